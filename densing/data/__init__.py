@@ -1,0 +1,27 @@
+"""Tidy results tables: schema, validation and readers."""
+from densing.data.readers import (
+    attach_metadata,
+    read_lm_eval_dir,
+    read_lm_eval_json,
+    read_pythia_evals,
+    read_results,
+    read_table,
+)
+from densing.data.schema import COLUMNS, REQUIRED_COLUMNS, data_hash, validate_results
+from densing.data.units import format_count, parse_count, parse_date
+
+__all__ = [
+    "COLUMNS",
+    "REQUIRED_COLUMNS",
+    "attach_metadata",
+    "data_hash",
+    "format_count",
+    "parse_count",
+    "parse_date",
+    "read_lm_eval_dir",
+    "read_lm_eval_json",
+    "read_pythia_evals",
+    "read_results",
+    "read_table",
+    "validate_results",
+]

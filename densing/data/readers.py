@@ -1,0 +1,264 @@
+"""Readers that turn files into validated tidy results tables (see :mod:`densing.data.schema`).
+
+- :func:`read_table`: a tidy CSV or Parquet file.
+- :func:`read_lm_eval_json`: one lm-evaluation-harness results JSON, 0.3 or 0.4 format.
+- :func:`read_lm_eval_dir`: every results JSON below a directory.
+- :func:`read_pythia_evals`: the Pythia suite's published evaluations (0.3 format), with the
+  parameter counts and training tokens of each checkpoint attached.
+
+Only readers touch files; everything they return has passed :func:`validate_results` (or is a raw
+frame documented as such).
+"""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import orjson
+import pandas as pd
+
+from densing.data.schema import validate_results
+from densing.errors import InputError
+
+# ---------------------------------------------------------------------------------------------
+# tidy tables
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """Read a tidy results table from CSV or Parquet and validate it."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    suffix = path.suffix.lower()
+    try:
+        if suffix in (".parquet", ".pq"):
+            frame = pd.read_parquet(path)
+        elif suffix in (".csv", ".txt"):
+            frame = pd.read_csv(path, dtype={"params": "string", "train_tokens": "string", "active_params": "string"})
+        else:
+            raise InputError(f"{path}: unknown table format '{suffix}' (expected .csv or .parquet)")
+    except InputError:
+        raise
+    except Exception as exc:  # pandas / pyarrow parse errors
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputError(f"{path}: cannot read table: {first}") from None
+    return validate_results(frame, source=str(path))
+
+
+def read_results(path: str | Path) -> pd.DataFrame:
+    """Read results from a tidy table file, a results-store directory, or lm-eval JSON(s)."""
+    path = Path(path)
+    if path.is_dir():
+        if any(path.rglob("*.parquet")):
+            frames = [read_table(p) for p in sorted(path.rglob("*.parquet"))]
+            return pd.concat(frames, ignore_index=True)
+        return read_lm_eval_dir(path)
+    if path.suffix.lower() == ".json":
+        return read_lm_eval_json(path)
+    return read_table(path)
+
+
+# ---------------------------------------------------------------------------------------------
+# lm-evaluation-harness outputs
+
+_LOSS_FROM_PERPLEXITY = ("ppl", "perplexity")
+
+
+def _load_json(path: Path) -> dict:
+    try:
+        data = orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"{path}: malformed JSON ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+        raise InputError(f"{path}: field 'results': not an lm-eval results JSON (no 'results' mapping)")
+    return data
+
+
+def _model_args(args: object) -> dict[str, str]:
+    if isinstance(args, dict):
+        return {str(k): str(v) for k, v in args.items()}
+    out: dict[str, str] = {}
+    for part in str(args or "").split(","):
+        if "=" in part:
+            key, _, val = part.partition("=")
+            out[key.strip()] = val.strip()
+    return out
+
+
+def lm_eval_format(data: dict) -> str:
+    """'0.4' when metric keys carry a filter (``acc,none``) or 0.4 top-level keys exist, else '0.3'."""
+    if "n-shot" in data or "configs" in data or "lm_eval_version" in data:
+        return "0.4"
+    for metrics in data["results"].values():
+        if isinstance(metrics, dict) and any("," in k for k in metrics):
+            return "0.4"
+    return "0.3"
+
+
+def read_lm_eval_json(path: str | Path, *, model: str | None = None) -> pd.DataFrame:
+    """Read one lm-eval results JSON (0.3 or 0.4 format) into a *raw* tidy frame.
+
+    One row per (task, metric); ``*_stderr`` entries become a ``stderr`` column. Where a task
+    reports a perplexity (``ppl`` in 0.3, ``perplexity`` in 0.4, as LAMBADA does), its log is the
+    mean conditional loss −log P(answer | context) and is put in the ``loss`` column of the task's
+    other metric rows (Xiao et al. 2024, §2.2 define the loss this way).
+
+    ``params`` is not in an lm-eval JSON: the returned frame has ``params`` = NaN unless the
+    caller attaches it (see :func:`attach_metadata`); it is therefore *not* validated here.
+    """
+    path = Path(path)
+    data = _load_json(path)
+    fmt = lm_eval_format(data)
+    config = data.get("config") or {}
+    args = _model_args(config.get("model_args"))
+    name = model or data.get("model_name") or args.get("pretrained") or path.stem
+    revision = args.get("revision")
+    default_shot = config.get("num_fewshot")
+    n_shots = data.get("n-shot") or {}
+    rows = []
+    for task, metrics in data["results"].items():
+        if not isinstance(metrics, dict):
+            raise InputError(f"{path}: field 'results.{task}': expected a mapping of metrics")
+        values: dict[str, float] = {}
+        errors: dict[str, float] = {}
+        for key, val in metrics.items():
+            if key == "alias" or not isinstance(val, (int, float)) or isinstance(val, bool):
+                continue
+            metric, _, filt = key.partition(",")
+            if fmt == "0.4" and filt and filt != "none":
+                metric = f"{metric},{filt}"
+            if metric.endswith("_stderr") or "_stderr," in metric:
+                errors[metric.replace("_stderr", "")] = float(val)
+            else:
+                values[metric] = float(val)
+        loss = math.nan
+        for ppl_key in _LOSS_FROM_PERPLEXITY:
+            if ppl_key in values and values[ppl_key] > 0:
+                loss = math.log(values[ppl_key])
+        shot = n_shots.get(task, default_shot)
+        for metric, val in values.items():
+            rows.append(
+                {
+                    "model": name,
+                    "benchmark": task,
+                    "metric": metric,
+                    "value": val,
+                    "stderr": errors.get(metric, math.nan),
+                    "n_shot": shot,
+                    "loss": math.nan if metric in _LOSS_FROM_PERPLEXITY else loss,
+                    "revision": revision,
+                    "source": str(path),
+                }
+            )
+    if not rows:
+        raise InputError(f"{path}: field 'results': no metrics found")
+    frame = pd.DataFrame(rows)
+    frame["params"] = math.nan
+    return frame
+
+
+def read_lm_eval_dir(path: str | Path, metadata: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Read every ``*.json`` lm-eval results file below ``path``; attach metadata and validate."""
+    path = Path(path)
+    files = sorted(p for p in path.rglob("*.json") if not p.name.startswith("samples_"))
+    if not files:
+        raise InputError(f"{path}: no lm-eval results JSON files found")
+    frames = [read_lm_eval_json(p) for p in files]
+    frame = pd.concat(frames, ignore_index=True)
+    if metadata is not None:
+        frame = attach_metadata(frame, metadata, source=str(path))
+    return validate_results(frame, source=str(path))
+
+
+def attach_metadata(frame: pd.DataFrame, metadata: pd.DataFrame, *, source: str = "<metadata>") -> pd.DataFrame:
+    """Fill params / train_tokens / release_date / family from a per-model metadata table."""
+    if "model" not in metadata.columns:
+        raise InputError(f"{source}: metadata has no 'model' column")
+    meta = metadata.drop_duplicates("model").set_index("model")
+    out = frame.copy()
+    for column in ("params", "train_tokens", "release_date", "family", "active_params"):
+        if column in meta.columns:
+            mapped = out["model"].map(meta[column])
+            if column in out.columns:
+                out[column] = out[column].where(out[column].notna(), mapped)
+            else:
+                out[column] = mapped
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the Pythia suite
+
+#: Total parameter counts, embeddings included (Biderman et al. 2023, Pythia, Table 1 and the
+#: model cards), as listed in ../shared/data/README.md.
+PYTHIA_PARAMS: dict[str, int] = {
+    "70m": 70_426_624,
+    "160m": 162_322_944,
+    "410m": 405_334_016,
+    "1b": 1_011_781_632,
+    "1.4b": 1_414_647_808,
+    "2.8b": 2_775_208_960,
+    "6.9b": 6_857_302_016,
+    "12b": 11_846_072_320,
+}
+#: Tokens per optimizer step: 1024 sequences × 2048 tokens (Pythia paper, §2).
+PYTHIA_TOKENS_PER_STEP = 2_097_152
+#: Release of the Pythia suite's weights (arXiv 2304.01373, 2023-04-03; weights public on the Hub
+#: from 2023-02-13 under the v0 names — we use the paper's date for the v1 suite).
+PYTHIA_RELEASE_DATE = "2023-04-03"
+
+_PYTHIA_DIR = re.compile(r"^pythia-(70m|160m|410m|1b|1\.4b|2\.8b|6\.9b|12b)(-deduped)?$")
+_STEP = re.compile(r"step(\d+)")
+
+
+def read_pythia_evals(
+    root: str | Path,
+    *,
+    suite: str = "deduped",
+    shots: str = "zero-shot",
+    final_only: bool = False,
+) -> pd.DataFrame:
+    """Read the Pythia suite's evaluations (0.3 format) into a validated tidy table.
+
+    ``suite`` is ``"standard"`` (pythia-70m … 12b; the standard 1b has no published evals here) or
+    ``"deduped"``; ``shots`` is ``"zero-shot"`` or ``"five-shot"``. Model names are
+    ``pythia-<size>[-deduped]@step<N>``; D = step × 2,097,152 tokens (step 0 is dropped: D = 0
+    has no place in a law with D^-β). Batch-size ablations and intervention runs are skipped.
+    """
+    root = Path(root)
+    if suite not in ("standard", "deduped"):
+        raise InputError(f"suite: expected 'standard' or 'deduped', got {suite!r}")
+    if not root.is_dir():
+        raise InputError(f"{root}: not a directory of Pythia evaluations")
+    frames = []
+    for model_dir in sorted(root.iterdir()):
+        match = _PYTHIA_DIR.match(model_dir.name)
+        if not match or (match.group(2) is not None) != (suite == "deduped"):
+            continue
+        shot_dir = model_dir / shots
+        if not shot_dir.is_dir():
+            continue
+        size = match.group(1)
+        for path in sorted(shot_dir.glob("*.json")):
+            step_match = _STEP.search(path.stem)
+            if not step_match:
+                continue
+            step = int(step_match.group(1))
+            if step == 0:
+                continue
+            if final_only and step != 143000:
+                continue
+            frame = read_lm_eval_json(path, model=f"{model_dir.name}@step{step}")
+            frame["params"] = float(PYTHIA_PARAMS[size])
+            frame["train_tokens"] = float(step * PYTHIA_TOKENS_PER_STEP)
+            frame["release_date"] = PYTHIA_RELEASE_DATE
+            frame["family"] = "pythia-deduped" if suite == "deduped" else "pythia"
+            frame["revision"] = f"step{step}"
+            frames.append(frame)
+    if not frames:
+        raise InputError(f"{root}: no Pythia {suite} {shots} result files found")
+    frame = pd.concat(frames, ignore_index=True)
+    return validate_results(frame, source=str(root))

@@ -1,0 +1,136 @@
+"""The tidy results table every part of densing reads and writes.
+
+One row per (model, benchmark, metric)::
+
+    model, benchmark, metric, value, n_shot, params, train_tokens, release_date, source,
+    [loss, active_params, family, revision]
+
+``value`` is the benchmark score (accuracy in [0, 1] for the paper's benchmarks); ``loss`` is the
+conditional loss −log P(answer | prompt) of the same model on the same benchmark, where known
+(Xiao et al. 2024, §2.2). ``params`` and ``train_tokens`` are plain counts (7e9, 2e12); strings
+such as "7B" are parsed on the way in. ``active_params`` is set for mixture-of-experts models.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+
+import numpy as np
+import pandas as pd
+
+from densing.data.units import parse_count, parse_date
+from densing.errors import InputError
+
+REQUIRED_COLUMNS: tuple[str, ...] = ("model", "benchmark", "metric", "value", "params")
+OPTIONAL_COLUMNS: tuple[str, ...] = (
+    "n_shot",
+    "train_tokens",
+    "release_date",
+    "source",
+    "loss",
+    "active_params",
+    "family",
+    "revision",
+)
+COLUMNS: tuple[str, ...] = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
+
+
+def _missing(value: object) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    if value is pd.NaT or (isinstance(value, str) and value.strip() == ""):
+        return True
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _float(value: object, *, field: str, where: str) -> float:
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: field '{field}': expected a number, got {value!r}") from None
+    if not math.isfinite(number):
+        raise InputError(f"{where}: field '{field}': expected a finite number, got {value!r}")
+    return number
+
+
+def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFrame:
+    """Check and normalise a tidy results table; return a new DataFrame in canonical form.
+
+    Raises :class:`InputError` naming ``source``, the row (1-based, header not counted) and the
+    field for: a missing required column, an empty table, an empty model/benchmark/metric, a
+    non-numeric or NaN value or loss, a params/train_tokens that does not parse or is not
+    positive, and an unparseable release date.
+    """
+    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
+    if missing:
+        raise InputError(
+            f"{source}: missing required column(s) {', '.join(missing)} "
+            f"(have: {', '.join(map(str, frame.columns)) or 'none'})"
+        )
+    if len(frame) == 0:
+        raise InputError(f"{source}: the table has no rows")
+    out: dict[str, list] = {c: [] for c in COLUMNS}
+    records = frame.to_dict("records")
+    for i, rec in enumerate(records, start=1):
+        where = f"{source}: row {i}"
+        for field in ("model", "benchmark", "metric"):
+            if _missing(rec.get(field)):
+                raise InputError(f"{where}: field '{field}' is empty")
+            out[field].append(str(rec[field]).strip())
+        out["value"].append(_float(rec.get("value"), field="value", where=where))
+        if _missing(rec.get("params")):
+            raise InputError(f"{where}: field 'params' is empty")
+        out["params"].append(parse_count(rec["params"], field="params", where=where))
+        for field in ("train_tokens", "active_params"):
+            v = rec.get(field)
+            out[field].append(np.nan if _missing(v) else parse_count(v, field=field, where=where))
+        v = rec.get("loss")
+        out["loss"].append(np.nan if _missing(v) else _float(v, field="loss", where=where))
+        v = rec.get("n_shot")
+        if _missing(v):
+            out["n_shot"].append(pd.NA)
+        else:
+            n = _float(v, field="n_shot", where=where)
+            if n < 0 or n != int(n):
+                raise InputError(f"{where}: field 'n_shot': expected a non-negative integer, got {v!r}")
+            out["n_shot"].append(int(n))
+        v = rec.get("release_date")
+        out["release_date"].append(pd.NaT if _missing(v) else parse_date(v, where=where))
+        for field in ("source", "family", "revision"):
+            v = rec.get(field)
+            out[field].append(None if _missing(v) else str(v))
+    result = pd.DataFrame(
+        {
+            "model": pd.Series(out["model"], dtype="string"),
+            "benchmark": pd.Series(out["benchmark"], dtype="string"),
+            "metric": pd.Series(out["metric"], dtype="string"),
+            "value": pd.Series(out["value"], dtype="float64"),
+            "params": pd.Series(out["params"], dtype="float64"),
+            "n_shot": pd.Series(out["n_shot"], dtype="Int64"),
+            "train_tokens": pd.Series(out["train_tokens"], dtype="float64"),
+            "release_date": pd.to_datetime(pd.Series(out["release_date"], dtype="object")),
+            "source": pd.Series(out["source"], dtype="string"),
+            "loss": pd.Series(out["loss"], dtype="float64"),
+            "active_params": pd.Series(out["active_params"], dtype="float64"),
+            "family": pd.Series(out["family"], dtype="string"),
+            "revision": pd.Series(out["revision"], dtype="string"),
+        }
+    )
+    extra = [c for c in frame.columns if c not in COLUMNS]
+    for c in extra:
+        result[c] = frame[c].to_numpy()
+    return result
+
+
+def data_hash(frame: pd.DataFrame, columns: list[str] | None = None) -> str:
+    """SHA-256 (first 16 hex digits) of the given columns' values, row order independent."""
+    cols = columns or [c for c in frame.columns]
+    part = frame[cols].astype("string").fillna("<NA>")
+    rows = sorted("\x1f".join(r) for r in part.itertuples(index=False, name=None))
+    digest = hashlib.sha256("\x1e".join(rows).encode()).hexdigest()
+    return digest[:16]

@@ -1,0 +1,27 @@
+"""One error hierarchy for densing.
+
+Library code raises a :class:`DensingError` subclass whose message names the file, row or field
+and what was expected. The CLI turns any ``DensingError`` into one line on stderr and exit code 2;
+anything else is a bug and keeps its traceback.
+"""
+from __future__ import annotations
+
+
+class DensingError(Exception):
+    """Base class of every error densing raises on purpose."""
+
+
+class InputError(DensingError, ValueError):
+    """Bad user input: a file, row or field that does not hold what was expected."""
+
+
+class FitError(DensingError, RuntimeError):
+    """A law could not be fitted (too few points, no convergence, degenerate data)."""
+
+
+class TraceError(InputError):
+    """A profiler trace that cannot be analysed (truncated, malformed, no events, no GPU kernels)."""
+
+
+class EvalError(DensingError, RuntimeError):
+    """An evaluation run that cannot start or finish (unknown benchmark, missing model)."""
