@@ -6,11 +6,15 @@ and exit code 2.
 """
 from __future__ import annotations
 
+import glob
 import sys
+from enum import Enum
+from pathlib import Path
+from typing import Optional
 
 import typer
 
-from densing.errors import DensingError
+from densing.errors import DensingError, InputError
 
 app = typer.Typer(
     name="densing",
@@ -19,6 +23,150 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+class Law(str, Enum):
+    two_step = "two-step"
+    composed = "composed"
+
+
+def _load_data(path: Path, suite: str):
+    from densing import paths
+    from densing.data import read_pythia_evals, read_results
+
+    if path.is_dir() and any(path.glob("pythia-*/zero-shot")):
+        return read_pythia_evals(path, suite=suite)
+    if not path.exists():
+        raise InputError(f"{path}: no such file or directory")
+    return read_results(path)
+
+
+@app.command()
+def fit(
+    data: Path = typer.Option(..., "--data", help="Tidy CSV/Parquet, a results store, lm-eval JSON(s), or the Pythia evals folder."),
+    benchmark: str = typer.Option(..., "--benchmark", help="Benchmark name; several comma-separated are averaged per model."),
+    law: Law = typer.Option(Law.two_step, "--law", help="two-step needs losses; composed uses scores only."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write the fit as JSON here (atomically)."),
+    metric: str = typer.Option("acc", "--metric"),
+    n_shot: Optional[int] = typer.Option(None, "--n-shot"),
+    chance: str = typer.Option("none", "--chance", help="Fix the floor d: 'auto' (benchmark's chance level), a number, or 'none'."),
+    ceiling: Optional[float] = typer.Option(None, "--ceiling", help="Fix the ceiling c + d."),
+    irreducible: bool = typer.Option(False, "--irreducible", help="Add the Chinchilla irreducible loss term E."),
+    min_train_tokens: Optional[str] = typer.Option(None, "--min-train-tokens", help="Drop points trained on fewer tokens (e.g. 3e9)."),
+    max_params: Optional[str] = typer.Option(None, "--max-params", help="Fit only models below this size (held-out checks)."),
+    d0: str = typer.Option("1e12", "--d0", help="Default D0 tokens stored with the fit."),
+    suite: str = typer.Option("standard", "--suite", help="Pythia suite when --data is the Pythia evals folder."),
+    n_boot: int = typer.Option(200, "--n-boot", help="Bootstrap resamples."),
+    seed: int = typer.Option(0, "--seed"),
+    fmt: Format = typer.Option(Format.table, "--format"),
+) -> None:
+    """Fit the two-step (or composed) Densing Law on reference models."""
+    from densing.data import parse_count
+    from densing.laws.reference import fit_reference
+
+    frame = _load_data(data, suite)
+    if max_params is not None:
+        frame = frame[frame["params"] < parse_count(max_params, field="max_params", where="--max-params")]
+    names = [b.strip() for b in benchmark.split(",") if b.strip()]
+    result = fit_reference(
+        frame,
+        names[0] if len(names) == 1 else names,
+        law=law.value,
+        metric=metric,
+        n_shot=n_shot,
+        chance=chance,
+        ceiling=ceiling,
+        irreducible=irreducible,
+        min_train_tokens=None if min_train_tokens is None else parse_count(min_train_tokens, field="min_train_tokens", where="--min-train-tokens"),
+        d0=parse_count(d0, field="d0", where="--d0"),
+        n_boot=n_boot,
+        seed=seed,
+        provenance={
+            "source_data": str(data),
+            "suite": suite if data.is_dir() and any(data.glob("pythia-*/zero-shot")) else None,
+            "max_params": max_params,
+            "command": "densing " + " ".join(sys.argv[1:]) if sys.argv and "densing" in sys.argv[0] else None,
+        },
+    )
+    if out is not None:
+        result.save(out)
+    from densing.render import print_frame
+
+    if fmt is Format.table:
+        print(result.summary())
+        if out is not None:
+            print(f"wrote {out}")
+    else:
+        print_frame(result.to_frame(), fmt.value)
+
+
+@app.command()
+def convert(
+    data: Path = typer.Option(..., "--data", help="Tidy CSV/Parquet, a results store, lm-eval JSON(s), or the Pythia evals folder."),
+    out: Path = typer.Option(..., "--out", help="Tidy CSV or Parquet to write (atomically)."),
+    suite: str = typer.Option("standard", "--suite", help="Pythia suite when --data is the Pythia evals folder."),
+    final_only: bool = typer.Option(False, "--final-only", help="Pythia: keep only the final checkpoint (step 143000)."),
+    benchmarks: Optional[str] = typer.Option(None, "--benchmarks", help="Keep only these benchmarks (comma-separated)."),
+) -> None:
+    """Convert results into one validated tidy table (CSV or Parquet)."""
+    from densing.data import read_pythia_evals, write_table
+
+    if final_only and data.is_dir() and any(data.glob("pythia-*/zero-shot")):
+        frame = read_pythia_evals(data, suite=suite, final_only=True)
+    else:
+        frame = _load_data(data, suite)
+    if benchmarks:
+        keep = [b.strip() for b in benchmarks.split(",") if b.strip()]
+        frame = frame[frame["benchmark"].isin(keep)]
+        if frame.empty:
+            raise InputError(f"--benchmarks: none of {', '.join(keep)} is in {data}")
+    write_table(frame, out)
+    print(f"wrote {len(frame)} rows to {out}")
+
+
+def _fit_paths(fits: Optional[list[Path]]) -> list[Path]:
+    from densing import paths
+
+    if fits:
+        return list(fits)
+    found = sorted(glob.glob(str(paths.REFERENCE_FITS / paths.DEFAULT_DENSITY_FITS)))
+    if not found:
+        raise InputError(f"{paths.REFERENCE_FITS}: no shipped reference fits found; pass --fit")
+    return [Path(p) for p in found]
+
+
+@app.command()
+def density(
+    fit: Optional[list[Path]] = typer.Option(None, "--fit", help="Reference fit JSON (repeatable). Default: the shipped Pythia fits."),
+    targets: Optional[Path] = typer.Option(None, "--targets", help="Tidy results of target models. Default: results/pythia_final.csv."),
+    d0: Optional[str] = typer.Option(None, "--d0", help="Tokens D0 of the reference model (default: the fit's, 1e12)."),
+    level: float = typer.Option(0.95, "--level", help="Confidence level of the intervals."),
+    fmt: Format = typer.Option(Format.table, "--format"),
+) -> None:
+    """Effective parameter size N̂ and capacity density ρ = N̂/N of target models."""
+    from densing import paths
+    from densing.data import parse_count, read_results
+    from densing.density import density as compute_density
+    from densing.laws.reference import ReferenceFit
+    from densing.render import print_frame
+
+    fits = [ReferenceFit.load(p) for p in _fit_paths(fit)]
+    target_path = targets or paths.DEFAULT_DENSITY_TARGETS
+    frame = read_results(target_path)
+    result = compute_density(
+        frame, fits, d0=None if d0 is None else parse_count(d0, field="d0", where="--d0"), level=level
+    )
+    if fmt is Format.table:
+        columns = ["model", "benchmark", "params", "score", "effective_params", "density", "density_ci_low", "density_ci_high", "censored"]
+        print_frame(result[columns], "table", title=f"capacity density (D0 = {result['d0'].iloc[0]:.3g} tokens)")
+    else:
+        print_frame(result, fmt.value)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -43,3 +191,7 @@ def main(argv: list[str] | None = None) -> None:
             print("aborted", file=sys.stderr)
             sys.exit(130)
         raise
+
+
+if __name__ == "__main__":
+    main()

@@ -6,6 +6,7 @@ from densing.data.readers import (
     read_pythia_evals,
     read_results,
     read_table,
+    write_table,
 )
 from densing.data.schema import COLUMNS, REQUIRED_COLUMNS, data_hash, validate_results
 from densing.data.units import format_count, parse_count, parse_date
@@ -24,4 +25,5 @@ __all__ = [
     "read_results",
     "read_table",
     "validate_results",
+    "write_table",
 ]

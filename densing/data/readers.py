@@ -59,6 +59,24 @@ def read_results(path: str | Path) -> pd.DataFrame:
     return read_table(path)
 
 
+def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
+    """Write a tidy table as CSV or Parquet (by suffix), atomically; rows sorted for stable diffs."""
+    from densing.io import atomic_write_bytes
+    from densing.render import to_csv
+
+    path = Path(path)
+    ordered = frame.sort_values(["model", "benchmark", "metric"], kind="stable").reset_index(drop=True)
+    if path.suffix.lower() in (".parquet", ".pq"):
+        import io
+
+        buffer = io.BytesIO()
+        ordered.to_parquet(buffer, index=False)
+        return atomic_write_bytes(path, buffer.getvalue())
+    if path.suffix.lower() != ".csv":
+        raise InputError(f"{path}: unknown table format '{path.suffix}' (expected .csv or .parquet)")
+    return atomic_write_bytes(path, to_csv(ordered).encode())
+
+
 # ---------------------------------------------------------------------------------------------
 # lm-evaluation-harness outputs
 

@@ -1,0 +1,189 @@
+"""Inversion of a reference fit: score → effective parameter size at D0 → capacity density.
+
+For a target model with N parameters scoring S on a benchmark, the effective parameter size is
+the size a reference model trained on D0 tokens would need to score S (Xiao et al. 2024, eq. 4):
+
+    L̂(S) = l − (1/γ)·ln(c/(S − d) − 1)
+    N̂(S) = ((L̂ − b·D0^-β − E) / a)^(−1/α)
+    ρ = N̂ / N
+
+Scores at or below the sigmoid's floor d, at or above its ceiling c + d, or whose L̂ is at or below
+the data-limited floor b·D0^-β + E have no finite N̂: they are *censored* (N̂ = 0 or +inf) and
+carry a reason in the ``censored`` column — never a silent NaN.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from densing.errors import InputError
+from densing.laws.reference import ReferenceFit
+
+BELOW_FLOOR = "below_floor"
+ABOVE_CEILING = "above_ceiling"
+BEYOND_DATA_LIMIT = "beyond_data_limit"
+COMPONENT_CENSORED = "component_censored"
+
+_CI_QUANTILE_METHOD = "inverted_cdf"  # an observed draw, never an interpolation between ±inf
+
+
+def censor_reasons(fit: ReferenceFit, scores, d0: float | None = None) -> np.ndarray:
+    """The censoring reason of each score under ``fit`` ('' where N̂ is finite and positive)."""
+    p = fit.params
+    scores = np.asarray(scores, float)
+    loss_hat = fit.loss_for_score(scores)
+    floor = p["b"] * (d0 or fit.d0) ** (-p["beta"]) + p.get("E", 0.0)
+    reasons = np.full(scores.shape, "", dtype=object)
+    reasons[np.asarray(loss_hat <= floor)] = BEYOND_DATA_LIMIT
+    reasons[scores >= p["c"] + p["d"]] = ABOVE_CEILING
+    reasons[scores <= p["d"]] = BELOW_FLOOR
+    return reasons
+
+
+def invert(fit: ReferenceFit, scores, d0: float | None = None) -> pd.DataFrame:
+    """Score → (L̂, N̂, censored) under ``fit`` at D0 tokens (eq. 4); one row per score."""
+    scores = np.asarray(scores, float)
+    if np.isnan(scores).any():
+        raise InputError("scores: NaN score cannot be inverted")
+    return pd.DataFrame(
+        {
+            "score": scores,
+            "loss_hat": fit.loss_for_score(scores),
+            "effective_params": fit.effective_params(scores, d0),
+            "censored": censor_reasons(fit, scores, d0),
+        }
+    )
+
+
+def _quantiles(draws: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    low, high = np.quantile(draws, [(1 - level) / 2, (1 + level) / 2], axis=0, method=_CI_QUANTILE_METHOD)
+    return low, high
+
+
+def _fit_rows(targets: pd.DataFrame, fit: ReferenceFit) -> pd.DataFrame:
+    """The targets' score per model for ``fit``'s benchmark(s) and metric (averaged for mean fits)."""
+    names = list(fit.provenance.get("benchmarks", [fit.benchmark]))
+    rows = targets[targets["benchmark"].isin(names) & (targets["metric"] == fit.metric)]
+    if rows.empty:
+        return rows
+    keep = {"params": ("params", "first"), "score": ("value", "mean"), "n": ("benchmark", "nunique")}
+    if "stderr" in rows.columns:
+        keep["stderr"] = ("stderr", lambda v: float(np.sqrt(np.nansum(np.square(v)))) / len(v) if v.notna().any() else np.nan)
+    for column in ("train_tokens", "release_date", "family", "active_params"):
+        if column in rows.columns:
+            keep[column] = (column, "first")
+    grouped = rows.groupby("model", sort=False).agg(**keep)
+    grouped = grouped[grouped["n"] == len(names)].drop(columns="n").reset_index()
+    grouped.insert(1, "benchmark", fit.benchmark)
+    return grouped
+
+
+def density(
+    targets: pd.DataFrame,
+    fits: ReferenceFit | Iterable[ReferenceFit] | Mapping[str, ReferenceFit],
+    *,
+    d0: float | None = None,
+    level: float = 0.95,
+    aggregate: bool = True,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Effective parameter size and capacity density ρ = N̂/N of every target model (eq. 4).
+
+    ``targets`` is a tidy results table; each fit picks the rows of its benchmark(s) and metric.
+    Confidence intervals come from the fits' bootstrap draws (percentile, ``level``); where the
+    targets carry a score standard error (column ``stderr``), each draw also perturbs the score by
+    a normal error of that size (seeded), so the interval covers the benchmark's sampling noise. With
+    ``aggregate`` and several fits, one more row per model (benchmark ``geomean``) holds the
+    geometric mean of its per-benchmark densities, censored if any component is.
+    """
+    if isinstance(fits, ReferenceFit):
+        fits = [fits]
+    elif isinstance(fits, Mapping):
+        fits = list(fits.values())
+    fits = list(fits)
+    if not fits:
+        raise InputError("fits: no reference fit given")
+    if d0 is not None and not (d0 > 0 and np.isfinite(d0)):
+        raise InputError(f"d0: expected a positive number of tokens, got {d0!r}")
+    frames = []
+    draws_by_fit: dict[str, np.ndarray] = {}
+    for fit in fits:
+        rows = _fit_rows(targets, fit)
+        if rows.empty:
+            continue
+        scores = rows["score"].to_numpy(float)
+        inverted = invert(fit, scores, d0)
+        rows["loss_hat"] = inverted["loss_hat"].to_numpy()
+        rows["effective_params"] = inverted["effective_params"].to_numpy()
+        rows["density"] = rows["effective_params"] / rows["params"]
+        rows["censored"] = inverted["censored"].to_numpy()
+        rows["d0"] = d0 or fit.d0
+        rows["reference_fit"] = f"{fit.kind}:{fit.benchmark}"
+        if fit.bootstrap:
+            n_draws = len(fit.bootstrap)
+            drawn_scores = np.broadcast_to(scores, (n_draws, scores.size))
+            if "stderr" in rows.columns:
+                noise = np.nan_to_num(rows["stderr"].to_numpy(float))
+                rng = np.random.default_rng(seed)
+                drawn_scores = drawn_scores + rng.standard_normal((n_draws, scores.size)) * noise
+            draws = fit.effective_params_draws(drawn_scores, d0) / rows["params"].to_numpy(float)[None, :]
+            low, high = _quantiles(draws, level)
+            draws_by_fit[fit.benchmark] = pd.DataFrame(draws, columns=rows["model"]).T
+        else:
+            low = high = np.full(len(rows), np.nan)
+        rows["density_ci_low"] = low
+        rows["density_ci_high"] = high
+        rows["effective_params_ci_low"] = low * rows["params"]
+        rows["effective_params_ci_high"] = high * rows["params"]
+        frames.append(rows)
+    if not frames:
+        names = ", ".join(f.benchmark for f in fits)
+        raise InputError(f"targets: no rows for the fitted benchmark(s) {names} (metric {fits[0].metric!r})")
+    result = pd.concat(frames, ignore_index=True)
+    if aggregate and len(frames) > 1:
+        result = pd.concat([result, _geomean_rows(result, draws_by_fit, len(frames), level)], ignore_index=True)
+    ordered = [
+        "model", "benchmark", "params", "score", "loss_hat", "effective_params", "density", "censored",
+        "density_ci_low", "density_ci_high", "effective_params_ci_low", "effective_params_ci_high",
+    ]
+    rest = [c for c in result.columns if c not in ordered]
+    return result[ordered + rest]
+
+
+def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: float) -> pd.DataFrame:
+    """ρ_geo = exp(mean_i ln ρ_i) over a model's benchmarks; censored if any ρ_i is."""
+    rows = []
+    for model, group in result.groupby("model", sort=False):
+        if group["benchmark"].nunique() != n_fits:
+            continue
+        censored = group["censored"].astype(str).ne("").any()
+        value = np.nan if censored else float(np.exp(np.log(group["density"]).mean()))
+        low = high = np.nan
+        if not censored and len(draws_by_fit) == n_fits:
+            per_fit = [draws_by_fit[b].loc[model].to_numpy(float) for b in group["benchmark"]]
+            n_draws = min(d.size for d in per_fit)  # fits may keep different numbers of draws
+            with np.errstate(divide="ignore"):
+                geo = np.exp(np.mean([np.log(d[:n_draws]) for d in per_fit], axis=0))
+            low, high = (float(v) for v in _quantiles(geo, level))
+        first = group.iloc[0]
+        rows.append(
+            {
+                "model": model,
+                "benchmark": "geomean",
+                "params": first["params"],
+                "score": np.nan,
+                "loss_hat": np.nan,
+                "effective_params": value * first["params"] if not censored else np.nan,
+                "density": value,
+                "censored": COMPONENT_CENSORED if censored else "",
+                "density_ci_low": low,
+                "density_ci_high": high,
+                "effective_params_ci_low": low * first["params"],
+                "effective_params_ci_high": high * first["params"],
+                **{c: first[c] for c in ("train_tokens", "release_date", "family", "d0") if c in group.columns},
+                "reference_fit": "geomean",
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,431 @@
+"""Reference fits: the fitted two-step (or composed) law of a benchmark, its inversion, and I/O.
+
+``fit_reference`` takes a tidy results table of *reference* models (same training recipe, many
+sizes N and token counts D) and returns an immutable :class:`ReferenceFit`, which
+
+- predicts scores ``S(N, D)``, and losses for the two-step law;
+- inverts a score into the effective parameter size at D0 tokens (Xiao et al. 2024, eq. 4);
+- carries bootstrap draws of its parameters (resampled reference points, seeded) so that
+  effective sizes and densities get confidence intervals;
+- serialises to JSON with provenance and loads back identically.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pandas as pd
+
+from densing.data.schema import data_hash
+from densing.errors import FitError, InputError
+from densing.io import atomic_write_bytes
+from densing.laws import fit as _fit
+from densing.laws import forms
+
+LAWS = ("two-step", "composed")
+
+#: Chance level (the score of random guessing) of common benchmarks, used as the performance
+#: law's floor d when asked for: k-way multiple choice gives 1/k; open-vocabulary tasks 0.
+CHANCE_LEVELS: dict[str, float] = {
+    "arc_easy": 0.25,
+    "arc_challenge": 0.25,
+    "piqa": 0.5,
+    "sciq": 0.25,
+    "winogrande": 0.5,
+    "hellaswag": 0.25,
+    "mmlu": 0.25,
+    "lambada_openai": 0.0,
+    "lambada": 0.0,
+    "truthfulqa_mc2": 0.0,
+    "gsm8k": 0.0,
+    "humaneval": 0.0,
+    "mbpp": 0.0,
+    "math": 0.0,
+    "bbh": 0.0,
+}
+
+DEFAULT_D0 = 1e12
+POINT_COLUMNS = ("model", "params", "train_tokens", "score", "loss")
+
+
+@dataclass(frozen=True)
+class ReferenceFit:
+    """A fitted reference law for one benchmark (or an average of benchmarks).
+
+    ``params`` holds the natural parameters a, alpha, b, beta[, E], c, gamma, l, d;
+    ``stages`` the per-stage fits (loss + performance for two-step, composed otherwise);
+    ``bootstrap`` one row of parameters per bootstrap resample, columns ``bootstrap_names``.
+    """
+
+    kind: str
+    benchmark: str
+    metric: str
+    params: dict[str, float]
+    stages: tuple[_fit.StageFit, ...]
+    d0: float
+    data_hash: str
+    provenance: dict = field(default_factory=dict)
+    bootstrap_names: tuple[str, ...] = ()
+    bootstrap: tuple[tuple[float, ...], ...] = ()
+    points: tuple[tuple, ...] = ()
+
+    # -- the law --------------------------------------------------------------------------
+    def predict_loss(self, params, train_tokens) -> np.ndarray:
+        """L(N, D) = a·N^-α + b·D^-β [+ E]  (eq. 2). For a composed fit, the latent loss."""
+        p = self.params
+        return forms.loss_law(params, train_tokens, p["a"], p["alpha"], p["b"], p["beta"], p.get("E", 0.0))
+
+    def predict_score_from_loss(self, loss) -> np.ndarray:
+        """S(L) = c / (1 + e^{−γ(L − l)}) + d  (eq. 3)."""
+        p = self.params
+        return forms.performance_law(loss, p["c"], p["gamma"], p["l"], p["d"])
+
+    def predict_score(self, params, train_tokens) -> np.ndarray:
+        """S(N, D), eqs. 2 and 3 composed."""
+        return self.predict_score_from_loss(self.predict_loss(params, train_tokens))
+
+    def loss_for_score(self, scores) -> np.ndarray:
+        """L̂(S) = l − (1/γ)·ln(c/(S − d) − 1)  (eq. 4); NaN outside (d, c + d)."""
+        p = self.params
+        return forms.loss_for_score(scores, p["c"], p["gamma"], p["l"], p["d"])
+
+    def effective_params(self, scores, d0: float | None = None) -> np.ndarray:
+        """N̂(S) = ((L̂(S) − b·D0^-β − E) / a)^(−1/α)  (eq. 4), with censored values 0 / +inf.
+
+        A score at or below the floor d maps to 0; at or above the ceiling c + d, or to a loss at or
+        below the data-limited floor b·D0^-β + E, maps to +inf. :func:`densing.density.invert`
+        reports the reason.
+        """
+        return _effective_params(self.params, np.asarray(scores, float), d0 or self.d0)
+
+    def effective_params_draws(self, scores, d0: float | None = None) -> np.ndarray:
+        """N̂ for every bootstrap draw: an array of shape (n_draws, n_scores).
+
+        ``scores`` is one vector (the same scores under every draw) or an (n_draws, n_scores)
+        array (a score per draw, e.g. perturbed by its standard error).
+        """
+        if not self.bootstrap:
+            raise FitError(f"{self.benchmark}: this fit has no bootstrap draws (fit with n_boot > 0)")
+        draws = np.asarray(self.bootstrap, float)
+        scores = np.asarray(scores, float)
+        if scores.ndim == 1:
+            scores = scores[None, :]
+        cols = {name: draws[:, i][:, None] for i, name in enumerate(self.bootstrap_names)}
+        return _effective_params(cols, scores, d0 or self.d0)
+
+    # -- diagnostics ------------------------------------------------------------------------
+    @property
+    def r_squared(self) -> float:
+        """R² of the score fit (the performance stage, or the composed law)."""
+        return self.stages[-1].r_squared
+
+    def parameter_ci(self, level: float = 0.95) -> pd.DataFrame:
+        """Point estimate and bootstrap percentile interval of every parameter."""
+        rows = []
+        draws = np.asarray(self.bootstrap, float) if self.bootstrap else None
+        for name, value in self.params.items():
+            low = high = math.nan
+            if draws is not None and name in self.bootstrap_names:
+                column = draws[:, self.bootstrap_names.index(name)]
+                low, high = np.quantile(column, [(1 - level) / 2, (1 + level) / 2])
+            rows.append({"parameter": name, "estimate": value, "ci_low": float(low), "ci_high": float(high)})
+        return pd.DataFrame(rows)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy one-row-per-parameter table with the fit's identity and diagnostics."""
+        frame = self.parameter_ci()
+        frame.insert(0, "benchmark", self.benchmark)
+        frame.insert(1, "law", self.kind)
+        frame["r_squared"] = self.r_squared
+        frame["n_points"] = self.stages[-1].n_points
+        return frame
+
+    def summary(self) -> str:
+        lines = [f"{self.kind} reference fit · {self.benchmark} ({self.metric}) · D0 = {self.d0:.3g} tokens"]
+        for stage in self.stages:
+            lines.append(
+                f"  {stage.law:<11} n={stage.n_points:<4} R²={stage.r_squared:.4f} RMSE={stage.rmse:.4g} "
+                f"converged={stage.converged}"
+            )
+        table = self.parameter_ci()
+        for row in table.itertuples(index=False):
+            ci = "" if math.isnan(row.ci_low) else f"  [{row.ci_low:.4g}, {row.ci_high:.4g}]"
+            lines.append(f"  {row.parameter:<6} = {row.estimate:.6g}{ci}")
+        if self.bootstrap:
+            lines.append(f"  bootstrap: {len(self.bootstrap)} resamples (seed {self.provenance.get('seed')})")
+        return "\n".join(lines)
+
+    def points_frame(self) -> pd.DataFrame:
+        """The reference points the law was fitted on."""
+        return pd.DataFrame(list(self.points), columns=list(POINT_COLUMNS))
+
+    # -- serialisation -----------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {
+            "format": "densing.reference_fit/1",
+            "kind": self.kind,
+            "benchmark": self.benchmark,
+            "metric": self.metric,
+            "params": dict(self.params),
+            "d0": self.d0,
+            "data_hash": self.data_hash,
+            "provenance": dict(self.provenance),
+            "stages": [s.to_dict() for s in self.stages],
+            "bootstrap_names": list(self.bootstrap_names),
+            "bootstrap": [list(r) for r in self.bootstrap],
+            "points": [list(p) for p in self.points],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict, *, source: str = "<fit>") -> "ReferenceFit":
+        try:
+            if data.get("format") != "densing.reference_fit/1":
+                raise InputError(f"{source}: field 'format': not a densing reference fit")
+            return cls(
+                kind=str(data["kind"]),
+                benchmark=str(data["benchmark"]),
+                metric=str(data["metric"]),
+                params={k: float(v) for k, v in data["params"].items()},
+                stages=tuple(_fit.StageFit.from_dict(s) for s in data["stages"]),
+                d0=float(data["d0"]),
+                data_hash=str(data["data_hash"]),
+                provenance=dict(data.get("provenance", {})),
+                bootstrap_names=tuple(data.get("bootstrap_names", ())),
+                bootstrap=tuple(tuple(float(v) for v in r) for r in data.get("bootstrap", ())),
+                points=tuple(
+                    (str(p[0]), float(p[1]), float(p[2]), float(p[3]), None if p[4] is None else float(p[4]))
+                    for p in data.get("points", ())
+                ),
+            )
+        except KeyError as exc:
+            raise InputError(f"{source}: field {exc.args[0]!r} is missing") from None
+
+    def to_json(self) -> bytes:
+        return orjson.dumps(self.to_dict(), option=orjson.OPT_INDENT_2)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the fit as JSON, atomically."""
+        return atomic_write_bytes(path, self.to_json() + b"\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> "ReferenceFit":
+        path = Path(path)
+        try:
+            data = orjson.loads(path.read_bytes())
+        except FileNotFoundError:
+            raise InputError(f"{path}: no such file") from None
+        except orjson.JSONDecodeError as exc:
+            raise InputError(f"{path}: malformed JSON ({exc})") from None
+        if not isinstance(data, dict):
+            raise InputError(f"{path}: not a densing reference fit")
+        return cls.from_dict(data, source=str(path))
+
+
+def _effective_params(p, scores: np.ndarray, d0: float) -> np.ndarray:
+    loss_hat = forms.loss_for_score(scores, p["c"], p["gamma"], p["l"], p["d"])
+    size = forms.params_for_loss(loss_hat, d0, p["a"], p["alpha"], p["b"], p["beta"], p.get("E", 0.0))
+    below = scores <= p["d"]
+    above = scores >= p["c"] + p["d"]
+    size = np.where(below, 0.0, size)
+    return np.where(above & ~below, np.inf, size)
+
+
+# ------------------------------------------------------------------------------------------------
+# fitting from a tidy table
+
+
+def select_points(
+    frame: pd.DataFrame,
+    benchmark: str | list[str],
+    *,
+    metric: str = "acc",
+    n_shot: int | None = None,
+    need_loss: bool = False,
+) -> tuple[str, pd.DataFrame]:
+    """Reference points (model, params, train_tokens, score, loss) for a benchmark.
+
+    A list of benchmarks gives their per-model average (models with all of them), as the paper
+    fits the average score across benchmarks; its name is ``mean(b1,b2,…)``.
+    """
+    names = [benchmark] if isinstance(benchmark, str) else list(benchmark)
+    rows = frame[frame["benchmark"].isin(names) & (frame["metric"] == metric)]
+    if n_shot is not None:
+        rows = rows[rows["n_shot"] == n_shot]
+    if rows.empty:
+        have = ", ".join(sorted(frame["benchmark"].unique())[:12])
+        raise InputError(f"benchmark {'/'.join(names)!r} with metric {metric!r}: no rows in the data (benchmarks: {have})")
+    missing_tokens = rows[rows["train_tokens"].isna()]
+    if len(missing_tokens):
+        raise InputError(
+            f"model {missing_tokens['model'].iloc[0]!r}: field 'train_tokens' is empty; "
+            "reference points need both params and train_tokens"
+        )
+    if need_loss and rows["loss"].isna().any():
+        bad = rows[rows["loss"].isna()]["model"].iloc[0]
+        raise InputError(f"model {bad!r}: field 'loss' is empty; the two-step law needs conditional losses (use --law composed)")
+    grouped = rows.groupby("model", sort=True).agg(
+        params=("params", "first"),
+        train_tokens=("train_tokens", "first"),
+        score=("value", "mean"),
+        loss=("loss", "mean"),
+        n=("benchmark", "nunique"),
+    )
+    grouped = grouped[grouped["n"] == len(names)].drop(columns="n").reset_index()
+    label = names[0] if len(names) == 1 else f"mean({','.join(names)})"
+    return label, grouped
+
+
+def _resolve_chance(chance: float | str | None, benchmarks: list[str]) -> float | None:
+    if chance is None or chance == "none":
+        return None
+    if chance == "auto":
+        levels = []
+        for name in benchmarks:
+            if name not in CHANCE_LEVELS:
+                raise InputError(f"benchmark {name!r}: no known chance level; pass --chance VALUE")
+            levels.append(CHANCE_LEVELS[name])
+        return float(np.mean(levels))
+    try:
+        return float(chance)
+    except ValueError:
+        raise InputError(f"chance: expected 'auto', 'none' or a number, got {chance!r}") from None
+
+
+def fit_reference(
+    frame: pd.DataFrame,
+    benchmark: str | list[str],
+    *,
+    law: str = "two-step",
+    metric: str = "acc",
+    n_shot: int | None = None,
+    chance: float | str | None = None,
+    ceiling: float | None = None,
+    irreducible: bool = False,
+    max_score: float = 1.0,
+    min_train_tokens: float | None = None,
+    d0: float = DEFAULT_D0,
+    n_boot: int = 200,
+    seed: int = 0,
+    bootstrap_unit: str = "auto",
+    robust_loss: str = "soft_l1",
+    score_scale: float = 0.02,
+    loss_scale: float = 0.05,
+    provenance: dict | None = None,
+) -> ReferenceFit:
+    """Fit the Densing Law on reference models and bootstrap it.
+
+    ``law="two-step"`` fits L(N, D) = a·N^-α + b·D^-β [+E] on (N, D, loss) in log space and then
+    S(L) = c/(1 + e^{−γ(L − l)}) + d on (loss, score) (Xiao et al. 2024, eqs. 2–3).
+    ``law="composed"`` fits S(N, D) directly on (N, D, score), for tables without losses.
+    ``chance`` fixes d ("auto" takes the benchmark's chance level), ``ceiling`` fixes c + d;
+    otherwise c + d ≤ ``max_score`` (1 for accuracies). ``min_train_tokens`` drops reference
+    points trained on fewer tokens (e.g. checkpoints inside the learning-rate warm-up).
+    Robust loss ``robust_loss`` with scales ``score_scale`` (score units) and ``loss_scale``
+    (log-loss units). ``n_boot`` resamples of the reference points (with replacement, seeded)
+    are refitted from the point estimate; their parameters are kept for confidence intervals.
+    ``bootstrap_unit="series"`` resamples whole training runs (rows named ``run@stepN`` share a
+    run), since checkpoints of one run are not independent; ``"auto"`` picks it when runs have
+    several checkpoints, else resamples single points.
+    """
+    from densing import __version__
+
+    if law not in LAWS:
+        raise InputError(f"law: expected one of {', '.join(LAWS)}, got {law!r}")
+    if d0 <= 0 or not math.isfinite(d0):
+        raise InputError(f"d0: expected a positive number of tokens, got {d0!r}")
+    names = [benchmark] if isinstance(benchmark, str) else list(benchmark)
+    label, points = select_points(frame, names, metric=metric, n_shot=n_shot, need_loss=law == "two-step")
+    if min_train_tokens is not None:
+        points = points[points["train_tokens"] >= min_train_tokens].reset_index(drop=True)
+    chance_level = _resolve_chance(chance, names)
+    n = points["params"].to_numpy(float)
+    t = points["train_tokens"].to_numpy(float)
+    s = points["score"].to_numpy(float)
+    x = points["loss"].to_numpy(float)
+
+    def build(idx):
+        if law == "two-step":
+            return [
+                (_fit.loss_problem(n[idx], t[idx], x[idx], irreducible=irreducible), loss_scale),
+                (
+                    _fit.performance_problem(x[idx], s[idx], chance=chance_level, ceiling=ceiling, max_score=max_score),
+                    score_scale,
+                ),
+            ]
+        problem = _fit.composed_problem(n[idx], t[idx], s[idx], chance=chance_level, ceiling=ceiling, max_score=max_score)
+        return [(problem, score_scale)]
+
+    everything = np.arange(len(points))
+    stages = tuple(_fit.fit_stage(problem, loss=robust_loss, f_scale=scale) for problem, scale in build(everything))
+    params: dict[str, float] = {}
+    for stage in stages:
+        params.update(stage.params)
+
+    boot_names = tuple(params)
+    rng = np.random.default_rng(seed)
+    draws = []
+    failed = 0
+    series = points["model"].astype(str).str.split("@").str[0].to_numpy()
+    unit = bootstrap_unit
+    if unit == "auto":
+        unit = "series" if len(set(series)) < len(series) else "point"
+    if unit not in ("series", "point"):
+        raise InputError(f"bootstrap_unit: expected 'auto', 'series' or 'point', got {bootstrap_unit!r}")
+    groups = [np.flatnonzero(series == name) for name in dict.fromkeys(series)] if unit == "series" else None
+    for _ in range(n_boot):
+        if groups is None:
+            idx = rng.integers(0, len(points), len(points))
+        else:
+            idx = np.concatenate([groups[g] for g in rng.integers(0, len(groups), len(groups))])
+        try:
+            refits = [
+                _fit.refit_from(problem, stage.params, loss=robust_loss, f_scale=scale)
+                for (problem, scale), stage in zip(build(idx), stages)
+            ]
+        except FitError:
+            failed += 1
+            continue
+        merged: dict[str, float] = {}
+        for refit in refits:
+            merged.update(refit.params)
+        draws.append(tuple(merged[k] for k in boot_names))
+
+    hashed = data_hash(points, list(POINT_COLUMNS))
+    record = {
+        "benchmarks": names,
+        "metric": metric,
+        "n_shot": n_shot,
+        "chance": chance_level,
+        "ceiling": ceiling,
+        "irreducible": irreducible,
+        "max_score": max_score,
+        "min_train_tokens": min_train_tokens,
+        "robust_loss": robust_loss,
+        "score_scale": score_scale,
+        "loss_scale": loss_scale,
+        "n_boot": n_boot,
+        "n_boot_failed": failed,
+        "bootstrap_unit": unit,
+        "seed": seed,
+        "densing_version": __version__,
+    }
+    record.update(provenance or {})
+    return ReferenceFit(
+        kind=law,
+        benchmark=label,
+        metric=metric,
+        params=params,
+        stages=stages,
+        d0=float(d0),
+        data_hash=hashed,
+        provenance=record,
+        bootstrap_names=boot_names,
+        bootstrap=tuple(draws),
+        points=tuple(
+            (str(r.model), float(r.params), float(r.train_tokens), float(r.score), None if pd.isna(r.loss) else float(r.loss))
+            for r in points.itertuples(index=False)
+        ),
+    )

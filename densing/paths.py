@@ -1,0 +1,17 @@
+"""Where the shipped reference fits and results live (the repository's top-level folders)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: The source tree root (densing is installed editable from it, as the README says).
+REPO_ROOT = Path(os.environ.get("DENSING_HOME", Path(__file__).resolve().parents[1]))
+REFERENCE_FITS = REPO_ROOT / "reference_fits"
+RESULTS = REPO_ROOT / "results"
+SHARED_DATA = Path(os.environ.get("DENSING_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+PYTHIA_EVALS = SHARED_DATA / "pythia_evals" / "pythia-v1"
+
+#: What `densing density` uses with no arguments: every shipped Pythia reference fit and the
+#: Pythia suite's final checkpoints.
+DEFAULT_DENSITY_FITS = "pythia_*.json"
+DEFAULT_DENSITY_TARGETS = RESULTS / "pythia_final.csv"

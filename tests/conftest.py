@@ -1,0 +1,31 @@
+"""Shared test helpers: run the CLI in-process and capture its exit code and output."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(os.environ.get("DENSING_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+PYTHIA = SHARED_DATA / "pythia_evals" / "pythia-v1"
+
+
+@pytest.fixture
+def run_cli(capsys):
+    """Call ``densing.cli.main(args)``; return (exit_code, stdout, stderr)."""
+    from densing.cli import main
+
+    def run(*args: str):
+        code = 0
+        try:
+            main([str(a) for a in args])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return run
+
+
+needs_pythia = pytest.mark.skipif(not PYTHIA.is_dir(), reason=f"public Pythia evals not found at {PYTHIA}")

@@ -1,0 +1,99 @@
+"""Density: censoring, the geometric-mean aggregate, intervals, and the shipped Pythia defaults."""
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from densing.density import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, density, invert
+from densing.laws import forms
+from densing.laws.fit import StageFit
+from densing.laws.reference import ReferenceFit
+from tests.conftest import needs_pythia
+
+PARAMS = dict(a=400.0, alpha=0.34, b=410.0, beta=0.28, c=0.7, gamma=-4.0, l=1.0, d=0.25)
+
+
+def _fit(benchmark="toy", bootstrap=()):
+    stage = StageFit("composed", dict(PARAMS), {}, 1.0, 0.0, (), True, "", 10, 0.0)
+    return ReferenceFit(
+        kind="composed", benchmark=benchmark, metric="acc", params=dict(PARAMS), stages=(stage,), d0=1e12,
+        data_hash="x", provenance={"benchmarks": [benchmark]}, bootstrap_names=tuple(PARAMS), bootstrap=bootstrap,
+    )
+
+
+def test_censoring_reasons_and_values():
+    fit = _fit()
+    data_floor_loss = PARAMS["b"] * 1e12 ** -PARAMS["beta"]
+    score_at_data_floor = float(forms.performance_law(data_floor_loss, 0.7, -4.0, 1.0, 0.25))
+    scores = [0.20, 0.25, 0.5, score_at_data_floor + 1e-4, 0.95, 0.99]
+    out = invert(fit, scores)
+    assert list(out["censored"]) == [BELOW_FLOOR, BELOW_FLOOR, "", BEYOND_DATA_LIMIT, ABOVE_CEILING, ABOVE_CEILING]
+    assert list(out["effective_params"][:2]) == [0.0, 0.0]
+    assert np.isfinite(out["effective_params"][2]) and out["effective_params"][2] > 0
+    assert all(math.isinf(v) for v in out["effective_params"][3:])
+    assert not out["effective_params"].isna().any()  # never a silent NaN
+
+
+def test_density_is_effective_over_actual_and_one_on_the_law():
+    fit = _fit()
+    n = np.array([1e8, 1e9, 7e9])
+    scores = forms.composed_law(n, 1e12, **PARAMS)
+    targets = pd.DataFrame({"model": ["m1", "m2", "m3"], "benchmark": "toy", "metric": "acc", "value": scores, "params": n})
+    out = density(targets, fit)
+    np.testing.assert_allclose(out["density"], 1.0, rtol=1e-6)
+    # a model half the size reaching the same score is twice as dense
+    targets["params"] = n / 2
+    np.testing.assert_allclose(density(targets, fit)["density"], 2.0, rtol=1e-6)
+
+
+def test_geomean_aggregate_and_bootstrap_intervals():
+    draws = tuple(tuple(v * f for v in PARAMS.values()) for f in (1.0,))
+    base = list(PARAMS.values())
+    draws = []
+    for shift in np.linspace(-0.02, 0.02, 21):
+        p = dict(PARAMS, alpha=PARAMS["alpha"] + shift)
+        draws.append(tuple(p.values()))
+    fits = [_fit("x", tuple(draws)), _fit("y", tuple(draws))]
+    for f in fits:
+        f.provenance["benchmarks"] = [f.benchmark]
+    n = 1e9
+    s = float(forms.composed_law(n, 1e12, **PARAMS))
+    targets = pd.DataFrame(
+        {"model": ["m", "m"], "benchmark": ["x", "y"], "metric": "acc", "value": [s, s - 0.05], "params": [n, n]}
+    )
+    out = density(targets, fits).set_index("benchmark")
+    assert set(out.index) == {"x", "y", "geomean"}
+    expected = math.exp((math.log(out.loc["x", "density"]) + math.log(out.loc["y", "density"])) / 2)
+    assert out.loc["geomean", "density"] == pytest.approx(expected)
+    for b in ("x", "y", "geomean"):
+        assert out.loc[b, "density_ci_low"] <= out.loc[b, "density"] <= out.loc[b, "density_ci_high"]
+    assert out.loc["x", "density_ci_low"] < out.loc["x", "density_ci_high"]
+    assert base  # parameters untouched
+
+
+def test_censored_component_censors_the_aggregate():
+    fits = [_fit("x"), _fit("y")]
+    targets = pd.DataFrame({"model": ["m", "m"], "benchmark": ["x", "y"], "metric": "acc", "value": [0.5, 0.99], "params": [1e9, 1e9]})
+    out = density(targets, fits).set_index("benchmark")
+    assert out.loc["geomean", "censored"] == "component_censored"
+    assert math.isnan(out.loc["geomean", "density"])
+
+
+@needs_pythia
+def test_shipped_defaults_give_finite_pythia_densities_near_one(run_cli):
+    code, out, err = run_cli("density", "--format", "json", "--d0", "3e11")
+    assert code == 0, err
+    rows = json.loads(out)
+    lambada = {r["model"]: r for r in rows if r["benchmark"] == "lambada_openai"}
+    assert len(lambada) == 7
+    for row in rows:
+        for key in ("model", "benchmark", "params", "score", "effective_params", "density", "censored", "density_ci_low", "density_ci_high"):
+            assert key in row
+    for name, row in lambada.items():
+        assert row["censored"] == "" and math.isfinite(row["density"]), name
+        # the reference models sit near ρ = 1 at their own token count (300B)
+        assert 0.5 < row["density"] < 8, name
+    covered = [r for r in lambada.values() if r["density_ci_low"] <= 1 <= (r["density_ci_high"] or math.inf)]
+    assert len(covered) >= 5
