@@ -64,6 +64,7 @@ def fit(
     suite: str = typer.Option("standard", "--suite", help="Pythia suite when --data is the Pythia evals folder."),
     n_boot: int = typer.Option(200, "--n-boot", help="Bootstrap resamples."),
     seed: int = typer.Option(0, "--seed"),
+    jobs: int = typer.Option(1, "--jobs", help="Processes for the bootstrap (draws do not depend on it)."),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Fit the two-step (or composed) Densing Law on reference models."""
@@ -87,6 +88,7 @@ def fit(
         d0=parse_count(d0, field="d0", where="--d0"),
         n_boot=n_boot,
         seed=seed,
+        jobs=jobs,
         provenance={
             "source_data": str(data),
             "suite": suite if data.is_dir() and any(data.glob("pythia-*/zero-shot")) else None,
@@ -128,6 +130,41 @@ def convert(
             raise InputError(f"--benchmarks: none of {', '.join(keep)} is in {data}")
     write_table(frame, out)
     print(f"wrote {len(frame)} rows to {out}")
+
+
+@app.command()
+def validate(
+    data: Path = typer.Option(..., "--data", help="Reference results (as for `densing fit`)."),
+    benchmark: str = typer.Option(..., "--benchmark"),
+    max_params: str = typer.Option(..., "--max-params", help="Fit below this size, predict the models at or above it."),
+    law: Law = typer.Option(Law.two_step, "--law"),
+    metric: str = typer.Option("acc", "--metric"),
+    chance: str = typer.Option("none", "--chance"),
+    min_train_tokens: Optional[str] = typer.Option(None, "--min-train-tokens"),
+    final_only: bool = typer.Option(False, "--final-only", help="Report only each held-out run's last checkpoint."),
+    suite: str = typer.Option("standard", "--suite"),
+    fmt: Format = typer.Option(Format.table, "--format"),
+) -> None:
+    """Held-out check: fit on small reference models, predict the large ones (paper Fig. 2b)."""
+    from densing.data import parse_count
+    from densing.laws.reference import held_out_validation
+    from densing.render import print_frame
+
+    frame = _load_data(data, suite)
+    names = [b.strip() for b in benchmark.split(",") if b.strip()]
+    _, table = held_out_validation(
+        frame,
+        names[0] if len(names) == 1 else names,
+        max_params=parse_count(max_params, field="max_params", where="--max-params"),
+        law=law.value,
+        metric=metric,
+        chance=chance,
+        min_train_tokens=None if min_train_tokens is None else parse_count(min_train_tokens, field="min_train_tokens", where="--min-train-tokens"),
+        n_boot=0,
+    )
+    if final_only:
+        table = table.loc[table.groupby(table["model"].str.split("@").str[0])["train_tokens"].idxmax()]
+    print_frame(table.reset_index(drop=True), fmt.value, title=f"held out: N ≥ {max_params}")
 
 
 def _fit_paths(fits: Optional[list[Path]]) -> list[Path]:

@@ -6,11 +6,11 @@ PYTHIA=${PYTHIA:-../shared/data/pythia_evals/pythia-v1}
 # 1. Two-step law on LAMBADA: loss = ln(ppl), score = acc, standard suite, every checkpoint after the
 #    learning-rate warm-up (1% of 143,000 steps ≈ 3.0e9 tokens), N from the Pythia paper, D = step × 2,097,152.
 densing fit --data "$PYTHIA" --suite standard --benchmark lambada_openai --law two-step \
-  --min-train-tokens 3e9 --n-boot 200 --seed 0 --out reference_fits/pythia_lambada_openai_two_step.json
+  --min-train-tokens 3e9 --n-boot 200 --seed 0 --jobs 2 --out reference_fits/pythia_lambada_openai_two_step.json
 # 2. Composed (scores-only) law on every checkpoint, floor d fixed to the chance level.
 for bench in arc_easy arc_challenge piqa sciq winogrande; do
   densing fit --data "$PYTHIA" --suite standard --benchmark "$bench" --law composed --chance auto \
-    --n-boot 200 --seed 0 --out "reference_fits/pythia_${bench}_composed.json"
+    --n-boot 200 --seed 0 --jobs 2 --out "reference_fits/pythia_${bench}_composed.json"
 done
 # The Pythia suite's final checkpoints, the default targets of `densing density`.
 densing convert --data "$PYTHIA" --suite standard --final-only \

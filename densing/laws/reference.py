@@ -310,6 +310,7 @@ def fit_reference(
     n_boot: int = 200,
     seed: int = 0,
     bootstrap_unit: str = "auto",
+    jobs: int = 1,
     robust_loss: str = "soft_l1",
     score_scale: float = 0.02,
     loss_scale: float = 0.05,
@@ -328,7 +329,8 @@ def fit_reference(
     are refitted from the point estimate; their parameters are kept for confidence intervals.
     ``bootstrap_unit="series"`` resamples whole training runs (rows named ``run@stepN`` share a
     run), since checkpoints of one run are not independent; ``"auto"`` picks it when runs have
-    several checkpoints, else resamples single points.
+    several checkpoints, else resamples single points. ``jobs`` > 1 spreads the resamples over
+    processes; the draws are the same for any ``jobs``.
     """
     from densing import __version__
 
@@ -346,28 +348,20 @@ def fit_reference(
     s = points["score"].to_numpy(float)
     x = points["loss"].to_numpy(float)
 
-    def build(idx):
-        if law == "two-step":
-            return [
-                (_fit.loss_problem(n[idx], t[idx], x[idx], irreducible=irreducible), loss_scale),
-                (
-                    _fit.performance_problem(x[idx], s[idx], chance=chance_level, ceiling=ceiling, max_score=max_score),
-                    score_scale,
-                ),
-            ]
-        problem = _fit.composed_problem(n[idx], t[idx], s[idx], chance=chance_level, ceiling=ceiling, max_score=max_score)
-        return [(problem, score_scale)]
-
+    arrays = (n, t, s, x)
+    options = dict(law=law, irreducible=irreducible, chance=chance_level, ceiling=ceiling, max_score=max_score)
+    scales = (loss_scale, score_scale) if law == "two-step" else (score_scale,)
     everything = np.arange(len(points))
-    stages = tuple(_fit.fit_stage(problem, loss=robust_loss, f_scale=scale) for problem, scale in build(everything))
+    stages = tuple(
+        _fit.fit_stage(problem, loss=robust_loss, f_scale=scale)
+        for problem, scale in zip(_problems(arrays, everything, **options), scales)
+    )
     params: dict[str, float] = {}
     for stage in stages:
         params.update(stage.params)
 
     boot_names = tuple(params)
     rng = np.random.default_rng(seed)
-    draws = []
-    failed = 0
     series = points["model"].astype(str).str.split("@").str[0].to_numpy()
     unit = bootstrap_unit
     if unit == "auto":
@@ -375,23 +369,28 @@ def fit_reference(
     if unit not in ("series", "point"):
         raise InputError(f"bootstrap_unit: expected 'auto', 'series' or 'point', got {bootstrap_unit!r}")
     groups = [np.flatnonzero(series == name) for name in dict.fromkeys(series)] if unit == "series" else None
+    resamples = []
     for _ in range(n_boot):
         if groups is None:
-            idx = rng.integers(0, len(points), len(points))
+            resamples.append(rng.integers(0, len(points), len(points)))
         else:
-            idx = np.concatenate([groups[g] for g in rng.integers(0, len(groups), len(groups))])
-        try:
-            refits = [
-                _fit.refit_from(problem, stage.params, loss=robust_loss, f_scale=scale)
-                for (problem, scale), stage in zip(build(idx), stages)
-            ]
-        except FitError:
-            failed += 1
-            continue
-        merged: dict[str, float] = {}
-        for refit in refits:
-            merged.update(refit.params)
-        draws.append(tuple(merged[k] for k in boot_names))
+            resamples.append(np.concatenate([groups[g] for g in rng.integers(0, len(groups), len(groups))]))
+    task = (arrays, options, [st.params for st in stages], boot_names, robust_loss, scales)
+    chunks = [resamples[i::jobs] for i in range(jobs)] if jobs > 1 and n_boot >= 2 * jobs else [resamples]
+    if len(chunks) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=len(chunks)) as pool:
+            parts = list(pool.map(_bootstrap_chunk, [task] * len(chunks), chunks))
+        # undo the round-robin split so the draws keep the resample order, whatever ``jobs`` is
+        ordered = [None] * n_boot
+        for offset, part in enumerate(parts):
+            for position, draw in enumerate(part):
+                ordered[offset + position * len(chunks)] = draw
+    else:
+        ordered = _bootstrap_chunk(task, resamples)
+    draws = [d for d in ordered if d is not None]
+    failed = n_boot - len(draws)
 
     hashed = data_hash(points, list(POINT_COLUMNS))
     record = {
@@ -429,3 +428,54 @@ def fit_reference(
             for r in points.itertuples(index=False)
         ),
     )
+
+
+def _problems(arrays, idx, *, law, irreducible, chance, ceiling, max_score):
+    """The least-squares problems of ``law`` on the reference points ``idx``."""
+    n, t, s, x = (a[idx] for a in arrays)
+    if law == "two-step":
+        return [
+            _fit.loss_problem(n, t, x, irreducible=irreducible),
+            _fit.performance_problem(x, s, chance=chance, ceiling=ceiling, max_score=max_score),
+        ]
+    return [_fit.composed_problem(n, t, s, chance=chance, ceiling=ceiling, max_score=max_score)]
+
+
+def _bootstrap_chunk(task, resamples) -> list:
+    """Refit every resample from the point estimate; a failed refit gives None (counted)."""
+    arrays, options, stage_params, names, robust_loss, scales = task
+    out = []
+    for idx in resamples:
+        try:
+            merged: dict[str, float] = {}
+            for problem, start, scale in zip(_problems(arrays, idx, **options), stage_params, scales):
+                merged.update(_fit.refit_from(problem, start, loss=robust_loss, f_scale=scale).params)
+            out.append(tuple(merged[k] for k in names))
+        except FitError:
+            out.append(None)
+    return out
+
+
+def held_out_validation(frame: pd.DataFrame, benchmark: str | list[str], *, max_params: float, **fit_options) -> tuple[ReferenceFit, pd.DataFrame]:
+    """Fit on the reference models with N < ``max_params``, predict the larger ones.
+
+    Returns the fit and one row per held-out point: measured and predicted score (and loss for
+    the two-step law) and the errors — the paper's Figure 2b check of extrapolation in N.
+    """
+    train = frame[frame["params"] < max_params]
+    test = frame[frame["params"] >= max_params]
+    if test.empty:
+        raise InputError(f"max_params {max_params:.3g}: no reference model is that large; nothing is held out")
+    fit = fit_reference(train, benchmark, **fit_options)
+    names = fit.provenance["benchmarks"]
+    _, points = select_points(test, names, metric=fit.metric, n_shot=fit.provenance.get("n_shot"))
+    points = points.rename(columns={"score": "measured_score", "loss": "measured_loss"})
+    points["predicted_score"] = fit.predict_score(points["params"], points["train_tokens"])
+    points["score_error"] = points["predicted_score"] - points["measured_score"]
+    if fit.kind == "two-step":
+        points["predicted_loss"] = fit.predict_loss(points["params"], points["train_tokens"])
+        points["loss_error"] = points["predicted_loss"] - points["measured_loss"]
+    else:
+        points = points.drop(columns="measured_loss")
+    points.insert(1, "benchmark", fit.benchmark)
+    return fit, points

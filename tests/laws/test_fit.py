@@ -121,3 +121,12 @@ def test_two_step_without_losses_names_the_model():
     n, t, _ = _grid()
     with pytest.raises(InputError, match="field 'loss' is empty"):
         fit_reference(_tidy(n, t, np.full(n.size, 0.5)), "toy", law="two-step", n_boot=0)
+
+
+def test_bootstrap_draws_do_not_depend_on_jobs():
+    n, t, rng = _grid(6)
+    score = forms.composed_law(n, t, **LAW, **SIGMOID) + rng.normal(0, 0.004, n.size)
+    table = _tidy(n, t, score)
+    one = fit_reference(table, "toy", law="composed", chance=0.25, n_boot=6, seed=3, jobs=1)
+    two = fit_reference(table, "toy", law="composed", chance=0.25, n_boot=6, seed=3, jobs=2)
+    assert one.bootstrap == two.bootstrap and len(one.bootstrap) == 6
