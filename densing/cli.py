@@ -60,6 +60,7 @@ def fit(
     irreducible: bool = typer.Option(False, "--irreducible", help="Add the Chinchilla irreducible loss term E."),
     min_train_tokens: Optional[str] = typer.Option(None, "--min-train-tokens", help="Drop points trained on fewer tokens (e.g. 3e9)."),
     max_params: Optional[str] = typer.Option(None, "--max-params", help="Fit only models below this size (held-out checks)."),
+    families: Optional[str] = typer.Option(None, "--families", help="Use only models of these families (comma-separated) as the reference."),
     d0: str = typer.Option("1e12", "--d0", help="Default D0 tokens stored with the fit."),
     suite: str = typer.Option("standard", "--suite", help="Pythia suite when --data is the Pythia evals folder."),
     n_boot: int = typer.Option(200, "--n-boot", help="Bootstrap resamples."),
@@ -74,6 +75,12 @@ def fit(
     frame = _load_data(data, suite)
     if max_params is not None:
         frame = frame[frame["params"] < parse_count(max_params, field="max_params", where="--max-params")]
+    if families is not None:
+        wanted = [f.strip() for f in families.split(",") if f.strip()]
+        unknown = sorted(set(wanted) - set(frame["family"].dropna().unique()))
+        if unknown:
+            raise InputError(f"{data}: field 'family': no models of family {', '.join(unknown)}")
+        frame = frame[frame["family"].isin(wanted)]
     names = [b.strip() for b in benchmark.split(",") if b.strip()]
     result = fit_reference(
         frame,
@@ -93,6 +100,7 @@ def fit(
             "source_data": str(data),
             "suite": suite if data.is_dir() and any(data.glob("pythia-*/zero-shot")) else None,
             "max_params": max_params,
+            "families": families,
             "command": "densing " + " ".join(sys.argv[1:]) if sys.argv and "densing" in sys.argv[0] else None,
         },
     )
@@ -204,6 +212,88 @@ def density(
         print_frame(result[columns], "table", title=f"capacity density (D0 = {result['d0'].iloc[0]:.3g} tokens)")
     else:
         print_frame(result, fmt.value)
+
+
+class Frontier(str, Enum):
+    envelope = "envelope"
+    quantile = "quantile"
+    all = "all"
+
+
+def _public_densities(results: Optional[Path], fit: Optional[Path], d0: Optional[str]):
+    from densing import paths
+    from densing.data import parse_count, read_results
+    from densing.density import density as compute_density
+    from densing.laws.reference import ReferenceFit
+    from densing.report.build import DEFAULT_HEADLINE
+
+    frame = read_results(results or paths.RESULTS / "public_models.csv")
+    reference = ReferenceFit.load(fit or paths.REFERENCE_FITS / DEFAULT_HEADLINE)
+    value = None if d0 is None else parse_count(d0, field="d0", where="--d0")
+    return compute_density(frame, reference, d0=value)
+
+
+@app.command()
+def trend(
+    results: Optional[Path] = typer.Option(None, "--results", help="Target results (default: results/public_models.csv)."),
+    fit: Optional[Path] = typer.Option(None, "--fit", help="Reference fit (default: reference_fits/pile_mean_composed.json)."),
+    d0: Optional[str] = typer.Option(None, "--d0", help="D0 tokens (default: the fit's)."),
+    frontier: Optional[Frontier] = typer.Option(None, "--frontier", help="One frontier rule (default: all three)."),
+    quantile: float = typer.Option(0.9, "--quantile"),
+    epoch: str = typer.Option("2023-02-24", "--epoch", help="t = 0 (default: Llama-1's release)."),
+    n_boot: int = typer.Option(1000, "--n-boot"),
+    seed: int = typer.Option(0, "--seed"),
+    breakpoint_date: Optional[str] = typer.Option(None, "--breakpoint", help="Also compare slopes before/after this date (e.g. 2022-11-30)."),
+    fmt: Format = typer.Option(Format.table, "--format"),
+) -> None:
+    """Density trend: ln ρmax = A·t + B, doubling time ln 2 / A with CIs, per frontier rule."""
+    from densing import trend as trend_mod
+    from densing.render import print_frame
+
+    dens = _public_densities(results, fit, d0)
+    options = dict(quantile=quantile, epoch=epoch, n_boot=n_boot, seed=seed)
+    if frontier is None:
+        table = trend_mod.trend_all(dens, **options)
+    else:
+        table = trend_mod.trend(dens, frontier=frontier.value, **options).to_frame()
+    print_frame(table, fmt.value, title="capacity-density trend")
+    if breakpoint_date is not None:
+        result = trend_mod.breakpoint(dens, date=breakpoint_date, frontier=(frontier or Frontier.envelope).value, n_boot=n_boot, seed=seed)
+        import pandas as pd
+
+        print_frame(pd.DataFrame([result.to_dict()]), fmt.value, title=f"breakpoint {breakpoint_date}")
+
+
+@app.command()
+def report(
+    out: Path = typer.Option(Path("report.html"), "--out", help="HTML file to write (atomically)."),
+    results: Optional[Path] = typer.Option(None, "--results", help="Target results (default: results/public_models.csv)."),
+    fit: Optional[Path] = typer.Option(None, "--fit", help="Headline reference fit (default: reference_fits/pile_mean_composed.json)."),
+    d0: Optional[str] = typer.Option(None, "--d0"),
+    frontier: Frontier = typer.Option(Frontier.envelope, "--frontier"),
+    epoch: str = typer.Option("2023-02-24", "--epoch"),
+    n_boot: int = typer.Option(1000, "--n-boot"),
+    seed: int = typer.Option(0, "--seed"),
+    traces: Optional[Path] = typer.Option(None, "--traces", help="Add an overlap section from PyTorch-profiler traces in this folder."),
+) -> None:
+    """Write the self-contained HTML report and print its headline."""
+    from densing.data import parse_count
+    from densing.io import atomic_write_text
+    from densing.report.build import build_report
+
+    html, headline, _ = build_report(
+        results=results,
+        headline_fit=fit,
+        d0=None if d0 is None else parse_count(d0, field="d0", where="--d0"),
+        frontier=frontier.value,
+        epoch=epoch,
+        n_boot=n_boot,
+        seed=seed,
+        traces=traces,
+    )
+    atomic_write_text(out, html)
+    print(headline.text())
+    print(f"wrote {out}")
 
 
 def main(argv: list[str] | None = None) -> None:

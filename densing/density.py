@@ -164,9 +164,11 @@ def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: 
         if not censored and len(draws_by_fit) == n_fits:
             per_fit = [draws_by_fit[b].loc[model].to_numpy(float) for b in group["benchmark"]]
             n_draws = min(d.size for d in per_fit)  # fits may keep different numbers of draws
-            with np.errstate(divide="ignore"):
+            with np.errstate(divide="ignore", invalid="ignore"):
                 geo = np.exp(np.mean([np.log(d[:n_draws]) for d in per_fit], axis=0))
-            low, high = (float(v) for v in _quantiles(geo, level))
+            geo = geo[~np.isnan(geo)]  # a draw censored at 0 in one fit and at ∞ in another
+            if geo.size:
+                low, high = (float(v) for v in _quantiles(geo, level))
         first = group.iloc[0]
         rows.append(
             {

@@ -46,8 +46,50 @@ def read_table(path: str | Path) -> pd.DataFrame:
     return validate_results(frame, source=str(path))
 
 
+#: Score columns of the shipped wide table of public models (from ObsScaling, Ruan et al. 2024),
+#: mapped to lm-eval task names. The source's harness settings are its own; n_shot stays unknown.
+WIDE_SCORE_COLUMNS: dict[str, str] = {
+    "MMLU": "mmlu",
+    "ARC-C": "arc_challenge",
+    "HellaSwag": "hellaswag",
+    "Winograd": "winogrande",
+    "TruthfulQA": "truthfulqa_mc2",
+    "GSM8K": "gsm8k",
+    "XWinograd": "xwinograd",
+    "HumanEval": "humaneval",
+    "BBH": "bbh",
+    "GPQA": "gpqa",
+    "IFEval": "ifeval",
+    "MATH-hard": "math_hard",
+    "MMLU-Pro": "mmlu_pro",
+    "MuSR": "musr",
+}
+WIDE_METRIC = "score"
+
+
+def wide_to_tidy(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFrame:
+    """Melt a one-row-per-model table with score columns (``WIDE_SCORE_COLUMNS``) into tidy rows.
+
+    Empty scores are skipped (a model without that benchmark); the per-model columns (params,
+    train_tokens, release_date, family, active_params, …) are repeated on each row.
+    """
+    scores = [c for c in frame.columns if c in WIDE_SCORE_COLUMNS]
+    if "model" not in frame.columns or not scores:
+        raise InputError(f"{source}: neither a tidy table (model, benchmark, metric, value, params) nor a wide one with score columns")
+    keep = [c for c in frame.columns if c not in scores]
+    long = frame.melt(id_vars=keep, value_vars=scores, var_name="benchmark", value_name="value")
+    long = long[long["value"].notna()].copy()
+    long["benchmark"] = long["benchmark"].map(WIDE_SCORE_COLUMNS)
+    long["metric"] = WIDE_METRIC
+    return long.reset_index(drop=True)
+
+
 def read_results(path: str | Path) -> pd.DataFrame:
-    """Read results from a tidy table file, a results-store directory, or lm-eval JSON(s)."""
+    """Read results from a tidy table file, a results-store directory, or lm-eval JSON(s).
+
+    A CSV/Parquet without ``benchmark`` but with known score columns is read as a wide table of
+    public models (one row per model) and melted with :func:`wide_to_tidy`.
+    """
     path = Path(path)
     if path.is_dir():
         if any(path.rglob("*.parquet")):
@@ -56,6 +98,11 @@ def read_results(path: str | Path) -> pd.DataFrame:
         return read_lm_eval_dir(path)
     if path.suffix.lower() == ".json":
         return read_lm_eval_json(path)
+    if path.suffix.lower() == ".csv" and path.exists():
+        header = pd.read_csv(path, nrows=0).columns
+        if "benchmark" not in header and any(c in WIDE_SCORE_COLUMNS for c in header):
+            raw = pd.read_csv(path, dtype={"params": "string", "train_tokens": "string", "active_params": "string"})
+            return validate_results(wide_to_tidy(raw, source=str(path)), source=str(path))
     return read_table(path)
 
 

@@ -1,0 +1,101 @@
+"""One self-contained HTML page: plotly.js inline (opens offline), figures, escaped tables.
+
+Every user-supplied string (model names, families, sources) passes through ``html.escape``
+before it reaches the page, in tables and in figure hover text alike, so a model called
+``<script>…</script>`` is shown as text and never run.
+"""
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+_STYLE = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#fafbfc}
+main{max-width:1180px;margin:0 auto;padding:24px}
+h1{font-size:1.6rem;margin:0 0 4px}h2{font-size:1.2rem;margin:32px 0 8px;border-bottom:1px solid #dde;padding-bottom:4px}
+.sub{color:#5a6275;margin:0 0 16px}
+.cards{display:flex;flex-wrap:wrap;gap:12px;margin:16px 0}
+.card{background:#fff;border:1px solid #dde;border-radius:8px;padding:12px 16px;min-width:150px}
+.card .v{font-size:1.5rem;font-weight:600}.card .k{color:#5a6275;font-size:.85rem}
+table{border-collapse:collapse;font-size:.82rem;background:#fff;width:100%}
+th,td{border:1px solid #e3e6ee;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f0f2f7;position:sticky;top:0}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
+.scroll{max-height:520px;overflow:auto;border:1px solid #dde}
+.fig{background:#fff;border:1px solid #dde;border-radius:8px;margin:12px 0;padding:4px}
+ul.caveats li{margin:4px 0}
+footer{color:#5a6275;font-size:.8rem;margin-top:40px}
+"""
+
+
+@dataclass
+class Section:
+    """A titled part of the report: intro text (plain, escaped), figures and tables (HTML)."""
+
+    title: str
+    intro: str = ""
+    parts: list[str] = field(default_factory=list)
+
+
+def esc(value) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def fmt_number(value) -> str:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return "—"
+    if isinstance(value, pd.Timestamp):
+        return value.strftime("%Y-%m-%d")
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "—"
+        if math.isinf(value):
+            return "∞" if value > 0 else "−∞"
+        return f"{value:.4g}"
+    return esc(value)
+
+
+def table_html(frame: pd.DataFrame, *, scroll: bool = True) -> str:
+    """An HTML table of ``frame``; every cell escaped; numbers right-aligned."""
+    head = "".join(f"<th>{esc(c)}</th>" for c in frame.columns)
+    rows = []
+    for record in frame.itertuples(index=False, name=None):
+        cells = []
+        for value in record:
+            numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+            cells.append(f'<td class="n">{fmt_number(value)}</td>' if numeric else f"<td>{fmt_number(value)}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    return f'<div class="scroll">{table}</div>' if scroll else table
+
+
+def figure_html(figure, div_id: str) -> str:
+    """A plotly figure as a <div> + script, without plotly.js (the page includes it once)."""
+    body = figure.to_html(full_html=False, include_plotlyjs=False, div_id=div_id, config={"displaylogo": False, "responsive": True})
+    return f'<div class="fig">{body}</div>'
+
+
+def cards_html(cards: list[tuple[str, str]]) -> str:
+    return '<div class="cards">' + "".join(f'<div class="card"><div class="v">{esc(v)}</div><div class="k">{esc(k)}</div></div>' for k, v in cards) + "</div>"
+
+
+def page(title: str, subtitle: str, sections: list[Section], footer: str) -> str:
+    """The whole page, plotly.js inlined so that it opens with no network."""
+    from plotly.offline import get_plotlyjs
+
+    body = []
+    for section in sections:
+        body.append(f"<h2>{esc(section.title)}</h2>")
+        if section.intro:
+            body.append(f'<p class="sub">{esc(section.intro)}</p>')
+        body.extend(section.parts)
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{esc(title)}</title>"
+        f"<style>{_STYLE}</style><script type=\"text/javascript\">{get_plotlyjs()}</script></head>"
+        f"<body><main><h1>{esc(title)}</h1><p class=\"sub\">{esc(subtitle)}</p>{''.join(body)}"
+        f"<footer>{esc(footer)}</footer></main></body></html>\n"
+    )
