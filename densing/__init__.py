@@ -1,4 +1,16 @@
-"""densing: LLM evaluation and capacity-density analytics (Xiao et al. 2024, the Densing Law)."""
+"""densing: LLM evaluation and capacity-density analytics (Xiao et al. 2024, the Densing Law).
+
+The pandas API, for notebooks::
+
+    import densing
+    ref = densing.read_pythia_evals("../shared/data/pythia_evals/pythia-v1")
+    fit = densing.fit_reference(ref, "lambada_openai", law="two-step", min_train_tokens=3e9)
+    table = densing.density(densing.read_results("results/pythia_final.csv"), fit, d0=3e11)
+    densing.trend(table)          # ln ρmax = A·t + B and the doubling time
+
+Heavy modules load on first use, so ``import densing`` stays quick.
+"""
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 
 try:
@@ -8,4 +20,26 @@ except PackageNotFoundError:  # running from a source tree
 
 from densing.errors import DensingError, EvalError, FitError, InputError, TraceError
 
-__all__ = ["DensingError", "EvalError", "FitError", "InputError", "TraceError", "__version__"]
+_LAZY = {
+    "fit_reference": ("densing.laws.reference", "fit_reference"),
+    "held_out_validation": ("densing.laws.reference", "held_out_validation"),
+    "ReferenceFit": ("densing.laws.reference", "ReferenceFit"),
+    "invert": ("densing.density", "invert"),
+    "read_results": ("densing.data.readers", "read_results"),
+    "read_table": ("densing.data.readers", "read_table"),
+    "read_pythia_evals": ("densing.data.readers", "read_pythia_evals"),
+    "read_lm_eval_json": ("densing.data.readers", "read_lm_eval_json"),
+    "density": ("densing.density", None),
+    "trend": ("densing.trend", None),
+}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'densing' has no attribute {name!r}")
+    module_name, attribute = _LAZY[name]
+    module = import_module(module_name)
+    return module if attribute is None else getattr(module, attribute)
+
+
+__all__ = ["DensingError", "EvalError", "FitError", "InputError", "TraceError", "__version__", *_LAZY]
