@@ -15,3 +15,16 @@ done
 # The Pythia suite's final checkpoints, the default targets of `densing density`.
 densing convert --data "$PYTHIA" --suite standard --final-only \
   --benchmarks lambada_openai,arc_easy,arc_challenge,piqa,sciq,winogrande --out results/pythia_final.csv
+# 3. The reference of the density trend on the shipped public models (results/public_models.csv, from
+#    ObsScaling): the composed law on the one ladder there trained on one corpus with varied N and D —
+#    the Pile-trained Pythia (deduped), GPT-Neo/J/NeoX and Cerebras-GPT models (19 models, 70M–20B
+#    params, 2.2B–472B tokens) — floor d at chance, ceiling c + d = 1. The headline fit averages
+#    ARC-C, HellaSwag and Winogrande per model, as the paper fits the average score.
+PILE="Pythia,GPT-Neo/J,Cerebras-GPT"
+for bench in arc_challenge hellaswag winogrande; do
+  densing fit --data results/public_models.csv --families "$PILE" --benchmark "$bench" --metric score \
+    --law composed --chance auto --ceiling 1 --n-boot 200 --seed 0 --jobs 2 --out "reference_fits/pile_${bench}_composed.json"
+done
+densing fit --data results/public_models.csv --families "$PILE" --benchmark arc_challenge,hellaswag,winogrande \
+  --metric score --law composed --chance auto --ceiling 1 --n-boot 200 --seed 0 --jobs 2 \
+  --out reference_fits/pile_mean_composed.json

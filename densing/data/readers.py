@@ -57,12 +57,12 @@ WIDE_SCORE_COLUMNS: dict[str, str] = {
     "GSM8K": "gsm8k",
     "XWinograd": "xwinograd",
     "HumanEval": "humaneval",
-    "BBH": "bbh",
-    "GPQA": "gpqa",
-    "IFEval": "ifeval",
-    "MATH-hard": "math_hard",
-    "MMLU-Pro": "mmlu_pro",
-    "MuSR": "musr",
+    "leaderboard_bbh": "bbh",
+    "leaderboard_gpqa": "gpqa",
+    "leaderboard_ifeval": "ifeval",
+    "leaderboard_math_hard": "math_hard",
+    "leaderboard_mmlu_pro": "mmlu_pro",
+    "leaderboard_musr": "musr",
 }
 WIDE_METRIC = "score"
 
