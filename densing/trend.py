@@ -273,6 +273,21 @@ def _check_fittable(t: np.ndarray, what: str) -> None:
         raise FitError(f"{what}: all points share one release date; the slope is undefined")
 
 
+def _quantreg(y: np.ndarray, design: np.ndarray, quantile: float) -> tuple[Any, str]:
+    """QuantReg fit whose standard errors are finite if any bandwidth rule gives them.
+
+    statsmodels' default Hall–Sheather bandwidth gives NaN standard errors when q ± h leaves
+    (0, 1) (small n, high q); fall back to Bofinger, then Chamberlain.
+    """
+    import statsmodels.api as sm
+
+    for bandwidth in ("hsheather", "bofinger", "chamberlain"):
+        result = sm.QuantReg(y, design).fit(q=quantile, bandwidth=bandwidth)
+        if np.all(np.isfinite(np.asarray(result.bse))):
+            break
+    return result, bandwidth
+
+
 @dataclass(frozen=True, eq=False)
 class _LineFit:
     slope: float  # per time unit
@@ -286,13 +301,20 @@ def _fit_line(method: str, t: np.ndarray, y: np.ndarray, quantile: float, alpha:
     """y = A·t + B by OLS (envelope), OLS+HC3 (all) or QuantReg(q) (quantile)."""
     import statsmodels.api as sm
 
-    design = sm.add_constant(t, has_constant="add")
+    # Fit on standardised time z = (t − mean)/sd so the design, and any iterative solver's
+    # path, is the same whatever the epoch and unit; A = β_z / sd, B = α_z − A·mean.
+    centre, scale = float(np.mean(t)), float(np.std(t))
+    design = sm.add_constant((t - centre) / scale, has_constant="add")
     caught: list[str] = []
+    notes: list[str] = []
     try:
         with warnings.catch_warnings(record=True) as records:
             warnings.simplefilter("always")
             if method == "quantile":
-                result = sm.QuantReg(y, design).fit(q=quantile)
+                result, bandwidth = _quantreg(y, design, quantile)
+                if bandwidth != "hsheather":
+                    notes.append(f"QuantReg standard errors use the {bandwidth} bandwidth "
+                                 "(Hall–Sheather gave NaN)")
                 r_squared = float(result.prsquared)
             elif method == "all":
                 result = sm.OLS(y, design).fit(cov_type="HC3")
@@ -300,14 +322,16 @@ def _fit_line(method: str, t: np.ndarray, y: np.ndarray, quantile: float, alpha:
             else:
                 result = sm.OLS(y, design).fit()
                 r_squared = float(result.rsquared)
-            low, high = np.asarray(result.conf_int(alpha=alpha))[1]
+            low, high = np.asarray(result.conf_int(alpha=alpha))[1] / scale
         caught = [str(r.message) for r in records]
     except (np.linalg.LinAlgError, ValueError) as exc:
         raise FitError(f"{method} fit failed: {exc}") from exc
-    intercept, slope = (float(v) for v in np.asarray(result.params))
+    level, slope_z = (float(v) for v in np.asarray(result.params))
+    slope = slope_z / scale
+    intercept = level - slope * centre
     if not (math.isfinite(slope) and math.isfinite(intercept)):
         raise FitError(f"{method} fit gave a non-finite slope or intercept")
-    return _LineFit(slope, intercept, r_squared, (float(low), float(high)), tuple(dict.fromkeys(caught)))
+    return _LineFit(slope, intercept, r_squared, (float(low), float(high)), tuple(dict.fromkeys(notes + caught)))
 
 
 def _bootstrap_slope(method: str, t: np.ndarray, y: np.ndarray, labels: np.ndarray,
@@ -323,10 +347,12 @@ def _bootstrap_slope(method: str, t: np.ndarray, y: np.ndarray, labels: np.ndarr
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                result = sm.QuantReg(yy, sm.add_constant(tt, has_constant="add")).fit(q=quantile)
+                scale = float(np.std(tt))
+                z = (tt - tt.mean()) / scale
+                result = sm.QuantReg(yy, sm.add_constant(z, has_constant="add")).fit(q=quantile)
         except (np.linalg.LinAlgError, ValueError):
             return math.nan
-        return float(np.asarray(result.params)[1])
+        return float(np.asarray(result.params)[1]) / scale
     centred = tt - tt.mean()
     return float(centred @ (yy - yy.mean()) / (centred @ centred))
 
@@ -784,33 +810,33 @@ def breakpoint(
             f"dates on each side and 5 in all; have {int((~after).sum())} before, {int(after.sum())} after"
         )
 
-    def design(dd: np.ndarray, aa: np.ndarray) -> np.ndarray:
-        a = aa.astype(float)
-        return np.column_stack([np.ones_like(dd), dd, a, dd * a])
-
+    scale = float(np.std(d))  # fit in d / sd(d) for conditioning; slopes are rescaled back
+    a = after.astype(float)
+    design = np.column_stack([np.ones_like(d), d / scale, a, d / scale * a])
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if frontier == "quantile":
-                result = sm.QuantReg(y, design(d, after)).fit(q=quantile)
+                result, _ = _quantreg(y, design, quantile)
             elif frontier == "all":
-                result = sm.OLS(y, design(d, after)).fit(cov_type="HC3")
+                result = sm.OLS(y, design).fit(cov_type="HC3")
             else:
-                result = sm.OLS(y, design(d, after)).fit()
+                result = sm.OLS(y, design).fit()
     except (np.linalg.LinAlgError, ValueError) as exc:
         raise FitError(f"breakpoint fit failed: {exc}") from exc
     params = np.asarray(result.params)
-    before_slope, after_slope = float(params[1]), float(params[1] + params[3])
+    before_slope, after_slope = float(params[1]) / scale, float(params[1] + params[3]) / scale
 
     def slopes(dd: np.ndarray, yy: np.ndarray, aa: np.ndarray) -> tuple[float, float]:
         out = []
         for mask in (~aa, aa):
             tt, ys = dd[mask], yy[mask]
             if frontier == "quantile":
+                sd = float(np.std(tt))
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    fit = sm.QuantReg(ys, sm.add_constant(tt, has_constant="add")).fit(q=quantile)
-                out.append(float(np.asarray(fit.params)[1]))
+                    fit = sm.QuantReg(ys, sm.add_constant((tt - tt.mean()) / sd, has_constant="add")).fit(q=quantile)
+                out.append(float(np.asarray(fit.params)[1]) / sd)
             else:
                 c = tt - tt.mean()
                 out.append(float(c @ (ys - ys.mean()) / (c @ c)))
@@ -844,7 +870,7 @@ def breakpoint(
         slope_ratio=after_slope / before_slope if before_slope != 0 else math.nan,
         slope_ratio_ci_low=low,
         slope_ratio_ci_high=high,
-        interaction_coefficient=float(params[3]),
+        interaction_coefficient=float(params[3]) / scale,
         interaction_statistic=float(np.asarray(result.tvalues)[3]),
         interaction_p_value=float(np.asarray(result.pvalues)[3]),
         doubling_time_before_days=_doubling(before_slope),
