@@ -100,7 +100,18 @@ def _to_timestamp(value: object, *, field: str, where: str) -> pd.Timestamp:
         if stamp.tzinfo is not None:
             stamp = stamp.tz_convert(None)
         return stamp
-    return parse_date(value, field=field, where=where)
+    try:
+        return parse_date(value, field=field, where=where)
+    except InputError:
+        # parse_date takes dates only; also accept full ISO 8601 date-times ("2023-02-24T12:00")
+        try:
+            stamp = pd.to_datetime(str(value).strip(), format="ISO8601")
+        except (TypeError, ValueError):
+            raise InputError(
+                f"{where}: field '{field}': cannot parse {value!r} as a date "
+                "(expected YYYY-MM-DD or an ISO 8601 date-time)"
+            ) from None
+        return stamp.tz_convert(None) if stamp.tzinfo is not None else stamp
 
 
 def _epoch(epoch: object) -> pd.Timestamp:
