@@ -220,14 +220,14 @@ class Frontier(str, Enum):
     all = "all"
 
 
-def _public_densities(results: Optional[Path], fit: Optional[Path], d0: Optional[str]):
+def _public_densities(results: Optional[Path], fit: Optional[Path], d0: Optional[str], since: Optional[str] = None):
     from densing import paths
     from densing.data import parse_count, read_results
     from densing.density import density as compute_density
     from densing.laws.reference import ReferenceFit
-    from densing.report.build import DEFAULT_HEADLINE
+    from densing.report.build import DEFAULT_HEADLINE, released_since
 
-    frame = read_results(results or paths.RESULTS / "public_models.csv")
+    frame, _ = released_since(read_results(results or paths.RESULTS / "public_models.csv"), since)
     reference = ReferenceFit.load(fit or paths.REFERENCE_FITS / DEFAULT_HEADLINE)
     value = None if d0 is None else parse_count(d0, field="d0", where="--d0")
     return compute_density(frame, reference, d0=value)
@@ -236,11 +236,12 @@ def _public_densities(results: Optional[Path], fit: Optional[Path], d0: Optional
 @app.command()
 def trend(
     results: Optional[Path] = typer.Option(None, "--results", help="Target results (default: results/public_models.csv)."),
-    fit: Optional[Path] = typer.Option(None, "--fit", help="Reference fit (default: reference_fits/pile_mean_composed.json)."),
+    fit: Optional[Path] = typer.Option(None, "--fit", help="Reference fit (default: reference_fits/pile_hellaswag_composed.json)."),
     d0: Optional[str] = typer.Option(None, "--d0", help="D0 tokens (default: the fit's)."),
     frontier: Optional[Frontier] = typer.Option(None, "--frontier", help="One frontier rule (default: all three)."),
     quantile: float = typer.Option(0.9, "--quantile"),
     epoch: str = typer.Option("2023-02-24", "--epoch", help="t = 0 (default: Llama-1's release)."),
+    since: Optional[str] = typer.Option("2023-02-24", "--since", help="Only models released on or after this date ('none': all)."),
     n_boot: int = typer.Option(1000, "--n-boot"),
     seed: int = typer.Option(0, "--seed"),
     breakpoint_date: Optional[str] = typer.Option(None, "--breakpoint", help="Also compare slopes before/after this date (e.g. 2022-11-30)."),
@@ -250,12 +251,16 @@ def trend(
     from densing import trend as trend_mod
     from densing.render import print_frame
 
-    dens = _public_densities(results, fit, d0)
+    dens = _public_densities(results, fit, d0, None if since in (None, "none") else since)
     options = dict(quantile=quantile, epoch=epoch, n_boot=n_boot, seed=seed)
     if frontier is None:
         table = trend_mod.trend_all(dens, **options)
     else:
         table = trend_mod.trend(dens, frontier=frontier.value, **options).to_frame()
+    if fmt is Format.table:
+        from densing.report.build import TREND_TABLE_COLUMNS
+
+        table = table[[c for c in TREND_TABLE_COLUMNS if c in table.columns and c != "r_squared_kind"]]
     print_frame(table, fmt.value, title="capacity-density trend")
     if breakpoint_date is not None:
         result = trend_mod.breakpoint(dens, date=breakpoint_date, frontier=(frontier or Frontier.envelope).value, n_boot=n_boot, seed=seed)
@@ -268,10 +273,11 @@ def trend(
 def report(
     out: Path = typer.Option(Path("report.html"), "--out", help="HTML file to write (atomically)."),
     results: Optional[Path] = typer.Option(None, "--results", help="Target results (default: results/public_models.csv)."),
-    fit: Optional[Path] = typer.Option(None, "--fit", help="Headline reference fit (default: reference_fits/pile_mean_composed.json)."),
+    fit: Optional[Path] = typer.Option(None, "--fit", help="Headline reference fit (default: reference_fits/pile_hellaswag_composed.json)."),
     d0: Optional[str] = typer.Option(None, "--d0"),
     frontier: Frontier = typer.Option(Frontier.envelope, "--frontier"),
     epoch: str = typer.Option("2023-02-24", "--epoch"),
+    since: Optional[str] = typer.Option("2023-02-24", "--since", help="Only models released on or after this date ('none': all)."),
     n_boot: int = typer.Option(1000, "--n-boot"),
     seed: int = typer.Option(0, "--seed"),
     traces: Optional[Path] = typer.Option(None, "--traces", help="Add an overlap section from PyTorch-profiler traces in this folder."),
@@ -287,6 +293,7 @@ def report(
         d0=None if d0 is None else parse_count(d0, field="d0", where="--d0"),
         frontier=frontier.value,
         epoch=epoch,
+        since=None if since in (None, "none") else since,
         n_boot=n_boot,
         seed=seed,
         traces=traces,
@@ -297,27 +304,14 @@ def report(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry: run the typer app, mapping DensingError to one line + exit 2."""
+    """Console-script entry: typer handles usage errors (exit 2) and --help; a DensingError
+    becomes one line on stderr and exit code 2; anything else is a bug and keeps its traceback."""
     try:
-        app(args=argv, standalone_mode=False)
+        app(args=argv, prog_name="densing")
     except DensingError as exc:
-        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        print(f"error: {msg}", file=sys.stderr)
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"error: {message}", file=sys.stderr)
         sys.exit(2)
-    except typer.Exit as exc:  # pragma: no cover - typer internals
-        sys.exit(exc.exit_code)
-    except SystemExit:
-        raise
-    except Exception as exc:  # click usage errors
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(2)
-        if isinstance(exc, click.exceptions.Abort):
-            print("aborted", file=sys.stderr)
-            sys.exit(130)
-        raise
 
 
 if __name__ == "__main__":

@@ -367,3 +367,33 @@ def test_compression_density_pairs():
     assert "ghost" in out.loc[3, "note"]
     with pytest.raises(InputError, match="method"):
         compression_density(pairs.drop(columns="method"), densities)
+
+
+def test_profiled_quantile_slope_matches_statsmodels_quantreg():
+    import statsmodels.api as sm
+
+    from densing.trend import quantile_slope
+
+    rng = np.random.default_rng(7)
+    for q in (0.5, 0.9):
+        t = rng.uniform(-2, 2, 90)
+        y = 0.8 * t + rng.standard_t(3, 90)
+        reference = sm.QuantReg(y, sm.add_constant(t)).fit(q=q, max_iter=5000, p_tol=1e-10).params[1]
+        assert quantile_slope(t, y, q) == pytest.approx(reference, abs=1e-4)
+
+
+def test_confidence_band_brackets_the_line_and_widens_away_from_the_centre():
+    rng = np.random.default_rng(11)
+    days = np.sort(rng.uniform(0, 600, 60))
+    frame = pd.DataFrame({
+        "model": [f"m{i}" for i in range(60)],
+        "release_date": pd.Timestamp("2023-02-24") + pd.to_timedelta(days, unit="D"),
+        "density": np.exp(days * math.log(2) / 100 + rng.normal(0, 0.3, 60)),
+    })
+    fit = trend(frame, frontier="all", n_boot=200, seed=1)
+    dates = pd.date_range("2023-03-01", "2024-09-01", periods=20)
+    low, high = fit.confidence_band(dates)
+    line = fit.predict(dates)
+    assert np.all(low <= line + 1e-12) and np.all(line <= high + 1e-12)
+    width = high - low
+    assert width[0] > width[len(width) // 2] < width[-1]
