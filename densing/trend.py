@@ -49,6 +49,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from densing.data.schema import is_missing, require_columns
 from densing.data.units import parse_date
 from densing.errors import FitError, InputError
 
@@ -90,17 +91,6 @@ LN2 = math.log(2.0)
 # --------------------------------------------------------------------------------------------
 
 
-def _is_missing(value: object) -> bool:
-    if value is None or value is pd.NaT:
-        return True
-    if isinstance(value, str):
-        return value.strip() == ""
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):
-        return False
-
-
 def _to_timestamp(value: object, *, field: str, where: str) -> pd.Timestamp:
     if isinstance(value, (pd.Timestamp, datetime, date, np.datetime64)):
         stamp = pd.Timestamp(value)
@@ -122,7 +112,7 @@ def _to_timestamp(value: object, *, field: str, where: str) -> pd.Timestamp:
 
 
 def _epoch(epoch: object) -> pd.Timestamp:
-    if _is_missing(epoch):
+    if is_missing(epoch):
         raise InputError("field 'epoch': expected a date such as 2023-02-24, got nothing")
     return _to_timestamp(epoch, field="epoch", where="trend")
 
@@ -165,15 +155,7 @@ def _prepare(
     """
     if not isinstance(frame, pd.DataFrame):
         raise InputError(f"{source}: expected a pandas DataFrame, got {type(frame).__name__}")
-    required = [c for c in (label_column, date_column, value_column) if c is not None]
-    missing = [c for c in required if c not in frame.columns]
-    if missing:
-        raise InputError(
-            f"{source}: missing required column(s) {', '.join(missing)} "
-            f"(have: {', '.join(map(str, frame.columns)) or 'none'})"
-        )
-    if len(frame) == 0:
-        raise InputError(f"{source}: the table has no rows")
+    require_columns(frame, [c for c in (label_column, date_column, value_column) if c is not None], source)
     has_censored = "censored" in frame.columns
     labels: list[str] = []
     dates: list[pd.Timestamp] = []
@@ -186,7 +168,7 @@ def _prepare(
             label = f"row {i}"
         else:
             raw_label = rec[label_column]
-            if _is_missing(raw_label):
+            if is_missing(raw_label):
                 raise InputError(f"{where}: field '{label_column}': expected a name, got nothing")
             label = str(raw_label)
         if unique_labels:
@@ -199,14 +181,14 @@ def _prepare(
             seen[label] = i
         raw_date, raw_value = rec[date_column], rec[value_column]
         reason = None
-        if has_censored and not _is_missing(rec["censored"]):
+        if has_censored and not is_missing(rec["censored"]):
             reason = f"censored: {rec['censored']}"
         stamp = None
-        if _is_missing(raw_date):
+        if is_missing(raw_date):
             reason = reason or f"missing {date_column}"
         else:
             stamp = _to_timestamp(raw_date, field=date_column, where=where)
-        if _is_missing(raw_value):
+        if is_missing(raw_value):
             number = math.nan
         else:
             try:
@@ -985,7 +967,7 @@ def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.Data
     rows = []
     for i, rec in enumerate(pairs.to_dict("records"), start=1):
         for column in needed[:2]:
-            if _is_missing(rec[column]):
+            if is_missing(rec[column]):
                 raise InputError(f"pairs: row {i}: field '{column}': expected a model name, got nothing")
         child, parent = str(rec["compressed_model"]), str(rec["parent_model"])
         notes = []

@@ -25,16 +25,15 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import re
 import sys
-import tempfile
 from datetime import date
 from pathlib import Path
 
 import pandas as pd
 
 from densing.data.units import parse_count, parse_date
+from densing.data.schema import is_missing
 from densing.errors import DensingError, InputError
 
 BENCHMARK_FILE = "base_llm_benchmark_eval.csv"
@@ -160,23 +159,13 @@ def sizes_from_name(model: str) -> dict[str, float | int]:
 # validation
 
 
-def _is_missing(value: object) -> bool:
-    if value is None or value is pd.NA or value is pd.NaT:
-        return True
-    if isinstance(value, str):
-        return value.strip() == ""
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):
-        return False
-
 
 def _issue(model: object, field: str, value: object, expected: str, reason: str) -> dict[str, object]:
     return {"model": model, "field": field, "value": value, "expected": expected, "reason": reason}
 
 
 def _number(value: object) -> float | None:
-    if _is_missing(value):
+    if is_missing(value):
         return None
     try:
         number = float(value)  # type: ignore[arg-type]
@@ -273,7 +262,7 @@ def _check_scores(frame: pd.DataFrame) -> list[dict[str, object]]:
         if column not in frame.columns:
             continue
         for model, value in zip(frame["model"], frame[column]):
-            if _is_missing(value):
+            if is_missing(value):
                 if column in BENCHMARK_COLUMNS:
                     issues.append(_issue(model, column, value, "a score in [0, 1]", "missing score"))
                 continue
@@ -290,8 +279,8 @@ def _check_dates(frame: pd.DataFrame, today: pd.Timestamp) -> list[dict[str, obj
     for row in frame.itertuples(index=False):
         confidence = getattr(row, "date_confidence", None)
         source = getattr(row, "date_source", None)
-        if _is_missing(row.release_date):
-            if not _is_missing(confidence) and confidence != "none":
+        if is_missing(row.release_date):
+            if not is_missing(confidence) and confidence != "none":
                 issues.append(_issue(row.model, "date_confidence", confidence, "none", "confidence given for a missing date"))
             continue
         try:
@@ -313,7 +302,7 @@ def _check_dates(frame: pd.DataFrame, today: pd.Timestamp) -> list[dict[str, obj
             issues.append(
                 _issue(row.model, "date_confidence", confidence, "one of high, medium, low", "dated row without a confidence mark")
             )
-        if _is_missing(source) or not str(source).startswith(("http://", "https://")):
+        if is_missing(source) or not str(source).startswith(("http://", "https://")):
             issues.append(_issue(row.model, "date_source", source, "an http(s) URL", "dated row without a source URL"))
     return issues
 
@@ -459,8 +448,8 @@ def read_active_params(path: str | Path) -> pd.DataFrame:
 
 def _same_count(current: object, written: str) -> bool:
     if written.strip() == "":
-        return _is_missing(current)
-    if _is_missing(current):
+        return is_missing(current)
+    if is_missing(current):
         return False
     return math.isclose(float(current), parse_count(written), rel_tol=1e-9)  # type: ignore[arg-type]
 
@@ -536,16 +525,9 @@ def build_public_models(
 
 def write_public_models(frame: pd.DataFrame, path: str | Path) -> None:
     """Write the table as CSV atomically (temporary file in the same folder, then ``os.replace``)."""
-    path = Path(path)
-    text = frame[list(OUTPUT_COLUMNS)].to_csv(index=False, lineterminator="\n")
-    handle, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    from densing.io import atomic_write_text
+
+    atomic_write_text(path, frame[list(OUTPUT_COLUMNS)].to_csv(index=False, lineterminator="\n"))
 
 
 def main(argv: list[str] | None = None) -> int:

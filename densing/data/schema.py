@@ -35,17 +35,28 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
 COLUMNS: tuple[str, ...] = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
 
 
-def _missing(value: object) -> bool:
-    if value is None:
+def is_missing(value: object) -> bool:
+    """True for None, NaN, NA, NaT and blank strings: a cell with no value."""
+    if value is None or value is pd.NA or value is pd.NaT:
         return True
-    if isinstance(value, float) and math.isnan(value):
-        return True
-    if value is pd.NaT or (isinstance(value, str) and value.strip() == ""):
-        return True
+    if isinstance(value, str):
+        return value.strip() == ""
     try:
         return bool(pd.isna(value))
     except (TypeError, ValueError):
         return False
+
+
+def require_columns(frame: pd.DataFrame, columns, source: str) -> None:
+    """Raise InputError naming ``source`` when ``frame`` lacks any of ``columns`` or has no rows."""
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError(
+            f"{source}: missing required column(s) {', '.join(missing)} "
+            f"(have: {', '.join(map(str, frame.columns)) or 'none'})"
+        )
+    if len(frame) == 0:
+        raise InputError(f"{source}: the table has no rows")
 
 
 def _float(value: object, *, field: str, where: str) -> float:
@@ -66,33 +77,26 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
     non-numeric or NaN value or loss, a params/train_tokens that does not parse or is not
     positive, and an unparseable release date.
     """
-    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
-    if missing:
-        raise InputError(
-            f"{source}: missing required column(s) {', '.join(missing)} "
-            f"(have: {', '.join(map(str, frame.columns)) or 'none'})"
-        )
-    if len(frame) == 0:
-        raise InputError(f"{source}: the table has no rows")
+    require_columns(frame, REQUIRED_COLUMNS, source)
     out: dict[str, list] = {c: [] for c in COLUMNS}
     records = frame.to_dict("records")
     for i, rec in enumerate(records, start=1):
         where = f"{source}: row {i}"
         for field in ("model", "benchmark", "metric"):
-            if _missing(rec.get(field)):
+            if is_missing(rec.get(field)):
                 raise InputError(f"{where}: field '{field}' is empty")
             out[field].append(str(rec[field]).strip())
         out["value"].append(_float(rec.get("value"), field="value", where=where))
-        if _missing(rec.get("params")):
+        if is_missing(rec.get("params")):
             raise InputError(f"{where}: field 'params' is empty")
         out["params"].append(parse_count(rec["params"], field="params", where=where))
         for field in ("train_tokens", "active_params"):
             v = rec.get(field)
-            out[field].append(np.nan if _missing(v) else parse_count(v, field=field, where=where))
+            out[field].append(np.nan if is_missing(v) else parse_count(v, field=field, where=where))
         v = rec.get("loss")
-        out["loss"].append(np.nan if _missing(v) else _float(v, field="loss", where=where))
+        out["loss"].append(np.nan if is_missing(v) else _float(v, field="loss", where=where))
         v = rec.get("n_shot")
-        if _missing(v):
+        if is_missing(v):
             out["n_shot"].append(pd.NA)
         else:
             n = _float(v, field="n_shot", where=where)
@@ -100,10 +104,10 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
                 raise InputError(f"{where}: field 'n_shot': expected a non-negative integer, got {v!r}")
             out["n_shot"].append(int(n))
         v = rec.get("release_date")
-        out["release_date"].append(pd.NaT if _missing(v) else parse_date(v, where=where))
+        out["release_date"].append(pd.NaT if is_missing(v) else parse_date(v, where=where))
         for field in ("source", "family", "revision"):
             v = rec.get(field)
-            out[field].append(None if _missing(v) else str(v))
+            out[field].append(None if is_missing(v) else str(v))
     result = pd.DataFrame(
         {
             "model": pd.Series(out["model"], dtype="string"),

@@ -254,6 +254,16 @@ def _sigmoid_layout(chance: float | None, ceiling: float | None, max_score: floa
     return free, resolve
 
 
+def _fixed_values(chance: float | None, ceiling: float | None) -> dict[str, float]:
+    """What the user held fixed: the floor d and/or the ceiling c + d."""
+    fixed = {}
+    if chance is not None:
+        fixed["d"] = chance
+    if ceiling is not None:
+        fixed["ceiling"] = ceiling
+    return fixed
+
+
 def _sigmoid_bounds_and_start(free, y, chance, ceiling, max_score):
     lower, upper, start = [], [], []
     d0 = chance if chance is not None else max(float(y.min()) - 0.01, -0.49)
@@ -306,11 +316,6 @@ def performance_problem(
     for gamma in (-0.5, -2.0, -8.0):
         for quantile in (0.25, 0.5, 0.75):
             starts.append(np.array([gamma * 4 / span, float(np.quantile(x, quantile))] + extra_start))
-    fixed = {}
-    if chance is not None:
-        fixed["d"] = chance
-    if ceiling is not None:
-        fixed["ceiling"] = ceiling
     return _Problem(
         law="performance",
         names=names,
@@ -321,7 +326,7 @@ def performance_problem(
         lower=np.array(lower),
         upper=np.array(upper),
         starts=starts,
-        fixed=fixed,
+        fixed=_fixed_values(chance, ceiling),
         max_score=max_score,
     )
 
@@ -400,11 +405,6 @@ def composed_problem(
         for beta in (0.1, 0.3, 0.6):
             for level in (1.0, 3.0):
                 starts.append(np.array([math.log(level), alpha, math.log(level), beta, 2 * level] + extra_start))
-    fixed = {"gamma": gamma}
-    if chance is not None:
-        fixed["d"] = chance
-    if ceiling is not None:
-        fixed["ceiling"] = ceiling
     return _Problem(
         law="composed",
         names=names,
@@ -415,7 +415,7 @@ def composed_problem(
         lower=np.array(lower),
         upper=np.array(upper),
         starts=starts,
-        fixed=fixed,
+        fixed={"gamma": gamma, **_fixed_values(chance, ceiling)},
         max_score=max_score,
         centres=(centre_n, centre_t),
         jacobian=jacobian,
