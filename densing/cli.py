@@ -11,6 +11,7 @@ import sys
 import typer
 
 from densing.errors import DensingError
+from densing.overlap.cli import overlap_app
 
 app = typer.Typer(
     name="densing",
@@ -19,6 +20,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+app.add_typer(overlap_app, name="overlap")
 
 
 def main(argv: list[str] | None = None) -> None:
