@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import gzip
 import math
+import operator
 import re
 import zlib
 from dataclasses import dataclass, field, replace
@@ -89,6 +90,29 @@ class _Event(msgspec.Struct):
     args: Optional[_Args] = None
 
 
+# Fast path: the types real Kineto traces use. gc=False structs skip garbage-collector tracking
+# (they hold no reference cycles), which makes decoding ~1.5x faster. A trace that does not fit
+# (e.g. a string stream id) is decoded again with the tolerant types above.
+class _FastArgs(msgspec.Struct, gc=False):
+    stream: int = -1
+    correlation: int = -1
+    in_nelems: Optional[int] = msgspec.field(default=None, name="In msg nelems")
+    dtype: Optional[str] = None
+
+
+class _FastEvent(msgspec.Struct, gc=False):
+    cat: Optional[str] = None
+    name: Optional[str] = None
+    ts: Union[int, float, None] = None
+    dur: Union[int, float, None] = None
+    args: Optional[_FastArgs] = None
+
+
+class _FastTrace(msgspec.Struct, gc=False):
+    traceEvents: Optional[list[_FastEvent]] = None
+    distributedInfo: Optional[_DistributedInfo] = None
+
+
 class _DistributedInfo(msgspec.Struct):
     rank: Any = None
     world_size: Any = None
@@ -100,6 +124,9 @@ class _Trace(msgspec.Struct):
 
 
 _DECODER = msgspec.json.Decoder(_Trace)
+_get_ts = operator.attrgetter("ts")
+_get_dur = operator.attrgetter("dur")
+_FAST_DECODER = msgspec.json.Decoder(_FastTrace)
 
 
 @dataclass(frozen=True)
@@ -158,14 +185,23 @@ def trace_files(path: str | Path) -> list[Path]:
 
 def _read_bytes(path: Path) -> bytes:
     try:
-        if path.name.endswith(".gz"):
-            with gzip.open(path, "rb") as fh:
-                return fh.read()
-        return path.read_bytes()
-    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
-        raise TraceError(f"{path}: truncated or corrupt gzip ({exc})") from None
+        data = path.read_bytes()
     except OSError as exc:
         raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if not path.name.endswith(".gz"):
+        return data
+    # one-shot zlib is ~20% faster than gzip.open().read(); loop for multi-member gzip files
+    parts = []
+    try:
+        while data:
+            d = zlib.decompressobj(31)
+            parts.append(d.decompress(data))
+            if not d.eof:
+                raise TraceError(f"{path}: truncated gzip (stream ends before its end marker)")
+            data = d.unused_data.lstrip(b"\0")
+    except zlib.error as exc:
+        raise TraceError(f"{path}: corrupt gzip ({exc})") from None
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _as_int(value: Any, default: int) -> int:
@@ -208,15 +244,21 @@ class _Decoded:
     first_ts: float | int  # earliest kept event, absolute
 
 
-def _decode_file(path: Path, default_rank: int) -> _Decoded:
+def _decode_whole(path: Path):
     raw = _read_bytes(path)
     try:
-        doc = _DECODER.decode(raw)
+        try:
+            return _FAST_DECODER.decode(raw), True
+        except msgspec.ValidationError:
+            return _DECODER.decode(raw), False
     except msgspec.ValidationError as exc:
         raise TraceError(f"{path}: unexpected trace structure ({exc})") from None
     except msgspec.DecodeError as exc:
         raise TraceError(f"{path}: malformed JSON ({exc})") from None
-    del raw
+
+
+def _decode_file(path: Path, default_rank: int) -> _Decoded:
+    doc, fast = _decode_whole(path)
     events = doc.traceEvents
     if not events:
         raise TraceError(f"{path}: no traceEvents")
@@ -225,35 +267,44 @@ def _decode_file(path: Path, default_rank: int) -> _Decoded:
     world_size = _as_int(info.world_size, 1) if info is not None else 1
 
     # HTA: ts is float64 (and gets rounded) when any event's ts is fractional or missing.
-    ts_list = [e.ts for e in events]
-    ts_float = any(type(t) is not int for t in ts_list)
+    ts_float = bool(set(map(type, map(_get_ts, events))) - {int})
     kept = [e for e in events
-            if e.dur is not None and e.cat is not None and e.cat != "Trace" and e.ts is not None]
-    del events, doc, ts_list
+            if e.dur is not None and e.ts is not None and e.cat is not None and e.cat != "Trace"]
+    del events, doc
     if not kept:
         raise TraceError(f"{path}: no duration events (traceEvents has no 'X' events with ts and dur)")
+    n = len(kept)
 
-    names = pd.factorize(pd.Series([e.name if isinstance(e.name, str) else str(e.name) for e in kept],
-                                   dtype=object))
-    name_code = names[0].astype(np.int32)
-    unique_names = list(names[1])
+    name_list = [e.name for e in kept]
+    if not fast:
+        name_list = [x if isinstance(x, str) else str(x) for x in name_list]
+    lookup: dict = {}
+    setdefault = lookup.setdefault
+    name_code = np.array([setdefault(x, len(lookup)) for x in name_list], dtype=np.int32)
+    del name_list
+    unique_names = list(lookup)
     args = [e.args for e in kept]
-    stream = np.fromiter((_as_int(a.stream, -1) if a is not None else -1 for a in args),
-                         dtype=np.int64, count=len(kept))
-    correlation = np.fromiter((_as_int(a.correlation, -1) if a is not None else -1 for a in args),
-                              dtype=np.int64, count=len(kept))
-    comm_bytes = np.fromiter((_comm_bytes(a) if a is not None and a.in_nelems is not None else math.nan
-                              for a in args), dtype=np.float64, count=len(kept))
-    dur = np.fromiter((e.dur for e in kept), dtype=np.float64, count=len(kept))
+    if fast:
+        stream = np.array([a.stream if a is not None else -1 for a in args], dtype=np.int64)
+        correlation = np.array([a.correlation if a is not None else -1 for a in args], dtype=np.int64)
+    else:
+        stream = np.array([_as_int(a.stream, -1) if a is not None else -1 for a in args], dtype=np.int64)
+        correlation = np.array([_as_int(a.correlation, -1) if a is not None else -1 for a in args],
+                               dtype=np.int64)
+    comm_bytes = np.full(n, np.nan)
+    for i in [i for i, a in enumerate(args) if a is not None and a.in_nelems is not None]:
+        comm_bytes[i] = _comm_bytes(args[i])
+    del args
+    dur = np.fromiter(map(_get_dur, kept), dtype=np.float64, count=n)
     if ts_float:
-        ts_abs = np.fromiter((e.ts for e in kept), dtype=np.float64, count=len(kept))
+        ts_abs = np.fromiter(map(_get_ts, kept), dtype=np.float64, count=n)
         start = np.ceil(ts_abs)
         end = np.floor(ts_abs + dur)
         origin: float | int = 0
         first: float | int = float(start.min())
     else:
         try:
-            ts_int = np.fromiter((e.ts for e in kept), dtype=np.int64, count=len(kept))
+            ts_int = np.array([e.ts for e in kept], dtype=np.int64)
         except OverflowError:
             raise TraceError(f"{path}: timestamp beyond 64-bit integer range") from None
         # shift in int64 first so ns-since-epoch timestamps (> 2**53) keep full precision
