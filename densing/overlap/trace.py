@@ -22,7 +22,10 @@ To give HTA 0.5.0's numbers, the reader reproduces its event selection
 """
 from __future__ import annotations
 
+import concurrent.futures
 import gzip
+import multiprocessing
+import os
 import math
 import operator
 import re
@@ -311,6 +314,14 @@ def _decode_file(path: Path, default_rank: int) -> _Decoded:
         origin = first = int(ts_int.min())
         start = (ts_int - origin).astype(np.float64)
         end = start + dur
+    # Keep only rows the analysis can use (lossless): GPU-side rows, CPU rows with a correlation
+    # id (launches), ProfilerStep annotations and device syncs.
+    special = [i for i, x in enumerate(unique_names) if "ProfilerStep" in x or x in _SYNC_NAMES]
+    useful = (stream != -1) | (correlation >= 0)
+    if special:
+        useful |= np.isin(name_code, special)
+    start, end, stream, correlation = start[useful], end[useful], stream[useful], correlation[useful]
+    name_code, comm_bytes = name_code[useful], comm_bytes[useful]
     return _Decoded(str(path), rank, world_size, start, end, stream, correlation, name_code,
                     unique_names, comm_bytes, _step_names(unique_names), origin, first)
 
@@ -388,6 +399,21 @@ def _to_rank_trace(d: _Decoded, filter_last_step: bool, set_origin_us: float) ->
     )
 
 
+_PARALLEL_MIN_BYTES = 32 << 20
+
+
+def _decode_files(files: list[Path]) -> list[_Decoded]:
+    """Decode the files; in a fork-based process pool when there are several large ones
+    (as HTA does), each worker returning only the small per-rank arrays."""
+    workers = min(len(files), os.cpu_count() or 1)
+    if (workers > 1 and sum(f.stat().st_size for f in files) >= _PARALLEL_MIN_BYTES
+            and "fork" in multiprocessing.get_all_start_methods()):
+        with concurrent.futures.ProcessPoolExecutor(
+                workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            return list(pool.map(_decode_file, files, range(len(files))))
+    return [_decode_file(f, i) for i, f in enumerate(files)]
+
+
 def read_traces(path: str | Path) -> list[RankTrace]:
     """Read one trace file or a directory of per-rank files; one :class:`RankTrace` per rank.
 
@@ -395,7 +421,7 @@ def read_traces(path: str | Path) -> list[RankTrace]:
     to the earliest kept event of the whole set (HTA ``_align_all_ranks``).
     """
     files = trace_files(path)
-    decoded = [_decode_file(f, i) for i, f in enumerate(files)]
+    decoded = _decode_files(files)
     ranks = [d.rank for d in decoded]
     if len(set(ranks)) != len(ranks):
         raise TraceError(f"{path}: two trace files claim the same distributedInfo.rank")
