@@ -285,7 +285,7 @@ def _decode_file(path: Path, default_rank: int) -> _Decoded:
     setdefault = lookup.setdefault
     name_code = np.array([setdefault(x, len(lookup)) for x in name_list], dtype=np.int32)
     del name_list
-    unique_names = list(lookup)
+    unique_names = [x if isinstance(x, str) else "" if x is None else str(x) for x in lookup]
     args = [e.args for e in kept]
     if fast:
         stream = np.array([a.stream if a is not None else -1 for a in args], dtype=np.int64)

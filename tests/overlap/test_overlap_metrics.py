@@ -89,3 +89,16 @@ def test_no_gpu_kernels_is_a_trace_error(tmp_path):
     write_trace(tmp_path / "cpu.json", [launch(1, 1), step(1, 0, 10)])
     with pytest.raises(TraceError, match="no GPU kernels"):
         analyze(tmp_path / "cpu.json")
+
+
+def test_missing_fields_are_tolerated(tmp_path):
+    """Events without name/args/dur, metadata events and a string stream id (HTA: int("20"))."""
+    events = hand_trace() + [
+        {"ph": "X", "cat": "cpu_op", "ts": 3, "dur": 1},                      # no name, no args
+        {"ph": "i", "cat": "instant", "name": "mark", "ts": 4, "s": "t"},      # no dur: dropped
+        {"ph": "M", "name": "process_name", "pid": 0, "args": {"name": "GPU 0"}},  # no ts
+    ]
+    events[7]["args"]["stream"] = "20"  # the all-reduce kernel, stream as a string
+    write_trace(tmp_path / "r.json", events)
+    row = analyze(tmp_path).iloc[0]
+    assert row["comm_us"] == 10 and row["overlap_us"] == 3
