@@ -186,27 +186,6 @@ def trace_files(path: str | Path) -> list[Path]:
     raise TraceError(f"{p}: no such trace file or directory")
 
 
-def _read_bytes(path: Path) -> bytes:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if not path.name.endswith(".gz"):
-        return data
-    # one-shot zlib is ~20% faster than gzip.open().read(); loop for multi-member gzip files
-    parts = []
-    try:
-        while data:
-            d = zlib.decompressobj(31)
-            parts.append(d.decompress(data))
-            if not d.eof:
-                raise TraceError(f"{path}: truncated gzip (stream ends before its end marker)")
-            data = d.unused_data.lstrip(b"\0")
-    except zlib.error as exc:
-        raise TraceError(f"{path}: corrupt gzip ({exc})") from None
-    return parts[0] if len(parts) == 1 else b"".join(parts)
-
-
 def _as_int(value: Any, default: int) -> int:
     """``int(value)`` as HTA ``normalize_gpu_stream_numbers`` does; ``default`` when impossible."""
     if value is None:
@@ -247,72 +226,207 @@ class _Decoded:
     first_ts: float | int  # earliest kept event, absolute
 
 
-def _decode_whole(path: Path):
-    raw = _read_bytes(path)
+_FAST_EVENTS = msgspec.json.Decoder(list[_FastEvent])
+_EVENTS = msgspec.json.Decoder(list[_Event])
+_BATCH_BYTES = 8 << 20
+
+
+class _Unsplittable(Exception):
+    """The events array could not be cut into batches here; decode the document whole."""
+
+
+def _decode_doc(data: bytes, path: Path):
+    """Decode a whole trace document: fast types first, tolerant types if they do not fit."""
     try:
         try:
-            return _FAST_DECODER.decode(raw), True
+            return _FAST_DECODER.decode(data), True
         except msgspec.ValidationError:
-            return _DECODER.decode(raw), False
+            return _DECODER.decode(data), False
     except msgspec.ValidationError as exc:
         raise TraceError(f"{path}: unexpected trace structure ({exc})") from None
     except msgspec.DecodeError as exc:
         raise TraceError(f"{path}: malformed JSON ({exc})") from None
 
 
+def _decode_batch(data: bytes):
+    try:
+        return _FAST_EVENTS.decode(data), True
+    except msgspec.ValidationError:
+        return _EVENTS.decode(data), False
+
+
+def _raw_pieces(path: Path):
+    """The decompressed file in pieces of about 1 MiB (the whole file for plain .json)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if not path.name.endswith(".gz"):
+        yield data
+        return
+    step = 1 << 20
+    try:
+        while data:
+            d = zlib.decompressobj(31)
+            pos = 0
+            while not d.eof and pos < len(data):
+                yield d.decompress(data[pos:pos + step])
+                pos += step
+            if not d.eof:
+                raise TraceError(f"{path}: truncated gzip (stream ends before its end marker)")
+            data = d.unused_data.lstrip(b"\0")  # another gzip member may follow
+    except zlib.error as exc:
+        raise TraceError(f"{path}: corrupt gzip ({exc})") from None
+
+
+def _event_batches(path: Path, meta: dict):
+    """Yield ``(events, fast)`` batches of the ``traceEvents`` array; sets ``meta["info"]``.
+
+    The raw bytes are decompressed piece by piece and the array is cut after ``},\n`` followed
+    by whitespace and ``{`` (a newline cannot occur inside a JSON string; Kineto writes one event
+    per block), so only one batch of decoded events is alive at a time. The last batch is decoded
+    together with the document's other keys. Compact one-line JSON has no cut points and is
+    decoded whole at the end. Raises :class:`_Unsplittable` when a cut turns out wrong.
+    """
+    buf = bytearray()
+    prefix = None
+    pieces = _raw_pieces(path)
+    for piece in pieces:
+        buf += piece
+        if prefix is None:
+            key = buf.find(b'"traceEvents"')
+            bracket = buf.find(b"[", key) if key >= 0 else -1
+            if bracket < 0:
+                continue
+            if buf[key + 13:bracket].strip() != b":":
+                raise _Unsplittable
+            prefix = bytes(buf[:bracket])
+            del buf[:bracket + 1]
+        if len(buf) < _BATCH_BYTES:
+            continue
+        cut = buf.rfind(b"},\n", 0, len(buf) - 1)
+        if cut < 0:
+            continue
+        nxt = cut + 3
+        while nxt < len(buf) and buf[nxt] in b" \t\r\n":
+            nxt += 1
+        if nxt >= len(buf) or buf[nxt] != 0x7B:  # "{"
+            continue
+        try:
+            batch = _decode_batch(b"[" + buf[:cut + 1] + b"]")
+        except msgspec.DecodeError:
+            raise _Unsplittable from None
+        del buf[:nxt]
+        yield batch
+    if prefix is None:
+        raise _Unsplittable
+    try:
+        doc, fast = _decode_doc(prefix + b"[" + bytes(buf), path)
+    except TraceError:
+        raise _Unsplittable from None
+    meta["info"] = doc.distributedInfo
+    meta["has_events_key"] = doc.traceEvents is not None
+    yield (doc.traceEvents or []), fast
+
+
+def _whole_batches(path: Path, meta: dict):
+    data = b"".join(_raw_pieces(path))
+    doc, fast = _decode_doc(data, path)
+    del data
+    meta["info"] = doc.distributedInfo
+    yield (doc.traceEvents or []), fast
+
+
+class _Columns:
+    """Arrays built batch by batch from decoded events (only duration events are kept)."""
+
+    def __init__(self) -> None:
+        self.lookup: dict = {}
+        self.ts_float = False
+        self.events = 0
+        self.parts: dict[str, list] = {k: [] for k in
+                                       ("ts", "dur", "stream", "correlation", "name_code", "comm_bytes")}
+
+    def add(self, events: list, fast: bool) -> None:
+        self.events += len(events)
+        ts_types = set(map(type, map(_get_ts, events)))
+        batch_float = bool(ts_types - {int})
+        self.ts_float |= batch_float
+        kept = [e for e in events
+                if e.dur is not None and e.ts is not None and e.cat is not None and e.cat != "Trace"]
+        if not kept:
+            return
+        n = len(kept)
+        setdefault, lookup = self.lookup.setdefault, self.lookup
+        names = [e.name for e in kept]
+        if not fast:
+            names = [x if isinstance(x, str) else "" if x is None else str(x) for x in names]
+        self.parts["name_code"].append(np.array([setdefault(x, len(lookup)) for x in names], dtype=np.int32))
+        args = [e.args for e in kept]
+        if fast:
+            stream = [a.stream if a is not None else -1 for a in args]
+            correlation = [a.correlation if a is not None else -1 for a in args]
+        else:
+            stream = [_as_int(a.stream, -1) if a is not None else -1 for a in args]
+            correlation = [_as_int(a.correlation, -1) if a is not None else -1 for a in args]
+        self.parts["stream"].append(np.array(stream, dtype=np.int64))
+        self.parts["correlation"].append(np.array(correlation, dtype=np.int64))
+        comm_bytes = np.full(n, np.nan)
+        for i in [i for i, a in enumerate(args) if a is not None and a.in_nelems is not None]:
+            comm_bytes[i] = _comm_bytes(args[i])
+        self.parts["comm_bytes"].append(comm_bytes)
+        self.parts["dur"].append(np.fromiter(map(_get_dur, kept), dtype=np.float64, count=n))
+        if batch_float:
+            self.parts["ts"].append(np.fromiter(map(_get_ts, kept), dtype=np.float64, count=n))
+        else:
+            try:
+                self.parts["ts"].append(np.array([e.ts for e in kept], dtype=np.int64))
+            except OverflowError:
+                raise TraceError("timestamp beyond 64-bit integer range") from None
+
+    def column(self, name: str) -> np.ndarray:
+        parts = self.parts[name]
+        if name == "ts" and self.ts_float:
+            parts = [p.astype(np.float64) for p in parts]
+        return np.concatenate(parts)
+
+
 def _decode_file(path: Path, default_rank: int) -> _Decoded:
-    doc, fast = _decode_whole(path)
-    events = doc.traceEvents
-    if not events:
+    meta: dict = {}
+    cols = _Columns()
+    try:
+        try:
+            for events, fast in _event_batches(path, meta):
+                cols.add(events, fast)
+        except _Unsplittable:
+            meta, cols = {}, _Columns()
+            for events, fast in _whole_batches(path, meta):
+                cols.add(events, fast)
+    except TraceError as exc:
+        msg = str(exc)
+        raise TraceError(msg if msg.startswith(str(path)) else f"{path}: {msg}") from None
+    if cols.events == 0:
         raise TraceError(f"{path}: no traceEvents")
-    info = doc.distributedInfo
+    if not cols.parts["ts"]:
+        raise TraceError(f"{path}: no duration events (traceEvents has no 'X' events with ts and dur)")
+    info = meta.get("info")
     rank = _as_int(info.rank, default_rank) if info is not None else default_rank
     world_size = _as_int(info.world_size, 1) if info is not None else 1
-
-    # HTA: ts is float64 (and gets rounded) when any event's ts is fractional or missing.
-    ts_float = bool(set(map(type, map(_get_ts, events))) - {int})
-    kept = [e for e in events
-            if e.dur is not None and e.ts is not None and e.cat is not None and e.cat != "Trace"]
-    del events, doc
-    if not kept:
-        raise TraceError(f"{path}: no duration events (traceEvents has no 'X' events with ts and dur)")
-    n = len(kept)
-
-    name_list = [e.name for e in kept]
-    if not fast:
-        name_list = [x if isinstance(x, str) else str(x) for x in name_list]
-    lookup: dict = {}
-    setdefault = lookup.setdefault
-    name_code = np.array([setdefault(x, len(lookup)) for x in name_list], dtype=np.int32)
-    del name_list
-    unique_names = [x if isinstance(x, str) else "" if x is None else str(x) for x in lookup]
-    args = [e.args for e in kept]
-    if fast:
-        stream = np.array([a.stream if a is not None else -1 for a in args], dtype=np.int64)
-        correlation = np.array([a.correlation if a is not None else -1 for a in args], dtype=np.int64)
-    else:
-        stream = np.array([_as_int(a.stream, -1) if a is not None else -1 for a in args], dtype=np.int64)
-        correlation = np.array([_as_int(a.correlation, -1) if a is not None else -1 for a in args],
-                               dtype=np.int64)
-    comm_bytes = np.full(n, np.nan)
-    for i in [i for i, a in enumerate(args) if a is not None and a.in_nelems is not None]:
-        comm_bytes[i] = _comm_bytes(args[i])
-    del args
-    dur = np.fromiter(map(_get_dur, kept), dtype=np.float64, count=n)
-    if ts_float:
-        ts_abs = np.fromiter(map(_get_ts, kept), dtype=np.float64, count=n)
-        start = np.ceil(ts_abs)
-        end = np.floor(ts_abs + dur)
+    unique_names = [x if isinstance(x, str) else "" if x is None else str(x) for x in cols.lookup]
+    name_code, stream, correlation = cols.column("name_code"), cols.column("stream"), cols.column("correlation")
+    comm_bytes, dur = cols.column("comm_bytes"), cols.column("dur")
+    ts = cols.column("ts")
+    del cols
+    if ts.dtype == np.float64:
+        # HTA round_down_time_stamps: ts ← ceil(ts), end ← floor(ts + dur)
+        start = np.ceil(ts)
+        end = np.floor(ts + dur)
         origin: float | int = 0
         first: float | int = float(start.min())
     else:
-        try:
-            ts_int = np.array([e.ts for e in kept], dtype=np.int64)
-        except OverflowError:
-            raise TraceError(f"{path}: timestamp beyond 64-bit integer range") from None
         # shift in int64 first so ns-since-epoch timestamps (> 2**53) keep full precision
-        origin = first = int(ts_int.min())
-        start = (ts_int - origin).astype(np.float64)
+        origin = first = int(ts.min())
+        start = (ts - origin).astype(np.float64)
         end = start + dur
     # Keep only rows the analysis can use (lossless): GPU-side rows, CPU rows with a correlation
     # id (launches), ProfilerStep annotations and device syncs.
