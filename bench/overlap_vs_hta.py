@@ -1,6 +1,6 @@
 """Time and memory of ``densing overlap`` against HolisticTraceAnalysis 0.5.0 on the same traces.
 
-    python bench/overlap_vs_hta.py [SET_DIR ...] [--repeat 3]
+    python bench/overlap_vs_hta.py [SET_DIR ...] [--repeat 5] [--budget-seconds 120]
 
 Baseline: HTA 0.5.0 from PyPI in its own environment, created on first use:
     python3 -m venv bench/.hta-venv && bench/.hta-venv/bin/pip install HolisticTraceAnalysis==0.5.0
@@ -8,7 +8,8 @@ Baseline: HTA 0.5.0 from PyPI in its own environment, created on first use:
 times itself from before parsing to after overlap + temporal breakdown (interpreter start and
 imports excluded for both). Peak memory is the largest sum of RSS over the subprocess and its
 children (HTA parses ranks in a multiprocessing pool), sampled every 20 ms.
-Default sets: the HTA test traces in /work/shared/data/traces/hta/. Prints per-set median times,
+Sets: the HTA test traces in /work/shared/data/traces/hta/, plus any SET_DIR given (e.g. one
+made by bench/overlap_synthetic.py). Prints per-set median times,
 the ratio HTA/densing, its geometric mean, peak memories, and the largest difference in
 percentage points between the two tools' overlap/breakdown numbers (HTA's overlap % is rounded
 to 2 decimals by HTA itself, so up to 0.005 pp of it is HTA's rounding).
@@ -106,20 +107,25 @@ def ensure_hta(python: Path) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sets", nargs="*", type=Path)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--budget-seconds", type=float, default=120.0,
+                        help="stop repeating a set once its runs took this long (at least one run)")
     parser.add_argument("--hta-python", type=Path, default=HERE / ".hta-venv" / "bin" / "python")
     parser.add_argument("--densing-python", type=Path, default=Path(sys.executable))
     args = parser.parse_args()
-    sets = args.sets or sorted(p for p in DEFAULT_SETS.iterdir() if p.is_dir())
+    sets = sorted(p for p in DEFAULT_SETS.iterdir() if p.is_dir()) + args.sets
     hta_python = ensure_hta(args.hta_python)
     env = dict(os.environ, PYTHONPATH=str(REPO))
 
     print(f"baseline: HolisticTraceAnalysis 0.5.0 ({hta_python}); repeats: {args.repeat}; median seconds")
-    print(f"{'set':<22}{'events':>10}{'HTA s':>10}{'densing s':>11}{'ratio':>8}{'HTA MiB':>10}{'densing MiB':>13}{'mem ratio':>11}{'max |Δ| pp':>12}")
+    print(f"{'set':<22}{'runs':>5}{'events':>10}{'HTA s':>10}{'densing s':>11}{'ratio':>8}{'HTA MiB':>10}{'densing MiB':>13}{'mem ratio':>11}{'max |Δ| pp':>12}")
     ratios = []
     for trace_set in sets:
         hta_t, den_t, hta_m, den_m = [], [], [], []
+        set_start = time.perf_counter()
         for _ in range(args.repeat):
+            if hta_t and time.perf_counter() - set_start > args.budget_seconds:
+                break
             h, hm = run_measured([str(hta_python), "-c", HTA_CODE, str(trace_set)], env)
             d, dm = run_measured([str(args.densing_python), "-c", DENSING_CODE, str(trace_set)], env)
             hta_t.append(h["seconds"]); den_t.append(d["seconds"]); hta_m.append(hm); den_m.append(dm)
@@ -127,7 +133,7 @@ def main() -> None:
         events = _count_events(trace_set)
         ratio = statistics.median(hta_t) / statistics.median(den_t)
         ratios.append(ratio)
-        print(f"{trace_set.name:<22}{events:>10}{statistics.median(hta_t):>10.3f}{statistics.median(den_t):>11.3f}"
+        print(f"{trace_set.name:<22}{len(hta_t):>5}{events:>10}{statistics.median(hta_t):>10.3f}{statistics.median(den_t):>11.3f}"
               f"{ratio:>7.1f}x{max(hta_m) / 2**20:>10.0f}{max(den_m) / 2**20:>13.0f}"
               f"{max(den_m) / max(hta_m):>11.2f}{diff:>12.2g}")
     geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))

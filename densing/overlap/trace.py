@@ -290,8 +290,8 @@ def _event_batches(path: Path, meta: dict):
     """
     buf = bytearray()
     prefix = None
-    pieces = _raw_pieces(path)
-    for piece in pieces:
+    searched = 0  # buf[:searched] holds no usable cut point
+    for piece in _raw_pieces(path):
         buf += piece
         if prefix is None:
             key = buf.find(b'"traceEvents"')
@@ -301,10 +301,11 @@ def _event_batches(path: Path, meta: dict):
             if buf[key + 13:bracket].strip() != b":":
                 raise _Unsplittable
             prefix = bytes(buf[:bracket])
-            del buf[:bracket + 1]
+            del buf[:bracket]  # buf[0] is now the "[" that opens the array
         if len(buf) < _BATCH_BYTES:
             continue
-        cut = buf.rfind(b"},\n", 0, len(buf) - 1)
+        cut = buf.rfind(b"},\n", max(1, searched - 3), len(buf) - 1)
+        searched = len(buf)
         if cut < 0:
             continue
         nxt = cut + 3
@@ -312,16 +313,23 @@ def _event_batches(path: Path, meta: dict):
             nxt += 1
         if nxt >= len(buf) or buf[nxt] != 0x7B:  # "{"
             continue
+        # decode buf[0:cut + 2] in place as "[ {...}, ... {...} ]": overwrite the "," after the
+        # last event with "]" (buf[0] is "[" or whitespace turned into "[")
+        buf[0] = 0x5B
+        buf[cut + 1] = 0x5D
         try:
-            batch = _decode_batch(b"[" + buf[:cut + 1] + b"]")
+            with memoryview(buf) as view:
+                batch = _decode_batch(view[:cut + 2])
         except msgspec.DecodeError:
             raise _Unsplittable from None
-        del buf[:nxt]
+        del buf[:nxt - 1]  # keep one byte before the next "{" to hold the next "["
+        searched = 0
         yield batch
     if prefix is None:
         raise _Unsplittable
     try:
-        doc, fast = _decode_doc(prefix + b"[" + bytes(buf), path)
+        buf[0] = 0x5B
+        doc, fast = _decode_doc(prefix + bytes(buf), path)
     except TraceError:
         raise _Unsplittable from None
     meta["info"] = doc.distributedInfo

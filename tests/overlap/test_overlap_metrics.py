@@ -102,3 +102,21 @@ def test_missing_fields_are_tolerated(tmp_path):
     write_trace(tmp_path / "r.json", events)
     row = analyze(tmp_path).iloc[0]
     assert row["comm_us"] == 10 and row["overlap_us"] == 3
+
+
+def test_batched_decoding_equals_whole(tmp_path, monkeypatch):
+    """Kineto-style one-event-per-block JSON decoded in small batches gives the same arrays."""
+    import json
+
+    from densing.overlap import trace as trace_module
+
+    doc = {"distributedInfo": {"rank": 5, "world_size": 8}, "traceEvents": hand_trace()}
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(doc, indent=2).replace("\n    {", "\n  {"))
+    whole = analyze(path)
+    monkeypatch.setattr(trace_module, "_BATCH_BYTES", 300)
+    meta = {}
+    batches = list(trace_module._event_batches(path, meta))
+    assert len(batches) == 2 and meta["info"].rank == 5
+    assert sum(len(events) for events, _ in batches) == len(doc["traceEvents"])
+    assert analyze(path).equals(whole)
