@@ -15,6 +15,7 @@ from typing import Optional
 import typer
 
 from densing.errors import DensingError, InputError
+from densing.overlap.cli import overlap_app
 
 app = typer.Typer(
     name="densing",
@@ -23,6 +24,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+app.add_typer(overlap_app, name="overlap")
 
 
 class Format(str, Enum):

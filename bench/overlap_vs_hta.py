@@ -1,0 +1,155 @@
+"""Time and memory of ``densing overlap`` against HolisticTraceAnalysis 0.5.0 on the same traces.
+
+    python bench/overlap_vs_hta.py [SET_DIR ...] [--repeat 5] [--budget-seconds 120]
+
+Baseline: HTA 0.5.0 from PyPI in its own environment, created on first use:
+    python3 -m venv bench/.hta-venv && bench/.hta-venv/bin/pip install HolisticTraceAnalysis==0.5.0
+(``--hta-python`` points elsewhere). Each tool runs in a fresh subprocess per set and repeat and
+times itself from before parsing to after overlap + temporal breakdown (interpreter start and
+imports excluded for both). Peak memory is the largest sum of RSS over the subprocess and its
+children (HTA parses ranks in a multiprocessing pool), sampled every 20 ms.
+Sets: the HTA test traces in /work/shared/data/traces/hta/, plus any SET_DIR given (e.g. one
+made by bench/overlap_synthetic.py). Prints per-set median times,
+the ratio HTA/densing, its geometric mean, peak memories, and the largest difference in
+percentage points between the two tools' overlap/breakdown numbers (HTA's overlap % is rounded
+to 2 decimals by HTA itself, so up to 0.005 pp of it is HTA's rounding).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+DEFAULT_SETS = Path("/work/shared/data/traces/hta")
+
+HTA_CODE = r"""
+import json, logging, sys, time
+logging.disable(logging.WARNING)
+from hta.trace_analysis import TraceAnalysis
+t0 = time.perf_counter()
+ta = TraceAnalysis(trace_dir=sys.argv[1])
+ov = ta.get_comm_comp_overlap(visualize=False)
+br = ta.get_temporal_breakdown(visualize=False)
+t1 = time.perf_counter()
+rows = {str(r): {"comm_comp_overlap_pct": float(o)} for r, o in zip(ov["rank"], ov["comp_comm_overlap_pctg"])}
+for _, b in br.iterrows():  # HTA returns rounded percentages; recompute them from its µs columns
+    k = float(b["kernel_time(us)"])
+    rows[str(int(b["rank"]))].update(idle_pct=100 * float(b["idle_time(us)"]) / k, compute_pct=100 * float(b["compute_time(us)"]) / k,
+                                non_compute_pct=100 * float(b["non_compute_time(us)"]) / k)
+print(json.dumps({"seconds": t1 - t0, "rows": rows}))
+"""
+
+DENSING_CODE = r"""
+import json, sys, time
+from densing.overlap import analyze, read_traces
+t0 = time.perf_counter()
+frame = analyze(read_traces(sys.argv[1]))
+t1 = time.perf_counter()
+rows = {str(int(r["rank"])): {k: float(r[k]) for k in ("comm_comp_overlap_pct", "idle_pct", "compute_pct", "non_compute_pct")}
+        for _, r in frame.iterrows()}
+print(json.dumps({"seconds": t1 - t0, "rows": rows}))
+"""
+
+
+def _tree_rss_bytes(root: int) -> int:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    total, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        stack.extend(children.get(pid, []))
+        try:
+            with open(f"/proc/{pid}/statm") as fh:
+                total += int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+def run_measured(cmd: list[str], env: dict) -> tuple[dict, int]:
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, _tree_rss_bytes(proc.pid))
+        time.sleep(0.02)
+    out, err = proc.communicate()
+    if proc.returncode != 0:
+        raise SystemExit(f"{cmd[0]} failed on {cmd[-1]}:\n{err[-2000:]}")
+    return json.loads(out.strip().splitlines()[-1]), peak
+
+
+def ensure_hta(python: Path) -> Path:
+    if python.exists():
+        return python
+    venv = HERE / ".hta-venv"
+    print(f"creating {venv} with HolisticTraceAnalysis==0.5.0 ...", file=sys.stderr)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "HolisticTraceAnalysis==0.5.0"], check=True)
+    return venv / "bin" / "python"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sets", nargs="*", type=Path)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--budget-seconds", type=float, default=120.0,
+                        help="stop repeating a set once its runs took this long (at least one run)")
+    parser.add_argument("--hta-python", type=Path, default=HERE / ".hta-venv" / "bin" / "python")
+    parser.add_argument("--densing-python", type=Path, default=Path(sys.executable))
+    args = parser.parse_args()
+    sets = sorted(p for p in DEFAULT_SETS.iterdir() if p.is_dir()) + args.sets
+    hta_python = ensure_hta(args.hta_python)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+
+    print(f"baseline: HolisticTraceAnalysis 0.5.0 ({hta_python}); repeats: {args.repeat}; median seconds")
+    print(f"{'set':<22}{'runs':>5}{'events':>10}{'HTA s':>10}{'densing s':>11}{'ratio':>8}{'HTA MiB':>10}{'densing MiB':>13}{'mem ratio':>11}{'max |Δ| pp':>12}")
+    ratios = []
+    for trace_set in sets:
+        hta_t, den_t, hta_m, den_m = [], [], [], []
+        set_start = time.perf_counter()
+        for _ in range(args.repeat):
+            if hta_t and time.perf_counter() - set_start > args.budget_seconds:
+                break
+            h, hm = run_measured([str(hta_python), "-c", HTA_CODE, str(trace_set)], env)
+            d, dm = run_measured([str(args.densing_python), "-c", DENSING_CODE, str(trace_set)], env)
+            hta_t.append(h["seconds"]); den_t.append(d["seconds"]); hta_m.append(hm); den_m.append(dm)
+        diff = max(abs(h["rows"][r][k] - d["rows"][r][k]) for r in h["rows"] for k in h["rows"][r])
+        events = _count_events(trace_set)
+        ratio = statistics.median(hta_t) / statistics.median(den_t)
+        ratios.append(ratio)
+        print(f"{trace_set.name:<22}{len(hta_t):>5}{events:>10}{statistics.median(hta_t):>10.3f}{statistics.median(den_t):>11.3f}"
+              f"{ratio:>7.1f}x{max(hta_m) / 2**20:>10.0f}{max(den_m) / 2**20:>13.0f}"
+              f"{max(den_m) / max(hta_m):>11.2f}{diff:>12.2g}")
+    geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    print(f"geomean speedup (HTA time / densing time): {geomean:.1f}x over {len(ratios)} sets")
+
+
+def _count_events(trace_set: Path) -> int:
+    import gzip
+    total = 0
+    for f in sorted(trace_set.iterdir()):
+        if f.name.endswith(".json.gz") or f.name.endswith(".json"):
+            opener = gzip.open if f.name.endswith(".gz") else open
+            with opener(f, "rb") as fh:
+                total += fh.read().count(b'"ph"')
+    return total
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+"""``densing overlap``: thin typer commands over :mod:`densing.overlap`."""
+from __future__ import annotations
+
+import math
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import orjson
+import pandas as pd
+import typer
+
+from densing.errors import InputError
+
+overlap_app = typer.Typer(
+    name="overlap",
+    help="Communication/computation overlap in PyTorch-profiler (Kineto) traces, and what-if models.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+def _clean(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if hasattr(value, "item"):
+        return _clean(value.item())
+    return value
+
+
+def print_frame(frame: pd.DataFrame, fmt: Format, title: str | None = None) -> None:
+    """Print ``frame`` as a rich table, JSON records (NaN → null) or CSV."""
+    if fmt == Format.json:
+        records = [{k: _clean(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+        sys.stdout.write(orjson.dumps(records).decode() + "\n")
+    elif fmt == Format.csv:
+        sys.stdout.write(frame.to_csv(index=False))
+    else:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=title)
+        for column in frame.columns:
+            table.add_column(str(column), overflow="fold")
+        for row in frame.itertuples(index=False, name=None):
+            table.add_row(*(f"{v:.4g}" if isinstance(v, float) else str(v) for v in row))
+        Console(markup=False, highlight=False).print(table)
+
+
+def _floats(text: str, field: str) -> list[float]:
+    try:
+        values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise InputError(f"{field}: expected comma-separated numbers, got {text!r}") from None
+    if not values:
+        raise InputError(f"{field}: expected at least one number")
+    return values
+
+
+@overlap_app.command()
+def analyze(
+    path: Path = typer.Argument(..., help="A trace file (.json/.json.gz) or a directory with one file per rank."),
+    steps: bool = typer.Option(False, "--steps", help="One row per (rank, ProfilerStep) instead of per rank."),
+    fmt: Format = typer.Option(Format.table, "--format"),
+) -> None:
+    """Per-rank comm-comp overlap %, temporal breakdown and exposed communication (HTA's definitions)."""
+    from densing.overlap.metrics import analyze as analyze_ranks, analyze_steps
+
+    frame = analyze_steps(path) if steps else analyze_ranks(path)
+    print_frame(frame, fmt, title=f"overlap {path}")
+
+
+@overlap_app.command()
+def skew(
+    path: Path = typer.Argument(..., help="A directory with one trace file per rank."),
+    threshold_pct: float = typer.Option(5.0, "--threshold-pct", help="Flag a straggler above this % over the median."),
+    fmt: Format = typer.Option(Format.table, "--format"),
+) -> None:
+    """Step-time skew across ranks and stragglers, per ProfilerStep."""
+    from densing.overlap.metrics import analyze_steps, step_skew
+
+    print_frame(step_skew(analyze_steps(path), threshold_pct), fmt, title=f"step skew {path}")
+
+
+@overlap_app.command()
+def compare(
+    base: Path = typer.Argument(..., help="Baseline trace file or directory."),
+    candidate: Path = typer.Argument(..., help="Candidate trace file or directory."),
+    fmt: Format = typer.Option(Format.table, "--format"),
+) -> None:
+    """Per-metric deltas (candidate − base) and the step-time speedup."""
+    from densing.overlap.metrics import analyze as analyze_ranks, analyze_steps, compare as compare_frames
+    from densing.overlap.trace import read_traces
+
+    b, c = read_traces(base), read_traces(candidate)
+    frame = compare_frames(analyze_ranks(b), analyze_ranks(c), analyze_steps(b), analyze_steps(c))
+    print_frame(frame, fmt, title=f"{candidate} vs {base}")
+
+
+@overlap_app.command()
+def whatif(
+    path: Path = typer.Argument(..., help="Trace file or directory to calibrate compute time and bytes per step."),
+    model_params: Optional[str] = typer.Option(None, "--model-params", help="Model size (e.g. 7B); all-reduced bytes = params × --bytes-per-param. Default: bytes from the trace's collectives."),
+    bytes_per_param: float = typer.Option(4.0, "--bytes-per-param"),
+    workers: str = typer.Option("1,2,4,8,16,32,64,128", "--workers"),
+    bandwidth_gbps: str = typer.Option("800,80", "--bandwidth-gbps", help="Link bandwidths in Gb/s (CO2's RDMA and TCP settings)."),
+    strategies: str = typer.Option("sync,ddp,co2,t3", "--strategies"),
+    local_steps: int = typer.Option(4, "--local-steps", help="CO2's τ."),
+    contention: float = typer.Option(0.1, "--contention", help="T3's compute-contention factor γ."),
+    latency_us: float = typer.Option(5.0, "--latency-us", help="Per-message latency α."),
+    bucket_mb: float = typer.Option(25.0, "--bucket-mb", help="DDP bucket size (MiB)."),
+    fmt: Format = typer.Option(Format.table, "--format"),
+) -> None:
+    """Predicted step time and scaling efficiency: sync DP, bucketed DDP, CO2 and T3 overlap."""
+    from densing.data.units import parse_count
+    from densing.overlap.whatif import calibrate, predict
+
+    params = None if model_params is None else parse_count(model_params, field="model_params", where="--model-params")
+    calibration = calibrate(path, model_params=params, bytes_per_param=bytes_per_param)
+    frame = predict(
+        calibration,
+        workers=[int(w) for w in _floats(workers, "--workers")],
+        bandwidths_gbps=_floats(bandwidth_gbps, "--bandwidth-gbps"),
+        strategies=[s.strip() for s in strategies.split(",") if s.strip()],
+        local_steps=local_steps, contention=contention, latency_us=latency_us,
+        bucket_bytes=bucket_mb * 2**20,
+    )
+    print_frame(frame, fmt, title=f"what-if from {path}")

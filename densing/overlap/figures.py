@@ -1,0 +1,101 @@
+"""Plotly figures for the overlap section of the HTML report.
+
+Each function takes the plain data of :mod:`densing.overlap` (DataFrames, RankTrace lists) and
+returns a ``plotly.graph_objects.Figure``; nothing here reads files except
+:func:`report_section`, the one entry point the report calls.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from densing.overlap.metrics import analyze
+from densing.overlap.trace import CATEGORY_NAMES, RankTrace, read_traces
+
+_COLORS = {"idle": "#bdbdbd", "compute": "#1f77b4", "non-compute": "#ff7f0e",
+           "communication": "#d62728", "memory": "#9467bd", "computation": "#1f77b4", "other": "#7f7f7f"}
+
+
+def breakdown_figure(df: pd.DataFrame) -> go.Figure:
+    """Stacked bars per rank: idle / compute / non-compute % of the GPU kernel span, with the
+    comm-comp overlap % and exposed communication in the hover."""
+    ranks = df["rank"].astype(str)
+    fig = go.Figure()
+    for column, label in [("compute_pct", "compute"), ("non_compute_pct", "non-compute"), ("idle_pct", "idle")]:
+        fig.add_bar(x=ranks, y=df[column], name=label, marker_color=_COLORS[label],
+                    customdata=np.stack([df["comm_comp_overlap_pct"], df["exposed_comm_us"] / 1e3], axis=-1),
+                    hovertemplate=(f"rank %{{x}}<br>{label} %{{y:.2f}}%<br>comm-comp overlap %{{customdata[0]:.2f}}%"
+                                   "<br>exposed comm %{customdata[1]:.1f} ms<extra></extra>"))
+    fig.update_layout(barmode="stack", title="Temporal breakdown of the GPU kernel span per rank",
+                      xaxis_title="rank", yaxis_title="% of kernel span", yaxis_range=[0, 100])
+    return fig
+
+
+def timeline_figure(traces: Sequence[RankTrace], step: int | None = None, max_kernels: int = 20000) -> go.Figure:
+    """One step's GPU kernels per rank and stream, coloured by category (computation,
+    communication, memory, other). ``step`` defaults to the first step all ranks share
+    (the whole trace when there are no ProfilerStep annotations). At most ``max_kernels``
+    longest kernels per rank are drawn."""
+    if step is None:
+        common = set.intersection(*(set(int(s) for s in np.unique(t.kernel_step) if s >= 0) for t in traces)) \
+            if traces else set()
+        step = min(common) if common else None
+    fig = go.Figure()
+    shown = set()
+    for t in traces:
+        sel = (t.kernel_step == step) if step is not None else np.ones(t.kernel_count, dtype=bool)
+        idx = np.flatnonzero(sel)
+        if idx.size > max_kernels:
+            dur = t.kernel_end_us[idx] - t.kernel_start_us[idx]
+            idx = idx[np.argsort(dur)[-max_kernels:]]
+        for code, name in enumerate(CATEGORY_NAMES):
+            k = idx[t.kernel_category[idx] == code]
+            if k.size == 0:
+                continue
+            start_ms = t.kernel_start_us[k] / 1e3
+            fig.add_bar(
+                base=start_ms, x=(t.kernel_end_us[k] - t.kernel_start_us[k]) / 1e3,
+                y=[f"rank {t.rank} / stream {s}" for s in t.kernel_stream[k]], orientation="h",
+                name=name, legendgroup=name, showlegend=name not in shown, marker_color=_COLORS[name],
+                customdata=np.asarray(t.kernel_names, dtype=object)[t.kernel_name_code[k]],
+                hovertemplate="%{customdata}<br>start %{base:.3f} ms, %{x:.3f} ms<extra></extra>")
+            shown.add(name)
+    fig.update_layout(barmode="overlay", title=f"GPU kernels, step {step}" if step is not None else "GPU kernels",
+                      xaxis_title="time since first event (ms)", yaxis_title="", bargap=0.2)
+    return fig
+
+
+def whatif_figure(df: pd.DataFrame) -> go.Figure:
+    """Scaling efficiency against workers, one line per (strategy, bandwidth)."""
+    fig = go.Figure()
+    for (strategy, gbps), g in df.groupby(["strategy", "bandwidth_gbps"], sort=True):
+        g = g.sort_values("workers")
+        fig.add_scatter(x=g["workers"], y=g["scaling_efficiency"], mode="lines+markers",
+                        name=f"{strategy}, {gbps:g} Gb/s",
+                        customdata=g["step_time_us"] / 1e3,
+                        hovertemplate="%{x} workers: efficiency %{y:.3f}, step %{customdata:.1f} ms<extra></extra>")
+    fig.update_layout(title="What-if: scaling efficiency by overlap strategy and network",
+                      xaxis_title="workers", xaxis_type="log", yaxis_title="scaling efficiency (compute / step time)",
+                      yaxis_range=[0, 1.05])
+    return fig
+
+
+def report_section(trace_dir: str | Path, model_params: float | None = None) -> list[tuple[str, go.Figure]]:
+    """The report's overlap figures for a trace folder: breakdown bars, one step's timeline and,
+    when the trace (or ``model_params``) gives the communication volume, what-if curves."""
+    from densing.errors import InputError
+    from densing.overlap.whatif import calibrate, predict
+
+    traces = read_traces(trace_dir)
+    parts = [("Temporal breakdown per rank", breakdown_figure(analyze(traces))),
+             ("One step's GPU timeline per rank", timeline_figure(traces))]
+    try:
+        parts.append(("What-if: overlap strategies, workers and networks",
+                      whatif_figure(predict(calibrate(traces, model_params=model_params)))))
+    except InputError:
+        pass  # no message sizes in the trace and no model size: no what-if curves
+    return parts

@@ -1,0 +1,147 @@
+"""Overlap and temporal-breakdown metrics per rank, per step, and across ranks.
+
+Definitions (HolisticTraceAnalysis 0.5.0, ``hta/analyzers/communication_analysis.py`` and
+``hta/analyzers/breakdown_analysis.py``), with ∪ the union of merged kernel intervals:
+
+* kernel span  T = max(end) − min(start) over all GPU kernels
+* idle         I = T − |∪ all kernels|
+* compute      C = |∪ computation kernels|
+* non-compute  N = T − C − I            (communication, memory and other kernels not under compute)
+* overlap %    = 100 · |∪ comm ∩ ∪ comp| / |∪ comm|
+* exposed communication (not in HTA) = |∪ comm| − |∪ comm ∩ ∪ comp|: communication time that
+  no computation hides, the time a perfect overlap strategy could save.
+Percentages of the breakdown are 100 · I/T, 100 · C/T, 100 · N/T.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+
+from densing.overlap.intervals import intersection_length, merge_intervals, union_length
+from densing.overlap.trace import COMMUNICATION, COMPUTATION, RankTrace, read_traces, with_kernels
+
+RANK_COLUMNS = [
+    "rank", "world_size", "kernel_count", "kernel_span_us", "idle_us", "compute_us",
+    "non_compute_us", "comm_us", "overlap_us", "exposed_comm_us", "comm_comp_overlap_pct",
+    "idle_pct", "compute_pct", "non_compute_pct", "comm_bytes",
+]
+
+
+def breakdown(start_us: np.ndarray, end_us: np.ndarray, category: np.ndarray) -> dict:
+    """The overlap and temporal-breakdown numbers of one set of kernels (see module docstring)."""
+    if start_us.size == 0:
+        return {k: math.nan for k in RANK_COLUMNS if k not in ("rank", "world_size")} | {"kernel_count": 0}
+    ms, me = merge_intervals(start_us, end_us)
+    span = float(me[-1] - ms[0])
+    busy = float(me.sum() - ms.sum())
+    comm = category == COMMUNICATION
+    comp = category == COMPUTATION
+    compute = union_length(start_us[comp], end_us[comp])
+    comm_time = union_length(start_us[comm], end_us[comm])
+    overlap = intersection_length(start_us[comm], end_us[comm], start_us[comp], end_us[comp])
+    idle = span - busy
+    non_compute = span - compute - idle
+
+    def pct(x: float, total: float) -> float:
+        return 100.0 * x / total if total > 0 else math.nan
+
+    return {
+        "kernel_count": int(start_us.size), "kernel_span_us": span, "idle_us": idle,
+        "compute_us": compute, "non_compute_us": non_compute, "comm_us": comm_time,
+        "overlap_us": overlap, "exposed_comm_us": comm_time - overlap,
+        "comm_comp_overlap_pct": pct(overlap, comm_time), "idle_pct": pct(idle, span),
+        "compute_pct": pct(compute, span), "non_compute_pct": pct(non_compute, span),
+    }
+
+
+def rank_metrics(trace: RankTrace) -> dict:
+    """One rank's row: :func:`breakdown` over all its analysed kernels, plus collective bytes."""
+    row = {"rank": trace.rank, "world_size": trace.world_size}
+    row |= breakdown(trace.kernel_start_us, trace.kernel_end_us, trace.kernel_category)
+    comm_bytes = trace.kernel_comm_bytes[trace.kernel_category == COMMUNICATION]
+    row["comm_bytes"] = float(np.nansum(comm_bytes)) if np.isfinite(comm_bytes).any() else math.nan
+    return row
+
+
+def _traces(source: str | Path | Iterable[RankTrace]) -> list[RankTrace]:
+    if isinstance(source, (str, Path)):
+        return read_traces(source)
+    return list(source)
+
+
+def analyze(source: str | Path | Iterable[RankTrace]) -> pd.DataFrame:
+    """Per-rank overlap and temporal breakdown of a trace file, directory, or read traces."""
+    rows = [rank_metrics(t) for t in _traces(source)]
+    return pd.DataFrame(rows, columns=RANK_COLUMNS)
+
+
+def analyze_steps(source: str | Path | Iterable[RankTrace]) -> pd.DataFrame:
+    """Per (rank, ProfilerStep) breakdown; a kernel belongs to the step its launch falls in.
+
+    ``step_time_us`` is the step's ProfilerStep annotation duration on the CPU; the breakdown
+    columns use the kernels launched within it.
+    """
+    rows = []
+    for t in _traces(source):
+        for number, start, end in zip(t.step_number, t.step_start_us, t.step_end_us):
+            sel = t.kernel_step == number
+            if not sel.any():
+                continue
+            row = {"rank": t.rank, "step": int(number), "step_time_us": float(end - start)}
+            row |= breakdown(t.kernel_start_us[sel], t.kernel_end_us[sel], t.kernel_category[sel])
+            rows.append(row)
+    cols = ["rank", "step", "step_time_us"] + [c for c in RANK_COLUMNS if c not in
+                                               ("rank", "world_size", "comm_bytes")]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def step_skew(steps: pd.DataFrame, straggler_threshold_pct: float = 5.0) -> pd.DataFrame:
+    """Across ranks, per step: fastest/median/slowest step time, skew and the slowest rank.
+
+    skew_us = max_r t_r − min_r t_r;  slowest_excess_pct = 100 · (max_r t_r / median_r t_r − 1);
+    the slowest rank is flagged a straggler when its excess exceeds ``straggler_threshold_pct``.
+    """
+    out = []
+    for step, g in steps.groupby("step", sort=True):
+        times = g["step_time_us"].to_numpy()
+        median = float(np.median(times))
+        slowest = g.iloc[int(np.argmax(times))]
+        excess = 100.0 * (times.max() / median - 1.0) if median > 0 else math.nan
+        out.append({
+            "step": int(step), "ranks": int(len(g)), "min_step_time_us": float(times.min()),
+            "median_step_time_us": median, "max_step_time_us": float(times.max()),
+            "skew_us": float(times.max() - times.min()), "slowest_rank": int(slowest["rank"]),
+            "slowest_excess_pct": excess,
+            "straggler": bool(len(g) > 1 and excess > straggler_threshold_pct),
+        })
+    return pd.DataFrame(out, columns=["step", "ranks", "min_step_time_us", "median_step_time_us",
+                                      "max_step_time_us", "skew_us", "slowest_rank",
+                                      "slowest_excess_pct", "straggler"])
+
+
+def compare(base: pd.DataFrame, candidate: pd.DataFrame, base_steps: pd.DataFrame | None = None,
+            candidate_steps: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per-metric deltas, candidate − base, of the rank-mean metrics; plus step-time speedup.
+
+    speedup = mean step time(base) / mean step time(candidate) (> 1: the candidate is faster).
+    """
+    metrics = ["kernel_span_us", "idle_us", "compute_us", "non_compute_us", "comm_us",
+               "overlap_us", "exposed_comm_us", "comm_comp_overlap_pct", "idle_pct",
+               "compute_pct", "non_compute_pct"]
+    rows = []
+    for m in metrics:
+        b, c = float(base[m].mean()), float(candidate[m].mean())
+        rows.append({"metric": m, "base": b, "candidate": c, "delta": c - b,
+                     "ratio": c / b if b else math.nan})
+    if base_steps is not None and candidate_steps is not None and len(base_steps) and len(candidate_steps):
+        b = float(base_steps["step_time_us"].mean())
+        c = float(candidate_steps["step_time_us"].mean())
+        rows.append({"metric": "step_time_us", "base": b, "candidate": c, "delta": c - b,
+                     "ratio": c / b if b else math.nan})
+        rows.append({"metric": "step_time_speedup", "base": 1.0, "candidate": b / c if c else math.nan,
+                     "delta": (b / c - 1.0) if c else math.nan, "ratio": b / c if c else math.nan})
+    return pd.DataFrame(rows, columns=["metric", "base", "candidate", "delta", "ratio"])

@@ -1,0 +1,75 @@
+"""The CLI: JSON rows, and one-line errors with exit code 2 for bad traces."""
+import gzip
+import json
+
+import pytest
+
+from densing.cli import main
+from overlap_tracegen import hand_trace, launch, step, write_trace
+
+
+def run(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+        raise SystemExit(0)
+    out = capsys.readouterr()
+    return exc.value.code, out.out, out.err
+
+
+def test_analyze_json(tmp_path, capsys):
+    write_trace(tmp_path / "rank-0.json.gz", hand_trace(), gz=True)
+    code, out, err = run(["overlap", "analyze", str(tmp_path), "--format", "json"], capsys)
+    assert code == 0, err
+    rows = json.loads(out)
+    assert rows[0]["rank"] == 0 and rows[0]["exposed_comm_us"] == 7
+    for key in ("comm_comp_overlap_pct", "idle_pct", "compute_pct", "non_compute_pct"):
+        assert key in rows[0]
+
+
+@pytest.mark.parametrize("command", [["analyze"], ["analyze", "--steps"], ["skew"], ["whatif"]])
+def test_commands_run(tmp_path, capsys, command):
+    write_trace(tmp_path / "rank-0.json", hand_trace())
+    code, out, err = run(["overlap", command[0], str(tmp_path), *command[1:], "--format", "csv"], capsys)
+    assert code == 0, err
+    assert out.count("\n") >= 2
+
+
+def test_compare(tmp_path, capsys):
+    write_trace(tmp_path / "a" / "rank-0.json", hand_trace())
+    write_trace(tmp_path / "b" / "rank-0.json", hand_trace())
+    code, out, err = run(["overlap", "compare", str(tmp_path / "a"), str(tmp_path / "b"), "--format", "json"], capsys)
+    assert code == 0, err
+    rows = {r["metric"]: r for r in json.loads(out)}
+    assert rows["step_time_speedup"]["candidate"] == 1.0 and rows["idle_pct"]["delta"] == 0
+
+
+def _bad_traces(tmp_path):
+    good = json.dumps({"traceEvents": hand_trace()}).encode()
+    (tmp_path / "truncated.json.gz").write_bytes(gzip.compress(good)[:200])
+    (tmp_path / "malformed.json").write_bytes(good[:-40])
+    (tmp_path / "empty.json").write_text(json.dumps({"traceEvents": []}))
+    (tmp_path / "notrace.json").write_text("[1, 2, 3]")
+    write_trace(tmp_path / "cpu_only.json", [launch(1, 1), step(1, 0, 10), step(2, 10, 10)])
+    return {"truncated.json.gz": "gzip", "malformed.json": "malformed JSON", "empty.json": "no traceEvents",
+            "notrace.json": "unexpected trace structure", "cpu_only.json": "no GPU kernels",
+            "missing.json": "no such trace file"}
+
+
+def test_bad_traces_give_one_line_and_exit_2(tmp_path, capsys):
+    for name, message in _bad_traces(tmp_path).items():
+        code, out, err = run(["overlap", "analyze", str(tmp_path / name), "--format", "json"], capsys)
+        assert code == 2, name
+        assert err.count("\n") == 1 and message in err and name in err, err
+        assert "Traceback" not in err and out == ""
+
+
+def test_whatif_without_sizes_asks_for_model_size(tmp_path, capsys):
+    events = [e for e in hand_trace() if "In msg nelems" not in e.get("args", {})]
+    events.append({"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce(x)", "ts": 12, "dur": 10,
+                   "args": {"stream": 20, "correlation": 3}})
+    write_trace(tmp_path / "r.json", events)
+    code, _, err = run(["overlap", "whatif", str(tmp_path), "--format", "json"], capsys)
+    assert code == 2 and "--model-params" in err
+    code, out, err = run(["overlap", "whatif", str(tmp_path), "--model-params", "7B", "--workers", "1,8", "--format", "json"], capsys)
+    assert code == 0, err
+    assert len(json.loads(out)) == 2 * 2 * 4

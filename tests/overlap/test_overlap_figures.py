@@ -1,0 +1,24 @@
+import plotly.graph_objects as go
+
+from densing.overlap import analyze, calibrate, predict, read_traces
+from densing.overlap.figures import breakdown_figure, report_section, timeline_figure, whatif_figure
+from overlap_tracegen import hand_trace, write_trace
+
+
+def test_figures_from_frames(tmp_path):
+    write_trace(tmp_path / "rank-0.json", hand_trace())
+    traces = read_traces(tmp_path)
+    bars = breakdown_figure(analyze(traces))
+    assert isinstance(bars, go.Figure) and len(bars.data) == 3
+    assert list(bars.data[0].y) == [100 * 15 / 35]
+    timeline = timeline_figure(traces, step=1)
+    assert {trace.name for trace in timeline.data} == {"computation", "communication", "memory"}
+    curves = whatif_figure(predict(calibrate(traces), workers=[1, 2, 4]))
+    assert len(curves.data) == 4 * 2
+
+
+def test_report_section(tmp_path):
+    write_trace(tmp_path / "rank-0.json", hand_trace())
+    parts = report_section(tmp_path)
+    assert [title for title, _ in parts][0] == "Temporal breakdown per rank"
+    assert len(parts) == 3 and all(isinstance(fig, go.Figure) for _, fig in parts)

@@ -1,0 +1,122 @@
+"""Metrics on hand-built traces whose numbers are computed by hand in the docstrings."""
+import math
+
+import numpy as np
+import pytest
+
+from densing.errors import TraceError
+from densing.overlap import analyze, analyze_steps, read_traces, step_skew
+from densing.overlap.trace import COMMUNICATION, COMPUTATION, MEMORY, OTHER, kernel_category
+from overlap_tracegen import hand_trace, kernel, launch, step, write_trace
+
+
+def test_hand_computed_breakdown(tmp_path):
+    """span 35, idle 8, compute 15, non-compute 12, comm 10, overlap 3 (see hand_trace)."""
+    write_trace(tmp_path / "rank-0.json", hand_trace(shift=1_661_203_462_598_738))
+    row = analyze(tmp_path).iloc[0]
+    assert row["kernel_count"] == 4  # the kernel launched in the last step is excluded (as HTA)
+    assert row["kernel_span_us"] == 35
+    assert row["idle_us"] == 8 and row["compute_us"] == 15 and row["non_compute_us"] == 12
+    assert row["comm_us"] == 10 and row["overlap_us"] == 3 and row["exposed_comm_us"] == 7
+    assert row["comm_comp_overlap_pct"] == pytest.approx(30.0)
+    assert row["idle_pct"] == pytest.approx(100 * 8 / 35)
+    assert row["compute_pct"] == pytest.approx(100 * 15 / 35)
+    assert row["non_compute_pct"] == pytest.approx(100 * 12 / 35)
+    assert row["comm_bytes"] == 4000  # 1000 float elements
+
+
+def test_per_step_rows(tmp_path):
+    write_trace(tmp_path / "rank-0.json", hand_trace())
+    steps = analyze_steps(tmp_path)
+    assert list(steps["step"]) == [1]
+    assert steps["step_time_us"].iloc[0] == 45
+    assert steps["comm_comp_overlap_pct"].iloc[0] == pytest.approx(30.0)
+
+
+def test_ns_resolution_timestamps_are_rounded_inwards_like_hta(tmp_path):
+    """HTA 0.5.0 round_down_time_stamps: ts ← ceil(ts), end ← floor(ts + dur).
+
+    compute [0.4, 10.2) → [1, 10);  comm [8.6, 20.5) → [9, 20): overlap 1, comm 11 → 9.0909 %.
+    """
+    events = [
+        launch(0.1, 1), kernel("sm90_gemm", 0.4, 9.8, 1),
+        launch(0.2, 2), kernel("ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", 8.6, 11.9, 2),
+    ]
+    write_trace(tmp_path / "t.json", events)
+    row = analyze(tmp_path / "t.json").iloc[0]
+    assert row["comm_us"] == 11 and row["compute_us"] == 9 and row["overlap_us"] == 1
+    assert row["comm_comp_overlap_pct"] == pytest.approx(100 / 11)
+
+
+def test_large_integer_ns_timestamps_keep_precision(tmp_path):
+    base = 1_732_000_000_000_000_000  # ns since epoch, > 2**53
+    events = [launch(base, 1), kernel("gemm", base + 1, 3, 1),
+              launch(base + 1, 2), kernel("ncclKernel_SendRecv(x)", base + 3, 2, 2)]
+    write_trace(tmp_path / "t.json", events)
+    row = analyze(tmp_path / "t.json").iloc[0]
+    assert row["kernel_span_us"] == 4 and row["overlap_us"] == 1 and row["comm_us"] == 2
+
+
+def test_ranks_are_aligned_and_skew_found(tmp_path):
+    write_trace(tmp_path / "rank-0.json", hand_trace(shift=1000), rank=0, world_size=2)
+    slow = hand_trace(shift=1003, corr_base=100)
+    slow[0] = step(1, 1003 - 5, 60)  # rank 1's step 1 lasts 60 µs instead of 45
+    write_trace(tmp_path / "rank-1.json", slow, rank=1, world_size=2)
+    traces = read_traces(tmp_path)
+    assert [t.rank for t in traces] == [0, 1]
+    assert traces[0].kernel_start_us.min() == 5 and traces[1].kernel_start_us.min() == 8
+    skew = step_skew(analyze_steps(traces)).iloc[0]
+    assert skew["skew_us"] == 15 and skew["slowest_rank"] == 1
+    assert skew["slowest_excess_pct"] == pytest.approx(100 * (60 / 52.5 - 1))
+    assert bool(skew["straggler"])
+
+
+@pytest.mark.parametrize("name,expected", [
+    ("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", COMMUNICATION),
+    ("ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", COMMUNICATION),
+    ("Memcpy DtoD (Device -> Device)", MEMORY),
+    ("Memset (Device)", MEMORY),
+    ("volta_sgemm_128x64_nn", COMPUTATION),
+    ("void at::native::vectorized_elementwise_kernel<4>", COMPUTATION),
+    ("Event Sync", OTHER),
+    ("cudaStreamSynchronize-ish Sync", OTHER),
+])
+def test_kernel_category_follows_hta(name, expected):
+    assert kernel_category(name) == expected
+
+
+def test_no_gpu_kernels_is_a_trace_error(tmp_path):
+    write_trace(tmp_path / "cpu.json", [launch(1, 1), step(1, 0, 10)])
+    with pytest.raises(TraceError, match="no GPU kernels"):
+        analyze(tmp_path / "cpu.json")
+
+
+def test_missing_fields_are_tolerated(tmp_path):
+    """Events without name/args/dur, metadata events and a string stream id (HTA: int("20"))."""
+    events = hand_trace() + [
+        {"ph": "X", "cat": "cpu_op", "ts": 3, "dur": 1},                      # no name, no args
+        {"ph": "i", "cat": "instant", "name": "mark", "ts": 4, "s": "t"},      # no dur: dropped
+        {"ph": "M", "name": "process_name", "pid": 0, "args": {"name": "GPU 0"}},  # no ts
+    ]
+    events[7]["args"]["stream"] = "20"  # the all-reduce kernel, stream as a string
+    write_trace(tmp_path / "r.json", events)
+    row = analyze(tmp_path).iloc[0]
+    assert row["comm_us"] == 10 and row["overlap_us"] == 3
+
+
+def test_batched_decoding_equals_whole(tmp_path, monkeypatch):
+    """Kineto-style one-event-per-block JSON decoded in small batches gives the same arrays."""
+    import json
+
+    from densing.overlap import trace as trace_module
+
+    doc = {"distributedInfo": {"rank": 5, "world_size": 8}, "traceEvents": hand_trace()}
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(doc, indent=2).replace("\n    {", "\n  {"))
+    whole = analyze(path)
+    monkeypatch.setattr(trace_module, "_BATCH_BYTES", 300)
+    meta = {}
+    batches = list(trace_module._event_batches(path, meta))
+    assert len(batches) == 2 and meta["info"].rank == 5
+    assert sum(len(events) for events, _ in batches) == len(doc["traceEvents"])
+    assert analyze(path).equals(whole)
