@@ -11,6 +11,7 @@ import sys
 import typer
 
 from densing.errors import DensingError
+from densing.eval.cli import eval_app
 
 app = typer.Typer(
     name="densing",
@@ -19,6 +20,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.add_typer(eval_app, name="eval")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -12,6 +12,9 @@ over the samples and record the continuation token and byte counts, so that
     loss_per_sample = loss_total / n
 
 are all available (Xiao et al. 2024, §2.2 define the conditional loss as −log P(answer | prompt)).
+The ``loss`` column of the results table is ``loss_per_sample``, the mean over samples of
+−log P(answer | prompt): the convention of lm-eval's ``perplexity`` (ln ppl), and so of the Pythia
+LAMBADA losses the core fits use.
 Token counts come from the evaluated model's own tokenizer through lm-eval's ``_encode_pair``, the
 function that built the scored request, so they are the tokens whose log-probabilities were summed.
 """

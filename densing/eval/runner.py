@@ -17,6 +17,7 @@ import hashlib
 import json
 import math
 import os
+import re
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -54,8 +55,13 @@ def lm_eval_version() -> str:
 # benchmarks and tasks
 
 
-def task_manager(include_paths: Sequence[str | Path] = ()) -> Any:
-    """An lm-eval ``TaskManager`` that sees densing's shipped tasks and the user's include paths."""
+def task_manager(include_paths: Sequence[str | Path] = (), needed: Sequence[str] = ()) -> Any:
+    """An lm-eval ``TaskManager`` that sees densing's shipped tasks and the user's include paths.
+
+    Indexing lm-eval's ~15,000 built-in task configs takes tens of seconds, so when every name in
+    ``needed`` (benchmark names, see :func:`resolve_benchmarks`) is found without them, the
+    built-in tasks are left out of the index.
+    """
     _require_lm_eval()
     from lm_eval.tasks import TaskManager
 
@@ -64,7 +70,34 @@ def task_manager(include_paths: Sequence[str | Path] = ()) -> Any:
         if not Path(path).is_dir():
             raise InputError(f"{path}: include path is not a directory of lm-eval task YAML files")
         paths.append(str(path))
+    if needed:
+        local = TaskManager(include_path=paths, include_defaults=False)
+        available = set(local.all_tasks)
+        missing = [
+            task
+            for name in needed
+            for task in (KNOWN_BENCHMARKS[name].tasks() if name in KNOWN_BENCHMARKS else [name])
+            if task not in available
+        ]
+        if not missing:
+            return local
+        words = _builtin_task_words()
+        for task in missing:
+            if task not in words:  # appears in no built-in task file: cannot be a built-in task
+                resolve_benchmarks(needed, local)  # raises the error naming the benchmark
     return TaskManager(include_path=paths)
+
+
+def _builtin_task_words() -> set[str]:
+    """Every word in lm-eval's built-in task files (a cheap superset of the built-in task names)."""
+    import lm_eval
+
+    words: set[str] = set()
+    root = Path(lm_eval.__file__).parent / "tasks"
+    for path in root.rglob("*"):
+        if path.is_file() and (path.suffix in (".yaml", ".yml", ".py") or "yaml" in path.name):
+            words.update(re.findall(r"[A-Za-z0-9_.\-]+", path.read_text(errors="ignore")))
+    return words
 
 
 def resolve_benchmarks(names: Sequence[str], manager: Any) -> list[Benchmark]:
@@ -307,7 +340,7 @@ def evaluate_pair(
                 "family": spec.family,
                 "revision": spec.revision,
                 "source": f"densing {densing.__version__} eval via lm-eval {version} ({backend})",
-                "loss": totals.loss_per_token if has_loss else math.nan,
+                "loss": totals.loss_per_sample if has_loss else math.nan,
                 "loss_per_token": totals.loss_per_token if has_loss else math.nan,
                 "loss_per_byte": totals.loss_per_byte if has_loss else math.nan,
                 "loss_per_sample": totals.loss_per_sample if has_loss else math.nan,
@@ -384,7 +417,7 @@ def run_sweep(
     for spec in specs:
         check_model_source(spec)
     names = parse_benchmark_list(benchmarks) if isinstance(benchmarks, str) else list(dict.fromkeys(benchmarks))
-    manager = task_manager(include_paths)
+    manager = task_manager(include_paths, names)
     benches = resolve_benchmarks(names, manager)
     unsafe = [b.name for b in benches if b.name in UNSAFE_CODE_BENCHMARKS]
     if unsafe and not allow_unsafe_code:

@@ -57,13 +57,15 @@ def is_done(store: str | Path, model: str, benchmark: str, config_hash: str) -> 
     return read_part_hash(part_path(store, model, benchmark)) == config_hash
 
 
-def write_part(store: str | Path, model: str, benchmark: str, rows: pd.DataFrame, config_hash: str) -> Path:
-    """Validate ``rows`` and write them as the part of (model, benchmark), atomically.
-
-    The rows must pass :func:`validate_results` (so they carry ``params``); extra columns are kept.
+def write_part(
+    store: str | Path, model: str, benchmark: str, rows: pd.DataFrame, config_hash: str, *, validated: bool = False
+) -> Path:
+    """Validate ``rows`` (unless ``validated``) and write them as the part of (model, benchmark),
+    atomically. The rows must pass :func:`validate_results` (so they carry ``params``); extra
+    columns are kept.
     """
     path = part_path(store, model, benchmark)
-    frame = validate_results(rows, source=f"{model} / {benchmark}")
+    frame = rows if validated else validate_results(rows, source=f"{model} / {benchmark}")
     table = pa.Table.from_pandas(frame, preserve_index=False)
     metadata = dict(table.schema.metadata or {})
     metadata[b"densing.config_hash"] = config_hash.encode()

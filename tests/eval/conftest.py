@@ -133,7 +133,38 @@ def build_tiny_model(directory: Path, seed: int = 0) -> Path:
 
 
 @pytest.fixture(scope="session")
-def tiny_model(tmp_path_factory) -> Path:
+def tiny_model(tiny_models) -> Path:
+    return tiny_models[0]
+
+
+@pytest.fixture(scope="session")
+def tiny_models(tmp_path_factory) -> list[Path]:
+    """Two tiny models with different random weights."""
     pytest.importorskip("torch")
     pytest.importorskip("lm_eval")
-    return build_tiny_model(tmp_path_factory.mktemp("models") / "tiny-gpt2")
+    root = tmp_path_factory.mktemp("models")
+    return [build_tiny_model(root / f"tiny-{seed}", seed=seed) for seed in (0, 1)]
+
+
+def models_entries(paths: list[Path]) -> list[dict]:
+    return [
+        {"name": f"tiny-{i}", "model": str(p), "train_tokens": "2M", "release_date": "2024-0{}-01".format(i + 1)}
+        for i, p in enumerate(paths)
+    ]
+
+
+def write_models_yaml(path: Path, paths: list[Path]) -> Path:
+    import yaml
+
+    path.write_text(yaml.safe_dump({"models": models_entries(paths)}))
+    return path
+
+
+@pytest.fixture(scope="session")
+def reference_store(tmp_path_factory, tiny_models, tiny_tasks) -> Path:
+    """An uninterrupted sweep of both tiny models over tiny_mc and tiny_gen."""
+    from densing.eval.runner import run_sweep
+
+    store = tmp_path_factory.mktemp("reference") / "store"
+    run_sweep(models_entries(tiny_models), ["tiny_mc", "tiny_gen"], store, include_paths=[tiny_tasks], device="cpu")
+    return store
