@@ -71,6 +71,8 @@ def write_part(
     metadata[b"densing.config_hash"] = config_hash.encode()
     table = table.replace_schema_metadata(metadata)
     path.parent.mkdir(parents=True, exist_ok=True)
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by a process killed mid-write
+        stale.unlink(missing_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(temporary, "wb") as handle:
