@@ -149,11 +149,11 @@ def _ingest_lm_eval_file(path: Path, metadata: pd.DataFrame | None) -> pd.DataFr
     frame = read_lm_eval_json(path)
     data = orjson.loads(path.read_bytes())
     config = data.get("config") or {}
+    if metadata is not None:  # the user's metadata first, then the count lm-eval wrote
+        frame = attach_metadata(frame, metadata, source=str(path))
     count = config.get("model_num_parameters")
     if isinstance(count, (int, float)) and count > 0:
         frame["params"] = frame["params"].where(frame["params"].notna(), float(count))
-    if metadata is not None:
-        frame = attach_metadata(frame, metadata, source=str(path))
     if frame["params"].isna().any():
         raise InputError(
             f"{path}: model {frame['model'].iloc[0]!r}: no parameter count (not in the results JSON; "
