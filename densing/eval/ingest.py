@@ -194,7 +194,8 @@ def ingest(
     root = Path(directory)
     if not root.is_dir():
         raise InputError(f"{root}: no such directory of lm-eval outputs")
-    if is_pythia_layout(root):
+    pythia = is_pythia_layout(root)
+    if pythia:  # already validated by read_pythia_evals
         parts = _ingest_frames_pythia(root)
     else:
         files = sorted(p for p in root.rglob("*.json") if not p.name.startswith("samples_"))
@@ -219,7 +220,8 @@ def ingest(
     from densing.data.schema import validate_results
 
     # validate everything before writing anything
-    planned = [(m, k, validate_results(f, source=str(f["source"].iloc[0])), v) for m, k, f, v in planned]
+    if not pythia:
+        planned = [(m, k, validate_results(f, source=str(f["source"].iloc[0])), v) for m, k, f, v in planned]
     for model, key, frame, value in planned:
         if is_done(store, model, key, value):
             status = "skipped"
