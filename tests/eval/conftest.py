@@ -93,6 +93,12 @@ def tiny_tasks(tmp_path_factory) -> Path:
     (root / "tiny_mc.yaml").write_text(MC_YAML.format(data=root / "mc.jsonl"))
     (root / "tiny_gen.yaml").write_text(GEN_YAML.format(data=root / "gen.jsonl"))
     (root / "tiny_gen_loss.yaml").write_text(GEN_LOSS_YAML.format(data=root / "gen.jsonl"))
+    # a group of two copies of tiny_mc, to check group benchmarks (MMLU-style)
+    (root / "tiny_mc_copy.yaml").write_text(MC_YAML.format(data=root / "mc.jsonl").replace("task: tiny_mc", "task: tiny_mc_copy"))
+    (root / "tiny_group.yaml").write_text(
+        "group: tiny_group\ntask:\n  - tiny_mc\n  - tiny_mc_copy\naggregate_metric_list:\n"
+        "  - metric: acc\n    weight_by_size: true\nmetadata:\n  version: 1.0\n"
+    )
     return root
 
 

@@ -147,3 +147,18 @@ def test_forward_calls_equal_plain_lm_eval_and_zero_on_rerun(tmp_path, tiny_mode
     assert counter.calls == 0
     assert before == {p: p.stat().st_mtime_ns for p in (tmp_path / "store").rglob("*.parquet")}
     assert len(again) == 3 and not math.isnan(again.loss.iloc[0])
+
+
+def test_group_benchmark_score_and_loss_cover_all_subtasks(tmp_path, tiny_models, tiny_tasks, reference_store):
+    from densing.eval.runner import run_sweep
+    from densing.eval.store import read_store
+
+    frame = run_sweep(models_entries(tiny_models[:1]), ["tiny_group"], tmp_path / "store", include_paths=[tiny_tasks], device="cpu")
+    reference = read_store(reference_store)
+    single = _row(reference, "tiny-0", "tiny_mc", "acc")
+    group = _row(frame, "tiny-0", "tiny_group", "acc")
+    assert group.value == pytest.approx(single.value)  # two copies of the same task
+    assert group.loss_samples == 2 * single.loss_samples
+    assert group.loss_total == pytest.approx(2 * single.loss_total, abs=1e-6)
+    assert group.loss == pytest.approx(single.loss, abs=1e-6)
+    assert group.loss_task == "tiny_mc,tiny_mc_copy"
