@@ -26,7 +26,9 @@ app.add_typer(eval_app, name="eval")
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry: run the typer app, mapping DensingError to one line + exit 2."""
     try:
-        app(args=argv, standalone_mode=False)
+        code = app(args=argv, standalone_mode=False)
+        if isinstance(code, int) and not isinstance(code, bool) and code:
+            sys.exit(code)  # typer returns Exit codes here (130 on Ctrl-C) instead of exiting
     except DensingError as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"error: {msg}", file=sys.stderr)

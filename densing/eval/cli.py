@@ -97,6 +97,10 @@ def sweep(
             allow_unsafe_code=allow_unsafe_code,
             on_progress=on_progress,
         )
+    except KeyboardInterrupt:
+        progress.stop()
+        typer.echo(f"interrupted: {counts['done']} pair(s) were written to {out}; run the same command to resume", err=True)
+        raise
     finally:
         progress.stop()
     typer.echo(f"{counts['done']} pair(s) evaluated, {counts['skipped']} already in the store: {out}", err=True)

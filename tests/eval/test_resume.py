@@ -35,19 +35,34 @@ def test_sigkill_mid_sweep_then_resume_equals_uninterrupted(tmp_path, tiny_model
     models = write_models_yaml(tmp_path / "models.yaml", tiny_models)
     store = tmp_path / "store"
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    process = subprocess.Popen(_command(models, tiny_tasks, store), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    parts: list = []
-    while time.monotonic() < deadline and process.poll() is None:
-        parts = list(store.rglob("*.parquet")) if store.exists() else []
-        if parts:
-            break
-        time.sleep(0.02)
-    assert process.poll() is None, "the sweep finished before it could be killed"
-    process.send_signal(signal.SIGKILL)
-    process.wait()
+
+
+    def start_and_signal(sig: int, parts_before: int) -> subprocess.Popen:
+        process = subprocess.Popen(
+            _command(models, tiny_tasks, store), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            if store.exists() and len(list(store.rglob("*.parquet"))) > parts_before:
+                break
+            time.sleep(0.02)
+        assert process.poll() is None, "the sweep finished before it could be signalled"
+        process.send_signal(sig)
+        process.wait(timeout=60)
+        return process
+
+    # Ctrl-C after the first pair: exit code 130, a line saying how to resume
+    interrupted = start_and_signal(signal.SIGINT, 0)
+    assert interrupted.returncode == 130
+    assert "run the same command to resume" in interrupted.stderr.read()
+    after_interrupt = len(list(store.rglob("*.parquet")))
+    assert 1 <= after_interrupt < 4
+
+    # kill -9 once one more pair is written
+    start_and_signal(signal.SIGKILL, after_interrupt)
     parts_at_kill = list(store.rglob("*.parquet"))
-    assert 1 <= len(parts_at_kill) < 4  # killed mid-way: some pairs done, not all
+    assert after_interrupt < len(parts_at_kill) < 4  # killed mid-way: some pairs done, not all
 
     resumed = subprocess.run(_command(models, tiny_tasks, store), env=env, capture_output=True, text=True)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
