@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterable, Sequence
 import pandas as pd
 
 import densing
+from densing.data.schema import validate_results
 from densing.errors import EvalError, InputError
 from densing.eval.benchmarks import KNOWN_BENCHMARKS, TASKS_DIRECTORY, UNSAFE_CODE_BENCHMARKS, Benchmark
 from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, task_loss
@@ -278,6 +279,8 @@ def evaluate_pair(
     """Run one benchmark on a loaded model through ``lm_eval.simple_evaluate``; return tidy rows."""
     import lm_eval
 
+    if allow_unsafe_code:  # the opt-in HF `evaluate`'s code_eval metric asks for (HumanEval, MBPP)
+        os.environ["HF_ALLOW_CODE_EVAL"] = "1"
     loaded = manager.load(bench.tasks())
     top = [loaded["groups"].get(name) or loaded["tasks"][name] for name in bench.tasks()]
     results = lm_eval.simple_evaluate(
@@ -413,6 +416,7 @@ def run_sweep(
         raise InputError(f"--backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
     if limit is not None and (not math.isfinite(limit) or limit <= 0):
         raise InputError(f"--limit: expected a positive number, got {limit!r}")
+    limit = None if limit is None else float(limit)  # 5 and 5.0 are the same sweep
     specs = as_model_specs(models)
     for spec in specs:
         check_model_source(spec)
@@ -470,7 +474,11 @@ def run_sweep(
         finally:
             del lm
             gc.collect()
-    frames = [pd.read_parquet(part_path(store, s.name, b.name)) for s in specs for b in benches]
+    frames = []
+    for spec in specs:
+        for bench in benches:
+            path = part_path(store, spec.name, bench.name)
+            frames.append(validate_results(pd.read_parquet(path), source=str(path)))
     return pd.concat(frames, ignore_index=True)
 
 
