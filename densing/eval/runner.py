@@ -281,7 +281,11 @@ def evaluate_pair(
 
     if allow_unsafe_code:  # the opt-in HF `evaluate`'s code_eval metric asks for (HumanEval, MBPP)
         os.environ["HF_ALLOW_CODE_EVAL"] = "1"
-    loaded = manager.load(bench.tasks())
+    try:
+        loaded = manager.load(bench.tasks())  # builds the tasks: reads (or downloads) their datasets
+    except Exception as exc:  # datasets / hub / config errors
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise EvalError(f"benchmark {bench.name!r}: cannot load lm-eval task(s) {', '.join(bench.tasks())}: {first}") from None
     top = [loaded["groups"].get(name) or loaded["tasks"][name] for name in bench.tasks()]
     results = lm_eval.simple_evaluate(
         model=lm,

@@ -162,3 +162,15 @@ def test_group_benchmark_score_and_loss_cover_all_subtasks(tmp_path, tiny_models
     assert group.loss_total == pytest.approx(2 * single.loss_total, abs=1e-6)
     assert group.loss == pytest.approx(single.loss, abs=1e-6)
     assert group.loss_task == "tiny_mc,tiny_mc_copy"
+
+
+def test_pandas_entry_point_with_limit(tiny_models, tiny_tasks, reference_store):
+    import densing.eval
+    from densing.eval.store import read_store
+
+    frame = densing.eval.evaluate(models_entries(tiny_models[:1]), "tiny_mc", limit=2, include_paths=[tiny_tasks], device="cpu")
+    acc = _row(frame, "tiny-0", "tiny_mc", "acc")
+    full = _row(read_store(reference_store), "tiny-0", "tiny_mc", "acc")
+    assert acc.loss_samples == 2 and full.loss_samples == len(MC_DOCS)
+    assert acc.limit == 2 and acc.config_hash != full.config_hash
+    assert acc.lm_eval_version == full.lm_eval_version and acc.params == full.params
