@@ -140,6 +140,7 @@ def test_forward_calls_equal_plain_lm_eval_and_zero_on_rerun(tmp_path, tiny_mode
     entries = models_entries(tiny_models[:1])
     run_sweep(entries, ["tiny_mc", "tiny_gen"], tmp_path / "store", include_paths=[tiny_tasks], device="cpu")
     assert counter.calls == plain  # loss extraction adds no forward pass
+    print(f"forward calls: plain lm-eval {plain}, densing eval {counter.calls}")
 
     counter.calls = 0
     before = {p: p.stat().st_mtime_ns for p in (tmp_path / "store").rglob("*.parquet")}
