@@ -67,7 +67,8 @@ def test_models_and_benchmarks_required(tmp_path, capsys):
 
 @pytest.mark.eval
 def test_trust_remote_code_is_passed_as_given(monkeypatch):
-    import lm_eval.models.huggingface as huggingface
+    pytest.importorskip("torch")
+    huggingface = pytest.importorskip("lm_eval.models.huggingface")
 
     from densing.eval.models import ModelSpec
     from densing.eval.runner import load_model
