@@ -15,6 +15,7 @@ from typing import Optional
 import typer
 
 from densing.errors import DensingError, InputError
+from densing.eval.cli import eval_app
 from densing.overlap.cli import overlap_app
 
 app = typer.Typer(
@@ -24,6 +25,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.add_typer(eval_app, name="eval")
 
 
 app.add_typer(overlap_app, name="overlap")

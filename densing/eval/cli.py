@@ -1,0 +1,135 @@
+"""``densing eval``: benchmark sweeps through lm-eval into a results store, and ingest of old runs.
+
+    densing eval --models models.yaml --benchmarks mmlu,arc_easy [--backend hf|vllm] [--limit N]
+                 [--out results/store]
+    densing eval ingest DIR [--out results/store] [--models models.yaml]
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from densing.errors import InputError
+
+eval_app = typer.Typer(
+    help="Run benchmarks through lm-eval, recording score and conditional loss, into a results store.",
+    invoke_without_command=True,
+    no_args_is_help=False,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _render(frame, output_format: str, columns: list[str]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    shown = frame[[c for c in columns if c in frame.columns]]
+    if output_format == "csv":
+        typer.echo(shown.to_csv(index=False), nl=False)
+    elif output_format == "json":
+        typer.echo(shown.to_json(orient="records", date_format="iso"))
+    elif output_format == "table":
+        table = Table()
+        for column in shown.columns:
+            table.add_column(column)
+        for record in shown.itertuples(index=False):
+            table.add_row(*[f"{v:.4g}" if isinstance(v, float) else str(v) for v in record])
+        Console().print(table)
+    else:
+        raise InputError(f"--format: expected table, json or csv, got {output_format!r}")
+
+
+@eval_app.callback()
+def sweep(
+    context: typer.Context,
+    models: Optional[Path] = typer.Option(None, "--models", help="Models file (.yaml or .csv)."),
+    benchmarks: Optional[str] = typer.Option(None, "--benchmarks", help="Comma-separated benchmark names."),
+    backend: str = typer.Option("hf", "--backend", help="lm-eval backend: hf or vllm."),
+    limit: Optional[float] = typer.Option(None, "--limit", help="At most N examples per task (testing only)."),
+    out: Path = typer.Option(Path("results/store"), "--out", help="Results store directory."),
+    include_path: list[Path] = typer.Option([], "--include-path", help="Extra directory of lm-eval task YAML."),
+    device: Optional[str] = typer.Option(None, "--device", help="torch device (default: cuda if available, else cpu)."),
+    batch_size: str = typer.Option("1", "--batch-size", help="Batch size, or 'auto'."),
+    allow_unsafe_code: bool = typer.Option(False, "--allow-unsafe-code", help="Allow tasks that run model-written code."),
+    output_format: str = typer.Option("table", "--format", help="table, json or csv."),
+) -> None:
+    """Evaluate every model on every benchmark (skipping pairs already in the store)."""
+    if context.invoked_subcommand is not None:
+        return
+    if models is None or benchmarks is None:
+        raise InputError("densing eval: --models and --benchmarks are required (or use 'densing eval ingest DIR')")
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from densing.eval.runner import run_sweep
+    from densing.eval.models import read_models_file
+
+    specs = read_models_file(models)
+    names = [b.strip() for b in benchmarks.split(",") if b.strip()]
+    batch: int | str = int(batch_size) if batch_size.isdigit() else batch_size
+    counts = {"skipped": 0, "done": 0}
+    progress = Progress(
+        TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"), TimeElapsedColumn()
+    )
+    bar = progress.add_task("", total=len(specs) * len(names))
+
+    def on_progress(model: str, benchmark: str, status: str) -> None:
+        if not progress.live.is_started:  # shown once the inputs are checked and work begins
+            progress.start()
+        if status == "running":
+            progress.update(bar, description=f"{model} / {benchmark}")
+        else:
+            counts[status] += 1
+            progress.advance(bar)
+
+    try:
+        frame = run_sweep(
+            specs,
+            names,
+            out,
+            backend=backend,
+            limit=limit,
+            include_paths=include_path,
+            device=device,
+            batch_size=batch,
+            allow_unsafe_code=allow_unsafe_code,
+            on_progress=on_progress,
+        )
+    except KeyboardInterrupt:
+        progress.stop()
+        typer.echo(f"interrupted: {counts['done']} pair(s) were written to {out}; run the same command to resume", err=True)
+        raise
+    finally:
+        progress.stop()
+    typer.echo(f"{counts['done']} pair(s) evaluated, {counts['skipped']} already in the store: {out}", err=True)
+    _render(frame, output_format, ["model", "benchmark", "metric", "value", "n_shot", "loss", "loss_per_token", "loss_per_byte"])
+
+
+@eval_app.command("ingest")
+def ingest_command(
+    directory: Path = typer.Argument(..., help="Directory of lm-eval outputs (results JSON, samples JSONL)."),
+    out: Path = typer.Option(Path("results/store"), "--out", help="Results store directory."),
+    models: Optional[Path] = typer.Option(None, "--models", help="Models file giving params/train_tokens by name."),
+) -> None:
+    """Read existing lm-eval outputs (0.3 and 0.4 formats) into the results store."""
+    from densing.eval.ingest import ingest
+    from densing.eval.models import read_models_file
+
+    metadata = None
+    if models is not None:
+        import pandas as pd
+
+        metadata = pd.DataFrame([s.to_dict() for s in read_models_file(models)]).drop(columns=["model"])
+        metadata = metadata.rename(columns={"name": "model"})
+    counts = {"skipped": 0, "written": 0}
+
+    def on_progress(source: str, status: str) -> None:
+        counts[status] += 1
+
+    frame = ingest(directory, out, metadata=metadata, on_progress=on_progress)
+    typer.echo(
+        f"{len(frame)} row(s) from {counts['written'] + counts['skipped']} results file(s): "
+        f"{counts['written']} written, {counts['skipped']} already in the store: {out}"
+    )

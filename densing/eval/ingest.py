@@ -1,0 +1,234 @@
+"""Ingest existing lm-eval outputs into a results store (``densing eval ingest DIR``).
+
+Two layouts are recognised:
+
+- the Pythia suite's published evaluations (lm-eval 0.3 format, ``pythia-<size>[-deduped]/
+  {zero-shot,five-shot}/*_step<N>.json``), read with :func:`densing.data.read_pythia_evals`, so the
+  rows are exactly those the Pythia fits use (parameters and training tokens attached);
+- any other directory of lm-eval results JSON (0.3 or 0.4), read with
+  :func:`densing.data.read_lm_eval_json`. Where a 0.4 ``samples_<task>_<date>.jsonl`` sits beside
+  a ``results_<date>.json``, the conditional loss −log P(answer | prompt) is computed from the
+  logged log-likelihoods of the gold continuations (Xiao et al. 2024, §2.2): ``loss`` (mean per
+  sample), ``loss_per_byte`` and the byte counts. Per-token losses need the model's tokenizer and
+  are left empty.
+
+Parameter counts come from the results JSON (``config.model_num_parameters``, written by lm-eval
+0.4's HF backend) or from a models file (``--models``, matched on the model name).
+
+One store part is written per ingested results file, atomically; a file already ingested with the
+same content is skipped.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import math
+import re
+from pathlib import Path
+from typing import Callable
+
+import orjson
+import pandas as pd
+
+import densing
+from densing.data.readers import _PYTHIA_DIR, attach_metadata, read_lm_eval_json, read_pythia_evals
+from densing.errors import InputError
+from densing.eval.loss import EMPTY, LossTotals, continuation_byte_count
+from densing.eval.store import is_done, write_part
+
+_DATE_SUFFIX = re.compile(r"_(\d{4}-\d{2}-\d{2}T[\d\-.:]+)$")
+
+
+def _file_hash(*paths: Path, extra: str = "") -> str:
+    digest = hashlib.sha256(f"densing {densing.__version__}\x1f{extra}".encode())
+    for path in paths:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def is_pythia_layout(root: Path) -> bool:
+    return any(_PYTHIA_DIR.match(p.name) and p.is_dir() for p in root.iterdir())
+
+
+def _ingest_frames_pythia(root: Path) -> list[tuple[Path, pd.DataFrame]]:
+    frames = []
+    for suite in ("standard", "deduped"):
+        for shots in ("zero-shot", "five-shot"):
+            try:
+                frame = read_pythia_evals(root, suite=suite, shots=shots)
+            except InputError as exc:
+                if "no Pythia" in str(exc):
+                    continue
+                raise
+            frames.append(frame)
+    if not frames:
+        raise InputError(f"{root}: no Pythia result files found")
+    frame = pd.concat(frames, ignore_index=True)
+    return [(Path(source), part) for source, part in frame.groupby("source", sort=True)]
+
+
+# ---------------------------------------------------------------------------------------------
+# lm-eval 0.4 samples
+
+
+def _response_log_likelihood(response: object) -> float:
+    if isinstance(response, str):
+        response = ast.literal_eval(response)
+    while isinstance(response, (list, tuple)):
+        response = response[0]
+    return float(response)  # type: ignore[arg-type]
+
+
+def _arguments(sample: dict) -> list[tuple[str, str]]:
+    arguments = sample.get("arguments")
+    if isinstance(arguments, dict):  # 0.4 JSONL: {"gen_args_0": {"arg_0": ctx, "arg_1": cont}, ...}
+        ordered = sorted(arguments.items(), key=lambda kv: int(kv[0].rsplit("_", 1)[-1]))
+        return [(str(a.get("arg_0", "")), a.get("arg_1")) for _, a in ordered]
+    return [(str(a[0]), a[1]) for a in arguments or []]
+
+
+def samples_loss(path: Path, output_type: str) -> LossTotals:
+    """Conditional loss from a 0.4 samples JSONL of a multiple-choice or loglikelihood task.
+
+    The gold request is the sample's ``target`` (a choice index, or the choice text); samples
+    whose gold cannot be told (several contexts, one continuation: Winogrande-style) are skipped.
+    """
+    total = EMPTY
+    for number, line in enumerate(path.read_bytes().splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            sample = orjson.loads(line)
+            arguments = _arguments(sample)
+            responses = sample["filtered_resps"]
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"{path}: line {number}: not an lm-eval samples record ({exc})") from None
+        if output_type == "loglikelihood":
+            index = 0
+        elif output_type == "multiple_choice":
+            continuations = [str(c) for _, c in arguments]
+            if len(set(continuations)) < len(continuations):
+                continue
+            target = sample.get("target")
+            index = -1
+            if isinstance(target, int) and not isinstance(target, bool):
+                index = target
+            elif isinstance(target, str):
+                stripped = [c.strip() for c in continuations]
+                if target.strip() in stripped:
+                    index = stripped.index(target.strip())
+                elif target.strip().isdigit():
+                    index = int(target.strip())
+            if not 0 <= index < len(arguments):
+                continue
+        else:
+            return EMPTY
+        context, continuation = arguments[index]
+        try:
+            log_likelihood = _response_log_likelihood(responses[index])
+        except (ValueError, SyntaxError, IndexError, TypeError) as exc:
+            raise InputError(f"{path}: line {number}: field 'filtered_resps': {exc}") from None
+        total = total + LossTotals(-log_likelihood, 0, continuation_byte_count(context, str(continuation)), 1)
+    return total
+
+
+def _samples_files(results_path: Path) -> dict[str, Path]:
+    match = _DATE_SUFFIX.search(results_path.stem)
+    if not match:
+        return {}
+    date = match.group(1)
+    found = {}
+    for path in results_path.parent.glob(f"samples_*_{date}.jsonl"):
+        task = path.stem[len("samples_") : -len(f"_{date}")]
+        found[task] = path
+    return found
+
+
+def _ingest_lm_eval_file(path: Path, metadata: pd.DataFrame | None) -> pd.DataFrame:
+    frame = read_lm_eval_json(path)
+    data = orjson.loads(path.read_bytes())
+    config = data.get("config") or {}
+    if metadata is not None:  # the user's metadata first, then the count lm-eval wrote
+        frame = attach_metadata(frame, metadata, source=str(path))
+    count = config.get("model_num_parameters")
+    if isinstance(count, (int, float)) and count > 0:
+        frame["params"] = frame["params"].where(frame["params"].notna(), float(count))
+    if frame["params"].isna().any():
+        raise InputError(
+            f"{path}: model {frame['model'].iloc[0]!r}: no parameter count (not in the results JSON; "
+            "pass --models FILE with a 'params' field for this model name)"
+        )
+    configs = data.get("configs") or {}
+    for column in ("loss_per_byte", "loss_per_sample", "loss_total", "loss_bytes", "loss_samples"):
+        frame[column] = math.nan
+    for task, samples_path in _samples_files(path).items():
+        output_type = (configs.get(task) or {}).get("output_type")
+        if output_type not in ("multiple_choice", "loglikelihood"):
+            continue
+        totals = samples_loss(samples_path, output_type)
+        if totals.samples == 0:
+            continue
+        rows = frame["benchmark"] == task
+        frame.loc[rows, "loss"] = totals.loss_per_sample
+        frame.loc[rows, "loss_per_sample"] = totals.loss_per_sample
+        frame.loc[rows, "loss_per_byte"] = totals.loss_per_byte
+        frame.loc[rows, "loss_total"] = totals.loss_total
+        frame.loc[rows, "loss_bytes"] = totals.bytes
+        frame.loc[rows, "loss_samples"] = totals.samples
+    return frame
+
+
+def ingest(
+    directory: str | Path,
+    store: str | Path,
+    *,
+    metadata: pd.DataFrame | None = None,
+    on_progress: Callable[[str, str], None] | None = None,
+) -> pd.DataFrame:
+    """Read the lm-eval outputs under ``directory`` into ``store``; return the ingested rows.
+
+    Everything is read and validated before the first part is written, so a bad file leaves the
+    store untouched. ``on_progress(source, status)`` gets ``"skipped"`` or ``"written"``.
+    """
+    root = Path(directory)
+    if not root.is_dir():
+        raise InputError(f"{root}: no such directory of lm-eval outputs")
+    pythia = is_pythia_layout(root)
+    if pythia:  # already validated by read_pythia_evals
+        parts = _ingest_frames_pythia(root)
+    else:
+        files = sorted(p for p in root.rglob("*.json") if not p.name.startswith("samples_"))
+        if not files:
+            raise InputError(f"{root}: no lm-eval results JSON files found")
+        parts = [(path, _ingest_lm_eval_file(path, metadata)) for path in files]
+    frames = []
+    planned = []
+    for source, frame in parts:
+        models = frame["model"].unique()
+        if len(models) != 1:
+            raise InputError(f"{source}: expected one model per results file, found {len(models)}")
+        extra = _samples_files(source) if source.suffix == ".json" else {}
+        key = f"ingest {source.relative_to(root) if source.is_relative_to(root) else source.name}"
+        meta_text = "" if metadata is None else metadata.to_json()
+        value = _file_hash(source, *sorted(extra.values()), extra=meta_text)
+        frame = frame.copy()
+        frame["source"] = str(source)
+        frame["config_hash"] = value
+        frame["ingested_from"] = str(source.relative_to(root))
+        planned.append((str(models[0]), key, frame, value))
+    from densing.data.schema import validate_results
+
+    # validate everything before writing anything
+    if not pythia:
+        planned = [(m, k, validate_results(f, source=str(f["source"].iloc[0])), v) for m, k, f, v in planned]
+    for model, key, frame, value in planned:
+        if is_done(store, model, key, value):
+            status = "skipped"
+        else:
+            write_part(store, model, key, frame, value, validated=True)
+            status = "written"
+        if on_progress:
+            on_progress(str(frame["source"].iloc[0]), status)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)

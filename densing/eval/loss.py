@@ -1,0 +1,127 @@
+"""Conditional loss from the requests lm-eval already made (no extra forward passes).
+
+For a multiple-choice sample, lm-eval scores every choice as a continuation of the prompt; the
+gold choice's log-likelihood is log P(answer | prompt). For a ``loglikelihood`` sample (a
+companion task scoring a reference solution) it is the one request's log-likelihood. We sum
+
+    loss_total = Σ_i −log P(answer_i | prompt_i)
+
+over the samples and record the continuation token and byte counts, so that
+
+    loss_per_token = loss_total / Σ tokens_i,   loss_per_byte = loss_total / Σ bytes_i,
+    loss_per_sample = loss_total / n
+
+are all available (Xiao et al. 2024, §2.2 define the conditional loss as −log P(answer | prompt)).
+The ``loss`` column of the results table is ``loss_per_sample``, the mean over samples of
+−log P(answer | prompt): the convention of lm-eval's ``perplexity`` (ln ppl), and so of the Pythia
+LAMBADA losses the core fits use.
+Token counts come from the evaluated model's own tokenizer through lm-eval's ``_encode_pair``, the
+function that built the scored request, so they are the tokens whose log-probabilities were summed.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from densing.errors import EvalError
+
+
+@dataclass(frozen=True)
+class LossTotals:
+    """Sums of the conditional loss over a benchmark's samples."""
+
+    loss_total: float
+    tokens: int
+    bytes: int
+    samples: int
+
+    @property
+    def loss_per_token(self) -> float:
+        return self.loss_total / self.tokens if self.tokens else math.nan
+
+    @property
+    def loss_per_byte(self) -> float:
+        return self.loss_total / self.bytes if self.bytes else math.nan
+
+    @property
+    def loss_per_sample(self) -> float:
+        return self.loss_total / self.samples if self.samples else math.nan
+
+    def __add__(self, other: "LossTotals") -> "LossTotals":
+        return LossTotals(
+            self.loss_total + other.loss_total,
+            self.tokens + other.tokens,
+            self.bytes + other.bytes,
+            self.samples + other.samples,
+        )
+
+
+EMPTY = LossTotals(0.0, 0, 0, 0)
+
+
+def continuation_token_count(lm: Any, context: str, continuation: str) -> int:
+    """Number of continuation tokens lm-eval scores for (context, continuation), as in
+    ``TemplateLM.loglikelihood``: an empty context is replaced by the prefix token."""
+    if context == "":
+        encoded = lm.tok_encode(continuation, add_special_tokens=False)
+        if encoded and lm.prefix_token_id == encoded[0]:
+            return len(encoded) - 1
+        return len(encoded)
+    _, continuation_encoded = lm._encode_pair(context, continuation)
+    return len(continuation_encoded)
+
+
+def continuation_byte_count(context: str, continuation: str) -> int:
+    """UTF-8 bytes of the scored continuation (lm-eval moves a context's trailing spaces onto it)."""
+    moved = context[len(context.rstrip()) :] if context else ""
+    return len((moved + continuation).encode("utf-8"))
+
+
+def gold_index(task: Any, doc: dict) -> int:
+    """The gold choice of a multiple-choice doc, resolved exactly as lm-eval's ``process_results``."""
+    gold = task.doc_to_text(doc) if getattr(task, "multiple_input", False) else task.doc_to_target(doc)
+    choices = task.doc_to_choice(doc)
+    if isinstance(gold, list):  # multiple gold answers: the first one is the reference
+        gold = gold[0] if gold else -1
+    if isinstance(gold, str):
+        if gold in choices:
+            gold = choices.index(gold)
+        elif gold.strip().isdigit():
+            gold = int(gold.strip())
+    if not isinstance(gold, int) or not 0 <= gold < len(choices):
+        raise EvalError(f"task {task.config.task}: doc {doc!r:.80}: gold answer {gold!r} is not one of its choices")
+    return gold
+
+
+def sample_loss(
+    sample: dict,
+    output_type: str,
+    token_count: Callable[[str, str], int],
+    task: Any = None,
+) -> LossTotals:
+    """The conditional loss of one logged lm-eval sample (``log_samples=True``)."""
+    if output_type == "multiple_choice":
+        index = gold_index(task, sample["doc"])
+    elif output_type == "loglikelihood":
+        index = 0
+    else:
+        raise EvalError(f"conditional loss needs a multiple_choice or loglikelihood task, got {output_type!r}")
+    arguments = sample["arguments"][index]
+    context, continuation = str(arguments[0]), str(arguments[1])
+    response = sample["filtered_resps"][index]
+    log_likelihood = float(response[0] if isinstance(response, (list, tuple)) else response)
+    return LossTotals(
+        loss_total=-log_likelihood,
+        tokens=token_count(context, continuation),
+        bytes=continuation_byte_count(context, continuation),
+        samples=1,
+    )
+
+
+def task_loss(samples: list[dict], output_type: str, token_count: Callable[[str, str], int], task: Any = None) -> LossTotals:
+    """Sum of :func:`sample_loss` over a task's logged samples."""
+    total = EMPTY
+    for sample in samples:
+        total = total + sample_loss(sample, output_type, token_count, task)
+    return total

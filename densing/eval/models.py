@@ -1,0 +1,167 @@
+"""Model entries of an evaluation sweep, read from a YAML or CSV models file.
+
+A model entry names what to load (a Hugging Face id or a local path), how (revision, dtype,
+``trust_remote_code``, off unless asked for) and the metadata the laws need that cannot be read
+from the weights: training tokens and release date. Parameter counts are optional; when absent
+they are counted from the loaded model (total and non-embedding).
+
+YAML::
+
+    models:
+      - name: pythia-160m            # optional, defaults to `model`
+        model: EleutherAI/pythia-160m  # HF id or local path
+        revision: step143000
+        dtype: float32
+        params: 162M                 # optional
+        train_tokens: 300B
+        release_date: 2023-04-03
+
+A bare list (without the ``models:`` key) is accepted as well. CSV has the same column names.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from densing.data.units import parse_count, parse_date
+from densing.errors import InputError
+
+DTYPES = ("auto", "float32", "float16", "bfloat16")
+_FIELDS = (
+    "name",
+    "model",
+    "revision",
+    "dtype",
+    "params",
+    "non_embedding_params",
+    "train_tokens",
+    "release_date",
+    "family",
+    "trust_remote_code",
+)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One model to evaluate. Counts are plain numbers; ``release_date`` is ISO ``YYYY-MM-DD``."""
+
+    name: str
+    model: str
+    revision: str | None = None
+    dtype: str = "auto"
+    params: float | None = None
+    non_embedding_params: float | None = None
+    train_tokens: float | None = None
+    release_date: str | None = None
+    family: str | None = None
+    trust_remote_code: bool = False
+
+    def load_identity(self) -> dict:
+        """The fields that change what is evaluated (they enter the config hash)."""
+        return {
+            "model": self.model,
+            "revision": self.revision,
+            "dtype": self.dtype,
+            "trust_remote_code": self.trust_remote_code,
+        }
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _empty(value: object) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return isinstance(value, str) and value.strip() == ""
+
+
+def _bool(value: object, *, where: str) -> bool:
+    if _empty(value):
+        return False
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "1"):
+        return True
+    if text in ("false", "no", "0"):
+        return False
+    raise InputError(f"{where}: field 'trust_remote_code': expected true or false, got {value!r}")
+
+
+def model_spec_from_mapping(entry: object, *, where: str) -> ModelSpec:
+    """Validate one models-file entry (a mapping) into a :class:`ModelSpec`."""
+    if not isinstance(entry, dict):
+        raise InputError(f"{where}: expected a mapping with at least a 'model' field, got {entry!r}")
+    unknown = sorted(str(k) for k in entry if k not in _FIELDS)
+    if unknown:
+        raise InputError(f"{where}: unknown field(s) {', '.join(unknown)} (known: {', '.join(_FIELDS)})")
+    if _empty(entry.get("model")):
+        raise InputError(f"{where}: field 'model' is empty (expected a Hugging Face id or a local path)")
+    model = str(entry["model"]).strip()
+    name = model if _empty(entry.get("name")) else str(entry["name"]).strip()
+    dtype = "auto" if _empty(entry.get("dtype")) else str(entry["dtype"]).strip()
+    if dtype not in DTYPES:
+        raise InputError(f"{where}: field 'dtype': expected one of {', '.join(DTYPES)}, got {dtype!r}")
+    counts: dict[str, float | None] = {}
+    for field in ("params", "non_embedding_params", "train_tokens"):
+        value = entry.get(field)
+        counts[field] = None if _empty(value) else parse_count(value, field=field, where=where)
+    release = entry.get("release_date")
+    release_date = None if _empty(release) else parse_date(release, where=where).strftime("%Y-%m-%d")
+    return ModelSpec(
+        name=name,
+        model=model,
+        revision=None if _empty(entry.get("revision")) else str(entry["revision"]).strip(),
+        dtype=dtype,
+        params=counts["params"],
+        non_embedding_params=counts["non_embedding_params"],
+        train_tokens=counts["train_tokens"],
+        release_date=release_date,
+        family=None if _empty(entry.get("family")) else str(entry["family"]).strip(),
+        trust_remote_code=_bool(entry.get("trust_remote_code"), where=where),
+    )
+
+
+def read_models_file(path: str | Path) -> list[ModelSpec]:
+    """Read a models file (``.yaml``/``.yml`` or ``.csv``) into model specs; names must be unique."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path}: no such models file")
+    suffix = path.suffix.lower()
+    if suffix in (".yaml", ".yml"):
+        try:
+            data = yaml.safe_load(path.read_text())
+        except yaml.YAMLError as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise InputError(f"{path}: malformed YAML ({first})") from None
+        if isinstance(data, dict) and "models" in data:
+            data = data["models"]
+        if not isinstance(data, list) or not data:
+            raise InputError(f"{path}: expected a non-empty list of models (or a 'models:' list)")
+        entries = [(f"{path}: models[{i}]", e) for i, e in enumerate(data)]
+    elif suffix == ".csv":
+        try:
+            frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        except Exception as exc:  # pandas parse errors
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise InputError(f"{path}: cannot read CSV ({first})") from None
+        if "model" not in frame.columns:
+            raise InputError(f"{path}: missing required column 'model' (have: {', '.join(frame.columns)})")
+        if len(frame) == 0:
+            raise InputError(f"{path}: the models file has no rows")
+        entries = [(f"{path}: row {i}", rec) for i, rec in enumerate(frame.to_dict("records"), start=1)]
+    else:
+        raise InputError(f"{path}: unknown models file format '{suffix}' (expected .yaml, .yml or .csv)")
+    specs = [model_spec_from_mapping(entry, where=where) for where, entry in entries]
+    seen: set[str] = set()
+    for spec in specs:
+        if spec.name in seen:
+            raise InputError(f"{path}: model name {spec.name!r} appears twice (names must be unique)")
+        seen.add(spec.name)
+    return specs

@@ -1,0 +1,506 @@
+"""Run benchmark sweeps through lm-eval (the real harness, not a re-implementation of it).
+
+For every (model, benchmark) pair :func:`run_sweep` runs ``lm_eval.simple_evaluate`` with
+``log_samples=True`` and lm-eval's request cache on, reads the score from lm-eval's results and
+the conditional loss from the logged samples of the same requests (see :mod:`densing.eval.loss`),
+and writes one atomic store part (see :mod:`densing.eval.store`). Pairs already in the store with
+the same config hash are skipped without loading the model.
+
+torch and lm_eval are imported inside functions: the core package imports without the ``eval``
+extra.
+"""
+from __future__ import annotations
+
+import datetime as _datetime
+import gc
+import hashlib
+import json
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import pandas as pd
+
+import densing
+from densing.data.schema import validate_results
+from densing.errors import EvalError, InputError
+from densing.eval.benchmarks import KNOWN_BENCHMARKS, TASKS_DIRECTORY, UNSAFE_CODE_BENCHMARKS, Benchmark
+from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, task_loss
+from densing.eval.models import ModelSpec, model_spec_from_mapping, read_models_file
+from densing.eval.store import CACHE_DIRECTORY, _slug, is_done, part_path, write_part
+
+BACKENDS = ("hf", "vllm")
+ProgressCallback = Callable[[str, str, str], None]
+
+
+def _require_lm_eval() -> Any:
+    try:
+        import lm_eval  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError as exc:
+        raise EvalError(
+            f"densing eval needs the 'eval' extra (pip install 'densing[eval]'): {exc}"
+        ) from None
+    return lm_eval
+
+
+def lm_eval_version() -> str:
+    from importlib.metadata import version
+
+    return version("lm_eval")
+
+
+# ---------------------------------------------------------------------------------------------
+# benchmarks and tasks
+
+
+def task_manager(include_paths: Sequence[str | Path] = (), needed: Sequence[str] = ()) -> Any:
+    """An lm-eval ``TaskManager`` that sees densing's shipped tasks and the user's include paths.
+
+    Indexing lm-eval's ~15,000 built-in task configs takes tens of seconds, so when every name in
+    ``needed`` (benchmark names, see :func:`resolve_benchmarks`) is found without them, the
+    built-in tasks are left out of the index.
+    """
+    _require_lm_eval()
+    from lm_eval.tasks import TaskManager
+
+    paths = [str(TASKS_DIRECTORY)]
+    for path in include_paths:
+        if not Path(path).is_dir():
+            raise InputError(f"{path}: include path is not a directory of lm-eval task YAML files")
+        paths.append(str(path))
+    if needed:
+        local = TaskManager(include_path=paths, include_defaults=False)
+        available = set(local.all_tasks)
+        missing = [
+            task
+            for name in needed
+            for task in (KNOWN_BENCHMARKS[name].tasks() if name in KNOWN_BENCHMARKS else [name])
+            if task not in available
+        ]
+        if not missing:
+            return local
+        words = _builtin_task_words()
+        for task in missing:
+            if task not in words:  # appears in no built-in task file: cannot be a built-in task
+                resolve_benchmarks(needed, local)  # raises the error naming the benchmark
+    return TaskManager(include_path=paths)
+
+
+def _builtin_task_words() -> set[str]:
+    """Every word in lm-eval's built-in task files (a cheap superset of the built-in task names)."""
+    import lm_eval
+
+    words: set[str] = set()
+    root = Path(lm_eval.__file__).parent / "tasks"
+    for path in root.rglob("*"):
+        if path.is_file() and (path.suffix in (".yaml", ".yml", ".py") or "yaml" in path.name):
+            words.update(re.findall(r"[A-Za-z0-9_.\-]+", path.read_text(errors="ignore")))
+    return words
+
+
+def resolve_benchmarks(names: Sequence[str], manager: Any) -> list[Benchmark]:
+    """Benchmarks for ``names``: known ones from the registry, else lm-eval task/group names."""
+    if not names:
+        raise InputError("--benchmarks: no benchmark given")
+    available = set(manager.all_tasks)
+    resolved = []
+    for name in names:
+        if name in KNOWN_BENCHMARKS:
+            bench = KNOWN_BENCHMARKS[name]
+        elif name in available:
+            companion = f"{name}_loss"
+            bench = Benchmark(name, name, None, companion if companion in available else None)
+        else:
+            raise EvalError(
+                f"unknown benchmark {name!r} (known: {', '.join(sorted(KNOWN_BENCHMARKS))}; "
+                "or any lm-eval task name, including those under --include-path)"
+            )
+        for task in bench.tasks():
+            if task not in available:
+                raise EvalError(f"benchmark {name!r}: lm-eval task {task!r} is not available")
+        resolved.append(bench)
+    return resolved
+
+
+def _files_digest(paths: Iterable[Path]) -> str:
+    digest = hashlib.sha256()
+    for root in paths:
+        root = Path(root)
+        files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".yaml", ".yml", ".py", ".jsonl", ".json"))
+        for path in files:
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def config_hash(spec: ModelSpec, bench: Benchmark, *, backend: str, limit: float | None, tasks_digest: str) -> str:
+    """SHA-256 (16 hex digits) of everything that changes a pair's rows: what model is loaded,
+    the benchmark's tasks and shots, the task files, the limit, the backend, lm-eval's version,
+    and the metadata written into the rows (params, training tokens, release date)."""
+    payload = {
+        "model": spec.load_identity(),
+        "metadata": {k: getattr(spec, k) for k in ("name", "params", "non_embedding_params", "train_tokens", "release_date", "family")},
+        "benchmark": [bench.name, bench.score_task, bench.num_fewshot, bench.loss_task],
+        "backend": backend,
+        "limit": limit,
+        "lm_eval": lm_eval_version(),
+        "tasks": tasks_digest,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+# ---------------------------------------------------------------------------------------------
+# models
+
+
+def _looks_like_path(text: str) -> bool:
+    return text.startswith(("/", "./", "../", "~")) or text.count("/") >= 2 or text.count(os.sep) >= 2
+
+
+def check_model_source(spec: ModelSpec) -> None:
+    """Raise :class:`EvalError` if a model given as a local path does not exist."""
+    path = Path(spec.model).expanduser()
+    if path.exists():
+        if not (path / "config.json").is_file():
+            raise EvalError(f"model {spec.name!r}: {spec.model}: no config.json (not a Hugging Face model directory)")
+        return
+    if _looks_like_path(spec.model):
+        raise EvalError(f"model {spec.name!r}: {spec.model}: no such model directory")
+
+
+def count_parameters(model: Any) -> tuple[float, float]:
+    """(total, non-embedding) parameter counts of a torch model.
+
+    Non-embedding excludes every ``nn.Embedding`` (token and learned position embeddings) and an
+    output projection not tied to the input embedding (Kaplan et al. 2020, §2.1 count N this way).
+    """
+    import torch
+
+    seen: set[int] = set()
+    total = 0
+    for parameter in model.parameters():
+        if id(parameter) not in seen:
+            seen.add(id(parameter))
+            total += parameter.numel()
+    embedding_ids: set[int] = set()
+    for module in model.modules():
+        if isinstance(module, torch.nn.Embedding):
+            embedding_ids.update(id(p) for p in module.parameters())
+    output = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    if output is not None:
+        embedding_ids.update(id(p) for p in output.parameters())
+    embedding = sum(p.numel() for p in model.parameters() if id(p) in embedding_ids)
+    # parameters() deduplicates tied weights, so a tied head is counted once, with the embedding
+    return float(total), float(total - embedding)
+
+
+def _count_parameters_from_config(spec: ModelSpec) -> tuple[float, float]:
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    config = AutoConfig.from_pretrained(spec.model, revision=spec.revision, trust_remote_code=spec.trust_remote_code)
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(config, trust_remote_code=spec.trust_remote_code)
+    return count_parameters(model)
+
+
+def load_model(spec: ModelSpec, *, backend: str, device: str | None, batch_size: int | str) -> tuple[Any, float, float]:
+    """Load ``spec`` with lm-eval's backend; return (lm, total params, non-embedding params)."""
+    _require_lm_eval()
+    import torch
+
+    arguments: dict[str, Any] = {
+        "pretrained": spec.model,
+        "dtype": spec.dtype,
+        "trust_remote_code": spec.trust_remote_code,
+        "batch_size": batch_size,
+    }
+    if spec.revision:
+        arguments["revision"] = spec.revision
+    try:
+        if backend == "hf":
+            from lm_eval.models.huggingface import HFLM
+
+            arguments["device"] = device or ("cuda" if torch.cuda.is_available() else "cpu")
+            lm = HFLM(**arguments)
+            total, non_embedding = count_parameters(lm.model)
+        elif backend == "vllm":
+            from lm_eval.models.vllm_causallms import VLLM
+
+            lm = VLLM(**arguments)
+            total, non_embedding = _count_parameters_from_config(spec)
+        else:
+            raise EvalError(f"--backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
+    except EvalError:
+        raise
+    except Exception as exc:  # transformers / hub / vllm load errors
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise EvalError(f"model {spec.name!r}: cannot load {spec.model}: {first}") from None
+    return lm, total, non_embedding
+
+
+# ---------------------------------------------------------------------------------------------
+# one (model, benchmark) pair
+
+
+def _metric_rows(task_results: dict) -> list[tuple[str, float, float]]:
+    values: dict[str, float] = {}
+    errors: dict[str, float] = {}
+    for key, value in task_results.items():
+        if key in ("alias", "sample_len") or not isinstance(value, (int, float)) or isinstance(value, bool):
+            continue
+        metric, _, filt = key.partition(",")
+        if filt and filt != "none":
+            metric = f"{metric},{filt}"
+        if "_stderr" in metric:
+            errors[metric.replace("_stderr", "")] = float(value)
+        elif math.isfinite(float(value)):
+            values[metric] = float(value)
+    return [(m, v, errors.get(m, math.nan)) for m, v in values.items()]
+
+
+def evaluate_pair(
+    lm: Any,
+    manager: Any,
+    spec: ModelSpec,
+    bench: Benchmark,
+    *,
+    params: float,
+    non_embedding_params: float,
+    limit: float | None,
+    use_cache: str | None,
+    allow_unsafe_code: bool = False,
+    config_hash_value: str = "",
+    backend: str = "hf",
+) -> pd.DataFrame:
+    """Run one benchmark on a loaded model through ``lm_eval.simple_evaluate``; return tidy rows."""
+    import lm_eval
+
+    if allow_unsafe_code:  # the opt-in HF `evaluate`'s code_eval metric asks for (HumanEval, MBPP)
+        os.environ["HF_ALLOW_CODE_EVAL"] = "1"
+    try:
+        loaded = manager.load(bench.tasks())  # builds the tasks: reads (or downloads) their datasets
+    except Exception as exc:  # datasets / hub / config errors
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise EvalError(f"benchmark {bench.name!r}: cannot load lm-eval task(s) {', '.join(bench.tasks())}: {first}") from None
+    top = [loaded["groups"].get(name) or loaded["tasks"][name] for name in bench.tasks()]
+    results = lm_eval.simple_evaluate(
+        model=lm,
+        tasks=top,
+        task_manager=manager,
+        num_fewshot=bench.num_fewshot,
+        limit=limit,
+        use_cache=use_cache,
+        log_samples=True,
+        bootstrap_iters=0,
+        confirm_run_unsafe_code=allow_unsafe_code,
+    )
+    if results is None:
+        raise EvalError(f"{spec.name} / {bench.name}: lm-eval returned no results")
+    score = results["results"].get(bench.score_task)
+    metrics = _metric_rows(score or {})
+    if not metrics:
+        raise EvalError(f"{spec.name} / {bench.name}: lm-eval reported no metric for task {bench.score_task!r}")
+
+    # the conditional loss: from the score task's own requests when it scores continuations,
+    # else from the companion loss task
+    leaf_tasks = loaded["tasks"]
+    score_leaves = _leaves(loaded, bench.score_task)
+    loss_leaves: list[str] = []
+    if score_leaves and all(leaf_tasks[t].OUTPUT_TYPE in ("multiple_choice", "loglikelihood") for t in score_leaves):
+        loss_leaves = score_leaves
+    elif bench.loss_task:
+        loss_leaves = _leaves(loaded, bench.loss_task)
+    raw_lm = getattr(lm, "lm", lm)  # behind lm-eval's CachingLM when the request cache is on
+
+    def tokens(context: str, continuation: str) -> int:
+        return continuation_token_count(raw_lm, context, continuation)
+
+    totals: LossTotals = EMPTY
+    for name in loss_leaves:
+        task = leaf_tasks[name]
+        samples = results.get("samples", {}).get(name, [])
+        totals = totals + task_loss(samples, task.OUTPUT_TYPE, tokens, task)
+    has_loss = totals.samples > 0
+    shot = (results.get("n-shot") or {}).get(bench.score_task, bench.num_fewshot)
+    if shot is None and score_leaves:
+        shot = (results.get("n-shot") or {}).get(score_leaves[0])
+    version = lm_eval_version()
+    timestamp = _datetime.datetime.now(_datetime.timezone.utc).isoformat(timespec="seconds")
+    rows = []
+    for metric, value, stderr in metrics:
+        rows.append(
+            {
+                "model": spec.name,
+                "benchmark": bench.name,
+                "metric": metric,
+                "value": value,
+                "stderr": stderr,
+                "n_shot": shot,
+                "params": spec.params if spec.params is not None else params,
+                "non_embedding_params": spec.non_embedding_params if spec.non_embedding_params is not None else non_embedding_params,
+                "train_tokens": spec.train_tokens,
+                "release_date": spec.release_date,
+                "family": spec.family,
+                "revision": spec.revision,
+                "source": f"densing {densing.__version__} eval via lm-eval {version} ({backend})",
+                "loss": totals.loss_per_sample if has_loss else math.nan,
+                "loss_per_token": totals.loss_per_token if has_loss else math.nan,
+                "loss_per_byte": totals.loss_per_byte if has_loss else math.nan,
+                "loss_per_sample": totals.loss_per_sample if has_loss else math.nan,
+                "loss_total": totals.loss_total if has_loss else math.nan,
+                "loss_tokens": totals.tokens,
+                "loss_bytes": totals.bytes,
+                "loss_samples": totals.samples,
+                "loss_task": ",".join(loss_leaves) if has_loss else None,
+                "model_path": spec.model,
+                "score_task": bench.score_task,
+                "limit": math.nan if limit is None else float(limit),
+                "backend": backend,
+                "config_hash": config_hash_value,
+                "lm_eval_version": version,
+                "timestamp": timestamp,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _leaves(loaded: dict, name: str) -> list[str]:
+    if name in loaded["tasks"]:
+        return [name]
+    group = loaded["groups"].get(name)
+    if group is None:
+        return []
+    return [t.task_name for t in group.get_all_tasks()]
+
+
+# ---------------------------------------------------------------------------------------------
+# sweeps
+
+
+def as_model_specs(models: str | Path | Sequence[ModelSpec | dict]) -> list[ModelSpec]:
+    """A models file path, or a list of :class:`ModelSpec` / mappings, as model specs."""
+    if isinstance(models, (str, Path)):
+        return read_models_file(models)
+    specs = []
+    for i, entry in enumerate(models):
+        specs.append(entry if isinstance(entry, ModelSpec) else model_spec_from_mapping(entry, where=f"models[{i}]"))
+    if not specs:
+        raise InputError("models: no model given")
+    return specs
+
+
+def run_sweep(
+    models: str | Path | Sequence[ModelSpec | dict],
+    benchmarks: Sequence[str] | str,
+    store: str | Path,
+    *,
+    backend: str = "hf",
+    limit: float | None = None,
+    include_paths: Sequence[str | Path] = (),
+    device: str | None = None,
+    batch_size: int | str = 1,
+    allow_unsafe_code: bool = False,
+    on_progress: ProgressCallback | None = None,
+) -> pd.DataFrame:
+    """Evaluate every model on every benchmark into ``store``; return the sweep's rows.
+
+    Everything is checked before anything runs (models file, model paths, benchmark names,
+    backend), so bad input leaves the store untouched. Pairs whose part is in the store with the
+    same config hash are skipped, and a model whose pairs are all done is not loaded.
+    ``on_progress(model, benchmark, status)`` is called with status ``"skipped"``, ``"running"``
+    or ``"done"``.
+    """
+    from densing.eval.benchmarks import parse_benchmark_list
+
+    if backend not in BACKENDS:
+        raise InputError(f"--backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
+    if limit is not None and (not math.isfinite(limit) or limit <= 0):
+        raise InputError(f"--limit: expected a positive number, got {limit!r}")
+    limit = None if limit is None else float(limit)  # 5 and 5.0 are the same sweep
+    specs = as_model_specs(models)
+    for spec in specs:
+        check_model_source(spec)
+    names = parse_benchmark_list(benchmarks) if isinstance(benchmarks, str) else list(dict.fromkeys(benchmarks))
+    manager = task_manager(include_paths, names)
+    benches = resolve_benchmarks(names, manager)
+    unsafe = [b.name for b in benches if b.name in UNSAFE_CODE_BENCHMARKS]
+    if unsafe and not allow_unsafe_code:
+        raise EvalError(
+            f"benchmark(s) {', '.join(unsafe)} execute model-generated code; pass --allow-unsafe-code to run them"
+        )
+    store = Path(store)
+    if store.exists() and not store.is_dir():
+        raise InputError(f"{store}: --out exists and is not a directory")
+    digest = _files_digest([TASKS_DIRECTORY, *map(Path, include_paths)])
+    hashes = {
+        (spec.name, bench.name): config_hash(spec, bench, backend=backend, limit=limit, tasks_digest=digest)
+        for spec in specs
+        for bench in benches
+    }
+    for spec in specs:
+        todo = []
+        for bench in benches:
+            if is_done(store, spec.name, bench.name, hashes[spec.name, bench.name]):
+                if on_progress:
+                    on_progress(spec.name, bench.name, "skipped")
+            else:
+                todo.append(bench)
+        if not todo:
+            continue
+        lm, params, non_embedding = load_model(spec, backend=backend, device=device, batch_size=batch_size)
+        identity = hashlib.sha256(json.dumps([spec.load_identity(), backend], sort_keys=True).encode()).hexdigest()[:12]
+        cache = store / CACHE_DIRECTORY / f"{_slug(spec.name)}-{identity}" / "requests"
+        try:
+            for bench in todo:
+                if on_progress:
+                    on_progress(spec.name, bench.name, "running")
+                value = hashes[spec.name, bench.name]
+                rows = evaluate_pair(
+                    lm,
+                    manager,
+                    spec,
+                    bench,
+                    params=params,
+                    non_embedding_params=non_embedding,
+                    limit=limit,
+                    use_cache=str(cache),
+                    allow_unsafe_code=allow_unsafe_code,
+                    config_hash_value=value,
+                    backend=backend,
+                )
+                write_part(store, spec.name, bench.name, rows, value)
+                if on_progress:
+                    on_progress(spec.name, bench.name, "done")
+        finally:
+            del lm
+            gc.collect()
+    frames = []
+    for spec in specs:
+        for bench in benches:
+            path = part_path(store, spec.name, bench.name)
+            frames.append(validate_results(pd.read_parquet(path), source=str(path)))
+    return pd.concat(frames, ignore_index=True)
+
+
+def evaluate(
+    models: str | Path | Sequence[ModelSpec | dict],
+    benchmarks: Sequence[str] | str,
+    *,
+    store: str | Path | None = None,
+    **options: Any,
+) -> pd.DataFrame:
+    """The pandas equivalent of ``densing eval``: run (or resume) a sweep, return its tidy rows.
+
+    Without ``store`` the rows are computed in a temporary store that is removed afterwards.
+    """
+    if store is not None:
+        return run_sweep(models, benchmarks, store, **options)
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="densing-eval-") as temporary:
+        return run_sweep(models, benchmarks, temporary, **options)
+

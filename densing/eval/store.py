@@ -1,0 +1,105 @@
+"""The results store: one directory of Parquet parts, each a tidy table for one unit of work.
+
+A part holds every row of one (model, benchmark) evaluation, or of one ingested lm-eval results
+file. Parts are written atomically (a temporary file in the same directory, then
+:func:`os.replace`), so an interrupted sweep leaves either the whole part or nothing: a kill -9
+loses at most the part in flight. Each row carries the ``config_hash`` of the run that produced
+it; a sweep skips a part whose stored hash equals the hash it would write.
+
+The directory as a whole is what ``densing fit --data DIR`` reads
+(:func:`densing.data.read_results` concatenates ``*.parquet`` and validates them); temporary
+files end in ``.tmp`` and the request cache lives in ``.cache/``, so neither is read as results.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from densing.data.schema import validate_results
+from densing.errors import InputError
+
+CACHE_DIRECTORY = ".cache"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._")[:80] or "x"
+
+
+def part_path(store: str | Path, model: str, benchmark: str) -> Path:
+    """Where the part of (model, benchmark) lives: ``<store>/<model>/<benchmark>-<hash>.parquet``.
+
+    The short hash of the exact names keeps distinct names that slug alike apart.
+    """
+    digest = hashlib.sha256(f"{model}\x1f{benchmark}".encode()).hexdigest()[:10]
+    return Path(store) / _slug(model) / f"{_slug(benchmark)}-{digest}.parquet"
+
+
+def read_part_hash(path: Path) -> str | None:
+    """The config hash stored in a part's file metadata, or None if the part is absent/unreadable."""
+    if not path.is_file():
+        return None
+    try:
+        meta = pq.read_schema(path).metadata or {}
+    except Exception:  # a foreign or damaged file: treat as not done, it will be rewritten
+        return None
+    value = meta.get(b"densing.config_hash")
+    return value.decode() if value else None
+
+
+def is_done(store: str | Path, model: str, benchmark: str, config_hash: str) -> bool:
+    """True when the part of (model, benchmark) exists and was written with ``config_hash``."""
+    return read_part_hash(part_path(store, model, benchmark)) == config_hash
+
+
+def write_part(
+    store: str | Path, model: str, benchmark: str, rows: pd.DataFrame, config_hash: str, *, validated: bool = False
+) -> Path:
+    """Validate ``rows`` (unless ``validated``) and write them as the part of (model, benchmark),
+    atomically. The rows must pass :func:`validate_results` (so they carry ``params``); extra
+    columns are kept.
+    """
+    path = part_path(store, model, benchmark)
+    frame = rows if validated else validate_results(rows, source=f"{model} / {benchmark}")
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    metadata = dict(table.schema.metadata or {})
+    metadata[b"densing.config_hash"] = config_hash.encode()
+    table = table.replace_schema_metadata(metadata)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by a process killed mid-write
+        stale.unlink(missing_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "wb") as handle:
+            pq.write_table(table, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    finally:
+        if temporary.exists():
+            temporary.unlink()
+    return path
+
+
+def read_store(store: str | Path) -> pd.DataFrame:
+    """Every row of a store, validated, with its extra columns (config_hash, loss_per_byte, …)."""
+    store = Path(store)
+    if not store.is_dir():
+        raise InputError(f"{store}: no such results store directory")
+    parts = sorted(p for p in store.rglob("*.parquet") if CACHE_DIRECTORY not in p.relative_to(store).parts)
+    if not parts:
+        raise InputError(f"{store}: the results store has no parts (*.parquet)")
+    frames = []
+    for part in parts:
+        try:
+            frame = pd.read_parquet(part)
+        except Exception as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise InputError(f"{part}: cannot read Parquet part: {first}") from None
+        frames.append(validate_results(frame, source=str(part)))
+    return pd.concat(frames, ignore_index=True)

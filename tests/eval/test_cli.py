@@ -1,0 +1,87 @@
+"""`densing eval` bad inputs: one line on stderr, exit code 2, the store untouched."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from densing.cli import main
+
+from .conftest import write_models_yaml
+
+
+def _snapshot(store):
+    return {p: p.read_bytes() for p in sorted(store.rglob("*")) if p.is_file()} if store.exists() else None
+
+
+def _fails(argv, capsys) -> str:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: "), err
+    return err[0]
+
+
+@pytest.fixture()
+def store_copy(tmp_path, reference_store):
+    store = tmp_path / "store"
+    shutil.copytree(reference_store, store)
+    return store
+
+
+@pytest.mark.eval
+def test_unknown_benchmark(tmp_path, tiny_models, tiny_tasks, store_copy, capsys):
+    before = _snapshot(store_copy)
+    models = write_models_yaml(tmp_path / "m.yaml", tiny_models)
+    line = _fails(["eval", "--models", str(models), "--benchmarks", "tiny_mc,no_such_benchmark",
+                   "--include-path", str(tiny_tasks), "--out", str(store_copy)], capsys)
+    assert "unknown benchmark 'no_such_benchmark'" in line
+    assert _snapshot(store_copy) == before
+
+
+@pytest.mark.eval
+def test_missing_model_path(tmp_path, tiny_models, tiny_tasks, store_copy, capsys):
+    before = _snapshot(store_copy)
+    models = tmp_path / "m.yaml"
+    models.write_text(f"- model: {tiny_models[0]}\n- name: gone\n  model: {tmp_path / 'no' / 'such' / 'model'}\n")
+    line = _fails(["eval", "--models", str(models), "--benchmarks", "tiny_mc",
+                   "--include-path", str(tiny_tasks), "--out", str(store_copy)], capsys)
+    assert "'gone'" in line and "no such model directory" in line
+    assert _snapshot(store_copy) == before
+
+
+def test_malformed_models_file_leaves_no_store(tmp_path, capsys):
+    models = tmp_path / "m.csv"
+    models.write_text("name,revision\na,main\n")
+    store = tmp_path / "store"
+    line = _fails(["eval", "--models", str(models), "--benchmarks", "mmlu", "--out", str(store)], capsys)
+    assert str(models) in line and "'model'" in line
+    assert not store.exists()
+
+
+def test_models_and_benchmarks_required(tmp_path, capsys):
+    line = _fails(["eval", "--out", str(tmp_path / "s")], capsys)
+    assert "--models and --benchmarks are required" in line
+
+
+@pytest.mark.eval
+def test_trust_remote_code_is_passed_as_given(monkeypatch):
+    pytest.importorskip("torch")
+    huggingface = pytest.importorskip("lm_eval.models.huggingface")
+
+    from densing.eval.models import ModelSpec
+    from densing.eval.runner import load_model
+
+    seen = []
+
+    class Refuse:
+        def __init__(self, **kwargs):
+            seen.append(kwargs["trust_remote_code"])
+            raise RuntimeError("not loading in this test")
+
+    monkeypatch.setattr(huggingface, "HFLM", Refuse)
+    for flag in (False, True):
+        with pytest.raises(Exception, match="not loading in this test"):
+            load_model(ModelSpec(name="x", model="org/x", trust_remote_code=flag), backend="hf", device="cpu", batch_size=1)
+    assert seen == [False, True]
