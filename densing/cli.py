@@ -314,6 +314,9 @@ def main(argv: list[str] | None = None) -> None:
     becomes one line on stderr and exit code 2; anything else is a bug and keeps its traceback."""
     try:
         app(args=argv, prog_name="densing")
+    except SystemExit as exc:  # typer's standalone mode always exits; success returns quietly
+        if exc.code not in (0, None):
+            raise
     except DensingError as exc:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"error: {message}", file=sys.stderr)
