@@ -88,6 +88,7 @@ def density(
     level: float = 0.95,
     aggregate: bool = True,
     seed: int = 0,
+    intervals: bool = True,
 ) -> pd.DataFrame:
     """Effective parameter size and capacity density ρ = N̂/N of every target model (eq. 4).
 
@@ -97,6 +98,7 @@ def density(
     a normal error of that size (seeded), so the interval covers the benchmark's sampling noise. With
     ``aggregate`` and several fits, one more row per model (benchmark ``geomean``) holds the
     geometric mean of its per-benchmark densities, censored if any component is.
+    ``intervals=False`` skips the confidence intervals (NaN) when only point values are needed.
     """
     if isinstance(fits, ReferenceFit):
         fits = [fits]
@@ -121,7 +123,7 @@ def density(
         rows["censored"] = inverted["censored"].to_numpy()
         rows["d0"] = d0 or fit.d0
         rows["reference_fit"] = f"{fit.kind}:{fit.benchmark}"
-        if fit.bootstrap:
+        if fit.bootstrap and intervals:
             n_draws = len(fit.bootstrap)
             drawn_scores = np.broadcast_to(scores, (n_draws, scores.size))
             if "stderr" in rows.columns:
