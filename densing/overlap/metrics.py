@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from densing.overlap.intervals import intersection_length, merge_intervals, union_length
-from densing.overlap.trace import COMMUNICATION, COMPUTATION, RankTrace, read_traces, with_kernels
+from densing.overlap.trace import COMMUNICATION, COMPUTATION, RankTrace, read_traces
 
 RANK_COLUMNS = [
     "rank", "world_size", "kernel_count", "kernel_span_us", "idle_us", "compute_us",

@@ -23,7 +23,6 @@ To give HTA 0.5.0's numbers, the reader reproduces its event selection
 from __future__ import annotations
 
 import concurrent.futures
-import gzip
 import multiprocessing
 import os
 import math

@@ -1,5 +1,4 @@
 import numpy as np
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from densing.overlap.intervals import intersection_length, merge_intervals, union_length

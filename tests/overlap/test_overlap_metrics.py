@@ -1,7 +1,5 @@
 """Metrics on hand-built traces whose numbers are computed by hand in the docstrings."""
-import math
 
-import numpy as np
 import pytest
 
 from densing.errors import TraceError

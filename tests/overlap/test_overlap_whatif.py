@@ -1,5 +1,4 @@
 """What-if formulas on hand-computed cases."""
-import math
 
 import pytest
 
