@@ -43,7 +43,6 @@ class Law(str, Enum):
 
 
 def _load_data(path: Path, suite: str):
-    from densing import paths
     from densing.data import read_pythia_evals, read_results
 
     if path.is_dir() and any(path.glob("pythia-*/zero-shot")):

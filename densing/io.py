@@ -32,3 +32,23 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
 def atomic_write_text(path: str | Path, text: str) -> Path:
     """Text version of :func:`atomic_write_bytes` (UTF-8)."""
     return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def read_json_object(path: str | Path) -> dict:
+    """Parse a JSON file whose top level is an object; InputError naming the file otherwise."""
+    import orjson
+
+    from densing.errors import InputError
+
+    path = Path(path)
+    try:
+        data = orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a JSON file") from None
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"{path}: malformed JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected a JSON object at the top level")
+    return data

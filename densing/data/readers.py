@@ -15,7 +15,6 @@ import math
 import re
 from pathlib import Path
 
-import orjson
 import pandas as pd
 
 from densing.data.schema import validate_results
@@ -131,13 +130,10 @@ _LOSS_FROM_PERPLEXITY = ("ppl", "perplexity")
 
 
 def _load_json(path: Path) -> dict:
-    try:
-        data = orjson.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"{path}: malformed JSON ({exc})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+    from densing.io import read_json_object
+
+    data = read_json_object(path)
+    if not isinstance(data.get("results"), dict):
         raise InputError(f"{path}: field 'results': not an lm-eval results JSON (no 'results' mapping)")
     return data
 

@@ -21,7 +21,7 @@ import pandas as pd
 
 from densing.data.schema import data_hash
 from densing.errors import FitError, InputError
-from densing.io import atomic_write_bytes
+from densing.io import atomic_write_bytes, read_json_object
 from densing.laws import fit as _fit
 from densing.laws import forms
 
@@ -212,16 +212,7 @@ class ReferenceFit:
 
     @classmethod
     def load(cls, path: str | Path) -> "ReferenceFit":
-        path = Path(path)
-        try:
-            data = orjson.loads(path.read_bytes())
-        except FileNotFoundError:
-            raise InputError(f"{path}: no such file") from None
-        except orjson.JSONDecodeError as exc:
-            raise InputError(f"{path}: malformed JSON ({exc})") from None
-        if not isinstance(data, dict):
-            raise InputError(f"{path}: not a densing reference fit")
-        return cls.from_dict(data, source=str(path))
+        return cls.from_dict(read_json_object(path), source=str(path))
 
 
 def _effective_params(p, scores: np.ndarray, d0: float) -> np.ndarray:

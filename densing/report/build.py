@@ -11,7 +11,6 @@ import glob
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from densing import paths
