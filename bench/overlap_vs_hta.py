@@ -8,7 +8,9 @@ Baseline: HTA 0.5.0 from PyPI in its own environment, created on first use:
 times itself from before parsing to after overlap + temporal breakdown (interpreter start and
 imports excluded for both). Ratios are given of the median and of the best run (the run least
 disturbed by other load on the machine). Peak memory is the largest sum of RSS over the subprocess and its
-children (HTA parses ranks in a multiprocessing pool), sampled every 20 ms.
+children (HTA parses ranks in a multiprocessing pool), sampled every 20 ms in one extra run per
+tool and set: the timed runs are not sampled, because reading /proc/PID/statm takes the child's
+memory-map lock and slows it.
 Sets: the HTA test traces in /work/shared/data/traces/hta/, plus any SET_DIR given (e.g. one
 made by bench/overlap_synthetic.py). Prints per-set median times,
 the ratio HTA/densing, its geometric mean, peak memories, and the largest difference in
@@ -29,7 +31,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-DEFAULT_SETS = Path("/work/shared/data/traces/hta")
+DEFAULT_SETS = Path(os.environ.get("DENSING_SHARED_DATA", REPO.parent / "shared" / "data")) / "traces" / "hta"
 
 HTA_CODE = r"""
 import json, logging, sys, time
@@ -95,6 +97,18 @@ def run_measured(cmd: list[str], env: dict) -> tuple[dict, int]:
     return json.loads(out.strip().splitlines()[-1]), peak
 
 
+SETTLE_SECONDS = 1.0
+
+
+def run_timed(cmd: list[str], env: dict) -> dict:
+    """Run without the memory poller: reading /proc/PID/statm takes the child's memory-map lock,
+    which slows an allocation-heavy child, so times and peak memory come from separate runs."""
+    done = subprocess.run(cmd, capture_output=True, env=env, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{cmd[0]} failed on {cmd[-1]}:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def ensure_hta(python: Path) -> Path:
     if python.exists():
         return python
@@ -124,12 +138,21 @@ def main() -> None:
     for trace_set in sets:
         hta_t, den_t, hta_m, den_m = [], [], [], []
         set_start = time.perf_counter()
+        hta_cmd = [str(hta_python), "-c", HTA_CODE, str(trace_set)]
+        den_cmd = [str(args.densing_python), "-c", DENSING_CODE, str(trace_set)]
         for _ in range(args.repeat):
             if hta_t and time.perf_counter() - set_start > args.budget_seconds:
                 break
-            h, hm = run_measured([str(hta_python), "-c", HTA_CODE, str(trace_set)], env)
-            d, dm = run_measured([str(args.densing_python), "-c", DENSING_CODE, str(trace_set)], env)
-            hta_t.append(h["seconds"]); den_t.append(d["seconds"]); hta_m.append(hm); den_m.append(dm)
+            # a pause before each timed run lets the machine settle after the previous process
+            # (HTA's worker pool and freed memory are still being torn down when it returns)
+            time.sleep(SETTLE_SECONDS)
+            h = run_timed(hta_cmd, env)
+            time.sleep(SETTLE_SECONDS)
+            d = run_timed(den_cmd, env)
+            hta_t.append(h["seconds"]); den_t.append(d["seconds"])
+        # one more run of each, polled every 20 ms for the peak RSS of its process tree
+        hta_m.append(run_measured(hta_cmd, env)[1])
+        den_m.append(run_measured(den_cmd, env)[1])
         diff = max(abs(h["rows"][r][k] - d["rows"][r][k]) for r in h["rows"] for k in h["rows"][r])
         events = _count_events(trace_set)
         ratio = statistics.median(hta_t) / statistics.median(den_t)
