@@ -225,19 +225,6 @@ class Frontier(str, Enum):
     all = "all"
 
 
-def _public_densities(results: Optional[Path], fit: Optional[Path], d0: Optional[str], since: Optional[str] = None):
-    from densing import paths
-    from densing.data import parse_count, read_results
-    from densing.density import density as compute_density
-    from densing.laws.reference import ReferenceFit
-    from densing.report.build import DEFAULT_HEADLINE, released_since
-
-    frame, _ = released_since(read_results(results or paths.RESULTS / "public_models.csv"), since)
-    reference = ReferenceFit.load(fit or paths.REFERENCE_FITS / DEFAULT_HEADLINE)
-    value = None if d0 is None else parse_count(d0, field="d0", where="--d0")
-    return compute_density(frame, reference, d0=value)
-
-
 @app.command()
 def trend(
     results: Optional[Path] = typer.Option(None, "--results", help="Target results (default: results/public_models.csv)."),
@@ -256,7 +243,15 @@ def trend(
     from densing import trend as trend_mod
     from densing.render import print_frame
 
-    dens = _public_densities(results, fit, d0, None if since in (None, "none") else since)
+    from densing.data import parse_count
+    from densing.report.build import public_densities
+
+    _, _, dens, _ = public_densities(
+        results,
+        fit,
+        d0=None if d0 is None else parse_count(d0, field="d0", where="--d0"),
+        since=None if since in (None, "none") else since,
+    )
     options = dict(quantile=quantile, epoch=epoch, n_boot=n_boot, seed=seed)
     if frontier is None:
         table = trend_mod.trend_all(dens, **options)
