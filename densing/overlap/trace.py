@@ -23,12 +23,14 @@ To give HTA 0.5.0's numbers, the reader reproduces its event selection
 from __future__ import annotations
 
 import concurrent.futures
+import itertools
 import multiprocessing
-import os
 import math
 import operator
+import os
+import pickle
 import re
-import zlib
+import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -36,6 +38,7 @@ from typing import Any, Optional, Union
 import msgspec
 import numpy as np
 import pandas as pd
+from isal import isal_zlib  # ISA-L inflate: zlib-compatible, about 2x faster than zlib's
 
 from densing.errors import TraceError
 
@@ -92,27 +95,38 @@ class _Event(msgspec.Struct):
     args: Optional[_Args] = None
 
 
-# Fast path: the types real Kineto traces use. gc=False structs skip garbage-collector tracking
-# (they hold no reference cycles), which makes decoding ~1.5x faster. A trace that does not fit
-# (e.g. a string stream id) is decoded again with the tolerant types above.
-class _FastArgs(msgspec.Struct, gc=False):
+# Fast paths: the types real Kineto traces use, in two variants: integer timestamps (µs traces)
+# and float timestamps (ns-resolution traces, PyTorch >= 2.3). gc=False structs skip
+# garbage-collector tracking (they hold no reference cycles), which makes decoding ~1.5x faster.
+# Absent fields take shared sentinel defaults instead of None, so each column is read with one
+# C-level attrgetter/np.fromiter pass rather than a Python loop. A batch that does not fit the
+# integer variant is decoded with the float one, and one that fits neither (e.g. a string stream
+# id, a null dur) with the tolerant types above.
+class _FastArgs(msgspec.Struct, gc=False, frozen=True):
     stream: int = -1
     correlation: int = -1
-    in_nelems: Optional[int] = msgspec.field(default=None, name="In msg nelems")
+    in_nelems: int = msgspec.field(default=-1, name="In msg nelems")
     dtype: Optional[str] = None
 
 
-class _FastEvent(msgspec.Struct, gc=False):
-    cat: Optional[str] = None
+_NO_ARGS = _FastArgs()
+_NO_CAT = "\0"  # sentinel for an absent "cat" (dropped, as HTA drops events without one)
+
+
+class _IntTsEvent(msgspec.Struct, gc=False):
+    ts: int  # required: an absent ts makes HTA's ts column float (so rounded), as FLOAT_TS does
+    cat: str = _NO_CAT
     name: Optional[str] = None
-    ts: Union[int, float, None] = None
-    dur: Union[int, float, None] = None
-    args: Optional[_FastArgs] = None
+    dur: float = math.nan  # absent: not a duration event, dropped
+    args: _FastArgs = _NO_ARGS
 
 
-class _FastTrace(msgspec.Struct, gc=False):
-    traceEvents: Optional[list[_FastEvent]] = None
-    distributedInfo: Optional[_DistributedInfo] = None
+class _FloatTsEvent(msgspec.Struct, gc=False):
+    cat: str = _NO_CAT
+    name: Optional[str] = None
+    ts: float = math.nan
+    dur: float = math.nan
+    args: _FastArgs = _NO_ARGS
 
 
 class _DistributedInfo(msgspec.Struct):
@@ -125,10 +139,23 @@ class _Trace(msgspec.Struct):
     distributedInfo: Optional[_DistributedInfo] = None
 
 
-_DECODER = msgspec.json.Decoder(_Trace)
+def _doc_type(event_type: type) -> type:
+    return msgspec.defstruct("_Doc", [("traceEvents", Optional[list[event_type]], None),
+                                      ("distributedInfo", Optional[_DistributedInfo], None)], gc=False)
+
+
+# decode modes, tried in this order: (whole-document decoder, events-array decoder)
+INT_TS, FLOAT_TS, TOLERANT = 0, 1, 2
+_DECODERS = [(msgspec.json.Decoder(_doc_type(t)), msgspec.json.Decoder(list[t]))
+             for t in (_IntTsEvent, _FloatTsEvent, _Event)]
 _get_ts = operator.attrgetter("ts")
 _get_dur = operator.attrgetter("dur")
-_FAST_DECODER = msgspec.json.Decoder(_FastTrace)
+_get_cat = operator.attrgetter("cat")
+_get_name = operator.attrgetter("name")
+_get_args = operator.attrgetter("args")
+_get_stream = operator.attrgetter("stream")
+_get_correlation = operator.attrgetter("correlation")
+_get_nelems = operator.attrgetter("in_nelems")
 
 
 @dataclass(frozen=True)
@@ -225,8 +252,6 @@ class _Decoded:
     first_ts: float | int  # earliest kept event, absolute
 
 
-_FAST_EVENTS = msgspec.json.Decoder(list[_FastEvent])
-_EVENTS = msgspec.json.Decoder(list[_Event])
 _BATCH_BYTES = 8 << 20
 
 
@@ -234,24 +259,20 @@ class _Unsplittable(Exception):
     """The events array could not be cut into batches here; decode the document whole."""
 
 
-def _decode_doc(data: bytes, path: Path):
-    """Decode a whole trace document: fast types first, tolerant types if they do not fit."""
+def _decode(data, mode: int, whole: bool, path: Path | None = None):
+    """Decode ``data`` (a whole document, or one batch of the events array) with the first of
+    the decode modes from ``mode`` on whose types fit; returns ``(value, mode)``."""
     try:
-        try:
-            return _FAST_DECODER.decode(data), True
-        except msgspec.ValidationError:
-            return _DECODER.decode(data), False
+        for m in range(mode, TOLERANT + 1):
+            try:
+                return _DECODERS[m][0 if whole else 1].decode(data), m
+            except msgspec.ValidationError:
+                if m == TOLERANT:
+                    raise
     except msgspec.ValidationError as exc:
         raise TraceError(f"{path}: unexpected trace structure ({exc})") from None
     except msgspec.DecodeError as exc:
         raise TraceError(f"{path}: malformed JSON ({exc})") from None
-
-
-def _decode_batch(data: bytes):
-    try:
-        return _FAST_EVENTS.decode(data), True
-    except msgspec.ValidationError:
-        return _EVENTS.decode(data), False
 
 
 def _raw_pieces(path: Path):
@@ -266,7 +287,7 @@ def _raw_pieces(path: Path):
     step = 1 << 20
     try:
         while data:
-            d = zlib.decompressobj(31)
+            d = isal_zlib.decompressobj(31)
             pos = 0
             while not d.eof and pos < len(data):
                 yield d.decompress(data[pos:pos + step])
@@ -274,12 +295,50 @@ def _raw_pieces(path: Path):
             if not d.eof:
                 raise TraceError(f"{path}: truncated gzip (stream ends before its end marker)")
             data = d.unused_data.lstrip(b"\0")  # another gzip member may follow
-    except zlib.error as exc:
+    except isal_zlib.error as exc:
         raise TraceError(f"{path}: corrupt gzip ({exc})") from None
 
 
+def _decode_doc(data, mode: int, path: Path):
+    try:
+        return _decode(data, mode, whole=True)
+    except msgspec.ValidationError as exc:
+        raise TraceError(f"{path}: unexpected trace structure ({exc})") from None
+    except msgspec.DecodeError as exc:
+        raise TraceError(f"{path}: malformed JSON ({exc})") from None
+
+
+def _events_start(buf) -> int:
+    """Position of the ``[`` that opens the ``traceEvents`` array; -1 if not (yet) found;
+    raises :class:`_Unsplittable` if the key is not followed by ``:`` and ``[``."""
+    key = buf.find(b'"traceEvents"')
+    bracket = buf.find(b"[", key) if key >= 0 else -1
+    if bracket >= 0 and buf[key + 13:bracket].strip() != b":":
+        raise _Unsplittable
+    return bracket
+
+
+def _cut_before(buf, lo: int, hi: int, forward: bool = False) -> tuple[int, int]:
+    """The last (or with ``forward`` the first) event boundary in ``buf[lo:hi]``: ``(cut, nxt)``
+    with ``buf[cut:cut + 2] == b"},"`` closing one event and ``buf[nxt] == "{"`` opening the next
+    after a newline and whitespace; ``(-1, -1)`` when there is none."""
+    while True:
+        cut = buf.find(b"},\n", lo, hi) if forward else buf.rfind(b"},\n", lo, hi)
+        if cut < 0:
+            return -1, -1
+        nxt = cut + 3
+        while nxt < len(buf) and buf[nxt] in b" \t\r\n":
+            nxt += 1
+        if nxt < len(buf) and buf[nxt] == 0x7B:  # "{"
+            return cut, nxt
+        if forward:
+            lo = cut + 1
+        else:
+            hi = cut + 2
+
+
 def _event_batches(path: Path, meta: dict):
-    """Yield ``(events, fast)`` batches of the ``traceEvents`` array; sets ``meta["info"]``.
+    """Yield ``(events, mode)`` batches of the ``traceEvents`` array; sets ``meta["info"]``.
 
     The raw bytes are decompressed piece by piece and the array is cut after ``},\n`` followed
     by whitespace and ``{`` (a newline cannot occur inside a JSON string; Kineto writes one event
@@ -289,28 +348,21 @@ def _event_batches(path: Path, meta: dict):
     """
     buf = bytearray()
     prefix = None
+    mode = INT_TS
     searched = 0  # buf[:searched] holds no usable cut point
     for piece in _raw_pieces(path):
         buf += piece
         if prefix is None:
-            key = buf.find(b'"traceEvents"')
-            bracket = buf.find(b"[", key) if key >= 0 else -1
+            bracket = _events_start(buf)
             if bracket < 0:
                 continue
-            if buf[key + 13:bracket].strip() != b":":
-                raise _Unsplittable
             prefix = bytes(buf[:bracket])
             del buf[:bracket]  # buf[0] is now the "[" that opens the array
         if len(buf) < _BATCH_BYTES:
             continue
-        cut = buf.rfind(b"},\n", max(1, searched - 3), len(buf) - 1)
+        cut, nxt = _cut_before(buf, max(1, searched - 3), len(buf) - 1)
         searched = len(buf)
         if cut < 0:
-            continue
-        nxt = cut + 3
-        while nxt < len(buf) and buf[nxt] in b" \t\r\n":
-            nxt += 1
-        if nxt >= len(buf) or buf[nxt] != 0x7B:  # "{"
             continue
         # decode buf[0:cut + 2] in place as "[ {...}, ... {...} ]": overwrite the "," after the
         # last event with "]" (buf[0] is "[" or whitespace turned into "[")
@@ -318,30 +370,41 @@ def _event_batches(path: Path, meta: dict):
         buf[cut + 1] = 0x5D
         try:
             with memoryview(buf) as view:
-                batch = _decode_batch(view[:cut + 2])
-        except msgspec.DecodeError:
+                events, mode = _decode(view[:cut + 2], mode, whole=False)
+        except (msgspec.DecodeError, msgspec.ValidationError):
             raise _Unsplittable from None
         del buf[:nxt - 1]  # keep one byte before the next "{" to hold the next "["
         searched = 0
-        yield batch
+        yield events, mode
     if prefix is None:
         raise _Unsplittable
     try:
         buf[0] = 0x5B
-        doc, fast = _decode_doc(prefix + bytes(buf), path)
+        doc, mode = _decode_doc(prefix + bytes(buf), mode, path)
     except TraceError:
         raise _Unsplittable from None
     meta["info"] = doc.distributedInfo
-    meta["has_events_key"] = doc.traceEvents is not None
-    yield (doc.traceEvents or []), fast
+    yield (doc.traceEvents or []), mode
 
 
-def _whole_batches(path: Path, meta: dict):
-    data = b"".join(_raw_pieces(path))
-    doc, fast = _decode_doc(data, path)
-    del data
+def _whole_columns(data, path: Path, meta: dict) -> "_Columns":
+    """Columns of a whole trace document held in memory (decoded in one call)."""
+    doc, mode = _decode_doc(data, INT_TS, path)
     meta["info"] = doc.distributedInfo
-    yield (doc.traceEvents or []), fast
+    cols = _Columns()
+    cols.add(doc.traceEvents or [], mode)
+    return cols
+
+
+def _indices(items: list, value) -> list[int]:
+    """Positions of ``value`` in ``items`` (C-level ``list.index`` scans; fast when rare)."""
+    out, i = [], -1
+    try:
+        while True:
+            i = items.index(value, i + 1)
+            out.append(i)
+    except ValueError:
+        return out
 
 
 class _Columns:
@@ -354,42 +417,91 @@ class _Columns:
         self.parts: dict[str, list] = {k: [] for k in
                                        ("ts", "dur", "stream", "correlation", "name_code", "comm_bytes")}
 
-    def add(self, events: list, fast: bool) -> None:
+    def add(self, events: list, mode: int) -> None:
         self.events += len(events)
+        if mode == TOLERANT:
+            self._add_tolerant(events)
+        else:
+            self._add_fast(events, mode == FLOAT_TS)
+
+    def _codes(self, names: list) -> np.ndarray:
+        """Codes of ``names`` in the file-wide name table (``None``, an absent name, is "")."""
+        local = {name: i for i, name in enumerate(dict.fromkeys(names))}
+        setdefault, lookup = self.lookup.setdefault, self.lookup
+        to_global = np.fromiter((setdefault("" if u is None else u, len(lookup)) for u in local),
+                                dtype=np.int32, count=len(local))
+        return to_global[np.fromiter(map(local.__getitem__, names), dtype=np.int32, count=len(names))]
+
+    def _add_fast(self, events: list, float_ts: bool) -> None:
+        # keep events with a dur and a cat other than "Trace"; later passes see only those
+        keep = ~np.isnan(np.fromiter(map(_get_dur, events), dtype=np.float64, count=len(events)))
+        cats = list(map(_get_cat, events))
+        for bad in (_NO_CAT, "Trace"):
+            keep[_indices(cats, bad)] = False
+        del cats
+        kept = events if keep.all() else list(itertools.compress(events, keep.tolist()))
+        n = len(kept)
+        if not n:
+            return
+        if float_ts:  # (an absent ts has failed the integer variant, whose ts is required)
+            ts = np.fromiter(map(_get_ts, kept), dtype=np.float64, count=n)
+            if np.isnan(ts).any():
+                keep = ~np.isnan(ts)
+                kept = list(itertools.compress(kept, keep.tolist()))
+                ts, n = ts[keep], len(kept)
+            self.ts_float = True
+        else:
+            try:
+                ts = np.fromiter(map(_get_ts, kept), dtype=np.int64, count=n)
+            except OverflowError:  # msgspec's int takes uint64 values
+                raise TraceError("timestamp beyond 64-bit integer range") from None
+        args = list(map(_get_args, kept))
+        comm_bytes = np.full(n, np.nan)
+        nelems = np.fromiter(map(_get_nelems, args), dtype=np.int64, count=n)
+        for i in np.flatnonzero(nelems >= 0).tolist():
+            comm_bytes[i] = _comm_bytes(args[i])
+        parts = self.parts
+        parts["ts"].append(ts)
+        parts["dur"].append(np.fromiter(map(_get_dur, kept), dtype=np.float64, count=n))
+        parts["stream"].append(np.fromiter(map(_get_stream, args), dtype=np.int64, count=n))
+        parts["correlation"].append(np.fromiter(map(_get_correlation, args), dtype=np.int64, count=n))
+        parts["comm_bytes"].append(comm_bytes)
+        parts["name_code"].append(self._codes(list(map(_get_name, kept))))
+
+    def _add_tolerant(self, events: list) -> None:
         ts_types = set(map(type, map(_get_ts, events)))
-        batch_float = bool(ts_types - {int})
-        self.ts_float |= batch_float
+        self.ts_float |= bool(ts_types - {int})  # a float or an absent ts makes HTA's column float
         kept = [e for e in events
                 if e.dur is not None and e.ts is not None and e.cat is not None and e.cat != "Trace"]
         if not kept:
             return
-        n = len(kept)
-        setdefault, lookup = self.lookup.setdefault, self.lookup
         names = [e.name for e in kept]
-        if not fast:
-            names = [x if isinstance(x, str) else "" if x is None else str(x) for x in names]
-        self.parts["name_code"].append(np.array([setdefault(x, len(lookup)) for x in names], dtype=np.int32))
+        self.parts["name_code"].append(self._codes([x if isinstance(x, str) or x is None else str(x)
+                                                    for x in names]))
         args = [e.args for e in kept]
-        if fast:
-            stream = [a.stream if a is not None else -1 for a in args]
-            correlation = [a.correlation if a is not None else -1 for a in args]
-        else:
-            stream = [_as_int(a.stream, -1) if a is not None else -1 for a in args]
-            correlation = [_as_int(a.correlation, -1) if a is not None else -1 for a in args]
-        self.parts["stream"].append(np.array(stream, dtype=np.int64))
-        self.parts["correlation"].append(np.array(correlation, dtype=np.int64))
-        comm_bytes = np.full(n, np.nan)
-        for i in [i for i, a in enumerate(args) if a is not None and a.in_nelems is not None]:
-            comm_bytes[i] = _comm_bytes(args[i])
-        self.parts["comm_bytes"].append(comm_bytes)
-        self.parts["dur"].append(np.fromiter(map(_get_dur, kept), dtype=np.float64, count=n))
-        if batch_float:
-            self.parts["ts"].append(np.fromiter(map(_get_ts, kept), dtype=np.float64, count=n))
-        else:
+        self.parts["stream"].append(np.array([_as_int(a.stream, -1) if a is not None else -1 for a in args],
+                                             dtype=np.int64))
+        self.parts["correlation"].append(np.array([_as_int(a.correlation, -1) if a is not None else -1
+                                                   for a in args], dtype=np.int64))
+        self.parts["comm_bytes"].append(np.array([_comm_bytes(a) for a in args], dtype=np.float64))
+        self.parts["dur"].append(np.array([float(e.dur) for e in kept], dtype=np.float64))
+        if all(type(e.ts) is int for e in kept):
             try:
                 self.parts["ts"].append(np.array([e.ts for e in kept], dtype=np.int64))
             except OverflowError:
                 raise TraceError("timestamp beyond 64-bit integer range") from None
+        else:
+            self.parts["ts"].append(np.array([float(e.ts) for e in kept], dtype=np.float64))
+
+    def extend(self, other: "_Columns") -> None:
+        """Append ``other``'s rows (decoded from a later part of the same file)."""
+        setdefault, lookup = self.lookup.setdefault, self.lookup
+        to_self = np.fromiter((setdefault(name, len(lookup)) for name in other.lookup), dtype=np.int32,
+                              count=len(other.lookup))
+        for key, parts in other.parts.items():
+            self.parts[key].extend(to_self[p] for p in parts) if key == "name_code" else self.parts[key].extend(parts)
+        self.ts_float |= other.ts_float
+        self.events += other.events
 
     def column(self, name: str) -> np.ndarray:
         parts = self.parts[name]
@@ -398,17 +510,146 @@ class _Columns:
         return np.concatenate(parts)
 
 
-def _decode_file(path: Path, default_rank: int) -> _Decoded:
-    meta: dict = {}
+_SPLIT_MIN_BYTES = 8 << 20  # decompressed size from which one file is decoded by several processes
+
+
+def _span_columns(data: bytes, start: int, cut: int) -> "_Columns":
+    """Columns of the events in ``data[start:cut + 2]`` (``data[start]`` precedes the first
+    ``{``, ``data[cut:cut + 2] == b"},"`` ends the last event)."""
+    with memoryview(data) as view:
+        span = bytearray(view[start:cut + 2])
+    span[0] = 0x5B  # "["
+    span[-1] = 0x5D  # "]"
+    events, mode = _decode(span, INT_TS, whole=False)
+    del span
     cols = _Columns()
-    try:
+    cols.add(events, mode)
+    return cols
+
+
+def _in_child(func, *args):
+    """Run ``func(*args)`` in a forked child process; returns a callable that waits for and
+    returns its result (or raises its exception). The child shares the parent's memory
+    copy-on-write, so large inputs are not copied; the (small) result comes back pickled."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: never returns
+        code = 0
         try:
-            for events, fast in _event_batches(path, meta):
-                cols.add(events, fast)
-        except _Unsplittable:
-            meta, cols = {}, _Columns()
-            for events, fast in _whole_batches(path, meta):
-                cols.add(events, fast)
+            os.close(read_fd)
+            try:
+                result = (True, func(*args))
+            except BaseException as exc:  # noqa: BLE001 - handed to the parent
+                result, code = (False, exc), 1
+            with os.fdopen(write_fd, "wb") as fh:
+                pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        finally:
+            os._exit(code)
+    os.close(write_fd)
+
+    def wait():
+        try:
+            with os.fdopen(read_fd, "rb") as fh:
+                ok, value = pickle.load(fh)
+        except (EOFError, pickle.UnpicklingError):
+            ok, value = False, TraceError("decoding worker process died")
+        finally:
+            os.waitpid(pid, 0)
+        if not ok:
+            raise value
+        return value
+    return wait
+
+
+def _split_columns(path: Path, data: bytes, parts: int, meta: dict) -> "_Columns":
+    """Decode one large file in ``parts`` processes: the events array is cut at event
+    boundaries into ``parts`` spans of about equal size; forked children decode the first
+    spans while this process decodes the last one together with the document's other keys."""
+    bracket = _events_start(data)
+    if bracket < 0:
+        raise _Unsplittable
+    spans, lo = [], bracket
+    for k in range(1, parts):
+        cut, nxt = _cut_before(data, lo + (len(data) - bracket) // parts, len(data), forward=True)
+        if cut < 0:
+            break
+        spans.append((lo, cut))
+        lo = nxt - 1
+    if not spans:
+        raise _Unsplittable
+    waits = [_in_child(_span_columns, data, start, cut) for start, cut in spans]
+    try:
+        with memoryview(data) as view:
+            doc, mode = _decode_doc(b"".join((view[:bracket], b"[", view[lo + 1:])), INT_TS, path)
+        meta["info"] = doc.distributedInfo
+        last = _Columns()
+        last.add(doc.traceEvents or [], mode)
+        del doc
+    finally:
+        try:
+            results = [wait() for wait in waits]
+        except msgspec.DecodeError:
+            raise _Unsplittable from None
+    cols = results[0]
+    for other in results[1:] + [last]:
+        cols.extend(other)
+    return cols
+
+
+def _read_whole(path: Path) -> bytes:
+    """The whole decompressed file. A single-member gzip is inflated in one call into a buffer
+    of the size its trailer states (ISIZE, RFC 1952), which is about twice as fast as growing
+    the output; anything else (several members, a truncated or corrupt stream) goes through
+    :func:`_raw_pieces`, which also names the problem."""
+    if path.name.endswith(".gz"):
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        isize = int.from_bytes(raw[-4:], "little") if len(raw) >= 18 else 0
+        try:
+            data = isal_zlib.decompress(raw, 31, max(isize, 1 << 16))
+            if len(data) % (1 << 32) == isize:
+                return data
+        except isal_zlib.error:
+            pass
+        del raw
+    return b"".join(_raw_pieces(path))
+
+
+def _expected_size(path: Path) -> int:
+    """The file's decompressed size: its size, or for gzip the trailer's ISIZE (mod 2**32)."""
+    size = path.stat().st_size
+    if not path.name.endswith(".gz") or size < 18:
+        return size
+    with path.open("rb") as fh:
+        fh.seek(-4, os.SEEK_END)
+        return int.from_bytes(fh.read(4), "little")
+
+
+def _file_columns(path: Path, parts: int, meta: dict) -> "_Columns":
+    """Columns of one trace file, read whole and decoded in one call (small files), split across
+    ``parts`` processes (large files when ``parts > 1``), or streamed batch by batch (large
+    files otherwise, so that memory stays bounded when files are decoded in parallel)."""
+    try:
+        if parts > 1 or _expected_size(path) <= _BATCH_BYTES:
+            data = _read_whole(path)
+            if parts > 1 and len(data) >= _SPLIT_MIN_BYTES:
+                return _split_columns(path, data, parts, meta)
+            return _whole_columns(data, path, meta)
+        cols = _Columns()
+        for events, mode in _event_batches(path, meta):
+            cols.add(events, mode)
+        return cols
+    except _Unsplittable:
+        meta.clear()
+        return _whole_columns(_read_whole(path), path, meta)
+
+
+def _decode_file(path: Path, default_rank: int, parts: int = 1) -> _Decoded:
+    meta: dict = {}
+    try:
+        cols = _file_columns(path, parts if _fork_ok() else 1, meta)
     except TraceError as exc:
         msg = str(exc)
         raise TraceError(msg if msg.startswith(str(path)) else f"{path}: {msg}") from None
@@ -523,16 +764,23 @@ def _to_rank_trace(d: _Decoded, filter_last_step: bool, set_origin_us: float) ->
 _PARALLEL_MIN_BYTES = 32 << 20
 
 
+def _fork_ok() -> bool:
+    """Whether decoding may fork worker processes (Linux only: fork is unsafe on macOS)."""
+    return sys.platform.startswith("linux") and (os.cpu_count() or 1) > 1
+
+
 def _decode_files(files: list[Path]) -> list[_Decoded]:
     """Decode the files; in a fork-based process pool when there are several large ones
-    (as HTA does), each worker returning only the small per-rank arrays."""
-    workers = min(len(files), os.cpu_count() or 1)
-    if (workers > 1 and sum(f.stat().st_size for f in files) >= _PARALLEL_MIN_BYTES
-            and "fork" in multiprocessing.get_all_start_methods()):
+    (as HTA does), each worker returning only the small per-rank arrays. With fewer files than
+    CPUs, each large file is instead split across the CPUs (:func:`_split_columns`)."""
+    cpus = os.cpu_count() or 1
+    workers = min(len(files), cpus)
+    if workers > 1 and sum(f.stat().st_size for f in files) >= _PARALLEL_MIN_BYTES and _fork_ok():
         with concurrent.futures.ProcessPoolExecutor(
                 workers, mp_context=multiprocessing.get_context("fork")) as pool:
             return list(pool.map(_decode_file, files, range(len(files))))
-    return [_decode_file(f, i) for i, f in enumerate(files)]
+    parts = cpus if len(files) < cpus else 1
+    return [_decode_file(f, i, parts) for i, f in enumerate(files)]
 
 
 def read_traces(path: str | Path) -> list[RankTrace]:
