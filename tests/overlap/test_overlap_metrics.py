@@ -118,3 +118,100 @@ def test_batched_decoding_equals_whole(tmp_path, monkeypatch):
     assert len(batches) == 2 and meta["info"].rank == 5
     assert sum(len(events) for events, _ in batches) == len(doc["traceEvents"])
     assert analyze(path).equals(whole)
+
+
+def _kineto_text(events, rank=0) -> str:
+    """Kineto's layout: one event per block, blocks separated by ``},\\n  {``."""
+    import json
+
+    body = ",\n".join("  " + json.dumps(e) for e in events)
+    return ('{\n  "schemaVersion": 1,\n  "distributedInfo": {"rank": %d, "world_size": 8},\n'
+            '  "traceEvents": [\n%s\n  ],\n  "traceName": "t"\n}' % (rank, body))
+
+
+def _many_steps(steps=40):
+    events = []
+    for k in range(steps):  # 40 copies of hand_trace, 100 µs apart, with their own steps
+        for e in hand_trace(shift=100 * k, corr_base=10 * k):
+            if e["name"].startswith("ProfilerStep#"):
+                e["name"] = f"ProfilerStep#{2 * k + int(e['name'][-1])}"
+            events.append(e)
+    return events
+
+
+def _same_traces(a, b):
+    import numpy as np
+
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        for field in ("rank", "world_size", "time_origin_us", "kernel_names", "step_names_seen"):
+            assert getattr(x, field) == getattr(y, field), field
+        for field in ("kernel_start_us", "kernel_end_us", "kernel_category", "kernel_stream", "kernel_name_code",
+                      "kernel_step", "kernel_comm_bytes", "step_number", "step_start_us", "step_end_us"):
+            np.testing.assert_array_equal(getattr(x, field), getattr(y, field), err_msg=field)
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+def test_split_decoding_across_processes_equals_one_process(tmp_path, monkeypatch, parts):
+    import gzip
+
+    from densing.overlap import trace as trace_module
+
+    path = tmp_path / "r.json.gz"
+    path.write_bytes(gzip.compress(_kineto_text(_many_steps()).encode()))
+    monkeypatch.setattr(trace_module, "_fork_ok", lambda: False)
+    one = read_traces(path)
+    monkeypatch.setattr(trace_module, "_fork_ok", lambda: True)
+    monkeypatch.setattr(trace_module, "_SPLIT_MIN_BYTES", 0)
+    children = []
+    real = trace_module._in_child
+    monkeypatch.setattr(trace_module, "_in_child", lambda *a: children.append(a[2:]) or real(*a))
+    meta = {}
+    cols = trace_module._file_columns(path, parts, meta)
+    assert len(children) == parts - 1  # spans decoded in forked children; the last span in this process
+    assert cols.events == len(_many_steps()) and meta["info"].rank == 0
+    split = [trace_module._to_rank_trace(trace_module._decode_file(path, 0, parts), True, one[0].time_origin_us)]
+    _same_traces(one, split)
+    assert one[0].step_number.size == 80 and one[0].kernel_count == 200 - 1  # last step's kernel excluded
+
+
+def test_split_decoding_reports_a_malformed_span(tmp_path, monkeypatch):
+    from densing.overlap import trace as trace_module
+
+    text = _kineto_text(_many_steps())
+    broken = text[:len(text) // 4] + text[len(text) // 4:].replace('"dur": ', '"dur" ', 1)
+    (tmp_path / "r.json").write_text(broken)
+    monkeypatch.setattr(trace_module, "_SPLIT_MIN_BYTES", 0)
+    with pytest.raises(TraceError, match="malformed JSON"):
+        trace_module._decode_file(tmp_path / "r.json", 0, 2)
+
+
+def test_streamed_batches_may_switch_to_float_timestamps(tmp_path, monkeypatch):
+    """An integer-µs first batch and an ns-resolution later one: as if decoded whole (all rounded)."""
+    from densing.overlap import trace as trace_module
+
+    events = _many_steps(10)
+    for e in events[len(events) // 2:]:
+        e["ts"] += 0.25
+    path = tmp_path / "r.json"
+    path.write_text(_kineto_text(events))
+    whole = read_traces(path)
+    monkeypatch.setattr(trace_module, "_BATCH_BYTES", 2000)
+    text = path.read_bytes()
+    monkeypatch.setattr(trace_module, "_raw_pieces", lambda p: (text[i:i + 1000] for i in range(0, len(text), 1000)))
+    meta = {}
+    modes = [mode for _, mode in trace_module._event_batches(path, meta)]
+    assert modes[0] == trace_module.INT_TS and modes[-1] == trace_module.FLOAT_TS
+    streamed = [trace_module._to_rank_trace(trace_module._decode_file(path, 0, 1), True, whole[0].time_origin_us)]
+    _same_traces(whole, streamed)
+
+
+def test_multi_member_gzip_reads_like_one_member(tmp_path):
+    import gzip
+
+    text = _kineto_text(_many_steps(5)).encode()
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    (tmp_path / "one" / "r.json.gz").write_bytes(gzip.compress(text))
+    (tmp_path / "two" / "r.json.gz").write_bytes(gzip.compress(text[:1000]) + gzip.compress(text[1000:]))
+    assert analyze(tmp_path / "two").equals(analyze(tmp_path / "one"))
