@@ -54,6 +54,7 @@ _MEMORY_RE = re.compile(r"(^Memcpy)|(^Memset)|(^dma)")
 _NOT_COMPUTE_RE = re.compile(r"(^nccl.*Kernel)|(.*(Memcpy)|(Memset))|(.*Sync)")
 
 _SYNC_NAMES = ("Event Sync", "Context Sync")
+_STEP_RE = re.compile(r"ProfilerStep#(\d+)")
 
 # bytes per element for the dtype names PyTorch writes into record_param_comms args
 _DTYPE_BYTES = {
@@ -69,14 +70,24 @@ def kernel_category(name: str) -> int:
 
     communication: ``^nccl.*Kernel``; memory: ``^Memcpy|^Memset|^dma``; computation: anything
     else that is not ``.*Memcpy``, ``^Memset`` or ``.*Sync``; other: the rest (e.g. syncs).
+    Names without a newline (``.`` does not match one) are classified with plain string tests,
+    which give the same answers as the regular expressions several times faster.
     """
-    if _COMM_RE.match(name):
+    if "\n" in name:
+        if _COMM_RE.match(name):
+            return COMMUNICATION
+        if _MEMORY_RE.match(name):
+            return MEMORY
+        if not _NOT_COMPUTE_RE.match(name):
+            return COMPUTATION
+        return OTHER
+    if name.startswith("nccl") and name.find("Kernel", 4) >= 0:
         return COMMUNICATION
-    if _MEMORY_RE.match(name):
+    if name.startswith(("Memcpy", "Memset", "dma")):
         return MEMORY
-    if not _NOT_COMPUTE_RE.match(name):
-        return COMPUTATION
-    return OTHER
+    if "Memcpy" in name or "Sync" in name:
+        return OTHER
+    return COMPUTATION
 
 
 class _Args(msgspec.Struct):
@@ -408,14 +419,24 @@ def _indices(items: list, value) -> list[int]:
 
 
 class _Columns:
-    """Arrays built batch by batch from decoded events (only duration events are kept)."""
+    """Arrays built batch by batch from decoded events.
+
+    Of the duration events (those with ``dur`` and a ``cat`` other than ``"Trace"``) only the
+    rows the analysis can use are kept (lossless): GPU-side rows, CPU rows with a correlation id
+    (launches), ProfilerStep annotations and device syncs. The smallest timestamp of all
+    duration events is kept too, as the rank's time origin (HTA aligns ranks on it).
+    """
+
+    _DTYPES = {"ts": np.int64, "dur": np.float64, "stream": np.int64, "correlation": np.int64,
+               "name_code": np.int32, "comm_bytes": np.float64}
 
     def __init__(self) -> None:
         self.lookup: dict = {}
         self.ts_float = False
+        self.ts_min = None  # smallest ts of all duration events (int, or float once ts_float)
         self.events = 0
-        self.parts: dict[str, list] = {k: [] for k in
-                                       ("ts", "dur", "stream", "correlation", "name_code", "comm_bytes")}
+        self.duration_events = 0
+        self.parts: dict[str, list] = {k: [] for k in self._DTYPES}
 
     def add(self, events: list, mode: int) -> None:
         self.events += len(events)
@@ -424,13 +445,27 @@ class _Columns:
         else:
             self._add_fast(events, mode == FLOAT_TS)
 
-    def _codes(self, names: list) -> np.ndarray:
-        """Codes of ``names`` in the file-wide name table (``None``, an absent name, is "")."""
+    def _codes(self, names: list) -> tuple[np.ndarray, np.ndarray]:
+        """Codes of ``names`` in the file-wide name table (``None``, an absent name, is ""), and
+        whether each is a ProfilerStep annotation or a device sync."""
         local = {name: i for i, name in enumerate(dict.fromkeys(names))}
         setdefault, lookup = self.lookup.setdefault, self.lookup
-        to_global = np.fromiter((setdefault("" if u is None else u, len(lookup)) for u in local),
-                                dtype=np.int32, count=len(local))
-        return to_global[np.fromiter(map(local.__getitem__, names), dtype=np.int32, count=len(names))]
+        uniques = ["" if u is None else u for u in local]
+        to_global = np.fromiter((setdefault(u, len(lookup)) for u in uniques), dtype=np.int32, count=len(uniques))
+        codes = np.fromiter(map(local.__getitem__, names), dtype=np.int32, count=len(names))
+        special = [i for i, u in enumerate(uniques) if "ProfilerStep" in u or u in _SYNC_NAMES]
+        return to_global[codes], (np.isin(codes, special) if special else np.zeros(len(names), dtype=bool))
+
+    def _append(self, ts, dur, stream, correlation, names: list, comm_bytes) -> None:
+        self.duration_events += ts.size
+        if ts.size:
+            low = ts.min().item()
+            self.ts_min = low if self.ts_min is None else min(self.ts_min, low)
+        codes, special = self._codes(names)
+        useful = (stream != -1) | (correlation >= 0) | special
+        for key, values in (("ts", ts), ("dur", dur), ("stream", stream), ("correlation", correlation),
+                            ("name_code", codes), ("comm_bytes", comm_bytes)):
+            self.parts[key].append(values[useful])
 
     def _add_fast(self, events: list, float_ts: bool) -> None:
         # keep events with a dur and a cat other than "Trace"; later passes see only those
@@ -460,13 +495,10 @@ class _Columns:
         nelems = np.fromiter(map(_get_nelems, args), dtype=np.int64, count=n)
         for i in np.flatnonzero(nelems >= 0).tolist():
             comm_bytes[i] = _comm_bytes(args[i])
-        parts = self.parts
-        parts["ts"].append(ts)
-        parts["dur"].append(np.fromiter(map(_get_dur, kept), dtype=np.float64, count=n))
-        parts["stream"].append(np.fromiter(map(_get_stream, args), dtype=np.int64, count=n))
-        parts["correlation"].append(np.fromiter(map(_get_correlation, args), dtype=np.int64, count=n))
-        parts["comm_bytes"].append(comm_bytes)
-        parts["name_code"].append(self._codes(list(map(_get_name, kept))))
+        self._append(ts, np.fromiter(map(_get_dur, kept), dtype=np.float64, count=n),
+                     np.fromiter(map(_get_stream, args), dtype=np.int64, count=n),
+                     np.fromiter(map(_get_correlation, args), dtype=np.int64, count=n),
+                     list(map(_get_name, kept)), comm_bytes)
 
     def _add_tolerant(self, events: list) -> None:
         ts_types = set(map(type, map(_get_ts, events)))
@@ -475,23 +507,20 @@ class _Columns:
                 if e.dur is not None and e.ts is not None and e.cat is not None and e.cat != "Trace"]
         if not kept:
             return
-        names = [e.name for e in kept]
-        self.parts["name_code"].append(self._codes([x if isinstance(x, str) or x is None else str(x)
-                                                    for x in names]))
-        args = [e.args for e in kept]
-        self.parts["stream"].append(np.array([_as_int(a.stream, -1) if a is not None else -1 for a in args],
-                                             dtype=np.int64))
-        self.parts["correlation"].append(np.array([_as_int(a.correlation, -1) if a is not None else -1
-                                                   for a in args], dtype=np.int64))
-        self.parts["comm_bytes"].append(np.array([_comm_bytes(a) for a in args], dtype=np.float64))
-        self.parts["dur"].append(np.array([float(e.dur) for e in kept], dtype=np.float64))
         if all(type(e.ts) is int for e in kept):
             try:
-                self.parts["ts"].append(np.array([e.ts for e in kept], dtype=np.int64))
+                ts = np.array([e.ts for e in kept], dtype=np.int64)
             except OverflowError:
                 raise TraceError("timestamp beyond 64-bit integer range") from None
         else:
-            self.parts["ts"].append(np.array([float(e.ts) for e in kept], dtype=np.float64))
+            ts = np.array([float(e.ts) for e in kept], dtype=np.float64)
+        args = [e.args for e in kept]
+        self._append(
+            ts, np.array([float(e.dur) for e in kept], dtype=np.float64),
+            np.array([_as_int(a.stream, -1) if a is not None else -1 for a in args], dtype=np.int64),
+            np.array([_as_int(a.correlation, -1) if a is not None else -1 for a in args], dtype=np.int64),
+            [x if isinstance(x, str) or x is None else str(x) for x in (e.name for e in kept)],
+            np.array([_comm_bytes(a) for a in args], dtype=np.float64))
 
     def extend(self, other: "_Columns") -> None:
         """Append ``other``'s rows (decoded from a later part of the same file)."""
@@ -501,13 +530,16 @@ class _Columns:
         for key, parts in other.parts.items():
             self.parts[key].extend(to_self[p] for p in parts) if key == "name_code" else self.parts[key].extend(parts)
         self.ts_float |= other.ts_float
+        if other.ts_min is not None:
+            self.ts_min = other.ts_min if self.ts_min is None else min(self.ts_min, other.ts_min)
         self.events += other.events
+        self.duration_events += other.duration_events
 
     def column(self, name: str) -> np.ndarray:
         parts = self.parts[name]
         if name == "ts" and self.ts_float:
             parts = [p.astype(np.float64) for p in parts]
-        return np.concatenate(parts)
+        return np.concatenate(parts) if parts else np.empty(0, dtype=self._DTYPES[name])
 
 
 _SPLIT_MIN_BYTES = 8 << 20  # decompressed size from which one file is decoded by several processes
@@ -655,41 +687,41 @@ def _decode_file(path: Path, default_rank: int, parts: int = 1) -> _Decoded:
         raise TraceError(msg if msg.startswith(str(path)) else f"{path}: {msg}") from None
     if cols.events == 0:
         raise TraceError(f"{path}: no traceEvents")
-    if not cols.parts["ts"]:
+    if not cols.duration_events:
         raise TraceError(f"{path}: no duration events (traceEvents has no 'X' events with ts and dur)")
     info = meta.get("info")
     rank = _as_int(info.rank, default_rank) if info is not None else default_rank
     world_size = _as_int(info.world_size, 1) if info is not None else 1
-    unique_names = [x if isinstance(x, str) else "" if x is None else str(x) for x in cols.lookup]
+    unique_names = list(cols.lookup)
     name_code, stream, correlation = cols.column("name_code"), cols.column("stream"), cols.column("correlation")
     comm_bytes, dur = cols.column("comm_bytes"), cols.column("dur")
     ts = cols.column("ts")
-    del cols
-    if ts.dtype == np.float64:
+    if cols.ts_float:
         # HTA round_down_time_stamps: ts ← ceil(ts), end ← floor(ts + dur)
         start = np.ceil(ts)
         end = np.floor(ts + dur)
         origin: float | int = 0
-        first: float | int = float(start.min())
+        first: float | int = float(math.ceil(float(cols.ts_min)))
     else:
         # shift in int64 first so ns-since-epoch timestamps (> 2**53) keep full precision
-        origin = first = int(ts.min())
+        origin = first = int(cols.ts_min)
         start = (ts - origin).astype(np.float64)
         end = start + dur
-    # Keep only rows the analysis can use (lossless): GPU-side rows, CPU rows with a correlation
-    # id (launches), ProfilerStep annotations and device syncs.
-    special = [i for i, x in enumerate(unique_names) if "ProfilerStep" in x or x in _SYNC_NAMES]
-    useful = (stream != -1) | (correlation >= 0)
-    if special:
-        useful |= np.isin(name_code, special)
-    start, end, stream, correlation = start[useful], end[useful], stream[useful], correlation[useful]
-    name_code, comm_bytes = name_code[useful], comm_bytes[useful]
+    del cols
     return _Decoded(str(path), rank, world_size, start, end, stream, correlation, name_code,
                     unique_names, comm_bytes, _step_names(unique_names), origin, first)
 
 
 def _step_names(unique_names: list) -> frozenset:
     return frozenset(n for n in unique_names if "ProfilerStep" in n)
+
+
+def _isin_sorted(values: np.ndarray, sorted_unique: np.ndarray) -> np.ndarray:
+    """``np.isin(values, sorted_unique)`` by binary search (several times faster for int ids)."""
+    if not sorted_unique.size:
+        return np.zeros(values.shape, dtype=bool)
+    pos = np.minimum(np.searchsorted(sorted_unique, values), sorted_unique.size - 1)
+    return sorted_unique[pos] == values
 
 
 def _to_rank_trace(d: _Decoded, filter_last_step: bool, set_origin_us: float) -> RankTrace:
@@ -702,7 +734,7 @@ def _to_rank_trace(d: _Decoded, filter_last_step: bool, set_origin_us: float) ->
     step_code_to_number = {}
     for i, n in enumerate(names):
         if "ProfilerStep" in n:
-            m = re.search(r"ProfilerStep#(\d+)", n)
+            m = _STEP_RE.search(n)
             step_code_to_number[i] = int(m.group(1)) if m else -1
     step_codes = np.fromiter(step_code_to_number.keys(), dtype=np.int32, count=len(step_code_to_number))
     is_step = is_cpu & np.isin(d.name_code, step_codes)
@@ -712,7 +744,7 @@ def _to_rank_trace(d: _Decoded, filter_last_step: bool, set_origin_us: float) ->
             raise TraceError(f"{d.path}: no ProfilerStep annotations on this rank while other ranks have them")
         last_start = d.ts[is_step].max()
         kept_cpu = is_cpu & (d.ts < last_start)
-        kept_gpu = is_gpu & np.isin(d.correlation, np.unique(d.correlation[kept_cpu]))
+        kept_gpu = is_gpu & _isin_sorted(d.correlation, np.unique(d.correlation[kept_cpu]))
         kept = kept_cpu | kept_gpu
     else:
         kept = np.ones(d.ts.shape, dtype=bool)

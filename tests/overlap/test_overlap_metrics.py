@@ -1,6 +1,8 @@
 """Metrics on hand-built traces whose numbers are computed by hand in the docstrings."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from densing.errors import TraceError
 from densing.overlap import analyze, analyze_steps, read_traces, step_skew
@@ -80,6 +82,25 @@ def test_ranks_are_aligned_and_skew_found(tmp_path):
     ("cudaStreamSynchronize-ish Sync", OTHER),
 ])
 def test_kernel_category_follows_hta(name, expected):
+    assert kernel_category(name) == expected
+
+
+_PIECES = ["nccl", "Kernel", "Memcpy", "Memset", "dma", "Sync", "\n", "x", " ", "Dev", "kernel"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=6).map("".join))
+def test_kernel_category_string_tests_equal_htas_regexes(name):
+    """The string tests give exactly HTA 0.5.0's regex answers (hta/utils/utils.py)."""
+    import re
+
+    if re.match(r"^nccl.*Kernel", name):
+        expected = COMMUNICATION
+    elif re.match(r"(^Memcpy)|(^Memset)|(^dma)", name):
+        expected = MEMORY
+    elif not re.match(r"(^nccl.*Kernel)|(.*(Memcpy)|(Memset))|(.*Sync)", name):
+        expected = COMPUTATION
+    else:
+        expected = OTHER
     assert kernel_category(name) == expected
 
 
@@ -215,3 +236,13 @@ def test_multi_member_gzip_reads_like_one_member(tmp_path):
     (tmp_path / "one" / "r.json.gz").write_bytes(gzip.compress(text))
     (tmp_path / "two" / "r.json.gz").write_bytes(gzip.compress(text[:1000]) + gzip.compress(text[1000:]))
     assert analyze(tmp_path / "two").equals(analyze(tmp_path / "one"))
+
+
+@given(st.lists(st.integers(-3, 40), max_size=30), st.lists(st.integers(-3, 40), max_size=30))
+def test_isin_sorted_equals_numpy_isin(values, pool):
+    import numpy as np
+
+    from densing.overlap.trace import _isin_sorted
+
+    values, pool = np.array(values, dtype=np.int64), np.array(pool, dtype=np.int64)
+    np.testing.assert_array_equal(_isin_sorted(values, np.unique(pool)), np.isin(values, pool))
