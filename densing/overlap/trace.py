@@ -22,6 +22,7 @@ To give HTA 0.5.0's numbers, the reader reproduces its event selection
 """
 from __future__ import annotations
 
+import atexit
 import concurrent.futures
 import itertools
 import multiprocessing
@@ -586,11 +587,39 @@ def _in_child(func, *args):
         except (EOFError, pickle.UnpicklingError):
             ok, value = False, TraceError("decoding worker process died")
         finally:
-            os.waitpid(pid, 0)
+            _reap(pid)
         if not ok:
             raise value
         return value
     return wait
+
+
+_UNREAPED: list[int] = []
+
+
+def _reap(pid: int) -> None:
+    """Collect the exit status of ``pid`` (and of earlier children) without waiting for it:
+    a child that has sent its result may still be tearing down its copy of the address space,
+    which takes milliseconds the caller need not spend. Whatever is left is collected at the
+    next call or at interpreter exit."""
+    _UNREAPED.append(pid)
+    for child in list(_UNREAPED):
+        try:
+            done, _ = os.waitpid(child, os.WNOHANG)
+        except ChildProcessError:
+            done = child
+        if done:
+            _UNREAPED.remove(child)
+
+
+@atexit.register
+def _reap_all() -> None:
+    for child in _UNREAPED:
+        try:
+            os.waitpid(child, 0)
+        except ChildProcessError:
+            pass
+    _UNREAPED.clear()
 
 
 def _split_columns(path: Path, data: bytes, parts: int, meta: dict) -> "_Columns":

@@ -193,6 +193,8 @@ def test_split_decoding_across_processes_equals_one_process(tmp_path, monkeypatc
     assert cols.events == len(_many_steps()) and meta["info"].rank == 0
     split = [trace_module._to_rank_trace(trace_module._decode_file(path, 0, parts), True, one[0].time_origin_us)]
     _same_traces(one, split)
+    trace_module._reap_all()
+    assert not trace_module._UNREAPED
     assert one[0].step_number.size == 80 and one[0].kernel_count == 200 - 1  # last step's kernel excluded
 
 
