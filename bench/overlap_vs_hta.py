@@ -1,6 +1,6 @@
 """Time and memory of ``densing overlap`` against HolisticTraceAnalysis 0.5.0 on the same traces.
 
-    python bench/overlap_vs_hta.py [SET_DIR ...] [--repeat 5] [--budget-seconds 120]
+    python bench/overlap_vs_hta.py [SET_DIR ...] [--repeat 5] [--budget-seconds 120] [--no-default-sets]
 
 Baseline: HTA 0.5.0 from PyPI in its own environment, created on first use:
     python3 -m venv bench/.hta-venv && bench/.hta-venv/bin/pip install HolisticTraceAnalysis==0.5.0
@@ -122,13 +122,16 @@ def ensure_hta(python: Path) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sets", nargs="*", type=Path)
+    parser.add_argument("--no-default-sets", action="store_true",
+                        help="run only the SET_DIRs given, not the HTA test traces")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--budget-seconds", type=float, default=120.0,
                         help="stop repeating a set once its runs took this long (at least one run)")
     parser.add_argument("--hta-python", type=Path, default=HERE / ".hta-venv" / "bin" / "python")
     parser.add_argument("--densing-python", type=Path, default=Path(sys.executable))
     args = parser.parse_args()
-    sets = sorted(p for p in DEFAULT_SETS.iterdir() if p.is_dir()) + args.sets
+    sets = [] if args.no_default_sets else sorted(p for p in DEFAULT_SETS.iterdir() if p.is_dir())
+    sets += args.sets
     hta_python = ensure_hta(args.hta_python)
     env = dict(os.environ, PYTHONPATH=str(REPO))
 

@@ -5,8 +5,12 @@ returns one :class:`RankTrace` per rank: small frozen dataclasses of numpy array
 kernels (start/end in µs relative to the set's earliest event, category, stream, launch step,
 collective bytes) and the ``ProfilerStep#N`` annotations. Nothing else of the trace is kept.
 
-Decoding is typed (msgspec): only ``ph, cat, name, ts, dur`` and a handful of ``args`` fields
-are materialised, so a large trace never becomes a large Python object graph.
+Decoding is typed (msgspec): only ``cat, name, ts, dur`` and a handful of ``args`` fields are
+materialised, one batch of events at a time, and each batch is reduced at once to numpy columns
+of the rows the analysis can use, so a large trace never becomes a large Python object graph.
+Gzip is inflated with ISA-L (``isal``). With fewer files than CPUs (on Linux), a large file is
+cut at event boundaries and its parts decoded in forked processes (:func:`_split_columns`);
+several large files are decoded in a process pool, one file per worker, streamed in batches.
 
 To give HTA 0.5.0's numbers, the reader reproduces its event selection
 (``hta/common/trace_parser.py`` and ``hta/common/trace.py``):
