@@ -565,8 +565,8 @@ def _span_columns(data: bytes, start: int, cut: int) -> "_Columns":
 
 
 def _in_child(func, *args):
-    """Run ``func(*args)`` in a forked child process; returns a callable that waits for and
-    returns its result (or raises its exception). The child shares the parent's memory
+    """Run ``func(*args)`` in a forked child process; returns a callable that waits for it and
+    returns ``(True, result)`` or ``(False, exception)``. The child shares the parent's memory
     copy-on-write, so large inputs are not copied; the (small) result comes back pickled."""
     read_fd, write_fd = os.pipe()
     pid = os.fork()
@@ -587,14 +587,11 @@ def _in_child(func, *args):
     def wait():
         try:
             with os.fdopen(read_fd, "rb") as fh:
-                ok, value = pickle.load(fh)
+                return pickle.load(fh)
         except (EOFError, pickle.UnpicklingError):
-            ok, value = False, TraceError("decoding worker process died")
+            return False, TraceError("decoding worker process died")
         finally:
             _reap(pid)
-        if not ok:
-            raise value
-        return value
     return wait
 
 
@@ -635,7 +632,8 @@ def _split_columns(path: Path, data: bytes, parts: int, meta: dict) -> "_Columns
         raise _Unsplittable
     spans, lo = [], bracket
     for k in range(1, parts):
-        cut, nxt = _cut_before(data, lo + (len(data) - bracket) // parts, len(data), forward=True)
+        target = max(lo + 1, bracket + k * (len(data) - bracket) // parts)
+        cut, nxt = _cut_before(data, target, len(data), forward=True)
         if cut < 0:
             break
         spans.append((lo, cut))
@@ -651,12 +649,14 @@ def _split_columns(path: Path, data: bytes, parts: int, meta: dict) -> "_Columns
         last.add(doc.traceEvents or [], mode)
         del doc
     finally:
-        try:
-            results = [wait() for wait in waits]
-        except msgspec.DecodeError:
-            raise _Unsplittable from None
-    cols = results[0]
-    for other in results[1:] + [last]:
+        outcomes = [wait() for wait in waits]  # every child is waited for, whatever happened
+    failed = [value for ok, value in outcomes if not ok]
+    if any(isinstance(e, (msgspec.DecodeError, msgspec.ValidationError)) for e in failed):
+        raise _Unsplittable  # decoded whole again, which names the problem
+    if failed:
+        raise failed[0]
+    cols = outcomes[0][1]
+    for other in [value for _, value in outcomes[1:]] + [last]:
         cols.extend(other)
     return cols
 

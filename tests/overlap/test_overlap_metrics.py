@@ -209,6 +209,22 @@ def test_split_decoding_reports_a_malformed_span(tmp_path, monkeypatch):
         trace_module._decode_file(tmp_path / "r.json", 0, 2)
 
 
+def test_split_decoding_passes_on_a_childs_error_and_reaps_every_child(tmp_path, monkeypatch):
+    from densing.overlap import trace as trace_module
+
+    (tmp_path / "r.json").write_text(_kineto_text(_many_steps()))
+    monkeypatch.setattr(trace_module, "_SPLIT_MIN_BYTES", 0)
+
+    def failing(data, start, cut):
+        raise TraceError("timestamp beyond 64-bit integer range")
+
+    monkeypatch.setattr(trace_module, "_span_columns", failing)
+    with pytest.raises(TraceError, match="beyond 64-bit"):
+        trace_module._decode_file(tmp_path / "r.json", 0, 3)
+    trace_module._reap_all()
+    assert not trace_module._UNREAPED
+
+
 def test_streamed_batches_may_switch_to_float_timestamps(tmp_path, monkeypatch):
     """An integer-µs first batch and an ns-resolution later one: as if decoded whole (all rounded)."""
     from densing.overlap import trace as trace_module
