@@ -251,7 +251,7 @@ def _comm_bytes(args: _Args | None) -> float:
 
 @dataclass
 class _Decoded:
-    """Intermediate per-file arrays (one entry per kept duration event)."""
+    """Intermediate per-file arrays (one entry per usable row, see :class:`_Columns`)."""
 
     path: str
     rank: int
@@ -265,7 +265,7 @@ class _Decoded:
     comm_bytes: np.ndarray
     step_names: frozenset
     origin: float | int  # ts/end are relative to this (0 for rounded float traces)
-    first_ts: float | int  # earliest kept event, absolute
+    first_ts: float | int  # earliest duration event, absolute
 
 
 _BATCH_BYTES = 8 << 20
@@ -275,28 +275,32 @@ class _Unsplittable(Exception):
     """The events array could not be cut into batches here; decode the document whole."""
 
 
-def _decode(data, mode: int, whole: bool, path: Path | None = None):
+def _decode(data, mode: int, whole: bool):
     """Decode ``data`` (a whole document, or one batch of the events array) with the first of
-    the decode modes from ``mode`` on whose types fit; returns ``(value, mode)``."""
+    the decode modes from ``mode`` on whose types fit; returns ``(value, mode)``. Raises
+    msgspec's errors: a batch that does not decode means the cut was wrong, not the file."""
+    for m in range(mode, TOLERANT):
+        try:
+            return _DECODERS[m][0 if whole else 1].decode(data), m
+        except msgspec.ValidationError:
+            pass
+    return _DECODERS[TOLERANT][0 if whole else 1].decode(data), TOLERANT
+
+
+def _read_bytes(path: Path) -> bytes:
     try:
-        for m in range(mode, TOLERANT + 1):
-            try:
-                return _DECODERS[m][0 if whole else 1].decode(data), m
-            except msgspec.ValidationError:
-                if m == TOLERANT:
-                    raise
-    except msgspec.ValidationError as exc:
-        raise TraceError(f"{path}: unexpected trace structure ({exc})") from None
-    except msgspec.DecodeError as exc:
-        raise TraceError(f"{path}: malformed JSON ({exc})") from None
+        return path.read_bytes()
+    except OSError as exc:
+        raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
 def _raw_pieces(path: Path):
-    """The decompressed file in pieces of about 1 MiB (the whole file for plain .json)."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    """The decompressed file piece by piece (the whole file for plain .json)."""
+    return _inflate_pieces(path, _read_bytes(path))
+
+
+def _inflate_pieces(path: Path, data: bytes):
+    """``data``, the bytes of ``path``, decompressed from 1 MiB pieces if it is gzip."""
     if not path.name.endswith(".gz"):
         yield data
         return
@@ -464,8 +468,7 @@ class _Columns:
     def _append(self, ts, dur, stream, correlation, names: list, comm_bytes) -> None:
         self.duration_events += ts.size
         if ts.size:
-            low = ts.min().item()
-            self.ts_min = low if self.ts_min is None else min(self.ts_min, low)
+            self._lower_ts_min(ts.min().item())
         codes, special = self._codes(names)
         useful = (stream != -1) | (correlation >= 0) | special
         for key, values in (("ts", ts), ("dur", dur), ("stream", stream), ("correlation", correlation),
@@ -474,36 +477,37 @@ class _Columns:
 
     def _add_fast(self, events: list, float_ts: bool) -> None:
         # keep events with a dur and a cat other than "Trace"; later passes see only those
-        keep = ~np.isnan(np.fromiter(map(_get_dur, events), dtype=np.float64, count=len(events)))
+        dur = np.fromiter(map(_get_dur, events), dtype=np.float64, count=len(events))
+        keep = ~np.isnan(dur)
         cats = list(map(_get_cat, events))
         for bad in (_NO_CAT, "Trace"):
             keep[_indices(cats, bad)] = False
         del cats
-        kept = events if keep.all() else list(itertools.compress(events, keep.tolist()))
-        n = len(kept)
+        if not keep.all():
+            events, dur = list(itertools.compress(events, keep.tolist())), dur[keep]
+        n = len(events)
         if not n:
             return
         if float_ts:  # (an absent ts has failed the integer variant, whose ts is required)
-            ts = np.fromiter(map(_get_ts, kept), dtype=np.float64, count=n)
+            ts = np.fromiter(map(_get_ts, events), dtype=np.float64, count=n)
             if np.isnan(ts).any():
                 keep = ~np.isnan(ts)
-                kept = list(itertools.compress(kept, keep.tolist()))
-                ts, n = ts[keep], len(kept)
+                events, ts, dur = list(itertools.compress(events, keep.tolist())), ts[keep], dur[keep]
+                n = len(events)
             self.ts_float = True
         else:
             try:
-                ts = np.fromiter(map(_get_ts, kept), dtype=np.int64, count=n)
+                ts = np.fromiter(map(_get_ts, events), dtype=np.int64, count=n)
             except OverflowError:  # msgspec's int takes uint64 values
                 raise TraceError("timestamp beyond 64-bit integer range") from None
-        args = list(map(_get_args, kept))
+        args = list(map(_get_args, events))
         comm_bytes = np.full(n, np.nan)
         nelems = np.fromiter(map(_get_nelems, args), dtype=np.int64, count=n)
         for i in np.flatnonzero(nelems >= 0).tolist():
             comm_bytes[i] = _comm_bytes(args[i])
-        self._append(ts, np.fromiter(map(_get_dur, kept), dtype=np.float64, count=n),
-                     np.fromiter(map(_get_stream, args), dtype=np.int64, count=n),
+        self._append(ts, dur, np.fromiter(map(_get_stream, args), dtype=np.int64, count=n),
                      np.fromiter(map(_get_correlation, args), dtype=np.int64, count=n),
-                     list(map(_get_name, kept)), comm_bytes)
+                     list(map(_get_name, events)), comm_bytes)
 
     def _add_tolerant(self, events: list) -> None:
         ts_types = set(map(type, map(_get_ts, events)))
@@ -527,16 +531,21 @@ class _Columns:
             [x if isinstance(x, str) or x is None else str(x) for x in (e.name for e in kept)],
             np.array([_comm_bytes(a) for a in args], dtype=np.float64))
 
+    def _lower_ts_min(self, value) -> None:
+        self.ts_min = value if self.ts_min is None else min(self.ts_min, value)
+
     def extend(self, other: "_Columns") -> None:
         """Append ``other``'s rows (decoded from a later part of the same file)."""
         setdefault, lookup = self.lookup.setdefault, self.lookup
         to_self = np.fromiter((setdefault(name, len(lookup)) for name in other.lookup), dtype=np.int32,
                               count=len(other.lookup))
         for key, parts in other.parts.items():
-            self.parts[key].extend(to_self[p] for p in parts) if key == "name_code" else self.parts[key].extend(parts)
+            if key == "name_code":
+                parts = [to_self[p] for p in parts]
+            self.parts[key].extend(parts)
         self.ts_float |= other.ts_float
         if other.ts_min is not None:
-            self.ts_min = other.ts_min if self.ts_min is None else min(self.ts_min, other.ts_min)
+            self._lower_ts_min(other.ts_min)
         self.events += other.events
         self.duration_events += other.duration_events
 
@@ -643,16 +652,14 @@ def _split_columns(path: Path, data: bytes, parts: int, meta: dict) -> "_Columns
     waits = [_in_child(_span_columns, data, start, cut) for start, cut in spans]
     try:
         with memoryview(data) as view:
-            doc, mode = _decode_doc(b"".join((view[:bracket], b"[", view[lo + 1:])), INT_TS, path)
-        meta["info"] = doc.distributedInfo
-        last = _Columns()
-        last.add(doc.traceEvents or [], mode)
-        del doc
+            last = _whole_columns(b"".join((view[:bracket], b"[", view[lo + 1:])), path, meta)
+    except TraceError:
+        last = None
     finally:
         outcomes = [wait() for wait in waits]  # every child is waited for, whatever happened
     failed = [value for ok, value in outcomes if not ok]
-    if any(isinstance(e, (msgspec.DecodeError, msgspec.ValidationError)) for e in failed):
-        raise _Unsplittable  # decoded whole again, which names the problem
+    if last is None or any(isinstance(e, (msgspec.DecodeError, msgspec.ValidationError)) for e in failed):
+        raise _Unsplittable  # decoded whole again, which names the problem and its position
     if failed:
         raise failed[0]
     cols = outcomes[0][1]
@@ -665,21 +672,18 @@ def _read_whole(path: Path) -> bytes:
     """The whole decompressed file. A single-member gzip is inflated in one call into a buffer
     of the size its trailer states (ISIZE, RFC 1952), which is about twice as fast as growing
     the output; anything else (several members, a truncated or corrupt stream) goes through
-    :func:`_raw_pieces`, which also names the problem."""
-    if path.name.endswith(".gz"):
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
-        isize = int.from_bytes(raw[-4:], "little") if len(raw) >= 18 else 0
-        try:
-            data = isal_zlib.decompress(raw, 31, max(isize, 1 << 16))
-            if len(data) % (1 << 32) == isize:
-                return data
-        except isal_zlib.error:
-            pass
-        del raw
-    return b"".join(_raw_pieces(path))
+    :func:`_inflate_pieces`, which also names the problem."""
+    raw = _read_bytes(path)
+    if not path.name.endswith(".gz"):
+        return raw
+    isize = int.from_bytes(raw[-4:], "little") if len(raw) >= 18 else 0
+    try:
+        data = isal_zlib.decompress(raw, 31, max(isize, 1 << 16))
+        if len(data) % (1 << 32) == isize:
+            return data
+    except isal_zlib.error:
+        pass
+    return b"".join(_inflate_pieces(path, raw))
 
 
 def _expected_size(path: Path) -> int:
@@ -696,6 +700,7 @@ def _file_columns(path: Path, parts: int, meta: dict) -> "_Columns":
     """Columns of one trace file, read whole and decoded in one call (small files), split across
     ``parts`` processes (large files when ``parts > 1``), or streamed batch by batch (large
     files otherwise, so that memory stays bounded when files are decoded in parallel)."""
+    data = None
     try:
         if parts > 1 or _expected_size(path) <= _BATCH_BYTES:
             data = _read_whole(path)
@@ -708,7 +713,7 @@ def _file_columns(path: Path, parts: int, meta: dict) -> "_Columns":
         return cols
     except _Unsplittable:
         meta.clear()
-        return _whole_columns(_read_whole(path), path, meta)
+        return _whole_columns(_read_whole(path) if data is None else data, path, meta)
 
 
 def _decode_file(path: Path, default_rank: int, parts: int = 1) -> _Decoded:

@@ -205,8 +205,9 @@ def test_split_decoding_reports_a_malformed_span(tmp_path, monkeypatch):
     broken = text[:len(text) // 4] + text[len(text) // 4:].replace('"dur": ', '"dur" ', 1)
     (tmp_path / "r.json").write_text(broken)
     monkeypatch.setattr(trace_module, "_SPLIT_MIN_BYTES", 0)
-    with pytest.raises(TraceError, match="malformed JSON"):
+    with pytest.raises(TraceError, match="malformed JSON") as error:
         trace_module._decode_file(tmp_path / "r.json", 0, 2)
+    assert str(error.value).startswith(f"{tmp_path / 'r.json'}: malformed JSON")  # the file, named once
 
 
 def test_split_decoding_passes_on_a_childs_error_and_reaps_every_child(tmp_path, monkeypatch):
