@@ -11,10 +11,17 @@ drift in the machine's speed cancels. Prints per set the medians, the median of 
 ratios, and the geometric mean over the sets. The HTA environment is made as in
 ``bench/overlap_vs_hta.py`` (``python3 -m venv bench/.hta-venv && bench/.hta-venv/bin/pip install
 HolisticTraceAnalysis==0.5.0``).
+
+Both sides run from compiled bytecode: pip compiles HTA's modules to ``.pyc`` when it installs
+them, but an editable install of densing leaves its modules as sources, and where
+``PYTHONDONTWRITEBYTECODE`` is set (as on this project's machines) Python recompiles them on
+every run (about 50 ms of densing's start-up). The script therefore runs ``compileall`` over the
+``densing`` package first, which is what a regular ``pip install`` does.
 """
 from __future__ import annotations
 
 import argparse
+import compileall
 import math
 import os
 import shutil
@@ -59,6 +66,9 @@ def main() -> None:
     sets = args.sets or sorted(p for p in DEFAULT_SETS.iterdir() if p.is_dir())
     if not args.hta_python.exists():
         raise SystemExit(f"{args.hta_python}: no HTA environment (see the module docstring)")
+    import densing
+
+    compileall.compile_dir(Path(densing.__file__).parent, quiet=1)  # what a regular pip install does
     load = os.getloadavg()
     print(f"densing: {args.densing}; baseline: HolisticTraceAnalysis 0.5.0 script ({args.hta_python.relative_to(REPO) if args.hta_python.is_relative_to(REPO) else args.hta_python}); "
           f"{args.repeat} paired runs after one warm-up; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")

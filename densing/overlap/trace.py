@@ -27,9 +27,7 @@ To give HTA 0.5.0's numbers, the reader reproduces its event selection
 from __future__ import annotations
 
 import atexit
-import concurrent.futures
 import itertools
-import multiprocessing
 import math
 import operator
 import os
@@ -472,7 +470,8 @@ class _Columns:
         to_global = np.fromiter((setdefault(u, len(lookup)) for u in uniques), dtype=np.int32, count=len(uniques))
         codes = np.fromiter(map(local.__getitem__, names), dtype=np.int32, count=len(names))
         special = [i for i, u in enumerate(uniques) if "ProfilerStep" in u or u in _SYNC_NAMES]
-        return to_global[codes], (np.isin(codes, special) if special else np.zeros(len(names), dtype=bool))
+        is_special = _isin_codes(codes, special) if special else np.zeros(len(names), dtype=bool)
+        return to_global[codes], is_special
 
     def _append(self, ts, dur, stream, correlation, names: list, comm_bytes) -> None:
         self.duration_events += ts.size
@@ -763,6 +762,24 @@ def _step_names(unique_names: list) -> frozenset:
     return frozenset(n for n in unique_names if "ProfilerStep" in n)
 
 
+def _sorted_unique(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)`` for a plain array. NumPy's own ``unique`` imports ``numpy.ma``
+    (10-30 ms of a command's start-up) to ask whether the array is masked; this one sorts and
+    keeps each first occurrence."""
+    ordered = np.sort(values, kind="stable")
+    if ordered.size < 2:
+        return ordered
+    keep = np.empty(ordered.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
+
+
+def _isin_codes(values: np.ndarray, codes) -> np.ndarray:
+    """``np.isin(values, codes)`` for integer ``codes`` (without NumPy's ``unique``)."""
+    return _isin_sorted(values, _sorted_unique(np.asarray(codes, dtype=values.dtype)))
+
+
 def _isin_sorted(values: np.ndarray, sorted_unique: np.ndarray) -> np.ndarray:
     """``np.isin(values, sorted_unique)`` by binary search (several times faster for int ids)."""
     if not sorted_unique.size:
@@ -776,7 +793,7 @@ def _to_rank_trace(d: _Decoded, filter_last_step: bool, set_origin_us: float) ->
     sync_codes = [i for i, n in enumerate(names) if n in _SYNC_NAMES]
     is_gpu = (d.stream >= 0) & (d.correlation >= 0)
     if sync_codes:
-        is_gpu |= np.isin(d.name_code, sync_codes)
+        is_gpu |= _isin_codes(d.name_code, sync_codes)
     is_cpu = ~is_gpu
     step_code_to_number = {}
     for i, n in enumerate(names):
@@ -784,14 +801,14 @@ def _to_rank_trace(d: _Decoded, filter_last_step: bool, set_origin_us: float) ->
             m = _STEP_RE.search(n)
             step_code_to_number[i] = int(m.group(1)) if m else -1
     step_codes = np.fromiter(step_code_to_number.keys(), dtype=np.int32, count=len(step_code_to_number))
-    is_step = is_cpu & np.isin(d.name_code, step_codes)
+    is_step = is_cpu & _isin_codes(d.name_code, step_codes)
 
     if filter_last_step:
         if not is_step.any():
             raise TraceError(f"{d.path}: no ProfilerStep annotations on this rank while other ranks have them")
         last_start = d.ts[is_step].max()
         kept_cpu = is_cpu & (d.ts < last_start)
-        kept_gpu = is_gpu & _isin_sorted(d.correlation, np.unique(d.correlation[kept_cpu]))
+        kept_gpu = is_gpu & _isin_sorted(d.correlation, _sorted_unique(d.correlation[kept_cpu]))
         kept = kept_cpu | kept_gpu
     else:
         kept = np.ones(d.ts.shape, dtype=bool)
@@ -855,6 +872,9 @@ def _decode_files(files: list[Path]) -> list[_Decoded]:
     cpus = os.cpu_count() or 1
     workers = min(len(files), cpus)
     if workers > 1 and sum(f.stat().st_size for f in files) >= _PARALLEL_MIN_BYTES and _fork_ok():
+        import concurrent.futures  # here: 5 ms of start-up that small sets do not need
+        import multiprocessing
+
         with concurrent.futures.ProcessPoolExecutor(
                 workers, mp_context=multiprocessing.get_context("fork")) as pool:
             return list(pool.map(_decode_file, files, range(len(files))))

@@ -73,3 +73,23 @@ def test_whatif_without_sizes_asks_for_model_size(tmp_path, capsys):
     code, out, err = run(["overlap", "whatif", str(tmp_path), "--model-params", "7B", "--workers", "1,8", "--format", "json"], capsys)
     assert code == 0, err
     assert len(json.loads(out)) == 2 * 2 * 4
+
+
+def test_analyze_json_path_imports_neither_pandas_nor_numpy_ma(tmp_path):
+    """The machine-readable path stays light: numpy's ``unique`` would import ``numpy.ma``
+    (10-30 ms), and pandas is not needed for JSON rows."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "rank0.json"
+    write_trace(path, hand_trace())
+    code = (
+        "import sys, io, contextlib\n"
+        f"sys.argv = ['densing', 'overlap', 'analyze', {str(path)!r}, '--format', 'json']\n"
+        "from densing.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n        main()\n    except SystemExit as e:\n        assert not e.code, e.code\n"
+        "print(sorted(m for m in ('numpy.ma', 'pandas', 'multiprocessing') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -265,3 +265,23 @@ def test_isin_sorted_equals_numpy_isin(values, pool):
 
     values, pool = np.array(values, dtype=np.int64), np.array(pool, dtype=np.int64)
     np.testing.assert_array_equal(_isin_sorted(values, np.unique(pool)), np.isin(values, pool))
+
+
+def test_sorted_unique_and_isin_match_numpy():
+    """The numpy.ma-free helpers of the trace reader agree with np.unique / np.isin."""
+    import numpy as np
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from densing.overlap.trace import _isin_codes, _sorted_unique
+
+    ints = st.lists(st.integers(-5, 40), max_size=60)
+
+    @settings(max_examples=200, deadline=None)
+    @given(ints, ints)
+    def check(values, codes):
+        a = np.asarray(values, dtype=np.int64)
+        assert np.array_equal(_sorted_unique(a), np.unique(a))
+        assert np.array_equal(_isin_codes(a, codes), np.isin(a, codes))
+
+    check()
