@@ -76,3 +76,16 @@ def test_report_into_proc_is_one_line(run_cli):
         pytest.skip("no /proc on this system")
     code, _, err = run_cli("report", "--out", "/proc/densing-report.html", "--n-boot", "20")
     assert code == 2 and "cannot write here" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["trend", "--breakpoint", "2022-11-30"], "No such option '--breakpoint'"),
+    (["trend", "--n-boot", "x"], "'x' is not a valid integer"),
+    (["density", "--format", "xml"], "'xml' is not one of"),
+    (["overlap", "analyze"], "Missing argument 'PATH'"),
+    (["no-such-command"], "No such command"),
+])
+def test_usage_errors_are_one_line(run_cli, args, expected):
+    code, out, err = run_cli(*args)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("error: ") and expected in err and "--help" in err

@@ -52,19 +52,32 @@ def print_help(argv: list[str]) -> bool:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry: typer handles usage errors (exit 2) and --help; a DensingError
-    becomes one line on stderr and exit code 2; anything else is a bug and keeps its traceback."""
-    if print_help(sys.argv[1:] if argv is None else list(argv)):
+    """Console-script entry. A usage error (unknown option, bad value) and a
+    :class:`DensingError` each become one line on stderr and exit code 2; ``densing`` or a group
+    without a command prints its help (exit 2); anything else is a bug and keeps its traceback."""
+    import click
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    if print_help(args):
         return
     try:
-        app(args=argv, prog_name="densing")
-    except SystemExit as exc:  # typer's standalone mode always exits; success returns quietly
-        if exc.code not in (0, None):
-            raise
+        code = app(args=args, prog_name="densing", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:  # `densing`, `densing eval`: the help screen
+        print(exc.ctx.get_help() if exc.ctx is not None else exc.format_message(), file=sys.stderr)
+        sys.exit(2)
+    except click.ClickException as exc:  # usage errors: one line that says where help is
+        where = f" (see '{exc.ctx.command_path} --help')" if getattr(exc, "ctx", None) is not None else ""
+        print(f"error: {exc.format_message().splitlines()[0]}{where}", file=sys.stderr)
+        sys.exit(2)
+    except click.exceptions.Abort:  # Ctrl-C while click was prompting or parsing
+        print("error: interrupted", file=sys.stderr)
+        sys.exit(130)
     except DensingError as exc:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"error: {message}", file=sys.stderr)
         sys.exit(2)
+    if isinstance(code, int) and code:  # a command's typer.Exit(code)
+        sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -79,6 +79,8 @@ def _cell(value) -> str:
     value = _plain(value)
     if value is None:
         return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:.4g}"
     return str(value)
@@ -86,38 +88,142 @@ def _cell(value) -> str:
 
 #: Text columns fold down to this many characters, no further; numbers never fold.
 MIN_TEXT_WIDTH = 32
+#: At most this many leading text columns (the row's name: model, benchmark) repeat in each block.
+MAX_KEY_COLUMNS = 2
+
+
+def header_lines(name: str, width: int) -> str:
+    """``name`` broken after its underscores into lines of at most ``width`` characters where it
+    can be (``density_ci_low`` at width 8: ``density_`` / ``ci_low``): a column header need not be
+    wider than its numbers, and each line ends where the name continues."""
+    pieces = [p + "_" for p in name.split("_")[:-1]] + [name.split("_")[-1]]
+    lines = [""]
+    for piece in pieces:
+        if lines[-1] and len(lines[-1]) + len(piece) > width:
+            lines.append("")
+        lines[-1] += piece
+    return "\n".join(lines)
+
+
+def _column_widths(frame, cells: list[list[str]]) -> list[tuple[bool, int, str]]:
+    """Per column: (numeric, narrowest width it may take, header text)."""
+    out = []
+    for position, column in enumerate(frame.columns):
+        values = frame[column]
+        widest_cell = max([1, *(len(row[position]) for row in cells)])
+        numeric = bool(len(values)) and bool(values.map(lambda v: _is_number(v) or _plain(v) is None).all())
+        name = str(column)
+        smallest = widest_cell if numeric else min(widest_cell, MIN_TEXT_WIDTH)
+        header = header_lines(name, max(smallest, max(len(p) + 1 for p in name.split("_"))))
+        smallest = max(smallest, *(len(line) for line in header.split("\n")))
+        out.append((numeric, smallest, header))
+    return out
+
+
+def _blocks(widths: list[tuple[bool, int, str]], limit: int) -> list[list[int]]:
+    """Column positions of each printed block, so that every block fits ``limit`` characters.
+
+    A table (``box.SIMPLE_HEAD`` without edges) costs ``Σ (width + 3) − 1`` characters. If all columns fit at their
+    narrowest, one block; otherwise the leading text columns (the row's name, at most
+    :data:`MAX_KEY_COLUMNS`, together at most 60% of the width) repeat in every block and the
+    other columns are dealt out in order, as many per block as fit (at least one).
+    """
+    cost = [w[1] + 3 for w in widths]
+    if sum(cost) - 1 <= limit:
+        return [list(range(len(widths)))]
+    keys = [p for p, (numeric, _, _) in enumerate(widths[:MAX_KEY_COLUMNS]) if not numeric]
+    keys = keys[: next((i for i, p in enumerate(keys) if p != i), len(keys))]  # leading ones only
+    blocks: list[list[int]] = []
+    current = list(keys)
+    for position in range(len(keys), len(widths)):
+        if len(current) > len(keys) and sum(cost[c] for c in current) + cost[position] - 1 > limit:
+            blocks.append(current)
+            current = list(keys)
+        current.append(position)
+    blocks.append(current)
+    return blocks
+
+
+def _key_widths(widths: list[tuple[bool, int, str]], limit: int) -> list[tuple[bool, int, str]]:
+    """``widths`` with the leading text columns (the row's name) narrowed, folding, so that
+    together they take at most 60% of ``limit`` (8 characters each at least): they repeat in
+    every block of a wide table."""
+    keys = []
+    for numeric, _, _ in widths[:MAX_KEY_COLUMNS]:
+        if numeric:
+            break
+        keys.append(len(keys))
+    if not keys:
+        return widths
+    cap = max(8, (limit * 3 // 5) // len(keys) - 3)
+    out = list(widths)
+    for k in keys:
+        numeric, smallest, header = widths[k]
+        if smallest > cap:
+            out[k] = (numeric, cap, header_lines(header.replace("\n", ""), cap))
+    return out
 
 
 def render_table(frame, *, title: str | None = None, width: int | None = None, file=None) -> None:
-    """Print ``frame`` as a rich table: markup off, numbers on one line, text columns fold.
+    """Print ``frame`` as rich tables: markup off, numbers on one line, text columns fold.
 
-    The table takes the terminal's width (``width`` overrides it) and grows beyond it only
-    when its numbers and the first ``MIN_TEXT_WIDTH`` characters of each text column need more.
+    The output fits the terminal's width (``width`` overrides it; 80 when the output is not a
+    terminal and ``COLUMNS`` is unset): text columns fold down to ``MIN_TEXT_WIDTH`` characters,
+    and when the columns still do not fit, the table is printed in blocks of columns, each
+    repeating the row's name (see :func:`_blocks`). A number is never broken across lines; only a
+    single number or name wider than the terminal makes a line longer than it.
     """
+    from rich import box
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     console = Console(markup=False, highlight=False, emoji=False, width=width, file=file or sys.stdout)
-    table = Table(title=None if title is None else Text(title), show_lines=False)
     cells = [[_cell(v) for v in row] for row in frame.itertuples(index=False, name=None)]
-    needed = 1
-    for position, column in enumerate(frame.columns):
-        values = frame[column]
-        widest = max([len(str(column)), *(len(row[position]) for row in cells)])
-        if len(values) and values.map(lambda v: _is_number(v) or _plain(v) is None).all():
-            # numbers keep their full width: the table may fold text, never a number
-            table.add_column(Text(str(column)), justify="right", no_wrap=True, min_width=widest)
-            smallest = widest
-        else:
-            smallest = min(widest, MIN_TEXT_WIDTH)
-            table.add_column(Text(str(column)), overflow="fold", min_width=smallest)
-        needed += smallest + 3
-    if needed > console.width:
-        console.width = needed
-    for row in cells:
-        table.add_row(*(Text(cell) for cell in row))  # Text: user data is never parsed as markup
-    console.print(table)
+    widths = _column_widths(frame, cells)
+    if sum(w[1] + 3 for w in widths) - 1 > console.width:
+        widths = _key_widths(widths, console.width)
+    blocks = _blocks(widths, console.width)
+    columns = list(frame.columns)
+    for number, block in enumerate(blocks):
+        heading, caption = title, None
+        if len(blocks) > 1:  # say that the table goes on, and where the one-line-a-row forms are
+            if number:
+                heading = f"{title or 'table'}, continued ({number + 1} of {len(blocks)})"
+            else:
+                caption = f"{len(blocks)} blocks of columns; --format csv or json: one line a row"
+        table = Table(
+            caption=None if caption is None else Text(caption),
+            box=box.SIMPLE_HEAD, show_edge=False, show_lines=False, caption_justify="left",
+        )
+        needed = -1
+        for c in block:
+            numeric, smallest, header = widths[c]
+            if numeric:  # numbers keep their full width: the table may fold text, never a number
+                table.add_column(Text(header), justify="right", no_wrap=True, min_width=smallest)
+            else:
+                table.add_column(Text(header), overflow="fold", min_width=smallest)
+            needed += smallest + 3
+        for row in cells:
+            table.add_row(*(Text(row[c]) for c in block))  # Text: user data is never parsed as markup
+        if needed > console.width:  # one column wider than the terminal: grow rather than break it
+            console.width = needed
+        if number:
+            console.print()
+        if heading is not None:  # above the table at the terminal's width, not folded to the table's
+            console.print(Text(heading))
+        console.print(table)
+
+
+def print_text(text: str, *, file=None) -> None:
+    """Print prose (a headline, a note) folded at word boundaries to the terminal's width (80 when
+    the output is not a terminal), with markup off so names print literally."""
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(markup=False, highlight=False, emoji=False, file=file or sys.stdout)
+    for paragraph in str(text).split("\n"):
+        console.print(Text(paragraph))
 
 
 def print_frame(frame, fmt: Format | str = Format.table, *, title: str | None = None) -> None:

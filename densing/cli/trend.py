@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from densing.cli.output import Format, print_frame, print_json
+from densing.cli.output import Format, print_frame, print_json, print_text
 
 EPOCH_HELP = "t = 0 (default: Llama-1's release)."
 SINCE_HELP = "Only models released on or after this date ('none': all)."
@@ -62,14 +62,14 @@ def trend(
     if fmt is Format.csv:
         print_frame(result.table(), fmt)
         return
-    print(result.headline)
+    print_text(result.headline)
     print_frame(result.table(), fmt, title=f"doubling time in months by frontier rule (headline: {result.headline_rule}); shares of the slope variance")
     for rule, error in result.rule_errors.items():
-        print(f"note: {rule} rule not fitted: {error}")
-    print("note: the envelope row's interval is optimistic (its points are chosen on the response); the headline rule is the censored quantile")
+        print_text(f"note: {rule} rule not fitted: {error}")
+    print_text("note: the envelope row's interval is optimistic (its points are chosen on the response); the headline rule is the censored quantile")
     print_frame(result.checks_table(), fmt, title="validity checks")
     print_frame(result.sensitivity, fmt, title="sensitivity: doubling time (months) by reference and D0, headline rule")
-    print(result.breakpoint_line())
+    print_text(result.breakpoint_line())
 
 
 def report(
@@ -94,5 +94,5 @@ def report(
         since=_since(since), n_boot=n_boot, seed=seed, traces=traces,
     )
     atomic_write_text(out, html)
-    print(headline.text())
+    print_text(headline.text())
     print(f"wrote {out}")

@@ -27,7 +27,7 @@ def frame() -> pd.DataFrame:
     })
 
 
-@pytest.mark.parametrize("width", [30, 80, 200])
+@pytest.mark.parametrize("width", [60, 80, 200])
 def test_markup_in_names_and_titles_prints_literally(frame, width):
     text = table_text(frame, width)
     assert "org/[/x]model" in text
@@ -62,3 +62,45 @@ def test_table_through_stdout(frame, capsys):
     print_frame(frame, "table", title="t")
     out = capsys.readouterr().out
     assert "[bold red]m[/bold red]" in out
+
+
+def _wide_frame(columns: int) -> pd.DataFrame:
+    return pd.DataFrame({
+        "model": ["EleutherAI/pythia-6.9b-deduped", "org/m"],
+        "benchmark": ["arc_challenge", "mmlu"],
+        **{f"metric_number_{i}": [1.234567e8 * (i + 1), -0.5] for i in range(columns)},
+        "censored": ["beyond_data_limit", None],
+    })
+
+
+@pytest.mark.parametrize("width", [60, 80, 100])
+@pytest.mark.parametrize("columns", [1, 4, 12])
+def test_tables_fit_the_width_in_blocks(width, columns):
+    """Every line fits the width; each block repeats the row's name; every number appears whole."""
+    frame = _wide_frame(columns)
+    text = table_text(frame, width)
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= width
+    for i in range(columns):
+        assert text.count(f"{1.234567e8 * (i + 1):.4g}") == 1, i
+    blocks = text.count("arc_challenge")  # each block repeats the row's name
+    assert text.count("-0.5") == columns  # every number once, whole
+    assert blocks >= 1 and text.count("continued (") == blocks - 1
+    if blocks > 1:
+        assert "--format csv or json" in text and f"continued (2 of {blocks})" in text
+    if columns == 12 and width <= 100:
+        assert blocks > 1
+
+
+def test_header_lines_break_after_underscores():
+    from densing.cli.output import header_lines
+
+    assert header_lines("density_ci_low", 8) == "density_\nci_low"
+    assert header_lines("params", 3) == "params"
+    assert header_lines("a_b_c", 10) == "a_b_c"
+
+
+def test_booleans_print_as_words(capsys):
+    render_table(pd.DataFrame({"check": ["saturation"], "passed": [False]}), width=80)
+    out = capsys.readouterr().out
+    assert "no" in out and "False" not in out
