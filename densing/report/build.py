@@ -20,7 +20,8 @@ from densing.density import compute_density
 from densing.errors import InputError
 from densing.laws.reference import ReferenceFit
 from densing.report import figures
-from densing.report.html import Section, cards_html, esc, figure_html, page, table_html
+from densing.report.html import Section, cards_html, esc, figure_html, fmt_fixed, page, table_html
+from densing.report.line import MeasuredLine, measured_line
 
 #: The reference law plots (Pythia) shown in the report's "Reference laws" section.
 DEFAULT_LAW_FITS = "pythia_*.json"
@@ -76,7 +77,6 @@ def build_report(
     and model uncertainty, or, when a validity check fails, the words saying why it is withheld.
     ``frontier`` only chooses the line drawn in the density figure (the paper's envelope by default).
     """
-    from densing import trend as trend_mod
     from densing.trend.measure import PAPER, measure_trend, with_stderr
 
     if frontier not in FRONTIERS:
@@ -101,16 +101,18 @@ def build_report(
         ci_low_months=head.doubling_time_months_ci_low, ci_high_months=head.doubling_time_months_ci_high,
         n_models=head.n_models, frontier=measured.headline_rule, reference_fit=measured.reference, d0=d0,
     )
-    finite = dens[(dens["censored"] == "") & dens["density"].gt(0)]
-    line = trend_mod.trend(finite, frontier=frontier, epoch=epoch, n_boot=200, seed=seed)
+    line = measured_line(measured, frontier, epoch) if frontier in measured.rules else None
+    label, file_name = _reference_label(measured, headline_fit)
     trend_table = measured.table()
-    paper = _paper_table(measured, PAPER)
+    envelope_line = line if frontier == "envelope" else (measured_line(measured, "envelope", epoch) if "envelope" in measured.rules else None)
+    paper = _paper_table(measured, PAPER, envelope_line, _envelope_segments(measured, with_stderr(table), epoch),
+                         drawn=frontier == "envelope")
     verdict = ("measurable: every check passed" if measured.measurable
-               else "withheld: the doubling time is not measurable with this reference (see the checks)")
+               else "withheld: it is not measurable with this reference, see the validity checks below")
     sections = [
         Section(
             "Headline",
-            f"Doubling time of the capacity-density frontier of open base models ({verdict}). Intervals carry the "
+            f"Doubling time of the capacity-density frontier of open base models — {verdict}. Intervals carry the "
             "reference fit's bootstrap, each score's standard error and resampling of models; the shares say which dominates.",
             [
                 f'<p class="headline-words">{esc(measured.headline)}</p>',
@@ -118,7 +120,7 @@ def build_report(
                     [
                         ("verdict", "measured" if measured.measurable else "withheld"),
                         ("headline rule", f"{measured.headline_rule} (censored, q = 0.9)"),
-                        ("reference", measured.reference),
+                        (f"reference, named so in every table below; in the headline {measured.reference}; file {file_name}", label),
                         ("how the reference was chosen", measured.reference_rule),
                         ("D0 (tokens)", format_count(d0)),
                         ("models / as bounds", f"{head.n_models} / {head.n_lower_bounds + head.n_upper_bounds}"),
@@ -138,10 +140,8 @@ def build_report(
         ),
         Section(
             "Capacity density over time",
-            f"Each point is a model with a finite density (hover for its name, size, score and density); diamonds are the "
-            f"{frontier} frontier models and the line is that rule's fit with its band — drawn for comparison, it is "
-            "not the headline" + ("" if measured.measurable else ", which is withheld") + ".",
-            [figure_html(figures.density_figure(finite, line, title=f"Capacity density vs release date ({frontier} frontier, for comparison)"), "density-trend")],
+            _density_intro(measured, frontier, line),
+            [figure_html(figures.density_figure(measured.models, line, title=f"Capacity density vs release date · {frontier} rule"), "density-trend")],
         ),
         Section(
             "Reference laws",
@@ -159,15 +159,15 @@ def build_report(
         ),
         Section("Reference selection", "The rule (README): eligible if the reference's token counts span ≥ 3×; among "
                 "eligible, the lowest held-out error (refit without the two largest sizes, predict them).",
-                [table_html(_selection_table(measured.selection), scroll=False)]),
+                [table_html(_selection_table(measured.selection, measured), scroll=False)]),
         Section(
             "Per-model densities",
-            f"Reference {headline.reference_fit}, D0 = {format_count(d0)} tokens. Censored rows have no finite effective size; "
+            f"Reference {label}, D0 = {format_count(d0)} tokens. Censored rows have no finite effective size; "
             "the trend uses them as bounds.",
             [table_html(_model_table(dens))],
         ),
-        Section("Sensitivity", "Doubling time (months, headline rule, point estimate) per candidate reference (rows) and "
-                "D0 in tokens (columns); ∞: the frontier does not rise.",
+        Section("Sensitivity", "Doubling time (months, headline rule, point estimate) per candidate reference (rows, named as in "
+                f"the selection table; the chosen one is {label}) and D0 in tokens (columns); ∞: the frontier does not rise.",
                 [table_html(_sensitivity_table(measured.sensitivity), scroll=False)]),
         Section("Data caveats", "", [_caveats_html(dens, measured, results_path, since)]),
     ]
@@ -178,7 +178,7 @@ def build_report(
         sections.append(Section("Communication/computation overlap", f"PyTorch-profiler traces in {traces}.", overlap_parts))
     html = page(
         "densing report",
-        headline.text(),
+        _subtitle(measured, label),
         sections,
         f"Generated by densing from {results_path.name} and the shipped reference fits. Method: Xiao et al. 2024, arXiv 2412.04315.",
     )
@@ -200,10 +200,51 @@ def _count(value) -> str:
     return format_count(number) if number >= 1e6 else f"{number:g}"
 
 
-def _selection_table(selection: pd.DataFrame) -> pd.DataFrame:
-    columns = ["fit", "chosen", "eligible", "held_out_error", "token_span", "n_sizes", "highest_reference_score", "why"]
+def fit_label(name: str) -> str:
+    """A reference fit's name in the report's tables: its file name without ``.json`` and ``_composed``."""
+    return str(name).removesuffix(".json").removesuffix("_composed")
+
+
+def _reference_label(measured, headline_fit) -> tuple[str, str]:
+    """(label, file name) of the reference measured against: a candidate's file, else the file given."""
+    for name, candidate in measured.candidates.items():
+        if candidate is measured.fit:
+            return fit_label(name), name
+    name = Path(headline_fit).name if headline_fit else measured.reference
+    return fit_label(name), name
+
+
+def _subtitle(measured, label: str) -> str:
+    """The page's one-line summary; the full headline is the Headline section's first paragraph."""
+    head = measured.rules[measured.headline_rule]
+    if measured.measurable:
+        return (f"Capacity density doubles every {fmt_fixed(head.doubling_time_months)} months (95% CI "
+                f"{fmt_fixed(head.doubling_time_months_ci_low)}–{fmt_fixed(head.doubling_time_months_ci_high)}; "
+                f"{measured.headline_rule} rule, reference {label}).")
+    failed = [c.name for c in measured.checks if not c.passed]
+    return (f"Doubling time withheld: not measurable with reference {label} — {len(failed)} of {len(measured.checks)} "
+            f"validity checks failed ({', '.join(failed)}). The Headline section says why.")
+
+
+def _density_intro(measured, frontier: str, line: MeasuredLine | None) -> str:
+    points = ("Each point is a model the trend uses (hover for its name, size, score and density); a triangle is a censored "
+              "density drawn at its bound (▲ ρ ≥ the value: the score is beyond what the reference reaches at D0).")
+    role = ("it is the headline rule" if frontier == measured.headline_rule else f"drawn for comparison; the headline rule is "
+            f"{measured.headline_rule}") + ("" if measured.measurable else ", and the headline is withheld")
+    if line is None:
+        return f"{points} The {frontier} rule has no line: {measured.rule_errors.get(frontier, 'it could not be fitted')}."
+    how = {"envelope": "the record-setters (red) fitted by OLS, a bound entering at its bound value",
+           "quantile": "Powell's censored 0.9 regression quantile through every point, bounds as bounds",
+           "all": "the Tobit (censored mean) line through every point, bounds as bounds"}[frontier]
+    return (f"{points} The line is the {frontier} rule exactly as in the tables above ({how}): slope "
+            f"{line.slope_per_day:.4f}/day, doubling {fmt_fixed(line.doubling_time_months)} months; its band is that "
+            f"slope's 95% interval (fit + score + models), pivoting at the mean date of the line's points — {role}.")
+
+
+def _selection_table(selection: pd.DataFrame, measured) -> pd.DataFrame:
+    columns = ["fit", "chosen", "eligible", "why", "held_out_error", "token_span", "n_sizes", "highest_reference_score"]
     table = selection[[c for c in columns if c in selection.columns]].copy()
-    table["fit"] = table["fit"].astype(str).str.removesuffix("_composed.json")
+    table["fit"] = table["fit"].astype(str).map(fit_label)
     table["why"] = table["why"].fillna("")
     return table
 
@@ -211,10 +252,35 @@ def _selection_table(selection: pd.DataFrame) -> pd.DataFrame:
 def _sensitivity_table(sensitivity: pd.DataFrame) -> pd.DataFrame:
     wide = sensitivity.pivot(index="reference", columns="d0", values="doubling_time_months")
     wide.columns = [f"D0 {format_count(c)}" for c in wide.columns]
-    return wide.reset_index()
+    wide.index = [fit_label(r) for r in wide.index]
+    return wide.rename_axis("reference").reset_index()
 
 
-def _paper_table(measured, paper: dict) -> pd.DataFrame:
+def _envelope_segments(measured, targets: pd.DataFrame, epoch: str) -> dict[str, str]:
+    """Why the envelope column has no slope before / after ChatGPT: the breakpoint is fitted for the
+    headline rule only; a segment with fewer record-setters than a line needs says so, and a segment
+    whose models are the whole period's points to slope A. ``targets``: the results table, with stderr."""
+    from densing.trend.constants import CHATGPT_RELEASE, MIN_POINTS
+    from densing.trend.measure import _frontier, _point_bounds, trend_targets
+
+    if "envelope" not in measured.rules:
+        return {"before": "—", "after": "—"}
+    out = {}
+    for name, lo, hi in (("before", None, CHATGPT_RELEASE), ("after", CHATGPT_RELEASE, None)):
+        rows, _ = trend_targets(targets, measured.fit, since=lo, until=hi, epoch=epoch)
+        y, kind = _point_bounds(rows, measured.fit, measured.d0)
+        setters = len(_frontier(rows, y, kind))
+        if setters < MIN_POINTS:
+            out[name] = f"— ({setters} record-setter{'s' if setters != 1 else ''} of {len(rows)} models {name} ChatGPT; a line needs {MIN_POINTS})"
+        elif set(rows["model"].astype(str)) == set(measured.models["model"].astype(str)):
+            out[name] = f"— (the models {name} ChatGPT are the whole period's: see slope A)"
+        else:
+            out[name] = "— (the breakpoint is fitted for the headline rule only)"
+    return out
+
+
+def _paper_table(measured, paper: dict, line: MeasuredLine | None, segments: dict[str, str], *, drawn: bool) -> pd.DataFrame:
+    """The paper's numbers beside ours; ``line``: the envelope's line (for its R²), ``drawn``: the density figure draws it."""
     head = measured.rules[measured.headline_rule]
     envelope = measured.rules.get("envelope")
     b = measured.breakpoint
@@ -224,16 +290,23 @@ def _paper_table(measured, paper: dict) -> pd.DataFrame:
             return "not fitted"
         return f"{b[name + '_per_day']:.4f} ({b[name + '_ci_low']:.4f} to {b[name + '_ci_high']:.4f})"
 
+    def months(rule) -> str:
+        return (f"{fmt_fixed(rule.doubling_time_months)} ({fmt_fixed(rule.doubling_time_months_ci_low)}–"
+                f"{fmt_fixed(rule.doubling_time_months_ci_high)})")
+
+    if line is not None:
+        r2 = (f"{line.r_squared:.3f} (OLS through the {len(line.frontier_models)} record-setters"
+              + (": the density figure's line)" if drawn else ")"))
+    else:
+        r2 = "—"
     rows = [
         ("doubling time (months)", f"{paper['doubling_time_months']}",
-         f"{head.doubling_time_months:.2f} ({head.doubling_time_months_ci_low:.2f}–{head.doubling_time_months_ci_high:.2f})"
-         + ("" if measured.measurable else " — withheld"),
-         f"{envelope.doubling_time_months:.2f} ({envelope.doubling_time_months_ci_low:.2f}–{envelope.doubling_time_months_ci_high:.2f})"
-         if envelope else measured.rule_errors.get("envelope", "")),
+         months(head) + ("" if measured.measurable else " — withheld"),
+         months(envelope) if envelope else measured.rule_errors.get("envelope", "")),
         ("slope A (per day)", f"{paper['slope_per_day']}", f"{head.slope_per_day:.4f}", f"{envelope.slope_per_day:.4f}" if envelope else "—"),
-        ("R² of the frontier fit", f"{paper['r_squared']}", "— (censored quantile line)", "— (see density figure)"),
-        ("slope before ChatGPT (per day)", f"{paper['slope_before_chatgpt_per_day']}", slope("before"), ""),
-        ("slope after ChatGPT (per day)", f"{paper['slope_after_chatgpt_per_day']}", slope("after"), ""),
+        ("R² of the frontier fit", f"{paper['r_squared']}", "— (censored quantile line: no R²)", r2),
+        ("slope before ChatGPT (per day)", f"{paper['slope_before_chatgpt_per_day']}", slope("before"), segments["before"]),
+        ("slope after ChatGPT (per day)", f"{paper['slope_after_chatgpt_per_day']}", slope("after"), segments["after"]),
     ]
     return pd.DataFrame(rows, columns=["quantity", "paper", "densing (headline rule, 95% CI)", "densing (paper's envelope rule)"])
 

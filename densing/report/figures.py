@@ -42,7 +42,7 @@ def loss_figure(fit: ReferenceFit) -> go.Figure:
             go.Scatter(x=grid, y=fit.predict_loss(size, grid), mode="lines", line=dict(color=color), showlegend=False, legendgroup=str(size), hoverinfo="skip")
         )
     figure.update_layout(
-        title=f"Loss estimation · {html.escape(fit.benchmark)} (R² = {fit.stages[0].r_squared:.3f})",
+        title=f"Loss estimation · {html.escape(fit.benchmark)} (R² {fit.stages[0].r_squared:.3f})",
         xaxis=dict(title="training tokens D", type="log"), yaxis=dict(title="conditional loss −log P(answer | prompt)", type="log"),
         height=420, margin=dict(l=60, r=20, t=50, b=50),
     )
@@ -54,17 +54,35 @@ POOR_FIT_R2 = 0.5
 
 
 def _panel_title(fit: ReferenceFit) -> str:
+    """Two short lines (HTML for plotly, escaped): the benchmark, then the law and its R² in a smaller
+    font; a fit below :data:`POOR_FIT_R2` gets a third, red line saying not to invert it."""
     name = fit.benchmark if len(fit.benchmark) <= 24 else f"mean of {len(fit.benchmarks)} benchmarks"
-    title = f"{name} ({fit.kind}, R² {fit.r_squared:.3f})"
-    return title + (" — poor fit, do not invert" if fit.r_squared < POOR_FIT_R2 else "")
+    title = f"{html.escape(name)}<br><span style='font-size:11px'>{html.escape(fit.kind)} · R² {fit.r_squared:.3f}</span>"
+    if fit.r_squared < POOR_FIT_R2:
+        title += f"<br><span style='font-size:11px;color:{PALETTE[3]}'>poor fit — do not invert</span>"
+    return title
+
+
+def _grid(count: int) -> tuple[int, int]:
+    """(rows, columns): three columns only when they fill every row, else two (one for one panel)."""
+    cols = 1 if count <= 1 else 3 if count % 3 == 0 else 2
+    return int(np.ceil(count / cols)), cols
+
+
+#: Pixels per row of panels and between rows (room for the x-axis title and a three-line panel title).
+PANEL_HEIGHT = 300
+PANEL_GAP = 120
 
 
 def performance_figure(fits: list[ReferenceFit]) -> go.Figure:
     """Performance estimation: score vs (latent) loss of the reference points, with the fitted
     S(L) = c / (1 + e^{−γ(L − l)}) + d (eq. 3), one panel per benchmark."""
-    cols = min(3, len(fits))
-    rows = int(np.ceil(len(fits) / cols))
-    figure = make_subplots(rows=rows, cols=cols, subplot_titles=[html.escape(_panel_title(f)) for f in fits])
+    rows, cols = _grid(len(fits))
+    top = 70 if any(f.r_squared < POOR_FIT_R2 for f in fits) else 55
+    height = rows * PANEL_HEIGHT + (rows - 1) * PANEL_GAP + top + 50
+    plot = height - top - 50
+    figure = make_subplots(rows=rows, cols=cols, subplot_titles=[_panel_title(f) for f in fits],
+                           vertical_spacing=(PANEL_GAP / plot) if rows > 1 else 0.0, horizontal_spacing=0.09)
     for k, fit in enumerate(fits):
         row, col = k // cols + 1, k % cols + 1
         points = fit.points_frame()
@@ -86,47 +104,66 @@ def performance_figure(fits: list[ReferenceFit]) -> go.Figure:
         figure.update_xaxes(title_text=("loss" if fit.kind == "two-step" else "latent loss L(N, D)") + (" (log)" if spread else ""),
                             type="log" if spread else "linear", row=row, col=col)
         figure.update_yaxes(title_text="score", row=row, col=col)
-    figure.update_layout(height=320 * rows + 40, margin=dict(l=50, r=20, t=50, b=40))
+    figure.update_annotations(font_size=13)
+    figure.update_layout(height=height, margin=dict(l=50, r=20, t=top, b=50))
     return figure
 
 
-def density_figure(densities: pd.DataFrame, trend, *, title: str) -> go.Figure:
-    """Capacity density over release dates on a log axis: every model, the frontier models, the
-    fitted ln ρmax = A·t + B and its confidence band (Xiao et al. 2024, eq. 5)."""
-    frame = densities.copy()
+def _months(value: float) -> str:
+    return "∞" if value == np.inf else "—" if not np.isfinite(value) else f"{value:.2f}"
+
+
+def density_figure(points: pd.DataFrame, line, *, title: str) -> go.Figure:
+    """Capacity density over release dates on a log axis: every model the trend uses, a censored
+    density drawn at its bound (▲ a lower bound, ▼ an upper bound), the frontier's points, and the
+    line ln ρ = A·t + B of :class:`densing.report.line.MeasuredLine` with its slope's 95% band
+    (Xiao et al. 2024, eq. 5). ``points``: ``model``, ``release_date``, ``params``, ``score``,
+    ``log_density`` and ``bound`` (0 exact, +1 lower bound, −1 upper bound). ``line`` may be None
+    (the rule could not be fitted): the points are drawn alone."""
+    frame = points[np.isfinite(points["log_density"]) & np.isfinite(points["bound"])].copy()
     frame["release_date"] = pd.to_datetime(frame["release_date"])
-    frontier = set(trend.frontier_models)
-    hover = [
-        f"{html.escape(str(m))}<br>params {format_count(p)}<br>score {s:.3f}<br>density {d:.3g}"
-        for m, p, s, d in zip(frame["model"], frame["params"], frame["score"], frame["density"])
+    frame["density"] = np.exp(frame["log_density"])
+    relation = {0: "density", 1: "density ≥", -1: "density ≤"}
+    frame["hover"] = [
+        f"{html.escape(str(m))}<br>params {format_count(p)}<br>score {s:.3f}<br>{relation[int(b)]} {d:.3g}"
+        + ("" if b == 0 else " (bound: the reference cannot say more)")
+        for m, p, s, d, b in zip(frame["model"], frame["params"], frame["score"], frame["density"], frame["bound"])
     ]
-    frame["hover"] = hover
-    on = frame["model"].isin(frontier)
+    used = set(line.frontier_models) if line is not None else set()
+    # the frontier is marked only when it is a subset (the envelope); quantile and Tobit lines use every point
+    marked = frame["model"].isin(used) if line is not None and len(used) < len(frame) else pd.Series(False, index=frame.index)
     figure = go.Figure()
-    figure.add_trace(
-        go.Scatter(
-            x=frame.loc[~on, "release_date"], y=frame.loc[~on, "density"], mode="markers", name="models",
-            marker=dict(color="#9aa3b5", size=7), text=frame.loc[~on, "hover"], hovertemplate="%{text}<extra></extra>",
-        )
-    )
-    figure.add_trace(
-        go.Scatter(
-            x=frame.loc[on, "release_date"], y=frame.loc[on, "density"], mode="markers", name=f"frontier ({trend.frontier})",
-            marker=dict(color=PALETTE[3], size=10, symbol="diamond"), text=frame.loc[on, "hover"], hovertemplate="%{text}<extra></extra>",
-        )
-    )
-    start, end = frame["release_date"].min(), frame["release_date"].max()
-    dates = pd.date_range(start, end, periods=80)
-    line = np.exp(trend.predict(dates))
-    band = trend.confidence_band(dates) if hasattr(trend, "confidence_band") else None
-    if band is not None:
-        low, high = band
-        figure.add_trace(go.Scatter(x=list(dates) + list(dates[::-1]), y=list(np.exp(high)) + list(np.exp(low)[::-1]), fill="toself", fillcolor="rgba(214,39,40,0.12)", line=dict(width=0), name="95% CI", hoverinfo="skip"))
-    figure.add_trace(
-        go.Scatter(x=dates, y=line, mode="lines", line=dict(color=PALETTE[3], width=2), name=f"trend: doubling {trend.doubling_time_months:.1f} months", hoverinfo="skip")
-    )
+    styles = ((0, "models (finite density)", "circle", 7), (1, "lower bound ρ ≥ (score beyond the reference at D0)", "triangle-up", 9),
+              (-1, "upper bound ρ ≤ (score at or below the floor)", "triangle-down", 9))
+    for kind, name, symbol, size in styles:
+        rows = frame[(frame["bound"] == kind) & ~marked]
+        if len(rows):
+            figure.add_trace(go.Scatter(
+                x=rows["release_date"], y=rows["density"], mode="markers", name=name,
+                marker=dict(color="#9aa3b5", size=size, symbol=symbol), text=rows["hover"], hovertemplate="%{text}<extra></extra>"))
+    if marked.any():
+        rows = frame[marked]
+        symbols = np.where(rows["bound"] == 1, "triangle-up", np.where(rows["bound"] == -1, "triangle-down", "diamond"))
+        figure.add_trace(go.Scatter(
+            x=rows["release_date"], y=rows["density"], mode="markers", name=f"{line.frontier} record-setters (▲: a bound)",
+            marker=dict(color=PALETTE[3], size=11, symbol=list(symbols)), text=rows["hover"], hovertemplate="%{text}<extra></extra>"))
+    low_y, high_y = np.log10(frame["density"].min()), np.log10(frame["density"].max())
+    if line is not None:
+        dates = pd.date_range(frame["release_date"].min(), frame["release_date"].max(), periods=80)
+        low, high = line.confidence_band(dates)
+        figure.add_trace(go.Scatter(x=list(dates) + list(dates[::-1]), y=list(np.exp(high)) + list(np.exp(low)[::-1]), fill="toself",
+                                    fillcolor="rgba(214,39,40,0.12)", line=dict(width=0), name="95% CI of the slope (fit + score + models)", hoverinfo="skip"))
+        r2 = f", R² {line.r_squared:.3f}" if np.isfinite(line.r_squared) else ""
+        name = (f"{line.frontier} line: doubling {_months(line.doubling_time_months)} months "
+                f"(95% CI {_months(line.doubling_time_months_ci_low)}–{_months(line.doubling_time_months_ci_high)}{r2})")
+        fitted = np.exp(line.predict(dates))
+        figure.add_trace(go.Scatter(x=dates, y=fitted, mode="lines", line=dict(color=PALETTE[3], width=2), name=name, hoverinfo="skip"))
+        low_y = min(low_y, float(np.log10(fitted.min())))
+        high_y = max(high_y, float(np.log10(fitted.max())))
+    pad = 0.1 * (high_y - low_y) + 0.2  # the band may run off the plot: the axis follows the points and the line
     figure.update_layout(
-        title=title, xaxis=dict(title="release date"), yaxis=dict(title="capacity density ρ = N̂ / N", type="log"),
-        height=480, margin=dict(l=60, r=20, t=50, b=50), legend=dict(orientation="h", y=-0.18),
+        title=title, xaxis=dict(title="release date"),
+        yaxis=dict(title="capacity density ρ = N̂ / N", type="log", range=[low_y - pad, high_y + pad]),
+        height=500, margin=dict(l=60, r=20, t=50, b=50), legend=dict(orientation="h", y=-0.18),
     )
     return figure

@@ -9,6 +9,9 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
+import math
+
+import numpy as np
 import pandas as pd
 
 from densing._html import cell
@@ -20,11 +23,16 @@ h1{font-size:1.6rem;margin:0 0 4px}h2{font-size:1.2rem;margin:32px 0 8px;border-
 .sub{color:#5a6275;margin:0 0 16px}
 .cards{display:flex;flex-wrap:wrap;gap:12px;margin:16px 0}
 .card{background:#fff;border:1px solid #dde;border-radius:8px;padding:12px 16px;min-width:150px}
-.card .v{font-size:1.5rem;font-weight:600}.card .k{color:#5a6275;font-size:.85rem}
+.card .v{font-size:1.5rem;font-weight:600}.card .v.long{font-size:1rem}.card .k{color:#5a6275;font-size:.85rem;max-width:40em}
+.table{max-width:100%;overflow-x:auto;margin:0 0 8px}
 table{border-collapse:collapse;font-size:.82rem;background:#fff;width:100%}
-th,td{border:1px solid #e3e6ee;padding:4px 8px;text-align:left;vertical-align:top}
-th{background:#f0f2f7;position:sticky;top:0}
-td.n{text-align:right;font-variant-numeric:tabular-nums}
+th,td{border:1px solid #e3e6ee;padding:4px 8px;text-align:left;vertical-align:top;overflow-wrap:break-word}
+th{background:#f0f2f7}
+.scroll th{position:sticky;top:0;z-index:1}
+td:first-child,th:first-child{white-space:nowrap;position:sticky;left:0;background:#fff}
+th:first-child{background:#f0f2f7;z-index:2}
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.t{min-width:18em}
 .scroll{max-height:520px;overflow:auto;border:1px solid #dde}
 .fig{background:#fff;border:1px solid #dde;border-radius:8px;margin:12px 0;padding:4px}
 ul.caveats li{margin:4px 0}
@@ -47,9 +55,17 @@ def esc(value) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
+#: A text cell longer than this gets a minimum width and wraps (class ``t``) instead of squeezing to a word a line.
+LONG_TEXT = 40
+#: A card value longer than this is set in a smaller font.
+LONG_CARD = 32
+
+
 def fmt_number(value) -> str:
     if value is None or value is pd.NA or value is pd.NaT:
         return "—"
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
     if isinstance(value, pd.Timestamp):
         return value.strftime("%Y-%m-%d")
     if isinstance(value, float):
@@ -57,18 +73,31 @@ def fmt_number(value) -> str:
     return esc(value)
 
 
+def fmt_fixed(value, digits: int = 2) -> str:
+    """A number with ``digits`` decimals for running text: ∞ / −∞ for infinities, — for NaN or None."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    value = float(value)
+    if math.isinf(value):
+        return "∞" if value > 0 else "−∞"
+    return f"{value:.{digits}f}"
+
+
 def table_html(frame: pd.DataFrame, *, scroll: bool = True) -> str:
-    """An HTML table of ``frame``; every cell escaped; numbers right-aligned."""
+    """An HTML table of ``frame`` in a horizontally scrollable box (``scroll``: also at most 520 px
+    high); every cell escaped; numbers right-aligned; long text wraps; yes/no for booleans."""
     head = "".join(f"<th>{esc(c)}</th>" for c in frame.columns)
     rows = []
     for record in frame.itertuples(index=False, name=None):
         cells = []
         for value in record:
-            numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
-            cells.append(f'<td class="n">{fmt_number(value)}</td>' if numeric else f"<td>{fmt_number(value)}</td>")
+            numeric = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+            text = fmt_number(value)
+            kind = ' class="n"' if numeric else ' class="t"' if isinstance(value, str) and len(value) > LONG_TEXT else ""
+            cells.append(f"<td{kind}>{text}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-    return f'<div class="scroll">{table}</div>' if scroll else table
+    return f'<div class="table{" scroll" if scroll else ""}">{table}</div>'
 
 
 def figure_html(figure, div_id: str, caption: str = "") -> str:
@@ -79,7 +108,9 @@ def figure_html(figure, div_id: str, caption: str = "") -> str:
 
 
 def cards_html(cards: list[tuple[str, str]]) -> str:
-    return '<div class="cards">' + "".join(f'<div class="card"><div class="v">{esc(v)}</div><div class="k">{esc(k)}</div></div>' for k, v in cards) + "</div>"
+    return '<div class="cards">' + "".join(
+        f'<div class="card"><div class="v{" long" if len(v) > LONG_CARD else ""}">{esc(v)}</div><div class="k">{esc(k)}</div></div>'
+        for k, v in cards) + "</div>"
 
 
 def page(title: str, subtitle: str, sections: list[Section], footer: str) -> str:

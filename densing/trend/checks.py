@@ -41,6 +41,12 @@ class Check:
         return out
 
 
+def _g(value: float) -> str:
+    """A number for the words of a check: 3 significant digits, ∞ for an infinity."""
+    value = float(value)
+    return ("∞" if value > 0 else "−∞") if math.isinf(value) else f"{value:.3g}"
+
+
 def saturation(scores, stderr, cap: float, models) -> Check:
     """Frontier models whose score S ≥ S_cap − 2σ (module docstring)."""
     scores, sigma = np.asarray(scores, float), np.nan_to_num(np.asarray(stderr, float))
@@ -60,8 +66,8 @@ def conditioning(kappa, models) -> Check:
     kappa = np.where(np.isnan(kappa), np.inf, kappa)
     median = float(np.median(kappa)) if kappa.size else math.nan
     worst = int(np.argmax(kappa)) if kappa.size else None
-    detail = (f"median over {kappa.size} frontier models: one standard error of the score moves ρ {median:.3g}-fold"
-              + (f" (worst {models[worst]}: {kappa[worst]:.3g}-fold)" if worst is not None else ""))
+    detail = (f"median over {kappa.size} frontier models: one standard error of the score moves ρ {_g(median)}-fold"
+              + (f" (worst {models[worst]}: {_g(kappa[worst])}-fold)" if worst is not None else ""))
     return Check("conditioning", median, f"median κ ≤ {MAX_MEDIAN_CONDITIONING:g}", bool(median <= MAX_MEDIAN_CONDITIONING), detail)
 
 

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from densing import paths
+from densing.data.units import format_count
 from densing.errors import DensingError, InputError
 from densing.laws.reference import ReferenceFit
 from densing.trend import checks
@@ -346,19 +347,24 @@ def measure_trend(
     failed = [c for c in found if not c.passed]
     reference = f"{fit.kind}:{fit.benchmark} ({', '.join(sorted({str(m) for m in fit.provenance.get('families', '').split(',') if m}) or ['?'])})"
     if failed:
-        text = (f"not measurable with this reference ({reference}, D0 = {d0:.3g} tokens): "
+        text = (f"not measurable with this reference ({reference}, D0 = {format_count(d0)} tokens): "
                 + "; ".join(f"{c.name} — {c.detail}" for c in failed)
-                + f". The censored-quantile estimate would be {head.doubling_time_months:.2f} months "
-                  f"(95% CI {head.doubling_time_months_ci_low:.2f}–{head.doubling_time_months_ci_high:.2f}) and is not a measurement.")
+                + f". The censored-quantile estimate would be {_months(head.doubling_time_months)} months "
+                  f"(95% CI {_months(head.doubling_time_months_ci_low)}–{_months(head.doubling_time_months_ci_high)}) and is not a measurement.")
     else:
-        text = (f"capacity density doubles every {head.doubling_time_months:.2f} months (95% CI "
-                f"{head.doubling_time_months_ci_low:.2f}–{head.doubling_time_months_ci_high:.2f}, fit + score + model "
+        text = (f"capacity density doubles every {_months(head.doubling_time_months)} months (95% CI "
+                f"{_months(head.doubling_time_months_ci_low)}–{_months(head.doubling_time_months_ci_high)}, fit + score + model "
                 f"uncertainty; {head.n_models} models, {head.n_lower_bounds + head.n_upper_bounds} as bounds; reference {reference})")
     return TrendMeasurement(
         reference=reference, reference_rule=reference_rule, d0=d0, headline_rule=HEADLINE_RULE, measurable=not failed,
         headline=text, rules=rules, rule_errors=rule_errors, checks=found, sensitivity=sensitivity, breakpoint=breakpoint, selection=selection,
         models=models.assign(log_density=y, bound=kind), left_out=left_out, fit=fit, candidates=candidates,
     )
+
+
+def _months(value: float) -> str:
+    """Months for the headline's words: 2 decimals, ∞ for an infinity (a slope interval reaching 0), — for NaN."""
+    return "∞" if value == math.inf else "—" if math.isnan(value) else f"{value:.2f}"
 
 
 def _breakpoint(targets: pd.DataFrame, fit: ReferenceFit, d0: float, epoch: str, n_boot: int, seed: int) -> dict:
