@@ -158,7 +158,15 @@ def compute_density(
         "density_ci_low", "density_ci_high", "effective_params_ci_low", "effective_params_ci_high",
     ]
     rest = [c for c in result.columns if c not in ordered]
-    return result[ordered + rest]
+    result = result[ordered + rest]
+    # a finite density has no censoring reason: missing (JSON null, CSV empty), not ""
+    result["censored"] = result["censored"].astype(object).where(is_censored(result["censored"]), None)
+    return result
+
+
+def is_censored(reasons: pd.Series) -> pd.Series:
+    """True where a ``censored`` column holds a reason (missing and ``""`` mean not censored)."""
+    return reasons.fillna("").astype(str).ne("")
 
 
 def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: float) -> pd.DataFrame:
@@ -167,7 +175,7 @@ def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: 
     for model, group in result.groupby("model", sort=False):
         if group["benchmark"].nunique() != n_fits:
             continue
-        censored = group["censored"].astype(str).ne("").any()
+        censored = is_censored(group["censored"]).any()
         value = np.nan if censored else float(np.exp(np.log(group["density"]).mean()))
         low = high = np.nan
         if not censored and len(draws_by_fit) == n_fits:

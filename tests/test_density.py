@@ -92,7 +92,7 @@ def test_shipped_defaults_give_finite_pythia_densities_near_one(run_cli):
         for key in ("model", "benchmark", "params", "score", "effective_params", "density", "censored", "density_ci_low", "density_ci_high"):
             assert key in row
     for name, row in lambada.items():
-        assert row["censored"] == "" and math.isfinite(row["density"]), name
+        assert row["censored"] is None and math.isfinite(row["density"]), name
         # the reference models sit near ρ = 1 at their own token count (300B)
         assert 0.5 < row["density"] < 8, name
     covered = [r for r in lambada.values() if r["density_ci_low"] <= 1 <= (r["density_ci_high"] or math.inf)]
@@ -126,3 +126,20 @@ def test_conditioning_on_a_hand_computed_example():
     assert np.isnan(conditioning(fit, [0.97], [0.01])[0])
     # unknown σ: NaN, never a made-up number
     assert np.isnan(conditioning(fit, [0.2], [np.nan])[0])
+
+
+def test_uncensored_rows_have_a_missing_reason_not_an_empty_string():
+    """``censored`` is missing (JSON null) where the density is finite, a reason where it is not."""
+    import pandas as pd
+
+    from densing.density import compute_density
+    from densing.laws.reference import ReferenceFit
+
+    fit = ReferenceFit.load("reference_fits/olmo_arc_easy_two_step.json")
+    targets = pd.DataFrame({
+        "model": ["mid", "top"], "benchmark": ["olmes_arc_easy"] * 2, "metric": ["len_norm"] * 2,
+        "value": [0.6, 0.999], "params": [1e9, 1e9],
+    })
+    out = compute_density(targets, fit, intervals=False).set_index("model")
+    assert out.loc["mid", "censored"] is None
+    assert isinstance(out.loc["top", "censored"], str) and out.loc["top", "censored"]

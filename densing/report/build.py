@@ -16,7 +16,7 @@ import pandas as pd
 from densing import paths
 from densing.data import read_results
 from densing.data.units import format_count
-from densing.density import compute_density
+from densing.density import compute_density, is_censored
 from densing.errors import InputError
 from densing.laws.reference import ReferenceFit
 from densing.report import figures
@@ -325,9 +325,9 @@ def _model_table(dens: pd.DataFrame) -> pd.DataFrame:
         if c in dens.columns
     ]
     table = dens.sort_values("density", ascending=False, na_position="last")[columns].copy()
-    censored = table["censored"].astype(str) != ""
+    censored = is_censored(table["censored"])
     table.loc[censored, ["density_ci_low", "density_ci_high"]] = float("nan")
-    table["censored"] = table["censored"].replace("", None)
+    table["censored"] = table["censored"].where(censored, None)
     return table
 
 
@@ -337,7 +337,7 @@ def _caveats_html(dens: pd.DataFrame, measured, results_path: Path, since: str |
     if len(left):
         for reason, rows in left.groupby("reason"):
             items.append(f"{len(rows)} models left out of the trend ({esc(reason)}): {esc(', '.join(rows['model'].astype(str)))}")
-    censored = dens[dens["censored"] != ""]
+    censored = dens[is_censored(dens["censored"])]
     if len(censored):
         counts = ", ".join(f"{k}: {v}" for k, v in censored["censored"].value_counts().items())
         items.append(f"{len(censored)} censored densities ({esc(counts)}), used by the trend as bounds: "

@@ -33,7 +33,7 @@ def test_check_gives_held_out_errors_beside_ai2_and_densities_with_conditioning(
     assert np.allclose(held["relative_error"], (held["predicted_score"] - held["measured_score"]).abs() / held["measured_score"])
     dens = result.densities
     assert set(dens["model"]) == {"olmo-2-1b", "olmo-2-7b", "olmo-2-13b"}
-    finite = dens["censored"].astype(str).eq("") & np.isfinite(dens["density"])
+    finite = dens["censored"].isna() & np.isfinite(dens["density"])
     assert (dens.loc[finite, "conditioning"] >= 1).all()
     # every censored or unbounded density says why in words
     unbounded = ~finite | ~np.isfinite(dens["density_ci_high"])
