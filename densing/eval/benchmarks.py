@@ -60,6 +60,10 @@ KNOWN_BENCHMARKS: dict[str, Benchmark] = {
         Benchmark("math", "minerva_math", 4, "densing_minerva_math_loss", note="4-shot Minerva prompt"),
         Benchmark("humaneval", "humaneval", 0, "densing_humaneval_loss", note="0-shot, pass@1 (runs model code)"),
         Benchmark("mbpp", "mbpp", 3, "densing_mbpp_loss", note="3-shot, pass@1 (runs model code)"),
+        Benchmark(
+            "gsm8k", "gsm8k_cot", 8, "densing_gsm8k_loss",
+            note="8-shot CoT, exact match; loss of the reference chain in the exemplars' form",
+        ),
         Benchmark("arc_easy", "arc_easy", 0),
         Benchmark("arc_challenge", "arc_challenge", 0),
         Benchmark("hellaswag", "hellaswag", 0),
@@ -73,6 +77,22 @@ LOCAL_BENCHMARKS: dict[str, Benchmark] = {
     b.name: b
     for b in (
         Benchmark("mmlu", "densing_local_mmlu", 5, note="5-shot, local test split, dev-split exemplars"),
+        Benchmark(
+            "bbh", "densing_local_bbh_cot_fewshot", 3, None,
+            note="3-shot CoT, 27 local task files, lm-eval's exemplars; no conditional loss",
+        ),
+        Benchmark(
+            "humaneval", "densing_local_humaneval", 0, "densing_local_humaneval_loss",
+            note="0-shot, pass@1 (runs model code), local original file",
+        ),
+        Benchmark(
+            "mbpp", "densing_local_mbpp", 3, "densing_local_mbpp_loss",
+            note="3-shot, pass@1 (runs model code), local original file, test = task_ids 11-510",
+        ),
+        Benchmark(
+            "gsm8k", "densing_local_gsm8k_cot", 8, "densing_local_gsm8k_loss",
+            note="8-shot CoT, exact match, local test split",
+        ),
         Benchmark("arc_easy", "densing_local_arc_easy", 0, note="local test split"),
         Benchmark("arc_challenge", "densing_local_arc_challenge", 0, note="local test split"),
         Benchmark("piqa", "densing_local_piqa", 0, note="local dev split (lm-eval's validation)"),

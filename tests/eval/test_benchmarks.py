@@ -11,10 +11,11 @@ def test_parse_benchmark_list():
 
 
 def test_paper_benchmarks_in_paper_settings():
-    shots = {name: KNOWN_BENCHMARKS[name].num_fewshot for name in ("mmlu", "bbh", "math", "humaneval", "mbpp")}
-    assert shots == {"mmlu": 5, "bbh": 3, "math": 4, "humaneval": 0, "mbpp": 3}
+    shots = {name: KNOWN_BENCHMARKS[name].num_fewshot for name in ("mmlu", "bbh", "math", "humaneval", "mbpp", "gsm8k")}
+    assert shots == {"mmlu": 5, "bbh": 3, "math": 4, "humaneval": 0, "mbpp": 3, "gsm8k": 8}
     assert KNOWN_BENCHMARKS["bbh"].score_task == "bbh_cot_fewshot"
-    for name in ("math", "humaneval", "mbpp"):  # generative: a companion loss task
+    assert KNOWN_BENCHMARKS["gsm8k"].score_task == "gsm8k_cot"
+    for name in ("math", "humaneval", "mbpp", "gsm8k"):  # generative: a companion loss task
         assert KNOWN_BENCHMARKS[name].loss_task
 
 
@@ -66,6 +67,11 @@ def test_shipped_companion_tasks_are_indexed_by_lm_eval():
             "densing_humaneval_loss",
             {"prompt": "def f(x):\n    \"\"\"Return x.\"\"\"\n", "canonical_solution": "    return x\n"},
             0, "def f(", "    return x\n",
+        ),
+        (
+            "densing_gsm8k_loss",
+            {"question": "What is one plus one?", "answer": "One plus one is 1+1=<<1+1=2>>2.\nSo two.\n#### 2"},
+            8, "Q: ", " One plus one is 1+1=2. So two. The answer is 2.",
         ),
     ],
 )

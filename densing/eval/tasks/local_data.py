@@ -9,15 +9,33 @@ key ``densing_data_root`` (set by ``densing eval --data-root``), else ``$DENSING
 ``../shared/data`` beside the repository (see that folder's ``benchmarks/README.md`` for every
 file's source and licence). Nothing here downloads anything.
 
-Data layouts read (as shipped in that folder):
+Data layouts read (as shipped in that folder; sources as its README gives them, repository @ commit):
 
-- ``arc/ARC-{Easy,Challenge}-test.jsonl``: the HF ``allenai/ai2_arc`` layout;
-- ``piqa/valid.jsonl`` + ``piqa/valid-labels.lst``: the original PIQA dev split and its labels;
+- ``arc/ARC-{Easy,Challenge}-test.jsonl``: the HF ``allenai/ai2_arc`` layout
+  (zhaoxlpku/HKU-DASC7606-A2 @fcca017; CC BY-SA 4.0);
+- ``piqa/valid.jsonl`` + ``piqa/valid-labels.lst``: the original PIQA dev split and its labels
+  (declare-lab/TEAM @e43753f; AFL-3.0);
 - ``winogrande/winogrande_dev_llmfoundry.jsonl``: the WinoGrande dev split in MosaicML's
   ``context_options / continuation / gold`` layout, i.e. lm-eval's partial scoring already applied
-  (``context_options[i]`` = the sentence up to the blank with option i, ``continuation`` = the rest);
-- ``lambada/lambada_test.jsonl``: the OpenAI LAMBADA test file of lm-eval's ``lambada_openai``;
-- ``mmlu/{dev,test}/<subject>_{dev,test}.csv``: question, choice0..3, answer (index 0-3).
+  (``context_options[i]`` = the sentence up to the blank with option i, ``continuation`` = the rest)
+  (mosaicml/llm-foundry @8c8dd48; CC BY);
+- ``lambada/lambada_test.jsonl``: the OpenAI LAMBADA test file of lm-eval's ``lambada_openai``
+  (cybertronai/bflm @620fff7; CC BY 4.0);
+- ``mmlu/{dev,test}/<subject>_{dev,test}.csv``: question, choice0..3, answer (index 0-3)
+  (HaeChan0305/MLILAB-FedLLM @d92730e; MIT);
+- ``humaneval/HumanEval.jsonl.gz``: the original 164 problems (task_id, prompt, canonical_solution,
+  test, entry_point) (openai/human-eval @6d43fb9; MIT);
+- ``mbpp/mbpp.jsonl``: the original 974 problems (task_id, text, code, test_list, test_setup_code,
+  challenge_test_list), split by task_id as the HF ``mbpp`` "full" config splits them
+  (deepseek-ai/DeepSeek-Coder @2f9fd85; CC BY 4.0);
+- ``bbh/bbh/<task>.json``: ``{"examples": [{input, target}]}`` for each of the 27 BBH tasks
+  (suzgunmirac/BIG-Bench-Hard @9ee07bd; MIT); the CoT exemplars are lm-eval's, embedded in the
+  task YAMLs (:func:`write_bbh_configs`), not read from ``bbh/cot-prompts``;
+- ``gsm8k/test.jsonl``: the original test split (question, answer) (openai/grade-school-math
+  @3101c7d; MIT).
+
+The code-executing tasks (HumanEval, MBPP) score pass@1 with :mod:`densing.eval.tasks.code_eval`
+(lm-eval's own metric loads HF ``evaluate``'s ``code_eval`` from the Hub).
 
 The OLMES few-shot examples below are copied from ``FEWSHOT_SOURCES`` in allenai/olmes
 ``oe_eval/tasks/fewshot_sources.py`` (Apache-2.0; read from the goodfire-ai/olmes fork at commit
@@ -155,6 +173,60 @@ def load_mmlu(subject: str = "abstract_algebra", **metadata: Any) -> Any:
         test=_mmlu_rows(_file(metadata, "mmlu", "test", f"{subject}_test.csv"), subject),
         dev=_mmlu_rows(_file(metadata, "mmlu", "dev", f"{subject}_dev.csv"), subject),
     )
+
+
+def load_humaneval(**metadata: Any) -> Any:
+    """The 164 HumanEval problems (the HF ``openai/openai_humaneval`` fields: task_id, prompt,
+    canonical_solution, test, entry_point), as lm-eval's ``humaneval`` test split."""
+    import gzip
+
+    with gzip.open(_file(metadata, "humaneval", "HumanEval.jsonl.gz"), "rt", encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle if line.strip()]
+    keys = ("task_id", "prompt", "canonical_solution", "test", "entry_point")
+    return _dataset(test=[{k: r[k] for k in keys} for r in rows])
+
+
+#: The HF ``mbpp`` "full" config's splits, by task_id (inclusive ranges), as in the MBPP paper:
+#: few-shot prompt 1-10, test 11-510, validation 511-600, train 601-974.
+MBPP_SPLITS = {"train": (601, 974), "test": (11, 510), "validation": (511, 600), "prompt": (1, 10)}
+
+
+def load_mbpp(**metadata: Any) -> Any:
+    """The original 974 MBPP problems split by task_id as the HF ``mbpp`` "full" config splits them
+    (fields task_id, text, code, test_list, test_setup_code, challenge_test_list)."""
+    keys = ("task_id", "text", "code", "test_list", "test_setup_code", "challenge_test_list")
+    rows = sorted(_jsonl(_file(metadata, "mbpp", "mbpp.jsonl")), key=lambda r: int(r["task_id"]))
+    return _dataset(
+        **{
+            split: [{k: r[k] for k in keys} for r in rows if low <= int(r["task_id"]) <= high]
+            for split, (low, high) in MBPP_SPLITS.items()
+        }
+    )
+
+
+#: The 27 BIG-Bench Hard tasks (the files ``bbh/bbh/<task>.json``; lm-eval's ``bbh_cot_fewshot_<task>``).
+BBH_TASKS = (
+    "boolean_expressions", "causal_judgement", "date_understanding", "disambiguation_qa", "dyck_languages",
+    "formal_fallacies", "geometric_shapes", "hyperbaton", "logical_deduction_five_objects",
+    "logical_deduction_seven_objects", "logical_deduction_three_objects", "movie_recommendation",
+    "multistep_arithmetic_two", "navigate", "object_counting", "penguins_in_a_table",
+    "reasoning_about_colored_objects", "ruin_names", "salient_translation_error_detection", "snarks",
+    "sports_understanding", "temporal_sequences", "tracking_shuffled_objects_five_objects",
+    "tracking_shuffled_objects_seven_objects", "tracking_shuffled_objects_three_objects", "web_of_lies",
+    "word_sorting",
+)
+
+
+def load_bbh(bbh_task: str = "boolean_expressions", **metadata: Any) -> Any:
+    """One BBH task's examples (input, target) as the ``test`` split (lm-eval's ``SaylorTwift/bbh``)."""
+    with open(_file(metadata, "bbh", "bbh", f"{bbh_task}.json"), encoding="utf-8") as handle:
+        examples = json.load(handle)["examples"]
+    return _dataset(test=[{"input": e["input"], "target": e["target"]} for e in examples])
+
+
+def load_gsm8k(**metadata: Any) -> Any:
+    """The GSM8K test split (question, answer), as lm-eval's ``openai/gsm8k`` "main" test split."""
+    return _dataset(test=[{"question": d["question"], "answer": d["answer"]} for d in _jsonl(_file(metadata, "gsm8k", "test.jsonl"))])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -382,3 +454,62 @@ def write_mmlu_configs(directory: str | os.PathLike, prefix: str, groups: dict[s
         f"# generated by densing.eval.tasks.local_data.write_mmlu_configs\ngroup: {prefix}\ntask:\n{members}"
         f"aggregate_metric_list:\n{aggregate}metadata:\n  version: 1.0\n"
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# BBH task files (27 tasks of lm-eval's bbh_cot_fewshot): generated from lm-eval's own YAMLs
+
+
+def _lm_eval_bbh_folder() -> Path:
+    import lm_eval
+
+    return Path(lm_eval.__file__).parent / "tasks" / "bbh" / "cot_fewshot"
+
+
+def write_bbh_configs(directory: str | os.PathLike, source: str | os.PathLike | None = None) -> None:
+    """Write the local copy of lm-eval's ``bbh_cot_fewshot`` group into ``directory``: its template
+    with the dataset read by :func:`load_bbh` instead of ``SaylorTwift/bbh``, one YAML per task
+    (lm-eval's description, prompt and embedded 3-shot CoT exemplars, unchanged) and the group
+    (lm-eval's aggregation). ``source`` is lm-eval's ``tasks/bbh/cot_fewshot`` folder (the
+    installed lm-eval's by default)."""
+    import yaml
+
+    source = Path(source) if source else _lm_eval_bbh_folder()
+    directory = Path(directory)
+    stamp = f"# generated by densing.eval.tasks.local_data.write_bbh_configs from lm-eval {_version('lm_eval')}'s bbh/cot_fewshot/"
+    template = (source / "_cot_fewshot_template_yaml").read_text()
+    if "dataset_path: SaylorTwift/bbh\n" not in template:
+        raise ValueError(f"{source}: the template no longer reads SaylorTwift/bbh; check the copy by hand")
+    template = template.replace(
+        "dataset_path: SaylorTwift/bbh\n", "custom_dataset: !function densing.eval.tasks.local_data.load_bbh\n"
+    )
+    (directory / "_template.yaml").write_text(f"{stamp}_cot_fewshot_template_yaml\n{template}")
+    for name in BBH_TASKS:
+        config = yaml.safe_load((source / f"{name}.yaml").read_text())
+        if set(config) != {"dataset_name", "description", "doc_to_text", "include", "task", "fewshot_config"}:
+            raise ValueError(f"{source / name}.yaml: unexpected keys {sorted(config)}")
+        if config["dataset_name"] != name or config["task"] != f"bbh_cot_fewshot_{name}":
+            raise ValueError(f"{source / name}.yaml: names differ from {name!r}")
+        local = {
+            "include": "_template.yaml",
+            "task": f"densing_local_bbh_cot_fewshot_{name}",
+            "dataset_kwargs": {"bbh_task": name},
+            "description": config["description"],
+            "doc_to_text": config["doc_to_text"],
+            "fewshot_config": config["fewshot_config"],
+        }
+        text = yaml.safe_dump(local, sort_keys=False, allow_unicode=True, width=100)
+        (directory / f"densing_local_bbh_cot_fewshot_{name}.yaml").write_text(f"{stamp}{name}.yaml\n{text}")
+    group = yaml.safe_load((source / "_bbh_cot_fewshot.yaml").read_text())
+    if group["task"] != [f"bbh_cot_fewshot_{name}" for name in BBH_TASKS]:
+        raise ValueError(f"{source}/_bbh_cot_fewshot.yaml: the task list differs from BBH_TASKS")
+    group["group"] = "densing_local_bbh_cot_fewshot"
+    group["task"] = [f"densing_local_bbh_cot_fewshot_{name}" for name in BBH_TASKS]
+    text = yaml.safe_dump(group, sort_keys=False, allow_unicode=True, width=100)
+    (directory / "_densing_local_bbh_cot_fewshot.yaml").write_text(f"{stamp}_bbh_cot_fewshot.yaml\n{text}")
+
+
+def _version(package: str) -> str:
+    from importlib.metadata import version
+
+    return version(package)
