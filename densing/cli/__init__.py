@@ -5,6 +5,6 @@ CSV); one module per command group: ``laws`` (fit, convert, validate, density), 
 report), ``eval``, ``overlap`` and ``ladder``. Command modules import only typer and the output
 layer at the top; the library loads inside the command that runs, so ``--help`` is quick.
 """
-from densing.cli.app import app, main
+from densing.cli.app import app, main, run
 
-__all__ = ["app", "main"]
+__all__ = ["app", "main", "run"]

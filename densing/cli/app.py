@@ -80,5 +80,36 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(code)
 
 
+def run() -> None:
+    """The ``densing`` console script: :func:`main`, then leave without tearing the interpreter down.
+
+    After the command has finished, the exit handlers run (``atexit``: child processes reaped,
+    logs flushed), stdout and stderr are flushed, and the process ends with ``os._exit``: freeing
+    every module's objects one by one at interpreter shutdown (numpy, typer, pandas …) takes
+    10-12 ms here and gives nothing back that the operating system does not reclaim anyway.
+    Exit codes are :func:`main`'s; an unexpected exception still ends with Python's traceback.
+    Tests call :func:`main`, never this.
+    """
+    import atexit
+    import os
+
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            code = exc.code or 0
+        else:  # sys.exit("message"): Python prints it and exits 1
+            print(exc.code, file=sys.stderr)
+            code = 1
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, ValueError, OSError):  # a reader that went away (| head), a closed stream
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    main()
+    run()
