@@ -40,6 +40,38 @@ def invert(fit: ReferenceFit, scores, d0: float | None = None) -> pd.DataFrame:
     return pd.DataFrame({"score": scores, "loss_hat": loss_hat, "effective_params": size, "censored": reasons})
 
 
+def extrapolation_notes(fit: ReferenceFit, effective_params, d0: float | None = None) -> list[str | None]:
+    """Where an inversion leaves the reference's data, in words; ``None`` where it stays inside.
+
+    N̂ is the size at which the reference's loss law, evaluated at D0 tokens, reaches the target's
+    score (eq. 4). That is an interpolation only while (N̂, D0) lies within the points the law was
+    fitted on: N̂ between their smallest and largest N, and D0 at most their largest D. Outside,
+    the number rests on the law's functional form alone, which the reference's data did not test.
+    Censored values (N̂ = 0 or ∞) have their own reason and get no note here.
+    """
+    sizes = np.asarray(effective_params, float)
+    points = fit.loss_points_frame()
+    if points.empty:
+        return [None] * sizes.size
+    from densing.data.units import format_count
+
+    tokens = fit.d0 if d0 is None else d0
+    n_low, n_high = float(points["params"].min()), float(points["params"].max())
+    d_high = float(points["train_tokens"].max())
+    common = []
+    if tokens > d_high:
+        common.append(f"D0 {format_count(tokens)} is {tokens / d_high:.3g}x the reference's largest D ({format_count(d_high)})")
+    notes: list[str | None] = []
+    for size in sizes:
+        parts = list(common)
+        if np.isfinite(size) and 0 < size < n_low:
+            parts.append(f"N̂ {format_count(size)} below the reference's smallest N ({format_count(n_low)})")
+        elif np.isfinite(size) and size > n_high:
+            parts.append(f"N̂ {format_count(size)} above the reference's largest N ({format_count(n_high)})")
+        notes.append("; ".join(parts) or None)
+    return notes
+
+
 def conditioning(fit: ReferenceFit, scores, stderr, d0: float | None = None) -> np.ndarray:
     """How many-fold the density moves for one standard error σ of the score.
 
@@ -128,6 +160,7 @@ def compute_density(
         rows["effective_params"] = inverted["effective_params"].to_numpy()
         rows["density"] = rows["effective_params"] / rows["params"]
         rows["censored"] = inverted["censored"].to_numpy()
+        rows["extrapolation"] = extrapolation_notes(fit, rows["effective_params"], d0)
         rows["d0"] = fit.d0 if d0 is None else d0
         rows["reference_fit"] = f"{fit.kind}:{fit.benchmark}"
         if fit.bootstrap and intervals:
@@ -155,12 +188,13 @@ def compute_density(
         result = pd.concat([result, _geomean_rows(result, draws_by_fit, len(frames), level)], ignore_index=True)
     ordered = [
         "model", "benchmark", "params", "score", "loss_hat", "effective_params", "density", "censored",
-        "density_ci_low", "density_ci_high", "effective_params_ci_low", "effective_params_ci_high",
+        "density_ci_low", "density_ci_high", "effective_params_ci_low", "effective_params_ci_high", "extrapolation",
     ]
     rest = [c for c in result.columns if c not in ordered]
     result = result[ordered + rest]
     # a finite density has no censoring reason: missing (JSON null, CSV empty), not ""
     result["censored"] = result["censored"].astype(object).where(is_censored(result["censored"]), None)
+    result["extrapolation"] = result["extrapolation"].astype(object).where(result["extrapolation"].notna(), None)
     return result
 
 
@@ -197,6 +231,7 @@ def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: 
                 "effective_params": value * first["params"] if not censored else np.nan,
                 "density": value,
                 "censored": COMPONENT_CENSORED if censored else "",
+                "extrapolation": "a component extrapolates" if group["extrapolation"].notna().any() else None,
                 "density_ci_low": low,
                 "density_ci_high": high,
                 "effective_params_ci_low": low * first["params"],

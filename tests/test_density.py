@@ -143,3 +143,28 @@ def test_uncensored_rows_have_a_missing_reason_not_an_empty_string():
     out = compute_density(targets, fit, intervals=False).set_index("model")
     assert out.loc["mid", "censored"] is None
     assert isinstance(out.loc["top", "censored"], str) and out.loc["top", "censored"]
+
+
+def test_extrapolation_is_said_in_words_where_the_inversion_leaves_the_reference_data():
+    """N̂ outside the reference's N range, or D0 beyond its largest D, gets a note; inside, none."""
+    import pandas as pd
+
+    from densing.density import compute_density, extrapolation_notes
+    from densing.laws.reference import ReferenceFit
+
+    fit = ReferenceFit.load("reference_fits/olmo_arc_easy_two_step.json")
+    points = fit.loss_points_frame()
+    n_low, n_high, d_high = points["params"].min(), points["params"].max(), points["train_tokens"].max()
+    inside = float(fit.predict_score(1e9, 1e11))  # N̂ = 1e9 at D0 = 1e11: within the ladder's data
+    below = float(fit.predict_score(n_low / 3, 1e11))
+    targets = pd.DataFrame({
+        "model": ["inside", "below"], "benchmark": ["olmes_arc_easy"] * 2, "metric": ["len_norm"] * 2,
+        "value": [inside, below], "params": [1e9, 1e9],
+    })
+    out = compute_density(targets, fit, d0=1e11, intervals=False).set_index("model")
+    assert abs(out.loc["inside", "effective_params"] / 1e9 - 1) < 1e-6
+    assert out.loc["inside", "extrapolation"] is None
+    assert "below the reference's smallest N" in out.loc["below", "extrapolation"]
+    beyond = extrapolation_notes(fit, [1e9, n_high * 2], d0=d_high * 4)
+    assert all("4x the reference's largest D" in note for note in beyond)
+    assert "above the reference's largest N" in beyond[1] and "N̂" not in beyond[0]

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from densing.cli.output import Format, print_frame
+from densing.cli.output import Format, print_frame, print_text
 
 DATA_HELP = "Tidy CSV/Parquet, a results store, lm-eval JSON(s), the Pythia evals folder or the OLMo ladder folder."
 
@@ -164,5 +164,15 @@ def density(
     if fmt is Format.table:
         columns = ["model", "benchmark", "params", "score", "effective_params", "density", "density_ci_low", "density_ci_high", "censored"]
         print_frame(result[columns], fmt, title=f"capacity density (D0 = {result['d0'].iloc[0]:.3g} tokens)")
+        outside = result["extrapolation"].dropna().astype(str)
+        if len(outside):  # each reason once, not once a row
+            parts = [p for note in outside for p in note.split("; ")]
+            reasons = sorted({p for p in parts if p.startswith("D0 ")})
+            for side in ("below the reference's smallest N", "above the reference's largest N"):
+                count = sum(side in p for p in parts)
+                if count:
+                    reasons.append(f"N̂ {side} in {count} rows")
+            print_text(f"note: {len(outside)} of {len(result)} rows extrapolate beyond the reference's data: "
+                       + "; ".join(reasons) + " (column 'extrapolation' of --format csv/json has each row's)")
     else:
         print_frame(result, fmt)
