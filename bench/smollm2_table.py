@@ -2,10 +2,12 @@
 standard format and in the OLMo ladder's format, items evaluated against the split's size, and
 wall time per benchmark.
 
-    python bench/smollm2_table.py STORE [STORE ...] [--csv results/smollm2/scores.csv]
+    python bench/smollm2_table.py STORE [STORE ...] [--csv results/smollm2/scores.csv [--update]]
                                   [--ladder-csv results/smollm2/ladder_scores.csv]
 
-prints a Markdown table; with --csv also writes the rows it shows (one per benchmark and format);
+prints a Markdown table; with --csv also writes the rows it shows (one per benchmark and format;
+with --update, into the existing CSV: its rows of the same benchmark and format are replaced, the
+others kept, so a later full run can replace a partial one without the earlier stores);
 with --ladder-csv the store's tidy rows of the ladder-format benchmarks, which `densing density
 --targets` reads.
 A run with --limit (or an unfinished split) shows its item count below the split size and is
@@ -23,6 +25,7 @@ import pandas as pd
 #: items in the split each benchmark evaluates (the local files, see ../shared/data/benchmarks)
 SPLIT_SIZES = {
     "arc_easy": 2376, "arc_challenge": 1172, "piqa": 1838, "winogrande": 1267, "lambada_openai": 5153, "mmlu": 14042,
+    "humaneval": 164, "mbpp": 500, "gsm8k": 1319, "bbh": 6511,
 }
 
 
@@ -51,12 +54,15 @@ def table(frame: pd.DataFrame) -> pd.DataFrame:
         items = int(first["items"]) if "items" in part and not pd.isna(first.get("items")) else int(first["loss_samples"])
         size = SPLIT_SIZES.get(split)
         score_metric = "len_norm" if ladder else ("acc_norm" if "acc_norm" in by_metric.index else "acc")
+        # generative tasks have no accuracy: their one score (pass@1, exact match) stands in its column
+        main = "acc" if "acc" in by_metric.index else str(by_metric.index[0])
         row = {
             "model": model,
             "benchmark": split,
             "format": "OLMES RC 5-shot (ladder)" if ladder else f"lm-eval standard, {int(first['n_shot'])}-shot",
-            "acc": by_metric.loc["acc", "value"] if "acc" in by_metric.index else math.nan,
-            "acc_stderr": _stderr(by_metric, "acc", items),
+            "score_metric": main.split(",")[0],
+            "acc": by_metric.loc[main, "value"],
+            "acc_stderr": _stderr(by_metric, main, items),
             "normalised_metric": score_metric if score_metric != "acc" else "",
             "normalised_acc": by_metric.loc[score_metric, "value"] if score_metric != "acc" else math.nan,
             "loss": first["loss"],
@@ -80,13 +86,14 @@ def markdown(result: pd.DataFrame) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for r in result.itertuples(index=False):
-        normalised = f"{r.normalised_acc:.4f} ({r.normalised_metric})" if r.normalised_metric else "—"
+        has_normalised = isinstance(r.normalised_metric, str) and r.normalised_metric  # "" / NaN (CSV): none
+        normalised = f"{r.normalised_acc:.4f} ({r.normalised_metric})" if has_normalised else "—"
         loss = f"{r.loss:.4f} {'bpb' if 'bits' in r.loss_unit else 'nats/item'}"
         if not math.isnan(r.loss_per_byte_nats) and "bits" not in r.loss_unit:
             loss += f" ({r.loss_per_byte_nats:.4f} nats/byte)"
         done = f"{r.items} / {r.split_size}" + ("" if r.complete else " (partial)")
         lines.append(
-            f"| {r.benchmark} | {r.format} | {r.acc:.4f} ± {r.acc_stderr:.4f} | {normalised} | {loss} | {done} | {r.wall_seconds:.0f} s |"
+            f"| {r.benchmark} | {r.format} | {'' if r.score_metric == 'acc' else r.score_metric + ' '}{r.acc:.4f} ± {r.acc_stderr:.4f} | {normalised} | {loss} | {done} | {r.wall_seconds:.0f} s |"
         )
     return "\n".join(lines)
 
@@ -95,17 +102,24 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("stores", nargs="+", type=Path)
     parser.add_argument("--csv", type=Path, default=None)
+    parser.add_argument("--update", action="store_true", help="replace only this run's (benchmark, format) rows of --csv")
     parser.add_argument("--ladder-csv", type=Path, default=None)
     arguments = parser.parse_args()
     from densing.eval.store import read_store
 
     frame = pd.concat([read_store(s) for s in arguments.stores], ignore_index=True)
     result = table(frame)
-    print(markdown(result))
     if arguments.csv is not None:
         from densing.io import atomic_write_text
 
+        if arguments.update and arguments.csv.exists():
+            old = pd.read_csv(arguments.csv)
+            if "score_metric" not in old:
+                old.insert(3, "score_metric", "acc")
+            replaced = old.set_index(["benchmark", "format"]).index.isin(result.set_index(["benchmark", "format"]).index)
+            result = pd.concat([old[~replaced], result], ignore_index=True)[list(result.columns)]
         atomic_write_text(arguments.csv, result.to_csv(index=False))
+    print(markdown(result))
     if arguments.ladder_csv is not None:
         from densing.data.schema import COLUMNS
         from densing.io import atomic_write_text
