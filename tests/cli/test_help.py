@@ -58,3 +58,14 @@ def test_fast_help_matches_typer(capsys, command):
         app(args=[*command, "--help"], prog_name="densing")
     assert exit_info.value.code == 0
     assert fast == capsys.readouterr().out and fast.startswith("Usage: densing " + " ".join(command))
+
+
+@pytest.mark.parametrize("command, words", [
+    (["overlap", "analyze"], "A trace file (.json/.json.gz)"),
+    (["eval", "ingest"], "Directory of lm-eval outputs"),
+])
+def test_positional_arguments_keep_their_help(run_cli, command, words):
+    """Each positional argument with help text shows it once under 'Arguments' (click 8.5 erased it)."""
+    code, out, _ = run_cli(*command, "--help")
+    assert code == 0 and out.count("Arguments:") <= 1 and "Positional arguments:" not in out
+    assert words in out
