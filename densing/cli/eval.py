@@ -28,7 +28,8 @@ def _render(frame, output_format: str, columns: list[str]) -> None:
 
     if output_format not in FORMATS:
         raise InputError(f"--format: expected table, json or csv, got {output_format!r}")
-    print_frame(frame[[c for c in columns if c in frame.columns]], output_format)
+    print_frame(frame[[c for c in columns if c in frame.columns]], output_format,
+                title="scores and conditional losses (loss: mean −log P(answer | prompt) per item)")
 
 
 @eval_app.callback()

@@ -189,7 +189,7 @@ def render_table(frame, *, title: str | None = None, width: int | None = None, f
         heading, caption = title, None
         if len(blocks) > 1:  # say that the table goes on, and where the one-line-a-row forms are
             if number:
-                heading = f"{title or 'table'}, continued ({number + 1} of {len(blocks)})"
+                heading = f"{title}, continued ({number + 1} of {len(blocks)})" if title else f"continued ({number + 1} of {len(blocks)})"
             else:
                 caption = f"{len(blocks)} blocks of columns; --format csv or json: one line a row"
         table = Table(
