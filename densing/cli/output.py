@@ -120,23 +120,35 @@ def _column_widths(frame, cells: list[list[str]]) -> list[tuple[bool, int, str]]
     return out
 
 
+def _key_positions(widths: list[tuple[bool, int, str]]) -> list[int]:
+    """Positions of the leading text columns (at most :data:`MAX_KEY_COLUMNS`): the row's name."""
+    keys: list[int] = []
+    for numeric, _, _ in widths[:MAX_KEY_COLUMNS]:
+        if numeric:
+            break
+        keys.append(len(keys))
+    return keys
+
+
+def _table_width(widths: list[tuple[bool, int, str]], positions) -> int:
+    """Characters a ``box.SIMPLE_HEAD`` table without edges takes for these columns: Σ (width + 3) − 1."""
+    return sum(widths[p][1] + 3 for p in positions) - 1
+
+
 def _blocks(widths: list[tuple[bool, int, str]], limit: int) -> list[list[int]]:
     """Column positions of each printed block, so that every block fits ``limit`` characters.
 
-    A table (``box.SIMPLE_HEAD`` without edges) costs ``Σ (width + 3) − 1`` characters. If all columns fit at their
-    narrowest, one block; otherwise the leading text columns (the row's name, at most
+    If all columns fit at their narrowest (:func:`_table_width`), one block; otherwise the leading text columns (the row's name, at most
     :data:`MAX_KEY_COLUMNS`, together at most 60% of the width) repeat in every block and the
     other columns are dealt out in order, as many per block as fit (at least one).
     """
-    cost = [w[1] + 3 for w in widths]
-    if sum(cost) - 1 <= limit:
+    if _table_width(widths, range(len(widths))) <= limit:
         return [list(range(len(widths)))]
-    keys = [p for p, (numeric, _, _) in enumerate(widths[:MAX_KEY_COLUMNS]) if not numeric]
-    keys = keys[: next((i for i, p in enumerate(keys) if p != i), len(keys))]  # leading ones only
+    keys = _key_positions(widths)
     blocks: list[list[int]] = []
     current = list(keys)
     for position in range(len(keys), len(widths)):
-        if len(current) > len(keys) and sum(cost[c] for c in current) + cost[position] - 1 > limit:
+        if len(current) > len(keys) and _table_width(widths, [*current, position]) > limit:
             blocks.append(current)
             current = list(keys)
         current.append(position)
@@ -148,11 +160,7 @@ def _key_widths(widths: list[tuple[bool, int, str]], limit: int) -> list[tuple[b
     """``widths`` with the leading text columns (the row's name) narrowed, folding, so that
     together they take at most 60% of ``limit`` (8 characters each at least): they repeat in
     every block of a wide table."""
-    keys = []
-    for numeric, _, _ in widths[:MAX_KEY_COLUMNS]:
-        if numeric:
-            break
-        keys.append(len(keys))
+    keys = _key_positions(widths)
     if not keys:
         return widths
     cap = max(8, (limit * 3 // 5) // len(keys) - 3)
@@ -181,7 +189,7 @@ def render_table(frame, *, title: str | None = None, width: int | None = None, f
     console = Console(markup=False, highlight=False, emoji=False, width=width, file=file or sys.stdout)
     cells = [[_cell(v) for v in row] for row in frame.itertuples(index=False, name=None)]
     widths = _column_widths(frame, cells)
-    if sum(w[1] + 3 for w in widths) - 1 > console.width:
+    if _table_width(widths, range(len(widths))) > console.width:
         widths = _key_widths(widths, console.width)
     blocks = _blocks(widths, console.width)
     columns = list(frame.columns)
@@ -196,14 +204,13 @@ def render_table(frame, *, title: str | None = None, width: int | None = None, f
             caption=None if caption is None else Text(caption),
             box=box.SIMPLE_HEAD, show_edge=False, show_lines=False, caption_justify="left",
         )
-        needed = -1
         for c in block:
             numeric, smallest, header = widths[c]
             if numeric:  # numbers keep their full width: the table may fold text, never a number
                 table.add_column(Text(header), justify="right", no_wrap=True, min_width=smallest)
             else:
                 table.add_column(Text(header), overflow="fold", min_width=smallest)
-            needed += smallest + 3
+        needed = _table_width(widths, block)
         for row in cells:
             table.add_row(*(Text(row[c]) for c in block))  # Text: user data is never parsed as markup
         if needed > console.width:  # one column wider than the terminal: grow rather than break it
