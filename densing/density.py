@@ -40,6 +40,11 @@ def invert(fit: ReferenceFit, scores, d0: float | None = None) -> pd.DataFrame:
     return pd.DataFrame({"score": scores, "loss_hat": loss_hat, "effective_params": size, "censored": reasons})
 
 
+#: The words of :func:`extrapolation_notes` for N̂ outside the reference's N range.
+BELOW_SMALLEST_N = "below the reference's smallest N"
+ABOVE_LARGEST_N = "above the reference's largest N"
+
+
 def extrapolation_notes(fit: ReferenceFit, effective_params, d0: float | None = None) -> list[str | None]:
     """Where an inversion leaves the reference's data, in words; ``None`` where it stays inside.
 
@@ -65,11 +70,27 @@ def extrapolation_notes(fit: ReferenceFit, effective_params, d0: float | None = 
     for size in sizes:
         parts = list(common)
         if np.isfinite(size) and 0 < size < n_low:
-            parts.append(f"N̂ {format_count(size)} below the reference's smallest N ({format_count(n_low)})")
+            parts.append(f"N̂ {format_count(size)} {BELOW_SMALLEST_N} ({format_count(n_low)})")
         elif np.isfinite(size) and size > n_high:
-            parts.append(f"N̂ {format_count(size)} above the reference's largest N ({format_count(n_high)})")
+            parts.append(f"N̂ {format_count(size)} {ABOVE_LARGEST_N} ({format_count(n_high)})")
         notes.append("; ".join(parts) or None)
     return notes
+
+
+def extrapolation_summary(result: pd.DataFrame) -> str | None:
+    """One sentence for :func:`compute_density`'s ``extrapolation`` column: how many rows leave the
+    reference's data, each D0 reason once and the N̂ reasons counted; ``None`` if no row does."""
+    outside = result["extrapolation"].dropna().astype(str)
+    if not len(outside):
+        return None
+    parts = [p for note in outside for p in note.split("; ")]
+    reasons = sorted({p for p in parts if p.startswith("D0 ")})
+    for side in (BELOW_SMALLEST_N, ABOVE_LARGEST_N):
+        count = sum(side in p for p in parts)
+        if count:
+            reasons.append(f"N̂ {side} in {count} rows")
+    return (f"{len(outside)} of {len(result)} rows extrapolate beyond the reference's data: " + "; ".join(reasons)
+            + " (column 'extrapolation' of --format csv/json has each row's)")
 
 
 def conditioning(fit: ReferenceFit, scores, stderr, d0: float | None = None) -> np.ndarray:

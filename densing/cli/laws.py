@@ -156,7 +156,7 @@ def density(
     """Effective parameter size N̂ and capacity density ρ = N̂/N of target models."""
     from densing import paths
     from densing.data import read_results
-    from densing.density import compute_density
+    from densing.density import compute_density, extrapolation_summary
     from densing.laws.reference import ReferenceFit
 
     fits = [ReferenceFit.load(p) for p in (fit or paths.default_density_fits())]
@@ -164,15 +164,8 @@ def density(
     if fmt is Format.table:
         columns = ["model", "benchmark", "params", "score", "effective_params", "density", "density_ci_low", "density_ci_high", "censored"]
         print_frame(result[columns], fmt, title=f"capacity density (D0 = {result['d0'].iloc[0]:.3g} tokens)")
-        outside = result["extrapolation"].dropna().astype(str)
-        if len(outside):  # each reason once, not once a row
-            parts = [p for note in outside for p in note.split("; ")]
-            reasons = sorted({p for p in parts if p.startswith("D0 ")})
-            for side in ("below the reference's smallest N", "above the reference's largest N"):
-                count = sum(side in p for p in parts)
-                if count:
-                    reasons.append(f"N̂ {side} in {count} rows")
-            print_text(f"note: {len(outside)} of {len(result)} rows extrapolate beyond the reference's data: "
-                       + "; ".join(reasons) + " (column 'extrapolation' of --format csv/json has each row's)")
+        summary = extrapolation_summary(result)
+        if summary is not None:
+            print_text(f"note: {summary}")
     else:
         print_frame(result, fmt)
