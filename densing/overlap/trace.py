@@ -470,8 +470,7 @@ class _Columns:
         to_global = np.fromiter((setdefault(u, len(lookup)) for u in uniques), dtype=np.int32, count=len(uniques))
         codes = np.fromiter(map(local.__getitem__, names), dtype=np.int32, count=len(names))
         special = [i for i, u in enumerate(uniques) if "ProfilerStep" in u or u in _SYNC_NAMES]
-        is_special = _isin_codes(codes, special) if special else np.zeros(len(names), dtype=bool)
-        return to_global[codes], is_special
+        return to_global[codes], _isin_codes(codes, special)  # no special names: all False
 
     def _append(self, ts, dur, stream, correlation, names: list, comm_bytes) -> None:
         self.duration_events += ts.size
