@@ -1,18 +1,27 @@
 """Validity checks of a density trend: can this reference measure the frontier at all?
 
-Each check is computed on the data and returns a :class:`Check` (value, threshold, passed, words).
-The thresholds are fixed here, before any trend is looked at:
+Each check is computed on the data and returns a :class:`Check` (value, threshold, status, words)
+whose ``status`` is ``passed``, ``failed`` or ``untestable`` (the data cannot decide: said so,
+never counted as a failure nor as a pass). The thresholds are fixed here, before any trend on the
+family references was looked at (the size check's equivalence form and margin, and the
+"untestable" status, replaced "the CI contains 0" / "failed" on 2026-11-23, before those results):
 
 - **saturation** — a frontier model whose score is within 2 standard errors of the highest score
   the reference expresses at D0 (:func:`densing.trend.bounds.score_cap`) has a density set by that
   cap, not by the model. Fails if any frontier model is saturated.
 - **conditioning** — κ, how many-fold ρ moves for one standard error of the score
-  (:func:`densing.density.conditioning`). Fails if the median κ over the frontier models exceeds 2.
+  (:func:`densing.laws.inversion.conditioning`). Fails if the median κ over the frontier models
+  exceeds 2.
 - **size dependence** — within one recipe density should not depend on size if the reference law
   has the targets' shape: OLS of ln ρ on ln N with one intercept per family (families with ≥ 2
-  sizes, exact densities), HC3 interval. Fails if the 95% interval of the slope excludes 0.
-- **sensitivity** — the doubling time across the candidate references, benchmarks and D0.
-  Fails if any is not finite or the largest is more than twice the smallest.
+  sizes, exact densities), HC3 interval. An *equivalence* test (two one-sided tests at 2.5% each,
+  i.e. the 95% interval): passes if the interval lies inside ±:data:`SIZE_SLOPE_MARGIN`, fails
+  otherwise; untestable with fewer than :data:`MIN_SIZE_FAMILIES` such families.
+- **sensitivity** — the doubling time across the eligible references (per-benchmark and joint
+  inversions) and, for references that identify a data term, D0. Fails if any is not finite or
+  the largest is more than twice the smallest; untestable with fewer than 2 variants.
+
+A measurement is reported when no check has failed; an untestable check is named beside it.
 """
 from __future__ import annotations
 
@@ -25,6 +34,12 @@ import pandas as pd
 SATURATION_STDERRS = 2.0
 MAX_MEDIAN_CONDITIONING = 2.0
 MAX_SENSITIVITY_RATIO = 2.0
+#: |within-family slope of ln ρ on ln N| the 95% interval must stay inside: ρ changing by at most
+#: 2^0.25 ≈ 1.19× per doubling of N, i.e. ≤ 1.8× across a 10× family.
+SIZE_SLOPE_MARGIN = 0.25
+MIN_SIZE_FAMILIES = 2
+
+PASSED, FAILED, UNTESTABLE = "passed", "failed", "untestable"
 
 
 @dataclass(frozen=True)
@@ -32,13 +47,26 @@ class Check:
     name: str
     value: float
     threshold: str
-    passed: bool
+    status: str
     detail: str
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASSED
+
+    @property
+    def failed(self) -> bool:
+        return self.status == FAILED
 
     def to_dict(self) -> dict:
         out = asdict(self)
         out["value"] = None if not math.isfinite(self.value) else self.value
+        out["passed"] = self.passed
         return out
+
+
+def _status(ok: bool) -> str:
+    return PASSED if ok else FAILED
 
 
 def _g(value: float) -> str:
@@ -50,62 +78,74 @@ def _g(value: float) -> str:
 def saturation(scores, stderr, cap: float, models) -> Check:
     """Frontier models whose score S ≥ S_cap − 2σ (module docstring)."""
     scores, sigma = np.asarray(scores, float), np.nan_to_num(np.asarray(stderr, float))
+    if scores.size == 0:
+        return Check("saturation", math.nan, "0 frontier models within 2 SE of the cap", UNTESTABLE, "no frontier model")
     near = scores >= cap - SATURATION_STDERRS * sigma
     names = [str(m) for m, flag in zip(models, near) if flag]
     return Check(
         "saturation", float(near.sum()), f"0 of {len(scores)} frontier models within {SATURATION_STDERRS:g} SE of the cap",
-        bool(near.sum() == 0),
+        _status(near.sum() == 0),
         f"{int(near.sum())} of {len(scores)} frontier models within {SATURATION_STDERRS:g} standard errors of the highest "
-        f"score the reference expresses at D0 ({cap:.4f})" + (f": {', '.join(names)}" if names else ""),
+        f"score the reference expresses ({cap:.4f})" + (f": {', '.join(names)}" if names else ""),
     )
 
 
 def conditioning(kappa, models) -> Check:
     """Median κ over the frontier models (module docstring); an infinite κ counts as infinite."""
     kappa = np.asarray(kappa, float)
+    if kappa.size == 0:
+        return Check("conditioning", math.nan, f"median κ ≤ {MAX_MEDIAN_CONDITIONING:g}", UNTESTABLE, "no frontier model")
     kappa = np.where(np.isnan(kappa), np.inf, kappa)
-    median = float(np.median(kappa)) if kappa.size else math.nan
-    worst = int(np.argmax(kappa)) if kappa.size else None
+    median = float(np.median(kappa))
+    worst = int(np.argmax(kappa))
     detail = (f"median over {kappa.size} frontier models: one standard error of the score moves ρ {_g(median)}-fold"
-              + (f" (worst {models[worst]}: {_g(kappa[worst])}-fold)" if worst is not None else ""))
-    return Check("conditioning", median, f"median κ ≤ {MAX_MEDIAN_CONDITIONING:g}", bool(median <= MAX_MEDIAN_CONDITIONING), detail)
+              f" (worst {models[worst]}: {_g(kappa[worst])}-fold)")
+    return Check("conditioning", median, f"median κ ≤ {MAX_MEDIAN_CONDITIONING:g}", _status(median <= MAX_MEDIAN_CONDITIONING), detail)
 
 
-def size_dependence(frame: pd.DataFrame, level: float = 0.95) -> Check:
-    """Within-family slope of ln ρ on ln N with family fixed effects (module docstring).
+def size_dependence(frame: pd.DataFrame, level: float = 0.95, margin: float = SIZE_SLOPE_MARGIN) -> Check:
+    """Within-family slope of ln ρ on ln N with family fixed effects, as an equivalence test.
 
-    ``frame``: ``family``, ``params``, ``log_density`` (exact densities only).
+    ``frame``: ``family``, ``params``, ``log_density`` (exact densities only). Passes when the
+    ``level`` interval of the slope lies inside ±``margin`` (module docstring).
     """
     from densing._sm import OLS
 
+    threshold = f"{level:.0%} CI of the slope inside ±{margin:g}"
     data = frame.dropna(subset=["family", "log_density"])
     sizes = data.groupby("family")["params"].nunique()
     data = data[data["family"].isin(sizes[sizes >= 2].index)]
-    if data["family"].nunique() < 1 or len(data) < data["family"].nunique() + 2:
-        return Check("size_dependence", math.nan, "95% CI of the slope contains 0", False,
-                     "too few families with two or more sizes to estimate the within-family slope")
+    families = data["family"].nunique()
+    if families < MIN_SIZE_FAMILIES or len(data) < families + 2:
+        return Check("size_dependence", math.nan, threshold, UNTESTABLE,
+                     f"{families} target famil{'y' if families == 1 else 'ies'} with two or more sizes "
+                     f"(need {MIN_SIZE_FAMILIES}): the within-family slope cannot be estimated")
     design = pd.get_dummies(data["family"].astype(str), dtype=float)
     design.insert(0, "log_params", np.log(data["params"].to_numpy(float)))
     result = OLS(data["log_density"].to_numpy(float), design.to_numpy(float)).fit(cov_type="HC3")
     slope = float(result.params[0])
     low, high = (float(v) for v in result.conf_int(alpha=1 - level)[0])
-    families = data["family"].nunique()
+    inside = -margin <= low and high <= margin
     return Check(
-        "size_dependence", slope, "95% CI of the slope contains 0", bool(low <= 0 <= high),
-        f"within-family slope of ln ρ on ln N: {slope:+.3f} (95% CI {low:+.3f} to {high:+.3f}; {families} families, "
-        f"{len(data)} models, family fixed effects, HC3)",
+        "size_dependence", slope, threshold, _status(inside),
+        f"within-family slope of ln ρ on ln N: {slope:+.3f} (95% CI {low:+.3f} to {high:+.3f}, "
+        f"{'inside' if inside else 'not inside'} ±{margin:g}; {families} families, {len(data)} models, "
+        "family fixed effects, HC3)",
     )
 
 
-def sensitivity(doubling_months) -> Check:
-    """Spread of the doubling time across references, benchmarks and D0 (module docstring)."""
+def sensitivity(doubling_months, labels=None) -> Check:
+    """Spread of the doubling time across eligible references and inversions (module docstring)."""
     values = np.asarray(doubling_months, float)
+    threshold = f"largest / smallest ≤ {MAX_SENSITIVITY_RATIO:g}, all finite"
+    if values.size < 2:
+        return Check("sensitivity", math.nan, threshold, UNTESTABLE,
+                     f"{values.size} variant{'' if values.size == 1 else 's'}: nothing to compare")
     finite = values[np.isfinite(values) & (values > 0)]
-    if finite.size < values.size or finite.size == 0:
-        ratio = math.inf
-    else:
-        ratio = float(finite.max() / finite.min())
+    ratio = math.inf if finite.size < values.size or finite.size == 0 else float(finite.max() / finite.min())
     detail = (f"{values.size} variants: {finite.size} finite, from {finite.min():.3g} to {finite.max():.3g} months"
               if finite.size else f"{values.size} variants: none finite")
-    return Check("sensitivity", ratio, f"largest / smallest ≤ {MAX_SENSITIVITY_RATIO:g}, all finite",
-                 bool(ratio <= MAX_SENSITIVITY_RATIO), detail)
+    if labels is not None and finite.size < values.size:
+        bad = [str(label) for label, v in zip(labels, values) if not (math.isfinite(v) and v > 0)]
+        detail += f" (not finite: {', '.join(bad)})"
+    return Check("sensitivity", ratio, threshold, _status(ratio <= MAX_SENSITIVITY_RATIO), detail)
