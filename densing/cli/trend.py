@@ -17,10 +17,10 @@ D0_HELP = "Tokens D0 of the reference model (default: the fit's)."
 N_BOOT_HELP = "Bootstrap draws of the headline rule (fit × score × models)."
 
 
-class Frontier(str, Enum):
-    envelope = "envelope"
+class Frontier(str, Enum):  # the rules of densing.trend.rules (kept literal: no import at start-up)
     quantile = "quantile"
     all = "all"
+    envelope = "envelope"
 
 
 def _count(text: Optional[str], option: str) -> Optional[float]:
@@ -62,13 +62,15 @@ def trend(
     if fmt is Format.csv:
         print_frame(result.table(), fmt)
         return
-    print_text(result.headline)
+    print_text(result.verdict)
+    print_text(result.why)
     print_frame(result.table(), fmt, title=f"doubling time in months by frontier rule (headline: {result.headline_rule}); shares of the slope variance")
     for rule, error in result.rule_errors.items():
         print_text(f"note: {rule} rule not fitted: {error}")
     print_text("note: the envelope row's interval is optimistic (its points are chosen on the response); the headline rule is the censored quantile")
-    print_frame(result.checks_table(), fmt, title="validity checks")
-    print_frame(result.sensitivity, fmt, title="sensitivity: doubling time (months) by reference and D0, headline rule")
+    print_frame(result.checks_table(), fmt, title="validity checks of the headline inversion")
+    print_frame(result.references[["reference", "months", "ci_low", "ci_high", "n_models", "size_dependence"]], fmt,
+                title="every eligible reference's inversions (headline rule); the sensitivity check compares them")
     print_text(result.breakpoint_line())
 
 
@@ -77,7 +79,7 @@ def report(
     results: Optional[Path] = typer.Option(None, "--results", help=RESULTS_HELP),
     fit: Optional[Path] = typer.Option(None, "--fit", help=FIT_HELP),
     d0: Optional[str] = typer.Option(None, "--d0", help=D0_HELP),
-    frontier: Frontier = typer.Option(Frontier.envelope, "--frontier", help="Frontier rule of the report's density figure."),
+    frontier: Frontier = typer.Option(Frontier.quantile, "--frontier", help="Frontier rule drawn in the report's density figure (default: the headline rule)."),
     epoch: str = typer.Option("2023-02-24", "--epoch", help=EPOCH_HELP),
     since: Optional[str] = typer.Option("2023-02-24", "--since", help=SINCE_HELP),
     n_boot: int = typer.Option(600, "--n-boot", help=N_BOOT_HELP),

@@ -26,6 +26,8 @@ from densing.laws import fit as _fit
 from densing.laws import forms
 
 LAWS = ("two-step", "composed")
+#: Kinds a fit file may hold: the two laws fitted here and the family law (:mod:`densing.laws.family`).
+KINDS = (*LAWS, "family")
 
 #: Chance level (the score of random guessing) of common benchmarks, used as the performance
 #: law's floor d when asked for: k-way multiple choice gives 1/k; open-vocabulary tasks 0.
@@ -95,17 +97,28 @@ class ReferenceFit:
             names = tuple(self.provenance.get("benchmarks") or (self.benchmark,))
             object.__setattr__(self, "benchmarks", names)
 
+    @property
+    def has_data_term(self) -> bool:
+        """Whether the law has a data term b·D^-β, so that D0 can differ from the reference's own D."""
+        return "b" in self.params
+
     def _d0(self, d0: float | None) -> float:
         if d0 is None:
             return self.d0
         if not (d0 > 0 and math.isfinite(d0)):
             raise InputError(f"d0: expected a positive number of tokens, got {d0!r}")
+        if not self.has_data_term and not math.isclose(d0, self.d0, rel_tol=1e-6):
+            raise InputError(
+                f"d0: the {self.kind} reference {self.benchmark!r} ({self.provenance.get('family', '')}) has no data term; "
+                f"its D0 is the family's own budget ({self.d0:.3g} tokens), not {d0:.3g}")
         return float(d0)
 
     # -- the law --------------------------------------------------------------------------
     def predict_loss(self, n_params, train_tokens) -> np.ndarray:
-        """L(N, D) = a·N^-α + b·D^-β [+ E]  (eq. 2). For a composed fit, the latent loss."""
+        """L(N, D) = a·N^-α + b·D^-β [+ E]  (eq. 2). For a composed fit, the latent loss; for a family fit, ln N."""
         p = self.params
+        if not self.has_data_term:
+            return np.log(np.asarray(n_params, float))
         return forms.loss_law(n_params, train_tokens, p["a"], p["alpha"], p["b"], p["beta"], p.get("E", 0.0))
 
     def predict_score_from_loss(self, loss) -> np.ndarray:
@@ -129,6 +142,14 @@ class ReferenceFit:
     def effective_params(self, scores, d0: float | None = None) -> np.ndarray:
         """N̂(S) = ((L̂(S) − b·D0^-β − E) / a)^(−1/α)  (eq. 4), with censored values 0 / +inf."""
         return self.invert(scores, d0)[1]
+
+    def draw_columns(self, picks) -> dict[str, np.ndarray]:
+        """The bootstrap draws ``picks`` as columns of shape (len(picks), 1); fixed parameters broadcast."""
+        if not self.bootstrap:
+            raise FitError(f"{self.benchmark}: the reference fit has no bootstrap draws; its uncertainty cannot be carried")
+        draws = np.asarray(self.bootstrap, float)[np.asarray(picks)]
+        columns = {name: draws[:, i][:, None] for i, name in enumerate(self.bootstrap_names)}
+        return {k: columns.get(k, np.full((len(draws), 1), float(v))) for k, v in self.params.items()}
 
     def effective_params_draws(self, scores, d0: float | None = None) -> np.ndarray:
         """N̂ for every bootstrap draw: an array of shape (n_draws, n_scores).
@@ -290,6 +311,9 @@ def invert_scores(p, scores: np.ndarray, d0: float) -> tuple[np.ndarray, np.ndar
 
         L̂(S) = l − (1/γ)·ln(c/(S − d) − 1),   N̂ = ((L̂ − b·D0^-β − E) / a)^(−1/α)
 
+    For a family law (``p`` without ``a``: :mod:`densing.laws.family`) the latent L̂ is ln N̂,
+    N̂ = exp(L̂), and there is no data-limited floor.
+
     The one place the censoring rules live: a score at or below the floor d gets N̂ = 0
     (``below_floor``); at or above the ceiling c + d, N̂ = +inf (``above_ceiling``); a loss L̂ at or
     below the data-limited floor b·D0^-β + E, which no finite model trained on D0 tokens reaches,
@@ -297,13 +321,19 @@ def invert_scores(p, scores: np.ndarray, d0: float) -> tuple[np.ndarray, np.ndar
     (one row per bootstrap draw) that broadcast against ``scores``.
     """
     loss_hat = forms.loss_for_score(scores, p["c"], p["gamma"], p["l"], p["d"])
-    size = forms.params_for_loss(loss_hat, d0, p["a"], p["alpha"], p["b"], p["beta"], p.get("E", 0.0))
+    family = "a" not in p  # the family law (densing.laws.family): the latent loss is ln N, no data term
+    if family:
+        with np.errstate(over="ignore"):
+            size = np.exp(loss_hat)
+    else:
+        size = forms.params_for_loss(loss_hat, d0, p["a"], p["alpha"], p["b"], p["beta"], p.get("E", 0.0))
     below = scores <= p["d"]
     above = (scores >= p["c"] + p["d"]) & ~below
     size = np.where(below, 0.0, np.where(above, np.inf, size))
-    floor = p["b"] * d0 ** (-np.asarray(p["beta"])) + p.get("E", 0.0)
     reasons = np.full(np.shape(size), "", dtype=object)
-    reasons[np.broadcast_to(np.asarray(loss_hat <= floor), reasons.shape)] = BEYOND_DATA_LIMIT
+    if not family:
+        floor = p["b"] * d0 ** (-np.asarray(p["beta"])) + p.get("E", 0.0)
+        reasons[np.broadcast_to(np.asarray(loss_hat <= floor), reasons.shape)] = BEYOND_DATA_LIMIT
     reasons[np.broadcast_to(above, reasons.shape)] = ABOVE_CEILING
     reasons[np.broadcast_to(below, reasons.shape)] = BELOW_FLOOR
     return loss_hat, size, reasons

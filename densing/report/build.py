@@ -11,12 +11,12 @@ import glob
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from densing import paths
 from densing.data import read_results
 from densing.data.units import format_count
-from densing.density import compute_density, is_censored
 from densing.errors import InputError
 from densing.laws.reference import ReferenceFit
 from densing.report import figures
@@ -25,10 +25,6 @@ from densing.report.line import MeasuredLine, measured_line
 
 #: The reference law plots (Pythia) shown in the report's "Reference laws" section.
 DEFAULT_LAW_FITS = "pythia_*.json"
-#: The trend rows a reader needs (the JSON output of `densing trend` has them all).
-TREND_TABLE_COLUMNS = ("rule", "months", "ci_low", "ci_high", "n_models", "lower_bounds", "upper_bounds",
-                       "share_fit", "share_score", "share_models")
-FRONTIERS = ("envelope", "quantile", "all")
 
 
 @dataclass(frozen=True)
@@ -64,7 +60,7 @@ def build_report(
     headline_fit: str | Path | None = None,
     fits_dir: str | Path | None = None,
     d0: float | None = None,
-    frontier: str = "envelope",
+    frontier: str = "quantile",
     epoch: str = "2023-02-24",
     since: str | None = "2023-02-24",
     n_boot: int = 600,
@@ -74,101 +70,84 @@ def build_report(
     """Compute everything the report shows; return (html, headline, per-model densities).
 
     The headline is :func:`densing.trend.measure.measure_trend`'s: a doubling time with fit, score
-    and model uncertainty, or, when a validity check fails, the words saying why it is withheld.
-    ``frontier`` only chooses the line drawn in the density figure (the paper's envelope by default).
+    and model uncertainty, or, when a validity check fails, the words saying why it is not measured.
+    The density figure draws the headline rule (``frontier`` changes it); the other rules are toggles.
     """
-    from densing.trend.measure import PAPER, measure_trend, with_stderr
+    from densing.trend import rules as rule_registry
+    from densing.trend.measure import NAMED_MODELS, PAPER, PAPER_ANCHORS, measure_trend
 
-    if frontier not in FRONTIERS:
-        raise InputError(f"frontier: expected one of {', '.join(FRONTIERS)}, got {frontier!r}")
+    rule_registry.get(frontier)
     folder = Path(fits_dir) if fits_dir else paths.REFERENCE_FITS
     results_path = Path(results) if results else DEFAULT_RESULTS
     table = read_results(results_path)
     given = ReferenceFit.load(headline_fit) if headline_fit else None
     measured = measure_trend(table, fits_dir=folder, fit=given, d0=d0, since=since, epoch=epoch, n_boot=n_boot, seed=seed)
-    main_fit = measured.fit
-    d0 = measured.d0
-    targets = table[table["model"].astype(str).isin(set(measured.models["model"].astype(str)))]
-    dens = compute_density(with_stderr(targets), main_fit, d0=d0, seed=seed)
-    meta_cols = [c for c in ("date_confidence", "date_source") if c in targets.columns]
+    dens = measured.densities
+    meta_cols = [c for c in ("date_confidence", "train_tokens") if c in table.columns]
     if meta_cols:
-        meta = targets.drop_duplicates("model").set_index("model")[meta_cols]
-        dens = dens.join(meta, on="model")
-    law_fits = _load_fits(DEFAULT_LAW_FITS, folder)
+        dens = dens.join(table.drop_duplicates("model").set_index("model")[meta_cols], on="model")
     head = measured.rules[measured.headline_rule]
     headline = Headline(
         measurable=measured.measurable, words=measured.headline, doubling_time_months=head.doubling_time_months,
         ci_low_months=head.doubling_time_months_ci_low, ci_high_months=head.doubling_time_months_ci_high,
-        n_models=head.n_models, frontier=measured.headline_rule, reference_fit=measured.reference, d0=d0,
+        n_models=head.n_models, frontier=measured.headline_rule, reference_fit=measured.reference, d0=measured.d0,
     )
-    line = measured_line(measured, frontier, epoch) if frontier in measured.rules else None
-    label, file_name = _reference_label(measured, headline_fit)
-    trend_table = measured.table()
-    envelope_line = line if frontier == "envelope" else (measured_line(measured, "envelope", epoch) if "envelope" in measured.rules else None)
-    paper = _paper_table(measured, PAPER, envelope_line, _envelope_segments(measured, with_stderr(table), epoch),
-                         drawn=frontier == "envelope")
-    verdict = ("measurable: every check passed" if measured.measurable
-               else "withheld: it is not measurable with this reference, see the validity checks below")
+    lines = {rule: measured_line(measured, rule, epoch) for rule in measured.rules}
+    line = lines.get(frontier)
+    others = [lines[r] for r in lines if r != frontier]
+    law_fits = _load_fits(DEFAULT_LAW_FITS, folder)
     sections = [
-        Section(
-            "Headline",
-            f"Doubling time of the capacity-density frontier of open base models — {verdict}. Intervals carry the "
-            "reference fit's bootstrap, each score's standard error and resampling of models; the shares say which dominates.",
-            [
-                f'<p class="headline-words">{esc(measured.headline)}</p>',
-                cards_html(
-                    [
-                        ("verdict", "measured" if measured.measurable else "withheld"),
-                        ("headline rule", f"{measured.headline_rule} (censored, q = 0.9)"),
-                        (f"reference, named so in every table below; in the headline {measured.reference}; file {file_name}", label),
-                        ("how the reference was chosen", measured.reference_rule),
-                        ("D0 (tokens)", format_count(d0)),
-                        ("models / as bounds", f"{head.n_models} / {head.n_lower_bounds + head.n_upper_bounds}"),
-                    ]
-                ),
-                table_html(trend_table.round(4), scroll=False),
-                "<h3>Validity checks</h3>",
-                table_html(measured.checks_table(), scroll=False),
-                "<h3>The paper's numbers beside ours</h3>",
-                table_html(paper, scroll=False),
-                '<p class="sub">The paper (Xiao et al. 2024) fits its own two-step reference on five benchmarks (MMLU, BBH, MATH, '
-                "HumanEval, MBPP) and losses it computed; this table's scores are ObsScaling's Open LLM Leaderboard v1 "
-                "evaluations, so its reference must be a family evaluated in that same format (the OLMo ladder reference "
-                "uses the OLMES format and cannot invert these scores). The envelope interval is optimistic: its points are "
-                "chosen on the response (bench/trend_full_coverage.py measures the coverage of every rule).</p>",
-            ],
-        ),
+        Section("Verdict", "", [verdict_html(measured, PAPER)]),
         Section(
             "Capacity density over time",
             _density_intro(measured, frontier, line),
-            [figure_html(figures.density_figure(measured.models, line, title=f"Capacity density vs release date · {frontier} rule"), "density-trend")],
+            [figure_html(figures.density_figure(measured.models, line, others=others,
+                                                title=f"Capacity density vs release date · {frontier} rule"), "density-trend")],
+        ),
+        Section(
+            "The measurement in detail",
+            "Intervals carry the reference fit's bootstrap, each score's standard error and resampling of models; the "
+            "shares say which dominates. Each check is passed, failed or untestable (the data cannot decide).",
+            [
+                table_html(measured.table().round(4), scroll=False),
+                "<h3>Validity checks of the headline inversion</h3>",
+                table_html(measured.checks_table(), scroll=False),
+                "<h3>The paper's numbers beside ours</h3>",
+                table_html(_paper_table(measured, PAPER), scroll=False),
+                '<p class="sub">' + esc(DENSITY_MEANING) + "</p>",
+            ],
+        ),
+        Section("Every eligible reference", "Doubling time (headline rule) of each inversion of each eligible reference, with "
+                "its 95% interval and checks; the sensitivity check compares them.",
+                [table_html(_references_table(measured), scroll=False)]),
+        Section(
+            "Named models",
+            f"Densities under the headline reference ({measured.reference}) with 95% intervals (fit draws × score noise, "
+            "scaled by the Birge ratio where the benchmarks disagree more than their errors allow), the per-benchmark "
+            "densities beside, and the paper's anchors.",
+            [table_html(_named_table(dens, NAMED_MODELS, PAPER_ANCHORS), scroll=False)],
         ),
         Section(
             "Reference laws",
             "The laws that turn a score into an effective size, on their own reference models.",
-            [figure_html(figures.performance_figure(_eligible_fits(measured)), "performance-trend-fits",
-                         "Eligible candidate references of the trend: composed law (scores only) on the Pile ladder's models; "
-                         "x is the latent loss L(N, D) the law assigns to each model.")]
+            [figure_html(figures.performance_figure(list(measured.fits)), "performance-trend-fits",
+                         "The headline reference: one family at its own budget, S(N) = c/(1 + e^(−γ(ln N − l))) + d per benchmark.")]
             + [figure_html(figures.loss_figure(f), f"loss-{i}",
                            "Pythia, LAMBADA: the two-step law's loss estimation (eq. 2), one line per model size.")
                for i, f in enumerate(law_fits) if f.kind == "two-step"]
-            + [figure_html(figures.performance_figure([f for f in law_fits]), "performance-pythia",
-                           "Pythia's checkpoints: performance estimation (eq. 3) for the shipped Pythia references. Panels "
-                           "marked 'poor fit' have R² below 0.5: their law does not describe the points (ARC-C at chance for "
-                           "most checkpoints) and is not used by the trend.")],
+            + [figure_html(figures.performance_figure(law_fits), "performance-pythia",
+                           "Pythia's checkpoints: performance estimation (eq. 3) for the shipped Pythia references (not used "
+                           "by the trend: Pythia scores far below the frontier). Panels marked 'poor fit' have R² below 0.5.")],
         ),
-        Section("Reference selection", "The rule (README): eligible if the reference's token counts span ≥ 3×; among "
-                "eligible, the lowest held-out error (refit without the two largest sizes, predict them).",
-                [table_html(_selection_table(measured.selection, measured), scroll=False)]),
+        Section("Reference candidates", "The rule (densing/trend/references.py, written before any trend on these references): "
+                "R1 dense; R2 ≥ 3 sizes spanning ≥ 20×; R3 token counts within 2×; R4 the largest member at or above the "
+                "targets' 90th percentile; R5 held-out error ≤ 5% (refit without the largest member, predict it).",
+                [table_html(_candidate_table(measured.candidates))]),
         Section(
             "Per-model densities",
-            f"Reference {label}, D0 = {format_count(d0)} tokens. Censored rows have no finite effective size; "
-            "the trend uses them as bounds.",
+            f"Reference {measured.reference}, D0 = {format_count(measured.d0)} tokens (the family's own budget).",
             [table_html(_model_table(dens))],
         ),
-        Section("Sensitivity", "Doubling time (months, headline rule, point estimate) per candidate reference (rows, named as in "
-                f"the selection table; the chosen one is {label}) and D0 in tokens (columns); ∞: the frontier does not rise.",
-                [table_html(_sensitivity_table(measured.sensitivity), scroll=False)]),
         Section("Data caveats", "", [_caveats_html(dens, measured, results_path, since)]),
     ]
     if traces is not None:
@@ -178,17 +157,119 @@ def build_report(
         sections.append(Section("Communication/computation overlap", f"PyTorch-profiler traces in {traces}.", overlap_parts))
     html = page(
         "densing report",
-        _subtitle(measured, label),
+        measured.verdict,
         sections,
-        f"Generated by densing from {results_path.name} and the shipped reference fits. Method: Xiao et al. 2024, arXiv 2412.04315.",
+        f"Generated by densing from {results_path.name}. Method: Xiao et al. 2024, arXiv 2412.04315.",
     )
     return html, headline, dens
 
 
-def _eligible_fits(measured) -> list[ReferenceFit]:
-    """The candidate references the rule found eligible (the others' fits are not drawn)."""
-    names = measured.selection.loc[measured.selection["eligible"].astype(bool), "fit"]
-    return [measured.candidates[str(n)] for n in names]
+#: Why density relative to a family at its own budget is not the paper's density at D0 = 1T.
+DENSITY_MEANING = (
+    "Densities here are relative to one public family at its own training budget (N̂ = the size that family would "
+    "need for the same score), not to the paper's MiniCPM-3 reference at D0 = 1T tokens: the scale of ρ differs by "
+    "a constant factor, which cancels in the doubling time (the slope of ln ρ over time), but the reference's shape "
+    "in N does not cancel — if the targets' scores rise with N faster or slower than the reference family's, density "
+    "depends on size within a family, which the size check tests."
+)
+
+
+def verdict_html(measured, paper: dict) -> str:
+    """The block a reader sees first: the verdict in one sentence, its interval, the paper's figure, why."""
+    head = measured.rules[measured.headline_rule]
+    ours = ("not measured" if not measured.measurable else
+            f"{fmt_fixed(head.doubling_time_months, 1)} months")
+    interval = (f"95% CI {fmt_fixed(head.doubling_time_months_ci_low, 1)}–{fmt_fixed(head.doubling_time_months_ci_high, 1)}"
+                if measured.measurable else
+                f"estimate {fmt_fixed(head.doubling_time_months, 1)} months, 95% CI "
+                f"{fmt_fixed(head.doubling_time_months_ci_low, 1)}–{fmt_fixed(head.doubling_time_months_ci_high, 1)} — not a measurement")
+    cards = cards_html([
+        ("doubling time (densing)", ours),
+        ("interval", interval),
+        ("paper (Xiao et al. 2024)", f"{paper['doubling_time_months']} months"),
+        ("reference", measured.reference),
+    ])
+    return (f'<p class="verdict"><strong>{esc(measured.verdict)}</strong></p>' + cards
+            + f'<p class="why">{esc(measured.why)}</p>')
+
+
+def _references_table(measured) -> pd.DataFrame:
+    table = measured.references.copy()
+    keep = ["reference", "inversion", "months", "ci_low", "ci_high", "n_models", "saturation", "conditioning", "size_dependence"]
+    table = table[[c for c in keep if c in table.columns]]
+    table["d0"] = [format_count(v) for v in measured.references["d0"]]
+    return _round(table, 2)
+
+
+def _named_table(dens: pd.DataFrame, names, anchors: dict) -> pd.DataFrame:
+    rows = dens[dens["model"].isin(names)].copy()
+    rows["order"] = rows["model"].map({n: i for i, n in enumerate(names)})
+    rows = rows.sort_values("order")
+    columns = ["model", "density", "density_ci_low", "density_ci_high"] + [c for c in rows.columns if c.startswith("density:")] \
+        + [c for c in ("birge_ratio",) if c in rows.columns]
+    out = rows[columns].copy()
+    out["paper"] = out["model"].map(anchors).fillna("")
+    missing = [n for n in names if n not in set(rows["model"])]
+    if missing:
+        out = pd.concat([out, pd.DataFrame({"model": missing, "paper": ["not a target (defines the reference, or no scores)"] * len(missing)})],
+                        ignore_index=True)
+    return _round(out)
+
+
+def _round(frame: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """Round the numeric columns only (dates and text as they are)."""
+    numeric = frame.select_dtypes("number").columns
+    return frame.assign(**{c: frame[c].round(digits) for c in numeric})
+
+
+def _candidate_table(candidates: pd.DataFrame) -> pd.DataFrame:
+    columns = ["reference", "eligible", "why", "held_out_error", "sizes", "size_span", "token_ratio", "largest_score", "reach_score"]
+    table = candidates[columns].copy()
+    table = table.sort_values(["eligible", "held_out_error"], ascending=[False, True], na_position="last")
+    return _round(table)
+
+
+def _density_intro(measured, frontier: str, line: MeasuredLine | None) -> str:
+    points = ("Each point is a model the trend uses (hover for its name, size, scores and density); a triangle is a censored "
+              "density drawn at its bound.")
+    role = ("it is the headline rule" if frontier == measured.headline_rule else f"drawn for comparison; the headline rule is "
+            f"{measured.headline_rule}") + ("" if measured.measurable else ", and the doubling time is not measured")
+    if line is None:
+        return f"{points} The {frontier} rule has no line: {measured.rule_errors.get(frontier, 'it could not be fitted')}."
+    return (f"{points} The solid line is the {frontier} rule exactly as in the tables (slope {line.slope_per_day:.4f}/day, "
+            f"doubling {fmt_fixed(line.doubling_time_months, 1)} months); its band is that slope's 95% interval (fit + score + "
+            f"models) — {role}. The other rules are in the legend: click to show them.")
+
+
+def _paper_table(measured, paper: dict) -> pd.DataFrame:
+    """The paper's numbers beside ours (headline rule; the envelope, the paper's own rule, beside)."""
+    head = measured.rules[measured.headline_rule]
+    envelope = measured.rules.get("envelope")
+    b = measured.breakpoint
+
+    def slope(seg) -> str:
+        if not np.isfinite(seg.slope_per_day):
+            return f"not fitted ({seg.note})"
+        same = " — the headline's models and interval" if seg.same_as_headline else ""
+        return f"{seg.slope_per_day:.4f} ({seg.slope_ci_low:.4f} to {seg.slope_ci_high:.4f}){same}"
+
+    def months(rule) -> str:
+        return (f"{fmt_fixed(rule.doubling_time_months, 1)} ({fmt_fixed(rule.doubling_time_months_ci_low, 1)}–"
+                f"{fmt_fixed(rule.doubling_time_months_ci_high, 1)})")
+
+    rows = [
+        ("doubling time (months)", f"{paper['doubling_time_months']} (29 models; 3.5 over 51 in the journal version)",
+         months(head) + ("" if measured.measurable else " — not a measurement"),
+         months(envelope) if envelope else measured.rule_errors.get("envelope", "")),
+        ("slope A (per day)", f"{paper['slope_per_day']}", f"{head.slope_per_day:.4f}", f"{envelope.slope_per_day:.4f}" if envelope else "—"),
+        ("R² of the frontier fit", f"{paper['r_squared']}", "— (quantile line: no R²)", "—"),
+        ("slope before ChatGPT (per day)", f"{paper['slope_before_chatgpt_per_day']}", slope(b.before), "—"),
+        ("slope after ChatGPT (per day)", f"{paper['slope_after_chatgpt_per_day']}", slope(b.after), "—"),
+    ]
+    return pd.DataFrame(rows, columns=["quantity", "paper", "densing (headline rule, 95% CI)", "densing (paper's envelope rule)"])
+
+
+DEFAULT_RESULTS = paths.RESULTS / "public_models.csv"
 
 
 def _count(value) -> str:
@@ -200,135 +281,15 @@ def _count(value) -> str:
     return format_count(number) if number >= 1e6 else f"{number:g}"
 
 
-def fit_label(name: str) -> str:
-    """A reference fit's name in the report's tables: its file name without ``.json`` and ``_composed``."""
-    return str(name).removesuffix(".json").removesuffix("_composed")
-
-
-def _reference_label(measured, headline_fit) -> tuple[str, str]:
-    """(label, file name) of the reference measured against: a candidate's file, else the file given."""
-    for name, candidate in measured.candidates.items():
-        if candidate is measured.fit:
-            return fit_label(name), name
-    name = Path(headline_fit).name if headline_fit else measured.reference
-    return fit_label(name), name
-
-
-def _subtitle(measured, label: str) -> str:
-    """The page's one-line summary; the full headline is the Headline section's first paragraph."""
-    head = measured.rules[measured.headline_rule]
-    if measured.measurable:
-        return (f"Capacity density doubles every {fmt_fixed(head.doubling_time_months)} months (95% CI "
-                f"{fmt_fixed(head.doubling_time_months_ci_low)}–{fmt_fixed(head.doubling_time_months_ci_high)}; "
-                f"{measured.headline_rule} rule, reference {label}).")
-    failed = [c.name for c in measured.checks if not c.passed]
-    return (f"Doubling time withheld: not measurable with reference {label} — {len(failed)} of {len(measured.checks)} "
-            f"validity checks failed ({', '.join(failed)}). The Headline section says why.")
-
-
-def _density_intro(measured, frontier: str, line: MeasuredLine | None) -> str:
-    points = ("Each point is a model the trend uses (hover for its name, size, score and density); a triangle is a censored "
-              "density drawn at its bound (▲ ρ ≥ the value: the score is beyond what the reference reaches at D0).")
-    role = ("it is the headline rule" if frontier == measured.headline_rule else f"drawn for comparison; the headline rule is "
-            f"{measured.headline_rule}") + ("" if measured.measurable else ", and the headline is withheld")
-    if line is None:
-        return f"{points} The {frontier} rule has no line: {measured.rule_errors.get(frontier, 'it could not be fitted')}."
-    how = {"envelope": "the record-setters (red) fitted by OLS, a bound entering at its bound value",
-           "quantile": "Powell's censored 0.9 regression quantile through every point, bounds as bounds",
-           "all": "the Tobit (censored mean) line through every point, bounds as bounds"}[frontier]
-    return (f"{points} The line is the {frontier} rule exactly as in the tables above ({how}): slope "
-            f"{line.slope_per_day:.4f}/day, doubling {fmt_fixed(line.doubling_time_months)} months; its band is that "
-            f"slope's 95% interval (fit + score + models), pivoting at the mean date of the line's points — {role}.")
-
-
-def _selection_table(selection: pd.DataFrame, measured) -> pd.DataFrame:
-    columns = ["fit", "chosen", "eligible", "why", "held_out_error", "token_span", "n_sizes", "highest_reference_score"]
-    table = selection[[c for c in columns if c in selection.columns]].copy()
-    table["fit"] = table["fit"].astype(str).map(fit_label)
-    table["why"] = table["why"].fillna("")
-    return table
-
-
-def _sensitivity_table(sensitivity: pd.DataFrame) -> pd.DataFrame:
-    wide = sensitivity.pivot(index="reference", columns="d0", values="doubling_time_months")
-    wide.columns = [f"D0 {format_count(c)}" for c in wide.columns]
-    wide.index = [fit_label(r) for r in wide.index]
-    return wide.rename_axis("reference").reset_index()
-
-
-def _envelope_segments(measured, targets: pd.DataFrame, epoch: str) -> dict[str, str]:
-    """Why the envelope column has no slope before / after ChatGPT: the breakpoint is fitted for the
-    headline rule only; a segment with fewer record-setters than a line needs says so, and a segment
-    whose models are the whole period's points to slope A. ``targets``: the results table, with stderr."""
-    from densing.trend.constants import CHATGPT_RELEASE, MIN_POINTS
-    from densing.trend.measure import _frontier, _point_bounds, trend_targets
-
-    if "envelope" not in measured.rules:
-        return {"before": "—", "after": "—"}
-    out = {}
-    for name, lo, hi in (("before", None, CHATGPT_RELEASE), ("after", CHATGPT_RELEASE, None)):
-        rows, _ = trend_targets(targets, measured.fit, since=lo, until=hi, epoch=epoch)
-        y, kind = _point_bounds(rows, measured.fit, measured.d0)
-        setters = len(_frontier(rows, y, kind))
-        if setters < MIN_POINTS:
-            out[name] = f"— ({setters} record-setter{'s' if setters != 1 else ''} of {len(rows)} models {name} ChatGPT; a line needs {MIN_POINTS})"
-        elif set(rows["model"].astype(str)) == set(measured.models["model"].astype(str)):
-            out[name] = f"— (the models {name} ChatGPT are the whole period's: see slope A)"
-        else:
-            out[name] = "— (the breakpoint is fitted for the headline rule only)"
-    return out
-
-
-def _paper_table(measured, paper: dict, line: MeasuredLine | None, segments: dict[str, str], *, drawn: bool) -> pd.DataFrame:
-    """The paper's numbers beside ours; ``line``: the envelope's line (for its R²), ``drawn``: the density figure draws it."""
-    head = measured.rules[measured.headline_rule]
-    envelope = measured.rules.get("envelope")
-    b = measured.breakpoint
-
-    def slope(name: str) -> str:
-        if b.get(f"{name}_per_day") is None:
-            return "not fitted"
-        return f"{b[name + '_per_day']:.4f} ({b[name + '_ci_low']:.4f} to {b[name + '_ci_high']:.4f})"
-
-    def months(rule) -> str:
-        return (f"{fmt_fixed(rule.doubling_time_months)} ({fmt_fixed(rule.doubling_time_months_ci_low)}–"
-                f"{fmt_fixed(rule.doubling_time_months_ci_high)})")
-
-    if line is not None:
-        r2 = (f"{line.r_squared:.3f} (OLS through the {len(line.frontier_models)} record-setters"
-              + (": the density figure's line)" if drawn else ")"))
-    else:
-        r2 = "—"
-    rows = [
-        ("doubling time (months)", f"{paper['doubling_time_months']}",
-         months(head) + ("" if measured.measurable else " — withheld"),
-         months(envelope) if envelope else measured.rule_errors.get("envelope", "")),
-        ("slope A (per day)", f"{paper['slope_per_day']}", f"{head.slope_per_day:.4f}", f"{envelope.slope_per_day:.4f}" if envelope else "—"),
-        ("R² of the frontier fit", f"{paper['r_squared']}", "— (censored quantile line: no R²)", r2),
-        ("slope before ChatGPT (per day)", f"{paper['slope_before_chatgpt_per_day']}", slope("before"), segments["before"]),
-        ("slope after ChatGPT (per day)", f"{paper['slope_after_chatgpt_per_day']}", slope("after"), segments["after"]),
-    ]
-    return pd.DataFrame(rows, columns=["quantity", "paper", "densing (headline rule, 95% CI)", "densing (paper's envelope rule)"])
-
-
-DEFAULT_RESULTS = paths.RESULTS / "public_models.csv"
-
-
 def _model_table(dens: pd.DataFrame) -> pd.DataFrame:
-    """Per-model rows, the columns that explain a row first; a censored row has no interval (its reason says why)."""
-    columns = [
-        c
-        for c in (
-            "model", "density", "censored", "density_ci_low", "density_ci_high", "score", "stderr", "params",
-            "effective_params", "release_date", "family", "date_confidence", "train_tokens",
-        )
-        if c in dens.columns
-    ]
-    table = dens.sort_values("density", ascending=False, na_position="last")[columns].copy()
-    censored = is_censored(table["censored"])
-    table.loc[censored, ["density_ci_low", "density_ci_high"]] = float("nan")
-    table["censored"] = table["censored"].where(censored, None)
-    return table
+    """Per-model rows, the columns that explain a row first."""
+    columns = [c for c in ("model", "density", "bound", "density_ci_low", "density_ci_high", "params", "effective_params",
+                           "release_date", "family", "date_confidence") if c in dens.columns]
+    table = dens[columns].copy()
+    for c in ("params", "effective_params"):
+        if c in table.columns:
+            table[c] = [format_count(v) if np.isfinite(v) else "" for v in table[c]]
+    return _round(table)
 
 
 def _caveats_html(dens: pd.DataFrame, measured, results_path: Path, since: str | None) -> str:
@@ -337,10 +298,10 @@ def _caveats_html(dens: pd.DataFrame, measured, results_path: Path, since: str |
     if len(left):
         for reason, rows in left.groupby("reason"):
             items.append(f"{len(rows)} models left out of the trend ({esc(reason)}): {esc(', '.join(rows['model'].astype(str)))}")
-    censored = dens[is_censored(dens["censored"])]
+    censored = dens[dens["bound"].astype(str) != ""]
     if len(censored):
-        counts = ", ".join(f"{k}: {v}" for k, v in censored["censored"].value_counts().items())
-        items.append(f"{len(censored)} censored densities ({esc(counts)}), used by the trend as bounds: "
+        counts = ", ".join(f"{k}: {v}" for k, v in censored["bound"].value_counts().items())
+        items.append(f"{len(censored)} densities are bounds ({esc(counts)}), used by the trend as bounds: "
                      f"{esc(', '.join(censored['model'].astype(str)))}")
     if "date_confidence" in dens.columns:
         low = dens[dens["date_confidence"].isin(["low", "none"])]

@@ -101,7 +101,8 @@ def performance_figure(fits: list[ReferenceFit]) -> go.Figure:
         spread = bool(positive.size and positive.max() / positive.min() > 20)
         grid = np.geomspace(positive.min(), positive.max(), 200) if spread else np.linspace(np.nanmin(loss), np.nanmax(loss), 100)
         figure.add_trace(go.Scatter(x=grid, y=fit.predict_score_from_loss(grid), mode="lines", line=dict(color=PALETTE[3]), showlegend=False, hoverinfo="skip"), row=row, col=col)
-        figure.update_xaxes(title_text=("loss" if fit.kind == "two-step" else "latent loss L(N, D)") + (" (log)" if spread else ""),
+        figure.update_xaxes(title_text=("loss" if fit.kind == "two-step" else "ln N (family law)" if fit.kind == "family"
+                                        else "latent loss L(N, D)") + (" (log)" if spread else ""),
                             type="log" if spread else "linear", row=row, col=col)
         figure.update_yaxes(title_text="score", row=row, col=col)
     figure.update_annotations(font_size=13)
@@ -113,7 +114,7 @@ def _months(value: float) -> str:
     return "∞" if value == np.inf else "—" if not np.isfinite(value) else f"{value:.2f}"
 
 
-def density_figure(points: pd.DataFrame, line, *, title: str) -> go.Figure:
+def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: float | None = None) -> go.Figure:
     """Capacity density over release dates on a log axis: every model the trend uses, a censored
     density drawn at its bound (▲ a lower bound, ▼ an upper bound), the frontier's points, and the
     line ln ρ = A·t + B of :class:`densing.report.line.MeasuredLine` with its slope's 95% band
@@ -124,10 +125,13 @@ def density_figure(points: pd.DataFrame, line, *, title: str) -> go.Figure:
     frame["release_date"] = pd.to_datetime(frame["release_date"])
     frame["density"] = np.exp(frame["log_density"])
     relation = {0: "density", 1: "density ≥", -1: "density ≤"}
+    score_columns = [c for c in frame.columns if str(c).startswith("score:")] or ["score"]
+    scores = ["<br>".join(f"{str(c).removeprefix('score:') if c != 'score' else 'score'} {v:.3f}" for c, v in zip(score_columns, row))
+              for row in frame[score_columns].to_numpy(float)]
     frame["hover"] = [
-        f"{html.escape(str(m))}<br>params {format_count(p)}<br>score {s:.3f}<br>{relation[int(b)]} {d:.3g}"
+        f"{html.escape(str(m))}<br>params {format_count(p)}<br>{s}<br>{relation[int(b)]} {d:.3g}"
         + ("" if b == 0 else " (bound: the reference cannot say more)")
-        for m, p, s, d, b in zip(frame["model"], frame["params"], frame["score"], frame["density"], frame["bound"])
+        for m, p, s, d, b in zip(frame["model"], frame["params"], scores, frame["density"], frame["bound"])
     ]
     used = set(line.frontier_models) if line is not None else set()
     # the frontier is marked only when it is a subset (the envelope); quantile and Tobit lines use every point
@@ -160,6 +164,16 @@ def density_figure(points: pd.DataFrame, line, *, title: str) -> go.Figure:
         figure.add_trace(go.Scatter(x=dates, y=fitted, mode="lines", line=dict(color=PALETTE[3], width=2), name=name, hoverinfo="skip"))
         low_y = min(low_y, float(np.log10(fitted.min())))
         high_y = max(high_y, float(np.log10(fitted.max())))
+    for other in others:  # the other rules: toggles (click the legend), hidden at first
+        dates = pd.date_range(frame["release_date"].min(), frame["release_date"].max(), periods=80)
+        figure.add_trace(go.Scatter(
+            x=dates, y=np.exp(other.predict(dates)), mode="lines", visible="legendonly", line=dict(dash="dash", width=1.5),
+            name=(f"{other.frontier} rule (click to show): doubling {_months(other.doubling_time_months)} months "
+                  f"(95% CI {_months(other.doubling_time_months_ci_low)}–{_months(other.doubling_time_months_ci_high)})"),
+            hoverinfo="skip"))
+    if reach is not None and np.isfinite(reach):
+        figure.add_hline(y=reach, line=dict(color="#888", dash="dot", width=1),
+                         annotation_text="reference's largest member scored at this density's reach", annotation_position="top left")
     pad = 0.1 * (high_y - low_y) + 0.2  # the band may run off the plot: the axis follows the points and the line
     figure.update_layout(
         title=title, xaxis=dict(title="release date"),

@@ -5,7 +5,7 @@ interval with fit, score and model uncertainty). The figure draws the same line:
 slope A, on the same points (every target model, a censored density entering as its bound), with
 the intercept B of that same fit — the OLS intercept through the envelope's record-setters, the
 censored 0.9 regression quantile's, or the Tobit line's — so the legend's doubling time is the
-table's. :func:`measured_line` checks that the slope it recomputes is the measurement's.
+table's: the measurement keeps each rule's intercept, so nothing is re-fitted here.
 """
 from __future__ import annotations
 
@@ -15,12 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from densing.trend.censored import censored_quantile_line, tobit_line
-from densing.trend.lines import envelope_index, fit_line
+from densing.trend.lines import envelope_index
 from densing.trend.scope import days_since, parse_epoch
-
-#: How close the recomputed slope must be to the measurement's (they are the same computation).
-SLOPE_RTOL = 1e-6
 
 
 @dataclass(frozen=True)
@@ -63,7 +59,11 @@ class MeasuredLine:
 
 
 def measured_line(measured, rule: str, epoch: str) -> MeasuredLine:
-    """The line of ``rule`` as ``measured`` (a :class:`~densing.trend.measure.TrendMeasurement`) fitted it."""
+    """The line of ``rule`` as ``measured`` (a :class:`~densing.trend.measure.TrendMeasurement`) fitted it.
+
+    Slope, intercept and interval are the measurement's own (no re-fit); the envelope's R² is the
+    OLS R² through its record-setters, which the line goes through.
+    """
     result = measured.rules[rule]
     models = measured.models
     t = models["t"].to_numpy(float)
@@ -72,22 +72,14 @@ def measured_line(measured, rule: str, epoch: str) -> MeasuredLine:
     labels = models["model"].astype(str).to_numpy()
     usable = np.flatnonzero(np.isfinite(y) & np.isfinite(kind))
     r_squared = math.nan
+    index = usable
     if rule == "envelope":
         index = usable[envelope_index(t[usable], y[usable], labels[usable])]
-        fitted = fit_line("envelope", t[index], y[index], 0.9, 0.05)  # OLS: quantile and alpha play no part
-        slope, intercept, r_squared = fitted.slope, fitted.intercept, fitted.r_squared
-    elif rule == "quantile":
-        index = usable
-        slope, intercept, _ = censored_quantile_line(t[index], y[index], kind[index].astype(int))
-    elif rule == "all":
-        index = usable
-        slope, intercept, _ = tobit_line(t[index], y[index], kind[index].astype(int))
-    else:
-        raise ValueError(f"frontier: no line for rule {rule!r}")
-    if not math.isclose(slope, result.slope_per_day, rel_tol=SLOPE_RTOL, abs_tol=1e-12):
-        raise RuntimeError(f"{rule} line: recomputed slope {slope!r} is not the measurement's {result.slope_per_day!r}")
+        fitted = result.slope_per_day * t[index] + result.intercept
+        total = float(np.sum((y[index] - y[index].mean()) ** 2))
+        r_squared = 1 - float(np.sum((y[index] - fitted) ** 2)) / total if total > 0 else math.nan
     return MeasuredLine(
-        frontier=rule, slope_per_day=result.slope_per_day, intercept=float(intercept),
+        frontier=rule, slope_per_day=result.slope_per_day, intercept=float(result.intercept),
         slope_ci_low=result.slope_ci_low, slope_ci_high=result.slope_ci_high,
         doubling_time_months=result.doubling_time_months, doubling_time_months_ci_low=result.doubling_time_months_ci_low,
         doubling_time_months_ci_high=result.doubling_time_months_ci_high, r_squared=float(r_squared),

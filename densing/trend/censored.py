@@ -53,21 +53,23 @@ def powell_objective(t, y, kind, slope: float, intercept: float, quantile: float
     return float(np.sum(residual * (quantile - (residual < 0))))
 
 
-def censored_quantile_line(t, y, kind, quantile: float = 0.9) -> tuple[float, float, int]:
-    """(A, B, iterations) of Powell's censored q-th regression quantile (module docstring).
+def _buchinsky(t, y, kind, quantile: float, active: np.ndarray, memo: dict | None = None) -> tuple[float, float, float, int]:
+    """Buchinsky's iteration from one starting active set: (objective, A, B, iterations).
 
-    Returns NaNs where fewer than 3 points with 2 distinct dates are active.
+    ``memo`` (active set → line) is shared between starts, so a set two starts reach is solved once.
     """
-    t, y, kind = np.asarray(t, float), np.asarray(y, float), np.asarray(kind, int)
-    active = np.ones(t.size, bool)  # start from all points, bounds at their values (Buchinsky 1994)
+    memo = {} if memo is None else memo
     seen: set[bytes] = set()
     best = (math.inf, math.nan, math.nan)
     for iteration in range(1, MAX_ITERATIONS + 1):
-        if active.sum() < 3 or np.unique(t[active]).size < 2:
-            return best[1], best[2], iteration
-        slope, intercept = _quantile_line(t[active], y[active], quantile)
+        if active.sum() < 3 or np.ptp(t[active]) == 0:
+            return (*best, iteration)
+        key = active.tobytes()
+        if key not in memo:
+            memo[key] = _quantile_line(t[active], y[active], quantile)
+        slope, intercept = memo[key]
         if not np.isfinite(slope):
-            return best[1], best[2], iteration
+            return (*best, iteration)
         objective = powell_objective(t, y, kind, slope, intercept, quantile)
         if objective < best[0]:
             best = (objective, slope, intercept)
@@ -76,9 +78,100 @@ def censored_quantile_line(t, y, kind, quantile: float = 0.9) -> tuple[float, fl
         # a bound the line already satisfies contributes ρ_q(0) = 0: it leaves the active set
         new = (kind == EXACT) | ((kind == LOWER) & (fitted < y)) | ((kind == UPPER) & (fitted > y))
         if np.array_equal(new, active) or new.tobytes() in seen:
-            return best[1], best[2], iteration
+            return (*best, iteration)
         active = new
-    return best[1], best[2], MAX_ITERATIONS
+    return (*best, MAX_ITERATIONS)
+
+
+def censored_quantile_line(t, y, kind, quantile: float = 0.9) -> tuple[float, float, int]:
+    """(A, B, iterations) of Powell's censored q-th regression quantile (module docstring).
+
+    Powell's objective is not convex, and Buchinsky's iteration can stop at a local optimum or
+    at an active set too small to fit (the audit of 2026-11 found both on the Pile-ladder
+    reference). It is therefore run from three starting active sets — every point, the exact
+    points only, and every point but the upper bounds — and the line of least objective over all
+    of them is kept (``tests/trend/test_censored.py`` checks it against an exhaustive search over
+    the lines through two points, where the optimum of a piecewise-linear objective lies). With
+    bounds present, the best line is then polished by a walk over neighbouring vertices
+    (:func:`_vertex_descent`). Without bounds the problem is the convex regression quantile and
+    Buchinsky's first step is already its exact solution.
+    Returns NaNs where no start has 3 points with 2 distinct dates active.
+    """
+    t, y, kind = np.asarray(t, float), np.asarray(y, float), np.asarray(kind, int)
+    starts = [np.ones(t.size, bool), kind == EXACT, kind != UPPER]
+    best = (math.inf, math.nan, math.nan, 0)
+    tried: set[bytes] = set()
+    memo: dict = {}
+    total = 0
+    for active in starts:
+        if active.tobytes() in tried:
+            continue
+        tried.add(active.tobytes())
+        result = _buchinsky(t, y, kind, quantile, active.copy(), memo)
+        total += result[3]
+        if result[0] < best[0]:
+            best = result
+    if math.isfinite(best[0]) and (kind != EXACT).any():
+        slope, intercept, _ = _vertex_descent(t, y, kind, quantile, best[1], best[2], best[0])
+        return slope, intercept, total
+    return best[1], best[2], total
+
+
+def _objectives(t, y, kind, slopes, intercepts, quantile: float) -> np.ndarray:
+    """Powell's objective of several lines at once."""
+    fitted = slopes[:, None] * t[None, :] + intercepts[:, None]
+    g = np.where(kind == LOWER, np.minimum(y, fitted), np.where(kind == UPPER, np.maximum(y, fitted), fitted))
+    residual = y[None, :] - g
+    return np.sum(residual * (quantile - (residual < 0)), axis=1)
+
+
+def _vertex_descent(t, y, kind, quantile: float, slope: float, intercept: float, objective: float):
+    """Walk from the line through two points to a neighbouring vertex while the objective falls.
+
+    A vertex is a line through two points (i, j) with distinct dates; its neighbours replace i or
+    j by any other point. Ends at a vertex no neighbour improves: a local optimum of the
+    piecewise-linear objective, from Buchinsky's line as the start.
+    """
+    residual = np.abs(y - (slope * t + intercept))
+    order = np.argsort(residual, kind="stable")
+    i = int(order[0])
+    j = next((int(k) for k in order[1:] if t[k] != t[i]), None)
+    if j is None:
+        return slope, intercept, objective
+    n = t.size
+    others = np.arange(n)
+    for _ in range(4 * n):
+        a = np.concatenate([np.full(n, i), np.full(n, j)])
+        b = np.concatenate([others, others])
+        keep = (t[b] != t[a]) & (b != i) & (b != j)
+        a, b = a[keep], b[keep]
+        slopes = (y[b] - y[a]) / (t[b] - t[a])
+        intercepts = y[a] - slopes * t[a]
+        values = _objectives(t, y, kind, slopes, intercepts, quantile)
+        best = int(np.argmin(values))
+        if not values[best] < objective - 1e-12:
+            break
+        objective, slope, intercept = float(values[best]), float(slopes[best]), float(intercepts[best])
+        i, j = int(a[best]), int(b[best])
+    return slope, intercept, objective
+
+
+def exhaustive_censored_quantile_line(t, y, kind, quantile: float = 0.9) -> tuple[float, float]:
+    """The global optimum of Powell's objective by searching every line through two points.
+
+    Each term of Powell's objective is piecewise linear in (A, B) with kinks only on the lines
+    A·t_i + B = y_i, so a minimum (when one exists) lies on a vertex: a line through two points
+    with distinct dates. O(n³); for tests and audits, not for the bootstrap.
+    """
+    t, y, kind = np.asarray(t, float), np.asarray(y, float), np.asarray(kind, int)
+    i, j = np.triu_indices(t.size, 1)
+    keep = t[i] != t[j]
+    i, j = i[keep], j[keep]
+    slopes = (y[j] - y[i]) / (t[j] - t[i])
+    intercepts = y[i] - slopes * t[i]
+    objective = _objectives(t, y, kind, slopes, intercepts, quantile)
+    best = int(np.argmin(objective))
+    return float(slopes[best]), float(intercepts[best])
 
 
 def tobit_line(t, y, kind) -> tuple[float, float, float]:

@@ -49,3 +49,149 @@ MAX_TOKEN_RATIO = 2.0
 REACH_QUANTILE = 0.90
 MAX_HELD_OUT_ERROR = 0.05
 MIN_BENCHMARKS = 2
+
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from densing.errors import DensingError
+from densing.laws.reference import CHANCE_LEVELS, ReferenceFit
+
+
+def family_members(targets: pd.DataFrame, family: str) -> set[str]:
+    """Every model of ``family`` in the table (fitted or not): none of them is ever a target of its reference."""
+    if "family" not in targets.columns:
+        return set()
+    return set(targets.loc[targets["family"].astype("string") == family, "model"].astype(str))
+
+
+def _reach(targets: pd.DataFrame, benchmark: str, family: str, since: str | None, _cache: dict | None = None) -> float:
+    """The :data:`REACH_QUANTILE` quantile of ``benchmark``'s scores over the trend's targets (not of the family)."""
+    if _cache is not None:
+        if benchmark not in _cache:
+            rows = targets[targets["benchmark"] == benchmark]
+            if since is not None and "release_date" in rows.columns:
+                dates = pd.to_datetime(rows["release_date"])
+                rows = rows[dates.notna() & (dates >= pd.Timestamp(since))]
+            fam = rows["family"].fillna("").astype(str).to_numpy() if "family" in rows.columns else np.full(len(rows), "")
+            _cache[benchmark] = (rows["value"].to_numpy(float), fam)
+        values, fam = _cache[benchmark]
+        values = values[(fam != family) & ~np.isnan(values)]
+        return float(np.quantile(values, REACH_QUANTILE)) if values.size else math.nan
+    rows = targets[targets["benchmark"] == benchmark]
+    if "family" in rows.columns:
+        rows = rows[rows["family"].fillna("").astype(str) != family]
+    if since is not None and "release_date" in rows.columns:
+        dates = pd.to_datetime(rows["release_date"])
+        rows = rows[dates.notna() & (dates >= pd.Timestamp(since))]
+    values = rows["value"].astype(float).dropna()
+    return float(np.quantile(values, REACH_QUANTILE)) if len(values) else math.nan
+
+
+def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[str, ReferenceFit] | None = None) -> pd.DataFrame:
+    """One row per candidate (family × benchmark, and each shipped composed fit): the rule R1–R5 applied, in words.
+
+    Columns: ``reference``, ``family``, ``benchmark``, ``kind``, ``n_fitted``, ``sizes``,
+    ``size_span``, ``token_ratio``, ``d0``, ``largest_member``, ``largest_score``,
+    ``reach_score`` (the targets' 90th percentile), ``held_out_model``, ``held_out_measured``,
+    ``held_out_predicted``, ``held_out_error``, ``eligible`` and ``why`` (the first rule it fails).
+    """
+    from densing.laws.family import family_points, fit_family
+
+    rows = []
+    counts = targets.drop_duplicates("model").groupby("family")["model"].count() if "family" in targets.columns else pd.Series(dtype=int)
+    from densing.laws.family import _metric
+
+    keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params", "release_date")
+            if c in targets.columns]
+    targets = targets[keep].astype({c: object for c in ("model", "family", "benchmark", "metric") if c in keep})  # plain
+    # object columns: ~150 small selections below cost a third of the time of Arrow-backed strings
+    present = set(targets["benchmark"].astype(str))
+    metrics = {b: _metric(targets, b, None) for b in CANDIDATE_BENCHMARKS if b in present}
+    reach_cache: dict = {}
+    for family in sorted(str(f) for f in counts[counts >= MIN_FAMILY_MODELS].index):
+        own = targets[targets["family"] == family]  # one family's rows: the per-benchmark steps read only these
+        for benchmark in CANDIDATE_BENCHMARKS:
+            if benchmark not in present:
+                continue
+            row = {"reference": f"{family}:{benchmark}", "family": family, "benchmark": benchmark, "kind": "family",
+                   "n_fitted": 0, "sizes": 0, "size_span": math.nan, "token_ratio": math.nan, "d0": math.nan,
+                   "largest_member": "", "largest_score": math.nan, "reach_score": _reach(targets, benchmark, family, since, reach_cache),
+                   "held_out_model": "", "held_out_measured": math.nan, "held_out_predicted": math.nan,
+                   "held_out_error": math.nan, "eligible": False, "why": ""}
+            rows.append(row)
+            points, dropped = family_points(own, family, benchmark, metric=metrics[benchmark])
+            row["n_fitted"] = len(points)
+            sizes = np.unique(points["params"].to_numpy(float))
+            row["sizes"] = int(sizes.size)
+            if sizes.size:
+                row["size_span"] = float(sizes.max() / sizes.min())
+                tokens = points["train_tokens"].to_numpy(float)
+                row["token_ratio"] = float(tokens.max() / tokens.min())
+                row["d0"] = float(np.exp(np.mean(np.log(tokens))))
+                row["largest_member"] = str(points["model"].iloc[-1])
+                row["largest_score"] = float(points["score"].iloc[-1])
+            notes = [f"{k.replace('_', ' ')}: {', '.join(v)}" for k, v in dropped.items() if v and k != "no_score"]
+            if sizes.size < MIN_SIZES:
+                row["why"] = f"R2: {sizes.size} sizes with a token count and a score above chance (need {MIN_SIZES})"
+            elif row["size_span"] < MIN_SIZE_SPAN:
+                row["why"] = f"R2: sizes span {row['size_span']:.3g}× (need {MIN_SIZE_SPAN:g}×)"
+            elif row["token_ratio"] > MAX_TOKEN_RATIO:
+                row["why"] = f"R3: token counts differ {row['token_ratio']:.3g}× (allowed {MAX_TOKEN_RATIO:g}×)"
+            elif not row["largest_score"] >= row["reach_score"]:
+                row["why"] = (f"R4: largest member scores {row['largest_score']:.3f}, below the targets' "
+                              f"{REACH_QUANTILE:.0%} quantile {row['reach_score']:.3f}")
+            else:
+                try:
+                    fit = fit_family(own, family, benchmark, metric=metrics[benchmark], exclude=(row["largest_member"],), n_boot=0)
+                    largest = points.iloc[-1]
+                    predicted = float(fit.predict_score(float(largest["params"]), float(largest["train_tokens"])))
+                    row.update(held_out_model=row["largest_member"], held_out_measured=float(largest["score"]),
+                               held_out_predicted=predicted,
+                               held_out_error=abs(predicted - float(largest["score"])) / float(largest["score"]))
+                    if row["held_out_error"] > MAX_HELD_OUT_ERROR:
+                        row["why"] = f"R5: held-out error {row['held_out_error']:.1%} (allowed {MAX_HELD_OUT_ERROR:.0%})"
+                    else:
+                        row["eligible"] = True
+                except DensingError as exc:
+                    row["why"] = f"R5: held-out refit impossible: {exc}"
+            if notes:
+                row["why"] = "; ".join(([row["why"]] if row["why"] else []) + [f"R1/R3 not fitted — {n}" for n in notes])
+    for name, fit in sorted((composed or {}).items()):
+        points = fit.points_frame()
+        families = str(fit.provenance.get("families", ""))
+        benchmark = fit.benchmarks[0] if len(fit.benchmarks) == 1 else fit.benchmark
+        reach = _reach(targets, benchmark, "", since) if len(fit.benchmarks) == 1 else math.nan
+        top = points.sort_values("params").iloc[-1]
+        rows.append({"reference": name.removesuffix(".json"), "family": families, "benchmark": fit.benchmark, "kind": fit.kind,
+                     "n_fitted": len(points), "sizes": int(points["params"].nunique()),
+                     "size_span": float(points["params"].max() / points["params"].min()),
+                     "token_ratio": float(points["train_tokens"].max() / points["train_tokens"].min()), "d0": fit.d0,
+                     "largest_member": str(top["model"]), "largest_score": float(top["score"]), "reach_score": reach,
+                     "held_out_model": "", "held_out_measured": math.nan, "held_out_predicted": math.nan,
+                     "held_out_error": math.nan, "eligible": False,
+                     "why": ("R4: largest member scores "
+                             f"{float(top['score']):.3f}, below the targets' {REACH_QUANTILE:.0%} quantile {reach:.3f}"
+                             if len(fit.benchmarks) == 1 else "a mean of benchmarks: the joint inversion replaces it")
+                             + (" (also several recipes)" if "," in families else "")})
+    return pd.DataFrame(rows)
+
+
+def eligible_families(candidates: pd.DataFrame) -> pd.DataFrame:
+    """Families with ≥ :data:`MIN_BENCHMARKS` eligible benchmarks: ``family``, ``benchmarks``, ``mean_held_out_error``, ``headline``."""
+    ok = candidates[candidates["eligible"].astype(bool) & (candidates["kind"] == "family")]
+    rows = []
+    for family, group in ok.groupby("family", sort=True):
+        if len(group) >= MIN_BENCHMARKS:
+            ordered = [b for b in CANDIDATE_BENCHMARKS if b in set(group["benchmark"])]
+            rows.append({"family": family, "benchmarks": tuple(ordered), "mean_held_out_error": float(group["held_out_error"].mean())})
+    table = pd.DataFrame(rows, columns=["family", "benchmarks", "mean_held_out_error"])
+    table = table.sort_values(["mean_held_out_error", "family"]).reset_index(drop=True)
+    table["headline"] = table.index == 0
+    return table
+
+
+def chance_level(benchmark: str) -> float:
+    return CHANCE_LEVELS[benchmark]

@@ -8,8 +8,9 @@ One bootstrap draw k of the trend (ln ρ = A·t + B, Xiao et al. 2024 eq. 5) red
     table's, or binomial from the benchmark's item count, :mod:`densing.data.item_counts`);
 (c) **models** — the set of targets: resampled with replacement;
 
-then inverts every score into ln ρ or a bound (:mod:`densing.trend.bounds`) and fits the frontier
-line with bounds as bounds (:mod:`densing.trend.censored`). The percentile interval of A over the
+then inverts every score into ln ρ or a bound (per benchmark or jointly,
+:mod:`densing.trend.inversions`) and fits the frontier line with bounds as bounds (a rule of
+:mod:`densing.trend.rules`). The percentile interval of A over the
 draws, mapped through ln 2 / A, is the doubling time's interval. Each source is also drawn alone
 (the other two held at their point values); its **share** is its slope variance over the sum of
 the three, so the output says which source dominates.
@@ -34,13 +35,12 @@ import pandas as pd
 
 from densing.errors import FitError, InputError
 from densing.laws.reference import ReferenceFit
-from densing.trend.bounds import log_density_bounds
-from densing.trend.censored import EXACT, LOWER, UPPER, censored_quantile_line, tobit_line
+from densing.trend import rules
+from densing.trend.censored import EXACT, LOWER, UPPER
 from densing.trend.constants import DAYS_PER_MONTH, MIN_POINTS
-from densing.trend.lines import bootstrap_slope, doubling_days, doubling_interval
+from densing.trend.lines import doubling_days, doubling_interval
 
 SOURCES = ("fit", "score", "models")
-RULES = ("quantile", "all", "envelope")
 
 
 def point_parameters(fit: ReferenceFit) -> dict[str, float]:
@@ -49,35 +49,23 @@ def point_parameters(fit: ReferenceFit) -> dict[str, float]:
 
 def parameter_draws(fit: ReferenceFit, picks: np.ndarray) -> dict[str, np.ndarray]:
     """The fit's bootstrap draws ``picks`` as columns of shape (len(picks), 1); fixed parameters broadcast."""
-    if not fit.bootstrap:
-        raise FitError(f"{fit.benchmark}: the reference fit has no bootstrap draws; its uncertainty cannot be carried")
-    draws = np.asarray(fit.bootstrap, float)[picks]
-    columns = {name: draws[:, i][:, None] for i, name in enumerate(fit.bootstrap_names)}
-    return {k: columns.get(k, np.full((len(picks), 1), float(v))) for k, v in fit.params.items()}
+    return fit.draw_columns(picks)
 
 
 def frontier_slope(rule: str, t: np.ndarray, y: np.ndarray, kind: np.ndarray, labels: np.ndarray,
                    quantile: float = 0.9) -> float:
     """Slope A per day of one frontier rule on points some of which are bounds (NaN if unfittable)."""
-    usable = np.isfinite(y) & np.isfinite(kind)
-    t, y, kind, labels = t[usable], y[usable], kind[usable].astype(int), labels[usable]
-    if t.size < MIN_POINTS or np.unique(t).size < 2:
-        return math.nan
-    if rule == "quantile":
-        return censored_quantile_line(t, y, kind, quantile)[0]
-    if rule == "all":
-        return tobit_line(t, y, kind)[0]
-    if rule == "envelope":  # the paper's record-setters by OLS, bounds at their values: the existing rule
-        return bootstrap_slope("envelope", t, y, labels, quantile)
-    raise InputError(f"frontier: expected one of {', '.join(RULES)}, got {rule!r}")
+    return rules.frontier_line(rule, t, y, kind, labels, quantile)[0]
 
 
 @dataclass(frozen=True)
 class TrendUncertainty:
-    """Point slope, its full-uncertainty interval, and each source's share of the slope variance."""
+    """Point line (slope and intercept), the slope's full-uncertainty interval, and each source's share."""
 
     rule: str
+    inversion: str
     slope_per_day: float
+    intercept: float
     slope_ci_low: float
     slope_ci_high: float
     doubling_time_months: float
@@ -98,12 +86,13 @@ class TrendUncertainty:
     slope_sd_models: float
     slope_sd_all: float
     failed_draws: int
+    models: tuple[str, ...] = field(repr=False, default=())
     draws: np.ndarray = field(repr=False, compare=False, default_factory=lambda: np.empty(0))
 
     def to_dict(self) -> dict:
         out = {}
         for name in self.__dataclass_fields__:
-            if name == "draws":
+            if name in ("draws", "models"):
                 continue
             value = getattr(self, name)
             out[name] = None if isinstance(value, float) and not math.isfinite(value) else value
@@ -114,11 +103,20 @@ def _months(slope: float) -> float:
     return doubling_days(slope) / DAYS_PER_MONTH
 
 
+def as_inversion(reference, d0: float | None):
+    """A :class:`ReferenceFit` becomes its per-benchmark inversion at D0; an inversion passes through."""
+    from densing.trend.inversions import PerBenchmark
+
+    if isinstance(reference, ReferenceFit):
+        return PerBenchmark(reference, reference.d0 if d0 is None else float(d0))
+    return reference
+
+
 def carry_uncertainty(
     models: pd.DataFrame,
-    fit: ReferenceFit,
+    reference,
     *,
-    d0: float,
+    d0: float | None = None,
     rule: str = "quantile",
     quantile: float = 0.9,
     n_boot: int = 1000,
@@ -128,38 +126,47 @@ def carry_uncertainty(
 ) -> TrendUncertainty:
     """The trend's slope with (a) fit, (b) score and (c) model-sampling uncertainty (module docstring).
 
-    ``models``: one row per target with ``model``, ``params``, ``score``, ``stderr`` and ``t``
-    (days since the epoch).
+    ``models``: one row per target with ``model``, ``params``, ``t`` (days since the epoch) and
+    the scores of the inversion's benchmarks (``score:<b>``, ``stderr:<b>``; or ``score`` and
+    ``stderr`` for one benchmark). ``reference``: an inversion (:mod:`densing.trend.inversions`)
+    or a :class:`ReferenceFit` (inverted per benchmark at ``d0``).
     """
-    if rule not in RULES:
-        raise InputError(f"frontier: expected one of {', '.join(RULES)}, got {rule!r}")
+    from densing.trend.inversions import arrays
+
+    inversion = as_inversion(reference, d0)
+    rules.get(rule)
     if not 0 < level < 1:
         raise InputError(f"level: expected a number in (0, 1), got {level!r}")
     if n_boot < 1 or n_boot_share < 1:
         raise InputError("n_boot: expected a positive number of draws")
+    if inversion.n_draws < 1:
+        raise FitError(f"{inversion.name}: the reference fit has no bootstrap draws; its uncertainty cannot be carried")
+    models = _with_score_columns(models, inversion.benchmarks)
     t = models["t"].to_numpy(float)
-    scores = models["score"].to_numpy(float)
-    sigma = models["stderr"].to_numpy(float)
+    scores, sigma = arrays(models, inversion.benchmarks)
     params = models["params"].to_numpy(float)
     labels = models["model"].astype(str).to_numpy()
     n = len(models)
-    y0, kind0 = log_density_bounds(point_parameters(fit), scores, sigma, params, d0)
-    slope0 = frontier_slope(rule, t, y0, kind0, labels, quantile)
+    y0, kind0 = inversion.point(scores, sigma, params)
+    slope0, intercept0 = rules.frontier_line(rule, t, y0, kind0, labels, quantile)
     if not math.isfinite(slope0):
         raise FitError(f"{rule} frontier: fewer than {MIN_POINTS} usable models; no trend line")
     rng = np.random.default_rng(seed)
+    extra = {}
+    if hasattr(inversion, "weights"):
+        extra["weights"] = inversion.weights(scores, sigma)
 
     def draw(sources: tuple[str, ...], count: int) -> np.ndarray:
-        if "fit" in sources:
-            p = parameter_draws(fit, rng.integers(len(fit.bootstrap), size=count))
-        else:
-            p = {k: np.full((count, 1), v) for k, v in point_parameters(fit).items()}
-        drawn = scores[None, :] + (rng.standard_normal((count, n)) * np.nan_to_num(sigma) if "score" in sources else 0.0)
-        y, kind = log_density_bounds(p, np.broadcast_to(drawn, (count, n)), sigma, params, d0)
+        picks = rng.integers(inversion.n_draws, size=count) if "fit" in sources else None
+        noise = rng.standard_normal((count, *scores.shape)) * np.nan_to_num(sigma) if "score" in sources else 0.0
+        drawn = np.broadcast_to(scores[None] + noise, (count, *scores.shape))
+        y, kind = inversion.draws(picks, np.ascontiguousarray(drawn), sigma, params, **extra)
+        y = np.broadcast_to(y, (count, n))
+        kind = np.broadcast_to(kind, (count, n))
         slopes = np.empty(count)
         for k in range(count):
             index = rng.integers(n, size=n) if "models" in sources else np.arange(n)
-            slopes[k] = frontier_slope(rule, t[index], y[k, index], kind[k, index], labels[index], quantile)
+            slopes[k] = rules.frontier_line(rule, t[index], y[k, index], kind[k, index], labels[index], quantile)[0]
         return slopes
 
     combined = draw(SOURCES, n_boot)
@@ -174,7 +181,8 @@ def carry_uncertainty(
     dt_low, dt_high = doubling_interval(float(low), float(high))
     kinds = kind0[np.isfinite(kind0)]
     return TrendUncertainty(
-        rule=rule, slope_per_day=float(slope0), slope_ci_low=float(low), slope_ci_high=float(high),
+        rule=rule, inversion=inversion.name, slope_per_day=float(slope0), intercept=float(intercept0),
+        slope_ci_low=float(low), slope_ci_high=float(high),
         doubling_time_months=_months(slope0),
         doubling_time_months_ci_low=dt_low / DAYS_PER_MONTH, doubling_time_months_ci_high=dt_high / DAYS_PER_MONTH,
         n_models=n, n_exact=int((kinds == EXACT).sum()), n_lower_bounds=int((kinds == LOWER).sum()),
@@ -182,8 +190,19 @@ def carry_uncertainty(
         n_boot=n_boot, level=level,
         share_fit=shares["fit"], share_score=shares["score"], share_models=shares["models"],
         slope_sd_fit=sds["fit"], slope_sd_score=sds["score"], slope_sd_models=sds["models"],
-        slope_sd_all=float(np.std(ok)), failed_draws=int(n_boot - ok.size), draws=combined,
+        slope_sd_all=float(np.std(ok)), failed_draws=int(n_boot - ok.size), models=tuple(labels), draws=combined,
     )
 
 
-__all__ = ["SOURCES", "RULES", "TrendUncertainty", "carry_uncertainty", "frontier_slope", "parameter_draws"]
+def _with_score_columns(models: pd.DataFrame, benchmarks: tuple[str, ...]) -> pd.DataFrame:
+    """A one-benchmark table with plain ``score``/``stderr`` columns gets the ``score:<b>`` form too."""
+    if all(f"score:{b}" in models.columns for b in benchmarks):
+        return models
+    if len(benchmarks) == 1 and "score" in models.columns:
+        b = benchmarks[0]
+        stderr = models["stderr"] if "stderr" in models.columns else np.nan
+        return models.assign(**{f"score:{b}": models["score"], f"stderr:{b}": stderr})
+    raise InputError(f"models: no scores for {', '.join(benchmarks)}")
+
+
+__all__ = ["SOURCES", "TrendUncertainty", "as_inversion", "carry_uncertainty", "frontier_slope", "parameter_draws"]

@@ -36,9 +36,19 @@ def _families(slope: float, noise: float = 0.05, seed: int = 0) -> pd.DataFrame:
 
 def test_size_dependence_fails_when_density_rises_with_size_inside_families():
     failing = checks.size_dependence(_families(0.5))
-    assert not failing.passed and failing.value > 0.4
+    assert failing.status == "failed" and failing.value > 0.4
     passing = checks.size_dependence(_families(0.0))
-    assert passing.passed and abs(passing.value) < 0.1
+    assert passing.status == "passed" and abs(passing.value) < 0.1
+
+
+def test_size_dependence_is_an_equivalence_test():
+    # a true slope of 0.15 inside the ±0.25 margin, estimated precisely: equivalent, passes
+    assert checks.size_dependence(_families(0.15, noise=0.01)).passed
+    # the same slope with noisy data: the interval reaches past the margin, so equivalence is not shown
+    noisy = checks.size_dependence(_families(0.15, noise=1.5, seed=3))
+    assert noisy.status == "failed" and "not inside" in noisy.detail
+    # a slope of 0.4 is outside the margin even when its interval excludes nothing else
+    assert checks.size_dependence(_families(0.4, noise=0.01)).status == "failed"
     # family offsets alone (a recipe denser than another) are not size dependence
     shifted = _families(0.0)
     shifted.loc[shifted["family"] == "B", "log_density"] += 5
@@ -48,10 +58,18 @@ def test_size_dependence_fails_when_density_rises_with_size_inside_families():
 def test_size_dependence_says_when_it_cannot_be_estimated():
     one = pd.DataFrame({"family": ["A", "B"], "params": [1e9, 2e9], "log_density": [0.1, 0.2]})
     result = checks.size_dependence(one)
-    assert not result.passed and "too few families" in result.detail
+    assert result.status == "untestable" and not result.passed and not result.failed
+    assert "cannot be estimated" in result.detail
 
 
 def test_sensitivity_fails_on_a_spread_over_two_or_a_non_finite_variant():
     assert checks.sensitivity([3.0, 3.5, 5.0]).passed
-    assert not checks.sensitivity([3.0, 7.0]).passed
-    assert not checks.sensitivity([3.0, math.inf, 3.1]).passed
+    assert checks.sensitivity([3.0, 7.0]).status == "failed"
+    result = checks.sensitivity([3.0, math.inf, 3.1], ["a", "b", "c"])
+    assert result.failed and "not finite: b" in result.detail
+    assert checks.sensitivity([3.0]).status == "untestable"
+
+
+def test_saturation_and_conditioning_are_untestable_without_frontier_models():
+    assert checks.saturation([], [], 0.9, []).status == "untestable"
+    assert checks.conditioning([], []).status == "untestable"

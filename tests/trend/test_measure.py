@@ -61,33 +61,81 @@ def test_each_source_counts_and_a_silent_source_gets_no_share():
     assert noisy.slope_ci_low < noisy.slope_per_day < noisy.slope_ci_high
 
 
-def test_reference_models_are_never_targets_and_the_headline_is_withheld_in_words():
+@pytest.fixture(scope="module")
+def shipped():
     from densing.data import read_results
-    from densing.trend.measure import measure_trend, read_selection, reference_models
+    from densing.trend.measure import measure_trend
 
-    table = read_results("results/public_models.csv")
-    result = measure_trend(table, n_boot=60, n_boot_side=40)
-    chosen = read_selection().query("chosen")["fit"].iloc[0]
-    fit = ReferenceFit.load(f"reference_fits/{chosen}")
-    assert not set(result.models["model"]) & reference_models(fit)
-    assert (result.left_out["reason"] == "defines the reference").sum() == len({p[0] for p in fit.points})
-    # the shipped data fail the checks: the headline says so in words, with no bare number
-    assert not result.measurable
-    assert result.headline.startswith("not measurable with this reference")
-    failed = {c.name for c in result.checks if not c.passed}
-    assert "saturation" in failed
-    rows = json.loads(json.dumps(result.rows(), default=str))
+    return measure_trend(read_results("results/public_models.csv"), n_boot=60, n_boot_side=30)
+
+
+def test_reference_models_are_never_targets_for_any_reference(shipped):
+    from densing.trend.measure import reference_models
+    from densing.trend.references import family_members
+
+    table = shipped.candidates
+    for fit in shipped.fits:
+        own = reference_models(fit) | family_members_of(fit)
+        assert own and not set(shipped.models["model"]) & own
+    for trend in shipped.inversions.values():
+        members = set().union(*(reference_models(f) for f in trend_fits(shipped, trend)))
+        assert not set(trend.models["model"]) & members
+    assert len(table) > 100 and callable(family_members)
+
+
+def family_members_of(fit):
+    return set(fit.provenance.get("members", ()))
+
+
+def trend_fits(shipped, trend):
+    return [f for f in shipped.fits if f.benchmark in trend.benchmarks]
+
+
+def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shipped):
+    if shipped.measurable:
+        assert "doubles every" in shipped.verdict and "3.3 months" in shipped.verdict
+    else:
+        assert shipped.verdict.startswith("Doubling time not measured")
+        failed = [c.name for c in shipped.checks if c.failed]
+        assert failed and all(name in shipped.why for name in failed)
+    rows = json.loads(json.dumps(shipped.json_rows(), default=str))
     head = next(r for r in rows if r["headline"])
-    assert {"share_fit", "share_score", "share_models", "n_lower_bounds", "checks"} <= set(head)
-    assert head["n_lower_bounds"] + head["n_upper_bounds"] >= 1
+    assert {"share_fit", "share_score", "share_models", "intercept", "checks", "references", "breakpoint", "verdict"} <= set(head)
+    assert {c["status"] for c in head["checks"]} <= {"passed", "failed", "untestable"}
 
 
-def test_the_rule_chooses_among_eligible_candidates_by_held_out_error():
-    from densing.trend.measure import read_selection
+def test_the_rule_picks_the_eligible_family_of_lowest_held_out_error(shipped):
+    from densing.trend.references import MAX_HELD_OUT_ERROR, eligible_families
 
-    table = read_selection()
-    eligible = table[table["eligible"]]
-    assert table["chosen"].sum() == 1
-    chosen = table[table["chosen"]].iloc[0]
-    assert chosen["eligible"] and chosen["held_out_error"] == eligible["held_out_error"].min()
-    assert (table.loc[~table["eligible"], "why"].str.len() > 0).all()
+    table = shipped.candidates
+    eligible = table[table["eligible"].astype(bool)]
+    assert (eligible["held_out_error"] <= MAX_HELD_OUT_ERROR).all()
+    assert (table.loc[~table["eligible"].astype(bool), "why"].str.len() > 0).all()
+    families = eligible_families(table)
+    assert families["headline"].sum() == 1
+    best = families.loc[families["headline"], "family"].iloc[0]
+    assert best == families.sort_values("mean_held_out_error")["family"].iloc[0]
+    assert shipped.fits[0].provenance["family"] == best
+
+
+def test_the_shipped_candidate_table_is_the_rules_output():
+    from densing.data import read_results
+    from densing.trend.measure import CANDIDATES_FILE, composed_fits, with_stderr
+    from densing.trend.references import candidate_table
+
+    fresh = candidate_table(with_stderr(read_results("results/public_models.csv")), since="2023-02-24", composed=composed_fits())
+    shipped = pd.read_csv(f"reference_fits/{CANDIDATES_FILE}", keep_default_na=False, na_values=[""])
+    assert list(shipped["reference"]) == list(fresh["reference"])
+    assert list(shipped["eligible"].astype(bool)) == list(fresh["eligible"].astype(bool))
+    assert np.allclose(shipped["held_out_error"].astype(float), fresh["held_out_error"].astype(float), equal_nan=True, rtol=1e-5)
+
+
+def test_api_and_cli_give_the_same_slope_for_the_same_rule(shipped):
+    """One engine: the registry's rule on the measurement's points gives the measurement's slope."""
+    from densing.trend import rules
+
+    models = shipped.models
+    for rule, result in shipped.rules.items():
+        slope, intercept = rules.frontier_line(rule, models["t"].to_numpy(float), models["log_density"].to_numpy(float),
+                                               models["bound"].to_numpy(float), models["model"].astype(str).to_numpy())
+        assert slope == pytest.approx(result.slope_per_day, rel=1e-9) and intercept == pytest.approx(result.intercept, rel=1e-9)

@@ -1,0 +1,91 @@
+"""Frontier rules: how a line ln ρmax = A·t + B is drawn through densities some of which are bounds.
+
+One registry, read by the API (:func:`densing.trend.fit_trend`), the measurement
+(:func:`densing.trend.measure.measure_trend`), the CLI and the report. A rule is a name, a
+description and ``fit(t, y, kind, labels, quantile) -> (A, B)``; ``kind`` per point is 0 (exact),
++1 (lower bound: the true ln ρ ≥ y) or −1 (upper bound). A new rule is one :func:`register` call.
+
+- ``quantile`` — Powell's censored q-th regression quantile (q = 0.9), bounds as bounds
+  (:func:`densing.trend.censored.censored_quantile_line`); with no bounds it is Koenker–Bassett's
+  regression quantile. The headline rule.
+- ``all`` — the Tobit (censored Gaussian) mean line over every model
+  (:func:`densing.trend.censored.tobit_line`); with no bounds it is OLS.
+- ``envelope`` — the paper's record-setters (Xiao et al. 2024, §3: a model is on the envelope if
+  it is denser than every model released before it), OLS through them, bounds at their values;
+  its points are chosen on the response, so its bootstrap interval is optimistic.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from densing.errors import InputError
+from densing.trend.censored import censored_quantile_line, tobit_line
+from densing.trend.constants import MIN_POINTS
+from densing.trend.lines import envelope_index
+
+Fit = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float], "tuple[float, float]"]
+
+
+@dataclass(frozen=True)
+class FrontierRule:
+    name: str
+    description: str
+    fit: Fit
+    optimistic_interval: bool = False
+
+
+RULES: dict[str, FrontierRule] = {}
+
+
+def register(rule: FrontierRule) -> FrontierRule:
+    """Add a rule to the registry (its name must be new)."""
+    if rule.name in RULES:
+        raise ValueError(f"frontier rule {rule.name!r} is already registered")
+    RULES[rule.name] = rule
+    return rule
+
+
+def get(name: str) -> FrontierRule:
+    """The registered rule ``name``; an unknown name is an :class:`InputError` listing the known ones."""
+    try:
+        return RULES[name]
+    except KeyError:
+        raise InputError(f"frontier: expected one of {', '.join(RULES)}, got {name!r}") from None
+
+
+def _quantile(t, y, kind, labels, quantile):
+    slope, intercept, _ = censored_quantile_line(t, y, kind, quantile)
+    return slope, intercept
+
+
+def _tobit(t, y, kind, labels, quantile):
+    slope, intercept, _ = tobit_line(t, y, kind)
+    return slope, intercept
+
+
+def _envelope(t, y, kind, labels, quantile):
+    index = envelope_index(t, y, labels)
+    tt, yy = t[index], y[index]
+    if len(tt) < MIN_POINTS or np.unique(tt).size < 2:
+        return math.nan, math.nan
+    slope, intercept = np.polyfit(tt, yy, 1)
+    return float(slope), float(intercept)
+
+
+register(FrontierRule("quantile", "censored 0.9 regression quantile over every model (Powell 1986), bounds as bounds", _quantile))
+register(FrontierRule("all", "Tobit mean line over every model, bounds as bounds", _tobit))
+register(FrontierRule("envelope", "the paper's record-setters, OLS (bounds at their values)", _envelope, optimistic_interval=True))
+
+
+def frontier_line(rule: str, t, y, kind, labels, quantile: float = 0.9) -> tuple[float, float]:
+    """(A per day, B) of one rule on the usable points (finite y and kind); NaNs if unfittable."""
+    t, y, kind, labels = (np.asarray(a) for a in (t, y, kind, labels))
+    usable = np.isfinite(y.astype(float)) & np.isfinite(kind.astype(float))
+    t, y, kind, labels = t[usable].astype(float), y[usable].astype(float), kind[usable].astype(int), labels[usable]
+    if t.size < MIN_POINTS or np.ptp(t) == 0:
+        return math.nan, math.nan
+    return get(rule).fit(t, y, kind, labels, quantile)
