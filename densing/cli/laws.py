@@ -42,6 +42,7 @@ def fit(
     min_train_tokens: Optional[str] = typer.Option(None, "--min-train-tokens", help="Drop points trained on fewer tokens (e.g. 3e9)."),
     max_params: Optional[str] = typer.Option(None, "--max-params", help="Fit only models below this size (held-out checks)."),
     families: Optional[str] = typer.Option(None, "--families", help="Use only models of these families (comma-separated) as the reference."),
+    family: Optional[str] = typer.Option(None, "--family", help="Fit the family law on this one family at its own budget: S(N) = c/(1+e^(-γ(ln N - l))) + d, d = chance, c + d = 1 (replaces --law)."),
     d0: str = typer.Option("1e12", "--d0", help="Default D0 tokens stored with the fit."),
     suite: str = typer.Option("standard", "--suite", help="Pythia suite when --data is the Pythia evals folder."),
     n_boot: int = typer.Option(200, "--n-boot", help="Bootstrap resamples."),
@@ -49,10 +50,25 @@ def fit(
     jobs: int = typer.Option(1, "--jobs", help="Processes for the bootstrap (draws do not depend on it)."),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
-    """Fit the two-step (or composed) Densing Law on reference models."""
+    """Fit the two-step (or composed) Densing Law on reference models, or the family law on one family (--family)."""
     from densing.data import is_pythia_evals, read_reference_data
     from densing.io import command_line
     from densing.laws.reference import fit_reference, reference_subset
+
+    if family is not None:
+        from densing.errors import InputError
+        from densing.laws.family import fit_family
+
+        if n_boot < 0:
+            raise InputError(f"--n-boot: expected a non-negative number of draws, got {n_boot}")
+        if "," in benchmark:
+            raise InputError("--benchmark: a family fit takes one benchmark (the joint inversion combines several)")
+        frame = read_reference_data(data, suite=suite)
+        metrics = set(frame.loc[frame["benchmark"] == benchmark, "metric"].astype(str))
+        result = fit_family(frame, family, benchmark, metric=metric if metric in metrics else None, n_boot=n_boot, seed=seed,
+                            provenance={"source_data": str(data), "command": command_line()})
+        _show_fit(result, out, fmt)
+        return
 
     frame = reference_subset(
         read_reference_data(data, suite=suite),
@@ -72,6 +88,10 @@ def fit(
             "command": command_line(),
         },
     )
+    _show_fit(result, out, fmt)
+
+
+def _show_fit(result, out: Optional[Path], fmt: Format) -> None:
     if out is not None:
         result.save(out)
     if fmt is Format.table:

@@ -159,12 +159,10 @@ class ReferenceFit:
         """
         if not self.bootstrap:
             raise FitError(f"{self.benchmark}: this fit has no bootstrap draws (fit with n_boot > 0)")
-        draws = np.asarray(self.bootstrap, float)
         scores = np.asarray(scores, float)
         if scores.ndim == 1:
             scores = scores[None, :]
-        cols = {name: draws[:, i][:, None] for i, name in enumerate(self.bootstrap_names)}
-        return invert_scores(cols, scores, self._d0(d0))[1]
+        return invert_scores(self.draw_columns(np.arange(len(self.bootstrap))), scores, self._d0(d0))[1]
 
     # -- diagnostics ------------------------------------------------------------------------
     @property

@@ -12,7 +12,8 @@ import pandas as pd
 from densing.errors import FitError, InputError
 from densing.trend.constants import DEFAULT_EPOCH, DAYS_PER_MONTH, FRONTIERS
 from densing.trend.scope import to_timestamp, parse_epoch, unit_days, Points, prepare, days_since
-from densing.trend.lines import select_frontier, check_fittable, fit_line, bootstrap_slope, percentile_interval, doubling_days, doubling_interval, check_options, json_number
+from densing.trend import rules
+from densing.trend.lines import select_frontier, check_fittable, fit_line, percentile_interval, doubling_days, doubling_interval, check_options, json_number
 
 # --------------------------------------------------------------------------------------------
 # TrendFit
@@ -204,16 +205,24 @@ def fit_points(
     t = days / unit
     index = select_frontier(frontier, t, points.y, points.labels)
     check_fittable(t[index], f"{what}, frontier {frontier!r}")
+    kind = points.kinds()
+    labels = points.labels.astype(str)
+    # one engine: the point line and every bootstrap line come from the rule registry that the
+    # measurement, the CLI and the report use (bounds as bounds where a ``bound`` column has them)
+    slope, intercept = rules.frontier_line(frontier, t, points.y, kind, labels, quantile)
+    if not math.isfinite(slope):
+        raise FitError(f"{what}, frontier {frontier!r}: no line could be fitted")
     alpha = 1.0 - ci
-    line = fit_line(frontier, t[index], points.y[index], quantile, alpha)
-    slope_per_day = line.slope / unit
+    exact = index[kind[index] == 0] if frontier != "envelope" else index
+    line = fit_line(frontier, t[exact], points.y[exact], quantile, alpha) if (kind == 0).all() else None
+    slope_per_day = slope / unit
 
     draws = np.full(n_boot, np.nan)
     rng = np.random.default_rng(seed)
     n = len(t)
     for b in range(n_boot):
         pick = rng.integers(0, n, n)
-        draws[b] = bootstrap_slope(frontier, t[pick], points.y[pick], points.labels[pick], quantile) / unit
+        draws[b] = rules.frontier_line(frontier, t[pick], points.y[pick], kind[pick], labels[pick], quantile)[0] / unit
     ok = draws[np.isfinite(draws)]
     if ok.size:
         slope_low, slope_high = percentile_interval(ok, ci)
@@ -221,8 +230,9 @@ def fit_points(
     else:
         slope_low = slope_high = fraction_nonpositive = math.nan
     boot_low, boot_high = doubling_interval(slope_low, slope_high)
-    analytic_slope = (line.slope_ci[0] / unit, line.slope_ci[1] / unit)
-    analytic_low, analytic_high = doubling_interval(*analytic_slope)
+    # the analytic interval (OLS, HC3 or QuantReg's) exists for exact points only; with bounds it is NaN
+    analytic_slope = (line.slope_ci[0] / unit, line.slope_ci[1] / unit) if line is not None else (math.nan, math.nan)
+    analytic_low, analytic_high = doubling_interval(*analytic_slope) if line is not None else (math.nan, math.nan)
 
     chosen = pd.DataFrame(
         {"model": points.labels[index], "release_date": points.dates[index],
@@ -231,8 +241,8 @@ def fit_points(
     return TrendFit(
         frontier=frontier,
         slope_per_day=slope_per_day,
-        intercept=line.intercept,
-        r_squared=line.r_squared,
+        intercept=intercept,
+        r_squared=line.r_squared if line is not None else math.nan,
         r_squared_kind="pseudo_r1_koenker_machado" if frontier == "quantile" else "ols_r_squared",
         doubling_time_days=doubling_days(slope_per_day),
         doubling_time_days_ci_low=boot_low,
@@ -249,7 +259,7 @@ def fit_points(
         frontier_models=tuple(str(v) for v in points.labels[index]),
         epoch=epoch,
         time_unit=time_unit,
-        slope_per_time_unit=line.slope,
+        slope_per_time_unit=slope,
         quantile=float(quantile) if frontier == "quantile" else None,
         ci=float(ci),
         n_boot=int(n_boot),
@@ -257,7 +267,7 @@ def fit_points(
         seed=seed,
         points=chosen,
         excluded=excluded,
-        fit_warnings=line.warnings,
+        fit_warnings=line.warnings if line is not None else (),
     )
 
 

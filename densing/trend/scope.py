@@ -62,6 +62,14 @@ class Points:
     dates: np.ndarray  # datetime64[ns]
     values: np.ndarray  # the raw positive value (density or price)
     y: np.ndarray  # ln density, or −ln price for costs (so "higher is better" in both)
+    kind: np.ndarray | None = None  # 0 exact, +1 a lower bound, −1 an upper bound (a ``bound`` column); None: all exact
+
+    def kinds(self) -> np.ndarray:
+        return np.zeros(self.y.size, int) if self.kind is None else self.kind
+
+
+#: Words and numbers a ``bound`` column may hold, and the kind each means (densing.trend.censored).
+BOUND_KINDS = {"": 0, "exact": 0, "0": 0, "lower bound": 1, "lower": 1, "1": 1, "upper bound": -1, "upper": -1, "-1": -1}
 
 
 def prepare(
@@ -85,6 +93,8 @@ def prepare(
         raise InputError(f"{source}: expected a pandas DataFrame, got {type(frame).__name__}")
     require_columns(frame, [c for c in (label_column, date_column, value_column) if c is not None], source)
     has_censored = "censored" in frame.columns
+    has_bound = "bound" in frame.columns
+    kinds: list[int] = []
     labels: list[str] = []
     dates: list[pd.Timestamp] = []
     values: list[float] = []
@@ -135,6 +145,12 @@ def prepare(
                  "reason": reason}
             )
             continue
+        if has_bound:
+            raw_bound = rec["bound"]
+            key = "" if is_missing(raw_bound) else str(int(raw_bound) if isinstance(raw_bound, (int, float)) else raw_bound).strip().lower()
+            if key not in BOUND_KINDS:
+                raise InputError(f"{where}: field 'bound': expected '', 'lower bound' or 'upper bound', got {raw_bound!r}")
+            kinds.append(BOUND_KINDS[key])
         labels.append(label)
         dates.append(stamp)
         values.append(number)
@@ -150,6 +166,7 @@ def prepare(
         if dates else np.asarray([], dtype="datetime64[ns]"),
         values=value_array,
         y=sign * np.log(value_array),
+        kind=np.asarray(kinds, int) if has_bound else None,
     )
     return points, excluded_frame
 

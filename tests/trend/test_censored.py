@@ -73,3 +73,42 @@ def test_tobit_without_censoring_is_ordinary_least_squares(slope, intercept, see
     y = slope * t + intercept + 0.4 * rng.standard_normal(50)
     fitted = tobit_line(t, y, np.zeros(50, int))
     assert fitted[0] == pytest.approx(np.polyfit(t, y, 1)[0], abs=1e-6)
+
+
+def test_the_audit_cases_reach_the_global_optimum():
+    """pile_hellaswag and pile_mean at D0 = 0.3T: the solver stopped early before (not finite; 9.85 vs ~11.9 months)."""
+    from densing.data import read_results
+    from densing.laws.reference import ReferenceFit
+    from densing.trend.censored import exhaustive_censored_quantile_line
+    from densing.trend.inversions import PerBenchmark
+    from densing.trend.lines import doubling_days
+    from densing.trend.measure import point_densities, trend_targets
+
+    table = read_results("results/public_models.csv")
+    months = {}
+    for name in ("pile_hellaswag_composed", "pile_mean_composed"):
+        inversion = PerBenchmark(ReferenceFit.load(f"reference_fits/{name}.json"), 3e11)
+        rows, _ = trend_targets(table, inversion, since="2023-02-24")
+        y, kind = point_densities(rows, inversion)
+        ok = np.isfinite(y) & np.isfinite(kind)
+        t, y, kind = rows["t"].to_numpy(float)[ok], y[ok], kind[ok].astype(int)
+        slope, intercept, _ = censored_quantile_line(t, y, kind, 0.9)
+        best = exhaustive_censored_quantile_line(t, y, kind, 0.9)
+        assert powell_objective(t, y, kind, slope, intercept, 0.9) <= powell_objective(t, y, kind, *best, 0.9) + 1e-9
+        months[name] = doubling_days(slope) / (365.25 / 12)
+    assert np.isfinite(months["pile_hellaswag_composed"])
+    assert months["pile_mean_composed"] == pytest.approx(11.9, abs=0.05)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(8, 60))
+def test_several_starts_and_the_vertex_walk_find_the_exhaustive_optimum(seed, n):
+    rng = np.random.default_rng(seed)
+    t = rng.uniform(0, 600, n)
+    y = 0.005 * t + rng.normal(0, 1, n)
+    kind = rng.choice([EXACT, EXACT, EXACT, LOWER, UPPER], n)
+    from densing.trend.censored import exhaustive_censored_quantile_line
+
+    slope, intercept, _ = censored_quantile_line(t, y, kind, 0.9)
+    best = exhaustive_censored_quantile_line(t, y, kind, 0.9)
+    assert powell_objective(t, y, kind, slope, intercept, 0.9) <= powell_objective(t, y, kind, *best, 0.9) + 1e-9

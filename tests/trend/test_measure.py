@@ -139,3 +139,16 @@ def test_api_and_cli_give_the_same_slope_for_the_same_rule(shipped):
         slope, intercept = rules.frontier_line(rule, models["t"].to_numpy(float), models["log_density"].to_numpy(float),
                                                models["bound"].to_numpy(float), models["model"].astype(str).to_numpy())
         assert slope == pytest.approx(result.slope_per_day, rel=1e-9) and intercept == pytest.approx(result.intercept, rel=1e-9)
+
+
+@pytest.mark.parametrize("rule", ["quantile", "all", "envelope"])
+def test_the_notebook_api_is_the_same_engine(shipped, rule):
+    """densing.fit_trend on the measurement's densities (bounds in a ``bound`` column) gives the CLI's slope."""
+    import densing
+
+    models = shipped.models
+    frame = pd.DataFrame({"model": models["model"], "release_date": models["release_date"],
+                          "density": np.exp(models["log_density"]), "bound": models["bound"]})
+    frame = frame[np.isfinite(frame["density"]) & np.isfinite(frame["bound"])]
+    fitted = densing.fit_trend(frame, frontier=rule, n_boot=5, epoch="2023-02-24")
+    assert fitted.slope_per_day == pytest.approx(shipped.rules[rule].slope_per_day, rel=1e-9)

@@ -1,0 +1,71 @@
+"""The joint inversion: planted sizes recovered, precision weighting, disagreement measured, censoring at the range."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from densing.laws import forms
+from densing.laws.family import fit_family
+from densing.laws.joint import LOG_SIZE_LOW, invert_joint
+
+from tests.laws.test_family import planted_family
+
+import pandas as pd
+
+PLANT = {"mmlu": (0.45, 22.0), "hellaswag": (0.30, 19.0), "winogrande": (0.35, 21.0)}
+
+
+def _fits(noise: float = 0.0, n_boot: int = 50):
+    table = pd.concat([planted_family(g, l, chance=0.5 if b == "winogrande" else 0.25, benchmark=b, noise=noise, seed=i)
+                       for i, (b, (g, l)) in enumerate(PLANT.items())])
+    return [fit_family(table, "F", b, n_boot=n_boot, seed=0) for b in PLANT]
+
+
+def _scores(log_n: np.ndarray) -> np.ndarray:
+    return np.column_stack([forms.performance_law(log_n, 1 - (0.5 if b == "winogrande" else 0.25), g, l,
+                                                  0.5 if b == "winogrande" else 0.25) for b, (g, l) in PLANT.items()])
+
+
+@settings(max_examples=20, deadline=None)
+@given(sizes=st.lists(st.floats(math.log(3e8), math.log(3e11)), min_size=1, max_size=8))
+def test_scores_made_by_the_reference_give_back_their_size(sizes):
+    fits = _fits()
+    log_n = np.array(sizes)
+    result = invert_joint(fits, _scores(log_n), np.full((log_n.size, 3), 0.005))
+    assert np.allclose(result.log_size, log_n, atol=1e-6)
+    assert np.allclose(result.chi2, 0, atol=1e-8) and (result.censored == "").all()
+
+
+def test_the_more_precise_benchmark_weighs_more():
+    fits = _fits()
+    scores = _scores(np.array([math.log(1e10)]))
+    scores[0, 0] += 0.03  # MMLU says "larger"
+    precise_mmlu = invert_joint(fits, scores, np.array([[0.001, 0.02, 0.02]])).log_size[0]
+    vague_mmlu = invert_joint(fits, scores, np.array([[0.02, 0.001, 0.001]])).log_size[0]
+    assert precise_mmlu > vague_mmlu > math.log(1e10) - 1e-9
+    single = fits[0].effective_params(scores[:, 0])[0]
+    assert precise_mmlu == pytest.approx(math.log(single), abs=0.05)
+
+
+def test_disagreement_shows_in_the_birge_ratio():
+    fits = _fits()
+    scores = _scores(np.array([math.log(1e10), math.log(1e10)]))
+    scores[1] += np.array([0.04, -0.04, 0.0])
+    result = invert_joint(fits, scores, np.full((2, 3), 0.004))
+    assert result.birge_ratio[0] < 0.01 and result.birge_ratio[1] > 3
+
+
+def test_scores_at_chance_everywhere_are_censored_below_the_range():
+    fits = _fits()
+    result = invert_joint(fits, np.array([[0.25, 0.25, 0.5]]), np.full((1, 3), 0.004))
+    assert result.censored[0] == "below_range" and result.log_size[0] == pytest.approx(LOG_SIZE_LOW)
+
+
+def test_the_fit_uncertainty_enters_as_tau():
+    fits = _fits(noise=0.02, n_boot=200)
+    result = invert_joint(fits, _scores(np.array([math.log(1e12)])), np.full((1, 3), 0.004))
+    assert (result.tau2 > 0).all()  # far beyond the family (72B), the reference's own spread counts
