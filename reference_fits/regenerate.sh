@@ -36,9 +36,14 @@ done
 densing fit --data results/public_models.csv --families Cerebras-GPT --benchmark arc_challenge,hellaswag,winogrande \
   --metric score --law composed --chance auto --ceiling 1 --n-boot 200 --seed 0 --jobs 2 \
   --out reference_fits/cerebras_mean_composed.json
-#    The rule that picks the trend's reference among the candidates (densing.trend.measure): eligible if the
-#    token counts span >= 3x, then the lowest held-out error; writes reference_fits/trend_reference_selection.csv.
+#    The rule that picks the trend's reference (densing.trend.references, R1-R5): every family x benchmark of the
+#    table, eligible or not and why; writes reference_fits/trend_reference_candidates.csv.
 python -m densing.trend.measure --results results/public_models.csv --fits-dir reference_fits
+#    The eligible family's laws (Llama-3.1 at its 15T-token budget), shipped for `densing density --fit`.
+for bench in mmlu hellaswag winogrande; do
+  densing fit --data results/public_models.csv --family Llama-3.1 --benchmark "$bench" --n-boot 1000 --seed 0 \
+    --out "reference_fits/family_llama-3.1_${bench}.json" > /dev/null
+done
 # 4. The loss-carrying reference: AI2's OLMo ladder (../shared/data/olmo_ladder, allenai/OLMo, Apache-2.0),
 #    25 runs (190M–3B × 0.5–10×C, 1×C from the *-rerun files), the two-step law on bits per byte of the
 #    correct answer, options chosen inside the ladder (densing.laws.ladder), then the held-out check.
