@@ -24,7 +24,7 @@ Reported: how often each model's 95% interval covers its planted ρ (ln ρ witho
 size is the model's size across benchmarks), how often the trend's interval covers A, and, beside
 it, the interval from resampling models only.
 
-    PYTHONPATH=. python bench/family_trend_coverage.py --replicates 60
+    PYTHONPATH=. python bench/family_trend_coverage.py --replicates 100 --n-boot 300 [--skill none]
 """
 from __future__ import annotations
 
@@ -85,6 +85,8 @@ def main() -> None:
     parser.add_argument("--months", type=float, default=3.5)
     parser.add_argument("--n-boot", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--skill", choices=("pooled", "none"), default="pooled",
+                        help="the joint inversion's between-benchmark variance (densing.laws.joint); 'none' is the first version")
     args = parser.parse_args()
     slope = math.log(2) / (args.months * 365.25 / 12)
     sizes = np.array([float(v) for v in args.ref_sizes.split(",")])
@@ -98,7 +100,7 @@ def main() -> None:
         except Exception as exc:  # noqa: BLE001 — a replicate whose family cannot be fitted is counted, not hidden
             print(f"replicate {r}: reference not fitted ({exc})")
             continue
-        joint = Joint(fits)
+        joint = Joint(fits, skill=args.skill)
         models, log_rho = targets(rng, args.n_models, slope, args.gap, args.skill_sd)
         table = density_table(models, joint, seed=r, n_draws=400)
         truth = pd.Series(np.exp(log_rho), index=models["model"]).loc[table["model"]].to_numpy()
@@ -111,7 +113,7 @@ def main() -> None:
         trend_models.append(result.slope_per_day - 1.96 * sd <= slope <= result.slope_per_day + 1.96 * sd)
     done = len(trend_full)
     print(f"{done} replicates in {time.perf_counter() - start:.0f} s; reference sizes {args.ref_sizes}, member sd {args.member_sd}, "
-          f"skill sd {args.skill_sd} (ln N), {args.n_models} targets, planted doubling {args.months} months")
+          f"skill sd {args.skill_sd} (ln N), {args.n_models} targets, planted doubling {args.months} months; joint skill={args.skill}")
     print(f"per-model 95% interval of the joint density covers the planted ρ: {np.mean(per_model):.3f} "
           f"(median over replicates {np.median(per_model):.3f}, range {min(per_model):.3f}–{max(per_model):.3f})")
     print(f"trend 95% interval (fit + score + models) covers the planted slope: {np.mean(trend_full):.3f} "

@@ -90,7 +90,7 @@ class Joint:
     """The joint maximum-likelihood size over the family fits of one family (:mod:`densing.laws.joint`)."""
 
     fit_list: tuple[ReferenceFit, ...]
-    _weights: dict = field(default_factory=dict, compare=False, repr=False)
+    skill: str = "pooled"  # the between-benchmark variance (densing.laws.joint): "pooled" or "none"
 
     def __post_init__(self) -> None:
         families = {_family_label(f) for f in self.fit_list}
@@ -110,7 +110,8 @@ class Joint:
 
     @property
     def name(self) -> str:
-        return f"{_family_label(self.fit_list[0])}:joint({','.join(self.benchmarks)})"
+        suffix = "" if self.skill == "pooled" else f"[skill {self.skill}: first version]"
+        return f"{_family_label(self.fit_list[0])}:joint({','.join(self.benchmarks)}){suffix}"
 
     @property
     def kind(self) -> str:
@@ -127,7 +128,7 @@ class Joint:
     def _solve_point(self, scores, stderr):
         from densing.laws.joint import invert_joint
 
-        return invert_joint(list(self.fit_list), scores, stderr)
+        return invert_joint(list(self.fit_list), scores, stderr, skill=self.skill)
 
     def point(self, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray):
         result = self._solve_point(scores, stderr)
@@ -136,8 +137,7 @@ class Joint:
         return y, kind
 
     def weights(self, scores, stderr) -> np.ndarray:
-        result = self._solve_point(scores, stderr)
-        return 1.0 / np.maximum(np.square(np.nan_to_num(stderr)) + result.tau2, 1e-12)
+        return self._solve_point(scores, stderr).weights
 
     def draws(self, picks, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray, weights: np.ndarray | None = None):
         from densing.laws.joint import LOG_SIZE_HIGH, LOG_SIZE_LOW, family_columns, solve, start_points

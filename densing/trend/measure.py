@@ -154,12 +154,19 @@ def family_references(targets: pd.DataFrame, candidates: pd.DataFrame, *, seed: 
     return out
 
 
-def inversions_of(fits: tuple[ReferenceFit, ...]) -> dict[str, object]:
-    """Per-benchmark inversions of each fit and the joint one, by name (joint first)."""
+def inversions_of(fits: tuple[ReferenceFit, ...], *, first_versions: bool = False) -> dict[str, object]:
+    """Per-benchmark inversions of each fit and the joint one, by name (joint first).
+
+    ``first_versions`` adds the joint inversion as first written (no skill variance,
+    :mod:`densing.laws.joint`), kept beside the default since the default changed after a coverage run.
+    """
     out: dict[str, object] = {}
     if len(fits) > 1:
         joint = Joint(fits)
         out[joint.name] = joint
+        if first_versions:
+            first = Joint(fits, skill="none")
+            out[first.name] = first
     for fit in fits:
         one = PerBenchmark(fit, fit.d0)
         out[one.name] = one
@@ -432,7 +439,7 @@ def measure_trend(
     n_side_share = 25  # the side inversions' shares are not shown; a few draws keep the call uniform
     side: dict[str, InversionTrend] = {}
     for family, fits in family_fits.items():
-        for name, other in inversions_of(fits).items():
+        for name, other in inversions_of(fits, first_versions=True).items():
             if fit is None and name == inversion.name:  # the headline itself: one computation, one interval
                 side[name] = InversionTrend(name=name, family=family, kind=other.kind, benchmarks=tuple(other.benchmarks),
                                             d0=other.d0, result=head, error="", checks=own, models=models)
@@ -486,8 +493,10 @@ def measure_trend(
 def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: float = 0.95, n_draws: int = 1000) -> pd.DataFrame:
     """ρ of every target under the inversion with its interval (fit draws × score noise), and per benchmark beside it.
 
-    For the joint inversion the score noise is scaled by the model's Birge ratio where it exceeds 1
-    (:mod:`densing.laws.joint`), and the per-benchmark densities and the ratio are columns.
+    For the joint inversion the score noise also carries the between-benchmark skill variance
+    (sd √(σ² + S'(x̂)²·s²), :mod:`densing.laws.joint`; with ``skill="none"``, the first version: σ
+    scaled by the model's Birge ratio where it exceeds 1), and the per-benchmark densities and the
+    Birge ratio are columns.
     """
     scores, stderr = arrays(models, inversion.benchmarks)
     params = models["params"].to_numpy(float)
@@ -495,18 +504,24 @@ def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: floa
     rng = np.random.default_rng(seed)
     count = min(n_draws, inversion.n_draws)
     picks = rng.integers(inversion.n_draws, size=count)
-    scale = np.ones(len(models))
+    noise_sd = np.nan_to_num(stderr)
     out = models[["model", "params", "release_date"] + [c for c in ("family",) if c in models.columns]].copy()
     if isinstance(inversion, Joint):
         solved = inversion._solve_point(scores, stderr)
-        scale = np.where(np.nan_to_num(solved.birge_ratio) > 1, np.nan_to_num(solved.birge_ratio), 1.0)
+        if inversion.skill == "none":
+            scale = np.where(np.nan_to_num(solved.birge_ratio) > 1, np.nan_to_num(solved.birge_ratio), 1.0)
+            noise_sd = noise_sd * scale[:, None]
+        else:
+            noise_sd = np.sqrt(np.square(noise_sd) + np.square(solved.slope) * solved.skill2)
         out["birge_ratio"] = solved.birge_ratio
         for fit in inversion.fits:
             out[f"density:{fit.benchmark}"] = fit.effective_params(models[f"score:{fit.benchmark}"].to_numpy(float)) / params
-    noise = rng.standard_normal((count, *scores.shape)) * np.nan_to_num(stderr)[None] * scale[None, :, None]
+    noise = rng.standard_normal((count, *scores.shape)) * noise_sd[None]
     drawn_y, drawn_kind = inversion.draws(picks, scores[None] + noise, stderr, params)
-    with np.errstate(invalid="ignore"):
-        low, high = np.quantile(np.where(drawn_kind == EXACT, drawn_y, np.nan), [(1 - level) / 2, (1 + level) / 2], axis=0)
+    # a draw that lands on a bound says only "below" / "above" its value: it counts as −∞ / +∞, so an
+    # interval end that falls among such draws is open (0 or ∞), never a NaN
+    open_y = np.where(drawn_kind == EXACT, drawn_y, np.where(drawn_kind > 0, np.inf, -np.inf))
+    low, high = np.quantile(open_y, [(1 - level) / 2, (1 + level) / 2], axis=0, method="inverted_cdf")
     out["density"] = np.exp(y)
     out["bound"] = np.where(kind == EXACT, "", np.where(kind > 0, "lower bound", np.where(kind < 0, "upper bound", "dropped")))
     out["density_ci_low"], out["density_ci_high"] = np.exp(low), np.exp(high)

@@ -69,3 +69,24 @@ def test_the_fit_uncertainty_enters_as_tau():
     fits = _fits(noise=0.02, n_boot=200)
     result = invert_joint(fits, _scores(np.array([math.log(1e12)])), np.full((1, 3), 0.004))
     assert (result.tau2 > 0).all()  # far beyond the family (72B), the reference's own spread counts
+
+
+def test_the_skill_variance_is_recovered_from_planted_disagreement():
+    from densing.laws.joint import skill_variance
+
+    fits = _fits()
+    rng = np.random.default_rng(0)
+    log_n = rng.uniform(math.log(2e9), math.log(5e10), 400)
+    skill = 0.5
+    scores = np.column_stack([
+        forms.performance_law(log_n + skill * rng.standard_normal(log_n.size), 1 - (0.5 if b == "winogrande" else 0.25), g, l,
+                              0.5 if b == "winogrande" else 0.25)
+        for b, (g, l) in PLANT.items()])
+    stderr = np.full(scores.shape, 1e-4)
+    assert skill_variance(fits, scores, stderr) == pytest.approx(skill ** 2, rel=0.15)
+    # no disagreement beyond the errors: zero, never negative
+    assert skill_variance(fits, _scores(log_n), stderr) == pytest.approx(0.0, abs=1e-6)
+    # the first version (skill="none") keeps weights from the errors alone
+    none = invert_joint(fits, scores[:5], stderr[:5], skill="none")
+    pooled = invert_joint(fits, scores[:5], stderr[:5])
+    assert none.skill2 == 0 and pooled.skill2 > 0 and (pooled.weights < none.weights).all()
