@@ -109,7 +109,10 @@ def build_report(
             "Intervals carry the reference fit's bootstrap, each score's standard error and resampling of models; the "
             "shares say which dominates. Each check is passed, failed or untestable (the data cannot decide).",
             [
-                table_html(measured.table().round(4), scroll=False),
+                table_html(_round(measured.table()[["rule", "months", "ci_low", "ci_high", "n_models", "lower_bounds",
+                                                    "upper_bounds"]], 2), scroll=False),
+                _details("shares of the slope variance (fit, score, models) per rule",
+                         table_html(_round(measured.table()[["rule", "share_fit", "share_score", "share_models"]], 3), scroll=False)),
                 "<h3>Validity checks of the headline inversion</h3>",
                 table_html(measured.checks_table(), scroll=False),
                 "<h3>The paper's numbers beside ours</h3>",
@@ -119,12 +122,14 @@ def build_report(
         ),
         Section("Every eligible reference", "Doubling time (headline rule) of each inversion of each eligible reference, with "
                 "its 95% interval and checks; the sensitivity check compares them.",
-                [table_html(_references_table(measured), scroll=False)]),
+                [table_html(_references_table(measured), scroll=False),
+                 _details("every column (inversion kind, models, each check)",
+                          table_html(_round(measured.references.drop(columns=["family", "error"], errors="ignore"), 2)))]),
         Section(
             "Named models",
-            f"Densities under the headline reference ({measured.reference}) with 95% intervals (fit draws × score noise, "
-            "scaled by the Birge ratio where the benchmarks disagree more than their errors allow), the per-benchmark "
-            "densities beside, and the paper's anchors.",
+            f"Densities under the headline reference ({measured.reference}) with 95% intervals (fit draws × score noise × "
+            "the benchmarks' pooled disagreement; an end of 0 or ∞: more than 2.5% of draws left the size range), the "
+            "per-benchmark densities beside, the Birge ratio (benchmarks' disagreement beyond that), and the paper's anchors.",
             [table_html(_named_table(dens, NAMED_MODELS, PAPER_ANCHORS), scroll=False)],
         ),
         Section(
@@ -193,11 +198,16 @@ def verdict_html(measured, paper: dict) -> str:
             + f'<p class="why">{esc(measured.why)}</p>')
 
 
+def _details(summary: str, body: str) -> str:
+    """Columns that matter less, behind a toggle (the page stays within 900 px)."""
+    return f"<details><summary>{esc(summary)}</summary>{body}</details>"
+
+
 def _references_table(measured) -> pd.DataFrame:
     table = measured.references.copy()
-    keep = ["reference", "inversion", "months", "ci_low", "ci_high", "n_models", "saturation", "conditioning", "size_dependence"]
+    keep = ["reference", "months", "ci_low", "ci_high", "size_dependence"]
     table = table[[c for c in keep if c in table.columns]]
-    table["d0"] = [format_count(v) for v in measured.references["d0"]]
+    table["reference"] = [str(r).replace(":", ": ", 1).replace(",", ", ") for r in table["reference"]]
     return _round(table, 2)
 
 
@@ -209,6 +219,8 @@ def _named_table(dens: pd.DataFrame, names, anchors: dict) -> pd.DataFrame:
         + [c for c in ("birge_ratio",) if c in rows.columns]
     out = rows[columns].copy()
     out["paper"] = out["model"].map(anchors).fillna("")
+    out = out.rename(columns={"density": "ρ joint", "density_ci_low": "95% low", "density_ci_high": "95% high",
+                              "birge_ratio": "Birge", **{c: "ρ " + c.split(":", 1)[1] for c in columns if c.startswith("density:")}})
     missing = [n for n in names if n not in set(rows["model"])]
     if missing:
         out = pd.concat([out, pd.DataFrame({"model": missing, "paper": ["not a target (defines the reference, or no scores)"] * len(missing)})],

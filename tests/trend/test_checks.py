@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from densing.trend import checks
 
@@ -73,3 +74,28 @@ def test_sensitivity_fails_on_a_spread_over_two_or_a_non_finite_variant():
 def test_saturation_and_conditioning_are_untestable_without_frontier_models():
     assert checks.saturation([], [], 0.9, []).status == "untestable"
     assert checks.conditioning([], []).status == "untestable"
+
+
+def test_the_hc3_interval_is_statsmodels():
+    from densing._sm import OLS
+
+    frame = _families(0.2, noise=0.3, seed=5)
+    design = pd.get_dummies(frame["family"], dtype=float)
+    design.insert(0, "log_params", np.log(frame["params"]))
+    x, y = design.to_numpy(float), frame["log_density"].to_numpy(float)
+    result = OLS(y, x).fit(cov_type="HC3")
+    slope, low, high = checks.ols_hc3_first(x, y, 0.95)
+    assert slope == pytest.approx(result.params[0], rel=1e-10)
+    assert (low, high) == pytest.approx(tuple(result.conf_int(alpha=0.05)[0]), rel=1e-8)
+
+
+def test_each_failed_check_has_a_plain_sentence():
+    from densing.trend.measure import plain_reason
+
+    sensitivity = pd.DataFrame({"doubling_time_months": [2.7, 11.4]})
+    size = checks.size_dependence(_families(0.5))
+    assert plain_reason(size, sensitivity).startswith("Within a family, larger models come out denser")
+    spread = checks.sensitivity([2.7, 11.4])
+    assert "from 2.7 to 11.4 months" in plain_reason(spread, sensitivity)
+    assert "cap" in plain_reason(checks.saturation([0.9], [0.01], 0.9, ["m"]), sensitivity)
+    assert "-fold" in plain_reason(checks.conditioning([5.0], ["m"]), sensitivity)

@@ -96,8 +96,13 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
         assert "doubles every" in shipped.verdict and "3.3 months" in shipped.verdict
     else:
         assert shipped.verdict.startswith("Doubling time not measured")
-        failed = [c.name for c in shipped.checks if c.failed]
-        assert failed and all(name in shipped.why for name in failed)
+        failed = [c for c in shipped.checks if c.failed]
+        assert failed and f"{len(failed)} of {len(shipped.checks)} validity checks fail" in shipped.verdict
+        assert "3.3 months" in shipped.verdict
+        # one plain sentence per failed check, in the why
+        from densing.trend.measure import plain_reason
+
+        assert all(plain_reason(c, shipped.sensitivity) in shipped.why for c in failed)
     rows = json.loads(json.dumps(shipped.json_rows(), default=str))
     head = next(r for r in rows if r["headline"])
     assert {"share_fit", "share_score", "share_models", "intercept", "checks", "references", "breakpoint", "verdict"} <= set(head)
