@@ -396,7 +396,7 @@ def plain_reason(check: checks.Check, sensitivity: pd.DataFrame) -> str:
     if check.name == "saturation":
         return "Frontier models score at the highest score the reference can express, so their densities are set by that cap."
     if check.name == "conditioning":
-        return f"One standard error of a frontier model's score moves its density {check.value:.3g}-fold (the rule allows 2)."
+        return f"One standard error of a frontier model's score moves its density {checks._g(check.value)}-fold (the rule allows 2)."
     return f"{check.name}: {check.detail}."
 
 

@@ -143,3 +143,14 @@ def test_panel_grids_fill_their_rows():
     from densing.report.figures import _grid
 
     assert _grid(1) == (1, 1) and _grid(4) == (2, 2) and _grid(6) == (2, 3) and _grid(5) == (3, 2)
+
+
+def test_tables_fit_900_px_and_counts_are_words(report):
+    html, _, _ = report
+    detail = html.split("The measurement in detail")[1].split("</table>")[0]
+    assert len(re.findall(r"<th>", detail)) <= 7  # the shares sit behind a toggle
+    assert "<details><summary>shares of the slope variance" in html
+    per_model = html.split("Per-model densities")[1].split("</table>")[0]
+    assert not re.search(r"\d\.\d+e\+\d+", per_model)  # no 4.05e+11
+    assert re.search(r"<td[^>]*>\d+(\.\d+)?[BM]</td>", per_model)  # 7B, 405B, 135M
+    assert "15T tokens" in _visible_text(html)

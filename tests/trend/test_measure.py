@@ -157,3 +157,22 @@ def test_the_notebook_api_is_the_same_engine(shipped, rule):
     frame = frame[np.isfinite(frame["density"]) & np.isfinite(frame["bound"])]
     fitted = densing.fit_trend(frame, frontier=rule, n_boot=5, epoch="2023-02-24")
     assert fitted.slope_per_day == pytest.approx(shipped.rules[rule].slope_per_day, rel=1e-9)
+
+
+def test_sensitivity_holds_only_eligible_references_and_d0_only_with_a_data_term(shipped):
+    from densing.trend.references import eligible_families
+
+    families = set(eligible_families(shipped.candidates)["family"])
+    assert set(shipped.sensitivity["reference"].str.split(":").str[0]) <= families
+    assert not shipped.sensitivity["inversion"].astype(str).str.startswith("D0").any()  # family laws: no D0 variants
+
+
+def test_a_given_composed_fit_is_measured_at_the_given_d0_with_d0_variants():
+    from densing.data import read_results
+    from densing.trend.measure import SENSITIVITY_D0, measure_trend
+
+    fit = ReferenceFit.load("reference_fits/pile_hellaswag_composed.json")
+    result = measure_trend(read_results("results/public_models.csv"), fit=fit, d0=3e11, n_boot=30, n_boot_side=20)
+    assert result.d0 == 3e11 and "(given)" in result.reference
+    variants = result.sensitivity[result.sensitivity["inversion"].astype(str).str.startswith("D0")]
+    assert sorted(variants["d0"]) == sorted(SENSITIVITY_D0)
