@@ -455,7 +455,7 @@ def measure_trend(
             rule_errors[rule] = str(exc)
     head = found_rules[HEADLINE_RULE]
     own = inversion_checks(models, inversion)
-    n_side_share = 25  # the side inversions' shares are not shown; a few draws keep the call uniform
+    n_side_share = 0  # the side inversions' shares are shown nowhere: not drawn
     side: dict[str, InversionTrend] = {}
     for family, fits in family_fits.items():
         for name, other in inversions_of(fits, first_versions=True).items():

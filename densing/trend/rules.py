@@ -2,7 +2,8 @@
 
 One registry, read by the API (:func:`densing.trend.fit_trend`), the measurement
 (:func:`densing.trend.measure.measure_trend`), the CLI and the report. A rule is a name, a
-description and ``fit(t, y, kind, labels, quantile) -> (A, B)``; ``kind`` per point is 0 (exact),
+description and ``fit(t, y, kind, labels, quantile, start) -> (A, B)`` (``start``: an optional line
+an iterative rule may start from); ``kind`` per point is 0 (exact),
 +1 (lower bound: the true ln ρ ≥ y) or −1 (upper bound). A new rule is one :func:`register` call.
 
 - ``quantile`` — Powell's censored q-th regression quantile (q = 0.9), bounds as bounds
@@ -57,17 +58,17 @@ def get(name: str) -> FrontierRule:
         raise InputError(f"frontier: expected one of {', '.join(RULES)}, got {name!r}") from None
 
 
-def _quantile(t, y, kind, labels, quantile):
+def _quantile(t, y, kind, labels, quantile, start=None):
     slope, intercept, _ = censored_quantile_line(t, y, kind, quantile)
     return slope, intercept
 
 
-def _tobit(t, y, kind, labels, quantile):
-    slope, intercept, _ = tobit_line(t, y, kind)
+def _tobit(t, y, kind, labels, quantile, start=None):
+    slope, intercept, _ = tobit_line(t, y, kind, start)
     return slope, intercept
 
 
-def _envelope(t, y, kind, labels, quantile):
+def _envelope(t, y, kind, labels, quantile, start=None):
     index = envelope_index(t, y, labels)
     tt, yy = t[index], y[index]
     if len(tt) < MIN_POINTS or np.unique(tt).size < 2:
@@ -81,11 +82,14 @@ register(FrontierRule("all", "Tobit mean line over every model, bounds as bounds
 register(FrontierRule("envelope", "the paper's record-setters, OLS (bounds at their values)", _envelope, optimistic_interval=True))
 
 
-def frontier_line(rule: str, t, y, kind, labels, quantile: float = 0.9) -> tuple[float, float]:
-    """(A per day, B) of one rule on the usable points (finite y and kind); NaNs if unfittable."""
+def frontier_line(rule: str, t, y, kind, labels, quantile: float = 0.9, start: tuple[float, float] | None = None) -> tuple[float, float]:
+    """(A per day, B) of one rule on the usable points (finite y and kind); NaNs if unfittable.
+
+    ``start``: a line to start an iterative rule from (a bootstrap draw passes the point estimate).
+    """
     t, y, kind, labels = (np.asarray(a) for a in (t, y, kind, labels))
     usable = np.isfinite(y.astype(float)) & np.isfinite(kind.astype(float))
     t, y, kind, labels = t[usable].astype(float), y[usable].astype(float), kind[usable].astype(int), labels[usable]
     if t.size < MIN_POINTS or np.ptp(t) == 0:
         return math.nan, math.nan
-    return get(rule).fit(t, y, kind, labels, quantile)
+    return get(rule).fit(t, y, kind, labels, quantile, start)

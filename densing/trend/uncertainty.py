@@ -137,8 +137,8 @@ def carry_uncertainty(
     rules.get(rule)
     if not 0 < level < 1:
         raise InputError(f"level: expected a number in (0, 1), got {level!r}")
-    if n_boot < 1 or n_boot_share < 1:
-        raise InputError("n_boot: expected a positive number of draws")
+    if n_boot < 1 or n_boot_share < 0:
+        raise InputError("n_boot: expected a positive number of draws (and n_boot_share ≥ 0)")
     if inversion.n_draws < 1:
         raise FitError(f"{inversion.name}: the reference fit has no bootstrap draws; its uncertainty cannot be carried")
     models = _with_score_columns(models, inversion.benchmarks)
@@ -166,7 +166,8 @@ def carry_uncertainty(
         slopes = np.empty(count)
         for k in range(count):
             index = rng.integers(n, size=n) if "models" in sources else np.arange(n)
-            slopes[k] = rules.frontier_line(rule, t[index], y[k, index], kind[k, index], labels[index], quantile)[0]
+            slopes[k] = rules.frontier_line(rule, t[index], y[k, index], kind[k, index], labels[index], quantile,
+                                            start=(slope0, intercept0))[0]
         return slopes
 
     combined = draw(SOURCES, n_boot)
@@ -175,9 +176,10 @@ def carry_uncertainty(
         raise FitError(f"{rule} frontier: the bootstrap could not fit a line in any draw")
     tail = (1 - level) / 2
     low, high = np.quantile(ok, [tail, 1 - tail])
-    sds = {s: float(np.nanstd(draw((s,), n_boot_share))) for s in SOURCES}
+    # n_boot_share = 0: the shares are not wanted (NaN), their draws are skipped
+    sds = {s: (float(np.nanstd(draw((s,), n_boot_share))) if n_boot_share else math.nan) for s in SOURCES}
     total = sum(v ** 2 for v in sds.values())
-    shares = {s: (sds[s] ** 2 / total if total > 0 else math.nan) for s in SOURCES}
+    shares = {s: (sds[s] ** 2 / total if total > 0 else math.nan) for s in SOURCES}  # NaN propagates when skipped
     dt_low, dt_high = doubling_interval(float(low), float(high))
     kinds = kind0[np.isfinite(kind0)]
     return TrendUncertainty(
