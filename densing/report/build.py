@@ -101,8 +101,10 @@ def build_report(
         Section(
             "Capacity density over time",
             _density_intro(measured, frontier, line),
-            [figure_html(figures.density_figure(measured.models, line, others=others,
-                                                title=f"Capacity density vs release date · {frontier} rule"), "density-trend")],
+            [figure_html(figures.density_figure(
+                measured.models, line, others=others, title=f"Capacity density vs release date · {frontier} rule",
+                checks_text="checks: " + " · ".join(f"{c.name.replace('_', ' ')} {c.status}" for c in measured.checks)
+                + ("" if measured.measurable else " — the line is an estimate, not a measurement")), "density-trend")],
         ),
         Section(
             "The measurement in detail",

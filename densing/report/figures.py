@@ -114,7 +114,8 @@ def _months(value: float) -> str:
     return "∞" if value == np.inf else "—" if not np.isfinite(value) else f"{value:.2f}"
 
 
-def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: float | None = None) -> go.Figure:
+def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: float | None = None,
+                   checks_text: str | None = None) -> go.Figure:
     """Capacity density over release dates on a log axis: every model the trend uses, a censored
     density drawn at its bound (▲ a lower bound, ▼ an upper bound), the frontier's points, and the
     line ln ρ = A·t + B of :class:`densing.report.line.MeasuredLine` with its slope's 95% band
@@ -174,6 +175,9 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
     if reach is not None and np.isfinite(reach):
         figure.add_hline(y=reach, line=dict(color="#888", dash="dot", width=1),
                          annotation_text="reference's largest member scored at this density's reach", annotation_position="top left")
+    if checks_text:  # the validity checks, on the figure itself: a line is read with its verdict
+        figure.add_annotation(text=html.escape(checks_text), xref="paper", yref="paper", x=0, y=1.0, xanchor="left",
+                              yanchor="bottom", showarrow=False, font=dict(size=12, color="#8a1c1c" if "failed" in checks_text else "#1c6b2a"))
     pad = 0.1 * (high_y - low_y) + 0.2  # the band may run off the plot: the axis follows the points and the line
     figure.update_layout(
         title=title, xaxis=dict(title="release date"),

@@ -154,3 +154,9 @@ def test_tables_fit_900_px_and_counts_are_words(report):
     assert not re.search(r"\d\.\d+e\+\d+", per_model)  # no 4.05e+11
     assert re.search(r"<td[^>]*>\d+(\.\d+)?[BM]</td>", per_model)  # 7B, 405B, 135M
     assert "15T tokens" in _visible_text(html)
+
+
+def test_the_checks_are_written_on_the_density_figure(report, measured):
+    html, _, _ = report
+    for check in measured.checks:
+        assert f"{check.name.replace('_', ' ')} {check.status}" in html.split("density-trend", 1)[1].split("<h2")[0]
