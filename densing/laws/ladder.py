@@ -184,8 +184,7 @@ def predict_held_out(fit: ReferenceFit, targets: pd.DataFrame, level: float = 0.
     out["relative_error"] = (out["predicted_score"] - out["measured_score"]).abs() / out["measured_score"]
     low = high = np.full(len(out), np.nan)
     if fit.bootstrap:
-        draws = np.asarray(fit.bootstrap, float)
-        cols = {name: draws[:, i][:, None] for i, name in enumerate(fit.bootstrap_names)}
+        cols = fit.draw_columns(np.arange(len(fit.bootstrap)))
         n = points["params"].to_numpy(float)[None, :]
         t = points["train_tokens"].to_numpy(float)[None, :]
         loss = forms.loss_law(n, t, cols["a"], cols["alpha"], cols["b"], cols["beta"], cols.get("E", 0.0))
