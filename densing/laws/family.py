@@ -86,7 +86,7 @@ def logit_scores(scores, chance: float, scale: float) -> np.ndarray:
         return np.where((u > 0) & (u < 1), np.log(u / (1 - u)), np.nan)
 
 
-def _metric(table: pd.DataFrame, benchmark: str, metric: str | None) -> str:
+def metric_for(table: pd.DataFrame, benchmark: str, metric: str | None) -> str:
     """``metric``, or the one metric the table has for ``benchmark``."""
     if metric is not None:
         return metric
@@ -103,7 +103,7 @@ def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
     ``active_params`` value: not dense), ``no_tokens`` (unknown training budget), ``no_score``,
     ``at_chance`` (score at or below the chance level: no logit).
     """
-    metric = _metric(table, benchmark, metric)
+    metric = metric_for(table, benchmark, metric)
     mine = table[table["family"].astype(object) == family]
     members = np.unique(mine["model"].astype(str).to_numpy())
     if not len(members):
@@ -153,7 +153,7 @@ def fit_family(
 
     if n_boot < 0:
         raise InputError(f"n_boot: expected a non-negative number of draws, got {n_boot!r}")
-    metric = _metric(table, benchmark, metric)
+    metric = metric_for(table, benchmark, metric)
     points, dropped = family_points(table, family, benchmark, metric=metric)
     if exclude:
         points = points[~points["model"].isin(exclude)].reset_index(drop=True)

@@ -125,19 +125,19 @@ class Joint:
     def n_draws(self) -> int:
         return len(self.fit_list[0].bootstrap)
 
-    def _solve_point(self, scores, stderr):
+    def solve_point(self, scores, stderr):
         from densing.laws.joint import invert_joint
 
         return invert_joint(list(self.fit_list), scores, stderr, skill=self.skill)
 
     def point(self, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray):
-        result = self._solve_point(scores, stderr)
+        result = self.solve_point(scores, stderr)
         y = result.log_size - np.log(params)
         kind = np.where(result.censored == "below_range", UPPER, np.where(result.censored == "above_range", LOWER, EXACT)).astype(float)
         return y, kind
 
     def weights(self, scores, stderr) -> np.ndarray:
-        return self._solve_point(scores, stderr).weights
+        return self.solve_point(scores, stderr).weights
 
     def draws(self, picks, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray, weights: np.ndarray | None = None):
         from densing.laws.joint import LOG_SIZE_HIGH, LOG_SIZE_LOW, family_columns, solve, start_points
@@ -155,10 +155,10 @@ class Joint:
 
     def conditioning(self, scores: np.ndarray, stderr: np.ndarray) -> np.ndarray:
         """How many-fold the joint ρ moves for one standard error: exp of |Δx̂| when every score moves by +σ or −σ."""
-        base = self._solve_point(scores, stderr).log_size
+        base = self.solve_point(scores, stderr).log_size
         sigma = np.nan_to_num(stderr)
-        up = self._solve_point(scores + sigma, stderr).log_size
-        down = self._solve_point(scores - sigma, stderr).log_size
+        up = self.solve_point(scores + sigma, stderr).log_size
+        down = self.solve_point(scores - sigma, stderr).log_size
         return np.exp(np.maximum(np.abs(up - base), np.abs(base - down)))
 
 

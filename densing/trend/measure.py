@@ -528,7 +528,7 @@ def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: floa
     noise_sd = np.nan_to_num(stderr)
     out = models[["model", "params", "release_date"] + [c for c in ("family",) if c in models.columns]].copy()
     if isinstance(inversion, Joint):
-        solved = inversion._solve_point(scores, stderr)
+        solved = inversion.solve_point(scores, stderr)
         if inversion.skill == "none":
             scale = np.where(np.nan_to_num(solved.birge_ratio) > 1, np.nan_to_num(solved.birge_ratio), 1.0)
             noise_sd = noise_sd * scale[:, None]

@@ -102,14 +102,14 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
 
     rows = []
     counts = targets.drop_duplicates("model").groupby("family")["model"].count() if "family" in targets.columns else pd.Series(dtype=int)
-    from densing.laws.family import _metric
+    from densing.laws.family import metric_for
 
     keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params", "release_date")
             if c in targets.columns]
     targets = targets[keep].astype({c: object for c in ("model", "family", "benchmark", "metric") if c in keep})  # plain
     # object columns: ~150 small selections below cost a third of the time of Arrow-backed strings
     present = set(targets["benchmark"].astype(str))
-    metrics = {b: _metric(targets, b, None) for b in CANDIDATE_BENCHMARKS if b in present}
+    metrics = {b: metric_for(targets, b, None) for b in CANDIDATE_BENCHMARKS if b in present}
     reach_cache: dict = {}
     for family in sorted(str(f) for f in counts[counts >= MIN_FAMILY_MODELS].index):
         own = targets[targets["family"] == family]  # one family's rows: the per-benchmark steps read only these
