@@ -417,8 +417,10 @@ def worker_main(run_dir: str | Path) -> None:
                          "profiled": first_active <= step < config.profile_end,
                          "allreduce_wall_s": ar_wall, "allreduce_cpu_s": ar_cpu})
             prof.step()
-    if outer is not None:
-        outer.finish()
+        if outer is not None:
+            # wait for the last outer all-reduce while the profiler is still running: a gloo thread
+            # finishing after the profiler has been torn down aborted the worker (SIGABRT, seen under load)
+            outer.finish()
     atomic_write_text(run_dir / f"metrics-rank{rank}.csv",
                       pd.DataFrame(rows, columns=METRICS_COLUMNS).to_csv(index=False))
     dist.barrier()
