@@ -35,7 +35,8 @@ def breakdown_figure(df: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def timeline_figure(traces: Sequence[RankTrace], step: int | None = None, max_kernels: int = 20000) -> go.Figure:
+def timeline_figure(traces: Sequence[RankTrace], step: int | None = None, max_kernels: int = 20000,
+                    label: str | None = None) -> go.Figure:
     """One step's GPU kernels per rank and stream, coloured by category (computation,
     communication, memory, other). ``step`` defaults to the first step all ranks share
     (the whole trace when there are no ProfilerStep annotations). At most ``max_kernels``
@@ -64,7 +65,9 @@ def timeline_figure(traces: Sequence[RankTrace], step: int | None = None, max_ke
                 customdata=np.asarray(t.kernel_names, dtype=object)[t.kernel_name_code[k]],
                 hovertemplate="%{customdata}<br>start %{base:.3f} ms, %{x:.3f} ms<extra></extra>")
             shown.add(name)
-    fig.update_layout(barmode="overlay", title=f"GPU kernels, step {step}" if step is not None else "GPU kernels",
+    head = f"{label}: " if label else ""
+    ranks = ", ".join(str(t.rank) for t in traces[:8]) + (" …" if len(traces) > 8 else "")
+    fig.update_layout(barmode="overlay", title=f"{head}kernels of ranks {ranks}" + (f", step {step}" if step is not None else ""),
                       xaxis_title="time since first event (ms)", yaxis_title="", bargap=0.2)
     return fig
 
@@ -110,6 +113,27 @@ def _run_folders(trace_dir: Path) -> list[Path]:
                   if d.is_dir() and any(f.name.endswith((".json", ".json.gz")) for f in d.iterdir()))
 
 
+#: The overlap numbers the report prints beside the figures, with their names for a reader.
+OVERLAP_TABLE_COLUMNS = {"comm_comp_overlap_pct": "overlap %", "exposed_comm_us": "exposed comm (ms)",
+                         "comm_us": "comm (ms)", "compute_us": "compute (ms)", "idle_pct": "idle %"}
+
+
+def overlap_table(trace_dir: str | Path) -> pd.DataFrame:
+    """One row per run (strategy) and rank: overlap %, exposed and total communication, computation,
+    idle share — the numbers behind the report's overlap figures (``analyze`` of each run)."""
+    runs = _run_folders(Path(trace_dir))
+    sets = {d.name: read_traces(d) for d in runs} if runs else {Path(trace_dir).name: read_traces(trace_dir)}
+    frames = []
+    for name, traces in sets.items():
+        frame = analyze(traces)
+        out = pd.DataFrame({"run": name, "rank": frame["rank"]})
+        for column, title in OVERLAP_TABLE_COLUMNS.items():
+            values = frame[column].to_numpy(float)
+            out[title] = values / 1e3 if column.endswith("_us") else values
+        frames.append(out)
+    return pd.concat(frames, ignore_index=True)
+
+
 def report_section(trace_dir: str | Path, model_params: float | None = None) -> list[tuple[str, go.Figure]]:
     """The report's overlap figures for a trace folder: breakdown bars, one step's timeline and,
     when the trace (or ``model_params``) gives the communication volume, what-if curves.
@@ -123,11 +147,11 @@ def report_section(trace_dir: str | Path, model_params: float | None = None) -> 
     if runs:
         read = {d.name: read_traces(d) for d in runs}
         parts = [("Runs side by side", runs_figure({name: analyze(t) for name, t in read.items()}))]
-        parts += [(f"{name}: one step's timeline per rank", timeline_figure(t)) for name, t in read.items()]
+        parts += [(f"{name}: one step's timeline per rank", timeline_figure(t, label=name)) for name, t in read.items()]
         return parts
     traces = read_traces(trace_dir)
     parts = [("Temporal breakdown per rank", breakdown_figure(analyze(traces))),
-             ("One step's GPU timeline per rank", timeline_figure(traces))]
+             ("One step's GPU timeline per rank", timeline_figure(traces, label=Path(trace_dir).name))]
     try:
         parts.append(("What-if: overlap strategies, workers and networks",
                       whatif_figure(predict(calibrate(traces, model_params=model_params)))))

@@ -158,10 +158,15 @@ def build_report(
         Section("Data caveats", "", [_caveats_html(dens, measured, results_path, since)]),
     ]
     if traces is not None:
-        from densing.overlap.figures import report_section
+        from densing.overlap.figures import overlap_table, report_section
 
-        overlap_parts = [figure_html(fig, f"overlap-{i}") for i, (_, fig) in enumerate(report_section(traces))]
-        sections.append(Section("Communication/computation overlap", f"PyTorch-profiler traces in {traces}.", overlap_parts))
+        numbers = overlap_table(traces)
+        overlap_parts = [table_html(_round(numbers, 2), scroll=False)]
+        overlap_parts += [figure_html(fig, f"overlap-{i}", title) for i, (title, fig) in enumerate(report_section(traces))]
+        sections.append(Section("Communication/computation overlap",
+                                f"PyTorch-profiler traces in {traces}: per run (strategy) and rank, the share of communication "
+                                "hidden behind computation (overlap %) and the communication left exposed, then the figures.",
+                                overlap_parts))
     html = page(
         "densing report",
         measured.verdict,

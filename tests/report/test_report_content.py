@@ -160,3 +160,18 @@ def test_the_checks_are_written_on_the_density_figure(report, measured):
     html, _, _ = report
     for check in measured.checks:
         assert f"{check.name.replace('_', ' ')} {check.status}" in html.split("density-trend", 1)[1].split("<h2")[0]
+
+
+def test_the_overlap_section_names_panels_and_gives_the_numbers():
+    from densing.paths import SHARED_DATA
+    from densing.report.build import build_report
+
+    folder = SHARED_DATA / "traces" / "hta" / "ddp_2rank"
+    if not folder.exists():
+        pytest.skip(f"{folder} is not here")
+    html, _, _ = build_report(n_boot=30, traces=folder)
+    section = html.split("Communication/computation overlap")[1]
+    assert "overlap %" in section and "exposed comm (ms)" in section
+    assert re.search(r"<td[^>]*>ddp_2rank</td>", section)
+    assert "ddp_2rank: kernels of ranks 0" in section  # each timeline named by its run and ranks
+    assert "GPU kernels, step" not in section
