@@ -5,7 +5,8 @@ Plain data flows one way: :mod:`~densing.overlap.trace` (reader → :class:`Rank
 (DataFrames), :mod:`~densing.overlap.whatif` (models), :mod:`~densing.overlap.figures` (plotly).
 """
 from densing.overlap.metrics import analyze, analyze_steps, compare, step_skew
-from densing.overlap.trace import RankTrace, read_traces
+from densing.overlap.model import RankTrace
+from densing.overlap.trace import read_traces
 from densing.overlap.whatif import Calibration, calibrate, predict
 
 __all__ = ["analyze", "analyze_steps", "compare", "step_skew", "RankTrace", "read_traces",

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Iterable
 import numpy as np
 
 from densing.overlap.intervals import intersection_length, merge_intervals, union_length
-from densing.overlap.trace import COMMUNICATION, COMPUTATION, RankTrace, read_traces
+from densing.overlap.model import COMMUNICATION, COMPUTATION, RankTrace
+from densing.overlap.trace import read_traces
 
 if TYPE_CHECKING:
     import pandas as pd

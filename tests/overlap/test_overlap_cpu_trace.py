@@ -6,9 +6,9 @@ import pytest
 
 from densing.errors import TraceError
 from densing.overlap import analyze, analyze_steps, read_traces
-from densing.overlap.cpu_trace import annotation_frame, read_cpu_traces
 from densing.overlap.intervals import subtract_intervals
-from densing.overlap.trace import COMMUNICATION, COMPUTATION, OTHER
+from densing.overlap.model import COMMUNICATION, COMPUTATION, LANE_THREAD, OTHER
+from densing.overlap.trace import annotation_frame, read_cpu_traces
 
 
 def op(name, ts, dur, tid=1, cat="cpu_op"):
@@ -55,7 +55,7 @@ def test_categories_steps_and_threads(tmp_path):
     write(tmp_path / "rank0.json", hand_cpu_trace())
     (t,) = read_cpu_traces(tmp_path)
     comm = t.kernel_category == COMMUNICATION
-    assert list(t.kernel_stream[comm]) == [9] and t.kernel_names[t.kernel_name_code[comm][0]] == "gloo:all_reduce"
+    assert t.lane_kind == LANE_THREAD and list(t.kernel_lane[comm]) == [9] and t.kernel_names[t.kernel_name_code[comm][0]] == "gloo:all_reduce"
     calls = t.kernel_category == OTHER
     assert list(zip(t.kernel_start_us[calls], t.kernel_end_us[calls])) == [(40, 42)]
     comp = t.kernel_category == COMPUTATION
@@ -86,3 +86,27 @@ def test_no_collectives_is_a_trace_error(tmp_path):
 def test_subtract_hand_case():
     s, e = subtract_intervals(np.array([0, 20]), np.array([10, 30]), np.array([5, 25]), np.array([22, 26]))
     assert list(zip(s, e)) == [(0, 5), (25 - 3, 25), (26, 30)]
+
+
+def test_a_gloo_set_is_decoded_once(tmp_path, monkeypatch):
+    """The set's kind is sniffed from distributedInfo.backend: each file is decoded once, as CPU ops."""
+    from densing.overlap import trace
+    from densing.overlap.kineto import CPU
+
+    write(tmp_path / "rank0.json", hand_cpu_trace(shift=1000), rank=0)
+    write(tmp_path / "rank1.json", hand_cpu_trace(shift=1010), rank=1)
+    calls = []
+    real = trace.decode_columns
+    monkeypatch.setattr(trace, "decode_columns", lambda path, kind, *a: calls.append((path.name, kind)) or real(path, kind, *a))
+    assert [t.rank for t in read_traces(tmp_path)] == [0, 1]
+    assert sorted(calls) == [("rank0.json", CPU), ("rank1.json", CPU)]
+
+
+def test_a_gloo_set_without_backend_info_is_still_read(tmp_path):
+    for rank, shift in ((0, 1000), (1, 1010)):
+        path = write(tmp_path / f"rank{rank}.json", hand_cpu_trace(shift=shift), rank=rank)
+        doc = json.loads(path.read_text())
+        del doc["distributedInfo"]["backend"]
+        path.write_text(json.dumps(doc))
+    frame = analyze(tmp_path)
+    assert list(frame["comm_comp_overlap_pct"]) == pytest.approx([60, 60])
