@@ -29,19 +29,32 @@ def _floats(text: str, field: str) -> list[float]:
     return values
 
 
+_SCHEDULER_HELP = ("Where the ranks' files are decoded and analysed: auto (this process for small sets, local "
+                   "processes for a few large files, a local Dask cluster for large sets), serial, processes, "
+                   "local (a Dask LocalCluster), or the ADDRESS of a running Dask scheduler (tcp://host:8786).")
+
+
+def _check_workers(workers: Optional[int]) -> None:
+    if workers is not None and workers < 1:
+        raise InputError(f"--workers: expected ≥ 1, got {workers}")
+
+
 @overlap_app.command()
 def analyze(
     path: Path = typer.Argument(..., help="A trace file (.json/.json.gz) or a directory with one file per rank."),
     steps: bool = typer.Option(False, "--steps", help="One row per (rank, ProfilerStep) instead of per rank."),
+    scheduler: str = typer.Option("auto", "--scheduler", help=_SCHEDULER_HELP),
+    workers: Optional[int] = typer.Option(None, "--workers", help="Local processes or local Dask workers (default: one per CPU)."),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Per-rank comm-comp overlap %, temporal breakdown and exposed communication (HTA's definitions)."""
-    from densing.overlap.metrics import analyze as analyze_ranks, analyze_rows, analyze_steps
+    from densing.overlap.analysis import analyze as analyze_ranks, analyze_rows, analyze_steps
 
+    _check_workers(workers)
     if fmt is Format.json and not steps:  # the fast path: no pandas for a machine-readable answer
-        print_json(analyze_rows(path))
+        print_json(analyze_rows(path, scheduler, workers))
         return
-    frame = analyze_steps(path) if steps else analyze_ranks(path)
+    frame = analyze_steps(path, scheduler, workers) if steps else analyze_ranks(path, scheduler, workers)
     print_frame(frame, fmt, title=f"overlap {path}")
 
 
@@ -49,12 +62,16 @@ def analyze(
 def skew(
     path: Path = typer.Argument(..., help="A directory with one trace file per rank."),
     threshold_pct: float = typer.Option(5.0, "--threshold-pct", help="Flag a straggler above this % over the median."),
+    scheduler: str = typer.Option("auto", "--scheduler", help=_SCHEDULER_HELP),
+    workers: Optional[int] = typer.Option(None, "--workers", help="Local processes or local Dask workers (default: one per CPU)."),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Step-time skew across ranks and stragglers, per ProfilerStep."""
-    from densing.overlap.metrics import analyze_steps, step_skew
+    from densing.overlap.analysis import analyze_steps
+    from densing.overlap.metrics import step_skew
 
-    print_frame(step_skew(analyze_steps(path), threshold_pct), fmt, title=f"step skew {path}")
+    _check_workers(workers)
+    print_frame(step_skew(analyze_steps(path, scheduler, workers), threshold_pct), fmt, title=f"step skew {path}")
 
 
 @overlap_app.command()
@@ -64,7 +81,8 @@ def compare(
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Per-metric deltas (candidate − base) and the step-time speedup."""
-    from densing.overlap.metrics import analyze as analyze_ranks, analyze_steps, compare as compare_frames
+    from densing.overlap.analysis import analyze as analyze_ranks, analyze_steps
+    from densing.overlap.metrics import compare as compare_frames
     from densing.overlap.trace import read_traces
 
     b, c = read_traces(base), read_traces(candidate)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from densing.overlap.metrics import analyze
+from densing.overlap.analysis import analyze
 from densing.overlap.model import CATEGORY_NAMES, RankTrace
 from densing.overlap.trace import read_traces
 

@@ -9,28 +9,26 @@ The kind is sniffed once per set from the first file's ``distributedInfo.backend
 files say nothing (or the wrong thing) is read again as the other kind only when the first
 reading finds no GPU kernels but gloo collectives (or GPU kernels in a gloo set).
 
-Large files are streamed in batches; with fewer files than CPUs (on Linux) a large file is cut at
-event boundaries and its parts decoded in forked processes (:mod:`densing.overlap.forked`);
-several large files are decoded in a process pool, one file per worker.
+Each file is one job of an engine (:mod:`densing.overlap.engine`: this process, local processes
+or a Dask cluster); large files are streamed in batches, and with fewer files than workers a
+large file is cut at event boundaries into jobs of its own (:mod:`densing.overlap.parts`).
 """
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 from densing.errors import TraceError
-from densing.overlap.cpu_trace import CpuRank, annotation_rows, cpu_rank, has_collectives, set_origin
+from densing.overlap.cpu_trace import CpuRank, annotation_rows, has_collectives, set_origin
 from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
-from densing.overlap.cutting import Unsplittable
-from densing.overlap.forked import fork_ok, split_decode
-from densing.overlap.gzipio import read_head, read_whole
-from densing.overlap.kineto import BATCH_BYTES, CPU, GPU, decode_document, decode_file
+from densing.overlap.engine import Job, SerialEngine, borrowed
+from densing.overlap.gzipio import expected_size, read_head
+from densing.overlap.kineto import BATCH_BYTES, CPU, GPU
 from densing.overlap.model import NoGpuKernelsError, RankTrace
-from densing.overlap.selection import DecodedRank, decoded_rank, filters_last_step, to_rank_trace
+from densing.overlap.ranks import decode_rank, part_columns
+from densing.overlap.selection import DecodedRank, filters_last_step, to_rank_trace
 
-SPLIT_MIN_BYTES = 8 << 20  # decompressed size from which one file is decoded by several processes
-PARALLEL_MIN_BYTES = 32 << 20  # compressed size of a set from which files are decoded in a pool
+SPLIT_MIN_BYTES = 8 << 20  # decompressed size from which one file is cut into parts (when workers are idle)
 
 _BACKEND_RE = re.compile(rb'"distributedInfo"\s*:\s*\{[^{}]*?"backend"\s*:\s*"([^"]*)"')
 
@@ -56,53 +54,32 @@ def sniff_kind(files: list[Path]) -> str:
     return CPU if m and m.group(1) == b"gloo" else GPU
 
 
-def decode_columns(path: Path, kind: str = GPU, parts: int = 1, batch_bytes: int = BATCH_BYTES,
-                   split_min_bytes: int = SPLIT_MIN_BYTES):
-    """Columns and decode info of one file (:mod:`densing.overlap.kineto`): with ``parts > 1`` a
-    file of at least ``split_min_bytes`` (decompressed) is decoded in ``parts`` processes, else
-    read whole; with ``parts == 1`` it is streamed in batches of ``batch_bytes``. Errors name the file."""
-    try:
-        if parts > 1:
-            data = read_whole(path)
-            if len(data) >= split_min_bytes:
-                try:
-                    return split_decode(path, data, parts, kind)
-                except Unsplittable:
-                    pass
-            return decode_document(data, path, kind)
-        return decode_file(path, kind, batch_bytes)
-    except TraceError as exc:
-        msg = str(exc)
-        raise TraceError(msg if msg.startswith(str(path)) else f"{path}: {msg}") from None
+def rank_jobs(files: list[Path], kind: str, workers: int, job=decode_rank, batch_bytes: int = BATCH_BYTES,
+              split_min_bytes: int = SPLIT_MIN_BYTES) -> list[Job]:
+    """One job per file, ``job(path, default_rank, kind, batch_bytes, *parts)``; with fewer files
+    than ``workers``, a file of at least ``split_min_bytes`` (decompressed) is cut into ``workers``
+    part jobs (:func:`densing.overlap.ranks.part_columns`) that feed its job."""
+    split = workers if len(files) < workers else 1
+    jobs = []
+    for i, f in enumerate(files):
+        parts = split if split > 1 and expected_size(f) >= split_min_bytes else 1
+        part_jobs = tuple(Job(part_columns, (f, k, parts, kind, batch_bytes)) for k in range(parts)) if parts > 1 else ()
+        jobs.append(Job(job, (f, i, kind, batch_bytes) + part_jobs))
+    return jobs
 
 
-def decode_rank(path: Path, default_rank: int, kind: str = GPU, parts: int = 1, batch_bytes: int = BATCH_BYTES,
-                split_min_bytes: int = SPLIT_MIN_BYTES) -> DecodedRank | CpuRank:
-    """One rank's decoded rows: :class:`~densing.overlap.selection.DecodedRank` (GPU) or
-    :class:`~densing.overlap.cpu_trace.CpuRank` (CPU)."""
-    cols, info = decode_columns(path, kind, parts if fork_ok() else 1, batch_bytes, split_min_bytes)
-    return decoded_rank(path, cols, info, default_rank) if kind == GPU else cpu_rank(path, cols, info, default_rank)
+def run_ranks(files: list[Path], kind: str, engine, job=decode_rank, **sizes) -> list:
+    """The files' jobs (:func:`rank_jobs`) run on ``engine``; their results in file order."""
+    return engine.run(rank_jobs(files, kind, engine.workers, job, **sizes))
 
 
-def _decode_task(args):
-    return decode_rank(*args)
-
-
-def decode_ranks(files: list[Path], kind: str) -> list:
-    """Decode the files; in a fork-based process pool when there are several large ones (as HTA
-    does), each worker returning only the small per-rank arrays. With fewer files than CPUs, each
-    large file is instead split across the CPUs."""
-    cpus = os.cpu_count() or 1
-    workers = min(len(files), cpus)
-    if workers > 1 and sum(f.stat().st_size for f in files) >= PARALLEL_MIN_BYTES and fork_ok():
-        import concurrent.futures  # here: 5 ms of start-up that small sets do not need
-        import multiprocessing
-
-        with concurrent.futures.ProcessPoolExecutor(
-                workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            return list(pool.map(_decode_task, [(f, i, kind) for i, f in enumerate(files)]))
-    parts = cpus if len(files) < cpus else 1
-    return [decode_rank(f, i, kind, parts) for i, f in enumerate(files)]
+def decode_ranks(files: list[Path], kind: str, engine, **sizes) -> list:
+    """Decoded ranks, in file order; the first decode error (in file order) is raised."""
+    ranks = run_ranks(files, kind, engine, decode_rank, **sizes)
+    for r in ranks:
+        if isinstance(r, TraceError):
+            raise r
+    return ranks
 
 
 def _unique_ranks(path, ranks: list) -> None:
@@ -127,37 +104,39 @@ def cpu_traces(path, ranks: list[CpuRank]) -> list[RankTrace]:
     return sorted((cpu_rank_trace(c, origin) for c in ranks), key=lambda t: t.rank)
 
 
-def read_ranks(path: str | Path) -> tuple[str, list]:
+def read_ranks(files: list[Path], engine) -> tuple[str, list]:
     """The kind of the set and its decoded ranks (each file decoded once, see the module docstring)."""
-    files = trace_files(path)
     kind = sniff_kind(files)
-    ranks = decode_ranks(files, kind)
+    ranks = decode_ranks(files, kind, engine)
     if kind == CPU and (any(c.stream_rows for c in ranks) or not any(has_collectives(c) for c in ranks)):
-        kind, ranks = GPU, decode_ranks(files, GPU)  # GPU kernels after all, or no collectives to read
+        kind, ranks = GPU, decode_ranks(files, GPU, engine)  # GPU kernels after all, or no collectives to read
     return kind, ranks
 
 
-def read_traces(path: str | Path) -> list[RankTrace]:
+def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None = None) -> list[RankTrace]:
     """Read one trace file or a directory of per-rank files; one :class:`RankTrace` per rank.
 
     Ranks come from ``distributedInfo.rank`` (else the file's position); times are µs relative
     to the earliest kept event of the whole set (HTA ``_align_all_ranks``). A set without GPU
-    kernels whose ranks ran gloo collectives is read with the CPU-side definitions.
+    kernels whose ranks ran gloo collectives is read with the CPU-side definitions. ``scheduler``
+    says where the files are decoded (:func:`densing.overlap.engine.make_engine`).
     """
-    kind, ranks = read_ranks(path)
-    if kind == CPU:
-        return cpu_traces(path, ranks)
-    try:
-        return gpu_traces(path, ranks)
-    except NoGpuKernelsError:
-        if any(d.has_collectives for d in ranks):  # a CPU-only (gloo) job whose files do not say so
-            return cpu_traces(path, decode_ranks(trace_files(path), CPU))
-        raise
+    files = trace_files(path)
+    with borrowed(scheduler, files, workers) as engine:
+        kind, ranks = read_ranks(files, engine)
+        if kind == CPU:
+            return cpu_traces(path, ranks)
+        try:
+            return gpu_traces(path, ranks)
+        except NoGpuKernelsError:
+            if any(d.has_collectives for d in ranks):  # a CPU-only (gloo) job whose files do not say so
+                return cpu_traces(path, decode_ranks(files, CPU, engine))
+            raise
 
 
 def read_cpu_ranks(path: str | Path) -> list[CpuRank]:
-    """The set's files decoded as a CPU-only (gloo) job's ops."""
-    return decode_ranks(trace_files(path), CPU)
+    """The set's files decoded as a CPU-only (gloo) job's ops (in this process)."""
+    return decode_ranks(trace_files(path), CPU, SerialEngine())
 
 
 def read_cpu_traces(path: str | Path) -> list[RankTrace]:

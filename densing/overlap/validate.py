@@ -40,7 +40,7 @@ PHASES = ("forward", "backward", "allreduce", "optimizer", "co2_outer")
 def _phase_medians(run_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per (rank, step): phase durations (s) and the ProfilerStep duration; and the collectives."""
     from densing.overlap.trace import annotation_frame
-    from densing.overlap.metrics import analyze_steps
+    from densing.overlap.analysis import analyze_steps
 
     ann = annotation_frame(run_dir, PHASES)
     ann = ann[ann["step"] >= 0]
@@ -108,7 +108,7 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
 
 def measured_step_s(run_dir: str | Path) -> float:
     """Median over ranks of the mean ProfilerStep duration of a run (seconds)."""
-    from densing.overlap.metrics import analyze_steps
+    from densing.overlap.analysis import analyze_steps
 
     steps = analyze_steps(run_dir)
     if steps.empty:

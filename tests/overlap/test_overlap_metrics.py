@@ -178,55 +178,58 @@ def _same_traces(a, b):
 
 
 @pytest.mark.parametrize("parts", [2, 3])
-def test_split_decoding_across_processes_equals_one_process(tmp_path, parts):
+def test_a_file_cut_into_part_jobs_reads_like_one_job(tmp_path, parts):
+    """Part jobs each read the file themselves and decode only their events; in order, their
+    columns are the whole file's, on this process and on a process pool alike."""
     import gzip
 
-    from densing.overlap import forked
-    from densing.overlap.gzipio import read_whole
-    from densing.overlap.kineto import GPU
-    from densing.overlap.selection import decoded_rank, to_rank_trace
-    from densing.overlap.trace import decode_columns
+    import numpy as np
+
+    from densing.overlap.engine import ProcessEngine, SerialEngine
+    from densing.overlap.kineto import GPU, decode_file
+    from densing.overlap.parts import decode_part
+    from densing.overlap.trace import gpu_traces, run_ranks
 
     path = tmp_path / "r.json.gz"
     path.write_bytes(gzip.compress(_kineto_text(_many_steps()).encode()))
-    one = read_traces(path)
-    cols, info = forked.split_decode(path, read_whole(path), parts, GPU)
-    assert cols.events == len(_many_steps()) and info.rank == 0
-    split = [to_rank_trace(decoded_rank(path, cols, info, 0), True, one[0].time_origin_us)]
-    _same_traces(one, split)
-    cols, info = decode_columns(path, GPU, parts, split_min_bytes=0)
-    _same_traces(one, [to_rank_trace(decoded_rank(path, cols, info, 0), True, one[0].time_origin_us)])
-    forked.reap_all()
-    assert not forked.UNREAPED
+    one = read_traces(path, scheduler="serial")
+    whole, info = decode_file(path, GPU)
+    pieces = [decode_part(path, k, parts) for k in range(parts)]
+    assert all(cols.events > 0 for cols, _ in pieces)  # every part has events of its own
+    cols = pieces[0][0]
+    for other, _ in pieces[1:]:
+        cols.extend(other)
+    assert pieces[-1][1] == info and info.rank == 0
+    for name in ("ts", "dur", "stream", "correlation", "name_code", "comm_bytes"):
+        np.testing.assert_array_equal(cols.column(name), whole.column(name), err_msg=name)
+    for engine in (SerialEngine(), ProcessEngine(parts)):
+        _same_traces(one, gpu_traces(path, run_ranks([path], GPU, engine, split_min_bytes=0)))
     assert one[0].step_number.size == 80 and one[0].kernel_count == 200 - 1  # last step's kernel excluded
 
 
-def test_split_decoding_reports_a_malformed_span(tmp_path):
+def test_part_jobs_report_a_malformed_span_naming_the_file(tmp_path):
+    from densing.overlap.engine import ProcessEngine
     from densing.overlap.kineto import GPU
-    from densing.overlap.trace import decode_columns
+    from densing.overlap.trace import run_ranks
 
     text = _kineto_text(_many_steps())
     broken = text[:len(text) // 4] + text[len(text) // 4:].replace('"dur": ', '"dur" ', 1)
     (tmp_path / "r.json").write_text(broken)
-    with pytest.raises(TraceError, match="malformed JSON") as error:
-        decode_columns(tmp_path / "r.json", GPU, 2, split_min_bytes=0)
-    assert str(error.value).startswith(f"{tmp_path / 'r.json'}: malformed JSON")  # the file, named once
+    (rank,) = run_ranks([tmp_path / "r.json"], GPU, ProcessEngine(2), split_min_bytes=0)
+    assert isinstance(rank, TraceError)
+    assert str(rank).startswith(f"{tmp_path / 'r.json'}: malformed JSON")  # the file, named once
 
 
-def test_split_decoding_passes_on_a_childs_error_and_reaps_every_child(tmp_path):
-    from densing.overlap import forked
+def test_a_part_jobs_error_is_raised_by_the_combining_job(tmp_path):
     from densing.overlap.kineto import GPU
+    from densing.overlap.parts import decode_part
+    from densing.overlap.ranks import combined_columns
 
     path = tmp_path / "r.json"
     path.write_text(_kineto_text(_many_steps()))
-
-    def failing(data, start, cut, kind):
-        raise TraceError("timestamp beyond 64-bit integer range")
-
-    with pytest.raises(TraceError, match="beyond 64-bit"):
-        forked.split_decode(path, path.read_bytes(), 3, GPU, span_decoder=failing)
-    forked.reap_all()
-    assert not forked.UNREAPED
+    first = decode_part(path, 0, 2)
+    with pytest.raises(TraceError, match=f"^{path}: timestamp beyond 64-bit"):
+        combined_columns(path, GPU, 1 << 20, first, TraceError("timestamp beyond 64-bit integer range"))
 
 
 def test_streamed_batches_may_switch_to_float_timestamps(tmp_path):
