@@ -7,10 +7,11 @@ an exception raised by a job is raised by ``run``.
 
 * :class:`SerialEngine` — everything in this process, one job after another;
 * :class:`ProcessEngine` — local processes (``multiprocessing``, fork start on Linux: no
-  re-import); the leaf jobs run in them, the last one in this process, and a combining job in
-  this process once its inputs are back. No more leaves than workers (a file's parts): one
-  process each, started directly (a pool's start-up, ~15 ms, is a tenth of a 30 MB file's
-  time); more: a ``concurrent.futures`` process pool;
+  re-import); a combining job runs in this process once its inputs are back. No more leaves
+  than workers (a file's parts): one process each but the last leaf, which runs here, started
+  directly (a pool's start-up, ~15 ms, is a tenth of a 30 MB file's time); more: a
+  ``concurrent.futures`` process pool of ``workers`` processes that runs them all, so this
+  process holds only results;
 * :class:`DaskEngine` — a ``dask.distributed`` client (a ``LocalCluster`` on this machine or a
   running scheduler's address): the whole tree is submitted, dependencies stay on the workers
   and only the top jobs' results come back. The workers must read the trace files at the same
@@ -89,17 +90,13 @@ class ProcessEngine:
             import multiprocessing
 
             context = multiprocessing.get_context("fork" if fork_ok() else "spawn")
-            with concurrent.futures.ProcessPoolExecutor(min(self.workers, len(leaves) - 1),
-                                                        mp_context=context) as pool:
-                futures = [(leaf, pool.submit(leaf.fn, *leaf.args)) for leaf in leaves[:-1]]
-                try:
-                    results[id(leaves[-1])] = _evaluate(leaves[-1])  # this process takes a share
-                finally:
-                    for leaf, future in futures:
-                        try:
-                            results[id(leaf)] = future.result()
-                        except BaseException as exc:  # noqa: BLE001 - raised in job order below
-                            results[id(leaf)] = _Raised(exc)
+            with concurrent.futures.ProcessPoolExecutor(self.workers, mp_context=context) as pool:
+                futures = [(leaf, pool.submit(leaf.fn, *leaf.args)) for leaf in leaves]
+                for leaf, future in futures:
+                    try:
+                        results[id(leaf)] = future.result()
+                    except BaseException as exc:  # noqa: BLE001 - raised in job order below
+                        results[id(leaf)] = _Raised(exc)
         else:
             for leaf in leaves:
                 try:

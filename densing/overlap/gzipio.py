@@ -45,9 +45,45 @@ def inflate_pieces(path: Path, data: bytes, piece_bytes: int = PIECE_BYTES) -> I
         raise TraceError(f"{path}: corrupt gzip ({exc})") from None
 
 
-def read_pieces(path: Path) -> Iterator[bytes]:
-    """The decompressed file piece by piece (the whole file for plain .json)."""
-    return inflate_pieces(path, read_bytes(path))
+def read_pieces(path: Path, piece_bytes: int = PIECE_BYTES) -> Iterator[bytes]:
+    """The decompressed file in pieces of at most ``piece_bytes``, read from the file as they are
+    needed: memory holds one compressed and one decompressed piece, whatever the file's size."""
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    with fh:
+        if not is_gzip(path):
+            while chunk := _read(fh, path, piece_bytes):
+                yield chunk
+            return
+        d = isal_zlib.decompressobj(31)
+        try:
+            while True:
+                chunk = d.unused_data or _read(fh, path, piece_bytes)
+                if d.eof:  # another gzip member may follow
+                    chunk = chunk.lstrip(b"\0")
+                    if not chunk:
+                        chunk = _read(fh, path, piece_bytes).lstrip(b"\0")
+                        if not chunk:
+                            return
+                    d = isal_zlib.decompressobj(31)
+                if not chunk:
+                    raise TraceError(f"{path}: truncated gzip (stream ends before its end marker)")
+                while chunk:
+                    out = d.decompress(chunk, piece_bytes)
+                    if out:
+                        yield out
+                    chunk = d.unconsumed_tail
+        except isal_zlib.error as exc:
+            raise TraceError(f"{path}: corrupt gzip ({exc})") from None
+
+
+def _read(fh, path: Path, size: int) -> bytes:
+    try:
+        return fh.read(size)
+    except OSError as exc:
+        raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
 def read_whole(path: Path) -> bytes:

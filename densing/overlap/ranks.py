@@ -5,9 +5,10 @@ The set-wide rules need two facts of every rank: its ``ProfilerStep`` names (HTA
 last step when the set has two or more) and its first timestamp (ranks are aligned on the
 set's earliest event). A rank with two or more step names knows the first rule's answer; a rank
 with fewer computes its rows both ways and the driver picks one. The alignment only shifts
-times: the metrics are differences of times on the trace's own grid (whole µs for GPU traces,
-rounded as HTA rounds them), so a rank's rows are computed from its own first event and are
-the same numbers. What comes back is a :class:`RankOutcome`: facts, rows, or the error to raise.
+times: the metrics are sums and differences of times on the trace's own grid (whole µs for GPU
+traces, rounded as HTA rounds them; the float grid of the timestamps for CPU traces), which are
+exact, so a rank's rows are computed from its own first event and are the same numbers
+(``bench/overlap_same_output.py`` and ``tests/overlap/test_overlap_engine.py`` check it). What comes back is a :class:`RankOutcome`: facts, rows, or the error to raise.
 """
 from __future__ import annotations
 
