@@ -18,8 +18,11 @@ an exception raised by a job is raised by ``run``.
   paths (a shared file system).
 
 :func:`make_engine` turns ``--scheduler`` into an engine; the default, ``auto``, keeps small sets
-in this process (start-up is most of a small set's time), uses local processes for a few large
-files and a local Dask cluster for large sets (where ``dask[distributed]`` is installed).
+in this process (start-up is most of a small set's time), uses local processes for a lone large
+file or a set of 32 MiB or more, and a local Dask cluster from 4 GiB (where ``dask[distributed]``
+is installed: its workers are restarted if one dies and it spills rather than fail; its
+start-up, ~3 s, is paid back only on large sets — on one machine local processes are as fast,
+``bench/overlap_scale.results.txt``).
 """
 from __future__ import annotations
 
@@ -32,9 +35,9 @@ from typing import Any, Callable
 from densing.errors import InputError, TraceError
 
 PARALLEL_MIN_BYTES = 32 << 20  # a set's compressed size from which its files are decoded in parallel
-LOCAL_CLUSTER_MIN_FILES = 512  # auto: a local Dask cluster from this many rank files …
-LOCAL_CLUSTER_MIN_BYTES = 4 << 30  # … or this many compressed bytes (when dask is installed)
+LOCAL_CLUSTER_MIN_BYTES = 4 << 30  # auto: a local Dask cluster from this many compressed bytes (with dask)
 SCHEDULERS = ("auto", "serial", "processes", "local")
+TASKS_PER_WORKER = 8  # Dask: jobs without inputs are sent in about this many chunks per worker
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,10 @@ def _child(job: Job, send) -> None:
         send.send((False, exc))
 
 
+def _run_chunk(jobs: list[Job]) -> list:
+    return [_evaluate(job) for job in jobs]
+
+
 @dataclass(frozen=True)
 class _Raised:
     exc: BaseException
@@ -164,6 +171,9 @@ class DaskEngine:
         self.workers = max(1, len(client.scheduler_info().get("workers", {})))
 
     def run(self, jobs: list[Job]) -> list:
+        """Jobs with inputs are submitted as a graph; the others in chunks of several jobs, run
+        one after another by one task (a task costs the scheduler milliseconds; a small rank's
+        job is tens of them), about :data:`TASKS_PER_WORKER` chunks per worker."""
         submitted: dict = {}
 
         def submit(job: Job):
@@ -172,11 +182,21 @@ class DaskEngine:
                 submitted[id(job)] = self.client.submit(job.fn, *args, pure=False)
             return submitted[id(job)]
 
-        futures = [submit(job) for job in jobs]
+        plain = [i for i, job in enumerate(jobs) if not _deps(job)]
+        size = max(1, -(-len(plain) // (self.workers * TASKS_PER_WORKER)))
+        chunks = [plain[k:k + size] for k in range(0, len(plain), size)]
+        chunk_futures = [self.client.submit(_run_chunk, [jobs[i] for i in chunk], pure=False) for chunk in chunks]
+        graph = {i: submit(job) for i, job in enumerate(jobs) if _deps(job)}
         try:
-            return self.client.gather(futures)
+            results: list = [None] * len(jobs)
+            for chunk, values in zip(chunks, self.client.gather(chunk_futures)):
+                for i, value in zip(chunk, values):
+                    results[i] = value
+            for i, value in zip(graph, self.client.gather(list(graph.values()))):
+                results[i] = value
+            return results
         finally:
-            for future in submitted.values():
+            for future in chunk_futures + list(submitted.values()):
                 future.release()
 
     def close(self) -> None:
@@ -254,7 +274,7 @@ def make_engine(scheduler: str, files: list[Path], workers: int | None = None):
         return dask_engine(scheduler if "://" in scheduler else f"tcp://{scheduler}")
     cpus = workers or os.cpu_count() or 1
     total = sum(f.stat().st_size for f in files)
-    if (len(files) >= LOCAL_CLUSTER_MIN_FILES or total >= LOCAL_CLUSTER_MIN_BYTES) and cpus > 1 and _has_dask():
+    if total >= LOCAL_CLUSTER_MIN_BYTES and cpus > 1 and _has_dask():
         return local_cluster(workers)
     if cpus > 1 and fork_ok() and (len(files) < cpus or total >= PARALLEL_MIN_BYTES):
         return ProcessEngine(cpus)  # (a lone large file is split across the CPUs)

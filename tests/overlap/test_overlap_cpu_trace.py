@@ -113,3 +113,23 @@ def test_a_gloo_set_without_backend_info_is_still_read(tmp_path):
         path.write_text(json.dumps(doc))
     frame = analyze(tmp_path)
     assert list(frame["comm_comp_overlap_pct"]) == pytest.approx([60, 60])
+
+
+def test_a_gloo_trace_is_streamed_in_batches_like_a_gpu_trace(tmp_path):
+    """Kineto's layout (one event per block): the CPU columns decoded batch by batch are the
+    columns decoded in one go."""
+    from densing.overlap.kineto import CPU, decode_file, event_batches
+
+    events = [e for k in range(30) for e in hand_cpu_trace(shift=100 * k)]
+    body = ",\n".join("  " + json.dumps(e) for e in events)
+    path = tmp_path / "rank0.json"
+    path.write_text('{\n  "distributedInfo": {"backend": "gloo", "rank": 3, "world_size": 4},\n'
+                    '  "traceEvents": [\n%s\n  ]\n}' % body)
+    text = path.read_bytes()
+    batches = list(event_batches([text[i:i + 1000] for i in range(0, len(text), 1000)], path, CPU, batch_bytes=2000))
+    assert len(batches) > 5 and sum(len(b[0]) for b in batches) == len(events)
+    streamed, info = decode_file(path, CPU, batch_bytes=2000)
+    whole, _ = decode_file(path, CPU)
+    assert info.rank == 3 and info.backend == "gloo" and streamed.names == whole.names
+    for name in ("ts", "end", "tid", "name_code", "cat"):
+        np.testing.assert_array_equal(streamed.column(name), whole.column(name), err_msg=name)
