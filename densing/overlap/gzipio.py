@@ -104,6 +104,18 @@ def read_whole(path: Path) -> bytes:
     return b"".join(inflate_pieces(path, raw))
 
 
+def read_prefix(path: Path, size: int) -> bytes:
+    """The first ``size`` decompressed bytes of the file (fewer when it is shorter); a gzip is
+    inflated only that far, in one call."""
+    raw = read_bytes(path)
+    if not is_gzip(path):
+        return raw[:size]
+    try:
+        return isal_zlib.decompressobj(31).decompress(raw, size)
+    except isal_zlib.error:
+        return read_whole(path)[:size]  # names the problem, if it is the file's
+
+
 def expected_size(path: Path) -> int:
     """The file's decompressed size: its size, or for gzip the trailer's ISIZE (mod 2**32)."""
     try:

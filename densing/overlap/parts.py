@@ -27,7 +27,7 @@ from typing import Iterator
 
 from densing.errors import TraceError
 from densing.overlap.cutting import Unsplittable, cut_before, events_start
-from densing.overlap.gzipio import expected_size, read_pieces, read_whole
+from densing.overlap.gzipio import expected_size, read_pieces, read_prefix, read_whole
 from densing.overlap.kineto import BATCH_BYTES, GPU, decode_span, decode_stream, decode_tail
 
 WHOLE_BYTES = 64 << 20  # decompressed size up to which a part reads the whole file at once
@@ -106,11 +106,20 @@ def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
 
 
 def _decode_in_memory(path: Path, part: int, parts: int, kind: str):
-    data = read_whole(path)
+    size = expected_size(path)
+    if part < parts - 1:  # inflate only as far as this part's end (plus room to find the boundary)
+        limit = size * (part + 1) // parts + (1 << 20)
+        while True:
+            data = read_prefix(path, limit)
+            if len(data) < limit or _end_found(data, size, part, parts):
+                break
+            limit *= 2
+    else:
+        data = read_whole(path)
     bracket = events_start(data)
     if bracket < 0:
         raise Unsplittable
-    targets = _targets(bracket, expected_size(path), parts)
+    targets = _targets(bracket, size, parts)
     start = bracket
     if part > 0:
         cut, nxt = cut_before(data, max(targets[part], bracket + 1), len(data), forward=True)
@@ -126,6 +135,14 @@ def _decode_in_memory(path: Path, part: int, parts: int, kind: str):
         return decode_span(data, start, cut, kind), None
     except Exception as exc:  # msgspec's errors: the cut was wrong, not the file
         raise Unsplittable from exc
+
+
+def _end_found(data: bytes, size: int, part: int, parts: int) -> bool:
+    bracket = events_start(data)
+    if bracket < 0:
+        return False
+    target = _targets(bracket, size, parts)[part + 1]
+    return cut_before(data, target, len(data), forward=True)[0] >= 0
 
 
 def decode_part(path: str | Path, part: int, parts: int, kind: str = GPU, batch_bytes: int = BATCH_BYTES,
