@@ -29,19 +29,32 @@ def _floats(text: str, field: str) -> list[float]:
     return values
 
 
+_SCHEDULER_HELP = ("Where the ranks' files are decoded and analysed: auto (this process for small sets, local "
+                   "processes for a few large files, a local Dask cluster for large sets), serial, processes, "
+                   "local (a Dask LocalCluster), or the ADDRESS of a running Dask scheduler (tcp://host:8786).")
+
+
+def _check_workers(workers: Optional[int]) -> None:
+    if workers is not None and workers < 1:
+        raise InputError(f"--workers: expected ≥ 1, got {workers}")
+
+
 @overlap_app.command()
 def analyze(
     path: Path = typer.Argument(..., help="A trace file (.json/.json.gz) or a directory with one file per rank."),
     steps: bool = typer.Option(False, "--steps", help="One row per (rank, ProfilerStep) instead of per rank."),
+    scheduler: str = typer.Option("auto", "--scheduler", help=_SCHEDULER_HELP),
+    workers: Optional[int] = typer.Option(None, "--workers", help="Local processes or local Dask workers (default: one per CPU)."),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Per-rank comm-comp overlap %, temporal breakdown and exposed communication (HTA's definitions)."""
-    from densing.overlap.metrics import analyze as analyze_ranks, analyze_rows, analyze_steps
+    from densing.overlap.analysis import analyze as analyze_ranks, analyze_rows, analyze_steps
 
+    _check_workers(workers)
     if fmt is Format.json and not steps:  # the fast path: no pandas for a machine-readable answer
-        print_json(analyze_rows(path))
+        print_json(analyze_rows(path, scheduler, workers))
         return
-    frame = analyze_steps(path) if steps else analyze_ranks(path)
+    frame = analyze_steps(path, scheduler, workers) if steps else analyze_ranks(path, scheduler, workers)
     print_frame(frame, fmt, title=f"overlap {path}")
 
 
@@ -49,12 +62,16 @@ def analyze(
 def skew(
     path: Path = typer.Argument(..., help="A directory with one trace file per rank."),
     threshold_pct: float = typer.Option(5.0, "--threshold-pct", help="Flag a straggler above this % over the median."),
+    scheduler: str = typer.Option("auto", "--scheduler", help=_SCHEDULER_HELP),
+    workers: Optional[int] = typer.Option(None, "--workers", help="Local processes or local Dask workers (default: one per CPU)."),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Step-time skew across ranks and stragglers, per ProfilerStep."""
-    from densing.overlap.metrics import analyze_steps, step_skew
+    from densing.overlap.analysis import analyze_steps
+    from densing.overlap.metrics import step_skew
 
-    print_frame(step_skew(analyze_steps(path), threshold_pct), fmt, title=f"step skew {path}")
+    _check_workers(workers)
+    print_frame(step_skew(analyze_steps(path, scheduler, workers), threshold_pct), fmt, title=f"step skew {path}")
 
 
 @overlap_app.command()
@@ -64,7 +81,8 @@ def compare(
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Per-metric deltas (candidate − base) and the step-time speedup."""
-    from densing.overlap.metrics import analyze as analyze_ranks, analyze_steps, compare as compare_frames
+    from densing.overlap.analysis import analyze as analyze_ranks, analyze_steps
+    from densing.overlap.metrics import compare as compare_frames
     from densing.overlap.trace import read_traces
 
     b, c = read_traces(base), read_traces(candidate)
@@ -79,7 +97,7 @@ def whatif(
     bytes_per_param: float = typer.Option(4.0, "--bytes-per-param"),
     workers: str = typer.Option("1,2,4,8,16,32,64,128", "--workers"),
     bandwidth_gbps: str = typer.Option("800,80", "--bandwidth-gbps", help="Link bandwidths in Gb/s (CO2's RDMA and TCP settings)."),
-    strategies: str = typer.Option("sync,ddp,co2,t3", "--strategies"),
+    strategies: str = typer.Option("all", "--strategies", help="Comma-separated names with a what-if model (see 'densing overlap strategies'); all: every one."),
     local_steps: int = typer.Option(4, "--local-steps", help="CO2's τ."),
     contention: float = typer.Option(0.1, "--contention", help="T3's compute-contention factor γ."),
     latency_us: float = typer.Option(5.0, "--latency-us", help="Per-message latency α."),
@@ -88,6 +106,7 @@ def whatif(
 ) -> None:
     """Predicted step time and scaling efficiency: sync DP, bucketed DDP, CO2 and T3 overlap."""
     from densing.data.units import parse_count
+    from densing.overlap.strategies.registry import parse
     from densing.overlap.whatif import calibrate, predict
 
     params = None if model_params is None else parse_count(model_params, field="model_params", where="--model-params")
@@ -96,7 +115,7 @@ def whatif(
         calibration,
         workers=[int(w) for w in _floats(workers, "--workers")],
         bandwidths_gbps=_floats(bandwidth_gbps, "--bandwidth-gbps"),
-        strategies=[s.strip() for s in strategies.split(",") if s.strip()],
+        strategies=[s.name for s in parse(strategies, "whatif")],
         local_steps=local_steps, contention=contention, latency_us=latency_us,
         bucket_bytes=bucket_mb * 2**20,
     )
@@ -106,7 +125,7 @@ def whatif(
 @overlap_app.command()
 def run(
     out: Path = typer.Argument(..., help="Output folder: one sub-folder per strategy (traces rank<r>.json.gz, metrics.csv, run.yaml)."),
-    strategies: str = typer.Option("sync,ddp,co2", "--strategies", help="Comma-separated: sync, ddp, co2."),
+    strategies: str = typer.Option("all", "--strategies", help="Comma-separated names with training hooks (see 'densing overlap strategies'); all: every one."),
     workers: int = typer.Option(2, "--workers", help="Workers per node (torchrun --nproc-per-node)."),
     steps: int = typer.Option(200, "--steps"),
     batch_size: int = typer.Option(4, "--batch-size", help="Sequences per worker per step."),
@@ -130,9 +149,10 @@ def run(
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Train a small GPT with data parallelism (torchrun; gloo on CPU, nccl on GPUs) and profile it."""
+    from densing.overlap.strategies.registry import parse
     from densing.overlap.train import TrainConfig, run_strategies
 
-    names = [s.strip() for s in strategies.split(",") if s.strip()]
+    names = [s.name for s in parse(strategies, "training")]
     base = TrainConfig(steps=steps, batch_size=batch_size, seq_len=seq_len, d_model=d_model, n_layer=n_layer,
                        n_head=n_head, lr=lr, seed=seed, corpus=corpus, profile_skip=profile_skip,
                        profile_active=profile_active, bucket_mb=bucket_mb, local_steps=local_steps,
@@ -145,16 +165,25 @@ def run(
 @overlap_app.command()
 def validate(
     sync_dir: Path = typer.Argument(..., help="A 'densing overlap run' folder of the sync strategy (calibration)."),
-    ddp_dir: Optional[Path] = typer.Argument(None, help="The ddp run to predict."),
-    co2_dir: Optional[Path] = typer.Argument(None, help="The co2 run to predict."),
+    runs: Optional[list[Path]] = typer.Argument(None, help="Runs to predict (e.g. the ddp and co2 folders); each run's strategy is read from its run.yaml."),
     calibration: bool = typer.Option(False, "--calibration", help="Print what the model learned from the sync run instead."),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
-    """What-if check: calibrate on the sync run, predict ddp and co2 step times, compare with measurement."""
+    """What-if check: calibrate on the sync run, predict the other runs' step times, compare with measurement."""
     from densing.overlap.validate import validate as validate_runs
 
-    cal, table = validate_runs(sync_dir, ddp_dir, co2_dir)
+    cal, table = validate_runs(sync_dir, *(runs or []))
     print_frame(cal.to_frame() if calibration else table, fmt, title="what-if vs measured (step time)")
+
+
+@overlap_app.command()
+def strategies(fmt: Format = typer.Option(Format.table, "--format")) -> None:
+    """The overlap strategies: what each one is and which models it has (what-if, validation, training)."""
+    import pandas as pd
+
+    from densing.overlap.strategies.registry import strategy_rows
+
+    print_frame(pd.DataFrame(strategy_rows()), fmt, title="overlap strategies")
 
 
 @overlap_app.command()

@@ -24,7 +24,7 @@ union of merged intervals and \\ set difference:
 These are HTA's formulas with "GPU kernels" replaced by "ops of the rank's threads": in the
 returned :class:`RankTrace`, C's disjoint pieces are ``computation``, the ``gloo:*`` events
 ``communication`` and K's pieces ``other``, so :func:`densing.overlap.metrics.breakdown` computes
-every number unchanged. The ``stream`` column holds the thread id. An interval belongs to the
+every number unchanged. The lane column (``kernel_lane``, ``lane_kind == "thread"``) holds the thread id. An interval belongs to the
 ``ProfilerStep#N`` (an annotation on the training thread) in which it starts. Collective sizes
 are not in CPU traces recorded without shapes: ``kernel_comm_bytes`` is NaN (give the model size
 to the what-if model). On a CPU, overlap is not free: the collective's thread takes cores from
@@ -32,31 +32,28 @@ the computation (see :mod:`densing.overlap.validate`).
 """
 from __future__ import annotations
 
-import gzip
 import math
-import re
-import zlib
-from pathlib import Path
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import orjson
 
 if TYPE_CHECKING:
     import pandas as pd
 
 from densing.errors import TraceError
+from densing.overlap.columns import CAT_CPU_OP, CAT_USER_ANNOTATION, COLLECTIVE_PREFIX, OpColumns
 from densing.overlap.intervals import merge_intervals, subtract_intervals
-from densing.overlap.trace import COMMUNICATION, COMPUTATION, OTHER, RankTrace, trace_files
+from densing.overlap.kineto import DecodeInfo
+from densing.overlap.model import (COMMUNICATION, COMPUTATION, LANE_THREAD, OTHER, STEP_RE, RankTrace,
+                                   step_containing)
 
-_STEP_RE = re.compile(r"ProfilerStep#(\d+)")
 _COMM_CALL_PREFIXES = ("c10d::", "record_param_comms", "gloo:", "nccl:")
-_COLLECTIVE_PREFIX = "gloo:"
 
 
 def is_collective(name: str) -> bool:
     """A collective's execution on a ProcessGroupGloo worker thread (``gloo:all_reduce`` …)."""
-    return name.startswith(_COLLECTIVE_PREFIX)
+    return name.startswith(COLLECTIVE_PREFIX)
 
 
 def is_comm_call(name: str) -> bool:
@@ -64,85 +61,70 @@ def is_comm_call(name: str) -> bool:
     return name.startswith(_COMM_CALL_PREFIXES)
 
 
-def _load(path: Path) -> dict:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if path.name.endswith(".gz"):
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise TraceError(f"{path}: corrupt gzip ({exc})") from None
-    try:
-        doc = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise TraceError(f"{path}: malformed JSON ({exc})") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"), list):
-        raise TraceError(f"{path}: unexpected trace structure (no traceEvents list)")
-    return doc
+@dataclass
+class CpuRank:
+    """One CPU-trace file's complete events: absolute times (µs), thread, name, category code."""
+
+    path: str
+    rank: int
+    world_size: int
+    ts: np.ndarray
+    end: np.ndarray
+    tid: np.ndarray
+    name_code: np.ndarray
+    names: list
+    cat: np.ndarray
+    stream_rows: int  # events with an args.stream: GPU kernels, so not a CPU-only job
+
+    @property
+    def first_ts(self) -> float | None:
+        return float(self.ts.min()) if self.ts.size else None
 
 
-def _rank_events(path: Path, default_rank: int):
-    """(rank, world_size, rows) with rows = (ts, end, tid, name, cat) of the duration events."""
-    doc = _load(path)
-    info = doc.get("distributedInfo") or {}
+def cpu_rank(path, cols: OpColumns, info: DecodeInfo, default_rank: int) -> CpuRank:
+    """The events of one decoded CPU-trace file; rank and world size from ``distributedInfo``."""
+    if cols.events == 0:
+        raise TraceError(f"{path}: no traceEvents")
+    rank = info.rank if info.rank is not None else default_rank
+    world = info.world_size if info.world_size is not None else 1
     try:
-        rank = int(info.get("rank", default_rank))
-        world = int(info.get("world_size", 1))
+        rank, world = int(rank), int(world)
     except (TypeError, ValueError):
         raise TraceError(f"{path}: distributedInfo.rank/world_size: expected integers") from None
-    rows = []
-    for e in doc["traceEvents"]:
-        if not isinstance(e, dict) or e.get("ph") != "X" or e.get("cat") in (None, "Trace"):
-            continue
-        ts, dur, name = e.get("ts"), e.get("dur"), e.get("name")
-        if not isinstance(ts, (int, float)) or not isinstance(dur, (int, float)) or not isinstance(name, str):
-            continue
-        rows.append((float(ts), float(ts) + float(dur), e.get("tid"), name, e.get("cat")))
-    return rank, world, rows
+    return CpuRank(str(path), rank, world, cols.column("ts"), cols.column("end"), cols.column("tid"),
+                   cols.column("name_code"), cols.names, cols.column("cat"), cols.stream_rows)
 
 
-def has_collectives(path: str | Path) -> bool:
-    """Whether any file named by ``path`` holds a ``gloo:*`` collective event."""
-    for f in trace_files(path):
-        if any(is_collective(r[3]) for r in _rank_events(f, 0)[2]):
-            return True
-    return False
+def _name_mask(c: CpuRank, test) -> np.ndarray:
+    hits = [i for i, n in enumerate(c.names) if test(n)]
+    lookup = np.zeros(len(c.names) + 1, dtype=bool)
+    lookup[hits] = True
+    return lookup[c.name_code]
 
 
-def read_cpu_traces(path: str | Path) -> list[RankTrace]:
-    """Read CPU-side (gloo) traces: one :class:`RankTrace` per rank, as the module docstring defines.
-
-    Raises TraceError naming the file when a rank has no ``gloo:*`` collective or no ``cpu_op``.
-    """
-    files = trace_files(path)
-    loaded = [(f, *_rank_events(f, i)) for i, f in enumerate(files)]
-    ranks = [r for _, r, _, _ in loaded]
-    if len(set(ranks)) != len(ranks):
-        raise TraceError(f"{path}: two trace files claim the same distributedInfo.rank")
-    origin = min((min(r[0] for r in rows) for _, _, _, rows in loaded if rows), default=0.0)
-    traces = [_to_rank_trace(f, rank, world, rows, origin) for f, rank, world, rows in loaded]
-    return sorted(traces, key=lambda t: t.rank)
+def _steps(c: CpuRank):
+    """The ProfilerStep annotations, sorted by start: (absolute start, end, number)."""
+    sel = (c.cat == CAT_USER_ANNOTATION) & _name_mask(c, lambda n: n.startswith("ProfilerStep#"))
+    number = np.array([int(STEP_RE.match(c.names[k]).group(1)) for k in c.name_code[sel].tolist()], dtype=np.int64)
+    st_ts, st_end = c.ts[sel], c.end[sel]
+    o = np.argsort(st_ts, kind="stable")
+    return st_ts[o], st_end[o], number[o]
 
 
-def _to_rank_trace(path: Path, rank: int, world: int, rows: list, origin: float) -> RankTrace:
-    if not rows:
-        raise TraceError(f"{path}: no duration events")
-    ts = np.array([r[0] for r in rows]) - origin
-    end = np.array([r[1] for r in rows]) - origin
-    tid = np.array([hash(r[2]) if not isinstance(r[2], int) else r[2] for r in rows], dtype=np.int64)
-    names = [r[3] for r in rows]
-    cats = [r[4] for r in rows]
-    collective = np.array([is_collective(n) for n in names])
+def to_rank_trace(c: CpuRank, origin: float) -> RankTrace:
+    """One rank's :class:`RankTrace` as the module docstring defines it; times from ``origin``."""
+    if not c.ts.size:
+        raise TraceError(f"{c.path}: no duration events")
+    ts, end, tid = c.ts - origin, c.end - origin, c.tid
+    collective = _name_mask(c, is_collective)
     if not collective.any():
-        raise TraceError(f"{path}: no GPU kernels and no CPU collectives (gloo:* events) in this trace")
+        raise TraceError(f"{c.path}: no GPU kernels and no CPU collectives (gloo:* events) in this trace")
     comm_threads = np.unique(tid[collective])
-    cpu_op = np.array([c == "cpu_op" for c in cats])
+    cpu_op = c.cat == CAT_CPU_OP
     on_compute = cpu_op & ~np.isin(tid, comm_threads)
     if not on_compute.any():
-        raise TraceError(f"{path}: no cpu_op events outside the gloo threads")
-    call = on_compute & np.array([is_comm_call(n) for n in names])
+        raise TraceError(f"{c.path}: no cpu_op events outside the gloo threads")
+    call = on_compute & _name_mask(c, is_comm_call)
 
     pieces = []  # (start, end, category, thread)
     for thread in np.unique(tid[on_compute]):
@@ -154,56 +136,44 @@ def _to_rank_trace(path: Path, rank: int, world: int, rows: list, origin: float)
     start = np.concatenate([p[0] for p in pieces])
     stop = np.concatenate([p[1] for p in pieces])
     category = np.concatenate([np.full(p[0].size, p[2], dtype=np.int8) for p in pieces])
-    stream = np.concatenate([np.broadcast_to(np.asarray(p[3], dtype=np.int64), p[0].shape) for p in pieces])
-    label = np.array(["computation" if c == COMPUTATION else "communication call" if c == OTHER else "collective"
-                      for c in category], dtype=object)
-    coll_names = np.array(names, dtype=object)[collective]
-    label[category == COMMUNICATION] = coll_names
+    lane = np.concatenate([np.broadcast_to(np.asarray(p[3], dtype=np.int64), p[0].shape) for p in pieces])
+    label = np.array(["computation" if k == COMPUTATION else "communication call" if k == OTHER else "collective"
+                      for k in category], dtype=object)
+    label[category == COMMUNICATION] = np.array(c.names, dtype=object)[c.name_code[collective]]
     order = np.argsort(start, kind="stable")
-    start, stop, category, stream, label = start[order], stop[order], category[order], stream[order], label[order]
+    start, stop, category, lane, label = start[order], stop[order], category[order], lane[order], label[order]
 
-    step_sel = np.array([c == "user_annotation" and n.startswith("ProfilerStep#") for n, c in zip(names, cats)])
-    step_num = np.array([int(_STEP_RE.match(n).group(1)) for n in np.array(names, dtype=object)[step_sel]],
-                        dtype=np.int64)
-    st_ts, st_end = ts[step_sel], end[step_sel]
-    o = np.argsort(st_ts, kind="stable")
-    st_ts, st_end, step_num = st_ts[o], st_end[o], step_num[o]
-    k_step = np.full(start.shape, -1, dtype=np.int64)
-    if st_ts.size:
-        si = np.searchsorted(st_ts, start, side="right") - 1
-        si_c = np.clip(si, 0, st_ts.size - 1)
-        ok = (si >= 0) & (start < st_end[si_c])
-        k_step[ok] = step_num[si_c[ok]]
+    st_ts, st_end, step_num = _steps(c)
+    st_ts, st_end = st_ts - origin, st_end - origin
+    k_step = step_containing(start, st_ts, st_end, step_num)
 
     unique, code = np.unique(label.astype(str), return_inverse=True)
     return RankTrace(
-        path=str(path), rank=rank, world_size=world, time_origin_us=float(origin),
-        kernel_start_us=start, kernel_end_us=stop, kernel_category=category, kernel_stream=stream,
+        path=c.path, rank=c.rank, world_size=c.world_size, time_origin_us=float(origin),
+        kernel_start_us=start, kernel_end_us=stop, kernel_category=category, kernel_lane=lane,
         kernel_name_code=code.astype(np.int32), kernel_names=tuple(str(u) for u in unique),
         kernel_step=k_step, kernel_comm_bytes=np.full(start.shape, math.nan),
         step_number=step_num, step_start_us=st_ts, step_end_us=st_end,
-        step_names_seen=frozenset(f"ProfilerStep#{n}" for n in step_num),
+        step_names_seen=frozenset(f"ProfilerStep#{n}" for n in step_num), lane_kind=LANE_THREAD,
     )
 
 
-def annotation_frame(path: str | Path, names: tuple[str, ...]) -> "pd.DataFrame":
-    """The ``user_annotation`` events named in ``names`` (``record_function`` labels such as
-    ``forward``) and the ``gloo:*`` collectives, one row each: rank, step (the ProfilerStep they
-    start in, −1 outside), name, start_us and duration_us (µs from the set's first event)."""
-    import pandas as pd
+def has_collectives(c: CpuRank) -> bool:
+    return any(is_collective(n) for n in c.names)
 
-    rows = []
-    loaded = [(*_rank_events(f, i), f) for i, f in enumerate(trace_files(path))]
-    origin = min((min(r[0] for r in rows_) for _, _, rows_, _ in loaded if rows_), default=0.0)
-    for rank, _, events, _ in loaded:
-        steps = sorted((r[0], r[1], int(_STEP_RE.match(r[3]).group(1))) for r in events
-                       if r[4] == "user_annotation" and r[3].startswith("ProfilerStep#"))
-        starts = np.array([s[0] for s in steps])
-        for ts, end, _, name, cat in events:
-            if not ((cat == "user_annotation" and name in names) or is_collective(name)):
-                continue
-            i = int(np.searchsorted(starts, ts, side="right")) - 1
-            step = steps[i][2] if i >= 0 and ts < steps[i][1] else -1
-            rows.append({"rank": rank, "step": step, "name": name, "start_us": ts - origin,
-                         "duration_us": end - ts})
-    return pd.DataFrame(rows, columns=["rank", "step", "name", "start_us", "duration_us"])
+
+def set_origin(ranks: list[CpuRank]) -> float:
+    """The earliest event of the set (0 when no rank has one)."""
+    return min((c.first_ts for c in ranks if c.first_ts is not None), default=0.0)
+
+
+def annotation_rows(c: CpuRank, names: tuple[str, ...], origin: float) -> list[dict]:
+    """One rank's ``user_annotation`` events named in ``names`` and its ``gloo:*`` collectives
+    (see :func:`annotation_frame`)."""
+    st_ts, st_end, step_num = _steps(c)
+    wanted = set(names)
+    sel = ((c.cat == CAT_USER_ANNOTATION) & _name_mask(c, wanted.__contains__)) | _name_mask(c, is_collective)
+    idx = np.flatnonzero(sel)
+    steps = step_containing(c.ts[idx], st_ts, st_end, step_num)
+    return [{"rank": c.rank, "step": int(s), "name": c.names[k], "start_us": t - origin, "duration_us": e - t}
+            for s, k, t, e in zip(steps.tolist(), c.name_code[idx].tolist(), c.ts[idx].tolist(), c.end[idx].tolist())]

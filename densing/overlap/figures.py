@@ -13,8 +13,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from densing.overlap.metrics import analyze
-from densing.overlap.trace import CATEGORY_NAMES, RankTrace, read_traces
+from densing.overlap.analysis import analyze
+from densing.overlap.model import CATEGORY_NAMES, RankTrace
+from densing.overlap.trace import read_traces
 
 _COLORS = {"idle": "#bdbdbd", "compute": "#1f77b4", "non-compute": "#ff7f0e",
            "communication": "#d62728", "memory": "#9467bd", "computation": "#1f77b4", "other": "#7f7f7f"}
@@ -60,7 +61,7 @@ def timeline_figure(traces: Sequence[RankTrace], step: int | None = None, max_ke
             start_ms = t.kernel_start_us[k] / 1e3
             fig.add_bar(
                 base=start_ms, x=(t.kernel_end_us[k] - t.kernel_start_us[k]) / 1e3,
-                y=[f"rank {t.rank} / stream {s}" for s in t.kernel_stream[k]], orientation="h",
+                y=[f"rank {t.rank} / {t.lane_kind} {s}" for s in t.kernel_lane[k]], orientation="h",
                 name=name, legendgroup=name, showlegend=name not in shown, marker_color=_COLORS[name],
                 customdata=np.asarray(t.kernel_names, dtype=object)[t.kernel_name_code[k]],
                 hovertemplate="%{customdata}<br>start %{base:.3f} ms, %{x:.3f} ms<extra></extra>")

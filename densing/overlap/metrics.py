@@ -15,13 +15,12 @@ Percentages of the breakdown are 100 · I/T, 100 · C/T, 100 · N/T.
 from __future__ import annotations
 
 import math
-from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from densing.overlap.intervals import intersection_length, merge_intervals, union_length
-from densing.overlap.trace import COMMUNICATION, COMPUTATION, RankTrace, read_traces
+from densing.overlap.model import COMMUNICATION, COMPUTATION, RankTrace
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -69,44 +68,45 @@ def rank_metrics(trace: RankTrace) -> dict:
     return row
 
 
-def _traces(source: str | Path | Iterable[RankTrace]) -> list[RankTrace]:
-    if isinstance(source, (str, Path)):
-        return read_traces(source)
-    return list(source)
+STEP_COLUMNS = ["rank", "step", "step_time_us"] + [c for c in RANK_COLUMNS if c not in ("rank", "world_size", "comm_bytes")]
 
 
-def analyze_rows(source: str | Path | Iterable[RankTrace]) -> list[dict]:
-    """:func:`analyze`'s rows as plain dicts (no pandas: the command line's fast path)."""
-    return [{c: row.get(c, math.nan) for c in RANK_COLUMNS} for row in (rank_metrics(t) for t in _traces(source))]
+def rank_row(trace: RankTrace) -> dict:
+    """:func:`rank_metrics` with every column of :data:`RANK_COLUMNS`, in order."""
+    row = rank_metrics(trace)
+    return {c: row.get(c, math.nan) for c in RANK_COLUMNS}
 
 
-def analyze(source: str | Path | Iterable[RankTrace]) -> "pd.DataFrame":
-    """Per-rank overlap and temporal breakdown of a trace file, directory, or read traces."""
-    import pandas as pd
-
-    return pd.DataFrame(analyze_rows(source), columns=RANK_COLUMNS)
-
-
-def analyze_steps(source: str | Path | Iterable[RankTrace]) -> "pd.DataFrame":
-    """Per (rank, ProfilerStep) breakdown; a kernel belongs to the step its launch falls in.
+def rank_step_rows(trace: RankTrace) -> list[dict]:
+    """Per ProfilerStep of one rank: its breakdown; a kernel belongs to the step its launch falls in.
 
     ``step_time_us`` is the step's ProfilerStep annotation duration on the CPU; the breakdown
-    columns use the kernels launched within it.
+    columns use the kernels launched within it. Steps without kernels have no row.
     """
+    rows = []
+    t = trace
+    for number, start, end in zip(t.step_number, t.step_start_us, t.step_end_us):
+        sel = t.kernel_step == number
+        if not sel.any():
+            continue
+        row = {"rank": t.rank, "step": int(number), "step_time_us": float(end - start)}
+        row |= breakdown(t.kernel_start_us[sel], t.kernel_end_us[sel], t.kernel_category[sel])
+        rows.append(row)
+    return rows
+
+
+def rows_frame(rows: list[dict]) -> "pd.DataFrame":
+    """Rank rows (:func:`rank_row`) as the per-rank DataFrame."""
     import pandas as pd
 
-    rows = []
-    for t in _traces(source):
-        for number, start, end in zip(t.step_number, t.step_start_us, t.step_end_us):
-            sel = t.kernel_step == number
-            if not sel.any():
-                continue
-            row = {"rank": t.rank, "step": int(number), "step_time_us": float(end - start)}
-            row |= breakdown(t.kernel_start_us[sel], t.kernel_end_us[sel], t.kernel_category[sel])
-            rows.append(row)
-    cols = ["rank", "step", "step_time_us"] + [c for c in RANK_COLUMNS if c not in
-                                               ("rank", "world_size", "comm_bytes")]
-    return pd.DataFrame(rows, columns=cols)
+    return pd.DataFrame(rows, columns=RANK_COLUMNS)
+
+
+def steps_frame(rows: list[dict]) -> "pd.DataFrame":
+    """Step rows (:func:`rank_step_rows`) as the per-(rank, step) DataFrame."""
+    import pandas as pd
+
+    return pd.DataFrame(rows, columns=STEP_COLUMNS)
 
 
 def step_skew(steps: "pd.DataFrame", straggler_threshold_pct: float = 5.0) -> "pd.DataFrame":

@@ -5,13 +5,9 @@ gloo on CPU, nccl where CUDA is present; several nodes through torchrun's rendez
 running :func:`worker_main`: a GPT-style byte-level language model (size set by the
 configuration) trained on a real text corpus, with one of three strategies:
 
-* ``sync``  forward, backward, then one blocking all-reduce of all gradients (flattened into one
-  buffer, averaged), then the optimizer step: no overlap;
-* ``ddp``   ``torch.nn.parallel.DistributedDataParallel`` with its gradient buckets
-  (``bucket_cap_mb``): bucket all-reduces overlap the rest of the backward pass;
-* ``co2``   CO2 (Sun et al. 2024, :mod:`densing.overlap.co2`): τ local steps of the inner
-  optimizer, then an asynchronous all-reduce of the model change that runs under the next τ
-  local steps, with the staleness gap penalty and outer momentum clipping.
+one of the strategies with training hooks in :mod:`densing.overlap.strategies` (``sync``: a
+blocking all-reduce after backward; ``ddp``: DistributedDataParallel's gradient buckets; ``co2``:
+CO2 local updating, :mod:`densing.overlap.co2`), each its own module.
 
 ``torch.profiler`` records one Kineto trace per rank with a schedule (skip, wait, warmup, active
 steps) and ``ProfilerStep#N`` annotations, into the run directory (``rank<r>.json.gz``), which
@@ -23,7 +19,6 @@ calibration uses. Every rank writes its step times, tokens and training loss to
 """
 from __future__ import annotations
 
-import math
 import os
 import subprocess
 import sys
@@ -36,7 +31,6 @@ import pandas as pd
 from densing.errors import InputError
 from densing.io import atomic_write_bytes, atomic_write_text
 
-STRATEGIES = ("sync", "ddp", "co2")
 RUN_FILE = "run.yaml"
 METRICS_FILE = "metrics.csv"
 METRICS_COLUMNS = ["rank", "step", "step_time_s", "tokens", "loss", "profiled",
@@ -80,8 +74,9 @@ class TrainConfig:
         for name in ("profile_skip", "profile_wait", "profile_warmup", "threads"):
             if int(getattr(self, name)) < 0:
                 raise InputError(f"{name}: expected ≥ 0, got {getattr(self, name)}")
-        if self.strategy not in STRATEGIES:
-            raise InputError(f"strategy: expected one of {', '.join(STRATEGIES)}, got {self.strategy!r}")
+        from densing.overlap.strategies.registry import get
+
+        get(self.strategy, "training")  # InputError naming the strategies that can train
         if self.d_model % self.n_head:
             raise InputError(f"d_model: expected a multiple of n_head ({self.n_head}), got {self.d_model}")
         for name in ("lr", "bucket_mb", "outer_lr", "outer_clip"):
@@ -349,20 +344,12 @@ def worker_main(run_dir: str | Path) -> None:
     text = load_corpus(config.corpus, config.corpus_bytes)
     batches = _batches(text, config, rank)
     params = list(model.parameters())
-    if config.strategy == "ddp":
-        from torch.nn.parallel import DistributedDataParallel
+    from densing.overlap.strategies.base import TrainContext
+    from densing.overlap.strategies.registry import get
 
-        net = DistributedDataParallel(model, device_ids=[local_rank] if cuda else None,
-                                      bucket_cap_mb=config.bucket_mb)
-    else:
-        net = model
+    hooks = get(config.strategy, "training").training(TrainContext(config, model, params, world, cuda, local_rank))
+    net = hooks.wrap(model)
     optimizer = torch.optim.AdamW(params, lr=config.lr, foreach=True)
-    outer = None
-    if config.strategy == "co2":
-        from densing.overlap.co2 import CO2
-
-        outer = CO2(params, world, config.outer_lr, config.outer_momentum, config.outer_clip,
-                    config.staleness_penalty)
 
     def on_trace_ready(prof) -> None:
         import gzip
@@ -385,31 +372,15 @@ def worker_main(run_dir: str | Path) -> None:
             x, y = next(batches)
             x, y = x.to(device), y.to(device)
             t0 = time.perf_counter()
-            ar_wall = ar_cpu = math.nan
             with record_function("forward"):
                 loss = net(x, y)
             with record_function("backward"):
                 loss.backward()
-            if config.strategy == "sync" and world > 1:
-                with record_function("allreduce"):
-                    grads = [p.grad for p in params]
-                    flat = torch.cat([g.reshape(-1) for g in grads])
-                    w0, c0 = time.perf_counter(), time.process_time()
-                    dist.all_reduce(flat)
-                    if cuda:
-                        torch.cuda.synchronize()
-                    ar_wall, ar_cpu = time.perf_counter() - w0, time.process_time() - c0
-                    flat /= world
-                    offset = 0
-                    for g in grads:
-                        g.copy_(flat[offset:offset + g.numel()].view_as(g))
-                        offset += g.numel()
+            ar_wall, ar_cpu = hooks.after_backward(step)
             with record_function("optimizer"):
                 optimizer.step()
                 optimizer.zero_grad(set_to_none=True)
-            if outer is not None and (step + 1) % config.local_steps == 0:
-                with record_function("co2_outer"):
-                    outer.outer_step()
+            hooks.after_optimizer(step)
             if cuda:
                 torch.cuda.synchronize()
             rows.append({"rank": rank, "step": step, "step_time_s": time.perf_counter() - t0,
@@ -417,10 +388,9 @@ def worker_main(run_dir: str | Path) -> None:
                          "profiled": first_active <= step < config.profile_end,
                          "allreduce_wall_s": ar_wall, "allreduce_cpu_s": ar_cpu})
             prof.step()
-        if outer is not None:
-            # wait for the last outer all-reduce while the profiler is still running: a gloo thread
-            # finishing after the profiler has been torn down aborted the worker (SIGABRT, seen under load)
-            outer.finish()
+        # wait for the last outer all-reduce while the profiler is still running: a gloo thread
+        # finishing after the profiler had been torn down aborted a worker (SIGABRT, seen under load)
+        hooks.finish()
     atomic_write_text(run_dir / f"metrics-rank{rank}.csv",
                       pd.DataFrame(rows, columns=METRICS_COLUMNS).to_csv(index=False))
     dist.barrier()

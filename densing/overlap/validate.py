@@ -20,71 +20,27 @@ Calibrated from the sync run (per step, medians over steps; one rank's view unle
 * all-reduce CPU share u = CPU seconds the process spends during the blocking all-reduce (the
   training thread is blocked, so this is the collective's threads) / T_ar (``metrics.csv``).
 
-Models (one representative worker; W workers per node on N cores, t intra-op threads each):
-
-* ``ddp`` (Li et al. 2020): backward produces the gradients in reverse registration order; bucket
-  i (DDP's greedy assignment, ``bucket_cap_mb``) is ready at r_i = F + B·(bytes ready)/S and its
-  all-reduce takes T_ar·S_i/S, FIFO on the collective thread; DDP copies the gradients into the
-  buckets during backward (P/3) and back after the wait (2P/3); the last bucket waits for the
-  slower peer like sync's all-reduce (Σ);  T = F + B + P/3 + wait + Σ + 2P/3 + O + o.
-* ``co2`` (Sun et al. 2024): one round is τ local steps τ·(F + B + O + o) plus the outer step
-  (12 passes over S bytes: ``densing.overlap.co2.CO2.outer_step``), during which the previous
-  round's all-reduce (T_ar) runs; the outer step waits for it. T = round / τ. The ranks meet
-  once per round, with a round of computation as slack, so Σ is not added (not modelled).
-* contention (the effect T3, Pati et al. 2024, is built around): on a CPU the collective and the
-  computation share the cores. Processor sharing: each worker has c = N/W cores; computing needs
-  t, an all-reduce u (measured); while both run and t + u > c, both progress at c/(t + u) of
-  their speed alone. Without contention (``contention=False``) overlap is free.
-
-The simulation is a fluid model: piecewise-constant rates between events (a compute segment ends,
-a bucket is enqueued, an all-reduce finishes).
+Models: each strategy's validation model (``predict_run_s``, one module per strategy in
+:mod:`densing.overlap.strategies`) on the fluid model of :mod:`densing.overlap.fluid`; the run's
+strategy is read from its ``run.yaml``.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from densing.errors import InputError
+from densing.overlap.fluid import RunCalibration
 
 PHASES = ("forward", "backward", "allreduce", "optimizer", "co2_outer")
-CO2_OUTER_PASSES = 12  # passes over S bytes in CO2.outer_step (see the module docstring)
-SYNC_COPY_PASSES = 3   # flatten, average, unflatten
-
-
-@dataclass(frozen=True)
-class RunCalibration:
-    """What the model learns from the sync run (seconds, bytes)."""
-
-    forward_s: float
-    backward_s: float
-    optimizer_s: float
-    overhead_s: float
-    copy_s: float  # P: flatten + average + unflatten of the gradients
-    allreduce_s: float  # T_ar of all S bytes, fastest rank
-    skew_s: float  # Σ: mean wait of a rank for its slower peer at a per-step all-reduce
-    allreduce_cpu_share: float  # u
-    comm_bytes: float  # S
-    bandwidth_bytes_per_s: float
-    step_s: float  # measured sync step
-    workers: int  # W per node
-    cores: int  # N
-    threads: int  # t
-    param_numel: tuple  # registration order
-
-    def to_frame(self) -> pd.DataFrame:
-        row = asdict(self)
-        row.pop("param_numel")
-        return pd.DataFrame([row])
 
 
 def _phase_medians(run_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per (rank, step): phase durations (s) and the ProfilerStep duration; and the collectives."""
-    from densing.overlap.cpu_trace import annotation_frame
-    from densing.overlap.metrics import analyze_steps
+    from densing.overlap.trace import annotation_frame
+    from densing.overlap.analysis import analyze_steps
 
     ann = annotation_frame(run_dir, PHASES)
     ann = ann[ann["step"] >= 0]
@@ -150,106 +106,9 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
 # --------------------------------------------------------------------------- fluid simulation
 
 
-def contention_rate(cal: RunCalibration, contention: bool = True) -> float:
-    """Speed (0, 1] of computation and communication while both run: min(1, c/(t + u)), c = N/W."""
-    if not contention:
-        return 1.0
-    cores_per_worker = cal.cores / max(1, cal.workers)
-    demand = cal.threads + cal.allreduce_cpu_share
-    return min(1.0, cores_per_worker / demand)
-
-
-def simulate(segments: list[tuple], rate_overlap: float) -> float:
-    """Wall time of one worker's timeline under processor sharing.
-
-    ``segments`` is a list of ``("compute", seconds)``, ``("send", seconds)`` (enqueue an
-    all-reduce of that many seconds alone, FIFO), ``("wait",)`` (block until the queue is
-    empty) and ``("delay", seconds)`` (idle: waiting for a slower peer; only after a wait). While compute and an all-reduce both progress, each runs at ``rate_overlap`` of its
-    speed alone; otherwise at full speed. Returns the time when the last segment ends (an
-    all-reduce still queued at the end keeps running: it is not waited for).
-    """
-    if not 0 < rate_overlap <= 1:
-        raise InputError(f"rate_overlap: expected in (0, 1], got {rate_overlap}")
-    now, queue = 0.0, []  # queue: remaining alone-seconds of each all-reduce, FIFO
-
-    def advance(compute_left: float) -> float:
-        """Run compute of ``compute_left`` alone-seconds with the queue draining beside it."""
-        nonlocal now
-        while compute_left > 1e-15:
-            if not queue:
-                now += compute_left
-                return 0.0
-            r = rate_overlap
-            t_comp, t_comm = compute_left / r, queue[0] / r
-            dt = min(t_comp, t_comm)
-            now += dt
-            compute_left -= dt * r
-            queue[0] -= dt * r
-            if queue[0] <= 1e-15:
-                queue.pop(0)
-        return 0.0
-
-    for seg in segments:
-        kind = seg[0]
-        if kind == "compute":
-            advance(float(seg[1]))
-        elif kind == "send":
-            queue.append(float(seg[1]))
-        elif kind == "wait":
-            now += sum(queue)
-            queue.clear()
-        elif kind == "delay":
-            now += float(seg[1])
-        else:
-            raise InputError(f"segment: expected compute, send or wait, got {kind!r}")
-    return now
-
-
-def ddp_buckets(param_numel: tuple, bucket_bytes: float, bytes_per_param: float = 4.0) -> list[float]:
-    """DDP's greedy bucket sizes (bytes) in the order backward fills them: parameters in reverse
-    registration order, a bucket closed once it holds ≥ ``bucket_bytes`` (Li et al. 2020, §3.2.3)."""
-    buckets, current = [], 0.0
-    for n in reversed(param_numel):
-        current += n * bytes_per_param
-        if current >= bucket_bytes:
-            buckets.append(current)
-            current = 0.0
-    if current > 0:
-        buckets.append(current)
-    return buckets
-
-
-def predict_ddp_s(cal: RunCalibration, bucket_bytes: float, contention: bool = True) -> float:
-    """DDP step time (module docstring): buckets sent as backward produces them, FIFO."""
-    rate = contention_rate(cal, contention)
-    buckets = ddp_buckets(cal.param_numel, bucket_bytes)
-    segs: list[tuple] = [("compute", cal.forward_s)]
-    backward = cal.backward_s + cal.copy_s / SYNC_COPY_PASSES
-    for b in buckets:
-        segs.append(("compute", backward * b / cal.comm_bytes))
-        segs.append(("send", cal.allreduce_s * b / cal.comm_bytes))
-    segs += [("wait",), ("delay", cal.skew_s), ("compute", cal.copy_s * (SYNC_COPY_PASSES - 1) / SYNC_COPY_PASSES
-                         + cal.optimizer_s + cal.overhead_s)]
-    return simulate(segs, rate)
-
-
-def predict_co2_s(cal: RunCalibration, local_steps: int, contention: bool = True) -> float:
-    """CO2 step time (module docstring): round time / τ, the previous round's all-reduce under it."""
-    if local_steps < 1:
-        raise InputError(f"local_steps (τ): expected ≥ 1, got {local_steps}")
-    rate = contention_rate(cal, contention)
-    pass_s = cal.copy_s / SYNC_COPY_PASSES
-    local = cal.forward_s + cal.backward_s + cal.optimizer_s + cal.overhead_s
-    # the round starts right after the previous outer step launched its all-reduce: 2 passes (Δ, cat)
-    # happen before the launch, the other passes after the wait
-    segs = [("send", cal.allreduce_s), ("compute", local_steps * local + 2 * pass_s), ("wait",),
-            ("compute", (CO2_OUTER_PASSES - 2) * pass_s)]
-    return simulate(segs, rate) / local_steps
-
-
 def measured_step_s(run_dir: str | Path) -> float:
     """Median over ranks of the mean ProfilerStep duration of a run (seconds)."""
-    from densing.overlap.metrics import analyze_steps
+    from densing.overlap.analysis import analyze_steps
 
     steps = analyze_steps(run_dir)
     if steps.empty:
@@ -257,36 +116,35 @@ def measured_step_s(run_dir: str | Path) -> float:
     return float(steps.groupby("rank")["step_time_us"].mean().median() / 1e6)
 
 
-def validate(sync_dir: str | Path, ddp_dir: str | Path | None = None,
-             co2_dir: str | Path | None = None) -> tuple[RunCalibration, pd.DataFrame]:
-    """Calibrate on ``sync_dir``, predict ddp and co2, compare with their measured step times.
+def validate(sync_dir: str | Path, *run_dirs: str | Path | None) -> tuple[RunCalibration, pd.DataFrame]:
+    """Calibrate on ``sync_dir``, predict the step time of each run in ``run_dirs`` with its
+    strategy's validation model (the strategy named in its ``run.yaml``), compare with measurement.
 
     Returns the calibration and a table: strategy, measured_ms, predicted_ms (with contention),
-    error_pct = 100·(predicted − measured)/measured, and the same without contention.
+    error_pct = 100·(predicted − measured)/measured, and the same without contention. The first
+    row is the sync run itself (its phases add up to its step: error 0).
     """
+    from densing.overlap.strategies.registry import get
+
     cal = calibrate_run(sync_dir)
+    sync_meta, _ = _meta(Path(sync_dir))
     rows = [{"strategy": "sync", "run": str(sync_dir), "measured_ms": cal.step_s * 1e3,
-             "predicted_ms": (cal.forward_s + cal.backward_s + cal.copy_s + cal.allreduce_s + cal.skew_s
-                              + cal.optimizer_s + cal.overhead_s) * 1e3,
+             "predicted_ms": get("sync", "validation").predict_run_s(cal, sync_meta["config"], True) * 1e3,
              "predicted_no_contention_ms": math.nan}]
-    for strategy, run_dir in (("ddp", ddp_dir), ("co2", co2_dir)):
+    for run_dir in run_dirs:
         if run_dir is None:
             continue
         meta, _ = _meta(Path(run_dir))
         cfg = meta["config"]
-        if cfg.get("strategy") != strategy:
-            raise InputError(f"{Path(run_dir) / 'run.yaml'}: config.strategy: expected {strategy!r}, "
-                             f"got {cfg.get('strategy')!r}")
+        try:
+            strategy = get(str(cfg.get("strategy")), "validation")
+        except InputError as exc:
+            raise InputError(f"{Path(run_dir) / 'run.yaml'}: config.{exc}") from None
         if int(meta["workers_per_node"]) != cal.workers:
             raise InputError(f"{Path(run_dir) / 'run.yaml'}: workers_per_node: expected {cal.workers} "
                              f"(as the sync run), got {meta['workers_per_node']}")
-        if strategy == "ddp":
-            bucket = float(cfg["bucket_mb"]) * 2**20
-            pred, free = predict_ddp_s(cal, bucket), predict_ddp_s(cal, bucket, contention=False)
-        else:
-            tau = int(cfg["local_steps"])
-            pred, free = predict_co2_s(cal, tau), predict_co2_s(cal, tau, contention=False)
-        rows.append({"strategy": strategy, "run": str(run_dir), "measured_ms": measured_step_s(run_dir) * 1e3,
+        pred, free = strategy.predict_run_s(cal, cfg, True), strategy.predict_run_s(cal, cfg, False)
+        rows.append({"strategy": strategy.name, "run": str(run_dir), "measured_ms": measured_step_s(run_dir) * 1e3,
                      "predicted_ms": pred * 1e3, "predicted_no_contention_ms": free * 1e3})
     frame = pd.DataFrame(rows)
     frame["error_pct"] = 100.0 * (frame["predicted_ms"] - frame["measured_ms"]) / frame["measured_ms"]

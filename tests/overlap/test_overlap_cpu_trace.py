@@ -6,9 +6,9 @@ import pytest
 
 from densing.errors import TraceError
 from densing.overlap import analyze, analyze_steps, read_traces
-from densing.overlap.cpu_trace import annotation_frame, read_cpu_traces
 from densing.overlap.intervals import subtract_intervals
-from densing.overlap.trace import COMMUNICATION, COMPUTATION, OTHER
+from densing.overlap.model import COMMUNICATION, COMPUTATION, LANE_THREAD, OTHER
+from densing.overlap.trace import annotation_frame, read_cpu_traces
 
 
 def op(name, ts, dur, tid=1, cat="cpu_op"):
@@ -55,7 +55,7 @@ def test_categories_steps_and_threads(tmp_path):
     write(tmp_path / "rank0.json", hand_cpu_trace())
     (t,) = read_cpu_traces(tmp_path)
     comm = t.kernel_category == COMMUNICATION
-    assert list(t.kernel_stream[comm]) == [9] and t.kernel_names[t.kernel_name_code[comm][0]] == "gloo:all_reduce"
+    assert t.lane_kind == LANE_THREAD and list(t.kernel_lane[comm]) == [9] and t.kernel_names[t.kernel_name_code[comm][0]] == "gloo:all_reduce"
     calls = t.kernel_category == OTHER
     assert list(zip(t.kernel_start_us[calls], t.kernel_end_us[calls])) == [(40, 42)]
     comp = t.kernel_category == COMPUTATION
@@ -86,3 +86,50 @@ def test_no_collectives_is_a_trace_error(tmp_path):
 def test_subtract_hand_case():
     s, e = subtract_intervals(np.array([0, 20]), np.array([10, 30]), np.array([5, 25]), np.array([22, 26]))
     assert list(zip(s, e)) == [(0, 5), (25 - 3, 25), (26, 30)]
+
+
+def test_a_gloo_set_is_decoded_once(tmp_path, monkeypatch):
+    """The set's kind is sniffed from distributedInfo.backend: each file is decoded once, as CPU ops."""
+    from densing.overlap import ranks
+    from densing.overlap.kineto import CPU
+
+    write(tmp_path / "rank0.json", hand_cpu_trace(shift=1000), rank=0)
+    write(tmp_path / "rank1.json", hand_cpu_trace(shift=1010), rank=1)
+    calls = []
+    real = ranks.file_columns
+    monkeypatch.setattr(ranks, "file_columns", lambda path, kind, *a: calls.append((path.name, kind)) or real(path, kind, *a))
+    assert [t.rank for t in read_traces(tmp_path, scheduler="serial")] == [0, 1]
+    assert sorted(calls) == [("rank0.json", CPU), ("rank1.json", CPU)]
+    calls.clear()
+    assert list(analyze(tmp_path, scheduler="serial")["comm_comp_overlap_pct"]) == pytest.approx([60, 60])
+    assert sorted(calls) == [("rank0.json", CPU), ("rank1.json", CPU)]
+
+
+def test_a_gloo_set_without_backend_info_is_still_read(tmp_path):
+    for rank, shift in ((0, 1000), (1, 1010)):
+        path = write(tmp_path / f"rank{rank}.json", hand_cpu_trace(shift=shift), rank=rank)
+        doc = json.loads(path.read_text())
+        del doc["distributedInfo"]["backend"]
+        path.write_text(json.dumps(doc))
+    frame = analyze(tmp_path)
+    assert list(frame["comm_comp_overlap_pct"]) == pytest.approx([60, 60])
+
+
+def test_a_gloo_trace_is_streamed_in_batches_like_a_gpu_trace(tmp_path):
+    """Kineto's layout (one event per block): the CPU columns decoded batch by batch are the
+    columns decoded in one go."""
+    from densing.overlap.kineto import CPU, decode_file, event_batches
+
+    events = [e for k in range(30) for e in hand_cpu_trace(shift=100 * k)]
+    body = ",\n".join("  " + json.dumps(e) for e in events)
+    path = tmp_path / "rank0.json"
+    path.write_text('{\n  "distributedInfo": {"backend": "gloo", "rank": 3, "world_size": 4},\n'
+                    '  "traceEvents": [\n%s\n  ]\n}' % body)
+    text = path.read_bytes()
+    batches = list(event_batches([text[i:i + 1000] for i in range(0, len(text), 1000)], path, CPU, batch_bytes=2000))
+    assert len(batches) > 5 and sum(len(b[0]) for b in batches) == len(events)
+    streamed, info = decode_file(path, CPU, batch_bytes=2000)
+    whole, _ = decode_file(path, CPU)
+    assert info.rank == 3 and info.backend == "gloo" and streamed.names == whole.names
+    for name in ("ts", "end", "tid", "name_code", "cat"):
+        np.testing.assert_array_equal(streamed.column(name), whole.column(name), err_msg=name)

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from densing.errors import TraceError
 from densing.overlap import analyze, analyze_steps, read_traces, step_skew
-from densing.overlap.trace import COMMUNICATION, COMPUTATION, MEMORY, OTHER, kernel_category
+from densing.overlap.model import COMMUNICATION, COMPUTATION, MEMORY, OTHER, kernel_category
 from overlap_tracegen import hand_trace, kernel, launch, step, write_trace
 
 
@@ -123,21 +123,26 @@ def test_missing_fields_are_tolerated(tmp_path):
     assert row["comm_us"] == 10 and row["overlap_us"] == 3
 
 
-def test_batched_decoding_equals_whole(tmp_path, monkeypatch):
+def test_batched_decoding_equals_whole(tmp_path):
     """Kineto-style one-event-per-block JSON decoded in small batches gives the same arrays."""
     import json
 
-    from densing.overlap import trace as trace_module
+    import numpy as np
+
+    from densing.overlap.kineto import GPU, decode_file, event_batches
 
     doc = {"distributedInfo": {"rank": 5, "world_size": 8}, "traceEvents": hand_trace()}
     path = tmp_path / "r.json"
     path.write_text(json.dumps(doc, indent=2).replace("\n    {", "\n  {"))
     whole = analyze(path)
-    monkeypatch.setattr(trace_module, "_BATCH_BYTES", 300)
-    meta = {}
-    batches = list(trace_module._event_batches(path, meta))
-    assert len(batches) == 2 and meta["info"].rank == 5
-    assert sum(len(events) for events, _ in batches) == len(doc["traceEvents"])
+    batches = list(event_batches([path.read_bytes()], path, GPU, batch_bytes=300))
+    assert len(batches) == 2 and batches[-1][2].rank == 5 and batches[0][2] is None
+    assert sum(len(events) for events, _, _ in batches) == len(doc["traceEvents"])
+    streamed, info = decode_file(path, GPU, batch_bytes=300)
+    whole_cols, _ = decode_file(path, GPU)
+    assert info.rank == 5 and info.world_size == 8
+    for name in ("ts", "dur", "stream", "correlation", "name_code", "comm_bytes"):
+        np.testing.assert_array_equal(streamed.column(name), whole_cols.column(name), err_msg=name)
     assert analyze(path).equals(whole)
 
 
@@ -165,70 +170,72 @@ def _same_traces(a, b):
 
     assert len(a) == len(b)
     for x, y in zip(a, b):
-        for field in ("rank", "world_size", "time_origin_us", "kernel_names", "step_names_seen"):
+        for field in ("rank", "world_size", "time_origin_us", "kernel_names", "step_names_seen", "lane_kind"):
             assert getattr(x, field) == getattr(y, field), field
-        for field in ("kernel_start_us", "kernel_end_us", "kernel_category", "kernel_stream", "kernel_name_code",
+        for field in ("kernel_start_us", "kernel_end_us", "kernel_category", "kernel_lane", "kernel_name_code",
                       "kernel_step", "kernel_comm_bytes", "step_number", "step_start_us", "step_end_us"):
             np.testing.assert_array_equal(getattr(x, field), getattr(y, field), err_msg=field)
 
 
 @pytest.mark.parametrize("parts", [2, 3])
-def test_split_decoding_across_processes_equals_one_process(tmp_path, monkeypatch, parts):
+def test_a_file_cut_into_part_jobs_reads_like_one_job(tmp_path, parts):
+    """Part jobs each read the file themselves and decode only their events; in order, their
+    columns are the whole file's, on this process and on a process pool alike."""
     import gzip
 
-    from densing.overlap import trace as trace_module
+    import numpy as np
+
+    from densing.overlap.engine import ProcessEngine, SerialEngine
+    from densing.overlap.kineto import GPU, decode_file
+    from densing.overlap.parts import decode_part
+    from densing.overlap.trace import gpu_traces, run_ranks
 
     path = tmp_path / "r.json.gz"
     path.write_bytes(gzip.compress(_kineto_text(_many_steps()).encode()))
-    monkeypatch.setattr(trace_module, "_fork_ok", lambda: False)
-    one = read_traces(path)
-    monkeypatch.setattr(trace_module, "_fork_ok", lambda: True)
-    monkeypatch.setattr(trace_module, "_SPLIT_MIN_BYTES", 0)
-    children = []
-    real = trace_module._in_child
-    monkeypatch.setattr(trace_module, "_in_child", lambda *a: children.append(a[2:]) or real(*a))
-    meta = {}
-    cols = trace_module._file_columns(path, parts, meta)
-    assert len(children) == parts - 1  # spans decoded in forked children; the last span in this process
-    assert cols.events == len(_many_steps()) and meta["info"].rank == 0
-    split = [trace_module._to_rank_trace(trace_module._decode_file(path, 0, parts), True, one[0].time_origin_us)]
-    _same_traces(one, split)
-    trace_module._reap_all()
-    assert not trace_module._UNREAPED
+    one = read_traces(path, scheduler="serial")
+    whole, info = decode_file(path, GPU)
+    pieces = [decode_part(path, k, parts) for k in range(parts)]
+    assert all(cols.events > 0 for cols, _ in pieces)  # every part has events of its own
+    cols = pieces[0][0]
+    for other, _ in pieces[1:]:
+        cols.extend(other)
+    assert pieces[-1][1] == info and info.rank == 0
+    for name in ("ts", "dur", "stream", "correlation", "name_code", "comm_bytes"):
+        np.testing.assert_array_equal(cols.column(name), whole.column(name), err_msg=name)
+    for engine in (SerialEngine(), ProcessEngine(parts)):
+        _same_traces(one, gpu_traces(path, run_ranks([path], GPU, engine, split_min_bytes=0)))
     assert one[0].step_number.size == 80 and one[0].kernel_count == 200 - 1  # last step's kernel excluded
 
 
-def test_split_decoding_reports_a_malformed_span(tmp_path, monkeypatch):
-    from densing.overlap import trace as trace_module
+def test_part_jobs_report_a_malformed_span_naming_the_file(tmp_path):
+    from densing.overlap.engine import ProcessEngine
+    from densing.overlap.kineto import GPU
+    from densing.overlap.trace import run_ranks
 
     text = _kineto_text(_many_steps())
     broken = text[:len(text) // 4] + text[len(text) // 4:].replace('"dur": ', '"dur" ', 1)
     (tmp_path / "r.json").write_text(broken)
-    monkeypatch.setattr(trace_module, "_SPLIT_MIN_BYTES", 0)
-    with pytest.raises(TraceError, match="malformed JSON") as error:
-        trace_module._decode_file(tmp_path / "r.json", 0, 2)
-    assert str(error.value).startswith(f"{tmp_path / 'r.json'}: malformed JSON")  # the file, named once
+    (rank,) = run_ranks([tmp_path / "r.json"], GPU, ProcessEngine(2), split_min_bytes=0)
+    assert isinstance(rank, TraceError)
+    assert str(rank).startswith(f"{tmp_path / 'r.json'}: malformed JSON")  # the file, named once
 
 
-def test_split_decoding_passes_on_a_childs_error_and_reaps_every_child(tmp_path, monkeypatch):
-    from densing.overlap import trace as trace_module
+def test_a_part_jobs_error_is_raised_by_the_combining_job(tmp_path):
+    from densing.overlap.kineto import GPU
+    from densing.overlap.parts import decode_part
+    from densing.overlap.ranks import combined_columns
 
-    (tmp_path / "r.json").write_text(_kineto_text(_many_steps()))
-    monkeypatch.setattr(trace_module, "_SPLIT_MIN_BYTES", 0)
-
-    def failing(data, start, cut):
-        raise TraceError("timestamp beyond 64-bit integer range")
-
-    monkeypatch.setattr(trace_module, "_span_columns", failing)
-    with pytest.raises(TraceError, match="beyond 64-bit"):
-        trace_module._decode_file(tmp_path / "r.json", 0, 3)
-    trace_module._reap_all()
-    assert not trace_module._UNREAPED
+    path = tmp_path / "r.json"
+    path.write_text(_kineto_text(_many_steps()))
+    first = decode_part(path, 0, 2)
+    with pytest.raises(TraceError, match=f"^{path}: timestamp beyond 64-bit"):
+        combined_columns(path, GPU, 1 << 20, first, TraceError("timestamp beyond 64-bit integer range"))
 
 
-def test_streamed_batches_may_switch_to_float_timestamps(tmp_path, monkeypatch):
+def test_streamed_batches_may_switch_to_float_timestamps(tmp_path):
     """An integer-µs first batch and an ns-resolution later one: as if decoded whole (all rounded)."""
-    from densing.overlap import trace as trace_module
+    from densing.overlap.kineto import FLOAT_TS, GPU, INT_TS, decode_stream, event_batches
+    from densing.overlap.selection import decoded_rank, to_rank_trace
 
     events = _many_steps(10)
     for e in events[len(events) // 2:]:
@@ -236,14 +243,12 @@ def test_streamed_batches_may_switch_to_float_timestamps(tmp_path, monkeypatch):
     path = tmp_path / "r.json"
     path.write_text(_kineto_text(events))
     whole = read_traces(path)
-    monkeypatch.setattr(trace_module, "_BATCH_BYTES", 2000)
     text = path.read_bytes()
-    monkeypatch.setattr(trace_module, "_raw_pieces", lambda p: (text[i:i + 1000] for i in range(0, len(text), 1000)))
-    meta = {}
-    modes = [mode for _, mode in trace_module._event_batches(path, meta)]
-    assert modes[0] == trace_module.INT_TS and modes[-1] == trace_module.FLOAT_TS
-    streamed = [trace_module._to_rank_trace(trace_module._decode_file(path, 0, 1), True, whole[0].time_origin_us)]
-    _same_traces(whole, streamed)
+    pieces = [text[i:i + 1000] for i in range(0, len(text), 1000)]
+    modes = [mode for _, mode, _ in event_batches(pieces, path, GPU, batch_bytes=2000)]
+    assert len(modes) > 2 and modes[0] == INT_TS and modes[-1] == FLOAT_TS
+    cols, info = decode_stream(pieces, path, GPU, batch_bytes=2000)
+    _same_traces(whole, [to_rank_trace(decoded_rank(path, cols, info, 0), True, whole[0].time_origin_us)])
 
 
 def test_multi_member_gzip_reads_like_one_member(tmp_path):
@@ -261,10 +266,10 @@ def test_multi_member_gzip_reads_like_one_member(tmp_path):
 def test_isin_sorted_equals_numpy_isin(values, pool):
     import numpy as np
 
-    from densing.overlap.trace import _isin_sorted
+    from densing.overlap.arrays import isin_sorted
 
     values, pool = np.array(values, dtype=np.int64), np.array(pool, dtype=np.int64)
-    np.testing.assert_array_equal(_isin_sorted(values, np.unique(pool)), np.isin(values, pool))
+    np.testing.assert_array_equal(isin_sorted(values, np.unique(pool)), np.isin(values, pool))
 
 
 def test_sorted_unique_and_isin_match_numpy():
@@ -273,7 +278,7 @@ def test_sorted_unique_and_isin_match_numpy():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from densing.overlap.trace import _isin_codes, _sorted_unique
+    from densing.overlap.arrays import isin_codes, sorted_unique
 
     ints = st.lists(st.integers(-5, 40), max_size=60)
 
@@ -281,7 +286,7 @@ def test_sorted_unique_and_isin_match_numpy():
     @given(ints, ints)
     def check(values, codes):
         a = np.asarray(values, dtype=np.int64)
-        assert np.array_equal(_sorted_unique(a), np.unique(a))
-        assert np.array_equal(_isin_codes(a, codes), np.isin(a, codes))
+        assert np.array_equal(sorted_unique(a), np.unique(a))
+        assert np.array_equal(isin_codes(a, codes), np.isin(a, codes))
 
     check()

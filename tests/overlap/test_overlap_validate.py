@@ -2,7 +2,9 @@
 import pytest
 
 from densing.errors import InputError
-from densing.overlap.validate import RunCalibration, contention_rate, ddp_buckets, predict_co2_s, predict_ddp_s, simulate
+from densing.overlap.fluid import RunCalibration, contention_rate, simulate
+from densing.overlap.strategies.co2 import predict_co2_s
+from densing.overlap.strategies.ddp import ddp_buckets, predict_ddp_s
 
 
 def cal(**kw):

@@ -3,8 +3,12 @@
 import pytest
 
 from densing.errors import InputError
-from densing.overlap.whatif import (Calibration, calibrate, co2_step_time_s, ddp_step_time_s, predict,
-                                    ring_allreduce_time_s, sync_step_time_s, t3_step_time_s)
+from densing.overlap.strategies.base import ring_allreduce_time_s
+from densing.overlap.strategies.co2 import co2_step_time_s
+from densing.overlap.strategies.ddp import ddp_step_time_s
+from densing.overlap.strategies.sync import sync_step_time_s
+from densing.overlap.strategies.t3 import t3_step_time_s
+from densing.overlap.whatif import Calibration, calibrate, predict
 from overlap_tracegen import hand_trace, write_trace
 
 

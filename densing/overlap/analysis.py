@@ -1,0 +1,88 @@
+"""The overlap analysis of a trace set or of read traces: per-rank and per-step rows.
+
+Given a path, each rank's rows are computed where its file is decoded (:mod:`densing.overlap.ranks`,
+one job per file on the engine ``scheduler`` names, :mod:`densing.overlap.engine`) and only rows
+and a few facts come back; the set's rules (HTA's last-step filter, distinct ranks, a gloo set
+whose files do not say so) are applied here, with the same errors, in the same file order, as
+:func:`densing.overlap.trace.read_traces` raises them. Given read traces, the metrics run on them.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
+
+from densing.errors import TraceError
+from densing.overlap.engine import borrowed
+from densing.overlap.kineto import CPU, GPU
+from densing.overlap.metrics import rank_row, rank_step_rows, rows_frame, steps_frame
+from densing.overlap.model import NoGpuKernelsError, RankTrace
+from densing.overlap.ranks import RankOutcome, rank_outcome
+from densing.overlap.selection import filters_last_step
+from densing.overlap.trace import run_ranks, sniff_kind, trace_files
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def _pick(path, outcomes: list[RankOutcome], kind: str) -> tuple[list[dict], list[dict]]:
+    for o in outcomes:
+        if o.error is not None:
+            raise o.error
+    numbers = [o.facts.rank for o in outcomes]
+    if len(set(numbers)) != len(numbers):
+        raise TraceError(f"{path}: two trace files claim the same distributedInfo.rank")
+    key = filters_last_step(frozenset().union(*(o.facts.step_names for o in outcomes))) if kind == GPU else None
+    chosen = []
+    for o in outcomes:
+        rows = o.rows[key]
+        if isinstance(rows, TraceError):
+            raise rows
+        chosen.append((o.facts.rank, rows))
+    chosen.sort(key=lambda item: item[0])
+    return ([r.row for _, r in chosen],
+            [step for _, r in chosen for step in r.steps])
+
+
+def set_rows(path: str | Path, scheduler="auto", workers: int | None = None) -> tuple[list[dict], list[dict]]:
+    """The set's rank rows and step rows, sorted by rank (see the module docstring). ``scheduler``:
+    a name or address for :func:`densing.overlap.engine.make_engine`, or an engine to use as is."""
+    files = trace_files(path)
+    with borrowed(scheduler, files, workers) as engine:
+        kind = sniff_kind(files)
+        outcomes = run_ranks(files, kind, engine, rank_outcome)
+        if kind == CPU and not any(o.error for o in outcomes) and (
+                any(o.facts.stream_rows for o in outcomes) or not any(o.facts.has_collectives for o in outcomes)):
+            kind, outcomes = GPU, run_ranks(files, GPU, engine, rank_outcome)
+        try:
+            return _pick(path, outcomes, kind)
+        except NoGpuKernelsError:
+            if kind == GPU and any(o.facts.has_collectives for o in outcomes):
+                return _pick(path, run_ranks(files, CPU, engine, rank_outcome), CPU)
+            raise
+
+
+def _is_path(source) -> bool:
+    return isinstance(source, (str, Path))
+
+
+def analyze_rows(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
+                 workers: int | None = None) -> list[dict]:
+    """:func:`analyze`'s rows as plain dicts (no pandas: the command line's fast path)."""
+    if _is_path(source):
+        return set_rows(source, scheduler, workers)[0]
+    return [rank_row(t) for t in source]
+
+
+def analyze(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
+            workers: int | None = None) -> "pd.DataFrame":
+    """Per-rank overlap and temporal breakdown of a trace file, directory, or read traces."""
+    return rows_frame(analyze_rows(source, scheduler, workers))
+
+
+def analyze_steps(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
+                  workers: int | None = None) -> "pd.DataFrame":
+    """Per (rank, ProfilerStep) breakdown; a kernel belongs to the step its launch falls in
+    (:func:`densing.overlap.metrics.rank_step_rows`)."""
+    if _is_path(source):
+        return steps_frame(set_rows(source, scheduler, workers)[1])
+    return steps_frame([row for t in source for row in rank_step_rows(t)])

@@ -1,0 +1,293 @@
+"""Numpy columns built batch by batch from decoded Kineto events (see :mod:`densing.overlap.kineto`).
+
+Two collectors, one per kind of trace set:
+
+* :class:`KernelColumns` (GPU traces) keeps, of the duration events (those with ``dur`` and a
+  ``cat`` other than ``"Trace"``), only the rows the analysis can use (lossless): GPU-side rows,
+  CPU rows with a correlation id (launches), ProfilerStep annotations and device syncs; plus the
+  smallest timestamp of all duration events, the rank's time origin (HTA aligns ranks on it).
+* :class:`OpColumns` (CPU, gloo traces) keeps the complete events (``ph == "X"``) with numeric
+  ``ts``/``dur``, a string name and a ``cat`` other than ``"Trace"``: time, thread, name and
+  category of each, as :mod:`densing.overlap.cpu_trace` defines its metrics on them.
+
+Both hold a file-wide name table (``names``) and extend each other across parts of one file.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import operator
+from typing import Any
+
+import numpy as np
+
+from densing.errors import TraceError
+from densing.overlap.arrays import isin_codes
+
+SYNC_NAMES = ("Event Sync", "Context Sync")
+COLLECTIVE_PREFIX = "gloo:"
+
+# bytes per element for the dtype names PyTorch writes into record_param_comms args
+_DTYPE_BYTES = {
+    "float": 4, "float32": 4, "double": 8, "float64": 8, "half": 2, "float16": 2,
+    "bfloat16": 2, "bf16": 2, "int": 4, "int32": 4, "long": 8, "int64": 8, "short": 2,
+    "int16": 2, "char": 1, "int8": 1, "byte": 1, "uint8": 1, "bool": 1,
+    "float8_e4m3fn": 1, "float8_e5m2": 1,
+}
+
+NO_CAT = "\0"  # sentinel for an absent "cat" (dropped, as HTA drops events without one)
+
+_get_ts = operator.attrgetter("ts")
+_get_dur = operator.attrgetter("dur")
+_get_cat = operator.attrgetter("cat")
+_get_name = operator.attrgetter("name")
+_get_args = operator.attrgetter("args")
+_get_stream = operator.attrgetter("stream")
+_get_correlation = operator.attrgetter("correlation")
+_get_nelems = operator.attrgetter("in_nelems")
+_get_tid = operator.attrgetter("tid")
+_get_ph = operator.attrgetter("ph")
+
+
+def as_int(value: Any, default: int) -> int:
+    """``int(value)`` as HTA ``normalize_gpu_stream_numbers`` does; ``default`` when impossible."""
+    if value is None:
+        return default
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError):
+        return default
+
+
+def comm_bytes(args) -> float:
+    """Collective message bytes: ``In msg nelems`` × the dtype's size; NaN when not given."""
+    if args is None or args.in_nelems is None:
+        return math.nan
+    try:
+        nelems = float(args.in_nelems)
+    except (TypeError, ValueError):
+        return math.nan
+    size = _DTYPE_BYTES.get(str(args.dtype).lower()) if args.dtype is not None else None
+    return nelems * size if size else math.nan
+
+
+def indices(items: list, value) -> list[int]:
+    """Positions of ``value`` in ``items`` (C-level ``list.index`` scans; fast when rare)."""
+    out, i = [], -1
+    try:
+        while True:
+            i = items.index(value, i + 1)
+            out.append(i)
+    except ValueError:
+        return out
+
+
+class _Names:
+    """A file-wide name table: codes of names, batch by batch."""
+
+    def __init__(self) -> None:
+        self.lookup: dict = {}
+
+    @property
+    def names(self) -> list:
+        return list(self.lookup)
+
+    def codes(self, names: list) -> tuple[np.ndarray, list, np.ndarray]:
+        """Global codes of ``names`` (``None``, an absent name, is ""), the batch's unique names
+        and the local code of each row into them."""
+        local = {name: i for i, name in enumerate(dict.fromkeys(names))}
+        setdefault, lookup = self.lookup.setdefault, self.lookup
+        uniques = ["" if u is None else u for u in local]
+        to_global = np.fromiter((setdefault(u, len(lookup)) for u in uniques), dtype=np.int32, count=len(uniques))
+        codes = np.fromiter(map(local.__getitem__, names), dtype=np.int32, count=len(names))
+        return to_global[codes], uniques, codes
+
+    def merge_codes(self, other: "_Names") -> np.ndarray:
+        """For each of ``other``'s codes, the code of the same name here (added when new)."""
+        setdefault, lookup = self.lookup.setdefault, self.lookup
+        return np.fromiter((setdefault(name, len(lookup)) for name in other.lookup), dtype=np.int32,
+                           count=len(other.lookup))
+
+
+class KernelColumns(_Names):
+    """GPU-trace rows (see the module docstring); ``add(events, mode)`` per decoded batch."""
+
+    DTYPES = {"ts": np.int64, "dur": np.float64, "stream": np.int64, "correlation": np.int64,
+              "name_code": np.int32, "comm_bytes": np.float64}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ts_float = False
+        self.ts_min = None  # smallest ts of all duration events (int, or float once ts_float)
+        self.events = 0
+        self.duration_events = 0
+        self.has_collectives = False  # a gloo:* duration event: a CPU (gloo) job's trace
+        self.parts: dict[str, list] = {k: [] for k in self.DTYPES}
+
+    def add(self, events: list, tolerant: bool, float_ts: bool) -> None:
+        self.events += len(events)
+        if tolerant:
+            self._add_tolerant(events)
+        else:
+            self._add_fast(events, float_ts)
+
+    def _append(self, ts, dur, stream, correlation, names: list, comm) -> None:
+        self.duration_events += ts.size
+        if ts.size:
+            self._lower_ts_min(ts.min().item())
+        codes, uniques, local = self.codes(names)
+        special = [i for i, u in enumerate(uniques) if "ProfilerStep" in u or u in SYNC_NAMES]
+        if not self.has_collectives:
+            self.has_collectives = any(u.startswith(COLLECTIVE_PREFIX) for u in uniques)
+        useful = (stream != -1) | (correlation >= 0) | isin_codes(local, special)
+        for key, values in (("ts", ts), ("dur", dur), ("stream", stream), ("correlation", correlation),
+                            ("name_code", codes), ("comm_bytes", comm)):
+            self.parts[key].append(values[useful])
+
+    def _add_fast(self, events: list, float_ts: bool) -> None:
+        # keep events with a dur and a cat other than "Trace"; later passes see only those
+        dur = np.fromiter(map(_get_dur, events), dtype=np.float64, count=len(events))
+        keep = ~np.isnan(dur)
+        cats = list(map(_get_cat, events))
+        for bad in (NO_CAT, "Trace"):
+            keep[indices(cats, bad)] = False
+        del cats
+        if not keep.all():
+            events, dur = list(itertools.compress(events, keep.tolist())), dur[keep]
+        n = len(events)
+        if not n:
+            return
+        if float_ts:  # (an absent ts has failed the integer variant, whose ts is required)
+            ts = np.fromiter(map(_get_ts, events), dtype=np.float64, count=n)
+            if np.isnan(ts).any():
+                keep = ~np.isnan(ts)
+                events, ts, dur = list(itertools.compress(events, keep.tolist())), ts[keep], dur[keep]
+                n = len(events)
+            self.ts_float = True
+        else:
+            try:
+                ts = np.fromiter(map(_get_ts, events), dtype=np.int64, count=n)
+            except OverflowError:  # msgspec's int takes uint64 values
+                raise TraceError("timestamp beyond 64-bit integer range") from None
+        args = list(map(_get_args, events))
+        comm = np.full(n, np.nan)
+        nelems = np.fromiter(map(_get_nelems, args), dtype=np.int64, count=n)
+        for i in np.flatnonzero(nelems >= 0).tolist():
+            comm[i] = comm_bytes(args[i])
+        self._append(ts, dur, np.fromiter(map(_get_stream, args), dtype=np.int64, count=n),
+                     np.fromiter(map(_get_correlation, args), dtype=np.int64, count=n),
+                     list(map(_get_name, events)), comm)
+
+    def _add_tolerant(self, events: list) -> None:
+        ts_types = set(map(type, map(_get_ts, events)))
+        self.ts_float |= bool(ts_types - {int})  # a float or an absent ts makes HTA's column float
+        kept = [e for e in events
+                if e.dur is not None and e.ts is not None and e.cat is not None and e.cat != "Trace"]
+        if not kept:
+            return
+        if all(type(e.ts) is int for e in kept):
+            try:
+                ts = np.array([e.ts for e in kept], dtype=np.int64)
+            except OverflowError:
+                raise TraceError("timestamp beyond 64-bit integer range") from None
+        else:
+            ts = np.array([float(e.ts) for e in kept], dtype=np.float64)
+        args = [e.args for e in kept]
+        self._append(
+            ts, np.array([float(e.dur) for e in kept], dtype=np.float64),
+            np.array([as_int(a.stream, -1) if a is not None else -1 for a in args], dtype=np.int64),
+            np.array([as_int(a.correlation, -1) if a is not None else -1 for a in args], dtype=np.int64),
+            [x if isinstance(x, str) or x is None else str(x) for x in (e.name for e in kept)],
+            np.array([comm_bytes(a) for a in args], dtype=np.float64))
+
+    def _lower_ts_min(self, value) -> None:
+        self.ts_min = value if self.ts_min is None else min(self.ts_min, value)
+
+    def extend(self, other: "KernelColumns") -> None:
+        """Append ``other``'s rows (decoded from a later part of the same file)."""
+        to_self = self.merge_codes(other)
+        for key, parts in other.parts.items():
+            if key == "name_code":
+                parts = [to_self[p] for p in parts]
+            self.parts[key].extend(parts)
+        self.ts_float |= other.ts_float
+        if other.ts_min is not None:
+            self._lower_ts_min(other.ts_min)
+        self.events += other.events
+        self.duration_events += other.duration_events
+        self.has_collectives |= other.has_collectives
+
+    def column(self, name: str) -> np.ndarray:
+        parts = self.parts[name]
+        if name == "ts" and self.ts_float:
+            parts = [p.astype(np.float64) for p in parts]
+        return np.concatenate(parts) if parts else np.empty(0, dtype=self.DTYPES[name])
+
+
+# categories of OpColumns.cat
+CAT_CPU_OP, CAT_USER_ANNOTATION, CAT_OTHER = 0, 1, 2
+_CAT_CODES = {"cpu_op": CAT_CPU_OP, "user_annotation": CAT_USER_ANNOTATION}
+_THREAD_CODE_BASE = -(1 << 62)  # codes for thread ids that are not integers (never real tids)
+
+
+class OpColumns(_Names):
+    """CPU-trace rows (see the module docstring): ts and end (µs, float, absolute), thread id,
+    name code and category code (:data:`CAT_CPU_OP`, :data:`CAT_USER_ANNOTATION`, :data:`CAT_OTHER`).
+    ``stream_rows`` counts events with an ``args.stream`` (GPU kernels)."""
+
+    DTYPES = {"ts": np.float64, "end": np.float64, "tid": np.int64, "name_code": np.int32, "cat": np.int8}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events = 0
+        self.duration_events = 0
+        self.stream_rows = 0
+        self.threads: dict = {}  # non-integer thread ids -> their codes
+        self.parts: dict[str, list] = {k: [] for k in self.DTYPES}
+
+    def add(self, events: list, tolerant: bool, float_ts: bool = True) -> None:
+        self.events += len(events)
+        self.stream_rows += sum(1 for e in events if e.args is not None and as_int(e.args.stream, -1) != -1)
+        kept = [e for e in events
+                if e.ph == "X" and e.cat is not None and e.cat not in (NO_CAT, "Trace")
+                and isinstance(e.name, str) and _number(e.ts) and _number(e.dur)]
+        if not kept:
+            return
+        n = len(kept)
+        ts = np.fromiter((float(e.ts) for e in kept), dtype=np.float64, count=n)
+        dur = np.fromiter((float(e.dur) for e in kept), dtype=np.float64, count=n)
+        tids = [e.tid for e in kept]
+        tid = np.fromiter((t if type(t) is int else self._thread_code(t) for t in tids), dtype=np.int64, count=n)
+        codes, _, _ = self.codes([e.name for e in kept])
+        cat = np.fromiter((_CAT_CODES.get(e.cat, CAT_OTHER) for e in kept), dtype=np.int8, count=n)
+        self.duration_events += n
+        for key, values in (("ts", ts), ("end", ts + dur), ("tid", tid), ("name_code", codes), ("cat", cat)):
+            self.parts[key].append(values)
+
+    def _thread_code(self, tid) -> int:
+        key = repr(tid)
+        return self.threads.setdefault(key, _THREAD_CODE_BASE + len(self.threads))
+
+    def extend(self, other: "OpColumns") -> None:
+        to_self = self.merge_codes(other)
+        thread_map = {code: self._thread_code_for_key(key) for key, code in other.threads.items()}
+        for key, parts in other.parts.items():
+            if key == "name_code":
+                parts = [to_self[p] for p in parts]
+            elif key == "tid" and thread_map:
+                parts = [np.array([thread_map.get(t, t) for t in p.tolist()], dtype=np.int64) for p in parts]
+            self.parts[key].extend(parts)
+        self.events += other.events
+        self.duration_events += other.duration_events
+        self.stream_rows += other.stream_rows
+
+    def _thread_code_for_key(self, key: str) -> int:
+        return self.threads.setdefault(key, _THREAD_CODE_BASE + len(self.threads))
+
+    def column(self, name: str) -> np.ndarray:
+        parts = self.parts[name]
+        return np.concatenate(parts) if parts else np.empty(0, dtype=self.DTYPES[name])
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not (isinstance(value, float) and math.isnan(value))

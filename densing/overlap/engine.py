@@ -1,0 +1,281 @@
+"""Where per-rank work runs: in this process, in local processes, or on a Dask cluster.
+
+Work is given as :class:`Job` trees: ``Job(fn, args)`` whose args may themselves be Jobs, whose
+results then take their place (a large file's parts, :mod:`densing.overlap.parts`, feed the job
+that combines them). Every engine answers ``run(jobs)`` with the top jobs' results, in order;
+an exception raised by a job is raised by ``run``.
+
+* :class:`SerialEngine` — everything in this process, one job after another;
+* :class:`ProcessEngine` — local processes (``multiprocessing``, fork start on Linux: no
+  re-import); a combining job runs in this process once its inputs are back. No more leaves
+  than workers (a file's parts): one process each but the last leaf, which runs here, started
+  directly (a pool's start-up, ~15 ms, is a tenth of a 30 MB file's time); more: a
+  ``concurrent.futures`` process pool of ``workers`` processes that runs them all, so this
+  process holds only results;
+* :class:`DaskEngine` — a ``dask.distributed`` client (a ``LocalCluster`` on this machine or a
+  running scheduler's address): the whole tree is submitted, dependencies stay on the workers
+  and only the top jobs' results come back. The workers must read the trace files at the same
+  paths (a shared file system).
+
+:func:`make_engine` turns ``--scheduler`` into an engine; the default, ``auto``, keeps small sets
+in this process (start-up is most of a small set's time), uses local processes for a lone large
+file or a set of 32 MiB or more, and a local Dask cluster from 4 GiB (where ``dask[distributed]``
+is installed: its workers are restarted if one dies and it spills rather than fail; its
+start-up, ~3 s, is paid back only on large sets — on one machine local processes are as fast,
+``bench/overlap_scale.results.txt``).
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from densing.errors import InputError, TraceError
+
+PARALLEL_MIN_BYTES = 32 << 20  # a set's compressed size from which its files are decoded in parallel
+LOCAL_CLUSTER_MIN_BYTES = 4 << 30  # auto: a local Dask cluster from this many compressed bytes (with dask)
+SCHEDULERS = ("auto", "serial", "processes", "local")
+TASKS_PER_WORKER = 8  # Dask: jobs without inputs are sent in about this many chunks per worker
+
+
+@dataclass(frozen=True)
+class Job:
+    """``fn(*args)``, where an arg that is a Job stands for that job's result."""
+
+    fn: Callable
+    args: tuple = ()
+
+
+def _deps(job: Job) -> list[Job]:
+    return [a for a in job.args if isinstance(a, Job)]
+
+
+def _call(job: Job, results: dict) -> Any:
+    return job.fn(*(results[id(a)] if isinstance(a, Job) else a for a in job.args))
+
+
+def _evaluate(job: Job) -> Any:
+    return job.fn(*(_evaluate(a) if isinstance(a, Job) else a for a in job.args))
+
+
+class SerialEngine:
+    """Every job in this process."""
+
+    workers = 1
+
+    def run(self, jobs: list[Job]) -> list:
+        return [_evaluate(job) for job in jobs]
+
+    def close(self) -> None:
+        pass
+
+
+def fork_ok() -> bool:
+    """Whether local processes may be started by fork (Linux: fork is unsafe on macOS)."""
+    return sys.platform.startswith("linux")
+
+
+class ProcessEngine:
+    """A local process pool; see the module docstring."""
+
+    def __init__(self, workers: int | None = None):
+        self.workers = max(1, workers or os.cpu_count() or 1)
+
+    def run(self, jobs: list[Job]) -> list:
+        leaves = [d for job in jobs for d in (_deps(job) or [job])]
+        results = {}
+        if 1 < len(leaves) <= self.workers:
+            results = self._few(leaves)
+        elif len(leaves) > 1 and self.workers > 1:
+            import concurrent.futures  # here: 5 ms of start-up that small sets do not need
+            import multiprocessing
+
+            context = multiprocessing.get_context("fork" if fork_ok() else "spawn")
+            with concurrent.futures.ProcessPoolExecutor(self.workers, mp_context=context) as pool:
+                futures = [(leaf, pool.submit(leaf.fn, *leaf.args)) for leaf in leaves]
+                for leaf, future in futures:
+                    try:
+                        results[id(leaf)] = future.result()
+                    except BaseException as exc:  # noqa: BLE001 - raised in job order below
+                        results[id(leaf)] = _Raised(exc)
+        else:
+            for leaf in leaves:
+                try:
+                    results[id(leaf)] = _evaluate(leaf)
+                except Exception as exc:  # noqa: BLE001 - raised in job order below
+                    results[id(leaf)] = _Raised(exc)
+        out = []
+        for job in jobs:
+            deps = _deps(job)
+            for d in deps or [job]:
+                if isinstance(results[id(d)], _Raised):
+                    raise results[id(d)].exc
+            out.append(_call(job, results) if deps else results[id(job)])
+        return out
+
+    @staticmethod
+    def _few(leaves: list[Job]) -> dict:
+        """One process per leaf but the last, which runs here."""
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork" if fork_ok() else "spawn")
+        started = []
+        for leaf in leaves[:-1]:
+            receive, send = context.Pipe(duplex=False)
+            process = context.Process(target=_child, args=(leaf, send), daemon=True)
+            process.start()
+            send.close()
+            started.append((leaf, process, receive))
+        results = {}
+        try:
+            results[id(leaves[-1])] = _evaluate(leaves[-1])
+        except Exception as exc:  # noqa: BLE001 - raised in job order
+            results[id(leaves[-1])] = _Raised(exc)
+        finally:
+            for leaf, process, receive in started:  # every child is heard, whatever happened
+                try:
+                    ok, value = receive.recv()
+                except EOFError:
+                    ok, value = False, TraceError("a worker process died")
+                results[id(leaf)] = value if ok else _Raised(value)
+        return results
+
+    def close(self) -> None:
+        pass
+
+
+def _child(job: Job, send) -> None:
+    try:
+        send.send((True, _evaluate(job)))
+    except BaseException as exc:  # noqa: BLE001 - handed to the parent
+        send.send((False, exc))
+
+
+def _run_chunk(jobs: list[Job]) -> list:
+    return [_evaluate(job) for job in jobs]
+
+
+@dataclass(frozen=True)
+class _Raised:
+    exc: BaseException
+
+
+class DaskEngine:
+    """A ``dask.distributed`` client; see the module docstring."""
+
+    def __init__(self, client, cluster=None):
+        self.client = client
+        self.cluster = cluster
+        self.workers = max(1, len(client.scheduler_info().get("workers", {})))
+
+    def run(self, jobs: list[Job]) -> list:
+        """Jobs with inputs are submitted as a graph; the others in chunks of several jobs, run
+        one after another by one task (a task costs the scheduler milliseconds; a small rank's
+        job is tens of them), about :data:`TASKS_PER_WORKER` chunks per worker."""
+        submitted: dict = {}
+
+        def submit(job: Job):
+            if id(job) not in submitted:
+                args = [submit(a) if isinstance(a, Job) else a for a in job.args]
+                submitted[id(job)] = self.client.submit(job.fn, *args, pure=False)
+            return submitted[id(job)]
+
+        plain = [i for i, job in enumerate(jobs) if not _deps(job)]
+        size = max(1, -(-len(plain) // (self.workers * TASKS_PER_WORKER)))
+        chunks = [plain[k:k + size] for k in range(0, len(plain), size)]
+        chunk_futures = [self.client.submit(_run_chunk, [jobs[i] for i in chunk], pure=False) for chunk in chunks]
+        graph = {i: submit(job) for i, job in enumerate(jobs) if _deps(job)}
+        try:
+            results: list = [None] * len(jobs)
+            for chunk, values in zip(chunks, self.client.gather(chunk_futures)):
+                for i, value in zip(chunk, values):
+                    results[i] = value
+            for i, value in zip(graph, self.client.gather(list(graph.values()))):
+                results[i] = value
+            return results
+        finally:
+            for future in chunk_futures + list(submitted.values()):
+                future.release()
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+def _dask():
+    try:
+        from dask import distributed
+    except ImportError:
+        raise InputError("--scheduler: a Dask cluster needs dask.distributed "
+                         "(pip install 'densing[scale]')") from None
+    return distributed
+
+
+def local_cluster(workers: int | None = None) -> DaskEngine:
+    """A ``LocalCluster`` on this machine: one single-threaded worker process per CPU."""
+    distributed = _dask()
+    import logging
+
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    n = max(1, workers or os.cpu_count() or 1)
+    cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=logging.ERROR)
+    return DaskEngine(distributed.Client(cluster), cluster)
+
+
+def dask_engine(address: str) -> DaskEngine:
+    """A client of the running Dask scheduler at ``address`` (``tcp://host:8786``)."""
+    distributed = _dask()
+    try:
+        client = distributed.Client(address, timeout="20s")
+    except (OSError, TimeoutError) as exc:
+        raise InputError(f"--scheduler: cannot reach a Dask scheduler at {address} ({exc})") from None
+    return DaskEngine(client)
+
+
+def _has_dask() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("distributed") is not None
+
+
+class borrowed:
+    """``with borrowed(scheduler, files, workers) as engine``: the engine :func:`make_engine`
+    makes for a name (closed at the end), or an engine given as such (left open: its owner's)."""
+
+    def __init__(self, scheduler, files: list[Path], workers: int | None = None):
+        self.owned = isinstance(scheduler, str)
+        self.engine = make_engine(scheduler, files, workers) if self.owned else scheduler
+
+    def __enter__(self):
+        return self.engine
+
+    def __exit__(self, *exc) -> None:
+        if self.owned:
+            self.engine.close()
+
+
+def make_engine(scheduler: str, files: list[Path], workers: int | None = None):
+    """The engine for ``--scheduler``: ``auto`` (see the module docstring), ``serial``,
+    ``processes`` (local processes), ``local`` (a local Dask cluster) or a scheduler ADDRESS."""
+    if scheduler == "serial":
+        return SerialEngine()
+    if scheduler == "processes":
+        return ProcessEngine(workers)
+    if scheduler == "local":
+        return local_cluster(workers)
+    if scheduler != "auto":
+        if "://" not in scheduler and ":" not in scheduler:
+            raise InputError(f"--scheduler: expected {', '.join(SCHEDULERS)} or a Dask scheduler address "
+                             f"(tcp://host:8786), got {scheduler!r}")
+        return dask_engine(scheduler if "://" in scheduler else f"tcp://{scheduler}")
+    cpus = workers or os.cpu_count() or 1
+    total = sum(f.stat().st_size for f in files)
+    if total >= LOCAL_CLUSTER_MIN_BYTES and cpus > 1 and _has_dask():
+        return local_cluster(workers)
+    if cpus > 1 and fork_ok() and (len(files) < cpus or total >= PARALLEL_MIN_BYTES):
+        return ProcessEngine(cpus)  # (a lone large file is split across the CPUs)
+    return SerialEngine()

@@ -1,0 +1,159 @@
+"""One trace file's events array in parts: each part a task that reads the file itself.
+
+A large file is decoded by ``parts`` independent tasks (on local processes or Dask workers, see
+:mod:`densing.overlap.engine`) that share nothing but the file's path. Part k of n covers the
+events between two event boundaries (:func:`densing.overlap.cutting.cut_before`): the first
+boundary at or after the target offset t_k = a + k·(L − a)/n of the decompressed stream (a: the
+``[`` that opens ``traceEvents``; L: the decompressed size, the gzip trailer's ISIZE), which every
+task computes alike from the same bytes. A task inflates the stream from its start (gzip cannot
+seek; ISA-L inflates several times faster than msgspec decodes) and decodes only its own events,
+batch by batch (:func:`densing.overlap.kineto.decode_stream`), so its memory is one batch:
+
+* part 0 is the document's head and its first events, closed with ``]}``;
+* a middle part is ``{"traceEvents": [`` + its events + ``]}``;
+* the last part is the head + ``[`` + its events + the rest of the document (its other keys,
+  so its :class:`~densing.overlap.kineto.DecodeInfo` is the file's).
+
+A file of at most ``whole_bytes`` (64 MiB decompressed) is inflated in one call instead (twice
+as fast as in pieces) and each part decodes its own slice of it with one call; larger files are
+streamed as above. Concatenating the parts' columns in order gives the columns of the whole file, row for row.
+Where a boundary cannot be found (compact JSON, a stream shorter than its trailer says) a part
+raises :class:`~densing.overlap.cutting.Unsplittable` and the file is decoded in one task.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+from densing.errors import TraceError
+from densing.overlap.cutting import Unsplittable, cut_before, events_start
+from densing.overlap.gzipio import expected_size, read_pieces, read_prefix, read_whole
+from densing.overlap.kineto import BATCH_BYTES, GPU, decode_span, decode_stream, decode_tail
+
+WHOLE_BYTES = 64 << 20  # decompressed size up to which a part reads the whole file at once
+
+_OPEN = b'{"traceEvents": ['
+_CLOSE = b"]}"
+
+
+class _Stream:
+    """The decompressed file as a growing buffer of which only a window is kept."""
+
+    def __init__(self, path: Path):
+        self.pieces = read_pieces(path)
+        self.buf = bytearray()
+        self.offset = 0  # stream position of buf[0]
+
+    def more(self) -> bool:
+        for piece in self.pieces:
+            self.buf += piece
+            return True
+        return False
+
+    def drop_before(self, position: int) -> None:
+        if position > self.offset:
+            del self.buf[:position - self.offset]
+            self.offset = position
+
+    def boundary(self, target: int) -> tuple[int, int]:
+        """The first event boundary at or after stream position ``target``: ``(cut, nxt)``."""
+        lo = max(target, self.offset)
+        while True:
+            cut, nxt = cut_before(self.buf, lo - self.offset, len(self.buf) - 1, forward=True)
+            if cut >= 0 and nxt < len(self.buf):
+                return cut + self.offset, nxt + self.offset
+            if not self.more():
+                raise Unsplittable
+
+
+def _targets(head_bracket: int, size: int, parts: int) -> list[int]:
+    return [head_bracket + k * (size - head_bracket) // parts for k in range(parts)]
+
+
+def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
+    """The bytes of part ``part`` of ``parts`` as a JSON document (see the module docstring)."""
+    stream = _Stream(path)
+    bracket = -1
+    while bracket < 0:
+        if not stream.more():
+            raise Unsplittable
+        bracket = events_start(stream.buf)
+    head = bytes(stream.buf[:bracket + 1])  # up to and including "["
+    targets = _targets(bracket, expected_size(path), parts)
+    if part == 0:
+        start = bracket + 1
+        yield head
+    else:
+        _, nxt = stream.boundary(max(targets[part], bracket + 1))
+        start = nxt
+        yield head if part == parts - 1 else _OPEN
+    stream.drop_before(start)
+    if part == parts - 1:  # to the end of the document
+        yield bytes(stream.buf)
+        stream.buf.clear()
+        yield from stream.pieces
+        return
+    cut, _ = stream.boundary(max(targets[part + 1], start))
+    while stream.offset + len(stream.buf) < cut + 1:
+        head_bytes = bytes(stream.buf)
+        stream.offset += len(stream.buf)
+        stream.buf.clear()
+        yield head_bytes
+        if not stream.more():
+            raise Unsplittable
+    yield bytes(stream.buf[:cut + 1 - stream.offset])  # up to the "}" that closes the part's last event
+    yield _CLOSE
+
+
+def _decode_in_memory(path: Path, part: int, parts: int, kind: str):
+    size = expected_size(path)
+    if part < parts - 1:  # inflate only as far as this part's end (plus room to find the boundary)
+        limit = size * (part + 1) // parts + (1 << 20)
+        while True:
+            data = read_prefix(path, limit)
+            if len(data) < limit or _end_found(data, size, part, parts):
+                break
+            limit *= 2
+    else:
+        data = read_whole(path)
+    bracket = events_start(data)
+    if bracket < 0:
+        raise Unsplittable
+    targets = _targets(bracket, size, parts)
+    start = bracket
+    if part > 0:
+        cut, nxt = cut_before(data, max(targets[part], bracket + 1), len(data), forward=True)
+        if cut < 0:
+            raise Unsplittable
+        start = nxt - 1
+    if part == parts - 1:
+        return decode_tail(data, start, path, kind)
+    cut, _ = cut_before(data, max(targets[part + 1], start + 1), len(data), forward=True)
+    if cut < 0:
+        raise Unsplittable
+    try:
+        return decode_span(data, start, cut, kind), None
+    except Exception as exc:  # msgspec's errors: the cut was wrong, not the file
+        raise Unsplittable from exc
+
+
+def _end_found(data: bytes, size: int, part: int, parts: int) -> bool:
+    bracket = events_start(data)
+    if bracket < 0:
+        return False
+    target = _targets(bracket, size, parts)[part + 1]
+    return cut_before(data, target, len(data), forward=True)[0] >= 0
+
+
+def decode_part(path: str | Path, part: int, parts: int, kind: str = GPU, batch_bytes: int = BATCH_BYTES,
+                whole_bytes: int = WHOLE_BYTES):
+    """Columns and info of part ``part`` of ``parts`` of one file (errors name the file; the info
+    is None for all parts but the last). Raises Unsplittable when the file cannot be cut so."""
+    path = Path(path)
+    try:
+        if expected_size(path) <= whole_bytes:
+            return _decode_in_memory(path, part, parts, kind)
+        return decode_stream(part_pieces(path, part, parts), path, kind, batch_bytes)
+    except TraceError as exc:
+        msg = str(exc)
+        raise TraceError(msg if msg.startswith(str(path)) else f"{path}: {msg}") from None

@@ -1,0 +1,141 @@
+"""Per-rank work, run where a rank's file is decoded (:mod:`densing.overlap.engine`): the file's
+rows (decode, HTA's selection, the metrics) and the few facts the set's rules need; never events.
+
+The set-wide rules need two facts of every rank: its ``ProfilerStep`` names (HTA filters the
+last step when the set has two or more) and its first timestamp (ranks are aligned on the
+set's earliest event). A rank with two or more step names knows the first rule's answer; a rank
+with fewer computes its rows both ways and the driver picks one. The alignment only shifts
+times: the metrics are sums and differences of times on the trace's own grid (whole µs for GPU
+traces, rounded as HTA rounds them; the float grid of the timestamps for CPU traces), which are
+exact, so a rank's rows are computed from its own first event and are the same numbers
+(``bench/overlap_same_output.py`` and ``tests/overlap/test_overlap_engine.py`` check it). What comes back is a :class:`RankOutcome`: facts, rows, or the error to raise.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from densing.errors import TraceError
+from densing.overlap.cpu_trace import CpuRank, cpu_rank, has_collectives
+from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
+from densing.overlap.cutting import Unsplittable
+from densing.overlap.kineto import BATCH_BYTES, GPU, decode_file
+from densing.overlap.metrics import rank_metrics, rank_step_rows
+from densing.overlap.parts import decode_part
+from densing.overlap.selection import DecodedRank, decoded_rank, filters_last_step, to_rank_trace
+
+
+@dataclass(frozen=True)
+class RankFacts:
+    """What the set's rules need of one rank."""
+
+    path: str
+    rank: int
+    world_size: int
+    kind: str
+    step_names: frozenset
+    has_collectives: bool  # gloo:* events: a CPU job's trace (if there are no GPU kernels)
+    stream_rows: int  # CPU reading: events with an args.stream (GPU kernels after all)
+
+
+@dataclass(frozen=True)
+class RankRows:
+    """One rank's analyze row and its per-step rows."""
+
+    row: dict
+    steps: list
+
+
+@dataclass(frozen=True)
+class RankOutcome:
+    """A rank's facts and rows (``rows`` keyed by the last-step rule: True, False; None for CPU
+    sets), each value a :class:`RankRows` or the TraceError to raise; or the decode ``error``."""
+
+    facts: RankFacts | None = None
+    rows: dict = field(default_factory=dict)
+    error: TraceError | None = None
+
+
+def _prefixed(path, exc: TraceError) -> TraceError:
+    msg = str(exc)
+    return TraceError(msg if msg.startswith(str(path)) else f"{path}: {msg}")
+
+
+def file_columns(path: str | Path, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
+    """Columns and info of one whole file (streamed in batches when large); errors name it."""
+    path = Path(path)
+    try:
+        return decode_file(path, kind, batch_bytes)
+    except TraceError as exc:
+        raise _prefixed(path, exc) from None
+
+
+def part_columns(path: str | Path, part: int, parts: int, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
+    """Part ``part`` of ``parts`` of one file (:mod:`densing.overlap.parts`). An
+    :class:`~densing.overlap.cutting.Unsplittable` or a TraceError is returned, not raised: the
+    combining job then reads the file whole, or raises the error."""
+    try:
+        return decode_part(path, part, parts, kind, batch_bytes)
+    except (Unsplittable, TraceError) as exc:
+        return exc
+
+
+def combined_columns(path: str | Path, kind: str, batch_bytes: int, *parts):
+    """The parts' columns concatenated in order; the whole file read in one go when a part
+    could not be cut or its bytes did not decode (the whole read then names the problem)."""
+    if any(isinstance(p, Unsplittable) for p in parts):
+        return file_columns(path, kind, batch_bytes)
+    for p in parts:
+        if isinstance(p, TraceError):
+            raise _prefixed(path, p)
+    cols, _ = parts[0]
+    for other, _ in parts[1:]:
+        cols.extend(other)
+    return cols, parts[-1][1]
+
+
+def decoded(path: str | Path, default_rank: int, kind: str, columns) -> DecodedRank | CpuRank:
+    """The rank's decoded rows from a file's ``(columns, info)``."""
+    cols, info = columns
+    return decoded_rank(path, cols, info, default_rank) if kind == GPU else cpu_rank(path, cols, info, default_rank)
+
+
+def decode_rank(path: str | Path, default_rank: int, kind: str = GPU, batch_bytes: int = BATCH_BYTES,
+                *parts) -> DecodedRank | CpuRank | TraceError:
+    """One rank decoded (from its ``parts`` when given); a TraceError is returned, not raised."""
+    try:
+        columns = combined_columns(path, kind, batch_bytes, *parts) if parts else file_columns(path, kind, batch_bytes)
+        return decoded(path, default_rank, kind, columns)
+    except TraceError as exc:
+        return _prefixed(path, exc)
+
+
+def _rows(trace) -> RankRows:
+    return RankRows(rank_metrics(trace), rank_step_rows(trace))
+
+
+def outcome(rank: DecodedRank | CpuRank | TraceError) -> RankOutcome:
+    """Facts and rows of a decoded rank (see the module docstring)."""
+    if isinstance(rank, TraceError):
+        return RankOutcome(error=rank)
+    if isinstance(rank, CpuRank):
+        facts = RankFacts(rank.path, rank.rank, rank.world_size, "cpu", frozenset(), has_collectives(rank),
+                          rank.stream_rows)
+        variants = {None: lambda: cpu_rank_trace(rank, rank.first_ts or 0.0)}
+    else:
+        facts = RankFacts(rank.path, rank.rank, rank.world_size, GPU, rank.step_names, rank.has_collectives, 0)
+        keys = (True,) if filters_last_step(rank.step_names) else (True, False)
+        variants = {k: (lambda k=k: to_rank_trace(rank, k, rank.first_ts)) for k in keys}
+    rows = {}
+    for key, make in variants.items():
+        try:
+            rows[key] = _rows(make())
+        except TraceError as exc:
+            rows[key] = exc
+    return RankOutcome(facts, rows)
+
+
+def rank_outcome(path: str | Path, default_rank: int, kind: str = GPU, batch_bytes: int = BATCH_BYTES,
+                 *parts) -> RankOutcome:
+    """Decode one rank's file (or combine its parts) and compute its rows: the per-rank job."""
+    return outcome(decode_rank(path, default_rank, kind, batch_bytes, *parts))

@@ -1,0 +1,1 @@
+"""Overlap strategies, one module each, and their registry (:mod:`densing.overlap.strategies.registry`)."""

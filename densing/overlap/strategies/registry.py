@@ -1,0 +1,65 @@
+"""The overlap strategies densing knows: one module each, one line here.
+
+To add a strategy, write ``densing/overlap/strategies/<name>.py`` defining its functions and a
+``STRATEGY = Strategy(...)`` (:mod:`densing.overlap.strategies.base`), and add it to ``_BUILT_IN``
+below — the trainer, the what-if model, the validation and the command line iterate over this
+registry. :func:`register` adds one at run time (a plug-in, or a test).
+"""
+from __future__ import annotations
+
+from densing.errors import InputError
+from densing.overlap.strategies import co2, ddp, sync, t3
+from densing.overlap.strategies.base import CAPABILITIES, Strategy
+
+_BUILT_IN = (sync.STRATEGY, ddp.STRATEGY, co2.STRATEGY, t3.STRATEGY)
+_REGISTRY: dict[str, Strategy] = {s.name: s for s in _BUILT_IN}
+
+
+def register(strategy: Strategy) -> Strategy:
+    """Add ``strategy`` (a name not yet taken); returns it."""
+    if strategy.name in _REGISTRY:
+        raise InputError(f"strategy: {strategy.name!r} is already registered")
+    _REGISTRY[strategy.name] = strategy
+    return strategy
+
+
+def unregister(name: str) -> None:
+    _REGISTRY.pop(name, None)
+
+
+def names(capability: str | None = None) -> tuple[str, ...]:
+    """The registered strategies' names (those that have ``capability``), in registration order."""
+    _check_capability(capability)
+    return tuple(n for n, s in _REGISTRY.items() if capability is None or s.can(capability))
+
+
+def get(name: str, capability: str | None = None) -> Strategy:
+    """The strategy called ``name``; InputError naming the known ones when there is none (with
+    ``capability``: none that can do it)."""
+    known = names(capability)
+    if name not in known:
+        what = f" with a {capability} model" if capability in ("whatif", "validation") else \
+            " with training hooks" if capability == "training" else ""
+        raise InputError(f"strategy: expected one of {', '.join(known)}{what}, got {name!r}")
+    return _REGISTRY[name]
+
+
+def parse(text: str, capability: str) -> list[Strategy]:
+    """The strategies of a comma-separated list (``all``: every one with ``capability``)."""
+    wanted = [s.strip() for s in text.split(",") if s.strip()]
+    if wanted == ["all"]:
+        wanted = list(names(capability))
+    if not wanted:
+        raise InputError("strategy: expected at least one name")
+    return [get(name, capability) for name in wanted]
+
+
+def strategy_rows() -> list[dict]:
+    """One row per registered strategy: name, summary and whether it has each capability."""
+    return [{"strategy": s.name, **{c: s.can(c) for c in CAPABILITIES}, "summary": s.summary}
+            for s in _REGISTRY.values()]
+
+
+def _check_capability(capability: str | None) -> None:
+    if capability is not None and capability not in CAPABILITIES:
+        raise InputError(f"capability: expected one of {', '.join(CAPABILITIES)}, got {capability!r}")

@@ -1,0 +1,97 @@
+"""The same rows wherever the per-rank jobs run: this process, a local process pool, or a Dask
+LocalCluster with 2 workers (skipped where dask.distributed is not installed)."""
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from densing.errors import InputError, TraceError
+from densing.overlap.analysis import set_rows
+from densing.overlap.engine import ProcessEngine, SerialEngine, make_engine
+from densing.overlap.kineto import GPU
+from densing.overlap.ranks import rank_outcome
+from densing.overlap.trace import run_ranks
+from overlap_tracegen import hand_trace, write_trace
+from test_overlap_cpu_trace import hand_cpu_trace, write
+from test_overlap_hta_parity import HTA_TRACES
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _synthetic():
+    spec = importlib.util.spec_from_file_location("overlap_synthetic", REPO / "bench" / "overlap_synthetic.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def sets(tmp_path_factory):
+    root = tmp_path_factory.mktemp("sets")
+    synthetic = _synthetic()
+    (root / "synthetic").mkdir()
+    for r in range(4):
+        synthetic.write_rank(root / "synthetic" / f"rank-{r}.json.gz", r, 4, 4000, seed=7)
+    for rank, shift in ((0, 1000), (1, 1013)):
+        write(root / "gloo" / f"rank{rank}.json", hand_cpu_trace(shift=shift), rank=rank)
+    write_trace(root / "hand" / "rank-0.json", hand_trace(shift=1000), rank=0, world_size=2)
+    write_trace(root / "hand" / "rank-1.json", hand_trace(shift=1003, corr_base=100), rank=1, world_size=2)
+    found = {name: root / name for name in ("synthetic", "gloo", "hand")}
+    if HTA_TRACES.is_dir():
+        found |= {p.name: p for p in sorted(HTA_TRACES.iterdir()) if p.is_dir()}
+    return found
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    pytest.importorskip("distributed")
+    from densing.overlap.engine import local_cluster
+
+    engine = local_cluster(2)
+    yield engine
+    engine.close()
+
+
+def _text(rows):
+    return json.dumps(rows, sort_keys=True)
+
+
+def test_process_pool_gives_the_serial_rows(sets):
+    for name, path in sets.items():
+        assert _text(set_rows(path, ProcessEngine(2))) == _text(set_rows(path, SerialEngine())), name
+
+
+def test_dask_local_cluster_gives_the_serial_rows(sets, cluster):
+    assert cluster.workers == 2
+    for name, path in sets.items():
+        assert _text(set_rows(path, cluster)) == _text(set_rows(path, SerialEngine())), name
+
+
+def test_a_file_split_into_part_jobs_on_dask_workers(sets, cluster):
+    """One large file cut into part jobs, run and combined on the workers: the same rows."""
+    path = sorted(sets["synthetic"].iterdir())[0]
+    (serial,) = run_ranks([path], GPU, SerialEngine(), rank_outcome)
+    (split,) = run_ranks([path], GPU, cluster, rank_outcome, split_min_bytes=0)
+    assert split.facts == serial.facts
+    assert _text(split.rows[True].row) == _text(serial.rows[True].row)
+    assert _text(split.rows[True].steps) == _text(serial.rows[True].steps)
+
+
+def test_errors_are_the_same_wherever_the_jobs_run(tmp_path, cluster):
+    write_trace(tmp_path / "a.json", hand_trace(), rank=0)
+    write_trace(tmp_path / "b.json", hand_trace(), rank=0)
+    for engine in (SerialEngine(), cluster):
+        with pytest.raises(TraceError, match="two trace files claim the same distributedInfo.rank"):
+            set_rows(tmp_path, engine)
+    (tmp_path / "b.json").write_text("{not json")
+    for engine in (SerialEngine(), ProcessEngine(2), cluster):
+        with pytest.raises(TraceError, match=f"{tmp_path / 'b.json'}: malformed JSON"):
+            set_rows(tmp_path, engine)
+
+
+def test_scheduler_names():
+    assert isinstance(make_engine("serial", []), SerialEngine)
+    assert isinstance(make_engine("processes", [], 3), ProcessEngine)
+    with pytest.raises(InputError, match="--scheduler: expected auto, serial, processes, local"):
+        make_engine("fast", [])
