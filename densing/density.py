@@ -13,15 +13,25 @@ carry a reason in the ``censored`` column — never a silent NaN.
 """
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from densing.errors import InputError
+from densing.laws.fit import fit_verdict
 from densing.laws.reference import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, ReferenceFit  # noqa: F401
+from densing.validation import Interval, validate
 
 COMPONENT_CENSORED = "component_censored"
+
+#: What :func:`compute_density`'s arguments may be.
+DENSITY_CONSTRAINTS = {
+    "d0": [Interval(Real, 0, None, closed="neither"), None],
+    "level": [Interval(Real, 0, 1, closed="neither")],
+    "seed": [Interval(Integral, 0, None)],
+}
 
 _CI_QUANTILE_METHOD = "inverted_cdf"  # an observed draw, never an interpolation between ±inf
 
@@ -147,6 +157,7 @@ def compute_density(
     aggregate: bool = True,
     seed: int = 0,
     intervals: bool = True,
+    include_poor_fits: bool = False,
 ) -> pd.DataFrame:
     """Effective parameter size and capacity density ρ = N̂/N of every target model (eq. 4).
 
@@ -157,6 +168,9 @@ def compute_density(
     ``aggregate`` and several fits, one more row per model (benchmark ``geomean``) holds the
     geometric mean of its per-benchmark densities, censored if any component is.
     ``intervals=False`` skips the confidence intervals (NaN) when only point values are needed.
+    A fit with a verdict (:func:`densing.laws.fit.fit_verdict`: R² below 0.5) keeps its rows, with
+    the verdict in the ``fit_verdict`` column, but is left out of the geometric mean unless
+    ``include_poor_fits``.
     """
     if isinstance(fits, ReferenceFit):
         fits = [fits]
@@ -165,11 +179,9 @@ def compute_density(
     fits = list(fits)
     if not fits:
         raise InputError("fits: no reference fit given")
-    if d0 is not None and not (d0 > 0 and np.isfinite(d0)):
-        raise InputError(f"d0: expected a positive number of tokens, got {d0!r}")
-    if not 0 < level < 1:
-        raise InputError(f"level: expected a confidence level in (0, 1), got {level!r}")
+    validate(DENSITY_CONSTRAINTS, d0=d0, level=level, seed=seed)
     frames = []
+    poor: set[str] = set()
     draws_by_fit: dict[str, np.ndarray] = {}
     for fit in fits:
         rows = score_rows(targets, fit)
@@ -184,6 +196,9 @@ def compute_density(
         rows["extrapolation"] = extrapolation_notes(fit, rows["effective_params"], d0)
         rows["d0"] = fit.d0 if d0 is None else d0
         rows["reference_fit"] = f"{fit.kind}:{fit.benchmark}"
+        rows["fit_verdict"] = fit_verdict(fit)
+        if rows["fit_verdict"].iloc[0] is not None:
+            poor.add(fit.benchmark)
         if fit.bootstrap and intervals:
             n_draws = len(fit.bootstrap)
             drawn_scores = np.broadcast_to(scores, (n_draws, scores.size))
@@ -205,8 +220,11 @@ def compute_density(
         names = ", ".join(f.benchmark for f in fits)
         raise InputError(f"targets: no rows for the fitted benchmark(s) {names} (metric {fits[0].metric!r})")
     result = pd.concat(frames, ignore_index=True)
-    if aggregate and len(frames) > 1:
-        result = pd.concat([result, _geomean_rows(result, draws_by_fit, len(frames), level)], ignore_index=True)
+    kept = [f for f in frames if include_poor_fits or f["benchmark"].iloc[0] not in poor]
+    if aggregate and len(kept) > 1:
+        pooled = pd.concat(kept, ignore_index=True)
+        draws = {b: d for b, d in draws_by_fit.items() if b in set(pooled["benchmark"])}
+        result = pd.concat([result, _geomean_rows(pooled, draws, len(kept), level)], ignore_index=True)
     ordered = [
         "model", "benchmark", "params", "score", "loss_hat", "effective_params", "density", "censored",
         "density_ci_low", "density_ci_high", "effective_params_ci_low", "effective_params_ci_high", "extrapolation",

@@ -39,7 +39,10 @@ def fit(
     chance: str = typer.Option("none", "--chance", help="Fix the floor d: 'auto' (benchmark's chance level), a number, or 'none'."),
     ceiling: Optional[float] = typer.Option(None, "--ceiling", help="Fix the ceiling c + d."),
     irreducible: bool = typer.Option(False, "--irreducible", help="Add the Chinchilla irreducible loss term E."),
-    min_train_tokens: Optional[str] = typer.Option(None, "--min-train-tokens", help="Drop points trained on fewer tokens (e.g. 3e9)."),
+    min_train_tokens: Optional[str] = typer.Option(
+        None, "--min-train-tokens",
+        help="Drop points trained on fewer tokens (e.g. 3e9). Default: 3e9 on the Pythia folder (drops the warm-up "
+             "checkpoints, steps 1 to 1000, as `validate` does; 'none' keeps them), none otherwise."),
     max_params: Optional[str] = typer.Option(None, "--max-params", help="Fit only models below this size (held-out checks)."),
     families: Optional[str] = typer.Option(None, "--families", help="Use only models of these families (comma-separated) as the reference."),
     family: Optional[str] = typer.Option(None, "--family", help="Fit the family law on this one family at its own budget: S(N) = c/(1+e^(-γ(ln N - l))) + d, d = chance, c + d = 1 (replaces --law)."),
@@ -53,14 +56,15 @@ def fit(
     """Fit the two-step (or composed) Densing Law on reference models, or the family law on one family (--family)."""
     from densing.data import is_pythia_evals, read_reference_data
     from densing.io import command_line
-    from densing.laws.reference import fit_reference, reference_subset
+    from densing.laws.fit import BOOTSTRAP_CONSTRAINTS
+    from densing.laws.reference import PYTHIA_MIN_TRAIN_TOKENS, fit_reference, reference_subset
+    from densing.validation import validate
 
+    validate(BOOTSTRAP_CONSTRAINTS, n_boot=n_boot, jobs=jobs, seed=seed)
     if family is not None:
         from densing.errors import InputError
         from densing.laws.family import fit_family
 
-        if n_boot < 0:
-            raise InputError(f"--n-boot: expected a non-negative number of draws, got {n_boot}")
         if "," in benchmark:
             raise InputError("--benchmark: a family fit takes one benchmark (the joint inversion combines several)")
         frame = read_reference_data(data, suite=suite)
@@ -70,6 +74,10 @@ def fit(
         _show_fit(result, out, fmt)
         return
 
+    if min_train_tokens is None and is_pythia_evals(data):
+        tokens = PYTHIA_MIN_TRAIN_TOKENS
+    else:
+        tokens = None if min_train_tokens in (None, "none") else _count(min_train_tokens, "--min-train-tokens")
     frame = reference_subset(
         read_reference_data(data, suite=suite),
         max_params=_count(max_params, "--max-params"),
@@ -78,7 +86,7 @@ def fit(
     )
     result = fit_reference(
         frame, _names(benchmark), law=law.value, metric=metric, n_shot=n_shot, chance=chance, ceiling=ceiling,
-        irreducible=irreducible, min_train_tokens=_count(min_train_tokens, "--min-train-tokens"),
+        irreducible=irreducible, min_train_tokens=tokens,
         d0=_count(d0, "--d0"), n_boot=n_boot, seed=seed, jobs=jobs,
         provenance={
             "source_data": str(data),
@@ -92,14 +100,24 @@ def fit(
 
 
 def _show_fit(result, out: Optional[Path], fmt: Format) -> None:
+    import sys
+
+    from densing.laws.fit import fit_verdict, interval_notes
+
     if out is not None:
         result.save(out)
     if fmt is Format.table:
         print(result.summary())
+        for note in interval_notes(result):
+            print_text(f"note: {note}")
         if out is not None:
             print(f"wrote {out}")
     else:
         print_frame(result.to_frame(), fmt)
+    verdict = fit_verdict(result)
+    if verdict is not None:
+        print(f"warning: {result.benchmark}: {verdict}; do not invert through it "
+              "(densing density leaves it out of the geometric mean)", file=sys.stderr)
 
 
 def convert(
@@ -171,16 +189,29 @@ def density(
     targets: Optional[Path] = typer.Option(None, "--targets", help="Tidy results of target models. Default: results/pythia_final.csv."),
     d0: Optional[str] = typer.Option(None, "--d0", help="Tokens D0 of the reference model (default: the fit's, 1e12)."),
     level: float = typer.Option(0.95, "--level", help="Confidence level of the intervals."),
+    include_poor_fits: bool = typer.Option(
+        False, "--include-poor-fits", help="Fold fits with R² < 0.5 into the geometric mean too (default: their rows only)."),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Effective parameter size N̂ and capacity density ρ = N̂/N of target models."""
+    import sys
+
     from densing import paths
     from densing.data import read_results
     from densing.density import compute_density, extrapolation_summary
+    from densing.laws.fit import fit_verdict
     from densing.laws.reference import ReferenceFit
 
     fits = [ReferenceFit.load(p) for p in (fit or paths.default_density_fits())]
-    result = compute_density(read_results(targets or paths.DEFAULT_DENSITY_TARGETS), fits, d0=_count(d0, "--d0"), level=level)
+    result = compute_density(read_results(targets or paths.DEFAULT_DENSITY_TARGETS), fits, d0=_count(d0, "--d0"), level=level,
+                             include_poor_fits=include_poor_fits)
+    poor = [f"{f.benchmark} ({fit_verdict(f)})" for f in fits if fit_verdict(f) and f.benchmark in set(result["benchmark"])]
+    if poor and len(fits) > 1:
+        action = "kept in" if include_poor_fits else "left out of"
+        hint = "" if include_poor_fits else " (--include-poor-fits keeps them)"
+        print(f"note: {action} the geometric mean: {', '.join(poor)}{hint}", file=sys.stderr)  # one line, unfolded
+    elif poor:
+        print(f"warning: {', '.join(poor)}: do not rely on these densities", file=sys.stderr)
     if fmt is Format.table:
         columns = ["model", "benchmark", "params", "score", "effective_params", "density", "density_ci_low", "density_ci_high", "censored"]
         print_frame(result[columns], fmt, title=f"capacity density (D0 = {result['d0'].iloc[0]:.3g} tokens)")
