@@ -205,3 +205,56 @@ def test_version_and_short_help(run_cli):
 def test_did_you_mean_is_said_once(run_cli):
     code, _, err = run_cli("densty")
     assert code == 2 and err.count("Did you mean 'density'?") == 1
+
+
+def test_raw_obsscaling_table_names_its_model_column(tmp_path, run_cli):
+    """Before: "neither a tidy table … nor a wide one" when the problem is its 'Model' column."""
+    table = tmp_path / "obs.csv"
+    table.write_text("Model,Model Family,Model Size (B),MMLU,ARC-C\nmeta-llama/Llama-2-7b-hf,Llama-2,7.0,0.44,0.53\n")
+    one_line_exit_2(run_cli("density", "--targets", table), "needs a column 'model'", "found 'Model'")
+    table.write_text("model,Model Size (B),MMLU\nmeta-llama/Llama-2-7b-hf,7.0,0.44\n")
+    one_line_exit_2(run_cli("density", "--targets", table), "needs a column 'params'", "found 'Model Size (B)'")
+
+
+# -- slower: the real Pythia folder and OLMo ladder ------------------------------------------------
+
+SHARED = REPO_ROOT.parent / "shared" / "data"
+PYTHIA = SHARED / "pythia_evals" / "pythia-v1"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not PYTHIA.is_dir(), reason="public Pythia evals not found")
+def test_fit_on_the_pythia_folder_drops_the_warm_up_like_validate(run_cli):
+    """Before: `fit` kept the warm-up checkpoints `validate` drops (loss R² 0.57)."""
+    def points(*extra):
+        code, out, err = run_cli("fit", "--data", PYTHIA, "--benchmark", "lambada_openai", "--n-boot", "0", "--format", "json", *extra)
+        assert code == 0, err
+        rows = json.loads(out)
+        return rows[0]["n_points"]
+
+    assert points() < points("--min-train-tokens", "none")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (SHARED / "olmo_ladder").is_dir(), reason="OLMo ladder data not found")
+def test_ladder_fit_writes_nothing_unless_asked(tmp_path, run_cli, monkeypatch):
+    """Before: `ladder fit` rewrote the tracked reference_fits/ by default."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli("ladder", "fit", "--data", SHARED / "olmo_ladder", "--n-boot", "0")
+    assert code == 0 and "nothing written" in err and "fitting" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not PYTHIA.is_dir(), reason="public Pythia evals not found")
+def test_the_package_docstring_example_runs(monkeypatch):
+    """Before: its `densing.fit_trend(table)` failed (every Pythia model has one release date)."""
+    import densing
+
+    monkeypatch.chdir(REPO_ROOT)
+    code = densing.__doc__.split("::", 1)[1].split("\n\n", 2)[1]
+    code = "\n".join(line[4:] for line in code.splitlines()).replace("../shared/data", str(SHARED))
+    code = code.replace("n_boot=100", "n_boot=20")
+    namespace: dict = {}
+    exec(compile(code, "densing.__doc__", "exec"), namespace)
+    assert "result" in namespace and namespace["result"].verdict

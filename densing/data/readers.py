@@ -89,8 +89,18 @@ def wide_to_tidy(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFrame:
     train_tokens, release_date, family, active_params, …) are repeated on each row.
     """
     scores = [c for c in frame.columns if c in WIDE_SCORE_COLUMNS]
-    if "model" not in frame.columns or not scores:
+    if not scores:
         raise InputError(f"{source}: neither a tidy table (model, benchmark, metric, value, params) nor a wide one with score columns")
+    for needed in ("model", "params"):
+        if needed not in frame.columns:
+            if needed == "model":
+                near = [str(c) for c in frame.columns if str(c).strip().lower() == "model"]
+                hint = f" (found {near[0]!r}: names are lower case)" if near else ""
+            else:
+                near = [str(c) for c in frame.columns if "size" in str(c).lower() or "param" in str(c).lower()]
+                hint = f" (found {near[0]!r}: give plain counts, 7e9 for 7B)" if near else ""
+            raise InputError(f"{source}: a wide table with score columns ({', '.join(scores[:3])}, …) needs a column "
+                             f"'{needed}'{hint}; the shipped results/public_models.csv is this table in that form")
     keep = [c for c in frame.columns if c not in scores]
     long = frame.melt(id_vars=keep, value_vars=scores, var_name="benchmark", value_name="value")
     long = long[long["value"].notna()].copy()
