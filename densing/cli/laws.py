@@ -203,8 +203,13 @@ def density(
     from densing.laws.reference import ReferenceFit
 
     fits = [ReferenceFit.load(p) for p in (fit or paths.default_density_fits())]
-    result = compute_density(read_results(targets or paths.DEFAULT_DENSITY_TARGETS), fits, d0=_count(d0, "--d0"), level=level,
-                             include_poor_fits=include_poor_fits)
+    source = targets or paths.DEFAULT_DENSITY_TARGETS
+    if source.is_file() and source.stat().st_size > 5_000_000:  # reading ~150k rows takes seconds
+        print(f"reading {source} ({source.stat().st_size / 1e6:.0f} MB) …", file=sys.stderr, flush=True)
+    table = read_results(source)
+    if len(table) > 20_000:
+        print(f"inverting {len(table)} rows through {len(fits)} fit(s) with their bootstrap draws …", file=sys.stderr, flush=True)
+    result = compute_density(table, fits, d0=_count(d0, "--d0"), level=level, include_poor_fits=include_poor_fits)
     poor = [f"{f.benchmark} ({fit_verdict(f)})" for f in fits if fit_verdict(f) and f.benchmark in set(result["benchmark"])]
     if poor and len(fits) > 1:
         action = "kept in" if include_poor_fits else "left out of"
