@@ -258,3 +258,19 @@ def test_the_package_docstring_example_runs(monkeypatch):
     namespace: dict = {}
     exec(compile(code, "densing.__doc__", "exec"), namespace)
     assert "result" in namespace and namespace["result"].verdict
+
+
+@pytest.mark.parametrize("option, words", [
+    (("--limit", "-3"), "limit: expected a number > 0"),
+    (("--batch-size", "0"), "batch_size: expected an integer ≥ 1"),
+    (("--backend", "tpu"), "backend: expected one of 'hf', 'vllm'"),
+    (("--format", "xml"), "output_format: expected one of"),
+])
+def test_eval_sweep_options_are_checked_before_anything_loads(tmp_path, run_cli, option, words):
+    one_line_exit_2(run_cli("eval", "--models", tmp_path / "absent.yaml", "--benchmarks", "arc_easy", *option), words)
+
+
+def test_max_params_in_billions_names_the_unit_mistake(run_cli):
+    """Before: "max_params 7: no reference model is smaller; nothing to fit"."""
+    one_line_exit_2(run_cli("validate", "--data", PYTHIA_FINAL, "--benchmark", "arc_easy", "--max-params", "7",
+                            "--law", "composed"), "max_params", "7e+09 for 7 billion")

@@ -29,6 +29,14 @@ def _count(text: Optional[str], option: str) -> Optional[float]:
     return None if text is None else parse_count(text, field=option.lstrip("-").replace("-", "_"), where=option)
 
 
+def _size(text: Optional[str], option: str) -> Optional[float]:
+    """A parameter count option: parsed, and plausible for a language model (unit mistakes named)."""
+    from densing.validation import check_params
+
+    count = _count(text, option)
+    return None if count is None else check_params(count, field=option.lstrip("-").replace("-", "_"), where=option)
+
+
 def fit(
     data: Path = typer.Option(..., "--data", help=DATA_HELP),
     benchmark: str = typer.Option(..., "--benchmark", help="Benchmark name; several comma-separated are averaged per model."),
@@ -80,7 +88,7 @@ def fit(
         tokens = None if min_train_tokens in (None, "none") else _count(min_train_tokens, "--min-train-tokens")
     frame = reference_subset(
         read_reference_data(data, suite=suite),
-        max_params=_count(max_params, "--max-params"),
+        max_params=_size(max_params, "--max-params"),
         families=None if families is None else [f.strip() for f in families.split(",") if f.strip()],
         source=str(data),
     )
@@ -161,7 +169,7 @@ def validate(
     from densing.data import is_pythia_evals, read_reference_data
     from densing.data.olmo import is_olmo_ladder
 
-    limit = _count(max_params, "--max-params")
+    limit = _size(max_params, "--max-params")
     if is_olmo_ladder(data):
         from densing.data.olmo import ladder_benchmarks, read_olmo_ladder
         from densing.laws.ladder_check import validate_ladder
@@ -172,8 +180,8 @@ def validate(
     else:
         from densing.laws.reference import PYTHIA_MIN_TRAIN_TOKENS, held_out_check
 
-        tokens = _count(min_train_tokens, "--min-train-tokens")
-        if tokens is None and is_pythia_evals(data):
+        tokens = None if min_train_tokens in (None, "none") else _count(min_train_tokens, "--min-train-tokens")
+        if min_train_tokens is None and is_pythia_evals(data):
             tokens = PYTHIA_MIN_TRAIN_TOKENS
         table, summary = held_out_check(
             read_reference_data(data, suite=suite), _names(benchmark), max_params=limit, min_train_tokens=tokens,
