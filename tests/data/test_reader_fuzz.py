@@ -110,3 +110,14 @@ def test_the_fuzzers_reach_the_new_checks(case):
     row.update(value=65) if case == "percent" else row.update(params=7)
     with pytest.raises(InputError, match="percentage" if case == "percent" else "billion"):
         validate_results(pd.DataFrame([row]))
+
+
+@SETTINGS
+@given(table=tidy_tables())
+def test_random_tidy_tables_through_the_cli(tmp_path, run_cli, table):
+    path = tmp_path / "targets.csv"
+    table.to_csv(path, index=False)
+    code, _, err = run_cli("density", "--fit", FIT, "--targets", path)
+    assert code in (0, 2)
+    if code == 2:
+        assert err.count("\n") == 1 and err.startswith("error: ")
