@@ -274,3 +274,20 @@ def test_max_params_in_billions_names_the_unit_mistake(run_cli):
     """Before: "max_params 7: no reference model is smaller; nothing to fit"."""
     one_line_exit_2(run_cli("validate", "--data", PYTHIA_FINAL, "--benchmark", "arc_easy", "--max-params", "7",
                             "--law", "composed"), "max_params", "7e+09 for 7 billion")
+
+
+def test_fit_json_carries_the_verdict_and_whether_each_interval_holds_its_estimate(tmp_path, run_cli):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    n = np.repeat([7e7, 1.6e8, 4e8, 1e9, 1.4e9, 2.8e9, 6.9e9], 3)
+    pd.DataFrame({"model": [f"m{i}" for i in range(21)], "benchmark": "toy", "metric": "acc",
+                  "value": rng.uniform(0.3, 0.6, 21), "params": n, "train_tokens": np.tile([1e10, 1e11, 3e11], 7)}
+                 ).to_csv(tmp_path / "random.csv", index=False)
+    code, out, _ = run_cli("fit", "--data", tmp_path / "random.csv", "--benchmark", "toy", "--law", "composed",
+                           "--n-boot", "20", "--format", "json")
+    rows = json.loads(out)
+    assert code == 0 and {r["fit_verdict"] for r in rows} == {"poor fit: R² -0.022 < 0.5"}
+    for r in rows:
+        assert r["ci_contains_estimate"] == (r["ci_low"] <= r["estimate"] <= r["ci_high"])

@@ -121,7 +121,12 @@ def _show_fit(result, out: Optional[Path], fmt: Format) -> None:
         if out is not None:
             print(f"wrote {out}")
     else:
-        print_frame(result.to_frame(), fmt)
+        frame = result.to_frame()
+        # whether each percentile interval holds its point estimate (see the table format's notes), and the verdict
+        inside = (frame["ci_low"] <= frame["estimate"]) & (frame["estimate"] <= frame["ci_high"])
+        frame["ci_contains_estimate"] = inside.astype(object).where(frame["ci_low"].notna(), None)
+        frame["fit_verdict"] = fit_verdict(result)
+        print_frame(frame, fmt)
     verdict = fit_verdict(result)
     if verdict is not None:
         print(f"warning: {result.benchmark}: {verdict}; do not invert through it "
