@@ -241,7 +241,7 @@ def test_ladder_fit_writes_nothing_unless_asked(tmp_path, run_cli, monkeypatch):
     """Before: `ladder fit` rewrote the tracked reference_fits/ by default."""
     monkeypatch.chdir(tmp_path)
     code, out, err = run_cli("ladder", "fit", "--data", SHARED / "olmo_ladder", "--n-boot", "0")
-    assert code == 0 and "nothing written" in err and "fitting" in err
+    assert code == 0 and "nothing written" in err
     assert list(tmp_path.iterdir()) == []
 
 
@@ -291,3 +291,17 @@ def test_fit_json_carries_the_verdict_and_whether_each_interval_holds_its_estima
     assert code == 0 and {r["fit_verdict"] for r in rows} == {"poor fit: R² -0.022 < 0.5"}
     for r in rows:
         assert r["ci_contains_estimate"] == (r["ci_low"] <= r["estimate"] <= r["ci_high"])
+
+
+def test_progress_lines_go_to_a_terminal_only(tmp_path, run_cli, monkeypatch):
+    """A long step says what it does on an interactive stderr; a captured one keeps only real messages."""
+    import sys
+
+    table = tmp_path / "many.csv"
+    base = PYTHIA_FINAL.read_text().splitlines()
+    table.write_text("\n".join([base[0]] + [line.replace("@step143000", f"@copy{i}") for i in range(265) for line in base[1:]]) + "\n")
+    code, _, err = run_cli("density", "--targets", table, "--fit", FITS / "pythia_arc_easy_composed.json")
+    assert code == 0 and "inverting" not in err
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    code, _, err = run_cli("density", "--targets", table, "--fit", FITS / "pythia_arc_easy_composed.json")
+    assert code == 0 and "inverting 20405 rows through 1 fit(s)" in err

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from densing.cli.output import Format, print_frame
+from densing.cli.output import Format, print_frame, print_progress
 
 ladder_app = typer.Typer(
     help="Fit AI2's OLMo ladder as a two-step reference; check it on OLMo-2 7B/13B and give OLMo-2 densities.",
@@ -48,8 +48,8 @@ def fit_command(
         check_writable(out_dir / "olmo_ladder_selection.csv")
     ladder, _ = split_ladder(read_olmo_ladder(data))
     tasks = ladder_benchmarks()
-    print(f"fitting {len(tasks)} tasks of the ladder ({ladder['run'].nunique()} runs): option choice, then "
-          f"{n_boot} bootstrap draws each on {jobs} process(es); this takes a while", file=sys.stderr, flush=True)
+    print_progress(f"fitting {len(tasks)} tasks of the ladder ({ladder['run'].nunique()} runs): option choice, then "
+                   f"{n_boot} bootstrap draws each on {jobs} process(es); this takes a while")
     fits, options = fit_ladder(
         ladder, tasks, n_boot=n_boot, seed=seed, jobs=jobs,
         provenance={"source_data": "allenai/OLMo peteish-moreeval (see ../shared/data/olmo_ladder)", "command": "densing ladder fit"},

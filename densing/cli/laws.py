@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from densing.cli.output import Format, print_frame, print_text
+from densing.cli.output import Format, print_frame, print_progress, print_text
 
 DATA_HELP = "Tidy CSV/Parquet, a results store, lm-eval JSON(s), the Pythia evals folder or the OLMo ladder folder."
 
@@ -27,6 +27,16 @@ def _count(text: Optional[str], option: str) -> Optional[float]:
     from densing.data import parse_count
 
     return None if text is None else parse_count(text, field=option.lstrip("-").replace("-", "_"), where=option)
+
+
+def _read(data: Path, **options):
+    """:func:`densing.data.read_reference_data`, saying on stderr that a folder is being read (the
+    Pythia folder is thousands of JSON files: seconds)."""
+    from densing.data import read_reference_data
+
+    if data.is_dir():
+        print_progress(f"reading {data} …")
+    return read_reference_data(data, **options)
 
 
 def _size(text: Optional[str], option: str) -> Optional[float]:
@@ -75,7 +85,7 @@ def fit(
 
         if "," in benchmark:
             raise InputError("--benchmark: a family fit takes one benchmark (the joint inversion combines several)")
-        frame = read_reference_data(data, suite=suite)
+        frame = _read(data, suite=suite)
         metrics = set(frame.loc[frame["benchmark"] == benchmark, "metric"].astype(str))
         result = fit_family(frame, family, benchmark, metric=metric if metric in metrics else None, n_boot=n_boot, seed=seed,
                             provenance={"source_data": str(data), "command": command_line()})
@@ -87,11 +97,13 @@ def fit(
     else:
         tokens = None if min_train_tokens in (None, "none") else _count(min_train_tokens, "--min-train-tokens")
     frame = reference_subset(
-        read_reference_data(data, suite=suite),
+        _read(data, suite=suite),
         max_params=_size(max_params, "--max-params"),
         families=None if families is None else [f.strip() for f in families.split(",") if f.strip()],
         source=str(data),
     )
+    if n_boot:
+        print_progress(f"fitting {benchmark} ({law.value}), then {n_boot} bootstrap refits on {jobs} process(es) …")
     result = fit_reference(
         frame, _names(benchmark), law=law.value, metric=metric, n_shot=n_shot, chance=chance, ceiling=ceiling,
         irreducible=irreducible, min_train_tokens=tokens,
@@ -144,7 +156,7 @@ def convert(
     from densing.data import read_reference_data, write_table
     from densing.errors import InputError
 
-    frame = read_reference_data(data, suite=suite, final_only=final_only)
+    frame = _read(data, suite=suite, final_only=final_only)
     if benchmarks:
         keep = [b.strip() for b in benchmarks.split(",") if b.strip()]
         frame = frame[frame["benchmark"].isin(keep)]
@@ -189,7 +201,7 @@ def validate(
         if min_train_tokens is None and is_pythia_evals(data):
             tokens = PYTHIA_MIN_TRAIN_TOKENS
         table, summary = held_out_check(
-            read_reference_data(data, suite=suite), _names(benchmark), max_params=limit, min_train_tokens=tokens,
+            _read(data, suite=suite), _names(benchmark), max_params=limit, min_train_tokens=tokens,
             final_only=final_only, law=law.value, metric=metric or "acc", chance=chance, n_boot=0,
         )
     print_frame(table, fmt, title=f"held out: N ≥ {max_params}")
@@ -218,10 +230,10 @@ def density(
     fits = [ReferenceFit.load(p) for p in (fit or paths.default_density_fits())]
     source = targets or paths.DEFAULT_DENSITY_TARGETS
     if source.is_file() and source.stat().st_size > 5_000_000:  # reading ~150k rows takes seconds
-        print(f"reading {source} ({source.stat().st_size / 1e6:.0f} MB) …", file=sys.stderr, flush=True)
+        print_progress(f"reading {source} ({source.stat().st_size / 1e6:.0f} MB) …")
     table = read_results(source)
     if len(table) > 20_000:
-        print(f"inverting {len(table)} rows through {len(fits)} fit(s) with their bootstrap draws …", file=sys.stderr, flush=True)
+        print_progress(f"inverting {len(table)} rows through {len(fits)} fit(s) with their bootstrap draws …")
     result = compute_density(table, fits, d0=_count(d0, "--d0"), level=level, include_poor_fits=include_poor_fits)
     poor = [f"{f.benchmark} ({fit_verdict(f)})" for f in fits if fit_verdict(f) and f.benchmark in set(result["benchmark"])]
     if poor and len(fits) > 1:
