@@ -220,7 +220,10 @@ def compute_density(
         frames.append(rows)
     if not frames:
         names = ", ".join(f.benchmark for f in fits)
-        raise InputError(f"targets: no rows for the fitted benchmark(s) {names} (metric {fits[0].metric!r})")
+        wanted = {b for f in fits for b in f.benchmarks}
+        other = sorted(set(targets.loc[targets["benchmark"].isin(wanted), "metric"].astype(str)))
+        found = f"; the targets score them as {', '.join(other)}" if other else ""
+        raise InputError(f"targets: no rows for the fitted benchmark(s) {names} (metric {fits[0].metric!r}){found}")
     result = pd.concat(frames, ignore_index=True)
     kept = [f for f in frames if include_poor_fits or f["benchmark"].iloc[0] not in poor]
     if aggregate and len(kept) > 1:

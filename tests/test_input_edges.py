@@ -305,3 +305,8 @@ def test_progress_lines_go_to_a_terminal_only(tmp_path, run_cli, monkeypatch):
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
     code, _, err = run_cli("density", "--targets", table, "--fit", FITS / "pythia_arc_easy_composed.json")
     assert code == 0 and "inverting 20405 rows through 1 fit(s)" in err
+
+
+def test_a_fit_on_another_metric_names_the_targets_metrics(run_cli):
+    one_line_exit_2(run_cli("density", "--fit", FITS / "pile_arc_challenge_composed.json", "--targets", PYTHIA_FINAL),
+                    "metric 'score'", "the targets score them as acc, acc_norm")
