@@ -6,7 +6,9 @@ The pandas API, for notebooks::
     ref = densing.read_pythia_evals("../shared/data/pythia_evals/pythia-v1")
     fit = densing.fit_reference(ref, "lambada_openai", law="two-step", min_train_tokens=3e9)
     table = densing.compute_density(densing.read_results("results/pythia_final.csv"), fit, d0=3e11)
-    densing.fit_trend(table)      # ln ρmax = A·t + B and the doubling time
+    # the trend needs models released on many dates: the public table, as `densing trend` does
+    result = densing.measure_trend(densing.read_results("results/public_models.csv"), n_boot=100)
+    print(result.verdict)         # ln ρmax = A·t + B, the doubling time, and whether it is measured
 
 Heavy modules load on first use, so ``import densing`` (and ``densing --help``) stays quick.
 ``densing.compute_density`` is the function; ``densing.density`` is its module.
@@ -26,6 +28,7 @@ _LAZY = {
     "read_lm_eval_json": ("densing.data.readers", "read_lm_eval_json"),
     "compute_density": ("densing.density", "compute_density"),
     "fit_trend": ("densing.trend", "trend"),
+    "measure_trend": ("densing.trend.measure", "measure_trend"),
 }
 
 

@@ -13,15 +13,25 @@ carry a reason in the ``censored`` column — never a silent NaN.
 """
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from densing.errors import InputError
+from densing.laws.fit import fit_verdict
 from densing.laws.reference import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, ReferenceFit  # noqa: F401
+from densing.validation import Interval, validate
 
 COMPONENT_CENSORED = "component_censored"
+
+#: What :func:`compute_density`'s arguments may be.
+DENSITY_CONSTRAINTS = {
+    "d0": [Interval(Real, 0, None, closed="neither"), None],
+    "level": [Interval(Real, 0, 1, closed="neither")],
+    "seed": [Interval(Integral, 0, None)],
+}
 
 _CI_QUANTILE_METHOD = "inverted_cdf"  # an observed draw, never an interpolation between ±inf
 
@@ -127,12 +137,14 @@ def score_rows(targets: pd.DataFrame, fit: ReferenceFit) -> pd.DataFrame:
     if rows.empty:
         return rows
     keep = {"params": ("params", "first"), "score": ("value", "mean"), "n": ("benchmark", "nunique")}
-    if "stderr" in rows.columns:
-        keep["stderr"] = ("stderr", lambda v: float(np.sqrt(np.nansum(np.square(v)))) / len(v) if v.notna().any() else np.nan)
     for column in ("train_tokens", "release_date", "family", "active_params"):
         if column in rows.columns:
             keep[column] = (column, "first")
-    grouped = rows.groupby("model", sort=False).agg(**keep)
+    by_model = rows.groupby("model", sort=False)
+    grouped = by_model.agg(**keep)
+    if "stderr" in rows.columns:  # the mean's standard error: sqrt(Σ σ²) / k, NaN where no σ is known
+        variance = np.square(rows["stderr"].astype(float)).groupby(rows["model"], sort=False).sum(min_count=1)
+        grouped.insert(list(grouped.columns).index("n") + 1, "stderr", np.sqrt(variance) / by_model.size())
     grouped = grouped[grouped["n"] == len(names)].drop(columns="n").reset_index()
     grouped.insert(1, "benchmark", fit.benchmark)
     return grouped
@@ -147,6 +159,7 @@ def compute_density(
     aggregate: bool = True,
     seed: int = 0,
     intervals: bool = True,
+    include_poor_fits: bool = False,
 ) -> pd.DataFrame:
     """Effective parameter size and capacity density ρ = N̂/N of every target model (eq. 4).
 
@@ -157,6 +170,9 @@ def compute_density(
     ``aggregate`` and several fits, one more row per model (benchmark ``geomean``) holds the
     geometric mean of its per-benchmark densities, censored if any component is.
     ``intervals=False`` skips the confidence intervals (NaN) when only point values are needed.
+    A fit with a verdict (:func:`densing.laws.fit.fit_verdict`: R² below 0.5) keeps its rows, with
+    the verdict in the ``fit_verdict`` column, but is left out of the geometric mean unless
+    ``include_poor_fits``.
     """
     if isinstance(fits, ReferenceFit):
         fits = [fits]
@@ -165,11 +181,9 @@ def compute_density(
     fits = list(fits)
     if not fits:
         raise InputError("fits: no reference fit given")
-    if d0 is not None and not (d0 > 0 and np.isfinite(d0)):
-        raise InputError(f"d0: expected a positive number of tokens, got {d0!r}")
-    if not 0 < level < 1:
-        raise InputError(f"level: expected a confidence level in (0, 1), got {level!r}")
+    validate(DENSITY_CONSTRAINTS, d0=d0, level=level, seed=seed)
     frames = []
+    poor: set[str] = set()
     draws_by_fit: dict[str, np.ndarray] = {}
     for fit in fits:
         rows = score_rows(targets, fit)
@@ -184,6 +198,9 @@ def compute_density(
         rows["extrapolation"] = extrapolation_notes(fit, rows["effective_params"], d0)
         rows["d0"] = fit.d0 if d0 is None else d0
         rows["reference_fit"] = f"{fit.kind}:{fit.benchmark}"
+        rows["fit_verdict"] = fit_verdict(fit)
+        if rows["fit_verdict"].iloc[0] is not None:
+            poor.add(fit.benchmark)
         if fit.bootstrap and intervals:
             n_draws = len(fit.bootstrap)
             drawn_scores = np.broadcast_to(scores, (n_draws, scores.size))
@@ -203,10 +220,16 @@ def compute_density(
         frames.append(rows)
     if not frames:
         names = ", ".join(f.benchmark for f in fits)
-        raise InputError(f"targets: no rows for the fitted benchmark(s) {names} (metric {fits[0].metric!r})")
+        wanted = {b for f in fits for b in f.benchmarks}
+        other = sorted(set(targets.loc[targets["benchmark"].isin(wanted), "metric"].astype(str)))
+        found = f"; the targets score them as {', '.join(other)}" if other else ""
+        raise InputError(f"targets: no rows for the fitted benchmark(s) {names} (metric {fits[0].metric!r}){found}")
     result = pd.concat(frames, ignore_index=True)
-    if aggregate and len(frames) > 1:
-        result = pd.concat([result, _geomean_rows(result, draws_by_fit, len(frames), level)], ignore_index=True)
+    kept = [f for f in frames if include_poor_fits or f["benchmark"].iloc[0] not in poor]
+    if aggregate and len(kept) > 1:
+        pooled = pd.concat(kept, ignore_index=True)
+        draws = {b: d for b, d in draws_by_fit.items() if b in set(pooled["benchmark"])}
+        result = pd.concat([result, _geomean_rows(pooled, draws, len(kept), level)], ignore_index=True)
     ordered = [
         "model", "benchmark", "params", "score", "loss_hat", "effective_params", "density", "censored",
         "density_ci_low", "density_ci_high", "effective_params_ci_low", "effective_params_ci_high", "extrapolation",
@@ -225,40 +248,53 @@ def is_censored(reasons: pd.Series) -> pd.Series:
 
 
 def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: float) -> pd.DataFrame:
-    """ρ_geo = exp(mean_i ln ρ_i) over a model's benchmarks; censored if any ρ_i is."""
-    rows = []
-    for model, group in result.groupby("model", sort=False):
-        if group["benchmark"].nunique() != n_fits:
-            continue
-        censored = is_censored(group["censored"]).any()
-        value = np.nan if censored else float(np.exp(np.log(group["density"]).mean()))
-        low = high = np.nan
-        if not censored and len(draws_by_fit) == n_fits:
-            per_fit = [draws_by_fit[b].loc[model].to_numpy(float) for b in group["benchmark"]]
-            n_draws = min(d.size for d in per_fit)  # fits may keep different numbers of draws
-            with np.errstate(divide="ignore", invalid="ignore"):
-                geo = np.exp(np.mean([np.log(d[:n_draws]) for d in per_fit], axis=0))
-            geo = geo[~np.isnan(geo)]  # a draw censored at 0 in one fit and at ∞ in another
-            if geo.size:
-                low, high = (float(v) for v in _quantiles(geo, level))
-        first = group.iloc[0]
-        rows.append(
-            {
-                "model": model,
-                "benchmark": "geomean",
-                "params": first["params"],
-                "score": np.nan,
-                "loss_hat": np.nan,
-                "effective_params": value * first["params"] if not censored else np.nan,
-                "density": value,
-                "censored": COMPONENT_CENSORED if censored else "",
-                "extrapolation": "a component extrapolates" if group["extrapolation"].notna().any() else None,
-                "density_ci_low": low,
-                "density_ci_high": high,
-                "effective_params_ci_low": low * first["params"],
-                "effective_params_ci_high": high * first["params"],
-                **{c: first[c] for c in ("train_tokens", "release_date", "family", "d0") if c in group.columns},
-                "reference_fit": "geomean",
-            }
-        )
-    return pd.DataFrame(rows)
+    """ρ_geo = exp(mean_i ln ρ_i) over a model's benchmarks; censored if any ρ_i is.
+
+    Whole columns at a time (a per-model loop took most of the time on large tables)."""
+    counts = result.groupby("model", sort=False)["benchmark"].nunique()
+    models = counts.index[counts == n_fits]
+    if not len(models):
+        return pd.DataFrame()
+    sub = result[result["model"].isin(models)].copy()
+    sub["_censored"] = is_censored(sub["censored"]).to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sub["_log"] = np.log(sub["density"].astype(float))
+    sub["_extrapolates"] = sub["extrapolation"].notna()
+    by_model = sub.groupby("model", sort=False)
+    first = sub.drop_duplicates("model", keep="first").set_index("model").loc[models]
+    censored = by_model["_censored"].any().loc[models].to_numpy()
+    value = np.where(censored, np.nan, np.exp(by_model["_log"].mean().loc[models].to_numpy()))
+    low = high = np.full(len(models), np.nan)
+    if len(draws_by_fit) == n_fits:
+        per_fit = [draws.reindex(models).to_numpy(float) for draws in draws_by_fit.values()]
+        n_draws = min(d.shape[1] for d in per_fit)  # fits may keep different numbers of draws
+        with np.errstate(divide="ignore", invalid="ignore"):
+            geo = np.exp(np.mean([np.log(d[:, :n_draws]) for d in per_fit], axis=0))
+        geo[censored] = np.nan
+        # a draw censored at 0 in one fit and at ∞ in another is NaN: left out of its model's interval
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a model whose every draw is NaN: no interval
+            low, high = np.nanquantile(geo, [(1 - level) / 2, (1 + level) / 2], axis=1, method=_CI_QUANTILE_METHOD)
+    params = first["params"].to_numpy(float)
+    out = {
+        "model": list(models),
+        "benchmark": "geomean",
+        "params": params,
+        "score": np.nan,
+        "loss_hat": np.nan,
+        "effective_params": value * params,
+        "density": value,
+        "censored": np.where(censored, COMPONENT_CENSORED, ""),
+        "extrapolation": np.where(by_model["_extrapolates"].any().loc[models].to_numpy(), "a component extrapolates", None),
+        "density_ci_low": low,
+        "density_ci_high": high,
+        "effective_params_ci_low": low * params,
+        "effective_params_ci_high": high * params,
+    }
+    for column in ("train_tokens", "release_date", "family", "d0"):
+        if column in result.columns:
+            out[column] = first[column].to_numpy()
+    out["reference_fit"] = "geomean"
+    return pd.DataFrame(out)

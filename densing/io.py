@@ -70,6 +70,8 @@ def read_json_object(path: str | Path) -> dict:
         raise InputError(f"{path}: is a directory, not a JSON file") from None
     except orjson.JSONDecodeError as exc:
         raise InputError(f"{path}: malformed JSON ({exc})") from None
+    except OSError as exc:  # a symlink loop, a permission, a name too long
+        raise InputError(f"{path}: cannot read ({exc.strerror or type(exc).__name__})") from None
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a JSON object at the top level")
     return data

@@ -6,8 +6,25 @@ from pathlib import Path
 
 #: The source tree root (densing is installed editable from it, as the README says).
 REPO_ROOT = Path(os.environ.get("DENSING_HOME", Path(__file__).resolve().parents[1]))
-REFERENCE_FITS = REPO_ROOT / "reference_fits"
-RESULTS = REPO_ROOT / "results"
+
+
+def _shipped(name: str) -> Path:
+    """The top-level folder ``name`` of the source tree, or its copy inside an installed wheel.
+
+    A non-editable install has no source tree: the wheel carries ``reference_fits/`` and
+    ``results/`` as package data under ``densing/_shipped/`` (links to the top-level folders in
+    the repository), found with :mod:`importlib.resources`.
+    """
+    tree = REPO_ROOT / name
+    if tree.is_dir() or "DENSING_HOME" in os.environ:
+        return tree
+    from importlib.resources import files
+
+    return Path(str(files("densing") / "_shipped" / name))
+
+
+REFERENCE_FITS = _shipped("reference_fits")
+RESULTS = _shipped("results")
 SHARED_DATA = Path(os.environ.get("DENSING_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
 PYTHIA_EVALS = SHARED_DATA / "pythia_evals" / "pythia-v1"
 

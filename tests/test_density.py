@@ -168,3 +168,32 @@ def test_extrapolation_is_said_in_words_where_the_inversion_leaves_the_reference
     beyond = extrapolation_notes(fit, [1e9, n_high * 2], d0=d_high * 4)
     assert all("4x the reference's largest D" in note for note in beyond)
     assert "above the reference's largest N" in beyond[1] and "N̂" not in beyond[0]
+
+
+def test_geomean_rows_match_a_per_model_computation():
+    """The column-wise geometric mean (fast on large tables) equals the per-model definition:
+    ρ_geo = exp(mean ln ρ_i), its interval the percentile interval of the per-draw geometric means."""
+    from pathlib import Path
+
+    from densing.data import read_results
+    from densing.density import compute_density
+    from densing.laws.reference import ReferenceFit
+
+    root = Path(__file__).resolve().parents[1]
+    fits = [ReferenceFit.load(root / "reference_fits" / f"pythia_{b}_composed.json") for b in ("arc_easy", "sciq", "piqa")]
+    targets = read_results(root / "results" / "pythia_final.csv").drop(columns="stderr")
+    result = compute_density(targets, fits)
+    geo = result[result["benchmark"] == "geomean"].set_index("model")
+    assert len(geo) > 3
+    for model, row in geo.iterrows():
+        parts = result[(result["model"] == model) & (result["benchmark"] != "geomean")]
+        assert row["density"] == pytest.approx(np.exp(np.log(parts["density"]).mean()), rel=1e-12)
+        per_fit = []
+        for fit in fits:
+            part = parts[parts["benchmark"] == fit.benchmark].iloc[0]
+            per_fit.append(fit.effective_params_draws([part["score"]])[:, 0] / part["params"])
+        n = min(d.size for d in per_fit)
+        draws = np.exp(np.mean([np.log(d[:n]) for d in per_fit], axis=0))
+        draws = draws[~np.isnan(draws)]
+        low, high = np.quantile(draws, [(1 - 0.95) / 2, (1 + 0.95) / 2], method="inverted_cdf")  # as compute_density writes them
+        assert (row["density_ci_low"], row["density_ci_high"]) == pytest.approx((low, high), rel=1e-12)

@@ -5,6 +5,7 @@ is a bug and keeps its traceback.
 """
 from __future__ import annotations
 
+import re
 import sys
 
 import typer
@@ -23,7 +24,23 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # plain help: no rich import, flags without a type, paths never cut
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from densing import __version__
+
+        print(f"densing {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """LLM evaluation and capacity-density analytics (Densing Law), and overlap profiling."""
 for command in (laws.fit, laws.convert, laws.validate, laws.density, trend.trend, trend.report):
     app.command()(command)
 app.add_typer(eval_app, name="eval")
@@ -38,10 +55,10 @@ def print_help(argv: list[str]) -> bool:
     which imports pydantic (about 0.1 s); a help screen needs no values, so it is rendered from
     the command tree directly. Anything else on the line goes through typer as usual.
     """
-    if not argv or argv[-1] != "--help" or any(a.startswith("-") for a in argv[:-1]):
+    if not argv or argv[-1] not in ("--help", "-h") or any(a.startswith("-") for a in argv[:-1]):
         return False
     command = typer.main.get_command(app)
-    context = command.context_class(command, info_name="densing")
+    context = command.context_class(command, info_name="densing", **command.context_settings)
     for name in argv[:-1]:
         sub = command.get_command(context, name) if hasattr(command, "get_command") else None
         if sub is None:
@@ -67,7 +84,9 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2)
     except click.ClickException as exc:  # usage errors: one line that says where help is
         where = f" (see '{exc.ctx.command_path} --help')" if getattr(exc, "ctx", None) is not None else ""
-        print(f"error: {exc.format_message().splitlines()[0]}{where}", file=sys.stderr)
+        message = exc.format_message().splitlines()[0]
+        message = re.sub(r"(Did you mean [^?]*\?)(?: \1)+", r"\1", message)  # typer and click each add it
+        print(f"error: {message}{where}", file=sys.stderr)
         sys.exit(2)
     except click.exceptions.Abort:  # Ctrl-C while click was prompting or parsing
         print("error: interrupted", file=sys.stderr)

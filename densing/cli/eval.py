@@ -6,12 +6,14 @@
 """
 from __future__ import annotations
 
+from numbers import Integral, Real
 from pathlib import Path
 from typing import Optional
 
 import typer
 
 from densing.errors import InputError
+from densing.validation import Interval, Options, validate
 
 eval_app = typer.Typer(
     help="Run benchmarks through lm-eval, recording score and conditional loss, into a results store.",
@@ -30,6 +32,15 @@ def _render(frame, output_format: str, columns: list[str]) -> None:
         raise InputError(f"--format: expected table, json or csv, got {output_format!r}")
     print_frame(frame[[c for c in columns if c in frame.columns]], output_format,
                 title="scores and conditional losses (loss: mean −log P(answer | prompt) per item)")
+
+
+#: What the sweep's options may be (checked before any model is loaded).
+SWEEP_CONSTRAINTS = {
+    "backend": [Options({"hf", "vllm"})],
+    "limit": [Interval(Real, 0, None, closed="neither"), None],
+    "batch_size": [Interval(Integral, 1, None), Options({"auto"})],
+    "output_format": [Options({"table", "json", "csv"})],
+}
 
 
 @eval_app.callback()
@@ -61,9 +72,10 @@ def sweep(
     from densing.eval.runner import run_sweep
     from densing.eval.models import read_models_file
 
+    batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
+    validate(SWEEP_CONSTRAINTS, backend=backend, limit=limit, batch_size=batch, output_format=output_format)
     specs = read_models_file(models)
     names = [b.strip() for b in benchmarks.split(",") if b.strip()]
-    batch: int | str = int(batch_size) if batch_size.isdigit() else batch_size
     counts = {"skipped": 0, "done": 0}
     progress = Progress(
         TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"), TimeElapsedColumn()

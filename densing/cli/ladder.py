@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from densing.cli.output import Format, print_frame
+from densing.cli.output import Format, print_frame, print_progress
 
 ladder_app = typer.Typer(
     help="Fit AI2's OLMo ladder as a two-step reference; check it on OLMo-2 7B/13B and give OLMo-2 densities.",
@@ -26,30 +26,50 @@ FIVE_TASKS = ("olmes_mmlu", "olmes_hellaswag", "olmes_piqa", "olmes_socialiqa", 
 @ladder_app.command("fit")
 def fit_command(
     data: Path = typer.Option(..., "--data", help="The OLMo ladder folder (../shared/data/olmo_ladder)."),
-    out_dir: Path = typer.Option(Path("reference_fits"), "--out-dir", help="Where to write olmo_<task>_two_step.json and the selection table."),
+    out_dir: Path | None = typer.Option(
+        None, "--out-dir",
+        help="Where to write olmo_<task>_two_step.json and the selection table (the shipped ones: reference_fits). "
+             "Without it nothing is written."),
     n_boot: int = typer.Option(200, "--n-boot", help="Bootstrap resamples of the ladder's runs."),
     seed: int = typer.Option(0, "--seed"),
     jobs: int = typer.Option(1, "--jobs", help="Processes for the bootstrap (draws do not depend on it)."),
 ) -> None:
     """Choose the law's options inside the ladder, fit every task, write the fits."""
-    from densing.data.olmo import ladder_benchmarks, read_olmo_ladder, split_ladder
-    from densing.io import atomic_write_text
-    from densing.laws.ladder import fit_ladder
+    import sys
 
+    from densing.data.olmo import ladder_benchmarks, read_olmo_ladder, split_ladder
+    from densing.io import atomic_write_text, check_writable
+    from densing.laws.fit import BOOTSTRAP_CONSTRAINTS
+    from densing.laws.ladder import fit_ladder
+    from densing.validation import validate
+
+    validate(BOOTSTRAP_CONSTRAINTS, n_boot=n_boot, jobs=jobs, seed=seed)
+    if out_dir is not None:
+        check_writable(out_dir / "olmo_ladder_selection.csv")
     ladder, _ = split_ladder(read_olmo_ladder(data))
+    tasks = ladder_benchmarks()
+    print_progress(f"fitting {len(tasks)} tasks of the ladder ({ladder['run'].nunique()} runs): option choice, then "
+                   f"{n_boot} bootstrap draws each on {jobs} process(es); this takes a while")
     fits, options = fit_ladder(
-        ladder, ladder_benchmarks(), n_boot=n_boot, seed=seed, jobs=jobs,
+        ladder, tasks, n_boot=n_boot, seed=seed, jobs=jobs,
         provenance={"source_data": "allenai/OLMo peteish-moreeval (see ../shared/data/olmo_ladder)", "command": "densing ladder fit"},
     )
-    out_dir.mkdir(parents=True, exist_ok=True)
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
     for benchmark, fit in fits.items():
-        path = out_dir / f"olmo_{benchmark.removeprefix('olmes_')}_two_step.json"
-        fit.save(path)
-        print(f"wrote {path}  (E: {'yes' if options.irreducible[benchmark] else 'no'}, floor: {options.floor}, "
-              f"R² loss {fit.stages[0].r_squared:.4f}, score {fit.stages[1].r_squared:.4f}, {len(fit.bootstrap)} draws)")
-    table_path = out_dir / "olmo_ladder_selection.csv"
-    atomic_write_text(table_path, options.table.to_csv(index=False))
-    print(f"wrote {table_path}  (floor chosen: {options.floor}; held-out size for the choice: {options.held_size:.4g})")
+        path = None if out_dir is None else out_dir / f"olmo_{benchmark.removeprefix('olmes_')}_two_step.json"
+        if path is not None:
+            fit.save(path)
+        print(f"{'wrote ' + str(path) if path else benchmark}  (E: {'yes' if options.irreducible[benchmark] else 'no'}, "
+              f"floor: {options.floor}, R² loss {fit.stages[0].r_squared:.4f}, score {fit.stages[1].r_squared:.4f}, "
+              f"{len(fit.bootstrap)} draws)")
+    if out_dir is not None:
+        table_path = out_dir / "olmo_ladder_selection.csv"
+        atomic_write_text(table_path, options.table.to_csv(index=False))
+        print(f"wrote {table_path}  (floor chosen: {options.floor}; held-out size for the choice: {options.held_size:.4g})")
+    else:
+        print(f"floor chosen: {options.floor}; held-out size for the choice: {options.held_size:.4g}")
+        print("note: nothing written (--out-dir reference_fits replaces the shipped fits)", file=sys.stderr)
 
 
 @ladder_app.command("check")

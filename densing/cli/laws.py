@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from densing.cli.output import Format, print_frame, print_text
+from densing.cli.output import Format, print_frame, print_progress, print_text
 
 DATA_HELP = "Tidy CSV/Parquet, a results store, lm-eval JSON(s), the Pythia evals folder or the OLMo ladder folder."
 
@@ -29,6 +29,24 @@ def _count(text: Optional[str], option: str) -> Optional[float]:
     return None if text is None else parse_count(text, field=option.lstrip("-").replace("-", "_"), where=option)
 
 
+def _read(data: Path, **options):
+    """:func:`densing.data.read_reference_data`, saying on stderr that a folder is being read (the
+    Pythia folder is thousands of JSON files: seconds)."""
+    from densing.data import read_reference_data
+
+    if data.is_dir():
+        print_progress(f"reading {data} …")
+    return read_reference_data(data, **options)
+
+
+def _size(text: Optional[str], option: str) -> Optional[float]:
+    """A parameter count option: parsed, and plausible for a language model (unit mistakes named)."""
+    from densing.validation import check_params
+
+    count = _count(text, option)
+    return None if count is None else check_params(count, field=option.lstrip("-").replace("-", "_"), where=option)
+
+
 def fit(
     data: Path = typer.Option(..., "--data", help=DATA_HELP),
     benchmark: str = typer.Option(..., "--benchmark", help="Benchmark name; several comma-separated are averaged per model."),
@@ -39,7 +57,10 @@ def fit(
     chance: str = typer.Option("none", "--chance", help="Fix the floor d: 'auto' (benchmark's chance level), a number, or 'none'."),
     ceiling: Optional[float] = typer.Option(None, "--ceiling", help="Fix the ceiling c + d."),
     irreducible: bool = typer.Option(False, "--irreducible", help="Add the Chinchilla irreducible loss term E."),
-    min_train_tokens: Optional[str] = typer.Option(None, "--min-train-tokens", help="Drop points trained on fewer tokens (e.g. 3e9)."),
+    min_train_tokens: Optional[str] = typer.Option(
+        None, "--min-train-tokens",
+        help="Drop points trained on fewer tokens (e.g. 3e9). Default: 3e9 on the Pythia folder (drops the warm-up "
+             "checkpoints, steps 1 to 1000, as `validate` does; 'none' keeps them), none otherwise."),
     max_params: Optional[str] = typer.Option(None, "--max-params", help="Fit only models below this size (held-out checks)."),
     families: Optional[str] = typer.Option(None, "--families", help="Use only models of these families (comma-separated) as the reference."),
     family: Optional[str] = typer.Option(None, "--family", help="Fit the family law on this one family at its own budget: S(N) = c/(1+e^(-γ(ln N - l))) + d, d = chance, c + d = 1 (replaces --law)."),
@@ -53,32 +74,39 @@ def fit(
     """Fit the two-step (or composed) Densing Law on reference models, or the family law on one family (--family)."""
     from densing.data import is_pythia_evals, read_reference_data
     from densing.io import command_line
-    from densing.laws.reference import fit_reference, reference_subset
+    from densing.laws.fit import BOOTSTRAP_CONSTRAINTS
+    from densing.laws.reference import PYTHIA_MIN_TRAIN_TOKENS, fit_reference, reference_subset
+    from densing.validation import validate
 
+    validate(BOOTSTRAP_CONSTRAINTS, n_boot=n_boot, jobs=jobs, seed=seed)
     if family is not None:
         from densing.errors import InputError
         from densing.laws.family import fit_family
 
-        if n_boot < 0:
-            raise InputError(f"--n-boot: expected a non-negative number of draws, got {n_boot}")
         if "," in benchmark:
             raise InputError("--benchmark: a family fit takes one benchmark (the joint inversion combines several)")
-        frame = read_reference_data(data, suite=suite)
+        frame = _read(data, suite=suite)
         metrics = set(frame.loc[frame["benchmark"] == benchmark, "metric"].astype(str))
         result = fit_family(frame, family, benchmark, metric=metric if metric in metrics else None, n_boot=n_boot, seed=seed,
                             provenance={"source_data": str(data), "command": command_line()})
         _show_fit(result, out, fmt)
         return
 
+    if min_train_tokens is None and is_pythia_evals(data):
+        tokens = PYTHIA_MIN_TRAIN_TOKENS
+    else:
+        tokens = None if min_train_tokens in (None, "none") else _count(min_train_tokens, "--min-train-tokens")
     frame = reference_subset(
-        read_reference_data(data, suite=suite),
-        max_params=_count(max_params, "--max-params"),
+        _read(data, suite=suite),
+        max_params=_size(max_params, "--max-params"),
         families=None if families is None else [f.strip() for f in families.split(",") if f.strip()],
         source=str(data),
     )
+    if n_boot:
+        print_progress(f"fitting {benchmark} ({law.value}), then {n_boot} bootstrap refits on {jobs} process(es) …")
     result = fit_reference(
         frame, _names(benchmark), law=law.value, metric=metric, n_shot=n_shot, chance=chance, ceiling=ceiling,
-        irreducible=irreducible, min_train_tokens=_count(min_train_tokens, "--min-train-tokens"),
+        irreducible=irreducible, min_train_tokens=tokens,
         d0=_count(d0, "--d0"), n_boot=n_boot, seed=seed, jobs=jobs,
         provenance={
             "source_data": str(data),
@@ -92,14 +120,29 @@ def fit(
 
 
 def _show_fit(result, out: Optional[Path], fmt: Format) -> None:
+    import sys
+
+    from densing.laws.fit import fit_verdict, interval_notes
+
     if out is not None:
         result.save(out)
     if fmt is Format.table:
         print(result.summary())
+        for note in interval_notes(result):
+            print_text(f"note: {note}")
         if out is not None:
             print(f"wrote {out}")
     else:
-        print_frame(result.to_frame(), fmt)
+        frame = result.to_frame()
+        # whether each percentile interval holds its point estimate (see the table format's notes), and the verdict
+        inside = (frame["ci_low"] <= frame["estimate"]) & (frame["estimate"] <= frame["ci_high"])
+        frame["ci_contains_estimate"] = inside.astype(object).where(frame["ci_low"].notna(), None)
+        frame["fit_verdict"] = fit_verdict(result)
+        print_frame(frame, fmt)
+    verdict = fit_verdict(result)
+    if verdict is not None:
+        print(f"warning: {result.benchmark}: {verdict}; do not invert through it "
+              "(densing density leaves it out of the geometric mean)", file=sys.stderr)
 
 
 def convert(
@@ -113,7 +156,7 @@ def convert(
     from densing.data import read_reference_data, write_table
     from densing.errors import InputError
 
-    frame = read_reference_data(data, suite=suite, final_only=final_only)
+    frame = _read(data, suite=suite, final_only=final_only)
     if benchmarks:
         keep = [b.strip() for b in benchmarks.split(",") if b.strip()]
         frame = frame[frame["benchmark"].isin(keep)]
@@ -143,7 +186,7 @@ def validate(
     from densing.data import is_pythia_evals, read_reference_data
     from densing.data.olmo import is_olmo_ladder
 
-    limit = _count(max_params, "--max-params")
+    limit = _size(max_params, "--max-params")
     if is_olmo_ladder(data):
         from densing.data.olmo import ladder_benchmarks, read_olmo_ladder
         from densing.laws.ladder_check import validate_ladder
@@ -154,11 +197,11 @@ def validate(
     else:
         from densing.laws.reference import PYTHIA_MIN_TRAIN_TOKENS, held_out_check
 
-        tokens = _count(min_train_tokens, "--min-train-tokens")
-        if tokens is None and is_pythia_evals(data):
+        tokens = None if min_train_tokens in (None, "none") else _count(min_train_tokens, "--min-train-tokens")
+        if min_train_tokens is None and is_pythia_evals(data):
             tokens = PYTHIA_MIN_TRAIN_TOKENS
         table, summary = held_out_check(
-            read_reference_data(data, suite=suite), _names(benchmark), max_params=limit, min_train_tokens=tokens,
+            _read(data, suite=suite), _names(benchmark), max_params=limit, min_train_tokens=tokens,
             final_only=final_only, law=law.value, metric=metric or "acc", chance=chance, n_boot=0,
         )
     print_frame(table, fmt, title=f"held out: N ≥ {max_params}")
@@ -171,16 +214,34 @@ def density(
     targets: Optional[Path] = typer.Option(None, "--targets", help="Tidy results of target models. Default: results/pythia_final.csv."),
     d0: Optional[str] = typer.Option(None, "--d0", help="Tokens D0 of the reference model (default: the fit's, 1e12)."),
     level: float = typer.Option(0.95, "--level", help="Confidence level of the intervals."),
+    include_poor_fits: bool = typer.Option(
+        False, "--include-poor-fits", help="Fold fits with R² < 0.5 into the geometric mean too (default: their rows only)."),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Effective parameter size N̂ and capacity density ρ = N̂/N of target models."""
+    import sys
+
     from densing import paths
     from densing.data import read_results
     from densing.density import compute_density, extrapolation_summary
+    from densing.laws.fit import fit_verdict
     from densing.laws.reference import ReferenceFit
 
     fits = [ReferenceFit.load(p) for p in (fit or paths.default_density_fits())]
-    result = compute_density(read_results(targets or paths.DEFAULT_DENSITY_TARGETS), fits, d0=_count(d0, "--d0"), level=level)
+    source = targets or paths.DEFAULT_DENSITY_TARGETS
+    if source.is_file() and source.stat().st_size > 5_000_000:  # reading ~150k rows takes seconds
+        print_progress(f"reading {source} ({source.stat().st_size / 1e6:.0f} MB) …")
+    table = read_results(source)
+    if len(table) > 20_000:
+        print_progress(f"inverting {len(table)} rows through {len(fits)} fit(s) with their bootstrap draws …")
+    result = compute_density(table, fits, d0=_count(d0, "--d0"), level=level, include_poor_fits=include_poor_fits)
+    poor = [f"{f.benchmark} ({fit_verdict(f)})" for f in fits if fit_verdict(f) and f.benchmark in set(result["benchmark"])]
+    if poor and len(fits) > 1:
+        action = "kept in" if include_poor_fits else "left out of"
+        hint = "" if include_poor_fits else " (--include-poor-fits keeps them)"
+        print(f"note: {action} the geometric mean: {', '.join(poor)}{hint}", file=sys.stderr)  # one line, unfolded
+    elif poor:
+        print(f"warning: {', '.join(poor)}: do not rely on these densities", file=sys.stderr)
     if fmt is Format.table:
         columns = ["model", "benchmark", "params", "score", "effective_params", "density", "density_ci_low", "density_ci_high", "censored"]
         print_frame(result[columns], fmt, title=f"capacity density (D0 = {result['d0'].iloc[0]:.3g} tokens)")

@@ -249,3 +249,11 @@ def print_json(value) -> None:
     import orjson
 
     sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n")
+
+
+def print_progress(message: str) -> None:
+    """Say on stderr what a long step is doing — only when stderr is a terminal, so that a failing
+    command still leaves exactly one line (its error) on a captured stderr."""
+    stream = sys.stderr
+    if getattr(stream, "isatty", lambda: False)():
+        print(message, file=stream, flush=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from densing.data.schema import validate_results
+from densing.data.schema import FRACTION_METRICS, validate_results
 from densing.errors import InputError
 
 # ---------------------------------------------------------------------------------------------
@@ -89,8 +89,18 @@ def wide_to_tidy(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFrame:
     train_tokens, release_date, family, active_params, …) are repeated on each row.
     """
     scores = [c for c in frame.columns if c in WIDE_SCORE_COLUMNS]
-    if "model" not in frame.columns or not scores:
+    if not scores:
         raise InputError(f"{source}: neither a tidy table (model, benchmark, metric, value, params) nor a wide one with score columns")
+    for needed in ("model", "params"):
+        if needed not in frame.columns:
+            if needed == "model":
+                near = [str(c) for c in frame.columns if str(c).strip().lower() == "model"]
+                hint = f" (found {near[0]!r}: names are lower case)" if near else ""
+            else:
+                near = [str(c) for c in frame.columns if "size" in str(c).lower() or "param" in str(c).lower()]
+                hint = f" (found {near[0]!r}: give plain counts, 7e9 for 7B)" if near else ""
+            raise InputError(f"{source}: a wide table with score columns ({', '.join(scores[:3])}, …) needs a column "
+                             f"'{needed}'{hint}; the shipped results/public_models.csv is this table in that form")
     keep = [c for c in frame.columns if c not in scores]
     long = frame.melt(id_vars=keep, value_vars=scores, var_name="benchmark", value_name="value")
     long = long[long["value"].notna()].copy()
@@ -112,7 +122,9 @@ def read_results(path: str | Path) -> pd.DataFrame:
             return pd.concat(frames, ignore_index=True)
         return read_lm_eval_dir(path)
     if path.suffix.lower() == ".json":
-        return read_lm_eval_json(path)
+        frame = read_lm_eval_json(path)
+        _require_params(frame, str(path))
+        return validate_results(frame, source=str(path))
     if path.suffix.lower() == ".csv" and path.exists():
         header = read_csv_file(path, nrows=0).columns
         if "benchmark" not in header and any(c in WIDE_SCORE_COLUMNS for c in header):
@@ -151,7 +163,9 @@ def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
     from densing.io import atomic_write_bytes
     from densing.io import frame_to_csv as to_csv
 
-    path = Path(path)
+    from densing.io import check_writable
+
+    path = check_writable(path)
     ordered = frame.sort_values(["model", "benchmark", "metric"], kind="stable").reset_index(drop=True)
     if path.suffix.lower() in (".parquet", ".pq"):
         import io
@@ -242,6 +256,9 @@ def read_lm_eval_json(path: str | Path, *, model: str | None = None) -> pd.DataF
                 loss = math.log(values[ppl_key])
         shot = n_shots.get(task, default_shot)
         for metric, val in values.items():
+            if metric.partition(",")[0] in FRACTION_METRICS and not 0.0 <= val <= 1.0:
+                percent = f" (a percentage? lm-eval writes {val / 100:g} for {val:g}%)" if 1.0 < val <= 100.0 else ""
+                raise InputError(f"{path}: field 'results.{task}.{metric}': {val:g} is outside [0, 1]{percent}")
             rows.append(
                 {
                     "model": name,
@@ -272,7 +289,17 @@ def read_lm_eval_dir(path: str | Path, metadata: pd.DataFrame | None = None) -> 
     frame = pd.concat(frames, ignore_index=True)
     if metadata is not None:
         frame = attach_metadata(frame, metadata, source=str(path))
+    _require_params(frame, str(path))
     return validate_results(frame, source=str(path))
+
+
+def _require_params(frame: pd.DataFrame, source: str) -> None:
+    """lm-eval outputs carry no parameter counts; say so once instead of 'row 1: params is empty'."""
+    if "params" not in frame.columns or frame["params"].isna().all():
+        raise InputError(
+            f"{source}: field 'params': lm-eval results carry no parameter counts; use a tidy CSV with a "
+            "params column (model, benchmark, metric, value, params[, train_tokens]) or `densing eval ingest DIR --models FILE`"
+        )
 
 
 def attach_metadata(frame: pd.DataFrame, metadata: pd.DataFrame, *, source: str = "<metadata>") -> pd.DataFrame:

@@ -23,6 +23,7 @@ import pandas as pd
 
 from densing.data.units import parse_count, parse_date
 from densing.errors import InputError
+from densing.validation import check_params
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("model", "benchmark", "metric", "value", "params")
 OPTIONAL_COLUMNS: tuple[str, ...] = (
@@ -103,14 +104,16 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
             out[field].append(str(rec[field]).strip())
         value = _float(rec.get("value"), field="value", where=where)
         if out["metric"][-1] in FRACTION_METRICS and not 0.0 <= value <= 1.0:
-            raise InputError(f"{where}: field 'value': {value:g} is outside [0, 1], the range of metric '{out['metric'][-1]}'")
+            percent = f" (a percentage? write {value / 100:g} for {value:g}%)" if 1.0 < value <= 100.0 else ""
+            raise InputError(f"{where}: field 'value': {value:g} is outside [0, 1], the range of metric '{out['metric'][-1]}'{percent}")
         out["value"].append(value)
         if is_missing(rec.get("params")):
             raise InputError(f"{where}: field 'params' is empty")
-        out["params"].append(parse_count(rec["params"], field="params", where=where))
+        out["params"].append(check_params(parse_count(rec["params"], field="params", where=where), where=where))
         for field in ("train_tokens", "active_params"):
             v = rec.get(field)
-            out[field].append(np.nan if is_missing(v) else parse_count(v, field=field, where=where))
+            count = np.nan if is_missing(v) else parse_count(v, field=field, where=where)
+            out[field].append(check_params(count, field=field, where=where) if field == "active_params" and not is_missing(v) else count)
         v = rec.get("loss")
         out["loss"].append(np.nan if is_missing(v) else _float(v, field="loss", where=where))
         v = rec.get("loss_unit")

@@ -22,8 +22,35 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy.optimize import least_squares
 
-from densing.errors import FitError
+from numbers import Integral, Real
+
+from densing.errors import FitError, InputError
 from densing.laws import forms
+from densing.validation import Interval, validate
+
+#: What the sigmoid's user-fixed amplitudes may be (the performance and composed laws).
+SIGMOID_CONSTRAINTS = {
+    "chance": [Interval(Real, 0, None), None],
+    "ceiling": [Interval(Real, 0, None, closed="neither"), None],
+    "max_score": [Interval(Real, 0, None, closed="neither")],
+}
+#: What a fit's bootstrap may be asked for (``fit_reference``, ``fit_family``).
+BOOTSTRAP_CONSTRAINTS = {
+    "n_boot": [Interval(Integral, 0, None)],
+    "jobs": [Interval(Integral, 1, None)],
+    "seed": [Interval(Integral, 0, None)],
+}
+
+
+def check_sigmoid_options(chance: float | None, ceiling: float | None, max_score: float) -> None:
+    """The floor d (``chance``) and ceiling c + d a user fixes: 0 ≤ chance < ceiling ≤ max_score."""
+    validate(SIGMOID_CONSTRAINTS, chance=chance, ceiling=ceiling, max_score=max_score)
+    if chance is not None and chance >= max_score:
+        raise InputError(f"chance: expected a floor below the highest score {max_score:g}, got {chance!r}")
+    if ceiling is not None and ceiling > max_score:
+        raise InputError(f"ceiling: expected at most the highest score {max_score:g}, got {ceiling!r}")
+    if ceiling is not None and chance is not None and ceiling <= chance:
+        raise InputError(f"ceiling: {ceiling!r} must exceed chance {chance!r}")
 
 
 @dataclass(frozen=True)
@@ -290,8 +317,7 @@ def performance_problem(
     """
     x = np.asarray(loss, float)
     y = np.asarray(score, float)
-    if ceiling is not None and chance is not None and ceiling <= chance:
-        raise FitError(f"performance law: ceiling {ceiling} must exceed chance {chance}")
+    check_sigmoid_options(chance, ceiling, max_score)
     free, resolve = _sigmoid_layout(chance, ceiling, max_score)
     names = ("gamma", "l") + tuple(free)
 
@@ -344,8 +370,7 @@ def composed_problem(
     y = np.asarray(score, float)
     centre_n, centre_t = float(np.mean(np.log(n))), float(np.mean(np.log(t)))
     ln_n, ln_t = np.log(n) - centre_n, np.log(t) - centre_t
-    if ceiling is not None and chance is not None and ceiling <= chance:
-        raise FitError(f"composed law: ceiling {ceiling} must exceed chance {chance}")
+    check_sigmoid_options(chance, ceiling, max_score)
     free, resolve = _sigmoid_layout(chance, ceiling, max_score)
     names = ("ln_a", "alpha", "ln_b", "beta", "l") + tuple(free)
     gamma = -1.0
@@ -454,3 +479,38 @@ def stage_names(law: str, irreducible: bool = False) -> Sequence[str]:
     if law == "loss":
         return forms.LOSS_PARAMS_IRREDUCIBLE if irreducible else forms.LOSS_PARAMS
     return forms.PERFORMANCE_PARAMS
+
+
+# --------------------------------------------------------------------------------------------
+# verdicts on a fitted reference
+
+#: A score law that explains less than half of its points' variance (R² < 0.5) is not one to invert
+#: through: the report marks it "do not invert" and ``compute_density`` leaves it out of aggregates.
+POOR_FIT_R2 = 0.5
+
+
+def fit_verdict(fit) -> str | None:
+    """'poor fit: R² … < 0.5' when the score stage of ``fit`` (a ReferenceFit) explains too little, else None."""
+    r2 = fit.stages[-1].r_squared if fit.stages else math.nan
+    if math.isnan(r2) or r2 < POOR_FIT_R2:
+        return f"poor fit: R² {r2:.3f} < {POOR_FIT_R2}"
+    return None
+
+
+def interval_notes(fit, level: float = 0.95) -> list[str]:
+    """One sentence per parameter whose bootstrap percentile interval does not contain its point estimate.
+
+    The draws are refits of resampled points started from the point fit; when most of them settle
+    elsewhere (a flat or multi-modal cost surface: the parameter is poorly determined by the data),
+    their percentile interval can miss the point estimate. Such an interval is reported as it is,
+    with this note, rather than re-centred.
+    """
+    table = fit.parameter_ci(level)
+    notes = []
+    for row in table.itertuples(index=False):
+        if math.isnan(row.ci_low) or row.ci_low <= row.estimate <= row.ci_high:
+            continue
+        notes.append(f"{row.parameter} = {row.estimate:.4g} lies outside its bootstrap interval "
+                     f"[{row.ci_low:.4g}, {row.ci_high:.4g}]: the resampled fits settle elsewhere, "
+                     f"so {row.parameter} is poorly determined by these points")
+    return notes

@@ -232,7 +232,7 @@ class ReferenceFit:
     # -- serialisation -----------------------------------------------------------------------
     def to_dict(self) -> dict:
         return {
-            "format": "densing.reference_fit/1",
+            "format": FORMAT,
             "kind": self.kind,
             "benchmark": self.benchmark,
             "benchmarks": list(self.benchmarks),
@@ -252,8 +252,7 @@ class ReferenceFit:
     @classmethod
     def from_dict(cls, data: dict, *, source: str = "<fit>") -> "ReferenceFit":
         try:
-            if data.get("format") != "densing.reference_fit/1":
-                raise InputError(f"{source}: field 'format': not a densing reference fit")
+            check_fit_dict(data, source=source)
             return cls(
                 kind=str(data["kind"]),
                 benchmark=str(data["benchmark"]),
@@ -272,6 +271,10 @@ class ReferenceFit:
             )
         except KeyError as exc:
             raise InputError(f"{source}: field {exc.args[0]!r} is missing") from None
+        except (TypeError, ValueError, AttributeError, IndexError) as exc:
+            if isinstance(exc, InputError):
+                raise
+            raise InputError(f"{source}: not a valid densing reference fit ({type(exc).__name__}: {exc})") from None
 
     def to_json(self) -> bytes:
         return orjson.dumps(self.to_dict(), option=orjson.OPT_INDENT_2)
@@ -283,6 +286,69 @@ class ReferenceFit:
     @classmethod
     def load(cls, path: str | Path) -> "ReferenceFit":
         return cls.from_dict(read_json_object(path), source=str(path))
+
+
+FORMAT = "densing.reference_fit/1"
+#: The parameters each kind of fit holds (E, the irreducible loss, is optional for the two laws) and
+#: the sign each must have: amplitudes and exponents positive, γ < 0 for the loss-based laws (score
+#: rises as loss falls) and γ > 0 for the family law (score rises with ln N).
+_REQUIRED_PARAMS = {"two-step": ("a", "alpha", "b", "beta", "c", "gamma", "l", "d"),
+                    "composed": ("a", "alpha", "b", "beta", "c", "gamma", "l", "d"),
+                    "family": ("c", "gamma", "l", "d")}
+_POSITIVE_PARAMS = ("a", "alpha", "b", "beta", "c")
+
+
+def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
+    """Check a fit file's content against its schema (format version, kind, parameters and their
+    signs, benchmark label, bootstrap shape) before it is used; InputError naming file and field."""
+    fmt = data.get("format")
+    if not isinstance(fmt, str) or not fmt.startswith("densing.reference_fit/"):
+        raise InputError(f"{source}: field 'format': not a densing reference fit (expected {FORMAT!r})")
+    if fmt != FORMAT:
+        raise InputError(f"{source}: field 'format': {fmt!r} is not a version this densing reads (expected {FORMAT!r})")
+    kind = data.get("kind")
+    if kind not in KINDS:
+        raise InputError(f"{source}: field 'kind': expected one of {', '.join(KINDS)}, got {kind!r}")
+    params = data.get("params")
+    if not isinstance(params, dict):
+        raise InputError(f"{source}: field 'params': expected a mapping of parameter names to numbers")
+    allowed = set(_REQUIRED_PARAMS[kind]) | ({"E"} if kind != "family" else set())
+    missing = [p for p in _REQUIRED_PARAMS[kind] if p not in params]
+    if missing:
+        raise InputError(f"{source}: field 'params': a {kind} fit needs {', '.join(missing)}")
+    extra = sorted(set(params) - allowed)
+    if extra:
+        raise InputError(f"{source}: field 'params': a {kind} fit has no parameter(s) {', '.join(extra)}")
+    for name, value in params.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise InputError(f"{source}: field 'params.{name}': expected a finite number, got {value!r}")
+        if name in _POSITIVE_PARAMS and value <= 0:
+            raise InputError(f"{source}: field 'params.{name}': expected a positive number, got {value!r}")
+    if "E" in params and params["E"] < 0:
+        raise InputError(f"{source}: field 'params.E': expected a non-negative number, got {params['E']!r}")
+    gamma = params["gamma"]
+    if (kind == "family") != (gamma > 0) or gamma == 0:
+        sign = "positive" if kind == "family" else "negative"
+        raise InputError(f"{source}: field 'params.gamma': a {kind} fit has a {sign} gamma, got {gamma!r}")
+    d0 = data.get("d0")
+    if isinstance(d0, bool) or not isinstance(d0, (int, float)) or not (math.isfinite(d0) and d0 > 0):
+        raise InputError(f"{source}: field 'd0': expected a positive number of tokens, got {d0!r}")
+    benchmarks = data.get("benchmarks") or (data.get("provenance") or {}).get("benchmarks")
+    if benchmarks:
+        label = benchmarks[0] if len(benchmarks) == 1 else f"mean({','.join(benchmarks)})"
+        if data.get("benchmark") != label:
+            raise InputError(f"{source}: field 'benchmark': {data.get('benchmark')!r} does not match the benchmarks "
+                             f"the fit was made on ({label!r}); refit rather than rename")
+    names = data.get("bootstrap_names") or []
+    unknown = sorted(set(names) - set(params))
+    if unknown:
+        raise InputError(f"{source}: field 'bootstrap_names': {', '.join(unknown)} not among the fit's parameters")
+    for i, row in enumerate(data.get("bootstrap") or [], start=1):
+        if not isinstance(row, list) or len(row) != len(names):
+            raise InputError(f"{source}: field 'bootstrap': draw {i} has {len(row) if isinstance(row, list) else 'no'} "
+                             f"values for {len(names)} parameter(s)")
+    if not data.get("stages"):
+        raise InputError(f"{source}: field 'stages': the fit has no fitted stage")
 
 
 def _points_from_json(rows) -> tuple[tuple, ...]:

@@ -1,0 +1,127 @@
+"""Declared constraints on arguments, checked in one place (scikit-learn's ``validate_params`` shape).
+
+A public function declares what each argument may be next to itself::
+
+    _CONSTRAINTS = {"n_boot": [Interval(Integral, 0, None)], "chance": [Interval(Real, 0, 1, closed="left"), Options({"auto", "none"}), None]}
+
+and calls :func:`validate` once at its top. A value matching none of its constraints is an
+:class:`~densing.errors.InputError` whose message names the argument (never a CLI flag) and what
+was expected, so every entry point fails the same way on the same bad value.
+
+Plausibility of counts: a parameter count is a plain number of parameters (7e9). One below
+:data:`MIN_PARAMS` or above :data:`MAX_PARAMS` is almost always a unit mistake (``7`` meaning 7B,
+``6900`` meaning 6.9B in millions); :func:`check_params` says so. The lower bound is 1e4, not the
+1e6 of the smallest published language models, because densing's own evaluation runs real tiny
+test models (about 43,000 parameters) through the same tables.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any, Iterable, Mapping
+
+from densing.errors import InputError
+
+#: Plausible parameter counts of a language model: below 1e4 or above 1e13 is a unit mistake.
+MIN_PARAMS = 1e4
+MAX_PARAMS = 1e13
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A number of ``kind`` (``numbers.Real`` or ``numbers.Integral``) between ``left`` and ``right``.
+
+    ``None`` leaves a side open-ended; ``closed`` is ``"both"``, ``"left"``, ``"right"`` or
+    ``"neither"``. NaN and infinities never match (a finite bound excludes them anyway).
+    """
+
+    kind: type
+    left: float | None
+    right: float | None
+    closed: str = "both"
+
+    def matches(self, value: Any) -> bool:
+        if isinstance(value, bool) or not isinstance(value, self.kind):
+            return False
+        number = float(value)
+        if not math.isfinite(number):
+            return False
+        if self.left is not None:
+            if number < self.left or (number == self.left and self.closed in ("right", "neither")):
+                return False
+        if self.right is not None:
+            if number > self.right or (number == self.right and self.closed in ("left", "neither")):
+                return False
+        return True
+
+    def __str__(self) -> str:
+        what = "an integer" if self.kind is Integral else "a number"
+        if self.left is not None and self.right is not None:
+            low = "[" if self.closed in ("both", "left") else "("
+            high = "]" if self.closed in ("both", "right") else ")"
+            return f"{what} in {low}{self.left:g}, {self.right:g}{high}"
+        if self.left is not None:
+            return f"{what} {'≥' if self.closed in ('both', 'left') else '>'} {self.left:g}"
+        if self.right is not None:
+            return f"{what} {'≤' if self.closed in ('both', 'right') else '<'} {self.right:g}"
+        return f"any finite {'integer' if self.kind is Integral else 'number'}"
+
+
+@dataclass(frozen=True)
+class Options:
+    """One of a fixed set of values (strings, usually)."""
+
+    values: frozenset
+
+    def __init__(self, values: Iterable) -> None:
+        object.__setattr__(self, "values", frozenset(values))
+
+    def matches(self, value: Any) -> bool:
+        try:
+            return value in self.values
+        except TypeError:  # unhashable
+            return False
+
+    def __str__(self) -> str:
+        return "one of " + ", ".join(repr(v) for v in sorted(self.values, key=str))
+
+
+def _describe(constraint) -> str:
+    return "None" if constraint is None else str(constraint)
+
+
+def _matches(constraint, value: Any) -> bool:
+    if constraint is None:
+        return value is None
+    return constraint.matches(value)
+
+
+def validate(constraints: Mapping[str, list], **arguments: Any) -> None:
+    """Check every argument against its declared constraints; InputError naming the first that fails.
+
+    ``constraints`` maps an argument's name to a list of allowed forms (an :class:`Interval`, an
+    :class:`Options`, or ``None`` for "may be None"); the argument is valid if any form matches.
+    Arguments without a declaration are not checked.
+    """
+    for name, value in arguments.items():
+        allowed = constraints.get(name)
+        if allowed is None or any(_matches(c, value) for c in allowed):
+            continue
+        expected = " or ".join(_describe(c) for c in allowed)
+        raise InputError(f"{name}: expected {expected}, got {value!r}")
+
+
+def check_params(value: float, *, field: str = "params", where: str | None = None) -> float:
+    """A parameter count within [MIN_PARAMS, MAX_PARAMS]; an InputError naming the likely unit mistake otherwise."""
+    prefix = f"{where}: " if where else ""
+    if value < MIN_PARAMS:
+        guesses = [f"{value * scale:.3g} for {value:g} {unit}" for unit, scale in (("billion", 1e9), ("million", 1e6))
+                   if 1e6 <= value * scale <= MAX_PARAMS]
+        guess = f"; write {' or '.join(guesses)}" if guesses else ""
+        raise InputError(f"{prefix}field '{field}': {value:g} parameters is below {MIN_PARAMS:g}, "
+                         f"not a language model's size (counts are plain numbers, 7e9 for 7B{guess})")
+    if value > MAX_PARAMS:
+        raise InputError(f"{prefix}field '{field}': {value:.3g} parameters is above {MAX_PARAMS:g}, "
+                         "not a language model's size (counts are plain numbers, 7e9 for 7B)")
+    return value

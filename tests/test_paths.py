@@ -1,0 +1,35 @@
+"""The shipped data is found with or without a source tree (a non-editable install has none)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_shipped_folders_fall_back_to_the_package_copy(tmp_path, monkeypatch):
+    from densing import paths
+
+    monkeypatch.delenv("DENSING_HOME", raising=False)
+    monkeypatch.setattr(paths, "REPO_ROOT", tmp_path)  # as in site-packages: no reference_fits/ beside the package
+    fits = paths._shipped("reference_fits")
+    assert fits != tmp_path / "reference_fits" and fits.parts[-2:] == ("_shipped", "reference_fits")
+    assert {p.name for p in fits.glob("*.json")} == {p.name for p in (REPO_ROOT / "reference_fits").glob("*.json")}
+    assert (paths._shipped("results") / "public_models.csv").is_file()
+
+
+@pytest.mark.slow
+def test_the_wheel_carries_the_shipped_data(tmp_path):
+    """What a non-editable `pip install .` installs: every shipped fit and result file."""
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(REPO_ROOT), "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(tmp_path)], check=True, capture_output=True)
+    (wheel,) = tmp_path.glob("densing-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for folder in ("reference_fits", "results"):
+        shipped = {f"densing/_shipped/{folder}/{p.relative_to(REPO_ROOT / folder).as_posix()}"
+                   for p in (REPO_ROOT / folder).rglob("*") if p.is_file()}
+        assert shipped <= names, sorted(shipped - names)[:5]
