@@ -29,8 +29,13 @@ def _count(text: Optional[str], option: str) -> Optional[float]:
     return None if text is None else parse_count(text, field=option.lstrip("-"), where=option)
 
 
-def _since(text: Optional[str]) -> Optional[str]:
-    return None if text in (None, "none") else text
+def _since(text: Optional[str], option: str = "--since") -> Optional[str]:
+    """'none' or an ISO date (one line naming the option otherwise)."""
+    if text in (None, "none"):
+        return None
+    from densing.data.units import parse_date
+
+    return parse_date(text, field=option.lstrip("-"), where=option).strftime("%Y-%m-%d")
 
 
 def trend(
@@ -54,7 +59,7 @@ def trend(
         raise InputError(f"--n-boot: expected a positive number of draws, got {n_boot}")
     result = measure_trend(
         read_results(results or DEFAULT_RESULTS), fit=None if fit is None else ReferenceFit.load(fit),
-        d0=_count(d0, "--d0"), since=_since(since), epoch=epoch, n_boot=n_boot, seed=seed,
+        d0=_count(d0, "--d0"), since=_since(since), epoch=_since(epoch, "--epoch") or "2023-02-24", n_boot=n_boot, seed=seed,
     )
     if fmt is Format.json:
         print_json(result.json_rows())
@@ -92,8 +97,8 @@ def report(
 
     check_writable(out)
     html, headline, _ = build_report(
-        results=results, headline_fit=fit, d0=_count(d0, "--d0"), frontier=frontier.value, epoch=epoch,
-        since=_since(since), n_boot=n_boot, seed=seed, traces=traces,
+        results=results, headline_fit=fit, d0=_count(d0, "--d0"), frontier=frontier.value,
+        epoch=_since(epoch, "--epoch") or "2023-02-24", since=_since(since), n_boot=n_boot, seed=seed, traces=traces,
     )
     atomic_write_text(out, html)
     print_text(headline.text())

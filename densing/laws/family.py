@@ -91,8 +91,10 @@ def metric_for(table: pd.DataFrame, benchmark: str, metric: str | None) -> str:
     if metric is not None:
         return metric
     found = sorted(table.loc[table["benchmark"] == benchmark, "metric"].astype(str).unique())
+    if not found:
+        raise InputError(f"benchmark {benchmark!r}: no rows in the table")
     if len(found) != 1:
-        raise InputError(f"benchmark {benchmark!r}: metrics {', '.join(found) or 'none'} in the table; name one (metric=...)")
+        raise InputError(f"benchmark {benchmark!r}: metrics {', '.join(found)} in the table; name one (metric=...)")
     return found[0]
 
 
@@ -151,8 +153,9 @@ def fit_family(
     """
     from densing import __version__
 
-    if n_boot < 0:
-        raise InputError(f"n_boot: expected a non-negative number of draws, got {n_boot!r}")
+    from densing.validation import validate
+
+    validate(_fit.BOOTSTRAP_CONSTRAINTS, n_boot=n_boot, seed=seed)
     metric = metric_for(table, benchmark, metric)
     points, dropped = family_points(table, family, benchmark, metric=metric)
     if exclude:

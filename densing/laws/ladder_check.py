@@ -15,12 +15,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from densing import paths
 from densing.errors import InputError
 from densing.io import atomic_write_text
 from densing.laws.ladder import density_table, predict_held_out, variant_errors
 from densing.laws.reference import ReferenceFit
 
-AI2_TABLE = Path(__file__).resolve().parents[2] / "results" / "olmo_ladder" / "ai2_chained_main.csv"
+AI2_TABLE = paths.RESULTS / "olmo_ladder" / "ai2_chained_main.csv"
 #: AI2's task keys → the tidy table's benchmark names
 AI2_TASKS = {
     "mmlu_avg_test_5shot": "olmes_mmlu",

@@ -550,6 +550,9 @@ def fit_reference(
     """
     from densing import __version__
 
+    from densing.validation import validate
+
+    validate(_fit.BOOTSTRAP_CONSTRAINTS, n_boot=n_boot, jobs=jobs, seed=seed)
     if law not in LAWS:
         raise InputError(f"law: expected one of {', '.join(LAWS)}, got {law!r}")
     if d0 <= 0 or not math.isfinite(d0):

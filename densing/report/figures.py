@@ -50,7 +50,7 @@ def loss_figure(fit: ReferenceFit) -> go.Figure:
 
 
 #: Below this R² a panel says in its title that the law does not describe its points.
-POOR_FIT_R2 = 0.5
+from densing.laws.fit import POOR_FIT_R2  # noqa: E402  (one threshold: the fit summary and the figure agree)
 
 
 def _panel_title(fit: ReferenceFit) -> str:

@@ -176,3 +176,17 @@ def test_a_given_composed_fit_is_measured_at_the_given_d0_with_d0_variants():
     assert result.d0 == 3e11 and "(given)" in result.reference
     variants = result.sensitivity[result.sensitivity["inversion"].astype(str).str.startswith("D0")]
     assert sorted(variants["d0"]) == sorted(SENSITIVITY_D0)
+
+
+def test_trend_since_must_be_a_date_and_fit_family_checks_its_bootstrap():
+    import subprocess
+    import sys
+
+    from densing.errors import InputError
+    from densing.laws.family import fit_family
+    from densing.data import read_results
+
+    run = subprocess.run([sys.executable, "cli.py", "trend", "--since", "yesterday"], capture_output=True, text=True)
+    assert run.returncode == 2 and run.stderr.strip().count("\n") == 0 and "since" in run.stderr
+    with pytest.raises(InputError, match="n_boot"):
+        fit_family(read_results("results/public_models.csv"), "Llama-3.1", "mmlu", n_boot=-5)
