@@ -120,8 +120,11 @@ def _column_widths(frame, cells: list[list[str]]) -> list[tuple[bool, int, str]]
     return out
 
 
-def _key_positions(widths: list[tuple[bool, int, str]]) -> list[int]:
-    """Positions of the leading text columns (at most :data:`MAX_KEY_COLUMNS`): the row's name."""
+def _key_positions(widths: list[tuple[bool, int, str]], keys_given: int | None = None) -> list[int]:
+    """Positions of the leading text columns (at most :data:`MAX_KEY_COLUMNS`): the row's name;
+    ``keys_given``: that many leading columns name the row whatever they hold (a rank, a worker count)."""
+    if keys_given is not None:
+        return list(range(min(keys_given, len(widths))))
     keys: list[int] = []
     for numeric, _, _ in widths[:MAX_KEY_COLUMNS]:
         if numeric:
@@ -135,7 +138,7 @@ def _table_width(widths: list[tuple[bool, int, str]], positions) -> int:
     return sum(widths[p][1] + 3 for p in positions) - 1
 
 
-def _blocks(widths: list[tuple[bool, int, str]], limit: int) -> list[list[int]]:
+def _blocks(widths: list[tuple[bool, int, str]], limit: int, keys_given: int | None = None) -> list[list[int]]:
     """Column positions of each printed block, so that every block fits ``limit`` characters.
 
     If all columns fit at their narrowest (:func:`_table_width`), one block; otherwise the leading text columns (the row's name, at most
@@ -144,7 +147,7 @@ def _blocks(widths: list[tuple[bool, int, str]], limit: int) -> list[list[int]]:
     """
     if _table_width(widths, range(len(widths))) <= limit:
         return [list(range(len(widths)))]
-    keys = _key_positions(widths)
+    keys = _key_positions(widths, keys_given)
     blocks: list[list[int]] = []
     current = list(keys)
     for position in range(len(keys), len(widths)):
@@ -156,11 +159,11 @@ def _blocks(widths: list[tuple[bool, int, str]], limit: int) -> list[list[int]]:
     return blocks
 
 
-def _key_widths(widths: list[tuple[bool, int, str]], limit: int) -> list[tuple[bool, int, str]]:
+def _key_widths(widths: list[tuple[bool, int, str]], limit: int, keys_given: int | None = None) -> list[tuple[bool, int, str]]:
     """``widths`` with the leading text columns (the row's name) narrowed, folding, so that
     together they take at most 60% of ``limit`` (8 characters each at least): they repeat in
     every block of a wide table."""
-    keys = _key_positions(widths)
+    keys = _key_positions(widths, keys_given)
     if not keys:
         return widths
     cap = max(8, (limit * 3 // 5) // len(keys) - 3)
@@ -172,7 +175,7 @@ def _key_widths(widths: list[tuple[bool, int, str]], limit: int) -> list[tuple[b
     return out
 
 
-def render_table(frame, *, title: str | None = None, width: int | None = None, file=None) -> None:
+def render_table(frame, *, title: str | None = None, width: int | None = None, file=None, keys: int | None = None) -> None:
     """Print ``frame`` as rich tables: markup off, numbers on one line, text columns fold.
 
     The output fits the terminal's width (``width`` overrides it; 80 when the output is not a
@@ -190,8 +193,8 @@ def render_table(frame, *, title: str | None = None, width: int | None = None, f
     cells = [[_cell(v) for v in row] for row in frame.itertuples(index=False, name=None)]
     widths = _column_widths(frame, cells)
     if _table_width(widths, range(len(widths))) > console.width:
-        widths = _key_widths(widths, console.width)
-    blocks = _blocks(widths, console.width)
+        widths = _key_widths(widths, console.width, keys)
+    blocks = _blocks(widths, console.width, keys)
     columns = list(frame.columns)
     for number, block in enumerate(blocks):
         heading, caption = title, None
@@ -233,15 +236,18 @@ def print_text(text: str, *, file=None) -> None:
         console.print(Text(paragraph))
 
 
-def print_frame(frame, fmt: Format | str = Format.table, *, title: str | None = None) -> None:
-    """Print ``frame`` to stdout in ``fmt`` (table|json|csv); the title is shown with tables only."""
+def print_frame(frame, fmt: Format | str = Format.table, *, title: str | None = None, keys: int | None = None) -> None:
+    """Print ``frame`` to stdout in ``fmt`` (table|json|csv); the title is shown with tables only.
+
+    ``keys``: how many leading columns name a row (repeated in every block of a wide table); by
+    default the leading text columns."""
     fmt = Format(fmt)
     if fmt is Format.json:
         sys.stdout.write(to_json(frame) + "\n")
     elif fmt is Format.csv:
         sys.stdout.write(to_csv(frame))
     else:
-        render_table(frame, title=title)
+        render_table(frame, title=title, keys=keys)
 
 
 def print_json(value) -> None:

@@ -55,7 +55,7 @@ def analyze(
         print_json(analyze_rows(path, scheduler, workers))
         return
     frame = analyze_steps(path, scheduler, workers) if steps else analyze_ranks(path, scheduler, workers)
-    print_frame(frame, fmt, title=f"overlap {path}")
+    print_frame(frame, fmt, title=f"overlap {path}", keys=1)  # the rank names each row
 
 
 @overlap_app.command()
@@ -113,13 +113,13 @@ def whatif(
     calibration = calibrate(path, model_params=params, bytes_per_param=bytes_per_param)
     frame = predict(
         calibration,
-        workers=[int(w) for w in _floats(workers, "--workers")],
+        workers=[int(w) if float(w).is_integer() else w for w in _floats(workers, "--workers")],
         bandwidths_gbps=_floats(bandwidth_gbps, "--bandwidth-gbps"),
         strategies=[s.name for s in parse(strategies, "whatif")],
         local_steps=local_steps, contention=contention, latency_us=latency_us,
         bucket_bytes=bucket_mb * 2**20,
     )
-    print_frame(frame, fmt, title=f"what-if from {path}")
+    print_frame(frame, fmt, title=f"what-if from {path}", keys=3)  # strategy, workers, bandwidth
 
 
 @overlap_app.command()

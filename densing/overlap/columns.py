@@ -132,6 +132,11 @@ class KernelColumns(_Names):
             self._add_fast(events, float_ts)
 
     def _append(self, ts, dur, stream, correlation, names: list, comm) -> None:
+        negative = np.flatnonzero(dur < 0)
+        if negative.size:  # an impossible value is an error, not data (it made comm_us negative)
+            i = int(negative[0])
+            raise TraceError(f"event {names[i]!r} at ts {ts[i]}: negative duration {dur[i]:g} µs "
+                             f"({negative.size} such event{'s' if negative.size > 1 else ''})")
         self.duration_events += ts.size
         if ts.size:
             self._lower_ts_min(ts.min().item())

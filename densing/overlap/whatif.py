@@ -102,6 +102,20 @@ def predict(calibration: Calibration, workers: Sequence[int] = (1, 2, 4, 8, 16, 
     (DDP's default bucket_cap_mb = 25) are model inputs, not measured from the trace.
     Bandwidths are link rates in Gb/s (10⁹ bit/s).
     """
+    from numbers import Integral, Real
+
+    from densing.validation import Interval, validate
+
+    constraints = {"workers": [Interval(Integral, 1, None)], "bandwidths_gbps": [Interval(Real, 0, None, closed="neither")],
+                   "local_steps": [Interval(Integral, 1, None)], "contention": [Interval(Real, 0, 1, closed="left")],
+                   "latency_us": [Interval(Real, 0, None)], "bucket_bytes": [Interval(Real, 0, None, closed="neither")],
+                   "backward_fraction": [Interval(Real, 0, 1, closed="right")]}
+    for w in workers:
+        validate(constraints, workers=w)
+    for gbps in bandwidths_gbps:
+        validate(constraints, bandwidths_gbps=gbps)
+    validate(constraints, local_steps=local_steps, contention=contention, latency_us=latency_us,
+             bucket_bytes=bucket_bytes, backward_fraction=backward_fraction)
     chosen = [get(s, "whatif") for s in (names("whatif") if strategies is None else strategies)]
     compute_s = calibration.compute_time_per_step_us * 1e-6
     nbytes = calibration.comm_bytes_per_step

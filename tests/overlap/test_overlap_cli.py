@@ -94,3 +94,36 @@ def test_analyze_json_path_imports_neither_pandas_nor_numpy_ma(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_negative_duration_is_one_line_naming_the_file_and_event(tmp_path, capsys):
+    events = hand_trace()
+    for e in events:
+        if str(e.get("name", "")).startswith("ncclKernel_AllReduce"):
+            e["dur"] = -10
+    write_trace(tmp_path / "rank-0.json", events)
+    code, out, err = run(["overlap", "analyze", str(tmp_path)], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "rank-0.json" in err and "negative duration -10" in err and "ncclKernel_AllReduce" in err
+
+
+@pytest.mark.parametrize("option, value, words", [("--bandwidth-gbps", "-5", "bandwidths_gbps: expected a number > 0, got -5"),
+                                                  ("--workers", "0,2", "workers: expected an integer ≥ 1, got 0"),
+                                                  ("--workers", "2.5", "workers: expected an integer ≥ 1, got 2.5"),
+                                                  ("--local-steps", "0", "local_steps")])
+def test_whatif_refuses_impossible_inputs_in_one_line(tmp_path, capsys, option, value, words):
+    write_trace(tmp_path / "rank-0.json", hand_trace())
+    code, out, err = run(["overlap", "whatif", str(tmp_path), option, value], capsys)
+    assert code == 2 and words in err and err.count("\n") == 1
+
+
+def test_wide_tables_repeat_the_row_names_in_every_block(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "60")
+    write_trace(tmp_path / "rank-0.json", hand_trace())
+    code, out, err = run(["overlap", "whatif", str(tmp_path), "--workers", "2", "--bandwidth-gbps", "800"], capsys)
+    assert code == 0 and "continued" in out
+    for block in out.split("continued")[1:]:
+        assert "strategy" in block and "workers" in block and "gbps" in block
+    code, out, err = run(["overlap", "analyze", str(tmp_path)], capsys)
+    for block in out.split("continued")[1:]:
+        assert "rank" in block.split("\n", 3)[-1][:200]
