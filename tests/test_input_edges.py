@@ -310,3 +310,14 @@ def test_progress_lines_go_to_a_terminal_only(tmp_path, run_cli, monkeypatch):
 def test_a_fit_on_another_metric_names_the_targets_metrics(run_cli):
     one_line_exit_2(run_cli("density", "--fit", FITS / "pile_arc_challenge_composed.json", "--targets", PYTHIA_FINAL),
                     "metric 'score'", "the targets score them as acc, acc_norm")
+
+
+def test_the_eval_table_title_names_the_loss_unit():
+    import pandas as pd
+
+    from densing.cli.eval import _loss_title
+
+    assert "bits per byte" in _loss_title(pd.DataFrame({"loss_unit": ["bpb", "bpb"]}))
+    assert "per item" not in _loss_title(pd.DataFrame({"loss_unit": ["bpb"]}))
+    both = _loss_title(pd.DataFrame({"loss_unit": ["bpb", "nats"]}))
+    assert "bpb: bits per byte" in both and "nats: mean −log P" in both

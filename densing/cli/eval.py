@@ -30,8 +30,16 @@ def _render(frame, output_format: str, columns: list[str]) -> None:
 
     if output_format not in FORMATS:
         raise InputError(f"--format: expected table, json or csv, got {output_format!r}")
-    print_frame(frame[[c for c in columns if c in frame.columns]], output_format,
-                title="scores and conditional losses (loss: mean −log P(answer | prompt) per item)")
+    print_frame(frame[[c for c in columns if c in frame.columns]], output_format, title=_loss_title(frame))
+
+
+def _loss_title(frame) -> str:
+    """The table's title says what its ``loss`` is: nats per item, bits per byte (the ladder's tasks), or both."""
+    units = set(frame["loss_unit"].dropna().astype(str)) if "loss_unit" in frame.columns else set()
+    words = {"bpb": "bits per byte of the correct answer", "nats": "mean −log P(answer | prompt) per item"}
+    said = "; ".join(f"{u}: {words.get(u, u)}" for u in sorted(units)) if len(units) > 1 else \
+        words.get(next(iter(units)), next(iter(units))) if units else words["nats"]
+    return f"scores and conditional losses (loss: {said})"
 
 
 #: What the sweep's options may be (checked before any model is loaded).
