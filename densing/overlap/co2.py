@@ -115,6 +115,11 @@ class CO2:
             self.anchor = [a.clone() for a in new_anchor] if new_anchor is self.anchor else list(new_anchor)
         self.rounds += 1
 
+    def settle(self) -> None:
+        """Wait for the outer all-reduce in flight and keep it pending (the next round applies it as usual)."""
+        if self.pending is not None and self.pending.work is not None:
+            self.pending.work.wait()
+
     def finish(self) -> None:
         """Wait for the all-reduce still in flight (end of training) without applying it."""
         if self.pending is not None and self.pending.work is not None:

@@ -387,9 +387,12 @@ def worker_main(run_dir: str | Path) -> None:
                          "tokens": tokens_per_step * (step + 1), "loss": float(loss.detach()),
                          "profiled": first_active <= step < config.profile_end,
                          "allreduce_wall_s": ar_wall, "allreduce_cpu_s": ar_cpu})
+            if step + 1 == config.profile_end:
+                # the profiler exports its trace at this prof.step(): no collective may still run on a
+                # gloo thread then (CO2's asynchronous all-reduce did, and corrupted the heap under load:
+                # "malloc(): unaligned fastbin chunk detected", SIGABRT in 1 of 4 tiny runs)
+                hooks.settle()
             prof.step()
-        # wait for the last outer all-reduce while the profiler is still running: a gloo thread
-        # finishing after the profiler had been torn down aborted a worker (SIGABRT, seen under load)
         hooks.finish()
     atomic_write_text(run_dir / f"metrics-rank{rank}.csv",
                       pd.DataFrame(rows, columns=METRICS_COLUMNS).to_csv(index=False))

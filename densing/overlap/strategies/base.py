@@ -77,6 +77,10 @@ class TrainHooks:
     def after_optimizer(self, step: int) -> None:
         """Run after the inner optimizer's step."""
 
+    def settle(self) -> None:
+        """Wait for this strategy's communication still in flight, keeping its result (the profiler
+        is about to stop: no collective may run on another thread while it exports its trace)."""
+
     def finish(self) -> None:
         """Run after the last step."""
 

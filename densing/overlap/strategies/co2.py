@@ -63,6 +63,9 @@ class Co2Hooks(TrainHooks):
             with record_function("co2_outer"):
                 self.outer.outer_step()
 
+    def settle(self) -> None:
+        self.outer.settle()
+
     def finish(self) -> None:
         self.outer.finish()
 
