@@ -51,6 +51,7 @@ def _items(task) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", type=int, default=2)
+    parser.add_argument("--only", default="", help="comma-separated densing task names (default: all four)")
     arguments = parser.parse_args()
     from densing.eval.runner import task_manager
     from densing.paths import SHARED_DATA
@@ -58,6 +59,8 @@ def main() -> int:
     manager = task_manager(needed=[], data_root=SHARED_DATA)
     print(f"{'densing task':<30} {'AI2 set':<42} {'densing':>8} {'AI2':>6} {'both':>6} {'same strings':>13} {'same gold':>10}")
     for ours, theirs in PAIRS:
+        if arguments.only and ours not in arguments.only.split(","):
+            continue
         loaded = manager.load([ours, theirs])["tasks"]
         a, b = _items(loaded[ours]), _items(loaded[theirs])
         both = sorted(set(a) & set(b))
