@@ -50,6 +50,8 @@ from tqdm import tqdm
 
 #: new trie nodes per forward pass at batch size 1 (``token_budget = TOKENS_PER_BATCH × batch_size``)
 TOKENS_PER_BATCH = 512
+#: cached positions a pass may run again rather than end early (see :func:`plan_forwards`)
+RECOMPUTE_TOLERANCE = 8
 
 
 def shared_prefix_length(a: Sequence[int], b: Sequence[int]) -> int:
@@ -97,9 +99,11 @@ def plan_forwards(inputs: Sequence[Sequence[int]], first_needed: Sequence[int], 
     ``inputs[i]`` is the token sequence fed for request *i* and ``first_needed[i]`` the first
     position whose logits it scores (``len(inputs[i]) − len(continuation)``). Requests are visited
     in lexicographic order of ``inputs``; a pass takes consecutive requests while its new nodes
-    stay within ``token_budget`` (at least one request per pass). A node is recomputed only where
-    a pass boundary cuts a shared prefix that extends past some request's ``first_needed`` (at
-    most the few tokens between them).
+    stay within ``token_budget`` (at least one request per pass) and its shared root ``keep`` stays
+    within :data:`RECOMPUTE_TOLERANCE` positions of where it started (a lower root would run the
+    first request's cached positions again). So a position runs more than once only within that
+    tolerance, or where a request's ``first_needed`` lies inside the prefix it shares with the
+    previous request (its last context token, for a question's second and later choices).
     """
     if token_budget < 1:
         raise ValueError(f"token_budget: expected a positive number, got {token_budget}")
@@ -112,10 +116,15 @@ def plan_forwards(inputs: Sequence[Sequence[int]], first_needed: Sequence[int], 
     while start < len(order):
         # grow [start, end) while the new nodes fit the budget
         keep = min(lcp[start], first_needed[order[start]])
+        initial_keep = keep
         nodes = len(inputs[order[start]]) - keep
         end = start + 1
         while end < len(order):
             candidate_keep = min(keep, lcp[end], first_needed[order[end]])
+            if initial_keep - candidate_keep > RECOMPUTE_TOLERANCE:
+                # the first path's cached positions from candidate_keep on would run again: end
+                # the pass here (a pass that starts mid-question holds that question's last choices)
+                break
             # keep ≤ every lcp in the range, so request k adds len_k − lcp_k nodes and the first
             # one len − keep: lowering keep adds (keep − candidate_keep) nodes to the first path
             candidate = nodes + (keep - candidate_keep) + len(inputs[order[end]]) - lcp[end]
