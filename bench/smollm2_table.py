@@ -4,6 +4,7 @@ wall time per benchmark.
 
     python bench/smollm2_table.py STORE [STORE ...] [--csv results/smollm2/scores.csv [--update]]
                                   [--ladder-csv results/smollm2/ladder_scores.csv]
+                                  [--ai2-ladder-csv results/smollm2/ladder_scores_ai2.csv]
 
 prints a Markdown table; with --csv also writes the rows it shows (one per benchmark and format;
 with --update, into the existing CSV: its rows of the same benchmark and format are replaced, the
@@ -27,10 +28,32 @@ SPLIT_SIZES = {
     "arc_easy": 2376, "arc_challenge": 1172, "piqa": 1838, "winogrande": 1267, "lambada_openai": 5153, "mmlu": 14042,
     "humaneval": 164, "mbpp": 500, "gsm8k": 1319, "bbh": 6511,
 }
+#: items in AI2's request sets (../shared/data/olmo_ladder/oe_eval_tasks/README.md)
+AI2_SET_SIZES = {
+    "olmo_hellaswag_rc_5shot": 1000, "olmo_hellaswag_mc_5shot": 1000, "olmo_arc_easy_test_rc_5shot": 2376,
+    "olmo_arc_challenge_test_rc_5shot": 1172, "olmo_piqa_val_rc_5shot": 1838, "olmo_winogrande_val_rc_5shot": 1267,
+    "olmo_openbookqa_test_rc_5shot": 500, "olmo_socialiqa_val_rc_5shot": 1954, "olmo_csqa_val_rc_5shot": 1221,
+    "olmo_boolq_val_rc_5shot": 3270,
+}
+
+
+def _request_set(benchmark: str) -> tuple[str, str] | None:
+    """(task, variant) of an AI2 request-set benchmark ``olmo_<task>_<variant>``, else None."""
+    from densing.eval.tasks.oe_eval_requests import REQUEST_SETS
+
+    for task, variant in REQUEST_SETS:
+        if benchmark == f"olmo_{task}_{variant}":
+            return task, variant
+    return None
 
 
 def _split(benchmark: str) -> str:
-    return benchmark.removeprefix("olmes_")
+    found = _request_set(benchmark)
+    return found[0] if found else benchmark.removeprefix("olmes_")
+
+
+def _is_ladder(benchmark: str) -> bool:
+    return benchmark.startswith("olmes_") or _request_set(benchmark) is not None
 
 
 def _stderr(by_metric: pd.DataFrame, metric: str, items: int) -> float:
@@ -49,17 +72,21 @@ def table(frame: pd.DataFrame) -> pd.DataFrame:
     for (model, benchmark), part in frame.groupby(["model", "benchmark"], sort=False):
         by_metric = part.set_index("metric")
         first = part.iloc[0]
-        ladder = benchmark.startswith("olmes_")
+        ladder = _is_ladder(benchmark)
+        request_set = _request_set(benchmark)
         split = _split(benchmark)
         items = int(first["items"]) if "items" in part and not pd.isna(first.get("items")) else int(first["loss_samples"])
-        size = SPLIT_SIZES.get(split)
+        size = AI2_SET_SIZES.get(benchmark) if request_set else SPLIT_SIZES.get(split)
         score_metric = "len_norm" if ladder else ("acc_norm" if "acc_norm" in by_metric.index else "acc")
         # generative tasks have no accuracy: their one score (pass@1, exact match) stands in its column
         main = "acc" if "acc" in by_metric.index else str(by_metric.index[0])
         row = {
             "model": model,
             "benchmark": split,
-            "format": "OLMES RC 5-shot (ladder)" if ladder else f"lm-eval standard, {int(first['n_shot'])}-shot",
+            "format": (
+                f"AI2 request set {request_set[1]} (ladder)" if request_set
+                else "OLMES RC 5-shot (ladder)" if ladder else f"lm-eval standard, {int(first['n_shot'])}-shot"
+            ),
             "score_metric": main.split(",")[0],
             "acc": by_metric.loc[main, "value"],
             "acc_stderr": _stderr(by_metric, main, items),
@@ -104,6 +131,10 @@ def main() -> int:
     parser.add_argument("--csv", type=Path, default=None)
     parser.add_argument("--update", action="store_true", help="replace only this run's (benchmark, format) rows of --csv")
     parser.add_argument("--ladder-csv", type=Path, default=None)
+    parser.add_argument(
+        "--ai2-ladder-csv", type=Path, default=None,
+        help="the AI2 request-set rows, named as the OLMo fits name their benchmark (olmes_<task>), for densing density",
+    )
     arguments = parser.parse_args()
     from densing.eval.store import read_store
 
@@ -127,6 +158,14 @@ def main() -> int:
         ladder = frame[frame["benchmark"].str.startswith("olmes_")]
         keep = [c for c in (*COLUMNS, "items", "limit", "score_task", "lm_eval_version", "config_hash", "wall_seconds") if c in ladder]
         atomic_write_text(arguments.ladder_csv, ladder[keep].to_csv(index=False))
+    if arguments.ai2_ladder_csv is not None:
+        from densing.data.schema import COLUMNS
+        from densing.io import atomic_write_text
+
+        ai2 = frame[frame["benchmark"].map(lambda b: _request_set(b) is not None)].copy()
+        ai2["benchmark"] = ["olmes_" + _request_set(b)[0] for b in ai2["benchmark"]]  # the fits' names
+        keep = [c for c in (*COLUMNS, "items", "limit", "score_task", "lm_eval_version", "config_hash", "wall_seconds") if c in ai2]
+        atomic_write_text(arguments.ai2_ladder_csv, ai2[keep].to_csv(index=False))
     return 0
 
 

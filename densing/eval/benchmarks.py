@@ -16,7 +16,9 @@ Two more sets run on local files (the original splits in ``<data root>/benchmark
   with ``densing eval --local-data``;
 - :data:`OLMES_BENCHMARKS` (``olmes_arc_easy`` …): the OLMES ranked-classification 5-shot format of
   AI2's OLMo ladder, scored as the ladder scores them (``len_norm`` accuracy, bits per byte of the
-  correct answer; :mod:`densing.eval.olmes`), so a model can be inverted through the ladder's fits.
+  correct answer; :mod:`densing.eval.olmes`), so a model can be inverted through the ladder's fits;
+- :data:`OLMO_REQUEST_BENCHMARKS` (``olmo_hellaswag_rc_5shot`` …): AI2's own in-loop request sets
+  of the ladder, verbatim, scored the same way (:mod:`densing.eval.tasks.oe_eval_requests`).
 
 Any other lm-eval task name (built in, or found in a user ``--include-path``) can be used as a
 benchmark too: its kind is read from the task's ``output_type``, and a generative task ``T`` gets
@@ -114,7 +116,27 @@ OLMES_BENCHMARKS: dict[str, Benchmark] = {
         ),
     )
 }
+
+
+
+def _olmo_request_benchmarks() -> dict[str, Benchmark]:
+    from densing.eval.tasks.oe_eval_requests import REQUEST_SETS, task_name
+
+    return {
+        f"olmo_{task}_{variant}": Benchmark(
+            f"olmo_{task}_{variant}", task_name(task, variant), 0, style="olmes",
+            note=f"AI2's in-loop request set {task}/{variant}, requests verbatim",
+        )
+        for task, variant in REQUEST_SETS
+    }
+
+
+#: AI2's own request sets of the ladder (``olmo_<task>_<variant>``, e.g. ``olmo_hellaswag_rc_5shot``,
+#: ``olmo_arc_easy_test_rc_5shot``), read from ``<data root>/olmo_ladder/oe_eval_tasks`` and scored
+#: as the ladder scores them (:mod:`densing.eval.tasks.oe_eval_requests`).
+OLMO_REQUEST_BENCHMARKS: dict[str, Benchmark] = _olmo_request_benchmarks()
 KNOWN_BENCHMARKS.update(OLMES_BENCHMARKS)
+KNOWN_BENCHMARKS.update(OLMO_REQUEST_BENCHMARKS)
 #: Benchmarks whose score task executes generated code (lm-eval's ``unsafe_code``).
 UNSAFE_CODE_BENCHMARKS = frozenset({"humaneval", "mbpp"})
 

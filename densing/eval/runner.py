@@ -31,6 +31,7 @@ from densing.eval.benchmarks import (
     KNOWN_BENCHMARKS,
     LOCAL_BENCHMARKS,
     OLMES_BENCHMARKS,
+    OLMO_REQUEST_BENCHMARKS,
     TASKS_DIRECTORY,
     UNSAFE_CODE_BENCHMARKS,
     Benchmark,
@@ -122,7 +123,7 @@ def _registry(local_data: bool) -> dict[str, Benchmark]:
     """Known benchmarks: lm-eval's Hub-backed tasks, or with ``local_data`` their local-file
     versions (plus the OLMES ones, which are always local)."""
     if local_data:
-        return {**LOCAL_BENCHMARKS, **OLMES_BENCHMARKS}
+        return {**LOCAL_BENCHMARKS, **OLMES_BENCHMARKS, **OLMO_REQUEST_BENCHMARKS}
     return KNOWN_BENCHMARKS
 
 
@@ -562,13 +563,16 @@ def run_sweep(
     for spec in specs:
         check_model_source(spec)
     names = parse_benchmark_list(benchmarks) if isinstance(benchmarks, str) else list(dict.fromkeys(benchmarks))
-    uses_local = local_data or any(name in OLMES_BENCHMARKS for name in names)
+    request_sets = [name for name in names if name in OLMO_REQUEST_BENCHMARKS]
+    uses_local = local_data or any(name in OLMES_BENCHMARKS for name in names) or bool(request_sets)
     if uses_local:
         from densing.paths import SHARED_DATA
 
         data_root = Path(data_root if data_root is not None else SHARED_DATA)
-        if not (data_root / "benchmarks").is_dir():
+        if len(request_sets) < len(names) and not (data_root / "benchmarks").is_dir():
             raise InputError(f"{data_root}: --data-root has no benchmarks/ folder (the local benchmark splits)")
+        if request_sets and not (data_root / "olmo_ladder" / "oe_eval_tasks").is_dir():
+            raise InputError(f"{data_root}: --data-root has no olmo_ladder/oe_eval_tasks/ folder (AI2's request sets)")
     else:
         data_root = None
     manager = task_manager(include_paths, names, data_root=data_root, local_data=local_data)

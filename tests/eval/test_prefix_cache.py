@@ -57,3 +57,99 @@ def test_ladder_count_includes_the_head_once():
     counts = count_parameters(llama)  # untied: the input embedding out, the separate head in
     assert counts.ladder == counts.total - 100 * 8
     assert counts.non_embedding == counts.total - 2 * 100 * 8
+
+
+# ---------------------------------------------------------------------------------------------
+# the trie walk: every distinct token position once, the same numbers as the plain backend
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+tokens = st.lists(st.integers(min_value=3, max_value=40), min_size=0, max_size=12)
+
+
+@st.composite
+def request_sets(draw):
+    """Token-level requests that share prefixes: a few stems (few-shot blocks), each followed by
+    questions, each question by several continuations; some requests repeat, some contexts are
+    another request's context + continuation."""
+    stems = draw(st.lists(tokens, min_size=1, max_size=3))
+    requests = []
+    for _ in range(draw(st.integers(min_value=1, max_value=6))):
+        stem = draw(st.sampled_from(stems))
+        question = draw(tokens)
+        for _ in range(draw(st.integers(min_value=1, max_value=4))):
+            context = stem + question
+            if not context:
+                context = [5]
+            continuation = draw(st.lists(st.integers(min_value=3, max_value=40), min_size=1, max_size=5))
+            requests.append((context, continuation))
+    if draw(st.booleans()):  # a request repeated verbatim
+        requests.append(requests[0])
+    if draw(st.booleans()):  # a context that runs past another request's first scored position
+        context, continuation = requests[-1]
+        requests.append((context + continuation, [7, 8]))
+    return requests
+
+
+@pytest.fixture(scope="module")
+def backends(tiny_model):
+    from lm_eval.models.huggingface import HFLM
+
+    from densing.eval.prefix_cache import PrefixCachedHFLM
+
+    arguments = dict(pretrained=str(tiny_model), device="cpu", batch_size=1, dtype="float32")
+    return HFLM(**arguments), PrefixCachedHFLM(**arguments)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(requests=request_sets(), budget=st.sampled_from([1, 7, 32, 4096]))
+def test_trie_cache_equals_uncached_scoring(backends, requests, budget):
+    from densing.eval.prefix_cache import distinct_token_count
+
+    plain, cached = backends
+    items = [(None, list(c), list(x)) for c, x in requests]
+    expected = plain._loglikelihood_tokens(items, disable_tqdm=True)
+    cached.token_budget = lambda: budget  # the chunking must not change any number
+    try:
+        got = cached._loglikelihood_tokens(items, disable_tqdm=True)
+    finally:
+        del cached.token_budget
+    for (ll, greedy), (ll_ref, greedy_ref) in zip(got, expected, strict=True):
+        assert ll == pytest.approx(ll_ref, abs=1e-4)
+        assert greedy == greedy_ref
+    distinct = distinct_token_count([(c + x)[:-1] for c, x in requests])
+    assert cached.computed_tokens >= distinct
+    if budget == 4096:  # one pass: each distinct position exactly once
+        assert cached.computed_tokens == distinct
+
+
+@given(st.lists(tokens, max_size=8))
+def test_distinct_token_count_is_the_number_of_distinct_prefixes(sequences):
+    from densing.eval.prefix_cache import distinct_token_count
+
+    prefixes = {tuple(s[: i + 1]) for s in sequences for i in range(len(s))}
+    assert distinct_token_count(sequences) == len(prefixes)
+
+
+@given(request_sets(), st.integers(min_value=1, max_value=64))
+def test_plan_runs_every_needed_position_once_per_pass(requests, budget):
+    """Every request's scored positions map to nodes of its own path (right tokens, right
+    positions, parents chained), and the passes keep no more than they share."""
+    from densing.eval.prefix_cache import plan_forwards
+
+    inputs = [(c + x)[:-1] for c, x in requests]
+    first = [len(i) - len(x) for i, (_, x) in zip(inputs, requests)]
+    plan = plan_forwards(inputs, first, budget)
+    seen = sorted(r for f in plan for r in f.requests)
+    assert seen == list(range(len(requests)))
+    for forward in plan:
+        for index, nodes in zip(forward.requests, forward.needed):
+            assert forward.keep <= first[index]
+            assert [forward.positions[n] for n in nodes] == list(range(first[index], len(inputs[index])))
+            for node in nodes:  # walking up the parents spells the request's tokens
+                position = forward.positions[node]
+                while node >= 0:
+                    assert forward.tokens[node] == inputs[index][position]
+                    node, position = forward.parents[node], position - 1
+                assert position == forward.keep - 1
