@@ -11,7 +11,7 @@ chi-square (Orear 1982, "Least squares when both variables have uncertainties", 
 τ_b² being the reference's own uncertainty at the model's size (the variance of the prediction
 over the fit's bootstrap draws k, at the start point x₀), so a benchmark the reference predicts
 poorly there weighs less. Under Gaussian errors this is the maximum-likelihood x for fixed
-weights. It is solved by Gauss–Newton from x₀ = the weighted mean of the per-benchmark
+weights. It is solved by safeguarded Newton steps from x₀ = the weighted mean of the per-benchmark
 inversions, vectorised over models and draws, within [ln 10⁵, ln 10¹⁵]; an x̂ at the lower
 (upper) edge is censored: the scores say only that N̂ is below (above) it.
 
@@ -66,11 +66,14 @@ def family_columns(fits: list[ReferenceFit], picks: np.ndarray | None = None) ->
     return out
 
 
-def _predict(p: dict[str, np.ndarray], x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """S_b(x) and dS_b/dx for x of shape (draws, models, 1)."""
+def _predict(p: dict[str, np.ndarray], x: np.ndarray, second: bool = False):
+    """S_b(x) and dS_b/dx (and d²S_b/dx² with ``second``) for x of shape (draws, models, 1)."""
     z = np.clip(p["gamma"] * (x - p["l"]), -700, 700)
     s = 1.0 / (1.0 + np.exp(-z))
-    return p["d"] + p["c"] * s, p["c"] * p["gamma"] * s * (1 - s)
+    slope = p["c"] * p["gamma"] * s * (1 - s)
+    if second:
+        return p["d"] + p["c"] * s, slope, slope * p["gamma"] * (1 - 2 * s)
+    return p["d"] + p["c"] * s, slope
 
 
 def prediction_variance(fits: list[ReferenceFit], x: np.ndarray) -> np.ndarray:
@@ -86,13 +89,20 @@ def prediction_variance(fits: list[ReferenceFit], x: np.ndarray) -> np.ndarray:
 
 
 def solve(p: dict[str, np.ndarray], scores: np.ndarray, weights: np.ndarray, start: np.ndarray) -> np.ndarray:
-    """x̂ minimising Σ_b w_b (S_b − S_b(x))² by Gauss–Newton; arrays broadcast to (draws, models, B)."""
+    """x̂ minimising Σ_b w_b (S_b − S_b(x))² by safeguarded Newton steps; arrays broadcast to (draws, models, B).
+
+    The curvature is Σ w (S'² − r·S''), r = S − S(x) (Newton: quadratic convergence even when the
+    benchmarks disagree, where Gauss–Newton's Σ w S'² converges only linearly); where it is not
+    positive, the Gauss–Newton curvature is used. Steps are clipped to ±2 in ln N and x to its range.
+    """
     x = np.clip(np.asarray(start, float), LOG_SIZE_LOW, LOG_SIZE_HIGH)[..., None]
     for _ in range(ITERATIONS):
-        pred, slope = _predict(p, x)
+        pred, slope, curve = _predict(p, x, second=True)
         residual = scores - pred
         num = np.nansum(weights * slope * residual, axis=-1, keepdims=True)
-        den = np.nansum(weights * slope * slope, axis=-1, keepdims=True)
+        gauss = np.nansum(weights * slope * slope, axis=-1, keepdims=True)
+        newton = gauss - np.nansum(weights * residual * curve, axis=-1, keepdims=True)
+        den = np.where(newton > 0.1 * gauss, newton, gauss)
         with np.errstate(divide="ignore", invalid="ignore"):
             step = np.where(den > 0, num / den, np.sign(num) * MAX_STEP)
         step = np.clip(np.nan_to_num(step), -MAX_STEP, MAX_STEP)
