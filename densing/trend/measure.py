@@ -400,6 +400,40 @@ def plain_reason(check: checks.Check, sensitivity: pd.DataFrame) -> str:
     return f"{check.name}: {check.detail}."
 
 
+def _start_side_jobs(jobs: list, targets: pd.DataFrame, args: dict):
+    """The side inversions in one forked worker process while this one measures the headline (two
+    cores: the report's wall time drops by their share); None where fork is missing, one core, or one job."""
+    import os
+
+    if len(jobs) < 2 or (os.cpu_count() or 1) < 2 or not hasattr(os, "fork") or os.environ.get("DENSING_SERIAL"):
+        return None
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    try:
+        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+        return pool, pool.submit(_side_batch, jobs, targets, args)
+    except (OSError, ValueError):
+        return None
+
+
+def _side_batch(jobs: list, targets: pd.DataFrame, args: dict) -> dict:
+    return {name: _measure_inversion(name, other, targets, **args) for _, name, other in jobs}
+
+
+def _finish_side_jobs(pending, jobs: list, targets: pd.DataFrame, args: dict) -> dict:
+    """The side inversions' results: the worker's (the same seeds, so the same numbers), or computed here."""
+    if pending is not None:
+        pool, future = pending
+        try:
+            return future.result()
+        except Exception:  # noqa: BLE001 — a worker that died (e.g. out of memory) costs time, not the result
+            pass
+        finally:
+            pool.shutdown(wait=True)
+    return _side_batch(jobs, targets, args)
+
+
 def _months(value: float) -> str:
     """Months for the headline's words: 1 decimal, ∞ for an infinity (a slope interval reaching 0), — for NaN."""
     return "∞" if value == math.inf else "—" if math.isnan(value) else f"{value:.1f}"
@@ -442,6 +476,11 @@ def measure_trend(
         raise FitError("no candidate reference passes the eligibility rule (R1–R5 of densing.trend.references); "
                        "the candidate table says why each fails")
     models, left_out = trend_targets(targets, inversion, since=since, epoch=epoch)
+    side_jobs = [(family, name, other) for family, fits in family_fits.items()
+                 for name, other in inversions_of(fits, first_versions=True).items()
+                 if not (fit is None and name == inversion.name)]
+    side_args = dict(since=since, epoch=epoch, n_boot=n_boot_side, n_share=0, seed=seed)  # side shares: shown nowhere
+    pending = _start_side_jobs(side_jobs, targets, side_args)
     found_rules: dict[str, TrendUncertainty] = {}
     rule_errors: dict[str, str] = {}
     for rule in rules.RULES:
@@ -455,16 +494,15 @@ def measure_trend(
             rule_errors[rule] = str(exc)
     head = found_rules[HEADLINE_RULE]
     own = inversion_checks(models, inversion)
-    n_side_share = 0  # the side inversions' shares are shown nowhere: not drawn
+    computed = _finish_side_jobs(pending, side_jobs, targets, side_args)
     side: dict[str, InversionTrend] = {}
     for family, fits in family_fits.items():
         for name, other in inversions_of(fits, first_versions=True).items():
             if fit is None and name == inversion.name:  # the headline itself: one computation, one interval
                 side[name] = InversionTrend(name=name, family=family, kind=other.kind, benchmarks=tuple(other.benchmarks),
                                             d0=other.d0, result=head, error="", checks=own, models=models)
-                continue
-            side[name] = _measure_inversion(name, other, targets, since=since, epoch=epoch,
-                                            n_boot=n_boot_side, n_share=n_side_share, seed=seed)
+            else:
+                side[name] = computed[name]
     sens_rows = [{"reference": t.name, "inversion": t.kind, "d0": t.d0,
                   "doubling_time_months": t.result.doubling_time_months if t.result else math.nan,
                   "ci_low": t.result.doubling_time_months_ci_low if t.result else math.nan,
