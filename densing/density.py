@@ -36,11 +36,6 @@ DENSITY_CONSTRAINTS = {
 _CI_QUANTILE_METHOD = "inverted_cdf"  # an observed draw, never an interpolation between ±inf
 
 
-def censor_reasons(fit: ReferenceFit, scores, d0: float | None = None) -> np.ndarray:
-    """The censoring reason of each score under ``fit`` ('' where N̂ is finite and positive)."""
-    return fit.invert(scores, d0)[2]
-
-
 def invert(fit: ReferenceFit, scores, d0: float | None = None) -> pd.DataFrame:
     """Score → (L̂, N̂, censored) under ``fit`` at D0 tokens (eq. 4); one row per score."""
     scores = np.asarray(scores, float)

@@ -26,7 +26,6 @@ def _shipped(name: str) -> Path:
 REFERENCE_FITS = _shipped("reference_fits")
 RESULTS = _shipped("results")
 SHARED_DATA = Path(os.environ.get("DENSING_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
-PYTHIA_EVALS = SHARED_DATA / "pythia_evals" / "pythia-v1"
 
 #: What `densing density` uses with no arguments: every shipped Pythia reference fit and the
 #: Pythia suite's final checkpoints.

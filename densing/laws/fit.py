@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable
 
 import numpy as np
 from scipy.optimize import least_squares
@@ -473,12 +473,6 @@ def refit_from(problem: _Problem, params: dict[str, float], *, loss: str, f_scal
     """
     warm = _Problem(**{**problem.__dict__, "starts": [theta_from_params(problem, params)]})
     return fit_stage(warm, loss=loss, f_scale=f_scale, x_scale=1.0)
-
-
-def stage_names(law: str, irreducible: bool = False) -> Sequence[str]:
-    if law == "loss":
-        return forms.LOSS_PARAMS_IRREDUCIBLE if irreducible else forms.LOSS_PARAMS
-    return forms.PERFORMANCE_PARAMS
 
 
 # --------------------------------------------------------------------------------------------

@@ -17,7 +17,6 @@ import pandas as pd
 from densing import paths
 from densing.data import read_results
 from densing.data.units import format_count
-from densing.errors import InputError
 from densing.laws.reference import ReferenceFit
 from densing.report import figures
 from densing.report.html import Section, cards_html, esc, figure_html, fmt_fixed, page, table_html

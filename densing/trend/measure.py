@@ -456,8 +456,6 @@ def measure_trend(
     ``fit`` replaces the rule's headline reference by one fit (inverted per benchmark at ``d0``,
     default its own D0); the eligible references are still measured for the sensitivity check.
     """
-    from densing.laws.family import fit_family  # noqa: F401  (the family law: imported for its registration)
-
     targets = with_stderr(targets)  # once: every trend_targets call below then finds nothing to fill
     candidates = references.candidate_table(targets, since=since, composed=composed_fits(fits_dir))
     eligible = references.eligible_families(candidates)

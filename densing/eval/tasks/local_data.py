@@ -83,12 +83,6 @@ MMLU_GROUPS_LM_EVAL: dict[str, list[str]] = {
         "world_religions",
     ],
 }
-MMLU_GROUPS_HENDRYCKS: dict[str, list[str]] = {
-    "stem": [s for s in MMLU_GROUPS_LM_EVAL["stem"] if s != "anatomy"],
-    "humanities": MMLU_GROUPS_LM_EVAL["humanities"],
-    "social_sciences": MMLU_GROUPS_LM_EVAL["social_sciences"],
-    "other": sorted(MMLU_GROUPS_LM_EVAL["other"] + ["anatomy"]),
-}
 
 
 def benchmarks_folder(metadata: dict[str, Any] | None = None) -> Path:
