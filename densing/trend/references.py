@@ -57,7 +57,7 @@ import numpy as np
 import pandas as pd
 
 from densing.errors import DensingError
-from densing.laws.reference import CHANCE_LEVELS, ReferenceFit
+from densing.laws.reference import ReferenceFit
 
 
 def family_members(targets: pd.DataFrame, family: str) -> set[str]:
@@ -67,27 +67,21 @@ def family_members(targets: pd.DataFrame, family: str) -> set[str]:
     return set(targets.loc[targets["family"].astype("string") == family, "model"].astype(str))
 
 
-def _reach(targets: pd.DataFrame, benchmark: str, family: str, since: str | None, _cache: dict | None = None) -> float:
-    """The :data:`REACH_QUANTILE` quantile of ``benchmark``'s scores over the trend's targets (not of the family)."""
-    if _cache is not None:
-        if benchmark not in _cache:
-            rows = targets[targets["benchmark"] == benchmark]
-            if since is not None and "release_date" in rows.columns:
-                dates = pd.to_datetime(rows["release_date"])
-                rows = rows[dates.notna() & (dates >= pd.Timestamp(since))]
-            fam = rows["family"].fillna("").astype(str).to_numpy() if "family" in rows.columns else np.full(len(rows), "")
-            _cache[benchmark] = (rows["value"].to_numpy(float), fam)
-        values, fam = _cache[benchmark]
-        values = values[(fam != family) & ~np.isnan(values)]
-        return float(np.quantile(values, REACH_QUANTILE)) if values.size else math.nan
-    rows = targets[targets["benchmark"] == benchmark]
-    if "family" in rows.columns:
-        rows = rows[rows["family"].fillna("").astype(str) != family]
-    if since is not None and "release_date" in rows.columns:
-        dates = pd.to_datetime(rows["release_date"])
-        rows = rows[dates.notna() & (dates >= pd.Timestamp(since))]
-    values = rows["value"].astype(float).dropna()
-    return float(np.quantile(values, REACH_QUANTILE)) if len(values) else math.nan
+def _reach(targets: pd.DataFrame, benchmark: str, family: str, since: str | None, cache: dict) -> float:
+    """The :data:`REACH_QUANTILE` quantile of ``benchmark``'s scores over the trend's targets (not of the family).
+
+    ``cache`` keeps each benchmark's dated scores and families, read once for every family asked about.
+    """
+    if benchmark not in cache:
+        rows = targets[targets["benchmark"] == benchmark]
+        if since is not None and "release_date" in rows.columns:
+            dates = pd.to_datetime(rows["release_date"])
+            rows = rows[dates.notna() & (dates >= pd.Timestamp(since))]
+        fam = rows["family"].fillna("").astype(str).to_numpy() if "family" in rows.columns else np.full(len(rows), "")
+        cache[benchmark] = (rows["value"].to_numpy(float), fam)
+    values, fam = cache[benchmark]
+    values = values[(fam != family) & ~np.isnan(values)]
+    return float(np.quantile(values, REACH_QUANTILE)) if values.size else math.nan
 
 
 def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[str, ReferenceFit] | None = None) -> pd.DataFrame:
@@ -98,7 +92,7 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
     ``reach_score`` (the targets' 90th percentile), ``held_out_model``, ``held_out_measured``,
     ``held_out_predicted``, ``held_out_error``, ``eligible`` and ``why`` (the first rule it fails).
     """
-    from densing.laws.family import family_points, fit_family
+    from densing.laws.family import family_points, held_out_error
 
     rows = []
     counts = targets.drop_duplicates("model").groupby("family")["model"].count() if "family" in targets.columns else pd.Series(dtype=int)
@@ -145,12 +139,9 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
                               f"{REACH_QUANTILE:.0%} quantile {row['reach_score']:.3f}")
             else:
                 try:
-                    fit = fit_family(own, family, benchmark, metric=metrics[benchmark], exclude=(row["largest_member"],), n_boot=0)
-                    largest = points.iloc[-1]
-                    predicted = float(fit.predict_score(float(largest["params"]), float(largest["train_tokens"])))
-                    row.update(held_out_model=row["largest_member"], held_out_measured=float(largest["score"]),
-                               held_out_predicted=predicted,
-                               held_out_error=abs(predicted - float(largest["score"])) / float(largest["score"]))
+                    held = held_out_error(own, family, benchmark, metric=metrics[benchmark])
+                    row.update(held_out_model=held["held_out"], held_out_measured=held["measured"],
+                               held_out_predicted=held["predicted"], held_out_error=held["relative_error"])
                     if row["held_out_error"] > MAX_HELD_OUT_ERROR:
                         row["why"] = f"R5: held-out error {row['held_out_error']:.1%} (allowed {MAX_HELD_OUT_ERROR:.0%})"
                     else:
@@ -163,7 +154,7 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
         points = fit.points_frame()
         families = str(fit.provenance.get("families", ""))
         benchmark = fit.benchmarks[0] if len(fit.benchmarks) == 1 else fit.benchmark
-        reach = _reach(targets, benchmark, "", since) if len(fit.benchmarks) == 1 else math.nan
+        reach = _reach(targets, benchmark, "", since, reach_cache) if len(fit.benchmarks) == 1 else math.nan
         top = points.sort_values("params").iloc[-1]
         rows.append({"reference": name.removesuffix(".json"), "family": families, "benchmark": fit.benchmark, "kind": fit.kind,
                      "n_fitted": len(points), "sizes": int(points["params"].nunique()),
@@ -192,6 +183,3 @@ def eligible_families(candidates: pd.DataFrame) -> pd.DataFrame:
     table["headline"] = table.index == 0
     return table
 
-
-def chance_level(benchmark: str) -> float:
-    return CHANCE_LEVELS[benchmark]

@@ -43,15 +43,6 @@ from densing.trend.lines import doubling_days, doubling_interval
 SOURCES = ("fit", "score", "models")
 
 
-def point_parameters(fit: ReferenceFit) -> dict[str, float]:
-    return {k: float(v) for k, v in fit.params.items()}
-
-
-def parameter_draws(fit: ReferenceFit, picks: np.ndarray) -> dict[str, np.ndarray]:
-    """The fit's bootstrap draws ``picks`` as columns of shape (len(picks), 1); fixed parameters broadcast."""
-    return fit.draw_columns(picks)
-
-
 def frontier_slope(rule: str, t: np.ndarray, y: np.ndarray, kind: np.ndarray, labels: np.ndarray,
                    quantile: float = 0.9) -> float:
     """Slope A per day of one frontier rule on points some of which are bounds (NaN if unfittable)."""
@@ -207,4 +198,4 @@ def _with_score_columns(models: pd.DataFrame, benchmarks: tuple[str, ...]) -> pd
     raise InputError(f"models: no scores for {', '.join(benchmarks)}")
 
 
-__all__ = ["SOURCES", "TrendUncertainty", "as_inversion", "carry_uncertainty", "frontier_slope", "parameter_draws"]
+__all__ = ["SOURCES", "TrendUncertainty", "as_inversion", "carry_uncertainty", "frontier_slope"]
