@@ -139,11 +139,12 @@ class Joint:
     def weights(self, scores, stderr) -> np.ndarray:
         return self.solve_point(scores, stderr).weights
 
-    def draws(self, picks, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray, weights: np.ndarray | None = None):
+    def draws(self, picks, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray, *, weights: np.ndarray):
+        """``scores`` (draws, models, B) solved with ``weights`` (models, B): those of the *observed* scores
+        (:meth:`weights`), fixed across draws."""
         from densing.laws.joint import LOG_SIZE_HIGH, LOG_SIZE_LOW, family_columns, solve, start_points
 
-        base = scores[0] if scores.ndim == 3 else scores
-        w = self.weights(base, stderr) if weights is None else weights
+        w = weights
         p = family_columns(list(self.fit_list), picks) if picks is not None else family_columns(list(self.fit_list))
         w = np.broadcast_to(w[None], scores.shape)
         x = solve(p, scores, w, start_points(p, scores, w))

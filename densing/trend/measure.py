@@ -562,6 +562,7 @@ def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: floa
     count = min(n_draws, inversion.n_draws)
     picks = rng.integers(inversion.n_draws, size=count)
     noise_sd = np.nan_to_num(stderr)
+    extra = {}
     out = models[["model", "params", "release_date"] + [c for c in ("family",) if c in models.columns]].copy()
     if isinstance(inversion, Joint):
         solved = inversion.solve_point(scores, stderr)
@@ -571,10 +572,11 @@ def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: floa
         else:
             noise_sd = np.sqrt(np.square(noise_sd) + np.square(solved.slope) * solved.skill2)
         out["birge_ratio"] = solved.birge_ratio
+        extra["weights"] = solved.weights  # the observed scores' weights, as the trend's draws use
         for fit in inversion.fits:
             out[f"density:{fit.benchmark}"] = fit.effective_params(models[f"score:{fit.benchmark}"].to_numpy(float)) / params
     noise = rng.standard_normal((count, *scores.shape)) * noise_sd[None]
-    drawn_y, drawn_kind = inversion.draws(picks, scores[None] + noise, stderr, params)
+    drawn_y, drawn_kind = inversion.draws(picks, scores[None] + noise, stderr, params, **extra)
     # a draw that lands on a bound says only "below" / "above" its value: it counts as −∞ / +∞, so an
     # interval end that falls among such draws is open (0 or ∞), never a NaN
     open_y = np.where(drawn_kind == EXACT, drawn_y, np.where(drawn_kind > 0, np.inf, -np.inf))
