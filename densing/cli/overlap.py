@@ -8,6 +8,7 @@ import typer
 
 from densing.cli.output import Format, print_frame, print_json
 from densing.errors import InputError
+from densing.overlap.defaults import DEFAULT_BUCKET_MB
 
 overlap_app = typer.Typer(
     name="overlap",
@@ -101,7 +102,7 @@ def whatif(
     local_steps: int = typer.Option(4, "--local-steps", help="CO2's τ."),
     contention: float = typer.Option(0.1, "--contention", help="T3's compute-contention factor γ."),
     latency_us: float = typer.Option(5.0, "--latency-us", help="Per-message latency α."),
-    bucket_mb: float = typer.Option(25.0, "--bucket-mb", help="DDP bucket size (MiB)."),
+    bucket_mb: float = typer.Option(DEFAULT_BUCKET_MB, "--bucket-mb", help="DDP bucket size (MiB; the same default as run's bucket_cap_mb)."),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Predicted step time and scaling efficiency: sync DP, bucketed DDP, CO2 and T3 overlap."""
@@ -137,11 +138,17 @@ def run(
     corpus: str = typer.Option("stdlib", "--corpus", help="stdlib, shakespeare, or a text file / folder."),
     profile_skip: int = typer.Option(40, "--profile-skip"),
     profile_active: int = typer.Option(12, "--profile-active"),
-    bucket_mb: float = typer.Option(4.0, "--bucket-mb", help="DDP bucket_cap_mb."),
+    bucket_mb: float = typer.Option(DEFAULT_BUCKET_MB, "--bucket-mb", help="DDP bucket_cap_mb (MiB)."),
     local_steps: int = typer.Option(4, "--local-steps", help="CO2's τ."),
     outer_lr: float = typer.Option(1.0, "--outer-lr"),
-    outer_momentum: float = typer.Option(0.5, "--outer-momentum"),
-    outer_clip: float = typer.Option(1.0, "--outer-clip", help="CO2 outer momentum clipping threshold (ℓ2)."),
+    outer_momentum: float = typer.Option(0.0, "--outer-momentum", help="CO2's β (the authors use 0 at ≤ 16 GPUs)."),
+    staleness_penalty: str = typer.Option("constant", "--staleness-penalty", help="CO2: constant (authors' code: Λ = 1/--gap-penalty) or adaptive (densing's per-tensor λ)."),
+    gap_penalty: float = typer.Option(1.0, "--gap-penalty", help="CO2's constant penalty divisor λ (1: none)."),
+    outer_clip_mode: str = typer.Option("none", "--outer-clip-mode", help="CO2 outer momentum clipping: none (authors' default), elementwise (authors' clamp to ±c) or l2 (densing's global norm)."),
+    outer_clip: float = typer.Option(1.0, "--outer-clip", help="CO2 clipping threshold c."),
+    tp_overlap: str = typer.Option("none", "--tp-overlap", help="tp: none (serialized all-reduce), chunked (per-chunk async all-reduce), or a comma list: one run each."),
+    tp_chunks: int = typer.Option(4, "--tp-chunks", help="tp chunked: pieces of the producer GEMM (along tokens)."),
+    repeats: int = typer.Option(1, "--repeats", help="Run the whole set N times into OUT/r0 … OUT/r<N-1>."),
     seed: int = typer.Option(0, "--seed"),
     nnodes: int = typer.Option(1, "--nnodes", help="torchrun --nnodes (several nodes need --rdzv-endpoint)."),
     node_rank: int = typer.Option(0, "--node-rank"),
@@ -153,13 +160,17 @@ def run(
     from densing.overlap.train import TrainConfig, run_strategies
 
     names = [s.name for s in parse(strategies, "training")]
+    modes = [m.strip() for m in tp_overlap.split(",") if m.strip()]
     base = TrainConfig(steps=steps, batch_size=batch_size, seq_len=seq_len, d_model=d_model, n_layer=n_layer,
                        n_head=n_head, lr=lr, seed=seed, corpus=corpus, profile_skip=profile_skip,
                        profile_active=profile_active, bucket_mb=bucket_mb, local_steps=local_steps,
-                       outer_lr=outer_lr, outer_momentum=outer_momentum, outer_clip=outer_clip)
-    summary = run_strategies(out, names, base, workers=workers, nnodes=nnodes, node_rank=node_rank,
-                             rdzv_endpoint=rdzv_endpoint)
-    print_frame(summary, fmt, title=f"runs in {out}")
+                       outer_lr=outer_lr, outer_momentum=outer_momentum, outer_clip=outer_clip,
+                       staleness_penalty=staleness_penalty, gap_penalty=gap_penalty,
+                       outer_clip_mode=outer_clip_mode, tp_overlap=modes[0] if modes else "", tp_chunks=tp_chunks)
+    summary = run_strategies(out, names, base, workers=workers, tp_overlaps=modes, repeats=repeats,
+                             nnodes=nnodes, node_rank=node_rank, rdzv_endpoint=rdzv_endpoint)
+    # the run column (last) is the folder under OUT: short, never cut mid-word
+    print_frame(summary, fmt, title=f"runs in {out} (step time: median of the unprofiled steps)")
 
 
 @overlap_app.command()

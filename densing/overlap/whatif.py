@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 import numpy as np
 
 from densing.errors import InputError
+from densing.overlap.defaults import DEFAULT_BUCKET_MB
 from densing.overlap.metrics import breakdown
 from densing.overlap.model import COMMUNICATION, RankTrace
 from densing.overlap.strategies.base import WhatIfPoint, ring_allreduce_time_s
@@ -94,12 +95,13 @@ def predict(calibration: Calibration, workers: Sequence[int] = (1, 2, 4, 8, 16, 
             bandwidths_gbps: Sequence[float] = DEFAULT_BANDWIDTHS_GBPS,
             strategies: Sequence[str] | None = None, local_steps: int = 4,
             contention: float = 0.1, latency_us: float = 5.0,
-            bucket_bytes: float = 25 * 2**20, backward_fraction: float = 2 / 3) -> "pd.DataFrame":
+            bucket_bytes: float = DEFAULT_BUCKET_MB * 2**20, backward_fraction: float = 2 / 3) -> "pd.DataFrame":
     """Predicted step time and scaling efficiency per (strategy, workers, bandwidth).
 
     ``strategies``: names in the registry with a what-if model (default: all of them).
     ``local_steps`` (τ, CO2), ``contention`` (γ, T3), ``latency_us`` (α) and ``bucket_bytes``
-    (DDP's default bucket_cap_mb = 25) are model inputs, not measured from the trace.
+    (default: ``densing.overlap.defaults.DEFAULT_BUCKET_MB``, the bucket ``densing overlap run`` trains
+    with) are model inputs, not measured from the trace.
     Bandwidths are link rates in Gb/s (10⁹ bit/s).
     """
     from numbers import Integral, Real

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from densing.errors import InputError
+from densing.overlap.defaults import DEFAULT_BUCKET_MB
 
 CAPABILITIES = ("whatif", "validation", "training")
 
@@ -47,7 +48,7 @@ class WhatIfPoint:
     allreduce_s: float  # T_ar(p, S)
     local_steps: int = 4  # τ (CO2)
     contention: float = 0.1  # γ (T3)
-    bucket_bytes: float = 25 * 2**20  # DDP bucket size
+    bucket_bytes: float = DEFAULT_BUCKET_MB * 2**20  # DDP bucket size
     backward_fraction: float = 2 / 3  # f_bwd
 
 
