@@ -44,6 +44,7 @@ def _check_workers(workers: Optional[int]) -> None:
 def analyze(
     path: Path = typer.Argument(..., help="A trace file (.json/.json.gz) or a directory with one file per rank."),
     steps: bool = typer.Option(False, "--steps", help="One row per (rank, ProfilerStep) instead of per rank."),
+    peer_wait: bool = typer.Option(False, "--peer-wait", help="Split each rank's exposed communication into transfer and peer wait (skew: waiting for the slower rank to join the matching collective)."),
     scheduler: str = typer.Option("auto", "--scheduler", help=_SCHEDULER_HELP),
     workers: Optional[int] = typer.Option(None, "--workers", help="Local processes or local Dask workers (default: one per CPU)."),
     fmt: Format = typer.Option(Format.table, "--format"),
@@ -52,6 +53,13 @@ def analyze(
     from densing.overlap.analysis import analyze as analyze_ranks, analyze_rows, analyze_steps
 
     _check_workers(workers)
+    if peer_wait:
+        if steps:
+            raise InputError("--peer-wait: per rank only (without --steps)")
+        from densing.overlap.peerwait import peer_wait as split
+
+        print_frame(split(path), fmt, title=f"exposed communication: transfer vs peer wait, {path}", keys=1)
+        return
     if fmt is Format.json and not steps:  # the fast path: no pandas for a machine-readable answer
         print_json(analyze_rows(path, scheduler, workers))
         return
@@ -101,6 +109,7 @@ def whatif(
     strategies: str = typer.Option("all", "--strategies", help="Comma-separated names with a what-if model (see 'densing overlap strategies'); all: every one."),
     local_steps: int = typer.Option(4, "--local-steps", help="CO2's τ."),
     contention: float = typer.Option(0.1, "--contention", help="T3's compute-contention factor γ."),
+    contention_from: Optional[Path] = typer.Option(None, "--contention-from", help="A 'densing overlap run' tp-chunked folder: T3's γ measured there (producer GEMM time beside a collective vs alone) instead of --contention."),
     latency_us: float = typer.Option(5.0, "--latency-us", help="Per-message latency α."),
     bucket_mb: float = typer.Option(DEFAULT_BUCKET_MB, "--bucket-mb", help="DDP bucket size (MiB; the same default as run's bucket_cap_mb)."),
     fmt: Format = typer.Option(Format.table, "--format"),
@@ -112,6 +121,15 @@ def whatif(
 
     params = None if model_params is None else parse_count(model_params, field="model_params", where="--model-params")
     calibration = calibrate(path, model_params=params, bytes_per_param=bytes_per_param)
+    from densing.overlap.whatif import calibration_warnings
+
+    for line in calibration_warnings(calibration):
+        typer.echo(f"warning: {line}", err=True)
+    if contention_from is not None:
+        from densing.overlap.sublayers import measured_contention
+
+        contention = measured_contention(contention_from)
+        typer.echo(f"T3 contention γ = {contention:.3f}, measured on {contention_from}", err=True)
     frame = predict(
         calibration,
         workers=[int(w) if float(w).is_integer() else w for w in _floats(workers, "--workers")],
@@ -175,16 +193,41 @@ def run(
 
 @overlap_app.command()
 def validate(
-    sync_dir: Path = typer.Argument(..., help="A 'densing overlap run' folder of the sync strategy (calibration)."),
+    sync_dir: Path = typer.Argument(..., help="A 'densing overlap run' folder of the sync strategy (calibration), or a whole 'run' output (OUT: sync/, ddp/, co2/, tp-none/, tp-chunked/; or its repeats OUT/r0, OUT/r1, …)."),
     runs: Optional[list[Path]] = typer.Argument(None, help="Runs to predict (e.g. the ddp and co2 folders); each run's strategy is read from its run.yaml."),
     calibration: bool = typer.Option(False, "--calibration", help="Print what the model learned from the sync run instead."),
+    per_repeat: bool = typer.Option(False, "--per-repeat", help="With a run output: one row per (repeat, strategy) instead of the summary across repeats."),
+    contention: Optional[float] = typer.Option(None, "--contention", help="T3's γ for the tp-chunked prediction (default: measured on the chunked run)."),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
-    """What-if check: calibrate on the sync run, predict the other runs' step times, compare with measurement."""
-    from densing.overlap.validate import validate as validate_runs
+    """What-if check: calibrate on the sync run (tp-none for T3), predict the other runs' step times,
+    compare with measurement. Times compared are profiled steps (ProfilerStep means); the
+    unprofiled step and the profiler's overhead are shown beside them."""
+    from densing.overlap.validate import error_summary, is_run_root, validate as validate_runs, validate_repeats
 
+    if is_run_root(sync_dir) or any(sync_dir.glob("r[0-9]*/sync/run.yaml")) or any(sync_dir.glob("r[0-9]*/tp-none/run.yaml")):
+        if runs or calibration:
+            raise InputError("runs: a run output folder is validated as a whole (no further runs, no --calibration)")
+        table = validate_repeats(sync_dir, contention)
+        if per_repeat:
+            print_frame(table, fmt, title="what-if vs measured, per repeat (profiled step time)", keys=2)
+        else:
+            print_frame(error_summary(table), fmt, title=f"prediction error across {table['repeat'].nunique()} "
+                        "repeat(s) (profiled step time)", keys=1)
+        return
     cal, table = validate_runs(sync_dir, *(runs or []))
-    print_frame(cal.to_frame() if calibration else table, fmt, title="what-if vs measured (step time)")
+    print_frame(cal.to_frame() if calibration else table, fmt, title="what-if vs measured (profiled step time)")
+
+
+@overlap_app.command()
+def sublayers(
+    run_dir: Path = typer.Argument(..., help="A tp run folder (tp-none or tp-chunked)."),
+    fmt: Format = typer.Option(Format.table, "--format"),
+) -> None:
+    """Per-sublayer time, exposed communication and measured contention of a tensor-parallel run."""
+    from densing.overlap.sublayers import sublayer_table
+
+    print_frame(sublayer_table(run_dir), fmt, title=f"tp sublayers {run_dir} (µs per step)", keys=2)
 
 
 @overlap_app.command()
