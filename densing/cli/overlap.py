@@ -121,10 +121,6 @@ def whatif(
 
     params = None if model_params is None else parse_count(model_params, field="model_params", where="--model-params")
     calibration = calibrate(path, model_params=params, bytes_per_param=bytes_per_param)
-    from densing.overlap.whatif import calibration_warnings
-
-    for line in calibration_warnings(calibration):
-        typer.echo(f"warning: {line}", err=True)
     if contention_from is not None:
         from densing.overlap.sublayers import measured_contention
 
@@ -138,6 +134,10 @@ def whatif(
         local_steps=local_steps, contention=contention, latency_us=latency_us,
         bucket_bytes=bucket_mb * 2**20,
     )
+    from densing.overlap.whatif import calibration_warnings
+
+    for line in calibration_warnings(calibration):  # after the inputs were checked: an error stays one line
+        typer.echo(f"warning: {line}", err=True)
     print_frame(frame, fmt, title=f"what-if from {path}", keys=3)  # strategy, workers, bandwidth
 
 

@@ -267,6 +267,7 @@ def convergence(ddp_dir: str | Path, co2_dir: str | Path, window: int = 20) -> p
                     f"mean_loss_last_{window}": float(last["loss"].mean()),
                     "local_steps": meta["config"].get("local_steps") if label == "co2" else None})
     frame = pd.DataFrame(out)
+    frame["local_steps"] = frame["local_steps"].astype("Int64")  # an integer (τ), null for ddp
     if frame["tokens"].nunique() != 1:
         raise InputError(f"{co2_dir}: tokens: expected the same total as {ddp_dir}, got {frame['tokens'].tolist()}")
     return frame
