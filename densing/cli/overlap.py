@@ -155,7 +155,7 @@ def run(
     lr: float = typer.Option(1e-3, "--lr", help="AdamW learning rate (the inner optimizer for co2)."),
     corpus: str = typer.Option("stdlib", "--corpus", help="stdlib, shakespeare, or a text file / folder."),
     profile_skip: int = typer.Option(40, "--profile-skip"),
-    profile_active: int = typer.Option(12, "--profile-active"),
+    profile_active: int = typer.Option(24, "--profile-active", help="Profiled steps (the validation's means)."),
     bucket_mb: float = typer.Option(DEFAULT_BUCKET_MB, "--bucket-mb", help="DDP bucket_cap_mb (MiB)."),
     local_steps: int = typer.Option(4, "--local-steps", help="CO2's τ."),
     outer_lr: float = typer.Option(1.0, "--outer-lr"),

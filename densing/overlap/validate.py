@@ -20,6 +20,13 @@ Calibrated from the sync run (per step, medians over steps; one rank's view unle
 * all-reduce CPU share u = CPU seconds the process spends during the blocking all-reduce (the
   training thread is blocked, so this is the collective's threads) / T_ar (``metrics.csv``).
 
+Repeats (:func:`validate_repeats`, ``densing overlap validate OUT``): each repeat of a ``run
+--repeats N`` output (``OUT/r<i>``) is validated on its own sync run (and T3 on its own tp-none
+run, :mod:`densing.overlap.sublayers`); :func:`error_summary` gives the error's median, min and
+max across repeats. Every comparison is of *profiled* steps (ProfilerStep means: the phases are
+only measured there); :func:`profiler_overhead` puts the unprofiled step time beside it, from
+``metrics.csv`` (profiled vs unprofiled wall-clock steps of the same run).
+
 Models: each strategy's validation model (``predict_run_s``, one module per strategy in
 :mod:`densing.overlap.strategies`) on the fluid model of :mod:`densing.overlap.fluid`; the run's
 strategy is read from its ``run.yaml``.
