@@ -408,7 +408,7 @@ def worker_main(run_dir: str | Path) -> None:
     net = hooks.wrap(model)
     params = list(net.parameters())  # tp replaces the blocks' parameters with this rank's shards
     optimizer = torch.optim.AdamW(params, lr=config.lr, foreach=True)
-    shares = getattr(hooks, "shares_batch", False)
+    shares = hooks.shares_batch
     batches = _batches(text, config, 0 if shares else rank)
 
     def on_trace_ready(prof) -> None:

@@ -67,6 +67,10 @@ class TrainContext:
 class TrainHooks:
     """One rank's training loop calls these; the defaults do nothing (no collective of its own)."""
 
+    #: True when every rank computes on the same batch (tensor parallelism): the trainer then gives
+    #: each rank rank 0's data stream and counts the step's tokens once, not once per rank.
+    shares_batch = False
+
     def wrap(self, model):
         """The module to call for the forward pass (e.g. a DistributedDataParallel wrapper)."""
         return model
