@@ -216,11 +216,12 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
         frames.append(validate(root / "sync", *others)[1])
     if (root / "tp-none" / "run.yaml").exists() and (root / "tp-chunked" / "run.yaml").exists():
         t3 = predict_t3(root / "tp-none", root / "tp-chunked", contention)
+        free = predict_t3(root / "tp-none", root / "tp-chunked", 0.0)["predicted_us"] / 1e3
         measured = measured_step_s(root / "tp-chunked") * 1e3
         frames.append(pd.DataFrame([{
             "strategy": "t3", "measured_ms": measured, "predicted_ms": t3["predicted_us"] / 1e3,
             "error_pct": 100.0 * (t3["predicted_us"] / 1e3 - measured) / measured,
-            "predicted_no_contention_ms": math.nan, "error_no_contention_pct": math.nan,
+            "predicted_no_contention_ms": free, "error_no_contention_pct": 100.0 * (free - measured) / measured,
             "run": str(root / "tp-chunked"), "contention": t3["contention"]}]))
     if not frames:
         raise InputError(f"{root}: no sync run and no tp-none + tp-chunked pair to validate")
