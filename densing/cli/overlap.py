@@ -8,7 +8,7 @@ import typer
 
 from densing.cli.output import Format, print_frame, print_json
 from densing.errors import InputError
-from densing.overlap.defaults import DEFAULT_BUCKET_MB
+from densing.overlap_defaults import DEFAULT_BUCKET_MB
 
 overlap_app = typer.Typer(
     name="overlap",
@@ -166,7 +166,7 @@ def run(
     outer_clip: float = typer.Option(1.0, "--outer-clip", help="CO2 clipping threshold c."),
     tp_overlap: str = typer.Option("none", "--tp-overlap", help="tp: none (serialized all-reduce), chunked (per-chunk async all-reduce), or a comma list: one run each."),
     tp_chunks: int = typer.Option(4, "--tp-chunks", help="tp chunked: pieces of the producer GEMM (along tokens)."),
-    repeats: int = typer.Option(1, "--repeats", help="Run the whole set N times into OUT/r0 … OUT/r<N-1>."),
+    repeats: int = typer.Option(1, "--repeats", help="Run the whole set N times, into OUT/r0 to OUT/r<N-1>."),
     seed: int = typer.Option(0, "--seed"),
     nnodes: int = typer.Option(1, "--nnodes", help="torchrun --nnodes (several nodes need --rdzv-endpoint)."),
     node_rank: int = typer.Option(0, "--node-rank"),
@@ -193,7 +193,7 @@ def run(
 
 @overlap_app.command()
 def validate(
-    sync_dir: Path = typer.Argument(..., help="A 'densing overlap run' folder of the sync strategy (calibration), or a whole 'run' output (OUT: sync/, ddp/, co2/, tp-none/, tp-chunked/; or its repeats OUT/r0, OUT/r1, …)."),
+    sync_dir: Path = typer.Argument(..., help="A 'densing overlap run' folder of the sync strategy (calibration), or a whole 'run' output (OUT: sync/, ddp/, co2/, tp-none/, tp-chunked/; or its repeats OUT/r0, OUT/r1 and so on)."),
     runs: Optional[list[Path]] = typer.Argument(None, help="Runs to predict (e.g. the ddp and co2 folders); each run's strategy is read from its run.yaml."),
     calibration: bool = typer.Option(False, "--calibration", help="Print what the model learned from the sync run instead."),
     per_repeat: bool = typer.Option(False, "--per-repeat", help="With a run output: one row per (repeat, strategy) instead of the summary across repeats."),

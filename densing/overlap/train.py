@@ -32,7 +32,7 @@ import pandas as pd
 from densing.errors import InputError
 from densing.io import atomic_write_bytes, atomic_write_text
 
-from densing.overlap.defaults import DEFAULT_BUCKET_MB
+from densing.overlap_defaults import DEFAULT_BUCKET_MB
 
 RUN_FILE = "run.yaml"
 METRICS_FILE = "metrics.csv"

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 import numpy as np
 
 from densing.errors import InputError
-from densing.overlap.defaults import DEFAULT_BUCKET_MB
+from densing.overlap_defaults import DEFAULT_BUCKET_MB
 from densing.overlap.metrics import breakdown
 from densing.overlap.model import COMMUNICATION, RankTrace
 from densing.overlap.strategies.base import WhatIfPoint, ring_allreduce_time_s
@@ -113,7 +113,7 @@ def predict(calibration: Calibration, workers: Sequence[int] = (1, 2, 4, 8, 16, 
 
     ``strategies``: names in the registry with a what-if model (default: all of them).
     ``local_steps`` (τ, CO2), ``contention`` (γ, T3), ``latency_us`` (α) and ``bucket_bytes``
-    (default: ``densing.overlap.defaults.DEFAULT_BUCKET_MB``, the bucket ``densing overlap run`` trains
+    (default: ``densing.overlap_defaults.DEFAULT_BUCKET_MB``, the bucket ``densing overlap run`` trains
     with) are model inputs, not measured from the trace.
     Bandwidths are link rates in Gb/s (10⁹ bit/s).
     """

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from densing.errors import InputError
-from densing.overlap.defaults import DEFAULT_BUCKET_MB
+from densing.overlap_defaults import DEFAULT_BUCKET_MB
 
 CAPABILITIES = ("whatif", "validation", "training")
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from densing.overlap.defaults import DEFAULT_BUCKET_MB
+from densing.overlap_defaults import DEFAULT_BUCKET_MB
 
 from densing.overlap.fluid import SYNC_COPY_PASSES, RunCalibration, contention_rate, simulate
 from densing.overlap.strategies.base import (Strategy, TrainContext, TrainHooks, WhatIfPoint,

@@ -1,4 +1,5 @@
-"""Defaults shared by the trainer and the what-if models (one place, so that they agree)."""
+"""Defaults shared by the trainer and the what-if models of densing.overlap (one place, so that they
+agree). A top-level module: the command line reads it without importing densing.overlap (numpy)."""
 
 #: DDP's bucket size (MiB, torch's ``bucket_cap_mb``): what ``densing overlap run`` trains with and
 #: what ``densing overlap whatif`` assumes unless ``--bucket-mb`` says otherwise. (torch's own
