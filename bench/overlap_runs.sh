@@ -6,7 +6,7 @@ OUT=${1:-results/overlap_runs}
 RUNS=${RUNS:-$(mktemp -d)}
 mkdir -p "$OUT"
 uptime | tee "$OUT/load.txt"
-densing overlap run "$RUNS" --workers 2 --format csv > "$OUT/summary.csv"
+densing overlap run "$RUNS" --strategies sync,ddp,co2 --workers 2 --format csv > "$OUT/summary.csv"
 for s in sync ddp co2; do
   densing overlap analyze "$RUNS/$s" --format csv | sed "1s/^/strategy,/; 2,\$s/^/$s,/" > "$OUT/analyze_$s.csv"
 done

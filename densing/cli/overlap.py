@@ -8,6 +8,7 @@ import typer
 
 from densing.cli.output import Format, print_frame, print_json
 from densing.errors import InputError
+from densing.overlap_defaults import DEFAULT_BUCKET_MB
 
 overlap_app = typer.Typer(
     name="overlap",
@@ -43,6 +44,7 @@ def _check_workers(workers: Optional[int]) -> None:
 def analyze(
     path: Path = typer.Argument(..., help="A trace file (.json/.json.gz) or a directory with one file per rank."),
     steps: bool = typer.Option(False, "--steps", help="One row per (rank, ProfilerStep) instead of per rank."),
+    peer_wait: bool = typer.Option(False, "--peer-wait", help="Split each rank's exposed communication into transfer and peer wait (skew: waiting for the slower rank to join the matching collective)."),
     scheduler: str = typer.Option("auto", "--scheduler", help=_SCHEDULER_HELP),
     workers: Optional[int] = typer.Option(None, "--workers", help="Local processes or local Dask workers (default: one per CPU)."),
     fmt: Format = typer.Option(Format.table, "--format"),
@@ -51,6 +53,13 @@ def analyze(
     from densing.overlap.analysis import analyze as analyze_ranks, analyze_rows, analyze_steps
 
     _check_workers(workers)
+    if peer_wait:
+        if steps:
+            raise InputError("--peer-wait: per rank only (without --steps)")
+        from densing.overlap.peerwait import peer_wait as split
+
+        print_frame(split(path), fmt, title=f"exposed communication: transfer vs peer wait, {path}", keys=1)
+        return
     if fmt is Format.json and not steps:  # the fast path: no pandas for a machine-readable answer
         print_json(analyze_rows(path, scheduler, workers))
         return
@@ -100,8 +109,9 @@ def whatif(
     strategies: str = typer.Option("all", "--strategies", help="Comma-separated names with a what-if model (see 'densing overlap strategies'); all: every one."),
     local_steps: int = typer.Option(4, "--local-steps", help="CO2's τ."),
     contention: float = typer.Option(0.1, "--contention", help="T3's compute-contention factor γ."),
+    contention_from: Optional[Path] = typer.Option(None, "--contention-from", help="A 'densing overlap run' tp-chunked folder: T3's γ measured there (producer GEMM time beside a collective vs alone) instead of --contention."),
     latency_us: float = typer.Option(5.0, "--latency-us", help="Per-message latency α."),
-    bucket_mb: float = typer.Option(25.0, "--bucket-mb", help="DDP bucket size (MiB)."),
+    bucket_mb: float = typer.Option(DEFAULT_BUCKET_MB, "--bucket-mb", help="DDP bucket size (MiB; the same default as run's bucket_cap_mb)."),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Predicted step time and scaling efficiency: sync DP, bucketed DDP, CO2 and T3 overlap."""
@@ -111,6 +121,11 @@ def whatif(
 
     params = None if model_params is None else parse_count(model_params, field="model_params", where="--model-params")
     calibration = calibrate(path, model_params=params, bytes_per_param=bytes_per_param)
+    if contention_from is not None:
+        from densing.overlap.sublayers import measured_contention
+
+        contention = measured_contention(contention_from)
+        typer.echo(f"T3 contention γ = {contention:.3f}, measured on {contention_from}", err=True)
     frame = predict(
         calibration,
         workers=[int(w) if float(w).is_integer() else w for w in _floats(workers, "--workers")],
@@ -119,6 +134,10 @@ def whatif(
         local_steps=local_steps, contention=contention, latency_us=latency_us,
         bucket_bytes=bucket_mb * 2**20,
     )
+    from densing.overlap.whatif import calibration_warnings
+
+    for line in calibration_warnings(calibration):  # after the inputs were checked: an error stays one line
+        typer.echo(f"warning: {line}", err=True)
     print_frame(frame, fmt, title=f"what-if from {path}", keys=3)  # strategy, workers, bandwidth
 
 
@@ -136,12 +155,18 @@ def run(
     lr: float = typer.Option(1e-3, "--lr", help="AdamW learning rate (the inner optimizer for co2)."),
     corpus: str = typer.Option("stdlib", "--corpus", help="stdlib, shakespeare, or a text file / folder."),
     profile_skip: int = typer.Option(40, "--profile-skip"),
-    profile_active: int = typer.Option(12, "--profile-active"),
-    bucket_mb: float = typer.Option(4.0, "--bucket-mb", help="DDP bucket_cap_mb."),
+    profile_active: int = typer.Option(24, "--profile-active", help="Profiled steps (the validation's means)."),
+    bucket_mb: float = typer.Option(DEFAULT_BUCKET_MB, "--bucket-mb", help="DDP bucket_cap_mb (MiB)."),
     local_steps: int = typer.Option(4, "--local-steps", help="CO2's τ."),
     outer_lr: float = typer.Option(1.0, "--outer-lr"),
-    outer_momentum: float = typer.Option(0.5, "--outer-momentum"),
-    outer_clip: float = typer.Option(1.0, "--outer-clip", help="CO2 outer momentum clipping threshold (ℓ2)."),
+    outer_momentum: float = typer.Option(0.0, "--outer-momentum", help="CO2's β (the authors use 0 at ≤ 16 GPUs)."),
+    staleness_penalty: str = typer.Option("constant", "--staleness-penalty", help="CO2: constant (authors' code: Λ = 1/--gap-penalty) or adaptive (densing's per-tensor λ)."),
+    gap_penalty: float = typer.Option(1.0, "--gap-penalty", help="CO2's constant penalty divisor λ (1: none)."),
+    outer_clip_mode: str = typer.Option("none", "--outer-clip-mode", help="CO2 outer momentum clipping: none (authors' default), elementwise (authors' clamp to ±c) or l2 (densing's global norm)."),
+    outer_clip: float = typer.Option(1.0, "--outer-clip", help="CO2 clipping threshold c."),
+    tp_overlap: str = typer.Option("none", "--tp-overlap", help="tp: none (serialized all-reduce), chunked (per-chunk async all-reduce), or a comma list: one run each."),
+    tp_chunks: int = typer.Option(4, "--tp-chunks", help="tp chunked: pieces of the producer GEMM (along tokens)."),
+    repeats: int = typer.Option(1, "--repeats", help="Run the whole set N times, into OUT/r0 to OUT/r<N-1>."),
     seed: int = typer.Option(0, "--seed"),
     nnodes: int = typer.Option(1, "--nnodes", help="torchrun --nnodes (several nodes need --rdzv-endpoint)."),
     node_rank: int = typer.Option(0, "--node-rank"),
@@ -153,27 +178,56 @@ def run(
     from densing.overlap.train import TrainConfig, run_strategies
 
     names = [s.name for s in parse(strategies, "training")]
+    modes = [m.strip() for m in tp_overlap.split(",") if m.strip()]
     base = TrainConfig(steps=steps, batch_size=batch_size, seq_len=seq_len, d_model=d_model, n_layer=n_layer,
                        n_head=n_head, lr=lr, seed=seed, corpus=corpus, profile_skip=profile_skip,
                        profile_active=profile_active, bucket_mb=bucket_mb, local_steps=local_steps,
-                       outer_lr=outer_lr, outer_momentum=outer_momentum, outer_clip=outer_clip)
-    summary = run_strategies(out, names, base, workers=workers, nnodes=nnodes, node_rank=node_rank,
-                             rdzv_endpoint=rdzv_endpoint)
-    print_frame(summary, fmt, title=f"runs in {out}")
+                       outer_lr=outer_lr, outer_momentum=outer_momentum, outer_clip=outer_clip,
+                       staleness_penalty=staleness_penalty, gap_penalty=gap_penalty,
+                       outer_clip_mode=outer_clip_mode, tp_overlap=modes[0] if modes else "", tp_chunks=tp_chunks)
+    summary = run_strategies(out, names, base, workers=workers, tp_overlaps=modes, repeats=repeats,
+                             nnodes=nnodes, node_rank=node_rank, rdzv_endpoint=rdzv_endpoint)
+    # the run column (last) is the folder under OUT: short, never cut mid-word
+    print_frame(summary, fmt, title=f"runs in {out} (step time: median of the unprofiled steps)")
 
 
 @overlap_app.command()
 def validate(
-    sync_dir: Path = typer.Argument(..., help="A 'densing overlap run' folder of the sync strategy (calibration)."),
+    sync_dir: Path = typer.Argument(..., help="A 'densing overlap run' folder of the sync strategy (calibration), or a whole 'run' output (OUT: sync/, ddp/, co2/, tp-none/, tp-chunked/; or its repeats OUT/r0, OUT/r1 and so on)."),
     runs: Optional[list[Path]] = typer.Argument(None, help="Runs to predict (e.g. the ddp and co2 folders); each run's strategy is read from its run.yaml."),
     calibration: bool = typer.Option(False, "--calibration", help="Print what the model learned from the sync run instead."),
+    per_repeat: bool = typer.Option(False, "--per-repeat", help="With a run output: one row per (repeat, strategy) instead of the summary across repeats."),
+    contention: Optional[float] = typer.Option(None, "--contention", help="T3's γ for the tp-chunked prediction (default: measured on the chunked run)."),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
-    """What-if check: calibrate on the sync run, predict the other runs' step times, compare with measurement."""
-    from densing.overlap.validate import validate as validate_runs
+    """What-if check: calibrate on the sync run (tp-none for T3), predict the other runs' step times,
+    compare with measurement. Times compared are profiled steps (ProfilerStep means); the
+    unprofiled step and the profiler's overhead are shown beside them."""
+    from densing.overlap.validate import error_summary, is_run_root, validate as validate_runs, validate_repeats
 
+    if is_run_root(sync_dir) or any(sync_dir.glob("r[0-9]*/sync/run.yaml")) or any(sync_dir.glob("r[0-9]*/tp-none/run.yaml")):
+        if runs or calibration:
+            raise InputError("runs: a run output folder is validated as a whole (no further runs, no --calibration)")
+        table = validate_repeats(sync_dir, contention)
+        if per_repeat:
+            print_frame(table, fmt, title="what-if vs measured, per repeat (profiled step time)", keys=2)
+        else:
+            print_frame(error_summary(table), fmt, title=f"prediction error across {table['repeat'].nunique()} "
+                        "repeat(s) (profiled step time)", keys=1)
+        return
     cal, table = validate_runs(sync_dir, *(runs or []))
-    print_frame(cal.to_frame() if calibration else table, fmt, title="what-if vs measured (step time)")
+    print_frame(cal.to_frame() if calibration else table, fmt, title="what-if vs measured (profiled step time)")
+
+
+@overlap_app.command()
+def sublayers(
+    run_dir: Path = typer.Argument(..., help="A tp run folder (tp-none or tp-chunked)."),
+    fmt: Format = typer.Option(Format.table, "--format"),
+) -> None:
+    """Per-sublayer time, exposed communication and measured contention of a tensor-parallel run."""
+    from densing.overlap.sublayers import sublayer_table
+
+    print_frame(sublayer_table(run_dir), fmt, title=f"tp sublayers {run_dir} (µs per step)", keys=2)
 
 
 @overlap_app.command()

@@ -1,4 +1,4 @@
-"""CO2 outer update (Sun et al., ICLR 2024, arXiv 2401.16265, Alg. 1 and §3.2), on torch tensors.
+"""CO2 outer update (Sun et al., ICLR 2024, arXiv 2401.16265), on torch tensors.
 
 CO2 runs τ local steps of an inner optimizer on every worker, then all-reduces the change of the
 model *asynchronously*: the all-reduce of round t runs while the τ local steps of round t + 1
@@ -7,17 +7,32 @@ x_{t,0} the (identical) model every worker starts round t from, x^{(i)}_{t,τ} w
 after its τ local steps, α the outer learning rate, β the outer momentum, c the clipping
 threshold.
 
+Source. The paper's Algorithm 1 and its equations for the staleness gap penalty and the clipping
+could not be read in this session (only the abstract and third-party summaries were reachable),
+so the default follows the authors' code, ``weigao266/fairscale-CO2`` (linked from
+OpenNLPLab/CO2), ``fairscale/experimental/nn/data_parallel/gossip/co2.py``,
+``_perform_local_optimization``:  ``m.mul_(β).sub_(x, alpha=1/λ).add_(x_old, alpha=1/λ)``, then
+``if co2_clip: clamp(m, −c, c)``, then ``x_old −= α·m; x ← x_old``, with the constructor's
+defaults ``co2_gap_penalty = 1.0``, ``co2_clip = False``, ``co2_clip_threshold = 1.0``,
+``outer_lr = 1.0`` (and ``outer_momentum = 0.5`` there; the paper's recipes use β = 0 at ≤ 16
+GPUs, τ 20–48, which is densing's default β here: 2 workers). Note: the authors' ``_co2_clip``
+calls ``torch.clamp`` without using its result, so in their code the clamp has no effect even when
+switched on; densing implements the clamp it names.
+
 * local change      Δ^{(i)}_t = x_{t,0} − x^{(i)}_{t,τ};  its mean Δ̄_t = (1/W) Σ_i Δ^{(i)}_t is
                     all-reduced asynchronously (started at the end of round t, waited for at the
                     end of round t + 1);
-* staleness gap penalty (§3.2): the averaged change Δ̄_{t−1} was computed from x_{t−1,0}, but
-  arrives when the model is already at x_{t,0}. Layer by layer (l), it is scaled by
-                    λ_l = ‖Δ̄^l_{t−1}‖ / (‖Δ̄^l_{t−1}‖ + ‖x^l_{t,0} − x^l_{t−1,0}‖)  ∈ (0, 1],
-  1 when the model has not moved since (no staleness) and → 0 as the gap dominates the update.
-  The paper introduces a layer-wise penalty that shrinks the stale update as the staleness gap
-  grows; this normalisation is this implementation's explicit choice of that form;
-* outer momentum    m_t = β·m_{t−1} + Λ_t ⊙ Δ̄_{t−1}       (Λ_t: λ_l on the entries of layer l);
-* outer momentum clipping (§3.2)   m_t ← m_t · min(1, c / ‖m_t‖₂)   (global ℓ2 norm; c = ∞: off);
+* staleness gap penalty, ``staleness_penalty``:
+  - ``constant`` (default, the authors' code): Λ_t = 1/λ for every entry, λ = ``gap_penalty``
+    (1: no penalty);
+  - ``adaptive`` (densing's earlier choice, kept as an option): layer by layer (l)
+    λ_l = ‖Δ̄^l_{t−1}‖ / (‖Δ̄^l_{t−1}‖ + ‖x^l_{t,0} − x^l_{t−1,0}‖) ∈ (0, 1], 1 when the model
+    has not moved since and → 0 as the gap dominates the update;
+* outer momentum    m_t = β·m_{t−1} + Λ_t ⊙ Δ̄_{t−1};
+* outer momentum clipping, ``clip_mode``:
+  - ``none`` (default, the authors' ``co2_clip = False``);
+  - ``elementwise`` (the authors' clamp): m_t ← clamp(m_t, −c, c);
+  - ``l2`` (densing's earlier choice): m_t ← m_t · min(1, c / ‖m_t‖₂) (global ℓ2 norm);
 * outer update      x_{t+1,0} = x_{t,0} − α·m_t, and every worker restarts from x_{t+1,0}.
 
 In round 0 nothing has arrived yet: x_{1,0} = x_{0,0}. With W = 1, β = 0, α = 1 and no penalty,
@@ -42,24 +57,46 @@ def staleness_penalty(stale_update: Sequence, gap: Sequence) -> list[float]:
     return out
 
 
+PENALTY_MODES = ("constant", "adaptive")
+CLIP_MODES = ("none", "elementwise", "l2")
+
+
 def outer_update(anchor: Sequence, previous_anchor: Sequence | None, stale_update: Sequence,
                  momentum: Sequence, outer_lr: float, outer_momentum: float,
-                 clip: float = math.inf, penalty: bool = True):
-    """One CO2 outer step on lists of tensors (one per layer); returns (new anchor, new momentum, λ).
+                 clip: float = math.inf, penalty: str | bool = "constant", gap_penalty: float = 1.0,
+                 clip_mode: str | None = None):
+    """One CO2 outer step on lists of tensors (one per layer); returns (new anchor, new momentum, Λ).
 
-    m = β·m + Λ ⊙ Δ̄_{t−1};  m ← m·min(1, c/‖m‖₂);  x_{t+1,0} = x_{t,0} − α·m   (Sun et al. 2024,
-    Alg. 1 and §3.2; Λ from :func:`staleness_penalty` with gap x_{t,0} − x_{t−1,0}). Inputs are not
-    modified.
+    m = β·m + Λ ⊙ Δ̄_{t−1};  clip m;  x_{t+1,0} = x_{t,0} − α·m  (see the module docstring for the
+    penalty and clipping modes and their sources). ``penalty``: ``constant`` (Λ = 1/``gap_penalty``)
+    or ``adaptive`` (Λ per layer from :func:`staleness_penalty`, gap x_{t,0} − x_{t−1,0}); True/False
+    mean adaptive/no penalty. ``clip_mode``: none, elementwise or l2 (default: l2 when ``clip`` is
+    finite, else none). Inputs are not modified.
     """
-    if penalty and previous_anchor is not None:
+    if penalty is True:
+        penalty = "adaptive"
+    elif penalty is False:
+        penalty, gap_penalty = "constant", 1.0
+    if penalty not in PENALTY_MODES:
+        raise ValueError(f"staleness_penalty: expected one of {', '.join(PENALTY_MODES)}, got {penalty!r}")
+    if clip_mode is None:
+        clip_mode = "l2" if math.isfinite(clip) else "none"
+    if clip_mode not in CLIP_MODES:
+        raise ValueError(f"outer_clip_mode: expected one of {', '.join(CLIP_MODES)}, got {clip_mode!r}")
+    if penalty == "adaptive" and previous_anchor is not None:
         lambdas = staleness_penalty(stale_update, [a - p for a, p in zip(anchor, previous_anchor)])
-    else:
+    elif penalty == "adaptive":
         lambdas = [1.0] * len(stale_update)
+    else:
+        lambdas = [1.0 / gap_penalty] * len(stale_update)
     new_m = [outer_momentum * m + lam * u for m, u, lam in zip(momentum, stale_update, lambdas)]
-    norm = math.sqrt(sum(float(m.pow(2).sum()) for m in new_m))
-    if math.isfinite(clip) and norm > clip:
-        scale = clip / norm
-        new_m = [m * scale for m in new_m]
+    if clip_mode == "l2":
+        norm = math.sqrt(sum(float(m.pow(2).sum()) for m in new_m))
+        if norm > clip:
+            scale = clip / norm
+            new_m = [m * scale for m in new_m]
+    elif clip_mode == "elementwise":
+        new_m = [m.clamp(-clip, clip) for m in new_m]
     new_anchor = [a - outer_lr * m for a, m in zip(anchor, new_m)]
     return new_anchor, new_m, lambdas
 
@@ -79,12 +116,14 @@ class CO2:
     """
 
     def __init__(self, params, world_size: int, outer_lr: float = 1.0, outer_momentum: float = 0.0,
-                 clip: float = math.inf, penalty: bool = True, group=None):
+                 clip: float = 1.0, penalty: str = "constant", group=None, gap_penalty: float = 1.0,
+                 clip_mode: str = "none"):
         import torch
 
         self.params = [p for p in params]
         self.world_size = int(world_size)
         self.outer_lr, self.outer_momentum, self.clip, self.penalty = outer_lr, outer_momentum, clip, penalty
+        self.gap_penalty, self.clip_mode = gap_penalty, clip_mode
         self.group = group
         with torch.no_grad():
             self.anchor = [p.detach().clone() for p in self.params]
@@ -108,7 +147,7 @@ class CO2:
                 stale = self._split(self.pending.buffer / self.world_size)
                 new_anchor, self.momentum, self.last_penalty = outer_update(
                     self.anchor, self.pending.previous_anchor, stale, self.momentum, self.outer_lr,
-                    self.outer_momentum, self.clip, self.penalty)
+                    self.outer_momentum, self.clip, self.penalty, self.gap_penalty, self.clip_mode)
             for p, a in zip(self.params, new_anchor):
                 p.copy_(a)
             self.pending = _Pending(work, delta, self.anchor)

@@ -7,7 +7,8 @@ configuration) trained on a real text corpus, with one of three strategies:
 
 one of the strategies with training hooks in :mod:`densing.overlap.strategies` (``sync``: a
 blocking all-reduce after backward; ``ddp``: DistributedDataParallel's gradient buckets; ``co2``:
-CO2 local updating, :mod:`densing.overlap.co2`), each its own module.
+CO2 local updating, :mod:`densing.overlap.co2`; ``tp``: Megatron tensor parallelism with a
+serialized or chunked all-reduce, :mod:`densing.overlap.strategies.tp`), each its own module.
 
 ``torch.profiler`` records one Kineto trace per rank with a schedule (skip, wait, warmup, active
 steps) and ``ProfilerStep#N`` annotations, into the run directory (``rank<r>.json.gz``), which
@@ -30,6 +31,8 @@ import pandas as pd
 
 from densing.errors import InputError
 from densing.io import atomic_write_bytes, atomic_write_text
+
+from densing.overlap_defaults import DEFAULT_BUCKET_MB
 
 RUN_FILE = "run.yaml"
 METRICS_FILE = "metrics.csv"
@@ -55,19 +58,23 @@ class TrainConfig:
     profile_skip: int = 40
     profile_wait: int = 1
     profile_warmup: int = 1
-    profile_active: int = 12
+    profile_active: int = 24  # enough profiled steps for a stable mean (12 gave ±40% validation errors)
     threads: int = 0  # intra-op threads per worker; 0: cores / local workers
-    bucket_mb: float = 4.0
+    bucket_mb: float = DEFAULT_BUCKET_MB
     local_steps: int = 4  # CO2's τ
     outer_lr: float = 1.0
-    outer_momentum: float = 0.5
-    outer_clip: float = 1.0  # CO2 outer momentum clipping threshold (ℓ2); inf: off
-    staleness_penalty: bool = True
+    outer_momentum: float = 0.0  # the authors' setting at ≤ 16 GPUs (see densing.overlap.co2)
+    outer_clip: float = 1.0  # CO2 outer momentum clipping threshold (used by the clip modes)
+    staleness_penalty: str = "constant"  # CO2 penalty: constant (authors' code) | adaptive (densing's)
+    gap_penalty: float = 1.0  # the constant penalty's divisor λ (1: no penalty, the authors' default)
+    outer_clip_mode: str = "none"  # none (authors' default) | elementwise (authors' clamp) | l2 (densing's)
+    tp_overlap: str = "none"  # tp: none (serialized all-reduce) | chunked
+    tp_chunks: int = 4  # tp chunked: pieces of the producer GEMM
 
     def check(self) -> "TrainConfig":
         """Raise InputError naming the first field that is out of range."""
         positive = ("steps", "batch_size", "seq_len", "d_model", "n_layer", "n_head", "corpus_bytes",
-                    "profile_active", "local_steps")
+                    "profile_active", "local_steps", "tp_chunks")
         for name in positive:
             if int(getattr(self, name)) < 1:
                 raise InputError(f"{name}: expected ≥ 1, got {getattr(self, name)}")
@@ -79,15 +86,27 @@ class TrainConfig:
         get(self.strategy, "training")  # InputError naming the strategies that can train
         if self.d_model % self.n_head:
             raise InputError(f"d_model: expected a multiple of n_head ({self.n_head}), got {self.d_model}")
-        for name in ("lr", "bucket_mb", "outer_lr", "outer_clip"):
+        for name in ("lr", "bucket_mb", "outer_lr", "outer_clip", "gap_penalty"):
             if not float(getattr(self, name)) > 0:
                 raise InputError(f"{name}: expected > 0, got {getattr(self, name)}")
+        from densing.overlap.co2 import CLIP_MODES, PENALTY_MODES
+        from densing.overlap.strategies.tp import TP_OVERLAP_MODES
+
+        for name, allowed in (("staleness_penalty", PENALTY_MODES), ("outer_clip_mode", CLIP_MODES),
+                              ("tp_overlap", TP_OVERLAP_MODES)):
+            if getattr(self, name) not in allowed:
+                raise InputError(f"{name}: expected one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         if not 0 <= self.outer_momentum < 1:
             raise InputError(f"outer_momentum: expected in [0, 1), got {self.outer_momentum}")
         if self.profile_end > self.steps:
             raise InputError(f"steps: the profiler schedule needs {self.profile_end} steps "
                              f"(skip + wait + warmup + active), got {self.steps}")
         return self
+
+    @property
+    def run_name(self) -> str:
+        """The run's folder under ``densing overlap run``'s output: the strategy, ``tp-<overlap>`` for tp."""
+        return f"tp-{self.tp_overlap}" if self.strategy == "tp" else self.strategy
 
     @property
     def profile_end(self) -> int:
@@ -99,6 +118,15 @@ class TrainConfig:
         unknown = sorted(set(data) - set(names))
         if unknown:
             raise InputError(f"{where}: unknown field {unknown[0]!r}")
+        data = dict(data)
+        if isinstance(data.get("staleness_penalty"), bool):  # run.yaml written before the modes
+            data["staleness_penalty"] = "adaptive" if data["staleness_penalty"] else "constant"
+        for name in ("steps", "local_steps", "tp_chunks", "batch_size", "seq_len"):
+            value = data.get(name)
+            if isinstance(value, float):
+                if not value.is_integer():
+                    raise InputError(f"{where}: {name}: expected an integer, got {value}")
+                data[name] = int(value)
         return cls(**data).check()
 
 
@@ -228,6 +256,11 @@ def launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: i
     import yaml
 
     config.check()
+    if config.strategy == "tp":
+        from densing.overlap.strategies.tp import check_tp
+
+        check_tp(config.d_model, config.n_head, workers * nnodes, config.batch_size * config.seq_len,
+                 config.tp_chunks, config.tp_overlap)
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     for stale in list(run_dir.glob("rank*.json.gz")) + list(run_dir.glob("metrics-rank*.csv")):
@@ -249,24 +282,49 @@ def launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: i
     return merge_metrics(run_dir)
 
 
-def run_strategies(out: str | Path, strategies, base: TrainConfig, workers: int = 2, **launch_args) -> pd.DataFrame:
-    """Run each strategy into ``out/<strategy>`` with the same model, data and tokens; one summary
-    row per run: wall-clock step time (median, unprofiled steps), tokens/s and the final loss."""
+def expand_runs(strategies, base: TrainConfig, tp_overlaps=("none",)) -> list[TrainConfig]:
+    """One configuration per run: each strategy, and ``tp`` once per overlap mode in ``tp_overlaps``."""
     from dataclasses import replace
 
-    rows = []
+    configs = []
     for strategy in strategies:
-        config = replace(base, strategy=strategy).check()
-        metrics = launch(config, Path(out) / strategy, workers=workers, **launch_args)
-        plain = metrics[~metrics["profiled"].astype(bool)]
-        per_step = plain.groupby("step")["step_time_s"].max()
-        tokens_per_step = workers * launch_args.get("nnodes", 1) * config.batch_size * config.seq_len
-        loss = metrics.groupby("step")["loss"].mean()
-        rows.append({"strategy": strategy, "run": str(Path(out) / strategy), "steps": config.steps,
-                     "median_step_ms": float(per_step.median() * 1e3),
-                     "tokens_per_s": float(tokens_per_step / per_step.median()),
-                     "final_loss": float(loss.iloc[-1]), "mean_loss_last_20": float(loss.tail(20).mean())})
-    return pd.DataFrame(rows)
+        modes = list(tp_overlaps) if strategy == "tp" else [base.tp_overlap]
+        if strategy == "tp" and not modes:
+            raise InputError("tp_overlap: expected at least one of none, chunked")
+        configs += [replace(base, strategy=strategy, tp_overlap=m).check() for m in modes]
+    return configs
+
+
+def run_strategies(out: str | Path, strategies, base: TrainConfig, workers: int = 2, tp_overlaps=("none",),
+                   repeats: int = 1, **launch_args) -> pd.DataFrame:
+    """Run each strategy into ``out/<run name>`` (``out/r<i>/<run name>`` with ``repeats`` > 1) with
+    the same model, data and seed; ``tp`` once per mode of ``tp_overlaps`` (``tp-none``,
+    ``tp-chunked``). One summary row per run: the median wall-clock time of its *unprofiled* steps
+    (``unprofiled_median_step_ms``; ``validate`` compares profiled means), tokens/s and the loss."""
+    if repeats < 1:
+        raise InputError(f"repeats: expected ≥ 1, got {repeats}")
+    configs = expand_runs(strategies, base, tp_overlaps)
+    rows = []
+    for r in range(repeats):
+        root = Path(out) / f"r{r}" if repeats > 1 else Path(out)
+        for config in configs:
+            metrics = launch(config, root / config.run_name, workers=workers, **launch_args)
+            rows.append({"repeat": r, **summary_row(config, metrics, workers * launch_args.get("nnodes", 1)),
+                         "run": str((root / config.run_name).relative_to(out))})
+    frame = pd.DataFrame(rows)
+    return frame if repeats > 1 else frame.drop(columns="repeat")
+
+
+def summary_row(config: TrainConfig, metrics: pd.DataFrame, world: int) -> dict:
+    """A run's summary (see :func:`run_strategies`)."""
+    plain = metrics[~metrics["profiled"].astype(bool)]
+    per_step = plain.groupby("step")["step_time_s"].max()
+    tokens_per_step = (1 if config.strategy == "tp" else world) * config.batch_size * config.seq_len
+    loss = metrics.groupby("step")["loss"].mean()
+    return {"strategy": config.run_name, "steps": config.steps,
+            "unprofiled_median_step_ms": float(per_step.median() * 1e3),
+            "tokens_per_s": float(tokens_per_step / per_step.median()),
+            "final_loss": float(loss.iloc[-1]), "mean_loss_last_20": float(loss.tail(20).mean())}
 
 
 def merge_metrics(run_dir: str | Path) -> pd.DataFrame:
@@ -342,14 +400,16 @@ def worker_main(run_dir: str | Path) -> None:
 
     model = build_model(config).to(device)
     text = load_corpus(config.corpus, config.corpus_bytes)
-    batches = _batches(text, config, rank)
     params = list(model.parameters())
     from densing.overlap.strategies.base import TrainContext
     from densing.overlap.strategies.registry import get
 
     hooks = get(config.strategy, "training").training(TrainContext(config, model, params, world, cuda, local_rank))
     net = hooks.wrap(model)
+    params = list(net.parameters())  # tp replaces the blocks' parameters with this rank's shards
     optimizer = torch.optim.AdamW(params, lr=config.lr, foreach=True)
+    shares = hooks.shares_batch
+    batches = _batches(text, config, 0 if shares else rank)
 
     def on_trace_ready(prof) -> None:
         import gzip
@@ -365,7 +425,7 @@ def worker_main(run_dir: str | Path) -> None:
                      warmup=config.profile_warmup, active=config.profile_active, repeat=1)
     first_active = config.profile_skip + config.profile_wait + config.profile_warmup
     rows = []
-    tokens_per_step = world * config.batch_size * config.seq_len
+    tokens_per_step = (1 if shares else world) * config.batch_size * config.seq_len
     dist.barrier()
     with profile(activities=activities, schedule=sched, on_trace_ready=on_trace_ready) as prof:
         for step in range(config.steps):

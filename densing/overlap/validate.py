@@ -20,6 +20,13 @@ Calibrated from the sync run (per step, medians over steps; one rank's view unle
 * all-reduce CPU share u = CPU seconds the process spends during the blocking all-reduce (the
   training thread is blocked, so this is the collective's threads) / T_ar (``metrics.csv``).
 
+Repeats (:func:`validate_repeats`, ``densing overlap validate OUT``): each repeat of a ``run
+--repeats N`` output (``OUT/r<i>``) is validated on its own sync run (and T3 on its own tp-none
+run, :mod:`densing.overlap.sublayers`); :func:`error_summary` gives the error's median, min and
+max across repeats. Every comparison is of *profiled* steps (ProfilerStep means: the phases are
+only measured there); :func:`profiler_overhead` puts the unprofiled step time beside it, from
+``metrics.csv`` (profiled vs unprofiled wall-clock steps of the same run).
+
 Models: each strategy's validation model (``predict_run_s``, one module per strategy in
 :mod:`densing.overlap.strategies`) on the fluid model of :mod:`densing.overlap.fluid`; the run's
 strategy is read from its ``run.yaml``.
@@ -154,6 +161,105 @@ def validate(sync_dir: str | Path, *run_dirs: str | Path | None) -> tuple[RunCal
                        "error_no_contention_pct", "run"]]
 
 
+def profiler_overhead(run_dir: str | Path) -> dict:
+    """Profiled vs unprofiled wall-clock step time of one run, from its ``metrics.csv`` (the slower
+    rank per step): the profiled steps are the schedule's active steps; the unprofiled ones are the
+    steps outside the profiler's window [skip, skip + wait + warmup + active), without the first
+    5 (warm-up). Returns profiled_ms, unprofiled_ms (means) and overhead_pct = 100·(p/u − 1)."""
+    from densing.overlap.train import read_run
+
+    meta, metrics = read_run(run_dir)
+    cfg = meta["config"]
+    skip = int(cfg.get("profile_skip", 0))
+    end = skip + int(cfg.get("profile_wait", 0)) + int(cfg.get("profile_warmup", 0)) + int(cfg.get("profile_active", 0))
+    per_step = metrics.groupby("step").agg(t=("step_time_s", "max"), profiled=("profiled", "max"))
+    steps = per_step.index.to_series()
+    plain = per_step[((steps < skip) | (steps >= end)) & (steps >= min(5, skip))]
+    prof = per_step[per_step["profiled"].astype(bool)]
+    p = float(prof["t"].mean() * 1e3) if len(prof) else math.nan
+    u = float(plain["t"].mean() * 1e3) if len(plain) else math.nan
+    return {"profiled_ms": p, "unprofiled_ms": u,
+            "profiler_overhead_pct": 100.0 * (p / u - 1.0) if u and math.isfinite(u) else math.nan}
+
+
+def is_run_root(path: str | Path) -> bool:
+    """A ``densing overlap run`` output folder (one sub-folder per run) rather than one run."""
+    path = Path(path)
+    return not (path / "run.yaml").exists() and path.is_dir() and any((path / n / "run.yaml").exists()
+                                                                      for n in ("sync", "tp-none"))
+
+
+def repeat_roots(path: str | Path) -> list[Path]:
+    """The repeats under ``path``: ``r0``, ``r1``, … (``run --repeats N``), or ``path`` itself."""
+    path = Path(path)
+    reps = sorted((p for p in path.glob("r*") if p.name[1:].isdigit() and is_run_root(p)),
+                  key=lambda p: int(p.name[1:]))
+    if reps:
+        return reps
+    if is_run_root(path):
+        return [path]
+    raise InputError(f"{path}: expected a 'densing overlap run' output folder (sync/ or tp-none/, or r0/, r1/ …)")
+
+
+def validate_root(root: str | Path, contention: float | None = None) -> "pd.DataFrame":
+    """Validate one repeat: ddp and co2 (and any other data-parallel run) predicted from its
+    ``sync`` run; ``tp-chunked`` predicted by T3 from its ``tp-none`` run with the contention
+    measured on the chunked run (or ``contention``), :func:`densing.overlap.sublayers.predict_t3`.
+    Every row compares the *profiled* step (ProfilerStep mean); the unprofiled step time and the
+    profiler's overhead come beside it."""
+    from densing.overlap.sublayers import predict_t3
+
+    root = Path(root)
+    frames = []
+    if (root / "sync" / "run.yaml").exists():
+        others = [root / n for n in ("ddp", "co2") if (root / n / "run.yaml").exists()]
+        frames.append(validate(root / "sync", *others)[1])
+    if (root / "tp-none" / "run.yaml").exists() and (root / "tp-chunked" / "run.yaml").exists():
+        t3 = predict_t3(root / "tp-none", root / "tp-chunked", contention)
+        free = predict_t3(root / "tp-none", root / "tp-chunked", 0.0)["predicted_us"] / 1e3
+        measured = measured_step_s(root / "tp-chunked") * 1e3
+        frames.append(pd.DataFrame([{
+            "strategy": "t3", "measured_ms": measured, "predicted_ms": t3["predicted_us"] / 1e3,
+            "error_pct": 100.0 * (t3["predicted_us"] / 1e3 - measured) / measured,
+            "predicted_no_contention_ms": free, "error_no_contention_pct": 100.0 * (free - measured) / measured,
+            "run": str(root / "tp-chunked"), "contention": t3["contention"]}]))
+    if not frames:
+        raise InputError(f"{root}: no sync run and no tp-none + tp-chunked pair to validate")
+    frame = pd.concat(frames, ignore_index=True)
+    over = pd.DataFrame([profiler_overhead(r) for r in frame["run"]])
+    frame = pd.concat([frame, over], axis=1)
+    frame["compares"] = "profiled step (ProfilerStep mean)"
+    return frame
+
+
+def validate_repeats(path: str | Path, contention: float | None = None) -> "pd.DataFrame":
+    """:func:`validate_root` for every repeat under ``path``; a ``repeat`` column first."""
+    frames = []
+    for i, root in enumerate(repeat_roots(path)):
+        f = validate_root(root, contention)
+        f.insert(0, "repeat", i)
+        frames.append(f)
+    return pd.concat(frames, ignore_index=True)
+
+
+def error_summary(per_repeat: "pd.DataFrame") -> "pd.DataFrame":
+    """Per strategy across repeats: n, the prediction error's median, min and max (%), and the
+    median profiled step, unprofiled step and profiler overhead. Strategies in first-seen order."""
+    rows = []
+    for strategy, g in per_repeat.groupby("strategy", sort=False):
+        e = g["error_pct"].dropna()
+        rows.append({"strategy": strategy, "repeats": int(len(g)),
+                     "error_median_pct": float(e.median()) if len(e) else math.nan,
+                     "error_min_pct": float(e.min()) if len(e) else math.nan,
+                     "error_max_pct": float(e.max()) if len(e) else math.nan,
+                     "abs_error_median_pct": float(e.abs().median()) if len(e) else math.nan,
+                     "measured_profiled_ms_median": float(g["measured_ms"].median()),
+                     "predicted_ms_median": float(g["predicted_ms"].median()),
+                     "unprofiled_ms_median": float(g["unprofiled_ms"].median()),
+                     "profiler_overhead_median_pct": float(g["profiler_overhead_pct"].median())})
+    return pd.DataFrame(rows)
+
+
 def convergence(ddp_dir: str | Path, co2_dir: str | Path, window: int = 20) -> pd.DataFrame:
     """Training loss of two runs at equal tokens: the rank-mean loss per step, and the mean of the
     last ``window`` steps (both runs must have the same tokens per step)."""
@@ -169,6 +275,7 @@ def convergence(ddp_dir: str | Path, co2_dir: str | Path, window: int = 20) -> p
                     f"mean_loss_last_{window}": float(last["loss"].mean()),
                     "local_steps": meta["config"].get("local_steps") if label == "co2" else None})
     frame = pd.DataFrame(out)
+    frame["local_steps"] = frame["local_steps"].astype("Int64")  # an integer (τ), null for ddp
     if frame["tokens"].nunique() != 1:
         raise InputError(f"{co2_dir}: tokens: expected the same total as {ddp_dir}, got {frame['tokens'].tolist()}")
     return frame

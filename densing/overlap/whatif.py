@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 import numpy as np
 
 from densing.errors import InputError
+from densing.overlap_defaults import DEFAULT_BUCKET_MB
 from densing.overlap.metrics import breakdown
 from densing.overlap.model import COMMUNICATION, RankTrace
 from densing.overlap.strategies.base import WhatIfPoint, ring_allreduce_time_s
@@ -29,6 +30,10 @@ from densing.overlap.trace import read_traces
 
 if TYPE_CHECKING:
     import pandas as pd
+
+#: Below this computation per step (µs) a calibration describes no real training step (e.g. HTA's
+#: ``cpu_only`` test trace: 3.96 µs): the what-if warns, and reports no scaling efficiency.
+MIN_COMPUTE_US = 100.0
 
 # The CO2 paper's two clusters: 800 Gb/s RDMA (InfiniBand) and 80 Gb/s TCP/IP Ethernet.
 DEFAULT_BANDWIDTHS_GBPS = (800.0, 80.0)
@@ -90,16 +95,26 @@ def calibrate(source: str | Path | Iterable[RankTrace], model_params: float | No
     )
 
 
+def calibration_warnings(calibration: Calibration) -> list[str]:
+    """Why a calibration's predictions should not be read as meaningful (one line each)."""
+    c = calibration.compute_time_per_step_us
+    if not c >= MIN_COMPUTE_US:
+        return [f"compute_time_per_step_us: {c:.3g} µs per step is below {MIN_COMPUTE_US:g} µs — the trace "
+                f"holds no real training step; scaling efficiency is not reported (NaN)"]
+    return []
+
+
 def predict(calibration: Calibration, workers: Sequence[int] = (1, 2, 4, 8, 16, 32, 64, 128),
             bandwidths_gbps: Sequence[float] = DEFAULT_BANDWIDTHS_GBPS,
             strategies: Sequence[str] | None = None, local_steps: int = 4,
             contention: float = 0.1, latency_us: float = 5.0,
-            bucket_bytes: float = 25 * 2**20, backward_fraction: float = 2 / 3) -> "pd.DataFrame":
+            bucket_bytes: float = DEFAULT_BUCKET_MB * 2**20, backward_fraction: float = 2 / 3) -> "pd.DataFrame":
     """Predicted step time and scaling efficiency per (strategy, workers, bandwidth).
 
     ``strategies``: names in the registry with a what-if model (default: all of them).
     ``local_steps`` (τ, CO2), ``contention`` (γ, T3), ``latency_us`` (α) and ``bucket_bytes``
-    (DDP's default bucket_cap_mb = 25) are model inputs, not measured from the trace.
+    (default: ``densing.overlap_defaults.DEFAULT_BUCKET_MB``, the bucket ``densing overlap run`` trains
+    with) are model inputs, not measured from the trace.
     Bandwidths are link rates in Gb/s (10⁹ bit/s).
     """
     from numbers import Integral, Real
@@ -107,7 +122,7 @@ def predict(calibration: Calibration, workers: Sequence[int] = (1, 2, 4, 8, 16, 
     from densing.validation import Interval, validate
 
     constraints = {"workers": [Interval(Integral, 1, None)], "bandwidths_gbps": [Interval(Real, 0, None, closed="neither")],
-                   "local_steps": [Interval(Integral, 1, None)], "contention": [Interval(Real, 0, 1, closed="left")],
+                   "local_steps": [Interval(Integral, 1, None)], "contention": [Interval(Real, 0, None)],
                    "latency_us": [Interval(Real, 0, None)], "bucket_bytes": [Interval(Real, 0, None, closed="neither")],
                    "backward_fraction": [Interval(Real, 0, 1, closed="right")]}
     for w in workers:
@@ -117,6 +132,7 @@ def predict(calibration: Calibration, workers: Sequence[int] = (1, 2, 4, 8, 16, 
     validate(constraints, local_steps=local_steps, contention=contention, latency_us=latency_us,
              bucket_bytes=bucket_bytes, backward_fraction=backward_fraction)
     chosen = [get(s, "whatif") for s in (names("whatif") if strategies is None else strategies)]
+    meaningful = not calibration_warnings(calibration)
     compute_s = calibration.compute_time_per_step_us * 1e-6
     nbytes = calibration.comm_bytes_per_step
     latency_s = latency_us * 1e-6
@@ -133,7 +149,7 @@ def predict(calibration: Calibration, workers: Sequence[int] = (1, 2, 4, 8, 16, 
                     "strategy": strategy.name, "workers": int(p), "bandwidth_gbps": float(gbps),
                     "compute_us": compute_s * 1e6, "allreduce_us": ar * 1e6,
                     "step_time_us": t * 1e6, "exposed_comm_us": max(0.0, t - compute_s) * 1e6,
-                    "scaling_efficiency": compute_s / t if t > 0 else math.nan,
+                    "scaling_efficiency": compute_s / t if t > 0 and meaningful else math.nan,
                 })
     import pandas as pd
 

@@ -127,3 +127,15 @@ def test_wide_tables_repeat_the_row_names_in_every_block(tmp_path, capsys, monke
     code, out, err = run(["overlap", "analyze", str(tmp_path)], capsys)
     for block in out.split("continued")[1:]:
         assert "rank" in block.split("\n", 3)[-1][:200]
+
+
+def test_whatif_warns_on_a_trace_without_real_compute(tmp_path, capsys):
+    write_trace(tmp_path / "rank-0.json", hand_trace())  # 15 µs of computation per step
+    code, out, err = run(["overlap", "whatif", str(tmp_path), "--workers", "2", "--format", "csv"], capsys)
+    assert code == 0 and err.startswith("warning: compute_time_per_step_us") and err.count("\n") == 1
+    import io
+
+    import pandas as pd
+
+    frame = pd.read_csv(io.StringIO(out))
+    assert len(frame) == 2 * 4 and frame["scaling_efficiency"].isna().all()  # never 0.0 as if meaningful

@@ -52,7 +52,7 @@ def test_a_new_strategy_reaches_the_command_line(perfect, capsys):
     code, out, err = run(["overlap", "strategies", "--format", "json"], capsys)
     assert code == 0, err
     rows = json.loads(out)
-    assert [r["strategy"] for r in rows] == ["sync", "ddp", "co2", "t3", "perfect"]
+    assert [r["strategy"] for r in rows] == ["sync", "ddp", "co2", "t3", "tp", "perfect"]
     assert rows[-1]["whatif"] and not rows[-1]["training"]
     code, _, err = run(["overlap", "run", "out", "--strategies", "perfect"], capsys)
     assert code == 2 and "with training hooks, got 'perfect'" in err
@@ -66,7 +66,7 @@ def test_unknown_strategy_is_an_error():
         registry.parse("sync,t3", "training")
     with pytest.raises(InputError, match="already registered"):
         registry.register(Strategy("sync", "again"))
-    assert [s.name for s in registry.parse("all", "training")] == ["sync", "ddp", "co2"]
+    assert [s.name for s in registry.parse("all", "training")] == ["sync", "ddp", "co2", "tp"]
 
 
 def test_each_built_in_whatif_model_is_its_own():

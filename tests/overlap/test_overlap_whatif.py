@@ -57,3 +57,25 @@ def test_calibrate_from_trace(tmp_path):
     assert cal.compute_time_per_step_us == 15 and cal.comm_time_per_step_us == 10
     assert cal.comm_bytes_per_step == 4000 and cal.comm_bytes_source == "trace args"
     assert calibrate(tmp_path, model_params=1e9, bytes_per_param=2).comm_bytes_per_step == 2e9
+
+
+def test_a_trace_without_real_compute_warns_and_reports_no_efficiency(tmp_path):
+    from densing.overlap.whatif import calibration_warnings
+
+    # HTA's cpu_only test trace has 3.96 µs of computation: no training step to scale
+    tiny = Calibration(3.96, 1.0, 1.0, 10.0, 1e6, "model size", 1, 1)
+    assert "compute_time_per_step_us" in calibration_warnings(tiny)[0]
+    frame = predict(tiny, workers=[2], bandwidths_gbps=[80])
+    assert frame["scaling_efficiency"].isna().all() and (frame["step_time_us"] > 0).all()
+    real = Calibration(100_000.0, 0.0, 0.0, 120_000.0, 1e9, "model size", 8, 1)
+    assert calibration_warnings(real) == [] and predict(real, workers=[2])["scaling_efficiency"].notna().all()
+
+
+def test_whatif_and_run_share_the_bucket_default():
+    import inspect
+
+    from densing.overlap_defaults import DEFAULT_BUCKET_MB
+    from densing.overlap.train import TrainConfig
+
+    assert TrainConfig().bucket_mb == DEFAULT_BUCKET_MB
+    assert inspect.signature(predict).parameters["bucket_bytes"].default == DEFAULT_BUCKET_MB * 2**20

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from densing.errors import InputError
+from densing.overlap_defaults import DEFAULT_BUCKET_MB
 
 CAPABILITIES = ("whatif", "validation", "training")
 
@@ -47,7 +48,7 @@ class WhatIfPoint:
     allreduce_s: float  # T_ar(p, S)
     local_steps: int = 4  # τ (CO2)
     contention: float = 0.1  # γ (T3)
-    bucket_bytes: float = 25 * 2**20  # DDP bucket size
+    bucket_bytes: float = DEFAULT_BUCKET_MB * 2**20  # DDP bucket size
     backward_fraction: float = 2 / 3  # f_bwd
 
 
@@ -65,6 +66,10 @@ class TrainContext:
 
 class TrainHooks:
     """One rank's training loop calls these; the defaults do nothing (no collective of its own)."""
+
+    #: True when every rank computes on the same batch (tensor parallelism): the trainer then gives
+    #: each rank rank 0's data stream and counts the step's tokens once, not once per rank.
+    shares_batch = False
 
     def wrap(self, model):
         """The module to call for the forward pass (e.g. a DistributedDataParallel wrapper)."""

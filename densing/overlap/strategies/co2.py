@@ -1,7 +1,8 @@
 """``co2``: CO2 local updating (Sun et al., ICLR 2024, arXiv 2401.16265, Alg. 1;
 :mod:`densing.overlap.co2`): τ local steps of the inner optimizer, then an asynchronous all-reduce
 of the model change that runs under the next τ local steps, with the staleness gap penalty and
-outer momentum clipping.
+outer momentum clipping in the authors' form by default (constant penalty, no clipping) or
+densing's (adaptive per-tensor penalty, global ℓ2 clip): ``staleness_penalty``/``outer_clip_mode``.
 
 * what-if (steady state, per local step):  T = max(C, T_ar(p, S)/τ);
 * validation (:mod:`densing.overlap.fluid`): one round is τ local steps τ·(F + B + O + o) plus
@@ -54,7 +55,7 @@ class Co2Hooks(TrainHooks):
         ctx = self.context = context
         cfg = ctx.config
         self.outer = CO2(ctx.params, ctx.world, cfg.outer_lr, cfg.outer_momentum, cfg.outer_clip,
-                         cfg.staleness_penalty)
+                         cfg.staleness_penalty, gap_penalty=cfg.gap_penalty, clip_mode=cfg.outer_clip_mode)
 
     def after_optimizer(self, step: int) -> None:
         from torch.profiler import record_function

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 
+from densing.overlap_defaults import DEFAULT_BUCKET_MB
+
 from densing.overlap.fluid import SYNC_COPY_PASSES, RunCalibration, contention_rate, simulate
 from densing.overlap.strategies.base import (Strategy, TrainContext, TrainHooks, WhatIfPoint,
                                              ring_allreduce_time_s)
@@ -22,7 +24,7 @@ from densing.overlap.strategies.base import (Strategy, TrainContext, TrainHooks,
 
 def ddp_step_time_s(compute_s: float, workers: int, message_bytes: float,
                     bandwidth_bytes_per_s: float, latency_s: float = 0.0,
-                    bucket_bytes: float = 25 * 2**20, backward_fraction: float = 2 / 3) -> float:
+                    bucket_bytes: float = DEFAULT_BUCKET_MB * 2**20, backward_fraction: float = 2 / 3) -> float:
     """Bucketed DDP overlap (Li et al. 2020): buckets all-reduced as backward produces them.
 
     k = ⌈S/bucket⌉; r_i = (1 − f_bwd)·C + i·f_bwd·C/k; f_i = max(r_i, f_{i−1}) + T_ar(p, S/k);

@@ -8,10 +8,10 @@ registry. :func:`register` adds one at run time (a plug-in, or a test).
 from __future__ import annotations
 
 from densing.errors import InputError
-from densing.overlap.strategies import co2, ddp, sync, t3
+from densing.overlap.strategies import co2, ddp, sync, t3, tp
 from densing.overlap.strategies.base import CAPABILITIES, Strategy
 
-_BUILT_IN = (sync.STRATEGY, ddp.STRATEGY, co2.STRATEGY, t3.STRATEGY)
+_BUILT_IN = (sync.STRATEGY, ddp.STRATEGY, co2.STRATEGY, t3.STRATEGY, tp.STRATEGY)
 _REGISTRY: dict[str, Strategy] = {s.name: s for s in _BUILT_IN}
 
 

@@ -1,0 +1,94 @@
+"""Exposed communication split into transfer and peer wait (skew), across the ranks of a set.
+
+A collective cannot finish before its slowest participant has joined: a ``gloo:all_reduce`` (or an
+NCCL kernel) that starts on rank r while a peer is still computing spends its first part waiting.
+Matching the j-th collective of a given name in ProfilerStep N on every rank (same program: the
+same sequence on each rank), with s_r its start on rank r (the set's common clock: one machine,
+or Kineto's wall-clock timestamps),
+
+* peer wait of rank r     w_r = min(duration_r, max_r' s_r' − s_r)   (waiting for the last to join);
+* per rank: peer wait = |∪[s_r, s_r + w_r)|, transfer = |∪ collectives| − peer wait (unions:
+  queued asynchronous collectives overlap one another);
+
+and, per rank, the exposed parts (no computation of the rank beside them, as in
+:mod:`densing.overlap.metrics`):
+
+* exposed peer wait  = |W \\ C|, W = ∪[s_r, s_r + w_r), C the rank's computation;
+* exposed transfer   = exposed communication − exposed peer wait.
+
+Exposed transfer is what a better overlap could hide; exposed peer wait is skew, which only
+balancing the ranks removes. Collectives whose match is missing on a rank (the profiler window
+cut it) are left out of the split (counted in ``unmatched``).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
+
+import numpy as np
+
+from densing.overlap.intervals import subtract_intervals, union_length
+from densing.overlap.model import COMMUNICATION, COMPUTATION, RankTrace
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def _keys(t: RankTrace) -> tuple[np.ndarray, list[tuple]]:
+    comm = np.flatnonzero(t.kernel_category == COMMUNICATION)
+    comm = comm[np.argsort(t.kernel_start_us[comm], kind="stable")]
+    seen: dict[tuple, int] = {}
+    keys = []
+    for i in comm.tolist():
+        base = (int(t.kernel_step[i]), t.kernel_names[t.kernel_name_code[i]])
+        keys.append(base + (seen.get(base, 0),))
+        seen[base] = seen.get(base, 0) + 1
+    return comm, keys
+
+
+def peer_wait_rows(traces: Iterable[RankTrace]) -> list[dict]:
+    """One row per rank: comm_us, peer_wait_us, transfer_us, exposed_comm_us, exposed_peer_wait_us,
+    exposed_transfer_us, matched and unmatched collectives (see the module docstring)."""
+    traces = list(traces)
+    indexed = [_keys(t) for t in traces]
+    latest: dict[tuple, float] = {}
+    count: dict[tuple, int] = {}
+    for t, (idx, keys) in zip(traces, indexed):
+        for i, k in zip(idx.tolist(), keys):
+            latest[k] = max(latest.get(k, -np.inf), float(t.kernel_start_us[i]))
+            count[k] = count.get(k, 0) + 1
+    rows = []
+    n = len(traces)
+    for t, (idx, keys) in zip(traces, indexed):
+        ok = np.array([count[k] == n for k in keys], dtype=bool)
+        s, e = t.kernel_start_us[idx], t.kernel_end_us[idx]
+        wait = np.array([latest[k] for k in keys]) - s if keys else np.zeros(0)
+        wait = np.clip(wait, 0.0, e - s)
+        wait[~ok] = 0.0
+        comp = t.kernel_category == COMPUTATION
+        comm_total = union_length(s, e)
+        exposed = float(comm_total - _covered(s, e, t.kernel_start_us[comp], t.kernel_end_us[comp]))
+        ws, we = subtract_intervals(s[ok], s[ok] + wait[ok], t.kernel_start_us[comp], t.kernel_end_us[comp])
+        exposed_wait = min(exposed, float((we - ws).sum()))
+        waited = union_length(s[ok], s[ok] + wait[ok])
+        rows.append({"rank": t.rank, "comm_us": comm_total, "peer_wait_us": waited,
+                     "transfer_us": comm_total - waited, "exposed_comm_us": exposed,
+                     "exposed_peer_wait_us": exposed_wait, "exposed_transfer_us": exposed - exposed_wait,
+                     "matched": int(ok.sum()), "unmatched": int((~ok).sum())})
+    return rows
+
+
+def _covered(s, e, cs, ce) -> float:
+    from densing.overlap.intervals import intersection_length
+
+    return intersection_length(s, e, cs, ce)
+
+
+def peer_wait(source: str | Path | Iterable[RankTrace]) -> "pd.DataFrame":
+    """:func:`peer_wait_rows` of a trace directory (or read traces) as a DataFrame."""
+    import pandas as pd
+
+    from densing.overlap.trace import read_traces
+
+    traces = read_traces(source) if isinstance(source, (str, Path)) else list(source)
+    return pd.DataFrame(peer_wait_rows(traces))

@@ -1,0 +1,164 @@
+"""Per-sublayer analysis of tensor-parallel runs (``tp`` strategy), measured contention, and the
+T3 prediction of the chunked run from the serialized one.
+
+The trainer annotates every TP sublayer (:mod:`densing.overlap.strategies.tp`): ``tp/<s>`` (the
+sublayer, s ∈ {attn, mlp}), its producer GEMM ``tp/<s>/<gemm>`` (``proj``/``fc2``; one annotation
+per chunk in chunked mode), ``tp/<s>/allreduce`` (the training thread waiting for the forward
+all-reduce) and ``tp/<s>/grad_allreduce`` (the blocking backward all-reduce). Per rank, means over
+the profiled steps (µs per step):
+
+* sublayer time      = Σ ``tp/<s>`` durations (forward);
+* producer GEMM      = Σ ``tp/<s>/<gemm>`` durations;
+* exposed comm       = Σ ``tp/<s>/allreduce`` durations: the forward all-reduce time the training
+  thread could not hide (serialized: all of it; chunked: what is left after the last chunk);
+* backward comm      = Σ ``tp/<s>/grad_allreduce`` (blocking in both modes).
+
+**Measured contention** (:func:`gemm_contention`): each producer-GEMM interval is classified by the
+fraction of it that a ``gloo:*`` collective of the same rank covers: *alone* (0) or *concurrent*
+(≥ ``concurrent_min``, default ½; partial overlaps in between are left out). With equal-sized
+GEMMs (the chunks of one run are equal: the tokens are split evenly)
+
+    γ = mean(concurrent GEMM time) / mean(alone GEMM time) − 1,
+
+the extra compute time a GEMM pays while a collective runs beside it — T3's contention (Pati et
+al. 2024, arXiv 2401.16677, §3: the collective and the GEMM compete for memory bandwidth; here,
+on a CPU, gloo's threads also compete for the cores). In a chunked run chunk 1 of each sublayer
+runs alone and chunks 2…k beside the previous chunk's all-reduce. A serialized run has no
+concurrent GEMM (γ undefined: NaN).
+
+**T3 prediction of the chunked run** (:func:`predict_t3`): from the serialized (``tp-none``) run,
+per sublayer, C = producer GEMM time, A = forward all-reduce time (``tp/<s>/allreduce``); T3's
+model of fine-grained overlap replaces C + A by  max(C + γ·min(C, A), A)  (the T3 strategy's
+:func:`~densing.overlap.strategies.t3.t3_step_time_s`), so the predicted chunked step is
+step_none − Σ_s (C_s + A_s) + Σ_s max(C_s + γ·min(C_s, A_s), A_s), with γ measured on the chunked
+run (or given). Step times are ProfilerStep means (profiled steps).
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from densing.errors import InputError
+from densing.overlap.intervals import merge_intervals
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+SUBLAYERS = {"attn": "proj", "mlp": "fc2"}  # sublayer → its producer GEMM's annotation
+
+
+def annotation_names() -> tuple[str, ...]:
+    names = []
+    for s, gemm in SUBLAYERS.items():
+        names += [f"tp/{s}", f"tp/{s}/{gemm}", f"tp/{s}/allreduce", f"tp/{s}/grad_allreduce"]
+    return tuple(names)
+
+
+def covered_fraction(start: np.ndarray, end: np.ndarray, cover_start: np.ndarray,
+                     cover_end: np.ndarray) -> np.ndarray:
+    """For each interval [start_i, end_i), the fraction of it covered by ∪[cover_start, cover_end)."""
+    start, end = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
+    cs, ce = merge_intervals(cover_start, cover_end)
+    if cs.size == 0:
+        return np.zeros(start.shape)
+    cum = np.concatenate([[0.0], np.cumsum(ce - cs)])
+
+    def covered_before(t):
+        k = np.searchsorted(cs, t, side="right")  # intervals starting at or before t
+        total = cum[k]
+        last = np.clip(k - 1, 0, cs.size - 1)
+        return total - np.where(k > 0, np.maximum(0.0, ce[last] - t), 0.0)
+
+    length = end - start
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(length > 0, (covered_before(end) - covered_before(start)) / length, 0.0)
+
+
+def gemm_contention(gemm_start, gemm_end, coll_start, coll_end, concurrent_min: float = 0.5) -> dict:
+    """Measured contention γ of GEMM intervals against collective intervals (module docstring)."""
+    if not 0 < concurrent_min <= 1:
+        raise InputError(f"concurrent_min: expected in (0, 1], got {concurrent_min}")
+    gemm_start, gemm_end = np.asarray(gemm_start, dtype=float), np.asarray(gemm_end, dtype=float)
+    frac = covered_fraction(gemm_start, gemm_end, np.asarray(coll_start, float), np.asarray(coll_end, float))
+    dur = gemm_end - gemm_start
+    alone, concurrent = dur[frac <= 0.0], dur[frac >= concurrent_min]
+    a = float(alone.mean()) if alone.size else math.nan
+    c = float(concurrent.mean()) if concurrent.size else math.nan
+    return {"gemm_alone_n": int(alone.size), "gemm_alone_us": a, "gemm_concurrent_n": int(concurrent.size),
+            "gemm_concurrent_us": c, "contention": c / a - 1.0 if alone.size and concurrent.size and a > 0 else math.nan}
+
+
+def _frame(run_dir: Path):
+    from densing.overlap.trace import annotation_frame
+
+    ann = annotation_frame(run_dir, annotation_names())
+    ann = ann[ann["step"] >= 0]
+    if not ann["name"].str.startswith("tp/").any():
+        raise InputError(f"{run_dir}: no tp/* annotations in the profiled steps (not a tp run?)")
+    return ann
+
+
+def sublayer_table(run_dir: str | Path) -> "pd.DataFrame":
+    """One row per (rank, sublayer) of a tp run: times per step (µs, means over the profiled
+    steps) and the measured contention of its producer GEMM (see the module docstring)."""
+    import pandas as pd
+
+    run_dir = Path(run_dir)
+    ann = _frame(run_dir)
+    rows = []
+    for rank, r in ann.groupby("rank"):
+        coll = r[r["name"].str.startswith("gloo:")]
+        steps = r["step"].nunique()
+        for s, gemm in SUBLAYERS.items():
+            def per_step(name):
+                return float(r.loc[r["name"] == name, "duration_us"].sum() / steps)
+
+            g = r[r["name"] == f"tp/{s}/{gemm}"]
+            cont = gemm_contention(g["start_us"], g["start_us"] + g["duration_us"], coll["start_us"],
+                                   coll["start_us"] + coll["duration_us"])
+            rows.append({"rank": int(rank), "sublayer": s, "steps": steps,
+                         "sublayer_us": per_step(f"tp/{s}"), "producer_gemm_us": per_step(f"tp/{s}/{gemm}"),
+                         "exposed_comm_us": per_step(f"tp/{s}/allreduce"),
+                         "backward_comm_us": per_step(f"tp/{s}/grad_allreduce"), **cont})
+    return pd.DataFrame(rows)
+
+
+def measured_contention(run_dir: str | Path) -> float:
+    """γ of a (chunked) tp run: all producer GEMMs of all ranks and sublayers pooled."""
+    run_dir = Path(run_dir)
+    ann = _frame(run_dir)
+    alone, concurrent = [], []
+    for _, r in ann.groupby("rank"):
+        coll = r[r["name"].str.startswith("gloo:")]
+        g = r[r["name"].isin([f"tp/{s}/{gemm}" for s, gemm in SUBLAYERS.items()])]
+        # sublayers have different GEMM sizes: normalise each by its sublayer's alone mean
+        for name, gs in g.groupby("name"):
+            c = gemm_contention(gs["start_us"], gs["start_us"] + gs["duration_us"], coll["start_us"],
+                                coll["start_us"] + coll["duration_us"])
+            if c["gemm_alone_n"] and c["gemm_concurrent_n"]:
+                alone.append((c["gemm_alone_n"], 1.0))
+                concurrent.append((c["gemm_concurrent_n"], c["gemm_concurrent_us"] / c["gemm_alone_us"]))
+    if not concurrent:
+        raise InputError(f"{run_dir}: no producer GEMM ran beside a collective (a tp-none run? "
+                         f"contention is measured on a --tp-overlap chunked run)")
+    n = sum(k for k, _ in concurrent)
+    return float(sum(k * v for k, v in concurrent) / n - 1.0)
+
+
+def predict_t3(none_dir: str | Path, chunked_dir: str | Path, contention: float | None = None) -> dict:
+    """T3's prediction of the chunked run's step from the serialized run (module docstring)."""
+    from densing.overlap.strategies.t3 import t3_step_time_s
+    from densing.overlap.validate import measured_step_s
+
+    table = sublayer_table(none_dir)
+    gamma = measured_contention(chunked_dir) if contention is None else float(contention)
+    per = table.groupby("sublayer")[["producer_gemm_us", "exposed_comm_us"]].mean()
+    serial = float((per["producer_gemm_us"] + per["exposed_comm_us"]).sum())
+    fused = float(sum(t3_step_time_s(c, a, max(0.0, gamma)) for c, a in
+                      zip(per["producer_gemm_us"], per["exposed_comm_us"])))
+    step_none = measured_step_s(none_dir) * 1e6
+    return {"contention": gamma, "serial_sublayers_us": serial, "t3_sublayers_us": fused,
+            "step_none_us": step_none, "predicted_us": step_none - serial + fused}
