@@ -223,7 +223,7 @@ def density(
 
     from densing import paths
     from densing.data import read_results
-    from densing.density import compute_density, extrapolation_summary
+    from densing.laws.inversion import compute_density, extrapolation_summary
     from densing.laws.fit import fit_verdict
     from densing.laws.reference import ReferenceFit
 

@@ -35,11 +35,12 @@ import math
 import numpy as np
 import pandas as pd
 
+from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.schema import data_hash
 from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
 from densing.laws import forms
-from densing.laws.reference import CHANCE_LEVELS, POINT_COLUMNS, ReferenceFit
+from densing.laws.reference import POINT_COLUMNS, ReferenceFit
 
 KIND = "family"
 MAX_REDRAWS = 100

@@ -82,7 +82,7 @@ def prediction_variance(fits: list[ReferenceFit], x: np.ndarray) -> np.ndarray:
     for j, fit in enumerate(fits):
         if not fit.bootstrap:
             continue
-        p = fit.draw_columns(np.arange(len(fit.bootstrap)))
+        p = fit.draw_columns()
         pred = forms.performance_law(np.asarray(x, float)[None, :], p["c"], p["gamma"], p["l"], p["d"])
         out[:, j] = np.var(pred, axis=0)
     return out

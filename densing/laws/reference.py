@@ -19,6 +19,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
+from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.schema import data_hash
 from densing.errors import FitError, InputError
 from densing.io import atomic_write_bytes, read_json_object
@@ -28,37 +29,6 @@ from densing.laws import forms
 LAWS = ("two-step", "composed")
 #: Kinds a fit file may hold: the two laws fitted here and the family law (:mod:`densing.laws.family`).
 KINDS = (*LAWS, "family")
-
-#: Chance level (the score of random guessing) of common benchmarks, used as the performance
-#: law's floor d when asked for: k-way multiple choice gives 1/k; open-vocabulary tasks 0.
-CHANCE_LEVELS: dict[str, float] = {
-    "arc_easy": 0.25,
-    "arc_challenge": 0.25,
-    "piqa": 0.5,
-    "sciq": 0.25,
-    "winogrande": 0.5,
-    "hellaswag": 0.25,
-    "mmlu": 0.25,
-    "lambada_openai": 0.0,
-    "lambada": 0.0,
-    "truthfulqa_mc2": 0.0,
-    "gsm8k": 0.0,
-    "humaneval": 0.0,
-    "mbpp": 0.0,
-    "math": 0.0,
-    "bbh": 0.0,
-    # OLMES ranked-classification tasks of AI2's OLMo ladder (densing.data.olmo): 1/k for k choices
-    "olmes_mmlu": 0.25,
-    "olmes_hellaswag": 0.25,
-    "olmes_arc_easy": 0.25,
-    "olmes_arc_challenge": 0.25,
-    "olmes_piqa": 0.5,
-    "olmes_socialiqa": 1 / 3,
-    "olmes_csqa": 0.2,
-    "olmes_openbookqa": 0.25,
-    "olmes_boolq": 0.5,
-    "olmes_winogrande": 0.5,
-}
 
 DEFAULT_D0 = 1e12
 POINT_COLUMNS = ("model", "params", "train_tokens", "score", "loss", "run")
@@ -143,13 +113,19 @@ class ReferenceFit:
         """N̂(S) = ((L̂(S) − b·D0^-β − E) / a)^(−1/α)  (eq. 4), with censored values 0 / +inf."""
         return self.invert(scores, d0)[1]
 
-    def draw_columns(self, picks) -> dict[str, np.ndarray]:
-        """The bootstrap draws ``picks`` as columns of shape (len(picks), 1); fixed parameters broadcast."""
+    def draw_columns(self, picks=None) -> dict[str, np.ndarray]:
+        """The bootstrap draws ``picks`` (default: all) as columns of shape (len(picks), 1); fixed parameters broadcast."""
         if not self.bootstrap:
             raise FitError(f"{self.benchmark}: the reference fit has no bootstrap draws; its uncertainty cannot be carried")
-        draws = np.asarray(self.bootstrap, float)[np.asarray(picks)]
+        draws = np.asarray(self.bootstrap, float)
+        if picks is not None:
+            draws = draws[np.asarray(picks)]
         columns = {name: draws[:, i][:, None] for i, name in enumerate(self.bootstrap_names)}
         return {k: columns.get(k, np.full((len(draws), 1), float(v))) for k, v in self.params.items()}
+
+    def point_columns(self, rows: int = 1) -> dict[str, np.ndarray]:
+        """The point estimate as columns of shape (rows, 1), shaped as :meth:`draw_columns` gives draws."""
+        return {k: np.full((rows, 1), float(v)) for k, v in self.params.items()}
 
     def effective_params_draws(self, scores, d0: float | None = None) -> np.ndarray:
         """N̂ for every bootstrap draw: an array of shape (n_draws, n_scores).
@@ -162,7 +138,7 @@ class ReferenceFit:
         scores = np.asarray(scores, float)
         if scores.ndim == 1:
             scores = scores[None, :]
-        return invert_scores(self.draw_columns(np.arange(len(self.bootstrap))), scores, self._d0(d0))[1]
+        return invert_scores(self.draw_columns(), scores, self._d0(d0))[1]
 
     # -- diagnostics ------------------------------------------------------------------------
     @property
@@ -495,7 +471,7 @@ def _resolve_chance(chance: float | str | None, benchmarks: list[str]) -> float 
         levels = []
         for name in benchmarks:
             if name not in CHANCE_LEVELS:
-                raise InputError(f"benchmark {name!r}: no known chance level; pass --chance VALUE")
+                raise InputError(f"benchmark {name!r}: no known chance level; give chance as a number")
             levels.append(CHANCE_LEVELS[name])
         return float(np.mean(levels))
     try:
