@@ -19,10 +19,10 @@ from densing.errors import DensingError, EvalError, FitError, InputError, TraceE
 
 _LAZY = {
     "fit_reference": ("densing.laws.reference", "fit_reference"),
-    "held_out_validation": ("densing.laws.reference", "held_out_validation"),
+    "held_out_validation": ("densing.laws.held_out", "held_out_validation"),
     "ReferenceFit": ("densing.laws.reference", "ReferenceFit"),
     "invert": ("densing.laws.inversion", "invert"),
-    "read_results": ("densing.data.readers", "read_results"),
+    "read_results": ("densing.data.formats", "read_results"),
     "read_table": ("densing.data.readers", "read_table"),
     "read_pythia_evals": ("densing.data.readers", "read_pythia_evals"),
     "read_lm_eval_json": ("densing.data.readers", "read_lm_eval_json"),

@@ -679,45 +679,6 @@ def _bootstrap_chunk(task, resamples) -> list:
     return out
 
 
-def held_out_validation(
-    frame: pd.DataFrame,
-    benchmark: str | list[str],
-    *,
-    max_params: float,
-    targets: pd.DataFrame | None = None,
-    **fit_options,
-) -> tuple[ReferenceFit, pd.DataFrame]:
-    """Fit on the reference models with N < ``max_params``, predict the larger ones.
-
-    The held-out models are ``frame``'s rows with N ≥ ``max_params``, or, with ``targets``, the
-    rows of ``targets`` with N ≥ ``max_params`` (models of the same recipe that are not part of
-    the reference ladder, e.g. OLMo-2 7B and 13B beside AI2's ladder). Returns the fit and one row
-    per held-out point: measured and predicted score (and loss for the two-step law), the errors
-    and the relative score error |Ŝ − S| / S — the paper's Figure 2b check of extrapolation in N,
-    and AI2's check of its ladder.
-    """
-    train = frame[frame["params"] < max_params]
-    pool = frame if targets is None else targets
-    test = pool[pool["params"] >= max_params]
-    if test.empty:
-        raise InputError(f"max_params {max_params:.3g}: no model is that large; nothing is held out")
-    if train.empty:
-        raise InputError(f"max_params {max_params:.3g}: no reference model is smaller; nothing to fit")
-    fit = fit_reference(train, benchmark, **fit_options)
-    _, points = select_points(test, list(fit.benchmarks), metric=fit.metric, n_shot=fit.provenance.get("n_shot"))
-    points = points.rename(columns={"score": "measured_score", "loss": "measured_loss"})
-    points["predicted_score"] = fit.predict_score(points["params"], points["train_tokens"])
-    points["score_error"] = points["predicted_score"] - points["measured_score"]
-    points["relative_error"] = points["score_error"].abs() / points["measured_score"]
-    if fit.kind == "two-step":
-        points["predicted_loss"] = fit.predict_loss(points["params"], points["train_tokens"])
-        points["loss_error"] = points["predicted_loss"] - points["measured_loss"]
-    else:
-        points = points.drop(columns="measured_loss")
-    points.insert(1, "benchmark", fit.benchmark)
-    return fit, points
-
-
 def reference_subset(
     frame: pd.DataFrame,
     *,
@@ -737,43 +698,3 @@ def reference_subset(
             raise InputError(f"{source}: field 'family': no models of family {', '.join(unknown)}")
         frame = frame[frame["family"].isin(families)]
     return frame
-
-
-#: Pythia's warm-up checkpoints (steps 1 to 1000: D < 3e9 tokens) sit off the law; the paper and the
-#: shipped Pythia fits leave them out, and so does ``densing validate`` on the Pythia folder.
-PYTHIA_MIN_TRAIN_TOKENS = 3e9
-
-
-def held_out_check(
-    frame: pd.DataFrame,
-    benchmark: str | list[str],
-    *,
-    max_params: float,
-    min_train_tokens: float | None = None,
-    final_only: bool = False,
-    **fit_options,
-) -> tuple[pd.DataFrame, str]:
-    """:func:`held_out_validation` as a report: the table and a one-line summary.
-
-    Held-out checkpoints trained on fewer than ``min_train_tokens`` are left out, as they are from
-    the fit; rows are ordered by run, then by tokens (step 1000 before step 103000);
-    ``final_only`` keeps each held-out run's last checkpoint. The summary gives the number of
-    held-out points, the mean and the largest relative score error |Ŝ − S| / S.
-    """
-    _, table = held_out_validation(
-        frame, benchmark, max_params=max_params, min_train_tokens=min_train_tokens, **fit_options
-    )
-    if min_train_tokens is not None:
-        table = table[table["train_tokens"] >= min_train_tokens]
-    if table.empty:
-        raise InputError(f"min_train_tokens {min_train_tokens:.3g}: no held-out checkpoint is trained that long")
-    if final_only:
-        table = table.loc[table.groupby("run")["train_tokens"].idxmax()]
-    table = table.sort_values(["params", "run", "train_tokens"], kind="stable").reset_index(drop=True)
-    worst = table.loc[table["relative_error"].idxmax()]
-    summary = (
-        f"{len(table)} held-out point(s) from {table['run'].nunique()} run(s) with N ≥ {max_params:.3g} "
-        f"({table['benchmark'].iloc[0]}): mean relative error {table['relative_error'].mean():.2%}, "
-        f"largest {worst['relative_error']:.2%} ({worst['model']})"
-    )
-    return table, summary
