@@ -23,6 +23,7 @@ from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.schema import data_hash
 from densing.errors import FitError, InputError
 from densing.io import atomic_write_bytes, read_json_object
+from densing.laws import bootstrap
 from densing.laws import fit as _fit
 from densing.laws import forms
 
@@ -559,46 +560,17 @@ def fit_reference(
     everything = tuple(np.arange(len(part)) for part in stage_sets)
     stages = tuple(
         _fit.fit_stage(problem, loss=robust_loss, f_scale=scale)
-        for problem, scale in zip(_problems(data, everything, **options), scales)
+        for problem, scale in zip(bootstrap.stage_problems(data, everything, **options), scales)
     )
     params: dict[str, float] = {}
     for stage in stages:
         params.update(stage.params)
 
     boot_names = tuple(params)
-    rng = np.random.default_rng(seed)
     runs = list(dict.fromkeys(points["run"].astype(str)))
-    unit = bootstrap_unit
-    if unit == "auto":
-        unit = "series" if len(runs) < len(points) else "point"
-    if unit not in ("series", "point"):
-        raise InputError(f"bootstrap_unit: expected 'auto', 'series' or 'point', got {bootstrap_unit!r}")
-    if unit == "series":
-        members = [
-            {run: np.flatnonzero(part["run"].astype(str).to_numpy() == run) for run in runs} for part in stage_sets
-        ]
-    resamples = []
-    for _ in range(n_boot):
-        if unit == "point":
-            resamples.append(tuple(rng.integers(0, len(part), len(part)) for part in stage_sets))
-        else:
-            picked = [runs[i] for i in rng.integers(0, len(runs), len(runs))]
-            resamples.append(tuple(np.concatenate([m[r] for r in picked]) for m in members))
-    task = (data, options, [st.params for st in stages], boot_names, robust_loss, scales)
-    chunks = [resamples[i::jobs] for i in range(jobs)] if jobs > 1 and n_boot >= 2 * jobs else [resamples]
-    if len(chunks) > 1:
-        from concurrent.futures import ProcessPoolExecutor
-
-        with ProcessPoolExecutor(max_workers=len(chunks)) as pool:
-            parts = list(pool.map(_bootstrap_chunk, [task] * len(chunks), chunks))
-        # undo the round-robin split so the draws keep the resample order, whatever ``jobs`` is
-        ordered = [None] * n_boot
-        for offset, part in enumerate(parts):
-            for position, draw in enumerate(part):
-                ordered[offset + position * len(chunks)] = draw
-    else:
-        ordered = _bootstrap_chunk(task, resamples)
-    draws = [d for d in ordered if d is not None]
+    unit, resamples = bootstrap.plan(stage_sets, runs, n_boot=n_boot, seed=seed, unit=bootstrap_unit)
+    task = bootstrap.RefitTask(data, options, tuple(st.params for st in stages), boot_names, robust_loss, scales)
+    draws = [d for d in bootstrap.run(task, resamples, jobs=jobs) if d is not None]
     failed = n_boot - len(draws)
 
     hash_columns = list(POINT_COLUMNS[:5])
@@ -649,34 +621,6 @@ def _point_tuples(points: pd.DataFrame) -> tuple[tuple, ...]:
         (str(r.model), float(r.params), float(r.train_tokens), float(r.score), None if pd.isna(r.loss) else float(r.loss), str(r.run))
         for r in points.itertuples(index=False)
     )
-
-
-def _problems(data, picks, *, law, irreducible, chance, ceiling, max_score):
-    """The least-squares problems of ``law``: stage k on the points ``picks[k]`` of ``data[k]``."""
-    if law == "two-step":
-        n, t, _, x = (a[picks[0]] for a in data[0])
-        _, _, s2, x2 = (a[picks[1]] for a in data[1])
-        return [
-            _fit.loss_problem(n, t, x, irreducible=irreducible),
-            _fit.performance_problem(x2, s2, chance=chance, ceiling=ceiling, max_score=max_score),
-        ]
-    n, t, s, _ = (a[picks[0]] for a in data[0])
-    return [_fit.composed_problem(n, t, s, chance=chance, ceiling=ceiling, max_score=max_score)]
-
-
-def _bootstrap_chunk(task, resamples) -> list:
-    """Refit every resample from the point estimate; a failed refit gives None (counted)."""
-    data, options, stage_params, names, robust_loss, scales = task
-    out = []
-    for picks in resamples:
-        try:
-            merged: dict[str, float] = {}
-            for problem, start, scale in zip(_problems(data, picks, **options), stage_params, scales):
-                merged.update(_fit.refit_from(problem, start, loss=robust_loss, f_scale=scale).params)
-            out.append(tuple(merged[k] for k in names))
-        except FitError:
-            out.append(None)
-    return out
 
 
 def reference_subset(
