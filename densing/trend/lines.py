@@ -195,6 +195,3 @@ def check_options(n_boot: int, ci: float, quantile: float) -> None:
     if not (0.0 < quantile < 1.0):
         raise InputError(f"field 'quantile': expected a level in (0, 1), got {quantile!r}")
 
-
-def json_number(value: float) -> float | None:
-    return float(value) if value is not None and math.isfinite(value) else None

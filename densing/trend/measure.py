@@ -34,6 +34,8 @@ from densing import paths
 from densing.data.units import format_count
 from densing.errors import DensingError, FitError, InputError
 from densing.laws.reference import ReferenceFit
+from densing.numbers import format_number
+from densing.results import Result
 from densing.trend import checks, references, rules
 from densing.trend.censored import EXACT
 from densing.trend.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH
@@ -178,7 +180,7 @@ def inversions_of(fits: tuple[ReferenceFit, ...], *, first_versions: bool = Fals
 
 
 @dataclass(frozen=True)
-class Segment:
+class Segment(Result):
     """One side of the breakpoint: its slope with the full interval, or why it has none."""
 
     name: str
@@ -190,12 +192,9 @@ class Segment:
     note: str = ""
     same_as_headline: bool = False
 
-    def to_dict(self) -> dict:
-        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in self.__dict__.items()}
-
 
 @dataclass(frozen=True)
-class Breakpoint:
+class Breakpoint(Result):
     """Slopes before and after ChatGPT's release (each its own full-uncertainty fit), beside the paper's."""
 
     date: str
@@ -203,10 +202,6 @@ class Breakpoint:
     after: Segment
     paper_before_per_day: float = 0.0048
     paper_after_per_day: float = 0.0073
-
-    def to_dict(self) -> dict:
-        return {"date": self.date, "before": self.before.to_dict(), "after": self.after.to_dict(),
-                "paper_before_per_day": self.paper_before_per_day, "paper_after_per_day": self.paper_after_per_day}
 
     def line(self) -> str:
         def words(seg: Segment) -> str:
@@ -436,7 +431,7 @@ def _finish_side_jobs(pending, jobs: list, targets: pd.DataFrame, args: dict) ->
 
 def _months(value: float) -> str:
     """Months for the headline's words: 1 decimal, ∞ for an infinity (a slope interval reaching 0), — for NaN."""
-    return "∞" if value == math.inf else "—" if math.isnan(value) else f"{value:.1f}"
+    return format_number(value, ".1f")
 
 
 def measure_trend(

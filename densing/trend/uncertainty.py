@@ -35,6 +35,7 @@ import pandas as pd
 
 from densing.errors import FitError, InputError
 from densing.laws.reference import ReferenceFit
+from densing.results import Result
 from densing.trend import rules
 from densing.trend.censored import EXACT, LOWER, UPPER
 from densing.trend.constants import DAYS_PER_MONTH, MIN_POINTS
@@ -50,7 +51,7 @@ def frontier_slope(rule: str, t: np.ndarray, y: np.ndarray, kind: np.ndarray, la
 
 
 @dataclass(frozen=True)
-class TrendUncertainty:
+class TrendUncertainty(Result):
     """Point line (slope and intercept), the slope's full-uncertainty interval, and each source's share."""
 
     rule: str
@@ -80,14 +81,7 @@ class TrendUncertainty:
     models: tuple[str, ...] = field(repr=False, default=())
     draws: np.ndarray = field(repr=False, compare=False, default_factory=lambda: np.empty(0))
 
-    def to_dict(self) -> dict:
-        out = {}
-        for name in self.__dataclass_fields__:
-            if name in ("draws", "models"):
-                continue
-            value = getattr(self, name)
-            out[name] = None if isinstance(value, float) and not math.isfinite(value) else value
-        return out
+    _dict_exclude = ("models", "draws")  # the bulky per-model names and per-draw slopes stay out of JSON
 
 
 def _months(slope: float) -> float:
