@@ -20,9 +20,6 @@ ladder_app = typer.Typer(
 )
 
 
-FIVE_TASKS = ("olmes_mmlu", "olmes_hellaswag", "olmes_piqa", "olmes_socialiqa", "olmes_csqa")
-
-
 @ladder_app.command("fit")
 def fit_command(
     data: Path = typer.Option(..., "--data", help="The OLMo ladder folder (../shared/data/olmo_ladder)."),
