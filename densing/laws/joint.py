@@ -185,10 +185,3 @@ def invert_joint(fits: list[ReferenceFit], scores, stderr, *, skill: str = "pool
     return JointInversion(log_size=x, censored=censored.astype(object), tau2=tau2, skill2=s2, weights=weights,
                           slope=slope[0], chi2=chi2, birge_ratio=birge)
 
-
-def joint_draws(fits: list[ReferenceFit], scores, stderr, weights, picks: np.ndarray, noise: np.ndarray) -> np.ndarray:
-    """x̂ under fit draws ``picks`` (draws,) and scores S + noise (draws, models, B): shape (draws, models)."""
-    p = family_columns(fits, picks)
-    drawn = np.asarray(scores, float)[None] + noise
-    w = np.broadcast_to(weights, drawn.shape)
-    return solve(p, drawn, w, start_points(p, drawn, w))

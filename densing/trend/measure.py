@@ -63,7 +63,6 @@ PAPER_ANCHORS = {
 COMPOSED_FITS = ("pile_*_composed.json", "cerebras_*_composed.json")
 CANDIDATES_FILE = "trend_reference_candidates.csv"
 HEADLINE_RULE = "quantile"
-HEADLINE_INVERSION = "joint"
 #: D0 values of the sensitivity table, for a reference that identifies a data term (``--fit`` a composed fit).
 SENSITIVITY_D0 = (3e11, 1e12, 3e12)
 #: Models whose densities the measurement lists (the issue's and the paper's anchors).
