@@ -75,7 +75,8 @@ def fit(
     from densing.data.formats import sniff_format
     from densing.io import command_line
     from densing.laws.fit import BOOTSTRAP_CONSTRAINTS
-    from densing.laws.reference import fit_reference, reference_subset
+    from densing.laws.points import reference_subset
+    from densing.laws.reference import fit_reference
     from densing.validation import validate
 
     validate(BOOTSTRAP_CONSTRAINTS, n_boot=n_boot, jobs=jobs, seed=seed)

@@ -40,7 +40,8 @@ from densing.data.schema import data_hash
 from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
 from densing.laws import forms
-from densing.laws.reference import POINT_COLUMNS, ReferenceFit
+from densing.laws.points import POINT_COLUMNS
+from densing.laws.reference import ReferenceFit
 
 KIND = "family"
 MAX_REDRAWS = 100

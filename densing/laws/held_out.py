@@ -17,7 +17,8 @@ from densing.data.formats import read_reference_data, sniff_format
 from densing.data.olmo import ladder_benchmarks, read_olmo_ladder
 from densing.errors import InputError
 from densing.laws.olmo.check import validate_ladder
-from densing.laws.reference import ReferenceFit, fit_reference, select_points
+from densing.laws.points import select_points
+from densing.laws.reference import ReferenceFit, fit_reference
 
 
 def held_out_validation(

@@ -6,7 +6,8 @@ import pytest
 from densing.data import validate_results
 from densing.laws import forms
 from densing.laws.olmo.ladder import fit_ladder, select_options
-from densing.laws.reference import final_points, fit_reference, past_run_fraction
+from densing.laws.points import final_points, past_run_fraction
+from densing.laws.reference import fit_reference
 
 LOSS = dict(a=30.0, alpha=0.3, b=60.0, beta=0.28, E=0.5)
 SIGMOID = dict(c=0.7, gamma=-12.0, l=0.8, d=0.25)

@@ -41,7 +41,8 @@ from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
 from densing.laws import forms
 from densing.laws.inversion import compute_density, conditioning
-from densing.laws.reference import ReferenceFit, final_points, fit_reference, select_points
+from densing.laws.points import final_points, select_points
+from densing.laws.reference import ReferenceFit, fit_reference
 
 FINAL_CHECKPOINTS = 5
 MIN_RUN_FRACTION = 0.1
