@@ -19,6 +19,7 @@ import pandas as pd
 
 from densing.data.schema import FRACTION_METRICS, validate_results
 from densing.errors import InputError
+from densing.validation import Options, validate
 
 # ---------------------------------------------------------------------------------------------
 # tidy tables
@@ -358,8 +359,7 @@ def read_pythia_evals(
     has no place in a law with D^-β). Batch-size ablations and intervention runs are skipped.
     """
     root = Path(root)
-    if suite not in ("standard", "deduped"):
-        raise InputError(f"suite: expected 'standard' or 'deduped', got {suite!r}")
+    validate({"suite": [Options({"standard", "deduped"})]}, suite=suite)
     if not root.is_dir():
         raise InputError(f"{root}: not a directory of Pythia evaluations")
     frames = []

@@ -43,6 +43,7 @@ import numpy as np
 from densing.errors import InputError
 from densing.laws import forms
 from densing.laws.reference import ReferenceFit
+from densing.validation import Options, validate
 
 LOG_SIZE_LOW = math.log(1e5)
 LOG_SIZE_HIGH = math.log(1e15)
@@ -167,8 +168,7 @@ def invert_joint(fits: list[ReferenceFit], scores, stderr, *, skill: str = "pool
     sigma2 = np.square(np.nan_to_num(np.asarray(stderr, float)))
     if scores.ndim != 2 or scores.shape[1] != len(fits):
         raise InputError(f"scores: expected shape (models, {len(fits)}), got {scores.shape}")
-    if skill not in SKILLS:
-        raise InputError(f"skill: expected one of {', '.join(SKILLS)}, got {skill!r}")
+    validate({"skill": [Options(SKILLS)]}, skill=skill)
     s2 = 0.0 if skill == "none" else (skill_variance(fits, scores, stderr) if skill2 is None else float(skill2))
     p = family_columns(fits)
     first = start_points(p, scores[None], 1.0 / np.maximum(sigma2, 1e-12)[None])[0]

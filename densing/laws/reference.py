@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from numbers import Real
 from pathlib import Path
 
 import numpy as np
@@ -24,9 +25,10 @@ from densing.data.schema import data_hash
 from densing.errors import FitError, InputError
 from densing.io import atomic_write_bytes, read_json_object
 from densing.laws import bootstrap
-from densing.laws.points import POINT_COLUMNS, final_points, past_run_fraction, point_tuples, select_points
 from densing.laws import fit as _fit
 from densing.laws import forms
+from densing.laws.points import POINT_COLUMNS, final_points, past_run_fraction, point_tuples, select_points
+from densing.validation import Interval, Options, validate
 
 LAWS = ("two-step", "composed")
 #: Kinds a fit file may hold: the two laws fitted here and the family law (:mod:`densing.laws.family`).
@@ -400,6 +402,16 @@ def _resolve_chance(chance: float | str | None, benchmarks: list[str]) -> float 
         raise InputError(f"chance: expected 'auto', 'none' or a number, got {chance!r}") from None
 
 
+#: What :func:`fit_reference`'s arguments may be (with the bootstrap's, :data:`densing.laws.fit.BOOTSTRAP_CONSTRAINTS`).
+FIT_CONSTRAINTS = {
+    **_fit.BOOTSTRAP_CONSTRAINTS,
+    "law": [Options(LAWS)],
+    "d0": [Interval(Real, 0, None, closed="neither")],
+    "loss_points": [Options({"all", "final"})],
+    "bootstrap_unit": [Options({"auto", *bootstrap.UNITS})],
+}
+
+
 def fit_reference(
     frame: pd.DataFrame,
     benchmark: str | list[str],
@@ -446,15 +458,8 @@ def fit_reference(
     """
     from densing import __version__
 
-    from densing.validation import validate
-
-    validate(_fit.BOOTSTRAP_CONSTRAINTS, n_boot=n_boot, jobs=jobs, seed=seed)
-    if law not in LAWS:
-        raise InputError(f"law: expected one of {', '.join(LAWS)}, got {law!r}")
-    if d0 <= 0 or not math.isfinite(d0):
-        raise InputError(f"d0: expected a positive number of tokens, got {d0!r}")
-    if loss_points not in ("all", "final"):
-        raise InputError(f"loss_points: expected 'all' or 'final', got {loss_points!r}")
+    validate(FIT_CONSTRAINTS, n_boot=n_boot, jobs=jobs, seed=seed, law=law, d0=d0, loss_points=loss_points,
+             bootstrap_unit=bootstrap_unit)
     names = [benchmark] if isinstance(benchmark, str) else list(benchmark)
     label, points = select_points(frame, names, metric=metric, n_shot=n_shot, need_loss=law == "two-step")
     unit_of_loss = None

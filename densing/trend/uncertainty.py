@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from numbers import Real
 
 import numpy as np
 import pandas as pd
@@ -40,6 +41,7 @@ from densing.trend import rules
 from densing.trend.censored import EXACT, LOWER, UPPER
 from densing.trend.constants import DAYS_PER_MONTH, MIN_POINTS
 from densing.trend.lines import doubling_days, doubling_interval
+from densing.validation import Interval, validate
 
 SOURCES = ("fit", "score", "models")
 
@@ -120,8 +122,7 @@ def carry_uncertainty(
 
     inversion = as_inversion(reference, d0)
     rules.get(rule)
-    if not 0 < level < 1:
-        raise InputError(f"level: expected a number in (0, 1), got {level!r}")
+    validate({"level": [Interval(Real, 0, 1, closed="neither")]}, level=level)
     if n_boot < 1 or n_boot_share < 0:
         raise InputError("n_boot: expected a positive number of draws (and n_boot_share ≥ 0)")
     if inversion.n_draws < 1:
