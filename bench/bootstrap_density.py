@@ -23,9 +23,11 @@ import numpy as np
 import pandas as pd
 
 from densing.data import read_pythia_evals
-from densing.density import compute_density
+from densing.laws.inversion import compute_density
 from densing.laws import fit as lawfit
-from densing.laws.reference import CHANCE_LEVELS, fit_reference, select_points
+from densing.data.benchmarks import CHANCE_LEVELS
+from densing.laws.points import select_points
+from densing.laws.reference import fit_reference
 
 PYTHIA = Path(os.environ.get("DENSING_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "pythia_evals" / "pythia-v1"
 

@@ -11,7 +11,7 @@ The pandas API, for notebooks::
     print(result.verdict)         # ln ρmax = A·t + B, the doubling time, and whether it is measured
 
 Heavy modules load on first use, so ``import densing`` (and ``densing --help``) stays quick.
-``densing.compute_density`` is the function; ``densing.density`` is its module.
+``densing.compute_density`` is the function; ``densing.density`` is its module (:mod:`densing.laws.inversion`).
 """
 from importlib import import_module
 
@@ -19,14 +19,15 @@ from densing.errors import DensingError, EvalError, FitError, InputError, TraceE
 
 _LAZY = {
     "fit_reference": ("densing.laws.reference", "fit_reference"),
-    "held_out_validation": ("densing.laws.reference", "held_out_validation"),
+    "held_out_validation": ("densing.laws.held_out", "held_out_validation"),
     "ReferenceFit": ("densing.laws.reference", "ReferenceFit"),
-    "invert": ("densing.density", "invert"),
-    "read_results": ("densing.data.readers", "read_results"),
+    "invert": ("densing.laws.inversion", "invert"),
+    "read_results": ("densing.data.formats", "read_results"),
     "read_table": ("densing.data.readers", "read_table"),
     "read_pythia_evals": ("densing.data.readers", "read_pythia_evals"),
     "read_lm_eval_json": ("densing.data.readers", "read_lm_eval_json"),
-    "compute_density": ("densing.density", "compute_density"),
+    "compute_density": ("densing.laws.inversion", "compute_density"),
+    "density": ("densing.laws.inversion", None),  # the inversion module, by its earlier name
     "fit_trend": ("densing.trend", "trend"),
     "measure_trend": ("densing.trend.measure", "measure_trend"),
 }

@@ -1,19 +1,16 @@
 """Small HTML tables for notebooks (``_repr_html_`` of the fitted objects); every value is escaped."""
 from __future__ import annotations
 
-import math
 from html import escape
 from typing import Iterable, Sequence
 
+from densing.numbers import format_number
+
 
 def cell(value) -> str:
-    """A value as table text: floats to 4 significant digits, NaN as —, infinity as ∞."""
+    """A value as table text: floats by :func:`densing.numbers.format_number` (4 significant digits, NaN —, ±∞)."""
     if isinstance(value, float):
-        if math.isnan(value):
-            return "—"
-        if math.isinf(value):
-            return "∞" if value > 0 else "-∞"
-        return f"{value:.4g}"
+        return format_number(value)
     return str(value)
 
 

@@ -43,7 +43,7 @@ def test_identical_duplicates_collapse(tmp_path):
 
     table = _write(tmp_path / "dup.csv", CSV_HEADER + "m,arc_easy,acc,0.5,1e9,2024-01-01\nm,arc_easy,acc,0.5,1e9,2024-01-01\n")
     frame = read_results(table)
-    assert len(frame) == 1 and "collapsed" in frame.attrs["notes"][0]
+    assert len(frame) == 1 and frame["value"].iloc[0] == 0.5
 
 
 def test_level_outside_zero_one(run_cli):

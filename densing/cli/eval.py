@@ -6,7 +6,7 @@
 """
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Integral
 from pathlib import Path
 from typing import Optional
 
@@ -42,10 +42,8 @@ def _loss_title(frame) -> str:
     return f"scores and conditional losses (loss: {said})"
 
 
-#: What the sweep's options may be (checked before any model is loaded).
-SWEEP_CONSTRAINTS = {
-    "backend": [Options({"hf", "vllm"})],
-    "limit": [Interval(Real, 0, None, closed="neither"), None],
+#: What the command's own options may be; backend and limit are the library's (runner.SWEEP_CONSTRAINTS).
+OPTION_CONSTRAINTS = {
     "batch_size": [Interval(Integral, 1, None), Options({"auto"})],
     "output_format": [Options({"table", "json", "csv"})],
 }
@@ -77,11 +75,12 @@ def sweep(
         raise InputError("densing eval: --models and --benchmarks are required (or use 'densing eval ingest DIR')")
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from densing.eval.runner import run_sweep
+    from densing.eval.runner import SWEEP_CONSTRAINTS, run_sweep
     from densing.eval.models import read_models_file
 
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
-    validate(SWEEP_CONSTRAINTS, backend=backend, limit=limit, batch_size=batch, output_format=output_format)
+    validate({**SWEEP_CONSTRAINTS, **OPTION_CONSTRAINTS}, backend=backend, limit=limit, batch_size=batch,
+             output_format=output_format)
     specs = read_models_file(models)
     names = [b.strip() for b in benchmarks.split(",") if b.strip()]
     counts = {"skipped": 0, "done": 0}

@@ -1,6 +1,6 @@
 """``densing ladder``: fit a model ladder as a reference and check it on held-out models.
 
-The library does the work (:mod:`densing.laws.ladder`, :mod:`densing.data.olmo`); these commands
+The library does the work (:mod:`densing.laws.olmo.ladder`, :mod:`densing.data.olmo`); these commands
 parse arguments, call it and render or write its tables.
 """
 from __future__ import annotations
@@ -20,9 +20,6 @@ ladder_app = typer.Typer(
 )
 
 
-FIVE_TASKS = ("olmes_mmlu", "olmes_hellaswag", "olmes_piqa", "olmes_socialiqa", "olmes_csqa")
-
-
 @ladder_app.command("fit")
 def fit_command(
     data: Path = typer.Option(..., "--data", help="The OLMo ladder folder (../shared/data/olmo_ladder)."),
@@ -40,7 +37,7 @@ def fit_command(
     from densing.data.olmo import ladder_benchmarks, read_olmo_ladder, split_ladder
     from densing.io import atomic_write_text, check_writable
     from densing.laws.fit import BOOTSTRAP_CONSTRAINTS
-    from densing.laws.ladder import fit_ladder
+    from densing.laws.olmo.ladder import fit_ladder
     from densing.validation import validate
 
     validate(BOOTSTRAP_CONSTRAINTS, n_boot=n_boot, jobs=jobs, seed=seed)
@@ -81,7 +78,7 @@ def check_command(
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Held-out 7B/13B predictions beside AI2's, OLMo-2 1B/7B/13B densities with κ, and sensitivity."""
-    from densing.laws.ladder_check import check_ladder
+    from densing.laws.olmo.check import check_ladder
 
     result = check_ladder(data, fits_dir, level=level)
     if out_dir is not None:

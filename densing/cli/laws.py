@@ -72,10 +72,11 @@ def fit(
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Fit the two-step (or composed) Densing Law on reference models, or the family law on one family (--family)."""
-    from densing.data import is_pythia_evals, read_reference_data
+    from densing.data.formats import sniff_format
     from densing.io import command_line
     from densing.laws.fit import BOOTSTRAP_CONSTRAINTS
-    from densing.laws.reference import PYTHIA_MIN_TRAIN_TOKENS, fit_reference, reference_subset
+    from densing.laws.points import reference_subset
+    from densing.laws.reference import fit_reference
     from densing.validation import validate
 
     validate(BOOTSTRAP_CONSTRAINTS, n_boot=n_boot, jobs=jobs, seed=seed)
@@ -92,10 +93,11 @@ def fit(
         _show_fit(result, out, fmt)
         return
 
-    if min_train_tokens is None and is_pythia_evals(data):
-        tokens = PYTHIA_MIN_TRAIN_TOKENS
+    data_format = sniff_format(data)
+    if min_train_tokens is None:
+        tokens = data_format.min_train_tokens
     else:
-        tokens = None if min_train_tokens in (None, "none") else _count(min_train_tokens, "--min-train-tokens")
+        tokens = None if min_train_tokens == "none" else _count(min_train_tokens, "--min-train-tokens")
     frame = reference_subset(
         _read(data, suite=suite),
         max_params=_size(max_params, "--max-params"),
@@ -110,7 +112,7 @@ def fit(
         d0=_count(d0, "--d0"), n_boot=n_boot, seed=seed, jobs=jobs,
         provenance={
             "source_data": str(data),
-            "suite": suite if is_pythia_evals(data) else None,
+            "suite": suite if data_format.name == "pythia_evals" else None,
             "max_params": max_params,
             "families": families,
             "command": command_line(),
@@ -183,27 +185,15 @@ def validate(
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Held-out check: fit on small reference models, predict the large ones (paper Fig. 2b)."""
-    from densing.data import is_pythia_evals, read_reference_data
-    from densing.data.olmo import is_olmo_ladder
+    from densing.laws.held_out import validate_held_out
 
-    limit = _size(max_params, "--max-params")
-    if is_olmo_ladder(data):
-        from densing.data.olmo import ladder_benchmarks, read_olmo_ladder
-        from densing.laws.ladder_check import validate_ladder
-
-        table, summary = validate_ladder(
-            read_olmo_ladder(data), benchmark, metric or ladder_benchmarks().get(benchmark, "len_norm"), max_params=limit
-        )
-    else:
-        from densing.laws.reference import PYTHIA_MIN_TRAIN_TOKENS, held_out_check
-
-        tokens = None if min_train_tokens in (None, "none") else _count(min_train_tokens, "--min-train-tokens")
-        if min_train_tokens is None and is_pythia_evals(data):
-            tokens = PYTHIA_MIN_TRAIN_TOKENS
-        table, summary = held_out_check(
-            _read(data, suite=suite), _names(benchmark), max_params=limit, min_train_tokens=tokens,
-            final_only=final_only, law=law.value, metric=metric or "acc", chance=chance, n_boot=0,
-        )
+    if data.is_dir():
+        print_progress(f"reading {data} …")
+    tokens = "auto" if min_train_tokens is None else None if min_train_tokens == "none" else _count(min_train_tokens, "--min-train-tokens")
+    table, summary = validate_held_out(
+        data, _names(benchmark), max_params=_size(max_params, "--max-params"), law=law.value, metric=metric,
+        chance=chance, min_train_tokens=tokens, final_only=final_only, suite=suite,
+    )
     print_frame(table, fmt, title=f"held out: N ≥ {max_params}")
     if fmt is Format.table:
         print(summary)
@@ -223,7 +213,7 @@ def density(
 
     from densing import paths
     from densing.data import read_results
-    from densing.density import compute_density, extrapolation_summary
+    from densing.laws.inversion import compute_density, extrapolation_summary
     from densing.laws.fit import fit_verdict
     from densing.laws.reference import ReferenceFit
 

@@ -20,6 +20,8 @@ import sys
 from datetime import date, datetime
 from enum import Enum
 
+from densing.numbers import format_number
+
 
 class Format(str, Enum):
     """``--format`` of every command that prints a table."""
@@ -75,14 +77,12 @@ def _is_number(value) -> bool:
 
 def _cell(value) -> str:
     if _is_number(value) and math.isinf(float(value)):
-        return "∞" if value > 0 else "-∞"
+        return format_number(value)
     value = _plain(value)
-    if value is None:
-        return "—"
+    if value is None or isinstance(value, float):
+        return format_number(value)
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.4g}"
     return str(value)
 
 

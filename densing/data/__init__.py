@@ -5,11 +5,10 @@ from densing.data.readers import (
     read_lm_eval_dir,
     read_lm_eval_json,
     read_pythia_evals,
-    read_reference_data,
-    read_results,
     read_table,
     write_table,
 )
+from densing.data.formats import read_reference_data, read_results
 from densing.data.schema import COLUMNS, REQUIRED_COLUMNS, data_hash, validate_results
 from densing.data.units import format_count, parse_count, parse_date
 

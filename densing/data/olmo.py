@@ -236,28 +236,6 @@ def _read_csv(path: Path) -> pd.DataFrame:
         raise InputError(f"{path}: not a readable CSV ({type(exc).__name__}: {exc})") from None
 
 
-def final_checkpoints(frame: pd.DataFrame, last: int = 5) -> pd.DataFrame:
-    """One row per (run, benchmark): the mean score and loss of the run's last ``last`` checkpoints.
-
-    AI2 smooths the ladder's end points with a moving average of 5 checkpoints
-    (``--moving_avg 5`` in allenai/OLMo-ladder ``src/scripts/paper/README.md``); ``train_tokens``
-    is the last checkpoint's. Rows without a ``run`` are returned unchanged.
-    """
-    if "run" not in frame.columns:
-        raise InputError("final_checkpoints: the table has no 'run' column")
-    has_run = frame["run"].notna()
-    out = []
-    for (run, bench), group in frame[has_run].groupby(["run", "benchmark"], sort=False):
-        group = group.sort_values("train_tokens")
-        tail = group.tail(last)
-        row = tail.iloc[-1].copy()
-        for column in ("value", "loss", "stderr"):
-            row[column] = tail[column].mean()
-        out.append(row)
-    result = pd.DataFrame(out)
-    return pd.concat([result, frame[~has_run]], ignore_index=True)
-
-
 def ladder_benchmarks() -> dict[str, str]:
     """The ladder's benchmarks in the tidy table and their accuracy metric."""
     return {PREFIX + task: metric for task, (_, metric) in TASKS.items()}

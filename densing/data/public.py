@@ -12,8 +12,8 @@ Inputs (all files, read only here):
   ``model, active_params, evidence_url, note``.
 
 :func:`build_public_models` joins them into one wide row per model (columns :data:`OUTPUT_COLUMNS`)
-and validates the result with :func:`validate_public_models`; what validation still finds is
-reported beside the table (``frame.attrs["issues"]``), never silently fixed.
+and validates it; what :func:`validate_public_models` still finds in the result is reported
+beside the table (the command line prints it), never silently fixed.
 
 Regenerate the shipped table (byte-identical for the same inputs)::
 
@@ -485,15 +485,12 @@ def build_public_models(
     dates_csv: str | Path,
     corrections_csv: str | Path,
     active_params_csv: str | Path | None = None,
-    *,
-    today: date | None = None,
 ) -> pd.DataFrame:
     """Join ObsScaling's models with release dates, apply corrections, validate again.
 
     Returns one row per model in :data:`OUTPUT_COLUMNS` order, sorted by model id. Models absent
     from the dates file get an empty date and confidence ``none``. The issues that remain after
-    the corrections are in ``result.attrs["issues"]`` (see :func:`validate_public_models`); they
-    are reported, not fixed.
+    the corrections are :func:`validate_public_models` of the result; they are reported, not fixed.
     """
     source = read_obsscaling(obsscaling_dir)
     dates = read_release_dates(dates_csv)
@@ -519,7 +516,6 @@ def build_public_models(
     frame["date_source"] = frame["date_source"].fillna("")
     frame["date_confidence"] = frame["date_confidence"].fillna("none")
     frame = frame[list(OUTPUT_COLUMNS)].sort_values("model", kind="stable").reset_index(drop=True)
-    frame.attrs["issues"] = validate_public_models(frame, today=today)
     return frame
 
 
@@ -545,7 +541,7 @@ def main(argv: list[str] | None = None) -> int:
     except DensingError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    issues = frame.attrs["issues"]
+    issues = validate_public_models(frame)
     dated = int((frame["release_date"] != "").sum())
     print(f"wrote {arguments.out}: {len(frame)} models, {dated} dated, {len(issues)} validation issues", file=sys.stderr)
     for issue in issues.itertuples(index=False):

@@ -19,6 +19,7 @@ import pandas as pd
 
 from densing.data.schema import FRACTION_METRICS, validate_results
 from densing.errors import InputError
+from densing.validation import Options, validate
 
 # ---------------------------------------------------------------------------------------------
 # tidy tables
@@ -109,53 +110,34 @@ def wide_to_tidy(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFrame:
     return long.reset_index(drop=True)
 
 
-def read_results(path: str | Path) -> pd.DataFrame:
-    """Read results from a tidy table file, a results-store directory, or lm-eval JSON(s).
-
-    A CSV/Parquet without ``benchmark`` but with known score columns is read as a wide table of
-    public models (one row per model) and melted with :func:`wide_to_tidy`.
-    """
+def read_wide_csv(path: str | Path) -> pd.DataFrame:
+    """A one-row-per-model CSV with score columns (the shipped public table), melted and validated."""
     path = Path(path)
-    if path.is_dir():
-        if any(path.rglob("*.parquet")):
-            frames = [read_table(p) for p in sorted(path.rglob("*.parquet"))]
-            return pd.concat(frames, ignore_index=True)
-        return read_lm_eval_dir(path)
-    if path.suffix.lower() == ".json":
-        frame = read_lm_eval_json(path)
-        _require_params(frame, str(path))
-        return validate_results(frame, source=str(path))
-    if path.suffix.lower() == ".csv" and path.exists():
-        header = read_csv_file(path, nrows=0).columns
-        if "benchmark" not in header and any(c in WIDE_SCORE_COLUMNS for c in header):
-            raw = read_csv_file(path, dtype={"params": "string", "train_tokens": "string", "active_params": "string"})
-            return validate_results(wide_to_tidy(raw, source=str(path)), source=str(path))
-    return read_table(path)
+    raw = read_csv_file(path, dtype={"params": "string", "train_tokens": "string", "active_params": "string"})
+    return validate_results(wide_to_tidy(raw, source=str(path)), source=str(path))
 
 
-def is_pythia_evals(path: str | Path) -> bool:
-    """True when ``path`` is the Pythia evaluations folder (``pythia-*/zero-shot/*.json``)."""
+def is_wide_csv(path: str | Path) -> bool:
+    """True for an existing CSV without a ``benchmark`` column but with known score columns."""
     path = Path(path)
-    return path.is_dir() and any(path.glob("pythia-*/zero-shot"))
+    if path.suffix.lower() != ".csv" or not path.exists():
+        return False
+    header = read_csv_file(path, nrows=0).columns
+    return "benchmark" not in header and any(c in WIDE_SCORE_COLUMNS for c in header)
 
 
-def read_reference_data(path: str | Path, *, suite: str = "standard", final_only: bool = False) -> pd.DataFrame:
-    """Reference results from any layout the command line accepts, as one tidy table.
+def read_results_store(path: str | Path) -> pd.DataFrame:
+    """Every Parquet part below a results-store directory, concatenated (each part validated on read)."""
+    frames = [read_table(p) for p in sorted(Path(path).rglob("*.parquet"))]
+    return pd.concat(frames, ignore_index=True)
 
-    The Pythia evaluations folder (``suite``, ``final_only`` as in :func:`read_pythia_evals`),
-    AI2's OLMo ladder (its own runs only: the full OLMo-2 runs are targets, not reference), or
-    anything :func:`read_results` reads (tidy CSV/Parquet, a results store, lm-eval JSON).
-    """
-    from densing.data.olmo import is_olmo_ladder, read_olmo_ladder, split_ladder
 
+def read_lm_eval_file(path: str | Path) -> pd.DataFrame:
+    """One lm-eval results JSON as a validated tidy table (parameter counts required)."""
     path = Path(path)
-    if is_pythia_evals(path):
-        return read_pythia_evals(path, suite=suite, final_only=final_only)
-    if is_olmo_ladder(path):
-        return split_ladder(read_olmo_ladder(path))[0]
-    if not path.exists():
-        raise InputError(f"{path}: no such file or directory")
-    return read_results(path)
+    frame = read_lm_eval_json(path)
+    _require_params(frame, str(path))
+    return validate_results(frame, source=str(path))
 
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
@@ -339,8 +321,27 @@ PYTHIA_TOKENS_PER_STEP = 2_097_152
 #: from 2023-02-13 under the v0 names — we use the paper's date for the v1 suite).
 PYTHIA_RELEASE_DATE = "2023-04-03"
 
-_PYTHIA_DIR = re.compile(r"^pythia-(70m|160m|410m|1b|1\.4b|2\.8b|6\.9b|12b)(-deduped)?$")
+PYTHIA_DIR = re.compile(r"^pythia-(70m|160m|410m|1b|1\.4b|2\.8b|6\.9b|12b)(-deduped)?$")
 _STEP = re.compile(r"step(\d+)")
+
+
+def is_pythia_evals(path: str | Path) -> bool:
+    """True for the Pythia evaluations folder: a directory with ``pythia-<size>[-deduped]`` run folders."""
+    path = Path(path)
+    return path.is_dir() and any(PYTHIA_DIR.match(p.name) and p.is_dir() for p in path.iterdir())
+
+
+def pythia_runs(root: str | Path, *, suite: str, shots: str) -> list[tuple[Path, str]]:
+    """(run folder, size) of every run of ``suite`` whose ``shots`` folder holds a ``*step<N>.json`` (N > 0), by name."""
+    runs = []
+    for model_dir in sorted(Path(root).iterdir()):
+        match = PYTHIA_DIR.match(model_dir.name)
+        if not match or (match.group(2) is not None) != (suite == "deduped") or not (model_dir / shots).is_dir():
+            continue
+        steps = (_STEP.search(p.stem) for p in (model_dir / shots).glob("*.json"))
+        if any(step and int(step.group(1)) for step in steps):
+            runs.append((model_dir, match.group(1)))
+    return runs
 
 
 def read_pythia_evals(
@@ -358,19 +359,12 @@ def read_pythia_evals(
     has no place in a law with D^-β). Batch-size ablations and intervention runs are skipped.
     """
     root = Path(root)
-    if suite not in ("standard", "deduped"):
-        raise InputError(f"suite: expected 'standard' or 'deduped', got {suite!r}")
+    validate({"suite": [Options({"standard", "deduped"})]}, suite=suite)
     if not root.is_dir():
         raise InputError(f"{root}: not a directory of Pythia evaluations")
     frames = []
-    for model_dir in sorted(root.iterdir()):
-        match = _PYTHIA_DIR.match(model_dir.name)
-        if not match or (match.group(2) is not None) != (suite == "deduped"):
-            continue
+    for model_dir, size in pythia_runs(root, suite=suite, shots=shots):
         shot_dir = model_dir / shots
-        if not shot_dir.is_dir():
-            continue
-        size = match.group(1)
         for path in sorted(shot_dir.glob("*.json")):
             step_match = _STEP.search(path.stem)
             if not step_match:

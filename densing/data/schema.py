@@ -174,7 +174,7 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
 
 
 def _collapse_duplicates(result: pd.DataFrame, source: str) -> pd.DataFrame:
-    """Identical repeats of one measurement collapse (noted in ``attrs['notes']``); conflicting ones are an error."""
+    """Identical repeats of one measurement collapse to one row; conflicting ones are an error."""
     key = result[list(KEY_COLUMNS)].astype("string").fillna("<NA>")
     repeated = key.duplicated(keep=False)
     if not repeated.any():
@@ -193,9 +193,7 @@ def _collapse_duplicates(result: pd.DataFrame, source: str) -> pd.DataFrame:
                     f"different '{field}' ({float(first[field])!r} vs {float(other[field])!r}); keep one"
                 )
     dropped = key.duplicated(keep="first")
-    kept = result[~dropped].reset_index(drop=True)
-    kept.attrs["notes"] = [f"{source}: {int(dropped.sum())} identical repeated row(s) collapsed"]
-    return kept
+    return result[~dropped].reset_index(drop=True)
 
 
 def data_hash(frame: pd.DataFrame, columns: list[str] | None = None) -> str:

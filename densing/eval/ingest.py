@@ -31,7 +31,8 @@ import orjson
 import pandas as pd
 
 import densing
-from densing.data.readers import _PYTHIA_DIR, attach_metadata, read_lm_eval_json, read_pythia_evals
+from densing.data.formats import sniff_format
+from densing.data.readers import attach_metadata, pythia_runs, read_lm_eval_json, read_pythia_evals
 from densing.errors import InputError
 from densing.eval.loss import EMPTY, LossTotals, continuation_byte_count
 from densing.eval.store import is_done, write_part
@@ -47,21 +48,12 @@ def _file_hash(*paths: Path, extra: str = "") -> str:
     return digest.hexdigest()[:16]
 
 
-def is_pythia_layout(root: Path) -> bool:
-    return any(_PYTHIA_DIR.match(p.name) and p.is_dir() for p in root.iterdir())
-
-
 def _ingest_frames_pythia(root: Path) -> list[tuple[Path, pd.DataFrame]]:
     frames = []
     for suite in ("standard", "deduped"):
         for shots in ("zero-shot", "five-shot"):
-            try:
-                frame = read_pythia_evals(root, suite=suite, shots=shots)
-            except InputError as exc:
-                if "no Pythia" in str(exc):
-                    continue
-                raise
-            frames.append(frame)
+            if pythia_runs(root, suite=suite, shots=shots):
+                frames.append(read_pythia_evals(root, suite=suite, shots=shots))
     if not frames:
         raise InputError(f"{root}: no Pythia result files found")
     frame = pd.concat(frames, ignore_index=True)
@@ -194,7 +186,7 @@ def ingest(
     root = Path(directory)
     if not root.is_dir():
         raise InputError(f"{root}: no such directory of lm-eval outputs")
-    pythia = is_pythia_layout(root)
+    pythia = sniff_format(root).name == "pythia_evals"
     if pythia:  # already validated by read_pythia_evals
         parts = _ingest_frames_pythia(root)
     else:

@@ -32,7 +32,7 @@ A bare list (without the ``models:`` key) is accepted as well. CSV has the same 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -40,6 +40,7 @@ import yaml
 
 from densing.data.units import parse_count, parse_date
 from densing.errors import InputError
+from densing.results import Result
 
 DTYPES = ("auto", "float32", "float16", "bfloat16")
 _FIELDS = (
@@ -59,7 +60,7 @@ PACKAGE_PREFIX = "package:"
 
 
 @dataclass(frozen=True)
-class ModelSpec:
+class ModelSpec(Result):
     """One model to evaluate. Counts are plain numbers; ``release_date`` is ISO ``YYYY-MM-DD``."""
 
     name: str
@@ -89,9 +90,6 @@ class ModelSpec:
     def model_directory(self) -> str:
         """``model`` with ``package:NAME`` resolved to the installed package's directory."""
         return resolve_model_location(self.model)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def _empty(value: object) -> bool:

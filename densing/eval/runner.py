@@ -19,6 +19,7 @@ import math
 import os
 import re
 import time
+from numbers import Real
 from pathlib import Path
 from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
@@ -39,8 +40,15 @@ from densing.eval.benchmarks import (
 from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, task_loss
 from densing.eval.models import ModelSpec, model_spec_from_mapping, read_models_file
 from densing.eval.store import CACHE_DIRECTORY, _slug, is_done, part_path, write_part
+from densing.validation import Interval, Options, validate
 
 BACKENDS = ("hf", "vllm")
+
+#: What :func:`run_sweep`'s and :func:`load_model`'s arguments may be (checked before any model loads).
+SWEEP_CONSTRAINTS = {
+    "backend": [Options(BACKENDS)],
+    "limit": [Interval(Real, 0, None, closed="neither"), None],
+}
 ProgressCallback = Callable[[str, str, str], None]
 
 
@@ -310,8 +318,9 @@ def load_model(
         arguments["revision"] = spec.revision
     if spec.gguf_file is not None:
         arguments["gguf_file"] = spec.gguf_file
+    validate(SWEEP_CONSTRAINTS, backend=backend)
     if prefix_cache and backend != "hf":
-        raise EvalError(f"--prefix-cache: only the hf backend has it, not {backend!r}")
+        raise InputError(f"prefix_cache: only the hf backend has it, not {backend!r}")
     try:
         if backend == "hf":
             if prefix_cache:
@@ -327,8 +336,6 @@ def load_model(
 
             lm = VLLM(**arguments)
             counts = _count_parameters_from_config(spec)
-        else:
-            raise EvalError(f"--backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
     except EvalError:
         raise
     except Exception as exc:  # transformers / hub / vllm load errors
@@ -554,10 +561,7 @@ def run_sweep(
     """
     from densing.eval.benchmarks import parse_benchmark_list
 
-    if backend not in BACKENDS:
-        raise InputError(f"--backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
-    if limit is not None and (not math.isfinite(limit) or limit <= 0):
-        raise InputError(f"--limit: expected a positive number, got {limit!r}")
+    validate(SWEEP_CONSTRAINTS, backend=backend, limit=limit)
     limit = None if limit is None else float(limit)  # 5 and 5.0 are the same sweep
     specs = as_model_specs(models)
     for spec in specs:

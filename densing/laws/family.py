@@ -35,11 +35,13 @@ import math
 import numpy as np
 import pandas as pd
 
+from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.schema import data_hash
 from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
 from densing.laws import forms
-from densing.laws.reference import CHANCE_LEVELS, POINT_COLUMNS, ReferenceFit
+from densing.laws.points import POINT_COLUMNS
+from densing.laws.reference import ReferenceFit
 
 KIND = "family"
 MAX_REDRAWS = 100
@@ -206,7 +208,7 @@ def fit_family(
 
 
 def held_out_error(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None) -> dict:
-    """Refit without the largest member, predict its score (rule R5 of :mod:`densing.trend.references`).
+    """Refit without the largest member, predict its score (rule R5 of :mod:`densing.laws.references`).
 
     Returns ``held_out`` (model), ``measured``, ``predicted`` and ``relative_error`` |Ŝ − S| / S.
     """

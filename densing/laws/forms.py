@@ -27,10 +27,6 @@ from __future__ import annotations
 
 import numpy as np
 
-LOSS_PARAMS: tuple[str, ...] = ("a", "alpha", "b", "beta")
-LOSS_PARAMS_IRREDUCIBLE: tuple[str, ...] = ("a", "alpha", "b", "beta", "E")
-PERFORMANCE_PARAMS: tuple[str, ...] = ("c", "gamma", "l", "d")
-
 
 def loss_law(n_params, train_tokens, a, alpha, b, beta, E=0.0):
     """L(N, D) = a·N^-α + b·D^-β + E  (Xiao et al. 2024, eq. 2; E from Hoffmann et al. 2022)."""

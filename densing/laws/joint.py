@@ -43,6 +43,7 @@ import numpy as np
 from densing.errors import InputError
 from densing.laws import forms
 from densing.laws.reference import ReferenceFit
+from densing.validation import Options, validate
 
 LOG_SIZE_LOW = math.log(1e5)
 LOG_SIZE_HIGH = math.log(1e15)
@@ -82,7 +83,7 @@ def prediction_variance(fits: list[ReferenceFit], x: np.ndarray) -> np.ndarray:
     for j, fit in enumerate(fits):
         if not fit.bootstrap:
             continue
-        p = fit.draw_columns(np.arange(len(fit.bootstrap)))
+        p = fit.draw_columns()
         pred = forms.performance_law(np.asarray(x, float)[None, :], p["c"], p["gamma"], p["l"], p["d"])
         out[:, j] = np.var(pred, axis=0)
     return out
@@ -167,8 +168,7 @@ def invert_joint(fits: list[ReferenceFit], scores, stderr, *, skill: str = "pool
     sigma2 = np.square(np.nan_to_num(np.asarray(stderr, float)))
     if scores.ndim != 2 or scores.shape[1] != len(fits):
         raise InputError(f"scores: expected shape (models, {len(fits)}), got {scores.shape}")
-    if skill not in SKILLS:
-        raise InputError(f"skill: expected one of {', '.join(SKILLS)}, got {skill!r}")
+    validate({"skill": [Options(SKILLS)]}, skill=skill)
     s2 = 0.0 if skill == "none" else (skill_variance(fits, scores, stderr) if skill2 is None else float(skill2))
     p = family_columns(fits)
     first = start_points(p, scores[None], 1.0 / np.maximum(sigma2, 1e-12)[None])[0]
@@ -185,10 +185,3 @@ def invert_joint(fits: list[ReferenceFit], scores, stderr, *, skill: str = "pool
     return JointInversion(log_size=x, censored=censored.astype(object), tau2=tau2, skill2=s2, weights=weights,
                           slope=slope[0], chi2=chi2, birge_ratio=birge)
 
-
-def joint_draws(fits: list[ReferenceFit], scores, stderr, weights, picks: np.ndarray, noise: np.ndarray) -> np.ndarray:
-    """x̂ under fit draws ``picks`` (draws,) and scores S + noise (draws, models, B): shape (draws, models)."""
-    p = family_columns(fits, picks)
-    drawn = np.asarray(scores, float)[None] + noise
-    w = np.broadcast_to(weights, drawn.shape)
-    return solve(p, drawn, w, start_points(p, drawn, w))

@@ -13,55 +13,28 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from numbers import Real
 from pathlib import Path
 
 import numpy as np
 import orjson
 import pandas as pd
 
+from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.schema import data_hash
 from densing.errors import FitError, InputError
 from densing.io import atomic_write_bytes, read_json_object
+from densing.laws import bootstrap
 from densing.laws import fit as _fit
 from densing.laws import forms
+from densing.laws.points import POINT_COLUMNS, final_points, past_run_fraction, point_tuples, select_points
+from densing.validation import Interval, Options, validate
 
 LAWS = ("two-step", "composed")
 #: Kinds a fit file may hold: the two laws fitted here and the family law (:mod:`densing.laws.family`).
 KINDS = (*LAWS, "family")
 
-#: Chance level (the score of random guessing) of common benchmarks, used as the performance
-#: law's floor d when asked for: k-way multiple choice gives 1/k; open-vocabulary tasks 0.
-CHANCE_LEVELS: dict[str, float] = {
-    "arc_easy": 0.25,
-    "arc_challenge": 0.25,
-    "piqa": 0.5,
-    "sciq": 0.25,
-    "winogrande": 0.5,
-    "hellaswag": 0.25,
-    "mmlu": 0.25,
-    "lambada_openai": 0.0,
-    "lambada": 0.0,
-    "truthfulqa_mc2": 0.0,
-    "gsm8k": 0.0,
-    "humaneval": 0.0,
-    "mbpp": 0.0,
-    "math": 0.0,
-    "bbh": 0.0,
-    # OLMES ranked-classification tasks of AI2's OLMo ladder (densing.data.olmo): 1/k for k choices
-    "olmes_mmlu": 0.25,
-    "olmes_hellaswag": 0.25,
-    "olmes_arc_easy": 0.25,
-    "olmes_arc_challenge": 0.25,
-    "olmes_piqa": 0.5,
-    "olmes_socialiqa": 1 / 3,
-    "olmes_csqa": 0.2,
-    "olmes_openbookqa": 0.25,
-    "olmes_boolq": 0.5,
-    "olmes_winogrande": 0.5,
-}
-
 DEFAULT_D0 = 1e12
-POINT_COLUMNS = ("model", "params", "train_tokens", "score", "loss", "run")
 
 
 @dataclass(frozen=True)
@@ -143,13 +116,19 @@ class ReferenceFit:
         """N̂(S) = ((L̂(S) − b·D0^-β − E) / a)^(−1/α)  (eq. 4), with censored values 0 / +inf."""
         return self.invert(scores, d0)[1]
 
-    def draw_columns(self, picks) -> dict[str, np.ndarray]:
-        """The bootstrap draws ``picks`` as columns of shape (len(picks), 1); fixed parameters broadcast."""
+    def draw_columns(self, picks=None) -> dict[str, np.ndarray]:
+        """The bootstrap draws ``picks`` (default: all) as columns of shape (len(picks), 1); fixed parameters broadcast."""
         if not self.bootstrap:
             raise FitError(f"{self.benchmark}: the reference fit has no bootstrap draws; its uncertainty cannot be carried")
-        draws = np.asarray(self.bootstrap, float)[np.asarray(picks)]
+        draws = np.asarray(self.bootstrap, float)
+        if picks is not None:
+            draws = draws[np.asarray(picks)]
         columns = {name: draws[:, i][:, None] for i, name in enumerate(self.bootstrap_names)}
         return {k: columns.get(k, np.full((len(draws), 1), float(v))) for k, v in self.params.items()}
+
+    def point_columns(self, rows: int = 1) -> dict[str, np.ndarray]:
+        """The point estimate as columns of shape (rows, 1), shaped as :meth:`draw_columns` gives draws."""
+        return {k: np.full((rows, 1), float(v)) for k, v in self.params.items()}
 
     def effective_params_draws(self, scores, d0: float | None = None) -> np.ndarray:
         """N̂ for every bootstrap draw: an array of shape (n_draws, n_scores).
@@ -162,7 +141,7 @@ class ReferenceFit:
         scores = np.asarray(scores, float)
         if scores.ndim == 1:
             scores = scores[None, :]
-        return invert_scores(self.draw_columns(np.arange(len(self.bootstrap))), scores, self._d0(d0))[1]
+        return invert_scores(self.draw_columns(), scores, self._d0(d0))[1]
 
     # -- diagnostics ------------------------------------------------------------------------
     @property
@@ -407,87 +386,6 @@ def invert_scores(p, scores: np.ndarray, d0: float) -> tuple[np.ndarray, np.ndar
 # fitting from a tidy table
 
 
-def select_points(
-    frame: pd.DataFrame,
-    benchmark: str | list[str],
-    *,
-    metric: str = "acc",
-    n_shot: int | None = None,
-    need_loss: bool = False,
-) -> tuple[str, pd.DataFrame]:
-    """Reference points (model, params, train_tokens, score, loss, run) for a benchmark.
-
-    A list of benchmarks gives their per-model average (models with all of them), as the paper
-    fits the average score across benchmarks; its name is ``mean(b1,b2,…)``. ``run`` is the
-    table's ``run`` column where set (checkpoints of one training run), else the model.
-    """
-    names = [benchmark] if isinstance(benchmark, str) else list(benchmark)
-    rows = frame[frame["benchmark"].isin(names) & (frame["metric"] == metric)]
-    if n_shot is not None:
-        rows = rows[rows["n_shot"] == n_shot]
-    if rows.empty:
-        have = ", ".join(sorted(frame["benchmark"].unique())[:12])
-        raise InputError(f"benchmark {'/'.join(names)!r} with metric {metric!r}: no rows in the data (benchmarks: {have})")
-    missing_tokens = rows[rows["train_tokens"].isna()]
-    if len(missing_tokens):
-        raise InputError(
-            f"model {missing_tokens['model'].iloc[0]!r}: field 'train_tokens' is empty; "
-            "reference points need both params and train_tokens"
-        )
-    if need_loss and rows["loss"].isna().any():
-        bad = rows[rows["loss"].isna()]["model"].iloc[0]
-        raise InputError(f"model {bad!r}: field 'loss' is empty; the two-step law needs conditional losses (use --law composed)")
-    if "loss_unit" in rows.columns and rows["loss"].notna().any():
-        units = set(rows.loc[rows["loss"].notna(), "loss_unit"].fillna("nats"))
-        if len(units) > 1:
-            raise InputError(f"benchmark {'/'.join(names)!r}: losses in several units ({', '.join(sorted(units))}); fit one unit at a time")
-    rows = rows.copy()
-    run = rows["run"] if "run" in rows.columns else pd.Series(pd.NA, index=rows.index)
-    rows["run"] = run.astype("string").fillna(rows["model"].astype("string"))
-    grouped = rows.groupby("model", sort=True).agg(
-        params=("params", "first"),
-        train_tokens=("train_tokens", "first"),
-        score=("value", "mean"),
-        loss=("loss", "mean"),
-        run=("run", "first"),
-        n=("benchmark", "nunique"),
-    )
-    grouped = grouped[grouped["n"] == len(names)].drop(columns="n").reset_index()
-    label = names[0] if len(names) == 1 else f"mean({','.join(names)})"
-    return label, grouped[list(POINT_COLUMNS)]
-
-
-def final_points(points: pd.DataFrame, last: int = 5) -> pd.DataFrame:
-    """One point per run: the mean score and loss of its last ``last`` checkpoints, at the last D.
-
-    A run's intermediate checkpoints sit inside its learning-rate schedule, so the loss law is
-    fitted on each run's end (AI2 fits its ladder's step 1 on the final checkpoints, smoothed by a
-    moving average of 5: allenai/OLMo-ladder ``src/scripts/paper/README.md``, ``--moving_avg 5``).
-    """
-    if last < 1:
-        raise InputError(f"final checkpoints: expected a positive count, got {last!r}")
-    out = []
-    for run, group in points.groupby("run", sort=True):
-        tail = group.sort_values("train_tokens").tail(last)
-        row = tail.iloc[-1].to_dict()
-        row["score"] = float(tail["score"].mean())
-        row["loss"] = float(tail["loss"].mean()) if tail["loss"].notna().all() else np.nan
-        out.append(row)
-    return pd.DataFrame(out, columns=list(POINT_COLUMNS))
-
-
-def past_run_fraction(points: pd.DataFrame, fraction: float) -> pd.DataFrame:
-    """Checkpoints at or past ``fraction`` of their run's final token count.
-
-    AI2 skips the first 10% of each ladder run in its step 2 (``--skip_perc 0.1``): early
-    checkpoints are far from the trained models the law is used for.
-    """
-    if not 0.0 <= fraction < 1.0:
-        raise InputError(f"run fraction: expected a number in [0, 1), got {fraction!r}")
-    final = points.groupby("run")["train_tokens"].transform("max")
-    return points[points["train_tokens"] >= fraction * final].reset_index(drop=True)
-
-
 def _resolve_chance(chance: float | str | None, benchmarks: list[str]) -> float | None:
     if chance is None or chance == "none":
         return None
@@ -495,13 +393,23 @@ def _resolve_chance(chance: float | str | None, benchmarks: list[str]) -> float 
         levels = []
         for name in benchmarks:
             if name not in CHANCE_LEVELS:
-                raise InputError(f"benchmark {name!r}: no known chance level; pass --chance VALUE")
+                raise InputError(f"benchmark {name!r}: no known chance level; give chance as a number")
             levels.append(CHANCE_LEVELS[name])
         return float(np.mean(levels))
     try:
         return float(chance)
     except ValueError:
         raise InputError(f"chance: expected 'auto', 'none' or a number, got {chance!r}") from None
+
+
+#: What :func:`fit_reference`'s arguments may be (with the bootstrap's, :data:`densing.laws.fit.BOOTSTRAP_CONSTRAINTS`).
+FIT_CONSTRAINTS = {
+    **_fit.BOOTSTRAP_CONSTRAINTS,
+    "law": [Options(LAWS)],
+    "d0": [Interval(Real, 0, None, closed="neither")],
+    "loss_points": [Options({"all", "final"})],
+    "bootstrap_unit": [Options({"auto", *bootstrap.UNITS})],
+}
 
 
 def fit_reference(
@@ -550,15 +458,8 @@ def fit_reference(
     """
     from densing import __version__
 
-    from densing.validation import validate
-
-    validate(_fit.BOOTSTRAP_CONSTRAINTS, n_boot=n_boot, jobs=jobs, seed=seed)
-    if law not in LAWS:
-        raise InputError(f"law: expected one of {', '.join(LAWS)}, got {law!r}")
-    if d0 <= 0 or not math.isfinite(d0):
-        raise InputError(f"d0: expected a positive number of tokens, got {d0!r}")
-    if loss_points not in ("all", "final"):
-        raise InputError(f"loss_points: expected 'all' or 'final', got {loss_points!r}")
+    validate(FIT_CONSTRAINTS, n_boot=n_boot, jobs=jobs, seed=seed, law=law, d0=d0, loss_points=loss_points,
+             bootstrap_unit=bootstrap_unit)
     names = [benchmark] if isinstance(benchmark, str) else list(benchmark)
     label, points = select_points(frame, names, metric=metric, n_shot=n_shot, need_loss=law == "two-step")
     unit_of_loss = None
@@ -583,46 +484,17 @@ def fit_reference(
     everything = tuple(np.arange(len(part)) for part in stage_sets)
     stages = tuple(
         _fit.fit_stage(problem, loss=robust_loss, f_scale=scale)
-        for problem, scale in zip(_problems(data, everything, **options), scales)
+        for problem, scale in zip(bootstrap.stage_problems(data, everything, **options), scales)
     )
     params: dict[str, float] = {}
     for stage in stages:
         params.update(stage.params)
 
     boot_names = tuple(params)
-    rng = np.random.default_rng(seed)
     runs = list(dict.fromkeys(points["run"].astype(str)))
-    unit = bootstrap_unit
-    if unit == "auto":
-        unit = "series" if len(runs) < len(points) else "point"
-    if unit not in ("series", "point"):
-        raise InputError(f"bootstrap_unit: expected 'auto', 'series' or 'point', got {bootstrap_unit!r}")
-    if unit == "series":
-        members = [
-            {run: np.flatnonzero(part["run"].astype(str).to_numpy() == run) for run in runs} for part in stage_sets
-        ]
-    resamples = []
-    for _ in range(n_boot):
-        if unit == "point":
-            resamples.append(tuple(rng.integers(0, len(part), len(part)) for part in stage_sets))
-        else:
-            picked = [runs[i] for i in rng.integers(0, len(runs), len(runs))]
-            resamples.append(tuple(np.concatenate([m[r] for r in picked]) for m in members))
-    task = (data, options, [st.params for st in stages], boot_names, robust_loss, scales)
-    chunks = [resamples[i::jobs] for i in range(jobs)] if jobs > 1 and n_boot >= 2 * jobs else [resamples]
-    if len(chunks) > 1:
-        from concurrent.futures import ProcessPoolExecutor
-
-        with ProcessPoolExecutor(max_workers=len(chunks)) as pool:
-            parts = list(pool.map(_bootstrap_chunk, [task] * len(chunks), chunks))
-        # undo the round-robin split so the draws keep the resample order, whatever ``jobs`` is
-        ordered = [None] * n_boot
-        for offset, part in enumerate(parts):
-            for position, draw in enumerate(part):
-                ordered[offset + position * len(chunks)] = draw
-    else:
-        ordered = _bootstrap_chunk(task, resamples)
-    draws = [d for d in ordered if d is not None]
+    unit, resamples = bootstrap.plan(stage_sets, runs, n_boot=n_boot, seed=seed, unit=bootstrap_unit)
+    task = bootstrap.RefitTask(data, options, tuple(st.params for st in stages), boot_names, robust_loss, scales)
+    draws = [d for d in bootstrap.run(task, resamples, jobs=jobs) if d is not None]
     failed = n_boot - len(draws)
 
     hash_columns = list(POINT_COLUMNS[:5])
@@ -661,143 +533,9 @@ def fit_reference(
         provenance=record,
         bootstrap_names=boot_names,
         bootstrap=tuple(draws),
-        points=_point_tuples(points),
+        points=point_tuples(points),
         benchmarks=tuple(names),
         loss_unit=unit_of_loss,
-        loss_points=_point_tuples(loss_set) if law == "two-step" and loss_points == "final" else (),
+        loss_points=point_tuples(loss_set) if law == "two-step" and loss_points == "final" else (),
     )
 
-
-def _point_tuples(points: pd.DataFrame) -> tuple[tuple, ...]:
-    return tuple(
-        (str(r.model), float(r.params), float(r.train_tokens), float(r.score), None if pd.isna(r.loss) else float(r.loss), str(r.run))
-        for r in points.itertuples(index=False)
-    )
-
-
-def _problems(data, picks, *, law, irreducible, chance, ceiling, max_score):
-    """The least-squares problems of ``law``: stage k on the points ``picks[k]`` of ``data[k]``."""
-    if law == "two-step":
-        n, t, _, x = (a[picks[0]] for a in data[0])
-        _, _, s2, x2 = (a[picks[1]] for a in data[1])
-        return [
-            _fit.loss_problem(n, t, x, irreducible=irreducible),
-            _fit.performance_problem(x2, s2, chance=chance, ceiling=ceiling, max_score=max_score),
-        ]
-    n, t, s, _ = (a[picks[0]] for a in data[0])
-    return [_fit.composed_problem(n, t, s, chance=chance, ceiling=ceiling, max_score=max_score)]
-
-
-def _bootstrap_chunk(task, resamples) -> list:
-    """Refit every resample from the point estimate; a failed refit gives None (counted)."""
-    data, options, stage_params, names, robust_loss, scales = task
-    out = []
-    for picks in resamples:
-        try:
-            merged: dict[str, float] = {}
-            for problem, start, scale in zip(_problems(data, picks, **options), stage_params, scales):
-                merged.update(_fit.refit_from(problem, start, loss=robust_loss, f_scale=scale).params)
-            out.append(tuple(merged[k] for k in names))
-        except FitError:
-            out.append(None)
-    return out
-
-
-def held_out_validation(
-    frame: pd.DataFrame,
-    benchmark: str | list[str],
-    *,
-    max_params: float,
-    targets: pd.DataFrame | None = None,
-    **fit_options,
-) -> tuple[ReferenceFit, pd.DataFrame]:
-    """Fit on the reference models with N < ``max_params``, predict the larger ones.
-
-    The held-out models are ``frame``'s rows with N ≥ ``max_params``, or, with ``targets``, the
-    rows of ``targets`` with N ≥ ``max_params`` (models of the same recipe that are not part of
-    the reference ladder, e.g. OLMo-2 7B and 13B beside AI2's ladder). Returns the fit and one row
-    per held-out point: measured and predicted score (and loss for the two-step law), the errors
-    and the relative score error |Ŝ − S| / S — the paper's Figure 2b check of extrapolation in N,
-    and AI2's check of its ladder.
-    """
-    train = frame[frame["params"] < max_params]
-    pool = frame if targets is None else targets
-    test = pool[pool["params"] >= max_params]
-    if test.empty:
-        raise InputError(f"max_params {max_params:.3g}: no model is that large; nothing is held out")
-    if train.empty:
-        raise InputError(f"max_params {max_params:.3g}: no reference model is smaller; nothing to fit")
-    fit = fit_reference(train, benchmark, **fit_options)
-    _, points = select_points(test, list(fit.benchmarks), metric=fit.metric, n_shot=fit.provenance.get("n_shot"))
-    points = points.rename(columns={"score": "measured_score", "loss": "measured_loss"})
-    points["predicted_score"] = fit.predict_score(points["params"], points["train_tokens"])
-    points["score_error"] = points["predicted_score"] - points["measured_score"]
-    points["relative_error"] = points["score_error"].abs() / points["measured_score"]
-    if fit.kind == "two-step":
-        points["predicted_loss"] = fit.predict_loss(points["params"], points["train_tokens"])
-        points["loss_error"] = points["predicted_loss"] - points["measured_loss"]
-    else:
-        points = points.drop(columns="measured_loss")
-    points.insert(1, "benchmark", fit.benchmark)
-    return fit, points
-
-
-def reference_subset(
-    frame: pd.DataFrame,
-    *,
-    max_params: float | None = None,
-    families: list[str] | None = None,
-    source: str = "<data>",
-) -> pd.DataFrame:
-    """The rows of ``frame`` to fit on: models below ``max_params`` and of the given ``families``.
-
-    An unknown family is an :class:`InputError` naming ``source``.
-    """
-    if max_params is not None:
-        frame = frame[frame["params"] < max_params]
-    if families is not None:
-        unknown = sorted(set(families) - set(frame["family"].dropna().unique()))
-        if unknown:
-            raise InputError(f"{source}: field 'family': no models of family {', '.join(unknown)}")
-        frame = frame[frame["family"].isin(families)]
-    return frame
-
-
-#: Pythia's warm-up checkpoints (steps 1 to 1000: D < 3e9 tokens) sit off the law; the paper and the
-#: shipped Pythia fits leave them out, and so does ``densing validate`` on the Pythia folder.
-PYTHIA_MIN_TRAIN_TOKENS = 3e9
-
-
-def held_out_check(
-    frame: pd.DataFrame,
-    benchmark: str | list[str],
-    *,
-    max_params: float,
-    min_train_tokens: float | None = None,
-    final_only: bool = False,
-    **fit_options,
-) -> tuple[pd.DataFrame, str]:
-    """:func:`held_out_validation` as a report: the table and a one-line summary.
-
-    Held-out checkpoints trained on fewer than ``min_train_tokens`` are left out, as they are from
-    the fit; rows are ordered by run, then by tokens (step 1000 before step 103000);
-    ``final_only`` keeps each held-out run's last checkpoint. The summary gives the number of
-    held-out points, the mean and the largest relative score error |Ŝ − S| / S.
-    """
-    _, table = held_out_validation(
-        frame, benchmark, max_params=max_params, min_train_tokens=min_train_tokens, **fit_options
-    )
-    if min_train_tokens is not None:
-        table = table[table["train_tokens"] >= min_train_tokens]
-    if table.empty:
-        raise InputError(f"min_train_tokens {min_train_tokens:.3g}: no held-out checkpoint is trained that long")
-    if final_only:
-        table = table.loc[table.groupby("run")["train_tokens"].idxmax()]
-    table = table.sort_values(["params", "run", "train_tokens"], kind="stable").reset_index(drop=True)
-    worst = table.loc[table["relative_error"].idxmax()]
-    summary = (
-        f"{len(table)} held-out point(s) from {table['run'].nunique()} run(s) with N ≥ {max_params:.3g} "
-        f"({table['benchmark'].iloc[0]}): mean relative error {table['relative_error'].mean():.2%}, "
-        f"largest {worst['relative_error']:.2%} ({worst['model']})"
-    )
-    return table, summary

@@ -86,3 +86,11 @@ def analyze_steps(source: str | Path | Iterable[RankTrace], scheduler: str = "au
     if _is_path(source):
         return steps_frame(set_rows(source, scheduler, workers)[1])
     return steps_frame([row for t in source for row in rank_step_rows(t)])
+
+
+def measured_step_s(run_dir: str | Path) -> float:
+    """Median over ranks of the mean ProfilerStep duration of a run (seconds)."""
+    steps = analyze_steps(run_dir)
+    if steps.empty:
+        raise TraceError(f"{run_dir}: no ProfilerStep annotations with ops")
+    return float(steps.groupby("rank")["step_time_us"].mean().median() / 1e6)

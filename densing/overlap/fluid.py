@@ -13,10 +13,11 @@ a bucket is enqueued, an all-reduce finishes).
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from densing.errors import InputError
+from densing.results import Result
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -25,7 +26,7 @@ SYNC_COPY_PASSES = 3   # flatten, average, unflatten: the passes over S bytes of
 
 
 @dataclass(frozen=True)
-class RunCalibration:
+class RunCalibration(Result):
     """What the model learns from the sync run (seconds, bytes)."""
 
     forward_s: float
@@ -44,12 +45,7 @@ class RunCalibration:
     threads: int  # t
     param_numel: tuple  # registration order
 
-    def to_frame(self) -> "pd.DataFrame":
-        import pandas as pd
-
-        row = asdict(self)
-        row.pop("param_numel")
-        return pd.DataFrame([row])
+    _dict_exclude = ("param_numel",)  # one number per parameter tensor: not a column of the one-row table
 
 
 def contention_rate(cal: RunCalibration, contention: bool = True) -> float:

@@ -151,7 +151,7 @@ def measured_contention(run_dir: str | Path) -> float:
 def predict_t3(none_dir: str | Path, chunked_dir: str | Path, contention: float | None = None) -> dict:
     """T3's prediction of the chunked run's step from the serialized run (module docstring)."""
     from densing.overlap.strategies.t3 import t3_step_time_s
-    from densing.overlap.validate import measured_step_s
+    from densing.overlap.analysis import measured_step_s
 
     table = sublayer_table(none_dir)
     gamma = measured_contention(chunked_dir) if contention is None else float(contention)

@@ -39,6 +39,7 @@ from pathlib import Path
 import pandas as pd
 
 from densing.errors import InputError
+from densing.overlap.analysis import measured_step_s
 from densing.overlap.fluid import RunCalibration
 
 PHASES = ("forward", "backward", "allreduce", "optimizer", "co2_outer")
@@ -111,16 +112,6 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
 
 
 # --------------------------------------------------------------------------- fluid simulation
-
-
-def measured_step_s(run_dir: str | Path) -> float:
-    """Median over ranks of the mean ProfilerStep duration of a run (seconds)."""
-    from densing.overlap.analysis import analyze_steps
-
-    steps = analyze_steps(run_dir)
-    if steps.empty:
-        raise InputError(f"{run_dir}: no ProfilerStep annotations with ops")
-    return float(steps.groupby("rank")["step_time_us"].mean().median() / 1e6)
 
 
 def validate(sync_dir: str | Path, *run_dirs: str | Path | None) -> tuple[RunCalibration, pd.DataFrame]:

@@ -22,6 +22,7 @@ import numpy as np
 
 from densing.errors import InputError
 from densing.overlap_defaults import DEFAULT_BUCKET_MB
+from densing.results import Result
 from densing.overlap.metrics import breakdown
 from densing.overlap.model import COMMUNICATION, RankTrace
 from densing.overlap.strategies.base import WhatIfPoint, ring_allreduce_time_s
@@ -40,7 +41,7 @@ DEFAULT_BANDWIDTHS_GBPS = (800.0, 80.0)
 
 
 @dataclass(frozen=True)
-class Calibration:
+class Calibration(Result):
     """Per-step quantities measured from a trace (means over ranks and steps)."""
 
     compute_time_per_step_us: float
@@ -51,11 +52,6 @@ class Calibration:
     comm_bytes_source: str  # "trace args" or "model size"
     world_size: int
     steps: int
-
-    def to_frame(self) -> "pd.DataFrame":
-        import pandas as pd
-
-        return pd.DataFrame([self.__dict__])
 
 
 def calibrate(source: str | Path | Iterable[RankTrace], model_params: float | None = None,

@@ -145,7 +145,7 @@ def build_report(
                            "Pythia's checkpoints: performance estimation (eq. 3) for the shipped Pythia references (not used "
                            "by the trend: Pythia scores far below the frontier). Panels marked 'poor fit' have R² below 0.5.")],
         ),
-        Section("Reference candidates", "The rule (densing/trend/references.py, written before any trend on these references): "
+        Section("Reference candidates", "The rule (densing/laws/references.py, written before any trend on these references): "
                 "R1 dense; R2 ≥ 3 sizes spanning ≥ 20×; R3 token counts within 2×; R4 the largest member at or above the "
                 "targets' 90th percentile; R5 held-out error ≤ 5% (refit without the largest member, predict it).",
                 [table_html(_candidate_table(measured.candidates))]),

@@ -14,6 +14,7 @@ from plotly.subplots import make_subplots
 
 from densing.data.units import format_count
 from densing.laws.reference import ReferenceFit
+from densing.numbers import format_number
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
 
@@ -111,7 +112,7 @@ def performance_figure(fits: list[ReferenceFit]) -> go.Figure:
 
 
 def _months(value: float) -> str:
-    return "∞" if value == np.inf else "—" if not np.isfinite(value) else f"{value:.2f}"
+    return format_number(value, ".2f")
 
 
 def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: float | None = None,

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from densing._html import cell
+from densing.numbers import format_number
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#fafbfc}
@@ -75,12 +76,7 @@ def fmt_number(value) -> str:
 
 def fmt_fixed(value, digits: int = 2) -> str:
     """A number with ``digits`` decimals for running text: ∞ / −∞ for infinities, — for NaN or None."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    value = float(value)
-    if math.isinf(value):
-        return "∞" if value > 0 else "−∞"
-    return f"{value:.{digits}f}"
+    return format_number(value, f".{digits}f")
 
 
 def table_html(frame: pd.DataFrame, *, scroll: bool = True) -> str:

@@ -12,7 +12,8 @@ import pandas as pd
 from densing.errors import FitError, InputError
 from densing.trend.constants import CHATGPT_RELEASE, FRONTIERS
 from densing.trend.scope import to_timestamp, days_since
-from densing.trend.lines import select_frontier, quantreg, percentile_interval, doubling_days, check_options, json_number
+from densing.trend.lines import select_frontier, quantreg, percentile_interval, doubling_days, check_options
+from densing.numbers import json_number
 from densing.trend.fits import density_points
 
 # --------------------------------------------------------------------------------------------

@@ -26,10 +26,13 @@ A measurement is reported when no check has failed; an untestable check is named
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from densing.numbers import format_number
+from densing.results import Result
 
 SATURATION_STDERRS = 2.0
 MAX_MEDIAN_CONDITIONING = 2.0
@@ -43,7 +46,7 @@ PASSED, FAILED, UNTESTABLE = "passed", "failed", "untestable"
 
 
 @dataclass(frozen=True)
-class Check:
+class Check(Result):
     name: str
     value: float
     threshold: str
@@ -59,10 +62,7 @@ class Check:
         return self.status == FAILED
 
     def to_dict(self) -> dict:
-        out = asdict(self)
-        out["value"] = None if not math.isfinite(self.value) else self.value
-        out["passed"] = self.passed
-        return out
+        return {**super().to_dict(), "passed": self.passed}
 
 
 def _status(ok: bool) -> str:
@@ -71,8 +71,7 @@ def _status(ok: bool) -> str:
 
 def _g(value: float) -> str:
     """A number for the words of a check: 3 significant digits, ∞ for an infinity."""
-    value = float(value)
-    return ("∞" if value > 0 else "−∞") if math.isinf(value) else f"{value:.3g}"
+    return format_number(value, ".3g")
 
 
 def saturation(scores, stderr, cap: float, models) -> Check:

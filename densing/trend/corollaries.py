@@ -11,7 +11,7 @@ from densing.data.schema import is_missing
 from densing.errors import InputError
 from densing.trend.constants import DEFAULT_EPOCH, DAYS_PER_MONTH
 from densing.trend.scope import parse_epoch, prepare
-from densing.trend.lines import json_number
+from densing.numbers import json_number
 from densing.trend.fits import fit_points, density_points
 
 # --------------------------------------------------------------------------------------------

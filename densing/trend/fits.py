@@ -13,7 +13,8 @@ from densing.errors import FitError, InputError
 from densing.trend.constants import DEFAULT_EPOCH, DAYS_PER_MONTH, FRONTIERS
 from densing.trend.scope import to_timestamp, parse_epoch, unit_days, Points, prepare, days_since
 from densing.trend import rules
-from densing.trend.lines import select_frontier, check_fittable, fit_line, percentile_interval, doubling_days, doubling_interval, check_options, json_number
+from densing.trend.lines import select_frontier, check_fittable, fit_line, percentile_interval, doubling_days, doubling_interval, check_options
+from densing.numbers import json_number
 
 # --------------------------------------------------------------------------------------------
 # TrendFit

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from densing.errors import InputError
+from densing.laws.inversion import conditioning
 from densing.laws.reference import ReferenceFit
 from densing.trend.bounds import log_density_bounds, score_cap
 from densing.trend.censored import EXACT, LOWER, UPPER
@@ -71,7 +72,7 @@ class PerBenchmark:
 
     def draws(self, picks, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray):
         """``scores`` (draws, models, 1): ln ρ and kind of shape (draws, models)."""
-        p = self.fit.draw_columns(picks) if picks is not None else {k: np.full((scores.shape[0], 1), float(v)) for k, v in self.fit.params.items()}
+        p = self.fit.draw_columns(picks) if picks is not None else self.fit.point_columns(scores.shape[0])
         s, _ = self._mean(scores, stderr)
         return log_density_bounds(p, s, self._mean(stderr, stderr)[1], params, self.d0)
 
@@ -79,8 +80,6 @@ class PerBenchmark:
         return float(score_cap({k: float(v) for k, v in self.fit.params.items()}, self.d0))
 
     def conditioning(self, scores: np.ndarray, stderr: np.ndarray) -> np.ndarray:
-        from densing.density import conditioning
-
         s, se = self._mean(scores, stderr)
         return conditioning(self.fit, s, se, self.d0)
 

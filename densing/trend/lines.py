@@ -117,20 +117,6 @@ def fit_line(method: str, t: np.ndarray, y: np.ndarray, quantile: float, alpha: 
     return LineFit(slope, intercept, r_squared, (float(low), float(high)), tuple(dict.fromkeys(notes + caught)))
 
 
-def bootstrap_slope(method: str, t: np.ndarray, y: np.ndarray, labels: np.ndarray,
-                     quantile: float) -> float:
-    """Slope of one bootstrap draw (NaN when the draw cannot be fitted)."""
-    index = select_frontier(method, t, y, labels)
-    tt, yy = t[index], y[index]
-    if len(tt) < MIN_POINTS or np.unique(tt).size < 2:
-        return math.nan
-    if method == "quantile":
-        scale = float(np.std(tt))
-        return quantile_slope((tt - tt.mean()) / scale, yy, quantile) / scale
-    centred = tt - tt.mean()
-    return float(centred @ (yy - yy.mean()) / (centred @ centred))
-
-
 def quantile_slope(t: np.ndarray, y: np.ndarray, quantile: float) -> float:
     """Slope A of the q-th regression quantile y ≈ A·t + B (Koenker & Bassett 1978).
 
@@ -195,6 +181,3 @@ def check_options(n_boot: int, ci: float, quantile: float) -> None:
     if not (0.0 < quantile < 1.0):
         raise InputError(f"field 'quantile': expected a level in (0, 1), got {quantile!r}")
 
-
-def json_number(value: float) -> float | None:
-    return float(value) if value is not None and math.isfinite(value) else None

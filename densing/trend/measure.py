@@ -2,7 +2,7 @@
 
 :func:`measure_trend` is what ``densing trend`` and the report show:
 
-1. **The references** follow the rule of :mod:`densing.trend.references` (written before any
+1. **The references** follow the rule of :mod:`densing.laws.references` (written before any
    trend on them was computed): one family of one recipe that reaches the frontier, fitted per
    benchmark as S(N) at its own budget (:mod:`densing.laws.family`), eligible by R1–R5; the
    headline reference is the eligible family of lowest held-out error.
@@ -31,10 +31,14 @@ import numpy as np
 import pandas as pd
 
 from densing import paths
+from densing.data.item_counts import binomial_stderr, item_counts
 from densing.data.units import format_count
 from densing.errors import DensingError, FitError, InputError
+from densing.laws import references
 from densing.laws.reference import ReferenceFit
-from densing.trend import checks, references, rules
+from densing.numbers import format_number
+from densing.results import Result
+from densing.trend import checks, rules
 from densing.trend.censored import EXACT
 from densing.trend.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH
 from densing.trend.inversions import Joint, PerBenchmark, arrays, score_matrix
@@ -59,11 +63,8 @@ PAPER_ANCHORS = {
 COMPOSED_FITS = ("pile_*_composed.json", "cerebras_*_composed.json")
 CANDIDATES_FILE = "trend_reference_candidates.csv"
 HEADLINE_RULE = "quantile"
-HEADLINE_INVERSION = "joint"
 #: D0 values of the sensitivity table, for a reference that identifies a data term (``--fit`` a composed fit).
 SENSITIVITY_D0 = (3e11, 1e12, 3e12)
-#: Bootstrap draws of each family fit (members resampled).
-FAMILY_BOOT = 1000
 #: Models whose densities the measurement lists (the issue's and the paper's anchors).
 NAMED_MODELS = (
     "huggyllama/llama-7b", "meta-llama/Llama-2-7b-hf", "meta-llama/Llama-2-13b-hf", "meta-llama/Llama-2-70b-hf",
@@ -78,8 +79,6 @@ NAMED_MODELS = (
 
 def with_stderr(targets: pd.DataFrame) -> pd.DataFrame:
     """Fill a missing score standard error with the binomial √(S(1 − S)/n), n the benchmark's item count."""
-    from densing.data.item_counts import binomial_stderr, item_counts
-
     if "stderr" in targets.columns and not targets["stderr"].isna().any():
         return targets  # nothing to fill (a table this function already filled, say): no copy
     out = targets.copy()
@@ -144,16 +143,6 @@ def composed_fits(folder: str | Path | None = None) -> dict[str, ReferenceFit]:
     return {Path(p).name: ReferenceFit.load(p) for p in found}
 
 
-def family_references(targets: pd.DataFrame, candidates: pd.DataFrame, *, seed: int = 0) -> dict[str, tuple[ReferenceFit, ...]]:
-    """The eligible families' fits (every eligible benchmark, bootstrapped, one seed so draw k resamples the same members)."""
-    from densing.laws.family import fit_family
-
-    out = {}
-    for row in references.eligible_families(candidates).itertuples(index=False):
-        out[row.family] = tuple(fit_family(targets, row.family, b, n_boot=FAMILY_BOOT, seed=seed) for b in row.benchmarks)
-    return out
-
-
 def inversions_of(fits: tuple[ReferenceFit, ...], *, first_versions: bool = False) -> dict[str, object]:
     """Per-benchmark inversions of each fit and the joint one, by name (joint first).
 
@@ -178,7 +167,7 @@ def inversions_of(fits: tuple[ReferenceFit, ...], *, first_versions: bool = Fals
 
 
 @dataclass(frozen=True)
-class Segment:
+class Segment(Result):
     """One side of the breakpoint: its slope with the full interval, or why it has none."""
 
     name: str
@@ -190,12 +179,9 @@ class Segment:
     note: str = ""
     same_as_headline: bool = False
 
-    def to_dict(self) -> dict:
-        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in self.__dict__.items()}
-
 
 @dataclass(frozen=True)
-class Breakpoint:
+class Breakpoint(Result):
     """Slopes before and after ChatGPT's release (each its own full-uncertainty fit), beside the paper's."""
 
     date: str
@@ -203,10 +189,6 @@ class Breakpoint:
     after: Segment
     paper_before_per_day: float = 0.0048
     paper_after_per_day: float = 0.0073
-
-    def to_dict(self) -> dict:
-        return {"date": self.date, "before": self.before.to_dict(), "after": self.after.to_dict(),
-                "paper_before_per_day": self.paper_before_per_day, "paper_after_per_day": self.paper_after_per_day}
 
     def line(self) -> str:
         def words(seg: Segment) -> str:
@@ -436,7 +418,7 @@ def _finish_side_jobs(pending, jobs: list, targets: pd.DataFrame, args: dict) ->
 
 def _months(value: float) -> str:
     """Months for the headline's words: 1 decimal, ∞ for an infinity (a slope interval reaching 0), — for NaN."""
-    return "∞" if value == math.inf else "—" if math.isnan(value) else f"{value:.1f}"
+    return format_number(value, ".1f")
 
 
 def measure_trend(
@@ -459,7 +441,7 @@ def measure_trend(
     targets = with_stderr(targets)  # once: every trend_targets call below then finds nothing to fill
     candidates = references.candidate_table(targets, since=since, composed=composed_fits(fits_dir))
     eligible = references.eligible_families(candidates)
-    family_fits = family_references(targets, candidates, seed=seed)
+    family_fits = references.family_references(targets, candidates, seed=seed)
     if fit is not None:
         inversion = PerBenchmark(fit, fit.d0 if d0 is None else float(d0))
         reference_rule = "given by the user (--fit); the rule's references are in the candidate and sensitivity tables"
@@ -471,7 +453,7 @@ def measure_trend(
         reference_rule = ("chosen by the rule: the eligible family of lowest mean held-out error "
                           f"({eligible['mean_held_out_error'].iloc[0]:.1%} over {', '.join(eligible['benchmarks'].iloc[0])})")
     else:
-        raise FitError("no candidate reference passes the eligibility rule (R1–R5 of densing.trend.references); "
+        raise FitError("no candidate reference passes the eligibility rule (R1–R5 of densing.laws.references); "
                        "the candidate table says why each fails")
     models, left_out = trend_targets(targets, inversion, since=since, epoch=epoch)
     side_jobs = [(family, name, other) for family, fits in family_fits.items()

@@ -29,16 +29,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from numbers import Real
 
 import numpy as np
 import pandas as pd
 
 from densing.errors import FitError, InputError
 from densing.laws.reference import ReferenceFit
+from densing.results import Result
 from densing.trend import rules
 from densing.trend.censored import EXACT, LOWER, UPPER
 from densing.trend.constants import DAYS_PER_MONTH, MIN_POINTS
 from densing.trend.lines import doubling_days, doubling_interval
+from densing.validation import Interval, validate
 
 SOURCES = ("fit", "score", "models")
 
@@ -50,7 +53,7 @@ def frontier_slope(rule: str, t: np.ndarray, y: np.ndarray, kind: np.ndarray, la
 
 
 @dataclass(frozen=True)
-class TrendUncertainty:
+class TrendUncertainty(Result):
     """Point line (slope and intercept), the slope's full-uncertainty interval, and each source's share."""
 
     rule: str
@@ -80,14 +83,7 @@ class TrendUncertainty:
     models: tuple[str, ...] = field(repr=False, default=())
     draws: np.ndarray = field(repr=False, compare=False, default_factory=lambda: np.empty(0))
 
-    def to_dict(self) -> dict:
-        out = {}
-        for name in self.__dataclass_fields__:
-            if name in ("draws", "models"):
-                continue
-            value = getattr(self, name)
-            out[name] = None if isinstance(value, float) and not math.isfinite(value) else value
-        return out
+    _dict_exclude = ("models", "draws")  # the bulky per-model names and per-draw slopes stay out of JSON
 
 
 def _months(slope: float) -> float:
@@ -126,8 +122,7 @@ def carry_uncertainty(
 
     inversion = as_inversion(reference, d0)
     rules.get(rule)
-    if not 0 < level < 1:
-        raise InputError(f"level: expected a number in (0, 1), got {level!r}")
+    validate({"level": [Interval(Real, 0, 1, closed="neither")]}, level=level)
     if n_boot < 1 or n_boot_share < 0:
         raise InputError("n_boot: expected a positive number of draws (and n_boot_share ≥ 0)")
     if inversion.n_draws < 1:

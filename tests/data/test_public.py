@@ -33,7 +33,7 @@ def source() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def built() -> pd.DataFrame:
-    return build_public_models(OBSSCALING, DATES, CORRECTIONS, ACTIVE, today=TODAY)
+    return build_public_models(OBSSCALING, DATES, CORRECTIONS, ACTIVE)
 
 
 def _issues_for(issues: pd.DataFrame, model: str, field: str) -> pd.DataFrame:
@@ -166,7 +166,7 @@ def test_validation_finds_the_source_defects_and_the_build_clears_them(source: p
         ("Qwen/Qwen2-57B-A14B", "params"),
     }
     assert defects <= set(zip(raw["model"], raw["field"]))
-    remaining = built.attrs["issues"]
+    remaining = validate_public_models(built, today=TODAY)
     assert not defects & set(zip(remaining["model"], remaining["field"]))
     assert set(remaining["reason"]) <= {"missing score"}
 
@@ -182,8 +182,8 @@ def test_validation_is_pure(source: pd.DataFrame) -> None:
 
 def test_build_is_deterministic(tmp_path: Path) -> None:
     first, second = tmp_path / "a.csv", tmp_path / "b.csv"
-    write_public_models(build_public_models(OBSSCALING, DATES, CORRECTIONS, ACTIVE, today=TODAY), first)
-    write_public_models(build_public_models(OBSSCALING, DATES, CORRECTIONS, ACTIVE, today=TODAY), second)
+    write_public_models(build_public_models(OBSSCALING, DATES, CORRECTIONS, ACTIVE), first)
+    write_public_models(build_public_models(OBSSCALING, DATES, CORRECTIONS, ACTIVE), second)
     assert first.read_bytes() == second.read_bytes()
     assert sorted(tmp_path.iterdir()) == [first, second]  # written atomically: no temporary file left
 
@@ -212,7 +212,7 @@ def test_stale_correction_is_refused(tmp_path: Path) -> None:
         "meta-llama/Llama-2-7b-hf,params,13e9,7e9,planted,https://example.org\n"
     )
     with pytest.raises(InputError, match="Llama-2-7b-hf"):
-        build_public_models(OBSSCALING, DATES, stale, today=TODAY)
+        build_public_models(OBSSCALING, DATES, stale)
 
 
 def test_unreadable_inputs_raise_input_error(tmp_path: Path) -> None:

@@ -5,8 +5,9 @@ import pytest
 
 from densing.data import validate_results
 from densing.laws import forms
-from densing.laws.ladder import fit_ladder, select_options
-from densing.laws.reference import final_points, fit_reference, past_run_fraction
+from densing.laws.olmo.ladder import fit_ladder, select_options
+from densing.laws.points import final_points, past_run_fraction
+from densing.laws.reference import fit_reference
 
 LOSS = dict(a=30.0, alpha=0.3, b=60.0, beta=0.28, E=0.5)
 SIGMOID = dict(c=0.7, gamma=-12.0, l=0.8, d=0.25)
@@ -71,7 +72,7 @@ def test_options_are_chosen_inside_the_ladder_and_never_see_held_out_runs():
 
 
 def test_validate_ladder_fits_only_runs_below_the_cut(tmp_path):
-    from densing.laws.ladder_check import validate_ladder
+    from densing.laws.olmo.check import validate_ladder
 
     table = _ladder(3)
     table["run"] = "olmo-ladder-" + table["run"]
@@ -82,7 +83,7 @@ def test_validate_ladder_fits_only_runs_below_the_cut(tmp_path):
 
 
 def test_rule_two_takes_the_chained_score_error_and_ties_keep_the_simpler_law():
-    from densing.laws.ladder import choose_irreducible
+    from densing.laws.olmo.ladder import choose_irreducible
 
     rows = []
     for bench, (loss_e, loss_no, score_e, score_no) in {

@@ -24,7 +24,7 @@ def test_ten_fits_ship_and_none_holds_a_target_model():
 @needs_olmo
 @pytest.mark.slow
 def test_check_gives_held_out_errors_beside_ai2_and_densities_with_conditioning():
-    from densing.laws.ladder_check import check_ladder
+    from densing.laws.olmo.check import check_ladder
 
     result = check_ladder(OLMO_LADDER, REPO_ROOT / "reference_fits")
     held = result.held_out

@@ -75,3 +75,15 @@ def test_each_built_in_whatif_model_is_its_own():
     times = {name: registry.get(name).step_time_s(point) for name in registry.names("whatif")}
     assert times["sync"] == pytest.approx(0.275) and times["co2"] == pytest.approx(0.1)
     assert times["t3"] == pytest.approx(0.175)  # max(0.1 + 0.2·0.1, 0.175)
+
+
+def test_a_new_strategy_is_accepted_by_the_whatif_command_and_an_unknown_one_refused(perfect, tmp_path, capsys):
+    from overlap_tracegen import hand_trace, write_trace
+    from test_overlap_cli import run
+
+    write_trace(tmp_path / "rank-0.json", hand_trace())
+    code, out, err = run(["overlap", "whatif", str(tmp_path), "--strategies", "perfect,sync", "--format", "json"], capsys)
+    assert code == 0, err
+    assert {r["strategy"] for r in json.loads(out)} == {"perfect", "sync"}
+    code, out, err = run(["overlap", "whatif", str(tmp_path), "--strategies", "zero", "--format", "json"], capsys)
+    assert code == 2 and "got 'zero'" in err and out == ""

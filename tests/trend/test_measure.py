@@ -71,7 +71,7 @@ def shipped():
 
 def test_reference_models_are_never_targets_for_any_reference(shipped):
     from densing.trend.measure import reference_models
-    from densing.trend.references import family_members
+    from densing.laws.references import family_members
 
     table = shipped.candidates
     for fit in shipped.fits:
@@ -110,7 +110,7 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
 
 
 def test_the_rule_picks_the_eligible_family_of_lowest_held_out_error(shipped):
-    from densing.trend.references import MAX_HELD_OUT_ERROR, eligible_families
+    from densing.laws.references import MAX_HELD_OUT_ERROR, eligible_families
 
     table = shipped.candidates
     eligible = table[table["eligible"].astype(bool)]
@@ -126,7 +126,7 @@ def test_the_rule_picks_the_eligible_family_of_lowest_held_out_error(shipped):
 def test_the_shipped_candidate_table_is_the_rules_output():
     from densing.data import read_results
     from densing.trend.measure import CANDIDATES_FILE, composed_fits, with_stderr
-    from densing.trend.references import candidate_table
+    from densing.laws.references import candidate_table
 
     fresh = candidate_table(with_stderr(read_results("results/public_models.csv")), since="2023-02-24", composed=composed_fits())
     shipped = pd.read_csv(f"reference_fits/{CANDIDATES_FILE}", keep_default_na=False, na_values=[""])
@@ -160,7 +160,7 @@ def test_the_notebook_api_is_the_same_engine(shipped, rule):
 
 
 def test_sensitivity_holds_only_eligible_references_and_d0_only_with_a_data_term(shipped):
-    from densing.trend.references import eligible_families
+    from densing.laws.references import eligible_families
 
     families = set(eligible_families(shipped.candidates)["family"])
     assert set(shipped.sensitivity["reference"].str.split(":").str[0]) <= families

@@ -37,7 +37,7 @@ Data layouts read (as shipped in that folder; sources as its README gives them, 
 The code-executing tasks (HumanEval, MBPP) score pass@1 with :mod:`densing.eval.tasks.code_eval`
 (lm-eval's own metric loads HF ``evaluate``'s ``code_eval`` from the Hub).
 
-The OLMES few-shot examples below are copied from ``FEWSHOT_SOURCES`` in allenai/olmes
+The OLMES few-shot examples (data: ``olmes_fewshot.json`` beside this module) are copied from ``FEWSHOT_SOURCES`` in allenai/olmes
 ``oe_eval/tasks/fewshot_sources.py`` (Apache-2.0; read from the goodfire-ai/olmes fork at commit
 acbb746), keys ``OLMES:ARC-Easy``, ``OLMES:ARC-Challenge``, ``OLMES:piqa``, ``OLMES:winogrande``;
 OLMES takes the first ``num_shots`` (5) of each list. They are training-split items of ARC
@@ -46,9 +46,11 @@ dev-split questions of the same subject, read from the data folder.
 """
 from __future__ import annotations
 
+import copy
 import csv
 import json
 import os
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -243,171 +245,38 @@ def winogrande_doc_to_choice(doc: dict) -> list[str]:
 # OLMES curated few-shot examples (first 5 of each FEWSHOT_SOURCES list; see the module docstring)
 
 
+#: The examples themselves, as data: ``olmes_fewshot.json`` beside this module (shipped as package data).
+OLMES_FEWSHOT_FILE = Path(__file__).with_name("olmes_fewshot.json")
+
+
+@lru_cache(maxsize=1)
+def _olmes_fewshot() -> dict:
+    return json.loads(OLMES_FEWSHOT_FILE.read_text(encoding="utf-8"))
+
+
 def olmes_arc_easy_fewshot() -> list[dict]:
-    labels = ["A", "B", "C", "D"]
-    return [
-        {
-            "id": "MCAS_2007_8_5189",
-            "question": "Lichens are symbiotic organisms made of green algae and fungi. What do the green algae supply to the fungi in this symbiotic relationship?",
-            "choices": {"text": ["carbon dioxide", "food", "protection", "water"], "label": labels},
-            "answerKey": "B",
-        },
-        {
-            "id": "Mercury_SC_401169",
-            "question": "When a switch is used in an electrical circuit, the switch can",
-            "choices": {
-                "text": [
-                    "cause the charge to build.",
-                    "increase and decrease the voltage.",
-                    "cause the current to change direction.",
-                    "stop and start the flow of current.",
-                ],
-                "label": labels,
-            },
-            "answerKey": "D",
-        },
-        {
-            "id": "MCAS_2004_8_27",
-            "question": "Which of the following is an example of an assistive device?",
-            "choices": {"text": ["contact lens", "motorcycle", "raincoat", "coffee pot"], "label": labels},
-            "answerKey": "A",
-        },
-        {
-            "id": "NYSEDREGENTS_2006_8_10",
-            "question": "Rocks are classified as igneous, metamorphic, or sedimentary according to",
-            "choices": {
-                "text": ["their color", "their shape", "how they formed", "the minerals they contain"],
-                "label": ["1", "2", "3", "4"],
-            },
-            "answerKey": "3",
-        },
-        {
-            "id": "Mercury_7013388",
-            "question": "A chewable calcium carbonate tablet is a common treatment for stomach discomfort. Calcium carbonate is most likely used as this type of medicine because calcium carbonate",
-            "choices": {
-                "text": [
-                    "has a pleasant flavor.",
-                    "is inexpensive to produce.",
-                    "neutralizes digestive acid.",
-                    "occurs naturally in the body.",
-                ],
-                "label": labels,
-            },
-            "answerKey": "C",
-        },
-    ]
+    return copy.deepcopy(_olmes_fewshot()["arc_easy"])
 
 
 def olmes_arc_challenge_fewshot() -> list[dict]:
-    labels = ["A", "B", "C", "D"]
-    return [
-        {
-            "id": "Mercury_SC_415702",
-            "question": "George wants to warm his hands quickly by rubbing them. Which skin surface will produce the most heat?",
-            "choices": {
-                "text": ["dry palms", "wet palms", "palms covered with oil", "palms covered with lotion"],
-                "label": labels,
-            },
-            "answerKey": "A",
-        },
-        {
-            "id": "MCAS_2009_5_6516",
-            "question": "Which of the following statements best explains why magnets usually stick to a refrigerator door?",
-            "choices": {
-                "text": [
-                    "The refrigerator door is smooth.",
-                    "The refrigerator door contains iron.",
-                    "The refrigerator door is a good conductor.",
-                    "The refrigerator door has electric wires in it.",
-                ],
-                "label": labels,
-            },
-            "answerKey": "B",
-        },
-        {
-            "id": "Mercury_7233695",
-            "question": "A fold observed in layers of sedimentary rock most likely resulted from the",
-            "choices": {
-                "text": [
-                    "cooling of flowing magma.",
-                    "converging of crustal plates.",
-                    "deposition of river sediments.",
-                    "solution of carbonate minerals.",
-                ],
-                "label": labels,
-            },
-            "answerKey": "B",
-        },
-        {
-            "id": "Mercury_7041615",
-            "question": "Which of these do scientists offer as the most recent explanation as to why many plants and animals died out at the end of the Mesozoic era?",
-            "choices": {
-                "text": [
-                    "worldwide disease",
-                    "global mountain building",
-                    "rise of mammals that preyed upon plants and animals",
-                    "impact of an asteroid created dust that blocked the sunlight",
-                ],
-                "label": labels,
-            },
-            "answerKey": "D",
-        },
-        {
-            "id": "MCAS_1998_4_3",
-            "question": "Which of the following is a trait that a dog does NOT inherit from its parents?",
-            "choices": {
-                "text": [
-                    "the length of its fur",
-                    "the shape of its nose",
-                    "the size of its appetite",
-                    "the color of its fur",
-                ],
-                "label": labels,
-            },
-            "answerKey": "C",
-        },
-    ]
+    return copy.deepcopy(_olmes_fewshot()["arc_challenge"])
 
 
 def olmes_piqa_fewshot() -> list[dict]:
-    return [
-        {"goal": "how do you stab something?", "sol1": "stick a sharp object through it.", "sol2": "pin it with a sharp object.", "label": 0},
-        {"goal": "how do you shake something?", "sol1": "move it up and down and side to side quickly.", "sol2": "stir it very quickly.", "label": 0},
-        {
-            "goal": "Clean tires",
-            "sol1": "Pour water, cape off caked on dirt. Use  speed wool to clean out crevices and sparrow spaces.",
-            "sol2": "Pour water, scrape off caked on dirt. Use a steel wool to clean out crevices and narrow spaces.",
-            "label": 1,
-        },
-        {"goal": "how do you taste something?", "sol1": "smell it enough to taste it.", "sol2": "place it in your mouth to taste.", "label": 1},
-        {
-            "goal": "To create a makeshift ice pack,",
-            "sol1": "take a sponge and soak it in oil. Put the sponge in a refrigerator and let it freeze. Once frozen, take it out and put it in a ziploc bag. You can now use it as an ice pack.",
-            "sol2": "take a sponge and soak it in water. Put the sponge in a refrigerator and let it freeze. Once frozen, take it out and put it in a ziploc bag. You can now use it as an ice pack.",
-            "label": 1,
-        },
-    ]
-
-
-_OLMES_WINOGRANDE = [  # (sentence, option1, option2, answer) as in FEWSHOT_SOURCES["OLMES:winogrande"]
-    ("John moved the couch from the garage to the backyard to create space. The _ is small.", "garage", "backyard", "1"),
-    ("Dennis drew up a business proposal to present to Logan because _ wants his investment.", "Dennis", "Logan", "1"),
-    ("Felicia unexpectedly made fried eggs for breakfast in the morning for Katrina and now _ owes a favor.", "Felicia", "Katrina", "2"),
-    ("The circuit failed to power the television but kept the radio going, as the _ had a weak connection.", "television", "radio", "1"),
-    ("Neil told Craig that he has to take care of the child for the day because _ promised to do so.", "Neil", "Craig", "2"),
-]
+    return copy.deepcopy(_olmes_fewshot()["piqa"])
 
 
 def olmes_winogrande_fewshot() -> list[dict]:
     """The OLMES WinoGrande examples in the partial-scoring layout (as lm-eval's winogrande splits them)."""
     rows = []
-    for sentence, option1, option2, answer in _OLMES_WINOGRANDE:
+    for example in _olmes_fewshot()["winogrande"]:
+        sentence = example["sentence"]
         blank = sentence.index("_")
         rows.append(
             {
-                "context_options": [sentence[:blank] + option1, sentence[:blank] + option2],
+                "context_options": [sentence[:blank] + example["option1"], sentence[:blank] + example["option2"]],
                 "continuation": sentence[blank + 1:].strip(),
-                "gold": int(answer) - 1,
+                "gold": int(example["answer"]) - 1,
             }
         )
     return rows

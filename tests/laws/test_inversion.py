@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from densing.density import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, compute_density, invert
+from densing.laws.inversion import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, compute_density, invert
 from densing.laws import forms
 from densing.laws.fit import StageFit
 from densing.laws.reference import ReferenceFit
@@ -107,7 +107,7 @@ def test_conditioning_on_a_hand_computed_example():
     S = 0.2, σ = 0.05: L̂(0.25) = ln 3, L̂(0.2) = ln 4, L̂(0.15) = ln(17/3).
     ρ(S+σ)/ρ(S) = (ln 4 / ln 3)^2 = 1.5923; ρ(S)/ρ(S−σ) = (ln(17/3) / ln 4)^2 = 1.5656.
     """
-    from densing.density import conditioning
+    from densing.laws.inversion import conditioning
     from densing.laws.reference import ReferenceFit
 
     fit = ReferenceFit(
@@ -132,7 +132,7 @@ def test_uncensored_rows_have_a_missing_reason_not_an_empty_string():
     """``censored`` is missing (JSON null) where the density is finite, a reason where it is not."""
     import pandas as pd
 
-    from densing.density import compute_density
+    from densing.laws.inversion import compute_density
     from densing.laws.reference import ReferenceFit
 
     fit = ReferenceFit.load("reference_fits/olmo_arc_easy_two_step.json")
@@ -149,7 +149,7 @@ def test_extrapolation_is_said_in_words_where_the_inversion_leaves_the_reference
     """N̂ outside the reference's N range, or D0 beyond its largest D, gets a note; inside, none."""
     import pandas as pd
 
-    from densing.density import compute_density, extrapolation_notes
+    from densing.laws.inversion import compute_density, extrapolation_notes
     from densing.laws.reference import ReferenceFit
 
     fit = ReferenceFit.load("reference_fits/olmo_arc_easy_two_step.json")
@@ -176,10 +176,10 @@ def test_geomean_rows_match_a_per_model_computation():
     from pathlib import Path
 
     from densing.data import read_results
-    from densing.density import compute_density
+    from densing.laws.inversion import compute_density
     from densing.laws.reference import ReferenceFit
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     fits = [ReferenceFit.load(root / "reference_fits" / f"pythia_{b}_composed.json") for b in ("arc_easy", "sciq", "piqa")]
     targets = read_results(root / "results" / "pythia_final.csv").drop(columns="stderr")
     result = compute_density(targets, fits)

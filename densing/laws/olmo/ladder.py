@@ -40,7 +40,9 @@ import pandas as pd
 from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
 from densing.laws import forms
-from densing.laws.reference import ReferenceFit, final_points, fit_reference, select_points
+from densing.laws.inversion import compute_density, conditioning
+from densing.laws.points import final_points, select_points
+from densing.laws.reference import ReferenceFit, fit_reference
 
 FINAL_CHECKPOINTS = 5
 MIN_RUN_FRACTION = 0.1
@@ -184,7 +186,7 @@ def predict_held_out(fit: ReferenceFit, targets: pd.DataFrame, level: float = 0.
     out["relative_error"] = (out["predicted_score"] - out["measured_score"]).abs() / out["measured_score"]
     low = high = np.full(len(out), np.nan)
     if fit.bootstrap:
-        cols = fit.draw_columns(np.arange(len(fit.bootstrap)))
+        cols = fit.draw_columns()
         n = points["params"].to_numpy(float)[None, :]
         t = points["train_tokens"].to_numpy(float)[None, :]
         loss = forms.loss_law(n, t, cols["a"], cols["alpha"], cols["b"], cols["beta"], cols.get("E", 0.0))
@@ -201,12 +203,10 @@ def density_table(fits: dict[str, ReferenceFit], targets: pd.DataFrame, level: f
     ρ = N̂/N with N̂ the size a ladder model trained on the target's own D tokens would need for
     the target's score (Xiao et al. 2024, eq. 4 at D0 = D): a model of the ladder's recipe should
     come out at ρ ≈ 1. The interval combines the fit's bootstrap draws and the score's binomial
-    standard error (:func:`densing.density.compute_density`); ``conditioning`` is κ, the fold change of ρ
-    for one standard error of the score (:func:`densing.density.conditioning`); ``ci_fold`` is the
+    standard error (:func:`densing.laws.inversion.compute_density`); ``conditioning`` is κ, the fold change of ρ
+    for one standard error of the score (:func:`densing.laws.inversion.conditioning`); ``ci_fold`` is the
     interval's width as a factor (high / low).
     """
-    from densing.density import compute_density, conditioning
-
     frames = []
     for model, rows in targets.groupby("model", sort=False):
         tokens = float(rows["train_tokens"].iloc[0])

@@ -49,6 +49,8 @@ MAX_TOKEN_RATIO = 2.0
 REACH_QUANTILE = 0.90
 MAX_HELD_OUT_ERROR = 0.05
 MIN_BENCHMARKS = 2
+#: Bootstrap draws of each family fit of a reference (one seed for all: draw k resamples the same members).
+FAMILY_BOOT = 1000
 
 
 import math
@@ -57,6 +59,7 @@ import numpy as np
 import pandas as pd
 
 from densing.errors import DensingError
+from densing.laws.family import family_points, fit_family, held_out_error, metric_for
 from densing.laws.reference import ReferenceFit
 
 
@@ -92,12 +95,8 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
     ``reach_score`` (the targets' 90th percentile), ``held_out_model``, ``held_out_measured``,
     ``held_out_predicted``, ``held_out_error``, ``eligible`` and ``why`` (the first rule it fails).
     """
-    from densing.laws.family import family_points, held_out_error
-
     rows = []
     counts = targets.drop_duplicates("model").groupby("family")["model"].count() if "family" in targets.columns else pd.Series(dtype=int)
-    from densing.laws.family import metric_for
-
     keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params", "release_date")
             if c in targets.columns]
     targets = targets[keep].astype({c: object for c in ("model", "family", "benchmark", "metric") if c in keep})  # plain
@@ -183,3 +182,11 @@ def eligible_families(candidates: pd.DataFrame) -> pd.DataFrame:
     table["headline"] = table.index == 0
     return table
 
+
+def family_references(targets: pd.DataFrame, candidates: pd.DataFrame, *, seed: int = 0,
+                      family_boot: int = FAMILY_BOOT) -> dict[str, tuple[ReferenceFit, ...]]:
+    """The eligible families' fits (every eligible benchmark, bootstrapped, one seed so draw k resamples the same members)."""
+    out = {}
+    for row in eligible_families(candidates).itertuples(index=False):
+        out[row.family] = tuple(fit_family(targets, row.family, b, n_boot=family_boot, seed=seed) for b in row.benchmarks)
+    return out

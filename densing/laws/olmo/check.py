@@ -18,7 +18,7 @@ import pandas as pd
 from densing import paths
 from densing.errors import InputError
 from densing.io import atomic_write_text
-from densing.laws.ladder import density_table, predict_held_out, variant_errors
+from densing.laws.olmo.ladder import density_table, predict_held_out, variant_errors
 from densing.laws.reference import ReferenceFit
 
 AI2_TABLE = paths.RESULTS / "olmo_ladder" / "ai2_chained_main.csv"
@@ -147,7 +147,7 @@ def check_ladder(folder: str | Path, fits_dir: str | Path, *, level: float = 0.9
 
 def _loss_criterion_variant(fits_dir: Path, ladder: pd.DataFrame, shipped: dict) -> dict:
     """The variant whose E per task is chosen by the loss-only extrapolation error (rule 2 by loss)."""
-    from densing.laws.ladder import choose_irreducible
+    from densing.laws.olmo.ladder import choose_irreducible
 
     path = fits_dir / "olmo_ladder_selection.csv"
     if not path.exists():
@@ -161,13 +161,13 @@ def validate_ladder(frame: pd.DataFrame, benchmark: str, metric: str, *, max_par
     """Fit small, predict large on a ladder table (runs + full runs), by the ladder's rules.
 
     The reference is the ladder's runs with N < ``max_params`` (options chosen inside them by
-    :func:`densing.laws.ladder.select_options`); held out are the ladder runs with N ≥
+    :func:`densing.laws.olmo.ladder.select_options`); held out are the ladder runs with N ≥
     ``max_params`` (their final point: mean of the last 5 checkpoints) and every full run at or
     above that size. Returns one row per held-out model and a summary line.
     """
     from densing.data.olmo import split_ladder
-    from densing.laws.ladder import FINAL_CHECKPOINTS, fit_ladder
-    from densing.laws.reference import final_points, select_points
+    from densing.laws.olmo.ladder import FINAL_CHECKPOINTS, fit_ladder
+    from densing.laws.points import final_points, select_points
 
     ladder, full = split_ladder(frame)
     train = ladder[ladder["params"] < max_params]

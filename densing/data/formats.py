@@ -1,0 +1,138 @@
+"""The registry of reference-data formats: one list of (name, sniff, read) that every reader consults.
+
+A format is a :class:`DataFormat`: a name, ``sniff(path) -> bool`` (cheap: a suffix, a header, a
+folder's layout) and ``read(path, **options) -> DataFrame`` (a validated tidy table). The list is
+tried in order and the first format whose sniff says yes reads the path. It serves
+:func:`read_results` (tables of models to invert), :func:`read_reference_data` (the reference
+layouts too: the Pythia evaluations folder, AI2's OLMo ladder), the held-out check
+(:func:`densing.laws.held_out.validate_held_out`) and ``densing eval ingest``.
+
+Adding a format is one module with its reader and one call::
+
+    from densing.data.formats import DataFormat, register_format
+    register_format(DataFormat("tsv", sniff=lambda p: p.suffix == ".tsv", read=read_tsv))
+
+A registered format is tried before the shipped ones.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pandas as pd
+
+from densing.data import olmo, readers
+from densing.errors import InputError
+
+
+@dataclass(frozen=True)
+class DataFormat:
+    """One layout of results on disk.
+
+    ``read(path, **options)`` takes the options of :func:`read_reference_data` (``suite``,
+    ``final_only``) and ignores those it has no use for. ``reference_only`` formats are layouts
+    of reference *runs* (checkpoints of a suite): :func:`read_results` does not consider them.
+    ``min_train_tokens`` is the format's default cut for fitting and held-out checks (Pythia's
+    warm-up checkpoints), ``None`` for none.
+    """
+
+    name: str
+    sniff: Callable[[Path], bool]
+    read: Callable[..., pd.DataFrame]
+    description: str = ""
+    reference_only: bool = False
+    min_train_tokens: float | None = None
+
+
+def _pythia(path: Path, *, suite: str = "standard", final_only: bool = False, **_) -> pd.DataFrame:
+    return readers.read_pythia_evals(path, suite=suite, final_only=final_only)
+
+
+def _olmo_ladder(path: Path, **_) -> pd.DataFrame:
+    return olmo.split_ladder(olmo.read_olmo_ladder(path))[0]  # its own runs: the full OLMo-2 runs are targets
+
+
+def _results_store(path: Path, **_) -> pd.DataFrame:
+    return readers.read_results_store(path)
+
+
+def _lm_eval_dir(path: Path, **_) -> pd.DataFrame:
+    return readers.read_lm_eval_dir(path)
+
+
+def _lm_eval_json(path: Path, **_) -> pd.DataFrame:
+    return readers.read_lm_eval_file(path)
+
+
+def _wide_csv(path: Path, **_) -> pd.DataFrame:
+    return readers.read_wide_csv(path)
+
+
+def _table(path: Path, **_) -> pd.DataFrame:
+    return readers.read_table(path)
+
+
+#: Pythia's warm-up checkpoints (steps 1 to 1000: D < 3e9 tokens) sit off the law; the paper and the
+#: shipped Pythia fits leave them out, and so does ``densing validate`` on the Pythia folder.
+PYTHIA_MIN_TRAIN_TOKENS = 3e9
+
+#: The formats, tried in order; the last one (a tidy CSV/Parquet table) takes any path and names
+#: what is wrong with it.
+FORMATS: list[DataFormat] = [
+    DataFormat("pythia_evals", readers.is_pythia_evals, _pythia, "the Pythia suite's evaluations folder",
+               reference_only=True, min_train_tokens=PYTHIA_MIN_TRAIN_TOKENS),
+    DataFormat("olmo_ladder", olmo.is_olmo_ladder, _olmo_ladder, "AI2's OLMo ladder folder", reference_only=True),
+    DataFormat("results_store", lambda p: p.is_dir() and any(p.rglob("*.parquet")), _results_store,
+               "a results store (Parquet parts)"),
+    DataFormat("lm_eval_dir", lambda p: p.is_dir(), _lm_eval_dir, "a folder of lm-eval results JSON"),
+    DataFormat("lm_eval_json", lambda p: p.suffix.lower() == ".json", _lm_eval_json, "one lm-eval results JSON"),
+    DataFormat("wide_csv", readers.is_wide_csv, _wide_csv, "a one-row-per-model CSV with score columns"),
+    DataFormat("table", lambda p: True, _table, "a tidy CSV or Parquet table"),
+]
+
+
+def register_format(data_format: DataFormat) -> DataFormat:
+    """Add ``data_format`` ahead of the shipped formats; a name already registered is an error."""
+    if any(f.name == data_format.name for f in FORMATS):
+        raise InputError(f"data format {data_format.name!r}: already registered")
+    FORMATS.insert(0, data_format)
+    return data_format
+
+
+def unregister_format(name: str) -> None:
+    """Remove the format ``name`` (tests that register a format put the list back with this)."""
+    FORMATS[:] = [f for f in FORMATS if f.name != name]
+
+
+def sniff_format(path: str | Path, *, reference: bool = True) -> DataFormat:
+    """The first format whose sniff accepts ``path`` (``reference=False``: leaving out reference layouts)."""
+    path = Path(path)
+    for data_format in FORMATS:
+        if (reference or not data_format.reference_only) and data_format.sniff(path):
+            return data_format
+    raise InputError(f"{path}: no known data format ({', '.join(f.name for f in FORMATS)})")
+
+
+def read_results(path: str | Path) -> pd.DataFrame:
+    """Read results from a tidy table file, a results-store directory, lm-eval JSON(s), or a registered format.
+
+    A CSV/Parquet without ``benchmark`` but with known score columns is read as a wide table of
+    public models (one row per model) and melted with :func:`densing.data.readers.wide_to_tidy`.
+    """
+    path = Path(path)
+    return sniff_format(path, reference=False).read(path)
+
+
+def read_reference_data(path: str | Path, *, suite: str = "standard", final_only: bool = False) -> pd.DataFrame:
+    """Reference results from any layout the command line accepts, as one tidy table.
+
+    The Pythia evaluations folder (``suite``, ``final_only`` as in
+    :func:`densing.data.readers.read_pythia_evals`), AI2's OLMo ladder (its own runs only: the full
+    OLMo-2 runs are targets, not reference), or anything :func:`read_results` reads.
+    """
+    path = Path(path)
+    data_format = sniff_format(path)
+    if not data_format.reference_only and not path.exists():
+        raise InputError(f"{path}: no such file or directory")
+    return data_format.read(path, suite=suite, final_only=final_only)

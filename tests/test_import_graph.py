@@ -1,0 +1,46 @@
+"""The house's shape (bench/import_graph.py): no import circle, nothing pointing back up the
+pipeline (data → laws → trend → report; eval and overlap beside it; cli on top), and no private
+name imported across packages."""
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def graph():
+    spec = importlib.util.spec_from_file_location("import_graph", ROOT / "bench" / "import_graph.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.graph(ROOT)
+
+
+def test_no_import_circle(graph):
+    assert graph["package_cycles"] == [] and graph["module_cycles"] == []
+
+
+def test_no_import_points_back_up_the_pipeline(graph):
+    assert graph["upward"] == []
+
+
+def test_no_private_name_is_imported_across_packages(graph):
+    assert graph["private"] == []
+
+
+def test_the_checker_sees_what_it_looks_for(tmp_path):
+    """A planted circle, upward import and private import are found (the checks above are not vacuous)."""
+    spec = importlib.util.spec_from_file_location("import_graph", ROOT / "bench" / "import_graph.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for package, text in {"data": "from densing.laws.a import _hidden\n", "laws": "from densing.data.b import x\n"}.items():
+        (tmp_path / "densing" / package).mkdir(parents=True)
+        (tmp_path / "densing" / package / "__init__.py").write_text("")
+    (tmp_path / "densing" / "__init__.py").write_text("")
+    (tmp_path / "densing" / "data" / "b.py").write_text("from densing.laws.a import _hidden\nx = 1\n")
+    (tmp_path / "densing" / "laws" / "a.py").write_text("from densing.data.b import x\n_hidden = 2\n")
+    found = module.graph(tmp_path)
+    assert found["package_cycles"] == [["data", "laws"]]
+    assert found["upward"] == ["data -> laws (1)"]
+    assert found["private"] == ["densing.data.b imports densing.laws.a._hidden"]
