@@ -40,8 +40,8 @@ def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: floa
             noise_sd = np.sqrt(np.square(noise_sd) + np.square(solved.slope) * solved.skill2)
         out["birge_ratio"] = solved.birge_ratio
         extra["weights"] = solved.weights  # the observed scores' weights, as the trend's draws use
-        for fit in inversion.fits:
-            out[f"density:{fit.benchmark}"] = fit.effective_params(models[f"score:{fit.benchmark}"].to_numpy(float)) / params
+        for b, fit in enumerate(inversion.fits):  # each benchmark alone, as the joint solve inverted it
+            out[f"density:{fit.benchmark}"] = solved.per_benchmark_size[:, b] / params
     noise = rng.standard_normal((count, *scores.shape)) * noise_sd[None]
     drawn_y, drawn_kind = inversion.draws(picks, scores[None] + noise, stderr, params, **extra)
     # a draw that lands on a bound says only "below" / "above" its value: it counts as −∞ / +∞, so an
