@@ -8,8 +8,8 @@ from __future__ import annotations
 
 
 def start(batch, jobs: list, *args):
-    """The side inversions in one forked worker process while this one measures the headline (two
-    cores: the report's wall time drops by their share); None where fork is missing, one core, or one job."""
+    """``batch(jobs, *args)`` submitted to one forked worker process while this one goes on (on two cores
+    the wall time drops by the batch's share); None where fork is missing, one core, or one job."""
     import os
 
     if len(jobs) < 2 or (os.cpu_count() or 1) < 2 or not hasattr(os, "fork") or os.environ.get("DENSING_SERIAL"):
@@ -25,7 +25,7 @@ def start(batch, jobs: list, *args):
 
 
 def finish(pending, batch, jobs: list, *args) -> dict:
-    """The side inversions' results: the worker's (the same seeds, so the same numbers), or computed here."""
+    """``batch``'s result: the worker's (the same seeds, so the same numbers), or computed here."""
     if pending is not None:
         pool, future = pending
         try:
