@@ -17,11 +17,9 @@ import hashlib
 import json
 import math
 import os
-import re
 import time
-from numbers import Real
 from pathlib import Path
-from typing import Any, Callable, Iterable, NamedTuple, Sequence
+from typing import Any, Callable, Sequence
 
 import pandas as pd
 
@@ -29,319 +27,33 @@ import densing
 from densing.data.schema import validate_results
 from densing.errors import EvalError, InputError
 from densing.eval.benchmarks import (
-    KNOWN_BENCHMARKS,
-    LOCAL_BENCHMARKS,
     OLMES_BENCHMARKS,
     OLMO_REQUEST_BENCHMARKS,
     TASKS_DIRECTORY,
     UNSAFE_CODE_BENCHMARKS,
     Benchmark,
 )
+from densing.eval.harness import (  # noqa: F401 — lm_eval_version, resolve_benchmarks: importable from here as before
+    config_hash,
+    files_digest,
+    lm_eval_version,
+    resolve_benchmarks,
+    task_manager,
+)
+from densing.eval.loading import (  # noqa: F401 — BACKENDS, ParameterCounts, count_parameters: importable from here as before
+    BACKENDS,
+    SWEEP_CONSTRAINTS,
+    ParameterCounts,
+    check_model_source,
+    count_parameters,
+    load_model,
+)
 from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, task_loss
 from densing.eval.models import ModelSpec, model_spec_from_mapping, read_models_file
 from densing.eval.store import CACHE_DIRECTORY, _slug, is_done, part_path, write_part
-from densing.validation import Interval, Options, validate
+from densing.validation import validate
 
-BACKENDS = ("hf", "vllm")
-
-#: What :func:`run_sweep`'s and :func:`load_model`'s arguments may be (checked before any model loads).
-SWEEP_CONSTRAINTS = {
-    "backend": [Options(BACKENDS)],
-    "limit": [Interval(Real, 0, None, closed="neither"), None],
-}
 ProgressCallback = Callable[[str, str, str], None]
-
-
-def _require_lm_eval() -> Any:
-    try:
-        import lm_eval  # noqa: F401
-        import torch  # noqa: F401
-    except ImportError as exc:
-        raise EvalError(
-            f"densing eval needs the 'eval' extra (pip install 'densing[eval]'): {exc}"
-        ) from None
-    return lm_eval
-
-
-def lm_eval_version() -> str:
-    from importlib.metadata import version
-
-    return version("lm_eval")
-
-
-# ---------------------------------------------------------------------------------------------
-# benchmarks and tasks
-
-
-def task_manager(
-    include_paths: Sequence[str | Path] = (),
-    needed: Sequence[str] = (),
-    *,
-    data_root: str | Path | None = None,
-    local_data: bool = False,
-) -> Any:
-    """An lm-eval ``TaskManager`` that sees densing's shipped tasks and the user's include paths.
-
-    Indexing lm-eval's ~15,000 built-in task configs takes tens of seconds, so when every name in
-    ``needed`` (benchmark names, see :func:`resolve_benchmarks`) is found without them, the
-    built-in tasks are left out of the index. ``data_root`` reaches the local-data tasks' loaders
-    as the task metadata ``densing_data_root`` (:mod:`densing.eval.tasks.local_data`).
-    """
-    _require_lm_eval()
-    from lm_eval.tasks import TaskManager
-
-    metadata = {"densing_data_root": str(data_root)} if data_root is not None else None
-
-    paths = [str(TASKS_DIRECTORY)]
-    for path in include_paths:
-        if not Path(path).is_dir():
-            raise InputError(f"{path}: include path is not a directory of lm-eval task YAML files")
-        paths.append(str(path))
-    if needed:
-        local = TaskManager(include_path=paths, include_defaults=False, metadata=metadata)
-        available = set(local.all_tasks)
-        missing = [
-            task
-            for name in needed
-            for task in (_registry(local_data)[name].tasks() if name in _registry(local_data) else [name])
-            if task not in available
-        ]
-        if not missing:
-            return local
-        words = _builtin_task_words()
-        for task in missing:
-            if task not in words:  # appears in no built-in task file: cannot be a built-in task
-                resolve_benchmarks(needed, local, local_data=local_data)  # raises the error naming the benchmark
-    return TaskManager(include_path=paths, metadata=metadata)
-
-
-def _builtin_task_words() -> set[str]:
-    """Every word in lm-eval's built-in task files (a cheap superset of the built-in task names)."""
-    import lm_eval
-
-    words: set[str] = set()
-    root = Path(lm_eval.__file__).parent / "tasks"
-    for path in root.rglob("*"):
-        if path.is_file() and (path.suffix in (".yaml", ".yml", ".py") or "yaml" in path.name):
-            words.update(re.findall(r"[A-Za-z0-9_.\-]+", path.read_text(errors="ignore")))
-    return words
-
-
-def _registry(local_data: bool) -> dict[str, Benchmark]:
-    """Known benchmarks: lm-eval's Hub-backed tasks, or with ``local_data`` their local-file
-    versions (plus the OLMES ones, which are always local)."""
-    if local_data:
-        return {**LOCAL_BENCHMARKS, **OLMES_BENCHMARKS, **OLMO_REQUEST_BENCHMARKS}
-    return KNOWN_BENCHMARKS
-
-
-def resolve_benchmarks(names: Sequence[str], manager: Any, *, local_data: bool = False) -> list[Benchmark]:
-    """Benchmarks for ``names``: known ones from the registry, else lm-eval task/group names.
-
-    With ``local_data`` the known names resolve to their local-file versions, and a known
-    benchmark with no local version is an error (rather than a silent fall-back to the Hub).
-    """
-    if not names:
-        raise InputError("--benchmarks: no benchmark given")
-    available = set(manager.all_tasks)
-    registry = _registry(local_data)
-    resolved = []
-    for name in names:
-        if local_data and name in KNOWN_BENCHMARKS and name not in registry:
-            raise EvalError(
-                f"benchmark {name!r} has no local-data version (offline: {', '.join(sorted(registry))})"
-            )
-        if name in registry:
-            bench = registry[name]
-        elif name in available:
-            companion = f"{name}_loss"
-            bench = Benchmark(name, name, None, companion if companion in available else None)
-        else:
-            raise EvalError(
-                f"unknown benchmark {name!r} (known: {', '.join(sorted(KNOWN_BENCHMARKS))}; "
-                "or any lm-eval task name, including those under --include-path)"
-            )
-        for task in bench.tasks():
-            if task not in available:
-                raise EvalError(f"benchmark {name!r}: lm-eval task {task!r} is not available")
-        resolved.append(bench)
-    return resolved
-
-
-def _files_digest(paths: Iterable[Path]) -> str:
-    digest = hashlib.sha256()
-    for root in paths:
-        root = Path(root)
-        files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".yaml", ".yml", ".py", ".jsonl", ".json"))
-        for path in files:
-            digest.update(str(path.relative_to(root)).encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def config_hash(
-    spec: ModelSpec,
-    bench: Benchmark,
-    *,
-    backend: str,
-    limit: float | None,
-    tasks_digest: str,
-    data_root: str | Path | None = None,
-    prefix_cache: bool = False,
-) -> str:
-    """SHA-256 (16 hex digits) of everything that changes a pair's rows: what model is loaded,
-    the benchmark's tasks and shots, the task files, the limit, the backend, lm-eval's version,
-    the local data folder, and the metadata written into the rows (params, training tokens,
-    release date)."""
-    payload: dict[str, Any] = {
-        "model": spec.load_identity(),
-        "metadata": {k: getattr(spec, k) for k in ("name", "params", "non_embedding_params", "train_tokens", "release_date", "family")},
-        "benchmark": [bench.name, bench.score_task, bench.num_fewshot, bench.loss_task],
-        "backend": backend,
-        "limit": limit,
-        "lm_eval": lm_eval_version(),
-        "tasks": tasks_digest,
-    }
-    if bench.style != "lm-eval":  # absent for lm-eval-style benchmarks, so older stores keep their hashes
-        payload["style"] = bench.style
-    if data_root is not None:
-        payload["data_root"] = str(Path(data_root).resolve())
-    if prefix_cache:
-        payload["prefix_cache"] = True
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-
-# ---------------------------------------------------------------------------------------------
-# models
-
-
-def _looks_like_path(text: str) -> bool:
-    return text.startswith(("/", "./", "../", "~")) or text.count("/") >= 2 or text.count(os.sep) >= 2
-
-
-def check_model_source(spec: ModelSpec) -> None:
-    """Raise :class:`EvalError` if a model given as a local path (or GGUF file) does not exist."""
-    try:
-        location = spec.model_directory()
-    except InputError as exc:
-        raise EvalError(str(exc)) from None
-    path = Path(location).expanduser()
-    if spec.gguf_file is not None:
-        if not (path / spec.gguf_file).is_file():
-            raise EvalError(f"model {spec.name!r}: {path / spec.gguf_file}: no such GGUF file")
-        return
-    if path.exists():
-        if not (path / "config.json").is_file():
-            raise EvalError(f"model {spec.name!r}: {spec.model}: no config.json (not a Hugging Face model directory)")
-        return
-    if _looks_like_path(spec.model):
-        raise EvalError(f"model {spec.name!r}: {spec.model}: no such model directory")
-
-
-class ParameterCounts(NamedTuple):
-    """Parameter counts of a loaded model (plain numbers of parameters)."""
-
-    total: float
-    non_embedding: float
-    ladder: float
-
-
-def count_parameters(model: Any) -> ParameterCounts:
-    """Total, non-embedding and OLMo-ladder parameter counts of a torch model.
-
-    Non-embedding excludes every ``nn.Embedding`` (token and learned position embeddings) and an
-    output projection not tied to the input embedding (Kaplan et al. 2020, §2.1 count N this way).
-
-    The ladder count is N as AI2's OLMo ladder counts it (its ``configs/*.json`` ``n``): the input
-    embeddings excluded, the vocab × d output head included,
-
-        N_ladder = non-embedding + numel(output head),
-
-    and for a model whose head is tied to its input embedding the shared matrix counts once, as
-    the head (it is used as the output projection; a tied model's N_ladder is then its total less
-    any learned position embeddings).
-    """
-    import torch
-
-    seen: set[int] = set()
-    total = 0
-    for parameter in model.parameters():
-        if id(parameter) not in seen:
-            seen.add(id(parameter))
-            total += parameter.numel()
-    embedding_ids: set[int] = set()
-    for module in model.modules():
-        if isinstance(module, torch.nn.Embedding):
-            embedding_ids.update(id(p) for p in module.parameters())
-    output = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
-    if output is not None:
-        embedding_ids.update(id(p) for p in output.parameters())
-    embedding = sum(p.numel() for p in model.parameters() if id(p) in embedding_ids)
-    # parameters() deduplicates tied weights, so a tied head is counted once, with the embedding
-    head = sum(p.numel() for p in output.parameters()) if output is not None else 0
-    non_embedding = total - embedding
-    return ParameterCounts(float(total), float(non_embedding), float(non_embedding + head))
-
-
-def _count_parameters_from_config(spec: ModelSpec) -> ParameterCounts:
-    import torch
-    from transformers import AutoConfig, AutoModelForCausalLM
-
-    extra = {"gguf_file": spec.gguf_file} if spec.gguf_file is not None else {}
-    config = AutoConfig.from_pretrained(
-        spec.model_directory(), revision=spec.revision, trust_remote_code=spec.trust_remote_code, **extra
-    )
-    with torch.device("meta"):
-        model = AutoModelForCausalLM.from_config(config, trust_remote_code=spec.trust_remote_code)
-    return count_parameters(model)
-
-
-def load_model(
-    spec: ModelSpec, *, backend: str, device: str | None, batch_size: int | str, prefix_cache: bool = False
-) -> tuple[Any, ParameterCounts]:
-    """Load ``spec`` with lm-eval's backend; return (lm, its parameter counts).
-
-    ``prefix_cache`` (HF backend only) scores log-likelihood requests with
-    :class:`densing.eval.prefix_cache.PrefixCachedHFLM`, which reuses the key/value cache of the
-    prefix consecutive requests share (the same numbers, far fewer forward passes on a CPU).
-    """
-    _require_lm_eval()
-    import torch
-
-    arguments: dict[str, Any] = {
-        "pretrained": spec.model_directory(),
-        "dtype": spec.dtype,
-        "trust_remote_code": spec.trust_remote_code,
-        "batch_size": batch_size,
-    }
-    if spec.revision:
-        arguments["revision"] = spec.revision
-    if spec.gguf_file is not None:
-        arguments["gguf_file"] = spec.gguf_file
-    validate(SWEEP_CONSTRAINTS, backend=backend)
-    if prefix_cache and backend != "hf":
-        raise InputError(f"prefix_cache: only the hf backend has it, not {backend!r}")
-    try:
-        if backend == "hf":
-            if prefix_cache:
-                from densing.eval.prefix_cache import PrefixCachedHFLM as HFLM
-            else:
-                from lm_eval.models.huggingface import HFLM
-
-            arguments["device"] = device or ("cuda" if torch.cuda.is_available() else "cpu")
-            lm = HFLM(**arguments)
-            counts = count_parameters(lm.model)
-        elif backend == "vllm":
-            from lm_eval.models.vllm_causallms import VLLM
-
-            lm = VLLM(**arguments)
-            counts = _count_parameters_from_config(spec)
-    except EvalError:
-        raise
-    except Exception as exc:  # transformers / hub / vllm load errors
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise EvalError(f"model {spec.name!r}: cannot load {spec.model}: {first}") from None
-    return lm, counts
 
 
 # ---------------------------------------------------------------------------------------------
@@ -589,7 +301,7 @@ def run_sweep(
     store = Path(store)
     if store.exists() and not store.is_dir():
         raise InputError(f"{store}: --out exists and is not a directory")
-    digest = _files_digest([TASKS_DIRECTORY, *map(Path, include_paths)])
+    digest = files_digest([TASKS_DIRECTORY, *map(Path, include_paths)])
     hashes = {
         (spec.name, bench.name): config_hash(
             spec, bench, backend=backend, limit=limit, tasks_digest=digest, data_root=data_root, prefix_cache=prefix_cache

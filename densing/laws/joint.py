@@ -129,7 +129,8 @@ SKILLS = ("pooled", "none")
 
 @dataclass(frozen=True)
 class JointInversion:
-    """The joint effective size of each model: x̂ = ln N̂, its censoring, τ², the skill variance, χ², Birge ratio."""
+    """The joint effective size of each model: x̂ = ln N̂, its censoring, τ², the skill variance, χ², Birge ratio,
+    and beside it each benchmark's own inversion (the paper's, one benchmark at a time)."""
 
     log_size: np.ndarray          # (models,)
     censored: np.ndarray          # (models,) '' / 'below_range' / 'above_range'
@@ -139,6 +140,7 @@ class JointInversion:
     slope: np.ndarray             # (models, B): S_b'(x̂)
     chi2: np.ndarray              # (models,)
     birge_ratio: np.ndarray       # (models,) sqrt(χ²/(B − 1)), NaN for B = 1
+    per_benchmark_size: np.ndarray  # (models, B): N̂_b, benchmark b's score inverted alone at its fit's D0
 
 
 def skill_variance(fits: list[ReferenceFit], scores, stderr) -> float:
@@ -182,6 +184,7 @@ def invert_joint(fits: list[ReferenceFit], scores, stderr, *, skill: str = "pool
     with np.errstate(divide="ignore", invalid="ignore"):
         birge = np.where(n_b > 1, np.sqrt(chi2 / np.maximum(n_b - 1, 1)), np.nan)
     censored = np.where(x <= LOG_SIZE_LOW + 1e-9, "below_range", np.where(x >= LOG_SIZE_HIGH - 1e-9, "above_range", ""))
+    alone = np.column_stack([fit.effective_params(scores[:, b]) for b, fit in enumerate(fits)])
     return JointInversion(log_size=x, censored=censored.astype(object), tau2=tau2, skill2=s2, weights=weights,
-                          slope=slope[0], chi2=chi2, birge_ratio=birge)
+                          slope=slope[0], chi2=chi2, birge_ratio=birge, per_benchmark_size=alone)
 

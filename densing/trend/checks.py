@@ -165,3 +165,22 @@ def sensitivity(doubling_months, labels=None) -> Check:
         bad = [str(label) for label, v in zip(labels, values) if not (math.isfinite(v) and v > 0)]
         detail += f" (not finite: {', '.join(bad)})"
     return Check("sensitivity", ratio, threshold, _status(ratio <= MAX_SENSITIVITY_RATIO), detail)
+
+
+def plain_reason(check: Check, sensitivity: pd.DataFrame) -> str:
+    """One plain sentence for a failed check (the check's own ``detail`` keeps the numbers in full)."""
+    if check.name == "size_dependence":
+        return (f"Within a family, larger models come out denser (ln ρ rises {check.value:+.2f} per unit of ln N; the rule "
+                f"needs a slope shown to lie within ±{SIZE_SLOPE_MARGIN:g}), so the reference's shape in N does not "
+                "match the targets' and density mixes size with release date.")
+    if check.name == "sensitivity":
+        values = sensitivity["doubling_time_months"].to_numpy(float)
+        finite = values[np.isfinite(values)]
+        spread = f"from {finite.min():.1f} to {finite.max():.1f} months" if finite.size else "none finite"
+        return (f"The eligible references and inversions disagree: their doubling times run {spread}, more than the factor "
+                f"{MAX_SENSITIVITY_RATIO:g} the rule allows.")
+    if check.name == "saturation":
+        return "Frontier models score at the highest score the reference can express, so their densities are set by that cap."
+    if check.name == "conditioning":
+        return f"One standard error of a frontier model's score moves its density {_g(check.value)}-fold (the rule allows 2)."
+    return f"{check.name}: {check.detail}."

@@ -24,36 +24,35 @@ import argparse
 import glob
 import math
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from densing import paths
-from densing.data.item_counts import binomial_stderr, item_counts
 from densing.data.units import format_count
-from densing.errors import DensingError, FitError, InputError
+from densing.errors import DensingError, FitError
 from densing.laws import references
 from densing.laws.reference import ReferenceFit
 from densing.numbers import format_number
-from densing.results import Result
-from densing.trend import checks, rules
+from densing.trend import checks, rules, side_jobs
+from densing.trend.checks import plain_reason
 from densing.trend.censored import EXACT
 from densing.trend.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH
-from densing.trend.inversions import Joint, PerBenchmark, arrays, score_matrix
+from densing.trend.densities import density_table, point_densities
+from densing.trend.inversions import Joint, PerBenchmark, arrays
 from densing.trend.lines import doubling_days, envelope_index
-from densing.trend.scope import days_since, parse_epoch
+from densing.trend.measurement import PAPER, Breakpoint, InversionTrend, Segment, TrendMeasurement
+from densing.trend.targets import reference_models, trend_targets, with_stderr
 from densing.trend.uncertainty import TrendUncertainty, carry_uncertainty
 
-#: The paper's numbers (Xiao et al. 2024, §3 and Fig. 1/3), shown beside ours.
-PAPER = {
-    "doubling_time_months": 3.3,
-    "slope_per_day": 0.0073,
-    "r_squared": 0.91,
-    "slope_before_chatgpt_per_day": 0.0048,
-    "slope_after_chatgpt_per_day": 0.0073,
-}
+__all__ = [  # the measurement's parts, importable from here as before the split
+    "PAPER", "Breakpoint", "InversionTrend", "Segment", "TrendMeasurement", "density_table", "plain_reason",
+    "point_densities", "reference_models", "trend_targets", "with_stderr",
+    "PAPER_ANCHORS", "COMPOSED_FITS", "CANDIDATES_FILE", "HEADLINE_RULE", "SENSITIVITY_D0", "NAMED_MODELS",
+    "composed_fits", "inversions_of", "inversion_checks", "measure_trend", "main",
+]
+
 #: The paper's per-model anchors (Xiao et al. 2024, Fig. 1 and §3), shown beside ours.
 PAPER_ANCHORS = {
     "google/gemma-2-9b": "≈ 3, denser than Gemma-2-27B",
@@ -71,65 +70,6 @@ NAMED_MODELS = (
     "mistralai/Mistral-7B-v0.1", "google/gemma-2-2b", "google/gemma-2-9b", "google/gemma-2-27b", "Qwen/Qwen2-7B",
     "meta-llama/Meta-Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-70B", "meta-llama/Meta-Llama-3.1-405B-FP8",
 )
-
-
-# ---------------------------------------------------------------------------------------------
-# targets
-
-
-def with_stderr(targets: pd.DataFrame) -> pd.DataFrame:
-    """Fill a missing score standard error with the binomial √(S(1 − S)/n), n the benchmark's item count."""
-    if "stderr" in targets.columns and not targets["stderr"].isna().any():
-        return targets  # nothing to fill (a table this function already filled, say): no copy
-    out = targets.copy()
-    if "stderr" not in out.columns:
-        out["stderr"] = np.nan
-    known = set(item_counts()["benchmark"])
-    missing = out["stderr"].isna() & out["benchmark"].isin(known)
-    for benchmark, rows in out[missing].groupby("benchmark"):
-        out.loc[rows.index, "stderr"] = binomial_stderr(rows["value"].to_numpy(float), str(benchmark))
-    return out
-
-
-def reference_models(fit: ReferenceFit) -> set[str]:
-    """The models whose points define ``fit`` and, for a family fit, every model of its family (never targets)."""
-    names = {str(p[0]) for p in fit.points} | {str(p[0]) for p in (fit.loss_points or ())}
-    names |= set(fit.provenance.get("members", ()))
-    return names | {n.split("@")[0] for n in names}
-
-
-def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAULT_EPOCH,
-                  until: str | None = None, epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """One row per target model of an inversion (or a fit) and the left-out ones, with the reason.
-
-    Rows: model, family, params, release_date, t and every benchmark's ``score:<b>``/``stderr:<b>``
-    (plain ``score``/``stderr`` for one benchmark). The reference's own models — the points it
-    was fitted on and, for a family reference, every model of the family — are never targets.
-    """
-    from densing.trend.uncertainty import as_inversion
-
-    inversion = as_inversion(reference, None)
-    rows = score_matrix(with_stderr(targets), inversion.benchmarks, inversion.fits[0].metric)
-    if rows.empty:
-        raise InputError(f"targets: no model has scores on {', '.join(inversion.benchmarks)} (metric {inversion.fits[0].metric!r})")
-    reasons = pd.Series("", index=rows.index, dtype=object)
-    own = set().union(*(reference_models(f) for f in inversion.fits))
-    reasons[rows["model"].astype(str).isin(own)] = "defines the reference"
-    if "release_date" not in rows.columns:
-        raise InputError("targets: no 'release_date' column; a trend needs release dates")
-    dates = pd.to_datetime(rows["release_date"])
-    reasons[(reasons == "") & dates.isna()] = "no release date"
-    if since is not None:
-        reasons[(reasons == "") & (dates < pd.Timestamp(since))] = f"released before {since}"
-    if until is not None:
-        reasons[(reasons == "") & (dates >= pd.Timestamp(until))] = f"released on or after {until}"
-    no_error = np.column_stack([rows[f"stderr:{b}"].isna().to_numpy() for b in inversion.benchmarks]).any(axis=1)
-    reasons[(reasons == "") & no_error] = "no standard error and no item count for its benchmark"
-    kept = rows[reasons == ""].copy()
-    kept["release_date"] = pd.to_datetime(kept["release_date"])
-    kept["t"] = days_since(kept["release_date"].to_numpy("datetime64[ns]"), parse_epoch(epoch))
-    left = rows[reasons != ""][["model"]].assign(reason=reasons[reasons != ""].to_numpy())
-    return kept.reset_index(drop=True), left.reset_index(drop=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -162,176 +102,15 @@ def inversions_of(fits: tuple[ReferenceFit, ...], *, first_versions: bool = Fals
     return out
 
 
+
 # ---------------------------------------------------------------------------------------------
 # the measurement
-
-
-@dataclass(frozen=True)
-class Segment(Result):
-    """One side of the breakpoint: its slope with the full interval, or why it has none."""
-
-    name: str
-    n_models: int
-    slope_per_day: float = math.nan
-    intercept: float = math.nan
-    slope_ci_low: float = math.nan
-    slope_ci_high: float = math.nan
-    note: str = ""
-    same_as_headline: bool = False
-
-
-@dataclass(frozen=True)
-class Breakpoint(Result):
-    """Slopes before and after ChatGPT's release (each its own full-uncertainty fit), beside the paper's."""
-
-    date: str
-    before: Segment
-    after: Segment
-    paper_before_per_day: float = 0.0048
-    paper_after_per_day: float = 0.0073
-
-    def line(self) -> str:
-        def words(seg: Segment) -> str:
-            if not math.isfinite(seg.slope_per_day):
-                return f"not fitted ({seg.note})"
-            same = ", the same models and interval as the headline" if seg.same_as_headline else ""
-            return (f"{seg.slope_per_day:.4f}/day (95% CI {seg.slope_ci_low:.4f} to {seg.slope_ci_high:.4f}, "
-                    f"{seg.n_models} models{same})")
-
-        return (f"breakpoint {self.date}: slope before {words(self.before)}, after {words(self.after)} "
-                f"(paper: {self.paper_before_per_day}/day → {self.paper_after_per_day}/day)")
-
-
-@dataclass(frozen=True)
-class InversionTrend:
-    """One inversion of one reference: its trend (headline rule), checks, and targets."""
-
-    name: str
-    family: str
-    kind: str               # joint | per-benchmark
-    benchmarks: tuple[str, ...]
-    d0: float
-    result: TrendUncertainty | None
-    error: str
-    checks: tuple[checks.Check, ...]
-    models: pd.DataFrame = field(repr=False)
-
-    def row(self) -> dict:
-        r = self.result
-        out = {"reference": self.name, "family": self.family, "inversion": self.kind, "d0": self.d0,
-               "months": r.doubling_time_months if r else math.nan,
-               "ci_low": r.doubling_time_months_ci_low if r else math.nan,
-               "ci_high": r.doubling_time_months_ci_high if r else math.nan,
-               "slope_per_day": r.slope_per_day if r else math.nan, "n_models": r.n_models if r else len(self.models),
-               "error": self.error}
-        for c in self.checks:
-            out[c.name] = c.status
-        return out
-
-
-@dataclass(frozen=True)
-class TrendMeasurement:
-    reference: str
-    reference_rule: str
-    d0: float
-    headline_rule: str
-    measurable: bool
-    headline: str
-    verdict: str
-    why: str
-    rules: dict[str, TrendUncertainty]
-    rule_errors: dict[str, str]
-    checks: tuple[checks.Check, ...]
-    sensitivity: pd.DataFrame
-    breakpoint: Breakpoint
-    candidates: pd.DataFrame
-    references: pd.DataFrame
-    inversions: dict[str, InversionTrend] = field(repr=False)
-    densities: pd.DataFrame = field(repr=False)
-    models: pd.DataFrame = field(repr=False)
-    left_out: pd.DataFrame = field(repr=False)
-    fits: tuple[ReferenceFit, ...] = field(repr=False)
-    inversion: object = field(repr=False)
-
-    @property
-    def selection(self) -> pd.DataFrame:
-        """The candidate table (kept under its old name)."""
-        return self.candidates
-
-    @property
-    def fit(self) -> ReferenceFit:
-        """The headline reference's first fit (all of them: :attr:`fits`)."""
-        return self.fits[0]
-
-    def rows(self) -> list[dict]:
-        """One JSON-ready row per frontier rule: the interval, its sources, bounds used, checks."""
-        out = []
-        for rule, result in self.rules.items():
-            out.append({"frontier": rule, "headline": rule == self.headline_rule, "reference": self.reference, "d0": self.d0,
-                        **result.to_dict(), "measurable": self.measurable,
-                        "checks": [c.to_dict() for c in self.checks], "paper": PAPER})
-        return out
-
-    def table(self) -> pd.DataFrame:
-        """The rules side by side, in months, for a terminal."""
-        frame = pd.DataFrame([{k: getattr(r, k) for k in r.__dataclass_fields__ if k not in ("draws", "models")} for r in self.rules.values()])
-        keep = ["rule", "doubling_time_months", "doubling_time_months_ci_low", "doubling_time_months_ci_high",
-                "n_models", "n_lower_bounds", "n_upper_bounds", "share_fit", "share_score", "share_models"]
-        return frame[keep].rename(columns={"doubling_time_months": "months", "doubling_time_months_ci_low": "ci_low",
-                                           "doubling_time_months_ci_high": "ci_high", "n_lower_bounds": "lower_bounds",
-                                           "n_upper_bounds": "upper_bounds"})
-
-    def checks_table(self) -> pd.DataFrame:
-        return pd.DataFrame([{"check": c.name, "result": c.status, "detail": c.detail} for c in self.checks])
-
-    def __repr__(self) -> str:
-        head = self.rules.get(self.headline_rule)
-        months = "not measured" if not self.measurable or head is None else (
-            f"{head.doubling_time_months:.3g} months [{head.doubling_time_months_ci_low:.3g}, {head.doubling_time_months_ci_high:.3g}]")
-        return (f"TrendMeasurement(reference {self.reference!r}, D0 = {self.d0:.3g}, {self.headline_rule}: {months}, "
-                f"{sum(c.passed for c in self.checks)}/{len(self.checks)} checks passed)")
-
-    def _repr_html_(self) -> str:
-        from html import escape
-
-        from densing import _html
-
-        rules_table = self.table()
-        found = [(c.name, c.status, c.detail) for c in self.checks]
-        return (f"<p>{escape(self.headline)}</p>"
-                + _html.table(list(rules_table.columns), rules_table.itertuples(index=False),
-                              caption=f"doubling time (months) by frontier rule; reference {self.reference}, D0 = {self.d0:.3g}")
-                + _html.table(["check", "result", "detail"], found, caption="validity checks"))
-
-    def json_rows(self) -> list[dict]:
-        """:meth:`rows`, each with the references, sensitivity and breakpoint (``densing trend --format json``)."""
-        rows = self.rows()
-        for row in rows:
-            row["verdict"] = self.verdict
-            row["why"] = self.why
-            row["sensitivity"] = _records(self.sensitivity)
-            row["references"] = _records(self.references)
-            row["breakpoint"] = self.breakpoint.to_dict()
-        return rows
-
-    def breakpoint_line(self) -> str:
-        return self.breakpoint.line()
-
-
-def _records(frame: pd.DataFrame) -> list[dict]:
-    return [{k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()} for r in frame.to_dict("records")]
 
 
 def _frontier(models: pd.DataFrame, y: np.ndarray, kind: np.ndarray) -> np.ndarray:
     """Indices of the envelope's record-setters among the models with a value or a bound."""
     usable = np.flatnonzero(np.isfinite(y) & np.isfinite(kind))
     return usable[envelope_index(models["t"].to_numpy(float)[usable], y[usable], models["model"].astype(str).to_numpy()[usable])]
-
-
-def point_densities(models: pd.DataFrame, inversion) -> tuple[np.ndarray, np.ndarray]:
-    """ln ρ (or its bound) and its kind for every model under the inversion's point parameters."""
-    scores, stderr = arrays(models, inversion.benchmarks)
-    return inversion.point(scores, stderr, models["params"].to_numpy(float))
 
 
 def inversion_checks(models: pd.DataFrame, inversion) -> tuple[checks.Check, ...]:
@@ -363,57 +142,9 @@ def _measure_inversion(name: str, inversion, targets: pd.DataFrame, *, since, ep
                           d0=inversion.d0, result=result, error=error, checks=inversion_checks(models, inversion), models=models)
 
 
-def plain_reason(check: checks.Check, sensitivity: pd.DataFrame) -> str:
-    """One plain sentence for a failed check (the check's own ``detail`` keeps the numbers in full)."""
-    if check.name == "size_dependence":
-        return (f"Within a family, larger models come out denser (ln ρ rises {check.value:+.2f} per unit of ln N; the rule "
-                f"needs a slope shown to lie within ±{checks.SIZE_SLOPE_MARGIN:g}), so the reference's shape in N does not "
-                "match the targets' and density mixes size with release date.")
-    if check.name == "sensitivity":
-        values = sensitivity["doubling_time_months"].to_numpy(float)
-        finite = values[np.isfinite(values)]
-        spread = f"from {finite.min():.1f} to {finite.max():.1f} months" if finite.size else "none finite"
-        return (f"The eligible references and inversions disagree: their doubling times run {spread}, more than the factor "
-                f"{checks.MAX_SENSITIVITY_RATIO:g} the rule allows.")
-    if check.name == "saturation":
-        return "Frontier models score at the highest score the reference can express, so their densities are set by that cap."
-    if check.name == "conditioning":
-        return f"One standard error of a frontier model's score moves its density {checks._g(check.value)}-fold (the rule allows 2)."
-    return f"{check.name}: {check.detail}."
-
-
-def _start_side_jobs(jobs: list, targets: pd.DataFrame, args: dict):
-    """The side inversions in one forked worker process while this one measures the headline (two
-    cores: the report's wall time drops by their share); None where fork is missing, one core, or one job."""
-    import os
-
-    if len(jobs) < 2 or (os.cpu_count() or 1) < 2 or not hasattr(os, "fork") or os.environ.get("DENSING_SERIAL"):
-        return None
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    try:
-        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
-        return pool, pool.submit(_side_batch, jobs, targets, args)
-    except (OSError, ValueError):
-        return None
-
-
 def _side_batch(jobs: list, targets: pd.DataFrame, args: dict) -> dict:
+    """The side inversions' trends, by name (:mod:`densing.trend.side_jobs` runs this in its worker)."""
     return {name: _measure_inversion(name, other, targets, **args) for _, name, other in jobs}
-
-
-def _finish_side_jobs(pending, jobs: list, targets: pd.DataFrame, args: dict) -> dict:
-    """The side inversions' results: the worker's (the same seeds, so the same numbers), or computed here."""
-    if pending is not None:
-        pool, future = pending
-        try:
-            return future.result()
-        except Exception:  # noqa: BLE001 — a worker that died (e.g. out of memory) costs time, not the result
-            pass
-        finally:
-            pool.shutdown(wait=True)
-    return _side_batch(jobs, targets, args)
 
 
 def _months(value: float) -> str:
@@ -456,11 +187,11 @@ def measure_trend(
         raise FitError("no candidate reference passes the eligibility rule (R1–R5 of densing.laws.references); "
                        "the candidate table says why each fails")
     models, left_out = trend_targets(targets, inversion, since=since, epoch=epoch)
-    side_jobs = [(family, name, other) for family, fits in family_fits.items()
+    side_job_list = [(family, name, other) for family, fits in family_fits.items()
                  for name, other in inversions_of(fits, first_versions=True).items()
                  if not (fit is None and name == inversion.name)]
     side_args = dict(since=since, epoch=epoch, n_boot=n_boot_side, n_share=0, seed=seed)  # side shares: shown nowhere
-    pending = _start_side_jobs(side_jobs, targets, side_args)
+    pending = side_jobs.start(_side_batch, side_job_list, targets, side_args)
     found_rules: dict[str, TrendUncertainty] = {}
     rule_errors: dict[str, str] = {}
     for rule in rules.RULES:
@@ -474,7 +205,7 @@ def measure_trend(
             rule_errors[rule] = str(exc)
     head = found_rules[HEADLINE_RULE]
     own = inversion_checks(models, inversion)
-    computed = _finish_side_jobs(pending, side_jobs, targets, side_args)
+    computed = side_jobs.finish(pending, _side_batch, side_job_list, targets, side_args)
     side: dict[str, InversionTrend] = {}
     for family, fits in family_fits.items():
         for name, other in inversions_of(fits, first_versions=True).items():
@@ -527,49 +258,6 @@ def measure_trend(
         models=models.assign(**dict(zip(("log_density", "bound"), point_densities(models, inversion)))),
         left_out=left_out, fits=tuple(head_fits), inversion=inversion,
     )
-
-
-def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: float = 0.95, n_draws: int = 600) -> pd.DataFrame:
-    """ρ of every target under the inversion with its interval (fit draws × score noise), and per benchmark beside it.
-
-    For the joint inversion the score noise also carries the between-benchmark skill variance
-    (sd √(σ² + S'(x̂)²·s²), :mod:`densing.laws.joint`; with ``skill="none"``, the first version: σ
-    scaled by the model's Birge ratio where it exceeds 1), and the per-benchmark densities and the
-    Birge ratio are columns.
-    """
-    scores, stderr = arrays(models, inversion.benchmarks)
-    params = models["params"].to_numpy(float)
-    y, kind = inversion.point(scores, stderr, params)
-    rng = np.random.default_rng(seed)
-    count = min(n_draws, inversion.n_draws)
-    picks = rng.integers(inversion.n_draws, size=count)
-    noise_sd = np.nan_to_num(stderr)
-    extra = {}
-    out = models[["model", "params", "release_date"] + [c for c in ("family",) if c in models.columns]].copy()
-    if isinstance(inversion, Joint):
-        solved = inversion.solve_point(scores, stderr)
-        if inversion.skill == "none":
-            scale = np.where(np.nan_to_num(solved.birge_ratio) > 1, np.nan_to_num(solved.birge_ratio), 1.0)
-            noise_sd = noise_sd * scale[:, None]
-        else:
-            noise_sd = np.sqrt(np.square(noise_sd) + np.square(solved.slope) * solved.skill2)
-        out["birge_ratio"] = solved.birge_ratio
-        extra["weights"] = solved.weights  # the observed scores' weights, as the trend's draws use
-        for fit in inversion.fits:
-            out[f"density:{fit.benchmark}"] = fit.effective_params(models[f"score:{fit.benchmark}"].to_numpy(float)) / params
-    noise = rng.standard_normal((count, *scores.shape)) * noise_sd[None]
-    drawn_y, drawn_kind = inversion.draws(picks, scores[None] + noise, stderr, params, **extra)
-    # a draw that lands on a bound says only "below" / "above" its value: it counts as −∞ / +∞, so an
-    # interval end that falls among such draws is open (0 or ∞), never a NaN
-    open_y = np.where(drawn_kind == EXACT, drawn_y, np.where(drawn_kind > 0, np.inf, -np.inf))
-    low, high = np.quantile(open_y, [(1 - level) / 2, (1 + level) / 2], axis=0, method="inverted_cdf")
-    out["density"] = np.exp(y)
-    out["bound"] = np.where(kind == EXACT, "", np.where(kind > 0, "lower bound", np.where(kind < 0, "upper bound", "dropped")))
-    out["density_ci_low"], out["density_ci_high"] = np.exp(low), np.exp(high)
-    out["effective_params"] = np.exp(y) * params
-    out["reference"] = inversion.name
-    out["d0"] = inversion.d0
-    return out.sort_values("density", ascending=False).reset_index(drop=True)
 
 
 def _breakpoint(targets: pd.DataFrame, inversion, head: TrendUncertainty, models: pd.DataFrame, epoch: str,

@@ -1,0 +1,182 @@
+"""The lm-eval harness as the sweep uses it: its presence and version, its task manager, benchmarks resolved
+to its tasks, and the config hash that says whether a stored pair is still current.
+
+torch and lm_eval are imported inside functions: the core package imports without the ``eval`` extra.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from densing.errors import EvalError, InputError
+from densing.eval.benchmarks import (
+    KNOWN_BENCHMARKS,
+    LOCAL_BENCHMARKS,
+    OLMES_BENCHMARKS,
+    OLMO_REQUEST_BENCHMARKS,
+    TASKS_DIRECTORY,
+    Benchmark,
+)
+from densing.eval.models import ModelSpec
+
+
+def require_lm_eval() -> Any:
+    try:
+        import lm_eval  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError as exc:
+        raise EvalError(
+            f"densing eval needs the 'eval' extra (pip install 'densing[eval]'): {exc}"
+        ) from None
+    return lm_eval
+
+
+def lm_eval_version() -> str:
+    from importlib.metadata import version
+
+    return version("lm_eval")
+
+
+# ---------------------------------------------------------------------------------------------
+# benchmarks and tasks
+
+
+def task_manager(
+    include_paths: Sequence[str | Path] = (),
+    needed: Sequence[str] = (),
+    *,
+    data_root: str | Path | None = None,
+    local_data: bool = False,
+) -> Any:
+    """An lm-eval ``TaskManager`` that sees densing's shipped tasks and the user's include paths.
+
+    Indexing lm-eval's ~15,000 built-in task configs takes tens of seconds, so when every name in
+    ``needed`` (benchmark names, see :func:`resolve_benchmarks`) is found without them, the
+    built-in tasks are left out of the index. ``data_root`` reaches the local-data tasks' loaders
+    as the task metadata ``densing_data_root`` (:mod:`densing.eval.tasks.local_data`).
+    """
+    require_lm_eval()
+    from lm_eval.tasks import TaskManager
+
+    metadata = {"densing_data_root": str(data_root)} if data_root is not None else None
+
+    paths = [str(TASKS_DIRECTORY)]
+    for path in include_paths:
+        if not Path(path).is_dir():
+            raise InputError(f"{path}: include path is not a directory of lm-eval task YAML files")
+        paths.append(str(path))
+    if needed:
+        local = TaskManager(include_path=paths, include_defaults=False, metadata=metadata)
+        available = set(local.all_tasks)
+        missing = [
+            task
+            for name in needed
+            for task in (_registry(local_data)[name].tasks() if name in _registry(local_data) else [name])
+            if task not in available
+        ]
+        if not missing:
+            return local
+        words = _builtin_task_words()
+        for task in missing:
+            if task not in words:  # appears in no built-in task file: cannot be a built-in task
+                resolve_benchmarks(needed, local, local_data=local_data)  # raises the error naming the benchmark
+    return TaskManager(include_path=paths, metadata=metadata)
+
+
+def _builtin_task_words() -> set[str]:
+    """Every word in lm-eval's built-in task files (a cheap superset of the built-in task names)."""
+    import lm_eval
+
+    words: set[str] = set()
+    root = Path(lm_eval.__file__).parent / "tasks"
+    for path in root.rglob("*"):
+        if path.is_file() and (path.suffix in (".yaml", ".yml", ".py") or "yaml" in path.name):
+            words.update(re.findall(r"[A-Za-z0-9_.\-]+", path.read_text(errors="ignore")))
+    return words
+
+
+def _registry(local_data: bool) -> dict[str, Benchmark]:
+    """Known benchmarks: lm-eval's Hub-backed tasks, or with ``local_data`` their local-file
+    versions (plus the OLMES ones, which are always local)."""
+    if local_data:
+        return {**LOCAL_BENCHMARKS, **OLMES_BENCHMARKS, **OLMO_REQUEST_BENCHMARKS}
+    return KNOWN_BENCHMARKS
+
+
+def resolve_benchmarks(names: Sequence[str], manager: Any, *, local_data: bool = False) -> list[Benchmark]:
+    """Benchmarks for ``names``: known ones from the registry, else lm-eval task/group names.
+
+    With ``local_data`` the known names resolve to their local-file versions, and a known
+    benchmark with no local version is an error (rather than a silent fall-back to the Hub).
+    """
+    if not names:
+        raise InputError("--benchmarks: no benchmark given")
+    available = set(manager.all_tasks)
+    registry = _registry(local_data)
+    resolved = []
+    for name in names:
+        if local_data and name in KNOWN_BENCHMARKS and name not in registry:
+            raise EvalError(
+                f"benchmark {name!r} has no local-data version (offline: {', '.join(sorted(registry))})"
+            )
+        if name in registry:
+            bench = registry[name]
+        elif name in available:
+            companion = f"{name}_loss"
+            bench = Benchmark(name, name, None, companion if companion in available else None)
+        else:
+            raise EvalError(
+                f"unknown benchmark {name!r} (known: {', '.join(sorted(KNOWN_BENCHMARKS))}; "
+                "or any lm-eval task name, including those under --include-path)"
+            )
+        for task in bench.tasks():
+            if task not in available:
+                raise EvalError(f"benchmark {name!r}: lm-eval task {task!r} is not available")
+        resolved.append(bench)
+    return resolved
+
+
+def files_digest(paths: Iterable[Path]) -> str:
+    digest = hashlib.sha256()
+    for root in paths:
+        root = Path(root)
+        files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".yaml", ".yml", ".py", ".jsonl", ".json"))
+        for path in files:
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def config_hash(
+    spec: ModelSpec,
+    bench: Benchmark,
+    *,
+    backend: str,
+    limit: float | None,
+    tasks_digest: str,
+    data_root: str | Path | None = None,
+    prefix_cache: bool = False,
+) -> str:
+    """SHA-256 (16 hex digits) of everything that changes a pair's rows: what model is loaded,
+    the benchmark's tasks and shots, the task files, the limit, the backend, lm-eval's version,
+    the local data folder, and the metadata written into the rows (params, training tokens,
+    release date)."""
+    payload: dict[str, Any] = {
+        "model": spec.load_identity(),
+        "metadata": {k: getattr(spec, k) for k in ("name", "params", "non_embedding_params", "train_tokens", "release_date", "family")},
+        "benchmark": [bench.name, bench.score_task, bench.num_fewshot, bench.loss_task],
+        "backend": backend,
+        "limit": limit,
+        "lm_eval": lm_eval_version(),
+        "tasks": tasks_digest,
+    }
+    if bench.style != "lm-eval":  # absent for lm-eval-style benchmarks, so older stores keep their hashes
+        payload["style"] = bench.style
+    if data_root is not None:
+        payload["data_root"] = str(Path(data_root).resolve())
+    if prefix_cache:
+        payload["prefix_cache"] = True
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]

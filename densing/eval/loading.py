@@ -1,0 +1,151 @@
+"""A sweep's models: where each comes from (checked before anything runs), its parameter counts, and loading it
+into an lm-eval model (``hf`` or ``vllm``, with or without the shared-prefix cache).
+"""
+from __future__ import annotations
+
+import os
+from numbers import Real
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from densing.errors import EvalError, InputError
+from densing.eval.harness import require_lm_eval
+from densing.eval.models import ModelSpec
+from densing.validation import Interval, Options, validate
+
+BACKENDS = ("hf", "vllm")
+
+#: What :func:`densing.eval.runner.run_sweep`'s and :func:`load_model`'s arguments may be (checked before any model loads).
+SWEEP_CONSTRAINTS = {
+    "backend": [Options(BACKENDS)],
+    "limit": [Interval(Real, 0, None, closed="neither"), None],
+}
+
+
+def _looks_like_path(text: str) -> bool:
+    return text.startswith(("/", "./", "../", "~")) or text.count("/") >= 2 or text.count(os.sep) >= 2
+
+
+def check_model_source(spec: ModelSpec) -> None:
+    """Raise :class:`EvalError` if a model given as a local path (or GGUF file) does not exist."""
+    try:
+        location = spec.model_directory()
+    except InputError as exc:
+        raise EvalError(str(exc)) from None
+    path = Path(location).expanduser()
+    if spec.gguf_file is not None:
+        if not (path / spec.gguf_file).is_file():
+            raise EvalError(f"model {spec.name!r}: {path / spec.gguf_file}: no such GGUF file")
+        return
+    if path.exists():
+        if not (path / "config.json").is_file():
+            raise EvalError(f"model {spec.name!r}: {spec.model}: no config.json (not a Hugging Face model directory)")
+        return
+    if _looks_like_path(spec.model):
+        raise EvalError(f"model {spec.name!r}: {spec.model}: no such model directory")
+
+
+class ParameterCounts(NamedTuple):
+    """Parameter counts of a loaded model (plain numbers of parameters)."""
+
+    total: float
+    non_embedding: float
+    ladder: float
+
+
+def count_parameters(model: Any) -> ParameterCounts:
+    """Total, non-embedding and OLMo-ladder parameter counts of a torch model.
+
+    Non-embedding excludes every ``nn.Embedding`` (token and learned position embeddings) and an
+    output projection not tied to the input embedding (Kaplan et al. 2020, §2.1 count N this way).
+
+    The ladder count is N as AI2's OLMo ladder counts it (its ``configs/*.json`` ``n``): the input
+    embeddings excluded, the vocab × d output head included,
+
+        N_ladder = non-embedding + numel(output head),
+
+    and for a model whose head is tied to its input embedding the shared matrix counts once, as
+    the head (it is used as the output projection; a tied model's N_ladder is then its total less
+    any learned position embeddings).
+    """
+    import torch
+
+    seen: set[int] = set()
+    total = 0
+    for parameter in model.parameters():
+        if id(parameter) not in seen:
+            seen.add(id(parameter))
+            total += parameter.numel()
+    embedding_ids: set[int] = set()
+    for module in model.modules():
+        if isinstance(module, torch.nn.Embedding):
+            embedding_ids.update(id(p) for p in module.parameters())
+    output = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    if output is not None:
+        embedding_ids.update(id(p) for p in output.parameters())
+    embedding = sum(p.numel() for p in model.parameters() if id(p) in embedding_ids)
+    # parameters() deduplicates tied weights, so a tied head is counted once, with the embedding
+    head = sum(p.numel() for p in output.parameters()) if output is not None else 0
+    non_embedding = total - embedding
+    return ParameterCounts(float(total), float(non_embedding), float(non_embedding + head))
+
+
+def _count_parameters_from_config(spec: ModelSpec) -> ParameterCounts:
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    extra = {"gguf_file": spec.gguf_file} if spec.gguf_file is not None else {}
+    config = AutoConfig.from_pretrained(
+        spec.model_directory(), revision=spec.revision, trust_remote_code=spec.trust_remote_code, **extra
+    )
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(config, trust_remote_code=spec.trust_remote_code)
+    return count_parameters(model)
+
+
+def load_model(
+    spec: ModelSpec, *, backend: str, device: str | None, batch_size: int | str, prefix_cache: bool = False
+) -> tuple[Any, ParameterCounts]:
+    """Load ``spec`` with lm-eval's backend; return (lm, its parameter counts).
+
+    ``prefix_cache`` (HF backend only) scores log-likelihood requests with
+    :class:`densing.eval.prefix_cache.PrefixCachedHFLM`, which reuses the key/value cache of the
+    prefix consecutive requests share (the same numbers, far fewer forward passes on a CPU).
+    """
+    require_lm_eval()
+    import torch
+
+    arguments: dict[str, Any] = {
+        "pretrained": spec.model_directory(),
+        "dtype": spec.dtype,
+        "trust_remote_code": spec.trust_remote_code,
+        "batch_size": batch_size,
+    }
+    if spec.revision:
+        arguments["revision"] = spec.revision
+    if spec.gguf_file is not None:
+        arguments["gguf_file"] = spec.gguf_file
+    validate(SWEEP_CONSTRAINTS, backend=backend)
+    if prefix_cache and backend != "hf":
+        raise InputError(f"prefix_cache: only the hf backend has it, not {backend!r}")
+    try:
+        if backend == "hf":
+            if prefix_cache:
+                from densing.eval.prefix_cache import PrefixCachedHFLM as HFLM
+            else:
+                from lm_eval.models.huggingface import HFLM
+
+            arguments["device"] = device or ("cuda" if torch.cuda.is_available() else "cpu")
+            lm = HFLM(**arguments)
+            counts = count_parameters(lm.model)
+        elif backend == "vllm":
+            from lm_eval.models.vllm_causallms import VLLM
+
+            lm = VLLM(**arguments)
+            counts = _count_parameters_from_config(spec)
+    except EvalError:
+        raise
+    except Exception as exc:  # transformers / hub / vllm load errors
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise EvalError(f"model {spec.name!r}: cannot load {spec.model}: {first}") from None
+    return lm, counts

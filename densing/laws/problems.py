@@ -1,0 +1,352 @@
+"""Each law of :mod:`densing.laws.forms` as a least-squares problem: its internal parameterisation θ, residual,
+bounds and starting points (:func:`densing.laws.fit.fit_stage` solves any of them).
+
+- the loss law ``L = a·N^-α + b·D^-β [+ E]`` is fitted in log space, residual ln L̂ − ln L
+  (Xiao et al. 2024, eq. 2; log-space fitting as in Hoffmann et al. 2022), with a = e^{θ₀},
+  b = e^{θ₂} so that the amplitudes stay positive;
+- the performance law ``S = c / (1 + e^{−γ(L − l)}) + d`` (eq. 3), residual Ŝ − S, with γ < 0;
+- the composed law (eqs. 2+3) on (N, D, S), with γ fixed to −1 (see :mod:`densing.laws.forms`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from numbers import Real
+from typing import Callable
+
+import numpy as np
+
+from densing.errors import FitError, InputError
+from densing.laws import forms
+from densing.validation import Interval, validate
+
+#: What the sigmoid's user-fixed amplitudes may be (the performance and composed laws).
+SIGMOID_CONSTRAINTS = {
+    "chance": [Interval(Real, 0, None), None],
+    "ceiling": [Interval(Real, 0, None, closed="neither"), None],
+    "max_score": [Interval(Real, 0, None, closed="neither")],
+}
+
+
+def check_sigmoid_options(chance: float | None, ceiling: float | None, max_score: float) -> None:
+    """The floor d (``chance``) and ceiling c + d a user fixes: 0 ≤ chance < ceiling ≤ max_score."""
+    validate(SIGMOID_CONSTRAINTS, chance=chance, ceiling=ceiling, max_score=max_score)
+    if chance is not None and chance >= max_score:
+        raise InputError(f"chance: expected a floor below the highest score {max_score:g}, got {chance!r}")
+    if ceiling is not None and ceiling > max_score:
+        raise InputError(f"ceiling: expected at most the highest score {max_score:g}, got {ceiling!r}")
+    if ceiling is not None and chance is not None and ceiling <= chance:
+        raise InputError(f"ceiling: {ceiling!r} must exceed chance {chance!r}")
+
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A law in an internal parameterisation θ, ready for least_squares."""
+
+    law: str
+    names: tuple[str, ...]  # internal parameter names, in θ order
+    to_params: Callable[[np.ndarray], dict[str, float]]  # θ -> natural parameters (incl. fixed)
+    residual: Callable[[np.ndarray], np.ndarray]  # θ -> residual vector used by the optimizer
+    predict: Callable[[dict[str, float]], np.ndarray]  # natural params -> prediction (natural scale)
+    observed: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    starts: list[np.ndarray]
+    fixed: dict[str, float] = field(default_factory=dict)
+    max_score: float = 1.0
+    centres: tuple[float, float] = (0.0, 0.0)  # m_N, m_D subtracted from ln N, ln D
+    jacobian: Callable[[np.ndarray], np.ndarray] | str = "2-point"
+
+
+def _check_points(law: str, n_points: int, n_free: int) -> None:
+    if n_points <= n_free:
+        raise FitError(f"{law}: {n_points} data point(s) for {n_free} free parameter(s); need more points than parameters")
+
+
+# --------------------------------------------------------------------------------------------
+# loss law
+
+
+def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> Problem:
+    """The loss law L = a·N^-α + b·D^-β [+ E] (eq. 2), residual ln L̂ − ln L.
+
+    θ = (ln a − α·m_N, α, ln b − β·m_D, β[, ln E]) with m_N, m_D the mean ln N and ln D of the
+    points: centring the amplitudes decorrelates them from the exponents (the optimizer then needs
+    far fewer steps); α, β ∈ [0.01, 3].
+    """
+    n = np.asarray(n_params, float)
+    t = np.asarray(train_tokens, float)
+    y = np.asarray(loss, float)
+    if np.any(y <= 0):
+        raise FitError("loss law: every loss must be positive to be fitted in log space")
+    log_y = np.log(y)
+    centre_n, centre_t = float(np.mean(np.log(n))), float(np.mean(np.log(t)))
+    ln_n, ln_t = np.log(n) - centre_n, np.log(t) - centre_t
+
+    def to_params(theta):
+        out = {
+            "a": math.exp(theta[0] + theta[1] * centre_n),
+            "alpha": float(theta[1]),
+            "b": math.exp(theta[2] + theta[3] * centre_t),
+            "beta": float(theta[3]),
+        }
+        if irreducible:
+            out["E"] = math.exp(theta[4])
+        return out
+
+    def predict_theta(theta):
+        value = np.exp(theta[0] - theta[1] * ln_n) + np.exp(theta[2] - theta[3] * ln_t)
+        if irreducible:
+            value = value + math.exp(theta[4])
+        return value
+
+    def residual(theta):
+        return np.log(predict_theta(theta)) - log_y
+
+    def jacobian(theta):
+        term_n = np.exp(theta[0] - theta[1] * ln_n)
+        term_t = np.exp(theta[2] - theta[3] * ln_t)
+        total = term_n + term_t + (math.exp(theta[4]) if irreducible else 0.0)
+        cols = [term_n / total, -ln_n * term_n / total, term_t / total, -ln_t * term_t / total]
+        if irreducible:
+            cols.append(np.full_like(total, math.exp(theta[4])) / total)
+        return np.column_stack(cols)
+
+    def predict(p):
+        return forms.loss_law(n, t, p["a"], p["alpha"], p["b"], p["beta"], p.get("E", 0.0))
+
+    k = 5 if irreducible else 4
+    _check_points("loss law", y.size, k)
+    lower = np.array([-30.0, 0.01, -30.0, 0.01] + ([-20.0] if irreducible else []))
+    upper = np.array([30.0, 3.0, 30.0, 3.0] + ([math.log(max(y.max(), 1e-6))] if irreducible else []))
+    starts = []
+    scale = float(np.median(y))
+    for alpha in (0.1, 0.3, 0.6):
+        for beta in (0.1, 0.3, 0.6):
+            theta = [math.log(scale / 2), alpha, math.log(scale / 2), beta]
+            if irreducible:
+                theta.append(math.log(max(float(y.min()) / 2, 1e-6)))
+            starts.append(np.array(theta))
+    return Problem(
+        law="loss",
+        names=("ln_a", "alpha", "ln_b", "beta") + (("ln_E",) if irreducible else ()),
+        centres=(centre_n, centre_t),
+        to_params=to_params,
+        residual=residual,
+        predict=predict,
+        observed=y,
+        lower=lower,
+        upper=upper,
+        starts=starts,
+        jacobian=jacobian,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# performance law and composed law share the sigmoid's (c, l, d) handling
+
+
+def _sigmoid_layout(chance: float | None, ceiling: float | None, max_score: float):
+    """Which sigmoid amplitudes are free, and how θ maps to (c, d).
+
+    ``chance`` fixes the floor d; ``ceiling`` fixes c + d. With no ceiling the amplitude is
+    c = (max_score − d)·u with u ∈ (0, 1], so that the law never promises more than
+    ``max_score`` (1 for accuracies) — the box-bounded form of the constraint c + d ≤ max_score.
+    """
+    free = []
+    if chance is None:
+        free.append("d")
+    if ceiling is None:
+        free.append("u")
+
+    def resolve(values: dict[str, float]) -> tuple[float, float]:
+        d = chance if chance is not None else values["d"]
+        c = ceiling - d if ceiling is not None else (max_score - d) * values["u"]
+        return c, d
+
+    return free, resolve
+
+
+def _fixed_values(chance: float | None, ceiling: float | None) -> dict[str, float]:
+    """What the user held fixed: the floor d and/or the ceiling c + d."""
+    fixed = {}
+    if chance is not None:
+        fixed["d"] = chance
+    if ceiling is not None:
+        fixed["ceiling"] = ceiling
+    return fixed
+
+
+def _sigmoid_bounds_and_start(free, y, chance, ceiling, max_score):
+    lower, upper, start = [], [], []
+    d0 = chance if chance is not None else max(float(y.min()) - 0.01, -0.49)
+    for name in free:
+        if name == "d":
+            lower.append(-0.5)
+            upper.append(float(y.min()) + 1e-6 if y.size else 1.0)
+            start.append(d0)
+        else:
+            lower.append(1e-4)
+            upper.append(1.0)
+            start.append(min(1.0, max((float(y.max()) - d0) / (max_score - d0) + 0.02, 0.05)))
+    return lower, upper, start
+
+
+def performance_problem(
+    loss, score, *, chance: float | None = None, ceiling: float | None = None, max_score: float = 1.0
+) -> Problem:
+    """The performance law S = c / (1 + e^{−γ(L − l)}) + d (eq. 3), residual Ŝ − S.
+
+    θ = (γ, l[, d][, u]) with γ ∈ [−200, −1e-3] (score rises as loss falls). ``chance`` fixes d
+    (the benchmark's floor) and ``ceiling`` fixes c + d, when the user says so; otherwise
+    c = (max_score − d)·u (see :func:`_sigmoid_layout`).
+    """
+    x = np.asarray(loss, float)
+    y = np.asarray(score, float)
+    check_sigmoid_options(chance, ceiling, max_score)
+    free, resolve = _sigmoid_layout(chance, ceiling, max_score)
+    names = ("gamma", "l") + tuple(free)
+
+    def to_params(theta):
+        values = dict(zip(names, map(float, theta)))
+        c, d = resolve(values)
+        return {"c": c, "gamma": values["gamma"], "l": values["l"], "d": d}
+
+    def residual(theta):
+        p = to_params(theta)
+        return forms.performance_law(x, p["c"], p["gamma"], p["l"], p["d"]) - y
+
+    def predict(p):
+        return forms.performance_law(x, p["c"], p["gamma"], p["l"], p["d"])
+
+    _check_points("performance law", y.size, len(names))
+    span = float(x.max() - x.min()) or 1.0
+    extra_lower, extra_upper, extra_start = _sigmoid_bounds_and_start(free, y, chance, ceiling, max_score)
+    lower = [-200.0, float(x.min()) - 3 * span] + extra_lower
+    upper = [-1e-3, float(x.max()) + 3 * span] + extra_upper
+    starts = []
+    for gamma in (-0.5, -2.0, -8.0):
+        for quantile in (0.25, 0.5, 0.75):
+            starts.append(np.array([gamma * 4 / span, float(np.quantile(x, quantile))] + extra_start))
+    return Problem(
+        law="performance",
+        names=names,
+        to_params=to_params,
+        residual=residual,
+        predict=predict,
+        observed=y,
+        lower=np.array(lower),
+        upper=np.array(upper),
+        starts=starts,
+        fixed=_fixed_values(chance, ceiling),
+        max_score=max_score,
+    )
+
+
+def composed_problem(
+    n_params, train_tokens, score, *, chance: float | None = None, ceiling: float | None = None, max_score: float = 1.0
+) -> Problem:
+    """The composed law S = c / (1 + e^{−γ(a·N^-α + b·D^-β − l)}) + d on (N, D, S), γ = −1.
+
+    θ = (ln a − α·m_N, α, ln b − β·m_D, β, l[, d][, u]) (amplitudes centred as in
+    :func:`loss_problem`); residual Ŝ − S; an analytic Jacobian.
+    """
+    n = np.asarray(n_params, float)
+    t = np.asarray(train_tokens, float)
+    y = np.asarray(score, float)
+    centre_n, centre_t = float(np.mean(np.log(n))), float(np.mean(np.log(t)))
+    ln_n, ln_t = np.log(n) - centre_n, np.log(t) - centre_t
+    check_sigmoid_options(chance, ceiling, max_score)
+    free, resolve = _sigmoid_layout(chance, ceiling, max_score)
+    names = ("ln_a", "alpha", "ln_b", "beta", "l") + tuple(free)
+    gamma = -1.0
+
+    def to_params(theta):
+        values = dict(zip(names, map(float, theta)))
+        c, d = resolve(values)
+        return {
+            "a": math.exp(values["ln_a"] + values["alpha"] * centre_n),
+            "alpha": values["alpha"],
+            "b": math.exp(values["ln_b"] + values["beta"] * centre_t),
+            "beta": values["beta"],
+            "c": c,
+            "gamma": gamma,
+            "l": values["l"],
+            "d": d,
+        }
+
+    def parts(theta):
+        term_n = np.exp(theta[0] - theta[1] * ln_n)
+        term_t = np.exp(theta[2] - theta[3] * ln_t)
+        latent = term_n + term_t
+        z = np.clip(latent - theta[4], -700, 700)  # −γ(L − l) with γ = −1
+        sig = 1.0 / (1.0 + np.exp(z))
+        return term_n, term_t, sig
+
+    def residual(theta):
+        p = to_params(theta)
+        _, _, sig = parts(theta)
+        return p["c"] * sig + p["d"] - y
+
+    def jacobian(theta):
+        p = to_params(theta)
+        term_n, term_t, sig = parts(theta)
+        dsig_dlatent = -sig * (1.0 - sig)  # d sigmoid / dL for γ = −1
+        amp = p["c"] * dsig_dlatent
+        cols = [amp * term_n, -amp * ln_n * term_n, amp * term_t, -amp * ln_t * term_t, -amp]
+        values = dict(zip(names, theta))
+        for name in free:
+            if name == "u":  # c = (max_score − d)·u
+                cols.append((max_score - p["d"]) * sig)
+            elif ceiling is not None:  # d free, c = ceiling − d
+                cols.append(1.0 - sig)
+            else:  # d free, c = (max_score − d)·u
+                cols.append(1.0 - values["u"] * sig)
+        return np.column_stack(cols)
+
+    def predict(p):
+        return forms.composed_law(n, t, p["a"], p["alpha"], p["b"], p["beta"], p["c"], p["gamma"], p["l"], p["d"])
+
+    _check_points("composed law", y.size, len(names))
+    extra_lower, extra_upper, extra_start = _sigmoid_bounds_and_start(free, y, chance, ceiling, max_score)
+    lower = [-30.0, 0.01, -30.0, 0.01, -50.0] + extra_lower
+    upper = [30.0, 3.0, 30.0, 3.0, 50.0] + extra_upper
+    starts = []
+    for alpha in (0.1, 0.3, 0.6):
+        for beta in (0.1, 0.3, 0.6):
+            for level in (1.0, 3.0):
+                starts.append(np.array([math.log(level), alpha, math.log(level), beta, 2 * level] + extra_start))
+    return Problem(
+        law="composed",
+        names=names,
+        to_params=to_params,
+        residual=residual,
+        predict=predict,
+        observed=y,
+        lower=np.array(lower),
+        upper=np.array(upper),
+        starts=starts,
+        fixed={"gamma": gamma, **_fixed_values(chance, ceiling)},
+        max_score=max_score,
+        centres=(centre_n, centre_t),
+        jacobian=jacobian,
+    )
+
+
+def theta_from_params(problem: Problem, params: dict[str, float]) -> np.ndarray:
+    """Map natural parameters back to ``problem``'s internal θ (for warm starts)."""
+    out = []
+    for name in problem.names:
+        if name == "u":
+            d = params["d"]
+            out.append(params["c"] / (problem.max_score - d))
+        elif name == "ln_a":
+            out.append(math.log(params["a"]) - params["alpha"] * problem.centres[0])
+        elif name == "ln_b":
+            out.append(math.log(params["b"]) - params["beta"] * problem.centres[1])
+        elif name.startswith("ln_"):
+            out.append(math.log(params[name[3:]]))
+        else:
+            out.append(params[name])
+    return np.array(out, float)

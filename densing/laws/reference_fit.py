@@ -1,0 +1,378 @@
+"""The reference fit as an object: the fitted two-step (or composed) law of a benchmark, its inversion, its file.
+
+A :class:`ReferenceFit` (made by :func:`densing.laws.reference.fit_reference` or
+:func:`densing.laws.family.fit_family`, or loaded from JSON)
+
+- predicts scores ``S(N, D)``, and losses for the two-step law;
+- inverts a score into the effective parameter size at D0 tokens (Xiao et al. 2024, eq. 4;
+  :func:`invert_scores`);
+- carries bootstrap draws of its parameters (resampled reference points, seeded) so that
+  effective sizes and densities get confidence intervals;
+- serialises to JSON with provenance (:data:`FORMAT`, checked by :func:`check_fit_dict`) and loads back identically.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pandas as pd
+
+from densing.errors import FitError, InputError
+from densing.io import atomic_write_bytes, read_json_object
+from densing.laws import fit as _fit
+from densing.laws import forms
+from densing.laws.points import POINT_COLUMNS
+
+LAWS = ("two-step", "composed")
+#: Kinds a fit file may hold: the two laws fitted here and the family law (:mod:`densing.laws.family`).
+KINDS = (*LAWS, "family")
+
+DEFAULT_D0 = 1e12
+
+
+@dataclass(frozen=True)
+class ReferenceFit:
+    """A fitted reference law for one benchmark (or an average of benchmarks).
+
+    ``kind`` is the law (``two-step`` or ``composed``); ``benchmarks`` the benchmark(s) whose score
+    the law predicts (several: their per-model mean, named ``benchmark``); ``loss_unit`` the unit
+    of the two-step law's loss (``nats`` or ``bpb``). ``params`` holds the natural parameters
+    a, alpha, b, beta[, E], c, gamma, l, d; ``stages`` the per-stage fits (loss + performance for
+    two-step, composed otherwise); ``bootstrap`` one row of parameters per bootstrap resample,
+    columns ``bootstrap_names``. ``points`` are the points of the score stage and ``loss_points``
+    those of the loss stage where they differ (e.g. each run's final checkpoints).
+    """
+
+    kind: str
+    benchmark: str
+    metric: str
+    params: dict[str, float]
+    stages: tuple[_fit.StageFit, ...]
+    d0: float
+    data_hash: str
+    provenance: dict = field(default_factory=dict)
+    bootstrap_names: tuple[str, ...] = ()
+    bootstrap: tuple[tuple[float, ...], ...] = ()
+    points: tuple[tuple, ...] = ()
+    benchmarks: tuple[str, ...] = ()
+    loss_unit: str | None = None
+    loss_points: tuple[tuple, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.benchmarks:  # fits written before the field existed kept it in provenance
+            names = tuple(self.provenance.get("benchmarks") or (self.benchmark,))
+            object.__setattr__(self, "benchmarks", names)
+
+    @property
+    def has_data_term(self) -> bool:
+        """Whether the law has a data term b·D^-β, so that D0 can differ from the reference's own D."""
+        return "b" in self.params
+
+    def _d0(self, d0: float | None) -> float:
+        if d0 is None:
+            return self.d0
+        if not (d0 > 0 and math.isfinite(d0)):
+            raise InputError(f"d0: expected a positive number of tokens, got {d0!r}")
+        if not self.has_data_term and not math.isclose(d0, self.d0, rel_tol=1e-6):
+            raise InputError(
+                f"d0: the {self.kind} reference {self.benchmark!r} ({self.provenance.get('family', '')}) has no data term; "
+                f"its D0 is the family's own budget ({self.d0:.3g} tokens), not {d0:.3g}")
+        return float(d0)
+
+    # -- the law --------------------------------------------------------------------------
+    def predict_loss(self, n_params, train_tokens) -> np.ndarray:
+        """L(N, D) = a·N^-α + b·D^-β [+ E]  (eq. 2). For a composed fit, the latent loss; for a family fit, ln N."""
+        p = self.params
+        if not self.has_data_term:
+            return np.log(np.asarray(n_params, float))
+        return forms.loss_law(n_params, train_tokens, p["a"], p["alpha"], p["b"], p["beta"], p.get("E", 0.0))
+
+    def predict_score_from_loss(self, loss) -> np.ndarray:
+        """S(L) = c / (1 + e^{−γ(L − l)}) + d  (eq. 3)."""
+        p = self.params
+        return forms.performance_law(loss, p["c"], p["gamma"], p["l"], p["d"])
+
+    def predict_score(self, n_params, train_tokens) -> np.ndarray:
+        """S(N, D), eqs. 2 and 3 composed."""
+        return self.predict_score_from_loss(self.predict_loss(n_params, train_tokens))
+
+    def loss_for_score(self, scores) -> np.ndarray:
+        """L̂(S) = l − (1/γ)·ln(c/(S − d) − 1)  (eq. 4); NaN outside (d, c + d)."""
+        p = self.params
+        return forms.loss_for_score(scores, p["c"], p["gamma"], p["l"], p["d"])
+
+    def invert(self, scores, d0: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(L̂, N̂, censoring reason) of each score at D0 tokens (eq. 4); see :func:`invert_scores`."""
+        return invert_scores(self.params, np.asarray(scores, float), self._d0(d0))
+
+    def effective_params(self, scores, d0: float | None = None) -> np.ndarray:
+        """N̂(S) = ((L̂(S) − b·D0^-β − E) / a)^(−1/α)  (eq. 4), with censored values 0 / +inf."""
+        return self.invert(scores, d0)[1]
+
+    def draw_columns(self, picks=None) -> dict[str, np.ndarray]:
+        """The bootstrap draws ``picks`` (default: all) as columns of shape (len(picks), 1); fixed parameters broadcast."""
+        if not self.bootstrap:
+            raise FitError(f"{self.benchmark}: the reference fit has no bootstrap draws; its uncertainty cannot be carried")
+        draws = np.asarray(self.bootstrap, float)
+        if picks is not None:
+            draws = draws[np.asarray(picks)]
+        columns = {name: draws[:, i][:, None] for i, name in enumerate(self.bootstrap_names)}
+        return {k: columns.get(k, np.full((len(draws), 1), float(v))) for k, v in self.params.items()}
+
+    def point_columns(self, rows: int = 1) -> dict[str, np.ndarray]:
+        """The point estimate as columns of shape (rows, 1), shaped as :meth:`draw_columns` gives draws."""
+        return {k: np.full((rows, 1), float(v)) for k, v in self.params.items()}
+
+    def effective_params_draws(self, scores, d0: float | None = None) -> np.ndarray:
+        """N̂ for every bootstrap draw: an array of shape (n_draws, n_scores).
+
+        ``scores`` is one vector (the same scores under every draw) or an (n_draws, n_scores)
+        array (a score per draw, e.g. perturbed by its standard error).
+        """
+        if not self.bootstrap:
+            raise FitError(f"{self.benchmark}: this fit has no bootstrap draws (fit with n_boot > 0)")
+        scores = np.asarray(scores, float)
+        if scores.ndim == 1:
+            scores = scores[None, :]
+        return invert_scores(self.draw_columns(), scores, self._d0(d0))[1]
+
+    # -- diagnostics ------------------------------------------------------------------------
+    @property
+    def r_squared(self) -> float:
+        """R² of the score fit (the performance stage, or the composed law)."""
+        return self.stages[-1].r_squared
+
+    def parameter_ci(self, level: float = 0.95) -> pd.DataFrame:
+        """Point estimate and bootstrap percentile interval of every parameter."""
+        rows = []
+        draws = np.asarray(self.bootstrap, float) if self.bootstrap else None
+        for name, value in self.params.items():
+            low = high = math.nan
+            if draws is not None and name in self.bootstrap_names:
+                column = draws[:, self.bootstrap_names.index(name)]
+                low, high = np.quantile(column, [(1 - level) / 2, (1 + level) / 2])
+            rows.append({"parameter": name, "estimate": value, "ci_low": float(low), "ci_high": float(high)})
+        return pd.DataFrame(rows)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy one-row-per-parameter table with the fit's identity and diagnostics."""
+        frame = self.parameter_ci()
+        frame.insert(0, "benchmark", self.benchmark)
+        frame.insert(1, "law", self.kind)
+        frame["r_squared"] = self.r_squared
+        frame["n_points"] = self.stages[-1].n_points
+        return frame
+
+    def __repr__(self) -> str:
+        fit = ", ".join(f"R² {stage.law} {stage.r_squared:.3f}" for stage in self.stages)
+        return (f"ReferenceFit({self.kind}, {self.benchmark!r} ({self.metric}), D0 = {self.d0:.3g} tokens, "
+                f"{self.stages[-1].n_points if self.stages else 0} points, {fit}, {len(self.bootstrap)} bootstrap draws)")
+
+    def _repr_html_(self) -> str:
+        from densing import _html
+
+        title = f"{self.kind} reference fit · {self.benchmark} ({self.metric}) · D0 = {self.d0:.3g} tokens"
+        parameters = self.parameter_ci()
+        stages = [(s.law, s.n_points, s.r_squared, s.rmse, s.converged) for s in self.stages]
+        return (_html.table(["parameter", "estimate", "ci_low", "ci_high"], parameters.itertuples(index=False), caption=title)
+                + _html.table(["stage", "points", "R²", "RMSE", "converged"], stages,
+                              caption=f"diagnostics ({len(self.bootstrap)} bootstrap draws)"))
+
+    def summary(self) -> str:
+        lines = [f"{self.kind} reference fit · {self.benchmark} ({self.metric}) · D0 = {self.d0:.3g} tokens"]
+        for stage in self.stages:
+            lines.append(
+                f"  {stage.law:<11} n={stage.n_points:<4} R²={stage.r_squared:.4f} RMSE={stage.rmse:.4g} "
+                f"converged={stage.converged}"
+            )
+        table = self.parameter_ci()
+        for row in table.itertuples(index=False):
+            ci = "" if math.isnan(row.ci_low) else f"  [{row.ci_low:.4g}, {row.ci_high:.4g}]"
+            lines.append(f"  {row.parameter:<6} = {row.estimate:.6g}{ci}")
+        if self.bootstrap:
+            lines.append(f"  bootstrap: {len(self.bootstrap)} resamples (seed {self.provenance.get('seed')})")
+        return "\n".join(lines)
+
+    def points_frame(self) -> pd.DataFrame:
+        """The reference points the score law was fitted on."""
+        return _points_frame(self.points)
+
+    def loss_points_frame(self) -> pd.DataFrame:
+        """The reference points the loss law was fitted on (the score points unless they differ)."""
+        return _points_frame(self.loss_points or self.points)
+
+    # -- serialisation -----------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {
+            "format": FORMAT,
+            "kind": self.kind,
+            "benchmark": self.benchmark,
+            "benchmarks": list(self.benchmarks),
+            "metric": self.metric,
+            "loss_unit": self.loss_unit,
+            "params": dict(self.params),
+            "d0": self.d0,
+            "data_hash": self.data_hash,
+            "provenance": dict(self.provenance),
+            "stages": [s.to_dict() for s in self.stages],
+            "bootstrap_names": list(self.bootstrap_names),
+            "bootstrap": [list(r) for r in self.bootstrap],
+            "points": [list(p) for p in self.points],
+            "loss_points": [list(p) for p in self.loss_points],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict, *, source: str = "<fit>") -> "ReferenceFit":
+        try:
+            check_fit_dict(data, source=source)
+            return cls(
+                kind=str(data["kind"]),
+                benchmark=str(data["benchmark"]),
+                metric=str(data["metric"]),
+                params={k: float(v) for k, v in data["params"].items()},
+                stages=tuple(_fit.StageFit.from_dict(s) for s in data["stages"]),
+                d0=float(data["d0"]),
+                data_hash=str(data["data_hash"]),
+                provenance=dict(data.get("provenance", {})),
+                bootstrap_names=tuple(data.get("bootstrap_names", ())),
+                bootstrap=tuple(tuple(float(v) for v in r) for r in data.get("bootstrap", ())),
+                points=_points_from_json(data.get("points", ())),
+                benchmarks=tuple(data.get("benchmarks") or ()),
+                loss_unit=data.get("loss_unit"),
+                loss_points=_points_from_json(data.get("loss_points", ())),
+            )
+        except KeyError as exc:
+            raise InputError(f"{source}: field {exc.args[0]!r} is missing") from None
+        except (TypeError, ValueError, AttributeError, IndexError) as exc:
+            if isinstance(exc, InputError):
+                raise
+            raise InputError(f"{source}: not a valid densing reference fit ({type(exc).__name__}: {exc})") from None
+
+    def to_json(self) -> bytes:
+        return orjson.dumps(self.to_dict(), option=orjson.OPT_INDENT_2)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the fit as JSON, atomically."""
+        return atomic_write_bytes(path, self.to_json() + b"\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> "ReferenceFit":
+        return cls.from_dict(read_json_object(path), source=str(path))
+
+
+FORMAT = "densing.reference_fit/1"
+#: The parameters each kind of fit holds (E, the irreducible loss, is optional for the two laws) and
+#: the sign each must have: amplitudes and exponents positive, γ < 0 for the loss-based laws (score
+#: rises as loss falls) and γ > 0 for the family law (score rises with ln N).
+_REQUIRED_PARAMS = {"two-step": ("a", "alpha", "b", "beta", "c", "gamma", "l", "d"),
+                    "composed": ("a", "alpha", "b", "beta", "c", "gamma", "l", "d"),
+                    "family": ("c", "gamma", "l", "d")}
+_POSITIVE_PARAMS = ("a", "alpha", "b", "beta", "c")
+
+
+def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
+    """Check a fit file's content against its schema (format version, kind, parameters and their
+    signs, benchmark label, bootstrap shape) before it is used; InputError naming file and field."""
+    fmt = data.get("format")
+    if not isinstance(fmt, str) or not fmt.startswith("densing.reference_fit/"):
+        raise InputError(f"{source}: field 'format': not a densing reference fit (expected {FORMAT!r})")
+    if fmt != FORMAT:
+        raise InputError(f"{source}: field 'format': {fmt!r} is not a version this densing reads (expected {FORMAT!r})")
+    kind = data.get("kind")
+    if kind not in KINDS:
+        raise InputError(f"{source}: field 'kind': expected one of {', '.join(KINDS)}, got {kind!r}")
+    params = data.get("params")
+    if not isinstance(params, dict):
+        raise InputError(f"{source}: field 'params': expected a mapping of parameter names to numbers")
+    allowed = set(_REQUIRED_PARAMS[kind]) | ({"E"} if kind != "family" else set())
+    missing = [p for p in _REQUIRED_PARAMS[kind] if p not in params]
+    if missing:
+        raise InputError(f"{source}: field 'params': a {kind} fit needs {', '.join(missing)}")
+    extra = sorted(set(params) - allowed)
+    if extra:
+        raise InputError(f"{source}: field 'params': a {kind} fit has no parameter(s) {', '.join(extra)}")
+    for name, value in params.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise InputError(f"{source}: field 'params.{name}': expected a finite number, got {value!r}")
+        if name in _POSITIVE_PARAMS and value <= 0:
+            raise InputError(f"{source}: field 'params.{name}': expected a positive number, got {value!r}")
+    if "E" in params and params["E"] < 0:
+        raise InputError(f"{source}: field 'params.E': expected a non-negative number, got {params['E']!r}")
+    gamma = params["gamma"]
+    if (kind == "family") != (gamma > 0) or gamma == 0:
+        sign = "positive" if kind == "family" else "negative"
+        raise InputError(f"{source}: field 'params.gamma': a {kind} fit has a {sign} gamma, got {gamma!r}")
+    d0 = data.get("d0")
+    if isinstance(d0, bool) or not isinstance(d0, (int, float)) or not (math.isfinite(d0) and d0 > 0):
+        raise InputError(f"{source}: field 'd0': expected a positive number of tokens, got {d0!r}")
+    benchmarks = data.get("benchmarks") or (data.get("provenance") or {}).get("benchmarks")
+    if benchmarks:
+        label = benchmarks[0] if len(benchmarks) == 1 else f"mean({','.join(benchmarks)})"
+        if data.get("benchmark") != label:
+            raise InputError(f"{source}: field 'benchmark': {data.get('benchmark')!r} does not match the benchmarks "
+                             f"the fit was made on ({label!r}); refit rather than rename")
+    names = data.get("bootstrap_names") or []
+    unknown = sorted(set(names) - set(params))
+    if unknown:
+        raise InputError(f"{source}: field 'bootstrap_names': {', '.join(unknown)} not among the fit's parameters")
+    for i, row in enumerate(data.get("bootstrap") or [], start=1):
+        if not isinstance(row, list) or len(row) != len(names):
+            raise InputError(f"{source}: field 'bootstrap': draw {i} has {len(row) if isinstance(row, list) else 'no'} "
+                             f"values for {len(names)} parameter(s)")
+    if not data.get("stages"):
+        raise InputError(f"{source}: field 'stages': the fit has no fitted stage")
+
+
+def _points_from_json(rows) -> tuple[tuple, ...]:
+    """Points as stored: (model, N, D, score, loss[, run]); older files have no run."""
+    out = []
+    for p in rows:
+        loss = None if p[4] is None else float(p[4])
+        run = str(p[5]) if len(p) > 5 and p[5] is not None else str(p[0])
+        out.append((str(p[0]), float(p[1]), float(p[2]), float(p[3]), loss, run))
+    return tuple(out)
+
+
+def _points_frame(points) -> pd.DataFrame:
+    return pd.DataFrame(list(points), columns=list(POINT_COLUMNS))
+
+
+BELOW_FLOOR = "below_floor"
+ABOVE_CEILING = "above_ceiling"
+BEYOND_DATA_LIMIT = "beyond_data_limit"
+
+
+def invert_scores(p, scores: np.ndarray, d0: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Score → (L̂, N̂, reason) under parameters ``p`` at D0 tokens (Xiao et al. 2024, eq. 4).
+
+        L̂(S) = l − (1/γ)·ln(c/(S − d) − 1),   N̂ = ((L̂ − b·D0^-β − E) / a)^(−1/α)
+
+    For a family law (``p`` without ``a``: :mod:`densing.laws.family`) the latent L̂ is ln N̂,
+    N̂ = exp(L̂), and there is no data-limited floor.
+
+    The one place the censoring rules live: a score at or below the floor d gets N̂ = 0
+    (``below_floor``); at or above the ceiling c + d, N̂ = +inf (``above_ceiling``); a loss L̂ at or
+    below the data-limited floor b·D0^-β + E, which no finite model trained on D0 tokens reaches,
+    N̂ = +inf (``beyond_data_limit``). Elsewhere the reason is ''. ``p``'s values may be arrays
+    (one row per bootstrap draw) that broadcast against ``scores``.
+    """
+    loss_hat = forms.loss_for_score(scores, p["c"], p["gamma"], p["l"], p["d"])
+    family = "a" not in p  # the family law (densing.laws.family): the latent loss is ln N, no data term
+    if family:
+        with np.errstate(over="ignore"):
+            size = np.exp(loss_hat)
+    else:
+        size = forms.params_for_loss(loss_hat, d0, p["a"], p["alpha"], p["b"], p["beta"], p.get("E", 0.0))
+    below = scores <= p["d"]
+    above = (scores >= p["c"] + p["d"]) & ~below
+    size = np.where(below, 0.0, np.where(above, np.inf, size))
+    reasons = np.full(np.shape(size), "", dtype=object)
+    if not family:
+        floor = p["b"] * d0 ** (-np.asarray(p["beta"])) + p.get("E", 0.0)
+        reasons[np.broadcast_to(np.asarray(loss_hat <= floor), reasons.shape)] = BEYOND_DATA_LIMIT
+    reasons[np.broadcast_to(above, reasons.shape)] = ABOVE_CEILING
+    reasons[np.broadcast_to(below, reasons.shape)] = BELOW_FLOOR
+    return loss_hat, size, reasons

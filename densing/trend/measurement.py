@@ -1,0 +1,178 @@
+"""What :func:`densing.trend.measure.measure_trend` returns: the measurement, each inversion's trend, the breakpoint."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from densing.laws.reference import ReferenceFit
+from densing.results import Result
+from densing.trend import checks
+from densing.trend.uncertainty import TrendUncertainty
+
+#: The paper's numbers (Xiao et al. 2024, §3 and Fig. 1/3), shown beside ours.
+PAPER = {
+    "doubling_time_months": 3.3,
+    "slope_per_day": 0.0073,
+    "r_squared": 0.91,
+    "slope_before_chatgpt_per_day": 0.0048,
+    "slope_after_chatgpt_per_day": 0.0073,
+}
+
+
+@dataclass(frozen=True)
+class Segment(Result):
+    """One side of the breakpoint: its slope with the full interval, or why it has none."""
+
+    name: str
+    n_models: int
+    slope_per_day: float = math.nan
+    intercept: float = math.nan
+    slope_ci_low: float = math.nan
+    slope_ci_high: float = math.nan
+    note: str = ""
+    same_as_headline: bool = False
+
+
+@dataclass(frozen=True)
+class Breakpoint(Result):
+    """Slopes before and after ChatGPT's release (each its own full-uncertainty fit), beside the paper's."""
+
+    date: str
+    before: Segment
+    after: Segment
+    paper_before_per_day: float = 0.0048
+    paper_after_per_day: float = 0.0073
+
+    def line(self) -> str:
+        def words(seg: Segment) -> str:
+            if not math.isfinite(seg.slope_per_day):
+                return f"not fitted ({seg.note})"
+            same = ", the same models and interval as the headline" if seg.same_as_headline else ""
+            return (f"{seg.slope_per_day:.4f}/day (95% CI {seg.slope_ci_low:.4f} to {seg.slope_ci_high:.4f}, "
+                    f"{seg.n_models} models{same})")
+
+        return (f"breakpoint {self.date}: slope before {words(self.before)}, after {words(self.after)} "
+                f"(paper: {self.paper_before_per_day}/day → {self.paper_after_per_day}/day)")
+
+
+@dataclass(frozen=True)
+class InversionTrend:
+    """One inversion of one reference: its trend (headline rule), checks, and targets."""
+
+    name: str
+    family: str
+    kind: str               # joint | per-benchmark
+    benchmarks: tuple[str, ...]
+    d0: float
+    result: TrendUncertainty | None
+    error: str
+    checks: tuple[checks.Check, ...]
+    models: pd.DataFrame = field(repr=False)
+
+    def row(self) -> dict:
+        r = self.result
+        out = {"reference": self.name, "family": self.family, "inversion": self.kind, "d0": self.d0,
+               "months": r.doubling_time_months if r else math.nan,
+               "ci_low": r.doubling_time_months_ci_low if r else math.nan,
+               "ci_high": r.doubling_time_months_ci_high if r else math.nan,
+               "slope_per_day": r.slope_per_day if r else math.nan, "n_models": r.n_models if r else len(self.models),
+               "error": self.error}
+        for c in self.checks:
+            out[c.name] = c.status
+        return out
+
+
+@dataclass(frozen=True)
+class TrendMeasurement:
+    reference: str
+    reference_rule: str
+    d0: float
+    headline_rule: str
+    measurable: bool
+    headline: str
+    verdict: str
+    why: str
+    rules: dict[str, TrendUncertainty]
+    rule_errors: dict[str, str]
+    checks: tuple[checks.Check, ...]
+    sensitivity: pd.DataFrame
+    breakpoint: Breakpoint
+    candidates: pd.DataFrame
+    references: pd.DataFrame
+    inversions: dict[str, InversionTrend] = field(repr=False)
+    densities: pd.DataFrame = field(repr=False)
+    models: pd.DataFrame = field(repr=False)
+    left_out: pd.DataFrame = field(repr=False)
+    fits: tuple[ReferenceFit, ...] = field(repr=False)
+    inversion: object = field(repr=False)
+
+    @property
+    def selection(self) -> pd.DataFrame:
+        """The candidate table (kept under its old name)."""
+        return self.candidates
+
+    @property
+    def fit(self) -> ReferenceFit:
+        """The headline reference's first fit (all of them: :attr:`fits`)."""
+        return self.fits[0]
+
+    def rows(self) -> list[dict]:
+        """One JSON-ready row per frontier rule: the interval, its sources, bounds used, checks."""
+        out = []
+        for rule, result in self.rules.items():
+            out.append({"frontier": rule, "headline": rule == self.headline_rule, "reference": self.reference, "d0": self.d0,
+                        **result.to_dict(), "measurable": self.measurable,
+                        "checks": [c.to_dict() for c in self.checks], "paper": PAPER})
+        return out
+
+    def table(self) -> pd.DataFrame:
+        """The rules side by side, in months, for a terminal."""
+        frame = pd.DataFrame([{k: getattr(r, k) for k in r.__dataclass_fields__ if k not in ("draws", "models")} for r in self.rules.values()])
+        keep = ["rule", "doubling_time_months", "doubling_time_months_ci_low", "doubling_time_months_ci_high",
+                "n_models", "n_lower_bounds", "n_upper_bounds", "share_fit", "share_score", "share_models"]
+        return frame[keep].rename(columns={"doubling_time_months": "months", "doubling_time_months_ci_low": "ci_low",
+                                           "doubling_time_months_ci_high": "ci_high", "n_lower_bounds": "lower_bounds",
+                                           "n_upper_bounds": "upper_bounds"})
+
+    def checks_table(self) -> pd.DataFrame:
+        return pd.DataFrame([{"check": c.name, "result": c.status, "detail": c.detail} for c in self.checks])
+
+    def __repr__(self) -> str:
+        head = self.rules.get(self.headline_rule)
+        months = "not measured" if not self.measurable or head is None else (
+            f"{head.doubling_time_months:.3g} months [{head.doubling_time_months_ci_low:.3g}, {head.doubling_time_months_ci_high:.3g}]")
+        return (f"TrendMeasurement(reference {self.reference!r}, D0 = {self.d0:.3g}, {self.headline_rule}: {months}, "
+                f"{sum(c.passed for c in self.checks)}/{len(self.checks)} checks passed)")
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        from densing import _html
+
+        rules_table = self.table()
+        found = [(c.name, c.status, c.detail) for c in self.checks]
+        return (f"<p>{escape(self.headline)}</p>"
+                + _html.table(list(rules_table.columns), rules_table.itertuples(index=False),
+                              caption=f"doubling time (months) by frontier rule; reference {self.reference}, D0 = {self.d0:.3g}")
+                + _html.table(["check", "result", "detail"], found, caption="validity checks"))
+
+    def json_rows(self) -> list[dict]:
+        """:meth:`rows`, each with the references, sensitivity and breakpoint (``densing trend --format json``)."""
+        rows = self.rows()
+        for row in rows:
+            row["verdict"] = self.verdict
+            row["why"] = self.why
+            row["sensitivity"] = _records(self.sensitivity)
+            row["references"] = _records(self.references)
+            row["breakpoint"] = self.breakpoint.to_dict()
+        return rows
+
+    def breakpoint_line(self) -> str:
+        return self.breakpoint.line()
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return [{k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()} for r in frame.to_dict("records")]
+
