@@ -263,16 +263,6 @@ class PrefixCachedHFLM(HFLM):
         progress.close()
         return results  # type: ignore[return-value]
 
-
-def _compact(cache: Any, keep: int, path: Sequence[int], appended: int, device: Any) -> None:
-    """Keep the first ``keep`` cached positions and, of the ``appended`` new ones, the ``path``'s."""
-    if list(path) == list(range(appended)):
-        return
-    index = torch.cat([torch.arange(keep, device=device), keep + torch.tensor(list(path), dtype=torch.long, device=device)])
-    for layer in cache.layers:
-        layer.keys = layer.keys.index_select(-2, index)
-        layer.values = layer.values.index_select(-2, index)
-
     def generation_rows(self) -> int:
         """Requests decoded together by the greedy path (``ROWS_PER_BATCH × batch_size``)."""
         from densing.eval.generation import ROWS_PER_BATCH
@@ -307,3 +297,13 @@ def _compact(cache: Any, keep: int, path: Sequence[int], appended: int, device: 
                 results[i] = text
         progress.close()
         return results  # type: ignore[return-value]
+
+
+def _compact(cache: Any, keep: int, path: Sequence[int], appended: int, device: Any) -> None:
+    """Keep the first ``keep`` cached positions and, of the ``appended`` new ones, the ``path``'s."""
+    if list(path) == list(range(appended)):
+        return
+    index = torch.cat([torch.arange(keep, device=device), keep + torch.tensor(list(path), dtype=torch.long, device=device)])
+    for layer in cache.layers:
+        layer.keys = layer.keys.index_select(-2, index)
+        layer.values = layer.values.index_select(-2, index)
