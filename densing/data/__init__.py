@@ -9,7 +9,7 @@ from densing.data.readers import (
     write_table,
 )
 from densing.data.formats import read_reference_data, read_results
-from densing.data.schema import COLUMNS, REQUIRED_COLUMNS, data_hash, validate_results
+from densing.data.schema import COLUMNS, REQUIRED_COLUMNS, validate_results
 from densing.data.units import format_count, parse_count, parse_date
 
 __all__ = [
@@ -18,7 +18,6 @@ __all__ = [
     "attach_metadata",
     "is_pythia_evals",
     "read_reference_data",
-    "data_hash",
     "format_count",
     "parse_count",
     "parse_date",

@@ -15,7 +15,6 @@ such as "7B" are parsed on the way in. ``active_params`` is set for mixture-of-e
 """
 from __future__ import annotations
 
-import hashlib
 import math
 
 import numpy as np
@@ -194,12 +193,3 @@ def _collapse_duplicates(result: pd.DataFrame, source: str) -> pd.DataFrame:
                 )
     dropped = key.duplicated(keep="first")
     return result[~dropped].reset_index(drop=True)
-
-
-def data_hash(frame: pd.DataFrame, columns: list[str] | None = None) -> str:
-    """SHA-256 (first 16 hex digits) of the given columns' values, row order independent."""
-    cols = columns or [c for c in frame.columns]
-    part = frame[cols].astype("string").fillna("<NA>")
-    rows = sorted("\x1f".join(r) for r in part.itertuples(index=False, name=None))
-    digest = hashlib.sha256("\x1e".join(rows).encode()).hexdigest()
-    return digest[:16]

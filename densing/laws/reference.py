@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from densing.data.benchmarks import CHANCE_LEVELS
-from densing.data.schema import data_hash
+from densing.laws.reference_fit import data_hash
 from densing.errors import InputError
 from densing.laws import bootstrap
 from densing.laws import fit as _fit

@@ -12,6 +12,7 @@ A :class:`ReferenceFit` (made by :func:`densing.laws.reference.fit_reference` or
 """
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -376,3 +377,13 @@ def invert_scores(p, scores: np.ndarray, d0: float) -> tuple[np.ndarray, np.ndar
     reasons[np.broadcast_to(above, reasons.shape)] = ABOVE_CEILING
     reasons[np.broadcast_to(below, reasons.shape)] = BELOW_FLOOR
     return loss_hat, size, reasons
+
+
+def data_hash(frame: pd.DataFrame, columns: list[str] | None = None) -> str:
+    """The ``data_hash`` a fit records of the points it was made on: SHA-256 (first 16 hex digits)
+    of the given columns' values, row order independent."""
+    cols = columns or [c for c in frame.columns]
+    part = frame[cols].astype("string").fillna("<NA>")
+    rows = sorted("\x1f".join(r) for r in part.itertuples(index=False, name=None))
+    digest = hashlib.sha256("\x1e".join(rows).encode()).hexdigest()
+    return digest[:16]
