@@ -30,6 +30,8 @@ import statistics
 import sys
 import time
 
+from densing.numbers import spread
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -93,7 +95,7 @@ def matmul_gflops(width: int, rounds: int = 7) -> float:
 
 
 def _spread(values: list[float], digits: int = 2) -> str:
-    return f"{statistics.median(values):.{digits}f} [{min(values):.{digits}f}–{max(values):.{digits}f}]"
+    return spread(values, f".{digits}f")
 
 
 def main() -> int:

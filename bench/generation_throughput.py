@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import time
+
+from densing.numbers import spread
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
@@ -32,7 +33,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 def _spread(values: list[float], digits: int = 2) -> str:
-    return f"{statistics.median(values):.{digits}f} [{min(values):.{digits}f}, {max(values):.{digits}f}]"
+    return spread(values, f".{digits}f", ", ")
 
 
 def main() -> int:

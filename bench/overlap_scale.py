@@ -33,6 +33,8 @@ import sys
 import time
 from pathlib import Path
 
+from densing.numbers import spread
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 HTA_200GB = 200e9  # HolisticTraceAnalysis issue #250: 200 GB of traces needed 950 GB of RAM
@@ -108,10 +110,6 @@ def measure(cmd: list[str]) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def spread(values: list[float], fmt: str = "{:.1f}") -> str:
-    return f"{fmt.format(statistics.median(values))} [{fmt.format(min(values))}–{fmt.format(max(values))}]"
-
-
 def set_bytes(path: Path) -> tuple[int, int]:
     """Compressed bytes and decompressed bytes (gzip trailers) of a set."""
     from densing.overlap.gzipio import expected_size
@@ -155,8 +153,8 @@ def main() -> None:
             worker = [max(x["worker_mib"] or [0]) for x in r]
             results[(name, s)] = {"wall": [x["wall_s"] for x in r], "driver": driver, "worker": worker,
                                   "startup": [x["startup_s"] for x in r], "ranks": ranks, "events": events}
-            print(f"{name:<8} {ranks:>5} {events:>11} {s:<9} {spread([x['wall_s'] for x in r], '{:.2f}'):>20} "
-                  f"{spread(driver):>20} {spread(worker):>20} {statistics.median(driver) * 1024 / ranks:>15.0f}")
+            print(f"{name:<8} {ranks:>5} {events:>11} {s:<9} {spread([x['wall_s'] for x in r], '.2f'):>20} "
+                  f"{spread(driver, '.1f'):>20} {spread(worker, '.1f'):>20} {statistics.median(driver) * 1024 / ranks:>15.0f}")
 
     print("\nDriver memory against ranks and events (medians):")
     for s in schedulers:
@@ -188,7 +186,7 @@ def main() -> None:
             print(f"  {n:>3} ranks: HTA {hta[n]['wall']:.2f} s, {hta[n]['mib']:.0f} MiB; densing "
                   f"{statistics.median(a['wall_s'] for a, _ in pairs):.2f} s, "
                   f"{statistics.median(a['driver_mib'] for a, _ in pairs):.0f} MiB; HTA/densing wall "
-                  f"{spread(ratio, '{:.1f}')}x")
+                  f"{spread(ratio, '.1f')}x")
 
     # the projection: per-rank figures of the largest measured set
     comp, raw = set_bytes(sets["r1024"])

@@ -28,3 +28,13 @@ def format_number(value, spec: str = ".4g") -> str:
 def json_number(value) -> float | None:
     """A number for JSON: a float, or None where it is missing or not finite."""
     return float(value) if value is not None and math.isfinite(value) else None
+
+
+def spread(values, spec: str = ".2f", between: str = "–") -> str:
+    """A repeated measurement as ``median [min<between>max]`` (each ``format(value, spec)``): the form
+    the bench scripts print a distribution in (the brief: median and spread, never one number)."""
+    import statistics
+
+    values = list(values)
+    low, mid, high = min(values), statistics.median(values), max(values)
+    return f"{format(mid, spec)} [{format(low, spec)}{between}{format(high, spec)}]"
