@@ -37,10 +37,13 @@ from typing import Any, Sequence
 import torch
 from transformers.cache_utils import DynamicCache, DynamicLayer
 
+from densing.eval import continuous
 from densing.eval.token_prefixes import shared_prefix_length
 
 #: rows decoded together at ``--batch-size 1`` (``rows = ROWS_PER_BATCH × batch_size``)
 ROWS_PER_BATCH = 16
+#: decode in fixed batches even where :mod:`densing.eval.continuous` applies (the bench's baseline)
+FIXED_BATCHES = False
 #: generation keywords the greedy path handles; any other one goes to lm-eval's ``generate``
 GREEDY_KEYS = frozenset({"do_sample", "temperature", "until", "max_gen_toks"})
 #: generation-config fields that would change greedy decoding (logits processors) at these values
@@ -173,9 +176,29 @@ def generate_greedy(
     eos_ids = eos_token_ids(lm)
     lookbacks = [(stop, len(tokenizer.encode(stop, add_special_tokens=False)) + 2) for stop in until]
     results: list[str | None] = [None] * len(contexts)
+    lm.generated_tokens = 0  # for the throughput bench
+
+    def stops(tokens: list[int]) -> bool:
+        return (
+            tokens[-1] in eos_ids
+            or len(tokens) >= max_gen_toks
+            or any(s in tokenizer.decode(tokens[-k:]) for s, k in lookbacks)
+        )
+
+    def finish(index: int, tokens: list[int]) -> None:
+        text = finish_text(lm, tokens, until)
+        results[index] = text
+        lm.cache_hook.add_partial("generate_until", (contexts[index], gen_kwargs), text)
+        if progress is not None:
+            progress.update(1)
+
+    if continuous.supported(model) and not FIXED_BATCHES:
+        with continuous.attention_swapped(model):
+            continuous.generate_continuous(lm, encoded, rows, max_gen_toks, stops, finish)
+        return results  # type: ignore[return-value]
+
     prefix_tokens: list[int] = []
     prefix_cache: DynamicCache | None = None
-    lm.generated_tokens = 0  # for the throughput bench
 
     for chunk, shared in batches(encoded, rows):
         prefix = list(encoded[chunk[0]][:shared])
@@ -231,20 +254,9 @@ def generate_greedy(
                 row = live[r]
                 generated[row].append(token)
                 lm.generated_tokens += 1
-                tokens = generated[row]
-                stop = (
-                    token in eos_ids
-                    or len(tokens) >= max_gen_toks
-                    or any(s in tokenizer.decode(tokens[-k:]) for s, k in lookbacks)
-                )
-                if stop:
+                if stops(generated[row]):
                     done_rows.append(r)
-                    index = chunk[row]
-                    text = finish_text(lm, tokens, until)
-                    results[index] = text
-                    lm.cache_hook.add_partial("generate_until", (contexts[index], gen_kwargs), text)
-                    if progress is not None:
-                        progress.update(1)
+                    finish(chunk[row], generated[row])
             mask[:, length] = 1
             length += 1
             keep = [r for r in range(len(live)) if r not in set(done_rows)]
