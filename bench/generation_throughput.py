@@ -1,20 +1,25 @@
 """Greedy generation throughput: densing's shared-prefix ``generate_until`` against lm-eval's HF one.
 
-Workload: GSM8K 8-shot chain of thought (``densing_local_gsm8k_cot``, lm-eval's ``gsm8k_cot``
-prompt on the local test split), the first ``--questions`` questions, SmolLM2-135M-Instruct Q4_1
-GGUF dequantised to float32 as ``densing eval`` loads it. Three backends in one process:
+Workload: ``--workload gsm8k`` (default): GSM8K 8-shot chain of thought (``densing_local_gsm8k_cot``,
+lm-eval's ``gsm8k_cot`` prompt on the local test split), the first ``--questions`` questions;
+``--workload bbh``: BBH 3-shot chain of thought (lm-eval's ``bbh_cot_fewshot`` prompts, up to 1,024
+new tokens), the first ``--questions`` questions of each task in ``--tasks``. SmolLM2-135M-Instruct
+Q4_1 GGUF dequantised to float32 as ``densing eval`` loads it. Backends in one process
+(``--backends``, default all four):
 
 - ``plain-1``: lm-eval's ``HFLM.generate_until`` at batch size 1 (lm-eval's default);
 - ``plain-B``: the same at ``--rows`` requests per batch (its left-padded batched ``generate``);
-- ``densing``: ``PrefixCachedHFLM.generate_until`` (``densing eval --prefix-cache``), ``--rows``
-  requests per batch, the few-shot block computed once.
+- ``fixed``: densing's fixed-batch path (``--rows`` requests per batch, the batch's shared prefix
+  computed once, the batch runs until its longest row stops) — the path before continuous batching;
+- ``densing``: ``PrefixCachedHFLM.generate_until`` (``densing eval --prefix-cache``): continuous
+  batching over ``--rows`` slots, each few-shot prefix held once (``densing/eval/continuous.py``).
 
 Each of ``--rounds`` rounds runs all three on the same requests (the order rotates between rounds)
 and times ``generate_until``. Tokens/s counts the *useful* new tokens: each request's tokens up to
 where lm-eval at batch 1 stops it (the count densing decodes; the rows a batched ``generate`` keeps
 running after they are done are not counted). Printed: tokens/s of each (median, min–max), the
 ratios densing/plain-1 and densing/plain-B per round (median, min–max), and whether each backend's
-strings equal ``plain-1``'s.
+strings equal the first backend's.
 
     OMP_NUM_THREADS=1 python bench/generation_throughput.py [--questions 16 --rows 16 --rounds 3]
 """
@@ -42,6 +47,10 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=16, help="requests per batch (plain-B and densing)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--workload", choices=["gsm8k", "bbh"], default="gsm8k")
+    parser.add_argument("--tasks", default="date_understanding,boolean_expressions,navigate",
+                        help="BBH tasks (--workload bbh), comma-separated")
+    parser.add_argument("--backends", default="plain-1,plain-B,fixed,densing")
     arguments = parser.parse_args()
 
     import torch
@@ -57,14 +66,22 @@ def main() -> int:
 
     generation.ROWS_PER_BATCH = arguments.rows  # densing at --batch-size 1 decodes --rows rows
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
+    wanted = arguments.backends.split(",")
+    unknown = set(wanted) - {"plain-1", "plain-B", "fixed", "densing"}
+    if unknown or "densing" not in wanted:
+        raise SystemExit(f"--backends: unknown {sorted(unknown)} (densing must be one of them)")
+    sizes = {"plain-1": (1, False), "plain-B": (arguments.rows, False), "fixed": (1, True), "densing": (1, True)}
     backends = {
-        "plain-1": load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=False)[0],
-        "plain-B": load_model(spec, backend="hf", device="cpu", batch_size=arguments.rows, prefix_cache=False)[0],
-        "densing": load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True)[0],
+        name: load_model(spec, backend="hf", device="cpu", batch_size=sizes[name][0], prefix_cache=sizes[name][1])[0]
+        for name in wanted
     }
-    instances = _instances(["densing_local_gsm8k_cot"], arguments.questions, 8)
+    if arguments.workload == "gsm8k":
+        instances, label = _instances(["densing_local_gsm8k_cot"], arguments.questions, 8), "GSM8K 8-shot CoT"
+    else:
+        tasks = [f"densing_local_bbh_cot_fewshot_{t}" for t in arguments.tasks.split(",")]
+        instances, label = _instances(tasks, arguments.questions, 3), f"BBH 3-shot CoT ({arguments.tasks})"
     prompt_tokens = [len(backends["densing"].tok_encode(i.args[0])) for i in instances]
-    print(f"model {spec.name}; torch {torch.__version__}, {arguments.threads} thread(s); GSM8K 8-shot CoT, "
+    print(f"model {spec.name}; torch {torch.__version__}, {arguments.threads} thread(s); {label}, "
           f"{len(instances)} questions, prompts {min(prompt_tokens)}-{max(prompt_tokens)} tokens; rows {arguments.rows}")
     print(f"load average at start: {' '.join(open('/proc/loadavg').read().split()[:3])}")
 
@@ -73,19 +90,21 @@ def main() -> int:
     outputs: dict[str, list[str]] = {}
     useful = None
     for round_index in range(arguments.rounds):
-        order = names[round_index % 3:] + names[: round_index % 3]
+        order = names[round_index % len(names):] + names[: round_index % len(names)]
         for name in order:
+            generation.FIXED_BATCHES = name == "fixed"
             started = time.perf_counter()
             outputs[name] = backends[name].generate_until(instances, disable_tqdm=True)
             seconds[name].append(time.perf_counter() - started)
+        generation.FIXED_BATCHES = False
         useful = backends["densing"].generated_tokens
         print(f"round {round_index + 1} ({', '.join(order)}): " + ", ".join(
             f"{n} {seconds[n][-1]:.1f} s" for n in names) + f"; {useful} useful new tokens", flush=True)
     rate = {n: [useful / s for s in seconds[n]] for n in names}
     for name in names:
-        same = outputs[name] == outputs["plain-1"]
-        print(f"{name:8s} tokens/s {_spread(rate[name])}  strings equal plain-1: {same}")
-    for base in ("plain-1", "plain-B"):
+        same = outputs[name] == outputs[names[0]]
+        print(f"{name:8s} tokens/s {_spread(rate[name])}  strings equal {names[0]}: {same}")
+    for base in [n for n in names if n != "densing"]:
         ratios = [a / b for a, b in zip(seconds[base], seconds["densing"])]
         print(f"densing / {base}: {_spread(ratios)}x (median [min, max] over {arguments.rounds} paired rounds)")
     print(f"load average at end: {' '.join(open('/proc/loadavg').read().split()[:3])}")

@@ -129,7 +129,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("stores", nargs="+", type=Path)
     parser.add_argument("--csv", type=Path, default=None)
-    parser.add_argument("--update", action="store_true", help="replace only this run's (benchmark, format) rows of --csv")
+    parser.add_argument("--update", action="store_true", help="replace only this run's (benchmark, format) rows of --csv (and its benchmarks' rows of --ladder-csv)")
     parser.add_argument("--ladder-csv", type=Path, default=None)
     parser.add_argument(
         "--ai2-ladder-csv", type=Path, default=None,
@@ -157,7 +157,11 @@ def main() -> int:
 
         ladder = frame[frame["benchmark"].str.startswith("olmes_")]
         keep = [c for c in (*COLUMNS, "items", "limit", "score_task", "lm_eval_version", "config_hash", "wall_seconds") if c in ladder]
-        atomic_write_text(arguments.ladder_csv, ladder[keep].to_csv(index=False))
+        ladder = ladder[keep]
+        if arguments.update and arguments.ladder_csv.exists():  # replace only this run's benchmarks
+            old = pd.read_csv(arguments.ladder_csv)
+            ladder = pd.concat([old[~old["benchmark"].isin(set(ladder["benchmark"]))], ladder], ignore_index=True)
+        atomic_write_text(arguments.ladder_csv, ladder.to_csv(index=False))
     if arguments.ai2_ladder_csv is not None:
         from densing.data.schema import COLUMNS
         from densing.io import atomic_write_text

@@ -186,3 +186,41 @@ def test_smollm2_generation_equals_plain_generate():
     expected = plain.generate_until(requests, disable_tqdm=True)
     assert got == expected
     assert all(text.strip() for text in got)
+
+
+def test_prefix_groups_cut_where_neighbours_share_little():
+    from densing.eval.continuous import prefix_groups
+
+    encoded = [[1, 2, 3, 4, 5], [1, 2, 3, 4, 6], [7, 8, 9], [7, 8, 1]]
+    assert prefix_groups(encoded) == [([0, 1], 4), ([3, 2], 2)]
+    assert prefix_groups([[5, 5]]) == [([0], 1)]  # alone: all but its last token
+    assert prefix_groups([[4, 4], [4, 4]]) == [([0, 1], 1)]  # at most the shortest length − 1
+    assert prefix_groups([[1, 2, 3, 4], [1, 9, 9, 9]]) == [([0], 3), ([1], 3)]  # 1 of 4 shared: apart
+
+
+def test_continuous_batching_refills_slots_across_groups_and_compacts(backends, monkeypatch):
+    """Fewer slots than requests (slots refilled, two prefix groups live at once) and compaction
+    at every step (no slack): still lm-eval's strings; and the continuous path did run."""
+    import densing.eval.continuous as continuous
+    import densing.eval.generation as generation
+
+    plain, cached = backends
+    stems = ["Q: Add two and three. A: five\n\nQ: Add", "green cow moo down . Q:"]
+    pairs = [
+        (stem + tail + "\nA:", {"until": until, "max_gen_toks": m, "do_sample": False})
+        for stem in stems
+        for tail, until, m in ((" two", ["\n"], 12), (" five and", ["o"], 9), (" three ?", [], 14), (" cow", ["A"], 5))
+    ]
+    requests = _instances(pairs)
+    expected = plain.generate_until(requests, disable_tqdm=True)
+    calls = []
+    original = continuous.generate_continuous
+    with monkeypatch.context() as patch:
+        patch.setattr(generation, "ROWS_PER_BATCH", 2)
+        patch.setattr(continuous, "SLACK", 0)
+        patch.setattr(continuous, "generate_continuous", lambda *a, **k: calls.append(1) or original(*a, **k))
+        got = cached.generate_until(requests, disable_tqdm=True)
+        patch.setattr(generation, "FIXED_BATCHES", True)
+        fixed = cached.generate_until(requests, disable_tqdm=True)
+    assert got == expected == fixed
+    assert calls  # one call per generation-keyword group
