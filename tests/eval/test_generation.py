@@ -206,11 +206,9 @@ def test_continuous_batching_refills_slots_across_groups_and_compacts(backends, 
 
     plain, cached = backends
     stems = ["Q: Add two and three. A: five\n\nQ: Add", "green cow moo down . Q:"]
-    pairs = [
-        (stem + tail + "\nA:", {"until": until, "max_gen_toks": m, "do_sample": False})
-        for stem in stems
-        for tail, until, m in ((" two", ["\n"], 12), (" five and", ["o"], 9), (" three ?", [], 14), (" cow", ["A"], 5))
-    ]
+    tails = [" two", " five and three and two and five ?", " three ?", " cow moo green down and two and five and three"]
+    kwargs = {"until": ["\n\n"], "max_gen_toks": 14, "do_sample": False}
+    pairs = [(stem + tail + "\nA:", kwargs) for stem in stems for tail in tails]
     requests = _instances(pairs)
     expected = plain.generate_until(requests, disable_tqdm=True)
     calls = []
