@@ -93,12 +93,15 @@ class SlotLayer(DynamicLayer):
         self.owner, self.prefixes = owner, prefixes
         self.key_buffer = self.value_buffer = None
 
-    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any):
+    def allocate(self, like: torch.Tensor) -> None:
+        """The slot buffers, once: ``[rows, kv_heads, capacity, head_dim]`` of ``like``'s dtype and device."""
         if self.key_buffer is None:
-            shape = (self.owner.rows, key_states.shape[1], self.owner.capacity, key_states.shape[3])
-            self.key_buffer = key_states.new_zeros(shape)
-            self.value_buffer = value_states.new_zeros(shape)
-            self.dtype, self.device, self.is_initialized = key_states.dtype, key_states.device, True
+            shape = (self.owner.rows, like.shape[1], self.owner.capacity, like.shape[-1])
+            self.key_buffer, self.value_buffer = like.new_zeros(shape), like.new_zeros(shape)
+            self.dtype, self.device, self.is_initialized = like.dtype, like.device, True
+
+    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any):
+        self.allocate(key_states)
         start, stop = self.owner.write_at, self.owner.write_at + key_states.shape[2]
         self.key_buffer[:, :, start:stop] = key_states
         self.value_buffer[:, :, start:stop] = value_states
@@ -316,10 +319,7 @@ def generate_continuous(
         for j, ((group, index), suffix) in enumerate(zip(entrants, suffixes)):
             r = free[j]
             for mine, theirs in zip(cache.layers, scratch.layers):
-                if mine.key_buffer is None:  # first admission: allocate like the model's own keys
-                    shape = (cache.rows, theirs.key_buffer.shape[1], capacity, theirs.key_buffer.shape[3])
-                    mine.key_buffer, mine.value_buffer = theirs.key_buffer.new_zeros(shape), theirs.value_buffer.new_zeros(shape)
-                    mine.dtype, mine.device, mine.is_initialized = theirs.dtype, theirs.device, True
+                mine.allocate(theirs.key_buffer)  # first admission: like the model's own keys
                 mine.key_buffer[r, :, length - span : length] = theirs.key_buffer[j]
                 mine.value_buffer[r, :, length - span : length] = theirs.value_buffer[j]
             slot_request[r], cache.row_group[r] = index, group
