@@ -49,6 +49,16 @@ OPTION_CONSTRAINTS = {
 }
 
 
+def _parse_shard(text: str) -> tuple[int, int]:
+    """``"K/N"`` (1 ≤ K ≤ N) → ``(K − 1, N)``; anything else is an :class:`InputError`."""
+    parts = text.strip().split("/")
+    if len(parts) == 2 and all(p.strip().isdigit() for p in parts):
+        k, n = (int(p) for p in parts)
+        if 1 <= k <= n:
+            return k - 1, n
+    raise InputError(f"--shard: expected K/N with 1 <= K <= N (e.g. 1/2), got {text!r}")
+
+
 @eval_app.callback()
 def sweep(
     context: typer.Context,
@@ -67,6 +77,10 @@ def sweep(
         None, "--data-root", help="Folder holding benchmarks/ (default: $DENSING_SHARED_DATA or ../shared/data)."
     ),
     prefix_cache: bool = typer.Option(False, "--prefix-cache", help="Reuse the key/value cache of shared prompt prefixes (hf)."),
+    shard: Optional[str] = typer.Option(
+        None, "--shard", help="K/N: compute only shard K of N of the requests into the request cache, write no result "
+        "(run N such processes, then the same command without --shard to score); needs --prefix-cache."
+    ),
 ) -> None:
     """Evaluate every model on every benchmark (skipping pairs already in the store)."""
     if context.invoked_subcommand is not None:
@@ -81,9 +95,10 @@ def sweep(
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
     validate({**SWEEP_CONSTRAINTS, **OPTION_CONSTRAINTS}, backend=backend, limit=limit, batch_size=batch,
              output_format=output_format)
+    share = _parse_shard(shard) if shard is not None else None
     specs = read_models_file(models)
     names = [b.strip() for b in benchmarks.split(",") if b.strip()]
-    counts = {"skipped": 0, "done": 0}
+    counts = {"skipped": 0, "done": 0, "cached": 0}
     progress = Progress(
         TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"), TimeElapsedColumn()
     )
@@ -113,6 +128,7 @@ def sweep(
             local_data=local_data,
             data_root=data_root,
             prefix_cache=prefix_cache,
+            shard=share,
         )
     except KeyboardInterrupt:
         progress.stop()
@@ -121,6 +137,14 @@ def sweep(
     finally:
         progress.stop()
     typer.echo(f"{counts['done']} pair(s) evaluated, {counts['skipped']} already in the store: {out}", err=True)
+    if share is not None:
+        typer.echo(
+            f"shard {shard}: {counts['cached']} pair(s) had this shard's requests computed into the request cache "
+            f"({out}/.cache); run the command without --shard (once every shard has finished) to score them",
+            err=True,
+        )
+        if frame.empty:
+            return
     _render(frame, output_format, ["model", "benchmark", "metric", "value", "n_shot", "loss", "loss_unit", "loss_per_token", "loss_per_byte"])
 
 

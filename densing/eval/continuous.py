@@ -49,6 +49,8 @@ SUPPORTED = frozenset({"llama", "mistral", "qwen2", "qwen3", "olmo", "olmo2"})
 ATTENTION_NAME = "densing_shared_prefix"
 #: columns a slot region may waste before the buffer is compacted
 SLACK = 128
+#: the fixed cost of one more attention run in row-columns (:func:`contiguous_parts`)
+PART_COST = 1024
 
 
 def supported(model: Any) -> bool:
@@ -82,6 +84,36 @@ def prefix_groups(encoded: Sequence[Sequence[int]]) -> list[tuple[list[int], int
     if members:
         groups.append((members, shared))
     return [(m, max(0, min(p, min(len(encoded[i]) for i in m) - 1))) for m, p in groups]
+
+
+def contiguous_parts(widths: Sequence[int], groups: Sequence[Any], part_cost: int | None = None) -> list[tuple[int, int, int]]:
+    """``[(start, stop, width)]``: the rows ``0 … len(widths)−1`` cut into runs of one group each,
+    ``width`` the largest of the run's widths, minimising ``Σ (stop − start)·width + part_cost`` over
+    all such cuts (dynamic programming over the cut points, O(rows²); ``part_cost`` defaults to
+    :data:`PART_COST`). A run's rows read the last ``width`` columns of their slots, so one row
+    that has decoded 1,000 tokens costs its own run 1,000 columns and not every row's; runs are
+    slices of the slot buffer (no copies), and ``part_cost`` prices the fixed work of one more run
+    (its prefix read, a dozen small kernels per layer) in row-columns."""
+    cost = PART_COST if part_cost is None else part_cost
+    n = len(widths)
+    best = [0] * (n + 1)
+    cut = [0] * (n + 1)
+    for stop in range(1, n + 1):
+        best[stop], widest = -1, 0
+        for start in range(stop - 1, -1, -1):
+            if groups[start] != groups[stop - 1]:
+                break
+            widest = max(widest, int(widths[start]))
+            candidate = best[start] + (stop - start) * widest + cost
+            if best[stop] < 0 or candidate < best[stop]:
+                best[stop], cut[stop] = candidate, start
+    parts = []
+    stop = n
+    while stop > 0:
+        start = cut[stop]
+        parts.append((start, stop, max(int(w) for w in widths[start:stop])))
+        stop = start
+    return parts[::-1]
 
 
 class SlotLayer(DynamicLayer):
@@ -121,6 +153,7 @@ class SlotCache(DynamicCache):
         super().__init__(config=config)
         self.rows, self.capacity, self.write_at = rows, capacity, 0
         self.row_group = [None] * rows
+        self.parts: list | None = None  # set by plan() before each decoding step
         self.layers = [SlotLayer(self, prefixes[i]) for i in range(layers)]
 
     def groups_of_rows(self) -> list[tuple[Any, Any]]:
@@ -129,6 +162,25 @@ class SlotCache(DynamicCache):
         if len(present) == 1:
             return [(next(iter(present)), slice(None))]
         return [(g, torch.tensor([r for r, h in enumerate(self.row_group) if h == g])) for g in present]
+
+    def plan(self, widths: Sequence[int] | None) -> None:
+        """Set the rows' own-column widths for the next forward: row ``r``'s allowed columns are among
+        the last ``widths[r]`` (decoding: its region ends at the write column), and the rows are read
+        in the runs of :func:`contiguous_parts`. ``None``: one part per group over all columns."""
+        if widths is None:
+            self.parts = None
+            return
+        self.parts = [
+            (self.row_group[start], slice(start, stop), width)
+            for start, stop, width in contiguous_parts(widths, self.row_group)
+        ]
+
+    def parts_of_rows(self) -> list[tuple[Any, Any, int | None]]:
+        """``[(group, rows, width)]`` for :func:`shared_prefix_attention`: the plan's, else one part per
+        group over all columns (width ``None``)."""
+        if self.parts is not None:
+            return self.parts
+        return [(g, chosen, None) for g, chosen in self.groups_of_rows()]
 
     def select(self, rows: list[int]) -> None:
         """Keep these rows only (in this order)."""
@@ -139,6 +191,7 @@ class SlotCache(DynamicCache):
                 layer.value_buffer = layer.value_buffer[index.to(layer.value_buffer.device)]
         self.row_group = [self.row_group[r] for r in rows]
         self.rows = len(rows)
+        self.parts = None
 
 
 def shared_prefix_attention(
@@ -150,8 +203,10 @@ def shared_prefix_attention(
     ``softmax([q·Kpᵀ, q·Krᵀ + mask]·s) · [Vp ; Vr]`` with ``s = scaling`` (1/√d by default),
     ``Kp, Vp`` the group prefix's keys/values (one copy for all rows of the group), ``Kr, Vr`` the
     row's slot columns, ``mask`` the boolean ``attention_mask`` ``[rows, 1, q, columns]`` (False →
-    −∞). Query head ``i`` reads key/value head ``i // (heads / kv_heads)`` (grouped-query).
-    Returns ``[rows, q, heads, head_dim]`` as transformers' attention functions do."""
+    −∞). Query head ``i`` reads key/value head ``i // (heads / kv_heads)`` (grouped-query). Rows are
+    taken in the parts of ``densing_slots.parts_of_rows()``: a run of one group's rows whose own
+    columns all lie in the last ``width`` columns (:meth:`SlotCache.plan`) reads only those, so a row
+    that has decoded 1,000 tokens does not make every other row read 1,000 columns. Returns ``[rows, q, heads, head_dim]`` as transformers' attention functions do."""
     if densing_slots is None:
         raise RuntimeError("shared_prefix_attention is only used inside densing's continuous decoding")
     rows, heads, q, dim = query.shape
@@ -159,20 +214,21 @@ def shared_prefix_attention(
     group = heads // kv_heads
     scale = scaling if scaling is not None else 1.0 / math.sqrt(dim)
     grouped = query.reshape(rows, kv_heads, group * q, dim)
-    scores = torch.matmul(grouped, key.transpose(-1, -2)) * scale
-    mask = attention_mask[:, :, None].expand(rows, 1, group, q, columns).reshape(rows, 1, group * q, columns)
-    scores = scores.masked_fill(~mask, float("-inf"))
     out = torch.empty_like(grouped)
     prefixes = densing_slots.layers[module.layer_idx].prefixes
-    for name, chosen in densing_slots.groups_of_rows():
-        own = scores[chosen]
-        prefix = prefixes.get(name)
-        if prefix is None:
-            out[chosen] = torch.matmul(torch.softmax(own, dim=-1), value[chosen])
-            continue
-        prefix_keys, prefix_values = prefix  # [kv_heads, P, dim]
+    for name, chosen, width in densing_slots.parts_of_rows():
+        first = 0 if width is None else columns - width  # the part's rows read their last `width` columns only
         queries = grouped[chosen]
         n = queries.shape[0]
+        keys, values = key[chosen, :, first:], value[chosen, :, first:]
+        allowed = attention_mask[chosen, :, :, first:]
+        allowed = allowed[:, :, None].expand(n, 1, group, q, columns - first).reshape(n, 1, group * q, columns - first)
+        own = (torch.matmul(queries, keys.transpose(-1, -2)) * scale).masked_fill(~allowed, float("-inf"))
+        prefix = prefixes.get(name)
+        if prefix is None:
+            out[chosen] = torch.matmul(torch.softmax(own, dim=-1), values)
+            continue
+        prefix_keys, prefix_values = prefix  # [kv_heads, P, dim]
         flat = queries.transpose(0, 1).reshape(kv_heads, n * group * q, dim)
         shared = (torch.matmul(flat, prefix_keys.transpose(-1, -2)) * scale)  # [kv_heads, n·g·q, P]
         top = torch.maximum(
@@ -184,7 +240,7 @@ def shared_prefix_attention(
             dim=-1, keepdim=True
         )
         mixed = torch.matmul(shared_exp, prefix_values).reshape(kv_heads, n, group * q, dim).transpose(0, 1)
-        out[chosen] = (mixed + torch.matmul(own_exp, value[chosen])) / total
+        out[chosen] = (mixed + torch.matmul(own_exp, values)) / total
     return out.reshape(rows, heads, q, dim).transpose(1, 2).contiguous(), None
 
 
@@ -353,11 +409,12 @@ def generate_continuous(
         if length + 1 > capacity or length - max(longest, width) > SLACK:
             compact(max(longest, width))
         for r in range(cache.rows):
-            if slot_request[r] is None:  # an idle slot reads its own column only, and the live rows' group
-                cache.row_group[r] = cache.row_group[live[0]]
+            if slot_request[r] is None:  # an idle slot reads its own column only, and a live neighbour's group
+                cache.row_group[r] = cache.row_group[r - 1] if r else cache.row_group[live[0]]
                 mask[r] = False
         mask[:, length] = True
         cache.write_at = length
+        cache.plan([length + 1 - slot_start[r] if slot_request[r] is not None else 1 for r in range(cache.rows)])
         with torch.no_grad():
             output = model(
                 input_ids=torch.tensor(pending, dtype=torch.long, device=device)[:, None],

@@ -49,6 +49,7 @@ import torch.nn.functional as F
 from lm_eval.models.huggingface import HFLM
 from tqdm import tqdm
 
+from densing.eval.store import ShardFinished, request_shard  # noqa: F401  (public here too)
 from densing.eval.token_prefixes import distinct_token_count, shared_prefix_length  # noqa: F401  (public here too)
 
 #: new trie nodes per forward pass at batch size 1 (``token_budget = TOKENS_PER_BATCH × batch_size``)
@@ -151,7 +152,28 @@ def ancestor_mask(parents: Sequence[int]) -> np.ndarray:
 
 
 class PrefixCachedHFLM(HFLM):
-    """``HFLM`` whose log-likelihood requests run over the trie of their tokens (see the module)."""
+    """``HFLM`` whose log-likelihood requests run over the trie of their tokens (see the module).
+
+    With ``shard = (k, n)`` it computes only the requests of shard ``k`` of ``n``
+    (:func:`request_shard`), which lm-eval's request cache keeps, and raises :class:`ShardFinished`
+    instead of returning: ``n`` processes fill one cache, and a run without a shard then scores
+    every request from it."""
+
+    shard: tuple[int, int] | None = None
+
+    def _my_share(self, requests: list[Any]) -> list[Any]:
+        k, n = self.shard  # type: ignore[misc]
+        return [r for r in requests if request_shard(r.args, n) == k]
+
+    def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list[tuple[float, bool]]:
+        """lm-eval's ``loglikelihood`` (which calls the trie scorer below), or this shard's share of
+        ``requests`` and :class:`ShardFinished`."""
+        if self.shard is None:
+            return super().loglikelihood(requests, disable_tqdm=disable_tqdm)
+        mine = self._my_share(requests)
+        if mine:
+            super().loglikelihood(mine, disable_tqdm=disable_tqdm)
+        raise ShardFinished(len(mine), len(requests))
 
     def tok_encode(self, string: str, add_special_tokens: bool | None = None, left_truncate_len: int | None = None, **kwargs: Any) -> list[int]:
         """lm-eval's encoding, remembered for the last few strings: lm-eval encodes a request's
@@ -258,6 +280,15 @@ class PrefixCachedHFLM(HFLM):
         generation keywords; any other request through lm-eval's own ``generate_until``."""
         from densing.eval.generation import generate_greedy, greedy_settings, group_key
 
+        if self.shard is not None:  # this shard's share only, then ShardFinished
+            shard, mine = self.shard, self._my_share(requests)
+            self.shard = None
+            try:
+                if mine:
+                    self.generate_until(mine, disable_tqdm=disable_tqdm)
+            finally:
+                self.shard = shard
+            raise ShardFinished(len(mine), len(requests))
         if not self._tree_attention_supported():
             return super().generate_until(requests, disable_tqdm=disable_tqdm)
         groups: dict[str, list[int]] = {}

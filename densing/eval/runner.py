@@ -50,7 +50,7 @@ from densing.eval.loading import (  # noqa: F401 — BACKENDS, ParameterCounts, 
 )
 from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, task_loss
 from densing.eval.models import ModelSpec, model_spec_from_mapping, read_models_file
-from densing.eval.store import CACHE_DIRECTORY, _slug, is_done, part_path, write_part
+from densing.eval.store import CACHE_DIRECTORY, ShardFinished, _slug, is_done, part_path, write_part
 from densing.validation import validate
 
 ProgressCallback = Callable[[str, str, str], None]
@@ -257,6 +257,7 @@ def run_sweep(
     local_data: bool = False,
     data_root: str | Path | None = None,
     prefix_cache: bool = False,
+    shard: tuple[int, int] | None = None,
 ) -> pd.DataFrame:
     """Evaluate every model on every benchmark into ``store``; return the sweep's rows.
 
@@ -268,12 +269,23 @@ def run_sweep(
     Everything is checked before anything runs (models file, model paths, benchmark names,
     backend), so bad input leaves the store untouched. Pairs whose part is in the store with the
     same config hash are skipped, and a model whose pairs are all done is not loaded.
-    ``on_progress(model, benchmark, status)`` is called with status ``"skipped"``, ``"running"``
-    or ``"done"``.
+    ``on_progress(model, benchmark, status)`` is called with status ``"skipped"``, ``"running"``,
+    ``"done"`` or ``"cached"``.
+
+    ``shard = (k, n)`` (``0 ≤ k < n``, needs ``prefix_cache``): compute only shard ``k`` of each
+    pair's uncached requests into lm-eval's request cache under ``store`` and write no part
+    (status ``"cached"``); ``n`` such processes share the work, and the same sweep without a shard
+    then scores from the cache. Returns the rows of the parts that exist.
     """
     from densing.eval.benchmarks import parse_benchmark_list
 
     validate(SWEEP_CONSTRAINTS, backend=backend, limit=limit)
+    if shard is not None:
+        k, n = shard
+        if not (isinstance(k, int) and isinstance(n, int) and 0 <= k < n):
+            raise InputError(f"shard: expected (k, n) with 0 <= k < n, got {shard!r}")
+        if not prefix_cache or backend != "hf":
+            raise InputError("shard: sharded runs need the hf backend with the prefix cache (--prefix-cache)")
     limit = None if limit is None else float(limit)  # 5 and 5.0 are the same sweep
     specs = as_model_specs(models)
     for spec in specs:
@@ -320,6 +332,8 @@ def run_sweep(
         if not todo:
             continue
         lm, counts = load_model(spec, backend=backend, device=device, batch_size=batch_size, prefix_cache=prefix_cache)
+        if shard is not None:
+            lm.shard = shard
         identity = hashlib.sha256(json.dumps([spec.load_identity(), backend], sort_keys=True).encode()).hexdigest()[:12]
         cache = store / CACHE_DIRECTORY / f"{_slug(spec.name)}-{identity}" / "requests"
         try:
@@ -327,20 +341,25 @@ def run_sweep(
                 if on_progress:
                     on_progress(spec.name, bench.name, "running")
                 value = hashes[spec.name, bench.name]
-                rows = evaluate_pair(
-                    lm,
-                    manager,
-                    spec,
-                    bench,
-                    params=counts.total,
-                    non_embedding_params=counts.non_embedding,
-                    ladder_params=counts.ladder,
-                    limit=limit,
-                    use_cache=str(cache),
-                    allow_unsafe_code=allow_unsafe_code,
-                    config_hash_value=value,
-                    backend=backend,
-                )
+                try:
+                    rows = evaluate_pair(
+                        lm,
+                        manager,
+                        spec,
+                        bench,
+                        params=counts.total,
+                        non_embedding_params=counts.non_embedding,
+                        ladder_params=counts.ladder,
+                        limit=limit,
+                        use_cache=str(cache),
+                        allow_unsafe_code=allow_unsafe_code,
+                        config_hash_value=value,
+                        backend=backend,
+                    )
+                except ShardFinished:
+                    if on_progress:
+                        on_progress(spec.name, bench.name, "cached")
+                    continue
                 write_part(store, spec.name, bench.name, rows, value)
                 if on_progress:
                     on_progress(spec.name, bench.name, "done")
@@ -351,8 +370,9 @@ def run_sweep(
     for spec in specs:
         for bench in benches:
             path = part_path(store, spec.name, bench.name)
-            frames.append(validate_results(pd.read_parquet(path), source=str(path)))
-    return pd.concat(frames, ignore_index=True)
+            if shard is None or path.exists():
+                frames.append(validate_results(pd.read_parquet(path), source=str(path)))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def evaluate(

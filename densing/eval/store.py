@@ -13,9 +13,12 @@ files end in ``.tmp`` and the request cache lives in ``.cache/``, so neither is 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
+import zlib
 from pathlib import Path
+from typing import Any, Sequence
 
 import pandas as pd
 import pyarrow as pa
@@ -103,3 +106,20 @@ def read_store(store: str | Path) -> pd.DataFrame:
             raise InputError(f"{part}: cannot read Parquet part: {first}") from None
         frames.append(validate_results(frame, source=str(part)))
     return pd.concat(frames, ignore_index=True)
+
+
+class ShardFinished(Exception):
+    """Raised by :class:`densing.eval.prefix_cache.PrefixCachedHFLM` with a ``shard`` once its share
+    of a request batch is in lm-eval's request cache (``densing eval --shard K/N``, caught by
+    :func:`densing.eval.runner.run_sweep`): ``computed`` of ``total`` requests."""
+
+    def __init__(self, computed: int, total: int) -> None:
+        super().__init__(f"{computed} of {total} uncached requests computed into the request cache")
+        self.computed, self.total = computed, total
+
+
+def request_shard(args: Sequence[Any], shards: int) -> int:
+    """The shard (``0 … shards−1``) of a request with arguments ``args`` (its context, continuation or
+    generation keywords): CRC-32 of their JSON, so every process and every resumed run splits a
+    benchmark's requests the same way whatever is already cached."""
+    return zlib.crc32(json.dumps(list(args), sort_keys=True, default=str).encode()) % shards

@@ -81,6 +81,7 @@ def prompt_sets(draw):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(pairs=prompt_sets(), rows=st.sampled_from([1, 2, 3, 16]))
 def test_greedy_generation_equals_plain_generate(backends, pairs, rows, monkeypatch):
+    import densing.eval.continuous as continuous
     import densing.eval.generation as generation
 
     plain, cached = backends
@@ -88,6 +89,7 @@ def test_greedy_generation_equals_plain_generate(backends, pairs, rows, monkeypa
     expected = plain.generate_until(requests, disable_tqdm=True)
     with monkeypatch.context() as patch:
         patch.setattr(generation, "ROWS_PER_BATCH", rows)
+        patch.setattr(continuous, "PART_COST", 1)  # toy widths: rows read in several runs
         got = cached.generate_until(requests, disable_tqdm=True)
     assert got == expected
 
@@ -216,9 +218,82 @@ def test_continuous_batching_refills_slots_across_groups_and_compacts(backends, 
     with monkeypatch.context() as patch:
         patch.setattr(generation, "ROWS_PER_BATCH", 2)
         patch.setattr(continuous, "SLACK", 0)
+        patch.setattr(continuous, "PART_COST", 1)
         patch.setattr(continuous, "generate_continuous", lambda *a, **k: calls.append(1) or original(*a, **k))
         got = cached.generate_until(requests, disable_tqdm=True)
         patch.setattr(generation, "FIXED_BATCHES", True)
         fixed = cached.generate_until(requests, disable_tqdm=True)
     assert got == expected == fixed
     assert calls  # one call per generation-keyword group
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rows=st.lists(st.tuples(st.integers(1, 60), st.sampled_from("ab")), min_size=1, max_size=9),
+    cost=st.sampled_from([0, 1, 16, 100]),
+)
+def test_contiguous_parts_is_the_cheapest_cut_into_one_group_runs(rows, cost):
+    """Against brute force over every cut of up to 9 rows."""
+    from itertools import combinations
+
+    from densing.eval.continuous import contiguous_parts
+
+    widths, groups = [w for w, _ in rows], [g for _, g in rows]
+    parts = contiguous_parts(widths, groups, cost)
+    assert [p[0] for p in parts] == [0] + [p[1] for p in parts[:-1]] and parts[-1][1] == len(rows)
+    assert all(len(set(groups[a:b])) == 1 and w == max(widths[a:b]) for a, b, w in parts)
+
+    def price(cuts):
+        edges = [0, *cuts, len(rows)]
+        runs = list(zip(edges, edges[1:]))
+        if any(len(set(groups[a:b])) > 1 for a, b in runs):
+            return None
+        return sum((b - a) * max(widths[a:b]) + cost for a, b in runs)
+
+    prices = [price(c) for k in range(len(rows)) for c in combinations(range(1, len(rows)), k)]
+    assert price([p[0] for p in parts[1:]]) == min(p for p in prices if p is not None)
+
+
+def test_contiguous_parts_examples():
+    from densing.eval.continuous import contiguous_parts
+
+    # one runaway row among short ones: it gets a run of its own
+    assert contiguous_parts([100, 120, 1100, 90, 80], ["g"] * 5, 200) == [(0, 2, 120), (2, 3, 1100), (3, 5, 90)]
+    # a run costs more than the columns it would save: one run
+    assert contiguous_parts([100, 120, 1100, 90, 80], ["g"] * 5, 10_000) == [(0, 5, 1100)]
+    # groups never share a run
+    assert contiguous_parts([5, 5, 5], ["a", "b", "b"], 1_000) == [(0, 1, 5), (1, 3, 5)]
+
+
+def test_generation_shards_split_the_requests_and_cache_their_strings(backends):
+    """Two shards compute disjoint shares whose union is every request, each string lm-eval's, and
+    raise ShardFinished instead of returning."""
+    from densing.eval.store import ShardFinished, request_shard
+
+    plain, cached = backends
+    kwargs = {"until": ["\n"], "max_gen_toks": 6, "do_sample": False}
+    requests = _instances([(f"Q: {w} and {v}?\nA:", kwargs) for w in WORDS[:4] for v in WORDS[4:7]])
+    expected = dict(zip((r.args[0] for r in requests), plain.generate_until(requests, disable_tqdm=True)))
+
+    class Hook:
+        def __init__(self):
+            self.seen = {}
+
+        def add_partial(self, kind, request, result):
+            self.seen[request[0]] = result
+
+    original, cached.cache_hook = cached.cache_hook, Hook()
+    hook = cached.cache_hook
+    try:
+        counts = []
+        for k in (0, 1):
+            cached.shard = (k, 2)
+            with pytest.raises(ShardFinished) as finished:
+                cached.generate_until(requests, disable_tqdm=True)
+            counts.append(finished.value.computed)
+            assert finished.value.total == len(requests)
+    finally:
+        cached.shard, cached.cache_hook = None, original
+    assert sum(counts) == len(requests) and all(counts)
+    assert hook.seen == expected
+    assert {request_shard(r.args, 2) for r in requests} == {0, 1}

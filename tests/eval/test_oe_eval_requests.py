@@ -84,3 +84,42 @@ def test_request_set_benchmark_scores_as_the_ladder(tmp_path, tiny_model):
     assert values["len_norm"] == pytest.approx(sum(len_norm) / 2)
     assert rows["loss"].iloc[0] == pytest.approx(sum(bpb) / 2, abs=1e-5)
     assert rows["loss_unit"].iloc[0] == "bpb" and rows["items"].iloc[0] == 2
+
+
+@pytest.mark.eval
+def test_sharded_runs_fill_the_request_cache_and_a_plain_run_scores_from_it(tmp_path, tiny_model, monkeypatch):
+    """--shard 1/2 and 2/2 write no part and compute disjoint shares of the requests; the run
+    without a shard then computes nothing and writes the rows an unsharded run writes."""
+    pytest.importorskip("lm_eval")
+    from densing.eval.prefix_cache import PrefixCachedHFLM
+    from densing.eval.runner import run_sweep
+    from densing.eval.store import part_path
+
+    root = tmp_path / "data"
+    _write_set(root / "olmo_ladder" / "oe_eval_tasks" / "hellaswag" / "rc_5shot", ITEMS)
+    models = [{"name": "tiny", "model": str(tiny_model), "train_tokens": "2M", "release_date": "2024-01-01"}]
+    options = dict(device="cpu", data_root=root, prefix_cache=True)
+    plain = run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "plain", **options)
+
+    scored: list[int] = []
+    original = PrefixCachedHFLM._loglikelihood_tokens
+
+    def counting(self, requests, *args, **kwargs):
+        scored.append(len(requests))
+        return original(self, requests, *args, **kwargs)
+
+    monkeypatch.setattr(PrefixCachedHFLM, "_loglikelihood_tokens", counting)
+    store = tmp_path / "sharded"
+    for k in (0, 1):
+        rows = run_sweep(models, ["olmo_hellaswag_rc_5shot"], store, shard=(k, 2), **options)
+        assert rows.empty and not part_path(store, "tiny", "olmo_hellaswag_rc_5shot").exists()
+    assert sum(scored) == sum(len(c) for _, _, c, _ in ITEMS) and len(scored) == 2  # each request once
+    scored.clear()
+    rows = run_sweep(models, ["olmo_hellaswag_rc_5shot"], store, **options)
+    assert sum(scored) == 0  # everything came from the request cache
+    columns = ["metric", "value", "loss", "items"]
+    assert rows[columns].equals(plain[columns])
+    with pytest.raises(InputError, match="shard"):
+        run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "x", device="cpu", data_root=root, shard=(0, 2))
+    with pytest.raises(InputError, match="shard"):
+        run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "x", shard=(2, 2), **options)
