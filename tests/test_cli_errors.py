@@ -89,3 +89,16 @@ def test_usage_errors_are_one_line(run_cli, args, expected):
     code, out, err = run_cli(*args)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("error: ") and expected in err and "--help" in err
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--shard", "3/2"], "--shard: expected K/N"),
+    (["--shard", "0/2"], "--shard: expected K/N"),
+    (["--shard", "half"], "--shard: expected K/N"),
+    (["--time-limit", "-1"], "--time-limit: expected a positive number of minutes"),
+    (["--time-limit", "0"], "--time-limit: expected a positive number of minutes"),
+])
+def test_eval_shard_and_time_limit_errors_are_one_line(run_cli, args, expected):
+    code, out, err = run_cli("eval", "--models", "nowhere.yaml", "--benchmarks", "bbh", "--prefix-cache", *args)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and expected in err

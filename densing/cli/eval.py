@@ -81,6 +81,10 @@ def sweep(
         None, "--shard", help="K/N: compute only shard K of N of the requests into the request cache, write no result "
         "(run N such processes, then the same command without --shard to score); needs --prefix-cache."
     ),
+    time_limit: Optional[float] = typer.Option(
+        None, "--time-limit", help="Minutes: greedy generation admits no new request after this, lets the ones in flight "
+        "finish into the request cache and stops without scoring (run again to resume); needs --prefix-cache."
+    ),
 ) -> None:
     """Evaluate every model on every benchmark (skipping pairs already in the store)."""
     if context.invoked_subcommand is not None:
@@ -96,6 +100,8 @@ def sweep(
     validate({**SWEEP_CONSTRAINTS, **OPTION_CONSTRAINTS}, backend=backend, limit=limit, batch_size=batch,
              output_format=output_format)
     share = _parse_shard(shard) if shard is not None else None
+    if time_limit is not None and not (time_limit > 0 and time_limit < float("inf")):
+        raise InputError(f"--time-limit: expected a positive number of minutes, got {time_limit!r}")
     specs = read_models_file(models)
     names = [b.strip() for b in benchmarks.split(",") if b.strip()]
     counts = {"skipped": 0, "done": 0, "cached": 0}
@@ -129,6 +135,7 @@ def sweep(
             data_root=data_root,
             prefix_cache=prefix_cache,
             shard=share,
+            time_limit=None if time_limit is None else 60.0 * time_limit,
         )
     except KeyboardInterrupt:
         progress.stop()
@@ -137,14 +144,16 @@ def sweep(
     finally:
         progress.stop()
     typer.echo(f"{counts['done']} pair(s) evaluated, {counts['skipped']} already in the store: {out}", err=True)
-    if share is not None:
+    if counts["cached"]:
+        why = f"shard {shard}'s share computed" if share is not None else "the time limit came"
         typer.echo(
-            f"shard {shard}: {counts['cached']} pair(s) had this shard's requests computed into the request cache "
-            f"({out}/.cache); run the command without --shard (once every shard has finished) to score them",
+            f"{counts['cached']} pair(s) not scored ({why}): their computed requests are in the request cache "
+            f"({out}/.cache); run the command again{' without --shard once every shard has finished' if share else ''} "
+            "to resume and score",
             err=True,
         )
-        if frame.empty:
-            return
+    if frame.empty:
+        return
     _render(frame, output_format, ["model", "benchmark", "metric", "value", "n_shot", "loss", "loss_unit", "loss_per_token", "loss_per_byte"])
 
 

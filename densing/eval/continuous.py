@@ -35,6 +35,7 @@ whose attention goes through transformers' attention interface without a sliding
 from __future__ import annotations
 
 import math
+import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
@@ -268,10 +269,13 @@ def generate_continuous(
     max_gen_toks: int,
     stops: Callable[[list[int]], bool],
     finish: Callable[[int, list[int]], None],
+    admit_until: float | None = None,
 ) -> None:
     """Greedy-decode every request of ``encoded`` (token lists) with continuous batching over
     shared prefixes (see the module). ``stops(tokens)`` says whether a row ends after its new
-    ``tokens``; ``finish(index, tokens)`` receives each request's new tokens when it ends."""
+    ``tokens``; ``finish(index, tokens)`` receives each request's new tokens when it ends. With
+    ``admit_until`` (a ``time.monotonic()`` instant) no request is admitted after it, except the
+    first slots' fill: the rows in flight finish and the rest are left undone (never ``finish``ed)."""
     model, device = lm.model, lm.device
     groups = prefix_groups(encoded)
     queue = [(g, i) for g, (members, _) in enumerate(groups) for i in members]
@@ -389,16 +393,19 @@ def generate_continuous(
             if stops(generated[r]):
                 end_row(r)
 
+    admitted = False
     while True:
+        closed = admitted and admit_until is not None and time.monotonic() >= admit_until
         free = [r for r in range(cache.rows) if slot_request[r] is None]
-        if queue and (len(free) >= max(1, cache.rows // 8) or len(free) == cache.rows):
+        if queue and not closed and (len(free) >= max(1, cache.rows // 8) or len(free) == cache.rows):
             admit(free)
+            admitted = True
             drop_prefixes()
             continue
         live = [r for r in range(cache.rows) if slot_request[r] is not None]
         if not live:
             break
-        if not queue and len(live) <= cache.rows // 2:
+        if (not queue or closed) and len(live) <= cache.rows // 2:
             cache.select(live)
             for state in (slot_request, slot_start, generated, pending, next_position):
                 state[:] = [state[r] for r in live]

@@ -32,6 +32,7 @@ lm-eval's own path, as do models whose generation config adds logits processors.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any, Sequence
 
 import torch
@@ -168,9 +169,11 @@ def generate_greedy(
     max_gen_toks: int,
     rows: int,
     progress: Any = None,
-) -> list[str]:
+    admit_until: float | None = None,
+) -> list[str | None]:
     """Greedy continuations of ``contexts`` (one gen-kwargs group), as lm-eval's batch-1
-    ``generate_until`` returns them; see the module."""
+    ``generate_until`` returns them; see the module. With ``admit_until`` (a ``time.monotonic()``
+    instant), requests not started by then (after the first batch or slot fill) stay ``None``."""
     model, device, tokenizer = lm.model, lm.device, lm.tokenizer
     encoded = [encode_context(lm, c, max_gen_toks) for c in contexts]
     eos_ids = eos_token_ids(lm)
@@ -194,13 +197,15 @@ def generate_greedy(
 
     if continuous.supported(model) and not FIXED_BATCHES:
         with continuous.attention_swapped(model):
-            continuous.generate_continuous(lm, encoded, rows, max_gen_toks, stops, finish)
-        return results  # type: ignore[return-value]
+            continuous.generate_continuous(lm, encoded, rows, max_gen_toks, stops, finish, admit_until)
+        return results
 
     prefix_tokens: list[int] = []
     prefix_cache: DynamicCache | None = None
 
-    for chunk, shared in batches(encoded, rows):
+    for number, (chunk, shared) in enumerate(batches(encoded, rows)):
+        if number and admit_until is not None and time.monotonic() >= admit_until:
+            break
         prefix = list(encoded[chunk[0]][:shared])
         # the batch-1 cache of the shared prefix: reused, cropped or extended from the last batch's
         reuse = shared_prefix_length(prefix_tokens, prefix) if prefix_cache is not None else 0
@@ -269,7 +274,7 @@ def generate_greedy(
                 mask, next_position = mask[index], next_position[index]
             live = [live[r] for r in keep]
             next_position = next_position + 1
-    return results  # type: ignore[return-value]
+    return results
 
 
 class _EmptyReserved(ReservedLayer):

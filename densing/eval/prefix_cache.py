@@ -40,6 +40,7 @@ installed (the runner does so inside :func:`densing.eval.runner.load_model`).
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -49,7 +50,7 @@ import torch.nn.functional as F
 from lm_eval.models.huggingface import HFLM
 from tqdm import tqdm
 
-from densing.eval.store import ShardFinished, request_shard  # noqa: F401  (public here too)
+from densing.eval.store import ShardFinished, TimeLimitReached, request_shard  # noqa: F401  (public here too)
 from densing.eval.token_prefixes import distinct_token_count, shared_prefix_length  # noqa: F401  (public here too)
 
 #: new trie nodes per forward pass at batch size 1 (``token_budget = TOKENS_PER_BATCH × batch_size``)
@@ -160,6 +161,9 @@ class PrefixCachedHFLM(HFLM):
     every request from it."""
 
     shard: tuple[int, int] | None = None
+    #: a ``time.monotonic()`` instant after which greedy generation admits no new request
+    #: (``densing eval --time-limit``): the rows in flight finish, then :class:`TimeLimitReached`
+    admit_until: float | None = None
 
     def _my_share(self, requests: list[Any]) -> list[Any]:
         k, n = self.shard  # type: ignore[misc]
@@ -304,11 +308,18 @@ class PrefixCachedHFLM(HFLM):
                 progress.update(len(indices))
             else:
                 until, max_gen_toks = settings
+                if self.admit_until is not None and time.monotonic() >= self.admit_until and any(r is not None for r in results):
+                    continue  # past the time limit: this group is left for the next run
                 contexts = [requests[i].args[0] for i in indices]
-                texts = generate_greedy(self, contexts, gen_kwargs, until, max_gen_toks, self.generation_rows(), progress)
+                texts = generate_greedy(
+                    self, contexts, gen_kwargs, until, max_gen_toks, self.generation_rows(), progress, self.admit_until
+                )
             for i, text in zip(indices, texts):
                 results[i] = text
         progress.close()
+        done = sum(r is not None for r in results)
+        if done < len(requests):
+            raise TimeLimitReached(done, len(requests))
         return results  # type: ignore[return-value]
 
 

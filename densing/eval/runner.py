@@ -50,7 +50,7 @@ from densing.eval.loading import (  # noqa: F401 — BACKENDS, ParameterCounts, 
 )
 from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, task_loss
 from densing.eval.models import ModelSpec, model_spec_from_mapping, read_models_file
-from densing.eval.store import CACHE_DIRECTORY, ShardFinished, _slug, is_done, part_path, write_part
+from densing.eval.store import CACHE_DIRECTORY, CachedOnly, _slug, is_done, part_path, write_part
 from densing.validation import validate
 
 ProgressCallback = Callable[[str, str, str], None]
@@ -258,6 +258,7 @@ def run_sweep(
     data_root: str | Path | None = None,
     prefix_cache: bool = False,
     shard: tuple[int, int] | None = None,
+    time_limit: float | None = None,
 ) -> pd.DataFrame:
     """Evaluate every model on every benchmark into ``store``; return the sweep's rows.
 
@@ -275,7 +276,10 @@ def run_sweep(
     ``shard = (k, n)`` (``0 ≤ k < n``, needs ``prefix_cache``): compute only shard ``k`` of each
     pair's uncached requests into lm-eval's request cache under ``store`` and write no part
     (status ``"cached"``); ``n`` such processes share the work, and the same sweep without a shard
-    then scores from the cache. Returns the rows of the parts that exist.
+    then scores from the cache. ``time_limit`` (seconds, needs ``prefix_cache``): greedy generation
+    admits no new request once that long has passed since the model was loaded; the requests in
+    flight finish into the cache and the pair is left unscored (``"cached"``), to resume by running
+    again (log-likelihood requests are not limited). Returns the rows of the parts that exist.
     """
     from densing.eval.benchmarks import parse_benchmark_list
 
@@ -286,6 +290,11 @@ def run_sweep(
             raise InputError(f"shard: expected (k, n) with 0 <= k < n, got {shard!r}")
         if not prefix_cache or backend != "hf":
             raise InputError("shard: sharded runs need the hf backend with the prefix cache (--prefix-cache)")
+    if time_limit is not None:
+        if not (isinstance(time_limit, (int, float)) and math.isfinite(time_limit) and time_limit > 0):
+            raise InputError(f"time_limit: expected a positive number of seconds, got {time_limit!r}")
+        if not prefix_cache or backend != "hf":
+            raise InputError("time_limit: a time limit needs the hf backend with the prefix cache (--prefix-cache)")
     limit = None if limit is None else float(limit)  # 5 and 5.0 are the same sweep
     specs = as_model_specs(models)
     for spec in specs:
@@ -334,6 +343,8 @@ def run_sweep(
         lm, counts = load_model(spec, backend=backend, device=device, batch_size=batch_size, prefix_cache=prefix_cache)
         if shard is not None:
             lm.shard = shard
+        if time_limit is not None:
+            lm.admit_until = time.monotonic() + time_limit
         identity = hashlib.sha256(json.dumps([spec.load_identity(), backend], sort_keys=True).encode()).hexdigest()[:12]
         cache = store / CACHE_DIRECTORY / f"{_slug(spec.name)}-{identity}" / "requests"
         try:
@@ -356,7 +367,7 @@ def run_sweep(
                         config_hash_value=value,
                         backend=backend,
                     )
-                except ShardFinished:
+                except CachedOnly:
                     if on_progress:
                         on_progress(spec.name, bench.name, "cached")
                     continue
@@ -370,7 +381,7 @@ def run_sweep(
     for spec in specs:
         for bench in benches:
             path = part_path(store, spec.name, bench.name)
-            if shard is None or path.exists():
+            if (shard is None and time_limit is None) or path.exists():
                 frames.append(validate_results(pd.read_parquet(path), source=str(path)))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 

@@ -108,14 +108,31 @@ def read_store(store: str | Path) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-class ShardFinished(Exception):
-    """Raised by :class:`densing.eval.prefix_cache.PrefixCachedHFLM` with a ``shard`` once its share
-    of a request batch is in lm-eval's request cache (``densing eval --shard K/N``, caught by
-    :func:`densing.eval.runner.run_sweep`): ``computed`` of ``total`` requests."""
+class CachedOnly(Exception):
+    """A run that put ``computed`` of ``total`` uncached requests into lm-eval's request cache and
+    stops without scoring (caught by :func:`densing.eval.runner.run_sweep`, which writes no part);
+    running the sweep again resumes from the cache."""
+
+    reason = "stopped"
 
     def __init__(self, computed: int, total: int) -> None:
-        super().__init__(f"{computed} of {total} uncached requests computed into the request cache")
+        super().__init__(f"{self.reason}: {computed} of {total} uncached requests computed into the request cache")
         self.computed, self.total = computed, total
+
+
+class ShardFinished(CachedOnly):
+    """Raised by :class:`densing.eval.prefix_cache.PrefixCachedHFLM` with a ``shard`` once its share
+    of a request batch is in the request cache (``densing eval --shard K/N``)."""
+
+    reason = "shard finished"
+
+
+class TimeLimitReached(CachedOnly):
+    """Raised by :class:`densing.eval.prefix_cache.PrefixCachedHFLM` with ``admit_until`` set when
+    generation stopped admitting requests at the time limit and drained the ones in flight
+    (``densing eval --time-limit MINUTES``)."""
+
+    reason = "time limit reached"
 
 
 def request_shard(args: Sequence[Any], shards: int) -> int:

@@ -297,3 +297,39 @@ def test_generation_shards_split_the_requests_and_cache_their_strings(backends):
     assert sum(counts) == len(requests) and all(counts)
     assert hook.seen == expected
     assert {request_shard(r.args, 2) for r in requests} == {0, 1}
+
+
+@pytest.mark.parametrize("fixed", [False, True])
+def test_a_passed_time_limit_lets_the_first_rows_finish_and_stops(backends, monkeypatch, fixed):
+    """admit_until already past: only the first slot fill (continuous) or batch (fixed) runs, its
+    strings are lm-eval's and go to the request cache, and TimeLimitReached says how many."""
+    import time
+
+    import densing.eval.generation as generation
+    from densing.eval.store import CachedOnly, TimeLimitReached
+
+    plain, cached = backends
+    kwargs = {"until": ["\n"], "max_gen_toks": 6, "do_sample": False}
+    requests = _instances([(f"Q: two and {w}?\nA:", kwargs) for w in WORDS[2:8]])
+    expected = dict(zip((r.args[0] for r in requests), plain.generate_until(requests, disable_tqdm=True)))
+
+    class Hook:
+        seen: dict = {}
+
+        def add_partial(self, kind, request, result):
+            self.seen[request[0]] = result
+
+    original, cached.cache_hook = cached.cache_hook, Hook()
+    Hook.seen = {}
+    try:
+        with monkeypatch.context() as patch:
+            patch.setattr(generation, "ROWS_PER_BATCH", 2)
+            patch.setattr(generation, "FIXED_BATCHES", fixed)
+            cached.admit_until = time.monotonic() - 1.0
+            with pytest.raises(TimeLimitReached) as stopped:
+                cached.generate_until(requests, disable_tqdm=True)
+    finally:
+        cached.admit_until, cached.cache_hook = None, original
+    assert isinstance(stopped.value, CachedOnly)
+    assert (stopped.value.computed, stopped.value.total) == (2, len(requests))
+    assert len(Hook.seen) == 2 and all(expected[c] == text for c, text in Hook.seen.items())

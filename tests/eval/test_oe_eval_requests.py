@@ -123,3 +123,12 @@ def test_sharded_runs_fill_the_request_cache_and_a_plain_run_scores_from_it(tmp_
         run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "x", device="cpu", data_root=root, shard=(0, 2))
     with pytest.raises(InputError, match="shard"):
         run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "x", shard=(2, 2), **options)
+
+
+def test_time_limit_is_checked_before_anything_runs(tmp_path):
+    from densing.eval.runner import run_sweep
+
+    models = [{"name": "m", "model": str(tmp_path / "nowhere"), "train_tokens": "2M", "release_date": "2024-01-01"}]
+    for bad in (0, -5.0, float("nan")):
+        with pytest.raises(InputError, match="time_limit"):
+            run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "s", prefix_cache=True, time_limit=bad)
