@@ -95,6 +95,7 @@ def sweep(
 
     from densing.eval.runner import SWEEP_CONSTRAINTS, run_sweep
     from densing.eval.models import read_models_file
+    from densing.eval.store import CACHE_DIRECTORY
 
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
     validate({**SWEEP_CONSTRAINTS, **OPTION_CONSTRAINTS}, backend=backend, limit=limit, batch_size=batch,
@@ -104,7 +105,7 @@ def sweep(
         raise InputError(f"--time-limit: expected a positive number of minutes, got {time_limit!r}")
     specs = read_models_file(models)
     names = [b.strip() for b in benchmarks.split(",") if b.strip()]
-    counts = {"skipped": 0, "done": 0, "cached": 0}
+    counts = {"skipped": 0, "done": 0, "sharded": 0, "stopped": 0}
     progress = Progress(
         TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"), TimeElapsedColumn()
     )
@@ -144,14 +145,13 @@ def sweep(
     finally:
         progress.stop()
     typer.echo(f"{counts['done']} pair(s) evaluated, {counts['skipped']} already in the store: {out}", err=True)
-    if counts["cached"]:
-        why = f"shard {shard}'s share computed" if share is not None else "the time limit came"
-        typer.echo(
-            f"{counts['cached']} pair(s) not scored ({why}): their computed requests are in the request cache "
-            f"({out}/.cache); run the command again{' without --shard once every shard has finished' if share else ''} "
-            "to resume and score",
-            err=True,
-        )
+    cache = f"their computed requests are in the request cache ({out}/{CACHE_DIRECTORY})"
+    if counts["stopped"]:
+        typer.echo(f"{counts['stopped']} pair(s) stopped at the time limit, not scored: {cache}; run the same command "
+                   "again to resume", err=True)
+    if counts["sharded"]:
+        typer.echo(f"{counts['sharded']} pair(s) with shard {shard}'s share computed, not scored: {cache}; once every "
+                   "shard has finished, run the command without --shard to score", err=True)
     if frame.empty:
         return
     _render(frame, output_format, ["model", "benchmark", "metric", "value", "n_shot", "loss", "loss_unit", "loss_per_token", "loss_per_byte"])

@@ -50,7 +50,7 @@ from densing.eval.loading import (  # noqa: F401 — BACKENDS, ParameterCounts, 
 )
 from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, task_loss
 from densing.eval.models import ModelSpec, model_spec_from_mapping, read_models_file
-from densing.eval.store import CACHE_DIRECTORY, CachedOnly, _slug, is_done, part_path, write_part
+from densing.eval.store import CACHE_DIRECTORY, CachedOnly, ShardFinished, _slug, is_done, part_path, write_part
 from densing.validation import validate
 
 ProgressCallback = Callable[[str, str, str], None]
@@ -271,14 +271,15 @@ def run_sweep(
     backend), so bad input leaves the store untouched. Pairs whose part is in the store with the
     same config hash are skipped, and a model whose pairs are all done is not loaded.
     ``on_progress(model, benchmark, status)`` is called with status ``"skipped"``, ``"running"``,
-    ``"done"`` or ``"cached"``.
+    ``"done"``, ``"sharded"`` (this shard's share is in the request cache) or ``"stopped"`` (the
+    time limit came first).
 
     ``shard = (k, n)`` (``0 ≤ k < n``, needs ``prefix_cache``): compute only shard ``k`` of each
     pair's uncached requests into lm-eval's request cache under ``store`` and write no part
-    (status ``"cached"``); ``n`` such processes share the work, and the same sweep without a shard
+    (status ``"sharded"``); ``n`` such processes share the work, and the same sweep without a shard
     then scores from the cache. ``time_limit`` (seconds, needs ``prefix_cache``): greedy generation
     admits no new request once that long has passed since the model was loaded; the requests in
-    flight finish into the cache and the pair is left unscored (``"cached"``), to resume by running
+    flight finish into the cache and the pair is left unscored (``"stopped"``), to resume by running
     again (log-likelihood requests are not limited). Returns the rows of the parts that exist.
     """
     from densing.eval.benchmarks import parse_benchmark_list
@@ -367,9 +368,9 @@ def run_sweep(
                         config_hash_value=value,
                         backend=backend,
                     )
-                except CachedOnly:
+                except CachedOnly as stopped:  # computed requests are in the request cache; no part
                     if on_progress:
-                        on_progress(spec.name, bench.name, "cached")
+                        on_progress(spec.name, bench.name, "sharded" if isinstance(stopped, ShardFinished) else "stopped")
                     continue
                 write_part(store, spec.name, bench.name, rows, value)
                 if on_progress:

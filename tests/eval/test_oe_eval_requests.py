@@ -132,3 +132,24 @@ def test_time_limit_is_checked_before_anything_runs(tmp_path):
     for bad in (0, -5.0, float("nan")):
         with pytest.raises(InputError, match="time_limit"):
             run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "s", prefix_cache=True, time_limit=bad)
+
+
+@pytest.mark.eval
+@pytest.mark.parametrize("raised, status", [("ShardFinished", "sharded"), ("TimeLimitReached", "stopped")])
+def test_a_pair_left_in_the_cache_says_why(tmp_path, tiny_model, monkeypatch, raised, status):
+    """A shard whose run hit the time limit is "stopped" (run again), not "sharded" (share done)."""
+    pytest.importorskip("lm_eval")
+    import densing.eval.runner as runner
+    import densing.eval.store as store
+
+    def stop(*args, **kwargs):
+        raise getattr(store, raised)(3, 10)
+
+    monkeypatch.setattr(runner, "evaluate_pair", stop)
+    root = tmp_path / "data"
+    _write_set(root / "olmo_ladder" / "oe_eval_tasks" / "hellaswag" / "rc_5shot", ITEMS)
+    models = [{"name": "tiny", "model": str(tiny_model), "train_tokens": "2M", "release_date": "2024-01-01"}]
+    seen = []
+    rows = runner.run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "s", device="cpu", data_root=root,
+                            prefix_cache=True, shard=(0, 2), time_limit=60.0, on_progress=lambda *a: seen.append(a[2]))
+    assert seen == ["running", status] and rows.empty
