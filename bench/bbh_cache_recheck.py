@@ -1,0 +1,92 @@
+"""Regenerate BBH requests that a store's request cache already holds, with the current code; compare.
+
+A check that a change to the decoding path (``densing/eval/continuous.py``) keeps lm-eval's
+strings on the real model at production settings, using strings an earlier version wrote to the
+request cache of a ``densing eval --prefix-cache --benchmarks bbh --local-data`` run in STORE
+(SmolLM2-135M-Instruct, as ``results/smollm2/models.yaml`` loads it). It takes the cached
+requests whose strings are longer than 3,000 characters (rows that never met a stop string) up to
+``--runaway`` of them and fills up to ``--requests`` with cached requests shorter than 600
+characters, so that slots refill while long rows run and steps read the rows in several runs.
+Prints the time, the new tokens, how many strings are identical, how many decoding steps read the
+rows in more than one run, and any differing string.
+
+    OMP_NUM_THREADS=1 python bench/bbh_cache_recheck.py STORE [--requests 62 --rows 16 --runaway 2]
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import pickle
+import sqlite3
+import sys
+import time
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("store")
+    parser.add_argument("--requests", type=int, default=62)
+    parser.add_argument("--rows", type=int, default=16)
+    parser.add_argument("--runaway", type=int, default=2)
+    arguments = parser.parse_args()
+
+    import torch
+    from lm_eval.api.model import hash_args
+
+    import densing.eval.continuous as continuous
+    import densing.eval.generation as generation
+    from densing.eval.models import read_models_file
+    from densing.eval.runner import load_model, task_manager
+    from densing.paths import RESULTS, SHARED_DATA
+
+    torch.set_num_threads(1)
+    databases = glob.glob(os.path.join(arguments.store, ".cache", "*", "requests_rank0.db"))
+    if len(databases) != 1:
+        print(f"{arguments.store}: expected one request cache under .cache/, found {len(databases)}", file=sys.stderr)
+        return 2
+    with sqlite3.connect(databases[0]) as connection:
+        cached = {key: pickle.loads(value) for key, value in connection.execute("select key, value from unnamed")}
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from eval_throughput import _instances
+
+    manager = task_manager(needed=[], data_root=SHARED_DATA)
+    names = sorted(n for n in manager.all_tasks if n.startswith("densing_local_bbh_cot_fewshot_"))
+    instances = [i for i in _instances(names, None, None) if hash_args("generate_until", i.args) in cached]
+    text = {id(i): cached[hash_args("generate_until", i.args)] for i in instances}
+    long = [i for i in instances if len(text[id(i)]) > 3000][: arguments.runaway]
+    short = [i for i in instances if len(text[id(i)]) < 600][: arguments.requests - len(long)]
+    picked = long + short
+    print(f"{len(instances)} BBH requests cached; regenerating {len(picked)} ({len(long)} that ran away) at "
+          f"{arguments.rows} slots", flush=True)
+
+    generation.ROWS_PER_BATCH = arguments.rows
+    runs: list[int] = []
+    plan = continuous.SlotCache.plan
+
+    def counted(self, widths):
+        plan(self, widths)
+        if self.parts is not None:
+            runs.append(len(self.parts))
+
+    continuous.SlotCache.plan = counted
+    spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
+    lm = load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True)[0]
+    started = time.perf_counter()
+    out = lm.generate_until(picked, disable_tqdm=True)
+    seconds = time.perf_counter() - started
+    same = sum(o == text[id(i)] for o, i in zip(out, picked))
+    print(f"{seconds:.0f} s, {lm.generated_tokens} new tokens; identical strings {same}/{len(picked)}; "
+          f"{len(runs)} steps, {sum(r > 1 for r in runs)} read in more than one run")
+    for o, i in zip(out, picked):
+        if o != text[id(i)]:
+            print("DIFFERS:", repr(o[:160]), "cached:", repr(text[id(i)][:160]))
+    return 0 if same == len(picked) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
