@@ -19,6 +19,7 @@ BACKENDS = ("hf", "vllm")
 SWEEP_CONSTRAINTS = {
     "backend": [Options(BACKENDS)],
     "limit": [Interval(Real, 0, None, closed="neither"), None],
+    "time_limit": [Interval(Real, 0, None, closed="neither"), None],
 }
 
 

@@ -281,18 +281,18 @@ class PrefixCachedHFLM(HFLM):
     def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
         """Greedy requests through :func:`densing.eval.generation.generate_greedy` (the prefix a
         batch shares computed once, then batched greedy steps; lm-eval's strings), grouped by their
-        generation keywords; any other request through lm-eval's own ``generate_until``."""
+        generation keywords; any other request through lm-eval's own ``generate_until``. With a
+        ``shard``: this shard's share of ``requests``, then :class:`ShardFinished`."""
+        if self.shard is None:
+            return self._generate_until(requests, disable_tqdm)
+        mine = self._my_share(requests)
+        if mine:
+            self._generate_until(mine, disable_tqdm)
+        raise ShardFinished(len(mine), len(requests))
+
+    def _generate_until(self, requests: list[Any], disable_tqdm: bool) -> list[str]:
         from densing.eval.generation import generate_greedy, greedy_settings, group_key
 
-        if self.shard is not None:  # this shard's share only, then ShardFinished
-            shard, mine = self.shard, self._my_share(requests)
-            self.shard = None
-            try:
-                if mine:
-                    self.generate_until(mine, disable_tqdm=disable_tqdm)
-            finally:
-                self.shard = shard
-            raise ShardFinished(len(mine), len(requests))
         if not self._tree_attention_supported():
             return super().generate_until(requests, disable_tqdm=disable_tqdm)
         groups: dict[str, list[int]] = {}

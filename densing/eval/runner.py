@@ -50,7 +50,7 @@ from densing.eval.loading import (  # noqa: F401 — BACKENDS, ParameterCounts, 
 )
 from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, task_loss
 from densing.eval.models import ModelSpec, model_spec_from_mapping, read_models_file
-from densing.eval.store import CACHE_DIRECTORY, CachedOnly, ShardFinished, _slug, is_done, part_path, write_part
+from densing.eval.store import CACHE_DIRECTORY, CachedOnly, _slug, is_done, part_path, write_part
 from densing.validation import validate
 
 ProgressCallback = Callable[[str, str, str], None]
@@ -284,18 +284,15 @@ def run_sweep(
     """
     from densing.eval.benchmarks import parse_benchmark_list
 
-    validate(SWEEP_CONSTRAINTS, backend=backend, limit=limit)
+    validate(SWEEP_CONSTRAINTS, backend=backend, limit=limit, time_limit=time_limit)
     if shard is not None:
         k, n = shard
         if not (isinstance(k, int) and isinstance(n, int) and 0 <= k < n):
             raise InputError(f"shard: expected (k, n) with 0 <= k < n, got {shard!r}")
         if not prefix_cache or backend != "hf":
             raise InputError("shard: sharded runs need the hf backend with the prefix cache (--prefix-cache)")
-    if time_limit is not None:
-        if not (isinstance(time_limit, (int, float)) and math.isfinite(time_limit) and time_limit > 0):
-            raise InputError(f"time_limit: expected a positive number of seconds, got {time_limit!r}")
-        if not prefix_cache or backend != "hf":
-            raise InputError("time_limit: a time limit needs the hf backend with the prefix cache (--prefix-cache)")
+    if time_limit is not None and (not prefix_cache or backend != "hf"):
+        raise InputError("time_limit: a time limit needs the hf backend with the prefix cache (--prefix-cache)")
     limit = None if limit is None else float(limit)  # 5 and 5.0 are the same sweep
     specs = as_model_specs(models)
     for spec in specs:
@@ -370,7 +367,7 @@ def run_sweep(
                     )
                 except CachedOnly as stopped:  # computed requests are in the request cache; no part
                     if on_progress:
-                        on_progress(spec.name, bench.name, "sharded" if isinstance(stopped, ShardFinished) else "stopped")
+                        on_progress(spec.name, bench.name, stopped.status)
                     continue
                 write_part(store, spec.name, bench.name, rows, value)
                 if on_progress:

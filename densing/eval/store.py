@@ -111,12 +111,12 @@ def read_store(store: str | Path) -> pd.DataFrame:
 class CachedOnly(Exception):
     """A run that put ``computed`` of ``total`` uncached requests into lm-eval's request cache and
     stops without scoring (caught by :func:`densing.eval.runner.run_sweep`, which writes no part);
-    running the sweep again resumes from the cache."""
+    running the sweep again resumes from the cache. ``status`` is the sweep's progress status for it."""
 
-    reason = "stopped"
+    status = "stopped"
 
     def __init__(self, computed: int, total: int) -> None:
-        super().__init__(f"{self.reason}: {computed} of {total} uncached requests computed into the request cache")
+        super().__init__(f"{self.status}: {computed} of {total} uncached requests computed into the request cache")
         self.computed, self.total = computed, total
 
 
@@ -124,7 +124,7 @@ class ShardFinished(CachedOnly):
     """Raised by :class:`densing.eval.prefix_cache.PrefixCachedHFLM` with a ``shard`` once its share
     of a request batch is in the request cache (``densing eval --shard K/N``)."""
 
-    reason = "shard finished"
+    status = "sharded"
 
 
 class TimeLimitReached(CachedOnly):
@@ -132,7 +132,7 @@ class TimeLimitReached(CachedOnly):
     generation stopped admitting requests at the time limit and drained the ones in flight
     (``densing eval --time-limit MINUTES``)."""
 
-    reason = "time limit reached"
+    status = "stopped"
 
 
 def request_shard(args: Sequence[Any], shards: int) -> int:
