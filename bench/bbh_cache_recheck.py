@@ -7,10 +7,13 @@ request cache of a ``densing eval --prefix-cache --benchmarks bbh --local-data``
 requests whose strings are longer than 3,000 characters (rows that never met a stop string) up to
 ``--runaway`` of them and fills up to ``--requests`` with cached requests shorter than 600
 characters, so that slots refill while long rows run and steps read the rows in several runs.
+With ``--sample N`` it takes N cached requests at random from randomly drawn whole tasks instead
+(all lengths, as a production run meets them), for a paired timing of ``--draft`` settings.
 Prints the time, the new tokens, how many strings are identical, how many decoding steps read the
 rows in more than one run, and any differing string.
 
     OMP_NUM_THREADS=1 python bench/bbh_cache_recheck.py STORE [--requests 62 --rows 16 --runaway 2]
+    OMP_NUM_THREADS=1 python bench/bbh_cache_recheck.py STORE --sample 48 --rows 32 --draft 0   # and --draft 4 beside it
 """
 from __future__ import annotations
 
@@ -33,6 +36,10 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=62)
     parser.add_argument("--rows", type=int, default=16)
     parser.add_argument("--runaway", type=int, default=2)
+    parser.add_argument("--sample", type=int, default=0,
+                        help="instead: this many cached requests drawn at random (all lengths, as production meets them)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--draft", type=int, default=None, help="draft tokens per row and step (default: the module's DRAFT)")
     arguments = parser.parse_args()
 
     import torch
@@ -61,10 +68,25 @@ def main() -> int:
     long = [i for i in instances if len(text[id(i)]) > 3000][: arguments.runaway]
     short = [i for i in instances if len(text[id(i)]) < 600][: arguments.requests - len(long)]
     picked = long + short
+    if arguments.sample:
+        import random
+
+        draw = random.Random(arguments.seed)
+        tasks = sorted({i.task_name for i in instances})
+        draw.shuffle(tasks)
+        pool: list = []
+        for task in tasks:  # whole tasks until N (slots hold one or two tasks' requests, as in production)
+            pool += [i for i in instances if i.task_name == task]
+            if len(pool) >= arguments.sample:
+                break
+        picked = draw.sample(pool, min(arguments.sample, len(pool)))
+        long = [i for i in picked if len(text[id(i)]) > 3000]
     print(f"{len(instances)} BBH requests cached; regenerating {len(picked)} ({len(long)} that ran away) at "
           f"{arguments.rows} slots", flush=True)
 
     generation.ROWS_PER_BATCH = arguments.rows
+    if arguments.draft is not None:
+        continuous.DRAFT = arguments.draft
     runs: list[int] = []
     plan = continuous.SlotCache.plan
 
@@ -80,7 +102,8 @@ def main() -> int:
     out = lm.generate_until(picked, disable_tqdm=True)
     seconds = time.perf_counter() - started
     same = sum(o == text[id(i)] for o, i in zip(out, picked))
-    print(f"{seconds:.0f} s, {lm.generated_tokens} new tokens; identical strings {same}/{len(picked)}; "
+    print(f"{seconds:.0f} s, {lm.generated_tokens} new tokens ({lm.generated_tokens / seconds:.1f}/s), "
+          f"{continuous.DRAFT} draft tokens a step: {lm.draft_accepted} kept; identical strings {same}/{len(picked)}; "
           f"{len(runs)} steps, {sum(r > 1 for r in runs)} read in more than one run")
     for o, i in zip(out, picked):
         if o != text[id(i)]:

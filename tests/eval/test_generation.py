@@ -333,3 +333,72 @@ def test_a_passed_time_limit_lets_the_first_rows_finish_and_stops(backends, monk
     assert isinstance(stopped.value, CachedOnly)
     assert (stopped.value.computed, stopped.value.total) == (2, len(requests))
     assert len(Hook.seen) == 2 and all(expected[c] == text for c, text in Hook.seen.items())
+
+
+def _draft_brute_force(tokens, k, longest):
+    """The tokens after the latest earlier occurrence of the longest matching last-n tokens."""
+    end = len(tokens)
+    for n in range(min(longest, end), 0, -1):
+        for stop in range(end - 1, n - 1, -1):
+            if tokens[stop - n : stop] == tokens[end - n :]:
+                return tokens[stop : stop + k] if k > 0 else []
+    return []
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    tokens=st.lists(st.integers(0, 3), min_size=0, max_size=30),
+    more=st.lists(st.integers(0, 3), min_size=0, max_size=8),
+    k=st.integers(0, 6),
+    longest=st.integers(1, 4),
+)
+def test_ngram_drafts_equal_brute_force(tokens, more, k, longest):
+    from densing.eval.continuous import NgramIndex
+
+    index = NgramIndex(tokens, longest)
+    assert index.draft(k) == _draft_brute_force(tokens, k, longest)
+    for token in more:  # appended one at a time, as decoding does
+        index.append(token)
+        history = index.tokens
+        assert index.draft(k) == _draft_brute_force(history, k, longest)
+    assert index.tokens == tokens + more
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    words=st.lists(st.sampled_from(WORDS[2:11]), min_size=1, max_size=4),
+    draft=st.sampled_from([1, 2, 3, 8]),
+    slack=st.sampled_from([0, 128]),
+    rows=st.sampled_from([1, 2, 16]),
+)
+def test_drafted_steps_keep_greedy_strings(backends, words, draft, slack, rows, monkeypatch):
+    """Steps that verify drafts (the pending token and up to ``draft`` proposed ones, holes where a
+    draft is rejected, squeezed out by compaction at every step with no slack) give lm-eval's
+    strings on prompts that repeat themselves; and over these examples some drafts are kept."""
+    import densing.eval.continuous as continuous
+    import densing.eval.generation as generation
+
+    plain, cached = backends
+    line = " ".join(words)
+    kwargs = {"until": ["Q:"], "max_gen_toks": 30, "do_sample": False}
+    pairs = [((line + " ") * repeat + "\nA:", kwargs) for repeat in (3, 5, 8)]
+    requests = _instances(pairs)
+    expected = plain.generate_until(requests, disable_tqdm=True)
+    with monkeypatch.context() as patch:
+        patch.setattr(generation, "ROWS_PER_BATCH", rows)
+        patch.setattr(continuous, "DRAFT", draft)
+        patch.setattr(continuous, "SLACK", slack)
+        patch.setattr(continuous, "PART_COST", 1)
+        got = cached.generate_until(requests, disable_tqdm=True)
+    assert got == expected
+    DRAFTS_KEPT.append(cached.draft_accepted)
+
+
+DRAFTS_KEPT: list[int] = []
+
+
+def test_some_drafts_were_kept():
+    """The drafted-steps test above is not vacuous: its examples kept draft tokens."""
+    if not DRAFTS_KEPT:
+        pytest.skip("the drafted-steps test did not run")
+    assert sum(DRAFTS_KEPT) > 0
