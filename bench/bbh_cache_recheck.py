@@ -39,6 +39,8 @@ def main() -> int:
     parser.add_argument("--sample", type=int, default=0,
                         help="instead: this many cached requests drawn at random (all lengths, as production meets them)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--step-base", type=float, default=None,
+                        help="STEP_BASE of step_width (default: the module's; inf: always the longest draft)")
     parser.add_argument("--draft", type=int, default=None, help="draft tokens per row and step (default: the module's DRAFT)")
     arguments = parser.parse_args()
 
@@ -87,6 +89,8 @@ def main() -> int:
     generation.ROWS_PER_BATCH = arguments.rows
     if arguments.draft is not None:
         continuous.DRAFT = arguments.draft
+    if arguments.step_base is not None:
+        continuous.STEP_BASE = arguments.step_base
     runs: list[int] = []
     plan = continuous.SlotCache.plan
 
@@ -103,7 +107,7 @@ def main() -> int:
     seconds = time.perf_counter() - started
     same = sum(o == text[id(i)] for o, i in zip(out, picked))
     print(f"{seconds:.0f} s, {lm.generated_tokens} new tokens ({lm.generated_tokens / seconds:.1f}/s), "
-          f"{continuous.DRAFT} draft tokens a step: {lm.draft_accepted} kept; identical strings {same}/{len(picked)}; "
+          f"up to {continuous.DRAFT} draft tokens a step (STEP_BASE {continuous.STEP_BASE}): {lm.draft_accepted} of {lm.draft_proposed} kept; identical strings {same}/{len(picked)}; "
           f"{len(runs)} steps, {sum(r > 1 for r in runs)} read in more than one run")
     for o, i in zip(out, picked):
         if o != text[id(i)]:

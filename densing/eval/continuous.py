@@ -34,7 +34,9 @@ batch full and the prefix single:
    choices plus the model's next token: greedy decoding's tokens, several per step when the text
    repeats itself. On BBH, SmolLM2-135M runs to 1,024 tokens on two thirds of the requests, mostly
    repeating its own lines. Columns of rejected draft tokens stay in the slot, masked (*holes*),
-   until compaction squeezes them out.
+   until compaction squeezes them out. Draft tokens are not free: every slot computes every query
+   column of the step, so the step reads :func:`step_width` columns, the number that maximises
+   the expected new tokens per modelled cost given each row's draft and keep rate so far.
 
 Rows stop exactly where lm-eval's batch-1 ``generate`` stops them (the rule and the strings are
 :mod:`densing.eval.generation`'s). The arithmetic differs from lm-eval's in float rounding only;
@@ -67,6 +69,9 @@ PART_COST = 1024
 DRAFT = 4
 #: the longest n-gram :class:`NgramIndex` matches
 NGRAM = 4
+#: a decoding step's cost per slot that does not grow with its query columns, in units of one query
+#: column (:func:`step_width`), measured by ``bench/decode_step_drafts.py``
+STEP_BASE = 1.5
 
 
 def supported(model: Any) -> bool:
@@ -160,6 +165,30 @@ class NgramIndex:
             if found is not None:
                 return self.tokens[found : found + k]
         return []
+
+
+def step_width(drafts: Sequence[Sequence[int]], rates: Sequence[float], base: float | None = None) -> int:
+    """The query columns ``q`` of a drafted step (the pending token and up to ``q − 1`` draft tokens
+    per row) that maximise the expected new tokens per modelled cost:
+
+        E(q) = Σ_r (1 + Σ_{j=1}^{min(m_r, q−1)} p_r^j),   cost(q) ∝ base + q
+
+    ``m_r`` the length of row ``r``'s draft (``drafts``, live rows only), ``p_r`` (``rates``) the
+    chance that each next draft token is kept (geometric: a token is kept only if all before it
+    were), ``base`` (default :data:`STEP_BASE`) the per-slot cost of a step that does not grow with
+    its columns (weights' and keys' reads, kernel launches), in units of one query column; every slot
+    pays it, live or not, so the number of slots does not change the choice. The first maximum wins
+    (fewer columns on a tie)."""
+    base = STEP_BASE if base is None else base
+    longest = max((len(d) for d in drafts), default=0)
+    best_q, best = 1, len(drafts) / (base + 1)
+    expected = float(len(drafts))
+    for q in range(2, longest + 2):
+        expected += sum(p ** (q - 1) for d, p in zip(drafts, rates) if len(d) >= q - 1)
+        value = expected / (base + q) if math.isfinite(base) else expected  # base ∞: columns are free
+        if value > best:
+            best_q, best = q, value
+    return best_q
 
 
 class SlotLayer(DynamicLayer):
@@ -323,7 +352,9 @@ def generate_continuous(
     ``admit_until`` (a ``time.monotonic()`` instant) no request is admitted after it, except the
     first slots' fill: the rows in flight finish and the rest are left undone (never ``finish``ed).
     ``draft``: draft tokens per row and step (default :data:`DRAFT`; 0 decodes one token per step).
-    Counts ``lm.generated_tokens``, ``lm.decode_steps`` and ``lm.draft_accepted`` (draft tokens kept)."""
+    Counts ``lm.generated_tokens``, ``lm.decode_steps``, ``lm.draft_proposed`` (draft tokens read)
+    and ``lm.draft_accepted`` (kept). Each step reads :func:`step_width` columns, with each row's
+    keep rate estimated as (kept + 1) / (compared + 2) over its request so far."""
     draft = DRAFT if draft is None else draft
     model, device = lm.model, lm.device
     groups = prefix_groups(encoded)
@@ -345,7 +376,8 @@ def generate_continuous(
     next_position = [0] * rows
     own = [0] * rows  # a row's own (unmasked) columns
     history: list[NgramIndex | None] = [None] * rows
-    lm.decode_steps = lm.draft_accepted = 0
+    tried, kept = [0] * rows, [0] * rows  # a row's draft tokens compared (up to the first rejected one) and kept
+    lm.decode_steps = lm.draft_accepted = lm.draft_proposed = 0
     mask = torch.zeros((rows, capacity), dtype=torch.bool)
     length = 0
     computed: set[int] = set()
@@ -443,6 +475,7 @@ def generate_continuous(
             next_position[r] = prefix_of[group] + len(suffix)
             own[r] = len(suffix)
             history[r] = NgramIndex([*encoded[index], chosen[j]]) if draft else None
+            tried[r] = kept[r] = 0
             lm.generated_tokens += 1
             if stops(generated[r]):
                 end_row(r)
@@ -461,7 +494,7 @@ def generate_continuous(
             break
         if (not queue or closed) and len(live) <= cache.rows // 2:
             cache.select(live)
-            for state in (slot_request, slot_start, generated, pending, next_position, own, history):
+            for state in (slot_request, slot_start, generated, pending, next_position, own, history, tried, kept):
                 state[:] = [state[r] for r in live]
             mask = mask[torch.tensor(live)]
             drop_prefixes()
@@ -471,7 +504,8 @@ def generate_continuous(
             if slot_request[r] is not None and history[r] is not None else []
             for r in range(cache.rows)
         ]
-        q = 1 + max(len(d) for d in drafts)  # the step's columns: the pending token and the longest draft
+        q = step_width([drafts[r] for r in live], [(kept[r] + 1) / (tried[r] + 2) for r in live])
+        drafts = [d[: q - 1] for d in drafts]
         longest = max(own[r] for r in live)
         if length + q > capacity or length - max(longest, width) > SLACK:
             compact(max(longest, width))
@@ -501,6 +535,9 @@ def generate_continuous(
             own[r] += accepted + 1
             next_position[r] += accepted + 1
             lm.draft_accepted += accepted
+            lm.draft_proposed += len(mine)
+            tried[r] += accepted + (accepted < len(mine))  # a geometric run: kept tokens, then one rejected
+            kept[r] += accepted
             for token in mine[:accepted] + [chosen[r][accepted]]:
                 generated[r].append(token)
                 pending[r] = token

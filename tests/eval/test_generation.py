@@ -402,3 +402,35 @@ def test_some_drafts_were_kept():
     if not DRAFTS_KEPT:
         pytest.skip("the drafted-steps test did not run")
     assert sum(DRAFTS_KEPT) > 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rows=st.lists(st.tuples(st.integers(0, 6), st.floats(0, 1)), min_size=1, max_size=8),
+    base=st.floats(0.5, 10),
+)
+def test_step_width_maximises_expected_tokens_per_cost(rows, base):
+    """q maximises Σ_r (1 + Σ_{j ≤ min(m_r, q−1)} p_r^j) / (base + q), written out directly."""
+    from densing.eval.continuous import step_width
+
+    drafts = [[7] * m for m, _ in rows]
+    rates = [p for _, p in rows]
+
+    def value(q):
+        return sum(1 + sum(p**j for j in range(1, min(len(d), q - 1) + 1)) for d, p in zip(drafts, rates)) / (base + q)
+
+    q = step_width(drafts, rates, base)
+    assert 1 <= q <= 1 + max(len(d) for d in drafts)
+    assert all(value(q) >= value(other) * (1 - 1e-12) for other in range(1, 8))
+
+
+def test_step_width_examples():
+    from densing.eval.continuous import step_width
+
+    assert step_width([[1, 2, 3]] * 4, [0.0] * 4, 4.0) == 1  # nothing is ever kept: no drafts read
+    assert step_width([[1, 2, 3]] * 4, [1.0] * 4, 4.0) == 4  # everything kept: the whole draft
+    assert step_width([[], []], [1.0, 1.0], 4.0) == 1
+    assert step_width([[1, 2, 3], [1]], [0.1, 0.1], float("inf")) == 4  # columns free: the longest draft
+    # one sure row among 15 with nothing to draft pays for its columns only when the base cost is large
+    assert step_width([[1, 2, 3, 4]] + [[]] * 15, [1.0] * 16, 0.5) == 1
+    assert step_width([[1, 2, 3, 4]] + [[]] * 15, [1.0] * 16, 20.0) == 5
