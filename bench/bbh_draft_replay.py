@@ -1,0 +1,96 @@
+"""Replay cached BBH continuations through prompt-lookup drafting: how many decoding steps drafts save.
+
+Greedy decoding is deterministic, so a draft's fate is known from the final text: a drafted step
+keeps the draft tokens that equal the next tokens of the text, plus one. This reads the strings a
+``densing eval --prefix-cache --benchmarks bbh --local-data`` run put in STORE's request cache
+(SmolLM2-135M-Instruct, as ``results/smollm2/models.yaml`` loads it), retokenises prompt and text,
+and counts, per maximum draft length, the steps drafting would take
+(:class:`densing.eval.continuous.NgramIndex`, every step reading the longest draft) and the query
+tokens they read, against one token per step. Also prints how many continuations ran to
+``max_gen_toks`` (1,024). Retokenising a decoded string can differ from the generated ids at a few
+places; the counts are an estimate of the decoding's, not a replay of it.
+
+    python bench/bbh_draft_replay.py STORE [--every 5 --drafts 4,8,16]
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import pickle
+import sqlite3
+import statistics
+import sys
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def replay(prompt: list[int], text: list[int], draft: int) -> tuple[int, int]:
+    """(steps, query tokens) to decode ``text`` after ``prompt`` with drafts of up to ``draft`` tokens."""
+    from densing.eval.continuous import NgramIndex
+
+    index = NgramIndex(prompt)
+    done = steps = queried = 0
+    while done < len(text):
+        proposal = index.draft(min(draft, len(text) - done - 1))
+        kept = 0
+        while kept < len(proposal) and proposal[kept] == text[done + kept]:
+            kept += 1
+        for token in text[done : done + kept + 1]:
+            index.append(token)
+        done += kept + 1
+        steps += 1
+        queried += 1 + len(proposal)
+    return steps, queried
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("store")
+    parser.add_argument("--every", type=int, default=5, help="every N-th cached request")
+    parser.add_argument("--drafts", default="4,8,16")
+    arguments = parser.parse_args()
+
+    from lm_eval.api.model import hash_args
+
+    from densing.eval.models import read_models_file
+    from densing.eval.runner import load_model, task_manager
+    from densing.paths import RESULTS, SHARED_DATA
+
+    databases = glob.glob(os.path.join(arguments.store, ".cache", "*", "requests_rank0.db"))
+    if len(databases) != 1:
+        print(f"{arguments.store}: expected one request cache under .cache/, found {len(databases)}", file=sys.stderr)
+        return 2
+    with sqlite3.connect(databases[0]) as connection:
+        cached = {key: pickle.loads(value) for key, value in connection.execute("select key, value from unnamed")}
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from eval_throughput import _instances
+
+    manager = task_manager(needed=[], data_root=SHARED_DATA)
+    names = sorted(n for n in manager.all_tasks if n.startswith("densing_local_bbh_cot_fewshot_"))
+    instances = [i for i in _instances(names, None, None) if hash_args("generate_until", i.args) in cached]
+    spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
+    tokenizer = load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True)[0].tokenizer
+    pairs = []
+    for instance in instances:
+        text = cached[hash_args("generate_until", instance.args)]
+        pairs.append((tokenizer(instance.args[0])["input_ids"], tokenizer(text, add_special_tokens=False)["input_ids"]))
+    lengths = [len(t) for _, t in pairs]
+    print(f"{len(pairs)} BBH requests cached: {sum(lengths)} new tokens, median {statistics.median(lengths):.0f}, "
+          f"{sum(n >= 1000 for n in lengths)} at 1,000 or more")
+    sample = pairs[:: arguments.every]
+    tokens = sum(len(t) for _, t in sample)
+    for draft in [int(d) for d in arguments.drafts.split(",")]:
+        steps = queried = 0
+        for prompt, text in sample:
+            s, q = replay(prompt, text, draft)
+            steps, queried = steps + s, queried + q
+        print(f"drafts of up to {draft}: {len(sample)} requests, {tokens} tokens in {steps} steps "
+              f"({tokens / steps:.2f} tokens a step), {queried / tokens:.2f} query tokens per new token", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
