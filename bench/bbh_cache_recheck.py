@@ -30,6 +30,30 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
+def cached_bbh(store: str):
+    """``(instances, text)``: the BBH requests (lm-eval instances of densing's local BBH tasks) whose
+    strings STORE's request cache holds, and ``text[id(instance)]`` the cached string; ``None``
+    (after a one-line message) when STORE has no single request cache."""
+    from lm_eval.api.model import hash_args
+
+    from densing.eval.runner import task_manager
+    from densing.paths import SHARED_DATA
+
+    databases = glob.glob(os.path.join(store, ".cache", "*", "requests_rank0.db"))
+    if len(databases) != 1:
+        print(f"{store}: expected one request cache under .cache/, found {len(databases)}", file=sys.stderr)
+        return None
+    with sqlite3.connect(databases[0]) as connection:
+        cached = {key: pickle.loads(value) for key, value in connection.execute("select key, value from unnamed")}
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from eval_throughput import _instances
+
+    manager = task_manager(needed=[], data_root=SHARED_DATA)
+    names = sorted(n for n in manager.all_tasks if n.startswith("densing_local_bbh_cot_fewshot_"))
+    instances = [i for i in _instances(names, None, None) if hash_args("generate_until", i.args) in cached]
+    return instances, {id(i): cached[hash_args("generate_until", i.args)] for i in instances}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("store")
@@ -45,28 +69,18 @@ def main() -> int:
     arguments = parser.parse_args()
 
     import torch
-    from lm_eval.api.model import hash_args
 
     import densing.eval.continuous as continuous
     import densing.eval.generation as generation
     from densing.eval.models import read_models_file
-    from densing.eval.runner import load_model, task_manager
-    from densing.paths import RESULTS, SHARED_DATA
+    from densing.eval.runner import load_model
+    from densing.paths import RESULTS
 
     torch.set_num_threads(1)
-    databases = glob.glob(os.path.join(arguments.store, ".cache", "*", "requests_rank0.db"))
-    if len(databases) != 1:
-        print(f"{arguments.store}: expected one request cache under .cache/, found {len(databases)}", file=sys.stderr)
+    found = cached_bbh(arguments.store)
+    if found is None:
         return 2
-    with sqlite3.connect(databases[0]) as connection:
-        cached = {key: pickle.loads(value) for key, value in connection.execute("select key, value from unnamed")}
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from eval_throughput import _instances
-
-    manager = task_manager(needed=[], data_root=SHARED_DATA)
-    names = sorted(n for n in manager.all_tasks if n.startswith("densing_local_bbh_cot_fewshot_"))
-    instances = [i for i in _instances(names, None, None) if hash_args("generate_until", i.args) in cached]
-    text = {id(i): cached[hash_args("generate_until", i.args)] for i in instances}
+    instances, text = found
     long = [i for i in instances if len(text[id(i)]) > 3000][: arguments.runaway]
     short = [i for i in instances if len(text[id(i)]) < 600][: arguments.requests - len(long)]
     picked = long + short

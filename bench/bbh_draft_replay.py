@@ -15,10 +15,7 @@ places; the counts are an estimate of the decoding's, not a replay of it.
 from __future__ import annotations
 
 import argparse
-import glob
 import os
-import pickle
-import sqlite3
 import statistics
 import sys
 
@@ -53,30 +50,21 @@ def main() -> int:
     parser.add_argument("--drafts", default="4,8,16")
     arguments = parser.parse_args()
 
-    from lm_eval.api.model import hash_args
-
     from densing.eval.models import read_models_file
-    from densing.eval.runner import load_model, task_manager
-    from densing.paths import RESULTS, SHARED_DATA
+    from densing.eval.runner import load_model
+    from densing.paths import RESULTS
 
-    databases = glob.glob(os.path.join(arguments.store, ".cache", "*", "requests_rank0.db"))
-    if len(databases) != 1:
-        print(f"{arguments.store}: expected one request cache under .cache/, found {len(databases)}", file=sys.stderr)
-        return 2
-    with sqlite3.connect(databases[0]) as connection:
-        cached = {key: pickle.loads(value) for key, value in connection.execute("select key, value from unnamed")}
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from eval_throughput import _instances
+    from bbh_cache_recheck import cached_bbh
 
-    manager = task_manager(needed=[], data_root=SHARED_DATA)
-    names = sorted(n for n in manager.all_tasks if n.startswith("densing_local_bbh_cot_fewshot_"))
-    instances = [i for i in _instances(names, None, None) if hash_args("generate_until", i.args) in cached]
+    found = cached_bbh(arguments.store)
+    if found is None:
+        return 2
+    instances, cached = found
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
     tokenizer = load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True)[0].tokenizer
-    pairs = []
-    for instance in instances:
-        text = cached[hash_args("generate_until", instance.args)]
-        pairs.append((tokenizer(instance.args[0])["input_ids"], tokenizer(text, add_special_tokens=False)["input_ids"]))
+    pairs = [(tokenizer(i.args[0])["input_ids"], tokenizer(cached[id(i)], add_special_tokens=False)["input_ids"])
+             for i in instances]
     lengths = [len(t) for _, t in pairs]
     print(f"{len(pairs)} BBH requests cached: {sum(lengths)} new tokens, median {statistics.median(lengths):.0f}, "
           f"{sum(n >= 1000 for n in lengths)} at 1,000 or more")
