@@ -70,8 +70,9 @@ DRAFT = 4
 #: the longest n-gram :class:`NgramIndex` matches
 NGRAM = 4
 #: a decoding step's cost per slot that does not grow with its query columns, in units of one query
-#: column (:func:`step_width`), measured by ``bench/decode_step_drafts.py`` beside two BBH shards (1.48;
-#: an idle machine gives more, ~4.8: the choice barely matters, see bench/bbh_cache_recheck.results.txt)
+#: column (:func:`step_width`), measured by ``bench/decode_step_drafts.py`` beside BBH shards: 1.48, and
+#: 0.90 [0.49–1.28] round by round in a second run; an idle machine gives more (~4.8). The choice barely
+#: matters: bench/bbh_cache_recheck.results.txt, round 3)
 STEP_BASE = 1.5
 
 
