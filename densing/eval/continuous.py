@@ -414,13 +414,13 @@ def generate_continuous(
         """Move each live row's own columns (holes squeezed out) to end at column ``end``."""
         nonlocal length
         live = [r for r in range(cache.rows) if slot_request[r] is not None]
-        kept = {r: mask[r, slot_start[r] : length].nonzero().squeeze(1) + slot_start[r] for r in live}
+        columns = {r: mask[r, slot_start[r] : length].nonzero().squeeze(1) + slot_start[r] for r in live}
         for layer in cache.layers:
             if layer.key_buffer is None:
                 continue
             for buffer in (layer.key_buffer, layer.value_buffer):
                 for r in live:
-                    buffer[r, :, end - own[r] : end] = buffer[r, :, kept[r]]  # a gather: a copy
+                    buffer[r, :, end - own[r] : end] = buffer[r, :, columns[r]]  # a gather: a copy
         mask[:] = False
         for r in live:
             slot_start[r] = end - own[r]
