@@ -101,7 +101,7 @@ def sweep(
     validate({**SWEEP_CONSTRAINTS, **OPTION_CONSTRAINTS}, backend=backend, limit=limit, batch_size=batch,
              output_format=output_format)
     share = _parse_shard(shard) if shard is not None else None
-    if time_limit is not None and not (time_limit > 0 and time_limit < float("inf")):
+    if time_limit is not None and not SWEEP_CONSTRAINTS["time_limit"][0].matches(time_limit):  # run_sweep's bound, in minutes
         raise InputError(f"--time-limit: expected a positive number of minutes, got {time_limit!r}")
     specs = read_models_file(models)
     names = [b.strip() for b in benchmarks.split(",") if b.strip()]
