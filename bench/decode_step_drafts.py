@@ -19,6 +19,7 @@ import argparse
 import os
 import random
 import statistics
+import sys
 import time
 
 from densing.numbers import spread
@@ -39,30 +40,19 @@ def main() -> int:
     import numpy as np
     import torch
 
-    from densing.eval.continuous import SlotCache, attention_swapped
-    from densing.eval.models import read_models_file
-    from densing.eval.runner import load_model
-    from densing.paths import RESULTS
+    from densing.eval.continuous import attention_swapped
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from decode_step_runs import random_slot_cache, smollm2_model
 
     torch.set_num_threads(1)
-    spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
-    model = load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True)[0].model
-    config = model.config
-    layers, kv_heads = config.num_hidden_layers, config.num_key_value_heads
-    dim = config.hidden_size // config.num_attention_heads
+    model = smollm2_model()
     rows, (low, high) = arguments.rows, (int(x) for x in arguments.widths.split(","))
     columns = [int(q) for q in arguments.columns.split(",")]
     generator = random.Random(0)
     widths = [generator.randint(low, high) for _ in range(rows)]
     length = max(widths)
-    prefixes = [{0: (torch.randn(kv_heads, arguments.prefix, dim), torch.randn(kv_heads, arguments.prefix, dim))}
-                for _ in range(layers)]
-    cache = SlotCache(config, layers, rows, length + max(columns), prefixes)
-    cache.row_group = [0] * rows
-    for layer in cache.layers:
-        layer.allocate(torch.zeros(1, kv_heads, 1, dim))
-        layer.key_buffer.normal_()
-        layer.value_buffer.normal_()
+    cache = random_slot_cache(model, rows, length + max(columns), arguments.prefix)
     mask = torch.zeros((rows, length + max(columns)), dtype=torch.bool)
     for r, w in enumerate(widths):
         mask[r, length - w : length] = True

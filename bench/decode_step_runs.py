@@ -26,6 +26,37 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
+def smollm2_model():
+    """SmolLM2-135M-Instruct as ``densing eval`` loads it (``results/smollm2/models.yaml``)."""
+    from densing.eval.models import read_models_file
+    from densing.eval.runner import load_model
+    from densing.paths import RESULTS
+
+    spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
+    return load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True)[0].model
+
+
+def random_slot_cache(model, rows: int, capacity: int, prefix: int):
+    """A :class:`densing.eval.continuous.SlotCache` of ``rows`` slots × ``capacity`` columns, all in
+    group 0 with a ``prefix``-token group prefix, keys/values random (a step's cost does not depend on
+    their values)."""
+    import torch
+
+    from densing.eval.continuous import SlotCache
+
+    config = model.config
+    layers, kv_heads = config.num_hidden_layers, config.num_key_value_heads
+    dim = config.hidden_size // config.num_attention_heads
+    prefixes = [{0: (torch.randn(kv_heads, prefix, dim), torch.randn(kv_heads, prefix, dim))} for _ in range(layers)]
+    cache = SlotCache(config, layers, rows, capacity, prefixes)
+    cache.row_group = [0] * rows
+    for layer in cache.layers:
+        layer.allocate(torch.zeros(1, kv_heads, 1, dim))
+        layer.key_buffer.normal_()
+        layer.value_buffer.normal_()
+    return cache
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", default="16,32,64")
@@ -37,17 +68,10 @@ def main() -> int:
 
     import torch
 
-    from densing.eval.continuous import SlotCache, attention_swapped, contiguous_parts
-    from densing.eval.models import read_models_file
-    from densing.eval.runner import load_model
-    from densing.paths import RESULTS
+    from densing.eval.continuous import attention_swapped, contiguous_parts
 
     torch.set_num_threads(arguments.threads)
-    spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
-    model = load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True)[0].model
-    config = model.config
-    layers, kv_heads = config.num_hidden_layers, config.num_key_value_heads
-    dim = config.hidden_size // config.num_attention_heads
+    model = smollm2_model()
     columns = arguments.runaway
     generator = random.Random(0)
     print(f"SmolLM2-135M, one decoding step, prefix {arguments.prefix}, rows-1 at 40-300 columns + one at {columns}, "
@@ -55,14 +79,7 @@ def main() -> int:
     for rows in [int(r) for r in arguments.rows.split(",")]:
         widths = [generator.randint(40, 300) for _ in range(rows - 1)] + [columns]
         generator.shuffle(widths)
-        prefixes = [{0: (torch.randn(kv_heads, arguments.prefix, dim), torch.randn(kv_heads, arguments.prefix, dim))}
-                    for _ in range(layers)]
-        cache = SlotCache(config, layers, rows, columns + 1, prefixes)
-        cache.row_group = [0] * rows
-        for layer in cache.layers:
-            layer.allocate(torch.zeros(1, kv_heads, 1, dim))
-            layer.key_buffer.normal_()
-            layer.value_buffer.normal_()
+        cache = random_slot_cache(model, rows, columns + 1, arguments.prefix)
         mask = torch.zeros((rows, columns), dtype=torch.bool)
         for r, w in enumerate(widths):
             mask[r, columns - w:] = True
