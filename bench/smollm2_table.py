@@ -115,8 +115,8 @@ def markdown(result: pd.DataFrame) -> str:
     for r in result.itertuples(index=False):
         has_normalised = isinstance(r.normalised_metric, str) and r.normalised_metric  # "" / NaN (CSV): none
         normalised = f"{r.normalised_acc:.4f} ({r.normalised_metric})" if has_normalised else "—"
-        loss = f"{r.loss:.4f} {'bpb' if 'bits' in r.loss_unit else 'nats/item'}"
-        if not math.isnan(r.loss_per_byte_nats) and "bits" not in r.loss_unit:
+        loss = "— (no conditional loss)" if math.isnan(r.loss) else f"{r.loss:.4f} {'bpb' if 'bits' in r.loss_unit else 'nats/item'}"
+        if not math.isnan(r.loss) and not math.isnan(r.loss_per_byte_nats) and "bits" not in r.loss_unit:
             loss += f" ({r.loss_per_byte_nats:.4f} nats/byte)"
         done = f"{r.items} / {r.split_size}" + ("" if r.complete else " (partial)")
         lines.append(
