@@ -1,0 +1,123 @@
+"""BBH per task from a store's request cache: lm-eval's own filter and metric on the cached strings.
+
+``densing eval --benchmarks bbh`` stores one row, the group's exact match (lm-eval's
+``bbh_cot_fewshot`` aggregate: the mean over tasks weighted by their sizes). This script reads the
+strings that run cached (STORE/.cache/…/requests_rank0.db, the same request cache
+``bench/bbh_cache_recheck.py`` reads), puts each on its lm-eval instance, runs each task's own
+``get-answer`` filter (``regex "(?<=the answer is )(.*)(?=.)"`` then ``take_first``; a string with no
+match becomes ``[invalid]``) and its ``process_results`` (exact match against ``target``), exactly as
+``lm_eval.evaluator.evaluate`` does, and prints per task:
+
+- ``n`` items (cached / in the split), exact match ± its standard error (lm-eval's ``mean_stderr``,
+  ``sd / sqrt(n)``),
+- ``no answer``: the share of strings in which the regex finds no "the answer is …" (scored 0),
+- ``constant``: the exact match of always answering the task's most common target (a baseline
+  computed from the split, not a published chance level; free-form tasks such as word_sorting
+  have a constant baseline near 0),
+- the mean length of the cached strings in characters.
+
+The last line is the size-weighted mean over complete tasks, which equals the group row of a
+complete run (the check that this script scores as lm-eval does).
+
+    python bench/bbh_per_task.py STORE [--markdown]
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import logging
+import math
+import os
+import sys
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+PREFIX = "densing_local_bbh_cot_fewshot_"
+
+
+def per_task(store: str) -> list[dict] | None:
+    """One dict per BBH task (see the module docstring); ``None`` when STORE has no single request cache."""
+    import glob
+    import pickle
+    import sqlite3
+
+    from lm_eval.api.model import hash_args
+
+    from densing.eval.runner import task_manager
+    from densing.paths import SHARED_DATA
+
+    logging.getLogger("lm_eval").setLevel(logging.ERROR)
+    databases = glob.glob(os.path.join(store, ".cache", "*", "requests_rank0.db"))
+    if len(databases) != 1:
+        print(f"{store}: expected one request cache under .cache/, found {len(databases)}", file=sys.stderr)
+        return None
+    with sqlite3.connect(f"file:{databases[0]}?mode=ro", uri=True) as connection:
+        cached = {key: value for key, value in connection.execute("select key, value from unnamed")}
+    manager = task_manager(needed=[], data_root=SHARED_DATA)
+    names = sorted(n for n in manager.all_tasks if n.startswith(PREFIX))
+    loaded = manager.load(names)["tasks"]
+    rows = []
+    for name in names:
+        task = loaded[name]
+        task.build_all_requests(limit=None, rank=0, world_size=1)
+        split = len(task.instances)
+        targets = collections.Counter(str(task.doc_to_target(i.doc)) for i in task.instances)
+        done = []
+        for instance in task.instances:
+            key = hash_args("generate_until", instance.args)
+            if key in cached:
+                instance.resps = [pickle.loads(cached[key])]
+                done.append(instance)
+        task._instances = done
+        if done:
+            task.apply_filters()
+        scores, invalid, length = [], 0, 0
+        for instance in done:
+            answer = instance.filtered_resps["get-answer"]
+            scores.append(task.process_results(instance.doc, [answer])["exact_match"])
+            invalid += answer == "[invalid]"
+            length += len(instance.resps[0])
+        n = len(scores)
+        mean = sum(scores) / n if n else math.nan
+        sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / (n - 1)) if n > 1 else math.nan
+        rows.append({
+            "task": name[len(PREFIX):], "n": n, "split": split, "exact_match": mean, "stderr": sd / math.sqrt(n) if n else math.nan,
+            "no_answer": invalid / n if n else math.nan, "constant": max(targets.values()) / split,
+            "mean_chars": length / n if n else math.nan,
+        })
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("store")
+    parser.add_argument("--markdown", action="store_true", help="print a markdown table")
+    args = parser.parse_args()
+    rows = per_task(args.store)
+    if rows is None:
+        return 2
+    if args.markdown:
+        print("| task | items | exact match | no answer extracted | constant answer | mean string (chars) |")
+        print("|---|---|---|---|---|---|")
+    for r in rows:
+        partial = "" if r["n"] == r["split"] else " (partial)"
+        if args.markdown:
+            print(f"| {r['task']}{partial} | {r['n']} / {r['split']} | {r['exact_match']:.3f} ± {r['stderr']:.3f} | "
+                  f"{r['no_answer']:.2f} | {r['constant']:.3f} | {r['mean_chars']:.0f} |")
+        else:
+            print(f"{r['task']:<45} {r['n']:>4}/{r['split']:<4} exact match {r['exact_match']:.3f} ± {r['stderr']:.3f}  "
+                  f"no answer {r['no_answer']:.2f}  constant {r['constant']:.3f}  {r['mean_chars']:.0f} chars{partial}")
+    complete = [r for r in rows if r["n"] == r["split"]]
+    items = sum(r["n"] for r in complete)
+    if items:
+        weighted = sum(r["exact_match"] * r["n"] for r in complete) / items
+        no_answer = sum(r["no_answer"] * r["n"] for r in complete) / items
+        constant = sum(r["constant"] * r["n"] for r in complete) / items
+        print(f"{len(complete)} of {len(rows)} tasks complete, {items} items: size-weighted exact match {weighted:.4f}, "
+              f"no answer extracted {no_answer:.3f}, constant answer {constant:.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
