@@ -175,3 +175,24 @@ def test_pandas_entry_point_with_limit(tiny_models, tiny_tasks, reference_store)
     assert acc.loss_samples == 2 and full.loss_samples == len(MC_DOCS)
     assert acc.limit == 2 and acc.config_hash != full.config_hash
     assert acc.lm_eval_version == full.lm_eval_version and acc.params == full.params
+
+
+def test_a_generative_group_without_a_loss_task_counts_its_items(tmp_path, tiny_models, tiny_tasks):
+    """BBH's shape: a group of generate_until tasks with no companion loss task. ``items`` is the
+    number of documents scored (the stored loss samples are 0), so the table's binomial standard
+    error is defined; the loss is absent, not zero."""
+    from densing.eval.runner import run_sweep
+
+    gen = (tiny_tasks / "tiny_gen.yaml").read_text()
+    for copy in ("tiny_cot_a", "tiny_cot_b"):
+        (tmp_path / f"{copy}.yaml").write_text(gen.replace("task: tiny_gen", f"task: {copy}"))
+    (tmp_path / "tiny_cot.yaml").write_text(
+        "group: tiny_cot\ntask:\n  - tiny_cot_a\n  - tiny_cot_b\naggregate_metric_list:\n"
+        "  - metric: exact_match\n    weight_by_size: true\nmetadata:\n  version: 1.0\n"
+    )
+    frame = run_sweep(models_entries(tiny_models[:1]), ["tiny_cot"], tmp_path / "store", include_paths=[tmp_path], device="cpu")
+    row = frame[frame.metric == "exact_match"].iloc[0]
+    assert row["items"] == 2 * len(GEN_DOCS) and row["loss_samples"] == 0
+    assert math.isnan(row["loss"])
+    limited = run_sweep(models_entries(tiny_models[:1]), ["tiny_cot"], tmp_path / "limited", include_paths=[tmp_path], device="cpu", limit=1)
+    assert limited[limited.metric == "exact_match"].iloc[0]["items"] == 2
