@@ -16,10 +16,15 @@ match becomes ``[invalid]``) and its ``process_results`` (exact match against ``
   have a constant baseline near 0),
 - the mean length of the cached strings in characters.
 
+With ``--models FILE`` (the models file of the run; its first model's tokenizer), also the share
+of strings that ran to the task's ``max_gen_toks`` (1,024): re-tokenised, within 4 tokens of it
+(decoding and re-encoding a string can merge or split a few tokens; on SmolLM2's BBH strings the
+lengths from 1,000 tokens up sit at 1,020–1,030 with 16 below).
+
 The last line is the size-weighted mean over complete tasks, which equals the group row of a
 complete run (the check that this script scores as lm-eval does).
 
-    python bench/bbh_per_task.py STORE [--markdown]
+    python bench/bbh_per_task.py STORE [--markdown] [--models results/smollm2/models.yaml]
 """
 from __future__ import annotations
 
@@ -36,7 +41,17 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 PREFIX = "densing_local_bbh_cot_fewshot_"
 
 
-def per_task(store: str) -> list[dict] | None:
+def _tokenizer(models_file: str):
+    from transformers import AutoTokenizer
+
+    from densing.eval.models import read_models_file
+
+    spec = read_models_file(models_file)[0]
+    extra = {"gguf_file": spec.gguf_file} if spec.gguf_file is not None else {}
+    return AutoTokenizer.from_pretrained(spec.model_directory(), **extra)
+
+
+def per_task(store: str, models_file: str | None = None) -> list[dict] | None:
     """One dict per BBH task (see the module docstring); ``None`` when STORE has no single request cache."""
     import glob
     import pickle
@@ -57,6 +72,7 @@ def per_task(store: str) -> list[dict] | None:
     manager = task_manager(needed=[], data_root=SHARED_DATA)
     names = sorted(n for n in manager.all_tasks if n.startswith(PREFIX))
     loaded = manager.load(names)["tasks"]
+    tokenizer = _tokenizer(models_file) if models_file else None
     rows = []
     for name in names:
         task = loaded[name]
@@ -72,12 +88,15 @@ def per_task(store: str) -> list[dict] | None:
         task._instances = done
         if done:
             task.apply_filters()
-        scores, invalid, length = [], 0, 0
+        limit = int(task.config.generation_kwargs["max_gen_toks"])
+        scores, invalid, length, full = [], 0, 0, 0
         for instance in done:
             answer = instance.filtered_resps["get-answer"]
             scores.append(task.process_results(instance.doc, [answer])["exact_match"])
             invalid += answer == "[invalid]"
             length += len(instance.resps[0])
+            if tokenizer is not None:
+                full += len(tokenizer(instance.resps[0], add_special_tokens=False)["input_ids"]) >= limit - 4
         n = len(scores)
         mean = sum(scores) / n if n else math.nan
         sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / (n - 1)) if n > 1 else math.nan
@@ -85,6 +104,7 @@ def per_task(store: str) -> list[dict] | None:
             "task": name[len(PREFIX):], "n": n, "split": split, "exact_match": mean, "stderr": sd / math.sqrt(n) if n else math.nan,
             "no_answer": invalid / n if n else math.nan, "constant": max(targets.values()) / split,
             "mean_chars": length / n if n else math.nan,
+            "ran_to_limit": full / n if n and tokenizer is not None else math.nan,
         })
     return rows
 
@@ -93,29 +113,36 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("store")
     parser.add_argument("--markdown", action="store_true", help="print a markdown table")
+    parser.add_argument("--models", help="the run's models file: count strings that ran to max_gen_toks with its tokenizer")
     args = parser.parse_args()
-    rows = per_task(args.store)
+    rows = per_task(args.store, args.models)
     if rows is None:
         return 2
     if args.markdown:
-        print("| task | items | exact match | no answer extracted | constant answer | mean string (chars) |")
-        print("|---|---|---|---|---|---|")
+        print("| task | items | exact match | no answer extracted | constant answer | mean string (chars) | ran to the token limit |")
+        print("|---|---|---|---|---|---|---|")
     for r in rows:
         partial = "" if r["n"] == r["split"] else " (partial)"
         if args.markdown:
             print(f"| {r['task']}{partial} | {r['n']} / {r['split']} | {r['exact_match']:.3f} ± {r['stderr']:.3f} | "
-                  f"{r['no_answer']:.2f} | {r['constant']:.3f} | {r['mean_chars']:.0f} |")
+                  f"{r['no_answer']:.2f} | {r['constant']:.3f} | {r['mean_chars']:.0f} | {r['ran_to_limit']:.2f} |")
         else:
             print(f"{r['task']:<45} {r['n']:>4}/{r['split']:<4} exact match {r['exact_match']:.3f} ± {r['stderr']:.3f}  "
-                  f"no answer {r['no_answer']:.2f}  constant {r['constant']:.3f}  {r['mean_chars']:.0f} chars{partial}")
+                  f"no answer {r['no_answer']:.2f}  constant {r['constant']:.3f}  {r['mean_chars']:.0f} chars  "
+                  f"ran to the limit {r['ran_to_limit']:.2f}{partial}")
     complete = [r for r in rows if r["n"] == r["split"]]
     items = sum(r["n"] for r in complete)
     if items:
         weighted = sum(r["exact_match"] * r["n"] for r in complete) / items
         no_answer = sum(r["no_answer"] * r["n"] for r in complete) / items
         constant = sum(r["constant"] * r["n"] for r in complete) / items
-        print(f"{len(complete)} of {len(rows)} tasks complete, {items} items: size-weighted exact match {weighted:.4f}, "
-              f"no answer extracted {no_answer:.3f}, constant answer {constant:.4f}")
+        full = sum(r["ran_to_limit"] * r["n"] for r in complete) / items
+        answered = sum((1 - r["no_answer"]) * r["n"] for r in complete)
+        strata = math.sqrt(sum((r["n"] * r["stderr"]) ** 2 for r in complete)) / items
+        print(f"{len(complete)} of {len(rows)} tasks complete, {items} items: size-weighted exact match {weighted:.4f} "
+              f"(± {strata:.4f} over tasks as strata), no answer extracted {no_answer:.3f}, exact match of the "
+              f"{answered:.0f} with an answer {weighted * items / answered:.4f}, constant answer {constant:.4f}, "
+              f"ran to the token limit {full:.3f}")
     return 0
 
 
