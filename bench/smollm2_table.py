@@ -93,7 +93,7 @@ def table(frame: pd.DataFrame) -> pd.DataFrame:
             "normalised_metric": score_metric if score_metric != "acc" else "",
             "normalised_acc": by_metric.loc[score_metric, "value"] if score_metric != "acc" else math.nan,
             "loss": first["loss"],
-            "loss_unit": "bits/byte of the gold answer" if ladder else "nats per item, −ln P(gold | prompt)",
+            "loss_unit": "" if pd.isna(first["loss"]) else "bits/byte of the gold answer" if ladder else "nats per item, −ln P(gold | prompt)",
             "loss_per_byte_nats": first.get("loss_per_byte", math.nan),
             "items": items,
             "split_size": size,
