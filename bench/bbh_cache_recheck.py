@@ -30,6 +30,27 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
+#: densing's local BBH tasks are named this plus lm-eval's task name
+BBH_PREFIX = "densing_local_bbh_cot_fewshot_"
+
+
+def request_cache(store: str) -> dict | None:
+    """lm-eval's request cache of a ``densing eval --prefix-cache`` STORE
+    (``STORE/.cache/MODEL-ID/requests_rank0.db``) as ``{lm-eval's request key: cached answer}``;
+    ``None`` (after a one-line message) when STORE has no single request cache."""
+    databases = glob.glob(os.path.join(store, ".cache", "*", "requests_rank0.db"))
+    if len(databases) != 1:
+        print(f"{store}: expected one request cache under .cache/, found {len(databases)}", file=sys.stderr)
+        return None
+    with sqlite3.connect(f"file:{databases[0]}?mode=ro", uri=True) as connection:
+        return {key: pickle.loads(value) for key, value in connection.execute("select key, value from unnamed")}
+
+
+def bbh_task_names(manager) -> list[str]:
+    """densing's 27 local BBH tasks known to lm-eval task MANAGER, sorted."""
+    return sorted(n for n in manager.all_tasks if n.startswith(BBH_PREFIX))
+
+
 def cached_bbh(store: str):
     """``(instances, text)``: the BBH requests (lm-eval instances of densing's local BBH tasks) whose
     strings STORE's request cache holds, and ``text[id(instance)]`` the cached string; ``None``
@@ -39,17 +60,13 @@ def cached_bbh(store: str):
     from densing.eval.runner import task_manager
     from densing.paths import SHARED_DATA
 
-    databases = glob.glob(os.path.join(store, ".cache", "*", "requests_rank0.db"))
-    if len(databases) != 1:
-        print(f"{store}: expected one request cache under .cache/, found {len(databases)}", file=sys.stderr)
+    cached = request_cache(store)
+    if cached is None:
         return None
-    with sqlite3.connect(databases[0]) as connection:
-        cached = {key: pickle.loads(value) for key, value in connection.execute("select key, value from unnamed")}
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from eval_throughput import _instances
 
-    manager = task_manager(needed=[], data_root=SHARED_DATA)
-    names = sorted(n for n in manager.all_tasks if n.startswith("densing_local_bbh_cot_fewshot_"))
+    names = bbh_task_names(task_manager(needed=[], data_root=SHARED_DATA))
     instances = [i for i in _instances(names, None, None) if hash_args("generate_until", i.args) in cached]
     return instances, {id(i): cached[hash_args("generate_until", i.args)] for i in instances}
 

@@ -39,39 +39,32 @@ import sys
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-PREFIX = "densing_local_bbh_cot_fewshot_"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from bbh_cache_recheck import BBH_PREFIX, bbh_task_names, request_cache  # noqa: E402
+from partial_generation_score import fill_from_cache  # noqa: E402
 
 
 def _tokenizer(models_file: str):
-    from transformers import AutoTokenizer
-
+    """The tokenizer of the first model in MODELS_FILE, loaded as ``densing eval`` loads it."""
     from densing.eval.models import read_models_file
+    from densing.eval.runner import load_model
 
     spec = read_models_file(models_file)[0]
-    extra = {"gguf_file": spec.gguf_file} if spec.gguf_file is not None else {}
-    return AutoTokenizer.from_pretrained(spec.model_directory(), **extra)
+    return load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True)[0].tokenizer
 
 
 def per_task(store: str, models_file: str | None = None) -> list[dict] | None:
     """One dict per BBH task (see the module docstring); ``None`` when STORE has no single request cache."""
-    import glob
-    import pickle
-    import sqlite3
-
-    from lm_eval.api.model import hash_args
-
     from densing.eval.runner import task_manager
     from densing.paths import SHARED_DATA
 
     logging.getLogger("lm_eval").setLevel(logging.ERROR)
-    databases = glob.glob(os.path.join(store, ".cache", "*", "requests_rank0.db"))
-    if len(databases) != 1:
-        print(f"{store}: expected one request cache under .cache/, found {len(databases)}", file=sys.stderr)
+    cached = request_cache(store)
+    if cached is None:
         return None
-    with sqlite3.connect(f"file:{databases[0]}?mode=ro", uri=True) as connection:
-        cached = {key: value for key, value in connection.execute("select key, value from unnamed")}
     manager = task_manager(needed=[], data_root=SHARED_DATA)
-    names = sorted(n for n in manager.all_tasks if n.startswith(PREFIX))
+    names = bbh_task_names(manager)
     loaded = manager.load(names)["tasks"]
     tokenizer = _tokenizer(models_file) if models_file else None
     rows = []
@@ -80,15 +73,7 @@ def per_task(store: str, models_file: str | None = None) -> list[dict] | None:
         task.build_all_requests(limit=None, rank=0, world_size=1)
         split = len(task.instances)
         targets = collections.Counter(str(task.doc_to_target(i.doc)) for i in task.instances)
-        done = []
-        for instance in task.instances:
-            key = hash_args("generate_until", instance.args)
-            if key in cached:
-                instance.resps = [pickle.loads(cached[key])]
-                done.append(instance)
-        task._instances = done
-        if done:
-            task.apply_filters()
+        done = fill_from_cache(task, cached)
         limit = int(task.config.generation_kwargs["max_gen_toks"])
         scores, invalid, length, full, new_tokens, prompt_tokens = [], 0, 0, 0, 0, 0
         for instance in done:
@@ -105,7 +90,7 @@ def per_task(store: str, models_file: str | None = None) -> list[dict] | None:
         mean = sum(scores) / n if n else math.nan
         sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / (n - 1)) if n > 1 else math.nan
         rows.append({
-            "task": name[len(PREFIX):], "n": n, "split": split, "exact_match": mean, "stderr": sd / math.sqrt(n) if n else math.nan,
+            "task": name[len(BBH_PREFIX):], "n": n, "split": split, "exact_match": mean, "stderr": sd / math.sqrt(n) if n else math.nan,
             "no_answer": invalid / n if n else math.nan, "constant": max(targets.values()) / split,
             "mean_chars": length / n if n else math.nan,
             "ran_to_limit": full / n if n and tokenizer is not None else math.nan,

@@ -33,8 +33,9 @@ batch full and the prefix single:
    step's longest draft), and keeps the longest draft prefix equal to the model's own greedy
    choices plus the model's next token: greedy decoding's tokens, several per step when the text
    repeats itself. On BBH, SmolLM2-135M runs to 1,024 tokens on 38% of the requests (over 90% on
-   five of its 27 tasks; ``bench/bbh_per_task.py --models``), mostly repeating its own lines. Columns of rejected draft tokens stay in the slot, masked (*holes*),
-   until compaction squeezes them out. Draft tokens are not free: every slot computes every query
+   five of its 27 tasks; ``bench/bbh_per_task.py --models``), mostly repeating its own lines.
+   Columns of rejected draft tokens stay in the slot, masked (*holes*), until compaction squeezes
+   them out. Draft tokens are not free: every slot computes every query
    column of the step, so the step reads :func:`step_width` columns, the number that maximises
    the expected new tokens per modelled cost given each row's draft and keep rate so far.
 

@@ -154,8 +154,7 @@ def evaluate_pair(
     has_loss = totals.samples > 0
     # items scored: lm-eval's effective sample count over the score task's leaves (a generative
     # benchmark without a companion loss task, such as BBH, has no loss samples to count)
-    n_samples = results.get("n-samples") or {}
-    scored = sum(int(n_samples[t].get("effective", 0)) for t in score_leaves if isinstance(n_samples.get(t), dict))
+    scored = sum(int(results["n-samples"][t]["effective"]) for t in score_leaves)
     shot = (results.get("n-shot") or {}).get(bench.score_task, bench.num_fewshot)
     if shot is None and score_leaves:
         shot = (results.get("n-shot") or {}).get(score_leaves[0])
@@ -181,7 +180,7 @@ def evaluate_pair(
                 "source": f"densing {densing.__version__} eval via lm-eval {version} ({backend})",
                 "loss": ladder.bpb if ladder is not None else (totals.loss_per_sample if has_loss else math.nan),
                 "loss_unit": "bpb" if ladder is not None else "nats",
-                "items": ladder.items if ladder is not None else (scored or totals.samples),
+                "items": ladder.items if ladder is not None else scored,
                 "loss_per_token": totals.loss_per_token if has_loss else math.nan,
                 "loss_per_byte": totals.loss_per_byte if has_loss else math.nan,
                 "loss_per_sample": totals.loss_per_sample if has_loss else math.nan,
