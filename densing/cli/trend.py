@@ -17,6 +17,11 @@ D0_HELP = "Tokens D0 of the reference model (default: the fit's)."
 N_BOOT_HELP = "Bootstrap draws of the headline rule (fit × score × models)."
 
 
+class By(str, Enum):
+    headline = "headline"
+    benchmark = "benchmark"
+
+
 class Frontier(str, Enum):  # the rules of densing.trend.rules (kept literal: no import at start-up)
     quantile = "quantile"
     all = "all"
@@ -46,6 +51,7 @@ def trend(
     since: Optional[str] = typer.Option("2023-02-24", "--since", help=SINCE_HELP),
     n_boot: int = typer.Option(600, "--n-boot", help=N_BOOT_HELP),
     seed: int = typer.Option(0, "--seed"),
+    by: By = typer.Option(By.headline, "--by", help="'benchmark': one row per benchmark and per benchmark set (the Densing Law by capability)."),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
@@ -61,6 +67,17 @@ def trend(
         read_results(results or DEFAULT_RESULTS), fit=None if fit is None else ReferenceFit.load(fit),
         d0=_count(d0, "--d0"), since=_since(since), epoch=_since(epoch, "--epoch") or "2023-02-24", n_boot=n_boot, seed=seed,
     )
+    if by is By.benchmark:
+        table = result.by_benchmark()
+        if fmt is Format.json:
+            print_json(table.to_dict("records"))
+            return
+        if fmt is not Format.csv:
+            print_text(result.verdict)
+        print_frame(table[["row", "capability", "references", "months", "ci_low", "ci_high", "n_models", "each_reference_months", "error"]]
+                    if fmt is not Format.csv else table, fmt,
+                    title="doubling time in months per benchmark and benchmark set (rule v2's references drawn in each bootstrap draw)")
+        return
     if fmt is Format.json:
         print_json(result.json_rows())
         return
@@ -74,9 +91,10 @@ def trend(
         print_text(f"note: {rule} rule not fitted: {error}")
     print_text("note: the envelope row's interval is optimistic (its points are chosen on the response); the headline rule is the censored quantile")
     print_frame(result.checks_table(), fmt, title="validity checks of the headline inversion")
-    print_frame(result.references[["reference", "months", "ci_low", "ci_high", "n_models", "size_dependence"]], fmt,
-                title="every eligible reference's inversions (headline rule); the sensitivity check compares them")
+    print_frame(result.references, fmt, title="the headline's references (each drawn with its weight; months: its own point estimate)")
     print_text(result.breakpoint_line())
+    print_text(result.rule_v1)
+    print_text("per benchmark: densing trend --by benchmark")
 
 
 def report(

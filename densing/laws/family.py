@@ -208,7 +208,7 @@ def fit_family(
 
 
 def held_out_error(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None) -> dict:
-    """Refit without the largest member, predict its score (rule R5 of :mod:`densing.laws.references`).
+    """Refit without the largest member, predict its score (rule R5 of :mod:`densing.trend.references`).
 
     Returns ``held_out`` (model), ``measured``, ``predicted`` and ``relative_error`` |Ŝ − S| / S.
     """

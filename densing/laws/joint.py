@@ -97,6 +97,8 @@ def solve(p: dict[str, np.ndarray], scores: np.ndarray, weights: np.ndarray, sta
     positive, the Gauss–Newton curvature is used. Steps are clipped to ±2 in ln N and x to its range.
     """
     x = np.clip(np.asarray(start, float), LOG_SIZE_LOW, LOG_SIZE_HIGH)[..., None]
+    if x.size == 0:  # no model: nothing to solve
+        return x[..., 0]
     for _ in range(ITERATIONS):
         pred, slope, curve = _predict(p, x, second=True)
         residual = scores - pred
@@ -161,8 +163,21 @@ def skill_variance(fits: list[ReferenceFit], scores, stderr) -> float:
     return float(max(0.0, np.mean(np.var(x, axis=1, ddof=1) - measurement)))
 
 
+def _alone(fit: ReferenceFit, scores: np.ndarray) -> np.ndarray:
+    """N̂_b of one benchmark's scores inverted alone; NaN where a model has no score on it."""
+    missing = np.isnan(scores)
+    out = np.full(scores.shape, np.nan)
+    if (~missing).any():
+        out[~missing] = fit.effective_params(scores[~missing])
+    return out
+
+
 def invert_joint(fits: list[ReferenceFit], scores, stderr, *, skill: str = "pooled", skill2: float | None = None) -> JointInversion:
     """x̂ per model (module docstring); ``scores`` and ``stderr`` of shape (models, B), B = len(fits).
+
+    A missing score (NaN) is a benchmark the model was not scored on: it has no term in χ², no
+    weight in the start point, and the model is left out of the skill variance's estimate (which
+    needs every score); a model needs at least one score.
 
     ``skill="pooled"`` estimates s² from these models (or takes ``skill2``); ``"none"`` sets it to 0.
     """
@@ -184,7 +199,7 @@ def invert_joint(fits: list[ReferenceFit], scores, stderr, *, skill: str = "pool
     with np.errstate(divide="ignore", invalid="ignore"):
         birge = np.where(n_b > 1, np.sqrt(chi2 / np.maximum(n_b - 1, 1)), np.nan)
     censored = np.where(x <= LOG_SIZE_LOW + 1e-9, "below_range", np.where(x >= LOG_SIZE_HIGH - 1e-9, "above_range", ""))
-    alone = np.column_stack([fit.effective_params(scores[:, b]) for b, fit in enumerate(fits)])
+    alone = np.column_stack([_alone(fit, scores[:, b]) for b, fit in enumerate(fits)])
     return JointInversion(log_size=x, censored=censored.astype(object), tau2=tau2, skill2=s2, weights=weights,
                           slope=slope[0], chi2=chi2, birge_ratio=birge, per_benchmark_size=alone)
 

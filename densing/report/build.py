@@ -98,6 +98,17 @@ def build_report(
     sections = [
         Section("Verdict", "", [verdict_html(measured, PAPER)]),
         Section(
+            "The Densing Law by capability",
+            "Doubling time per benchmark (each inverted alone, the paper's eq. 4) and per benchmark set (jointly, models "
+            "with some scores missing using the ones they have), 95% intervals over the reference fit, score noise, models "
+            "and — where rule v2 gives several references — the choice of reference (each drawn with equal weight). A row "
+            "without a number says why.",
+            [figure_html(figures.forest_figure(measured.by_benchmark(), PAPER["doubling_time_months"]), "by-benchmark"),
+             table_html(_round(measured.by_benchmark()[["row", "capability", "references", "months", "ci_low", "ci_high",
+                                                        "n_models", "each_reference_months", "error"]], 2), scroll=False),
+             f'<p class="sub">{esc(measured.rule_v1)}</p>'],
+        ),
+        Section(
             "Capacity density over time",
             _density_intro(measured, frontier, line),
             [figure_html(figures.density_figure(
@@ -145,9 +156,10 @@ def build_report(
                            "Pythia's checkpoints: performance estimation (eq. 3) for the shipped Pythia references (not used "
                            "by the trend: Pythia scores far below the frontier). Panels marked 'poor fit' have R² below 0.5.")],
         ),
-        Section("Reference candidates", "The rule (densing/laws/references.py, written before any trend on these references): "
-                "R1 dense; R2 ≥ 3 sizes spanning ≥ 20×; R3 token counts within 2×; R4 the largest member at or above the "
-                "targets' 90th percentile; R5 held-out error ≤ 5% (refit without the largest member, predict it).",
+        Section("Reference candidates", "Rule v2 (densing/trend/references.py, date-blind, written before any trend under it): "
+                "R1 dense; R2 ≥ 3 sizes spanning ≥ 20×; R3 token counts within 2×; R4s no top-decile target within 2 standard "
+                "errors of the law's ceiling; R4c median κ ≤ 2 over the top-decile targets; R5 held-out error ≤ 5% (refit "
+                "without the largest member, predict it). Rule v1's reach (R4) is its labelled variant.",
                 [table_html(_candidate_table(measured.candidates))]),
         Section(
             "Per-model densities",
@@ -241,7 +253,7 @@ def _round(frame: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
 
 
 def _candidate_table(candidates: pd.DataFrame) -> pd.DataFrame:
-    columns = ["reference", "eligible", "why", "held_out_error", "sizes", "size_span", "token_ratio", "largest_score", "reach_score"]
+    columns = ["reference", "eligible", "why", "held_out_error", "sizes", "size_span", "token_ratio", "largest_score", "top_kappa"]
     table = candidates[columns].copy()
     table = table.sort_values(["eligible", "held_out_error"], ascending=[False, True], na_position="last")
     return _round(table)

@@ -186,3 +186,31 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
         height=500, margin=dict(l=60, r=20, t=50, b=50), legend=dict(orientation="h", y=-0.18),
     )
     return figure
+
+
+def forest_figure(rows: pd.DataFrame, paper_months: float) -> go.Figure:
+    """Doubling time per benchmark and per benchmark set with its 95% interval (a forest plot), the paper's drawn.
+
+    ``rows``: :meth:`densing.trend.measurement.TrendMeasurement.by_benchmark`. A row without a
+    measurement is listed with its reason in the hover and no point; an interval reaching ∞ is drawn
+    to the axis' edge.
+    """
+    rows = rows.iloc[::-1].reset_index(drop=True)  # the first row on top
+    labels = [f"{r.row} · {r.capability}" for r in rows.itertuples()]
+    finite = rows[np.isfinite(rows["months"])]
+    edge = float(max(np.nanmax(finite["ci_high"].replace(np.inf, np.nan)) if len(finite) else paper_months, paper_months) * 1.3)
+    high = np.where(np.isfinite(rows["ci_high"]), rows["ci_high"], edge)
+    hover = [html.escape(f"{r.row}: " + (f"{r.months:.2f} months (95% CI {r.ci_low:.2f}–{format_number(r.ci_high, '.2f')}); "
+                                         f"references {r.references}; each: {r.each_reference_months}"
+                                         if np.isfinite(r.months) else f"not measured: {r.error}"))
+             for r in rows.itertuples()]
+    figure = go.Figure(go.Scatter(
+        x=rows["months"], y=labels, mode="markers", marker=dict(size=9, color="#1f77b4"), name="densing (95% CI)",
+        error_x=dict(type="data", symmetric=False, array=high - rows["months"], arrayminus=rows["months"] - rows["ci_low"]),
+        text=hover, hovertemplate="%{text}<extra></extra>"))
+    figure.add_vline(x=paper_months, line=dict(color="#d62728", dash="dash"),
+                     annotation_text=f"paper {paper_months} months", annotation_position="top")
+    figure.update_layout(title="Doubling time by benchmark and benchmark set", xaxis_title="doubling time (months)",
+                         xaxis=dict(range=[0, edge]), height=60 + 28 * len(rows), margin=dict(l=10, r=10, t=50, b=40),
+                         showlegend=False)
+    return figure

@@ -215,3 +215,51 @@ def tobit_line(t, y, kind, start: tuple[float, float] | None = None) -> tuple[fl
     a, b, log_sigma = result.x
     slope = a / scale
     return float(slope), float(b - slope * centre), float(math.exp(log_sigma))
+
+
+def quantile_coefficients(x: np.ndarray, y: np.ndarray, quantile: float) -> np.ndarray:
+    """β of the q-th regression quantile y ≈ X·β (Koenker & Bassett 1978) as its linear programme:
+
+        min_{β, u, v ≥ 0}  q·Σu + (1 − q)·Σv   subject to  X·β + u − v = y
+
+    solved by HiGHS (``scipy.optimize.linprog``); NaNs if it fails.
+    """
+    from scipy.optimize import linprog
+
+    n, p = x.shape
+    cost = np.concatenate([np.zeros(p), np.full(n, quantile), np.full(n, 1.0 - quantile)])
+    equality = np.hstack([x, np.eye(n), -np.eye(n)])
+    bounds = [(None, None)] * p + [(0, None)] * (2 * n)
+    result = linprog(cost, A_eq=equality, b_eq=y, bounds=bounds, method="highs")
+    return result.x[:p] if result.status == 0 else np.full(p, np.nan)
+
+
+def censored_quantile_coefficients(x, y, kind, quantile: float = 0.9) -> np.ndarray:
+    """β of Powell's censored q-th regression quantile with several covariates (``x`` includes the constant).
+
+    The same estimator as :func:`censored_quantile_line` (Powell 1986) with a design matrix in place
+    of (1, t): Buchinsky's iteration from the same three starting active sets, each step the
+    linear programme of :func:`quantile_coefficients`, the coefficients of least Powell objective
+    kept. It is used for point estimates (the size-confounding check), not inside the bootstrap,
+    and has no vertex walk. NaNs where no start has more active points than coefficients.
+    """
+    x, y, kind = np.asarray(x, float), np.asarray(y, float), np.asarray(kind, int)
+    p = x.shape[1]
+    best_value, best = math.inf, np.full(p, np.nan)
+    for active in (np.ones(y.size, bool), kind == EXACT, kind != UPPER):
+        seen: set[bytes] = set()
+        for _ in range(MAX_ITERATIONS):
+            if active.sum() <= p or active.tobytes() in seen:
+                break
+            seen.add(active.tobytes())
+            beta = quantile_coefficients(x[active], y[active], quantile)
+            if not np.all(np.isfinite(beta)):
+                break
+            fitted = x @ beta
+            g = np.where(kind == LOWER, np.minimum(y, fitted), np.where(kind == UPPER, np.maximum(y, fitted), fitted))
+            residual = y - g
+            value = float(np.sum(residual * (quantile - (residual < 0))))
+            if value < best_value:
+                best_value, best = value, beta
+            active = (kind == EXACT) | ((kind == LOWER) & (fitted < y)) | ((kind == UPPER) & (fitted > y))
+    return best

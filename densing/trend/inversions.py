@@ -61,6 +61,9 @@ class PerBenchmark:
     def kind(self) -> str:
         return "per-benchmark"
 
+    #: a model enters only with every benchmark's score (a mean fit averages them)
+    require = "all"
+
     @property
     def n_draws(self) -> int:
         return len(self.fit.bootstrap)
@@ -116,6 +119,9 @@ class Joint:
     def kind(self) -> str:
         return "joint"
 
+    #: a model enters with any of the benchmarks' scores (the others missing)
+    require = "any"
+
     @property
     def d0(self) -> float:
         return self.fit_list[0].d0
@@ -162,10 +168,12 @@ class Joint:
         return np.exp(np.maximum(np.abs(up - base), np.abs(base - down)))
 
 
-def score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric: str | None = None) -> pd.DataFrame:
+def score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric: str | None = None,
+                 require: str = "all") -> pd.DataFrame:
     """One row per model with every benchmark's score and standard error (``score:<b>``, ``stderr:<b>``).
 
-    Models missing any of ``benchmarks`` are left out. Carries ``params``, ``family``,
+    ``require="all"``: models missing any of ``benchmarks`` are left out; ``"any"`` (the joint
+    inversion): a model with at least one of them is kept, NaN where it has no score. Carries ``params``, ``family``,
     ``release_date``, ``active_params`` and ``train_tokens`` where the table has them.
     """
     rows = targets[targets["benchmark"].isin(benchmarks)]
@@ -177,7 +185,7 @@ def score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric: str
     errors = rows.pivot_table(index="model", columns="benchmark", values="stderr", aggfunc="mean", dropna=False) \
         if "stderr" in rows.columns else pd.DataFrame(index=scores.index)
     keep = [b for b in benchmarks]
-    scores = scores.reindex(columns=keep).dropna()
+    scores = scores.reindex(columns=keep).dropna(how="all" if require == "any" else "any")
     out = pd.DataFrame({"model": scores.index.astype(str)})
     for b in keep:
         out[f"score:{b}"] = scores[b].to_numpy(float)

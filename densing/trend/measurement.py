@@ -107,6 +107,18 @@ class TrendMeasurement:
     left_out: pd.DataFrame = field(repr=False)
     fits: tuple[ReferenceFit, ...] = field(repr=False)
     inversion: object = field(repr=False)
+    headline_set: str = ""
+    benchmark_rows: tuple = field(default=(), repr=False)   # capability.Row per benchmark
+    set_rows: tuple = field(default=(), repr=False)         # capability.Row per benchmark set, the headline's first
+    rule_v1: str = ""                                       # rule v1's verdict, a labelled variant
+    rule_v1_detail: dict = field(default_factory=dict, repr=False)
+
+    def by_benchmark(self) -> pd.DataFrame:
+        """One row per benchmark (capability, references, doubling time and 95% interval, each reference's own),
+        then one per benchmark set, the headline's first (``densing trend --by benchmark``)."""
+        from densing.trend.capability import rows_frame
+
+        return rows_frame([*self.benchmark_rows, *self.set_rows])
 
     @property
     def selection(self) -> pd.DataFrame:
@@ -167,6 +179,8 @@ class TrendMeasurement:
             row["sensitivity"] = _records(self.sensitivity)
             row["references"] = _records(self.references)
             row["breakpoint"] = self.breakpoint.to_dict()
+            row["by_benchmark"] = _records(self.by_benchmark())
+            row["rule_v1"] = self.rule_v1
         return rows
 
     def breakpoint_line(self) -> str:

@@ -48,9 +48,10 @@ def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAU
     from densing.trend.uncertainty import as_inversion
 
     inversion = as_inversion(reference, None)
-    rows = score_matrix(with_stderr(targets), inversion.benchmarks, inversion.fits[0].metric)
+    rows = score_matrix(with_stderr(targets), inversion.benchmarks, inversion.fits[0].metric, require=inversion.require)
     if rows.empty:
-        raise InputError(f"targets: no model has scores on {', '.join(inversion.benchmarks)} (metric {inversion.fits[0].metric!r})")
+        raise InputError(f"targets: no model has {'a score' if inversion.require == 'any' else 'scores'} on "
+                         f"{', '.join(inversion.benchmarks)} (metric {inversion.fits[0].metric!r})")
     reasons = pd.Series("", index=rows.index, dtype=object)
     own = set().union(*(reference_models(f) for f in inversion.fits))
     reasons[rows["model"].astype(str).isin(own)] = "defines the reference"
@@ -62,7 +63,8 @@ def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAU
         reasons[(reasons == "") & (dates < pd.Timestamp(since))] = f"released before {since}"
     if until is not None:
         reasons[(reasons == "") & (dates >= pd.Timestamp(until))] = f"released on or after {until}"
-    no_error = np.column_stack([rows[f"stderr:{b}"].isna().to_numpy() for b in inversion.benchmarks]).any(axis=1)
+    no_error = np.column_stack([(rows[f"score:{b}"].notna() & rows[f"stderr:{b}"].isna()).to_numpy()
+                                for b in inversion.benchmarks]).any(axis=1)
     reasons[(reasons == "") & no_error] = "no standard error and no item count for its benchmark"
     kept = rows[reasons == ""].copy()
     kept["release_date"] = pd.to_datetime(kept["release_date"])

@@ -7,6 +7,9 @@ One bootstrap draw k of the trend (ln ρ = A·t + B, Xiao et al. 2024 eq. 5) red
 (b) **score** — each target's score: S + σ·z, z ~ N(0, 1), σ the score's standard error (the
     table's, or binomial from the benchmark's item count, :mod:`densing.data.item_counts`);
 (c) **models** — the set of targets: resampled with replacement;
+(d) **reference** — where several references are candidates (rule v2 of
+    :mod:`densing.trend.references`), which one: picked with its weight (equal by default), so the
+    interval carries the choice (:func:`carry_over_references`);
 
 then inverts every score into ln ρ or a bound (per benchmark or jointly,
 :mod:`densing.trend.inversions`) and fits the frontier line with bounds as bounds (a rule of
@@ -44,6 +47,8 @@ from densing.trend.lines import doubling_days, doubling_interval
 from densing.validation import Interval, validate
 
 SOURCES = ("fit", "score", "models")
+#: every source a draw redraws when several references are candidates (:func:`carry_over_references`)
+ALL_SOURCES = SOURCES + ("reference",)
 
 
 def frontier_slope(rule: str, t: np.ndarray, y: np.ndarray, kind: np.ndarray, labels: np.ndarray,
@@ -82,8 +87,19 @@ class TrendUncertainty(Result):
     failed_draws: int
     models: tuple[str, ...] = field(repr=False, default=())
     draws: np.ndarray = field(repr=False, compare=False, default_factory=lambda: np.empty(0))
+    share_reference: float = 0.0
+    slope_sd_reference: float = 0.0
+    n_references: int = 1
+    reference_names: tuple[str, ...] = field(repr=False, default=())
+    reference_weights: tuple[float, ...] = field(repr=False, default=())
+    reference_slopes: tuple[float, ...] = field(repr=False, default=())
 
-    _dict_exclude = ("models", "draws")  # the bulky per-model names and per-draw slopes stay out of JSON
+    _dict_exclude = ("models", "draws", "reference_names", "reference_weights", "reference_slopes")
+
+    @property
+    def reference_months(self) -> dict[str, float]:
+        """Each candidate reference's own point doubling time (months), by name."""
+        return {name: _months(slope) for name, slope in zip(self.reference_names, self.reference_slopes)}  # the bulky per-model names and per-draw slopes stay out of JSON
 
 
 def _months(slope: float) -> float:
@@ -116,69 +132,120 @@ def carry_uncertainty(
     ``models``: one row per target with ``model``, ``params``, ``t`` (days since the epoch) and
     the scores of the inversion's benchmarks (``score:<b>``, ``stderr:<b>``; or ``score`` and
     ``stderr`` for one benchmark). ``reference``: an inversion (:mod:`densing.trend.inversions`)
-    or a :class:`ReferenceFit` (inverted per benchmark at ``d0``).
+    or a :class:`ReferenceFit` (inverted per benchmark at ``d0``). One reference is
+    :func:`carry_over_references` with one member.
+    """
+    return carry_over_references([(as_inversion(reference, d0), models)], rule=rule, quantile=quantile, n_boot=n_boot,
+                                 n_boot_share=n_boot_share, level=level, seed=seed)
+
+
+def carry_over_references(
+    members: list[tuple[object, pd.DataFrame]],
+    *,
+    weights: tuple[float, ...] | None = None,
+    rule: str = "quantile",
+    quantile: float = 0.9,
+    n_boot: int = 1000,
+    n_boot_share: int = 300,
+    level: float = 0.95,
+    seed: int = 0,
+) -> TrendUncertainty:
+    """The slope with fit, score, model-sampling **and reference-choice** uncertainty.
+
+    ``members``: (inversion, its targets) per candidate reference — each reference has its own
+    targets, since a family's own models are never its targets. Each draw (d) picks a reference
+    with probability ``weights`` (default equal), then (a)–(c) as in the module docstring within it.
+    The point line is the weighted mean of the references' point lines; each reference's own
+    point slope is kept (``reference_slopes``). The shares: each source drawn alone, the others at
+    their point values — for the reference, that point is the first member (the lead).
     """
     from densing.trend.inversions import arrays
 
-    inversion = as_inversion(reference, d0)
     rules.get(rule)
     validate({"level": [Interval(Real, 0, 1, closed="neither")]}, level=level)
     if n_boot < 1 or n_boot_share < 0:
         raise InputError("n_boot: expected a positive number of draws (and n_boot_share ≥ 0)")
-    if inversion.n_draws < 1:
-        raise FitError(f"{inversion.name}: the reference fit has no bootstrap draws; its uncertainty cannot be carried")
-    models = _with_score_columns(models, inversion.benchmarks)
-    t = models["t"].to_numpy(float)
-    scores, sigma = arrays(models, inversion.benchmarks)
-    params = models["params"].to_numpy(float)
-    labels = models["model"].astype(str).to_numpy()
-    n = len(models)
-    y0, kind0 = inversion.point(scores, sigma, params)
-    slope0, intercept0 = rules.frontier_line(rule, t, y0, kind0, labels, quantile)
-    if not math.isfinite(slope0):
-        raise FitError(f"{rule} frontier: fewer than {MIN_POINTS} usable models; no trend line")
+    if not members:
+        raise InputError("references: no reference to carry the trend's uncertainty over")
+    count_refs = len(members)
+    w = np.full(count_refs, 1.0 / count_refs) if weights is None else np.asarray(weights, float) / float(np.sum(weights))
+    prepared = []
+    for inversion, frame in members:
+        if inversion.n_draws < 1:
+            raise FitError(f"{inversion.name}: the reference fit has no bootstrap draws; its uncertainty cannot be carried")
+        frame = _with_score_columns(frame, inversion.benchmarks)
+        scores, sigma = arrays(frame, inversion.benchmarks)
+        item = {"inversion": inversion, "t": frame["t"].to_numpy(float), "scores": scores, "sigma": sigma,
+                "params": frame["params"].to_numpy(float), "labels": frame["model"].astype(str).to_numpy(), "n": len(frame)}
+        item["y0"], item["kind0"] = inversion.point(scores, sigma, item["params"]) if len(frame) else (np.empty(0), np.empty(0))
+        item["line0"] = rules.frontier_line(rule, item["t"], item["y0"], item["kind0"], item["labels"], quantile)
+        if not math.isfinite(item["line0"][0]):
+            raise FitError(f"{rule} frontier under {inversion.name}: fewer than {MIN_POINTS} usable models "
+                           f"(of {len(frame)} targets); no trend line")
+        item["extra"] = {"weights": inversion.weights(scores, sigma)} if hasattr(inversion, "weights") else {}
+        prepared.append(item)
+    slopes0 = np.array([m["line0"][0] for m in prepared])
+    slope0, intercept0 = float(w @ slopes0), float(w @ np.array([m["line0"][1] for m in prepared]))
     rng = np.random.default_rng(seed)
-    extra = {}
-    if hasattr(inversion, "weights"):
-        extra["weights"] = inversion.weights(scores, sigma)
 
-    def draw(sources: tuple[str, ...], count: int) -> np.ndarray:
+    def draw_in(m: dict, sources: tuple[str, ...], count: int) -> np.ndarray:
+        inversion, scores, sigma, n = m["inversion"], m["scores"], m["sigma"], m["n"]
         picks = rng.integers(inversion.n_draws, size=count) if "fit" in sources else None
         noise = rng.standard_normal((count, *scores.shape)) * np.nan_to_num(sigma) if "score" in sources else 0.0
         drawn = np.broadcast_to(scores[None] + noise, (count, *scores.shape))
-        y, kind = inversion.draws(picks, np.ascontiguousarray(drawn), sigma, params, **extra)
+        y, kind = inversion.draws(picks, np.ascontiguousarray(drawn), sigma, m["params"], **m["extra"])
         y = np.broadcast_to(y, (count, n))
         kind = np.broadcast_to(kind, (count, n))
+        t, labels = m["t"], m["labels"]
         slopes = np.empty(count)
         for k in range(count):
             index = rng.integers(n, size=n) if "models" in sources else np.arange(n)
             slopes[k] = rules.frontier_line(rule, t[index], y[k, index], kind[k, index], labels[index], quantile,
-                                            start=(slope0, intercept0))[0]
+                                            start=m["line0"])[0]
         return slopes
 
-    combined = draw(SOURCES, n_boot)
+    def draw(sources: tuple[str, ...], count: int) -> np.ndarray:
+        if "reference" not in sources or count_refs == 1:
+            return draw_in(prepared[0], sources, count) if sources != ("reference",) else np.full(count, slopes0[0])
+        which = rng.choice(count_refs, size=count, p=w)
+        out = np.empty(count)
+        for r in range(count_refs):
+            chosen = np.flatnonzero(which == r)
+            if chosen.size:
+                out[chosen] = draw_in(prepared[r], sources, chosen.size) if sources != ("reference",) else slopes0[r]
+        return out
+
+    combined = draw(ALL_SOURCES, n_boot)
     ok = combined[np.isfinite(combined)]
     if ok.size < 2:
         raise FitError(f"{rule} frontier: the bootstrap could not fit a line in any draw")
     tail = (1 - level) / 2
     low, high = np.quantile(ok, [tail, 1 - tail])
     # n_boot_share = 0: the shares are not wanted (NaN), their draws are skipped
-    sds = {s: (float(np.nanstd(draw((s,), n_boot_share))) if n_boot_share else math.nan) for s in SOURCES}
+    sources = SOURCES + (("reference",) if count_refs > 1 else ())
+    sds = {s: (float(np.nanstd(draw((s,), n_boot_share))) if n_boot_share else math.nan) for s in sources}
+    if count_refs == 1:
+        sds["reference"] = 0.0 if n_boot_share else math.nan
     total = sum(v ** 2 for v in sds.values())
-    shares = {s: (sds[s] ** 2 / total if total > 0 else math.nan) for s in SOURCES}  # NaN propagates when skipped
+    shares = {s: (sds[s] ** 2 / total if total > 0 else math.nan) for s in sds}  # NaN propagates when skipped
     dt_low, dt_high = doubling_interval(float(low), float(high))
-    kinds = kind0[np.isfinite(kind0)]
+    lead = prepared[0]
+    kinds = lead["kind0"][np.isfinite(lead["kind0"])]
+    labels = sorted(set().union(*(set(m["labels"]) for m in prepared)))
     return TrendUncertainty(
-        rule=rule, inversion=inversion.name, slope_per_day=float(slope0), intercept=float(intercept0),
+        rule=rule, inversion=" | ".join(m["inversion"].name for m in prepared), slope_per_day=slope0, intercept=intercept0,
         slope_ci_low=float(low), slope_ci_high=float(high),
         doubling_time_months=_months(slope0),
         doubling_time_months_ci_low=dt_low / DAYS_PER_MONTH, doubling_time_months_ci_high=dt_high / DAYS_PER_MONTH,
-        n_models=n, n_exact=int((kinds == EXACT).sum()), n_lower_bounds=int((kinds == LOWER).sum()),
-        n_upper_bounds=int((kinds == UPPER).sum()), n_dropped=int((~np.isfinite(kind0)).sum()),
+        n_models=len(labels), n_exact=int((kinds == EXACT).sum()), n_lower_bounds=int((kinds == LOWER).sum()),
+        n_upper_bounds=int((kinds == UPPER).sum()), n_dropped=int((~np.isfinite(lead["kind0"])).sum()),
         n_boot=n_boot, level=level,
         share_fit=shares["fit"], share_score=shares["score"], share_models=shares["models"],
         slope_sd_fit=sds["fit"], slope_sd_score=sds["score"], slope_sd_models=sds["models"],
         slope_sd_all=float(np.std(ok)), failed_draws=int(n_boot - ok.size), models=tuple(labels), draws=combined,
+        share_reference=shares["reference"], slope_sd_reference=sds["reference"], n_references=count_refs,
+        reference_names=tuple(m["inversion"].name for m in prepared), reference_weights=tuple(float(v) for v in w),
+        reference_slopes=tuple(float(v) for v in slopes0),
     )
 
 
@@ -193,4 +260,5 @@ def _with_score_columns(models: pd.DataFrame, benchmarks: tuple[str, ...]) -> pd
     raise InputError(f"models: no scores for {', '.join(benchmarks)}")
 
 
-__all__ = ["SOURCES", "TrendUncertainty", "as_inversion", "carry_uncertainty", "frontier_slope"]
+__all__ = ["ALL_SOURCES", "SOURCES", "TrendUncertainty", "as_inversion", "carry_over_references", "carry_uncertainty",
+           "frontier_slope"]

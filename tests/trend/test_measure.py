@@ -71,7 +71,7 @@ def shipped():
 
 def test_reference_models_are_never_targets_for_any_reference(shipped):
     from densing.trend.measure import reference_models
-    from densing.laws.references import family_members
+    from densing.trend.references import family_members
 
     table = shipped.candidates
     for fit in shipped.fits:
@@ -92,25 +92,31 @@ def trend_fits(shipped, trend):
 
 
 def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shipped):
+    assert "3.3 months" in shipped.verdict
+    failed = [c for c in shipped.checks if c.failed]
+    headline_set = "paper-like set (MMLU, BBH, MATH-hard, HumanEval)"
     if shipped.measurable:
-        assert "doubles every" in shipped.verdict and "3.3 months" in shipped.verdict
+        assert "doubles every" in shipped.verdict and headline_set in shipped.verdict and not failed
+    elif shipped.headline_set != headline_set:  # rule v2 gives the paper-like set no reference: said in words
+        assert shipped.verdict.startswith(f"Doubling time not measured on the {headline_set}: no family passes rule v2")
+        assert f"On the {shipped.headline_set}:" in shipped.verdict
     else:
+        gates = [c for c in shipped.checks if c.status != "reported"]
         assert shipped.verdict.startswith("Doubling time not measured")
-        failed = [c for c in shipped.checks if c.failed]
-        assert failed and f"{len(failed)} of {len(shipped.checks)} validity checks fail" in shipped.verdict
-        assert "3.3 months" in shipped.verdict
-        # one plain sentence per failed check, in the why
-        from densing.trend.measure import plain_reason
+        assert failed and f"{len(failed)} of {len(gates)} validity checks fail" in shipped.verdict
+    if failed:
+        from densing.trend.measure import plain_reason  # one plain sentence per failed check, in the why
 
         assert all(plain_reason(c, shipped.sensitivity) in shipped.why for c in failed)
     rows = json.loads(json.dumps(shipped.json_rows(), default=str))
     head = next(r for r in rows if r["headline"])
     assert {"share_fit", "share_score", "share_models", "intercept", "checks", "references", "breakpoint", "verdict"} <= set(head)
-    assert {c["status"] for c in head["checks"]} <= {"passed", "failed", "untestable"}
+    assert {c["status"] for c in head["checks"]} <= {"passed", "failed", "untestable", "reported"}
+    assert {"by_benchmark", "rule_v1"} <= set(head) and head["rule_v1"].startswith("Rule v1")
 
 
 def test_the_rule_picks_the_eligible_family_of_lowest_held_out_error(shipped):
-    from densing.laws.references import MAX_HELD_OUT_ERROR, eligible_families
+    from densing.trend.references import MAX_HELD_OUT_ERROR, eligible_families
 
     table = shipped.candidates
     eligible = table[table["eligible"].astype(bool)]
@@ -126,7 +132,7 @@ def test_the_rule_picks_the_eligible_family_of_lowest_held_out_error(shipped):
 def test_the_shipped_candidate_table_is_the_rules_output():
     from densing.data import read_results
     from densing.trend.measure import CANDIDATES_FILE, composed_fits, with_stderr
-    from densing.laws.references import candidate_table
+    from densing.trend.references import candidate_table
 
     fresh = candidate_table(with_stderr(read_results("results/public_models.csv")), since="2023-02-24", composed=composed_fits())
     shipped = pd.read_csv(f"reference_fits/{CANDIDATES_FILE}", keep_default_na=False, na_values=[""])
@@ -160,7 +166,7 @@ def test_the_notebook_api_is_the_same_engine(shipped, rule):
 
 
 def test_sensitivity_holds_only_eligible_references_and_d0_only_with_a_data_term(shipped):
-    from densing.laws.references import eligible_families
+    from densing.trend.references import eligible_families
 
     families = set(eligible_families(shipped.candidates)["family"])
     assert set(shipped.sensitivity["reference"].str.split(":").str[0]) <= families

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from densing.laws import forms
-from densing.laws import references
+from densing.trend import references
 
 
 def _family(name: str, sizes, tokens, *, gamma=0.45, level=22.0, benchmark="mmlu", shift=0.0, active=None, date="2024-01-01"):

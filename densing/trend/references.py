@@ -32,6 +32,28 @@ joint inversion (:mod:`densing.laws.joint`) uses all of them. The **headline ref
 eligible family with the lowest mean held-out error over its eligible benchmarks (ties: name);
 the **headline inversion** is the joint one, the per-benchmark inversions shown beside it. The
 reference family's own models (all of them, fitted or not) are never targets.
+
+**Rule v2** (date-blind; written in this module before any trend was computed with it; rule v1
+above stays as a labelled variant). v1's reach rule R4 compared the family's largest member with
+the 90th percentile of the targets released since the epoch — it read release dates, and it stood
+in for two threats that can be tested directly. v2 keeps R1, R2, R3 and R5 unchanged and replaces
+R4 by:
+
+- (R4s) saturation: the benchmark's top-decile targets (the 10% highest scores over the table's
+  models outside the family, any date) are not within :data:`SATURATION_STDERRS` standard errors
+  of the highest score the family law expresses (its ceiling c + d = 1);
+- (R4c) conditioning: over the same top-decile targets, the median κ — how many-fold N̂ moves for
+  one standard error of the score (:func:`densing.laws.inversion.conditioning`) — is at most
+  :data:`MAX_TOP_CONDITIONING`.
+
+Candidates of v2 are every family with ≥ 3 models × every benchmark of
+:data:`CANDIDATE_BENCHMARKS_V2` (v1's six, and the leaderboard-v2 columns that have a chance level
+and an item count: BBH, MATH-hard, MMLU-Pro, GPQA, MuSR; IFEval, TruthfulQA and XWinograd left out
+a priori). A **reference of a benchmark** is any family eligible on it; a **reference of a benchmark
+set** is any family eligible on at least :data:`MIN_SET_BENCHMARKS` of the set's benchmarks (its
+joint inversion covers those). Every reference of a row enters its bootstrap with equal weight: each
+draw picks one (:mod:`densing.trend.uncertainty`), so the interval carries the choice, and each
+reference's own doubling time is shown beside it. None of v2's rules reads a release date.
 """
 from __future__ import annotations
 
@@ -49,6 +71,22 @@ MAX_TOKEN_RATIO = 2.0
 REACH_QUANTILE = 0.90
 MAX_HELD_OUT_ERROR = 0.05
 MIN_BENCHMARKS = 2
+#: Rule v2's benchmarks: v1's and the leaderboard-v2 columns with a chance level and an item count.
+CANDIDATE_BENCHMARKS_V2: tuple[str, ...] = CANDIDATE_BENCHMARKS + ("bbh", "math_hard", "mmlu_pro", "gpqa", "musr")
+#: Left out of v2 before any fit (v1's, and IFEval: instruction following, no chance floor).
+EXCLUDED_BENCHMARKS_V2: dict[str, str] = {
+    **EXCLUDED_BENCHMARKS,
+    "ifeval": "instruction following, scored by rule checks: no chance floor for the law",
+}
+#: R4s: a top-decile target within this many standard errors of the law's ceiling saturates it.
+SATURATION_STDERRS = 2.0
+#: R4c: the largest median κ allowed over the top-decile targets (the trend's conditioning threshold).
+MAX_TOP_CONDITIONING = 2.0
+#: The share of highest-scoring targets R4s and R4c look at.
+TOP_SHARE = 0.10
+#: A family is a reference of a benchmark set when eligible on at least this many of its benchmarks.
+MIN_SET_BENCHMARKS = 2
+RULE_VERSIONS = ("v1", "v2")
 #: Bootstrap draws of each family fit of a reference (one seed for all: draw k resamples the same members).
 FAMILY_BOOT = 1000
 
@@ -58,6 +96,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from densing.data.benchmarks import CHANCE_LEVELS
+from densing.data.item_counts import item_counts
 from densing.errors import DensingError
 from densing.laws.family import family_points, fit_family, held_out_error, metric_for
 from densing.laws.reference import ReferenceFit
@@ -87,34 +127,94 @@ def _reach(targets: pd.DataFrame, benchmark: str, family: str, since: str | None
     return float(np.quantile(values, REACH_QUANTILE)) if values.size else math.nan
 
 
-def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[str, ReferenceFit] | None = None) -> pd.DataFrame:
-    """One row per candidate (family × benchmark, and each shipped composed fit): the rule R1–R5 applied, in words.
+def _top_targets(targets: pd.DataFrame, benchmark: str, family: str, cache: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(scores, standard errors) of the top :data:`TOP_SHARE` of ``benchmark``'s scores over the table's models
+    outside ``family``, any release date (rule v2's R4s and R4c)."""
+    if benchmark not in cache:
+        rows = targets[targets["benchmark"] == benchmark]
+        fam = rows["family"].fillna("").astype(str).to_numpy() if "family" in rows.columns else np.full(len(rows), "")
+        stderr = rows["stderr"].to_numpy(float) if "stderr" in rows.columns else np.full(len(rows), np.nan)
+        cache[benchmark] = (rows["value"].to_numpy(float), stderr, fam)
+    values, stderr, fam = cache[benchmark]
+    keep = (fam != family) & ~np.isnan(values)
+    values, stderr = values[keep], stderr[keep]
+    if not values.size:
+        return values, stderr
+    count = max(1, math.ceil(TOP_SHARE * values.size))
+    order = np.argsort(-values, kind="stable")[:count]
+    return values[order], stderr[order]
+
+
+def _date_blind_reach(row: dict, own: pd.DataFrame, targets: pd.DataFrame, family: str, benchmark: str, metric: str,
+                      cache: dict) -> str:
+    """Rule v2's R4s and R4c for one candidate: the reason it fails, or ""; fills ``top_saturated`` and ``top_kappa``."""
+    from densing.laws.inversion import conditioning
+
+    scores, stderr = _top_targets(targets, benchmark, family, cache)
+    if not scores.size or np.isnan(stderr).all():
+        return f"R4c: no target of {benchmark} has a standard error (no item count), so conditioning cannot be judged"
+    try:
+        fit = fit_family(own, family, benchmark, metric=metric, n_boot=0)
+    except DensingError as exc:
+        return f"R4c: the family law cannot be fitted: {exc}"
+    cap = float(fit.params["c"]) + float(fit.params["d"])
+    saturated = int(np.sum(scores >= cap - SATURATION_STDERRS * np.nan_to_num(stderr)))
+    kappa = conditioning(fit, scores, stderr)
+    kappa = np.where(np.isnan(kappa), np.inf, kappa)
+    row["top_saturated"], row["top_kappa"] = saturated, float(np.median(kappa))
+    if saturated:
+        return (f"R4s: {saturated} of the {scores.size} top-decile targets score within {SATURATION_STDERRS:g} standard errors "
+                f"of the law's ceiling {cap:.3g}")
+    if not row["top_kappa"] <= MAX_TOP_CONDITIONING:
+        return (f"R4c: one standard error of a top-decile target's score moves N̂ {row['top_kappa']:.3g}-fold (median; "
+                f"allowed {MAX_TOP_CONDITIONING:g})")
+    return ""
+
+
+def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[str, ReferenceFit] | None = None,
+                    rule: str = "v1") -> pd.DataFrame:
+    """One row per candidate (family × benchmark, and each shipped composed fit): the rule applied, in words.
+
+    ``rule="v1"``: R1–R5 over :data:`CANDIDATE_BENCHMARKS`; ``rule="v2"``: R1–R3, R4s, R4c, R5 over
+    :data:`CANDIDATE_BENCHMARKS_V2` (module docstring), with the columns ``top_saturated`` and
+    ``top_kappa`` and no reach (``reach_score`` NaN: v2 reads no release date).
 
     Columns: ``reference``, ``family``, ``benchmark``, ``kind``, ``n_fitted``, ``sizes``,
     ``size_span``, ``token_ratio``, ``d0``, ``largest_member``, ``largest_score``,
     ``reach_score`` (the targets' 90th percentile), ``held_out_model``, ``held_out_measured``,
     ``held_out_predicted``, ``held_out_error``, ``eligible`` and ``why`` (the first rule it fails).
     """
+    if rule not in RULE_VERSIONS:
+        raise ValueError(f"rule: expected one of {', '.join(RULE_VERSIONS)}, got {rule!r}")
+    benchmarks = CANDIDATE_BENCHMARKS if rule == "v1" else CANDIDATE_BENCHMARKS_V2
     rows = []
     counts = targets.drop_duplicates("model").groupby("family")["model"].count() if "family" in targets.columns else pd.Series(dtype=int)
-    keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params", "release_date")
-            if c in targets.columns]
+    keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params", "release_date",
+                                "stderr") if c in targets.columns]
     targets = targets[keep].astype({c: object for c in ("model", "family", "benchmark", "metric") if c in keep})  # plain
     # object columns: ~150 small selections below cost a third of the time of Arrow-backed strings
     present = set(targets["benchmark"].astype(str))
-    metrics = {b: metric_for(targets, b, None) for b in CANDIDATE_BENCHMARKS if b in present}
+    metrics = {b: metric_for(targets, b, None) for b in benchmarks if b in present}
     reach_cache: dict = {}
+    top_cache: dict = {}
+    counted = set(item_counts()["benchmark"])
     for family in sorted(str(f) for f in counts[counts >= MIN_FAMILY_MODELS].index):
         own = targets[targets["family"] == family]  # one family's rows: the per-benchmark steps read only these
-        for benchmark in CANDIDATE_BENCHMARKS:
+        for benchmark in benchmarks:
             if benchmark not in present:
                 continue
             row = {"reference": f"{family}:{benchmark}", "family": family, "benchmark": benchmark, "kind": "family",
                    "n_fitted": 0, "sizes": 0, "size_span": math.nan, "token_ratio": math.nan, "d0": math.nan,
-                   "largest_member": "", "largest_score": math.nan, "reach_score": _reach(targets, benchmark, family, since, reach_cache),
+                   "largest_member": "", "largest_score": math.nan,
+                   "reach_score": _reach(targets, benchmark, family, since, reach_cache) if rule == "v1" else math.nan,
+                   "top_saturated": math.nan, "top_kappa": math.nan,
                    "held_out_model": "", "held_out_measured": math.nan, "held_out_predicted": math.nan,
                    "held_out_error": math.nan, "eligible": False, "why": ""}
             rows.append(row)
+            if benchmark not in CHANCE_LEVELS or benchmark not in counted:
+                row["why"] = (f"R2: {benchmark} has no {'chance level' if benchmark not in CHANCE_LEVELS else 'item count'} "
+                              "in the registry (densing/data), so neither a floor nor a standard error")
+                continue
             points, dropped = family_points(own, family, benchmark, metric=metrics[benchmark])
             row["n_fitted"] = len(points)
             sizes = np.unique(points["params"].to_numpy(float))
@@ -133,7 +233,9 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
                 row["why"] = f"R2: sizes span {row['size_span']:.3g}× (need {MIN_SIZE_SPAN:g}×)"
             elif row["token_ratio"] > MAX_TOKEN_RATIO:
                 row["why"] = f"R3: token counts differ {row['token_ratio']:.3g}× (allowed {MAX_TOKEN_RATIO:g}×)"
-            elif not row["largest_score"] >= row["reach_score"]:
+            elif rule == "v2" and (reason := _date_blind_reach(row, own, targets, family, benchmark, metrics[benchmark], top_cache)):
+                row["why"] = reason
+            elif rule == "v1" and not row["largest_score"] >= row["reach_score"]:
                 row["why"] = (f"R4: largest member scores {row['largest_score']:.3f}, below the targets' "
                               f"{REACH_QUANTILE:.0%} quantile {row['reach_score']:.3f}")
             else:
@@ -161,12 +263,14 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
                      "token_ratio": float(points["train_tokens"].max() / points["train_tokens"].min()), "d0": fit.d0,
                      "largest_member": str(top["model"]), "largest_score": float(top["score"]), "reach_score": reach,
                      "held_out_model": "", "held_out_measured": math.nan, "held_out_predicted": math.nan,
-                     "held_out_error": math.nan, "eligible": False,
+                     "held_out_error": math.nan, "top_saturated": math.nan, "top_kappa": math.nan, "eligible": False,
                      "why": ("R4: largest member scores "
                              f"{float(top['score']):.3f}, below the targets' {REACH_QUANTILE:.0%} quantile {reach:.3f}"
                              if len(fit.benchmarks) == 1 else "a mean of benchmarks: the joint inversion replaces it")
                              + (" (also several recipes)" if "," in families else "")})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    out.insert(0, "rule", rule)
+    return out
 
 
 def eligible_families(candidates: pd.DataFrame) -> pd.DataFrame:
@@ -175,7 +279,7 @@ def eligible_families(candidates: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for family, group in ok.groupby("family", sort=True):
         if len(group) >= MIN_BENCHMARKS:
-            ordered = [b for b in CANDIDATE_BENCHMARKS if b in set(group["benchmark"])]
+            ordered = [b for b in CANDIDATE_BENCHMARKS_V2 if b in set(group["benchmark"])]
             rows.append({"family": family, "benchmarks": tuple(ordered), "mean_held_out_error": float(group["held_out_error"].mean())})
     table = pd.DataFrame(rows, columns=["family", "benchmarks", "mean_held_out_error"])
     table = table.sort_values(["mean_held_out_error", "family"]).reset_index(drop=True)
@@ -190,3 +294,25 @@ def family_references(targets: pd.DataFrame, candidates: pd.DataFrame, *, seed: 
     for row in eligible_families(candidates).itertuples(index=False):
         out[row.family] = tuple(fit_family(targets, row.family, b, n_boot=family_boot, seed=seed) for b in row.benchmarks)
     return out
+
+
+def references_of(candidates: pd.DataFrame, benchmarks: tuple[str, ...], minimum: int = 1) -> dict[str, tuple[str, ...]]:
+    """Rule v2's references of a benchmark or a set: every family eligible on at least ``minimum`` of ``benchmarks``,
+    with the benchmarks it is eligible on (in the order given), families by name."""
+    ok = candidates[candidates["eligible"].astype(bool) & (candidates["kind"] == "family")
+                    & candidates["benchmark"].isin(benchmarks)]
+    out = {}
+    for family, group in ok.groupby("family", sort=True):
+        found = tuple(b for b in benchmarks if b in set(group["benchmark"]))
+        if len(found) >= minimum:
+            out[str(family)] = found
+    return out
+
+
+def eligible_fits(targets: pd.DataFrame, candidates: pd.DataFrame, *, seed: int = 0,
+                  family_boot: int = FAMILY_BOOT) -> dict[tuple[str, str], ReferenceFit]:
+    """Every eligible (family, benchmark) candidate's fit, bootstrapped with one seed (draw k of a family's fits
+    resamples the same members), keyed by (family, benchmark)."""
+    ok = candidates[candidates["eligible"].astype(bool) & (candidates["kind"] == "family")]
+    return {(str(r.family), str(r.benchmark)): fit_family(targets, str(r.family), str(r.benchmark), n_boot=family_boot, seed=seed)
+            for r in ok.itertuples(index=False)}
