@@ -23,6 +23,15 @@ CHANCE_LEVELS: dict[str, float] = {
     "mbpp": 0.0,
     "math": 0.0,
     "bbh": 0.0,
+    # Open LLM Leaderboard v2 columns of the public table (raw lm-eval metrics, fractions; lm-eval's
+    # tasks/leaderboard configs): MMLU-Pro 10 options (Wang et al. 2024, arXiv 2406.01574); GPQA 4
+    # options (Rein et al. 2023, arXiv 2311.12022); MATH-hard generative exact match (MATH level 5,
+    # Hendrycks et al. 2021). The table's BBH and MuSR are multiple choice with a different number
+    # of options per subtask; their aggregate chance level is not registered (and "bbh" above is the
+    # chain-of-thought exact match of densing eval, whose floor is 0).
+    "mmlu_pro": 0.1,
+    "gpqa": 0.25,
+    "math_hard": 0.0,
     # OLMES ranked-classification tasks of AI2's OLMo ladder (densing.data.olmo): 1/k for k choices
     "olmes_mmlu": 0.25,
     "olmes_hellaswag": 0.25,

@@ -1,0 +1,202 @@
+"""The Densing Law by capability: rule v2, references drawn in the bootstrap, missing scores, size confounding, rows."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from densing.errors import DensingError
+from densing.laws.family import fit_family
+from densing.laws.joint import invert_joint
+from densing.trend import checks, references
+from densing.trend.censored import EXACT, LOWER
+from densing.trend.inversions import Joint, PerBenchmark
+from densing.trend.uncertainty import carry_over_references, carry_uncertainty
+
+
+def _family_table(seed: int = 0, noise: float = 0.0) -> pd.DataFrame:
+    """Two planted families on two benchmarks (logit-linear in ln N, chance 0.25 and 0.5) and outside targets."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    laws = {"mmlu": (0.25, 0.9, 23.0), "winogrande": (0.5, 0.7, 22.0)}
+    for family, sizes, tokens in (("Good", (1e9, 3e9, 1e10, 3e10, 7e10), 2e12), ("Narrow", (7e9, 1.3e10), 2e12)):
+        for n in sizes:
+            for bench, (chance, gamma, level) in laws.items():
+                u = 1 / (1 + np.exp(-gamma * (np.log(n) - level)))
+                rows.append({"model": f"{family}-{n:.0e}", "family": family, "benchmark": bench, "metric": "score",
+                             "value": chance + (1 - chance) * u + noise * rng.standard_normal(), "params": n,
+                             "train_tokens": tokens, "release_date": "2024-01-01"})
+    for i in range(30):
+        n = 10 ** rng.uniform(9, 10.8)
+        for bench, (chance, gamma, level) in laws.items():
+            u = 1 / (1 + np.exp(-gamma * (np.log(n) + rng.normal(0, 0.5) - level)))
+            rows.append({"model": f"t{i}", "family": f"T{i}", "benchmark": bench, "metric": "score",
+                         "value": chance + (1 - chance) * u, "params": n, "train_tokens": 1e12, "release_date": "2024-01-01"})
+    table = pd.DataFrame(rows)
+    table["stderr"] = 0.004
+    return table
+
+
+def test_rule_v2_on_a_hand_table_reads_no_date_and_names_each_failure():
+    table = _family_table()
+    v2 = references.candidate_table(table, since="2023-02-24", rule="v2")
+    good = v2[v2["family"] == "Good"].set_index("benchmark")
+    assert good.loc["mmlu", "eligible"] and good.loc["winogrande", "eligible"]
+    assert good.loc["mmlu", "top_kappa"] <= references.MAX_TOP_CONDITIONING and np.isnan(good.loc["mmlu", "reach_score"])
+    narrow = v2[v2["family"] == "Narrow"]
+    assert narrow.empty  # fewer than 3 models: not a candidate
+    # no release date is read: moving every target's date changes nothing
+    moved = table.assign(release_date="2019-01-01")
+    again = references.candidate_table(moved, since="2023-02-24", rule="v2")
+    pd.testing.assert_frame_equal(v2.drop(columns=["reach_score"]), again.drop(columns=["reach_score"]))
+    assert references.references_of(v2, ("mmlu", "winogrande"), 2) == {"Good": ("mmlu", "winogrande")}
+    # a benchmark without a chance level or item count is a candidate with its reason, never an exception
+    odd = pd.concat([table, table[table["benchmark"] == "mmlu"].assign(benchmark="math_hard_unknown")])
+    found = references.candidate_table(odd.assign(benchmark=odd["benchmark"].replace("math_hard_unknown", "musr_x")),
+                                       since=None, rule="v2")
+    assert set(found["benchmark"]) <= set(references.CANDIDATE_BENCHMARKS_V2)
+
+
+def test_rule_v2_fails_a_top_decile_that_saturates_the_law():
+    table = _family_table()
+    top = table["family"].str.startswith("T") & (table["benchmark"] == "mmlu")
+    table.loc[top, "value"] = 0.999
+    table.loc[top, "stderr"] = 0.001
+    v2 = references.candidate_table(table, since=None, rule="v2").set_index("reference")
+    assert not v2.loc["Good:mmlu", "eligible"] and v2.loc["Good:mmlu", "why"].startswith("R4s")
+
+
+def test_a_missing_score_leaves_the_joint_size_to_the_scores_a_model_has():
+    table = _family_table()
+    fits = [fit_family(table, "Good", b, n_boot=50) for b in ("mmlu", "winogrande")]
+    scores = np.array([[0.6, 0.7], [0.6, np.nan], [np.nan, 0.7]])
+    solved = invert_joint(fits, scores, np.full(scores.shape, 0.01))
+    alone_mmlu = np.log(fits[0].effective_params(np.array([0.6])))[0]
+    alone_wino = np.log(fits[1].effective_params(np.array([0.7])))[0]
+    assert solved.log_size[1] == pytest.approx(alone_mmlu, abs=1e-6)
+    assert solved.log_size[2] == pytest.approx(alone_wino, abs=1e-6)
+    assert np.isnan(solved.per_benchmark_size[1, 1]) and np.isfinite(solved.log_size).all()
+    assert min(alone_mmlu, alone_wino) - 1e-9 <= solved.log_size[0] <= max(alone_mmlu, alone_wino) + 1e-9
+
+
+def test_the_joint_trend_keeps_models_with_some_scores_and_an_empty_one_is_a_densing_error():
+    from densing.trend.targets import trend_targets
+
+    table = _family_table()
+    half = table[~((table["model"] == "t3") & (table["benchmark"] == "winogrande"))]
+    joint = Joint(tuple(fit_family(half, "Good", b, n_boot=50) for b in ("mmlu", "winogrande")))
+    models, _ = trend_targets(half, joint, since=None)
+    assert "t3" in set(models["model"]) and np.isnan(models.loc[models["model"] == "t3", "stderr:winogrande"]).all()
+    with pytest.raises(DensingError):
+        carry_uncertainty(models.iloc[:0], joint, n_boot=10, n_boot_share=0)
+
+
+def test_the_qwen15_joint_on_mmlu_and_bbh_gives_a_result_or_a_densing_error():
+    """The defect: a bare ``ValueError: zero-size array`` from laws/joint.py's solve."""
+    from densing.data import read_results
+    from densing.trend.targets import trend_targets
+
+    table = read_results("results/public_models.csv")
+    joint = Joint(tuple(fit_family(table, "Qwen1.5", b, n_boot=50) for b in ("mmlu", "bbh")))
+    try:
+        models, _ = trend_targets(table, joint)
+        result = carry_uncertainty(models, joint, n_boot=20, n_boot_share=0)
+        assert np.isfinite(result.slope_per_day)
+    except DensingError as exc:
+        assert "bbh" in str(exc) or "model" in str(exc)
+
+
+def _trend_points(seed: int, size_effect: float, n: int = 120):
+    rng = np.random.default_rng(seed)
+    t = rng.uniform(0, 600, n)
+    log_n = rng.uniform(np.log(1e9), np.log(1e11), n) + 0.004 * t  # larger models released later
+    y = 0.005 * t + size_effect * (log_n - log_n.mean()) - np.abs(rng.normal(0, 0.7, n))
+    return t, y, np.full(n, EXACT, float), np.exp(log_n)
+
+
+def test_size_confounding_passes_without_a_size_effect_and_fails_with_one():
+    t, y, kind, params = _trend_points(0, 0.0)
+    assert checks.size_confounding(t, y, kind, params).status == checks.PASSED
+    t, y, kind, params = _trend_points(0, 1.0)
+    found = checks.size_confounding(t, y, kind, params)
+    assert found.status == checks.FAILED and "ln N" in found.detail
+    few = checks.size_confounding(t[:5], y[:5], kind[:5], params[:5])
+    assert few.status == checks.UNTESTABLE
+
+
+def test_size_confounding_takes_bounds_as_bounds():
+    t, y, kind, params = _trend_points(1, 0.0)
+    kind[y > np.quantile(y, 0.95)] = LOWER
+    assert checks.size_confounding(t, y, kind, params).status in (checks.PASSED, checks.FAILED)
+
+
+def test_checks_under_several_references_fail_if_any_fails():
+    ok = checks.Check("saturation", 0.0, "t", checks.PASSED, "fine")
+    bad = checks.Check("saturation", 2.0, "t", checks.FAILED, "two")
+    assert checks.under_references({"a": ok, "b": bad}).failed
+    assert checks.under_references({"a": ok, "b": ok}).passed
+
+
+def _planted_models(n: int = 60, seed: int = 1) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    t = np.sort(rng.uniform(0, 700, n))
+    return pd.DataFrame({"model": [f"m{i}" for i in range(n)], "params": 10 ** rng.uniform(9, 10.5, n), "t": t,
+                         "log_rho": 0.004 * t - 1.0 - np.abs(rng.normal(0, 0.8, n))})
+
+
+def test_one_reference_is_the_single_reference_engine_and_disagreeing_references_widen_the_interval():
+    table = _family_table()
+    fits = {b: fit_family(table, "Good", b, n_boot=100) for b in ("mmlu", "winogrande")}
+    base = _planted_models()
+    frames = {}
+    for b, fit in fits.items():
+        size = base["params"] * np.exp(base["log_rho"])
+        frames[b] = base.assign(score=fit.predict_score(size.to_numpy(), fit.d0), stderr=0.004)
+    slow = frames["winogrande"].assign(t=frames["winogrande"]["t"] * 2.0)  # the same densities, half the slope
+    one = carry_uncertainty(frames["mmlu"], PerBenchmark(fits["mmlu"], fits["mmlu"].d0), n_boot=200, n_boot_share=50, seed=3)
+    same = carry_over_references([(PerBenchmark(fits["mmlu"], fits["mmlu"].d0), frames["mmlu"])], n_boot=200,
+                                 n_boot_share=50, seed=3)
+    assert same.slope_per_day == one.slope_per_day and same.slope_ci_low == one.slope_ci_low
+    both = carry_over_references([(PerBenchmark(fits["mmlu"], fits["mmlu"].d0), frames["mmlu"]),
+                                  (PerBenchmark(fits["winogrande"], fits["winogrande"].d0), slow)],
+                                 n_boot=400, n_boot_share=100, seed=3)
+    assert both.n_references == 2 and both.share_reference > 0.2
+    assert both.slope_per_day == pytest.approx(np.mean(both.reference_slopes))
+    assert both.slope_ci_high - both.slope_ci_low > one.slope_ci_high - one.slope_ci_low
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    from densing.data import read_results
+    from densing.trend.measure import measure_trend
+
+    return measure_trend(read_results("results/public_models.csv"), n_boot=60, n_boot_side=30)
+
+
+def test_one_row_per_benchmark_with_a_number_or_its_reason(shipped):
+    from densing.trend.capability import CAPABILITY, SETS
+
+    table = shipped.by_benchmark()
+    present = set(shipped.candidates["benchmark"])
+    assert list(table["row"]) == [b for b in CAPABILITY if b in present] + list(SETS)
+    for row in table.itertuples():
+        assert np.isfinite(row.months) != bool(row.error)
+        if np.isfinite(row.months):
+            assert row.ci_low <= row.months <= row.ci_high and row.n_references >= 1
+    assert set(table["capability"]) >= {"knowledge", "commonsense", "set"}
+
+
+def test_the_api_defaults_give_the_cli_headline():
+    """``densing.measure_trend`` with its defaults and ``densing trend`` with its defaults print one headline."""
+    import densing
+
+    api = densing.measure_trend(densing.read_results("results/public_models.csv"))
+    out = subprocess.run([sys.executable, "-m", "densing.cli.app", "trend", "--format", "json"], capture_output=True, text=True,
+                         check=True).stdout
+    head = next(r for r in json.loads(out) if r["headline"])
+    assert head["verdict"] == api.verdict
+    assert head["doubling_time_months"] == pytest.approx(api.rules[api.headline_rule].doubling_time_months, rel=1e-12)
