@@ -8,7 +8,7 @@ after its τ local steps, α the outer learning rate, β the outer momentum, c t
 threshold.
 
 Source. The paper's Algorithm 1 and its equations for the staleness gap penalty and the clipping
-could not be read in this session (only the abstract and third-party summaries were reachable),
+could not be read here (only the abstract and third-party summaries were reachable),
 so the default follows the authors' code, ``weigao266/fairscale-CO2`` (linked from
 OpenNLPLab/CO2), ``fairscale/experimental/nn/data_parallel/gossip/co2.py``,
 ``_perform_local_optimization``:  ``m.mul_(β).sub_(x, alpha=1/λ).add_(x_old, alpha=1/λ)``, then
