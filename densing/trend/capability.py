@@ -101,6 +101,15 @@ def members_of(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit],
     return out
 
 
+def ordered_members(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found: dict[str, tuple[str, ...]], *,
+                    since: str | None, epoch: str, joint: bool) -> list[tuple[object, pd.DataFrame]]:
+    """:func:`members_of`, the lead reference first: the family of lowest mean held-out error (the shares' point reference)."""
+    members = members_of(targets, fits, found, since=since, epoch=epoch, joint=joint)
+    names = list(found)
+    order = sorted(range(len(members)), key=lambda i: (_held_out(candidates, names[i], found[names[i]]), i))
+    return [members[i] for i in order]
+
+
 def _why_none(candidates: pd.DataFrame, benchmarks: tuple[str, ...]) -> str:
     rows = candidates[(candidates["kind"] == "family") & candidates["benchmark"].isin(benchmarks)]
     if rows.empty:
@@ -119,10 +128,7 @@ def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...
     if not found:
         return Row(name, label, capability, benchmarks, (), None, _why_none(candidates, benchmarks))
     try:
-        members = members_of(targets, fits, found, since=since, epoch=epoch, joint=joint)
-        # the lead reference (first) is the one of lowest mean held-out error: the shares' point reference
-        order = sorted(range(len(members)), key=lambda i: (_held_out(candidates, list(found)[i], found[list(found)[i]]), i))
-        members = [members[i] for i in order]
+        members = ordered_members(targets, candidates, fits, found, since=since, epoch=epoch, joint=joint)
         result = carry_over_references(members, rule=rule, n_boot=n_boot, n_boot_share=n_boot_share, seed=seed)
     except DensingError as exc:
         return Row(name, label, capability, benchmarks, tuple(found), None, str(exc))

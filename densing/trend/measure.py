@@ -258,9 +258,7 @@ def measure_trend(
             side_jobs.finish(pending, _side_batch, [], targets, candidates, fits, args) if pending else None
             raise FitError("no family passes rule v2 on two benchmarks of any benchmark set; the candidate table "
                            "(rule='v2') says why each fails")
-        members = capability.members_of(targets, fits, found, since=since, epoch=epoch, joint=True)
-        order = sorted(range(len(members)), key=lambda i: (capability._held_out(candidates, list(found)[i], found[list(found)[i]]), i))
-        members = [members[i] for i in order]
+        members = capability.ordered_members(targets, candidates, fits, found, since=since, epoch=epoch, joint=True)
         reference_rule = (f"rule v2 (date-blind): every family eligible on at least {references.MIN_SET_BENCHMARKS} of "
                           f"{', '.join(benchmarks)}, drawn with equal weight in each bootstrap draw")
     found_rules: dict[str, TrendUncertainty] = {}
