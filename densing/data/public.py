@@ -83,7 +83,9 @@ def apply_corrections(frame: pd.DataFrame, corrections: pd.DataFrame) -> pd.Data
 
     A correction names the value it replaces (``source_value``); if the source no longer holds
     that value the correction is stale and an :class:`InputError` is raised rather than
-    overwriting a value nobody checked. Counts may be written as ``7e9`` or ``7B``.
+    overwriting a value nobody checked. An empty ``source_value`` of a count means "the source
+    gives none": it fills a missing count and is stale once the source holds one. Counts may be
+    written as ``7e9`` or ``7B``.
     """
     result = frame.copy()
     positions = {model: index for index, model in zip(result.index, result["model"])}

@@ -201,6 +201,10 @@ def test_build_applies_corrections_and_active_params(built: pd.DataFrame) -> Non
     assert rows.loc["mistralai/Mixtral-8x22B-v0.1", "params"] == 141_000_000_000
     assert rows.loc["mistralai/Mixtral-8x22B-v0.1", "active_params"] == 39_000_000_000
     assert pd.isna(rows.loc["meta-llama/Llama-2-7b-hf", "active_params"])
+    assert rows.loc["Qwen/Qwen2-0.5B", "train_tokens"] == 12_000_000_000_000
+    assert rows.loc["Qwen/Qwen2-57B-A14B", "train_tokens"] == 4_500_000_000_000
+    assert rows.loc["RWKV/rwkv-4-14b-pile", "train_tokens"] == 330_000_000_000
+    assert pd.isna(rows.loc["openai-community/gpt2", "train_tokens"])
     assert list(built.columns) == list(OUTPUT_COLUMNS)
     assert len(built) == 148 and built["model"].is_unique
 
@@ -213,6 +217,18 @@ def test_stale_correction_is_refused(tmp_path: Path) -> None:
     )
     with pytest.raises(InputError, match="Llama-2-7b-hf"):
         build_public_models(OBSSCALING, DATES, stale)
+
+
+def test_empty_source_value_fills_a_count_the_source_lacks(tmp_path: Path) -> None:
+    header = "model,field,source_value,corrected_value,reason,evidence_url\n"
+    fill = tmp_path / "fill.csv"
+    fill.write_text(header + "openai-community/gpt2,train_tokens,,1e9,planted fill of a missing count,https://example.org\n")
+    rows = build_public_models(OBSSCALING, DATES, fill).set_index("model")
+    assert rows.loc["openai-community/gpt2", "train_tokens"] == 1_000_000_000
+    present = tmp_path / "present.csv"
+    present.write_text(header + "meta-llama/Llama-2-7b-hf,train_tokens,,1e9,planted fill of a count the source has,https://example.org\n")
+    with pytest.raises(InputError, match="Llama-2-7b-hf"):
+        build_public_models(OBSSCALING, DATES, present)
 
 
 def test_unreadable_inputs_raise_input_error(tmp_path: Path) -> None:
