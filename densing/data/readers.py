@@ -73,7 +73,7 @@ WIDE_SCORE_COLUMNS: dict[str, str] = {
     "GSM8K": "gsm8k",
     "XWinograd": "xwinograd",
     "HumanEval": "humaneval",
-    "leaderboard_bbh": "bbh",
+    "leaderboard_bbh": "leaderboard_bbh",
     "leaderboard_gpqa": "gpqa",
     "leaderboard_ifeval": "ifeval",
     "leaderboard_math_hard": "math_hard",

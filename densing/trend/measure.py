@@ -371,7 +371,7 @@ def _breakpoint(targets: pd.DataFrame, members: list, head: TrendUncertainty, ep
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Regenerate the shipped candidate table (step 1 of the module docstring)."""
+    """Regenerate the shipped candidate table, rule v2 and rule v1 (step 1 of the module docstring)."""
     parser = argparse.ArgumentParser(prog="python -m densing.trend.measure", description=main.__doc__)
     parser.add_argument("--results", default=str(paths.RESULTS / "public_models.csv"))
     parser.add_argument("--fits-dir", default=str(paths.REFERENCE_FITS))
@@ -381,14 +381,16 @@ def main(argv: list[str] | None = None) -> int:
     from densing.io import atomic_write_text
 
     try:
-        table = references.candidate_table(with_stderr(read_results(args.results)), since=args.since,
-                                           composed=composed_fits(args.fits_dir))
+        targets, composed = with_stderr(read_results(args.results)), composed_fits(args.fits_dir)
+        # rule v2 (the references of every row) first, rule v1 (the labelled variant) after it; the rule column says which
+        table = pd.concat([references.candidate_table(targets, since=args.since, composed=composed, rule=rule)
+                           for rule in ("v2", "v1")], ignore_index=True)
     except DensingError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     out = Path(args.fits_dir) / CANDIDATES_FILE
     atomic_write_text(out, table.to_csv(index=False, float_format="%.6g"))
-    print(references.eligible_families(table).to_string(index=False))
+    print(references.eligible_families(table[table["rule"] == "v2"]).drop(columns="headline").to_string(index=False))
     print(f"wrote {out}")
     return 0
 

@@ -72,7 +72,7 @@ REACH_QUANTILE = 0.90
 MAX_HELD_OUT_ERROR = 0.05
 MIN_BENCHMARKS = 2
 #: Rule v2's benchmarks: v1's and the leaderboard-v2 columns with a chance level and an item count.
-CANDIDATE_BENCHMARKS_V2: tuple[str, ...] = CANDIDATE_BENCHMARKS + ("bbh", "math_hard", "mmlu_pro", "gpqa", "musr")
+CANDIDATE_BENCHMARKS_V2: tuple[str, ...] = CANDIDATE_BENCHMARKS + ("leaderboard_bbh", "math_hard", "mmlu_pro", "gpqa", "musr")
 #: Left out of v2 before any fit (v1's, and IFEval: instruction following, no chance floor).
 EXCLUDED_BENCHMARKS_V2: dict[str, str] = {
     **EXCLUDED_BENCHMARKS,

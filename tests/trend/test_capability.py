@@ -101,13 +101,13 @@ def test_the_qwen15_joint_on_mmlu_and_bbh_gives_a_result_or_a_densing_error():
     from densing.trend.targets import trend_targets
 
     table = read_results("results/public_models.csv")
-    joint = Joint(tuple(fit_family(table, "Qwen1.5", b, n_boot=50) for b in ("mmlu", "bbh")))
+    joint = Joint(tuple(fit_family(table, "Qwen1.5", b, n_boot=50) for b in ("mmlu", "leaderboard_bbh")))
     try:
         models, _ = trend_targets(table, joint)
         result = carry_uncertainty(models, joint, n_boot=20, n_boot_share=0)
         assert np.isfinite(result.slope_per_day)
     except DensingError as exc:
-        assert "bbh" in str(exc) or "model" in str(exc)
+        assert "leaderboard_bbh" in str(exc) or "model" in str(exc)
 
 
 def _trend_points(seed: int, size_effect: float, n: int = 120):
@@ -200,3 +200,25 @@ def test_the_api_defaults_give_the_cli_headline():
     head = next(r for r in json.loads(out) if r["headline"])
     assert head["verdict"] == api.verdict
     assert head["doubling_time_months"] == pytest.approx(api.rules[api.headline_rule].doubling_time_months, rel=1e-12)
+
+
+def test_the_tables_multiple_choice_bbh_is_a_row_with_a_number(shipped):
+    """The defect: BBH alone gave "fewer than 3 usable models" (no chance level or item count for the table's BBH).
+
+    The public table's BBH is leaderboard v2's multiple-choice BBH, registered as ``leaderboard_bbh`` (chance level and
+    item count from its subtasks); lm-eval's chain-of-thought ``bbh`` keeps its own name and zero floor.
+    """
+    rows = shipped.by_benchmark().set_index("row")
+    assert "bbh" not in rows.index
+    bbh = rows.loc["leaderboard_bbh"]
+    assert bbh["capability"] == "reasoning & math"
+    assert bbh["n_models"] >= 30 and (np.isfinite(bbh["months"]) or "R" in bbh["error"])
+
+
+def test_why_a_set_has_no_reference_names_the_families_eligible_on_one_benchmark_only():
+    from densing.trend.capability import _why_none
+
+    table = _family_table()
+    v2 = references.candidate_table(table, since=None, rule="v2")
+    words = _why_none(v2, ("mmlu", "gsm8k"))
+    assert "other" not in words and "eligible on one only: Good (mmlu)" in words
