@@ -46,7 +46,7 @@ ROW_BENCHMARKS: tuple[str, ...] = tuple(CAPABILITY)
 SETS: dict[str, tuple[str, tuple[str, ...]]] = {
     "paper": ("paper-like set (MMLU, BBH, MATH-hard, HumanEval)", ("mmlu", "leaderboard_bbh", "math_hard", "humaneval")),
     "paper_gsm8k": ("paper-like set with GSM8K for MATH", ("mmlu", "leaderboard_bbh", "gsm8k", "humaneval")),
-    "knowledge_commonsense": ("knowledge & commonsense (MMLU, HellaSwag, WinoGrande; the earlier headline's set)",
+    "knowledge_commonsense": ("knowledge & commonsense set (MMLU, HellaSwag, WinoGrande; the earlier headline's)",
                               ("mmlu", "hellaswag", "winogrande")),
 }
 HEADLINE_SET = "paper"
