@@ -1,0 +1,249 @@
+"""Reader for AI2's published OLMES scores of open base models (``results/olmes/``).
+
+Two files make the target table:
+
+- ``olmo2-32b.csv``: AI2's comparison table from allenai/OLMo (one row per model: ``Model``,
+  ``FLOPs``, ``Average`` and ten task columns, scores in percent), copied unchanged;
+- ``models.csv``: one row per model of that table with its parameter count, pretraining tokens,
+  release date and a source URL for each (:data:`MODEL_COLUMNS`).
+
+:func:`read_olmes_targets` joins them into densing's tidy results table
+(:mod:`densing.data.schema`): one row per (model, task) with a score, ``value`` = percent / 100,
+``metric`` = ``score``, ``n_shot`` unknown (the table does not state it), ``source`` naming the
+upstream file and commit, and the provenance columns of ``models.csv`` (``hf_id``,
+``tokens_derivation``, ``params_source``, ``tokens_source``, ``date_source``, ``note``) plus AI2's
+``flops`` carried on every row. The ``Average`` column is dropped.
+
+:func:`read_olmes_models` reads and checks ``models.csv`` on its own: every non-empty params,
+train_tokens or release_date has a source URL; ``tokens_derivation`` is ``stated``, ``flops/6N``
+(tokens = AI2's FLOPs / (6 · params), for a model whose developer gives no count) or empty (no
+count, and the note says why); a ``flops/6N`` row agrees with FLOPs / (6 · params) to rounding.
+"""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from densing.data.readers import read_csv_file
+from densing.data.schema import is_missing, validate_results
+from densing.data.units import parse_date
+from densing.errors import InputError
+
+#: Upstream of ``olmo2-32b.csv`` (see results/olmes/README.md).
+SOURCE = "allenai/OLMo@8cbfe6f9adce59c62a44ad41fda4478b5e4d19ad:olmo2-32b.csv"
+
+#: AI2's task columns -> densing benchmark names. These are OLMES prompts and formats (ARC-C,
+#: HellaSwag, WinoGrande and MMLU in the multiple-choice "MC" format), not the Open LLM
+#: Leaderboard's, so none of them reuses a leaderboard name (arc_challenge, hellaswag, winogrande,
+#: mmlu, gsm8k, mmlu_pro) nor the ranked-classification names of the OLMo ladder
+#: (olmes_arc_challenge, olmes_hellaswag, olmes_winogrande, olmes_mmlu): same data, other prompts,
+#: so trends compare across them, levels do not.
+OLMES_BENCHMARKS: dict[str, str] = {
+    "ARC Challenge": "olmes_arc_challenge_mc",
+    "HSwag": "olmes_hellaswag_mc",
+    "WinoG": "olmes_winogrande_mc",
+    "MMLU": "olmes_mmlu_mc",
+    "DROP": "olmes_drop",
+    "NQ": "olmes_naturalqs",
+    "AGIEval": "olmes_agieval",
+    "GSM8k": "olmes_gsm8k",
+    "MMLU Pro": "olmes_mmlu_pro",
+    "TriviaQA": "olmes_triviaqa",
+}
+#: The table gives one number per task without naming its metric (accuracy for the multiple-choice
+#: tasks, exact match or F1 for the generative ones), so every score is ``score``.
+OLMES_METRIC = "score"
+SCORE_FILE_COLUMNS: tuple[str, ...] = ("Model", "FLOPs", "Average", *OLMES_BENCHMARKS)
+MODEL_COLUMNS: tuple[str, ...] = (
+    "model", "hf_id", "family", "params", "active_params", "train_tokens", "tokens_derivation",
+    "release_date", "date_source", "params_source", "tokens_source", "note",
+)
+#: ``stated``: the developer states the count; ``flops/6N``: AI2's FLOPs / (6 · params); empty: neither.
+TOKEN_DERIVATIONS: tuple[str, ...] = ("stated", "flops/6N", "")
+#: Relative tolerance of a flops/6N token count against FLOPs / (6 · params): rounding only.
+FLOPS_RTOL = 1e-3
+PROVENANCE_COLUMNS: tuple[str, ...] = (
+    "hf_id", "flops", "tokens_derivation", "params_source", "tokens_source", "date_source", "note",
+)
+_URL = re.compile(r"^https?://\S+$")
+
+
+def _count(value: str, *, field: str, where: str, integer: bool = False) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise InputError(f"{where}: field '{field}': expected a plain number, got {value!r}") from None
+    if not math.isfinite(number) or number <= 0:
+        raise InputError(f"{where}: field '{field}': expected a positive number, got {value!r}")
+    if integer and number != int(number):
+        raise InputError(f"{where}: field '{field}': expected an integer count, got {value!r}")
+    return number
+
+
+def read_olmes_scores(scores_path: str | Path) -> pd.DataFrame:
+    """AI2's table as read from ``scores_path``: columns checked, one row per model, numbers parsed.
+
+    Returns the file's columns with ``FLOPs`` and the task columns as floats (NaN where empty).
+    InputError names the file, row (1-based, header not counted) and field of a score that is not
+    a number or lies outside [0, 100], a FLOPs that is not a positive number, an empty or repeated
+    model name, and a missing or unknown column.
+    """
+    path = Path(scores_path)
+    if not path.is_file():
+        raise InputError(f"{path}: no such file (AI2's OLMES score table)")
+    raw = read_csv_file(path, dtype=str, keep_default_na=False)
+    missing = [c for c in SCORE_FILE_COLUMNS if c not in raw.columns]
+    if missing:
+        raise InputError(f"{path}: missing column(s) {', '.join(missing)} (have: {', '.join(map(str, raw.columns))})")
+    unknown = [c for c in raw.columns if c not in SCORE_FILE_COLUMNS]
+    if unknown:
+        raise InputError(f"{path}: unknown column(s) {', '.join(map(str, unknown))}: add them to OLMES_BENCHMARKS with a benchmark name")
+    if raw.empty:
+        raise InputError(f"{path}: the table has no rows")
+    columns: dict[str, list] = {c: [] for c in SCORE_FILE_COLUMNS}
+    seen: dict[str, int] = {}
+    for i, rec in enumerate(raw.to_dict("records"), start=1):
+        where = f"{path}: row {i}"
+        model = str(rec["Model"]).strip()
+        if not model:
+            raise InputError(f"{where}: field 'Model' is empty")
+        if model in seen:
+            raise InputError(f"{where}: field 'Model': {model!r} repeats row {seen[model]}")
+        seen[model] = i
+        columns["Model"].append(model)
+        flops = str(rec["FLOPs"]).strip()
+        columns["FLOPs"].append(_count(flops, field="FLOPs", where=f"{where} ({model})") if flops else math.nan)
+        for column in ("Average", *OLMES_BENCHMARKS):
+            text = str(rec[column]).strip()
+            if not text:
+                columns[column].append(math.nan)
+                continue
+            try:
+                score = float(text)
+            except ValueError:
+                raise InputError(f"{where} ({model}): field '{column}': expected a score in percent, got {text!r}") from None
+            if not (math.isfinite(score) and 0.0 <= score <= 100.0):
+                raise InputError(f"{where} ({model}): field '{column}': {text} is outside [0, 100] (scores are percentages)")
+            columns[column].append(score)
+    out = pd.DataFrame({"Model": pd.Series(columns["Model"], dtype=object)})
+    for column in SCORE_FILE_COLUMNS[1:]:
+        out[column] = pd.Series(columns[column], dtype="float64")
+    return out
+
+
+def read_olmes_models(models_path: str | Path, flops: dict[str, float] | None = None) -> pd.DataFrame:
+    """``models.csv`` checked (see the module docstring); counts as floats, dates as ISO strings.
+
+    ``flops`` (model -> AI2's FLOPs, NaN where none) lets a ``flops/6N`` row be checked against
+    FLOPs / (6 · params); without it that check is skipped.
+    """
+    path = Path(models_path)
+    if not path.is_file():
+        raise InputError(f"{path}: no such file (model metadata of the OLMES table)")
+    raw = read_csv_file(path, dtype=str, keep_default_na=False)
+    missing = [c for c in MODEL_COLUMNS if c not in raw.columns]
+    if missing:
+        raise InputError(f"{path}: missing column(s) {', '.join(missing)} (have: {', '.join(map(str, raw.columns))})")
+    if raw.empty:
+        raise InputError(f"{path}: the table has no rows")
+    rows = []
+    seen: dict[str, int] = {}
+    for i, rec in enumerate(raw.to_dict("records"), start=1):
+        rec = {str(k): str(v).strip() for k, v in rec.items()}
+        model = rec["model"]
+        where = f"{path}: row {i} ({model})" if model else f"{path}: row {i}"
+        if not model:
+            raise InputError(f"{where}: field 'model' is empty")
+        if model in seen:
+            raise InputError(f"{where}: field 'model': repeats row {seen[model]}")
+        seen[model] = i
+        for field in ("hf_id", "family"):
+            if not rec[field]:
+                raise InputError(f"{where}: field '{field}' is empty")
+        if not rec["params"]:
+            raise InputError(f"{where}: field 'params' is empty: every target needs its parameter count")
+        params = _count(rec["params"], field="params", where=where, integer=True)
+        active = _count(rec["active_params"], field="active_params", where=where, integer=True) if rec["active_params"] else math.nan
+        if active > params:
+            raise InputError(f"{where}: field 'active_params': {rec['active_params']} exceeds params {rec['params']}")
+        tokens = _count(rec["train_tokens"], field="train_tokens", where=where) if rec["train_tokens"] else math.nan
+        derivation = rec["tokens_derivation"]
+        if derivation not in TOKEN_DERIVATIONS:
+            raise InputError(f"{where}: field 'tokens_derivation': {derivation!r} is not one of stated, flops/6N or empty")
+        if math.isnan(tokens) != (derivation == ""):
+            raise InputError(f"{where}: field 'tokens_derivation': {derivation or 'empty'!s} does not fit train_tokens "
+                             f"{rec['train_tokens'] or 'empty'} (a count needs 'stated' or 'flops/6N'; no count, none)")
+        if math.isnan(tokens) and not rec["note"]:
+            raise InputError(f"{where}: field 'note': train_tokens is empty, so the note must say why")
+        for value_field, source_field in (("params", "params_source"), ("train_tokens", "tokens_source"),
+                                          ("release_date", "date_source")):
+            if rec[value_field] and not _URL.match(rec[source_field]):
+                raise InputError(f"{where}: field '{source_field}': {value_field} {rec[value_field]} needs a source URL, got {rec[source_field]!r}")
+        if not rec["release_date"] and not rec["note"]:
+            raise InputError(f"{where}: field 'note': release_date is empty, so the note must say why")
+        if rec["release_date"]:
+            parsed = parse_date(rec["release_date"], where=f"{where}: field 'release_date'")
+            if parsed.strftime("%Y-%m-%d") != rec["release_date"]:
+                raise InputError(f"{where}: field 'release_date': {rec['release_date']!r} is not YYYY-MM-DD")
+        if derivation == "flops/6N" and flops is not None:
+            budget = flops.get(model, math.nan)
+            if is_missing(budget):
+                raise InputError(f"{where}: field 'tokens_derivation': flops/6N, but the score table gives no FLOPs for {model!r}")
+            expected = budget / (6.0 * params)
+            if not math.isclose(tokens, expected, rel_tol=FLOPS_RTOL):
+                raise InputError(f"{where}: field 'train_tokens': {rec['train_tokens']} is not FLOPs/(6·params) = "
+                                 f"{budget:g}/(6·{params:g}) = {expected:.6g}")
+        rows.append({**rec, "params": params, "active_params": active, "train_tokens": tokens})
+    frame = pd.DataFrame(rows, columns=list(raw.columns))
+    for column in ("params", "active_params", "train_tokens"):
+        frame[column] = frame[column].astype("float64")
+    return frame
+
+
+def read_olmes_targets(scores_path: str | Path, models_path: str | Path) -> pd.DataFrame:
+    """The OLMES target table in densing's tidy schema (see the module docstring).
+
+    Raises :class:`InputError` (one line naming the file, row and field) for a bad score, a model
+    in the scores without a ``models.csv`` row, a ``models.csv`` row for a model the scores lack,
+    and everything :func:`read_olmes_scores` and :func:`read_olmes_models` check.
+    """
+    scores = read_olmes_scores(scores_path)
+    flops = dict(zip(scores["Model"], scores["FLOPs"]))
+    models = read_olmes_models(models_path, flops=flops)
+    known = set(models["model"])
+    for i, model in enumerate(scores["Model"], start=1):
+        if model not in known:
+            raise InputError(f"{scores_path}: row {i}: field 'Model': {model!r} has no row in {models_path}")
+    extra = sorted(known - set(scores["Model"]))
+    if extra:
+        raise InputError(f"{models_path}: field 'model': {', '.join(map(repr, extra))} not in {scores_path}")
+    long = scores.drop(columns=["Average"]).melt(
+        id_vars=["Model", "FLOPs"], value_vars=list(OLMES_BENCHMARKS), var_name="column", value_name="percent"
+    )
+    long = long[long["percent"].notna()]
+    long = long.merge(models, left_on="Model", right_on="model", how="left", validate="many_to_one")
+    tidy = pd.DataFrame(
+        {
+            "model": long["Model"],
+            "benchmark": long["column"].map(OLMES_BENCHMARKS),
+            "metric": OLMES_METRIC,
+            "value": long["percent"] / 100.0,
+            "params": long["params"],
+            "train_tokens": long["train_tokens"],
+            "active_params": long["active_params"],
+            "release_date": long["release_date"].replace("", None),
+            "family": long["family"],
+            "source": SOURCE,
+            "flops": long["FLOPs"],
+            **{c: long[c] for c in PROVENANCE_COLUMNS if c != "flops"},
+        }
+    )
+    order = {name: k for k, name in enumerate(OLMES_BENCHMARKS.values())}
+    model_order = {m: k for k, m in enumerate(scores["Model"])}
+    tidy = tidy.sort_values(
+        ["model", "benchmark"], key=lambda s: s.map(model_order) if s.name == "model" else s.map(order), kind="stable"
+    ).reset_index(drop=True)
+    return validate_results(tidy, source=f"{scores_path} + {models_path}")
