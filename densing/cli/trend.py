@@ -66,7 +66,6 @@ def trend(
 ) -> None:
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
     from densing.data import read_results
-    from densing.errors import InputError
     from densing.laws.reference import ReferenceFit
     from densing.report.build import DEFAULT_RESULTS
     from densing.trend.measure import measure_trend

@@ -36,7 +36,7 @@ import pandas as pd
 
 from densing import paths
 from densing.data.units import format_count
-from densing.errors import DensingError, FitError, InputError
+from densing.errors import DensingError, FitError
 from densing.trend import capability, references
 from densing.laws.reference import ReferenceFit
 from densing.numbers import format_number
