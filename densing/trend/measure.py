@@ -230,7 +230,7 @@ def measure_trend(
     n_boot_side: int = DEFAULT_N_BOOT_SIDE,
     seed: int = 0,
 ) -> TrendMeasurement:
-    """The Densing Law by capability on a tidy target table (module docstring): the headline on the paper-like set,
+    """A :class:`TrendMeasurement`: the Densing Law by capability on a tidy target table (module docstring): the headline on the paper-like set,
     one row per benchmark and per set, rule v1's verdict beside it. The defaults are the CLI's.
 
     ``fit`` replaces the headline's references by one fit (inverted per benchmark at ``d0``, default its own D0);
