@@ -52,9 +52,14 @@ def terminate_on_sigterm() -> None:
 
 
 def worker_setup(parent: int) -> None:
-    """First thing in a worker process: die with ``parent`` (Linux), ignore Ctrl-C, default ``SIGTERM``."""
+    """First thing in a worker process: die with ``parent`` (Linux), ignore Ctrl-C, default ``SIGTERM``.
+
+    The worker starts with ``SIGINT`` blocked (:func:`fork_context`'s processes), so a Ctrl-C that
+    reaches it before this runs is dropped here rather than printing a traceback from its start-up."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -66,11 +71,31 @@ def worker_setup(parent: int) -> None:
         os._exit(1)
 
 
-def fork_context():
-    """The ``fork`` start method (a worker inherits the parent's imports), ``spawn`` where fork is unsafe."""
+_CONTEXTS: dict = {}
+
+
+def fork_context(method: str | None = None):
+    """A ``multiprocessing`` context of ``method`` (default: ``fork`` on Linux, where a worker inherits the
+    parent's imports; ``spawn`` where fork is unsafe). A forked process starts with ``SIGINT`` blocked until
+    :func:`worker_setup` has made it ignore it (a spawned one is pickled, so it keeps the plain class)."""
     import multiprocessing
 
-    return multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    method = method or ("fork" if sys.platform.startswith("linux") else "spawn")
+    if method != "fork" or not hasattr(signal, "pthread_sigmask"):
+        return multiprocessing.get_context(method)
+    if method not in _CONTEXTS:
+        base = type(multiprocessing.get_context(method))
+
+        class Process(base.Process):
+            def start(self) -> None:
+                old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+                try:
+                    super().start()
+                finally:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+        _CONTEXTS[method] = type(f"Quiet{base.__name__}", (base,), {"Process": Process})()
+    return _CONTEXTS[method]
 
 
 def process_pool(workers: int, context=None):
@@ -134,11 +159,19 @@ def _own_group(pid: int) -> bool:
         return False
 
 
-def end_children(grace: float = GRACE_S) -> list[int]:
-    """End every ``multiprocessing`` child of this process still alive; their ids (none in a clean run)."""
+def children() -> set:
+    """The ``multiprocessing`` children of this process now alive."""
+    if "multiprocessing" not in sys.modules:  # nothing was started (and the CLI's start stays quick)
+        return set()
+    return set(sys.modules["multiprocessing"].active_children())
+
+
+def end_children(grace: float = GRACE_S, keep: set = frozenset()) -> list[int]:
+    """End every ``multiprocessing`` child of this process still alive but those in ``keep`` (children that
+    were there before, e.g. a notebook's own); their ids (none in a clean run)."""
     if "multiprocessing" not in sys.modules:  # nothing was started (and the CLI's exit stays quick)
         return []
-    children = sys.modules["multiprocessing"].active_children()
+    children = [c for c in sys.modules["multiprocessing"].active_children() if c not in keep]
     for child in children:
         end_process(child, grace)
     return [child.pid for child in children]

@@ -79,8 +79,9 @@ def main(argv: list[str] | None = None) -> None:
         return
     import signal
 
-    from densing.workers import Terminated, end_children, terminate_on_sigterm
+    from densing.workers import Terminated, children, end_children, terminate_on_sigterm
 
+    before = children()  # a caller's own processes (main called from Python) are not the command's
     previous = signal.getsignal(signal.SIGTERM)
     terminate_on_sigterm()  # SIGTERM leaves like Ctrl-C: finally blocks end the worker processes
     try:
@@ -89,7 +90,7 @@ def main(argv: list[str] | None = None) -> None:
         print("error: terminated", file=sys.stderr)
         raise
     finally:
-        end_children()  # any worker process still alive ends with the command
+        end_children(keep=before)  # any worker process the command left alive ends with it
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
 

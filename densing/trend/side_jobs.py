@@ -23,12 +23,10 @@ def start(batch, jobs: list, *args):
 
     if len(jobs) < 2 or (os.cpu_count() or 1) < 2 or not hasattr(os, "fork") or os.environ.get("DENSING_SERIAL"):
         return None
-    import multiprocessing
-
-    from densing.workers import end_pool, process_pool
+    from densing.workers import end_pool, fork_context, process_pool
 
     try:
-        pool = process_pool(1, multiprocessing.get_context("fork"))
+        pool = process_pool(1, fork_context("fork"))
     except (OSError, ValueError):
         return None
     _open.append(pool)
