@@ -39,7 +39,13 @@ class Terminated(SystemExit):
         super().__init__(128 + signal.SIGTERM)
 
 
+#: Set by the SIGTERM handler: the CLI exits 143 even where the exception was swallowed (an at-fork hook).
+terminated = False
+
+
 def _raise_terminated(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
+    global terminated
+    terminated = True
     raise Terminated()
 
 
@@ -54,12 +60,13 @@ def terminate_on_sigterm() -> None:
 def worker_setup(parent: int) -> None:
     """First thing in a worker process: die with ``parent`` (Linux), ignore Ctrl-C, default ``SIGTERM``.
 
-    The worker starts with ``SIGINT`` blocked (:func:`fork_context`'s processes), so a Ctrl-C that
-    reaches it before this runs is dropped here rather than printing a traceback from its start-up."""
+    The worker starts with ``SIGINT`` and ``SIGTERM`` blocked (:func:`fork_context`'s processes), so a
+    Ctrl-C that reaches it before this runs is dropped here rather than printing a traceback from its
+    start-up, and a ``SIGTERM`` then ends it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -76,8 +83,9 @@ _CONTEXTS: dict = {}
 
 def fork_context(method: str | None = None):
     """A ``multiprocessing`` context of ``method`` (default: ``fork`` on Linux, where a worker inherits the
-    parent's imports; ``spawn`` where fork is unsafe). A forked process starts with ``SIGINT`` blocked until
-    :func:`worker_setup` has made it ignore it (a spawned one is pickled, so it keeps the plain class)."""
+    parent's imports; ``spawn`` where fork is unsafe). This process holds ``SIGINT`` and ``SIGTERM`` while it
+    forks (delivered right after), and the worker starts with them blocked until :func:`worker_setup`
+    (a spawned process is pickled, so it keeps the plain class)."""
     import multiprocessing
 
     method = method or ("fork" if sys.platform.startswith("linux") else "spawn")
@@ -88,7 +96,8 @@ def fork_context(method: str | None = None):
 
         class Process(base.Process):
             def start(self) -> None:
-                old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+                # held while forking: a signal handled inside fork's at-fork hooks would be lost there
+                old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
                 try:
                     super().start()
                 finally:

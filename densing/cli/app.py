@@ -79,13 +79,17 @@ def main(argv: list[str] | None = None) -> None:
         return
     import signal
 
+    from densing import workers
     from densing.workers import Terminated, children, end_children, terminate_on_sigterm
 
     before = children()  # a caller's own processes (main called from Python) are not the command's
     previous = signal.getsignal(signal.SIGTERM)
+    workers.terminated = False
     terminate_on_sigterm()  # SIGTERM leaves like Ctrl-C: finally blocks end the worker processes
     try:
         _dispatch(args)
+        if workers.terminated:  # SIGTERM's exception was swallowed where it was raised
+            raise Terminated()
     except Terminated:
         print("error: terminated", file=sys.stderr)
         raise
