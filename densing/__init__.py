@@ -12,10 +12,26 @@ The pandas API, for notebooks::
 
 Heavy modules load on first use, so ``import densing`` (and ``densing --help``) stays quick.
 ``densing.compute_density`` is the function; ``densing.density`` is its module (:mod:`densing.laws.inversion`).
+
+The public names (``densing.__all__``; ``dir(densing)`` lists them before they load)::
+
+    read_results(path)               -> DataFrame: a tidy table from any known format (CSV, store, lm-eval JSON)
+    read_table(path)                 -> DataFrame: a tidy CSV/Parquet table, validated
+    read_pythia_evals(folder)        -> DataFrame: the Pythia suite's evaluations
+    read_lm_eval_json(path)          -> DataFrame: one lm-eval results file, raw
+    fit_reference(frame, benchmark)  -> ReferenceFit: the Densing Law on reference models, bootstrapped
+    held_out_validation(frame, ...)  -> (ReferenceFit, DataFrame): a fit on the small models, judged on the large ones
+    ReferenceFit                        a fitted reference law (load, save, invert, predict)
+    invert(fit, scores)              -> DataFrame: effective parameter size of each score
+    compute_density(targets, fit)    -> DataFrame: effective size and capacity density per model
+    density                             the inversion module (compute_density's home)
+    fit_trend(...)                   -> the trend ln ρmax = A·t + B on one frontier
+    measure_trend(targets)           -> TrendMeasurement: the headline, rows per benchmark, checks
+    DensingError, InputError, FitError, TraceError, EvalError, WorkerError: the errors densing raises
 """
 from importlib import import_module
 
-from densing.errors import DensingError, EvalError, FitError, InputError, TraceError
+from densing.errors import DensingError, EvalError, FitError, InputError, TraceError, WorkerError
 
 _LAZY = {
     "fit_reference": ("densing.laws.reference", "fit_reference"),
@@ -52,4 +68,9 @@ def __getattr__(name: str):
     return module if attribute is None else getattr(module, attribute)
 
 
-__all__ = ["DensingError", "EvalError", "FitError", "InputError", "TraceError", "__version__", *_LAZY]
+__all__ = ["DensingError", "EvalError", "FitError", "InputError", "TraceError", "WorkerError", "__version__", *_LAZY]
+
+
+def __dir__() -> list[str]:
+    """The module's names and the lazy public ones (not yet loaded), for ``dir()`` and tab completion."""
+    return sorted(set(globals()) | set(__all__))

@@ -25,3 +25,7 @@ class TraceError(InputError):
 
 class EvalError(DensingError, RuntimeError):
     """An evaluation run that cannot start or finish (unknown benchmark, missing model)."""
+
+
+class WorkerError(DensingError, RuntimeError):
+    """A worker process died (killed, out of memory) before it handed back its result."""

@@ -71,12 +71,38 @@ def print_help(argv: list[str]) -> bool:
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry. A usage error (unknown option, bad value) and a
     :class:`DensingError` each become one line on stderr and exit code 2; ``densing`` or a group
-    without a command prints its help (exit 2); anything else is a bug and keeps its traceback."""
-    import click
-
+    without a command prints its help (exit 2); Ctrl-C exits 130 and ``SIGTERM`` 143, each with one
+    line, after every worker process has ended (:mod:`densing.workers`); anything else is a bug and
+    keeps its traceback."""
     args = sys.argv[1:] if argv is None else list(argv)
     if print_help(args):
         return
+    import signal
+
+    from densing import workers
+    from densing.workers import Terminated, children, end_children, terminate_on_sigterm
+
+    before = children()  # a caller's own processes (main called from Python) are not the command's
+    previous = signal.getsignal(signal.SIGTERM)
+    workers.terminated = False
+    terminate_on_sigterm()  # SIGTERM leaves like Ctrl-C: finally blocks end the worker processes
+    try:
+        _dispatch(args)
+        if workers.terminated:  # SIGTERM's exception was swallowed where it was raised
+            raise Terminated()
+    except Terminated:
+        print("error: terminated", file=sys.stderr)
+        raise
+    finally:
+        end_children(keep=before)  # any worker process the command left alive ends with it
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _dispatch(args: list[str]) -> None:
+    """Run the command line ``args`` through typer, errors as :func:`main` describes."""
+    import click
+
     try:
         code = app(args=args, prog_name="densing", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:  # `densing`, `densing eval`: the help screen
@@ -95,6 +121,8 @@ def main(argv: list[str] | None = None) -> None:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"error: {message}", file=sys.stderr)
         sys.exit(2)
+    if code == 130:  # typer's answer to Ctrl-C (KeyboardInterrupt) in a command
+        print("error: interrupted", file=sys.stderr)
     if isinstance(code, int) and code:  # a command's typer.Exit(code)
         sys.exit(code)
 

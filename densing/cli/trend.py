@@ -43,6 +43,16 @@ def _since(text: Optional[str], option: str = "--since") -> Optional[str]:
     return parse_date(text, field=option.lstrip("-"), where=option).strftime("%Y-%m-%d")
 
 
+def _check_draws(n_boot: int, seed: int) -> None:
+    """--n-boot and --seed, checked before any work (and any worker process) starts."""
+    from densing.errors import InputError
+
+    if n_boot < 1:
+        raise InputError(f"--n-boot: expected a positive number of draws, got {n_boot}")
+    if seed < 0:
+        raise InputError(f"--seed: expected an integer ≥ 0, got {seed}")
+
+
 def trend(
     results: Optional[Path] = typer.Option(None, "--results", help=RESULTS_HELP),
     fit: Optional[Path] = typer.Option(None, "--fit", help=FIT_HELP),
@@ -56,13 +66,11 @@ def trend(
 ) -> None:
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
     from densing.data import read_results
-    from densing.errors import InputError
     from densing.laws.reference import ReferenceFit
     from densing.report.build import DEFAULT_RESULTS
     from densing.trend.measure import measure_trend
 
-    if n_boot < 1:
-        raise InputError(f"--n-boot: expected a positive number of draws, got {n_boot}")
+    _check_draws(n_boot, seed)
     result = measure_trend(
         read_results(results or DEFAULT_RESULTS), fit=None if fit is None else ReferenceFit.load(fit),
         d0=_count(d0, "--d0"), since=_since(since), epoch=_since(epoch, "--epoch") or "2023-02-24", n_boot=n_boot, seed=seed,
@@ -113,6 +121,7 @@ def report(
     from densing.io import atomic_write_text, check_writable
     from densing.report.build import build_report
 
+    _check_draws(n_boot, seed)
     check_writable(out)
     html, headline, _ = build_report(
         results=results, headline_fit=fit, d0=_count(d0, "--d0"), frontier=frontier.value,

@@ -115,7 +115,7 @@ def sniff_format(path: str | Path, *, reference: bool = True) -> DataFormat:
 
 
 def read_results(path: str | Path) -> pd.DataFrame:
-    """Read results from a tidy table file, a results-store directory, lm-eval JSON(s), or a registered format.
+    """A validated tidy table (DataFrame) read from a table file, a results-store directory, lm-eval JSON(s), or a registered format.
 
     A CSV/Parquet without ``benchmark`` but with known score columns is read as a wide table of
     public models (one row per model) and melted with :func:`densing.data.readers.wide_to_tidy`.

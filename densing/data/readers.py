@@ -42,7 +42,7 @@ def read_csv_file(path: Path, **options) -> pd.DataFrame:
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
-    """Read a tidy results table from CSV or Parquet and validate it."""
+    """A validated tidy results table (DataFrame) read from CSV or Parquet."""
     path = Path(path)
     if not path.exists():
         raise InputError(f"{path}: no such file")
@@ -197,7 +197,7 @@ def lm_eval_format(data: dict) -> str:
 
 
 def read_lm_eval_json(path: str | Path, *, model: str | None = None) -> pd.DataFrame:
-    """Read one lm-eval results JSON (0.3 or 0.4 format) into a *raw* tidy frame.
+    """A *raw* tidy frame (DataFrame, not yet validated) read from one lm-eval results JSON (0.3 or 0.4 format).
 
     One row per (task, metric); ``*_stderr`` entries become a ``stderr`` column. Where a task
     reports a perplexity (``ppl`` in 0.3, ``perplexity`` in 0.4, as LAMBADA does), its log is the
@@ -351,7 +351,7 @@ def read_pythia_evals(
     shots: str = "zero-shot",
     final_only: bool = False,
 ) -> pd.DataFrame:
-    """Read the Pythia suite's evaluations (0.3 format) into a validated tidy table.
+    """A validated tidy table (DataFrame) of the Pythia suite's evaluations (0.3 format).
 
     ``suite`` is ``"standard"`` (pythia-70m … 12b; the standard 1b has no published evals here) or
     ``"deduped"``; ``shots`` is ``"zero-shot"`` or ``"five-shot"``. Model names are

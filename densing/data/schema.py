@@ -22,7 +22,7 @@ import pandas as pd
 
 from densing.data.units import parse_count, parse_date
 from densing.errors import InputError
-from densing.validation import check_params
+from densing.validation import check_impossible, check_params
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("model", "benchmark", "metric", "value", "params")
 OPTIONAL_COLUMNS: tuple[str, ...] = (
@@ -89,7 +89,9 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
     Raises :class:`InputError` naming ``source``, the row (1-based, header not counted) and the
     field for: a missing required column, an empty table, an empty model/benchmark/metric, a
     non-numeric or NaN value or loss, a params/train_tokens that does not parse or is not
-    positive, and an unparseable release date.
+    positive, an unparseable release date, an impossible value (:data:`densing.validation.IMPOSSIBLE`:
+    a fraction outside [0, 1], a negative loss, a standard error below 0 or, for a fraction, above 0.5)
+    and two model names equal but for case with different scores for one measurement.
     """
     require_columns(frame, REQUIRED_COLUMNS, source)
     today = pd.Timestamp.today().normalize()
@@ -101,10 +103,10 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
             if is_missing(rec.get(field)):
                 raise InputError(f"{where}: field '{field}' is empty")
             out[field].append(str(rec[field]).strip())
-        value = _float(rec.get("value"), field="value", where=where)
-        if out["metric"][-1] in FRACTION_METRICS and not 0.0 <= value <= 1.0:
-            percent = f" (a percentage? write {value / 100:g} for {value:g}%)" if 1.0 < value <= 100.0 else ""
-            raise InputError(f"{where}: field 'value': {value:g} is outside [0, 1], the range of metric '{out['metric'][-1]}'{percent}")
+        metric = out["metric"][-1]
+        fraction = metric in FRACTION_METRICS
+        value = check_impossible("value", _float(rec.get("value"), field="value", where=where), where=where,
+                                 metric=metric, fraction=fraction)
         out["value"].append(value)
         if is_missing(rec.get("params")):
             raise InputError(f"{where}: field 'params' is empty")
@@ -114,7 +116,8 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
             count = np.nan if is_missing(v) else parse_count(v, field=field, where=where)
             out[field].append(check_params(count, field=field, where=where) if field == "active_params" and not is_missing(v) else count)
         v = rec.get("loss")
-        out["loss"].append(np.nan if is_missing(v) else _float(v, field="loss", where=where))
+        out["loss"].append(np.nan if is_missing(v) else check_impossible("loss", _float(v, field="loss", where=where),
+                                                                          where=where))
         v = rec.get("loss_unit")
         if is_missing(v):
             out["loss_unit"].append(None)
@@ -126,10 +129,8 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
         if is_missing(v):
             out["stderr"].append(np.nan)
         else:
-            err = _float(v, field="stderr", where=where)
-            if err < 0:
-                raise InputError(f"{where}: field 'stderr': expected a non-negative number, got {v!r}")
-            out["stderr"].append(err)
+            out["stderr"].append(check_impossible("stderr", _float(v, field="stderr", where=where), where=where,
+                                                  metric=metric, fraction=fraction))
         v = rec.get("n_shot")
         if is_missing(v):
             out["n_shot"].append(pd.NA)
@@ -169,7 +170,34 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
     extra = [c for c in frame.columns if c not in COLUMNS]
     for c in extra:
         result[c] = frame[c].to_numpy()
-    return _collapse_duplicates(result, source)
+    return _check_name_case(_collapse_duplicates(result, source), source)
+
+
+def _check_name_case(result: pd.DataFrame, source: str) -> pd.DataFrame:
+    """Model ids on the Hugging Face Hub are case-insensitive: two spellings of one name with different
+    scores for one measurement are one model measured twice, which cannot be (identical rows may stay)."""
+    lower = result["model"].str.lower()
+    spelled = result.assign(_lower=lower).groupby("_lower", sort=False)["model"].nunique()
+    clashing = set(spelled.index[spelled > 1])
+    if not clashing:
+        return result
+    rows = result[lower.isin(clashing)]
+    key = [lower[rows.index]] + [rows[c].astype("string").fillna("<NA>") for c in KEY_COLUMNS[1:]]
+    for _, group in rows.groupby(key, sort=False):
+        if group["model"].nunique() < 2:
+            continue
+        values = group[["value", "loss", "stderr"]].astype("float64")
+        first = values.iloc[0]
+        for index, other in values.iloc[1:].iterrows():
+            differs = ~((other == first) | (other.isna() & first.isna()))
+            if differs.any() and group.at[index, "model"] != group["model"].iloc[0]:
+                field = differs.idxmax()
+                raise InputError(
+                    f"{source}: rows {group.index[0] + 1} and {index + 1}: field 'model': {group['model'].iloc[0]!r} and "
+                    f"{group.at[index, 'model']!r} differ only by case (one model on the Hub) but give different '{field}' "
+                    f"on ({group['benchmark'].iloc[0]}, {group['metric'].iloc[0]}): {float(first[field])!r} vs "
+                    f"{float(other[field])!r}; keep one")
+    return result
 
 
 def _collapse_duplicates(result: pd.DataFrame, source: str) -> pd.DataFrame:

@@ -3,7 +3,8 @@
 A part holds every row of one (model, benchmark) evaluation, or of one ingested lm-eval results
 file. Parts are written atomically (a temporary file in the same directory, then
 :func:`os.replace`), so an interrupted sweep leaves either the whole part or nothing: a kill -9
-loses at most the part in flight. Each row carries the ``config_hash`` of the run that produced
+loses at most the part in flight. Several writers may share a store: each temporary file names its
+writer's process, and only those of writers no longer running are cleared. Each row carries the ``config_hash`` of the run that produced
 it; a sweep skips a part whose stored hash equals the hash it would write.
 
 The directory as a whole is what ``densing fit --data DIR`` reads
@@ -75,7 +76,8 @@ def write_part(
     table = table.replace_schema_metadata(metadata)
     path.parent.mkdir(parents=True, exist_ok=True)
     for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by a process killed mid-write
-        stale.unlink(missing_ok=True)
+        if not _writer_alive(stale):  # (another writer's file in flight is left alone)
+            stale.unlink(missing_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(temporary, "wb") as handle:
@@ -87,6 +89,20 @@ def write_part(
         if temporary.exists():
             temporary.unlink()
     return path
+
+
+def _writer_alive(temporary: Path) -> bool:
+    """Whether the process named in a temporary part's name (``.<part>.<pid>.tmp``) still runs."""
+    pid = temporary.name.rsplit(".", 2)[-2]
+    if not pid.isdigit() or int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
 
 
 def read_store(store: str | Path) -> pd.DataFrame:

@@ -4,17 +4,17 @@ A *plan* draws ``n_boot`` resamples of the fit's points with one seeded generato
 runs (``"series"``: checkpoints of one run are not independent) or single points (``"point"``).
 The *runner* refits every resample from the point estimate — stage by stage, the same least
 squares problems as the point fit (:func:`stage_problems`) — in one process or spread over
-``jobs`` processes; the draws come back in resample order, so they do not depend on ``jobs``.
+``jobs`` processes (:func:`densing.workers.process_pool`: they end with this one); the draws come back
+in resample order, so they do not depend on ``jobs``.
 """
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from densing.errors import FitError, InputError
+from densing.errors import FitError, InputError, WorkerError
 from densing.laws import fit as _fit
 
 UNITS = ("series", "point")
@@ -101,8 +101,18 @@ def run(task: RefitTask, resamples: list, *, jobs: int = 1) -> list:
     chunks = [resamples[i::jobs] for i in range(jobs)] if jobs > 1 and n_boot >= 2 * jobs else [resamples]
     if len(chunks) == 1:
         return refit_chunk(task, resamples)
-    with ProcessPoolExecutor(max_workers=len(chunks)) as pool:
+    from concurrent.futures.process import BrokenProcessPool
+
+    from densing.workers import end_pool, process_pool
+
+    pool = process_pool(len(chunks))
+    try:
         parts = list(pool.map(refit_chunk, [task] * len(chunks), chunks))
+    except BrokenProcessPool:
+        raise WorkerError(f"jobs: a bootstrap worker process died (out of memory or killed); "
+                          f"run again with fewer --jobs") from None
+    finally:  # an error, Ctrl-C or SIGTERM ends the other workers now
+        end_pool(pool)
     ordered = [None] * n_boot
     for offset, part in enumerate(parts):
         for position, draw in enumerate(part):

@@ -29,7 +29,7 @@ def held_out_validation(
     targets: pd.DataFrame | None = None,
     **fit_options,
 ) -> tuple[ReferenceFit, pd.DataFrame]:
-    """Fit on the reference models with N < ``max_params``, predict the larger ones.
+    """(fit, table): a fit on the reference models with N < ``max_params`` and its predictions of the larger ones.
 
     The held-out models are ``frame``'s rows with N ≥ ``max_params``, or, with ``targets``, the
     rows of ``targets`` with N ≥ ``max_params`` (models of the same recipe that are not part of

@@ -88,7 +88,7 @@ def fit_reference(
     loss_scale: float = 0.05,
     provenance: dict | None = None,
 ) -> ReferenceFit:
-    """Fit the Densing Law on reference models and bootstrap it.
+    """A :class:`ReferenceFit`: the Densing Law fitted on reference models, with its bootstrap.
 
     ``law="two-step"`` fits L(N, D) = a·N^-α + b·D^-β [+E] on (N, D, loss) in log space and then
     S(L) = c/(1 + e^{−γ(L − l)}) + d on (loss, score) (Xiao et al. 2024, eqs. 2–3).

@@ -23,6 +23,7 @@ import numpy as np
 
 from densing.errors import TraceError
 from densing.overlap.arrays import isin_codes
+from densing.validation import MAX_TRACE_US, first_impossible
 
 SYNC_NAMES = ("Event Sync", "Context Sync")
 COLLECTIVE_PREFIX = "gloo:"
@@ -119,6 +120,7 @@ class KernelColumns(_Names):
         super().__init__()
         self.ts_float = False
         self.ts_min = None  # smallest ts of all duration events (int, or float once ts_float)
+        self.span = None  # (first start, last end) of the duration events, µs
         self.events = 0
         self.duration_events = 0
         self.has_collectives = False  # a gloo:* duration event: a CPU (gloo) job's trace
@@ -132,14 +134,11 @@ class KernelColumns(_Names):
             self._add_fast(events, float_ts)
 
     def _append(self, ts, dur, stream, correlation, names: list, comm) -> None:
-        negative = np.flatnonzero(dur < 0)
-        if negative.size:  # an impossible value is an error, not data (it made comm_us negative)
-            i = int(negative[0])
-            raise TraceError(f"event {names[i]!r} at ts {ts[i]}: negative duration {dur[i]:g} µs "
-                             f"({negative.size} such event{'s' if negative.size > 1 else ''})")
+        refuse_impossible(ts, dur, names)  # an impossible value is an error, not data (it made comm_us negative)
         self.duration_events += ts.size
         if ts.size:
             self._lower_ts_min(ts.min().item())
+            self._span(ts.min().item(), (ts + dur).max().item())
         codes, uniques, local = self.codes(names)
         special = [i for i, u in enumerate(uniques) if "ProfilerStep" in u or u in SYNC_NAMES]
         if not self.has_collectives:
@@ -208,6 +207,14 @@ class KernelColumns(_Names):
     def _lower_ts_min(self, value) -> None:
         self.ts_min = value if self.ts_min is None else min(self.ts_min, value)
 
+    def _span(self, first, last) -> None:
+        """Widen the events' span to [first, last] µs; TraceError when it exceeds :data:`MAX_TRACE_US`."""
+        self.span = (first, last) if self.span is None else (min(self.span[0], first), max(self.span[1], last))
+        if self.span[1] - self.span[0] > MAX_TRACE_US:
+            raise TraceError(f"events from ts {self.span[0]:.0f} to {self.span[1]:.0f} µs span "
+                             f"{(self.span[1] - self.span[0]) / MAX_TRACE_US * 10:.3g} years, not one real trace "
+                             "(timestamps in another unit, or overflowed)")
+
     def extend(self, other: "KernelColumns") -> None:
         """Append ``other``'s rows (decoded from a later part of the same file)."""
         to_self = self.merge_codes(other)
@@ -218,6 +225,8 @@ class KernelColumns(_Names):
         self.ts_float |= other.ts_float
         if other.ts_min is not None:
             self._lower_ts_min(other.ts_min)
+        if other.span is not None:
+            self._span(*other.span)
         self.events += other.events
         self.duration_events += other.duration_events
         self.has_collectives |= other.has_collectives
@@ -261,6 +270,7 @@ class OpColumns(_Names):
         n = len(kept)
         ts = np.fromiter((float(e.ts) for e in kept), dtype=np.float64, count=n)
         dur = np.fromiter((float(e.dur) for e in kept), dtype=np.float64, count=n)
+        refuse_impossible(ts, dur, [e.name for e in kept])
         tids = [e.tid for e in kept]
         tid = np.fromiter((t if type(t) is int else self._thread_code(t) for t in tids), dtype=np.int64, count=n)
         codes, _, _ = self.codes([e.name for e in kept])
@@ -292,6 +302,17 @@ class OpColumns(_Names):
     def column(self, name: str) -> np.ndarray:
         parts = self.parts[name]
         return np.concatenate(parts) if parts else np.empty(0, dtype=self.DTYPES[name])
+
+
+def refuse_impossible(ts: np.ndarray, dur: np.ndarray, names: list) -> None:
+    """TraceError naming the first event whose timestamp or duration cannot be real
+    (:data:`densing.validation.IMPOSSIBLE`: NaN, infinite, negative, longer than 10 years, beyond 64 bits)."""
+    for field, values in (("ts", ts), ("dur", dur)):
+        found = first_impossible(field, values)
+        if found is not None:
+            i, why, count = found
+            raise TraceError(f"event {names[i]!r} at ts {ts[i]:.0f}: field '{field}': {why} {float(values[i]):g} µs"
+                             f" ({count} such event{'s' if count != 1 else ''})")
 
 
 def _number(value) -> bool:

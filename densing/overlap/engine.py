@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from densing.errors import InputError, TraceError
+from densing.errors import InputError, WorkerError
 
 PARALLEL_MIN_BYTES = 32 << 20  # a set's compressed size from which its files are decoded in parallel
 LOCAL_CLUSTER_MIN_BYTES = 4 << 30  # auto: a local Dask cluster from this many compressed bytes (with dask)
@@ -89,17 +89,23 @@ class ProcessEngine:
         if 1 < len(leaves) <= self.workers:
             results = self._few(leaves)
         elif len(leaves) > 1 and self.workers > 1:
-            import concurrent.futures  # here: 5 ms of start-up that small sets do not need
-            import multiprocessing
+            from concurrent.futures.process import BrokenProcessPool  # here: 5 ms of start-up that small sets do not need
 
-            context = multiprocessing.get_context("fork" if fork_ok() else "spawn")
-            with concurrent.futures.ProcessPoolExecutor(self.workers, mp_context=context) as pool:
+            from densing.workers import end_pool, process_pool
+
+            pool = process_pool(self.workers)
+            try:  # an error, Ctrl-C or SIGTERM (not caught here) ends the workers at once
                 futures = [(leaf, pool.submit(leaf.fn, *leaf.args)) for leaf in leaves]
                 for leaf, future in futures:
                     try:
                         results[id(leaf)] = future.result()
-                    except BaseException as exc:  # noqa: BLE001 - raised in job order below
+                    except BrokenProcessPool:
+                        raise WorkerError("a trace worker process died (out of memory or killed); "
+                                          "try --scheduler serial or fewer --workers") from None
+                    except Exception as exc:  # noqa: BLE001 - raised in job order below
                         results[id(leaf)] = _Raised(exc)
+            finally:
+                end_pool(pool)
         else:
             for leaf in leaves:
                 try:
@@ -117,36 +123,44 @@ class ProcessEngine:
 
     @staticmethod
     def _few(leaves: list[Job]) -> dict:
-        """One process per leaf but the last, which runs here."""
-        import multiprocessing
+        """One process per leaf but the last, which runs here; every child reaped on every exit path."""
+        from densing.workers import end_process, fork_context
 
-        context = multiprocessing.get_context("fork" if fork_ok() else "spawn")
+        context = fork_context()
         started = []
-        for leaf in leaves[:-1]:
-            receive, send = context.Pipe(duplex=False)
-            process = context.Process(target=_child, args=(leaf, send), daemon=True)
-            process.start()
-            send.close()
-            started.append((leaf, process, receive))
         results = {}
         try:
-            results[id(leaves[-1])] = _evaluate(leaves[-1])
-        except Exception as exc:  # noqa: BLE001 - raised in job order
-            results[id(leaves[-1])] = _Raised(exc)
-        finally:
-            for leaf, process, receive in started:  # every child is heard, whatever happened
+            for leaf in leaves[:-1]:
+                receive, send = context.Pipe(duplex=False)
+                process = context.Process(target=_child, args=(leaf, send, os.getpid()), daemon=True)
+                process.start()
+                send.close()
+                started.append((leaf, process, receive))
+            try:
+                results[id(leaves[-1])] = _evaluate(leaves[-1])
+            except Exception as exc:  # noqa: BLE001 - raised in job order
+                results[id(leaves[-1])] = _Raised(exc)
+            for leaf, process, receive in started:  # every child is heard
                 try:
                     ok, value = receive.recv()
                 except EOFError:
-                    ok, value = False, TraceError("a worker process died")
+                    ok, value = False, WorkerError("a trace worker process died (out of memory or killed); "
+                                                   "try --scheduler serial")
                 results[id(leaf)] = value if ok else _Raised(value)
+        finally:  # after an error, Ctrl-C or SIGTERM a child still running is ended, not waited for
+            for _, process, receive in started:
+                end_process(process)
+                receive.close()
         return results
 
     def close(self) -> None:
         pass
 
 
-def _child(job: Job, send) -> None:
+def _child(job: Job, send, parent: int) -> None:
+    from densing.workers import worker_setup
+
+    worker_setup(parent)
     try:
         send.send((True, _evaluate(job)))
     except BaseException as exc:  # noqa: BLE001 - handed to the parent

@@ -246,6 +246,17 @@ def torchrun_command(run_dir: Path, workers: int, nnodes: int = 1, node_rank: in
     return cmd + ["-m", "densing.overlap.train", str(run_dir)]
 
 
+def _check_layout(workers, nnodes, node_rank) -> None:
+    """Workers per node ≥ 1, nodes ≥ 1 and 0 ≤ node rank < nodes; InputError naming the first that is not."""
+    from numbers import Integral
+
+    from densing.validation import Interval, validate
+
+    validate({"workers": [Interval(Integral, 1, None)], "nnodes": [Interval(Integral, 1, None)]},
+             workers=workers, nnodes=nnodes)
+    validate({"node_rank": [Interval(Integral, 0, nnodes - 1)]}, node_rank=node_rank)
+
+
 def launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: int = 1,
            node_rank: int = 0, rdzv_endpoint: str | None = None, quiet: bool = True) -> pd.DataFrame:
     """Train and profile one run; returns the merged per-step metrics (see the module docstring).
@@ -256,6 +267,7 @@ def launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: i
     import yaml
 
     config.check()
+    _check_layout(workers, nnodes, node_rank)
     if config.strategy == "tp":
         from densing.overlap.strategies.tp import check_tp
 
@@ -275,9 +287,18 @@ def launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: i
     threads = config.threads or max(1, (os.cpu_count() or 1) // workers)
     env["OMP_NUM_THREADS"] = str(threads)
     cmd = torchrun_command(run_dir, workers, nnodes, node_rank, rdzv_endpoint)
-    proc = subprocess.run(cmd, env=env, capture_output=quiet, text=True)
+    from densing.workers import end_subprocess
+
+    # its own process group: an error, Ctrl-C or SIGTERM here ends torchrun and its workers together
+    group = {"process_group": 0} if sys.version_info >= (3, 11) else {"start_new_session": True}
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE if quiet else None,
+                            stderr=subprocess.PIPE if quiet else None, text=True, **group)
+    try:
+        _, stderr = proc.communicate()
+    finally:
+        end_subprocess(proc)
     if proc.returncode != 0:
-        tail = "" if not quiet else " | ".join((proc.stderr or "").strip().splitlines()[-3:])
+        tail = "" if not quiet else " | ".join((stderr or "").strip().splitlines()[-3:])
         raise InputError(f"{run_dir}: torchrun exited with {proc.returncode}: {tail}")
     return merge_metrics(run_dir)
 
@@ -303,6 +324,7 @@ def run_strategies(out: str | Path, strategies, base: TrainConfig, workers: int 
     (``unprofiled_median_step_ms``; ``validate`` compares profiled means), tokens/s and the loss."""
     if repeats < 1:
         raise InputError(f"repeats: expected ≥ 1, got {repeats}")
+    _check_layout(workers, launch_args.get("nnodes", 1), launch_args.get("node_rank", 0))
     configs = expand_runs(strategies, base, tp_overlaps)
     rows = []
     for r in range(repeats):

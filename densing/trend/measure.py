@@ -27,6 +27,7 @@ import argparse
 import glob
 import math
 import sys
+from numbers import Integral, Real
 from dataclasses import replace
 from pathlib import Path
 
@@ -35,10 +36,11 @@ import pandas as pd
 
 from densing import paths
 from densing.data.units import format_count
-from densing.errors import DensingError, FitError, InputError
+from densing.errors import DensingError, FitError
 from densing.trend import capability, references
 from densing.laws.reference import ReferenceFit
 from densing.numbers import format_number
+from densing.validation import Interval, validate
 from densing.trend import checks, rules, side_jobs
 from densing.trend.checks import plain_reason
 from densing.trend.censored import EXACT
@@ -147,6 +149,13 @@ def _months(value: float) -> str:
 #: Draws of the headline (``densing trend``, ``densing report`` and the API share these defaults).
 DEFAULT_N_BOOT = 600
 DEFAULT_N_BOOT_SIDE = 200
+#: :func:`measure_trend`'s numeric options, checked before anything runs (a worker included).
+TREND_CONSTRAINTS = {
+    "n_boot": [Interval(Integral, 1, None)],
+    "n_boot_side": [Interval(Integral, 1, None)],
+    "seed": [Interval(Integral, 0, None)],
+    "d0": [Interval(Real, 0, None, closed="neither"), None],
+}
 
 
 def _side_batch(jobs: list, targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, args: dict) -> dict:
@@ -208,6 +217,7 @@ def _member_checks(members: list, found_rules: dict) -> tuple[checks.Check, ...]
     return tuple(combined)
 
 
+@side_jobs.reaped  # an error, Ctrl-C or SIGTERM ends the side worker at once
 def measure_trend(
     targets: pd.DataFrame,
     *,
@@ -220,14 +230,13 @@ def measure_trend(
     n_boot_side: int = DEFAULT_N_BOOT_SIDE,
     seed: int = 0,
 ) -> TrendMeasurement:
-    """The Densing Law by capability on a tidy target table (module docstring): the headline on the paper-like set,
+    """A :class:`TrendMeasurement`: the Densing Law by capability on a tidy target table (module docstring): the headline on the paper-like set,
     one row per benchmark and per set, rule v1's verdict beside it. The defaults are the CLI's.
 
     ``fit`` replaces the headline's references by one fit (inverted per benchmark at ``d0``, default its own D0);
     the rows per benchmark still use rule v2's references.
     """
-    if n_boot < 1 or n_boot_side < 1:
-        raise InputError(f"n_boot: expected a positive number of draws, got {min(n_boot, n_boot_side)}")
+    validate(TREND_CONSTRAINTS, n_boot=n_boot, n_boot_side=n_boot_side, seed=seed, d0=d0)  # before any worker starts
     targets = with_stderr(targets)  # once: every trend_targets call below then finds nothing to fill
     composed = composed_fits(fits_dir)
     candidates = references.candidate_table(targets, since=since, composed=composed, rule="v2")
@@ -255,7 +264,7 @@ def measure_trend(
                 break
             missing.append((name, label, capability._why_none(candidates, benchmarks)))
         else:
-            side_jobs.finish(pending, _side_batch, [], targets, candidates, fits, args) if pending else None
+            side_jobs.cancel(pending)
             raise FitError("no family passes rule v2 on two benchmarks of any benchmark set; the candidate table "
                            "(rule='v2') says why each fails")
         members = capability.ordered_members(targets, candidates, fits, found, since=since, epoch=epoch, joint=True)
@@ -270,7 +279,7 @@ def measure_trend(
                 n_boot_share=n_boot_side // 2 if rule == HEADLINE_RULE else 25, seed=seed)
         except DensingError as exc:
             if rule == HEADLINE_RULE:
-                side_jobs.finish(pending, _side_batch, [], targets, candidates, fits, args) if pending else None
+                side_jobs.cancel(pending)
                 raise
             rule_errors[rule] = str(exc)
     head = found_rules[HEADLINE_RULE]

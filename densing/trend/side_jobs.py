@@ -2,9 +2,18 @@
 
 ``batch(jobs, *args)`` is a module-level function (a fork pickles it by name); :func:`start`
 hands it to the worker, :func:`finish` takes its result or, where there was no worker or it
-died, computes it here — the same seeds, so the same numbers either way.
+died, computes it here — the same seeds, so the same numbers either way. :func:`cancel` ends the
+worker without waiting for it, and a function decorated with :func:`reaped` ends every worker it
+started when it leaves by an exception (an error, Ctrl-C, ``SIGTERM`` turned into
+:class:`densing.workers.Terminated`), so no worker outlives the call that started it. The worker
+itself dies with this process (:func:`densing.workers.worker_setup`).
 """
 from __future__ import annotations
+
+import functools
+
+#: The pools of :func:`start` not yet finished or cancelled, oldest first.
+_open: list = []
 
 
 def start(batch, jobs: list, *args):
@@ -14,24 +23,68 @@ def start(batch, jobs: list, *args):
 
     if len(jobs) < 2 or (os.cpu_count() or 1) < 2 or not hasattr(os, "fork") or os.environ.get("DENSING_SERIAL"):
         return None
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from densing.workers import end_pool, fork_context, process_pool
 
     try:
-        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
-        return pool, pool.submit(batch, jobs, *args)
+        pool = process_pool(1, fork_context("fork"))
     except (OSError, ValueError):
         return None
+    _open.append(pool)
+    try:
+        return pool, pool.submit(batch, jobs, *args)
+    except BaseException:
+        _close(pool, end_pool)
+        raise
+
+
+def _close(pool, how) -> None:
+    if pool in _open:
+        _open.remove(pool)
+    how(pool)
 
 
 def finish(pending, batch, jobs: list, *args) -> dict:
     """``batch``'s result: the worker's (the same seeds, so the same numbers), or computed here."""
     if pending is not None:
+        from concurrent.futures.process import BrokenProcessPool
+
+        from densing.workers import end_pool
+
         pool, future = pending
         try:
-            return future.result()
-        except Exception:  # noqa: BLE001 — a worker that died (e.g. out of memory) costs time, not the result
-            pass
-        finally:
-            pool.shutdown(wait=True)
+            result = future.result()
+        except BrokenProcessPool:  # the worker died (e.g. out of memory): it costs time, not the result
+            _close(pool, end_pool)
+        except BaseException:  # an error in the batch, Ctrl-C, SIGTERM: the worker ends now
+            _close(pool, end_pool)
+            raise
+        else:
+            _close(pool, lambda p: p.shutdown(wait=True))
+            return result
     return batch(jobs, *args)
+
+
+def cancel(pending) -> None:
+    """End the worker of ``pending`` now, its result unwanted (None: nothing to do)."""
+    if pending is not None:
+        from densing.workers import end_pool
+
+        _close(pending[0], end_pool)
+
+
+def reaped(function):
+    """Decorator: when ``function`` leaves by an exception, every worker it started and left running ends."""
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        mark = len(_open)
+        try:
+            return function(*args, **kwargs)
+        except BaseException:
+            from densing.workers import end_pool
+
+            while len(_open) > mark:
+                _close(_open[-1], end_pool)
+            raise
+
+    return call
