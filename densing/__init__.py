@@ -11,7 +11,7 @@ The pandas API, for notebooks::
     print(result.verdict)         # ln ρmax = A·t + B, the doubling time, and whether it is measured
 
 Heavy modules load on first use, so ``import densing`` (and ``densing --help``) stays quick.
-``densing.compute_density`` is the function; ``densing.density`` is its module (:mod:`densing.laws.inversion`).
+``densing.compute_density`` is the function; ``densing.density`` is its module (:mod:`densing.laws.density`).
 """
 from importlib import import_module
 
@@ -26,8 +26,8 @@ _LAZY = {
     "read_table": ("densing.data.readers", "read_table"),
     "read_pythia_evals": ("densing.data.readers", "read_pythia_evals"),
     "read_lm_eval_json": ("densing.data.readers", "read_lm_eval_json"),
-    "compute_density": ("densing.laws.inversion", "compute_density"),
-    "density": ("densing.laws.inversion", None),  # the inversion module, by its earlier name
+    "compute_density": ("densing.laws.density", "compute_density"),
+    "density": ("densing.laws.density", None),  # the per-model density tables' module
     "fit_trend": ("densing.trend", "trend"),
     "measure_trend": ("densing.trend.measure", "measure_trend"),
 }

@@ -37,22 +37,22 @@ from densing import paths
 from densing.data.units import format_count
 from densing.errors import DensingError, FitError, InputError
 from densing.trend import capability, references
+from densing.laws.density import density_table, point_densities
+from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.reference import ReferenceFit
 from densing.numbers import format_number
 from densing.trend import checks, rules, side_jobs
 from densing.trend.checks import plain_reason
 from densing.trend.censored import EXACT
 from densing.trend.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH
-from densing.trend.densities import density_table, point_densities
-from densing.trend.inversions import Joint, PerBenchmark, arrays
 from densing.trend.lines import doubling_days, envelope_index
 from densing.trend.measurement import PAPER, Breakpoint, InversionTrend, Segment, TrendMeasurement
 from densing.trend.targets import reference_models, trend_targets, with_stderr
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references, carry_uncertainty
 
 __all__ = [  # the measurement's parts, importable from here as before the split
-    "PAPER", "Breakpoint", "InversionTrend", "Segment", "TrendMeasurement", "density_table", "plain_reason",
-    "point_densities", "reference_models", "trend_targets", "with_stderr",
+    "PAPER", "Breakpoint", "InversionTrend", "Segment", "TrendMeasurement", "plain_reason",
+    "reference_models", "trend_targets", "with_stderr",
     "PAPER_ANCHORS", "COMPOSED_FITS", "CANDIDATES_FILE", "HEADLINE_RULE", "SENSITIVITY_D0", "NAMED_MODELS",
     "composed_fits", "inversions_of", "inversion_checks", "measure_trend", "main",
 ]

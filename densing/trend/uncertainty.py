@@ -12,7 +12,7 @@ One bootstrap draw k of the trend (ln ρ = A·t + B, Xiao et al. 2024 eq. 5) red
     interval carries the choice (:func:`carry_over_references`);
 
 then inverts every score into ln ρ or a bound (per benchmark or jointly,
-:mod:`densing.trend.inversions`) and fits the frontier line with bounds as bounds (a rule of
+:mod:`densing.laws.inversion`) and fits the frontier line with bounds as bounds (a rule of
 :mod:`densing.trend.rules`). The percentile interval of A over the
 draws, mapped through ln 2 / A, is the doubling time's interval. Each source is also drawn alone
 (the other two held at their point values); its **share** is its slope variance over the sum of
@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from densing.errors import FitError, InputError
-from densing.laws.reference import ReferenceFit
+from densing.laws.inversion import arrays, as_inversion
 from densing.results import Result
 from densing.trend import rules
 from densing.trend.censored import EXACT, LOWER, UPPER
@@ -106,15 +106,6 @@ def _months(slope: float) -> float:
     return doubling_days(slope) / DAYS_PER_MONTH
 
 
-def as_inversion(reference, d0: float | None):
-    """A :class:`ReferenceFit` becomes its per-benchmark inversion at D0; an inversion passes through."""
-    from densing.trend.inversions import PerBenchmark
-
-    if isinstance(reference, ReferenceFit):
-        return PerBenchmark(reference, reference.d0 if d0 is None else float(d0))
-    return reference
-
-
 def carry_uncertainty(
     models: pd.DataFrame,
     reference,
@@ -131,7 +122,7 @@ def carry_uncertainty(
 
     ``models``: one row per target with ``model``, ``params``, ``t`` (days since the epoch) and
     the scores of the inversion's benchmarks (``score:<b>``, ``stderr:<b>``; or ``score`` and
-    ``stderr`` for one benchmark). ``reference``: an inversion (:mod:`densing.trend.inversions`)
+    ``stderr`` for one benchmark). ``reference``: an inversion (:mod:`densing.laws.inversion`)
     or a :class:`ReferenceFit` (inverted per benchmark at ``d0``). One reference is
     :func:`carry_over_references` with one member.
     """
@@ -159,8 +150,6 @@ def carry_over_references(
     point slope is kept (``reference_slopes``). The shares: each source drawn alone, the others at
     their point values — for the reference, that point is the first member (the lead).
     """
-    from densing.trend.inversions import arrays
-
     rules.get(rule)
     validate({"level": [Interval(Real, 0, 1, closed="neither")]}, level=level)
     if n_boot < 1 or n_boot_share < 0:
@@ -260,5 +249,5 @@ def _with_score_columns(models: pd.DataFrame, benchmarks: tuple[str, ...]) -> pd
     raise InputError(f"models: no scores for {', '.join(benchmarks)}")
 
 
-__all__ = ["ALL_SOURCES", "SOURCES", "TrendUncertainty", "as_inversion", "carry_over_references", "carry_uncertainty",
+__all__ = ["ALL_SOURCES", "SOURCES", "TrendUncertainty", "carry_over_references", "carry_uncertainty",
            "frontier_slope"]

@@ -50,7 +50,7 @@ def test_trend_measurement_repr():
 
 def test_compute_density_is_a_function():
     assert callable(densing.compute_density)
-    assert densing.compute_density.__module__ == "densing.laws.inversion"
+    assert densing.compute_density.__module__ == "densing.laws.density"
     assert densing.density.compute_density is densing.compute_density
     with pytest.raises(TypeError):
         densing.density()  # the module is a module

@@ -13,8 +13,8 @@ from densing.errors import DensingError
 from densing.laws.family import fit_family
 from densing.laws.joint import invert_joint
 from densing.trend import checks, references
-from densing.trend.censored import EXACT, LOWER
-from densing.trend.inversions import Joint, PerBenchmark
+from densing.laws.bounds import EXACT, LOWER
+from densing.laws.inversion import Joint, PerBenchmark
 from densing.trend.uncertainty import carry_over_references, carry_uncertainty
 
 

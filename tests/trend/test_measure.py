@@ -9,8 +9,7 @@ import pytest
 
 from densing.laws import forms
 from densing.laws.reference import ReferenceFit
-from densing.trend.bounds import log_density_bounds, score_cap
-from densing.trend.censored import EXACT, LOWER, UPPER
+from densing.laws.bounds import EXACT, LOWER, UPPER, log_density_bounds, score_cap
 from densing.trend.uncertainty import carry_uncertainty
 
 P = {"a": 400.0, "alpha": 0.3, "b": 400.0, "beta": 0.3, "c": 0.75, "gamma": -1.0, "l": 2.5, "d": 0.25}
