@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from densing.data import read_pythia_evals
-from densing.laws.inversion import compute_density
+from densing.laws.density import compute_density
 from densing.laws import fit as lawfit
 from densing.data.benchmarks import CHANCE_LEVELS
 from densing.laws.points import select_points

@@ -54,7 +54,7 @@ from densing.laws.family import fit_family
 from densing.trend import references, rules
 from densing.trend.capability import trend_row
 from densing.trend.constants import DAYS_PER_MONTH
-from densing.trend.inversions import Joint, PerBenchmark, arrays
+from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.trend.targets import with_stderr
 
 EPOCH = pd.Timestamp("2023-02-24")

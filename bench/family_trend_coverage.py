@@ -15,8 +15,8 @@ Each replicate plants the whole pipeline the way the real measurement runs:
    law differs from the reference's by a stated amount: each (model, benchmark) score is the true
    law at ln N̂ + δ, δ ~ N(0, ``--skill-sd``) in ln N (a model stronger at one benchmark than
    another), then binomial noise.
-3. The measurement's own code: :class:`densing.trend.inversions.Joint` over the fitted laws,
-   :func:`densing.trend.measure.density_table` (per-model intervals: fit draws × score noise
+3. The measurement's own code: :class:`densing.laws.inversion.Joint` over the fitted laws,
+   :func:`densing.laws.density.density_table` (per-model intervals: fit draws × score noise
    scaled by the Birge ratio) and :func:`densing.trend.uncertainty.carry_uncertainty` (the
    trend's interval, quantile rule).
 
@@ -37,8 +37,8 @@ import pandas as pd
 
 from densing.laws import forms
 from densing.laws.family import fit_family
-from densing.trend.inversions import Joint
-from densing.trend.measure import density_table
+from densing.laws.inversion import Joint
+from densing.laws.density import density_table
 from densing.trend.uncertainty import carry_uncertainty
 
 #: The shipped Llama-3.1 family laws (reference_fits/family_llama-3.1_*.json), rounded: (chance, γ, l, items).

@@ -16,6 +16,9 @@ fits and targets, both checkouts reading the same shipped files: ``DENSING_HOME`
 checkout given), and ``densing overlap analyze SET --format json`` on every trace set under
 ``../shared/data/traces/*/``. Each command runs as ``python -c 'from densing.cli import run; run()'``
 with ``PYTHONPATH`` set to the checkout, which comes before an editable install's finder.
+Two notebook paths run as ``python -c CODE`` beside them (:data:`NOTEBOOK`): ``densing.fit_trend``
+on the public table with its defaults (the README's path to the headline), and ``compute_density``
+under the shipped Llama-3.1 fits → the geometric-mean rows → ``densing.fit_trend``.
 """
 from __future__ import annotations
 
@@ -31,21 +34,46 @@ SHARED = Path(os.environ.get("DENSING_SHARED_DATA", REPO.parent / "shared" / "da
 TRACES = SHARED / "traces"
 
 
+_SHOW = """
+import json
+def show(r):
+    keys = ("inversion", "rule", "frontier", "doubling_time_months", "doubling_time_months_ci_low",
+            "doubling_time_months_ci_high", "n_models")
+    print(json.dumps({k: v for k, v in r.to_dict().items() if k in keys}))
+"""
+#: Notebook paths (output name → Python code), run in the checkout's root.
+NOTEBOOK = {
+    "notebook.fit_trend": _SHOW + """
+import densing
+show(densing.fit_trend(densing.read_results("results/public_models.csv")))
+""",
+    "notebook.geomean_fit_trend": _SHOW + """
+import densing
+from densing.laws.reference import ReferenceFit
+public = densing.read_results("results/public_models.csv")
+fits = [ReferenceFit.load(f"reference_fits/family_llama-3.1_{b}.json") for b in ("mmlu", "hellaswag", "winogrande")]
+table = densing.compute_density(public, fits)
+show(densing.fit_trend(table[table["benchmark"] == "geomean"]))
+""",
+}
+CLI = "from densing.cli import run; run()"
+
+
 def commands() -> dict[str, list[str]]:
-    """Output name → densing arguments."""
-    out = {"trend": ["trend", "--format", "json"], "density": ["density", "--format", "json"]}
+    """Output name → the arguments of ``python``."""
+    out = {"trend": ["-c", CLI, "trend", "--format", "json"], "density": ["-c", CLI, "density", "--format", "json"]}
     if TRACES.is_dir():
         for group in sorted(p for p in TRACES.iterdir() if p.is_dir()):
             for trace_set in sorted(p for p in group.iterdir() if p.is_dir()):
                 out[f"overlap_analyze.{group.name}.{trace_set.name}"] = [
-                    "overlap", "analyze", str(trace_set), "--format", "json"]
+                    "-c", CLI, "overlap", "analyze", str(trace_set), "--format", "json"]
+    out.update({name: ["-c", code] for name, code in NOTEBOOK.items()})
     return out
 
 
 def run(source: Path, args: list[str]) -> bytes:
     env = dict(os.environ, PYTHONPATH=str(source), DENSING_HOME=str(source), DENSING_SHARED_DATA=str(SHARED))
-    done = subprocess.run([sys.executable, "-c", "from densing.cli import run; run()", *args],
-                          capture_output=True, env=env, cwd=source)
+    done = subprocess.run([sys.executable, *args], capture_output=True, env=env, cwd=source)
     if done.returncode:
         return done.stdout + f"\nexit {done.returncode}\n".encode() + done.stderr
     return done.stdout

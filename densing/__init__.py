@@ -7,11 +7,13 @@ The pandas API, for notebooks::
     fit = densing.fit_reference(ref, "lambada_openai", law="two-step", min_train_tokens=3e9)
     table = densing.compute_density(densing.read_results("results/pythia_final.csv"), fit, d0=3e11)
     # the trend needs models released on many dates: the public table, as `densing trend` does
-    result = densing.measure_trend(densing.read_results("results/public_models.csv"), n_boot=100)
-    print(result.verdict)         # ln ρmax = A·t + B, the doubling time, and whether it is measured
+    public = densing.read_results("results/public_models.csv")
+    trend = densing.fit_trend(public, n_boot=100)       # the doubling time: the CLI's defaults and reference
+    result = densing.measure_trend(public, n_boot=100)  # the same engine with its checks and the verdict
+    print(result.verdict)
 
 Heavy modules load on first use, so ``import densing`` (and ``densing --help``) stays quick.
-``densing.compute_density`` is the function; ``densing.density`` is its module (:mod:`densing.laws.inversion`).
+``densing.compute_density`` is the function; ``densing.density`` is its module (:mod:`densing.laws.density`).
 
 The public names (``densing.__all__``; ``dir(densing)`` lists them before they load)::
 
@@ -24,8 +26,8 @@ The public names (``densing.__all__``; ``dir(densing)`` lists them before they l
     ReferenceFit                        a fitted reference law (load, save, invert, predict)
     invert(fit, scores)              -> DataFrame: effective parameter size of each score
     compute_density(targets, fit)    -> DataFrame: effective size and capacity density per model
-    density                             the inversion module (compute_density's home)
-    fit_trend(...)                   -> the trend ln ρmax = A·t + B on one frontier
+    density                             the density module (compute_density's home)
+    fit_trend(targets, reference)    -> TrendUncertainty: ln ρmax = A·t + B, the doubling time, fit × score × models × reference
     measure_trend(targets)           -> TrendMeasurement: the headline, rows per benchmark, checks
     DensingError, InputError, FitError, TraceError, EvalError, WorkerError: the errors densing raises
 """
@@ -42,9 +44,9 @@ _LAZY = {
     "read_table": ("densing.data.readers", "read_table"),
     "read_pythia_evals": ("densing.data.readers", "read_pythia_evals"),
     "read_lm_eval_json": ("densing.data.readers", "read_lm_eval_json"),
-    "compute_density": ("densing.laws.inversion", "compute_density"),
-    "density": ("densing.laws.inversion", None),  # the inversion module, by its earlier name
-    "fit_trend": ("densing.trend", "trend"),
+    "compute_density": ("densing.laws.density", "compute_density"),
+    "density": ("densing.laws.density", None),  # the per-model density tables' module
+    "fit_trend": ("densing.trend.doubling", "fit_trend"),
     "measure_trend": ("densing.trend.measure", "measure_trend"),
 }
 

@@ -213,7 +213,7 @@ def density(
 
     from densing import paths
     from densing.data import read_results
-    from densing.laws.inversion import compute_density, extrapolation_summary
+    from densing.laws.density import compute_density, extrapolation_summary
     from densing.laws.fit import fit_verdict
     from densing.laws.reference import ReferenceFit
 

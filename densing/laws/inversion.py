@@ -10,30 +10,33 @@ the size a reference model trained on D0 tokens would need to score S (Xiao et a
 Scores at or below the sigmoid's floor d, at or above its ceiling c + d, or whose L̂ is at or below
 the data-limited floor b·D0^-β + E have no finite N̂: they are *censored* (N̂ = 0 or +inf) and
 carry a reason in the ``censored`` column — never a silent NaN.
+
+**The inversion protocol.** An inversion takes the targets' scores (models × benchmarks, with
+standard errors) and gives, for the point parameters or for bootstrap draws of the reference and
+of the scores, ln ρ per model and its ``kind`` (0 exact, +1 lower bound, −1 upper bound, NaN
+dropped; :mod:`densing.laws.bounds`):
+
+- :class:`PerBenchmark` — one reference fit, the paper's inversion (eq. 4), censored scores as
+  bounds (:func:`densing.laws.bounds.log_density_bounds`); :meth:`PerBenchmark.invert` gives the
+  plain (L̂, N̂, reason) that :func:`densing.laws.density.compute_density` tabulates;
+- :class:`Joint` — several family fits of one family, the joint maximum-likelihood size
+  (:mod:`densing.laws.joint`); an x̂ at the edge of its range is a bound.
+
+Both share one interface, so the per-model tables (:mod:`densing.laws.density`), the trend's
+uncertainty (:mod:`densing.trend.uncertainty`) and the checks treat them alike.
 """
 from __future__ import annotations
 
-from numbers import Integral, Real
-from typing import Iterable, Mapping
+import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from densing.errors import InputError
-from densing.laws.fit import fit_verdict
+from densing.laws.bounds import EXACT, LOWER, UPPER, log_density_bounds, score_cap
 from densing.laws.reference import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, ReferenceFit  # noqa: F401
-from densing.validation import Interval, validate
-
-COMPONENT_CENSORED = "component_censored"
-
-#: What :func:`compute_density`'s arguments may be.
-DENSITY_CONSTRAINTS = {
-    "d0": [Interval(Real, 0, None, closed="neither"), None],
-    "level": [Interval(Real, 0, 1, closed="neither")],
-    "seed": [Interval(Integral, 0, None)],
-}
-
-_CI_QUANTILE_METHOD = "inverted_cdf"  # an observed draw, never an interpolation between ±inf
+from densing.laws.reference_fit import invert_scores
 
 
 def invert(fit: ReferenceFit, scores, d0: float | None = None) -> pd.DataFrame:
@@ -82,22 +85,6 @@ def extrapolation_notes(fit: ReferenceFit, effective_params, d0: float | None = 
     return notes
 
 
-def extrapolation_summary(result: pd.DataFrame) -> str | None:
-    """One sentence for :func:`compute_density`'s ``extrapolation`` column: how many rows leave the
-    reference's data, each D0 reason once and the N̂ reasons counted; ``None`` if no row does."""
-    outside = result["extrapolation"].dropna().astype(str)
-    if not len(outside):
-        return None
-    parts = [p for note in outside for p in note.split("; ")]
-    reasons = sorted({p for p in parts if p.startswith("D0 ")})
-    for side in (BELOW_SMALLEST_N, ABOVE_LARGEST_N):
-        count = sum(side in p for p in parts)
-        if count:
-            reasons.append(f"N̂ {side} in {count} rows")
-    return (f"{len(outside)} of {len(result)} rows extrapolate beyond the reference's data: " + "; ".join(reasons)
-            + " (column 'extrapolation' of --format csv/json has each row's)")
-
-
 def conditioning(fit: ReferenceFit, scores, stderr, d0: float | None = None) -> np.ndarray:
     """How many-fold the density moves for one standard error σ of the score.
 
@@ -120,176 +107,204 @@ def conditioning(fit: ReferenceFit, scores, stderr, d0: float | None = None) -> 
     return np.where(np.isnan(sigma), np.nan, kappa)
 
 
-def _quantiles(draws: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    low, high = np.quantile(draws, [(1 - level) / 2, (1 + level) / 2], axis=0, method=_CI_QUANTILE_METHOD)
-    return low, high
+# ---------------------------------------------------------------------------------------------
+# the protocol: one benchmark, or all jointly
 
 
-def score_rows(targets: pd.DataFrame, fit: ReferenceFit) -> pd.DataFrame:
-    """The targets' score per model for ``fit``'s benchmark(s) and metric (averaged for mean fits)."""
-    names = list(fit.benchmarks)
-    rows = targets[targets["benchmark"].isin(names) & (targets["metric"] == fit.metric)]
-    if rows.empty:
-        return rows
-    keep = {"params": ("params", "first"), "score": ("value", "mean"), "n": ("benchmark", "nunique")}
-    for column in ("train_tokens", "release_date", "family", "active_params"):
-        if column in rows.columns:
-            keep[column] = (column, "first")
-    by_model = rows.groupby("model", sort=False)
-    grouped = by_model.agg(**keep)
-    if "stderr" in rows.columns:  # the mean's standard error: sqrt(Σ σ²) / k, NaN where no σ is known
-        variance = np.square(rows["stderr"].astype(float)).groupby(rows["model"], sort=False).sum(min_count=1)
-        grouped.insert(list(grouped.columns).index("n") + 1, "stderr", np.sqrt(variance) / by_model.size())
-    grouped = grouped[grouped["n"] == len(names)].drop(columns="n").reset_index()
-    grouped.insert(1, "benchmark", fit.benchmark)
-    return grouped
+def _family_label(fit: ReferenceFit) -> str:
+    families = sorted({m for m in str(fit.provenance.get("families", fit.provenance.get("family", ""))).split(",") if m})
+    return ", ".join(families) or "?"
 
 
-def compute_density(
-    targets: pd.DataFrame,
-    fits: ReferenceFit | Iterable[ReferenceFit] | Mapping[str, ReferenceFit],
-    *,
-    d0: float | None = None,
-    level: float = 0.95,
-    aggregate: bool = True,
-    seed: int = 0,
-    intervals: bool = True,
-    include_poor_fits: bool = False,
-) -> pd.DataFrame:
-    """Effective parameter size and capacity density ρ = N̂/N of every target model (eq. 4).
+@dataclass(frozen=True)
+class PerBenchmark:
+    """The paper's inversion through one reference fit at D0 (default the fit's own; a law without a data term has
+    no other)."""
 
-    ``targets`` is a tidy results table; each fit picks the rows of its benchmark(s) and metric.
-    Confidence intervals come from the fits' bootstrap draws (percentile, ``level``); where the
-    targets carry a score standard error (column ``stderr``), each draw also perturbs the score by
-    a normal error of that size (seeded), so the interval covers the benchmark's sampling noise. With
-    ``aggregate`` and several fits, one more row per model (benchmark ``geomean``) holds the
-    geometric mean of its per-benchmark densities, censored if any component is.
-    ``intervals=False`` skips the confidence intervals (NaN) when only point values are needed.
-    A fit with a verdict (:func:`densing.laws.fit.fit_verdict`: R² below 0.5) keeps its rows, with
-    the verdict in the ``fit_verdict`` column, but is left out of the geometric mean unless
-    ``include_poor_fits``.
+    fit: ReferenceFit
+    d0: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "d0", self.fit._d0(None if self.d0 is None else float(self.d0)))
+
+    @property
+    def fits(self) -> tuple[ReferenceFit, ...]:
+        return (self.fit,)
+
+    @property
+    def benchmarks(self) -> tuple[str, ...]:
+        return tuple(self.fit.benchmarks)
+
+    @property
+    def name(self) -> str:
+        return f"{_family_label(self.fit)}:{self.fit.benchmark}"
+
+    @staticmethod
+    def _mean(scores: np.ndarray, stderr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A mean fit's score is the mean over its benchmarks, σ = √(Σσ²)/B; one benchmark passes through."""
+        count = scores.shape[-1]
+        return scores.mean(axis=-1), np.sqrt(np.nansum(np.square(stderr), axis=-1)) / count
+
+    @property
+    def kind(self) -> str:
+        return "per-benchmark"
+
+    #: a model enters only with every benchmark's score (a mean fit averages them)
+    require = "all"
+
+    @property
+    def n_draws(self) -> int:
+        return len(self.fit.bootstrap)
+
+    def invert(self, scores: np.ndarray, picks=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(L̂, N̂, censoring reason) of the mean score at D0 (eq. 4, :func:`invert_scores`), censored N̂ as 0 / +inf:
+        under the point parameters for ``scores`` (models, B), under the bootstrap draws ``picks`` for (draws, models, B)."""
+        p = self.fit.params if picks is None else self.fit.draw_columns(picks)
+        return invert_scores(p, np.asarray(scores, float).mean(axis=-1), self.d0)
+
+    def point(self, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray):
+        p = {k: float(v) for k, v in self.fit.params.items()}
+        s, se = self._mean(scores, stderr)
+        return log_density_bounds(p, s, se, params, self.d0)
+
+    def draws(self, picks, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray):
+        """``scores`` (draws, models, 1): ln ρ and kind of shape (draws, models)."""
+        p = self.fit.draw_columns(picks) if picks is not None else self.fit.point_columns(scores.shape[0])
+        s, _ = self._mean(scores, stderr)
+        return log_density_bounds(p, s, self._mean(stderr, stderr)[1], params, self.d0)
+
+    def cap(self) -> float:
+        return float(score_cap({k: float(v) for k, v in self.fit.params.items()}, self.d0))
+
+    def conditioning(self, scores: np.ndarray, stderr: np.ndarray) -> np.ndarray:
+        s, se = self._mean(scores, stderr)
+        return conditioning(self.fit, s, se, self.d0)
+
+
+@dataclass(frozen=True)
+class Joint:
+    """The joint maximum-likelihood size over the family fits of one family (:mod:`densing.laws.joint`)."""
+
+    fit_list: tuple[ReferenceFit, ...]
+    skill: str = "pooled"  # the between-benchmark variance (densing.laws.joint): "pooled" or "none"
+
+    def __post_init__(self) -> None:
+        families = {_family_label(f) for f in self.fit_list}
+        if len(families) != 1 or any(f.has_data_term for f in self.fit_list):
+            raise InputError("fits: the joint inversion takes family references of one family")
+        counts = {len(f.bootstrap) for f in self.fit_list}
+        if len(counts) != 1:
+            raise InputError("fits: the family fits of a joint inversion need the same number of bootstrap draws")
+
+    @property
+    def fits(self) -> tuple[ReferenceFit, ...]:
+        return self.fit_list
+
+    @property
+    def benchmarks(self) -> tuple[str, ...]:
+        return tuple(f.benchmark for f in self.fit_list)
+
+    @property
+    def name(self) -> str:
+        suffix = "" if self.skill == "pooled" else f"[skill {self.skill}: first version]"
+        return f"{_family_label(self.fit_list[0])}:joint({','.join(self.benchmarks)}){suffix}"
+
+    @property
+    def kind(self) -> str:
+        return "joint"
+
+    #: a model enters with any of the benchmarks' scores (the others missing)
+    require = "any"
+
+    @property
+    def d0(self) -> float:
+        return self.fit_list[0].d0
+
+    @property
+    def n_draws(self) -> int:
+        return len(self.fit_list[0].bootstrap)
+
+    def solve_point(self, scores, stderr):
+        from densing.laws.joint import invert_joint
+
+        return invert_joint(list(self.fit_list), scores, stderr, skill=self.skill)
+
+    def point(self, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray):
+        result = self.solve_point(scores, stderr)
+        y = result.log_size - np.log(params)
+        kind = np.where(result.censored == "below_range", UPPER, np.where(result.censored == "above_range", LOWER, EXACT)).astype(float)
+        return y, kind
+
+    def weights(self, scores, stderr) -> np.ndarray:
+        return self.solve_point(scores, stderr).weights
+
+    def draws(self, picks, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray, *, weights: np.ndarray):
+        """``scores`` (draws, models, B) solved with ``weights`` (models, B): those of the *observed* scores
+        (:meth:`weights`), fixed across draws."""
+        from densing.laws.joint import LOG_SIZE_HIGH, LOG_SIZE_LOW, family_columns, solve, start_points
+
+        w = weights
+        p = family_columns(list(self.fit_list), picks) if picks is not None else family_columns(list(self.fit_list))
+        w = np.broadcast_to(w[None], scores.shape)
+        x = solve(p, scores, w, start_points(p, scores, w))
+        kind = np.where(x <= LOG_SIZE_LOW + 1e-9, UPPER, np.where(x >= LOG_SIZE_HIGH - 1e-9, LOWER, EXACT)).astype(float)
+        return x - np.log(params)[None, :], kind
+
+    def cap(self) -> float:
+        return float(min(score_cap({k: float(v) for k, v in f.params.items()}, f.d0) for f in self.fit_list))
+
+    def conditioning(self, scores: np.ndarray, stderr: np.ndarray) -> np.ndarray:
+        """How many-fold the joint ρ moves for one standard error: exp of |Δx̂| when every score moves by +σ or −σ."""
+        base = self.solve_point(scores, stderr).log_size
+        sigma = np.nan_to_num(stderr)
+        up = self.solve_point(scores + sigma, stderr).log_size
+        down = self.solve_point(scores - sigma, stderr).log_size
+        return np.exp(np.maximum(np.abs(up - base), np.abs(base - down)))
+
+
+def score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric: str | None = None,
+                 require: str = "all") -> pd.DataFrame:
+    """One row per model with every benchmark's score and standard error (``score:<b>``, ``stderr:<b>``).
+
+    ``require="all"``: models missing any of ``benchmarks`` are left out; ``"any"`` (the joint
+    inversion): a model with at least one of them is kept, NaN where it has no score. Carries ``params``, ``family``,
+    ``release_date``, ``active_params`` and ``train_tokens`` where the table has them.
     """
-    if isinstance(fits, ReferenceFit):
-        fits = [fits]
-    elif isinstance(fits, Mapping):
-        fits = list(fits.values())
-    fits = list(fits)
-    if not fits:
-        raise InputError("fits: no reference fit given")
-    validate(DENSITY_CONSTRAINTS, d0=d0, level=level, seed=seed)
-    frames = []
-    poor: set[str] = set()
-    draws_by_fit: dict[str, np.ndarray] = {}
-    for fit in fits:
-        rows = score_rows(targets, fit)
-        if rows.empty:
-            continue
-        scores = rows["score"].to_numpy(float)
-        inverted = invert(fit, scores, d0)
-        rows["loss_hat"] = inverted["loss_hat"].to_numpy()
-        rows["effective_params"] = inverted["effective_params"].to_numpy()
-        rows["density"] = rows["effective_params"] / rows["params"]
-        rows["censored"] = inverted["censored"].to_numpy()
-        rows["extrapolation"] = extrapolation_notes(fit, rows["effective_params"], d0)
-        rows["d0"] = fit.d0 if d0 is None else d0
-        rows["reference_fit"] = f"{fit.kind}:{fit.benchmark}"
-        rows["fit_verdict"] = fit_verdict(fit)
-        if rows["fit_verdict"].iloc[0] is not None:
-            poor.add(fit.benchmark)
-        if fit.bootstrap and intervals:
-            n_draws = len(fit.bootstrap)
-            drawn_scores = np.broadcast_to(scores, (n_draws, scores.size))
-            if "stderr" in rows.columns:
-                noise = np.nan_to_num(rows["stderr"].to_numpy(float))
-                rng = np.random.default_rng(seed)
-                drawn_scores = drawn_scores + rng.standard_normal((n_draws, scores.size)) * noise
-            draws = fit.effective_params_draws(drawn_scores, d0) / rows["params"].to_numpy(float)[None, :]
-            low, high = _quantiles(draws, level)
-            draws_by_fit[fit.benchmark] = pd.DataFrame(draws, columns=rows["model"]).T
-        else:
-            low = high = np.full(len(rows), np.nan)
-        rows["density_ci_low"] = low
-        rows["density_ci_high"] = high
-        rows["effective_params_ci_low"] = low * rows["params"]
-        rows["effective_params_ci_high"] = high * rows["params"]
-        frames.append(rows)
-    if not frames:
-        names = ", ".join(f.benchmark for f in fits)
-        wanted = {b for f in fits for b in f.benchmarks}
-        other = sorted(set(targets.loc[targets["benchmark"].isin(wanted), "metric"].astype(str)))
-        found = f"; the targets score them as {', '.join(other)}" if other else ""
-        raise InputError(f"targets: no rows for the fitted benchmark(s) {names} (metric {fits[0].metric!r}){found}")
-    result = pd.concat(frames, ignore_index=True)
-    kept = [f for f in frames if include_poor_fits or f["benchmark"].iloc[0] not in poor]
-    if aggregate and len(kept) > 1:
-        pooled = pd.concat(kept, ignore_index=True)
-        draws = {b: d for b, d in draws_by_fit.items() if b in set(pooled["benchmark"])}
-        result = pd.concat([result, _geomean_rows(pooled, draws, len(kept), level)], ignore_index=True)
-    ordered = [
-        "model", "benchmark", "params", "score", "loss_hat", "effective_params", "density", "censored",
-        "density_ci_low", "density_ci_high", "effective_params_ci_low", "effective_params_ci_high", "extrapolation",
-    ]
-    rest = [c for c in result.columns if c not in ordered]
-    result = result[ordered + rest]
-    # a finite density has no censoring reason: missing (JSON null, CSV empty), not ""
-    result["censored"] = result["censored"].astype(object).where(is_censored(result["censored"]), None)
-    result["extrapolation"] = result["extrapolation"].astype(object).where(result["extrapolation"].notna(), None)
-    return result
+    rows = targets[targets["benchmark"].isin(benchmarks)]
+    if metric is not None:
+        rows = rows[rows["metric"] == metric]
+    if rows.empty:
+        return pd.DataFrame(columns=["model", "params"])
+    scores = rows.pivot_table(index="model", columns="benchmark", values="value", aggfunc="mean")
+    errors = rows.pivot_table(index="model", columns="benchmark", values="stderr", aggfunc="mean", dropna=False) \
+        if "stderr" in rows.columns else pd.DataFrame(index=scores.index)
+    keep = [b for b in benchmarks]
+    scores = scores.reindex(columns=keep).dropna(how="all" if require == "any" else "any")
+    out = pd.DataFrame({"model": scores.index.astype(str)})
+    for b in keep:
+        out[f"score:{b}"] = scores[b].to_numpy(float)
+        out[f"stderr:{b}"] = errors.reindex(index=scores.index, columns=[b]).iloc[:, 0].to_numpy(float) if b in errors.columns else math.nan
+    first = rows.drop_duplicates("model").set_index("model")
+    for column in ("params", "family", "release_date", "active_params", "train_tokens"):
+        if column in first.columns:
+            out[column] = first.loc[out["model"], column].to_numpy()
+    if len(keep) == 1:
+        out["score"], out["stderr"] = out[f"score:{keep[0]}"], out[f"stderr:{keep[0]}"]
+    return out
 
 
-def is_censored(reasons: pd.Series) -> pd.Series:
-    """True where a ``censored`` column holds a reason (missing and ``""`` mean not censored)."""
-    return reasons.fillna("").astype(str).ne("")
+def arrays(models: pd.DataFrame, benchmarks: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(scores, stderr) of shape (models, B) from :func:`score_matrix`'s columns."""
+    scores = np.column_stack([models[f"score:{b}"].to_numpy(float) for b in benchmarks])
+    stderr = np.column_stack([models[f"stderr:{b}"].to_numpy(float) for b in benchmarks])
+    return scores, stderr
 
 
-def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: float) -> pd.DataFrame:
-    """ρ_geo = exp(mean_i ln ρ_i) over a model's benchmarks; censored if any ρ_i is.
-
-    Whole columns at a time (a per-model loop took most of the time on large tables)."""
-    counts = result.groupby("model", sort=False)["benchmark"].nunique()
-    models = counts.index[counts == n_fits]
-    if not len(models):
-        return pd.DataFrame()
-    sub = result[result["model"].isin(models)].copy()
-    sub["_censored"] = is_censored(sub["censored"]).to_numpy()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        sub["_log"] = np.log(sub["density"].astype(float))
-    sub["_extrapolates"] = sub["extrapolation"].notna()
-    by_model = sub.groupby("model", sort=False)
-    first = sub.drop_duplicates("model", keep="first").set_index("model").loc[models]
-    censored = by_model["_censored"].any().loc[models].to_numpy()
-    value = np.where(censored, np.nan, np.exp(by_model["_log"].mean().loc[models].to_numpy()))
-    low = high = np.full(len(models), np.nan)
-    if len(draws_by_fit) == n_fits:
-        per_fit = [draws.reindex(models).to_numpy(float) for draws in draws_by_fit.values()]
-        n_draws = min(d.shape[1] for d in per_fit)  # fits may keep different numbers of draws
-        with np.errstate(divide="ignore", invalid="ignore"):
-            geo = np.exp(np.mean([np.log(d[:, :n_draws]) for d in per_fit], axis=0))
-        geo[censored] = np.nan
-        # a draw censored at 0 in one fit and at ∞ in another is NaN: left out of its model's interval
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a model whose every draw is NaN: no interval
-            low, high = np.nanquantile(geo, [(1 - level) / 2, (1 + level) / 2], axis=1, method=_CI_QUANTILE_METHOD)
-    params = first["params"].to_numpy(float)
-    out = {
-        "model": list(models),
-        "benchmark": "geomean",
-        "params": params,
-        "score": np.nan,
-        "loss_hat": np.nan,
-        "effective_params": value * params,
-        "density": value,
-        "censored": np.where(censored, COMPONENT_CENSORED, ""),
-        "extrapolation": np.where(by_model["_extrapolates"].any().loc[models].to_numpy(), "a component extrapolates", None),
-        "density_ci_low": low,
-        "density_ci_high": high,
-        "effective_params_ci_low": low * params,
-        "effective_params_ci_high": high * params,
-    }
-    for column in ("train_tokens", "release_date", "family", "d0"):
-        if column in result.columns:
-            out[column] = first[column].to_numpy()
-    out["reference_fit"] = "geomean"
-    return pd.DataFrame(out)
+def as_inversion(reference, d0: float | None = None):
+    """A :class:`ReferenceFit` becomes its per-benchmark inversion at D0; an inversion passes through."""
+    if isinstance(reference, ReferenceFit):
+        return PerBenchmark(reference, d0)
+    if not all(hasattr(reference, name) for name in ("point", "draws", "benchmarks", "fits", "n_draws")):
+        raise InputError(f"reference: expected a ReferenceFit or an inversion (PerBenchmark, Joint), got "
+                         f"{type(reference).__name__}")
+    return reference

@@ -20,7 +20,6 @@ from densing.data.units import format_count
 from densing.laws.reference import ReferenceFit
 from densing.report import figures
 from densing.report.html import Section, cards_html, esc, figure_html, fmt_fixed, page, table_html
-from densing.report.line import MeasuredLine, measured_line
 
 #: The reference law plots (Pythia) shown in the report's "Reference laws" section.
 DEFAULT_LAW_FITS = "pythia_*.json"
@@ -91,9 +90,8 @@ def build_report(
         ci_low_months=head.doubling_time_months_ci_low, ci_high_months=head.doubling_time_months_ci_high,
         n_models=head.n_models, frontier=measured.headline_rule, reference_fit=measured.reference, d0=measured.d0,
     )
-    lines = {rule: measured_line(measured, rule, epoch) for rule in measured.rules}
-    line = lines.get(frontier)
-    others = [lines[r] for r in lines if r != frontier]
+    line = measured.rules.get(frontier)  # the measurement's own line (slope, intercept, interval, frontier points)
+    others = [result for rule, result in measured.rules.items() if rule != frontier]
     law_fits = _load_fits(DEFAULT_LAW_FITS, folder)
     sections = [
         Section("Verdict", "", [verdict_html(measured, PAPER)]),
@@ -259,7 +257,7 @@ def _candidate_table(candidates: pd.DataFrame) -> pd.DataFrame:
     return _round(table)
 
 
-def _density_intro(measured, frontier: str, line: MeasuredLine | None) -> str:
+def _density_intro(measured, frontier: str, line) -> str:
     points = ("Each point is a model the trend uses (hover for its name, size, scores and density); a triangle is a censored "
               "density drawn at its bound.")
     role = ("it is the headline rule" if frontier == measured.headline_rule else f"drawn for comparison; the headline rule is "

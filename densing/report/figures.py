@@ -119,7 +119,8 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
                    checks_text: str | None = None) -> go.Figure:
     """Capacity density over release dates on a log axis: every model the trend uses, a censored
     density drawn at its bound (▲ a lower bound, ▼ an upper bound), the frontier's points, and the
-    line ln ρ = A·t + B of :class:`densing.report.line.MeasuredLine` with its slope's 95% band
+    line ln ρ = A·t + B of a rule of the measurement (:class:`densing.trend.uncertainty.TrendUncertainty`) with its
+    slope's 95% band
     (Xiao et al. 2024, eq. 5). ``points``: ``model``, ``release_date``, ``params``, ``score``,
     ``log_density`` and ``bound`` (0 exact, +1 lower bound, −1 upper bound). ``line`` may be None
     (the rule could not be fitted): the points are drawn alone."""
@@ -151,7 +152,7 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
         rows = frame[marked]
         symbols = np.where(rows["bound"] == 1, "triangle-up", np.where(rows["bound"] == -1, "triangle-down", "diamond"))
         figure.add_trace(go.Scatter(
-            x=rows["release_date"], y=rows["density"], mode="markers", name=f"{line.frontier} record-setters (▲: a bound)",
+            x=rows["release_date"], y=rows["density"], mode="markers", name=f"{line.rule} record-setters (▲: a bound)",
             marker=dict(color=PALETTE[3], size=11, symbol=list(symbols)), text=rows["hover"], hovertemplate="%{text}<extra></extra>"))
     low_y, high_y = np.log10(frame["density"].min()), np.log10(frame["density"].max())
     if line is not None:
@@ -160,7 +161,7 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
         figure.add_trace(go.Scatter(x=list(dates) + list(dates[::-1]), y=list(np.exp(high)) + list(np.exp(low)[::-1]), fill="toself",
                                     fillcolor="rgba(214,39,40,0.12)", line=dict(width=0), name="95% CI of the slope (fit + score + models)", hoverinfo="skip"))
         r2 = f", R² {line.r_squared:.3f}" if np.isfinite(line.r_squared) else ""
-        name = (f"{line.frontier} line: doubling {_months(line.doubling_time_months)} months "
+        name = (f"{line.rule} line: doubling {_months(line.doubling_time_months)} months "
                 f"(95% CI {_months(line.doubling_time_months_ci_low)}–{_months(line.doubling_time_months_ci_high)}{r2})")
         fitted = np.exp(line.predict(dates))
         figure.add_trace(go.Scatter(x=dates, y=fitted, mode="lines", line=dict(color=PALETTE[3], width=2), name=name, hoverinfo="skip"))
@@ -170,7 +171,7 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
         dates = pd.date_range(frame["release_date"].min(), frame["release_date"].max(), periods=80)
         figure.add_trace(go.Scatter(
             x=dates, y=np.exp(other.predict(dates)), mode="lines", visible="legendonly", line=dict(dash="dash", width=1.5),
-            name=(f"{other.frontier} rule (click to show): doubling {_months(other.doubling_time_months)} months "
+            name=(f"{other.rule} rule (click to show): doubling {_months(other.doubling_time_months)} months "
                   f"(95% CI {_months(other.doubling_time_months_ci_low)}–{_months(other.doubling_time_months_ci_high)})"),
             hoverinfo="skip"))
     if reach is not None and np.isfinite(reach):

@@ -30,7 +30,7 @@ from densing.data.benchmarks import CHANCE_LEVELS
 from densing.errors import DensingError
 from densing.laws.reference import ReferenceFit
 from densing.trend import references
-from densing.trend.inversions import Joint, PerBenchmark
+from densing.laws.inversion import Joint, PerBenchmark
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references
 

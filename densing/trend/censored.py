@@ -1,7 +1,7 @@
 """Lines through points some of which are bounds: censored regression for the density trend.
 
 A censored density is a bound, not a missing value: a score the reference cannot reach at D0
-says ρ ≥ x, a score at or below its floor says ρ ≤ x (:func:`densing.trend.bounds.log_density_bounds`).
+says ρ ≥ x, a score at or below its floor says ρ ≤ x (:func:`densing.laws.bounds.log_density_bounds`).
 Each point carries ``kind``: 0 exact, +1 a lower bound (the true ln ρ ≥ y), −1 an upper bound
 (the true ln ρ ≤ y).
 
@@ -28,9 +28,8 @@ import math
 import numpy as np
 from scipy import optimize, special
 
+from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.trend.lines import quantile_slope
-
-EXACT, LOWER, UPPER = 0, 1, -1
 MAX_ITERATIONS = 50
 
 

@@ -7,7 +7,7 @@ family references was looked at (the size check's equivalence form and margin, a
 "untestable" status, replaced "the CI contains 0" / "failed" on 2026-11-23, before those results):
 
 - **saturation** — a frontier model whose score is within 2 standard errors of the highest score
-  the reference expresses at D0 (:func:`densing.trend.bounds.score_cap`) has a density set by that
+  the reference expresses at D0 (:func:`densing.laws.bounds.score_cap`) has a density set by that
   cap, not by the model. Fails if any frontier model is saturated.
 - **conditioning** — κ, how many-fold ρ moves for one standard error of the score
   (:func:`densing.laws.inversion.conditioning`). Fails if the median κ over the frontier models

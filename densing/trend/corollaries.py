@@ -12,11 +12,17 @@ from densing.errors import InputError
 from densing.trend.constants import DEFAULT_EPOCH, DAYS_PER_MONTH
 from densing.trend.scope import parse_epoch, prepare
 from densing.numbers import json_number
-from densing.trend.fits import fit_points, density_points
+from densing.trend.fits import fit_points
 
 # --------------------------------------------------------------------------------------------
 # corollaries (§4)
 # --------------------------------------------------------------------------------------------
+
+
+def density_points(frame: pd.DataFrame):
+    """The finite densities of a ``model, density`` frame (a censored or non-positive one left out, with why)."""
+    return prepare(frame, value_column="density", date_column="release_date",
+                   label_column="model", source="densities", unique_labels=True, sign=1.0)
 
 
 def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.DataFrame:

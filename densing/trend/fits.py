@@ -1,17 +1,21 @@
-"""TrendFit and the trend functions: one frontier rule, all rules, sensitivity rows."""
+"""A line through given points with a bootstrap over the points: the cost halving time's fit (:mod:`.corollaries`).
+
+The doubling time of capacity density is not fitted here: it is :func:`densing.fit_trend`
+(:mod:`densing.trend.doubling`), which carries the reference fit's and the scores' uncertainty too.
+"""
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from densing.errors import FitError, InputError
-from densing.trend.constants import DEFAULT_EPOCH, DAYS_PER_MONTH, FRONTIERS
-from densing.trend.scope import to_timestamp, parse_epoch, unit_days, Points, prepare, days_since
+from densing.trend.constants import DAYS_PER_MONTH, FRONTIERS
+from densing.trend.scope import Points, days_since, to_timestamp, unit_days
 from densing.trend import rules
 from densing.trend.lines import select_frontier, check_fittable, fit_line, percentile_interval, doubling_days, doubling_interval, check_options
 from densing.numbers import json_number
@@ -270,76 +274,3 @@ def fit_points(
         excluded=excluded,
         fit_warnings=line.warnings if line is not None else (),
     )
-
-
-def density_points(frame: pd.DataFrame) -> tuple[Points, pd.DataFrame]:
-    return prepare(frame, value_column="density", date_column="release_date",
-                    label_column="model", source="densities", unique_labels=True, sign=1.0)
-
-
-def trend(
-    frame: pd.DataFrame,
-    *,
-    frontier: str = "envelope",
-    quantile: float = 0.9,
-    epoch: object = DEFAULT_EPOCH,
-    time_unit: str = "days",
-    n_boot: int = 1000,
-    seed: int | None = 0,
-    ci: float = 0.95,
-) -> TrendFit:
-    """Fit the Densing Law ln ρmax(t) = A·t + B (Xiao et al. 2024, §3) on one frontier.
-
-    ``frame`` needs ``model``, ``release_date`` (datetime or ISO string) and ``density``
-    (ρ = N̂/N); one row per model. Rows with a missing date, a non-finite or non-positive
-    density, or a non-empty ``censored`` reason are excluded and returned in ``.excluded``.
-    t = (release_date − epoch) in ``time_unit``; doubling time = ln 2 / A in days (and
-    months = days / (365.25/12)). The bootstrap resamples the usable models with replacement
-    (``n_boot`` draws, ``seed``), recomputes the frontier and the fit, and maps the percentile
-    interval of A through ln 2 / A. Raises InputError for bad input, FitError for fewer than 3
-    frontier points or a single release date.
-    """
-    points, excluded = density_points(frame)
-    return fit_points(points, excluded, frontier=frontier, quantile=quantile, epoch=parse_epoch(epoch),
-                       time_unit=time_unit, n_boot=n_boot, seed=seed, ci=ci, what="densities")
-
-
-def trend_all(
-    frame: pd.DataFrame,
-    *,
-    frontiers: Iterable[str] = FRONTIERS,
-    **options: Any,
-) -> pd.DataFrame:
-    """:func:`trend` for each frontier choice; one row per choice (the keys of ``TrendFit.to_dict``)."""
-    return pd.concat([trend(frame, frontier=f, **options).to_frame() for f in frontiers],
-                     ignore_index=True)
-
-
-def sensitivity(
-    frames: Mapping[str, pd.DataFrame],
-    *,
-    frontiers: Iterable[str] = FRONTIERS,
-    **options: Any,
-) -> pd.DataFrame:
-    """Doubling time and its CIs for each labelled density frame and frontier choice.
-
-    ``frames`` maps a label (a benchmark, a reference fit, a D0 …) to a density frame as for
-    :func:`trend`. One row per (label, frontier) with the ``TrendFit.to_dict`` keys, plus
-    ``label`` and ``error``: a label whose fit fails (FitError) keeps its row, with the message
-    in ``error`` and the numbers missing, so no label disappears from the table.
-    """
-    if not isinstance(frames, Mapping) or not frames:
-        raise InputError("sensitivity: expected a non-empty mapping of label -> density frame")
-    rows: list[dict[str, Any]] = []
-    frontiers = tuple(frontiers)
-    for label, frame in frames.items():
-        for frontier in frontiers:
-            try:
-                row = trend(frame, frontier=frontier, **options).to_dict()
-                row["error"] = None
-            except FitError as exc:
-                row = {"frontier": frontier, "error": str(exc)}
-            except InputError as exc:
-                raise InputError(f"sensitivity label {label!r}: {exc}") from exc
-            rows.append({"label": label, **row})
-    return pd.DataFrame(rows)

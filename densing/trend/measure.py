@@ -38,6 +38,8 @@ from densing import paths
 from densing.data.units import format_count
 from densing.errors import DensingError, FitError
 from densing.trend import capability, references
+from densing.laws.density import density_table, point_densities
+from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.reference import ReferenceFit
 from densing.numbers import format_number
 from densing.validation import Interval, validate
@@ -45,18 +47,16 @@ from densing.trend import checks, rules, side_jobs
 from densing.trend.checks import plain_reason
 from densing.trend.censored import EXACT
 from densing.trend.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH
-from densing.trend.densities import density_table, point_densities
-from densing.trend.inversions import Joint, PerBenchmark, arrays
 from densing.trend.lines import doubling_days, envelope_index
 from densing.trend.measurement import PAPER, Breakpoint, InversionTrend, Segment, TrendMeasurement
 from densing.trend.targets import reference_models, trend_targets, with_stderr
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references, carry_uncertainty
 
 __all__ = [  # the measurement's parts, importable from here as before the split
-    "PAPER", "Breakpoint", "InversionTrend", "Segment", "TrendMeasurement", "density_table", "plain_reason",
-    "point_densities", "reference_models", "trend_targets", "with_stderr",
+    "PAPER", "Breakpoint", "InversionTrend", "Segment", "TrendMeasurement", "plain_reason",
+    "reference_models", "trend_targets", "with_stderr",
     "PAPER_ANCHORS", "COMPOSED_FITS", "CANDIDATES_FILE", "HEADLINE_RULE", "SENSITIVITY_D0", "NAMED_MODELS",
-    "composed_fits", "inversions_of", "inversion_checks", "measure_trend", "main",
+    "composed_fits", "headline_set", "inversions_of", "inversion_checks", "measure_trend", "main",
 ]
 
 #: The paper's per-model anchors (Xiao et al. 2024, Fig. 1 and §3), shown beside ours.
@@ -217,6 +217,23 @@ def _member_checks(members: list, found_rules: dict) -> tuple[checks.Check, ...]
     return tuple(combined)
 
 
+def headline_set(candidates: pd.DataFrame) -> tuple[str, tuple[str, ...], dict[str, tuple[str, ...]], list[tuple[str, str, str]]]:
+    """The benchmark set the headline measures: (its label, its benchmarks, its references — family → the benchmarks
+    rule v2 makes it eligible on —, the sets passed over with why).
+
+    The headline set is the paper-like one; where rule v2 gives it no reference, the next set that has one is
+    measured in its place and the words say why (never silently). FitError when no set has a reference.
+    """
+    missing: list[tuple[str, str, str]] = []
+    for name, (label, benchmarks) in capability.SETS.items():
+        found = references.references_of(candidates, benchmarks, references.MIN_SET_BENCHMARKS)
+        if found:
+            return label, benchmarks, found, missing
+        missing.append((name, label, capability._why_none(candidates, benchmarks)))
+    raise FitError("no family passes rule v2 on two benchmarks of any benchmark set; the candidate table "
+                   "(rule='v2') says why each fails")
+
+
 @side_jobs.reaped  # an error, Ctrl-C or SIGTERM ends the side worker at once
 def measure_trend(
     targets: pd.DataFrame,
@@ -256,17 +273,11 @@ def measure_trend(
         reference_rule = "given by the user (--fit); rule v2's references are in the rows per benchmark"
         label = f"benchmark(s) of the given fit ({', '.join(inversion.benchmarks)})"
     else:
-        # the headline set is the paper-like one; where rule v2 gives it no reference, the next set that has one is
-        # measured in its place and the words say why (never silently)
-        for name, (label, benchmarks) in capability.SETS.items():
-            found = references.references_of(candidates, benchmarks, references.MIN_SET_BENCHMARKS)
-            if found:
-                break
-            missing.append((name, label, capability._why_none(candidates, benchmarks)))
-        else:
+        try:
+            label, benchmarks, found, missing = headline_set(candidates)
+        except FitError:
             side_jobs.cancel(pending)
-            raise FitError("no family passes rule v2 on two benchmarks of any benchmark set; the candidate table "
-                           "(rule='v2') says why each fails")
+            raise
         members = capability.ordered_members(targets, candidates, fits, found, since=since, epoch=epoch, joint=True)
         reference_rule = (f"rule v2 (date-blind): every family eligible on at least {references.MIN_SET_BENCHMARKS} of "
                           f"{', '.join(benchmarks)}, drawn with equal weight in each bootstrap draw")
@@ -276,7 +287,7 @@ def measure_trend(
         try:
             found_rules[rule] = carry_over_references(
                 members, rule=rule, n_boot=n_boot if rule == HEADLINE_RULE else n_boot_side,
-                n_boot_share=n_boot_side // 2 if rule == HEADLINE_RULE else 25, seed=seed)
+                n_boot_share=n_boot_side // 2 if rule == HEADLINE_RULE else 25, seed=seed, epoch=epoch)
         except DensingError as exc:
             if rule == HEADLINE_RULE:
                 side_jobs.cancel(pending)

@@ -1,6 +1,6 @@
 """Frontier rules: how a line ln ρmax = A·t + B is drawn through densities some of which are bounds.
 
-One registry, read by the API (:func:`densing.trend.fit_trend`), the measurement
+One registry, read by the API (:func:`densing.fit_trend`, :mod:`densing.trend.doubling`), the measurement
 (:func:`densing.trend.measure.measure_trend`), the CLI and the report. A rule is a name, a
 description and ``fit(t, y, kind, labels, quantile, start) -> (A, B)`` (``start``: an optional line
 an iterative rule may start from); ``kind`` per point is 0 (exact),

@@ -12,7 +12,7 @@ from densing.data.item_counts import binomial_stderr, item_counts
 from densing.errors import InputError
 from densing.laws.reference import ReferenceFit
 from densing.trend.constants import DEFAULT_EPOCH
-from densing.trend.inversions import score_matrix
+from densing.laws.inversion import as_inversion, score_matrix
 from densing.trend.scope import days_since, parse_epoch
 
 
@@ -45,8 +45,6 @@ def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAU
     (plain ``score``/``stderr`` for one benchmark). The reference's own models — the points it
     was fitted on and, for a family reference, every model of the family — are never targets.
     """
-    from densing.trend.uncertainty import as_inversion
-
     inversion = as_inversion(reference, None)
     rows = score_matrix(with_stderr(targets), inversion.benchmarks, inversion.fits[0].metric, require=inversion.require)
     if rows.empty:

@@ -12,7 +12,7 @@ One bootstrap draw k of the trend (ln ρ = A·t + B, Xiao et al. 2024 eq. 5) red
     interval carries the choice (:func:`carry_over_references`);
 
 then inverts every score into ln ρ or a bound (per benchmark or jointly,
-:mod:`densing.trend.inversions`) and fits the frontier line with bounds as bounds (a rule of
+:mod:`densing.laws.inversion`) and fits the frontier line with bounds as bounds (a rule of
 :mod:`densing.trend.rules`). The percentile interval of A over the
 draws, mapped through ln 2 / A, is the doubling time's interval. Each source is also drawn alone
 (the other two held at their point values); its **share** is its slope variance over the sum of
@@ -38,12 +38,13 @@ import numpy as np
 import pandas as pd
 
 from densing.errors import FitError, InputError
-from densing.laws.reference import ReferenceFit
+from densing.laws.inversion import arrays, as_inversion
 from densing.results import Result
 from densing.trend import rules
 from densing.trend.censored import EXACT, LOWER, UPPER
-from densing.trend.constants import DAYS_PER_MONTH, MIN_POINTS
-from densing.trend.lines import doubling_days, doubling_interval
+from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS
+from densing.trend.lines import doubling_days, doubling_interval, envelope_index
+from densing.trend.scope import days_since, parse_epoch
 from densing.validation import Interval, validate
 
 SOURCES = ("fit", "score", "models")
@@ -59,7 +60,13 @@ def frontier_slope(rule: str, t: np.ndarray, y: np.ndarray, kind: np.ndarray, la
 
 @dataclass(frozen=True)
 class TrendUncertainty(Result):
-    """Point line (slope and intercept), the slope's full-uncertainty interval, and each source's share."""
+    """Point line (slope and intercept), the slope's full-uncertainty interval, and each source's share.
+
+    The line is ln ρ = A·t + B, t in days since ``epoch``: :meth:`predict` draws it and
+    :meth:`confidence_band` its slope's interval; ``frontier_models`` are the points it goes through
+    (the envelope's record-setters; every usable model for the other rules) under the lead reference,
+    ``r_squared`` the envelope's OLS R² through them (NaN for the censored rules).
+    """
 
     rule: str
     inversion: str
@@ -93,26 +100,51 @@ class TrendUncertainty(Result):
     reference_names: tuple[str, ...] = field(repr=False, default=())
     reference_weights: tuple[float, ...] = field(repr=False, default=())
     reference_slopes: tuple[float, ...] = field(repr=False, default=())
+    epoch: str = field(repr=False, default=DEFAULT_EPOCH)
+    frontier_models: tuple[str, ...] = field(repr=False, default=())
+    centre_days: float = field(repr=False, default=math.nan)
+    r_squared: float = field(repr=False, default=math.nan)
 
-    _dict_exclude = ("models", "draws", "reference_names", "reference_weights", "reference_slopes")
+    # the bulky per-model names and per-draw slopes, and the line's drawing aids, stay out of JSON
+    _dict_exclude = ("models", "draws", "reference_names", "reference_weights", "reference_slopes", "epoch",
+                     "frontier_models", "centre_days", "r_squared")
 
     @property
     def reference_months(self) -> dict[str, float]:
         """Each candidate reference's own point doubling time (months), by name."""
-        return {name: _months(slope) for name, slope in zip(self.reference_names, self.reference_slopes)}  # the bulky per-model names and per-draw slopes stay out of JSON
+        return {name: _months(slope) for name, slope in zip(self.reference_names, self.reference_slopes)}
+
+    def __repr__(self) -> str:
+        return (f"TrendUncertainty({self.rule}: doubling time {self.doubling_time_months:.3g} months "
+                f"[{self.level:.0%} CI {self.doubling_time_months_ci_low:.3g}, {self.doubling_time_months_ci_high:.3g}], "
+                f"A = {self.slope_per_day:.4g}/day, {self.n_models} models, {self.n_references} reference(s))")
+
+    def _days(self, dates) -> np.ndarray:
+        stamps = pd.DatetimeIndex(pd.to_datetime(list(dates)))
+        return days_since(np.asarray(stamps, dtype="datetime64[ns]"), parse_epoch(self.epoch))
+
+    def predict(self, dates) -> np.ndarray:
+        """ln ρ̂ = A·t + B on ``dates`` (t in days since ``epoch``)."""
+        return self.slope_per_day * self._days(dates) + self.intercept
+
+    def confidence_band(self, dates) -> tuple[np.ndarray, np.ndarray]:
+        """Lines through the frontier points' centre with the slope at the ends of its interval (pointwise min, max).
+
+        It shows the slope's uncertainty (what the doubling time's interval says), not the intercept's.
+        """
+        days = self._days(dates)
+        centre = self.centre_days if math.isfinite(self.centre_days) else 0.0
+        level = self.slope_per_day * centre + self.intercept
+        lines = [level + s * (days - centre) for s in (self.slope_ci_low, self.slope_ci_high) if math.isfinite(s)]
+        if not lines:
+            fitted = level + self.slope_per_day * (days - centre)
+            return fitted, fitted
+        stacked = np.vstack(lines)
+        return stacked.min(axis=0), stacked.max(axis=0)
 
 
 def _months(slope: float) -> float:
     return doubling_days(slope) / DAYS_PER_MONTH
-
-
-def as_inversion(reference, d0: float | None):
-    """A :class:`ReferenceFit` becomes its per-benchmark inversion at D0; an inversion passes through."""
-    from densing.trend.inversions import PerBenchmark
-
-    if isinstance(reference, ReferenceFit):
-        return PerBenchmark(reference, reference.d0 if d0 is None else float(d0))
-    return reference
 
 
 def carry_uncertainty(
@@ -126,17 +158,18 @@ def carry_uncertainty(
     n_boot_share: int = 300,
     level: float = 0.95,
     seed: int = 0,
+    epoch: str = DEFAULT_EPOCH,
 ) -> TrendUncertainty:
     """The trend's slope with (a) fit, (b) score and (c) model-sampling uncertainty (module docstring).
 
     ``models``: one row per target with ``model``, ``params``, ``t`` (days since the epoch) and
     the scores of the inversion's benchmarks (``score:<b>``, ``stderr:<b>``; or ``score`` and
-    ``stderr`` for one benchmark). ``reference``: an inversion (:mod:`densing.trend.inversions`)
+    ``stderr`` for one benchmark). ``reference``: an inversion (:mod:`densing.laws.inversion`)
     or a :class:`ReferenceFit` (inverted per benchmark at ``d0``). One reference is
     :func:`carry_over_references` with one member.
     """
     return carry_over_references([(as_inversion(reference, d0), models)], rule=rule, quantile=quantile, n_boot=n_boot,
-                                 n_boot_share=n_boot_share, level=level, seed=seed)
+                                 n_boot_share=n_boot_share, level=level, seed=seed, epoch=epoch)
 
 
 def carry_over_references(
@@ -149,6 +182,7 @@ def carry_over_references(
     n_boot_share: int = 300,
     level: float = 0.95,
     seed: int = 0,
+    epoch: str = DEFAULT_EPOCH,
 ) -> TrendUncertainty:
     """The slope with fit, score, model-sampling **and reference-choice** uncertainty.
 
@@ -157,10 +191,9 @@ def carry_over_references(
     with probability ``weights`` (default equal), then (a)–(c) as in the module docstring within it.
     The point line is the weighted mean of the references' point lines; each reference's own
     point slope is kept (``reference_slopes``). The shares: each source drawn alone, the others at
-    their point values — for the reference, that point is the first member (the lead).
+    their point values — for the reference, that point is the first member (the lead). ``epoch``: the
+    t = 0 of the frames' ``t`` (kept, so the result can draw its line over dates).
     """
-    from densing.trend.inversions import arrays
-
     rules.get(rule)
     validate({"level": [Interval(Real, 0, 1, closed="neither")]}, level=level)
     if n_boot < 1 or n_boot_share < 0:
@@ -231,6 +264,7 @@ def carry_over_references(
     dt_low, dt_high = doubling_interval(float(low), float(high))
     lead = prepared[0]
     kinds = lead["kind0"][np.isfinite(lead["kind0"])]
+    front, r_squared = _frontier_points(rule, lead, slope0, intercept0)
     labels = sorted(set().union(*(set(m["labels"]) for m in prepared)))
     return TrendUncertainty(
         rule=rule, inversion=" | ".join(m["inversion"].name for m in prepared), slope_per_day=slope0, intercept=intercept0,
@@ -245,8 +279,23 @@ def carry_over_references(
         slope_sd_all=float(np.std(ok)), failed_draws=int(n_boot - ok.size), models=tuple(labels), draws=combined,
         share_reference=shares["reference"], slope_sd_reference=sds["reference"], n_references=count_refs,
         reference_names=tuple(m["inversion"].name for m in prepared), reference_weights=tuple(float(v) for v in w),
-        reference_slopes=tuple(float(v) for v in slopes0),
+        reference_slopes=tuple(float(v) for v in slopes0), epoch=epoch,
+        frontier_models=tuple(str(v) for v in lead["labels"][front]),
+        centre_days=float(np.mean(lead["t"][front])) if front.size else math.nan, r_squared=r_squared,
     )
+
+
+def _frontier_points(rule: str, lead: dict, slope: float, intercept: float) -> tuple[np.ndarray, float]:
+    """The lead reference's points the line goes through (the envelope's record-setters, else every usable model)
+    and, for the envelope, the OLS R² of the line through them."""
+    t, y, kind, labels = lead["t"], lead["y0"], lead["kind0"], lead["labels"]
+    usable = np.flatnonzero(np.isfinite(y) & np.isfinite(kind))
+    if rule != "envelope":
+        return usable, math.nan
+    index = usable[envelope_index(t[usable], y[usable], labels[usable])]
+    total = float(np.sum((y[index] - y[index].mean()) ** 2))
+    fitted = slope * t[index] + intercept
+    return index, (1 - float(np.sum((y[index] - fitted) ** 2)) / total if total > 0 else math.nan)
 
 
 def _with_score_columns(models: pd.DataFrame, benchmarks: tuple[str, ...]) -> pd.DataFrame:
@@ -260,5 +309,5 @@ def _with_score_columns(models: pd.DataFrame, benchmarks: tuple[str, ...]) -> pd
     raise InputError(f"models: no scores for {', '.join(benchmarks)}")
 
 
-__all__ = ["ALL_SOURCES", "SOURCES", "TrendUncertainty", "as_inversion", "carry_over_references", "carry_uncertainty",
+__all__ = ["ALL_SOURCES", "SOURCES", "TrendUncertainty", "carry_over_references", "carry_uncertainty",
            "frontier_slope"]

@@ -23,17 +23,13 @@ def test_reference_fit_repr(reference):
 
 
 def test_trend_fit_repr():
-    rng = np.random.default_rng(0)
-    days = np.sort(rng.uniform(0, 700, 30))
-    frame = pd.DataFrame({
-        "model": [f"m{i}" for i in range(30)],
-        "release_date": pd.Timestamp("2023-02-24") + pd.to_timedelta(days, unit="D"),
-        "density": np.exp(np.log(2) / 100 * days - rng.exponential(0.3, 30)),
-    })
-    fit = densing.fit_trend(frame, frontier="all", n_boot=20, seed=0)
+    from tests.trend.test_doubling import planted_law, planted_scores
+
+    fit = densing.fit_trend(planted_scores(n=30, start_day=0, end_day=700), planted_law(), rule="all", n_boot=20,
+                            n_boot_share=0, since=None)
     text = repr(fit)
-    assert text.startswith("TrendFit(all:") and len(text) < 300
-    assert "<table>" in fit._repr_html_() and "doubling time" in fit._repr_html_()
+    assert text.startswith("TrendUncertainty(all: doubling time") and len(text) < 300 and text.count("\n") == 0
+    assert "<table>" in fit._repr_html_() and "doubling_time_months" in fit._repr_html_()
 
 
 def test_trend_measurement_repr():
@@ -50,7 +46,7 @@ def test_trend_measurement_repr():
 
 def test_compute_density_is_a_function():
     assert callable(densing.compute_density)
-    assert densing.compute_density.__module__ == "densing.laws.inversion"
+    assert densing.compute_density.__module__ == "densing.laws.density"
     assert densing.density.compute_density is densing.compute_density
     with pytest.raises(TypeError):
         densing.density()  # the module is a module

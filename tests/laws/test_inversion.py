@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from densing.laws.inversion import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, compute_density, invert
+from densing.laws.density import compute_density
+from densing.laws.inversion import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, invert
 from densing.laws import forms
 from densing.laws.fit import StageFit
 from densing.laws.reference import ReferenceFit
@@ -132,7 +133,7 @@ def test_uncensored_rows_have_a_missing_reason_not_an_empty_string():
     """``censored`` is missing (JSON null) where the density is finite, a reason where it is not."""
     import pandas as pd
 
-    from densing.laws.inversion import compute_density
+    from densing.laws.density import compute_density
     from densing.laws.reference import ReferenceFit
 
     fit = ReferenceFit.load("reference_fits/olmo_arc_easy_two_step.json")
@@ -149,7 +150,8 @@ def test_extrapolation_is_said_in_words_where_the_inversion_leaves_the_reference
     """N̂ outside the reference's N range, or D0 beyond its largest D, gets a note; inside, none."""
     import pandas as pd
 
-    from densing.laws.inversion import compute_density, extrapolation_notes
+    from densing.laws.density import compute_density
+    from densing.laws.inversion import extrapolation_notes
     from densing.laws.reference import ReferenceFit
 
     fit = ReferenceFit.load("reference_fits/olmo_arc_easy_two_step.json")
@@ -176,7 +178,7 @@ def test_geomean_rows_match_a_per_model_computation():
     from pathlib import Path
 
     from densing.data import read_results
-    from densing.laws.inversion import compute_density
+    from densing.laws.density import compute_density
     from densing.laws.reference import ReferenceFit
 
     root = Path(__file__).resolve().parents[2]

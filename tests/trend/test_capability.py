@@ -13,8 +13,8 @@ from densing.errors import DensingError
 from densing.laws.family import fit_family
 from densing.laws.joint import invert_joint
 from densing.trend import checks, references
-from densing.trend.censored import EXACT, LOWER
-from densing.trend.inversions import Joint, PerBenchmark
+from densing.laws.bounds import EXACT, LOWER
+from densing.laws.inversion import Joint, PerBenchmark
 from densing.trend.uncertainty import carry_over_references, carry_uncertainty
 
 
@@ -191,15 +191,31 @@ def test_one_row_per_benchmark_with_a_number_or_its_reason(shipped):
 
 
 def test_the_api_defaults_give_the_cli_headline():
-    """``densing.measure_trend`` with its defaults and ``densing trend`` with its defaults print one headline."""
+    """``densing.measure_trend`` and ``densing.fit_trend`` with their defaults and ``densing trend`` with its defaults
+    give one headline: the notebook path of the README gives the report's number."""
     import densing
+    from densing.laws.reference import ReferenceFit
 
-    api = densing.measure_trend(densing.read_results("results/public_models.csv"))
+    public = densing.read_results("results/public_models.csv")
+    api = densing.measure_trend(public)
     out = subprocess.run([sys.executable, "-m", "densing.cli.app", "trend", "--format", "json"], capture_output=True, text=True,
                          check=True).stdout
     head = next(r for r in json.loads(out) if r["headline"])
     assert head["verdict"] == api.verdict
     assert head["doubling_time_months"] == pytest.approx(api.rules[api.headline_rule].doubling_time_months, rel=1e-12)
+    # densing.fit_trend: the headline's references by default, every number the CLI's (the same draws and seed)
+    fitted = densing.fit_trend(public)
+    assert fitted.to_dict() == {k: v for k, v in head.items() if k in fitted.to_dict()}
+    # ... and the lead reference given as its shipped fits (reference_fits/family_<family>_<benchmark>.json, in the
+    # headline's benchmark order): that reference's own point doubling time
+    lead = fitted.reference_names[0]  # "Family:joint(b1,b2,...)"
+    family, benchmarks = lead.split(":")[0], lead.split("(")[1].rstrip(")").split(",")
+    shipped = [ReferenceFit.load(f"reference_fits/family_{family.lower()}_{b}.json") for b in benchmarks]
+    given = densing.fit_trend(public, shipped, n_boot=50, n_boot_share=0)
+    assert given.doubling_time_months == pytest.approx(fitted.reference_months[lead], rel=1e-9)
+    if fitted.n_references == 1:
+        assert given.doubling_time_months == pytest.approx(head["doubling_time_months"], rel=1e-9)
+        assert given.n_models == head["n_models"]
 
 
 def test_the_tables_multiple_choice_bbh_is_a_row_with_a_number(shipped):

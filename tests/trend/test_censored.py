@@ -80,9 +80,10 @@ def test_the_audit_cases_reach_the_global_optimum():
     from densing.data import read_results
     from densing.laws.reference import ReferenceFit
     from densing.trend.censored import exhaustive_censored_quantile_line
-    from densing.trend.inversions import PerBenchmark
+    from densing.laws.density import point_densities
+    from densing.laws.inversion import PerBenchmark
     from densing.trend.lines import doubling_days
-    from densing.trend.measure import point_densities, trend_targets
+    from densing.trend.targets import trend_targets
 
     table = read_results("results/public_models.csv")
     months = {}

@@ -9,8 +9,7 @@ import pytest
 
 from densing.laws import forms
 from densing.laws.reference import ReferenceFit
-from densing.trend.bounds import log_density_bounds, score_cap
-from densing.trend.censored import EXACT, LOWER, UPPER
+from densing.laws.bounds import EXACT, LOWER, UPPER, log_density_bounds, score_cap
 from densing.trend.uncertainty import carry_uncertainty
 
 P = {"a": 400.0, "alpha": 0.3, "b": 400.0, "beta": 0.3, "c": 0.75, "gamma": -1.0, "l": 2.5, "d": 0.25}
@@ -161,15 +160,14 @@ def test_api_and_cli_give_the_same_slope_for_the_same_rule(shipped):
 
 @pytest.mark.parametrize("rule", ["quantile", "all", "envelope"])
 def test_the_notebook_api_is_the_same_engine(shipped, rule):
-    """densing.fit_trend on the measurement's densities (bounds in a ``bound`` column) gives the CLI's slope."""
+    """densing.fit_trend on the score table, its references the measurement's, gives the measurement's line."""
     import densing
+    from densing.data import read_results
 
-    models = shipped.models
-    frame = pd.DataFrame({"model": models["model"], "release_date": models["release_date"],
-                          "density": np.exp(models["log_density"]), "bound": models["bound"]})
-    frame = frame[np.isfinite(frame["density"]) & np.isfinite(frame["bound"])]
-    fitted = densing.fit_trend(frame, frontier=rule, n_boot=5, epoch="2023-02-24")
-    assert fitted.slope_per_day == pytest.approx(shipped.rules[rule].slope_per_day, rel=1e-9)
+    fitted = densing.fit_trend(read_results("results/public_models.csv"), rule=rule, n_boot=5, n_boot_share=0)
+    assert fitted.slope_per_day == pytest.approx(shipped.rules[rule].slope_per_day, rel=1e-12)
+    assert fitted.intercept == pytest.approx(shipped.rules[rule].intercept, rel=1e-12)
+    assert fitted.frontier_models == shipped.rules[rule].frontier_models
 
 
 def test_sensitivity_holds_only_eligible_references_and_d0_only_with_a_data_term(shipped):

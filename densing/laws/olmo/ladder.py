@@ -40,7 +40,8 @@ import pandas as pd
 from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
 from densing.laws import forms
-from densing.laws.inversion import compute_density, conditioning
+from densing.laws.density import compute_density
+from densing.laws.inversion import conditioning
 from densing.laws.points import final_points, select_points
 from densing.laws.reference import ReferenceFit, fit_reference
 
@@ -203,7 +204,7 @@ def density_table(fits: dict[str, ReferenceFit], targets: pd.DataFrame, level: f
     ρ = N̂/N with N̂ the size a ladder model trained on the target's own D tokens would need for
     the target's score (Xiao et al. 2024, eq. 4 at D0 = D): a model of the ladder's recipe should
     come out at ρ ≈ 1. The interval combines the fit's bootstrap draws and the score's binomial
-    standard error (:func:`densing.laws.inversion.compute_density`); ``conditioning`` is κ, the fold change of ρ
+    standard error (:func:`densing.laws.density.compute_density`); ``conditioning`` is κ, the fold change of ρ
     for one standard error of the score (:func:`densing.laws.inversion.conditioning`); ``ci_fold`` is the
     interval's width as a factor (high / low).
     """

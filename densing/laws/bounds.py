@@ -18,8 +18,9 @@ import numpy as np
 
 from densing.laws import forms
 from densing.laws.reference import invert_scores
-from densing.trend.censored import EXACT, LOWER, UPPER
 
+#: The kind of a density: a value, or a bound on it (NaN: dropped, the law cannot express even the bound).
+EXACT, LOWER, UPPER = 0, 1, -1
 MARGIN_STDERRS = 2.0
 
 

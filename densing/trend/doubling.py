@@ -1,0 +1,139 @@
+"""The doubling time of capacity density against a reference: the notebook's entry point, the CLI's defaults.
+
+:func:`fit_trend` is ``densing.fit_trend``. It runs the one uncertainty engine
+(:func:`densing.trend.uncertainty.carry_over_references`) that ``densing trend`` and the report run,
+with the same defaults, so with its defaults it gives the CLI's headline number:
+
+- the targets are every dated model of a tidy *score* table released since ``since`` (default
+  2023-02-24, the epoch), the reference's own models left out (:func:`densing.trend.targets.trend_targets`),
+  each score with its standard error (the table's, else binomial from the benchmark's item count);
+- the scores are inverted by the reference (per benchmark, or jointly over a family's benchmarks),
+  a censored density entering as a bound;
+- the frontier rule is the censored 0.9 regression quantile (``rule="envelope"``: the paper's
+  record-setters; ``rule="all"``: the Tobit mean line);
+- 600 draws redraw the reference fit, every score and the set of models (and, with several
+  references, which one), and the interval is their percentile interval.
+
+It answers the doubling-time question only; the validity checks, the rows per benchmark and the
+verdict are :func:`densing.trend.measure.measure_trend`'s.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import pandas as pd
+
+from densing.errors import InputError
+from densing.laws.family import fit_family
+from densing.laws.inversion import Joint, PerBenchmark, as_inversion
+from densing.laws.reference import ReferenceFit
+from densing.trend import capability, references, rules
+from densing.trend.constants import DEFAULT_EPOCH
+from densing.trend.measure import DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE, composed_fits, headline_set
+from densing.trend.targets import trend_targets, with_stderr
+from densing.trend.uncertainty import TrendUncertainty, carry_over_references
+
+#: The columns a score table needs (one row per model × benchmark × metric).
+SCORE_COLUMNS = ("model", "benchmark", "metric", "value", "params", "release_date")
+
+
+def fit_trend(
+    targets: pd.DataFrame,
+    reference=None,
+    *,
+    benchmarks: tuple[str, ...] | None = None,
+    rule: str = "quantile",
+    quantile: float = 0.9,
+    d0: float | None = None,
+    since: str | None = DEFAULT_EPOCH,
+    epoch: str = DEFAULT_EPOCH,
+    n_boot: int = DEFAULT_N_BOOT,
+    n_boot_share: int = DEFAULT_N_BOOT_SIDE // 2,
+    level: float = 0.95,
+    seed: int = 0,
+) -> TrendUncertainty:
+    """The doubling time ln 2 / A of ln ρmax = A·t + B over ``targets`` against ``reference``, every uncertainty carried.
+
+    ``targets``: a tidy score table (``model, benchmark, metric, value, params, release_date``,
+    optionally ``stderr`` and ``family``), such as ``densing.read_results("results/public_models.csv")``.
+    ``reference``:
+
+    - ``None`` (default): the headline's references, as ``densing trend`` chooses them (rule v2 of
+      :mod:`densing.trend.references`: every eligible family on the headline's benchmark set,
+      inverted jointly, each drawn with equal weight);
+    - a family name (``"Llama-3.1"``): that family fitted per benchmark at its own budget on
+      ``benchmarks`` (default: the benchmarks rule v2 makes it a reference of the headline's set on)
+      and inverted jointly (one benchmark: the paper's inversion);
+    - a :class:`~densing.laws.reference.ReferenceFit` (inverted per benchmark at ``d0``, default its
+      own D0), or several family fits of one family (a list or a mapping: inverted jointly);
+    - an inversion (:class:`~densing.laws.inversion.PerBenchmark`, :class:`~densing.laws.inversion.Joint`).
+
+    ``rule``: ``quantile`` (the headline's), ``envelope`` or ``all``. ``n_boot``/``seed``: the draws of
+    the interval; ``n_boot_share``: the draws of each source alone (0 skips the shares). Returns the
+    engine's :class:`~densing.trend.uncertainty.TrendUncertainty` (``doubling_time_months`` and its
+    interval, the shares, the line: ``predict``, ``confidence_band``).
+    """
+    _check_table(targets)
+    rules.get(rule)
+    if not 0 < quantile < 1:
+        raise InputError(f"quantile: expected a number between 0 and 1, got {quantile!r}")
+    if n_boot < 1 or n_boot_share < 0:
+        raise InputError("n_boot: expected a positive number of draws (and n_boot_share ≥ 0)")
+    targets = with_stderr(targets)
+    if reference is None or isinstance(reference, str):
+        if d0 is not None:
+            raise InputError("d0: a family reference is inverted at its own budget; d0 goes with a ReferenceFit")
+        members = _family_members(targets, reference, benchmarks, since=since, epoch=epoch, seed=seed)
+    else:
+        if benchmarks is not None:
+            raise InputError("benchmarks: given with a family name only (a fit or an inversion has its own)")
+        inversion = _inversion(reference, d0)
+        rows, _ = trend_targets(targets, inversion, since=since, epoch=epoch)
+        members = [(inversion, rows)]
+    return carry_over_references(members, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=n_boot_share,
+                                 level=level, seed=seed, epoch=epoch)
+
+
+def _check_table(targets) -> None:
+    if not isinstance(targets, pd.DataFrame):
+        raise InputError(f"targets: expected a pandas DataFrame of scores, got {type(targets).__name__}")
+    missing = [c for c in SCORE_COLUMNS if c not in targets.columns]
+    if missing:
+        hint = (" (a table of densities has no scores to redraw: pass the score table, e.g. "
+                "densing.read_results('results/public_models.csv'), and the reference)") if "density" in targets.columns else ""
+        raise InputError(f"targets: missing column(s) {', '.join(missing)}{hint}")
+
+
+def _inversion(reference, d0: float | None):
+    """A fit, several family fits of one family, or an inversion → the inversion."""
+    if isinstance(reference, Mapping):
+        reference = list(reference.values())
+    if isinstance(reference, (list, tuple)):
+        fits = tuple(reference)
+        if not fits or not all(isinstance(f, ReferenceFit) for f in fits):
+            raise InputError("reference: expected one or more ReferenceFit objects")
+        if len(fits) == 1:
+            return PerBenchmark(fits[0], d0)
+        if d0 is not None:
+            raise InputError("d0: the joint inversion uses each family fit at its own budget")
+        return Joint(fits)
+    if d0 is not None and not isinstance(reference, ReferenceFit):
+        raise InputError("d0: goes with a ReferenceFit (an inversion has its own D0)")
+    return as_inversion(reference, d0)
+
+
+def _family_members(targets: pd.DataFrame, family: str | None, benchmarks, *, since, epoch, seed: int) -> list:
+    """(inversion, targets) per reference: the headline's (``family`` None), or one family's."""
+    if family is not None and benchmarks is not None:
+        chosen = tuple(fit_family(targets, family, b, n_boot=references.FAMILY_BOOT, seed=seed) for b in benchmarks)
+        inversion = Joint(chosen) if len(chosen) > 1 else PerBenchmark(chosen[0])
+        return [(inversion, trend_targets(targets, inversion, since=since, epoch=epoch)[0])]
+    candidates = references.candidate_table(targets, since=since, composed=composed_fits(), rule="v2")
+    label, _, found, _ = headline_set(candidates)
+    if family is not None:
+        if family not in found:
+            raise InputError(f"reference: rule v2 makes {family!r} no reference of the {label}; name its benchmarks "
+                             f"(benchmarks=...) to use it anyway")
+        found = {family: found[family]}
+    fits = {(f, b): fit_family(targets, f, b, n_boot=references.FAMILY_BOOT, seed=seed) for f, bs in found.items() for b in bs}
+    return capability.ordered_members(targets, candidates, fits, found, since=since, epoch=epoch, joint=True)
