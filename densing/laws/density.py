@@ -86,7 +86,7 @@ def compute_density(
     intervals: bool = True,
     include_poor_fits: bool = False,
 ) -> pd.DataFrame:
-    """Effective parameter size and capacity density ρ = N̂/N of every target model (eq. 4).
+    """A table of the effective parameter size and capacity density ρ = N̂/N of every target model (eq. 4).
 
     ``targets`` is a tidy results table; each fit picks the rows of its benchmark(s) and metric.
     Confidence intervals come from the fits' bootstrap draws (percentile, ``level``); where the

@@ -52,7 +52,8 @@ def fit_trend(
     level: float = 0.95,
     seed: int = 0,
 ) -> TrendUncertainty:
-    """The doubling time ln 2 / A of ln ρmax = A·t + B over ``targets`` against ``reference``, every uncertainty carried.
+    """→ TrendUncertainty: the doubling time ln 2 / A of ln ρmax = A·t + B over ``targets`` against ``reference``,
+    every uncertainty carried.
 
     ``targets``: a tidy score table (``model, benchmark, metric, value, params, release_date``,
     optionally ``stderr`` and ``family``), such as ``densing.read_results("results/public_models.csv")``.
