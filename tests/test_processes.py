@@ -78,7 +78,14 @@ def _start(args: list, where: Path) -> subprocess.Popen:
     env = dict(os.environ, OMP_NUM_THREADS="1")
     env.pop("DENSING_SERIAL", None)
     with open(where / "stdout", "w") as out, open(where / "stderr", "w") as err:
-        return subprocess.Popen([*CLI, *map(str, args)], stdout=out, stderr=err, env=env, start_new_session=True)
+        # SIGINT back to its default in the child: a test run started in the background of a non-interactive shell
+        # inherits SIGINT ignored, and Python then installs no KeyboardInterrupt handler (a terminal's CLI has one)
+        return subprocess.Popen([*CLI, *map(str, args)], stdout=out, stderr=err, env=env, start_new_session=True,
+                                preexec_fn=_default_sigint)
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _workers(process: subprocess.Popen, count: int, timeout: float = 90) -> dict[int, str]:
