@@ -71,6 +71,17 @@ PROVENANCE_COLUMNS: tuple[str, ...] = (
 _URL = re.compile(r"^https?://\S+$")
 
 
+
+def _read_text_table(path: Path, columns, what: str) -> pd.DataFrame:
+    """The CSV at ``path`` as text cells; InputError when it is missing or lacks one of ``columns``."""
+    if not path.is_file():
+        raise InputError(f"{path}: no such file ({what})")
+    raw = read_csv_file(path, dtype=str, keep_default_na=False)
+    missing = [c for c in columns if c not in raw.columns]
+    if missing:
+        raise InputError(f"{path}: missing column(s) {', '.join(missing)} (have: {', '.join(map(str, raw.columns))})")
+    return raw
+
 def _count(value: str, *, field: str, where: str, integer: bool = False) -> float:
     try:
         number = float(value)
@@ -92,12 +103,7 @@ def read_olmes_scores(scores_path: str | Path) -> pd.DataFrame:
     model name, and a missing or unknown column.
     """
     path = Path(scores_path)
-    if not path.is_file():
-        raise InputError(f"{path}: no such file (AI2's OLMES score table)")
-    raw = read_csv_file(path, dtype=str, keep_default_na=False)
-    missing = [c for c in SCORE_FILE_COLUMNS if c not in raw.columns]
-    if missing:
-        raise InputError(f"{path}: missing column(s) {', '.join(missing)} (have: {', '.join(map(str, raw.columns))})")
+    raw = _read_text_table(path, SCORE_FILE_COLUMNS, "AI2's OLMES score table")
     unknown = [c for c in raw.columns if c not in SCORE_FILE_COLUMNS]
     if unknown:
         raise InputError(f"{path}: unknown column(s) {', '.join(map(str, unknown))}: add them to OLMES_BENCHMARKS with a benchmark name")
@@ -141,12 +147,7 @@ def read_olmes_models(models_path: str | Path, flops: dict[str, float] | None = 
     FLOPs / (6 · params); without it that check is skipped.
     """
     path = Path(models_path)
-    if not path.is_file():
-        raise InputError(f"{path}: no such file (model metadata of the OLMES table)")
-    raw = read_csv_file(path, dtype=str, keep_default_na=False)
-    missing = [c for c in MODEL_COLUMNS if c not in raw.columns]
-    if missing:
-        raise InputError(f"{path}: missing column(s) {', '.join(missing)} (have: {', '.join(map(str, raw.columns))})")
+    raw = _read_text_table(path, MODEL_COLUMNS, "model metadata of the OLMES table")
     if raw.empty:
         raise InputError(f"{path}: the table has no rows")
     rows = []
