@@ -142,23 +142,48 @@ def end_pool(pool, grace: float = GRACE_S) -> None:
         thread.join(grace)
 
 
-def end_subprocess(process, grace: float = GRACE_S) -> None:
-    """Terminate a ``subprocess.Popen`` and its process group when it has one (kill after ``grace``)."""
+def end_subprocess(process, grace: float = GRACE_S, *, group: bool | None = None) -> None:
+    """Terminate a ``subprocess.Popen`` and its process group when it has one (kill after ``grace``).
+
+    ``group``: the process leads its own group (``process_group=0``); None finds out while it runs. The
+    group is ended too when its leader has already exited: members it leaves behind (torchrun's workers
+    when torchrun itself ends first) get ``SIGTERM``, then ``SIGKILL`` after ``grace``.
+    """
     import subprocess
 
-    if process.poll() is not None:
-        return
-    group = _own_group(process.pid)
-    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, grace)):
+    if group is None:
+        group = process.poll() is None and _own_group(process.pid)
+    if process.poll() is None:
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(process.pid, sig) if group else process.send_signal(sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                process.wait(grace)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+    if group:
+        _end_group(process.pid, grace)
+
+
+def _end_group(pgid: int, grace: float) -> None:
+    """``SIGTERM`` to what is left of process group ``pgid``, ``SIGKILL`` to what is still there after ``grace``."""
+    import time
+
+    for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
-            os.killpg(process.pid, sig) if group else process.send_signal(sig)
+            os.killpg(pgid, sig)
         except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            process.wait(wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+            return  # no member left
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(pgid, 0)
+            except (ProcessLookupError, PermissionError):
+                return
+            time.sleep(0.05)
 
 
 def _own_group(pid: int) -> bool:

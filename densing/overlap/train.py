@@ -296,7 +296,7 @@ def launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: i
     try:
         _, stderr = proc.communicate()
     finally:
-        end_subprocess(proc)
+        end_subprocess(proc, group=True)  # torchrun's workers too, should torchrun end before them
     if proc.returncode != 0:
         tail = "" if not quiet else " | ".join((stderr or "").strip().splitlines()[-3:])
         raise InputError(f"{run_dir}: torchrun exited with {proc.returncode}: {tail}")
