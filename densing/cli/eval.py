@@ -2,6 +2,7 @@
 
     densing eval --models models.yaml --benchmarks mmlu,arc_easy [--backend hf|vllm] [--limit N]
                  [--out results/store]
+    densing eval --models models.yaml --suite leaderboard-v1 [--local-data]
     densing eval ingest DIR [--out results/store] [--models models.yaml]
 """
 from __future__ import annotations
@@ -64,6 +65,9 @@ def sweep(
     context: typer.Context,
     models: Optional[Path] = typer.Option(None, "--models", help="Models file (.yaml or .csv)."),
     benchmarks: Optional[str] = typer.Option(None, "--benchmarks", help="Comma-separated benchmark names."),
+    suite: Optional[str] = typer.Option(
+        None, "--suite", help="A protocol's benchmarks: leaderboard-v1 (Open LLM Leaderboard v1) or leaderboard-v2."
+    ),
     backend: str = typer.Option("hf", "--backend", help="lm-eval backend: hf or vllm."),
     limit: Optional[float] = typer.Option(None, "--limit", help="At most N examples per task (testing only)."),
     out: Path = typer.Option(Path("results/store"), "--out", help="Results store directory."),
@@ -89,8 +93,17 @@ def sweep(
     """Evaluate every model on every benchmark (skipping pairs already in the store)."""
     if context.invoked_subcommand is not None:
         return
-    if models is None or benchmarks is None:
-        raise InputError("densing eval: --models and --benchmarks are required (or use 'densing eval ingest DIR')")
+    if models is None or (benchmarks is None and suite is None):
+        raise InputError(
+            "densing eval: --models and --benchmarks or --suite are required (or use 'densing eval ingest DIR')"
+        )
+    names: list[str] = []
+    if suite is not None:
+        from densing.eval.benchmarks import suite_benchmarks
+
+        names, left_out = suite_benchmarks(suite.strip(), local_data=local_data)
+        if left_out:
+            typer.echo(f"--suite {suite.strip()} --local-data: {', '.join(left_out)} left out (no local split)", err=True)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from densing.eval.runner import SWEEP_CONSTRAINTS, run_sweep
@@ -104,7 +117,7 @@ def sweep(
     if time_limit is not None and not SWEEP_CONSTRAINTS["time_limit"][0].matches(time_limit):  # run_sweep's bound, in minutes
         raise InputError(f"--time-limit: expected a positive number of minutes, got {time_limit!r}")
     specs = read_models_file(models)
-    names = [b.strip() for b in benchmarks.split(",") if b.strip()]
+    names += [b.strip() for b in (benchmarks or "").split(",") if b.strip() and b.strip() not in names]
     counts = {"skipped": 0, "done": 0, "sharded": 0, "stopped": 0}
     progress = Progress(
         TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"), TimeElapsedColumn()

@@ -42,6 +42,7 @@ class Benchmark:
     loss_task: str | None = None
     note: str = ""
     style: str = "lm-eval"  # "olmes": rows scored as the OLMo ladder scores them (densing.eval.olmes)
+    metric: str | None = None  # the headline metric where a protocol names one (as the store writes it)
 
     def tasks(self) -> list[str]:
         return [self.score_task] + ([self.loss_task] if self.loss_task and self.loss_task != self.score_task else [])
@@ -137,8 +138,98 @@ def _olmo_request_benchmarks() -> dict[str, Benchmark]:
 OLMO_REQUEST_BENCHMARKS: dict[str, Benchmark] = _olmo_request_benchmarks()
 KNOWN_BENCHMARKS.update(OLMES_BENCHMARKS)
 KNOWN_BENCHMARKS.update(OLMO_REQUEST_BENCHMARKS)
+
+
+#: The Open LLM Leaderboard v1 protocol, the one of the public table's MMLU … GSM8K columns
+#: (``results/public_models.csv``, from ObsScaling: Ruan et al. 2024, arXiv:2405.10938, which takes
+#: them from the leaderboard). Source: the leaderboard's "About" page, archived as
+#: https://huggingface.co/docs/leaderboards/en/open_llm_leaderboard/archive — ARC-Challenge 25-shot
+#: acc_norm, HellaSwag 10-shot acc_norm, MMLU 5-shot acc, TruthfulQA 0-shot mc2, WinoGrande 5-shot
+#: acc, GSM8K 5-shot exact match (strict match of the number after "####"). lm-eval ships no v1
+#: group, so each benchmark is lm-eval's own task with the leaderboard's number of shots; lm-eval's
+#: ``truthfulqa_mc2`` reports mc2 under the name ``acc``.
+LEADERBOARD_V1_BENCHMARKS: dict[str, Benchmark] = {
+    b.name: b
+    for b in (
+        Benchmark("openllm_v1_arc_challenge", "arc_challenge", 25, metric="acc_norm", note="25-shot, acc_norm"),
+        Benchmark("openllm_v1_hellaswag", "hellaswag", 10, metric="acc_norm", note="10-shot, acc_norm, validation split"),
+        Benchmark("openllm_v1_mmlu", "mmlu", 5, metric="acc", note="5-shot, acc, dev-split exemplars"),
+        Benchmark("openllm_v1_truthfulqa_mc2", "truthfulqa_mc2", 0, metric="acc", note="0-shot, mc2 (lm-eval's acc)"),
+        Benchmark("openllm_v1_winogrande", "winogrande", 5, metric="acc", note="5-shot, acc, validation split"),
+        Benchmark(
+            "openllm_v1_gsm8k", "gsm8k", 5, "densing_gsm8k_5shot_loss", metric="exact_match,strict-match",
+            note="5-shot, exact match (strict-match); loss of the reference solution in the exemplars' form",
+        ),
+    )
+}
+#: The Open LLM Leaderboard v2 protocol, the one of the public table's ``leaderboard_*`` columns: lm-eval's
+#: ``leaderboard`` group (lm_eval/tasks/leaderboard/leaderboard.yaml and its README), each member with
+#: the shots and metric of its own config (BBH 3-shot, GPQA 0-shot, IFEval 0-shot, MATH level 5
+#: 4-shot, MMLU-Pro 5-shot, MuSR 0-shot). Base models run without a chat template, as the
+#: leaderboard ran them.
+LEADERBOARD_V2_BENCHMARKS: dict[str, Benchmark] = {
+    b.name: b
+    for b in (
+        Benchmark("leaderboard_bbh", "leaderboard_bbh", 3, metric="acc_norm", note="3-shot multiple choice, acc_norm"),
+        Benchmark("leaderboard_gpqa", "leaderboard_gpqa", 0, metric="acc_norm", note="0-shot, acc_norm"),
+        Benchmark(
+            "leaderboard_ifeval", "leaderboard_ifeval", 0, metric="prompt_level_strict_acc",
+            note="0-shot, strict accuracy; no reference response, so no conditional loss",
+        ),
+        Benchmark(
+            "leaderboard_math_hard", "leaderboard_math_hard", 4, "densing_leaderboard_math_hard_loss",
+            metric="exact_match", note="4-shot Minerva prompt, level-5 problems, exact match",
+        ),
+        Benchmark("leaderboard_mmlu_pro", "leaderboard_mmlu_pro", 5, metric="acc", note="5-shot, acc"),
+        Benchmark("leaderboard_musr", "leaderboard_musr", 0, metric="acc_norm", note="0-shot, acc_norm"),
+    )
+}
+#: The v1 benchmarks on the local splits (``--local-data``): lm-eval's prompts and metrics with the
+#: leaderboard's shots. MMLU draws its exemplars from the local dev split, as the protocol does; ARC,
+#: WinoGrande and GSM8K have no local training split, so their exemplars come from the evaluated split
+#: itself (never the item being scored) — the same prompt format, other exemplars. HellaSwag and
+#: TruthfulQA have no local split.
+LOCAL_LEADERBOARD_V1_BENCHMARKS: dict[str, Benchmark] = {
+    b.name: b
+    for b in (
+        Benchmark(
+            "openllm_v1_arc_challenge", "densing_local_arc_challenge", 25, metric="acc_norm",
+            note="25-shot, acc_norm, local test split (exemplars from the same split)",
+        ),
+        Benchmark("openllm_v1_mmlu", "densing_local_mmlu", 5, metric="acc", note="5-shot, acc, local test split, dev-split exemplars"),
+        Benchmark(
+            "openllm_v1_winogrande", "densing_local_winogrande", 5, metric="acc",
+            note="5-shot, acc, local dev split (exemplars from the same split)",
+        ),
+        Benchmark(
+            "openllm_v1_gsm8k", "densing_local_gsm8k", 5, "densing_local_gsm8k_5shot_loss", metric="exact_match,strict-match",
+            note="5-shot, exact match (strict-match), local test split (exemplars from the same split)",
+        ),
+    )
+}
+#: Named sets of benchmarks (``densing eval --suite NAME``), each reproducing a public protocol.
+SUITES: dict[str, tuple[str, ...]] = {
+    "leaderboard-v1": tuple(LEADERBOARD_V1_BENCHMARKS),
+    "leaderboard-v2": tuple(LEADERBOARD_V2_BENCHMARKS),
+}
+KNOWN_BENCHMARKS.update(LEADERBOARD_V1_BENCHMARKS)
+KNOWN_BENCHMARKS.update(LEADERBOARD_V2_BENCHMARKS)
+LOCAL_BENCHMARKS.update(LOCAL_LEADERBOARD_V1_BENCHMARKS)
 #: Benchmarks whose score task executes generated code (lm-eval's ``unsafe_code``).
 UNSAFE_CODE_BENCHMARKS = frozenset({"humaneval", "mbpp"})
+
+
+def suite_benchmarks(name: str, *, local_data: bool = False) -> tuple[list[str], list[str]]:
+    """The benchmark names of suite ``name``, and those left out: with ``local_data``, the members
+    that have no local split. An unknown suite is an :class:`InputError` naming the known ones."""
+    from densing.errors import InputError
+
+    if name not in SUITES:
+        raise InputError(f"--suite: unknown suite {name!r} (known: {', '.join(SUITES)})")
+    members = list(SUITES[name])
+    if not local_data:
+        return members, []
+    return [b for b in members if b in LOCAL_BENCHMARKS], [b for b in members if b not in LOCAL_BENCHMARKS]
 
 
 def parse_benchmark_list(text: str) -> list[str]:

@@ -62,7 +62,7 @@ def test_malformed_models_file_leaves_no_store(tmp_path, capsys):
 
 def test_models_and_benchmarks_required(tmp_path, capsys):
     line = _fails(["eval", "--out", str(tmp_path / "s")], capsys)
-    assert "--models and --benchmarks are required" in line
+    assert "--models and --benchmarks or --suite are required" in line
 
 
 @pytest.mark.eval

@@ -126,3 +126,26 @@ def gsm8k_cot_continuation(doc: dict) -> str:
     """What the GSM8K loss companion scores after ``Q: …\nA:``: ``" " + gsm8k_cot_target(doc)``
     (lm-eval 0.4 adds no ``target_delimiter`` to a loglikelihood request's continuation)."""
     return " " + gsm8k_cot_target(doc)
+
+
+def leaderboard_math_fewshot_samples() -> list[dict]:
+    """The 4 exemplars of lm-eval's ``leaderboard_math_*_hard`` tasks, read from lm-eval's own
+    ``tasks/leaderboard/math/utils.py`` (its ``list_fewshot_samples`` returns a literal): that module
+    cannot be imported without the ``math`` extra (sympy, math-verify), which the loss does not need."""
+    import ast
+    from pathlib import Path
+
+    import lm_eval
+
+    path = Path(lm_eval.__file__).parent / "tasks" / "leaderboard" / "math" / "utils.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    function = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "list_fewshot_samples")
+    returned = next(n for n in ast.walk(function) if isinstance(n, ast.Return))
+    return ast.literal_eval(returned.value)
+
+
+def leaderboard_math_hard_docs(dataset):
+    """The level-5 problems, as lm-eval's ``leaderboard_math_*_hard`` keep them (its ``process_docs``)."""
+    return dataset.filter(lambda doc: doc["level"] == "Level 5").map(
+        lambda doc: {"problem": doc["problem"], "solution": doc["solution"]}
+    )
