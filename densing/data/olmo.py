@@ -260,3 +260,110 @@ def is_olmo_ladder(path: str | Path) -> bool:
     """True for a folder laid out like the OLMo ladder data (configs/*.json beside *xC.csv files)."""
     path = Path(path)
     return path.is_dir() and (path / "configs").is_dir() and any(LADDER_FILE.match(p.name) for p in path.glob("*xC*.csv"))
+
+
+# ---------------------------------------------------------------------------------------------
+# the OLMo-2 runs' multiple-choice (MC) accuracies over training
+
+#: task -> (split, the file's MC accuracy metric): the OLMES multiple-choice format of the tasks
+#: AI2's OLMES table reports in MC (:mod:`densing.data.olmes`); MMLU's MC accuracy is per group
+#: (``mmlu_<group>_test_mc_5shot_len_norm``), weighted by :data:`MMLU_GROUPS` as its loss is.
+MC_TASKS: dict[str, tuple[str, str]] = {
+    "arc_challenge": ("test", "acc"),
+    "hellaswag": ("val", "acc"),
+    "winogrande": ("val", "acc"),
+    "mmlu": ("test", "len_norm"),
+}
+#: The in-loop MC rows' benchmark names: ``olmes_<task>_mc_inloop`` (the offline OLMES table's are
+#: ``olmes_<task>_mc``: same items and format, another evaluation harness, :mod:`densing.laws.olmo.mc_reference`).
+MC_SUFFIX = "_mc_inloop"
+#: The full runs with MC columns, each as the files that make it, in training order, and the
+#: number of last rows that make its in-loop *final* score (7B: the one post-anneal row;
+#: 13B: the last five rows, as :data:`FULL_RUNS` takes them; 1B: its one row).
+MC_RUNS: dict[str, dict] = {
+    "olmo-2-1b": {"files": ("peteish1_eval_final.csv",), "like": "1B", "final_rows": 1},
+    "olmo-2-7b": {"files": ("peteish7_eval_full.csv", "peteish7_eval_anneal.csv"), "config": "7B-4T", "final_rows": 1},
+    "olmo-2-13b": {"files": ("peteish13_eval_full.csv",), "config": "13B-5T", "final_rows": 5},
+}
+
+
+def _mc_values(frame: pd.DataFrame, task: str, source: str) -> tuple[np.ndarray, np.ndarray]:
+    """(MC accuracy, bits per byte of the correct answer in the RC format) per row for one task."""
+    split, metric = MC_TASKS[task]
+    groups = MMLU_GROUPS if task == "mmlu" else {None: 1.0}
+    score = np.zeros(len(frame))
+    loss = np.zeros(len(frame))
+    for group, weight in groups.items():
+        name = f"mmlu_{group}" if group else task
+        for column, target in ((f"eval/downstream/{name}_{split}_mc_5shot_{metric}", score),
+                               (_column(task, split, "bpb", group=group), loss)):
+            if column not in frame.columns:
+                raise InputError(f"{source}: missing column {column!r}")
+            target += weight * pd.to_numeric(frame[column], errors="coerce").to_numpy(float)
+    return score, loss
+
+
+def _run_tokens(frame: pd.DataFrame, source: str) -> tuple[np.ndarray, np.ndarray]:
+    """(tokens, step) per row: ``throughput/total_tokens`` where the file has it, else ``_step`` × batch size."""
+    if "throughput/total_tokens" in frame.columns and frame["throughput/total_tokens"].notna().all():
+        tokens = frame["throughput/total_tokens"].to_numpy(float)
+    elif {"_step", "batch_size_in_tokens"} <= set(frame.columns):
+        tokens = frame["_step"].to_numpy(float) * frame["batch_size_in_tokens"].to_numpy(float)
+    else:
+        raise InputError(f"{source}: neither throughput/total_tokens nor _step × batch_size_in_tokens")
+    batch = frame["batch_size_in_tokens"].to_numpy(float) if "batch_size_in_tokens" in frame.columns else None
+    steps = frame["_step"].to_numpy(float) if "_step" in frame.columns else np.round(tokens / batch)
+    return tokens, steps
+
+
+def read_olmo_mc_runs(folder: str | Path, *, tasks: list[str] | None = None) -> pd.DataFrame:
+    """The OLMo-2 1B, 7B and 13B runs' checkpoints with their in-loop MC accuracies, in the tidy table.
+
+    One row per (checkpoint, task) of :data:`MC_RUNS`: ``benchmark`` = ``olmes_<task>_mc_inloop``,
+    ``metric`` = ``acc``, ``value`` the MC accuracy (MMLU: ``len_norm``, group-weighted),
+    ``loss`` = the bits per byte of the correct answer (the RC columns the ladder's loss law is
+    fitted on, ``loss_unit`` = ``bpb``), ``stderr`` binomial with the RC split's item count (same
+    items), ``run`` the run, ``model`` ``<run>@step<k>``, ``params`` as :func:`read_olmo_ladder`
+    counts it. The 7B run is its full file followed by its post-anneal row; the column
+    ``final`` marks the rows that make each run's in-loop final score (:data:`MC_RUNS`).
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise InputError(f"{folder}: not a folder (expected the OLMo ladder data)")
+    tasks = list(MC_TASKS) if tasks is None else list(tasks)
+    unknown = [t for t in tasks if t not in MC_TASKS]
+    if unknown:
+        raise InputError(f"tasks: no MC columns for task(s) {', '.join(unknown)} (known: {', '.join(MC_TASKS)})")
+    per_size, per_label = _sizes(folder)
+    rows: list[dict] = []
+    for run, spec in MC_RUNS.items():
+        params = per_size.get(spec["like"]) if "like" in spec else per_label.get(spec["config"])
+        if params is None:
+            raise InputError(f"{folder}: no parameter count for {run} in configs/*.json")
+        parts = []
+        for name in spec["files"]:
+            path = folder / name
+            if not path.exists():
+                raise InputError(f"{path}: missing (a file of the {run} run)")
+            frame = _read_csv(path)
+            tokens, steps = _run_tokens(frame, name)
+            parts.append((frame, tokens, steps, name))
+        count = sum(len(p[0]) for p in parts)
+        position = 0
+        for frame, tokens, steps, name in parts:
+            for task in tasks:
+                score, loss = _mc_values(frame, task, name)
+                n_items = item_count(PREFIX + task)
+                for i in range(len(frame)):
+                    if not (np.isfinite(score[i]) and np.isfinite(loss[i]) and tokens[i] > 0):
+                        continue  # the initialisation checkpoint (step 0) has no tokens
+                    rows.append({
+                        "model": f"{run}@step{int(steps[i])}", "benchmark": PREFIX + task + MC_SUFFIX, "metric": "acc",
+                        "value": float(score[i]), "stderr": float(np.sqrt(max(score[i] * (1 - score[i]), 0.0) / n_items)),
+                        "loss": float(loss[i]), "loss_unit": "bpb", "params": params, "train_tokens": float(tokens[i]),
+                        "n_shot": 5, "run": run, "revision": f"step{int(steps[i])}", "family": "olmo-2",
+                        "source": f"allenai/OLMo peteish-moreeval/{name} (OLMES MC 5-shot, in-loop)",
+                        "final": position + i >= count - spec["final_rows"],
+                    })
+            position += len(frame)
+    return validate_results(pd.DataFrame(rows), source=str(folder))

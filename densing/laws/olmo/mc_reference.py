@@ -1,0 +1,471 @@
+"""The paper's two-step reference on AI2's recipe in the multiple-choice (MC) format, and the in-loop → offline offset.
+
+AI2's OLMES table (:mod:`densing.data.olmes`) scores 23 open base models on ARC-Challenge,
+HellaSwag, WinoGrande and MMLU in the OLMES *multiple-choice* format. The Densing Law's two
+steps (Xiao et al. 2024, arXiv 2412.04315, eqs. 2–4) are built for them from AI2's own recipe:
+
+1. **Loss law, from the ladder** (:mod:`densing.laws.olmo.ladder`, the shipped
+   ``reference_fits/olmo_<task>_two_step.json``): the bits per byte of the correct answer of the
+   ranked-classification prompt, fitted on the ladder's 25 runs (190M–3B × 0.5–10×C)::
+
+       L(N, D) = a·N^-α + b·D^-β [+ E]
+
+   with the ladder's own a, α, b, β[, E] and their bootstrap draws (resampled runs), unchanged.
+2. **MC score law, from the OLMo-2 runs** (:func:`fit_score_law`): the same sigmoid as the
+   ladder's (eq. 3) on the in-loop MC accuracy of the OLMo-2 7B and 13B checkpoints (and the
+   1B's one final row: its MC accuracy is at chance, the law's floor) at or past 10% of their runs
+   (the ladder's rule, AI2's ``--skip_perc 0.1``)::
+
+       S_MC(L) = c / (1 + e^(−γ(L − l))) + d,    d = the task's chance level (fixed)
+
+   chance: 1/4 for ARC-C, HellaSwag and MMLU (four options), 1/2 for WinoGrande (two). The
+   ceiling c + d is free (c + d ≤ 1) or fixed at 1, per task by a rule that sees only the runs
+   (:func:`select_ceiling`, as the ladder chooses E): fit on the runs below the largest (1B, 7B),
+   predict the largest's (13B's) checkpoints past 10%; keep the variant of lower mean absolute
+   error (a tie within 0.1% keeps the free ceiling). Robust
+   least squares (soft-ℓ1, scale 0.02) as :func:`densing.laws.reference.fit_reference` fits its
+   score stage, through the same :func:`densing.laws.fit.performance_problem`. AI2 fits its own MC
+   step 2 on OLMo-2 checkpoints (``configs/step2_mc_7B.json``, ``step2_mc_13B.json`` in the ladder
+   folder: 7B steps 170k–450k, 13B 50k–150k); here every checkpoint past 10% of both runs.
+   **Bootstrap**: a moving-block bootstrap within each run (:func:`block_resamples`): each run's
+   checkpoints, in training order, are cut into blocks of :data:`BLOCK` consecutive checkpoints
+   and the blocks resampled with replacement *within* the run, so that every draw keeps both runs
+   (with two runs a resample of whole runs would leave one run, or none, to fit) and neighbouring
+   checkpoints' correlated noise moves together. Draw k of the reference pairs the ladder's loss
+   draw k with the score draw k (the two data sets are disjoint, so the pairs are independent draws).
+3. **Inversion at D0** (eq. 4): L̂ = l − (1/γ)·ln(c/(S − d) − 1), then
+   N̂ = ((L̂ − b·D0^-β − E)/a)^(−1/α), D0 = 10¹² tokens (the paper's) by default.
+
+**The in-loop → offline offset** (:func:`measure_offset`). The score law is fitted on AI2's
+*in-loop* evaluations; the targets' scores are AI2's *offline* OLMES evaluations (another harness;
+HellaSwag sampled to 1,000 items; MMLU a macro average). The OLMES table's OLMo-2-1124-7B and -13B
+rows are the same runs as the checkpoints' (7B: its post-anneal row; 13B: the mean of its last five
+rows, which precede the 13B's mid-training anneal — the released 13B is annealed, so its offset
+includes that anneal's gain)::
+
+    Δ_r = S_offline(r) − S_inloop(r)  for r ∈ {7B, 13B},     Δ = (Δ_7B + Δ_13B) / 2
+    σ_Δ² = (Δ_7B − Δ_13B)² / 4 + Σ_r (σ²_offline(r) + σ²_inloop(r)) / 4
+
+(the two runs' spread, one degree of freedom, plus the binomial variances of the four scores:
+the sum, since the spread alone may be near 0 by chance). A target's offline score S is inverted
+as the in-loop score S − Δ; :func:`offline_reference` does so by moving the floor, d → d + Δ
+(S − Δ through the in-loop law ≡ S through the law with d + Δ), and carries Δ's uncertainty as one
+more draw per bootstrap row, Δ_k ~ N(Δ, σ_Δ²) (seeded). The OLMo-2 rows define the offset and are
+never targets; OLMo-2-0325-32B (same recipe) is not a target either and is the held-out check of
+the whole chain (:func:`held_out`).
+
+**Where this departs from the paper.** (i) The loss is the bits per byte of the correct answer of
+the *ranked-classification* 5-shot prompt, not the paper's conditional loss of a chain-of-thought
+answer. (ii) The tasks are OLMES's four MC tasks, not the paper's MMLU, BBH, MATH, HumanEval and
+MBPP. (iii) The score law comes from the checkpoints of two runs of one recipe (7B, 13B; plus the
+1B's one row), not from a series of strong models, so it spans only the loss range those runs
+cover: a target scoring beyond the 13B's final checkpoint is an extrapolation of the sigmoid.
+(iv) An offset measured on two models maps the offline scale to the in-loop one for every target,
+assumed the same for every model.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from densing.errors import FitError, InputError
+from densing.laws import fit as _fit
+from densing.laws import forms
+from densing.laws.points import past_run_fraction, point_tuples, select_points
+from densing.laws.reference_fit import ReferenceFit, data_hash
+from densing.data.item_counts import item_count
+
+#: task → chance level of its MC format (1/k for k options), the fixed floor d of the score law.
+MC_CHANCE: dict[str, float] = {"arc_challenge": 0.25, "hellaswag": 0.25, "winogrande": 0.5, "mmlu": 0.25}
+#: The OLMES table's benchmark name of each task (the targets' names, :data:`densing.data.olmes.OLMES_BENCHMARKS`).
+OFFLINE_BENCHMARK: dict[str, str] = {task: f"olmes_{task}_mc" for task in MC_CHANCE}
+#: The in-loop rows' names (:func:`densing.data.olmo.read_olmo_mc_runs`).
+INLOOP_BENCHMARK: dict[str, str] = {task: f"olmes_{task}_mc_inloop" for task in MC_CHANCE}
+#: The OLMES table's rows of the runs the score law is fitted on (they define the offset).
+OFFSET_ROWS: dict[str, str] = {"olmo-2-7b": "OLMo-2-1124-7B", "olmo-2-13b": "OLMo-2-1124-13B"}
+#: Every OLMo-2 row of the OLMES table: the reference's recipe, never a target.
+OLMO2_MODELS: tuple[str, ...] = ("OLMo-2-1124-7B", "OLMo-2-1124-13B", "OLMo-2-0324-32B")
+#: OLMo-2-0325-32B for the held-out chain: N counted as the ladder counts it is not published; the
+#: nominal 32e9 is used (the 0.5e9 input embedding it would exclude is 1.6% of it), D = 6e12 (models.csv).
+HELD_OUT_32B = {"model": "OLMo-2-0324-32B", "params": 32e9, "train_tokens": 6e12}
+MIN_RUN_FRACTION = 0.1
+BLOCK = 5
+ROBUST_LOSS = "soft_l1"
+SCORE_SCALE = 0.02
+LADDER_FIT = "olmo_{task}_two_step.json"
+MC_FIT = "olmo2_mc_{task}_two_step.json"
+
+
+def _task(task: str) -> str:
+    if task not in MC_CHANCE:
+        raise InputError(f"task: no MC reference for {task!r} (known: {', '.join(MC_CHANCE)})")
+    return task
+
+
+def score_points(runs: pd.DataFrame, task: str, *, min_run_fraction: float = MIN_RUN_FRACTION) -> pd.DataFrame:
+    """The score law's points: (model, params, train_tokens, score, loss, run) of every checkpoint of
+    :func:`densing.data.olmo.read_olmo_mc_runs`'s table at or past ``min_run_fraction`` of its run, in training order."""
+    _, points = select_points(runs, INLOOP_BENCHMARK[_task(task)], metric="acc", need_loss=True)
+    points = past_run_fraction(points, min_run_fraction)
+    return points.sort_values(["run", "train_tokens"], kind="stable").reset_index(drop=True)
+
+
+def block_resamples(runs: np.ndarray, n_boot: int, seed: int, block: int = BLOCK) -> list[np.ndarray]:
+    """``n_boot`` moving-block resamples within each run (module docstring): row indices per resample.
+
+    ``runs`` gives each point's run, points of one run in training order. A run's n points are cut
+    into ⌈n / block⌉ consecutive blocks (the last may be shorter), which are drawn with replacement
+    within the run until the run has n points again (the last block drawn is cut to fit).
+    """
+    if block < 1:
+        raise InputError(f"block: expected a positive number of checkpoints, got {block!r}")
+    runs = np.asarray(runs).astype(str)
+    rng = np.random.default_rng(seed)
+    groups = [np.flatnonzero(runs == r) for r in dict.fromkeys(runs)]
+    blocks = [[g[i:i + block] for i in range(0, len(g), block)] for g in groups]
+    out = []
+    for _ in range(n_boot):
+        picks = []
+        for group, parts in zip(groups, blocks):
+            taken: list[np.ndarray] = []
+            count = 0
+            while count < len(group):
+                part = parts[rng.integers(len(parts))]
+                taken.append(part[: len(group) - count])
+                count += len(taken[-1])
+            picks.append(np.concatenate(taken))
+        out.append(np.concatenate(picks))
+    return out
+
+
+@dataclass(frozen=True)
+class ScoreLaw:
+    """The fitted MC score law: the stage fit, its bootstrap draws (c, γ, l, d per row) and how many failed."""
+
+    stage: _fit.StageFit
+    draws: np.ndarray
+    failed: int
+    points: pd.DataFrame = field(repr=False)
+
+
+CEILINGS = (None, 1.0)
+
+
+def _predict(stage: _fit.StageFit, loss) -> np.ndarray:
+    p = stage.params
+    return forms.performance_law(np.asarray(loss, float), p["c"], p["gamma"], p["l"], p["d"])
+
+
+def select_ceiling(points: pd.DataFrame, chance: float) -> tuple[float | None, pd.DataFrame]:
+    """The ceiling rule (module docstring): fit the runs below the largest, predict the largest's checkpoints.
+
+    Returns the chosen ceiling (None: free, c + d ≤ 1) and the table it came from: per variant the
+    mean absolute error and mean signed error over the held-out run's checkpoints, and over its last 5.
+    """
+    sizes = points.groupby("run")["params"].first()
+    largest = str(sizes.idxmax())
+    train, held = points[points["run"] != largest], points[points["run"] == largest]
+    rows = []
+    for ceiling in CEILINGS:
+        stage = _fit.fit_stage(_fit.performance_problem(train["loss"], train["score"], chance=chance, ceiling=ceiling),
+                               loss=ROBUST_LOSS, f_scale=SCORE_SCALE)
+        error = _predict(stage, held["loss"]) - held["score"].to_numpy(float)
+        rows.append({"ceiling": "free" if ceiling is None else f"{ceiling:g}", "held_out_run": largest,
+                     "n_points": len(held), "mae": float(np.mean(np.abs(error))), "bias": float(np.mean(error)),
+                     "bias_last5": float(np.mean(error[-5:])), **{k: stage.params[k] for k in ("c", "gamma", "l")}})
+    table = pd.DataFrame(rows)
+    free, fixed = table["mae"].to_numpy(float)
+    choice = CEILINGS[1] if fixed < free and not np.isclose(fixed, free, rtol=1e-3, atol=0) else None
+    table["chosen"] = [c is choice for c in CEILINGS]
+    return choice, table
+
+
+def fit_score_law(points: pd.DataFrame, chance: float, *, ceiling: float | None = None, n_boot: int = 200,
+                  seed: int = 0, block: int = BLOCK) -> ScoreLaw:
+    """S_MC(L) = c / (1 + e^(−γ(L − l))) + d with d = ``chance`` on ``points`` (score, loss, run), block-bootstrapped.
+
+    ``ceiling`` fixes c + d (None: free, c + d ≤ 1). The fit is :func:`densing.laws.fit.fit_stage` on :func:`densing.laws.fit.performance_problem`
+    (c + d ≤ 1), soft-ℓ1 at scale 0.02; each resample of :func:`block_resamples` is refitted from
+    the point estimate (:func:`densing.laws.fit.refit_from`).
+    """
+    loss = points["loss"].to_numpy(float)
+    score = points["score"].to_numpy(float)
+    if len(points) < 5:
+        raise FitError(f"MC score law: {len(points)} checkpoint(s); need at least 5")
+    stage = _fit.fit_stage(_fit.performance_problem(loss, score, chance=chance, ceiling=ceiling), loss=ROBUST_LOSS,
+                           f_scale=SCORE_SCALE)
+    draws, failed = [], 0
+    for picks in block_resamples(points["run"].to_numpy(), n_boot, seed, block):
+        try:
+            refit = _fit.refit_from(_fit.performance_problem(loss[picks], score[picks], chance=chance, ceiling=ceiling),
+                                    stage.params,
+                                    loss=ROBUST_LOSS, f_scale=SCORE_SCALE)
+        except FitError:
+            failed += 1
+            continue
+        draws.append([refit.params[k] for k in ("c", "gamma", "l", "d")])
+    return ScoreLaw(stage, np.asarray(draws, float).reshape(-1, 4), failed, points)
+
+
+def inloop_finals(runs: pd.DataFrame, task: str) -> dict[str, dict]:
+    """Each OLMo-2 run's in-loop final MC score (mean of its ``final`` rows), bits per byte and binomial σ."""
+    rows = runs[(runs["benchmark"] == INLOOP_BENCHMARK[_task(task)]) & runs["final"].astype(bool)]
+    n_items = item_count(f"olmes_{task}")
+    out = {}
+    for run, group in rows.groupby("run", sort=True):
+        score = float(group["value"].mean())
+        out[str(run)] = {"score": score, "loss": float(group["loss"].mean()),
+                         "stderr": math.sqrt(score * (1 - score) / n_items), "rows": int(len(group)),
+                         "params": float(group["params"].iloc[0]), "train_tokens": float(group["train_tokens"].max())}
+    return out
+
+
+def fit_mc_reference(loss_fit: ReferenceFit, runs: pd.DataFrame, task: str, *, n_boot: int = 200, seed: int = 0,
+                     block: int = BLOCK, d0: float = 1e12, include_1b: bool = True) -> ReferenceFit:
+    """The MC reference of ``task`` (module docstring): ``loss_fit``'s loss law, the MC score law fitted on ``runs``.
+
+    ``loss_fit`` is the ladder's two-step fit of the task (its loss stage and its draws are used);
+    ``runs`` is :func:`densing.data.olmo.read_olmo_mc_runs`'s table. ``include_1b=False`` leaves the
+    1B's row out of the score law. The result is on the in-loop scale (benchmark
+    ``olmes_<task>_mc_inloop``); :func:`offline_reference` maps it to the OLMES table's.
+    """
+    from densing import __version__
+
+    task = _task(task)
+    if loss_fit.kind != "two-step" or loss_fit.benchmark != f"olmes_{task}":
+        raise InputError(f"loss fit: expected the ladder's two-step fit of olmes_{task}, got {loss_fit.kind} {loss_fit.benchmark!r}")
+    if not loss_fit.bootstrap:
+        raise FitError(f"{loss_fit.benchmark}: the ladder fit has no bootstrap draws; its uncertainty cannot be carried")
+    points = score_points(runs, task)
+    if not include_1b:
+        points = points[points["run"] != "olmo-2-1b"].reset_index(drop=True)
+    chance = MC_CHANCE[task]
+    ceiling, ceilings = select_ceiling(points, chance)
+    law = fit_score_law(points, chance, ceiling=ceiling, n_boot=n_boot, seed=seed, block=block)
+    loss_names = [k for k in ("a", "alpha", "b", "beta", "E") if k in loss_fit.params]
+    loss_draws = np.column_stack([np.asarray(loss_fit.draw_columns()[k], float)[:, 0] for k in loss_names])
+    count = min(len(loss_draws), len(law.draws))
+    if count < 2:
+        raise FitError(f"{task}: {count} bootstrap draw(s) of the MC reference; need at least 2")
+    params = {k: float(loss_fit.params[k]) for k in loss_names}
+    params.update(law.stage.params)
+    names = tuple(loss_names) + ("c", "gamma", "l", "d")
+    bootstrap = tuple(tuple(float(v) for v in row) for row in np.hstack([loss_draws[:count], law.draws[:count]]))
+    provenance = {
+        "benchmarks": [INLOOP_BENCHMARK[task]],
+        "metric": "acc",
+        "chance": chance,
+        "ceiling": ceiling,
+        "ceiling_rule": ceilings.to_dict("records"),
+        "irreducible": "E" in params,
+        "min_run_fraction": MIN_RUN_FRACTION,
+        "robust_loss": ROBUST_LOSS,
+        "score_scale": SCORE_SCALE,
+        "n_boot": n_boot,
+        "n_boot_failed": law.failed,
+        "bootstrap_unit": f"loss law: the ladder's runs; score law: blocks of {block} consecutive checkpoints within each run",
+        "runs": sorted(points["run"].astype(str).unique()),
+        "seed": seed,
+        "densing_version": __version__,
+        "loss_law": f"the ladder's fit of olmes_{task} (data_hash {loss_fit.data_hash}, {LADDER_FIT.format(task=task)})",
+        "score_law": "in-loop OLMES MC 5-shot accuracy of the OLMo-2 runs' checkpoints past 10% of each run",
+        "inloop_final": inloop_finals(runs, task),
+        "offline_benchmark": OFFLINE_BENCHMARK[task],
+        "members": list(OLMO2_MODELS),
+        "design": "densing.laws.olmo.mc_reference",
+        "source_data": "allenai/OLMo peteish-moreeval (see ../shared/data/olmo_ladder)",
+        "command": "python -m densing.laws.olmo.mc_reference",
+    }
+    return ReferenceFit(
+        kind="two-step", benchmark=INLOOP_BENCHMARK[task], metric="acc", params=params,
+        stages=(loss_fit.stages[0], law.stage), d0=float(d0),
+        data_hash=data_hash(points, ["model", "params", "train_tokens", "score", "loss"]),
+        provenance=provenance, bootstrap_names=names, bootstrap=bootstrap, points=point_tuples(points),
+        benchmarks=(INLOOP_BENCHMARK[task],), loss_unit="bpb", loss_points=loss_fit.loss_points,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# the in-loop → offline offset
+
+
+@dataclass(frozen=True)
+class Offset:
+    """Δ = offline − in-loop MC score of one task, its σ_Δ and each run's terms (module docstring)."""
+
+    task: str
+    delta: float
+    stderr: float
+    runs: tuple[dict, ...]
+
+    @property
+    def benchmark(self) -> str:
+        return OFFLINE_BENCHMARK[self.task]
+
+    def frame(self) -> pd.DataFrame:
+        return pd.DataFrame(list(self.runs)).assign(task=self.task, offset=self.delta, offset_stderr=self.stderr)
+
+
+def offset_from(task: str, pairs: dict[str, tuple[float, float, float, float]]) -> Offset:
+    """Δ and σ_Δ from run → (offline score, its σ, in-loop score, its σ) (module docstring's equations)."""
+    if len(pairs) < 1:
+        raise InputError(f"{task}: no run with both an offline and an in-loop score; no offset")
+    terms = []
+    for run, (offline, se_off, inloop, se_in) in pairs.items():
+        terms.append({"run": run, "offline": offline, "offline_stderr": se_off, "inloop": inloop,
+                      "inloop_stderr": se_in, "delta": offline - inloop})
+    deltas = np.array([t["delta"] for t in terms])
+    k = len(terms)
+    spread = float(np.var(deltas, ddof=1) / k) if k > 1 else 0.0  # (Δ7 − Δ13)²/4 for two runs
+    binomial = sum(t["offline_stderr"] ** 2 + t["inloop_stderr"] ** 2 for t in terms) / k ** 2
+    return Offset(task, float(deltas.mean()), math.sqrt(spread + binomial), tuple(terms))
+
+
+def measure_offset(fit: ReferenceFit, targets: pd.DataFrame) -> Offset:
+    """The offset of ``fit``'s task: the OLMES table's OLMo-2 7B/13B rows (``targets``, the tidy
+    table of :func:`densing.data.olmes.read_olmes_targets`) against the in-loop finals the fit carries."""
+    task = _task(str(fit.provenance.get("offline_benchmark", "")).removeprefix("olmes_").removesuffix("_mc"))
+    finals = fit.provenance.get("inloop_final") or {}
+    benchmark = OFFLINE_BENCHMARK[task]
+    n_items = item_count(benchmark)
+    pairs = {}
+    for run, model in OFFSET_ROWS.items():
+        rows = targets[(targets["model"] == model) & (targets["benchmark"] == benchmark)]
+        if run not in finals or rows.empty:
+            raise InputError(f"{benchmark}: no {'in-loop final of ' + run if run not in finals else 'OLMES row ' + repr(model)}; "
+                             "the offset needs both")
+        offline = float(rows["value"].iloc[0])
+        pairs[run] = (offline, math.sqrt(offline * (1 - offline) / n_items), float(finals[run]["score"]),
+                      float(finals[run]["stderr"]))
+    return offset_from(task, pairs)
+
+
+def offline_reference(fit: ReferenceFit, offset: Offset, *, seed: int = 0) -> ReferenceFit:
+    """``fit`` on the offline scale: d → d + Δ, and d_k → d_k + Δ_k, Δ_k ~ N(Δ, σ_Δ²) per bootstrap draw (seeded).
+
+    Inverting S through it equals inverting S − Δ through ``fit`` (eq. 4 with d + Δ). The benchmark
+    becomes the OLMES table's name and the metric its ``score``.
+    """
+    if "d" not in fit.params or not fit.bootstrap:
+        raise FitError(f"{fit.benchmark}: a two-step fit with bootstrap draws is needed to carry the offset")
+    params = dict(fit.params)
+    params["d"] = fit.params["d"] + offset.delta
+    draws = np.asarray(fit.bootstrap, float)
+    column = fit.bootstrap_names.index("d")
+    shifts = offset.delta + offset.stderr * np.random.default_rng(seed).standard_normal(len(draws))
+    draws[:, column] += shifts
+    provenance = {**fit.provenance, "benchmarks": [offset.benchmark], "metric": "score",
+                  "offset": {"delta": offset.delta, "stderr": offset.stderr, "seed": seed, "runs": list(offset.runs)},
+                  "inloop_d": fit.params["d"]}
+    return ReferenceFit(
+        kind=fit.kind, benchmark=offset.benchmark, metric="score", params=params, stages=fit.stages, d0=fit.d0,
+        data_hash=fit.data_hash, provenance=provenance, bootstrap_names=fit.bootstrap_names,
+        bootstrap=tuple(tuple(float(v) for v in r) for r in draws), points=fit.points, benchmarks=(offset.benchmark,),
+        loss_unit=fit.loss_unit, loss_points=fit.loss_points,
+    )
+
+
+def effective_size(fit: ReferenceFit, offset: Offset, scores, d0: float = 1e12) -> np.ndarray:
+    """N̂ at D0 of offline scores S: eq. 4 of the in-loop law ``fit`` applied to S − Δ (censored values 0 / +inf)."""
+    return fit.effective_params(np.asarray(scores, float) - offset.delta, d0)
+
+
+# ---------------------------------------------------------------------------------------------
+# held-out checks
+
+
+def held_out(fit: ReferenceFit, offset: Offset, targets: pd.DataFrame) -> pd.DataFrame:
+    """The chain (step 1 then step 2) on models it was not fitted for, with bootstrap 95% intervals.
+
+    Rows: each OLMo-2 run's in-loop final (its loss from the ladder's law at the run's N and D,
+    then S_MC: the ladder's loss law extrapolated to 7B/13B, the score law on its own runs), and
+    OLMo-2-0325-32B's offline OLMES score (:data:`HELD_OUT_32B`: loss law, S_MC, + Δ), which
+    nothing was fitted on.
+    """
+    rows = []
+    finals = fit.provenance.get("inloop_final") or {}
+    cases = [(run, v["params"], v["train_tokens"], v["score"], v["loss"], 0.0, "in-loop final") for run, v in finals.items()]
+    own = targets[(targets["model"] == HELD_OUT_32B["model"]) & (targets["benchmark"] == offset.benchmark)]
+    if len(own):
+        cases.append((HELD_OUT_32B["model"], HELD_OUT_32B["params"], HELD_OUT_32B["train_tokens"], float(own["value"].iloc[0]),
+                      math.nan, offset.delta, "offline OLMES (+ Δ)"))
+    cols = fit.draw_columns()
+    for model, n, d, measured, loss, shift, scale in cases:
+        loss_hat = float(fit.predict_loss(n, d))
+        predicted = float(fit.predict_score(n, d)) + shift
+        drawn = forms.composed_law(n, d, cols["a"], cols["alpha"], cols["b"], cols["beta"], cols["c"], cols["gamma"],
+                                   cols["l"], cols["d"], cols.get("E", 0.0))[:, 0] + shift
+        low, high = np.quantile(drawn, [0.025, 0.975])
+        rows.append({"task": fit.benchmark.removeprefix("olmes_").removesuffix("_mc_inloop"), "model": model, "scale": scale,
+                     "params": n, "train_tokens": d, "measured_loss": loss, "predicted_loss": loss_hat,
+                     "measured_score": measured, "predicted_score": predicted, "ci_low": float(low), "ci_high": float(high),
+                     "error": predicted - measured})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# regenerating the shipped fits
+
+
+def read_olmes_table(results_dir=None) -> pd.DataFrame:
+    """AI2's OLMES table as densing's tidy table (``results/olmes/``)."""
+    from densing import paths
+    from densing.data.olmes import read_olmes_targets
+
+    folder = paths.RESULTS / "olmes" if results_dir is None else __import__("pathlib").Path(results_dir)
+    return read_olmes_targets(folder / "olmo2-32b.csv", folder / "models.csv")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Fit and write the MC references of the four tasks; write the offsets and the held-out chain; print them."""
+    import argparse
+    import sys
+    from pathlib import Path
+
+    from densing import paths
+    from densing.data.olmo import read_olmo_mc_runs
+    from densing.errors import DensingError
+    from densing.io import atomic_write_text
+
+    parser = argparse.ArgumentParser(prog="python -m densing.laws.olmo.mc_reference", description=main.__doc__)
+    parser.add_argument("--data", default=str(paths.SHARED_DATA / "olmo_ladder"), help="the OLMo ladder folder")
+    parser.add_argument("--fits-dir", default=str(paths.REFERENCE_FITS), help="where the ladder's fits are and the MC fits go")
+    parser.add_argument("--results-dir", default=str(paths.RESULTS / "olmes"), help="the OLMES table; mc_offsets.csv and mc_held_out.csv go here")
+    parser.add_argument("--n-boot", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    try:
+        runs = read_olmo_mc_runs(args.data)
+        targets = read_olmes_table(args.results_dir)
+        offsets, held, lines = [], [], []
+        for task in MC_CHANCE:
+            loss_fit = ReferenceFit.load(Path(args.fits_dir) / LADDER_FIT.format(task=task))
+            fit = fit_mc_reference(loss_fit, runs, task, n_boot=args.n_boot, seed=args.seed)
+            out = fit.save(Path(args.fits_dir) / MC_FIT.format(task=task))
+            offset = measure_offset(fit, targets)
+            offsets.append(offset.frame())
+            held.append(held_out(fit, offset, targets))
+            stage = fit.stages[-1]
+            p = fit.params
+            lines.append(f"{task}: S_MC(L) = {p['c']:.4f}/(1 + e^(−({p['gamma']:.3f})(L − {p['l']:.4f}))) + {p['d']:g}, "
+                         f"ceiling {'free' if fit.provenance['ceiling'] is None else fit.provenance['ceiling']}, "
+                         f"R² {stage.r_squared:.3f}, RMSE {stage.rmse:.4f}, {stage.n_points} checkpoints; "
+                         f"Δ = {offset.delta:+.4f} ± {offset.stderr:.4f}  -> {out}")
+    except DensingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    results = Path(args.results_dir)
+    atomic_write_text(results / "mc_offsets.csv", pd.concat(offsets).to_csv(index=False, float_format="%.6g"))
+    atomic_write_text(results / "mc_held_out.csv", pd.concat(held).to_csv(index=False, float_format="%.6g"))
+    print("\n".join(lines))
+    print(pd.concat(held)[["task", "model", "scale", "measured_score", "predicted_score", "ci_low", "ci_high", "error"]]
+          .to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    print(f"wrote {results / 'mc_offsets.csv'} and {results / 'mc_held_out.csv'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

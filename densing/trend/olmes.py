@@ -1,0 +1,193 @@
+"""A second, independent Densing Law: the paper's two-step design on AI2's recipe, over AI2's OLMES table.
+
+:func:`measure_olmes` measures the doubling time of the maximum capacity density per task of
+AI2's OLMES table (``results/olmes/``: 23 open base models, MC format) with densing's trend engine:
+
+- **the reference** of each task is its MC reference (:mod:`densing.laws.olmo.mc_reference`): the
+  OLMo ladder's loss law L(N, D) on the correct answer's bits per byte, and an MC score law S(L)
+  fitted on the OLMo-2 checkpoints, moved to the offline scale by the in-loop → offline offset Δ
+  (measured on the table's OLMo-2 7B/13B rows, its uncertainty one more draw of the reference);
+- **the inversion** is the paper's eq. 4 at a fixed D0 (:class:`PerBenchmark`): N̂ is the size a
+  model of AI2's recipe trained on D0 tokens would need for the score, ρ = N̂ / N; D0 = 10¹² tokens
+  (the paper's) for the headline rows, 3·10¹¹ and 3·10¹² beside them;
+- **the targets** are every dated model of the table except the OLMo-2 rows (7B and 13B define the
+  offset and the score law; 32B is the same recipe and the chain's held-out check): StableLM-2-12B
+  and Zamba-2-7B have no release date and drop out, leaving 18 models from 2023-07 to 2025-03;
+  ``since=None`` by default (no cut: the table starts after the default epoch, Llama-1's release,
+  anyway), t in days since that epoch;
+- **the trend** is the censored 0.9 regression quantile of ln ρ on t (:mod:`densing.trend.rules`),
+  bounds as bounds, with fit (the ladder's and the score law's draws, and Δ's), score (binomial
+  σ from the OLMES split's item count) and model-sampling uncertainty carried
+  (:func:`densing.trend.uncertainty.carry_uncertainty`): ln ρmax = A·t + B, doubling time ln 2 / A;
+- **the checks** (:func:`densing.trend.measure.inversion_checks`): saturation and conditioning on
+  the envelope's record-setters, size confounding, the within-family size slope as a finding. A
+  score law explaining less than half its checkpoints' variance (R² < 0.5,
+  :func:`densing.laws.fit.fit_verdict`) is not inverted: that row says so instead of a number.
+
+There is no combined row. The engine's combined per-benchmark inversion is a fit of the *mean*
+score over benchmarks (:class:`PerBenchmark` averages a mean fit's scores); the four MC references
+have four different loss laws (the ladder's per task), so a mean of them is no two-step law, and a
+fit of the mean would need the ladder refitted on the mean bits per byte and an MC score law on the
+mean in-loop accuracy — which would average in WinoGrande's and HellaSwag's score laws, the two that
+fail R² ≥ 0.5 on the checkpoints.
+
+What ~18 models can answer: whether the frontier's density rose from 2023 to 2025 on a benchmark
+and roughly how fast (an interval of a factor of several); what they cannot: a breakpoint, a
+difference between benchmarks smaller than those intervals, or a frontier above what the
+reference expresses at D0 (such models are lower bounds, and the saturation check names them).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from densing import paths
+from densing.errors import DensingError, FitError
+from densing.laws.fit import fit_verdict
+from densing.laws.olmo import mc_reference as mc
+from densing.laws.reference import ReferenceFit
+from densing.trend.constants import DEFAULT_EPOCH
+# The inversion and the checks' entry point, in one place (they may move between modules).
+from densing.trend.inversions import PerBenchmark
+from densing.trend.measure import inversion_checks
+from densing.trend.targets import trend_targets
+from densing.trend.uncertainty import carry_uncertainty
+
+#: The paper's D0 and the sensitivity's.
+D0 = 1e12
+SENSITIVITY_D0 = (3e11, 3e12)
+TASKS = tuple(mc.MC_CHANCE)
+#: densing's leaderboard-based per-benchmark doubling times (months, 95% interval) beside which the
+#: README puts these: the public table's rows under rule v2 (``densing trend --by benchmark``).
+LEADERBOARD_MONTHS: dict[str, tuple[float, float, float] | None] = {
+    "mmlu": (1.5, 0.24, 4.2), "hellaswag": (11.4, 3.7, 26.0), "winogrande": (7.9, 1.2, 36.0), "arc_challenge": None,
+}
+PAPER_MONTHS = 3.3
+
+
+@dataclass(frozen=True)
+class OlmesTrend:
+    """The per-task rows, their checks, the models left out (with the reason) and the offsets."""
+
+    rows: pd.DataFrame
+    checks: pd.DataFrame
+    left_out: pd.DataFrame
+    offsets: pd.DataFrame
+
+    def table(self) -> str:
+        cols = ["benchmark", "months", "ci_low", "ci_high", "n_models", "n_exact", "n_lower", "n_upper",
+                *[c for c in self.rows.columns if c.startswith("months_d0_") and not c.endswith("_ci")], "score_r2", "offset",
+                "failed_checks"]
+        frame = self.rows[cols].copy()
+        text = frame.to_string(index=False, float_format=lambda v: f"{v:.3g}")
+        notes = [f"{r.benchmark}: {r.error}" for r in self.rows.itertuples() if r.error]
+        return text + ("\n" + "\n".join(notes) if notes else "")
+
+
+def _d0_key(d0: float) -> str:
+    """The sensitivity column of a D0: ``months_d0_0.3T``."""
+    return f"months_d0_{d0 / 1e12:g}T"
+
+
+def reference(task: str, targets: pd.DataFrame, fits_dir: str | Path | None = None, *, seed: int = 0) -> tuple[ReferenceFit, mc.Offset]:
+    """The task's MC reference on the offline scale (Δ carried) and its offset."""
+    folder = Path(fits_dir) if fits_dir else paths.REFERENCE_FITS
+    fit = ReferenceFit.load(folder / mc.MC_FIT.format(task=task))
+    offset = mc.measure_offset(fit, targets)
+    return mc.offline_reference(fit, offset, seed=seed), offset
+
+
+def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | None = None, *, d0: float = D0,
+                  sensitivity_d0: tuple[float, ...] = SENSITIVITY_D0, since: str | None = None, epoch: str = DEFAULT_EPOCH,
+                  rule: str = "quantile", n_boot: int = 600, n_boot_share: int = 200, n_boot_side: int = 200,
+                  seed: int = 0) -> OlmesTrend:
+    """One row per task of :data:`TASKS` (module docstring): doubling time, interval, counts, D0 sensitivity, checks."""
+    targets = mc.read_olmes_table(results_dir)
+    rows, found, left, offsets = [], [], [], []
+    for task in TASKS:
+        ref, offset = reference(task, targets, fits_dir, seed=seed)
+        offsets.append(offset.frame())
+        row = {"task": task, "benchmark": ref.benchmark, "reference": f"OLMo ladder loss law + OLMo-2 MC score law ({task})",
+               "d0": d0, "rule": rule, "quantile": 0.9, "since": since or "", "offset": offset.delta,
+               "offset_stderr": offset.stderr, "score_r2": ref.stages[-1].r_squared,
+               "ceiling": "free" if ref.provenance.get("ceiling") is None else ref.provenance["ceiling"],
+               "months": math.nan, "ci_low": math.nan, "ci_high": math.nan, "n_models": 0, "n_exact": 0, "n_lower": 0,
+               "n_upper": 0, "share_fit": math.nan, "share_score": math.nan, "share_models": math.nan,
+               **{_d0_key(x): math.nan for x in sensitivity_d0},
+               "failed_checks": "", "error": ""}
+        inversion = PerBenchmark(ref, d0)
+        models, dropped = trend_targets(targets, inversion, since=since, epoch=epoch)
+        left.append(dropped.assign(benchmark=ref.benchmark))
+        verdict = fit_verdict(ref)
+        if verdict:
+            row["error"] = f"not measured: the MC score law is a {verdict} on the OLMo-2 checkpoints (bits per byte does not order MC accuracy)"
+            row["n_models"] = len(models)
+            rows.append(row)
+            continue
+        try:
+            result = carry_uncertainty(models, inversion, rule=rule, quantile=0.9, n_boot=n_boot, n_boot_share=n_boot_share,
+                                       seed=seed)
+        except DensingError as exc:
+            row["error"] = str(exc)
+            rows.append(row)
+            continue
+        row.update(months=result.doubling_time_months, ci_low=result.doubling_time_months_ci_low,
+                   ci_high=result.doubling_time_months_ci_high, n_models=result.n_models, n_exact=result.n_exact,
+                   n_lower=result.n_lower_bounds, n_upper=result.n_upper_bounds, share_fit=result.share_fit,
+                   share_score=result.share_score, share_models=result.share_models)
+        for other in sensitivity_d0:
+            key = _d0_key(other)
+            try:
+                side = carry_uncertainty(models, PerBenchmark(ref, other), rule=rule, quantile=0.9, n_boot=n_boot_side,
+                                         n_boot_share=0, seed=seed)
+                row[key] = side.doubling_time_months
+                row[key + "_ci"] = f"{side.doubling_time_months_ci_low:.3g}–{side.doubling_time_months_ci_high:.3g}"
+            except (DensingError, FitError) as exc:
+                row[key + "_ci"] = str(exc)
+        checks = inversion_checks(models, inversion)
+        for check in checks:
+            found.append({"benchmark": ref.benchmark, **check.to_dict()})
+        row["failed_checks"] = ", ".join(c.name for c in checks if c.failed)
+        rows.append(row)
+    return OlmesTrend(pd.DataFrame(rows), pd.DataFrame(found), pd.concat(left, ignore_index=True),
+                      pd.concat(offsets, ignore_index=True))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the OLMES trend's rows and checks; with --out, write the rows as CSV."""
+    parser = argparse.ArgumentParser(prog="python -m densing.trend.olmes", description=main.__doc__)
+    parser.add_argument("--fits-dir", default=str(paths.REFERENCE_FITS))
+    parser.add_argument("--results-dir", default=str(paths.RESULTS / "olmes"))
+    parser.add_argument("--d0", type=float, default=D0)
+    parser.add_argument("--n-boot", type=int, default=600)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=None, help="write the rows here (CSV) and the checks beside it (<stem>_checks.csv)")
+    args = parser.parse_args(argv)
+    try:
+        result = measure_olmes(args.fits_dir, args.results_dir, d0=args.d0, n_boot=args.n_boot, seed=args.seed)
+    except DensingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(result.table())
+    print()
+    print(result.checks[["benchmark", "name", "status", "detail"]].to_string(index=False))
+    print()
+    print("left out:", "; ".join(f"{m} ({r})" for m, r in result.left_out.drop_duplicates("model")[["model", "reason"]].itertuples(index=False)))
+    if args.out:
+        from densing.io import atomic_write_text
+
+        out = Path(args.out)
+        atomic_write_text(out, result.rows.to_csv(index=False, float_format="%.6g"))
+        atomic_write_text(out.with_name(out.stem + "_checks.csv"), result.checks.to_csv(index=False, float_format="%.6g"))
+        print(f"wrote {out} and {out.with_name(out.stem + '_checks.csv')}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
