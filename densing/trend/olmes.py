@@ -54,7 +54,7 @@ from densing.laws.olmo import mc_reference as mc
 from densing.laws.reference import ReferenceFit
 from densing.trend.constants import DEFAULT_EPOCH
 # The inversion and the checks' entry point, in one place (they may move between modules).
-from densing.trend.inversions import PerBenchmark
+from densing.laws.inversion import PerBenchmark
 from densing.trend.measure import inversion_checks
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import carry_uncertainty
