@@ -22,6 +22,15 @@ class By(str, Enum):
     benchmark = "benchmark"
 
 
+class Design(str, Enum):
+    leaderboard = "leaderboard"
+    olmes = "olmes"
+
+
+DESIGN_HELP = ("'olmes': the paper's two-step design on AI2's recipe (OLMo ladder loss law + OLMo-2 MC score law, N̂ at "
+               "D0, default 1T) over AI2's OLMES table (results/olmes), a second, independent measurement.")
+
+
 class Frontier(str, Enum):  # the rules of densing.trend.rules (kept literal: no import at start-up)
     quantile = "quantile"
     all = "all"
@@ -62,9 +71,14 @@ def trend(
     n_boot: int = typer.Option(600, "--n-boot", help=N_BOOT_HELP),
     seed: int = typer.Option(0, "--seed"),
     by: By = typer.Option(By.headline, "--by", help="'benchmark': one row per benchmark and per benchmark set (the Densing Law by capability)."),
+    design: Design = typer.Option(Design.leaderboard, "--design", help=DESIGN_HELP),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
+    if design is Design.olmes:
+        _check_draws(n_boot, seed)
+        _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt)
+        return
     from densing.data import read_results
     from densing.laws.reference import ReferenceFit
     from densing.report.build import DEFAULT_RESULTS
@@ -103,6 +117,43 @@ def trend(
     print_text(result.breakpoint_line())
     print_text(result.rule_v1)
     print_text("per benchmark: densing trend --by benchmark")
+
+
+def _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt) -> None:
+    """``densing trend --design olmes``: the OLMES rows, their checks in words, the models left out."""
+    from densing.errors import InputError
+    from densing.trend.olmes import D0, measure_olmes
+
+    for given, option in ((results, "--results"), (fit, "--fit")):
+        if given is not None:
+            raise InputError(f"{option}: --design olmes has its own targets (results/olmes) and references (the MC "
+                             f"references in reference_fits/olmo2_mc_*); {option} applies to --design leaderboard")
+    if by is By.headline:
+        pass  # the OLMES design has one row per task and no combined row: --by makes no difference
+    result = measure_olmes(d0=_count(d0, "--d0") or D0, since=_since(since), epoch=_since(epoch, "--epoch") or "2023-02-24",
+                           n_boot=n_boot, seed=seed)
+    if fmt is Format.json:
+        print_json({"rows": result.rows.to_dict("records"), "checks": result.checks.to_dict("records"),
+                    "left_out": result.left_out.drop_duplicates("model")[["model", "reason"]].to_dict("records")})
+        return
+    if fmt is Format.csv:
+        print_frame(result.rows, fmt)
+        return
+    print_text("The paper's two-step design on AI2's recipe over AI2's OLMES table: doubling time of the 0.9-quantile "
+               "frontier per task, 95% intervals over the ladder's and the score law's fits, the offset, score noise "
+               "and models (one row per task: the four MC references have four loss laws, so there is no combined row).")
+    columns = ["benchmark", "months", "ci_low", "ci_high", "n_models", "n_lower", "n_upper",
+               *[c for c in result.rows.columns if c.startswith("months_d0_") and not c.endswith("_ci")], "months_ceiling_1", "score_r2"]
+    print_frame(result.rows[columns], fmt, title="doubling time in months per OLMES task (D0 sensitivity beside)")
+    for r in result.rows.itertuples():
+        if r.error:
+            print_text(f"{r.benchmark}: {r.error}")
+    failed = result.checks[result.checks["status"] == "failed"] if len(result.checks) else result.checks
+    for r in failed.itertuples():
+        print_text(f"{r.benchmark}: {r.name} check failed — {r.detail}")
+    print_text("left out: " + "; ".join(f"{m} ({why})" for m, why in
+                                        result.left_out.drop_duplicates("model")[["model", "reason"]].itertuples(index=False)))
+    print_text("beside the leaderboard-based rows and the paper's 3.3 months: densing report (its second-measurement section)")
 
 
 def report(

@@ -63,12 +63,16 @@ from densing.trend.uncertainty import carry_uncertainty
 D0 = 1e12
 SENSITIVITY_D0 = (3e11, 3e12)
 TASKS = tuple(mc.MC_CHANCE)
-#: densing's leaderboard-based per-benchmark doubling times (months, 95% interval) beside which the
-#: README puts these: the public table's rows under rule v2 (``densing trend --by benchmark``).
-LEADERBOARD_MONTHS: dict[str, tuple[float, float, float] | None] = {
-    "mmlu": (1.5, 0.24, 4.2), "hellaswag": (11.4, 3.7, 26.0), "winogrande": (7.9, 1.2, 36.0), "arc_challenge": None,
+#: The OLMES table's task beside the public (leaderboard) table's benchmark of the same capability: other prompts
+#: and formats, so the two designs are compared by their trends, never by their levels.
+LEADERBOARD_TWIN = {"arc_challenge": "arc_challenge", "hellaswag": "hellaswag", "winogrande": "winogrande",
+                    "mmlu": "mmlu", "gsm8k": "gsm8k", "mmlu_pro": "mmlu_pro"}
+#: Why a task of the OLMES table that the leaderboard table also has gets no MC reference.
+NO_REFERENCE = {
+    "gsm8k": "no reference: the OLMo ladder records the correct answer's bits per byte of multiple-choice and "
+             "ranked-classification tasks only; GSM8K is scored on generated answers",
+    "mmlu_pro": "no reference: the OLMo ladder does not evaluate MMLU-Pro, so there is no loss law for it",
 }
-PAPER_MONTHS = 3.3
 
 
 @dataclass(frozen=True)
@@ -95,10 +99,12 @@ def _d0_key(d0: float) -> str:
     return f"months_d0_{d0 / 1e12:g}T"
 
 
-def reference(task: str, targets: pd.DataFrame, fits_dir: str | Path | None = None, *, seed: int = 0) -> tuple[ReferenceFit, mc.Offset]:
-    """The task's MC reference on the offline scale (Δ carried) and its offset."""
+def reference(task: str, targets: pd.DataFrame, fits_dir: str | Path | None = None, *, seed: int = 0,
+              name: str = mc.MC_FIT) -> tuple[ReferenceFit, mc.Offset]:
+    """The task's MC reference on the offline scale (Δ carried) and its offset; ``name``: the fit's file pattern
+    (:data:`~densing.laws.olmo.mc_reference.MC_FIT_CEILING_ONE` for the ceiling's sensitivity)."""
     folder = Path(fits_dir) if fits_dir else paths.REFERENCE_FITS
-    fit = ReferenceFit.load(folder / mc.MC_FIT.format(task=task))
+    fit = ReferenceFit.load(folder / name.format(task=task))
     offset = mc.measure_offset(fit, targets)
     return mc.offline_reference(fit, offset, seed=seed), offset
 
@@ -120,7 +126,7 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
                "months": math.nan, "ci_low": math.nan, "ci_high": math.nan, "n_models": 0, "n_exact": 0, "n_lower": 0,
                "n_upper": 0, "share_fit": math.nan, "share_score": math.nan, "share_models": math.nan,
                **{_d0_key(x): math.nan for x in sensitivity_d0},
-               "failed_checks": "", "error": ""}
+               "months_ceiling_1": math.nan, "months_ceiling_1_ci": "", "failed_checks": "", "error": ""}
         inversion = PerBenchmark(ref, d0)
         models, dropped = trend_targets(targets, inversion, since=since, epoch=epoch)
         left.append(dropped.assign(benchmark=ref.benchmark))
@@ -150,6 +156,7 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
                 row[key + "_ci"] = f"{side.doubling_time_months_ci_low:.3g}–{side.doubling_time_months_ci_high:.3g}"
             except (DensingError, FitError) as exc:
                 row[key + "_ci"] = str(exc)
+        row.update(_ceiling_one(task, ref, targets, models, fits_dir, d0=d0, rule=rule, n_boot=n_boot_side, seed=seed))
         checks = inversion_checks(models, inversion)
         for check in checks:
             found.append({"benchmark": ref.benchmark, **check.to_dict()})
@@ -157,6 +164,87 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
         rows.append(row)
     return OlmesTrend(pd.DataFrame(rows), pd.DataFrame(found), pd.concat(left, ignore_index=True),
                       pd.concat(offsets, ignore_index=True))
+
+
+def _months(value: float) -> str:
+    """Months to two significant figures, a trailing zero kept (4.0, 0.59, 26), ∞ as ∞."""
+    from densing.numbers import format_number
+
+    if not math.isfinite(value):
+        return format_number(value)
+    text = format(value, "#.2g")
+    return text[:-1] if text.endswith(".") else text
+
+
+def _interval(months: float, low: float, high: float) -> str:
+    return f"{_months(months)} [{_months(low)}–{_months(high)}]"
+
+
+def beside_leaderboard(olmes: OlmesTrend, by_benchmark: pd.DataFrame, paper_months: float) -> pd.DataFrame:
+    """The two designs benchmark by benchmark: one row per task of :data:`LEADERBOARD_TWIN`.
+
+    ``by_benchmark``: :meth:`densing.trend.measurement.TrendMeasurement.by_benchmark` (the leaderboard-based rows).
+    Columns: ``benchmark``; ``olmes`` and ``leaderboard`` (months [95% interval], or why not measured);
+    ``olmes_checks`` (the failed checks of the OLMES row, in words); ``agreement``: whether both are measured and
+    their 95% intervals overlap (a consistent trend — with intervals this wide, not a proof of equality), or which
+    side is missing; ``paper``: the paper's doubling time over its own benchmark set (Xiao et al. 2024).
+    """
+    mine = olmes.rows.set_index("task")
+    theirs = by_benchmark.set_index("row")
+    failed = olmes.checks[olmes.checks["status"] == "failed"] if len(olmes.checks) else olmes.checks
+    out = []
+    for task, twin in LEADERBOARD_TWIN.items():
+        if task in mine.index and np.isfinite(mine.loc[task, "months"]):
+            m = mine.loc[task]
+            left, left_ok = _interval(m["months"], m["ci_low"], m["ci_high"]), True
+            words = [f"{r.name} failed: {r.detail}" for r in failed[failed["benchmark"] == m["benchmark"]].itertuples()]
+            checks = "; ".join(words) if words else "all testable checks pass"
+        else:
+            left_ok, checks = False, ""
+            left = mine.loc[task, "error"] if task in mine.index else NO_REFERENCE[task]
+        if twin in theirs.index and np.isfinite(theirs.loc[twin, "months"]):
+            t = theirs.loc[twin]
+            right, right_ok = _interval(t["months"], t["ci_low"], t["ci_high"]), True
+        else:
+            right_ok = False
+            right = theirs.loc[twin, "error"] if twin in theirs.index else "not in the public table"
+            right = right or "not measured"
+        if left_ok and right_ok:
+            overlap = mine.loc[task, "ci_low"] <= theirs.loc[twin, "ci_high"] and theirs.loc[twin, "ci_low"] <= mine.loc[task, "ci_high"]
+            agreement = "consistent: the 95% intervals overlap" if overlap else "they disagree: the 95% intervals are disjoint"
+        else:
+            missing = [name for name, ok in (("OLMES design", left_ok), ("leaderboard", right_ok)) if not ok]
+            agreement = "cannot compare: " + " and ".join(missing) + " not measured"
+        out.append({"benchmark": task, "olmes": left, "olmes_checks": checks, "leaderboard": right,
+                    "agreement": agreement, "paper": f"{paper_months:g} (its set of five)"})
+    return pd.DataFrame(out)
+
+
+def _ceiling_one(task: str, ref: ReferenceFit, targets: pd.DataFrame, models: pd.DataFrame, fits_dir, *, d0: float,
+                 rule: str, n_boot: int, seed: int) -> dict:
+    """The ceiling's sensitivity: the doubling time with the MC law's ceiling c + d fixed at 1.
+
+    Where the rule already chose 1 the row says so; where the ceiling-1 fit is not shipped
+    (``reference_fits/olmo2_mc_<task>_ceiling1_two_step.json``) it says that instead of a number.
+    """
+    if ref.provenance.get("ceiling") == 1.0:
+        return {"months_ceiling_1_ci": "the rule's own choice"}
+    folder = Path(fits_dir) if fits_dir else paths.REFERENCE_FITS
+    if not (folder / mc.MC_FIT_CEILING_ONE.format(task=task)).exists():
+        return {"months_ceiling_1_ci": f"not measured: {mc.MC_FIT_CEILING_ONE.format(task=task)} not in {folder.name}"}
+    fixed, _ = reference(task, targets, fits_dir, seed=seed, name=mc.MC_FIT_CEILING_ONE)
+    verdict = fit_verdict(fixed)
+    if verdict:
+        return {"months_ceiling_1_ci": f"not measured: the ceiling-1 law is a {verdict}"}
+    inversion = PerBenchmark(fixed, d0)
+    try:
+        side = carry_uncertainty(models, inversion, rule=rule, quantile=0.9, n_boot=n_boot, n_boot_share=0, seed=seed)
+    except (DensingError, FitError) as exc:
+        return {"months_ceiling_1_ci": str(exc)}
+    failed = ", ".join(c.name for c in inversion_checks(models, inversion) if c.failed)
+    return {"months_ceiling_1": side.doubling_time_months,
+            "months_ceiling_1_ci": f"{side.doubling_time_months_ci_low:.3g}–{side.doubling_time_months_ci_high:.3g}"
+                                   + (f" (failed: {failed})" if failed else " (every testable check passed)")}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -125,7 +125,27 @@ def test_an_unknown_task_and_a_fit_without_draws_are_errors():
         mc.offline_reference(bare, mc.Offset("mmlu", 0.0, 0.0, ()))
 
 
-MC_FITS = sorted((REPO_ROOT / "reference_fits").glob("olmo2_mc_*_two_step.json"))
+MC_FITS = sorted(p for p in (REPO_ROOT / "reference_fits").glob("olmo2_mc_*_two_step.json") if "_ceiling1_" not in p.name)
+CEILING_ONE_FITS = sorted((REPO_ROOT / "reference_fits").glob("olmo2_mc_*_ceiling1_two_step.json"))
+
+
+def test_the_ceiling_one_fits_fix_c_plus_d_at_one_and_share_the_loss_law():
+    assert [p.name for p in CEILING_ONE_FITS] == [mc.MC_FIT_CEILING_ONE.format(task=t) for t in sorted(mc.MC_CHANCE)]
+    for path in CEILING_ONE_FITS:
+        fixed = ReferenceFit.load(path)
+        task = fixed.benchmark.removeprefix("olmes_").removesuffix("_mc_inloop")
+        rule = ReferenceFit.load(REPO_ROOT / "reference_fits" / mc.MC_FIT.format(task=task))
+        assert fixed.provenance["ceiling"] == 1.0
+        assert fixed.params["c"] + fixed.params["d"] == pytest.approx(1.0)
+        assert all(fixed.params[k] == rule.params[k] for k in ("a", "alpha", "b", "beta") if k in rule.params)
+        if rule.provenance["ceiling"] == 1.0:  # the rule chose 1: the same law
+            assert fixed.params == pytest.approx(rule.params)
+
+
+def test_a_ceiling_at_or_below_chance_is_an_input_error():
+    ladder = ReferenceFit.load(REPO_ROOT / "reference_fits" / mc.LADDER_FIT.format(task="mmlu"))
+    with pytest.raises(InputError, match="ceiling: expected 'rule' or a number in"):
+        mc.fit_mc_reference(ladder, pd.DataFrame(), "mmlu", ceiling=0.2)
 
 
 def test_four_mc_fits_ship_with_the_ladders_loss_law_and_the_floor_at_chance():

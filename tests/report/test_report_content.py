@@ -29,13 +29,22 @@ def test_the_verdict_block_leads_in_plain_words(report):
 def test_sections_checks_and_the_papers_numbers(report):
     html, _, _ = report
     titles = re.findall(r"<h2[^>]*>(.*?)</h2>", html)
-    for title in ("Verdict", "The Densing Law by capability", "Capacity density over time", "The measurement in detail", "Every eligible reference",
+    for title in ("Verdict", "The Densing Law by capability", "A second measurement: the paper&#x27;s design on AI2&#x27;s recipe", "Capacity density over time", "The measurement in detail", "Every eligible reference",
                   "Named models", "Reference laws", "Reference candidates", "Per-model densities", "Data caveats"):
         assert title in titles
     for check in ("saturation", "conditioning", "size_confounding", "size_dependence", "sensitivity"):
         assert check in html
     assert "3.3" in html and "0.0073" in html and "0.0048" in html  # the paper's numbers, beside ours
     assert "share_fit" in html and "lower_bounds" in html
+
+
+def test_the_second_measurement_sits_beside_the_leaderboard_rows_benchmark_by_benchmark(report):
+    text = _visible_text(report[0])
+    section = text.split("A second measurement", 1)[1].split("Capacity density over time", 1)[0]
+    for words in ("arc_challenge", "mmlu", "hellaswag", "winogrande", "gsm8k", "mmlu_pro", "saturation failed",
+                  "not measured: the MC score law is a poor fit", "no reference", "3.3 (its set of five)"):
+        assert words in section
+    assert "consistent: the 95% intervals overlap" in section or "they disagree" in section
 
 
 def test_reference_models_are_not_in_the_per_model_table(report, measured):

@@ -42,3 +42,45 @@ def test_the_entry_point_prints_the_table(capsys):
     assert main(["--n-boot", "40"]) == 0
     out = capsys.readouterr().out
     assert "olmes_mmlu_mc" in out and "not measured" in out and "defines the reference" in out
+
+
+def _planted(months_low_high: dict, error: str = "") -> "pd.DataFrame":
+    import pandas as pd
+
+    return pd.DataFrame([{"row": b, "months": m, "ci_low": lo, "ci_high": hi, "error": error if m != m else ""}
+                         for b, (m, lo, hi) in months_low_high.items()])
+
+
+def test_beside_leaderboard_says_overlap_disjoint_and_missing_per_benchmark(result):
+    from densing.trend.olmes import LEADERBOARD_TWIN, beside_leaderboard
+
+    nan = float("nan")
+    mmlu = result.rows.set_index("task").loc["mmlu"]
+    arc = result.rows.set_index("task").loc["arc_challenge"]
+    theirs = _planted({"mmlu": (mmlu["months"], mmlu["ci_low"], mmlu["ci_high"]),            # the same interval: overlaps
+                       "arc_challenge": (arc["ci_high"] * 3, arc["ci_high"] * 2, arc["ci_high"] * 4),  # above it: disjoint
+                       "hellaswag": (10.0, 4.0, 20.0), "gsm8k": (nan, nan, nan)}, error="no family passes rule v2 on it")
+    side = beside_leaderboard(result, theirs, 3.3).set_index("benchmark")
+    assert list(side.index) == list(LEADERBOARD_TWIN)
+    assert side.loc["mmlu", "agreement"].startswith("consistent")
+    assert side.loc["arc_challenge", "agreement"].startswith("they disagree")
+    assert side.loc["hellaswag", "agreement"] == "cannot compare: OLMES design not measured"
+    assert side.loc["hellaswag", "olmes"].startswith("not measured: the MC score law is a poor fit")
+    assert side.loc["gsm8k", "olmes"].startswith("no reference") and side.loc["gsm8k", "leaderboard"] == "no family passes rule v2 on it"
+    assert side.loc["winogrande", "leaderboard"] == "not in the public table"
+    assert "saturation failed" in side.loc["mmlu", "olmes_checks"]
+    assert side.loc["mmlu", "olmes"] == f"{mmlu['months']:#.2g} [{mmlu['ci_low']:#.2g}–{mmlu['ci_high']:#.2g}]".replace(". ", " ").replace(".–", "–").replace(".]", "]")
+
+
+def test_cli_design_olmes_prints_the_rows_checks_and_left_out_models(run_cli):
+    code, out, err = run_cli("trend", "--design", "olmes", "--n-boot", "40")
+    assert code == 0 and err == ""
+    assert "olmes_mmlu_mc" in out and "saturation check failed" in out and "R² 0.033 < 0.5" in " ".join(out.split())
+    assert "StableLM-2-12B (no release date)" in " ".join(out.split())
+    code, out, err = run_cli("trend", "--design", "olmes", "--n-boot", "40", "--format", "csv")
+    assert code == 0 and out.splitlines()[0].startswith("task,benchmark,reference,d0") and len(out.splitlines()) == 5
+
+
+def test_cli_design_olmes_refuses_the_leaderboard_options_in_one_line(run_cli):
+    code, out, err = run_cli("trend", "--design", "olmes", "--fit", "reference_fits/x.json")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and err.startswith("error: --fit:")

@@ -97,6 +97,8 @@ ROBUST_LOSS = "soft_l1"
 SCORE_SCALE = 0.02
 LADDER_FIT = "olmo_{task}_two_step.json"
 MC_FIT = "olmo2_mc_{task}_two_step.json"
+#: The same reference with the ceiling fixed at 1 whatever the rule chooses: the ceiling's sensitivity.
+MC_FIT_CEILING_ONE = "olmo2_mc_{task}_ceiling1_two_step.json"
 
 
 def _task(task: str) -> str:
@@ -224,17 +226,21 @@ def inloop_finals(runs: pd.DataFrame, task: str) -> dict[str, dict]:
 
 
 def fit_mc_reference(loss_fit: ReferenceFit, runs: pd.DataFrame, task: str, *, n_boot: int = 200, seed: int = 0,
-                     block: int = BLOCK, d0: float = 1e12, include_1b: bool = True) -> ReferenceFit:
+                     block: int = BLOCK, d0: float = 1e12, include_1b: bool = True,
+                     ceiling: str | float = "rule") -> ReferenceFit:
     """The MC reference of ``task`` (module docstring): ``loss_fit``'s loss law, the MC score law fitted on ``runs``.
 
     ``loss_fit`` is the ladder's two-step fit of the task (its loss stage and its draws are used);
     ``runs`` is :func:`densing.data.olmo.read_olmo_mc_runs`'s table. ``include_1b=False`` leaves the
-    1B's row out of the score law. The result is on the in-loop scale (benchmark
+    1B's row out of the score law. ``ceiling``: ``"rule"`` (:func:`select_ceiling` chooses free or 1) or
+    a number fixing c + d (the ceiling's sensitivity fixes it at 1). The result is on the in-loop scale (benchmark
     ``olmes_<task>_mc_inloop``); :func:`offline_reference` maps it to the OLMES table's.
     """
     from densing import __version__
 
     task = _task(task)
+    if ceiling != "rule" and not (isinstance(ceiling, (int, float)) and MC_CHANCE[task] < ceiling <= 1):
+        raise InputError(f"ceiling: expected 'rule' or a number in ({MC_CHANCE[task]:g}, 1], got {ceiling!r}")
     if loss_fit.kind != "two-step" or loss_fit.benchmark != f"olmes_{task}":
         raise InputError(f"loss fit: expected the ladder's two-step fit of olmes_{task}, got {loss_fit.kind} {loss_fit.benchmark!r}")
     if not loss_fit.bootstrap:
@@ -243,7 +249,11 @@ def fit_mc_reference(loss_fit: ReferenceFit, runs: pd.DataFrame, task: str, *, n
     if not include_1b:
         points = points[points["run"] != "olmo-2-1b"].reset_index(drop=True)
     chance = MC_CHANCE[task]
-    ceiling, ceilings = select_ceiling(points, chance)
+    if ceiling == "rule":
+        ceiling, ceilings = select_ceiling(points, chance)
+    else:
+        ceiling = float(ceiling)
+        ceilings = pd.DataFrame([{"ceiling": f"{ceiling:g}", "chosen": True, "why": "fixed by the caller (the ceiling's sensitivity)"}])
     law = fit_score_law(points, chance, ceiling=ceiling, n_boot=n_boot, seed=seed, block=block)
     loss_names = [k for k in ("a", "alpha", "b", "beta", "E") if k in loss_fit.params]
     loss_draws = np.column_stack([np.asarray(loss_fit.draw_columns()[k], float)[:, 0] for k in loss_names])
@@ -445,6 +455,8 @@ def main(argv: list[str] | None = None) -> int:
             loss_fit = ReferenceFit.load(Path(args.fits_dir) / LADDER_FIT.format(task=task))
             fit = fit_mc_reference(loss_fit, runs, task, n_boot=args.n_boot, seed=args.seed)
             out = fit.save(Path(args.fits_dir) / MC_FIT.format(task=task))
+            fixed = fit_mc_reference(loss_fit, runs, task, n_boot=args.n_boot, seed=args.seed, ceiling=1.0)
+            fixed.save(Path(args.fits_dir) / MC_FIT_CEILING_ONE.format(task=task))
             offset = measure_offset(fit, targets)
             offsets.append(offset.frame())
             held.append(held_out(fit, offset, targets))
