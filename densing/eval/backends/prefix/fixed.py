@@ -1,0 +1,164 @@
+"""Greedy decoding in fixed batches over a shared prefix: the path for models continuous batching
+does not cover (and a bench's baseline).
+
+The requests, sorted by their tokens, are cut into batches of ``rows`` (:func:`.grouping.batches`);
+the longest common token prefix of a batch (the few-shot block, capped one token short of the
+shortest context) runs through the model once at batch 1 — and not again when the next batch starts
+with the same prefix. Its keys/values are copied into a preallocated cache of ``rows`` rows
+(capacity prefix + longest suffix + ``max_gen_toks``, :class:`ReservedLayer`), each row's own suffix
+is prefilled right-aligned after it, the gap (padding) masked out by the 2-D attention mask and
+every token given its true position (``position_ids``), so each row sees exactly its own context.
+Then greedy steps (``argmax`` of the last position's logits) for all live rows at once; a row that
+stops leaves the batch, and the batch runs until its last row stops.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Sequence
+
+import torch
+from transformers.cache_utils import DynamicCache, DynamicLayer
+
+from densing.eval.backends.prefix.grouping import batches, shared_prefix_length
+from densing.eval.backends.prefix.settings import DecodeStats
+
+
+class ReservedLayer(DynamicLayer):
+    """A ``DynamicLayer`` whose keys/values live in a buffer allocated once (``capacity`` positions):
+    an update writes in place instead of concatenating the whole cache at every step."""
+
+    def __init__(self, keys: torch.Tensor, values: torch.Tensor, rows: int, capacity: int) -> None:
+        super().__init__()
+        batch_shape = (rows, keys.shape[1], capacity, keys.shape[3])
+        self.key_buffer = keys.new_empty(batch_shape)
+        self.value_buffer = values.new_empty(batch_shape)
+        self.length = keys.shape[-2]
+        self.key_buffer[:, :, : self.length] = keys  # broadcast over the rows
+        self.value_buffer[:, :, : self.length] = values
+        self.dtype, self.device, self.is_initialized = keys.dtype, keys.device, True
+        self._views()
+
+    def _views(self) -> None:
+        self.keys = self.key_buffer[:, :, : self.length]
+        self.values = self.value_buffer[:, :, : self.length]
+
+    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any):
+        n = key_states.shape[-2]
+        if self.length + n > self.key_buffer.shape[2]:
+            raise RuntimeError("ReservedLayer: capacity exceeded")
+        self.key_buffer[:, :, self.length : self.length + n] = key_states
+        self.value_buffer[:, :, self.length : self.length + n] = value_states
+        self.length += n
+        self._views()
+        return self.keys, self.values
+
+    def get_seq_length(self) -> int:
+        return self.length
+
+    def batch_select_indices(self, indices: torch.Tensor) -> None:
+        self.key_buffer = self.key_buffer[indices]
+        self.value_buffer = self.value_buffer[indices]
+        self._views()
+
+
+class EmptyReservedLayer(ReservedLayer):
+    """A :class:`ReservedLayer` with no shared prefix: allocated at the first update."""
+
+    def __init__(self, rows: int, capacity: int) -> None:
+        DynamicLayer.__init__(self)
+        self.rows, self.capacity, self.length = rows, capacity, 0
+
+    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any):
+        if not self.is_initialized:
+            shape = (self.rows, key_states.shape[1], self.capacity, key_states.shape[3])
+            self.key_buffer, self.value_buffer = key_states.new_empty(shape), value_states.new_empty(shape)
+            self.dtype, self.device, self.is_initialized = key_states.dtype, key_states.device, True
+        return super().update(key_states, value_states, *args, **kwargs)
+
+    def batch_select_indices(self, indices: torch.Tensor) -> None:
+        if self.is_initialized:
+            super().batch_select_indices(indices)
+
+
+def generate_fixed(
+    model: Any, device: Any, pad: int, encoded: Sequence[Sequence[int]], rows: int, max_gen_toks: int,
+    stops: Callable[[list[int]], bool], finish: Callable[[int, list[int]], None], admit_until: float | None = None,
+) -> DecodeStats:
+    """Greedy-decode ``encoded`` in fixed batches of ``rows`` (see the module). ``stops`` and
+    ``finish`` as in :class:`.scheduler.ContinuousDecoder`; with ``admit_until`` (a
+    ``time.monotonic()`` instant) no batch after the first starts once it has passed."""
+    stats = DecodeStats()
+    prefix_tokens: list[int] = []
+    prefix_cache: DynamicCache | None = None
+
+    for number, (chunk, shared) in enumerate(batches(encoded, rows)):
+        if number and admit_until is not None and time.monotonic() >= admit_until:
+            break
+        prefix = list(encoded[chunk[0]][:shared])
+        # the batch-1 cache of the shared prefix: reused, cropped or extended from the last batch's
+        reuse = shared_prefix_length(prefix_tokens, prefix) if prefix_cache is not None else 0
+        if reuse == 0:
+            prefix_cache, prefix_tokens = DynamicCache(config=model.config), []
+        elif reuse < len(prefix_tokens):
+            prefix_cache.crop(reuse - len(prefix_tokens))
+            prefix_tokens = prefix_tokens[:reuse]
+        if len(prefix) > reuse:
+            with torch.no_grad():
+                model(
+                    input_ids=torch.tensor([prefix[reuse:]], dtype=torch.long, device=device),
+                    position_ids=torch.arange(reuse, len(prefix), device=device)[None],
+                    past_key_values=prefix_cache, use_cache=True, logits_to_keep=1,
+                )
+            prefix_tokens = prefix
+        suffixes = [encoded[i][shared:] for i in chunk]
+        width = max(len(s) for s in suffixes)
+        n = len(chunk)
+        capacity = shared + width + max_gen_toks
+        cache = DynamicCache(config=model.config)
+        if shared:
+            cache.layers = [ReservedLayer(layer.keys, layer.values, n, capacity) for layer in prefix_cache.layers]
+        else:
+            cache.layers = [EmptyReservedLayer(n, capacity) for _ in prefix_cache.layers] if prefix_cache.layers else cache.layers
+        input_ids = torch.full((n, width), pad, dtype=torch.long)
+        positions = torch.zeros((n, width), dtype=torch.long)
+        mask = torch.zeros((n, capacity), dtype=torch.long)
+        mask[:, :shared] = 1
+        for r, suffix in enumerate(suffixes):
+            gap = width - len(suffix)
+            input_ids[r, gap:] = torch.tensor(suffix)
+            positions[r, gap:] = torch.arange(shared, shared + len(suffix))
+            mask[r, shared + gap : shared + width] = 1
+        next_position = torch.tensor([shared + len(s) for s in suffixes], dtype=torch.long)
+        live = list(range(n))  # batch row -> index into chunk
+        generated: list[list[int]] = [[] for _ in range(n)]
+        length = shared + width
+        step_ids, step_positions = input_ids, positions
+        while live:
+            with torch.no_grad():
+                output = model(
+                    input_ids=step_ids.to(device), position_ids=step_positions.to(device),
+                    attention_mask=mask[:, :length].to(device), past_key_values=cache, use_cache=True,
+                    logits_to_keep=1,
+                )
+            chosen = output.logits[:, -1, :].float().argmax(dim=-1).tolist()
+            done_rows = []
+            for r, token in enumerate(chosen):
+                row = live[r]
+                generated[row].append(token)
+                stats.generated_tokens += 1
+                if stops(generated[row]):
+                    done_rows.append(r)
+                    finish(chunk[row], generated[row])
+            mask[:, length] = 1
+            length += 1
+            keep = [r for r in range(len(live)) if r not in set(done_rows)]
+            step_ids = torch.tensor([[chosen[r]] for r in keep], dtype=torch.long)
+            step_positions = next_position[keep][:, None].clone()
+            if done_rows and keep:
+                index = torch.tensor(keep, dtype=torch.long)
+                for layer in cache.layers:
+                    layer.batch_select_indices(index.to(device))
+                mask, next_position = mask[index], next_position[index]
+            live = [live[r] for r in keep]
+            next_position = next_position + 1
+    return stats
