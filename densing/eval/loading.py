@@ -1,19 +1,25 @@
 """A sweep's models: where each comes from (checked before anything runs), its parameter counts, and loading it
-into an lm-eval model (``hf`` or ``vllm``, with or without the shared-prefix cache).
+into an lm-eval model (``hf`` or ``vllm``, or densing's ``densing-hf`` with the shared-prefix engine), the class
+looked up by name in lm-eval's model registry.
 """
 from __future__ import annotations
 
 import os
 from numbers import Real
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from densing.errors import EvalError, InputError
 from densing.eval.harness import require_lm_eval
 from densing.eval.models import ModelSpec
 from densing.validation import Interval, Options, validate
 
+if TYPE_CHECKING:
+    from densing.eval.backends.prefix.settings import PrefixSettings
+
 BACKENDS = ("hf", "vllm")
+#: lm-eval's registry name of the HF backend with densing's prefix engine (:mod:`densing.eval.backends.prefix`)
+PREFIX_MODEL = "densing-hf"
 
 #: What :func:`densing.eval.runner.run_sweep`'s and :func:`load_model`'s arguments may be (checked before any model loads).
 SWEEP_CONSTRAINTS = {
@@ -105,13 +111,17 @@ def _count_parameters_from_config(spec: ModelSpec) -> ParameterCounts:
 
 
 def load_model(
-    spec: ModelSpec, *, backend: str, device: str | None, batch_size: int | str, prefix_cache: bool = False
+    spec: ModelSpec, *, backend: str, device: str | None, batch_size: int | str, prefix_cache: bool = False,
+    settings: PrefixSettings | None = None,
 ) -> tuple[Any, ParameterCounts]:
     """Load ``spec`` with lm-eval's backend; return (lm, its parameter counts).
 
-    ``prefix_cache`` (HF backend only) scores log-likelihood requests with
-    :class:`densing.eval.prefix_cache.PrefixCachedHFLM`, which reuses the key/value cache of the
-    prefix consecutive requests share (the same numbers, far fewer forward passes on a CPU).
+    The class is lm-eval's registered model ``backend`` (``lm_eval.api.registry.get_model``), or with
+    ``prefix_cache`` (HF backend only) ``densing-hf``:
+    :class:`densing.eval.backends.prefix.lm.PrefixCachedHFLM`, which runs every distinct token
+    position of the log-likelihood requests once and decodes greedy requests over their shared
+    prefixes (the same numbers and strings, far fewer forward passes on a CPU). ``settings`` (a
+    :class:`densing.eval.backends.prefix.settings.PrefixSettings`, ``prefix_cache`` only) configures it.
     """
     require_lm_eval()
     import torch
@@ -129,24 +139,35 @@ def load_model(
     validate(SWEEP_CONSTRAINTS, backend=backend)
     if prefix_cache and backend != "hf":
         raise InputError(f"prefix_cache: only the hf backend has it, not {backend!r}")
+    if settings is not None and not prefix_cache:
+        raise InputError("settings: only the prefix cache (densing-hf) takes them")
+    if backend == "hf":
+        arguments["device"] = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if settings is not None:
+        arguments["settings"] = settings
+    model_class = registered_model(PREFIX_MODEL if prefix_cache else backend)
     try:
-        if backend == "hf":
-            if prefix_cache:
-                from densing.eval.prefix_cache import PrefixCachedHFLM as HFLM
-            else:
-                from lm_eval.models.huggingface import HFLM
-
-            arguments["device"] = device or ("cuda" if torch.cuda.is_available() else "cpu")
-            lm = HFLM(**arguments)
-            counts = count_parameters(lm.model)
-        elif backend == "vllm":
-            from lm_eval.models.vllm_causallms import VLLM
-
-            lm = VLLM(**arguments)
-            counts = _count_parameters_from_config(spec)
+        lm = model_class(**arguments)
+        counts = count_parameters(lm.model) if backend == "hf" else _count_parameters_from_config(spec)
     except EvalError:
         raise
     except Exception as exc:  # transformers / hub / vllm load errors
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise EvalError(f"model {spec.name!r}: cannot load {spec.model}: {first}") from None
     return lm, counts
+
+
+def registered_model(name: str) -> type:
+    """lm-eval's model class registered as ``name`` (``lm_eval.api.registry.get_model``), densing's
+    ``densing-hf`` among them (registered by importing :mod:`densing.eval.backends.prefix.lm`)."""
+    require_lm_eval()
+    import lm_eval.models  # noqa: F401  (registers lm-eval's own names; get_model does so only into an empty registry)
+    from lm_eval.api.registry import get_model
+
+    if name == PREFIX_MODEL:
+        import densing.eval.backends.prefix.lm  # noqa: F401  (registers densing-hf)
+    try:
+        return get_model(name)
+    except (ValueError, ImportError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise EvalError(f"backend {name!r}: {first}") from None

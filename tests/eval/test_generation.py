@@ -8,6 +8,7 @@ prompts that does not happen, and a wrong position, mask, cache row or stop rule
 from __future__ import annotations
 
 import importlib.util
+from dataclasses import replace
 
 import pytest
 
@@ -45,7 +46,7 @@ def llama_model(tiny_model, tmp_path_factory):
 def backends(llama_model):
     from lm_eval.models.huggingface import HFLM
 
-    from densing.eval.prefix_cache import PrefixCachedHFLM
+    from densing.eval.backends.prefix.lm import PrefixCachedHFLM
 
     arguments = dict(pretrained=str(llama_model), device="cpu", batch_size=1, dtype="float32", max_length=160)
     return HFLM(**arguments), PrefixCachedHFLM(**arguments)
@@ -80,17 +81,14 @@ def prompt_sets(draw):
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(pairs=prompt_sets(), rows=st.sampled_from([1, 2, 3, 16]))
-def test_greedy_generation_equals_plain_generate(backends, pairs, rows, monkeypatch):
-    import densing.eval.continuous as continuous
-    import densing.eval.generation as generation
+def test_greedy_generation_equals_plain_generate(backends, pairs, rows):
+    from densing.eval.backends.prefix.settings import PrefixSettings
 
     plain, cached = backends
     requests = _instances(pairs)
     expected = plain.generate_until(requests, disable_tqdm=True)
-    with monkeypatch.context() as patch:
-        patch.setattr(generation, "ROWS_PER_BATCH", rows)
-        patch.setattr(continuous, "PART_COST", 1)  # toy widths: rows read in several runs
-        got = cached.generate_until(requests, disable_tqdm=True)
+    # part_cost 1: toy widths, rows read in several runs
+    got = cached.with_settings(PrefixSettings(rows_per_batch=rows, part_cost=1)).generate_until(requests, disable_tqdm=True)
     assert got == expected
 
 
@@ -147,7 +145,7 @@ def test_sampled_requests_go_to_lm_evals_generate(backends, monkeypatch):
 
 
 def test_batches_share_the_longest_common_prefix():
-    from densing.eval.generation import batches
+    from densing.eval.backends.prefix.grouping import batches
 
     encoded = [[1, 2, 3, 9], [1, 2, 3, 4, 5], [1, 2, 7], [1, 2, 3, 4]]
     assert batches(encoded, 2) == [([3, 1], 3), ([0, 2], 2)]  # sorted: [1,2,3,4],[1,2,3,4,5] | [1,2,3,9],[1,2,7]
@@ -191,7 +189,7 @@ def test_smollm2_generation_equals_plain_generate():
 
 
 def test_prefix_groups_cut_where_neighbours_share_little():
-    from densing.eval.continuous import prefix_groups
+    from densing.eval.backends.prefix.grouping import prefix_groups
 
     encoded = [[1, 2, 3, 4, 5], [1, 2, 3, 4, 6], [7, 8, 9], [7, 8, 1]]
     assert prefix_groups(encoded) == [([0, 1], 4), ([3, 2], 2)]
@@ -203,8 +201,8 @@ def test_prefix_groups_cut_where_neighbours_share_little():
 def test_continuous_batching_refills_slots_across_groups_and_compacts(backends, monkeypatch):
     """Fewer slots than requests (slots refilled, two prefix groups live at once) and compaction
     at every step (no slack): still lm-eval's strings; and the continuous path did run."""
-    import densing.eval.continuous as continuous
-    import densing.eval.generation as generation
+    from densing.eval.backends.prefix import scheduler
+    from densing.eval.backends.prefix.settings import PrefixSettings
 
     plain, cached = backends
     stems = ["Q: Add two and three. A: five\n\nQ: Add", "green cow moo down . Q:"]
@@ -214,15 +212,12 @@ def test_continuous_batching_refills_slots_across_groups_and_compacts(backends, 
     requests = _instances(pairs)
     expected = plain.generate_until(requests, disable_tqdm=True)
     calls = []
-    original = continuous.generate_continuous
+    original = scheduler.generate_continuous
+    settings = PrefixSettings(rows_per_batch=2, slack=0, part_cost=1)
     with monkeypatch.context() as patch:
-        patch.setattr(generation, "ROWS_PER_BATCH", 2)
-        patch.setattr(continuous, "SLACK", 0)
-        patch.setattr(continuous, "PART_COST", 1)
-        patch.setattr(continuous, "generate_continuous", lambda *a, **k: calls.append(1) or original(*a, **k))
-        got = cached.generate_until(requests, disable_tqdm=True)
-        patch.setattr(generation, "FIXED_BATCHES", True)
-        fixed = cached.generate_until(requests, disable_tqdm=True)
+        patch.setattr(scheduler, "generate_continuous", lambda *a, **k: calls.append(1) or original(*a, **k))
+        got = cached.with_settings(settings).generate_until(requests, disable_tqdm=True)
+        fixed = cached.with_settings(replace(settings, fixed_batches=True)).generate_until(requests, disable_tqdm=True)
     assert got == expected == fixed
     assert calls  # one call per generation-keyword group
 
@@ -236,7 +231,7 @@ def test_contiguous_parts_is_the_cheapest_cut_into_one_group_runs(rows, cost):
     """Against brute force over every cut of up to 9 rows."""
     from itertools import combinations
 
-    from densing.eval.continuous import contiguous_parts
+    from densing.eval.backends.prefix.grouping import contiguous_parts
 
     widths, groups = [w for w, _ in rows], [g for _, g in rows]
     parts = contiguous_parts(widths, groups, cost)
@@ -255,7 +250,7 @@ def test_contiguous_parts_is_the_cheapest_cut_into_one_group_runs(rows, cost):
 
 
 def test_contiguous_parts_examples():
-    from densing.eval.continuous import contiguous_parts
+    from densing.eval.backends.prefix.grouping import contiguous_parts
 
     # one runaway row among short ones: it gets a run of its own
     assert contiguous_parts([100, 120, 1100, 90, 80], ["g"] * 5, 200) == [(0, 2, 120), (2, 3, 1100), (3, 5, 90)]
@@ -300,12 +295,12 @@ def test_generation_shards_split_the_requests_and_cache_their_strings(backends):
 
 
 @pytest.mark.parametrize("fixed", [False, True])
-def test_a_passed_time_limit_lets_the_first_rows_finish_and_stops(backends, monkeypatch, fixed):
+def test_a_passed_time_limit_lets_the_first_rows_finish_and_stops(backends, fixed):
     """admit_until already past: only the first slot fill (continuous) or batch (fixed) runs, its
     strings are lm-eval's and go to the request cache, and TimeLimitReached says how many."""
     import time
 
-    import densing.eval.generation as generation
+    from densing.eval.backends.prefix.settings import PrefixSettings
     from densing.eval.store import CachedOnly, TimeLimitReached
 
     plain, cached = backends
@@ -319,17 +314,12 @@ def test_a_passed_time_limit_lets_the_first_rows_finish_and_stops(backends, monk
         def add_partial(self, kind, request, result):
             self.seen[request[0]] = result
 
-    original, cached.cache_hook = cached.cache_hook, Hook()
+    lm = cached.with_settings(PrefixSettings(rows_per_batch=2, fixed_batches=fixed))
+    lm.cache_hook = Hook()
     Hook.seen = {}
-    try:
-        with monkeypatch.context() as patch:
-            patch.setattr(generation, "ROWS_PER_BATCH", 2)
-            patch.setattr(generation, "FIXED_BATCHES", fixed)
-            cached.admit_until = time.monotonic() - 1.0
-            with pytest.raises(TimeLimitReached) as stopped:
-                cached.generate_until(requests, disable_tqdm=True)
-    finally:
-        cached.admit_until, cached.cache_hook = None, original
+    lm.admit_until = time.monotonic() - 1.0
+    with pytest.raises(TimeLimitReached) as stopped:
+        lm.generate_until(requests, disable_tqdm=True)
     assert isinstance(stopped.value, CachedOnly)
     assert (stopped.value.computed, stopped.value.total) == (2, len(requests))
     assert len(Hook.seen) == 2 and all(expected[c] == text for c, text in Hook.seen.items())
@@ -353,7 +343,7 @@ def _draft_brute_force(tokens, k, longest):
     longest=st.integers(1, 4),
 )
 def test_ngram_drafts_equal_brute_force(tokens, more, k, longest):
-    from densing.eval.continuous import NgramIndex
+    from densing.eval.backends.prefix.drafts import NgramIndex
 
     index = NgramIndex(tokens, longest)
     assert index.draft(k) == _draft_brute_force(tokens, k, longest)
@@ -371,12 +361,11 @@ def test_ngram_drafts_equal_brute_force(tokens, more, k, longest):
     slack=st.sampled_from([0, 128]),
     rows=st.sampled_from([1, 2, 16]),
 )
-def test_drafted_steps_keep_greedy_strings(backends, words, draft, slack, rows, monkeypatch):
+def test_drafted_steps_keep_greedy_strings(backends, words, draft, slack, rows):
     """Steps that verify drafts (the pending token and up to ``draft`` proposed ones, holes where a
     draft is rejected, squeezed out by compaction at every step with no slack) give lm-eval's
     strings on prompts that repeat themselves."""
-    import densing.eval.continuous as continuous
-    import densing.eval.generation as generation
+    from densing.eval.backends.prefix.settings import PrefixSettings
 
     plain, cached = backends
     line = " ".join(words)
@@ -384,30 +373,23 @@ def test_drafted_steps_keep_greedy_strings(backends, words, draft, slack, rows, 
     pairs = [((line + " ") * repeat + "\nA:", kwargs) for repeat in (3, 5, 8)]
     requests = _instances(pairs)
     expected = plain.generate_until(requests, disable_tqdm=True)
-    with monkeypatch.context() as patch:
-        patch.setattr(generation, "ROWS_PER_BATCH", rows)
-        patch.setattr(continuous, "DRAFT", draft)
-        patch.setattr(continuous, "SLACK", slack)
-        patch.setattr(continuous, "PART_COST", 1)
-        got = cached.generate_until(requests, disable_tqdm=True)
+    settings = PrefixSettings(rows_per_batch=rows, draft=draft, slack=slack, part_cost=1)
+    got = cached.with_settings(settings).generate_until(requests, disable_tqdm=True)
     assert got == expected
 
 
-def test_drafts_are_kept_on_a_repetitive_prompt(backends, monkeypatch):
+def test_drafts_are_kept_on_a_repetitive_prompt(backends):
     """The drafted-steps test is not vacuous: on one of its prompt sets the toy model keeps draft
     tokens (2 of 7 read), with lm-eval's strings."""
-    import densing.eval.continuous as continuous
-    import densing.eval.generation as generation
+    from densing.eval.backends.prefix.settings import PrefixSettings
 
     plain, cached = backends
     kwargs = {"until": ["Q:"], "max_gen_toks": 30, "do_sample": False}
     requests = _instances([(("moo cow " * repeat) + "\nA:", kwargs) for repeat in (3, 5, 8)])
-    with monkeypatch.context() as patch:
-        patch.setattr(generation, "ROWS_PER_BATCH", 2)
-        patch.setattr(continuous, "DRAFT", 4)
-        got = cached.generate_until(requests, disable_tqdm=True)
+    lm = cached.with_settings(PrefixSettings(rows_per_batch=2, draft=4))
+    got = lm.generate_until(requests, disable_tqdm=True)
     assert got == plain.generate_until(requests, disable_tqdm=True)
-    assert cached.draft_accepted > 0
+    assert lm.decode_stats.draft_accepted > 0
 
 
 @settings(max_examples=300, deadline=None)
@@ -417,7 +399,7 @@ def test_drafts_are_kept_on_a_repetitive_prompt(backends, monkeypatch):
 )
 def test_step_width_maximises_expected_tokens_per_cost(rows, base):
     """q maximises Σ_r (1 + Σ_{j ≤ min(m_r, q−1)} p_r^j) / (base + q), written out directly."""
-    from densing.eval.continuous import step_width
+    from densing.eval.backends.prefix.drafts import step_width
 
     drafts = [[7] * m for m, _ in rows]
     rates = [p for _, p in rows]
@@ -431,7 +413,7 @@ def test_step_width_maximises_expected_tokens_per_cost(rows, base):
 
 
 def test_step_width_examples():
-    from densing.eval.continuous import step_width
+    from densing.eval.backends.prefix.drafts import step_width
 
     assert step_width([[1, 2, 3]] * 4, [0.0] * 4, 4.0) == 1  # nothing is ever kept: no drafts read
     assert step_width([[1, 2, 3]] * 4, [1.0] * 4, 4.0) == 4  # everything kept: the whole draft

@@ -91,7 +91,7 @@ def test_sharded_runs_fill_the_request_cache_and_a_plain_run_scores_from_it(tmp_
     """--shard 1/2 and 2/2 write no part and compute disjoint shares of the requests; the run
     without a shard then computes nothing and writes the rows an unsharded run writes."""
     pytest.importorskip("lm_eval")
-    from densing.eval.prefix_cache import PrefixCachedHFLM
+    from densing.eval.backends.prefix.lm import PrefixCachedHFLM
     from densing.eval.runner import run_sweep
     from densing.eval.store import part_path
 

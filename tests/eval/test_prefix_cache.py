@@ -25,7 +25,7 @@ def _requests(lm):
 def test_prefix_cache_equals_plain_hf(tiny_model):
     from lm_eval.models.huggingface import HFLM
 
-    from densing.eval.prefix_cache import PrefixCachedHFLM
+    from densing.eval.backends.prefix.lm import PrefixCachedHFLM
 
     arguments = dict(pretrained=str(tiny_model), device="cpu", batch_size=1, dtype="float32")
     plain, cached = HFLM(**arguments), PrefixCachedHFLM(**arguments)
@@ -96,7 +96,7 @@ def request_sets(draw):
 def backends(tiny_model):
     from lm_eval.models.huggingface import HFLM
 
-    from densing.eval.prefix_cache import PrefixCachedHFLM
+    from densing.eval.backends.prefix.lm import PrefixCachedHFLM
 
     arguments = dict(pretrained=str(tiny_model), device="cpu", batch_size=1, dtype="float32")
     return HFLM(**arguments), PrefixCachedHFLM(**arguments)
@@ -105,28 +105,26 @@ def backends(tiny_model):
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(requests=request_sets(), budget=st.sampled_from([1, 7, 32, 4096]))
 def test_trie_cache_equals_uncached_scoring(backends, requests, budget):
-    from densing.eval.prefix_cache import distinct_token_count
+    from densing.eval.backends.prefix.grouping import distinct_token_count
+    from densing.eval.backends.prefix.settings import PrefixSettings
 
     plain, cached = backends
     items = [(None, list(c), list(x)) for c, x in requests]
     expected = plain._loglikelihood_tokens(items, disable_tqdm=True)
-    cached.token_budget = lambda: budget  # the chunking must not change any number
-    try:
-        got = cached._loglikelihood_tokens(items, disable_tqdm=True)
-    finally:
-        del cached.token_budget
+    lm = cached.with_settings(PrefixSettings(tokens_per_batch=budget))  # the chunking must not change any number
+    got = lm._loglikelihood_tokens(items, disable_tqdm=True)
     for (ll, greedy), (ll_ref, greedy_ref) in zip(got, expected, strict=True):
         assert ll == pytest.approx(ll_ref, abs=1e-4)
         assert greedy == greedy_ref
     distinct = distinct_token_count([(c + x)[:-1] for c, x in requests])
-    assert cached.computed_tokens >= distinct
+    assert lm.trie_stats.computed_tokens >= distinct
     if budget == 4096:  # one pass: each distinct position exactly once
-        assert cached.computed_tokens == distinct
+        assert lm.trie_stats.computed_tokens == distinct
 
 
 @given(st.lists(tokens, max_size=8))
 def test_distinct_token_count_is_the_number_of_distinct_prefixes(sequences):
-    from densing.eval.prefix_cache import distinct_token_count
+    from densing.eval.backends.prefix.grouping import distinct_token_count
 
     prefixes = {tuple(s[: i + 1]) for s in sequences for i in range(len(s))}
     assert distinct_token_count(sequences) == len(prefixes)
@@ -136,7 +134,7 @@ def test_distinct_token_count_is_the_number_of_distinct_prefixes(sequences):
 def test_plan_runs_every_needed_position_once_per_pass(requests, budget):
     """Every request's scored positions map to nodes of its own path (right tokens, right
     positions, parents chained), and the passes keep no more than they share."""
-    from densing.eval.prefix_cache import plan_forwards
+    from densing.eval.backends.prefix.trie import plan_forwards
 
     inputs = [(c + x)[:-1] for c, x in requests]
     first = [len(i) - len(x) for i, (_, x) in zip(inputs, requests)]

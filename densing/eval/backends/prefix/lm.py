@@ -1,0 +1,234 @@
+"""``densing-hf``: lm-eval's HF backend with the prefix engine (registered in lm-eval's model registry).
+
+:class:`PrefixCachedHFLM` is lm-eval's ``HFLM`` whose log-likelihood requests run over the trie of
+their tokens (:mod:`.trie`: every distinct token position once) and whose greedy ``generate_until``
+requests decode over shared prefixes (:mod:`.generation`: continuous batching, n-gram drafts). Tasks,
+prompts, few-shot examples, metrics and lm-eval's request cache are untouched; only the arithmetic
+is regrouped, so results agree with the plain backend to float rounding (tested against it in
+``tests/eval/test_prefix_cache.py`` and ``tests/eval/test_generation.py`` on hypothesis-generated
+request sets, and on SmolLM2 by ``bench/eval_throughput.py``). Models whose cache is not a plain
+``DynamicCache`` (sliding-window layers) or whose attention cannot take a custom 4-D mask (flash
+attention), and encoder-decoder models, go through lm-eval's plain path; so do sampled requests.
+
+Its settings are one :class:`~.settings.PrefixSettings`, given whole (``settings=``) or field by
+field as keyword arguments — which is how lm-eval's ``--model_args`` reaches them::
+
+    lm = get_model("densing-hf").create_from_arg_string("pretrained=HuggingFaceTB/SmolLM2-135M,draft=2")
+
+Importing this module registers the class under ``densing-hf`` (``lm_eval.api.registry``). It
+imports lm-eval and torch at module level: import it only when the ``eval`` extra is installed.
+"""
+from __future__ import annotations
+
+import copy
+import time
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from lm_eval.api.registry import register_model
+from lm_eval.models.huggingface import HFLM
+from tqdm import tqdm
+
+from densing.errors import InputError
+from densing.eval.backends.prefix.settings import SETTING_NAMES, DecodeStats, PrefixSettings, TrieStats
+from densing.eval.backends.prefix.trie import ancestor_mask, compact, plan_forwards
+from densing.eval.store import ShardFinished, TimeLimitReached, request_shard
+
+#: the name lm-eval's registry (``--model``) knows :class:`PrefixCachedHFLM` by
+MODEL_NAME = "densing-hf"
+
+
+@register_model(MODEL_NAME)
+class PrefixCachedHFLM(HFLM):
+    """``HFLM`` whose log-likelihood requests run over the trie of their tokens and whose greedy
+    generation decodes over shared prefixes (see the module), configured by ``settings`` (or its
+    fields as keyword arguments; the rest go to ``HFLM``). After each call, ``trie_stats``
+    (:class:`~.settings.TrieStats`) and ``decode_stats`` (:class:`~.settings.DecodeStats`, summed
+    over the call's generation-keyword groups) say what it computed.
+
+    With ``shard = (k, n)`` it computes only the requests of shard ``k`` of ``n``
+    (:func:`request_shard`), which lm-eval's request cache keeps, and raises :class:`ShardFinished`
+    instead of returning: ``n`` processes fill one cache, and a run without a shard then scores
+    every request from it."""
+
+    shard: tuple[int, int] | None = None
+    #: a ``time.monotonic()`` instant after which greedy generation admits no new request
+    #: (``densing eval --time-limit``): the rows in flight finish, then :class:`TimeLimitReached`
+    admit_until: float | None = None
+
+    def __init__(self, *args: Any, settings: PrefixSettings | None = None, **kwargs: Any) -> None:
+        named = {name: kwargs.pop(name) for name in list(kwargs) if name in SETTING_NAMES}
+        if settings is not None and named:
+            raise InputError(f"prefix settings: give settings or its fields ({', '.join(sorted(named))}), not both")
+        self.settings = settings if settings is not None else PrefixSettings(**named)
+        self.decode_stats, self.trie_stats = DecodeStats(), TrieStats()
+        super().__init__(*args, **kwargs)
+
+    def with_settings(self, settings: PrefixSettings) -> "PrefixCachedHFLM":
+        """A copy of this lm (the same model and tokenizer, not reloaded) that runs with ``settings``."""
+        if not isinstance(settings, PrefixSettings):
+            raise InputError(f"settings: expected a PrefixSettings, got {type(settings).__name__}")
+        clone = copy.copy(self)
+        clone.__dict__.pop("_recent_encodings", None)
+        clone.settings, clone.decode_stats, clone.trie_stats = settings, DecodeStats(), TrieStats()
+        return clone
+
+    def _my_share(self, requests: list[Any]) -> list[Any]:
+        k, n = self.shard  # type: ignore[misc]
+        return [r for r in requests if request_shard(r.args, n) == k]
+
+    def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list[tuple[float, bool]]:
+        """lm-eval's ``loglikelihood`` (which calls the trie scorer below), or this shard's share of
+        ``requests`` and :class:`ShardFinished`."""
+        if self.shard is None:
+            return super().loglikelihood(requests, disable_tqdm=disable_tqdm)
+        mine = self._my_share(requests)
+        if mine:
+            super().loglikelihood(mine, disable_tqdm=disable_tqdm)
+        raise ShardFinished(len(mine), len(requests))
+
+    def tok_encode(self, string: str, add_special_tokens: bool | None = None, left_truncate_len: int | None = None, **kwargs: Any) -> list[int]:
+        """lm-eval's encoding, remembered for the last few strings: lm-eval encodes a request's
+        context once per choice (``_encode_pair``), and a question's choices come in a row."""
+        from collections import OrderedDict
+
+        if kwargs:
+            return super().tok_encode(string, add_special_tokens=add_special_tokens, left_truncate_len=left_truncate_len, **kwargs)
+        recent = self.__dict__.setdefault("_recent_encodings", OrderedDict())
+        key = (string, left_truncate_len, add_special_tokens)
+        if key not in recent:
+            recent[key] = super().tok_encode(string, add_special_tokens=add_special_tokens, left_truncate_len=left_truncate_len)
+            if len(recent) > 16:
+                recent.popitem(last=False)
+        return list(recent[key])
+
+    def _tree_attention_supported(self) -> bool:
+        if self.backend != "causal":
+            return False
+        implementation = getattr(self.model.config, "_attn_implementation", None) or "eager"
+        if implementation not in ("sdpa", "eager"):
+            return False
+        from transformers import DynamicCache
+        from transformers.cache_utils import DynamicLayer
+
+        cache = DynamicCache(config=self.model.config)
+        return all(type(layer) is DynamicLayer for layer in getattr(cache, "layers", []))
+
+    def token_budget(self) -> int:
+        batch = self.batch_size if isinstance(self.batch_size, int) else 4  # "auto": 4 batches' worth
+        return self.settings.tokens_per_batch * max(1, batch)
+
+    def _loglikelihood_tokens(
+        self,
+        requests: list[tuple[tuple[str, str], list[int], list[int]]],
+        disable_tqdm: bool = False,
+        override_bs: int | None = None,
+    ) -> list[tuple[float, bool]]:
+        if not self._tree_attention_supported():
+            return super()._loglikelihood_tokens(requests, disable_tqdm=disable_tqdm, override_bs=override_bs)
+        from transformers import DynamicCache
+
+        inputs: list[list[int]] = []
+        for _, context_enc, continuation_enc in requests:
+            if not context_enc or not continuation_enc or len(continuation_enc) > self.max_length:
+                raise ValueError("empty context/continuation or a continuation longer than the model's context")
+            inputs.append((context_enc + continuation_enc)[-(self.max_length + 1):][:-1])
+        first_needed = [len(inputs[i]) - len(requests[i][2]) for i in range(len(requests))]
+        plan = plan_forwards(inputs, first_needed, self.token_budget(), self.settings.recompute_tolerance)
+        self.trie_stats = TrieStats(computed_tokens=sum(len(f.tokens) for f in plan), forwards=len(plan))
+
+        results: list[tuple[float, bool] | None] = [None] * len(requests)
+        cache: Any = None
+        dtype = self.model.dtype if self.model.dtype.is_floating_point else torch.float32
+        blocked = torch.finfo(dtype).min
+        progress = tqdm(total=len(requests), disable=(disable_tqdm or self.rank != 0), desc="Running loglikelihood requests (trie cache)")
+        for forward in plan:
+            if cache is None or forward.keep == 0:
+                cache = DynamicCache(config=self.model.config)
+            elif cache.get_seq_length() > forward.keep:
+                cache.crop(forward.keep - cache.get_seq_length())  # transformers 5: minus the tokens to drop
+            n = len(forward.tokens)
+            allowed = np.ones((n, forward.keep + n), dtype=bool)
+            allowed[:, forward.keep:] = ancestor_mask(forward.parents)
+            mask = torch.zeros((1, 1, n, forward.keep + n), dtype=dtype)
+            mask.masked_fill_(torch.from_numpy(~allowed)[None, None], blocked)
+            keep_rows = sorted({node for nodes in forward.needed for node in nodes})
+            row_of = {node: row for row, node in enumerate(keep_rows)}
+            with torch.no_grad():
+                output = self.model(
+                    input_ids=torch.tensor([forward.tokens], dtype=torch.long, device=self.device),
+                    position_ids=torch.tensor([forward.positions], dtype=torch.long, device=self.device),
+                    attention_mask=mask.to(self.device),
+                    past_key_values=cache,
+                    use_cache=True,
+                    cache_position=torch.arange(forward.keep, forward.keep + n, device=self.device),
+                    logits_to_keep=torch.tensor(keep_rows, dtype=torch.long, device=self.device),
+                )
+                log_probs = F.log_softmax(output.logits[0, :, : self.vocab_size], dim=-1, dtype=self.softmax_dtype)
+            for index, nodes in zip(forward.requests, forward.needed):
+                (request_str, _, continuation_enc) = requests[index]
+                rows = log_probs[[row_of[node] for node in nodes]]
+                target = torch.tensor(continuation_enc, dtype=torch.long, device=self.device)
+                greedy = bool((rows.argmax(dim=-1) == target).all())
+                answer = (float(rows.gather(1, target.unsqueeze(-1)).sum()), greedy)
+                results[index] = answer
+                if request_str is not None:
+                    self.cache_hook.add_partial("loglikelihood", request_str, answer)
+            compact(cache, forward.keep, forward.last_path, n, self.device)
+            progress.update(len(forward.requests))
+        progress.close()
+        return results  # type: ignore[return-value]
+
+    def generation_rows(self) -> int:
+        """Requests decoded together by the greedy path (``settings.rows_per_batch × batch_size``)."""
+        batch = self.batch_size if isinstance(self.batch_size, int) else 4
+        return self.settings.rows_per_batch * max(1, batch)
+
+    def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
+        """Greedy requests through :func:`.generation.generate_greedy` (the prefix a
+        batch shares computed once, then batched greedy steps; lm-eval's strings), grouped by their
+        generation keywords; any other request through lm-eval's own ``generate_until``. With a
+        ``shard``: this shard's share of ``requests``, then :class:`ShardFinished`."""
+        if self.shard is None:
+            return self._generate_until(requests, disable_tqdm)
+        mine = self._my_share(requests)
+        if mine:
+            self._generate_until(mine, disable_tqdm)
+        raise ShardFinished(len(mine), len(requests))
+
+    def _generate_until(self, requests: list[Any], disable_tqdm: bool) -> list[str]:
+        from densing.eval.backends.prefix.generation import generate_greedy, greedy_settings, group_key
+
+        self.decode_stats = DecodeStats()
+        if not self._tree_attention_supported():
+            return super().generate_until(requests, disable_tqdm=disable_tqdm)
+        groups: dict[str, list[int]] = {}
+        for index, request in enumerate(requests):
+            groups.setdefault(group_key(request.args[1]), []).append(index)
+        results: list[str | None] = [None] * len(requests)
+        progress = tqdm(total=len(requests), disable=(disable_tqdm or self.rank != 0), desc="Running generate_until requests (shared prefix)")
+        for indices in groups.values():
+            gen_kwargs = requests[indices[0]].args[1]
+            settings = greedy_settings(self, gen_kwargs)
+            if settings is None:
+                texts = super().generate_until([requests[i] for i in indices], disable_tqdm=True)
+                progress.update(len(indices))
+            else:
+                until, max_gen_toks = settings
+                if self.admit_until is not None and time.monotonic() >= self.admit_until and any(r is not None for r in results):
+                    continue  # past the time limit: this group is left for the next run
+                contexts = [requests[i].args[0] for i in indices]
+                texts, stats = generate_greedy(
+                    self, contexts, gen_kwargs, until, max_gen_toks, self.generation_rows(), self.settings, progress,
+                    self.admit_until,
+                )
+                self.decode_stats.add(stats)
+            for i, text in zip(indices, texts):
+                results[i] = text
+        progress.close()
+        done = sum(r is not None for r in results)
+        if done < len(requests):
+            raise TimeLimitReached(done, len(requests))
+        return results  # type: ignore[return-value]

@@ -1,0 +1,146 @@
+"""The trie walk that scores log-likelihood requests with every distinct token position run once.
+
+lm-eval scores every (context, continuation) pair with its own forward pass over the whole
+sequence. A 5-shot task repeats the same few-shot block in every request, and the same question
+once per choice, so on a CPU most of the work is recomputing identical prefixes. The backend
+computes exactly the same quantity,
+
+    log P(continuation | context) = Σ_t log softmax(f(x_<t))[x_t]   over the continuation tokens,
+
+on exactly the tokens lm-eval's ``HFLM._loglikelihood_tokens`` would feed (``(context +
+continuation)[-(max_length + 1):][:-1]``), but over the *trie* of those token sequences: a token
+position shared by several requests (same tokens up to and including it) is one trie node, and
+each node is run through the model once.
+
+The method (:func:`plan_forwards`): sort the requests' token sequences lexicographically, so a
+trie's subtrees are contiguous and the distinct-node count is ``Σ len_i − Σ lcp(s_{i−1}, s_i)``
+(:func:`.grouping.distinct_token_count`). Walk them in that order in chunks. The key/value cache
+always holds the full path of the last request scored. A chunk of consecutive requests reuses the
+cache up to ``keep`` = the prefix all of them share with it (and with each other, and never past the
+first position whose logits any of them needs), and lays out the rest of its sub-trie as one flat
+sequence of distinct nodes ("tree attention", as in SpecInfer, Miao et al. 2024, arXiv 2305.09781):
+node *j* sits at position ``depth(j)`` and attends, by a 4-D additive mask (:func:`ancestor_mask`),
+to the ``keep`` cached positions and to its own ancestors in the sub-trie — exactly the tokens
+before it in every request it belongs to, so its hidden states equal those of a plain causal pass
+over any of those requests. One forward pass per chunk; logits only at the nodes whose next-token
+distribution some request scores. Afterwards the cache is compacted to ``keep`` + the last
+request's path (:func:`compact`), ready for the next chunk. A chunk holds up to ``token_budget``
+new nodes (:attr:`PrefixSettings.tokens_per_batch <.settings.PrefixSettings>` × batch size; a
+single request longer than that is one chunk of its own).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from densing.eval.backends.prefix.grouping import shared_prefix_length
+from densing.eval.backends.prefix.settings import PrefixSettings
+
+
+@dataclass(frozen=True)
+class Forward:
+    """One forward pass of the trie walk.
+
+    ``keep`` cached positions are reused; ``tokens[j]`` is a new node at position ``positions[j]``
+    whose parent is node ``parents[j]`` (−1: the last cached position, or none); ``needed[r]`` are
+    the node indices whose logits score request ``requests[r]``'s continuation tokens, in order;
+    ``last_path`` the node indices of the last request's path below ``keep`` (the cache keeps them).
+    """
+
+    keep: int
+    requests: tuple[int, ...]
+    tokens: tuple[int, ...]
+    positions: tuple[int, ...]
+    parents: tuple[int, ...]
+    needed: tuple[tuple[int, ...], ...]
+    last_path: tuple[int, ...]
+
+
+def plan_forwards(
+    inputs: Sequence[Sequence[int]], first_needed: Sequence[int], token_budget: int,
+    recompute_tolerance: int = PrefixSettings.recompute_tolerance,
+) -> list[Forward]:
+    """The forward passes that score every request with each trie node computed once.
+
+    ``inputs[i]`` is the token sequence fed for request *i* and ``first_needed[i]`` the first
+    position whose logits it scores (``len(inputs[i]) − len(continuation)``). Requests are visited
+    in lexicographic order of ``inputs``; a pass takes consecutive requests while its new nodes
+    stay within ``token_budget`` (at least one request per pass) and its shared root ``keep`` stays
+    within ``recompute_tolerance`` positions of where it started (a lower root would run the
+    first request's cached positions again). So a position runs more than once only within that
+    tolerance, or where a request's ``first_needed`` lies inside the prefix it shares with the
+    previous request (its last context token, for a question's second and later choices).
+    """
+    if token_budget < 1:
+        raise ValueError(f"token_budget: expected a positive number, got {token_budget}")
+    order = sorted(range(len(inputs)), key=lambda i: list(inputs[i]))
+    lcp = [0] * len(order)  # with the previous request in order (the cache's path)
+    for k in range(1, len(order)):
+        lcp[k] = shared_prefix_length(inputs[order[k - 1]], inputs[order[k]])
+    forwards: list[Forward] = []
+    start = 0
+    while start < len(order):
+        # grow [start, end) while the new nodes fit the budget
+        keep = min(lcp[start], first_needed[order[start]])
+        initial_keep = keep
+        nodes = len(inputs[order[start]]) - keep
+        end = start + 1
+        while end < len(order):
+            candidate_keep = min(keep, lcp[end], first_needed[order[end]])
+            if initial_keep - candidate_keep > recompute_tolerance:
+                # the first path's cached positions from candidate_keep on would run again: end
+                # the pass here (a pass that starts mid-question holds that question's last choices)
+                break
+            # keep ≤ every lcp in the range, so request k adds len_k − lcp_k nodes and the first
+            # one len − keep: lowering keep adds (keep − candidate_keep) nodes to the first path
+            candidate = nodes + (keep - candidate_keep) + len(inputs[order[end]]) - lcp[end]
+            if candidate > token_budget:
+                break
+            keep, nodes, end = candidate_keep, candidate, end + 1
+        forwards.append(_layout(inputs, first_needed, order[start:end], lcp[start:end], keep))
+        start = end
+    return forwards
+
+
+def _layout(inputs, first_needed, requests, lcps, keep) -> Forward:
+    tokens: list[int] = []
+    positions: list[int] = []
+    parents: list[int] = []
+    needed: list[tuple[int, ...]] = []
+    path: list[int] = []  # node indices of the current request at positions keep, keep+1, ...
+    for k, index in enumerate(requests):
+        sequence = inputs[index]
+        begin = keep if k == 0 else max(lcps[k], keep)
+        del path[begin - keep:]
+        for position in range(begin, len(sequence)):
+            parents.append(path[-1] if path else -1)
+            path.append(len(tokens))
+            tokens.append(int(sequence[position]))
+            positions.append(position)
+        needed.append(tuple(path[first_needed[index] - keep:]))
+    return Forward(keep, tuple(requests), tuple(tokens), tuple(positions), tuple(parents), tuple(needed), tuple(path))
+
+
+def ancestor_mask(parents: Sequence[int]) -> np.ndarray:
+    """``mask[j, i]`` is True when node *i* is node *j* or one of its ancestors (parents precede
+    their children)."""
+    n = len(parents)
+    mask = np.zeros((n, n), dtype=bool)
+    for j, parent in enumerate(parents):
+        if parent >= 0:
+            mask[j, : parent + 1] = mask[parent, : parent + 1]
+        mask[j, j] = True
+    return mask
+
+
+def compact(cache: Any, keep: int, path: Sequence[int], appended: int, device: Any) -> None:
+    """Keep the first ``keep`` cached positions and, of the ``appended`` new ones, the ``path``'s."""
+    if list(path) == list(range(appended)):
+        return
+    index = torch.cat([torch.arange(keep, device=device), keep + torch.tensor(list(path), dtype=torch.long, device=device)])
+    for layer in cache.layers:
+        layer.keys = layer.keys.index_select(-2, index)
+        layer.values = layer.values.index_select(-2, index)
