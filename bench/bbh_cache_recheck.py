@@ -1,6 +1,6 @@
 """Regenerate BBH requests that a store's request cache already holds, with the current code; compare.
 
-A check that a change to the decoding path (``densing/eval/continuous.py``) keeps lm-eval's
+A check that a change to the decoding path (``densing/eval/backends/prefix/``) keeps lm-eval's
 strings on the real model at production settings, using strings an earlier version wrote to the
 request cache of a ``densing eval --prefix-cache --benchmarks bbh --local-data`` run in STORE
 (SmolLM2-135M-Instruct, as ``results/smollm2/models.yaml`` loads it). It takes the cached
@@ -81,14 +81,14 @@ def main() -> int:
                         help="instead: this many cached requests drawn at random (all lengths, as production meets them)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--step-base", type=float, default=None,
-                        help="STEP_BASE of step_width (default: the module's; inf: always the longest draft)")
-    parser.add_argument("--draft", type=int, default=None, help="draft tokens per row and step (default: the module's DRAFT)")
+                        help="step_base of step_width (default: PrefixSettings'; inf: always the longest draft)")
+    parser.add_argument("--draft", type=int, default=None, help="draft tokens per row and step (default: PrefixSettings')")
     arguments = parser.parse_args()
 
     import torch
 
-    import densing.eval.continuous as continuous
-    import densing.eval.generation as generation
+    from densing.eval.backends.prefix.settings import PrefixSettings
+    from densing.eval.backends.prefix.slots import SlotCache
     from densing.eval.models import read_models_file
     from densing.eval.runner import load_model
     from densing.paths import RESULTS
@@ -117,28 +117,26 @@ def main() -> int:
     print(f"{len(instances)} BBH requests cached; regenerating {len(picked)} ({len(long)} that ran away) at "
           f"{arguments.rows} slots", flush=True)
 
-    generation.ROWS_PER_BATCH = arguments.rows
-    if arguments.draft is not None:
-        continuous.DRAFT = arguments.draft
-    if arguments.step_base is not None:
-        continuous.STEP_BASE = arguments.step_base
+    chosen = {"draft": arguments.draft, "step_base": arguments.step_base}
+    settings = PrefixSettings(rows_per_batch=arguments.rows, **{k: v for k, v in chosen.items() if v is not None})
     runs: list[int] = []
-    plan = continuous.SlotCache.plan
+    plan = SlotCache.plan
 
     def counted(self, widths):
         plan(self, widths)
         if self.parts is not None:
             runs.append(len(self.parts))
 
-    continuous.SlotCache.plan = counted
+    SlotCache.plan = counted
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
-    lm = load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True)[0]
+    lm = load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True, settings=settings)[0]
     started = time.perf_counter()
     out = lm.generate_until(picked, disable_tqdm=True)
     seconds = time.perf_counter() - started
     same = sum(o == text[id(i)] for o, i in zip(out, picked))
-    print(f"{seconds:.0f} s, {lm.generated_tokens} new tokens ({lm.generated_tokens / seconds:.1f}/s), "
-          f"up to {continuous.DRAFT} draft tokens a step (STEP_BASE {continuous.STEP_BASE}): {lm.draft_accepted} of {lm.draft_proposed} kept; identical strings {same}/{len(picked)}; "
+    stats = lm.decode_stats
+    print(f"{seconds:.0f} s, {stats.generated_tokens} new tokens ({stats.generated_tokens / seconds:.1f}/s), "
+          f"up to {settings.draft} draft tokens a step (step_base {settings.step_base}): {stats.draft_accepted} of {stats.draft_proposed} kept; identical strings {same}/{len(picked)}; "
           f"{len(runs)} steps, {sum(r > 1 for r in runs)} read in more than one run")
     for o, i in zip(out, picked):
         if o != text[id(i)]:

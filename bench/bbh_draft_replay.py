@@ -5,7 +5,7 @@ keeps the draft tokens that equal the next tokens of the text, plus one. This re
 ``densing eval --prefix-cache --benchmarks bbh --local-data`` run put in STORE's request cache
 (SmolLM2-135M-Instruct, as ``results/smollm2/models.yaml`` loads it), retokenises prompt and text,
 and counts, per maximum draft length, the steps drafting would take
-(:class:`densing.eval.continuous.NgramIndex`, every step reading the longest draft) and the query
+(:class:`densing.eval.backends.prefix.drafts.NgramIndex`, every step reading the longest draft) and the query
 tokens they read, against one token per step. Also prints how many continuations ran to
 ``max_gen_toks`` (1,024). Retokenising a decoded string can differ from the generated ids at a few
 places; the counts are an estimate of the decoding's, not a replay of it.
@@ -26,9 +26,10 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 def replay(prompt: list[int], text: list[int], draft: int) -> tuple[int, int]:
     """(steps, query tokens) to decode ``text`` after ``prompt`` with drafts of up to ``draft`` tokens."""
-    from densing.eval.continuous import NgramIndex
+    from densing.eval.backends.prefix.drafts import NgramIndex
+    from densing.eval.backends.prefix.settings import PrefixSettings
 
-    index = NgramIndex(prompt)
+    index = NgramIndex(prompt, PrefixSettings().ngram)
     done = steps = queried = 0
     while done < len(text):
         proposal = index.draft(min(draft, len(text) - done - 1))

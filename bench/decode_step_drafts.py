@@ -1,8 +1,8 @@
 """The cost of one continuous-batching decoding step as a function of its query columns.
 
-A drafted step (:mod:`densing.eval.continuous`) feeds each slot its pending token and up to
-``q − 1`` draft tokens. :func:`densing.eval.continuous.step_width` chooses ``q`` from a cost model
-``step(q) = slots · (a + b·q)``; :data:`densing.eval.continuous.STEP_BASE` is ``a / b``. This times
+A drafted step (:mod:`densing.eval.backends.prefix.scheduler`) feeds each slot its pending token and up to
+``q − 1`` draft tokens. :func:`densing.eval.backends.prefix.drafts.step_width` chooses ``q`` from a cost model
+``step(q) = slots · (a + b·q)``; ``densing.eval.backends.prefix.settings.PrefixSettings.step_base`` is ``a / b``. This times
 one step of SmolLM2-135M-Instruct (Q4_1 GGUF dequantised to float32, as ``densing eval`` loads it)
 at each ``q`` of ``--columns``, alternating the order round by round, on a stylised BBH cache: one
 group prefix of ``--prefix`` tokens, slots whose own columns are uniform in ``--widths`` (random
@@ -40,7 +40,7 @@ def main() -> int:
     import numpy as np
     import torch
 
-    from densing.eval.continuous import attention_swapped
+    from densing.eval.backends.prefix.attention import attention_swapped
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from decode_step_runs import random_slot_cache, smollm2_model

@@ -1,7 +1,7 @@
 """One continuous-batching decoding step with and without reading rows in runs.
 
-:func:`densing.eval.continuous.shared_prefix_attention` reads each run of rows
-(:func:`densing.eval.continuous.contiguous_parts`) over its own last ``width`` columns; before runs,
+:func:`densing.eval.backends.prefix.attention.shared_prefix_attention` reads each run of rows
+(:func:`densing.eval.backends.prefix.grouping.contiguous_parts`) over its own last ``width`` columns; before runs,
 every row read every column up to the longest row's. This times one decoding step of
 SmolLM2-135M-Instruct (Q4_1 GGUF dequantised to float32, as ``densing eval`` loads it) both ways on
 the same cache, alternating, ``--rounds`` times per row count: a stylised BBH step, one group
@@ -37,18 +37,19 @@ def smollm2_model():
 
 
 def random_slot_cache(model, rows: int, capacity: int, prefix: int):
-    """A :class:`densing.eval.continuous.SlotCache` of ``rows`` slots × ``capacity`` columns, all in
+    """A :class:`densing.eval.backends.prefix.slots.SlotCache` of ``rows`` slots × ``capacity`` columns, all in
     group 0 with a ``prefix``-token group prefix, keys/values random (a step's cost does not depend on
     their values)."""
     import torch
 
-    from densing.eval.continuous import SlotCache
+    from densing.eval.backends.prefix.settings import PrefixSettings
+    from densing.eval.backends.prefix.slots import SlotCache
 
     config = model.config
     layers, kv_heads = config.num_hidden_layers, config.num_key_value_heads
     dim = config.hidden_size // config.num_attention_heads
     prefixes = [{0: (torch.randn(kv_heads, prefix, dim), torch.randn(kv_heads, prefix, dim))} for _ in range(layers)]
-    cache = SlotCache(config, layers, rows, capacity, prefixes)
+    cache = SlotCache(config, layers, rows, capacity, prefixes, PrefixSettings().part_cost)
     cache.row_group = [0] * rows
     for layer in cache.layers:
         layer.allocate(torch.zeros(1, kv_heads, 1, dim))
@@ -68,7 +69,9 @@ def main() -> int:
 
     import torch
 
-    from densing.eval.continuous import attention_swapped, contiguous_parts
+    from densing.eval.backends.prefix.attention import attention_swapped
+    from densing.eval.backends.prefix.grouping import contiguous_parts
+    from densing.eval.backends.prefix.settings import PrefixSettings
 
     torch.set_num_threads(arguments.threads)
     model = smollm2_model()
@@ -96,7 +99,7 @@ def main() -> int:
                     if round_:  # the first round warms up
                         times[mode].append(time.perf_counter() - started)
         ratios = [a / b for a, b in zip(times["one run"], times["runs"])]
-        runs = len(contiguous_parts(widths, [0] * rows))
+        runs = len(contiguous_parts(widths, [0] * rows, PrefixSettings().part_cost))
         print(f"rows {rows:3d} ({runs} runs): one run {spread([1e3 * t for t in times['one run']], '.0f', ', ')} ms "
               f"({spread([rows / t for t in times['one run']], '.0f', ', ')} tok/s), runs "
               f"{spread([1e3 * t for t in times['runs']], '.0f', ', ')} ms ({spread([rows / t for t in times['runs']], '.0f', ', ')} tok/s); "

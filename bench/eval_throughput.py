@@ -114,7 +114,7 @@ def main() -> int:
 
     torch.set_num_threads(arguments.threads)
     from densing.eval.models import read_models_file
-    from densing.eval.prefix_cache import distinct_token_count
+    from densing.eval.backends.prefix.grouping import distinct_token_count
     from densing.eval.runner import load_model
     from densing.paths import RESULTS
 
@@ -156,7 +156,7 @@ def main() -> int:
         greedy_same = all(a[1] == b[1] for a, b in zip(answers["trie"], answers["plain"]))
         ratios = [p / t for p, t in zip(times["plain"], times["trie"])]
         print(f"\n== {name}: {', '.join(tasks)} (limit {limit}): {n} requests, {total:,} input tokens, "
-              f"{distinct:,} distinct positions ({total / distinct:.1f}x fewer), trie computed {trie.computed_tokens:,}")
+              f"{distinct:,} distinct positions ({total / distinct:.1f}x fewer), trie computed {trie.trie_stats.computed_tokens:,}")
         for which in ("plain", "trie"):
             rates = [n / t for t in times[which]]
             print(f"{which:>6}: {_spread(times[which], 1)} s   {_spread(rates)} requests/s   "

@@ -12,7 +12,7 @@ Q4_1 GGUF dequantised to float32 as ``densing eval`` loads it. Backends in one p
 - ``fixed``: densing's fixed-batch path (``--rows`` requests per batch, the batch's shared prefix
   computed once, the batch runs until its longest row stops) — the path before continuous batching;
 - ``densing``: ``PrefixCachedHFLM.generate_until`` (``densing eval --prefix-cache``): continuous
-  batching over ``--rows`` slots, each few-shot prefix held once (``densing/eval/continuous.py``).
+  batching over ``--rows`` slots, each few-shot prefix held once (``densing/eval/backends/prefix/scheduler.py``).
 
 Each of ``--rounds`` rounds runs all three on the same requests (the order rotates between rounds)
 and times ``generate_until``. Tokens/s counts the *useful* new tokens: each request's tokens up to
@@ -59,12 +59,12 @@ def main() -> int:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from eval_throughput import _instances
 
-    import densing.eval.generation as generation
+    from densing.eval.backends.prefix.settings import PrefixSettings
     from densing.eval.models import read_models_file
     from densing.eval.runner import load_model
     from densing.paths import RESULTS
 
-    generation.ROWS_PER_BATCH = arguments.rows  # densing at --batch-size 1 decodes --rows rows
+    settings = PrefixSettings(rows_per_batch=arguments.rows)  # densing at --batch-size 1 decodes --rows rows
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
     wanted = arguments.backends.split(",")
     unknown = set(wanted) - {"plain-1", "plain-B", "fixed", "densing"}
@@ -72,7 +72,10 @@ def main() -> int:
         raise SystemExit(f"--backends: unknown {sorted(unknown)} (densing must be one of them)")
     sizes = {"plain-1": (1, False), "plain-B": (arguments.rows, False), "fixed": (1, True), "densing": (1, True)}
     backends = {
-        name: load_model(spec, backend="hf", device="cpu", batch_size=sizes[name][0], prefix_cache=sizes[name][1])[0]
+        name: load_model(
+            spec, backend="hf", device="cpu", batch_size=sizes[name][0], prefix_cache=sizes[name][1],
+            settings=PrefixSettings(rows_per_batch=arguments.rows, fixed_batches=name == "fixed") if sizes[name][1] else None,
+        )[0]
         for name in wanted
     }
     if arguments.workload == "gsm8k":
@@ -92,12 +95,10 @@ def main() -> int:
     for round_index in range(arguments.rounds):
         order = names[round_index % len(names):] + names[: round_index % len(names)]
         for name in order:
-            generation.FIXED_BATCHES = name == "fixed"
             started = time.perf_counter()
             outputs[name] = backends[name].generate_until(instances, disable_tqdm=True)
             seconds[name].append(time.perf_counter() - started)
-        generation.FIXED_BATCHES = False
-        useful = backends["densing"].generated_tokens
+        useful = backends["densing"].decode_stats.generated_tokens
         print(f"round {round_index + 1} ({', '.join(order)}): " + ", ".join(
             f"{n} {seconds[n][-1]:.1f} s" for n in names) + f"; {useful} useful new tokens", flush=True)
     rate = {n: [useful / s for s in seconds[n]] for n in names}

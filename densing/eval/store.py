@@ -137,14 +137,14 @@ class CachedOnly(Exception):
 
 
 class ShardFinished(CachedOnly):
-    """Raised by :class:`densing.eval.prefix_cache.PrefixCachedHFLM` with a ``shard`` once its share
+    """Raised by :class:`densing.eval.backends.prefix.lm.PrefixCachedHFLM` with a ``shard`` once its share
     of a request batch is in the request cache (``densing eval --shard K/N``)."""
 
     status = "sharded"
 
 
 class TimeLimitReached(CachedOnly):
-    """Raised by :class:`densing.eval.prefix_cache.PrefixCachedHFLM` with ``admit_until`` set when
+    """Raised by :class:`densing.eval.backends.prefix.lm.PrefixCachedHFLM` with ``admit_until`` set when
     generation stopped admitting requests at the time limit and drained the ones in flight
     (``densing eval --time-limit MINUTES``)."""
 
