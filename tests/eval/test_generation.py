@@ -391,7 +391,7 @@ def test_drafts_are_kept_on_a_repetitive_prompt(backends):
     assert got == plain.generate_until(requests, disable_tqdm=True)
     stats = lm.decode_stats
     assert 0 < stats.draft_accepted <= stats.draft_proposed
-    assert stats.generated_tokens >= stats.decode_steps + stats.draft_accepted  # every step's token, plus kept drafts
+    assert stats.generated_tokens > stats.decode_steps > 0  # a step extends every live row; kept drafts add more
 
 
 @settings(max_examples=300, deadline=None)
