@@ -38,12 +38,6 @@ def test_settings_are_frozen_and_take_their_documented_extremes():
     assert PrefixSettings() == PrefixSettings(rows_per_batch=16, draft=4, step_base=1.5)
 
 
-def test_settings_from_arguments_refuse_unknown_names():
-    assert PrefixSettings.from_arguments({"draft": 2}) == PrefixSettings(draft=2)
-    with pytest.raises(InputError, match="unknown drafts"):
-        PrefixSettings.from_arguments({"drafts": 2})
-
-
 def test_decode_stats_add_counts():
     total = DecodeStats(generated_tokens=3, decode_steps=1)
     total.add(DecodeStats(generated_tokens=4, decode_steps=2, draft_proposed=5, draft_accepted=1))

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from types import MappingProxyType
 from numbers import Integral, Real
-from typing import Any, Mapping
+from typing import Any
 
-from densing.errors import InputError
 from densing.validation import Interval, Options, validate
-
 
 
 @dataclass(frozen=True)
@@ -30,8 +29,8 @@ class _Boolean:
         return "true or false"
 
 
-_COUNT = [Interval(Integral, 0, None)]
-_POSITIVE = [Interval(Integral, 1, None)]
+_COUNT = (Interval(Integral, 0, None),)
+_POSITIVE = (Interval(Integral, 1, None),)
 
 
 @dataclass(frozen=True)
@@ -67,28 +66,19 @@ class PrefixSettings:
     def __post_init__(self) -> None:
         validate(CONSTRAINTS, **{f.name: getattr(self, f.name) for f in fields(self)})
 
-    @classmethod
-    def from_arguments(cls, arguments: Mapping[str, Any]) -> PrefixSettings:
-        """Settings from keyword arguments (lm-eval's ``--model_args``, parsed), unknown names refused."""
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(arguments) - known)
-        if unknown:
-            raise InputError(f"prefix settings: unknown {', '.join(unknown)} (known: {', '.join(sorted(known))})")
-        return cls(**arguments)
-
 
 #: What each field of :class:`PrefixSettings` may be.
-CONSTRAINTS = {
+CONSTRAINTS = MappingProxyType({
     "rows_per_batch": _POSITIVE,
-    "fixed_batches": [_Boolean()],
+    "fixed_batches": (_Boolean(),),
     "draft": _COUNT,
     "ngram": _POSITIVE,
-    "step_base": [Interval(Real, 0, None), Options({math.inf})],
+    "step_base": (Interval(Real, 0, None), Options({math.inf})),
     "slack": _COUNT,
     "part_cost": _COUNT,
     "tokens_per_batch": _POSITIVE,
     "recompute_tolerance": _COUNT,
-}
+})
 
 #: the names :class:`PrefixSettings` takes (lm-eval's ``--model_args`` may carry them)
 SETTING_NAMES = frozenset(CONSTRAINTS)
