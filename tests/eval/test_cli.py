@@ -68,8 +68,9 @@ def test_models_and_benchmarks_required(tmp_path, capsys):
 @pytest.mark.eval
 def test_trust_remote_code_is_passed_as_given(monkeypatch):
     pytest.importorskip("torch")
-    huggingface = pytest.importorskip("lm_eval.models.huggingface")
+    pytest.importorskip("lm_eval.models.huggingface")
 
+    import densing.eval.loading as loading
     from densing.eval.models import ModelSpec
     from densing.eval.runner import load_model
 
@@ -80,7 +81,7 @@ def test_trust_remote_code_is_passed_as_given(monkeypatch):
             seen.append(kwargs["trust_remote_code"])
             raise RuntimeError("not loading in this test")
 
-    monkeypatch.setattr(huggingface, "HFLM", Refuse)
+    monkeypatch.setattr(loading, "registered_model", {"hf": Refuse}.__getitem__)  # the class lm-eval's registry names "hf"
     for flag in (False, True):
         with pytest.raises(Exception, match="not loading in this test"):
             load_model(ModelSpec(name="x", model="org/x", trust_remote_code=flag), backend="hf", device="cpu", batch_size=1)

@@ -211,12 +211,12 @@ class PrefixCachedHFLM(HFLM):
         progress = tqdm(total=len(requests), disable=(disable_tqdm or self.rank != 0), desc="Running generate_until requests (shared prefix)")
         for indices in groups.values():
             gen_kwargs = requests[indices[0]].args[1]
-            settings = greedy_settings(self, gen_kwargs)
-            if settings is None:
+            greedy = greedy_settings(self, gen_kwargs)
+            if greedy is None:
                 texts = super().generate_until([requests[i] for i in indices], disable_tqdm=True)
                 progress.update(len(indices))
             else:
-                until, max_gen_toks = settings
+                until, max_gen_toks = greedy
                 if self.admit_until is not None and time.monotonic() >= self.admit_until and any(r is not None for r in results):
                     continue  # past the time limit: this group is left for the next run
                 contexts = [requests[i].args[0] for i in indices]
