@@ -5,7 +5,7 @@ at ≤ 16 GPUs; densing's default), the authors' element-wise clamp switched on 
 adaptive per-tensor penalty, densing's global ℓ2 clip (c = 1), and densing's former default
 (adaptive penalty + ℓ2 clip + β = 0.5). Same model, data, seed and tokens as the ddp run.
 
-    python bench/overlap_co2_ablation.py OUT RUNS [STEPS]
+    python studies/overlap_co2_ablation.py OUT RUNS [STEPS]
 
 writes OUT/co2_ablation.csv and OUT/co2_ablation.md (traces and metrics stay in RUNS).
 """
@@ -59,7 +59,7 @@ def main(out: str, runs: str, steps: int = 200) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     frame.to_csv(out_dir / "co2_ablation.csv", index=False)
     lines = [f"# CO2 ablation: training loss at equal tokens vs DDP ({steps} steps, 2 gloo workers)", "",
-             f"Command: `python bench/overlap_co2_ablation.py {out} RUNS {steps}`; loss = mean of the last "
+             f"Command: `python studies/overlap_co2_ablation.py {out} RUNS {steps}`; loss = mean of the last "
              f"{WINDOW} steps (rank mean); delta = CO2 − DDP (lower is better).", "",
              "| variant | τ | tokens | loss | Δ vs DDP |", "|---|---|---|---|---|"]
     for r in rows:

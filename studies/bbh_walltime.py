@@ -6,7 +6,7 @@ drivers wrote them, the killed runs' ends appended from their logs' last write).
 fall on 2026-11-24 (UTC); the scoring runs (``bbh_final*``, from the request cache) are counted
 apart.
 
-    python bench/bbh_walltime.py [results/smollm2/runs.txt]
+    python studies/bbh_walltime.py [results/smollm2/runs.txt]
 """
 from __future__ import annotations
 
