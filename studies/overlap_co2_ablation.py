@@ -1,4 +1,4 @@
-"""CO2 ablation (issue 23): training loss at equal tokens vs DDP for each CO2 variant at τ ∈ {4, 12}.
+"""CO2 ablation: training loss at equal tokens vs DDP for each CO2 variant at τ ∈ {4, 12}.
 
 Variants: the authors' code (fairscale-CO2 defaults: constant gap penalty λ = 1, no clipping, β = 0
 at ≤ 16 GPUs; densing's default), the authors' element-wise clamp switched on (c = 1), densing's
@@ -12,7 +12,6 @@ writes OUT/co2_ablation.csv and OUT/co2_ablation.md (traces and metrics stay in 
 from __future__ import annotations
 
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -40,7 +39,7 @@ def loss_row(run_dir: Path) -> dict:
 def main(out: str, runs: str, steps: int = 200) -> None:
     out_dir, runs_dir = Path(out), Path(runs)
     base = TrainConfig(steps=steps, profile_skip=steps - 3, profile_active=1)
-    loads = [f"start {time.strftime('%FT%TZ', time.gmtime())} loadavg {Path('/proc/loadavg').read_text().strip()}"]
+    loads = [f"start: loadavg {Path('/proc/loadavg').read_text().strip()}"]
     run_strategies(runs_dir / "ddp", ["ddp"], base, workers=2)
     ddp = loss_row(runs_dir / "ddp" / "ddp")
     rows = [{"variant": "ddp (reference)", "local_steps": None, **ddp, "delta_vs_ddp": 0.0}]
@@ -53,7 +52,7 @@ def main(out: str, runs: str, steps: int = 200) -> None:
                 raise SystemExit(f"{run}: tokens {r['tokens']} ≠ ddp's {ddp['tokens']}")
             rows.append({"variant": name, "local_steps": tau, **r,
                          "delta_vs_ddp": r[f"mean_loss_last_{WINDOW}"] - ddp[f"mean_loss_last_{WINDOW}"]})
-    loads.append(f"end {time.strftime('%FT%TZ', time.gmtime())} loadavg {Path('/proc/loadavg').read_text().strip()}")
+    loads.append(f"end: loadavg {Path('/proc/loadavg').read_text().strip()}")
     frame = pd.DataFrame(rows)
     frame["local_steps"] = frame["local_steps"].astype("Int64")
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""Summarise studies/overlap_t3.sh's tables into OUT/note.md (the numbers of issue 23's closing note).
+"""Summarise studies/overlap_t3.sh's tables into OUT/note.md (the tensor-parallel and validation numbers in one page).
 
     python studies/overlap_t3_note.py OUT [RUNS]
 
