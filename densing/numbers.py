@@ -70,6 +70,22 @@ def significant(value: float, digits: int = DIGITS, *, html: bool = False) -> st
     return f"{mantissa}e{exponent}"
 
 
+def power_of_ten(exponent: int, mantissa: int = 1) -> str:
+    """An axis tick as people read it: ``10⁻⁴``, ``2×10⁻⁴`` (never an SI prefix such as ``100μ``)."""
+    power = f"10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+    return power if mantissa == 1 else f"{mantissa}×{power}"
+
+
+def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
+    """(values, texts) of a log axis spanning ``10**low`` to ``10**high``: the powers of ten inside,
+    and their 2× and 5× where fewer than three powers are inside."""
+    exponents = range(math.floor(low), math.ceil(high) + 1)
+    mantissas = (1,) if sum(low <= e <= high for e in exponents) >= 3 else (1, 2, 5)
+    ticks = [(m * 10.0**e, power_of_ten(e, m)) for e in exponents for m in mantissas
+             if low <= math.log10(m) + e <= high]
+    return [v for v, _ in ticks], [t for _, t in ticks]
+
+
 def format_number(value, spec: str | None = None, *, digits: int = DIGITS, html: bool = False) -> str:
     """``value`` as text: None or NaN as —, ±infinity as ∞ / −∞; a whole number below a million in full;
     any other number to ``digits`` significant figures (:func:`significant`), or ``format(value,
