@@ -95,8 +95,9 @@ def _longest_word(text: str) -> int:
 
 @dataclass
 class _Column:
-    """One column as printed: header in words, cells as text, right-aligned and unbroken if numeric."""
+    """One column as printed: its field, header in words, cells as text, right-aligned and unbroken if numeric."""
 
+    field: str
     header: str
     cells: list[str]
     numeric: bool
@@ -125,7 +126,7 @@ def columns_of(frame, *, wide: bool = False) -> list[_Column]:
     for name in frame.columns:
         values = frame[name].tolist()
         head, cells = column(name, values)
-        out.append(_Column(head, cells, is_numeric(values)))
+        out.append(_Column(str(name), head, cells, is_numeric(values)))
     if not wide:
         kept = [c for c in out if not empty(c.cells)]
         out = kept or out[:1]
