@@ -228,7 +228,7 @@ def sublayers(
     """Per-sublayer time, exposed communication and measured contention of a tensor-parallel run."""
     from densing.overlap.sublayers import sublayer_table
 
-    print_frame(sublayer_table(run_dir), fmt, title=f"tp sublayers {run_dir} (µs per step)", keys=2)
+    print_frame(sublayer_table(run_dir), fmt, title=f"tp sublayers {run_dir} (times per step)", keys=2)
 
 
 @overlap_app.command()
