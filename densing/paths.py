@@ -41,3 +41,16 @@ def default_density_fits() -> list[Path]:
     if not found:
         raise InputError(f"{REFERENCE_FITS}: no shipped reference fits found; pass --fit")
     return found
+
+
+def shipped_hint(path) -> str:
+    """`` (…the shipped NAME is densing.paths.RESULTS / 'NAME', …)`` when a relative ``path`` that does not exist
+    names a shipped table or fit (a notebook started outside the repository); else ``""``."""
+    path = Path(path)
+    if path.is_absolute():
+        return ""
+    for name, folder in (("RESULTS", RESULTS), ("REFERENCE_FITS", REFERENCE_FITS)):
+        found = folder / path.name
+        if found.exists():
+            return f" (relative to the working folder; the shipped {path.name} is densing.paths.{name} / {path.name!r}: {found})"
+    return ""

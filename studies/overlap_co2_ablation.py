@@ -1,18 +1,17 @@
-"""CO2 ablation (issue 23): training loss at equal tokens vs DDP for each CO2 variant at τ ∈ {4, 12}.
+"""CO2 ablation: training loss at equal tokens vs DDP for each CO2 variant at τ ∈ {4, 12}.
 
 Variants: the authors' code (fairscale-CO2 defaults: constant gap penalty λ = 1, no clipping, β = 0
 at ≤ 16 GPUs; densing's default), the authors' element-wise clamp switched on (c = 1), densing's
 adaptive per-tensor penalty, densing's global ℓ2 clip (c = 1), and densing's former default
 (adaptive penalty + ℓ2 clip + β = 0.5). Same model, data, seed and tokens as the ddp run.
 
-    python bench/overlap_co2_ablation.py OUT RUNS [STEPS]
+    python studies/overlap_co2_ablation.py OUT RUNS [STEPS]
 
 writes OUT/co2_ablation.csv and OUT/co2_ablation.md (traces and metrics stay in RUNS).
 """
 from __future__ import annotations
 
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -40,7 +39,7 @@ def loss_row(run_dir: Path) -> dict:
 def main(out: str, runs: str, steps: int = 200) -> None:
     out_dir, runs_dir = Path(out), Path(runs)
     base = TrainConfig(steps=steps, profile_skip=steps - 3, profile_active=1)
-    loads = [f"start {time.strftime('%FT%TZ', time.gmtime())} loadavg {Path('/proc/loadavg').read_text().strip()}"]
+    loads = [f"start: loadavg {Path('/proc/loadavg').read_text().strip()}"]
     run_strategies(runs_dir / "ddp", ["ddp"], base, workers=2)
     ddp = loss_row(runs_dir / "ddp" / "ddp")
     rows = [{"variant": "ddp (reference)", "local_steps": None, **ddp, "delta_vs_ddp": 0.0}]
@@ -53,13 +52,13 @@ def main(out: str, runs: str, steps: int = 200) -> None:
                 raise SystemExit(f"{run}: tokens {r['tokens']} ≠ ddp's {ddp['tokens']}")
             rows.append({"variant": name, "local_steps": tau, **r,
                          "delta_vs_ddp": r[f"mean_loss_last_{WINDOW}"] - ddp[f"mean_loss_last_{WINDOW}"]})
-    loads.append(f"end {time.strftime('%FT%TZ', time.gmtime())} loadavg {Path('/proc/loadavg').read_text().strip()}")
+    loads.append(f"end: loadavg {Path('/proc/loadavg').read_text().strip()}")
     frame = pd.DataFrame(rows)
     frame["local_steps"] = frame["local_steps"].astype("Int64")
     out_dir.mkdir(parents=True, exist_ok=True)
     frame.to_csv(out_dir / "co2_ablation.csv", index=False)
     lines = [f"# CO2 ablation: training loss at equal tokens vs DDP ({steps} steps, 2 gloo workers)", "",
-             f"Command: `python bench/overlap_co2_ablation.py {out} RUNS {steps}`; loss = mean of the last "
+             f"Command: `python studies/overlap_co2_ablation.py {out} RUNS {steps}`; loss = mean of the last "
              f"{WINDOW} steps (rank mean); delta = CO2 − DDP (lower is better).", "",
              "| variant | τ | tokens | loss | Δ vs DDP |", "|---|---|---|---|---|"]
     for r in rows:

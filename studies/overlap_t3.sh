@@ -9,10 +9,10 @@ RUNS=${RUNS:-$(mktemp -d)}
 REPEATS=${REPEATS:-5}
 DENSING=${DENSING:-densing}
 mkdir -p "$OUT"
-echo "start $(date -u +%FT%TZ) loadavg $(cat /proc/loadavg)" > "$OUT/load.txt"
+echo "start: loadavg $(cat /proc/loadavg)" > "$OUT/load.txt"
 $DENSING overlap run "$RUNS" --strategies sync,ddp,co2,tp --tp-overlap none,chunked --workers 2 \
   --repeats "$REPEATS" --steps 100 --profile-skip 30 --profile-active 30 --format csv > "$OUT/summary.csv"
-echo "runs done $(date -u +%FT%TZ) loadavg $(cat /proc/loadavg)" >> "$OUT/load.txt"
+echo "runs done: loadavg $(cat /proc/loadavg)" >> "$OUT/load.txt"
 : > "$OUT/sublayers.csv"
 for r in $(seq 0 $((REPEATS - 1))); do
   for m in none chunked; do
@@ -25,5 +25,5 @@ done
 rm -f "$OUT/.part.csv"
 $DENSING overlap validate "$RUNS" --per-repeat --format csv > "$OUT/validate_per_repeat.csv"
 $DENSING overlap validate "$RUNS" --format csv > "$OUT/validate_summary.csv"
-echo "end $(date -u +%FT%TZ) loadavg $(cat /proc/loadavg)" >> "$OUT/load.txt"
+echo "end: loadavg $(cat /proc/loadavg)" >> "$OUT/load.txt"
 echo "traces in $RUNS"

@@ -1,6 +1,6 @@
 """Eight ``densing report --out same.html`` at once leave one valid report and no temporary file.
 
-Usage: python bench/concurrent_reports.py [N] [--n-boot K]   (defaults: 8 writers, 20 draws)
+Usage: python studies/concurrent_reports.py [N] [--n-boot K]   (defaults: 8 writers, 20 draws)
 
 Each writer builds the whole report and renames its temporary file into place
 (:func:`densing.io.atomic_write_text`), so the last rename wins and a reader never sees a part of

@@ -1,10 +1,8 @@
-"""bench/capability_coverage.py: the planted world has the promised shape, its estimand recovers the planted slope
+"""studies/capability_coverage.py: the planted world has the promised shape, its estimand recovers the planted slope
 under a reference of the targets' shape and not under the over-trained one, and one tiny replicate runs end to end."""
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -16,14 +14,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("capability_coverage", ROOT / "bench" / "capability_coverage.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    try:
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.modules.pop(spec.name, None)
+    from studies import capability_coverage
+
+    return capability_coverage
 
 
 def test_the_planted_world_has_missing_scores_an_overtrained_reference_and_slopes_per_benchmark(bench):

@@ -24,7 +24,7 @@ Reported: how often each model's 95% interval covers its planted ρ (ln ρ witho
 size is the model's size across benchmarks), how often the trend's interval covers A, and, beside
 it, the interval from resampling models only.
 
-    PYTHONPATH=. python bench/family_trend_coverage.py --replicates 100 --n-boot 300 [--skill none]
+    PYTHONPATH=. python studies/family_trend_coverage.py --replicates 100 --n-boot 300 [--skill none]
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Capture, then compare, the output of ``densing overlap`` commands on a fixed list of trace sets.
 
-    python bench/overlap_same_output.py capture OUT_DIR [--sets-dir DIR]
-    python bench/overlap_same_output.py compare OUT_DIR [--sets-dir DIR]
+    python tools/overlap_same_output.py capture OUT_DIR [--sets-dir DIR]
+    python tools/overlap_same_output.py compare OUT_DIR [--sets-dir DIR]
 
 A refactor of the trace reader must not change a single number: ``capture`` runs, on every
 shared HTA trace set and on a few generated sets (a gloo CPU set, synthetic GPU sets large

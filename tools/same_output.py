@@ -1,15 +1,15 @@
 """Record, then compare, the output of the headline commands of two checkouts (a refactor changes no byte).
 
-    python bench/same_output.py capture OUT_DIR [--source DIR]
-    python bench/same_output.py compare OUT_DIR [--source DIR]
+    python tools/same_output.py capture OUT_DIR [--source DIR]
+    python tools/same_output.py compare OUT_DIR [--source DIR]
 
 ``capture`` runs, with the package found under ``--source`` (a checkout's root; default this
 one), the commands below and writes each one's stdout (and, on failure, its exit status and
 stderr) to ``OUT_DIR/<name>.json``; ``compare`` runs them again and reports every output whose
 bytes differ from the recorded one (exit 1). To record a commit before a refactor::
 
-    git archive 8209c8f | tar -x -C /tmp/before && python bench/same_output.py capture /tmp/out --source /tmp/before
-    python bench/same_output.py compare /tmp/out        # this checkout, after
+    git archive REV | tar -x -C BEFORE && python tools/same_output.py capture OUT --source BEFORE
+    python tools/same_output.py compare OUT        # this checkout, after
 
 Commands: ``densing trend --format json`` and ``densing density --format json`` (the shipped
 fits and targets, both checkouts reading the same shipped files: ``DENSING_HOME`` is the

@@ -25,7 +25,7 @@ tokens over all items.
 The last line is the size-weighted mean over complete tasks, which equals the group row of a
 complete run (the check that this script scores as lm-eval does).
 
-    python bench/bbh_per_task.py STORE [--markdown] [--models results/smollm2/models.yaml]
+    python studies/bbh_per_task.py STORE [--markdown] [--models results/smollm2/models.yaml]
 """
 from __future__ import annotations
 
@@ -39,10 +39,9 @@ import sys
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bbh_cache_recheck import BBH_PREFIX, bbh_task_names, request_cache  # noqa: E402
-from partial_generation_score import fill_from_cache  # noqa: E402
+from densing.errors import DensingError  # noqa: E402
+from densing.eval.request_cache import BBH_PREFIX, bbh_task_names, fill_from_cache, read_request_cache  # noqa: E402
 
 
 def _tokenizer(models_file: str):
@@ -60,8 +59,10 @@ def per_task(store: str, models_file: str | None = None) -> list[dict] | None:
     from densing.paths import SHARED_DATA
 
     logging.getLogger("lm_eval").setLevel(logging.ERROR)
-    cached = request_cache(store)
-    if cached is None:
+    try:
+        cached = read_request_cache(store)
+    except DensingError as exc:
+        print(exc, file=sys.stderr)
         return None
     manager = task_manager(needed=[], data_root=SHARED_DATA)
     names = bbh_task_names(manager)

@@ -15,7 +15,7 @@ It records whether the interval from all three sources covers the planted A, and
 the interval from resampling models only (what densing reported before) — so the run shows what
 carrying the fit and score uncertainty buys.
 
-    PYTHONPATH=. python bench/trend_full_coverage.py --replicates 40
+    PYTHONPATH=. python studies/trend_full_coverage.py --replicates 40
 """
 from __future__ import annotations
 

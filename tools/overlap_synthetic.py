@@ -1,6 +1,6 @@
 """Generate a synthetic multi-rank Kineto trace set for scale runs of ``densing overlap``.
 
-    python bench/overlap_synthetic.py OUT_DIR --ranks 8 --events 1000000 [--seed 0]
+    python tools/overlap_synthetic.py OUT_DIR --ranks 8 --events 1000000 [--seed 0]
 
 Each rank gets ``rank-<r>.json.gz`` with about ``--events`` trace events laid out like a real
 PyTorch-profiler trace: ProfilerStep annotations, per kernel a cpu_op, a cudaLaunchKernel

@@ -67,7 +67,7 @@ the fit fails) is counted with its reason. Replicate r draws from ``numpy.random
 replicates are deterministic and independent of each other; ``--store`` keeps one JSON line per replicate and a
 rerun skips the replicates already there.
 
-    PYTHONPATH=. python bench/capability_coverage.py --replicates 300 --n-boot 200 --store STORE
+    PYTHONPATH=. python studies/capability_coverage.py --replicates 300 --n-boot 200 --store STORE
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Summarise bench/overlap_t3.sh's tables into OUT/note.md (the numbers of issue 23's closing note).
+"""Summarise studies/overlap_t3.sh's tables into OUT/note.md (the tensor-parallel and validation numbers in one page).
 
-    python bench/overlap_t3_note.py OUT [RUNS]
+    python studies/overlap_t3_note.py OUT [RUNS]
 
 Speed-up = serialized / chunked step time per repeat: unprofiled medians (summary.csv) and, with
 RUNS, profiled ProfilerStep means; median and range over the repeats. Per sublayer (means over

@@ -2,7 +2,7 @@
 standard format and in the OLMo ladder's format, items evaluated against the split's size, and
 wall time per benchmark.
 
-    python bench/smollm2_table.py STORE [STORE ...] [--csv results/smollm2/scores.csv [--update]]
+    python studies/smollm2_table.py STORE [STORE ...] [--csv results/smollm2/scores.csv [--update]]
                                   [--ladder-csv results/smollm2/ladder_scores.csv]
                                   [--ai2-ladder-csv results/smollm2/ladder_scores_ai2.csv]
 

@@ -1,6 +1,6 @@
 """The package-level import graph of densing: packages, edges, circles, imports up the pipeline, private names.
 
-    python bench/import_graph.py [ROOT]          # ROOT: a checkout's root (default this one)
+    python tools/import_graph.py [ROOT]          # ROOT: a checkout's root (default this one)
 
 Every ``import``/``from … import`` anywhere in a module counts (a lazy import inside a function
 is an edge all the same: it is where the hidden loops live). A *package* is a subpackage of
