@@ -40,12 +40,13 @@ def shown():
 
     def table_spy(frame, **options):
         out = original_table(frame, **options)
-        recorded.append((unrounded.get(id(frame), frame).copy(), out))
+        rounded, before = unrounded.get(id(frame), (None, frame))
+        recorded.append(((before if rounded is frame else frame).copy(), out))
         return out
 
     def round_spy(frame, *args, **options):
         out = original_round(frame, *args, **options)
-        unrounded[id(out)] = frame
+        unrounded[id(out)] = (out, frame)  # the rounded frame kept alive: its id is not reused
         return out
 
     with pytest.MonkeyPatch.context() as patch:
