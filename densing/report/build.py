@@ -18,6 +18,7 @@ from densing import paths
 from densing.data import read_results
 from densing.data.units import format_count
 from densing.laws.reference import ReferenceFit
+from densing.numbers import format_number
 from densing.report import figures
 from densing.report.html import Section, cards_html, esc, figure_html, fmt_fixed, page, table_html
 
@@ -276,9 +277,10 @@ def _named_table(dens: pd.DataFrame, names, anchors: dict) -> pd.DataFrame:
 
 
 def _round(frame: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
-    """Round the numeric columns only (dates and text as they are)."""
-    numeric = frame.select_dtypes("number").columns
-    return frame.assign(**{c: frame[c].round(digits) for c in numeric})
+    """The frame as it is: :func:`densing.report.html.table_html` shows every number to 3
+    significant figures (:mod:`densing.numbers`). Rounding to ``digits`` decimals here printed a
+    density of 3.2e-5 as 0; the argument stays for the callers and rounds nothing."""
+    return frame.copy()
 
 
 def _candidate_table(candidates: pd.DataFrame) -> pd.DataFrame:
@@ -295,7 +297,7 @@ def _density_intro(measured, frontier: str, line) -> str:
             f"{measured.headline_rule}") + ("" if measured.measurable else ", and the doubling time is not measured")
     if line is None:
         return f"{points} The {frontier} rule has no line: {measured.rule_errors.get(frontier, 'it could not be fitted')}."
-    return (f"{points} The solid line is the {frontier} rule exactly as in the tables (slope {line.slope_per_day:.4f}/day, "
+    return (f"{points} The solid line is the {frontier} rule exactly as in the tables (slope {format_number(line.slope_per_day, html=True)}/day, "
             f"doubling {fmt_fixed(line.doubling_time_months, 1)} months); its band is that slope's 95% interval (fit + score + "
             f"models) — {role}. The other rules are in the legend: click to show them.")
 
@@ -310,7 +312,8 @@ def _paper_table(measured, paper: dict) -> pd.DataFrame:
         if not np.isfinite(seg.slope_per_day):
             return f"not fitted ({seg.note})"
         same = " — the headline's models and interval" if seg.same_as_headline else ""
-        return f"{seg.slope_per_day:.4f} ({seg.slope_ci_low:.4f} to {seg.slope_ci_high:.4f}){same}"
+        return (f"{format_number(seg.slope_per_day, html=True)} ({format_number(seg.slope_ci_low, html=True)} to "
+                f"{format_number(seg.slope_ci_high, html=True)}){same}")
 
     def months(rule) -> str:
         return (f"{fmt_fixed(rule.doubling_time_months, 1)} ({fmt_fixed(rule.doubling_time_months_ci_low, 1)}–"
@@ -320,7 +323,8 @@ def _paper_table(measured, paper: dict) -> pd.DataFrame:
         ("doubling time (months)", f"{paper['doubling_time_months']} (29 models; 3.5 over 51 in the journal version)",
          months(head) + ("" if measured.measurable else " — not a measurement"),
          months(envelope) if envelope else measured.rule_errors.get("envelope", "")),
-        ("slope A (per day)", f"{paper['slope_per_day']}", f"{head.slope_per_day:.4f}", f"{envelope.slope_per_day:.4f}" if envelope else "—"),
+        ("slope A (per day)", f"{paper['slope_per_day']}", format_number(head.slope_per_day, html=True),
+         format_number(envelope.slope_per_day, html=True) if envelope else "—"),
         ("R² of the frontier fit", f"{paper['r_squared']}", "— (quantile line: no R²)", "—"),
         ("slope before ChatGPT (per day)", f"{paper['slope_before_chatgpt_per_day']}", slope(b.before), "—"),
         ("slope after ChatGPT (per day)", f"{paper['slope_after_chatgpt_per_day']}", slope(b.after), "—"),

@@ -14,8 +14,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from densing._html import cell
 from densing.numbers import format_number
+from densing.tables import column
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#fafbfc}
@@ -63,15 +63,9 @@ LONG_CARD = 32
 
 
 def fmt_number(value) -> str:
-    if value is None or value is pd.NA or value is pd.NaT:
-        return "—"
-    if isinstance(value, (bool, np.bool_)):
-        return "yes" if value else "no"
-    if isinstance(value, pd.Timestamp):
-        return value.strftime("%Y-%m-%d")
-    if isinstance(value, float):
-        return cell(value)  # the notebook tables' rule: 4 significant digits, NaN —, ±∞
-    return esc(value)
+    """One value as escaped table HTML by the one rule (:func:`densing.tables.column`): 3
+    significant figures, 3.2×10⁻⁵, — for a missing value, yes/no, YYYY-MM-DD."""
+    return esc(column("", [value], html=True)[1][0])
 
 
 def fmt_fixed(value, digits: int = 2) -> str:
@@ -81,16 +75,18 @@ def fmt_fixed(value, digits: int = 2) -> str:
 
 def table_html(frame: pd.DataFrame, *, scroll: bool = True) -> str:
     """An HTML table of ``frame`` in a horizontally scrollable box (``scroll``: also at most 520 px
-    high); every cell escaped; numbers right-aligned; long text wraps; yes/no for booleans."""
-    head = "".join(f"<th>{esc(c)}</th>" for c in frame.columns)
+    high): headers in words with their units and cells by the one rule of :mod:`densing.tables`
+    (3 significant figures, 3.2×10⁻⁵, counts as 15T, fractions as percentages, yes/no for
+    booleans); every cell escaped; numbers right-aligned; long text wraps."""
+    shown = [column(name, frame[name].tolist(), html=True) for name in frame.columns]
+    head = "".join(f"<th>{esc(header)}</th>" for header, _ in shown)
     rows = []
-    for record in frame.itertuples(index=False, name=None):
+    for i, record in enumerate(frame.itertuples(index=False, name=None)):
         cells = []
-        for value in record:
+        for (_, texts), value in zip(shown, record):
             numeric = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
-            text = fmt_number(value)
             kind = ' class="n"' if numeric else ' class="t"' if isinstance(value, str) and len(value) > LONG_TEXT else ""
-            cells.append(f"<td{kind}>{text}</td>")
+            cells.append(f"<td{kind}>{esc(texts[i])}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     return f'<div class="table{" scroll" if scroll else ""}">{table}</div>'

@@ -35,7 +35,7 @@ def test_sections_checks_and_the_papers_numbers(report):
     for check in ("saturation", "conditioning", "size_confounding", "size_dependence", "sensitivity"):
         assert check in html
     assert "3.3" in html and "0.0073" in html and "0.0048" in html  # the paper's numbers, beside ours
-    assert "share_fit" in html and "lower_bounds" in html
+    assert "fit share (%)" in html and "lower bounds" in html  # the fields in words
 
 
 def test_the_second_measurement_sits_beside_the_leaderboard_rows_benchmark_by_benchmark(report):
