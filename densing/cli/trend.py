@@ -179,9 +179,17 @@ def report(
 
     _check_draws(n_boot, seed)
     check_writable(out)
+    import shlex
+
+    words = ["densing", "report", "--out", str(out), "--frontier", frontier.value, "--epoch", epoch, "--since", since or "none",
+             "--n-boot", str(n_boot), "--seed", str(seed)]
+    for option, value in (("--results", results), ("--fit", fit), ("--d0", d0), ("--traces", traces)):
+        if value is not None:
+            words += [option, str(value)]
     html, headline, _ = build_report(
         results=results, headline_fit=fit, d0=_count(d0, "--d0"), frontier=frontier.value,
         epoch=_since(epoch, "--epoch") or "2023-02-24", since=_since(since), n_boot=n_boot, seed=seed, traces=traces,
+        command=shlex.join(words),
     )
     atomic_write_text(out, html)
     print_text(headline.text())

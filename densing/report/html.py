@@ -39,7 +39,7 @@ td.t{min-width:18em}
 ul.caveats li{margin:4px 0}
 .caption{color:#5a6275;font-size:.85rem;margin:4px 8px 8px}
 .headline-words{font-size:1.05rem;font-weight:600}
-footer{color:#5a6275;font-size:.8rem;margin-top:40px}
+footer{color:#5a6275;font-size:.8rem;margin-top:40px}details.appendix>summary{cursor:pointer}details.appendix>summary h2{display:inline}footer code{font-size:.8rem}
 """
 
 
@@ -50,6 +50,7 @@ class Section:
     title: str
     intro: str = ""
     parts: list[str] = field(default_factory=list)
+    collapsed: bool = False  # an appendix: shown closed, opened by its title
 
 
 def esc(value) -> str:
@@ -106,19 +107,21 @@ def cards_html(cards: list[tuple[str, str]]) -> str:
 
 
 def page(title: str, subtitle: str, sections: list[Section], footer: str) -> str:
-    """The whole page, plotly.js inlined so that it opens with no network."""
+    """The whole page, plotly.js inlined so that it opens with no network; ``footer`` is HTML (escape its text)."""
     from plotly.offline import get_plotlyjs
 
     body = []
     for section in sections:
-        body.append(f"<h2>{esc(section.title)}</h2>")
-        if section.intro:
-            body.append(f'<p class="sub">{esc(section.intro)}</p>')
-        body.extend(section.parts)
+        inner = [f'<p class="sub">{esc(section.intro)}</p>'] if section.intro else []
+        inner.extend(section.parts)
+        if section.collapsed:
+            body.append(f'<details class="appendix"><summary><h2>{esc(section.title)}</h2></summary>{"".join(inner)}</details>')
+        else:
+            body.append(f"<h2>{esc(section.title)}</h2>" + "".join(inner))
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{esc(title)}</title>"
         f"<style>{_STYLE}</style><script type=\"text/javascript\">{get_plotlyjs()}</script></head>"
         f"<body><main><h1>{esc(title)}</h1><p class=\"sub\">{esc(subtitle)}</p>{''.join(body)}"
-        f"<footer>{esc(footer)}</footer></main></body></html>\n"
+        f"<footer>{footer}</footer></main></body></html>\n"
     )
