@@ -5,7 +5,7 @@ can handle as the baseline; and the projection to HTA issue #250's 200 GB of tra
     python bench/overlap_scale.py DATA_DIR [--events 20000] [--big-events 100000] [--repeat 3]
         [--schedulers serial,processes,local] [--hta-ranks 8] [--hta-python bench/.hta-venv/bin/python]
 
-Sets (made once under DATA_DIR with ``bench/overlap_synthetic.py``, fixed seeds): ``r1024`` (1,024
+Sets (made once under DATA_DIR with ``tools/overlap_synthetic.py``, fixed seeds): ``r1024`` (1,024
 ranks of ``--events`` trace events each), ``r256`` (its first 256 files), ``r64`` (its first 64)
 and ``r64_big`` (64 ranks of ``--big-events``: five times the events at the same rank count).
 

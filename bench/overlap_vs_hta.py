@@ -12,7 +12,7 @@ children (HTA parses ranks in a multiprocessing pool), sampled every 20 ms in on
 tool and set: the timed runs are not sampled, because reading /proc/PID/statm takes the child's
 memory-map lock and slows it.
 Sets: the HTA test traces in ../shared/data/traces/hta/, plus any SET_DIR given (e.g. one
-made by bench/overlap_synthetic.py). Prints per-set median times,
+made by tools/overlap_synthetic.py). Prints per-set median times,
 the ratio HTA/densing, its geometric mean, peak memories, and the largest difference in
 percentage points between the two tools' overlap/breakdown numbers (HTA's overlap % is rounded
 to 2 decimals by HTA itself, so up to 0.005 pp of it is HTA's rounding).

@@ -29,6 +29,8 @@ The public names (``densing.__all__``; ``dir(densing)`` lists them before they l
     density                             the density module (compute_density's home)
     fit_trend(targets, reference)    -> TrendUncertainty: ln ρmax = A·t + B, the doubling time, fit × score × models × reference
     measure_trend(targets)           -> TrendMeasurement: the headline, rows per benchmark, checks
+    overlap                             the training-trace profiler's package (read_traces, metrics, what-if)
+    paths                               where the shipped data is: paths.RESULTS / "public_models.csv", paths.REFERENCE_FITS
     DensingError, InputError, FitError, TraceError, EvalError, WorkerError: the errors densing raises
 """
 from importlib import import_module
@@ -48,6 +50,8 @@ _LAZY = {
     "density": ("densing.laws.density", None),  # the per-model density tables' module
     "fit_trend": ("densing.trend.doubling", "fit_trend"),
     "measure_trend": ("densing.trend.measure", "measure_trend"),
+    "overlap": ("densing.overlap", None),  # the training-trace profiler (read_traces, metrics, what-if)
+    "paths": ("densing.paths", None),  # where the shipped tables and fits are: paths.RESULTS, paths.REFERENCE_FITS
 }
 
 

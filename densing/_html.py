@@ -8,9 +8,10 @@ from densing.numbers import format_number
 
 
 def cell(value) -> str:
-    """A value as table text: floats by :func:`densing.numbers.format_number` (4 significant digits, NaN —, ±∞)."""
+    """A value as table text: floats by :func:`densing.numbers.format_number` (3 significant figures,
+    3.2×10⁻⁵, NaN —, ±∞)."""
     if isinstance(value, float):
-        return format_number(value)
+        return format_number(value, html=True)
     return str(value)
 
 

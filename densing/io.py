@@ -60,12 +60,13 @@ def read_json_object(path: str | Path) -> dict:
     import orjson
 
     from densing.errors import InputError
+    from densing.paths import shipped_hint
 
     path = Path(path)
     try:
         data = orjson.loads(path.read_bytes())
     except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
+        raise InputError(f"{path}: no such file{shipped_hint(path)}") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, not a JSON file") from None
     except orjson.JSONDecodeError as exc:

@@ -1,7 +1,17 @@
 """Numbers as text and as JSON: the one rule every table, sentence and JSON document follows.
 
-Text: a missing number (None, NaN) is ``—``, an infinity ``∞`` or ``−∞`` (the minus sign U+2212,
-as in running text), any other number ``format(value, spec)``. JSON: a non-finite number is
+Text (:func:`format_number` without a ``spec``): a number to ``digits`` significant figures (3 by
+default), never fixed decimals, so that no non-zero value prints as ``0``:
+
+- between 0.001 and 100 000 in positional notation (``0.00321``, ``4.86``, ``12300``), trailing
+  zeros dropped; a whole number below a million in full (``7875``, ``106``);
+- otherwise in scientific notation, ``3.2e-5`` as text and ``3.2×10⁻⁵`` in HTML (never ``e-05``
+  or ``e+``).
+
+A missing number (None, NaN) is ``—``, an infinity ``∞`` or ``−∞`` (the minus sign U+2212, as in
+running text). Counts (parameters, tokens, FLOPs) are written in words, ``1.42B``, ``15T``
+(:func:`format_count`); durations in a unit that reads (:func:`format_duration`, :func:`time_unit`);
+a fraction shown to people is a percentage (:func:`format_percent`). JSON: a non-finite number is
 ``null`` (:func:`json_number`).
 """
 from __future__ import annotations
@@ -12,17 +22,136 @@ MISSING = "—"
 INFINITY = "∞"
 MINUS_INFINITY = "−∞"
 
+#: Significant figures of a number shown to people.
+DIGITS = 3
+#: Positional notation for magnitudes in [10**SMALLEST, 10**LARGEST); scientific outside.
+SMALLEST, LARGEST = -3, 5
+#: An integer below this prints whole (a count of models, kernels, a rank).
+WHOLE = 10**6
 
-def format_number(value, spec: str = ".4g") -> str:
-    """``value`` as text: ``format(value, spec)``; None or NaN as —, ±infinity as ∞ / −∞."""
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _special(value) -> str | None:
+    """— for None/NaN, ∞ / −∞ for infinities, None for a finite number."""
     if value is None:
         return MISSING
-    value = float(value)
-    if math.isnan(value):
+    number = float(value)
+    if math.isnan(number):
         return MISSING
-    if math.isinf(value):
-        return INFINITY if value > 0 else MINUS_INFINITY
-    return format(value, spec)
+    if math.isinf(number):
+        return INFINITY if number > 0 else MINUS_INFINITY
+    return None
+
+
+def _is_integer(value) -> bool:
+    import numbers
+
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def significant(value: float, digits: int = DIGITS, *, html: bool = False) -> str:
+    """A finite ``value`` to ``digits`` significant figures (see the module's rule); ``html``:
+    scientific notation as ``3.2×10⁻⁵`` instead of ``3.2e-5``."""
+    if not 1 <= digits <= 17:
+        raise ValueError(f"digits: expected 1 to 17 significant figures, got {digits}")
+    value = float(value)
+    if value == 0:
+        return "0"
+    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+    exponent = int(exponent)
+    if SMALLEST <= exponent < LARGEST:
+        text = f"{float(f'{mantissa}e{exponent}'):.{max(0, digits - 1 - exponent)}f}"
+        return text.rstrip("0").rstrip(".") if "." in text else text
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    if html:
+        return f"{mantissa}×10{str(exponent).translate(_SUPERSCRIPT)}"
+    return f"{mantissa}e{exponent}"
+
+
+def power_of_ten(exponent: int, mantissa: int = 1) -> str:
+    """An axis tick as people read it: ``10⁻⁴``, ``2×10⁻⁴`` (never an SI prefix such as ``100μ``)."""
+    power = f"10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+    return power if mantissa == 1 else f"{mantissa}×{power}"
+
+
+def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
+    """(values, texts) of a log axis spanning ``10**low`` to ``10**high``: the powers of ten inside,
+    and their 2× and 5× where fewer than three powers are inside."""
+    exponents = range(math.floor(low), math.ceil(high) + 1)
+    mantissas = (1,) if sum(low <= e <= high for e in exponents) >= 3 else (1, 2, 5)
+    ticks = [(m * 10.0**e, power_of_ten(e, m)) for e in exponents for m in mantissas
+             if low <= math.log10(m) + e <= high]
+    return [v for v, _ in ticks], [t for _, t in ticks]
+
+
+def format_number(value, spec: str | None = None, *, digits: int = DIGITS, html: bool = False) -> str:
+    """``value`` as text: None or NaN as —, ±infinity as ∞ / −∞; a whole number below a million in full;
+    any other number to ``digits`` significant figures (:func:`significant`), or ``format(value,
+    spec)`` where a sentence asks for a fixed form (``spec``, e.g. ``".1f"`` for months in prose)."""
+    special = _special(value)
+    if special is not None:
+        return special
+    if spec is not None:
+        return format(float(value), spec)
+    if (_is_integer(value) or float(value).is_integer()) and abs(float(value)) < WHOLE:
+        return str(int(value))
+    return significant(value, digits, html=html)
+
+
+#: Word suffixes of counts, largest first.
+_SCALES = (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3))
+
+
+def format_count(value, digits: int = DIGITS, *, html: bool = False) -> str:
+    """A count (parameters, tokens, FLOPs) the way people write it: 6.9e9 → ``6.9B``, 3.5e11 →
+    ``350B``, 1.5e13 → ``15T``, 7e4 → ``70K``; below a thousand as a number; —, ∞ as in
+    :func:`format_number`."""
+    special = _special(value)
+    if special is not None:
+        return special
+    value = float(value)
+    rounded = float(f"{value:.{digits - 1}e}")  # 999.6 is 1K, not 1000
+    for suffix, scale in _SCALES:
+        if abs(rounded) >= scale:
+            return significant(value / scale, digits, html=html) + suffix
+    return significant(value, digits, html=html)
+
+
+def format_percent(fraction, digits: int = DIGITS, *, html: bool = False) -> str:
+    """A fraction as a percentage: 0.0712 → ``7.12%``; —, ∞ as in :func:`format_number`."""
+    special = _special(fraction)
+    if special is not None:
+        return special
+    return significant(100 * float(fraction), digits, html=html) + "%"
+
+
+#: Units of time, largest first: (name, seconds).
+_TIME_UNITS = (("h", 3600.0), ("min", 60.0), ("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
+
+
+def time_unit(seconds) -> tuple[str, float]:
+    """(unit, seconds per unit) for durations of about ``seconds`` (a typical value of a column):
+    the largest unit it is at least one of (``ms`` for 0.436 s would read 436 ms), seconds for 0."""
+    special = _special(seconds)
+    if special is not None or float(seconds) == 0:
+        return "s", 1.0
+    size = abs(float(seconds))
+    for name, scale in _TIME_UNITS:
+        if size >= scale:
+            return name, scale
+    return _TIME_UNITS[-1]
+
+
+def format_duration(seconds, digits: int = DIGITS, *, html: bool = False) -> str:
+    """A duration in the unit that reads: 0.4356 → ``436 ms``, 75 → ``1.25 min``; —, ∞ as in
+    :func:`format_number`."""
+    special = _special(seconds)
+    if special is not None:
+        return special
+    unit, scale = time_unit(seconds)
+    return f"{significant(float(seconds) / scale, digits, html=html)} {unit}"
 
 
 def json_number(value) -> float | None:

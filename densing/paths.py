@@ -41,3 +41,34 @@ def default_density_fits() -> list[Path]:
     if not found:
         raise InputError(f"{REFERENCE_FITS}: no shipped reference fits found; pass --fit")
     return found
+
+
+def shipped_hint(path) -> str:
+    """`` (…the shipped NAME is densing.paths.RESULTS / 'NAME', …)`` when a relative ``path`` that does not exist
+    names a shipped table or fit (a notebook started outside the repository); else ``""``."""
+    path = Path(path)
+    if path.is_absolute():
+        return ""
+    for name, folder in (("RESULTS", RESULTS), ("REFERENCE_FITS", REFERENCE_FITS)):
+        found = folder / path.name
+        if found.exists():
+            return f" (relative to the working folder; the shipped {path.name} is densing.paths.{name} / {path.name!r}: {found})"
+    return ""
+
+
+def source_commit() -> str:
+    """The git commit of the source tree densing runs from (12 hex digits, ``+`` if files differ from it), or
+    ``not a git checkout`` for an installed wheel. Runs ``git`` with a 5 s limit; the child always ends."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists():
+        return "not a git checkout"
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
+                              timeout=5, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                               text=True, timeout=5, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return head + ("+" if dirty else "")

@@ -57,3 +57,17 @@ def _names_its_result(function) -> bool:
     else n for n in PUBLIC_FUNCTIONS])
 def test_first_docstring_line_says_what_it_returns(name):
     assert _names_its_result(getattr(densing, name)), inspect.getdoc(getattr(densing, name)).splitlines()[0]
+
+
+def test_the_overlap_package_is_an_attribute_and_a_rank_trace_repr_is_one_line():
+    import densing
+    from conftest import SHARED_DATA
+
+    assert densing.overlap.__name__ == "densing.overlap" and "overlap" in dir(densing)
+    traces = SHARED_DATA / "traces" / "hta" / "ddp_2rank"
+    if not traces.is_dir():
+        pytest.skip(f"public traces not found at {traces}")
+    rank = densing.overlap.read_traces(traces)[0]
+    text = repr(rank)
+    assert "\n" not in text and len(text) < 160 and f"{rank.kernel_count:,} kernels" in text
+    assert "<table" in rank._repr_html_()

@@ -1,20 +1,18 @@
-"""The house's shape (bench/import_graph.py): no import circle, nothing pointing back up the
+"""The house's shape (tools/import_graph.py): no import circle, nothing pointing back up the
 pipeline (data → laws → trend → report; eval and overlap beside it; cli on top), and no private
 name imported across packages."""
-import importlib.util
 from pathlib import Path
 
 import pytest
+
+from tools import import_graph
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def graph():
-    spec = importlib.util.spec_from_file_location("import_graph", ROOT / "bench" / "import_graph.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.graph(ROOT)
+    return import_graph.graph(ROOT)
 
 
 def test_no_import_circle(graph):
@@ -31,9 +29,7 @@ def test_no_private_name_is_imported_across_packages(graph):
 
 def test_the_checker_sees_what_it_looks_for(tmp_path):
     """A planted circle, upward import and private import are found (the checks above are not vacuous)."""
-    spec = importlib.util.spec_from_file_location("import_graph", ROOT / "bench" / "import_graph.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = import_graph
     for package, text in {"data": "from densing.laws.a import _hidden\n", "laws": "from densing.data.b import x\n"}.items():
         (tmp_path / "densing" / package).mkdir(parents=True)
         (tmp_path / "densing" / package / "__init__.py").write_text("")

@@ -1,6 +1,7 @@
-"""Issue 20: every input a user can give either works or stops with one line on stderr and exit 2.
+"""Every input a user can give either works or stops with one line on stderr and exit 2.
 
-One test per case of the issue that this branch fixes, through the CLI (``densing.cli.main``).
+One test per kind of malformed or edge-case input (files, flags, values), run through the CLI
+(``densing.cli.main``).
 """
 from __future__ import annotations
 

@@ -25,3 +25,74 @@ def test_spread_is_median_then_min_and_max(values, digits):
 
 def test_spread_of_one_repeat_names_it_three_times():
     assert spread([2.0], ".1f") == "2.0 [2.0–2.0]"
+
+
+# ---------------------------------------------------------------------------------------------
+# the one rule of numbers shown to people: significant figures, never 0 for a non-zero value
+
+from decimal import Decimal  # noqa: E402
+
+from densing.numbers import format_count, format_duration, format_percent, log_ticks, significant  # noqa: E402
+
+nonzero = st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: x != 0)
+ZERO_TEXTS = {"0", "0.0", "0.00", "-0", "-0.0"}
+_FROM_SUPERSCRIPT = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+
+
+def _within_digits(text: str, value: float, digits: int) -> bool:
+    """``text`` parses back to ``value`` within half a unit in its last significant place."""
+    exponent = Decimal(abs(value)).adjusted()  # the float's exact value, not its shortest repr
+    return abs(Decimal(text) - Decimal(value)) <= Decimal(5) * Decimal(10) ** (exponent - digits)
+
+
+def _from_html(text: str) -> str:
+    if "×10" not in text:
+        return text
+    mantissa, power = text.split("×10")
+    return f"{mantissa}e{power.translate(_FROM_SUPERSCRIPT)}"
+
+
+@given(nonzero, st.integers(1, 6))
+def test_a_non_zero_number_is_never_zero_and_parses_back_within_its_figures(value, digits):
+    text = significant(value, digits)
+    assert text not in ZERO_TEXTS and Decimal(text) != 0
+    assert _within_digits(text, value, digits), (value, text)
+    assert "e+" not in text and "e-0" not in text and "E" not in text
+    shown = _from_html(significant(value, digits, html=True))
+    assert shown == text
+
+
+@given(nonzero)
+def test_format_number_keeps_whole_numbers_and_the_default_three_figures(value):
+    text = format_number(value)
+    assert text not in ZERO_TEXTS
+    if float(value).is_integer() and abs(value) < 10**6:
+        assert Decimal(text) == Decimal(int(value))
+    else:
+        assert _within_digits(text, value, 3), (value, text)
+
+
+@given(st.floats(min_value=1e-3, max_value=1e18, allow_nan=False).filter(lambda x: x != 0))
+def test_counts_are_words_that_parse_back(value):
+    text = format_count(value)
+    scale = {"K": 3, "M": 6, "B": 9, "T": 12}.get(text[-1], 0)
+    number = Decimal(text[:-1] if scale else text) * Decimal(10) ** scale
+    assert number != 0 and "e+" not in text and "e-0" not in text
+    assert _within_digits(str(number), value, 3), (value, text)
+
+
+def test_the_readers_examples():
+    assert format_number(3.21e-5) == "3.21e-5" and format_number(3.21e-5, html=True) == "3.21×10⁻⁵"
+    assert format_number(0.0020) == "0.002" and format_number(4.862316) == "4.86" and format_number(106) == "106"
+    assert format_count(1.415e9) == "1.42B" and format_count(1.5e13) == "15T" and format_count(999.6) == "1K"
+    assert format_duration(4.356e5 / 1e6) == "436 ms" and format_duration(75) == "1.25 min"
+    assert format_percent(0.0712) == "7.12%"
+    assert format_number(0.0) == "0" and format_number(math.nan) == "—"
+    assert format_number(2.5, ".2f") == "2.50"  # a sentence's fixed form, where one asks for it
+
+
+def test_log_axis_ticks_are_powers_of_ten():
+    values, texts = log_ticks(-5.2, 0.5)
+    assert texts == ["10⁻⁵", "10⁻⁴", "10⁻³", "10⁻²", "10⁻¹", "10⁰"] and values[0] == 1e-5
+    values, texts = log_ticks(-0.9, 0.4)  # under three decades: 2× and 5× between
+    assert texts == ["2×10⁻¹", "5×10⁻¹", "10⁰", "2×10⁰"]

@@ -33,3 +33,17 @@ def test_the_wheel_carries_the_shipped_data(tmp_path):
         shipped = {f"densing/_shipped/{folder}/{p.relative_to(REPO_ROOT / folder).as_posix()}"
                    for p in (REPO_ROOT / folder).rglob("*") if p.is_file()}
         assert shipped <= names, sorted(shipped - names)[:5]
+
+
+def test_a_missed_relative_path_to_a_shipped_table_says_where_it_is(tmp_path, monkeypatch):
+    import densing
+    from densing import paths
+
+    monkeypatch.chdir(tmp_path)  # a notebook outside the repository
+    with pytest.raises(densing.InputError) as caught:
+        densing.read_results("results/public_models.csv")
+    message = str(caught.value)
+    assert "\n" not in message and "densing.paths.RESULTS / 'public_models.csv'" in message
+    assert str(paths.RESULTS / "public_models.csv") in message
+    assert densing.read_results(paths.RESULTS / "public_models.csv").shape[0] > 100  # the hint's path reads
+    assert paths.shipped_hint("results/no_such_table.csv") == "" and paths.shipped_hint(tmp_path / "public_models.csv") == ""

@@ -3,9 +3,9 @@ raised while a worker runs, on Ctrl-C (SIGINT) and on SIGTERM it exits within a 
 leaves no process behind.
 
 The commands run as the console script does (``densing.cli.run``), output sent to files, each in
-its own session. A process "left behind" is any process of that session still alive after the
-command has exited, or any descendant seen just before the signal (torchrun's workers have
-sessions of their own) still alive. The commands that start workers: ``trend`` and ``report``
+its own POSIX session (``start_new_session``). A process "left behind" is any process of that
+session still alive after the command has exited, or any descendant seen just before the signal
+(torchrun's workers have sessions of their own) still alive. The commands that start workers: ``trend`` and ``report``
 (the side worker, :mod:`densing.trend.side_jobs`), ``fit --jobs`` and ``ladder fit --jobs`` (the
 bootstrap's processes), ``overlap analyze --scheduler processes`` (a process per file, or a pool)
 and ``overlap run`` (torchrun and its workers).
@@ -59,7 +59,7 @@ def _tree(root: int, table: dict) -> dict[int, str]:
 
 
 def _alive(process: subprocess.Popen, seen: dict[int, str]) -> list[int]:
-    """The session's processes and the ``seen`` ones that still run (zombies count as ended)."""
+    """The processes of its POSIX session and the ``seen`` ones that still run (zombies count as ended)."""
     table = _table()
     left = {pid for pid, (_, session, state, _) in table.items() if session == process.pid and state != "Z"}
     left |= {pid for pid, start in seen.items() if pid in table and table[pid][3] == start and table[pid][2] != "Z"}

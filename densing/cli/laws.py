@@ -207,6 +207,7 @@ def density(
     include_poor_fits: bool = typer.Option(
         False, "--include-poor-fits", help="Fold fits with R² < 0.5 into the geometric mean too (default: their rows only)."),
     fmt: Format = typer.Option(Format.table, "--format"),
+    wide: bool = typer.Option(False, "--wide", help="Tables: every column of the result (as in --format csv), the empty ones too."),
 ) -> None:
     """Effective parameter size N̂ and capacity density ρ = N̂/N of target models."""
     import sys
@@ -216,6 +217,7 @@ def density(
     from densing.laws.density import compute_density, extrapolation_summary
     from densing.laws.fit import fit_verdict
     from densing.laws.reference import ReferenceFit
+    from densing.numbers import format_count
 
     fits = [ReferenceFit.load(p) for p in (fit or paths.default_density_fits())]
     source = targets or paths.DEFAULT_DENSITY_TARGETS
@@ -234,7 +236,8 @@ def density(
         print(f"warning: {', '.join(poor)}: do not rely on these densities", file=sys.stderr)
     if fmt is Format.table:
         columns = ["model", "benchmark", "params", "score", "effective_params", "density", "density_ci_low", "density_ci_high", "censored"]
-        print_frame(result[columns], fmt, title=f"capacity density (D0 = {result['d0'].iloc[0]:.3g} tokens)")
+        print_frame(result if wide else result[columns], fmt, title=f"capacity density (D0 = {format_count(result['d0'].iloc[0])} tokens)",
+                    wide=wide)
         summary = extrapolation_summary(result)
         if summary is not None:
             print_text(f"note: {summary}")

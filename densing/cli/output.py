@@ -3,8 +3,11 @@
 Every command renders through :func:`print_frame`, so all of them follow the same rules:
 
 - ``table``: a rich table with markup and highlighting off, so model names such as
-  ``org/[/x]model`` print literally; numbers are ``{:.4g}`` and never wrap (text columns fold);
-  a missing value is ``—``, an infinite one ``∞``.
+  ``org/[/x]model`` print literally; headers in words with their units and cells by the one rule
+  of :mod:`densing.tables` (numbers to 3 significant figures, counts as 1.42B, durations in ms or
+  s, fractions as percentages; a missing value ``—``, an infinite one ``∞``); numbers never wrap
+  (text columns fold); columns with nothing in them left out unless ``wide``; one row as a
+  key/value table.
 - ``json``: a list of row objects, indented; NaN and infinity become ``null`` (a censored effective
   size N̂ = +inf is therefore ``null`` with its reason in the ``censored`` field); dates are
   ``YYYY-MM-DD``.
@@ -17,10 +20,9 @@ from __future__ import annotations
 
 import math
 import sys
+from dataclasses import dataclass
 from datetime import date, datetime
 from enum import Enum
-
-from densing.numbers import format_number
 
 
 class Format(str, Enum):
@@ -69,89 +71,122 @@ def to_csv(frame) -> str:
     return frame_to_csv(frame)
 
 
-def _is_number(value) -> bool:
-    import numpy as np
-
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
-
-
-def _cell(value) -> str:
-    if _is_number(value) and math.isinf(float(value)):
-        return format_number(value)
-    value = _plain(value)
-    if value is None or isinstance(value, float):
-        return format_number(value)
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
-
-
 #: Text columns fold down to this many characters, no further; numbers never fold.
 MIN_TEXT_WIDTH = 32
 #: At most this many leading text columns (the row's name: model, benchmark) repeat in each block.
 MAX_KEY_COLUMNS = 2
 
 
-def header_lines(name: str, width: int) -> str:
-    """``name`` broken after its underscores into lines of at most ``width`` characters where it
-    can be (``density_ci_low`` at width 8: ``density_`` / ``ci_low``): a column header need not be
-    wider than its numbers, and each line ends where the name continues."""
-    pieces = [p + "_" for p in name.split("_")[:-1]] + [name.split("_")[-1]]
+def header_lines(text: str, width: int) -> str:
+    """``text`` broken between words into lines of at most ``width`` characters where it can be
+    (``95% CI low`` at width 6: ``95% CI`` / ``low``); a word is never broken, and a word longer
+    than ``width`` has a line of its own."""
     lines = [""]
-    for piece in pieces:
-        if lines[-1] and len(lines[-1]) + len(piece) > width:
+    for word in text.split(" "):
+        if lines[-1] and len(lines[-1]) + 1 + len(word) > width:
             lines.append("")
-        lines[-1] += piece
+        lines[-1] = f"{lines[-1]} {word}" if lines[-1] else word
     return "\n".join(lines)
 
 
-def _column_widths(frame, cells: list[list[str]]) -> list[tuple[bool, int, str]]:
-    """Per column: (numeric, narrowest width it may take, header text)."""
+def _longest_word(text: str) -> int:
+    return max(len(w) for w in text.split(" "))
+
+
+@dataclass
+class _Column:
+    """One column as printed: its field, header in words, cells as text, right-aligned and unbroken if numeric."""
+
+    field: str
+    header: str
+    cells: list[str]
+    numeric: bool
+    width: int = 0  # the width it is given
+    lines: str = ""  # the header as printed, broken between words to fit ``width``
+
+    def widest_cell(self) -> int:
+        return max([1, *(len(c) for c in self.cells)])
+
+    def narrowest(self) -> int:
+        """The least width: its widest number (a text column folds down to MIN_TEXT_WIDTH), its longest header word."""
+        cells = self.widest_cell() if self.numeric else min(self.widest_cell(), MIN_TEXT_WIDTH)
+        return max(cells, _longest_word(self.header))
+
+    def set_width(self, width: int) -> None:
+        self.width = width
+        self.lines = header_lines(self.header, width)
+
+
+def columns_of(frame, *, wide: bool = False) -> list[_Column]:
+    """The columns of ``frame`` as people read them (:func:`densing.tables.column`); unless
+    ``wide``, a column with nothing in it (every cell missing or blank) is left out."""
+    from densing.tables import column, empty, is_numeric
+
     out = []
-    for position, column in enumerate(frame.columns):
-        values = frame[column]
-        widest_cell = max([1, *(len(row[position]) for row in cells)])
-        numeric = bool(len(values)) and bool(values.map(lambda v: _is_number(v) or _plain(v) is None).all())
-        name = str(column)
-        smallest = widest_cell if numeric else min(widest_cell, MIN_TEXT_WIDTH)
-        header = header_lines(name, max(smallest, max(len(p) + 1 for p in name.split("_"))))
-        smallest = max(smallest, *(len(line) for line in header.split("\n")))
-        out.append((numeric, smallest, header))
+    for name in frame.columns:
+        values = frame[name].tolist()
+        head, cells = column(name, values)
+        out.append(_Column(str(name), head, cells, is_numeric(values)))
+    if not wide:
+        kept = [c for c in out if not empty(c.cells)]
+        out = kept or out[:1]
     return out
 
 
-def _key_positions(widths: list[tuple[bool, int, str]], keys_given: int | None = None) -> list[int]:
+#: Padding of a cell (top, right, bottom, left): one space after it, and the divider — together two
+#: spaces between columns.
+PADDING = (0, 1, 0, 0)
+
+
+def _table_width(columns: list[_Column], positions) -> int:
+    """Characters a ``box.SIMPLE_HEAD`` table without edges and with :data:`PADDING` takes for these
+    columns: Σ (width + 2) − 1."""
+    return sum(columns[p].width + 2 for p in positions) - 1
+
+
+def _lines_at(text: str, width: int) -> int:
+    return header_lines(text, width).count("\n") + 1
+
+
+def _widen_headers(columns: list[_Column], limit: int) -> None:
+    """Spend the room left within ``limit`` on headers: each column, left to right, as wide as puts
+    its header on two lines, then on one, where the table still fits."""
+    for most in (2, 1):
+        for c in columns:
+            if _lines_at(c.header, c.width) <= most:
+                continue
+            wanted = next(w for w in range(c.width, len(c.header) + 1) if _lines_at(c.header, w) <= most)
+            if _table_width(columns, range(len(columns))) + wanted - c.width <= limit:
+                c.set_width(wanted)
+
+
+def _key_positions(columns: list[_Column], keys_given: int | None = None) -> list[int]:
     """Positions of the leading text columns (at most :data:`MAX_KEY_COLUMNS`): the row's name;
     ``keys_given``: that many leading columns name the row whatever they hold (a rank, a worker count)."""
     if keys_given is not None:
-        return list(range(min(keys_given, len(widths))))
+        return list(range(min(keys_given, len(columns))))
     keys: list[int] = []
-    for numeric, _, _ in widths[:MAX_KEY_COLUMNS]:
-        if numeric:
+    for c in columns[:MAX_KEY_COLUMNS]:
+        if c.numeric:
             break
         keys.append(len(keys))
     return keys
 
 
-def _table_width(widths: list[tuple[bool, int, str]], positions) -> int:
-    """Characters a ``box.SIMPLE_HEAD`` table without edges takes for these columns: Σ (width + 3) − 1."""
-    return sum(widths[p][1] + 3 for p in positions) - 1
-
-
-def _blocks(widths: list[tuple[bool, int, str]], limit: int, keys_given: int | None = None) -> list[list[int]]:
+def _blocks(columns: list[_Column], limit: int, keys_given: int | None = None) -> list[list[int]]:
     """Column positions of each printed block, so that every block fits ``limit`` characters.
 
-    If all columns fit at their narrowest (:func:`_table_width`), one block; otherwise the leading text columns (the row's name, at most
-    :data:`MAX_KEY_COLUMNS`, together at most 60% of the width) repeat in every block and the
-    other columns are dealt out in order, as many per block as fit (at least one).
+    If all columns fit (:func:`_table_width`), one block; otherwise the leading text columns (the
+    row's name, at most :data:`MAX_KEY_COLUMNS`, together at most 60% of the width) repeat in every
+    block and the other columns are dealt out in order, as many per block as fit (at least one).
     """
-    if _table_width(widths, range(len(widths))) <= limit:
-        return [list(range(len(widths)))]
-    keys = _key_positions(widths, keys_given)
+    if _table_width(columns, range(len(columns))) <= limit:
+        return [list(range(len(columns)))]
+    keys = _key_positions(columns, keys_given)
     blocks: list[list[int]] = []
     current = list(keys)
-    for position in range(len(keys), len(widths)):
-        if len(current) > len(keys) and _table_width(widths, [*current, position]) > limit:
+    for position in range(len(keys), len(columns)):
+        if len(current) > len(keys) and _table_width(columns, [*current, position]) > limit:
             blocks.append(current)
             current = list(keys)
         current.append(position)
@@ -159,43 +194,76 @@ def _blocks(widths: list[tuple[bool, int, str]], limit: int, keys_given: int | N
     return blocks
 
 
-def _key_widths(widths: list[tuple[bool, int, str]], limit: int, keys_given: int | None = None) -> list[tuple[bool, int, str]]:
-    """``widths`` with the leading text columns (the row's name) narrowed, folding, so that
-    together they take at most 60% of ``limit`` (8 characters each at least): they repeat in
-    every block of a wide table."""
-    keys = _key_positions(widths, keys_given)
-    if not keys:
-        return widths
-    cap = max(8, (limit * 3 // 5) // len(keys) - 3)
-    out = list(widths)
-    for k in keys:
-        numeric, smallest, header = widths[k]
-        if smallest > cap:
-            out[k] = (numeric, cap, header_lines(header.replace("\n", ""), cap))
-    return out
+def _fit(columns: list[_Column], limit: int, keys_given: int | None = None) -> None:
+    """Give each column its width: headers on one line where the table then fits ``limit``; else
+    each column at its narrowest (headers broken between words, the room left spent on headers of
+    fewer lines: :func:`_widen_headers`); if that is still too wide, the row's name columns
+    narrowed, folding, to at most 60% of ``limit`` together (8 characters each at least) — they
+    repeat in every block of a table still too wide (where they take more than that)."""
+    for c in columns:
+        c.set_width(max(c.narrowest(), len(c.header)))
+    if _table_width(columns, range(len(columns))) <= limit:
+        return
+    for c in columns:
+        c.set_width(c.narrowest())
+    if _table_width(columns, range(len(columns))) <= limit:
+        _widen_headers(columns, limit)
+        return
+    keys = _key_positions(columns, keys_given)
+    budget = limit * 3 // 5
+    if keys and _table_width(columns, keys) > budget:
+        cap = max(8, budget // len(keys) - 2)
+        for k in keys:
+            if columns[k].width > cap:
+                columns[k].set_width(max(cap, _longest_word(columns[k].header)))
 
 
-def render_table(frame, *, title: str | None = None, width: int | None = None, file=None, keys: int | None = None) -> None:
-    """Print ``frame`` as rich tables: markup off, numbers on one line, text columns fold.
-
-    The output fits the terminal's width (``width`` overrides it; 80 when the output is not a
-    terminal and ``COLUMNS`` is unset): text columns fold down to ``MIN_TEXT_WIDTH`` characters,
-    and when the columns still do not fit, the table is printed in blocks of columns, each
-    repeating the row's name (see :func:`_blocks`). A number is never broken across lines; only a
-    single number or name wider than the terminal makes a line longer than it.
-    """
-    from rich import box
+def _console(width: int | None, file):
     from rich.console import Console
+
+    return Console(markup=False, highlight=False, emoji=False, width=width, file=file or sys.stdout)
+
+
+def _render_one_row(columns: list[_Column], console, title: str | None) -> None:
+    """A one-row result as a key/value table: one line per field, the value beside its header."""
+    from rich import box
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(markup=False, highlight=False, emoji=False, width=width, file=file or sys.stdout)
-    cells = [[_cell(v) for v in row] for row in frame.itertuples(index=False, name=None)]
-    widths = _column_widths(frame, cells)
-    if _table_width(widths, range(len(widths))) > console.width:
-        widths = _key_widths(widths, console.width, keys)
-    blocks = _blocks(widths, console.width, keys)
-    columns = list(frame.columns)
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, show_lines=False, padding=PADDING)
+    table.add_column(Text("field"), no_wrap=True)
+    table.add_column(Text("value"), overflow="fold")
+    for c in columns:
+        table.add_row(Text(c.header), Text(c.cells[0]))  # Text: user data is never parsed as markup
+    if title is not None:
+        console.print(Text(title))
+    console.print(table)
+
+
+def render_table(frame, *, title: str | None = None, width: int | None = None, file=None, keys: int | None = None,
+                 wide: bool = False) -> None:
+    """Print ``frame`` as rich tables: markup off, headers in words (:mod:`densing.tables`), numbers
+    by :mod:`densing.numbers` on one line, text columns fold.
+
+    Unless ``wide``, a column with nothing in it is left out. A single row prints as a key/value
+    table (one line per field). Otherwise the output fits the terminal's width (``width`` overrides
+    it; 80 when the output is not a terminal and ``COLUMNS`` is unset): headers break between words,
+    never inside one; text columns fold down to ``MIN_TEXT_WIDTH`` characters; and when the columns
+    still do not fit, the table is printed in blocks of columns, each repeating the row's name (see
+    :func:`_blocks`). A number is never broken across lines; only a single number or name wider
+    than the terminal makes a line longer than it.
+    """
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    console = _console(width, file)
+    columns = columns_of(frame, wide=wide)
+    if len(frame) == 1 and len(columns) > 2:
+        _render_one_row(columns, console, title)
+        return
+    _fit(columns, console.width, keys)
+    blocks = _blocks(columns, console.width, keys)
     for number, block in enumerate(blocks):
         heading, caption = title, None
         if len(blocks) > 1:  # say that the table goes on, and where the one-line-a-row forms are
@@ -205,17 +273,17 @@ def render_table(frame, *, title: str | None = None, width: int | None = None, f
                 caption = f"{len(blocks)} blocks of columns; --format csv or json: one line a row"
         table = Table(
             caption=None if caption is None else Text(caption),
-            box=box.SIMPLE_HEAD, show_edge=False, show_lines=False, caption_justify="left",
+            box=box.SIMPLE_HEAD, show_edge=False, show_lines=False, caption_justify="left", padding=PADDING,
         )
         for c in block:
-            numeric, smallest, header = widths[c]
-            if numeric:  # numbers keep their full width: the table may fold text, never a number
-                table.add_column(Text(header), justify="right", no_wrap=True, min_width=smallest)
+            column = columns[c]
+            if column.numeric:  # numbers keep their full width: the table may fold text, never a number
+                table.add_column(Text(column.lines), justify="right", no_wrap=True, min_width=column.width)
             else:
-                table.add_column(Text(header), overflow="fold", min_width=smallest)
-        needed = _table_width(widths, block)
-        for row in cells:
-            table.add_row(*(Text(row[c]) for c in block))  # Text: user data is never parsed as markup
+                table.add_column(Text(column.lines), overflow="fold", min_width=column.width)
+        needed = _table_width(columns, block)
+        for row in range(len(frame)):
+            table.add_row(*(Text(columns[c].cells[row]) for c in block))  # Text: user data is never parsed as markup
         if needed > console.width:  # one column wider than the terminal: grow rather than break it
             console.width = needed
         if number:
@@ -236,18 +304,20 @@ def print_text(text: str, *, file=None) -> None:
         console.print(Text(paragraph))
 
 
-def print_frame(frame, fmt: Format | str = Format.table, *, title: str | None = None, keys: int | None = None) -> None:
+def print_frame(frame, fmt: Format | str = Format.table, *, title: str | None = None, keys: int | None = None,
+                wide: bool = False) -> None:
     """Print ``frame`` to stdout in ``fmt`` (table|json|csv); the title is shown with tables only.
 
     ``keys``: how many leading columns name a row (repeated in every block of a wide table); by
-    default the leading text columns."""
+    default the leading text columns. ``wide``: a table keeps its columns with nothing in them.
+    CSV and JSON keep the field names and the raw values whatever ``wide`` says."""
     fmt = Format(fmt)
     if fmt is Format.json:
         sys.stdout.write(to_json(frame) + "\n")
     elif fmt is Format.csv:
         sys.stdout.write(to_csv(frame))
     else:
-        render_table(frame, title=title, keys=keys)
+        render_table(frame, title=title, keys=keys, wide=wide)
 
 
 def print_json(value) -> None:

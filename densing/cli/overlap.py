@@ -48,6 +48,7 @@ def analyze(
     scheduler: str = typer.Option("auto", "--scheduler", help=_SCHEDULER_HELP),
     workers: Optional[int] = typer.Option(None, "--workers", help="Local processes or local Dask workers (default: one per CPU)."),
     fmt: Format = typer.Option(Format.table, "--format"),
+    wide: bool = typer.Option(False, "--wide", help="Tables: keep the columns with nothing in them (comm bytes of a trace without them)."),
 ) -> None:
     """Per-rank comm-comp overlap %, temporal breakdown and exposed communication (HTA's definitions)."""
     from densing.overlap.analysis import analyze as analyze_ranks, analyze_rows, analyze_steps
@@ -58,13 +59,13 @@ def analyze(
             raise InputError("--peer-wait: per rank only (without --steps)")
         from densing.overlap.peerwait import peer_wait as split
 
-        print_frame(split(path), fmt, title=f"exposed communication: transfer vs peer wait, {path}", keys=1)
+        print_frame(split(path), fmt, title=f"exposed communication: transfer vs peer wait, {path}", keys=1, wide=wide)
         return
     if fmt is Format.json and not steps:  # the fast path: no pandas for a machine-readable answer
         print_json(analyze_rows(path, scheduler, workers))
         return
     frame = analyze_steps(path, scheduler, workers) if steps else analyze_ranks(path, scheduler, workers)
-    print_frame(frame, fmt, title=f"overlap {path}", keys=1)  # the rank names each row
+    print_frame(frame, fmt, title=f"overlap {path}", keys=1, wide=wide)  # the rank names each row
 
 
 @overlap_app.command()
@@ -227,7 +228,7 @@ def sublayers(
     """Per-sublayer time, exposed communication and measured contention of a tensor-parallel run."""
     from densing.overlap.sublayers import sublayer_table
 
-    print_frame(sublayer_table(run_dir), fmt, title=f"tp sublayers {run_dir} (µs per step)", keys=2)
+    print_frame(sublayer_table(run_dir), fmt, title=f"tp sublayers {run_dir} (times per step)", keys=2)
 
 
 @overlap_app.command()

@@ -15,6 +15,7 @@ RESULTS_HELP = "Target results (default: results/public_models.csv)."
 FIT_HELP = "Reference fit (default: the one the reference rule chooses, see README)."
 D0_HELP = "Tokens D0 of the reference model (default: the fit's)."
 N_BOOT_HELP = "Bootstrap draws of the headline rule (fit × score × models)."
+WIDE_HELP = "Tables: keep the columns with nothing in them (and, where a command has more, every column)."
 
 
 class By(str, Enum):
@@ -73,11 +74,12 @@ def trend(
     by: By = typer.Option(By.headline, "--by", help="'benchmark': one row per benchmark and per benchmark set (the Densing Law by capability)."),
     design: Design = typer.Option(Design.leaderboard, "--design", help=DESIGN_HELP),
     fmt: Format = typer.Option(Format.table, "--format"),
+    wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
 ) -> None:
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
     if design is Design.olmes:
         _check_draws(n_boot, seed)
-        _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt)
+        _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt, wide)
         return
     from densing.data import read_results
     from densing.laws.reference import ReferenceFit
@@ -97,7 +99,7 @@ def trend(
         if fmt is not Format.csv:
             print_text(result.verdict)
         print_frame(table[["row", "capability", "references", "months", "ci_low", "ci_high", "n_models", "each_reference_months", "error"]]
-                    if fmt is not Format.csv else table, fmt,
+                    if fmt is not Format.csv and not wide else table, fmt, wide=wide,
                     title="doubling time in months per benchmark and benchmark set (rule v2's references drawn in each bootstrap draw)")
         return
     if fmt is Format.json:
@@ -108,18 +110,20 @@ def trend(
         return
     print_text(result.verdict)
     print_text(result.why)
-    print_frame(result.table(), fmt, title=f"doubling time in months by frontier rule (headline: {result.headline_rule}); shares of the slope variance")
+    print_frame(result.table(), fmt, title=f"doubling time in months by frontier rule (headline: {result.headline_rule}); shares of the slope variance",
+                wide=wide)
     for rule, error in result.rule_errors.items():
         print_text(f"note: {rule} rule not fitted: {error}")
     print_text("note: the envelope row's interval is optimistic (its points are chosen on the response); the headline rule is the censored quantile")
-    print_frame(result.checks_table(), fmt, title="validity checks of the headline inversion")
-    print_frame(result.references, fmt, title="the headline's references (each drawn with its weight; months: its own point estimate)")
+    print_frame(result.checks_table(), fmt, title="validity checks of the headline inversion", wide=wide)
+    print_frame(result.references, fmt, title="the headline's references (each drawn with its weight; months: its own point estimate)",
+                wide=wide)
     print_text(result.breakpoint_line())
     print_text(result.rule_v1)
     print_text("per benchmark: densing trend --by benchmark")
 
 
-def _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt) -> None:
+def _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt, wide=False) -> None:
     """``densing trend --design olmes``: the OLMES rows, their checks in words, the models left out."""
     from densing.errors import InputError
     from densing.trend.olmes import D0, measure_olmes
@@ -144,7 +148,8 @@ def _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt) -> None:
                "and models (one row per task: the four MC references have four loss laws, so there is no combined row).")
     columns = ["benchmark", "months", "ci_low", "ci_high", "n_models", "n_lower", "n_upper",
                *[c for c in result.rows.columns if c.startswith("months_d0_") and not c.endswith("_ci")], "months_ceiling_1", "score_r2"]
-    print_frame(result.rows[columns], fmt, title="doubling time in months per OLMES task (D0 sensitivity beside)")
+    print_frame(result.rows if wide else result.rows[columns], fmt, title="doubling time in months per OLMES task (D0 sensitivity beside)",
+                wide=wide)
     for r in result.rows.itertuples():
         if r.error:
             print_text(f"{r.benchmark}: {r.error}")
@@ -174,9 +179,17 @@ def report(
 
     _check_draws(n_boot, seed)
     check_writable(out)
+    import shlex
+
+    words = ["densing", "report", "--out", str(out), "--frontier", frontier.value, "--epoch", epoch, "--since", since or "none",
+             "--n-boot", str(n_boot), "--seed", str(seed)]
+    for option, value in (("--results", results), ("--fit", fit), ("--d0", d0), ("--traces", traces)):
+        if value is not None:
+            words += [option, str(value)]
     html, headline, _ = build_report(
         results=results, headline_fit=fit, d0=_count(d0, "--d0"), frontier=frontier.value,
         epoch=_since(epoch, "--epoch") or "2023-02-24", since=_since(since), n_boot=n_boot, seed=seed, traces=traces,
+        command=shlex.join(words),
     )
     atomic_write_text(out, html)
     print_text(headline.text())

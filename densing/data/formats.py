@@ -22,6 +22,8 @@ from typing import Callable
 
 import pandas as pd
 
+from densing import paths
+
 from densing.data import olmo, readers
 from densing.errors import InputError
 
@@ -134,5 +136,6 @@ def read_reference_data(path: str | Path, *, suite: str = "standard", final_only
     path = Path(path)
     data_format = sniff_format(path)
     if not data_format.reference_only and not path.exists():
-        raise InputError(f"{path}: no such file or directory")
+        raise InputError(f"{path}: no such file or directory{paths.shipped_hint(path)}")
     return data_format.read(path, suite=suite, final_only=final_only)
+

@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from densing.data.schema import FRACTION_METRICS, validate_results
+from densing import paths
 from densing.errors import InputError
 from densing.validation import Options, validate
 
@@ -45,7 +46,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
     """A validated tidy results table (DataFrame) read from CSV or Parquet."""
     path = Path(path)
     if not path.exists():
-        raise InputError(f"{path}: no such file")
+        raise InputError(f"{path}: no such file{paths.shipped_hint(path)}")
     suffix = path.suffix.lower()
     try:
         if suffix in (".parquet", ".pq"):

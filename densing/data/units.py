@@ -47,13 +47,13 @@ def parse_count(value: object, *, field: str = "params", where: str | None = Non
 
 
 def format_count(value: float) -> str:
-    """Print a count the way people write it: 6.9e9 -> '6.9B', 3.5e11 -> '350B', 1.2e12 -> '1.2T'."""
+    """Print a count the way people write it: 6.9e9 -> '6.9B', 3.5e11 -> '350B', 1.2e12 -> '1.2T'
+    (:func:`densing.numbers.format_count`, the one rule of numbers shown to people)."""
     if value is None or not math.isfinite(value):
         return str(value)
-    for suffix, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
-        if abs(value) >= scale:
-            return f"{value / scale:.3g}{suffix}"
-    return f"{value:.3g}"
+    from densing.numbers import format_count as words
+
+    return words(value)
 
 
 def parse_date(value: object, *, field: str = "release_date", where: str | None = None) -> pd.Timestamp:

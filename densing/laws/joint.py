@@ -30,7 +30,7 @@ well as the skill variance allows, ≫ 1 when they disagree more.
 
 The first version (``skill="none"``: no skill variance, the per-model interval's noise scaled by
 the Birge ratio where it exceeds 1) undercovered on planted data (0.59 for a nominal 0.95,
-``bench/family_trend_coverage.py``); the skill variance was added after that run, before any
+``studies/family_trend_coverage.py``); the skill variance was added after that run, before any
 change was judged on the shipped table. Both are kept (``skill=``); the default is ``"pooled"``.
 """
 from __future__ import annotations

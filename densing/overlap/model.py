@@ -115,6 +115,21 @@ class RankTrace:
     def kernel_count(self) -> int:
         return int(self.kernel_start_us.size)
 
+    def __repr__(self) -> str:
+        """One line: the rank, its work items and steps (the arrays stay out of the repr; ``kernels_frame()`` has them)."""
+        from pathlib import Path
+
+        items = "kernels" if self.lane_kind == LANE_STREAM else "ops"
+        lanes = np.unique(self.kernel_lane).size
+        return (f"RankTrace(rank {self.rank} of {self.world_size}, {self.kernel_count:,} {items} on {lanes} "
+                f"{self.lane_kind}{'s' if lanes != 1 else ''}, {self.step_number.size} steps, {Path(self.path).name})")
+
+    def _repr_html_(self) -> str:
+        """The one-line repr and the first kernels as a table, for notebooks."""
+        import html
+
+        return f"<p>{html.escape(repr(self))}</p>" + self.kernels_frame().head(10).to_html(index=False)
+
     def kernels_frame(self) -> "pd.DataFrame":
         """The kernels as a tidy DataFrame (one row per kernel; the lane column is named by
         ``lane_kind``: ``stream`` or ``thread``)."""

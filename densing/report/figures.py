@@ -14,7 +14,7 @@ from plotly.subplots import make_subplots
 
 from densing.data.units import format_count
 from densing.laws.reference import ReferenceFit
-from densing.numbers import format_number
+from densing.numbers import format_number, log_ticks
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
 
@@ -35,7 +35,8 @@ def loss_figure(fit: ReferenceFit) -> go.Figure:
             go.Scatter(
                 x=group["train_tokens"], y=group["loss"], mode="markers", marker=dict(color=color, size=6),
                 name=f"N = {format_count(size)}", legendgroup=str(size),
-                text=_esc(group["model"]), hovertemplate="%{text}<br>D = %{x:.3s}<br>loss = %{y:.4f}<extra></extra>",
+                text=[f"{m}<br>D = {format_count(d)}" for m, d in zip(_esc(group["model"]), group["train_tokens"])],
+                hovertemplate="%{text}<br>loss = %{y:.4f}<extra></extra>",
             )
         )
         grid = np.geomspace(group["train_tokens"].min(), group["train_tokens"].max(), 60)
@@ -44,7 +45,8 @@ def loss_figure(fit: ReferenceFit) -> go.Figure:
         )
     figure.update_layout(
         title=f"Loss estimation · {html.escape(fit.benchmark)} (R² {fit.stages[0].r_squared:.3f})",
-        xaxis=dict(title="training tokens D", type="log"), yaxis=dict(title="conditional loss −log P(answer | prompt)", type="log"),
+        xaxis=dict(title="training tokens D", type="log", exponentformat="power"),
+        yaxis=dict(title="conditional loss −log P(answer | prompt)", type="log", exponentformat="power"),
         height=420, margin=dict(l=60, r=20, t=50, b=50),
     )
     return figure
@@ -104,7 +106,7 @@ def performance_figure(fits: list[ReferenceFit]) -> go.Figure:
         figure.add_trace(go.Scatter(x=grid, y=fit.predict_score_from_loss(grid), mode="lines", line=dict(color=PALETTE[3]), showlegend=False, hoverinfo="skip"), row=row, col=col)
         figure.update_xaxes(title_text=("loss" if fit.kind == "two-step" else "ln N (family law)" if fit.kind == "family"
                                         else "latent loss L(N, D)") + (" (log)" if spread else ""),
-                            type="log" if spread else "linear", row=row, col=col)
+                            type="log" if spread else "linear", exponentformat="power", row=row, col=col)
         figure.update_yaxes(title_text="score", row=row, col=col)
     figure.update_annotations(font_size=13)
     figure.update_layout(height=height, margin=dict(l=50, r=20, t=top, b=50))
@@ -132,7 +134,7 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
     scores = ["<br>".join(f"{str(c).removeprefix('score:') if c != 'score' else 'score'} {v:.3f}" for c, v in zip(score_columns, row))
               for row in frame[score_columns].to_numpy(float)]
     frame["hover"] = [
-        f"{html.escape(str(m))}<br>params {format_count(p)}<br>{s}<br>{relation[int(b)]} {d:.3g}"
+        f"{html.escape(str(m))}<br>params {format_count(p)}<br>{s}<br>{relation[int(b)]} {format_number(d, html=True)}"
         + ("" if b == 0 else " (bound: the reference cannot say more)")
         for m, p, s, d, b in zip(frame["model"], frame["params"], scores, frame["density"], frame["bound"])
     ]
@@ -181,9 +183,11 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
         figure.add_annotation(text=html.escape(checks_text), xref="paper", yref="paper", x=0, y=1.0, xanchor="left",
                               yanchor="bottom", showarrow=False, font=dict(size=12, color="#8a1c1c" if "failed" in checks_text else "#1c6b2a"))
     pad = 0.1 * (high_y - low_y) + 0.2  # the band may run off the plot: the axis follows the points and the line
+    tickvals, ticktext = log_ticks(low_y - pad, high_y + pad)  # 10⁻⁴, not plotly's SI 100μ
     figure.update_layout(
         title=title, xaxis=dict(title="release date"),
-        yaxis=dict(title="capacity density ρ = N̂ / N", type="log", range=[low_y - pad, high_y + pad]),
+        yaxis=dict(title="capacity density ρ = N̂ / N", type="log", range=[low_y - pad, high_y + pad],
+                   tickvals=tickvals, ticktext=ticktext),
         height=500, margin=dict(l=60, r=20, t=50, b=50), legend=dict(orientation="h", y=-0.18),
     )
     return figure

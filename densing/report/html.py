@@ -14,8 +14,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from densing._html import cell
 from densing.numbers import format_number
+from densing.tables import column
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#fafbfc}
@@ -39,7 +39,7 @@ td.t{min-width:18em}
 ul.caveats li{margin:4px 0}
 .caption{color:#5a6275;font-size:.85rem;margin:4px 8px 8px}
 .headline-words{font-size:1.05rem;font-weight:600}
-footer{color:#5a6275;font-size:.8rem;margin-top:40px}
+footer{color:#5a6275;font-size:.8rem;margin-top:40px}details.appendix>summary{cursor:pointer}details.appendix>summary h2{display:inline}footer code{font-size:.8rem}
 """
 
 
@@ -50,6 +50,7 @@ class Section:
     title: str
     intro: str = ""
     parts: list[str] = field(default_factory=list)
+    collapsed: bool = False  # an appendix: shown closed, opened by its title
 
 
 def esc(value) -> str:
@@ -63,15 +64,9 @@ LONG_CARD = 32
 
 
 def fmt_number(value) -> str:
-    if value is None or value is pd.NA or value is pd.NaT:
-        return "—"
-    if isinstance(value, (bool, np.bool_)):
-        return "yes" if value else "no"
-    if isinstance(value, pd.Timestamp):
-        return value.strftime("%Y-%m-%d")
-    if isinstance(value, float):
-        return cell(value)  # the notebook tables' rule: 4 significant digits, NaN —, ±∞
-    return esc(value)
+    """One value as escaped table HTML by the one rule (:func:`densing.tables.column`): 3
+    significant figures, 3.2×10⁻⁵, — for a missing value, yes/no, YYYY-MM-DD."""
+    return esc(column("", [value], html=True)[1][0])
 
 
 def fmt_fixed(value, digits: int = 2) -> str:
@@ -81,16 +76,18 @@ def fmt_fixed(value, digits: int = 2) -> str:
 
 def table_html(frame: pd.DataFrame, *, scroll: bool = True) -> str:
     """An HTML table of ``frame`` in a horizontally scrollable box (``scroll``: also at most 520 px
-    high); every cell escaped; numbers right-aligned; long text wraps; yes/no for booleans."""
-    head = "".join(f"<th>{esc(c)}</th>" for c in frame.columns)
+    high): headers in words with their units and cells by the one rule of :mod:`densing.tables`
+    (3 significant figures, 3.2×10⁻⁵, counts as 15T, fractions as percentages, yes/no for
+    booleans); every cell escaped; numbers right-aligned; long text wraps."""
+    shown = [column(name, frame[name].tolist(), html=True) for name in frame.columns]
+    head = "".join(f"<th>{esc(header)}</th>" for header, _ in shown)
     rows = []
-    for record in frame.itertuples(index=False, name=None):
+    for i, record in enumerate(frame.itertuples(index=False, name=None)):
         cells = []
-        for value in record:
+        for (_, texts), value in zip(shown, record):
             numeric = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
-            text = fmt_number(value)
             kind = ' class="n"' if numeric else ' class="t"' if isinstance(value, str) and len(value) > LONG_TEXT else ""
-            cells.append(f"<td{kind}>{text}</td>")
+            cells.append(f"<td{kind}>{esc(texts[i])}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     return f'<div class="table{" scroll" if scroll else ""}">{table}</div>'
@@ -110,19 +107,21 @@ def cards_html(cards: list[tuple[str, str]]) -> str:
 
 
 def page(title: str, subtitle: str, sections: list[Section], footer: str) -> str:
-    """The whole page, plotly.js inlined so that it opens with no network."""
+    """The whole page, plotly.js inlined so that it opens with no network; ``footer`` is HTML (escape its text)."""
     from plotly.offline import get_plotlyjs
 
     body = []
     for section in sections:
-        body.append(f"<h2>{esc(section.title)}</h2>")
-        if section.intro:
-            body.append(f'<p class="sub">{esc(section.intro)}</p>')
-        body.extend(section.parts)
+        inner = [f'<p class="sub">{esc(section.intro)}</p>'] if section.intro else []
+        inner.extend(section.parts)
+        if section.collapsed:
+            body.append(f'<details class="appendix"><summary><h2>{esc(section.title)}</h2></summary>{"".join(inner)}</details>')
+        else:
+            body.append(f"<h2>{esc(section.title)}</h2>" + "".join(inner))
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{esc(title)}</title>"
         f"<style>{_STYLE}</style><script type=\"text/javascript\">{get_plotlyjs()}</script></head>"
         f"<body><main><h1>{esc(title)}</h1><p class=\"sub\">{esc(subtitle)}</p>{''.join(body)}"
-        f"<footer>{esc(footer)}</footer></main></body></html>\n"
+        f"<footer>{footer}</footer></main></body></html>\n"
     )

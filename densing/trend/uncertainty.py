@@ -23,7 +23,7 @@ Frontier rules: ``quantile`` (Powell's censored q-th regression quantile, q = 0.
 entering at their bound value: its points are chosen on the response, and its interval is
 optimistic).
 
-Coverage on planted data (``bench/trend_full_coverage.py``, 100 replicates of the whole pipeline:
+Coverage on planted data (``studies/trend_full_coverage.py``, 100 replicates of the whole pipeline:
 a reference family fitted with its bootstrap, 90 targets with binomial score noise; nominal 0.95):
 quantile 0.99, all (Tobit) 0.99, envelope 0.65 — against 0.82, 0.72 and 0.24 for an interval
 from resampling models only. The envelope's interval is optimistic and is labelled so.

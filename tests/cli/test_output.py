@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from densing.cli.output import print_frame, render_table
+from densing.numbers import format_number
 
 
 def table_text(frame: pd.DataFrame, width: int) -> str:
@@ -38,7 +39,7 @@ def test_markup_in_names_and_titles_prints_literally(frame, width):
 @pytest.mark.parametrize("width", [20, 40, 80])
 def test_numbers_never_wrap(frame, width):
     text = table_text(frame, width)
-    for number in ("7e+09", "1.235e+08", "0.1235", "-1.235e+06", "∞", "—"):
+    for number in ("7B", "123M", "0.123", "-1.23e6", "∞", "—"):
         assert number in text, number
     # a text column folds rather than widening the table without bound
     assert "a-very-long-model-name-that-goes-on-and-on-and-on-forever" not in text
@@ -82,7 +83,7 @@ def test_tables_fit_the_width_in_blocks(width, columns):
     lines = text.splitlines()
     assert max(len(line) for line in lines) <= width
     for i in range(columns):
-        assert text.count(f"{1.234567e8 * (i + 1):.4g}") == 1, i
+        assert text.count(format_number(1.234567e8 * (i + 1))) == 1, i
     blocks = text.count("arc_challenge")  # each block repeats the row's name
     assert text.count("-0.5") == columns  # every number once, whole
     assert blocks >= 1 and text.count("continued (") == blocks - 1
@@ -92,12 +93,55 @@ def test_tables_fit_the_width_in_blocks(width, columns):
         assert blocks > 1
 
 
-def test_header_lines_break_after_underscores():
+def test_header_lines_break_between_words():
     from densing.cli.output import header_lines
 
-    assert header_lines("density_ci_low", 8) == "density_\nci_low"
-    assert header_lines("params", 3) == "params"
-    assert header_lines("a_b_c", 10) == "a_b_c"
+    assert header_lines("95% CI low", 6) == "95% CI\nlow"
+    assert header_lines("N (params)", 3) == "N\n(params)"
+    assert header_lines("ρ 95% high", 20) == "ρ 95% high"
+
+
+@pytest.mark.parametrize("width", [40, 60, 80, 120])
+def test_headers_are_words_never_broken_inside(width):
+    """Every header line is whole words of the field's display name: no underscore, no word cut."""
+    frame = pd.DataFrame({"rule": ["quantile", "all"], "months": [4.86, 1.75], "ci_low": [2.3, 1.1], "ci_high": [8.3, 2.7],
+                          "n_models": [106, 106], "share_fit": [0.44, 0.41], "exposed_comm_us": [7.02e4, 6.5e4]})
+    text = table_text(frame, width)
+    assert "_" not in text
+    words = {"rule", "months", "95%", "CI", "low", "high", "models", "fit", "share", "(%)", "exposed", "comm", "(ms)"}
+    header = text.split("─")[0].splitlines()[1:]  # the lines above the rule, after the title
+    for line in header:
+        assert set(line.split()) <= words, line
+
+
+def test_empty_columns_are_left_out_unless_wide():
+    frame = pd.DataFrame({"model": ["a", "b"], "density": [0.5, 2.0], "censored": [None, None], "note": ["", ""]})
+    narrow, wide = io.StringIO(), io.StringIO()
+    render_table(frame, width=80, file=narrow)
+    render_table(frame, width=80, file=wide, wide=True)
+    assert "censored" not in narrow.getvalue() and "note" not in narrow.getvalue()
+    assert "censored" in wide.getvalue() and "note" in wide.getvalue()
+
+
+def test_one_row_prints_as_one_key_value_block_at_80_columns():
+    from densing.overlap.metrics import RANK_COLUMNS
+
+    row = {c: 12345.678 for c in RANK_COLUMNS}
+    row.update(rank=3, world_size=8, kernel_count=7875, comm_bytes=math.nan)
+    text = table_text(pd.DataFrame([row]), 80)
+    assert "continued" not in text and max(len(line) for line in text.splitlines()) <= 80
+    assert "field" in text and "kernel span (ms)" in text and "12.3" in text  # µs shown in ms
+    assert "comm bytes" not in text  # nothing in it
+
+
+def test_counts_percentages_and_durations_read_in_words():
+    frame = pd.DataFrame({"model": ["m", "n"], "params": [1.415e9, 7e7], "d0": [1.5e13, 1e12],
+                          "held_out_error": [0.0712, 0.5], "idle_us": [4.356e5, 1.2e5]})
+    text = table_text(frame, 120)
+    for shown in ("1.42B", "70M", "15T", "1T", "7.12", "50", "436", "120", "N (params)", "D0 (tokens)",
+                  "held-out error (%)", "idle (ms)"):
+        assert shown in text, shown
+    assert "e+" not in text and "e-0" not in text
 
 
 def test_booleans_print_as_words(capsys):

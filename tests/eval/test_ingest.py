@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -12,10 +11,7 @@ from densing.data import read_pythia_evals, read_results
 from densing.data.schema import COLUMNS
 from densing.eval.ingest import ingest
 from densing.eval.store import read_store
-
-PYTHIA = Path(__file__).resolve().parents[3] / "shared" / "data" / "pythia_evals" / "pythia-v1"
-if not PYTHIA.is_dir():  # the worktree layout: /work/wt/<name>; the shared data: /work/shared
-    PYTHIA = Path("/work/shared/data/pythia_evals/pythia-v1")
+from tests.conftest import PYTHIA
 
 
 @pytest.fixture()

@@ -1,4 +1,4 @@
-"""Planted-parameter recovery for every law, and the JSON round trip of reference fits."""
+"""Planted-parameter recovery for every law (the JSON round trip of reference fits: test_reference_fit.py)."""
 import numpy as np
 import pandas as pd
 import pytest
@@ -6,7 +6,7 @@ import pytest
 from densing.errors import FitError, InputError
 from densing.laws import fit as lawfit
 from densing.laws import forms
-from densing.laws.reference import ReferenceFit, fit_reference
+from densing.laws.reference import fit_reference
 
 LAW = dict(a=400.0, alpha=0.34, b=410.0, beta=0.28)
 SIGMOID = dict(c=0.7, gamma=-4.0, l=1.0, d=0.25)  # scores span 0.28–0.90 on the grid
@@ -99,18 +99,6 @@ def test_two_step_reference_fit_and_bootstrap_cover_the_truth():
         assert ci.loc[name, "ci_low"] - 0.03 <= truth <= ci.loc[name, "ci_high"] + 0.03, name
     assert fit.provenance["bootstrap_unit"] == "series"
     assert len(fit.bootstrap) + fit.provenance["n_boot_failed"] == 40
-
-
-def test_reference_fit_json_round_trip(tmp_path):
-    n, t, rng = _grid(5)
-    score = forms.composed_law(n, t, **LAW, **SIGMOID) + rng.normal(0, 0.004, n.size)
-    fit = fit_reference(_tidy(n, t, score), "toy", law="composed", chance=0.25, n_boot=5, provenance={"source_data": "synthetic"})
-    path = fit.save(tmp_path / "fit.json")
-    loaded = ReferenceFit.load(path)
-    assert loaded == fit
-    assert loaded.to_json() == fit.to_json()
-    np.testing.assert_array_equal(loaded.effective_params([0.5, 0.8]), fit.effective_params([0.5, 0.8]))
-    assert loaded.provenance["source_data"] == "synthetic" and loaded.provenance["chance"] == 0.25
 
 
 def test_too_few_points_is_a_fit_error():

@@ -2,20 +2,19 @@
 test traces.
 
 Provenance: traces from facebookresearch/HolisticTraceAnalysis test data (MIT), copied unchanged
-to /work/shared/data/traces/hta/ (see SOURCE_COMMIT there). Expected numbers: HTA 0.5.0
+to the shared data folder's ``traces/hta/`` (see SOURCE_COMMIT there; the folder is
+``DENSING_SHARED_DATA``, or ``../shared/data`` beside the repository). Expected numbers: HTA 0.5.0
 ``TraceAnalysis(trace_dir=...).get_comm_comp_overlap()`` / ``.get_temporal_breakdown()``, as
-tabulated in /work/shared/data/README.md (HTA rounds to 2 decimals; we require |diff| ≤ 0.01 pp
+tabulated in the shared data folder's README.md (HTA rounds to 2 decimals; we require |diff| ≤ 0.01 pp
 of the unrounded value, i.e. matching HTA's printed number up to its own rounding).
 """
-from pathlib import Path
 
 import pytest
 
 from densing.overlap import analyze
+from tests.conftest import SHARED_DATA
 
-HTA_TRACES = Path(__file__).resolve().parents[3] / "shared" / "data" / "traces" / "hta"
-if not HTA_TRACES.is_dir():  # worktrees live in /work/wt/<name>; the shared data in /work/shared
-    HTA_TRACES = Path("/work/shared/data/traces/hta")
+HTA_TRACES = SHARED_DATA / "traces" / "hta"
 
 # set, rank, comm-comp overlap %, idle %, compute %, non-compute %  (HTA 0.5.0)
 HTA_0_5_0 = [

@@ -35,7 +35,7 @@ def test_sections_checks_and_the_papers_numbers(report):
     for check in ("saturation", "conditioning", "size_confounding", "size_dependence", "sensitivity"):
         assert check in html
     assert "3.3" in html and "0.0073" in html and "0.0048" in html  # the paper's numbers, beside ours
-    assert "share_fit" in html and "lower_bounds" in html
+    assert "fit share (%)" in html and "lower bounds" in html  # the fields in words
 
 
 def test_the_second_measurement_sits_beside_the_leaderboard_rows_benchmark_by_benchmark(report):
@@ -185,3 +185,43 @@ def test_the_overlap_section_names_panels_and_gives_the_numbers():
     assert re.search(r"<td[^>]*>ddp_2rank</td>", section)
     assert "ddp_2rank: kernels of ranks 0" in section  # each timeline named by its run and ranks
     assert "GPU kernels, step" not in section
+
+
+def test_the_page_reads_top_down_the_verdict_once_and_the_appendices_closed(report, measured):
+    html = report[0]
+    assert html.count(esc_text(measured.verdict)) == 1
+    for title in ("Every eligible reference", "Reference laws", "Reference candidates", "Per-model densities"):
+        assert f'<details class="appendix"><summary><h2>{title}</h2></summary>' in html
+    for title in ("The Densing Law by capability", "Capacity density over time", "Named models"):
+        assert f"<h2>{title}</h2>" in html and f"<summary><h2>{title}</h2>" not in html
+    assert "<summary>the corrections</summary><div" in html or "<summary>the corrections</summary>" in html
+
+
+def esc_text(text: str) -> str:
+    import html as _html
+
+    return _html.escape(text, quote=True)
+
+
+@pytest.mark.slow
+def test_the_footer_cites_the_run_and_its_command_reproduces_the_headline(run_cli, tmp_path):
+    import hashlib
+    import shlex
+
+    from densing import __version__, paths
+
+    out = tmp_path / "first.html"
+    code, printed, err = run_cli("report", "--out", out, "--n-boot", "40", "--seed", "3")
+    assert code == 0, err
+    footer = re.search(r"<footer>(.*?)</footer>", out.read_text(), flags=re.S).group(1)
+    digest = hashlib.sha256((paths.RESULTS / "public_models.csv").read_bytes()).hexdigest()[:16]
+    for words in (f"densing {__version__}", "commit ", "seed 3, 40 draws", f"public_models.csv sha256 {digest}"):
+        assert words in footer
+    assert re.search(r"· \d{4}-\d{2}-\d{2} ·", footer)
+    command = shlex.split(re.search(r"<code>(.*?)</code>", footer).group(1).replace("&#x27;", "'"))
+    assert command[:2] == ["densing", "report"]
+    again = command[1:]
+    again[again.index("--out") + 1] = str(tmp_path / "again.html")
+    code, reprinted, err = run_cli(*again)
+    assert code == 0, err
+    assert reprinted.splitlines()[:-1] == printed.splitlines()[:-1]  # the headline; the last line names the file written

@@ -1,4 +1,6 @@
-"""The Densing Law by capability: rule v2, references drawn in the bootstrap, missing scores, size confounding, rows."""
+"""The Densing Law by capability: rule v2, missing scores, size confounding, rows.
+
+References drawn in the bootstrap (the uncertainty engine) are tested in test_uncertainty.py."""
 from __future__ import annotations
 
 import json
@@ -14,35 +16,13 @@ from densing.laws.family import fit_family
 from densing.laws.joint import invert_joint
 from densing.trend import checks, references
 from densing.laws.bounds import EXACT, LOWER
-from densing.laws.inversion import Joint, PerBenchmark
-from densing.trend.uncertainty import carry_over_references, carry_uncertainty
-
-
-def _family_table(seed: int = 0, noise: float = 0.0) -> pd.DataFrame:
-    """Two planted families on two benchmarks (logit-linear in ln N, chance 0.25 and 0.5) and outside targets."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    laws = {"mmlu": (0.25, 0.9, 23.0), "winogrande": (0.5, 0.7, 22.0)}
-    for family, sizes, tokens in (("Good", (1e9, 3e9, 1e10, 3e10, 7e10), 2e12), ("Narrow", (7e9, 1.3e10), 2e12)):
-        for n in sizes:
-            for bench, (chance, gamma, level) in laws.items():
-                u = 1 / (1 + np.exp(-gamma * (np.log(n) - level)))
-                rows.append({"model": f"{family}-{n:.0e}", "family": family, "benchmark": bench, "metric": "score",
-                             "value": chance + (1 - chance) * u + noise * rng.standard_normal(), "params": n,
-                             "train_tokens": tokens, "release_date": "2024-01-01"})
-    for i in range(30):
-        n = 10 ** rng.uniform(9, 10.8)
-        for bench, (chance, gamma, level) in laws.items():
-            u = 1 / (1 + np.exp(-gamma * (np.log(n) + rng.normal(0, 0.5) - level)))
-            rows.append({"model": f"t{i}", "family": f"T{i}", "benchmark": bench, "metric": "score",
-                         "value": chance + (1 - chance) * u, "params": n, "train_tokens": 1e12, "release_date": "2024-01-01"})
-    table = pd.DataFrame(rows)
-    table["stderr"] = 0.004
-    return table
+from densing.laws.inversion import Joint
+from densing.trend.uncertainty import carry_uncertainty
+from planted_families import family_table
 
 
 def test_rule_v2_on_a_hand_table_reads_no_date_and_names_each_failure():
-    table = _family_table()
+    table = family_table()
     v2 = references.candidate_table(table, since="2023-02-24", rule="v2")
     good = v2[v2["family"] == "Good"].set_index("benchmark")
     assert good.loc["mmlu", "eligible"] and good.loc["winogrande", "eligible"]
@@ -62,7 +42,7 @@ def test_rule_v2_on_a_hand_table_reads_no_date_and_names_each_failure():
 
 
 def test_rule_v2_fails_a_top_decile_that_saturates_the_law():
-    table = _family_table()
+    table = family_table()
     top = table["family"].str.startswith("T") & (table["benchmark"] == "mmlu")
     table.loc[top, "value"] = 0.999
     table.loc[top, "stderr"] = 0.001
@@ -71,7 +51,7 @@ def test_rule_v2_fails_a_top_decile_that_saturates_the_law():
 
 
 def test_a_missing_score_leaves_the_joint_size_to_the_scores_a_model_has():
-    table = _family_table()
+    table = family_table()
     fits = [fit_family(table, "Good", b, n_boot=50) for b in ("mmlu", "winogrande")]
     scores = np.array([[0.6, 0.7], [0.6, np.nan], [np.nan, 0.7]])
     solved = invert_joint(fits, scores, np.full(scores.shape, 0.01))
@@ -86,7 +66,7 @@ def test_a_missing_score_leaves_the_joint_size_to_the_scores_a_model_has():
 def test_the_joint_trend_keeps_models_with_some_scores_and_an_empty_one_is_a_densing_error():
     from densing.trend.targets import trend_targets
 
-    table = _family_table()
+    table = family_table()
     half = table[~((table["model"] == "t3") & (table["benchmark"] == "winogrande"))]
     joint = Joint(tuple(fit_family(half, "Good", b, n_boot=50) for b in ("mmlu", "winogrande")))
     models, _ = trend_targets(half, joint, since=None)
@@ -139,34 +119,6 @@ def test_checks_under_several_references_fail_if_any_fails():
     bad = checks.Check("saturation", 2.0, "t", checks.FAILED, "two")
     assert checks.under_references({"a": ok, "b": bad}).failed
     assert checks.under_references({"a": ok, "b": ok}).passed
-
-
-def _planted_models(n: int = 60, seed: int = 1) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    t = np.sort(rng.uniform(0, 700, n))
-    return pd.DataFrame({"model": [f"m{i}" for i in range(n)], "params": 10 ** rng.uniform(9, 10.5, n), "t": t,
-                         "log_rho": 0.004 * t - 1.0 - np.abs(rng.normal(0, 0.8, n))})
-
-
-def test_one_reference_is_the_single_reference_engine_and_disagreeing_references_widen_the_interval():
-    table = _family_table()
-    fits = {b: fit_family(table, "Good", b, n_boot=100) for b in ("mmlu", "winogrande")}
-    base = _planted_models()
-    frames = {}
-    for b, fit in fits.items():
-        size = base["params"] * np.exp(base["log_rho"])
-        frames[b] = base.assign(score=fit.predict_score(size.to_numpy(), fit.d0), stderr=0.004)
-    slow = frames["winogrande"].assign(t=frames["winogrande"]["t"] * 2.0)  # the same densities, half the slope
-    one = carry_uncertainty(frames["mmlu"], PerBenchmark(fits["mmlu"], fits["mmlu"].d0), n_boot=200, n_boot_share=50, seed=3)
-    same = carry_over_references([(PerBenchmark(fits["mmlu"], fits["mmlu"].d0), frames["mmlu"])], n_boot=200,
-                                 n_boot_share=50, seed=3)
-    assert same.slope_per_day == one.slope_per_day and same.slope_ci_low == one.slope_ci_low
-    both = carry_over_references([(PerBenchmark(fits["mmlu"], fits["mmlu"].d0), frames["mmlu"]),
-                                  (PerBenchmark(fits["winogrande"], fits["winogrande"].d0), slow)],
-                                 n_boot=400, n_boot_share=100, seed=3)
-    assert both.n_references == 2 and both.share_reference > 0.2
-    assert both.slope_per_day == pytest.approx(np.mean(both.reference_slopes))
-    assert both.slope_ci_high - both.slope_ci_low > one.slope_ci_high - one.slope_ci_low
 
 
 @pytest.fixture(scope="module")
@@ -234,7 +186,7 @@ def test_the_tables_multiple_choice_bbh_is_a_row_with_a_number(shipped):
 def test_why_a_set_has_no_reference_names_the_families_eligible_on_one_benchmark_only():
     from densing.trend.capability import _why_none
 
-    table = _family_table()
+    table = family_table()
     v2 = references.candidate_table(table, since=None, rule="v2")
     words = _why_none(v2, ("mmlu", "gsm8k"))
     assert "other" not in words and "eligible on one only: Good (mmlu)" in words

@@ -1,4 +1,6 @@
-"""The trend measurement: bounds, the three uncertainty sources, the reference rule, the headline."""
+"""The trend measurement: bounds, the reference rule, the headline.
+
+The uncertainty sources and their shares are tested in test_uncertainty.py."""
 from __future__ import annotations
 
 import json
@@ -10,7 +12,6 @@ import pytest
 from densing.laws import forms
 from densing.laws.reference import ReferenceFit
 from densing.laws.bounds import EXACT, LOWER, UPPER, log_density_bounds, score_cap
-from densing.trend.uncertainty import carry_uncertainty
 
 P = {"a": 400.0, "alpha": 0.3, "b": 400.0, "beta": 0.3, "c": 0.75, "gamma": -1.0, "l": 2.5, "d": 0.25}
 
@@ -27,37 +28,6 @@ def test_bounds_are_values_inside_the_law_and_bounds_outside_it():
     assert kind[1] == LOWER and np.isfinite(y[1]) and y[1] > y[0]  # ρ ≥ ρ(cap − 2σ)
     assert kind[2] == UPPER and np.isfinite(y[2])  # below the floor: ρ ≤ ρ(d + 2σ)
     assert np.isnan(kind[3])  # no σ and beyond the cap: no information, dropped
-
-
-def _fit_with_draws(draws: int = 50, spread: float = 0.0, seed: int = 0) -> ReferenceFit:
-    rng = np.random.default_rng(seed)
-    names = tuple(P)
-    boot = [[P[k] * (1 + spread * rng.standard_normal()) if k in ("a", "l") else P[k] for k in names] for _ in range(draws)]
-    return ReferenceFit(kind="composed", benchmark="toy", metric="acc", benchmarks=("toy",), params=dict(P), stages=(),
-                        bootstrap=tuple(tuple(r) for r in boot), bootstrap_names=names, points=(), d0=1e12, data_hash="planted")
-
-
-def _models(n: int = 60, stderr: float = 0.01, seed: int = 1) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    t = np.sort(rng.uniform(0, 700, n))
-    params = 10 ** rng.uniform(9, 10.5, n)
-    log_rho = 0.004 * t - 1.0 - np.abs(rng.normal(0, 0.8, n))
-    loss = forms.loss_law(params * np.exp(log_rho), 1e12, P["a"], P["alpha"], P["b"], P["beta"])
-    score = forms.performance_law(loss, P["c"], P["gamma"], P["l"], P["d"])
-    return pd.DataFrame({"model": [f"m{i}" for i in range(n)], "params": params, "score": score,
-                         "stderr": stderr, "t": t})
-
-
-def test_each_source_counts_and_a_silent_source_gets_no_share():
-    models = _models(stderr=0.0)
-    result = carry_uncertainty(models, _fit_with_draws(spread=0.0), d0=1e12, rule="quantile", n_boot=200, n_boot_share=100)
-    assert result.share_score == pytest.approx(0.0) and result.share_fit == pytest.approx(0.0)
-    assert result.share_models == pytest.approx(1.0)
-    noisy = carry_uncertainty(_models(stderr=0.01), _fit_with_draws(spread=0.05), d0=1e12, rule="quantile",
-                              n_boot=200, n_boot_share=100)
-    assert noisy.share_score > 0 and noisy.share_fit > 0
-    assert noisy.share_fit + noisy.share_score + noisy.share_models == pytest.approx(1.0)
-    assert noisy.slope_ci_low < noisy.slope_per_day < noisy.slope_ci_high
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,1 @@
+"""Developer utilities: the import graph, checkout-to-checkout output comparisons, synthetic traces (see README.md)."""
