@@ -15,11 +15,10 @@ def test_shipped_folders_fall_back_to_the_package_copy(tmp_path, monkeypatch):
     from densing import paths
 
     monkeypatch.delenv("DENSING_HOME", raising=False)
-    monkeypatch.setattr(paths, "REPO_ROOT", tmp_path)  # as in site-packages: no reference_fits/ beside the package
-    fits = paths._shipped("reference_fits")
+    fits = paths._shipped("reference_fits", root=tmp_path)  # as in site-packages: no reference_fits/ beside the package
     assert fits != tmp_path / "reference_fits" and fits.parts[-2:] == ("_shipped", "reference_fits")
     assert {p.name for p in fits.glob("*.json")} == {p.name for p in (REPO_ROOT / "reference_fits").glob("*.json")}
-    assert (paths._shipped("results") / "public_models.csv").is_file()
+    assert (paths._shipped("results", root=tmp_path) / "public_models.csv").is_file()
 
 
 @pytest.mark.slow
