@@ -202,11 +202,11 @@ needs_local = pytest.mark.skipif(not (SHARED_DATA / "benchmarks").is_dir(), reas
 test_measure_returns_a_frame_and_a_summary = needs_local(test_measure_returns_a_frame_and_a_summary)
 
 
-def test_suite_outside_the_headline_set_is_refused_before_evaluating(tmp_path, monkeypatch, no_evaluation):
+def test_suite_outside_the_headline_sets_is_refused_before_evaluating(tmp_path, monkeypatch, no_evaluation):
     from densing.eval import benchmarks
 
-    monkeypatch.setitem(benchmarks.SUITES, "winogrande-only", ("openllm_v1_winogrande",))
+    monkeypatch.setitem(benchmarks.SUITES, "truthfulqa-only", ("openllm_v1_truthfulqa_mc2",))
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "config.json").write_text("{}")
-    with pytest.raises(densing.InputError, match="headline's set"):
-        placement.plan(_models(tmp_path, f"models:\n  - name: mine\n    model: {tmp_path / 'm'}\n"), "winogrande-only")
+    with pytest.raises(densing.InputError, match="benchmark set the headline is measured on"):
+        placement.plan(_models(tmp_path, f"models:\n  - name: mine\n    model: {tmp_path / 'm'}\n"), "truthfulqa-only")
