@@ -208,8 +208,11 @@ def _yours_section(yours: pd.DataFrame, measured) -> Section:
     def g(value) -> str:
         return format_number(value, ".3g")
 
-    table = yours.assign(**{"95% interval": [f"{g(lo)}–{g(hi)}" for lo, hi in zip(yours["density_ci_low"], yours["density_ci_high"])],
-                            "density": [g(v) for v in yours["density"]],
+    # a censored density (a bound) has no interval to show: its draws are bounds too
+    intervals = ["— (a bound)" if isinstance(b, str) and b else f"{g(lo)}–{g(hi)}"
+                 for b, lo, hi in zip(yours["bound"].fillna(""), yours["density_ci_low"], yours["density_ci_high"])]
+    table = yours.assign(**{"95% interval": intervals,
+                            "density": [_your_density(r, g) for r in yours.to_dict("records")],
                             "frontier_density": [g(v) for v in yours["frontier_density"]]})
     table = table.rename(columns={"frontier": "frontier line", "frontier_density": "line's ρmax at the date",
                                   "inverted": "inverted on"})
@@ -223,6 +226,16 @@ def _yours_section(yours: pd.DataFrame, measured) -> Section:
         "figure above.",
         [table_html(table[[c for c in columns if c in table.columns]], scroll=False)],
     )
+
+
+def _your_density(row: dict, g) -> str:
+    """ρ as the reading allows: a number, or ≤ / ≥ a bound (an interval's upper end where the score is near chance)."""
+    if row.get("reading") == "upper bound":
+        censored = isinstance(row.get("bound"), str) and row["bound"] != ""
+        return "≤ " + g(row["density"] if censored else row["density_ci_high"])
+    if row.get("reading") == "lower bound":
+        return "≥ " + g(row["density"])
+    return g(row["density"])
 
 
 def _olmes_section(measured, paper_months: float, fits_dir: Path, n_boot: int, seed: int) -> Section:
