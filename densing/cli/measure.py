@@ -63,7 +63,16 @@ def measure(
                  n_boot=n_boot, seed=seed, backend=backend, device=device, batch_size=batch, prefix_cache=prefix_cache,
                  on_progress=say)
     say("writing the report …")
-    html, _, _ = build_report(n_boot=n_boot, seed=seed, measured=result.measurement, yours=result.to_frame())
+    import shlex
+
+    words = ["densing", "measure", "--models", str(models), "--suite", checked.suite, "--out", str(out), "--store", str(store),
+             "--n-boot", str(n_boot), "--seed", str(seed)]
+    words += ["--local-data"] * local_data + ["--prefix-cache"] * prefix_cache
+    for option, value in (("--data-root", data_root), ("--limit", limit), ("--csv", csv), ("--device", device)):
+        if value is not None:
+            words += [option, f"{value:g}" if isinstance(value, float) else str(value)]
+    html, _, _ = build_report(n_boot=n_boot, seed=seed, measured=result.measurement, yours=result.to_frame(),
+                              command=shlex.join(words))
     atomic_write_text(out, html)
     if csv is not None:
         atomic_write_text(csv, result.to_frame().to_csv(index=False, float_format="%.6g"))
