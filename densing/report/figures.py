@@ -211,9 +211,11 @@ def _highlight(figure: go.Figure, yours: pd.DataFrame, low_y: float, high_y: flo
     high_err = np.where(rows["reading"].eq("value") & np.isfinite(rows["density_ci_high"]), rows["density_ci_high"] - shown, 0.0)
     hover = [f"{html.escape(str(m))} (yours)<br>{html.escape(str(w))}" for m, w in zip(rows["model"], rows["words"])]
     figure.add_trace(go.Scatter(
-        x=rows["release_date"], y=shown, mode="markers+text", name="your models (★; a bound where the words say so)",
-        text=_esc(rows["model"]), textposition="top center", hovertext=hover, hovertemplate="%{hovertext}<extra></extra>",
-        marker=dict(color=PALETTE[2], size=15, symbol="star", line=dict(color="#000", width=1)),
+        x=rows["release_date"], y=shown, mode="markers+text", name="your models (★; ▼ an upper bound, ▲ a lower bound)",
+        text=_esc(rows["model"]), textposition="top left", hovertext=hover, hovertemplate="%{hovertext}<extra></extra>",
+        marker=dict(color=PALETTE[2], size=15, line=dict(color="#000", width=1),
+                    symbol=[{"upper bound": "star-triangle-down", "lower bound": "star-triangle-up"}.get(r, "star")
+                            for r in rows["reading"]]),
         error_y=dict(type="data", symmetric=False, array=np.nan_to_num(high_err), arrayminus=np.nan_to_num(low_err),
                      color=PALETTE[2])))
     values = np.log10(np.asarray(shown, float)[np.asarray(shown, float) > 0])
