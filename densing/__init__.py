@@ -31,6 +31,7 @@ The public names (``densing.__all__``; ``dir(densing)`` lists them before they l
     measure_trend(targets)           -> TrendMeasurement: the headline, rows per benchmark, checks
     overlap                             the training-trace profiler's package (read_traces, metrics, what-if)
     paths                               where the shipped data is: paths.RESULTS / "public_models.csv", paths.REFERENCE_FITS
+    measure(models, suite=...)       -> MeasureResult: your models evaluated and placed against the headline's frontier
     DensingError, InputError, FitError, TraceError, EvalError, WorkerError: the errors densing raises
 """
 from importlib import import_module
@@ -52,6 +53,7 @@ _LAZY = {
     "measure_trend": ("densing.trend.measure", "measure_trend"),
     "overlap": ("densing.overlap", None),  # the training-trace profiler (read_traces, metrics, what-if)
     "paths": ("densing.paths", None),  # where the shipped tables and fits are: paths.RESULTS, paths.REFERENCE_FITS
+    "measure": ("densing.placement.measure", "measure"),
 }
 
 

@@ -8,12 +8,13 @@ is an edge all the same: it is where the hidden loops live). A *package* is a su
 
 - packages (with their modules and lines) and the package-to-package edges, with how many imports make each;
 - circles: strongly connected sets of packages, and of modules;
-- upward imports: the pipeline runs data → laws → trend → report, with eval and overlap beside it
-  and cli on top; the shared base (errors, paths, io, validation, the private helpers) under all.
+- upward imports: the pipeline runs data → laws → trend → report → placement, with eval and overlap
+  beside it and cli on top; the shared base (errors, paths, io, validation, the private helpers) under all.
   An import is upward when its target stands later in the pipeline than its source, when the
   base imports a package, when anything but cli imports cli, or when eval/overlap and the
   pipeline import each other (allowed: eval → data, as eval writes the results data reads, and
-  report → overlap, as the report is the page of both branches: it lays out overlap's figures);
+  report → overlap, as the report is the page of both branches: it lays out overlap's figures, and
+  placement → eval, as placement evaluates a user's models and places them against the trend);
 - private names imported across packages: ``from densing.a.b import _x`` (or ``mod._x`` on an
   imported module) where the importer lives in another package.
 
@@ -27,10 +28,10 @@ from collections import defaultdict
 from pathlib import Path
 
 #: Pipeline rank; the base (rank 0) may be imported by all, cli (rank 9) by none.
-PIPELINE = {"data": 1, "laws": 2, "trend": 3, "report": 4}
+PIPELINE = {"data": 1, "laws": 2, "trend": 3, "report": 4, "placement": 5}
 BESIDE = {"eval", "overlap"}
 #: Imports between the pipeline and the packages beside it that are allowed (source, target).
-ALLOWED_ACROSS = {("eval", "data"), ("report", "overlap")}
+ALLOWED_ACROSS = {("eval", "data"), ("report", "overlap"), ("placement", "eval")}
 
 
 def _modules(root: Path) -> dict[str, Path]:

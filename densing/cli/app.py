@@ -11,7 +11,7 @@ import sys
 import typer
 import typer.main
 
-from densing.cli import laws, trend
+from densing.cli import laws, measure, trend
 from densing.cli.eval import eval_app
 from densing.cli.ladder import ladder_app
 from densing.cli.overlap import overlap_app
@@ -41,7 +41,7 @@ def _main(
     version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."),
 ) -> None:
     """LLM evaluation and capacity-density analytics (Densing Law), and overlap profiling."""
-for command in (laws.fit, laws.convert, laws.validate, laws.density, trend.trend, trend.report):
+for command in (laws.fit, laws.convert, laws.validate, laws.density, trend.trend, trend.report, measure.measure):
     app.command()(command)
 app.add_typer(eval_app, name="eval")
 app.add_typer(overlap_app, name="overlap")

@@ -212,6 +212,25 @@ SUITES: dict[str, tuple[str, ...]] = {
     "leaderboard-v1": tuple(LEADERBOARD_V1_BENCHMARKS),
     "leaderboard-v2": tuple(LEADERBOARD_V2_BENCHMARKS),
 }
+#: Each suite benchmark → the benchmark name of the same score in the public target table
+#: (``results/public_models.csv``, metric ``score``), which ``densing trend`` inverts and
+#: ``densing measure`` places a user's models against. The suite's metric (``Benchmark.metric``) is the
+#: table's: acc_norm for ARC and HellaSwag, mc2 for TruthfulQA, strict match for GSM8K (v1); each v2
+#: member's own (:data:`LEADERBOARD_V2_BENCHMARKS`).
+PUBLIC_TABLE_BENCHMARKS: dict[str, str] = {
+    "openllm_v1_arc_challenge": "arc_challenge",
+    "openllm_v1_hellaswag": "hellaswag",
+    "openllm_v1_mmlu": "mmlu",
+    "openllm_v1_truthfulqa_mc2": "truthfulqa_mc2",
+    "openllm_v1_winogrande": "winogrande",
+    "openllm_v1_gsm8k": "gsm8k",
+    "leaderboard_bbh": "leaderboard_bbh",
+    "leaderboard_gpqa": "gpqa",
+    "leaderboard_ifeval": "ifeval",
+    "leaderboard_math_hard": "math_hard",
+    "leaderboard_mmlu_pro": "mmlu_pro",
+    "leaderboard_musr": "musr",
+}
 KNOWN_BENCHMARKS.update(LEADERBOARD_V1_BENCHMARKS)
 KNOWN_BENCHMARKS.update(LEADERBOARD_V2_BENCHMARKS)
 LOCAL_BENCHMARKS.update(LOCAL_LEADERBOARD_V1_BENCHMARKS)

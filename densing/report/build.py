@@ -66,6 +66,8 @@ def build_report(
     seed: int = 0,
     traces: str | Path | None = None,
     command: str | None = None,
+    measured=None,
+    yours: pd.DataFrame | None = None,
 ) -> tuple[str, Headline, pd.DataFrame]:
     """Compute everything the report shows; return (html, headline, per-model densities).
 
@@ -73,6 +75,9 @@ def build_report(
     and model uncertainty, or, when a validity check fails, the words saying why it is not measured.
     The density figure draws the headline rule (``frontier`` changes it); the other rules are toggles.
     ``command``: the command line that made the report, printed in its footer (default: the library call's words).
+    ``measured``: that measurement already computed on ``results`` (``densing measure`` passes its own).
+    ``yours``: a user's models placed against it (:func:`densing.placement.measure.place_models`' rows), highlighted
+    on the density figure and listed in a section "Your models".
     """
     from densing.trend import rules as rule_registry
     from densing.trend.measure import NAMED_MODELS, PAPER, PAPER_ANCHORS, measure_trend
@@ -82,7 +87,8 @@ def build_report(
     results_path = Path(results) if results else DEFAULT_RESULTS
     table = read_results(results_path)
     given = ReferenceFit.load(headline_fit) if headline_fit else None
-    measured = measure_trend(table, fits_dir=folder, fit=given, d0=d0, since=since, epoch=epoch, n_boot=n_boot, seed=seed)
+    if measured is None:
+        measured = measure_trend(table, fits_dir=folder, fit=given, d0=d0, since=since, epoch=epoch, n_boot=n_boot, seed=seed)
     dens = measured.densities
     meta_cols = [c for c in ("date_confidence", "train_tokens") if c in table.columns]
     if meta_cols:
@@ -116,8 +122,10 @@ def build_report(
             [figure_html(figures.density_figure(
                 measured.models, line, others=others, title=f"Capacity density vs release date · {frontier} rule",
                 checks_text="checks: " + " · ".join(f"{c.name.replace('_', ' ')} {c.status}" for c in measured.checks)
-                + ("" if measured.measurable else " — the line is an estimate, not a measurement")), "density-trend")],
+                + ("" if measured.measurable else " — the line is an estimate, not a measurement"), highlight=yours),
+                "density-trend")],
         ),
+        *([_yours_section(yours, measured)] if yours is not None else []),
         Section(
             "The measurement in detail",
             "Intervals carry the reference fit's bootstrap, each score's standard error and resampling of models; the "
@@ -191,6 +199,43 @@ def build_report(
         provenance_footer(command, results_path, seed=seed, n_boot=n_boot),
     )
     return html, headline, dens
+
+
+def _yours_section(yours: pd.DataFrame, measured) -> Section:
+    """Your models (``densing measure``): density, its 95% interval, and where each lies against the frontier line."""
+    from densing.numbers import format_number
+
+    def g(value) -> str:
+        return format_number(value, ".3g")
+
+    # a censored density (a bound) has no interval to show: its draws are bounds too
+    intervals = ["— (a bound)" if isinstance(b, str) and b else f"{g(lo)}–{g(hi)}"
+                 for b, lo, hi in zip(yours["bound"].fillna(""), yours["density_ci_low"], yours["density_ci_high"])]
+    table = yours.assign(**{"95% interval": intervals,
+                            "density": [_your_density(r, g) for r in yours.to_dict("records")],
+                            "frontier_density": [g(v) for v in yours["frontier_density"]]})
+    table = table.rename(columns={"frontier": "frontier line", "frontier_density": "line's ρmax at the date",
+                                  "inverted": "inverted on"})
+    columns = ["model", "release_date", "inverted on", "density", "95% interval", "reading", "line's ρmax at the date",
+               "frontier line", "words"]
+    return Section(
+        "Your models",
+        f"Evaluated with densing measure and inverted by the headline's own reference ({measured.inversion.name}); the "
+        "frontier line is the headline rule's at each model's release date. A reading other than 'value' is a bound: the "
+        "score is too close to chance (or beyond the reference) for a number. The models are the stars on the density "
+        "figure above.",
+        [table_html(table[[c for c in columns if c in table.columns]], scroll=False)],
+    )
+
+
+def _your_density(row: dict, g) -> str:
+    """ρ as the reading allows: a number, or ≤ / ≥ a bound (an interval's upper end where the score is near chance)."""
+    if row.get("reading") == "upper bound":
+        censored = isinstance(row.get("bound"), str) and row["bound"] != ""
+        return "≤ " + g(row["density"] if censored else row["density_ci_high"])
+    if row.get("reading") == "lower bound":
+        return "≥ " + g(row["density"])
+    return g(row["density"])
 
 
 def _olmes_section(measured, paper_months: float, fits_dir: Path, n_boot: int, seed: int) -> Section:

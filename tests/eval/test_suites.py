@@ -7,6 +7,7 @@ import pytest
 from densing.eval.benchmarks import (
     KNOWN_BENCHMARKS,
     LOCAL_BENCHMARKS,
+    PUBLIC_TABLE_BENCHMARKS,
     SUITES,
     suite_benchmarks,
 )
@@ -59,6 +60,26 @@ def test_suite_names():
         assert (LOCAL_BENCHMARKS[name].num_fewshot, LOCAL_BENCHMARKS[name].metric) == PROTOCOL["leaderboard-v1"][name][1:3]
     with pytest.raises(InputError, match="unknown suite 'nowhere'"):
         suite_benchmarks("nowhere")
+
+
+# suite benchmark → the public table's benchmark name (results/public_models.csv, metric "score")
+PUBLIC_NAMES = {
+    "openllm_v1_arc_challenge": "arc_challenge", "openllm_v1_hellaswag": "hellaswag", "openllm_v1_mmlu": "mmlu",
+    "openllm_v1_truthfulqa_mc2": "truthfulqa_mc2", "openllm_v1_winogrande": "winogrande", "openllm_v1_gsm8k": "gsm8k",
+    "leaderboard_bbh": "leaderboard_bbh", "leaderboard_gpqa": "gpqa", "leaderboard_ifeval": "ifeval",
+    "leaderboard_math_hard": "math_hard", "leaderboard_mmlu_pro": "mmlu_pro", "leaderboard_musr": "musr",
+}
+
+
+def test_every_suite_benchmark_maps_onto_a_benchmark_of_the_public_table():
+    from densing.data import read_results
+    from densing.paths import RESULTS
+
+    assert PUBLIC_TABLE_BENCHMARKS == PUBLIC_NAMES
+    assert set(PUBLIC_TABLE_BENCHMARKS) == {b for members in SUITES.values() for b in members}
+    public = read_results(RESULTS / "public_models.csv")
+    assert set(PUBLIC_TABLE_BENCHMARKS.values()) <= set(public["benchmark"])
+    assert set(public["metric"]) == {"score"}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,83 @@
+"""``densing measure``: your models on the density chart.
+
+    densing measure --models my.yaml --suite leaderboard-v1 [--local-data] [--limit N] --out report.html
+                    [--store DIR] [--csv rows.csv]
+"""
+from __future__ import annotations
+
+from numbers import Integral
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from densing.errors import InputError
+
+
+def measure(
+    models: Path = typer.Option(..., "--models", help="Models file (.yaml or .csv), as for 'densing eval'."),
+    suite: str = typer.Option("leaderboard-v1", "--suite", help="The public protocol: leaderboard-v1 or leaderboard-v2."),
+    local_data: bool = typer.Option(False, "--local-data", help="Run the suite's benchmarks on local splits (no Hub)."),
+    data_root: Optional[Path] = typer.Option(
+        None, "--data-root", help="Folder holding benchmarks/ (default: $DENSING_SHARED_DATA or ../shared/data)."
+    ),
+    limit: Optional[float] = typer.Option(None, "--limit", help="At most N items per task (intervals widen to N items)."),
+    out: Path = typer.Option(Path("report.html"), "--out", help="HTML report to write (atomically)."),
+    store: Path = typer.Option(Path("results/store"), "--store", help="Results store (a rerun reuses its pairs)."),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="Also write one row per model (scores, density, verdict) as CSV."),
+    backend: str = typer.Option("hf", "--backend", help="lm-eval backend: hf or vllm."),
+    device: Optional[str] = typer.Option(None, "--device", help="torch device (default: cuda if available, else cpu)."),
+    batch_size: str = typer.Option("1", "--batch-size", help="Batch size, or 'auto'."),
+    prefix_cache: bool = typer.Option(False, "--prefix-cache", help="Reuse the key/value cache of shared prompt prefixes (hf)."),
+    n_boot: int = typer.Option(600, "--n-boot", help="Bootstrap draws of the headline trend (its default)."),
+    seed: int = typer.Option(0, "--seed"),
+) -> None:
+    """Evaluate your models on a public protocol and place them on the density chart: density, 95% interval, above or
+    below the frontier line; writes the report with them highlighted."""
+    import sys
+    import time
+
+    from densing.io import atomic_write_text, check_writable
+    from densing.validation import Interval, Options, validate
+    from densing.placement.measure import measure as run, plan
+
+    batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
+    validate({"batch_size": [Interval(Integral, 1, None), Options({"auto"})], "n_boot": [Interval(Integral, 1, None)],
+              "seed": [Interval(Integral, 0, None)]}, batch_size=batch, n_boot=n_boot, seed=seed)
+    check_writable(out)
+    if csv is not None:
+        check_writable(csv)
+    if store.exists() and not store.is_dir():
+        raise InputError(f"{store}: --store exists and is not a directory")
+    checked = plan(models, suite, limit=limit, local_data=local_data, data_root=data_root, backend=backend)
+    if checked.left_out:
+        typer.echo(f"--suite {checked.suite} --local-data: {', '.join(checked.left_out)} left out (no local split)", err=True)
+    started = time.monotonic()
+
+    def say(line: str) -> None:
+        print(f"[{time.monotonic() - started:7.0f} s] {line}", file=sys.stderr, flush=True)
+
+    from densing.report.build import build_report
+
+    result = run(list(checked.specs), checked.suite, limit=limit, local_data=local_data, data_root=data_root, store=store,
+                 n_boot=n_boot, seed=seed, backend=backend, device=device, batch_size=batch, prefix_cache=prefix_cache,
+                 on_progress=say)
+    say("writing the report …")
+    import shlex
+
+    words = ["densing", "measure", "--models", str(models), "--suite", checked.suite, "--out", str(out), "--store", str(store),
+             "--n-boot", str(n_boot), "--seed", str(seed)]
+    words += ["--local-data"] * local_data + ["--prefix-cache"] * prefix_cache
+    for option, value in (("--data-root", data_root), ("--limit", limit), ("--csv", csv), ("--device", device)):
+        if value is not None:
+            words += [option, f"{value:g}" if isinstance(value, float) else str(value)]
+    html, _, _ = build_report(n_boot=n_boot, seed=seed, measured=result.measurement, yours=result.to_frame(),
+                              command=shlex.join(words))
+    atomic_write_text(out, html)
+    if csv is not None:
+        atomic_write_text(csv, result.to_frame().to_csv(index=False, float_format="%.6g"))
+    from densing.cli.output import print_text
+
+    print_text(result.summary())
+    print(f"wrote {out}" + (f" and {csv}" if csv is not None else ""))
+

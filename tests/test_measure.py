@@ -1,0 +1,212 @@
+"""``densing measure`` / ``densing.measure``: bad input stops before any evaluation, the suite's scores land on the
+public table's names, a smaller item count widens the interval, and the frontier verdict on planted data."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import densing
+from densing.laws.inversion import PerBenchmark
+from densing.laws.reference import ReferenceFit
+from densing.paths import REFERENCE_FITS
+from densing.placement import measure as placement
+from densing.placement.measure import MeasureResult, binomial_items_stderr, place_models, public_scores
+
+from tests.conftest import SHARED_DATA
+
+
+@pytest.fixture
+def no_evaluation(monkeypatch):
+    """The runner fails the test if anything reaches it."""
+    import densing.eval.runner as runner
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("an evaluation started")
+
+    monkeypatch.setattr(runner, "run_sweep", refuse)
+    monkeypatch.setattr(runner, "load_model", refuse)
+
+
+def _models(tmp_path, body: str):
+    path = tmp_path / "my.yaml"
+    path.write_text(body)
+    return path
+
+
+MISSING_PATH = "models:\n  - name: mine\n    model: ./no/such/model\n"
+HUB_ID = "models:\n  - name: mine\n    model: nobody-here/not-a-model-7b\n"
+
+
+@pytest.mark.parametrize("case", ["no_file", "unknown_suite", "missing_path", "hub_id_offline", "bad_limit", "no_data_root",
+                                  "out_is_directory"])
+def test_bad_input_is_one_line_exit_2_and_nothing_runs(tmp_path, run_cli, monkeypatch, no_evaluation, case):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    models = _models(tmp_path, MISSING_PATH)
+    args = {"--models": models, "--suite": "leaderboard-v1", "--out": tmp_path / "report.html",
+            "--store": tmp_path / "store"}
+    extra: list[str] = []
+    expected = {
+        "no_file": "no such models file", "unknown_suite": "unknown suite 'leaderboard-v9'",
+        "missing_path": "no such model directory", "hub_id_offline": "HF_HUB_OFFLINE is set",
+        "bad_limit": "limit", "no_data_root": "no benchmarks/ folder", "out_is_directory": "is a directory",
+    }[case]
+    if case == "no_file":
+        args["--models"] = tmp_path / "absent.yaml"
+    elif case == "unknown_suite":
+        args["--suite"] = "leaderboard-v9"
+    elif case == "hub_id_offline":
+        args["--models"] = _models(tmp_path, HUB_ID)
+    elif case == "bad_limit":
+        args["--models"] = _models(tmp_path, "models:\n  - name: mine\n    model: " + str(tmp_path) + "\n")
+        (tmp_path / "config.json").write_text("{}")
+        extra = ["--limit", "-3"]
+    elif case == "no_data_root":
+        (tmp_path / "m").mkdir()
+        (tmp_path / "m" / "config.json").write_text("{}")
+        args["--models"] = _models(tmp_path, f"models:\n  - name: mine\n    model: {tmp_path / 'm'}\n")
+        extra = ["--local-data", "--data-root", str(tmp_path / "nowhere")]
+    elif case == "out_is_directory":
+        args["--out"] = tmp_path
+    flat = [str(x) for k, v in args.items() for x in (k, v)]
+    code, out, err = run_cli("measure", *flat, *extra)
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith("error: ") and expected in err, err
+    assert "Traceback" not in err and out == ""
+    assert not (tmp_path / "store").exists() and not (tmp_path / "report.html").exists()
+
+
+def test_the_python_entry_checks_before_evaluating(tmp_path, no_evaluation):
+    with pytest.raises(densing.EvalError, match="no such model directory"):
+        densing.measure(_models(tmp_path, MISSING_PATH), suite="leaderboard-v1", store=tmp_path / "store")
+    with pytest.raises(densing.InputError, match="unknown suite"):
+        densing.measure(_models(tmp_path, MISSING_PATH), suite="nope", store=tmp_path / "store")
+    assert not (tmp_path / "store").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# the suite's scores on the public table's names
+
+
+def _store_rows(limit_items: dict[str, int]) -> pd.DataFrame:
+    """Store rows as the runner writes them (two metrics where the suite has them)."""
+    values = {"openllm_v1_arc_challenge": ("acc_norm", 0.31), "openllm_v1_mmlu": ("acc", 0.42),
+              "openllm_v1_winogrande": ("acc", 0.55), "openllm_v1_gsm8k": ("exact_match,strict-match", 0.0)}
+    rows = []
+    for bench, (metric, value) in values.items():
+        rows.append({"model": "mine", "benchmark": bench, "metric": metric, "value": value, "items": limit_items[bench],
+                     "params": 1.5e9})
+        rows.append({"model": "mine", "benchmark": bench, "metric": "other", "value": 0.99, "items": limit_items[bench],
+                     "params": 1.5e9})
+    return pd.DataFrame(rows)
+
+
+def test_scores_take_the_public_names_metric_and_item_stderr():
+    from densing.eval.models import model_spec_from_mapping
+
+    spec = model_spec_from_mapping({"name": "mine", "model": "x", "release_date": "2024-09-01"}, where="t")
+    items = {"openllm_v1_arc_challenge": 5, "openllm_v1_mmlu": 285, "openllm_v1_winogrande": 5, "openllm_v1_gsm8k": 5}
+    table = public_scores(_store_rows(items), [spec]).set_index("benchmark")
+    assert set(table.index) == {"arc_challenge", "mmlu", "winogrande", "gsm8k"}
+    assert (table["metric"] == "score").all() and table.loc["mmlu", "value"] == 0.42  # the suite's metric, not "other"
+    assert table.loc["mmlu", "stderr"] == pytest.approx(np.sqrt(0.42 * 0.58 / 285))
+    assert table.loc["gsm8k", "stderr"] == pytest.approx(np.sqrt(0.1 * 0.9 / 5))  # a 0 keeps half an item's error
+    assert (table["release_date"] == "2024-09-01").all() and (table["release_date_source"] == "models file").all()
+    undated = model_spec_from_mapping({"name": "mine", "model": "x"}, where="t")
+    table = public_scores(_store_rows(items), [undated], today="2031-01-02")
+    assert (table["release_date"] == "2031-01-02").all() and table["release_date_source"].str.startswith("today").all()
+
+
+# ---------------------------------------------------------------------------------------------
+# the placement on planted data
+
+
+class FlatLine:
+    """A frontier line ln ρmax = value at every date."""
+
+    epoch = "2023-02-24"
+
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+    def predict(self, dates) -> np.ndarray:
+        return np.full(len(dates), self.value)
+
+
+@pytest.fixture(scope="module")
+def inversion():
+    return PerBenchmark(ReferenceFit.load(REFERENCE_FITS / "family_llama-3.1_mmlu.json"))
+
+
+def _planted(score: float, items: int, model: str = "mine") -> pd.DataFrame:
+    return pd.DataFrame([{"model": model, "benchmark": "mmlu", "metric": "score", "value": score,
+                          "stderr": float(binomial_items_stderr(score, items)), "items": items, "params": 1e9,
+                          "release_date": "2024-06-01", "release_date_source": "models file", "family": model}])
+
+
+def test_fewer_items_give_a_wider_interval(inversion):
+    full = place_models(_planted(0.6, 14042), inversion, FlatLine(0.0)).iloc[0]
+    limited = place_models(_planted(0.6, 57 * 5), inversion, FlatLine(0.0)).iloc[0]
+    assert full["density"] == pytest.approx(limited["density"])  # same score, same point
+    assert limited["density_ci_low"] < full["density_ci_low"] and limited["density_ci_high"] > full["density_ci_high"]
+    assert full["items:mmlu"] == 14042 and limited["items:mmlu"] == 285
+
+
+def test_above_and_below_the_frontier(inversion):
+    point = place_models(_planted(0.6, 14042), inversion, FlatLine(0.0)).iloc[0]
+    rho = point["density"]
+    above = place_models(_planted(0.6, 14042), inversion, FlatLine(np.log(rho) - 2)).iloc[0]
+    below = place_models(_planted(0.6, 14042), inversion, FlatLine(np.log(rho) + 2)).iloc[0]
+    assert (above["reading"], above["frontier"]) == ("value", "above") and above["words"].startswith("ρ = ")
+    assert below["frontier"] == "below" and "below the frontier line" in below["words"]
+
+
+def test_a_score_near_chance_is_a_bound_in_words(inversion):
+    near = place_models(_planted(0.27, 285), inversion, FlatLine(0.0)).iloc[0]
+    assert near["reading"] == "upper bound" and near["frontier"] == "below"
+    assert "not a number" in near["words"] and "chance" in near["words"] and "ρ ≤" in near["words"]
+    floor = place_models(_planted(0.2, 285), inversion, FlatLine(0.0)).iloc[0]
+    assert floor["bound"] == "upper bound" and floor["reading"] == "upper bound"
+    low = place_models(_planted(0.2, 285), inversion, FlatLine(np.log(floor["density"]) - 1)).iloc[0]
+    assert low["frontier"] == "undetermined"  # an upper bound above the line says nothing
+
+
+def test_measure_returns_a_frame_and_a_summary(monkeypatch, tmp_path, inversion):
+    """densing.measure over a stubbed runner and a stubbed headline: the result's frame and its words."""
+    import densing.eval.runner as runner
+
+    items = {"openllm_v1_arc_challenge": 5, "openllm_v1_mmlu": 285, "openllm_v1_winogrande": 5, "openllm_v1_gsm8k": 5}
+    monkeypatch.setattr(runner, "run_sweep", lambda *a, **k: _store_rows(items))
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text("{}")
+    models = _models(tmp_path, f"models:\n  - name: mine\n    model: {tmp_path / 'm'}\n    release_date: 2024-09-01\n")
+
+    class Measured:
+        rules = {"quantile": type("L", (FlatLine,), {"slope_per_day": 0.0, "intercept": 0.0})(0.0)}
+
+    Measured.inversion = inversion
+    result = densing.measure(models, suite="leaderboard-v1", local_data=True, data_root=SHARED_DATA, limit=5,
+                             store=tmp_path / "store", measurement=Measured())
+    assert isinstance(result, MeasureResult)
+    frame = result.to_frame()
+    assert list(frame["model"]) == ["mine"] and frame["inverted"].iloc[0] == "mmlu"
+    assert {"density", "density_ci_low", "density_ci_high", "frontier", "reading", "score:gsm8k"} <= set(frame.columns)
+    assert result.inverted_benchmarks == ("mmlu",) and result.limit == 5.0
+    text = result.summary()
+    assert "mine:" in text and "at most 5 items per task" in text and "openllm_v1_hellaswag" in text
+    assert result.to_dict()["models"][0]["model"] == "mine"
+
+
+needs_local = pytest.mark.skipif(not (SHARED_DATA / "benchmarks").is_dir(), reason="no local benchmark splits")
+test_measure_returns_a_frame_and_a_summary = needs_local(test_measure_returns_a_frame_and_a_summary)
+
+
+def test_suite_outside_the_headline_sets_is_refused_before_evaluating(tmp_path, monkeypatch, no_evaluation):
+    from densing.eval import benchmarks
+
+    monkeypatch.setitem(benchmarks.SUITES, "truthfulqa-only", ("openllm_v1_truthfulqa_mc2",))
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text("{}")
+    with pytest.raises(densing.InputError, match="benchmark set the headline is measured on"):
+        placement.plan(_models(tmp_path, f"models:\n  - name: mine\n    model: {tmp_path / 'm'}\n"), "truthfulqa-only")
