@@ -20,6 +20,7 @@ from densing.data.units import format_count
 from densing.laws.reference import ReferenceFit
 from densing.numbers import format_number
 from densing.report import figures
+from densing.trend import figures as trend_figures
 from densing.report.html import Section, cards_html, esc, figure_html, fmt_fixed, page, table_html
 
 #: The reference law plots (Pythia) shown in the report's "Reference laws" section.
@@ -110,20 +111,25 @@ def build_report(
             "with some scores missing using the ones they have), 95% intervals over the reference fit, score noise, models "
             "and — where rule v2 gives several references — the choice of reference (each drawn with equal weight). A row "
             "without a number says why.",
-            [figure_html(figures.forest_figure(measured.by_benchmark(), PAPER["doubling_time_months"]), "by-benchmark"),
-             table_html(_round(measured.by_benchmark()[["row", "capability", "references", "months", "ci_low", "ci_high",
-                                                        "n_models", "each_reference_months", "error"]], 2), scroll=False),
+            [figure_html(trend_figures.forest_figure(measured.by_benchmark(), PAPER["doubling_time_months"]), "by-benchmark"),
+             table_html(_round(measured.by_benchmark()[["row", "capability", "months", "ci_low", "ci_high", "n_models", "error"]], 2),
+                        scroll=False),
+             _details("the references of each row, and each reference's own doubling time",
+                      table_html(measured.by_benchmark()[["row", "references", "each_reference_months"]], scroll=False)),
              f'<p class="sub">{esc(measured.rule_v1)}</p>'],
         ),
         _olmes_section(measured, PAPER["doubling_time_months"], folder, n_boot, seed),
         Section(
             "Capacity density over time",
             _density_intro(measured, frontier, line),
-            [figure_html(figures.density_figure(
-                measured.models, line, others=others, title=f"Capacity density vs release date · {frontier} rule",
+            [figure_html(trend_figures.density_figure(
+                _with_intervals(measured.models, measured.densities), line, others=others, title=f"Capacity density vs release date · {frontier} rule",
                 checks_text="checks: " + " · ".join(f"{c.name.replace('_', ' ')} {c.status}" for c in measured.checks)
                 + ("" if measured.measurable else " — the line is an estimate, not a measurement"), highlight=yours),
-                "density-trend")],
+                "density-trend"),
+             figure_html(trend_figures.size_figure(measured.models), "density-size",
+                         "The size check's view: within a family of one recipe, density should not depend on size if the "
+                         "reference's shape in N is the targets'. A family whose line slopes says the reference does not fit it.")],
         ),
         *([_yours_section(yours, measured)] if yours is not None else []),
         Section(
@@ -247,8 +253,8 @@ def _olmes_section(measured, paper_months: float, fits_dir: Path, n_boot: int, s
                              each_reference_months="one reference")
     rows["error"] = rows["error"].fillna("")
     side = beside_leaderboard(olmes, measured.by_benchmark(), paper_months)
-    side = side.rename(columns={"olmes": "OLMES design, months [95% CI]", "olmes_checks": "its failed checks",
-                                "leaderboard": "leaderboard-based, months [95% CI]", "paper": "paper, months"})
+    side = side.drop(columns=["paper"]).rename(columns={"olmes": "OLMES design, months [95% CI]", "olmes_checks": "its failed checks",
+                                                        "leaderboard": "leaderboard-based, months [95% CI]"})
     d0_columns = [c for c in olmes.rows.columns if c.startswith("months_d0_") and not c.endswith("_ci")]
     sensitivity = _round(olmes.rows[["task", "months", *d0_columns, "months_ceiling_1", "months_ceiling_1_ci", "ceiling",
                                      "score_r2", "offset", "offset_stderr"]], 3)
@@ -257,15 +263,22 @@ def _olmes_section(measured, paper_months: float, fits_dir: Path, n_boot: int, s
              f"checkpoints, the in-loop → offline offset carried, N̂ at D0 = {format_count(D0)} tokens, over AI2's OLMES "
              f"scores of {olmes.rows['n_models'].max()} dated base models. Same frontier rule (0.9 quantile) and "
              f"uncertainty engine as above. A row without a number says why; the checks are said in words. Levels differ "
-             f"between the two tables (other prompts); their trends are comparable.")
+             f"between the two tables (other prompts); their trends are comparable. The paper: {paper_months:g} months over "
+             f"its own five benchmarks (the red line).")
     return Section(
         "A second measurement: the paper's design on AI2's recipe", intro,
-        [figure_html(figures.forest_figure(rows, paper_months), "olmes-forest"),
+        [figure_html(trend_figures.forest_figure(rows, paper_months), "olmes-forest"),
          table_html(side, scroll=False),
          _details("sensitivity to D0 and to the MC law's ceiling (fixed at 1), score-law fit and offset per task", table_html(sensitivity, scroll=False)),
          _details("every check of the OLMES rows", table_html(olmes.checks[["benchmark", "name", "status", "detail"]], scroll=False))
          if len(olmes.checks) else ""],
     )
+
+
+def _with_intervals(models: pd.DataFrame, densities: pd.DataFrame) -> pd.DataFrame:
+    """The trend's points with each model's 95% density interval and N̂ (the figure's hover and error bars)."""
+    extra = [c for c in ("density_ci_low", "density_ci_high", "effective_params") if c in densities.columns]
+    return models.join(densities.drop_duplicates("model").set_index("model")[extra], on="model") if extra else models
 
 
 def provenance_footer(command: str | None, results_path: Path, *, seed: int, n_boot: int) -> str:
@@ -357,8 +370,10 @@ def _candidate_table(candidates: pd.DataFrame) -> pd.DataFrame:
 
 
 def _density_intro(measured, frontier: str, line) -> str:
-    points = ("Each point is a model the trend uses (hover for its name, size, scores and density); a triangle is a censored "
-              "density drawn at its bound.")
+    points = ("Each point is a model the trend uses (hover for its date, family, N, N̂, scores and density with its 95% "
+              "interval); a triangle is a censored density drawn at its bound; the red diamonds, named, are the frontier (at "
+              "or above the line); circled names are the models the paper and the tables name. Each model's own interval "
+              "spans up to orders of magnitude: shown on request from the legend.")
     role = ("it is the headline rule" if frontier == measured.headline_rule else f"drawn for comparison; the headline rule is "
             f"{measured.headline_rule}") + ("" if measured.measurable else ", and the doubling time is not measured")
     if line is None:

@@ -33,7 +33,7 @@ th{background:#f0f2f7}
 td:first-child,th:first-child{white-space:nowrap;position:sticky;left:0;background:#fff}
 th:first-child{background:#f0f2f7;z-index:2}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.t{min-width:18em}
+td.t{min-width:11em}
 .scroll{max-height:520px;overflow:auto;border:1px solid #dde}
 .fig{background:#fff;border:1px solid #dde;border-radius:8px;margin:12px 0;padding:4px}
 ul.caveats li{margin:4px 0}

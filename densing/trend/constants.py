@@ -19,3 +19,9 @@ TIME_UNITS_DAYS: dict[str, float] = {
 }
 MIN_POINTS = 3  # a line with a t-interval needs n - 2 ≥ 1 residual degrees of freedom
 LN2 = math.log(2.0)
+#: Models whose densities the measurement lists (the issue's and the paper's anchors).
+NAMED_MODELS = (
+    "huggyllama/llama-7b", "meta-llama/Llama-2-7b-hf", "meta-llama/Llama-2-13b-hf", "meta-llama/Llama-2-70b-hf",
+    "mistralai/Mistral-7B-v0.1", "google/gemma-2-2b", "google/gemma-2-9b", "google/gemma-2-27b", "Qwen/Qwen2-7B",
+    "meta-llama/Meta-Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-70B", "meta-llama/Meta-Llama-3.1-405B-FP8",
+)

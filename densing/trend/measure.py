@@ -46,7 +46,7 @@ from densing.validation import Interval, validate
 from densing.trend import checks, rules, side_jobs
 from densing.trend.checks import plain_reason
 from densing.trend.censored import EXACT
-from densing.trend.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH
+from densing.trend.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH, NAMED_MODELS
 from densing.trend.lines import doubling_days, envelope_index
 from densing.trend.measurement import PAPER, Breakpoint, InversionTrend, Segment, TrendMeasurement
 from densing.trend.targets import reference_models, trend_targets, with_stderr
@@ -70,12 +70,6 @@ CANDIDATES_FILE = "trend_reference_candidates.csv"
 HEADLINE_RULE = "quantile"
 #: D0 values of the sensitivity table, for a reference that identifies a data term (``--fit`` a composed fit).
 SENSITIVITY_D0 = (3e11, 1e12, 3e12)
-#: Models whose densities the measurement lists (the issue's and the paper's anchors).
-NAMED_MODELS = (
-    "huggyllama/llama-7b", "meta-llama/Llama-2-7b-hf", "meta-llama/Llama-2-13b-hf", "meta-llama/Llama-2-70b-hf",
-    "mistralai/Mistral-7B-v0.1", "google/gemma-2-2b", "google/gemma-2-9b", "google/gemma-2-27b", "Qwen/Qwen2-7B",
-    "meta-llama/Meta-Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-70B", "meta-llama/Meta-Llama-3.1-405B-FP8",
-)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -151,23 +151,51 @@ class TrendMeasurement:
     def checks_table(self) -> pd.DataFrame:
         return pd.DataFrame([{"check": c.name, "result": c.status, "detail": c.detail} for c in self.checks])
 
+    def plot(self, kind: str = "density", *, rule: str | None = None):
+        """The report's own figure (a plotly ``Figure``) for a notebook.
+
+        ``kind``: ``"density"`` — capacity density over release dates, the frontier named, the line
+        ln ρmax = A·t + B of ``rule`` (default the headline rule) with its slope's 95% band and each model's
+        95% interval on request (Xiao et al. 2024, eq. 5); ``"size"`` — ρ against N by family (the size
+        check's view); ``"benchmarks"`` — the doubling time per benchmark and set with its interval, the
+        paper's 3.3 months drawn (a forest plot)."""
+        from densing.errors import InputError
+        from densing.trend import figures
+
+        if kind == "density":
+            rule = rule or self.headline_rule
+            if rule not in self.rules and rule not in self.rule_errors:
+                raise InputError(f"rule: expected one of {sorted(self.rules)}, got {rule!r}")
+            extra = [c for c in ("density_ci_low", "density_ci_high", "effective_params") if c in self.densities.columns]
+            points = self.models.join(self.densities.drop_duplicates("model").set_index("model")[extra], on="model")
+            return figures.density_figure(points, self.rules.get(rule), title=f"Capacity density vs release date · {rule} rule",
+                                          others=[r for name, r in self.rules.items() if name != rule])
+        if kind == "size":
+            return figures.size_figure(self.models)
+        if kind == "benchmarks":
+            return figures.forest_figure(self.by_benchmark(), PAPER["doubling_time_months"])
+        raise InputError(f"kind: expected 'density', 'size' or 'benchmarks', got {kind!r}")
+
     def __repr__(self) -> str:
         head = self.rules.get(self.headline_rule)
         months = "not measured" if not self.measurable or head is None else (
             f"{head.doubling_time_months:.3g} months [{head.doubling_time_months_ci_low:.3g}, {head.doubling_time_months_ci_high:.3g}]")
-        return (f"TrendMeasurement(reference {self.reference!r}, D0 = {self.d0:.3g}, {self.headline_rule}: {months}, "
+        from densing.numbers import format_count
+
+        return (f"TrendMeasurement(reference {self.reference!r}, D0 = {format_count(self.d0)} tokens, {self.headline_rule}: {months}, "
                 f"{sum(c.passed for c in self.checks)}/{len(self.checks)} checks passed)")
 
     def _repr_html_(self) -> str:
         from html import escape
 
         from densing import _html
+        from densing.numbers import format_count
 
         rules_table = self.table()
         found = [(c.name, c.status, c.detail) for c in self.checks]
         return (f"<p>{escape(self.headline)}</p>"
                 + _html.table(list(rules_table.columns), rules_table.itertuples(index=False),
-                              caption=f"doubling time (months) by frontier rule; reference {self.reference}, D0 = {self.d0:.3g}")
+                              caption=f"doubling time (months) by frontier rule; reference {self.reference}, D0 = {format_count(self.d0)} tokens")
                 + _html.table(["check", "result", "detail"], found, caption="validity checks"))
 
     def json_rows(self) -> list[dict]:

@@ -42,7 +42,7 @@ def test_the_second_measurement_sits_beside_the_leaderboard_rows_benchmark_by_be
     text = _visible_text(report[0])
     section = text.split("A second measurement", 1)[1].split("Capacity density over time", 1)[0]
     for words in ("arc_challenge", "mmlu", "hellaswag", "winogrande", "gsm8k", "mmlu_pro", "saturation failed",
-                  "not measured: the MC score law is a poor fit", "no reference", "3.3 (its set of five)"):
+                  "not measured: the MC score law is a poor fit", "no reference", "3.3 months over its own five benchmarks"):
         assert words in section
     assert "consistent: the 95% intervals overlap" in section or "they disagree" in section
 
@@ -85,6 +85,8 @@ def measured():
 
 
 def test_the_density_figure_draws_the_headline_rule_with_the_tables_number(report, measured):
+    from densing.trend import figures as trend_figures
+
     html, _, _ = report
     head = measured.rules[measured.headline_rule]
     months = f"{head.doubling_time_months:.2f}"
@@ -93,7 +95,9 @@ def test_the_density_figure_draws_the_headline_rule_with_the_tables_number(repor
     # the other rules are toggles with their own numbers
     for rule in measured.rules:
         if rule != measured.headline_rule:
-            assert any(x.startswith(f"{rule} rule (click to show): doubling {measured.rules[rule].doubling_time_months:.2f}") for x in legends)
+            words = trend_figures._RULE_WORDS[rule]
+            assert any(x.startswith(f"{words} (hidden: click to show): doubling {measured.rules[rule].doubling_time_months:.2f}")
+                       for x in legends)
 
 
 def test_one_interval_per_quantity_the_after_segment_reuses_the_headline(measured):
@@ -108,7 +112,7 @@ def test_the_drawn_line_is_the_measurements_line(measured, rule):
     import numpy as np
     import pandas as pd
 
-    from densing.report import figures
+    from densing.trend import figures
 
     result = measured.rules[rule]
     assert result.epoch == "2023-02-24" and set(result.frontier_models) <= set(measured.models["model"])

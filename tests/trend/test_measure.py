@@ -171,3 +171,23 @@ def test_trend_since_must_be_a_date_and_fit_family_checks_its_bootstrap():
     assert run.returncode == 2 and run.stderr.strip().count("\n") == 0 and "since" in run.stderr
     with pytest.raises(InputError, match="n_boot"):
         fit_family(read_results("results/public_models.csv"), "Llama-3.1", "mmlu", n_boot=-5)
+
+
+def test_the_measurement_plots_the_reports_own_figures():
+    import densing
+    from densing.errors import InputError
+
+    measured = densing.measure_trend(densing.read_results(densing.paths.RESULTS / "public_models.csv"), n_boot=20)
+    density = measured.plot()
+    names = [t.name for t in density.data]
+    assert any(str(n).startswith("the frontier") for n in names) and any("95% interval" in str(n) for n in names)
+    assert all("click to show" in str(t.name) for t in density.data if t.visible == "legendonly")
+    assert density.layout.yaxis.type == "log" and "μ" not in "".join(density.layout.yaxis.ticktext)
+    frontier = next(t for t in density.data if str(t.name).startswith("the frontier"))
+    assert len(frontier.text) == len(frontier.x) > 0 and "/" not in "".join(frontier.text)  # named, organisation dropped
+    assert "released" in frontier.hovertext[0] and "N̂" in frontier.hovertext[0] and "family" in frontier.hovertext[0]
+    assert len(measured.plot("benchmarks").data[0].y) == len(measured.by_benchmark())
+    assert {t.name for t in measured.plot("size").data} >= {"Llama-3.1"} or len(measured.plot("size").data) > 2
+    with pytest.raises(InputError, match="kind: expected"):
+        measured.plot("pie")
+    assert "D0 = 15T tokens" in repr(measured) or "tokens" in repr(measured)
