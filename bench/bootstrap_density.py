@@ -25,6 +25,7 @@ import pandas as pd
 from densing.data import read_pythia_evals
 from densing.laws.density import compute_density
 from densing.laws import fit as lawfit
+from densing.laws import problems
 from densing.data.benchmarks import CHANCE_LEVELS
 from densing.laws.points import select_points
 from densing.laws.reference import fit_reference
@@ -72,7 +73,7 @@ def main() -> None:
     start = time.perf_counter()
     for _ in range(baseline_resamples):
         idx = np.concatenate([groups[g] for g in rng.integers(0, len(groups), len(groups))])
-        lawfit.fit_stage(lawfit.composed_problem(n[idx], t[idx], s[idx], chance=chance), f_scale=0.02)
+        lawfit.fit_stage(problems.composed_problem(n[idx], t[idx], s[idx], chance=chance), f_scale=0.02)
     baseline_per_resample = (time.perf_counter() - start) / baseline_resamples
     ours_per_resample = fit_seconds / max(args.n_boot, 1)
 

@@ -41,7 +41,7 @@ from densing.errors import DensingError, EvalError, FitError, InputError, TraceE
 _LAZY = {
     "fit_reference": ("densing.laws.reference", "fit_reference"),
     "held_out_validation": ("densing.laws.held_out", "held_out_validation"),
-    "ReferenceFit": ("densing.laws.reference", "ReferenceFit"),
+    "ReferenceFit": ("densing.laws.reference_fit", "ReferenceFit"),
     "invert": ("densing.laws.inversion", "invert"),
     "read_results": ("densing.data.formats", "read_results"),
     "read_table": ("densing.data.readers", "read_table"),

@@ -43,7 +43,7 @@ tasks the real run measures):
   (7B–70B parameters, N̂ beyond, against a 190M–3B ladder: the loss law is extrapolated).
 
 **The measurement** is densing's own code on each replicate's planted data: the ladder's loss law refitted on the
-25 planted final points (:func:`densing.laws.fit.fit_stage` of :func:`densing.laws.fit.loss_problem`, soft-ℓ1 at
+25 planted final points (:func:`densing.laws.fit.fit_stage` of :func:`densing.laws.problems.loss_problem`, soft-ℓ1 at
 0.05, as :func:`densing.laws.reference.fit_reference` fits it) with ``--ladder-boot`` draws of resampled runs,
 each refitted from the point estimate (:func:`densing.laws.fit.refit_from`, as its series bootstrap does); then
 :func:`densing.laws.olmo.mc_reference.fit_mc_reference` on the planted checkpoints (the ceiling rule, the MC score
@@ -85,6 +85,7 @@ from densing.data.item_counts import item_count
 from densing.data.olmo import read_olmo_mc_runs
 from densing.errors import DensingError
 from densing.laws import fit as _fit
+from densing.laws import problems as _problems
 from densing.laws import forms
 from densing.laws.fit import fit_verdict
 from densing.laws.inversion import PerBenchmark
@@ -127,7 +128,7 @@ def world_loss(task: str, world: str) -> dict[str, float]:
     if world == "model" or "E" not in shipped:
         return shipped
     n, d, loss = ladder_grid(task)
-    stage = _fit.fit_stage(_fit.loss_problem(n, d, loss, irreducible=False), loss="soft_l1", f_scale=LOSS_SCALE)
+    stage = _fit.fit_stage(_problems.loss_problem(n, d, loss, irreducible=False), loss="soft_l1", f_scale=LOSS_SCALE)
     return {k: float(v) for k, v in stage.params.items()}
 
 
@@ -259,14 +260,14 @@ def refit_ladder(rng: np.random.Generator, task: str, world: str, n_boot: int, s
     n, d, _ = ladder_grid(task)
     loss = true_loss(task, n, d, world) * np.exp(ladder_noise(task) * rng.standard_normal(n.size))
     irreducible = "E" in ladder_fit(task).params
-    stage = _fit.fit_stage(_fit.loss_problem(n, d, loss, irreducible=irreducible), loss="soft_l1", f_scale=LOSS_SCALE)
+    stage = _fit.fit_stage(_problems.loss_problem(n, d, loss, irreducible=irreducible), loss="soft_l1", f_scale=LOSS_SCALE)
     names = loss_names(task)
     boot = np.random.default_rng(seed)
     draws = []
     for _ in range(n_boot):
         picks = boot.integers(0, n.size, n.size)
         try:
-            refit = _fit.refit_from(_fit.loss_problem(n[picks], d[picks], loss[picks], irreducible=irreducible),
+            refit = _fit.refit_from(_problems.loss_problem(n[picks], d[picks], loss[picks], irreducible=irreducible),
                                     stage.params, loss="soft_l1", f_scale=LOSS_SCALE)
         except DensingError:
             continue

@@ -114,7 +114,7 @@ def test_the_shipped_results_still_load(name):
 
 
 def test_the_shipped_fits_still_load():
-    from densing.laws.reference import ReferenceFit
+    from densing.laws.reference_fit import ReferenceFit
 
     fits = sorted((REPO_ROOT / "reference_fits").glob("*.json"))
     assert len(fits) > 10 and all(ReferenceFit.load(p).benchmarks for p in fits)

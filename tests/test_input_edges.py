@@ -122,7 +122,7 @@ def test_hand_edited_fit_is_refused_on_load(tmp_path, run_cli, edit, words):
 
 
 def test_every_shipped_fit_passes_the_load_checks():
-    from densing.laws.reference import ReferenceFit
+    from densing.laws.reference_fit import ReferenceFit
 
     kinds = {ReferenceFit.load(path).kind for path in sorted(FITS.glob("*.json"))}
     assert kinds == {"two-step", "composed", "family"}
@@ -181,7 +181,7 @@ def test_interval_notes_name_a_parameter_outside_its_interval():
     from dataclasses import replace
 
     from densing.laws.fit import interval_notes
-    from densing.laws.reference import ReferenceFit
+    from densing.laws.reference_fit import ReferenceFit
 
     fit = ReferenceFit.load(FITS / "pythia_arc_easy_composed.json")
     assert all(note.split(" = ")[0] != "a" for note in interval_notes(fit))

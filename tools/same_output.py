@@ -49,7 +49,7 @@ show(densing.fit_trend(densing.read_results("results/public_models.csv")))
 """,
     "notebook.geomean_fit_trend": _SHOW + """
 import densing
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 public = densing.read_results("results/public_models.csv")
 fits = [ReferenceFit.load(f"reference_fits/family_llama-3.1_{b}.json") for b in ("mmlu", "hellaswag", "winogrande")]
 table = densing.compute_density(public, fits)

@@ -216,7 +216,7 @@ def density(
     from densing.data import read_results
     from densing.laws.density import compute_density, extrapolation_summary
     from densing.laws.fit import fit_verdict
-    from densing.laws.reference import ReferenceFit
+    from densing.laws.reference_fit import ReferenceFit
     from densing.numbers import format_count
 
     fits = [ReferenceFit.load(p) for p in (fit or paths.default_density_fits())]

@@ -82,7 +82,7 @@ def trend(
         _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt, wide)
         return
     from densing.data import read_results
-    from densing.laws.reference import ReferenceFit
+    from densing.laws.reference_fit import ReferenceFit
     from densing.report.build import DEFAULT_RESULTS
     from densing.trend.measure import measure_trend
 

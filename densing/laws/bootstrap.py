@@ -16,6 +16,7 @@ import pandas as pd
 
 from densing.errors import FitError, InputError, WorkerError
 from densing.laws import fit as _fit
+from densing.laws import problems as _problems
 
 UNITS = ("series", "point")
 
@@ -31,11 +32,11 @@ def stage_problems(data, picks, *, law, irreducible, chance, ceiling, max_score)
         n, t, _, x = (a[picks[0]] for a in data[0])
         _, _, s2, x2 = (a[picks[1]] for a in data[1])
         return [
-            _fit.loss_problem(n, t, x, irreducible=irreducible),
-            _fit.performance_problem(x2, s2, chance=chance, ceiling=ceiling, max_score=max_score),
+            _problems.loss_problem(n, t, x, irreducible=irreducible),
+            _problems.performance_problem(x2, s2, chance=chance, ceiling=ceiling, max_score=max_score),
         ]
     n, t, s, _ = (a[picks[0]] for a in data[0])
-    return [_fit.composed_problem(n, t, s, chance=chance, ceiling=ceiling, max_score=max_score)]
+    return [_problems.composed_problem(n, t, s, chance=chance, ceiling=ceiling, max_score=max_score)]
 
 
 def plan(stage_sets: tuple[pd.DataFrame, ...], runs: list[str], *, n_boot: int, seed: int,

@@ -1,7 +1,7 @@
 """Densities as values or bounds, under one parameter draw of a reference law.
 
 A score inverts to an effective size N̂ (Xiao et al. 2024, eq. 4) unless the reference cannot
-express it at D0 (:func:`densing.laws.reference.invert_scores`). Such a density is a bound:
+express it at D0 (:func:`densing.laws.reference_fit.invert_scores`). Such a density is a bound:
 
 - above what the law reaches (``beyond_data_limit``, ``above_ceiling``): the true score is at
   least S − 2σ (σ the score's standard error), and the law is monotone, so
@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from densing.laws import forms
-from densing.laws.reference import invert_scores
+from densing.laws.reference_fit import invert_scores
 
 #: The kind of a density: a value, or a bound on it (NaN: dropped, the law cannot express even the bound).
 EXACT, LOWER, UPPER = 0, 1, -1

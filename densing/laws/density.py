@@ -19,7 +19,7 @@ from densing.errors import InputError
 from densing.laws.bounds import EXACT
 from densing.laws.fit import fit_verdict
 from densing.laws.inversion import BELOW_SMALLEST_N, ABOVE_LARGEST_N, Joint, PerBenchmark, arrays, extrapolation_notes
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 from densing.validation import Interval, validate
 
 COMPONENT_CENSORED = "component_censored"

@@ -41,7 +41,7 @@ from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
 from densing.laws import forms
 from densing.laws.points import POINT_COLUMNS
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 
 KIND = "family"
 MAX_REDRAWS = 100

@@ -18,15 +18,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from densing.errors import FitError
-from densing.laws.problems import (  # noqa: F401 — the problems' names, importable from here as before
-    SIGMOID_CONSTRAINTS,
-    Problem,
-    check_sigmoid_options,
-    composed_problem,
-    loss_problem,
-    performance_problem,
-    theta_from_params,
-)
+from densing.laws.problems import Problem, theta_from_params
 from densing.validation import Interval
 
 #: What a fit's bootstrap may be asked for (``fit_reference``, ``fit_family``).

@@ -18,7 +18,8 @@ from densing.data.olmo import ladder_benchmarks, read_olmo_ladder
 from densing.errors import InputError
 from densing.laws.olmo.check import validate_ladder
 from densing.laws.points import select_points
-from densing.laws.reference import ReferenceFit, fit_reference
+from densing.laws.reference import fit_reference
+from densing.laws.reference_fit import ReferenceFit
 
 
 def held_out_validation(

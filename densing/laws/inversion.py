@@ -35,7 +35,7 @@ import pandas as pd
 
 from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER, log_density_bounds, score_cap
-from densing.laws.reference import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, ReferenceFit  # noqa: F401
+from densing.laws.reference_fit import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, ReferenceFit  # noqa: F401
 from densing.laws.reference_fit import invert_scores
 
 

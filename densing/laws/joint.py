@@ -42,7 +42,7 @@ import numpy as np
 
 from densing.errors import InputError
 from densing.laws import forms
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 from densing.validation import Options, validate
 
 LOG_SIZE_LOW = math.log(1e5)

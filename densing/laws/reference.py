@@ -13,23 +13,11 @@ import numpy as np
 import pandas as pd
 
 from densing.data.benchmarks import CHANCE_LEVELS
-from densing.laws.reference_fit import data_hash
 from densing.errors import InputError
 from densing.laws import bootstrap
 from densing.laws import fit as _fit
 from densing.laws.points import POINT_COLUMNS, final_points, past_run_fraction, point_tuples, select_points
-from densing.laws.reference_fit import (  # noqa: F401 — the fit object's names, importable from here as before
-    ABOVE_CEILING,
-    BELOW_FLOOR,
-    BEYOND_DATA_LIMIT,
-    DEFAULT_D0,
-    FORMAT,
-    KINDS,
-    LAWS,
-    ReferenceFit,
-    check_fit_dict,
-    invert_scores,
-)
+from densing.laws.reference_fit import DEFAULT_D0, LAWS, ReferenceFit, data_hash
 from densing.validation import Interval, Options, validate
 
 

@@ -17,7 +17,7 @@ import pandas as pd
 from densing import paths
 from densing.data import read_results
 from densing.data.units import format_count
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_number
 from densing.report import figures
 from densing.trend import figures as trend_figures

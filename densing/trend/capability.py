@@ -28,7 +28,7 @@ import pandas as pd
 
 from densing.data.benchmarks import CHANCE_LEVELS
 from densing.errors import DensingError
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 from densing.trend import references
 from densing.laws.inversion import Joint, PerBenchmark
 from densing.trend.targets import trend_targets

@@ -26,7 +26,7 @@ import pandas as pd
 from densing.errors import InputError
 from densing.laws.family import fit_family
 from densing.laws.inversion import Joint, PerBenchmark, as_inversion
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 from densing.trend import capability, references, rules
 from densing.trend.constants import DEFAULT_EPOCH
 from densing.trend.measure import DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE, composed_fits, headline_set
@@ -65,7 +65,7 @@ def fit_trend(
     - a family name (``"Llama-3.1"``): that family fitted per benchmark at its own budget on
       ``benchmarks`` (default: the benchmarks rule v2 makes it a reference of the headline's set on)
       and inverted jointly (one benchmark: the paper's inversion);
-    - a :class:`~densing.laws.reference.ReferenceFit` (inverted per benchmark at ``d0``, default its
+    - a :class:`~densing.laws.reference_fit.ReferenceFit` (inverted per benchmark at ``d0``, default its
       own D0), or several family fits of one family (a list or a mapping: inverted jointly);
     - an inversion (:class:`~densing.laws.inversion.PerBenchmark`, :class:`~densing.laws.inversion.Joint`).
 

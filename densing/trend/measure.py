@@ -40,7 +40,7 @@ from densing.errors import DensingError, FitError
 from densing.trend import capability, references
 from densing.laws.density import density_table, point_densities
 from densing.laws.inversion import Joint, PerBenchmark, arrays
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_number
 from densing.validation import Interval, validate
 from densing.trend import checks, rules, side_jobs

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 from densing.results import Result
 from densing.trend import checks
 from densing.trend.uncertainty import TrendUncertainty

@@ -51,7 +51,7 @@ from densing import paths
 from densing.errors import DensingError, FitError
 from densing.laws.fit import fit_verdict
 from densing.laws.olmo import mc_reference as mc
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 from densing.trend.constants import DEFAULT_EPOCH
 # The inversion and the checks' entry point, in one place (they may move between modules).
 from densing.laws.inversion import PerBenchmark

@@ -100,7 +100,7 @@ from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.item_counts import item_counts
 from densing.errors import DensingError
 from densing.laws.family import family_points, fit_family, held_out_error, metric_for
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 
 
 def family_members(targets: pd.DataFrame, family: str) -> set[str]:

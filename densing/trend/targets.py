@@ -10,7 +10,7 @@ import pandas as pd
 
 from densing.data.item_counts import binomial_stderr, item_counts
 from densing.errors import InputError
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 from densing.trend.constants import DEFAULT_EPOCH
 from densing.laws.inversion import as_inversion, score_matrix
 from densing.trend.scope import days_since, parse_epoch

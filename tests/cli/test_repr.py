@@ -7,7 +7,7 @@ import pytest
 
 import densing
 from densing import paths
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 
 
 @pytest.fixture(scope="module")

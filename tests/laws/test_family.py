@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from densing.errors import FitError, InputError
 from densing.laws import forms
 from densing.laws.family import fit_family, held_out_error
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 
 
 def planted_family(gamma: float = 0.45, level: float = 22.0, chance: float = 0.25, sizes=(0.5e9, 1.8e9, 4e9, 7e9, 14e9, 32e9, 72e9),

@@ -5,6 +5,7 @@ import pytest
 
 from densing.errors import FitError, InputError
 from densing.laws import fit as lawfit
+from densing.laws import problems
 from densing.laws import forms
 from densing.laws.reference import fit_reference
 
@@ -23,7 +24,7 @@ def _grid(seed=0):
 def test_loss_law_recovers_planted_parameters():
     n, t, rng = _grid()
     loss = forms.loss_law(n, t, **LAW) * np.exp(rng.normal(0, 0.003, n.size))
-    stage = lawfit.fit_stage(lawfit.loss_problem(n, t, loss), loss="linear")
+    stage = lawfit.fit_stage(problems.loss_problem(n, t, loss), loss="linear")
     assert stage.converged
     assert stage.params["alpha"] == pytest.approx(LAW["alpha"], abs=0.02)
     assert stage.params["beta"] == pytest.approx(LAW["beta"], abs=0.02)
@@ -35,7 +36,7 @@ def test_loss_law_recovers_planted_parameters():
 def test_loss_law_with_irreducible_term():
     n, t, rng = _grid(1)
     loss = forms.loss_law(n, t, **LAW, E=1.2) * np.exp(rng.normal(0, 0.002, n.size))
-    stage = lawfit.fit_stage(lawfit.loss_problem(n, t, loss, irreducible=True), loss="linear")
+    stage = lawfit.fit_stage(problems.loss_problem(n, t, loss, irreducible=True), loss="linear")
     assert stage.params["E"] == pytest.approx(1.2, abs=0.1)
     assert stage.params["alpha"] == pytest.approx(LAW["alpha"], abs=0.05)
 
@@ -44,10 +45,10 @@ def test_performance_law_recovers_planted_parameters():
     rng = np.random.default_rng(2)
     loss = np.linspace(0.2, 2.0, 120)
     score = forms.performance_law(loss, **SIGMOID) + rng.normal(0, 0.005, loss.size)
-    stage = lawfit.fit_stage(lawfit.performance_problem(loss, score), loss="soft_l1", f_scale=0.02)
+    stage = lawfit.fit_stage(problems.performance_problem(loss, score), loss="soft_l1", f_scale=0.02)
     for name, value in SIGMOID.items():
         assert stage.params[name] == pytest.approx(value, abs=0.05 * max(1, abs(value))), name
-    fixed = lawfit.fit_stage(lawfit.performance_problem(loss, score, chance=0.25, ceiling=0.95), f_scale=0.02)
+    fixed = lawfit.fit_stage(problems.performance_problem(loss, score, chance=0.25, ceiling=0.95), f_scale=0.02)
     assert fixed.params["d"] == 0.25 and fixed.params["c"] == pytest.approx(0.70)
     assert fixed.params["gamma"] == pytest.approx(SIGMOID["gamma"], rel=0.05)
 
@@ -56,7 +57,7 @@ def test_composed_law_recovers_what_is_identified():
     """γ is fixed to −1 in the composed law; (a, b, l) absorb the scale. N̂ is scale-free."""
     n, t, rng = _grid(3)
     score = forms.composed_law(n, t, **LAW, **SIGMOID) + rng.normal(0, 0.004, n.size)
-    stage = lawfit.fit_stage(lawfit.composed_problem(n, t, score, chance=0.25), f_scale=0.02)
+    stage = lawfit.fit_stage(problems.composed_problem(n, t, score, chance=0.25), f_scale=0.02)
     p = stage.params
     assert p["gamma"] == -1.0 and p["d"] == 0.25
     assert p["alpha"] == pytest.approx(LAW["alpha"], abs=0.05)
@@ -103,7 +104,7 @@ def test_two_step_reference_fit_and_bootstrap_cover_the_truth():
 
 def test_too_few_points_is_a_fit_error():
     with pytest.raises(FitError, match="more points than parameters"):
-        lawfit.loss_problem([1e8, 1e9, 1e10], [1e11] * 3, [3.0, 2.5, 2.2])
+        problems.loss_problem([1e8, 1e9, 1e10], [1e11] * 3, [3.0, 2.5, 2.2])
 
 
 def test_two_step_without_losses_names_the_model():

@@ -10,7 +10,7 @@ from densing.laws.density import compute_density
 from densing.laws.inversion import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, invert
 from densing.laws import forms
 from densing.laws.fit import StageFit
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 from tests.conftest import needs_pythia
 
 PARAMS = dict(a=400.0, alpha=0.34, b=410.0, beta=0.28, c=0.7, gamma=-4.0, l=1.0, d=0.25)
@@ -109,7 +109,7 @@ def test_conditioning_on_a_hand_computed_example():
     ρ(S+σ)/ρ(S) = (ln 4 / ln 3)^2 = 1.5923; ρ(S)/ρ(S−σ) = (ln(17/3) / ln 4)^2 = 1.5656.
     """
     from densing.laws.inversion import conditioning
-    from densing.laws.reference import ReferenceFit
+    from densing.laws.reference_fit import ReferenceFit
 
     fit = ReferenceFit(
         kind="two-step", benchmark="toy", metric="acc",
@@ -134,7 +134,7 @@ def test_uncensored_rows_have_a_missing_reason_not_an_empty_string():
     import pandas as pd
 
     from densing.laws.density import compute_density
-    from densing.laws.reference import ReferenceFit
+    from densing.laws.reference_fit import ReferenceFit
 
     fit = ReferenceFit.load("reference_fits/olmo_arc_easy_two_step.json")
     targets = pd.DataFrame({
@@ -152,7 +152,7 @@ def test_extrapolation_is_said_in_words_where_the_inversion_leaves_the_reference
 
     from densing.laws.density import compute_density
     from densing.laws.inversion import extrapolation_notes
-    from densing.laws.reference import ReferenceFit
+    from densing.laws.reference_fit import ReferenceFit
 
     fit = ReferenceFit.load("reference_fits/olmo_arc_easy_two_step.json")
     points = fit.loss_points_frame()
@@ -179,7 +179,7 @@ def test_geomean_rows_match_a_per_model_computation():
 
     from densing.data import read_results
     from densing.laws.density import compute_density
-    from densing.laws.reference import ReferenceFit
+    from densing.laws.reference_fit import ReferenceFit
 
     root = Path(__file__).resolve().parents[2]
     fits = [ReferenceFit.load(root / "reference_fits" / f"pythia_{b}_composed.json") for b in ("arc_easy", "sciq", "piqa")]

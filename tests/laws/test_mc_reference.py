@@ -9,7 +9,7 @@ from conftest import OLMO_LADDER, REPO_ROOT, needs_olmo
 from densing.errors import FitError, InputError
 from densing.laws import forms
 from densing.laws.olmo import mc_reference as mc
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 
 PLANTED = {"c": 0.6, "gamma": -18.0, "l": 0.80, "d": 0.25}
 LOSS = {"a": 40.0, "alpha": 0.3, "b": 300.0, "beta": 0.28, "E": 0.45}

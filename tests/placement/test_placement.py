@@ -8,7 +8,7 @@ import pytest
 
 import densing
 from densing.laws.inversion import PerBenchmark
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 from densing.paths import REFERENCE_FITS
 from densing.placement import measure as placement
 from densing.placement.measure import MeasureResult, binomial_items_stderr, place_models, public_scores

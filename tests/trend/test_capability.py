@@ -146,7 +146,7 @@ def test_the_api_defaults_give_the_cli_headline():
     """``densing.measure_trend`` and ``densing.fit_trend`` with their defaults and ``densing trend`` with its defaults
     give one headline: the notebook path of the README gives the report's number."""
     import densing
-    from densing.laws.reference import ReferenceFit
+    from densing.laws.reference_fit import ReferenceFit
 
     public = densing.read_results("results/public_models.csv")
     api = densing.measure_trend(public)

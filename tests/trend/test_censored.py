@@ -78,7 +78,7 @@ def test_tobit_without_censoring_is_ordinary_least_squares(slope, intercept, see
 def test_the_audit_cases_reach_the_global_optimum():
     """pile_hellaswag and pile_mean at D0 = 0.3T: the solver stopped early before (not finite; 9.85 vs ~11.9 months)."""
     from densing.data import read_results
-    from densing.laws.reference import ReferenceFit
+    from densing.laws.reference_fit import ReferenceFit
     from densing.trend.censored import exhaustive_censored_quantile_line
     from densing.laws.density import point_densities
     from densing.laws.inversion import PerBenchmark

@@ -17,7 +17,7 @@ import pytest
 import densing
 from densing.errors import FitError, InputError
 from densing.laws import forms
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 from densing.trend import FRONTIERS, envelope_models
 
 EPOCH = pd.Timestamp("2023-02-24")

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from densing.laws import forms
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 from densing.laws.bounds import EXACT, LOWER, UPPER, log_density_bounds, score_cap
 
 P = {"a": 400.0, "alpha": 0.3, "b": 400.0, "beta": 0.3, "c": 0.75, "gamma": -1.0, "l": 2.5, "d": 0.25}

@@ -17,7 +17,7 @@ from densing.errors import FitError, InputError
 from densing.laws import forms
 from densing.laws.family import fit_family
 from densing.laws.inversion import PerBenchmark
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 from densing.trend import rules
 from densing.trend.censored import EXACT
 from densing.trend.constants import DAYS_PER_MONTH

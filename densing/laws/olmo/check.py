@@ -19,7 +19,7 @@ from densing import paths
 from densing.errors import InputError
 from densing.io import atomic_write_text
 from densing.laws.olmo.ladder import density_table, predict_held_out, variant_errors
-from densing.laws.reference import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit
 
 AI2_TABLE = paths.RESULTS / "olmo_ladder" / "ai2_chained_main.csv"
 #: AI2's task keys → the tidy table's benchmark names

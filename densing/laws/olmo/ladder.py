@@ -39,11 +39,13 @@ import pandas as pd
 
 from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
+from densing.laws import problems as _problems
 from densing.laws import forms
 from densing.laws.density import compute_density
 from densing.laws.inversion import conditioning
 from densing.laws.points import final_points, select_points
-from densing.laws.reference import ReferenceFit, fit_reference
+from densing.laws.reference import fit_reference
+from densing.laws.reference_fit import ReferenceFit
 
 FINAL_CHECKPOINTS = 5
 MIN_RUN_FRACTION = 0.1
@@ -107,7 +109,7 @@ def select_options(frame: pd.DataFrame, benchmarks: dict[str, str], *, criterion
         train_final = final_points(train, FINAL_CHECKPOINTS)
         for irreducible in (False, True):
             stage = _fit.fit_stage(
-                _fit.loss_problem(train_final["params"], train_final["train_tokens"], train_final["loss"], irreducible=irreducible),
+                _problems.loss_problem(train_final["params"], train_final["train_tokens"], train_final["loss"], irreducible=irreducible),
                 loss="soft_l1",
                 f_scale=0.05,
             )

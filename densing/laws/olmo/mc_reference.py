@@ -24,7 +24,7 @@ steps (Xiao et al. 2024, arXiv 2412.04315, eqs. 2–4) are built for them from A
    predict the largest's (13B's) checkpoints past 10%; keep the variant of lower mean absolute
    error (a tie within 0.1% keeps the free ceiling). Robust
    least squares (soft-ℓ1, scale 0.02) as :func:`densing.laws.reference.fit_reference` fits its
-   score stage, through the same :func:`densing.laws.fit.performance_problem`. AI2 fits its own MC
+   score stage, through the same :func:`densing.laws.problems.performance_problem`. AI2 fits its own MC
    step 2 on OLMo-2 checkpoints (``configs/step2_mc_7B.json``, ``step2_mc_13B.json`` in the ladder
    folder: 7B steps 170k–450k, 13B 50k–150k); here every checkpoint past 10% of both runs.
    **Bootstrap**: a moving-block bootstrap within each run (:func:`block_resamples`): each run's
@@ -73,6 +73,7 @@ import pandas as pd
 
 from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
+from densing.laws import problems as _problems
 from densing.laws import forms
 from densing.laws.points import past_run_fraction, point_tuples, select_points
 from densing.laws.reference_fit import ReferenceFit, data_hash
@@ -172,7 +173,7 @@ def select_ceiling(points: pd.DataFrame, chance: float) -> tuple[float | None, p
     train, held = points[points["run"] != largest], points[points["run"] == largest]
     rows = []
     for ceiling in CEILINGS:
-        stage = _fit.fit_stage(_fit.performance_problem(train["loss"], train["score"], chance=chance, ceiling=ceiling),
+        stage = _fit.fit_stage(_problems.performance_problem(train["loss"], train["score"], chance=chance, ceiling=ceiling),
                                loss=ROBUST_LOSS, f_scale=SCORE_SCALE)
         error = _predict(stage, held["loss"]) - held["score"].to_numpy(float)
         rows.append({"ceiling": "free" if ceiling is None else f"{ceiling:g}", "held_out_run": largest,
@@ -189,7 +190,7 @@ def fit_score_law(points: pd.DataFrame, chance: float, *, ceiling: float | None 
                   seed: int = 0, block: int = BLOCK) -> ScoreLaw:
     """S_MC(L) = c / (1 + e^(−γ(L − l))) + d with d = ``chance`` on ``points`` (score, loss, run), block-bootstrapped.
 
-    ``ceiling`` fixes c + d (None: free, c + d ≤ 1). The fit is :func:`densing.laws.fit.fit_stage` on :func:`densing.laws.fit.performance_problem`
+    ``ceiling`` fixes c + d (None: free, c + d ≤ 1). The fit is :func:`densing.laws.fit.fit_stage` on :func:`densing.laws.problems.performance_problem`
     (c + d ≤ 1), soft-ℓ1 at scale 0.02; each resample of :func:`block_resamples` is refitted from
     the point estimate (:func:`densing.laws.fit.refit_from`).
     """
@@ -197,12 +198,12 @@ def fit_score_law(points: pd.DataFrame, chance: float, *, ceiling: float | None 
     score = points["score"].to_numpy(float)
     if len(points) < 5:
         raise FitError(f"MC score law: {len(points)} checkpoint(s); need at least 5")
-    stage = _fit.fit_stage(_fit.performance_problem(loss, score, chance=chance, ceiling=ceiling), loss=ROBUST_LOSS,
+    stage = _fit.fit_stage(_problems.performance_problem(loss, score, chance=chance, ceiling=ceiling), loss=ROBUST_LOSS,
                            f_scale=SCORE_SCALE)
     draws, failed = [], 0
     for picks in block_resamples(points["run"].to_numpy(), n_boot, seed, block):
         try:
-            refit = _fit.refit_from(_fit.performance_problem(loss[picks], score[picks], chance=chance, ceiling=ceiling),
+            refit = _fit.refit_from(_problems.performance_problem(loss[picks], score[picks], chance=chance, ceiling=ceiling),
                                     stage.params,
                                     loss=ROBUST_LOSS, f_scale=SCORE_SCALE)
         except FitError:
