@@ -8,7 +8,7 @@ with fewer computes its rows both ways and the driver picks one. The alignment o
 times: the metrics are sums and differences of times on the trace's own grid (whole µs for GPU
 traces, rounded as HTA rounds them; the float grid of the timestamps for CPU traces), which are
 exact, so a rank's rows are computed from its own first event and are the same numbers
-(``tools/overlap_same_output.py`` and ``tests/overlap/test_overlap_engine.py`` check it). What comes back is a :class:`RankOutcome`: facts, rows, or the error to raise.
+(``tools/overlap_same_output.py`` and ``tests/overlap/test_engine.py`` check it). What comes back is a :class:`RankOutcome`: facts, rows, or the error to raise.
 """
 from __future__ import annotations
 

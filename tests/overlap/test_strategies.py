@@ -47,7 +47,7 @@ def test_a_new_strategy_reaches_the_whatif_model(perfect):
 
 
 def test_a_new_strategy_reaches_the_command_line(perfect, capsys):
-    from test_overlap_cli import run
+    from overlap.test_cli import run
 
     code, out, err = run(["overlap", "strategies", "--format", "json"], capsys)
     assert code == 0, err
@@ -78,8 +78,8 @@ def test_each_built_in_whatif_model_is_its_own():
 
 
 def test_a_new_strategy_is_accepted_by_the_whatif_command_and_an_unknown_one_refused(perfect, tmp_path, capsys):
-    from overlap_tracegen import hand_trace, write_trace
-    from test_overlap_cli import run
+    from overlap.overlap_tracegen import hand_trace, write_trace
+    from overlap.test_cli import run
 
     write_trace(tmp_path / "rank-0.json", hand_trace())
     code, out, err = run(["overlap", "whatif", str(tmp_path), "--strategies", "perfect,sync", "--format", "json"], capsys)

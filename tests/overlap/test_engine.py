@@ -1,6 +1,5 @@
 """The same rows wherever the per-rank jobs run: this process, a local process pool, or a Dask
 LocalCluster with 2 workers (skipped where dask.distributed is not installed)."""
-import importlib.util
 import json
 from pathlib import Path
 
@@ -12,18 +11,17 @@ from densing.overlap.engine import ProcessEngine, SerialEngine, make_engine
 from densing.overlap.kineto import GPU
 from densing.overlap.ranks import rank_outcome
 from densing.overlap.trace import run_ranks
-from overlap_tracegen import hand_trace, write_trace
-from test_overlap_cpu_trace import hand_cpu_trace, write
-from test_overlap_hta_parity import HTA_TRACES
+from overlap.overlap_tracegen import hand_trace, write_trace
+from overlap.test_cpu_trace import hand_cpu_trace, write
+from overlap.test_hta_parity import HTA_TRACES
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _synthetic():
-    spec = importlib.util.spec_from_file_location("overlap_synthetic", REPO / "bench" / "overlap_synthetic.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from tools import overlap_synthetic
+
+    return overlap_synthetic
 
 
 @pytest.fixture(scope="module")

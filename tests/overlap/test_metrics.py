@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from densing.errors import TraceError
 from densing.overlap import analyze, analyze_steps, read_traces, step_skew
 from densing.overlap.model import COMMUNICATION, COMPUTATION, MEMORY, OTHER, kernel_category
-from overlap_tracegen import hand_trace, kernel, launch, step, write_trace
+from overlap.overlap_tracegen import hand_trace, kernel, launch, step, write_trace
 
 
 def test_hand_computed_breakdown(tmp_path):

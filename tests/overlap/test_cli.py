@@ -5,7 +5,7 @@ import json
 import pytest
 
 from densing.cli import main
-from overlap_tracegen import hand_trace, launch, step, write_trace
+from overlap.overlap_tracegen import hand_trace, launch, step, write_trace
 
 
 def run(argv, capsys):

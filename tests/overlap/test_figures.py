@@ -2,7 +2,7 @@ import plotly.graph_objects as go
 
 from densing.overlap import analyze, calibrate, predict, read_traces
 from densing.overlap.figures import breakdown_figure, report_section, timeline_figure, whatif_figure
-from overlap_tracegen import hand_trace, write_trace
+from overlap.overlap_tracegen import hand_trace, write_trace
 
 
 def test_figures_from_frames(tmp_path):
@@ -25,7 +25,7 @@ def test_report_section(tmp_path):
 
 
 def test_report_section_runs_side_by_side(tmp_path):
-    from test_overlap_cpu_trace import hand_cpu_trace, write
+    from overlap.test_cpu_trace import hand_cpu_trace, write
 
     for name in ("ddp", "sync"):
         write(tmp_path / name / "rank0.json", hand_cpu_trace(), rank=0)

@@ -9,7 +9,7 @@ from densing.overlap.strategies.ddp import ddp_step_time_s
 from densing.overlap.strategies.sync import sync_step_time_s
 from densing.overlap.strategies.t3 import t3_step_time_s
 from densing.overlap.whatif import Calibration, calibrate, predict
-from overlap_tracegen import hand_trace, write_trace
+from overlap.overlap_tracegen import hand_trace, write_trace
 
 
 def test_ring_allreduce():
