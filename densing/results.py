@@ -5,7 +5,8 @@ A result is a frozen dataclass that inherits :class:`Result`. It gets
 - ``to_dict()``: its fields in order, a non-finite float as None (JSON ``null``), a nested result
   as its own ``to_dict()``; fields named in ``_dict_exclude`` (bulky arrays) left out;
 - ``to_frame()``: one row of its fields (raw values: NaN stays NaN), the same fields left out;
-- ``_repr_html_()``: a field/value table for notebooks (numbers by :func:`densing.numbers.format_number`).
+- ``_repr_html_()``: a field/value table for notebooks (numbers by :func:`densing.numbers.format_number`);
+- ``summary()``: the same fields as plain text, one ``field: value`` line each (numbers by the one rule).
 
 A type whose JSON or table has another shape overrides the method; a type whose dict gains a
 derived value extends ``to_dict`` with ``{**super().to_dict(), ...}``.
@@ -42,6 +43,22 @@ class Result:
         import pandas as pd
 
         return pd.DataFrame([{name: getattr(self, name) for name in self._fields()}])
+
+    def summary(self) -> str:
+        """The fields as text: a title line, then ``field: value`` (3 significant figures, counts in words)."""
+        from densing.numbers import format_number
+
+        def text(value) -> str:
+            if isinstance(value, float):
+                return format_number(value)
+            if isinstance(value, Result):
+                return type(value).__name__
+            shown = str(value)
+            return shown if len(shown) <= 100 else shown[:97] + "…"
+
+        names = self._fields()
+        width = max((len(n) for n in names), default=0)
+        return "\n".join([type(self).__name__, *(f"  {n:<{width}}  {text(getattr(self, n))}" for n in names)])
 
     def _repr_html_(self) -> str:
         from densing import _html

@@ -17,6 +17,7 @@ from numbers import Integral
 import numpy as np
 from scipy.optimize import least_squares
 
+from densing.results import Result
 from densing.errors import FitError
 from densing.laws.problems import Problem, theta_from_params
 from densing.validation import Interval
@@ -30,12 +31,13 @@ BOOTSTRAP_CONSTRAINTS = {
 
 
 @dataclass(frozen=True)
-class StageFit:
+class StageFit(Result):
     """One fitted law: parameters, what was held fixed, and goodness-of-fit diagnostics.
 
     ``r_squared`` and ``rmse`` are on the natural scale of the fitted quantity (loss or score);
     ``residuals`` are prediction − observation in that scale, in input order.
     """
+    _dict_exclude = ("residuals",)
 
     law: str
     params: dict[str, float]

@@ -21,6 +21,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
+from densing.results import Result
 from densing.errors import FitError, InputError
 from densing.io import atomic_write_bytes, read_json_object
 from densing.laws import fit as _fit
@@ -35,7 +36,7 @@ DEFAULT_D0 = 1e12
 
 
 @dataclass(frozen=True)
-class ReferenceFit:
+class ReferenceFit(Result):
     """A fitted reference law for one benchmark (or an average of benchmarks).
 
     ``kind`` is the law (``two-step`` or ``composed``); ``benchmarks`` the benchmark(s) whose score
@@ -46,6 +47,7 @@ class ReferenceFit:
     columns ``bootstrap_names``. ``points`` are the points of the score stage and ``loss_points``
     those of the loss stage where they differ (e.g. each run's final checkpoints).
     """
+    _dict_exclude = ("stages", "bootstrap", "points", "loss_points", "provenance")
 
     kind: str
     benchmark: str

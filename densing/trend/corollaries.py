@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from densing.results import Result
 from densing.data.schema import is_missing
 from densing.errors import InputError
 from densing.trend.constants import DEFAULT_EPOCH, DAYS_PER_MONTH
@@ -82,13 +83,14 @@ def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.Data
 
 
 @dataclass(frozen=True, eq=False)
-class CostHalvingFit:
+class CostHalvingFit(Result):
     """ln price(t) = A·t + B with A < 0; halving time = ln 2 / (−A) (Xiao et al. 2024, §4.1).
 
     Fitted as the doubling of 1/price with the same machinery as :func:`trend`: the envelope is
     the running minimum of price (a point joins it by being strictly cheaper than every earlier
     one); the quantile frontier fits quantile 1 − q of ln price (the cheap edge).
     """
+    _dict_exclude = ("excluded",)
 
     frontier: str
     slope_per_day: float  # of ln price, negative when prices fall

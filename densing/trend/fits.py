@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from densing.results import Result
 from densing.errors import FitError, InputError
 from densing.trend.constants import DAYS_PER_MONTH, FRONTIERS
 from densing.trend.scope import Points, days_since, to_timestamp, unit_days
@@ -26,7 +27,7 @@ from densing.numbers import json_number
 
 
 @dataclass(frozen=True, eq=False)
-class TrendFit:
+class TrendFit(Result):
     """ln ρ(t) = A·t + B fitted on one frontier choice, with its doubling time ln 2 / A.
 
     ``slope_per_day`` is A in 1/day whatever ``time_unit`` the fit used (``slope_per_time_unit``
@@ -36,6 +37,7 @@ class TrendFit:
     upper bound means the slope interval reaches 0 or below; ``to_dict`` writes non-finite
     numbers as ``None``.
     """
+    _dict_exclude = ("points", "excluded")
 
     frontier: str
     slope_per_day: float
