@@ -37,6 +37,6 @@ def test_every_fit_and_trend_result_type_stands_on_the_base():
     fit = ReferenceFit.load(paths.REFERENCE_FITS / "family_llama-3.1_mmlu.json")
     table = fit.to_frame()  # its own shape: one row per parameter with its interval
     assert sorted(table["parameter"]) == sorted(fit.params) and set(table["benchmark"]) == {"mmlu"}
-    assert "ReferenceFit" in fit._repr_html_() and len(fit._repr_html_()) < 20_000
+    assert "D0 = 15T tokens" in fit._repr_html_() and "e+" not in repr(fit) and len(fit._repr_html_()) < 20_000
     stage = fit.stages[-1]
     assert "r_squared" in stage.summary() and "residuals" not in stage.to_frame().columns

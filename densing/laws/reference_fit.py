@@ -21,6 +21,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
+from densing.numbers import format_count
 from densing.results import Result
 from densing.errors import FitError, InputError
 from densing.io import atomic_write_bytes, read_json_object
@@ -171,13 +172,13 @@ class ReferenceFit(Result):
 
     def __repr__(self) -> str:
         fit = ", ".join(f"R² {stage.law} {stage.r_squared:.3f}" for stage in self.stages)
-        return (f"ReferenceFit({self.kind}, {self.benchmark!r} ({self.metric}), D0 = {self.d0:.3g} tokens, "
+        return (f"ReferenceFit({self.kind}, {self.benchmark!r} ({self.metric}), D0 = {format_count(self.d0)} tokens, "
                 f"{self.stages[-1].n_points if self.stages else 0} points, {fit}, {len(self.bootstrap)} bootstrap draws)")
 
     def _repr_html_(self) -> str:
         from densing import _html
 
-        title = f"{self.kind} reference fit · {self.benchmark} ({self.metric}) · D0 = {self.d0:.3g} tokens"
+        title = f"{self.kind} reference fit · {self.benchmark} ({self.metric}) · D0 = {format_count(self.d0)} tokens"
         parameters = self.parameter_ci()
         stages = [(s.law, s.n_points, s.r_squared, s.rmse, s.converged) for s in self.stages]
         return (_html.table(["parameter", "estimate", "ci_low", "ci_high"], parameters.itertuples(index=False), caption=title)
@@ -185,7 +186,7 @@ class ReferenceFit(Result):
                               caption=f"diagnostics ({len(self.bootstrap)} bootstrap draws)"))
 
     def summary(self) -> str:
-        lines = [f"{self.kind} reference fit · {self.benchmark} ({self.metric}) · D0 = {self.d0:.3g} tokens"]
+        lines = [f"{self.kind} reference fit · {self.benchmark} ({self.metric}) · D0 = {format_count(self.d0)} tokens"]
         for stage in self.stages:
             lines.append(
                 f"  {stage.law:<11} n={stage.n_points:<4} R²={stage.r_squared:.4f} RMSE={stage.rmse:.4g} "
