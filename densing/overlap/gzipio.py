@@ -27,20 +27,28 @@ def read_bytes(path: Path) -> bytes:
 
 def inflate_pieces(path: Path, data: bytes, piece_bytes: int = PIECE_BYTES) -> Iterator[bytes]:
     """``data``, the bytes of ``path``, decompressed from ``piece_bytes`` pieces if it is gzip
-    (every member of a multi-member file); the bytes themselves otherwise."""
+    (every member of a multi-member file, zero padding between members skipped); the bytes
+    themselves otherwise. An empty or truncated gzip is a :class:`~densing.errors.TraceError`."""
     if not is_gzip(path):
         yield data
         return
+    if not data:
+        raise TraceError(f"{path}: truncated gzip (an empty file)")
+    view = memoryview(data)
+    start = 0
     try:
-        while data:
+        while start < len(data):
             d = isal_zlib.decompressobj(31)
-            pos = 0
+            pos = start
             while not d.eof and pos < len(data):
-                yield d.decompress(data[pos:pos + piece_bytes])
-                pos += piece_bytes
+                piece = view[pos:pos + piece_bytes]
+                yield d.decompress(piece)
+                pos += len(piece)
             if not d.eof:
                 raise TraceError(f"{path}: truncated gzip (stream ends before its end marker)")
-            data = d.unused_data.lstrip(b"\0")  # another gzip member may follow
+            start = pos - len(d.unused_data)  # the member's end: the rest of its last piece was not used
+            while start < len(data) and data[start] == 0:  # zero padding before another member
+                start += 1
     except isal_zlib.error as exc:
         raise TraceError(f"{path}: corrupt gzip ({exc})") from None
 
@@ -58,9 +66,13 @@ def read_pieces(path: Path, piece_bytes: int = PIECE_BYTES) -> Iterator[bytes]:
                 yield chunk
             return
         d = isal_zlib.decompressobj(31)
+        started = False
         try:
             while True:
                 chunk = d.unused_data or _read(fh, path, piece_bytes)
+                if not started and not chunk:
+                    raise TraceError(f"{path}: truncated gzip (an empty file)")
+                started = True
                 if d.eof:  # another gzip member may follow
                     chunk = chunk.lstrip(b"\0")
                     if not chunk:
@@ -87,17 +99,16 @@ def _read(fh, path: Path, size: int) -> bytes:
 
 
 def read_whole(path: Path) -> bytes:
-    """The whole decompressed file. A single-member gzip is inflated in one call into a buffer
-    of the size its trailer states (ISIZE, RFC 1952), which is about twice as fast as growing
-    the output; anything else (several members, a truncated or corrupt stream) goes through
-    :func:`inflate_pieces`, which also names the problem."""
+    """The whole decompressed file. The first gzip member is inflated in one call; when it ends
+    the file (bar zero padding) that is the answer, otherwise every member follows through
+    :func:`inflate_pieces`, which also names a truncated or corrupt stream."""
     raw = read_bytes(path)
     if not is_gzip(path):
         return raw
-    isize = int.from_bytes(raw[-4:], "little") if len(raw) >= 18 else 0
     try:
-        data = isal_zlib.decompress(raw, 31, max(isize, 1 << 16))
-        if len(data) % (1 << 32) == isize:
+        d = isal_zlib.decompressobj(31)
+        data = d.decompress(raw)
+        if d.eof and not d.unused_data.strip(b"\0"):
             return data
     except isal_zlib.error:
         pass
@@ -105,19 +116,32 @@ def read_whole(path: Path) -> bytes:
 
 
 def read_prefix(path: Path, size: int) -> bytes:
-    """The first ``size`` decompressed bytes of the file (fewer when it is shorter); a gzip is
-    inflated only that far, in one call."""
+    """The first ``size`` decompressed bytes of the file (fewer when it is shorter; none for
+    ``size`` ≤ 0); a gzip is inflated only that far, across members."""
+    if size <= 0:
+        return b""
     raw = read_bytes(path)
     if not is_gzip(path):
         return raw[:size]
+    out = bytearray()
     try:
-        return isal_zlib.decompressobj(31).decompress(raw, size)
+        rest = raw
+        while rest and len(out) < size:
+            d = isal_zlib.decompressobj(31)
+            out += d.decompress(rest, size - len(out))
+            if not d.eof:
+                break  # the prefix is complete, or the stream is truncated (the real read names it)
+            rest = d.unused_data.lstrip(b"\0")
     except isal_zlib.error:
         return read_whole(path)[:size]  # names the problem, if it is the file's
+    return bytes(out)
 
 
 def expected_size(path: Path) -> int:
-    """The file's decompressed size: its size, or for gzip the trailer's ISIZE (mod 2**32)."""
+    """The file's decompressed size as a hint for planning reads: its size, or for gzip the trailer's
+    ISIZE (mod 2**32) — exact for a single-member gzip under 4 GiB, the last member's size for a
+    multi-member one. Callers use it to choose whole or piecewise reads and where to split; the
+    last part always runs to the end of the file, so an underestimate costs memory, never data."""
     try:
         size = path.stat().st_size
         if not is_gzip(path) or size < 18:

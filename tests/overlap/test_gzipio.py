@@ -56,22 +56,18 @@ def test_several_gzip_members_read_as_their_concatenation(tmp_path_factory, data
     raw = path.read_bytes()
     out = {"read_whole": gzipio.read_whole(path), "read_pieces": b"".join(gzipio.read_pieces(path, piece))}
     assert out["read_pieces"] == data
-    assert b"".join(gzipio.inflate_pieces(path, raw, len(raw) + 1)) == data  # in one piece (several: the xfail below)
-    if len(members) == 1 or len(data[bounds[0]:bounds[1]]) != len(data[bounds[-2]:bounds[-1]]):
-        assert out["read_whole"] == data
+    assert b"".join(gzipio.inflate_pieces(path, raw, len(raw) + 1)) == data  # in one piece
+    assert b"".join(gzipio.inflate_pieces(path, raw, piece)) == data  # in pieces of any size
+    assert out["read_whole"] == data
+    for size in (1, len(data) // 2 + 1, len(data) + 5):
+        assert gzipio.read_prefix(path, size) == data[:size]
 
 
-@pytest.mark.xfail(strict=True, reason="read_whole inflates the first gzip member in one call and accepts it when its "
-                                       "size equals the trailer's ISIZE, which is the last member's: a file whose "
-                                       "first and last members have equal sizes reads as its first member only")
 def test_read_whole_reads_every_member_when_the_first_and_last_are_the_same_size(tmp_path):
     path = _write(tmp_path, "r.json.gz", gzip.compress(b"first") + gzip.compress(b"--and--") + gzip.compress(b"last!"))
     assert gzipio.read_whole(path) == b"first--and--last!"
 
 
-@pytest.mark.xfail(strict=True, reason="inflate_pieces restarts on a new member from unused_data, which holds only the "
-                                       "rest of the current piece: members in later pieces are lost or read as a "
-                                       "truncated gzip (read_whole falls back to it with 1 MiB pieces)")
 @pytest.mark.parametrize("piece", [1, 4])
 def test_inflate_pieces_reads_every_member_whatever_the_piece_size(tmp_path, piece):
     raw = gzip.compress(b"hello ") + gzip.compress(b"world")
@@ -79,22 +75,18 @@ def test_inflate_pieces_reads_every_member_whatever_the_piece_size(tmp_path, pie
     assert b"".join(gzipio.inflate_pieces(path, raw, piece)) == b"hello world"
 
 
-@pytest.mark.xfail(strict=True, reason="read_prefix inflates the first gzip member only: on a multi-member file it "
-                                       "returns fewer bytes than asked for although the file has them")
 def test_read_prefix_reads_across_members(tmp_path):
     path = _write(tmp_path, "r.json.gz", gzip.compress(b"abc") + gzip.compress(b"defgh"))
     assert gzipio.read_prefix(path, 6) == b"abcdef"
 
 
-@pytest.mark.xfail(strict=True, reason="expected_size reads the trailer's ISIZE, which for a multi-member gzip is the "
-                                       "last member's size, not the file's decompressed size its docstring states")
-def test_expected_size_of_several_members_is_their_sum(tmp_path):
-    path = _write(tmp_path, "r.json.gz", gzip.compress(b"abc") + gzip.compress(b"defgh"))
-    assert gzipio.expected_size(path) == 8
+def test_expected_size_is_exact_for_one_member_and_the_last_members_for_several(tmp_path):
+    """A hint for planning reads (its docstring): the trailer's ISIZE."""
+    one = _write(tmp_path, "one.json.gz", gzip.compress(b"abcdefgh"))
+    several = _write(tmp_path, "r.json.gz", gzip.compress(b"abc") + gzip.compress(b"defgh"))
+    assert gzipio.expected_size(one) == 8 and gzipio.expected_size(several) == 5
 
 
-@pytest.mark.xfail(strict=True, reason="read_prefix passes size to decompress as max_length, where 0 means no "
-                                       "limit: a prefix of 0 bytes is the whole file")
 def test_a_prefix_of_no_bytes_is_empty(tmp_path):
     path = _write(tmp_path, "r.json.gz", gzip.compress(b"abc"))
     assert gzipio.read_prefix(path, 0) == b""
@@ -151,14 +143,13 @@ def test_sizes_of_plain_and_tiny_files(tmp_path):
     plain = _write(tmp_path, "r.json", b"0123456789")
     assert gzipio.expected_size(plain) == 10 and gzipio.read_prefix(plain, 4) == b"0123"
     assert gzipio.read_head(plain, 3) == b"012" and list(gzipio.read_pieces(plain, 4)) == [b"0123", b"4567", b"89"]
-    empty = _write(tmp_path, "e.json.gz", b"")
-    assert gzipio.read_whole(empty) == b"" and gzipio.expected_size(empty) == 0
+    assert gzipio.expected_size(_write(tmp_path, "e.json.gz", b"")) == 0
     assert os.path.getsize(_write(tmp_path, "z.json.gz", gzip.compress(b""))) >= 18
     assert gzipio.read_whole(tmp_path / "z.json.gz") == b"" and gzipio.expected_size(tmp_path / "z.json.gz") == 0
 
 
-@pytest.mark.xfail(strict=True, reason="an empty file named .gz reads as no bytes whole (read_whole, inflate_pieces) "
-                                       "but as a truncated gzip in pieces (read_pieces): the readers disagree")
-def test_an_empty_gz_file_reads_alike_whole_and_in_pieces(tmp_path):
+def test_an_empty_gz_file_is_a_truncated_gzip_whole_and_in_pieces(tmp_path):
     empty = _write(tmp_path, "e.json.gz", b"")
-    assert b"".join(gzipio.read_pieces(empty)) == gzipio.read_whole(empty)
+    for read in (gzipio.read_whole, lambda p: b"".join(gzipio.read_pieces(p)), lambda p: b"".join(gzipio.inflate_pieces(p, b""))):
+        with pytest.raises(TraceError, match=r"e\.json\.gz: truncated gzip \(an empty file\)"):
+            read(empty)
