@@ -89,9 +89,20 @@ def sweep(
         None, "--time-limit", help="Minutes: greedy generation admits no new request after this, lets the ones in flight "
         "finish into the request cache and stops without scoring (run again to resume); needs --prefix-cache."
     ),
+    list_benchmarks: bool = typer.Option(False, "--list", help="List the known benchmarks (lm-eval tasks, shots, metric) and exit."),
 ) -> None:
     """Evaluate every model on every benchmark (skipping pairs already in the store)."""
     if context.invoked_subcommand is not None:
+        return
+    if list_benchmarks:
+        from densing.eval.benchmarks import benchmark_table
+
+        from densing.cli.output import FORMATS, print_frame
+
+        if output_format not in FORMATS:
+            raise InputError(f"--format: expected table, json or csv, got {output_format!r}")
+        print_frame(benchmark_table(local_data=local_data), output_format,
+                    title="densing's benchmarks (any lm-eval task name works too)")
         return
     if models is None or (benchmarks is None and suite is None):
         raise InputError(
@@ -119,8 +130,11 @@ def sweep(
     specs = read_models_file(models)
     names += [b.strip() for b in (benchmarks or "").split(",") if b.strip() and b.strip() not in names]
     counts = {"skipped": 0, "done": 0, "sharded": 0, "stopped": 0}
-    progress = Progress(
-        TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"), TimeElapsedColumn()
+    from rich.console import Console
+
+    progress = Progress(  # on stderr: stdout carries only the results (--format csv > scores.csv)
+        TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+        console=Console(stderr=True),
     )
     bar = progress.add_task("", total=len(specs) * len(names))
 

@@ -259,3 +259,24 @@ def parse_benchmark_list(text: str) -> list[str]:
         if name and name not in names:
             names.append(name)
     return names
+
+
+def benchmark_table(local_data: bool = False):
+    """One row per benchmark densing knows (``densing eval --list``): name, the lm-eval task of its score and of its
+    conditional loss, shots, metric, the scoring style and the note. ``local_data``: the offline registry's names."""
+    import pandas as pd
+
+    from densing.eval.harness import _registry
+
+    registry = _registry(local_data) if local_data else KNOWN_BENCHMARKS
+    return pd.DataFrame([{"benchmark": name, "score_task": b.score_task, "loss_task": b.loss_task or "",
+                          "shots": "task default" if b.num_fewshot is None else b.num_fewshot,
+                          "metric": b.metric or "task default", "style": b.style, "note": b.note}
+                         for name, b in sorted(registry.items())])
+
+
+def close_names(name: str, known, count: int = 3) -> list[str]:
+    """Up to ``count`` known names close to ``name`` (difflib's ratio ≥ 0.6), for "did you mean"."""
+    import difflib
+
+    return difflib.get_close_matches(name, sorted(known), n=count, cutoff=0.6)

@@ -128,10 +128,12 @@ def resolve_benchmarks(names: Sequence[str], manager: Any, *, local_data: bool =
             companion = f"{name}_loss"
             bench = Benchmark(name, name, None, companion if companion in available else None)
         else:
-            raise EvalError(
-                f"unknown benchmark {name!r} (known: {', '.join(sorted(KNOWN_BENCHMARKS))}; "
-                "or any lm-eval task name, including those under --include-path)"
-            )
+            from densing.eval.benchmarks import close_names
+
+            close = close_names(name, set(KNOWN_BENCHMARKS) | set(registry))
+            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            raise EvalError(f"unknown benchmark {name!r}{hint} (densing eval --list names densing's benchmarks; any "
+                            "lm-eval task name works too, including those under --include-path)")
         for task in bench.tasks():
             if task not in available:
                 raise EvalError(f"benchmark {name!r}: lm-eval task {task!r} is not available")

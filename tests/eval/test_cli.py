@@ -86,3 +86,42 @@ def test_trust_remote_code_is_passed_as_given(monkeypatch):
         with pytest.raises(Exception, match="not loading in this test"):
             load_model(ModelSpec(name="x", model="org/x", trust_remote_code=flag), backend="hf", device="cpu", batch_size=1)
     assert seen == [False, True]
+
+
+@pytest.mark.eval
+def test_a_close_miss_says_did_you_mean_in_one_short_line(tmp_path, tiny_models, tiny_tasks, store_copy, capsys):
+    models = write_models_yaml(tmp_path / "m.yaml", tiny_models)
+    line = _fails(["eval", "--models", str(models), "--benchmarks", "mmlux", "--include-path", str(tiny_tasks),
+                   "--out", str(store_copy)], capsys)
+    assert "unknown benchmark 'mmlux'; did you mean 'mmlu'?" in line and "densing eval --list" in line
+    assert len(line) < 250 and "olmes_" not in line  # no list of every variant
+
+
+def test_list_names_every_known_benchmark_with_its_tasks_and_shots(capsys):
+    import io
+
+    import pandas as pd
+
+    from densing.eval.benchmarks import KNOWN_BENCHMARKS
+
+    main(["eval", "--list", "--format", "csv"])
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert sorted(table["benchmark"]) == sorted(KNOWN_BENCHMARKS)
+    row = table.set_index("benchmark").loc["gsm8k"]
+    assert row["score_task"] == KNOWN_BENCHMARKS["gsm8k"].score_task and str(row["shots"]) == str(KNOWN_BENCHMARKS["gsm8k"].num_fewshot)
+
+
+@pytest.mark.eval
+def test_stdout_under_format_csv_is_exactly_the_csv(tmp_path, tiny_models, tiny_tasks, store_copy, capfd):
+    import io
+
+    import pandas as pd
+
+    models = write_models_yaml(tmp_path / "m.yaml", tiny_models)
+    main(["eval", "--models", str(models), "--benchmarks", "tiny_mc", "--include-path", str(tiny_tasks),
+          "--out", str(store_copy), "--format", "csv"])
+    out, err = capfd.readouterr()
+    assert out.splitlines()[0].startswith("model,benchmark,metric,value")
+    table = pd.read_csv(io.StringIO(out))
+    assert len(table) >= 1 and set(table["benchmark"]) == {"tiny_mc"}
+    assert "sweep" not in out and "already in the store" in err
