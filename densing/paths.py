@@ -73,3 +73,26 @@ def source_commit() -> str:
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return head + ("+" if dirty else "")
+
+
+def resolve_fit(text: str | os.PathLike) -> Path:
+    """A reference fit given as a path or by a short name: ``reference_fits/NAME.json``, ``family_NAME.json`` or
+    ``NAME_two_step.json`` / ``NAME_composed.json`` among the shipped fits (``llama-3.1_mmlu``,
+    ``pythia_lambada_openai_two_step``). A name that matches none is an :class:`~densing.errors.InputError` naming
+    the closest shipped ones."""
+    import difflib
+
+    from densing.errors import InputError
+
+    path = Path(text)
+    if path.exists() or path.suffix == ".json" and path.parent != Path("."):
+        return path
+    name = path.name.removesuffix(".json")
+    for candidate in (name, f"family_{name}", f"{name}_two_step", f"{name}_composed"):
+        found = REFERENCE_FITS / f"{candidate}.json"
+        if found.is_file():
+            return found
+    shipped = sorted(p.stem for p in REFERENCE_FITS.glob("*.json"))
+    close = difflib.get_close_matches(name, shipped, n=3, cutoff=0.5) or difflib.get_close_matches(f"family_{name}", shipped, n=3, cutoff=0.5)
+    hint = f"; close: {', '.join(close)}" if close else f"; the shipped fits are in {REFERENCE_FITS}"
+    raise InputError(f"--fit {text}: no such file, nor a shipped fit of that name{hint}")

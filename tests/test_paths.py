@@ -46,3 +46,16 @@ def test_a_missed_relative_path_to_a_shipped_table_says_where_it_is(tmp_path, mo
     assert str(paths.RESULTS / "public_models.csv") in message
     assert densing.read_results(paths.RESULTS / "public_models.csv").shape[0] > 100  # the hint's path reads
     assert paths.shipped_hint("results/no_such_table.csv") == "" and paths.shipped_hint(tmp_path / "public_models.csv") == ""
+
+
+def test_a_fit_by_its_short_name_resolves_to_the_shipped_file_and_a_miss_names_close_ones(tmp_path):
+    import densing
+    from densing import paths
+
+    assert paths.resolve_fit("llama-3.1_mmlu") == paths.REFERENCE_FITS / "family_llama-3.1_mmlu.json"
+    assert paths.resolve_fit("pythia_lambada_openai") == paths.REFERENCE_FITS / "pythia_lambada_openai_two_step.json"
+    given = tmp_path / "mine.json"
+    given.write_text("{}")
+    assert paths.resolve_fit(given) == given  # a path that exists is taken as given
+    with pytest.raises(densing.InputError, match=r"--fit lama-3.1_mmlu: no such file.*close: family_llama-3.1_mmlu"):
+        paths.resolve_fit("lama-3.1_mmlu")

@@ -200,7 +200,7 @@ def validate(
 
 
 def density(
-    fit: Optional[list[Path]] = typer.Option(None, "--fit", help="Reference fit JSON (repeatable). Default: the shipped Pythia fits."),
+    fit: Optional[list[Path]] = typer.Option(None, "--fit", help="Reference fit JSON, or a shipped fit's short name (llama-3.1_mmlu); repeatable. Default: the shipped Pythia fits."),
     targets: Optional[Path] = typer.Option(None, "--targets", help="Tidy results of target models. Default: results/pythia_final.csv."),
     d0: Optional[str] = typer.Option(None, "--d0", help="Tokens D0 of the reference model (default: the fit's, 1e12)."),
     level: float = typer.Option(0.95, "--level", help="Confidence level of the intervals."),
@@ -219,7 +219,7 @@ def density(
     from densing.laws.reference_fit import ReferenceFit
     from densing.numbers import format_count
 
-    fits = [ReferenceFit.load(p) for p in (fit or paths.default_density_fits())]
+    fits = [ReferenceFit.load(paths.resolve_fit(p)) for p in fit] if fit else [ReferenceFit.load(p) for p in paths.default_density_fits()]
     source = targets or paths.DEFAULT_DENSITY_TARGETS
     if source.is_file() and source.stat().st_size > 5_000_000:  # reading ~150k rows takes seconds
         print_progress(f"reading {source} ({source.stat().st_size / 1e6:.0f} MB) …")

@@ -81,6 +81,7 @@ def trend(
         _check_draws(n_boot, seed)
         _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt, wide)
         return
+    from densing import paths
     from densing.data import read_results
     from densing.laws.reference_fit import ReferenceFit
     from densing.report.build import DEFAULT_RESULTS
@@ -88,7 +89,7 @@ def trend(
 
     _check_draws(n_boot, seed)
     result = measure_trend(
-        read_results(results or DEFAULT_RESULTS), fit=None if fit is None else ReferenceFit.load(fit),
+        read_results(results or DEFAULT_RESULTS), fit=None if fit is None else ReferenceFit.load(paths.resolve_fit(fit)),
         d0=_count(d0, "--d0"), since=_since(since), epoch=_since(epoch, "--epoch") or "2023-02-24", n_boot=n_boot, seed=seed,
     )
     if by is By.benchmark:
