@@ -40,22 +40,6 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 SUBJECTS = ("high_school_psychology", "miscellaneous", "elementary_mathematics", "high_school_biology")
 
 
-def _instances(task_names: list[str], limit: int, num_fewshot: int | None):
-    from densing.eval.runner import task_manager
-    from densing.paths import SHARED_DATA
-
-    manager = task_manager(needed=[], data_root=SHARED_DATA)
-    loaded = manager.load(task_names)["tasks"]
-    instances = []
-    for name in task_names:
-        task = loaded[name]
-        if num_fewshot is not None:
-            task.set_config(key="num_fewshot", value=num_fewshot)
-        task.build_all_requests(limit=limit, rank=0, world_size=1)
-        instances.extend(task.instances)
-    return instances
-
-
 def _accuracy(instances, answers) -> float:
     by_doc: dict = {}
     for instance, (ll, _) in zip(instances, answers):
@@ -115,8 +99,9 @@ def main() -> int:
     torch.set_num_threads(arguments.threads)
     from densing.eval.models import read_models_file
     from densing.eval.backends.prefix.grouping import distinct_token_count
+    from densing.eval.harness import build_instances
     from densing.eval.runner import load_model
-    from densing.paths import RESULTS
+    from densing.paths import RESULTS, SHARED_DATA
 
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
     trie, counts = load_model(spec, backend="hf", device="cpu", batch_size=arguments.batch_size, prefix_cache=True)
@@ -133,7 +118,7 @@ def main() -> int:
     }
     for name in arguments.workloads.split(","):
         tasks, limit, shots = workloads[name]
-        instances = _instances(tasks, limit, shots)
+        instances = build_instances(tasks, limit, shots, SHARED_DATA)
         encoded = [trie._encode_pair(*instance.args) for instance in instances]
         inputs = [(c + x)[-(trie.max_length + 1):][:-1] for c, x in encoded]
         distinct = distinct_token_count(inputs)

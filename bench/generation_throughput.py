@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 
 from densing.numbers import spread
@@ -56,13 +55,11 @@ def main() -> int:
     import torch
 
     torch.set_num_threads(arguments.threads)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from eval_throughput import _instances
-
     from densing.eval.backends.prefix.settings import PrefixSettings
+    from densing.eval.harness import build_instances
     from densing.eval.models import read_models_file
     from densing.eval.runner import load_model
-    from densing.paths import RESULTS
+    from densing.paths import RESULTS, SHARED_DATA
 
     settings = PrefixSettings(rows_per_batch=arguments.rows)  # densing at --batch-size 1 decodes --rows rows
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
@@ -79,10 +76,10 @@ def main() -> int:
         for name in wanted
     }
     if arguments.workload == "gsm8k":
-        instances, label = _instances(["densing_local_gsm8k_cot"], arguments.questions, 8), "GSM8K 8-shot CoT"
+        instances, label = build_instances(["densing_local_gsm8k_cot"], arguments.questions, 8, SHARED_DATA), "GSM8K 8-shot CoT"
     else:
         tasks = [f"densing_local_bbh_cot_fewshot_{t}" for t in arguments.tasks.split(",")]
-        instances, label = _instances(tasks, arguments.questions, 3), f"BBH 3-shot CoT ({arguments.tasks})"
+        instances, label = build_instances(tasks, arguments.questions, 3, SHARED_DATA), f"BBH 3-shot CoT ({arguments.tasks})"
     prompt_tokens = [len(backends["densing"].tok_encode(i.args[0])) for i in instances]
     print(f"model {spec.name}; torch {torch.__version__}, {arguments.threads} thread(s); {label}, "
           f"{len(instances)} questions, prompts {min(prompt_tokens)}-{max(prompt_tokens)} tokens; rows {arguments.rows}")

@@ -3,7 +3,7 @@
 ``densing eval --benchmarks bbh`` stores one row, the group's exact match (lm-eval's
 ``bbh_cot_fewshot`` aggregate: the mean over tasks weighted by their sizes). This script reads the
 strings that run cached (STORE/.cache/…/requests_rank0.db, the same request cache
-``bench/bbh_cache_recheck.py`` reads), puts each on its lm-eval instance, runs each task's own
+``tools/bbh_cache_recheck.py`` reads), puts each on its lm-eval instance, runs each task's own
 ``get-answer`` filter (``regex "(?<=the answer is )(.*)(?=.)"`` then ``take_first``; a string with no
 match becomes ``[invalid]``) and its ``process_results`` (exact match against ``target``), exactly as
 ``lm_eval.evaluator.evaluate`` does, and prints per task:

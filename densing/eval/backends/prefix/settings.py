@@ -43,9 +43,9 @@ class PrefixSettings:
     ``ngram``: the longest n-gram a row's draft index matches.
     ``step_base``: a decoding step's cost per slot that does not grow with its query columns, in units
     of one query column (:func:`densing.eval.backends.prefix.drafts.step_width`); ``inf``: columns are
-    free, every step reads the longest draft. Measured by ``bench/decode_step_drafts.py`` beside BBH
+    free, every step reads the longest draft. Measured by ``bench/decode_step.py drafts`` beside BBH
     shards: 1.48, and 0.90 [0.49–1.28] round by round in a second run; an idle machine gives more
-    (~4.8). The choice barely matters (``bench/bbh_cache_recheck.results.txt``, round 3).
+    (~4.8). The choice barely matters (``tools/bbh_cache_recheck.results.txt``, the paired round).
     ``slack``: columns a slot region may waste before the slot buffer is compacted.
     ``part_cost``: the fixed cost of one more attention run, in row-columns
     (:func:`densing.eval.backends.prefix.grouping.contiguous_parts`).

