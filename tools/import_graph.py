@@ -196,7 +196,7 @@ def _cycles(nodes: list[str], edges) -> list[list[str]]:
 def main() -> None:
     root = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[1]).resolve()
     g = graph(root)
-    print(f"densing import graph of {root}")
+    print(f"densing import graph of {Path(root).resolve().name}/ (a checkout)")
     print(f"packages: {len(g['packages'])}")
     for p, (n, l) in g["packages"].items():
         print(f"  {p:12s} {n:3d} modules {l:6d} lines")
