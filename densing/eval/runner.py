@@ -76,6 +76,10 @@ def _metric_rows(task_results: dict) -> list[tuple[str, float, float]]:
     return [(m, v, errors.get(m, math.nan)) for m, v in values.items()]
 
 
+class OtherRank(Exception):
+    """lm-eval returned no results because this process is a rank ≠ 0 of a data-parallel run: it writes nothing."""
+
+
 def evaluate_pair(
     lm: Any,
     manager: Any,
@@ -121,6 +125,8 @@ def evaluate_pair(
         confirm_run_unsafe_code=allow_unsafe_code,
     )
     if results is None:
+        if getattr(lm, "rank", 0) != 0:  # data parallel (accelerate launch): rank 0 gathers the results and writes
+            raise OtherRank(spec.name, bench.name)
         raise EvalError(f"{spec.name} / {bench.name}: lm-eval returned no results")
     score = results["results"].get(bench.score_task)
     metrics = _metric_rows(score or {})
@@ -331,6 +337,7 @@ def run_sweep(
         for spec in specs
         for bench in benches
     }
+    other_rank = False
     for spec in specs:
         todo = []
         for bench in benches:
@@ -346,7 +353,8 @@ def run_sweep(
             lm.shard = shard
         if time_limit is not None:
             lm.admit_until = time.monotonic() + time_limit
-        identity = hashlib.sha256(json.dumps([spec.load_identity(), backend], sort_keys=True).encode()).hexdigest()[:12]
+        identity = hashlib.sha256(json.dumps([spec.load_identity(), backend, decoding_identity(lm)],
+                                             sort_keys=True).encode()).hexdigest()[:12]
         cache = store / CACHE_DIRECTORY / f"{_slug(spec.name)}-{identity}" / "requests"
         try:
             for bench in todo:
@@ -372,12 +380,17 @@ def run_sweep(
                     if on_progress:
                         on_progress(spec.name, bench.name, stopped.status)
                     continue
+                except OtherRank:  # rank 0 writes the part
+                    other_rank = True
+                    continue
                 write_part(store, spec.name, bench.name, rows, value)
                 if on_progress:
                     on_progress(spec.name, bench.name, "done")
         finally:
             del lm
             gc.collect()
+    if other_rank:  # a rank ≠ 0 of a data-parallel run returns quietly: rank 0 holds and writes the results
+        return pd.DataFrame()
     frames = []
     for spec in specs:
         for bench in benches:
@@ -405,3 +418,21 @@ def evaluate(
     with tempfile.TemporaryDirectory(prefix="densing-eval-") as temporary:
         return run_sweep(models, benchmarks, temporary, **options)
 
+
+def decoding_identity(lm) -> dict:
+    """What produced a cached answer, for the request cache's key: the backend class, densing's decoder version
+    (:data:`densing.eval.backends.prefix.lm.DECODER_VERSION`) for its own decoding path, and the lm-eval and
+    transformers versions — a change of any of them never reuses an older string."""
+    import lm_eval
+
+    identity = {"class": f"{type(lm).__module__}.{type(lm).__qualname__}", "lm_eval": lm_eval.__version__}
+    try:
+        import transformers
+
+        identity["transformers"] = transformers.__version__
+    except ImportError:  # a backend without transformers (vLLM's own)
+        pass
+    version = getattr(type(lm), "decoder_version", None)  # densing's own decoding path
+    if version is not None:
+        identity["densing_decoder"] = version
+    return identity

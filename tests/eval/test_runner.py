@@ -196,3 +196,53 @@ def test_a_generative_group_without_a_loss_task_counts_its_items(tmp_path, tiny_
     assert math.isnan(row["loss"])
     limited = run_sweep(models_entries(tiny_models[:1]), ["tiny_cot"], tmp_path / "limited", include_paths=[tmp_path], device="cpu", limit=1)
     assert limited[limited.metric == "exact_match"].iloc[0]["items"] == 2
+
+
+def test_the_request_cache_is_keyed_by_what_decodes():
+    """A new decoder version (or another backend class) gives another cache key; the same decoder the same one."""
+    from densing.eval import runner
+    from densing.eval.backends.prefix import lm as prefix_lm
+
+    class Plain:
+        pass
+
+    plain = runner.decoding_identity(Plain())
+    assert plain["class"].endswith("Plain") and "densing_decoder" not in plain and plain == runner.decoding_identity(Plain())
+    first = runner.decoding_identity(object.__new__(prefix_lm.PrefixCachedHFLM))
+    assert first["densing_decoder"] == prefix_lm.DECODER_VERSION and first != plain
+
+    class Changed(prefix_lm.PrefixCachedHFLM):  # the same class after a decoder change
+        decoder_version = prefix_lm.DECODER_VERSION + 1
+
+    Changed.__qualname__ = prefix_lm.PrefixCachedHFLM.__qualname__
+    Changed.__module__ = prefix_lm.PrefixCachedHFLM.__module__
+    changed = runner.decoding_identity(object.__new__(Changed))
+    assert changed["class"] == first["class"] and changed != first
+
+
+@pytest.mark.parametrize("rank", [0, 1])
+def test_no_results_is_quiet_on_a_rank_other_than_zero_and_an_error_on_rank_zero(monkeypatch, rank):
+    """Under ``accelerate launch`` lm-eval returns results on rank 0 only: the other ranks write nothing and return."""
+    import lm_eval
+
+    from densing.errors import EvalError
+    from densing.eval import runner
+    from densing.eval.benchmarks import Benchmark
+    from densing.eval.models import model_spec_from_mapping
+
+    class Manager:
+        def load(self, names):
+            return {"groups": {}, "tasks": {n: object() for n in names}}
+
+    class Lm:
+        pass
+
+    lm = Lm()
+    lm.rank = rank
+    monkeypatch.setattr(lm_eval, "simple_evaluate", lambda **kwargs: None)
+    spec = model_spec_from_mapping({"name": "m", "model": "gpt2"}, where="test")
+    expected = runner.OtherRank if rank else EvalError
+    with pytest.raises(expected):
+        runner.evaluate_pair(lm, Manager(), spec, Benchmark("b", "b"), params=1.0, non_embedding_params=1.0,
+                             ladder_params=1.0, limit=None, use_cache=None, allow_unsafe_code=False,
+                             config_hash_value="x", backend="hf")

@@ -38,6 +38,9 @@ from densing.eval.store import ShardFinished, TimeLimitReached, request_shard
 
 #: the name lm-eval's registry (``--model``) knows :class:`PrefixCachedHFLM` by
 MODEL_NAME = "densing-hf"
+#: The decoding path's version: raised whenever a change could alter a generated string or a log-likelihood, so
+#: that the request cache (keyed by :func:`densing.eval.runner.decoding_identity`) never returns an older one.
+DECODER_VERSION = 1
 
 
 @register_model(MODEL_NAME)
@@ -52,6 +55,8 @@ class PrefixCachedHFLM(HFLM):
     (:func:`request_shard`), which lm-eval's request cache keeps, and raises :class:`ShardFinished`
     instead of returning: ``n`` processes fill one cache, and a run without a shard then scores
     every request from it."""
+
+    decoder_version = DECODER_VERSION  # part of the request cache's key (densing.eval.runner.decoding_identity)
 
     shard: tuple[int, int] | None = None
     #: a ``time.monotonic()`` instant after which greedy generation admits no new request
