@@ -31,3 +31,12 @@ def test_errors_exit_2_with_one_line(args):
 def test_exit_handlers_run():
     done = _run("--help", extra="import atexit\natexit.register(lambda: print('handler ran', file=sys.stderr))\n")
     assert done.returncode == 0 and "Usage: densing" in done.stdout and "handler ran" in done.stderr
+
+
+def test_python_dash_m_densing_cli_runs_the_command_line():
+    """What ``accelerate launch -m densing.cli eval …`` starts."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "densing.cli", "eval", "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "--list" in done.stdout
