@@ -137,6 +137,13 @@ def load_model(
     if spec.gguf_file is not None:
         arguments["gguf_file"] = spec.gguf_file
     validate(SWEEP_CONSTRAINTS, backend=backend)
+    if backend == "vllm":
+        if spec.gguf_file is not None:
+            raise InputError(f"model {spec.name!r}: gguf_file: the vllm backend is not given GGUF files here (lm-eval's "
+                             "VLLM would pass it on as an unknown argument); give the model's directory, or use --backend hf")
+        if batch_size == 1:  # vLLM schedules its own batches: one prompt at a time would waste the GPU
+            arguments["batch_size"] = "auto"
+    arguments.update(dict(spec.model_args))
     if prefix_cache and backend != "hf":
         raise InputError(f"prefix_cache: only the hf backend has it, not {backend!r}")
     if settings is not None and not prefix_cache:

@@ -55,7 +55,10 @@ _FIELDS = (
     "family",
     "trust_remote_code",
     "gguf_file",
+    "model_args",
 )
+#: model_args densing sets itself (from the entry's own fields and the command's options).
+RESERVED_MODEL_ARGS = ("pretrained", "revision", "dtype", "trust_remote_code", "gguf_file", "batch_size", "device")
 PACKAGE_PREFIX = "package:"
 
 
@@ -74,6 +77,7 @@ class ModelSpec(Result):
     family: str | None = None
     trust_remote_code: bool = False
     gguf_file: str | None = None
+    model_args: tuple[tuple[str, object], ...] = ()  # passed to the lm-eval backend as given (vLLM: tensor_parallel_size, …)
 
     def load_identity(self) -> dict:
         """The fields that change what is evaluated (they enter the config hash)."""
@@ -83,6 +87,8 @@ class ModelSpec(Result):
             "dtype": self.dtype,
             "trust_remote_code": self.trust_remote_code,
         }
+        if self.model_args:  # absent otherwise, so older stores keep their hashes
+            identity["model_args"] = [list(pair) for pair in self.model_args]
         if self.gguf_file is not None:  # absent otherwise, so older stores keep their hashes
             identity["gguf_file"] = self.gguf_file
         return identity
@@ -163,7 +169,47 @@ def model_spec_from_mapping(entry: object, *, where: str) -> ModelSpec:
         family=None if _empty(entry.get("family")) else str(entry["family"]).strip(),
         trust_remote_code=_bool(entry.get("trust_remote_code"), where=where),
         gguf_file=None if _empty(entry.get("gguf_file")) else str(entry["gguf_file"]).strip(),
+        model_args=parse_model_args(entry.get("model_args"), where=where),
     )
+
+
+def parse_model_args(value: object, *, where: str) -> tuple[tuple[str, object], ...]:
+    """A models-file ``model_args`` (a mapping, or lm-eval's ``k=v,k=v`` text) as sorted ``(key, value)`` pairs;
+    numbers and booleans in text become numbers and booleans, as lm-eval's ``simple_parse_args_string`` reads them.
+    Keys densing sets itself (:data:`RESERVED_MODEL_ARGS`) are an :class:`InputError`."""
+    if _empty(value):
+        return ()
+    if isinstance(value, str):
+        pairs = {}
+        for item in value.split(","):
+            key, sep, text = item.partition("=")
+            if not sep or not key.strip():
+                raise InputError(f"{where}: field 'model_args': expected k=v,k=v, got {value!r}")
+            pairs[key.strip()] = _scalar(text.strip())
+    elif isinstance(value, dict):
+        pairs = {str(k): v for k, v in value.items()}
+    else:
+        raise InputError(f"{where}: field 'model_args': expected a mapping or k=v,k=v, got {value!r}")
+    reserved = sorted(set(pairs) & set(RESERVED_MODEL_ARGS))
+    if reserved:
+        raise InputError(f"{where}: field 'model_args': {', '.join(reserved)} set by densing (use the entry's own "
+                         "fields or the command's options)")
+    for key, item in pairs.items():
+        if not isinstance(item, (str, int, float, bool)):
+            raise InputError(f"{where}: field 'model_args': {key}: expected a number, text or true/false, got {item!r}")
+    return tuple(sorted(pairs.items()))
+
+
+def _scalar(text: str):
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 def read_models_file(path: str | Path) -> list[ModelSpec]:

@@ -306,6 +306,9 @@ def run_sweep(
     specs = as_model_specs(models)
     for spec in specs:
         check_model_source(spec)
+        if backend == "vllm" and spec.gguf_file is not None:
+            raise InputError(f"model {spec.name!r}: gguf_file: the vllm backend is not given GGUF files here; give the "
+                             "model's directory, or use --backend hf")
     names = parse_benchmark_list(benchmarks) if isinstance(benchmarks, str) else list(dict.fromkeys(benchmarks))
     request_sets = [name for name in names if name in OLMO_REQUEST_BENCHMARKS]
     uses_local = local_data or any(name in OLMES_BENCHMARKS for name in names) or bool(request_sets)

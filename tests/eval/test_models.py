@@ -73,3 +73,54 @@ def test_gguf_file_and_package_model(tmp_path):
     (tmp_path / "o.yaml").write_text("models:\n  - model: org/x\n")
     (plain,) = read_models_file(tmp_path / "o.yaml")
     assert "gguf_file" not in plain.load_identity()
+
+
+def test_model_args_pass_to_the_backend_and_enter_the_config_hash():
+    from densing.eval.models import model_spec_from_mapping
+
+    text = model_spec_from_mapping({"model": "m", "model_args": "tensor_parallel_size=2,gpu_memory_utilization=0.85,"
+                                    "enforce_eager=true,quantization=awq"}, where="m.yaml: model 1")
+    mapping = model_spec_from_mapping({"model": "m", "model_args": {"tensor_parallel_size": 2, "gpu_memory_utilization": 0.85,
+                                                                    "enforce_eager": True, "quantization": "awq"}}, where="x")
+    assert text.model_args == mapping.model_args == (("enforce_eager", True), ("gpu_memory_utilization", 0.85),
+                                                     ("quantization", "awq"), ("tensor_parallel_size", 2))
+    plain = model_spec_from_mapping({"model": "m"}, where="x")
+    assert "model_args" not in plain.load_identity() and text.load_identity()["model_args"][-1] == ["tensor_parallel_size", 2]
+
+
+@pytest.mark.parametrize("value,words", [("batch_size=8", "batch_size set by densing"), ("tp", "expected k=v,k=v"),
+                                         ({"max_model_len": [1, 2]}, "max_model_len: expected a number")])
+def test_bad_model_args_are_one_line_naming_the_entry(value, words):
+    from densing.errors import InputError
+    from densing.eval.models import model_spec_from_mapping
+
+    with pytest.raises(InputError, match=f"m.yaml: model 1: field 'model_args': .*{words}"):
+        model_spec_from_mapping({"model": "m", "model_args": value}, where="m.yaml: model 1")
+
+
+def test_vllm_gets_the_model_args_auto_batches_and_refuses_gguf_before_loading(monkeypatch):
+    """The argument plumbing of the vllm backend, without vLLM or a GPU: what reaches lm-eval's class."""
+    from densing.errors import InputError
+    from densing.eval import loading
+    from densing.eval.models import model_spec_from_mapping
+
+    seen = {}
+
+    class Recorder:
+        def __init__(self, **arguments):
+            seen.update(arguments)
+            raise RuntimeError("recorded")
+
+    monkeypatch.setattr(loading, "registered_model", {"vllm": Recorder}.__getitem__)
+    spec = model_spec_from_mapping({"model": "org/m", "dtype": "bfloat16",
+                                    "model_args": {"tensor_parallel_size": 4, "data_parallel_size": 2,
+                                                   "max_model_len": 4096}}, where="x")
+    with pytest.raises(Exception, match="recorded"):
+        loading.load_model(spec, backend="vllm", device=None, batch_size=1)
+    assert seen["batch_size"] == "auto" and seen["tensor_parallel_size"] == 4 and seen["data_parallel_size"] == 2
+    assert seen["max_model_len"] == 4096 and seen["dtype"] == "bfloat16" and "device" not in seen
+    gguf = model_spec_from_mapping({"model": "org/m", "gguf_file": "m.gguf"}, where="x")
+    seen.clear()
+    with pytest.raises(InputError, match="gguf_file: the vllm backend is not given GGUF files"):
+        loading.load_model(gguf, backend="vllm", device=None, batch_size=1)
+    assert seen == {}
