@@ -128,3 +128,18 @@ def test_lm_evals_command_line_runs_densing_hf(tiny_model, tiny_tasks, tmp_path)
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "tiny_gen" in done.stdout and "exact_match" in done.stdout
+
+
+def test_the_cache_goes_by_the_keyword_the_models_forward_takes():
+    from densing.eval.backends.prefix.slots import cache_kwargs
+
+    class New:
+        def forward(self, input_ids, cache=None):
+            return cache
+
+    class Old:
+        def forward(self, input_ids, past_key_values=None):
+            return past_key_values
+
+    marker = object()
+    assert cache_kwargs(New(), marker) == {"cache": marker} and cache_kwargs(Old(), marker) == {"past_key_values": marker}

@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence
 import torch
 from transformers.cache_utils import DynamicCache, DynamicLayer
 
+from densing.eval.backends.prefix.slots import cache_kwargs
 from densing.eval.backends.prefix.grouping import batches, shared_prefix_length
 from densing.eval.backends.prefix.settings import DecodeStats
 
@@ -107,7 +108,7 @@ def generate_fixed(
                 model(
                     input_ids=torch.tensor([prefix[reuse:]], dtype=torch.long, device=device),
                     position_ids=torch.arange(reuse, len(prefix), device=device)[None],
-                    past_key_values=prefix_cache, use_cache=True, logits_to_keep=1,
+                    **cache_kwargs(model, prefix_cache), use_cache=True, logits_to_keep=1,
                 )
             prefix_tokens = prefix
         suffixes = [encoded[i][shared:] for i in chunk]
@@ -137,7 +138,7 @@ def generate_fixed(
             with torch.no_grad():
                 output = model(
                     input_ids=step_ids.to(device), position_ids=step_positions.to(device),
-                    attention_mask=mask[:, :length].to(device), past_key_values=cache, use_cache=True,
+                    attention_mask=mask[:, :length].to(device), **cache_kwargs(model, cache), use_cache=True,
                     logits_to_keep=1,
                 )
             chosen = output.logits[:, -1, :].float().argmax(dim=-1).tolist()

@@ -32,6 +32,7 @@ from lm_eval.models.huggingface import HFLM
 from tqdm import tqdm
 
 from densing.errors import InputError
+from densing.eval.backends.prefix.slots import cache_kwargs
 from densing.eval.backends.prefix.settings import SETTING_NAMES, DecodeStats, PrefixSettings, TrieStats
 from densing.eval.backends.prefix.trie import ancestor_mask, compact, plan_forwards
 from densing.eval.store import ShardFinished, TimeLimitReached, request_shard
@@ -166,7 +167,7 @@ class PrefixCachedHFLM(HFLM):
                     input_ids=torch.tensor([forward.tokens], dtype=torch.long, device=self.device),
                     position_ids=torch.tensor([forward.positions], dtype=torch.long, device=self.device),
                     attention_mask=mask.to(self.device),
-                    past_key_values=cache,
+                    **cache_kwargs(self.model, cache),
                     use_cache=True,
                     cache_position=torch.arange(forward.keep, forward.keep + n, device=self.device),
                     logits_to_keep=torch.tensor(keep_rows, dtype=torch.long, device=self.device),

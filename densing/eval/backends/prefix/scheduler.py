@@ -38,6 +38,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
+from densing.eval.backends.prefix.slots import cache_kwargs
 from densing.eval.backends.prefix.drafts import NgramIndex, step_width
 from densing.eval.backends.prefix.grouping import prefix_groups
 from densing.eval.backends.prefix.settings import DecodeStats, PrefixSettings
@@ -137,7 +138,7 @@ class ContinuousDecoder:
             self.model(
                 input_ids=torch.tensor([list(self.encoded[members[0]][:size])], dtype=torch.long, device=self.device),
                 position_ids=torch.arange(size, device=self.device)[None], attention_mask=causal.to(self.device),
-                past_key_values=scratch, use_cache=True, logits_to_keep=1, densing_slots=scratch,
+                **cache_kwargs(self.model, scratch), use_cache=True, logits_to_keep=1, densing_slots=scratch,
             )
         for layer, store in zip(scratch.layers, self.prefixes):
             store[group] = (layer.key_buffer[0].contiguous(), layer.value_buffer[0].contiguous())
@@ -206,7 +207,7 @@ class ContinuousDecoder:
         with torch.no_grad():
             output = self.model(
                 input_ids=input_ids.to(self.device), position_ids=positions.to(self.device),
-                attention_mask=allowed.to(self.device), past_key_values=scratch, use_cache=True, logits_to_keep=1,
+                attention_mask=allowed.to(self.device), **cache_kwargs(self.model, scratch), use_cache=True, logits_to_keep=1,
                 densing_slots=scratch,
             )
         chosen = output.logits[:, -1, :].float().argmax(dim=-1).tolist()
@@ -260,7 +261,7 @@ class ContinuousDecoder:
             output = self.model(
                 input_ids=torch.tensor(inputs, dtype=torch.long, device=self.device),
                 position_ids=positions.to(self.device), attention_mask=allowed.to(self.device),
-                past_key_values=cache, use_cache=True, logits_to_keep=q, densing_slots=cache,
+                **cache_kwargs(self.model, cache), use_cache=True, logits_to_keep=q, densing_slots=cache,
             )
         chosen = output.logits.float().argmax(dim=-1).tolist()
         self.stats.decode_steps += 1

@@ -10,6 +10,8 @@ reads both.
 """
 from __future__ import annotations
 
+import functools
+
 from typing import Any, Sequence
 
 import torch
@@ -95,3 +97,16 @@ class SlotCache(DynamicCache):
         self.row_group = [self.row_group[r] for r in rows]
         self.rows = len(rows)
         self.parts = None
+
+
+def cache_kwargs(model, cache) -> dict:
+    """The keyword a forward pass takes its key/value cache by: ``cache`` in transformers ≥ 5 (where
+    ``past_key_values`` is deprecated, to be removed in 5.40), ``past_key_values`` before."""
+    return {_cache_keyword(type(model)): cache}
+
+
+@functools.lru_cache(maxsize=None)
+def _cache_keyword(model_class: type) -> str:
+    import inspect
+
+    return "cache" if "cache" in inspect.signature(model_class.forward).parameters else "past_key_values"
