@@ -50,6 +50,18 @@ OPTION_CONSTRAINTS = {
 }
 
 
+def _prefix_settings(prefix_cache: bool, trie_tokens: int | None, slots: int | None):
+    """``--trie-tokens`` and ``--slots`` as the prefix backend's settings (None: its defaults); they need --prefix-cache."""
+    if trie_tokens is None and slots is None:
+        return None
+    if not prefix_cache:
+        raise InputError("--trie-tokens/--slots: they set the prefix cache's passes and slots; add --prefix-cache")
+    from densing.eval.backends.prefix.settings import PrefixSettings
+
+    given = {k: v for k, v in (("tokens_per_batch", trie_tokens), ("rows_per_batch", slots)) if v is not None}
+    return PrefixSettings(**given)
+
+
 def _parse_shard(text: str) -> tuple[int, int]:
     """``"K/N"`` (1 ≤ K ≤ N) → ``(K − 1, N)``; anything else is an :class:`InputError`."""
     parts = text.strip().split("/")
@@ -73,7 +85,9 @@ def sweep(
     out: Path = typer.Option(Path("results/store"), "--out", help="Results store directory."),
     include_path: list[Path] = typer.Option([], "--include-path", help="Extra directory of lm-eval task YAML."),
     device: Optional[str] = typer.Option(None, "--device", help="torch device (default: cuda if available, else cpu)."),
-    batch_size: str = typer.Option("1", "--batch-size", help="Batch size, or 'auto'."),
+    batch_size: str = typer.Option("1", "--batch-size", help="The backend's batch size, or 'auto' (vllm: auto)."),
+    trie_tokens: Optional[int] = typer.Option(None, "--trie-tokens", help="--prefix-cache: new trie tokens per log-likelihood pass (default 512)."),
+    slots: Optional[int] = typer.Option(None, "--slots", help="--prefix-cache: requests decoded together in greedy generation (default 16)."),
     allow_unsafe_code: bool = typer.Option(False, "--allow-unsafe-code", help="Allow tasks that run model-written code."),
     output_format: str = typer.Option("table", "--format", help="table, json or csv."),
     local_data: bool = typer.Option(False, "--local-data", help="Run the known benchmarks on local splits (no Hub)."),
@@ -162,6 +176,7 @@ def sweep(
             local_data=local_data,
             data_root=data_root,
             prefix_cache=prefix_cache,
+            settings=_prefix_settings(prefix_cache, trie_tokens, slots),
             shard=share,
             time_limit=None if time_limit is None else 60.0 * time_limit,
         )

@@ -266,6 +266,7 @@ def run_sweep(
     local_data: bool = False,
     data_root: str | Path | None = None,
     prefix_cache: bool = False,
+    settings=None,
     shard: tuple[int, int] | None = None,
     time_limit: float | None = None,
 ) -> pd.DataFrame:
@@ -273,7 +274,7 @@ def run_sweep(
 
     ``local_data`` runs the known benchmarks on local files (:data:`LOCAL_BENCHMARKS`) instead of
     the Hub; the ``olmes_*`` benchmarks always do. Their folder is ``data_root``/benchmarks
-    (default: ``$DENSING_SHARED_DATA`` or ``../shared/data``). ``prefix_cache`` scores
+    (default: ``$DENSING_SHARED_DATA`` or ``../shared/data``). ``settings`` (a :class:`~densing.eval.backends.prefix.settings.PrefixSettings`, ``prefix_cache`` only) sets its passes and slots. ``prefix_cache`` scores
     log-likelihood requests with a shared-prefix key/value cache (see :func:`load_model`).
 
     Everything is checked before anything runs (models file, model paths, benchmark names,
@@ -351,7 +352,8 @@ def run_sweep(
                 todo.append(bench)
         if not todo:
             continue
-        lm, counts = load_model(spec, backend=backend, device=device, batch_size=batch_size, prefix_cache=prefix_cache)
+        lm, counts = load_model(spec, backend=backend, device=device, batch_size=batch_size, prefix_cache=prefix_cache,
+                                settings=settings)
         if shard is not None:
             lm.shard = shard
         if time_limit is not None:

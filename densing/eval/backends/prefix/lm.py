@@ -123,8 +123,9 @@ class PrefixCachedHFLM(HFLM):
         return all(type(layer) is DynamicLayer for layer in getattr(cache, "layers", []))
 
     def token_budget(self) -> int:
-        batch = self.batch_size if isinstance(self.batch_size, int) else 4  # "auto": 4 batches' worth
-        return self.settings.tokens_per_batch * max(1, batch)
+        """New trie nodes per log-likelihood forward pass (``settings.tokens_per_batch``, ``--trie-tokens``); the
+        backend's ``batch_size`` does not scale it (a larger pass is slower on a CPU)."""
+        return self.settings.tokens_per_batch
 
     def _loglikelihood_tokens(
         self,
@@ -188,9 +189,8 @@ class PrefixCachedHFLM(HFLM):
         return results  # type: ignore[return-value]
 
     def generation_rows(self) -> int:
-        """Requests decoded together by the greedy path (``settings.rows_per_batch × batch_size``)."""
-        batch = self.batch_size if isinstance(self.batch_size, int) else 4
-        return self.settings.rows_per_batch * max(1, batch)
+        """Requests decoded together by the greedy path (``settings.rows_per_batch``, ``--slots``)."""
+        return self.settings.rows_per_batch
 
     def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
         """Greedy requests through :func:`.generation.generate_greedy` (the prefix a

@@ -37,7 +37,7 @@ _POSITIVE = (Interval(Integral, 1, None),)
 class PrefixSettings:
     """Settings of :class:`densing.eval.backends.prefix.lm.PrefixCachedHFLM`.
 
-    ``rows_per_batch``: requests decoded together at batch size 1 (``rows = rows_per_batch × batch_size``).
+    ``rows_per_batch``: requests decoded together (generation slots; ``densing eval --slots``).
     ``fixed_batches``: decode in fixed batches even where continuous batching applies (a bench's baseline).
     ``draft``: draft tokens a row may propose per decoding step (0: one token per step, no drafts).
     ``ngram``: the longest n-gram a row's draft index matches.
@@ -49,7 +49,7 @@ class PrefixSettings:
     ``slack``: columns a slot region may waste before the slot buffer is compacted.
     ``part_cost``: the fixed cost of one more attention run, in row-columns
     (:func:`densing.eval.backends.prefix.grouping.contiguous_parts`).
-    ``tokens_per_batch``: new trie nodes per log-likelihood forward pass at batch size 1.
+    ``tokens_per_batch``: new trie nodes per log-likelihood forward pass (``densing eval --trie-tokens``).
     ``recompute_tolerance``: cached positions a trie pass may run again rather than end early.
     """
 
