@@ -301,6 +301,10 @@ def run_sweep(
             raise InputError(f"shard: expected (k, n) with 0 <= k < n, got {shard!r}")
         if not prefix_cache or backend != "hf":
             raise InputError("shard: sharded runs need the hf backend with the prefix cache (--prefix-cache)")
+        network = network_file_system(Path(store))
+        if network:
+            raise InputError(f"shard: {store} is on a network file system ({network}); the shards share one SQLite "
+                             "request cache, which is safe on one machine's local disk only")
     if time_limit is not None and (not prefix_cache or backend != "hf"):
         raise InputError("time_limit: a time limit needs the hf backend with the prefix cache (--prefix-cache)")
     limit = None if limit is None else float(limit)  # 5 and 5.0 are the same sweep
@@ -441,3 +445,26 @@ def decoding_identity(lm) -> dict:
     if version is not None:
         identity["densing_decoder"] = version
     return identity
+
+
+#: File systems whose locking SQLite cannot rely on (the shards of one run share one SQLite request cache).
+NETWORK_FILE_SYSTEMS = ("nfs", "nfs4", "cifs", "smb3", "smbfs", "fuse.sshfs", "9p", "lustre", "gpfs", "beegfs")
+
+
+def network_file_system(path: Path, mounts: str = "/proc/mounts") -> str | None:
+    """The type of the network file system ``path`` lies on (the longest mount point above it in ``mounts``), or
+    None for a local one or where the mount table cannot be read."""
+    try:
+        table = Path(mounts).read_text()
+    except OSError:
+        return None
+    target = Path(path).resolve()
+    best, kind = "", None
+    for line in table.splitlines():
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        point = fields[1].replace("\\040", " ")
+        if (target == Path(point) or Path(point) in target.parents) and len(point) >= len(best):
+            best, kind = point, fields[2]
+    return kind if kind in NETWORK_FILE_SYSTEMS else None

@@ -246,3 +246,15 @@ def test_no_results_is_quiet_on_a_rank_other_than_zero_and_an_error_on_rank_zero
         runner.evaluate_pair(lm, Manager(), spec, Benchmark("b", "b"), params=1.0, non_embedding_params=1.0,
                              ladder_params=1.0, limit=None, use_cache=None, allow_unsafe_code=False,
                              config_hash_value="x", backend="hf")
+
+
+def test_the_file_system_under_a_store_is_read_from_the_mount_table(tmp_path):
+    from densing.eval.runner import network_file_system
+
+    mounts = tmp_path / "mounts"
+    mounts.write_text(f"/dev/sda1 / ext4 rw 0 0\nserver:/export {tmp_path / 'shared'} nfs4 rw 0 0\n"
+                      f"tmpfs {tmp_path / 'shared' / 'local'} tmpfs rw 0 0\n")
+    assert network_file_system(tmp_path / "shared" / "store", str(mounts)) == "nfs4"
+    assert network_file_system(tmp_path / "shared" / "local" / "store", str(mounts)) is None  # the deeper mount wins
+    assert network_file_system(tmp_path / "elsewhere", str(mounts)) is None
+    assert network_file_system(tmp_path, str(tmp_path / "no_such_table")) is None
