@@ -322,3 +322,22 @@ def test_the_eval_table_title_names_the_loss_unit():
     assert "per item" not in _loss_title(pd.DataFrame({"loss_unit": ["bpb"]}))
     both = _loss_title(pd.DataFrame({"loss_unit": ["bpb", "nats"]}))
     assert "bpb: bits per byte" in both and "nats: mean −log P" in both
+
+
+def test_density_takes_d0_from_each_targets_train_tokens(run_cli, tmp_path):
+    import io
+
+    import pandas as pd
+
+    from conftest import REPO_ROOT
+
+    code, out, err = run_cli("density", "--fit", REPO_ROOT / "reference_fits" / "pythia_lambada_openai_two_step.json", "--targets",
+                             REPO_ROOT / "results" / "pythia_final.csv", "--d0", "train_tokens", "--format", "csv")
+    assert code == 0, err
+    table = pd.read_csv(io.StringIO(out))
+    tokens = pd.read_csv(REPO_ROOT / "results" / "pythia_final.csv").drop_duplicates("model").set_index("model")["train_tokens"]
+    assert (table["d0"].to_numpy() == tokens.loc[table["model"]].to_numpy()).all()
+    bare = tmp_path / "t.csv"
+    pd.read_csv(REPO_ROOT / "results" / "pythia_final.csv").drop(columns=["train_tokens"]).to_csv(bare, index=False)
+    code, out, err = run_cli("density", "--targets", bare, "--d0", "train_tokens")
+    assert code == 2 and out == "" and "--d0 train_tokens" in err and "no train_tokens column" in err

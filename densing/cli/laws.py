@@ -199,10 +199,30 @@ def validate(
         print(summary)
 
 
+def _density_at_own_tokens(table, fits, source, *, level: float, include_poor_fits: bool):
+    """Densities with D0 = each target's own ``train_tokens`` (N̂: the size a model of the reference's recipe trained
+    on the same number of tokens would need); one :func:`compute_density` per distinct token count."""
+    import pandas as pd
+
+    from densing.errors import InputError
+    from densing.laws.density import compute_density
+
+    if "train_tokens" not in table.columns or table["train_tokens"].isna().all():
+        raise InputError(f"--d0 train_tokens: {source} has no train_tokens column with values")
+    missing = sorted(table.loc[table["train_tokens"].isna(), "model"].astype(str).unique())
+    if missing:
+        raise InputError(f"--d0 train_tokens: {source}: no train_tokens for {', '.join(missing[:5])}"
+                         + (f" and {len(missing) - 5} more" if len(missing) > 5 else ""))
+    parts = [compute_density(rows, fits, d0=float(tokens), level=level, include_poor_fits=include_poor_fits)
+             for tokens, rows in table.groupby("train_tokens")]
+    return pd.concat(parts, ignore_index=True)
+
+
 def density(
     fit: Optional[list[Path]] = typer.Option(None, "--fit", help="Reference fit JSON, or a shipped fit's short name (llama-3.1_mmlu); repeatable. Default: the shipped Pythia fits."),
     targets: Optional[Path] = typer.Option(None, "--targets", help="Tidy results of target models. Default: results/pythia_final.csv."),
-    d0: Optional[str] = typer.Option(None, "--d0", help="Tokens D0 of the reference model (default: the fit's, 1e12)."),
+    d0: Optional[str] = typer.Option(None, "--d0", help="Tokens D0 of the reference model (default: the fit's, 1e12), or "
+                                     "'train_tokens': each target's own token count (its train_tokens column)."),
     level: float = typer.Option(0.95, "--level", help="Confidence level of the intervals."),
     include_poor_fits: bool = typer.Option(
         False, "--include-poor-fits", help="Fold fits with R² < 0.5 into the geometric mean too (default: their rows only)."),
@@ -226,7 +246,10 @@ def density(
     table = read_results(source)
     if len(table) > 20_000:
         print_progress(f"inverting {len(table)} rows through {len(fits)} fit(s) with their bootstrap draws …")
-    result = compute_density(table, fits, d0=_count(d0, "--d0"), level=level, include_poor_fits=include_poor_fits)
+    if d0 is not None and d0.strip() == "train_tokens":
+        result = _density_at_own_tokens(table, fits, source, level=level, include_poor_fits=include_poor_fits)
+    else:
+        result = compute_density(table, fits, d0=_count(d0, "--d0"), level=level, include_poor_fits=include_poor_fits)
     poor = [f"{f.benchmark} ({fit_verdict(f)})" for f in fits if fit_verdict(f) and f.benchmark in set(result["benchmark"])]
     if poor and len(fits) > 1:
         action = "kept in" if include_poor_fits else "left out of"
