@@ -261,14 +261,20 @@ def parse_benchmark_list(text: str) -> list[str]:
     return names
 
 
+def benchmark_registry(local_data: bool) -> dict[str, Benchmark]:
+    """Known benchmarks: lm-eval's Hub-backed tasks, or with ``local_data`` their local-file
+    versions (plus the OLMES ones, which are always local)."""
+    if local_data:
+        return {**LOCAL_BENCHMARKS, **OLMES_BENCHMARKS, **OLMO_REQUEST_BENCHMARKS}
+    return KNOWN_BENCHMARKS
+
+
 def benchmark_table(local_data: bool = False):
     """One row per benchmark densing knows (``densing eval --list``): name, the lm-eval task of its score and of its
     conditional loss, shots, metric, the scoring style and the note. ``local_data``: the offline registry's names."""
     import pandas as pd
 
-    from densing.eval.harness import _registry
-
-    registry = _registry(local_data) if local_data else KNOWN_BENCHMARKS
+    registry = benchmark_registry(local_data)
     return pd.DataFrame([{"benchmark": name, "score_task": b.score_task, "loss_task": b.loss_task or "",
                           "shots": "task default" if b.num_fewshot is None else b.num_fewshot,
                           "metric": b.metric or "task default", "style": b.style, "note": b.note}

@@ -14,11 +14,9 @@ from typing import Any, Iterable, Sequence
 from densing.errors import EvalError, InputError
 from densing.eval.benchmarks import (
     KNOWN_BENCHMARKS,
-    LOCAL_BENCHMARKS,
-    OLMES_BENCHMARKS,
-    OLMO_REQUEST_BENCHMARKS,
     TASKS_DIRECTORY,
     Benchmark,
+    benchmark_registry,
 )
 from densing.eval.models import ModelSpec
 
@@ -74,7 +72,7 @@ def task_manager(
         missing = [
             task
             for name in needed
-            for task in (_registry(local_data)[name].tasks() if name in _registry(local_data) else [name])
+            for task in (benchmark_registry(local_data)[name].tasks() if name in benchmark_registry(local_data) else [name])
             if task not in available
         ]
         if not missing:
@@ -98,14 +96,6 @@ def _builtin_task_words() -> set[str]:
     return words
 
 
-def _registry(local_data: bool) -> dict[str, Benchmark]:
-    """Known benchmarks: lm-eval's Hub-backed tasks, or with ``local_data`` their local-file
-    versions (plus the OLMES ones, which are always local)."""
-    if local_data:
-        return {**LOCAL_BENCHMARKS, **OLMES_BENCHMARKS, **OLMO_REQUEST_BENCHMARKS}
-    return KNOWN_BENCHMARKS
-
-
 def resolve_benchmarks(names: Sequence[str], manager: Any, *, local_data: bool = False) -> list[Benchmark]:
     """Benchmarks for ``names``: known ones from the registry, else lm-eval task/group names.
 
@@ -115,7 +105,7 @@ def resolve_benchmarks(names: Sequence[str], manager: Any, *, local_data: bool =
     if not names:
         raise InputError("--benchmarks: no benchmark given")
     available = set(manager.all_tasks)
-    registry = _registry(local_data)
+    registry = benchmark_registry(local_data)
     resolved = []
     for name in names:
         if local_data and name in KNOWN_BENCHMARKS and name not in registry:
