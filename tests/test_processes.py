@@ -209,3 +209,35 @@ def test_a_bad_option_exits_2_with_one_line_and_no_process(tmp_path, traces):
         code, err = _ended(process, {}, where)
         assert code == 2 and err.count("\n") == 1 and err.startswith("error: "), (args, err)
         assert (where / "stdout").read_text() == "" and not (where / "r.html").exists(), args
+
+
+@pytest.fixture(scope="module")
+def tiny_sweep(tmp_path_factory) -> list[str]:
+    """``densing eval`` arguments for a tiny model on a tiny task, each model in a process of its own."""
+    pytest.importorskip("torch")
+    pytest.importorskip("lm_eval")
+    import yaml
+
+    from tests.eval.conftest import MC_DOCS, MC_YAML, build_tiny_model
+
+    root = tmp_path_factory.mktemp("sweep")
+    (root / "mc.jsonl").write_text("".join(__import__("json").dumps(d) + "\n" for d in MC_DOCS))
+    (root / "tiny_mc.yaml").write_text(MC_YAML.format(data=root / "mc.jsonl"))
+    model = build_tiny_model(root / "tiny")
+    (root / "models.yaml").write_text(yaml.safe_dump({"models": [
+        {"name": f"tiny-{i}", "model": str(model), "train_tokens": "2M", "release_date": "2024-01-01"}
+        for i in range(3)]}))
+    return ["eval", "--models", root / "models.yaml", "--benchmarks", "tiny_mc", "--include-path", root,
+            "--device", "cpu", "--isolate"]
+
+
+@pytest.mark.parametrize("how", ["SIGINT", "SIGTERM"])
+def test_a_signal_ends_a_models_own_process(how, tmp_path, tiny_sweep):
+    """``densing eval --isolate`` (the vllm default): the model's process, in a process group of its own, ends with
+    the command on Ctrl-C and on SIGTERM."""
+    process = _start([*tiny_sweep, "--out", tmp_path / "store"], tmp_path)
+    seen = _workers(process, 1)
+    os.kill(process.pid, getattr(signal, how))
+    code, err = _ended(process, seen, tmp_path)
+    assert code == {"SIGINT": 130, "SIGTERM": 143}[how], err
+    assert err.strip().splitlines()[-1] == {"SIGINT": "error: interrupted", "SIGTERM": "error: terminated"}[how]

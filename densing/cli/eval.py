@@ -85,6 +85,10 @@ def sweep(
     out: Path = typer.Option(Path("results/store"), "--out", help="Results store directory."),
     include_path: list[Path] = typer.Option([], "--include-path", help="Extra directory of lm-eval task YAML."),
     device: Optional[str] = typer.Option(None, "--device", help="torch device (default: cuda if available, else cpu)."),
+    model_args: Optional[str] = typer.Option(
+        None, "--model-args", help="k=v,k=v passed to the lm-eval backend for every model (vllm: tensor_parallel_size=2,"
+        "gpu_memory_utilization=0.85,max_model_len=4096); a models file's own model_args win."
+    ),
     batch_size: str = typer.Option("1", "--batch-size", help="The backend's batch size, or 'auto' (vllm: auto)."),
     trie_tokens: Optional[int] = typer.Option(None, "--trie-tokens", help="--prefix-cache: new trie tokens per log-likelihood pass (default 512)."),
     slots: Optional[int] = typer.Option(None, "--slots", help="--prefix-cache: requests decoded together in greedy generation (default 16)."),
@@ -102,6 +106,10 @@ def sweep(
     time_limit: Optional[float] = typer.Option(
         None, "--time-limit", help="Minutes: greedy generation admits no new request after this, lets the ones in flight "
         "finish into the request cache and stops without scoring (run again to resume); needs --prefix-cache."
+    ),
+    isolate: Optional[bool] = typer.Option(
+        None, "--isolate/--no-isolate", help="Each model in a process of its own, so its GPU memory is returned before "
+        "the next loads (default: on for vllm)."
     ),
     list_benchmarks: bool = typer.Option(False, "--list", help="List the known benchmarks (lm-eval tasks, shots, metric) and exit."),
 ) -> None:
@@ -132,7 +140,7 @@ def sweep(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from densing.eval.runner import SWEEP_CONSTRAINTS, run_sweep
-    from densing.eval.models import read_models_file
+    from densing.eval.models import read_models_file, with_model_args
     from densing.eval.store import CACHE_DIRECTORY
 
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
@@ -141,7 +149,7 @@ def sweep(
     share = _parse_shard(shard) if shard is not None else None
     if time_limit is not None and not SWEEP_CONSTRAINTS["time_limit"][0].matches(time_limit):  # run_sweep's bound, in minutes
         raise InputError(f"--time-limit: expected a positive number of minutes, got {time_limit!r}")
-    specs = read_models_file(models)
+    specs = with_model_args(read_models_file(models), model_args)
     names += [b.strip() for b in (benchmarks or "").split(",") if b.strip() and b.strip() not in names]
     counts = {"skipped": 0, "done": 0, "sharded": 0, "stopped": 0}
     from rich.console import Console
@@ -179,6 +187,7 @@ def sweep(
             settings=_prefix_settings(prefix_cache, trie_tokens, slots),
             shard=share,
             time_limit=None if time_limit is None else 60.0 * time_limit,
+            isolate=isolate,
         )
     except KeyboardInterrupt:
         progress.stop()
@@ -225,3 +234,29 @@ def ingest_command(
         f"{len(frame)} row(s) from {counts['written'] + counts['skipped']} results file(s): "
         f"{counts['written']} written, {counts['skipped']} already in the store: {out}"
     )
+
+
+@eval_app.command("merge-cache")
+def merge_cache_command(
+    sources: list[Path] = typer.Argument(..., help="Stores that shards of one sweep wrote (densing eval --shard K/N)."),
+    into: Path = typer.Option(..., "--into", help="The store to score in: the same sweep without --shard reads its cache."),
+    output_format: str = typer.Option("table", "--format", help="table, json or csv."),
+) -> None:
+    """Merge the request caches of sharded runs made on several machines into one store."""
+    import pandas as pd
+
+    from densing.cli.output import FORMATS, print_frame
+    from densing.eval.request_cache import merge_request_caches
+
+    if output_format not in FORMATS:
+        raise InputError(f"--format: expected table, json or csv, got {output_format!r}")
+    merged = merge_request_caches(sources, into)
+    frame = pd.DataFrame([{"cache": m.folder, "requests": m.requests,
+                           **{f"from {source}": count for source, count in zip(sources, m.added)},
+                           "repeated, same answer": m.same, "repeated, another answer": m.different}
+                          for m in merged])
+    print_frame(frame, output_format, title=f"request caches merged into {into}")
+    if any(m.different for m in merged):
+        typer.echo("some requests were cached with different answers by different sources (non-deterministic "
+                   "decoding?); the first source's answer is kept", err=True)
+    typer.echo(f"run the same densing eval command without --shard and with --out {into} to score", err=True)

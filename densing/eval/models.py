@@ -200,6 +200,17 @@ def parse_model_args(value: object, *, where: str) -> tuple[tuple[str, object], 
     return tuple(sorted(pairs.items()))
 
 
+def with_model_args(specs: list[ModelSpec], text: str | None) -> list[ModelSpec]:
+    """``specs`` with the command's ``--model-args`` (lm-eval's ``k=v,k=v``) added to each model's own
+    ``model_args``; a key the models file sets for a model keeps the file's value for that model."""
+    common = parse_model_args(text, where="--model-args")
+    if not common:
+        return list(specs)
+    from dataclasses import replace
+
+    return [replace(spec, model_args=tuple(sorted({**dict(common), **dict(spec.model_args)}.items()))) for spec in specs]
+
+
 def _scalar(text: str):
     lowered = text.lower()
     if lowered in ("true", "false"):

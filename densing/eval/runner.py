@@ -269,6 +269,7 @@ def run_sweep(
     settings=None,
     shard: tuple[int, int] | None = None,
     time_limit: float | None = None,
+    isolate: bool | None = None,
 ) -> pd.DataFrame:
     """Evaluate every model on every benchmark into ``store``; return the sweep's rows.
 
@@ -291,6 +292,10 @@ def run_sweep(
     admits no new request once that long has passed since the model was loaded; the requests in
     flight finish into the cache and the pair is left unscored (``"stopped"``), to resume by running
     again (log-likelihood requests are not limited). Returns the rows of the parts that exist.
+
+    ``isolate`` (default: on for the ``vllm`` backend only): each model with pairs to do is evaluated in a child
+    process of its own (:mod:`densing.eval.isolated`), so the GPU memory it held is returned before the next
+    model loads; progress and errors arrive as without it, and the child's processes end with this one.
     """
     from densing.eval.benchmarks import parse_benchmark_list
 
@@ -305,6 +310,11 @@ def run_sweep(
         if network:
             raise InputError(f"shard: {store} is on a network file system ({network}); the shards share one SQLite "
                              "request cache, which is safe on one machine's local disk only")
+    if isolate is None:
+        isolate = backend == "vllm"
+    if isolate and int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        raise InputError("isolate: one process per model is for a single launcher process; under accelerate launch "
+                         "(WORLD_SIZE > 1) each rank is a process already: pass --no-isolate")
     if time_limit is not None and (not prefix_cache or backend != "hf"):
         raise InputError("time_limit: a time limit needs the hf backend with the prefix cache (--prefix-cache)")
     limit = None if limit is None else float(limit)  # 5 and 5.0 are the same sweep
@@ -355,6 +365,17 @@ def run_sweep(
             else:
                 todo.append(bench)
         if not todo:
+            continue
+        if isolate:
+            from densing.eval.isolated import run_isolated
+
+            run_isolated(spec.name, {
+                "models": [spec], "benchmarks": [bench.name for bench in todo], "store": store, "backend": backend,
+                "limit": limit, "include_paths": [str(p) for p in include_paths], "device": device,
+                "batch_size": batch_size, "allow_unsafe_code": allow_unsafe_code, "local_data": local_data,
+                "data_root": None if data_root is None else str(data_root), "prefix_cache": prefix_cache,
+                "settings": settings, "shard": shard, "time_limit": time_limit,
+            }, on_progress)
             continue
         lm, counts = load_model(spec, backend=backend, device=device, batch_size=batch_size, prefix_cache=prefix_cache,
                                 settings=settings)

@@ -53,7 +53,7 @@ def loss_for_score(score, c, gamma, l, d):
     Defined for d < S < c + d (with c > 0); elsewhere returns NaN — callers censor those scores.
     """
     s = np.asarray(score, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # S a hair above d: ratio → ∞, L̂ → its limit
         inside = (s - d) / c
         ok = (inside > 0) & (inside < 1)
         ratio = np.where(ok, 1.0 / np.where(ok, inside, 0.5) - 1.0, np.nan)

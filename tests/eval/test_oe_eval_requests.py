@@ -125,6 +125,42 @@ def test_sharded_runs_fill_the_request_cache_and_a_plain_run_scores_from_it(tmp_
         run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "x", shard=(2, 2), **options)
 
 
+@pytest.mark.eval
+def test_shards_on_two_machines_merged_score_as_one_run(tmp_path, tiny_model, monkeypatch):
+    """Shard 1/2 and 2/2 each into a store of its own (two machines' local disks), merged by ``densing eval
+    merge-cache``: the run without a shard on the merged store computes nothing and writes the unsharded rows."""
+    pytest.importorskip("lm_eval")
+    from typer.testing import CliRunner
+
+    from densing.cli import app
+    from densing.eval.backends.prefix.lm import PrefixCachedHFLM
+    from densing.eval.runner import run_sweep
+
+    root = tmp_path / "data"
+    _write_set(root / "olmo_ladder" / "oe_eval_tasks" / "hellaswag" / "rc_5shot", ITEMS)
+    models = [{"name": "tiny", "model": str(tiny_model), "train_tokens": "2M", "release_date": "2024-01-01"}]
+    options = dict(device="cpu", data_root=root, prefix_cache=True)
+    plain = run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "plain", **options)
+    machines = [tmp_path / "machine-0", tmp_path / "machine-1"]
+    for k, store in enumerate(machines):
+        assert run_sweep(models, ["olmo_hellaswag_rc_5shot"], store, shard=(k, 2), **options).empty
+    merged = tmp_path / "merged"
+    result = CliRunner().invoke(app, ["eval", "merge-cache", *map(str, machines), "--into", str(merged), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    scored: list[int] = []
+    original = PrefixCachedHFLM._loglikelihood_tokens
+
+    def counting(self, requests, *args, **kwargs):
+        scored.append(len(requests))
+        return original(self, requests, *args, **kwargs)
+
+    monkeypatch.setattr(PrefixCachedHFLM, "_loglikelihood_tokens", counting)
+    rows = run_sweep(models, ["olmo_hellaswag_rc_5shot"], merged, **options)
+    assert sum(scored) == 0  # every request came from the merged cache
+    columns = ["metric", "value", "loss", "items"]
+    assert rows[columns].equals(plain[columns])
+
+
 def test_time_limit_is_checked_before_anything_runs(tmp_path):
     from densing.eval.runner import run_sweep
 

@@ -58,3 +58,59 @@ def test_bbh_names_are_the_prefixed_tasks_sorted():
         all_tasks = ["densing_local_bbh_cot_fewshot_snarks", "bbh", "densing_local_bbh_cot_fewshot_navigate"]
 
     assert bbh_task_names(Manager()) == ["densing_local_bbh_cot_fewshot_navigate", "densing_local_bbh_cot_fewshot_snarks"]
+
+
+def _db(path, entries: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(path) as db:
+        db.execute("create table unnamed (key text primary key, value blob)")
+        db.executemany("insert into unnamed values (?, ?)", [(k, pickle.dumps(v)) for k, v in entries.items()])
+
+
+def test_merged_caches_hold_the_union_and_count_each_sources_share(tmp_path):
+    """Two machines' shards (disjoint) and a third store repeating one answer and contradicting another: the merged
+    cache holds the union, the first answer wins, and every count adds up."""
+    pytest.importorskip("sqlitedict")
+    from densing.eval.request_cache import merge_request_caches
+
+    a, b, c, into = (tmp_path / name for name in ("a", "b", "c", "into"))
+    _db(a / ".cache" / "m-1" / "requests_rank0.db", {"k1": "one", "k2": (-1.5, True)})
+    _db(b / ".cache" / "m-1" / "requests_rank0.db", {"k3": "three"})
+    _db(b / ".cache" / "m-1" / "requests_rank1.db", {"k4": "four"})
+    _db(c / ".cache" / "m-1" / "requests_rank0.db", {"k1": "one", "k3": "THREE"})
+    _db(c / ".cache" / "other-2" / "requests_rank0.db", {"x": "y"})
+    merged = {m.folder: m for m in merge_request_caches([a, b, c], into)}
+    assert read_request_cache_folder(into, "m-1") == {"k1": "one", "k2": (-1.5, True), "k3": "three", "k4": "four"}
+    assert read_request_cache_folder(into, "other-2") == {"x": "y"}
+    first = merged["m-1"]
+    assert (first.requests, first.added, first.same, first.different) == (4, (2, 2, 0), 1, 1)
+    assert merged["other-2"].added == (0, 0, 1)
+    assert sorted(p.name for p in (into / ".cache" / "m-1").iterdir()) == ["requests_rank0.db"]
+    # merging again into the same store changes nothing: its own cache comes first, the sources repeat it
+    again = {m.folder: m for m in merge_request_caches([a, b], into)}["m-1"]
+    assert (again.requests, again.added, again.same, again.different) == (4, (0, 0), 4, 0)
+    assert read_request_cache_folder(into, "m-1")["k3"] == "three"
+
+
+def read_request_cache_folder(store, folder: str) -> dict:
+    with sqlite3.connect(store / ".cache" / folder / "requests_rank0.db") as db:
+        return {key: pickle.loads(value) for key, value in db.execute("select key, value from unnamed")}
+
+
+def test_a_source_that_is_no_sharded_store_is_one_line_and_nothing_is_written(tmp_path):
+    pytest.importorskip("sqlitedict")
+    from densing.eval.request_cache import merge_request_caches
+
+    good = tmp_path / "good"
+    _db(good / ".cache" / "m-1" / "requests_rank0.db", {"k": "v"})
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "file").write_text("x")
+    for bad, words in [(tmp_path / "empty", "no request cache"), (tmp_path / "file", "not a directory"),
+                       (tmp_path / "missing", "not a directory")]:
+        with pytest.raises(InputError, match=f"{bad}: {words}"):
+            merge_request_caches([good, bad], tmp_path / "into")
+        assert not (tmp_path / "into").exists()
+    with pytest.raises(InputError, match="--into exists and is not a directory"):
+        merge_request_caches([good], tmp_path / "file")
+    with pytest.raises(InputError, match="no source store"):
+        merge_request_caches([], tmp_path / "into")

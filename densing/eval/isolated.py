@@ -1,0 +1,99 @@
+"""One process per model: each model of a sweep evaluated in a child process of its own.
+
+vLLM holds GPU memory (its engine, CUDA graphs, NCCL communicators, worker processes) until the process
+that created it exits; ``del lm`` and ``gc.collect()`` give little of it back, so the second model of a
+sweep run in one process finds the GPU full. ``run_sweep(..., isolate=True)`` (the default for the
+``vllm`` backend; ``densing eval --isolate``) therefore runs each model with pairs still to do as::
+
+    python -m densing.eval.isolated_child JOB EVENTS_FD
+
+in its own process group. ``JOB`` is a pickle of the child's ``run_sweep`` arguments (that one model,
+its pending benchmarks, the same options, ``isolate=False``); the child writes each progress event as
+one JSON line ``["progress", model, benchmark, status]`` to the inherited descriptor ``EVENTS_FD``, and
+its last line is ``["done"]`` or ``["error", class name, message]``. Its stdout goes to the parent's
+stderr, so library chatter never reaches the results a CLI prints on stdout.
+
+The parent (:func:`run_isolated`) replays the events into its own ``on_progress`` and waits. A child's
+:class:`~densing.errors.InputError` or :class:`~densing.errors.EvalError` is raised again in the parent
+with the same message; a child that dies without saying why (a signal, the out-of-memory killer) is an
+``EvalError`` naming the model and the exit status. On every path out of the parent — return, error,
+Ctrl-C, ``SIGTERM`` — the child's whole process group is ended (:func:`densing.workers.end_subprocess`),
+vLLM's engine and worker processes with it; the child also dies with its parent (``PR_SET_PDEATHSIG``).
+"""
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+from typing import Any, Callable
+
+from densing.errors import EvalError, InputError
+
+#: The error classes a child passes back by name (anything else arrives as an EvalError).
+ERRORS = {"InputError": InputError, "EvalError": EvalError}
+
+
+def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callable | None = None) -> None:
+    """Run ``run_sweep(**arguments)`` for one model in a child process; replay its progress; raise its error.
+
+    ``arguments`` are run_sweep's keyword arguments without ``on_progress`` (picklable: model specs,
+    benchmark names, paths, numbers, :class:`~densing.eval.backends.prefix.settings.PrefixSettings`)."""
+    from functools import partial
+
+    from densing.workers import end_subprocess, worker_setup
+
+    read_end, write_end = os.pipe()
+    with tempfile.NamedTemporaryFile(prefix="densing-job-", suffix=".pickle", delete=False) as job:
+        pickle.dump({**arguments, "isolate": False}, job)
+    process = None
+    try:
+        # its own process group (an error, Ctrl-C or SIGTERM here ends the child and everything it started);
+        # the child's stdout is this process's stderr
+        process = subprocess.Popen(
+            [sys.executable, "-m", "densing.eval.isolated_child", job.name, str(write_end)],
+            stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else None, pass_fds=(write_end,),
+            preexec_fn=partial(_own_group_dying_with, worker_setup, os.getpid()),
+        )
+        os.close(write_end)
+        write_end = None
+        last = None
+        with os.fdopen(read_end, "r", encoding="utf-8") as events:
+            read_end = None
+            for line in events:
+                event = json.loads(line)
+                if event[0] == "progress":
+                    if on_progress is not None:
+                        on_progress(*event[1:])
+                else:
+                    last = event
+        code = process.wait()
+    finally:
+        for descriptor in (read_end, write_end):
+            if descriptor is not None:
+                os.close(descriptor)
+        if process is not None:
+            end_subprocess(process, group=True)
+        os.unlink(job.name)
+    if last is not None and last[0] == "error":
+        raise ERRORS.get(last[1], EvalError)(last[2])
+    if code != 0 or last != ["done"]:
+        raise EvalError(f"model {model_name!r}: its evaluation process ended with exit status {code} before "
+                        "finishing (killed, or out of memory?); the pairs it wrote are kept, run again to resume")
+
+
+def _has_fileno(stream) -> bool:
+    try:
+        stream.fileno()
+    except (AttributeError, OSError, ValueError):  # a notebook's or pytest's captured stream
+        return False
+    return True
+
+
+def _own_group_dying_with(setup, parent: int) -> None:
+    """In the child before it runs Python: lead a process group of its own, ignore Ctrl-C (the parent decides),
+    and die with ``parent`` (:func:`densing.workers.worker_setup`)."""
+    os.setpgid(0, 0)
+    setup(parent)
