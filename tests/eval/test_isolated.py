@@ -23,27 +23,30 @@ def _sorted(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def test_models_in_processes_of_their_own_give_the_same_rows_and_progress(tmp_path, tiny_models, tiny_tasks,
-                                                                          reference_store):
+                                                                          reference_store, monkeypatch):
     """The rows equal the in-process sweep's; progress arrives in the parent as it would in process; the model is
     never loaded in the parent; a rerun skips every pair without starting a child."""
-    from densing.eval import loading
+    from densing.eval import runner
     from densing.eval.runner import run_sweep
 
     events: list[tuple] = []
     loaded: list[str] = []
-    original = loading.load_model
+    original = runner.load_model
 
     def watched(spec, **kwargs):  # replaced in this process only: a child loads with the original
         loaded.append(spec.name)
         return original(spec, **kwargs)
 
-    pytest.MonkeyPatch().setattr(loading, "load_model", watched)
+    monkeypatch.setattr(runner, "load_model", watched)
     store = tmp_path / "store"
     rows = run_sweep(models_entries(tiny_models), ["tiny_mc", "tiny_gen"], store, include_paths=[tiny_tasks],
                      device="cpu", isolate=True, on_progress=lambda *event: events.append(event))
     pd.testing.assert_frame_equal(_sorted(rows), _sorted(run_sweep(
         models_entries(tiny_models), ["tiny_mc", "tiny_gen"], reference_store, include_paths=[tiny_tasks], device="cpu")))
     assert loaded == []
+    run_sweep(models_entries(tiny_models)[:1], ["tiny_mc"], tmp_path / "in-process", include_paths=[tiny_tasks],
+              device="cpu")
+    assert loaded == ["tiny-0"]  # the watch sees a model loaded in this process
     assert events == [(f"tiny-{i}", bench, status) for i in (0, 1) for bench in ("tiny_mc", "tiny_gen")
                       for status in ("running", "done")]
     events.clear()
