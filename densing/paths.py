@@ -58,7 +58,8 @@ def shipped_hint(path) -> str:
 
 
 def source_commit() -> str:
-    """The git commit of the source tree densing runs from (12 hex digits, ``+`` if files differ from it), or
+    """The git commit of the source tree densing runs from (12 hex digits, then `` with changes`` if tracked files
+    differ from it), or
     ``not a git checkout`` for an installed wheel. Runs ``git`` with a 5 s limit; the child always ends."""
     import subprocess
 
@@ -72,7 +73,7 @@ def source_commit() -> str:
                                text=True, timeout=5, check=True).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"
-    return head + ("+" if dirty else "")
+    return head + (" with changes" if dirty else "")
 
 
 def resolve_fit(text: str | os.PathLike) -> Path:

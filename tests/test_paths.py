@@ -59,3 +59,12 @@ def test_a_fit_by_its_short_name_resolves_to_the_shipped_file_and_a_miss_names_c
     assert paths.resolve_fit(given) == given  # a path that exists is taken as given
     with pytest.raises(densing.InputError, match=r"--fit lama-3.1_mmlu: no such file.*close: family_llama-3.1_mmlu"):
         paths.resolve_fit("lama-3.1_mmlu")
+
+
+def test_the_source_commit_is_twelve_hex_digits_and_says_in_words_when_files_differ():
+    """The report's footer cites it: never a bare ``+`` after hex digits (which reads as an exponent, ``8e+``)."""
+    import re
+
+    from densing.paths import source_commit
+
+    assert re.fullmatch(r"[0-9a-f]{12}( with changes)?|not a git checkout|unknown", source_commit())

@@ -55,7 +55,7 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
         process = subprocess.Popen(
             [sys.executable, "-m", "densing.eval.isolated_child", job.name, str(write_end)],
             stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else None, pass_fds=(write_end,),
-            preexec_fn=partial(_own_group_dying_with, worker_setup, os.getpid()),
+            preexec_fn=partial(_own_group_dying_with, worker_setup, os.getpid()), env=_child_environment(),
         )
         os.close(write_end)
         write_end = None
@@ -63,7 +63,10 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
         with os.fdopen(read_end, "r", encoding="utf-8") as events:
             read_end = None
             for line in events:
-                event = json.loads(line)
+                try:
+                    event = json.loads(line)
+                except ValueError:  # a line cut short by the child's death: the exit status says it
+                    continue
                 if event[0] == "progress":
                     if on_progress is not None:
                         on_progress(*event[1:])
@@ -82,6 +85,18 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
     if code != 0 or last != ["done"]:
         raise EvalError(f"model {model_name!r}: its evaluation process ended with exit status {code} before "
                         "finishing (killed, or out of memory?); the pairs it wrote are kept, run again to resume")
+
+
+def _child_environment() -> dict:
+    """This process's environment, with the folder holding this ``densing`` first on PYTHONPATH (a notebook that
+    imports densing from a source tree the interpreter does not know by itself)."""
+    from pathlib import Path
+
+    import densing
+
+    root = str(Path(densing.__file__).resolve().parents[1])
+    path = os.environ.get("PYTHONPATH", "")
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([root, path]) if path else root}
 
 
 def _has_fileno(stream) -> bool:
