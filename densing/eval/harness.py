@@ -206,3 +206,37 @@ def build_instances(
         task.build_all_requests(limit=limit, rank=0, world_size=1)
         instances.extend(task.instances)
     return instances
+
+
+#: lm-eval warnings that describe what densing sets on purpose, per (logger, start of the message): densing's
+#: local tasks read their splits through a ``custom_dataset`` loader, and densing gives each benchmark its
+#: protocol's shots. Left in, a leaderboard-v1 run prints 57 pairs of them for MMLU alone.
+EXPECTED_LM_EVAL_WARNINGS = (
+    ("lm_eval.api.task", ": Custom kwargs can be passed to `--metadata`"),
+    ("lm_eval.evaluator", "Overwriting default num_fewshot of "),
+)
+
+
+class _ExpectedWarnings:
+    """A logging filter dropping one logger's :data:`EXPECTED_LM_EVAL_WARNINGS`; every other record passes."""
+
+    def __init__(self, fragments: tuple[str, ...]):
+        self.fragments = fragments
+
+    def filter(self, record) -> bool:
+        message = str(record.msg)
+        return not any(fragment in message for fragment in self.fragments)
+
+
+def quiet_expected_lm_eval_warnings() -> None:
+    """Install the filter of :data:`EXPECTED_LM_EVAL_WARNINGS` on lm-eval's loggers (once; other warnings pass)."""
+    import logging
+
+    by_logger: dict[str, tuple[str, ...]] = {}
+    for name, fragment in EXPECTED_LM_EVAL_WARNINGS:
+        by_logger[name] = by_logger.get(name, ()) + (fragment,)
+    for name, fragments in by_logger.items():
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _ExpectedWarnings) for f in logger.filters):
+            logger.addFilter(_ExpectedWarnings(fragments))
+

@@ -37,6 +37,7 @@ from densing.eval.harness import (  # noqa: F401 — lm_eval_version, resolve_be
     config_hash,
     files_digest,
     lm_eval_version,
+    quiet_expected_lm_eval_warnings,
     resolve_benchmarks,
     task_manager,
 )
@@ -104,6 +105,7 @@ def evaluate_pair(
     """
     import lm_eval
 
+    quiet_expected_lm_eval_warnings()
     if allow_unsafe_code:  # the opt-in HF `evaluate`'s code_eval metric asks for (HumanEval, MBPP)
         os.environ["HF_ALLOW_CODE_EVAL"] = "1"
     try:

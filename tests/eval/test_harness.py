@@ -30,3 +30,30 @@ def test_build_instances_of_a_local_task_with_shots():
     assert all(i.task_name == "densing_local_arc_easy" for i in zero)
     for a, b in zip(zero, two):  # the same continuations, two shots before each context
         assert a.args[1] == b.args[1] and b.args[0].endswith(a.args[0]) and len(b.args[0]) > len(a.args[0])
+
+
+def test_lm_evals_warnings_about_what_densing_sets_on_purpose_are_dropped_and_no_other(caplog):
+    """The two warnings densing's own settings cause (a custom_dataset loader, the protocol's shots) are dropped;
+    any other warning of the same loggers passes; the fragments are still lm-eval's own words."""
+    import inspect
+    import logging
+
+    import lm_eval.api.task
+    import lm_eval.evaluator
+
+    from densing.eval.harness import EXPECTED_LM_EVAL_WARNINGS, quiet_expected_lm_eval_warnings
+
+    sources = {"lm_eval.api.task": inspect.getsource(lm_eval.api.task),
+               "lm_eval.evaluator": inspect.getsource(lm_eval.evaluator)}
+    for name, fragment in EXPECTED_LM_EVAL_WARNINGS:
+        assert fragment.lstrip(": ") in sources[name], (name, fragment)
+    quiet_expected_lm_eval_warnings()
+    quiet_expected_lm_eval_warnings()  # installed once
+    assert sum(type(f).__name__ == "_ExpectedWarnings" for f in logging.getLogger("lm_eval.evaluator").filters) == 1
+    with caplog.at_level(logging.WARNING):
+        logging.getLogger("lm_eval.api.task").warning("densing_local_mmlu_anatomy: Custom kwargs can be passed to "
+                                                      "`--metadata` in console (as json string) or to the TaskManager.")
+        logging.getLogger("lm_eval.evaluator").warning("Overwriting default num_fewshot of %s from %s to %s", "t", None, 5)
+        logging.getLogger("lm_eval.evaluator").warning("a warning densing does not expect")
+        logging.getLogger("lm_eval.api.task").warning("another")
+    assert [r.getMessage() for r in caplog.records] == ["a warning densing does not expect", "another"]
