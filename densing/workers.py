@@ -1,9 +1,10 @@
 """Worker processes that end with their parent, on every exit path.
 
-densing starts worker processes in four places: the trend's side worker
+densing starts worker processes in five places: the trend's side worker
 (:mod:`densing.trend.side_jobs`), the bootstrap's ``--jobs`` processes
 (:mod:`densing.laws.bootstrap`), the overlap engine's local processes
-(:mod:`densing.overlap.engine`) and ``torchrun`` (:mod:`densing.overlap.train`). Each of them
+(:mod:`densing.overlap.engine`), ``densing eval --isolate``'s process per model (:mod:`densing.eval.isolated`) and ``torchrun`` (:mod:`densing.overlap.train`; its workers enter through
+:mod:`densing.overlap.worker`, which ties them to torchrun). Each of them
 goes through this module, which gives three guarantees:
 
 * **a worker dies with its parent**: :func:`worker_setup` runs first in every forked worker; on

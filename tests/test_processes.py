@@ -241,3 +241,26 @@ def test_a_signal_ends_a_models_own_process(how, tmp_path, tiny_sweep):
     code, err = _ended(process, seen, tmp_path)
     assert code == {"SIGINT": 130, "SIGTERM": 143}[how], err
     assert err.strip().splitlines()[-1] == {"SIGINT": "error: interrupted", "SIGTERM": "error: terminated"}[how]
+
+
+def test_torchrun_killed_outright_takes_its_workers_with_it(tmp_path, traces):
+    """torchrun starts its workers in sessions of their own; killed with SIGKILL (no chance to end them, as when
+    its grace runs out) its workers die with it (PR_SET_PDEATHSIG), and the command exits with one line."""
+    pytest.importorskip("torch")
+    process = _start(WORKLOADS["overlap run"][0](tmp_path, traces), tmp_path)
+    seen = _workers(process, 3)
+    time.sleep(1.0)  # the workers' first statement ties them to torchrun; an interpreter starts in about 20 ms
+    table = _table()
+    torchrun = [pid for pid in seen if table.get(pid, (None,))[0] == process.pid]
+    assert len(torchrun) == 1, seen
+    workers = {pid: start for pid, start in seen.items() if table.get(pid, (None,))[0] == torchrun[0]}
+    assert workers, seen
+    os.kill(torchrun[0], signal.SIGKILL)
+    deadline = time.monotonic() + GONE_S
+    while (left := [pid for pid, start in workers.items() if pid in (now := _table()) and now[pid][3] == start
+                    and now[pid][2] != "Z"]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    _kill(left)
+    assert not left, f"workers left behind by a killed torchrun: {left}"
+    code, err = _ended(process, seen, tmp_path)
+    assert code == 2 and err.strip().splitlines()[-1].startswith("error: "), err

@@ -243,7 +243,7 @@ def torchrun_command(run_dir: Path, workers: int, nnodes: int = 1, node_rank: in
             raise InputError("rdzv_endpoint: several nodes need --rdzv-endpoint HOST:PORT")
         cmd += ["--nnodes", str(nnodes), "--node-rank", str(node_rank), "--rdzv-backend", "c10d",
                 "--rdzv-endpoint", rdzv_endpoint]
-    return cmd + ["-m", "densing.overlap.train", str(run_dir)]
+    return cmd + ["-m", "densing.overlap.worker", str(run_dir)]
 
 
 def _check_layout(workers, nnodes, node_rank) -> None:
@@ -403,7 +403,8 @@ def _batches(text: bytes, config: TrainConfig, rank: int):
 
 
 def worker_main(run_dir: str | Path) -> None:
-    """One rank of a run (started by torchrun: RANK, WORLD_SIZE, LOCAL_RANK in the environment)."""
+    """One rank of a run (started by torchrun through :mod:`densing.overlap.worker`: RANK, WORLD_SIZE, LOCAL_RANK in
+    the environment)."""
     import torch
     import torch.distributed as dist
     from torch.profiler import ProfilerActivity, profile, record_function, schedule
@@ -491,6 +492,3 @@ def _read_meta(run_dir: Path) -> tuple[dict, None]:
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
 
-
-if __name__ == "__main__":  # the entry torchrun starts: python -m densing.overlap.train RUN_DIR
-    worker_main(sys.argv[1])
