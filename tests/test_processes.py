@@ -3,9 +3,9 @@ raised while a worker runs, on Ctrl-C (SIGINT) and on SIGTERM it exits within a 
 leaves no process behind.
 
 The commands run as the console script does (``densing.cli.run``), output sent to files, each in
-its own POSIX session (``start_new_session``). A process "left behind" is any process of that
-session still alive after the command has exited, or any descendant seen just before the signal
-(torchrun's workers have sessions of their own) still alive. The commands that start workers: ``trend`` and ``report``
+its own setsid group (``start_new_session``: the group's id is its pid). A process "left behind" is any process
+with that id still alive after the command has exited, or any descendant seen just before the signal
+(torchrun starts its workers with setsid too) still alive. The commands that start workers: ``trend`` and ``report``
 (the side worker, :mod:`densing.trend.side_jobs`), ``fit --jobs`` and ``ladder fit --jobs`` (the
 bootstrap's processes), ``overlap analyze --scheduler processes`` (a process per file, or a pool)
 and ``overlap run`` (torchrun and its workers).
@@ -31,7 +31,7 @@ CLI = [sys.executable, "-c", "from densing.cli import run; run()"]
 
 
 def _table() -> dict[int, tuple[int, int, str, str]]:
-    """Every process: pid → (parent, session, state, start time)."""
+    """Every process: pid → (parent, setsid id, state, start time)."""
     found = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -59,9 +59,9 @@ def _tree(root: int, table: dict) -> dict[int, str]:
 
 
 def _alive(process: subprocess.Popen, seen: dict[int, str]) -> list[int]:
-    """The processes of its POSIX session and the ``seen`` ones that still run (zombies count as ended)."""
+    """The processes of its setsid group and the ``seen`` ones that still run (zombies count as ended)."""
     table = _table()
-    left = {pid for pid, (_, session, state, _) in table.items() if session == process.pid and state != "Z"}
+    left = {pid for pid, (_, sid, state, _) in table.items() if sid == process.pid and state != "Z"}
     left |= {pid for pid, start in seen.items() if pid in table and table[pid][3] == start and table[pid][2] != "Z"}
     return sorted(left - {os.getpid()})
 
@@ -244,7 +244,7 @@ def test_a_signal_ends_a_models_own_process(how, tmp_path, tiny_sweep):
 
 
 def test_torchrun_killed_outright_takes_its_workers_with_it(tmp_path, traces):
-    """torchrun starts its workers in sessions of their own; killed with SIGKILL (no chance to end them, as when
+    """torchrun starts its workers with setsid, out of reach of its process group; killed with SIGKILL (no chance to end them, as when
     its grace runs out) its workers die with it (PR_SET_PDEATHSIG), and the command exits with one line."""
     pytest.importorskip("torch")
     process = _start(WORKLOADS["overlap run"][0](tmp_path, traces), tmp_path)
