@@ -72,12 +72,9 @@ rerun skips the replicates already there.
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import time
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -90,6 +87,7 @@ from densing.trend import capability, references, rules
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.trend.targets import trend_targets, with_stderr
+from studies.replicates import run_replicates
 
 EPOCH = DEFAULT_EPOCH
 WINDOW_DAYS = 800.0
@@ -453,28 +451,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--store", default=None, help="JSON lines, one per replicate: a rerun skips those already there")
     args = parser.parse_args()
-    records: dict[int, dict] = {}
-    store = Path(args.store) if args.store else None
-    if store is not None and store.exists():
-        for line in store.read_text().splitlines():
-            if line.strip():
-                rec = json.loads(line)
-                if rec.get("config") == _config(args):
-                    records[rec["replicate"]] = rec
-    start = time.perf_counter()
-    fresh = 0
-    for r in range(args.replicates):
-        if r in records:
-            continue
-        rec = run_replicate(r, args)
-        rec["config"] = _config(args)
-        records[r] = rec
-        fresh += 1
-        if store is not None:
-            with store.open("a") as handle:
-                handle.write(json.dumps(rec) + "\n")
-    elapsed = time.perf_counter() - start
-    chosen = [records[r] for r in range(args.replicates)]
+    chosen, fresh, elapsed = run_replicates(args.replicates, lambda r: run_replicate(r, args), _config(args), args.store)
     for _, benchmarks in rows_measured():  # every population slope the table lists, also for stored replicates
         for rec in chosen:
             for ref in rec.get("rows", {}).get(_name(benchmarks), {}).get("references", []):

@@ -71,11 +71,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import math
-import time
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -91,10 +88,11 @@ from densing.laws.fit import fit_verdict
 from densing.laws.inversion import PerBenchmark
 from densing.laws.olmo import mc_reference as mc
 from densing.laws.reference_fit import ReferenceFit
-from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
+from densing.trend.constants import DAYS_PER_MONTH, LN2
 from densing.trend.olmes import D0
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import carry_uncertainty
+from studies.replicates import run_replicates
 
 TASKS = ("arc_challenge", "mmlu")
 WORLDS = ("model", "departs")
@@ -416,30 +414,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--store", default=None, help="JSON lines, one per replicate: a rerun skips those already there")
     args = parser.parse_args(argv)
-    records: dict[int, dict] = {}
-    store = Path(args.store) if args.store else None
-    if store is not None and store.exists():
-        for line in store.read_text().splitlines():
-            if line.strip():
-                rec = json.loads(line)
-                if rec.get("config") == _config(args):
-                    records[rec["replicate"]] = rec
-    start = time.perf_counter()
-    fresh = 0
-    for r in range(args.reps):
-        if r in records:
-            continue
-        rec = run_replicate(r, args)
-        rec["config"] = _config(args)
-        records[r] = rec
-        fresh += 1
-        if store is not None:
-            with store.open("a") as handle:
-                handle.write(json.dumps(rec) + "\n")
-    elapsed = time.perf_counter() - start
+    records, fresh, elapsed = run_replicates(args.reps, lambda r: run_replicate(r, args), _config(args), args.store)
     print(f"{fresh} replicates run in {elapsed:.0f} s, {args.reps - fresh} read from the store; {_config(args)}")
     print("\n".join(describe_world()))
-    print("\n".join(summarise([records[r] for r in range(args.reps)], args)))
+    print("\n".join(summarise(records, args)))
 
 
 if __name__ == "__main__":

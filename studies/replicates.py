@@ -1,0 +1,37 @@
+"""Resumable replicates of a coverage study: one JSON line per replicate in a store, reused on a rerun.
+
+Used by ``capability_coverage.py`` and ``olmes_coverage.py`` (run with ``PYTHONPATH=.``)."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Callable
+
+
+def run_replicates(count: int, run: Callable[[int], dict], config: dict, store: str | None
+                   ) -> tuple[list[dict], int, float]:
+    """Replicates ``0 … count−1``: those the JSON-lines ``store`` holds with the same ``config`` are read back, the
+    others computed by ``run(r)``, tagged with ``config`` and appended to the store as each finishes (so an
+    interrupted run resumes). Returns the records in replicate order, how many were computed, and their seconds."""
+    records: dict[int, dict] = {}
+    path = Path(store) if store else None
+    if path is not None and path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip():
+                rec = json.loads(line)
+                if rec.get("config") == config:
+                    records[rec["replicate"]] = rec
+    start = time.perf_counter()
+    fresh = 0
+    for r in range(count):
+        if r in records:
+            continue
+        rec = run(r)
+        rec["config"] = config
+        records[r] = rec
+        fresh += 1
+        if path is not None:
+            with path.open("a") as handle:
+                handle.write(json.dumps(rec) + "\n")
+    return [records[r] for r in range(count)], fresh, time.perf_counter() - start
