@@ -63,6 +63,17 @@ def read_table(path: str | Path) -> pd.DataFrame:
     return validate_results(frame, source=str(path))
 
 
+#: The Open LLM Leaderboard v2 benchmarks (lm-eval's ``leaderboard`` group members, the names of the shipped table's
+#: v2 columns) → their benchmark names in the public table; ``densing measure``'s suite uses the same map.
+LEADERBOARD_V2_TABLE_NAMES: dict[str, str] = {
+    "leaderboard_bbh": "leaderboard_bbh",
+    "leaderboard_gpqa": "gpqa",
+    "leaderboard_ifeval": "ifeval",
+    "leaderboard_math_hard": "math_hard",
+    "leaderboard_mmlu_pro": "mmlu_pro",
+    "leaderboard_musr": "musr",
+}
+
 #: Score columns of the shipped wide table of public models (from ObsScaling, Ruan et al. 2024),
 #: mapped to lm-eval task names. The source's harness settings are its own; n_shot stays unknown.
 WIDE_SCORE_COLUMNS: dict[str, str] = {
@@ -74,12 +85,7 @@ WIDE_SCORE_COLUMNS: dict[str, str] = {
     "GSM8K": "gsm8k",
     "XWinograd": "xwinograd",
     "HumanEval": "humaneval",
-    "leaderboard_bbh": "leaderboard_bbh",
-    "leaderboard_gpqa": "gpqa",
-    "leaderboard_ifeval": "ifeval",
-    "leaderboard_math_hard": "math_hard",
-    "leaderboard_mmlu_pro": "mmlu_pro",
-    "leaderboard_musr": "musr",
+    **LEADERBOARD_V2_TABLE_NAMES,
 }
 WIDE_METRIC = "score"
 

@@ -29,6 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from densing.data.readers import LEADERBOARD_V2_TABLE_NAMES
+
 TASKS_DIRECTORY = Path(__file__).parent / "tasks"
 
 
@@ -224,12 +226,7 @@ PUBLIC_TABLE_BENCHMARKS: dict[str, str] = {
     "openllm_v1_truthfulqa_mc2": "truthfulqa_mc2",
     "openllm_v1_winogrande": "winogrande",
     "openllm_v1_gsm8k": "gsm8k",
-    "leaderboard_bbh": "leaderboard_bbh",
-    "leaderboard_gpqa": "gpqa",
-    "leaderboard_ifeval": "ifeval",
-    "leaderboard_math_hard": "math_hard",
-    "leaderboard_mmlu_pro": "mmlu_pro",
-    "leaderboard_musr": "musr",
+    **LEADERBOARD_V2_TABLE_NAMES,
 }
 KNOWN_BENCHMARKS.update(LEADERBOARD_V1_BENCHMARKS)
 KNOWN_BENCHMARKS.update(LEADERBOARD_V2_BENCHMARKS)
