@@ -86,20 +86,21 @@ def test_request_set_benchmark_scores_as_the_ladder(tmp_path, tiny_model):
     assert rows["loss_unit"].iloc[0] == "bpb" and rows["items"].iloc[0] == 2
 
 
-@pytest.mark.eval
-def test_sharded_runs_fill_the_request_cache_and_a_plain_run_scores_from_it(tmp_path, tiny_model, monkeypatch):
-    """--shard 1/2 and 2/2 write no part and compute disjoint shares of the requests; the run
-    without a shard then computes nothing and writes the rows an unsharded run writes."""
-    pytest.importorskip("lm_eval")
-    from densing.eval.backends.prefix.lm import PrefixCachedHFLM
+def _hellaswag_sweep(tmp_path, tiny_model):
+    """AI2's HellaSwag RC set written under ``tmp_path``, the tiny model's entry, the sweep options (prefix cache) and
+    the rows of an unsharded run."""
     from densing.eval.runner import run_sweep
-    from densing.eval.store import part_path
 
     root = tmp_path / "data"
     _write_set(root / "olmo_ladder" / "oe_eval_tasks" / "hellaswag" / "rc_5shot", ITEMS)
     models = [{"name": "tiny", "model": str(tiny_model), "train_tokens": "2M", "release_date": "2024-01-01"}]
     options = dict(device="cpu", data_root=root, prefix_cache=True)
-    plain = run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "plain", **options)
+    return models, options, run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "plain", **options)
+
+
+def _count_scored(monkeypatch) -> list[int]:
+    """The sizes of the log-likelihood batches the prefix backend computes from now on (not those the cache holds)."""
+    from densing.eval.backends.prefix.lm import PrefixCachedHFLM
 
     scored: list[int] = []
     original = PrefixCachedHFLM._loglikelihood_tokens
@@ -109,6 +110,19 @@ def test_sharded_runs_fill_the_request_cache_and_a_plain_run_scores_from_it(tmp_
         return original(self, requests, *args, **kwargs)
 
     monkeypatch.setattr(PrefixCachedHFLM, "_loglikelihood_tokens", counting)
+    return scored
+
+
+@pytest.mark.eval
+def test_sharded_runs_fill_the_request_cache_and_a_plain_run_scores_from_it(tmp_path, tiny_model, monkeypatch):
+    """--shard 1/2 and 2/2 write no part and compute disjoint shares of the requests; the run
+    without a shard then computes nothing and writes the rows an unsharded run writes."""
+    pytest.importorskip("lm_eval")
+    from densing.eval.runner import run_sweep
+    from densing.eval.store import part_path
+
+    models, options, plain = _hellaswag_sweep(tmp_path, tiny_model)
+    scored = _count_scored(monkeypatch)
     store = tmp_path / "sharded"
     for k in (0, 1):
         rows = run_sweep(models, ["olmo_hellaswag_rc_5shot"], store, shard=(k, 2), **options)
@@ -120,7 +134,8 @@ def test_sharded_runs_fill_the_request_cache_and_a_plain_run_scores_from_it(tmp_
     columns = ["metric", "value", "loss", "items"]
     assert rows[columns].equals(plain[columns])
     with pytest.raises(InputError, match="shard"):
-        run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "x", device="cpu", data_root=root, shard=(0, 2))
+        run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "x", device="cpu", data_root=options["data_root"],
+                  shard=(0, 2))
     with pytest.raises(InputError, match="shard"):
         run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "x", shard=(2, 2), **options)
 
@@ -133,28 +148,16 @@ def test_shards_on_two_machines_merged_score_as_one_run(tmp_path, tiny_model, mo
     from typer.testing import CliRunner
 
     from densing.cli import app
-    from densing.eval.backends.prefix.lm import PrefixCachedHFLM
     from densing.eval.runner import run_sweep
 
-    root = tmp_path / "data"
-    _write_set(root / "olmo_ladder" / "oe_eval_tasks" / "hellaswag" / "rc_5shot", ITEMS)
-    models = [{"name": "tiny", "model": str(tiny_model), "train_tokens": "2M", "release_date": "2024-01-01"}]
-    options = dict(device="cpu", data_root=root, prefix_cache=True)
-    plain = run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "plain", **options)
+    models, options, plain = _hellaswag_sweep(tmp_path, tiny_model)
     machines = [tmp_path / "machine-0", tmp_path / "machine-1"]
     for k, store in enumerate(machines):
         assert run_sweep(models, ["olmo_hellaswag_rc_5shot"], store, shard=(k, 2), **options).empty
     merged = tmp_path / "merged"
     result = CliRunner().invoke(app, ["eval", "merge-cache", *map(str, machines), "--into", str(merged), "--format", "csv"])
     assert result.exit_code == 0, result.output
-    scored: list[int] = []
-    original = PrefixCachedHFLM._loglikelihood_tokens
-
-    def counting(self, requests, *args, **kwargs):
-        scored.append(len(requests))
-        return original(self, requests, *args, **kwargs)
-
-    monkeypatch.setattr(PrefixCachedHFLM, "_loglikelihood_tokens", counting)
+    scored = _count_scored(monkeypatch)
     rows = run_sweep(models, ["olmo_hellaswag_rc_5shot"], merged, **options)
     assert sum(scored) == 0  # every request came from the merged cache
     columns = ["metric", "value", "loss", "items"]
