@@ -69,10 +69,11 @@ def task_manager(
     if needed:
         local = TaskManager(include_path=paths, include_defaults=False, metadata=metadata)
         available = set(local.all_tasks)
+        registry = benchmark_registry(local_data)
         missing = [
             task
             for name in needed
-            for task in (benchmark_registry(local_data)[name].tasks() if name in benchmark_registry(local_data) else [name])
+            for task in (registry[name].tasks() if name in registry else [name])
             if task not in available
         ]
         if not missing:
@@ -208,13 +209,13 @@ def build_instances(
     return instances
 
 
-#: lm-eval warnings that describe what densing sets on purpose, per (logger, start of the message): densing's
+#: lm-eval warnings that describe what densing sets on purpose, logger → words of its messages: densing's
 #: local tasks read their splits through a ``custom_dataset`` loader, and densing gives each benchmark its
 #: protocol's shots. Left in, a leaderboard-v1 run prints 57 pairs of them for MMLU alone.
-EXPECTED_LM_EVAL_WARNINGS = (
-    ("lm_eval.api.task", ": Custom kwargs can be passed to `--metadata`"),
-    ("lm_eval.evaluator", "Overwriting default num_fewshot of "),
-)
+EXPECTED_LM_EVAL_WARNINGS: dict[str, tuple[str, ...]] = {
+    "lm_eval.api.task": (": Custom kwargs can be passed to `--metadata`",),
+    "lm_eval.evaluator": ("Overwriting default num_fewshot of ",),
+}
 
 
 class _ExpectedWarnings:
@@ -232,10 +233,7 @@ def quiet_expected_lm_eval_warnings() -> None:
     """Install the filter of :data:`EXPECTED_LM_EVAL_WARNINGS` on lm-eval's loggers (once; other warnings pass)."""
     import logging
 
-    by_logger: dict[str, tuple[str, ...]] = {}
-    for name, fragment in EXPECTED_LM_EVAL_WARNINGS:
-        by_logger[name] = by_logger.get(name, ()) + (fragment,)
-    for name, fragments in by_logger.items():
+    for name, fragments in EXPECTED_LM_EVAL_WARNINGS.items():
         logger = logging.getLogger(name)
         if not any(isinstance(f, _ExpectedWarnings) for f in logger.filters):
             logger.addFilter(_ExpectedWarnings(fragments))

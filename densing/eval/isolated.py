@@ -31,6 +31,7 @@ import tempfile
 from typing import Any, Callable
 
 from densing.errors import EvalError, InputError
+from densing.workers import worker_setup
 
 #: The error classes a child passes back by name (anything else arrives as an EvalError).
 ERRORS = {"InputError": InputError, "EvalError": EvalError}
@@ -43,7 +44,7 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
     benchmark names, paths, numbers, :class:`~densing.eval.backends.prefix.settings.PrefixSettings`)."""
     from functools import partial
 
-    from densing.workers import end_subprocess, worker_setup
+    from densing.workers import end_subprocess
 
     read_end, write_end = os.pipe()
     with tempfile.NamedTemporaryFile(prefix="densing-job-", suffix=".pickle", delete=False) as job:
@@ -55,7 +56,7 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
         process = subprocess.Popen(
             [sys.executable, "-m", "densing.eval.isolated_child", job.name, str(write_end)],
             stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else None, pass_fds=(write_end,),
-            preexec_fn=partial(_own_group_dying_with, worker_setup, os.getpid()), env=_child_environment(),
+            preexec_fn=partial(_own_group_dying_with, os.getpid()), env=_child_environment(),
         )
         os.close(write_end)
         write_end = None
@@ -107,8 +108,8 @@ def _has_fileno(stream) -> bool:
     return True
 
 
-def _own_group_dying_with(setup, parent: int) -> None:
+def _own_group_dying_with(parent: int) -> None:
     """In the child before it runs Python: lead a process group of its own, ignore Ctrl-C (the parent decides),
     and die with ``parent`` (:func:`densing.workers.worker_setup`)."""
     os.setpgid(0, 0)
-    setup(parent)
+    worker_setup(parent)

@@ -106,9 +106,9 @@ def merge_request_caches(sources, into: str | os.PathLike) -> list[MergedCache]:
     merged = []
     for folder, databases in sorted(folders.items()):
         target = into / CACHE_DIRECTORY / folder / "requests_rank0.db"
-        inputs = [(-1, path) for path in sorted(target.parent.glob("requests_rank*.db"))] + databases
-        inputs = [(position, path) for position, path in inputs
-                  if position == -1 or not (target.parent.exists() and path.resolve().parent == target.parent.resolve())]
+        own = target.parent.resolve()  # into's own cache comes first, and once (into may be a source too)
+        inputs = ([(-1, path) for path in sorted(target.parent.glob("requests_rank*.db"))]
+                  + [(position, path) for position, path in databases if path.parent.resolve() != own])
         answers: dict = {}
         added = [0] * len(stores)
         same = different = 0

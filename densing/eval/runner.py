@@ -33,7 +33,7 @@ from densing.eval.benchmarks import (
     UNSAFE_CODE_BENCHMARKS,
     Benchmark,
 )
-from densing.eval.harness import (  # noqa: F401 — lm_eval_version, resolve_benchmarks: importable from here as before
+from densing.eval.harness import (
     config_hash,
     files_digest,
     lm_eval_version,
@@ -41,14 +41,7 @@ from densing.eval.harness import (  # noqa: F401 — lm_eval_version, resolve_be
     resolve_benchmarks,
     task_manager,
 )
-from densing.eval.loading import (  # noqa: F401 — BACKENDS, ParameterCounts, count_parameters: importable from here as before
-    BACKENDS,
-    SWEEP_CONSTRAINTS,
-    ParameterCounts,
-    check_model_source,
-    count_parameters,
-    load_model,
-)
+from densing.eval.loading import SWEEP_CONSTRAINTS, check_model_source, load_model
 from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, task_loss
 from densing.eval.models import ModelSpec, model_spec_from_mapping, read_models_file
 from densing.eval.store import CACHE_DIRECTORY, CachedOnly, _slug, is_done, part_path, write_part
@@ -299,6 +292,9 @@ def run_sweep(
     process of its own (:mod:`densing.eval.isolated`), so the GPU memory it held is returned before the next
     model loads; progress and errors arrive as without it, and the child's processes end with this one.
     """
+    # the options as given, for a model's own process (isolate): every parameter but the sweep's own
+    options = {name: value for name, value in locals().items()
+               if name not in ("models", "benchmarks", "store", "on_progress", "isolate")}
     from densing.eval.benchmarks import parse_benchmark_list
 
     validate(SWEEP_CONSTRAINTS, backend=backend, limit=limit, time_limit=time_limit)
@@ -371,13 +367,8 @@ def run_sweep(
         if isolate:
             from densing.eval.isolated import run_isolated
 
-            run_isolated(spec.name, {
-                "models": [spec], "benchmarks": [bench.name for bench in todo], "store": store, "backend": backend,
-                "limit": limit, "include_paths": [str(p) for p in include_paths], "device": device,
-                "batch_size": batch_size, "allow_unsafe_code": allow_unsafe_code, "local_data": local_data,
-                "data_root": None if data_root is None else str(data_root), "prefix_cache": prefix_cache,
-                "settings": settings, "shard": shard, "time_limit": time_limit,
-            }, on_progress)
+            run_isolated(spec.name, {**options, "models": [spec], "benchmarks": [bench.name for bench in todo],
+                                     "store": store}, on_progress)
             continue
         lm, counts = load_model(spec, backend=backend, device=device, batch_size=batch_size, prefix_cache=prefix_cache,
                                 settings=settings)

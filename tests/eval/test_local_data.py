@@ -81,7 +81,7 @@ def test_olmes_prompts(manager):
 
 def test_local_data_has_no_hellaswag_and_says_so(manager):
     from densing.errors import EvalError
-    from densing.eval.runner import resolve_benchmarks
+    from densing.eval.harness import resolve_benchmarks
 
     resolved = resolve_benchmarks(["arc_easy", "olmes_piqa"], manager, local_data=True)
     assert [b.score_task for b in resolved] == ["densing_local_arc_easy", "densing_olmes_piqa"]
@@ -92,7 +92,7 @@ def test_local_data_has_no_hellaswag_and_says_so(manager):
 
 def test_generative_benchmarks_resolve_to_their_local_versions(manager):
     from densing.eval.benchmarks import KNOWN_BENCHMARKS, UNSAFE_CODE_BENCHMARKS
-    from densing.eval.runner import resolve_benchmarks
+    from densing.eval.harness import resolve_benchmarks
 
     resolved = {b.name: b for b in resolve_benchmarks(["bbh", "humaneval", "mbpp", "gsm8k"], manager, local_data=True)}
     assert {n: (b.score_task, b.num_fewshot, b.loss_task) for n, b in resolved.items()} == {

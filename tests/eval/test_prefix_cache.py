@@ -44,7 +44,7 @@ def test_prefix_cache_equals_plain_hf(tiny_model):
 def test_ladder_count_includes_the_head_once():
     from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
 
-    from densing.eval.runner import count_parameters
+    from densing.eval.loading import count_parameters
 
     gpt2 = GPT2LMHeadModel(GPT2Config(vocab_size=100, n_positions=16, n_embd=8, n_layer=1, n_head=2))
     counts = count_parameters(gpt2)  # tied head; learned position embeddings are excluded
