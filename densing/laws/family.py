@@ -12,25 +12,43 @@ function of log compute, floored at chance):
     S(N) = c / (1 + exp(−γ·(ln N − l))) + d          (eq. 3 of Xiao et al. with L := ln N)
 
 with d the benchmark's chance level and c + d = 1 (the same choice as the shipped composed fits:
-a perfect score is the ceiling), γ > 0 (a larger family member scores higher). In logit space the
-law is a line, logit((S − d)/c) = γ·ln N − γ·l, fitted by ordinary least squares over the
-family's members (points at or below chance carry no logit and are left out, counted). Its
-inverse is the effective size at the family's budget:
+a perfect score is the ceiling), γ > 0 (a larger family member scores higher).
+
+**The fit is by binomial maximum likelihood** (``method="binomial"``, the default). A member's score
+S_i is a share of n_i items (the registry's item count, :mod:`densing.data.item_counts`), so its
+log-likelihood is n_i·[S_i·ln p_i + (1 − S_i)·ln(1 − p_i)] with p_i = S(N_i). Each member weighs
+what its score tells: one near chance, where p_i barely moves with γ and l, carries little; none is
+dropped (a member at or below chance stays in the fit) and none gets leverage from a logit
+transform. The maximum is found by Fisher scoring with step halving (McCullagh & Nelder 1989,
+§2.5 and §9.2: quasi-likelihood), vectorised over fits.
+
+Uncertainty is **parametric, from the likelihood**: (γ, l) are drawn from the normal
+approximation N(θ̂, φ̂·I(θ̂)⁻¹), I the Fisher information and φ̂ = max(1, X²/(m − 2)) the Pearson
+dispersion over the m members (1 when m = 2). A bootstrap over members was the earlier choice and
+is not kept for the likelihood fit: with 3–7 members it has a handful of distinct resamples (3
+members: 10, three of them one size), so its quantiles are coarse and it cannot draw a slope no
+resample shows; the likelihood's curvature carries the binomial noise of every member, and φ̂
+carries the members' departure from the law beyond it (their recipes are not identical). Draws
+with γ ≤ 0 are redrawn (counted). ``studies/capability_coverage.py`` checks the interval on
+planted families, misspecified ones included.
+
+``method="ols"`` is the earlier fit, kept as a labelled option: in logit space the law is a line,
+logit((S − d)/c) = γ·ln N − γ·l, fitted by ordinary least squares over the members above chance
+(those at or below carry no logit and are left out, counted), its uncertainty a bootstrap over
+members (resamples with fewer than 2 distinct sizes, or whose line does not rise, are redrawn).
+
+The inverse is the effective size at the family's budget:
 
     ln N̂(S) = l + logit((S − d)/c) / γ,      ρ = N̂ / N
 
 which is :func:`densing.laws.forms.loss_for_score` with the latent "loss" ln N. D0 is D_f, the
 geometric mean of the fitted members' token counts; the law has no data term, so densities at
 another D0 are not defined by it (asking for one is an error).
-
-Uncertainty: the bootstrap resamples the family's members with replacement (a resample with
-fewer than 2 distinct sizes cannot fit a line and is redrawn, and so is one whose line does not
-rise), refitting each by OLS; the draws carry
-the fit's uncertainty into densities and trends.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -81,6 +99,179 @@ def _bootstrap(log_n: np.ndarray, z: np.ndarray, n_boot: int, rng: np.random.Gen
     return draws[:n_boot], redraws
 
 
+METHODS = ("binomial", "ols")
+#: Fisher-scoring iterations of the likelihood fit, and step halvings per iteration.
+MAX_SCORING_STEPS = 200
+MAX_HALVINGS = 40
+#: The normal quantile of a two-sided 95% interval (the slope test of rule v3, the held-out z test).
+Z_95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class LikelihoodFit:
+    """The binomial maximum-likelihood family law on one benchmark (module docstring).
+
+    The linear predictor is η = g·(ln N − ``centre``) + h (centred for conditioning); γ = g and
+    l = centre − h/g. ``covariance`` is φ̂·I(g, h)⁻¹, ``dispersion`` φ̂ the Pearson dispersion
+    used (its floor, its own), ``own_dispersion`` the family's own X²/(m − 2) (NaN with two members),
+    ``converged`` whether Fisher scoring met its tolerance.
+    """
+
+    slope: float
+    offset: float
+    centre: float
+    covariance: np.ndarray
+    dispersion: float
+    converged: bool
+    own_dispersion: float
+    log_likelihood: float
+    n_members: int
+    chance: float
+    scale: float
+
+    @property
+    def gamma(self) -> float:
+        return self.slope
+
+    @property
+    def level(self) -> float:
+        """l = centre − h/γ (NaN unless γ > 0)."""
+        return self.centre - self.offset / self.slope if self.slope > 0 else math.nan
+
+    @property
+    def slope_stderr(self) -> float:
+        return float(math.sqrt(self.covariance[0, 0])) if np.isfinite(self.covariance[0, 0]) else math.nan
+
+    def slope_interval(self, z: float = Z_95) -> tuple[float, float]:
+        """γ̂ ± z·se(γ̂), the Wald interval from the (dispersion-scaled) information."""
+        se = self.slope_stderr
+        return self.slope - z * se, self.slope + z * se
+
+    def predict(self, log_n) -> tuple[np.ndarray, np.ndarray]:
+        """(Ŝ, its standard error by the delta method) at ``log_n``: Ŝ = d + c·σ(η), ∇Ŝ = c·σ(1−σ)·(ln N − centre, 1)."""
+        x = np.asarray(log_n, float) - self.centre
+        sig = _expit(self.slope * x + self.offset)
+        grad = self.scale * sig * (1 - sig)
+        var = grad ** 2 * (self.covariance[0, 0] * x ** 2 + 2 * self.covariance[0, 1] * x + self.covariance[1, 1])
+        return self.chance + self.scale * sig, np.sqrt(np.maximum(var, 0.0))
+
+    def draws(self, count: int, rng: np.random.Generator) -> tuple[list[tuple[float, float]], int]:
+        """``count`` draws of (γ, l) from N((g, h), covariance), redrawn while γ ≤ 0: (draws, redraws)."""
+        out: list[tuple[float, float]] = []
+        redraws = 0
+        mean = np.array([self.slope, self.offset])
+        for _ in range(MAX_REDRAWS):
+            need = count - len(out)
+            if need <= 0:
+                break
+            theta = rng.multivariate_normal(mean, self.covariance, size=need, method="cholesky")
+            ok = theta[:, 0] > 0
+            redraws += int((~ok).sum())
+            g, h = theta[ok, 0], theta[ok, 1]
+            out.extend(zip(g.tolist(), (self.centre - h / g).tolist()))
+        return out[:count], redraws
+
+
+def _expit(eta):
+    return 0.5 * (1.0 + np.tanh(0.5 * np.asarray(eta, float)))
+
+
+def _log_likelihood(eta, scores, counts, chance, scale):
+    p = np.clip(chance + scale * _expit(eta), 1e-12, 1 - 1e-12)
+    return np.sum(counts * (scores * np.log(p) + (1 - scores) * np.log1p(-p)), axis=-1)
+
+
+def binomial_mle(log_n, scores, items, chance: float, scale: float, *, weights=None) -> dict:
+    """Maximise Σ w_i·n_i·[S_i·ln p_i + (1 − S_i)·ln(1 − p_i)], p_i = d + c·σ(g·(ln N_i − x̄) + h), over (g, h).
+
+    The binomial likelihood of the family law S(N) = d + c·σ(γ·(ln N − l)) (module docstring), by
+    Fisher scoring with step halving, vectorised over rows of ``weights`` (B × m multiplicities; one
+    row of ones by default). Returns arrays ``slope``, ``offset`` (B,), ``information`` (B, 2, 2),
+    ``converged`` (B,), ``log_likelihood`` (B,) and the scalar ``centre`` x̄.
+    """
+    x_all = np.asarray(log_n, float)
+    s = np.clip(np.asarray(scores, float), 0.0, 1.0)
+    n = np.broadcast_to(np.asarray(items, float), s.shape)
+    w = np.ones((1, s.size)) if weights is None else np.atleast_2d(np.asarray(weights, float))
+    centre = float(np.mean(x_all))
+    x = x_all - centre
+    counts = w * n
+    batch = w.shape[0]
+    # start: OLS on clipped logits (the logit transform only to start)
+    u = np.clip((s - chance) / scale, 0.05, 0.95)
+    z = np.log(u / (1 - u))
+    sxx = float(np.sum(x * x))
+    g0 = float(np.sum(x * (z - z.mean())) / sxx) if sxx > 0 else 0.0
+    g = np.full(batch, g0 if g0 > 0.05 else 0.5)
+    h = np.full(batch, float(np.mean(z)))
+    ll = _log_likelihood(g[:, None] * x + h[:, None], s, counts, chance, scale)
+    converged = np.zeros(batch, bool)
+    info = np.zeros((batch, 2, 2))
+    for _ in range(MAX_SCORING_STEPS):
+        eta = g[:, None] * x + h[:, None]
+        sig = _expit(eta)
+        p = np.clip(chance + scale * sig, 1e-12, 1 - 1e-12)
+        dp = scale * sig * (1 - sig)
+        resid = counts * (s - p) / (p * (1 - p)) * dp
+        ww = counts * dp ** 2 / (p * (1 - p))
+        info = np.stack([np.stack([np.sum(ww * x * x, -1), np.sum(ww * x, -1)], -1),
+                         np.stack([np.sum(ww * x, -1), np.sum(ww, -1)], -1)], -2)
+        grad = np.stack([np.sum(resid * x, -1), np.sum(resid, -1)], -1)
+        det = info[:, 0, 0] * info[:, 1, 1] - info[:, 0, 1] ** 2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step_g = (info[:, 1, 1] * grad[:, 0] - info[:, 0, 1] * grad[:, 1]) / det
+            step_h = (info[:, 0, 0] * grad[:, 1] - info[:, 0, 1] * grad[:, 0]) / det
+        active = ~converged & np.isfinite(step_g) & np.isfinite(step_h)
+        if not active.any():
+            break
+        t = np.ones(batch)
+        new_ll = ll.copy()
+        for _ in range(MAX_HALVINGS):
+            trial = _log_likelihood((g + t * step_g)[:, None] * x + (h + t * step_h)[:, None], s, counts, chance, scale)
+            worse = active & ~(trial >= ll - 1e-12)
+            new_ll = np.where(active & ~worse, trial, new_ll)
+            if not worse.any():
+                break
+            t = np.where(worse, t / 2, t)
+        moved = active & (new_ll >= ll - 1e-12)
+        g = np.where(moved, g + t * step_g, g)
+        h = np.where(moved, h + t * step_h, h)
+        small = np.abs(t * step_g) + np.abs(t * step_h) < 1e-10 * (1 + np.abs(g) + np.abs(h))
+        converged |= active & (small | (np.abs(new_ll - ll) < 1e-13 * (1 + np.abs(ll))))
+        ll = np.where(moved, new_ll, ll)
+    return {"slope": g, "offset": h, "information": info, "converged": converged, "log_likelihood": ll, "centre": centre}
+
+
+def likelihood_fit(log_n, scores, items, chance: float, scale: float, *, dispersion_floor: float = 1.0) -> LikelihoodFit:
+    """The family law by binomial maximum likelihood with its dispersion-scaled covariance (module docstring).
+
+    φ̂ = max(1, ``dispersion_floor``, X²/(m − 2)), X² = Σ n_i·(S_i − p̂_i)²/(p̂_i·(1 − p̂_i)) the Pearson
+    statistic (its own term left out when m = 2). ``dispersion_floor``: a dispersion known from elsewhere
+    (rule v3 pools one per benchmark over the table's families).
+    """
+    log_n = np.asarray(log_n, float)
+    scores = np.asarray(scores, float)
+    items = np.broadcast_to(np.asarray(items, float), scores.shape)
+    found = binomial_mle(log_n, scores, items, chance, scale)
+    g, h = float(found["slope"][0]), float(found["offset"][0])
+    x = log_n - found["centre"]
+    p = np.clip(chance + scale * _expit(g * x + h), 1e-12, 1 - 1e-12)
+    m = scores.size
+    pearson = float(np.sum(items * (scores - p) ** 2 / (p * (1 - p))))
+    own = pearson / (m - 2) if m > 2 else math.nan
+    dispersion = max(1.0, float(dispersion_floor), own if m > 2 else 1.0)
+    info = found["information"][0]
+    try:
+        covariance = dispersion * np.linalg.inv(info)
+    except np.linalg.LinAlgError:
+        covariance = np.full((2, 2), np.inf)
+    if not np.all(np.isfinite(covariance)) or covariance[0, 0] <= 0 or covariance[1, 1] <= 0:
+        covariance = np.full((2, 2), np.inf)
+    return LikelihoodFit(slope=g, offset=h, centre=found["centre"], covariance=covariance, dispersion=dispersion,
+                         converged=bool(found["converged"][0]), own_dispersion=own, log_likelihood=float(found["log_likelihood"][0]),
+                         n_members=m, chance=chance, scale=scale)
+
+
 def logit_scores(scores, chance: float, scale: float) -> np.ndarray:
     """logit((S − d)/c); NaN at or below the floor d or at or above the ceiling c + d."""
     u = (np.asarray(scores, float) - chance) / scale
@@ -100,12 +291,14 @@ def metric_for(table: pd.DataFrame, benchmark: str, metric: str | None) -> str:
     return found[0]
 
 
-def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None) -> tuple[pd.DataFrame, dict]:
+def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
+                  keep_floor: bool = False) -> tuple[pd.DataFrame, dict]:
     """The family's members usable for a fit of ``benchmark`` and what was dropped, and why.
 
     Returns the points (``POINT_COLUMNS``) and a dict of dropped model lists: ``moe`` (an
     ``active_params`` value: not dense), ``no_tokens`` (unknown training budget), ``no_score``,
-    ``at_chance`` (score at or below the chance level: no logit).
+    ``at_chance`` (score at or below the chance level: no logit; kept in the points, and not
+    listed, with ``keep_floor`` — the likelihood fit weighs them instead of dropping them).
     """
     metric = metric_for(table, benchmark, metric)
     mine = table[table["family"].astype(object) == family]
@@ -123,7 +316,7 @@ def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
     active = mine["active_params"].to_numpy(float)[pick] if "active_params" in mine.columns else np.full(model.size, np.nan)
     moe = ~np.isnan(active)
     no_tokens = ~moe & np.isnan(tokens)
-    at_chance = ~moe & ~no_tokens & (value <= chance)
+    at_chance = ~moe & ~no_tokens & (value <= chance) & (not keep_floor)
     dropped = {"moe": sorted(model[moe]), "no_tokens": sorted(model[no_tokens]), "no_score": sorted(set(members) - set(model)),
                "at_chance": sorted(model[at_chance])}
     keep = ~(moe | no_tokens | at_chance)
@@ -144,34 +337,75 @@ def fit_family(
     exclude: tuple[str, ...] = (),
     n_boot: int = 1000,
     seed: int = 0,
+    method: str = "binomial",
+    sizes: dict[str, float] | None = None,
+    d0: float | None = None,
+    dispersion_floor: float = 1.0,
     provenance: dict | None = None,
 ) -> ReferenceFit:
     """Fit S(N) = c/(1 + e^{−γ(ln N − l)}) + d on one family at its own budget (module docstring).
 
     ``table`` is a tidy results table with ``family`` (and ``active_params`` for mixtures of
-    experts); ``exclude`` names members to leave out (the held-out check). Needs at least two
-    distinct sizes above chance. Returns a :class:`ReferenceFit` of kind ``family`` whose
-    ``d0`` is the family's budget and whose ``provenance`` lists the dropped members.
+    experts); ``exclude`` names members to leave out (the held-out check). ``method``: ``binomial``
+    (maximum likelihood over each member's item count, parametric draws) or ``ols`` (least squares
+    on logits, bootstrap over members). ``sizes`` replaces members' N by another size (the budget
+    translation of :mod:`densing.laws.budget`; a member mapped to NaN is left out), with ``d0`` the
+    budget those sizes stand at. ``dispersion_floor``: the least dispersion φ̂ of the likelihood fit (rule v3
+    passes the benchmark's pooled one). Needs at least two distinct sizes (above chance for ``ols``).
+    Returns a :class:`ReferenceFit` of kind ``family`` whose ``d0`` is the family's budget (or
+    ``d0``) and whose ``provenance`` lists the dropped members and the likelihood fit's slope test.
     """
     from densing import __version__
 
+    from densing.data.item_counts import item_count
     from densing.validation import validate
 
     validate(_fit.BOOTSTRAP_CONSTRAINTS, n_boot=n_boot, seed=seed)
+    if method not in METHODS:
+        raise InputError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
     metric = metric_for(table, benchmark, metric)
-    points, dropped = family_points(table, family, benchmark, metric=metric)
+    points, dropped = family_points(table, family, benchmark, metric=metric, keep_floor=method == "binomial")
     if exclude:
         points = points[~points["model"].isin(exclude)].reset_index(drop=True)
+    if sizes is not None:
+        points = points.assign(params=points["model"].map(sizes).astype(float))
+        untranslated = sorted(points.loc[points["params"].isna(), "model"])
+        if untranslated:
+            dropped["no_size_at_d0"] = untranslated
+        points = points[points["params"].notna()].sort_values(["params", "model"]).reset_index(drop=True)
     chance = CHANCE_LEVELS[benchmark]
     scale = 1.0 - chance
     log_n = np.log(points["params"].to_numpy(float))
-    z = logit_scores(points["score"], chance, scale)
-    if np.unique(log_n).size < 2:
-        raise FitError(f"family {family!r}, {benchmark}: {np.unique(log_n).size} distinct size(s) above chance; a family law needs 2")
-    gamma, l = _line(log_n, z)
-    if not (gamma > 0 and math.isfinite(l)):
-        raise FitError(f"family {family!r}, {benchmark}: the score does not rise with size (logit slope {gamma:.3g})")
     scores = points["score"].to_numpy(float)
+    if np.unique(log_n).size < 2:
+        raise FitError(f"family {family!r}, {benchmark}: {np.unique(log_n).size} distinct size(s)"
+                       f"{' above chance' if method == 'ols' else ''}; a family law needs 2")
+    rng = np.random.default_rng(seed)
+    extra: dict = {}
+    if method == "binomial":
+        items = float(item_count(benchmark))
+        found = likelihood_fit(log_n, scores, items, chance, scale, dispersion_floor=dispersion_floor)
+        gamma, l = found.gamma, found.level
+        if not found.converged or not math.isfinite(found.slope):
+            raise FitError(f"family {family!r}, {benchmark}: the likelihood fit does not converge (the scores do not "
+                           "determine the law)")
+        if not (gamma > 0 and math.isfinite(l)):
+            raise FitError(f"family {family!r}, {benchmark}: the score does not rise with size (slope {gamma:.3g})")
+        low, high = found.slope_interval()
+        extra = {"items": items, "dispersion": found.dispersion, "own_dispersion": found.own_dispersion,
+                 "dispersion_floor": float(dispersion_floor), "slope_stderr": found.slope_stderr,
+                 "slope_ci": [low, high], "log_likelihood": found.log_likelihood}
+        message = "binomial maximum likelihood (Fisher scoring), covariance φ̂·I⁻¹"
+        draws, redraws = found.draws(n_boot, rng) if n_boot and np.all(np.isfinite(found.covariance)) else ([], 0)
+        unit = "parametric: N(θ̂, φ̂·I⁻¹) of the likelihood"
+    else:
+        z = logit_scores(scores, chance, scale)
+        gamma, l = _line(log_n, z)
+        if not (gamma > 0 and math.isfinite(l)):
+            raise FitError(f"family {family!r}, {benchmark}: the score does not rise with size (logit slope {gamma:.3g})")
+        message = "ordinary least squares in logit space (closed form)"
+        draws, redraws = _bootstrap(log_n, z, n_boot, rng)
+        unit = "model"
     predicted = forms.performance_law(log_n, scale, gamma, l, chance)
     residuals = predicted - scores
     total = float(np.sum((scores - scores.mean()) ** 2))
@@ -179,26 +413,26 @@ def fit_family(
     stage = _fit.StageFit(law=KIND, params={"c": scale, "gamma": gamma, "l": l, "d": chance},
                           fixed={"c": scale, "d": chance}, r_squared=r2, rmse=float(np.sqrt(np.mean(residuals ** 2))),
                           residuals=tuple(float(v) for v in residuals), converged=True,
-                          message="ordinary least squares in logit space (closed form)", n_points=len(points),
-                          cost=float(0.5 * np.sum(residuals ** 2)))
-    draws, redraws = _bootstrap(log_n, z, n_boot, np.random.default_rng(seed))
+                          message=message, n_points=len(points), cost=float(0.5 * np.sum(residuals ** 2)))
     if len(draws) < n_boot:
-        raise FitError(f"family {family!r}, {benchmark}: no bootstrap resample fits a rising line")
+        raise FitError(f"family {family!r}, {benchmark}: the fit's uncertainty cannot be drawn (no rising line)")
     tokens = points["train_tokens"].to_numpy(float)
-    d0 = float(np.exp(np.mean(np.log(tokens))))
+    budget = float(np.exp(np.mean(np.log(tokens)))) if d0 is None else float(d0)
     record = {
         "family": family, "families": family, "benchmarks": [benchmark], "metric": metric, "chance": chance,
         "ceiling": 1.0, "law_form": "S(N) = c/(1 + exp(-gamma (ln N - l))) + d, d = chance, c + d = 1",
-        "d0_rule": "geometric mean of the fitted members' training tokens",
+        "method": method,
+        "d0_rule": ("geometric mean of the fitted members' training tokens" if d0 is None
+                    else "the budget the members' sizes were translated to"),
         "token_ratio": float(tokens.max() / tokens.min()), "dropped": {k: v for k, v in dropped.items() if v},
         "excluded": list(exclude),
         "members": sorted(table.loc[table["family"].astype("string") == family, "model"].astype(str).unique()),
-        "n_boot": n_boot, "n_boot_redrawn": redraws, "bootstrap_unit": "model",
-        "seed": seed, "densing_version": __version__,
+        "n_boot": n_boot, "n_boot_redrawn": redraws, "bootstrap_unit": unit,
+        "seed": seed, "densing_version": __version__, **extra,
     }
     record.update(provenance or {})
     return ReferenceFit(
-        kind=KIND, benchmark=benchmark, metric=metric, params=dict(stage.params), stages=(stage,), d0=d0,
+        kind=KIND, benchmark=benchmark, metric=metric, params=dict(stage.params), stages=(stage,), d0=budget,
         data_hash=data_hash(points, list(POINT_COLUMNS[:4])), provenance=record,
         bootstrap_names=("gamma", "l"), bootstrap=tuple(draws),
         points=tuple((r.model, float(r.params), float(r.train_tokens), float(r.score), None, r.run)
@@ -207,8 +441,49 @@ def fit_family(
     )
 
 
-def held_out_error(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None) -> dict:
-    """Refit without the largest member, predict its score (rule R5 of :mod:`densing.trend.references`).
+def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
+                  sizes: dict[str, float] | None = None, dispersion_floor: float = 1.0) -> dict:
+    """Refit without the largest member by likelihood and test its score within noise (rule v3 of
+    :mod:`densing.trend.references`).
+
+    z = (Ŝ − S) / √(se(Ŝ)² + φ̂·S(1 − S)/n): Ŝ the refit's prediction at the held-out size, se(Ŝ) its
+    delta-method standard error from φ̂·I⁻¹, φ̂ = max(1, ``dispersion_floor``, the refit's own), n
+    the benchmark's item count. A family whose members follow the law within their noise has
+    |z| ≤ 1.96 with probability about 0.95. Returns ``held_out``, ``measured``, ``predicted``,
+    ``predicted_stderr``, ``measured_stderr``, ``z`` and ``relative_error``.
+    """
+    from densing.data.item_counts import item_count
+
+    metric = metric_for(table, benchmark, metric)
+    points, _ = family_points(table, family, benchmark, metric=metric, keep_floor=True)
+    if sizes is not None:
+        points = points.assign(params=points["model"].map(sizes).astype(float))
+        points = points[points["params"].notna()].sort_values(["params", "model"]).reset_index(drop=True)
+    if np.unique(points["params"]).size < 3:
+        raise FitError(f"family {family!r}, {benchmark}: {np.unique(points['params']).size} size(s); holding the "
+                       "largest out needs 3")
+    largest = points.iloc[-1]
+    rest = points.iloc[:-1]
+    chance = CHANCE_LEVELS[benchmark]
+    items = float(item_count(benchmark))
+    found = likelihood_fit(np.log(rest["params"].to_numpy(float)), rest["score"].to_numpy(float), items, chance, 1 - chance,
+                           dispersion_floor=dispersion_floor)
+    if not found.converged:
+        raise FitError(f"family {family!r}, {benchmark}: the refit without {largest['model']} does not converge")
+    predicted, spread = found.predict(math.log(float(largest["params"])))
+    measured = float(largest["score"])
+    noise = math.sqrt(found.dispersion * measured * (1 - measured) / items)
+    total = math.sqrt(float(spread) ** 2 + noise ** 2)
+    z = (float(predicted) - measured) / total if total > 0 else math.inf
+    return {"held_out": str(largest["model"]), "measured": measured, "predicted": float(predicted),
+            "predicted_stderr": float(spread), "measured_stderr": noise, "z": z,
+            "relative_error": abs(float(predicted) - measured) / measured if measured > 0 else math.inf}
+
+
+def held_out_error(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
+                   method: str = "ols") -> dict:
+    """Refit without the largest member, predict its score (rule R5 of rules v1 and v2 of
+    :mod:`densing.trend.references`, with their fit by least squares on logits).
 
     Returns ``held_out`` (model), ``measured``, ``predicted`` and ``relative_error`` |Ŝ − S| / S.
     """
@@ -216,7 +491,7 @@ def held_out_error(table: pd.DataFrame, family: str, benchmark: str, *, metric: 
     if len(points) < 3:
         raise FitError(f"family {family!r}, {benchmark}: {len(points)} member(s); holding one out needs 3")
     largest = points.iloc[-1]
-    fit = fit_family(table, family, benchmark, metric=metric, exclude=(str(largest["model"]),), n_boot=0)
+    fit = fit_family(table, family, benchmark, metric=metric, exclude=(str(largest["model"]),), n_boot=0, method=method)
     predicted = float(fit.predict_score(float(largest["params"]), float(largest["train_tokens"])))
     measured = float(largest["score"])
     return {"held_out": str(largest["model"]), "measured": measured, "predicted": predicted,

@@ -54,6 +54,60 @@ set** is any family eligible on at least :data:`MIN_SET_BENCHMARKS` of the set's
 joint inversion covers those). Every reference of a row enters its bootstrap with equal weight: each
 draw picks one (:mod:`densing.trend.uncertainty`), so the interval carries the choice, and each
 reference's own doubling time is shown beside it. None of v2's rules reads a release date.
+
+**Rule v3** (date-blind; its thresholds written here before any trend was computed with it; v2 and v1
+stay as labelled variants). v2 was changed *after its results were seen*, because of a defect in its
+logic, not in its result: its R5 judged a held-out member by a fixed 5% relative error, below the
+binomial noise of a mid score on HumanEval's 164 items (~12% relative) and easy for a family sitting
+at chance (predicting chance for a model at chance is right by construction); its R2 counted a
+member as fitted when above chance by any amount; and its law was fitted by least squares on
+logits, where a point just above chance has the largest leverage and the largest noise. So v2 kept
+families on a benchmark's floor (OPT on MMLU, GPT-Neo/J on BBH) and refused those that span it.
+v3 fits every candidate by binomial likelihood (:func:`densing.laws.family.fit_family`,
+``method="binomial"``: each member weighs what its score tells) and asks, each with the threat it
+guards against:
+
+- (R1) dense — kept: a mixture of experts' total size is not the size the law is about.
+- (R2) at least :data:`MIN_SIZES` sizes with a known token count, *any score* (the likelihood weighs
+  a member at chance instead of dropping it) — kept in count (the held-out test refits two
+  parameters without the largest member). v2's 20× span is dropped: its threat, a slope the sizes
+  cannot determine, is tested directly by R2s, and a 5.7× span with a narrow interval informs more
+  than a 20× span on the floor.
+- (R2s) slope: the 95% interval of γ (Wald, from the likelihood's information scaled by the
+  dispersion φ̂) excludes zero — the family's scores do rise with its size, beyond their noise.
+- (R3) one budget — kept: the law has no data term, so a family whose members saw different token
+  counts confounds size with data (allowed spread :data:`MAX_TOKEN_RATIO`×, as v1/v2).
+- (R4r) reach: the family's best member reaches at least :data:`REACH_SHARE` of the way from chance
+  to the benchmark's top-decile score (the :data:`TOP_DECILE_QUANTILE` quantile over the table's
+  models outside the family, any date). Half the way: an inversion of a top-decile target then
+  extrapolates the fitted curve over at most as much score range as the family has measured, and
+  the part of the sigmoid it crosses is the part whose curvature the family's upper members pin
+  down; a family short of halfway is judged on the floor and its law is mostly extrapolation
+  (OPT on MMLU reaches 4%, GPT-Neo/J on BBH 10%). The coverage study
+  (``studies/capability_coverage.py``) reports how planted families of each reach fare.
+- (R4s) saturation — kept from v2: the top-decile targets are not within :data:`SATURATION_STDERRS`
+  standard errors of the law's ceiling (they would invert to an unbounded size).
+- v2's R4c (conditioning, κ ≤ 2 over the top decile) is dropped: its threat — targets whose inverted
+  sizes are dominated by their score noise — is carried by the trend's interval (every draw redraws
+  every score) and reported by the trend's conditioning check; as a reference rule it refused every
+  family on a benchmark of few items, however informative.
+- (R5z) held out within noise: refit without the largest member, predict its score; the error in
+  units of the combined standard error, z = (Ŝ − S)/√(se(Ŝ)² + φ̂·S(1 − S)/n), within ±1.96
+  (:data:`MAX_HELD_OUT_Z`; a calibrated family passes with probability ≈ 0.95, checked on planted
+  families in the tests). No relative-error tolerance.
+
+**The dispersion φ̂** scales the binomial variance for the members' departure from the law beyond
+their item noise (recipes are not identical). A family of three members has one residual degree of
+freedom, and its refit without the largest member none, so its own φ̂ says little; v3 pools one per
+benchmark: the median of the own dispersions X²/(m − 2) of the table's families with at least
+:data:`MIN_POOLING_MEMBERS` members on it (floored at 1), and a family uses the larger of that and its
+own. The pooling was chosen after the family fits (not any trend) were seen, because a held-out test
+with no residual degree of freedom can only use binomial noise, which no real family of several
+recipes' worth of data meets on a 14 000-item benchmark.
+
+A **reference of a benchmark** is any family eligible on it; of a set, any family eligible on at
+least :data:`MIN_SET_BENCHMARKS` of its benchmarks (as v2). The lead reference of a row (its point
+reference for the shares) is the family of smallest mean |z| over its eligible benchmarks.
 """
 from __future__ import annotations
 
@@ -86,7 +140,17 @@ MAX_TOP_CONDITIONING = 2.0
 TOP_SHARE = 0.10
 #: A family is a reference of a benchmark set when eligible on at least this many of its benchmarks.
 MIN_SET_BENCHMARKS = 2
-RULE_VERSIONS = ("v1", "v2")
+RULE_VERSIONS = ("v1", "v2", "v3")
+#: Rule v3 (module docstring): R4r's share of the way from chance to the top-decile score.
+REACH_SHARE = 0.5
+#: R4r's top-decile score: this quantile of the benchmark's scores over the table's models outside the family.
+TOP_DECILE_QUANTILE = 0.90
+#: R5z: the largest |z| of the held-out member (two-sided 95%).
+MAX_HELD_OUT_Z = 1.959963984540054
+#: The pooled dispersion takes the families with at least this many members on the benchmark (2 residual dof).
+MIN_POOLING_MEMBERS = 4
+#: The rule the trend, the report and the API use.
+DEFAULT_RULE = "v3"
 #: Bootstrap draws of each family fit of a reference (one seed for all: draw k resamples the same members).
 FAMILY_BOOT = 1000
 
