@@ -1,4 +1,4 @@
-"""The Densing Law by capability: one doubling time per benchmark, and per benchmark set, each under rule v2.
+"""The Densing Law by capability: one doubling time per benchmark, and per benchmark set, each under rule v3.
 
 The paper measures its 3.3 months on five benchmarks (Xiao et al. 2024, §3: MMLU, BBH, MATH,
 HumanEval, MBPP — its ScalingBench); on the public table the doubling time depends far more on the
@@ -7,7 +7,7 @@ to be the paper's as far as the table carries it.
 
 - **Per benchmark** (:data:`ROW_BENCHMARKS`): every benchmark of the table with a chance level and an
   item count, grouped by capability (:data:`CAPABILITY`). Its references are every family that
-  rule v2 makes eligible on it (:func:`densing.trend.references.references_of`); each is inverted
+  rule v3 makes eligible on it (:func:`densing.trend.references.references_of`); each is inverted
   per benchmark (the paper's eq. 4) and the row's interval draws the reference too
   (:func:`densing.trend.uncertainty.carry_over_references`).
 - **Per set** (:data:`SETS`): a joint inversion (:mod:`densing.laws.joint`) over the set's
@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from densing.data.benchmarks import CHANCE_LEVELS
@@ -72,12 +73,21 @@ class Row:
     result: TrendUncertainty | None
     error: str = ""
     members: tuple = field(default=(), repr=False)   # (inversion, targets) per reference
+    #: "measured", or "not measured: <why>" — the one status of this row wherever it is shown. A row with an
+    #: interval but a failed check (the headline's checks on the headline's row; the references' agreement on
+    #: every row) is "not measured" and its number an estimate.
+    status: str = ""
+
+    @property
+    def measured(self) -> bool:
+        return self.status == "measured"
 
     def record(self) -> dict:
         r = self.result
         own = r.reference_months if r is not None else {}
         return {
-            "row": self.name, "label": self.label, "capability": self.capability, "benchmarks": ",".join(self.benchmarks),
+            "row": self.name, "label": self.label, "capability": self.capability, "status": self.status,
+            "benchmarks": ",".join(self.benchmarks),
             "chance": CHANCE_LEVELS.get(self.benchmarks[0], math.nan) if len(self.benchmarks) == 1 else math.nan,
             "references": ", ".join(self.references), "n_references": len(self.references),
             "months": r.doubling_time_months if r else math.nan,
@@ -120,7 +130,8 @@ def _why_none(candidates: pd.DataFrame, benchmarks: tuple[str, ...]) -> str:
     passing = ""
     if len(eligible):  # eligible on one benchmark of a set only: name them, they are what the set lacks
         passing = "; eligible on one only: " + ", ".join(f"{f} ({b})" for f, b in zip(eligible["family"], eligible["benchmark"]))
-    return (f"no family passes rule v2 on {'it' if len(benchmarks) == 1 else 'two of them'} ("
+    rule = str(candidates["rule"].iloc[0]) if "rule" in candidates.columns and len(candidates) else references.DEFAULT_RULE
+    return (f"no family passes rule {rule} on {'it' if len(benchmarks) == 1 else 'two of them'} ("
             + ", ".join(f"{count} fail {rule}" for rule, count in reasons.items()) + passing
             + "; the candidate table says which)")
 
@@ -128,21 +139,49 @@ def _why_none(candidates: pd.DataFrame, benchmarks: tuple[str, ...]) -> str:
 def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...], targets: pd.DataFrame,
               candidates: pd.DataFrame, fits: dict, *, since: str | None, epoch: str, n_boot: int, n_boot_share: int,
               seed: int, rule: str = "quantile") -> Row:
-    """One row: the references rule v2 gives the benchmark (or set), and the trend with the reference drawn."""
+    """One row: the references the candidates' rule gives the benchmark (or set), and the trend with the reference drawn."""
     joint = len(benchmarks) > 1
     found = references.references_of(candidates, benchmarks, references.MIN_SET_BENCHMARKS if joint else 1)
+    found = {f: b for f, b in found.items() if all((f, x) in fits for x in b)}
     if not found:
-        return Row(name, label, capability, benchmarks, (), None, _why_none(candidates, benchmarks))
+        why = _why_none(candidates, benchmarks)
+        return Row(name, label, capability, benchmarks, (), None, why, status=f"not measured: {why}")
     try:
         members = ordered_members(targets, candidates, fits, found, since=since, epoch=epoch, joint=joint)
         result = carry_over_references(members, rule=rule, n_boot=n_boot, n_boot_share=n_boot_share, seed=seed)
     except DensingError as exc:
-        return Row(name, label, capability, benchmarks, tuple(found), None, str(exc))
-    return Row(name, label, capability, benchmarks, tuple(m[0].name for m in members), result, members=tuple(members))
+        return Row(name, label, capability, benchmarks, tuple(found), None, str(exc), status=f"not measured: {exc}")
+    return Row(name, label, capability, benchmarks, tuple(m[0].name for m in members), result, members=tuple(members),
+               status=row_status(result))
+
+
+def row_status(result: TrendUncertainty, failed: tuple = ()) -> str:
+    """A row's one status: "measured", or "not measured: <the first failed check in words>".
+
+    Every row checks that its references agree (:func:`densing.trend.checks.sensitivity`: their own doubling times
+    within a factor 2); ``failed`` adds the checks the caller ran and saw fail (the headline's row: saturation,
+    conditioning, size confounding under every reference)."""
+    from densing.trend import checks
+
+    own = result.reference_months
+    agreement = checks.sensitivity(list(own.values()), list(own))
+    reasons = [c.name for c in failed]
+    if agreement.failed and "sensitivity" not in reasons:
+        reasons.append("sensitivity")
+    if not reasons:
+        return "measured"
+    words = {"sensitivity": "its references disagree (" + ", ".join(f"{k.split(':')[0]} {v:.2g}" for k, v in own.items())
+                            + " months; allowed factor 2)",
+             "saturation": "frontier models sit at the reference's ceiling", "conditioning": "the inversion is ill-conditioned",
+             "size_confounding": "model size confounds the trend"}
+    return "not measured: " + "; ".join(words.get(r, r) for r in reasons)
 
 
 def _held_out(candidates: pd.DataFrame, family: str, benchmarks: tuple[str, ...]) -> float:
+    """The family's mean held-out miss over ``benchmarks``: |z| under rule v3, the relative error under v1 and v2."""
     rows = candidates[(candidates["family"] == family) & candidates["benchmark"].isin(benchmarks)]
+    if "held_out_z" in rows.columns and rows["held_out_z"].notna().any():
+        return float(rows["held_out_z"].abs().mean())
     return float(rows["held_out_error"].mean())
 
 
@@ -164,3 +203,44 @@ def set_rows(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, *, sin
 def rows_frame(rows: list[Row]) -> pd.DataFrame:
     """The rows as a table (``densing trend --by benchmark``)."""
     return pd.DataFrame([r.record() for r in rows])
+
+
+#: The budget sensitivity (``densing trend --by benchmark``, the report): every reference brought to this D0.
+BUDGET_D0 = 1e12
+
+
+def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit], *, d0: float = BUDGET_D0,
+                law_name: str = "hoffmann_2022", seed: int = 0) -> tuple[dict[tuple[str, str], ReferenceFit], dict[str, str]]:
+    """Each reference fit refitted over its members' sizes at one budget ``d0`` (the budget sensitivity).
+
+    A member of N parameters trained on D tokens reaches the loss L(N, D) = E + A·N^-α + B·D^-β of a published
+    law (:mod:`densing.laws.budget`, Hoffmann et al. 2022 by default); its size at D0 is the N' with
+    L(N', D0) = L(N, D). The family law S(N') is refitted by likelihood over those sizes (the same pooled
+    dispersion), so every reference expresses N̂ at the same D0. A member with no such N' (its loss is below what
+    any size reaches at D0) is left out and named; a reference left with fewer than 3 sizes is dropped, said so.
+    Returns (fits keyed as ``fits``, {reference: what was left out or why it was dropped}).
+    """
+    from densing.laws.budget import LOSS_LAWS, translate_members
+    from densing.laws.family import fit_family
+
+    law = LOSS_LAWS[law_name]
+    out: dict[tuple[str, str], ReferenceFit] = {}
+    notes: dict[str, str] = {}
+    for (family, benchmark), fit in fits.items():
+        points = fit.points_frame()
+        sizes, missing = translate_members(points["params"].to_numpy(float), points["train_tokens"].to_numpy(float), d0, law)
+        name = f"{family}:{benchmark}"
+        if missing:
+            notes[name] = "; ".join(missing)
+        if np.unique(sizes[np.isfinite(sizes)]).size < 3:
+            notes[name] = (notes.get(name, "") + "; " if name in notes else "") + "fewer than 3 sizes at D0: dropped"
+            continue
+        try:
+            out[(family, benchmark)] = fit_family(
+                targets, family, benchmark, n_boot=len(fit.bootstrap), seed=seed,
+                sizes=dict(zip(points["model"].astype(str), sizes)), d0=d0,
+                dispersion_floor=float(fit.provenance.get("dispersion_floor", 1.0)),
+                provenance={"budget_law": law.source, "budget_d0": d0})
+        except DensingError as exc:
+            notes[name] = (notes.get(name, "") + "; " if name in notes else "") + f"refit at D0 fails: {exc}"
+    return out, notes

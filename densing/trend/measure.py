@@ -2,10 +2,11 @@
 
 :func:`measure_trend` is what ``densing trend`` and the report show:
 
-1. **The references** follow rule v2 of :mod:`densing.trend.references` (date-blind, written
-   before any trend under it was computed): families of one recipe and one budget, fitted per
-   benchmark as S(N) at their own budget (:mod:`densing.laws.family`), eligible by R1–R3, R4s,
-   R4c, R5. Every eligible reference of a row enters its bootstrap (equal weights).
+1. **The references** follow rule v3 of :mod:`densing.trend.references` (date-blind, its
+   thresholds written before any trend under it was computed): families of one recipe and one
+   budget, fitted per benchmark as S(N) at their own budget by binomial likelihood
+   (:mod:`densing.laws.family`), eligible by R1, R2, R2s, R3, R4r, R4s, R5z. Every eligible
+   reference of a row enters its bootstrap (equal weights).
 2. **The targets** of a reference are every dated model released since ``since`` except that
    family's own models; each score carries its standard error (the table's, else binomial from
    the benchmark's item count).
@@ -18,8 +19,8 @@
 5. **Checks** (:mod:`densing.trend.checks`) under every reference of the headline: saturation,
    conditioning, size confounding; sensitivity across the references; the within-family size
    slope as a finding. The doubling time is reported when no check fails; otherwise the words say
-   which failed. Rule v1's verdict (its reach rule and its size-slope equivalence test) is kept
-   beside it as a labelled variant.
+   which failed. Rule v2's and rule v1's verdicts (least-squares fits, a relative held-out
+   tolerance) are kept beside it as labelled variants.
 """
 from __future__ import annotations
 
@@ -130,7 +131,7 @@ def inversion_checks(models: pd.DataFrame, inversion, *, size: str = "confoundin
     if size == "dependence":
         return (*found, slope)
     finding = replace(slope, status=checks.REPORTED if slope.status != checks.UNTESTABLE else slope.status,
-                      threshold="a finding under rule v2 (not a gate)")
+                      threshold="a finding under rules v2 and v3 (not a gate)")
     confounding = checks.size_confounding(models["t"].to_numpy(float), y, kind, models["params"].to_numpy(float))
     return (*found, confounding, finding)
 
@@ -140,6 +141,9 @@ def _months(value: float) -> str:
     return format_number(value, ".1f")
 
 
+#: The rows of the budget sensitivity: the paper-like benchmarks, GSM8K and the paper-like sets.
+BUDGET_BENCHMARKS = ("mmlu", "leaderboard_bbh", "math_hard", "humaneval", "gsm8k")
+BUDGET_SETS = ("paper", "paper_gsm8k")
 #: Draws of the headline (``densing trend``, ``densing report`` and the API share these defaults).
 DEFAULT_N_BOOT = 600
 DEFAULT_N_BOOT_SIDE = 200
@@ -159,6 +163,18 @@ def _side_batch(jobs: list, targets: pd.DataFrame, candidates: pd.DataFrame, fit
     for job in jobs:
         if job[0] == "v1":
             out["v1"] = _rule_v1(targets, args["v1_composed"], since=args["since"], epoch=args["epoch"],
+                                 n_boot=args["n_boot"], seed=args["seed"])
+        elif job[0] == "budget":
+            if "_budget" not in out:
+                wanted = {k: f for k, f in fits.items() if k[1] in BUDGET_BENCHMARKS}
+                out["_budget"] = capability.budget_fits(targets, wanted, seed=args["seed"])
+            _, name, label, capability_name, benchmarks = job
+            out[f"budget:{name}"] = capability.trend_row(
+                name, f"{label} at D0 = {format_count(capability.BUDGET_D0)}", capability_name, benchmarks, targets,
+                candidates, out["_budget"][0], since=args["since"], epoch=args["epoch"], n_boot=args["n_boot"],
+                n_boot_share=0, seed=args["seed"])
+        elif job[0] == "v2":
+            out["v2"] = _rule_v2(targets, args["v1_composed"], since=args["since"], epoch=args["epoch"],
                                  n_boot=args["n_boot"], seed=args["seed"])
         else:
             _, name, label, capability_name, benchmarks = job
@@ -197,6 +213,24 @@ def _rule_v1(targets: pd.DataFrame, composed: dict, *, since, epoch, n_boot: int
             "variants": variants}
 
 
+def _rule_v2(targets: pd.DataFrame, composed: dict, *, since, epoch, n_boot: int, seed: int) -> dict:
+    """Rule v2's verdict, kept as a labelled variant: its headline set's trend under its references (least-squares
+    fits; R4s, R4c and the 5% held-out tolerance), with the same engine as the headline."""
+    candidates = references.candidate_table(targets, since=since, composed=composed, rule="v2")
+    try:
+        label, _, found, missing = headline_set(candidates)
+    except FitError:
+        return {"verdict": "Rule v2: no family passes it on two benchmarks of any set.", "candidates": candidates}
+    fits = references.eligible_fits(targets, candidates, seed=seed)
+    members = capability.ordered_members(targets, candidates, fits, found, since=since, epoch=epoch, joint=True)
+    head = carry_over_references(members, rule=HEADLINE_RULE, n_boot=n_boot, n_boot_share=0, seed=seed, epoch=epoch)
+    passed = f"; the {missing[0][1]} has no v2 reference" if missing else ""
+    verdict = (f"Rule v2 (least-squares family fits, a 5% relative held-out tolerance): {_months(head.doubling_time_months)} "
+               f"months (95% CI {_months(head.doubling_time_months_ci_low)}–{_months(head.doubling_time_months_ci_high)}) "
+               f"on the {label} against {', '.join(n.split(':')[0] for n in head.reference_names)}{passed}.")
+    return {"verdict": verdict, "result": head, "candidates": candidates, "label": label}
+
+
 def _member_checks(members: list, found_rules: dict) -> tuple[checks.Check, ...]:
     """Saturation, conditioning and size confounding under every candidate reference (failed if failed under any),
     sensitivity across them, and the within-family size slope as a finding."""
@@ -213,9 +247,9 @@ def _member_checks(members: list, found_rules: dict) -> tuple[checks.Check, ...]
 
 def headline_set(candidates: pd.DataFrame) -> tuple[str, tuple[str, ...], dict[str, tuple[str, ...]], list[tuple[str, str, str]]]:
     """The benchmark set the headline measures: (its label, its benchmarks, its references — family → the benchmarks
-    rule v2 makes it eligible on —, the sets passed over with why).
+    the candidates' rule makes it eligible on —, the sets passed over with why).
 
-    The headline set is the paper-like one; where rule v2 gives it no reference, the next set that has one is
+    The headline set is the paper-like one; where the rule gives it no reference, the next set that has one is
     measured in its place and the words say why (never silently). FitError when no set has a reference.
     """
     missing: list[tuple[str, str, str]] = []
@@ -224,8 +258,9 @@ def headline_set(candidates: pd.DataFrame) -> tuple[str, tuple[str, ...], dict[s
         if found:
             return label, benchmarks, found, missing
         missing.append((name, label, capability._why_none(candidates, benchmarks)))
-    raise FitError("no family passes rule v2 on two benchmarks of any benchmark set; the candidate table "
-                   "(rule='v2') says why each fails")
+    rule = str(candidates["rule"].iloc[0]) if len(candidates) else references.DEFAULT_RULE
+    raise FitError(f"no family passes rule {rule} on two benchmarks of any benchmark set; the candidate table "
+                   f"(rule='{rule}') says why each fails")
 
 
 @side_jobs.reaped  # an error, Ctrl-C or SIGTERM ends the side worker at once
@@ -245,26 +280,30 @@ def measure_trend(
     one row per benchmark and per set, rule v1's verdict beside it. The defaults are the CLI's.
 
     ``fit`` replaces the headline's references by one fit (inverted per benchmark at ``d0``, default its own D0);
-    the rows per benchmark still use rule v2's references.
+    the rows per benchmark still use rule v3's references.
     """
     validate(TREND_CONSTRAINTS, n_boot=n_boot, n_boot_side=n_boot_side, seed=seed, d0=d0)  # before any worker starts
     targets = with_stderr(targets)  # once: every trend_targets call below then finds nothing to fill
     composed = composed_fits(fits_dir)
-    candidates = references.candidate_table(targets, since=since, composed=composed, rule="v2")
+    candidates = references.candidate_table(targets, since=since, composed=composed, rule=references.DEFAULT_RULE)
     fits = references.eligible_fits(targets, candidates, seed=seed)
     label, benchmarks = capability.SETS[capability.HEADLINE_SET]
     missing: list[tuple[str, str, str]] = []  # sets before the measured one that rule v2 gives no reference
     side_list: list = [("row", b, b, capability.CAPABILITY[b], (b,)) for b in capability.ROW_BENCHMARKS
                        if b in set(targets["benchmark"].astype(str))]
-    side_list += [("row", name, lab, "set", bench) for name, (lab, bench) in capability.SETS.items()]
-    side_list.append(("v1",))
+    side_list += [("row", name, lab, "set", bench) for name, (lab, bench) in capability.SETS.items()
+                  if fit is not None or name != capability.HEADLINE_SET]  # the headline's own row is the headline
+    side_list += [("budget", b, b, capability.CAPABILITY[b], (b,)) for b in BUDGET_BENCHMARKS
+                  if b in set(targets["benchmark"].astype(str))]
+    side_list += [("budget", name, capability.SETS[name][0], "set", capability.SETS[name][1]) for name in BUDGET_SETS]
+    side_list += [("v2",), ("v1",)]
     args = dict(since=since, epoch=epoch, n_boot=n_boot_side, seed=seed, v1_composed=composed)
     pending = side_jobs.start(_side_batch, side_list, targets, candidates, fits, args)
     if fit is not None:
         inversion = PerBenchmark(fit, fit.d0 if d0 is None else float(d0))
         rows, _ = trend_targets(targets, inversion, since=since, epoch=epoch)
         members = [(inversion, rows)]
-        reference_rule = "given by the user (--fit); rule v2's references are in the rows per benchmark"
+        reference_rule = "given by the user (--fit); rule v3's references are in the rows per benchmark"
         label = f"benchmark(s) of the given fit ({', '.join(inversion.benchmarks)})"
     else:
         try:
@@ -273,7 +312,7 @@ def measure_trend(
             side_jobs.cancel(pending)
             raise
         members = capability.ordered_members(targets, candidates, fits, found, since=since, epoch=epoch, joint=True)
-        reference_rule = (f"rule v2 (date-blind): every family eligible on at least {references.MIN_SET_BENCHMARKS} of "
+        reference_rule = (f"rule v3 (date-blind): every family eligible on at least {references.MIN_SET_BENCHMARKS} of "
                           f"{', '.join(benchmarks)}, drawn with equal weight in each bootstrap draw")
     found_rules: dict[str, TrendUncertainty] = {}
     rule_errors: dict[str, str] = {}
@@ -293,6 +332,8 @@ def measure_trend(
     lead_inversion, lead_models = members[0]
     rows = [side[job[1]] for job in side_list if job[0] == "row" and len(job[4]) == 1]
     sets = [side[job[1]] for job in side_list if job[0] == "row" and len(job[4]) > 1]
+    budget = tuple(side[f"budget:{job[1]}"] for job in side_list if job[0] == "budget")
+    budget_notes = side.get("_budget", ({}, {}))[1]
     v1 = side["v1"]
     sensitivity = pd.DataFrame([{"reference": name, "inversion": "joint" if len(members[0][0].benchmarks) > 1 else "per-benchmark",
                                  "d0": inv.d0, "doubling_time_months": head.reference_months.get(name, math.nan),
@@ -315,47 +356,60 @@ def measure_trend(
     gates = [c for c in found_checks if c.status != checks.REPORTED]
     failed = [c for c in gates if c.failed]
     untestable = [c for c in gates if c.status == checks.UNTESTABLE]
-    level = f"{head.level:.0%}"
     refs = ", ".join(name.split(":")[0] for name in head.reference_names)
     carried = ("the reference fit, each score's standard error, the sampling of models"
                + (f" and the choice among {len(members)} references" if len(members) > 1 else ""))
+    status = capability.row_status(head, tuple(failed))
+    head_row = capability.Row(capability.HEADLINE_SET if fit is None and not missing else "given",
+                              label, "set", tuple(lead_inversion.benchmarks) if fit is not None else benchmarks,
+                              tuple(head.reference_names), head, members=tuple(members), status=status)
+    if fit is None:
+        sets = [head_row if not missing else None, *sets]
+        sets = [r for r in sets if r is not None]
+    verdict = headline_verdict(head, label, refs, status, table_words="the public table", missing=missing)
+    why = (" ".join(plain_reason(c, sensitivity) for c in failed)
+           + (f" Every check passed{' but ' + ', '.join(c.name for c in untestable) + ' (untestable)' if untestable else ''}."
+              if not failed else "")
+           + f" {head.n_models} models released since {since or 'any date'}, against {refs} (each family at its own "
+             f"budget); the interval carries {carried}. References by {reference_rule}.")
     if missing:
-        name, missing_label, reason = missing[0]
-        shown = (f"{_months(head.doubling_time_months)} months, {level} CI {_months(head.doubling_time_months_ci_low)}–"
-                 f"{_months(head.doubling_time_months_ci_high)}, " + ("every check passed" if not failed else
-                 f"not a measurement either: {', '.join(c.name for c in failed)} fail{'s' if len(failed) == 1 else ''}"))
-        verdict = (f"Doubling time not measured on the {missing_label}: {reason}. On the {label}: {shown}; "
-                   f"the paper reports {PAPER['doubling_time_months']} months.")
-        why = (" ".join(plain_reason(c, sensitivity) for c in failed)
-               + f" The {label} uses {head.n_models} models released since {since or 'any date'} against {refs}; the "
-                 "per-benchmark rows below give each benchmark's own doubling time.")
+        why = " ".join(f"The {lab} has no reference: {reason}." for _, lab, reason in missing) + " " + why
         failed = failed or [None]  # the headline set itself is not measured
-    elif failed:
-        verdict = (f"Doubling time not measured on the {label}: {len(failed)} of {len(gates)} validity checks fail "
-                   f"(estimate {_months(head.doubling_time_months)} months, {level} CI {_months(head.doubling_time_months_ci_low)}–"
-                   f"{_months(head.doubling_time_months_ci_high)}; the paper reports {PAPER['doubling_time_months']} months).")
-        why = (" ".join(plain_reason(c, sensitivity) for c in failed)
-               + f" The estimate uses {head.n_models} models released since {since or 'any date'} against {refs}; "
-                 "it is shown, labelled, and is not a measurement.")
-    else:
-        verdict = (f"Capacity density doubles every {_months(head.doubling_time_months)} months on the {label} "
-                   f"({level} CI {_months(head.doubling_time_months_ci_low)}–{_months(head.doubling_time_months_ci_high)}); "
-                   f"the paper reports {PAPER['doubling_time_months']} months.")
-        why = (f"Every check passed{' but ' + ', '.join(c.name for c in untestable) + ' (untestable)' if untestable else ''}: "
-               f"{head.n_models} models released since {since or 'any date'}, against {refs} "
-               f"(each family at its own budget); the interval carries {carried}.")
     densities = density_table(lead_models, lead_inversion, seed=seed)
     return TrendMeasurement(
         reference=" | ".join(head.reference_names) + (" (given)" if fit is not None else ""), reference_rule=reference_rule, d0=lead_inversion.d0,
-        headline_rule=HEADLINE_RULE, measurable=not failed, headline=f"{verdict} {why}", verdict=verdict, why=why,
+        headline_rule=HEADLINE_RULE, measurable=not failed and status == "measured", headline=f"{verdict} {why}",
+        verdict=verdict, why=why, status=status if not missing else f"not measured: the {missing[0][1]} has no reference",
         rules=found_rules, rule_errors=rule_errors, checks=found_checks, sensitivity=sensitivity, breakpoint=breakpoint,
         candidates=candidates, references=_reference_frame(members, head), inversions={},
         densities=densities,
         models=lead_models.assign(**dict(zip(("log_density", "bound"), point_densities(lead_models, lead_inversion)))),
         left_out=trend_targets(targets, lead_inversion, since=since, epoch=epoch)[1], fits=tuple(lead_inversion.fits),
         inversion=lead_inversion, headline_set=label, benchmark_rows=tuple(rows), set_rows=tuple(sets),
-        rule_v1=v1["verdict"], rule_v1_detail=v1,
+        budget_rows=budget, budget_notes=budget_notes,
+        rule_v1=v1["verdict"], rule_v1_detail=v1, rule_v2=side["v2"]["verdict"], rule_v2_detail=side["v2"],
     )
+
+
+def headline_verdict(head: TrendUncertainty, label: str, refs: str, status: str, *, table_words: str,
+                     missing: list | None = None) -> str:
+    """The first sentence a researcher can cite: the number, its interval, the benchmarks and table, the references,
+    and whether the paper's figure lies inside — or, not measured, which check fails and the estimate labelled."""
+    paper = PAPER["doubling_time_months"]
+    low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
+    interval = f"95% CI {_months(low)}–{_months(high)}"
+    inside = "inside" if low <= paper <= high else "outside"
+    if missing:
+        return (f"Doubling time not measured on the {missing[0][1]}: {missing[0][2]}. On the {label} of {table_words}, "
+                f"against {refs}: {_months(head.doubling_time_months)} months ({interval}), "
+                + ("measured" if status == "measured" else status.replace("not measured: ", "not a measurement either: "))
+                + f"; the paper reports {paper} months.")
+    if status == "measured":
+        return (f"Capacity density doubles every {_months(head.doubling_time_months)} months ({interval}) on the {label} of "
+                f"{table_words}, against {refs}; the paper's {paper} months lies {inside} the interval.")
+    return (f"Doubling time not measured on the {label} of {table_words}: {status.removeprefix('not measured: ')}. The "
+            f"estimate, {_months(head.doubling_time_months)} months ({interval}) against {refs}, is not a measurement; "
+            f"the paper reports {paper} months.")
 
 
 def _reference_frame(members: list, head: TrendUncertainty) -> pd.DataFrame:
@@ -385,7 +439,7 @@ def _breakpoint(targets: pd.DataFrame, members: list, head: TrendUncertainty, ep
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Regenerate the shipped candidate table, rule v2 and rule v1 (step 1 of the module docstring)."""
+    """Regenerate the shipped candidate table, rules v3, v2 and v1 (step 1 of the module docstring)."""
     parser = argparse.ArgumentParser(prog="python -m densing.trend.measure", description=main.__doc__)
     parser.add_argument("--results", default=str(paths.RESULTS / "public_models.csv"))
     parser.add_argument("--fits-dir", default=str(paths.REFERENCE_FITS))
@@ -396,15 +450,15 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         targets, composed = with_stderr(read_results(args.results)), composed_fits(args.fits_dir)
-        # rule v2 (the references of every row) first, rule v1 (the labelled variant) after it; the rule column says which
+        # rule v3 (the references of every row) first, rules v2 and v1 (labelled variants) after it; the rule column says which
         table = pd.concat([references.candidate_table(targets, since=args.since, composed=composed, rule=rule)
-                           for rule in ("v2", "v1")], ignore_index=True)
+                           for rule in ("v3", "v2", "v1")], ignore_index=True)
     except DensingError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     out = Path(args.fits_dir) / CANDIDATES_FILE
     atomic_write_text(out, table.to_csv(index=False, float_format="%.6g"))
-    print(references.eligible_families(table[table["rule"] == "v2"]).drop(columns="headline").to_string(index=False))
+    print(references.eligible_families(table[table["rule"] == "v3"]).drop(columns="headline").to_string(index=False))
     print(f"wrote {out}")
     return 0
 

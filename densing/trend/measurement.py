@@ -112,6 +112,11 @@ class TrendMeasurement:
     set_rows: tuple = field(default=(), repr=False)         # capability.Row per benchmark set, the headline's first
     rule_v1: str = ""                                       # rule v1's verdict, a labelled variant
     rule_v1_detail: dict = field(default_factory=dict, repr=False)
+    rule_v2: str = ""                                       # rule v2's verdict, a labelled variant
+    rule_v2_detail: dict = field(default_factory=dict, repr=False)
+    status: str = ""                                        # "measured" or "not measured: why" (the headline row's)
+    budget_rows: tuple = field(default=(), repr=False)      # capability.Row at one D0 (the budget sensitivity)
+    budget_notes: dict = field(default_factory=dict, repr=False)  # members with no size at D0, per reference
 
     def by_benchmark(self) -> pd.DataFrame:
         """One row per benchmark (capability, references, doubling time and 95% interval, each reference's own),
@@ -119,6 +124,12 @@ class TrendMeasurement:
         from densing.trend.capability import rows_frame
 
         return rows_frame([*self.benchmark_rows, *self.set_rows])
+
+    def by_benchmark_at_budget(self) -> pd.DataFrame:
+        """The budget sensitivity: the paper-like rows with every reference brought to one D0 (empty without it)."""
+        from densing.trend.capability import rows_frame
+
+        return rows_frame(list(self.budget_rows)) if self.budget_rows else pd.DataFrame()
 
     @property
     def selection(self) -> pd.DataFrame:
@@ -178,12 +189,10 @@ class TrendMeasurement:
 
     def __repr__(self) -> str:
         head = self.rules.get(self.headline_rule)
-        months = "not measured" if not self.measurable or head is None else (
-            f"{head.doubling_time_months:.3g} months [{head.doubling_time_months_ci_low:.3g}, {head.doubling_time_months_ci_high:.3g}]")
-        from densing.numbers import format_count
-
-        return (f"TrendMeasurement(reference {self.reference!r}, D0 = {format_count(self.d0)} tokens, {self.headline_rule}: {months}, "
-                f"{sum(c.passed for c in self.checks)}/{len(self.checks)} checks passed)")
+        interval = "" if head is None else (
+            f"{head.doubling_time_months:.2g} months [{head.doubling_time_months_ci_low:.2g}, {head.doubling_time_months_ci_high:.2g}]")
+        shown = f"measured, {interval}" if self.measurable else f"{self.status or 'not measured'} (estimate {interval})"
+        return f"TrendMeasurement({self.headline_set}: {shown}; references {self.reference!r})"
 
     def _repr_html_(self) -> str:
         from html import escape
@@ -209,6 +218,9 @@ class TrendMeasurement:
             row["breakpoint"] = self.breakpoint.to_dict()
             row["by_benchmark"] = _records(self.by_benchmark())
             row["rule_v1"] = self.rule_v1
+            row["rule_v2"] = self.rule_v2
+            row["status"] = self.status
+            row["by_benchmark_at_budget"] = _records(self.by_benchmark_at_budget())
         return rows
 
     def breakpoint_line(self) -> str:

@@ -163,7 +163,7 @@ import pandas as pd
 from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.item_counts import item_counts
 from densing.errors import DensingError
-from densing.laws.family import family_points, fit_family, held_out_error, metric_for
+from densing.laws.family import family_points, fit_family, held_out_error, held_out_test, metric_for
 from densing.laws.reference_fit import ReferenceFit
 
 
@@ -218,7 +218,7 @@ def _date_blind_reach(row: dict, own: pd.DataFrame, targets: pd.DataFrame, famil
     if not scores.size or np.isnan(stderr).all():
         return f"R4c: no target of {benchmark} has a standard error (no item count), so conditioning cannot be judged"
     try:
-        fit = fit_family(own, family, benchmark, metric=metric, n_boot=0)
+        fit = fit_family(own, family, benchmark, metric=metric, n_boot=0, method="ols")
     except DensingError as exc:
         return f"R4c: the family law cannot be fitted: {exc}"
     cap = float(fit.params["c"]) + float(fit.params["d"])
@@ -250,6 +250,8 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
     """
     if rule not in RULE_VERSIONS:
         raise ValueError(f"rule: expected one of {', '.join(RULE_VERSIONS)}, got {rule!r}")
+    if rule == "v3":
+        return _candidates_v3(targets, composed)
     benchmarks = CANDIDATE_BENCHMARKS if rule == "v1" else CANDIDATE_BENCHMARKS_V2
     rows = []
     counts = targets.drop_duplicates("model").groupby("family")["model"].count() if "family" in targets.columns else pd.Series(dtype=int)
@@ -337,6 +339,145 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
     return out
 
 
+_V3_COLUMNS = ("reference", "family", "benchmark", "kind", "n_fitted", "sizes", "size_span", "token_ratio", "d0",
+               "largest_member", "largest_score", "top_decile", "reach_share", "slope", "slope_ci_low", "slope_ci_high",
+               "dispersion", "pooled_dispersion", "top_saturated", "held_out_model", "held_out_measured", "held_out_predicted",
+               "held_out_error", "held_out_z", "eligible", "why")
+
+
+def _v3_reasons(row: dict, points: pd.DataFrame, fitted, chance: float, top: float, top_scores: np.ndarray,
+                top_stderr: np.ndarray) -> str:
+    """The first of rule v3's R2, R3, R2s, R4r, R4s a candidate fails, in words ("" when it passes them)."""
+    if row["sizes"] < MIN_SIZES:
+        return f"R2: {row['sizes']} sizes with a token count (need {MIN_SIZES})"
+    if row["token_ratio"] > MAX_TOKEN_RATIO:
+        return f"R3: token counts differ {row['token_ratio']:.3g}× (allowed {MAX_TOKEN_RATIO:g}×)"
+    if isinstance(fitted, str):
+        return f"R2s: the likelihood fit fails: {fitted}"
+    if not row["slope_ci_low"] > 0:
+        return (f"R2s: the slope's 95% interval [{row['slope_ci_low']:.3g}, {row['slope_ci_high']:.3g}] does not lie above "
+                "zero (the scores do not rise with size beyond their noise)")
+    if not row["reach_share"] >= REACH_SHARE:
+        return (f"R4r: its best member ({row['largest_score']:.3f}) reaches {row['reach_share']:.0%} of the way from chance "
+                f"({chance:.3g}) to the top-decile score {top:.3f} (need {REACH_SHARE:.0%})")
+    cap = 1.0
+    saturated = int(np.sum(top_scores >= cap - SATURATION_STDERRS * np.nan_to_num(top_stderr)))
+    row["top_saturated"] = saturated
+    if saturated:
+        return (f"R4s: {saturated} of the {top_scores.size} top-decile targets score within {SATURATION_STDERRS:g} standard "
+                f"errors of the law's ceiling {cap:.3g}")
+    return ""
+
+
+def pooled_dispersion(own: dict[str, float]) -> float:
+    """Rule v3's dispersion of one benchmark: the median of the families' own X²/(m − 2) (those with at least
+    :data:`MIN_POOLING_MEMBERS` members), floored at 1; 1 when no family has that many."""
+    values = [v for v in own.values() if math.isfinite(v)]
+    return max(1.0, float(np.median(values))) if values else 1.0
+
+
+def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | None) -> pd.DataFrame:
+    """Rule v3's candidate table (module docstring): every family with ≥ 3 models × :data:`CANDIDATE_BENCHMARKS_V2`."""
+    from densing.laws.family import likelihood_fit
+
+    keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params",
+                        "stderr") if c in targets.columns]
+    targets = targets[keep].astype({c: object for c in ("model", "family", "benchmark", "metric") if c in keep})
+    counts = targets.drop_duplicates("model").groupby("family")["model"].count() if "family" in targets.columns else pd.Series(dtype=int)
+    present = set(targets["benchmark"].astype(str))
+    counted = item_counts().set_index("benchmark")["items"]
+    benchmarks = [b for b in CANDIDATE_BENCHMARKS_V2 if b in present]
+    metrics = {b: metric_for(targets, b, None) for b in benchmarks}
+    families = sorted(str(f) for f in counts[counts >= MIN_FAMILY_MODELS].index)
+    top_cache: dict = {}
+    # pass 1: each family's points and its likelihood fit at dispersion floor 1 (its own dispersion)
+    found: dict[tuple[str, str], tuple] = {}
+    own_dispersion: dict[str, dict[str, float]] = {b: {} for b in benchmarks}
+    for family in families:
+        own = targets[targets["family"] == family]
+        for b in benchmarks:
+            if b not in CHANCE_LEVELS or b not in counted.index:
+                found[(family, b)] = (None, {}, "no chance level or item count in the registry")
+                continue
+            points, dropped = family_points(own, family, b, metric=metrics[b], keep_floor=True)
+            fitted: object = ""
+            if np.unique(points["params"]).size >= 2:
+                fitted = likelihood_fit(np.log(points["params"].to_numpy(float)), points["score"].to_numpy(float),
+                                        float(counted[b]), CHANCE_LEVELS[b], 1 - CHANCE_LEVELS[b])
+                if fitted.converged and fitted.n_members >= MIN_POOLING_MEMBERS:
+                    own_dispersion[b][family] = fitted.own_dispersion
+            found[(family, b)] = (points, dropped, fitted)
+    pooled = {b: pooled_dispersion(own_dispersion[b]) for b in benchmarks}
+    rows = []
+    for family in families:
+        own = targets[targets["family"] == family]
+        for b in benchmarks:
+            points, dropped, fitted = found[(family, b)]
+            row = {c: math.nan for c in _V3_COLUMNS}
+            row.update(reference=f"{family}:{b}", family=family, benchmark=b, kind="family", n_fitted=0, sizes=0,
+                       largest_member="", held_out_model="", eligible=False, why="",
+                       dispersion=pooled.get(b, math.nan), pooled_dispersion=pooled.get(b, math.nan))
+            rows.append(row)
+            if points is None:
+                row["why"] = f"R2: {b} has {fitted} (densing/data), so neither a floor nor a standard error"
+                continue
+            chance = CHANCE_LEVELS[b]
+            sizes = np.unique(points["params"].to_numpy(float))
+            row["n_fitted"], row["sizes"] = len(points), int(sizes.size)
+            if sizes.size:
+                tokens = points["train_tokens"].to_numpy(float)
+                row.update(size_span=float(sizes.max() / sizes.min()), token_ratio=float(tokens.max() / tokens.min()),
+                           d0=float(np.exp(np.mean(np.log(tokens)))))
+                best = int(np.argmax(points["score"].to_numpy(float)))
+                row["largest_member"] = str(points["model"].iloc[-1])
+                row["largest_score"] = float(points["score"].to_numpy(float)[best])
+            top_scores, top_stderr = _top_targets(targets, b, family, top_cache)
+            values = top_cache[b][0][(top_cache[b][2] != family) & ~np.isnan(top_cache[b][0])]
+            top = float(np.quantile(values, TOP_DECILE_QUANTILE)) if values.size else math.nan
+            row["top_decile"] = top
+            row["reach_share"] = (row["largest_score"] - chance) / (top - chance) if top > chance else math.nan
+            if isinstance(fitted, type("")) and sizes.size >= 2:
+                fitted = "no fit"
+            if not isinstance(fitted, str):
+                if not fitted.converged:
+                    fitted = "the likelihood does not converge (the scores do not determine the law)"
+                else:
+                    fitted = likelihood_fit(np.log(points["params"].to_numpy(float)), points["score"].to_numpy(float),
+                                            float(counted[b]), chance, 1 - chance, dispersion_floor=pooled[b])
+                    low, high = fitted.slope_interval()
+                    row.update(slope=fitted.slope, slope_ci_low=low, slope_ci_high=high, dispersion=fitted.dispersion)
+            reason = _v3_reasons(row, points, fitted, chance, top, top_scores, top_stderr)
+            if not reason:
+                try:
+                    held = held_out_test(own, family, b, metric=metrics[b], dispersion_floor=pooled[b])
+                    row.update(held_out_model=held["held_out"], held_out_measured=held["measured"],
+                               held_out_predicted=held["predicted"], held_out_error=held["relative_error"],
+                               held_out_z=held["z"])
+                    if not abs(held["z"]) <= MAX_HELD_OUT_Z:
+                        reason = (f"R5z: the held-out {held['held_out']} scores {held['measured']:.3f}, the refit predicts "
+                                  f"{held['predicted']:.3f} ± {held['predicted_stderr']:.3f}: z = {held['z']:+.2f} "
+                                  f"(allowed ±{MAX_HELD_OUT_Z:.2f})")
+                except DensingError as exc:
+                    reason = f"R5z: held-out refit impossible: {exc}"
+            row["eligible"] = not reason
+            notes = [f"{k.replace('_', ' ')}: {', '.join(v)}" for k, v in dropped.items() if v and k != "no_score"]
+            row["why"] = "; ".join(([reason] if reason else []) + [f"R1/R3 not fitted — {n}" for n in notes])
+    for name, fit in sorted((composed or {}).items()):
+        points = fit.points_frame()
+        top = points.sort_values("params").iloc[-1]
+        row = {c: math.nan for c in _V3_COLUMNS}
+        row.update(reference=name.removesuffix(".json"), family=str(fit.provenance.get("families", "")),
+                   benchmark=fit.benchmark, kind=fit.kind, n_fitted=len(points), sizes=int(points["params"].nunique()),
+                   size_span=float(points["params"].max() / points["params"].min()),
+                   token_ratio=float(points["train_tokens"].max() / points["train_tokens"].min()), d0=fit.d0,
+                   largest_member=str(top["model"]), largest_score=float(top["score"]), held_out_model="", eligible=False,
+                   why="rule v3 takes families of one recipe; a composed fit of several recipes and budgets is shown, not used")
+        rows.append(row)
+    out = pd.DataFrame(rows, columns=list(_V3_COLUMNS))
+    out.insert(0, "rule", "v3")
+    return out
+
+
 def eligible_families(candidates: pd.DataFrame) -> pd.DataFrame:
     """Families with ≥ :data:`MIN_BENCHMARKS` eligible benchmarks: ``family``, ``benchmarks``, ``mean_held_out_error``, ``headline``."""
     ok = candidates[candidates["eligible"].astype(bool) & (candidates["kind"] == "family")]
@@ -344,7 +485,8 @@ def eligible_families(candidates: pd.DataFrame) -> pd.DataFrame:
     for family, group in ok.groupby("family", sort=True):
         if len(group) >= MIN_BENCHMARKS:
             ordered = [b for b in CANDIDATE_BENCHMARKS_V2 if b in set(group["benchmark"])]
-            rows.append({"family": family, "benchmarks": tuple(ordered), "mean_held_out_error": float(group["held_out_error"].mean())})
+            error = group["held_out_z"].abs() if "held_out_z" in group.columns else group["held_out_error"]
+            rows.append({"family": family, "benchmarks": tuple(ordered), "mean_held_out_error": float(error.mean())})
     table = pd.DataFrame(rows, columns=["family", "benchmarks", "mean_held_out_error"])
     table = table.sort_values(["mean_held_out_error", "family"]).reset_index(drop=True)
     table["headline"] = table.index == 0
@@ -356,8 +498,20 @@ def family_references(targets: pd.DataFrame, candidates: pd.DataFrame, *, seed: 
     """The eligible families' fits (every eligible benchmark, bootstrapped, one seed so draw k resamples the same members)."""
     out = {}
     for row in eligible_families(candidates).itertuples(index=False):
-        out[row.family] = tuple(fit_family(targets, row.family, b, n_boot=family_boot, seed=seed) for b in row.benchmarks)
+        out[row.family] = tuple(_fit_of(targets, candidates, row.family, b, family_boot, seed) for b in row.benchmarks)
     return out
+
+
+def _fit_of(targets: pd.DataFrame, candidates: pd.DataFrame, family: str, benchmark: str, family_boot: int, seed: int
+            ) -> ReferenceFit:
+    """One candidate's fit as its rule makes it: by likelihood with the benchmark's pooled dispersion (v3), by least
+    squares on logits (v1, v2)."""
+    rule = str(candidates["rule"].iloc[0]) if "rule" in candidates.columns and len(candidates) else "v1"
+    if rule != "v3":
+        return fit_family(targets, family, benchmark, n_boot=family_boot, seed=seed, method="ols")
+    pooled = candidates.loc[candidates["benchmark"] == benchmark, "pooled_dispersion"].to_numpy(float)
+    floor = float(pooled[0]) if pooled.size and math.isfinite(pooled[0]) else 1.0
+    return fit_family(targets, family, benchmark, n_boot=family_boot, seed=seed, method="binomial", dispersion_floor=floor)
 
 
 def references_of(candidates: pd.DataFrame, benchmarks: tuple[str, ...], minimum: int = 1) -> dict[str, tuple[str, ...]]:
@@ -378,5 +532,5 @@ def eligible_fits(targets: pd.DataFrame, candidates: pd.DataFrame, *, seed: int 
     """Every eligible (family, benchmark) candidate's fit, bootstrapped with one seed (draw k of a family's fits
     resamples the same members), keyed by (family, benchmark)."""
     ok = candidates[candidates["eligible"].astype(bool) & (candidates["kind"] == "family")]
-    return {(str(r.family), str(r.benchmark)): fit_family(targets, str(r.family), str(r.benchmark), n_boot=family_boot, seed=seed)
+    return {(str(r.family), str(r.benchmark)): _fit_of(targets, candidates, str(r.family), str(r.benchmark), family_boot, seed)
             for r in ok.itertuples(index=False)}
