@@ -36,13 +36,18 @@ done
 densing fit --data results/public_models.csv --families Cerebras-GPT --benchmark arc_challenge,hellaswag,winogrande \
   --metric score --law composed --chance auto --ceiling 1 --n-boot 200 --seed 0 --jobs 2 \
   --out reference_fits/cerebras_mean_composed.json
-#    The rules that pick the trend's references (densing.trend.references, rule v2 and rule v1): every family x benchmark of the
-#    table, eligible or not and why; writes reference_fits/trend_reference_candidates.csv.
+#    The rules that pick the trend's references (densing.trend.references, rule v3, and rules v2 and v1 as labelled
+#    variants): every family x benchmark of the table, eligible or not and why; writes
+#    reference_fits/trend_reference_candidates.csv.
 python -m densing.trend.measure --results results/public_models.csv --fits-dir reference_fits
-#    The eligible family's laws (Llama-3.1 at its 15T-token budget), shipped for `densing density --fit`.
-for bench in mmlu hellaswag winogrande; do
-  densing fit --data results/public_models.csv --family Llama-3.1 --benchmark "$bench" --n-boot 1000 --seed 0 \
-    --out "reference_fits/family_llama-3.1_${bench}.json" > /dev/null
+#    Family laws shipped for `densing density --fit` (binomial likelihood, rule v3's pooled dispersion): the
+#    paper-like set's references under rule v3 (StarCoder2, Yi-1.5, Qwen1.5, each on the benchmarks it is eligible on)
+#    and Llama-3.1 (at its 15T-token budget) on the knowledge & commonsense set.
+for pair in StarCoder2:mmlu StarCoder2:humaneval Yi-1.5:mmlu Yi-1.5:math_hard Qwen1.5:leaderboard_bbh Qwen1.5:math_hard \
+            Qwen1.5:humaneval Llama-3.1:mmlu Llama-3.1:hellaswag Llama-3.1:winogrande; do
+  family=${pair%%:*}; bench=${pair#*:}
+  densing fit --data results/public_models.csv --family "$family" --benchmark "$bench" --n-boot 1000 --seed 0 \
+    --out "reference_fits/family_$(echo "$family" | tr '[:upper:]' '[:lower:]')_${bench}.json" > /dev/null
 done
 # 4. The loss-carrying reference: AI2's OLMo ladder (../shared/data/olmo_ladder, allenai/OLMo, Apache-2.0),
 #    25 runs (190M–3B × 0.5–10×C, 1×C from the *-rerun files), the two-step law on bits per byte of the

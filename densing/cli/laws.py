@@ -88,8 +88,12 @@ def fit(
             raise InputError("--benchmark: a family fit takes one benchmark (the joint inversion combines several)")
         frame = _read(data, suite=suite)
         metrics = set(frame.loc[frame["benchmark"] == benchmark, "metric"].astype(str))
+        from densing.trend.references import pooled_dispersions
+
+        # the likelihood fit with rule v3's dispersion of this benchmark, pooled over the table's families (the trend's)
+        floor = pooled_dispersions(frame, (benchmark,)).get(benchmark, 1.0) if "family" in frame.columns else 1.0
         result = fit_family(frame, family, benchmark, metric=metric if metric in metrics else None, n_boot=n_boot, seed=seed,
-                            provenance={"source_data": str(data), "command": command_line()})
+                            dispersion_floor=floor, provenance={"source_data": str(data), "command": command_line()})
         _show_fit(result, out, fmt)
         return
 

@@ -85,6 +85,10 @@ def trend(
     from densing.data import read_results
     from densing.laws.reference_fit import ReferenceFit
     from densing.report.build import DEFAULT_RESULTS
+    import pandas as pd
+
+    from densing.data.units import format_count
+    from densing.trend.capability import BUDGET_D0
     from densing.trend.measure import measure_trend
 
     _check_draws(n_boot, seed)
@@ -94,14 +98,28 @@ def trend(
     )
     if by is By.benchmark:
         table = result.by_benchmark()
+        budget = result.by_benchmark_at_budget()
         if fmt is Format.json:
-            print_json(table.to_dict("records"))
+            print_json({"rows": table.to_dict("records"), "at_budget": budget.to_dict("records"),
+                        "at_budget_notes": result.budget_notes, "rule_v2": result.rule_v2, "rule_v1": result.rule_v1})
             return
-        if fmt is not Format.csv:
-            print_text(result.verdict)
-        print_frame(table[["row", "capability", "references", "months", "ci_low", "ci_high", "n_models", "each_reference_months", "error"]]
-                    if fmt is not Format.csv and not wide else table, fmt, wide=wide,
-                    title="doubling time in months per benchmark and benchmark set (rule v2's references drawn in each bootstrap draw)")
+        if fmt is Format.csv:
+            print_frame(pd.concat([table.assign(variant="own budgets"), budget.assign(variant="at one budget")],
+                                  ignore_index=True), fmt)
+            return
+        print_text(result.verdict)
+        shown = ["row", "capability", "status", "months", "ci_low", "ci_high", "n_models", "each_reference_months"]
+        print_frame(table if wide else table[shown], fmt, wide=wide,
+                    title="doubling time in months per benchmark and benchmark set (rule v3's references, each family at "
+                          "its own budget, drawn in each bootstrap draw)")
+        if len(budget):
+            print_frame(budget if wide else budget[shown], fmt, wide=wide,
+                        title=f"budget sensitivity: the same rows with every reference's members brought to "
+                              f"D0 = {format_count(BUDGET_D0)} tokens through the loss law of Hoffmann et al. 2022")
+            for name, note in result.budget_notes.items():
+                print_text(f"at one budget, {name}: {note}")
+        print_text(result.rule_v2)
+        print_text(result.rule_v1)
         return
     if fmt is Format.json:
         print_json(result.json_rows())
@@ -120,6 +138,7 @@ def trend(
     print_frame(result.references, fmt, title="the headline's references (each drawn with its weight; months: its own point estimate)",
                 wide=wide)
     print_text(result.breakpoint_line())
+    print_text(result.rule_v2)
     print_text(result.rule_v1)
     print_text("per benchmark: densing trend --by benchmark")
 

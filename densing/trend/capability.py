@@ -22,7 +22,7 @@ to be the paper's as far as the table carries it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -31,7 +31,11 @@ from densing.data.benchmarks import CHANCE_LEVELS
 from densing.errors import DensingError
 from densing.laws.reference_fit import ReferenceFit
 from densing.trend import references
-from densing.laws.inversion import Joint, PerBenchmark
+from densing.laws.density import point_densities
+from densing.laws.inversion import Joint, PerBenchmark, arrays
+from densing.trend import checks
+from densing.trend.censored import EXACT
+from densing.trend.lines import envelope_index
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references
 
@@ -99,6 +103,37 @@ class Row:
         }
 
 
+def _frontier(models: pd.DataFrame, y: np.ndarray, kind: np.ndarray) -> np.ndarray:
+    """Indices of the envelope's record-setters among the models with a value or a bound."""
+    usable = np.flatnonzero(np.isfinite(y) & np.isfinite(kind))
+    return usable[envelope_index(models["t"].to_numpy(float)[usable], y[usable], models["model"].astype(str).to_numpy()[usable])]
+
+
+def inversion_checks(models: pd.DataFrame, inversion, *, size: str = "confounding") -> tuple[checks.Check, ...]:
+    """Saturation and conditioning over the envelope's record-setters; size dependence over every exact density
+    (a gate under rule v1, ``size="dependence"``, a finding under v2 and v3) and size confounding; ``size="none"``:
+    saturation and conditioning only (every row of :func:`trend_row`)."""
+    y, kind = point_densities(models, inversion)
+    front = models.iloc[_frontier(models, y, kind)]
+    scores, stderr = arrays(front, inversion.benchmarks)
+    cap = inversion.cap()
+    filled = np.where(np.isnan(scores), -np.inf, scores)  # a missing score is never the top one
+    top = filled.max(axis=1) if scores.size else np.empty(0)
+    top_err = np.take_along_axis(stderr, filled.argmax(axis=1)[:, None], axis=1)[:, 0] if scores.size else np.empty(0)
+    kappa = inversion.conditioning(scores, stderr) if len(front) else np.empty(0)
+    sizes = models.assign(log_density=np.where(kind == EXACT, y, np.nan))[["family", "params", "log_density"]]
+    found = (checks.saturation(top, top_err, cap, front["model"].tolist()), checks.conditioning(kappa, front["model"].tolist()))
+    if size == "none":
+        return found
+    slope = checks.size_dependence(sizes)
+    if size == "dependence":
+        return (*found, slope)
+    finding = replace(slope, status=checks.REPORTED if slope.status != checks.UNTESTABLE else slope.status,
+                      threshold="a finding under rules v2 and v3 (not a gate)")
+    confounding = checks.size_confounding(models["t"].to_numpy(float), y, kind, models["params"].to_numpy(float))
+    return (*found, confounding, finding)
+
+
 def members_of(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit], found: dict[str, tuple[str, ...]],
                *, since: str | None, epoch: str, joint: bool) -> list[tuple[object, pd.DataFrame]]:
     """(inversion, its targets) of each reference family: per benchmark, or joint over its eligible benchmarks."""
@@ -152,7 +187,19 @@ def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...
     except DensingError as exc:
         return Row(name, label, capability, benchmarks, tuple(found), None, str(exc), status=f"not measured: {exc}")
     return Row(name, label, capability, benchmarks, tuple(m[0].name for m in members), result, members=tuple(members),
-               status=row_status(result))
+               status=row_status(result, row_checks(members)))
+
+
+def row_checks(members: list) -> tuple:
+    """The failed ones of a row's own checks: saturation and conditioning over the frontier under every reference
+    (failed when failed under any; the headline's row adds size confounding)."""
+    from densing.trend import checks
+
+    per: dict[str, dict] = {}
+    for inversion, models in members:
+        for check in inversion_checks(models, inversion, size="none"):
+            per.setdefault(check.name, {})[inversion.name] = check
+    return tuple(c for c in (checks.under_references(found) for found in per.values()) if c.failed)
 
 
 def row_status(result: TrendUncertainty, failed: tuple = ()) -> str:

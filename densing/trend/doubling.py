@@ -59,11 +59,11 @@ def fit_trend(
     optionally ``stderr`` and ``family``), such as ``densing.read_results("results/public_models.csv")``.
     ``reference``:
 
-    - ``None`` (default): the headline's references, as ``densing trend`` chooses them (rule v2 of
+    - ``None`` (default): the headline's references, as ``densing trend`` chooses them (rule v3 of
       :mod:`densing.trend.references`: every eligible family on the headline's benchmark set,
       inverted jointly, each drawn with equal weight);
     - a family name (``"Llama-3.1"``): that family fitted per benchmark at its own budget on
-      ``benchmarks`` (default: the benchmarks rule v2 makes it a reference of the headline's set on)
+      ``benchmarks`` (default: the benchmarks rule v3 makes it a reference of the headline's set on)
       and inverted jointly (one benchmark: the paper's inversion);
     - a :class:`~densing.laws.reference_fit.ReferenceFit` (inverted per benchmark at ``d0``, default its
       own D0), or several family fits of one family (a list or a mapping: inverted jointly);
@@ -125,16 +125,17 @@ def _inversion(reference, d0: float | None):
 
 def _family_members(targets: pd.DataFrame, family: str | None, benchmarks, *, since, epoch, seed: int) -> list:
     """(inversion, targets) per reference: the headline's (``family`` None), or one family's."""
-    if family is not None and benchmarks is not None:
-        chosen = tuple(fit_family(targets, family, b, n_boot=references.FAMILY_BOOT, seed=seed) for b in benchmarks)
+    candidates = references.candidate_table(targets, since=since, composed=composed_fits(), rule=references.DEFAULT_RULE)
+    if family is not None and benchmarks is not None:  # fitted as rule v3 fits (likelihood, the pooled dispersion)
+        chosen = tuple(references.fit_of(targets, candidates, family, b, references.FAMILY_BOOT, seed) for b in benchmarks)
         inversion = Joint(chosen) if len(chosen) > 1 else PerBenchmark(chosen[0])
         return [(inversion, trend_targets(targets, inversion, since=since, epoch=epoch)[0])]
-    candidates = references.candidate_table(targets, since=since, composed=composed_fits(), rule="v2")
     label, _, found, _ = headline_set(candidates)
     if family is not None:
         if family not in found:
-            raise InputError(f"reference: rule v2 makes {family!r} no reference of the {label}; name its benchmarks "
-                             f"(benchmarks=...) to use it anyway")
+            raise InputError(f"reference: rule {references.DEFAULT_RULE} makes {family!r} no reference of the {label}; "
+                             "name its benchmarks (benchmarks=...) to use it anyway")
         found = {family: found[family]}
-    fits = {(f, b): fit_family(targets, f, b, n_boot=references.FAMILY_BOOT, seed=seed) for f, bs in found.items() for b in bs}
+    fits = {(f, b): references.fit_of(targets, candidates, f, b, references.FAMILY_BOOT, seed) for f, bs in found.items()
+            for b in bs}
     return capability.ordered_members(targets, candidates, fits, found, since=since, epoch=epoch, joint=True)

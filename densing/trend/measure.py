@@ -39,6 +39,7 @@ from densing import paths
 from densing.data.units import format_count
 from densing.errors import DensingError, FitError
 from densing.trend import capability, references
+from densing.trend.capability import inversion_checks
 from densing.laws.density import density_table, point_densities
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.reference_fit import ReferenceFit
@@ -106,34 +107,6 @@ def inversions_of(fits: tuple[ReferenceFit, ...], *, first_versions: bool = Fals
 
 # ---------------------------------------------------------------------------------------------
 # the measurement
-
-
-def _frontier(models: pd.DataFrame, y: np.ndarray, kind: np.ndarray) -> np.ndarray:
-    """Indices of the envelope's record-setters among the models with a value or a bound."""
-    usable = np.flatnonzero(np.isfinite(y) & np.isfinite(kind))
-    return usable[envelope_index(models["t"].to_numpy(float)[usable], y[usable], models["model"].astype(str).to_numpy()[usable])]
-
-
-def inversion_checks(models: pd.DataFrame, inversion, *, size: str = "confounding") -> tuple[checks.Check, ...]:
-    """Saturation and conditioning over the envelope's record-setters; size dependence over every exact density
-    (a gate under rule v1, ``size="dependence"``, a finding under v2) and, under v2, size confounding."""
-    y, kind = point_densities(models, inversion)
-    front = models.iloc[_frontier(models, y, kind)]
-    scores, stderr = arrays(front, inversion.benchmarks)
-    cap = inversion.cap()
-    filled = np.where(np.isnan(scores), -np.inf, scores)  # a missing score is never the top one
-    top = filled.max(axis=1) if scores.size else np.empty(0)
-    top_err = np.take_along_axis(stderr, filled.argmax(axis=1)[:, None], axis=1)[:, 0] if scores.size else np.empty(0)
-    kappa = inversion.conditioning(scores, stderr) if len(front) else np.empty(0)
-    sizes = models.assign(log_density=np.where(kind == EXACT, y, np.nan))[["family", "params", "log_density"]]
-    found = (checks.saturation(top, top_err, cap, front["model"].tolist()), checks.conditioning(kappa, front["model"].tolist()))
-    slope = checks.size_dependence(sizes)
-    if size == "dependence":
-        return (*found, slope)
-    finding = replace(slope, status=checks.REPORTED if slope.status != checks.UNTESTABLE else slope.status,
-                      threshold="a finding under rules v2 and v3 (not a gate)")
-    confounding = checks.size_confounding(models["t"].to_numpy(float), y, kind, models["params"].to_numpy(float))
-    return (*found, confounding, finding)
 
 
 def _months(value: float) -> str:

@@ -376,6 +376,50 @@ def pooled_dispersion(own: dict[str, float]) -> float:
     return max(1.0, float(np.median(values))) if values else 1.0
 
 
+def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str], metrics: dict, counted: pd.Series) -> dict:
+    """Each (family, benchmark)'s points, dropped members and likelihood fit at dispersion floor 1 (its own dispersion;
+    "" with fewer than 2 sizes, a reason where the registry lacks a chance level or an item count)."""
+    from densing.laws.family import likelihood_fit
+
+    found: dict[tuple[str, str], tuple] = {}
+    for family in families:
+        own = targets[targets["family"] == family]
+        for b in benchmarks:
+            if b not in CHANCE_LEVELS or b not in counted.index:
+                found[(family, b)] = (None, {}, "no chance level or item count in the registry")
+                continue
+            points, dropped = family_points(own, family, b, metric=metrics[b], keep_floor=True)
+            fitted: object = ""
+            if np.unique(points["params"]).size >= 2:
+                fitted = likelihood_fit(np.log(points["params"].to_numpy(float)), points["score"].to_numpy(float),
+                                        float(counted[b]), CHANCE_LEVELS[b], 1 - CHANCE_LEVELS[b])
+            found[(family, b)] = (points, dropped, fitted)
+    return found
+
+
+def pooled_dispersions(targets: pd.DataFrame, benchmarks: tuple[str, ...] | None = None) -> dict[str, float]:
+    """Rule v3's pooled dispersion of each benchmark over the table's families (:func:`pooled_dispersion`): what
+    ``densing fit --family`` and the trend's references fit with."""
+    keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params")
+            if c in targets.columns]
+    targets = targets[keep].astype({c: object for c in ("model", "family", "benchmark", "metric") if c in keep})
+    counts = targets.drop_duplicates("model").groupby("family")["model"].count()
+    present = set(targets["benchmark"].astype(str))
+    chosen = [b for b in (benchmarks or CANDIDATE_BENCHMARKS_V2) if b in present]
+    metrics = {b: metric_for(targets, b, None) for b in chosen}
+    families = sorted(str(f) for f in counts[counts >= MIN_FAMILY_MODELS].index)
+    return _pool(_own_fits(targets, families, chosen, metrics, item_counts().set_index("benchmark")["items"]), chosen)
+
+
+def _pool(found: dict, benchmarks: list[str]) -> dict[str, float]:
+    """The pooled dispersion of each benchmark from :func:`_own_fits`'s fits (families of ≥ MIN_POOLING_MEMBERS members)."""
+    own: dict[str, dict[str, float]] = {b: {} for b in benchmarks}
+    for (family, b), (_, _, fitted) in found.items():
+        if not isinstance(fitted, str) and fitted.converged and fitted.n_members >= MIN_POOLING_MEMBERS:
+            own[b][family] = fitted.own_dispersion
+    return {b: pooled_dispersion(own[b]) for b in benchmarks}
+
+
 def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | None) -> pd.DataFrame:
     """Rule v3's candidate table (module docstring): every family with ≥ 3 models × :data:`CANDIDATE_BENCHMARKS_V2`."""
     from densing.laws.family import likelihood_fit
@@ -390,24 +434,8 @@ def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | No
     metrics = {b: metric_for(targets, b, None) for b in benchmarks}
     families = sorted(str(f) for f in counts[counts >= MIN_FAMILY_MODELS].index)
     top_cache: dict = {}
-    # pass 1: each family's points and its likelihood fit at dispersion floor 1 (its own dispersion)
-    found: dict[tuple[str, str], tuple] = {}
-    own_dispersion: dict[str, dict[str, float]] = {b: {} for b in benchmarks}
-    for family in families:
-        own = targets[targets["family"] == family]
-        for b in benchmarks:
-            if b not in CHANCE_LEVELS or b not in counted.index:
-                found[(family, b)] = (None, {}, "no chance level or item count in the registry")
-                continue
-            points, dropped = family_points(own, family, b, metric=metrics[b], keep_floor=True)
-            fitted: object = ""
-            if np.unique(points["params"]).size >= 2:
-                fitted = likelihood_fit(np.log(points["params"].to_numpy(float)), points["score"].to_numpy(float),
-                                        float(counted[b]), CHANCE_LEVELS[b], 1 - CHANCE_LEVELS[b])
-                if fitted.converged and fitted.n_members >= MIN_POOLING_MEMBERS:
-                    own_dispersion[b][family] = fitted.own_dispersion
-            found[(family, b)] = (points, dropped, fitted)
-    pooled = {b: pooled_dispersion(own_dispersion[b]) for b in benchmarks}
+    found = _own_fits(targets, families, benchmarks, metrics, counted)
+    pooled = _pool(found, benchmarks)
     rows = []
     for family in families:
         own = targets[targets["family"] == family]
@@ -498,11 +526,11 @@ def family_references(targets: pd.DataFrame, candidates: pd.DataFrame, *, seed: 
     """The eligible families' fits (every eligible benchmark, bootstrapped, one seed so draw k resamples the same members)."""
     out = {}
     for row in eligible_families(candidates).itertuples(index=False):
-        out[row.family] = tuple(_fit_of(targets, candidates, row.family, b, family_boot, seed) for b in row.benchmarks)
+        out[row.family] = tuple(fit_of(targets, candidates, row.family, b, family_boot, seed) for b in row.benchmarks)
     return out
 
 
-def _fit_of(targets: pd.DataFrame, candidates: pd.DataFrame, family: str, benchmark: str, family_boot: int, seed: int
+def fit_of(targets: pd.DataFrame, candidates: pd.DataFrame, family: str, benchmark: str, family_boot: int, seed: int
             ) -> ReferenceFit:
     """One candidate's fit as its rule makes it: by likelihood with the benchmark's pooled dispersion (v3), by least
     squares on logits (v1, v2)."""
@@ -532,5 +560,5 @@ def eligible_fits(targets: pd.DataFrame, candidates: pd.DataFrame, *, seed: int 
     """Every eligible (family, benchmark) candidate's fit, bootstrapped with one seed (draw k of a family's fits
     resamples the same members), keyed by (family, benchmark)."""
     ok = candidates[candidates["eligible"].astype(bool) & (candidates["kind"] == "family")]
-    return {(str(r.family), str(r.benchmark)): _fit_of(targets, candidates, str(r.family), str(r.benchmark), family_boot, seed)
+    return {(str(r.family), str(r.benchmark)): fit_of(targets, candidates, str(r.family), str(r.benchmark), family_boot, seed)
             for r in ok.itertuples(index=False)}

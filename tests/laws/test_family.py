@@ -62,10 +62,13 @@ def test_mixtures_unknown_budgets_and_chance_scores_are_dropped_and_named():
     table.loc[0, "value"] = 0.2  # below chance
     table.loc[1, "active_params"] = 1e9  # a mixture of experts
     table.loc[2, "train_tokens"] = np.nan
-    fit = fit_family(table, "F", "mmlu", n_boot=10)
+    fit = fit_family(table, "F", "mmlu", n_boot=10, method="ols")
     dropped = fit.provenance["dropped"]
     assert dropped["at_chance"] == ["F-500M"] and dropped["moe"] == ["F-1800M"] and dropped["no_tokens"] == ["F-4000M"]
     assert fit.stages[0].n_points == len(table) - 3
+    # the likelihood fit keeps the member below chance: it weighs, it does not drop
+    kept = fit_family(table, "F", "mmlu", n_boot=10)
+    assert "at_chance" not in kept.provenance["dropped"] and kept.stages[0].n_points == len(table) - 2
     assert set(fit.provenance["members"]) == set(table["model"])  # every member, fitted or not: never a target
 
 
@@ -74,6 +77,115 @@ def test_a_family_whose_score_falls_with_size_is_refused():
     table["value"] = table["value"].to_numpy()[::-1]
     with pytest.raises(FitError, match="does not rise"):
         fit_family(table, "F", "mmlu", n_boot=0)
+
+
+def binomial_family(gamma: float, level: float, sizes, items: int, rng: np.random.Generator, chance: float = 0.25,
+                    extra_sd: float = 0.0) -> np.ndarray:
+    """Scores of a planted family: Binomial(n, S(N)) / n, S(N) = d + (1 − d)·σ(γ(ln N − l) + e), e ~ N(0, extra_sd²)."""
+    eta = gamma * (np.log(np.asarray(sizes, float)) - level) + extra_sd * rng.standard_normal(len(sizes))
+    p = chance + (1 - chance) / (1 + np.exp(-eta))
+    return rng.binomial(items, p) / items
+
+
+# a family whose smaller members sit near chance (the floor): γ = 0.6, l = 24.5 puts 0.3B–3B within 0.01–0.05 of it
+FLOOR_SIZES = (0.3e9, 1e9, 3e9, 8e9, 20e9, 70e9)
+
+
+def test_likelihood_fit_recovers_gamma_and_l_from_a_family_with_members_near_chance():
+    from densing.laws.family import likelihood_fit
+
+    rng = np.random.default_rng(7)
+    slopes, levels, covered = [], [], 0
+    for _ in range(200):
+        scores = binomial_family(0.6, 24.5, FLOOR_SIZES, 1319, rng)
+        found = likelihood_fit(np.log(FLOOR_SIZES), scores, 1319, 0.25, 0.75)
+        assert found.converged
+        slopes.append(found.gamma)
+        levels.append(found.level)
+        low, high = found.slope_interval()
+        covered += low <= 0.6 <= high
+    assert np.median(slopes) == pytest.approx(0.6, rel=0.05) and np.median(levels) == pytest.approx(24.5, abs=0.1)
+    assert 0.90 <= covered / 200 <= 0.99  # the Wald interval of a calibrated family: nominal 0.95
+
+
+def test_likelihood_and_least_squares_agree_on_exact_scores_and_the_likelihood_is_the_maximum():
+    from scipy.optimize import minimize
+
+    from densing.laws.family import _log_likelihood, binomial_mle
+
+    x = np.log(FLOOR_SIZES)
+    scores = forms.performance_law(x, 0.75, 0.6, 24.5, 0.25) + np.array([0.004, -0.003, 0.006, -0.01, 0.008, -0.005])
+    found = binomial_mle(x, scores, 14042, 0.25, 0.75)
+    centre = found["centre"]
+    best = minimize(lambda t: -_log_likelihood(t[0] * (x - centre) + t[1], scores, 14042.0, 0.25, 0.75),
+                    x0=[0.3, 0.0], method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 20000})
+    assert found["slope"][0] == pytest.approx(best.x[0], abs=1e-4) and found["offset"][0] == pytest.approx(best.x[1], abs=1e-4)
+    exact = forms.performance_law(x, 0.75, 0.6, 24.5, 0.25)
+    ols = fit_family(planted_family(0.6, 24.5, sizes=FLOOR_SIZES), "F", "mmlu", n_boot=0, method="ols")
+    mle = fit_family(planted_family(0.6, 24.5, sizes=FLOOR_SIZES), "F", "mmlu", n_boot=0)
+    assert ols.params["gamma"] == pytest.approx(mle.params["gamma"], rel=1e-5) and np.allclose(exact, mle.predict_score(
+        np.asarray(FLOOR_SIZES), 3e12), atol=1e-6)
+    assert ols.provenance["method"] == "ols" and mle.provenance["method"] == "binomial"
+
+
+def test_least_squares_on_logits_is_pulled_by_members_near_chance_and_the_likelihood_is_not():
+    rng = np.random.default_rng(11)
+    err_ols, err_mle = [], []
+    for seed in range(40):
+        scores = binomial_family(0.6, 24.5, FLOOR_SIZES, 14042, np.random.default_rng(seed))
+        table = planted_family(0.6, 24.5, sizes=FLOOR_SIZES).assign(value=scores)
+        if (scores <= 0.25).any():
+            continue
+        err_ols.append(fit_family(table, "F", "mmlu", n_boot=0, method="ols").params["gamma"] - 0.6)
+        err_mle.append(fit_family(table, "F", "mmlu", n_boot=0).params["gamma"] - 0.6)
+    assert len(err_mle) > 20 and rng is not None
+    assert np.sqrt(np.mean(np.square(err_mle))) < np.sqrt(np.mean(np.square(err_ols)))
+
+
+def test_held_out_z_rejects_calibrated_families_at_about_the_nominal_rate():
+    """A family following the law within its binomial noise fails the ±1.96 held-out test about 5% of the time."""
+    from densing.laws.family import held_out_test
+
+    rng = np.random.default_rng(3)
+    rejected, runs = 0, 300
+    for _ in range(runs):
+        scores = binomial_family(0.45, 22.0, (0.5e9, 1.8e9, 4e9, 7e9, 14e9, 32e9), 1319, rng)
+        table = planted_family(sizes=(0.5e9, 1.8e9, 4e9, 7e9, 14e9, 32e9), benchmark="gsm8k").assign(value=scores)
+        rejected += abs(held_out_test(table, "F", "gsm8k")["z"]) > 1.96
+    rate = rejected / runs
+    assert 0.015 <= rate <= 0.10, rate  # nominal 0.05; Monte Carlo standard error 0.013
+
+
+def test_held_out_z_carries_the_dispersion_of_families_off_their_curve():
+    """Members off the law by more than their binomial noise: the test with only the refit's own dispersion rejects
+    too often, and with a dispersion pooled over families of the same world (rule v3's) at about the nominal rate."""
+    from densing.laws.family import held_out_test, likelihood_fit
+
+    sizes = (0.5e9, 1.8e9, 4e9, 7e9, 14e9, 32e9)
+    rng = np.random.default_rng(5)
+    plain, pooled, runs = 0, 0, 200
+    for _ in range(runs):
+        scores = binomial_family(0.45, 22.0, sizes, 14042, rng, extra_sd=0.1)
+        table = planted_family(sizes=sizes).assign(value=scores)
+        # the pooled dispersion: from other families of the same world (three, as rule v3 pools over the table's)
+        others = [likelihood_fit(np.log(sizes), binomial_family(0.45, 22.0, sizes, 14042, rng, extra_sd=0.1), 14042, 0.25, 0.75)
+                  for _ in range(3)]
+        floor = float(np.median([o.own_dispersion for o in others]))
+        plain += abs(held_out_test(table, "F", "mmlu")["z"]) > 1.96
+        pooled += abs(held_out_test(table, "F", "mmlu", dispersion_floor=floor)["z"]) > 1.96
+    assert plain / runs > 0.12     # the refit's own dispersion, 3 residual degrees of freedom: about 0.19
+    assert pooled / runs <= 0.10   # the pooled one: about 0.05
+
+
+def test_parametric_draws_have_the_fits_covariance():
+    from densing.laws.family import likelihood_fit
+
+    scores = binomial_family(0.6, 24.5, FLOOR_SIZES, 1319, np.random.default_rng(2))
+    found = likelihood_fit(np.log(FLOOR_SIZES), scores, 1319, 0.25, 0.75)
+    draws, redraws = found.draws(4000, np.random.default_rng(0))
+    gammas = np.array([g for g, _ in draws])
+    assert redraws == 0 and gammas.std() == pytest.approx(found.slope_stderr, rel=0.05)
+    assert np.median(gammas) == pytest.approx(found.gamma, abs=0.1 * found.slope_stderr)
 
 
 def test_held_out_error_predicts_the_largest_member_from_the_rest():

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import pandas as pd
 
 from densing.laws import forms
@@ -59,3 +60,57 @@ def test_mixture_of_experts_members_are_not_fitted():
     table.loc[(table["family"] == "Good") & (table["params"] == 70e9), "active_params"] = 14e9
     row = references.candidate_table(table, since="2023-01-01").set_index("reference").loc["Good:mmlu"]
     assert "moe: Good-4" in row["why"] and row["sizes"] == 4
+
+
+def _v3_table() -> pd.DataFrame:
+    big = (0.5e9, 2e9, 7e9, 20e9, 70e9)
+    targets = _family("T", (1e9, 3e9, 7e9, 13e9, 34e9, 70e9), 2e12, gamma=0.5, level=23.0)
+    code_targets = _family("T", (1e9, 3e9, 7e9, 13e9, 34e9, 70e9), 2e12, gamma=0.5, level=23.0, benchmark="humaneval")
+    code_targets["value"] -= 0.25  # HumanEval's chance is 0: the same curve, floored at 0
+    # an informative family on 164 items: scores off its curve by about one binomial standard error, alternating
+    code = _family("Code", big, 2e12, benchmark="humaneval")
+    code["value"] = code["value"] - 0.25
+    se = np.sqrt(code["value"] * (1 - code["value"]) / 164)
+    code["value"] += se * np.array([1.0, -1.0, 0.8, -0.9, 0.7])
+    return pd.concat([
+        targets, code_targets,
+        _family("Good", big, 3e12),                                          # eligible
+        _family("Floor", big, 3e12, level=30.0),                             # R4r: its best member barely leaves chance
+        _family("Saturating", big, 3e12, shift=np.array([0, 0, 0, -0.05, -0.15])),  # another shape: R5z
+        _family("Mixed", big, (0.3e12, 1e12, 3e12, 3e12, 3e12)),             # R3: 10× tokens
+        _family("Two", (1e9, 1e9, 70e9), 3e12),                              # R2: two distinct sizes
+        code,                                                                # noisy, informative: eligible
+    ], ignore_index=True)
+
+
+def test_rule_v3_refuses_the_floor_and_the_misspecified_and_keeps_a_noisy_informative_family():
+    table = references.candidate_table(_v3_table(), since=None, rule="v3").set_index("reference")
+    assert table.loc["Good:mmlu", "eligible"] and table.loc["Good:mmlu", "why"] == ""
+    assert table.loc["Code:humaneval", "eligible"], table.loc["Code:humaneval", "why"]
+    assert abs(table.loc["Code:humaneval", "held_out_z"]) <= references.MAX_HELD_OUT_Z
+    floor = table.loc["Floor:mmlu"]
+    assert not floor["eligible"] and floor["why"].startswith("R4r:") and floor["reach_share"] < references.REACH_SHARE
+    assert table.loc["Saturating:mmlu", "why"].startswith("R5z:")
+    assert table.loc["Mixed:mmlu", "why"].startswith("R3:")
+    assert table.loc["Two:mmlu", "why"].startswith("R2: 2 sizes")
+    assert (table["rule"] == "v3").all()
+
+
+def test_rule_v3_refuses_a_family_whose_slope_is_not_above_its_noise():
+    flat = _family("Flat", (0.5e9, 2e9, 7e9, 20e9, 70e9), 3e12, level=22.0, gamma=0.45)
+    flat["value"] = 0.70 + np.array([0.004, -0.003, 0.002, -0.004, 0.003])  # no rise with size, high above chance
+    table = pd.concat([_v3_table(), flat], ignore_index=True)
+    row = references.candidate_table(table, since=None, rule="v3").set_index("reference").loc["Flat:mmlu"]
+    assert not row["eligible"] and row["why"].startswith("R2s:")
+
+
+def test_v3_fits_are_likelihood_fits_with_the_pooled_dispersion_and_v2_fits_are_least_squares():
+    table = _v3_table()
+    v3 = references.candidate_table(table, since=None, rule="v3")
+    fits = references.eligible_fits(table, v3, family_boot=50)
+    fit = fits[("Good", "mmlu")]
+    assert fit.provenance["method"] == "binomial"
+    pooled = float(v3.loc[v3["benchmark"] == "mmlu", "pooled_dispersion"].iloc[0])
+    assert fit.provenance["dispersion_floor"] == pytest.approx(pooled) and fit.provenance["dispersion"] >= pooled
+    v2 = references.candidate_table(_table(), since="2023-01-01", rule="v2")
+    assert all(f.provenance["method"] == "ols" for f in references.eligible_fits(_table(), v2, family_boot=20).values())
