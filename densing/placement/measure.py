@@ -16,7 +16,7 @@ public table):
    ``limit`` N: N per task, so MMLU's 57 subjects give 57·N), p the score held within [0.5/n, 1 − 0.5/n]
    so that a score of 0 or 1 keeps an error of half an item.
 4. **The inversion** is the headline's own (``TrendMeasurement.inversion``: its lead reference, per
-   benchmark or jointly over the benchmarks rule v2 makes it a reference on), applied by
+   benchmark or jointly over the benchmarks rule v3 makes it a reference on), applied by
    :func:`densing.laws.density.density_table` as for the public models: ρ, or a bound where the score is
    censored, and a 95% interval over the reference's bootstrap draws and the score noise. Scores on
    benchmarks outside that inversion are shown, not inverted.
@@ -111,7 +111,7 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
         root = Path(data_root if data_root is not None else SHARED_DATA)
         if not (root / "benchmarks").is_dir():
             raise InputError(f"{root}: --data-root has no benchmarks/ folder (the local benchmark splits)")
-    # the headline is measured on the first benchmark set that rule v2 gives a reference (capability.SETS)
+    # the headline is measured on the first benchmark set that rule v3 gives a reference (capability.SETS)
     inverted = {b for _, members in capability.SETS.values() for b in members}
     if not inverted & {PUBLIC_TABLE_BENCHMARKS[b] for b in names}:
         raise InputError(f"--suite {suite.strip()}: none of its benchmarks ({', '.join(names)}) is in a benchmark set the "

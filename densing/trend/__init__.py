@@ -20,7 +20,7 @@ the choice among them):
 
 Modules: :mod:`.targets` (which models enter), :mod:`.rules` (the frontier rules: the censored
 0.9 regression quantile, the paper's envelope, the Tobit mean line; :mod:`.censored`,
-:mod:`.lines`), :mod:`.references` (rule v2 of the references), :mod:`.capability` (rows per
+:mod:`.lines`), :mod:`.references` (rule v3 of the references; v2 and v1 as labelled variants), :mod:`.capability` (rows per
 benchmark and set), :mod:`.checks`, :mod:`.measurement` (the result types). The inversions
 themselves (score → ρ, per benchmark or jointly) are :mod:`densing.laws.inversion`'s.
 

@@ -64,15 +64,17 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
     assert "3.3 months" in shipped.verdict
     failed = [c for c in shipped.checks if c.failed]
     headline_set = "paper-like set (MMLU, BBH, MATH-hard, HumanEval)"
+    assert shipped.headline_set == headline_set  # rule v3 gives the paper-like set references
     if shipped.measurable:
-        assert "doubles every" in shipped.verdict and headline_set in shipped.verdict and not failed
-    elif shipped.headline_set != headline_set:  # rule v2 gives the paper-like set no reference: said in words
-        assert shipped.verdict.startswith(f"Doubling time not measured on the {headline_set}: no family passes rule v2")
-        assert f"On the {shipped.headline_set}:" in shipped.verdict
+        assert shipped.verdict.startswith("Capacity density doubles every") and headline_set in shipped.verdict
+        assert not failed and shipped.status == "measured"
+        assert "lies inside the interval" in shipped.verdict or "lies outside the interval" in shipped.verdict
     else:
-        gates = [c for c in shipped.checks if c.status != "reported"]
-        assert shipped.verdict.startswith("Doubling time not measured")
-        assert failed and f"{len(failed)} of {len(gates)} validity checks fail" in shipped.verdict
+        assert shipped.verdict.startswith(f"Doubling time not measured on the {headline_set}")
+        assert failed and shipped.status.startswith("not measured: ")
+        assert shipped.status.removeprefix("not measured: ") in shipped.verdict  # the same words everywhere
+        assert "is not a measurement" in shipped.verdict
+    assert "R2" not in shipped.verdict and "rule v" not in shipped.verdict  # rule codes stay behind "why, in full"
     if failed:
         from densing.trend.measure import plain_reason  # one plain sentence per failed check, in the why
 
@@ -81,23 +83,25 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
     head = next(r for r in rows if r["headline"])
     assert {"share_fit", "share_score", "share_models", "intercept", "checks", "references", "breakpoint", "verdict"} <= set(head)
     assert {c["status"] for c in head["checks"]} <= {"passed", "failed", "untestable", "reported"}
-    assert {"by_benchmark", "rule_v1"} <= set(head) and head["rule_v1"].startswith("Rule v1")
+    assert {"by_benchmark", "rule_v1", "rule_v2", "status"} <= set(head) and head["rule_v1"].startswith("Rule v1")
+    assert head["rule_v2"].startswith("Rule v2")
 
 
-def test_the_headline_references_are_rule_v2s_references_of_the_measured_set(shipped):
+def test_the_headline_references_are_rule_v3s_references_of_the_measured_set(shipped):
     from densing.trend.capability import SETS
-    from densing.trend.references import MAX_HELD_OUT_ERROR, MIN_SET_BENCHMARKS, references_of
+    from densing.trend.references import MAX_HELD_OUT_Z, MIN_SET_BENCHMARKS, REACH_SHARE, references_of
 
     table = shipped.candidates
-    assert set(table["rule"]) == {"v2"}
+    assert set(table["rule"]) == {"v3"}
     eligible = table[table["eligible"].astype(bool)]
-    assert (eligible["held_out_error"] <= MAX_HELD_OUT_ERROR).all()
+    assert (eligible["held_out_z"].abs() <= MAX_HELD_OUT_Z).all() and (eligible["reach_share"] >= REACH_SHARE).all()
+    assert (eligible["slope_ci_low"] > 0).all()
     assert (table.loc[~table["eligible"].astype(bool), "why"].str.len() > 0).all()
     benchmarks = next(b for label, b in SETS.values() if label == shipped.headline_set)
     found = references_of(table, benchmarks, MIN_SET_BENCHMARKS)
     assert found and shipped.fits[0].provenance["family"] in found
-    # the lead reference (the shares' point reference) is the one of lowest mean held-out error
-    errors = {f: eligible[(eligible["family"] == f) & eligible["benchmark"].isin(b)]["held_out_error"].mean()
+    # the lead reference (the shares' point reference) is the one of lowest mean |z| of its held-out member
+    errors = {f: eligible[(eligible["family"] == f) & eligible["benchmark"].isin(b)]["held_out_z"].abs().mean()
               for f, b in found.items()}
     assert shipped.fits[0].provenance["family"] == min(errors, key=lambda f: (errors[f], f))
 
@@ -108,13 +112,50 @@ def test_the_shipped_candidate_table_is_the_rules_output():
     from densing.trend.references import candidate_table
 
     targets = with_stderr(read_results("results/public_models.csv"))
-    fresh = pd.concat([candidate_table(targets, since="2023-02-24", composed=composed_fits(), rule=rule) for rule in ("v2", "v1")],
-                      ignore_index=True)
+    fresh = pd.concat([candidate_table(targets, since="2023-02-24", composed=composed_fits(), rule=rule)
+                       for rule in ("v3", "v2", "v1")], ignore_index=True)
     shipped = pd.read_csv(f"reference_fits/{CANDIDATES_FILE}", keep_default_na=False, na_values=[""])
     assert list(shipped["rule"]) == list(fresh["rule"])
     assert list(shipped["reference"]) == list(fresh["reference"])
     assert list(shipped["eligible"].astype(bool)) == list(fresh["eligible"].astype(bool))
     assert np.allclose(shipped["held_out_error"].astype(float), fresh["held_out_error"].astype(float), equal_nan=True, rtol=1e-5)
+    assert np.allclose(shipped["held_out_z"].astype(float), fresh["held_out_z"].astype(float), equal_nan=True, rtol=1e-5)
+
+
+def test_no_measured_row_leans_on_a_near_floor_reference(shipped):
+    from densing.trend.references import REACH_SHARE
+
+    table = shipped.candidates.set_index("reference")
+    for row in [*shipped.benchmark_rows, *shipped.set_rows]:
+        for name in row.references:
+            family, rest = name.split(":")
+            benchmarks = rest.removeprefix("joint(").rstrip(")").split(",")
+            assert all(table.loc[f"{family}:{b}", "reach_share"] >= REACH_SHARE for b in benchmarks), name
+    measured = [r for r in shipped.benchmark_rows if r.measured]
+    assert len(measured) >= 8 and all(r.status for r in shipped.benchmark_rows)
+
+
+def test_verdict_rows_repr_and_json_agree_on_status_and_interval(shipped):
+    """One status and one interval per row: the headline, its row in by_benchmark, the repr and the JSON rows."""
+    head = shipped.rules[shipped.headline_rule]
+    table = shipped.by_benchmark().set_index("row")
+    own = table.loc["paper"]
+    assert own["status"] == shipped.status
+    assert (own["months"], own["ci_low"], own["ci_high"]) == (head.doubling_time_months, head.doubling_time_months_ci_low,
+                                                              head.doubling_time_months_ci_high)
+    assert shipped.status in repr(shipped) or (shipped.measurable and "measured" in repr(shipped))
+    rows = json.loads(json.dumps(shipped.json_rows(), default=str))
+    first = next(r for r in rows if r["headline"])
+    assert first["status"] == shipped.status and first["doubling_time_months"] == pytest.approx(own["months"])
+    by = {r["row"]: r for r in first["by_benchmark"]}
+    assert by["paper"]["status"] == shipped.status and by["paper"]["ci_low"] == pytest.approx(own["ci_low"])
+    # the report's cards and verdict carry the same status and interval
+    from densing.report.build import verdict_html
+    from densing.trend.measurement import PAPER
+
+    html = verdict_html(shipped, PAPER)
+    assert f"{head.doubling_time_months_ci_low:.1f}–{head.doubling_time_months_ci_high:.1f}" in html
+    assert ("not measured" in html) == (not shipped.measurable)
 
 
 def test_api_and_cli_give_the_same_slope_for_the_same_rule(shipped):
@@ -125,7 +166,9 @@ def test_api_and_cli_give_the_same_slope_for_the_same_rule(shipped):
     for rule, result in shipped.rules.items():
         slope, intercept = rules.frontier_line(rule, models["t"].to_numpy(float), models["log_density"].to_numpy(float),
                                                models["bound"].to_numpy(float), models["model"].astype(str).to_numpy())
-        assert slope == pytest.approx(result.slope_per_day, rel=1e-9) and intercept == pytest.approx(result.intercept, rel=1e-9)
+        # the points are the lead reference's: its own slope; the measurement's is the references' mean
+        assert slope == pytest.approx(result.reference_slopes[0], rel=1e-9)
+        assert result.slope_per_day == pytest.approx(np.mean(result.reference_slopes), rel=1e-9)
 
 
 @pytest.mark.parametrize("rule", ["quantile", "all", "envelope"])
@@ -190,4 +233,4 @@ def test_the_measurement_plots_the_reports_own_figures():
     assert {t.name for t in measured.plot("size").data} >= {"Llama-3.1"} or len(measured.plot("size").data) > 2
     with pytest.raises(InputError, match="kind: expected"):
         measured.plot("pie")
-    assert "D0 = 15T tokens" in repr(measured) or "tokens" in repr(measured)
+    assert measured.headline_set in repr(measured) and (measured.status in repr(measured) or measured.measurable)
