@@ -32,14 +32,26 @@ built like the public table, its departures from the model included; prints a ta
   the date). As in densing, a family's own models are never its targets; they are targets of the other
   references, dated t_f.
 
-**The measurement** is densing's own code: rule v2's candidate table
-(:func:`densing.trend.references.candidate_table`), every eligible (family, benchmark) fitted with its bootstrap
+*Departures a reference rule must face* (families beside the four above): ``floor`` sits on the floor of the
+reasoning benchmarks (OPT-like, far below the frontier of its date: its best member reaches a few percent of the way
+from chance to the top decile; rule v3 must refuse it); ``kinked`` follows a law of another shape (k_f = 1.6 below its
+pivot, 0.4 above: no sigmoid in ln N fits it; refused, or covered where accepted); ``overtrained_law`` is
+over-trained *through the loss law* — h_{f,b} = ln N_f* + c_{f,b} + ln N'(N) − ln N'(N_f*), N' the size that reaches
+at D0 = 10¹² tokens the loss the member reaches on its 15T tokens under Hoffmann et al. 2022 — the case the budget
+translation (:func:`densing.trend.capability.budget_fits`) is made for.
+
+**The measurement** is densing's own code: the candidate table of the rule ``--rule`` (v3, densing's; v2 kept as a
+labelled variant) (:func:`densing.trend.references.candidate_table`), every eligible (family, benchmark) fitted with its bootstrap
 (:func:`densing.trend.references.eligible_fits`, ``--ref-boot`` draws), then
 :func:`densing.trend.capability.trend_row` for the headline set (:data:`HEADLINE_SET`, MMLU, MATH-hard, HumanEval:
 the paper-like set without BBH, three benchmarks of different item counts and missingness; a joint inversion over
 the benchmarks each reference is eligible on, references drawn per draw by :func:`densing.trend.uncertainty.carry_over_references`) and for each
 benchmark (one per-benchmark inversion per eligible reference, references drawn), ``--n-boot`` draws, the quantile
-rule; each source's share from ``--n-share`` draws of it alone.
+rule; each source's share from ``--n-share`` draws of it alone; and the *budget rows* (:data:`BUDGET_ROWS`: every
+eligible reference refitted over its members' sizes at D0 = 10¹² through Hoffmann et al.'s law, as ``densing trend
+--by benchmark`` does), whose claimed estimand uses each reference's true curves refitted the same way. Below the
+coverage table, the rule's verdict on every planted (family, benchmark) candidate: the share of replicates it is
+eligible, its median reach share and its commonest refusal.
 
 **The estimands**, per row and replicate:
 
@@ -62,12 +74,12 @@ the median bootstrap standard deviation and each source's mean variance share (w
 and whether it carries more or less than the point slope actually varies), the *score-noise bias* (the claimed
 estimand recomputed from the population's binomial scores — the limit of the point estimator, which a percentile
 bootstrap does not correct — less the noise-free one), the references used, and every population slope. Coverage is at nominal 0.95, with the Monte Carlo standard error
-√(p(1 − p)/R) over the R replicates a row was measured in; a row not measured (no reference passes rule v2, or
+√(p(1 − p)/R) over the R replicates a row was measured in; a row not measured (no reference passes the rule, or
 the fit fails) is counted with its reason. Replicate r draws from ``numpy.random.SeedSequence([seed, r])``, so
 replicates are deterministic and independent of each other; ``--store`` keeps one JSON line per replicate and a
 rerun skips the replicates already there.
 
-    PYTHONPATH=. python studies/capability_coverage.py --replicates 300 --n-boot 200 --store STORE
+    PYTHONPATH=. OMP_NUM_THREADS=1 python studies/capability_coverage.py --replicates 100 --store STORE  [--rule v2]
 """
 from __future__ import annotations
 
@@ -84,6 +96,7 @@ from densing.data.item_counts import item_count
 from densing.errors import DensingError
 from densing.laws.family import fit_family
 from densing.trend import capability, references, rules
+from densing.trend.capability import BUDGET_D0
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.trend.targets import trend_targets, with_stderr
@@ -130,21 +143,35 @@ class Family:
     tokens: float
     released: float  # t_f: days since the epoch (its models are targets of the other references, dated so)
     gap: float       # g_f: how far its pivot member sits below the frontier of its date, in ln ρ
-    shape: float     # k_f: d h_f / d ln N (1: the targets' shape)
+    shape: float     # k_f: d h_f / d ln N (1: the targets' shape); below the pivot where ``kink`` is set
     pivot: float     # N_f*
+    kink: float | None = None  # d h_f / d ln N above the pivot: a law of another shape (misspecified)
+    law: bool = False  # planted through the loss law: h_f = ln N_f* + c_{f,b} + ln N'(N) − ln N'(N_f*), N' at D0
 
     def offset(self, benchmark: str) -> float:
         """ln ρ of the pivot member on benchmark b: the frontier of its date, A_b·(t_f − 800) + B, less g_f."""
         return BENCHMARKS[benchmark].slope * (self.released - WINDOW_DAYS) + FRONTIER_END - self.gap
 
 
-#: The candidate reference families (names planted; each at one budget, sizes spanning ≥ 20×).
+#: The candidate reference families (names planted; each at one budget, sizes spanning ≥ 20×). The first four
+#: inform; ``floor`` sits on the floor of the reasoning benchmarks (OPT-like: 8 sizes to 66B on 180B tokens, far
+#: below the frontier: its best member reaches a few percent of the way from chance to the top decile on MMLU,
+#: MATH-hard, GSM8K and HumanEval); ``kinked`` follows a law of another shape (its effective size grows 1.6× as fast
+#: as the targets' below its pivot and 0.4× above); ``overtrained_law`` is over-trained through the loss law itself
+#: (Hoffmann et al. 2022 at 15T tokens, brought to D0 = 1T; sizes to 20B, each of which has a size at D0 under that
+#: law), the case the budget translation is made for.
 FAMILIES: dict[str, Family] = {
     "old": Family((0.16e9, 0.41e9, 1e9, 2.8e9, 6.9e9, 12e9), 3e11, 40.0, 0.5, 1.0, 7e9),
     "mid": Family((1.5e9, 6e9, 9e9, 34e9), 3.6e12, 300.0, 0.3, 1.0, 7e9),
     "wide": Family((0.5e9, 1.8e9, 4e9, 7e9, 14e9, 32e9, 72e9), 3e12, 450.0, 0.0, 1.0, 7e9),
     "overtrained": Family((1e9, 3e9, 8e9, 70e9, 405e9), 15e12, 700.0, 0.0, 0.75, 8e9),
+    "floor": Family((0.125e9, 0.35e9, 1.3e9, 2.7e9, 6.7e9, 13e9, 30e9, 66e9), 1.8e11, 0.0, 5.0, 1.0, 7e9),
+    "kinked": Family((0.5e9, 1.5e9, 4e9, 9e9, 20e9, 40e9), 2e12, 500.0, 0.3, 1.6, 7e9, kink=0.4),
+    "overtrained_law": Family((0.4e9, 1e9, 3e9, 8e9, 20e9), 15e12, 650.0, 0.0, 1.0, 8e9, law=True),
 }
+#: The budget rows: every reference brought to densing's budget D0 (:data:`densing.trend.capability.BUDGET_D0`)
+#: through the loss law before its family law is refitted, as ``densing trend --by benchmark`` does.
+BUDGET_ROWS: tuple[str, ...] = ("mmlu", "humaneval")
 #: A family with the targets' own curves (k = 1, offset 0 on every benchmark): the latent estimand's reference.
 CANONICAL = Family(tuple(10.0 ** np.arange(8.0, 12.01, 0.5)), 1e12, WINDOW_DAYS, FRONTIER_END, 1.0, 7e9)
 
@@ -156,9 +183,18 @@ def curve(benchmark: str, x) -> np.ndarray:
 
 
 def effective(family: Family, benchmark: str, log_n) -> np.ndarray:
-    """h_{f,b}(ln N) = ln N_f* + c_{f,b} + k_f·(ln N − ln N_f*): a family member's size on benchmark b's canonical scale."""
+    """h_{f,b}(ln N) = ln N_f* + c_{f,b} + k_f·(ln N − ln N_f*): a family member's size on benchmark b's canonical
+    scale (``kink``: k_f below the pivot, the kink's slope above; ``law``: ln N'(N) − ln N'(N_f*) in place of
+    k_f·(ln N − ln N_f*), N' the size at D0 that reaches the member's loss under Hoffmann et al. 2022)."""
     pivot = math.log(family.pivot)
-    return pivot + family.offset(benchmark) + family.shape * (np.asarray(log_n, float) - pivot)
+    log_n = np.asarray(log_n, float)
+    if family.law:
+        from densing.laws.budget import HOFFMANN_2022
+
+        at = lambda n: np.log(HOFFMANN_2022.size_at(n, family.tokens, BUDGET_D0))  # noqa: E731
+        return pivot + family.offset(benchmark) + at(np.exp(log_n)) - at(np.asarray(family.pivot))
+    slope = family.shape if family.kink is None else np.where(log_n < pivot, family.shape, family.kink)
+    return pivot + family.offset(benchmark) + slope * (log_n - pivot)
 
 
 def _score(rng: np.random.Generator | None, benchmark: str, p: np.ndarray) -> np.ndarray:
@@ -228,10 +264,18 @@ def replicate_table(rng: np.random.Generator, count: int) -> tuple[pd.DataFrame,
 
 
 @lru_cache(maxsize=None)
-def true_fit(name: str, benchmark: str):
-    """The family's true curve S_b∘h_f as densing's family law: fit_family on its members' noise-free scores."""
+def true_fit(name: str, benchmark: str, budget: bool = False):
+    """The family's true curve S_b∘h_f as densing's family law: fit_family on its members' noise-free scores
+    (``budget``: over its members' sizes at D0, as :func:`densing.trend.capability.budget_fits` refits it)."""
     family = CANONICAL if name == "canonical" else FAMILIES[name]
-    return fit_family(family_rows(name, family, None), name, benchmark, n_boot=0)
+    rows = family_rows(name, family, None)
+    fit = fit_family(rows, name, benchmark, n_boot=0)
+    if budget:
+        found, notes = capability.budget_fits(rows, {(name, benchmark): fit})
+        if (name, benchmark) not in found:
+            raise DensingError(f"{name}:{benchmark} at D0: {notes.get(f'{name}:{benchmark}', 'no fit')}")
+        fit = found[(name, benchmark)]
+    return fit
 
 
 @lru_cache(maxsize=4)
@@ -261,12 +305,13 @@ _SLOPES: dict = {}
 
 
 def reference_slope(family: str, benchmarks: tuple[str, ...], joint: bool, seed: int, count: int,
-                    noisy: bool = False) -> tuple[float, float]:
+                    noisy: bool = False, budget: bool = False) -> tuple[float, float]:
     """A reference's population slope (cached): its true curves, inverted per benchmark or jointly; ``noisy``: from
-    binomial scores, the limit of the point estimator itself (a diagnostic, not an estimand)."""
-    key = (family, benchmarks, joint, seed, count, noisy)
+    binomial scores, the limit of the point estimator itself (a diagnostic, not an estimand); ``budget``: its true
+    curves refitted over its members' sizes at D0 (the budget rows' estimand)."""
+    key = (family, benchmarks, joint, seed, count, noisy, budget)
     if key not in _SLOPES:
-        fits = tuple(true_fit(family, b) for b in benchmarks)
+        fits = tuple(true_fit(family, b, budget) for b in benchmarks)
         inversion = Joint(fits) if joint else PerBenchmark(fits[0], fits[0].d0)
         _SLOPES[key] = population_slope(inversion, population(seed, count, noisy))
     return _SLOPES[key]
@@ -279,7 +324,7 @@ def noisy_claimed(row: dict, args) -> float:
         family, benchmarks = ref.split(":")
         found = tuple(benchmarks.split(","))
         slopes.append(reference_slope(family, found, len(found) > 1, args.seed, args.population,
-                                      noisy=True)[0])
+                                      noisy=True, budget=row.get("budget", False))[0])
     return float(np.mean(slopes))
 
 
@@ -292,28 +337,49 @@ def _family_of(inversion) -> str:
 
 
 def rows_measured() -> list[tuple[str, tuple[str, ...]]]:
-    """(row name, benchmarks): the headline set, then one row per benchmark."""
-    return [("headline", HEADLINE_SET)] + [(b, (b,)) for b in BENCHMARKS]
+    """(row name, benchmarks): the headline set, one row per benchmark, then the budget rows (``budget:<b>``)."""
+    return ([("headline", HEADLINE_SET)] + [(b, (b,)) for b in BENCHMARKS]
+            + [(f"budget:{b}", (b,)) for b in BUDGET_ROWS])
+
+
+def _candidate_record(candidates: pd.DataFrame) -> dict:
+    """Each planted (family, benchmark) candidate's verdict: eligible, reach share, and the rule's first failed code."""
+    out = {}
+    for row in candidates[candidates["kind"] == "family"].itertuples(index=False):
+        why = str(row.why or "")
+        code = why.split(":")[0] if why and not row.eligible else ""
+        out[f"{row.family}:{row.benchmark}"] = {"eligible": bool(row.eligible), "code": code,
+                                                "reach": float(getattr(row, "reach_share", math.nan))}
+    return out
 
 
 def run_replicate(r: int, args) -> dict:
-    """One replicate: the planted table, rule v2, every row measured; a JSON-able record per row."""
+    """One replicate: the planted table, the rule (``--rule``), every row measured; a JSON-able record per row."""
     rng = np.random.default_rng(np.random.SeedSequence([args.seed, r]))
     table, frame = replicate_table(rng, args.targets)
     record = {"replicate": r, "rows": {},
               "missing_share": float(1 - frame["present:math_hard"].mean()),
               "targets": int(len(frame))}
     try:
-        candidates = references.candidate_table(table, since=EPOCH, rule="v2")
+        candidates = references.candidate_table(table, since=EPOCH, rule=args.rule)
         fits = references.eligible_fits(table, candidates, seed=r, family_boot=args.ref_boot)
     except DensingError as exc:
-        record["error"] = f"rule v2: {exc}"
+        record["error"] = f"rule {args.rule}: {exc}"
         return record
     record["eligible"] = sorted(f"{f}:{b}" for f, b in fits)
+    record["candidates"] = _candidate_record(candidates)
+    budget_fits: dict = {}
+    if any(name.startswith("budget:") for name, _ in rows_measured()):
+        wanted = {k: f for k, f in fits.items() if k[1] in BUDGET_ROWS}
+        budget_fits, _ = capability.budget_fits(table, wanted, seed=r) if args.rule == "v3" else ({}, {})
     for name, benchmarks in rows_measured():
+        budget = name.startswith("budget:")
+        if budget and args.rule != "v3":
+            continue
         try:
-            row = capability.trend_row(name, name, "planted", benchmarks, table, candidates, fits, since=EPOCH, epoch=EPOCH,
-                                       n_boot=args.n_boot, n_boot_share=args.n_share, seed=r)
+            row = capability.trend_row(name, name, "planted", benchmarks, table, candidates, budget_fits if budget else fits,
+                                       since=EPOCH, epoch=EPOCH, n_boot=args.n_boot,
+                                       n_boot_share=0 if budget else args.n_share, seed=r)
         except (DensingError, ValueError, FloatingPointError) as exc:  # counted with its reason, never hidden
             record["rows"][name] = {"error": f"{type(exc).__name__}: {exc}"}
             continue
@@ -323,7 +389,7 @@ def run_replicate(r: int, args) -> dict:
         res = row.result
         joint = len(benchmarks) > 1
         own = [(_family_of(inv), tuple(inv.benchmarks)) for inv, _ in row.members]
-        pop = [reference_slope(f, bs, joint, args.seed, args.population) for f, bs in own]
+        pop = [reference_slope(f, bs, joint, args.seed, args.population, budget=budget) for f, bs in own]
         weights = np.asarray(res.reference_weights, float)
         claimed = float(weights @ np.array([p[0] for p in pop]))
         claimed_se = float(math.sqrt(float(np.sum(np.square(weights * np.array([p[1] for p in pop]))))))
@@ -337,6 +403,7 @@ def run_replicate(r: int, args) -> dict:
             "sd_all": res.slope_sd_all, "sd": {s: getattr(res, f"slope_sd_{s}") for s in ("fit", "score", "models", "reference")},
             "share": {s: getattr(res, f"share_{s}") for s in ("fit", "score", "models", "reference")},
             "n_lower": res.n_lower_bounds, "n_upper": res.n_upper_bounds, "n_dropped": res.n_dropped,
+            "budget": budget,
         }
     return record
 
@@ -396,7 +463,7 @@ def summarise(records: list[dict], args) -> list[str]:
         out.append(f"{name:<10} {planted:>7} {len(good):>6} {len(bad) + total - len(rows):>6}  {pc:>13.3f} {sc:>7.3f}  "
                    f"{pl:>12.3f} {sl:>7.3f}  {pa:>14.3f} {sa:>7.3f}  {width:>12.5f}  {_months(claimed):>12} {_months(latent):>11}")
         if bad:
-            counts = pd.Series([x["error"].split(":")[0] if not x.get("no_reference") else "no reference passes rule v2"
+            counts = pd.Series([x["error"].split(":")[0] if not x.get("no_reference") else f"no reference passes rule {args.rule}"
                                 for x in bad]).value_counts()
             reasons_out.append(f"  {name}: " + ", ".join(f"{n} × {why}" for why, n in counts.items()))
         if good:
@@ -427,7 +494,8 @@ def summarise(records: list[dict], args) -> list[str]:
     out.append("where the interval's width comes from (mean over fitted replicates; bias and sd of the point slope"
                " against the claimed estimand):")
     out.extend(diagnostics)
-    pops = sorted({k[:3] for k in _SLOPES if not k[5]})
+    out.extend(acceptance(records))
+    pops = sorted({k[:3] for k in _SLOPES if not k[5] and not k[6]})
     if pops:
         out.append("population slopes (per day; doubling months) under each true reference curve, from noise-free scores "
                    "(the estimand) and, beside it, from binomial scores (the point estimator's limit):")
@@ -440,6 +508,31 @@ def summarise(records: list[dict], args) -> list[str]:
     return out
 
 
+def acceptance(records: list[dict]) -> list[str]:
+    """The rule's verdict on each planted candidate: how often it is eligible, its median reach share, and the
+    commonest reason it is refused."""
+    found: dict[str, list[dict]] = {}
+    for rec in records:
+        for name, verdict in rec.get("candidates", {}).items():
+            found.setdefault(name, []).append(verdict)
+    if not found:
+        return []
+    out = ["the rule's verdict on each planted candidate (share of replicates eligible ± MC SE; median reach share, the "
+           "best member's way from chance to the top decile; commonest refusal)"]
+    for family in FAMILIES:
+        cells = []
+        for bench in BENCHMARKS:
+            verdicts = found.get(f"{family}:{bench}", [])
+            if not verdicts:
+                continue
+            p, se = _coverage([v["eligible"] for v in verdicts])
+            codes = pd.Series([v["code"] for v in verdicts if v["code"]])
+            why = codes.value_counts().index[0] if len(codes) else "—"
+            cells.append(f"{bench} {p:.2f}±{se:.2f} reach {np.nanmedian([v['reach'] for v in verdicts]):.2f} {why}")
+        out.append(f"  {family:<16} " + "; ".join(cells))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=100)
@@ -449,24 +542,23 @@ def main() -> None:
     parser.add_argument("--ref-boot", type=int, default=1000, help="bootstrap draws of each family fit")
     parser.add_argument("--population", type=int, default=20000, help="targets of the population slopes")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rule", choices=("v2", "v3"), default="v3", help="the reference rule (v3: densing's)")
     parser.add_argument("--store", default=None, help="JSON lines, one per replicate: a rerun skips those already there")
     args = parser.parse_args()
     chosen, fresh, elapsed = run_replicates(args.replicates, lambda r: run_replicate(r, args), _config(args), args.store)
-    for _, benchmarks in rows_measured():  # every population slope the table lists, also for stored replicates
+    for name, benchmarks in rows_measured():  # every population slope the table lists, also for stored replicates
         for rec in chosen:
-            for ref in rec.get("rows", {}).get(_name(benchmarks), {}).get("references", []):
+            for ref in rec.get("rows", {}).get(name, {}).get("references", []):
                 family, bs = ref.split(":")
-                reference_slope(family, tuple(bs.split(",")), len(benchmarks) > 1, args.seed, args.population)
+                reference_slope(family, tuple(bs.split(",")), len(benchmarks) > 1, args.seed, args.population,
+                                budget=name.startswith("budget:"))
     print(f"{fresh} replicates run in {elapsed:.0f} s, {len(chosen) - fresh} read from the store")
     print("\n".join(summarise(chosen, args)))
 
 
-def _name(benchmarks: tuple[str, ...]) -> str:
-    return "headline" if len(benchmarks) > 1 else benchmarks[0]
-
-
 def _config(args) -> str:
-    return f"seed={args.seed} targets={args.targets} n_boot={args.n_boot} n_share={args.n_share} ref_boot={args.ref_boot} population={args.population}"
+    return (f"seed={args.seed} targets={args.targets} n_boot={args.n_boot} n_share={args.n_share} ref_boot={args.ref_boot} "
+            f"population={args.population} rule={args.rule} families={','.join(FAMILIES)}")
 
 
 if __name__ == "__main__":

@@ -59,6 +59,7 @@ from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
 from densing.laws import forms
 from densing.laws.points import POINT_COLUMNS
+from densing.table_cache import derived
 from densing.laws.reference_fit import ReferenceFit
 
 KIND = "family"
@@ -291,6 +292,17 @@ def metric_for(table: pd.DataFrame, benchmark: str, metric: str | None) -> str:
     return found[0]
 
 
+def _family_columns(table: pd.DataFrame, family: str) -> dict[str, np.ndarray]:
+    """The rows of ``family`` in ``table`` as plain arrays (what :func:`family_points` reads), and its members."""
+    mine = table[table["family"].astype(object) == family]
+    model = mine["model"].astype(str).to_numpy()
+    return {"members": np.unique(model), "model": model, "benchmark": mine["benchmark"].astype(object).to_numpy(),
+            "metric": mine["metric"].astype(object).to_numpy(), "value": mine["value"].to_numpy(float),
+            "params": mine["params"].to_numpy(float), "train_tokens": mine["train_tokens"].to_numpy(float),
+            "active_params": (mine["active_params"].to_numpy(float) if "active_params" in mine.columns
+                              else np.full(len(mine), np.nan))}
+
+
 def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
                   keep_floor: bool = False) -> tuple[pd.DataFrame, dict]:
     """The family's members usable for a fit of ``benchmark`` and what was dropped, and why.
@@ -300,20 +312,16 @@ def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
     ``at_chance`` (score at or below the chance level: no logit; kept in the points, and not
     listed, with ``keep_floor`` — the likelihood fit weighs them instead of dropping them).
     """
-    metric = metric_for(table, benchmark, metric)
-    mine = table[table["family"].astype(object) == family]
-    members = np.unique(mine["model"].astype(str).to_numpy())
+    metric = metric if metric is not None else derived(table, ("metric_for", benchmark), lambda: metric_for(table, benchmark, None))
+    mine = derived(table, ("family_columns", family), lambda: _family_columns(table, family))
+    members = mine["members"]
     if not len(members):
         raise InputError(f"family {family!r}: no models of that family in the table")
     chance = CHANCE_LEVELS.get(benchmark)
     if chance is None:
         raise InputError(f"benchmark {benchmark!r}: no chance level in the registry; a family reference needs its floor")
-    pick = (mine["benchmark"].astype(object).to_numpy() == benchmark) & (mine["metric"].astype(object).to_numpy() == metric)
-    model = mine["model"].astype(str).to_numpy()[pick]
-    value = mine["value"].to_numpy(float)[pick]
-    params = mine["params"].to_numpy(float)[pick]
-    tokens = mine["train_tokens"].to_numpy(float)[pick]
-    active = mine["active_params"].to_numpy(float)[pick] if "active_params" in mine.columns else np.full(model.size, np.nan)
+    pick = (mine["benchmark"] == benchmark) & (mine["metric"] == metric)
+    model, value, params, tokens, active = (mine[c][pick] for c in ("model", "value", "params", "train_tokens", "active_params"))
     moe = ~np.isnan(active)
     no_tokens = ~moe & np.isnan(tokens)
     at_chance = ~moe & ~no_tokens & (value <= chance) & (not keep_floor)

@@ -21,6 +21,7 @@ from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_number
 from densing.report import figures
 from densing.trend import figures as trend_figures
+from densing.trend import side_jobs
 from densing.report.html import Section, cards_html, esc, figure_html, fmt_fixed, page, table_html
 
 #: The reference law plots (Pythia) shown in the report's "Reference laws" section.
@@ -54,6 +55,16 @@ def _optional_csv(path: Path) -> pd.DataFrame | None:
     return pd.read_csv(path) if path.exists() else None
 
 
+def _olmes_batch(jobs: list, fits_dir: Path, n_boot: int, seed: int) -> dict:
+    """The OLMES design's measurement (:func:`densing.trend.olmes.measure_olmes`), by name: a worker computes it
+    while the headline is measured (it shares nothing with it)."""
+    from densing.trend.olmes import D0, measure_olmes
+
+    return {"olmes": measure_olmes(fits_dir, d0=D0, n_boot=n_boot, seed=seed)}
+
+
+@side_jobs.reaped  # an error, Ctrl-C or SIGTERM ends the OLMES worker at once
+@side_jobs.one_blas_thread  # the report's fits are on matrices of a few columns: one BLAS thread per process
 def build_report(
     *,
     results: str | Path | None = None,
@@ -88,6 +99,8 @@ def build_report(
     results_path = Path(results) if results else DEFAULT_RESULTS
     table = read_results(results_path)
     given = ReferenceFit.load(headline_fit) if headline_fit else None
+    olmes_jobs = [("olmes",)]
+    pending_olmes = side_jobs.start(_olmes_batch, olmes_jobs, folder, n_boot, seed, at_least=1)
     if measured is None:
         measured = measure_trend(table, fits_dir=folder, fit=given, d0=d0, since=since, epoch=epoch, n_boot=n_boot, seed=seed)
     dens = measured.densities
@@ -122,7 +135,8 @@ def build_report(
              f'<p class="sub">{esc(measured.rule_v2)}</p>',
              f'<p class="sub">{esc(measured.rule_v1)}</p>'],
         ),
-        _olmes_section(measured, PAPER["doubling_time_months"], folder, n_boot, seed),
+        _olmes_section(measured, PAPER["doubling_time_months"],
+                       side_jobs.finish(pending_olmes, _olmes_batch, olmes_jobs, folder, n_boot, seed)["olmes"]),
         Section(
             "Capacity density over time",
             _density_intro(measured, frontier, line),
@@ -251,11 +265,10 @@ def _your_density(row: dict, g) -> str:
     return g(row["density"])
 
 
-def _olmes_section(measured, paper_months: float, fits_dir: Path, n_boot: int, seed: int) -> Section:
-    """The second, independent measurement: the paper's two-step design on AI2's recipe (:mod:`densing.trend.olmes`)."""
-    from densing.trend.olmes import D0, beside_leaderboard, measure_olmes
-
-    olmes = measure_olmes(fits_dir, d0=D0, n_boot=n_boot, seed=seed)
+def _olmes_section(measured, paper_months: float, olmes) -> Section:
+    """The second, independent measurement: the paper's two-step design on AI2's recipe (:mod:`densing.trend.olmes`),
+    from its measurement ``olmes`` (:func:`_olmes_batch`)."""
+    from densing.trend.olmes import D0, beside_leaderboard
     rows = olmes.rows.assign(row=olmes.rows["task"], capability="OLMES MC", references=olmes.rows["reference"],
                              each_reference_months="one reference")
     rows["error"] = rows["error"].fillna("")

@@ -51,6 +51,7 @@ from densing.trend.censored import EXACT
 from densing.trend.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH, NAMED_MODELS
 from densing.trend.lines import doubling_days, envelope_index
 from densing.trend.measurement import PAPER, Breakpoint, InversionTrend, Segment, TrendMeasurement
+from densing.table_cache import same_tables
 from densing.trend.targets import reference_models, trend_targets, with_stderr
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references, carry_uncertainty
 
@@ -132,6 +133,12 @@ TREND_CONSTRAINTS = {
 def _side_batch(jobs: list, targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, args: dict) -> dict:
     """The side rows (per benchmark, the other sets, rule v1), by name: :mod:`densing.trend.side_jobs` runs this
     in its worker while the headline is measured here."""
+    with same_tables():
+        return _side_jobs(jobs, targets, candidates, fits, args)
+
+
+def _side_jobs(jobs: list, targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, args: dict) -> dict:
+    """:func:`_side_batch`'s jobs, one by one."""
     out = {}
     for job in jobs:
         if job[0] == "v1":
@@ -237,6 +244,8 @@ def headline_set(candidates: pd.DataFrame) -> tuple[str, tuple[str, ...], dict[s
 
 
 @side_jobs.reaped  # an error, Ctrl-C or SIGTERM ends the side worker at once
+@side_jobs.one_blas_thread  # two processes on small matrices: BLAS threads only oversubscribe the cores
+@same_tables()  # each table's score matrix computed once per benchmark tuple within the call
 def measure_trend(
     targets: pd.DataFrame,
     *,
@@ -258,6 +267,10 @@ def measure_trend(
     validate(TREND_CONSTRAINTS, n_boot=n_boot, n_boot_side=n_boot_side, seed=seed, d0=d0)  # before any worker starts
     targets = with_stderr(targets)  # once: every trend_targets call below then finds nothing to fill
     composed = composed_fits(fits_dir)
+    # rules v2 and v1 choose their own references: a worker measures them while rule v3's candidates are fitted here
+    variants = [("v2",), ("v1",)]
+    variant_args = dict(since=since, epoch=epoch, n_boot=n_boot_side, seed=seed, v1_composed=composed)
+    pending_variants = side_jobs.start(_side_batch, variants, targets, None, None, variant_args)
     candidates = references.candidate_table(targets, since=since, composed=composed, rule=references.DEFAULT_RULE)
     fits = references.eligible_fits(targets, candidates, seed=seed)
     label, benchmarks = capability.SETS[capability.HEADLINE_SET]
@@ -269,7 +282,6 @@ def measure_trend(
     side_list += [("budget", b, b, capability.CAPABILITY[b], (b,)) for b in BUDGET_BENCHMARKS
                   if b in set(targets["benchmark"].astype(str))]
     side_list += [("budget", name, capability.SETS[name][0], "set", capability.SETS[name][1]) for name in BUDGET_SETS]
-    side_list += [("v2",), ("v1",)]
     args = dict(since=since, epoch=epoch, n_boot=n_boot_side, seed=seed, v1_composed=composed)
     pending = side_jobs.start(_side_batch, side_list, targets, candidates, fits, args)
     if fit is not None:
@@ -283,6 +295,7 @@ def measure_trend(
             label, benchmarks, found, missing = headline_set(candidates)
         except FitError:
             side_jobs.cancel(pending)
+            side_jobs.cancel(pending_variants)
             raise
         members = capability.ordered_members(targets, candidates, fits, found, since=since, epoch=epoch, joint=True)
         reference_rule = (f"rule v3 (date-blind): every family eligible on at least {references.MIN_SET_BENCHMARKS} of "
@@ -297,11 +310,13 @@ def measure_trend(
         except DensingError as exc:
             if rule == HEADLINE_RULE:
                 side_jobs.cancel(pending)
+                side_jobs.cancel(pending_variants)
                 raise
             rule_errors[rule] = str(exc)
     head = found_rules[HEADLINE_RULE]
     found_checks = _member_checks(members, found_rules)
     side = side_jobs.finish(pending, _side_batch, side_list, targets, candidates, fits, args)
+    side.update(side_jobs.finish(pending_variants, _side_batch, variants, targets, None, None, variant_args))
     lead_inversion, lead_models = members[0]
     rows = [side[job[1]] for job in side_list if job[0] == "row" and len(job[4]) == 1]
     sets = [side[job[1]] for job in side_list if job[0] == "row" and len(job[4]) > 1]

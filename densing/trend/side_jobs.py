@@ -16,12 +16,13 @@ import functools
 _open: list = []
 
 
-def start(batch, jobs: list, *args):
+def start(batch, jobs: list, *args, at_least: int = 2):
     """``batch(jobs, *args)`` submitted to one forked worker process while this one goes on (on two cores
-    the wall time drops by the batch's share); None where fork is missing, one core, or one job."""
+    the wall time drops by the batch's share); None where fork is missing, one core, or fewer than ``at_least``
+    jobs (one short job is not worth a process)."""
     import os
 
-    if len(jobs) < 2 or (os.cpu_count() or 1) < 2 or not hasattr(os, "fork") or os.environ.get("DENSING_SERIAL"):
+    if len(jobs) < at_least or (os.cpu_count() or 1) < 2 or not hasattr(os, "fork") or os.environ.get("DENSING_SERIAL"):
         return None
     from densing.workers import end_pool, fork_context, process_pool
 
@@ -86,5 +87,22 @@ def reaped(function):
             while len(_open) > mark:
                 _close(_open[-1], end_pool)
             raise
+
+    return call
+
+
+def one_blas_thread(function):
+    """Decorator: ``function`` runs with BLAS and OpenMP held to one thread each (threadpoolctl), restored after.
+
+    The measurement runs in two processes (this one and its side worker) whose linear algebra is on matrices of a
+    few columns: BLAS threads only oversubscribe the cores (L-BFGS-B's steps of the Tobit line ran about four
+    times slower with them on a busy two-core machine)."""
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1):
+            return function(*args, **kwargs)
 
     return call

@@ -13,17 +13,18 @@ from densing.errors import InputError
 from densing.laws.reference_fit import ReferenceFit
 from densing.trend.constants import DEFAULT_EPOCH
 from densing.laws.inversion import as_inversion, score_matrix
+from densing.table_cache import derived
 from densing.trend.scope import days_since, parse_epoch
 
 
 def with_stderr(targets: pd.DataFrame) -> pd.DataFrame:
     """Fill a missing score standard error with the binomial √(S(1 − S)/n), n the benchmark's item count."""
-    if "stderr" in targets.columns and not targets["stderr"].isna().any():
+    known = set(item_counts()["benchmark"])
+    if "stderr" in targets.columns and not (targets["stderr"].isna() & targets["benchmark"].isin(known)).any():
         return targets  # nothing to fill (a table this function already filled, say): no copy
     out = targets.copy()
     if "stderr" not in out.columns:
         out["stderr"] = np.nan
-    known = set(item_counts()["benchmark"])
     missing = out["stderr"].isna() & out["benchmark"].isin(known)
     for benchmark, rows in out[missing].groupby("benchmark"):
         out.loc[rows.index, "stderr"] = binomial_stderr(rows["value"].to_numpy(float), str(benchmark))
@@ -37,6 +38,14 @@ def reference_models(fit: ReferenceFit) -> set[str]:
     return names | {n.split("@")[0] for n in names}
 
 
+def _score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, require: str) -> pd.DataFrame:
+    """:func:`densing.laws.inversion.score_matrix`, computed once per table and benchmark tuple inside
+    :func:`densing.table_cache.same_tables` (a copy returned: callers add columns)."""
+    rows = derived(targets, ("score_matrix", tuple(benchmarks), metric, require),
+                   lambda: score_matrix(targets, benchmarks, metric, require=require))
+    return rows.copy()
+
+
 def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAULT_EPOCH,
                   until: str | None = None, epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One row per target model of an inversion (or a fit) and the left-out ones, with the reason.
@@ -46,7 +55,7 @@ def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAU
     was fitted on and, for a family reference, every model of the family — are never targets.
     """
     inversion = as_inversion(reference, None)
-    rows = score_matrix(with_stderr(targets), inversion.benchmarks, inversion.fits[0].metric, require=inversion.require)
+    rows = _score_matrix(with_stderr(targets), inversion.benchmarks, inversion.fits[0].metric, inversion.require)
     if rows.empty:
         raise InputError(f"targets: no model has {'a score' if inversion.require == 'any' else 'scores'} on "
                          f"{', '.join(inversion.benchmarks)} (metric {inversion.fits[0].metric!r})")

@@ -32,9 +32,38 @@ def test_the_planted_world_has_missing_scores_an_overtrained_reference_and_slope
     k = bench.FAMILIES["overtrained"].shape
     assert k != 1.0 and over.params["gamma"] == pytest.approx(k * canon.params["gamma"], rel=1e-6)
     assert canon.params["gamma"] == pytest.approx(bench.BENCHMARKS["mmlu"].gamma, rel=1e-6)
-    assert all(f.shape == 1.0 for name, f in bench.FAMILIES.items() if name != "overtrained")
+    assert all(f.shape == 1.0 and f.kink is None for name, f in bench.FAMILIES.items()
+               if name not in ("overtrained", "kinked"))
     sizes = [max(f.sizes) / min(f.sizes) for f in bench.FAMILIES.values()]
     assert min(sizes) >= 20 and all(4 <= len(f.sizes) <= 8 for f in bench.FAMILIES.values())
+
+
+def test_the_departures_are_planted_a_floor_family_a_kinked_one_and_one_overtrained_through_the_loss_law(bench):
+    from densing.data.benchmarks import CHANCE_LEVELS
+    from densing.laws.budget import HOFFMANN_2022
+
+    floor = bench.family_rows("floor", bench.FAMILIES["floor"], None)
+    best = floor.groupby("benchmark")["value"].max()
+    for b in ("mmlu", "math_hard", "gsm8k", "humaneval"):  # a few percent of the way from chance to the frontier
+        assert best[b] - CHANCE_LEVELS[b] < 0.1
+    kinked = bench.FAMILIES["kinked"]
+    x = np.log(np.array([kinked.pivot / 4, kinked.pivot, kinked.pivot * 4]))
+    h = bench.effective(kinked, "mmlu", x)
+    assert (h[1] - h[0]) / (x[1] - x[0]) == pytest.approx(kinked.shape) and (h[2] - h[1]) / (x[2] - x[1]) == pytest.approx(kinked.kink)
+    law = bench.FAMILIES["overtrained_law"]
+    sizes = np.asarray(law.sizes)
+    at_d0 = HOFFMANN_2022.size_at(sizes, law.tokens, bench.BUDGET_D0)
+    assert np.isfinite(at_d0).all()  # every member has a size at D0: the truth is defined
+    h = bench.effective(law, "mmlu", np.log(sizes))
+    assert np.diff(h) == pytest.approx(np.diff(np.log(at_d0)))
+
+
+def test_the_budget_translation_recovers_the_targets_shape_for_the_law_planted_family_only(bench):
+    canon = bench.true_fit("canonical", "mmlu")
+    translated = bench.true_fit("overtrained_law", "mmlu", True)
+    own = bench.true_fit("overtrained_law", "mmlu")
+    assert translated.params["gamma"] == pytest.approx(canon.params["gamma"], rel=1e-3)
+    assert abs(own.params["gamma"] / canon.params["gamma"] - 1) > 0.1
 
 
 def test_the_population_slope_recovers_the_planted_slope_under_the_targets_shape_only(bench):
@@ -46,11 +75,14 @@ def test_the_population_slope_recovers_the_planted_slope_under_the_targets_shape
 
 
 def test_one_tiny_replicate_runs_and_records_each_row(bench):
-    args = SimpleNamespace(seed=0, targets=120, n_boot=20, n_share=0, ref_boot=50, population=1000)
+    args = SimpleNamespace(seed=0, targets=120, n_boot=20, n_share=0, ref_boot=50, population=1000, rule="v3")
     record = bench.run_replicate(0, args)
-    assert "error" not in record and set(record["rows"]) == {"headline", *bench.BENCHMARKS}
+    assert "error" not in record
+    assert set(record["rows"]) == {"headline", *bench.BENCHMARKS, *(f"budget:{b}" for b in bench.BUDGET_ROWS)}
+    assert record["candidates"]["floor:mmlu"]["eligible"] is False  # the floor family informs nothing
     head = record["rows"]["headline"]
     assert "error" not in head and head["references"]
     assert all(math.isfinite(head[k]) for k in ("point", "low", "high", "claimed", "latent"))
     lines = bench.summarise([record], args)
     assert any(line.startswith("headline") for line in lines)
+    assert any(line.strip().startswith("floor") for line in lines)  # the rule's verdict on each planted candidate
