@@ -64,6 +64,33 @@ CHANCE_LEVELS: dict[str, float] = {
     "olmes_openbookqa": 0.25,
     "olmes_boolq": 0.5,
     "olmes_winogrande": 0.5,
+    # The Swallow LLM Leaderboard's English tasks of pre-trained models (results/swallow/, task files of
+    # swallow-llm/leaderboard): MMLU 5-shot is 4-way multiple choice scored by accuracy; BBH 3-shot chain of
+    # thought, MATH 4-shot (Minerva prompt), GSM8K 4-shot are generated answers scored by exact match, and
+    # HumanEval 0-shot by pass@1: open-ended, floor 0.
+    "swallow_mmlu": 0.25,
+    "swallow_bbh": 0.0,
+    "swallow_math": 0.0,
+    "swallow_gsm8k": 0.0,
+    "swallow_humaneval": 0.0,
+}
+
+#: How each Swallow benchmark relates to the other tables' benchmark of the same data, and why it keeps its own
+#: name: one name means one protocol (data, harness, prompt, shots, format, metric).
+SWALLOW_PROTOCOL_MAPPING: dict[str, tuple[str, str]] = {
+    "swallow_mmlu": ("mmlu", "same test split and 5 shots as the public table's MMLU (Open LLM Leaderboard v1 "
+                             "via ObsScaling), but lm-eval 0.4.2 and Swallow's prompt, not the v1 leaderboard's "
+                             "harness version and prompt; olmes_mmlu_mc is OLMES's multiple-choice format"),
+    "swallow_bbh": ("leaderboard_bbh", "same BIG-Bench Hard data, but 3-shot chain of thought scored by exact "
+                                       "match on 27 subtasks; leaderboard_bbh is multiple choice (acc_norm) on "
+                                       "24 subtasks, with a chance level above 0"),
+    "swallow_math": ("math_hard", "the full MATH test split (all five levels, 4-shot Minerva prompt); math_hard "
+                                  "is its level-5 subset only"),
+    "swallow_gsm8k": ("gsm8k", "same test split, but 4 shots and Swallow's prompt; the public table's GSM8K is "
+                               "the Open LLM Leaderboard v1's 5-shot"),
+    "swallow_humaneval": ("humaneval", "same 164 problems, but the bigcode harness's humaneval-unstripped (the "
+                                       "prompt's final newline kept), pass@1 over 10 samples; ObsScaling's "
+                                       "HumanEval is its own run"),
 }
 
 

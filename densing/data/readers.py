@@ -74,6 +74,17 @@ LEADERBOARD_V2_TABLE_NAMES: dict[str, str] = {
     "leaderboard_musr": "musr",
 }
 
+#: The Swallow LLM Leaderboard's English scores of pre-trained models (``results/swallow/``; lm-eval 0.4.2 and
+#: the bigcode harness, Swallow's prompts): MMLU 5-shot accuracy, BBH 3-shot chain-of-thought exact match, MATH
+#: 4-shot (Minerva prompt) exact match, GSM8K 4-shot exact match, HumanEval 0-shot pass@1 over 10 trials. Their own
+#: names, never the other tables': the same data under another harness, prompt or format is another protocol
+#: (:data:`densing.data.benchmarks.SWALLOW_PROTOCOL_MAPPING` says how each relates to them). Column = name.
+SWALLOW_TABLE_NAMES: dict[str, str] = {name: name for name in (
+    "swallow_mmlu", "swallow_bbh", "swallow_math", "swallow_gsm8k", "swallow_humaneval")}
+#: Shots of the wide tables' benchmarks where one protocol fixes them (the Swallow leaderboard's task files).
+WIDE_N_SHOT: dict[str, int] = {"swallow_mmlu": 5, "swallow_bbh": 3, "swallow_math": 4, "swallow_gsm8k": 4,
+                               "swallow_humaneval": 0}
+
 #: Score columns of the shipped wide table of public models (from ObsScaling, Ruan et al. 2024),
 #: mapped to lm-eval task names. The source's harness settings are its own; n_shot stays unknown.
 WIDE_SCORE_COLUMNS: dict[str, str] = {
@@ -86,6 +97,7 @@ WIDE_SCORE_COLUMNS: dict[str, str] = {
     "XWinograd": "xwinograd",
     "HumanEval": "humaneval",
     **LEADERBOARD_V2_TABLE_NAMES,
+    **SWALLOW_TABLE_NAMES,
 }
 WIDE_METRIC = "score"
 
@@ -94,7 +106,8 @@ def wide_to_tidy(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFrame:
     """Melt a one-row-per-model table with score columns (``WIDE_SCORE_COLUMNS``) into tidy rows.
 
     Empty scores are skipped (a model without that benchmark); the per-model columns (params,
-    train_tokens, release_date, family, active_params, …) are repeated on each row.
+    train_tokens, release_date, family, active_params, …) are repeated on each row. A table without an
+    ``n_shot`` column gets the shots of :data:`WIDE_N_SHOT` for the benchmarks that have one.
     """
     scores = [c for c in frame.columns if c in WIDE_SCORE_COLUMNS]
     if not scores:
@@ -114,6 +127,8 @@ def wide_to_tidy(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFrame:
     long = long[long["value"].notna()].copy()
     long["benchmark"] = long["benchmark"].map(WIDE_SCORE_COLUMNS)
     long["metric"] = WIDE_METRIC
+    if "n_shot" not in long.columns and long["benchmark"].isin(list(WIDE_N_SHOT)).any():
+        long["n_shot"] = long["benchmark"].map(WIDE_N_SHOT).astype("Int64")
     return long.reset_index(drop=True)
 
 

@@ -45,6 +45,9 @@ CAPABILITY: dict[str, str] = {
     "leaderboard_bbh": "reasoning & math", "musr": "reasoning & math", "gsm8k": "reasoning & math", "math_hard": "reasoning & math",
     "humaneval": "code",
     "hellaswag": "commonsense", "winogrande": "commonsense",
+    # the Swallow leaderboard's tasks (results/swallow/): rows only on a table that has them
+    "swallow_mmlu": "knowledge", "swallow_bbh": "reasoning & math", "swallow_math": "reasoning & math",
+    "swallow_gsm8k": "reasoning & math", "swallow_humaneval": "code",
 }
 ROW_BENCHMARKS: tuple[str, ...] = tuple(CAPABILITY)
 #: Benchmark sets inverted jointly: name → (label, benchmarks).
