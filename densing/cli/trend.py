@@ -53,6 +53,18 @@ def _since(text: Optional[str], option: str = "--since") -> Optional[str]:
     return parse_date(text, field=option.lstrip("-"), where=option).strftime("%Y-%m-%d")
 
 
+TABLE_HELP = ("Target table by name: 'public' (results/public_models.csv, the default), 'swallow' (the Swallow "
+              "leaderboard in the paper's protocol, models to 2025-06), 'swallow_2026' (its later protocol). With --results, "
+              "the table's benchmarks and sets applied to that file.")
+
+
+def _table(name: Optional[str], results: Optional[Path]):
+    """The target table's profile: ``--table`` by name, else the registered table whose file ``--results`` is."""
+    from densing.trend import tables
+
+    return tables.get(name) if name is not None else tables.for_path(results)
+
+
 def _check_draws(n_boot: int, seed: int) -> None:
     """--n-boot and --seed, checked before any work (and any worker process) starts."""
     from densing.errors import InputError
@@ -73,35 +85,58 @@ def trend(
     seed: int = typer.Option(0, "--seed"),
     by: By = typer.Option(By.headline, "--by", help="'benchmark': one row per benchmark and per benchmark set (the Densing Law by capability)."),
     design: Design = typer.Option(Design.leaderboard, "--design", help=DESIGN_HELP),
+    table_name: Optional[str] = typer.Option(None, "--table", help=TABLE_HELP),
+    without_continual: bool = typer.Option(False, "--without-continual", help="Drop the models marked as continual "
+                                           "pre-training of another (the Swallow tables' derivation column)."),
     fmt: Format = typer.Option(Format.table, "--format"),
     wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
 ) -> None:
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
+    profile = _table(table_name, results)
     if design is Design.olmes:
+        if table_name is not None:
+            from densing.errors import InputError
+
+            raise InputError("--table: --design olmes has its own targets (results/olmes); --table applies to --design leaderboard")
         _check_draws(n_boot, seed)
         _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt, wide)
         return
     from densing import paths
     from densing.data import read_results
     from densing.laws.reference_fit import ReferenceFit
-    from densing.report.build import DEFAULT_RESULTS
     import pandas as pd
 
     from densing.data.units import format_count
     from densing.trend.capability import BUDGET_D0
+    from densing.trend.forecast import CUTOFFS
     from densing.trend.measure import measure_trend
 
     _check_draws(n_boot, seed)
-    result = measure_trend(
-        read_results(results or DEFAULT_RESULTS), fit=None if fit is None else ReferenceFit.load(paths.resolve_fit(fit)),
-        d0=_count(d0, "--d0"), since=_since(since), epoch=_since(epoch, "--epoch") or "2023-02-24", n_boot=n_boot, seed=seed,
-    )
+    targets = read_results(results or profile.path)
+    forecast = None
+    if by is By.benchmark and fit is None and d0 is None and profile.name in CUTOFFS:
+        from densing.trend.protocol import measure_table
+
+        result, record = measure_table(targets, profile.name, continual=not without_continual, since=_since(since),
+                                       epoch=_since(epoch, "--epoch") or "2023-02-24", n_boot=n_boot, seed=seed)
+        forecast = record.get("forecast")
+    else:
+        if without_continual:
+            from densing.trend.protocol import without_continual as drop_continual
+
+            targets = drop_continual(targets)
+        result = measure_trend(
+            targets, fit=None if fit is None else ReferenceFit.load(paths.resolve_fit(fit)),
+            d0=_count(d0, "--d0"), since=_since(since), epoch=_since(epoch, "--epoch") or "2023-02-24", n_boot=n_boot,
+            seed=seed, table=profile,
+        )
     if by is By.benchmark:
         table = result.by_benchmark()
         budget = result.by_benchmark_at_budget()
         if fmt is Format.json:
             print_json({"rows": table.to_dict("records"), "at_budget": budget.to_dict("records"),
-                        "at_budget_notes": result.budget_notes, "rule_v2": result.rule_v2, "rule_v1": result.rule_v1})
+                        "at_budget_notes": result.budget_notes, "rule_v2": result.rule_v2, "rule_v1": result.rule_v1,
+                        **({"forecast": forecast} if forecast else {})})
             return
         if fmt is Format.csv:
             print_frame(pd.concat([table.assign(variant="own budgets"), budget.assign(variant="at one budget")],
@@ -118,6 +153,11 @@ def trend(
                               f"D0 = {format_count(BUDGET_D0)} tokens through the loss law of Hoffmann et al. 2022")
             for name, note in result.budget_notes.items():
                 print_text(f"at one budget, {name}: {note}")
+        if forecast:
+            print_frame(pd.DataFrame(forecast["references"]), fmt, wide=wide,
+                        title=f"forecast check: the {forecast['row']} row's frontier line fitted on models up to "
+                              f"{forecast['cutoff']}, carried to the later ones")
+            print_text(forecast["summary"])
         print_text(result.rule_v2)
         print_text(result.rule_v1)
         return

@@ -8,6 +8,7 @@ figures, tables and caveats.
 from __future__ import annotations
 
 import glob
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -135,6 +136,7 @@ def build_report(
              f'<p class="sub">{esc(measured.rule_v2)}</p>',
              f'<p class="sub">{esc(measured.rule_v1)}</p>'],
         ),
+        *_protocol_section(measured, PAPER["doubling_time_months"]),
         _olmes_section(measured, PAPER["doubling_time_months"],
                        side_jobs.finish(pending_olmes, _olmes_batch, olmes_jobs, folder, n_boot, seed)["olmes"]),
         Section(
@@ -263,6 +265,83 @@ def _your_density(row: dict, g) -> str:
     if row.get("reading") == "lower bound":
         return "≥ " + g(row["density"])
     return g(row["density"])
+
+
+#: The Swallow leaderboard's rows (:mod:`densing.trend.protocol`'s records, ``python -m densing.trend.protocol``).
+PROTOCOL_RECORDS = paths.RESULTS / "swallow" / "trend"
+#: Each public row and the Swallow row that measures the same capability in the paper's protocol.
+PROTOCOL_PAIRS = (("mmlu", "swallow_mmlu"), ("leaderboard_bbh", "swallow_bbh"), ("math_hard", "swallow_math"),
+                  ("gsm8k", "swallow_gsm8k"), ("humaneval", "swallow_humaneval"), ("paper", "paper"),
+                  ("paper_gsm8k", "paper_gsm8k"))
+
+
+def _cell(row: dict | None) -> str:
+    """'months [low–high]' (or 'not measured'), the status's first words after it."""
+    if not row:
+        return "—"
+    months, low, high = (row.get(k) for k in ("months", "ci_low", "ci_high"))
+    if months is None or not math.isfinite(months):
+        return "not measured"
+    text = f"{fmt_fixed(months, 1)} [{fmt_fixed(low, 1) if low is not None else '∞'}–{fmt_fixed(high, 1) if high is not None else '∞'}]"
+    return text + ("" if row.get("status") == "measured" else " (estimate)")
+
+
+def _agreement(a: dict | None, b: dict | None) -> str:
+    """Whether two rows' 95% intervals overlap, in words."""
+    def ends(row):
+        if not row or row.get("months") is None:
+            return None
+        return (row.get("ci_low") or 0.0, row.get("ci_high") if row.get("ci_high") is not None else math.inf)
+    x, y = ends(a), ends(b)
+    if x is None or y is None:
+        return "cannot be compared (a row has no interval)"
+    return "intervals overlap" if x[0] <= y[1] and y[0] <= x[1] else "intervals do not overlap"
+
+
+def _protocol_section(measured, paper_months: float) -> list[Section]:
+    """The Swallow leaderboard in the paper's protocol beside the public table's rows, and its forecast check."""
+    from densing.trend.protocol import read_records
+
+    records = read_records(PROTOCOL_RECORDS)
+    if "swallow" not in records:
+        return []
+    public = {r["row"]: r for r in measured.by_benchmark().to_dict("records")}
+    by = {stem: {r["row"]: r for r in rec["rows"]} for stem, rec in records.items()}
+    rows = []
+    for left, right in PROTOCOL_PAIRS:
+        rows.append({"row": right, "public table (leaderboard protocol)": _cell(public.get(left)),
+                     "Swallow 2025-06 (the paper's protocol)": _cell(by["swallow"].get(right)),
+                     "its references (own months)": (by["swallow"].get(right) or {}).get("each_reference_months", ""),
+                     "without continual pre-training": _cell(by.get("swallow_without_continual", {}).get(right)),
+                     "Swallow 2026-05 (later protocol)": _cell(by.get("swallow_2026", {}).get(right)),
+                     "public vs Swallow 2025-06": _agreement(public.get(left), by["swallow"].get(right))})
+    table = pd.DataFrame(rows)
+    forecast = records["swallow"].get("forecast")
+    forecast_parts = []
+    for stem in ("swallow", "swallow_2026"):
+        found = records.get(stem, {}).get("forecast")
+        if found:
+            frame = _round(pd.DataFrame(found["references"]).drop(columns=["note"], errors="ignore"), 2)
+            forecast_parts += [f'<p class="sub">{esc(records[stem]["words"])}: {esc(found["summary"])}</p>',
+                               table_html(frame, scroll=False)]
+    intro = (f"The Swallow LLM Leaderboard (Swallow LLM team, CC-BY 4.0; results/swallow/) scores open pre-trained models in "
+             f"one harness in the paper's own protocol — MMLU 5-shot, BBH 3-shot chain of thought, MATH 4-shot, GSM8K "
+             f"4-shot, HumanEval 0-shot — through 2025. The same engine and reference rule (v3) as above, each protocol file "
+             f"its own table, never pooled: {records['swallow']['n_models']} pre-trained models released 2023-12 … 2025-06, "
+             f"and the later protocol's {records.get('swallow_2026', {}).get('n_models', 0)} released 2024-06 … 2025-11. "
+             f"The public table's rows stay the headline (densing/trend/tables.py says why); of the two, the Swallow rows "
+             f"are the protocol closest to the paper's. 'estimate': the row has an interval but a check fails (its status "
+             f"in densing trend --table swallow --by benchmark). The paper: {paper_months:g} months.")
+    verdicts = "".join(f'<p class="sub">{esc(rec["words"])}'
+                       f'{" without continual pre-training" if rec["continual_pretraining"] == "dropped" else ""}: '
+                       f'{esc(rec["verdict"])}</p>' for rec in records.values())
+    return [Section("The paper's protocol, 2023–2025", intro,
+                    [table_html(table, scroll=False), verdicts,
+                     "<h3>A forecast check</h3>",
+                     '<p class="sub">The frontier line fitted on the models released up to the cutoff, carried to the later '
+                     'ones: if the law goes on, about 10% of the later models lie above the carried 0.9-quantile line '
+                     '(densing/trend/forecast.py states the rule). Doubling times before and after the cutoff beside.</p>',
+                     *forecast_parts] if forecast else [table_html(table, scroll=False), verdicts])]
 
 
 def _olmes_section(measured, paper_months: float, olmes) -> Section:

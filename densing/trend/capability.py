@@ -31,6 +31,7 @@ from densing.data.benchmarks import CHANCE_LEVELS
 from densing.errors import DensingError
 from densing.laws.reference_fit import ReferenceFit
 from densing.trend import references
+from densing.trend import tables as _tables
 from densing.laws.density import point_densities
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.trend import checks
@@ -50,22 +51,12 @@ CAPABILITY: dict[str, str] = {
     "swallow_gsm8k": "reasoning & math", "swallow_humaneval": "code",
 }
 ROW_BENCHMARKS: tuple[str, ...] = tuple(CAPABILITY)
-#: Benchmark sets inverted jointly: name → (label, benchmarks).
-SETS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "paper": ("paper-like set (MMLU, BBH, MATH-hard, HumanEval)", ("mmlu", "leaderboard_bbh", "math_hard", "humaneval")),
-    "paper_gsm8k": ("paper-like set with GSM8K for MATH", ("mmlu", "leaderboard_bbh", "gsm8k", "humaneval")),
-    "knowledge_commonsense": ("knowledge & commonsense set (MMLU, HellaSwag, WinoGrande; the earlier headline's)",
-                              ("mmlu", "hellaswag", "winogrande")),
-}
-HEADLINE_SET = "paper"
+#: Benchmark sets inverted jointly on the public table: name → (label, benchmarks) (each table's own:
+#: :data:`densing.trend.tables.TABLES`).
+SETS: dict[str, tuple[str, tuple[str, ...]]] = _tables.TABLES["public"].sets
+HEADLINE_SET = _tables.TABLES["public"].headline_set
 #: The paper's benchmarks and what stands for each in the public table.
-PAPER_MAPPING: dict[str, str] = {
-    "MMLU": "mmlu (Open LLM Leaderboard v1, 5-shot)",
-    "BBH": "leaderboard_bbh (leaderboard v2, multiple-choice BBH, 72 models)",
-    "MATH": "math_hard (leaderboard v2: MATH level 5 only, 72 models); gsm8k in the variant",
-    "HumanEval": "humaneval (pass@1, 127 models)",
-    "MBPP": "missing: not in the table",
-}
+PAPER_MAPPING: dict[str, str] = _tables.TABLES["public"].paper_mapping
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,8 @@ from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_number
 from densing.validation import Interval, validate
-from densing.trend import checks, rules, side_jobs
+from densing.trend import checks, rules, side_jobs, tables
+from densing.trend.tables import TrendTable
 from densing.trend.checks import plain_reason
 from densing.trend.censored import EXACT
 from densing.trend.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH, NAMED_MODELS
@@ -116,8 +117,8 @@ def _months(value: float) -> str:
 
 
 #: The rows of the budget sensitivity: the paper-like benchmarks, GSM8K and the paper-like sets.
-BUDGET_BENCHMARKS = ("mmlu", "leaderboard_bbh", "math_hard", "humaneval", "gsm8k")
-BUDGET_SETS = ("paper", "paper_gsm8k")
+BUDGET_BENCHMARKS = tables.TABLES["public"].budget_benchmarks
+BUDGET_SETS = tables.TABLES["public"].budget_sets
 #: Draws of the headline (``densing trend``, ``densing report`` and the API share these defaults).
 DEFAULT_N_BOOT = 600
 DEFAULT_N_BOOT_SIDE = 200
@@ -146,7 +147,7 @@ def _side_jobs(jobs: list, targets: pd.DataFrame, candidates: pd.DataFrame, fits
                                  n_boot=args["n_boot"], seed=args["seed"])
         elif job[0] == "budget":
             if "_budget" not in out:
-                wanted = {k: f for k, f in fits.items() if k[1] in BUDGET_BENCHMARKS}
+                wanted = {k: f for k, f in fits.items() if k[1] in args.get("budget_benchmarks", BUDGET_BENCHMARKS)}
                 out["_budget"] = capability.budget_fits(targets, wanted, seed=args["seed"])
             _, name, label, capability_name, benchmarks = job
             out[f"budget:{name}"] = capability.trend_row(
@@ -225,7 +226,8 @@ def _member_checks(members: list, found_rules: dict) -> tuple[checks.Check, ...]
     return tuple(combined)
 
 
-def headline_set(candidates: pd.DataFrame) -> tuple[str, tuple[str, ...], dict[str, tuple[str, ...]], list[tuple[str, str, str]]]:
+def headline_set(candidates: pd.DataFrame, sets: dict | None = None
+                 ) -> tuple[str, tuple[str, ...], dict[str, tuple[str, ...]], list[tuple[str, str, str]]]:
     """The benchmark set the headline measures: (its label, its benchmarks, its references — family → the benchmarks
     the candidates' rule makes it eligible on —, the sets passed over with why).
 
@@ -233,7 +235,7 @@ def headline_set(candidates: pd.DataFrame) -> tuple[str, tuple[str, ...], dict[s
     measured in its place and the words say why (never silently). FitError when no set has a reference.
     """
     missing: list[tuple[str, str, str]] = []
-    for name, (label, benchmarks) in capability.SETS.items():
+    for name, (label, benchmarks) in (capability.SETS if sets is None else sets).items():
         found = references.references_of(candidates, benchmarks, references.MIN_SET_BENCHMARKS)
         if found:
             return label, benchmarks, found, missing
@@ -257,32 +259,39 @@ def measure_trend(
     n_boot: int = DEFAULT_N_BOOT,
     n_boot_side: int = DEFAULT_N_BOOT_SIDE,
     seed: int = 0,
+    table: str | TrendTable = "public",
 ) -> TrendMeasurement:
     """A :class:`TrendMeasurement`: the Densing Law by capability on a tidy target table (module docstring): the headline on the paper-like set,
     one row per benchmark and per set, rule v1's verdict beside it. The defaults are the CLI's.
+
+    ``table``: which registered target table ``targets`` is (:data:`densing.trend.tables.TABLES`: its candidate
+    benchmarks, sets, budget rows, words; rules v1 and v2 only where the table keeps them).
 
     ``fit`` replaces the headline's references by one fit (inverted per benchmark at ``d0``, default its own D0);
     the rows per benchmark still use rule v3's references.
     """
     validate(TREND_CONSTRAINTS, n_boot=n_boot, n_boot_side=n_boot_side, seed=seed, d0=d0)  # before any worker starts
+    profile = tables.get(table)
     targets = with_stderr(targets)  # once: every trend_targets call below then finds nothing to fill
     composed = composed_fits(fits_dir)
     # rules v2 and v1 choose their own references: a worker measures them while rule v3's candidates are fitted here
-    variants = [("v2",), ("v1",)]
+    variants = [("v2",), ("v1",)] if profile.variants else []
     variant_args = dict(since=since, epoch=epoch, n_boot=n_boot_side, seed=seed, v1_composed=composed)
     pending_variants = side_jobs.start(_side_batch, variants, targets, None, None, variant_args)
-    candidates = references.candidate_table(targets, since=since, composed=composed, rule=references.DEFAULT_RULE)
+    candidates = references.candidate_table(targets, since=since, composed=composed, rule=references.DEFAULT_RULE,
+                                            benchmarks=profile.candidates)
     fits = references.eligible_fits(targets, candidates, seed=seed)
-    label, benchmarks = capability.SETS[capability.HEADLINE_SET]
+    label, benchmarks = profile.sets[profile.headline_set]
     missing: list[tuple[str, str, str]] = []  # sets before the measured one that rule v2 gives no reference
     side_list: list = [("row", b, b, capability.CAPABILITY[b], (b,)) for b in capability.ROW_BENCHMARKS
                        if b in set(targets["benchmark"].astype(str))]
-    side_list += [("row", name, lab, "set", bench) for name, (lab, bench) in capability.SETS.items()
-                  if fit is not None or name != capability.HEADLINE_SET]  # the headline's own row is the headline
-    side_list += [("budget", b, b, capability.CAPABILITY[b], (b,)) for b in BUDGET_BENCHMARKS
+    side_list += [("row", name, lab, "set", bench) for name, (lab, bench) in profile.sets.items()
+                  if fit is not None or name != profile.headline_set]  # the headline's own row is the headline
+    side_list += [("budget", b, b, capability.CAPABILITY[b], (b,)) for b in profile.budget_benchmarks
                   if b in set(targets["benchmark"].astype(str))]
-    side_list += [("budget", name, capability.SETS[name][0], "set", capability.SETS[name][1]) for name in BUDGET_SETS]
-    args = dict(since=since, epoch=epoch, n_boot=n_boot_side, seed=seed, v1_composed=composed)
+    side_list += [("budget", name, profile.sets[name][0], "set", profile.sets[name][1]) for name in profile.budget_sets]
+    args = dict(since=since, epoch=epoch, n_boot=n_boot_side, seed=seed, v1_composed=composed,
+                budget_benchmarks=profile.budget_benchmarks)
     pending = side_jobs.start(_side_batch, side_list, targets, candidates, fits, args)
     if fit is not None:
         inversion = PerBenchmark(fit, fit.d0 if d0 is None else float(d0))
@@ -292,7 +301,7 @@ def measure_trend(
         label = f"benchmark(s) of the given fit ({', '.join(inversion.benchmarks)})"
     else:
         try:
-            label, benchmarks, found, missing = headline_set(candidates)
+            label, benchmarks, found, missing = headline_set(candidates, profile.sets)
         except FitError:
             side_jobs.cancel(pending)
             side_jobs.cancel(pending_variants)
@@ -316,7 +325,9 @@ def measure_trend(
     head = found_rules[HEADLINE_RULE]
     found_checks = _member_checks(members, found_rules)
     side = side_jobs.finish(pending, _side_batch, side_list, targets, candidates, fits, args)
-    side.update(side_jobs.finish(pending_variants, _side_batch, variants, targets, None, None, variant_args))
+    side.update(side_jobs.finish(pending_variants, _side_batch, variants, targets, None, None, variant_args) if variants
+                else {name: {"verdict": f"Rule {name}: the public table's earlier rule, not applied to {profile.words}."}
+                      for name in ("v1", "v2")})
     lead_inversion, lead_models = members[0]
     rows = [side[job[1]] for job in side_list if job[0] == "row" and len(job[4]) == 1]
     sets = [side[job[1]] for job in side_list if job[0] == "row" and len(job[4]) > 1]
@@ -348,13 +359,13 @@ def measure_trend(
     carried = ("the reference fit, each score's standard error, the sampling of models"
                + (f" and the choice among {len(members)} references" if len(members) > 1 else ""))
     status = capability.row_status(head, tuple(failed))
-    head_row = capability.Row(capability.HEADLINE_SET if fit is None and not missing else "given",
+    head_row = capability.Row(profile.headline_set if fit is None and not missing else "given",
                               label, "set", tuple(lead_inversion.benchmarks) if fit is not None else benchmarks,
                               tuple(head.reference_names), head, members=tuple(members), status=status)
     if fit is None:
         sets = [head_row if not missing else None, *sets]
         sets = [r for r in sets if r is not None]
-    verdict = headline_verdict(head, label, refs, status, table_words="the public table", missing=missing)
+    verdict = headline_verdict(head, label, refs, status, table_words=profile.words, missing=missing)
     why = (" ".join(plain_reason(c, sensitivity) for c in failed)
            + (f" Every check passed{' but ' + ', '.join(c.name for c in untestable) + ' (untestable)' if untestable else ''}."
               if not failed else "")

@@ -165,6 +165,7 @@ from densing.data.item_counts import item_counts
 from densing.errors import DensingError
 from densing.laws.family import family_points, fit_family, held_out_error, held_out_test, metric_for
 from densing.laws.reference_fit import ReferenceFit
+from densing.numbers import format_number
 
 
 def family_members(targets: pd.DataFrame, family: str) -> set[str]:
@@ -236,7 +237,7 @@ def _date_blind_reach(row: dict, own: pd.DataFrame, targets: pd.DataFrame, famil
 
 
 def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[str, ReferenceFit] | None = None,
-                    rule: str = "v1") -> pd.DataFrame:
+                    rule: str = "v1", benchmarks: tuple[str, ...] | None = None) -> pd.DataFrame:
     """One row per candidate (family × benchmark, and each shipped composed fit): the rule applied, in words.
 
     ``rule="v1"``: R1–R5 over :data:`CANDIDATE_BENCHMARKS`; ``rule="v2"``: R1–R3, R4s, R4c, R5 over
@@ -247,11 +248,16 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
     ``size_span``, ``token_ratio``, ``d0``, ``largest_member``, ``largest_score``,
     ``reach_score`` (the targets' 90th percentile), ``held_out_model``, ``held_out_measured``,
     ``held_out_predicted``, ``held_out_error``, ``eligible`` and ``why`` (the first rule it fails).
+
+    ``benchmarks`` (rule v3 only): the candidate benchmarks of another target table
+    (:data:`densing.trend.tables.TABLES`); default :data:`CANDIDATE_BENCHMARKS_V2`, the public table's.
     """
     if rule not in RULE_VERSIONS:
         raise ValueError(f"rule: expected one of {', '.join(RULE_VERSIONS)}, got {rule!r}")
     if rule == "v3":
-        return _candidates_v3(targets, composed)
+        return _candidates_v3(targets, composed, benchmarks or CANDIDATE_BENCHMARKS_V2)
+    if benchmarks is not None:
+        raise ValueError(f"benchmarks: rule {rule} has its own candidate benchmarks; only rule v3 takes another table's")
     benchmarks = CANDIDATE_BENCHMARKS if rule == "v1" else CANDIDATE_BENCHMARKS_V2
     rows = []
     counts = targets.drop_duplicates("model").groupby("family")["model"].count() if "family" in targets.columns else pd.Series(dtype=int)
@@ -355,7 +361,8 @@ def _v3_reasons(row: dict, points: pd.DataFrame, fitted, chance: float, top: flo
     if isinstance(fitted, str):
         return f"R2s: the likelihood fit fails: {fitted}"
     if not row["slope_ci_low"] > 0:
-        return (f"R2s: the slope's 95% interval [{row['slope_ci_low']:.3g}, {row['slope_ci_high']:.3g}] does not lie above "
+        return (f"R2s: the slope's 95% interval [{format_number(row['slope_ci_low'])}, {format_number(row['slope_ci_high'])}] "
+                "does not lie above "
                 "zero (the scores do not rise with size beyond their noise)")
     if not row["reach_share"] >= REACH_SHARE:
         return (f"R4r: its best member ({row['largest_score']:.3f}) reaches {row['reach_share']:.0%} of the way from chance "
@@ -420,8 +427,9 @@ def _pool(found: dict, benchmarks: list[str]) -> dict[str, float]:
     return {b: pooled_dispersion(own[b]) for b in benchmarks}
 
 
-def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | None) -> pd.DataFrame:
-    """Rule v3's candidate table (module docstring): every family with ≥ 3 models × :data:`CANDIDATE_BENCHMARKS_V2`."""
+def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | None,
+                   candidate_benchmarks: tuple[str, ...] = CANDIDATE_BENCHMARKS_V2) -> pd.DataFrame:
+    """Rule v3's candidate table (module docstring): every family with ≥ 3 models × ``candidate_benchmarks``."""
     from densing.laws.family import likelihood_fit
 
     keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params",
@@ -430,7 +438,7 @@ def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | No
     counts = targets.drop_duplicates("model").groupby("family")["model"].count() if "family" in targets.columns else pd.Series(dtype=int)
     present = set(targets["benchmark"].astype(str))
     counted = item_counts().set_index("benchmark")["items"]
-    benchmarks = [b for b in CANDIDATE_BENCHMARKS_V2 if b in present]
+    benchmarks = [b for b in candidate_benchmarks if b in present]
     metrics = {b: metric_for(targets, b, None) for b in benchmarks}
     families = sorted(str(f) for f in counts[counts >= MIN_FAMILY_MODELS].index)
     top_cache: dict = {}
@@ -512,7 +520,7 @@ def eligible_families(candidates: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for family, group in ok.groupby("family", sort=True):
         if len(group) >= MIN_BENCHMARKS:
-            ordered = [b for b in CANDIDATE_BENCHMARKS_V2 if b in set(group["benchmark"])]
+            ordered = list(dict.fromkeys(b for b in candidates["benchmark"] if b in set(group["benchmark"])))
             error = group["held_out_z"].abs() if "held_out_z" in group.columns else group["held_out_error"]
             rows.append({"family": family, "benchmarks": tuple(ordered), "mean_held_out_error": float(error.mean())})
     table = pd.DataFrame(rows, columns=["family", "benchmarks", "mean_held_out_error"])

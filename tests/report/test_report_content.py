@@ -23,7 +23,9 @@ def test_the_verdict_block_leads_in_plain_words(report):
     assert "3.3 months" in verdict
     if not headline.measurable:
         block = text.split("Verdict", 1)[1][:2000]
-        assert "not measured" in verdict and ("failed" in block or "no family passes rule v2" in block)
+        # a verdict that withholds the number says which check fails, in words
+        assert "not measured" in verdict and any(words in block for words in (
+            "disagree", "ceiling", "ill-conditioned", "confounds", "no family passes", "failed"))
 
 
 def test_sections_checks_and_the_papers_numbers(report):
@@ -148,7 +150,7 @@ def test_no_raw_inf_or_exponent_d0_in_the_text(report):
     text = _visible_text(html)
     assert not re.search(r"(?<![\w.])-?inf(?![\w])", text, flags=re.I), re.findall(r".{40}\binf\b.{20}", text)
     assert not re.search(r"D0 = [0-9.]+e\+\d+", text)
-    assert "D0 = 15T tokens" in text
+    assert re.search(r"D0 = [0-9.]+[KMBT] tokens", text)  # a token count in words
     legends = re.findall(r'"name":"([^"]*)"', html)
     assert not any(re.search(r"\binf\b", name) for name in legends)
 

@@ -1,0 +1,124 @@
+"""The Densing Law on another target table, as one JSON-able record: ``densing trend --table NAME --by benchmark``.
+
+:func:`measure_table` runs :func:`densing.trend.measure.measure_trend` on a registered table
+(:data:`densing.trend.tables.TABLES`) — the same engine, reference rule and checks as the public table's headline —
+and adds the table's forecast check (:mod:`densing.trend.forecast`) on its headline set where the table has a
+cutoff. ``without_continual`` drops the models marked as continual pre-training of another model (the Swallow
+tables' ``derivation`` column): the sensitivity of the rows to derived models.
+
+The report's section "The paper's protocol, 2023–2025" reads these records from ``results/swallow/trend/``, which
+``python -m densing.trend.protocol --out results/swallow/trend`` writes (the same records ``densing trend --table NAME
+--by benchmark --format json`` prints); ``tests/trend/test_protocol.py`` checks that the shipped records equal a
+fresh computation.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from densing.errors import DensingError, InputError
+from densing.trend import tables
+from densing.trend.constants import DEFAULT_EPOCH
+from densing.trend.forecast import CUTOFFS, forecast_check
+
+#: The ``derivation`` of a model that continues another's pre-training (``results/swallow/lineage.csv``).
+CONTINUAL = "continual_pretraining"
+#: The records the report shows: (file stem, table, without continual pre-training).
+VARIANTS: tuple[tuple[str, str, bool], ...] = (
+    ("swallow", "swallow", False),
+    ("swallow_without_continual", "swallow", True),
+    ("swallow_2026", "swallow_2026", False),
+)
+#: Draws of the shipped records (the CLI's defaults).
+N_BOOT, N_BOOT_SIDE = 600, 200
+
+
+def without_continual(targets: pd.DataFrame) -> pd.DataFrame:
+    """``targets`` without the models marked as continual pre-training (an InputError where nothing marks them)."""
+    if "derivation" not in targets.columns:
+        raise InputError("--without-continual: the table has no 'derivation' column (results/swallow/ tables have one)")
+    return targets[targets["derivation"].astype(object).fillna("") != CONTINUAL].reset_index(drop=True)
+
+
+def _clean(value):
+    """JSON-safe: NaN and infinities as None, numpy scalars as plain numbers."""
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if isinstance(value, (np.floating, float)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def measure_table(targets: pd.DataFrame, table: str, *, continual: bool = True, since: str | None = DEFAULT_EPOCH,
+                  epoch: str = DEFAULT_EPOCH, n_boot: int = N_BOOT, n_boot_side: int = N_BOOT_SIDE, seed: int = 0):
+    """(the measurement, its record): the trend by benchmark on ``table`` and its forecast check (module docstring)."""
+    from densing.trend.measure import measure_trend
+
+    profile = tables.get(table)
+    if not continual:
+        targets = without_continual(targets)
+    measured = measure_trend(targets, table=profile, since=since, epoch=epoch, n_boot=n_boot, n_boot_side=n_boot_side,
+                             seed=seed)
+    record = {"table": profile.name, "words": profile.words, "continual_pretraining": "kept" if continual else "dropped",
+              "n_models": int(targets["model"].nunique()), "verdict": measured.verdict,
+              "rows": measured.by_benchmark().to_dict("records"),
+              "at_budget": measured.by_benchmark_at_budget().to_dict("records"),
+              "at_budget_notes": measured.budget_notes}
+    cutoff = CUTOFFS.get(profile.name)
+    head = measured.set_rows[0] if measured.set_rows else None
+    if cutoff is not None and head is not None and head.members:
+        try:
+            found = forecast_check(head.name, list(head.members), cutoff, n_boot=n_boot_side, seed=seed, epoch=epoch)
+            record["forecast"] = {"row": head.name, "cutoff": cutoff, "summary": found.summary(),
+                                  "references": found.to_frame().to_dict("records")}
+        except DensingError as exc:
+            record["forecast"] = {"row": head.name, "cutoff": cutoff, "summary": f"Forecast not computed: {exc}",
+                                  "references": []}
+    return measured, _clean(record)
+
+
+def read_records(folder: str | Path) -> dict[str, dict]:
+    """The shipped records by file stem (those present)."""
+    out = {}
+    for stem, _, _ in VARIANTS:
+        path = Path(folder) / f"{stem}.json"
+        if path.exists():
+            out[stem] = json.loads(path.read_text(encoding="utf-8"))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the records of :data:`VARIANTS` (one JSON file each) into ``--out``."""
+    from densing.data import read_results
+    from densing.io import atomic_write_text
+
+    parser = argparse.ArgumentParser(prog="python -m densing.trend.protocol", description=main.__doc__)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for stem, table, drop in VARIANTS:
+            _, record = measure_table(read_results(tables.get(table).path), table, continual=not drop)
+            atomic_write_text(out / f"{stem}.json", json.dumps(record, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
+            print(f"wrote {out / (stem + '.json')}: {record['verdict']}")
+    except (DensingError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
