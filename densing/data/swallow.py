@@ -29,7 +29,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from densing.data.readers import SWALLOW_TABLE_NAMES, read_csv_file
+from densing.data.olmes import _read_text_table
+from densing.data.readers import SWALLOW_TABLE_NAMES
 from densing.data.schema import is_missing
 from densing.data.swallow_rule import decisions, read_model_file
 from densing.errors import DensingError, InputError
@@ -59,12 +60,7 @@ LEADERBOARD_URL = "https://github.com/swallow-llm/leaderboard/blob/{commit}/_dat
 
 def _read_curated(path: Path, columns: tuple[str, ...], what: str) -> pd.DataFrame:
     """A curated CSV as text cells, its columns checked and one row per model."""
-    if not path.is_file():
-        raise InputError(f"{path}: no such file ({what})")
-    frame = read_csv_file(path, dtype=str, keep_default_na=False)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise InputError(f"{path}: missing column(s) {', '.join(missing)} (have: {', '.join(map(str, frame.columns))})")
+    frame = _read_text_table(path, columns, what)
     repeated = sorted(frame["model"][frame["model"].duplicated()])
     if repeated:
         raise InputError(f"{path}: field 'model': {repeated[0]!r} appears twice")
