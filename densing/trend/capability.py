@@ -92,7 +92,8 @@ class Row:
             "ci_low": r.doubling_time_months_ci_low if r else math.nan,
             "ci_high": r.doubling_time_months_ci_high if r else math.nan,
             "slope_per_day": r.slope_per_day if r else math.nan, "n_models": r.n_models if r else 0,
-            "each_reference_months": "; ".join(f"{k.split(':')[0]} {v:.2f}" for k, v in own.items()),
+            "each_reference_months": "; ".join(f"{k.split(':')[0]} {v:.2f}" if math.isfinite(v) else f"{k.split(':')[0]} ∞"
+                                              for k, v in own.items()),
             "error": self.error,
         }
 
@@ -196,6 +197,13 @@ def row_checks(members: list) -> tuple:
     return tuple(c for c in (checks.under_references(found) for found in per.values()) if c.failed)
 
 
+def _months_words(months: float) -> str:
+    """A doubling time in a sentence: two significant figures below 10 months, whole months above, ∞ for no trend."""
+    if not math.isfinite(months):
+        return "∞ (no trend)"
+    return f"{months:.2g}" if months < 10 else f"{months:.0f}"
+
+
 def row_status(result: TrendUncertainty, failed: tuple = ()) -> str:
     """A row's one status: "measured", or "not measured: <the first failed check in words>".
 
@@ -211,7 +219,7 @@ def row_status(result: TrendUncertainty, failed: tuple = ()) -> str:
         reasons.append("sensitivity")
     if not reasons:
         return "measured"
-    words = {"sensitivity": "its references disagree (" + ", ".join(f"{k.split(':')[0]} {v:.2g}" for k, v in own.items())
+    words = {"sensitivity": "its references disagree (" + ", ".join(f"{k.split(':')[0]} {_months_words(v)}" for k, v in own.items())
                             + " months; allowed factor 2)",
              "saturation": "frontier models sit at the reference's ceiling", "conditioning": "the inversion is ill-conditioned",
              "size_confounding": "model size confounds the trend"}
