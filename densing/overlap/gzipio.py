@@ -73,12 +73,13 @@ def read_pieces(path: Path, piece_bytes: int = PIECE_BYTES) -> Iterator[bytes]:
                 if not started and not chunk:
                     raise TraceError(f"{path}: truncated gzip (an empty file)")
                 started = True
-                if d.eof:  # another gzip member may follow
+                if d.eof:  # another gzip member may follow, after any run of zero padding (read piece by piece)
                     chunk = chunk.lstrip(b"\0")
-                    if not chunk:
-                        chunk = _read(fh, path, piece_bytes).lstrip(b"\0")
-                        if not chunk:
+                    while not chunk:
+                        more = _read(fh, path, piece_bytes)
+                        if not more:
                             return
+                        chunk = more.lstrip(b"\0")
                     d = isal_zlib.decompressobj(31)
                 if not chunk:
                     raise TraceError(f"{path}: truncated gzip (stream ends before its end marker)")

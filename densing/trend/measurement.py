@@ -191,8 +191,10 @@ class TrendMeasurement:
         head = self.rules.get(self.headline_rule)
         interval = "" if head is None else (
             f"{head.doubling_time_months:.2g} months [{head.doubling_time_months_ci_low:.2g}, {head.doubling_time_months_ci_high:.2g}]")
-        shown = f"measured, {interval}" if self.measurable else f"{self.status or 'not measured'} (estimate {interval})"
-        return f"TrendMeasurement({self.headline_set}: {shown}; references {self.reference!r})"
+        status = self.status or "not measured"
+        shown = f"measured, {interval}" if self.measurable else f"{status} (estimate {interval})"
+        families = ", ".join(dict.fromkeys(name.split(":")[0] for name in self.reference.split(" | ")))
+        return f"TrendMeasurement({self.headline_set}: {shown}; references {families})"
 
     def _repr_html_(self) -> str:
         from html import escape
