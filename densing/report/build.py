@@ -58,10 +58,11 @@ def _optional_csv(path: Path) -> pd.DataFrame | None:
 
 def _olmes_batch(jobs: list, fits_dir: Path, n_boot: int, seed: int) -> dict:
     """The OLMES design's measurement (:func:`densing.trend.olmes.measure_olmes`), by name: a worker computes it
-    while the headline is measured (it shares nothing with it)."""
+    while the headline is measured (it shares nothing with it). The report shows its rows' intervals, not their
+    variance shares, so the shares' draws are skipped (the intervals are drawn first: the same numbers either way)."""
     from densing.trend.olmes import D0, measure_olmes
 
-    return {"olmes": measure_olmes(fits_dir, d0=D0, n_boot=n_boot, seed=seed)}
+    return {"olmes": measure_olmes(fits_dir, d0=D0, n_boot=n_boot, n_boot_share=0, seed=seed)}
 
 
 @side_jobs.reaped  # an error, Ctrl-C or SIGTERM ends the OLMES worker at once

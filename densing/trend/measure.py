@@ -292,7 +292,11 @@ def measure_trend(
     side_list += [("budget", name, profile.sets[name][0], "set", profile.sets[name][1]) for name in profile.budget_sets]
     args = dict(since=since, epoch=epoch, n_boot=n_boot_side, seed=seed, v1_composed=composed,
                 budget_benchmarks=profile.budget_benchmarks)
-    pending = side_jobs.start(_side_batch, side_list, targets, candidates, fits, args)
+    # the other benchmark sets are measured here after the headline, the rest in the worker: the two halves then take
+    # about as long (every job has its own seed, so the numbers do not depend on where it runs)
+    here = [job for job in side_list if job[0] == "row" and len(job[4]) > 1]
+    there = [job for job in side_list if job not in here]
+    pending = side_jobs.start(_side_batch, there, targets, candidates, fits, args)
     if fit is not None:
         inversion = PerBenchmark(fit, fit.d0 if d0 is None else float(d0))
         rows, _ = trend_targets(targets, inversion, since=since, epoch=epoch)
@@ -324,7 +328,8 @@ def measure_trend(
             rule_errors[rule] = str(exc)
     head = found_rules[HEADLINE_RULE]
     found_checks = _member_checks(members, found_rules)
-    side = side_jobs.finish(pending, _side_batch, side_list, targets, candidates, fits, args)
+    side = _side_batch(here, targets, candidates, fits, args)
+    side.update(side_jobs.finish(pending, _side_batch, there, targets, candidates, fits, args))
     side.update(side_jobs.finish(pending_variants, _side_batch, variants, targets, None, None, variant_args) if variants
                 else {name: {"verdict": f"Rule {name}: the public table's earlier rule, not applied to {profile.words}."}
                       for name in ("v1", "v2")})
