@@ -306,7 +306,7 @@ KNOWN_BENCHMARKS.update(SWALLOW_BENCHMARKS)
 LOCAL_BENCHMARKS.update(LOCAL_LEADERBOARD_V1_BENCHMARKS)
 LOCAL_BENCHMARKS.update(LOCAL_SWALLOW_BENCHMARKS)
 #: Benchmarks whose score task executes generated code (lm-eval's ``unsafe_code``).
-UNSAFE_CODE_BENCHMARKS = frozenset({"humaneval", "mbpp"})
+UNSAFE_CODE_BENCHMARKS = frozenset({"humaneval", "mbpp", "swallow_humaneval"})
 
 
 def suite_benchmarks(name: str, *, local_data: bool = False) -> tuple[list[str], list[str]]:

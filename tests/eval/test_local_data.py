@@ -109,12 +109,13 @@ def test_generative_benchmarks_resolve_to_their_local_versions(manager):
     assert all(task.UNSAFE_CODE for task in loaded.values())  # lm-eval refuses them without confirm_run_unsafe_code
 
 
-def test_unsafe_local_benchmarks_need_the_flag(tmp_path):
+@pytest.mark.parametrize("name", ["humaneval", "swallow_humaneval"])
+def test_unsafe_local_benchmarks_need_the_flag(tmp_path, name):
     from densing.errors import EvalError
     from densing.eval.runner import run_sweep
 
     with pytest.raises(EvalError, match="--allow-unsafe-code"):
-        run_sweep([{"model": "org/x"}], ["humaneval"], tmp_path / "store", data_root=SHARED_DATA, local_data=True)
+        run_sweep([{"model": "org/x"}], [name], tmp_path / "store", data_root=SHARED_DATA, local_data=True)
 
 
 # ---------------------------------------------------------------------------------------------
