@@ -78,7 +78,8 @@ def sweep(
     models: Optional[Path] = typer.Option(None, "--models", help="Models file (.yaml or .csv)."),
     benchmarks: Optional[str] = typer.Option(None, "--benchmarks", help="Comma-separated benchmark names."),
     suite: Optional[str] = typer.Option(
-        None, "--suite", help="A protocol's benchmarks: leaderboard-v1 (Open LLM Leaderboard v1) or leaderboard-v2."
+        None, "--suite", help="A protocol's benchmarks: leaderboard-v1 (Open LLM Leaderboard v1), leaderboard-v2 or swallow-en "
+        "(Swallow LLM Leaderboard, English: MMLU, BBH, MATH-500, GSM8K, HumanEval)."
     ),
     backend: str = typer.Option("hf", "--backend", help="lm-eval backend: hf or vllm."),
     limit: Optional[float] = typer.Option(None, "--limit", help="At most N examples per task (testing only)."),

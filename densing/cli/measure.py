@@ -16,7 +16,7 @@ from densing.errors import InputError
 
 def measure(
     models: Path = typer.Option(..., "--models", help="Models file (.yaml or .csv), as for 'densing eval'."),
-    suite: str = typer.Option("leaderboard-v1", "--suite", help="The public protocol: leaderboard-v1 or leaderboard-v2."),
+    suite: str = typer.Option("leaderboard-v1", "--suite", help="The public protocol: leaderboard-v1, leaderboard-v2 or swallow-en."),
     local_data: bool = typer.Option(False, "--local-data", help="Run the suite's benchmarks on local splits (no Hub)."),
     data_root: Optional[Path] = typer.Option(
         None, "--data-root", help="Folder holding benchmarks/ (default: $DENSING_SHARED_DATA or ../shared/data)."

@@ -209,14 +209,84 @@ LOCAL_LEADERBOARD_V1_BENCHMARKS: dict[str, Benchmark] = {
         ),
     )
 }
+#: The Swallow LLM Leaderboard's English tasks of the Densing Law paper's kind, in the protocol of its
+#: pre-trained models (``task_2025-06.yml``, ``en_basic``; the evaluation scripts of swallow-llm/swallow-evaluation
+#: v202411, run with lm-evaluation-harness 0.4.2 and the bigcode harness): MMLU 5-shot accuracy, BBH 3-shot chain
+#: of thought exact match (``bbh_cot_fewshot``, answer filter ``get-answer``), MATH 4-shot Minerva prompt exact
+#: match on MATH-500 (Lightman et al. 2023's 500 test problems; the leaderboard's ``math_500`` task), GSM8K
+#: 4-shot exact match (lm-eval's ``gsm8k``, strict match of the number after "####"), HumanEval 0-shot pass@1.
+#: Each is lm-eval's own task with the leaderboard's shots. What differs from the leaderboard's runs
+#: (docs/evaluation.md): HumanEval is lm-eval's greedy ``humaneval`` (one greedy completion), not the bigcode
+#: harness's ``humaneval-unstripped`` with 10 samples at temperature 0.2; MATH is lm-eval's ``minerva_math500``,
+#: whose answer is read from "Final Answer: The final answer is …" only (the leaderboard's task also reads the
+#: last ``\boxed{}``) and generation stops at "Problem:" only.
+SWALLOW_BENCHMARKS: dict[str, Benchmark] = {
+    b.name: b
+    for b in (
+        Benchmark("swallow_mmlu", "mmlu", 5, metric="acc", note="5-shot, acc, dev-split exemplars"),
+        Benchmark(
+            "swallow_bbh", "bbh_cot_fewshot", 3, None, metric="exact_match,get-answer",
+            note="3-shot CoT, exact match; BBH has no reference chains of thought, so no conditional loss",
+        ),
+        Benchmark(
+            "swallow_math", "minerva_math500", 4, "densing_minerva_math500_loss", metric="exact_match",
+            note="4-shot Minerva prompt, MATH-500, exact match",
+        ),
+        Benchmark(
+            "swallow_gsm8k", "gsm8k", 4, "densing_gsm8k_4shot_loss", metric="exact_match,strict-match",
+            note="4-shot, exact match (strict-match); loss of the reference solution in the exemplars' form",
+        ),
+        Benchmark(
+            "swallow_humaneval", "humaneval", 0, "densing_humaneval_loss", metric="pass@1,create_test",
+            note="0-shot, pass@1 of one greedy completion (runs model code); the leaderboard samples 10",
+        ),
+    )
+}
+#: The Swallow benchmarks on the local splits (``--local-data``): the same prompts, shots and metrics. MATH-500
+#: is read from the MATH test split shipped with densing (``densing/eval/tasks/data/math``); GSM8K has no local
+#: training split, so its exemplars come from the test split itself (never the item being scored).
+LOCAL_SWALLOW_BENCHMARKS: dict[str, Benchmark] = {
+    b.name: b
+    for b in (
+        Benchmark("swallow_mmlu", "densing_local_mmlu", 5, metric="acc", note="5-shot, acc, local test split, dev-split exemplars"),
+        Benchmark(
+            "swallow_bbh", "densing_local_bbh_cot_fewshot", 3, None, metric="exact_match,get-answer",
+            note="3-shot CoT, exact match, 27 local task files, lm-eval's exemplars; no conditional loss",
+        ),
+        Benchmark(
+            "swallow_math", "densing_local_minerva_math500", 4, "densing_local_minerva_math500_loss", metric="exact_match",
+            note="4-shot Minerva prompt, MATH-500 from the shipped MATH test split, exact match",
+        ),
+        Benchmark(
+            "swallow_gsm8k", "densing_local_gsm8k", 4, "densing_local_gsm8k_4shot_loss", metric="exact_match,strict-match",
+            note="4-shot, exact match (strict-match), local test split (exemplars from the same split)",
+        ),
+        Benchmark(
+            "swallow_humaneval", "densing_local_humaneval", 0, "densing_local_humaneval_loss", metric="pass@1,create_test",
+            note="0-shot, pass@1 of one greedy completion (runs model code), local original file",
+        ),
+    )
+}
 #: Named sets of benchmarks (``densing eval --suite NAME``), each reproducing a public protocol.
 SUITES: dict[str, tuple[str, ...]] = {
     "leaderboard-v1": tuple(LEADERBOARD_V1_BENCHMARKS),
     "leaderboard-v2": tuple(LEADERBOARD_V2_BENCHMARKS),
+    "swallow-en": tuple(SWALLOW_BENCHMARKS),
 }
-#: Each suite benchmark → the benchmark name of the same score in the public target table
-#: (``results/public_models.csv``, metric ``score``), which ``densing trend`` inverts and
-#: ``densing measure`` places a user's models against. The suite's metric (``Benchmark.metric``) is the
+#: The public target table of the Open LLM Leaderboard suites (under ``densing.paths.RESULTS``).
+PUBLIC_TABLE = "public_models.csv"
+#: The Swallow LLM Leaderboard's table of pre-trained models (2025-06 file), under ``densing.paths.RESULTS``.
+SWALLOW_TABLE = "swallow/swallow_2025-06.csv"
+#: Each suite → the table (under ``densing.paths.RESULTS``) whose models ``densing measure`` places a user's against;
+#: a suite not named here uses :data:`PUBLIC_TABLE`.
+SUITE_TABLES: dict[str, str] = {
+    "leaderboard-v1": PUBLIC_TABLE,
+    "leaderboard-v2": PUBLIC_TABLE,
+    "swallow-en": SWALLOW_TABLE,
+}
+#: Each suite benchmark → the benchmark name of the same score in its suite's target table
+#: (:data:`SUITE_TABLES`; ``results/public_models.csv`` for the leaderboard suites, metric ``score``), which
+#: ``densing trend`` inverts and ``densing measure`` places a user's models against. The suite's metric (``Benchmark.metric``) is the
 #: table's: acc_norm for ARC and HellaSwag, mc2 for TruthfulQA, strict match for GSM8K (v1); each v2
 #: member's own (:data:`LEADERBOARD_V2_BENCHMARKS`).
 PUBLIC_TABLE_BENCHMARKS: dict[str, str] = {
@@ -227,12 +297,16 @@ PUBLIC_TABLE_BENCHMARKS: dict[str, str] = {
     "openllm_v1_winogrande": "winogrande",
     "openllm_v1_gsm8k": "gsm8k",
     **LEADERBOARD_V2_TABLE_NAMES,
+    # the Swallow table (SWALLOW_TABLE) names its benchmarks as the suite does
+    **{name: name for name in SWALLOW_BENCHMARKS},
 }
 KNOWN_BENCHMARKS.update(LEADERBOARD_V1_BENCHMARKS)
 KNOWN_BENCHMARKS.update(LEADERBOARD_V2_BENCHMARKS)
+KNOWN_BENCHMARKS.update(SWALLOW_BENCHMARKS)
 LOCAL_BENCHMARKS.update(LOCAL_LEADERBOARD_V1_BENCHMARKS)
+LOCAL_BENCHMARKS.update(LOCAL_SWALLOW_BENCHMARKS)
 #: Benchmarks whose score task executes generated code (lm-eval's ``unsafe_code``).
-UNSAFE_CODE_BENCHMARKS = frozenset({"humaneval", "mbpp"})
+UNSAFE_CODE_BENCHMARKS = frozenset({"humaneval", "mbpp", "swallow_humaneval"})
 
 
 def suite_benchmarks(name: str, *, local_data: bool = False) -> tuple[list[str], list[str]]:
@@ -246,6 +320,13 @@ def suite_benchmarks(name: str, *, local_data: bool = False) -> tuple[list[str],
     if not local_data:
         return members, []
     return [b for b in members if b in LOCAL_BENCHMARKS], [b for b in members if b not in LOCAL_BENCHMARKS]
+
+
+def suite_table(name: str):
+    """The target table of suite ``name`` (:data:`SUITE_TABLES`) as a path under ``densing.paths.RESULTS``."""
+    from densing.paths import RESULTS
+
+    return RESULTS / SUITE_TABLES.get(name, PUBLIC_TABLE)
 
 
 def parse_benchmark_list(text: str) -> list[str]:

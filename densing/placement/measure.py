@@ -1,13 +1,15 @@
 """Your models on the density chart: ``densing measure`` and :func:`measure` (``densing.measure``).
 
-A user's models are evaluated on a public protocol (``--suite leaderboard-v1`` or ``leaderboard-v2``,
-:data:`densing.eval.benchmarks.SUITES`) through the eval runner and its store, and placed against the
-headline measurement of ``densing trend`` (:func:`densing.trend.measure.measure_trend` on the shipped
-public table):
+A user's models are evaluated on a public protocol (``--suite leaderboard-v1``, ``leaderboard-v2`` or
+``swallow-en``, :data:`densing.eval.benchmarks.SUITES`) through the eval runner and its store, and placed against
+the headline measurement of ``densing trend`` (:func:`densing.trend.measure.measure_trend` on the suite's target
+table, :data:`densing.eval.benchmarks.SUITE_TABLES`: the shipped public table for the leaderboard suites, the
+Swallow LLM Leaderboard's table ``results/swallow/swallow_2025-06.csv`` for ``swallow-en``):
 
 1. **Checks first.** The models file, the suite, ``limit``, every model's source (a local path must
    exist; with ``HF_HUB_OFFLINE`` set, a Hub id needs its local copy), the local data folder, the
-   report's path: each bad input is an :class:`~densing.errors.InputError` or
+   report's path, the suite's target table (one other than the public table must be shipped): each bad input is
+   an :class:`~densing.errors.InputError` or
    :class:`~densing.errors.EvalError` before any evaluation starts.
 2. **Evaluation** through :func:`densing.eval.runner.run_sweep` into a store (a rerun reuses it).
 3. **Scores onto the public table.** Each suite benchmark's headline metric becomes the public table's
@@ -89,9 +91,10 @@ class Plan:
 def plan(models, suite: str, *, limit: float | None = None, local_data: bool = False,
          data_root: str | Path | None = None, backend: str = "hf") -> Plan:
     """Check every input of :func:`measure` (module docstring, step 1) without evaluating anything."""
-    from densing.eval.benchmarks import PUBLIC_TABLE_BENCHMARKS, suite_benchmarks
+    from densing.eval.benchmarks import PUBLIC_TABLE_BENCHMARKS, suite_benchmarks, suite_table
     from densing.eval.loading import SWEEP_CONSTRAINTS
     from densing.eval.runner import as_model_specs
+    from densing.paths import RESULTS
     from densing.trend import capability
     from densing.validation import validate
 
@@ -111,6 +114,10 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
         root = Path(data_root if data_root is not None else SHARED_DATA)
         if not (root / "benchmarks").is_dir():
             raise InputError(f"{root}: --data-root has no benchmarks/ folder (the local benchmark splits)")
+    table = suite_table(suite.strip())
+    if not table.is_file():  # a suite of another table than the public one (SUITE_TABLES) needs that table shipped
+        raise InputError(f"--suite {suite.strip()}: its target table results/{table.relative_to(RESULTS).as_posix()} "
+                         "is not shipped, so there is no table to place the models against")
     # the headline is measured on the first benchmark set that rule v3 gives a reference (capability.SETS)
     inverted = {b for _, members in capability.SETS.values() for b in members}
     if not inverted & {PUBLIC_TABLE_BENCHMARKS[b] for b in names}:
@@ -343,7 +350,8 @@ def measure(
 
     ``models``: a models file or a list of model specs / mappings (as ``densing eval``). ``limit``: at most N items per
     task (the standard errors and the intervals are those of N items). ``store``: the results store (a rerun reuses its
-    pairs). ``results``: the public target table (default the shipped ``results/public_models.csv``); ``n_boot`` and
+    pairs). ``results``: the target table (default the suite's, :data:`densing.eval.benchmarks.SUITE_TABLES`: the
+    shipped ``results/public_models.csv`` for the leaderboard suites); ``n_boot`` and
     ``seed``: the headline's draws (default the CLI's). ``measurement``: a headline
     :class:`~densing.trend.measurement.TrendMeasurement` already computed on that table, to reuse.
     ``on_progress(line)``: progress in words.
@@ -362,12 +370,12 @@ def measure(
                      data_root=checked.data_root, prefix_cache=prefix_cache)
     scores = public_scores(rows, checked.specs)
     if measurement is None:
-        from densing import paths
         from densing.data import read_results
+        from densing.eval.benchmarks import suite_table
 
         draws = DEFAULT_N_BOOT if n_boot is None else n_boot
-        say(f"measuring the headline trend on the public table ({draws} draws) …")
-        measurement = measure_trend(read_results(results or paths.RESULTS / "public_models.csv"), n_boot=draws, seed=seed)
+        say(f"measuring the headline trend on the suite's target table ({draws} draws) …")
+        measurement = measure_trend(read_results(results or suite_table(checked.suite)), n_boot=draws, seed=seed)
     line = measurement.rules[HEADLINE_RULE]
     placed = place_models(scores, measurement.inversion, line, seed=seed)
     return MeasureResult(

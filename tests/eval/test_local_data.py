@@ -109,12 +109,13 @@ def test_generative_benchmarks_resolve_to_their_local_versions(manager):
     assert all(task.UNSAFE_CODE for task in loaded.values())  # lm-eval refuses them without confirm_run_unsafe_code
 
 
-def test_unsafe_local_benchmarks_need_the_flag(tmp_path):
+@pytest.mark.parametrize("name", ["humaneval", "swallow_humaneval"])
+def test_unsafe_local_benchmarks_need_the_flag(tmp_path, name):
     from densing.errors import EvalError
     from densing.eval.runner import run_sweep
 
     with pytest.raises(EvalError, match="--allow-unsafe-code"):
-        run_sweep([{"model": "org/x"}], ["humaneval"], tmp_path / "store", data_root=SHARED_DATA, local_data=True)
+        run_sweep([{"model": "org/x"}], [name], tmp_path / "store", data_root=SHARED_DATA, local_data=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -325,3 +326,58 @@ def test_missing_data_root_is_one_line(tmp_path):
 
     with pytest.raises(InputError, match="has no benchmarks/ folder"):
         run_sweep([{"model": "org/x"}], ["olmes_arc_easy"], tmp_path / "store", data_root=tmp_path)
+
+
+# ---------------------------------------------------------------------------------------------
+# MATH: the test split shipped with densing, MATH-500 as lm-eval's minerva_math500
+
+
+def test_shipped_math_test_split():
+    import collections
+
+    from densing.eval.tasks.local_data import MATH_FOLDER, load_math500, math500_ids, math_test_rows
+
+    rows = math_test_rows()
+    assert [r["idx"] for r in rows] == list(range(5000))
+    assert collections.Counter(r["type"] for r in rows) == {  # the original split's counts
+        "Algebra": 1187, "Counting & Probability": 474, "Geometry": 479, "Intermediate Algebra": 903,
+        "Number Theory": 540, "Prealgebra": 871, "Precalculus": 546}
+    ids = math500_ids()
+    assert len(ids) == 500 == len({i for _, i in ids}) and ids[0] == ("test/precalculus/807.json", 4914)
+    folders = {"algebra": "Algebra", "counting_and_probability": "Counting & Probability", "geometry": "Geometry",
+               "intermediate_algebra": "Intermediate Algebra", "number_theory": "Number Theory",
+               "prealgebra": "Prealgebra", "precalculus": "Precalculus"}
+    assert all(folders[uid.split("/")[1]] == rows[i]["type"] for uid, i in ids)
+    test = load_math500()["test"]
+    assert len(test) == 500 and test[0]["problem"].startswith("Convert the point $(0,3)$ in rectangular coordinates")
+    assert (MATH_FOLDER / "LICENSE").read_text().startswith("MIT License\n\nCopyright (c) 2021 Dan Hendrycks")
+
+
+def test_math500_is_lm_evals(tmp_path, manager):
+    from densing.eval.benchmarks import TASKS_DIRECTORY
+    from densing.eval.tasks import math_eval
+    from densing.eval.tasks.utils import minerva_math_fewshot_samples
+
+    source = _lm_eval_tasks_dir() / "minerva_math" / "minerva_math500.yaml"
+    theirs, ours_config = _config(source), _config(TASKS_DIRECTORY / "local" / "densing_local_minerva_math500.yaml")
+    for key in ("output_type", "test_split", "doc_to_target", "generation_kwargs", "num_fewshot"):
+        assert ours_config[key] == theirs[key], key
+    assert ours_config["fewshot_config"]["sampler"] == theirs["fewshot_config"]["sampler"] == "first_n"
+    lm_eval_utils = _lm_eval_tasks_dir() / "minerva_math" / "utils.py"
+    assert minerva_math_fewshot_samples() == _lm_eval_function(lm_eval_utils, "list_fewshot_samples")()
+    loaded = manager.load(["densing_local_minerva_math500", "densing_local_minerva_math500_loss"])["tasks"]
+    ours = loaded["densing_local_minerva_math500"]
+    doc = next(iter(ours.test_docs()))
+    assert doc["answer"] == "\\left(3,\\frac{\\pi}{2}\\right)"
+    hub = _hub_task(  # lm-eval's own task, its functions (which need lm-eval's `math` extra) replaced by densing's
+        tmp_path, source, [{"problem": doc["problem"], "solution": doc["solution"]}],
+        process_docs=math_eval.process_docs, doc_to_text=math_eval.doc_to_text,
+        process_results=math_eval.process_results, metric_list=[{"metric": "exact_match"}],
+        fewshot_config={"sampler": "first_n", "samples": minerva_math_fewshot_samples},
+    )
+    request = _same_first_request(ours, hub)
+    context = request.args[0]
+    assert context.startswith("Problem:\nFind the domain of the expression") and context.count("Solution:") == 5
+    assert context.endswith(f"Problem:\n{doc['problem']}\n\nSolution:")
+    loss = _first_request(loaded["densing_local_minerva_math500_loss"])
+    assert loss.args == (context, " " + doc["solution"])

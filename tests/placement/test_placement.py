@@ -210,3 +210,15 @@ def test_suite_outside_the_headline_sets_is_refused_before_evaluating(tmp_path, 
     (tmp_path / "m" / "config.json").write_text("{}")
     with pytest.raises(densing.InputError, match="benchmark set the headline is measured on"):
         placement.plan(_models(tmp_path, f"models:\n  - name: mine\n    model: {tmp_path / 'm'}\n"), "truthfulqa-only")
+
+
+def test_a_suite_of_another_table_needs_that_table(tmp_path, monkeypatch, no_evaluation):
+    from densing.eval import benchmarks
+
+    assert benchmarks.SUITE_TABLES["swallow-en"] == benchmarks.SWALLOW_TABLE == "swallow/swallow_2025-06.csv"
+    monkeypatch.setitem(benchmarks.SUITE_TABLES, "swallow-en", "swallow/no_such_table.csv")
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text("{}")
+    with pytest.raises(densing.InputError, match="^--suite swallow-en: its target table results/swallow/no_such_table.csv "
+                                                 "is not shipped"):
+        placement.plan(_models(tmp_path, f"models:\n  - name: mine\n    model: {tmp_path / 'm'}\n"), "swallow-en")

@@ -34,6 +34,13 @@ Data layouts read (as shipped in that folder; sources as its README gives them, 
 - ``gsm8k/test.jsonl``: the original test split (question, answer) (openai/grade-school-math
   @3101c7d; MIT).
 
+One split ships with densing itself rather than in the data folder, read whatever the data root is:
+
+- ``densing/eval/tasks/data/math``: the MATH test split (Hendrycks et al. 2021; MIT), 5,000 problems
+  (problem, level, type, solution, idx) as ``MATH_test.jsonl.gz``, and ``math500.tsv``, the 500 problems of
+  MATH-500 (Lightman et al. 2023) by their ``unique_id`` and their ``idx`` in that file, in MATH-500's order
+  (sources in that folder's README).
+
 The code-executing tasks (HumanEval, MBPP) score pass@1 with :mod:`densing.eval.tasks.code_eval`
 (lm-eval's own metric loads HF ``evaluate``'s ``code_eval`` from the Hub).
 
@@ -223,6 +230,36 @@ def load_bbh(bbh_task: str = "boolean_expressions", **metadata: Any) -> Any:
 def load_gsm8k(**metadata: Any) -> Any:
     """The GSM8K test split (question, answer), as lm-eval's ``openai/gsm8k`` "main" test split."""
     return _dataset(test=[{"question": d["question"], "answer": d["answer"]} for d in _jsonl(_file(metadata, "gsm8k", "test.jsonl"))])
+
+
+#: The MATH test split shipped with densing (module docstring).
+MATH_FOLDER = Path(__file__).with_name("data") / "math"
+
+
+def math_test_rows() -> list[dict]:
+    """The 5,000 MATH test problems (problem, level, type, solution, idx), in the shipped file's order."""
+    import gzip
+
+    with gzip.open(MATH_FOLDER / "MATH_test.jsonl.gz", "rt", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def math500_ids() -> list[tuple[str, int]]:
+    """MATH-500's problems as (``unique_id``, ``idx`` in :func:`math_test_rows`), in MATH-500's order."""
+    with open(MATH_FOLDER / "math500.tsv", encoding="utf-8", newline="") as handle:
+        return [(r["unique_id"], int(r["idx"])) for r in csv.DictReader(handle, delimiter="\t")]
+
+
+def load_math500(**metadata: Any) -> Any:
+    """MATH-500 as the ``test`` split of the HF ``HuggingFaceH4/MATH-500`` (problem, solution, level, type as
+    subject, unique_id), in its order, from the shipped MATH test split."""
+    rows = math_test_rows()
+    test = [
+        {"problem": rows[i]["problem"], "solution": rows[i]["solution"], "subject": rows[i]["type"],
+         "level": int(rows[i]["level"].removeprefix("Level ")), "unique_id": uid}
+        for uid, i in math500_ids()
+    ]
+    return _dataset(test=test)
 
 
 # ---------------------------------------------------------------------------------------------
