@@ -84,8 +84,8 @@ SWALLOW_PROTOCOL_MAPPING: dict[str, tuple[str, str]] = {
     "swallow_bbh": ("leaderboard_bbh", "same BIG-Bench Hard data, but 3-shot chain of thought scored by exact "
                                        "match on 27 subtasks; leaderboard_bbh is multiple choice (acc_norm) on "
                                        "24 subtasks, with a chance level above 0"),
-    "swallow_math": ("math_hard", "the full MATH test split (all five levels, 4-shot Minerva prompt); math_hard "
-                                  "is its level-5 subset only"),
+    "swallow_math": ("math_hard", "MATH-500, 500 problems of MATH's test split at every level (4-shot Minerva "
+                                  "prompt); math_hard is the level-5 subset of the whole test split"),
     "swallow_gsm8k": ("gsm8k", "same test split, but 4 shots and Swallow's prompt; the public table's GSM8K is "
                                "the Open LLM Leaderboard v1's 5-shot"),
     "swallow_humaneval": ("humaneval", "same 164 problems, but the bigcode harness's humaneval-unstripped (the "

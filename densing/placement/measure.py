@@ -95,7 +95,6 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
     from densing.eval.loading import SWEEP_CONSTRAINTS
     from densing.eval.runner import as_model_specs
     from densing.paths import RESULTS
-    from densing.trend import capability
     from densing.validation import validate
 
     if isinstance(models, (str, Path)) and not Path(models).is_file():
@@ -118,8 +117,10 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
     if not table.is_file():  # a suite of another table than the public one (SUITE_TABLES) needs that table shipped
         raise InputError(f"--suite {suite.strip()}: its target table results/{table.relative_to(RESULTS).as_posix()} "
                          "is not shipped, so there is no table to place the models against")
-    # the headline is measured on the first benchmark set that rule v3 gives a reference (capability.SETS)
-    inverted = {b for _, members in capability.SETS.values() for b in members}
+    # the headline is measured on the first benchmark set that rule v3 gives a reference (the table's sets)
+    from densing.trend.tables import for_path
+
+    inverted = {b for _, members in for_path(table).sets.values() for b in members}
     if not inverted & {PUBLIC_TABLE_BENCHMARKS[b] for b in names}:
         raise InputError(f"--suite {suite.strip()}: none of its benchmarks ({', '.join(names)}) is in a benchmark set the "
                          f"headline is measured on ({', '.join(sorted(inverted))}), so no score could be inverted")
@@ -375,7 +376,10 @@ def measure(
 
         draws = DEFAULT_N_BOOT if n_boot is None else n_boot
         say(f"measuring the headline trend on the suite's target table ({draws} draws) …")
-        measurement = measure_trend(read_results(results or suite_table(checked.suite)), n_boot=draws, seed=seed)
+        from densing.trend.tables import for_path
+
+        path = results or suite_table(checked.suite)
+        measurement = measure_trend(read_results(path), n_boot=draws, seed=seed, table=for_path(path))
     line = measurement.rules[HEADLINE_RULE]
     placed = place_models(scores, measurement.inversion, line, seed=seed)
     return MeasureResult(

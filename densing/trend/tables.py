@@ -8,7 +8,7 @@ are shown beside it, and how the verdict names it. A new table is one :func:`reg
 - ``public``: ``results/public_models.csv`` (ObsScaling, Open LLM Leaderboard v1 and v2 scores).
 - ``swallow``: ``results/swallow/swallow_2025-06.csv`` — the Swallow LLM Leaderboard's pre-trained models
   (lm-evaluation-harness 0.4.2; MMLU 5-shot, BBH 3-shot chain of thought, MATH 4-shot, GSM8K 4-shot, HumanEval
-  0-shot): the paper's own benchmarks and shots but MBPP.
+  0-shot; MATH is MATH-500): the paper's own benchmarks and shots but MBPP.
 - ``swallow_2026``: ``results/swallow/swallow_2026-05.csv`` — the same leaderboard's later protocol (another
   framework, pre-trained models released 2024-06 … 2025-11); never pooled with ``swallow``.
 
@@ -17,7 +17,7 @@ trend``'s headline stays the public table's, because the rest of the report (the
 the checks, the OLMES comparison) is built on that measurement; the Swallow tables are measured through the same
 engine and rule and shown beside it, row by row, with their agreement said, in the report's section "The paper's
 protocol, 2023–2025". Of the two, the Swallow row is the one *closest to the paper's protocol* (its benchmarks in its
-shots, chain of thought on BBH, all of MATH), and the report says so wherever the two disagree.
+shots, chain of thought on BBH, MATH-500 of every level), and the report says so wherever the two disagree.
 """
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ _SWALLOW_BENCHMARKS = ("swallow_mmlu", "swallow_bbh", "swallow_math", "swallow_g
 _SWALLOW_MAPPING = {
     "MMLU": "swallow_mmlu (5-shot, lm-eval 0.4.2)",
     "BBH": "swallow_bbh (3-shot chain of thought, exact match)",
-    "MATH": "swallow_math (4-shot, all of MATH's test split); swallow_gsm8k in the variant",
+    "MATH": "swallow_math (4-shot, MATH-500: 500 test problems of every level); swallow_gsm8k in the variant",
     "HumanEval": "swallow_humaneval (0-shot pass@1, bigcode's harness)",
     "MBPP": "missing: not on the leaderboard",
 }
