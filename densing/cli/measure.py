@@ -29,6 +29,8 @@ def measure(
     device: Optional[str] = typer.Option(None, "--device", help="torch device (default: cuda if available, else cpu)."),
     batch_size: str = typer.Option("1", "--batch-size", help="Batch size, or 'auto'."),
     prefix_cache: bool = typer.Option(False, "--prefix-cache", help="Reuse the key/value cache of shared prompt prefixes (hf)."),
+    allow_unsafe_code: bool = typer.Option(False, "--allow-unsafe-code", help="Allow tasks that run model-written code "
+                                           "(HumanEval, as densing eval)."),
     n_boot: int = typer.Option(600, "--n-boot", help="Bootstrap draws of the headline trend (its default)."),
     seed: int = typer.Option(0, "--seed"),
 ) -> None:
@@ -61,13 +63,13 @@ def measure(
 
     result = run(list(checked.specs), checked.suite, limit=limit, local_data=local_data, data_root=data_root, store=store,
                  n_boot=n_boot, seed=seed, backend=backend, device=device, batch_size=batch, prefix_cache=prefix_cache,
-                 on_progress=say)
+                 on_progress=say, allow_unsafe_code=allow_unsafe_code)
     say("writing the report …")
     import shlex
 
     words = ["densing", "measure", "--models", str(models), "--suite", checked.suite, "--out", str(out), "--store", str(store),
              "--n-boot", str(n_boot), "--seed", str(seed)]
-    words += ["--local-data"] * local_data + ["--prefix-cache"] * prefix_cache
+    words += ["--local-data"] * local_data + ["--prefix-cache"] * prefix_cache + ["--allow-unsafe-code"] * allow_unsafe_code
     for option, value in (("--data-root", data_root), ("--limit", limit), ("--csv", csv), ("--device", device)):
         if value is not None:
             words += [option, f"{value:g}" if isinstance(value, float) else str(value)]

@@ -346,6 +346,7 @@ def measure(
     prefix_cache: bool = False,
     on_progress: ProgressCallback | None = None,
     measurement=None,
+    allow_unsafe_code: bool = False,
 ) -> MeasureResult:
     """Evaluate ``models`` on ``suite`` and place them on the density chart (module docstring) → :class:`MeasureResult`.
 
@@ -355,7 +356,8 @@ def measure(
     shipped ``results/public_models.csv`` for the leaderboard suites); ``n_boot`` and
     ``seed``: the headline's draws (default the CLI's). ``measurement``: a headline
     :class:`~densing.trend.measurement.TrendMeasurement` already computed on that table, to reuse.
-    ``on_progress(line)``: progress in words.
+    ``on_progress(line)``: progress in words. ``allow_unsafe_code``: run benchmarks that execute model-written code
+    (HumanEval), as ``densing eval --allow-unsafe-code``.
     """
     from densing.eval.runner import run_sweep
     from densing.trend.measure import DEFAULT_N_BOOT, HEADLINE_RULE, measure_trend
@@ -368,7 +370,7 @@ def measure(
 
     rows = run_sweep(list(checked.specs), list(checked.benchmarks), store, backend=backend, limit=checked.limit,
                      device=device, batch_size=batch_size, on_progress=progress, local_data=local_data,
-                     data_root=checked.data_root, prefix_cache=prefix_cache)
+                     data_root=checked.data_root, prefix_cache=prefix_cache, allow_unsafe_code=allow_unsafe_code)
     scores = public_scores(rows, checked.specs)
     if measurement is None:
         from densing.data import read_results
