@@ -1,6 +1,6 @@
 """Resumable replicates of a coverage study: one JSON line per replicate in a store, reused on a rerun.
 
-Used by ``capability_coverage.py`` and ``olmes_coverage.py`` (run with ``PYTHONPATH=.``)."""
+Used by ``capability_coverage.py``, ``olmes_coverage.py`` and ``swallow_coverage.py`` (run with ``PYTHONPATH=.``)."""
 from __future__ import annotations
 
 import json
