@@ -34,6 +34,7 @@ The public names (``densing.__all__``; ``dir(densing)`` lists them before they l
     measure(models, suite=...)       -> MeasureResult: your models evaluated and placed against the headline's frontier
     DensingError, InputError, FitError, TraceError, EvalError, WorkerError: the errors densing raises
 """
+import functools
 from importlib import import_module
 
 from densing.errors import DensingError, EvalError, FitError, InputError, TraceError, WorkerError
@@ -57,7 +58,9 @@ _LAZY = {
 }
 
 
+@functools.lru_cache(maxsize=1)
 def _version() -> str:
+    """The installed distribution's version, read once (every fit records it)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:

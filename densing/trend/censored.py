@@ -34,8 +34,9 @@ MAX_ITERATIONS = 50
 
 
 def _quantile_line(t: np.ndarray, y: np.ndarray, quantile: float) -> tuple[float, float]:
-    scale = float(np.std(t)) or 1.0
-    centre = float(np.mean(t))
+    centre = float(t.sum() / t.size)  # np.mean and np.std's own arithmetic, without their dispatch
+    spread = t - centre
+    scale = math.sqrt(float((spread * spread).sum() / t.size)) or 1.0
     slope = quantile_slope((t - centre) / scale, y, quantile) / scale
     if not np.isfinite(slope):
         return math.nan, math.nan

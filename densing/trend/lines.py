@@ -1,6 +1,7 @@
 """Frontier selection (envelope, quantile, all) and one line fit with its bootstrap over models."""
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from dataclasses import dataclass
@@ -117,6 +118,24 @@ def fit_line(method: str, t: np.ndarray, y: np.ndarray, quantile: float, alpha: 
     return LineFit(slope, intercept, r_squared, (float(low), float(high)), tuple(dict.fromkeys(notes + caught)))
 
 
+@functools.lru_cache(maxsize=256)
+def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The index pairs (i, j), i < j, of n points (kept per n: the bootstrap asks for the same n many times)."""
+    first, second = np.triu_indices(n, 1)
+    first.flags.writeable = second.flags.writeable = False
+    return first, second
+
+
+_STEPS = np.arange(64, dtype=float)
+
+
+def _grid(low: int, high: int) -> np.ndarray:
+    """``np.linspace(low, high, 64).astype(int)``, computed as linspace computes it (i·step + low, the last at high)."""
+    values = _STEPS * ((high - low) / 63) + low
+    values[-1] = high
+    return values.astype(int)
+
+
 def quantile_slope(t: np.ndarray, y: np.ndarray, quantile: float) -> float:
     """Slope A of the q-th regression quantile y ≈ A·t + B (Koenker & Bassett 1978).
 
@@ -128,10 +147,11 @@ def quantile_slope(t: np.ndarray, y: np.ndarray, quantile: float) -> float:
     one where f is flat) in ~log64(n²) vectorised steps. Used for the bootstrap, where statsmodels'
     IRLS solver (the point estimate's) costs ~20× more per draw.
     """
-    dt = t[:, None] - t[None, :]
-    dy = y[:, None] - y[None, :]
-    positive = dt > 0
-    candidates = np.sort(dy[positive] / dt[positive])  # repeated values change nothing: f is the same at each
+    first, second = _pairs(len(y))
+    dt = t[second] - t[first]
+    keep = dt != 0
+    # each pair of distinct dates once; + 0.0 writes a zero slope as +0.0 whichever way round the pair is taken
+    candidates = np.sort((y[second] - y[first])[keep] / dt[keep] + 0.0)  # repeated values change nothing
     if candidates.size == 0:
         return math.nan
     k = max(math.ceil(quantile * len(y)) - 1, 0)  # the inverted-CDF q-quantile is the k-th smallest
@@ -145,7 +165,7 @@ def quantile_slope(t: np.ndarray, y: np.ndarray, quantile: float) -> float:
     # and keeps the bracket around the leftmost smallest value, ending with every candidate left
     low, high = 0, candidates.size - 1
     while high - low > 64:
-        index = np.linspace(low, high, 64).astype(int)  # strictly increasing: high − low > 64
+        index = _grid(low, high)  # strictly increasing: high − low > 64
         best = int(np.argmin(check_loss(candidates[index])))
         low, high = int(index[max(best - 1, 0)]), int(index[min(best + 1, index.size - 1)])
     index = np.arange(low, high + 1)
