@@ -331,9 +331,9 @@ def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
     order = np.lexsort((model[keep], params[keep]))
     points = pd.DataFrame({
         "model": model[keep][order], "params": params[keep][order], "train_tokens": tokens[keep][order],
-        "score": value[keep][order], "loss": np.nan, "run": model[keep][order],
-    })
-    return points[list(POINT_COLUMNS)], dropped
+        "score": value[keep][order], "loss": np.full(int(keep.sum()), np.nan), "run": model[keep][order],
+    }, columns=list(POINT_COLUMNS))
+    return points, dropped
 
 
 def fit_family(
