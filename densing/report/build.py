@@ -270,27 +270,44 @@ def _your_density(row: dict, g) -> str:
 
 #: The Swallow leaderboard's rows (:mod:`densing.trend.protocol`'s records, ``python -m densing.trend.protocol``).
 PROTOCOL_RECORDS = paths.RESULTS / "swallow" / "trend"
-#: Each public row and the Swallow row that measures the same capability in the paper's protocol.
-PROTOCOL_PAIRS = (("mmlu", "swallow_mmlu"), ("leaderboard_bbh", "swallow_bbh"), ("math_hard", "swallow_math"),
-                  ("gsm8k", "swallow_gsm8k"), ("humaneval", "swallow_humaneval"), ("paper", "paper"),
-                  ("paper_gsm8k", "paper_gsm8k"))
+#: Each public row and the Swallow row that measures the same capability in the paper's protocol, and its label.
+PROTOCOL_PAIRS = (("mmlu", "swallow_mmlu", "MMLU (5-shot in both)"),
+                  ("leaderboard_bbh", "swallow_bbh", "BBH (multiple choice · 3-shot chain of thought)"),
+                  ("math_hard", "swallow_math", "MATH (level 5 · MATH-500)"),
+                  ("gsm8k", "swallow_gsm8k", "GSM8K (5-shot · 4-shot)"),
+                  ("humaneval", "swallow_humaneval", "HumanEval"),
+                  ("paper", "paper", "paper-like set"), ("paper_gsm8k", "paper_gsm8k", "paper-like set with GSM8K"))
+#: The forecast check's columns as the report shows them: (header, record fields).
+FORECAST_COLUMNS = (("reference", ("reference",)), ("cutoff", ("cutoff",)), ("models before", ("n_before",)),
+                    ("months before [95% CI]", ("months_before", "ci_low_before", "ci_high_before")),
+                    ("later models", ("n_later",)), ("above the carried line", ("above_forecast_line",)),
+                    ("above the band's lower edge", ("above_band_low",)),
+                    ("above the band's upper edge", ("above_band_high",)),
+                    ("months after [95% CI]", ("months_after", "ci_low_after", "ci_high_after")), ("verdict", ("verdict",)))
+
+
+def _months_interval(months, low, high) -> str:
+    """'months [low–high]' of a record (JSON writes an infinite doubling time, no trend, as null): '∞' for null."""
+    if months is None and low is None and high is None:
+        return "—"  # no line was fitted
+    words = lambda v: "∞" if v is None or not math.isfinite(v) else fmt_fixed(v, 1)  # noqa: E731
+    return f"{words(months)} [{words(low) if low is not None else '0'}–{words(high)}]"
 
 
 def _cell(row: dict | None) -> str:
-    """'months [low–high]' (or 'not measured'), the status's first words after it."""
+    """'months [low–high]' of a row, '(estimate)' after it where a check fails; 'not measured' with no interval."""
     if not row:
         return "—"
     months, low, high = (row.get(k) for k in ("months", "ci_low", "ci_high"))
-    if months is None or not math.isfinite(months):
+    if low is None and (months is None or not math.isfinite(months)):
         return "not measured"
-    text = f"{fmt_fixed(months, 1)} [{fmt_fixed(low, 1) if low is not None else '∞'}–{fmt_fixed(high, 1) if high is not None else '∞'}]"
-    return text + ("" if row.get("status") == "measured" else " (estimate)")
+    return _months_interval(months, low, high) + ("" if row.get("status") == "measured" else " (estimate)")
 
 
 def _agreement(a: dict | None, b: dict | None) -> str:
     """Whether two rows' 95% intervals overlap, in words."""
     def ends(row):
-        if not row or row.get("months") is None:
+        if not row or row.get("ci_low") is None:
             return None
         return (row.get("ci_low") or 0.0, row.get("ci_high") if row.get("ci_high") is not None else math.inf)
     x, y = ends(a), ends(b)
@@ -309,8 +326,8 @@ def _protocol_section(measured, paper_months: float) -> list[Section]:
     public = {r["row"]: r for r in measured.by_benchmark().to_dict("records")}
     by = {stem: {r["row"]: r for r in rec["rows"]} for stem, rec in records.items()}
     rows = []
-    for left, right in PROTOCOL_PAIRS:
-        rows.append({"row": right, "public table (leaderboard protocol)": _cell(public.get(left)),
+    for left, right, label in PROTOCOL_PAIRS:
+        rows.append({"row": label, "public table (leaderboard protocol)": _cell(public.get(left)),
                      "Swallow 2025-06 (the paper's protocol)": _cell(by["swallow"].get(right)),
                      "its references (own months)": (by["swallow"].get(right) or {}).get("each_reference_months", ""),
                      "without continual pre-training": _cell(by.get("swallow_without_continual", {}).get(right)),
@@ -322,9 +339,11 @@ def _protocol_section(measured, paper_months: float) -> list[Section]:
     for stem in ("swallow", "swallow_2026"):
         found = records.get(stem, {}).get("forecast")
         if found:
-            frame = _round(pd.DataFrame(found["references"]).drop(columns=["note"], errors="ignore"), 2)
-            forecast_parts += [f'<p class="sub">{esc(records[stem]["words"])}: {esc(found["summary"])}</p>',
-                               table_html(frame, scroll=False)]
+            frame = pd.DataFrame([{header: (_months_interval(*(r.get(f) for f in fields)) if len(fields) == 3
+                                            else r.get(fields[0])) for header, fields in FORECAST_COLUMNS}
+                                  for r in found["references"]])
+            forecast_parts += [f'<p class="sub">{esc(records[stem]["words"][0].upper() + records[stem]["words"][1:])}. '
+                               f'{esc(found["summary"])}</p>', table_html(frame, scroll=False)]
     intro = (f"The Swallow LLM Leaderboard (Swallow LLM team, CC-BY 4.0; results/swallow/) scores open pre-trained models in "
              f"one harness in the paper's own protocol — MMLU 5-shot, BBH 3-shot chain of thought, MATH 4-shot, GSM8K "
              f"4-shot, HumanEval 0-shot — through 2025. The same engine and reference rule (v3) as above, each protocol file "
@@ -333,8 +352,7 @@ def _protocol_section(measured, paper_months: float) -> list[Section]:
              f"The public table's rows stay the headline (densing/trend/tables.py says why); of the two, the Swallow rows "
              f"are the protocol closest to the paper's. 'estimate': the row has an interval but a check fails (its status "
              f"in densing trend --table swallow --by benchmark). The paper: {paper_months:g} months.")
-    verdicts = "".join(f'<p class="sub">{esc(rec["words"])}'
-                       f'{" without continual pre-training" if rec["continual_pretraining"] == "dropped" else ""}: '
+    verdicts = "".join(f'<p class="sub">{"Without continual pre-training: " if rec["continual_pretraining"] == "dropped" else ""}'
                        f'{esc(rec["verdict"])}</p>' for rec in records.values())
     return [Section("The paper's protocol, 2023–2025", intro,
                     [table_html(table, scroll=False), verdicts,
