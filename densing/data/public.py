@@ -32,30 +32,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from densing.data.public_checks import (  # noqa: F401 — the checks' names, importable from here as before
-    EARLIEST_RELEASE,
-    FAMILY_TOKEN_FACTOR,
-    MAX_TOKENS_PER_PARAM,
-    MIN_TOKENS_PER_PARAM,
-    NAME_PARAMS_TOLERANCE,
-    sizes_from_name,
-    validate_public_models,
-)
-from densing.data.public_read import (  # noqa: F401 — the inputs' names, importable from here as before
-    ACTIVE_PARAMS_COLUMNS,
-    BENCHMARK_COLUMNS,
-    BENCHMARK_FILE,
-    COMMIT_FILE,
-    CONFIDENCE_LEVELS,
-    CORRECTABLE_FIELDS,
-    CORRECTION_COLUMNS,
+from densing.data.public_checks import validate_public_models
+from densing.data.public_read import (
     COUNT_COLUMNS,
-    DATE_COLUMNS,
-    ISSUE_COLUMNS,
-    LEADERBOARD_COLUMNS,
-    LEADERBOARD_FILE,
     OUTPUT_COLUMNS,
-    SCORE_COLUMNS,
     read_active_params,
     read_corrections,
     read_obsscaling,

@@ -94,7 +94,9 @@ def build_report(
     on the density figure and listed in a section "Your models".
     """
     from densing.trend import rules as rule_registry
-    from densing.trend.measure import NAMED_MODELS, PAPER, PAPER_ANCHORS, measure_trend
+    from densing.trend.constants import NAMED_MODELS
+    from densing.trend.measure import PAPER_ANCHORS, measure_trend
+    from densing.trend.measurement import PAPER
 
     rule_registry.get(frontier)
     folder = Path(fits_dir) if fits_dir else paths.REFERENCE_FITS

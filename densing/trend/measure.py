@@ -29,10 +29,8 @@ import glob
 import math
 import sys
 from numbers import Integral, Real
-from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from densing import paths
@@ -41,27 +39,22 @@ from densing.errors import DensingError, FitError
 from densing.trend import capability, references
 from densing.trend.capability import inversion_checks
 from densing.laws.density import density_table, point_densities
-from densing.laws.inversion import Joint, PerBenchmark, arrays
+from densing.laws.inversion import Joint, PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_number
 from densing.validation import Interval, validate
 from densing.trend import checks, rules, side_jobs, tables
 from densing.trend.tables import TrendTable
 from densing.trend.checks import plain_reason
-from densing.trend.censored import EXACT
-from densing.trend.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH, NAMED_MODELS
-from densing.trend.lines import doubling_days, envelope_index
-from densing.trend.measurement import PAPER, Breakpoint, InversionTrend, Segment, TrendMeasurement
+from densing.trend.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH
+from densing.trend.lines import doubling_days
+from densing.trend.measurement import PAPER, Breakpoint, Segment, TrendMeasurement
 from densing.table_cache import same_tables
-from densing.trend.targets import reference_models, trend_targets, with_stderr
+from densing.trend.targets import trend_targets, with_stderr
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references, carry_uncertainty
 
-__all__ = [  # the measurement's parts, importable from here as before the split
-    "PAPER", "Breakpoint", "InversionTrend", "Segment", "TrendMeasurement", "plain_reason",
-    "reference_models", "trend_targets", "with_stderr",
-    "PAPER_ANCHORS", "COMPOSED_FITS", "CANDIDATES_FILE", "HEADLINE_RULE", "SENSITIVITY_D0", "NAMED_MODELS",
-    "composed_fits", "headline_set", "inversions_of", "inversion_checks", "measure_trend", "main",
-]
+__all__ = ["PAPER_ANCHORS", "COMPOSED_FITS", "CANDIDATES_FILE", "HEADLINE_RULE", "SENSITIVITY_D0", "composed_fits",
+           "headline_set", "headline_verdict", "inversions_of", "measure_trend", "main"]
 
 #: The paper's per-model anchors (Xiao et al. 2024, Fig. 1 and §3), shown beside ours.
 PAPER_ANCHORS = {

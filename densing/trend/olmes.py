@@ -19,7 +19,7 @@ AI2's OLMES table (``results/olmes/``: 23 open base models, MC format) with dens
   bounds as bounds, with fit (the ladder's and the score law's draws, and Δ's), score (binomial
   σ from the OLMES split's item count) and model-sampling uncertainty carried
   (:func:`densing.trend.uncertainty.carry_uncertainty`): ln ρmax = A·t + B, doubling time ln 2 / A;
-- **the checks** (:func:`densing.trend.measure.inversion_checks`): saturation and conditioning on
+- **the checks** (:func:`densing.trend.capability.inversion_checks`): saturation and conditioning on
   the envelope's record-setters, size confounding, the within-family size slope as a finding. A
   score law explaining less than half its checkpoints' variance (R² < 0.5,
   :func:`densing.laws.fit.fit_verdict`) is not inverted: that row says so instead of a number.
@@ -55,7 +55,7 @@ from densing.laws.reference_fit import ReferenceFit
 from densing.trend.constants import DEFAULT_EPOCH
 # The inversion and the checks' entry point, in one place (they may move between modules).
 from densing.laws.inversion import PerBenchmark
-from densing.trend.measure import inversion_checks
+from densing.trend.capability import inversion_checks
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import carry_uncertainty
 

@@ -7,14 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from densing.data.public import (
-    OUTPUT_COLUMNS,
-    build_public_models,
-    read_obsscaling,
-    sizes_from_name,
-    validate_public_models,
-    write_public_models,
-)
+from densing.data.public import build_public_models, write_public_models
+from densing.data.public_checks import sizes_from_name, validate_public_models
+from densing.data.public_read import OUTPUT_COLUMNS, read_obsscaling
 from densing.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]

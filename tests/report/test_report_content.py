@@ -50,7 +50,7 @@ def test_the_second_measurement_sits_beside_the_leaderboard_rows_benchmark_by_be
 
 
 def test_reference_models_are_not_in_the_per_model_table(report, measured):
-    from densing.trend.measure import reference_models
+    from densing.trend.targets import reference_models
 
     _, _, dens = report
     defining = set().union(*(reference_models(f) for f in measured.fits))
@@ -129,7 +129,7 @@ def test_the_drawn_line_is_the_measurements_line(measured, rule):
 
 
 def test_named_models_have_densities_with_intervals(report, measured):
-    from densing.trend.measure import NAMED_MODELS
+    from densing.trend.constants import NAMED_MODELS
 
     html, _, dens = report
     named = dens[dens["model"].isin(NAMED_MODELS)]

@@ -90,7 +90,7 @@ def test_the_hc3_interval_is_statsmodels():
 
 
 def test_each_failed_check_has_a_plain_sentence():
-    from densing.trend.measure import plain_reason
+    from densing.trend.checks import plain_reason
 
     sensitivity = pd.DataFrame({"doubling_time_months": [2.7, 11.4]})
     size = checks.size_dependence(_families(0.5))

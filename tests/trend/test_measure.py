@@ -39,7 +39,7 @@ def shipped():
 
 
 def test_reference_models_are_never_targets_for_any_reference(shipped):
-    from densing.trend.measure import reference_models
+    from densing.trend.targets import reference_models
     from densing.trend.references import family_members
 
     table = shipped.candidates
@@ -76,7 +76,7 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
         assert "is not a measurement" in shipped.verdict
     assert "R2" not in shipped.verdict and "rule v" not in shipped.verdict  # rule codes stay behind "why, in full"
     if failed:
-        from densing.trend.measure import plain_reason  # one plain sentence per failed check, in the why
+        from densing.trend.checks import plain_reason  # one plain sentence per failed check, in the why
 
         assert all(plain_reason(c, shipped.sensitivity) in shipped.why for c in failed)
     rows = json.loads(json.dumps(shipped.json_rows(), default=str))
@@ -108,7 +108,8 @@ def test_the_headline_references_are_rule_v3s_references_of_the_measured_set(shi
 
 def test_the_shipped_candidate_table_is_the_rules_output():
     from densing.data import read_results
-    from densing.trend.measure import CANDIDATES_FILE, composed_fits, with_stderr
+    from densing.trend.measure import CANDIDATES_FILE, composed_fits
+    from densing.trend.targets import with_stderr
     from densing.trend.references import candidate_table
 
     targets = with_stderr(read_results("results/public_models.csv"))
