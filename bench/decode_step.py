@@ -44,7 +44,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 def smollm2_model():
     """SmolLM2-135M-Instruct as ``densing eval`` loads it (``results/smollm2/models.yaml``)."""
     from densing.eval.models import read_models_file
-    from densing.eval.runner import load_model
+    from densing.eval.loading import load_model
     from densing.paths import RESULTS
 
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]

@@ -47,7 +47,7 @@ from densing.eval.request_cache import BBH_PREFIX, bbh_task_names, fill_from_cac
 def _tokenizer(models_file: str):
     """The tokenizer of the first model in MODELS_FILE, loaded as ``densing eval`` loads it."""
     from densing.eval.models import read_models_file
-    from densing.eval.runner import load_model
+    from densing.eval.loading import load_model
 
     spec = read_models_file(models_file)[0]
     return load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True)[0].tokenizer
@@ -55,7 +55,7 @@ def _tokenizer(models_file: str):
 
 def per_task(store: str, models_file: str | None = None) -> list[dict] | None:
     """One dict per BBH task (see the module docstring); ``None`` when STORE has no single request cache."""
-    from densing.eval.runner import task_manager
+    from densing.eval.harness import task_manager
     from densing.paths import SHARED_DATA
 
     logging.getLogger("lm_eval").setLevel(logging.ERROR)

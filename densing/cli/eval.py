@@ -43,7 +43,7 @@ def _loss_title(frame) -> str:
     return f"scores and conditional losses (loss: {said})"
 
 
-#: What the command's own options may be; backend and limit are the library's (runner.SWEEP_CONSTRAINTS).
+#: What the command's own options may be; backend and limit are the library's (loading.SWEEP_CONSTRAINTS).
 OPTION_CONSTRAINTS = {
     "batch_size": [Interval(Integral, 1, None), Options({"auto"})],
     "output_format": [Options({"table", "json", "csv"})],
@@ -140,7 +140,8 @@ def sweep(
             typer.echo(f"--suite {suite.strip()} --local-data: {', '.join(left_out)} left out (no local split)", err=True)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from densing.eval.runner import SWEEP_CONSTRAINTS, run_sweep
+    from densing.eval.loading import SWEEP_CONSTRAINTS
+    from densing.eval.runner import run_sweep
     from densing.eval.models import read_models_file, with_model_args
     from densing.eval.store import CACHE_DIRECTORY
 

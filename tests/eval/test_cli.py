@@ -72,7 +72,7 @@ def test_trust_remote_code_is_passed_as_given(monkeypatch):
 
     import densing.eval.loading as loading
     from densing.eval.models import ModelSpec
-    from densing.eval.runner import load_model
+    from densing.eval.loading import load_model
 
     seen = []
 

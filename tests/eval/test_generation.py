@@ -166,7 +166,8 @@ def test_smollm2_generation_equals_plain_generate():
     if not (SHARED_DATA / "benchmarks").is_dir():
         pytest.skip(f"{SHARED_DATA / 'benchmarks'}: no local benchmark splits")
     from densing.eval.models import read_models_file
-    from densing.eval.runner import load_model, task_manager
+    from densing.eval.harness import task_manager
+    from densing.eval.loading import load_model
     from densing.paths import RESULTS
 
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]

@@ -15,7 +15,7 @@ if not BENCHMARKS.is_dir():
 
 @pytest.fixture(scope="module")
 def manager():
-    from densing.eval.runner import task_manager
+    from densing.eval.harness import task_manager
 
     return task_manager(needed=["olmes_arc_easy", "arc_easy"], data_root=SHARED_DATA, local_data=True)
 

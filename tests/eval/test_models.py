@@ -53,7 +53,7 @@ def test_trust_remote_code_only_when_asked(tmp_path):
 
 def test_gguf_file_and_package_model(tmp_path):
     from densing.errors import EvalError
-    from densing.eval.runner import check_model_source
+    from densing.eval.loading import check_model_source
 
     (tmp_path / "m.yaml").write_text(
         "models:\n  - name: g\n    model: package:pytest\n    gguf_file: weights.Q8_0.gguf\n    dtype: float32\n"
