@@ -106,3 +106,20 @@ def test_the_shipped_swallow_record_is_a_fresh_computation():
         for key in ("months", "ci_low", "ci_high"):
             assert (new[key] is None and old[key] is None) or new[key] == pytest.approx(old[key], rel=1e-9)
     assert fresh["forecast"]["summary"] == shipped["forecast"]["summary"]
+
+
+def test_every_candidate_benchmark_of_every_table_has_its_records():
+    """The benchmark checklist of docs/extending.md: a chance level, an item count with a source and a capability
+    group for every benchmark a registered table lets rule v3 fit a reference on."""
+    from densing.data.benchmarks import CHANCE_LEVELS
+    from densing.data.item_counts import item_counts
+    from densing.trend.capability import CAPABILITY
+    from densing.trend import tables
+
+    counted = item_counts().set_index("benchmark")
+    for table in tables.TABLES.values():
+        for benchmark in table.candidates:
+            assert benchmark in CHANCE_LEVELS, (table.name, benchmark)
+            assert benchmark in counted.index and counted.loc[benchmark, "items"] > 0, (table.name, benchmark)
+            assert str(counted.loc[benchmark, "source"]).strip(), (table.name, benchmark)
+            assert benchmark in CAPABILITY, (table.name, benchmark)
