@@ -102,3 +102,18 @@ def test_eval_shard_and_time_limit_errors_are_one_line(run_cli, args, expected):
     code, out, err = run_cli("eval", "--models", "nowhere.yaml", "--benchmarks", "bbh", "--prefix-cache", *args)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and expected in err
+
+
+@pytest.mark.parametrize("command", [("trend",), ("trend", "--by", "benchmark"), ("report",)])
+def test_d0_without_a_fit_that_has_a_data_term_is_refused_not_ignored(tmp_path, run_cli, command):
+    """--d0 never leaves the numbers unchanged in silence: rule v3's family references have no data term."""
+    out = tmp_path / "report.html"
+    args = (*command, "--d0", "1e30") + (("--out", out) if command == ("report",) else ())
+    code, _, err = run_cli(*args)
+    assert code == 2 and err.count("\n") == 1 and "--d0" in err and "no data term" in err
+    assert not out.exists()
+
+
+def test_d0_with_a_family_fit_is_refused_in_one_line(run_cli):
+    code, _, err = run_cli("trend", "--fit", "reference_fits/family_llama-3.1_mmlu.json", "--d0", "1e12")
+    assert code == 2 and err.count("\n") == 1 and "no data term" in err

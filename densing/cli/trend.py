@@ -13,7 +13,8 @@ EPOCH_HELP = "t = 0 (default: Llama-1's release)."
 SINCE_HELP = "Only models released on or after this date ('none': all)."
 RESULTS_HELP = "Target results (default: results/public_models.csv)."
 FIT_HELP = "Reference fit (default: the one the reference rule chooses, see README)."
-D0_HELP = "Tokens D0 of the reference model (default: the fit's)."
+D0_HELP = ("Tokens D0 of the inversion: with --fit of a law with a data term, or --design olmes (default 1T); "
+           "refused for rule v3's family references, which have none.")
 N_BOOT_HELP = "Bootstrap draws of the headline rule (fit × score × models)."
 WIDE_HELP = "Tables: keep the columns with nothing in them (and, where a command has more, every column)."
 

@@ -35,7 +35,7 @@ import pandas as pd
 
 from densing import paths
 from densing.data.units import format_count
-from densing.errors import DensingError, FitError
+from densing.errors import DensingError, FitError, InputError
 from densing.trend import capability, references
 from densing.trend.capability import inversion_checks
 from densing.laws.density import density_table, point_densities
@@ -264,6 +264,12 @@ def measure_trend(
     the rows per benchmark still use rule v3's references.
     """
     validate(TREND_CONSTRAINTS, n_boot=n_boot, n_boot_side=n_boot_side, seed=seed, d0=d0)  # before any worker starts
+    if d0 is not None:  # never ignored in silence: D0 means something only for a given fit with a data term
+        if fit is None:
+            raise InputError("--d0: rule v3's references are families at their own budgets, which have no data term, so "
+                             "D0 has no meaning for them; give --fit with a two-step law to invert at D0, or read the "
+                             "budget rows (every reference brought to D0 = 1T) of densing trend --by benchmark")
+        fit._d0(float(d0))  # a fit without a data term refuses a D0 other than its own, in one line
     profile = tables.get(table)
     targets = with_stderr(targets)  # once: every trend_targets call below then finds nothing to fill
     composed = composed_fits(fits_dir)
