@@ -69,6 +69,23 @@ class Interval:
 
 
 @dataclass(frozen=True)
+class WholeNumber:
+    """A whole number (an integer, or a float with no fractional part) in [``left``, ``right``]."""
+
+    left: float
+    right: float
+
+    def matches(self, value: Any) -> bool:
+        if isinstance(value, bool) or not isinstance(value, Real):
+            return False
+        number = float(value)
+        return math.isfinite(number) and number.is_integer() and self.left <= number <= self.right
+
+    def __str__(self) -> str:
+        return f"a whole number in [{int(self.left):,}, {int(self.right):,}]"
+
+
+@dataclass(frozen=True)
 class Options:
     """One of a fixed set of values (strings, usually)."""
 

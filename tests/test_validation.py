@@ -42,3 +42,16 @@ def test_parameter_counts_must_be_plausible(value, ok):
     else:
         with pytest.raises(InputError, match="not a language model's size"):
             check_params(value)
+
+
+def test_a_limit_is_a_whole_count_of_items():
+    """--limit means at most N items: lm-eval's fraction below 1 and counts no benchmark has are refused in one line."""
+    from densing.errors import InputError
+    from densing.eval.loading import SWEEP_CONSTRAINTS
+    from densing.validation import validate
+
+    for good in (1, 20, 20.0, 10_000_000, None):
+        validate(SWEEP_CONSTRAINTS, limit=good)
+    for bad in (0.5, 0, -1, 2.5, 1e30, float("nan"), float("inf"), True, "20"):
+        with pytest.raises(InputError, match="limit: expected a whole number in \\[1, 10,000,000\\]"):
+            validate(SWEEP_CONSTRAINTS, limit=bad)

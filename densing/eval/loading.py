@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from densing.errors import EvalError, InputError
 from densing.eval.harness import require_lm_eval
 from densing.eval.models import ModelSpec
-from densing.validation import Interval, Options, validate
+from densing.validation import WholeNumber, Interval, Options, validate
 
 if TYPE_CHECKING:
     from densing.eval.backends.prefix.settings import PrefixSettings
@@ -24,7 +24,9 @@ PREFIX_MODEL = "densing-hf"
 #: What :func:`densing.eval.runner.run_sweep`'s and :func:`load_model`'s arguments may be (checked before any model loads).
 SWEEP_CONSTRAINTS = {
     "backend": [Options(BACKENDS)],
-    "limit": [Interval(Real, 0, None, closed="neither"), None],
+    # a count of items per task: lm-eval reads a limit below 1 as a fraction, which "at most N items" does not mean;
+    # 10⁷ is above every benchmark's size (a larger count is a typing slip, refused before any model loads)
+    "limit": [WholeNumber(1, 1e7), None],
     "time_limit": [Interval(Real, 0, None, closed="neither"), None],
 }
 
