@@ -117,3 +117,20 @@ def test_d0_without_a_fit_that_has_a_data_term_is_refused_not_ignored(tmp_path, 
 def test_d0_with_a_family_fit_is_refused_in_one_line(run_cli):
     code, _, err = run_cli("trend", "--fit", "reference_fits/family_llama-3.1_mmlu.json", "--d0", "1e12")
     assert code == 2 and err.count("\n") == 1 and "no data term" in err
+
+
+@pytest.mark.parametrize("args", [("density", "--targets", ""), ("report", "--out="), ("trend", "--results", ""),
+                                  ("fit", "--data", "", "--benchmark", "mmlu", "--out", "x.json")])
+def test_an_empty_value_is_refused_not_read_as_the_working_folder(tmp_path, monkeypatch, run_cli, args):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli(*args)
+    assert code == 2 and err.count("\n") == 1 and "an empty value" in err
+    assert list(tmp_path.iterdir()) == []  # nothing read or written in the working folder
+
+
+def test_the_api_refuses_an_empty_path():
+    import densing
+    from densing.errors import InputError
+
+    with pytest.raises(InputError, match="an empty path"):
+        densing.read_results("")

@@ -99,9 +99,24 @@ def main(argv: list[str] | None = None) -> None:
             signal.signal(signal.SIGTERM, previous)
 
 
+def _empty_option(args: list[str]) -> str | None:
+    """The first option given an empty value (``--out ""`` or ``--out=``): typer would read it as the working folder."""
+    for i, word in enumerate(args):
+        if word.startswith("--") and "=" in word and word.split("=", 1)[1] == "":
+            return word.split("=", 1)[0]
+        if word == "" and i > 0 and args[i - 1].startswith("--") and "=" not in args[i - 1]:
+            return args[i - 1]
+    return None
+
+
 def _dispatch(args: list[str]) -> None:
     """Run the command line ``args`` through typer, errors as :func:`main` describes."""
     import click
+
+    empty = _empty_option(args)
+    if empty is not None:  # refused before any work: an empty path is the working folder, an empty number nothing
+        print(f"error: {empty}: an empty value (an unset shell variable?); give one", file=sys.stderr)
+        sys.exit(2)
 
     try:
         code = app(args=args, prog_name="densing", standalone_mode=False)

@@ -121,9 +121,17 @@ def read_results(path: str | Path) -> pd.DataFrame:
 
     A CSV/Parquet without ``benchmark`` but with known score columns is read as a wide table of
     public models (one row per model) and melted with :func:`densing.data.readers.wide_to_tidy`.
+    An empty path (an unset shell variable, say) is refused: it would read the working folder.
     """
-    path = Path(path)
+    path = _given_path(path)
     return sniff_format(path, reference=False).read(path)
+
+
+def _given_path(path: str | Path, what: str = "path") -> Path:
+    """``path`` as a Path; an empty string is an InputError (``Path("")`` is the working folder)."""
+    if isinstance(path, str) and not path.strip():
+        raise InputError(f"{what}: an empty path (an unset variable?) would mean the working folder; give a file or folder")
+    return Path(path)
 
 
 def read_reference_data(path: str | Path, *, suite: str = "standard", final_only: bool = False) -> pd.DataFrame:
@@ -133,7 +141,7 @@ def read_reference_data(path: str | Path, *, suite: str = "standard", final_only
     :func:`densing.data.readers.read_pythia_evals`), AI2's OLMo ladder (its own runs only: the full
     OLMo-2 runs are targets, not reference), or anything :func:`read_results` reads.
     """
-    path = Path(path)
+    path = _given_path(path)
     data_format = sniff_format(path)
     if not data_format.reference_only and not path.exists():
         raise InputError(f"{path}: no such file or directory{paths.shipped_hint(path)}")
