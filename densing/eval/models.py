@@ -31,6 +31,7 @@ A bare list (without the ``models:`` key) is accepted as well. CSV has the same 
 """
 from __future__ import annotations
 
+import datetime as _datetime
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -157,6 +158,11 @@ def model_spec_from_mapping(entry: object, *, where: str) -> ModelSpec:
         counts[field] = None if _empty(value) else parse_count(value, field=field, where=where)
     release = entry.get("release_date")
     release_date = None if _empty(release) else parse_date(release, where=where).strftime("%Y-%m-%d")
+    if release_date is not None:  # a real day, not after today, not before the first language model
+        today = _datetime.date.today().isoformat()
+        if not EARLIEST_RELEASE <= release_date <= today:
+            raise InputError(f"{where}: field 'release_date': {release_date} is not between {EARLIEST_RELEASE} and today "
+                             f"({today})")
     return ModelSpec(
         name=name,
         model=model,
@@ -223,6 +229,20 @@ def _scalar(text: str):
     return text
 
 
+class _TextDatesLoader(yaml.SafeLoader):
+    """YAML's safe loader with dates left as text: the models reader parses them (an impossible day such as
+    2024-02-30 then gets its one-line error naming the field, not a traceback from the YAML parser)."""
+
+
+_TextDatesLoader.yaml_implicit_resolvers = {
+    key: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+#: No language model of the kind densing measures was released before this date (GPT-1: 2018-06).
+EARLIEST_RELEASE = "2018-01-01"
+
+
 def read_models_file(path: str | Path) -> list[ModelSpec]:
     """Read a models file (``.yaml``/``.yml`` or ``.csv``) into model specs; names must be unique."""
     path = Path(path)
@@ -231,7 +251,7 @@ def read_models_file(path: str | Path) -> list[ModelSpec]:
     suffix = path.suffix.lower()
     if suffix in (".yaml", ".yml"):
         try:
-            data = yaml.safe_load(path.read_text())
+            data = yaml.load(path.read_text(), Loader=_TextDatesLoader)
         except yaml.YAMLError as exc:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise InputError(f"{path}: malformed YAML ({first})") from None
