@@ -2,7 +2,7 @@
 
 Variants: the authors' code (fairscale-CO2 defaults: constant gap penalty λ = 1, no clipping, β = 0
 at ≤ 16 GPUs; densing's default), the authors' element-wise clamp switched on (c = 1), densing's
-adaptive per-tensor penalty, densing's global ℓ2 clip (c = 1), and densing's former default
+adaptive per-tensor penalty, densing's global ℓ2 clip (c = 1), and the three together (adaptive + ℓ2 + β = 0.5)
 (adaptive penalty + ℓ2 clip + β = 0.5). Same model, data, seed and tokens as the ddp run.
 
     python studies/overlap_co2_ablation.py OUT RUNS [STEPS]
@@ -24,7 +24,7 @@ VARIANTS = {
     "authors + elementwise clamp c=1": {"outer_clip_mode": "elementwise"},
     "adaptive penalty": {"staleness_penalty": "adaptive"},
     "l2 clip c=1": {"outer_clip_mode": "l2"},
-    "densing former (adaptive + l2 + β=0.5)": {"staleness_penalty": "adaptive", "outer_clip_mode": "l2",
+    "adaptive + l2 clip + β=0.5": {"staleness_penalty": "adaptive", "outer_clip_mode": "l2",
                                                "outer_momentum": 0.5},
 }
 WINDOW = 20
@@ -39,7 +39,6 @@ def loss_row(run_dir: Path) -> dict:
 def main(out: str, runs: str, steps: int = 200) -> None:
     out_dir, runs_dir = Path(out), Path(runs)
     base = TrainConfig(steps=steps, profile_skip=steps - 3, profile_active=1)
-    loads = [f"start: loadavg {Path('/proc/loadavg').read_text().strip()}"]
     run_strategies(runs_dir / "ddp", ["ddp"], base, workers=2)
     ddp = loss_row(runs_dir / "ddp" / "ddp")
     rows = [{"variant": "ddp (reference)", "local_steps": None, **ddp, "delta_vs_ddp": 0.0}]
@@ -52,7 +51,6 @@ def main(out: str, runs: str, steps: int = 200) -> None:
                 raise SystemExit(f"{run}: tokens {r['tokens']} ≠ ddp's {ddp['tokens']}")
             rows.append({"variant": name, "local_steps": tau, **r,
                          "delta_vs_ddp": r[f"mean_loss_last_{WINDOW}"] - ddp[f"mean_loss_last_{WINDOW}"]})
-    loads.append(f"end: loadavg {Path('/proc/loadavg').read_text().strip()}")
     frame = pd.DataFrame(rows)
     frame["local_steps"] = frame["local_steps"].astype("Int64")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -65,7 +63,7 @@ def main(out: str, runs: str, steps: int = 200) -> None:
         tau = "—" if r["local_steps"] is None else r["local_steps"]
         lines.append(f"| {r['variant']} | {tau} | {r['tokens']} | {r[f'mean_loss_last_{WINDOW}']:.4f} | "
                      f"{r['delta_vs_ddp']:+.4f} |")
-    lines += ["", *(f"- {x}" for x in loads), ""]
+    lines.append("")
     (out_dir / "co2_ablation.md").write_text("\n".join(lines))
     print("\n".join(lines))
 

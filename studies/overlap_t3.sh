@@ -1,18 +1,15 @@
 #!/usr/bin/env bash
 # Issue 23 measurements: tensor-parallel none vs chunked (per-sublayer time, exposed comm, measured
 # contention, speed-up) and repeatable validation of ddp, co2 and t3 (chunked tp), REPEATS times.
-# Small tables to OUT (default results/overlap_runs/t3); traces stay in RUNS. Load averages before
-# and after every run set go to OUT/load.txt.
+# Small tables to OUT (default results/overlap_runs/t3); traces stay in RUNS.
 set -euo pipefail
 OUT=${1:-results/overlap_runs/t3}
 RUNS=${RUNS:-$(mktemp -d)}
 REPEATS=${REPEATS:-5}
 DENSING=${DENSING:-densing}
 mkdir -p "$OUT"
-echo "start: loadavg $(cat /proc/loadavg)" > "$OUT/load.txt"
 $DENSING overlap run "$RUNS" --strategies sync,ddp,co2,tp --tp-overlap none,chunked --workers 2 \
   --repeats "$REPEATS" --steps 100 --profile-skip 30 --profile-active 30 --format csv > "$OUT/summary.csv"
-echo "runs done: loadavg $(cat /proc/loadavg)" >> "$OUT/load.txt"
 : > "$OUT/sublayers.csv"
 for r in $(seq 0 $((REPEATS - 1))); do
   for m in none chunked; do
@@ -25,5 +22,4 @@ done
 rm -f "$OUT/.part.csv"
 $DENSING overlap validate "$RUNS" --per-repeat --format csv > "$OUT/validate_per_repeat.csv"
 $DENSING overlap validate "$RUNS" --format csv > "$OUT/validate_summary.csv"
-echo "end: loadavg $(cat /proc/loadavg)" >> "$OUT/load.txt"
 echo "traces in $RUNS"

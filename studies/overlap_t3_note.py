@@ -77,8 +77,7 @@ def main(out: str, runs: str | None = None, chunks: int = 4) -> None:
                      f"{r['error_max_pct']:+.1f} | {r['profiler_overhead_median_pct']:+.1f} % |")
     pw = pd.read_csv(out / "peer_wait_sync.csv")
     share = 100 * pw["exposed_peer_wait_us"] / pw["exposed_comm_us"]
-    lines += ["", f"sync's exposed communication that is peer wait (per rank and repeat): {mr(share)} %", "",
-              *(f"- {line}" for line in (out / "load.txt").read_text().strip().splitlines()), ""]
+    lines += ["", f"sync's exposed communication that is peer wait (per rank and repeat): {mr(share)} %", ""]
     (out / "note.md").write_text("\n".join(lines))
     print("\n".join(lines))
 
