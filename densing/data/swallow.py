@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from densing.data.olmes import _count as _positive_count
 from densing.data.olmes import _read_text_table
 from densing.data.readers import SWALLOW_TABLE_NAMES
 from densing.data.schema import is_missing
@@ -68,16 +69,8 @@ def _read_curated(path: Path, columns: tuple[str, ...], what: str) -> pd.DataFra
 
 
 def _count(value: str, *, field: str, where: str) -> float:
-    """A positive plain number (``7.61e9``); NaN for an empty cell."""
-    if is_missing(value):
-        return math.nan
-    try:
-        number = float(value)
-    except ValueError:
-        raise InputError(f"{where}: field '{field}': expected a plain number, got {value!r}") from None
-    if not math.isfinite(number) or number <= 0:
-        raise InputError(f"{where}: field '{field}': expected a positive number, got {value!r}")
-    return number
+    """A positive plain number (``7.61e9``, the OLMES reader's rule); NaN for an empty cell."""
+    return math.nan if is_missing(value) else _positive_count(value, field=field, where=where)
 
 
 def read_lineage(path: str | Path) -> pd.DataFrame:
