@@ -29,20 +29,25 @@ import numpy as np
 from scipy import optimize, special
 
 from densing.laws.bounds import EXACT, LOWER, UPPER
-from densing.trend.lines import quantile_slope
+from densing.trend.lines import quantile_slopes
 MAX_ITERATIONS = 50
+CHUNK = 16
 
 
-def _quantile_line(t: np.ndarray, y: np.ndarray, quantile: float) -> tuple[float, float]:
-    centre = float(t.sum() / t.size)  # np.mean and np.std's own arithmetic, without their dispatch
-    spread = t - centre
-    scale = math.sqrt(float((spread * spread).sum() / t.size)) or 1.0
-    slope = quantile_slope((t - centre) / scale, y, quantile) / scale
-    if not np.isfinite(slope):
-        return math.nan, math.nan
-    residual = y - slope * t
-    k = max(math.ceil(quantile * len(y)) - 1, 0)
-    return slope, float(np.partition(residual, k)[k])
+def _quantile_lines(t: np.ndarray, y: np.ndarray, quantile: float) -> tuple[np.ndarray, np.ndarray]:
+    """(A, B) of the q-th regression quantile through each row of ``t``, ``y`` (shape (rows, n)): the slope by
+    :func:`quantile_slopes` on standardised dates, B the q-quantile of y − A·t; NaNs where no slope exists."""
+    n = t.shape[1]
+    centre = t.sum(axis=1) / n  # np.mean and np.std's own arithmetic, without their dispatch
+    spread = t - centre[:, None]
+    scale = np.sqrt((spread * spread).sum(axis=1) / n)
+    scale[scale == 0] = 1.0
+    slope = quantile_slopes((t - centre[:, None]) / scale[:, None], y, quantile) / scale
+    residual = y - slope[:, None] * t
+    k = max(math.ceil(quantile * n) - 1, 0)
+    intercept = np.partition(residual, k, axis=1)[:, k]
+    intercept[~np.isfinite(slope)] = math.nan
+    return slope, intercept
 
 
 def powell_objective(t, y, kind, slope: float, intercept: float, quantile: float) -> float:
@@ -53,12 +58,10 @@ def powell_objective(t, y, kind, slope: float, intercept: float, quantile: float
     return float(np.sum(residual * (quantile - (residual < 0))))
 
 
-def _buchinsky(t, y, kind, quantile: float, active: np.ndarray, memo: dict | None = None) -> tuple[float, float, float, int]:
-    """Buchinsky's iteration from one starting active set: (objective, A, B, iterations).
-
-    ``memo`` (active set → line) is shared between starts, so a set two starts reach is solved once.
-    """
-    memo = {} if memo is None else memo
+def _buchinsky(t, y, kind, active: np.ndarray, memo: dict):
+    """Buchinsky's iteration from one starting active set, as steps of :func:`_solve` (its docstring): returns
+    (objective, A, B, iterations). ``memo`` (active set → line) is shared between starts, so a set two starts
+    reach is solved once."""
     seen: set[bytes] = set()
     best = (math.inf, math.nan, math.nan)
     for iteration in range(1, MAX_ITERATIONS + 1):
@@ -66,14 +69,14 @@ def _buchinsky(t, y, kind, quantile: float, active: np.ndarray, memo: dict | Non
             return (*best, iteration)
         key = active.tobytes()
         if key not in memo:
-            memo[key] = _quantile_line(t[active], y[active], quantile)
+            memo[key] = yield ("line", t[active], y[active])
         slope, intercept = memo[key]
         if not np.isfinite(slope):
             return (*best, iteration)
-        objective = powell_objective(t, y, kind, slope, intercept, quantile)
+        objective = float((yield ("objectives", np.array([slope]), np.array([intercept])))[0])
         if objective < best[0]:
             best = (objective, slope, intercept)
-        seen.add(active.tobytes())
+        seen.add(key)
         fitted = slope * t + intercept
         # a bound the line already satisfies contributes ρ_q(0) = 0: it leaves the active set
         new = (kind == EXACT) | ((kind == LOWER) & (fitted < y)) | ((kind == UPPER) & (fitted > y))
@@ -83,50 +86,9 @@ def _buchinsky(t, y, kind, quantile: float, active: np.ndarray, memo: dict | Non
     return (*best, MAX_ITERATIONS)
 
 
-def censored_quantile_line(t, y, kind, quantile: float = 0.9) -> tuple[float, float, int]:
-    """(A, B, iterations) of Powell's censored q-th regression quantile (module docstring).
-
-    Powell's objective is not convex, and Buchinsky's iteration can stop at a local optimum or
-    at an active set too small to fit (the audit of 2026-11 found both on the Pile-ladder
-    reference). It is therefore run from three starting active sets — every point, the exact
-    points only, and every point but the upper bounds — and the line of least objective over all
-    of them is kept (``tests/trend/test_censored.py`` checks it against an exhaustive search over
-    the lines through two points, where the optimum of a piecewise-linear objective lies). With
-    bounds present, the best line is then polished by a walk over neighbouring vertices
-    (:func:`_vertex_descent`). Without bounds the problem is the convex regression quantile and
-    Buchinsky's first step is already its exact solution.
-    Returns NaNs where no start has 3 points with 2 distinct dates active.
-    """
-    t, y, kind = np.asarray(t, float), np.asarray(y, float), np.asarray(kind, int)
-    starts = [np.ones(t.size, bool), kind == EXACT, kind != UPPER]
-    best = (math.inf, math.nan, math.nan, 0)
-    tried: set[bytes] = set()
-    memo: dict = {}
-    total = 0
-    for active in starts:
-        if active.tobytes() in tried:
-            continue
-        tried.add(active.tobytes())
-        result = _buchinsky(t, y, kind, quantile, active.copy(), memo)
-        total += result[3]
-        if result[0] < best[0]:
-            best = result
-    if math.isfinite(best[0]) and (kind != EXACT).any():
-        slope, intercept, _ = _vertex_descent(t, y, kind, quantile, best[1], best[2], best[0])
-        return slope, intercept, total
-    return best[1], best[2], total
-
-
-def _objectives(t, y, kind, slopes, intercepts, quantile: float) -> np.ndarray:
-    """Powell's objective of several lines at once."""
-    fitted = slopes[:, None] * t[None, :] + intercepts[:, None]
-    g = np.where(kind == LOWER, np.minimum(y, fitted), np.where(kind == UPPER, np.maximum(y, fitted), fitted))
-    residual = y[None, :] - g
-    return np.sum(residual * (quantile - (residual < 0)), axis=1)
-
-
-def _vertex_descent(t, y, kind, quantile: float, slope: float, intercept: float, objective: float):
-    """Walk from the line through two points to a neighbouring vertex while the objective falls.
+def _vertex_descent(t, y, kind, slope: float, intercept: float, objective: float):
+    """Walk from the line through two points to a neighbouring vertex while the objective falls, as steps of
+    :func:`_solve`: returns (A, B, objective).
 
     A vertex is a line through two points (i, j) with distinct dates; its neighbours replace i or
     j by any other point. Ends at a vertex no neighbour improves: a local optimum of the
@@ -147,13 +109,117 @@ def _vertex_descent(t, y, kind, quantile: float, slope: float, intercept: float,
         a, b = a[keep], b[keep]
         slopes = (y[b] - y[a]) / (t[b] - t[a])
         intercepts = y[a] - slopes * t[a]
-        values = _objectives(t, y, kind, slopes, intercepts, quantile)
+        values = yield ("objectives", slopes, intercepts)
         best = int(np.argmin(values))
         if not values[best] < objective - 1e-12:
             break
         objective, slope, intercept = float(values[best]), float(slopes[best]), float(intercepts[best])
         i, j = int(a[best]), int(b[best])
     return slope, intercept, objective
+
+
+def _solve(t, y, kind):
+    """Powell's censored quantile line of one problem (:func:`censored_quantile_line`'s docstring) as a generator.
+
+    It yields what it needs computed — ``("line", t, y)``: the quantile line through those points;
+    ``("objectives", slopes, intercepts)``: Powell's objective of each line over the problem's points — and is
+    sent the answer, so :func:`censored_quantile_lines` can answer the requests of many problems at once.
+    Returns (A, B, iterations).
+    """
+    starts = [np.ones(t.size, bool), kind == EXACT, kind != UPPER]
+    best = (math.inf, math.nan, math.nan, 0)
+    tried: set[bytes] = set()
+    memo: dict = {}
+    total = 0
+    for active in starts:
+        if active.tobytes() in tried:
+            continue
+        tried.add(active.tobytes())
+        result = yield from _buchinsky(t, y, kind, active.copy(), memo)
+        total += result[3]
+        if result[0] < best[0]:
+            best = result
+    if math.isfinite(best[0]) and (kind != EXACT).any():
+        slope, intercept, _ = yield from _vertex_descent(t, y, kind, best[1], best[2], best[0])
+        return slope, intercept, total
+    return best[1], best[2], total
+
+
+def censored_quantile_line(t, y, kind, quantile: float = 0.9) -> tuple[float, float, int]:
+    """(A, B, iterations) of Powell's censored q-th regression quantile (module docstring).
+
+    Powell's objective is not convex, and Buchinsky's iteration can stop at a local optimum or
+    at an active set too small to fit (the audit of the Pile-ladder reference found both). It is
+    therefore run from three starting active sets — every point, the exact
+    points only, and every point but the upper bounds — and the line of least objective over all
+    of them is kept (``tests/trend/test_censored.py`` checks it against an exhaustive search over
+    the lines through two points, where the optimum of a piecewise-linear objective lies). With
+    bounds present, the best line is then polished by a walk over neighbouring vertices
+    (:func:`_vertex_descent`). Without bounds the problem is the convex regression quantile and
+    Buchinsky's first step is already its exact solution.
+    Returns NaNs where no start has 3 points with 2 distinct dates active.
+    One problem of :func:`censored_quantile_lines`.
+    """
+    return censored_quantile_lines([(t, y, kind)], quantile)[0]
+
+
+def censored_quantile_lines(problems, quantile: float = 0.9) -> list[tuple[float, float, int]]:
+    """:func:`censored_quantile_line` of each (t, y, kind) of ``problems`` (a bootstrap's draws), solved together.
+
+    Each problem runs its own iteration (:func:`_solve`); their requests are answered in batches — quantile
+    lines of equal size by :func:`_quantile_lines`, objectives of problems of equal size by one array — so a
+    problem's line is the same number solved alone or among others, and the per-call overhead of numpy on
+    problems of ~100 points is paid once per batch.
+    """
+    problems = [(np.asarray(t, float), np.asarray(y, float), np.asarray(kind, int)) for t, y, kind in problems]
+    steps = [_solve(*problem) for problem in problems]
+    out: list = [None] * len(problems)
+    waiting: dict[int, tuple] = {}
+
+    def advance(i: int, answer) -> None:
+        try:
+            waiting[i] = steps[i].send(answer)
+        except StopIteration as stop:
+            out[i] = stop.value
+            waiting.pop(i, None)
+
+    for i in range(len(problems)):
+        advance(i, None)
+    while waiting:
+        answers: dict[int, object] = {}
+        groups: dict[tuple, list[int]] = {}
+        for i, request in waiting.items():
+            # lines by their number of points; objectives by the problem's size, one line (Buchinsky's) or many
+            key = (request[0], request[1].size) if request[0] == "line" else (request[0], problems[i][0].size, request[1].size == 1)
+            groups.setdefault(key, []).append(i)
+        chunks = [(key[0], members[at:at + CHUNK]) for key, members in groups.items() for at in range(0, len(members), CHUNK)]
+        for what, members in chunks:
+            if what == "line":
+                slopes, intercepts = _quantile_lines(np.stack([waiting[i][1] for i in members]),
+                                                     np.stack([waiting[i][2] for i in members]), quantile)
+                answers.update((i, (float(s), float(b))) for i, s, b in zip(members, slopes, intercepts))
+            else:
+                answers.update(zip(members, _objectives_of(
+                    [problems[i] for i in members], [waiting[i][1] for i in members], [waiting[i][2] for i in members], quantile)))
+        for i, answer in answers.items():
+            advance(i, answer)
+    return out
+
+
+def _objectives_of(problems: list, slopes: list, intercepts: list, quantile: float) -> list[np.ndarray]:
+    """Powell's objective of each problem's lines (problems of one size, stacked; lines padded to the longest)."""
+    t, y, kind = (np.stack([p[j] for p in problems]) for j in range(3))
+    width = max(s.size for s in slopes)
+    a = np.zeros((len(problems), width))
+    b = np.zeros((len(problems), width))
+    for row, (s, c) in enumerate(zip(slopes, intercepts)):
+        a[row, :s.size], b[row, :c.size] = s, c
+    residual = y[:, None, :] - (a[:, :, None] * t[:, None, :] + b[:, :, None])
+    # y − g: a lower bound counts only where the line runs below it, an upper bound only where above it
+    residual = np.minimum(np.maximum(residual, np.where(kind == LOWER, 0.0, -np.inf)[:, None, :]),
+                          np.where(kind == UPPER, 0.0, np.inf)[:, None, :])
+    values = np.sum(residual * (quantile - (residual < 0)), axis=2)
+    return [values[row, :s.size] for row, s in enumerate(slopes)]
 
 
 def exhaustive_censored_quantile_line(t, y, kind, quantile: float = 0.9) -> tuple[float, float]:
@@ -169,7 +235,7 @@ def exhaustive_censored_quantile_line(t, y, kind, quantile: float = 0.9) -> tupl
     i, j = i[keep], j[keep]
     slopes = (y[j] - y[i]) / (t[j] - t[i])
     intercepts = y[i] - slopes * t[i]
-    objective = _objectives(t, y, kind, slopes, intercepts, quantile)
+    objective = _objectives_of([(t, y, kind)], [slopes], [intercepts], quantile)[0]
     best = int(np.argmin(objective))
     return float(slopes[best]), float(intercepts[best])
 

@@ -210,7 +210,7 @@ def ols_hc3_first(x: np.ndarray, y: np.ndarray, level: float) -> tuple[float, fl
     the same numbers as statsmodels' ``OLS(y, x).fit(cov_type="HC3")`` (tested against it), without
     importing statsmodels (≈0.5 s of the report's start-up).
     """
-    from scipy.stats import norm
+    from scipy.special import ndtri  # the standard normal quantile (what scipy.stats.norm.ppf computes), without importing scipy.stats (≈0.25 s)
 
     xtx_inv = np.linalg.pinv(x.T @ x)
     beta = xtx_inv @ x.T @ y
@@ -218,7 +218,7 @@ def ols_hc3_first(x: np.ndarray, y: np.ndarray, level: float) -> tuple[float, fl
     leverage = np.einsum("ij,jk,ik->i", x, xtx_inv, x)
     omega = (resid / (1.0 - leverage)) ** 2
     cov = xtx_inv @ (x.T * omega) @ x @ xtx_inv
-    z = float(norm.ppf(0.5 + level / 2))
+    z = float(ndtri(0.5 + level / 2))
     se = float(np.sqrt(cov[0, 0]))
     return float(beta[0]), float(beta[0] - z * se), float(beta[0] + z * se)
 

@@ -126,14 +126,8 @@ def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
     return first, second
 
 
-_STEPS = np.arange(64, dtype=float)
-
-
-def _grid(low: int, high: int) -> np.ndarray:
-    """``np.linspace(low, high, 64).astype(int)``, computed as linspace computes it (i·step + low, the last at high)."""
-    values = _STEPS * ((high - low) / 63) + low
-    values[-1] = high
-    return values.astype(int)
+ARITY = 64
+_STEPS = np.arange(ARITY, dtype=float)
 
 
 def quantile_slope(t: np.ndarray, y: np.ndarray, quantile: float) -> float:
@@ -145,31 +139,62 @@ def quantile_slope(t: np.ndarray, y: np.ndarray, quantile: float) -> float:
     are pairwise slopes (y_j − y_i)/(t_j − t_i): a binary search over the sorted pairwise slopes
     (a 64-ary search, f evaluated at 64 candidates at once) finds the exact minimiser (the leftmost
     one where f is flat) in ~log64(n²) vectorised steps. Used for the bootstrap, where statsmodels'
-    IRLS solver (the point estimate's) costs ~20× more per draw.
+    IRLS solver (the point estimate's) costs ~20× more per draw. One row of :func:`quantile_slopes`.
     """
-    first, second = _pairs(len(y))
-    dt = t[second] - t[first]
-    keep = dt != 0
-    # each pair of distinct dates once; + 0.0 writes a zero slope as +0.0 whichever way round the pair is taken
-    candidates = np.sort((y[second] - y[first])[keep] / dt[keep] + 0.0)  # repeated values change nothing
-    if candidates.size == 0:
-        return math.nan
-    k = max(math.ceil(quantile * len(y)) - 1, 0)  # the inverted-CDF q-quantile is the k-th smallest
+    return float(quantile_slopes(np.asarray(t, float)[None, :], np.asarray(y, float)[None, :], quantile)[0])
 
-    def check_loss(slopes: np.ndarray) -> np.ndarray:
-        residual = y[None, :] - slopes[:, None] * t[None, :]
-        residual = residual - np.partition(residual, k, axis=1)[:, k:k + 1]
-        return np.sum(residual * (quantile - (residual < 0)), axis=1)
+
+def quantile_slopes(t: np.ndarray, y: np.ndarray, quantile: float) -> np.ndarray:
+    """:func:`quantile_slope` of each row of ``t`` and ``y`` (shape (rows, n)), the rows searched together.
+
+    Every row's arithmetic is the one-row search's (pairwise slopes, sort, the 64-ary search's grid, f summed
+    along a row of n), so a row's slope is the same number solved alone or in a batch; the batch saves the
+    per-call overhead that dominates at the bootstrap's sizes (n ≈ 100).
+    """
+    rows, n = y.shape
+    first, second = _pairs(n)
+    dt = t[:, second] - t[:, first]
+    keep = dt != 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # each pair of distinct dates once; + 0.0 writes a zero slope as +0.0 whichever way round the pair is taken
+        slopes = (y[:, second] - y[:, first]) / dt + 0.0
+    slopes[~keep] = np.nan  # sorted last, never a candidate
+    candidates = np.sort(slopes, axis=1)  # repeated values change nothing
+    count = keep.sum(axis=1)
+    k = max(math.ceil(quantile * n) - 1, 0)  # the inverted-CDF q-quantile is the k-th smallest
+
+    def check_loss(which: np.ndarray, at: np.ndarray) -> np.ndarray:
+        residual = y[which, None, :] - at[:, :, None] * t[which, None, :]
+        residual = residual - np.partition(residual, k, axis=2)[:, :, k:k + 1]
+        return np.sum(residual * (quantile - (residual < 0)), axis=2)
 
     # f is convex over the sorted candidates: a k-ary search evaluates it at up to 64 of them at once
     # and keeps the bracket around the leftmost smallest value, ending with every candidate left
-    low, high = 0, candidates.size - 1
-    while high - low > 64:
-        index = _grid(low, high)  # strictly increasing: high − low > 64
-        best = int(np.argmin(check_loss(candidates[index])))
-        low, high = int(index[max(best - 1, 0)]), int(index[min(best + 1, index.size - 1)])
-    index = np.arange(low, high + 1)
-    return float(candidates[index[int(np.argmin(check_loss(candidates[index])))]])
+    low, high = np.zeros(rows, dtype=np.int64), count.astype(np.int64) - 1
+    while True:
+        wide = np.flatnonzero(high - low > ARITY)
+        if not wide.size:
+            break
+        lo, hi = low[wide], high[wide]
+        # np.linspace(lo, hi, 64).astype(int) per row, computed as linspace computes it (i·step + lo, the last at hi)
+        index = _STEPS[None, :] * ((hi - lo) / (ARITY - 1))[:, None] + lo[:, None]
+        index[:, -1] = hi
+        index = index.astype(int)  # strictly increasing: high − low > 64
+        best = np.argmin(check_loss(wide, np.take_along_axis(candidates[wide], index, axis=1)), axis=1)
+        across = np.arange(wide.size)
+        low[wide] = index[across, np.maximum(best - 1, 0)]
+        high[wide] = index[across, np.minimum(best + 1, index.shape[1] - 1)]
+    out = np.full(rows, math.nan)
+    done = np.flatnonzero(count > 0)
+    if done.size:
+        width = int((high[done] - low[done]).max()) + 1
+        index = low[done, None] + np.arange(width)[None, :]
+        beyond = index > high[done, None]
+        index = np.minimum(index, high[done, None])
+        values = check_loss(done, np.take_along_axis(candidates[done], index, axis=1))
+        values[beyond] = np.inf  # the padding of a narrower bracket is never chosen
+        out[done] = candidates[done, index[np.arange(done.size), np.argmin(values, axis=1)]]
+    return out
 
 
 def percentile_interval(draws: np.ndarray, ci: float) -> tuple[float, float]:

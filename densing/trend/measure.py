@@ -327,12 +327,15 @@ def measure_trend(
             rule_errors[rule] = str(exc)
     head = found_rules[HEADLINE_RULE]
     found_checks = _member_checks(members, found_rules)
+    lead_inversion, lead_models = members[0]
+    # what needs only the headline is computed before the side rows are gathered: the worker is still busy
+    breakpoint = _breakpoint(targets, members, head, epoch, n_boot_side, seed)
+    densities = density_table(lead_models, lead_inversion, seed=seed)
     side = _side_batch(here, targets, candidates, fits, args)
     side.update(side_jobs.finish(pending, _side_batch, there, targets, candidates, fits, args))
     side.update(side_jobs.finish(pending_variants, _side_batch, variants, targets, None, None, variant_args) if variants
                 else {name: {"verdict": f"Rule {name}: the public table's earlier rule, not applied to {profile.words}."}
                       for name in ("v1", "v2")})
-    lead_inversion, lead_models = members[0]
     rows = [side[job[1]] for job in side_list if job[0] == "row" and len(job[4]) == 1]
     sets = [side[job[1]] for job in side_list if job[0] == "row" and len(job[4]) > 1]
     budget = tuple(side[f"budget:{job[1]}"] for job in side_list if job[0] == "budget")
@@ -355,7 +358,6 @@ def measure_trend(
         sensitivity = pd.concat([sensitivity, pd.DataFrame(extra)], ignore_index=True)
         found_checks = tuple(c for c in found_checks if c.name != "sensitivity") + (
             checks.sensitivity(sensitivity["doubling_time_months"], sensitivity["reference"]),)
-    breakpoint = _breakpoint(targets, members, head, epoch, n_boot_side, seed)
     gates = [c for c in found_checks if c.status != checks.REPORTED]
     failed = [c for c in gates if c.failed]
     untestable = [c for c in gates if c.status == checks.UNTESTABLE]
@@ -378,7 +380,6 @@ def measure_trend(
     if missing:
         why = " ".join(f"The {lab} has no reference: {reason}." for _, lab, reason in missing) + " " + why
         failed = failed or [None]  # the headline set itself is not measured
-    densities = density_table(lead_models, lead_inversion, seed=seed)
     return TrendMeasurement(
         reference=" | ".join(head.reference_names) + (" (given)" if fit is not None else ""), reference_rule=reference_rule, d0=lead_inversion.d0,
         headline_rule=HEADLINE_RULE, measurable=not failed and status == "measured", headline=f"{verdict} {why}",

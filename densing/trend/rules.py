@@ -24,7 +24,7 @@ from typing import Callable
 import numpy as np
 
 from densing.errors import InputError
-from densing.trend.censored import censored_quantile_line, tobit_line
+from densing.trend.censored import censored_quantile_line, censored_quantile_lines, tobit_line
 from densing.trend.constants import MIN_POINTS
 from densing.trend.lines import envelope_index
 
@@ -33,10 +33,14 @@ Fit = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float], "tuple[f
 
 @dataclass(frozen=True)
 class FrontierRule:
+    """A frontier rule: ``fit`` draws one line; ``fit_many`` (optional) draws the lines of many problems at once —
+    a bootstrap's draws — and must give each the number ``fit`` gives it (default: ``fit`` on each)."""
+
     name: str
     description: str
     fit: Fit
     optimistic_interval: bool = False
+    fit_many: Callable | None = None
 
 
 RULES: dict[str, FrontierRule] = {}
@@ -63,6 +67,10 @@ def _quantile(t, y, kind, labels, quantile, start=None):
     return slope, intercept
 
 
+def _quantile_many(problems, quantile, start=None):
+    return [line[:2] for line in censored_quantile_lines([(t, y, kind) for t, y, kind, _ in problems], quantile)]
+
+
 def _tobit(t, y, kind, labels, quantile, start=None):
     slope, intercept, _ = tobit_line(t, y, kind, start)
     return slope, intercept
@@ -77,19 +85,40 @@ def _envelope(t, y, kind, labels, quantile, start=None):
     return float(slope), float(intercept)
 
 
-register(FrontierRule("quantile", "censored 0.9 regression quantile over every model (Powell 1986), bounds as bounds", _quantile))
+register(FrontierRule("quantile", "censored 0.9 regression quantile over every model (Powell 1986), bounds as bounds", _quantile,
+                      fit_many=_quantile_many))
 register(FrontierRule("all", "Tobit mean line over every model, bounds as bounds", _tobit))
 register(FrontierRule("envelope", "the paper's record-setters, OLS (bounds at their values)", _envelope, optimistic_interval=True))
 
 
 def frontier_line(rule: str, t, y, kind, labels, quantile: float = 0.9, start: tuple[float, float] | None = None) -> tuple[float, float]:
-    """(A per day, B) of one rule on the usable points (finite y and kind); NaNs if unfittable.
+    """(A per day, B) of one rule on the usable points (finite y and kind); NaNs if unfittable (fewer than
+    ``MIN_POINTS`` usable points, or one date). One problem of :func:`frontier_lines`.
 
     ``start``: a line to start an iterative rule from (a bootstrap draw passes the point estimate).
     """
-    t, y, kind, labels = (np.asarray(a) for a in (t, y, kind, labels))
-    usable = np.isfinite(y.astype(float)) & np.isfinite(kind.astype(float))
-    t, y, kind, labels = t[usable].astype(float), y[usable].astype(float), kind[usable].astype(int), labels[usable]
-    if t.size < MIN_POINTS or np.ptp(t) == 0:
-        return math.nan, math.nan
-    return get(rule).fit(t, y, kind, labels, quantile, start)
+    slope, intercept = frontier_lines(rule, [(t, y, kind, labels)], quantile, start)[0]
+    return float(slope), float(intercept)
+
+
+def frontier_lines(rule: str, problems, quantile: float = 0.9, start: tuple[float, float] | None = None) -> np.ndarray:
+    """:func:`frontier_line` of each (t, y, kind, labels) of ``problems``, shape (problems, 2): the rule's
+    ``fit_many`` on the fittable ones where it has one (the same numbers, solved together), else ``fit`` on each."""
+    chosen = get(rule)
+    out = np.full((len(problems), 2), math.nan)
+    ready, where = [], []
+    for i, (t, y, kind, labels) in enumerate(problems):
+        t, y, kind, labels = (np.asarray(a) for a in (t, y, kind, labels))
+        usable = np.isfinite(y.astype(float)) & np.isfinite(kind.astype(float))
+        t, y, kind, labels = t[usable].astype(float), y[usable].astype(float), kind[usable].astype(int), labels[usable]
+        if t.size < MIN_POINTS or np.ptp(t) == 0:
+            continue
+        ready.append((t, y, kind, labels))
+        where.append(i)
+    if chosen.fit_many is not None:
+        found = chosen.fit_many(ready, quantile, start)
+    else:
+        found = [chosen.fit(t, y, kind, labels, quantile, start) for t, y, kind, labels in ready]
+    for i, line in zip(where, found):
+        out[i] = line
+    return out

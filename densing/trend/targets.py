@@ -46,6 +46,37 @@ def _score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, re
     return rows.copy()
 
 
+def _screened(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, require: str, since, until, epoch: str
+              ) -> tuple[pd.DataFrame, np.ndarray]:
+    """The score matrix with release dates parsed, ``t`` and each row's reason to leave it out other than being a
+    reference's own model (no date, outside the window, no standard error; "" where none): computed once per table,
+    benchmark tuple and window inside :func:`densing.table_cache.same_tables` (callers must not change it)."""
+
+    def compute():
+        rows = _score_matrix(targets, benchmarks, metric, require)
+        if rows.empty:
+            raise InputError(f"targets: no model has {'a score' if require == 'any' else 'scores'} on "
+                             f"{', '.join(benchmarks)} (metric {metric!r})")
+        if "release_date" not in rows.columns:
+            raise InputError("targets: no 'release_date' column; a trend needs release dates")
+        reasons = np.full(len(rows), "", dtype=object)
+        dates = pd.to_datetime(rows["release_date"])
+        reasons[dates.isna().to_numpy()] = "no release date"
+        if since is not None:
+            reasons[(reasons == "") & (dates < pd.Timestamp(since)).to_numpy()] = f"released before {since}"
+        if until is not None:
+            reasons[(reasons == "") & (dates >= pd.Timestamp(until)).to_numpy()] = f"released on or after {until}"
+        no_error = np.column_stack([(rows[f"score:{b}"].notna() & rows[f"stderr:{b}"].isna()).to_numpy()
+                                    for b in benchmarks]).any(axis=1)
+        reasons[(reasons == "") & no_error] = "no standard error and no item count for its benchmark"
+        dated = rows.copy()
+        dated["release_date"] = dates
+        dated["t"] = days_since(dates.to_numpy("datetime64[ns]"), parse_epoch(epoch))
+        return dated, reasons
+
+    return derived(targets, ("screened", tuple(benchmarks), metric, require, since, until, epoch), compute)
+
+
 def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAULT_EPOCH,
                   until: str | None = None, epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One row per target model of an inversion (or a fit) and the left-out ones, with the reason.
@@ -55,27 +86,12 @@ def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAU
     was fitted on and, for a family reference, every model of the family — are never targets.
     """
     inversion = as_inversion(reference, None)
-    rows = _score_matrix(with_stderr(targets), inversion.benchmarks, inversion.fits[0].metric, inversion.require)
-    if rows.empty:
-        raise InputError(f"targets: no model has {'a score' if inversion.require == 'any' else 'scores'} on "
-                         f"{', '.join(inversion.benchmarks)} (metric {inversion.fits[0].metric!r})")
-    reasons = pd.Series("", index=rows.index, dtype=object)
+    dated, screened = _screened(with_stderr(targets), tuple(inversion.benchmarks), inversion.fits[0].metric,
+                                inversion.require, since, until, epoch)
     own = set().union(*(reference_models(f) for f in inversion.fits))
-    reasons[rows["model"].astype(str).isin(own)] = "defines the reference"
-    if "release_date" not in rows.columns:
-        raise InputError("targets: no 'release_date' column; a trend needs release dates")
-    dates = pd.to_datetime(rows["release_date"])
-    reasons[(reasons == "") & dates.isna()] = "no release date"
-    if since is not None:
-        reasons[(reasons == "") & (dates < pd.Timestamp(since))] = f"released before {since}"
-    if until is not None:
-        reasons[(reasons == "") & (dates >= pd.Timestamp(until))] = f"released on or after {until}"
-    no_error = np.column_stack([(rows[f"score:{b}"].notna() & rows[f"stderr:{b}"].isna()).to_numpy()
-                                for b in inversion.benchmarks]).any(axis=1)
-    reasons[(reasons == "") & no_error] = "no standard error and no item count for its benchmark"
-    kept = rows[reasons == ""].copy()
-    kept["release_date"] = pd.to_datetime(kept["release_date"])
-    kept["t"] = days_since(kept["release_date"].to_numpy("datetime64[ns]"), parse_epoch(epoch))
-    left = rows[reasons != ""][["model"]].assign(reason=reasons[reasons != ""].to_numpy())
+    reasons = np.where(dated["model"].astype(str).isin(own).to_numpy(), "defines the reference", screened)
+    keep = reasons == ""
+    kept = dated[keep]
+    left = dated.loc[~keep, ["model"]].assign(reason=reasons[~keep])
     return kept.reset_index(drop=True), left.reset_index(drop=True)
 

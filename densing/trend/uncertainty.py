@@ -230,12 +230,11 @@ def carry_over_references(
         y = np.broadcast_to(y, (count, n))
         kind = np.broadcast_to(kind, (count, n))
         t, labels = m["t"], m["labels"]
-        slopes = np.empty(count)
+        problems = []
         for k in range(count):
             index = rng.integers(n, size=n) if "models" in sources else np.arange(n)
-            slopes[k] = rules.frontier_line(rule, t[index], y[k, index], kind[k, index], labels[index], quantile,
-                                            start=m["line0"])[0]
-        return slopes
+            problems.append((t[index], y[k, index], kind[k, index], labels[index]))
+        return rules.frontier_lines(rule, problems, quantile, start=m["line0"])[:, 0]  # the draws' lines solved together
 
     def draw(sources: tuple[str, ...], count: int) -> np.ndarray:
         if "reference" not in sources or count_refs == 1:

@@ -113,3 +113,34 @@ def test_several_starts_and_the_vertex_walk_find_the_exhaustive_optimum(seed, n)
     slope, intercept, _ = censored_quantile_line(t, y, kind, 0.9)
     best = exhaustive_censored_quantile_line(t, y, kind, 0.9)
     assert powell_objective(t, y, kind, slope, intercept, 0.9) <= powell_objective(t, y, kind, *best, 0.9) + 1e-9
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(5, 60), draws=st.integers(2, 40))
+def test_a_bootstraps_lines_solved_together_are_each_lines_solved_alone(seed, n, draws):
+    """censored_quantile_lines answers many problems' requests in batches: each line must be the number the
+    problem gives alone (resampled points repeat, dates tie, bounds of both kinds, sizes differ)."""
+    from densing.trend.censored import censored_quantile_lines
+
+    rng = np.random.default_rng(seed)
+    t = np.round(rng.uniform(0, 600, n), -1)  # ties in date, as releases on one day
+    y = 0.005 * t + rng.normal(0, 1, n)
+    kind = rng.choice([EXACT, EXACT, EXACT, LOWER, UPPER], n)
+    problems = []
+    for _ in range(draws):
+        index = rng.integers(n, size=int(rng.integers(3, n + 1)))
+        problems.append((t[index], y[index], kind[index]))
+    together = censored_quantile_lines(problems, 0.9)
+    for problem, line in zip(problems, together):
+        alone = censored_quantile_line(*problem, 0.9)
+        assert np.array_equal(np.array(line, float), np.array(alone, float), equal_nan=True)
+
+
+def test_quantile_slopes_of_rows_are_each_rows_quantile_slope():
+    from densing.trend.lines import quantile_slope, quantile_slopes
+
+    rng = np.random.default_rng(4)
+    t = np.round(rng.uniform(0, 20, (25, 70)))
+    y = np.round(rng.normal(size=(25, 70)), 1)  # many equal pairwise slopes
+    together = quantile_slopes(t, y, 0.9)
+    assert [quantile_slope(t[r], y[r], 0.9) for r in range(25)] == together.tolist()
