@@ -57,12 +57,27 @@ def _optional_csv(path: Path) -> pd.DataFrame | None:
 
 
 def _olmes_batch(jobs: list, fits_dir: Path, n_boot: int, seed: int) -> dict:
-    """The OLMES design's measurement (:func:`densing.trend.olmes.measure_olmes`), by name: a worker computes it
-    while the headline is measured (it shares nothing with it). The report shows its rows' intervals, not their
+    """What the report shows that shares nothing with the headline, by name — ``olmes``: the OLMES design's
+    measurement (:func:`densing.trend.olmes.measure_olmes`); ``laws``: the shipped Pythia laws' figures — so a
+    worker computes it while the headline is measured. The report shows the OLMES rows' intervals, not their
     variance shares, so the shares' draws are skipped (the intervals are drawn first: the same numbers either way)."""
-    from densing.trend.olmes import D0, measure_olmes
+    out = {}
+    for job in jobs:
+        if job[0] == "olmes":
+            from densing.trend.olmes import D0, measure_olmes
 
-    return {"olmes": measure_olmes(fits_dir, d0=D0, n_boot=n_boot, n_boot_share=0, seed=seed)}
+            out["olmes"] = measure_olmes(fits_dir, d0=D0, n_boot=n_boot, n_boot_share=0, seed=seed)
+        else:
+            law_fits = _load_fits(DEFAULT_LAW_FITS, fits_dir)
+            out["laws"] = (
+                [figure_html(figures.loss_figure(f), f"loss-{i}",
+                             "Pythia, LAMBADA: the two-step law's loss estimation (eq. 2), one line per model size.")
+                 for i, f in enumerate(law_fits) if f.kind == "two-step"]
+                + [figure_html(figures.performance_figure(law_fits), "performance-pythia",
+                               "Pythia's checkpoints: performance estimation (eq. 3) for the shipped Pythia references (not "
+                               "used by the trend: Pythia scores far below the frontier). Panels marked 'poor fit' have R² "
+                               "below 0.5.")])
+    return out
 
 
 @side_jobs.reaped  # an error, Ctrl-C or SIGTERM ends the OLMES worker at once
@@ -103,8 +118,8 @@ def build_report(
     results_path = Path(results) if results else DEFAULT_RESULTS
     table = read_results(results_path)
     given = ReferenceFit.load(headline_fit) if headline_fit else None
-    olmes_jobs = [("olmes",)]
-    pending_olmes = side_jobs.start(_olmes_batch, olmes_jobs, folder, n_boot, seed, at_least=1)
+    olmes_jobs = [("olmes",), ("laws",)]
+    pending_olmes = side_jobs.start(_olmes_batch, olmes_jobs, folder, n_boot, seed)
     if measured is None:
         measured = measure_trend(table, fits_dir=folder, fit=given, d0=d0, since=since, epoch=epoch, n_boot=n_boot, seed=seed)
     dens = measured.densities
@@ -119,7 +134,7 @@ def build_report(
     )
     line = measured.rules.get(frontier)  # the measurement's own line (slope, intercept, interval, frontier points)
     others = [result for rule, result in measured.rules.items() if rule != frontier]
-    law_fits = _load_fits(DEFAULT_LAW_FITS, folder)
+    apart = side_jobs.finish(pending_olmes, _olmes_batch, olmes_jobs, folder, n_boot, seed)
     sections = [
         Section("Verdict", "", [verdict_html(measured, PAPER)]),
         Section(
@@ -140,8 +155,7 @@ def build_report(
              f'<p class="sub">{esc(measured.rule_v1)}</p>'],
         ),
         *_protocol_section(measured, PAPER["doubling_time_months"]),
-        _olmes_section(measured, PAPER["doubling_time_months"],
-                       side_jobs.finish(pending_olmes, _olmes_batch, olmes_jobs, folder, n_boot, seed)["olmes"]),
+        _olmes_section(measured, PAPER["doubling_time_months"], apart["olmes"]),
         Section(
             "Capacity density over time",
             _density_intro(measured, frontier, line),
@@ -189,12 +203,7 @@ def build_report(
             "The laws that turn a score into an effective size, on their own reference models.",
             [figure_html(figures.performance_figure(list(measured.fits)), "performance-trend-fits",
                          "The headline reference: one family at its own budget, S(N) = c/(1 + e^(−γ(ln N − l))) + d per benchmark.")]
-            + [figure_html(figures.loss_figure(f), f"loss-{i}",
-                           "Pythia, LAMBADA: the two-step law's loss estimation (eq. 2), one line per model size.")
-               for i, f in enumerate(law_fits) if f.kind == "two-step"]
-            + [figure_html(figures.performance_figure(law_fits), "performance-pythia",
-                           "Pythia's checkpoints: performance estimation (eq. 3) for the shipped Pythia references (not used "
-                           "by the trend: Pythia scores far below the frontier). Panels marked 'poor fit' have R² below 0.5.")],
+            + apart["laws"],
             collapsed=True,
         ),
         Section("Reference candidates", "Rule v3 (densing/trend/references.py, date-blind, its thresholds written before "

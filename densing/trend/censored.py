@@ -173,6 +173,7 @@ def censored_quantile_lines(problems, quantile: float = 0.9) -> list[tuple[float
     """
     problems = [(np.asarray(t, float), np.asarray(y, float), np.asarray(kind, int)) for t, y, kind in problems]
     steps = [_solve(*problem) for problem in problems]
+    stacks = _Stacks(problems)
     out: list = [None] * len(problems)
     waiting: dict[int, tuple] = {}
 
@@ -199,25 +200,52 @@ def censored_quantile_lines(problems, quantile: float = 0.9) -> list[tuple[float
                                                      np.stack([waiting[i][2] for i in members]), quantile)
                 answers.update((i, (float(s), float(b))) for i, s, b in zip(members, slopes, intercepts))
             else:
-                answers.update(zip(members, _objectives_of(
-                    [problems[i] for i in members], [waiting[i][1] for i in members], [waiting[i][2] for i in members], quantile)))
+                answers.update(zip(members, stacks.objectives(members, [waiting[i][1] for i in members],
+                                                              [waiting[i][2] for i in members], quantile)))
         for i, answer in answers.items():
             advance(i, answer)
     return out
 
 
-def _objectives_of(problems: list, slopes: list, intercepts: list, quantile: float) -> list[np.ndarray]:
-    """Powell's objective of each problem's lines (problems of one size, stacked; lines padded to the longest)."""
-    t, y, kind = (np.stack([p[j] for p in problems]) for j in range(3))
+class _Stacks:
+    """The problems' points stacked once per size — t, y and the bounds as clip limits (a lower bound counts only
+    where the line runs below it: its residual is clipped at 0 from below; an upper bound from above) — so a batch of
+    objectives indexes rows instead of stacking arrays."""
+
+    def __init__(self, problems: list) -> None:
+        self.where: list[tuple[int, int]] = []
+        sizes: dict[int, list[int]] = {}
+        for i, (t, _, _) in enumerate(problems):
+            sizes.setdefault(t.size, []).append(i)
+            self.where.append((t.size, len(sizes[t.size]) - 1))
+        self.arrays = {}
+        for size, members in sizes.items():
+            t, y, kind = (np.stack([problems[i][j] for i in members]) for j in range(3))
+            self.arrays[size] = (t, y, np.where(kind == LOWER, 0.0, -np.inf), np.where(kind == UPPER, 0.0, np.inf))
+
+    def objectives(self, members: list[int], slopes: list, intercepts: list, quantile: float) -> list[np.ndarray]:
+        """Powell's objective of each member's lines (members of one size; lines padded to the longest)."""
+        size = self.where[members[0]][0]
+        rows = np.array([self.where[i][1] for i in members])
+        t, y, low, high = (a[rows] for a in self.arrays[size])
+        return _objectives_of(t, y, low, high, slopes, intercepts, quantile)
+
+
+def _objectives_of(t, y, low, high, slopes: list, intercepts: list, quantile: float) -> list[np.ndarray]:
+    """Powell's objective (module docstring) of each problem's lines: ``t``, ``y`` and the clip limits of shape
+    (problems, n); ``slopes``/``intercepts`` one array per problem. ρ_q(y − g) with y − g = the residual clipped
+    at 0 from below for a lower bound and from above for an upper bound (g = min(y, fit), max(y, fit))."""
     width = max(s.size for s in slopes)
-    a = np.zeros((len(problems), width))
-    b = np.zeros((len(problems), width))
-    for row, (s, c) in enumerate(zip(slopes, intercepts)):
-        a[row, :s.size], b[row, :c.size] = s, c
+    if width == 1:
+        a = np.array([s[0] for s in slopes])[:, None]
+        b = np.array([c[0] for c in intercepts])[:, None]
+    else:
+        a = np.zeros((len(slopes), width))
+        b = np.zeros((len(slopes), width))
+        for row, (s, c) in enumerate(zip(slopes, intercepts)):
+            a[row, :s.size], b[row, :c.size] = s, c
     residual = y[:, None, :] - (a[:, :, None] * t[:, None, :] + b[:, :, None])
-    # y − g: a lower bound counts only where the line runs below it, an upper bound only where above it
-    residual = np.minimum(np.maximum(residual, np.where(kind == LOWER, 0.0, -np.inf)[:, None, :]),
-                          np.where(kind == UPPER, 0.0, np.inf)[:, None, :])
+    residual = np.minimum(np.maximum(residual, low[:, None, :]), high[:, None, :])
     values = np.sum(residual * (quantile - (residual < 0)), axis=2)
     return [values[row, :s.size] for row, s in enumerate(slopes)]
 
@@ -235,7 +263,7 @@ def exhaustive_censored_quantile_line(t, y, kind, quantile: float = 0.9) -> tupl
     i, j = i[keep], j[keep]
     slopes = (y[j] - y[i]) / (t[j] - t[i])
     intercepts = y[i] - slopes * t[i]
-    objective = _objectives_of([(t, y, kind)], [slopes], [intercepts], quantile)[0]
+    objective = _Stacks([(t, y, kind)]).objectives([0], [slopes], [intercepts], quantile)[0]
     best = int(np.argmin(objective))
     return float(slopes[best]), float(intercepts[best])
 
