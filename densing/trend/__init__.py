@@ -30,7 +30,7 @@ through the prices with a bootstrap over them: :mod:`.fits`).
 """
 from __future__ import annotations
 
-from densing.trend.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH, FRONTIERS, TIME_UNITS_DAYS
+from densing.trend.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH, TIME_UNITS_DAYS
 from densing.trend.corollaries import CostHalvingFit, compression_density, cost_halving_time
 from densing.trend.fits import TrendFit
 from densing.trend.lines import envelope_models, quantile_slope
@@ -39,7 +39,6 @@ __all__ = [
     "CHATGPT_RELEASE",
     "DAYS_PER_MONTH",
     "DEFAULT_EPOCH",
-    "FRONTIERS",
     "TIME_UNITS_DAYS",
     "CostHalvingFit",
     "TrendFit",

@@ -1,4 +1,4 @@
-"""Constants of the density trend: the epoch, time units, frontier rules."""
+"""Constants of the density trend: the epoch, time units (the frontier rules are :mod:`densing.trend.rules`' registry)."""
 from __future__ import annotations
 
 import math
@@ -8,7 +8,6 @@ import math
 DEFAULT_EPOCH = "2023-02-24"  # Llama-1 release, the paper's t = 0
 CHATGPT_RELEASE = "2022-11-30"
 DAYS_PER_MONTH = 365.25 / 12
-FRONTIERS: tuple[str, ...] = ("envelope", "quantile", "all")
 #: length of one time unit in days; ``time_unit`` only rescales t, the doubling time in days is
 #: the same whichever unit is chosen.
 TIME_UNITS_DAYS: dict[str, float] = {

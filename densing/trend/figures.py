@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from densing.numbers import format_count, format_number, log_ticks
+from densing.trend import rules
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
 
@@ -117,7 +118,7 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
         dates = pd.date_range(frame["release_date"].min(), last, periods=80)
         figure.add_trace(go.Scatter(
             x=dates, y=np.exp(other.predict(dates)), mode="lines", visible="legendonly", line=dict(dash="dash", width=1.5),
-            name=(f"{_RULE_WORDS.get(other.rule, other.rule)} (hidden: click to show): doubling {_months(other.doubling_time_months)} months "
+            name=(f"{rules.get(other.rule).words()} (hidden: click to show): doubling {_months(other.doubling_time_months)} months "
                   f"(95% CI {_months(other.doubling_time_months_ci_low)}–{_months(other.doubling_time_months_ci_high)})"),
             hoverinfo="skip"))
     if reach is not None and np.isfinite(reach):
@@ -135,11 +136,6 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
         height=500, margin=dict(l=60, r=20, t=50, b=50), legend=dict(orientation="h", y=-0.18),
     )
     return figure
-
-
-#: The frontier rules in words for the legend.
-_RULE_WORDS = {"quantile": "0.9-quantile line", "all": "line through every model (censored regression)",
-               "envelope": "line through the record-setters (the paper's rule)"}
 
 
 def _short(model: str) -> str:

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from densing.results import Result
-from densing.errors import FitError, InputError
-from densing.trend.constants import DAYS_PER_MONTH, FRONTIERS
+from densing.errors import FitError
+from densing.trend.constants import DAYS_PER_MONTH
 from densing.trend.scope import Points, days_since, to_timestamp, unit_days
 from densing.trend import rules
 from densing.trend.lines import select_frontier, check_fittable, fit_line, percentile_interval, doubling_days, doubling_interval, check_options
@@ -204,8 +204,7 @@ def fit_points(
     ci: float,
     what: str,
 ) -> TrendFit:
-    if frontier not in FRONTIERS:
-        raise InputError(f"field 'frontier': expected one of {', '.join(FRONTIERS)}, got {frontier!r}")
+    rules.get(frontier)  # a registered rule, else one line listing them
     check_options(n_boot, ci, quantile)
     unit = unit_days(time_unit)
     days = days_since(points.dates, epoch)

@@ -33,14 +33,20 @@ Fit = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float], "tuple[f
 
 @dataclass(frozen=True)
 class FrontierRule:
-    """A frontier rule: ``fit`` draws one line; ``fit_many`` (optional) draws the lines of many problems at once —
-    a bootstrap's draws — and must give each the number ``fit`` gives it (default: ``fit`` on each)."""
+    """A frontier rule: ``fit`` draws one line; ``legend``: the line in words, for the report's figures;
+    ``fit_many`` (optional) draws the lines of many problems at once — a bootstrap's draws — and must give each the
+    number ``fit`` gives it (default: ``fit`` on each)."""
 
     name: str
     description: str
     fit: Fit
     optimistic_interval: bool = False
     fit_many: Callable | None = None
+    legend: str = ""
+
+    def words(self) -> str:
+        """The legend's words: ``legend``, else the description."""
+        return self.legend or self.description
 
 
 RULES: dict[str, FrontierRule] = {}
@@ -52,6 +58,11 @@ def register(rule: FrontierRule) -> FrontierRule:
         raise ValueError(f"frontier rule {rule.name!r} is already registered")
     RULES[rule.name] = rule
     return rule
+
+
+def names() -> tuple[str, ...]:
+    """The registered rules' names, in registration order (what ``--frontier`` accepts)."""
+    return tuple(RULES)
 
 
 def get(name: str) -> FrontierRule:
@@ -86,9 +97,11 @@ def _envelope(t, y, kind, labels, quantile, start=None):
 
 
 register(FrontierRule("quantile", "censored 0.9 regression quantile over every model (Powell 1986), bounds as bounds", _quantile,
-                      fit_many=_quantile_many))
-register(FrontierRule("all", "Tobit mean line over every model, bounds as bounds", _tobit))
-register(FrontierRule("envelope", "the paper's record-setters, OLS (bounds at their values)", _envelope, optimistic_interval=True))
+                      fit_many=_quantile_many, legend="0.9-quantile line"))
+register(FrontierRule("all", "Tobit mean line over every model, bounds as bounds", _tobit,
+                      legend="line through every model (censored regression)"))
+register(FrontierRule("envelope", "the paper's record-setters, OLS (bounds at their values)", _envelope, optimistic_interval=True,
+                      legend="line through the record-setters (the paper's rule)"))
 
 
 def frontier_line(rule: str, t, y, kind, labels, quantile: float = 0.9, start: tuple[float, float] | None = None) -> tuple[float, float]:

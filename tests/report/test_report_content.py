@@ -87,7 +87,7 @@ def measured():
 
 
 def test_the_density_figure_draws_the_headline_rule_with_the_tables_number(report, measured):
-    from densing.trend import figures as trend_figures
+    from densing.trend import rules
 
     html, _, _ = report
     head = measured.rules[measured.headline_rule]
@@ -97,7 +97,7 @@ def test_the_density_figure_draws_the_headline_rule_with_the_tables_number(repor
     # the other rules are toggles with their own numbers
     for rule in measured.rules:
         if rule != measured.headline_rule:
-            words = trend_figures._RULE_WORDS[rule]
+            words = rules.get(rule).words()
             assert any(x.startswith(f"{words} (hidden: click to show): doubling {measured.rules[rule].doubling_time_months:.2f}")
                        for x in legends)
 
