@@ -164,7 +164,7 @@ def size_confounding(t, y, kind, params, quantile: float = 0.9) -> Check:
     ``t`` days, ``y`` ln ρ (or its bound), ``kind`` 0/+1/−1 (NaN dropped), ``params`` N, one per model.
     """
     from densing.trend.censored import censored_quantile_coefficients
-    from densing.trend.constants import DAYS_PER_MONTH, LN2
+    from densing.trend.lines import doubling_months
 
     t, y, kind, params = (np.asarray(a, float) for a in (t, y, kind, params))
     use = np.isfinite(y) & np.isfinite(kind) & np.isfinite(t) & (params > 0)
@@ -176,7 +176,7 @@ def size_confounding(t, y, kind, params, quantile: float = 0.9) -> Check:
     t, y, kind, log_n = t[use], y[use], kind[use].astype(int), np.log(params[use])
     base = censored_quantile_coefficients(np.column_stack([np.ones_like(t), t]), y, kind, quantile)
     sized = censored_quantile_coefficients(np.column_stack([np.ones_like(t), t, log_n - log_n.mean()]), y, kind, quantile)
-    months = [LN2 / b[1] / DAYS_PER_MONTH if b[1] > 0 else math.inf for b in (base, sized)]
+    months = [doubling_months(b[1]) for b in (base, sized)]
     ratio = months[1] / months[0] if all(math.isfinite(m) for m in months) else math.inf
     ok = math.isfinite(ratio) and 1 / factor <= ratio <= factor
     return Check(

@@ -24,7 +24,6 @@ from typing import Mapping
 import pandas as pd
 
 from densing.errors import InputError
-from densing.laws.family import fit_family
 from densing.laws.inversion import Joint, PerBenchmark, as_inversion
 from densing.laws.reference_fit import ReferenceFit
 from densing.trend import capability, references, rules

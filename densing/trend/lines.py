@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from densing.errors import FitError, InputError
-from densing.trend.constants import DEFAULT_EPOCH, MIN_POINTS, LN2
+from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2, MIN_POINTS
 from densing.trend.scope import parse_epoch, prepare, days_since
 
 # --------------------------------------------------------------------------------------------
@@ -206,6 +206,11 @@ def percentile_interval(draws: np.ndarray, ci: float) -> tuple[float, float]:
 def doubling_days(slope_per_day: float) -> float:
     """ln 2 / A for A > 0; +inf for A ≤ 0 (the quantity never doubles)."""
     return LN2 / slope_per_day if slope_per_day > 0 else math.inf
+
+
+def doubling_months(slope_per_day: float) -> float:
+    """ln 2 / A in months of 365.25/12 days; +inf for A ≤ 0."""
+    return doubling_days(slope_per_day) / DAYS_PER_MONTH
 
 
 def doubling_interval(slope_low: float, slope_high: float) -> tuple[float, float]:

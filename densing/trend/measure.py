@@ -46,12 +46,11 @@ from densing.validation import Interval, validate
 from densing.trend import checks, rules, side_jobs, tables
 from densing.trend.tables import TrendTable
 from densing.trend.checks import plain_reason
-from densing.trend.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH
-from densing.trend.lines import doubling_days
+from densing.trend.constants import CHATGPT_RELEASE, DEFAULT_EPOCH
 from densing.trend.measurement import PAPER, Breakpoint, Segment, TrendMeasurement
 from densing.table_cache import same_tables
 from densing.trend.targets import trend_targets, with_stderr
-from densing.trend.uncertainty import TrendUncertainty, carry_over_references, carry_uncertainty
+from densing.trend.uncertainty import TrendUncertainty, carry_over_references, carry_uncertainty, point_months
 
 __all__ = ["PAPER_ANCHORS", "COMPOSED_FITS", "CANDIDATES_FILE", "HEADLINE_RULE", "SENSITIVITY_D0", "composed_fits",
            "headline_set", "headline_verdict", "inversions_of", "measure_trend", "main"]
@@ -171,16 +170,13 @@ def _rule_v1(targets: pd.DataFrame, composed: dict, *, since, epoch, n_boot: int
     head = carry_uncertainty(models, inversion, n_boot=n_boot, n_boot_share=0, seed=seed)
     variants = []
     for name, other in inversions_of(fits).items():
-        rows, _ = trend_targets(targets, other, since=since, epoch=epoch)
-        y, kind = point_densities(rows, other)
-        slope = rules.frontier_line(HEADLINE_RULE, rows["t"].to_numpy(float), y, kind, rows["model"].astype(str).to_numpy())[0]
-        variants.append((name, doubling_days(slope) / DAYS_PER_MONTH))
+        variants.append((name, point_months(trend_targets(targets, other, since=since, epoch=epoch)[0], other, HEADLINE_RULE)))
     found = (*inversion_checks(models, inversion, size="dependence"),
              checks.sensitivity([v for _, v in variants], [n for n, _ in variants]))
     failed = [c for c in found if c.failed]
     words = (f"{_months(head.doubling_time_months)} months (95% CI {_months(head.doubling_time_months_ci_low)}–"
              f"{_months(head.doubling_time_months_ci_high)}) against {inversion.name} at {format_count(inversion.d0)} tokens")
-    verdict = (f"Rule v1 (reach by the targets' 90th percentile, within-family size slope as an equivalence test): "
+    verdict = ("Rule v1 (reach by the targets' 90th percentile, within-family size slope as an equivalence test): "
                + (f"not measured, {len(failed)} of {len(found)} checks fail ({', '.join(c.name for c in failed)}); estimate "
                   if failed else "measured: ") + words + ".")
     return {"verdict": verdict, "result": head, "checks": found, "reference": inversion.name, "candidates": candidates,
@@ -350,11 +346,9 @@ def measure_trend(
         extra = []
         for value in SENSITIVITY_D0:
             variant = PerBenchmark(fit, value)
-            rows_d0, _ = trend_targets(targets, variant, since=since, epoch=epoch)
-            y, kind = point_densities(rows_d0, variant)
-            slope = rules.frontier_line(HEADLINE_RULE, rows_d0["t"].to_numpy(float), y, kind, rows_d0["model"].astype(str).to_numpy())[0]
+            months = point_months(trend_targets(targets, variant, since=since, epoch=epoch)[0], variant, HEADLINE_RULE)
             extra.append({"reference": variant.name, "inversion": f"D0 {format_count(value)}", "d0": value,
-                          "doubling_time_months": doubling_days(slope) / DAYS_PER_MONTH, "ci_low": math.nan, "ci_high": math.nan})
+                          "doubling_time_months": months, "ci_low": math.nan, "ci_high": math.nan})
         sensitivity = pd.concat([sensitivity, pd.DataFrame(extra)], ignore_index=True)
         found_checks = tuple(c for c in found_checks if c.name != "sensitivity") + (
             checks.sensitivity(sensitivity["doubling_time_months"], sensitivity["reference"]),)

@@ -43,7 +43,7 @@ from densing.results import Result
 from densing.trend import rules
 from densing.trend.censored import EXACT, LOWER, UPPER
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS
-from densing.trend.lines import doubling_days, doubling_interval, envelope_index
+from densing.trend.lines import doubling_interval, doubling_months, envelope_index
 from densing.trend.scope import days_since, parse_epoch
 from densing.validation import Interval, validate
 
@@ -144,7 +144,17 @@ class TrendUncertainty(Result):
 
 
 def _months(slope: float) -> float:
-    return doubling_days(slope) / DAYS_PER_MONTH
+    return doubling_months(slope)
+
+
+def point_months(models: pd.DataFrame, inversion, rule: str = "quantile", quantile: float = 0.9) -> float:
+    """The point doubling time in months of one rule's line through ``models``' densities under ``inversion`` (no
+    draws): the number each reference of a row is shown with beside the row's interval."""
+    from densing.laws.density import point_densities
+
+    y, kind = point_densities(models, inversion)
+    slope = rules.frontier_line(rule, models["t"].to_numpy(float), y, kind, models["model"].astype(str).to_numpy(), quantile)[0]
+    return doubling_months(slope)
 
 
 def carry_uncertainty(
