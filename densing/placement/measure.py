@@ -360,7 +360,8 @@ def measure(
     (HumanEval), as ``densing eval --allow-unsafe-code``.
     """
     from densing.eval.runner import run_sweep
-    from densing.trend.measure import DEFAULT_N_BOOT, HEADLINE_RULE, measure_trend
+    from densing.trend.constants import DEFAULT_N_BOOT
+    from densing.trend.measure import HEADLINE_RULE, measure_trend
 
     say = on_progress or (lambda line: None)
     checked = plan(models, suite, limit=limit, local_data=local_data, data_root=data_root, backend=backend)

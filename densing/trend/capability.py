@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from densing.data.benchmarks import CHANCE_LEVELS
-from densing.errors import DensingError
+from densing.errors import DensingError, FitError
 from densing.laws.reference_fit import ReferenceFit
 from densing.trend import references
 from densing.trend import tables as _tables
@@ -293,3 +293,22 @@ def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit]
         except DensingError as exc:
             notes[name] = (notes.get(name, "") + "; " if name in notes else "") + f"refit at D0 fails: {exc}"
     return out, notes
+
+
+def headline_set(candidates: pd.DataFrame, sets: dict | None = None
+                 ) -> tuple[str, tuple[str, ...], dict[str, tuple[str, ...]], list[tuple[str, str, str]]]:
+    """The benchmark set the headline measures: (its label, its benchmarks, its references — family → the benchmarks
+    the candidates' rule makes it eligible on —, the sets passed over with why).
+
+    The headline set is the paper-like one; where the rule gives it no reference, the next set that has one is
+    measured in its place and the words say why (never silently). FitError when no set has a reference.
+    """
+    missing: list[tuple[str, str, str]] = []
+    for name, (label, benchmarks) in (SETS if sets is None else sets).items():
+        found = references.references_of(candidates, benchmarks, references.MIN_SET_BENCHMARKS)
+        if found:
+            return label, benchmarks, found, missing
+        missing.append((name, label, _why_none(candidates, benchmarks)))
+    rule = str(candidates["rule"].iloc[0]) if len(candidates) else references.DEFAULT_RULE
+    raise FitError(f"no family passes rule {rule} on two benchmarks of any benchmark set; the candidate table "
+                   f"(rule='{rule}') says why each fails")

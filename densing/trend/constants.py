@@ -16,6 +16,9 @@ TIME_UNITS_DAYS: dict[str, float] = {
     "months": DAYS_PER_MONTH,
     "years": 365.25,
 }
+#: Draws of the headline (``densing trend``, ``densing report`` and the API share these defaults), and of each side row.
+DEFAULT_N_BOOT = 600
+DEFAULT_N_BOOT_SIDE = 200
 MIN_POINTS = 3  # a line with a t-interval needs n - 2 ≥ 1 residual degrees of freedom
 LN2 = math.log(2.0)
 #: Models whose densities the measurement lists (the issue's and the paper's anchors).

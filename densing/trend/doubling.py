@@ -27,8 +27,9 @@ from densing.errors import InputError
 from densing.laws.inversion import Joint, PerBenchmark, as_inversion
 from densing.laws.reference_fit import ReferenceFit
 from densing.trend import capability, references, rules
-from densing.trend.constants import DEFAULT_EPOCH
-from densing.trend.measure import DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE, composed_fits, headline_set
+from densing.trend.capability import headline_set
+from densing.trend.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
+from densing.trend.references import composed_fits
 from densing.trend.targets import trend_targets, with_stderr
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references
 

@@ -25,7 +25,6 @@
 from __future__ import annotations
 
 import argparse
-import glob
 import math
 import sys
 from numbers import Integral, Real
@@ -37,7 +36,8 @@ from densing import paths
 from densing.data.units import format_count
 from densing.errors import DensingError, FitError, InputError
 from densing.trend import capability, references
-from densing.trend.capability import inversion_checks
+from densing.trend.references import composed_fits
+from densing.trend.capability import headline_set, inversion_checks
 from densing.laws.density import density_table, point_densities
 from densing.laws.inversion import Joint, PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
@@ -46,22 +46,20 @@ from densing.validation import Interval, validate
 from densing.trend import checks, rules, side_jobs, tables
 from densing.trend.tables import TrendTable
 from densing.trend.checks import plain_reason
-from densing.trend.constants import CHATGPT_RELEASE, DEFAULT_EPOCH
+from densing.trend.constants import CHATGPT_RELEASE, DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
 from densing.trend.measurement import PAPER, Breakpoint, Segment, TrendMeasurement
 from densing.table_cache import same_tables
 from densing.trend.targets import trend_targets, with_stderr
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references, carry_uncertainty, point_months
 
-__all__ = ["PAPER_ANCHORS", "COMPOSED_FITS", "CANDIDATES_FILE", "HEADLINE_RULE", "SENSITIVITY_D0", "composed_fits",
-           "headline_set", "headline_verdict", "inversions_of", "measure_trend", "main"]
+__all__ = ["PAPER_ANCHORS", "CANDIDATES_FILE", "HEADLINE_RULE", "SENSITIVITY_D0", "headline_verdict", "inversions_of",
+           "measure_trend", "main"]
 
 #: The paper's per-model anchors (Xiao et al. 2024, Fig. 1 and §3), shown beside ours.
 PAPER_ANCHORS = {
     "google/gemma-2-9b": "≈ 3, denser than Gemma-2-27B",
     "huggyllama/llama-7b": "< 0.1 (Llama-1 models)",
 }
-#: Shipped multi-family composed fits, listed among the candidates (judged by the reach rule R4).
-COMPOSED_FITS = ("pile_*_composed.json", "cerebras_*_composed.json")
 CANDIDATES_FILE = "trend_reference_candidates.csv"
 HEADLINE_RULE = "quantile"
 #: D0 values of the sensitivity table, for a reference that identifies a data term (``--fit`` a composed fit).
@@ -70,13 +68,6 @@ SENSITIVITY_D0 = (3e11, 1e12, 3e12)
 
 # ---------------------------------------------------------------------------------------------
 # the references
-
-
-def composed_fits(folder: str | Path | None = None) -> dict[str, ReferenceFit]:
-    """The shipped multi-family composed fits (candidates judged by the reach rule), by file name."""
-    folder = Path(folder) if folder else paths.REFERENCE_FITS
-    found = sorted({p for pattern in COMPOSED_FITS for p in glob.glob(str(folder / pattern))})
-    return {Path(p).name: ReferenceFit.load(p) for p in found}
 
 
 def inversions_of(fits: tuple[ReferenceFit, ...], *, first_versions: bool = False) -> dict[str, object]:
@@ -111,9 +102,6 @@ def _months(value: float) -> str:
 #: The rows of the budget sensitivity: the paper-like benchmarks, GSM8K and the paper-like sets.
 BUDGET_BENCHMARKS = tables.TABLES["public"].budget_benchmarks
 BUDGET_SETS = tables.TABLES["public"].budget_sets
-#: Draws of the headline (``densing trend``, ``densing report`` and the API share these defaults).
-DEFAULT_N_BOOT = 600
-DEFAULT_N_BOOT_SIDE = 200
 #: :func:`measure_trend`'s numeric options, checked before anything runs (a worker included).
 TREND_CONSTRAINTS = {
     "n_boot": [Interval(Integral, 1, None)],
@@ -213,25 +201,6 @@ def _member_checks(members: list, found_rules: dict) -> tuple[checks.Check, ...]
     own = head.reference_months
     combined.append(checks.sensitivity(list(own.values()), list(own)))
     return tuple(combined)
-
-
-def headline_set(candidates: pd.DataFrame, sets: dict | None = None
-                 ) -> tuple[str, tuple[str, ...], dict[str, tuple[str, ...]], list[tuple[str, str, str]]]:
-    """The benchmark set the headline measures: (its label, its benchmarks, its references — family → the benchmarks
-    the candidates' rule makes it eligible on —, the sets passed over with why).
-
-    The headline set is the paper-like one; where the rule gives it no reference, the next set that has one is
-    measured in its place and the words say why (never silently). FitError when no set has a reference.
-    """
-    missing: list[tuple[str, str, str]] = []
-    for name, (label, benchmarks) in (capability.SETS if sets is None else sets).items():
-        found = references.references_of(candidates, benchmarks, references.MIN_SET_BENCHMARKS)
-        if found:
-            return label, benchmarks, found, missing
-        missing.append((name, label, capability._why_none(candidates, benchmarks)))
-    rule = str(candidates["rule"].iloc[0]) if len(candidates) else references.DEFAULT_RULE
-    raise FitError(f"no family passes rule {rule} on two benchmarks of any benchmark set; the candidate table "
-                   f"(rule='{rule}') says why each fails")
 
 
 @side_jobs.reaped  # an error, Ctrl-C or SIGTERM ends the side worker at once

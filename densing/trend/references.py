@@ -155,11 +155,14 @@ DEFAULT_RULE = "v3"
 FAMILY_BOOT = 1000
 
 
+import glob
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from densing import paths
 from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.item_counts import item_counts
 from densing.errors import DensingError
@@ -570,3 +573,14 @@ def eligible_fits(targets: pd.DataFrame, candidates: pd.DataFrame, *, seed: int 
     ok = candidates[candidates["eligible"].astype(bool) & (candidates["kind"] == "family")]
     return {(str(r.family), str(r.benchmark)): fit_of(targets, candidates, str(r.family), str(r.benchmark), family_boot, seed)
             for r in ok.itertuples(index=False)}
+
+
+#: Shipped multi-family composed fits, listed among the candidates (judged by the reach rule R4).
+COMPOSED_FITS = ("pile_*_composed.json", "cerebras_*_composed.json")
+
+
+def composed_fits(folder: str | Path | None = None) -> dict[str, ReferenceFit]:
+    """The shipped multi-family composed fits (candidates judged by the reach rule), by file name."""
+    folder = Path(folder) if folder else paths.REFERENCE_FITS
+    found = sorted({p for pattern in COMPOSED_FITS for p in glob.glob(str(folder / pattern))})
+    return {Path(p).name: ReferenceFit.load(p) for p in found}

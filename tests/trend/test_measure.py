@@ -108,7 +108,8 @@ def test_the_headline_references_are_rule_v3s_references_of_the_measured_set(shi
 
 def test_the_shipped_candidate_table_is_the_rules_output():
     from densing.data import read_results
-    from densing.trend.measure import CANDIDATES_FILE, composed_fits
+    from densing.trend.measure import CANDIDATES_FILE
+    from densing.trend.references import composed_fits
     from densing.trend.targets import with_stderr
     from densing.trend.references import candidate_table
 
