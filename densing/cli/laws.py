@@ -203,25 +203,6 @@ def validate(
         print(summary)
 
 
-def _density_at_own_tokens(table, fits, source, *, level: float, include_poor_fits: bool):
-    """Densities with D0 = each target's own ``train_tokens`` (N̂: the size a model of the reference's recipe trained
-    on the same number of tokens would need); one :func:`compute_density` per distinct token count."""
-    import pandas as pd
-
-    from densing.errors import InputError
-    from densing.laws.density import compute_density
-
-    if "train_tokens" not in table.columns or table["train_tokens"].isna().all():
-        raise InputError(f"--d0 train_tokens: {source} has no train_tokens column with values")
-    missing = sorted(table.loc[table["train_tokens"].isna(), "model"].astype(str).unique())
-    if missing:
-        raise InputError(f"--d0 train_tokens: {source}: no train_tokens for {', '.join(missing[:5])}"
-                         + (f" and {len(missing) - 5} more" if len(missing) > 5 else ""))
-    parts = [compute_density(rows, fits, d0=float(tokens), level=level, include_poor_fits=include_poor_fits)
-             for tokens, rows in table.groupby("train_tokens")]
-    return pd.concat(parts, ignore_index=True)
-
-
 def density(
     fit: Optional[list[Path]] = typer.Option(None, "--fit", help="Reference fit JSON, or a shipped fit's short name (llama-3.1_mmlu); repeatable. Default: the shipped Pythia fits."),
     targets: Optional[Path] = typer.Option(None, "--targets", help="Tidy results of target models. Default: results/pythia_final.csv."),
@@ -238,7 +219,7 @@ def density(
 
     from densing import paths
     from densing.data import read_results
-    from densing.laws.density import compute_density, extrapolation_summary
+    from densing.laws.density import compute_density, density_at_own_tokens, extrapolation_summary
     from densing.laws.fit import fit_verdict
     from densing.laws.reference_fit import ReferenceFit
     from densing.numbers import format_count
@@ -251,7 +232,7 @@ def density(
     if len(table) > 20_000:
         print_progress(f"inverting {len(table)} rows through {len(fits)} fit(s) with their bootstrap draws …")
     if d0 is not None and d0.strip() == "train_tokens":
-        result = _density_at_own_tokens(table, fits, source, level=level, include_poor_fits=include_poor_fits)
+        result = density_at_own_tokens(table, fits, level=level, include_poor_fits=include_poor_fits, source=str(source))
     else:
         result = compute_density(table, fits, d0=_count(d0, "--d0"), level=level, include_poor_fits=include_poor_fits)
     poor = [f"{f.benchmark} ({fit_verdict(f)})" for f in fits if fit_verdict(f) and f.benchmark in set(result["benchmark"])]
@@ -262,7 +243,8 @@ def density(
     elif poor:
         print(f"warning: {', '.join(poor)}: do not rely on these densities", file=sys.stderr)
     if fmt is Format.table:
-        columns = ["model", "benchmark", "params", "score", "effective_params", "density", "density_ci_low", "density_ci_high", "censored"]
+        columns = ["model", "benchmark", "params", "score", "effective_params", "density", "bound", "density_ci_low",
+                   "density_ci_high", "censored"]
         print_frame(result if wide else result[columns], fmt, title=f"capacity density (D0 = {format_count(result['d0'].iloc[0])} tokens)",
                     wide=wide)
         summary = extrapolation_summary(result)

@@ -37,3 +37,17 @@ def binomial_stderr(score, benchmark: str) -> np.ndarray:
     """√(S(1 − S)/n) for scores S on ``benchmark`` (n from the item-count table)."""
     s = np.clip(np.asarray(score, float), 0.0, 1.0)
     return np.sqrt(s * (1.0 - s) / item_count(benchmark))
+
+
+def with_stderr(targets: pd.DataFrame) -> pd.DataFrame:
+    """Fill a missing score standard error with the binomial √(S(1 − S)/n), n the benchmark's item count."""
+    known = set(item_counts()["benchmark"])
+    if "stderr" in targets.columns and not (targets["stderr"].isna() & targets["benchmark"].isin(known)).any():
+        return targets  # nothing to fill (a table this function already filled, say): no copy
+    out = targets.copy()
+    if "stderr" not in out.columns:
+        out["stderr"] = np.nan
+    missing = out["stderr"].isna() & out["benchmark"].isin(known)
+    for benchmark, rows in out[missing].groupby("benchmark"):
+        out.loc[rows.index, "stderr"] = binomial_stderr(rows["value"].to_numpy(float), str(benchmark))
+    return out

@@ -1,24 +1,37 @@
-"""Per-model densities under an inversion (:mod:`densing.laws.inversion`): the tables of the notebook, the CLI and the trend.
+"""Per-model densities under an inversion (:mod:`densing.laws.inversion`): one engine for the CLI, the trend and the report.
 
-- :func:`compute_density` (``densing density``): one row per model × reference fit with N̂, ρ, the
-  censoring reason and a percentile interval over the fit's bootstrap draws × score noise, and a
-  geometric-mean row per model over several fits; each number from :meth:`PerBenchmark.invert`.
-- :func:`density_table` (the trend's per-model table): ρ of every target under any inversion
-  (per benchmark or joint), a censored density as its bound, with its interval and, for the joint
-  inversion, the per-benchmark densities and the Birge ratio beside it.
+:func:`solve_densities` is the engine: ln ρ = ln(N̂/N) of every target under the inversion's point
+parameters (Xiao et al. 2024, eq. 4), a censored density as its bound
+(:func:`densing.laws.bounds.log_density_bounds`), and a percentile interval over draws that pick a
+bootstrap draw of the reference (``rng.integers``, at most ``n_draws``) and perturb each score by a
+normal error of its standard error. A draw that lands on a bound counts as −∞ / +∞, so an interval
+end among such draws is open (0 or ∞). Two tables show it:
+
+- :func:`density_table` (the trend's and the report's per-model table, ``densing measure``): one
+  row per target under any inversion (per benchmark or joint), and for the joint inversion the
+  per-benchmark densities and the Birge ratio beside it;
+- :func:`compute_density` (``densing density``, :func:`densing.compute_density`): one row per
+  model × reference fit with N̂, ρ, its bound, the censoring reason, L̂ and where N̂ leaves the
+  reference's data, and a geometric-mean row per model over several fits;
+  :func:`density_at_own_tokens` is the same at D0 = each target's own token count.
+
+A score without a standard error gets the binomial √(S(1 − S)/n) of its benchmark's item count
+(:func:`densing.data.item_counts.with_stderr`), as in the trend.
 """
 from __future__ import annotations
 
 from numbers import Integral, Real
+from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from densing.errors import InputError
-from densing.laws.bounds import EXACT
+from densing.data.item_counts import with_stderr
+from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.fit import fit_verdict
-from densing.laws.inversion import BELOW_SMALLEST_N, ABOVE_LARGEST_N, Joint, PerBenchmark, arrays, extrapolation_notes
+from densing.laws.inversion import BELOW_SMALLEST_N, ABOVE_LARGEST_N, Joint, PerBenchmark, arrays, extrapolation_notes, score_matrix
 from densing.laws.reference_fit import ReferenceFit
 from densing.validation import Interval, validate
 
@@ -32,6 +45,8 @@ DENSITY_CONSTRAINTS = {
 }
 
 _CI_QUANTILE_METHOD = "inverted_cdf"  # an observed draw, never an interpolation between ±inf
+#: How many of the reference's bootstrap draws an interval picks (with replacement), at most.
+N_DRAWS = 600
 
 
 def extrapolation_summary(result: pd.DataFrame) -> str | None:
@@ -50,29 +65,118 @@ def extrapolation_summary(result: pd.DataFrame) -> str | None:
             + " (column 'extrapolation' of --format csv/json has each row's)")
 
 
-def _quantiles(draws: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    low, high = np.quantile(draws, [(1 - level) / 2, (1 + level) / 2], axis=0, method=_CI_QUANTILE_METHOD)
-    return low, high
+def bound_words(kind: np.ndarray) -> np.ndarray:
+    """A density's ``bound`` column from its kind: "" (a value), "lower bound" (ρ ≥ it), "upper bound" (ρ ≤ it) or
+    "dropped" (the law cannot express even the bound; the density is NaN)."""
+    kind = np.asarray(kind, float)
+    return np.where(kind == EXACT, "", np.where(kind > 0, "lower bound", np.where(kind < 0, "upper bound", "dropped")))
 
 
-def score_rows(targets: pd.DataFrame, fit: ReferenceFit) -> pd.DataFrame:
-    """The targets' score per model for ``fit``'s benchmark(s) and metric (averaged for mean fits)."""
-    names = list(fit.benchmarks)
-    rows = targets[targets["benchmark"].isin(names) & (targets["metric"] == fit.metric)]
+@dataclass
+class Densities:
+    """What :func:`solve_densities` gives for the rows of ``models``, in their order.
+
+    ``log_density``: ln ρ, or the bound's ln ρ; ``kind``: 0 exact, +1 lower bound, −1 upper bound,
+    NaN dropped; ``low``/``high``: the interval of ρ (NaN without draws); ``draws``: ln ρ of each
+    draw (draws × models) with a bound as −∞ / +∞, or ``None``; ``columns``: the joint inversion's
+    Birge ratio and per-benchmark densities.
+    """
+
+    log_density: np.ndarray
+    kind: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    draws: np.ndarray | None = None
+    columns: dict = field(default_factory=dict)
+
+
+def point_densities(models: pd.DataFrame, inversion) -> tuple[np.ndarray, np.ndarray]:
+    """ln ρ (or its bound) and its kind for every model under the inversion's point parameters."""
+    scores, stderr = arrays(models, inversion.benchmarks)
+    return inversion.point(scores, stderr, models["params"].to_numpy(float))
+
+
+def solve_densities(models: pd.DataFrame, inversion, *, seed: int = 0, level: float = 0.95, n_draws: int = N_DRAWS,
+                    intervals: bool = True) -> Densities:
+    """ρ of every row of ``models`` (:func:`densing.laws.inversion.score_matrix`'s table) under the inversion, with its
+    interval: the one computation behind every per-model density table.
+
+    Point: ln ρ = ln(N̂(S)/N) under the point parameters (eq. 4), a censored score's density as its bound
+    (:func:`densing.laws.bounds.log_density_bounds`). Interval (level ``level``): ``min(n_draws, B)`` draws, each
+    a bootstrap draw of the reference picked at random (``rng.integers``, seeded) and the scores plus a normal error
+    of their standard error σ; for the joint inversion σ also carries the between-benchmark skill variance
+    (sd √(σ² + S'(x̂)²·s²), :mod:`densing.laws.joint`; with ``skill="none"``, σ scaled by the model's Birge ratio
+    where it exceeds 1). The interval ends are the (1 ∓ level)/2 quantiles (``inverted_cdf``: an observed draw) of
+    the draws' ln ρ, a draw on a bound counted as −∞ / +∞: an end that falls among them is open (0 or ∞).
+    ``intervals=False`` or a reference without bootstrap draws: NaN ends.
+    """
+    scores, stderr = arrays(models, inversion.benchmarks)
+    params = models["params"].to_numpy(float)
+    y, kind = inversion.point(scores, stderr, params)
+    columns: dict = {}
+    extra = {}
+    noise_sd = np.nan_to_num(stderr)
+    if isinstance(inversion, Joint):
+        solved = inversion.solve_point(scores, stderr)
+        if inversion.skill == "none":
+            scale = np.where(np.nan_to_num(solved.birge_ratio) > 1, np.nan_to_num(solved.birge_ratio), 1.0)
+            noise_sd = noise_sd * scale[:, None]
+        else:
+            noise_sd = np.sqrt(np.square(noise_sd) + np.square(solved.slope) * solved.skill2)
+        columns["birge_ratio"] = solved.birge_ratio
+        extra["weights"] = solved.weights  # the observed scores' weights, as the trend's draws use
+        for b, fit in enumerate(inversion.fits):  # each benchmark alone, as the joint solve inverted it
+            columns[f"density:{fit.benchmark}"] = solved.per_benchmark_size[:, b] / params
+    count = min(n_draws, inversion.n_draws)
+    if not intervals or count == 0 or not len(params):
+        nan = np.full(len(params), np.nan)
+        return Densities(y, kind, nan, nan.copy(), None, columns)
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(inversion.n_draws, size=count)
+    noise = rng.standard_normal((count, *scores.shape)) * noise_sd[None]
+    drawn_y, drawn_kind = inversion.draws(picks, scores[None] + noise, stderr, params, **extra)
+    open_y = np.where(drawn_kind == EXACT, drawn_y, np.where(drawn_kind > 0, np.inf, -np.inf))
+    low, high = np.quantile(open_y, [(1 - level) / 2, (1 + level) / 2], axis=0, method=_CI_QUANTILE_METHOD)
+    return Densities(y, kind, np.exp(low), np.exp(high), open_y, columns)
+
+
+def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: float = 0.95, n_draws: int = N_DRAWS) -> pd.DataFrame:
+    """The trend's and the report's per-model table: :func:`solve_densities` of every target, densest first.
+
+    Columns: model, params, release_date (family), for the joint inversion ``birge_ratio`` and ``density:<b>`` per
+    benchmark, then ``density`` (ρ or its bound), ``bound`` (:func:`bound_words`), ``density_ci_low``,
+    ``density_ci_high``, ``effective_params`` (ρ·N), ``reference`` and ``d0``.
+    """
+    solved = solve_densities(models, inversion, seed=seed, level=level, n_draws=n_draws)
+    params = models["params"].to_numpy(float)
+    out = models[["model", "params", "release_date"] + [c for c in ("family",) if c in models.columns]].copy()
+    for name, values in solved.columns.items():
+        out[name] = values
+    out["density"] = np.exp(solved.log_density)
+    out["bound"] = bound_words(solved.kind)
+    out["density_ci_low"], out["density_ci_high"] = solved.low, solved.high
+    out["effective_params"] = np.exp(solved.log_density) * params
+    out["reference"] = inversion.name
+    out["d0"] = inversion.d0
+    return out.sort_values("density", ascending=False).reset_index(drop=True)
+
+
+def _fit_rows(targets: pd.DataFrame, fit: ReferenceFit) -> pd.DataFrame:
+    """One row per model with every score of ``fit``'s benchmark(s) and metric (:func:`score_matrix`), the mean score
+    ``score`` and its standard error ``stderr`` = √(Σσ²)/B (NaN where no σ is known); a NaN score is an input error."""
+    names = tuple(fit.benchmarks)
+    picked = targets[targets["benchmark"].isin(names) & (targets["metric"] == fit.metric)]
+    if picked["value"].isna().any():
+        raise InputError("scores: NaN score cannot be inverted")
+    rows = score_matrix(picked, names, require="all")
     if rows.empty:
         return rows
-    keep = {"params": ("params", "first"), "score": ("value", "mean"), "n": ("benchmark", "nunique")}
-    for column in ("train_tokens", "release_date", "family", "active_params"):
-        if column in rows.columns:
-            keep[column] = (column, "first")
-    by_model = rows.groupby("model", sort=False)
-    grouped = by_model.agg(**keep)
-    if "stderr" in rows.columns:  # the mean's standard error: sqrt(Σ σ²) / k, NaN where no σ is known
-        variance = np.square(rows["stderr"].astype(float)).groupby(rows["model"], sort=False).sum(min_count=1)
-        grouped.insert(list(grouped.columns).index("n") + 1, "stderr", np.sqrt(variance) / by_model.size())
-    grouped = grouped[grouped["n"] == len(names)].drop(columns="n").reset_index()
-    grouped.insert(1, "benchmark", fit.benchmark)
-    return grouped
+    scores, stderr = arrays(rows, names)
+    rows["score"] = scores.mean(axis=1)
+    with np.errstate(invalid="ignore"):
+        known = ~np.isnan(stderr).all(axis=1)
+        rows["stderr"] = np.where(known, np.sqrt(np.nansum(np.square(stderr), axis=1)) / len(names), np.nan)
+    return rows
 
 
 def compute_density(
@@ -88,16 +192,19 @@ def compute_density(
 ) -> pd.DataFrame:
     """A table of the effective parameter size and capacity density ρ = N̂/N of every target model (eq. 4).
 
-    ``targets`` is a tidy results table; each fit picks the rows of its benchmark(s) and metric.
-    Confidence intervals come from the fits' bootstrap draws (percentile, ``level``); where the
-    targets carry a score standard error (column ``stderr``), each draw also perturbs the score by
-    a normal error of that size (seeded), so the interval covers the benchmark's sampling noise. With
-    ``aggregate`` and several fits, one more row per model (benchmark ``geomean``) holds the
-    geometric mean of its per-benchmark densities, censored if any component is.
+    ``targets`` is a tidy results table; each fit picks the rows of its benchmark(s) and metric (a mean fit inverts
+    the mean score). Each fit's densities and intervals are :func:`solve_densities`' through
+    ``PerBenchmark(fit, d0)`` — the numbers of :func:`density_table` for the same rows, seed and level — with a
+    missing standard error filled binomially (:func:`densing.data.item_counts.with_stderr`). A censored density is
+    its bound: ``density`` holds the bound and ``bound`` says which ("upper bound": ρ ≤ it; "lower bound": ρ ≥ it;
+    "dropped": NaN, the law cannot express even the bound); ``censored`` keeps the reason and ``loss_hat`` L̂.
+    With ``aggregate`` and several fits, one more row per model (benchmark ``geomean``) holds the geometric mean
+    ρ_geo = exp(mean_i ln ρ_i) of its per-benchmark densities, its interval the percentile interval of the
+    per-draw geometric means (a draw mixing −∞ and +∞ left out); it is a bound where a component is (reason
+    ``component_censored``) and dropped where components bound it in opposite directions.
     ``intervals=False`` skips the confidence intervals (NaN) when only point values are needed.
-    A fit with a verdict (:func:`densing.laws.fit.fit_verdict`: R² below 0.5) keeps its rows, with
-    the verdict in the ``fit_verdict`` column, but is left out of the geometric mean unless
-    ``include_poor_fits``.
+    A fit with a verdict (:func:`densing.laws.fit.fit_verdict`: R² below 0.5) keeps its rows, with the verdict in
+    the ``fit_verdict`` column, but is left out of the geometric mean unless ``include_poor_fits``.
     """
     if isinstance(fits, ReferenceFit):
         fits = [fits]
@@ -107,47 +214,43 @@ def compute_density(
     if not fits:
         raise InputError("fits: no reference fit given")
     validate(DENSITY_CONSTRAINTS, d0=d0, level=level, seed=seed)
+    filled = with_stderr(targets)
     frames = []
     poor: set[str] = set()
-    draws_by_fit: dict[str, np.ndarray] = {}
+    draws_by_fit: dict[str, pd.DataFrame] = {}
     for fit in fits:
-        rows = score_rows(targets, fit)
+        rows = _fit_rows(filled, fit)
         if rows.empty:
             continue
         inversion = PerBenchmark(fit, d0)
-        scores = rows["score"].to_numpy(float)
-        if np.isnan(scores).any():
-            raise InputError("scores: NaN score cannot be inverted")
         params = rows["params"].to_numpy(float)
-        loss_hat, size, reasons = inversion.invert(scores[:, None])
-        rows["loss_hat"] = loss_hat
-        rows["effective_params"] = size
-        rows["density"] = size / params
-        rows["censored"] = reasons
-        rows["extrapolation"] = extrapolation_notes(fit, size, inversion.d0)
-        rows["d0"] = inversion.d0
-        rows["reference_fit"] = f"{fit.kind}:{fit.benchmark}"
-        rows["fit_verdict"] = fit_verdict(fit)
-        if rows["fit_verdict"].iloc[0] is not None:
+        solved = solve_densities(rows, inversion, seed=seed, level=level, intervals=intervals)
+        loss_hat, size, reasons = inversion.invert(rows["score"].to_numpy(float)[:, None])
+        density = np.exp(solved.log_density)
+        out = rows[["model"]].copy()
+        out["benchmark"] = fit.benchmark
+        out["params"] = params
+        out["score"] = rows["score"].to_numpy(float)
+        out["loss_hat"] = loss_hat
+        out["effective_params"] = density * params
+        out["density"] = density
+        out["bound"] = bound_words(solved.kind)
+        out["censored"] = reasons
+        out["density_ci_low"], out["density_ci_high"] = solved.low, solved.high
+        out["effective_params_ci_low"] = solved.low * params
+        out["effective_params_ci_high"] = solved.high * params
+        out["extrapolation"] = extrapolation_notes(fit, size, inversion.d0)
+        for column in ("stderr", "train_tokens", "release_date", "family", "active_params"):
+            if column in rows.columns:
+                out[column] = rows[column].to_numpy()
+        out["d0"] = inversion.d0
+        out["reference_fit"] = f"{fit.kind}:{fit.benchmark}"
+        out["fit_verdict"] = fit_verdict(fit)
+        if out["fit_verdict"].iloc[0] is not None:
             poor.add(fit.benchmark)
-        if inversion.n_draws and intervals:
-            # every bootstrap draw of the fit, in order, each with its own score noise (seeded)
-            n_draws = inversion.n_draws
-            drawn_scores = np.broadcast_to(scores, (n_draws, scores.size))
-            if "stderr" in rows.columns:
-                noise = np.nan_to_num(rows["stderr"].to_numpy(float))
-                rng = np.random.default_rng(seed)
-                drawn_scores = drawn_scores + rng.standard_normal((n_draws, scores.size)) * noise
-            draws = inversion.invert(drawn_scores[..., None], np.arange(n_draws))[1] / params[None, :]
-            low, high = _quantiles(draws, level)
-            draws_by_fit[fit.benchmark] = pd.DataFrame(draws, columns=rows["model"]).T
-        else:
-            low = high = np.full(len(rows), np.nan)
-        rows["density_ci_low"] = low
-        rows["density_ci_high"] = high
-        rows["effective_params_ci_low"] = low * rows["params"]
-        rows["effective_params_ci_high"] = high * rows["params"]
-        frames.append(rows)
+        if solved.draws is not None:
+            draws_by_fit[fit.benchmark] = pd.DataFrame(solved.draws.T, index=out["model"].to_numpy())
+        frames.append(out)
     if not frames:
         names = ", ".join(f.benchmark for f in fits)
         wanted = {b for f in fits for b in f.benchmarks}
@@ -160,16 +263,27 @@ def compute_density(
         pooled = pd.concat(kept, ignore_index=True)
         draws = {b: d for b, d in draws_by_fit.items() if b in set(pooled["benchmark"])}
         result = pd.concat([result, _geomean_rows(pooled, draws, len(kept), level)], ignore_index=True)
-    ordered = [
-        "model", "benchmark", "params", "score", "loss_hat", "effective_params", "density", "censored",
-        "density_ci_low", "density_ci_high", "effective_params_ci_low", "effective_params_ci_high", "extrapolation",
-    ]
-    rest = [c for c in result.columns if c not in ordered]
-    result = result[ordered + rest]
     # a finite density has no censoring reason: missing (JSON null, CSV empty), not ""
     result["censored"] = result["censored"].astype(object).where(is_censored(result["censored"]), None)
     result["extrapolation"] = result["extrapolation"].astype(object).where(result["extrapolation"].notna(), None)
     return result
+
+
+def density_at_own_tokens(targets: pd.DataFrame, fits, *, level: float = 0.95, aggregate: bool = True, seed: int = 0,
+                          include_poor_fits: bool = False, source: str = "targets") -> pd.DataFrame:
+    """:func:`compute_density` with D0 = each target's own ``train_tokens`` D (eq. 4 at D0 = D: N̂ is the size a model
+    of the reference's recipe trained on the same number of tokens would need; ρ ≈ 1 for a model of that recipe).
+    One :func:`compute_density` per distinct token count; ``source`` names the table in the error of a missing count."""
+    if "train_tokens" not in targets.columns or targets["train_tokens"].isna().all():
+        raise InputError(f"--d0 train_tokens: {source} has no train_tokens column with values")
+    missing = sorted(targets.loc[targets["train_tokens"].isna(), "model"].astype(str).unique())
+    if missing:
+        raise InputError(f"--d0 train_tokens: {source}: no train_tokens for {', '.join(missing[:5])}"
+                         + (f" and {len(missing) - 5} more" if len(missing) > 5 else ""))
+    parts = [compute_density(rows, fits, d0=float(tokens), level=level, aggregate=aggregate, seed=seed,
+                             include_poor_fits=include_poor_fits)
+             for tokens, rows in targets.groupby("train_tokens")]
+    return pd.concat(parts, ignore_index=True)
 
 
 def is_censored(reasons: pd.Series) -> pd.Series:
@@ -177,8 +291,17 @@ def is_censored(reasons: pd.Series) -> pd.Series:
     return reasons.fillna("").astype(str).ne("")
 
 
+def _geomean_kind(kinds: np.ndarray) -> np.ndarray:
+    """The kind of ρ_geo = exp(mean_i ln ρ_i) from its components' (models × fits): exact if every component is; a
+    lower (upper) bound if every component is exact or a lower (upper) bound; dropped (NaN) otherwise."""
+    exact = (kinds == EXACT).all(axis=1)
+    lower = np.isin(kinds, (EXACT, LOWER)).all(axis=1)
+    upper = np.isin(kinds, (EXACT, UPPER)).all(axis=1)
+    return np.where(exact, EXACT, np.where(lower, LOWER, np.where(upper, UPPER, np.nan)))
+
+
 def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: float) -> pd.DataFrame:
-    """ρ_geo = exp(mean_i ln ρ_i) over a model's benchmarks; censored if any ρ_i is.
+    """ρ_geo = exp(mean_i ln ρ_i) over a model's benchmarks, a bound where a component is (:func:`_geomean_kind`).
 
     Whole columns at a time (a per-model loop took most of the time on large tables)."""
     counts = result.groupby("model", sort=False)["benchmark"].nunique()
@@ -187,26 +310,29 @@ def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: 
         return pd.DataFrame()
     sub = result[result["model"].isin(models)].copy()
     sub["_censored"] = is_censored(sub["censored"]).to_numpy()
+    sub["_kind"] = np.select([sub["bound"] == "", sub["bound"] == "lower bound", sub["bound"] == "upper bound"],
+                             [EXACT, LOWER, UPPER], np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
         sub["_log"] = np.log(sub["density"].astype(float))
     sub["_extrapolates"] = sub["extrapolation"].notna()
     by_model = sub.groupby("model", sort=False)
     first = sub.drop_duplicates("model", keep="first").set_index("model").loc[models]
     censored = by_model["_censored"].any().loc[models].to_numpy()
-    value = np.where(censored, np.nan, np.exp(by_model["_log"].mean().loc[models].to_numpy()))
+    kinds = sub.pivot(index="model", columns="benchmark", values="_kind").loc[models].to_numpy(float)
+    kind = _geomean_kind(kinds)
+    value = np.where(np.isnan(kind), np.nan, np.exp(by_model["_log"].mean().loc[models].to_numpy()))
     low = high = np.full(len(models), np.nan)
     if len(draws_by_fit) == n_fits:
         per_fit = [draws.reindex(models).to_numpy(float) for draws in draws_by_fit.values()]
         n_draws = min(d.shape[1] for d in per_fit)  # fits may keep different numbers of draws
-        with np.errstate(divide="ignore", invalid="ignore"):
-            geo = np.exp(np.mean([np.log(d[:, :n_draws]) for d in per_fit], axis=0))
-        geo[censored] = np.nan
-        # a draw censored at 0 in one fit and at ∞ in another is NaN: left out of its model's interval
+        with np.errstate(invalid="ignore"):
+            geo = np.mean([d[:, :n_draws] for d in per_fit], axis=0)  # ln ρ_geo per draw; −∞ + ∞ is NaN
+        # a draw bounded in opposite directions by two fits is NaN: left out of its model's interval
         import warnings
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a model whose every draw is NaN: no interval
-            low, high = np.nanquantile(geo, [(1 - level) / 2, (1 + level) / 2], axis=1, method=_CI_QUANTILE_METHOD)
+            low, high = np.exp(np.nanquantile(geo, [(1 - level) / 2, (1 + level) / 2], axis=1, method=_CI_QUANTILE_METHOD))
     params = first["params"].to_numpy(float)
     out = {
         "model": list(models),
@@ -216,68 +342,16 @@ def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: 
         "loss_hat": np.nan,
         "effective_params": value * params,
         "density": value,
+        "bound": bound_words(kind),
         "censored": np.where(censored, COMPONENT_CENSORED, ""),
-        "extrapolation": np.where(by_model["_extrapolates"].any().loc[models].to_numpy(), "a component extrapolates", None),
         "density_ci_low": low,
         "density_ci_high": high,
         "effective_params_ci_low": low * params,
         "effective_params_ci_high": high * params,
+        "extrapolation": np.where(by_model["_extrapolates"].any().loc[models].to_numpy(), "a component extrapolates", None),
     }
     for column in ("train_tokens", "release_date", "family", "d0"):
         if column in result.columns:
             out[column] = first[column].to_numpy()
     out["reference_fit"] = "geomean"
     return pd.DataFrame(out)
-
-
-# ---------------------------------------------------------------------------------------------
-# the trend's per-model table: any inversion, censored densities as bounds
-
-
-def point_densities(models: pd.DataFrame, inversion) -> tuple[np.ndarray, np.ndarray]:
-    """ln ρ (or its bound) and its kind for every model under the inversion's point parameters."""
-    scores, stderr = arrays(models, inversion.benchmarks)
-    return inversion.point(scores, stderr, models["params"].to_numpy(float))
-
-
-def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: float = 0.95, n_draws: int = 600) -> pd.DataFrame:
-    """ρ of every target under the inversion with its interval (fit draws × score noise), and per benchmark beside it.
-
-    For the joint inversion the score noise also carries the between-benchmark skill variance
-    (sd √(σ² + S'(x̂)²·s²), :mod:`densing.laws.joint`; with ``skill="none"``, the first version: σ
-    scaled by the model's Birge ratio where it exceeds 1), and the per-benchmark densities and the
-    Birge ratio are columns.
-    """
-    scores, stderr = arrays(models, inversion.benchmarks)
-    params = models["params"].to_numpy(float)
-    y, kind = inversion.point(scores, stderr, params)
-    rng = np.random.default_rng(seed)
-    count = min(n_draws, inversion.n_draws)
-    picks = rng.integers(inversion.n_draws, size=count)
-    noise_sd = np.nan_to_num(stderr)
-    extra = {}
-    out = models[["model", "params", "release_date"] + [c for c in ("family",) if c in models.columns]].copy()
-    if isinstance(inversion, Joint):
-        solved = inversion.solve_point(scores, stderr)
-        if inversion.skill == "none":
-            scale = np.where(np.nan_to_num(solved.birge_ratio) > 1, np.nan_to_num(solved.birge_ratio), 1.0)
-            noise_sd = noise_sd * scale[:, None]
-        else:
-            noise_sd = np.sqrt(np.square(noise_sd) + np.square(solved.slope) * solved.skill2)
-        out["birge_ratio"] = solved.birge_ratio
-        extra["weights"] = solved.weights  # the observed scores' weights, as the trend's draws use
-        for b, fit in enumerate(inversion.fits):  # each benchmark alone, as the joint solve inverted it
-            out[f"density:{fit.benchmark}"] = solved.per_benchmark_size[:, b] / params
-    noise = rng.standard_normal((count, *scores.shape)) * noise_sd[None]
-    drawn_y, drawn_kind = inversion.draws(picks, scores[None] + noise, stderr, params, **extra)
-    # a draw that lands on a bound says only "below" / "above" its value: it counts as −∞ / +∞, so an
-    # interval end that falls among such draws is open (0 or ∞), never a NaN
-    open_y = np.where(drawn_kind == EXACT, drawn_y, np.where(drawn_kind > 0, np.inf, -np.inf))
-    low, high = np.quantile(open_y, [(1 - level) / 2, (1 + level) / 2], axis=0, method="inverted_cdf")
-    out["density"] = np.exp(y)
-    out["bound"] = np.where(kind == EXACT, "", np.where(kind > 0, "lower bound", np.where(kind < 0, "upper bound", "dropped")))
-    out["density_ci_low"], out["density_ci_high"] = np.exp(low), np.exp(high)
-    out["effective_params"] = np.exp(y) * params
-    out["reference"] = inversion.name
-    out["d0"] = inversion.d0
-    return out.sort_values("density", ascending=False).reset_index(drop=True)

@@ -1,34 +1,20 @@
 """The targets of a trend: every dated model with a score and its standard error, less the reference's own models.
 
 Each score carries its standard error: the table's, else binomial from the benchmark's item
-count (:func:`with_stderr`); a model without one is left out, with the reason.
+count (:func:`densing.data.item_counts.with_stderr`); a model without one is left out, with the reason.
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from densing.data.item_counts import binomial_stderr, item_counts
+from densing.data.item_counts import with_stderr
 from densing.errors import InputError
 from densing.laws.reference_fit import ReferenceFit
 from densing.trend.constants import DEFAULT_EPOCH
 from densing.laws.inversion import as_inversion, score_matrix
 from densing.table_cache import derived
 from densing.trend.scope import days_since, parse_epoch
-
-
-def with_stderr(targets: pd.DataFrame) -> pd.DataFrame:
-    """Fill a missing score standard error with the binomial √(S(1 − S)/n), n the benchmark's item count."""
-    known = set(item_counts()["benchmark"])
-    if "stderr" in targets.columns and not (targets["stderr"].isna() & targets["benchmark"].isin(known)).any():
-        return targets  # nothing to fill (a table this function already filled, say): no copy
-    out = targets.copy()
-    if "stderr" not in out.columns:
-        out["stderr"] = np.nan
-    missing = out["stderr"].isna() & out["benchmark"].isin(known)
-    for benchmark, rows in out[missing].groupby("benchmark"):
-        out.loc[rows.index, "stderr"] = binomial_stderr(rows["value"].to_numpy(float), str(benchmark))
-    return out
 
 
 def reference_models(fit: ReferenceFit) -> set[str]:

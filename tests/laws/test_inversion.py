@@ -79,7 +79,25 @@ def test_censored_component_censors_the_aggregate():
     targets = pd.DataFrame({"model": ["m", "m"], "benchmark": ["x", "y"], "metric": "acc", "value": [0.5, 0.99], "params": [1e9, 1e9]})
     out = compute_density(targets, fits).set_index("benchmark")
     assert out.loc["geomean", "censored"] == "component_censored"
+    # no standard error: 0.99 is beyond the cap with no margin, so not even its bound is known
+    assert out.loc["y", "bound"] == "dropped" and out.loc["geomean", "bound"] == "dropped"
     assert math.isnan(out.loc["geomean", "density"])
+
+
+def test_a_bounded_component_makes_the_aggregate_a_bound_the_same_way():
+    """ρ_x exact and ρ_y ≥ b_y: ρ_geo ≥ √(ρ_x·b_y), a lower bound; opposite bounds give no bound (dropped)."""
+    fits = [_fit("x"), _fit("y")]
+    for f in fits:
+        f.provenance["benchmarks"] = [f.benchmark]
+    targets = pd.DataFrame({"model": ["m", "m", "k", "k"], "benchmark": ["x", "y", "x", "y"], "metric": "acc",
+                            "value": [0.5, 0.99, 0.2, 0.99], "stderr": 0.02, "params": 1e9})
+    out = compute_density(targets, fits).set_index(["model", "benchmark"])
+    assert out.loc[("m", "y"), "bound"] == "lower bound" and out.loc[("m", "y"), "censored"] == ABOVE_CEILING
+    assert out.loc[("m", "geomean"), "bound"] == "lower bound"
+    assert out.loc[("m", "geomean"), "density"] == pytest.approx(
+        math.sqrt(out.loc[("m", "x"), "density"] * out.loc[("m", "y"), "density"]))
+    assert out.loc[("k", "x"), "bound"] == "upper bound" and out.loc[("k", "x"), "censored"] == BELOW_FLOOR
+    assert out.loc[("k", "geomean"), "bound"] == "dropped" and math.isnan(out.loc[("k", "geomean"), "density"])
 
 
 @needs_pythia
@@ -174,11 +192,14 @@ def test_extrapolation_is_said_in_words_where_the_inversion_leaves_the_reference
 
 def test_geomean_rows_match_a_per_model_computation():
     """The column-wise geometric mean (fast on large tables) equals the per-model definition:
-    ρ_geo = exp(mean ln ρ_i), its interval the percentile interval of the per-draw geometric means."""
+    ρ_geo = exp(mean ln ρ_i), its interval the percentile interval of the per-draw geometric means
+    (each fit's draws those of :func:`solve_densities`, a draw bounded both ways left out)."""
     from pathlib import Path
 
     from densing.data import read_results
-    from densing.laws.density import compute_density
+    from densing.data.item_counts import with_stderr
+    from densing.laws.density import compute_density, solve_densities
+    from densing.laws.inversion import PerBenchmark, score_matrix
     from densing.laws.reference_fit import ReferenceFit
 
     root = Path(__file__).resolve().parents[2]
@@ -187,15 +208,17 @@ def test_geomean_rows_match_a_per_model_computation():
     result = compute_density(targets, fits)
     geo = result[result["benchmark"] == "geomean"].set_index("model")
     assert len(geo) > 3
+    draws_by_fit = {}
+    for fit in fits:
+        rows = score_matrix(with_stderr(targets), tuple(fit.benchmarks), fit.metric)
+        draws_by_fit[fit.benchmark] = pd.DataFrame(solve_densities(rows, PerBenchmark(fit)).draws.T, index=rows["model"])
     for model, row in geo.iterrows():
         parts = result[(result["model"] == model) & (result["benchmark"] != "geomean")]
         assert row["density"] == pytest.approx(np.exp(np.log(parts["density"]).mean()), rel=1e-12)
-        per_fit = []
-        for fit in fits:
-            part = parts[parts["benchmark"] == fit.benchmark].iloc[0]
-            per_fit.append(fit.effective_params_draws([part["score"]])[:, 0] / part["params"])
+        per_fit = [draws_by_fit[fit.benchmark].loc[model].to_numpy(float) for fit in fits]
         n = min(d.size for d in per_fit)
-        draws = np.exp(np.mean([np.log(d[:n]) for d in per_fit], axis=0))
+        with np.errstate(invalid="ignore"):
+            draws = np.mean([d[:n] for d in per_fit], axis=0)
         draws = draws[~np.isnan(draws)]
-        low, high = np.quantile(draws, [(1 - 0.95) / 2, (1 + 0.95) / 2], method="inverted_cdf")  # as compute_density writes them
+        low, high = np.exp(np.quantile(draws, [(1 - 0.95) / 2, (1 + 0.95) / 2], method="inverted_cdf"))
         assert (row["density_ci_low"], row["density_ci_high"]) == pytest.approx((low, high), rel=1e-12)

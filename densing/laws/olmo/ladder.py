@@ -41,7 +41,7 @@ from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
 from densing.laws import problems as _problems
 from densing.laws import forms
-from densing.laws.density import compute_density
+from densing.laws.density import density_at_own_tokens
 from densing.laws.inversion import conditioning
 from densing.laws.points import final_points, select_points
 from densing.laws.reference import fit_reference
@@ -206,19 +206,15 @@ def density_table(fits: dict[str, ReferenceFit], targets: pd.DataFrame, level: f
     ρ = N̂/N with N̂ the size a ladder model trained on the target's own D tokens would need for
     the target's score (Xiao et al. 2024, eq. 4 at D0 = D): a model of the ladder's recipe should
     come out at ρ ≈ 1. The interval combines the fit's bootstrap draws and the score's binomial
-    standard error (:func:`densing.laws.density.compute_density`); ``conditioning`` is κ, the fold change of ρ
-    for one standard error of the score (:func:`densing.laws.inversion.conditioning`); ``ci_fold`` is the
-    interval's width as a factor (high / low).
+    standard error (:func:`densing.laws.density.density_at_own_tokens`; a censored ρ is its bound, ``bound`` says
+    which); ``conditioning`` is κ, the fold change of ρ for one standard error of the score
+    (:func:`densing.laws.inversion.conditioning`); ``ci_fold`` is the interval's width as a factor (high / low).
     """
-    frames = []
-    for model, rows in targets.groupby("model", sort=False):
-        tokens = float(rows["train_tokens"].iloc[0])
-        result = compute_density(rows, list(fits.values()), d0=tokens, aggregate=False, level=level)
-        result["conditioning"] = [
-            float(conditioning(fits[b], [s], [e], d0=tokens)[0]) for b, s, e in zip(result["benchmark"], result["score"], result["stderr"])
-        ]
-        frames.append(result)
-    out = pd.concat(frames, ignore_index=True)
+    out = density_at_own_tokens(targets, list(fits.values()), level=level, aggregate=False)
+    out["conditioning"] = [
+        float(conditioning(fits[b], [s], [e], d0=d0)[0])
+        for b, s, e, d0 in zip(out["benchmark"], out["score"], out["stderr"], out["d0"])
+    ]
     with np.errstate(divide="ignore", invalid="ignore"):
         out["ci_fold"] = out["density_ci_high"] / out["density_ci_low"]
     out["ci_contains_1"] = (out["density_ci_low"] <= 1) & (out["density_ci_high"] >= 1)
