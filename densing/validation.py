@@ -17,6 +17,7 @@ test models (about 43,000 parameters) through the same tables.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, Iterable, Mapping
@@ -26,6 +27,12 @@ from densing.errors import InputError
 #: Plausible parameter counts of a language model: below 1e4 or above 1e13 is a unit mistake.
 MIN_PARAMS = 1e4
 MAX_PARAMS = 1e13
+
+#: The largest D0 (the reference model's training tokens in an inversion): 1e15 tokens. The largest published
+#: pre-training budgets are tens of trillions of tokens (Qwen3: 3.6e13), and published estimates of all the text
+#: on the indexed web are some 5e14 tokens; a D0 above 1e15 is a unit slip (1e30), not a budget, and would read
+#: the law far outside the budgets it was fitted on.
+MAX_D0_TOKENS = 1e15
 
 
 @dataclass(frozen=True)
@@ -102,6 +109,30 @@ class Options:
 
     def __str__(self) -> str:
         return "one of " + ", ".join(repr(v) for v in sorted(self.values, key=str))
+
+
+#: The device types a model is run on, as ``torch.device`` spells them: the CPU, NVIDIA and AMD GPUs (``cuda``),
+#: Apple's GPU (``mps``), Intel's (``xpu``), Gaudi (``hpu``), Ascend (``npu``), TPUs (``xla``) and Meta's (``mtia``).
+DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu", "hpu", "npu", "xla", "mtia")
+_DEVICE_RE = re.compile(rf"(?:{'|'.join(DEVICE_TYPES)})(?::(?:0|[1-9][0-9]{{0,3}}))?")
+
+
+@dataclass(frozen=True)
+class Device:
+    """A torch device string: a type of :data:`DEVICE_TYPES`, optionally ``:N`` (the device index, as ``cuda:1``).
+
+    Parsed here, not by ``torch.device``: the check runs before any model (and torch, an optional extra) loads.
+    """
+
+    def matches(self, value: Any) -> bool:
+        return isinstance(value, str) and _DEVICE_RE.fullmatch(value) is not None
+
+    def __str__(self) -> str:
+        return f"a device ({', '.join(DEVICE_TYPES)}, or one with an index: cuda:N)"
+
+
+#: What a D0 may be: a positive number of tokens up to :data:`MAX_D0_TOKENS` (finite: a bound excludes NaN and ∞).
+D0_TOKENS = Interval(Real, 0, MAX_D0_TOKENS, closed="right")
 
 
 def _describe(constraint) -> str:

@@ -108,7 +108,7 @@ def test_eval_shard_and_time_limit_errors_are_one_line(run_cli, args, expected):
 def test_d0_without_a_fit_that_has_a_data_term_is_refused_not_ignored(tmp_path, run_cli, command):
     """--d0 never leaves the numbers unchanged in silence: rule v3's family references have no data term."""
     out = tmp_path / "report.html"
-    args = (*command, "--d0", "1e30") + (("--out", out) if command == ("report",) else ())
+    args = (*command, "--d0", "5e12") + (("--out", out) if command == ("report",) else ())
     code, _, err = run_cli(*args)
     assert code == 2 and err.count("\n") == 1 and "--d0" in err and "no data term" in err
     assert not out.exists()

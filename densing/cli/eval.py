@@ -147,7 +147,7 @@ def sweep(
 
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
     validate({**SWEEP_CONSTRAINTS, **OPTION_CONSTRAINTS}, backend=backend, limit=limit, batch_size=batch,
-             output_format=output_format)
+             output_format=output_format, device=device)
     share = _parse_shard(shard) if shard is not None else None
     if time_limit is not None and not SWEEP_CONSTRAINTS["time_limit"][0].matches(time_limit):  # run_sweep's bound, in minutes
         raise InputError(f"--time-limit: expected a positive number of minutes, got {time_limit!r}")

@@ -29,6 +29,15 @@ def _count(text: Optional[str], option: str) -> Optional[float]:
     return None if text is None else parse_count(text, field=option.lstrip("-").replace("-", "_"), where=option)
 
 
+def _d0(text: Optional[str]) -> Optional[float]:
+    """``--d0``: a count of tokens, positive and at most ``densing.validation.MAX_D0_TOKENS`` (why: there)."""
+    from densing.validation import D0_TOKENS, validate
+
+    d0 = _count(text, "--d0")
+    validate({"d0": [D0_TOKENS, None]}, d0=d0)
+    return d0
+
+
 def _read(data: Path, **options):
     """:func:`densing.data.read_reference_data`, saying on stderr that a folder is being read (the
     Pythia folder is thousands of JSON files: seconds)."""
@@ -80,9 +89,15 @@ def fit(
     from densing.validation import validate
 
     validate(BOOTSTRAP_CONSTRAINTS, n_boot=n_boot, jobs=jobs, seed=seed)
+    d0_tokens = _d0(d0)  # before the data is read
     if family is not None:
         from densing.errors import InputError
         from densing.laws.family import fit_family
+        from densing.laws.reference_fit import DEFAULT_D0
+
+        if d0_tokens != DEFAULT_D0:  # the family law has no data term: its D0 is the family's own budget
+            raise InputError("--d0: a family fit (--family) has no data term; its D0 is the family's own budget "
+                             "(--d0 applies to the two-step and composed laws)")
 
         if "," in benchmark:
             raise InputError("--benchmark: a family fit takes one benchmark (the joint inversion combines several)")
@@ -113,7 +128,7 @@ def fit(
     result = fit_reference(
         frame, _names(benchmark), law=law.value, metric=metric, n_shot=n_shot, chance=chance, ceiling=ceiling,
         irreducible=irreducible, min_train_tokens=tokens,
-        d0=_count(d0, "--d0"), n_boot=n_boot, seed=seed, jobs=jobs,
+        d0=d0_tokens, n_boot=n_boot, seed=seed, jobs=jobs,
         provenance={
             "source_data": str(data),
             "suite": suite if data_format.name == "pythia_evals" else None,
@@ -224,6 +239,8 @@ def density(
     from densing.laws.reference_fit import ReferenceFit
     from densing.numbers import format_count
 
+    own_tokens = d0 is not None and d0.strip() == "train_tokens"
+    d0_tokens = None if own_tokens else _d0(d0)  # before the fits and the targets are read
     fits = [ReferenceFit.load(paths.resolve_fit(p)) for p in fit] if fit else [ReferenceFit.load(p) for p in paths.default_density_fits()]
     source = targets or paths.DEFAULT_DENSITY_TARGETS
     if source.is_file() and source.stat().st_size > 5_000_000:  # reading ~150k rows takes seconds
@@ -231,10 +248,10 @@ def density(
     table = read_results(source)
     if len(table) > 20_000:
         print_progress(f"inverting {len(table)} rows through {len(fits)} fit(s) with their bootstrap draws …")
-    if d0 is not None and d0.strip() == "train_tokens":
+    if own_tokens:
         result = density_at_own_tokens(table, fits, level=level, include_poor_fits=include_poor_fits, source=str(source))
     else:
-        result = compute_density(table, fits, d0=_count(d0, "--d0"), level=level, include_poor_fits=include_poor_fits)
+        result = compute_density(table, fits, d0=d0_tokens, level=level, include_poor_fits=include_poor_fits)
     poor = [f"{f.benchmark} ({fit_verdict(f)})" for f in fits if fit_verdict(f) and f.benchmark in set(result["benchmark"])]
     if poor and len(fits) > 1:
         action = "kept in" if include_poor_fits else "left out of"

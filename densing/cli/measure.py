@@ -40,18 +40,19 @@ def measure(
     import time
 
     from densing.io import atomic_write_text, check_writable
-    from densing.validation import Interval, Options, validate
+    from densing.validation import Device, Interval, Options, validate
     from densing.placement.measure import measure as run, plan
 
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
     validate({"batch_size": [Interval(Integral, 1, None), Options({"auto"})], "n_boot": [Interval(Integral, 1, None)],
-              "seed": [Interval(Integral, 0, None)]}, batch_size=batch, n_boot=n_boot, seed=seed)
+              "seed": [Interval(Integral, 0, None)], "device": [Device(), None]}, batch_size=batch, n_boot=n_boot, seed=seed,
+             device=device)
     check_writable(out)
     if csv is not None:
         check_writable(csv)
     if store.exists() and not store.is_dir():
         raise InputError(f"{store}: --store exists and is not a directory")
-    checked = plan(models, suite, limit=limit, local_data=local_data, data_root=data_root, backend=backend)
+    checked = plan(models, suite, limit=limit, local_data=local_data, data_root=data_root, backend=backend, device=device)
     if checked.left_out:
         typer.echo(f"--suite {checked.suite} --local-data: {', '.join(checked.left_out)} left out (no local split)", err=True)
     started = time.monotonic()

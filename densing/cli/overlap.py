@@ -1,6 +1,7 @@
 """``densing overlap``: thin typer commands over :mod:`densing.overlap`."""
 from __future__ import annotations
 
+from numbers import Integral
 from pathlib import Path
 from typing import Optional
 
@@ -9,6 +10,8 @@ import typer
 from densing.cli.output import Format, print_frame, print_json
 from densing.errors import InputError
 from densing.overlap_defaults import DEFAULT_BUCKET_MB
+from densing.validation import Interval
+from densing.validation import validate as check  # `validate` is a command here
 
 overlap_app = typer.Typer(
     name="overlap",
@@ -35,9 +38,12 @@ _SCHEDULER_HELP = ("Where the ranks' files are decoded and analysed: auto (this 
                    "local (a Dask LocalCluster), or the ADDRESS of a running Dask scheduler (tcp://host:8786).")
 
 
+#: The processes (or Dask workers) that decode a trace set: at least one, or None for one per CPU.
+ENGINE_CONSTRAINTS = {"workers": [Interval(Integral, 1, None), None]}
+
+
 def _check_workers(workers: Optional[int]) -> None:
-    if workers is not None and workers < 1:
-        raise InputError(f"--workers: expected ≥ 1, got {workers}")
+    check(ENGINE_CONSTRAINTS, workers=workers)
 
 
 @overlap_app.command()
@@ -78,9 +84,10 @@ def skew(
 ) -> None:
     """Step-time skew across ranks and stragglers, per ProfilerStep."""
     from densing.overlap.analysis import analyze_steps
-    from densing.overlap.metrics import step_skew
+    from densing.overlap.metrics import SKEW_CONSTRAINTS, step_skew
 
     _check_workers(workers)
+    check(SKEW_CONSTRAINTS, straggler_threshold_pct=threshold_pct)
     print_frame(step_skew(analyze_steps(path, scheduler, workers), threshold_pct), fmt, title=f"step skew {path}")
 
 
@@ -118,9 +125,22 @@ def whatif(
     """Predicted step time and scaling efficiency: sync DP, bucketed DDP, CO2 and T3 overlap."""
     from densing.data.units import parse_count
     from densing.overlap.strategies.registry import parse
-    from densing.overlap.whatif import calibrate, predict
+    from densing.overlap.whatif import WHATIF_CONSTRAINTS, calibrate, predict
+    from densing.validation import check_params
 
-    params = None if model_params is None else parse_count(model_params, field="model_params", where="--model-params")
+    # every option is checked before the trace is read: the grid's own numbers, then the calibration's
+    params = None if model_params is None else check_params(
+        parse_count(model_params, field="model_params", where="--model-params"), field="model_params", where="--model-params")
+    counts = [int(w) if float(w).is_integer() else w for w in _floats(workers, "--workers")]
+    links = _floats(bandwidth_gbps, "--bandwidth-gbps")
+    for w in counts:
+        check(WHATIF_CONSTRAINTS, workers=w)
+    for gbps in links:
+        check(WHATIF_CONSTRAINTS, bandwidths_gbps=gbps)
+    check(WHATIF_CONSTRAINTS, model_params=params, bytes_per_param=bytes_per_param, local_steps=local_steps,
+             contention=contention, latency_us=latency_us)
+    check({"bucket_mb": WHATIF_CONSTRAINTS["bucket_bytes"]}, bucket_mb=bucket_mb)  # MiB, named as given
+    names = [s.name for s in parse(strategies, "whatif")]
     calibration = calibrate(path, model_params=params, bytes_per_param=bytes_per_param)
     if contention_from is not None:
         from densing.overlap.sublayers import measured_contention
@@ -129,9 +149,9 @@ def whatif(
         typer.echo(f"T3 contention γ = {contention:.3f}, measured on {contention_from}", err=True)
     frame = predict(
         calibration,
-        workers=[int(w) if float(w).is_integer() else w for w in _floats(workers, "--workers")],
-        bandwidths_gbps=_floats(bandwidth_gbps, "--bandwidth-gbps"),
-        strategies=[s.name for s in parse(strategies, "whatif")],
+        workers=counts,
+        bandwidths_gbps=links,
+        strategies=names,
         local_steps=local_steps, contention=contention, latency_us=latency_us,
         bucket_bytes=bucket_mb * 2**20,
     )

@@ -47,6 +47,15 @@ def _count(text: Optional[str], option: str) -> Optional[float]:
     return None if text is None else parse_count(text, field=option.lstrip("-"), where=option)
 
 
+def _d0(text: Optional[str]) -> Optional[float]:
+    """``--d0``: a count of tokens, positive and at most ``densing.validation.MAX_D0_TOKENS`` (why: there)."""
+    from densing.validation import D0_TOKENS, validate
+
+    d0 = _count(text, "--d0")
+    validate({"d0": [D0_TOKENS, None]}, d0=d0)
+    return d0
+
+
 def _since(text: Optional[str], option: str = "--since") -> Optional[str]:
     """'none' or an ISO date (one line naming the option otherwise)."""
     if text in (None, "none"):
@@ -96,13 +105,14 @@ def trend(
 ) -> None:
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
     profile = _table(table_name, results)
+    d0_tokens = _d0(d0)  # before any work, for either design
     if design is Design.olmes:
         if table_name is not None:
             from densing.errors import InputError
 
             raise InputError("--table: --design olmes has its own targets (results/olmes); --table applies to --design leaderboard")
         _check_draws(n_boot, seed)
-        _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt, wide)
+        _olmes(results, fit, d0_tokens, since, epoch, n_boot, seed, by, fmt, wide)
         return
     from densing import paths
     from densing.data import read_results
@@ -117,7 +127,7 @@ def trend(
     _check_draws(n_boot, seed)
     targets = read_results(results or profile.path)
     forecast = None
-    if by is By.benchmark and fit is None and d0 is None and profile.name in CUTOFFS:
+    if by is By.benchmark and fit is None and d0_tokens is None and profile.name in CUTOFFS:
         from densing.trend.protocol import measure_table
 
         result, record = measure_table(targets, profile.name, continual=not without_continual, since=_since(since),
@@ -130,7 +140,7 @@ def trend(
             targets = drop_continual(targets)
         result = measure_trend(
             targets, fit=None if fit is None else ReferenceFit.load(paths.resolve_fit(fit)),
-            d0=_count(d0, "--d0"), since=_since(since), epoch=_since(epoch, "--epoch") or "2023-02-24", n_boot=n_boot,
+            d0=d0_tokens, since=_since(since), epoch=_since(epoch, "--epoch") or "2023-02-24", n_boot=n_boot,
             seed=seed, table=profile,
         )
     if by is By.benchmark:
@@ -197,7 +207,7 @@ def _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt, wide=False) ->
                              f"references in reference_fits/olmo2_mc_*); {option} applies to --design leaderboard")
     if by is By.headline:
         pass  # the OLMES design has one row per task and no combined row: --by makes no difference
-    result = measure_olmes(d0=_count(d0, "--d0") or D0, since=_since(since), epoch=_since(epoch, "--epoch") or "2023-02-24",
+    result = measure_olmes(d0=D0 if d0 is None else d0, since=_since(since), epoch=_since(epoch, "--epoch") or "2023-02-24",
                            n_boot=n_boot, seed=seed)
     if fmt is Format.json:
         print_json({"rows": result.rows.to_dict("records"), "checks": result.checks.to_dict("records"),
@@ -243,6 +253,7 @@ def report(
 
     _check_draws(n_boot, seed)
     frontier = _frontier(frontier)
+    d0_tokens = _d0(d0)
     check_writable(out)
     import shlex
 
@@ -252,7 +263,7 @@ def report(
         if value is not None:
             words += [option, str(value)]
     html, headline, _ = build_report(
-        results=results, headline_fit=fit, d0=_count(d0, "--d0"), frontier=frontier,
+        results=results, headline_fit=fit, d0=d0_tokens, frontier=frontier,
         epoch=_since(epoch, "--epoch") or "2023-02-24", since=_since(since), n_boot=n_boot, seed=seed, traces=traces,
         command=shlex.join(words),
     )

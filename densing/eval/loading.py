@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from densing.errors import EvalError, InputError
 from densing.eval.harness import require_lm_eval
 from densing.eval.models import ModelSpec
-from densing.validation import WholeNumber, Interval, Options, validate
+from densing.validation import Device, WholeNumber, Interval, Options, validate
 
 if TYPE_CHECKING:
     from densing.eval.backends.prefix.settings import PrefixSettings
@@ -28,6 +28,8 @@ SWEEP_CONSTRAINTS = {
     # 10⁷ is above every benchmark's size (a larger count is a typing slip, refused before any model loads)
     "limit": [WholeNumber(1, 1e7), None],
     "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+    # None: cuda where there is one, else the CPU; a device no backend knows is refused rather than ignored
+    "device": [Device(), None],
 }
 
 
@@ -138,7 +140,7 @@ def load_model(
         arguments["revision"] = spec.revision
     if spec.gguf_file is not None:
         arguments["gguf_file"] = spec.gguf_file
-    validate(SWEEP_CONSTRAINTS, backend=backend)
+    validate(SWEEP_CONSTRAINTS, backend=backend, device=device)
     if backend == "vllm":
         if spec.gguf_file is not None:
             raise InputError(f"model {spec.name!r}: gguf_file: the vllm backend is not given GGUF files here (lm-eval's "

@@ -297,7 +297,7 @@ def run_sweep(
                if name not in ("models", "benchmarks", "store", "on_progress", "isolate")}
     from densing.eval.benchmarks import parse_benchmark_list
 
-    validate(SWEEP_CONSTRAINTS, backend=backend, limit=limit, time_limit=time_limit)
+    validate(SWEEP_CONSTRAINTS, backend=backend, limit=limit, time_limit=time_limit, device=device)
     if shard is not None:
         k, n = shard
         if not (isinstance(k, int) and isinstance(n, int) and 0 <= k < n):

@@ -33,13 +33,13 @@ from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.fit import fit_verdict
 from densing.laws.inversion import BELOW_SMALLEST_N, ABOVE_LARGEST_N, Joint, PerBenchmark, arrays, extrapolation_notes, score_matrix
 from densing.laws.reference_fit import ReferenceFit
-from densing.validation import Interval, validate
+from densing.validation import D0_TOKENS, Interval, validate
 
 COMPONENT_CENSORED = "component_censored"
 
 #: What :func:`compute_density`'s arguments may be.
 DENSITY_CONSTRAINTS = {
-    "d0": [Interval(Real, 0, None, closed="neither"), None],
+    "d0": [D0_TOKENS, None],
     "level": [Interval(Real, 0, 1, closed="neither")],
     "seed": [Interval(Integral, 0, None)],
 }

@@ -7,8 +7,6 @@ parameters and serialises; its names stay importable from here).
 """
 from __future__ import annotations
 
-from numbers import Real
-
 import numpy as np
 import pandas as pd
 
@@ -18,7 +16,7 @@ from densing.laws import bootstrap
 from densing.laws import fit as _fit
 from densing.laws.points import POINT_COLUMNS, final_points, past_run_fraction, point_tuples, select_points
 from densing.laws.reference_fit import DEFAULT_D0, LAWS, ReferenceFit, data_hash
-from densing.validation import Interval, Options, validate
+from densing.validation import D0_TOKENS, Options, validate
 
 
 # ------------------------------------------------------------------------------------------------
@@ -45,7 +43,7 @@ def _resolve_chance(chance: float | str | None, benchmarks: list[str]) -> float 
 FIT_CONSTRAINTS = {
     **_fit.BOOTSTRAP_CONSTRAINTS,
     "law": [Options(LAWS)],
-    "d0": [Interval(Real, 0, None, closed="neither")],
+    "d0": [D0_TOKENS],
     "loss_points": [Options({"all", "final"})],
     "bootstrap_unit": [Options({"auto", *bootstrap.UNITS})],
 }

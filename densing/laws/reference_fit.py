@@ -28,6 +28,7 @@ from densing.io import atomic_write_bytes, read_json_object
 from densing.laws import fit as _fit
 from densing.laws import forms
 from densing.laws.points import POINT_COLUMNS
+from densing.validation import D0_TOKENS, MAX_D0_TOKENS
 
 LAWS = ("two-step", "composed")
 #: Kinds a fit file may hold: the two laws fitted here and the family law (:mod:`densing.laws.family`).
@@ -78,8 +79,8 @@ class ReferenceFit(Result):
     def _d0(self, d0: float | None) -> float:
         if d0 is None:
             return self.d0
-        if not (d0 > 0 and math.isfinite(d0)):
-            raise InputError(f"d0: expected a positive number of tokens, got {d0!r}")
+        if not D0_TOKENS.matches(d0):
+            raise InputError(f"d0: expected a positive number of tokens up to {MAX_D0_TOKENS:g} (MAX_D0_TOKENS), got {d0!r}")
         if not self.has_data_term and not math.isclose(d0, self.d0, rel_tol=1e-6):
             raise InputError(
                 f"d0: the {self.kind} reference {self.benchmark!r} ({self.provenance.get('family', '')}) has no data term; "

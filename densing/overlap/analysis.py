@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from densing.errors import TraceError
 from densing.overlap.engine import borrowed
-from densing.overlap.kineto import CPU, GPU
+from densing.overlap.kineto import CPU, GPU, check_one_job
 from densing.overlap.metrics import rank_row, rank_step_rows, rows_frame, steps_frame
 from densing.overlap.model import NoGpuKernelsError, RankTrace
 from densing.overlap.ranks import RankOutcome, rank_outcome
@@ -31,6 +31,7 @@ def _pick(path, outcomes: list[RankOutcome], kind: str) -> tuple[list[dict], lis
     numbers = [o.facts.rank for o in outcomes]
     if len(set(numbers)) != len(numbers):
         raise TraceError(f"{path}: two trace files claim the same distributedInfo.rank")
+    check_one_job(path, [(o.facts.path, o.facts.info) for o in outcomes])
     key = filters_last_step(frozenset().union(*(o.facts.step_names for o in outcomes))) if kind == GPU else None
     chosen = []
     for o in outcomes:

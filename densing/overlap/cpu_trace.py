@@ -75,6 +75,7 @@ class CpuRank:
     names: list
     cat: np.ndarray
     stream_rows: int  # events with an args.stream: GPU kernels, so not a CPU-only job
+    info: DecodeInfo = DecodeInfo()  # distributedInfo as checked (the set's files must be one job's)
 
     @property
     def first_ts(self) -> float | None:
@@ -82,17 +83,14 @@ class CpuRank:
 
 
 def cpu_rank(path, cols: OpColumns, info: DecodeInfo, default_rank: int) -> CpuRank:
-    """The events of one decoded CPU-trace file; rank and world size from ``distributedInfo``."""
+    """The events of one decoded CPU-trace file; rank and world size from ``distributedInfo``, checked
+    (:meth:`~densing.overlap.kineto.DecodeInfo.checked`)."""
     if cols.events == 0:
         raise TraceError(f"{path}: no traceEvents")
-    rank = info.rank if info.rank is not None else default_rank
-    world = info.world_size if info.world_size is not None else 1
-    try:
-        rank, world = int(rank), int(world)
-    except (TypeError, ValueError):
-        raise TraceError(f"{path}: distributedInfo.rank/world_size: expected integers") from None
-    return CpuRank(str(path), rank, world, cols.column("ts"), cols.column("end"), cols.column("tid"),
-                   cols.column("name_code"), cols.names, cols.column("cat"), cols.stream_rows)
+    job = info.checked(path, default_rank)
+    world = 1 if job.world_size is None else job.world_size
+    return CpuRank(str(path), job.rank, world, cols.column("ts"), cols.column("end"), cols.column("tid"),
+                   cols.column("name_code"), cols.names, cols.column("cat"), cols.stream_rows, job)
 
 
 def _name_mask(c: CpuRank, test) -> np.ndarray:

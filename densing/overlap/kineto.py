@@ -19,17 +19,27 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional, Union
+from typing import Any, Iterable, Iterator, Optional, Sequence, Union
 
 import msgspec
 
-from densing.errors import TraceError
+from densing.errors import InputError, TraceError
 from densing.overlap.columns import NO_CAT, KernelColumns, OpColumns
 from densing.overlap.cutting import Unsplittable, cut_before, events_start
 from densing.overlap.gzipio import expected_size, read_pieces, read_whole
+from densing.validation import WholeNumber, validate
 
 GPU, CPU = "gpu", "cpu"  # what a set's files are decoded for (see densing.overlap.columns)
 BATCH_BYTES = 8 << 20  # decompressed bytes decoded at a time when a file is streamed
+
+
+#: What a trace may say about its job (``distributedInfo``): a rank and a world size are whole numbers in the
+#: 32-bit range NCCL and gloo hold them in (a rank from 0, a world size from 1; a rank below the world size is
+#: checked beside them), written as numbers, never as words.
+DISTRIBUTED_CONSTRAINTS = {
+    "distributedInfo.rank": [WholeNumber(0, 2**31 - 2), None],
+    "distributedInfo.world_size": [WholeNumber(1, 2**31 - 1), None],
+}
 
 
 @dataclass(frozen=True)
@@ -39,6 +49,36 @@ class DecodeInfo:
     rank: Any = None
     world_size: Any = None
     backend: Any = None
+
+    def checked(self, path, default_rank: int) -> "DecodeInfo":
+        """The fields a job can have: rank and world size as ints (the rank ``default_rank`` where the file states
+        none, the world size None), the backend a string or None; a :class:`TraceError` naming the file and the
+        field otherwise (a negative rank, a world size of 0, a rank not below the world size, a number in words)."""
+        try:
+            validate(DISTRIBUTED_CONSTRAINTS, **{"distributedInfo.rank": self.rank,
+                                                 "distributedInfo.world_size": self.world_size})
+        except InputError as exc:
+            raise TraceError(f"{path}: {exc}") from None
+        if self.backend is not None and not isinstance(self.backend, str):
+            raise TraceError(f"{path}: distributedInfo.backend: expected a name (nccl, gloo …), got {self.backend!r}")
+        rank = default_rank if self.rank is None else int(self.rank)
+        world_size = None if self.world_size is None else int(self.world_size)
+        if world_size is not None and rank >= world_size:
+            raise TraceError(f"{path}: distributedInfo.rank: {rank} is not below distributedInfo.world_size "
+                             f"{world_size} (a job's ranks run from 0 to world_size − 1)")
+        return DecodeInfo(rank, world_size, self.backend)
+
+
+def check_one_job(path, infos: Sequence[tuple[str, DecodeInfo]]) -> None:
+    """A set's files (name, checked info) are one job's: every file that states a world size states the same
+    one, and every file that states a backend the same backend; a TraceError naming two files that differ."""
+    for field in ("world_size", "backend"):
+        stated = [(name, getattr(info, field)) for name, info in infos if getattr(info, field) is not None]
+        other = next((item for item in stated if item[1] != stated[0][1]), None)
+        if other is not None:
+            (first, a), (second, b) = stated[0], other
+            raise TraceError(f"{path}: distributedInfo.{field}: {Path(first).name} says {a!r}, {Path(second).name} "
+                             f"says {b!r}: the traces of two jobs in one folder")
 
 
 class _Args(msgspec.Struct):

@@ -15,12 +15,14 @@ Percentages of the breakdown are 100 · I/T, 100 · C/T, 100 · N/T.
 from __future__ import annotations
 
 import math
+from numbers import Real
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from densing.overlap.intervals import intersection_length, merge_intervals, union_length
 from densing.overlap.model import COMMUNICATION, COMPUTATION, RankTrace
+from densing.validation import Interval, validate
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -109,6 +111,11 @@ def steps_frame(rows: list[dict]) -> "pd.DataFrame":
     return pd.DataFrame(rows, columns=STEP_COLUMNS)
 
 
+#: What :func:`step_skew`'s threshold may be: a percentage over the median step time, ≥ 0 (a negative one
+#: would flag the slowest rank of every step, however even the steps).
+SKEW_CONSTRAINTS = {"straggler_threshold_pct": [Interval(Real, 0, None)]}
+
+
 def step_skew(steps: "pd.DataFrame", straggler_threshold_pct: float = 5.0) -> "pd.DataFrame":
     """Across ranks, per step: fastest/median/slowest step time, skew and the slowest rank.
 
@@ -116,6 +123,8 @@ def step_skew(steps: "pd.DataFrame", straggler_threshold_pct: float = 5.0) -> "p
     the slowest rank is flagged a straggler when its excess exceeds ``straggler_threshold_pct``.
     """
     import pandas as pd
+
+    validate(SKEW_CONSTRAINTS, straggler_threshold_pct=straggler_threshold_pct)
 
     out = []
     for step, g in steps.groupby("step", sort=True):

@@ -19,7 +19,7 @@ from densing.errors import TraceError
 from densing.overlap.cpu_trace import CpuRank, cpu_rank, has_collectives
 from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
 from densing.overlap.cutting import Unsplittable
-from densing.overlap.kineto import BATCH_BYTES, GPU, decode_file
+from densing.overlap.kineto import BATCH_BYTES, GPU, DecodeInfo, decode_file
 from densing.overlap.metrics import rank_metrics, rank_step_rows
 from densing.overlap.parts import decode_part
 from densing.overlap.selection import DecodedRank, decoded_rank, filters_last_step, to_rank_trace
@@ -36,6 +36,7 @@ class RankFacts:
     step_names: frozenset
     has_collectives: bool  # gloo:* events: a CPU job's trace (if there are no GPU kernels)
     stream_rows: int  # CPU reading: events with an args.stream (GPU kernels after all)
+    info: DecodeInfo = DecodeInfo()  # distributedInfo as checked (the set's files must be one job's)
 
 
 @dataclass(frozen=True)
@@ -120,10 +121,11 @@ def outcome(rank: DecodedRank | CpuRank | TraceError) -> RankOutcome:
         return RankOutcome(error=rank)
     if isinstance(rank, CpuRank):
         facts = RankFacts(rank.path, rank.rank, rank.world_size, "cpu", frozenset(), has_collectives(rank),
-                          rank.stream_rows)
+                          rank.stream_rows, rank.info)
         variants = {None: lambda: cpu_rank_trace(rank, rank.first_ts or 0.0)}
     else:
-        facts = RankFacts(rank.path, rank.rank, rank.world_size, GPU, rank.step_names, rank.has_collectives, 0)
+        facts = RankFacts(rank.path, rank.rank, rank.world_size, GPU, rank.step_names, rank.has_collectives, 0,
+                          rank.info)
         keys = (True,) if filters_last_step(rank.step_names) else (True, False)
         variants = {k: (lambda k=k: to_rank_trace(rank, k, rank.first_ts)) for k in keys}
     rows = {}

@@ -25,7 +25,7 @@ import numpy as np
 
 from densing.errors import TraceError
 from densing.overlap.arrays import isin_codes, isin_sorted, sorted_unique
-from densing.overlap.columns import SYNC_NAMES, KernelColumns, as_int
+from densing.overlap.columns import SYNC_NAMES, KernelColumns
 from densing.overlap.kineto import DecodeInfo
 from densing.overlap.model import STEP_RE, NoGpuKernelsError, RankTrace, kernel_category, step_containing
 
@@ -48,6 +48,7 @@ class DecodedRank:
     origin: float | int  # ts/end are relative to this (0 for rounded float traces)
     first_ts: float | int  # earliest duration event, absolute (the set is aligned on the smallest)
     has_collectives: bool  # a gloo:* event: read as a CPU job if there are no GPU kernels
+    info: DecodeInfo = DecodeInfo()  # distributedInfo as checked (the set's files must be one job's)
 
 
 def check_events(path, cols) -> None:
@@ -60,10 +61,11 @@ def check_events(path, cols) -> None:
 
 def decoded_rank(path, cols: KernelColumns, info: DecodeInfo, default_rank: int) -> DecodedRank:
     """The rows of one decoded file, timestamps rounded as HTA rounds them (module docstring);
-    rank and world size from ``distributedInfo`` (else ``default_rank`` and 1)."""
+    rank and world size from ``distributedInfo`` (else ``default_rank`` and 1), checked
+    (:meth:`~densing.overlap.kineto.DecodeInfo.checked`)."""
     check_events(path, cols)
-    rank = as_int(info.rank, default_rank)
-    world_size = as_int(info.world_size, 1)
+    job = info.checked(path, default_rank)
+    rank, world_size = job.rank, 1 if job.world_size is None else job.world_size
     names = cols.names
     name_code, stream, correlation = cols.column("name_code"), cols.column("stream"), cols.column("correlation")
     comm, dur = cols.column("comm_bytes"), cols.column("dur")
@@ -80,7 +82,7 @@ def decoded_rank(path, cols: KernelColumns, info: DecodeInfo, default_rank: int)
         start = (ts - origin).astype(np.float64)
         end = start + dur
     return DecodedRank(str(path), rank, world_size, start, end, stream, correlation, name_code, names, comm,
-                       frozenset(n for n in names if "ProfilerStep" in n), origin, first, cols.has_collectives)
+                       frozenset(n for n in names if "ProfilerStep" in n), origin, first, cols.has_collectives, job)
 
 
 def filters_last_step(step_names: frozenset) -> bool:

@@ -23,7 +23,7 @@ from densing.overlap.cpu_trace import CpuRank, annotation_rows, has_collectives,
 from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
 from densing.overlap.engine import Job, SerialEngine, borrowed
 from densing.overlap.gzipio import expected_size, read_head
-from densing.overlap.kineto import BATCH_BYTES, CPU, GPU
+from densing.overlap.kineto import BATCH_BYTES, CPU, GPU, check_one_job
 from densing.overlap.model import NoGpuKernelsError, RankTrace
 from densing.overlap.ranks import decode_rank, part_columns
 from densing.overlap.selection import DecodedRank, filters_last_step, to_rank_trace
@@ -86,6 +86,7 @@ def _unique_ranks(path, ranks: list) -> None:
     numbers = [r.rank for r in ranks]
     if len(set(numbers)) != len(numbers):
         raise TraceError(f"{path}: two trace files claim the same distributedInfo.rank")
+    check_one_job(path, [(r.path, r.info) for r in ranks])
 
 
 def gpu_traces(path, ranks: list[DecodedRank]) -> list[RankTrace]:

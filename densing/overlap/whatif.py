@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from numbers import Integral, Real
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
@@ -28,6 +29,7 @@ from densing.overlap.model import COMMUNICATION, RankTrace
 from densing.overlap.strategies.base import WhatIfPoint, ring_allreduce_time_s
 from densing.overlap.strategies.registry import get, names
 from densing.overlap.trace import read_traces
+from densing.validation import Interval, validate
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,6 +40,22 @@ MIN_COMPUTE_US = 100.0
 
 # The CO2 paper's two clusters: 800 Gb/s RDMA (InfiniBand) and 80 Gb/s TCP/IP Ethernet.
 DEFAULT_BANDWIDTHS_GBPS = (800.0, 80.0)
+
+#: What the what-if's inputs may be: :func:`calibrate` and :func:`predict` check theirs, and the command line
+#: checks its options against the same constraints before any trace is read.
+WHATIF_CONSTRAINTS = {
+    "model_params": [Interval(Real, 0, None, closed="neither"), None],
+    # bytes all-reduced per parameter: 0.5 (4-bit) to 8 (fp64 gradients); 64 leaves room for several tensors per
+    # parameter, and a larger number is a unit slip (bytes per step or per model, not per parameter)
+    "bytes_per_param": [Interval(Real, 0, 64, closed="right")],
+    "workers": [Interval(Integral, 1, None)],
+    "bandwidths_gbps": [Interval(Real, 0, None, closed="neither")],
+    "local_steps": [Interval(Integral, 1, None)],
+    "contention": [Interval(Real, 0, None)],
+    "latency_us": [Interval(Real, 0, None)],
+    "bucket_bytes": [Interval(Real, 0, None, closed="neither")],
+    "backward_fraction": [Interval(Real, 0, 1, closed="right")],
+}
 
 
 @dataclass(frozen=True)
@@ -61,6 +79,7 @@ def calibrate(source: str | Path | Iterable[RankTrace], model_params: float | No
     Bytes per step come from the collectives' ``In msg nelems`` × dtype size where the trace
     carries them; otherwise S = model_params × bytes_per_param (one gradient all-reduce per step).
     """
+    validate(WHATIF_CONSTRAINTS, model_params=model_params, bytes_per_param=bytes_per_param)
     traces = read_traces(source) if isinstance(source, (str, Path)) else list(source)
     compute, comm, exposed, span, nbytes = [], [], [], [], []
     for t in traces:
@@ -77,8 +96,6 @@ def calibrate(source: str | Path | Iterable[RankTrace], model_params: float | No
     per_step_bytes = float(np.nanmean(nbytes)) if np.isfinite(nbytes).any() else math.nan
     source_name = "trace args"
     if model_params is not None:
-        if model_params <= 0:
-            raise InputError(f"model_params: expected > 0, got {model_params}")
         per_step_bytes, source_name = float(model_params) * bytes_per_param, "model size"
     elif not math.isfinite(per_step_bytes):
         raise InputError("communication volume: the trace's collectives carry no message sizes "
@@ -113,19 +130,11 @@ def predict(calibration: Calibration, workers: Sequence[int] = (1, 2, 4, 8, 16, 
     with) are model inputs, not measured from the trace.
     Bandwidths are link rates in Gb/s (10⁹ bit/s).
     """
-    from numbers import Integral, Real
-
-    from densing.validation import Interval, validate
-
-    constraints = {"workers": [Interval(Integral, 1, None)], "bandwidths_gbps": [Interval(Real, 0, None, closed="neither")],
-                   "local_steps": [Interval(Integral, 1, None)], "contention": [Interval(Real, 0, None)],
-                   "latency_us": [Interval(Real, 0, None)], "bucket_bytes": [Interval(Real, 0, None, closed="neither")],
-                   "backward_fraction": [Interval(Real, 0, 1, closed="right")]}
     for w in workers:
-        validate(constraints, workers=w)
+        validate(WHATIF_CONSTRAINTS, workers=w)
     for gbps in bandwidths_gbps:
-        validate(constraints, bandwidths_gbps=gbps)
-    validate(constraints, local_steps=local_steps, contention=contention, latency_us=latency_us,
+        validate(WHATIF_CONSTRAINTS, bandwidths_gbps=gbps)
+    validate(WHATIF_CONSTRAINTS, local_steps=local_steps, contention=contention, latency_us=latency_us,
              bucket_bytes=bucket_bytes, backward_fraction=backward_fraction)
     chosen = [get(s, "whatif") for s in (names("whatif") if strategies is None else strategies)]
     meaningful = not calibration_warnings(calibration)

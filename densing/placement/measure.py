@@ -89,7 +89,7 @@ class Plan:
 
 
 def plan(models, suite: str, *, limit: float | None = None, local_data: bool = False,
-         data_root: str | Path | None = None, backend: str = "hf") -> Plan:
+         data_root: str | Path | None = None, backend: str = "hf", device: str | None = None) -> Plan:
     """Check every input of :func:`measure` (module docstring, step 1) without evaluating anything."""
     from densing.eval.benchmarks import PUBLIC_TABLE_BENCHMARKS, suite_benchmarks, suite_table
     from densing.eval.loading import SWEEP_CONSTRAINTS
@@ -103,7 +103,7 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
     if not isinstance(suite, str):
         raise InputError(f"suite: expected a suite name, got {suite!r}")
     names, left_out = suite_benchmarks(suite.strip(), local_data=local_data)
-    validate({k: SWEEP_CONSTRAINTS[k] for k in ("backend", "limit")}, backend=backend, limit=limit)
+    validate({k: SWEEP_CONSTRAINTS[k] for k in ("backend", "limit", "device")}, backend=backend, limit=limit, device=device)
     for spec in specs:
         check_offline_source(spec)
     root = None
@@ -364,7 +364,7 @@ def measure(
     from densing.trend.measure import HEADLINE_RULE, measure_trend
 
     say = on_progress or (lambda line: None)
-    checked = plan(models, suite, limit=limit, local_data=local_data, data_root=data_root, backend=backend)
+    checked = plan(models, suite, limit=limit, local_data=local_data, data_root=data_root, backend=backend, device=device)
 
     def progress(model: str, benchmark: str, status: str) -> None:
         say(f"{model} / {benchmark}: " + {"skipped": "in the store, reused", "running": "evaluating …"}.get(status, status))

@@ -114,6 +114,10 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
                   rule: str = "quantile", n_boot: int = 600, n_boot_share: int = 200, n_boot_side: int = 200,
                   seed: int = 0) -> OlmesTrend:
     """One row per task of :data:`TASKS` (module docstring): doubling time, interval, counts, D0 sensitivity, checks."""
+    from densing.validation import D0_TOKENS, validate
+
+    for tokens in (d0, *sensitivity_d0):
+        validate({"d0": [D0_TOKENS]}, d0=tokens)
     targets = mc.read_olmes_table(results_dir)
     rows, found, left, offsets = [], [], [], []
     for task in TASKS:
