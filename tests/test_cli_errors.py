@@ -134,3 +134,18 @@ def test_the_api_refuses_an_empty_path():
 
     with pytest.raises(InputError, match="an empty path"):
         densing.read_results("")
+
+
+def test_a_value_echoed_in_an_error_is_cut_to_one_readable_line(tmp_path, run_cli):
+    """A YAML alias bomb as a models file: its expansion would be a line of megabytes; the refusal keeps the
+    field it names and the value's two ends, and says how much it cut."""
+    rows = ['a: &a ["' + "x" * 28 + '", "' + "y" * 25 + '"]']
+    for name, under in zip("bcdef", "abcde"):
+        rows.append(f"{name}: &{name} [" + ", ".join(f"*{under}" for _ in range(9)) + "]")
+    rows.append("models: [" + ", ".join("*f" for _ in range(9)) + "]")
+    models = _write(tmp_path / "bomb.yaml", "\n".join(rows) + "\n")
+    code, out, err = run_cli("eval", "--models", models, "--benchmarks", "arc_challenge", "--out", tmp_path / "store")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("error: ") and "models[0]" in err
+    assert len(err) < 700 and "characters cut" in err
+    assert not (tmp_path / "store").exists()

@@ -109,6 +109,19 @@ def _empty_option(args: list[str]) -> str | None:
     return None
 
 
+#: The longest error line printed: a value echoed in a message (a YAML alias bomb, a pasted table) is cut to this.
+MAX_MESSAGE = 600
+
+
+def _one_line(message: str) -> str:
+    """The first line of ``message``, its middle cut out past :data:`MAX_MESSAGE` characters (the field named first
+    and the end of the value stay)."""
+    line = message.splitlines()[0] if message else ""
+    if len(line) <= MAX_MESSAGE:
+        return line
+    return f"{line[:MAX_MESSAGE - 100]} … [{len(line) - MAX_MESSAGE + 97:,} characters cut] … {line[-80:]}"
+
+
 def _dispatch(args: list[str]) -> None:
     """Run the command line ``args`` through typer, errors as :func:`main` describes."""
     import click
@@ -125,7 +138,7 @@ def _dispatch(args: list[str]) -> None:
         sys.exit(2)
     except click.ClickException as exc:  # usage errors: one line that says where help is
         where = f" (see '{exc.ctx.command_path} --help')" if getattr(exc, "ctx", None) is not None else ""
-        message = exc.format_message().splitlines()[0]
+        message = _one_line(exc.format_message())
         message = re.sub(r"(Did you mean [^?]*\?)(?: \1)+", r"\1", message)  # typer and click each add it
         print(f"error: {message}{where}", file=sys.stderr)
         sys.exit(2)
@@ -133,7 +146,7 @@ def _dispatch(args: list[str]) -> None:
         print("error: interrupted", file=sys.stderr)
         sys.exit(130)
     except DensingError as exc:
-        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        message = _one_line(str(exc)) if str(exc) else type(exc).__name__
         print(f"error: {message}", file=sys.stderr)
         sys.exit(2)
     if code == 130:  # typer's answer to Ctrl-C (KeyboardInterrupt) in a command
