@@ -152,8 +152,7 @@ def trend(
                         **({"forecast": forecast} if forecast else {})})
             return
         if fmt is Format.csv:
-            print_frame(pd.concat([table.assign(variant="own budgets"), budget.assign(variant="at one budget")],
-                                  ignore_index=True), fmt)
+            print_frame(result.csv_by_benchmark(), fmt)
             return
         print_text(result.verdict)
         shown = ["row", "capability", "status", "months", "ci_low", "ci_high", "n_models", "each_reference_months"]
@@ -178,7 +177,7 @@ def trend(
         print_json(result.json_rows())
         return
     if fmt is Format.csv:
-        print_frame(result.table(), fmt)
+        print_frame(result.csv_table(), fmt)
         return
     print_text(result.verdict)
     print_text(result.why)

@@ -159,6 +159,23 @@ class TrendMeasurement:
                                            "doubling_time_months_ci_high": "ci_high", "n_lower_bounds": "lower_bounds",
                                            "n_upper_bounds": "upper_bounds"})
 
+    def csv_table(self) -> pd.DataFrame:
+        """:meth:`table` with what a row needs to stand alone in a file (``densing trend --format csv``): whether it
+        is the headline rule, the benchmark set, the references, D0, the status and the verdict."""
+        frame = self.table()
+        return frame.assign(headline=frame["rule"] == self.headline_rule, set=self.headline_set, reference=self.reference,
+                            d0=self.d0, status=self.status, verdict=self.verdict)
+
+    def csv_by_benchmark(self) -> pd.DataFrame:
+        """:meth:`by_benchmark` and :meth:`by_benchmark_at_budget` in one file (``densing trend --by benchmark --format
+        csv``): ``variant`` says which, ``headline`` marks the row that is the headline (the measured set's own budgets)."""
+        rows = self.by_benchmark().assign(variant="own budgets")
+        rows = rows.assign(headline=rows["label"] == self.headline_set)
+        budget = self.by_benchmark_at_budget()
+        if len(budget):
+            rows = pd.concat([rows, budget.assign(variant="at one budget", headline=False)], ignore_index=True)
+        return rows
+
     def checks_table(self) -> pd.DataFrame:
         return pd.DataFrame([{"check": c.name, "result": c.status, "detail": c.detail} for c in self.checks])
 

@@ -158,6 +158,14 @@ def test_verdict_rows_repr_and_json_agree_on_status_and_interval(shipped):
     html = verdict_html(shipped, PAPER)
     assert f"{head.doubling_time_months_ci_low:.1f}–{head.doubling_time_months_ci_high:.1f}" in html
     assert ("not measured" in html) == (not shipped.measurable)
+    # the CSV files stand alone: the headline rule and row flagged, with the set, references, D0, status and verdict
+    rules = shipped.csv_table().set_index("rule")
+    assert rules["headline"].tolist() == [rule == shipped.headline_rule for rule in rules.index]
+    lead = rules.loc[shipped.headline_rule]
+    assert (lead["set"], lead["reference"], lead["d0"], lead["status"], lead["verdict"]) == (
+        shipped.headline_set, shipped.reference, shipped.d0, shipped.status, shipped.verdict)
+    flagged = shipped.csv_by_benchmark().query("headline")
+    assert flagged["row"].tolist() == ["paper"] and flagged["months"].iloc[0] == own["months"]
 
 
 def test_api_and_cli_give_the_same_slope_for_the_same_rule(shipped):
