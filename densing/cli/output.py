@@ -216,6 +216,11 @@ def _fit(columns: list[_Column], limit: int, keys_given: int | None = None) -> N
         for k in keys:
             if columns[k].width > cap:
                 columns[k].set_width(max(cap, _longest_word(columns[k].header)))
+    # a text column beside the row's name folds to the room left in its block (a block holds at least one column)
+    room = limit - _table_width(columns, keys) - 2 if keys else limit
+    for position, c in enumerate(columns):
+        if position not in keys and not c.numeric and c.width > room >= 8:
+            c.set_width(max(room, _longest_word(c.header)))
 
 
 def _console(width: int | None, file):
@@ -280,7 +285,7 @@ def render_table(frame, *, title: str | None = None, width: int | None = None, f
             if column.numeric:  # numbers keep their full width: the table may fold text, never a number
                 table.add_column(Text(column.lines), justify="right", no_wrap=True, min_width=column.width)
             else:
-                table.add_column(Text(column.lines), overflow="fold", min_width=column.width)
+                table.add_column(Text(column.lines), overflow="fold")
         needed = _table_width(columns, block)
         for row in range(len(frame)):
             table.add_row(*(Text(columns[c].cells[row]) for c in block))  # Text: user data is never parsed as markup

@@ -148,3 +148,36 @@ def test_booleans_print_as_words(capsys):
     render_table(pd.DataFrame({"check": ["saturation"], "passed": [False]}), width=80)
     out = capsys.readouterr().out
     assert "no" in out and "False" not in out
+
+
+def _characters(text: str) -> list[str]:
+    """The printed characters that carry content (no spaces, no rules), sorted: folding moves them, never drops them."""
+    return sorted(ch for ch in text if not ch.isspace() and ch != "─")
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_text_columns_fold_without_losing_a_character(width):
+    """Three long text columns (``densing eval --list``'s shape): every line fits and every character of every cell
+    and header is printed (a text column's fold once dropped characters where it was narrower than its minimum)."""
+    frame = pd.DataFrame({"benchmark": ["leaderboard_math_hard", "olmo_arc_challenge_mc_5shot", "mmlu"],
+                          "score task": ["leaderboard_math_hard", "densing_olmes_arc_challenge", "mmlu"],
+                          "loss task": ["densing_leaderboard_math_hard_loss", "", "densing_minerva_math_loss"]})
+    buffer = io.StringIO()
+    render_table(frame, width=width, file=buffer)
+    text = buffer.getvalue()
+    assert max(len(line) for line in text.splitlines()) <= width
+    expected = "".join(frame.columns) + "".join(frame.astype(str).to_numpy().ravel())
+    assert _characters(text) == _characters(expected)
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+@pytest.mark.parametrize("command", [("eval", "--list"), ("trend", "--n-boot", "30"), ("trend", "--by", "benchmark", "--n-boot", "30"),
+                                     ("density", "--fit", "llama-3.1_mmlu", "--targets", "results/public_models.csv")])
+def test_every_table_printing_command_fits_its_width(run_cli, monkeypatch, width, command):
+    from rich.cells import cell_len  # display columns: N̂ is two code points in one column
+
+    monkeypatch.setenv("COLUMNS", str(width))
+    code, out, err = run_cli(*command)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines and max(cell_len(line) for line in lines) <= width, max(lines, key=cell_len)
