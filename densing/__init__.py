@@ -34,8 +34,8 @@ The public names (``densing.__all__``; ``dir(densing)`` lists them before they l
     measure(models, suite=...)       -> MeasureResult: your models evaluated and placed against the headline's frontier
     DensingError, InputError, FitError, TraceError, EvalError, WorkerError: the errors densing raises
 """
-import functools
-from importlib import import_module
+import functools as _functools
+from importlib import import_module as _import_module
 
 from densing.errors import DensingError, EvalError, FitError, InputError, TraceError, WorkerError
 
@@ -58,7 +58,7 @@ _LAZY = {
 }
 
 
-@functools.lru_cache(maxsize=1)
+@_functools.lru_cache(maxsize=1)
 def _version() -> str:
     """The installed distribution's version, read once (every fit records it)."""
     from importlib.metadata import PackageNotFoundError, version
@@ -75,7 +75,7 @@ def __getattr__(name: str):
     if name not in _LAZY:
         raise AttributeError(f"module 'densing' has no attribute {name!r}")
     module_name, attribute = _LAZY[name]
-    module = import_module(module_name)
+    module = _import_module(module_name)
     return module if attribute is None else getattr(module, attribute)
 
 
@@ -83,5 +83,7 @@ __all__ = ["DensingError", "EvalError", "FitError", "InputError", "TraceError", 
 
 
 def __dir__() -> list[str]:
-    """The module's names and the lazy public ones (not yet loaded), for ``dir()`` and tab completion."""
-    return sorted(set(globals()) | set(__all__))
+    """The public names, loaded or not (``__all__``), and the submodules already imported, for ``dir()`` and tab
+    completion: nothing the module uses inside (``import_module``, ``functools``)."""
+    loaded = {name for name, value in globals().items() if type(value).__name__ == "module" and not name.startswith("_")}
+    return sorted(set(__all__) | loaded)

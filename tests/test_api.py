@@ -25,6 +25,10 @@ def test_dir_lists_the_public_api_without_loading_it():
     assert done.returncode == 0 and done.stdout.strip() == "[] []", done.stdout + done.stderr
 
 
+def test_dir_holds_no_name_the_module_uses_inside():
+    assert not {"import_module", "functools", "_LAZY", "_version"} & set(dir(densing))
+
+
 def test_all_holds_the_lazy_names_and_each_resolves():
     for name in ("fit_reference", "compute_density", "read_results", "measure_trend", "fit_trend", "ReferenceFit",
                  "WorkerError"):
