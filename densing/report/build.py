@@ -412,7 +412,7 @@ def _with_intervals(models: pd.DataFrame, densities: pd.DataFrame) -> pd.DataFra
 
 def provenance_footer(command: str | None, results_path: Path, *, seed: int, n_boot: int) -> str:
     """The footer a screenshot can be cited by: densing's version and commit, the date, the command, the seed and
-    draws, and the input table's SHA-256 (HTML, escaped)."""
+    draws (said once: apart only where the command does not give them), and the input table's SHA-256 (HTML, escaped)."""
     import datetime
     import hashlib
 
@@ -421,8 +421,9 @@ def provenance_footer(command: str | None, results_path: Path, *, seed: int, n_b
     digest = hashlib.sha256(results_path.read_bytes()).hexdigest()[:16]
     command = command or f"densing.report.build.build_report(results={str(results_path)!r}, seed={seed}, n_boot={n_boot})"
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
-    return (f"densing {esc(__version__)} · commit {esc(paths.source_commit())} · {today} · <code>{esc(command)}</code> · seed "
-            f"{seed}, {n_boot} draws · {esc(results_path.name)} sha256 {digest}… · method: Xiao et al. 2024, arXiv 2412.04315")
+    drawn = "" if f"--seed {seed}" in command and f"--n-boot {n_boot}" in command else f" · seed {seed}, {n_boot} draws"
+    return (f"densing {esc(__version__)} · commit {esc(paths.source_commit())} · {today} · <code>{esc(command)}</code>"
+            f"{drawn} · {esc(results_path.name)} sha256 {digest}… · method: Xiao et al. 2024, arXiv 2412.04315")
 
 
 #: Why density relative to a family at its own budget is not the paper's density at D0 = 1T.

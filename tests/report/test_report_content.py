@@ -221,8 +221,9 @@ def test_the_footer_cites_the_run_and_its_command_reproduces_the_headline(run_cl
     assert code == 0, err
     footer = re.search(r"<footer>(.*?)</footer>", out.read_text(), flags=re.S).group(1)
     digest = hashlib.sha256((paths.RESULTS / "public_models.csv").read_bytes()).hexdigest()[:16]
-    for words in (f"densing {__version__}", "commit ", "seed 3, 40 draws", f"public_models.csv sha256 {digest}"):
+    for words in (f"densing {__version__}", "commit ", "--n-boot 40 --seed 3", f"public_models.csv sha256 {digest}"):
         assert words in footer
+    assert "seed 3, 40 draws" not in footer  # the command gives them: said once
     assert re.search(r"· \d{4}-\d{2}-\d{2} ·", footer)
     command = shlex.split(re.search(r"<code>(.*?)</code>", footer).group(1).replace("&#x27;", "'"))
     assert command[:2] == ["densing", "report"]
