@@ -35,11 +35,12 @@ from densing.eval.benchmarks import (
 )
 from densing.eval.harness import (
     config_hash,
-    files_digest,
+    data_digest,
     lm_eval_version,
     quiet_expected_lm_eval_warnings,
     resolve_benchmarks,
     task_manager,
+    tasks_digest,
 )
 from densing.eval.loading import SWEEP_CONSTRAINTS, check_model_source, load_model
 from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, task_loss
@@ -246,6 +247,33 @@ def as_model_specs(models: str | Path | Sequence[ModelSpec | dict]) -> list[Mode
     return specs
 
 
+def sweep_hashes(
+    specs: Sequence[ModelSpec],
+    benches: Sequence[Benchmark],
+    manager: Any,
+    *,
+    backend: str = "hf",
+    limit: float | None = None,
+    include_paths: Sequence[str | Path] = (),
+    data_root: str | Path | None = None,
+    prefix_cache: bool = False,
+) -> dict[tuple[str, str], str]:
+    """The config hash of every (model, benchmark) pair of a sweep, by (model name, benchmark name): the
+    benchmark's own task files (:func:`~densing.eval.harness.tasks_digest` over densing's task folder and
+    ``include_paths``) and, when ``data_root`` is given, the content of its local data
+    (:func:`~densing.eval.harness.data_digest`)."""
+    roots = [TASKS_DIRECTORY, *map(Path, include_paths)]
+    data = data_digest(data_root) if data_root is not None else None
+    digests = {bench.name: tasks_digest(manager, bench, roots) for bench in benches}
+    return {
+        (spec.name, bench.name): config_hash(spec, bench, backend=backend, limit=None if limit is None else float(limit),
+                                             tasks_digest=digests[bench.name], data_digest=data,
+                                             prefix_cache=prefix_cache)
+        for spec in specs
+        for bench in benches
+    }
+
+
 def run_sweep(
     models: str | Path | Sequence[ModelSpec | dict],
     benchmarks: Sequence[str] | str,
@@ -265,6 +293,7 @@ def run_sweep(
     shard: tuple[int, int] | None = None,
     time_limit: float | None = None,
     isolate: bool | None = None,
+    check_source: Callable[[ModelSpec], None] = check_model_source,
 ) -> pd.DataFrame:
     """Evaluate every model on every benchmark into ``store``; return the sweep's rows.
 
@@ -275,7 +304,8 @@ def run_sweep(
 
     Everything is checked before anything runs (models file, model paths, benchmark names,
     backend), so bad input leaves the store untouched. Pairs whose part is in the store with the
-    same config hash are skipped, and a model whose pairs are all done is not loaded.
+    same config hash (:func:`sweep_hashes`) are skipped, and a model whose pairs are all done is not loaded: its
+    source (``check_source``, default :func:`check_model_source`) is checked only when it has pairs to do.
     ``on_progress(model, benchmark, status)`` is called with status ``"skipped"``, ``"running"``,
     ``"done"``, ``"sharded"`` (this shard's share is in the request cache) or ``"stopped"`` (the
     time limit came first).
@@ -294,7 +324,7 @@ def run_sweep(
     """
     # the options as given, for a model's own process (isolate): every parameter but the sweep's own
     options = {name: value for name, value in locals().items()
-               if name not in ("models", "benchmarks", "store", "on_progress", "isolate")}
+               if name not in ("models", "benchmarks", "store", "on_progress", "isolate", "check_source")}
     from densing.eval.benchmarks import parse_benchmark_list
 
     validate(SWEEP_CONSTRAINTS, backend=backend, limit=limit, time_limit=time_limit, device=device)
@@ -318,7 +348,6 @@ def run_sweep(
     limit = None if limit is None else float(limit)  # 5 and 5.0 are the same sweep
     specs = as_model_specs(models)
     for spec in specs:
-        check_model_source(spec)
         if backend == "vllm" and spec.gguf_file is not None:
             raise InputError(f"model {spec.name!r}: gguf_file: the vllm backend is not given GGUF files here; give the "
                              "model's directory, or use --backend hf")
@@ -345,23 +374,20 @@ def run_sweep(
     store = Path(store)
     if store.exists() and not store.is_dir():
         raise InputError(f"{store}: --out exists and is not a directory")
-    digest = files_digest([TASKS_DIRECTORY, *map(Path, include_paths)])
-    hashes = {
-        (spec.name, bench.name): config_hash(
-            spec, bench, backend=backend, limit=limit, tasks_digest=digest, data_root=data_root, prefix_cache=prefix_cache
-        )
-        for spec in specs
-        for bench in benches
-    }
+    hashes = sweep_hashes(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
+                          data_root=data_root, prefix_cache=prefix_cache)
+    pending = {spec.name: [b for b in benches if not is_done(store, spec.name, b.name, hashes[spec.name, b.name])]
+               for spec in specs}
+    for spec in specs:  # a model whose pairs are all in the store is neither loaded nor looked for
+        if pending[spec.name]:
+            check_source(spec)
     other_rank = False
     for spec in specs:
-        todo = []
-        for bench in benches:
-            if is_done(store, spec.name, bench.name, hashes[spec.name, bench.name]):
-                if on_progress:
+        todo = pending[spec.name]
+        if on_progress:
+            for bench in benches:
+                if bench not in todo:
                     on_progress(spec.name, bench.name, "skipped")
-            else:
-                todo.append(bench)
         if not todo:
             continue
         if isolate:
