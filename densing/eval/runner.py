@@ -247,6 +247,22 @@ def as_model_specs(models: str | Path | Sequence[ModelSpec | dict]) -> list[Mode
     return specs
 
 
+def sweep_data_root(names: Sequence[str], local_data: bool, data_root: str | Path | None) -> Path | None:
+    """The data root a sweep of benchmarks ``names`` reads (``data_root``, default ``$DENSING_SHARED_DATA`` or
+    ``../shared/data``), checked to hold the folders it needs; None when every benchmark comes from the Hub."""
+    request_sets = [name for name in names if name in OLMO_REQUEST_BENCHMARKS]
+    if not (local_data or any(name in OLMES_BENCHMARKS for name in names) or request_sets):
+        return None
+    from densing.paths import SHARED_DATA
+
+    root = Path(data_root if data_root is not None else SHARED_DATA)
+    if len(request_sets) < len(names) and not (root / "benchmarks").is_dir():
+        raise InputError(f"{root}: --data-root has no benchmarks/ folder (the local benchmark splits)")
+    if request_sets and not (root / "olmo_ladder" / "oe_eval_tasks").is_dir():
+        raise InputError(f"{root}: --data-root has no olmo_ladder/oe_eval_tasks/ folder (AI2's request sets)")
+    return root
+
+
 def sweep_hashes(
     specs: Sequence[ModelSpec],
     benches: Sequence[Benchmark],
@@ -352,18 +368,7 @@ def run_sweep(
             raise InputError(f"model {spec.name!r}: gguf_file: the vllm backend is not given GGUF files here; give the "
                              "model's directory, or use --backend hf")
     names = parse_benchmark_list(benchmarks) if isinstance(benchmarks, str) else list(dict.fromkeys(benchmarks))
-    request_sets = [name for name in names if name in OLMO_REQUEST_BENCHMARKS]
-    uses_local = local_data or any(name in OLMES_BENCHMARKS for name in names) or bool(request_sets)
-    if uses_local:
-        from densing.paths import SHARED_DATA
-
-        data_root = Path(data_root if data_root is not None else SHARED_DATA)
-        if len(request_sets) < len(names) and not (data_root / "benchmarks").is_dir():
-            raise InputError(f"{data_root}: --data-root has no benchmarks/ folder (the local benchmark splits)")
-        if request_sets and not (data_root / "olmo_ladder" / "oe_eval_tasks").is_dir():
-            raise InputError(f"{data_root}: --data-root has no olmo_ladder/oe_eval_tasks/ folder (AI2's request sets)")
-    else:
-        data_root = None
+    data_root = sweep_data_root(names, local_data, data_root)
     manager = task_manager(include_paths, names, data_root=data_root, local_data=local_data)
     benches = resolve_benchmarks(names, manager, local_data=local_data)
     unsafe = [b.name for b in benches if b.name in UNSAFE_CODE_BENCHMARKS]
@@ -447,6 +452,87 @@ def run_sweep(
             if (shard is None and time_limit is None) or path.exists():
                 frames.append(validate_results(pd.read_parquet(path), source=str(path)))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+#: The row columns a part must agree on with a sweep before :func:`rekey_store` gives it the sweep's key.
+REKEY_COLUMNS = ("model_path", "revision", "score_task", "limit", "backend", "lm_eval_version")
+
+
+def rekey_store(
+    store: str | Path,
+    models: str | Path | Sequence[ModelSpec | dict],
+    benchmarks: Sequence[str] | str,
+    *,
+    backend: str = "hf",
+    limit: float | None = None,
+    include_paths: Sequence[str | Path] = (),
+    local_data: bool = False,
+    data_root: str | Path | None = None,
+    prefix_cache: bool = False,
+) -> list[tuple[str, str, str]]:
+    """Give the parts of a sweep the config hash the sweep computes now (:func:`sweep_hashes`), rewriting the key
+    (the part's ``densing.config_hash`` metadata and its ``config_hash`` column) and nothing else; the options are
+    those of the sweep (``densing eval`` / ``densing measure``). For a store whose parts were written under another
+    form of the key: the caller vouches that each part was evaluated with the task files and local data the sweep
+    reads now (``git log`` on the benchmark's task files says whether they changed since the part's timestamp).
+
+    A part is left as it is when it is absent, or when its rows disagree with the sweep on what they record
+    (:data:`REKEY_COLUMNS`: model path, revision, score task, limit, backend, lm-eval version). No model is loaded.
+    Returns ``(model, benchmark, outcome)`` per pair: ``"rekeyed OLD → NEW"``, ``"current"``, ``"absent"``, or
+    ``"differs: …"``.
+    """
+    import pyarrow.parquet as pq
+
+    from densing.eval.benchmarks import parse_benchmark_list
+    from densing.eval.store import read_part_hash, rewrite_key
+
+    specs = as_model_specs(models)
+    names = parse_benchmark_list(benchmarks) if isinstance(benchmarks, str) else list(dict.fromkeys(benchmarks))
+    limit = None if limit is None else float(limit)
+    root = sweep_data_root(names, local_data, data_root)
+    manager = task_manager(include_paths, names, data_root=root, local_data=local_data)
+    benches = resolve_benchmarks(names, manager, local_data=local_data)
+    hashes = sweep_hashes(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
+                          data_root=root, prefix_cache=prefix_cache)
+    version = lm_eval_version()
+    outcomes = []
+    for spec in specs:
+        expected = {"model_path": spec.model, "revision": spec.revision, "limit": limit, "backend": backend,
+                    "lm_eval_version": version}
+        for bench in benches:
+            path = part_path(store, spec.name, bench.name)
+            old, new = read_part_hash(path), hashes[spec.name, bench.name]
+            if old is None:
+                outcomes.append((spec.name, bench.name, "absent"))
+                continue
+            if old == new:
+                outcomes.append((spec.name, bench.name, "current"))
+                continue
+            missing = [column for column in REKEY_COLUMNS if column not in pq.read_schema(path).names]
+            if missing:
+                outcomes.append((spec.name, bench.name, f"differs: no column {', '.join(missing)} (not a sweep's part)"))
+                continue
+            rows = pq.read_table(path, columns=list(REKEY_COLUMNS)).to_pandas()
+            differs = []
+            for column, want in {**expected, "score_task": bench.score_task}.items():
+                values = {_comparable(value) for value in rows[column].tolist()}
+                if values != {_comparable(want)}:
+                    differs.append(f"{column} {', '.join(sorted(map(str, values)))} (the sweep: {_comparable(want)})")
+            if differs:
+                outcomes.append((spec.name, bench.name, "differs: " + "; ".join(differs)))
+                continue
+            rewrite_key(path, new)
+            outcomes.append((spec.name, bench.name, f"rekeyed {old} → {new}"))
+    return outcomes
+
+
+def _comparable(value: Any) -> Any:
+    """A row value as :func:`rekey_store` compares it: NaN, NA and None alike, numbers as floats."""
+    if value is None or (not isinstance(value, (str, list, tuple)) and pd.isna(value)):
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return str(value)
 
 
 def evaluate(
