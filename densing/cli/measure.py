@@ -52,7 +52,8 @@ def measure(
         check_writable(csv)
     if store.exists() and not store.is_dir():
         raise InputError(f"{store}: --store exists and is not a directory")
-    checked = plan(models, suite, limit=limit, local_data=local_data, data_root=data_root, backend=backend, device=device)
+    checked = plan(models, suite, limit=limit, local_data=local_data, data_root=data_root, backend=backend, device=device,
+                   store=store)
     if checked.left_out:
         typer.echo(f"--suite {checked.suite} --local-data: {', '.join(checked.left_out)} left out (no local split)", err=True)
     started = time.monotonic()

@@ -11,6 +11,8 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+import yaml
+
 from densing.errors import EvalError, InputError
 from densing.eval.benchmarks import (
     KNOWN_BENCHMARKS,
@@ -132,15 +134,107 @@ def resolve_benchmarks(names: Sequence[str], manager: Any, *, local_data: bool =
     return resolved
 
 
-def files_digest(paths: Iterable[Path]) -> str:
+def _content_digest(files: Iterable[tuple[str, Path]]) -> str:
+    """SHA-256 (16 hex digits) of ``(name, path)`` pairs, sorted by name: each name, size and content."""
     digest = hashlib.sha256()
-    for root in paths:
-        root = Path(root)
-        files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".yaml", ".yml", ".py", ".jsonl", ".json"))
-        for path in files:
-            digest.update(str(path.relative_to(root)).encode())
-            digest.update(path.read_bytes())
+    for name, path in sorted(files, key=lambda pair: pair[0]):
+        content = path.read_bytes()
+        digest.update(f"{name}\0{len(content)}\0".encode())
+        digest.update(content)
     return digest.hexdigest()[:16]
+
+
+#: The folders of a data root that densing's loaders read: the local benchmark splits
+#: (:mod:`densing.eval.tasks.local_data`) and AI2's OLMo request sets (:mod:`densing.eval.tasks.oe_eval_requests`).
+DATA_FOLDERS = ("benchmarks", "olmo_ladder/oe_eval_tasks")
+
+
+def data_digest(data_root: str | Path) -> str:
+    """SHA-256 (16 hex digits) of the local data under ``data_root`` that the loaders read: every file of
+    :data:`DATA_FOLDERS` by its path relative to ``data_root`` and its content (hidden files left out).
+    Where the folder lies does not enter it: a copy at another path has the same digest."""
+    root = Path(data_root)
+    files = []
+    for folder in DATA_FOLDERS:
+        base = root / folder
+        if not base.is_dir():
+            continue
+        for path in base.rglob("*"):
+            relative = path.relative_to(root)
+            if path.is_file() and not any(part.startswith(".") for part in relative.parts):
+                files.append((relative.as_posix(), path))
+    return _content_digest(files)
+
+
+class _TaskYamlLoader(yaml.SafeLoader):
+    """A YAML loader that reads lm-eval task files for their structure: ``!function`` and other tags as plain text."""
+
+
+_TaskYamlLoader.add_multi_constructor("!", lambda loader, suffix, node: loader.construct_scalar(node)
+                                      if isinstance(node, yaml.ScalarNode) else None)
+
+
+def _yaml_closure(path: Path, into: set[Path]) -> None:
+    """``path`` and the files its ``include:`` names (relative to it), recursively, into ``into``."""
+    path = path.resolve()
+    if path in into or not path.is_file():
+        return
+    into.add(path)
+    try:
+        config = yaml.load(path.read_text(), Loader=_TaskYamlLoader)
+    except yaml.YAMLError:
+        return  # lm-eval reports a broken task file when it loads it; its bytes are in the digest all the same
+    included = config.get("include") if isinstance(config, dict) else None
+    for name in included if isinstance(included, list) else [included] if included else []:
+        if isinstance(name, str):
+            _yaml_closure(path.parent / name, into)
+
+
+def benchmark_task_files(manager: Any, bench: Benchmark, roots: Sequence[str | Path]) -> list[tuple[str, Path]]:
+    """The task files under ``roots`` that ``bench`` is evaluated from, as ``(name, path)`` with ``name``
+    ``<i>/<path relative to roots[i]>``: the YAML of each of its lm-eval tasks and groups as ``manager`` indexes
+    them (groups, tags and their members, recursively; each file with its ``include:`` chain), every Python module
+    and JSON file under the roots (the loaders, metrics and few-shot examples the YAMLs name), and the splits
+    shipped in ``<root>/data``. Files outside ``roots`` (lm-eval's built-in tasks) are fixed by lm-eval's version."""
+    index = manager.task_index
+    yamls: set[Path] = set()
+    seen: set[str] = set()
+    pending = list(bench.tasks())
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        entry = index.get(name)
+        if entry is None:
+            continue
+        kind = getattr(entry.kind, "name", str(entry.kind))
+        if kind == "TAG":
+            pending.extend(sorted(entry.tags))
+        if entry.yaml_path:
+            _yaml_closure(Path(entry.yaml_path), yamls)
+        members = (entry.cfg or {}).get("task") if kind == "GROUP" else None
+        for member in members if isinstance(members, list) else [members] if members else []:
+            if isinstance(member, str):
+                pending.append(member)
+            elif isinstance(member, dict) and isinstance(member.get("task"), str):
+                pending.append(member["task"])
+    resolved = [Path(root).resolve() for root in roots]
+    files: dict[str, Path] = {}
+    for i, root in enumerate(resolved):
+        for path in root.rglob("*"):
+            relative = path.relative_to(root)
+            if not path.is_file() or "__pycache__" in relative.parts:
+                continue
+            if path.suffix in (".py", ".json") or relative.parts[0] == "data" or path in yamls:
+                files[f"{i}/{relative.as_posix()}"] = path
+    return sorted(files.items())
+
+
+def tasks_digest(manager: Any, bench: Benchmark, roots: Sequence[str | Path]) -> str:
+    """SHA-256 (16 hex digits) of :func:`benchmark_task_files`: a task file added or changed for another
+    benchmark leaves it as it is."""
+    return _content_digest(benchmark_task_files(manager, bench, roots))
 
 
 def config_hash(
@@ -150,13 +244,14 @@ def config_hash(
     backend: str,
     limit: float | None,
     tasks_digest: str,
-    data_root: str | Path | None = None,
+    data_digest: str | None = None,
     prefix_cache: bool = False,
 ) -> str:
     """SHA-256 (16 hex digits) of everything that changes a pair's rows: what model is loaded,
-    the benchmark's tasks and shots, the task files, the limit, the backend, lm-eval's version,
-    the local data folder, and the metadata written into the rows (params, training tokens,
-    release date)."""
+    the benchmark's tasks and shots, its task files (``tasks_digest``, :func:`tasks_digest`), the limit,
+    the backend, lm-eval's version, the content of the local data (``data_digest``, :func:`data_digest`;
+    None for data from the Hub), and the metadata written into the rows (params, training tokens,
+    release date). No path enters it: a store is found done wherever the repository and the data lie."""
     payload: dict[str, Any] = {
         "model": spec.load_identity(),
         "metadata": {k: getattr(spec, k) for k in ("name", "params", "non_embedding_params", "train_tokens", "release_date", "family")},
@@ -166,10 +261,10 @@ def config_hash(
         "lm_eval": lm_eval_version(),
         "tasks": tasks_digest,
     }
-    if bench.style != "lm-eval":  # absent for lm-eval-style benchmarks, so older stores keep their hashes
+    if bench.style != "lm-eval":
         payload["style"] = bench.style
-    if data_root is not None:
-        payload["data_root"] = str(Path(data_root).resolve())
+    if data_digest is not None:
+        payload["data"] = data_digest
     if prefix_cache:
         payload["prefix_cache"] = True
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]

@@ -35,11 +35,12 @@ from densing.eval.benchmarks import (
 )
 from densing.eval.harness import (
     config_hash,
-    files_digest,
+    data_digest,
     lm_eval_version,
     quiet_expected_lm_eval_warnings,
     resolve_benchmarks,
     task_manager,
+    tasks_digest,
 )
 from densing.eval.loading import SWEEP_CONSTRAINTS, check_model_source, load_model
 from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, task_loss
@@ -246,6 +247,49 @@ def as_model_specs(models: str | Path | Sequence[ModelSpec | dict]) -> list[Mode
     return specs
 
 
+def sweep_data_root(names: Sequence[str], local_data: bool, data_root: str | Path | None) -> Path | None:
+    """The data root a sweep of benchmarks ``names`` reads (``data_root``, default ``$DENSING_SHARED_DATA`` or
+    ``../shared/data``), checked to hold the folders it needs; None when every benchmark comes from the Hub."""
+    request_sets = [name for name in names if name in OLMO_REQUEST_BENCHMARKS]
+    if not (local_data or any(name in OLMES_BENCHMARKS for name in names) or request_sets):
+        return None
+    from densing.paths import SHARED_DATA
+
+    root = Path(data_root if data_root is not None else SHARED_DATA)
+    if len(request_sets) < len(names) and not (root / "benchmarks").is_dir():
+        raise InputError(f"{root}: --data-root has no benchmarks/ folder (the local benchmark splits)")
+    if request_sets and not (root / "olmo_ladder" / "oe_eval_tasks").is_dir():
+        raise InputError(f"{root}: --data-root has no olmo_ladder/oe_eval_tasks/ folder (AI2's request sets)")
+    return root
+
+
+def sweep_hashes(
+    specs: Sequence[ModelSpec],
+    benches: Sequence[Benchmark],
+    manager: Any,
+    *,
+    backend: str = "hf",
+    limit: float | None = None,
+    include_paths: Sequence[str | Path] = (),
+    data_root: str | Path | None = None,
+    prefix_cache: bool = False,
+) -> dict[tuple[str, str], str]:
+    """The config hash of every (model, benchmark) pair of a sweep, by (model name, benchmark name): the
+    benchmark's own task files (:func:`~densing.eval.harness.tasks_digest` over densing's task folder and
+    ``include_paths``) and, when ``data_root`` is given, the content of its local data
+    (:func:`~densing.eval.harness.data_digest`)."""
+    roots = [TASKS_DIRECTORY, *map(Path, include_paths)]
+    data = data_digest(data_root) if data_root is not None else None
+    digests = {bench.name: tasks_digest(manager, bench, roots) for bench in benches}
+    return {
+        (spec.name, bench.name): config_hash(spec, bench, backend=backend, limit=None if limit is None else float(limit),
+                                             tasks_digest=digests[bench.name], data_digest=data,
+                                             prefix_cache=prefix_cache)
+        for spec in specs
+        for bench in benches
+    }
+
+
 def run_sweep(
     models: str | Path | Sequence[ModelSpec | dict],
     benchmarks: Sequence[str] | str,
@@ -265,6 +309,7 @@ def run_sweep(
     shard: tuple[int, int] | None = None,
     time_limit: float | None = None,
     isolate: bool | None = None,
+    check_source: Callable[[ModelSpec], None] = check_model_source,
 ) -> pd.DataFrame:
     """Evaluate every model on every benchmark into ``store``; return the sweep's rows.
 
@@ -275,7 +320,8 @@ def run_sweep(
 
     Everything is checked before anything runs (models file, model paths, benchmark names,
     backend), so bad input leaves the store untouched. Pairs whose part is in the store with the
-    same config hash are skipped, and a model whose pairs are all done is not loaded.
+    same config hash (:func:`sweep_hashes`) are skipped, and a model whose pairs are all done is not loaded: its
+    source (``check_source``, default :func:`check_model_source`) is checked only when it has pairs to do.
     ``on_progress(model, benchmark, status)`` is called with status ``"skipped"``, ``"running"``,
     ``"done"``, ``"sharded"`` (this shard's share is in the request cache) or ``"stopped"`` (the
     time limit came first).
@@ -294,7 +340,7 @@ def run_sweep(
     """
     # the options as given, for a model's own process (isolate): every parameter but the sweep's own
     options = {name: value for name, value in locals().items()
-               if name not in ("models", "benchmarks", "store", "on_progress", "isolate")}
+               if name not in ("models", "benchmarks", "store", "on_progress", "isolate", "check_source")}
     from densing.eval.benchmarks import parse_benchmark_list
 
     validate(SWEEP_CONSTRAINTS, backend=backend, limit=limit, time_limit=time_limit, device=device)
@@ -318,23 +364,11 @@ def run_sweep(
     limit = None if limit is None else float(limit)  # 5 and 5.0 are the same sweep
     specs = as_model_specs(models)
     for spec in specs:
-        check_model_source(spec)
         if backend == "vllm" and spec.gguf_file is not None:
             raise InputError(f"model {spec.name!r}: gguf_file: the vllm backend is not given GGUF files here; give the "
                              "model's directory, or use --backend hf")
     names = parse_benchmark_list(benchmarks) if isinstance(benchmarks, str) else list(dict.fromkeys(benchmarks))
-    request_sets = [name for name in names if name in OLMO_REQUEST_BENCHMARKS]
-    uses_local = local_data or any(name in OLMES_BENCHMARKS for name in names) or bool(request_sets)
-    if uses_local:
-        from densing.paths import SHARED_DATA
-
-        data_root = Path(data_root if data_root is not None else SHARED_DATA)
-        if len(request_sets) < len(names) and not (data_root / "benchmarks").is_dir():
-            raise InputError(f"{data_root}: --data-root has no benchmarks/ folder (the local benchmark splits)")
-        if request_sets and not (data_root / "olmo_ladder" / "oe_eval_tasks").is_dir():
-            raise InputError(f"{data_root}: --data-root has no olmo_ladder/oe_eval_tasks/ folder (AI2's request sets)")
-    else:
-        data_root = None
+    data_root = sweep_data_root(names, local_data, data_root)
     manager = task_manager(include_paths, names, data_root=data_root, local_data=local_data)
     benches = resolve_benchmarks(names, manager, local_data=local_data)
     unsafe = [b.name for b in benches if b.name in UNSAFE_CODE_BENCHMARKS]
@@ -345,23 +379,20 @@ def run_sweep(
     store = Path(store)
     if store.exists() and not store.is_dir():
         raise InputError(f"{store}: --out exists and is not a directory")
-    digest = files_digest([TASKS_DIRECTORY, *map(Path, include_paths)])
-    hashes = {
-        (spec.name, bench.name): config_hash(
-            spec, bench, backend=backend, limit=limit, tasks_digest=digest, data_root=data_root, prefix_cache=prefix_cache
-        )
-        for spec in specs
-        for bench in benches
-    }
+    hashes = sweep_hashes(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
+                          data_root=data_root, prefix_cache=prefix_cache)
+    pending = {spec.name: [b for b in benches if not is_done(store, spec.name, b.name, hashes[spec.name, b.name])]
+               for spec in specs}
+    for spec in specs:  # a model whose pairs are all in the store is neither loaded nor looked for
+        if pending[spec.name]:
+            check_source(spec)
     other_rank = False
     for spec in specs:
-        todo = []
-        for bench in benches:
-            if is_done(store, spec.name, bench.name, hashes[spec.name, bench.name]):
-                if on_progress:
+        todo = pending[spec.name]
+        if on_progress:
+            for bench in benches:
+                if bench not in todo:
                     on_progress(spec.name, bench.name, "skipped")
-            else:
-                todo.append(bench)
         if not todo:
             continue
         if isolate:
@@ -421,6 +452,87 @@ def run_sweep(
             if (shard is None and time_limit is None) or path.exists():
                 frames.append(validate_results(pd.read_parquet(path), source=str(path)))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+#: The row columns a part must agree on with a sweep before :func:`rekey_store` gives it the sweep's key.
+REKEY_COLUMNS = ("model_path", "revision", "score_task", "limit", "backend", "lm_eval_version")
+
+
+def rekey_store(
+    store: str | Path,
+    models: str | Path | Sequence[ModelSpec | dict],
+    benchmarks: Sequence[str] | str,
+    *,
+    backend: str = "hf",
+    limit: float | None = None,
+    include_paths: Sequence[str | Path] = (),
+    local_data: bool = False,
+    data_root: str | Path | None = None,
+    prefix_cache: bool = False,
+) -> list[tuple[str, str, str]]:
+    """Give the parts of a sweep the config hash the sweep computes now (:func:`sweep_hashes`), rewriting the key
+    (the part's ``densing.config_hash`` metadata and its ``config_hash`` column) and nothing else; the options are
+    those of the sweep (``densing eval`` / ``densing measure``). For a store whose parts were written under another
+    form of the key: the caller vouches that each part was evaluated with the task files and local data the sweep
+    reads now (``git log`` on the benchmark's task files says whether they changed since the part's timestamp).
+
+    A part is left as it is when it is absent, or when its rows disagree with the sweep on what they record
+    (:data:`REKEY_COLUMNS`: model path, revision, score task, limit, backend, lm-eval version). No model is loaded.
+    Returns ``(model, benchmark, outcome)`` per pair: ``"rekeyed OLD → NEW"``, ``"current"``, ``"absent"``, or
+    ``"differs: …"``.
+    """
+    import pyarrow.parquet as pq
+
+    from densing.eval.benchmarks import parse_benchmark_list
+    from densing.eval.store import read_part_hash, rewrite_key
+
+    specs = as_model_specs(models)
+    names = parse_benchmark_list(benchmarks) if isinstance(benchmarks, str) else list(dict.fromkeys(benchmarks))
+    limit = None if limit is None else float(limit)
+    root = sweep_data_root(names, local_data, data_root)
+    manager = task_manager(include_paths, names, data_root=root, local_data=local_data)
+    benches = resolve_benchmarks(names, manager, local_data=local_data)
+    hashes = sweep_hashes(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
+                          data_root=root, prefix_cache=prefix_cache)
+    version = lm_eval_version()
+    outcomes = []
+    for spec in specs:
+        expected = {"model_path": spec.model, "revision": spec.revision, "limit": limit, "backend": backend,
+                    "lm_eval_version": version}
+        for bench in benches:
+            path = part_path(store, spec.name, bench.name)
+            old, new = read_part_hash(path), hashes[spec.name, bench.name]
+            if old is None:
+                outcomes.append((spec.name, bench.name, "absent"))
+                continue
+            if old == new:
+                outcomes.append((spec.name, bench.name, "current"))
+                continue
+            missing = [column for column in REKEY_COLUMNS if column not in pq.read_schema(path).names]
+            if missing:
+                outcomes.append((spec.name, bench.name, f"differs: no column {', '.join(missing)} (not a sweep's part)"))
+                continue
+            rows = pq.read_table(path, columns=list(REKEY_COLUMNS)).to_pandas()
+            differs = []
+            for column, want in {**expected, "score_task": bench.score_task}.items():
+                values = {_comparable(value) for value in rows[column].tolist()}
+                if values != {_comparable(want)}:
+                    differs.append(f"{column} {', '.join(sorted(map(str, values)))} (the sweep: {_comparable(want)})")
+            if differs:
+                outcomes.append((spec.name, bench.name, "differs: " + "; ".join(differs)))
+                continue
+            rewrite_key(path, new)
+            outcomes.append((spec.name, bench.name, f"rekeyed {old} → {new}"))
+    return outcomes
+
+
+def _comparable(value: Any) -> Any:
+    """A row value as :func:`rekey_store` compares it: NaN, NA and None alike, numbers as floats."""
+    if value is None or (not isinstance(value, (str, list, tuple)) and pd.isna(value)):
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return str(value)
 
 
 def evaluate(

@@ -70,7 +70,23 @@ def write_part(
     """
     path = part_path(store, model, benchmark)
     frame = rows if validated else validate_results(rows, source=f"{model} / {benchmark}")
-    table = pa.Table.from_pandas(frame, preserve_index=False)
+    _write_table(path, pa.Table.from_pandas(frame, preserve_index=False), config_hash)
+    return path
+
+
+def rewrite_key(path: Path, config_hash: str) -> None:
+    """Give the part at ``path`` the key ``config_hash`` (its ``densing.config_hash`` metadata and its
+    ``config_hash`` column), atomically; every other column and value is kept as it is."""
+    table = pq.read_table(path)
+    if "config_hash" in table.column_names:
+        index = table.column_names.index("config_hash")
+        column = pa.array([config_hash] * table.num_rows, type=table.schema.field(index).type)
+        table = table.set_column(index, table.schema.field(index), column)
+    _write_table(path, table, config_hash)
+
+
+def _write_table(path: Path, table: pa.Table, config_hash: str) -> None:
+    """Write ``table`` as the part at ``path`` with its key in the file metadata, atomically."""
     metadata = dict(table.schema.metadata or {})
     metadata[b"densing.config_hash"] = config_hash.encode()
     table = table.replace_schema_metadata(metadata)
@@ -88,7 +104,6 @@ def write_part(
     finally:
         if temporary.exists():
             temporary.unlink()
-    return path
 
 
 def _writer_alive(temporary: Path) -> bool:
@@ -156,3 +171,55 @@ def request_shard(args: Sequence[Any], shards: int) -> int:
     generation keywords): CRC-32 of their JSON, so every process and every resumed run splits a
     benchmark's requests the same way whatever is already cached."""
     return zlib.crc32(json.dumps(list(args), sort_keys=True, default=str).encode()) % shards
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m densing.eval.store rekey STORE --models M (--benchmarks B | --suite S) [sweep options]``: give a
+    sweep's parts the key the sweep computes now (:func:`densing.eval.runner.rekey_store`), one line per pair."""
+    import argparse
+    import sys
+
+    from densing.errors import DensingError
+
+    parser = argparse.ArgumentParser(prog="python -m densing.eval.store",
+                                     description="Results-store maintenance that loads no model.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    rekey = commands.add_parser("rekey", help="give a sweep's parts the key the sweep computes now (rows unchanged)")
+    rekey.add_argument("store", type=Path)
+    rekey.add_argument("--models", required=True, type=Path, help="the sweep's models file")
+    which = rekey.add_mutually_exclusive_group(required=True)
+    which.add_argument("--benchmarks", help="comma-separated benchmark names, as densing eval")
+    which.add_argument("--suite", help="a suite's benchmarks, as densing measure (with --local-data: those with local splits)")
+    rekey.add_argument("--local-data", action="store_true")
+    rekey.add_argument("--data-root", type=Path)
+    rekey.add_argument("--limit", type=float)
+    rekey.add_argument("--prefix-cache", action="store_true")
+    rekey.add_argument("--backend", default="hf")
+    rekey.add_argument("--include-path", action="append", default=[], type=Path)
+    args = parser.parse_args(argv)
+    try:
+        from densing.eval.runner import rekey_store
+
+        if not args.store.is_dir():
+            raise InputError(f"{args.store}: no such results store directory")
+        if not args.models.is_file():
+            raise InputError(f"{args.models}: no such models file")
+        if args.suite is not None:
+            from densing.eval.benchmarks import suite_benchmarks
+
+            names = suite_benchmarks(args.suite.strip(), local_data=args.local_data)[0]
+        else:
+            names = args.benchmarks
+        outcomes = rekey_store(args.store, args.models, names, backend=args.backend, limit=args.limit,
+                               include_paths=args.include_path, local_data=args.local_data, data_root=args.data_root,
+                               prefix_cache=args.prefix_cache)
+    except DensingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for model, benchmark, outcome in outcomes:
+        print(f"{model} / {benchmark}: {outcome}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

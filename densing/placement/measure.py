@@ -89,8 +89,13 @@ class Plan:
 
 
 def plan(models, suite: str, *, limit: float | None = None, local_data: bool = False,
-         data_root: str | Path | None = None, backend: str = "hf", device: str | None = None) -> Plan:
-    """Check every input of :func:`measure` (module docstring, step 1) without evaluating anything."""
+         data_root: str | Path | None = None, backend: str = "hf", device: str | None = None,
+         store: str | Path | None = None) -> Plan:
+    """Check every input of :func:`measure` (module docstring, step 1) without evaluating anything.
+
+    A model with a part in ``store`` for each of the suite's benchmarks has its source checked by the sweep instead,
+    once the parts' config hashes are read (still before anything is evaluated): a model whose pairs are all in the
+    store is not needed, and need not be installed."""
     from densing.eval.benchmarks import PUBLIC_TABLE_BENCHMARKS, suite_benchmarks, suite_table
     from densing.eval.loading import SWEEP_CONSTRAINTS
     from densing.eval.runner import as_model_specs
@@ -104,8 +109,11 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
         raise InputError(f"suite: expected a suite name, got {suite!r}")
     names, left_out = suite_benchmarks(suite.strip(), local_data=local_data)
     validate({k: SWEEP_CONSTRAINTS[k] for k in ("backend", "limit", "device")}, backend=backend, limit=limit, device=device)
+    from densing.eval.store import part_path
+
     for spec in specs:
-        check_offline_source(spec)
+        if store is None or not all(part_path(store, spec.name, name).is_file() for name in names):
+            check_offline_source(spec)
     root = None
     if local_data:
         from densing.paths import SHARED_DATA
@@ -364,14 +372,16 @@ def measure(
     from densing.trend.measure import HEADLINE_RULE, measure_trend
 
     say = on_progress or (lambda line: None)
-    checked = plan(models, suite, limit=limit, local_data=local_data, data_root=data_root, backend=backend, device=device)
+    checked = plan(models, suite, limit=limit, local_data=local_data, data_root=data_root, backend=backend, device=device,
+                   store=store)
 
     def progress(model: str, benchmark: str, status: str) -> None:
         say(f"{model} / {benchmark}: " + {"skipped": "in the store, reused", "running": "evaluating …"}.get(status, status))
 
     rows = run_sweep(list(checked.specs), list(checked.benchmarks), store, backend=backend, limit=checked.limit,
                      device=device, batch_size=batch_size, on_progress=progress, local_data=local_data,
-                     data_root=checked.data_root, prefix_cache=prefix_cache, allow_unsafe_code=allow_unsafe_code)
+                     data_root=checked.data_root, prefix_cache=prefix_cache, allow_unsafe_code=allow_unsafe_code,
+                     check_source=check_offline_source)
     scores = public_scores(rows, checked.specs)
     if measurement is None:
         from densing.data import read_results
