@@ -11,7 +11,9 @@ A result is a frozen dataclass that inherits :class:`Result`. It gets
 
 ``conf_int()`` has one shape for every result: a DataFrame indexed by ``quantity`` with the columns
 ``estimate``, ``ci_low`` and ``ci_high``. Each pair of fields ``X_ci_low``/``X_ci_high`` is row ``X``; its
-estimate is field ``X``, else the field ``_ci_estimates`` names for it (``{"slope": "slope_per_day"}``), else NaN. A nested result's rows follow, named ``field.X``. A result with no intervals gives the frame with no rows.
+estimate is field ``X``, else the field ``_ci_estimates`` names for it (``{"slope": "slope_per_day"}``), else
+NaN. A nested result's rows follow, named ``field.X`` (not those of a field left out by ``_dict_exclude``). A
+result with no intervals gives the frame with no rows.
 
 ``_summary_items()`` gives the (name, value) pairs that ``summary()`` and ``_repr_html_()`` show (default: the
 fields of ``to_dict``); a type with bulky fields shows shorter ones there.
@@ -112,7 +114,7 @@ class Result:
                 estimate = quantity if quantity in names else self._ci_estimates.get(quantity)
                 rows[quantity] = (math.nan if estimate is None else getattr(self, estimate), value,
                                   getattr(self, quantity + "_ci_high"))
-            elif isinstance(value, Result):
+            elif isinstance(value, Result) and name not in self._dict_exclude:
                 for quantity, row in value.conf_int().iterrows():
                     rows[f"{name}.{quantity}"] = tuple(row)
         return interval_frame(rows)

@@ -70,6 +70,7 @@ def test_the_trend_measurement(measurement):
     assert interval.loc["doubling_time_months"].tolist() == pytest.approx(
         [head.doubling_time_months, head.doubling_time_months_ci_low, head.doubling_time_months_ci_high], nan_ok=True)
     assert interval.loc["slope", "estimate"] == head.slope_per_day
+    assert list(measurement.breakpoint.conf_int().index) == ["before.slope", "after.slope"]
     frame = measurement.to_frame()
     assert list(frame["rule"]) == list(measurement.rules) and "months" in frame.columns
     data = measurement.to_dict()
