@@ -29,3 +29,7 @@ class EvalError(DensingError, RuntimeError):
 
 class WorkerError(DensingError, RuntimeError):
     """A worker process died (killed, out of memory) before it handed back its result."""
+
+
+class RegistryError(InputError):
+    """A name registered twice in one of densing's registries (:class:`densing.registry.Registry`)."""

@@ -6,7 +6,17 @@ A result is a frozen dataclass that inherits :class:`Result`. It gets
   as its own ``to_dict()``; fields named in ``_dict_exclude`` (bulky arrays) left out;
 - ``to_frame()``: one row of its fields (raw values: NaN stays NaN), the same fields left out;
 - ``_repr_html_()``: a field/value table for notebooks (numbers by :func:`densing.numbers.format_number`);
-- ``summary()``: the same fields as plain text, one ``field: value`` line each (numbers by the one rule).
+- ``summary()``: the same fields as plain text, one ``field: value`` line each (numbers by the one rule);
+- ``conf_int()``: the intervals of its headline numbers as a DataFrame, one row per quantity (below).
+
+``conf_int()`` has one shape for every result: a DataFrame indexed by ``quantity`` with the columns
+``estimate``, ``ci_low`` and ``ci_high``. Each pair of fields ``X_ci_low``/``X_ci_high`` is row ``X``; its
+estimate is field ``X``, else the field ``_ci_estimates`` names for it (``{"slope": "slope_per_day"}``), else
+NaN. A nested result's rows follow, named ``field.X`` (not those of a field left out by ``_dict_exclude``). A
+result with no intervals gives the frame with no rows.
+
+``_summary_items()`` gives the (name, value) pairs that ``summary()`` and ``_repr_html_()`` show (default: the
+fields of ``to_dict``); a type with bulky fields shows shorter ones there.
 
 A type whose JSON or table has another shape overrides the method; a type whose dict gains a
 derived value extends ``to_dict`` with ``{**super().to_dict(), ...}``.
@@ -18,18 +28,45 @@ from dataclasses import fields
 from typing import ClassVar
 
 
+CONF_INT_COLUMNS = ("estimate", "ci_low", "ci_high")
+
+
 def _json_value(value):
     if isinstance(value, Result):
         return value.to_dict()
     if isinstance(value, float) and not math.isfinite(value):
         return None
+    if isinstance(value, (tuple, list)) and any(isinstance(v, Result) for v in value):
+        return [_json_value(v) for v in value]
+    if isinstance(value, dict) and any(isinstance(v, Result) for v in value.values()):
+        return {k: _json_value(v) for k, v in value.items()}
     return value
+
+
+def frame_records(frame) -> list[dict]:
+    """A DataFrame's rows as JSON-ready dicts: numpy scalars as Python numbers, a non-finite number as None."""
+    def plain(value):
+        if hasattr(value, "item") and not isinstance(value, (str, bytes)) and getattr(value, "ndim", 1) == 0:
+            value = value.item()
+        return _json_value(value)
+
+    return [{str(k): plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
+
+
+def interval_frame(rows: dict[str, tuple[float, float, float]]):
+    """The frame :meth:`Result.conf_int` returns: ``quantity`` → (estimate, ci_low, ci_high)."""
+    import pandas as pd
+
+    frame = pd.DataFrame([list(v) for v in rows.values()], columns=list(CONF_INT_COLUMNS), index=list(rows), dtype=float)
+    frame.index.name = "quantity"
+    return frame
 
 
 class Result:
     """Mixin for frozen dataclasses of results: ``to_dict``, ``to_frame``, ``_repr_html_``."""
 
     _dict_exclude: ClassVar[tuple[str, ...]] = ()
+    _ci_estimates: ClassVar[dict[str, str]] = {}   # interval X → the field of its estimate, where it is not X
 
     def _fields(self) -> list[str]:
         return [f.name for f in fields(self) if f.name not in self._dict_exclude]
@@ -56,12 +93,34 @@ class Result:
             shown = str(value)
             return shown if len(shown) <= 100 else shown[:97] + "…"
 
-        names = self._fields()
-        width = max((len(n) for n in names), default=0)
-        return "\n".join([type(self).__name__, *(f"  {n:<{width}}  {text(getattr(self, n))}" for n in names)])
+        items = self._summary_items()
+        width = max((len(n) for n, _ in items), default=0)
+        return "\n".join([type(self).__name__, *(f"  {n:<{width}}  {text(v)}" for n, v in items)])
+
+    def _summary_items(self) -> list[tuple[str, object]]:
+        """The (name, value) pairs of :meth:`summary` and the notebook table: the fields of :meth:`to_dict`."""
+        return [(name, getattr(self, name)) for name in self._fields()]
+
+    def conf_int(self):
+        """The intervals of the headline numbers: a DataFrame indexed by ``quantity`` with columns ``estimate``,
+        ``ci_low``, ``ci_high`` (module docstring: each ``X_ci_low``/``X_ci_high`` pair is row ``X``, a nested
+        result's rows are ``field.X``); no rows when the result has no intervals."""
+        names = [f.name for f in fields(self)]
+        rows: dict[str, tuple[float, float, float]] = {}
+        for name in names:
+            value = getattr(self, name)
+            if name.endswith("_ci_low") and name.removesuffix("_ci_low") + "_ci_high" in names:
+                quantity = name.removesuffix("_ci_low")
+                estimate = quantity if quantity in names else self._ci_estimates.get(quantity)
+                rows[quantity] = (math.nan if estimate is None else getattr(self, estimate), value,
+                                  getattr(self, quantity + "_ci_high"))
+            elif isinstance(value, Result) and name not in self._dict_exclude:
+                for quantity, row in value.conf_int().iterrows():
+                    rows[f"{name}.{quantity}"] = tuple(row)
+        return interval_frame(rows)
 
     def _repr_html_(self) -> str:
         from densing import _html
 
-        return _html.table(["field", "value"], [(name, getattr(self, name)) for name in self._fields()],
-                           caption=type(self).__name__)
+        return _html.table(["field", "value"], self._summary_items(), caption=type(self).__name__)
+

@@ -27,10 +27,9 @@ eval_app = typer.Typer(
 
 
 def _render(frame, output_format: str, columns: list[str]) -> None:
-    from densing.cli.output import FORMATS, print_frame
+    from densing.cli.output import OUTPUTS, print_frame
 
-    if output_format not in FORMATS:
-        raise InputError(f"--format: expected table, json or csv, got {output_format!r}")
+    OUTPUTS.get(output_format)  # an unknown format is an InputError before any work
     print_frame(frame[[c for c in columns if c in frame.columns]], output_format, title=_loss_title(frame))
 
 
@@ -120,10 +119,9 @@ def sweep(
     if list_benchmarks:
         from densing.eval.benchmarks import benchmark_table
 
-        from densing.cli.output import FORMATS, print_frame
+        from densing.cli.output import OUTPUTS, print_frame
 
-        if output_format not in FORMATS:
-            raise InputError(f"--format: expected table, json or csv, got {output_format!r}")
+        OUTPUTS.get(output_format)  # an unknown format is an InputError before any work
         print_frame(benchmark_table(local_data=local_data), output_format,
                     title="densing's benchmarks (any lm-eval task name works too)")
         return
@@ -247,11 +245,10 @@ def merge_cache_command(
     """Merge the request caches of sharded runs made on several machines into one store."""
     import pandas as pd
 
-    from densing.cli.output import FORMATS, print_frame
+    from densing.cli.output import OUTPUTS, print_frame
     from densing.eval.request_cache import merge_request_caches
 
-    if output_format not in FORMATS:
-        raise InputError(f"--format: expected table, json or csv, got {output_format!r}")
+    OUTPUTS.get(output_format)  # an unknown format is an InputError before any work
     merged = merge_request_caches(sources, into)
     frame = pd.DataFrame([{"cache": m.folder, "requests": m.requests,
                            **{f"from {source}": count for source, count in zip(sources, m.added)},

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from enum import Enum
 
+from densing.registry import Registry
+
 
 class Format(str, Enum):
     """``--format`` of every command that prints a table."""
@@ -309,20 +311,32 @@ def print_text(text: str, *, file=None) -> None:
         console.print(Text(paragraph))
 
 
+def _write_json(frame, **_) -> None:
+    sys.stdout.write(to_json(frame) + "\n")
+
+
+def _write_csv(frame, **_) -> None:
+    sys.stdout.write(to_csv(frame))
+
+
+def _write_table(frame, *, title=None, keys=None, wide=False) -> None:
+    render_table(frame, title=title, keys=keys, wide=wide)
+
+
+#: The output formats, by name: each a writer ``(frame, *, title, keys, wide)`` of stdout (a
+#: :class:`densing.registry.Registry`; ``--format`` takes these names).
+OUTPUTS: Registry = Registry("--format", [(Format.table.value, _write_table), (Format.json.value, _write_json),
+                                          (Format.csv.value, _write_csv)])
+
+
 def print_frame(frame, fmt: Format | str = Format.table, *, title: str | None = None, keys: int | None = None,
                 wide: bool = False) -> None:
-    """Print ``frame`` to stdout in ``fmt`` (table|json|csv); the title is shown with tables only.
+    """Print ``frame`` to stdout in ``fmt`` (table|json|csv: :data:`OUTPUTS`); the title is shown with tables only.
 
     ``keys``: how many leading columns name a row (repeated in every block of a wide table); by
     default the leading text columns. ``wide``: a table keeps its columns with nothing in them.
     CSV and JSON keep the field names and the raw values whatever ``wide`` says."""
-    fmt = Format(fmt)
-    if fmt is Format.json:
-        sys.stdout.write(to_json(frame) + "\n")
-    elif fmt is Format.csv:
-        sys.stdout.write(to_csv(frame))
-    else:
-        render_table(frame, title=title, keys=keys, wide=wide)
+    OUTPUTS.get(fmt.value if isinstance(fmt, Format) else fmt)(frame, title=title, keys=keys, wide=wide)
 
 
 def print_json(value) -> None:

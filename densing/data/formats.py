@@ -26,6 +26,7 @@ from densing import paths
 
 from densing.data import olmo, readers
 from densing.errors import InputError
+from densing.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -79,9 +80,9 @@ def _table(path: Path, **_) -> pd.DataFrame:
 #: shipped Pythia fits leave them out, and so does ``densing validate`` on the Pythia folder.
 PYTHIA_MIN_TRAIN_TOKENS = 3e9
 
-#: The formats, tried in order; the last one (a tidy CSV/Parquet table) takes any path and names
-#: what is wrong with it.
-FORMATS: list[DataFormat] = [
+#: The formats, by name, tried in registration order (a :class:`densing.registry.Registry`); the last one (a tidy
+#: CSV/Parquet table) takes any path and names what is wrong with it.
+FORMATS: Registry[DataFormat] = Registry("data format", ((f.name, f) for f in [
     DataFormat("pythia_evals", readers.is_pythia_evals, _pythia, "the Pythia suite's evaluations folder",
                reference_only=True, min_train_tokens=PYTHIA_MIN_TRAIN_TOKENS),
     DataFormat("olmo_ladder", olmo.is_olmo_ladder, _olmo_ladder, "AI2's OLMo ladder folder", reference_only=True),
@@ -91,29 +92,27 @@ FORMATS: list[DataFormat] = [
     DataFormat("lm_eval_json", lambda p: p.suffix.lower() == ".json", _lm_eval_json, "one lm-eval results JSON"),
     DataFormat("wide_csv", readers.is_wide_csv, _wide_csv, "a one-row-per-model CSV with score columns"),
     DataFormat("table", lambda p: True, _table, "a tidy CSV or Parquet table"),
-]
+]))
 
 
 def register_format(data_format: DataFormat) -> DataFormat:
-    """Add ``data_format`` ahead of the shipped formats; a name already registered is an error."""
-    if any(f.name == data_format.name for f in FORMATS):
-        raise InputError(f"data format {data_format.name!r}: already registered")
-    FORMATS.insert(0, data_format)
-    return data_format
+    """Add ``data_format`` ahead of the shipped formats; a name already registered is a
+    :class:`densing.errors.RegistryError`."""
+    return FORMATS.register(data_format.name, data_format, first=True)
 
 
 def unregister_format(name: str) -> None:
     """Remove the format ``name`` (tests that register a format put the list back with this)."""
-    FORMATS[:] = [f for f in FORMATS if f.name != name]
+    FORMATS.unregister(name)
 
 
 def sniff_format(path: str | Path, *, reference: bool = True) -> DataFormat:
     """The first format whose sniff accepts ``path`` (``reference=False``: leaving out reference layouts)."""
     path = Path(path)
-    for data_format in FORMATS:
+    for data_format in FORMATS.values():
         if (reference or not data_format.reference_only) and data_format.sniff(path):
             return data_format
-    raise InputError(f"{path}: no known data format ({', '.join(f.name for f in FORMATS)})")
+    raise InputError(f"{path}: no known data format ({', '.join(FORMATS)})")
 
 
 def read_results(path: str | Path) -> pd.DataFrame:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from densing.data.readers import LEADERBOARD_V2_TABLE_NAMES
+from densing.registry import Registry
 
 TASKS_DIRECTORY = Path(__file__).parent / "tasks"
 
@@ -50,9 +51,10 @@ class Benchmark:
         return [self.score_task] + ([self.loss_task] if self.loss_task and self.loss_task != self.score_task else [])
 
 
-#: The paper's five benchmarks in its settings, and the common zero-shot multiple-choice set.
-KNOWN_BENCHMARKS: dict[str, Benchmark] = {
-    b.name: b
+#: The paper's five benchmarks in its settings, and the common zero-shot multiple-choice set (a
+#: :class:`densing.registry.Registry`; the OLMES, OLMo-request, leaderboard and Swallow benchmarks below join it).
+KNOWN_BENCHMARKS: Registry[Benchmark] = Registry("benchmark", (
+    (b.name, b)
     for b in (
         Benchmark("mmlu", "mmlu", 5, note="5-shot, loss of the gold choice"),
         Benchmark(
@@ -76,7 +78,7 @@ KNOWN_BENCHMARKS: dict[str, Benchmark] = {
         Benchmark("winogrande", "winogrande", 0),
         Benchmark("lambada_openai", "lambada_openai", 0),
     )
-}
+))
 #: lm-eval's prompts and metrics on the local splits (``densing eval --local-data``).
 LOCAL_BENCHMARKS: dict[str, Benchmark] = {
     b.name: b
@@ -307,6 +309,17 @@ LOCAL_BENCHMARKS.update(LOCAL_LEADERBOARD_V1_BENCHMARKS)
 LOCAL_BENCHMARKS.update(LOCAL_SWALLOW_BENCHMARKS)
 #: Benchmarks whose score task executes generated code (lm-eval's ``unsafe_code``).
 UNSAFE_CODE_BENCHMARKS = frozenset({"humaneval", "mbpp", "swallow_humaneval"})
+
+
+def register(benchmark: Benchmark) -> Benchmark:
+    """Add ``benchmark`` to :data:`KNOWN_BENCHMARKS` (its name must be new: else a
+    :class:`densing.errors.RegistryError`); ``densing eval --benchmarks`` then runs it by name."""
+    return KNOWN_BENCHMARKS.register(benchmark.name, benchmark)
+
+
+def get(name: str) -> Benchmark:
+    """The known benchmark ``name``; an unknown name is an :class:`densing.errors.InputError` listing the known ones."""
+    return KNOWN_BENCHMARKS.get(name)
 
 
 def suite_benchmarks(name: str, *, local_data: bool = False) -> tuple[list[str], list[str]]:

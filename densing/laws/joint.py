@@ -43,6 +43,7 @@ import numpy as np
 from densing.errors import InputError
 from densing.laws import forms
 from densing.laws.reference_fit import ReferenceFit
+from densing.results import Result
 from densing.validation import Options, validate
 
 LOG_SIZE_LOW = math.log(1e5)
@@ -130,9 +131,15 @@ SKILLS = ("pooled", "none")
 
 
 @dataclass(frozen=True)
-class JointInversion:
+class JointInversion(Result):
     """The joint effective size of each model: x̂ = ln N̂, its censoring, τ², the skill variance, χ², Birge ratio,
-    and beside it each benchmark's own inversion (the paper's, one benchmark at a time)."""
+    and beside it each benchmark's own inversion (the paper's, one benchmark at a time).
+
+    ``to_dict()``: every field, arrays as nested lists (a non-finite number as None); ``to_frame()``: one row per
+    model — ``log_size``, ``effective_params`` (N̂ = e^x̂), ``censored``, ``chi2``, ``birge_ratio``, then per
+    benchmark b (0-based, in the fits' order) ``per_benchmark_size_b``, ``weight_b``, ``tau2_b``, ``slope_b``;
+    ``summary()``: the counts, s² and the Birge ratios' median; ``conf_int()``: no rows (a point solve has no
+    intervals)."""
 
     log_size: np.ndarray          # (models,)
     censored: np.ndarray          # (models,) '' / 'below_range' / 'above_range'
@@ -143,6 +150,39 @@ class JointInversion:
     chi2: np.ndarray              # (models,)
     birge_ratio: np.ndarray       # (models,) sqrt(χ²/(B − 1)), NaN for B = 1
     per_benchmark_size: np.ndarray  # (models, B): N̂_b, benchmark b's score inverted alone at its fit's D0
+
+    _PER_BENCHMARK = (("per_benchmark_size", "per_benchmark_size"), ("weight", "weights"), ("tau2", "tau2"),
+                      ("slope", "slope"))
+
+    def to_dict(self) -> dict:
+        def plain(value):
+            if isinstance(value, np.ndarray):
+                return [plain(v) for v in value.tolist()]
+            if isinstance(value, list):
+                return [plain(v) for v in value]
+            return None if isinstance(value, float) and not math.isfinite(value) else value
+
+        return {name: plain(getattr(self, name)) for name in self._fields()}
+
+    def to_frame(self):
+        """One row per model (class docstring)."""
+        import pandas as pd
+
+        columns = {"log_size": self.log_size, "effective_params": np.exp(self.log_size), "censored": self.censored,
+                   "chi2": self.chi2, "birge_ratio": self.birge_ratio}
+        for prefix, name in self._PER_BENCHMARK:
+            values = np.asarray(getattr(self, name))
+            for b in range(values.shape[1] if values.ndim == 2 else 0):
+                columns[f"{prefix}_{b}"] = values[:, b]
+        return pd.DataFrame(columns)
+
+    def _summary_items(self) -> list[tuple[str, object]]:
+        censored = list(self.censored)
+        birge = self.birge_ratio[np.isfinite(self.birge_ratio)]
+        return [("models", len(self.log_size)), ("benchmarks", int(np.shape(self.weights)[-1])),
+                ("skill2", float(self.skill2)), ("below_range", censored.count("below_range")),
+                ("above_range", censored.count("above_range")),
+                ("median_birge_ratio", float(np.median(birge)) if len(birge) else math.nan)]
 
 
 def skill_variance(fits: list[ReferenceFit], scores, stderr) -> float:

@@ -22,7 +22,7 @@ import orjson
 import pandas as pd
 
 from densing.numbers import format_count
-from densing.results import Result
+from densing.results import Result, interval_frame
 from densing.errors import FitError, InputError
 from densing.io import atomic_write_bytes, read_json_object
 from densing.laws import fit as _fit
@@ -161,6 +161,11 @@ class ReferenceFit(Result):
                 low, high = np.quantile(column, [(1 - level) / 2, (1 + level) / 2])
             rows.append({"parameter": name, "estimate": value, "ci_low": float(low), "ci_high": float(high)})
         return pd.DataFrame(rows)
+
+    def conf_int(self) -> pd.DataFrame:
+        """Every parameter's bootstrap interval, in the shape of :meth:`densing.results.Result.conf_int` (one row
+        per parameter: ``estimate``, ``ci_low``, ``ci_high``)."""
+        return interval_frame({r.parameter: (r.estimate, r.ci_low, r.ci_high) for r in self.parameter_ci().itertuples()})
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy one-row-per-parameter table with the fit's identity and diagnostics."""

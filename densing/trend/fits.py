@@ -69,6 +69,16 @@ class TrendFit(Result):
     excluded: pd.DataFrame = field(repr=False)
     fit_warnings: tuple[str, ...] = ()
 
+    _ci_estimates = {"analytic_slope_per_day": "slope_per_day"}
+
+    def conf_int(self) -> pd.DataFrame:
+        """:meth:`densing.results.Result.conf_int`'s rows (``doubling_time_days``, ``slope_per_day``,
+        ``analytic_slope_per_day``), then ``analytic_doubling_time_days``: the analytic interval of the doubling time."""
+        frame = super().conf_int()
+        frame.loc["analytic_doubling_time_days"] = [self.doubling_time_days, self.analytic_ci_low_days,
+                                                    self.analytic_ci_high_days]
+        return frame
+
     @property
     def doubling_time_months(self) -> float:
         return self.doubling_time_days / DAYS_PER_MONTH

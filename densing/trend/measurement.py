@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from densing.laws.reference_fit import ReferenceFit
-from densing.results import Result
+from densing.results import Result, interval_frame
 from densing.trend import checks
 from densing.trend.uncertainty import TrendUncertainty
 
@@ -34,6 +34,8 @@ class Segment(Result):
     note: str = ""
     same_as_headline: bool = False
 
+    _ci_estimates = {"slope": "slope_per_day"}
+
 
 @dataclass(frozen=True)
 class Breakpoint(Result):
@@ -58,8 +60,11 @@ class Breakpoint(Result):
 
 
 @dataclass(frozen=True)
-class InversionTrend:
-    """One inversion of one reference: its trend (headline rule), checks, and targets."""
+class InversionTrend(Result):
+    """One inversion of one reference: its trend (headline rule), checks, and targets.
+
+    ``to_dict()``: the fields but the targets (``models``), the trend and checks as their own dicts; ``to_frame()``:
+    :meth:`row`, one row; ``conf_int()``: the trend's (``doubling_time_months``, ``slope``), no rows without one."""
 
     name: str
     family: str
@@ -70,6 +75,16 @@ class InversionTrend:
     error: str
     checks: tuple[checks.Check, ...]
     models: pd.DataFrame = field(repr=False)
+
+    _dict_exclude = ("models",)
+
+    def to_frame(self) -> pd.DataFrame:
+        """:meth:`row` as a one-row frame (NaN stays NaN)."""
+        return pd.DataFrame([self.row()])
+
+    def conf_int(self) -> pd.DataFrame:
+        """The trend's intervals (:meth:`densing.results.Result.conf_int`); no rows when it has none."""
+        return self.result.conf_int() if self.result is not None else interval_frame({})
 
     def row(self) -> dict:
         r = self.result
@@ -85,7 +100,15 @@ class InversionTrend:
 
 
 @dataclass(frozen=True)
-class TrendMeasurement:
+class TrendMeasurement(Result):
+    """What :func:`densing.trend.measure.measure_trend` returns: every frontier rule's trend, the checks, the
+    breakpoint, the per-benchmark rows and the tables behind them.
+
+    ``to_dict()``: the scalar fields, each rule's trend, the checks and the breakpoint (the frames and fits left
+    out: :meth:`json_rows` is the command line's JSON); ``to_frame()``: :meth:`table`, one row per frontier rule;
+    ``summary()``: the headline, the verdict and the headline rule's interval; ``conf_int()``: the headline rule's
+    intervals (``doubling_time_months``, ``slope``; no rows when it has no trend), each rule's own in
+    ``rules[name].conf_int()``."""
     reference: str
     reference_rule: str
     d0: float
@@ -117,6 +140,42 @@ class TrendMeasurement:
     status: str = ""                                        # "measured" or "not measured: why" (the headline row's)
     budget_rows: tuple = field(default=(), repr=False)      # capability.Row at one D0 (the budget sensitivity)
     budget_notes: dict = field(default_factory=dict, repr=False)  # members with no size at D0, per reference
+
+    _dict_exclude = ("sensitivity", "candidates", "references", "inversions", "densities", "models", "left_out", "fits",
+                     "inversion", "benchmark_rows", "set_rows", "rule_v1_detail", "rule_v2_detail", "budget_rows",
+                     "budget_notes")
+
+    def to_frame(self) -> pd.DataFrame:
+        """The frontier rules side by side (:meth:`table`)."""
+        return self.table()
+
+    def conf_int(self) -> pd.DataFrame:
+        """The headline rule's intervals (:meth:`densing.results.Result.conf_int`); no rows without its trend."""
+        head = self.rules.get(self.headline_rule)
+        return head.conf_int() if head is not None else interval_frame({})
+
+    def _summary_items(self) -> list[tuple[str, object]]:
+        head = self.rules.get(self.headline_rule)
+        items = [("benchmark set", self.headline_set), ("status", self.status or "not measured"),
+                 ("headline", self.headline), ("verdict", self.verdict), ("reference", self.reference),
+                 ("d0", self.d0), ("frontier rule", self.headline_rule)]
+        if head is not None:
+            items += [("doubling time (months)", head.doubling_time_months),
+                      (f"{head.level:.0%} interval (months)",
+                       f"{head.doubling_time_months_ci_low:.3g} to {head.doubling_time_months_ci_high:.3g}"),
+                      ("models", head.n_models)]
+        items += [("checks", ", ".join(f"{c.name} {c.status}" for c in self.checks))]
+        return items
+
+    def summary(self) -> str:
+        """The headline in words: the set, status, headline, verdict, reference, the headline rule's doubling time
+        and interval, and the checks (numbers by :func:`densing.numbers.format_number`; text in full)."""
+        from densing.numbers import format_number
+
+        items = self._summary_items()
+        width = max(len(n) for n, _ in items)
+        return "\n".join(["TrendMeasurement", *(f"  {n:<{width}}  {format_number(v) if isinstance(v, float) else v}"
+                                                for n, v in items)])
 
     def by_benchmark(self) -> pd.DataFrame:
         """One row per benchmark (capability, references, doubling time and 95% interval, each reference's own),

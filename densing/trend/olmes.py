@@ -52,6 +52,8 @@ from densing.errors import DensingError, FitError
 from densing.laws.fit import fit_verdict
 from densing.laws.olmo import mc_reference as mc
 from densing.laws.reference_fit import ReferenceFit
+from densing.results import Result, frame_records, interval_frame
+from densing.trend.checks import FAILED
 from densing.trend.constants import DEFAULT_EPOCH
 # The inversion and the checks' entry point, in one place (they may move between modules).
 from densing.laws.inversion import PerBenchmark
@@ -76,13 +78,39 @@ NO_REFERENCE = {
 
 
 @dataclass(frozen=True)
-class OlmesTrend:
-    """The per-task rows, their checks, the models left out (with the reason) and the offsets."""
+class OlmesTrend(Result):
+    """The per-task rows, their checks, the models left out (with the reason) and the offsets.
+
+    ``to_dict()``: each frame as a list of JSON-ready records; ``to_frame()``: the per-task rows; ``summary()``:
+    one line per task, its doubling time and interval; ``conf_int()``: one row per task,
+    ``<benchmark>.doubling_time_months``."""
 
     rows: pd.DataFrame
     checks: pd.DataFrame
     left_out: pd.DataFrame
     offsets: pd.DataFrame
+
+    def to_dict(self) -> dict:
+        return {name: frame_records(getattr(self, name)) for name in self._fields()}
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-task rows (a copy)."""
+        return self.rows.copy()
+
+    def conf_int(self) -> pd.DataFrame:
+        """Each task's doubling time (months) and interval, as :meth:`densing.results.Result.conf_int` shapes them."""
+        return interval_frame({f"{r.benchmark}.doubling_time_months": (r.months, r.ci_low, r.ci_high)
+                               for r in self.rows.itertuples()})
+
+    def _summary_items(self) -> list[tuple[str, object]]:
+        def words(r) -> str:
+            if r.error:
+                return r.error
+            return f"{r.months:.3g} months ({r.ci_low:.3g} to {r.ci_high:.3g}), {int(r.n_models)} models"
+
+        return [(r.benchmark, words(r)) for r in self.rows.itertuples()] + [
+            ("models left out", len(self.left_out)),
+            ("failed checks", int((self.checks["status"] == FAILED).sum()) if len(self.checks) else 0)]
 
     def table(self) -> str:
         cols = ["benchmark", "months", "ci_low", "ci_high", "n_models", "n_exact", "n_lower", "n_upper",

@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from densing.errors import InputError
+from densing.registry import Registry
 from densing.trend.censored import censored_quantile_line, censored_quantile_lines, tobit_line
 from densing.trend.constants import MIN_POINTS
 from densing.trend.lines import envelope_index
@@ -49,28 +49,23 @@ class FrontierRule:
         return self.legend or self.description
 
 
-RULES: dict[str, FrontierRule] = {}
+#: The registered rules, by name (a :class:`densing.registry.Registry`: iterating gives the names in registration order).
+RULES: Registry[FrontierRule] = Registry("frontier")
 
 
 def register(rule: FrontierRule) -> FrontierRule:
-    """Add a rule to the registry (its name must be new)."""
-    if rule.name in RULES:
-        raise ValueError(f"frontier rule {rule.name!r} is already registered")
-    RULES[rule.name] = rule
-    return rule
+    """Add a rule to the registry (its name must be new: else a :class:`densing.errors.RegistryError`)."""
+    return RULES.register(rule.name, rule)
 
 
 def names() -> tuple[str, ...]:
     """The registered rules' names, in registration order (what ``--frontier`` accepts)."""
-    return tuple(RULES)
+    return RULES.names()
 
 
 def get(name: str) -> FrontierRule:
     """The registered rule ``name``; an unknown name is an :class:`InputError` listing the known ones."""
-    try:
-        return RULES[name]
-    except KeyError:
-        raise InputError(f"frontier: expected one of {', '.join(RULES)}, got {name!r}") from None
+    return RULES.get(name)
 
 
 def _quantile(t, y, kind, labels, quantile, start=None):

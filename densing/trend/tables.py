@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from densing import paths
-from densing.errors import InputError
+from densing.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -47,25 +47,20 @@ class TrendTable:
         return next(iter(self.sets))
 
 
-TABLES: dict[str, TrendTable] = {}
+#: The registered target tables, by name (a :class:`densing.registry.Registry`).
+TABLES: Registry[TrendTable] = Registry("--table")
 
 
 def register(table: TrendTable) -> TrendTable:
-    """Add ``table`` to :data:`TABLES` (its name must be new)."""
-    if table.name in TABLES:
-        raise ValueError(f"trend table {table.name!r} is already registered")
-    TABLES[table.name] = table
-    return table
+    """Add ``table`` to :data:`TABLES` (its name must be new: else a :class:`densing.errors.RegistryError`)."""
+    return TABLES.register(table.name, table)
 
 
 def get(name: str | TrendTable) -> TrendTable:
     """The registered table ``name`` (a :class:`TrendTable` is returned as it is); an unknown name is an InputError."""
     if isinstance(name, TrendTable):
         return name
-    try:
-        return TABLES[name]
-    except KeyError:
-        raise InputError(f"--table: expected one of {', '.join(TABLES)}, got {name!r}") from None
+    return TABLES.get(name)
 
 
 def for_path(path: str | Path | None) -> TrendTable:

@@ -108,6 +108,7 @@ class TrendUncertainty(Result):
     # the bulky per-model names and per-draw slopes, and the line's drawing aids, stay out of JSON
     _dict_exclude = ("models", "draws", "reference_names", "reference_weights", "reference_slopes", "epoch",
                      "frontier_models", "centre_days", "r_squared")
+    _ci_estimates = {"slope": "slope_per_day"}
 
     @property
     def reference_months(self) -> dict[str, float]:

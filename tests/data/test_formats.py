@@ -47,7 +47,7 @@ def test_without_the_entry_the_file_is_not_a_known_table(tmp_path):
 def test_a_name_is_registered_once(tsv):
     with pytest.raises(InputError, match="already registered"):
         register_format(DataFormat("tsv", sniff=lambda p: False, read=read_tsv))
-    assert [f.name for f in FORMATS].count("tsv") == 1
+    assert FORMATS.names().count("tsv") == 1 and FORMATS.names()[0] == "tsv"
 
 
 def test_the_shipped_formats_sniff_their_layouts(tmp_path):

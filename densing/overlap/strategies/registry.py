@@ -10,21 +10,20 @@ from __future__ import annotations
 from densing.errors import InputError
 from densing.overlap.strategies import co2, ddp, sync, t3, tp
 from densing.overlap.strategies.base import CAPABILITIES, Strategy
+from densing.registry import Registry
 
 _BUILT_IN = (sync.STRATEGY, ddp.STRATEGY, co2.STRATEGY, t3.STRATEGY, tp.STRATEGY)
-_REGISTRY: dict[str, Strategy] = {s.name: s for s in _BUILT_IN}
+_REGISTRY: Registry[Strategy] = Registry("strategy", ((s.name, s) for s in _BUILT_IN))
 
 
 def register(strategy: Strategy) -> Strategy:
-    """Add ``strategy`` (a name not yet taken); returns it."""
-    if strategy.name in _REGISTRY:
-        raise InputError(f"strategy: {strategy.name!r} is already registered")
-    _REGISTRY[strategy.name] = strategy
-    return strategy
+    """Add ``strategy`` (a name not yet taken: else a :class:`densing.errors.RegistryError`); returns it."""
+    return _REGISTRY.register(strategy.name, strategy)
 
 
 def unregister(name: str) -> None:
-    _REGISTRY.pop(name, None)
+    """Remove the strategy ``name`` (nothing if there is none)."""
+    _REGISTRY.unregister(name)
 
 
 def names(capability: str | None = None) -> tuple[str, ...]:
@@ -36,11 +35,13 @@ def names(capability: str | None = None) -> tuple[str, ...]:
 def get(name: str, capability: str | None = None) -> Strategy:
     """The strategy called ``name``; InputError naming the known ones when there is none (with
     ``capability``: none that can do it)."""
+    if capability is None:
+        return _REGISTRY.get(name)
     known = names(capability)
     if name not in known:
         what = f" with a {capability} model" if capability in ("whatif", "validation") else \
             " with training hooks" if capability == "training" else ""
-        raise InputError(f"strategy: expected one of {', '.join(known)}{what}, got {name!r}")
+        raise _REGISTRY.unknown(name, known, what)
     return _REGISTRY[name]
 
 

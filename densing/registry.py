@@ -1,0 +1,87 @@
+"""One registry of named things: the shape every extension point of densing shares.
+
+A :class:`Registry` maps names to items in registration order. :meth:`Registry.register` adds an item under a
+new name (a name already taken is a :class:`densing.errors.RegistryError`); :meth:`Registry.get` returns the item
+of a name, and an unknown name is a :class:`densing.errors.InputError` of one shape,
+``"<what>: expected one of a, b, c, got 'x'"``. Iterating a registry gives its names, in registration order.
+
+It is a mutable mapping, so code that reads a registry as a dict keeps working; ``registry[name] = item``
+sets an entry without the duplicate check (what ``monkeypatch.setitem`` needs to put an entry back), and
+``register`` is the checked way in. The frontier rules (:data:`densing.trend.rules.RULES`), the target tables
+(:data:`densing.trend.tables.TABLES`), the overlap strategies (:mod:`densing.overlap.strategies.registry`), the
+reference-data formats (:data:`densing.data.formats.FORMATS`) and the benchmarks densing can run
+(:data:`densing.eval.benchmarks.KNOWN_BENCHMARKS`) are registries.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, MutableMapping
+from typing import Generic, TypeVar
+
+from densing.errors import InputError, RegistryError
+
+T = TypeVar("T")
+_REQUIRED = object()
+
+
+class Registry(MutableMapping[str, T], Generic[T]):
+    """Named items in registration order. ``what`` names the registry in its errors (``"frontier"``,
+    ``"--table"``); ``items``: ``(name, item)`` pairs registered at once."""
+
+    def __init__(self, what: str, items: Iterable[tuple[str, T]] = ()) -> None:
+        self.what = what
+        self._items: dict[str, T] = {}
+        for name, item in items:
+            self.register(name, item)
+
+    def register(self, name: str, item: T, *, first: bool = False) -> T:
+        """Add ``item`` under ``name`` (a name not yet registered) and return it; ``first``: ahead of the others
+        (a registry tried in order, such as the data formats)."""
+        if name in self._items:
+            raise RegistryError(f"{self.what}: {name!r} is already registered")
+        if first:
+            self._items = {name: item, **self._items}
+        else:
+            self._items[name] = item
+        return item
+
+    def unregister(self, name: str) -> None:
+        """Remove ``name`` (nothing if it is not registered)."""
+        self._items.pop(name, None)
+
+    def get(self, name: str, default=_REQUIRED):
+        """The item registered as ``name``; an unknown name is an :class:`InputError` listing the known ones
+        (with ``default``, as ``dict.get``: the default instead of the error)."""
+        try:
+            return self._items[name]
+        except (KeyError, TypeError):
+            if default is not _REQUIRED:
+                return default
+            raise self.unknown(name) from None
+
+    def unknown(self, name, known: Iterable[str] | None = None, note: str = "") -> InputError:
+        """The error of an unknown ``name``: ``"<what>: expected one of <known><note>, got <name>"`` (``known``:
+        default every registered name)."""
+        listed = ", ".join(self._items if known is None else known)
+        return InputError(f"{self.what}: expected one of {listed}{note}, got {name!r}")
+
+    def names(self) -> tuple[str, ...]:
+        """The registered names, in registration order."""
+        return tuple(self._items)
+
+    def __getitem__(self, name: str) -> T:
+        return self._items[name]
+
+    def __setitem__(self, name: str, item: T) -> None:
+        self._items[name] = item
+
+    def __delitem__(self, name: str) -> None:
+        del self._items[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __repr__(self) -> str:
+        return f"Registry({self.what!r}, names={list(self._items)!r})"

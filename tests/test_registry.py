@@ -1,0 +1,111 @@
+"""Every extension point is a :class:`densing.registry.Registry`: an unknown name is one InputError of one shape,
+a duplicate one RegistryError, and a new entry is found by name (and put back afterwards)."""
+import re
+from dataclasses import replace
+
+import pytest
+
+from densing.errors import InputError, RegistryError
+from densing.registry import Registry
+
+
+def _rules():
+    from densing.trend import rules
+
+    return rules.RULES, rules.register, rules.get, replace(rules.RULES["quantile"], name="quantile_copy")
+
+
+def _tables():
+    from densing.trend import tables
+
+    return tables.TABLES, tables.register, tables.get, replace(tables.TABLES["public"], name="public_copy")
+
+
+def _strategies():
+    from densing.overlap.strategies import registry
+
+    return registry._REGISTRY, registry.register, registry.get, replace(registry.get("sync"), name="sync_copy")
+
+
+def _data_formats():
+    from densing.data import formats
+
+    return (formats.FORMATS, formats.register_format, formats.FORMATS.get,
+            replace(formats.FORMATS["table"], name="table_copy", sniff=lambda p: False))
+
+
+def _output_formats():
+    from densing.cli import output
+
+    def write(frame, **_):
+        return None
+
+    write.name = "write_copy"
+    return output.OUTPUTS, lambda w: output.OUTPUTS.register(w.name, w), output.OUTPUTS.get, write
+
+
+def _benchmarks():
+    from densing.eval import benchmarks
+
+    return benchmarks.KNOWN_BENCHMARKS, benchmarks.register, benchmarks.get, replace(benchmarks.get("mmlu"), name="mmlu_copy")
+
+
+REGISTRIES = {"frontier rules": _rules, "target tables": _tables, "overlap strategies": _strategies,
+              "data formats": _data_formats, "output formats": _output_formats, "benchmarks": _benchmarks}
+
+
+@pytest.fixture(params=list(REGISTRIES))
+def registry(request):
+    return REGISTRIES[request.param]()
+
+
+def test_each_is_a_registry(registry):
+    assert isinstance(registry[0], Registry)
+
+
+def test_an_unknown_name_is_one_input_error_naming_the_known_ones(registry):
+    reg, _, get, _ = registry
+    with pytest.raises(InputError) as caught:
+        get("no_such_name")
+    assert not isinstance(caught.value, RegistryError)
+    message = str(caught.value)
+    assert re.fullmatch(rf"{re.escape(reg.what)}: expected one of .+, got 'no_such_name'", message)
+    assert "\n" not in message and ", ".join(reg.names()) in message
+
+
+def test_a_duplicate_is_a_registry_error(registry):
+    reg, register, _, item = registry
+    name = item.name
+    register(item)
+    try:
+        with pytest.raises(RegistryError, match=f"{re.escape(reg.what)}: '{name}' is already registered"):
+            register(item)
+        assert reg.names().count(name) == 1
+    finally:
+        reg.unregister(name)
+    assert name not in reg
+
+
+def test_a_new_entry_is_found_by_name(registry):
+    reg, register, get, item = registry
+    before = reg.names()
+    assert register(item) is item
+    try:
+        assert get(item.name) is item and item.name in reg.names()
+        assert set(reg) == set(before) | {item.name}
+    finally:
+        reg.unregister(item.name)
+    assert reg.names() == before
+
+
+def test_a_registry_keeps_registration_order_and_can_put_one_first():
+    reg = Registry("thing", [("b", 2), ("a", 1)])
+    reg.register("c", 3)
+    reg.register("z", 0, first=True)
+    assert list(reg) == ["z", "b", "a", "c"] == list(reg.names()) and list(reg.values()) == [0, 2, 1, 3]
+    assert reg.get("a") == 1 and reg["c"] == 3 and len(reg) == 4 and "b" in reg
+    with pytest.raises(InputError, match=r"^thing: expected one of z, b, a, c, got 'y'$"):
+        reg.get("y")
+    with pytest.raises(RegistryError, match=r"^thing: 'a' is already registered$"):
+        reg.register("a", 5)
+    assert isinstance(RegistryError("x"), ValueError)

@@ -1,0 +1,147 @@
+"""Every result type stands on densing.results.Result: summary(), to_frame(), to_dict() and conf_int() of the
+trend measurement, an inversion's trend, the OLMES trend and the joint inversion, and conf_int()'s one shape."""
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import orjson
+import pandas as pd
+import pytest
+
+from densing import paths
+from densing.results import CONF_INT_COLUMNS, Result
+
+
+@pytest.fixture(scope="module")
+def measurement():
+    from densing.data import read_results
+    from densing.trend.measure import measure_trend
+
+    return measure_trend(read_results(paths.RESULTS / "public_models.csv"), n_boot=30, n_boot_side=20, seed=0)
+
+
+def _is_interval_frame(frame) -> bool:
+    return isinstance(frame, pd.DataFrame) and list(frame.columns) == list(CONF_INT_COLUMNS) \
+        and frame.index.name == "quantity"
+
+
+@dataclass(frozen=True)
+class _Nested(Result):
+    months: float
+    months_ci_low: float
+    months_ci_high: float
+    slope_ci_low: float = 0.1
+    slope_ci_high: float = 0.3
+    slope_per_day: float = 0.2
+    _ci_estimates = {"slope": "slope_per_day"}
+
+
+@dataclass(frozen=True)
+class _Outer(Result):
+    name: str
+    inner: _Nested
+    level_ci_low: float = 1.0
+    level_ci_high: float = 2.0
+
+
+def test_conf_int_maps_every_ci_pair_to_a_row_and_follows_nested_results():
+    frame = _Outer("x", _Nested(3.0, 2.0, 5.0)).conf_int()
+    assert _is_interval_frame(frame)
+    assert list(frame.index) == ["inner.months", "inner.slope", "level"]
+    assert frame.loc["inner.months"].tolist() == [3.0, 2.0, 5.0]
+    assert frame.loc["inner.slope"].tolist() == [0.2, 0.1, 0.3]
+    assert math.isnan(frame.loc["level", "estimate"]) and frame.loc["level", "ci_high"] == 2.0
+
+
+def test_a_result_without_intervals_gives_no_rows():
+    from densing.trend.checks import Check
+
+    frame = Check("saturation", 0.1, "< 0.5", "passed", "fine").conf_int()
+    assert _is_interval_frame(frame) and frame.empty
+
+
+def test_the_trend_measurement(measurement):
+    from densing.trend.measurement import TrendMeasurement
+
+    assert isinstance(measurement, TrendMeasurement) and isinstance(measurement, Result)
+    head = measurement.rules[measurement.headline_rule]
+    interval = measurement.conf_int()
+    assert _is_interval_frame(interval) and list(interval.index) == ["slope", "doubling_time_months"]
+    assert interval.loc["doubling_time_months"].tolist() == pytest.approx(
+        [head.doubling_time_months, head.doubling_time_months_ci_low, head.doubling_time_months_ci_high], nan_ok=True)
+    assert interval.loc["slope", "estimate"] == head.slope_per_day
+    assert list(measurement.breakpoint.conf_int().index) == ["before.slope", "after.slope"]
+    frame = measurement.to_frame()
+    assert list(frame["rule"]) == list(measurement.rules) and "months" in frame.columns
+    data = measurement.to_dict()
+    assert set(data["rules"]) == set(measurement.rules) and data["headline"] == measurement.headline
+    assert "densities" not in data and "models" not in data and isinstance(data["checks"], list)
+    orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY)  # JSON-ready
+    text = measurement.summary()
+    assert text.startswith("TrendMeasurement\n") and measurement.verdict in text and "interval (months)" in text
+    assert "<table>" in measurement._repr_html_()
+
+
+def test_an_inversion_trend(measurement):
+    from densing.trend.measurement import InversionTrend
+
+    inversion = InversionTrend(measurement.reference, "llama-3.1", "joint", ("mmlu", "leaderboard_bbh"), measurement.d0,
+                               measurement.rules[measurement.headline_rule], "", measurement.checks, measurement.models)
+    assert isinstance(inversion, Result)
+    frame = inversion.to_frame()
+    assert len(frame) == 1 and frame.iloc[0]["reference"] == inversion.name
+    interval = inversion.conf_int()
+    assert _is_interval_frame(interval)
+    if inversion.result is not None:
+        assert interval.loc["doubling_time_months", "estimate"] == inversion.result.doubling_time_months
+    assert "models" not in inversion.to_dict() and inversion.summary().startswith("InversionTrend\n")
+    orjson.dumps(inversion.to_dict(), option=orjson.OPT_SERIALIZE_NUMPY)
+    empty = type(inversion)("x", "f", "joint", ("mmlu",), 1e12, None, "no fit", (), pd.DataFrame())
+    assert _is_interval_frame(empty.conf_int()) and empty.conf_int().empty
+
+
+def test_the_olmes_trend():
+    from densing.trend.olmes import OlmesTrend
+
+    rows = pd.DataFrame({"task": ["arc_challenge", "hellaswag"], "benchmark": ["olmes_arc_challenge_mc", "olmes_hellaswag_mc"],
+                         "months": [4.0, math.nan], "ci_low": [3.0, math.nan], "ci_high": [6.0, math.nan],
+                         "n_models": [18, 0], "error": ["", "not measured: a poor fit"]})
+    checks = pd.DataFrame({"benchmark": ["olmes_arc_challenge_mc"], "name": ["saturation"], "status": ["failed"]})
+    result = OlmesTrend(rows, checks, pd.DataFrame({"model": ["m"], "reason": ["no release date"]}), pd.DataFrame())
+    interval = result.conf_int()
+    assert _is_interval_frame(interval)
+    assert list(interval.index) == ["olmes_arc_challenge_mc.doubling_time_months", "olmes_hellaswag_mc.doubling_time_months"]
+    assert interval.iloc[0].tolist() == [4.0, 3.0, 6.0] and interval.iloc[1].isna().all()
+    assert result.to_frame().equals(rows)
+    data = result.to_dict()
+    assert data["rows"][1]["months"] is None and data["rows"][0]["n_models"] == 18 and data["offsets"] == []
+    orjson.dumps(data)
+    text = result.summary()
+    assert "4 months (3 to 6), 18 models" in text and "olmes_hellaswag_mc      not measured: a poor fit" in text
+    assert text.splitlines()[-1].split() == ["failed", "checks", "1"]
+
+
+def test_the_joint_inversion():
+    from densing.laws.joint import JointInversion
+
+    result = JointInversion(log_size=np.log([1e9, 1e15]), censored=np.array(["", "above_range"], dtype=object),
+                            tau2=np.zeros((2, 2)), skill2=0.1, weights=np.ones((2, 2)), slope=np.ones((2, 2)),
+                            chi2=np.array([0.5, 1.0]), birge_ratio=np.array([0.7, math.nan]),
+                            per_benchmark_size=np.array([[1e9, 2e9], [math.inf, 1e15]]))
+    frame = result.to_frame()
+    assert len(frame) == 2 and frame["effective_params"].iloc[0] == pytest.approx(1e9)
+    assert {"per_benchmark_size_0", "per_benchmark_size_1", "weight_1", "tau2_0", "slope_1"} <= set(frame.columns)
+    data = result.to_dict()
+    assert data["birge_ratio"] == [0.7, None] and data["per_benchmark_size"][1][0] is None and data["skill2"] == 0.1
+    orjson.dumps(data)
+    text = result.summary()
+    assert text.startswith("JointInversion\n") and "above_range" in text and "models" in text and "[" not in text
+    assert _is_interval_frame(result.conf_int()) and result.conf_int().empty
+
+
+def test_fits_give_their_intervals_in_the_one_shape():
+    from densing.laws.reference_fit import ReferenceFit
+
+    fit = ReferenceFit.load(paths.REFERENCE_FITS / "family_llama-3.1_mmlu.json")
+    interval = fit.conf_int()
+    assert _is_interval_frame(interval) and sorted(interval.index) == sorted(fit.params)
