@@ -396,7 +396,9 @@ def _olmes_section(measured, paper_months: float, olmes) -> Section:
              f"its own five benchmarks (the red line).")
     return Section(
         "A second measurement: the paper's design on AI2's recipe", intro,
-        [figure_html(trend_figures.forest_figure(rows, paper_months), "olmes-forest"),
+        [figure_html(trend_figures.forest_figure(
+            rows, paper_months, title="Doubling time by OLMES task · the paper's design on AI2's recipe (OLMo ladder references)"),
+            "olmes-forest"),
          table_html(side, scroll=False),
          _details("sensitivity to D0 and to the MC law's ceiling (fixed at 1), score-law fit and offset per task", table_html(sensitivity, scroll=False)),
          _details("every check of the OLMES rows", table_html(olmes.checks[["benchmark", "name", "status", "detail"]], scroll=False))
