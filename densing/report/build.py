@@ -522,9 +522,10 @@ def _budget_parts(measured) -> list[str]:
 
 def _density_intro(measured, frontier: str, line) -> str:
     points = ("Each point is a model the trend uses (hover for its date, family, N, N̂, scores and density with its 95% "
-              "interval); a triangle is a censored density drawn at its bound; the red diamonds, named, are the frontier (at "
-              "or above the line); circled names are the models the paper and the tables name. Each model's own interval "
-              "spans up to orders of magnitude: shown on request from the legend.")
+              "interval); a triangle is a censored density drawn at its bound; the red diamonds are the frontier (at or above "
+              "the line), named where a label fits without overlapping another; circled points are the models the paper and "
+              "the tables name (their names on hover). Each model's own 95% interval is a grey bar, up to orders of magnitude "
+              "long: its legend entry hides and shows them.")
     role = ("it is the headline rule" if frontier == measured.headline_rule else f"drawn for comparison; the headline rule is "
             f"{measured.headline_rule}") + ("" if measured.measurable else ", and the doubling time is not measured")
     if line is None:
