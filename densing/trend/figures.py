@@ -355,8 +355,8 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
         + (f"; {why}" if why else "") if np.isfinite(r.months) else why))
         for r, why in zip(rows.itertuples(), reasons)]
     figure = go.Figure()
-    styles = (("measured: doubling time (95% CI)", False, "#1f77b4", "circle"),
-              ("not measured: the estimate (95% CI), grey", True, "#8a93a6", "circle-open"))
+    styles = (("measured (point, 95% CI)", False, "#1f77b4", "circle"),
+              ("not measured: the estimate (point, 95% CI), grey", True, "#8a93a6", "circle-open"))
     for name, unmeasured, color, symbol in styles:
         mine = [i for i, why in enumerate(reasons) if bool(why) == unmeasured and np.isfinite(rows.at[i, "months"])]
         if not mine:
@@ -364,11 +364,12 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
         segments_x, segments_y, arrows_x, arrows_y = [], [], [], []
         for i in mine:
             low, high = float(rows.at[i, "ci_low"]), float(rows.at[i, "ci_high"])
-            low = low if np.isfinite(low) else 0.0
+            if not np.isfinite(low) or np.isnan(high):  # no interval: the point alone
+                continue
             if np.isfinite(high):
                 segments_x += [low, high, None]
                 segments_y += [labels[i], labels[i], None]
-            elif not np.isnan(high):  # +∞: the arrow's shaft to the edge
+            else:  # +∞: the arrow's shaft to the edge
                 arrows_x += [low, edge, None]
                 arrows_y += [labels[i], labels[i], None]
         if segments_x:
