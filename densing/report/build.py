@@ -396,7 +396,9 @@ def _olmes_section(measured, paper_months: float, olmes) -> Section:
              f"its own five benchmarks (the red line).")
     return Section(
         "A second measurement: the paper's design on AI2's recipe", intro,
-        [figure_html(trend_figures.forest_figure(rows, paper_months), "olmes-forest"),
+        [figure_html(trend_figures.forest_figure(
+            rows, paper_months, title="Doubling time by OLMES task · the paper's design on AI2's recipe (OLMo ladder references)"),
+            "olmes-forest"),
          table_html(side, scroll=False),
          _details("sensitivity to D0 and to the MC law's ceiling (fixed at 1), score-law fit and offset per task", table_html(sensitivity, scroll=False)),
          _details("every check of the OLMES rows", table_html(olmes.checks[["benchmark", "name", "status", "detail"]], scroll=False))
@@ -521,9 +523,10 @@ def _budget_parts(measured) -> list[str]:
 
 def _density_intro(measured, frontier: str, line) -> str:
     points = ("Each point is a model the trend uses (hover for its date, family, N, N̂, scores and density with its 95% "
-              "interval); a triangle is a censored density drawn at its bound; the red diamonds, named, are the frontier (at "
-              "or above the line); circled names are the models the paper and the tables name. Each model's own interval "
-              "spans up to orders of magnitude: shown on request from the legend.")
+              "interval); a triangle is a censored density drawn at its bound; the red diamonds are the frontier (at or above "
+              "the line), named where a label fits without overlapping another; circled points are the models the paper and "
+              "the tables name (their names on hover). Each model's own 95% interval is a grey bar, up to orders of magnitude "
+              "long: its legend entry hides and shows them.")
     role = ("it is the headline rule" if frontier == measured.headline_rule else f"drawn for comparison; the headline rule is "
             f"{measured.headline_rule}") + ("" if measured.measurable else ", and the doubling time is not measured")
     if line is None:

@@ -74,28 +74,28 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
                 x=rows["release_date"], y=rows["density"], mode="markers", name=name,
                 marker=dict(color="#9aa3b5", size=size, symbol=symbol, opacity=0.75), text=rows["hover"],
                 hovertemplate="%{text}<extra></extra>"))
-    if has_ci:  # per-model 95% intervals: wide (often orders of magnitude), so hidden until asked for
+    if has_ci:  # per-model 95% intervals: wide (often orders of magnitude), drawn light under the points
         rows = frame[(frame["bound"] == 0) & np.isfinite(frame["density_ci_low"]) & np.isfinite(frame["density_ci_high"])]
         if len(rows):
             figure.add_trace(go.Scatter(
-                x=rows["release_date"], y=rows["density"], mode="markers", visible="legendonly",
-                name="each model's 95% interval (hidden: click to show)", marker=dict(color="rgba(90,98,117,0.35)", size=5),
+                x=rows["release_date"], y=rows["density"], mode="markers", name=INTERVALS_NAME,
+                marker=dict(color="rgba(90,98,117,0.35)", size=4),
                 error_y=dict(type="data", symmetric=False, array=rows["density_ci_high"] - rows["density"],
-                             arrayminus=rows["density"] - rows["density_ci_low"], color="rgba(90,98,117,0.35)", thickness=1),
-                text=rows["hover"], hovertemplate="%{text}<extra></extra>"))
-    if marked.any():
-        rows = frame[marked]
-        symbols = np.where(rows["bound"] == 1, "triangle-up", np.where(rows["bound"] == -1, "triangle-down", "diamond"))
+                             arrayminus=rows["density"] - rows["density_ci_low"], color="rgba(90,98,117,0.3)", thickness=1,
+                             width=0),
+                hoverinfo="skip"))  # each point's own hover gives its interval
+    front = frame[marked].sort_values("release_date")
+    if len(front):  # named by text where a label fits (placed last, once the axes' ranges are known)
+        symbols = np.where(front["bound"] == 1, "triangle-up", np.where(front["bound"] == -1, "triangle-down", "diamond"))
         figure.add_trace(go.Scatter(
-            x=rows["release_date"], y=rows["density"], mode="markers+text", name="the frontier: models at or above the line (named)",
-            text=[_short(m) for m in rows["model"]], textposition="top center", textfont=dict(size=10, color=PALETTE[3]),
-            hovertext=rows["hover"], hovertemplate="%{hovertext}<extra></extra>",
-            marker=dict(color=PALETTE[3], size=11, symbol=list(symbols))))
+            x=front["release_date"], y=front["density"], mode="markers+text", name=FRONTIER_NAME,
+            textfont=dict(size=LABEL_FONT, color=PALETTE[3]), hovertext=front["hover"], hovertemplate="%{hovertext}<extra></extra>",
+            marker=dict(color=PALETTE[3], size=FRONTIER_MARKER, symbol=list(symbols))))
+        front_trace = figure.data[-1]
     anchors = frame[frame["model"].isin(_named_models()) & ~marked]
-    if len(anchors):  # the models the paper and the report's tables name
+    if len(anchors):  # the models the paper and the report's tables name: ringed, named on hover (the labels are the frontier's)
         figure.add_trace(go.Scatter(
-            x=anchors["release_date"], y=anchors["density"], mode="markers+text", name="named models (the report's table)",
-            text=[_short(m) for m in anchors["model"]], textposition="bottom center", textfont=dict(size=10, color="#3b4252"),
+            x=anchors["release_date"], y=anchors["density"], mode="markers", name="named models (the report's table; names on hover)",
             hovertext=anchors["hover"], hovertemplate="%{hovertext}<extra></extra>",
             marker=dict(color="rgba(0,0,0,0)", size=12, line=dict(color="#3b4252", width=1.5))))
     low_y, high_y = np.log10(frame["density"].min()), np.log10(frame["density"].max())
@@ -114,11 +114,11 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
         figure.add_trace(go.Scatter(x=dates, y=fitted, mode="lines", line=dict(color=PALETTE[3], width=2), name=name, hoverinfo="skip"))
         low_y = min(low_y, float(np.log10(fitted.min())))
         high_y = max(high_y, float(np.log10(fitted.max())))
-    for other in others:  # the other rules: toggles (click the legend), hidden at first
+    for other in others:  # the other rules: toggles (click the legend), off at first
         dates = pd.date_range(frame["release_date"].min(), last, periods=80)
         figure.add_trace(go.Scatter(
             x=dates, y=np.exp(other.predict(dates)), mode="lines", visible="legendonly", line=dict(dash="dash", width=1.5),
-            name=(f"{rules.get(other.rule).words()} (hidden: click to show): doubling {_months(other.doubling_time_months)} months "
+            name=(f"{rules.get(other.rule).words()} (click to show or hide): doubling {_months(other.doubling_time_months)} months "
                   f"(95% CI {_months(other.doubling_time_months_ci_low)}–{_months(other.doubling_time_months_ci_high)})"),
             hoverinfo="skip"))
     if reach is not None and np.isfinite(reach):
@@ -128,14 +128,102 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
         figure.add_annotation(text=html.escape(checks_text), xref="paper", yref="paper", x=0, y=1.0, xanchor="left",
                               yanchor="bottom", showarrow=False, font=dict(size=12, color="#8a1c1c" if "failed" in checks_text else "#1c6b2a"))
     pad = 0.1 * (high_y - low_y) + 0.2  # the band may run off the plot: the axis follows the points and the line
-    tickvals, ticktext = log_ticks(low_y - pad, high_y + pad)  # 10⁻⁴, not plotly's SI 100μ
+    y_range = [low_y - pad, high_y + pad]
+    tickvals, ticktext = log_ticks(*y_range)  # 10⁻⁴, not plotly's SI 100μ
+    first = frame["release_date"].min()
+    span = max(last - first, pd.Timedelta(days=30))
+    x_range = [first - 0.03 * span, last + 0.03 * span]
+    if len(front):
+        positions = place_labels(_days(front["release_date"], x_range[0]), front["log_density"].to_numpy(float) / np.log(10),
+                                 [_short(m) for m in front["model"]], (0.0, _days([x_range[1]], x_range[0])[0]), y_range)
+        front_trace.update(text=[_short(m) if at else "" for m, at in zip(front["model"], positions)],
+                           textposition=[at or "top center" for at in positions])
     figure.update_layout(
-        title=title, xaxis=dict(title="release date"),
-        yaxis=dict(title="capacity density ρ = N̂ / N", type="log", range=[low_y - pad, high_y + pad],
-                   tickvals=tickvals, ticktext=ticktext),
-        height=500, margin=dict(l=60, r=20, t=50, b=50), legend=dict(orientation="h", y=-0.18),
+        title=title, xaxis=dict(title="release date", range=x_range),
+        yaxis=dict(title="capacity density ρ = N̂ / N", type="log", range=y_range, tickvals=tickvals, ticktext=ticktext),
+        height=DENSITY_MARGIN_TOP + PLOT_HEIGHT + DENSITY_MARGIN_BOTTOM,
+        margin=dict(l=60, r=20, t=DENSITY_MARGIN_TOP, b=DENSITY_MARGIN_BOTTOM),
+        legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"),
     )
     return figure
+
+
+#: The density figure's per-model intervals (drawn at first) and its frontier (named by label where one fits).
+INTERVALS_NAME = "each model's 95% interval (grey bars)"
+FRONTIER_NAME = "the frontier: models at or above the line (named where a label fits; every name on hover)"
+#: The density figure's plot area (px) — six decades and more of density — and its margins: the legend sits in the
+#: bottom margin (in the figure's own coordinates), so it never takes height from the plot area.
+PLOT_HEIGHT = 620
+DENSITY_MARGIN_TOP = 80
+DENSITY_MARGIN_BOTTOM = 240
+#: The width (px) the frontier's labels are placed for: narrower than the report's plot area, so that they do not
+#: overlap there; a narrower window can make them touch (every name stays on hover).
+PLOT_WIDTH = 900
+#: A label's font size (px), the width of one of its characters and its height (px), generous for plotly's sans-serif.
+LABEL_FONT = 10
+CHAR_WIDTH = 6.2
+LABEL_HEIGHT = 13.0
+#: A frontier marker's size (px): plotly sets a label ``size / 1.6 + 1`` px away from its point.
+FRONTIER_MARKER = 11
+#: The label positions tried, in order; a label that fits none is left to the hover.
+LABEL_POSITIONS = ("top center", "bottom center", "middle right", "middle left", "top right", "top left", "bottom right",
+                   "bottom left")
+
+
+def _days(dates, origin) -> np.ndarray:
+    return ((pd.to_datetime(pd.Series(list(dates))) - pd.Timestamp(origin)).dt.total_seconds() / 86400).to_numpy(float)
+
+
+def label_box(x: float, y: float, text: str, position: str) -> tuple[float, float, float, float]:
+    """The box (left, bottom, right, top; px, y upward) that plotly gives a label of ``text`` at ``position`` beside
+    a frontier marker at pixel (``x``, ``y``): it sets the text ``FRONTIER_MARKER / 1.6 + 1`` px off the point,
+    to the side(s) the position names."""
+    offset = FRONTIER_MARKER / 1.6 + 1
+    width = CHAR_WIDTH * len(html.unescape(text))
+    if "left" in position:
+        left = x - offset - width
+    elif "right" in position:
+        left = x + offset
+    else:
+        left = x - width / 2
+    if "top" in position:
+        bottom = y + offset
+    elif "bottom" in position:
+        bottom = y - offset - LABEL_HEIGHT
+    else:
+        bottom = y - LABEL_HEIGHT / 2
+    return left, bottom, left + width, bottom + LABEL_HEIGHT
+
+
+def _overlap(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def place_labels(x, y, texts, x_range, y_range, *, width: float = PLOT_WIDTH, height: float = PLOT_HEIGHT) -> list[str | None]:
+    """Where each point's label goes (a plotly ``textposition``), or None where no position fits: greedy, the
+    densest point first, each label taking the first of :data:`LABEL_POSITIONS` whose box (:func:`label_box`) stays
+    inside the plot area and overlaps no label already placed and no point's marker. ``x``, ``y``: the points in the
+    axes' units (days, log10 density), ``x_range``/``y_range`` the axes' ends, ``width``/``height`` the plot area
+    (px) the placement is for."""
+    x = np.asarray(x, float)
+    y = np.asarray(y, float)
+    px = (x - x_range[0]) / (x_range[1] - x_range[0]) * width
+    py = (y - y_range[0]) / (y_range[1] - y_range[0]) * height
+    half = FRONTIER_MARKER / 2
+    taken = [(a - half, b - half, a + half, b + half) for a, b in zip(px, py) if np.isfinite(a) and np.isfinite(b)]
+    positions: list[str | None] = [None] * len(x)
+    for i in sorted(range(len(x)), key=lambda k: -py[k] if np.isfinite(py[k]) else np.inf):
+        if not (np.isfinite(px[i]) and np.isfinite(py[i])):
+            continue
+        for position in LABEL_POSITIONS:
+            box = label_box(px[i], py[i], texts[i], position)
+            if box[0] < 0 or box[2] > width or box[1] < 0 or box[3] > height:
+                continue
+            if not any(_overlap(box, other) for other in taken):
+                positions[i] = position
+                taken.append(box)
+                break
+    return positions
 
 
 def _short(model: str) -> str:
@@ -206,29 +294,117 @@ def _highlight(figure: go.Figure, yours: pd.DataFrame, low_y: float, high_y: flo
     return low_y, high_y, max(last, rows["release_date"].max())
 
 
-def forest_figure(rows: pd.DataFrame, paper_months: float) -> go.Figure:
+#: The forest plot's default title (the public table's rows); the OLMES design's plot passes its own.
+FOREST_TITLE = "Doubling time by benchmark and benchmark set · the public leaderboard table"
+#: Pixels per row of the forest plot: room under a not-measured estimate's bar for its status line.
+FOREST_ROW = 34
+
+
+def _short_reason(text: str, limit: int = 90) -> str:
+    """A row's status in a few words: ``not measured`` and its reason up to the first parenthesis (the families and
+    their numbers stay in the hover), cut at a word past ``limit`` characters."""
+    text = " ".join(str(text).split())
+    text = text.split(" (", 1)[0].rstrip(" :;,")
+    if not text.startswith("not measured"):
+        text = f"not measured: {text}" if text else "not measured"
+    if len(text) > limit:
+        text = text[:limit].rsplit(" ", 1)[0].rstrip(" :;,") + "…"
+    return text
+
+
+def _not_measured(row) -> str:
+    """The row's reason for not being measured, or "" for a measured row (``status`` where the rows have it, else
+    ``error``; a row without a doubling time is not measured whatever its columns say)."""
+    status = str(getattr(row, "status", "") or "")
+    error = str(getattr(row, "error", "") or "")
+    if status.startswith("not measured"):
+        return status
+    if error and (error.startswith("not measured") or not np.isfinite(row.months)):
+        return error
+    return "" if np.isfinite(row.months) else "not measured"
+
+
+def forest_axis_end(rows: pd.DataFrame, paper_months: float) -> float:
+    """The forest plot's right end (months): 15% past the largest finite number drawn (an interval's end, a doubling
+    time, the paper's), so that a finite interval never reaches it; only an infinite end runs to it, as an arrow."""
+    values = [paper_months]
+    for column in ("months", "ci_low", "ci_high"):
+        data = pd.to_numeric(rows[column], errors="coerce").to_numpy(float)
+        values += list(data[np.isfinite(data)])
+    return float(max(values) * 1.15)
+
+
+def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FOREST_TITLE) -> go.Figure:
     """Doubling time per benchmark and per benchmark set with its 95% interval (a forest plot), the paper's drawn.
 
-    ``rows``: :meth:`densing.trend.measurement.TrendMeasurement.by_benchmark`. A row without a
-    measurement is listed with its reason in the hover and no point; an interval reaching ∞ is drawn
-    to the axis' edge.
+    ``rows``: :meth:`densing.trend.measurement.TrendMeasurement.by_benchmark` (or rows with its ``row``,
+    ``capability``, ``months``, ``ci_low``, ``ci_high`` and ``error`` columns). A measured row is a filled point with
+    its interval; a row that is not measured says so on the plot at its row, with its short reason (the full one in
+    the hover): under its estimate's grey bar when it has one, alone on its line when it has none. An interval's end
+    at ∞ is an arrow running off the right edge of the axis, labelled ∞; the axis ends past every finite number
+    (:func:`forest_axis_end`), so no finite interval reaches the edge. ``title`` names the rows' source (the two
+    forest plots of the report differ by it).
     """
     rows = rows.iloc[::-1].reset_index(drop=True)  # the first row on top
     labels = [f"{r.row} · {r.capability}" for r in rows.itertuples()]
-    finite = rows[np.isfinite(rows["months"])]
-    edge = float(max(np.nanmax(finite["ci_high"].replace(np.inf, np.nan)) if len(finite) else paper_months, paper_months) * 1.3)
-    high = np.where(np.isfinite(rows["ci_high"]), rows["ci_high"], edge)
-    hover = [html.escape(f"{r.row}: " + (f"{r.months:.2f} months (95% CI {r.ci_low:.2f}–{format_number(r.ci_high, '.2f')}); "
-                                         f"references {r.references}; each: {r.each_reference_months}"
-                                         if np.isfinite(r.months) else f"not measured: {r.error}"))
-             for r in rows.itertuples()]
-    figure = go.Figure(go.Scatter(
-        x=rows["months"], y=labels, mode="markers", marker=dict(size=9, color="#1f77b4"), name="densing (95% CI)",
-        error_x=dict(type="data", symmetric=False, array=high - rows["months"], arrayminus=rows["months"] - rows["ci_low"]),
-        text=hover, hovertemplate="%{text}<extra></extra>"))
+    edge = forest_axis_end(rows, paper_months)
+    reasons = [_not_measured(r) for r in rows.itertuples()]
+    hover = [html.escape(f"{r.row}: " + (
+        f"{'' if not why else 'estimate '}{r.months:.2f} months (95% CI {format_number(r.ci_low, '.2f')}–"
+        f"{format_number(r.ci_high, '.2f')}); references {r.references}; each: {r.each_reference_months}"
+        + (f"; {why}" if why else "") if np.isfinite(r.months) else why))
+        for r, why in zip(rows.itertuples(), reasons)]
+    figure = go.Figure()
+    styles = (("measured (point, 95% CI)", False, "#1f77b4", "circle"),
+              ("not measured: the estimate (point, 95% CI), grey", True, "#8a93a6", "circle-open"))
+    for name, unmeasured, color, symbol in styles:
+        mine = [i for i, why in enumerate(reasons) if bool(why) == unmeasured and np.isfinite(rows.at[i, "months"])]
+        if not mine:
+            continue
+        segments_x, segments_y, arrows_x, arrows_y = [], [], [], []
+        for i in mine:
+            low, high = float(rows.at[i, "ci_low"]), float(rows.at[i, "ci_high"])
+            if not np.isfinite(low) or np.isnan(high):  # no interval: the point alone
+                continue
+            if np.isfinite(high):
+                segments_x += [low, high, None]
+                segments_y += [labels[i], labels[i], None]
+            else:  # +∞: the arrow's shaft to the edge
+                arrows_x += [low, edge, None]
+                arrows_y += [labels[i], labels[i], None]
+        if segments_x:
+            figure.add_trace(go.Scatter(x=segments_x, y=segments_y, mode="lines", line=dict(color=color, width=2),
+                                        name=f"{name}: interval", legendgroup=name, showlegend=False, hoverinfo="skip"))
+        if arrows_x:  # the shaft, its head at the edge (not clipped) and ∞ beside it, outside the axis
+            count = len(arrows_x) // 3
+            figure.add_trace(go.Scatter(
+                x=arrows_x, y=arrows_y, mode="lines+markers+text", cliponaxis=False, legendgroup=name,
+                name=f"{name}: upper end at ∞ (arrow off the axis)", showlegend=False, hoverinfo="skip",
+                line=dict(color=color, width=2), text=["", "∞", ""] * count, textposition="middle right",
+                textfont=dict(size=15, color=color),
+                marker=dict(symbol=["circle", "arrow-right", "circle"] * count, size=[0, 13, 0] * count, color=color,
+                            line=dict(width=0))))
+        figure.add_trace(go.Scatter(
+            x=rows.loc[mine, "months"], y=[labels[i] for i in mine], mode="markers", name=name, legendgroup=name,
+            marker=dict(size=9, color=color, symbol=symbol, line=dict(width=2, color=color)),
+            text=[hover[i] for i in mine], hovertemplate="%{text}<extra></extra>"))
+    for i, why in enumerate(reasons):  # the status, on the plot at its row
+        if why:
+            shown = np.isfinite(rows.at[i, "months"])
+            figure.add_annotation(
+                x=0, y=labels[i], xref="x", yref="y", xanchor="left", yanchor="middle", xshift=4, yshift=-13 if shown else 0,
+                text=html.escape(_short_reason(why)), hovertext=hover[i], showarrow=False,
+                font=dict(size=10 if shown else 11, color="#8a1c1c"), bgcolor="rgba(255,255,255,0.8)")
+    empty = [i for i, why in enumerate(reasons) if why and not np.isfinite(rows.at[i, "months"])]
+    if empty:  # the category axis keeps a row with nothing drawn on it: an invisible point holds its place
+        figure.add_trace(go.Scatter(x=[0] * len(empty), y=[labels[i] for i in empty], mode="markers", showlegend=False,
+                                    marker=dict(size=1, opacity=0), text=[hover[i] for i in empty],
+                                    hovertemplate="%{text}<extra></extra>"))
     figure.add_vline(x=paper_months, line=dict(color="#d62728", dash="dash"),
                      annotation_text=f"paper {paper_months} months", annotation_position="top")
-    figure.update_layout(title="Doubling time by benchmark and benchmark set", xaxis_title="doubling time (months)",
-                         xaxis=dict(range=[0, edge]), height=60 + 28 * len(rows), margin=dict(l=10, r=10, t=50, b=40),
-                         showlegend=False)
+    figure.update_layout(title=title, xaxis_title="doubling time (months)",
+                         xaxis=dict(range=[0, edge]),
+                         yaxis=dict(type="category", categoryorder="array", categoryarray=labels, range=[-0.6, len(labels) - 0.4]),
+                         height=150 + FOREST_ROW * len(rows), margin=dict(l=10, r=40, t=60, b=90),
+                         legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"))
     return figure

@@ -243,7 +243,7 @@ class TrendMeasurement(Result):
 
         ``kind``: ``"density"`` — capacity density over release dates, the frontier named, the line
         ln ρmax = A·t + B of ``rule`` (default the headline rule) with its slope's 95% band and each model's
-        95% interval on request (Xiao et al. 2024, eq. 5); ``"size"`` — ρ against N by family (the size
+        95% interval (Xiao et al. 2024, eq. 5); ``"size"`` — ρ against N by family (the size
         check's view); ``"benchmarks"`` — the doubling time per benchmark and set with its interval, the
         paper's 3.3 months drawn (a forest plot)."""
         from densing.errors import InputError

@@ -98,7 +98,7 @@ def test_the_density_figure_draws_the_headline_rule_with_the_tables_number(repor
     for rule in measured.rules:
         if rule != measured.headline_rule:
             words = rules.get(rule).words()
-            assert any(x.startswith(f"{words} (hidden: click to show): doubling {measured.rules[rule].doubling_time_months:.2f}")
+            assert any(x.startswith(f"{words} (click to show or hide): doubling {measured.rules[rule].doubling_time_months:.2f}")
                        for x in legends)
 
 

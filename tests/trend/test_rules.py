@@ -43,7 +43,7 @@ def test_a_registered_rule_needs_nothing_else(median_rule):
     frame = pd.DataFrame({"model": ["m"], "release_date": [pd.Timestamp("2024-01-01")], "params": [1e9], "score": [0.5],
                           "log_density": [0.0], "bound": [0]})
     names = [trace.name for trace in figures.density_figure(frame, headline, others=[result], title="t").data]
-    assert any(str(name).startswith("median line (hidden: click to show)") for name in names)
+    assert any(str(name).startswith("median line (click to show or hide)") for name in names)
 
 
 def test_an_unknown_rule_is_refused_in_one_line_naming_the_registered_ones():

@@ -1,0 +1,234 @@
+"""The report's figures do not mislead, read from the figure objects (no browser): an infinite interval end is an
+arrow off the axis labelled ∞ and no finite bar reaches the edge; a row that is not measured says so at its row;
+the two forest plots have their own titles; the density chart draws each model's interval at first, names the
+frontier with labels that do not overlap, and has a tall plot area."""
+from __future__ import annotations
+
+import html as html_mod
+import json
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from densing.trend import figures
+
+
+def _rows() -> pd.DataFrame:
+    """A hand-made forest: measured, measured to ∞, not measured with an estimate, not measured without a number."""
+    return pd.DataFrame([
+        {"row": "alpha", "capability": "knowledge", "status": "measured", "months": 3.0, "ci_low": 2.0, "ci_high": 9.5,
+         "references": "A", "each_reference_months": "A 3.0", "error": ""},
+        {"row": "beta", "capability": "reasoning", "status": "measured", "months": 4.0, "ci_low": 1.26, "ci_high": math.inf,
+         "references": "B", "each_reference_months": "B 4.0", "error": ""},
+        {"row": "gamma", "capability": "set", "status": "not measured: its references disagree (X 2.1, Y 5.5)",
+         "months": 3.5, "ci_low": 1.3, "ci_high": 15.4, "references": "X, Y", "each_reference_months": "X 2.1, Y 5.5",
+         "error": "its references disagree"},
+        {"row": "delta", "capability": "code", "status": "not measured: no reference (the ladder has no loss law for it)",
+         "months": math.nan, "ci_low": math.nan, "ci_high": math.nan, "references": "", "each_reference_months": "",
+         "error": "not measured: no reference (the ladder has no loss law for it)"},
+    ])
+
+
+def _label(frame: pd.DataFrame, row: str) -> str:
+    r = frame.set_index("row").loc[row]
+    return f"{row} · {r['capability']}"
+
+
+def _finite_x(trace) -> np.ndarray:
+    values = np.array([np.nan if v is None else float(v) for v in trace.x], float)
+    return values[np.isfinite(values)]
+
+
+def test_an_infinite_end_is_an_arrow_off_the_axis_labelled_infinity_and_no_finite_bar_reaches_the_edge():
+    frame = _rows()
+    figure = figures.forest_figure(frame, 3.3)
+    edge = figure.layout.xaxis.range[1]
+    assert edge > 15.4 and figure.layout.xaxis.range[0] == 0
+    arrows = [t for t in figure.data if "∞" in (t.text or ())]
+    assert len(arrows) == 1
+    arrow = arrows[0]
+    tip = list(arrow.text).index("∞")
+    # the head sits on the edge, at beta's row, is an arrow pointing right, is not clipped, and reads ∞
+    assert arrow.x[tip] == pytest.approx(edge) and arrow.y[tip] == _label(frame, "beta")
+    assert arrow.marker.symbol[tip] == "arrow-right" and arrow.marker.size[tip] > 0 and arrow.cliponaxis is False
+    assert arrow.x[tip - 1] == pytest.approx(1.26)  # the shaft starts at the interval's finite end
+    # every other trace (finite intervals, points) ends short of the edge; no error bar is clipped by the axis
+    for trace in figure.data:
+        assert trace.error_x.array is None
+        if trace is not arrow:
+            assert (_finite_x(trace) < edge).all(), trace.name
+    assert not any(t for t in figure.data if "∞" in (t.text or ()) and t is not arrow)
+
+
+def test_the_axis_ends_past_every_finite_number():
+    frame = _rows()
+    frame.loc[0, "ci_high"] = 47.0  # a long finite interval: the axis goes past it, the bar is not cut at the edge
+    figure = figures.forest_figure(frame, 3.3)
+    edge = figure.layout.xaxis.range[1]
+    assert edge > 47.0
+    intervals = [t for t in figure.data if t.mode == "lines"]
+    assert max(_finite_x(t).max() for t in intervals) == pytest.approx(47.0)
+
+
+def test_every_not_measured_row_says_so_at_its_row_with_its_short_reason():
+    frame = _rows()
+    figure = figures.forest_figure(frame, 3.3)
+    notes = {a.y: html_mod.unescape(a.text) for a in figure.layout.annotations if "not measured" in (a.text or "")}
+    assert notes == {_label(frame, "gamma"): "not measured: its references disagree",
+                     _label(frame, "delta"): "not measured: no reference"}
+    # the row without a number keeps its line on the axis (a category with something drawn on it)
+    drawn = {y for t in figure.data for y in (t.y or ()) if y is not None}
+    assert {_label(frame, r) for r in frame["row"]} <= drawn
+    assert list(figure.layout.yaxis.categoryarray) == [_label(frame, r) for r in frame["row"][::-1]]
+
+
+def test_the_olmes_rows_say_why_they_are_not_measured():
+    frame = _rows().drop(columns="status")  # the OLMES rows carry their reason in ``error`` alone
+    frame.loc[2, "error"] = ""
+    frame.loc[3, "error"] = "the frontier has 2 models (3 needed)"
+    figure = figures.forest_figure(frame, 3.3, title="OLMES")
+    notes = {a.y: html_mod.unescape(a.text) for a in figure.layout.annotations if "not measured" in (a.text or "")}
+    assert notes == {_label(frame, "delta"): "not measured: the frontier has 2 models"}
+
+
+@pytest.fixture(scope="module")
+def measured():
+    from densing.data import read_results
+    from densing.report.build import DEFAULT_RESULTS
+    from densing.trend.measure import measure_trend
+
+    return measure_trend(read_results(DEFAULT_RESULTS), since="2023-02-24", epoch="2023-02-24", n_boot=60, seed=0)
+
+
+def test_the_shipped_rows_not_measured_say_so_at_their_rows(measured):
+    rows = measured.by_benchmark()
+    figure = figures.forest_figure(rows, 3.3)
+    notes = {a.y for a in figure.layout.annotations if (a.text or "").startswith("not measured")}
+    expected = {f"{r.row} · {r.capability}" for r in rows.itertuples()
+                if str(r.status).startswith("not measured") or not np.isfinite(r.months)}
+    assert expected and notes == expected
+    edge = figure.layout.xaxis.range[1]
+    infinite = {f"{r.row} · {r.capability}" for r in rows.itertuples() if np.isfinite(r.months) and r.ci_high == np.inf}
+    heads = {t.y[i] for t in figure.data for i, text in enumerate(t.text or ()) if text == "∞" and t.x[i] == pytest.approx(edge)}
+    assert heads == infinite
+
+
+def _report_figures(page: str) -> dict[str, tuple[list, dict]]:
+    """Each figure of the report page by its div id: (data, layout) as plotly.js gets them."""
+    found = {}
+    for div, data, layout in re.findall(r'Plotly\.newPlot\(\s*"([^"]+)",\s*(\[.*?\]),\s*(\{.*?\}),\s*\{"displaylogo', page,
+                                        flags=re.S):
+        found[div] = (json.loads(data), json.loads(layout))
+    return found
+
+
+@pytest.fixture(scope="module")
+def report_figures():
+    from densing.report.build import build_report
+
+    page, _, _ = build_report(n_boot=30)
+    return _report_figures(page)
+
+
+def test_the_two_forest_plots_have_distinct_titles(report_figures):
+    first = report_figures["by-benchmark"][1]["title"]["text"]
+    second = report_figures["olmes-forest"][1]["title"]["text"]
+    assert first != second
+    assert "leaderboard" in first and "OLMES" in second
+
+
+def test_the_report_draws_each_models_interval_at_first_and_never_says_hidden(report_figures):
+    data, layout = report_figures["density-trend"]
+    intervals = [t for t in data if t.get("name") == figures.INTERVALS_NAME]
+    assert len(intervals) == 1 and intervals[0].get("visible", True) is True
+    assert intervals[0]["error_y"]["array"]
+    assert not [t["name"] for t in data if "hidden" in str(t.get("name", ""))]
+    assert layout["height"] - layout["margin"]["t"] - layout["margin"]["b"] >= 600
+    assert layout["legend"]["yref"] == "container"  # the legend sits in the margin, not in the plot area
+
+
+def test_only_the_frontier_is_named_by_text(measured):
+    from densing.report.build import _with_intervals
+
+    figure = figures.density_figure(_with_intervals(measured.models, measured.densities),
+                                    measured.rules[measured.headline_rule], title="t")
+    labelled = [t for t in figure.data if "text" in str(t.mode)]
+    assert [t.name for t in labelled] == [figures.FRONTIER_NAME]
+    intervals = next(t for t in figure.data if t.name == figures.INTERVALS_NAME)
+    assert intervals.visible in (None, True) and intervals.error_y.array is not None
+
+
+def _boxes(trace, layout) -> list[tuple[str, float, float, float, float]]:
+    """Each label's box in the plot area's pixels (y upward), from the trace's text, positions and the axes'
+    ranges, by plotly's rule: the text ``marker size / 1.6 + 1`` px off the point on the sides the position names,
+    each character at most :data:`figures.CHAR_WIDTH` px wide, :data:`figures.LABEL_HEIGHT` px high."""
+    x0, x1 = (pd.Timestamp(v) for v in layout.xaxis.range)
+    y0, y1 = layout.yaxis.range
+    offset = trace.marker.size / 1.6 + 1
+    out = []
+    for x, y, text, position in zip(trace.x, trace.y, trace.text, trace.textposition):
+        if not text:
+            continue
+        px = (pd.Timestamp(x) - x0) / (x1 - x0) * figures.PLOT_WIDTH
+        py = (math.log10(y) - y0) / (y1 - y0) * figures.PLOT_HEIGHT
+        width = figures.CHAR_WIDTH * len(html_mod.unescape(text))
+        left = px - offset - width if "left" in position else px + offset if "right" in position else px - width / 2
+        bottom = (py + offset if "top" in position else py - offset - figures.LABEL_HEIGHT if "bottom" in position
+                  else py - figures.LABEL_HEIGHT / 2)
+        out.append((text, left, bottom, left + width, bottom + figures.LABEL_HEIGHT))
+    return out
+
+
+def _assert_apart(boxes, layout):
+    """No two labels closer than their boxes allow: centres at least the two half-widths apart in time, or at least
+    one label's height apart in log-density (both converted to the axes' units at the placement's plot size)."""
+    days = (pd.Timestamp(layout.xaxis.range[1]) - pd.Timestamp(layout.xaxis.range[0])).total_seconds() / 86400
+    decades = layout.yaxis.range[1] - layout.yaxis.range[0]
+    per_px_days, per_px_decades = days / figures.PLOT_WIDTH, decades / figures.PLOT_HEIGHT
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            apart_days = abs((a[1] + a[3]) - (b[1] + b[3])) / 2 * per_px_days
+            apart_decades = abs((a[2] + a[4]) - (b[2] + b[4])) / 2 * per_px_decades
+            need_days = ((a[3] - a[1]) + (b[3] - b[1])) / 2 * per_px_days
+            need_decades = figures.LABEL_HEIGHT * per_px_decades
+            assert apart_days >= need_days - 1e-9 or apart_decades >= need_decades - 1e-9, (a[0], b[0])
+
+
+def test_the_shipped_frontier_labels_do_not_overlap(measured):
+    from densing.report.build import _with_intervals
+
+    for rule in measured.rules:  # the headline rule and the others (`densing report --frontier`)
+        figure = figures.density_figure(_with_intervals(measured.models, measured.densities), measured.rules[rule], title="t")
+        front = next(t for t in figure.data if t.name == figures.FRONTIER_NAME)
+        boxes = _boxes(front, figure.layout)
+        assert len(boxes) >= max(1, len(front.x) // 2)  # most of the frontier is named
+        _assert_apart(boxes, figure.layout)
+        for _, left, bottom, right, top in boxes:  # inside the plot area, where plotly does not clip them
+            assert 0 <= left and right <= figures.PLOT_WIDTH and 0 <= bottom and top <= figures.PLOT_HEIGHT
+        names = {html_mod.unescape(t) for t in front.text if t}
+        assert all(any(n in html_mod.unescape(h) for h in front.hovertext) for n in names)  # the hover names every point
+        assert len(front.hovertext) == len(front.x)
+
+
+def test_crowded_points_get_labels_apart_and_the_rest_hover_only():
+    """Twelve models released the same day within a tenth of a decade: the placement names a few, apart, and
+    leaves the others to the hover."""
+    count = 12
+    x = np.full(count, 100.0)
+    y = np.linspace(0.0, 0.1, count)
+    names = [f"model-{i}-base" for i in range(count)]
+    positions = figures.place_labels(x, y, names, (0.0, 400.0), (-3.0, 1.0))
+    placed = [p for p in positions if p]
+    assert 2 <= len(placed) < count
+    px = (x - 0.0) / 400.0 * figures.PLOT_WIDTH
+    py = (y + 3.0) / 4.0 * figures.PLOT_HEIGHT
+    boxes = [figures.label_box(a, b, n, p) for a, b, n, p in zip(px, py, names, positions) if p]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+    # the same points far apart are all named
+    spread = figures.place_labels(np.linspace(20, 380, count), y, names, (0.0, 400.0), (-3.0, 1.0))
+    assert all(spread)
