@@ -12,7 +12,8 @@ pytest.importorskip("lm_eval")
 from densing.eval.harness import data_digest, resolve_benchmarks, task_manager  # noqa: E402
 from densing.eval.models import model_spec_from_mapping  # noqa: E402
 from densing.eval.runner import rekey_store, sweep_hashes  # noqa: E402
-from densing.eval.store import is_done, main, part_path, read_part_hash, write_part  # noqa: E402
+from densing.eval.rekey import main  # noqa: E402
+from densing.eval.store import is_done, part_path, read_part_hash, write_part  # noqa: E402
 
 SPEC = model_spec_from_mapping({"name": "m", "model": "no/such/model", "params": 1e8}, where="test")
 
@@ -100,8 +101,8 @@ def test_rekey_rewrites_only_the_key_of_parts_that_agree_with_the_sweep(tmp_path
     assert outcome.startswith("differs: limit None (the sweep: 20.0)")
     assert read_part_hash(part_path(store, "m", "arc_challenge")) == "an-older-key"
 
-    assert main(["rekey", str(store), "--models", str(models), "--benchmarks", "arc_challenge", "--local-data",
+    assert main([str(store), "--models", str(models), "--benchmarks", "arc_challenge", "--local-data",
                  "--data-root", str(root), "--limit", "20", "--prefix-cache"]) == 0
     assert capsys.readouterr().out.startswith("m / arc_challenge: differs: limit")
-    assert main(["rekey", str(tmp_path / "nowhere"), "--models", str(models), "--suite", "leaderboard-v1"]) == 2
+    assert main([str(tmp_path / "nowhere"), "--models", str(models), "--suite", "leaderboard-v1"]) == 2
     assert capsys.readouterr().err == f"error: {tmp_path / 'nowhere'}: no such results store directory\n"
