@@ -52,7 +52,8 @@ def _is_integer(value) -> bool:
 
 def significant(value: float, digits: int = DIGITS, *, html: bool = False) -> str:
     """A finite ``value`` to ``digits`` significant figures (see the module's rule); ``html``:
-    scientific notation as ``3.2×10⁻⁵`` instead of ``3.2e-5``."""
+    scientific notation as ``3.2×10⁻⁵`` instead of ``3.2e-5``, and a negative number with the minus sign (−, U+2212)
+    its superscripts use rather than a hyphen."""
     if not 1 <= digits <= 17:
         raise ValueError(f"digits: expected 1 to 17 significant figures, got {digits}")
     value = float(value)
@@ -62,11 +63,12 @@ def significant(value: float, digits: int = DIGITS, *, html: bool = False) -> st
     exponent = int(exponent)
     if SMALLEST <= exponent < LARGEST:
         text = f"{float(f'{mantissa}e{exponent}'):.{max(0, digits - 1 - exponent)}f}"
-        return text.rstrip("0").rstrip(".") if "." in text else text
+        text = text.rstrip("0").rstrip(".") if "." in text else text
+        return text.replace("-", "−") if html else text  # HTML: the minus sign its superscripts use
     if "." in mantissa:
         mantissa = mantissa.rstrip("0").rstrip(".")
     if html:
-        return f"{mantissa}×10{str(exponent).translate(_SUPERSCRIPT)}"
+        return f"{mantissa.replace('-', '−')}×10{str(exponent).translate(_SUPERSCRIPT)}"
     return f"{mantissa}e{exponent}"
 
 

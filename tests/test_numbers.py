@@ -46,6 +46,8 @@ def _within_digits(text: str, value: float, digits: int) -> bool:
 
 
 def _from_html(text: str) -> str:
+    """The terminal's form of an HTML number: ×10ⁿ as eN, and the minus sign (−) as a hyphen."""
+    text = text.replace("−", "-")  # U+2212; the superscript minus ⁻ is another character
     if "×10" not in text:
         return text
     mantissa, power = text.split("×10")

@@ -21,7 +21,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from densing.numbers import format_count
+from densing.numbers import format_count, format_number
 from densing.results import Result, interval_frame
 from densing.errors import FitError, InputError
 from densing.io import atomic_write_bytes, read_json_object
@@ -195,13 +195,13 @@ class ReferenceFit(Result):
         lines = [f"{self.kind} reference fit · {self.benchmark} ({self.metric}) · D0 = {format_count(self.d0)} tokens"]
         for stage in self.stages:
             lines.append(
-                f"  {stage.law:<11} n={stage.n_points:<4} R²={stage.r_squared:.4f} RMSE={stage.rmse:.4g} "
+                f"  {stage.law:<11} n={stage.n_points:<4} R²={format_number(stage.r_squared)} RMSE={format_number(stage.rmse)} "
                 f"converged={stage.converged}"
             )
         table = self.parameter_ci()
         for row in table.itertuples(index=False):
-            ci = "" if math.isnan(row.ci_low) else f"  [{row.ci_low:.4g}, {row.ci_high:.4g}]"
-            lines.append(f"  {row.parameter:<6} = {row.estimate:.6g}{ci}")
+            ci = "" if math.isnan(row.ci_low) else f"  [{format_number(row.ci_low)}, {format_number(row.ci_high)}]"
+            lines.append(f"  {row.parameter:<6} = {format_number(row.estimate)}{ci}")
         if self.bootstrap:
             lines.append(f"  bootstrap: {len(self.bootstrap)} resamples (seed {self.provenance.get('seed')})")
         return "\n".join(lines)
