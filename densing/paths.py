@@ -28,6 +28,23 @@ REFERENCE_FITS = _shipped("reference_fits")
 RESULTS = _shipped("results")
 SHARED_DATA = Path(os.environ.get("DENSING_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
 
+
+def default_store() -> Path:
+    """Where ``densing measure`` keeps its results store unless told otherwise (``--store DIR``): a folder of the
+    user's cache, ``$XDG_CACHE_HOME/densing/store``, or ``~/.cache/densing/store`` where ``XDG_CACHE_HOME`` is unset
+    or not absolute (the XDG base directory rule) — never inside the source tree's shipped ``results/``."""
+    cache = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if cache and Path(cache).is_absolute():
+        return Path(cache) / "densing" / "store"
+    try:
+        home = Path.home()
+    except RuntimeError:  # no HOME and no user entry to read it from
+        from densing.errors import InputError
+
+        raise InputError("no home folder and no XDG_CACHE_HOME to hold the default results store; give --store DIR") from None
+    return home / ".cache" / "densing" / "store"
+
+
 #: What `densing density` uses with no arguments: every shipped Pythia reference fit and the
 #: Pythia suite's final checkpoints.
 DEFAULT_DENSITY_FITS = "pythia_*.json"

@@ -2,6 +2,8 @@
 
     densing measure --models my.yaml --suite leaderboard-v1 [--local-data] [--limit N] --out report.html
                     [--store DIR] [--csv rows.csv]
+
+The store defaults to the user's cache (:func:`densing.paths.default_store`), never the repository's ``results/``.
 """
 from __future__ import annotations
 
@@ -23,7 +25,9 @@ def measure(
     ),
     limit: Optional[float] = typer.Option(None, "--limit", help="At most N items per task (intervals widen to N items)."),
     out: Path = typer.Option(Path("report.html"), "--out", help="HTML report to write (atomically)."),
-    store: Path = typer.Option(Path("results/store"), "--store", help="Results store (a rerun reuses its pairs)."),
+    store: Optional[Path] = typer.Option(
+        None, "--store", help="Results store, a folder (a rerun reuses its pairs; default: $XDG_CACHE_HOME/densing/store, "
+        "else ~/.cache/densing/store)."),
     csv: Optional[Path] = typer.Option(None, "--csv", help="Also write one row per model (scores, density, verdict) as CSV."),
     backend: str = typer.Option("hf", "--backend", help="lm-eval backend: hf or vllm."),
     device: Optional[str] = typer.Option(None, "--device", help="torch device (default: cuda if available, else cpu)."),
@@ -47,6 +51,10 @@ def measure(
     validate({"batch_size": [Interval(Integral, 1, None), Options({"auto"})], "n_boot": [Interval(Integral, 1, None)],
               "seed": [Interval(Integral, 0, None)], "device": [Device(), None]}, batch_size=batch, n_boot=n_boot, seed=seed,
              device=device)
+    if store is None:
+        from densing.paths import default_store
+
+        store = default_store()
     check_writable(out)
     if csv is not None:
         check_writable(csv)
@@ -76,7 +84,8 @@ def measure(
         if value is not None:
             words += [option, f"{value:g}" if isinstance(value, float) else str(value)]
     html, _, _ = build_report(n_boot=n_boot, seed=seed, measured=result.measurement, yours=result.to_frame(),
-                              command=shlex.join(words))
+                              yours_suite=result.protocol() + (f"; left out (no local split): {', '.join(result.left_out)}"
+                                                                 if result.left_out else ""), command=shlex.join(words))
     atomic_write_text(out, html)
     if csv is not None:
         atomic_write_text(csv, result.to_frame().to_csv(index=False, float_format="%.6g"))

@@ -11,7 +11,8 @@ Swallow LLM Leaderboard's table ``results/swallow/swallow_2025-06.csv`` for ``sw
    report's path, the suite's target table (one other than the public table must be shipped): each bad input is
    an :class:`~densing.errors.InputError` or
    :class:`~densing.errors.EvalError` before any evaluation starts.
-2. **Evaluation** through :func:`densing.eval.runner.run_sweep` into a store (a rerun reuses it).
+2. **Evaluation** through :func:`densing.eval.runner.run_sweep` into a store (a rerun reuses it; by default
+   :func:`densing.paths.default_store`, a folder of the user's cache).
 3. **Scores onto the public table.** Each suite benchmark's headline metric becomes the public table's
    benchmark (:data:`densing.eval.benchmarks.PUBLIC_TABLE_BENCHMARKS`, metric ``score``). Its standard
    error is binomial over the items actually scored, √(p(1 − p)/n) with n the store's item count (with
@@ -317,10 +318,14 @@ class MeasureResult(Result):
         rows = self.models.astype(object).where(self.models.notna(), None).to_dict("records")
         return {**super().to_dict(), "models": rows}
 
+    def protocol(self) -> str:
+        """The suite as evaluated, in words: its name and how many items per task."""
+        limit = "the full splits" if self.limit is None else f"at most {self.limit:g} items per task (--limit)"
+        return f"{self.suite} on {limit}"
+
     def summary(self) -> str:
         """The placement in words, one paragraph per model."""
-        limit = "the full splits" if self.limit is None else f"at most {self.limit:g} items per task (--limit)"
-        lines = [f"{self.suite} on {limit}; inverted on {', '.join(self.inverted_benchmarks)} through {self.reference}, "
+        lines = [f"{self.protocol()}; inverted on {', '.join(self.inverted_benchmarks)} through {self.reference}, "
                  f"the headline's reference; frontier: the {self.frontier_rule} line ln ρmax = A·t + B."]
         if self.left_out:
             lines.append(f"Left out (no local split): {', '.join(self.left_out)}.")
@@ -344,7 +349,7 @@ def measure(
     limit: float | None = None,
     local_data: bool = False,
     data_root: str | Path | None = None,
-    store: str | Path = "results/store",
+    store: str | Path | None = None,
     results: str | Path | None = None,
     n_boot: int | None = None,
     seed: int = 0,
@@ -359,8 +364,9 @@ def measure(
     """Evaluate ``models`` on ``suite`` and place them on the density chart (module docstring) → :class:`MeasureResult`.
 
     ``models``: a models file or a list of model specs / mappings (as ``densing eval``). ``limit``: at most N items per
-    task (the standard errors and the intervals are those of N items). ``store``: the results store (a rerun reuses its
-    pairs). ``results``: the target table (default the suite's, :data:`densing.eval.benchmarks.SUITE_TABLES`: the
+    task (the standard errors and the intervals are those of N items). ``store``: the results store, a folder (a rerun
+    reuses its pairs; default :func:`densing.paths.default_store`, ``$XDG_CACHE_HOME/densing/store`` or
+    ``~/.cache/densing/store``). ``results``: the target table (default the suite's, :data:`densing.eval.benchmarks.SUITE_TABLES`: the
     shipped ``results/public_models.csv`` for the leaderboard suites); ``n_boot`` and
     ``seed``: the headline's draws (default the CLI's). ``measurement``: a headline
     :class:`~densing.trend.measurement.TrendMeasurement` already computed on that table, to reuse.
@@ -372,6 +378,10 @@ def measure(
     from densing.trend.measure import HEADLINE_RULE, measure_trend
 
     say = on_progress or (lambda line: None)
+    if store is None:
+        from densing.paths import default_store
+
+        store = default_store()
     checked = plan(models, suite, limit=limit, local_data=local_data, data_root=data_root, backend=backend, device=device,
                    store=store)
 

@@ -97,6 +97,7 @@ def build_report(
     command: str | None = None,
     measured=None,
     yours: pd.DataFrame | None = None,
+    yours_suite: str | None = None,
 ) -> tuple[str, Headline, pd.DataFrame]:
     """Compute everything the report shows; return (html, headline, per-model densities).
 
@@ -106,7 +107,9 @@ def build_report(
     ``command``: the command line that made the report, printed in its footer (default: the library call's words).
     ``measured``: that measurement already computed on ``results`` (``densing measure`` passes its own).
     ``yours``: a user's models placed against it (:func:`densing.placement.measure.place_models`' rows), highlighted
-    on the density figure and listed in a section "Your models".
+    on the density figure and led with: the report's first section, "Your models", gives each one's density (or
+    bound), its interval and its place against the frontier line, then the public trend follows as in ``densing report``.
+    ``yours_suite``: the suite they were evaluated on, in words (:meth:`densing.placement.measure.MeasureResult.protocol`).
     """
     from densing.trend import rules as rule_registry
     from densing.trend.constants import NAMED_MODELS
@@ -136,6 +139,7 @@ def build_report(
     others = [result for rule, result in measured.rules.items() if rule != frontier]
     apart = side_jobs.finish(pending_olmes, _olmes_batch, olmes_jobs, folder, n_boot, seed)
     sections = [
+        *([_yours_section(yours, measured, yours_suite)] if yours is not None else []),
         Section("Verdict", "", [verdict_html(measured, PAPER)]),
         Section(
             "The Densing Law by capability",
@@ -168,7 +172,6 @@ def build_report(
                          "The size check's view: within a family of one recipe, density should not depend on size if the "
                          "reference's shape in N is the targets'. A family whose line slopes says the reference does not fit it.")],
         ),
-        *([_yours_section(yours, measured)] if yours is not None else []),
         Section(
             "The measurement in detail",
             "Intervals carry the reference fit's bootstrap, each score's standard error and resampling of models; the "
@@ -233,17 +236,21 @@ def build_report(
                                 "hidden behind computation (overlap %) and the communication left exposed, then the figures.",
                                 overlap_parts))
     html = page(
-        "densing report",
-        "Capacity density of open LLMs and how fast the densest improve (the Densing Law, Xiao et al. 2024, "
-        "arXiv 2412.04315). Sections marked ▸ are appendices: click to open.",
+        "densing report" if yours is None else "densing measure",
+        ("Capacity density of open LLMs and how fast the densest improve (the Densing Law, Xiao et al. 2024, "
+         "arXiv 2412.04315). Sections marked ▸ are appendices: click to open." if yours is None else
+         "Your models' capacity density against the frontier line of open LLMs, then the public trend they are placed on "
+         "(the Densing Law, Xiao et al. 2024, arXiv 2412.04315). Sections marked ▸ are appendices: click to open."),
         sections,
         provenance_footer(command, results_path, seed=seed, n_boot=n_boot),
     )
     return html, headline, dens
 
 
-def _yours_section(yours: pd.DataFrame, measured) -> Section:
-    """Your models (``densing measure``): density, its 95% interval, and where each lies against the frontier line."""
+def _yours_section(yours: pd.DataFrame, measured, suite: str | None = None) -> Section:
+    """Your models (``densing measure``), the report's first section: for each model its density (or bound), the 95%
+    interval, the frontier line's ρmax at its release date and where it lies against the line, the suite and the
+    reference in cards, the verdict in words; then every model in one table."""
     from densing.numbers import format_number
 
     def g(value) -> str:
@@ -255,18 +262,40 @@ def _yours_section(yours: pd.DataFrame, measured) -> Section:
     table = yours.assign(**{"95% interval": intervals,
                             "density": [_your_density(r, g) for r in yours.to_dict("records")],
                             "frontier_density": [g(v) for v in yours["frontier_density"]]})
+    leads = []
+    for r, interval in zip(table.to_dict("records"), intervals):
+        cards = [("density ρ" + ("" if r.get("reading") == "value" else f" ({r.get('reading')})"), r["density"]),
+                 ("95% interval", interval),
+                 (f"frontier line's ρmax at {r['release_date']}", r["frontier_density"]),
+                 ("against the frontier line", str(r["frontier"]))]
+        cards += [("suite", suite)] if suite else []
+        cards += [("reference", str(r.get("reference") or measured.inversion.name))]
+        leads.append(f'<p class="verdict"><strong>{esc(_your_place(r))}</strong></p>' + cards_html(cards)
+                     + f'<p class="sub">{esc(r["words"])}.</p>')
     table = table.rename(columns={"frontier": "frontier line", "frontier_density": "line's ρmax at the date",
                                   "inverted": "inverted on"})
     columns = ["model", "release_date", "inverted on", "density", "95% interval", "reading", "line's ρmax at the date",
                "frontier line", "words"]
+    evaluated = f"Evaluated with densing measure ({suite})" if suite else "Evaluated with densing measure"
+    how = (f"{evaluated}, inverted by the headline's own reference ({measured.inversion.name}) as the public models are; "
+           f"the frontier line is the headline rule's ({measured.headline_rule}), ln ρmax = A·t + B, at each model's "
+           "release date. A reading other than 'value' is a bound: the score is too close to chance (or beyond the "
+           "reference) for a number. The models are the stars on the density figure below (Capacity density over time); "
+           "the public trend they are placed on follows.")
     return Section(
-        "Your models",
-        f"Evaluated with densing measure and inverted by the headline's own reference ({measured.inversion.name}); the "
-        "frontier line is the headline rule's at each model's release date. A reading other than 'value' is a bound: the "
-        "score is too close to chance (or beyond the reference) for a number. The models are the stars on the density "
-        "figure above.",
-        [table_html(table[[c for c in columns if c in table.columns]], scroll=False)],
+        "Your models", "",
+        [*leads, f'<p class="sub">{esc(how)}</p>',
+         _details("your models in one table", table_html(table[[c for c in columns if c in table.columns]], scroll=False))],
     )
+
+
+def _your_place(row: dict) -> str:
+    """One model's place against the frontier line, in a few words (the first line a reader sees)."""
+    if row.get("reading") == "none":
+        return f"{row['model']}: not inverted, so not placed"
+    if row.get("frontier") in ("above", "below"):
+        return f"{row['model']} lies {row['frontier']} the frontier line"
+    return f"{row['model']}: undetermined against the frontier line (a bound on the line's far side)"
 
 
 def _your_density(row: dict, g) -> str:

@@ -14,6 +14,26 @@ def report():
     return html, headline, dens
 
 
+#: The sections of ``densing report``, in order; ``densing measure`` puts "Your models" before them and keeps them so.
+REPORT_SECTIONS = ["Verdict", "The Densing Law by capability", "The paper's protocol, 2023–2025",
+                   "A second measurement: the paper's design on AI2's recipe", "Capacity density over time",
+                   "The measurement in detail", "Named models", "Every eligible reference", "Reference laws",
+                   "Reference candidates", "Per-model densities", "Data caveats"]
+
+
+def section_titles(html: str) -> list[str]:
+    """The page's section titles (its h2), in order, unescaped."""
+    import html as _html
+
+    return [_html.unescape(t) for t in re.findall(r"<h2[^>]*>(.*?)</h2>", html)]
+
+
+def test_the_report_keeps_its_sections_in_order_and_has_no_your_models(report):
+    html = report[0]
+    assert section_titles(html) == REPORT_SECTIONS
+    assert "<h1>densing report</h1>" in html and "Your models" not in html
+
+
 def test_the_verdict_block_leads_in_plain_words(report):
     html, headline, _ = report
     text = _visible_text(html)
