@@ -173,6 +173,29 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
     return _check_name_case(_collapse_duplicates(result, source), source)
 
 
+def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, reference: bool = False) -> pd.DataFrame:
+    """A tidy table given to the API as argument ``name``, checked as a table file is: InputError naming ``name`` (and
+    the row and field) when it is not a DataFrame, lacks one of ``columns`` or fails :func:`validate_results`.
+
+    A table of scores (``reference=False``) is always validated and normalised (counts written ``7B`` parsed, an
+    impossible score refused); a reference table (``reference=True``: the checkpoints a law is fitted on, often many
+    thousands of rows from a reader that has checked them) is validated only when a count or score column holds
+    something other than numbers (strings such as ``7B`` a notebook wrote)."""
+    if not isinstance(frame, pd.DataFrame):
+        raise InputError(f"{name}: expected a pandas DataFrame (a tidy table, such as densing.read_results(path)), "
+                         f"got {type(frame).__name__}")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError(f"{name}: missing required column(s) {', '.join(missing)} "
+                         f"(have: {', '.join(map(str, frame.columns)) or 'none'})")
+    if len(frame) == 0:
+        raise InputError(f"{name}: the table has no rows")
+    numeric = ("value", "params", "train_tokens", "loss", "stderr", "active_params")
+    if reference and all(pd.api.types.is_numeric_dtype(frame[c]) for c in numeric if c in frame.columns):
+        return frame
+    return validate_results(frame, source=name)
+
+
 def _check_name_case(result: pd.DataFrame, source: str) -> pd.DataFrame:
     """Model ids on the Hugging Face Hub are case-insensitive: two spellings of one name with different
     scores for one measurement are one model measured twice, which cannot be (identical rows may stay)."""
