@@ -200,6 +200,18 @@ class Date:
         return "a date (YYYY-MM-DD)"
 
 
+def as_path(value: Any, name: str = "path"):
+    """``value`` as a ``pathlib.Path``, or an InputError naming ``name``: not a string or ``os.PathLike``, or a blank
+    string (``Path("")`` is the working folder: an unset variable, most likely)."""
+    from pathlib import Path
+
+    if isinstance(value, str) and not value.strip():
+        raise InputError(f"{name}: an empty path (an unset variable?) would mean the working folder; give a file or folder")
+    if not isinstance(value, (str, os.PathLike)):
+        raise InputError(f"{name}: expected a path (a string or a pathlib.Path), got {value!r}")
+    return Path(value)
+
+
 def as_names(value: Any, name: str) -> tuple[str, ...]:
     """``value`` as a tuple of names: one string is one name, a list or tuple its names; InputError naming ``name``
     for anything else (an empty tuple, a blank string, a non-string)."""
