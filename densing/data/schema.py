@@ -22,7 +22,7 @@ import pandas as pd
 
 from densing.data.units import parse_count, parse_date
 from densing.errors import InputError
-from densing.validation import check_impossible, check_params
+from densing.validation import MAX_PARAMS, MIN_PARAMS, check_impossible, check_params
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("model", "benchmark", "metric", "value", "params")
 OPTIONAL_COLUMNS: tuple[str, ...] = (
@@ -192,7 +192,15 @@ def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, refere
         raise InputError(f"{name}: the table has no rows")
     numeric = ("value", "params", "train_tokens", "loss", "stderr", "active_params")
     if reference and all(pd.api.types.is_numeric_dtype(frame[c]) for c in numeric if c in frame.columns):
-        return frame
+        value = frame["value"].to_numpy(float)
+        params = frame["params"].to_numpy(float)
+        fraction = frame["metric"].astype(str).isin(FRACTION_METRICS).to_numpy()
+        with np.errstate(invalid="ignore"):
+            suspect = (~np.isfinite(value) | fraction & ((value < 0) | (value > 1)) | ~(params >= MIN_PARAMS)
+                       | ~(params <= MAX_PARAMS))
+        if not suspect.any():
+            return frame  # numbers only, none impossible: as its reader checked it
+    return validate_results(frame, source=name)
     return validate_results(frame, source=name)
 
 

@@ -19,6 +19,7 @@ verdict are :func:`densing.trend.measure.measure_trend`'s.
 """
 from __future__ import annotations
 
+import difflib
 import os
 from numbers import Integral, Real
 from typing import Mapping
@@ -103,6 +104,13 @@ def fit_trend(
     reference = _reference_argument(reference)
     _check_table(targets)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))
+    if isinstance(reference, str) and "family" in targets.columns:
+        families = set(targets["family"].dropna().astype(str))
+        if reference not in families:
+            close = difflib.get_close_matches(reference, sorted(families), n=3, cutoff=0.5)
+            hint = f"; close: {', '.join(close)}" if close else ""
+            raise InputError(f"reference: {reference!r} is neither a family of targets nor a fit file or a shipped "
+                             f"fit's name{hint}")
     if reference is None or isinstance(reference, str):
         if d0 is not None:
             raise InputError("d0: a family reference is inverted at its own budget; d0 goes with a ReferenceFit")
