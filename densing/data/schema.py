@@ -200,7 +200,11 @@ def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, refere
                        | ~(params <= MAX_PARAMS))
         if not suspect.any():
             return frame  # numbers only, none impossible: as its reader checked it
-    return validate_results(frame, source=name)
+    checked = validate_results(frame, source=name)
+    dates = frame.get("release_date")
+    if dates is not None and pd.api.types.is_datetime64_any_dtype(dates) and len(checked) == len(frame):
+        checked["release_date"] = dates.to_numpy()  # a notebook's timestamps kept to the second, not cut to the day
+    return checked
     return validate_results(frame, source=name)
 
 
