@@ -93,11 +93,11 @@ def source_commit() -> str:
     return head + (" with changes" if dirty else "")
 
 
-def resolve_fit(text: str | os.PathLike) -> Path:
+def resolve_fit(text: str | os.PathLike, *, what: str | None = None) -> Path:
     """A reference fit given as a path or by a short name: ``reference_fits/NAME.json``, ``family_NAME.json`` or
     ``NAME_two_step.json`` / ``NAME_composed.json`` among the shipped fits (``llama-3.1_mmlu``,
     ``pythia_lambada_openai_two_step``). A name that matches none is an :class:`~densing.errors.InputError` naming
-    the closest shipped ones."""
+    the closest shipped ones, and ``what`` (the argument's name; default the CLI's ``--fit``)."""
     import difflib
 
     from densing.errors import InputError
@@ -113,4 +113,5 @@ def resolve_fit(text: str | os.PathLike) -> Path:
     shipped = sorted(p.stem for p in REFERENCE_FITS.glob("*.json"))
     close = difflib.get_close_matches(name, shipped, n=3, cutoff=0.5) or difflib.get_close_matches(f"family_{name}", shipped, n=3, cutoff=0.5)
     hint = f"; close: {', '.join(close)}" if close else f"; the shipped fits are in {REFERENCE_FITS}"
-    raise InputError(f"--fit {text}: no such file, nor a shipped fit of that name{hint}")
+    given = f"--fit {text}" if what is None else f"{what}: {str(text)!r}"
+    raise InputError(f"{given}: no such file, nor a shipped fit of that name{hint}")

@@ -17,6 +17,7 @@ test models (about 43,000 parameters) through the same tables.
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -131,6 +132,95 @@ class Device:
         return f"a device ({', '.join(DEVICE_TYPES)}, or one with an index: cuda:N)"
 
 
+@dataclass(frozen=True)
+class Text:
+    """A string with something in it (a blank one, an unset variable, is refused)."""
+
+    def matches(self, value: Any) -> bool:
+        return isinstance(value, str) and value.strip() != ""
+
+    def __str__(self) -> str:
+        return "a non-empty string"
+
+
+@dataclass(frozen=True)
+class Names:
+    """A non-empty list or tuple of non-empty strings (a lone string is not a list of names)."""
+
+    def matches(self, value: Any) -> bool:
+        return (isinstance(value, (list, tuple)) and len(value) > 0
+                and all(isinstance(v, str) and v.strip() != "" for v in value))
+
+    def __str__(self) -> str:
+        return "a non-empty list or tuple of non-empty strings"
+
+
+@dataclass(frozen=True)
+class ExistingPath:
+    """A path (a string or ``os.PathLike``, not blank) to something that exists: ``kind`` ``"file"``, ``"folder"`` or
+    ``"any"``."""
+
+    kind: str = "any"
+
+    def matches(self, value: Any) -> bool:
+        if not isinstance(value, (str, os.PathLike)) or (isinstance(value, str) and not value.strip()):
+            return False
+        from pathlib import Path
+
+        try:
+            path = Path(value)
+            return path.is_dir() if self.kind == "folder" else path.is_file() if self.kind == "file" else path.exists()
+        except (OSError, TypeError, ValueError):
+            return False
+
+    def __str__(self) -> str:
+        return {"file": "an existing file", "folder": "an existing folder"}.get(self.kind, "an existing file or folder")
+
+
+@dataclass(frozen=True)
+class Date:
+    """A date: a ``datetime.date`` (a pandas Timestamp is one) or an ISO string (``2023-02-24``, ``2023-02``)."""
+
+    def matches(self, value: Any) -> bool:
+        from datetime import date, datetime
+
+        if isinstance(value, date):
+            return True
+        if not isinstance(value, str):
+            return False
+        for fmt in ("%Y-%m-%d", "%Y-%m", "%Y/%m/%d"):
+            try:
+                datetime.strptime(value.strip(), fmt)
+                return True
+            except ValueError:
+                continue
+        return False
+
+    def __str__(self) -> str:
+        return "a date (YYYY-MM-DD)"
+
+
+def as_path(value: Any, name: str = "path"):
+    """``value`` as a ``pathlib.Path``, or an InputError naming ``name``: not a string or ``os.PathLike``, or a blank
+    string (``Path("")`` is the working folder: an unset variable, most likely)."""
+    from pathlib import Path
+
+    if isinstance(value, str) and not value.strip():
+        raise InputError(f"{name}: an empty path (an unset variable?) would mean the working folder; give a file or folder")
+    if not isinstance(value, (str, os.PathLike)):
+        raise InputError(f"{name}: expected a path (a string or a pathlib.Path), got {value!r}")
+    return Path(value)
+
+
+def as_names(value: Any, name: str) -> tuple[str, ...]:
+    """``value`` as a tuple of names: one string is one name, a list or tuple its names; InputError naming ``name``
+    for anything else (an empty tuple, a blank string, a non-string)."""
+    if isinstance(value, str):
+        value = (value,)
+    validate({name: [Names()]}, **{name: value})
+    return tuple(v.strip() for v in value)
+
+
 #: What a D0 may be: a positive number of tokens up to :data:`MAX_D0_TOKENS` (finite: a bound excludes NaN and ∞).
 D0_TOKENS = Interval(Real, 0, MAX_D0_TOKENS, closed="right")
 
@@ -230,6 +320,32 @@ def check_impossible(field: str, value: float, *, where: str, metric: str = "", 
             hint = f" (a percentage? write {value / 100:g} for {value:g}%)" if field == "value" and 1.0 < value <= 100.0 else ""
             raise InputError(f"{where}: field '{field}': {value:g} {rule.why.format(metric=metric)}{hint}")
     return value
+
+
+def check_scores(scores: Any, *, name: str = "scores", metric: str = "", fraction: bool = False):
+    """``scores`` (a number or a sequence of numbers) as a float array, or InputError naming ``name``: not numbers, none,
+    NaN or infinite, or impossible by :data:`IMPOSSIBLE`'s rules for a results table's ``value`` (``fraction``: the
+    metric is a fraction, so a score outside [0, 1] is refused, as the table readers refuse it)."""
+    import numpy as np
+
+    if isinstance(scores, (str, bytes)) or isinstance(scores, Mapping):
+        raise InputError(f"{name}: expected a score or a sequence of scores, got {scores!r}")
+    try:
+        array = np.asarray(scores, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name}: expected a score or a sequence of scores, got {scores!r}") from None
+    if array.size == 0:
+        raise InputError(f"{name}: no score given")
+    flat = array.reshape(-1)
+    for i, value in enumerate(flat):
+        where = name if array.ndim == 0 else f"{name}[{i}]"
+        if not math.isfinite(value):
+            raise InputError(f"{where}: {'NaN' if math.isnan(value) else value} score cannot be inverted (expected a finite number)")
+        for rule in IMPOSSIBLE:
+            if rule.table == "results" and rule.field == "value" and rule.test(value, fraction):
+                hint = f" (a percentage? write {value / 100:g} for {value:g}%)" if 1.0 < value <= 100.0 else ""
+                raise InputError(f"{where}: {value:g} {rule.why.format(metric=metric)}{hint}")
+    return array
 
 
 def first_impossible(field: str, values) -> tuple[int, str, int] | None:

@@ -27,6 +27,7 @@ from densing import paths
 from densing.data import olmo, readers
 from densing.errors import InputError
 from densing.registry import Registry
+from densing.validation import as_path
 
 
 @dataclass(frozen=True)
@@ -128,9 +129,7 @@ def read_results(path: str | Path) -> pd.DataFrame:
 
 def _given_path(path: str | Path, what: str = "path") -> Path:
     """``path`` as a Path; an empty string is an InputError (``Path("")`` is the working folder)."""
-    if isinstance(path, str) and not path.strip():
-        raise InputError(f"{what}: an empty path (an unset variable?) would mean the working folder; give a file or folder")
-    return Path(path)
+    return as_path(path, what)
 
 
 def read_reference_data(path: str | Path, *, suite: str = "standard", final_only: bool = False) -> pd.DataFrame:

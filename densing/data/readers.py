@@ -20,7 +20,7 @@ import pandas as pd
 from densing.data.schema import FRACTION_METRICS, validate_results
 from densing import paths
 from densing.errors import InputError
-from densing.validation import Options, validate
+from densing.validation import Options, Text, as_path, validate
 
 # ---------------------------------------------------------------------------------------------
 # tidy tables
@@ -44,7 +44,7 @@ def read_csv_file(path: Path, **options) -> pd.DataFrame:
 
 def read_table(path: str | Path) -> pd.DataFrame:
     """A validated tidy results table (DataFrame) read from CSV or Parquet."""
-    path = Path(path)
+    path = as_path(path)
     if not path.exists():
         raise InputError(f"{path}: no such file{paths.shipped_hint(path)}")
     suffix = path.suffix.lower()
@@ -229,7 +229,9 @@ def read_lm_eval_json(path: str | Path, *, model: str | None = None) -> pd.DataF
     ``params`` is not in an lm-eval JSON: the returned frame has ``params`` = NaN unless the
     caller attaches it (see :func:`attach_metadata`); it is therefore *not* validated here.
     """
-    path = Path(path)
+    path = as_path(path)
+    if model is not None:
+        validate({"model": [Text()]}, model=model)
     data = _load_json(path)
     fmt = lm_eval_format(data)
     config = data.get("config") or {}
@@ -380,8 +382,9 @@ def read_pythia_evals(
     ``pythia-<size>[-deduped]@step<N>`` with ``run`` = ``pythia-<size>[-deduped]``; D = step × 2,097,152 tokens (step 0 is dropped: D = 0
     has no place in a law with D^-β). Batch-size ablations and intervention runs are skipped.
     """
-    root = Path(root)
-    validate({"suite": [Options({"standard", "deduped"})]}, suite=suite)
+    root = as_path(root, "root")
+    validate({"suite": [Options({"standard", "deduped"})], "shots": [Options({"zero-shot", "five-shot"})],
+              "final_only": [Options({True, False})]}, suite=suite, shots=shots, final_only=final_only)
     if not root.is_dir():
         raise InputError(f"{root}: not a directory of Pythia evaluations")
     frames = []

@@ -22,7 +22,7 @@ import pandas as pd
 
 from densing.data.units import parse_count, parse_date
 from densing.errors import InputError
-from densing.validation import check_impossible, check_params
+from densing.validation import MAX_PARAMS, MIN_PARAMS, check_impossible, check_params
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("model", "benchmark", "metric", "value", "params")
 OPTIONAL_COLUMNS: tuple[str, ...] = (
@@ -171,6 +171,41 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
     for c in extra:
         result[c] = frame[c].to_numpy()
     return _check_name_case(_collapse_duplicates(result, source), source)
+
+
+def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, reference: bool = False) -> pd.DataFrame:
+    """A tidy table given to the API as argument ``name``, checked as a table file is: InputError naming ``name`` (and
+    the row and field) when it is not a DataFrame, lacks one of ``columns`` or fails :func:`validate_results`.
+
+    A table of scores (``reference=False``) is always validated and normalised (counts written ``7B`` parsed, an
+    impossible score refused); a reference table (``reference=True``: the checkpoints a law is fitted on, often many
+    thousands of rows from a reader that has checked them) is validated only when a count or score column holds
+    something other than numbers (strings such as ``7B`` a notebook wrote)."""
+    if not isinstance(frame, pd.DataFrame):
+        raise InputError(f"{name}: expected a pandas DataFrame (a tidy table, such as densing.read_results(path)), "
+                         f"got {type(frame).__name__}")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError(f"{name}: missing required column(s) {', '.join(missing)} "
+                         f"(have: {', '.join(map(str, frame.columns)) or 'none'})")
+    if len(frame) == 0:
+        raise InputError(f"{name}: the table has no rows")
+    numeric = ("value", "params", "train_tokens", "loss", "stderr", "active_params")
+    if reference and all(pd.api.types.is_numeric_dtype(frame[c]) for c in numeric if c in frame.columns):
+        value = frame["value"].to_numpy(float)
+        params = frame["params"].to_numpy(float)
+        fraction = frame["metric"].astype(str).isin(FRACTION_METRICS).to_numpy()
+        with np.errstate(invalid="ignore"):
+            suspect = (~np.isfinite(value) | fraction & ((value < 0) | (value > 1)) | ~(params >= MIN_PARAMS)
+                       | ~(params <= MAX_PARAMS))
+        if not suspect.any():
+            return frame  # numbers only, none impossible: as its reader checked it
+    checked = validate_results(frame, source=name)
+    dates = frame.get("release_date")
+    if dates is not None and pd.api.types.is_datetime64_any_dtype(dates) and len(checked) == len(frame):
+        checked["release_date"] = dates.to_numpy()  # a notebook's timestamps kept to the second, not cut to the day
+    return checked
+    return validate_results(frame, source=name)
 
 
 def _check_name_case(result: pd.DataFrame, source: str) -> pd.DataFrame:

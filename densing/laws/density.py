@@ -29,11 +29,12 @@ import pandas as pd
 
 from densing.errors import InputError
 from densing.data.item_counts import with_stderr
+from densing.data.schema import table_argument
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.fit import fit_verdict
 from densing.laws.inversion import BELOW_SMALLEST_N, ABOVE_LARGEST_N, Joint, PerBenchmark, arrays, extrapolation_notes, score_matrix
-from densing.laws.reference_fit import ReferenceFit
-from densing.validation import D0_TOKENS, Interval, validate
+from densing.laws.reference_fit import ReferenceFit, as_fits
+from densing.validation import D0_TOKENS, Interval, Options, validate
 
 COMPONENT_CENSORED = "component_censored"
 
@@ -42,6 +43,9 @@ DENSITY_CONSTRAINTS = {
     "d0": [D0_TOKENS, None],
     "level": [Interval(Real, 0, 1, closed="neither")],
     "seed": [Interval(Integral, 0, None)],
+    "aggregate": [Options({True, False})],
+    "intervals": [Options({True, False})],
+    "include_poor_fits": [Options({True, False})],
 }
 
 _CI_QUANTILE_METHOD = "inverted_cdf"  # an observed draw, never an interpolation between ±inf
@@ -202,18 +206,17 @@ def compute_density(
     ρ_geo = exp(mean_i ln ρ_i) of its per-benchmark densities, its interval the percentile interval of the
     per-draw geometric means (a draw mixing −∞ and +∞ left out); it is a bound where a component is (reason
     ``component_censored``) and dropped where components bound it in opposite directions.
+    ``fits``: a :class:`ReferenceFit`, a fit file or a shipped fit's short name (``"llama-3.1_mmlu"``, as the CLI's
+    ``--fit``), or a list or mapping of them. ``targets`` is checked as a table file is (counts written ``7B`` parsed;
+    an impossible score, a missing column: an InputError naming ``targets``, the row and the field).
     ``intervals=False`` skips the confidence intervals (NaN) when only point values are needed.
     A fit with a verdict (:func:`densing.laws.fit.fit_verdict`: R² below 0.5) keeps its rows, with the verdict in
     the ``fit_verdict`` column, but is left out of the geometric mean unless ``include_poor_fits``.
     """
-    if isinstance(fits, ReferenceFit):
-        fits = [fits]
-    elif isinstance(fits, Mapping):
-        fits = list(fits.values())
-    fits = list(fits)
-    if not fits:
-        raise InputError("fits: no reference fit given")
-    validate(DENSITY_CONSTRAINTS, d0=d0, level=level, seed=seed)
+    fits = as_fits(fits, "fits")
+    validate(DENSITY_CONSTRAINTS, d0=d0, level=level, seed=seed, aggregate=aggregate, intervals=intervals,
+             include_poor_fits=include_poor_fits)
+    targets = table_argument(targets, "targets")
     filled = with_stderr(targets)
     frames = []
     poor: set[str] = set()

@@ -8,6 +8,7 @@ ladder: :func:`densing.laws.olmo.check.validate_ladder`) to them.
 """
 from __future__ import annotations
 
+from numbers import Real
 from pathlib import Path
 from typing import Callable
 
@@ -15,11 +16,13 @@ import pandas as pd
 
 from densing.data.formats import read_reference_data, sniff_format
 from densing.data.olmo import ladder_benchmarks, read_olmo_ladder
+from densing.data.schema import table_argument
 from densing.errors import InputError
 from densing.laws.olmo.check import validate_ladder
 from densing.laws.points import select_points
 from densing.laws.reference import fit_reference
 from densing.laws.reference_fit import ReferenceFit
+from densing.validation import Interval, as_names, validate
 
 
 def held_out_validation(
@@ -39,6 +42,11 @@ def held_out_validation(
     and the relative score error |Ŝ − S| / S — the paper's Figure 2b check of extrapolation in N,
     and AI2's check of its ladder.
     """
+    validate({"max_params": [Interval(Real, 0, None, closed="neither")]}, max_params=max_params)
+    as_names(benchmark, "benchmark")
+    frame = table_argument(frame, "frame", reference=True)
+    if targets is not None:
+        targets = table_argument(targets, "targets", reference=True)
     train = frame[frame["params"] < max_params]
     pool = frame if targets is None else targets
     test = pool[pool["params"] >= max_params]

@@ -36,14 +36,17 @@ import pandas as pd
 from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER, log_density_bounds, score_cap
 from densing.laws.reference_fit import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, ReferenceFit  # noqa: F401
-from densing.laws.reference_fit import invert_scores
+from densing.laws.reference_fit import as_fit, invert_scores
 
 
-def invert(fit: ReferenceFit, scores, d0: float | None = None) -> pd.DataFrame:
-    """Score → (L̂, N̂, censored) under ``fit`` at D0 tokens (eq. 4); one row per score."""
-    scores = np.asarray(scores, float)
-    if np.isnan(scores).any():
-        raise InputError("scores: NaN score cannot be inverted")
+def invert(fit, scores, d0: float | None = None) -> pd.DataFrame:
+    """Score → (L̂, N̂, censored) under ``fit`` at D0 tokens (eq. 4); one row per score.
+
+    ``fit``: a :class:`ReferenceFit`, a fit file or a shipped fit's short name (``"llama-3.1_mmlu"``, as the CLI's
+    ``--fit``). ``scores``: a score or a sequence of scores, checked as a table's are (a NaN, an infinity or, for a
+    fraction metric, a score outside [0, 1] is an InputError naming ``scores``)."""
+    fit = as_fit(fit)
+    scores = np.atleast_1d(fit.checked_scores(scores))
     loss_hat, size, reasons = fit.invert(scores, d0)
     return pd.DataFrame({"score": scores, "loss_hat": loss_hat, "effective_params": size, "censored": reasons})
 
@@ -98,9 +101,9 @@ def conditioning(fit: ReferenceFit, scores, stderr, d0: float | None = None) -> 
     s = np.asarray(scores, float)
     sigma = np.asarray(stderr, float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        mid = fit.effective_params(s, d0)
-        up = fit.effective_params(s + np.nan_to_num(sigma), d0)
-        down = fit.effective_params(s - np.nan_to_num(sigma), d0)
+        mid = fit.invert(s, d0)[1]  # unchecked: s ± σ may leave [0, 1], where N̂ is censored
+        up = fit.invert(s + np.nan_to_num(sigma), d0)[1]
+        down = fit.invert(s - np.nan_to_num(sigma), d0)[1]
         kappa = np.maximum(up / mid, mid / down)
     finite_mid = np.isfinite(mid) & (mid > 0)
     kappa = np.where(finite_mid, kappa, np.nan)

@@ -208,7 +208,7 @@ def _alone(fit: ReferenceFit, scores: np.ndarray) -> np.ndarray:
     missing = np.isnan(scores)
     out = np.full(scores.shape, np.nan)
     if (~missing).any():
-        out[~missing] = fit.effective_params(scores[~missing])
+        out[~missing] = fit.invert(scores[~missing])[1]
     return out
 
 

@@ -7,16 +7,19 @@ parameters and serialises; its names stay importable from here).
 """
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 import pandas as pd
 
 from densing.data.benchmarks import CHANCE_LEVELS
+from densing.data.schema import table_argument
 from densing.errors import InputError
 from densing.laws import bootstrap
 from densing.laws import fit as _fit
 from densing.laws.points import POINT_COLUMNS, final_points, past_run_fraction, point_tuples, select_points
 from densing.laws.reference_fit import DEFAULT_D0, LAWS, ReferenceFit, data_hash
-from densing.validation import D0_TOKENS, Options, validate
+from densing.validation import D0_TOKENS, Interval, Options, Text, as_names, validate
 
 
 # ------------------------------------------------------------------------------------------------
@@ -46,6 +49,17 @@ FIT_CONSTRAINTS = {
     "d0": [D0_TOKENS],
     "loss_points": [Options({"all", "final"})],
     "bootstrap_unit": [Options({"auto", *bootstrap.UNITS})],
+    "metric": [Text()],
+    "n_shot": [Interval(Integral, 0, None), None],
+    "ceiling": [Interval(Real, 0, None, closed="neither"), None],
+    "irreducible": [Options({True, False})],
+    "max_score": [Interval(Real, 0, None, closed="neither")],
+    "min_train_tokens": [Interval(Real, 0, None), None],
+    "final_checkpoints": [Interval(Integral, 1, None)],
+    "min_run_fraction": [Interval(Real, 0, 1, closed="left")],
+    "robust_loss": [Options({"linear", "soft_l1", "huber", "cauchy", "arctan"})],
+    "score_scale": [Interval(Real, 0, None, closed="neither")],
+    "loss_scale": [Interval(Real, 0, None, closed="neither")],
 }
 
 
@@ -76,6 +90,9 @@ def fit_reference(
 ) -> ReferenceFit:
     """A :class:`ReferenceFit`: the Densing Law fitted on reference models, with its bootstrap.
 
+    ``frame``: a tidy table of the reference models (a DataFrame; counts written ``7B`` are parsed). ``benchmark``: one
+    benchmark's name, or a list or tuple of names (their mean is fitted); an empty one is an input error.
+
     ``law="two-step"`` fits L(N, D) = a·N^-α + b·D^-β [+E] on (N, D, loss) in log space and then
     S(L) = c/(1 + e^{−γ(L − l)}) + d on (loss, score) (Xiao et al. 2024, eqs. 2–3).
     ``law="composed"`` fits S(N, D) directly on (N, D, score), for tables without losses.
@@ -96,8 +113,11 @@ def fit_reference(
     from densing import __version__
 
     validate(FIT_CONSTRAINTS, n_boot=n_boot, jobs=jobs, seed=seed, law=law, d0=d0, loss_points=loss_points,
-             bootstrap_unit=bootstrap_unit)
-    names = [benchmark] if isinstance(benchmark, str) else list(benchmark)
+             bootstrap_unit=bootstrap_unit, metric=metric, n_shot=n_shot, ceiling=ceiling, irreducible=irreducible,
+             max_score=max_score, min_train_tokens=min_train_tokens, final_checkpoints=final_checkpoints,
+             min_run_fraction=min_run_fraction, robust_loss=robust_loss, score_scale=score_scale, loss_scale=loss_scale)
+    names = list(as_names(benchmark, "benchmark"))
+    frame = table_argument(frame, "frame", reference=True)
     label, points = select_points(frame, names, metric=metric, n_shot=n_shot, need_loss=law == "two-step")
     unit_of_loss = None
     if law == "two-step":

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from densing.io import atomic_write_bytes, read_json_object
 from densing.laws import fit as _fit
 from densing.laws import forms
 from densing.laws.points import POINT_COLUMNS
-from densing.validation import D0_TOKENS, MAX_D0_TOKENS
+from densing.validation import D0_TOKENS, MAX_D0_TOKENS, check_scores
 
 LAWS = ("two-step", "composed")
 #: Kinds a fit file may hold: the two laws fitted here and the family law (:mod:`densing.laws.family`).
@@ -114,8 +115,18 @@ class ReferenceFit(Result):
         return invert_scores(self.params, np.asarray(scores, float), self._d0(d0))
 
     def effective_params(self, scores, d0: float | None = None) -> np.ndarray:
-        """N̂(S) = ((L̂(S) − b·D0^-β − E) / a)^(−1/α)  (eq. 4), with censored values 0 / +inf."""
-        return self.invert(scores, d0)[1]
+        """N̂(S) = ((L̂(S) − b·D0^-β − E) / a)^(−1/α)  (eq. 4), with censored values 0 / +inf.
+
+        ``scores`` are checked as a table's scores are: a NaN, an infinity or, for a fraction metric, a score outside
+        [0, 1] is an InputError naming ``scores`` (the inside of the laws calls :meth:`invert`, unchecked)."""
+        return self.invert(self.checked_scores(scores), d0)[1]
+
+    def checked_scores(self, scores, name: str = "scores") -> np.ndarray:
+        """``scores`` as a float array, or an InputError naming ``name`` (:func:`densing.validation.check_scores`):
+        a score outside [0, 1] is impossible when the fit's metric is a fraction."""
+        from densing.data.schema import FRACTION_METRICS
+
+        return check_scores(scores, name=name, metric=self.metric, fraction=self.metric in FRACTION_METRICS)
 
     def draw_columns(self, picks=None) -> dict[str, np.ndarray]:
         """The bootstrap draws ``picks`` (default: all) as columns of shape (len(picks), 1); fixed parameters broadcast."""
@@ -271,6 +282,45 @@ class ReferenceFit(Result):
     @classmethod
     def load(cls, path: str | Path) -> "ReferenceFit":
         return cls.from_dict(read_json_object(path), source=str(path))
+
+
+def as_fit(value, name: str = "fit") -> ReferenceFit:
+    """A fit argument of the API: a :class:`ReferenceFit`, a fit file's path, or a shipped fit's short name
+    (``llama-3.1_mmlu``, resolved by :func:`densing.paths.resolve_fit` as the CLI's ``--fit``); an InputError naming
+    ``name`` for anything else."""
+    if isinstance(value, ReferenceFit):
+        return value
+    if not isinstance(value, (str, os.PathLike)) or (isinstance(value, str) and not value.strip()):
+        raise InputError(f"{name}: expected a ReferenceFit, a fit file or a shipped fit's name (such as "
+                         f"'llama-3.1_mmlu'), got {value!r}")
+    from densing.paths import resolve_fit, shipped_hint
+
+    path = resolve_fit(value, what=name)
+    if not path.is_file():
+        raise InputError(f"{name}: {str(value)!r}: no such fit file{shipped_hint(path)}")
+    try:
+        return ReferenceFit.load(path)
+    except InputError as exc:
+        raise InputError(f"{name}: {exc}") from None
+
+
+def as_fits(value, name: str = "fits") -> list[ReferenceFit]:
+    """Several fit arguments: one (a fit, a path or a short name: :func:`as_fit`), a list or tuple of them, or a mapping
+    to them; an InputError naming ``name`` (and the item) when there are none or one is not a fit."""
+    from collections.abc import Mapping
+
+    if isinstance(value, (ReferenceFit, str, os.PathLike)):
+        return [as_fit(value, name)]
+    if isinstance(value, Mapping):
+        items = [(f"{name}[{key!r}]", fit) for key, fit in value.items()]
+    elif isinstance(value, (list, tuple)):
+        items = [(f"{name}[{i}]", fit) for i, fit in enumerate(value)]
+    else:
+        raise InputError(f"{name}: expected a ReferenceFit, a fit file, a shipped fit's name, or a list of them, "
+                         f"got {value!r}")
+    if not items:
+        raise InputError(f"{name}: no reference fit given")
+    return [as_fit(fit, where) for where, fit in items]
 
 
 FORMAT = "densing.reference_fit/1"

@@ -103,6 +103,8 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
     from densing.paths import RESULTS
     from densing.validation import validate
 
+    if not isinstance(models, (str, Path, list, tuple)):
+        raise InputError(f"models: expected a models file or a list of model specs, got {models!r}")
     if isinstance(models, (str, Path)) and not Path(models).is_file():
         raise InputError(f"{models}: no such models file")
     specs = as_model_specs(models)

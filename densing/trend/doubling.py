@@ -19,13 +19,19 @@ verdict are :func:`densing.trend.measure.measure_trend`'s.
 """
 from __future__ import annotations
 
+import difflib
+import os
+from numbers import Integral, Real
 from typing import Mapping
 
 import pandas as pd
 
+from densing.data.schema import table_argument
 from densing.errors import InputError
+from densing.paths import resolve_fit
+from densing.validation import D0_TOKENS, Date, Interval, Text, as_names, validate
 from densing.laws.inversion import Joint, PerBenchmark, as_inversion
-from densing.laws.reference_fit import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit, as_fit
 from densing.trend import capability, references, rules
 from densing.trend.capability import headline_set
 from densing.trend.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
@@ -35,6 +41,18 @@ from densing.trend.uncertainty import TrendUncertainty, carry_over_references
 
 #: The columns a score table needs (one row per model × benchmark × metric).
 SCORE_COLUMNS = ("model", "benchmark", "metric", "value", "params", "release_date")
+#: What :func:`fit_trend`'s options may be (``rule`` is checked against the registered frontier rules).
+FIT_TREND_CONSTRAINTS = {
+    "rule": [Text()],
+    "quantile": [Interval(Real, 0, 1, closed="neither")],
+    "d0": [D0_TOKENS, None],
+    "since": [Date(), None],
+    "epoch": [Date()],
+    "n_boot": [Interval(Integral, 1, None)],
+    "n_boot_share": [Interval(Integral, 0, None)],
+    "level": [Interval(Real, 0, 1, closed="neither")],
+    "seed": [Interval(Integral, 0, None)],
+}
 
 
 def fit_trend(
@@ -64,23 +82,35 @@ def fit_trend(
       inverted jointly, each drawn with equal weight);
     - a family name (``"Llama-3.1"``): that family fitted per benchmark at its own budget on
       ``benchmarks`` (default: the benchmarks rule v3 makes it a reference of the headline's set on)
-      and inverted jointly (one benchmark: the paper's inversion);
+      and inverted jointly (one benchmark: the paper's inversion); ``benchmarks`` is a tuple or list
+      of names, or one string naming one benchmark; an empty one is an input error;
     - a :class:`~densing.laws.reference_fit.ReferenceFit` (inverted per benchmark at ``d0``, default its
-      own D0), or several family fits of one family (a list or a mapping: inverted jointly);
+      own D0), a fit file, or a shipped fit's short name (``"llama-3.1_mmlu"``, as the CLI's ``--fit``),
+      or several family fits of one family (a list or a mapping: inverted jointly);
     - an inversion (:class:`~densing.laws.inversion.PerBenchmark`, :class:`~densing.laws.inversion.Joint`).
 
+    ``targets`` is checked as a table file is (counts written ``7B`` parsed; an impossible score or a missing
+    column is an InputError naming ``targets``, the row and the field).
     ``rule``: ``quantile`` (the headline's), ``envelope`` or ``all``. ``n_boot``/``seed``: the draws of
     the interval; ``n_boot_share``: the draws of each source alone (0 skips the shares). Returns the
     engine's :class:`~densing.trend.uncertainty.TrendUncertainty` (``doubling_time_months`` and its
     interval, the shares, the line: ``predict``, ``confidence_band``).
     """
-    _check_table(targets)
+    validate(FIT_TREND_CONSTRAINTS, rule=rule, quantile=quantile, d0=d0, since=since, epoch=epoch, n_boot=n_boot,
+             n_boot_share=n_boot_share, level=level, seed=seed)
     rules.get(rule)
-    if not 0 < quantile < 1:
-        raise InputError(f"quantile: expected a number between 0 and 1, got {quantile!r}")
-    if n_boot < 1 or n_boot_share < 0:
-        raise InputError("n_boot: expected a positive number of draws (and n_boot_share ≥ 0)")
-    targets = with_stderr(targets)
+    if benchmarks is not None:
+        benchmarks = as_names(benchmarks, "benchmarks")
+    reference = _reference_argument(reference)
+    _check_table(targets)
+    targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))
+    if isinstance(reference, str) and "family" in targets.columns:
+        families = set(targets["family"].dropna().astype(str))
+        if reference not in families:
+            close = difflib.get_close_matches(reference, sorted(families), n=3, cutoff=0.5)
+            hint = f"; close: {', '.join(close)}" if close else ""
+            raise InputError(f"reference: {reference!r} is neither a family of targets nor a fit file or a shipped "
+                             f"fit's name{hint}")
     if reference is None or isinstance(reference, str):
         if d0 is not None:
             raise InputError("d0: a family reference is inverted at its own budget; d0 goes with a ReferenceFit")
@@ -93,6 +123,26 @@ def fit_trend(
         members = [(inversion, rows)]
     return carry_over_references(members, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=n_boot_share,
                                  level=level, seed=seed, epoch=epoch)
+
+
+def _reference_argument(reference):
+    """A string naming a fit file or a shipped fit (``llama-3.1_mmlu``, as the CLI's ``--fit``) becomes that fit; any
+    other string is a family name; a blank one is refused."""
+    if isinstance(reference, str) and not reference.strip():
+        raise InputError("reference: expected a family name, a ReferenceFit, a fit file or a shipped fit's name, got ''")
+    if isinstance(reference, os.PathLike) or isinstance(reference, str) and _names_a_fit(reference):
+        return as_fit(reference, "reference")
+    return reference
+
+
+def _names_a_fit(text: str) -> bool:
+    """Whether ``text`` is a fit file's path or a shipped fit's name (family names, ``Llama-3.1``, are neither)."""
+    if text.strip().endswith(".json"):
+        return True
+    try:
+        return resolve_fit(text, what="reference").is_file()
+    except InputError:
+        return False
 
 
 def _check_table(targets) -> None:
@@ -110,9 +160,9 @@ def _inversion(reference, d0: float | None):
     if isinstance(reference, Mapping):
         reference = list(reference.values())
     if isinstance(reference, (list, tuple)):
-        fits = tuple(reference)
-        if not fits or not all(isinstance(f, ReferenceFit) for f in fits):
-            raise InputError("reference: expected one or more ReferenceFit objects")
+        if not reference:
+            raise InputError("reference: expected one or more ReferenceFit objects (or fit files, shipped fits' names), got none")
+        fits = tuple(as_fit(f, f"reference[{i}]") for i, f in enumerate(reference))
         if len(fits) == 1:
             return PerBenchmark(fits[0], d0)
         if d0 is not None:

@@ -40,9 +40,10 @@ from densing.trend.references import composed_fits
 from densing.trend.capability import headline_set, inversion_checks
 from densing.laws.density import density_table, point_densities
 from densing.laws.inversion import Joint, PerBenchmark
-from densing.laws.reference_fit import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit, as_fit
+from densing.data.schema import table_argument
 from densing.numbers import format_number
-from densing.validation import Interval, validate
+from densing.validation import Date, ExistingPath, Interval, validate
 from densing.trend import checks, rules, side_jobs, tables
 from densing.trend.tables import TrendTable
 from densing.trend.checks import plain_reason
@@ -50,6 +51,7 @@ from densing.trend.constants import CHATGPT_RELEASE, DEFAULT_EPOCH, DEFAULT_N_BO
 from densing.trend.measurement import PAPER, Breakpoint, Segment, TrendMeasurement
 from densing.table_cache import same_tables
 from densing.trend.targets import trend_targets, with_stderr
+from densing.trend.doubling import SCORE_COLUMNS
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references, carry_uncertainty, point_months
 
 __all__ = ["PAPER_ANCHORS", "CANDIDATES_FILE", "HEADLINE_RULE", "SENSITIVITY_D0", "headline_verdict", "inversions_of",
@@ -108,6 +110,9 @@ TREND_CONSTRAINTS = {
     "n_boot_side": [Interval(Integral, 1, None)],
     "seed": [Interval(Integral, 0, None)],
     "d0": [Interval(Real, 0, None, closed="neither"), None],
+    "since": [Date(), None],
+    "epoch": [Date()],
+    "fits_dir": [ExistingPath("folder"), None],
 }
 
 
@@ -226,9 +231,16 @@ def measure_trend(
     benchmarks, sets, budget rows, words; rules v1 and v2 only where the table keeps them).
 
     ``fit`` replaces the headline's references by one fit (inverted per benchmark at ``d0``, default its own D0);
-    the rows per benchmark still use rule v3's references.
+    the rows per benchmark still use rule v3's references. It is a :class:`ReferenceFit`, a fit file or a shipped
+    fit's short name (``"llama-3.1_mmlu"``, as the CLI's ``--fit``). ``fits_dir``: the folder of the composed fits
+    (default the shipped ``reference_fits/``); one that does not exist is an input error. ``targets`` is checked as a
+    table file is (counts written ``7B`` parsed; an impossible score or a missing column is an InputError naming
+    ``targets``, the row and the field).
     """
-    validate(TREND_CONSTRAINTS, n_boot=n_boot, n_boot_side=n_boot_side, seed=seed, d0=d0)  # before any worker starts
+    validate(TREND_CONSTRAINTS, n_boot=n_boot, n_boot_side=n_boot_side, seed=seed, d0=d0, since=since, epoch=epoch,
+             fits_dir=fits_dir)  # before any worker starts
+    fit = None if fit is None else as_fit(fit, "fit")
+    targets = table_argument(targets, "targets", SCORE_COLUMNS)
     if d0 is not None:  # never ignored in silence: D0 means something only for a given fit with a data term
         if fit is None:
             raise InputError("--d0: rule v3's references are families at their own budgets, which have no data term, so "

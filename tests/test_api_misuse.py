@@ -1,0 +1,212 @@
+"""Every public function of ``densing.__all__`` that takes data or options refuses a bad argument with a
+:class:`densing.DensingError` whose message names the argument, never a bare ``ValueError``/``TypeError``/
+``AttributeError``/``KeyError`` or a silent reinterpretation.
+
+One catalogue of bad values per *kind* of argument (a table, a fit, a list of benchmark names, a path, a count, a
+fraction, scores, a date, a name); each function declares its arguments' kinds in :data:`SIGNATURES`, so a new
+function inherits the whole catalogue by declaring its own. A path that does not exist is named as given (the
+file-level message the CLI prints too). The few good cases at the end check that the checks let real use through.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import densing
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+PUBLIC = REPO_ROOT / "results" / "public_models.csv"
+FIT_NAME = "llama-3.1_mmlu"
+
+
+@pytest.fixture(scope="module")
+def public() -> pd.DataFrame:
+    return densing.read_results(PUBLIC)
+
+
+@pytest.fixture(scope="module")
+def fit():
+    return densing.ReferenceFit.load(densing.paths.resolve_fit(FIT_NAME))
+
+
+@pytest.fixture(scope="module")
+def tiny(public) -> pd.DataFrame:
+    """A few MMLU rows of the public table: enough for every check, too few to fit or measure anything."""
+    return public[public["benchmark"] == "mmlu"].head(6).reset_index(drop=True)
+
+
+# -- the catalogue: bad values by kind (each a function of the good table, for the table kind) ------------------
+
+def _bad_tables(table: pd.DataFrame) -> dict[str, object]:
+    return {
+        "not-a-frame": "results/public_models.csv",
+        "a-dict": {"model": ["m"]},
+        "no-value-column": table.drop(columns="value"),
+        "no-params-column": table.drop(columns="params"),
+        "no-rows": table.iloc[0:0],
+        "score-55": table.assign(value=55.0),
+        "score-negative": table.assign(value=-1.0),
+        "score-nan": table.assign(value=math.nan),
+        "params-unparsable": table.assign(params="seven"),
+        "params-negative": table.assign(params=-7e9),
+    }
+
+
+CATALOGUE: dict[str, dict[str, object]] = {
+    "fit": {"int": 3, "empty-string": "", "blank": "  ", "unknown-name": "no-such-fit_mmlu",
+            "missing-file": "nowhere/fit.json", "a-dict": {"kind": "two-step"}},
+    "fits": {"int": 3, "empty-string": "", "empty-tuple": (), "empty-list": [], "unknown-name": "no-such-fit_mmlu",
+             "list-with-int": [3]},
+    "names": {"int": 3, "empty-string": "", "empty-tuple": (), "tuple-with-blank": ("mmlu", ""),
+              "tuple-with-int": ("mmlu", 3)},
+    "path": {"int": 3, "none": None, "empty-string": "", "blank": "   "},
+    "missing-path": {"missing-file": "no/such/file.csv"},
+    "folder": {"int": 3, "empty-string": "", "missing-folder": "no/such/folder"},
+    "positive-count": {"negative": -5, "nan": math.nan, "inf": math.inf, "string": "100", "zero": 0},
+    "tokens": {"negative": -1.0, "zero": 0.0, "nan": math.nan, "inf": math.inf, "string": "3e11", "huge": 1e30},
+    "fraction": {"negative": -0.5, "above-one": 2.0, "nan": math.nan, "inf": math.inf, "string": "0.9"},
+    "scores": {"string": "0.5", "empty-tuple": (), "score-55": [55.0], "score-negative": [-1.0], "nan": [math.nan],
+               "inf": [math.inf], "a-dict": {"a": 0.5}},
+    "date": {"int": 20230224, "garbage": "yesterday", "empty-string": ""},
+    "text": {"int": 3, "empty-string": "", "none": None},
+    "seed": {"negative": -1, "nan": math.nan, "float": 1.5},
+}
+
+
+# -- which argument of which function is of which kind ----------------------------------------------------------
+# Each entry: (function name, argument, kind, call(value, ctx)); ctx holds the good table, the fit and the tiny table.
+
+def _sig(function: str, argument: str, kind: str, call):
+    return (function, argument, kind, call)
+
+
+SIGNATURES = [
+    _sig("read_results", "path", "path", lambda v, c: densing.read_results(v)),
+    _sig("read_results", "path", "missing-path", lambda v, c: densing.read_results(v)),
+    _sig("read_table", "path", "path", lambda v, c: densing.read_table(v)),
+    _sig("read_table", "path", "missing-path", lambda v, c: densing.read_table(v)),
+    _sig("read_pythia_evals", "root", "path", lambda v, c: densing.read_pythia_evals(v)),
+    _sig("read_pythia_evals", "root", "missing-path", lambda v, c: densing.read_pythia_evals(v)),
+    _sig("read_pythia_evals", "suite", "text", lambda v, c: densing.read_pythia_evals("nowhere", suite=v)),
+    _sig("read_lm_eval_json", "path", "path", lambda v, c: densing.read_lm_eval_json(v)),
+    _sig("read_lm_eval_json", "path", "missing-path", lambda v, c: densing.read_lm_eval_json(v)),
+    _sig("invert", "fit", "fit", lambda v, c: densing.invert(v, [0.5])),
+    _sig("invert", "scores", "scores", lambda v, c: densing.invert(c["fit"], v)),
+    _sig("invert", "d0", "tokens", lambda v, c: densing.invert(c["fit"], [0.5], d0=v)),
+    _sig("ReferenceFit.effective_params", "scores", "scores", lambda v, c: c["fit"].effective_params(v)),
+    _sig("compute_density", "targets", "table", lambda v, c: densing.compute_density(v, c["fit"], intervals=False)),
+    _sig("compute_density", "fits", "fits", lambda v, c: densing.compute_density(c["tiny"], v, intervals=False)),
+    _sig("compute_density", "d0", "tokens", lambda v, c: densing.compute_density(c["tiny"], c["fit"], d0=v)),
+    _sig("compute_density", "level", "fraction", lambda v, c: densing.compute_density(c["tiny"], c["fit"], level=v)),
+    _sig("compute_density", "seed", "seed", lambda v, c: densing.compute_density(c["tiny"], c["fit"], seed=v)),
+    _sig("fit_trend", "targets", "table", lambda v, c: densing.fit_trend(v, c["fit"], n_boot=2, n_boot_share=0)),
+    _sig("fit_trend", "reference", "fits", lambda v, c: densing.fit_trend(c["tiny"], v, n_boot=2, n_boot_share=0)),
+    _sig("fit_trend", "benchmarks", "names",
+         lambda v, c: densing.fit_trend(c["tiny"], "Llama-3.1", benchmarks=v, n_boot=2, n_boot_share=0)),
+    _sig("fit_trend", "d0", "tokens", lambda v, c: densing.fit_trend(c["tiny"], c["fit"], d0=v, n_boot=2)),
+    _sig("fit_trend", "quantile", "fraction", lambda v, c: densing.fit_trend(c["tiny"], c["fit"], quantile=v)),
+    _sig("fit_trend", "level", "fraction", lambda v, c: densing.fit_trend(c["tiny"], c["fit"], level=v)),
+    _sig("fit_trend", "n_boot", "positive-count", lambda v, c: densing.fit_trend(c["tiny"], c["fit"], n_boot=v)),
+    _sig("fit_trend", "seed", "seed", lambda v, c: densing.fit_trend(c["tiny"], c["fit"], seed=v)),
+    _sig("fit_trend", "since", "date", lambda v, c: densing.fit_trend(c["tiny"], c["fit"], since=v)),
+    _sig("fit_trend", "epoch", "date", lambda v, c: densing.fit_trend(c["tiny"], c["fit"], epoch=v)),
+    _sig("fit_trend", "rule", "text", lambda v, c: densing.fit_trend(c["tiny"], c["fit"], rule=v)),
+    _sig("measure_trend", "targets", "table", lambda v, c: densing.measure_trend(v, n_boot=2, n_boot_side=2)),
+    _sig("measure_trend", "fit", "fit", lambda v, c: densing.measure_trend(c["tiny"], fit=v, n_boot=2, n_boot_side=2)),
+    _sig("measure_trend", "fits_dir", "folder",
+         lambda v, c: densing.measure_trend(c["tiny"], fits_dir=v, n_boot=2, n_boot_side=2)),
+    _sig("measure_trend", "d0", "tokens", lambda v, c: densing.measure_trend(c["tiny"], fit=c["fit"], d0=v)),
+    _sig("measure_trend", "n_boot", "positive-count", lambda v, c: densing.measure_trend(c["tiny"], n_boot=v)),
+    _sig("measure_trend", "seed", "seed", lambda v, c: densing.measure_trend(c["tiny"], seed=v)),
+    _sig("measure_trend", "since", "date", lambda v, c: densing.measure_trend(c["tiny"], since=v)),
+    _sig("measure_trend", "table", "text", lambda v, c: densing.measure_trend(c["tiny"], table=v)),
+    _sig("fit_reference", "frame", "table", lambda v, c: densing.fit_reference(v, "mmlu", n_boot=0)),
+    _sig("fit_reference", "benchmark", "names", lambda v, c: densing.fit_reference(c["tiny"], v, n_boot=0)),
+    _sig("fit_reference", "metric", "text", lambda v, c: densing.fit_reference(c["tiny"], "mmlu", metric=v)),
+    _sig("fit_reference", "d0", "tokens", lambda v, c: densing.fit_reference(c["tiny"], "mmlu", d0=v)),
+    _sig("fit_reference", "n_boot", "seed", lambda v, c: densing.fit_reference(c["tiny"], "mmlu", n_boot=v)),
+    _sig("fit_reference", "min_run_fraction", "fraction",
+         lambda v, c: densing.fit_reference(c["tiny"], "mmlu", min_run_fraction=v)),
+    _sig("held_out_validation", "frame", "table",
+         lambda v, c: densing.held_out_validation(v, "mmlu", max_params=1e10, n_boot=0)),
+    _sig("held_out_validation", "benchmark", "names",
+         lambda v, c: densing.held_out_validation(c["tiny"], v, max_params=1e10, n_boot=0)),
+    _sig("held_out_validation", "max_params", "tokens",
+         lambda v, c: densing.held_out_validation(c["tiny"], "mmlu", max_params=v, n_boot=0)),
+    _sig("measure", "models", "names", lambda v, c: densing.measure(v)),
+    _sig("measure", "suite", "text", lambda v, c: densing.measure([{"model": "hf-internal-testing/tiny"}], suite=v)),
+]
+
+# the table kind's cases are built from the tiny table; the others are fixed values
+CASES = []
+for function, argument, kind, call in SIGNATURES:
+    names = list(_bad_tables(pd.DataFrame(columns=["value", "params"]))) if kind == "table" else list(CATALOGUE[kind])
+    if kind == "names" and function == "measure":  # a models argument: a lone string is a models file's path
+        names = [n for n in names if n not in ("tuple-with-blank", "tuple-with-int")]
+    for case in names:
+        CASES.append(pytest.param(function, argument, kind, case, call, id=f"{function}-{argument}-{kind}-{case}"))
+
+
+@pytest.fixture(scope="module")
+def ctx(public, fit, tiny):
+    return {"public": public, "fit": fit, "tiny": tiny}
+
+
+def _value(kind: str, case: str, ctx):
+    return _bad_tables(ctx["tiny"])[case] if kind == "table" else CATALOGUE[kind][case]
+
+
+@pytest.mark.parametrize("function, argument, kind, case, call", CASES)
+def test_bad_argument_is_a_densing_error_naming_it(function, argument, kind, case, call, ctx):
+    value = _value(kind, case, ctx)
+    with pytest.raises(Exception) as caught:
+        call(value, ctx)
+    error = caught.value
+    assert isinstance(error, densing.DensingError), f"{type(error).__name__}: {error}"
+    message = str(error)
+    assert "\n" not in message.strip(), message
+    named = argument in message or (kind == "missing-path" and str(value) in message)
+    # measure's models and suite name the item at fault (models[0], --suite) as the CLI prints them
+    named = named or function == "measure" and (argument in message or "suite" in message or "model" in message)
+    assert named, message
+
+
+def test_every_public_function_taking_data_is_in_the_catalogue():
+    """A function added to densing.__all__ joins SIGNATURES (or is named here as taking no data)."""
+    without_data = {"DensingError", "EvalError", "FitError", "InputError", "TraceError", "WorkerError", "__version__",
+                    "density", "overlap", "paths", "ReferenceFit"}
+    covered = {f for f, *_ in SIGNATURES}
+    assert set(densing.__all__) - without_data <= covered, set(densing.__all__) - without_data - covered
+
+
+# -- good arguments still work --------------------------------------------------------------------------------
+
+def test_a_short_fit_name_resolves_everywhere(fit, tiny):
+    by_name = densing.invert(FIT_NAME, [0.5, 0.6])
+    assert np.allclose(by_name["effective_params"], densing.invert(fit, [0.5, 0.6])["effective_params"])
+    named = densing.compute_density(tiny, FIT_NAME, intervals=False)
+    assert np.allclose(named["density"], densing.compute_density(tiny, fit, intervals=False)["density"])
+    path = densing.compute_density(tiny, densing.paths.resolve_fit(FIT_NAME), intervals=False)
+    assert np.allclose(path["density"], named["density"])
+
+
+def test_one_string_is_one_benchmark(public):
+    one = densing.fit_trend(public, "Llama-3.1", benchmarks="mmlu", n_boot=5, n_boot_share=0)
+    same = densing.fit_trend(public, "Llama-3.1", benchmarks=("mmlu",), n_boot=5, n_boot_share=0)
+    assert one.doubling_time_months == same.doubling_time_months
+
+
+def test_counts_written_as_text_are_parsed(tiny, fit):
+    written = tiny.assign(params=[f"{p / 1e9:g}B" for p in tiny["params"]])
+    assert np.allclose(densing.compute_density(written, fit, intervals=False)["density"],
+                       densing.compute_density(tiny, fit, intervals=False)["density"])
+
+
+def test_a_scalar_score_and_the_bounds_invert(fit):
+    assert len(densing.invert(fit, 0.5)) == 1
+    assert len(densing.invert(fit, [0.0, 1.0])) == 2
+    assert fit.effective_params([0.5]).shape == (1,)
