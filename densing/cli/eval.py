@@ -1,9 +1,9 @@
 """``densing eval``: benchmark sweeps through lm-eval into a results store, and ingest of old runs.
 
     densing eval --models models.yaml --benchmarks mmlu,arc_easy [--backend hf|vllm] [--limit N]
-                 [--out results/store]
+                 [--out STORE]
     densing eval --models models.yaml --suite leaderboard-v1 [--local-data]
-    densing eval ingest DIR [--out results/store] [--models models.yaml]
+    densing eval ingest DIR [--out STORE] [--models models.yaml]
 """
 from __future__ import annotations
 
@@ -82,7 +82,9 @@ def sweep(
     ),
     backend: str = typer.Option("hf", "--backend", help="lm-eval backend: hf or vllm."),
     limit: Optional[float] = typer.Option(None, "--limit", help="At most N examples per task (testing only)."),
-    out: Path = typer.Option(Path("results/store"), "--out", help="Results store directory."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Results store directory (default: densing's store in the "
+                                       "user cache, ~/.cache/densing/store or $XDG_CACHE_HOME/densing/store; "
+                                       "densing measure uses the same one)."),
     include_path: list[Path] = typer.Option([], "--include-path", help="Extra directory of lm-eval task YAML."),
     device: Optional[str] = typer.Option(None, "--device", help="torch device (default: cuda if available, else cpu)."),
     model_args: Optional[str] = typer.Option(
@@ -116,6 +118,10 @@ def sweep(
     """Evaluate every model on every benchmark (skipping pairs already in the store)."""
     if context.invoked_subcommand is not None:
         return
+    if out is None:
+        from densing.paths import default_store
+
+        out = default_store()
     if list_benchmarks:
         from densing.eval.benchmarks import benchmark_table
 
@@ -211,11 +217,16 @@ def sweep(
 @eval_app.command("ingest")
 def ingest_command(
     directory: Path = typer.Argument(..., help="Directory of lm-eval outputs (results JSON, samples JSONL)."),
-    out: Path = typer.Option(Path("results/store"), "--out", help="Results store directory."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Results store directory (default: densing's store in the "
+                                       "user cache, ~/.cache/densing/store or $XDG_CACHE_HOME/densing/store; "
+                                       "densing measure uses the same one)."),
     models: Optional[Path] = typer.Option(None, "--models", help="Models file giving params/train_tokens by name."),
 ) -> None:
     """Read existing lm-eval outputs (0.3 and 0.4 formats) into the results store."""
     from densing.eval.ingest import ingest
+    from densing.paths import default_store
+
+    out = default_store() if out is None else out
     from densing.eval.models import read_models_file
 
     metadata = None

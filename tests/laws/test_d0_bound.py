@@ -6,19 +6,11 @@ import math
 
 import pytest
 
-from densing.cli import main
 from densing.errors import InputError
 from densing.validation import D0_TOKENS, MAX_D0_TOKENS, validate
+from tests.cli_run import run
 
 BAD_D0 = ["1e30", "1e16", "2e15", "0", "-5", "nan", "inf"]
-
-
-def run(argv, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(argv)
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return exc.value.code, out.out, out.err
 
 
 def refused(tmp_path, capsys, argv):

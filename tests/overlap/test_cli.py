@@ -4,16 +4,8 @@ import json
 
 import pytest
 
-from densing.cli import main
 from overlap.overlap_tracegen import hand_trace, launch, step, write_trace
-
-
-def run(argv, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(argv)
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return exc.value.code, out.out, out.err
+from tests.cli_run import run
 
 
 def test_analyze_json(tmp_path, capsys):

@@ -4,17 +4,9 @@ import json
 
 import pytest
 
-from densing.cli import main
 from overlap.overlap_tracegen import hand_trace
 from overlap.test_cpu_trace import hand_cpu_trace
-
-
-def run(argv, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(argv)
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return exc.value.code, out.out, out.err
+from tests.cli_run import run
 
 
 def write(path, events, info):
