@@ -1,5 +1,10 @@
-"""Runnable entry point at the repository root: ``python cli.py --help``."""
-from densing.cli import main
+"""Runnable entry point at the repository root: ``python cli.py --help`` (the package under ``src/``, installed or not)."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "src"))
+
+from densing.cli import main  # noqa: E402
 
 if __name__ == "__main__":
     main()

@@ -133,7 +133,7 @@ def main() -> None:
     sets = [] if args.no_default_sets else sorted(p for p in DEFAULT_SETS.iterdir() if p.is_dir())
     sets += args.sets
     hta_python = ensure_hta(args.hta_python)
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
 
     print(f"baseline: HolisticTraceAnalysis 0.5.0 ({hta_python}); repeats: {args.repeat}; median seconds")
     print(f"{'set':<22}{'runs':>5}{'events':>10}{'HTA s':>10}{'densing s':>11}{'ratio':>8}{'best-of ratio':>14}{'HTA MiB':>10}{'densing MiB':>13}{'mem ratio':>11}{'max |Δ| pp':>12}")

@@ -3,7 +3,8 @@
 The baseline is the same command run from a checkout of ``--baseline`` (a commit of this repository,
 default ``8302201``: the capability trend under rule v2, whose report the reference-rule work set out to
 bring back under 5 s) made with ``git worktree`` in a temporary folder and imported through
-``PYTHONPATH``, so both run in this interpreter with the same packages. The two commands alternate,
+``PYTHONPATH`` (its ``src/`` where the package lives there), so both run in this interpreter with the same
+packages. The two commands alternate,
 A B A B …, ``--runs`` times each after one warm-up of each; the script prints each one's median and
 range of wall seconds and the pair-by-pair ratio A/B (median, range), with the load average before and
 after. It asserts nothing.
@@ -51,7 +52,8 @@ def main() -> None:
             words = [w.format(out=str(Path(tmp) / "report.html")) for w in COMMANDS[args.command]]
             runs = {}
             for name, tree in (("current", ROOT), ("baseline", base)):
-                env = {**os.environ, "PYTHONPATH": str(tree)}
+                source = tree / "src" if (tree / "src" / "densing").is_dir() else tree  # the src layout, or a flat tree
+                env = {**os.environ, "PYTHONPATH": str(source)}
                 runs[name] = ([sys.executable, "-m", "densing.cli.app", *words], env, tree)
             load_before = os.getloadavg()
             for name in runs:  # one warm-up each (file caches, compiled bytecode)

@@ -35,10 +35,11 @@ ALLOWED_ACROSS = {("eval", "data"), ("report", "overlap"), ("placement", "eval")
 
 
 def _modules(root: Path) -> dict[str, Path]:
-    base = root / "densing"
+    top = root / "src" if (root / "src" / "densing").is_dir() else root  # the src layout, or a flat tree
+    base = top / "densing"
     out = {}
     for path in sorted(base.rglob("*.py")):
-        rel = path.relative_to(root).with_suffix("")
+        rel = path.relative_to(top).with_suffix("")
         parts = list(rel.parts)
         if parts[-1] == "__init__":
             parts = parts[:-1]

@@ -72,7 +72,8 @@ def commands() -> dict[str, list[str]]:
 
 
 def run(source: Path, args: list[str]) -> bytes:
-    env = dict(os.environ, PYTHONPATH=str(source), DENSING_HOME=str(source), DENSING_SHARED_DATA=str(SHARED))
+    package = source / "src" if (source / "src" / "densing").is_dir() else source  # the src layout, or a flat tree
+    env = dict(os.environ, PYTHONPATH=str(package), DENSING_HOME=str(source), DENSING_SHARED_DATA=str(SHARED))
     done = subprocess.run([sys.executable, *args], capture_output=True, env=env, cwd=source)
     if done.returncode:
         return done.stdout + f"\nexit {done.returncode}\n".encode() + done.stderr

@@ -4,8 +4,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-#: The source tree root (densing is installed editable from it, as the README says).
-REPO_ROOT = Path(os.environ.get("DENSING_HOME", Path(__file__).resolve().parents[1]))
+#: The source tree root (densing is installed editable from it, as the README says): the folder above ``src/``.
+REPO_ROOT = Path(os.environ.get("DENSING_HOME", Path(__file__).resolve().parents[2]))
 
 
 def _shipped(name: str, root: Path | None = None) -> Path:
@@ -80,7 +80,7 @@ def source_commit() -> str:
     ``not a git checkout`` for an installed wheel. Runs ``git`` with a 5 s limit; the child always ends."""
     import subprocess
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     if not (root / ".git").exists():
         return "not a git checkout"
     try:
