@@ -341,3 +341,32 @@ def test_density_takes_d0_from_each_targets_train_tokens(run_cli, tmp_path):
     pd.read_csv(REPO_ROOT / "results" / "pythia_final.csv").drop(columns=["train_tokens"]).to_csv(bare, index=False)
     code, out, err = run_cli("density", "--targets", bare, "--d0", "train_tokens")
     assert code == 2 and out == "" and "--d0 train_tokens" in err and "no train_tokens column" in err
+
+
+@pytest.mark.parametrize("below", ["", "store", "store/deeper"])
+def test_an_output_under_a_file_is_refused_in_one_line_before_any_work(tmp_path, below):
+    """A file where the output's folder (or one of its parents) should be: the store of densing eval/measure/ingest/
+    merge-cache and any written file are refused by the one check, not by the operating system later."""
+    from densing.errors import InputError
+    from densing.io import check_writable, check_writable_folder
+
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    target = blocker / below if below else blocker
+    with pytest.raises(InputError, match="not a folder|cannot make or write|cannot write here"):
+        check_writable_folder(target)
+    if below:
+        with pytest.raises(InputError, match="cannot write here"):
+            check_writable(target / "out.json")
+    assert check_writable_folder(tmp_path / "new" / "store") == tmp_path / "new" / "store"
+    assert not (tmp_path / "new").exists()
+
+
+def test_ingest_refuses_a_store_under_a_file_before_reading(tmp_path):
+    from densing.errors import InputError
+    from densing.eval.ingest import ingest
+
+    (tmp_path / "outputs").mkdir()
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(InputError, match="cannot make or write"):
+        ingest(tmp_path / "outputs", tmp_path / "afile" / "store")

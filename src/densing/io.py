@@ -45,8 +45,22 @@ def check_writable(path: str | Path) -> Path:
         raise InputError(f"{path}: is a directory; give a file name to write")
     parent = path.parent if str(path.parent) else Path(".")
     existing = next((p for p in (parent, *parent.parents) if p.exists()), None)
-    if existing is None or not os.access(existing, os.W_OK) or (existing == parent and not parent.is_dir()):
+    if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK):
         raise InputError(f"{path}: cannot write here (no writable folder {parent})")
+    return path
+
+
+def check_writable_folder(path: str | Path) -> Path:
+    """Fail early (InputError) when the folder ``path`` (a results store, say) cannot be made or written: a file
+    there, a file where one of its parents should be, or a nearest existing parent not writable."""
+    from densing.errors import InputError
+
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise InputError(f"{path}: exists and is not a folder")
+    existing = next((p for p in (path, *path.parents) if p.exists()), None)
+    if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK):
+        raise InputError(f"{path}: cannot make or write this folder (nearest existing: {existing})")
     return path
 
 

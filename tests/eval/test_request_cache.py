@@ -110,7 +110,7 @@ def test_a_source_that_is_no_sharded_store_is_one_line_and_nothing_is_written(tm
         with pytest.raises(InputError, match=f"{bad}: {words}"):
             merge_request_caches([good, bad], tmp_path / "into")
         assert not (tmp_path / "into").exists()
-    with pytest.raises(InputError, match="--into exists and is not a directory"):
+    with pytest.raises(InputError, match="exists and is not a folder"):
         merge_request_caches([good], tmp_path / "file")
     with pytest.raises(InputError, match="no source store"):
         merge_request_caches([], tmp_path / "into")

@@ -186,6 +186,9 @@ def ingest(
     root = Path(directory)
     if not root.is_dir():
         raise InputError(f"{root}: no such directory of lm-eval outputs")
+    from densing.io import check_writable_folder
+
+    check_writable_folder(store)  # before any output is read
     pythia = sniff_format(root).name == "pythia_evals"
     if pythia:  # already validated by read_pythia_evals
         parts = _ingest_frames_pythia(root)

@@ -87,9 +87,9 @@ def merge_request_caches(sources, into: str | os.PathLike) -> list[MergedCache]:
 
     from densing.eval.store import CACHE_DIRECTORY
 
-    into = Path(into)
-    if into.exists() and not into.is_dir():
-        raise InputError(f"{into}: --into exists and is not a directory")
+    from densing.io import check_writable_folder
+
+    into = check_writable_folder(into)
     stores = [Path(source) for source in sources]
     if not stores:
         raise InputError("merge-cache: no source store given")

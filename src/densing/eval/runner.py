@@ -376,9 +376,9 @@ def run_sweep(
         raise EvalError(
             f"benchmark(s) {', '.join(unsafe)} execute model-generated code; pass --allow-unsafe-code to run them"
         )
-    store = Path(store)
-    if store.exists() and not store.is_dir():
-        raise InputError(f"{store}: --out exists and is not a directory")
+    from densing.io import check_writable_folder
+
+    store = check_writable_folder(store)  # a file there or above it, or no right to write: one line, before any model
     hashes = sweep_hashes(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
                           data_root=data_root, prefix_cache=prefix_cache)
     pending = {spec.name: [b for b in benches if not is_done(store, spec.name, b.name, hashes[spec.name, b.name])]
