@@ -222,3 +222,27 @@ def test_a_suite_of_another_table_needs_that_table(tmp_path, monkeypatch, no_eva
     with pytest.raises(densing.InputError, match="^--suite swallow-en: its target table results/swallow/no_such_table.csv "
                                                  "is not shipped"):
         placement.plan(_models(tmp_path, f"models:\n  - name: mine\n    model: {tmp_path / 'm'}\n"), "swallow-en")
+
+
+def test_a_measure_result_plots_its_models_against_the_headline_line():
+    """MeasureResult.plot(): the report's density figure with the user's models as labelled stars; without a kept
+    measurement, one line saying so."""
+    import pandas as pd
+
+    from densing.data import read_results
+    from densing.errors import InputError
+    from densing.trend.measure import measure_trend
+
+    measured = measure_trend(read_results("results/public_models.csv"), n_boot=30, n_boot_side=20)
+    mine = pd.DataFrame({"model": ["mine"], "release_date": [pd.Timestamp("2024-11-01")], "density": [0.5],
+                         "density_ci_low": [0.2], "density_ci_high": [0.9], "reading": ["value"], "bound": [""],
+                         "words": ["ρ 0.5 (95% CI 0.2–0.9)"]})
+    result = MeasureResult(suite="leaderboard-v1", limit=None, reference=measured.reference, inverted_benchmarks=("mmlu",),
+                           frontier_rule=measured.headline_rule, slope_per_day=0.0, intercept=0.0, epoch="2023-02-24",
+                           models=mine, measurement=measured)
+    figure = result.plot()
+    stars = [trace for trace in figure.data if str(trace.name).startswith("your models")]
+    assert len(stars) == 1 and list(stars[0].text) == ["mine"]
+    with pytest.raises(InputError, match="keeps no headline measurement"):
+        MeasureResult(suite="leaderboard-v1", limit=None, reference="", inverted_benchmarks=(), frontier_rule="quantile",
+                      slope_per_day=0.0, intercept=0.0, epoch="2023-02-24").plot()

@@ -316,6 +316,15 @@ class MeasureResult(Result):
         """One row per model: scores, items, density, its 95% interval, the reading and the frontier verdict."""
         return self.models.copy()
 
+    def plot(self):
+        """The report's density figure (a plotly ``Figure``) with these models drawn as labelled stars against the
+        headline's frontier line (:meth:`densing.trend.measurement.TrendMeasurement.plot`)."""
+        from densing.errors import InputError
+
+        if self.measurement is None:
+            raise InputError("measurement: this result keeps no headline measurement to draw against")
+        return self.measurement.plot("density", rule=self.frontier_rule, highlight=self.models)
+
     def to_dict(self) -> dict:
         rows = self.models.astype(object).where(self.models.notna(), None).to_dict("records")
         return {**super().to_dict(), "models": rows}

@@ -238,14 +238,15 @@ class TrendMeasurement(Result):
     def checks_table(self) -> pd.DataFrame:
         return pd.DataFrame([{"check": c.name, "result": c.status, "detail": c.detail} for c in self.checks])
 
-    def plot(self, kind: str = "density", *, rule: str | None = None):
+    def plot(self, kind: str = "density", *, rule: str | None = None, highlight: pd.DataFrame | None = None):
         """The report's own figure (a plotly ``Figure``) for a notebook.
 
         ``kind``: ``"density"`` — capacity density over release dates, the frontier named, the line
         ln ρmax = A·t + B of ``rule`` (default the headline rule) with its slope's 95% band and each model's
-        95% interval (Xiao et al. 2024, eq. 5); ``"size"`` — ρ against N by family (the size
-        check's view); ``"benchmarks"`` — the doubling time per benchmark and set with its interval, the
-        paper's 3.3 months drawn (a forest plot)."""
+        95% interval (Xiao et al. 2024, eq. 5); ``highlight``: a user's models placed against it (``densing
+        measure``'s rows: model, release_date, density, its interval, reading), drawn as labelled stars;
+        ``"size"`` — ρ against N by family (the size check's view); ``"benchmarks"`` — the doubling time per
+        benchmark and set with its interval, the paper's 3.3 months drawn (a forest plot)."""
         from densing.errors import InputError
         from densing.trend import figures
 
@@ -256,7 +257,7 @@ class TrendMeasurement(Result):
             extra = [c for c in ("density_ci_low", "density_ci_high", "effective_params") if c in self.densities.columns]
             points = self.models.join(self.densities.drop_duplicates("model").set_index("model")[extra], on="model")
             return figures.density_figure(points, self.rules.get(rule), title=f"Capacity density vs release date · {rule} rule",
-                                          others=[r for name, r in self.rules.items() if name != rule])
+                                          others=[r for name, r in self.rules.items() if name != rule], highlight=highlight)
         if kind == "size":
             return figures.size_figure(self.models)
         if kind == "benchmarks":
