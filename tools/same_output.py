@@ -16,9 +16,9 @@ fits and targets, both checkouts reading the same shipped files: ``DENSING_HOME`
 checkout given), and ``densing overlap analyze SET --format json`` on every trace set under
 ``../shared/data/traces/*/``. Each command runs as ``python -c 'from densing.cli import run; run()'``
 with ``PYTHONPATH`` set to the checkout, which comes before an editable install's finder.
-Two notebook paths run as ``python -c CODE`` beside them (:data:`NOTEBOOK`): ``densing.fit_trend``
-on the public table with its defaults (the README's path to the headline), and ``compute_density``
-under the shipped Llama-3.1 fits → the geometric-mean rows → ``densing.fit_trend``.
+Three notebook paths run as ``python -c CODE`` beside them (:data:`NOTEBOOK`): ``densing.fit_trend``
+on the public table with its defaults (the README's path to the headline), ``densing.fit_trend`` against the
+shipped Llama-3.1 family fits inverted jointly, and ``compute_density``'s geometric-mean rows under those fits.
 """
 from __future__ import annotations
 
@@ -47,13 +47,21 @@ NOTEBOOK = {
 import densing
 show(densing.fit_trend(densing.read_results("results/public_models.csv")))
 """,
-    "notebook.geomean_fit_trend": _SHOW + """
+    "notebook.joint_fit_trend": _SHOW + """
+import densing
+from densing.laws.reference_fit import ReferenceFit
+public = densing.read_results("results/public_models.csv")
+fits = [ReferenceFit.load(f"reference_fits/family_llama-3.1_{b}.json") for b in ("mmlu", "hellaswag", "winogrande")]
+show(densing.fit_trend(public, fits))
+""",
+    "notebook.geomean_densities": """
 import densing
 from densing.laws.reference_fit import ReferenceFit
 public = densing.read_results("results/public_models.csv")
 fits = [ReferenceFit.load(f"reference_fits/family_llama-3.1_{b}.json") for b in ("mmlu", "hellaswag", "winogrande")]
 table = densing.compute_density(public, fits)
-show(densing.fit_trend(table[table["benchmark"] == "geomean"]))
+rows = table[table["benchmark"] == "geomean"].sort_values("model")
+print(rows[["model", "density", "density_ci_low", "density_ci_high"]].to_json(orient="records", double_precision=6))
 """,
 }
 CLI = "from densing.cli import run; run()"
