@@ -163,7 +163,7 @@ def json_number(value) -> float | None:
 
 def spread(values, spec: str = ".2f", between: str = "–") -> str:
     """A repeated measurement as ``median [min<between>max]`` (each ``format(value, spec)``): the form
-    the bench scripts print a distribution in (the brief: median and spread, never one number)."""
+    the bench scripts print a distribution in (median and spread, never one number)."""
     import statistics
 
     values = list(values)

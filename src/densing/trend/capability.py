@@ -40,7 +40,7 @@ from densing.trend.lines import envelope_index
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references
 
-#: The capability each benchmark measures (the issue's grouping; ARC-C and GPQA are science questions).
+#: The capability each benchmark measures (densing's grouping; ARC-C and GPQA are science questions).
 CAPABILITY: dict[str, str] = {
     "mmlu": "knowledge", "mmlu_pro": "knowledge", "arc_challenge": "knowledge", "gpqa": "knowledge",
     "leaderboard_bbh": "reasoning & math", "musr": "reasoning & math", "gsm8k": "reasoning & math", "math_hard": "reasoning & math",

@@ -21,7 +21,7 @@ DEFAULT_N_BOOT = 600
 DEFAULT_N_BOOT_SIDE = 200
 MIN_POINTS = 3  # a line with a t-interval needs n - 2 ≥ 1 residual degrees of freedom
 LN2 = math.log(2.0)
-#: Models whose densities the measurement lists (the issue's and the paper's anchors).
+#: Models whose densities the measurement lists (the paper's anchors and the models its figures name).
 NAMED_MODELS = (
     "huggyllama/llama-7b", "meta-llama/Llama-2-7b-hf", "meta-llama/Llama-2-13b-hf", "meta-llama/Llama-2-70b-hf",
     "mistralai/Mistral-7B-v0.1", "google/gemma-2-2b", "google/gemma-2-9b", "google/gemma-2-27b", "Qwen/Qwen2-7B",
