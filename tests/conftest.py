@@ -13,17 +13,13 @@ PYTHIA = SHARED_DATA / "pythia_evals" / "pythia-v1"
 
 @pytest.fixture
 def run_cli(capsys):
-    """Call ``densing.cli.main(args)``; return (exit_code, stdout, stderr)."""
-    from densing.cli import main
+    """Call ``densing.cli.main(args)``; return (exit_code, stdout, stderr) (:func:`tests.cli_run.run`, a
+    non-integer exit code read as 1)."""
+    from tests.cli_run import run as run_argv
 
     def run(*args: str):
-        code = 0
-        try:
-            main([str(a) for a in args])
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
+        code, out, err = run_argv([str(a) for a in args], capsys)
+        return (code if isinstance(code, int) else 1), out, err
 
     return run
 

@@ -44,10 +44,18 @@ def check_writable(path: str | Path) -> Path:
     if path.is_dir():
         raise InputError(f"{path}: is a directory; give a file name to write")
     parent = path.parent if str(path.parent) else Path(".")
-    existing = next((p for p in (parent, *parent.parents) if p.exists()), None)
-    if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK):
+    if _writable_ancestor(parent) is None:
         raise InputError(f"{path}: cannot write here (no writable folder {parent})")
     return path
+
+
+def _writable_ancestor(folder: Path) -> Path | None:
+    """The nearest of ``folder`` and its parents that exists, where it is a folder this process may write in (so
+    ``folder`` can be made below it); None otherwise (a file in the way, no right to write, nothing exists)."""
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK):
+        return None
+    return existing
 
 
 def check_writable_folder(path: str | Path) -> Path:
@@ -58,8 +66,8 @@ def check_writable_folder(path: str | Path) -> Path:
     path = Path(path)
     if path.exists() and not path.is_dir():
         raise InputError(f"{path}: exists and is not a folder")
-    existing = next((p for p in (path, *path.parents) if p.exists()), None)
-    if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK):
+    if _writable_ancestor(path) is None:
+        existing = next((p for p in (path, *path.parents) if p.exists()), None)
         raise InputError(f"{path}: cannot make or write this folder (nearest existing: {existing})")
     return path
 
