@@ -34,6 +34,7 @@ td:first-child,th:first-child{white-space:nowrap;position:sticky;left:0;backgrou
 th:first-child{background:#f0f2f7;z-index:2}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.t{min-width:11em}
+@media (max-width:1100px){main{padding:16px}table{font-size:.74rem}th,td{padding:3px 4px}td.t{min-width:7em}td:first-child,th:first-child{white-space:normal;min-width:6em}th{hyphens:auto;overflow-wrap:anywhere}}
 .scroll{max-height:520px;overflow:auto;border:1px solid #dde}
 .fig{background:#fff;border:1px solid #dde;border-radius:8px;margin:12px 0;padding:4px}
 ul.caveats li{margin:4px 0}

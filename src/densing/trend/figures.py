@@ -4,6 +4,7 @@ size by family, and the doubling time per benchmark (a forest plot). The report 
 from __future__ import annotations
 
 import html
+import textwrap
 
 import numpy as np
 import pandas as pd
@@ -124,9 +125,12 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
     if reach is not None and np.isfinite(reach):
         figure.add_hline(y=reach, line=dict(color="#888", dash="dot", width=1),
                          annotation_text="reference's largest member scored at this density's reach", annotation_position="top left")
-    if checks_text:  # the validity checks, on the figure itself: a line is read with its verdict
-        figure.add_annotation(text=html.escape(checks_text), xref="paper", yref="paper", x=0, y=1.0, xanchor="left",
-                              yanchor="bottom", showarrow=False, font=dict(size=12, color="#8a1c1c" if "failed" in checks_text else "#1c6b2a"))
+    check_lines = textwrap.wrap(checks_text, CHECK_LINE) if checks_text else []
+    if check_lines:  # the validity checks, on the figure itself, wrapped to the plot's width: read with the verdict
+        figure.add_annotation(text="<br>".join(html.escape(line) for line in check_lines), xref="paper", yref="paper", x=0,
+                              y=1.0, xanchor="left", yanchor="bottom", showarrow=False, align="left",
+                              font=dict(size=12, color="#8a1c1c" if "failed" in checks_text else "#1c6b2a"))
+    top = DENSITY_MARGIN_TOP + CHECK_LINE_HEIGHT * max(len(check_lines) - 1, 0)
     pad = 0.1 * (high_y - low_y) + 0.2  # the band may run off the plot: the axis follows the points and the line
     y_range = [low_y - pad, high_y + pad]
     tickvals, ticktext = log_ticks(*y_range)  # 10⁻⁴, not plotly's SI 100μ
@@ -141,8 +145,8 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
     figure.update_layout(
         title=title, xaxis=dict(title="release date", range=x_range),
         yaxis=dict(title="capacity density ρ = N̂ / N", type="log", range=y_range, tickvals=tickvals, ticktext=ticktext),
-        height=DENSITY_MARGIN_TOP + PLOT_HEIGHT + DENSITY_MARGIN_BOTTOM,
-        margin=dict(l=60, r=20, t=DENSITY_MARGIN_TOP, b=DENSITY_MARGIN_BOTTOM),
+        height=top + PLOT_HEIGHT + DENSITY_MARGIN_BOTTOM,
+        margin=dict(l=60, r=20, t=top, b=DENSITY_MARGIN_BOTTOM),
         legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"),
     )
     return figure
@@ -156,9 +160,13 @@ FRONTIER_NAME = "the frontier: models at or above the line (named where a label 
 PLOT_HEIGHT = 620
 DENSITY_MARGIN_TOP = 80
 DENSITY_MARGIN_BOTTOM = 240
-#: The width (px) the frontier's labels are placed for: narrower than the report's plot area, so that they do not
-#: overlap there; a narrower window can make them touch (every name stays on hover).
-PLOT_WIDTH = 900
+#: The width (px) the frontier's labels are placed for: the plot area in a 900 px window (about 760 px) or less, so
+#: that they do not overlap there or in any wider window (every name stays on hover).
+PLOT_WIDTH = 740
+#: The validity checks' line above the plot wraps at this many characters (12 px text in a 900 px window's plot
+#: area), each line after the first adding this many px to the top margin.
+CHECK_LINE = 100
+CHECK_LINE_HEIGHT = 16
 #: A label's font size (px), the width of one of its characters and its height (px), generous for plotly's sans-serif.
 LABEL_FONT = 10
 CHAR_WIDTH = 6.2
