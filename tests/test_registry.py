@@ -50,8 +50,15 @@ def _benchmarks():
     return benchmarks.KNOWN_BENCHMARKS, benchmarks.register, benchmarks.get, replace(benchmarks.get("mmlu"), name="mmlu_copy")
 
 
+def _benchmark_records():
+    from densing.data import benchmarks
+
+    return benchmarks.BENCHMARKS, benchmarks.register, benchmarks.get, replace(benchmarks.get("sciq"), name="sciq_copy")
+
+
 REGISTRIES = {"frontier rules": _rules, "target tables": _tables, "overlap strategies": _strategies,
-              "data formats": _data_formats, "output formats": _output_formats, "benchmarks": _benchmarks}
+              "data formats": _data_formats, "output formats": _output_formats, "benchmarks": _benchmarks,
+              "benchmark records": _benchmark_records}
 
 
 @pytest.fixture(params=list(REGISTRIES))

@@ -10,7 +10,7 @@ import pytest
 from densing.data.benchmarks import CHANCE_LEVELS, SWALLOW_PROTOCOL_MAPPING
 from densing.data.formats import read_results
 from densing.data.item_counts import item_count
-from densing.data.readers import SWALLOW_TABLE_NAMES
+from densing.data import swallow
 from densing.data.swallow import build_swallow, write_swallow
 from densing.data.swallow_rule import decide, read_model_file
 from densing.errors import InputError
@@ -116,12 +116,12 @@ def test_every_kept_row_has_a_source_for_params():
 def test_reader_reads_the_tables_with_the_new_names():
     for label, n_models in (("2025-06", 72), ("2026-05", 50)):
         tidy = read_results(SHIPPED / f"swallow_{label}.csv")
-        assert set(tidy["benchmark"]) == set(SWALLOW_TABLE_NAMES)
+        assert set(tidy["benchmark"]) == set(swallow.SCORE_FIELDS.values())
         assert tidy["model"].nunique() == n_models
         shots = tidy.drop_duplicates("benchmark").set_index("benchmark")["n_shot"].to_dict()
         assert shots == {"swallow_mmlu": 5, "swallow_bbh": 3, "swallow_math": 4, "swallow_gsm8k": 4, "swallow_humaneval": 0}
         assert "parent" in tidy.columns and tidy["params"].gt(0).all()
-    for name in SWALLOW_TABLE_NAMES:
+    for name in swallow.SCORE_FIELDS.values():
         assert name in CHANCE_LEVELS and name in SWALLOW_PROTOCOL_MAPPING
         assert item_count(name) > 0
     assert CHANCE_LEVELS["swallow_mmlu"] == 0.25 and CHANCE_LEVELS["swallow_bbh"] == 0.0

@@ -1,97 +1,222 @@
-"""Facts about benchmarks that the laws use: each one's chance level.
+"""Every benchmark densing knows, one :class:`BenchmarkRecord` each, in one registry (:data:`BENCHMARKS`).
 
-The eval side's registry of how to *run* a benchmark is :mod:`densing.eval.benchmarks`; the
-item counts of benchmark splits (for binomial standard errors) are :mod:`densing.data.item_counts`.
-The chance levels of the leaderboard-v2 benchmarks with subtasks derive from
-``leaderboard_v2_subtasks.csv`` beside this module (:func:`micro_average_chance`).
+A record holds what the rest of densing asks of a benchmark:
+
+- its **chance level** (the score of random guessing, the performance law's floor d) and the source of it;
+- the **item count** of its scored split, the split and the source of the count (binomial standard errors and the
+  likelihood fit's weights, :mod:`densing.data.item_counts`);
+- its **capability group**, which gives it a row in ``densing trend --by benchmark`` (:mod:`densing.trend.capability`);
+- the **column names** of the wide results tables that hold its scores (:func:`densing.data.readers.wide_to_tidy`), and
+  the shots of those columns where one protocol fixes them;
+- how ``densing eval`` **runs** it: one :class:`Benchmark` per protocol (lm-eval score task, shots, loss task, metric),
+  each under its own run name (:data:`densing.eval.benchmarks.KNOWN_BENCHMARKS`);
+- for a benchmark that shares its data with another table's benchmark but not its protocol, that benchmark's name and
+  how the two differ (one name means one protocol).
+
+A new benchmark is one :func:`register` call. The names every other module reads are views of the registry, read at
+each access: :data:`CHANCE_LEVELS`, :data:`ITEM_COUNTS`, :data:`CAPABILITY`, :data:`WIDE_COLUMNS`, :data:`WIDE_SHOTS`,
+:data:`PROTOCOL_MAPPING` (mappings of names to one field) and :data:`RUNS` (the runs by run name, the registry
+``densing.eval.benchmarks.KNOWN_BENCHMARKS`` is). Which table's candidates and sets include a benchmark is the
+table's own record (:mod:`densing.trend.tables`), and which suite runs it the suite's
+(:data:`densing.eval.benchmarks.SUITES`).
+
+The chance levels of the leaderboard-v2 benchmarks with subtasks derive from ``leaderboard_v2_subtasks.csv`` beside
+this module (:func:`micro_average_chance`).
 """
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
+
+from densing.errors import InputError, RegistryError
+from densing.registry import Registry
 
 #: Per-subtask options and items of the Open LLM Leaderboard v2 benchmarks with subtasks (BBH,
 #: MuSR, GPQA): benchmark, subtask, lm_eval_task, choices, items, source.
 SUBTASK_TABLE = Path(__file__).with_name("leaderboard_v2_subtasks.csv")
 
-#: Chance level (the score of random guessing) of common benchmarks, used as the performance
-#: law's floor d when asked for: k-way multiple choice gives 1/k; open-vocabulary tasks 0.
-CHANCE_LEVELS: dict[str, float] = {
-    "arc_easy": 0.25,
-    "arc_challenge": 0.25,
-    "piqa": 0.5,
-    "sciq": 0.25,
-    "winogrande": 0.5,
-    "hellaswag": 0.25,
-    "mmlu": 0.25,
-    "lambada_openai": 0.0,
-    "lambada": 0.0,
-    "truthfulqa_mc2": 0.0,
-    "gsm8k": 0.0,
-    "humaneval": 0.0,
-    "mbpp": 0.0,
-    "math": 0.0,
-    "bbh": 0.0,
-    # Open LLM Leaderboard v2 columns of the public table (raw lm-eval metrics, fractions; lm-eval's
-    # tasks/leaderboard configs): MMLU-Pro 10 options (Wang et al. 2024, arXiv 2406.01574; up to
-    # 10: an item with fewer options puts its own chance a little higher); GPQA 4 options (Rein et
-    # al. 2023, arXiv 2311.12022); MATH-hard generative exact match (MATH level 5, Hendrycks et al.
-    # 2021).
-    "mmlu_pro": 0.1,
-    "gpqa": 0.25,
-    "math_hard": 0.0,
-    # BBH and MuSR of the leaderboard are multiple choice with a different number of options per
-    # subtask. lm-eval's group score (acc_norm, `aggregation: mean, weight_by_size: true`) is the
-    # mean over all items, so the chance level is the item-weighted mean of 1/k over subtasks
-    # (micro average; leaderboard_v2_subtasks.csv, micro_average_chance): BBH 24 subtasks, 5,761
-    # items; MuSR 2, 5 and 3 options on 250, 256 and 250 items. (The leaderboard's own normalised
-    # 0-100 scores instead normalise each subtask and average the subtasks.) "bbh" above is the
-    # chain-of-thought exact match of densing eval, whose floor is 0: the leaderboard's multiple-
-    # choice BBH is registered under lm-eval's group name "leaderboard_bbh".
-    "leaderboard_bbh": 109422332 / 379275435,
-    "musr": 3893 / 11340,
-    # IFEval (leaderboard_ifeval) has no chance level: its score is the share of verifiable
-    # formatting instructions followed in free generation, which random guessing does not define.
-    # OLMES ranked-classification tasks of AI2's OLMo ladder (densing.data.olmo): 1/k for k choices
-    "olmes_mmlu": 0.25,
-    "olmes_hellaswag": 0.25,
-    "olmes_arc_easy": 0.25,
-    "olmes_arc_challenge": 0.25,
-    "olmes_piqa": 0.5,
-    "olmes_socialiqa": 1 / 3,
-    "olmes_csqa": 0.2,
-    "olmes_openbookqa": 0.25,
-    "olmes_boolq": 0.5,
-    "olmes_winogrande": 0.5,
-    # The Swallow LLM Leaderboard's English tasks of pre-trained models (results/swallow/, task files of
-    # swallow-llm/leaderboard): MMLU 5-shot is 4-way multiple choice scored by accuracy; BBH 3-shot chain of
-    # thought, MATH 4-shot (Minerva prompt), GSM8K 4-shot are generated answers scored by exact match, and
-    # HumanEval 0-shot by pass@1: open-ended, floor 0.
-    "swallow_mmlu": 0.25,
-    "swallow_bbh": 0.0,
-    "swallow_math": 0.0,
-    "swallow_gsm8k": 0.0,
-    "swallow_humaneval": 0.0,
-}
 
-#: How each Swallow benchmark relates to the other tables' benchmark of the same data, and why it keeps its own
-#: name: one name means one protocol (data, harness, prompt, shots, format, metric).
-SWALLOW_PROTOCOL_MAPPING: dict[str, tuple[str, str]] = {
-    "swallow_mmlu": ("mmlu", "same test split and 5 shots as the public table's MMLU (Open LLM Leaderboard v1 "
-                             "via ObsScaling), but lm-eval 0.4.2 and Swallow's prompt, not the v1 leaderboard's "
-                             "harness version and prompt; olmes_mmlu_mc is OLMES's multiple-choice format"),
-    "swallow_bbh": ("leaderboard_bbh", "same BIG-Bench Hard data, but 3-shot chain of thought scored by exact "
-                                       "match on 27 subtasks; leaderboard_bbh is multiple choice (acc_norm) on "
-                                       "24 subtasks, with a chance level above 0"),
-    "swallow_math": ("math_hard", "MATH-500, 500 problems of MATH's test split at every level (4-shot Minerva "
-                                  "prompt); math_hard is the level-5 subset of the whole test split"),
-    "swallow_gsm8k": ("gsm8k", "same test split, but 4 shots and Swallow's prompt; the public table's GSM8K is "
-                               "the Open LLM Leaderboard v1's 5-shot"),
-    "swallow_humaneval": ("humaneval", "same 164 problems, but the bigcode harness's humaneval-unstripped (the "
-                                       "prompt's final newline kept), pass@1 over 10 samples; ObsScaling's "
-                                       "HumanEval is its own run"),
-}
+@dataclass(frozen=True)
+class Benchmark:
+    """One protocol ``densing eval`` runs: what lm-eval runs for the score and for the conditional loss.
+
+    ``name`` is the run's name (``densing eval --benchmarks NAME``); the record holding it names the benchmark whose
+    score it measures."""
+
+    name: str
+    score_task: str
+    num_fewshot: int | None = None
+    loss_task: str | None = None
+    note: str = ""
+    style: str = "lm-eval"  # "olmes": rows scored as the OLMo ladder scores them (densing.eval.olmes)
+    metric: str | None = None  # the headline metric where a protocol names one (as the store writes it)
+
+    def tasks(self) -> list[str]:
+        return [self.score_task] + ([self.loss_task] if self.loss_task and self.loss_task != self.score_task else [])
+
+
+@dataclass(frozen=True)
+class BenchmarkRecord:
+    """One benchmark: its tidy name and everything densing knows of it (module docstring). A field left at its
+    default is a fact densing does not have: no chance level, no item count, no capability row, no wide column, not
+    run by ``densing eval``."""
+
+    name: str
+    chance: float | None = None
+    chance_source: str = ""
+    items: int | None = None
+    split: str = ""
+    items_source: str = ""
+    capability: str | None = None
+    columns: tuple[str, ...] = ()       # wide-table columns holding its scores
+    shots: int | None = None            # the shots of those columns, where one protocol fixes them
+    runs: tuple[Benchmark, ...] = ()    # how densing eval runs it, one protocol each
+    same_data_as: tuple[str, str] | None = None  # (another table's benchmark of the same data, how they differ)
+
+
+#: The registered benchmarks, by tidy name (a :class:`densing.registry.Registry`).
+BENCHMARKS: Registry[BenchmarkRecord] = Registry("benchmark")
+
+
+def register(record: BenchmarkRecord) -> BenchmarkRecord:
+    """Add ``record`` to :data:`BENCHMARKS` (its name must be new, and so must its columns and run names: else a
+    :class:`densing.errors.RegistryError`); every view then reads it."""
+    columns, runs = dict(WIDE_COLUMNS), dict(RUNS)
+    for column in record.columns:
+        if column in columns:
+            raise RegistryError(f"benchmark {record.name!r}: column {column!r} is already {columns[column]!r}'s")
+    for run in record.runs:
+        if run.name in runs:
+            raise RegistryError(f"benchmark {record.name!r}: run {run.name!r} is already registered")
+    return BENCHMARKS.register(record.name, record)
+
+
+def unregister(name: str) -> None:
+    """Remove the record ``name`` (nothing if it is not registered)."""
+    BENCHMARKS.unregister(name)
+
+
+def get(name: str) -> BenchmarkRecord:
+    """The record of ``name``; an unknown name is an :class:`InputError` listing the known ones."""
+    return BENCHMARKS.get(name)
+
+
+class FieldView(Mapping):
+    """Benchmark name → one field of its record, for every registered record that has the field (not ``None``),
+    read from :data:`BENCHMARKS` at each access."""
+
+    def __init__(self, field: str) -> None:
+        self.field = field
+
+    def __getitem__(self, name: str):
+        record = BENCHMARKS.get(name, None) if isinstance(name, str) else None
+        value = None if record is None else getattr(record, self.field)
+        if value is None:
+            raise KeyError(name)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([name for name, record in BENCHMARKS.items() if getattr(record, self.field) is not None])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __repr__(self) -> str:
+        return f"FieldView({self.field!r}, {dict(self)!r})"
+
+
+class ColumnView(Mapping):
+    """Wide-table column → the benchmark whose scores it holds (:attr:`BenchmarkRecord.columns`), read at each
+    access."""
+
+    def _columns(self) -> dict[str, str]:
+        return {column: name for name, record in BENCHMARKS.items() for column in record.columns}
+
+    def __getitem__(self, column: str) -> str:
+        return self._columns()[column]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._columns())
+
+    def __len__(self) -> int:
+        return len(self._columns())
+
+    def __repr__(self) -> str:
+        return f"ColumnView({self._columns()!r})"
+
+
+class RunRegistry(Registry[Benchmark]):
+    """Run name → :class:`Benchmark`, over every record's runs in registration order, read at each access: the
+    registry ``densing eval`` looks a benchmark up in. :meth:`register` adds the run to the record of the same name
+    (a record of that run alone where there is none); :meth:`unregister` takes it out again."""
+
+    def __init__(self) -> None:  # no items of its own: the records hold them
+        self.what = "benchmark"
+
+    @property
+    def _items(self) -> dict[str, Benchmark]:
+        return {run.name: run for record in BENCHMARKS.values() for run in record.runs}
+
+    def register(self, name: str, item: Benchmark, *, first: bool = False) -> Benchmark:
+        if name != item.name:
+            raise InputError(f"benchmark: a run is registered under its own name, {item.name!r}, not {name!r}")
+        if name in self._items:
+            raise RegistryError(f"{self.what}: {name!r} is already registered")
+        record = BENCHMARKS.get(name, None)
+        if record is None:
+            BENCHMARKS.register(name, BenchmarkRecord(name, runs=(item,)))
+        else:
+            BENCHMARKS[name] = replace(record, runs=(*record.runs, item))
+        return item
+
+    def unregister(self, name: str) -> None:
+        for owner, record in BENCHMARKS.items():
+            kept = tuple(run for run in record.runs if run.name != name)
+            if len(kept) == len(record.runs):
+                continue
+            if not kept and record == BenchmarkRecord(owner, runs=record.runs):  # a record of that run alone
+                BENCHMARKS.unregister(owner)
+            else:
+                BENCHMARKS[owner] = replace(record, runs=kept)
+            return
+
+    def __setitem__(self, name: str, item: Benchmark) -> None:
+        self.unregister(name)
+        self.register(name, item)
+
+    def __delitem__(self, name: str) -> None:
+        if name not in self._items:
+            raise KeyError(name)
+        self.unregister(name)
+
+
+#: Chance level of each benchmark that has one: k-way multiple choice gives 1/k, open-vocabulary tasks 0.
+CHANCE_LEVELS: Mapping[str, float] = FieldView("chance")
+#: Items of each benchmark's scored split, where densing has the count.
+ITEM_COUNTS: Mapping[str, int] = FieldView("items")
+#: The capability each benchmark measures (densing's grouping; ARC-C and GPQA are science questions): the
+#: benchmarks of ``densing trend --by benchmark``'s rows, in registration order.
+CAPABILITY: Mapping[str, str] = FieldView("capability")
+#: Shots of the wide tables' benchmarks where one protocol fixes them.
+WIDE_SHOTS: Mapping[str, int] = FieldView("shots")
+#: How a benchmark relates to another table's benchmark of the same data, and why it keeps its own name.
+PROTOCOL_MAPPING: Mapping[str, tuple[str, str]] = FieldView("same_data_as")
+#: Wide-table column → benchmark name.
+WIDE_COLUMNS: Mapping[str, str] = ColumnView()
+#: Every record's runs by run name (``densing.eval.benchmarks.KNOWN_BENCHMARKS``).
+RUNS: RunRegistry = RunRegistry()
+
+
+def record_of_run(run: str) -> BenchmarkRecord:
+    """The record whose runs include the run named ``run`` (the benchmark its score is); an unknown run is an
+    :class:`InputError`."""
+    for record in BENCHMARKS.values():
+        if any(r.name == run for r in record.runs):
+            return record
+    raise RUNS.unknown(run)
 
 
 def micro_average_chance(benchmark: str, table: str | Path = SUBTASK_TABLE) -> Fraction:
@@ -106,3 +231,333 @@ def micro_average_chance(benchmark: str, table: str | Path = SUBTASK_TABLE) -> F
         raise KeyError(f"{benchmark!r}: no subtasks in {Path(table).name}")
     items = sum(int(row["items"]) for row in rows)
     return sum((Fraction(int(row["items"]), int(row["choices"])) for row in rows), Fraction(0)) / items
+
+
+# ---------------------------------------------------------------------------------------------
+# the records
+#
+# Runs of the Open LLM Leaderboard v1 protocol (``openllm_v1_*``), the one of the public table's MMLU … GSM8K columns
+# (``results/public_models.csv``, from ObsScaling: Ruan et al. 2024, arXiv:2405.10938, which takes them from the
+# leaderboard). Source: the leaderboard's "About" page, archived as
+# https://huggingface.co/docs/leaderboards/en/open_llm_leaderboard/archive — ARC-Challenge 25-shot acc_norm,
+# HellaSwag 10-shot acc_norm, MMLU 5-shot acc, TruthfulQA 0-shot mc2, WinoGrande 5-shot acc, GSM8K 5-shot exact
+# match (strict match of the number after "####"). lm-eval ships no v1 group, so each run is lm-eval's own task with
+# the leaderboard's number of shots; lm-eval's ``truthfulqa_mc2`` reports mc2 under the name ``acc``.
+#
+# Runs of the Open LLM Leaderboard v2 protocol (``leaderboard_*``), the one of the public table's ``leaderboard_*``
+# columns: lm-eval's ``leaderboard`` group (lm_eval/tasks/leaderboard/leaderboard.yaml and its README), each member
+# with the shots and metric of its own config (BBH 3-shot, GPQA 0-shot, IFEval 0-shot, MATH level 5 4-shot, MMLU-Pro
+# 5-shot, MuSR 0-shot). Base models run without a chat template, as the leaderboard ran them. The table's columns are
+# the runs' names; the benchmarks are named as the public table names them (gpqa, math_hard, …).
+#
+# The Swallow LLM Leaderboard's English tasks of pre-trained models (``results/swallow/``; the task files of
+# swallow-llm/leaderboard, ``task_2025-06.yml``, ``en_basic``; the evaluation scripts of swallow-llm/swallow-evaluation
+# v202411, run with lm-evaluation-harness 0.4.2 and the bigcode harness): MMLU 5-shot accuracy, BBH 3-shot chain of
+# thought exact match (``bbh_cot_fewshot``, answer filter ``get-answer``), MATH 4-shot Minerva prompt exact match on
+# MATH-500 (Lightman et al. 2023's 500 test problems; the leaderboard's ``math_500`` task), GSM8K 4-shot exact match
+# (lm-eval's ``gsm8k``, strict match of the number after "####"), HumanEval 0-shot pass@1. Their own names, never the
+# other tables': the same data under another harness, prompt or format is another protocol (``same_data_as`` says how
+# each relates to the other table's benchmark). Each run is lm-eval's own task with the leaderboard's shots. What
+# differs from the leaderboard's runs (docs/evaluation.md): HumanEval is lm-eval's greedy ``humaneval`` (one greedy
+# completion), not the bigcode harness's ``humaneval-unstripped`` with 10 samples at temperature 0.2; MATH is lm-eval's
+# ``minerva_math500``, whose answer is read from "Final Answer: The final answer is …" only (the leaderboard's task
+# also reads the last ``\boxed{}``) and generation stops at "Problem:" only.
+#
+# The records of the benchmarks with a capability group come first, in the order of ``densing trend --by benchmark``'s
+# rows.
+
+_OBSSCALING = "ObsScaling / Open LLM Leaderboard v1"
+
+# the public table: ObsScaling (Open LLM Leaderboard v1) and the leaderboard v2 columns
+register(BenchmarkRecord(
+    "mmlu", chance=0.25, chance_source="4-way multiple choice (Hendrycks et al. 2021)",
+    items=14042, split="test", items_source="MMLU test split (Hendrycks et al. 2021)",
+    capability="knowledge", columns=("MMLU",),
+    runs=(Benchmark("mmlu", "mmlu", 5, note="5-shot, loss of the gold choice"),
+          Benchmark("openllm_v1_mmlu", "mmlu", 5, metric="acc", note="5-shot, acc, dev-split exemplars")),
+))
+register(BenchmarkRecord(
+    "mmlu_pro", chance=0.1,
+    chance_source=("10 options (Wang et al. 2024, arXiv 2406.01574; up to 10: an item with fewer options puts its own "
+                   "chance a little higher)"),
+    items=12032, split="test", items_source="MMLU-Pro test split (Wang et al. 2024, arXiv 2406.01574; lm-eval leaderboard_mmlu_pro)",
+    capability="knowledge", columns=("leaderboard_mmlu_pro",),
+    runs=(Benchmark("leaderboard_mmlu_pro", "leaderboard_mmlu_pro", 5, metric="acc", note="5-shot, acc"),),
+))
+register(BenchmarkRecord(
+    "arc_challenge", chance=0.25, chance_source="4-way multiple choice (Clark et al. 2018)",
+    items=1172, split="test", items_source="ARC-Challenge test split (Clark et al. 2018)",
+    capability="knowledge", columns=("ARC-C",),
+    runs=(Benchmark("arc_challenge", "arc_challenge", 0),
+          Benchmark("openllm_v1_arc_challenge", "arc_challenge", 25, metric="acc_norm", note="25-shot, acc_norm")),
+))
+register(BenchmarkRecord(
+    "gpqa", chance=0.25, chance_source="4 options (Rein et al. 2023, arXiv 2311.12022)",
+    items=1192, split="train",
+    items_source=("GPQA main 448 + diamond 198 + extended 546 (Rein et al. 2023, arXiv 2311.12022); lm-eval "
+                  "leaderboard_gpqa averages the three over their items. Diamond is part of main and main of extended: "
+                  "546 distinct questions, so √(S(1−S)/1192) understates the error when a question's repeats score alike"),
+    capability="knowledge", columns=("leaderboard_gpqa",),
+    runs=(Benchmark("leaderboard_gpqa", "leaderboard_gpqa", 0, metric="acc_norm", note="0-shot, acc_norm"),),
+))
+register(BenchmarkRecord(
+    # lm-eval's group score (acc_norm, `aggregation: mean, weight_by_size: true`) is the mean over all items, so the
+    # chance level is the item-weighted mean of 1/k over subtasks (micro average). The leaderboard's own normalised
+    # 0-100 scores instead normalise each subtask and average the subtasks. "bbh" is the chain-of-thought exact match
+    # of densing eval, whose floor is 0: the leaderboard's multiple-choice BBH has lm-eval's group name.
+    "leaderboard_bbh", chance=109422332 / 379275435,
+    chance_source=("multiple choice with 2 to 7 options per subtask: the item-weighted mean of 1/k over its 24 "
+                   "subtasks, 5,761 items (leaderboard_v2_subtasks.csv, micro_average_chance)"),
+    items=5761, split="test",
+    items_source=("Open LLM Leaderboard v2 BBH (lm-eval leaderboard_bbh, multiple choice): 24 BIG-Bench-Hard tasks "
+                  "(Suzgun et al. 2022), per task in leaderboard_v2_subtasks.csv"),
+    capability="reasoning & math", columns=("leaderboard_bbh",),
+    runs=(Benchmark("leaderboard_bbh", "leaderboard_bbh", 3, metric="acc_norm", note="3-shot multiple choice, acc_norm"),),
+))
+register(BenchmarkRecord(
+    "musr", chance=3893 / 11340,
+    chance_source=("2, 5 and 3 options on 250, 256 and 250 items: the item-weighted mean of 1/k "
+                   "(leaderboard_v2_subtasks.csv, micro_average_chance)"),
+    items=756, split="test",
+    items_source=("MuSR murder_mysteries 250 + object_placements 256 + team_allocation 250 (Sprague et al. 2024, "
+                  "arXiv 2310.16049; lm-eval leaderboard_musr)"),
+    capability="reasoning & math", columns=("leaderboard_musr",),
+    runs=(Benchmark("leaderboard_musr", "leaderboard_musr", 0, metric="acc_norm", note="0-shot, acc_norm"),),
+))
+register(BenchmarkRecord(
+    "gsm8k", chance=0.0, chance_source="generated answer scored by exact match: floor 0",
+    items=1319, split="test", items_source="GSM8K test split (Cobbe et al. 2021)",
+    capability="reasoning & math", columns=("GSM8K",),
+    runs=(Benchmark("gsm8k", "gsm8k_cot", 8, "densing_gsm8k_loss",
+                    note="8-shot CoT, exact match; loss of the reference chain in the exemplars' form"),
+          Benchmark("openllm_v1_gsm8k", "gsm8k", 5, "densing_gsm8k_5shot_loss", metric="exact_match,strict-match",
+                    note="5-shot, exact match (strict-match); loss of the reference solution in the exemplars' form")),
+))
+register(BenchmarkRecord(
+    "math_hard", chance=0.0, chance_source="generative exact match (MATH level 5, Hendrycks et al. 2021): floor 0",
+    items=1324, split="test",
+    items_source="MATH test split, level 5 of its 7 subjects (Hendrycks et al. 2021; lm-eval leaderboard_math_hard)",
+    capability="reasoning & math", columns=("leaderboard_math_hard",),
+    runs=(Benchmark("leaderboard_math_hard", "leaderboard_math_hard", 4, "densing_leaderboard_math_hard_loss",
+                    metric="exact_match", note="4-shot Minerva prompt, level-5 problems, exact match"),),
+))
+register(BenchmarkRecord(
+    "humaneval", chance=0.0, chance_source="generated code scored by pass@k: floor 0",
+    items=164, split="test", items_source="HumanEval (Chen et al. 2021)",
+    capability="code", columns=("HumanEval",),
+    runs=(Benchmark("humaneval", "humaneval", 0, "densing_humaneval_loss", note="0-shot, pass@1 (runs model code)"),),
+))
+register(BenchmarkRecord(
+    "hellaswag", chance=0.25, chance_source="4-way multiple choice (Zellers et al. 2019)",
+    items=10042, split="validation", items_source="HellaSwag validation split (Zellers et al. 2019)",
+    capability="commonsense", columns=("HellaSwag",),
+    runs=(Benchmark("hellaswag", "hellaswag", 0),
+          Benchmark("openllm_v1_hellaswag", "hellaswag", 10, metric="acc_norm", note="10-shot, acc_norm, validation split")),
+))
+register(BenchmarkRecord(
+    "winogrande", chance=0.5, chance_source="2-way multiple choice (Sakaguchi et al. 2020)",
+    items=1267, split="validation", items_source="WinoGrande (xl) validation split (Sakaguchi et al. 2020)",
+    capability="commonsense", columns=("Winograd",),
+    runs=(Benchmark("winogrande", "winogrande", 0),
+          Benchmark("openllm_v1_winogrande", "winogrande", 5, metric="acc", note="5-shot, acc, validation split")),
+))
+
+# the Swallow LLM Leaderboard's English tasks of pre-trained models (results/swallow/): each column is the benchmark's
+# own name, with the leaderboard's shots
+register(BenchmarkRecord(
+    "swallow_mmlu", chance=0.25, chance_source="4-way multiple choice scored by accuracy",
+    items=14042, split="test",
+    items_source=("Swallow leaderboard MMLU 5-shot (lm-eval 0.4.2 mmlu): the test split of 57 subjects (Hendrycks et "
+                  "al. 2021); the leaderboard's task file says 53 subjects, which it does not explain"),
+    capability="knowledge", columns=("swallow_mmlu",), shots=5,
+    runs=(Benchmark("swallow_mmlu", "mmlu", 5, metric="acc", note="5-shot, acc, dev-split exemplars"),),
+    same_data_as=("mmlu", "same test split and 5 shots as the public table's MMLU (Open LLM Leaderboard v1 via "
+                          "ObsScaling), but lm-eval 0.4.2 and Swallow's prompt, not the v1 leaderboard's harness "
+                          "version and prompt; olmes_mmlu_mc is OLMES's multiple-choice format"),
+))
+register(BenchmarkRecord(
+    "swallow_bbh", chance=0.0, chance_source="3-shot chain of thought, a generated answer scored by exact match: floor 0",
+    items=6511, split="test",
+    items_source=("Swallow leaderboard BBH 3-shot CoT (lm-eval 0.4.2 bbh_cot_fewshot): the 27 subtasks' test items "
+                  "(Suzgun et al. 2022, 23 tasks); the 3 exemplars per subtask are written in the task configs, not "
+                  "drawn from the test items, so all 6,511 are scored"),
+    capability="reasoning & math", columns=("swallow_bbh",), shots=3,
+    runs=(Benchmark("swallow_bbh", "bbh_cot_fewshot", 3, None, metric="exact_match,get-answer",
+                    note="3-shot CoT, exact match; BBH has no reference chains of thought, so no conditional loss"),),
+    same_data_as=("leaderboard_bbh", "same BIG-Bench Hard data, but 3-shot chain of thought scored by exact match on "
+                                     "27 subtasks; leaderboard_bbh is multiple choice (acc_norm) on 24 subtasks, with "
+                                     "a chance level above 0"),
+))
+register(BenchmarkRecord(
+    "swallow_math", chance=0.0, chance_source="4-shot Minerva prompt, a generated answer scored by exact match: floor 0",
+    items=500, split="test",
+    items_source=("Swallow leaderboard MATH 4-shot: MATH-500 (Lightman et al. 2023), 500 problems of MATH's test split "
+                  "(Hendrycks et al. 2021), the evaluation's own math_500 task with the 4 Minerva exemplars "
+                  "(swallow-evaluation v202411, column-path-key.csv); lm-eval's minerva_math500"),
+    capability="reasoning & math", columns=("swallow_math",), shots=4,
+    runs=(Benchmark("swallow_math", "minerva_math500", 4, "densing_minerva_math500_loss", metric="exact_match",
+                    note="4-shot Minerva prompt, MATH-500, exact match"),),
+    same_data_as=("math_hard", "MATH-500, 500 problems of MATH's test split at every level (4-shot Minerva prompt); "
+                               "math_hard is the level-5 subset of the whole test split"),
+))
+register(BenchmarkRecord(
+    "swallow_gsm8k", chance=0.0, chance_source="4-shot, a generated answer scored by exact match: floor 0",
+    items=1319, split="test",
+    items_source="Swallow leaderboard GSM8K 4-shot: the test split (Cobbe et al. 2021); exemplars from the train split",
+    capability="reasoning & math", columns=("swallow_gsm8k",), shots=4,
+    runs=(Benchmark("swallow_gsm8k", "gsm8k", 4, "densing_gsm8k_4shot_loss", metric="exact_match,strict-match",
+                    note="4-shot, exact match (strict-match); loss of the reference solution in the exemplars' form"),),
+    same_data_as=("gsm8k", "same test split, but 4 shots and Swallow's prompt; the public table's GSM8K is the Open "
+                           "LLM Leaderboard v1's 5-shot"),
+))
+register(BenchmarkRecord(
+    "swallow_humaneval", chance=0.0, chance_source="0-shot generated code scored by pass@1: floor 0",
+    items=164, split="test",
+    items_source=("Swallow leaderboard HumanEval 0-shot (bigcode harness humaneval-unstripped), pass@1 over 10 "
+                  "samples per problem: 164 problems (Chen et al. 2021); the binomial error over problems ignores the "
+                  "smaller sampling error of the 10 samples"),
+    capability="code", columns=("swallow_humaneval",), shots=0,
+    runs=(Benchmark("swallow_humaneval", "humaneval", 0, "densing_humaneval_loss", metric="pass@1,create_test",
+                    note="0-shot, pass@1 of one greedy completion (runs model code); the leaderboard samples 10"),),
+    same_data_as=("humaneval", "same 164 problems, but the bigcode harness's humaneval-unstripped (the prompt's final "
+                               "newline kept), pass@1 over 10 samples; ObsScaling's HumanEval is its own run"),
+))
+
+# the public table's benchmarks without a capability row
+register(BenchmarkRecord(
+    "truthfulqa_mc2", chance=0.0, chance_source="mc2 is the probability mass on the true answers: no chance floor",
+    items=817, split="validation", items_source="TruthfulQA validation split (Lin et al. 2022)",
+    columns=("TruthfulQA",),
+    runs=(Benchmark("openllm_v1_truthfulqa_mc2", "truthfulqa_mc2", 0, metric="acc", note="0-shot, mc2 (lm-eval's acc)"),),
+))
+register(BenchmarkRecord("xwinograd", columns=("XWinograd",)))  # multilingual: no item count, no chance level
+register(BenchmarkRecord(
+    # IFEval has no chance level: its score is the share of verifiable formatting instructions followed in free
+    # generation, which random guessing does not define.
+    "ifeval", columns=("leaderboard_ifeval",),
+    runs=(Benchmark("leaderboard_ifeval", "leaderboard_ifeval", 0, metric="prompt_level_strict_acc",
+                    note="0-shot, strict accuracy; no reference response, so no conditional loss"),),
+))
+
+# the paper's other benchmarks in its settings (Xiao et al. 2024, §3.1) and the common zero-shot set
+register(BenchmarkRecord(
+    "bbh", chance=0.0, chance_source="chain of thought scored by exact match: floor 0",
+    runs=(Benchmark("bbh", "bbh_cot_fewshot", 3, None,
+                    note="3-shot CoT; BBH has no reference chains of thought, so no conditional loss"),),
+))
+register(BenchmarkRecord(
+    "math", chance=0.0, chance_source="generated answer scored by exact match: floor 0",
+    runs=(Benchmark("math", "minerva_math", 4, "densing_minerva_math_loss", note="4-shot Minerva prompt"),),
+))
+register(BenchmarkRecord(
+    "mbpp", chance=0.0, chance_source="generated code scored by pass@k: floor 0",
+    runs=(Benchmark("mbpp", "mbpp", 3, "densing_mbpp_loss", note="3-shot, pass@1 (runs model code)"),),
+))
+register(BenchmarkRecord(
+    "arc_easy", chance=0.25, chance_source="4-way multiple choice (Clark et al. 2018)",
+    items=2376, split="test", items_source="ARC-Easy test split (Clark et al. 2018)",
+    runs=(Benchmark("arc_easy", "arc_easy", 0),),
+))
+register(BenchmarkRecord(
+    "piqa", chance=0.5, chance_source="2-way multiple choice (Bisk et al. 2020)",
+    items=1838, split="validation", items_source="PIQA validation split (Bisk et al. 2020)",
+    runs=(Benchmark("piqa", "piqa", 0),),
+))
+register(BenchmarkRecord(
+    "sciq", chance=0.25, chance_source="4-way multiple choice (Welbl et al. 2017)",
+    items=1000, split="test", items_source="SciQ test split (Welbl et al. 2017)",
+))
+register(BenchmarkRecord(
+    "lambada_openai", chance=0.0, chance_source="open-vocabulary last word: floor 0",
+    items=5153, split="test", items_source="LAMBADA OpenAI test file (Paperno et al. 2016; lm-eval lambada_openai)",
+    runs=(Benchmark("lambada_openai", "lambada_openai", 0),),
+))
+register(BenchmarkRecord("lambada", chance=0.0, chance_source="open-vocabulary last word: floor 0"))
+
+# OLMES ranked-classification tasks of AI2's OLMo ladder (densing.data.olmo), 1/k for k choices; the five densing eval
+# runs in the OLMES RC 5-shot format on the local splits it uses
+_RC = "OLMES RC 5-shot"
+register(BenchmarkRecord(
+    "olmes_mmlu", chance=0.25, chance_source="4 choices",
+    items=14042, split="test", items_source="MMLU test split, 57 subjects (Hendrycks et al. 2021; HF cais/mmlu 'all' test)",
+    runs=(Benchmark("olmes_mmlu", "densing_olmes_mmlu", 5, style="olmes",
+                    note=f"{_RC}, test split, four groups weighted as the ladder weights them"),),
+))
+register(BenchmarkRecord(
+    "olmes_hellaswag", chance=0.25, chance_source="4 choices",
+    items=10042, split="validation", items_source="HellaSwag validation split (Zellers et al. 2019; HF Rowan/hellaswag)",
+))
+register(BenchmarkRecord(
+    "olmes_arc_easy", chance=0.25, chance_source="4 choices",
+    items=2376, split="test", items_source="ARC-Easy test split (Clark et al. 2018; HF allenai/ai2_arc)",
+    runs=(Benchmark("olmes_arc_easy", "densing_olmes_arc_easy", 5, style="olmes", note=f"{_RC}, test split"),),
+))
+register(BenchmarkRecord(
+    "olmes_arc_challenge", chance=0.25, chance_source="4 choices",
+    items=1172, split="test", items_source="ARC-Challenge test split (Clark et al. 2018; HF allenai/ai2_arc)",
+    runs=(Benchmark("olmes_arc_challenge", "densing_olmes_arc_challenge", 5, style="olmes", note=f"{_RC}, test split"),),
+))
+register(BenchmarkRecord(
+    "olmes_piqa", chance=0.5, chance_source="2 choices",
+    items=1838, split="validation", items_source="PIQA validation split (Bisk et al. 2020)",
+    runs=(Benchmark("olmes_piqa", "densing_olmes_piqa", 5, style="olmes", note=f"{_RC}, dev split"),),
+))
+register(BenchmarkRecord(
+    "olmes_socialiqa", chance=1 / 3, chance_source="3 choices",
+    items=1954, split="validation", items_source="Social IQa validation split (Sap et al. 2019)",
+))
+register(BenchmarkRecord(
+    "olmes_csqa", chance=0.2, chance_source="5 choices",
+    items=1221, split="validation", items_source="CommonsenseQA validation split (Talmor et al. 2019)",
+))
+register(BenchmarkRecord(
+    "olmes_openbookqa", chance=0.25, chance_source="4 choices",
+    items=500, split="test", items_source="OpenBookQA test split (Mihaylov et al. 2018)",
+))
+register(BenchmarkRecord(
+    "olmes_boolq", chance=0.5, chance_source="2 choices",
+    items=3270, split="validation", items_source="BoolQ validation split (Clark et al. 2019)",
+))
+register(BenchmarkRecord(
+    "olmes_winogrande", chance=0.5, chance_source="2 choices",
+    items=1267, split="validation", items_source="WinoGrande (xl) validation split (Sakaguchi et al. 2020)",
+    runs=(Benchmark("olmes_winogrande", "densing_olmes_winogrande", 5, style="olmes", note=f"{_RC}, dev split"),),
+))
+
+# AI2's offline OLMES multiple-choice scores (densing.data.olmes): item counts only
+_OLMES_MC = "OLMES samples 1,000 items only from splits of more than 1,500; Gu et al. 2024, arXiv 2406.08446"
+register(BenchmarkRecord(
+    "olmes_arc_challenge_mc", items=1172, split="test",
+    items_source=f"AI2's offline OLMES MC ARC-Challenge: the test split, not sampled ({_OLMES_MC})",
+))
+register(BenchmarkRecord(
+    "olmes_hellaswag_mc", items=1000, split="validation",
+    items_source=("AI2's offline OLMES MC HellaSwag: 1,000 items sampled from the 10,042 of the validation split "
+                  "(OLMES samples 1,000 from splits of more than 1,500; Gu et al. 2024, arXiv 2406.08446)"),
+))
+register(BenchmarkRecord(
+    "olmes_winogrande_mc", items=1267, split="validation",
+    items_source=("AI2's offline OLMES MC WinoGrande: the (xl) validation split, not sampled (the test split has no "
+                  "labels; Gu et al. 2024, arXiv 2406.08446)"),
+))
+register(BenchmarkRecord(
+    "olmes_mmlu_mc", items=14042, split="test",
+    items_source=("AI2's offline OLMES MC MMLU: the test split, a macro average over its 57 subjects (none above 1,500 "
+                  "items, so none sampled; Gu et al. 2024); the binomial error with the pooled count approximates the "
+                  "macro average's"),
+))
+
+# a tidy table that names a benchmark by ObsScaling's own column name: item counts only (the wide table's columns are
+# read as the records above name them)
+for _name, _split, _items, _what in (
+        ("MMLU", "test", 14042, "MMLU: test split (Hendrycks et al. 2021)"),
+        ("ARC-C", "test", 1172, "ARC-Challenge (25-shot): test split (Clark et al. 2018)"),
+        ("HellaSwag", "validation", 10042, "HellaSwag (10-shot): validation split (Zellers et al. 2019)"),
+        ("Winograd", "validation", 1267, "WinoGrande (5-shot): validation split (Sakaguchi et al. 2020)"),
+        ("TruthfulQA", "validation", 817, "TruthfulQA mc2: validation split (Lin et al. 2022)"),
+        ("GSM8K", "test", 1319, "GSM8K (5-shot): test split (Cobbe et al. 2021)")):
+    register(BenchmarkRecord(_name, items=_items, split=_split, items_source=f"{_OBSSCALING} {_what}"))
+register(BenchmarkRecord("HumanEval", items=164, split="test", items_source="ObsScaling HumanEval pass@1 (Chen et al. 2021)"))
+
+#: How each Swallow benchmark relates to the other tables' benchmark of the same data (:data:`PROTOCOL_MAPPING`).
+SWALLOW_PROTOCOL_MAPPING = PROTOCOL_MAPPING

@@ -2,35 +2,30 @@
 
 A score S measured on n independent items has the sampling standard error √(S(1 − S)/n) (the
 binomial standard error of a proportion). Where a results table carries no ``stderr``, densing
-uses this with n from ``item_counts.csv`` beside this module: one row per benchmark name, with the
-split and the source of the count.
+uses this with n the item count of the benchmark's record (:data:`densing.data.benchmarks.BENCHMARKS`: the count,
+its split and its source).
 """
 from __future__ import annotations
-
-from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from densing.data.benchmarks import BENCHMARKS, ITEM_COUNTS
 from densing.errors import InputError
 
-TABLE = Path(__file__).with_name("item_counts.csv")
 
-
-@lru_cache(maxsize=1)
 def item_counts() -> pd.DataFrame:
-    """The shipped table: benchmark, split, items, source."""
-    return pd.read_csv(TABLE)
+    """The registered item counts as a table: benchmark, split, items, source (one row per record with a count)."""
+    rows = [(name, BENCHMARKS[name].split, items, BENCHMARKS[name].items_source) for name, items in ITEM_COUNTS.items()]
+    return pd.DataFrame(rows, columns=["benchmark", "split", "items", "source"])
 
 
 def item_count(benchmark: str) -> int:
-    """Number of items of ``benchmark``'s evaluated split; InputError if the table lacks it."""
-    table = item_counts()
-    rows = table[table["benchmark"] == benchmark]
-    if rows.empty:
-        raise InputError(f"benchmark {benchmark!r}: no item count in {TABLE.name}; give a 'stderr' column instead")
-    return int(rows["items"].iloc[0])
+    """Number of items of ``benchmark``'s evaluated split; InputError if its record has none."""
+    if benchmark not in ITEM_COUNTS:
+        raise InputError(f"benchmark {benchmark!r}: no item count in the benchmark registry; give a 'stderr' column "
+                         "instead")
+    return int(ITEM_COUNTS[benchmark])
 
 
 def binomial_stderr(score, benchmark: str) -> np.ndarray:
@@ -41,7 +36,7 @@ def binomial_stderr(score, benchmark: str) -> np.ndarray:
 
 def with_stderr(targets: pd.DataFrame) -> pd.DataFrame:
     """Fill a missing score standard error with the binomial √(S(1 − S)/n), n the benchmark's item count."""
-    known = set(item_counts()["benchmark"])
+    known = set(ITEM_COUNTS)
     if "stderr" in targets.columns and not (targets["stderr"].isna() & targets["benchmark"].isin(known)).any():
         return targets  # nothing to fill (a table this function already filled, say): no copy
     out = targets.copy()

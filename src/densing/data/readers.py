@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from densing.data.benchmarks import WIDE_COLUMNS, WIDE_SHOTS
 from densing.data.schema import FRACTION_METRICS, validate_results
 from densing import paths
 from densing.errors import InputError
@@ -63,42 +64,14 @@ def read_table(path: str | Path) -> pd.DataFrame:
     return validate_results(frame, source=str(path))
 
 
-#: The Open LLM Leaderboard v2 benchmarks (lm-eval's ``leaderboard`` group members, the names of the shipped table's
-#: v2 columns) → their benchmark names in the public table; ``densing measure``'s suite uses the same map.
-LEADERBOARD_V2_TABLE_NAMES: dict[str, str] = {
-    "leaderboard_bbh": "leaderboard_bbh",
-    "leaderboard_gpqa": "gpqa",
-    "leaderboard_ifeval": "ifeval",
-    "leaderboard_math_hard": "math_hard",
-    "leaderboard_mmlu_pro": "mmlu_pro",
-    "leaderboard_musr": "musr",
-}
-
-#: The Swallow LLM Leaderboard's English scores of pre-trained models (``results/swallow/``; lm-eval 0.4.2 and
-#: the bigcode harness, Swallow's prompts): MMLU 5-shot accuracy, BBH 3-shot chain-of-thought exact match, MATH
-#: 4-shot (Minerva prompt) exact match, GSM8K 4-shot exact match, HumanEval 0-shot pass@1 over 10 trials. Their own
-#: names, never the other tables': the same data under another harness, prompt or format is another protocol
-#: (:data:`densing.data.benchmarks.SWALLOW_PROTOCOL_MAPPING` says how each relates to them). Column = name.
-SWALLOW_TABLE_NAMES: dict[str, str] = {name: name for name in (
-    "swallow_mmlu", "swallow_bbh", "swallow_math", "swallow_gsm8k", "swallow_humaneval")}
-#: Shots of the wide tables' benchmarks where one protocol fixes them (the Swallow leaderboard's task files).
-WIDE_N_SHOT: dict[str, int] = {"swallow_mmlu": 5, "swallow_bbh": 3, "swallow_math": 4, "swallow_gsm8k": 4,
-                               "swallow_humaneval": 0}
-
-#: Score columns of the shipped wide table of public models (from ObsScaling, Ruan et al. 2024),
-#: mapped to lm-eval task names. The source's harness settings are its own; n_shot stays unknown.
-WIDE_SCORE_COLUMNS: dict[str, str] = {
-    "MMLU": "mmlu",
-    "ARC-C": "arc_challenge",
-    "HellaSwag": "hellaswag",
-    "Winograd": "winogrande",
-    "TruthfulQA": "truthfulqa_mc2",
-    "GSM8K": "gsm8k",
-    "XWinograd": "xwinograd",
-    "HumanEval": "humaneval",
-    **LEADERBOARD_V2_TABLE_NAMES,
-    **SWALLOW_TABLE_NAMES,
-}
+#: Score columns of the wide tables (the shipped public table, from ObsScaling, Ruan et al. 2024, with the Open LLM
+#: Leaderboard v2 columns; the Swallow LLM Leaderboard's tables) → benchmark names: each benchmark record's
+#: ``columns`` (:data:`densing.data.benchmarks.WIDE_COLUMNS`, read at each access). The source's harness settings are
+#: its own; n_shot stays unknown unless the record fixes it.
+WIDE_SCORE_COLUMNS = WIDE_COLUMNS
+#: Shots of the wide tables' benchmarks where one protocol fixes them (the record's ``shots``: the Swallow
+#: leaderboard's task files).
+WIDE_N_SHOT = WIDE_SHOTS
 WIDE_METRIC = "score"
 
 
@@ -109,7 +82,8 @@ def wide_to_tidy(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFrame:
     train_tokens, release_date, family, active_params, …) are repeated on each row. A table without an
     ``n_shot`` column gets the shots of :data:`WIDE_N_SHOT` for the benchmarks that have one.
     """
-    scores = [c for c in frame.columns if c in WIDE_SCORE_COLUMNS]
+    columns, shots = dict(WIDE_SCORE_COLUMNS), dict(WIDE_N_SHOT)
+    scores = [c for c in frame.columns if c in columns]
     if not scores:
         raise InputError(f"{source}: neither a tidy table (model, benchmark, metric, value, params) nor a wide one with score columns")
     for needed in ("model", "params"):
@@ -125,10 +99,10 @@ def wide_to_tidy(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFrame:
     keep = [c for c in frame.columns if c not in scores]
     long = frame.melt(id_vars=keep, value_vars=scores, var_name="benchmark", value_name="value")
     long = long[long["value"].notna()].copy()
-    long["benchmark"] = long["benchmark"].map(WIDE_SCORE_COLUMNS)
+    long["benchmark"] = long["benchmark"].map(columns)
     long["metric"] = WIDE_METRIC
-    if "n_shot" not in long.columns and long["benchmark"].isin(list(WIDE_N_SHOT)).any():
-        long["n_shot"] = long["benchmark"].map(WIDE_N_SHOT).astype("Int64")
+    if "n_shot" not in long.columns and long["benchmark"].isin(list(shots)).any():
+        long["n_shot"] = long["benchmark"].map(shots).astype("Int64")
     return long.reset_index(drop=True)
 
 
@@ -145,7 +119,8 @@ def is_wide_csv(path: str | Path) -> bool:
     if path.suffix.lower() != ".csv" or not path.exists():
         return False
     header = read_csv_file(path, nrows=0).columns
-    return "benchmark" not in header and any(c in WIDE_SCORE_COLUMNS for c in header)
+    columns = dict(WIDE_SCORE_COLUMNS)
+    return "benchmark" not in header and any(c in columns for c in header)
 
 
 def read_results_store(path: str | Path) -> pd.DataFrame:

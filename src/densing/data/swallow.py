@@ -13,7 +13,8 @@ The rule (:mod:`densing.data.swallow_rule`): an entry is kept exactly when it is
 names no ``base_model``, has no post-training name pattern (``-Instruct``, ``-chat``, ``-it``, …) and has a
 Hub id; every entry of both files is listed with its decision and reason. The two protocols are never
 pooled: :func:`build_swallow` returns one table per file in the wide shape of ``results/public_models.csv``
-(:data:`OUTPUT_COLUMNS`), scores under the benchmark names :data:`densing.data.readers.SWALLOW_TABLE_NAMES`.
+(:data:`OUTPUT_COLUMNS`), scores under the benchmark names of :data:`SCORE_FIELDS`, each its
+benchmark record's column (:mod:`densing.data.benchmarks`).
 
 Regenerate the shipped files (byte-identical for the same inputs)::
 
@@ -31,7 +32,7 @@ import pandas as pd
 
 from densing.data.olmes import _count as _positive_count
 from densing.data.olmes import _read_text_table
-from densing.data.readers import SWALLOW_TABLE_NAMES
+from densing.data.benchmarks import WIDE_COLUMNS
 from densing.data.schema import is_missing
 from densing.data.swallow_rule import decisions, read_model_file
 from densing.errors import DensingError, InputError
@@ -44,7 +45,7 @@ PROTOCOLS: dict[str, tuple[str, str, str]] = {
 #: The leaderboard's score names (in the results group) -> the table's columns.
 SCORE_FIELDS: dict[str, str] = {"MMLU": "swallow_mmlu", "BBH": "swallow_bbh", "MATH": "swallow_math",
                                 "GSM8K": "swallow_gsm8k", "HumanEval": "swallow_humaneval"}
-assert set(SCORE_FIELDS.values()) == set(SWALLOW_TABLE_NAMES)
+assert all(WIDE_COLUMNS.get(column) == column for column in SCORE_FIELDS.values())
 OUTPUT_COLUMNS: tuple[str, ...] = (
     "model", "family", "params", "active_params", "train_tokens", "release_date", "date_confidence", "date_source",
     *SCORE_FIELDS.values(), "parent", "derivation", "params_basis", "source",

@@ -1,6 +1,8 @@
 """Benchmarks densing knows by name, in the settings of Xiao et al. 2024 (§3.1), over lm-eval tasks.
 
-A :class:`Benchmark` names the lm-eval task (or group) whose metrics are the score, the number of
+Each benchmark's runs are part of its record in :data:`densing.data.benchmarks.BENCHMARKS` (with its chance level,
+item count, capability group and table columns); :data:`KNOWN_BENCHMARKS` is the registry of those runs by name, read
+from the records at each access. A :class:`Benchmark` names the lm-eval task (or group) whose metrics are the score, the number of
 few-shot examples, and — for generative tasks — a companion ``loglikelihood`` task that scores
 the reference solution as the continuation of the same prompt, which gives the conditional loss
 −log P(answer | prompt) (§2.2). For multiple-choice and loglikelihood tasks the loss comes from
@@ -26,59 +28,18 @@ its loss from a task named ``T_loss`` when one exists.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-from densing.data.readers import LEADERBOARD_V2_TABLE_NAMES
+from densing.data.benchmarks import RUNS, Benchmark, record_of_run
 from densing.registry import Registry
 
 TASKS_DIRECTORY = Path(__file__).parent / "tasks"
 
-
-@dataclass(frozen=True)
-class Benchmark:
-    """One benchmark of a sweep: what lm-eval runs for the score and for the conditional loss."""
-
-    name: str
-    score_task: str
-    num_fewshot: int | None = None
-    loss_task: str | None = None
-    note: str = ""
-    style: str = "lm-eval"  # "olmes": rows scored as the OLMo ladder scores them (densing.eval.olmes)
-    metric: str | None = None  # the headline metric where a protocol names one (as the store writes it)
-
-    def tasks(self) -> list[str]:
-        return [self.score_task] + ([self.loss_task] if self.loss_task and self.loss_task != self.score_task else [])
-
-
-#: The paper's five benchmarks in its settings, and the common zero-shot multiple-choice set (a
-#: :class:`densing.registry.Registry`; the OLMES, OLMo-request, leaderboard and Swallow benchmarks below join it).
-KNOWN_BENCHMARKS: Registry[Benchmark] = Registry("benchmark", (
-    (b.name, b)
-    for b in (
-        Benchmark("mmlu", "mmlu", 5, note="5-shot, loss of the gold choice"),
-        Benchmark(
-            "bbh",
-            "bbh_cot_fewshot",
-            3,
-            None,
-            note="3-shot CoT; BBH has no reference chains of thought, so no conditional loss",
-        ),
-        Benchmark("math", "minerva_math", 4, "densing_minerva_math_loss", note="4-shot Minerva prompt"),
-        Benchmark("humaneval", "humaneval", 0, "densing_humaneval_loss", note="0-shot, pass@1 (runs model code)"),
-        Benchmark("mbpp", "mbpp", 3, "densing_mbpp_loss", note="3-shot, pass@1 (runs model code)"),
-        Benchmark(
-            "gsm8k", "gsm8k_cot", 8, "densing_gsm8k_loss",
-            note="8-shot CoT, exact match; loss of the reference chain in the exemplars' form",
-        ),
-        Benchmark("arc_easy", "arc_easy", 0),
-        Benchmark("arc_challenge", "arc_challenge", 0),
-        Benchmark("hellaswag", "hellaswag", 0),
-        Benchmark("piqa", "piqa", 0),
-        Benchmark("winogrande", "winogrande", 0),
-        Benchmark("lambada_openai", "lambada_openai", 0),
-    )
-))
+#: Every benchmark run densing knows, by name (a :class:`densing.registry.Registry` read from the benchmark records'
+#: runs, :data:`densing.data.benchmarks.RUNS`): the paper's five benchmarks in its settings, the common zero-shot
+#: multiple-choice set, the OLMES runs, the leaderboard v1 and v2 protocols, the Swallow leaderboard's, and AI2's
+#: request sets (registered below).
+KNOWN_BENCHMARKS: Registry[Benchmark] = RUNS
 #: lm-eval's prompts and metrics on the local splits (``densing eval --local-data``).
 LOCAL_BENCHMARKS: dict[str, Benchmark] = {
     b.name: b
@@ -107,21 +68,9 @@ LOCAL_BENCHMARKS: dict[str, Benchmark] = {
         Benchmark("lambada_openai", "densing_local_lambada_openai", 0, note="local OpenAI LAMBADA test file"),
     )
 }
-#: The OLMES ranked-classification 5-shot format of the OLMo ladder, on the local splits it uses.
-OLMES_BENCHMARKS: dict[str, Benchmark] = {
-    b.name: b
-    for b in (
-        Benchmark("olmes_arc_easy", "densing_olmes_arc_easy", 5, style="olmes", note="OLMES RC 5-shot, test split"),
-        Benchmark("olmes_arc_challenge", "densing_olmes_arc_challenge", 5, style="olmes", note="OLMES RC 5-shot, test split"),
-        Benchmark("olmes_piqa", "densing_olmes_piqa", 5, style="olmes", note="OLMES RC 5-shot, dev split"),
-        Benchmark("olmes_winogrande", "densing_olmes_winogrande", 5, style="olmes", note="OLMES RC 5-shot, dev split"),
-        Benchmark(
-            "olmes_mmlu", "densing_olmes_mmlu", 5, style="olmes",
-            note="OLMES RC 5-shot, test split, four groups weighted as the ladder weights them",
-        ),
-    )
-}
-
+#: The OLMES ranked-classification 5-shot format of the OLMo ladder, on the local splits it uses (the records' runs
+#: of style ``olmes``).
+OLMES_BENCHMARKS: dict[str, Benchmark] = {name: b for name, b in KNOWN_BENCHMARKS.items() if b.style == "olmes"}
 
 
 def _olmo_request_benchmarks() -> dict[str, Benchmark]:
@@ -138,56 +87,28 @@ def _olmo_request_benchmarks() -> dict[str, Benchmark]:
 
 #: AI2's own request sets of the ladder (``olmo_<task>_<variant>``, e.g. ``olmo_hellaswag_rc_5shot``,
 #: ``olmo_arc_easy_test_rc_5shot``), read from ``<data root>/olmo_ladder/oe_eval_tasks`` and scored
-#: as the ladder scores them (:mod:`densing.eval.tasks.oe_eval_requests`).
+#: as the ladder scores them (:mod:`densing.eval.tasks.oe_eval_requests`). Their names come from the request files,
+#: so each is registered here, a record of that run alone.
 OLMO_REQUEST_BENCHMARKS: dict[str, Benchmark] = _olmo_request_benchmarks()
-KNOWN_BENCHMARKS.update(OLMES_BENCHMARKS)
-KNOWN_BENCHMARKS.update(OLMO_REQUEST_BENCHMARKS)
+for _name, _benchmark in OLMO_REQUEST_BENCHMARKS.items():
+    KNOWN_BENCHMARKS.register(_name, _benchmark)
 
-
-#: The Open LLM Leaderboard v1 protocol, the one of the public table's MMLU … GSM8K columns
-#: (``results/public_models.csv``, from ObsScaling: Ruan et al. 2024, arXiv:2405.10938, which takes
-#: them from the leaderboard). Source: the leaderboard's "About" page, archived as
-#: https://huggingface.co/docs/leaderboards/en/open_llm_leaderboard/archive — ARC-Challenge 25-shot
-#: acc_norm, HellaSwag 10-shot acc_norm, MMLU 5-shot acc, TruthfulQA 0-shot mc2, WinoGrande 5-shot
-#: acc, GSM8K 5-shot exact match (strict match of the number after "####"). lm-eval ships no v1
-#: group, so each benchmark is lm-eval's own task with the leaderboard's number of shots; lm-eval's
-#: ``truthfulqa_mc2`` reports mc2 under the name ``acc``.
-LEADERBOARD_V1_BENCHMARKS: dict[str, Benchmark] = {
-    b.name: b
-    for b in (
-        Benchmark("openllm_v1_arc_challenge", "arc_challenge", 25, metric="acc_norm", note="25-shot, acc_norm"),
-        Benchmark("openllm_v1_hellaswag", "hellaswag", 10, metric="acc_norm", note="10-shot, acc_norm, validation split"),
-        Benchmark("openllm_v1_mmlu", "mmlu", 5, metric="acc", note="5-shot, acc, dev-split exemplars"),
-        Benchmark("openllm_v1_truthfulqa_mc2", "truthfulqa_mc2", 0, metric="acc", note="0-shot, mc2 (lm-eval's acc)"),
-        Benchmark("openllm_v1_winogrande", "winogrande", 5, metric="acc", note="5-shot, acc, validation split"),
-        Benchmark(
-            "openllm_v1_gsm8k", "gsm8k", 5, "densing_gsm8k_5shot_loss", metric="exact_match,strict-match",
-            note="5-shot, exact match (strict-match); loss of the reference solution in the exemplars' form",
-        ),
-    )
+#: Named sets of benchmark runs (``densing eval --suite NAME``), each reproducing a public protocol (the runs' records
+#: in :mod:`densing.data.benchmarks` say the protocols and their sources):
+#:
+#: - ``leaderboard-v1``: the Open LLM Leaderboard v1, the protocol of the public table's MMLU … GSM8K columns;
+#: - ``leaderboard-v2``: lm-eval's ``leaderboard`` group, the protocol of the public table's ``leaderboard_*`` columns;
+#: - ``swallow-en``: the Swallow LLM Leaderboard's English tasks of pre-trained models.
+SUITES: dict[str, tuple[str, ...]] = {
+    "leaderboard-v1": ("openllm_v1_arc_challenge", "openllm_v1_hellaswag", "openllm_v1_mmlu",
+                       "openllm_v1_truthfulqa_mc2", "openllm_v1_winogrande", "openllm_v1_gsm8k"),
+    "leaderboard-v2": ("leaderboard_bbh", "leaderboard_gpqa", "leaderboard_ifeval", "leaderboard_math_hard",
+                       "leaderboard_mmlu_pro", "leaderboard_musr"),
+    "swallow-en": ("swallow_mmlu", "swallow_bbh", "swallow_math", "swallow_gsm8k", "swallow_humaneval"),
 }
-#: The Open LLM Leaderboard v2 protocol, the one of the public table's ``leaderboard_*`` columns: lm-eval's
-#: ``leaderboard`` group (lm_eval/tasks/leaderboard/leaderboard.yaml and its README), each member with
-#: the shots and metric of its own config (BBH 3-shot, GPQA 0-shot, IFEval 0-shot, MATH level 5
-#: 4-shot, MMLU-Pro 5-shot, MuSR 0-shot). Base models run without a chat template, as the
-#: leaderboard ran them.
-LEADERBOARD_V2_BENCHMARKS: dict[str, Benchmark] = {
-    b.name: b
-    for b in (
-        Benchmark("leaderboard_bbh", "leaderboard_bbh", 3, metric="acc_norm", note="3-shot multiple choice, acc_norm"),
-        Benchmark("leaderboard_gpqa", "leaderboard_gpqa", 0, metric="acc_norm", note="0-shot, acc_norm"),
-        Benchmark(
-            "leaderboard_ifeval", "leaderboard_ifeval", 0, metric="prompt_level_strict_acc",
-            note="0-shot, strict accuracy; no reference response, so no conditional loss",
-        ),
-        Benchmark(
-            "leaderboard_math_hard", "leaderboard_math_hard", 4, "densing_leaderboard_math_hard_loss",
-            metric="exact_match", note="4-shot Minerva prompt, level-5 problems, exact match",
-        ),
-        Benchmark("leaderboard_mmlu_pro", "leaderboard_mmlu_pro", 5, metric="acc", note="5-shot, acc"),
-        Benchmark("leaderboard_musr", "leaderboard_musr", 0, metric="acc_norm", note="0-shot, acc_norm"),
-    )
-}
+LEADERBOARD_V1_BENCHMARKS: dict[str, Benchmark] = {name: KNOWN_BENCHMARKS[name] for name in SUITES["leaderboard-v1"]}
+LEADERBOARD_V2_BENCHMARKS: dict[str, Benchmark] = {name: KNOWN_BENCHMARKS[name] for name in SUITES["leaderboard-v2"]}
+SWALLOW_BENCHMARKS: dict[str, Benchmark] = {name: KNOWN_BENCHMARKS[name] for name in SUITES["swallow-en"]}
 #: The v1 benchmarks on the local splits (``--local-data``): lm-eval's prompts and metrics with the
 #: leaderboard's shots. MMLU draws its exemplars from the local dev split, as the protocol does; ARC,
 #: WinoGrande and GSM8K have no local training split, so their exemplars come from the evaluated split
@@ -208,39 +129,6 @@ LOCAL_LEADERBOARD_V1_BENCHMARKS: dict[str, Benchmark] = {
         Benchmark(
             "openllm_v1_gsm8k", "densing_local_gsm8k", 5, "densing_local_gsm8k_5shot_loss", metric="exact_match,strict-match",
             note="5-shot, exact match (strict-match), local test split (exemplars from the same split)",
-        ),
-    )
-}
-#: The Swallow LLM Leaderboard's English tasks of the Densing Law paper's kind, in the protocol of its
-#: pre-trained models (``task_2025-06.yml``, ``en_basic``; the evaluation scripts of swallow-llm/swallow-evaluation
-#: v202411, run with lm-evaluation-harness 0.4.2 and the bigcode harness): MMLU 5-shot accuracy, BBH 3-shot chain
-#: of thought exact match (``bbh_cot_fewshot``, answer filter ``get-answer``), MATH 4-shot Minerva prompt exact
-#: match on MATH-500 (Lightman et al. 2023's 500 test problems; the leaderboard's ``math_500`` task), GSM8K
-#: 4-shot exact match (lm-eval's ``gsm8k``, strict match of the number after "####"), HumanEval 0-shot pass@1.
-#: Each is lm-eval's own task with the leaderboard's shots. What differs from the leaderboard's runs
-#: (docs/evaluation.md): HumanEval is lm-eval's greedy ``humaneval`` (one greedy completion), not the bigcode
-#: harness's ``humaneval-unstripped`` with 10 samples at temperature 0.2; MATH is lm-eval's ``minerva_math500``,
-#: whose answer is read from "Final Answer: The final answer is …" only (the leaderboard's task also reads the
-#: last ``\boxed{}``) and generation stops at "Problem:" only.
-SWALLOW_BENCHMARKS: dict[str, Benchmark] = {
-    b.name: b
-    for b in (
-        Benchmark("swallow_mmlu", "mmlu", 5, metric="acc", note="5-shot, acc, dev-split exemplars"),
-        Benchmark(
-            "swallow_bbh", "bbh_cot_fewshot", 3, None, metric="exact_match,get-answer",
-            note="3-shot CoT, exact match; BBH has no reference chains of thought, so no conditional loss",
-        ),
-        Benchmark(
-            "swallow_math", "minerva_math500", 4, "densing_minerva_math500_loss", metric="exact_match",
-            note="4-shot Minerva prompt, MATH-500, exact match",
-        ),
-        Benchmark(
-            "swallow_gsm8k", "gsm8k", 4, "densing_gsm8k_4shot_loss", metric="exact_match,strict-match",
-            note="4-shot, exact match (strict-match); loss of the reference solution in the exemplars' form",
-        ),
-        Benchmark(
-            "swallow_humaneval", "humaneval", 0, "densing_humaneval_loss", metric="pass@1,create_test",
-            note="0-shot, pass@1 of one greedy completion (runs model code); the leaderboard samples 10",
         ),
     )
 }
@@ -269,12 +157,6 @@ LOCAL_SWALLOW_BENCHMARKS: dict[str, Benchmark] = {
         ),
     )
 }
-#: Named sets of benchmarks (``densing eval --suite NAME``), each reproducing a public protocol.
-SUITES: dict[str, tuple[str, ...]] = {
-    "leaderboard-v1": tuple(LEADERBOARD_V1_BENCHMARKS),
-    "leaderboard-v2": tuple(LEADERBOARD_V2_BENCHMARKS),
-    "swallow-en": tuple(SWALLOW_BENCHMARKS),
-}
 #: The public target table of the Open LLM Leaderboard suites (under ``densing.paths.RESULTS``).
 PUBLIC_TABLE = "public_models.csv"
 #: The Swallow LLM Leaderboard's table of pre-trained models (2025-06 file), under ``densing.paths.RESULTS``.
@@ -291,20 +173,7 @@ SUITE_TABLES: dict[str, str] = {
 #: ``densing trend`` inverts and ``densing measure`` places a user's models against. The suite's metric (``Benchmark.metric``) is the
 #: table's: acc_norm for ARC and HellaSwag, mc2 for TruthfulQA, strict match for GSM8K (v1); each v2
 #: member's own (:data:`LEADERBOARD_V2_BENCHMARKS`).
-PUBLIC_TABLE_BENCHMARKS: dict[str, str] = {
-    "openllm_v1_arc_challenge": "arc_challenge",
-    "openllm_v1_hellaswag": "hellaswag",
-    "openllm_v1_mmlu": "mmlu",
-    "openllm_v1_truthfulqa_mc2": "truthfulqa_mc2",
-    "openllm_v1_winogrande": "winogrande",
-    "openllm_v1_gsm8k": "gsm8k",
-    **LEADERBOARD_V2_TABLE_NAMES,
-    # the Swallow table (SWALLOW_TABLE) names its benchmarks as the suite does
-    **{name: name for name in SWALLOW_BENCHMARKS},
-}
-KNOWN_BENCHMARKS.update(LEADERBOARD_V1_BENCHMARKS)
-KNOWN_BENCHMARKS.update(LEADERBOARD_V2_BENCHMARKS)
-KNOWN_BENCHMARKS.update(SWALLOW_BENCHMARKS)
+PUBLIC_TABLE_BENCHMARKS: dict[str, str] = {run: record_of_run(run).name for runs in SUITES.values() for run in runs}
 LOCAL_BENCHMARKS.update(LOCAL_LEADERBOARD_V1_BENCHMARKS)
 LOCAL_BENCHMARKS.update(LOCAL_SWALLOW_BENCHMARKS)
 #: Benchmarks whose score task executes generated code (lm-eval's ``unsafe_code``).
@@ -313,7 +182,9 @@ UNSAFE_CODE_BENCHMARKS = frozenset({"humaneval", "mbpp", "swallow_humaneval"})
 
 def register(benchmark: Benchmark) -> Benchmark:
     """Add ``benchmark`` to :data:`KNOWN_BENCHMARKS` (its name must be new: else a
-    :class:`densing.errors.RegistryError`); ``densing eval --benchmarks`` then runs it by name."""
+    :class:`densing.errors.RegistryError`): a run of the benchmark record of the same name, or a record of that run
+    alone; ``densing eval --benchmarks`` then runs it by name. A benchmark with a chance level, an item count or a
+    table column is one :func:`densing.data.benchmarks.register` call of its whole record instead."""
     return KNOWN_BENCHMARKS.register(benchmark.name, benchmark)
 
 

@@ -5,8 +5,8 @@ HumanEval, MBPP — its ScalingBench); on the public table the doubling time dep
 benchmark than on the reference family, so densing reports it per benchmark and on a set chosen
 to be the paper's as far as the table carries it.
 
-- **Per benchmark** (:data:`ROW_BENCHMARKS`): every benchmark of the table with a chance level and an
-  item count, grouped by capability (:data:`CAPABILITY`). Its references are every family that
+- **Per benchmark** (:func:`row_benchmarks`): every benchmark of the table with a chance level and an
+  item count, grouped by capability (:data:`CAPABILITY`, each benchmark record's group). Its references are every family that
   rule v3 makes eligible on it (:func:`densing.trend.references.references_of`); each is inverted
   per benchmark (the paper's eq. 4) and the row's interval draws the reference too
   (:func:`densing.trend.uncertainty.carry_over_references`).
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from densing.data.benchmarks import CHANCE_LEVELS
+from densing.data.benchmarks import CAPABILITY, CHANCE_LEVELS
 from densing.errors import DensingError, FitError
 from densing.laws.reference_fit import ReferenceFit
 from densing.trend import references
@@ -40,17 +40,13 @@ from densing.trend.lines import envelope_index
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references
 
-#: The capability each benchmark measures (densing's grouping; ARC-C and GPQA are science questions).
-CAPABILITY: dict[str, str] = {
-    "mmlu": "knowledge", "mmlu_pro": "knowledge", "arc_challenge": "knowledge", "gpqa": "knowledge",
-    "leaderboard_bbh": "reasoning & math", "musr": "reasoning & math", "gsm8k": "reasoning & math", "math_hard": "reasoning & math",
-    "humaneval": "code",
-    "hellaswag": "commonsense", "winogrande": "commonsense",
-    # the Swallow leaderboard's tasks (results/swallow/): rows only on a table that has them
-    "swallow_mmlu": "knowledge", "swallow_bbh": "reasoning & math", "swallow_math": "reasoning & math",
-    "swallow_gsm8k": "reasoning & math", "swallow_humaneval": "code",
-}
-ROW_BENCHMARKS: tuple[str, ...] = tuple(CAPABILITY)
+
+def row_benchmarks() -> tuple[str, ...]:
+    """The benchmarks with a row of their own: every registered benchmark with a capability group (:data:`CAPABILITY`,
+    read from :data:`densing.data.benchmarks.BENCHMARKS`), in registration order."""
+    return tuple(CAPABILITY)
+
+
 #: Benchmark sets inverted jointly on the public table: name → (label, benchmarks) (each table's own:
 #: :data:`densing.trend.tables.TABLES`).
 SETS: dict[str, tuple[str, tuple[str, ...]]] = _tables.TABLES["public"].sets
@@ -236,10 +232,10 @@ def _held_out(candidates: pd.DataFrame, family: str, benchmarks: tuple[str, ...]
 
 def benchmark_rows(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, *, since: str | None, epoch: str,
                    n_boot: int, seed: int) -> list[Row]:
-    """One :class:`Row` per benchmark of :data:`ROW_BENCHMARKS` that the table has."""
+    """One :class:`Row` per benchmark of :func:`row_benchmarks` that the table has."""
     present = set(targets["benchmark"].astype(str))
     return [trend_row(b, b, CAPABILITY[b], (b,), targets, candidates, fits, since=since, epoch=epoch, n_boot=n_boot,
-                      n_boot_share=0, seed=seed) for b in ROW_BENCHMARKS if b in present]
+                      n_boot_share=0, seed=seed) for b in row_benchmarks() if b in present]
 
 
 def set_rows(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, *, since: str | None, epoch: str, n_boot: int,

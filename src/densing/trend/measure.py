@@ -259,7 +259,7 @@ def measure_trend(
     fits = references.eligible_fits(targets, candidates, seed=seed)
     label, benchmarks = profile.sets[profile.headline_set]
     missing: list[tuple[str, str, str]] = []  # sets before the measured one that rule v2 gives no reference
-    side_list: list = [("row", b, b, capability.CAPABILITY[b], (b,)) for b in capability.ROW_BENCHMARKS
+    side_list: list = [("row", b, b, capability.CAPABILITY[b], (b,)) for b in capability.row_benchmarks()
                        if b in set(targets["benchmark"].astype(str))]
     side_list += [("row", name, lab, "set", bench) for name, (lab, bench) in profile.sets.items()
                   if fit is not None or name != profile.headline_set]  # the headline's own row is the headline
