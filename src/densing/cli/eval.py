@@ -204,11 +204,13 @@ def sweep(
             isolate=isolate,
         )
     except KeyboardInterrupt:
-        progress.stop()
+        if progress.live.is_started:
+            progress.stop()
         typer.echo(f"interrupted: {counts['done']} pair(s) were written to {out}; run the same command to resume", err=True)
         raise
     finally:
-        progress.stop()
+        if progress.live.is_started:  # a bar never shown leaves no blank line before an error
+            progress.stop()
     typer.echo(f"{counts['done']} pair(s) evaluated, {counts['skipped']} already in the store: {out}", err=True)
     cache = f"their computed requests are in the request cache ({out}/{CACHE_DIRECTORY})"
     if counts["stopped"]:

@@ -4,6 +4,7 @@ backend's record says (:mod:`densing.eval.backends`).
 """
 from __future__ import annotations
 
+import math
 import os
 from numbers import Real
 from pathlib import Path
@@ -147,13 +148,22 @@ def load_model(
 
 
 def _count_loaded(lm: Any, spec: ModelSpec) -> ParameterCounts:
-    """The parameter counts of a loaded lm-eval model: its torch module's (``lm.model``), else its config's."""
+    """The parameter counts of a loaded lm-eval model: its torch module's (``lm.model``), else its config's, else
+    (a model with neither, such as one behind an API) the models file's ``params`` and ``non_embedding_params``."""
     import torch
 
     module = getattr(lm, "model", None)
     if isinstance(module, torch.nn.Module):
         return count_parameters(module)
-    return _count_parameters_from_config(spec)
+    try:
+        return _count_parameters_from_config(spec)
+    except Exception as exc:  # no config to read: the models file's counts, where it gives them
+        if spec.params is None:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise EvalError(f"model {spec.name!r}: the backend holds no torch module and {spec.model} has no config to "
+                            f"count parameters from ({first}); give params in the models file") from None
+        non_embedding = spec.non_embedding_params if spec.non_embedding_params is not None else math.nan
+        return ParameterCounts(float(spec.params), float(non_embedding), float(spec.params))
 
 
 def registered_model(name: str) -> type:
