@@ -9,8 +9,9 @@ It is a mutable mapping, so code that reads a registry as a dict keeps working; 
 sets an entry without the duplicate check (what ``monkeypatch.setitem`` needs to put an entry back), and
 ``register`` is the checked way in. The frontier rules (:data:`densing.trend.rules.RULES`), the target tables
 (:data:`densing.trend.tables.TABLES`), the overlap strategies (:mod:`densing.overlap.strategies.registry`), the
-reference-data formats (:data:`densing.data.formats.FORMATS`) and the benchmarks densing can run
-(:data:`densing.eval.benchmarks.KNOWN_BENCHMARKS`) are registries.
+reference-data formats (:data:`densing.data.formats.FORMATS`), the benchmarks densing can run
+(:data:`densing.eval.benchmarks.KNOWN_BENCHMARKS`) and densing's records of evaluation backends
+(:data:`densing.eval.backends.BACKENDS`, keyed by lm-eval's model names) are registries.
 """
 from __future__ import annotations
 

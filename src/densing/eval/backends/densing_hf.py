@@ -28,7 +28,7 @@ class PrefixBackend(HFBackend):
     prefix_cache_of = "hf"
 
     def key(self) -> dict[str, Any]:
-        return {"backend": "hf", "prefix_cache": True}
+        return {"backend": self.prefix_cache_of, "prefix_cache": True}  # the key of hf with the prefix cache
 
 
 register_model(NAME)(PrefixCachedHFLM)
