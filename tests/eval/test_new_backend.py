@@ -122,3 +122,28 @@ def test_the_deprecated_prefix_cache_names_densing_hf_and_keeps_the_store_key(tm
 
     assert key(backend="densing-hf") == key(backend="hf", prefix_cache=True) != key(backend="hf")
     assert len({key(backend="hf"), key(backend="vllm"), key(backend=NAME)}) == 3
+
+
+def test_no_module_outside_the_backends_compares_a_backend_name():
+    """Backend-specific behaviour lives in the backend's record: no ``== "hf"``, ``!= "vllm"`` or ``in ("hf", …)``
+    on a backend's name anywhere else in the package, and ``densing-hf`` is named in code by its own module only."""
+    import ast
+    from pathlib import Path
+
+    import densing
+
+    root = Path(densing.__file__).parent
+    names = {"hf", "vllm", "densing-hf", "hf-auto", "huggingface"}
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        inside = path.is_relative_to(root / "eval" / "backends")
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Compare) and not inside:
+                for side in [node.left, *node.comparators]:
+                    constants = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
+                    if any(isinstance(c, ast.Constant) and c.value in names for c in constants):
+                        found.append(f"{path.relative_to(root)}:{node.lineno}")
+            if (isinstance(node, ast.Constant) and node.value == "densing-hf"
+                    and path != root / "eval" / "backends" / "densing_hf.py"):
+                found.append(f"{path.relative_to(root)}:{node.lineno} names densing-hf")
+    assert found == []

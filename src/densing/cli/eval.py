@@ -157,8 +157,9 @@ def sweep(
     from densing.eval.store import CACHE_DIRECTORY
 
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
-    validate({**SWEEP_CONSTRAINTS, **OPTION_CONSTRAINTS}, backend=backend, limit=limit, batch_size=batch,
-             output_format=output_format, device=device)
+    # the backend last: its names are lm-eval's, read by importing lm-eval, which a bad value elsewhere need not wait for
+    validate({**SWEEP_CONSTRAINTS, **OPTION_CONSTRAINTS}, limit=limit, batch_size=batch, output_format=output_format,
+             device=device, backend=backend)
     backend = backends.with_prefix_cache(backend, prefix_cache)  # --prefix-cache: deprecated, --backend densing-hf
     settings = _prefix_settings(backend, trie_tokens, slots)
     share = _parse_shard(shard) if shard is not None else None

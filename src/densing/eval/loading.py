@@ -129,7 +129,7 @@ def load_model(
     the lm-eval model holds one (``lm.model``), else on the model's config.
     """
     require_lm_eval()
-    validate(SWEEP_CONSTRAINTS, backend=backend, device=device)
+    validate(SWEEP_CONSTRAINTS, device=device, backend=backend)
     backend = backends.with_prefix_cache(backend, prefix_cache)
     record = backends.get(backend)
     record.check(spec)

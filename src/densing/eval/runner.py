@@ -355,7 +355,7 @@ def run_sweep(
                if name not in ("models", "benchmarks", "store", "on_progress", "isolate", "check_source")}
     from densing.eval.benchmarks import parse_benchmark_list
 
-    validate(SWEEP_CONSTRAINTS, backend=backend, limit=limit, time_limit=time_limit, device=device)
+    validate(SWEEP_CONSTRAINTS, limit=limit, time_limit=time_limit, device=device, backend=backend)  # backend last: it imports lm-eval
     backend = backends.with_prefix_cache(backend, prefix_cache)
     options.update(backend=backend, prefix_cache=False)
     record = backends.get(backend)

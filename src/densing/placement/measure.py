@@ -111,7 +111,7 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
     if not isinstance(suite, str):
         raise InputError(f"suite: expected a suite name, got {suite!r}")
     names, left_out = suite_benchmarks(suite.strip(), local_data=local_data)
-    validate({k: SWEEP_CONSTRAINTS[k] for k in ("backend", "limit", "device")}, backend=backend, limit=limit, device=device)
+    validate({k: SWEEP_CONSTRAINTS[k] for k in ("backend", "limit", "device")}, limit=limit, device=device, backend=backend)
     from densing.eval.store import part_path
 
     for spec in specs:

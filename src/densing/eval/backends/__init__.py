@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from densing.errors import InputError
+from densing.errors import EvalError, InputError
 from densing.registry import Registry
 
 if TYPE_CHECKING:
@@ -112,7 +112,10 @@ def ensure_registered() -> None:
 
     for module in pkgutil.iter_modules(__path__):
         if not module.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{module.name}")
+            try:
+                importlib.import_module(f"{__name__}.{module.name}")
+            except ImportError as exc:  # a backend module whose own dependency is missing: one line naming both
+                raise EvalError(f"backend module {__name__}.{module.name}: cannot import it: {exc}") from None
     _registered = True
 
 
