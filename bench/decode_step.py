@@ -48,7 +48,7 @@ def smollm2_model():
     from densing.paths import RESULTS
 
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
-    return load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True)[0].model
+    return load_model(spec, backend="densing-hf", device="cpu", batch_size=1)[0].model
 
 
 def random_slot_cache(model, rows: int, capacity: int, prefix: int):

@@ -1,4 +1,4 @@
-"""Throughput of `densing eval --prefix-cache` (the trie cache) against lm-eval's plain HF backend.
+"""Throughput of `densing eval --backend densing-hf` (the trie cache) against lm-eval's plain HF backend.
 
 Workloads (the requests lm-eval builds from densing's task configs, SmolLM2-135M-Instruct Q4_1
 GGUF dequantised to float32, as `densing eval` loads it):
@@ -104,8 +104,8 @@ def main() -> int:
     from densing.paths import RESULTS, SHARED_DATA
 
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
-    trie, counts = load_model(spec, backend="hf", device="cpu", batch_size=arguments.batch_size, prefix_cache=True)
-    plain, _ = load_model(spec, backend="hf", device="cpu", batch_size=arguments.batch_size, prefix_cache=False)
+    trie, counts = load_model(spec, backend="densing-hf", device="cpu", batch_size=arguments.batch_size)
+    plain, _ = load_model(spec, backend="hf", device="cpu", batch_size=arguments.batch_size)
     config = trie.model.config
     width, vocab = config.hidden_size, config.vocab_size
     print(f"model {spec.name}: {counts.total:,.0f} parameters, {counts.non_embedding:,.0f} non-embedding; "

@@ -11,7 +11,7 @@ Q4_1 GGUF dequantised to float32 as ``densing eval`` loads it. Backends in one p
 - ``plain-B``: the same at ``--rows`` requests per batch (its left-padded batched ``generate``);
 - ``fixed``: densing's fixed-batch path (``--rows`` requests per batch, the batch's shared prefix
   computed once, the batch runs until its longest row stops) — the path before continuous batching;
-- ``densing``: ``PrefixCachedHFLM.generate_until`` (``densing eval --prefix-cache``): continuous
+- ``densing``: ``PrefixCachedHFLM.generate_until`` (``densing eval --backend densing-hf``): continuous
   batching over ``--rows`` slots, each few-shot prefix held once (``densing/eval/backends/prefix/scheduler.py``).
 
 Each of ``--rounds`` rounds runs all three on the same requests (the order rotates between rounds)
@@ -70,7 +70,7 @@ def main() -> int:
     sizes = {"plain-1": (1, False), "plain-B": (arguments.rows, False), "fixed": (1, True), "densing": (1, True)}
     backends = {
         name: load_model(
-            spec, backend="hf", device="cpu", batch_size=sizes[name][0], prefix_cache=sizes[name][1],
+            spec, backend="densing-hf" if sizes[name][1] else "hf", device="cpu", batch_size=sizes[name][0],
             settings=PrefixSettings(rows_per_batch=arguments.rows, fixed_batches=name == "fixed") if sizes[name][1] else None,
         )[0]
         for name in wanted

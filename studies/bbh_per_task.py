@@ -50,7 +50,7 @@ def _tokenizer(models_file: str):
     from densing.eval.loading import load_model
 
     spec = read_models_file(models_file)[0]
-    return load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True)[0].tokenizer
+    return load_model(spec, backend="densing-hf", device="cpu", batch_size=1)[0].tokenizer
 
 
 def per_task(store: str, models_file: str | None = None) -> list[dict] | None:

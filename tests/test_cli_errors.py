@@ -99,7 +99,7 @@ def test_usage_errors_are_one_line(run_cli, args, expected):
     (["--time-limit", "0"], "--time-limit: expected a positive number of minutes"),
 ])
 def test_eval_shard_and_time_limit_errors_are_one_line(run_cli, args, expected):
-    code, out, err = run_cli("eval", "--models", "nowhere.yaml", "--benchmarks", "bbh", "--prefix-cache", *args)
+    code, out, err = run_cli("eval", "--models", "nowhere.yaml", "--benchmarks", "bbh", "--backend", "densing-hf", *args)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and expected in err
 

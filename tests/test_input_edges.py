@@ -264,7 +264,7 @@ def test_the_package_docstring_example_runs(monkeypatch):
 @pytest.mark.parametrize("option, words", [
     (("--limit", "-3"), "limit: expected a whole number in [1, 10,000,000]"),
     (("--batch-size", "0"), "batch_size: expected an integer ≥ 1"),
-    (("--backend", "tpu"), "backend: expected one of 'hf', 'vllm'"),
+    (("--backend", "tpu"), "backend: expected one of "),
     (("--format", "xml"), "output_format: expected one of"),
 ])
 def test_eval_sweep_options_are_checked_before_anything_loads(tmp_path, run_cli, option, words):

@@ -56,9 +56,16 @@ def _benchmark_records():
     return benchmarks.BENCHMARKS, benchmarks.register, benchmarks.get, replace(benchmarks.get("sciq"), name="sciq_copy")
 
 
+def _backends():
+    import densing.eval.backends.hf  # noqa: F401  (the records of lm-eval's HF names; no lm-eval import)
+    from densing.eval.backends import BACKENDS, Backend
+
+    return BACKENDS, lambda b: BACKENDS.register(b.name, b), BACKENDS.get, Backend("hf_copy")
+
+
 REGISTRIES = {"frontier rules": _rules, "target tables": _tables, "overlap strategies": _strategies,
               "data formats": _data_formats, "output formats": _output_formats, "benchmarks": _benchmarks,
-              "benchmark records": _benchmark_records}
+              "benchmark records": _benchmark_records, "evaluation backends": _backends}
 
 
 @pytest.fixture(params=list(REGISTRIES))

@@ -2,7 +2,7 @@
 
 A check that a change to the decoding path (``densing/eval/backends/prefix/``) keeps lm-eval's
 strings on the real model at production settings, using strings an earlier version wrote to the
-request cache of a ``densing eval --prefix-cache --benchmarks bbh --local-data`` run in STORE
+request cache of a ``densing eval --backend densing-hf --benchmarks bbh --local-data`` run in STORE
 (SmolLM2-135M-Instruct, as ``results/smollm2/models.yaml`` loads it). It takes the cached
 requests whose strings are longer than 3,000 characters (rows that never met a stop string) up to
 ``--runaway`` of them and fills up to ``--requests`` with cached requests shorter than 600
@@ -105,7 +105,7 @@ def main() -> int:
             runs.append(len(self.parts))
 
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
-    lm = load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True, settings=settings)[0]
+    lm = load_model(spec, backend="densing-hf", device="cpu", batch_size=1, settings=settings)[0]
     SlotCache.plan = counted  # counts the runs each step reads; the plan itself is unchanged
     try:
         started = time.perf_counter()

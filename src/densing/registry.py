@@ -10,8 +10,9 @@ sets an entry without the duplicate check (what ``monkeypatch.setitem`` needs to
 ``register`` is the checked way in. The frontier rules (:data:`densing.trend.rules.RULES`), the target tables
 (:data:`densing.trend.tables.TABLES`), the overlap strategies (:mod:`densing.overlap.strategies.registry`), the
 reference-data formats (:data:`densing.data.formats.FORMATS`), the benchmark records
-(:data:`densing.data.benchmarks.BENCHMARKS`) and the runs ``densing eval`` reads from them
-(:data:`densing.eval.benchmarks.KNOWN_BENCHMARKS`) are registries.
+(:data:`densing.data.benchmarks.BENCHMARKS`), the runs ``densing eval`` reads from them
+(:data:`densing.eval.benchmarks.KNOWN_BENCHMARKS`) and densing's records of evaluation backends
+(:data:`densing.eval.backends.BACKENDS`, keyed by lm-eval's model names) are registries.
 """
 from __future__ import annotations
 

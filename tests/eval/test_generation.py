@@ -171,8 +171,8 @@ def test_smollm2_generation_equals_plain_generate():
     from densing.paths import RESULTS
 
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
-    cached, _ = load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=True)
-    plain, _ = load_model(spec, backend="hf", device="cpu", batch_size=1, prefix_cache=False)
+    cached, _ = load_model(spec, backend="densing-hf", device="cpu", batch_size=1)
+    plain, _ = load_model(spec, backend="hf", device="cpu", batch_size=1)
     loaded = task_manager(needed=[], data_root=SHARED_DATA).load(
         ["densing_local_gsm8k_cot", "densing_local_bbh_cot_fewshot_boolean_expressions"]
     )["tasks"]

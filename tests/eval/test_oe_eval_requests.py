@@ -68,7 +68,7 @@ def test_request_set_benchmark_scores_as_the_ladder(tmp_path, tiny_model):
     root = tmp_path / "data"
     _write_set(root / "olmo_ladder" / "oe_eval_tasks" / "hellaswag" / "rc_5shot", ITEMS)
     models = [{"name": "tiny", "model": str(tiny_model), "train_tokens": "2M", "release_date": "2024-01-01"}]
-    rows = run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "store", device="cpu", data_root=root, prefix_cache=True)
+    rows = run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "store", device="cpu", data_root=root, backend="densing-hf")
     values = dict(zip(rows["metric"], rows["value"]))
 
     lm = HFLM(pretrained=str(tiny_model), device="cpu", batch_size=1, dtype="float32")
@@ -94,7 +94,7 @@ def _hellaswag_sweep(tmp_path, tiny_model):
     root = tmp_path / "data"
     _write_set(root / "olmo_ladder" / "oe_eval_tasks" / "hellaswag" / "rc_5shot", ITEMS)
     models = [{"name": "tiny", "model": str(tiny_model), "train_tokens": "2M", "release_date": "2024-01-01"}]
-    options = dict(device="cpu", data_root=root, prefix_cache=True)
+    options = dict(device="cpu", data_root=root, backend="densing-hf")
     return models, options, run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "plain", **options)
 
 
@@ -170,7 +170,7 @@ def test_time_limit_is_checked_before_anything_runs(tmp_path):
     models = [{"name": "m", "model": str(tmp_path / "nowhere"), "train_tokens": "2M", "release_date": "2024-01-01"}]
     for bad in (0, -5.0, float("nan")):
         with pytest.raises(InputError, match="time_limit"):
-            run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "s", prefix_cache=True, time_limit=bad)
+            run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "s", backend="densing-hf", time_limit=bad)
 
 
 @pytest.mark.eval
@@ -190,5 +190,5 @@ def test_a_pair_left_in_the_cache_says_why(tmp_path, tiny_model, monkeypatch, ra
     models = [{"name": "tiny", "model": str(tiny_model), "train_tokens": "2M", "release_date": "2024-01-01"}]
     seen = []
     rows = runner.run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "s", device="cpu", data_root=root,
-                            prefix_cache=True, shard=(0, 2), time_limit=60.0, on_progress=lambda *a: seen.append(a[2]))
+                            backend="densing-hf", shard=(0, 2), time_limit=60.0, on_progress=lambda *a: seen.append(a[2]))
     assert seen == ["running", status] and rows.empty

@@ -68,10 +68,13 @@ def test_get_model_returns_densings_class_once_registered():
     from lm_eval.api.registry import get_model
     from lm_eval.models.huggingface import HFLM
 
-    from densing.eval.backends.prefix.lm import MODEL_NAME, PrefixCachedHFLM
-    from densing.eval.loading import PREFIX_MODEL, registered_model
+    from densing.eval.backends import BACKENDS, ensure_registered
+    from densing.eval.backends.densing_hf import NAME
+    from densing.eval.backends.prefix.lm import PrefixCachedHFLM
+    from densing.eval.loading import registered_model
 
-    assert MODEL_NAME == PREFIX_MODEL == "densing-hf"
+    ensure_registered()
+    assert NAME == "densing-hf" and BACKENDS.get(NAME).engine
     assert get_model("densing-hf") is PrefixCachedHFLM
     assert get_model("hf") is HFLM  # lm-eval's own names stay
     assert registered_model("densing-hf") is PrefixCachedHFLM and registered_model("hf") is HFLM
@@ -86,8 +89,9 @@ def test_model_args_string_carries_the_settings(tiny_model):
     pytest.importorskip("lm_eval")
     from lm_eval.api.registry import get_model
 
-    import densing.eval.backends.prefix.lm  # noqa: F401
+    from densing.eval.backends import ensure_registered
 
+    ensure_registered()
     model = get_model("densing-hf")
     lm = model.create_from_arg_string(
         f"pretrained={tiny_model},device=cpu,dtype=float32,draft=2,step_base=inf,fixed_batches=true,rows_per_batch=3"
@@ -108,7 +112,7 @@ def test_load_model_takes_settings_for_the_prefix_backend_only(tiny_model):
     from densing.eval.models import ModelSpec
 
     spec = ModelSpec(name="tiny", model=str(tiny_model), dtype="float32")
-    lm, counts = load_model(spec, backend="hf", device="cpu", batch_size=2, prefix_cache=True,
+    lm, counts = load_model(spec, backend="densing-hf", device="cpu", batch_size=2,
                             settings=PrefixSettings(rows_per_batch=5))
     assert isinstance(lm, PrefixCachedHFLM) and lm.generation_rows() == 5 and counts.total > 0  # batch_size does not scale it
     with pytest.raises(InputError, match="settings"):

@@ -35,7 +35,7 @@ def test_eval_real_model_in_both_formats(tmp_path):
 
     frame = run_sweep(
         [SPEC], ["olmes_arc_easy", "arc_easy"], tmp_path / "store", limit=2, local_data=True,
-        data_root=SHARED_DATA, prefix_cache=True, device="cpu",
+        data_root=SHARED_DATA, backend="densing-hf", device="cpu",
     )
     ladder = frame[frame.benchmark == "olmes_arc_easy"].set_index("metric")
     assert set(ladder.index) == {"acc", "len_norm"}

@@ -32,7 +32,7 @@ def _hash(root, include=(), bench="arc_challenge", local_data=True):
     manager = task_manager(include, [bench], data_root=root, local_data=local_data)
     benches = resolve_benchmarks([bench], manager, local_data=local_data)
     return sweep_hashes([SPEC], benches, manager, limit=20, include_paths=include, data_root=root,
-                        prefix_cache=True)["m", bench]
+                        backend="densing-hf")["m", bench]
 
 
 def test_the_same_data_at_another_path_has_the_same_digest_and_a_changed_file_another(tmp_path):
@@ -88,7 +88,7 @@ def test_rekey_rewrites_only_the_key_of_parts_that_agree_with_the_sweep(tmp_path
     models.write_text("models:\n  - name: m\n    model: no/such/model\n    params: 1e8\n")
     write_part(store, "m", "arc_challenge", _sweep_rows("an-older-key"), "an-older-key")
     before = pd.read_parquet(part_path(store, "m", "arc_challenge"))
-    options = dict(local_data=True, data_root=root, limit=20, prefix_cache=True)
+    options = dict(local_data=True, data_root=root, limit=20, backend="densing-hf")
     assert rekey_store(store, models, ["arc_challenge", "mmlu"], **options) == [
         ("m", "arc_challenge", f"rekeyed an-older-key → {_hash(root)}"), ("m", "mmlu", "absent")]
     after = pd.read_parquet(part_path(store, "m", "arc_challenge"))
@@ -102,7 +102,7 @@ def test_rekey_rewrites_only_the_key_of_parts_that_agree_with_the_sweep(tmp_path
     assert read_part_hash(part_path(store, "m", "arc_challenge")) == "an-older-key"
 
     assert main([str(store), "--models", str(models), "--benchmarks", "arc_challenge", "--local-data",
-                 "--data-root", str(root), "--limit", "20", "--prefix-cache"]) == 0
+                 "--data-root", str(root), "--limit", "20", "--backend", "densing-hf"]) == 0
     assert capsys.readouterr().out.startswith("m / arc_challenge: differs: limit")
     assert main([str(tmp_path / "nowhere"), "--models", str(models), "--suite", "leaderboard-v1"]) == 2
     assert capsys.readouterr().err == f"error: {tmp_path / 'nowhere'}: no such results store directory\n"

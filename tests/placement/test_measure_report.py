@@ -33,7 +33,7 @@ def test_the_measure_report_leads_with_your_models(tmp_path, run_cli, monkeypatc
     before = _digest(store)
     out, rows = tmp_path / "m.html", tmp_path / "m.csv"
     code, _, err = run_cli("measure", "--models", SMOLLM2 / "measure_models.yaml", "--suite", "leaderboard-v1",
-                                 "--local-data", "--data-root", SHARED_DATA, "--limit", "20", "--prefix-cache", "--device", "cpu",
+                                 "--local-data", "--data-root", SHARED_DATA, "--limit", "20", "--backend", "densing-hf", "--device", "cpu",
                                  "--store", store, "--out", out, "--csv", rows, "--n-boot", "40")
     assert code == 0, err
     assert "evaluating" not in err and _digest(store) == before  # everything from the shipped store, left as it is

@@ -1,6 +1,6 @@
 """``densing eval``: benchmark sweeps through lm-eval into a results store, and ingest of old runs.
 
-    densing eval --models models.yaml --benchmarks mmlu,arc_easy [--backend hf|vllm] [--limit N]
+    densing eval --models models.yaml --benchmarks mmlu,arc_easy [--backend NAME] [--limit N]
                  [--out STORE]
     densing eval --models models.yaml --suite leaderboard-v1 [--local-data]
     densing eval ingest DIR [--out STORE] [--models models.yaml]
@@ -49,12 +49,16 @@ OPTION_CONSTRAINTS = {
 }
 
 
-def _prefix_settings(prefix_cache: bool, trie_tokens: int | None, slots: int | None):
-    """``--trie-tokens`` and ``--slots`` as the prefix backend's settings (None: its defaults); they need --prefix-cache."""
+def _prefix_settings(backend: str, trie_tokens: int | None, slots: int | None):
+    """``--trie-tokens`` and ``--slots`` as the prefix engine's settings (None: its defaults); they need a backend
+    with the engine (``--backend densing-hf``)."""
     if trie_tokens is None and slots is None:
         return None
-    if not prefix_cache:
-        raise InputError("--trie-tokens/--slots: they set the prefix cache's passes and slots; add --prefix-cache")
+    from densing.eval import backends
+
+    if not backends.get(backend).engine:
+        raise InputError(f"--trie-tokens/--slots: they set the prefix engine's passes and slots; add --backend "
+                         f"{backends.engine_names()}")
     from densing.eval.backends.prefix.settings import PrefixSettings
 
     given = {k: v for k, v in (("tokens_per_batch", trie_tokens), ("rows_per_batch", slots)) if v is not None}
@@ -80,7 +84,8 @@ def sweep(
         None, "--suite", help="A protocol's benchmarks: leaderboard-v1 (Open LLM Leaderboard v1), leaderboard-v2 or swallow-en "
         "(Swallow LLM Leaderboard, English: MMLU, BBH, MATH-500, GSM8K, HumanEval)."
     ),
-    backend: str = typer.Option("hf", "--backend", help="lm-eval backend: hf or vllm."),
+    backend: str = typer.Option("hf", "--backend", help="Any name in lm-eval's model registry: hf, vllm, densing-hf "
+                                "(densing's prefix engine: hf's numbers, shared prompt prefixes computed once), …"),
     limit: Optional[float] = typer.Option(None, "--limit", help="At most N examples per task (testing only)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Results store directory (default: densing's store in the "
                                        "user cache, ~/.cache/densing/store or $XDG_CACHE_HOME/densing/store; "
@@ -92,22 +97,23 @@ def sweep(
         "gpu_memory_utilization=0.85,max_model_len=4096); a models file's own model_args win."
     ),
     batch_size: str = typer.Option("1", "--batch-size", help="The backend's batch size, or 'auto' (vllm: auto)."),
-    trie_tokens: Optional[int] = typer.Option(None, "--trie-tokens", help="--prefix-cache: new trie tokens per log-likelihood pass (default 512)."),
-    slots: Optional[int] = typer.Option(None, "--slots", help="--prefix-cache: requests decoded together in greedy generation (default 16)."),
+    trie_tokens: Optional[int] = typer.Option(None, "--trie-tokens", help="densing-hf: new trie tokens per log-likelihood pass (default 512)."),
+    slots: Optional[int] = typer.Option(None, "--slots", help="densing-hf: requests decoded together in greedy generation (default 16)."),
     allow_unsafe_code: bool = typer.Option(False, "--allow-unsafe-code", help="Allow tasks that run model-written code."),
     output_format: str = typer.Option("table", "--format", help="table, json or csv."),
     local_data: bool = typer.Option(False, "--local-data", help="Run the known benchmarks on local splits (no Hub)."),
     data_root: Optional[Path] = typer.Option(
         None, "--data-root", help="Folder holding benchmarks/ (default: $DENSING_SHARED_DATA or ../shared/data)."
     ),
-    prefix_cache: bool = typer.Option(False, "--prefix-cache", help="Reuse the key/value cache of shared prompt prefixes (hf)."),
+    prefix_cache: bool = typer.Option(False, "--prefix-cache", hidden=True,
+                                      help="Deprecated: the same as --backend densing-hf."),
     shard: Optional[str] = typer.Option(
         None, "--shard", help="K/N: compute only shard K of N of the requests into the request cache, write no result "
-        "(run N such processes, then the same command without --shard to score); needs --prefix-cache."
+        "(run N such processes, then the same command without --shard to score); needs --backend densing-hf."
     ),
     time_limit: Optional[float] = typer.Option(
         None, "--time-limit", help="Minutes: greedy generation admits no new request after this, lets the ones in flight "
-        "finish into the request cache and stops without scoring (run again to resume); needs --prefix-cache."
+        "finish into the request cache and stops without scoring (run again to resume); needs --backend densing-hf."
     ),
     isolate: Optional[bool] = typer.Option(
         None, "--isolate/--no-isolate", help="Each model in a process of its own, so its GPU memory is returned before "
@@ -144,14 +150,18 @@ def sweep(
             typer.echo(f"--suite {suite.strip()} --local-data: {', '.join(left_out)} left out (no local split)", err=True)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from densing.eval import backends
     from densing.eval.loading import SWEEP_CONSTRAINTS
     from densing.eval.runner import run_sweep
     from densing.eval.models import read_models_file, with_model_args
     from densing.eval.store import CACHE_DIRECTORY
 
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
-    validate({**SWEEP_CONSTRAINTS, **OPTION_CONSTRAINTS}, backend=backend, limit=limit, batch_size=batch,
-             output_format=output_format, device=device)
+    # the backend last: its names are lm-eval's, read by importing lm-eval, which a bad value elsewhere need not wait for
+    validate({**SWEEP_CONSTRAINTS, **OPTION_CONSTRAINTS}, limit=limit, batch_size=batch, output_format=output_format,
+             device=device, backend=backend)
+    backend = backends.with_prefix_cache(backend, prefix_cache)  # --prefix-cache: deprecated, --backend densing-hf
+    settings = _prefix_settings(backend, trie_tokens, slots)
     share = _parse_shard(shard) if shard is not None else None
     if time_limit is not None and not SWEEP_CONSTRAINTS["time_limit"][0].matches(time_limit):  # run_sweep's bound, in minutes
         raise InputError(f"--time-limit: expected a positive number of minutes, got {time_limit!r}")
@@ -189,18 +199,19 @@ def sweep(
             on_progress=on_progress,
             local_data=local_data,
             data_root=data_root,
-            prefix_cache=prefix_cache,
-            settings=_prefix_settings(prefix_cache, trie_tokens, slots),
+            settings=settings,
             shard=share,
             time_limit=None if time_limit is None else 60.0 * time_limit,
             isolate=isolate,
         )
     except KeyboardInterrupt:
-        progress.stop()
+        if progress.live.is_started:
+            progress.stop()
         typer.echo(f"interrupted: {counts['done']} pair(s) were written to {out}; run the same command to resume", err=True)
         raise
     finally:
-        progress.stop()
+        if progress.live.is_started:  # a bar never shown leaves no blank line before an error
+            progress.stop()
     typer.echo(f"{counts['done']} pair(s) evaluated, {counts['skipped']} already in the store: {out}", err=True)
     cache = f"their computed requests are in the request cache ({out}/{CACHE_DIRECTORY})"
     if counts["stopped"]:

@@ -29,10 +29,12 @@ def measure(
         None, "--store", help="Results store, a folder (a rerun reuses its pairs; default: $XDG_CACHE_HOME/densing/store, "
         "else ~/.cache/densing/store)."),
     csv: Optional[Path] = typer.Option(None, "--csv", help="Also write one row per model (scores, density, verdict) as CSV."),
-    backend: str = typer.Option("hf", "--backend", help="lm-eval backend: hf or vllm."),
+    backend: str = typer.Option("hf", "--backend", help="Any name in lm-eval's model registry: hf, vllm, densing-hf "
+                                "(densing's prefix engine: hf's numbers, shared prompt prefixes computed once), …"),
     device: Optional[str] = typer.Option(None, "--device", help="torch device (default: cuda if available, else cpu)."),
     batch_size: str = typer.Option("1", "--batch-size", help="Batch size, or 'auto'."),
-    prefix_cache: bool = typer.Option(False, "--prefix-cache", help="Reuse the key/value cache of shared prompt prefixes (hf)."),
+    prefix_cache: bool = typer.Option(False, "--prefix-cache", hidden=True,
+                                      help="Deprecated: the same as --backend densing-hf."),
     allow_unsafe_code: bool = typer.Option(False, "--allow-unsafe-code", help="Allow tasks that run model-written code "
                                            "(HumanEval, as densing eval)."),
     n_boot: int = typer.Option(600, "--n-boot", help="Bootstrap draws of the headline trend (its default)."),
@@ -60,6 +62,9 @@ def measure(
         check_writable(csv)
     if store.exists() and not store.is_dir():
         raise InputError(f"{store}: --store exists and is not a directory")
+    from densing.eval.backends import with_prefix_cache
+
+    backend = with_prefix_cache(backend, prefix_cache)  # --prefix-cache: deprecated, --backend densing-hf
     checked = plan(models, suite, limit=limit, local_data=local_data, data_root=data_root, backend=backend, device=device,
                    store=store)
     if checked.left_out:
@@ -72,15 +77,15 @@ def measure(
     from densing.report.build import build_report
 
     result = run(list(checked.specs), checked.suite, limit=limit, local_data=local_data, data_root=data_root, store=store,
-                 n_boot=n_boot, seed=seed, backend=backend, device=device, batch_size=batch, prefix_cache=prefix_cache,
+                 n_boot=n_boot, seed=seed, backend=backend, device=device, batch_size=batch,
                  on_progress=say, allow_unsafe_code=allow_unsafe_code)
     say("writing the report …")
     import shlex
 
     words = ["densing", "measure", "--models", str(models), "--suite", checked.suite, "--out", str(out), "--store", str(store),
              "--n-boot", str(n_boot), "--seed", str(seed)]
-    words += ["--local-data"] * local_data + ["--prefix-cache"] * prefix_cache + ["--allow-unsafe-code"] * allow_unsafe_code
-    for option, value in (("--data-root", data_root), ("--limit", limit), ("--csv", csv), ("--device", device)):
+    words += ["--local-data"] * local_data + ["--allow-unsafe-code"] * allow_unsafe_code
+    for option, value in (("--backend", backend), ("--data-root", data_root), ("--limit", limit), ("--csv", csv), ("--device", device)):
         if value is not None:
             words += [option, f"{value:g}" if isinstance(value, float) else str(value)]
     html, _, _ = build_report(n_boot=n_boot, seed=seed, measured=result.measurement, yours=result.to_frame(),

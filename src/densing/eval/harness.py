@@ -9,7 +9,7 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import yaml
 
@@ -241,22 +241,21 @@ def config_hash(
     spec: ModelSpec,
     bench: Benchmark,
     *,
-    backend: str,
+    backend: str | Mapping[str, Any],
     limit: float | None,
     tasks_digest: str,
     data_digest: str | None = None,
-    prefix_cache: bool = False,
 ) -> str:
     """SHA-256 (16 hex digits) of everything that changes a pair's rows: what model is loaded,
     the benchmark's tasks and shots, its task files (``tasks_digest``, :func:`tasks_digest`), the limit,
-    the backend, lm-eval's version, the content of the local data (``data_digest``, :func:`data_digest`;
+    the backend (a name, or its record's key entries, :meth:`densing.eval.backends.Backend.key`: ``densing-hf``
+    is ``hf`` with the prefix cache), lm-eval's version, the content of the local data (``data_digest``, :func:`data_digest`;
     None for data from the Hub), and the metadata written into the rows (params, training tokens,
     release date). No path enters it: a store is found done wherever the repository and the data lie."""
     payload: dict[str, Any] = {
         "model": spec.load_identity(),
         "metadata": {k: getattr(spec, k) for k in ("name", "params", "non_embedding_params", "train_tokens", "release_date", "family")},
         "benchmark": [bench.name, bench.score_task, bench.num_fewshot, bench.loss_task],
-        "backend": backend,
         "limit": limit,
         "lm_eval": lm_eval_version(),
         "tasks": tasks_digest,
@@ -265,8 +264,7 @@ def config_hash(
         payload["style"] = bench.style
     if data_digest is not None:
         payload["data"] = data_digest
-    if prefix_cache:
-        payload["prefix_cache"] = True
+    payload.update({"backend": backend} if isinstance(backend, str) else backend)
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 

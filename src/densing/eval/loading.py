@@ -1,29 +1,28 @@
 """A sweep's models: where each comes from (checked before anything runs), its parameter counts, and loading it
-into an lm-eval model (``hf`` or ``vllm``, or densing's ``densing-hf`` with the shared-prefix engine), the class
-looked up by name in lm-eval's model registry.
+into an lm-eval model: the class registered under the backend's name in lm-eval's model registry, made as the
+backend's record says (:mod:`densing.eval.backends`).
 """
 from __future__ import annotations
 
+import math
 import os
 from numbers import Real
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from densing.errors import EvalError, InputError
+from densing.eval import backends
 from densing.eval.harness import require_lm_eval
 from densing.eval.models import ModelSpec
-from densing.validation import Device, WholeNumber, Interval, Options, validate
+from densing.validation import Device, WholeNumber, Interval, validate
 
 if TYPE_CHECKING:
     from densing.eval.backends.prefix.settings import PrefixSettings
 
-BACKENDS = ("hf", "vllm")
-#: lm-eval's registry name of the HF backend with densing's prefix engine (:mod:`densing.eval.backends.prefix`)
-PREFIX_MODEL = "densing-hf"
-
 #: What :func:`densing.eval.runner.run_sweep`'s and :func:`load_model`'s arguments may be (checked before any model loads).
 SWEEP_CONSTRAINTS = {
-    "backend": [Options(BACKENDS)],
+    # any name in lm-eval's model registry (lm-eval's own and densing's, :mod:`densing.eval.backends`)
+    "backend": [backends.BackendName()],
     # a count of items per task: lm-eval reads a limit below 1 as a fraction, which "at most N items" does not mean;
     # 10⁷ is above every benchmark's size (a larger count is a typing slip, refused before any model loads)
     "limit": [WholeNumber(1, 1e7), None],
@@ -118,48 +117,28 @@ def load_model(
     spec: ModelSpec, *, backend: str, device: str | None, batch_size: int | str, prefix_cache: bool = False,
     settings: PrefixSettings | None = None,
 ) -> tuple[Any, ParameterCounts]:
-    """Load ``spec`` with lm-eval's backend; return (lm, its parameter counts).
+    """Load ``spec`` with lm-eval's backend ``backend``; return (lm, its parameter counts).
 
-    The class is lm-eval's registered model ``backend`` (``lm_eval.api.registry.get_model``), or with
-    ``prefix_cache`` (HF backend only) ``densing-hf``:
-    :class:`densing.eval.backends.prefix.lm.PrefixCachedHFLM`, which runs every distinct token
-    position of the log-likelihood requests once and decodes greedy requests over their shared
-    prefixes (the same numbers and strings, far fewer forward passes on a CPU). ``settings`` (a
-    :class:`densing.eval.backends.prefix.settings.PrefixSettings`, ``prefix_cache`` only) configures it.
+    The class is the one lm-eval's model registry holds under ``backend`` (:func:`registered_model`), made as the
+    backend's record says (:meth:`densing.eval.backends.Backend.load`). ``densing-hf``
+    (:class:`densing.eval.backends.prefix.lm.PrefixCachedHFLM`) runs every distinct token position of the
+    log-likelihood requests once and decodes greedy requests over their shared prefixes (the same numbers and
+    strings, far fewer forward passes on a CPU); ``settings`` (a
+    :class:`densing.eval.backends.prefix.settings.PrefixSettings`) configure it. ``prefix_cache=True`` is the
+    deprecated spelling of ``backend="densing-hf"``. The parameters are counted on the loaded torch module where
+    the lm-eval model holds one (``lm.model``), else on the model's config.
     """
     require_lm_eval()
-    import torch
-
-    arguments: dict[str, Any] = {
-        "pretrained": spec.model_directory(),
-        "dtype": spec.dtype,
-        "trust_remote_code": spec.trust_remote_code,
-        "batch_size": batch_size,
-    }
-    if spec.revision:
-        arguments["revision"] = spec.revision
-    if spec.gguf_file is not None:
-        arguments["gguf_file"] = spec.gguf_file
-    validate(SWEEP_CONSTRAINTS, backend=backend, device=device)
-    if backend == "vllm":
-        if spec.gguf_file is not None:
-            raise InputError(f"model {spec.name!r}: gguf_file: the vllm backend is not given GGUF files here (lm-eval's "
-                             "VLLM would pass it on as an unknown argument); give the model's directory, or use --backend hf")
-        if batch_size == 1:  # vLLM schedules its own batches: one prompt at a time would waste the GPU
-            arguments["batch_size"] = "auto"
-    arguments.update(dict(spec.model_args))
-    if prefix_cache and backend != "hf":
-        raise InputError(f"prefix_cache: only the hf backend has it, not {backend!r}")
-    if settings is not None and not prefix_cache:
-        raise InputError("settings: only the prefix cache (densing-hf) takes them")
-    if backend == "hf":
-        arguments["device"] = device or ("cuda" if torch.cuda.is_available() else "cpu")
-    if settings is not None:
-        arguments["settings"] = settings
-    model_class = registered_model(PREFIX_MODEL if prefix_cache else backend)
+    validate(SWEEP_CONSTRAINTS, device=device, backend=backend)
+    backend = backends.with_prefix_cache(backend, prefix_cache)
+    record = backends.get(backend)
+    record.check(spec)
+    if settings is not None and not record.engine:
+        raise InputError(f"settings: only the prefix engine ({backends.engine_names()}) takes them, not {backend!r}")
+    model_class = registered_model(backend)
     try:
-        lm = model_class(**arguments)
-        counts = count_parameters(lm.model) if backend == "hf" else _count_parameters_from_config(spec)
+        lm = record.load(model_class, spec, device=device, batch_size=batch_size, settings=settings)
+        counts = _count_loaded(lm, spec)
     except EvalError:
         raise
     except Exception as exc:  # transformers / hub / vllm load errors
@@ -168,15 +147,31 @@ def load_model(
     return lm, counts
 
 
+def _count_loaded(lm: Any, spec: ModelSpec) -> ParameterCounts:
+    """The parameter counts of a loaded lm-eval model: its torch module's (``lm.model``), else its config's, else
+    (a model with neither, such as one behind an API) the models file's ``params`` and ``non_embedding_params``."""
+    import torch
+
+    module = getattr(lm, "model", None)
+    if isinstance(module, torch.nn.Module):
+        return count_parameters(module)
+    try:
+        return _count_parameters_from_config(spec)
+    except Exception as exc:  # no config to read: the models file's counts, where it gives them
+        if spec.params is None:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise EvalError(f"model {spec.name!r}: the backend holds no torch module and {spec.model} has no config to "
+                            f"count parameters from ({first}); give params in the models file") from None
+        non_embedding = spec.non_embedding_params if spec.non_embedding_params is not None else math.nan
+        return ParameterCounts(float(spec.params), float(non_embedding), float(spec.params))
+
+
 def registered_model(name: str) -> type:
-    """lm-eval's model class registered as ``name`` (``lm_eval.api.registry.get_model``), densing's
-    ``densing-hf`` among them (registered by importing :mod:`densing.eval.backends.prefix.lm`)."""
-    require_lm_eval()
-    import lm_eval.models  # noqa: F401  (registers lm-eval's own names; get_model does so only into an empty registry)
+    """lm-eval's model class registered as ``name`` (``lm_eval.api.registry.get_model``), densing's backends among
+    them (:func:`densing.eval.backends.ensure_registered`)."""
+    backends.ensure_registered()
     from lm_eval.api.registry import get_model
 
-    if name == PREFIX_MODEL:
-        import densing.eval.backends.prefix.lm  # noqa: F401  (registers densing-hf)
     try:
         return get_model(name)
     except (ValueError, ImportError) as exc:

@@ -2,7 +2,7 @@
 their rows unchanged — for parts made before the key changed what it holds. It loads no model.
 
     python -m densing.eval.rekey STORE --models M (--benchmarks B | --suite S) [--local-data] [--data-root D]
-        [--limit N] [--prefix-cache] [--backend B] [--include-path P]
+        [--limit N] [--backend B] [--include-path P]
 """
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     rekey.add_argument("--local-data", action="store_true")
     rekey.add_argument("--data-root", type=Path)
     rekey.add_argument("--limit", type=float)
-    rekey.add_argument("--prefix-cache", action="store_true")
-    rekey.add_argument("--backend", default="hf")
+    rekey.add_argument("--prefix-cache", action="store_true", help=argparse.SUPPRESS)  # deprecated: --backend densing-hf
+    rekey.add_argument("--backend", default="hf", help="the sweep's backend, any name in lm-eval's model registry")
     rekey.add_argument("--include-path", action="append", default=[], type=Path)
     args = rekey.parse_args(argv)
     try:

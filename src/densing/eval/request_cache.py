@@ -1,4 +1,4 @@
-"""A store's lm-eval request cache: the strings a ``densing eval --prefix-cache`` run generated, read and merged.
+"""A store's lm-eval request cache: the strings a ``densing eval --backend densing-hf`` run generated, read and merged.
 
 lm-eval caches each request's answer in ``STORE/.cache/MODEL-ID/requests_rank0.db`` (an
 ``sqlitedict`` table ``unnamed``: key = ``lm_eval.api.model.hash_args(request type, args)``, value =
@@ -100,7 +100,7 @@ def merge_request_caches(sources, into: str | os.PathLike) -> list[MergedCache]:
         databases = sorted(store.glob(f"{CACHE_DIRECTORY}/*/requests_rank*.db"))
         if not databases:
             raise InputError(f"{store}: no request cache ({CACHE_DIRECTORY}/*/requests_rank*.db): not a store a "
-                             "--prefix-cache or --shard run wrote")
+                             "--backend densing-hf or --shard run wrote")
         for database in databases:
             folders.setdefault(database.parent.name, []).append((position, database))
     merged = []

@@ -42,6 +42,7 @@ from densing.eval.harness import (
     task_manager,
     tasks_digest,
 )
+from densing.eval import backends
 from densing.eval.loading import SWEEP_CONSTRAINTS, check_model_source, load_model
 from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, task_loss
 from densing.eval.models import ModelSpec, model_spec_from_mapping, read_models_file
@@ -89,8 +90,13 @@ def evaluate_pair(
     allow_unsafe_code: bool = False,
     config_hash_value: str = "",
     backend: str = "hf",
+    source: str | None = None,
 ) -> pd.DataFrame:
     """Run one benchmark on a loaded model through ``lm_eval.simple_evaluate``; return tidy rows.
+
+    ``backend`` is what the rows' ``backend`` column records (:attr:`densing.eval.backends.Backend.recorded_as`),
+    ``source`` the backend's name in their ``source`` column (default ``backend``). A model without a tokenizer
+    lm-eval can count with (``tok_encode`` and ``_encode_pair``) gives no per-token loss.
 
     An OLMES-style benchmark (``bench.style == "olmes"``) is scored as the OLMo ladder scores it
     (:mod:`densing.eval.olmes`): metrics ``acc`` and ``len_norm``, ``loss`` the mean bits per byte
@@ -145,8 +151,10 @@ def evaluate_pair(
         loss_leaves = _leaves(loaded, bench.loss_task)
     raw_lm = getattr(lm, "lm", lm)  # behind lm-eval's CachingLM when the request cache is on
 
+    counts_tokens = hasattr(raw_lm, "tok_encode") and hasattr(raw_lm, "_encode_pair")
+
     def tokens(context: str, continuation: str) -> int:
-        return continuation_token_count(raw_lm, context, continuation)
+        return continuation_token_count(raw_lm, context, continuation) if counts_tokens else 0
 
     totals: LossTotals = EMPTY
     for name in loss_leaves:
@@ -179,7 +187,7 @@ def evaluate_pair(
                 "release_date": spec.release_date,
                 "family": spec.family,
                 "revision": spec.revision,
-                "source": f"densing {densing.__version__} eval via lm-eval {version} ({backend})",
+                "source": f"densing {densing.__version__} eval via lm-eval {version} ({source or backend})",
                 "loss": ladder.bpb if ladder is not None else (totals.loss_per_sample if has_loss else math.nan),
                 "loss_unit": "bpb" if ladder is not None else "nats",
                 "items": ladder.items if ladder is not None else scored,
@@ -276,15 +284,16 @@ def sweep_hashes(
 ) -> dict[tuple[str, str], str]:
     """The config hash of every (model, benchmark) pair of a sweep, by (model name, benchmark name): the
     benchmark's own task files (:func:`~densing.eval.harness.tasks_digest` over densing's task folder and
-    ``include_paths``) and, when ``data_root`` is given, the content of its local data
-    (:func:`~densing.eval.harness.data_digest`)."""
+    ``include_paths``), when ``data_root`` is given the content of its local data
+    (:func:`~densing.eval.harness.data_digest`), and the backend's key entries
+    (:meth:`densing.eval.backends.Backend.key`). ``prefix_cache=True``: deprecated, ``backend="densing-hf"``."""
+    key = backends.get(backends.with_prefix_cache(backend, prefix_cache)).key()
     roots = [TASKS_DIRECTORY, *map(Path, include_paths)]
     data = data_digest(data_root) if data_root is not None else None
     digests = {bench.name: tasks_digest(manager, bench, roots) for bench in benches}
     return {
-        (spec.name, bench.name): config_hash(spec, bench, backend=backend, limit=None if limit is None else float(limit),
-                                             tasks_digest=digests[bench.name], data_digest=data,
-                                             prefix_cache=prefix_cache)
+        (spec.name, bench.name): config_hash(spec, bench, backend=key, limit=None if limit is None else float(limit),
+                                             tasks_digest=digests[bench.name], data_digest=data)
         for spec in specs
         for bench in benches
     }
@@ -315,8 +324,11 @@ def run_sweep(
 
     ``local_data`` runs the known benchmarks on local files (:data:`LOCAL_BENCHMARKS`) instead of
     the Hub; the ``olmes_*`` benchmarks always do. Their folder is ``data_root``/benchmarks
-    (default: ``$DENSING_SHARED_DATA`` or ``../shared/data``). ``settings`` (a :class:`~densing.eval.backends.prefix.settings.PrefixSettings`, ``prefix_cache`` only) sets its passes and slots. ``prefix_cache`` scores
-    log-likelihood requests with a shared-prefix key/value cache (see :func:`load_model`).
+    (default: ``$DENSING_SHARED_DATA`` or ``../shared/data``). ``backend``: any name in lm-eval's model registry
+    (:mod:`densing.eval.backends`); ``densing-hf`` scores log-likelihood requests with a shared-prefix key/value
+    cache (see :func:`load_model`), and ``settings`` (a
+    :class:`~densing.eval.backends.prefix.settings.PrefixSettings`) set its passes and slots. ``prefix_cache=True``
+    is the deprecated spelling of ``backend="densing-hf"``.
 
     Everything is checked before anything runs (models file, model paths, benchmark names,
     backend), so bad input leaves the store untouched. Pairs whose part is in the store with the
@@ -326,15 +338,15 @@ def run_sweep(
     ``"done"``, ``"sharded"`` (this shard's share is in the request cache) or ``"stopped"`` (the
     time limit came first).
 
-    ``shard = (k, n)`` (``0 ≤ k < n``, needs ``prefix_cache``): compute only shard ``k`` of each
+    ``shard = (k, n)`` (``0 ≤ k < n``, needs ``densing-hf``): compute only shard ``k`` of each
     pair's uncached requests into lm-eval's request cache under ``store`` and write no part
     (status ``"sharded"``); ``n`` such processes share the work, and the same sweep without a shard
-    then scores from the cache. ``time_limit`` (seconds, needs ``prefix_cache``): greedy generation
+    then scores from the cache. ``time_limit`` (seconds, needs ``densing-hf``): greedy generation
     admits no new request once that long has passed since the model was loaded; the requests in
     flight finish into the cache and the pair is left unscored (``"stopped"``), to resume by running
     again (log-likelihood requests are not limited). Returns the rows of the parts that exist.
 
-    ``isolate`` (default: on for the ``vllm`` backend only): each model with pairs to do is evaluated in a child
+    ``isolate`` (default: the backend's :attr:`~densing.eval.backends.Backend.isolate`, on for ``vllm``): each model with pairs to do is evaluated in a child
     process of its own (:mod:`densing.eval.isolated`), so the GPU memory it held is returned before the next
     model loads; progress and errors arrive as without it, and the child's processes end with this one.
     """
@@ -343,30 +355,33 @@ def run_sweep(
                if name not in ("models", "benchmarks", "store", "on_progress", "isolate", "check_source")}
     from densing.eval.benchmarks import parse_benchmark_list
 
-    validate(SWEEP_CONSTRAINTS, backend=backend, limit=limit, time_limit=time_limit, device=device)
+    validate(SWEEP_CONSTRAINTS, limit=limit, time_limit=time_limit, device=device, backend=backend)  # backend last: it imports lm-eval
+    backend = backends.with_prefix_cache(backend, prefix_cache)
+    options.update(backend=backend, prefix_cache=False)
+    record = backends.get(backend)
     if shard is not None:
         k, n = shard
         if not (isinstance(k, int) and isinstance(n, int) and 0 <= k < n):
             raise InputError(f"shard: expected (k, n) with 0 <= k < n, got {shard!r}")
-        if not prefix_cache or backend != "hf":
-            raise InputError("shard: sharded runs need the hf backend with the prefix cache (--prefix-cache)")
+        if not record.engine:
+            raise InputError(f"shard: sharded runs need the prefix engine (--backend {backends.engine_names()})")
         network = network_file_system(Path(store))
         if network:
             raise InputError(f"shard: {store} is on a network file system ({network}); the shards share one SQLite "
                              "request cache, which is safe on one machine's local disk only")
     if isolate is None:
-        isolate = backend == "vllm"
+        isolate = record.isolate
     if isolate and int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise InputError("isolate: one process per model is for a single launcher process; under accelerate launch "
                          "(WORLD_SIZE > 1) each rank is a process already: pass --no-isolate")
-    if time_limit is not None and (not prefix_cache or backend != "hf"):
-        raise InputError("time_limit: a time limit needs the hf backend with the prefix cache (--prefix-cache)")
+    if time_limit is not None and not record.engine:
+        raise InputError(f"time_limit: a time limit needs the prefix engine (--backend {backends.engine_names()})")
+    if settings is not None and not record.engine:
+        raise InputError(f"settings: only the prefix engine ({backends.engine_names()}) takes them, not {backend!r}")
     limit = None if limit is None else float(limit)  # 5 and 5.0 are the same sweep
     specs = as_model_specs(models)
     for spec in specs:
-        if backend == "vllm" and spec.gguf_file is not None:
-            raise InputError(f"model {spec.name!r}: gguf_file: the vllm backend is not given GGUF files here; give the "
-                             "model's directory, or use --backend hf")
+        record.check(spec)
     names = parse_benchmark_list(benchmarks) if isinstance(benchmarks, str) else list(dict.fromkeys(benchmarks))
     data_root = sweep_data_root(names, local_data, data_root)
     manager = task_manager(include_paths, names, data_root=data_root, local_data=local_data)
@@ -380,7 +395,7 @@ def run_sweep(
 
     store = check_writable_folder(store)  # a file there or above it, or no right to write: one line, before any model
     hashes = sweep_hashes(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
-                          data_root=data_root, prefix_cache=prefix_cache)
+                          data_root=data_root)
     pending = {spec.name: [b for b in benches if not is_done(store, spec.name, b.name, hashes[spec.name, b.name])]
                for spec in specs}
     for spec in specs:  # a model whose pairs are all in the store is neither loaded nor looked for
@@ -401,13 +416,12 @@ def run_sweep(
             run_isolated(spec.name, {**options, "models": [spec], "benchmarks": [bench.name for bench in todo],
                                      "store": store}, on_progress)
             continue
-        lm, counts = load_model(spec, backend=backend, device=device, batch_size=batch_size, prefix_cache=prefix_cache,
-                                settings=settings)
+        lm, counts = load_model(spec, backend=backend, device=device, batch_size=batch_size, settings=settings)
         if shard is not None:
             lm.shard = shard
         if time_limit is not None:
             lm.admit_until = time.monotonic() + time_limit
-        identity = hashlib.sha256(json.dumps([spec.load_identity(), backend, decoding_identity(lm)],
+        identity = hashlib.sha256(json.dumps([spec.load_identity(), record.recorded_as, decoding_identity(lm)],
                                              sort_keys=True).encode()).hexdigest()[:12]
         cache = store / CACHE_DIRECTORY / f"{_slug(spec.name)}-{identity}" / "requests"
         try:
@@ -428,7 +442,8 @@ def run_sweep(
                         use_cache=str(cache),
                         allow_unsafe_code=allow_unsafe_code,
                         config_hash_value=value,
-                        backend=backend,
+                        backend=record.recorded_as,
+                        source=backend,
                     )
                 except CachedOnly as stopped:  # computed requests are in the request cache; no part
                     if on_progress:
@@ -492,12 +507,14 @@ def rekey_store(
     root = sweep_data_root(names, local_data, data_root)
     manager = task_manager(include_paths, names, data_root=root, local_data=local_data)
     benches = resolve_benchmarks(names, manager, local_data=local_data)
+    backend = backends.with_prefix_cache(backend, prefix_cache)
     hashes = sweep_hashes(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
-                          data_root=root, prefix_cache=prefix_cache)
+                          data_root=root)
     version = lm_eval_version()
     outcomes = []
     for spec in specs:
-        expected = {"model_path": spec.model, "revision": spec.revision, "limit": limit, "backend": backend,
+        expected = {"model_path": spec.model, "revision": spec.revision, "limit": limit,
+                    "backend": backends.get(backend).recorded_as,
                     "lm_eval_version": version}
         for bench in benches:
             path = part_path(store, spec.name, bench.name)

@@ -111,7 +111,7 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
     if not isinstance(suite, str):
         raise InputError(f"suite: expected a suite name, got {suite!r}")
     names, left_out = suite_benchmarks(suite.strip(), local_data=local_data)
-    validate({k: SWEEP_CONSTRAINTS[k] for k in ("backend", "limit", "device")}, backend=backend, limit=limit, device=device)
+    validate({k: SWEEP_CONSTRAINTS[k] for k in ("backend", "limit", "device")}, limit=limit, device=device, backend=backend)
     from densing.eval.store import part_path
 
     for spec in specs:
@@ -381,7 +381,9 @@ def measure(
     shipped ``results/public_models.csv`` for the leaderboard suites); ``n_boot`` and
     ``seed``: the headline's draws (default the CLI's). ``measurement``: a headline
     :class:`~densing.trend.measurement.TrendMeasurement` already computed on that table, to reuse.
-    ``on_progress(line)``: progress in words. ``allow_unsafe_code``: run benchmarks that execute model-written code
+    ``on_progress(line)``: progress in words. ``backend``: any name in lm-eval's model registry, as ``densing eval
+    --backend`` (``densing-hf``: densing's prefix engine; ``prefix_cache=True`` is its deprecated spelling).
+    ``allow_unsafe_code``: run benchmarks that execute model-written code
     (HumanEval), as ``densing eval --allow-unsafe-code``.
     """
     from densing.eval.runner import run_sweep

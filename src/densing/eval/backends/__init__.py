@@ -1,12 +1,171 @@
-"""lm-eval backends densing adds, each registered in lm-eval's model registry.
+"""Evaluation backends: any model in lm-eval's model registry, and what densing does with one.
 
-``densing-hf`` (:mod:`densing.eval.backends.prefix`): lm-eval's HF backend with every distinct
-token position of the log-likelihood requests run once (a trie over their tokens) and greedy
-``generate_until`` decoded over shared few-shot prefixes (continuous batching, n-gram drafts). It is
-registered when :mod:`densing.eval.backends.prefix.lm` is imported; ``python -m densing.eval.backends``
-runs lm-eval's own command line with it registered (lm-eval 0.4 finds models only in its registry and
-has no plugin entry-point group), e.g.::
+``densing eval --backend NAME`` (and ``densing measure``, :func:`densing.eval.runner.run_sweep`) takes every name
+registered with lm-eval (``lm_eval.api.registry``, ``@register_model``): lm-eval's own (``hf``, ``vllm``, …) and
+those the modules of this package register. :func:`ensure_registered` is the one place that registers them: it
+imports lm-eval's models and every module of this package (``python -m densing.eval.backends`` runs lm-eval's own
+command line after it, so ``--model densing-hf`` works there too).
+
+What densing does with a backend beyond looking its class up is its :class:`Backend` record, in the registry
+:data:`BACKENDS` under the same name. A name without a record gets the default :class:`Backend`: the class is made
+by lm-eval's ``create_from_arg_string`` from the model's ``pretrained=…`` and ``model_args`` (``batch_size`` and
+``device`` as lm-eval's own command line passes them), its parameters counted from the loaded torch module (else
+from the model's config), each model in the sweep's own process, its name in the store key. The modules here:
+
+- :mod:`.hf`: the record of lm-eval's ``hf`` (typed keyword arguments, the device chosen here);
+- :mod:`.vllm`: the record of lm-eval's ``vllm`` (no GGUF files, ``auto`` batches, one process per model);
+- :mod:`.densing_hf`: ``densing-hf``, lm-eval's HF backend with densing's prefix engine (:mod:`.prefix`),
+  registered with lm-eval and here; e.g.::
 
     python -m densing.eval.backends run --model densing-hf \\
         --model_args pretrained=HuggingFaceTB/SmolLM2-135M,draft=4,rows_per_batch=16 --tasks gsm8k
+
+A new backend is one module in this package: its lm-eval class under ``@register_model("NAME")``, and a
+``BACKENDS.register("NAME", Backend(...))`` only where it needs more than the defaults
+(``tests/eval/test_new_backend.py`` runs a sweep through one).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from densing.errors import EvalError, InputError
+from densing.registry import Registry
+
+if TYPE_CHECKING:
+    from densing.eval.models import ModelSpec
+
+
+class Backend:
+    """What densing does with the lm-eval model registered as ``name``; the defaults suit any lm-eval model.
+
+    Subclasses override what differs (:mod:`.hf`, :mod:`.vllm`, :mod:`.densing_hf`):
+
+    - :attr:`isolate`: each model in a process of its own by default (``run_sweep(isolate=None)``);
+    - :attr:`engine`: it is densing's prefix engine, which takes ``settings``, ``shard`` and ``time_limit``;
+    - :attr:`prefix_cache_of`: the backend that the deprecated ``prefix_cache=True`` (``--prefix-cache``) on it
+      names this one instead;
+    - :meth:`key`: what the store key (:func:`densing.eval.harness.config_hash`) and the rows' ``backend`` column
+      record of it;
+    - :meth:`check`: refuse a model before anything runs;
+    - :meth:`load`: make the lm-eval model from its class.
+    """
+
+    isolate: bool = False
+    engine: bool = False
+    prefix_cache_of: str | None = None
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def key(self) -> dict[str, Any]:
+        """The store key's entries for this backend (``backend`` also fills the rows' ``backend`` column)."""
+        return {"backend": self.name}
+
+    @property
+    def recorded_as(self) -> str:
+        """The backend's name in the store key and in the rows' ``backend`` column."""
+        return str(self.key()["backend"])
+
+    def check(self, spec: ModelSpec) -> None:
+        """Raise :class:`InputError` for a model this backend is not given (checked before any work)."""
+
+    def load(self, model_class: type, spec: ModelSpec, *, device: str | None, batch_size: int | str,
+             settings: Any = None) -> Any:
+        """The lm-eval model of ``spec``: ``model_class.create_from_arg_string`` of :func:`model_arg_string`, with
+        ``batch_size`` and ``device`` (when given) as lm-eval's command line passes them."""
+        return model_class.create_from_arg_string(model_arg_string(spec), {"batch_size": batch_size, "device": device})
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+def model_arg_string(spec: ModelSpec) -> str:
+    """``spec`` as lm-eval's ``--model_args``: ``pretrained``, ``dtype``, the revision, ``trust_remote_code`` and the
+    GGUF file where set, then the models file's own ``model_args``."""
+    pairs: list[tuple[str, Any]] = [("pretrained", spec.model_directory()), ("dtype", spec.dtype)]
+    pairs += [(k, v) for k, v in (("revision", spec.revision), ("gguf_file", spec.gguf_file)) if v is not None]
+    if spec.trust_remote_code:
+        pairs.append(("trust_remote_code", True))
+    pairs += list(spec.model_args)
+    return ",".join(f"{k}={v}" for k, v in pairs)
+
+
+#: densing's records of backends, by their name in lm-eval's model registry (a name without one gets :class:`Backend`).
+BACKENDS: Registry[Backend] = Registry("backend")
+
+_registered = False
+
+
+def ensure_registered() -> None:
+    """Register every backend with lm-eval and in :data:`BACKENDS`: lm-eval's own models, then each module of this
+    package (once; the one place densing's backends are registered)."""
+    global _registered
+    if _registered:
+        return
+    from densing.eval.harness import require_lm_eval
+
+    require_lm_eval()
+    import importlib
+    import pkgutil
+
+    import lm_eval.models  # noqa: F401  (registers lm-eval's own names; get_model does so only into an empty registry)
+
+    for module in pkgutil.iter_modules(__path__):
+        if not module.name.startswith("_"):
+            try:
+                importlib.import_module(f"{__name__}.{module.name}")
+            except ImportError as exc:  # a backend module whose own dependency is missing: one line naming both
+                raise EvalError(f"backend module {__name__}.{module.name}: cannot import it: {exc}") from None
+    _registered = True
+
+
+def lm_eval_names() -> tuple[str, ...]:
+    """Every name in lm-eval's model registry, densing's backends among them, sorted."""
+    ensure_registered()
+    from lm_eval.api.registry import MODEL_REGISTRY
+
+    return tuple(sorted(MODEL_REGISTRY))
+
+
+def unknown(name: Any) -> InputError:
+    """The one-line error of a backend name lm-eval's model registry does not hold, listing the names it does."""
+    return InputError(f"backend: expected one of {', '.join(lm_eval_names())} (lm-eval's model registry), got {name!r}")
+
+
+def get(name: str) -> Backend:
+    """The record of backend ``name``: its entry in :data:`BACKENDS`, else the default :class:`Backend`; a name
+    lm-eval's model registry does not hold is an :class:`InputError` naming the ones it does."""
+    if not isinstance(name, str) or name not in lm_eval_names():
+        raise unknown(name)
+    return BACKENDS.get(name, None) or Backend(name)
+
+
+def with_prefix_cache(backend: str, prefix_cache: bool) -> str:
+    """The backend that ``prefix_cache=True`` (deprecated; ``--prefix-cache``) on ``backend`` names: the one whose
+    record says :attr:`Backend.prefix_cache_of` that backend (``hf`` → ``densing-hf``); ``backend`` itself without
+    it, or when it is already such an engine."""
+    if not prefix_cache:
+        return backend
+    ensure_registered()
+    for name, record in BACKENDS.items():
+        if backend in (name, record.prefix_cache_of) and record.engine:
+            return name
+    of = ", ".join(record.prefix_cache_of for record in BACKENDS.values() if record.engine and record.prefix_cache_of)
+    raise InputError(f"prefix_cache: only the {of} backend has it, not {backend!r}")
+
+
+def engine_names() -> str:
+    """The backends with densing's prefix engine (settings, shards, a time limit), in words."""
+    ensure_registered()
+    return " or ".join(name for name, record in BACKENDS.items() if record.engine)
+
+
+class BackendName:
+    """A constraint of :func:`densing.validation.validate`: a name in lm-eval's model registry (checked before any
+    model loads; listing the names needs lm-eval, so they are read when a name is checked)."""
+
+    def matches(self, value: Any) -> bool:
+        return isinstance(value, str) and value in lm_eval_names()
+
+    def __str__(self) -> str:
+        return f"one of {', '.join(lm_eval_names())} (lm-eval's model registry)"

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 
 def main() -> None:
-    import densing.eval.backends.prefix.lm  # noqa: F401  (registers densing-hf)
+    from densing.eval.backends import ensure_registered
+
+    ensure_registered()
     from lm_eval.__main__ import cli_evaluate
 
     cli_evaluate()

@@ -10,7 +10,8 @@
 - :mod:`.scheduler`: continuous batching over shared prefixes;
 - :mod:`.fixed`: fixed-batch decoding over a shared prefix;
 - :mod:`.generation`: greedy ``generate_until`` with lm-eval's strings;
-- :mod:`.lm`: :class:`~.lm.PrefixCachedHFLM`, registered with lm-eval as ``densing-hf``.
+- :mod:`.lm`: :class:`~.lm.PrefixCachedHFLM`, registered with lm-eval as ``densing-hf`` by
+  :mod:`densing.eval.backends.densing_hf`.
 
 Only :mod:`.settings`, :mod:`.grouping` and :mod:`.drafts` import without torch and lm-eval; this
 package imports none of its modules.

@@ -15,8 +15,9 @@ field as keyword arguments — which is how lm-eval's ``--model_args`` reaches t
 
     lm = get_model("densing-hf").create_from_arg_string("pretrained=HuggingFaceTB/SmolLM2-135M,draft=2")
 
-Importing this module registers the class under ``densing-hf`` (``lm_eval.api.registry``). It
-imports lm-eval and torch at module level: import it only when the ``eval`` extra is installed.
+:mod:`densing.eval.backends.densing_hf` registers the class under ``densing-hf`` (``lm_eval.api.registry``;
+:func:`densing.eval.backends.ensure_registered` imports it). This module imports lm-eval and torch at module level:
+import it only when the ``eval`` extra is installed.
 """
 from __future__ import annotations
 
@@ -27,7 +28,6 @@ from typing import Any
 import numpy as np
 import torch
 import torch.nn.functional as F
-from lm_eval.api.registry import register_model
 from lm_eval.models.huggingface import HFLM
 from tqdm import tqdm
 
@@ -37,14 +37,11 @@ from densing.eval.backends.prefix.settings import SETTING_NAMES, DecodeStats, Pr
 from densing.eval.backends.prefix.trie import ancestor_mask, compact, plan_forwards
 from densing.eval.store import ShardFinished, TimeLimitReached, request_shard
 
-#: the name lm-eval's registry (``--model``) knows :class:`PrefixCachedHFLM` by
-MODEL_NAME = "densing-hf"
 #: The decoding path's version: raised whenever a change could alter a generated string or a log-likelihood, so
 #: that the request cache (keyed by :func:`densing.eval.runner.decoding_identity`) never returns an older one.
 DECODER_VERSION = 1
 
 
-@register_model(MODEL_NAME)
 class PrefixCachedHFLM(HFLM):
     """``HFLM`` whose log-likelihood requests run over the trie of their tokens and whose greedy
     generation decodes over shared prefixes (see the module), configured by ``settings`` (or its
