@@ -36,7 +36,7 @@ done
 densing fit --data results/public_models.csv --families Cerebras-GPT --benchmark arc_challenge,hellaswag,winogrande \
   --metric score --law composed --chance auto --ceiling 1 --n-boot 200 --seed 0 --jobs 2 \
   --out reference_fits/cerebras_mean_composed.json
-#    The rules that pick the trend's references (densing.trend.references, rule v3, and rules v2 and v1 as labelled
+#    The rules that pick the trend's references (densing.laws.eligibility, rule v3, and rules v2 and v1 as labelled
 #    variants): every family x benchmark of the table, eligible or not and why; writes
 #    reference_fits/trend_reference_candidates.csv.
 python -m densing.trend.measure --results results/public_models.csv --fits-dir reference_fits

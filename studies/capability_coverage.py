@@ -41,8 +41,8 @@ at D0 = 10¹² tokens the loss the member reaches on its 15T tokens under Hoffma
 translation (:func:`densing.trend.capability.budget_fits`) is made for.
 
 **The measurement** is densing's own code: the candidate table of the rule ``--rule`` (v3, densing's; v2 kept as a
-labelled variant) (:func:`densing.trend.references.candidate_table`), every eligible (family, benchmark) fitted with its bootstrap
-(:func:`densing.trend.references.eligible_fits`, ``--ref-boot`` draws), then
+labelled variant) (:func:`densing.laws.eligibility.candidate_table`), every eligible (family, benchmark) fitted with its bootstrap
+(:func:`densing.laws.eligibility.eligible_fits`, ``--ref-boot`` draws), then
 :func:`densing.trend.capability.trend_row` for the headline set (:data:`HEADLINE_SET`, MMLU, MATH-hard, HumanEval:
 the paper-like set without BBH, three benchmarks of different item counts and missingness; a joint inversion over
 the benchmarks each reference is eligible on, references drawn per draw by :func:`densing.trend.uncertainty.carry_over_references`) and for each
@@ -95,7 +95,8 @@ from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.item_counts import item_count
 from densing.errors import DensingError
 from densing.laws.family import fit_family
-from densing.trend import capability, references, rules
+from densing.laws import eligibility
+from densing.trend import capability, rules
 from densing.trend.capability import BUDGET_D0
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.laws.inversion import Joint, PerBenchmark, arrays
@@ -361,8 +362,8 @@ def run_replicate(r: int, args) -> dict:
               "missing_share": float(1 - frame["present:math_hard"].mean()),
               "targets": int(len(frame))}
     try:
-        candidates = references.candidate_table(table, since=EPOCH, rule=args.rule)
-        fits = references.eligible_fits(table, candidates, seed=r, family_boot=args.ref_boot)
+        candidates = eligibility.candidate_table(table, since=EPOCH, rule=args.rule)
+        fits = eligibility.eligible_fits(table, candidates, seed=r, family_boot=args.ref_boot)
     except DensingError as exc:
         record["error"] = f"rule {args.rule}: {exc}"
         return record

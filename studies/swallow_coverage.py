@@ -40,8 +40,8 @@ correlation −0.338 with the release date in days since 2023-12-19 (newer model
   targets; they are targets of the other reference, dated t_f.
 
 **The measurement** is densing's own: rule v3's candidate table over the Swallow profile's candidate benchmarks
-(:func:`densing.trend.references.candidate_table` with ``benchmarks=tables.get("swallow").candidates``), every
-eligible (family, benchmark) fitted (:func:`densing.trend.references.eligible_fits`, ``--ref-boot`` draws), then
+(:func:`densing.laws.eligibility.candidate_table` with ``benchmarks=tables.get("swallow").candidates``), every
+eligible (family, benchmark) fitted (:func:`densing.laws.eligibility.eligible_fits`, ``--ref-boot`` draws), then
 :func:`densing.trend.capability.trend_row` for each benchmark and for the paper-like set ``paper`` (swallow_mmlu,
 swallow_bbh, swallow_math, swallow_humaneval; a joint inversion), ``--n-boot`` draws, no share draws, since and
 epoch 2023-02-24 as ``densing trend`` uses them; each row's ``status`` ("measured" or "not measured: …") is
@@ -85,7 +85,8 @@ from densing.data.benchmarks import CHANCE_LEVELS
 from densing.errors import DensingError
 from densing.laws.family import fit_family
 from densing.laws.inversion import Joint, PerBenchmark
-from densing.trend import capability, references, tables
+from densing.laws import eligibility
+from densing.trend import capability, tables
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.trend.forecast import _counts, forecast_check
 from densing.trend.targets import with_stderr
@@ -263,8 +264,8 @@ def run_replicate(r: int, args) -> dict:
     table, frame = replicate_table(rng, args.targets)
     record = {"replicate": r, "rows": {}, "targets": int(len(frame))}
     try:
-        candidates = references.candidate_table(table, since=EPOCH, rule="v3", benchmarks=tables.get("swallow").candidates)
-        fits = references.eligible_fits(table, candidates, seed=r, family_boot=args.ref_boot)
+        candidates = eligibility.candidate_table(table, since=EPOCH, rule="v3", benchmarks=tables.get("swallow").candidates)
+        fits = eligibility.eligible_fits(table, candidates, seed=r, family_boot=args.ref_boot)
     except DensingError as exc:
         record["error"] = f"rule v3: {exc}"
         return record

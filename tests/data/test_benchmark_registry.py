@@ -124,3 +124,25 @@ def test_every_record_states_the_source_of_each_fact_it_has():
             assert record.same_data_as[0] in BENCHMARKS, record.name
         for run in record.runs:
             assert benchmarks.record_of_run(run.name) is record
+
+
+def test_a_field_a_record_lacks_is_a_key_error_to_the_mapping_and_one_line_to_a_user():
+    assert "toy_unknown" not in benchmarks.ITEM_COUNTS
+    assert benchmarks.ITEM_COUNTS.get("toy_unknown") is None
+    with pytest.raises(InputError, match=r"^benchmark 'toy_unknown': no item count in the benchmark registry$"):
+        benchmarks.ITEM_COUNTS["toy_unknown"]
+    with pytest.raises(KeyError):
+        benchmarks.CHANCE_LEVELS["toy_unknown"]
+
+
+def test_a_family_fit_on_a_benchmark_without_an_item_count_is_refused_by_name():
+    from densing.laws.family import fit_family
+
+    table = pd.DataFrame({"model": ["a", "b", "c"], "family": "F", "benchmark": "toy_no_items", "metric": "acc",
+                          "value": [0.3, 0.4, 0.5], "params": [1e8, 1e9, 1e10], "train_tokens": 1e12})
+    BENCHMARKS.register("toy_no_items", BenchmarkRecord("toy_no_items", chance=0.25, chance_source="4-way"))
+    try:
+        with pytest.raises(InputError, match="toy_no_items.*no item count"):
+            fit_family(table, "F", "toy_no_items", method="binomial")
+    finally:
+        BENCHMARKS.unregister("toy_no_items")

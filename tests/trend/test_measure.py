@@ -40,7 +40,7 @@ def shipped():
 
 def test_reference_models_are_never_targets_for_any_reference(shipped):
     from densing.trend.targets import reference_models
-    from densing.trend.references import family_members
+    from densing.laws.eligibility import family_members
 
     table = shipped.candidates
     for fit in shipped.fits:
@@ -89,7 +89,7 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
 
 def test_the_headline_references_are_rule_v3s_references_of_the_measured_set(shipped):
     from densing.trend.capability import SETS
-    from densing.trend.references import MAX_HELD_OUT_Z, MIN_SET_BENCHMARKS, REACH_SHARE, references_of
+    from densing.laws.eligibility import MAX_HELD_OUT_Z, MIN_SET_BENCHMARKS, REACH_SHARE, references_of
 
     table = shipped.candidates
     assert set(table["rule"]) == {"v3"}
@@ -109,9 +109,9 @@ def test_the_headline_references_are_rule_v3s_references_of_the_measured_set(shi
 def test_the_shipped_candidate_table_is_the_rules_output():
     from densing.data import read_results
     from densing.trend.measure import CANDIDATES_FILE
-    from densing.trend.references import composed_fits
+    from densing.laws.eligibility import composed_fits
     from densing.trend.targets import with_stderr
-    from densing.trend.references import candidate_table
+    from densing.laws.eligibility import candidate_table
 
     targets = with_stderr(read_results("results/public_models.csv"))
     fresh = pd.concat([candidate_table(targets, since="2023-02-24", composed=composed_fits(), rule=rule)
@@ -125,7 +125,7 @@ def test_the_shipped_candidate_table_is_the_rules_output():
 
 
 def test_no_measured_row_leans_on_a_near_floor_reference(shipped):
-    from densing.trend.references import REACH_SHARE
+    from densing.laws.eligibility import REACH_SHARE
 
     table = shipped.candidates.set_index("reference")
     for row in [*shipped.benchmark_rows, *shipped.set_rows]:
@@ -194,7 +194,7 @@ def test_the_notebook_api_is_the_same_engine(shipped, rule):
 
 
 def test_sensitivity_holds_only_eligible_references_and_d0_only_with_a_data_term(shipped):
-    from densing.trend.references import eligible_families
+    from densing.laws.eligibility import eligible_families
 
     families = set(eligible_families(shipped.candidates)["family"])
     assert set(shipped.sensitivity["reference"].str.split(":").str[0]) <= families

@@ -103,7 +103,7 @@ def fit(
             raise InputError("--benchmark: a family fit takes one benchmark (the joint inversion combines several)")
         frame = _read(data, suite=suite)
         metrics = set(frame.loc[frame["benchmark"] == benchmark, "metric"].astype(str))
-        from densing.trend.references import pooled_dispersions
+        from densing.laws.eligibility import pooled_dispersions
 
         # the likelihood fit with rule v3's dispersion of this benchmark, pooled over the table's families (the trend's)
         floor = pooled_dispersions(frame, (benchmark,)).get(benchmark, 1.0) if "family" in frame.columns else 1.0

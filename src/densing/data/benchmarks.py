@@ -104,18 +104,28 @@ def get(name: str) -> BenchmarkRecord:
     return BENCHMARKS.get(name)
 
 
+class MissingField(InputError, KeyError):
+    """A benchmark whose record lacks a field asked for (or that has no record): a ``KeyError`` to the mapping
+    protocol (``in``, ``.get``), an :class:`InputError` naming the benchmark and the field to a user."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 class FieldView(Mapping):
     """Benchmark name → one field of its record, for every registered record that has the field (not ``None``),
-    read from :data:`BENCHMARKS` at each access."""
+    read from :data:`BENCHMARKS` at each access. ``what``: the field in words, for the error of a benchmark
+    without it (:class:`MissingField`)."""
 
-    def __init__(self, field: str) -> None:
+    def __init__(self, field: str, what: str) -> None:
         self.field = field
+        self.what = what
 
     def __getitem__(self, name: str):
         record = BENCHMARKS.get(name, None) if isinstance(name, str) else None
         value = None if record is None else getattr(record, self.field)
         if value is None:
-            raise KeyError(name)
+            raise MissingField(f"benchmark {name!r}: no {self.what} in the benchmark registry")
         return value
 
     def __iter__(self) -> Iterator[str]:
@@ -194,16 +204,16 @@ class RunRegistry(Registry[Benchmark]):
 
 
 #: Chance level of each benchmark that has one: k-way multiple choice gives 1/k, open-vocabulary tasks 0.
-CHANCE_LEVELS: Mapping[str, float] = FieldView("chance")
+CHANCE_LEVELS: Mapping[str, float] = FieldView("chance", "chance level")
 #: Items of each benchmark's scored split, where densing has the count.
-ITEM_COUNTS: Mapping[str, int] = FieldView("items")
+ITEM_COUNTS: Mapping[str, int] = FieldView("items", "item count")
 #: The capability each benchmark measures (densing's grouping; ARC-C and GPQA are science questions): the
 #: benchmarks of ``densing trend --by benchmark``'s rows, in registration order.
-CAPABILITY: Mapping[str, str] = FieldView("capability")
+CAPABILITY: Mapping[str, str] = FieldView("capability", "capability group")
 #: Shots of the wide tables' benchmarks where one protocol fixes them.
-WIDE_SHOTS: Mapping[str, int] = FieldView("shots")
+WIDE_SHOTS: Mapping[str, int] = FieldView("shots", "shot count")
 #: How a benchmark relates to another table's benchmark of the same data, and why it keeps its own name.
-PROTOCOL_MAPPING: Mapping[str, tuple[str, str]] = FieldView("same_data_as")
+PROTOCOL_MAPPING: Mapping[str, tuple[str, str]] = FieldView("same_data_as", "protocol mapping")
 #: Wide-table column → benchmark name.
 WIDE_COLUMNS: Mapping[str, str] = ColumnView()
 #: Every record's runs by run name (``densing.eval.benchmarks.KNOWN_BENCHMARKS``).

@@ -15,8 +15,8 @@ with d the benchmark's chance level and c + d = 1 (the same choice as the shippe
 a perfect score is the ceiling), γ > 0 (a larger family member scores higher).
 
 **The fit is by binomial maximum likelihood** (``method="binomial"``, the default). A member's score
-S_i is a share of n_i items (the registry's item count, :mod:`densing.data.item_counts`), so its
-log-likelihood is n_i·[S_i·ln p_i + (1 − S_i)·ln(1 − p_i)] with p_i = S(N_i). Each member weighs
+S_i is a share of n_i items (the item count of the benchmark's record,
+:data:`densing.data.benchmarks.ITEM_COUNTS`), so its log-likelihood is n_i·[S_i·ln p_i + (1 − S_i)·ln(1 − p_i)] with p_i = S(N_i). Each member weighs
 what its score tells: one near chance, where p_i barely moves with γ and l, carries little; none is
 dropped (a member at or below chance stays in the fit) and none gets leverage from a logit
 transform. The maximum is found by Fisher scoring with step halving (McCullagh & Nelder 1989,
@@ -53,13 +53,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from densing.data.benchmarks import CHANCE_LEVELS
+from densing.data.benchmarks import CHANCE_LEVELS, ITEM_COUNTS
 from densing.laws.reference_fit import data_hash
 from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
 from densing.laws import forms
 from densing.laws.points import POINT_COLUMNS
-from densing.table_cache import derived
+from densing.laws.table_cache import derived
 from densing.laws.reference_fit import ReferenceFit
 
 KIND = "family"
@@ -365,7 +365,6 @@ def fit_family(
     """
     from densing import __version__
 
-    from densing.data.item_counts import item_count
     from densing.validation import validate
 
     validate(_fit.BOOTSTRAP_CONSTRAINTS, n_boot=n_boot, seed=seed)
@@ -391,7 +390,7 @@ def fit_family(
     rng = np.random.default_rng(seed)
     extra: dict = {}
     if method == "binomial":
-        items = float(item_count(benchmark))
+        items = float(ITEM_COUNTS[benchmark])
         found = likelihood_fit(log_n, scores, items, chance, scale, dispersion_floor=dispersion_floor)
         gamma, l = found.gamma, found.level
         if not found.converged or not math.isfinite(found.slope):
@@ -452,7 +451,7 @@ def fit_family(
 def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
                   sizes: dict[str, float] | None = None, dispersion_floor: float = 1.0) -> dict:
     """Refit without the largest member by likelihood and test its score within noise (rule v3 of
-    :mod:`densing.trend.references`).
+    :mod:`densing.laws.eligibility`).
 
     z = (Ŝ − S) / √(se(Ŝ)² + φ̂·S(1 − S)/n): Ŝ the refit's prediction at the held-out size, se(Ŝ) its
     delta-method standard error from φ̂·I⁻¹, φ̂ = max(1, ``dispersion_floor``, the refit's own), n
@@ -460,7 +459,6 @@ def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
     |z| ≤ 1.96 with probability about 0.95. Returns ``held_out``, ``measured``, ``predicted``,
     ``predicted_stderr``, ``measured_stderr``, ``z`` and ``relative_error``.
     """
-    from densing.data.item_counts import item_count
 
     metric = metric_for(table, benchmark, metric)
     points, _ = family_points(table, family, benchmark, metric=metric, keep_floor=True)
@@ -473,7 +471,7 @@ def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
     largest = points.iloc[-1]
     rest = points.iloc[:-1]
     chance = CHANCE_LEVELS[benchmark]
-    items = float(item_count(benchmark))
+    items = float(ITEM_COUNTS[benchmark])
     found = likelihood_fit(np.log(rest["params"].to_numpy(float)), rest["score"].to_numpy(float), items, chance, 1 - chance,
                            dispersion_floor=dispersion_floor)
     if not found.converged:
@@ -491,7 +489,7 @@ def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
 def held_out_error(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
                    method: str = "ols") -> dict:
     """Refit without the largest member, predict its score (rule R5 of rules v1 and v2 of
-    :mod:`densing.trend.references`, with their fit by least squares on logits).
+    :mod:`densing.laws.eligibility`, with their fit by least squares on logits).
 
     Returns ``held_out`` (model), ``measured``, ``predicted`` and ``relative_error`` |Ŝ − S| / S.
     """

@@ -209,7 +209,7 @@ def build_report(
             + apart["laws"],
             collapsed=True,
         ),
-        Section("Reference candidates", "Rule v3 (densing/trend/references.py, date-blind, its thresholds written before "
+        Section("Reference candidates", "Rule v3 (densing/laws/eligibility.py, date-blind, its thresholds written before "
                 "any trend under it; every family fitted by binomial likelihood): R1 dense; R2 ≥ 3 sizes with a token count; "
                 "R2s the slope's 95% interval above zero; R3 token counts within 2×; R4r the best member at least half the way "
                 "from chance to the top-decile score; R4s no top-decile target within 2 standard errors of the law's ceiling; "

@@ -7,7 +7,7 @@ to be the paper's as far as the table carries it.
 
 - **Per benchmark** (:func:`row_benchmarks`): every benchmark of the table with a chance level and an
   item count, grouped by capability (:data:`CAPABILITY`, each benchmark record's group). Its references are every family that
-  rule v3 makes eligible on it (:func:`densing.trend.references.references_of`); each is inverted
+  rule v3 makes eligible on it (:func:`densing.laws.eligibility.references_of`); each is inverted
   per benchmark (the paper's eq. 4) and the row's interval draws the reference too
   (:func:`densing.trend.uncertainty.carry_over_references`).
 - **Per set** (:data:`SETS`): a joint inversion (:mod:`densing.laws.joint`) over the set's
@@ -30,7 +30,7 @@ import pandas as pd
 from densing.data.benchmarks import CAPABILITY, CHANCE_LEVELS
 from densing.errors import DensingError, FitError
 from densing.laws.reference_fit import ReferenceFit
-from densing.trend import references
+from densing.laws import eligibility
 from densing.trend import tables as _tables
 from densing.laws.density import point_densities
 from densing.laws.inversion import Joint, PerBenchmark, arrays
@@ -156,7 +156,7 @@ def _why_none(candidates: pd.DataFrame, benchmarks: tuple[str, ...]) -> str:
     passing = ""
     if len(eligible):  # eligible on one benchmark of a set only: name them, they are what the set lacks
         passing = "; eligible on one only: " + ", ".join(f"{f} ({b})" for f, b in zip(eligible["family"], eligible["benchmark"]))
-    rule = str(candidates["rule"].iloc[0]) if "rule" in candidates.columns and len(candidates) else references.DEFAULT_RULE
+    rule = str(candidates["rule"].iloc[0]) if "rule" in candidates.columns and len(candidates) else eligibility.DEFAULT_RULE
     return (f"no family passes rule {rule} on {'it' if len(benchmarks) == 1 else 'two of them'} ("
             + ", ".join(f"{count} fail {rule}" for rule, count in reasons.items()) + passing
             + "; the candidate table says which)")
@@ -167,7 +167,7 @@ def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...
               seed: int, rule: str = "quantile") -> Row:
     """One row: the references the candidates' rule gives the benchmark (or set), and the trend with the reference drawn."""
     joint = len(benchmarks) > 1
-    found = references.references_of(candidates, benchmarks, references.MIN_SET_BENCHMARKS if joint else 1)
+    found = eligibility.references_of(candidates, benchmarks, eligibility.MIN_SET_BENCHMARKS if joint else 1)
     found = {f: b for f, b in found.items() if all((f, x) in fits for x in b)}
     if not found:
         why = _why_none(candidates, benchmarks)
@@ -301,10 +301,10 @@ def headline_set(candidates: pd.DataFrame, sets: dict | None = None
     """
     missing: list[tuple[str, str, str]] = []
     for name, (label, benchmarks) in (SETS if sets is None else sets).items():
-        found = references.references_of(candidates, benchmarks, references.MIN_SET_BENCHMARKS)
+        found = eligibility.references_of(candidates, benchmarks, eligibility.MIN_SET_BENCHMARKS)
         if found:
             return label, benchmarks, found, missing
         missing.append((name, label, _why_none(candidates, benchmarks)))
-    rule = str(candidates["rule"].iloc[0]) if len(candidates) else references.DEFAULT_RULE
+    rule = str(candidates["rule"].iloc[0]) if len(candidates) else eligibility.DEFAULT_RULE
     raise FitError(f"no family passes rule {rule} on two benchmarks of any benchmark set; the candidate table "
                    f"(rule='{rule}') says why each fails")

@@ -26,7 +26,7 @@ A measurement is reported when no check has failed; an untestable check is named
 of the capability trend (:func:`densing.trend.capability.trend_row`) runs saturation, conditioning and
 sensitivity under its own references; the headline's row adds size confounding.
 
-**The capability trend's checks** (written with rule v2 of :mod:`densing.trend.references` and kept
+**The capability trend's checks** (written with rule v2 of :mod:`densing.laws.eligibility` and kept
 unchanged under rule v3; fixed here before any trend under rule v2 was computed; the issue that asked for them had measured, exploring, that adding
 ln N changes the doubling time by ≤ 1.3× under 7 of 8 family references — the factor below was set
 knowing that, and is not tuned to any result of this code):

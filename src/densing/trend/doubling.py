@@ -32,10 +32,11 @@ from densing.paths import resolve_fit
 from densing.validation import D0_TOKENS, Date, Interval, Text, as_names, validate
 from densing.laws.inversion import Joint, PerBenchmark, as_inversion
 from densing.laws.reference_fit import ReferenceFit, as_fit
-from densing.trend import capability, references, rules
+from densing.laws import eligibility
+from densing.trend import capability, rules
 from densing.trend.capability import headline_set
 from densing.trend.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
-from densing.trend.references import composed_fits
+from densing.laws.eligibility import composed_fits
 from densing.trend.targets import trend_targets, with_stderr
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references
 
@@ -78,7 +79,7 @@ def fit_trend(
     ``reference``:
 
     - ``None`` (default): the headline's references, as ``densing trend`` chooses them (rule v3 of
-      :mod:`densing.trend.references`: every eligible family on the headline's benchmark set,
+      :mod:`densing.laws.eligibility`: every eligible family on the headline's benchmark set,
       inverted jointly, each drawn with equal weight);
     - a family name (``"Llama-3.1"``): that family fitted per benchmark at its own budget on
       ``benchmarks`` (default: the benchmarks rule v3 makes it a reference of the headline's set on)
@@ -175,17 +176,17 @@ def _inversion(reference, d0: float | None):
 
 def _family_members(targets: pd.DataFrame, family: str | None, benchmarks, *, since, epoch, seed: int) -> list:
     """(inversion, targets) per reference: the headline's (``family`` None), or one family's."""
-    candidates = references.candidate_table(targets, since=since, composed=composed_fits(), rule=references.DEFAULT_RULE)
+    candidates = eligibility.candidate_table(targets, since=since, composed=composed_fits(), rule=eligibility.DEFAULT_RULE)
     if family is not None and benchmarks is not None:  # fitted as rule v3 fits (likelihood, the pooled dispersion)
-        chosen = tuple(references.fit_of(targets, candidates, family, b, references.FAMILY_BOOT, seed) for b in benchmarks)
+        chosen = tuple(eligibility.fit_of(targets, candidates, family, b, eligibility.FAMILY_BOOT, seed) for b in benchmarks)
         inversion = Joint(chosen) if len(chosen) > 1 else PerBenchmark(chosen[0])
         return [(inversion, trend_targets(targets, inversion, since=since, epoch=epoch)[0])]
     label, _, found, _ = headline_set(candidates)
     if family is not None:
         if family not in found:
-            raise InputError(f"reference: rule {references.DEFAULT_RULE} makes {family!r} no reference of the {label}; "
+            raise InputError(f"reference: rule {eligibility.DEFAULT_RULE} makes {family!r} no reference of the {label}; "
                              "name its benchmarks (benchmarks=...) to use it anyway")
         found = {family: found[family]}
-    fits = {(f, b): references.fit_of(targets, candidates, f, b, references.FAMILY_BOOT, seed) for f, bs in found.items()
+    fits = {(f, b): eligibility.fit_of(targets, candidates, f, b, eligibility.FAMILY_BOOT, seed) for f, bs in found.items()
             for b in bs}
     return capability.ordered_members(targets, candidates, fits, found, since=since, epoch=epoch, joint=True)

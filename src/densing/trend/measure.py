@@ -2,7 +2,7 @@
 
 :func:`measure_trend` is what ``densing trend`` and the report show:
 
-1. **The references** follow rule v3 of :mod:`densing.trend.references` (date-blind, its
+1. **The references** follow rule v3 of :mod:`densing.laws.eligibility` (date-blind, its
    thresholds written before any trend under it was computed): families of one recipe and one
    budget, fitted per benchmark as S(N) at their own budget by binomial likelihood
    (:mod:`densing.laws.family`), eligible by R1, R2, R2s, R3, R4r, R4s, R5z. Every eligible
@@ -35,8 +35,9 @@ import pandas as pd
 from densing import paths
 from densing.data.units import format_count
 from densing.errors import DensingError, FitError, InputError
-from densing.trend import capability, references
-from densing.trend.references import composed_fits
+from densing.laws import eligibility
+from densing.trend import capability
+from densing.laws.eligibility import composed_fits
 from densing.trend.capability import headline_set, inversion_checks
 from densing.laws.density import density_table, point_densities
 from densing.laws.inversion import Joint, PerBenchmark
@@ -49,7 +50,7 @@ from densing.trend.tables import TrendTable
 from densing.trend.checks import plain_reason
 from densing.trend.constants import CHATGPT_RELEASE, DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
 from densing.trend.measurement import PAPER, Breakpoint, Segment, TrendMeasurement
-from densing.table_cache import same_tables
+from densing.laws.table_cache import same_tables
 from densing.trend.targets import trend_targets, with_stderr
 from densing.trend.doubling import SCORE_COLUMNS
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references, carry_uncertainty, point_months
@@ -152,12 +153,12 @@ def _side_jobs(jobs: list, targets: pd.DataFrame, candidates: pd.DataFrame, fits
 
 def _rule_v1(targets: pd.DataFrame, composed: dict, *, since, epoch, n_boot: int, seed: int) -> dict:
     """Rule v1's verdict, kept as a labelled variant: its reference's joint trend and its four checks, as first written."""
-    candidates = references.candidate_table(targets, since=since, composed=composed, rule="v1")
-    eligible = references.eligible_families(candidates)
+    candidates = eligibility.candidate_table(targets, since=since, composed=composed, rule="v1")
+    eligible = eligibility.eligible_families(candidates)
     if not len(eligible):
         return {"verdict": "Rule v1: no candidate reference passes R1–R5.", "candidates": candidates}
     family = str(eligible["family"].iloc[0])
-    fits = references.family_references(targets, candidates, seed=seed)[family]
+    fits = eligibility.family_references(targets, candidates, seed=seed)[family]
     inversion = next(iter(inversions_of(fits).values()))
     models, _ = trend_targets(targets, inversion, since=since, epoch=epoch)
     head = carry_uncertainty(models, inversion, n_boot=n_boot, n_boot_share=0, seed=seed)
@@ -179,12 +180,12 @@ def _rule_v1(targets: pd.DataFrame, composed: dict, *, since, epoch, n_boot: int
 def _rule_v2(targets: pd.DataFrame, composed: dict, *, since, epoch, n_boot: int, seed: int) -> dict:
     """Rule v2's verdict, kept as a labelled variant: its headline set's trend under its references (least-squares
     fits; R4s, R4c and the 5% held-out tolerance), with the same engine as the headline."""
-    candidates = references.candidate_table(targets, since=since, composed=composed, rule="v2")
+    candidates = eligibility.candidate_table(targets, since=since, composed=composed, rule="v2")
     try:
         label, _, found, missing = headline_set(candidates)
     except FitError:
         return {"verdict": "Rule v2: no family passes it on two benchmarks of any set.", "candidates": candidates}
-    fits = references.eligible_fits(targets, candidates, seed=seed)
+    fits = eligibility.eligible_fits(targets, candidates, seed=seed)
     members = capability.ordered_members(targets, candidates, fits, found, since=since, epoch=epoch, joint=True)
     head = carry_over_references(members, rule=HEADLINE_RULE, n_boot=n_boot, n_boot_share=0, seed=seed, epoch=epoch)
     passed = f"; the {missing[0][1]} has no v2 reference" if missing else ""
@@ -254,9 +255,9 @@ def measure_trend(
     variants = [("v2",), ("v1",)] if profile.variants else []
     variant_args = dict(since=since, epoch=epoch, n_boot=n_boot_side, seed=seed, v1_composed=composed)
     pending_variants = side_jobs.start(_side_batch, variants, targets, None, None, variant_args)
-    candidates = references.candidate_table(targets, since=since, composed=composed, rule=references.DEFAULT_RULE,
+    candidates = eligibility.candidate_table(targets, since=since, composed=composed, rule=eligibility.DEFAULT_RULE,
                                             benchmarks=profile.candidates)
-    fits = references.eligible_fits(targets, candidates, seed=seed)
+    fits = eligibility.eligible_fits(targets, candidates, seed=seed)
     label, benchmarks = profile.sets[profile.headline_set]
     missing: list[tuple[str, str, str]] = []  # sets before the measured one that rule v2 gives no reference
     side_list: list = [("row", b, b, capability.CAPABILITY[b], (b,)) for b in capability.row_benchmarks()
@@ -287,7 +288,7 @@ def measure_trend(
             side_jobs.cancel(pending_variants)
             raise
         members = capability.ordered_members(targets, candidates, fits, found, since=since, epoch=epoch, joint=True)
-        reference_rule = (f"rule v3 (date-blind): every family eligible on at least {references.MIN_SET_BENCHMARKS} of "
+        reference_rule = (f"rule v3 (date-blind): every family eligible on at least {eligibility.MIN_SET_BENCHMARKS} of "
                           f"{', '.join(benchmarks)}, drawn with equal weight in each bootstrap draw")
     found_rules: dict[str, TrendUncertainty] = {}
     rule_errors: dict[str, str] = {}
@@ -430,14 +431,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         targets, composed = with_stderr(read_results(args.results)), composed_fits(args.fits_dir)
         # rule v3 (the references of every row) first, rules v2 and v1 (labelled variants) after it; the rule column says which
-        table = pd.concat([references.candidate_table(targets, since=args.since, composed=composed, rule=rule)
+        table = pd.concat([eligibility.candidate_table(targets, since=args.since, composed=composed, rule=rule)
                            for rule in ("v3", "v2", "v1")], ignore_index=True)
     except DensingError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     out = Path(args.fits_dir) / CANDIDATES_FILE
     atomic_write_text(out, table.to_csv(index=False, float_format="%.6g"))
-    print(references.eligible_families(table[table["rule"] == "v3"]).drop(columns="headline").to_string(index=False))
+    print(eligibility.eligible_families(table[table["rule"] == "v3"]).drop(columns="headline").to_string(index=False))
     print(f"wrote {out}")
     return 0
 

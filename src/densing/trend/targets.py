@@ -13,7 +13,7 @@ from densing.errors import InputError
 from densing.laws.reference_fit import ReferenceFit
 from densing.trend.constants import DEFAULT_EPOCH
 from densing.laws.inversion import as_inversion, score_matrix
-from densing.table_cache import derived
+from densing.laws.table_cache import derived
 from densing.trend.scope import days_since, parse_epoch
 
 
@@ -26,7 +26,7 @@ def reference_models(fit: ReferenceFit) -> set[str]:
 
 def _score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, require: str) -> pd.DataFrame:
     """:func:`densing.laws.inversion.score_matrix`, computed once per table and benchmark tuple inside
-    :func:`densing.table_cache.same_tables` (a copy returned: callers add columns)."""
+    :func:`densing.laws.table_cache.same_tables` (a copy returned: callers add columns)."""
     rows = derived(targets, ("score_matrix", tuple(benchmarks), metric, require),
                    lambda: score_matrix(targets, benchmarks, metric, require=require))
     return rows.copy()
@@ -36,7 +36,7 @@ def _screened(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, requir
               ) -> tuple[pd.DataFrame, np.ndarray]:
     """The score matrix with release dates parsed, ``t`` and each row's reason to leave it out other than being a
     reference's own model (no date, outside the window, no standard error; "" where none): computed once per table,
-    benchmark tuple and window inside :func:`densing.table_cache.same_tables` (callers must not change it)."""
+    benchmark tuple and window inside :func:`densing.laws.table_cache.same_tables` (callers must not change it)."""
 
     def compute():
         rows = _score_matrix(targets, benchmarks, metric, require)

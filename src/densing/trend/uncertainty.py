@@ -8,7 +8,7 @@ One bootstrap draw k of the trend (ln ρ = A·t + B, Xiao et al. 2024 eq. 5) red
     table's, or binomial from the benchmark's item count, :mod:`densing.data.item_counts`);
 (c) **models** — the set of targets: resampled with replacement;
 (d) **reference** — where several references are candidates (rule v2 of
-    :mod:`densing.trend.references`), which one: picked with its weight (equal by default), so the
+    :mod:`densing.laws.eligibility`), which one: picked with its weight (equal by default), so the
     interval carries the choice (:func:`carry_over_references`);
 
 then inverts every score into ln ρ or a bound (per benchmark or jointly,

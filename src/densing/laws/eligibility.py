@@ -316,8 +316,8 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
             else:
                 try:
                     held = held_out_error(own, family, benchmark, metric=metrics[benchmark])
-                    row.update(held_out_model=held["held_out"], held_out_measured=held["measured"],
-                               held_out_predicted=held["predicted"], held_out_error=held["relative_error"])
+                    row |= dict(held_out_model=held["held_out"], held_out_measured=held["measured"],
+                                held_out_predicted=held["predicted"], held_out_error=held["relative_error"])
                     if row["held_out_error"] > MAX_HELD_OUT_ERROR:
                         row["why"] = f"R5: held-out error {row['held_out_error']:.1%} (allowed {MAX_HELD_OUT_ERROR:.0%})"
                     else:
@@ -453,9 +453,9 @@ def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | No
         for b in benchmarks:
             points, dropped, fitted = found[(family, b)]
             row = {c: math.nan for c in _V3_COLUMNS}
-            row.update(reference=f"{family}:{b}", family=family, benchmark=b, kind="family", n_fitted=0, sizes=0,
-                       largest_member="", held_out_model="", eligible=False, why="",
-                       dispersion=pooled.get(b, math.nan), pooled_dispersion=pooled.get(b, math.nan))
+            row |= dict(reference=f"{family}:{b}", family=family, benchmark=b, kind="family", n_fitted=0, sizes=0,
+                        largest_member="", held_out_model="", eligible=False, why="",
+                        dispersion=pooled.get(b, math.nan), pooled_dispersion=pooled.get(b, math.nan))
             rows.append(row)
             if points is None:
                 row["why"] = f"R2: {b} has {fitted} (densing/data), so neither a floor nor a standard error"
@@ -465,8 +465,8 @@ def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | No
             row["n_fitted"], row["sizes"] = len(points), int(sizes.size)
             if sizes.size:
                 tokens = points["train_tokens"].to_numpy(float)
-                row.update(size_span=float(sizes.max() / sizes.min()), token_ratio=float(tokens.max() / tokens.min()),
-                           d0=float(np.exp(np.mean(np.log(tokens)))))
+                row |= dict(size_span=float(sizes.max() / sizes.min()), token_ratio=float(tokens.max() / tokens.min()),
+                            d0=float(np.exp(np.mean(np.log(tokens)))))
                 best = int(np.argmax(points["score"].to_numpy(float)))
                 row["largest_member"] = str(points["model"].iloc[-1])
                 row["largest_score"] = float(points["score"].to_numpy(float)[best])
@@ -484,14 +484,14 @@ def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | No
                     fitted = likelihood_fit(np.log(points["params"].to_numpy(float)), points["score"].to_numpy(float),
                                             float(counted[b]), chance, 1 - chance, dispersion_floor=pooled[b])
                     low, high = fitted.slope_interval()
-                    row.update(slope=fitted.slope, slope_ci_low=low, slope_ci_high=high, dispersion=fitted.dispersion)
+                    row |= dict(slope=fitted.slope, slope_ci_low=low, slope_ci_high=high, dispersion=fitted.dispersion)
             reason = _v3_reasons(row, points, fitted, chance, top, top_scores, top_stderr)
             if not reason:
                 try:
                     held = held_out_test(own, family, b, metric=metrics[b], dispersion_floor=pooled[b])
-                    row.update(held_out_model=held["held_out"], held_out_measured=held["measured"],
-                               held_out_predicted=held["predicted"], held_out_error=held["relative_error"],
-                               held_out_z=held["z"])
+                    row |= dict(held_out_model=held["held_out"], held_out_measured=held["measured"],
+                                held_out_predicted=held["predicted"], held_out_error=held["relative_error"],
+                                held_out_z=held["z"])
                     if not abs(held["z"]) <= MAX_HELD_OUT_Z:
                         reason = (f"R5z: the held-out {held['held_out']} scores {held['measured']:.3f}, the refit predicts "
                                   f"{held['predicted']:.3f} ± {held['predicted_stderr']:.3f}: z = {held['z']:+.2f} "
@@ -505,12 +505,12 @@ def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | No
         points = fit.points_frame()
         top = points.sort_values("params").iloc[-1]
         row = {c: math.nan for c in _V3_COLUMNS}
-        row.update(reference=name.removesuffix(".json"), family=str(fit.provenance.get("families", "")),
-                   benchmark=fit.benchmark, kind=fit.kind, n_fitted=len(points), sizes=int(points["params"].nunique()),
-                   size_span=float(points["params"].max() / points["params"].min()),
-                   token_ratio=float(points["train_tokens"].max() / points["train_tokens"].min()), d0=fit.d0,
-                   largest_member=str(top["model"]), largest_score=float(top["score"]), held_out_model="", eligible=False,
-                   why="rule v3 takes families of one recipe; a composed fit of several recipes and budgets is shown, not used")
+        row |= dict(reference=name.removesuffix(".json"), family=str(fit.provenance.get("families", "")),
+                    benchmark=fit.benchmark, kind=fit.kind, n_fitted=len(points), sizes=int(points["params"].nunique()),
+                    size_span=float(points["params"].max() / points["params"].min()),
+                    token_ratio=float(points["train_tokens"].max() / points["train_tokens"].min()), d0=fit.d0,
+                    largest_member=str(top["model"]), largest_score=float(top["score"]), held_out_model="", eligible=False,
+                    why="rule v3 takes families of one recipe; a composed fit of several recipes and budgets is shown, not used")
         rows.append(row)
     out = pd.DataFrame(rows, columns=list(_V3_COLUMNS))
     out.insert(0, "rule", "v3")

@@ -5,8 +5,7 @@ import numpy as np
 import pytest
 import pandas as pd
 
-from densing.laws import forms
-from densing.trend import references
+from densing.laws import eligibility, forms
 
 
 def _family(name: str, sizes, tokens, *, gamma=0.45, level=22.0, benchmark="mmlu", shift=0.0, active=None, date="2024-01-01"):
@@ -32,7 +31,7 @@ def _table() -> pd.DataFrame:
 
 
 def test_each_rule_excludes_the_candidate_it_should():
-    table = references.candidate_table(_table(), since="2023-01-01")
+    table = eligibility.candidate_table(_table(), since="2023-01-01")
     why = table.set_index("reference")["why"]
     eligible = table.set_index("reference")["eligible"]
     assert eligible["Good:mmlu"] and why["Good:mmlu"] == ""
@@ -47,18 +46,18 @@ def test_each_rule_excludes_the_candidate_it_should():
 def test_a_family_needs_two_eligible_benchmarks_and_the_lowest_held_out_error_leads():
     base = _table()
     second = base.assign(benchmark="hellaswag")
-    table = references.candidate_table(pd.concat([base, second], ignore_index=True), since="2023-01-01")
-    families = references.eligible_families(table)
+    table = eligibility.candidate_table(pd.concat([base, second], ignore_index=True), since="2023-01-01")
+    families = eligibility.eligible_families(table)
     assert list(families["family"]) == ["Good"] and families["headline"].tolist() == [True]
     assert families["benchmarks"].iloc[0] == ("mmlu", "hellaswag")
-    only_one = references.eligible_families(references.candidate_table(base, since="2023-01-01"))
+    only_one = eligibility.eligible_families(eligibility.candidate_table(base, since="2023-01-01"))
     assert only_one.empty  # one eligible benchmark is not a family reference
 
 
 def test_mixture_of_experts_members_are_not_fitted():
     table = _table()
     table.loc[(table["family"] == "Good") & (table["params"] == 70e9), "active_params"] = 14e9
-    row = references.candidate_table(table, since="2023-01-01").set_index("reference").loc["Good:mmlu"]
+    row = eligibility.candidate_table(table, since="2023-01-01").set_index("reference").loc["Good:mmlu"]
     assert "moe: Good-4" in row["why"] and row["sizes"] == 4
 
 
@@ -84,12 +83,12 @@ def _v3_table() -> pd.DataFrame:
 
 
 def test_rule_v3_refuses_the_floor_and_the_misspecified_and_keeps_a_noisy_informative_family():
-    table = references.candidate_table(_v3_table(), since=None, rule="v3").set_index("reference")
+    table = eligibility.candidate_table(_v3_table(), since=None, rule="v3").set_index("reference")
     assert table.loc["Good:mmlu", "eligible"] and table.loc["Good:mmlu", "why"] == ""
     assert table.loc["Code:humaneval", "eligible"], table.loc["Code:humaneval", "why"]
-    assert abs(table.loc["Code:humaneval", "held_out_z"]) <= references.MAX_HELD_OUT_Z
+    assert abs(table.loc["Code:humaneval", "held_out_z"]) <= eligibility.MAX_HELD_OUT_Z
     floor = table.loc["Floor:mmlu"]
-    assert not floor["eligible"] and floor["why"].startswith("R4r:") and floor["reach_share"] < references.REACH_SHARE
+    assert not floor["eligible"] and floor["why"].startswith("R4r:") and floor["reach_share"] < eligibility.REACH_SHARE
     assert table.loc["Saturating:mmlu", "why"].startswith("R5z:")
     assert table.loc["Mixed:mmlu", "why"].startswith("R3:")
     assert table.loc["Two:mmlu", "why"].startswith("R2: 2 sizes")
@@ -100,17 +99,17 @@ def test_rule_v3_refuses_a_family_whose_slope_is_not_above_its_noise():
     flat = _family("Flat", (0.5e9, 2e9, 7e9, 20e9, 70e9), 3e12, level=22.0, gamma=0.45)
     flat["value"] = 0.70 + np.array([0.004, -0.003, 0.002, -0.004, 0.003])  # no rise with size, high above chance
     table = pd.concat([_v3_table(), flat], ignore_index=True)
-    row = references.candidate_table(table, since=None, rule="v3").set_index("reference").loc["Flat:mmlu"]
+    row = eligibility.candidate_table(table, since=None, rule="v3").set_index("reference").loc["Flat:mmlu"]
     assert not row["eligible"] and row["why"].startswith("R2s:")
 
 
 def test_v3_fits_are_likelihood_fits_with_the_pooled_dispersion_and_v2_fits_are_least_squares():
     table = _v3_table()
-    v3 = references.candidate_table(table, since=None, rule="v3")
-    fits = references.eligible_fits(table, v3, family_boot=50)
+    v3 = eligibility.candidate_table(table, since=None, rule="v3")
+    fits = eligibility.eligible_fits(table, v3, family_boot=50)
     fit = fits[("Good", "mmlu")]
     assert fit.provenance["method"] == "binomial"
     pooled = float(v3.loc[v3["benchmark"] == "mmlu", "pooled_dispersion"].iloc[0])
     assert fit.provenance["dispersion_floor"] == pytest.approx(pooled) and fit.provenance["dispersion"] >= pooled
-    v2 = references.candidate_table(_table(), since="2023-01-01", rule="v2")
-    assert all(f.provenance["method"] == "ols" for f in references.eligible_fits(_table(), v2, family_boot=20).values())
+    v2 = eligibility.candidate_table(_table(), since="2023-01-01", rule="v2")
+    assert all(f.provenance["method"] == "ols" for f in eligibility.eligible_fits(_table(), v2, family_boot=20).values())
