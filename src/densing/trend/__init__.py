@@ -20,9 +20,9 @@ the choice among them):
 
 Modules: :mod:`.targets` (which models enter), :mod:`.rules` (the frontier rules: the censored
 0.9 regression quantile, the paper's envelope, the Tobit mean line; :mod:`.censored`,
-:mod:`.lines`), :mod:`.references` (rule v3 of the references; v2 and v1 as labelled variants), :mod:`.capability` (rows per
-benchmark and set), :mod:`.checks`, :mod:`.measurement` (the result types). The inversions
-themselves (score → ρ, per benchmark or jointly) are :mod:`densing.laws.inversion`'s.
+:mod:`.lines`), :mod:`.capability` (rows per benchmark and set), :mod:`.checks`, :mod:`.measurement` (the result
+types). The references' rule (v3; v2 and v1 as labelled variants) is :mod:`densing.laws.eligibility`'s, and the
+inversions themselves (score → ρ, per benchmark or jointly) are :mod:`densing.laws.inversion`'s.
 
 Corollaries of §4 (other quantities than the doubling time): :func:`compression_density` (does
 compression raise density?) and :func:`cost_halving_time` (inference price halving time, a line
