@@ -160,7 +160,8 @@ def parser() -> argparse.ArgumentParser:
     sub = top.add_subparsers(dest="table", required=True)
 
     def command(name: str, run) -> argparse.ArgumentParser:
-        found = sub.add_parser(name, help=run.__doc__.splitlines()[0], description=run.__doc__)
+        words = " ".join(run.__doc__.split())
+        found = sub.add_parser(name, help=words.split(" (")[0].split(":")[0], description=words)
         found.set_defaults(run=run)
         return found
 
