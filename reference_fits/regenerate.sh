@@ -39,7 +39,7 @@ densing fit --data results/public_models.csv --families Cerebras-GPT --benchmark
 #    The rules that pick the trend's references (densing.laws.eligibility, rule v3, and rules v2 and v1 as labelled
 #    variants): every family x benchmark of the table, eligible or not and why; writes
 #    reference_fits/trend_reference_candidates.csv.
-python -m densing.trend.measure --results results/public_models.csv --fits-dir reference_fits
+python tools/build_tables.py candidates --results results/public_models.csv --fits-dir reference_fits
 #    Family laws shipped for `densing density --fit` (binomial likelihood, rule v3's pooled dispersion): the
 #    paper-like set's references under rule v3 (StarCoder2, Yi-1.5, Qwen1.5, each on the benchmarks it is eligible on)
 #    and Llama-3.1 (at its 15T-token budget) on the knowledge & commonsense set.
@@ -59,5 +59,5 @@ densing ladder check --data "$OLMO" --fits-dir reference_fits --out-dir results/
 #    loss law per task (step 4's fits) and an MC score law on the OLMo-2 1B/7B/13B checkpoints past 10% of each run;
 #    writes reference_fits/olmo2_mc_<task>_two_step.json (and _ceiling1_: the ceiling fixed at 1, its sensitivity), results/olmes/mc_offsets.csv and mc_held_out.csv. Then the
 #    doubling time over AI2's OLMES table at D0 = 1T (densing.trend.olmes): results/olmes/trend.csv and trend_checks.csv.
-python -m densing.laws.olmo.mc_reference --data "$OLMO" --fits-dir reference_fits --results-dir results/olmes --n-boot 200 --seed 0
-python -m densing.trend.olmes --fits-dir reference_fits --results-dir results/olmes --n-boot 600 --seed 0 --out results/olmes/trend.csv
+python tools/build_tables.py mc-reference --data "$OLMO" --fits-dir reference_fits --results-dir results/olmes --n-boot 200 --seed 0
+python tools/build_tables.py olmes --fits-dir reference_fits --results-dir results/olmes --n-boot 600 --seed 0 --out results/olmes/trend.csv

@@ -4,7 +4,8 @@ import math
 import pytest
 
 from densing.laws.olmo import mc_reference as mc
-from densing.trend.olmes import measure_olmes, main
+from densing.trend.olmes import measure_olmes
+from tools.build_tables import main
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +40,7 @@ def test_the_checks_apply_and_the_offsets_come_from_the_two_olmo2_runs(result):
 
 
 def test_the_entry_point_prints_the_table(capsys):
-    assert main(["--n-boot", "40"]) == 0
+    assert main(["olmes", "--n-boot", "40"]) == 0
     out = capsys.readouterr().out
     assert "olmes_mmlu_mc" in out and "not measured" in out and "defines the reference" in out
 

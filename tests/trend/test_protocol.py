@@ -92,7 +92,7 @@ def test_without_continual_drops_derived_models_and_refuses_a_table_without_the_
 
 
 def test_the_shipped_swallow_record_is_a_fresh_computation():
-    """results/swallow/trend/swallow.json (python -m densing.trend.protocol) equals what the engine computes now."""
+    """results/swallow/trend/swallow.json (python tools/build_tables.py protocol) equals what the engine computes now."""
     from densing import paths
     from densing.data import read_results
     from densing.trend.protocol import measure_table, read_records

@@ -19,15 +19,13 @@ module joins, corrects and writes.
 
 Regenerate the shipped table (byte-identical for the same inputs)::
 
-    python -m densing.data.public --obsscaling results/obsscaling \\
+    python tools/build_tables.py public --obsscaling results/obsscaling \\
         --dates results/release_dates.csv --corrections results/corrections.csv \\
         --active-params results/active_params.csv --out results/public_models.csv
 """
 from __future__ import annotations
 
-import argparse
 import math
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -43,7 +41,7 @@ from densing.data.public_read import (
 )
 from densing.data.schema import is_missing
 from densing.data.units import parse_count
-from densing.errors import DensingError, InputError
+from densing.errors import InputError
 
 
 # ---------------------------------------------------------------------------------------------
@@ -130,30 +128,3 @@ def write_public_models(frame: pd.DataFrame, path: str | Path) -> None:
     from densing.io import atomic_write_text
 
     atomic_write_text(path, frame[list(OUTPUT_COLUMNS)].to_csv(index=False, lineterminator="\n"))
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Command line: build, write, and print the remaining validation issues to stderr."""
-    parser = argparse.ArgumentParser(prog="python -m densing.data.public", description=__doc__.splitlines()[0])
-    parser.add_argument("--obsscaling", required=True, help="folder with the ObsScaling CSVs and SOURCE_COMMIT")
-    parser.add_argument("--dates", required=True, help="release_dates.csv")
-    parser.add_argument("--corrections", required=True, help="corrections.csv")
-    parser.add_argument("--active-params", default=None, help="active_params.csv (mixture-of-experts models)")
-    parser.add_argument("--out", required=True, help="output CSV (written atomically)")
-    arguments = parser.parse_args(argv)
-    try:
-        frame = build_public_models(arguments.obsscaling, arguments.dates, arguments.corrections, arguments.active_params)
-        write_public_models(frame, arguments.out)
-    except DensingError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    issues = validate_public_models(frame)
-    dated = int((frame["release_date"] != "").sum())
-    print(f"wrote {arguments.out}: {len(frame)} models, {dated} dated, {len(issues)} validation issues", file=sys.stderr)
-    for issue in issues.itertuples(index=False):
-        print(f"  {issue.model} {issue.field}={issue.value}: {issue.reason} (expected {issue.expected})", file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -18,14 +18,12 @@ benchmark record's column (:mod:`densing.data.benchmarks`).
 
 Regenerate the shipped files (byte-identical for the same inputs)::
 
-    python -m densing.data.swallow --source ../shared/data/swallow --curated results/swallow \\
+    python tools/build_tables.py swallow --source ../shared/data/swallow --curated results/swallow \\
         --dates results/release_dates.csv --out results/swallow
 """
 from __future__ import annotations
 
-import argparse
 import math
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -35,7 +33,7 @@ from densing.data.olmes import _read_text_table
 from densing.data.benchmarks import WIDE_COLUMNS
 from densing.data.schema import is_missing
 from densing.data.swallow_rule import decisions, read_model_file
-from densing.errors import DensingError, InputError
+from densing.errors import InputError
 
 #: protocol label -> (model file, its commit in swallow-llm/leaderboard, the results group of English pre-training scores).
 PROTOCOLS: dict[str, tuple[str, str, str]] = {
@@ -236,26 +234,3 @@ def write_swallow(outputs: dict[str, pd.DataFrame], out_dir: str | Path) -> list
         atomic_write_text(path, frame.to_csv(index=False, lineterminator="\n"))
         written.append(path)
     return written
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Command line: build and write every output; one line per file on stderr."""
-    parser = argparse.ArgumentParser(prog="python -m densing.data.swallow", description=__doc__.splitlines()[0])
-    parser.add_argument("--source", required=True, help="folder with the leaderboard's model_2025-06.yml and model_2026-05.yml")
-    parser.add_argument("--curated", required=True, help="folder with lineage.csv, params.csv, tokens.csv")
-    parser.add_argument("--dates", required=True, help="the house's release_dates.csv")
-    parser.add_argument("--out", required=True, help="output folder (files written atomically)")
-    arguments = parser.parse_args(argv)
-    try:
-        outputs = build_swallow(arguments.source, arguments.curated, arguments.dates)
-        paths = write_swallow(outputs, arguments.out)
-    except DensingError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    for path, (name, frame) in zip(paths, outputs.items()):
-        print(f"wrote {path}: {len(frame)} rows", file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -308,7 +308,7 @@ def _your_density(row: dict, g) -> str:
     return g(row["density"])
 
 
-#: The Swallow leaderboard's rows (:mod:`densing.trend.protocol`'s records, ``python -m densing.trend.protocol``).
+#: The Swallow leaderboard's rows (:mod:`densing.trend.protocol`'s records, ``python tools/build_tables.py protocol``).
 PROTOCOL_RECORDS = paths.RESULTS / "swallow" / "trend"
 #: Each public row and the Swallow row that measures the same capability in the paper's protocol, and its label.
 PROTOCOL_PAIRS = (("mmlu", "swallow_mmlu", "MMLU (5-shot in both)"),

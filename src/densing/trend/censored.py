@@ -50,40 +50,112 @@ def _quantile_lines(t: np.ndarray, y: np.ndarray, quantile: float) -> tuple[np.n
     return slope, intercept
 
 
-def powell_objective(t, y, kind, slope: float, intercept: float, quantile: float) -> float:
-    """Σ ρ_q(y_i − g_i(A·t_i + B)), g as in the module docstring, ρ_q(u) = u·(q − 1[u < 0])."""
-    fitted = slope * t + intercept
+def _powell(y, kind, fitted, quantile: float) -> float:
+    """Σ ρ_q(y_i − g_i(fitted_i)), g as in the module docstring, ρ_q(u) = u·(q − 1[u < 0])."""
     g = np.where(kind == LOWER, np.minimum(y, fitted), np.where(kind == UPPER, np.maximum(y, fitted), fitted))
     residual = y - g
     return float(np.sum(residual * (quantile - (residual < 0))))
 
 
-def _buchinsky(t, y, kind, active: np.ndarray, memo: dict):
-    """Buchinsky's iteration from one starting active set, as steps of :func:`_solve` (its docstring): returns
-    (objective, A, B, iterations). ``memo`` (active set → line) is shared between starts, so a set two starts
-    reach is solved once."""
+def powell_objective(t, y, kind, slope: float, intercept: float, quantile: float) -> float:
+    """Powell's objective (module docstring) of the line A·t + B."""
+    return _powell(y, kind, slope * t + intercept, quantile)
+
+
+class _Line:
+    """A problem (t, y, kind) of the line A·t + B, as :func:`_buchinsky` asks of it: its coefficients are (A, B); a
+    quantile fit is requested as ``("line", t, y)`` of the active points and answered by :func:`_quantile_lines`
+    (:func:`censored_quantile_lines`), objectives as ``("objectives", slopes, intercepts)``."""
+
+    __slots__ = ("t", "y", "kind")
+
+    def __init__(self, t, y, kind) -> None:
+        self.t, self.y, self.kind = t, y, kind
+
+    def unfittable(self, active: np.ndarray) -> bool:
+        return active.sum() < 3 or np.ptp(self.t[active]) == 0
+
+    def fit_request(self, active: np.ndarray) -> tuple:
+        return ("line", self.t[active], self.y[active])
+
+    def objective_request(self, line: tuple[float, float]) -> tuple:
+        return ("objectives", np.array([line[0]]), np.array([line[1]]))
+
+    def fitted(self, line: tuple[float, float]) -> np.ndarray:
+        return line[0] * self.t + line[1]
+
+
+class _Design:
+    """A problem (x, y, kind) of the regression y ≈ x·β with several covariates (``x`` includes the constant), as
+    :func:`_buchinsky` asks of it: a quantile fit is requested as ``("fit", x, y)`` of the active points and
+    answered by :func:`quantile_coefficients`, an objective as ``("objectives", β)``
+    (:func:`censored_quantile_coefficients`)."""
+
+    __slots__ = ("x", "y", "kind")
+
+    def __init__(self, x, y, kind) -> None:
+        self.x, self.y, self.kind = x, y, kind
+
+    def unfittable(self, active: np.ndarray) -> bool:
+        return active.sum() <= self.x.shape[1]
+
+    def fit_request(self, active: np.ndarray) -> tuple:
+        return ("fit", self.x[active], self.y[active])
+
+    def objective_request(self, beta: np.ndarray) -> tuple:
+        return ("objectives", beta)
+
+    def fitted(self, beta: np.ndarray) -> np.ndarray:
+        return self.x @ beta
+
+
+def _buchinsky(problem, active: np.ndarray, memo: dict):
+    """Buchinsky's iteration from one starting active set, as steps of a generator (:func:`_solve`'s docstring):
+    returns (objective, coefficients, iterations). ``problem`` is a :class:`_Line` or a :class:`_Design`; ``memo``
+    (active set → coefficients) is shared between starts, so a set two starts reach is solved once."""
+    y, kind = problem.y, problem.kind
     seen: set[bytes] = set()
-    best = (math.inf, math.nan, math.nan)
+    best = (math.inf, None)
     for iteration in range(1, MAX_ITERATIONS + 1):
-        if active.sum() < 3 or np.ptp(t[active]) == 0:
+        if problem.unfittable(active):
             return (*best, iteration)
         key = active.tobytes()
         if key not in memo:
-            memo[key] = yield ("line", t[active], y[active])
-        slope, intercept = memo[key]
-        if not np.isfinite(slope):
+            memo[key] = yield problem.fit_request(active)
+        coefficients = memo[key]
+        if not all(math.isfinite(c) for c in coefficients):
             return (*best, iteration)
-        objective = float((yield ("objectives", np.array([slope]), np.array([intercept])))[0])
+        objective = float((yield problem.objective_request(coefficients))[0])
         if objective < best[0]:
-            best = (objective, slope, intercept)
+            best = (objective, coefficients)
         seen.add(key)
-        fitted = slope * t + intercept
+        fitted = problem.fitted(coefficients)
         # a bound the line already satisfies contributes ρ_q(0) = 0: it leaves the active set
         new = (kind == EXACT) | ((kind == LOWER) & (fitted < y)) | ((kind == UPPER) & (fitted > y))
         if np.array_equal(new, active) or new.tobytes() in seen:
             return (*best, iteration)
         active = new
     return (*best, MAX_ITERATIONS)
+
+
+def _starts(problem):
+    """Buchinsky's iteration (:func:`_buchinsky`) from the three starting active sets — every point, the exact points
+    only, every point but the upper bounds — as steps of a generator: returns (objective, coefficients, iterations)
+    of the start of least objective (coefficients None where no start could fit), iterations summed over the starts."""
+    kind = problem.kind
+    best = (math.inf, None, 0)
+    tried: set[bytes] = set()
+    memo: dict = {}
+    total = 0
+    for active in (np.ones(kind.size, bool), kind == EXACT, kind != UPPER):
+        if active.tobytes() in tried:
+            continue
+        tried.add(active.tobytes())
+        result = yield from _buchinsky(problem, active.copy(), memo)
+        total += result[2]
+        if result[0] < best[0]:
+            best = result
+    return best[0], best[1], total
 
 
 def _vertex_descent(t, y, kind, slope: float, intercept: float, objective: float):
@@ -126,23 +198,13 @@ def _solve(t, y, kind):
     sent the answer, so :func:`censored_quantile_lines` can answer the requests of many problems at once.
     Returns (A, B, iterations).
     """
-    starts = [np.ones(t.size, bool), kind == EXACT, kind != UPPER]
-    best = (math.inf, math.nan, math.nan, 0)
-    tried: set[bytes] = set()
-    memo: dict = {}
-    total = 0
-    for active in starts:
-        if active.tobytes() in tried:
-            continue
-        tried.add(active.tobytes())
-        result = yield from _buchinsky(t, y, kind, active.copy(), memo)
-        total += result[3]
-        if result[0] < best[0]:
-            best = result
-    if math.isfinite(best[0]) and (kind != EXACT).any():
-        slope, intercept, _ = yield from _vertex_descent(t, y, kind, best[1], best[2], best[0])
+    objective, line, total = yield from _starts(_Line(t, y, kind))
+    if line is None:
+        return math.nan, math.nan, total
+    if (kind != EXACT).any():
+        slope, intercept, _ = yield from _vertex_descent(t, y, kind, line[0], line[1], objective)
         return slope, intercept, total
-    return best[1], best[2], total
+    return line[0], line[1], total
 
 
 def censored_quantile_line(t, y, kind, quantile: float = 0.9) -> tuple[float, float, int]:
@@ -331,29 +393,22 @@ def quantile_coefficients(x: np.ndarray, y: np.ndarray, quantile: float) -> np.n
 def censored_quantile_coefficients(x, y, kind, quantile: float = 0.9) -> np.ndarray:
     """β of Powell's censored q-th regression quantile with several covariates (``x`` includes the constant).
 
-    The same estimator as :func:`censored_quantile_line` (Powell 1986) with a design matrix in place
-    of (1, t): Buchinsky's iteration from the same three starting active sets, each step the
-    linear programme of :func:`quantile_coefficients`, the coefficients of least Powell objective
-    kept. It is used for point estimates (the size-confounding check), not inside the bootstrap,
-    and has no vertex walk. NaNs where no start has more active points than coefficients.
+    The same estimator and the same iteration as :func:`censored_quantile_line` (Powell 1986; Buchinsky's
+    iteration from the same three starting active sets, :func:`_starts`) with a design matrix in place of
+    (1, t): each step the linear programme of :func:`quantile_coefficients`, the coefficients of least Powell
+    objective kept. It is used for point estimates (the size-confounding check), not inside the bootstrap, and
+    has no vertex walk. NaNs where no start has more active points than coefficients.
     """
-    x, y, kind = np.asarray(x, float), np.asarray(y, float), np.asarray(kind, int)
-    p = x.shape[1]
-    best_value, best = math.inf, np.full(p, np.nan)
-    for active in (np.ones(y.size, bool), kind == EXACT, kind != UPPER):
-        seen: set[bytes] = set()
-        for _ in range(MAX_ITERATIONS):
-            if active.sum() <= p or active.tobytes() in seen:
-                break
-            seen.add(active.tobytes())
-            beta = quantile_coefficients(x[active], y[active], quantile)
-            if not np.all(np.isfinite(beta)):
-                break
-            fitted = x @ beta
-            g = np.where(kind == LOWER, np.minimum(y, fitted), np.where(kind == UPPER, np.maximum(y, fitted), fitted))
-            residual = y - g
-            value = float(np.sum(residual * (quantile - (residual < 0))))
-            if value < best_value:
-                best_value, best = value, beta
-            active = (kind == EXACT) | ((kind == LOWER) & (fitted < y)) | ((kind == UPPER) & (fitted > y))
-    return best
+    problem = _Design(np.asarray(x, float), np.asarray(y, float), np.asarray(kind, int))
+    steps = _starts(problem)
+    answer = None
+    while True:
+        try:
+            request = steps.send(answer)
+        except StopIteration as stop:
+            beta = stop.value[1]
+            return np.full(problem.x.shape[1], np.nan) if beta is None else beta
+        if request[0] == "fit":
+            answer = quantile_coefficients(request[1], request[2], quantile)
+        else:
+            answer = [_powell(problem.y, problem.kind, problem.fitted(request[1]), quantile)]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import pandas as pd
@@ -12,8 +12,7 @@ from densing.data.schema import is_missing
 from densing.errors import InputError
 from densing.trend.constants import DEFAULT_EPOCH, DAYS_PER_MONTH
 from densing.trend.scope import parse_epoch, prepare
-from densing.numbers import json_number
-from densing.trend.fits import fit_points
+from densing.trend.fits import fit_points, line_dict
 
 # --------------------------------------------------------------------------------------------
 # corollaries (§4)
@@ -116,30 +115,8 @@ class CostHalvingFit(Result):
         return self.halving_time_days / DAYS_PER_MONTH
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready fields (non-finite numbers → None)."""
-        return {
-            "frontier": self.frontier,
-            "slope_per_day": json_number(self.slope_per_day),
-            "intercept": json_number(self.intercept),
-            "r_squared": json_number(self.r_squared),
-            "r_squared_kind": self.r_squared_kind,
-            "halving_time_days": json_number(self.halving_time_days),
-            "halving_time_days_ci_low": json_number(self.halving_time_days_ci_low),
-            "halving_time_days_ci_high": json_number(self.halving_time_days_ci_high),
-            "halving_time_months": json_number(self.halving_time_months),
-            "halving_time_months_ci_low": json_number(self.halving_time_days_ci_low / DAYS_PER_MONTH),
-            "halving_time_months_ci_high": json_number(self.halving_time_days_ci_high / DAYS_PER_MONTH),
-            "analytic_ci_low_days": json_number(self.analytic_ci_low_days),
-            "analytic_ci_high_days": json_number(self.analytic_ci_high_days),
-            "fraction_nonnegative_slope": json_number(self.fraction_nonnegative_slope),
-            "n_points": int(self.n_points),
-            "frontier_points": list(self.frontier_points),
-            "epoch": self.epoch.date().isoformat(),
-            "ci": self.ci,
-            "n_boot": int(self.n_boot),
-            "n_boot_failed": int(self.n_boot_failed),
-            "n_excluded": int(len(self.excluded)),
-        }
+        """JSON-ready fields (non-finite numbers → None; :func:`densing.trend.fits.line_dict`)."""
+        return line_dict(self, "halving_time")
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame([self.to_dict()])
@@ -154,6 +131,13 @@ class CostHalvingFit(Result):
             f"{self.halving_time_days_ci_high:.1f}] days, analytic "
             f"[{self.analytic_ci_low_days:.1f}, {self.analytic_ci_high_days:.1f}]",
         ])
+
+
+#: A :class:`CostHalvingFit` field → the field of the :class:`densing.trend.fits.TrendFit` of 1/price it is (the other
+#: fields have the same name in both; the slope and intercept of ln price are those of ln(1/price) negated).
+_OF_TREND = {"halving_time_days": "doubling_time_days", "halving_time_days_ci_low": "doubling_time_days_ci_low",
+             "halving_time_days_ci_high": "doubling_time_days_ci_high", "fraction_nonnegative_slope": "fraction_nonpositive_slope",
+             "n_points": "n_models", "frontier_points": "frontier_models"}
 
 
 def cost_halving_time(
@@ -179,23 +163,5 @@ def cost_halving_time(
                                 sign=-1.0)
     fit = fit_points(points, excluded, frontier=frontier, quantile=quantile, epoch=parse_epoch(epoch),
                       time_unit="days", n_boot=n_boot, seed=seed, ci=ci, what="prices")
-    return CostHalvingFit(
-        frontier=frontier,
-        slope_per_day=-fit.slope_per_day,
-        intercept=-fit.intercept,
-        r_squared=fit.r_squared,
-        r_squared_kind=fit.r_squared_kind,
-        halving_time_days=fit.doubling_time_days,
-        halving_time_days_ci_low=fit.doubling_time_days_ci_low,
-        halving_time_days_ci_high=fit.doubling_time_days_ci_high,
-        analytic_ci_low_days=fit.analytic_ci_low_days,
-        analytic_ci_high_days=fit.analytic_ci_high_days,
-        fraction_nonnegative_slope=fit.fraction_nonpositive_slope,
-        n_points=fit.n_models,
-        frontier_points=fit.frontier_models,
-        epoch=fit.epoch,
-        ci=fit.ci,
-        n_boot=fit.n_boot,
-        n_boot_failed=fit.n_boot_failed,
-        excluded=excluded,
-    )
+    same = {f.name: getattr(fit, _OF_TREND.get(f.name, f.name)) for f in fields(CostHalvingFit)}
+    return CostHalvingFit(**{**same, "slope_per_day": -fit.slope_per_day, "intercept": -fit.intercept})

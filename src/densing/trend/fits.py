@@ -18,7 +18,8 @@ from densing.errors import FitError
 from densing.trend.constants import DAYS_PER_MONTH
 from densing.trend.scope import Points, days_since, to_timestamp, unit_days
 from densing.trend import rules
-from densing.trend.lines import select_frontier, check_fittable, fit_line, percentile_interval, doubling_days, doubling_interval, check_options
+from densing.trend.lines import (select_frontier, check_fittable, fit_line, percentile_interval, doubling_days, doubling_interval,
+                                 check_options, slope_band)
 from densing.numbers import json_number
 
 # --------------------------------------------------------------------------------------------
@@ -37,7 +38,8 @@ class TrendFit(Result):
     upper bound means the slope interval reaches 0 or below; ``to_dict`` writes non-finite
     numbers as ``None``.
     """
-    _dict_exclude = ("points", "excluded")
+    _dict_exclude = ("points", "excluded", "analytic_slope_per_day_ci_low", "analytic_slope_per_day_ci_high",
+                     "slope_per_time_unit", "fit_warnings")
 
     frontier: str
     slope_per_day: float
@@ -111,47 +113,13 @@ class TrendFit(Result):
         slope at its lower and upper bootstrap bound; the band is their pointwise min and max.
         It shows the slope's uncertainty (what the doubling time's CI says), not the intercept's.
         """
-        days = self._days(dates)
         centre = float(np.mean(self.points["t_days"])) if len(self.points) else 0.0
-        level = self.slope_per_day * centre + self.intercept
-        lines = [level + slope * (days - centre) for slope in (self.slope_per_day_ci_low, self.slope_per_day_ci_high) if math.isfinite(slope)]
-        if not lines:
-            fitted = level + self.slope_per_day * (days - centre)
-            return fitted, fitted
-        stacked = np.vstack(lines)
-        return stacked.min(axis=0), stacked.max(axis=0)
+        return slope_band(self._days(dates), centre, self.slope_per_day, self.intercept, self.slope_per_day_ci_low,
+                          self.slope_per_day_ci_high)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready fields (non-finite numbers → None)."""
-        return {
-            "frontier": self.frontier,
-            "slope_per_day": json_number(self.slope_per_day),
-            "intercept": json_number(self.intercept),
-            "r_squared": json_number(self.r_squared),
-            "r_squared_kind": self.r_squared_kind,
-            "doubling_time_days": json_number(self.doubling_time_days),
-            "doubling_time_days_ci_low": json_number(self.doubling_time_days_ci_low),
-            "doubling_time_days_ci_high": json_number(self.doubling_time_days_ci_high),
-            "doubling_time_months": json_number(self.doubling_time_months),
-            "doubling_time_months_ci_low": json_number(self.doubling_time_months_ci_low),
-            "doubling_time_months_ci_high": json_number(self.doubling_time_months_ci_high),
-            "analytic_ci_low_days": json_number(self.analytic_ci_low_days),
-            "analytic_ci_high_days": json_number(self.analytic_ci_high_days),
-            "slope_per_day_ci_low": json_number(self.slope_per_day_ci_low),
-            "slope_per_day_ci_high": json_number(self.slope_per_day_ci_high),
-            "fraction_nonpositive_slope": json_number(self.fraction_nonpositive_slope),
-            "n_models": int(self.n_models),
-            "n_candidates": int(self.n_candidates),
-            "n_excluded": int(len(self.excluded)),
-            "frontier_models": list(self.frontier_models),
-            "epoch": self.epoch.date().isoformat(),
-            "time_unit": self.time_unit,
-            "quantile": self.quantile,
-            "ci": self.ci,
-            "n_boot": int(self.n_boot),
-            "n_boot_failed": int(self.n_boot_failed),
-            "seed": self.seed,
-        }
+        """JSON-ready fields (non-finite numbers → None; :func:`line_dict`)."""
+        return line_dict(self, "doubling_time")
 
     def to_frame(self) -> pd.DataFrame:
         """One row holding :meth:`to_dict`."""
@@ -201,6 +169,15 @@ class TrendFit(Result):
         return "\n".join(lines)
 
 
+def line_dict(result: Result, time: str) -> dict[str, Any]:
+    """The JSON of a fitted line's result (:class:`TrendFit`, :class:`densing.trend.corollaries.CostHalvingFit`):
+    :meth:`densing.results.Result.to_dict`'s fields, the epoch as a date, then the ``time`` (``doubling_time``,
+    ``halving_time``) in months beside its ``_days`` fields and ``n_excluded``, the rows left out of the fit."""
+    months = {f"{time}_months{end}": json_number(getattr(result, f"{time}_days{end}") / DAYS_PER_MONTH)
+              for end in ("", "_ci_low", "_ci_high")}
+    return {**Result.to_dict(result), "epoch": result.epoch.date().isoformat(), **months, "n_excluded": len(result.excluded)}
+
+
 def fit_points(
     points: Points,
     excluded: pd.DataFrame,
@@ -233,12 +210,11 @@ def fit_points(
     line = fit_line(frontier, t[exact], points.y[exact], quantile, alpha) if (kind == 0).all() else None
     slope_per_day = slope / unit
 
-    draws = np.full(n_boot, np.nan)
     rng = np.random.default_rng(seed)
     n = len(t)
-    for b in range(n_boot):
-        pick = rng.integers(0, n, n)
-        draws[b] = rules.frontier_line(frontier, t[pick], points.y[pick], kind[pick], labels[pick], quantile)[0] / unit
+    picks = [rng.integers(0, n, n) for _ in range(n_boot)]
+    # the draws' lines solved together by the engine's line solver (each the number it gives alone)
+    draws = rules.frontier_lines(frontier, [(t[p], points.y[p], kind[p], labels[p]) for p in picks], quantile)[:, 0] / unit
     ok = draws[np.isfinite(draws)]
     if ok.size:
         slope_low, slope_high = percentile_interval(ok, ci)

@@ -223,6 +223,20 @@ def doubling_interval(slope_low: float, slope_high: float) -> tuple[float, float
     return doubling_days(slope_high), doubling_days(slope_low)
 
 
+def slope_band(days: np.ndarray, centre: float, slope: float, intercept: float, slope_low: float,
+               slope_high: float) -> tuple[np.ndarray, np.ndarray]:
+    """The band a slope interval draws around the line A·t + B over ``days``: the lines through (t̄, A·t̄ + B),
+    t̄ = ``centre``, with the slope at each finite end of [``slope_low``, ``slope_high``], their pointwise min and
+    max (the line itself where neither end is finite). It shows the slope's uncertainty, not the intercept's."""
+    level = slope * centre + intercept
+    lines = [level + s * (days - centre) for s in (slope_low, slope_high) if math.isfinite(s)]
+    if not lines:
+        fitted = level + slope * (days - centre)
+        return fitted, fitted
+    stacked = np.vstack(lines)
+    return stacked.min(axis=0), stacked.max(axis=0)
+
+
 def check_options(n_boot: int, ci: float, quantile: float) -> None:
     if not (isinstance(n_boot, (int, np.integer)) and n_boot >= 0):
         raise InputError(f"field 'n_boot': expected a non-negative integer, got {n_boot!r}")

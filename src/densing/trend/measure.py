@@ -24,15 +24,12 @@
 """
 from __future__ import annotations
 
-import argparse
 import math
-import sys
 from numbers import Integral, Real
 from pathlib import Path
 
 import pandas as pd
 
-from densing import paths
 from densing.data.units import format_count
 from densing.errors import DensingError, FitError, InputError
 from densing.laws import eligibility
@@ -416,32 +413,3 @@ def _breakpoint(targets: pd.DataFrame, members: list, head: TrendUncertainty, ep
             segments[name] = Segment(name, max(len(p) for _, p in parts), note=str(exc))
     return Breakpoint(CHATGPT_RELEASE, segments["before"], segments["after"],
                       PAPER["slope_before_chatgpt_per_day"], PAPER["slope_after_chatgpt_per_day"])
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Regenerate the shipped candidate table, rules v3, v2 and v1 (step 1 of the module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m densing.trend.measure", description=main.__doc__)
-    parser.add_argument("--results", default=str(paths.RESULTS / "public_models.csv"))
-    parser.add_argument("--fits-dir", default=str(paths.REFERENCE_FITS))
-    parser.add_argument("--since", default=DEFAULT_EPOCH)
-    args = parser.parse_args(argv)
-    from densing.data import read_results
-    from densing.io import atomic_write_text
-
-    try:
-        targets, composed = with_stderr(read_results(args.results)), composed_fits(args.fits_dir)
-        # rule v3 (the references of every row) first, rules v2 and v1 (labelled variants) after it; the rule column says which
-        table = pd.concat([eligibility.candidate_table(targets, since=args.since, composed=composed, rule=rule)
-                           for rule in ("v3", "v2", "v1")], ignore_index=True)
-    except DensingError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    out = Path(args.fits_dir) / CANDIDATES_FILE
-    atomic_write_text(out, table.to_csv(index=False, float_format="%.6g"))
-    print(eligibility.eligible_families(table[table["rule"] == "v3"]).drop(columns="headline").to_string(index=False))
-    print(f"wrote {out}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

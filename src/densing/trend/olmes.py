@@ -38,9 +38,7 @@ reference expresses at D0 (such models are lower bounds, and the saturation chec
 """
 from __future__ import annotations
 
-import argparse
 import math
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -277,37 +275,3 @@ def _ceiling_one(task: str, ref: ReferenceFit, targets: pd.DataFrame, models: pd
     return {"months_ceiling_1": side.doubling_time_months,
             "months_ceiling_1_ci": f"{side.doubling_time_months_ci_low:.3g}–{side.doubling_time_months_ci_high:.3g}"
                                    + (f" (failed: {failed})" if failed else " (every testable check passed)")}
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Print the OLMES trend's rows and checks; with --out, write the rows as CSV."""
-    parser = argparse.ArgumentParser(prog="python -m densing.trend.olmes", description=main.__doc__)
-    parser.add_argument("--fits-dir", default=str(paths.REFERENCE_FITS))
-    parser.add_argument("--results-dir", default=str(paths.RESULTS / "olmes"))
-    parser.add_argument("--d0", type=float, default=D0)
-    parser.add_argument("--n-boot", type=int, default=600)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default=None, help="write the rows here (CSV) and the checks beside it (<stem>_checks.csv)")
-    args = parser.parse_args(argv)
-    try:
-        result = measure_olmes(args.fits_dir, args.results_dir, d0=args.d0, n_boot=args.n_boot, seed=args.seed)
-    except DensingError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(result.table())
-    print()
-    print(result.checks[["benchmark", "name", "status", "detail"]].to_string(index=False))
-    print()
-    print("left out:", "; ".join(f"{m} ({r})" for m, r in result.left_out.drop_duplicates("model")[["model", "reason"]].itertuples(index=False)))
-    if args.out:
-        from densing.io import atomic_write_text
-
-        out = Path(args.out)
-        atomic_write_text(out, result.rows.to_csv(index=False, float_format="%.6g"))
-        atomic_write_text(out.with_name(out.stem + "_checks.csv"), result.checks.to_csv(index=False, float_format="%.6g"))
-        print(f"wrote {out} and {out.with_name(out.stem + '_checks.csv')}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

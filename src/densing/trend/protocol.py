@@ -7,16 +7,14 @@ cutoff. ``without_continual`` drops the models marked as continual pre-training 
 tables' ``derivation`` column): the sensitivity of the rows to derived models.
 
 The report's section "The paper's protocol, 2023–2025" reads these records from ``results/swallow/trend/``, which
-``python -m densing.trend.protocol --out results/swallow/trend`` writes (the same records ``densing trend --table NAME
+``python tools/build_tables.py protocol --out results/swallow/trend`` writes (the same records ``densing trend --table NAME
 --by benchmark --format json`` prints); ``tests/trend/test_protocol.py`` checks that the shipped records equal a
 fresh computation.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -97,28 +95,3 @@ def read_records(folder: str | Path) -> dict[str, dict]:
         if path.exists():
             out[stem] = json.loads(path.read_text(encoding="utf-8"))
     return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Write the records of :data:`VARIANTS` (one JSON file each) into ``--out``."""
-    from densing.data import read_results
-    from densing.io import atomic_write_text
-
-    parser = argparse.ArgumentParser(prog="python -m densing.trend.protocol", description=main.__doc__)
-    parser.add_argument("--out", required=True)
-    args = parser.parse_args(argv)
-    out = Path(args.out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        for stem, table, drop in VARIANTS:
-            _, record = measure_table(read_results(tables.get(table).path), table, continual=not drop)
-            atomic_write_text(out / f"{stem}.json", json.dumps(record, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
-            print(f"wrote {out / (stem + '.json')}: {record['verdict']}")
-    except (DensingError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

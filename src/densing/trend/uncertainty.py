@@ -43,7 +43,7 @@ from densing.results import Result
 from densing.trend import rules
 from densing.trend.censored import EXACT, LOWER, UPPER
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS
-from densing.trend.lines import doubling_interval, doubling_months, envelope_index
+from densing.trend.lines import doubling_interval, doubling_months, envelope_index, slope_band
 from densing.trend.scope import days_since, parse_epoch
 from densing.validation import Interval, validate
 
@@ -133,15 +133,8 @@ class TrendUncertainty(Result):
 
         It shows the slope's uncertainty (what the doubling time's interval says), not the intercept's.
         """
-        days = self._days(dates)
         centre = self.centre_days if math.isfinite(self.centre_days) else 0.0
-        level = self.slope_per_day * centre + self.intercept
-        lines = [level + s * (days - centre) for s in (self.slope_ci_low, self.slope_ci_high) if math.isfinite(s)]
-        if not lines:
-            fitted = level + self.slope_per_day * (days - centre)
-            return fitted, fitted
-        stacked = np.vstack(lines)
-        return stacked.min(axis=0), stacked.max(axis=0)
+        return slope_band(self._days(dates), centre, self.slope_per_day, self.intercept, self.slope_ci_low, self.slope_ci_high)
 
 
 def _months(slope: float) -> float:
@@ -158,29 +151,17 @@ def point_months(models: pd.DataFrame, inversion, rule: str = "quantile", quanti
     return doubling_months(slope)
 
 
-def carry_uncertainty(
-    models: pd.DataFrame,
-    reference,
-    *,
-    d0: float | None = None,
-    rule: str = "quantile",
-    quantile: float = 0.9,
-    n_boot: int = 1000,
-    n_boot_share: int = 300,
-    level: float = 0.95,
-    seed: int = 0,
-    epoch: str = DEFAULT_EPOCH,
-) -> TrendUncertainty:
+def carry_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = None, **options) -> TrendUncertainty:
     """The trend's slope with (a) fit, (b) score and (c) model-sampling uncertainty (module docstring).
 
     ``models``: one row per target with ``model``, ``params``, ``t`` (days since the epoch) and
     the scores of the inversion's benchmarks (``score:<b>``, ``stderr:<b>``; or ``score`` and
     ``stderr`` for one benchmark). ``reference``: an inversion (:mod:`densing.laws.inversion`)
     or a :class:`ReferenceFit` (inverted per benchmark at ``d0``). One reference is
-    :func:`carry_over_references` with one member.
+    :func:`carry_over_references` with one member; ``options`` are its keywords (``rule``, ``quantile``,
+    ``n_boot``, ``n_boot_share``, ``level``, ``seed``, ``epoch``) with its defaults.
     """
-    return carry_over_references([(as_inversion(reference, d0), models)], rule=rule, quantile=quantile, n_boot=n_boot,
-                                 n_boot_share=n_boot_share, level=level, seed=seed, epoch=epoch)
+    return carry_over_references([(as_inversion(reference, d0), models)], **options)
 
 
 def carry_over_references(

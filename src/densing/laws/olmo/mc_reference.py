@@ -288,7 +288,7 @@ def fit_mc_reference(loss_fit: ReferenceFit, runs: pd.DataFrame, task: str, *, n
         "members": list(OLMO2_MODELS),
         "design": "densing.laws.olmo.mc_reference",
         "source_data": "allenai/OLMo peteish-moreeval (see ../shared/data/olmo_ladder)",
-        "command": "python -m densing.laws.olmo.mc_reference",
+        "command": "python tools/build_tables.py mc-reference",
     }
     return ReferenceFit(
         kind="two-step", benchmark=INLOOP_BENCHMARK[task], metric="acc", params=params,
@@ -428,57 +428,3 @@ def read_olmes_table(results_dir=None) -> pd.DataFrame:
 
     folder = paths.RESULTS / "olmes" if results_dir is None else __import__("pathlib").Path(results_dir)
     return read_olmes_targets(folder / "olmo2-32b.csv", folder / "models.csv")
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Fit and write the MC references of the four tasks; write the offsets and the held-out chain; print them."""
-    import argparse
-    import sys
-    from pathlib import Path
-
-    from densing import paths
-    from densing.data.olmo import read_olmo_mc_runs
-    from densing.errors import DensingError
-    from densing.io import atomic_write_text
-
-    parser = argparse.ArgumentParser(prog="python -m densing.laws.olmo.mc_reference", description=main.__doc__)
-    parser.add_argument("--data", default=str(paths.SHARED_DATA / "olmo_ladder"), help="the OLMo ladder folder")
-    parser.add_argument("--fits-dir", default=str(paths.REFERENCE_FITS), help="where the ladder's fits are and the MC fits go")
-    parser.add_argument("--results-dir", default=str(paths.RESULTS / "olmes"), help="the OLMES table; mc_offsets.csv and mc_held_out.csv go here")
-    parser.add_argument("--n-boot", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    try:
-        runs = read_olmo_mc_runs(args.data)
-        targets = read_olmes_table(args.results_dir)
-        offsets, held, lines = [], [], []
-        for task in MC_CHANCE:
-            loss_fit = ReferenceFit.load(Path(args.fits_dir) / LADDER_FIT.format(task=task))
-            fit = fit_mc_reference(loss_fit, runs, task, n_boot=args.n_boot, seed=args.seed)
-            out = fit.save(Path(args.fits_dir) / MC_FIT.format(task=task))
-            fixed = fit_mc_reference(loss_fit, runs, task, n_boot=args.n_boot, seed=args.seed, ceiling=1.0)
-            fixed.save(Path(args.fits_dir) / MC_FIT_CEILING_ONE.format(task=task))
-            offset = measure_offset(fit, targets)
-            offsets.append(offset.frame())
-            held.append(held_out(fit, offset, targets))
-            stage = fit.stages[-1]
-            p = fit.params
-            lines.append(f"{task}: S_MC(L) = {p['c']:.4f}/(1 + e^(−({p['gamma']:.3f})(L − {p['l']:.4f}))) + {p['d']:g}, "
-                         f"ceiling {'free' if fit.provenance['ceiling'] is None else fit.provenance['ceiling']}, "
-                         f"R² {stage.r_squared:.3f}, RMSE {stage.rmse:.4f}, {stage.n_points} checkpoints; "
-                         f"Δ = {offset.delta:+.4f} ± {offset.stderr:.4f}  -> {out}")
-    except DensingError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    results = Path(args.results_dir)
-    atomic_write_text(results / "mc_offsets.csv", pd.concat(offsets).to_csv(index=False, float_format="%.6g"))
-    atomic_write_text(results / "mc_held_out.csv", pd.concat(held).to_csv(index=False, float_format="%.6g"))
-    print("\n".join(lines))
-    print(pd.concat(held)[["task", "model", "scale", "measured_score", "predicted_score", "ci_low", "ci_high", "error"]]
-          .to_string(index=False, float_format=lambda v: f"{v:.4f}"))
-    print(f"wrote {results / 'mc_offsets.csv'} and {results / 'mc_held_out.csv'}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
