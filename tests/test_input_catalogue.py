@@ -84,7 +84,7 @@ BASELINE = {
     "overlap sublayers": {"run_dir": "{run}"},
     "overlap convergence": {"ddp_dir": "{run}", "co2_dir": "{run}"},
     "ladder fit": {"data": "{folder}"},
-    "ladder check": {"data": "{folder}"},
+    "ladder check": {"data": "{folder}", "fits_dir": str(REPO_ROOT / "reference_fits")},
 }
 
 #: Catalogue values that are valid for an option, with the reason; these are not run (a valid value starts the
@@ -94,6 +94,8 @@ VALID = {
     ("fit", "n_shot", "zero"): "zero-shot evaluation",
     ("fit", "chance", "zero"): "a floor d of 0 (no chance level)",
     ("fit", "n_boot", "zero"): "no bootstrap: the point fit alone",
+    ("ladder fit", "n_boot", "zero"): "no bootstrap: the point fit alone",
+    ("validate", "chance", "zero"): "a floor d of 0 (no chance level)",
     ("overlap run", "profile_skip", "zero"): "the profiler may start at the first step",
     ("overlap run", "node_rank", "zero"): "the first node",
     ("overlap run", "outer_momentum", "zero"): "CO2 without outer momentum (the authors' setting at ≤ 16 GPUs)",

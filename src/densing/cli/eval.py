@@ -155,6 +155,19 @@ def sweep(
     share = _parse_shard(shard) if shard is not None else None
     if time_limit is not None and not SWEEP_CONSTRAINTS["time_limit"][0].matches(time_limit):  # run_sweep's bound, in minutes
         raise InputError(f"--time-limit: expected a positive number of minutes, got {time_limit!r}")
+    from numbers import Integral
+
+    from densing.io import check_writable_folder
+    from densing.validation import ExistingPath, Interval
+
+    validate({"trie_tokens": [Interval(Integral, 1, None), None], "slots": [Interval(Integral, 1, None), None],
+              "data_root": [ExistingPath("folder"), None]}, trie_tokens=trie_tokens, slots=slots, data_root=data_root)
+    for folder in include_path:
+        validate({"include_path": [ExistingPath("folder")]}, include_path=folder)
+    settings = _prefix_settings(prefix_cache, trie_tokens, slots)
+    if time_limit is not None and (not prefix_cache or backend != "hf"):
+        raise InputError("--time-limit: a time limit needs the hf backend with the prefix cache (--prefix-cache)")
+    check_writable_folder(out)  # every option checked before the models file is read
     specs = with_model_args(read_models_file(models), model_args)
     names += [b.strip() for b in (benchmarks or "").split(",") if b.strip() and b.strip() not in names]
     counts = {"skipped": 0, "done": 0, "sharded": 0, "stopped": 0}
@@ -190,7 +203,7 @@ def sweep(
             local_data=local_data,
             data_root=data_root,
             prefix_cache=prefix_cache,
-            settings=_prefix_settings(prefix_cache, trie_tokens, slots),
+            settings=settings,
             shard=share,
             time_limit=None if time_limit is None else 60.0 * time_limit,
             isolate=isolate,

@@ -38,7 +38,7 @@ from densing.overlap.co2 import CLIP_MODES, PENALTY_MODES
 from densing.overlap.strategies.tp import TP_OVERLAP_MODES
 from densing.validation import Interval, Options, validate
 
-from densing.overlap_defaults import DEFAULT_BUCKET_MB
+from densing.overlap_defaults import DEFAULT_BUCKET_MB, MAX_BUCKET_MB
 
 RUN_FILE = "run.yaml"
 METRICS_FILE = "metrics.csv"
@@ -46,8 +46,6 @@ METRICS_COLUMNS = ["rank", "step", "step_time_s", "tokens", "loss", "profiled",
                    "allreduce_wall_s", "allreduce_cpu_s"]
 
 
-#: The largest DDP bucket (MiB): 1 TiB, more than the gradients of any model this trainer builds.
-MAX_BUCKET_MB = 2.0**20
 #: The largest seed: torch's generators take 64-bit seeds and each rank seeds ``seed × 100003 + rank``.
 MAX_SEED = 2**32 - 1
 #: Host memory one worker process takes besides its model: the interpreter with torch loaded.
@@ -66,7 +64,7 @@ TRAIN_CONSTRAINTS: dict = {
                                   "profile_active", "local_steps", "tp_chunks")},
     **{name: _NATURAL for name in ("profile_skip", "profile_wait", "profile_warmup", "threads")},
     **{name: _POSITIVE for name in ("lr", "outer_lr", "outer_clip", "gap_penalty")},
-    # DDP's bucket_cap_mb: above 0, at most 1 TiB (a larger bucket than any model's gradients is a unit slip)
+    # DDP's bucket_cap_mb: above 0, at most MAX_BUCKET_MB
     "bucket_mb": [Interval(Real, 0, MAX_BUCKET_MB, closed="right")],
     "outer_momentum": [Interval(Real, 0, 1, closed="left")],
     "seed": [Interval(Integral, 0, MAX_SEED)],
@@ -439,7 +437,11 @@ def read_run(run_dir: str | Path) -> tuple[dict, pd.DataFrame]:
     """A run directory's ``run.yaml`` (as a dict) and ``metrics.csv``; InputError naming the file."""
     import yaml
 
-    run_dir = Path(run_dir)
+    from densing.validation import as_path
+
+    run_dir = as_path(run_dir, "run_dir")
+    if run_dir.exists() and not run_dir.is_dir():
+        raise InputError(f"{run_dir}: is a file; expected a 'densing overlap run' directory")
     path = run_dir / RUN_FILE
     try:
         meta = yaml.safe_load(path.read_text())
