@@ -6,3 +6,7 @@ agree). A top-level module: the command line reads it without importing densing.
 #: default is 25 MiB; the trained GPT has ≈ 3.4 M parameters, 13 MB of gradients, so 25 MiB would
 #: be one bucket: no overlap at all.)
 DEFAULT_BUCKET_MB = 4.0
+
+#: The largest DDP bucket (MiB) either accepts: 1 TiB, more than the gradients of any model the trainer builds or the
+#: what-if models calibrate on; a larger one is a unit slip.
+MAX_BUCKET_MB = 2.0**20

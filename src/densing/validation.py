@@ -247,7 +247,8 @@ def validate(constraints: Mapping[str, list], **arguments: Any) -> None:
         if allowed is None or any(_matches(c, value) for c in allowed):
             continue
         expected = " or ".join(_describe(c) for c in allowed)
-        raise InputError(f"{name}: expected {expected}, got {value!r}")
+        shown = repr(os.fspath(value)) if isinstance(value, os.PathLike) else repr(value)  # a path as typed
+        raise InputError(f"{name}: expected {expected}, got {shown}")
 
 
 def check_params(value: float, *, field: str = "params", where: str | None = None) -> float:

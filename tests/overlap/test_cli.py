@@ -99,7 +99,7 @@ def test_a_negative_duration_is_one_line_naming_the_file_and_event(tmp_path, cap
     assert "rank-0.json" in err and "negative duration -10" in err and "ncclKernel_AllReduce" in err
 
 
-@pytest.mark.parametrize("option, value, words", [("--bandwidth-gbps", "-5", "bandwidths_gbps: expected a number > 0, got -5"),
+@pytest.mark.parametrize("option, value, words", [("--bandwidth-gbps", "-5", "bandwidth_gbps: expected a number > 0, got -5"),
                                                   ("--workers", "0,2", "workers: expected an integer ≥ 1, got 0"),
                                                   ("--workers", "2.5", "workers: expected an integer ≥ 1, got 2.5"),
                                                   ("--local-steps", "0", "local_steps")])

@@ -100,13 +100,46 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _empty_option(args: list[str]) -> str | None:
-    """The first option given an empty value (``--out ""`` or ``--out=``): typer would read it as the working folder."""
+    """The first option or argument given an empty value (``--out ""``, ``--out=``, a positional ``""``): typer would
+    read an empty path as the working folder. An argument is named as its help shows it (``PATH``)."""
     for i, word in enumerate(args):
         if word.startswith("--") and "=" in word and word.split("=", 1)[1] == "":
             return word.split("=", 1)[0]
         if word == "" and i > 0 and args[i - 1].startswith("--") and "=" not in args[i - 1]:
             return args[i - 1]
+        if word == "":
+            return _argument_name(args, i)
     return None
+
+
+def _argument_name(args: list[str], index: int) -> str:
+    """The name (``PATH``) of the positional argument that ``args[index]`` fills, or ``argument N`` where the command
+    line does not say (an unknown command, an option whose value is taken as the argument)."""
+    import click
+
+    command = typer.main.get_command(app)
+    context = command.context_class(command, info_name="densing")
+    position = 0
+    skip = False
+    for i, word in enumerate(args[:index]):
+        if skip:
+            skip = False
+            continue
+        if word.startswith("-"):
+            option = next((p for p in command.params if word.split("=", 1)[0] in p.opts), None)
+            skip = "=" not in word and option is not None and not getattr(option, "is_flag", False)
+            continue
+        sub = command.get_command(context, word) if isinstance(command, click.Group) else None
+        if sub is not None:
+            command, context = sub, sub.context_class(sub, info_name=word, parent=context)
+            continue
+        position += 1
+    arguments = [p for p in command.params if isinstance(p, click.Argument)]
+    for argument in arguments:
+        if position < argument.nargs or argument.nargs == -1:
+            return argument.human_readable_name
+        position -= argument.nargs
+    return f"argument {index + 1}"
 
 
 #: The longest error line printed: a value echoed in a message (a YAML alias bomb, a pasted table) is cut to this.

@@ -160,11 +160,21 @@ def sweep(
     # the backend last: its names are lm-eval's, read by importing lm-eval, which a bad value elsewhere need not wait for
     validate({**SWEEP_CONSTRAINTS, **OPTION_CONSTRAINTS}, limit=limit, batch_size=batch, output_format=output_format,
              device=device, backend=backend)
+    from numbers import Integral
+
+    from densing.io import check_writable_folder
+    from densing.validation import ExistingPath, Interval
+
+    validate({"trie_tokens": [Interval(Integral, 1, None), None], "slots": [Interval(Integral, 1, None), None],
+              "data_root": [ExistingPath("folder"), None]}, trie_tokens=trie_tokens, slots=slots, data_root=data_root)
+    for folder in include_path:
+        validate({"include_path": [ExistingPath("folder")]}, include_path=folder)
     backend = backends.with_prefix_cache(backend, prefix_cache)  # --prefix-cache: deprecated, --backend densing-hf
     settings = _prefix_settings(backend, trie_tokens, slots)
     share = _parse_shard(shard) if shard is not None else None
     if time_limit is not None and not SWEEP_CONSTRAINTS["time_limit"][0].matches(time_limit):  # run_sweep's bound, in minutes
         raise InputError(f"--time-limit: expected a positive number of minutes, got {time_limit!r}")
+    check_writable_folder(out)  # every option checked before the models file is read
     specs = with_model_args(read_models_file(models), model_args)
     names += [b.strip() for b in (benchmarks or "").split(",") if b.strip() and b.strip() not in names]
     counts = {"skipped": 0, "done": 0, "sharded": 0, "stopped": 0}

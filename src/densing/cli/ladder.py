@@ -78,8 +78,13 @@ def check_command(
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Held-out 7B/13B predictions beside AI2's, OLMo-2 1B/7B/13B densities with κ, and sensitivity."""
+    from densing.io import check_writable_folder
     from densing.laws.olmo.check import check_ladder
+    from densing.validation import ExistingPath, validate
 
+    validate({"data": [ExistingPath("folder")], "fits_dir": [ExistingPath("folder")]}, data=data, fits_dir=fits_dir)
+    if out_dir is not None:
+        check_writable_folder(out_dir)  # before the ladder is read
     result = check_ladder(data, fits_dir, level=level)
     if out_dir is not None:
         result.write(out_dir)

@@ -26,7 +26,14 @@ def _names(text: str) -> str | list[str]:
 def _count(text: Optional[str], option: str) -> Optional[float]:
     from densing.data import parse_count
 
-    return None if text is None else parse_count(text, field=option.lstrip("-").replace("-", "_"), where=option)
+    if text is None:
+        return None
+    from densing.validation import D0_TOKENS, validate
+
+    count = parse_count(text, field=option.lstrip("-").replace("-", "_"), where=option)
+    if option == "--min-train-tokens":  # a token count: no budget is above MAX_D0_TOKENS
+        validate({"min_train_tokens": [D0_TOKENS]}, min_train_tokens=count)
+    return count
 
 
 def _d0(text: Optional[str]) -> Optional[float]:
@@ -90,6 +97,10 @@ def fit(
 
     validate(BOOTSTRAP_CONSTRAINTS, n_boot=n_boot, jobs=jobs, seed=seed)
     d0_tokens = _d0(d0)  # before the data is read
+    if out is not None:
+        from densing.io import check_writable
+
+        check_writable(out)
     if family is not None:
         from densing.errors import InputError
         from densing.laws.family import fit_family

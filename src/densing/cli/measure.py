@@ -53,10 +53,15 @@ def measure(
     validate({"batch_size": [Interval(Integral, 1, None), Options({"auto"})], "n_boot": [Interval(Integral, 1, None)],
               "seed": [Interval(Integral, 0, None)], "device": [Device(), None]}, batch_size=batch, n_boot=n_boot, seed=seed,
              device=device)
+    from densing.io import check_writable_folder
+    from densing.validation import ExistingPath
+
+    validate({"data_root": [ExistingPath("folder"), None]}, data_root=data_root)
     if store is None:
         from densing.paths import default_store
 
         store = default_store()
+    check_writable_folder(store)
     check_writable(out)
     if csv is not None:
         check_writable(csv)

@@ -10,7 +10,7 @@ import typer
 from densing.cli.output import Format, print_frame, print_json
 from densing.errors import InputError
 from densing.overlap_defaults import DEFAULT_BUCKET_MB
-from densing.validation import Interval
+from densing.validation import ExistingPath, Interval
 from densing.validation import validate as check  # `validate` is a command here
 
 overlap_app = typer.Typer(
@@ -102,6 +102,7 @@ def compare(
     from densing.overlap.metrics import compare as compare_frames
     from densing.overlap.trace import read_traces
 
+    check({"base": [ExistingPath()], "candidate": [ExistingPath()]}, base=base, candidate=candidate)
     b, c = read_traces(base), read_traces(candidate)
     frame = compare_frames(analyze_ranks(b), analyze_ranks(c), analyze_steps(b), analyze_steps(c))
     print_frame(frame, fmt, title=f"{candidate} vs {base}")
@@ -136,10 +137,11 @@ def whatif(
     for w in counts:
         check(WHATIF_CONSTRAINTS, workers=w)
     for gbps in links:
-        check(WHATIF_CONSTRAINTS, bandwidths_gbps=gbps)
+        check({"bandwidth_gbps": WHATIF_CONSTRAINTS["bandwidths_gbps"]}, bandwidth_gbps=gbps)  # named as given
     check(WHATIF_CONSTRAINTS, model_params=params, bytes_per_param=bytes_per_param, local_steps=local_steps,
              contention=contention, latency_us=latency_us)
     check({"bucket_mb": WHATIF_CONSTRAINTS["bucket_bytes"]}, bucket_mb=bucket_mb)  # MiB, named as given
+    check({"contention_from": [ExistingPath("folder"), None]}, contention_from=contention_from)
     names = [s.name for s in parse(strategies, "whatif")]
     calibration = calibrate(path, model_params=params, bytes_per_param=bytes_per_param)
     if contention_from is not None:
@@ -224,8 +226,12 @@ def validate(
     """What-if check: calibrate on the sync run (tp-none for T3), predict the other runs' step times,
     compare with measurement. Times compared are profiled steps (ProfilerStep means); the
     unprofiled step and the profiler's overhead are shown beside them."""
-    from densing.overlap.validate import error_summary, is_run_root, validate as validate_runs, validate_repeats
+    from densing.overlap.validate import (RUNS_CONSTRAINTS, error_summary, is_run_root, validate as validate_runs,
+                                          validate_repeats)
 
+    check(RUNS_CONSTRAINTS, contention=contention, sync_dir=sync_dir)  # every option and folder before any is read
+    for run_dir in runs or []:
+        check(RUNS_CONSTRAINTS, run_dir=run_dir)
     if is_run_root(sync_dir) or any(sync_dir.glob("r[0-9]*/sync/run.yaml")) or any(sync_dir.glob("r[0-9]*/tp-none/run.yaml")):
         if runs or calibration:
             raise InputError("runs: a run output folder is validated as a whole (no further runs, no --calibration)")
@@ -269,6 +275,7 @@ def convergence(
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Training loss of co2 against ddp at equal tokens."""
-    from densing.overlap.validate import convergence as compare_loss
+    from densing.overlap.validate import RUNS_CONSTRAINTS, convergence as compare_loss
 
+    check(RUNS_CONSTRAINTS, window=window, ddp_dir=ddp_dir, co2_dir=co2_dir)
     print_frame(compare_loss(ddp_dir, co2_dir, window), fmt, title="training loss at equal tokens")

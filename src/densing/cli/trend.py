@@ -254,6 +254,9 @@ def report(
     frontier = _frontier(frontier)
     d0_tokens = _d0(d0)
     check_writable(out)
+    from densing.validation import ExistingPath, validate
+
+    validate({"traces": [ExistingPath("folder"), None]}, traces=traces)
     import shlex
 
     words = ["densing", "report", "--out", str(out), "--frontier", frontier, "--epoch", epoch, "--since", since or "none",

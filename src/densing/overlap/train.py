@@ -20,24 +20,58 @@ calibration uses. Every rank writes its step times, tokens and training loss to
 """
 from __future__ import annotations
 
+import functools
 import os
+import re
 import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass, fields
+from numbers import Integral, Real
 from pathlib import Path
 
 import pandas as pd
 
 from densing.errors import InputError
 from densing.io import atomic_write_bytes, atomic_write_text
+from densing.overlap.co2 import CLIP_MODES, PENALTY_MODES
+from densing.overlap.strategies.tp import TP_OVERLAP_MODES
+from densing.validation import Interval, Options, validate
 
-from densing.overlap_defaults import DEFAULT_BUCKET_MB
+from densing.overlap_defaults import DEFAULT_BUCKET_MB, MAX_BUCKET_MB
 
 RUN_FILE = "run.yaml"
 METRICS_FILE = "metrics.csv"
 METRICS_COLUMNS = ["rank", "step", "step_time_s", "tokens", "loss", "profiled",
                    "allreduce_wall_s", "allreduce_cpu_s"]
+
+
+#: The largest seed: torch's generators take 64-bit seeds and each rank seeds ``seed × 100003 + rank``.
+MAX_SEED = 2**32 - 1
+#: Host memory one worker process takes besides its model: the interpreter with torch loaded.
+WORKER_BASE_BYTES = 256 * 2**20
+#: Bytes per parameter a worker holds in host memory (every worker builds its model on the CPU): the weights, their
+#: gradients and AdamW's two moments, each float32.
+TRAIN_BYTES_PER_PARAM = 16
+
+_COUNT, _NATURAL = [Interval(Integral, 1, None)], [Interval(Integral, 0, None)]
+_POSITIVE = [Interval(Real, 0, None, closed="neither")]  # finite: NaN and ∞ never match
+
+#: What each field of a :class:`TrainConfig` may be (:func:`densing.validation.validate`'s constraints; the
+#: strategy is checked against the registry).
+TRAIN_CONSTRAINTS: dict = {
+    **{name: _COUNT for name in ("steps", "batch_size", "seq_len", "d_model", "n_layer", "n_head", "corpus_bytes",
+                                  "profile_active", "local_steps", "tp_chunks")},
+    **{name: _NATURAL for name in ("profile_skip", "profile_wait", "profile_warmup", "threads")},
+    **{name: _POSITIVE for name in ("lr", "outer_lr", "outer_clip", "gap_penalty")},
+    # DDP's bucket_cap_mb: above 0, at most MAX_BUCKET_MB
+    "bucket_mb": [Interval(Real, 0, MAX_BUCKET_MB, closed="right")],
+    "outer_momentum": [Interval(Real, 0, 1, closed="left")],
+    "seed": [Interval(Integral, 0, MAX_SEED)],
+    "staleness_penalty": [Options(PENALTY_MODES)],
+    "outer_clip_mode": [Options(CLIP_MODES)],
+    "tp_overlap": [Options(TP_OVERLAP_MODES)],
+}
 
 
 @dataclass(frozen=True)
@@ -72,32 +106,13 @@ class TrainConfig:
     tp_chunks: int = 4  # tp chunked: pieces of the producer GEMM
 
     def check(self) -> "TrainConfig":
-        """Raise InputError naming the first field that is out of range."""
-        positive = ("steps", "batch_size", "seq_len", "d_model", "n_layer", "n_head", "corpus_bytes",
-                    "profile_active", "local_steps", "tp_chunks")
-        for name in positive:
-            if int(getattr(self, name)) < 1:
-                raise InputError(f"{name}: expected ≥ 1, got {getattr(self, name)}")
-        for name in ("profile_skip", "profile_wait", "profile_warmup", "threads"):
-            if int(getattr(self, name)) < 0:
-                raise InputError(f"{name}: expected ≥ 0, got {getattr(self, name)}")
+        """Raise InputError naming the first field that is out of range (:data:`TRAIN_CONSTRAINTS`)."""
+        validate(TRAIN_CONSTRAINTS, **{f.name: getattr(self, f.name) for f in fields(self) if f.name != "strategy"})
         from densing.overlap.strategies.registry import get
 
         get(self.strategy, "training")  # InputError naming the strategies that can train
         if self.d_model % self.n_head:
             raise InputError(f"d_model: expected a multiple of n_head ({self.n_head}), got {self.d_model}")
-        for name in ("lr", "bucket_mb", "outer_lr", "outer_clip", "gap_penalty"):
-            if not float(getattr(self, name)) > 0:
-                raise InputError(f"{name}: expected > 0, got {getattr(self, name)}")
-        from densing.overlap.co2 import CLIP_MODES, PENALTY_MODES
-        from densing.overlap.strategies.tp import TP_OVERLAP_MODES
-
-        for name, allowed in (("staleness_penalty", PENALTY_MODES), ("outer_clip_mode", CLIP_MODES),
-                              ("tp_overlap", TP_OVERLAP_MODES)):
-            if getattr(self, name) not in allowed:
-                raise InputError(f"{name}: expected one of {', '.join(allowed)}, got {getattr(self, name)!r}")
-        if not 0 <= self.outer_momentum < 1:
-            raise InputError(f"outer_momentum: expected in [0, 1), got {self.outer_momentum}")
         if self.profile_end > self.steps:
             raise InputError(f"steps: the profiler schedule needs {self.profile_end} steps "
                              f"(skip + wait + warmup + active), got {self.steps}")
@@ -227,6 +242,14 @@ def count_params(model) -> int:
     return int(sum(p.numel() for p in model.parameters()))
 
 
+def param_numel(config: TrainConfig) -> list[int]:
+    """The sizes of :func:`build_model`'s parameters, in ``model.parameters()`` order, without building it (a model
+    too large for memory is refused before anything is allocated)."""
+    d = config.d_model
+    block = [d, d, d, d, 3 * d * d, 3 * d, d * d, d, 4 * d * d, 4 * d, 4 * d * d, d]  # ln1, ln2, qkv, proj, mlp
+    return [256 * d, config.seq_len * d, *block * config.n_layer, d, d, 256 * d]
+
+
 # --------------------------------------------------------------------------- launcher
 
 
@@ -246,15 +269,62 @@ def torchrun_command(run_dir: Path, workers: int, nnodes: int = 1, node_rank: in
     return cmd + ["-m", "densing.overlap.worker", str(run_dir)]
 
 
-def _check_layout(workers, nnodes, node_rank) -> None:
-    """Workers per node ≥ 1, nodes ≥ 1 and 0 ≤ node rank < nodes; InputError naming the first that is not."""
-    from numbers import Integral
+#: ``--rdzv-endpoint``: HOST:PORT (a name or an IPv4 address, or a bracketed IPv6 one), the port in 1-65535.
+_ENDPOINT = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):([0-9]{1,5})")
 
-    from densing.validation import Interval, validate
 
+def _check_layout(workers, nnodes, node_rank, rdzv_endpoint=None) -> None:
+    """Workers per node ≥ 1, nodes ≥ 1, 0 ≤ node rank < nodes, and several nodes with a HOST:PORT rendezvous;
+    InputError naming the first that is not."""
     validate({"workers": [Interval(Integral, 1, None)], "nnodes": [Interval(Integral, 1, None)]},
              workers=workers, nnodes=nnodes)
     validate({"node_rank": [Interval(Integral, 0, nnodes - 1)]}, node_rank=node_rank)
+    if nnodes > 1 and not rdzv_endpoint:
+        raise InputError("rdzv_endpoint: several nodes need --rdzv-endpoint HOST:PORT")
+    if rdzv_endpoint is not None:
+        match = _ENDPOINT.fullmatch(str(rdzv_endpoint))
+        if match is None or not 1 <= int(match.group(1)) <= 65535:
+            raise InputError(f"rdzv_endpoint: expected HOST:PORT (a port in 1-65535), got {rdzv_endpoint!r}")
+
+
+@functools.lru_cache(maxsize=8)
+def _corpus_size(name: str, max_bytes: int) -> int:
+    return len(load_corpus(name, max_bytes))
+
+
+def _physical_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # not a POSIX system
+        return None
+
+
+def check_launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: int = 1, node_rank: int = 0,
+                 rdzv_endpoint: str | None = None) -> None:
+    """Everything a run of ``config`` into ``run_dir`` would fail on once torchrun had started, checked here and
+    writing nothing: the configuration, the node layout, tp's split of the model, the output folder, the corpus
+    (there, and longer than a training window) and the memory the node's workers need; InputError naming the
+    first that fails."""
+    from densing.io import check_writable_folder
+
+    config.check()
+    _check_layout(workers, nnodes, node_rank, rdzv_endpoint)
+    if config.strategy == "tp":
+        from densing.overlap.strategies.tp import check_tp
+
+        check_tp(config.d_model, config.n_head, workers * nnodes, config.batch_size * config.seq_len,
+                 config.tp_chunks, config.tp_overlap)
+    check_writable_folder(run_dir)
+    size = _corpus_size(config.corpus, config.corpus_bytes)
+    if config.seq_len + 1 >= size:
+        raise InputError(f"seq_len: expected fewer than {size - 1:,} (corpus {config.corpus!r} holds {size:,} bytes), "
+                         f"got {config.seq_len}")
+    need = workers * (WORKER_BASE_BYTES + TRAIN_BYTES_PER_PARAM * sum(param_numel(config)))
+    memory = _physical_memory()
+    if memory is not None and need > memory:
+        raise InputError(f"workers: {workers} worker(s) training a {sum(param_numel(config)):,}-parameter model "
+                         f"(d_model {config.d_model}, n_layer {config.n_layer}) need about {need / 2**30:,.1f} GiB, more than "
+                         f"this machine's {memory / 2**30:,.1f} GiB")
 
 
 def launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: int = 1,
@@ -266,22 +336,15 @@ def launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: i
     """
     import yaml
 
-    config.check()
-    _check_layout(workers, nnodes, node_rank)
-    if config.strategy == "tp":
-        from densing.overlap.strategies.tp import check_tp
-
-        check_tp(config.d_model, config.n_head, workers * nnodes, config.batch_size * config.seq_len,
-                 config.tp_chunks, config.tp_overlap)
+    check_launch(config, run_dir, workers, nnodes, node_rank, rdzv_endpoint)  # before anything is written
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     for stale in list(run_dir.glob("rank*.json.gz")) + list(run_dir.glob("metrics-rank*.csv")):
         stale.unlink()
-    model = build_model(config)
+    numel = param_numel(config)
     meta = {"config": asdict(config), "workers_per_node": workers, "nnodes": nnodes,
             "cpu_count": os.cpu_count(), "launcher": "torch.distributed.run",
-            "n_params": count_params(model), "param_numel": [int(p.numel()) for p in model.parameters()]}
-    del model
+            "n_params": sum(numel), "param_numel": numel}
     atomic_write_text(run_dir / RUN_FILE, yaml.safe_dump(meta, sort_keys=False, allow_unicode=True))
     env = dict(os.environ)
     threads = config.threads or max(1, (os.cpu_count() or 1) // workers)
@@ -322,13 +385,21 @@ def run_strategies(out: str | Path, strategies, base: TrainConfig, workers: int 
     the same model, data and seed; ``tp`` once per mode of ``tp_overlaps`` (``tp-none``,
     ``tp-chunked``). One summary row per run: the median wall-clock time of its *unprofiled* steps
     (``unprofiled_median_step_ms``; ``validate`` compares profiled means), tokens/s and the loss."""
-    if repeats < 1:
-        raise InputError(f"repeats: expected ≥ 1, got {repeats}")
-    _check_layout(workers, launch_args.get("nnodes", 1), launch_args.get("node_rank", 0))
+    from densing.validation import as_path
+
+    validate({"repeats": [Interval(Integral, 1, None)]}, repeats=repeats)
+    from densing.io import check_writable_folder
+
+    out = check_writable_folder(as_path(out, "out"))
+    _check_layout(workers, launch_args.get("nnodes", 1), launch_args.get("node_rank", 0),
+                  launch_args.get("rdzv_endpoint"))
     configs = expand_runs(strategies, base, tp_overlaps)
+    roots = [out / f"r{r}" if repeats > 1 else out for r in range(repeats)]
+    for root in roots:  # every run checked before the first one starts: nothing written, no process started
+        for config in configs:
+            check_launch(config, root / config.run_name, workers=workers, **launch_args)
     rows = []
-    for r in range(repeats):
-        root = Path(out) / f"r{r}" if repeats > 1 else Path(out)
+    for r, root in enumerate(roots):
         for config in configs:
             metrics = launch(config, root / config.run_name, workers=workers, **launch_args)
             rows.append({"repeat": r, **summary_row(config, metrics, workers * launch_args.get("nnodes", 1)),
@@ -366,7 +437,11 @@ def read_run(run_dir: str | Path) -> tuple[dict, pd.DataFrame]:
     """A run directory's ``run.yaml`` (as a dict) and ``metrics.csv``; InputError naming the file."""
     import yaml
 
-    run_dir = Path(run_dir)
+    from densing.validation import as_path
+
+    run_dir = as_path(run_dir, "run_dir")
+    if run_dir.exists() and not run_dir.is_dir():
+        raise InputError(f"{run_dir}: is a file; expected a 'densing overlap run' directory")
     path = run_dir / RUN_FILE
     try:
         meta = yaml.safe_load(path.read_text())

@@ -34,9 +34,22 @@ strategy is read from its ``run.yaml``.
 from __future__ import annotations
 
 import math
+from numbers import Integral, Real
 from pathlib import Path
 
 import pandas as pd
+
+from densing.validation import ExistingPath, Interval, validate as check
+
+#: What the run comparisons take: run folders that exist, T3's γ (≥ 0, or None: measured), a window of ≥ 1 steps.
+RUNS_CONSTRAINTS = {
+    "sync_dir": [ExistingPath("folder")],
+    "run_dir": [ExistingPath("folder")],
+    "ddp_dir": [ExistingPath("folder")],
+    "co2_dir": [ExistingPath("folder")],
+    "contention": [Interval(Real, 0, None), None],
+    "window": [Interval(Integral, 1, None)],
+}
 
 from densing.errors import InputError
 from densing.overlap.analysis import measured_step_s
@@ -200,6 +213,8 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
     profiler's overhead come beside it."""
     from densing.overlap.sublayers import predict_t3
 
+    check(RUNS_CONSTRAINTS, sync_dir=root, contention=contention)
+
     root = Path(root)
     frames = []
     if (root / "sync" / "run.yaml").exists():
@@ -225,6 +240,7 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
 
 def validate_repeats(path: str | Path, contention: float | None = None) -> "pd.DataFrame":
     """:func:`validate_root` for every repeat under ``path``; a ``repeat`` column first."""
+    check(RUNS_CONSTRAINTS, sync_dir=path, contention=contention)
     frames = []
     for i, root in enumerate(repeat_roots(path)):
         f = validate_root(root, contention)
@@ -255,6 +271,8 @@ def convergence(ddp_dir: str | Path, co2_dir: str | Path, window: int = 20) -> p
     """Training loss of two runs at equal tokens: the rank-mean loss per step, and the mean of the
     last ``window`` steps (both runs must have the same tokens per step)."""
     from densing.overlap.train import read_run
+
+    check(RUNS_CONSTRAINTS, window=window, ddp_dir=ddp_dir, co2_dir=co2_dir)
 
     out = []
     for label, run_dir in (("ddp", ddp_dir), ("co2", co2_dir)):

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 import numpy as np
 
 from densing.errors import InputError
-from densing.overlap_defaults import DEFAULT_BUCKET_MB
+from densing.overlap_defaults import DEFAULT_BUCKET_MB, MAX_BUCKET_MB
 from densing.results import Result
 from densing.overlap.metrics import breakdown
 from densing.overlap.model import COMMUNICATION, RankTrace
@@ -53,7 +53,7 @@ WHATIF_CONSTRAINTS = {
     "local_steps": [Interval(Integral, 1, None)],
     "contention": [Interval(Real, 0, None)],
     "latency_us": [Interval(Real, 0, None)],
-    "bucket_bytes": [Interval(Real, 0, None, closed="neither")],
+    "bucket_bytes": [Interval(Real, 0, MAX_BUCKET_MB * 2**20, closed="right")],
     "backward_fraction": [Interval(Real, 0, 1, closed="right")],
 }
 
