@@ -7,7 +7,8 @@ Every command renders through :func:`print_frame`, so all of them follow the sam
   of :mod:`densing.tables` (numbers to 3 significant figures, counts as 1.42B, durations in ms or
   s, fractions as percentages; a missing value ``—``, an infinite one ``∞``); numbers never wrap
   (text columns fold); columns with nothing in them left out unless ``wide``; one row as a
-  key/value table.
+  key/value table; a censored density (a ``bound`` column) as its bound, ``≤ x`` / ``≥ x``, in
+  every block.
 - ``json``: a list of row objects, indented; NaN and infinity become ``null`` (a censored effective
   size N̂ = +inf is therefore ``null`` with its reason in the ``censored`` field); dates are
   ``YYYY-MM-DD``.
@@ -122,13 +123,11 @@ class _Column:
 def columns_of(frame, *, wide: bool = False) -> list[_Column]:
     """The columns of ``frame`` as people read them (:func:`densing.tables.column`); unless
     ``wide``, a column with nothing in it (every cell missing or blank) is left out."""
-    from densing.tables import column, empty, is_numeric
+    from densing.tables import empty, frame_columns, is_numeric
 
     out = []
-    for name in frame.columns:
-        values = frame[name].tolist()
-        head, cells = column(name, values)
-        out.append(_Column(str(name), head, cells, is_numeric(values)))
+    for name, (head, cells) in zip(frame.columns, frame_columns(frame)):
+        out.append(_Column(str(name), head, cells, is_numeric(frame[name].tolist())))
     if not wide:
         kept = [c for c in out if not empty(c.cells)]
         out = kept or out[:1]
