@@ -339,7 +339,7 @@ def test_density_takes_d0_from_each_targets_train_tokens(run_cli, tmp_path):
     assert (table["d0"].to_numpy() == tokens.loc[table["model"]].to_numpy()).all()
     bare = tmp_path / "t.csv"
     pd.read_csv(REPO_ROOT / "results" / "pythia_final.csv").drop(columns=["train_tokens"]).to_csv(bare, index=False)
-    code, out, err = run_cli("density", "--targets", bare, "--d0", "train_tokens")
+    code, out, err = run_cli("density", "--fit", "pythia_lambada_openai_two_step", "--targets", bare, "--d0", "train_tokens")
     assert code == 2 and out == "" and "--d0 train_tokens" in err and "no train_tokens column" in err
 
 

@@ -145,3 +145,50 @@ def test_fits_give_their_intervals_in_the_one_shape():
     fit = ReferenceFit.load(paths.REFERENCE_FITS / "family_llama-3.1_mmlu.json")
     interval = fit.conf_int()
     assert _is_interval_frame(interval) and sorted(interval.index) == sorted(fit.params)
+
+
+def test_trend_uncertainty_plots_its_interval_references_and_shares(measurement):
+    """TrendUncertainty.plot(): the doubling time and its interval, each reference's own point estimate, the paper's
+    3.3 months, and each source's share of the slope variance — the numbers it holds, drawn."""
+    import plotly.graph_objects as go
+
+    head = measurement.rules[measurement.headline_rule]
+    assert head.n_references > 1  # the headline's references: the reference's share is drawn too
+    figure = head.plot()
+    assert isinstance(figure, go.Figure)
+    by_name = {t.name: t for t in figure.data}
+    point = next(t for name, t in by_name.items() if name.startswith("doubling time"))
+    assert list(point.x) == pytest.approx([head.doubling_time_months])
+    interval = next(t for name, t in by_name.items() if name.endswith("interval"))
+    assert interval.x[0] == pytest.approx(head.doubling_time_months_ci_low)
+    if math.isfinite(head.doubling_time_months_ci_high):
+        assert interval.x[1] == pytest.approx(head.doubling_time_months_ci_high)
+    own = by_name["each reference's own point estimate"]
+    assert len(own.x) == head.n_references
+    shares = next(t for t in figure.data if isinstance(t, go.Bar))
+    expected = [100 * getattr(head, f"share_{s}") for s in ("fit", "score", "models", "reference")]
+    assert list(shares.x) == pytest.approx(expected)
+    assert sum(shares.x) == pytest.approx(100)
+    assert any("paper 3.3 months" in (a.text or "") for a in figure.layout.annotations)
+    assert any("paper 2 months" in (a.text or "") for a in head.plot(paper_months=2).layout.annotations)
+
+
+def test_a_single_reference_trend_plots_without_the_reference_share():
+    """fit_trend against one fit: three sources, one reference point; shares not drawn (n_boot_share = 0) say so."""
+    import plotly.graph_objects as go
+
+    from densing.trend.uncertainty import TrendUncertainty
+
+    nan = math.nan
+    one = TrendUncertainty(rule="quantile", inversion="x", slope_per_day=0.005, intercept=0.0, slope_ci_low=-0.001,
+                           slope_ci_high=0.01, doubling_time_months=4.56, doubling_time_months_ci_low=2.28,
+                           doubling_time_months_ci_high=math.inf, n_models=40, n_exact=40, n_lower_bounds=0,
+                           n_upper_bounds=0, n_dropped=0, n_boot=50, level=0.95, share_fit=nan, share_score=nan,
+                           share_models=nan, slope_sd_fit=nan, slope_sd_score=nan, slope_sd_models=nan,
+                           slope_sd_all=0.003, failed_draws=0, reference_names=("x",), reference_weights=(1.0,),
+                           reference_slopes=(0.005,))
+    figure = one.plot()
+    bar = next(t for t in figure.data if isinstance(t, go.Bar))
+    assert list(bar.text) == ["not drawn"] * 3
+    interval = next(t for t in figure.data if (t.name or "").endswith("interval"))
+    assert "∞" in list(interval.text)  # the upper end at ∞: an arrow to the edge, labelled

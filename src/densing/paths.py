@@ -45,14 +45,15 @@ def default_store() -> Path:
     return home / ".cache" / "densing" / "store"
 
 
-#: What `densing density` uses with no arguments: every shipped Pythia reference fit and the
-#: Pythia suite's final checkpoints.
+#: The shipped Pythia reference fits (the Pythia suite's own laws: ``pythia_final.csv``'s references).
 DEFAULT_DENSITY_FITS = "pythia_*.json"
-DEFAULT_DENSITY_TARGETS = RESULTS / "pythia_final.csv"
+#: The targets of `densing density` without --targets: the public table, the headline's (with no --fit, the
+#: headline's own reference inverts them).
+DEFAULT_DENSITY_TARGETS = RESULTS / "public_models.csv"
 
 
 def default_density_fits() -> list[Path]:
-    """The shipped fits `densing density` uses by default; an InputError when there are none."""
+    """Every shipped Pythia reference fit (:data:`DEFAULT_DENSITY_FITS`); an InputError when there are none."""
     from densing.errors import InputError
 
     found = sorted(REFERENCE_FITS.glob(DEFAULT_DENSITY_FITS))

@@ -13,6 +13,10 @@ A field's header is its entry in :data:`HEADERS`, else the field with ``_`` read
   saying which;
 - any other number to 3 significant figures (:func:`densing.numbers.format_number`); a date as
   ``YYYY-MM-DD``; a boolean as yes/no; a missing value as ``—``.
+
+A table with a ``bound`` column (a censored density: "upper bound", "lower bound") shows each bounded row's
+density and effective size as the bound it is, ``≤ 0.000743`` / ``≥ 2.31`` (:func:`frame_columns`), so every
+block of a wide terminal table and every HTML table says it, whichever columns it holds.
 """
 from __future__ import annotations
 
@@ -183,3 +187,29 @@ def column(field: str, values, *, html: bool = False) -> tuple[str, list[str]]:
 def empty(cells) -> bool:
     """Whether a column says nothing: every cell missing (``—``) or blank."""
     return all(c in (MISSING, "") for c in cells)
+
+
+#: The fields a ``bound`` column qualifies: the value is the bound, not an estimate.
+BOUNDED_FIELDS = ("density", "effective_params")
+#: ``bound`` → the sign a bounded cell is shown with.
+BOUND_SIGNS = {"upper bound": "≤ ", "lower bound": "≥ "}
+
+
+def bound_signs(frame) -> list[str] | None:
+    """Per row, the sign its bounded fields are shown with ("≤ ", "≥ " or ""); None without a ``bound`` column."""
+    if "bound" not in getattr(frame, "columns", ()):
+        return None
+    return [BOUND_SIGNS.get(str(b), "") for b in frame["bound"].tolist()]
+
+
+def frame_columns(frame, *, html: bool = False) -> list[tuple[str, list[str]]]:
+    """(header, cells) of every column of ``frame`` (:func:`column`), a bounded row's density and effective size
+    written as its bound (``≤ x``, ``≥ x``; module docstring)."""
+    signs = bound_signs(frame)
+    out = []
+    for name in frame.columns:
+        head, cells = column(name, frame[name].tolist(), html=html)
+        if signs is not None and str(name) in BOUNDED_FIELDS:
+            cells = [f"{sign}{cell}" if sign and cell != MISSING else cell for sign, cell in zip(signs, cells)]
+        out.append((head, cells))
+    return out

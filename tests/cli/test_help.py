@@ -25,7 +25,7 @@ def test_help_exits_zero(run_cli, monkeypatch, command):
 def test_help_keeps_paths_and_documents_d0(run_cli, monkeypatch):
     monkeypatch.setenv("COLUMNS", "60")
     _, out, _ = run_cli("density", "--help")
-    assert "results/pythia_final.csv" in out
+    assert "results/public_models.csv" in out
     _, out, _ = run_cli("report", "--help")
     assert "--d0" in out and "Tokens D0" in out
     _, out, _ = run_cli("validate", "--help")

@@ -78,3 +78,11 @@ def test_density_at_own_tokens_without_token_counts_is_an_input_error():
                             "params": [1e9], "train_tokens": [np.nan]})
     with pytest.raises(InputError, match="no train_tokens column with values"):
         density_at_own_tokens(targets, [fit], source="t.csv")
+
+
+@pytest.mark.parametrize("option", [("--d0", "3e11"), ("--d0", "train_tokens"), ("--include-poor-fits",)])
+def test_the_headline_default_refuses_what_needs_a_fit(option, run_cli):
+    """Without --fit the reference is the headline's (a family at its own budget, inverted jointly): no D0, no
+    geometric mean to fold a poor fit into — refused in one line, never ignored."""
+    code, out, err = run_cli("density", *option)
+    assert code == 2 and out == "" and err.count("\n") == 1 and option[0] in err and "--fit" in err

@@ -1,4 +1,4 @@
-"""Density: censoring, the geometric-mean aggregate, intervals, and the shipped Pythia defaults."""
+"""Density: censoring, the geometric-mean aggregate, intervals, and the shipped Pythia fits."""
 import json
 import math
 
@@ -101,8 +101,11 @@ def test_a_bounded_component_makes_the_aggregate_a_bound_the_same_way():
 
 
 @needs_pythia
-def test_shipped_defaults_give_finite_pythia_densities_near_one(run_cli):
-    code, out, err = run_cli("density", "--format", "json", "--d0", "3e11")
+def test_the_shipped_pythia_fits_give_finite_pythia_densities_near_one(run_cli):
+    from densing.paths import RESULTS, default_density_fits
+
+    fits = [a for f in default_density_fits() for a in ("--fit", str(f))]
+    code, out, err = run_cli("density", *fits, "--targets", RESULTS / "pythia_final.csv", "--format", "json", "--d0", "3e11")
     assert code == 0, err
     rows = json.loads(out)
     lambada = {r["model"]: r for r in rows if r["benchmark"] == "lambada_openai"}

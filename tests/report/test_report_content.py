@@ -252,3 +252,32 @@ def test_the_footer_cites_the_run_and_its_command_reproduces_the_headline(run_cl
     code, reprinted, err = run_cli(*again)
     assert code == 0, err
     assert reprinted.splitlines()[:-1] == printed.splitlines()[:-1]  # the headline; the last line names the file written
+
+
+def test_density_with_no_options_prints_the_reports_per_model_rows(report, run_cli):
+    """``densing density`` answers "what are the densities in the headline": the report's per-model rows, the same
+    reference and numbers, a censored one as its bound in the table."""
+    import json
+
+    import numpy as np
+    import pandas as pd
+
+    _, _, dens = report
+    code, out, err = run_cli("density", "--format", "json")
+    assert code == 0, err
+    cli = pd.DataFrame(json.loads(out)).set_index("model")
+    mine = dens.set_index("model")
+    assert sorted(cli.index) == sorted(mine.index) and len(mine) > 50
+    cli = cli.loc[mine.index]
+    assert set(cli["reference"]) == set(mine["reference"]) and len(set(mine["reference"])) == 1
+    for column in ("density", "density_ci_low", "density_ci_high", "effective_params"):
+        expected = mine[column].astype(float).replace([np.inf, -np.inf], np.nan)  # JSON: a non-finite number is null
+        np.testing.assert_allclose(cli[column].astype(float), expected, rtol=1e-12, err_msg=column)
+    assert list(cli["bound"]) == list(mine["bound"])
+    bounded = mine[mine["bound"] == "upper bound"]
+    assert len(bounded)
+    code, table, _ = run_cli("density")
+    assert code == 0
+    for model in bounded.index:
+        line = next(row for row in table.splitlines() if row.startswith(model))
+        assert "≤ " in line, line

@@ -153,8 +153,9 @@ def test_the_api_defaults_give_the_cli_headline():
     api = densing.measure_trend(public)
     out = subprocess.run([sys.executable, "-m", "densing.cli.app", "trend", "--format", "json"], capture_output=True, text=True,
                          check=True).stdout
-    head = next(r for r in json.loads(out) if r["headline"])
-    assert head["verdict"] == api.verdict
+    printed = json.loads(out)  # a command with a headline: {"rows": [one per frontier rule], the sections beside}
+    head = next(r for r in printed["rows"] if r["headline"])
+    assert printed["verdict"] == api.verdict
     assert head["doubling_time_months"] == pytest.approx(api.rules[api.headline_rule].doubling_time_months, rel=1e-12)
     # densing.fit_trend: the headline's references by default, every number the CLI's (the same draws and seed)
     fitted = densing.fit_trend(public)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from densing.cli.output import Format, print_frame, print_progress
+from densing.cli.output import Format, print_document, print_frame, print_progress
 
 ladder_app = typer.Typer(
     help="Fit AI2's OLMo ladder as a two-step reference; check it on OLMo-2 7B/13B and give OLMo-2 densities.",
@@ -88,6 +88,10 @@ def check_command(
     result = check_ladder(data, fits_dir, level=level)
     if out_dir is not None:
         result.write(out_dir)
+    if fmt is Format.json:  # a command with a headline: the held-out rows, the other tables and the summary beside
+        held, densities, sensitivity = (frame for _, frame in result.tables(False))
+        print_document(held, densities=densities, sensitivity=sensitivity, summary=result.summary_lines())
+        return
     for title, frame in result.tables(fmt.value == "table"):
         print_frame(frame, fmt, title=title)
     if fmt is Format.table:

@@ -230,17 +230,24 @@ def validate(
 
 
 def density(
-    fit: Optional[list[Path]] = typer.Option(None, "--fit", help="Reference fit JSON, or a shipped fit's short name (llama-3.1_mmlu); repeatable. Default: the shipped Pythia fits."),
-    targets: Optional[Path] = typer.Option(None, "--targets", help="Tidy results of target models. Default: results/pythia_final.csv."),
-    d0: Optional[str] = typer.Option(None, "--d0", help="Tokens D0 of the reference model (default: the fit's, 1e12), or "
-                                     "'train_tokens': each target's own token count (its train_tokens column)."),
+    fit: Optional[list[Path]] = typer.Option(None, "--fit", help="Reference fit JSON, or a shipped fit's short name (llama-3.1_mmlu); "
+                                             "repeatable. Default: the headline's reference (as densing trend and report)."),
+    targets: Optional[Path] = typer.Option(None, "--targets", help="Tidy results of target models. Default: "
+                                           "results/public_models.csv, the headline's table."),
+    d0: Optional[str] = typer.Option(None, "--d0", help="With --fit: tokens D0 of the reference model (default: the fit's, "
+                                     "1e12), or 'train_tokens': each target's own token count (its train_tokens column)."),
     level: float = typer.Option(0.95, "--level", help="Confidence level of the intervals."),
     include_poor_fits: bool = typer.Option(
-        False, "--include-poor-fits", help="Fold fits with R² < 0.5 into the geometric mean too (default: their rows only)."),
+        False, "--include-poor-fits", help="With several --fit: fold fits with R² < 0.5 into the geometric mean too "
+                                           "(default: their rows only)."),
     fmt: Format = typer.Option(Format.table, "--format"),
     wide: bool = typer.Option(False, "--wide", help="Tables: every column of the result (as in --format csv), the empty ones too."),
 ) -> None:
-    """Effective parameter size N̂ and capacity density ρ = N̂/N of target models."""
+    """Effective parameter size N̂ and capacity density ρ = N̂/N of target models: by default the headline's
+    per-model densities (the report's), a censored one shown as its bound (≤, ≥)."""
+    if not fit:
+        _headline_density(targets, d0, level, include_poor_fits, fmt, wide)
+        return
     import sys
 
     from densing import paths
@@ -252,7 +259,7 @@ def density(
 
     own_tokens = d0 is not None and d0.strip() == "train_tokens"
     d0_tokens = None if own_tokens else _d0(d0)  # before the fits and the targets are read
-    fits = [ReferenceFit.load(paths.resolve_fit(p)) for p in fit] if fit else [ReferenceFit.load(p) for p in paths.default_density_fits()]
+    fits = [ReferenceFit.load(paths.resolve_fit(p)) for p in fit]
     source = targets or paths.DEFAULT_DENSITY_TARGETS
     if source.is_file() and source.stat().st_size > 5_000_000:  # reading ~150k rows takes seconds
         print_progress(f"reading {source} ({source.stat().st_size / 1e6:.0f} MB) …")
@@ -280,3 +287,49 @@ def density(
             print_text(f"note: {summary}")
     else:
         print_frame(result, fmt)
+
+
+def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, include_poor_fits: bool, fmt: Format,
+                      wide: bool) -> None:
+    """``densing density`` without ``--fit``: the headline's per-model densities
+    (:func:`densing.trend.measure.headline_densities`) on ``--targets`` (default the public table; a registered
+    table's file takes its own headline, any other file the public table's rule, as ``densing trend --results``)."""
+    from densing.errors import FitError, InputError
+    from densing.validation import validate
+
+    if d0 is not None:  # never ignored in silence: the headline's references have no data term
+        raise InputError(f"--d0 {d0.strip()}: the headline's reference is a family at its own budget, which has no data "
+                         "term, so D0 has no meaning for it; give --fit with a two-step law to invert at D0")
+    if include_poor_fits:
+        raise InputError("--include-poor-fits: the geometric mean of several --fit; the headline's reference is one "
+                         "family inverted jointly (give --fit)")
+    from densing.laws.density import DENSITY_CONSTRAINTS
+
+    validate({"level": DENSITY_CONSTRAINTS["level"]}, level=level)
+    from densing.data import read_results
+    from densing.numbers import format_count
+    from densing.trend import tables
+    from densing.trend.constants import DEFAULT_EPOCH
+    from densing.trend.measure import headline_densities
+
+    profile = tables.for_path(targets)
+    source = targets or profile.path
+    try:
+        result = headline_densities(read_results(source), since=DEFAULT_EPOCH, epoch=DEFAULT_EPOCH, seed=0, level=level,
+                                    table=profile)
+    except FitError as exc:
+        raise FitError(f"{source}: {exc}; give --fit to invert through a reference fit") from None
+    reference = str(result["reference"].iloc[0]) if len(result) else "—"
+    if fmt is not Format.table:
+        print_frame(result, fmt)
+        return
+    columns = [c for c in ("model", "params", "effective_params", "density", "density_ci_low", "density_ci_high", "bound",
+                           "release_date", "family") if c in result.columns]
+    bounded = result["bound"].astype(str).isin(["upper bound", "lower bound"]).sum()
+    print_frame(result if wide else result[columns], fmt, wide=wide,
+                title=f"capacity density of the headline's targets ({len(result)} models released since {DEFAULT_EPOCH}, "
+                      f"densest first) under its reference {reference} (the family's own budget, D0 = "
+                      f"{format_count(result['d0'].iloc[0])} tokens)")
+    print_text(f"note: the report's per-model densities ({result.attrs.get('headline_set', 'the headline set')}); "
+               f"{bounded} are bounds (ρ ≤ x: the score is at or below what the reference resolves; ρ ≥ x: above it); "
+               "another reference: --fit NAME")

@@ -1,16 +1,26 @@
 """The one output layer of the command line: a DataFrame as a rich table, JSON or CSV.
 
-Every command renders through :func:`print_frame`, so all of them follow the same rules:
+Every command renders through :func:`print_frame` (a table command) or :func:`print_document` (a command with a
+headline), so all of them follow the same rules:
 
 - ``table``: a rich table with markup and highlighting off, so model names such as
   ``org/[/x]model`` print literally; headers in words with their units and cells by the one rule
   of :mod:`densing.tables` (numbers to 3 significant figures, counts as 1.42B, durations in ms or
   s, fractions as percentages; a missing value ``—``, an infinite one ``∞``); numbers never wrap
   (text columns fold); columns with nothing in them left out unless ``wide``; one row as a
-  key/value table.
-- ``json``: a list of row objects, indented; NaN and infinity become ``null`` (a censored effective
-  size N̂ = +inf is therefore ``null`` with its reason in the ``censored`` field); dates are
-  ``YYYY-MM-DD``.
+  key/value table; a censored density (a ``bound`` column) as its bound, ``≤ x`` / ``≥ x``, in
+  every block.
+- ``json``, one shape per family of commands:
+
+  - a **table command** (``density``, ``fit``, ``validate``, ``eval``, every ``overlap`` command) prints a JSON
+    **list of row objects**, one per row of its table, the field names as in CSV;
+  - a **command with a headline** (``trend`` in each of its forms: the headline, ``--by benchmark``, ``--design
+    olmes``; ``ladder check``) prints one JSON **object** ``{"rows": [row objects], ...}``: its main table under
+    ``rows``, then named sections beside it (the verdict in words, further tables as lists of row objects, nested
+    objects).
+
+  In both, NaN and infinity become ``null`` (a censored effective size N̂ = +inf is therefore ``null`` with its
+  reason in the ``censored`` field), dates are ``YYYY-MM-DD``, the output is indented.
 - ``csv``: one header row, dates as ``YYYY-MM-DD``, no index.
 
 pandas, numpy and orjson are imported inside the functions, so importing this module (as every
@@ -62,9 +72,44 @@ def records(frame) -> list[dict]:
 
 
 def to_json(frame) -> str:
+    """A table command's JSON: a list of row objects (module docstring)."""
     import orjson
 
     return orjson.dumps(records(frame), option=orjson.OPT_INDENT_2).decode()
+
+
+def _json_ready(value):
+    """``value`` as plain JSON: a DataFrame as its row objects, a result as its ``to_dict()``, mappings and sequences
+    element by element, every scalar by :func:`_plain` (NaN and infinity → None, dates → YYYY-MM-DD)."""
+    import numpy as np
+    import pandas as pd
+
+    if isinstance(value, pd.DataFrame):
+        return records(value)
+    if hasattr(value, "to_dict") and hasattr(value, "__dataclass_fields__"):
+        return _json_ready(value.to_dict())
+    if isinstance(value, dict):
+        return {str(k): _json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [_json_ready(v) for v in value.tolist()]
+    return _plain(value)
+
+
+def document(rows, /, **sections) -> dict:
+    """A command with a headline's JSON object: ``{"rows": [row objects], **sections}`` (module docstring); ``rows``
+    a DataFrame or a list of row dicts, each section any JSON-able value (a DataFrame as its rows)."""
+    if "rows" in sections:
+        raise ValueError("document: 'rows' is the main table, not a section")
+    return {"rows": _json_ready(rows), **{name: _json_ready(value) for name, value in sections.items()}}
+
+
+def print_document(rows, /, **sections) -> None:
+    """Print :func:`document` as indented JSON: the ``--format json`` of a command with a headline."""
+    import orjson
+
+    sys.stdout.write(orjson.dumps(document(rows, **sections), option=orjson.OPT_INDENT_2).decode() + "\n")
 
 
 def to_csv(frame) -> str:
@@ -122,13 +167,11 @@ class _Column:
 def columns_of(frame, *, wide: bool = False) -> list[_Column]:
     """The columns of ``frame`` as people read them (:func:`densing.tables.column`); unless
     ``wide``, a column with nothing in it (every cell missing or blank) is left out."""
-    from densing.tables import column, empty, is_numeric
+    from densing.tables import empty, frame_columns, is_numeric
 
     out = []
-    for name in frame.columns:
-        values = frame[name].tolist()
-        head, cells = column(name, values)
-        out.append(_Column(str(name), head, cells, is_numeric(values)))
+    for name, (head, cells) in zip(frame.columns, frame_columns(frame)):
+        out.append(_Column(str(name), head, cells, is_numeric(frame[name].tolist())))
     if not wide:
         kept = [c for c in out if not empty(c.cells)]
         out = kept or out[:1]
@@ -340,7 +383,9 @@ def print_frame(frame, fmt: Format | str = Format.table, *, title: str | None = 
 
 
 def print_json(value) -> None:
-    """Print any JSON-able value (numpy scalars allowed), indented."""
+    """Print an already JSON-able value (numpy scalars allowed), indented: a table command's row objects computed
+    without pandas (``overlap analyze``'s fast path). Anything else goes through :func:`print_frame` or
+    :func:`print_document`."""
     import orjson
 
     sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n")

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from densing.cli.output import Format, print_frame, print_json, print_text
+from densing.cli.output import Format, print_document, print_frame, print_text
 
 EPOCH_HELP = "t = 0 (default: Llama-1's release)."
 SINCE_HELP = "Only models released on or after this date ('none': all)."
@@ -147,9 +147,8 @@ def trend(
         table = result.by_benchmark()
         budget = result.by_benchmark_at_budget()
         if fmt is Format.json:
-            print_json({"rows": table.to_dict("records"), "at_budget": budget.to_dict("records"),
-                        "at_budget_notes": result.budget_notes, "rule_v2": result.rule_v2, "rule_v1": result.rule_v1,
-                        **({"forecast": forecast} if forecast else {})})
+            print_document(table, verdict=result.verdict, at_budget=budget, at_budget_notes=result.budget_notes,
+                           rule_v2=result.rule_v2, rule_v1=result.rule_v1, **({"forecast": forecast} if forecast else {}))
             return
         if fmt is Format.csv:
             print_frame(result.csv_by_benchmark(), fmt)
@@ -174,7 +173,7 @@ def trend(
         print_text(result.rule_v1)
         return
     if fmt is Format.json:
-        print_json(result.json_rows())
+        print_document(result.rows(), **result.json_sections())
         return
     if fmt is Format.csv:
         print_frame(result.csv_table(), fmt)
@@ -209,8 +208,8 @@ def _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt, wide=False) ->
     result = measure_olmes(d0=D0 if d0 is None else d0, since=_since(since), epoch=_since(epoch, "--epoch") or "2023-02-24",
                            n_boot=n_boot, seed=seed)
     if fmt is Format.json:
-        print_json({"rows": result.rows.to_dict("records"), "checks": result.checks.to_dict("records"),
-                    "left_out": result.left_out.drop_duplicates("model")[["model", "reason"]].to_dict("records")})
+        print_document(result.rows, checks=result.checks,
+                       left_out=result.left_out.drop_duplicates("model")[["model", "reason"]])
         return
     if fmt is Format.csv:
         print_frame(result.rows, fmt)

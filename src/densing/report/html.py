@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from densing.numbers import format_number
-from densing.tables import column
+from densing.tables import column, frame_columns
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#fafbfc}
@@ -80,7 +80,7 @@ def table_html(frame: pd.DataFrame, *, scroll: bool = True) -> str:
     high): headers in words with their units and cells by the one rule of :mod:`densing.tables`
     (3 significant figures, 3.2×10⁻⁵, counts as 15T, fractions as percentages, yes/no for
     booleans); every cell escaped; numbers right-aligned; long text wraps."""
-    shown = [column(name, frame[name].tolist(), html=True) for name in frame.columns]
+    shown = frame_columns(frame, html=True)  # a censored density as its bound (≤ x, ≥ x)
     head = "".join(f"<th>{esc(header)}</th>" for header, _ in shown)
     rows = []
     for i, record in enumerate(frame.itertuples(index=False, name=None)):

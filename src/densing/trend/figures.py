@@ -4,6 +4,7 @@ size by family, and the doubling time per benchmark (a forest plot). The report 
 from __future__ import annotations
 
 import html
+import math
 import textwrap
 
 import numpy as np
@@ -415,4 +416,72 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
                          yaxis=dict(type="category", categoryorder="array", categoryarray=labels, range=[-0.6, len(labels) - 0.4]),
                          height=150 + FOREST_ROW * len(rows), margin=dict(l=10, r=40, t=60, b=90),
                          legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"))
+    return figure
+
+
+#: The sources of a trend's uncertainty, as the share panel names them.
+SOURCE_WORDS = {"fit": "reference fit", "score": "score noise", "models": "sampling of models",
+                "reference": "choice of reference"}
+
+
+def uncertainty_figure(result, paper_months: float, *, title: str | None = None) -> go.Figure:
+    """What a :class:`densing.trend.uncertainty.TrendUncertainty` holds, in two panels.
+
+    Left: the doubling time with its interval over every source together (a point and its bar; an end at ∞ an arrow
+    to the axis' edge, labelled ∞), each candidate reference's own point doubling time beside it (open diamonds), the
+    paper's ``paper_months`` a dashed line. Right: each source's share of the slope variance (bars, its slope standard
+    deviation in the hover); a source drawn alone in no draw (``n_boot_share = 0``) says so instead.
+    """
+    from plotly.subplots import make_subplots
+
+    months, low, high = result.doubling_time_months, result.doubling_time_months_ci_low, result.doubling_time_months_ci_high
+    own = result.reference_months
+    finite = [v for v in (months, low, high, paper_months, *own.values()) if np.isfinite(v) and v > 0]
+    edge = 1.15 * max(finite) if finite else 10.0
+    row = f"all sources ({result.level:.0%} CI)"
+    figure = make_subplots(rows=1, cols=2, column_widths=[0.62, 0.38], horizontal_spacing=0.2,
+                           subplot_titles=("doubling time (months)", "share of the slope variance (%)"))
+    if np.isfinite(low) and not np.isnan(high):
+        top = high if np.isfinite(high) else edge
+        figure.add_trace(go.Scatter(
+            x=[low, top], y=[row, row], mode="lines+markers+text" if not np.isfinite(high) else "lines",
+            line=dict(color=PALETTE[0], width=3), name=f"{result.level:.0%} interval", cliponaxis=False,
+            text=["", "" if np.isfinite(high) else "∞"], textposition="middle right",
+            marker=dict(symbol=["circle", "circle" if np.isfinite(high) else "arrow-right"],
+                        size=[0, 0 if np.isfinite(high) else 13], color=PALETTE[0]),
+            hovertemplate=f"{result.level:.0%} interval: {format_number(low, '.2f')}–{format_number(high, '.2f')} months<extra></extra>"),
+            row=1, col=1)
+    figure.add_trace(go.Scatter(
+        x=[months] if np.isfinite(months) else [], y=[row] if np.isfinite(months) else [], mode="markers",
+        name=f"doubling time ({result.rule} rule, {result.n_models} models)", marker=dict(size=11, color=PALETTE[0]),
+        hovertemplate=f"{_months(months)} months (A = {result.slope_per_day:.4g}/day)<extra></extra>"), row=1, col=1)
+    if own:
+        names = [name.split(":")[0] for name in own]
+        figure.add_trace(go.Scatter(
+            x=[v if np.isfinite(v) else edge for v in own.values()], y=names, mode="markers",
+            name="each reference's own point estimate", marker=dict(size=10, symbol="diamond-open", color=PALETTE[3],
+                                                                   line=dict(width=2)),
+            text=_esc([f"{name}: {_months(v)} months, weight {w:.2g}" for name, v, w in
+                       zip(own, own.values(), result.reference_weights or [math.nan] * len(own))]),
+            hovertemplate="%{text}<extra></extra>"), row=1, col=1)
+    figure.add_vline(x=paper_months, line=dict(color="#d62728", dash="dash"), row=1, col=1,
+                     annotation_text=f"paper {paper_months} months", annotation_position="top")
+    sources = ["fit", "score", "models"] + (["reference"] if result.n_references > 1 else [])
+    shares = [getattr(result, f"share_{s}") for s in sources]
+    sds = [getattr(result, f"slope_sd_{s}") for s in sources]
+    words = [SOURCE_WORDS[s] for s in sources]
+    drawn = [np.isfinite(v) for v in shares]
+    figure.add_trace(go.Bar(
+        x=[100 * v if ok else 0 for v, ok in zip(shares, drawn)], y=words, orientation="h", marker_color=PALETTE[1],
+        name="share of the slope variance (each source drawn alone)",
+        text=[format_number(100 * v) + "%" if ok else "not drawn" for v, ok in zip(shares, drawn)], textposition="auto",
+        hovertext=[f"{w}: slope SD {format_number(sd)}/day" for w, sd in zip(words, sds)],
+        hovertemplate="%{hovertext}<extra></extra>"), row=1, col=2)
+    figure.update_xaxes(range=[0, edge], title_text="months", row=1, col=1)
+    figure.update_xaxes(range=[0, 100], title_text="%", row=1, col=2)
+    figure.update_yaxes(type="category", row=1, col=1)
+    figure.update_layout(
+        title=title or f"Doubling time and where its uncertainty comes from · {result.rule} rule, {result.n_boot} draws",
+        height=260 + 30 * max(len(own), len(sources)), margin=dict(l=10, r=40, t=80, b=90),
+        legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"))
     return figure

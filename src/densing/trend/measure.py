@@ -52,8 +52,8 @@ from densing.trend.targets import trend_targets, with_stderr
 from densing.trend.doubling import SCORE_COLUMNS
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references, carry_uncertainty, point_months
 
-__all__ = ["PAPER_ANCHORS", "CANDIDATES_FILE", "HEADLINE_RULE", "SENSITIVITY_D0", "headline_verdict", "inversions_of",
-           "measure_trend", "main"]
+__all__ = ["PAPER_ANCHORS", "CANDIDATES_FILE", "HEADLINE_RULE", "SENSITIVITY_D0", "headline_densities", "headline_verdict",
+           "inversions_of", "measure_trend", "main"]
 
 #: The paper's per-model anchors (Xiao et al. 2024, Fig. 1 and §3), shown beside ours.
 PAPER_ANCHORS = {
@@ -206,6 +206,40 @@ def _member_checks(members: list, found_rules: dict) -> tuple[checks.Check, ...]
     return tuple(combined)
 
 
+def _headline_members(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, profile: TrendTable, *,
+                      since: str | None, epoch: str) -> tuple[str, tuple[str, ...], list, list]:
+    """The headline's set and its references: (label, benchmarks, the sets before it that have no reference, the
+    members (inversion, targets), the lead reference first) — one selection for :func:`measure_trend` and
+    :func:`headline_densities`."""
+    label, benchmarks, found, missing = headline_set(candidates, profile.sets)
+    members = capability.ordered_members(targets, candidates, fits, found, since=since, epoch=epoch, joint=True)
+    return label, benchmarks, missing, members
+
+
+@same_tables()
+def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH,
+                       seed: int = 0, level: float = 0.95, table: str | TrendTable = "public") -> pd.DataFrame:
+    """The headline's per-model densities without its trend: the rows of :func:`measure_trend`'s ``densities`` (the
+    report's "Per-model densities") for the same ``targets``, ``since``, ``epoch`` and ``seed`` — rule v3's references
+    chosen on the table, the headline set's lead reference (a family at its own budget, inverted jointly), every target
+    released since ``since`` but the family's own models. Seconds: no trend, no bootstrap of the line.
+
+    Columns: those of :func:`densing.laws.density.density_table` (``density`` holds a bound where ``bound`` says so).
+    ``densing density`` with no ``--fit`` prints these rows.
+    """
+    validate({k: TREND_CONSTRAINTS[k] for k in ("seed", "since", "epoch")}, seed=seed, since=since, epoch=epoch)
+    profile = tables.get(table)
+    targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))
+    candidates = eligibility.candidate_table(targets, since=since, composed=composed_fits(None),
+                                             rule=eligibility.DEFAULT_RULE, benchmarks=profile.candidates)
+    fits = eligibility.eligible_fits(targets, candidates, seed=seed)
+    label, _, missing, members = _headline_members(targets, candidates, fits, profile, since=since, epoch=epoch)
+    inversion, models = members[0]
+    out = density_table(models, inversion, seed=seed, level=level)
+    out.attrs.update(headline_set=label, missing=[lab for _, lab, _ in missing], table=profile.name)
+    return out
+
+
 @side_jobs.reaped  # an error, Ctrl-C or SIGTERM ends the side worker at once
 @side_jobs.one_blas_thread  # two processes on small matrices: BLAS threads only oversubscribe the cores
 @same_tables()  # each table's score matrix computed once per benchmark tuple within the call
@@ -279,12 +313,12 @@ def measure_trend(
         label = f"benchmark(s) of the given fit ({', '.join(inversion.benchmarks)})"
     else:
         try:
-            label, benchmarks, found, missing = headline_set(candidates, profile.sets)
+            label, benchmarks, missing, members = _headline_members(targets, candidates, fits, profile, since=since,
+                                                                    epoch=epoch)
         except FitError:
             side_jobs.cancel(pending)
             side_jobs.cancel(pending_variants)
             raise
-        members = capability.ordered_members(targets, candidates, fits, found, since=since, epoch=epoch, joint=True)
         reference_rule = (f"rule v3 (date-blind): every family eligible on at least {eligibility.MIN_SET_BENCHMARKS} of "
                           f"{', '.join(benchmarks)}, drawn with equal weight in each bootstrap draw")
     found_rules: dict[str, TrendUncertainty] = {}

@@ -286,21 +286,20 @@ class TrendMeasurement(Result):
                               caption=f"doubling time (months) by frontier rule; reference {self.reference}, D0 = {format_count(self.d0)} tokens")
                 + _html.table(["check", "result", "detail"], found, caption="validity checks"))
 
+    def json_sections(self) -> dict:
+        """What ``densing trend --format json`` prints beside :meth:`rows` (its object ``{"rows": [...], ...}``): the
+        verdict and why, the status, the sensitivity, references and breakpoint, the rows per benchmark (at the
+        references' own budgets and at one), rules v1's and v2's verdicts."""
+        return {"verdict": self.verdict, "why": self.why, "status": self.status,
+                "sensitivity": _records(self.sensitivity), "references": _records(self.references),
+                "breakpoint": self.breakpoint.to_dict(), "by_benchmark": _records(self.by_benchmark()),
+                "by_benchmark_at_budget": _records(self.by_benchmark_at_budget()),
+                "rule_v1": self.rule_v1, "rule_v2": self.rule_v2}
+
     def json_rows(self) -> list[dict]:
-        """:meth:`rows`, each with the references, sensitivity and breakpoint (``densing trend --format json``)."""
-        rows = self.rows()
-        for row in rows:
-            row["verdict"] = self.verdict
-            row["why"] = self.why
-            row["sensitivity"] = _records(self.sensitivity)
-            row["references"] = _records(self.references)
-            row["breakpoint"] = self.breakpoint.to_dict()
-            row["by_benchmark"] = _records(self.by_benchmark())
-            row["rule_v1"] = self.rule_v1
-            row["rule_v2"] = self.rule_v2
-            row["status"] = self.status
-            row["by_benchmark_at_budget"] = _records(self.by_benchmark_at_budget())
-        return rows
+        """:meth:`rows`, each with :meth:`json_sections` (one self-contained dict per frontier rule)."""
+        sections = self.json_sections()
+        return [{**row, **sections} for row in self.rows()]
 
     def breakpoint_line(self) -> str:
         return self.breakpoint.line()

@@ -120,6 +120,18 @@ class TrendUncertainty(Result):
                 f"[{self.level:.0%} CI {self.doubling_time_months_ci_low:.3g}, {self.doubling_time_months_ci_high:.3g}], "
                 f"A = {self.slope_per_day:.4g}/day, {self.n_models} models, {self.n_references} reference(s))")
 
+    def plot(self, *, paper_months: float | None = None, title: str | None = None):
+        """A plotly ``Figure`` of what this result holds (:func:`densing.trend.figures.uncertainty_figure`): the
+        doubling time with its interval over every source, each candidate reference's own point estimate beside it and
+        the paper's 3.3 months (``paper_months`` another); beside them each source's share of the slope variance
+        (reference fit, score noise, sampling of models, choice of reference). The line itself over the models' points
+        is :meth:`densing.trend.measurement.TrendMeasurement.plot` (this result keeps no per-model densities)."""
+        from densing.trend import figures
+        from densing.trend.measurement import PAPER
+
+        return figures.uncertainty_figure(self, PAPER["doubling_time_months"] if paper_months is None else paper_months,
+                                          title=title)
+
     def _days(self, dates) -> np.ndarray:
         stamps = pd.DatetimeIndex(pd.to_datetime(list(dates)))
         return days_since(np.asarray(stamps, dtype="datetime64[ns]"), parse_epoch(self.epoch))
