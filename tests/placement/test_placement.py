@@ -50,7 +50,7 @@ def test_bad_input_is_one_line_exit_2_and_nothing_runs(tmp_path, run_cli, monkey
     expected = {
         "no_file": "no such models file", "unknown_suite": "unknown suite 'leaderboard-v9'",
         "missing_path": "no such model directory", "hub_id_offline": "HF_HUB_OFFLINE is set",
-        "bad_limit": "limit", "no_data_root": "no benchmarks/ folder", "out_is_directory": "is a directory",
+        "bad_limit": "limit", "no_data_root": "data_root: expected an existing folder", "out_is_directory": "is a directory",
     }[case]
     if case == "no_file":
         args["--models"] = tmp_path / "absent.yaml"

@@ -15,7 +15,7 @@ from densing.errors import DensingError
 from densing.laws.family import fit_family
 from densing.laws.joint import invert_joint
 from densing.laws import eligibility
-from densing.trend import checks
+from densing.trend import capability, checks
 from densing.laws.bounds import EXACT, LOWER
 from densing.laws.inversion import Joint
 from densing.trend.uncertainty import carry_uncertainty
@@ -34,7 +34,7 @@ def test_rule_v2_on_a_hand_table_reads_no_date_and_names_each_failure():
     moved = table.assign(release_date="2019-01-01")
     again = eligibility.candidate_table(moved, since="2023-02-24", rule="v2")
     pd.testing.assert_frame_equal(v2.drop(columns=["reach_score"]), again.drop(columns=["reach_score"]))
-    assert eligibility.references_of(v2, ("mmlu", "winogrande"), 2) == {"Good": ("mmlu", "winogrande")}
+    assert capability.references_of(v2, ("mmlu", "winogrande"), 2) == {"Good": ("mmlu", "winogrande")}
     # a benchmark without a chance level or item count is a candidate with its reason, never an exception
     odd = pd.concat([table, table[table["benchmark"] == "mmlu"].assign(benchmark="math_hard_unknown")])
     found = eligibility.candidate_table(odd.assign(benchmark=odd["benchmark"].replace("math_hard_unknown", "musr_x")),

@@ -84,8 +84,8 @@ def sweep(
         None, "--suite", help="A protocol's benchmarks: leaderboard-v1 (Open LLM Leaderboard v1), leaderboard-v2 or swallow-en "
         "(Swallow LLM Leaderboard, English: MMLU, BBH, MATH-500, GSM8K, HumanEval)."
     ),
-    backend: str = typer.Option("hf", "--backend", help="Any name in lm-eval's model registry: hf, vllm, densing-hf "
-                                "(densing's prefix engine: hf's numbers, shared prompt prefixes computed once), …"),
+    backend: str = typer.Option("hf", "--backend", help="Any name in lm-eval's model registry (hf, vllm and others) "
+                                "or densing-hf (densing's prefix engine: hf's numbers, shared prompt prefixes computed once)."),
     limit: Optional[float] = typer.Option(None, "--limit", help="At most N examples per task (testing only)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Results store directory (default: densing's store in the "
                                        "user cache, ~/.cache/densing/store or $XDG_CACHE_HOME/densing/store; "

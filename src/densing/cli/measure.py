@@ -29,8 +29,8 @@ def measure(
         None, "--store", help="Results store, a folder (a rerun reuses its pairs; default: $XDG_CACHE_HOME/densing/store, "
         "else ~/.cache/densing/store)."),
     csv: Optional[Path] = typer.Option(None, "--csv", help="Also write one row per model (scores, density, verdict) as CSV."),
-    backend: str = typer.Option("hf", "--backend", help="Any name in lm-eval's model registry: hf, vllm, densing-hf "
-                                "(densing's prefix engine: hf's numbers, shared prompt prefixes computed once), …"),
+    backend: str = typer.Option("hf", "--backend", help="Any name in lm-eval's model registry (hf, vllm and others) "
+                                "or densing-hf (densing's prefix engine: hf's numbers, shared prompt prefixes computed once)."),
     device: Optional[str] = typer.Option(None, "--device", help="torch device (default: cuda if available, else cpu)."),
     batch_size: str = typer.Option("1", "--batch-size", help="Batch size, or 'auto'."),
     prefix_cache: bool = typer.Option(False, "--prefix-cache", hidden=True,

@@ -553,17 +553,6 @@ def fit_of(targets: pd.DataFrame, candidates: pd.DataFrame, family: str, benchma
     return fit_family(targets, family, benchmark, n_boot=family_boot, seed=seed, method="binomial", dispersion_floor=floor)
 
 
-def references_of(candidates: pd.DataFrame, benchmarks: tuple[str, ...], minimum: int = 1) -> dict[str, tuple[str, ...]]:
-    """Rule v2's references of a benchmark or a set: every family eligible on at least ``minimum`` of ``benchmarks``,
-    with the benchmarks it is eligible on (in the order given), families by name."""
-    ok = candidates[candidates["eligible"].astype(bool) & (candidates["kind"] == "family")
-                    & candidates["benchmark"].isin(benchmarks)]
-    out = {}
-    for family, group in ok.groupby("family", sort=True):
-        found = tuple(b for b in benchmarks if b in set(group["benchmark"]))
-        if len(found) >= minimum:
-            out[str(family)] = found
-    return out
 
 
 def eligible_fits(targets: pd.DataFrame, candidates: pd.DataFrame, *, seed: int = 0,

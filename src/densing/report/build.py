@@ -114,7 +114,7 @@ def build_report(
     from densing.trend import rules as rule_registry
     from densing.trend.constants import NAMED_MODELS
     from densing.trend.measure import PAPER_ANCHORS, measure_trend
-    from densing.trend.measurement import PAPER
+    from densing.trend.constants import PAPER
 
     rule_registry.get(frontier)
     folder = Path(fits_dir) if fits_dir else paths.REFERENCE_FITS

@@ -87,11 +87,15 @@ def performance_figure(fits: list[ReferenceFit]) -> go.Figure:
                            vertical_spacing=(PANEL_GAP / plot) if rows > 1 else 0.0, horizontal_spacing=0.09)
     for k, fit in enumerate(fits):
         row, col = k // cols + 1, k % cols + 1
-        points = fit.points_frame()
+        points = fit.points_frame()  # the panel's numbers first (the points' losses, the law's curve), then its drawing
         if fit.kind == "two-step":
             loss = points["loss"].to_numpy(float)
         else:
             loss = fit.predict_loss(points["params"], points["train_tokens"])
+        positive = loss[np.isfinite(loss) & (loss > 0)]
+        spread = bool(positive.size and positive.max() / positive.min() > 20)
+        grid = np.geomspace(positive.min(), positive.max(), 200) if spread else np.linspace(np.nanmin(loss), np.nanmax(loss), 100)
+        curve = fit.predict_score_from_loss(grid)
         figure.add_trace(
             go.Scatter(
                 x=loss, y=points["score"], mode="markers", marker=dict(size=5, color=PALETTE[0], opacity=0.7),
@@ -99,10 +103,7 @@ def performance_figure(fits: list[ReferenceFit]) -> go.Figure:
             ),
             row=row, col=col,
         )
-        positive = loss[np.isfinite(loss) & (loss > 0)]
-        spread = bool(positive.size and positive.max() / positive.min() > 20)
-        grid = np.geomspace(positive.min(), positive.max(), 200) if spread else np.linspace(np.nanmin(loss), np.nanmax(loss), 100)
-        figure.add_trace(go.Scatter(x=grid, y=fit.predict_score_from_loss(grid), mode="lines", line=dict(color=PALETTE[3]), showlegend=False, hoverinfo="skip"), row=row, col=col)
+        figure.add_trace(go.Scatter(x=grid, y=curve, mode="lines", line=dict(color=PALETTE[3]), showlegend=False, hoverinfo="skip"), row=row, col=col)
         figure.update_xaxes(title_text=("loss" if fit.kind == "two-step" else "ln N (family law)" if fit.kind == "family"
                                         else "latent loss L(N, D)") + (" (log)" if spread else ""),
                             type="log" if spread else "linear", exponentformat="power", row=row, col=col)

@@ -7,7 +7,7 @@ to be the paper's as far as the table carries it.
 
 - **Per benchmark** (:func:`row_benchmarks`): every benchmark of the table with a chance level and an
   item count, grouped by capability (:data:`CAPABILITY`, each benchmark record's group). Its references are every family that
-  rule v3 makes eligible on it (:func:`densing.laws.eligibility.references_of`); each is inverted
+  rule v3 makes eligible on it (:func:`references_of`); each is inverted
   per benchmark (the paper's eq. 4) and the row's interval draws the reference too
   (:func:`densing.trend.uncertainty.carry_over_references`).
 - **Per set** (:data:`SETS`): a joint inversion (:mod:`densing.laws.joint`) over the set's
@@ -39,6 +39,19 @@ from densing.trend.censored import EXACT
 from densing.trend.lines import envelope_index
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references
+
+
+def references_of(candidates: pd.DataFrame, benchmarks: tuple[str, ...], minimum: int = 1) -> dict[str, tuple[str, ...]]:
+    """Rule v2's references of a benchmark or a set: every family eligible on at least ``minimum`` of ``benchmarks``,
+    with the benchmarks it is eligible on (in the order given), families by name."""
+    ok = candidates[candidates["eligible"].astype(bool) & (candidates["kind"] == "family")
+                    & candidates["benchmark"].isin(benchmarks)]
+    out = {}
+    for family, group in ok.groupby("family", sort=True):
+        found = tuple(b for b in benchmarks if b in set(group["benchmark"]))
+        if len(found) >= minimum:
+            out[str(family)] = found
+    return out
 
 
 def row_benchmarks() -> tuple[str, ...]:
@@ -167,7 +180,7 @@ def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...
               seed: int, rule: str = "quantile") -> Row:
     """One row: the references the candidates' rule gives the benchmark (or set), and the trend with the reference drawn."""
     joint = len(benchmarks) > 1
-    found = eligibility.references_of(candidates, benchmarks, eligibility.MIN_SET_BENCHMARKS if joint else 1)
+    found = references_of(candidates, benchmarks, eligibility.MIN_SET_BENCHMARKS if joint else 1)
     found = {f: b for f, b in found.items() if all((f, x) in fits for x in b)}
     if not found:
         why = _why_none(candidates, benchmarks)
@@ -301,7 +314,7 @@ def headline_set(candidates: pd.DataFrame, sets: dict | None = None
     """
     missing: list[tuple[str, str, str]] = []
     for name, (label, benchmarks) in (SETS if sets is None else sets).items():
-        found = eligibility.references_of(candidates, benchmarks, eligibility.MIN_SET_BENCHMARKS)
+        found = references_of(candidates, benchmarks, eligibility.MIN_SET_BENCHMARKS)
         if found:
             return label, benchmarks, found, missing
         missing.append((name, label, _why_none(candidates, benchmarks)))

@@ -1,4 +1,5 @@
-"""Constants of the density trend: the epoch, time units (the frontier rules are :mod:`densing.trend.rules`' registry)."""
+"""Constants of the density trend: the epoch, time units, the paper's numbers (the frontier rules are
+:mod:`densing.trend.rules`' registry)."""
 from __future__ import annotations
 
 import math
@@ -7,6 +8,14 @@ import math
 
 DEFAULT_EPOCH = "2023-02-24"  # Llama-1 release, the paper's t = 0
 CHATGPT_RELEASE = "2022-11-30"
+#: The paper's numbers (Xiao et al. 2024, §3 and Fig. 1/3), shown beside ours.
+PAPER = {
+    "doubling_time_months": 3.3,
+    "slope_per_day": 0.0073,
+    "r_squared": 0.91,
+    "slope_before_chatgpt_per_day": 0.0048,
+    "slope_after_chatgpt_per_day": 0.0073,
+}
 DAYS_PER_MONTH = 365.25 / 12
 #: length of one time unit in days; ``time_unit`` only rescales t, the doubling time in days is
 #: the same whichever unit is chosen.

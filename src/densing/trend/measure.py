@@ -45,8 +45,8 @@ from densing.validation import Date, ExistingPath, Interval, validate
 from densing.trend import checks, rules, side_jobs, tables
 from densing.trend.tables import TrendTable
 from densing.trend.checks import plain_reason
-from densing.trend.constants import CHATGPT_RELEASE, DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
-from densing.trend.measurement import PAPER, Breakpoint, Segment, TrendMeasurement
+from densing.trend.constants import CHATGPT_RELEASE, DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE, PAPER
+from densing.trend.measurement import Breakpoint, Segment, TrendMeasurement
 from densing.laws.table_cache import same_tables
 from densing.trend.targets import trend_targets, with_stderr
 from densing.trend.doubling import SCORE_COLUMNS
@@ -341,10 +341,10 @@ def measure_trend(
     breakpoint = _breakpoint(targets, members, head, epoch, n_boot_side, seed)
     densities = density_table(lead_models, lead_inversion, seed=seed)
     side = _side_batch(here, targets, candidates, fits, args)
-    side.update(side_jobs.finish(pending, _side_batch, there, targets, candidates, fits, args))
-    side.update(side_jobs.finish(pending_variants, _side_batch, variants, targets, None, None, variant_args) if variants
-                else {name: {"verdict": f"Rule {name}: the public table's earlier rule, not applied to {profile.words}."}
-                      for name in ("v1", "v2")})
+    side |= side_jobs.finish(pending, _side_batch, there, targets, candidates, fits, args)
+    side |= (side_jobs.finish(pending_variants, _side_batch, variants, targets, None, None, variant_args) if variants
+             else {name: {"verdict": f"Rule {name}: the public table's earlier rule, not applied to {profile.words}."}
+                   for name in ("v1", "v2")})
     rows = [side[job[1]] for job in side_list if job[0] == "row" and len(job[4]) == 1]
     sets = [side[job[1]] for job in side_list if job[0] == "row" and len(job[4]) > 1]
     budget = tuple(side[f"budget:{job[1]}"] for job in side_list if job[0] == "budget")

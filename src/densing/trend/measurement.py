@@ -9,16 +9,9 @@ import pandas as pd
 from densing.laws.reference_fit import ReferenceFit
 from densing.results import Result, interval_frame
 from densing.trend import checks
+from densing.trend.constants import PAPER
 from densing.trend.uncertainty import TrendUncertainty
 
-#: The paper's numbers (Xiao et al. 2024, §3 and Fig. 1/3), shown beside ours.
-PAPER = {
-    "doubling_time_months": 3.3,
-    "slope_per_day": 0.0073,
-    "r_squared": 0.91,
-    "slope_before_chatgpt_per_day": 0.0048,
-    "slope_after_chatgpt_per_day": 0.0073,
-}
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ from densing.laws.inversion import arrays, as_inversion
 from densing.results import Result
 from densing.trend import rules
 from densing.trend.censored import EXACT, LOWER, UPPER
-from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS
+from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS, PAPER
 from densing.trend.lines import doubling_interval, doubling_months, envelope_index, slope_band
 from densing.trend.scope import days_since, parse_epoch
 from densing.validation import Interval, validate
@@ -127,7 +127,6 @@ class TrendUncertainty(Result):
         (reference fit, score noise, sampling of models, choice of reference). The line itself over the models' points
         is :meth:`densing.trend.measurement.TrendMeasurement.plot` (this result keeps no per-model densities)."""
         from densing.trend import figures
-        from densing.trend.measurement import PAPER
 
         return figures.uncertainty_figure(self, PAPER["doubling_time_months"] if paper_months is None else paper_months,
                                           title=title)
