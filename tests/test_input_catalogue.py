@@ -7,7 +7,9 @@ covered the day it is added. Each option is classified by kind:
   (:data:`NUMBER_TEXT`: ``--d0 1e12``, ``--workers 1,2,4``);
 - date: :data:`DATE_NAMES` (``--epoch``, ``--since``);
 - path: a ``pathlib.Path`` option or argument, an input (:data:`INPUT_KINDS`: a file, a folder, or
-  either) or an output (:data:`OUTPUT_KINDS`).
+  either) or an output (:data:`OUTPUT_KINDS`);
+- encoding: every input that may be a file, given a file of its kind (:data:`SUFFIXES`) whose bytes are not text
+  (:data:`NOT_TEXT`).
 
 Each kind has a catalogue of bad values (:data:`NUMBER_VALUES`, :data:`DATE_VALUES`, the path
 cases of :func:`_path_value`). Every (command, option, bad value) runs through the command line in
@@ -42,6 +44,12 @@ NUMBER_VALUES = {"nan": "nan", "inf": "inf", "-inf": "-inf", "negative": "-1", "
                  "word": "many"}
 DATE_VALUES = {"word": "someday", "impossible": "2023-13-45", "nan": "nan"}
 PATH_CASES = ("empty", "missing", "wrong-kind")
+#: Bytes that are no UTF-8 text (a lone continuation byte, an invalid start byte, a NUL), inside a shape of the
+#: file's kind so that a reader gets as far as decoding them.
+NOT_TEXT = {".csv": b"model,benchmark,value\n\xff\xfe\x81,arc_easy,0.5\n", ".yaml": b"models:\n  - model: \xff\xfe\x81\n",
+            ".json": b'{"schemaVersion": 1, "x": "\xff\xfe\x81\x00"}\n'}
+#: The file kind an input reads (by parameter name); others are tables (``.csv``).
+SUFFIXES = {"models": ".yaml", "fit": ".json", "path": ".json", "base": ".json", "candidate": ".json"}
 
 #: Outputs, by (command, parameter): what is written there. An output's "missing" case is a path under a file.
 OUTPUT_KINDS = {
@@ -156,6 +164,9 @@ def _cases():
             values = {"number": NUMBER_VALUES, "date": DATE_VALUES, "path": dict.fromkeys(PATH_CASES)}[kind]
             for case in values:  # an integer option's "1e30", "nan": no integer, refused by the parser
                 cases.append(pytest.param(command, param.name, kind, case, id=f"{command}:{param.name}:{case}"))
+            if kind == "path" and (command, param.name) not in OUTPUT_KINDS and INPUT_KINDS.get((command, param.name)) != "folder":
+                cases.append(pytest.param(command, param.name, "encoding", "not-text",
+                                          id=f"{command}:{param.name}:not-text"))
     return cases
 
 
@@ -238,6 +249,11 @@ def test_bad_value_is_one_line_exit_2(command, name, kind, case, tmp_path, monke
         value = _path_value(command, name, case, work, inputs)
         if value is None:
             pytest.skip("either a file or a folder is read here: no wrong kind")
+    elif kind == "encoding":
+        suffix = SUFFIXES.get(name, ".csv")
+        bad = tmp_path / f"not_text{suffix}"
+        bad.write_bytes(NOT_TEXT[suffix])
+        value = str(bad)
     else:
         value = (NUMBER_VALUES if kind == "number" else DATE_VALUES)[case]
     argv = _argv(command, click_command, name, value, work, inputs)
@@ -255,7 +271,7 @@ def test_bad_value_is_one_line_exit_2(command, name, kind, case, tmp_path, monke
         signal.signal(signal.SIGALRM, previous)
     param = next(p for p in click_command.params if p.name == name)
     names = {name, name.replace("_", "-"), *param.opts, param.human_readable_name}
-    if kind == "path" and value:
+    if kind in ("path", "encoding") and value:
         names.add(value)
     assert code == 2, (argv, code, err)
     assert err.count("\n") == 1 and err.startswith("error: "), (argv, err)

@@ -370,3 +370,10 @@ def test_ingest_refuses_a_store_under_a_file_before_reading(tmp_path):
     (tmp_path / "afile").write_text("x")
     with pytest.raises(InputError, match="cannot make or write"):
         ingest(tmp_path / "outputs", tmp_path / "afile" / "store")
+
+
+def test_a_run_folder_whose_run_file_is_not_text_is_one_line(tmp_path, run_cli):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.yaml").write_bytes(b"config:\n  strategy: \xff\xfe\n")
+    one_line_exit_2(run_cli("overlap", "validate", str(run)), "not UTF-8 text (byte 0xff at offset 20)")

@@ -77,6 +77,19 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def read_text(path: str | Path) -> str:
+    """A user's text file as UTF-8: bytes that are no UTF-8 text are an InputError naming the file and where; an
+    ``OSError`` (no such file, a folder) is the caller's to word."""
+    from densing.errors import InputError
+
+    path = Path(path)
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
+
+
 def read_json_object(path: str | Path) -> dict:
     """Parse a JSON file whose top level is an object; InputError naming the file otherwise."""
     import orjson

@@ -41,6 +41,7 @@ import yaml
 
 from densing.data.units import parse_count, parse_date
 from densing.errors import InputError
+from densing.io import read_text
 from densing.results import Result
 
 DTYPES = ("auto", "float32", "float16", "bfloat16")
@@ -251,7 +252,7 @@ def read_models_file(path: str | Path) -> list[ModelSpec]:
     suffix = path.suffix.lower()
     if suffix in (".yaml", ".yml"):
         try:
-            data = yaml.load(path.read_text(), Loader=_TextDatesLoader)
+            data = yaml.load(read_text(path), Loader=_TextDatesLoader)
         except yaml.YAMLError as exc:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise InputError(f"{path}: malformed YAML ({first})") from None

@@ -33,7 +33,7 @@ from pathlib import Path
 import pandas as pd
 
 from densing.errors import InputError
-from densing.io import atomic_write_bytes, atomic_write_text
+from densing.io import atomic_write_bytes, atomic_write_text, read_text
 from densing.overlap.co2 import CLIP_MODES, PENALTY_MODES
 from densing.overlap.strategies.tp import TP_OVERLAP_MODES
 from densing.validation import Interval, Options, validate
@@ -444,7 +444,7 @@ def read_run(run_dir: str | Path) -> tuple[dict, pd.DataFrame]:
         raise InputError(f"{run_dir}: is a file; expected a 'densing overlap run' directory")
     path = run_dir / RUN_FILE
     try:
-        meta = yaml.safe_load(path.read_text())
+        meta = yaml.safe_load(read_text(path))
     except FileNotFoundError:
         raise InputError(f"{path}: no such file (not a 'densing overlap run' directory)") from None
     except yaml.YAMLError as exc:
@@ -563,7 +563,7 @@ def _read_meta(run_dir: Path) -> tuple[dict, None]:
 
     path = run_dir / RUN_FILE
     try:
-        return yaml.safe_load(path.read_text()), None
+        return yaml.safe_load(read_text(path)), None
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
 
