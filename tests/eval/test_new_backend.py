@@ -12,8 +12,8 @@ pytestmark = pytest.mark.eval
 from lm_eval.api.model import LM  # noqa: E402
 from lm_eval.api.registry import register_model  # noqa: E402
 
-from densing.cli import main  # noqa: E402
 from densing.eval.store import part_path  # noqa: E402
+from tests.cli_run import run as _run  # noqa: E402
 
 NAME = "densing-test-fake"
 
@@ -44,14 +44,6 @@ def _models(tmp_path):
     path.write_text("models:\n  - name: fake\n    model: org/fake-model\n    params: 1.2e8\n"
                     "    model_args: {temperature: 0}\n")
     return path
-
-
-def _run(argv, capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return exit_info.value.code, out.out, out.err
 
 
 def test_a_registered_lm_eval_model_runs_a_sweep_with_nothing_else(tmp_path, tiny_tasks, capsys):
