@@ -2,10 +2,11 @@
 save a screenshot of each, and check what a reader would see: nothing wider than the window, no text cut at a
 figure's edge, no two labels of a figure on top of each other.
 
-    python tools/report_in_browser.py PAGE.html --width 900 --width 1400 --out SHOTS_DIR [--first-screen] [--jpg]
+    python tools/report_in_browser.py PAGE.html --width 900 --width 1400 --out SHOTS_DIR [--first-screen | --height PX] [--jpg]
 
 Needs ``PyQt6-WebEngine`` (in the ``test`` extra). For each width it writes ``SHOTS_DIR/<page>-<width>.png``
-(the whole page, or the first 1,000 px with ``--first-screen``; ``.jpg`` at quality 80 with ``--jpg``) and prints one JSON line::
+(the whole page; its first 1,000 px with ``--first-screen``, its first PX with ``--height``; ``.jpg`` at quality 80
+with ``--jpg``) and prints one JSON line::
 
     {"width": 900, "viewport": 885, "height": 9281, "page_overflow": 0,
      "wide_tables": [...], "cut_text": [...], "overlapping_labels": [...]}
@@ -100,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--width", type=int, action="append", required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--first-screen", action="store_true")
+    parser.add_argument("--height", type=int)
     parser.add_argument("--jpg", action="store_true")
     args = parser.parse_args(argv)
     if not args.page.is_file():
@@ -120,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def shoot(found: dict) -> None:
         width = found["width"]
-        view.resize(width, FIRST_SCREEN if args.first_screen else min(found["height"], 30000))
+        tallest = FIRST_SCREEN if args.first_screen else args.height or 30000
+        view.resize(width, min(found["height"], tallest))
         name = str(args.out / f"{args.page.stem}-{width}.{'jpg' if args.jpg else 'png'}")
         QTimer.singleShot(PAINT_MS, lambda: (view.grab().save(name, quality=80 if args.jpg else -1), advance()))
 
