@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import signal
 import subprocess
 import sys
 import tempfile
@@ -58,11 +59,18 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
             stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else None, pass_fds=(write_end,),
             preexec_fn=partial(_own_group_dying_with, os.getpid()), env=_child_environment(),
         )
-        os.close(write_end)
-        write_end = None
-        last = None
-        with os.fdopen(read_end, "r", encoding="utf-8") as events:
+        # each end changes owner whole: a Ctrl-C between closing (or wrapping) a descriptor and forgetting it would
+        # have the cleanup below close it a second time, and that error would hide the interrupt
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            os.close(write_end)
+            write_end = None
+            events = os.fdopen(read_end, "r", encoding="utf-8")
             read_end = None
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        last = None
+        with events:
             for line in events:
                 try:
                     event = json.loads(line)
