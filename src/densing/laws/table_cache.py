@@ -10,6 +10,7 @@ nothing changes while they run.
 from __future__ import annotations
 
 import contextlib
+import functools
 import weakref
 
 #: Inside :func:`same_tables`: (id of the table, key) → (weak reference to the table, the value).
@@ -42,3 +43,14 @@ def derived(table, key: tuple, compute):
     value = compute()
     _KEPT[slot] = (weakref.ref(table), value)
     return value
+
+
+def per_table(function):
+    """``function(table, *args)`` kept per (table, args) for the block of :func:`same_tables`, through
+    :func:`derived` (``args`` hashable; the caller must not change the value it gets back)."""
+
+    @functools.wraps(function)
+    def kept(table, *args):
+        return derived(table, (function.__qualname__, *args), lambda: function(table, *args))
+
+    return kept

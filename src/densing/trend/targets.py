@@ -13,7 +13,7 @@ from densing.errors import InputError
 from densing.laws.reference_fit import ReferenceFit
 from densing.trend.constants import DEFAULT_EPOCH
 from densing.laws.inversion import as_inversion, score_matrix
-from densing.laws.table_cache import derived
+from densing.laws.table_cache import per_table
 from densing.trend.scope import days_since, parse_epoch
 
 
@@ -24,43 +24,39 @@ def reference_models(fit: ReferenceFit) -> set[str]:
     return names | {n.split("@")[0] for n in names}
 
 
+@per_table
 def _score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, require: str) -> pd.DataFrame:
     """:func:`densing.laws.inversion.score_matrix`, computed once per table and benchmark tuple inside
-    :func:`densing.laws.table_cache.same_tables` (a copy returned: callers add columns)."""
-    rows = derived(targets, ("score_matrix", tuple(benchmarks), metric, require),
-                   lambda: score_matrix(targets, benchmarks, metric, require=require))
-    return rows.copy()
+    :func:`densing.laws.table_cache.same_tables` (callers copy it before adding columns)."""
+    return score_matrix(targets, benchmarks, metric, require=require)
 
 
+@per_table
 def _screened(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, require: str, since, until, epoch: str
               ) -> tuple[pd.DataFrame, np.ndarray]:
     """The score matrix with release dates parsed, ``t`` and each row's reason to leave it out other than being a
     reference's own model (no date, outside the window, no standard error; "" where none): computed once per table,
     benchmark tuple and window inside :func:`densing.laws.table_cache.same_tables` (callers must not change it)."""
-
-    def compute():
-        rows = _score_matrix(targets, benchmarks, metric, require)
-        if rows.empty:
-            raise InputError(f"targets: no model has {'a score' if require == 'any' else 'scores'} on "
-                             f"{', '.join(benchmarks)} (metric {metric!r})")
-        if "release_date" not in rows.columns:
-            raise InputError("targets: no 'release_date' column; a trend needs release dates")
-        reasons = np.full(len(rows), "", dtype=object)
-        dates = pd.to_datetime(rows["release_date"])
-        reasons[dates.isna().to_numpy()] = "no release date"
-        if since is not None:
-            reasons[(reasons == "") & (dates < pd.Timestamp(since)).to_numpy()] = f"released before {since}"
-        if until is not None:
-            reasons[(reasons == "") & (dates >= pd.Timestamp(until)).to_numpy()] = f"released on or after {until}"
-        no_error = np.column_stack([(rows[f"score:{b}"].notna() & rows[f"stderr:{b}"].isna()).to_numpy()
-                                    for b in benchmarks]).any(axis=1)
-        reasons[(reasons == "") & no_error] = "no standard error and no item count for its benchmark"
-        dated = rows.copy()
-        dated["release_date"] = dates
-        dated["t"] = days_since(dates.to_numpy("datetime64[ns]"), parse_epoch(epoch))
-        return dated, reasons
-
-    return derived(targets, ("screened", tuple(benchmarks), metric, require, since, until, epoch), compute)
+    rows = _score_matrix(targets, benchmarks, metric, require)  # read only: the rows kept are a copy
+    if rows.empty:
+        raise InputError(f"targets: no model has {'a score' if require == 'any' else 'scores'} on "
+                         f"{', '.join(benchmarks)} (metric {metric!r})")
+    if "release_date" not in rows.columns:
+        raise InputError("targets: no 'release_date' column; a trend needs release dates")
+    reasons = np.full(len(rows), "", dtype=object)
+    dates = pd.to_datetime(rows["release_date"])
+    reasons[dates.isna().to_numpy()] = "no release date"
+    if since is not None:
+        reasons[(reasons == "") & (dates < pd.Timestamp(since)).to_numpy()] = f"released before {since}"
+    if until is not None:
+        reasons[(reasons == "") & (dates >= pd.Timestamp(until)).to_numpy()] = f"released on or after {until}"
+    no_error = np.column_stack([(rows[f"score:{b}"].notna() & rows[f"stderr:{b}"].isna()).to_numpy()
+                                for b in benchmarks]).any(axis=1)
+    reasons[(reasons == "") & no_error] = "no standard error and no item count for its benchmark"
+    dated = rows.copy()
+    dated["release_date"] = dates
+    dated["t"] = days_since(dates.to_numpy("datetime64[ns]"), parse_epoch(epoch))
+    return dated, reasons
 
 
 def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAULT_EPOCH,
