@@ -181,3 +181,15 @@ def test_every_table_printing_command_fits_its_width(run_cli, monkeypatch, width
     assert code == 0, err
     lines = out.splitlines()
     assert lines and max(cell_len(line) for line in lines) <= width, max(lines, key=cell_len)
+
+
+@pytest.mark.parametrize("width", [60, 80])
+def test_the_first_block_of_trend_by_benchmark_holds_each_rows_months_and_interval(run_cli, monkeypatch, width):
+    """A split table names the row and gives its numbers first (months, interval, models); the words follow."""
+    monkeypatch.setenv("COLUMNS", str(width))
+    code, out, err = run_cli("trend", "--by", "benchmark", "--n-boot", "30")
+    assert code == 0, err
+    first = out.split("\n\n")[0]
+    table = first[first.index("doubling time in months per benchmark"):]
+    assert "months" in table and "low" in table and "high" in table and "models" in table
+    assert "status" not in table and "measured" not in table

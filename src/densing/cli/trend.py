@@ -154,12 +154,13 @@ def trend(
             print_frame(result.csv_by_benchmark(), fmt)
             return
         print_text(result.verdict)
-        shown = ["row", "capability", "status", "months", "ci_low", "ci_high", "n_models", "each_reference_months"]
-        print_frame(table if wide else table[shown], fmt, wide=wide,
+        # the row's name and its numbers first (the first block of a split table), the words after
+        shown = ["row", "months", "ci_low", "ci_high", "n_models", "status", "capability", "each_reference_months"]
+        print_frame(table if wide else table[shown], fmt, wide=wide, keys=1,
                     title="doubling time in months per benchmark and benchmark set (rule v3's references, each family at "
                           "its own budget, drawn in each bootstrap draw)")
         if len(budget):
-            print_frame(budget if wide else budget[shown], fmt, wide=wide,
+            print_frame(budget if wide else budget[shown], fmt, wide=wide, keys=1,
                         title=f"budget sensitivity: the same rows with every reference's members brought to "
                               f"D0 = {format_count(BUDGET_D0)} tokens through the loss law of Hoffmann et al. 2022")
             for name, note in result.budget_notes.items():
