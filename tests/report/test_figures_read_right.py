@@ -232,3 +232,14 @@ def test_crowded_points_get_labels_apart_and_the_rest_hover_only():
     # the same points far apart are all named
     spread = figures.place_labels(np.linspace(20, 380, count), y, names, (0.0, 400.0), (-3.0, 1.0))
     assert all(spread)
+
+
+def test_a_header_of_short_words_never_breaks_inside_a_word():
+    """At 900 px a narrow column's header breaks between its words ("95% CI / low"); only a header with a word
+    longer than LONG_HEADER_WORD may break inside it (class w), so "months" is never printed "mon / ths"."""
+    from densing.report.html import LONG_HEADER_WORD, table_html
+
+    page = table_html(pd.DataFrame({"months": [1.0], "95% CI low": [0.5], "held-out error (%)": [2.0]}))
+    assert "<th>months</th>" in page and "<th>95% CI low</th>" in page
+    assert '<th class="w">held-out error (%)</th>' in page
+    assert len("held-out") > LONG_HEADER_WORD >= len("months")

@@ -34,7 +34,7 @@ td:first-child,th:first-child{white-space:nowrap;position:sticky;left:0;backgrou
 th:first-child{background:#f0f2f7;z-index:2}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.t{min-width:11em}
-@media (max-width:1100px){main{padding:16px}table{font-size:.74rem}th,td{padding:3px 4px}td.t{min-width:7em}td:first-child,th:first-child{white-space:normal;min-width:6em}th{hyphens:auto;overflow-wrap:anywhere}}
+@media (max-width:1100px){main{padding:16px}table{font-size:.74rem}th,td{padding:3px 4px}td.t{min-width:7em}td:first-child,th:first-child{white-space:normal;min-width:6em}th{overflow-wrap:normal}th.w{overflow-wrap:anywhere}}
 .scroll{max-height:520px;overflow:auto;border:1px solid #dde}
 .fig{background:#fff;border:1px solid #dde;border-radius:8px;margin:12px 0;padding:4px}
 ul.caveats li{margin:4px 0}
@@ -60,6 +60,8 @@ def esc(value) -> str:
 
 #: A text cell longer than this gets a minimum width and wraps (class ``t``) instead of squeezing to a word a line.
 LONG_TEXT = 40
+#: A header word longer than this may break inside itself in a narrow window (shorter ones break between words only).
+LONG_HEADER_WORD = 6
 #: A card value longer than this is set in a smaller font.
 LONG_CARD = 32
 
@@ -75,13 +77,19 @@ def fmt_fixed(value, digits: int = 2) -> str:
     return format_number(value, f".{digits}f")
 
 
+def _header_class(header) -> str:
+    """' class="w"' for a header with a word longer than :data:`LONG_HEADER_WORD`, else ''."""
+    return ' class="w"' if max(map(len, str(header).split()), default=0) > LONG_HEADER_WORD else ""
+
+
 def table_html(frame: pd.DataFrame, *, scroll: bool = True) -> str:
     """An HTML table of ``frame`` in a horizontally scrollable box (``scroll``: also at most 520 px
     high): headers in words with their units and cells by the one rule of :mod:`densing.tables`
     (3 significant figures, 3.2×10⁻⁵, counts as 15T, fractions as percentages, yes/no for
     booleans); every cell escaped; numbers right-aligned; long text wraps."""
     shown = frame_columns(frame, html=True)  # a censored density as its bound (≤ x, ≥ x)
-    head = "".join(f"<th>{esc(header)}</th>" for header, _ in shown)
+    # a header breaks between its words; one with a word too long for a narrow column may break inside it (class w)
+    head = "".join(f"<th{_header_class(header)}>{esc(header)}</th>" for header, _ in shown)
     rows = []
     for i, record in enumerate(frame.itertuples(index=False, name=None)):
         cells = []

@@ -16,8 +16,8 @@ to be the paper's as far as the table carries it.
   BBH, MATH and HumanEval (MATH-hard is MATH's level-5 subset, the only MATH score the table has;
   MBPP is not in the table). This set was chosen *after* the per-benchmark rows had been seen, for
   the reason that it is the paper's own set; ``paper_gsm8k`` puts GSM8K in MATH's place, and
-  ``knowledge_commonsense`` (MMLU, HellaSwag, WinoGrande) is the set of the earlier headline, kept
-  as a second, labelled row.
+  ``knowledge_commonsense`` (MMLU, HellaSwag, WinoGrande) is rule v2's headline set, the headline before the
+  paper-like set was chosen, kept as a second, labelled row.
 """
 from __future__ import annotations
 

@@ -95,7 +95,7 @@ register(TrendTable(
     sets={
         "paper": ("paper-like set (MMLU, BBH, MATH-hard, HumanEval)", ("mmlu", "leaderboard_bbh", "math_hard", "humaneval")),
         "paper_gsm8k": ("paper-like set with GSM8K for MATH", ("mmlu", "leaderboard_bbh", "gsm8k", "humaneval")),
-        "knowledge_commonsense": ("knowledge & commonsense set (MMLU, HellaSwag, WinoGrande; the earlier headline's)",
+        "knowledge_commonsense": ("knowledge & commonsense set (MMLU, HellaSwag, WinoGrande; rule v2's headline set)",
                                   ("mmlu", "hellaswag", "winogrande")),
     },
     budget_benchmarks=("mmlu", "leaderboard_bbh", "math_hard", "humaneval", "gsm8k"),
