@@ -106,3 +106,28 @@ def test_rekey_rewrites_only_the_key_of_parts_that_agree_with_the_sweep(tmp_path
     assert capsys.readouterr().out.startswith("m / arc_challenge: differs: limit")
     assert main([str(tmp_path / "nowhere"), "--models", str(models), "--suite", "leaderboard-v1"]) == 2
     assert capsys.readouterr().err == f"error: {tmp_path / 'nowhere'}: no such results store directory\n"
+
+
+def test_two_checkouts_at_different_paths_share_one_store_and_the_second_evaluates_nothing(tmp_path, capsys):
+    """What two clones of the repository are to one store: the same local split under two data roots at different
+    paths. The first sweep evaluates (through a registered lm-eval model); the second, from the other root, finds its
+    pair done, loads no model and sends no request."""
+    from tests.conftest import SHARED_DATA
+    from tests.eval.test_new_backend import NAME, FakeLM, _models, _run
+
+    split = SHARED_DATA / "benchmarks" / "arc" / "ARC-Challenge-test.jsonl"
+    roots = []
+    for place in ("one/densing/data", "elsewhere/clone/data"):
+        (tmp_path / place / "benchmarks" / "arc").mkdir(parents=True)
+        shutil.copy(split, tmp_path / place / "benchmarks" / "arc" / split.name)
+        roots.append(tmp_path / place)
+    store, models = tmp_path / "store", _models(tmp_path)
+    FakeLM.made.clear()
+    for root in roots:
+        code, _, err = _run(["eval", "--models", str(models), "--benchmarks", "arc_challenge", "--local-data",
+                             "--data-root", str(root), "--limit", "3", "--backend", NAME, "--out", str(store),
+                             "--format", "csv"], capsys)
+        assert code == 0, err
+    assert len(FakeLM.made) == 1  # the model was made once: for the first root only
+    assert "0 pair(s) evaluated, 1 already in the store" in err
+    assert len(pd.read_parquet(part_path(store, "fake", "arc_challenge"))) > 0
