@@ -98,3 +98,16 @@ def test_log_axis_ticks_are_powers_of_ten():
     assert texts == ["10⁻⁵", "10⁻⁴", "10⁻³", "10⁻²", "10⁻¹", "10⁰"] and values[0] == 1e-5
     values, texts = log_ticks(-0.9, 0.4)  # under three decades: 2× and 5× between
     assert texts == ["2×10⁻¹", "5×10⁻¹", "10⁰", "2×10⁰"]
+
+
+def test_a_doubling_time_in_words_has_the_digits_of_the_table_beside_it():
+    """format_months is the tables' rule (three significant figures), so a sentence and its table agree."""
+    from densing.numbers import format_months
+    from densing.tables import column
+
+    for value in (3.4554965997922316, 18.528, 0.5681, 150.2, 1.5, 4.0):
+        assert format_months(value) == column("months", [value])[1][0]
+    assert [format_months(v) for v in (3.4554965997922316, 1.3675788532500162, 18.528, 0.5681, 4.0)] == \
+        ["3.46", "1.37", "18.5", "0.568", "4"]
+    assert (format_months(float("inf")), format_months(None), format_months(float("nan"))) == ("∞", "—", "—")
+

@@ -72,6 +72,13 @@ def significant(value: float, digits: int = DIGITS, *, html: bool = False) -> st
     return f"{mantissa}e{exponent}"
 
 
+def format_months(value) -> str:
+    """A doubling time (months) in a sentence, a legend or a table cell: the module's one rule (3 significant
+    figures, 3.46, 18.5, 0.568, 150), ∞ for an infinite one (a slope interval reaching 0), — for none; so a sentence
+    and the table beside it print the same digits."""
+    return format_number(value)
+
+
 def power_of_ten(exponent: int, mantissa: int = 1) -> str:
     """An axis tick as people read it: ``10⁻⁴``, ``2×10⁻⁴`` (never an SI prefix such as ``100μ``)."""
     power = f"10{str(int(exponent)).translate(_SUPERSCRIPT)}"

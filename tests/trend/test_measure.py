@@ -157,7 +157,9 @@ def test_verdict_rows_repr_and_json_agree_on_status_and_interval(shipped):
     from densing.trend.measurement import PAPER
 
     html = verdict_html(shipped, PAPER)
-    assert f"{head.doubling_time_months_ci_low:.1f}–{head.doubling_time_months_ci_high:.1f}" in html
+    from densing.numbers import format_months
+
+    assert f"{format_months(head.doubling_time_months_ci_low)}–{format_months(head.doubling_time_months_ci_high)}" in html
     assert ("not measured" in html) == (not shipped.measurable)
     # the CSV files stand alone: the headline rule and row flagged, with the set, references, D0, status and verdict
     rules = shipped.csv_table().set_index("rule")

@@ -185,7 +185,7 @@ def convert(
     benchmarks: Optional[str] = typer.Option(None, "--benchmarks", help="Keep only these benchmarks (comma-separated)."),
 ) -> None:
     """Convert results into one validated tidy table (CSV or Parquet)."""
-    from densing.data import read_reference_data, write_table
+    from densing.data import write_table
     from densing.errors import InputError
 
     frame = _read(data, suite=suite, final_only=final_only)

@@ -19,11 +19,11 @@ from densing import paths
 from densing.data import read_results
 from densing.data.units import format_count
 from densing.laws.reference_fit import ReferenceFit
-from densing.numbers import format_number
+from densing.numbers import format_months, format_number
 from densing.report import figures
 from densing.trend import figures as trend_figures
 from densing.trend import side_jobs
-from densing.report.html import Section, cards_html, esc, figure_html, fmt_fixed, page, table_html
+from densing.report.html import Section, cards_html, esc, figure_html, page, table_html
 
 #: The reference law plots (Pythia) shown in the report's "Reference laws" section.
 DEFAULT_LAW_FITS = "pythia_*.json"
@@ -330,7 +330,7 @@ def _months_interval(months, low, high) -> str:
     """'months [low–high]' of a record (JSON writes an infinite doubling time, no trend, as null): '∞' for null."""
     if months is None and low is None and high is None:
         return "—"  # no line was fitted
-    words = lambda v: "∞" if v is None or not math.isfinite(v) else fmt_fixed(v, 1)  # noqa: E731
+    words = lambda v: "∞" if v is None else format_months(v)  # noqa: E731
     return f"{words(months)} [{words(low) if low is not None else '0'}–{words(high)}]"
 
 
@@ -471,11 +471,11 @@ def verdict_html(measured, paper: dict) -> str:
     """The block a reader sees first: the verdict in one sentence, its interval, the paper's figure, why."""
     head = measured.rules[measured.headline_rule]
     ours = ("not measured" if not measured.measurable else
-            f"{fmt_fixed(head.doubling_time_months, 1)} months")
-    interval = (f"95% CI {fmt_fixed(head.doubling_time_months_ci_low, 1)}–{fmt_fixed(head.doubling_time_months_ci_high, 1)}"
+            f"{format_months(head.doubling_time_months)} months")
+    interval = (f"95% CI {format_months(head.doubling_time_months_ci_low)}–{format_months(head.doubling_time_months_ci_high)}"
                 if measured.measurable else
-                f"estimate {fmt_fixed(head.doubling_time_months, 1)} months, 95% CI "
-                f"{fmt_fixed(head.doubling_time_months_ci_low, 1)}–{fmt_fixed(head.doubling_time_months_ci_high, 1)} — not a measurement")
+                f"estimate {format_months(head.doubling_time_months)} months, 95% CI "
+                f"{format_months(head.doubling_time_months_ci_low)}–{format_months(head.doubling_time_months_ci_high)} — not a measurement")
     cards = cards_html([
         ("doubling time (densing)", ours),
         ("interval", interval),
@@ -561,7 +561,7 @@ def _density_intro(measured, frontier: str, line) -> str:
     if line is None:
         return f"{points} The {frontier} rule has no line: {measured.rule_errors.get(frontier, 'it could not be fitted')}."
     return (f"{points} The solid line is the {frontier} rule exactly as in the tables (slope {format_number(line.slope_per_day, html=True)}/day, "
-            f"doubling {fmt_fixed(line.doubling_time_months, 1)} months); its band is that slope's 95% interval (fit + score + "
+            f"doubling {format_months(line.doubling_time_months)} months); its band is that slope's 95% interval (fit + score + "
             f"models) — {role}. The other rules are in the legend: click to show them.")
 
 
@@ -579,8 +579,8 @@ def _paper_table(measured, paper: dict) -> pd.DataFrame:
                 f"{format_number(seg.slope_ci_high, html=True)}){same}")
 
     def months(rule) -> str:
-        return (f"{fmt_fixed(rule.doubling_time_months, 1)} ({fmt_fixed(rule.doubling_time_months_ci_low, 1)}–"
-                f"{fmt_fixed(rule.doubling_time_months_ci_high, 1)})")
+        return (f"{format_months(rule.doubling_time_months)} ({format_months(rule.doubling_time_months_ci_low)}–"
+                f"{format_months(rule.doubling_time_months_ci_high)})")
 
     rows = [
         ("doubling time (months)", f"{paper['doubling_time_months']} (29 models; 3.5 over 51 in the journal version)",

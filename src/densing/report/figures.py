@@ -8,7 +8,6 @@ from __future__ import annotations
 import html
 
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 

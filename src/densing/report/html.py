@@ -9,12 +9,10 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
-import math
 
 import numpy as np
 import pandas as pd
 
-from densing.numbers import format_number
 from densing.tables import column, frame_columns
 
 _STYLE = """
@@ -70,11 +68,6 @@ def fmt_number(value) -> str:
     """One value as escaped table HTML by the one rule (:func:`densing.tables.column`): 3
     significant figures, 3.2×10⁻⁵, — for a missing value, yes/no, YYYY-MM-DD."""
     return esc(column("", [value], html=True)[1][0])
-
-
-def fmt_fixed(value, digits: int = 2) -> str:
-    """A number with ``digits`` decimals for running text: ∞ / −∞ for infinities, — for NaN or None."""
-    return format_number(value, f".{digits}f")
 
 
 def _header_class(header) -> str:

@@ -39,6 +39,7 @@ from densing.trend.censored import EXACT
 from densing.trend.lines import envelope_index
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references
+from densing.numbers import format_months
 
 
 def references_of(candidates: pd.DataFrame, benchmarks: tuple[str, ...], minimum: int = 1) -> dict[str, tuple[str, ...]]:
@@ -207,10 +208,10 @@ def row_checks(members: list) -> tuple:
 
 
 def _months_words(months: float) -> str:
-    """A doubling time in a sentence: two significant figures below 10 months, whole months above, ∞ for no trend."""
+    """A doubling time in a sentence: :func:`densing.numbers.format_months` (the tables' digits), ∞ (no trend) for none."""
     if not math.isfinite(months):
         return "∞ (no trend)"
-    return f"{months:.2g}" if months < 10 else f"{months:.0f}"
+    return format_months(months)
 
 
 def row_status(result: TrendUncertainty, failed: tuple = ()) -> str:

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from densing.numbers import format_count, format_number, log_ticks
+from densing.numbers import format_count, format_months, format_number, log_ticks
 from densing.trend import rules
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
@@ -19,10 +19,6 @@ PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
 
 def _esc(values) -> list[str]:
     return [html.escape(str(v)) for v in values]
-
-
-def _months(value: float) -> str:
-    return format_number(value, ".2f")
 
 
 def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: float | None = None,
@@ -110,8 +106,8 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
         figure.add_trace(go.Scatter(x=list(dates) + list(dates[::-1]), y=list(np.exp(high)) + list(np.exp(low)[::-1]), fill="toself",
                                     fillcolor="rgba(214,39,40,0.12)", line=dict(width=0), name="95% CI of the slope (fit + score + models)", hoverinfo="skip"))
         r2 = f", R² {line.r_squared:.3f}" if np.isfinite(line.r_squared) else ""
-        name = (f"{line.rule} line: doubling {_months(line.doubling_time_months)} months "
-                f"(95% CI {_months(line.doubling_time_months_ci_low)}–{_months(line.doubling_time_months_ci_high)}{r2})")
+        name = (f"{line.rule} line: doubling {format_months(line.doubling_time_months)} months "
+                f"(95% CI {format_months(line.doubling_time_months_ci_low)}–{format_months(line.doubling_time_months_ci_high)}{r2})")
         fitted = np.exp(line.predict(dates))
         figure.add_trace(go.Scatter(x=dates, y=fitted, mode="lines", line=dict(color=PALETTE[3], width=2), name=name, hoverinfo="skip"))
         low_y = min(low_y, float(np.log10(fitted.min())))
@@ -120,8 +116,8 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
         dates = pd.date_range(frame["release_date"].min(), last, periods=80)
         figure.add_trace(go.Scatter(
             x=dates, y=np.exp(other.predict(dates)), mode="lines", visible="legendonly", line=dict(dash="dash", width=1.5),
-            name=(f"{rules.get(other.rule).words()} (click to show or hide): doubling {_months(other.doubling_time_months)} months "
-                  f"(95% CI {_months(other.doubling_time_months_ci_low)}–{_months(other.doubling_time_months_ci_high)})"),
+            name=(f"{rules.get(other.rule).words()} (click to show or hide): doubling {format_months(other.doubling_time_months)} months "
+                  f"(95% CI {format_months(other.doubling_time_months_ci_low)}–{format_months(other.doubling_time_months_ci_high)})"),
             hoverinfo="skip"))
     if reach is not None and np.isfinite(reach):
         figure.add_hline(y=reach, line=dict(color="#888", dash="dot", width=1),
@@ -359,8 +355,8 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
     edge = forest_axis_end(rows, paper_months)
     reasons = [_not_measured(r) for r in rows.itertuples()]
     hover = [html.escape(f"{r.row}: " + (
-        f"{'' if not why else 'estimate '}{r.months:.2f} months (95% CI {format_number(r.ci_low, '.2f')}–"
-        f"{format_number(r.ci_high, '.2f')}); references {r.references}; each: {r.each_reference_months}"
+        f"{'' if not why else 'estimate '}{format_months(r.months)} months (95% CI {format_months(r.ci_low)}–"
+        f"{format_months(r.ci_high)}); references {r.references}; each: {r.each_reference_months}"
         + (f"; {why}" if why else "") if np.isfinite(r.months) else why))
         for r, why in zip(rows.itertuples(), reasons)]
     figure = go.Figure()
@@ -449,19 +445,19 @@ def uncertainty_figure(result, paper_months: float, *, title: str | None = None)
             text=["", "" if np.isfinite(high) else "∞"], textposition="middle right",
             marker=dict(symbol=["circle", "circle" if np.isfinite(high) else "arrow-right"],
                         size=[0, 0 if np.isfinite(high) else 13], color=PALETTE[0]),
-            hovertemplate=f"{result.level:.0%} interval: {format_number(low, '.2f')}–{format_number(high, '.2f')} months<extra></extra>"),
+            hovertemplate=f"{result.level:.0%} interval: {format_months(low)}–{format_months(high)} months<extra></extra>"),
             row=1, col=1)
     figure.add_trace(go.Scatter(
         x=[months] if np.isfinite(months) else [], y=[row] if np.isfinite(months) else [], mode="markers",
         name=f"doubling time ({result.rule} rule, {result.n_models} models)", marker=dict(size=11, color=PALETTE[0]),
-        hovertemplate=f"{_months(months)} months (A = {result.slope_per_day:.4g}/day)<extra></extra>"), row=1, col=1)
+        hovertemplate=f"{format_months(months)} months (A = {result.slope_per_day:.4g}/day)<extra></extra>"), row=1, col=1)
     if own:
         names = [name.split(":")[0] for name in own]
         figure.add_trace(go.Scatter(
             x=[v if np.isfinite(v) else edge for v in own.values()], y=names, mode="markers",
             name="each reference's own point estimate", marker=dict(size=10, symbol="diamond-open", color=PALETTE[3],
                                                                    line=dict(width=2)),
-            text=_esc([f"{name}: {_months(v)} months, weight {w:.2g}" for name, v, w in
+            text=_esc([f"{name}: {format_months(v)} months, weight {w:.2g}" for name, v, w in
                        zip(own, own.values(), result.reference_weights or [math.nan] * len(own))]),
             hovertemplate="%{text}<extra></extra>"), row=1, col=1)
     figure.add_vline(x=paper_months, line=dict(color="#d62728", dash="dash"), row=1, col=1,

@@ -40,7 +40,7 @@ from densing.laws.density import density_table, point_densities
 from densing.laws.inversion import Joint, PerBenchmark
 from densing.laws.reference_fit import ReferenceFit, as_fit
 from densing.data.schema import table_argument
-from densing.numbers import format_number
+from densing.numbers import format_months
 from densing.validation import Date, ExistingPath, Interval, validate
 from densing.trend import checks, rules, side_jobs, tables
 from densing.trend.tables import TrendTable
@@ -53,7 +53,7 @@ from densing.trend.doubling import SCORE_COLUMNS
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references, carry_uncertainty, point_months
 
 __all__ = ["PAPER_ANCHORS", "CANDIDATES_FILE", "HEADLINE_RULE", "SENSITIVITY_D0", "headline_densities", "headline_verdict",
-           "inversions_of", "measure_trend", "main"]
+           "inversions_of", "measure_trend"]
 
 #: The paper's per-model anchors (Xiao et al. 2024, Fig. 1 and §3), shown beside ours.
 PAPER_ANCHORS = {
@@ -92,11 +92,6 @@ def inversions_of(fits: tuple[ReferenceFit, ...], *, first_versions: bool = Fals
 
 # ---------------------------------------------------------------------------------------------
 # the measurement
-
-
-def _months(value: float) -> str:
-    """Months for the headline's words: 1 decimal, ∞ for an infinity (a slope interval reaching 0), — for NaN."""
-    return format_number(value, ".1f")
 
 
 #: The rows of the budget sensitivity: the paper-like benchmarks, GSM8K and the paper-like sets.
@@ -165,8 +160,8 @@ def _rule_v1(targets: pd.DataFrame, composed: dict, *, since, epoch, n_boot: int
     found = (*inversion_checks(models, inversion, size="dependence"),
              checks.sensitivity([v for _, v in variants], [n for n, _ in variants]))
     failed = [c for c in found if c.failed]
-    words = (f"{_months(head.doubling_time_months)} months (95% CI {_months(head.doubling_time_months_ci_low)}–"
-             f"{_months(head.doubling_time_months_ci_high)}) against {inversion.name} at {format_count(inversion.d0)} tokens")
+    words = (f"{format_months(head.doubling_time_months)} months (95% CI {format_months(head.doubling_time_months_ci_low)}–"
+             f"{format_months(head.doubling_time_months_ci_high)}) against {inversion.name} at {format_count(inversion.d0)} tokens")
     verdict = ("Rule v1 (reach by the targets' 90th percentile, within-family size slope as an equivalence test): "
                + (f"not measured, {len(failed)} of {len(found)} checks fail ({', '.join(c.name for c in failed)}); estimate "
                   if failed else "measured: ") + words + ".")
@@ -186,8 +181,8 @@ def _rule_v2(targets: pd.DataFrame, composed: dict, *, since, epoch, n_boot: int
     members = capability.ordered_members(targets, candidates, fits, found, since=since, epoch=epoch, joint=True)
     head = carry_over_references(members, rule=HEADLINE_RULE, n_boot=n_boot, n_boot_share=0, seed=seed, epoch=epoch)
     passed = f"; the {missing[0][1]} has no v2 reference" if missing else ""
-    verdict = (f"Rule v2 (least-squares family fits, a 5% relative held-out tolerance): {_months(head.doubling_time_months)} "
-               f"months (95% CI {_months(head.doubling_time_months_ci_low)}–{_months(head.doubling_time_months_ci_high)}) "
+    verdict = (f"Rule v2 (least-squares family fits, a 5% relative held-out tolerance): {format_months(head.doubling_time_months)} "
+               f"months (95% CI {format_months(head.doubling_time_months_ci_low)}–{format_months(head.doubling_time_months_ci_high)}) "
                f"on the {label} against {', '.join(n.split(':')[0] for n in head.reference_names)}{passed}.")
     return {"verdict": verdict, "result": head, "candidates": candidates, "label": label}
 
@@ -408,18 +403,18 @@ def headline_verdict(head: TrendUncertainty, label: str, refs: str, status: str,
     and whether the paper's figure lies inside — or, not measured, which check fails and the estimate labelled."""
     paper = PAPER["doubling_time_months"]
     low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
-    interval = f"95% CI {_months(low)}–{_months(high)}"
+    interval = f"95% CI {format_months(low)}–{format_months(high)}"
     inside = "inside" if low <= paper <= high else "outside"
     if missing:
         return (f"Doubling time not measured on the {missing[0][1]}: {missing[0][2]}. On the {label} of {table_words}, "
-                f"against {refs}: {_months(head.doubling_time_months)} months ({interval}), "
+                f"against {refs}: {format_months(head.doubling_time_months)} months ({interval}), "
                 + ("measured" if status == "measured" else status.replace("not measured: ", "not a measurement either: "))
                 + f"; the paper reports {paper} months.")
     if status == "measured":
-        return (f"Capacity density doubles every {_months(head.doubling_time_months)} months ({interval}) on the {label} of "
+        return (f"Capacity density doubles every {format_months(head.doubling_time_months)} months ({interval}) on the {label} of "
                 f"{table_words}, against {refs}; the paper's {paper} months lies {inside} the interval.")
     return (f"Doubling time not measured on the {label} of {table_words}: {status.removeprefix('not measured: ')}. The "
-            f"estimate, {_months(head.doubling_time_months)} months ({interval}) against {refs}, is not a measurement; "
+            f"estimate, {format_months(head.doubling_time_months)} months ({interval}) against {refs}, is not a measurement; "
             f"the paper reports {paper} months.")
 
 

@@ -58,6 +58,7 @@ from densing.laws.inversion import PerBenchmark
 from densing.trend.capability import inversion_checks
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import carry_uncertainty
+from densing.numbers import format_months
 
 #: The paper's D0 and the sensitivity's.
 D0 = 1e12
@@ -196,18 +197,8 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
                       pd.concat(offsets, ignore_index=True))
 
 
-def _months(value: float) -> str:
-    """Months to two significant figures, a trailing zero kept (4.0, 0.59, 26), ∞ as ∞."""
-    from densing.numbers import format_number
-
-    if not math.isfinite(value):
-        return format_number(value)
-    text = format(value, "#.2g")
-    return text[:-1] if text.endswith(".") else text
-
-
 def _interval(months: float, low: float, high: float) -> str:
-    return f"{_months(months)} [{_months(low)}–{_months(high)}]"
+    return f"{format_months(months)} [{format_months(low)}–{format_months(high)}]"
 
 
 def beside_leaderboard(olmes: OlmesTrend, by_benchmark: pd.DataFrame, paper_months: float) -> pd.DataFrame:

@@ -26,7 +26,7 @@ A new backend is one module in this package: its lm-eval class under ``@register
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from densing.errors import EvalError, InputError
 from densing.registry import Registry
