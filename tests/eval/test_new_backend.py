@@ -9,41 +9,9 @@ import pytest
 pytest.importorskip("lm_eval")
 pytestmark = pytest.mark.eval
 
-from lm_eval.api.model import LM  # noqa: E402
-from lm_eval.api.registry import register_model  # noqa: E402
-
 from densing.eval.store import part_path  # noqa: E402
 from tests.cli_run import run as _run  # noqa: E402
-
-NAME = "densing-test-fake"
-
-
-@register_model(NAME)
-class FakeLM(LM):
-    """Deterministic answers with no model behind them: a continuation's log-likelihood is minus its length, every
-    generation is " five"."""
-
-    made: list[dict] = []
-
-    def __init__(self, **arguments) -> None:
-        super().__init__()
-        FakeLM.made.append(arguments)
-
-    def loglikelihood(self, requests, disable_tqdm: bool = False):
-        return [(-float(len(request.args[1])), False) for request in requests]
-
-    def loglikelihood_rolling(self, requests, disable_tqdm: bool = False):
-        return [-float(len(request.args[0])) for request in requests]
-
-    def generate_until(self, requests, disable_tqdm: bool = False):
-        return [" five" for _ in requests]
-
-
-def _models(tmp_path):
-    path = tmp_path / "models.yaml"
-    path.write_text("models:\n  - name: fake\n    model: org/fake-model\n    params: 1.2e8\n"
-                    "    model_args: {temperature: 0}\n")
-    return path
+from tests.eval.fake_backend import NAME, FakeLM, fake_models_file as _models  # noqa: E402
 
 
 def test_a_registered_lm_eval_model_runs_a_sweep_with_nothing_else(tmp_path, tiny_tasks, capsys):

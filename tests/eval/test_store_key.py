@@ -113,7 +113,8 @@ def test_two_checkouts_at_different_paths_share_one_store_and_the_second_evaluat
     paths. The first sweep evaluates (through a registered lm-eval model); the second, from the other root, finds its
     pair done, loads no model and sends no request."""
     from tests.conftest import SHARED_DATA
-    from tests.eval.test_new_backend import NAME, FakeLM, _models, _run
+    from tests.cli_run import run as _run
+    from tests.eval.fake_backend import NAME, FakeLM, fake_models_file as _models
 
     split = SHARED_DATA / "benchmarks" / "arc" / "ARC-Challenge-test.jsonl"
     roots = []

@@ -1,0 +1,37 @@
+"""A fake lm-eval model registered as ``densing-test-fake`` (one module, so that it is registered once however many
+test files use it): deterministic answers, no model behind them."""
+from __future__ import annotations
+
+from lm_eval.api.model import LM
+from lm_eval.api.registry import register_model
+
+NAME = "densing-test-fake"
+
+
+@register_model(NAME)
+class FakeLM(LM):
+    """Deterministic answers with no model behind them: a continuation's log-likelihood is minus its length, every
+    generation is " five"."""
+
+    made: list[dict] = []
+
+    def __init__(self, **arguments) -> None:
+        super().__init__()
+        FakeLM.made.append(arguments)
+
+    def loglikelihood(self, requests, disable_tqdm: bool = False):
+        return [(-float(len(request.args[1])), False) for request in requests]
+
+    def loglikelihood_rolling(self, requests, disable_tqdm: bool = False):
+        return [-float(len(request.args[0])) for request in requests]
+
+    def generate_until(self, requests, disable_tqdm: bool = False):
+        return [" five" for _ in requests]
+
+
+def fake_models_file(tmp_path):
+    """A models file of one model, ``fake``, that the fake backend answers for."""
+    path = tmp_path / "models.yaml"
+    path.write_text("models:\n  - name: fake\n    model: org/fake-model\n    params: 1.2e8\n"
+                    "    model_args: {temperature: 0}\n")
+    return path
