@@ -192,3 +192,44 @@ def test_a_single_reference_trend_plots_without_the_reference_share():
     assert list(bar.text) == ["not drawn"] * 3
     interval = next(t for t in figure.data if (t.name or "").endswith("interval"))
     assert "∞" in list(interval.text)  # the upper end at ∞: an arrow to the edge, labelled
+
+
+def _result_types() -> list[type]:
+    import importlib
+    import pkgutil
+
+    import densing
+
+    for module in pkgutil.walk_packages(densing.__path__, "densing."):
+        if module.name.startswith(("densing.eval", "densing.overlap.train", "densing.cli")):
+            continue  # lm-eval and torch; the CLI has no result types
+        importlib.import_module(module.name)
+    seen, stack = [], list(Result.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        if cls.__module__.startswith("densing.") and cls not in seen:
+            seen.append(cls)
+        stack.extend(cls.__subclasses__())
+    return seen
+
+
+def test_every_interval_field_of_every_result_type_is_named_x_ci_low_and_x_ci_high():
+    """One naming scheme in the Python API: an interval is the pair X_ci_low / X_ci_high (conf_int's row X), whose
+    estimate is the field X or the one _ci_estimates names."""
+    from dataclasses import fields
+
+    types = _result_types()
+    assert len(types) >= 8, types
+    wrong = []
+    for cls in types:
+        names = {f.name for f in fields(cls)}
+        for name in names:
+            if ("ci_low" in name or "ci_high" in name) and not name.endswith(("_ci_low", "_ci_high")):
+                wrong.append(f"{cls.__name__}.{name}: not X_ci_low / X_ci_high")
+            elif name.endswith("_ci_low"):
+                quantity = name.removesuffix("_ci_low")
+                if quantity + "_ci_high" not in names:
+                    wrong.append(f"{cls.__name__}.{name}: no {quantity}_ci_high")
+                if quantity not in names and quantity not in cls._ci_estimates and not hasattr(cls, quantity):
+                    wrong.append(f"{cls.__name__}.{name}: no estimate field {quantity}")
+    assert not wrong, wrong

@@ -99,8 +99,8 @@ class CostHalvingFit(Result):
     halving_time_days: float
     halving_time_days_ci_low: float
     halving_time_days_ci_high: float
-    analytic_ci_low_days: float
-    analytic_ci_high_days: float
+    analytic_halving_time_days_ci_low: float
+    analytic_halving_time_days_ci_high: float
     fraction_nonnegative_slope: float
     n_points: int
     frontier_points: tuple[str, ...]
@@ -109,6 +109,9 @@ class CostHalvingFit(Result):
     n_boot: int
     n_boot_failed: int
     excluded: pd.DataFrame = field(repr=False)
+
+    #: the analytic interval's point estimate is the bootstrap interval's (the same line)
+    _ci_estimates = {"analytic_halving_time_days": "halving_time_days"}
 
     @property
     def halving_time_months(self) -> float:
@@ -129,14 +132,16 @@ class CostHalvingFit(Result):
             f"halving time {self.halving_time_days:.1f} days = {self.halving_time_months:.2f} months, "
             f"{self.ci:.0%} bootstrap CI [{self.halving_time_days_ci_low:.1f}, "
             f"{self.halving_time_days_ci_high:.1f}] days, analytic "
-            f"[{self.analytic_ci_low_days:.1f}, {self.analytic_ci_high_days:.1f}]",
+            f"[{self.analytic_halving_time_days_ci_low:.1f}, {self.analytic_halving_time_days_ci_high:.1f}]",
         ])
 
 
 #: A :class:`CostHalvingFit` field → the field of the :class:`densing.trend.fits.TrendFit` of 1/price it is (the other
 #: fields have the same name in both; the slope and intercept of ln price are those of ln(1/price) negated).
 _OF_TREND = {"halving_time_days": "doubling_time_days", "halving_time_days_ci_low": "doubling_time_days_ci_low",
-             "halving_time_days_ci_high": "doubling_time_days_ci_high", "fraction_nonnegative_slope": "fraction_nonpositive_slope",
+             "halving_time_days_ci_high": "doubling_time_days_ci_high",
+             "analytic_halving_time_days_ci_low": "analytic_doubling_time_days_ci_low",
+             "analytic_halving_time_days_ci_high": "analytic_doubling_time_days_ci_high", "fraction_nonnegative_slope": "fraction_nonpositive_slope",
              "n_points": "n_models", "frontier_points": "frontier_models"}
 
 

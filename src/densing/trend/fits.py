@@ -49,8 +49,8 @@ class TrendFit(Result):
     doubling_time_days: float
     doubling_time_days_ci_low: float
     doubling_time_days_ci_high: float
-    analytic_ci_low_days: float
-    analytic_ci_high_days: float
+    analytic_doubling_time_days_ci_low: float
+    analytic_doubling_time_days_ci_high: float
     slope_per_day_ci_low: float
     slope_per_day_ci_high: float
     analytic_slope_per_day_ci_low: float
@@ -71,15 +71,8 @@ class TrendFit(Result):
     excluded: pd.DataFrame = field(repr=False)
     fit_warnings: tuple[str, ...] = ()
 
-    _ci_estimates = {"analytic_slope_per_day": "slope_per_day"}
-
-    def conf_int(self) -> pd.DataFrame:
-        """:meth:`densing.results.Result.conf_int`'s rows (``doubling_time_days``, ``slope_per_day``,
-        ``analytic_slope_per_day``), then ``analytic_doubling_time_days``: the analytic interval of the doubling time."""
-        frame = super().conf_int()
-        frame.loc["analytic_doubling_time_days"] = [self.doubling_time_days, self.analytic_ci_low_days,
-                                                    self.analytic_ci_high_days]
-        return frame
+    #: an analytic interval's point estimate is the bootstrap interval's (the same line)
+    _ci_estimates = {"analytic_slope_per_day": "slope_per_day", "analytic_doubling_time_days": "doubling_time_days"}
 
     @property
     def doubling_time_months(self) -> float:
@@ -162,7 +155,7 @@ class TrendFit(Result):
             f"  bootstrap {level} CI [{fmt(self.doubling_time_days_ci_low)}, "
             f"{fmt(self.doubling_time_days_ci_high)}] days  ({self.n_boot} draws, "
             f"{self.n_boot_failed} unfittable, {self.fraction_nonpositive_slope:.1%} with A ≤ 0)",
-            f"  analytic  {level} CI [{fmt(self.analytic_ci_low_days)}, {fmt(self.analytic_ci_high_days)}] days",
+            f"  analytic  {level} CI [{fmt(self.analytic_doubling_time_days_ci_low)}, {fmt(self.analytic_doubling_time_days_ci_high)}] days",
         ]
         if self.fit_warnings:
             lines.append("warnings: " + "; ".join(self.fit_warnings))
@@ -239,8 +232,8 @@ def fit_points(
         doubling_time_days=doubling_days(slope_per_day),
         doubling_time_days_ci_low=boot_low,
         doubling_time_days_ci_high=boot_high,
-        analytic_ci_low_days=analytic_low,
-        analytic_ci_high_days=analytic_high,
+        analytic_doubling_time_days_ci_low=analytic_low,
+        analytic_doubling_time_days_ci_high=analytic_high,
         slope_per_day_ci_low=slope_low,
         slope_per_day_ci_high=slope_high,
         analytic_slope_per_day_ci_low=analytic_slope[0],
