@@ -49,3 +49,18 @@ def test_a_kept_value_serves_its_own_table_only():
         # a new table may reuse the id of a freed one: the weak reference tells them apart
         got = derived(second, ("k",), lambda: "second")
         assert got == "second" or id(second) != key
+
+
+def test_two_functions_of_one_name_in_two_modules_keep_their_own_values():
+    def answer(table):
+        return "first"
+
+    def other(table):
+        return "second"
+
+    other.__qualname__ = answer.__qualname__  # the same name, defined in another module
+    other.__module__ = "elsewhere"
+    first, second = per_table(answer), per_table(other)
+    table = pd.DataFrame({"x": [1]})
+    with same_tables():
+        assert (first(table), second(table)) == ("first", "second")

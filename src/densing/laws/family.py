@@ -59,7 +59,7 @@ from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
 from densing.laws import forms
 from densing.laws.points import POINT_COLUMNS
-from densing.laws.table_cache import derived
+from densing.laws.table_cache import per_table
 from densing.laws.reference_fit import ReferenceFit
 
 KIND = "family"
@@ -292,6 +292,13 @@ def metric_for(table: pd.DataFrame, benchmark: str, metric: str | None) -> str:
     return found[0]
 
 
+@per_table
+def _table_metric(table: pd.DataFrame, benchmark: str) -> str:
+    """:func:`metric_for` with no metric named: the one metric the table has for ``benchmark``."""
+    return metric_for(table, benchmark, None)
+
+
+@per_table
 def _family_columns(table: pd.DataFrame, family: str) -> dict[str, np.ndarray]:
     """The rows of ``family`` in ``table`` as plain arrays (what :func:`family_points` reads), and its members."""
     mine = table[table["family"].astype(object) == family]
@@ -312,8 +319,8 @@ def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
     ``at_chance`` (score at or below the chance level: no logit; kept in the points, and not
     listed, with ``keep_floor`` — the likelihood fit weighs them instead of dropping them).
     """
-    metric = metric if metric is not None else derived(table, ("metric_for", benchmark), lambda: metric_for(table, benchmark, None))
-    mine = derived(table, ("family_columns", family), lambda: _family_columns(table, family))
+    metric = metric if metric is not None else _table_metric(table, benchmark)
+    mine = _family_columns(table, family)
     members = mine["members"]
     if not len(members):
         raise InputError(f"family {family!r}: no models of that family in the table")

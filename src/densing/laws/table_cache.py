@@ -47,10 +47,12 @@ def derived(table, key: tuple, compute):
 
 def per_table(function):
     """``function(table, *args)`` kept per (table, args) for the block of :func:`same_tables`, through
-    :func:`derived` (``args`` hashable; the caller must not change the value it gets back)."""
+    :func:`derived` (``args`` hashable; the caller must not change the value it gets back). The key names the
+    function by module and qualified name, so two functions never share an entry."""
+    name = (function.__module__, function.__qualname__)
 
     @functools.wraps(function)
     def kept(table, *args):
-        return derived(table, (function.__qualname__, *args), lambda: function(table, *args))
+        return derived(table, (name, *args), lambda: function(table, *args))
 
     return kept
