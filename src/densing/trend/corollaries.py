@@ -136,13 +136,16 @@ class CostHalvingFit(Result):
         ])
 
 
-#: A :class:`CostHalvingFit` field → the field of the :class:`densing.trend.fits.TrendFit` of 1/price it is (the other
-#: fields have the same name in both; the slope and intercept of ln price are those of ln(1/price) negated).
-_OF_TREND = {"halving_time_days": "doubling_time_days", "halving_time_days_ci_low": "doubling_time_days_ci_low",
-             "halving_time_days_ci_high": "doubling_time_days_ci_high",
-             "analytic_halving_time_days_ci_low": "analytic_doubling_time_days_ci_low",
-             "analytic_halving_time_days_ci_high": "analytic_doubling_time_days_ci_high", "fraction_nonnegative_slope": "fraction_nonpositive_slope",
-             "n_points": "n_models", "frontier_points": "frontier_models"}
+#: A :class:`CostHalvingFit` field → the field of the :class:`densing.trend.fits.TrendFit` of 1/price it is, where it is
+#: not the same name with "halving" for "doubling" (the slope and intercept of ln price are those of ln(1/price)
+#: negated).
+_OF_TREND = {"fraction_nonnegative_slope": "fraction_nonpositive_slope", "n_points": "n_models",
+             "frontier_points": "frontier_models"}
+
+
+def _trend_field(name: str) -> str:
+    """The :class:`densing.trend.fits.TrendFit` field that a :class:`CostHalvingFit` field is (:data:`_OF_TREND`)."""
+    return _OF_TREND.get(name, name.replace("halving_time", "doubling_time"))
 
 
 def cost_halving_time(
@@ -168,5 +171,5 @@ def cost_halving_time(
                                 sign=-1.0)
     fit = fit_points(points, excluded, frontier=frontier, quantile=quantile, epoch=parse_epoch(epoch),
                       time_unit="days", n_boot=n_boot, seed=seed, ci=ci, what="prices")
-    same = {f.name: getattr(fit, _OF_TREND.get(f.name, f.name)) for f in fields(CostHalvingFit)}
+    same = {f.name: getattr(fit, _trend_field(f.name)) for f in fields(CostHalvingFit)}
     return CostHalvingFit(**{**same, "slope_per_day": -fit.slope_per_day, "intercept": -fit.intercept})
