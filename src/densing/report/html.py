@@ -9,7 +9,6 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
-
 import numpy as np
 import pandas as pd
 

@@ -34,12 +34,12 @@ from densing.laws import eligibility
 from densing.trend import tables as _tables
 from densing.laws.density import point_densities
 from densing.laws.inversion import Joint, PerBenchmark, arrays
+from densing.numbers import format_months
 from densing.trend import checks
 from densing.trend.censored import EXACT
 from densing.trend.lines import envelope_index
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references
-from densing.numbers import format_months
 
 
 def references_of(candidates: pd.DataFrame, benchmarks: tuple[str, ...], minimum: int = 1) -> dict[str, tuple[str, ...]]:
