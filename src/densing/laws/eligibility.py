@@ -486,18 +486,19 @@ def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | No
                     low, high = fitted.slope_interval()
                     row |= dict(slope=fitted.slope, slope_ci_low=low, slope_ci_high=high, dispersion=fitted.dispersion)
             reason = _v3_reasons(row, points, fitted, chance, top, top_scores, top_stderr)
-            if not reason:
+            # the held-out test also where only the reach rules fail: a set row's joint test (densing.trend.design) reads it
+            if not reason or reason.startswith(("R4r", "R4s")):
                 try:
                     held = held_out_test(own, family, b, metric=metrics[b], dispersion_floor=pooled[b])
                     row |= dict(held_out_model=held["held_out"], held_out_measured=held["measured"],
                                 held_out_predicted=held["predicted"], held_out_error=held["relative_error"],
                                 held_out_z=held["z"])
-                    if not abs(held["z"]) <= MAX_HELD_OUT_Z:
+                    if not reason and not abs(held["z"]) <= MAX_HELD_OUT_Z:
                         reason = (f"R5z: the held-out {held['held_out']} scores {held['measured']:.3f}, the refit predicts "
                                   f"{held['predicted']:.3f} ± {held['predicted_stderr']:.3f}: z = {held['z']:+.2f} "
                                   f"(allowed ±{MAX_HELD_OUT_Z:.2f})")
                 except DensingError as exc:
-                    reason = f"R5z: held-out refit impossible: {exc}"
+                    reason = reason or f"R5z: held-out refit impossible: {exc}"
             row["eligible"] = not reason
             notes = [f"{k.replace('_', ' ')}: {', '.join(v)}" for k, v in dropped.items() if v and k != "no_score"]
             row["why"] = "; ".join(([reason] if reason else []) + [f"R1/R3 not fitted — {n}" for n in notes])

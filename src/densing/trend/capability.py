@@ -39,20 +39,14 @@ from densing.trend import checks
 from densing.trend.censored import EXACT
 from densing.trend.lines import envelope_index
 from densing.trend.targets import trend_targets
-from densing.trend.uncertainty import TrendUncertainty, carry_over_references
+from densing.trend import design
+from densing.trend.uncertainty import TrendUncertainty, carry_over_references, from_design
 
 
-def references_of(candidates: pd.DataFrame, benchmarks: tuple[str, ...], minimum: int = 1) -> dict[str, tuple[str, ...]]:
-    """Rule v2's references of a benchmark or a set: every family eligible on at least ``minimum`` of ``benchmarks``,
-    with the benchmarks it is eligible on (in the order given), families by name."""
-    ok = candidates[candidates["eligible"].astype(bool) & (candidates["kind"] == "family")
-                    & candidates["benchmark"].isin(benchmarks)]
-    out = {}
-    for family, group in ok.groupby("family", sort=True):
-        found = tuple(b for b in benchmarks if b in set(group["benchmark"]))
-        if len(found) >= minimum:
-            out[str(family)] = found
-    return out
+def references_of(candidates: pd.DataFrame, benchmarks: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """The references of a benchmark or a set under the common design (:func:`densing.trend.design.set_references`):
+    family → the row's benchmarks, every one of them, families by name."""
+    return design.set_references(candidates, tuple(benchmarks))
 
 
 def row_benchmarks() -> tuple[str, ...]:
@@ -176,22 +170,46 @@ def _why_none(candidates: pd.DataFrame, benchmarks: tuple[str, ...]) -> str:
             + "; the candidate table says which)")
 
 
+def row_fits(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found: dict[str, tuple[str, ...]], *,
+             seed: int) -> dict:
+    """``fits`` with every (family, benchmark) of ``found`` fitted (a set row's reference need not be eligible on each
+    of its benchmarks alone): the fits are kept in ``fits`` so that every row uses one fit per (family, benchmark)."""
+    for family, benchmarks in found.items():
+        for b in benchmarks:
+            if (family, b) not in fits:
+                fits[(family, b)] = eligibility.fit_of(targets, candidates, family, b, eligibility.FAMILY_BOOT, seed)
+    return fits
+
+
+def row_design(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found: dict[str, tuple[str, ...]], *,
+               since: str | None, epoch: str, until: str | None = None) -> design.Design:
+    """The row's common design (:mod:`densing.trend.design`) over its references, the lead reference first (the family of
+    lowest mean held-out |z|)."""
+    names = sorted(found, key=lambda f: (_held_out(candidates, f, found[f]), f))
+    inversions = []
+    for family in names:
+        chosen = tuple(fits[(family, b)] for b in found[family])
+        inversions.append(Joint(chosen) if len(chosen) > 1 else PerBenchmark(chosen[0], chosen[0].d0))
+    return design.common_design(targets, inversions, since=since, until=until, epoch=epoch)
+
+
 def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...], targets: pd.DataFrame,
               candidates: pd.DataFrame, fits: dict, *, since: str | None, epoch: str, n_boot: int, n_boot_share: int,
               seed: int, rule: str = "quantile") -> Row:
-    """One row: the references the candidates' rule gives the benchmark (or set), and the trend with the reference drawn."""
-    joint = len(benchmarks) > 1
-    found = references_of(candidates, benchmarks, eligibility.MIN_SET_BENCHMARKS if joint else 1)
-    found = {f: b for f, b in found.items() if all((f, x) in fits for x in b)}
+    """One row: its references (:func:`references_of`), its common design and the pooled trend over them, its status."""
+    found = references_of(candidates, benchmarks)
     if not found:
         why = _why_none(candidates, benchmarks)
         return Row(name, label, capability, benchmarks, (), None, why, status=f"not measured: {why}")
     try:
-        members = ordered_members(targets, candidates, fits, found, since=since, epoch=epoch, joint=joint)
-        result = carry_over_references(members, rule=rule, n_boot=n_boot, n_boot_share=n_boot_share, seed=seed)
+        row_fits(targets, candidates, fits, found, seed=seed)
+        chosen = row_design(targets, candidates, fits, found, since=since, epoch=epoch)
+        result = from_design(design.pooled_trend(chosen, rule=rule, n_boot=n_boot, n_boot_share=n_boot_share, seed=seed),
+                             epoch=epoch)
     except DensingError as exc:
         return Row(name, label, capability, benchmarks, tuple(found), None, str(exc), status=f"not measured: {exc}")
-    return Row(name, label, capability, benchmarks, tuple(m[0].name for m in members), result, members=tuple(members),
+    members = chosen.members()
+    return Row(name, label, capability, benchmarks, chosen.names, result, members=tuple(members),
                status=row_status(result, row_checks(members)))
 
 
@@ -215,25 +233,10 @@ def _months_words(months: float) -> str:
 
 
 def row_status(result: TrendUncertainty, failed: tuple = ()) -> str:
-    """A row's one status: "measured", or "not measured: <the first failed check in words>".
-
-    Every row checks that its references agree (:func:`densing.trend.checks.sensitivity`: their own doubling times
-    within a factor 2); ``failed`` adds the checks the caller ran and saw fail (the headline's row: saturation,
-    conditioning, size confounding under every reference)."""
-    from densing.trend import checks
-
-    own = result.reference_months
-    agreement = checks.sensitivity(list(own.values()), list(own))
-    reasons = [c.name for c in failed]
-    if agreement.failed and "sensitivity" not in reasons:
-        reasons.append("sensitivity")
-    if not reasons:
-        return "measured"
-    words = {"sensitivity": "its references disagree (" + ", ".join(f"{k.split(':')[0]} {_months_words(v)}" for k, v in own.items())
-                            + " months; allowed factor 2)",
-             "saturation": "frontier models sit at the reference's ceiling", "conditioning": "the inversion is ill-conditioned",
-             "size_confounding": "model size confounds the trend"}
-    return "not measured: " + "; ".join(words.get(r, r) for r in reasons)
+    """A row's one status: "measured", or "not measured: <why>" (:func:`densing.trend.design.status_words`: the
+    heterogeneity test on the common design, an interval that reaches a zero slope, and ``failed``, the checks the
+    caller ran and saw fail — saturation and conditioning under every reference, and on the headline size confounding)."""
+    return design.status_words(result, tuple(c.name for c in failed))
 
 
 def _held_out(candidates: pd.DataFrame, family: str, benchmarks: tuple[str, ...]) -> float:
@@ -315,7 +318,7 @@ def headline_set(candidates: pd.DataFrame, sets: dict | None = None
     """
     missing: list[tuple[str, str, str]] = []
     for name, (label, benchmarks) in (SETS if sets is None else sets).items():
-        found = references_of(candidates, benchmarks, eligibility.MIN_SET_BENCHMARKS)
+        found = references_of(candidates, benchmarks)
         if found:
             return label, benchmarks, found, missing
         missing.append((name, label, _why_none(candidates, benchmarks)))

@@ -252,6 +252,9 @@ def plain_reason(check: Check, sensitivity: pd.DataFrame) -> str:
         spread = f"from {finite.min():.1f} to {finite.max():.1f} months" if finite.size else "none finite"
         return (f"The eligible references and inversions disagree: their doubling times run {spread}, more than the factor "
                 f"{MAX_SENSITIVITY_RATIO:g} the rule allows.")
+    if check.name == "heterogeneity":
+        return (f"The references' own doubling times differ beyond their shared uncertainty on the same targets and "
+                f"benchmarks ({check.detail}), so the row has no one doubling time.")
     if check.name == "size_confounding":
         return (f"Adding model size to the frontier regression changes the doubling time {_g(check.value)}-fold (the rule "
                 f"allows {MAX_SIZE_CONFOUNDING_RATIO:g}), so the targets' size mix confounds the trend.")

@@ -50,10 +50,11 @@ from densing.trend.measurement import Breakpoint, Segment, TrendMeasurement
 from densing.laws.table_cache import same_tables
 from densing.trend.targets import trend_targets, with_stderr
 from densing.trend.doubling import SCORE_COLUMNS
-from densing.trend.uncertainty import TrendUncertainty, carry_over_references, carry_uncertainty, point_months
+from densing.trend import design
+from densing.trend.uncertainty import TrendUncertainty, from_design
 
 __all__ = ["PAPER_ANCHORS", "CANDIDATES_FILE", "HEADLINE_RULE", "SENSITIVITY_D0", "headline_densities", "headline_verdict",
-           "inversions_of", "measure_trend"]
+           "measure_trend"]
 
 #: The paper's per-model anchors (Xiao et al. 2024, Fig. 1 and §3), shown beside ours.
 PAPER_ANCHORS = {
@@ -68,26 +69,6 @@ SENSITIVITY_D0 = (3e11, 1e12, 3e12)
 
 # ---------------------------------------------------------------------------------------------
 # the references
-
-
-def inversions_of(fits: tuple[ReferenceFit, ...], *, first_versions: bool = False) -> dict[str, object]:
-    """Per-benchmark inversions of each fit and the joint one, by name (joint first).
-
-    ``first_versions`` adds the joint inversion as first written (no skill variance,
-    :mod:`densing.laws.joint`), kept beside the default since the default changed after a coverage run.
-    """
-    out: dict[str, object] = {}
-    if len(fits) > 1:
-        joint = Joint(fits)
-        out[joint.name] = joint
-        if first_versions:
-            first = Joint(fits, skill="none")
-            out[first.name] = first
-    for fit in fits:
-        one = PerBenchmark(fit, fit.d0)
-        out[one.name] = one
-    return out
-
 
 
 # ---------------------------------------------------------------------------------------------
@@ -120,10 +101,7 @@ def _side_jobs(jobs: list, targets: pd.DataFrame, candidates: pd.DataFrame, fits
     """:func:`_side_batch`'s jobs, one by one."""
     out = {}
     for job in jobs:
-        if job[0] == "v1":
-            out["v1"] = _rule_v1(targets, args["v1_composed"], since=args["since"], epoch=args["epoch"],
-                                 n_boot=args["n_boot"], seed=args["seed"])
-        elif job[0] == "budget":
+        if job[0] == "budget":
             if "_budget" not in out:
                 wanted = {k: f for k, f in fits.items() if k[1] in args.get("budget_benchmarks", BUDGET_BENCHMARKS)}
                 out["_budget"] = capability.budget_fits(targets, wanted, seed=args["seed"])
@@ -132,9 +110,6 @@ def _side_jobs(jobs: list, targets: pd.DataFrame, candidates: pd.DataFrame, fits
                 name, f"{label} at D0 = {format_count(capability.BUDGET_D0)}", capability_name, benchmarks, targets,
                 candidates, out["_budget"][0], since=args["since"], epoch=args["epoch"], n_boot=args["n_boot"],
                 n_boot_share=0, seed=args["seed"])
-        elif job[0] == "v2":
-            out["v2"] = _rule_v2(targets, args["v1_composed"], since=args["since"], epoch=args["epoch"],
-                                 n_boot=args["n_boot"], seed=args["seed"])
         else:
             _, name, label, capability_name, benchmarks = job
             out[name] = capability.trend_row(name, label, capability_name, benchmarks, targets, candidates, fits,
@@ -143,72 +118,23 @@ def _side_jobs(jobs: list, targets: pd.DataFrame, candidates: pd.DataFrame, fits
     return out
 
 
-def _rule_v1(targets: pd.DataFrame, composed: dict, *, since, epoch, n_boot: int, seed: int) -> dict:
-    """Rule v1's verdict, kept as a labelled variant: its reference's joint trend and its four checks, as first written."""
-    candidates = eligibility.candidate_table(targets, since=since, composed=composed, rule="v1")
-    eligible = eligibility.eligible_families(candidates)
-    if not len(eligible):
-        return {"verdict": "Rule v1: no candidate reference passes R1–R5.", "candidates": candidates}
-    family = str(eligible["family"].iloc[0])
-    fits = eligibility.family_references(targets, candidates, seed=seed)[family]
-    inversion = next(iter(inversions_of(fits).values()))
-    models, _ = trend_targets(targets, inversion, since=since, epoch=epoch)
-    head = carry_uncertainty(models, inversion, n_boot=n_boot, n_boot_share=0, seed=seed)
-    variants = []
-    for name, other in inversions_of(fits).items():
-        variants.append((name, point_months(trend_targets(targets, other, since=since, epoch=epoch)[0], other, HEADLINE_RULE)))
-    found = (*inversion_checks(models, inversion, size="dependence"),
-             checks.sensitivity([v for _, v in variants], [n for n, _ in variants]))
-    failed = [c for c in found if c.failed]
-    words = (f"{format_months(head.doubling_time_months)} months (95% CI {format_months(head.doubling_time_months_ci_low)}–"
-             f"{format_months(head.doubling_time_months_ci_high)}) against {inversion.name} at {format_count(inversion.d0)} tokens")
-    verdict = ("Rule v1 (reach by the targets' 90th percentile, within-family size slope as an equivalence test): "
-               + (f"not measured, {len(failed)} of {len(found)} checks fail ({', '.join(c.name for c in failed)}); estimate "
-                  if failed else "measured: ") + words + ".")
-    return {"verdict": verdict, "result": head, "checks": found, "reference": inversion.name, "candidates": candidates,
-            "variants": variants}
-
-
-def _rule_v2(targets: pd.DataFrame, composed: dict, *, since, epoch, n_boot: int, seed: int) -> dict:
-    """Rule v2's verdict, kept as a labelled variant: its headline set's trend under its references (least-squares
-    fits; R4s, R4c and the 5% held-out tolerance), with the same engine as the headline."""
-    candidates = eligibility.candidate_table(targets, since=since, composed=composed, rule="v2")
-    try:
-        label, _, found, missing = headline_set(candidates)
-    except FitError:
-        return {"verdict": "Rule v2: no family passes it on two benchmarks of any set.", "candidates": candidates}
-    fits = eligibility.eligible_fits(targets, candidates, seed=seed)
-    members = capability.ordered_members(targets, candidates, fits, found, since=since, epoch=epoch, joint=True)
-    head = carry_over_references(members, rule=HEADLINE_RULE, n_boot=n_boot, n_boot_share=0, seed=seed, epoch=epoch)
-    passed = f"; the {missing[0][1]} has no v2 reference" if missing else ""
-    verdict = (f"Rule v2 (least-squares family fits, a 5% relative held-out tolerance): {format_months(head.doubling_time_months)} "
-               f"months (95% CI {format_months(head.doubling_time_months_ci_low)}–{format_months(head.doubling_time_months_ci_high)}) "
-               f"on the {label} against {', '.join(n.split(':')[0] for n in head.reference_names)}{passed}.")
-    return {"verdict": verdict, "result": head, "candidates": candidates, "label": label}
-
-
-def _member_checks(members: list, found_rules: dict) -> tuple[checks.Check, ...]:
-    """Saturation, conditioning and size confounding under every candidate reference (failed if failed under any),
-    sensitivity across them, and the within-family size slope as a finding."""
+def _member_checks(members: list, head: TrendUncertainty) -> tuple[checks.Check, ...]:
+    """Saturation, conditioning and size confounding under every reference (failed if failed under any), the
+    within-family size slope as a finding, and the references' heterogeneity on the common design."""
     per: dict[str, dict[str, checks.Check]] = {}
     for inversion, models in members:
         for check in inversion_checks(models, inversion, size="confounding"):
             per.setdefault(check.name, {})[inversion.name] = check
-    combined = [checks.under_references(found) for found in per.values()]
-    head = found_rules[HEADLINE_RULE]
-    own = head.reference_months
-    combined.append(checks.sensitivity(list(own.values()), list(own)))
-    return tuple(combined)
+    return (*(checks.under_references(found) for found in per.values()), design.heterogeneity_check(head))
 
 
 def _headline_members(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, profile: TrendTable, *,
-                      since: str | None, epoch: str) -> tuple[str, tuple[str, ...], list, list]:
-    """The headline's set and its references: (label, benchmarks, the sets before it that have no reference, the
-    members (inversion, targets), the lead reference first) — one selection for :func:`measure_trend` and
-    :func:`headline_densities`."""
+                      since: str | None, epoch: str, seed: int) -> tuple[str, tuple[str, ...], list, design.Design]:
+    """The headline's set and its common design: (label, benchmarks, the sets before it that have no reference, the
+    design, the lead reference first) — one selection for :func:`measure_trend` and :func:`headline_densities`."""
     label, benchmarks, found, missing = headline_set(candidates, profile.sets)
-    members = capability.ordered_members(targets, candidates, fits, found, since=since, epoch=epoch, joint=True)
-    return label, benchmarks, missing, members
+    capability.row_fits(targets, candidates, fits, found, seed=seed)
+    return label, benchmarks, missing, capability.row_design(targets, candidates, fits, found, since=since, epoch=epoch)
 
 
 @same_tables()
@@ -228,8 +154,8 @@ def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPO
     candidates = eligibility.candidate_table(targets, since=since, composed=composed_fits(None),
                                              rule=eligibility.DEFAULT_RULE, benchmarks=profile.candidates)
     fits = eligibility.eligible_fits(targets, candidates, seed=seed)
-    label, _, missing, members = _headline_members(targets, candidates, fits, profile, since=since, epoch=epoch)
-    inversion, models = members[0]
+    label, _, missing, chosen = _headline_members(targets, candidates, fits, profile, since=since, epoch=epoch, seed=seed)
+    inversion, models = chosen.members()[0]
     out = density_table(models, inversion, seed=seed, level=level)
     out.attrs.update(headline_set=label, missing=[lab for _, lab, _ in missing], table=profile.name)
     return out
@@ -277,124 +203,139 @@ def measure_trend(
     profile = tables.get(table)
     targets = with_stderr(targets)  # once: every trend_targets call below then finds nothing to fill
     composed = composed_fits(fits_dir)
-    # rules v2 and v1 choose their own references: a worker measures them while rule v3's candidates are fitted here
-    variants = [("v2",), ("v1",)] if profile.variants else []
-    variant_args = dict(since=since, epoch=epoch, n_boot=n_boot_side, seed=seed, v1_composed=composed)
-    pending_variants = side_jobs.start(_side_batch, variants, targets, None, None, variant_args)
     candidates = eligibility.candidate_table(targets, since=since, composed=composed, rule=eligibility.DEFAULT_RULE,
                                             benchmarks=profile.candidates)
     fits = eligibility.eligible_fits(targets, candidates, seed=seed)
-    label, benchmarks = profile.sets[profile.headline_set]
-    missing: list[tuple[str, str, str]] = []  # sets before the measured one that rule v2 gives no reference
-    side_list: list = [("row", b, b, capability.CAPABILITY[b], (b,)) for b in capability.row_benchmarks()
-                       if b in set(targets["benchmark"].astype(str))]
-    side_list += [("row", name, lab, "set", bench) for name, (lab, bench) in profile.sets.items()
-                  if fit is not None or name != profile.headline_set]  # the headline's own row is the headline
-    side_list += [("budget", b, b, capability.CAPABILITY[b], (b,)) for b in profile.budget_benchmarks
-                  if b in set(targets["benchmark"].astype(str))]
-    side_list += [("budget", name, profile.sets[name][0], "set", profile.sets[name][1]) for name in profile.budget_sets]
-    args = dict(since=since, epoch=epoch, n_boot=n_boot_side, seed=seed, v1_composed=composed,
-                budget_benchmarks=profile.budget_benchmarks)
-    # the other benchmark sets are measured here after the headline, the rest in the worker: the two halves then take
-    # about as long (every job has its own seed, so the numbers do not depend on where it runs)
+    side_list = _side_list(targets, profile, headline_too=fit is not None)
+    args = dict(since=since, epoch=epoch, n_boot=n_boot_side, seed=seed, budget_benchmarks=profile.budget_benchmarks)
+    # the rows per benchmark and the budget rows are measured in a worker while the headline and the sets are here
     here = [job for job in side_list if job[0] == "row" and len(job[4]) > 1]
     there = [job for job in side_list if job not in here]
     pending = side_jobs.start(_side_batch, there, targets, candidates, fits, args)
-    if fit is not None:
-        inversion = PerBenchmark(fit, fit.d0 if d0 is None else float(d0))
-        rows, _ = trend_targets(targets, inversion, since=since, epoch=epoch)
-        members = [(inversion, rows)]
-        reference_rule = "given by the user (--fit); rule v3's references are in the rows per benchmark"
-        label = f"benchmark(s) of the given fit ({', '.join(inversion.benchmarks)})"
-    else:
-        try:
-            label, benchmarks, missing, members = _headline_members(targets, candidates, fits, profile, since=since,
-                                                                    epoch=epoch)
-        except FitError:
-            side_jobs.cancel(pending)
-            side_jobs.cancel(pending_variants)
-            raise
-        reference_rule = (f"rule v3 (date-blind): every family eligible on at least {eligibility.MIN_SET_BENCHMARKS} of "
-                          f"{', '.join(benchmarks)}, drawn with equal weight in each bootstrap draw")
-    found_rules: dict[str, TrendUncertainty] = {}
-    rule_errors: dict[str, str] = {}
-    for rule in rules.RULES:
-        try:
-            found_rules[rule] = carry_over_references(
-                members, rule=rule, n_boot=n_boot if rule == HEADLINE_RULE else n_boot_side,
-                n_boot_share=n_boot_side // 2 if rule == HEADLINE_RULE else 25, seed=seed, epoch=epoch)
-        except DensingError as exc:
-            if rule == HEADLINE_RULE:
-                side_jobs.cancel(pending)
-                side_jobs.cancel(pending_variants)
-                raise
-            rule_errors[rule] = str(exc)
+    try:
+        label, benchmarks, missing, chosen, reference_rule = _headline_design(targets, candidates, fits, profile, fit, d0,
+                                                                              since=since, epoch=epoch, seed=seed)
+        found_rules, rule_errors = _by_rule(chosen, n_boot=n_boot, n_boot_side=n_boot_side, seed=seed, epoch=epoch)
+    except DensingError:
+        side_jobs.cancel(pending)
+        raise
     head = found_rules[HEADLINE_RULE]
-    found_checks = _member_checks(members, found_rules)
+    members = chosen.members()
+    found_checks = _member_checks(members, head)
     lead_inversion, lead_models = members[0]
-    # what needs only the headline is computed before the side rows are gathered: the worker is still busy
-    breakpoint = _breakpoint(targets, members, head, epoch, n_boot_side, seed)
+    breakpoint = _breakpoint(targets, chosen, head, epoch, n_boot_side, seed)
     densities = density_table(lead_models, lead_inversion, seed=seed)
     side = _side_batch(here, targets, candidates, fits, args)
     side |= side_jobs.finish(pending, _side_batch, there, targets, candidates, fits, args)
-    side |= (side_jobs.finish(pending_variants, _side_batch, variants, targets, None, None, variant_args) if variants
-             else {name: {"verdict": f"Rule {name}: the public table's earlier rule, not applied to {profile.words}."}
-                   for name in ("v1", "v2")})
     rows = [side[job[1]] for job in side_list if job[0] == "row" and len(job[4]) == 1]
     sets = [side[job[1]] for job in side_list if job[0] == "row" and len(job[4]) > 1]
     budget = tuple(side[f"budget:{job[1]}"] for job in side_list if job[0] == "budget")
-    budget_notes = side.get("_budget", ({}, {}))[1]
-    v1 = side["v1"]
-    sensitivity = pd.DataFrame([{"reference": name, "inversion": "joint" if len(members[0][0].benchmarks) > 1 else "per-benchmark",
-                                 "d0": inv.d0, "doubling_time_months": head.reference_months.get(name, math.nan),
-                                 "ci_low": math.nan, "ci_high": math.nan}
-                                for (inv, _), name in zip(members, head.reference_names)],
-                               columns=["reference", "inversion", "d0", "doubling_time_months", "ci_low", "ci_high"])
-    if fit is not None and fit.has_data_term:
-        extra = []
-        for value in SENSITIVITY_D0:
-            variant = PerBenchmark(fit, value)
-            months = point_months(trend_targets(targets, variant, since=since, epoch=epoch)[0], variant, HEADLINE_RULE)
-            extra.append({"reference": variant.name, "inversion": f"D0 {format_count(value)}", "d0": value,
-                          "doubling_time_months": months, "ci_low": math.nan, "ci_high": math.nan})
-        sensitivity = pd.concat([sensitivity, pd.DataFrame(extra)], ignore_index=True)
-        found_checks = tuple(c for c in found_checks if c.name != "sensitivity") + (
-            checks.sensitivity(sensitivity["doubling_time_months"], sensitivity["reference"]),)
+    sensitivity = _sensitivity(head, chosen, fit, targets, since=since, epoch=epoch, n_boot=n_boot_side, seed=seed)
     gates = [c for c in found_checks if c.status != checks.REPORTED]
     failed = [c for c in gates if c.failed]
     untestable = [c for c in gates if c.status == checks.UNTESTABLE]
     refs = ", ".join(name.split(":")[0] for name in head.reference_names)
-    carried = ("the reference fit, each score's standard error, the sampling of models"
-               + (f" and the choice among {len(members)} references" if len(members) > 1 else ""))
-    status = capability.row_status(head, tuple(failed))
-    head_row = capability.Row(profile.headline_set if fit is None and not missing else "given",
-                              label, "set", tuple(lead_inversion.benchmarks) if fit is not None else benchmarks,
+    status = capability.row_status(head, tuple(c for c in failed if c.name != "heterogeneity"))
+    head_row = capability.Row(profile.headline_set if fit is None and not missing else "given", label, "set",
+                              tuple(lead_inversion.benchmarks) if fit is not None else benchmarks,
                               tuple(head.reference_names), head, members=tuple(members), status=status)
-    if fit is None:
-        sets = [head_row if not missing else None, *sets]
-        sets = [r for r in sets if r is not None]
+    if fit is None and not missing:
+        sets = [head_row, *sets]
     verdict = headline_verdict(head, label, refs, status, table_words=profile.words, missing=missing)
+    why = _why(head, failed, untestable, sensitivity, missing, since=since, refs=refs, reference_rule=reference_rule)
+    return TrendMeasurement(
+        reference=" | ".join(head.reference_names) + (" (given)" if fit is not None else ""), reference_rule=reference_rule,
+        d0=lead_inversion.d0, headline_rule=HEADLINE_RULE, measurable=status == "measured" and not missing,
+        headline=f"{verdict} {why}", verdict=verdict, why=why,
+        status=status if not missing else f"not measured: the {missing[0][1]} has no reference",
+        rules=found_rules, rule_errors=rule_errors, checks=found_checks, sensitivity=sensitivity, breakpoint=breakpoint,
+        candidates=candidates, references=_reference_frame(members, head), inversions={}, densities=densities,
+        models=lead_models.assign(**dict(zip(("log_density", "bound"), point_densities(lead_models, lead_inversion)))),
+        left_out=chosen.left_out, fits=tuple(lead_inversion.fits), inversion=lead_inversion, headline_set=label,
+        benchmark_rows=tuple(rows), set_rows=tuple(sets), budget_rows=budget,
+        budget_notes=side.get("_budget", ({}, {}))[1],
+    )
+
+
+def _side_list(targets: pd.DataFrame, profile: TrendTable, *, headline_too: bool) -> list:
+    """The side rows' jobs: (kind, name, label, capability, benchmarks), kind "row" or "budget"."""
+    present = set(targets["benchmark"].astype(str))
+    out: list = [("row", b, b, capability.CAPABILITY[b], (b,)) for b in capability.row_benchmarks() if b in present]
+    out += [("row", name, lab, "set", bench) for name, (lab, bench) in profile.sets.items()
+            if headline_too or name != profile.headline_set]  # the headline's own row is the headline
+    out += [("budget", b, b, capability.CAPABILITY[b], (b,)) for b in profile.budget_benchmarks if b in present]
+    out += [("budget", name, profile.sets[name][0], "set", profile.sets[name][1]) for name in profile.budget_sets]
+    return out
+
+
+def _headline_design(targets, candidates, fits, profile: TrendTable, fit, d0, *, since, epoch: str, seed: int):
+    """(label, benchmarks, sets passed over, the common design, the reference rule in words) of the headline: the
+    user's ``fit`` alone, else the first set of the table that has references under the common design."""
+    if fit is not None:
+        inversion = PerBenchmark(fit, fit.d0 if d0 is None else float(d0))
+        chosen = design.common_design(targets, [inversion], since=since, epoch=epoch)
+        label = f"benchmark(s) of the given fit ({', '.join(inversion.benchmarks)})"
+        return (label, tuple(inversion.benchmarks), [], chosen,
+                "given by the user (--fit); the rows per benchmark have their own references")
+    label, benchmarks, missing, chosen = _headline_members(targets, candidates, fits, profile, since=since, epoch=epoch,
+                                                           seed=seed)
+    rule = ("the common design: every family with a fit on each of " + ", ".join(benchmarks) + " that rises with size "
+            "on each, reaches the frontier on one and predicts its largest member jointly within noise; every reference "
+            "inverts the same benchmarks for the same targets, its own family's models from the others, pooled by a "
+            "random-effects model over paired draws")
+    return label, benchmarks, missing, chosen, rule
+
+
+def _by_rule(chosen: design.Design, *, n_boot: int, n_boot_side: int, seed: int, epoch: str):
+    """The headline's pooled trend under every frontier rule (the headline rule with ``n_boot`` draws and the shares)."""
+    found: dict[str, TrendUncertainty] = {}
+    errors: dict[str, str] = {}
+    for rule in rules.RULES:
+        head = rule == HEADLINE_RULE
+        try:
+            found[rule] = from_design(design.pooled_trend(chosen, rule=rule, n_boot=n_boot if head else n_boot_side,
+                                                          n_boot_share=n_boot_side // 2 if head else 25, seed=seed),
+                                      epoch=epoch)
+        except DensingError as exc:
+            if head:
+                raise
+            errors[rule] = str(exc)
+    return found, errors
+
+
+def _sensitivity(head: TrendUncertainty, chosen: design.Design, fit, targets, *, since, epoch: str, n_boot: int,
+                 seed: int) -> pd.DataFrame:
+    """Each reference's own doubling time with its interval over the paired draws; for a given fit with a data term,
+    the same at other D0 (:data:`SENSITIVITY_D0`)."""
+    rows = [{"reference": name, "inversion": inv.kind, "d0": inv.d0, "doubling_time_months": months,
+             "ci_low": low, "ci_high": high}
+            for inv, name, months, low, high in zip(chosen.inversions, head.reference_names,
+                                                    head.reference_months.values(), head.reference_ci_low,
+                                                    head.reference_ci_high)]
+    if fit is not None and fit.has_data_term:
+        for value in SENSITIVITY_D0:
+            variant = design.common_design(targets, [PerBenchmark(fit, value)], since=since, epoch=epoch)
+            r = from_design(design.pooled_trend(variant, n_boot=n_boot, n_boot_share=0, seed=seed), epoch=epoch)
+            rows.append({"reference": variant.names[0], "inversion": f"D0 {format_count(value)}", "d0": value,
+                         "doubling_time_months": r.doubling_time_months, "ci_low": r.doubling_time_months_ci_low,
+                         "ci_high": r.doubling_time_months_ci_high})
+    return pd.DataFrame(rows, columns=["reference", "inversion", "d0", "doubling_time_months", "ci_low", "ci_high"])
+
+
+def _why(head: TrendUncertainty, failed: list, untestable: list, sensitivity: pd.DataFrame, missing: list, *, since,
+         refs: str, reference_rule: str) -> str:
+    """The sentences after the verdict: why not measured (or every check passed), the targets, what the interval carries."""
+    carried = ("the reference fit, each score's standard error, the sampling of models"
+               + (f" and the spread among {head.n_references} references (τ)" if head.n_references > 1 else ""))
     why = (" ".join(plain_reason(c, sensitivity) for c in failed)
            + (f" Every check passed{' but ' + ', '.join(c.name for c in untestable) + ' (untestable)' if untestable else ''}."
               if not failed else "")
-           + f" {head.n_models} models released since {since or 'any date'}, against {refs} (each family at its own "
-             f"budget); the interval carries {carried}. References by {reference_rule}.")
+           + f" {head.n_models} models released since {since or 'any date'} with every score of the set, against {refs} "
+             f"(each family at its own budget; {design.heterogeneity_words(head)}); the interval carries {carried}. "
+             f"References by {reference_rule}.")
     if missing:
         why = " ".join(f"The {lab} has no reference: {reason}." for _, lab, reason in missing) + " " + why
-        failed = failed or [None]  # the headline set itself is not measured
-    return TrendMeasurement(
-        reference=" | ".join(head.reference_names) + (" (given)" if fit is not None else ""), reference_rule=reference_rule, d0=lead_inversion.d0,
-        headline_rule=HEADLINE_RULE, measurable=not failed and status == "measured", headline=f"{verdict} {why}",
-        verdict=verdict, why=why, status=status if not missing else f"not measured: the {missing[0][1]} has no reference",
-        rules=found_rules, rule_errors=rule_errors, checks=found_checks, sensitivity=sensitivity, breakpoint=breakpoint,
-        candidates=candidates, references=_reference_frame(members, head), inversions={},
-        densities=densities,
-        models=lead_models.assign(**dict(zip(("log_density", "bound"), point_densities(lead_models, lead_inversion)))),
-        left_out=trend_targets(targets, lead_inversion, since=since, epoch=epoch)[1], fits=tuple(lead_inversion.fits),
-        inversion=lead_inversion, headline_set=label, benchmark_rows=tuple(rows), set_rows=tuple(sets),
-        budget_rows=budget, budget_notes=budget_notes,
-        rule_v1=v1["verdict"], rule_v1_detail=v1, rule_v2=side["v2"]["verdict"], rule_v2_detail=side["v2"],
-    )
+    return why
 
 
 def headline_verdict(head: TrendUncertainty, label: str, refs: str, status: str, *, table_words: str,
@@ -419,26 +360,29 @@ def headline_verdict(head: TrendUncertainty, label: str, refs: str, status: str,
 
 
 def _reference_frame(members: list, head: TrendUncertainty) -> pd.DataFrame:
-    """Each candidate reference of the headline: its benchmarks, weight, own point doubling time and targets."""
+    """Each reference of the headline: its benchmarks, pooling weight, own doubling time with its interval, targets."""
     return pd.DataFrame([{"reference": name, "benchmarks": ",".join(inv.benchmarks), "weight": weight,
-                          "months": head.reference_months[name], "n_models": len(models), "d0": inv.d0}
-                         for (inv, models), name, weight in zip(members, head.reference_names, head.reference_weights)])
+                          "months": head.reference_months[name], "ci_low": low, "ci_high": high,
+                          "n_models": len(models), "d0": inv.d0}
+                         for (inv, models), name, weight, low, high in zip(members, head.reference_names,
+                                                                          head.reference_weights, head.reference_ci_low,
+                                                                          head.reference_ci_high)])
 
 
-def _breakpoint(targets: pd.DataFrame, members: list, head: TrendUncertainty, epoch: str, n_boot: int, seed: int) -> Breakpoint:
-    """Slopes before and after ChatGPT (each segment its own full-uncertainty fit over the same references); a segment
-    whose models are the headline's shares the headline's computation (one interval per quantity)."""
+def _breakpoint(targets: pd.DataFrame, chosen: design.Design, head: TrendUncertainty, epoch: str, n_boot: int,
+                seed: int) -> Breakpoint:
+    """Slopes before and after ChatGPT, each segment the same common design on its own window."""
     segments = {}
     for name, lo, hi in (("before", None, CHATGPT_RELEASE), ("after", CHATGPT_RELEASE, None)):
-        parts = [(inv, trend_targets(targets, inv, since=lo, until=hi, epoch=epoch)[0]) for inv, _ in members]
-        if all(set(p["model"].astype(str)) == set(m["model"].astype(str)) for (_, p), (_, m) in zip(parts, members)):
-            segments[name] = Segment(name, head.n_models, head.slope_per_day, head.intercept, head.slope_ci_low,
-                                     head.slope_ci_high, same_as_headline=True)
-            continue
         try:
-            r = carry_over_references(parts, rule=HEADLINE_RULE, n_boot=n_boot, n_boot_share=0, seed=seed)
+            part = design.common_design(targets, chosen.inversions, since=lo, until=hi, epoch=epoch)
+            if set(part.frame["model"].astype(str)) == set(head.models):
+                segments[name] = Segment(name, head.n_models, head.slope_per_day, head.intercept, head.slope_ci_low,
+                                         head.slope_ci_high, same_as_headline=True)
+                continue
+            r = from_design(design.pooled_trend(part, n_boot=n_boot, n_boot_share=0, seed=seed), epoch=epoch)
             segments[name] = Segment(name, r.n_models, r.slope_per_day, r.intercept, r.slope_ci_low, r.slope_ci_high)
         except DensingError as exc:
-            segments[name] = Segment(name, max(len(p) for _, p in parts), note=str(exc))
+            segments[name] = Segment(name, 0, note=str(exc))
     return Breakpoint(CHATGPT_RELEASE, segments["before"], segments["after"],
                       PAPER["slope_before_chatgpt_per_day"], PAPER["slope_after_chatgpt_per_day"])

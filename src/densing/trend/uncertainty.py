@@ -104,11 +104,26 @@ class TrendUncertainty(Result):
     frontier_models: tuple[str, ...] = field(repr=False, default=())
     centre_days: float = field(repr=False, default=math.nan)
     r_squared: float = field(repr=False, default=math.nan)
+    #: the common design's heterogeneity test (densing.trend.design): Cochran's Q with the paired draws' covariance,
+    #: its degrees of freedom (R − 1; 0 with one reference) and p-value, τ² (per day², Paule–Mandel) and I²
+    heterogeneity_q: float = math.nan
+    heterogeneity_df: int = 0
+    heterogeneity_p: float = math.nan
+    tau_squared: float = 0.0
+    i_squared: float = math.nan
+    #: each reference's own doubling-time interval (months), in the order of ``reference_names``
+    reference_ci_low: tuple[float, ...] = field(repr=False, default=())
+    reference_ci_high: tuple[float, ...] = field(repr=False, default=())
 
     # the bulky per-model names and per-draw slopes, and the line's drawing aids, stay out of JSON
     _dict_exclude = ("models", "draws", "reference_names", "reference_weights", "reference_slopes", "epoch",
-                     "frontier_models", "centre_days", "r_squared")
+                     "frontier_models", "centre_days", "r_squared", "reference_ci_low", "reference_ci_high")
     _ci_estimates = {"slope": "slope_per_day"}
+
+    @property
+    def reference_intervals(self) -> dict[str, tuple[float, float]]:
+        """Each reference's own doubling-time interval (months) over the row's paired draws, by name."""
+        return {name: (lo, hi) for name, lo, hi in zip(self.reference_names, self.reference_ci_low, self.reference_ci_high)}
 
     @property
     def reference_months(self) -> dict[str, float]:
@@ -287,6 +302,39 @@ def carry_over_references(
     )
 
 
+def from_design(result, *, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
+    """A :class:`TrendUncertainty` of a row's pooled trend under its common design (:func:`densing.trend.design.pooled_trend`)."""
+    from densing.trend.design import months_interval
+
+    design = result.design
+    labels = design.frame["model"].astype(str).to_numpy()
+    kind = result.kind0[0]
+    y = result.y0[0]
+    usable = np.flatnonzero(np.isfinite(y) & np.isfinite(kind))
+    dt_low, dt_high = months_interval(result.slope_ci_low, result.slope_ci_high)
+    own = [months_interval(lo, hi) for lo, hi in result.reference_ci]
+    ok = result.draws[np.isfinite(result.draws)]
+    pooled = result.pooled
+    return TrendUncertainty(
+        rule=result.rule, inversion=" | ".join(design.names), slope_per_day=result.slope_per_day,
+        intercept=result.intercept, slope_ci_low=result.slope_ci_low, slope_ci_high=result.slope_ci_high,
+        doubling_time_months=_months(result.slope_per_day), doubling_time_months_ci_low=dt_low,
+        doubling_time_months_ci_high=dt_high, n_models=len(labels), n_exact=int((kind == EXACT).sum()),
+        n_lower_bounds=int((kind == LOWER).sum()), n_upper_bounds=int((kind == UPPER).sum()),
+        n_dropped=int((~np.isfinite(kind)).sum()), n_boot=result.n_boot, level=result.level,
+        share_fit=result.shares["fit"], share_score=result.shares["score"], share_models=result.shares["models"],
+        slope_sd_fit=result.sds["fit"], slope_sd_score=result.sds["score"], slope_sd_models=result.sds["models"],
+        slope_sd_all=float(np.std(ok)), failed_draws=result.failed_draws, models=tuple(labels), draws=result.draws,
+        share_reference=result.shares["reference"], slope_sd_reference=result.sds["reference"],
+        n_references=len(design.names), reference_names=design.names, reference_weights=result.weights,
+        reference_slopes=result.reference_slopes, epoch=epoch, frontier_models=tuple(labels[usable]),
+        centre_days=float(np.mean(design.frame["t"].to_numpy(float)[usable])) if usable.size else math.nan,
+        heterogeneity_q=pooled.q, heterogeneity_df=pooled.df, heterogeneity_p=pooled.p_value,
+        tau_squared=pooled.tau_squared, i_squared=pooled.i_squared,
+        reference_ci_low=tuple(lo for lo, _ in own), reference_ci_high=tuple(hi for _, hi in own),
+    )
+
+
 def _frontier_points(rule: str, lead: dict, slope: float, intercept: float) -> tuple[np.ndarray, float]:
     """The lead reference's points the line goes through (the envelope's record-setters, else every usable model)
     and, for the envelope, the OLS R² of the line through them."""
@@ -312,4 +360,4 @@ def _with_score_columns(models: pd.DataFrame, benchmarks: tuple[str, ...]) -> pd
 
 
 __all__ = ["ALL_SOURCES", "SOURCES", "TrendUncertainty", "carry_over_references", "carry_uncertainty",
-           "frontier_slope"]
+           "from_design", "frontier_slope"]

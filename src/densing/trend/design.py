@@ -1,0 +1,423 @@
+"""One design for every reference of a row: the same benchmarks, the same targets, paired draws, a pooled slope.
+
+A row of the Densing Law (one benchmark, or a set of benchmarks) is measured against several reference families.
+Its design, the same for every reference:
+
+1. **The targets** are every dated model released since ``since`` that has a score (and a standard error) on
+   *every* benchmark of the row: complete cases. A benchmark that exists only for later models (BBH and MATH-hard
+   of the Open LLM Leaderboard v2) then cannot turn its level into a time trend, because no target is inverted from
+   a different mix of benchmarks than another (``tests/trend/test_design.py`` plants such a benchmark).
+2. **Every reference inverts every target but its own family's models** (a family is never a target of its own
+   law). A reference's own members get their density from the other references, put on its scale: the offset
+   δ_r of reference r from the lead reference is the median of ln ρ_r − ln ρ_lead over the targets both invert
+   exactly, and an own member's ln ρ_r is the mean over the other references r' of ln ρ_r' − δ_r' + δ_r
+   (leave-one-family-out). So every reference has a density for every target, and a frontier family that is
+   itself a reference stays on the frontier.
+3. **Paired draws.** Draw k redraws the targets (one resample of models), each score's noise (one z per score) for
+   every reference alike, and each reference's own fit (a draw of its bootstrap); each reference's frontier line
+   (the censored 0.9 regression quantile, :mod:`densing.trend.rules`) gives its slope A_r^(k).
+4. **Random-effects pooling** (DerSimonian & Laird 1986; the generalised form for correlated estimates, Gleser &
+   Olkin 2009): with Σ the covariance of the references' slopes over the paired draws and V(τ²) = Σ + τ²·I,
+
+       Â = wᵀA,  w = V⁻¹1 / (1ᵀV⁻¹1),    Q = (A − Â1)ᵀ Σ⁻¹ (A − Â1) ~ χ²(R − 1) under one common slope,
+
+   τ² the Paule–Mandel value (Q(τ²) = R − 1, 0 when Q(0) ≤ R − 1) and I² = max(0, (Q − (R − 1)) / Q). The pooled
+   draws are wᵀA^(k) + τ·‖w‖·ε_k, ε ~ N(0, 1), so the interval carries fit, score noise, the sampling of models
+   and the between-reference spread τ. Each source's share of the pooled slope's variance: its draws alone for fit,
+   score and models, τ²‖w‖² for the reference.
+5. **The row's status**: "measured" when the pooled slope's interval lies above zero and the heterogeneity test
+   does not reject one common slope at 5% (``HETEROGENEITY_ALPHA``); otherwise "not measured" and the words say
+   which. Nothing else compares references.
+
+Epoch AI's benchmark stitching pools per-reference rates with a hierarchical model (epoch-research/benchmark-stitching);
+Incompressible Knowledge Probes (arXiv 2604.24827) estimate reference uncertainty by leaving one family out.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from densing.errors import FitError, InputError
+from densing.laws.bounds import EXACT, LOWER, UPPER
+from densing.laws.inversion import arrays
+from densing.trend import rules
+from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS
+from densing.trend.lines import doubling_interval, doubling_months
+from densing.trend.targets import reference_models, trend_targets
+
+#: The level of the heterogeneity test: references "disagree" when Q's p-value is below it.
+HETEROGENEITY_ALPHA = 0.05
+#: The least number of targets two references must both invert exactly to estimate their offset.
+MIN_SHARED = 3
+
+
+@dataclass(frozen=True)
+class Design:
+    """A row's common design: the complete-case targets and, per reference, which of them are its own."""
+
+    inversions: tuple
+    frame: pd.DataFrame = field(repr=False)
+    own: np.ndarray = field(repr=False)  # (references, targets) bool
+    left_out: pd.DataFrame = field(repr=False)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(inv.name for inv in self.inversions)
+
+    @property
+    def benchmarks(self) -> tuple[str, ...]:
+        return tuple(self.inversions[0].benchmarks)
+
+    def members(self) -> list[tuple[object, pd.DataFrame]]:
+        """(inversion, the targets it inverts itself) per reference: the row's checks read these."""
+        return [(inv, self.frame[~self.own[r]].reset_index(drop=True)) for r, inv in enumerate(self.inversions)]
+
+
+def common_design(targets: pd.DataFrame, inversions, *, since: str | None, epoch: str = DEFAULT_EPOCH,
+                  until: str | None = None) -> Design:
+    """The row's targets (complete cases on its benchmarks, dated, with standard errors) and each reference's own models.
+
+    Every inversion must invert the same benchmarks (one design per row): an InputError otherwise."""
+    inversions = tuple(inversions)
+    if not inversions:
+        raise InputError("references: a row needs at least one reference")
+    benchmarks = tuple(inversions[0].benchmarks)
+    for inv in inversions[1:]:
+        if tuple(inv.benchmarks) != benchmarks:
+            raise InputError(f"references: {inv.name} inverts {', '.join(inv.benchmarks)}, the row "
+                             f"{', '.join(benchmarks)}; one design per row needs the same benchmarks")
+    frames = []
+    lefts = []
+    for inv in inversions:
+        kept, left = trend_targets(targets, inv, since=since, until=until, epoch=epoch)
+        frames.append(kept)
+        lefts.append(left)
+    # a model left out only as a reference's own model is a target of the row (inverted by the others)
+    everything = pd.concat(frames + [_own_rows(targets, inv, since, until, epoch) for inv in inversions],
+                           ignore_index=True).drop_duplicates("model").reset_index(drop=True)
+    scores = [f"score:{b}" for b in benchmarks] if all(f"score:{b}" in everything.columns for b in benchmarks) else ["score"]
+    complete = everything[scores].notna().all(axis=1).to_numpy()
+    frame = everything[complete].sort_values(["t", "model"]).reset_index(drop=True)
+    incomplete = everything.loc[~complete, ["model"]].assign(reason="a score missing on the row's benchmarks")
+    other = pd.concat(lefts, ignore_index=True)
+    other = other[(other["reason"] != "defines the reference") & ~other["model"].isin(frame["model"])]
+    left_out = pd.concat([incomplete, other], ignore_index=True).drop_duplicates("model").reset_index(drop=True)
+    labels = frame["model"].astype(str)
+    own = np.array([labels.isin(set().union(*(reference_models(f) for f in inv.fits))).to_numpy() for inv in inversions])
+    return Design(inversions, frame, own, left_out)
+
+
+def _own_rows(targets: pd.DataFrame, inversion, since, until, epoch: str) -> pd.DataFrame:
+    """The reference's own models screened as targets are (dated, in the window, with standard errors)."""
+    from densing.trend.targets import _screened
+    from densing.data.item_counts import with_stderr
+
+    dated, reasons = _screened(with_stderr(targets), tuple(inversion.benchmarks), inversion.fits[0].metric,
+                               inversion.require, since, until, epoch)
+    own = set().union(*(reference_models(f) for f in inversion.fits))
+    keep = (reasons == "") & dated["model"].astype(str).isin(own).to_numpy()
+    return dated[keep]
+
+
+def _scale(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every reference's ln ρ for every target (module docstring, step 2), shapes (R, K, n): own members from the
+    other references on this one's scale; also the offsets δ (R, K)."""
+    count, draws, _ = y.shape
+    y = np.where(own[:, None, :], np.nan, y)
+    kind = np.where(own[:, None, :], np.nan, kind)
+    exact = (kind == EXACT) & np.isfinite(y)
+    delta = np.zeros((count, draws))
+    for r in range(1, count):
+        shared = exact[r] & exact[0]
+        diff = np.where(shared, y[r] - y[0], np.nan)
+        enough = shared.sum(axis=1) >= MIN_SHARED
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a draw with no shared target: offset 0 below
+            delta[r] = np.where(enough, np.nanmedian(diff, axis=1), 0.0)
+    on_lead = y - delta[:, :, None]  # every reference's values on the lead's scale
+    exact_lead = np.where(exact, on_lead, np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a target no other reference inverts exactly: NaN, filled below
+        mean_exact = np.nanmean(exact_lead, axis=0)  # (K, n): over references that invert it exactly
+    first = np.full(y.shape[1:], np.nan)
+    first_kind = np.full(y.shape[1:], np.nan)
+    for r in range(count - 1, -1, -1):  # the first reference (lead order) with any value or bound
+        has = np.isfinite(on_lead[r]) & np.isfinite(kind[r])
+        first = np.where(has, on_lead[r], first)
+        first_kind = np.where(has, kind[r], first_kind)
+    fill = np.where(np.isfinite(mean_exact), mean_exact, first)
+    fill_kind = np.where(np.isfinite(mean_exact), EXACT, first_kind)
+    y_out = np.where(own[:, None, :], fill[None] + delta[:, :, None], y)
+    kind_out = np.where(own[:, None, :], fill_kind[None], kind)
+    return y_out, kind_out, delta
+
+
+@dataclass(frozen=True)
+class Pooled:
+    """The random-effects pooling of R slopes (module docstring, step 4)."""
+
+    slope: float
+    weights: np.ndarray
+    q: float
+    df: int
+    p_value: float
+    tau_squared: float
+    i_squared: float
+
+
+def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
+    """Pool ``points`` (R,) whose paired draws are ``draws`` (R, K) by the generalised random-effects model.
+
+    Σ = the draws' covariance (finite columns only), V(τ²) = Σ + τ²I, w = V⁻¹1/(1ᵀV⁻¹1), Â = wᵀA,
+    Q = (A − Â1)ᵀΣ⁻¹(A − Â1) on R − 1 degrees of freedom, τ² by Paule–Mandel, I² = max(0, (Q − df)/Q)."""
+    from scipy.stats import chi2
+
+    a = np.asarray(points, float)
+    count = a.size
+    if count == 1:
+        return Pooled(float(a[0]), np.ones(1), math.nan, 0, math.nan, 0.0, math.nan)
+    ok = np.all(np.isfinite(draws), axis=0)
+    if ok.sum() < count + 2:
+        raise FitError("pooling: too few paired draws fit a line under every reference")
+    sigma = np.atleast_2d(np.cov(draws[:, ok]))
+    sigma = sigma + np.eye(count) * 1e-9 * max(float(np.trace(sigma)) / count, 1e-300)
+    ones = np.ones(count)
+
+    def at(tau2: float) -> tuple[float, np.ndarray, float]:
+        inv = np.linalg.inv(sigma + tau2 * np.eye(count))
+        w = inv @ ones / float(ones @ inv @ ones)
+        est = float(w @ a)
+        resid = a - est
+        return est, w, float(resid @ inv @ resid)
+
+    est0, w0, q = at(0.0)
+    df = count - 1
+    tau2 = 0.0
+    if q > df:
+        low, high = 0.0, max(float(np.var(a)) * 10, float(np.max(np.diag(sigma))) * 10, 1e-300)
+        while at(high)[2] > df:
+            high *= 4
+        for _ in range(80):
+            mid = 0.5 * (low + high)
+            low, high = (mid, high) if at(mid)[2] > df else (low, mid)
+        tau2 = high
+    est, w, _ = at(tau2)
+    return Pooled(est, w, q, df, float(chi2.sf(q, df)), tau2, max(0.0, (q - df) / q) if q > 0 else 0.0)
+
+
+def _prepared(design: Design) -> dict:
+    frame = design.frame
+    scores, sigma = arrays(frame, design.benchmarks) if f"score:{design.benchmarks[0]}" in frame.columns else (
+        frame[["score"]].to_numpy(float), frame[["stderr"]].to_numpy(float))
+    return {"t": frame["t"].to_numpy(float), "scores": scores, "sigma": sigma, "params": frame["params"].to_numpy(float),
+            "labels": frame["model"].astype(str).to_numpy(), "n": len(frame)}
+
+
+def _densities(design: Design, data: dict, sources: tuple[str, ...], count: int, rng: np.random.Generator
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """ln ρ and kinds (R, K, n) of ``count`` paired draws of ``sources``, and the resample indices (K, n)."""
+    scores, sigma, n = data["scores"], data["sigma"], data["n"]
+    noise = rng.standard_normal((count, *scores.shape)) * np.nan_to_num(sigma) if "score" in sources else 0.0
+    drawn = np.ascontiguousarray(np.broadcast_to(scores[None] + noise, (count, *scores.shape)))
+    index = rng.integers(n, size=(count, n)) if "models" in sources else np.broadcast_to(np.arange(n), (count, n))
+    ys, kinds = [], []
+    for inv in design.inversions:
+        picks = rng.integers(inv.n_draws, size=count) if "fit" in sources else None
+        extra = {"weights": inv.weights(scores, sigma)} if hasattr(inv, "weights") else {}
+        y, kind = inv.draws(picks, drawn, sigma, data["params"], **extra)
+        ys.append(np.broadcast_to(y, (count, n)))
+        kinds.append(np.broadcast_to(kind, (count, n)))
+    y, kind, _ = _scale(np.array(ys, float), np.array(kinds, float), design.own)
+    return y, kind, index
+
+
+def _point(design: Design, data: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    ys, kinds = [], []
+    for inv in design.inversions:
+        y, kind = inv.point(data["scores"], data["sigma"], data["params"])
+        ys.append(np.asarray(y, float))
+        kinds.append(np.asarray(kind, float))
+    return _scale(np.array(ys)[:, None, :], np.array(kinds)[:, None, :], design.own)
+
+
+def _slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, index: np.ndarray,
+            start) -> np.ndarray:
+    """Each reference's frontier slope in each draw, (R, K)."""
+    t, labels = data["t"], data["labels"]
+    out = np.empty(y.shape[:2])
+    for r in range(y.shape[0]):
+        problems = [(t[index[k]], y[r, k, index[k]], kind[r, k, index[k]], labels[index[k]]) for k in range(y.shape[1])]
+        out[r] = rules.frontier_lines(rule, problems, quantile, start=start[r])[:, 0]
+    return out
+
+
+@dataclass(frozen=True)
+class RowTrend:
+    """A row's pooled trend under its common design: the pooled line, its interval, each reference's own, heterogeneity."""
+
+    design: Design = field(repr=False)
+    rule: str
+    slope_per_day: float
+    intercept: float
+    slope_ci_low: float
+    slope_ci_high: float
+    reference_slopes: tuple[float, ...]
+    reference_ci: tuple[tuple[float, float], ...]
+    weights: tuple[float, ...]
+    pooled: Pooled
+    shares: dict
+    sds: dict
+    draws: np.ndarray = field(repr=False)
+    failed_draws: int
+    n_boot: int
+    level: float
+    y0: np.ndarray = field(repr=False)
+    kind0: np.ndarray = field(repr=False)
+    offsets: tuple[float, ...]
+
+
+def pooled_trend(design: Design, *, rule: str = "quantile", quantile: float = 0.9, n_boot: int = 1000,
+                 n_boot_share: int = 300, level: float = 0.95, seed: int = 0) -> RowTrend:
+    """The row's pooled slope with paired draws over every reference (module docstring, steps 3–4)."""
+    rules.get(rule)
+    if n_boot < 2 or n_boot_share < 0:
+        raise InputError("n_boot: expected at least 2 draws (and n_boot_share ≥ 0)")
+    data = _prepared(design)
+    y0, kind0, delta0 = _point(design, data)
+    count = len(design.inversions)
+    base = np.broadcast_to(np.arange(data["n"]), (1, data["n"]))
+    lines0 = [rules.frontier_line(rule, data["t"], y0[r, 0], kind0[r, 0], data["labels"], quantile) for r in range(count)]
+    points = np.array([line[0] for line in lines0])
+    if not np.all(np.isfinite(points)):
+        bad = [design.names[r] for r in range(count) if not math.isfinite(points[r])]
+        raise FitError(f"{rule} frontier under {', '.join(bad)}: fewer than {MIN_POINTS} usable models "
+                       f"(of {data['n']} targets with every score of {', '.join(design.benchmarks)}); no trend line")
+    rng = np.random.default_rng(seed)
+    y, kind, index = _densities(design, data, ("fit", "score", "models"), n_boot, rng)
+    draws = _slopes(rule, quantile, data, y, kind, index, lines0)
+    pooled = pool_slopes(points, draws)
+    w = pooled.weights
+    spread = math.sqrt(pooled.tau_squared * float(w @ w))
+    combined = w @ draws + spread * rng.standard_normal(n_boot)
+    ok = combined[np.isfinite(combined)]
+    if ok.size < 2:
+        raise FitError(f"{rule} frontier: the bootstrap could not fit a line in any draw")
+    tail = (1 - level) / 2
+    low, high = np.quantile(ok, [tail, 1 - tail])
+    per_ref = tuple((float(np.nanquantile(draws[r], tail)), float(np.nanquantile(draws[r], 1 - tail))) for r in range(count))
+    sds = {}
+    for source in ("fit", "score", "models"):
+        if n_boot_share:
+            ys, ks, ix = _densities(design, data, (source,), n_boot_share, rng)
+            sds[source] = float(np.nanstd(w @ _slopes(rule, quantile, data, ys, ks, ix, lines0)))
+        else:
+            sds[source] = math.nan
+    sds["reference"] = spread if n_boot_share else math.nan
+    total = sum(v ** 2 for v in sds.values())
+    shares = {s: (v ** 2 / total if total > 0 else math.nan) for s, v in sds.items()}
+    intercept = float(w @ np.array([line[1] for line in lines0]))
+    return RowTrend(design, rule, pooled.slope, intercept, float(low), float(high), tuple(float(v) for v in points),
+                    per_ref, tuple(float(v) for v in w), pooled, shares, sds, combined, int(n_boot - ok.size), n_boot,
+                    level, y0[:, 0], kind0[:, 0], tuple(float(v) for v in delta0[:, 0]))
+
+
+def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, strict: bool = False
+                   ) -> dict[str, tuple[str, ...]]:
+    """The reference families of a row under the common design: family → the row's benchmarks (all of them).
+
+    One benchmark: the families rule v3 makes eligible on it (:mod:`densing.laws.eligibility`). A set of B
+    benchmarks (the joint inversion), a family that on **every** benchmark of the set passes R1, R2, R3 and R2s (one
+    recipe, three sizes with token counts, comparable budgets, a slope that rises beyond its noise), on **at least
+    one** passes R4r and R4s (it reaches the set's frontier on some capability, and the joint size is identified
+    there), and whose largest member the refits without it predict within noise on the set jointly:
+    Σ_b z_b² ≤ χ²(B) at 0.95 (R5z over the set; z_b the held-out test of rule v3 on benchmark b). The joint
+    inversion weighs each benchmark by what it tells (its slope and the fit's spread at the target's size), so a
+    benchmark the family does not reach far enters as a weak term, not as a trend. Rule v3's per-benchmark
+    eligibility on every benchmark of the set is kept as a labelled variant (``strict=True``).
+    """
+    from scipy.stats import chi2
+
+    rows = candidates[(candidates["kind"] == "family") & candidates["benchmark"].isin(benchmarks)]
+    out: dict[str, tuple[str, ...]] = {}
+    for family, group in rows.groupby("family", sort=True):
+        if set(group["benchmark"]) != set(benchmarks):
+            continue
+        why = group["why"].fillna("").astype(str)
+        if len(benchmarks) == 1 or strict:
+            if group["eligible"].astype(bool).all():
+                out[str(family)] = tuple(benchmarks)
+            continue
+        code = why.str.extract(r"^(R\d[a-z]?)")[0].fillna("")
+        if code.isin(["R1", "R2", "R3", "R2s"]).any():
+            continue
+        if not (code.isin(["", "R5z"])).any():  # R4r and R4s pass on at least one benchmark
+            continue
+        z = group["held_out_z"].to_numpy(float)
+        if not np.all(np.isfinite(z)) or float(np.sum(z ** 2)) > float(chi2.ppf(0.95, len(benchmarks))):
+            continue
+        out[str(family)] = tuple(benchmarks)
+    return out
+
+
+def months_interval(low: float, high: float) -> tuple[float, float]:
+    """A slope interval (per day) as a doubling-time interval in months (an interval reaching 0 is unbounded)."""
+    a, b = doubling_interval(low, high)
+    return a / DAYS_PER_MONTH, b / DAYS_PER_MONTH
+
+
+def heterogeneity_words(result) -> str:
+    """The heterogeneity test of a :class:`~densing.trend.uncertainty.TrendUncertainty` in one clause: Q, its degrees of
+    freedom and p-value, I², and τ as a factor on the doubling time's slope per year."""
+    if result.heterogeneity_df == 0:
+        return "one reference: heterogeneity not testable"
+    tau = math.sqrt(max(result.tau_squared, 0.0)) * 365.25
+    return (f"Q = {result.heterogeneity_q:.3g} on {result.heterogeneity_df} df, p = {result.heterogeneity_p:.2g}, "
+            f"I² = {result.i_squared:.0%}, τ = {tau:.2g} in ln ρ per year")
+
+
+def heterogeneity_check(result):
+    """The heterogeneity test as a :class:`~densing.trend.checks.Check` (the checks table shows it beside the others):
+    failed when Q's p-value is below :data:`HETEROGENEITY_ALPHA`, untestable with one reference."""
+    from densing.trend import checks
+
+    threshold = f"one common slope not rejected at {HETEROGENEITY_ALPHA:g} (Cochran's Q with the paired draws' covariance)"
+    if result.heterogeneity_df == 0:
+        return checks.Check("heterogeneity", math.nan, threshold, checks.UNTESTABLE, heterogeneity_words(result))
+    status = checks.FAILED if result.heterogeneity_p < HETEROGENEITY_ALPHA else checks.PASSED
+    return checks.Check("heterogeneity", float(result.heterogeneity_p), threshold, status, heterogeneity_words(result))
+
+
+#: A failed check of a row in words (the check's own detail keeps the numbers).
+CHECK_WORDS = {"saturation": "frontier models sit at the reference's ceiling",
+               "conditioning": "the inversion is ill-conditioned",
+               "size_confounding": "model size confounds the trend"}
+
+
+def status_words(result, failed: tuple[str, ...] = ()) -> str:
+    """A row's one status (module docstring, step 5) from its :class:`~densing.trend.uncertainty.TrendUncertainty`:
+    "measured", or "not measured: " and every reason — the heterogeneity test rejects one common slope, the slope's
+    interval reaches zero, or a check in ``failed`` (names of :data:`CHECK_WORDS`) fails."""
+    reasons = []
+    if result.heterogeneity_df > 0 and result.heterogeneity_p < HETEROGENEITY_ALPHA:
+        own = ", ".join(f"{name.split(':')[0]} {_m(s)}" for name, s in zip(result.reference_names, result.reference_slopes))
+        reasons.append(f"its references disagree beyond their shared uncertainty (Q = {result.heterogeneity_q:.3g} on "
+                       f"{result.heterogeneity_df} df, p = {result.heterogeneity_p:.2g}; {own} months)")
+    if not result.slope_ci_low > 0:
+        reasons.append("its interval reaches a zero slope (no finite upper end)")
+    reasons += [CHECK_WORDS.get(name, name) for name in failed]
+    return "measured" if not reasons else "not measured: " + "; ".join(reasons)
+
+
+def _m(slope: float) -> str:
+    from densing.numbers import format_months
+
+    months = doubling_months(slope)
+    return format_months(months) if math.isfinite(months) else "∞"
+
+
+__all__ = ["CHECK_WORDS", "Design", "HETEROGENEITY_ALPHA", "Pooled", "RowTrend", "common_design", "heterogeneity_check",
+           "heterogeneity_words", "months_interval", "pool_slopes", "pooled_trend", "set_references", "status_words"]

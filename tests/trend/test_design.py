@@ -1,0 +1,149 @@
+"""The common design of a row (densing.trend.design) on planted worlds: complete cases, every model a target, pooling.
+
+The planted world: benchmark b has a canonical curve S_b(x) = d_b + (1 − d_b)·σ(γ_b·(x − l_b)) of the effective
+size x = ln N̂; a target released t days after the epoch has ln ρ = A·t + B − u, u ~ Exponential(1), so the 0.9
+quantile of ln ρ given t is a line of slope A; its score on b is Binomial(n_b, S_b(ln N + ln ρ + o_b))/n_b, o_b a
+benchmark's level for the targets. A reference family of one budget scores S_b(ln N + c_f·k-shape) on its sizes.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from densing.data.benchmarks import CHANCE_LEVELS, ITEM_COUNTS
+from densing.laws.family import fit_family
+from densing.laws.inversion import Joint
+from densing.trend import design
+from densing.trend.lines import doubling_months
+
+EPOCH = pd.Timestamp("2023-02-24")
+SLOPE = math.log(2) / (3 * 365.25 / 12)  # a 3-month doubling time, per day
+CURVES = {"mmlu": (0.8, 23.0), "math_hard": (0.8, 25.0)}
+SIZES = np.array([5e8, 1.5e9, 4e9, 1.2e10, 3.5e10, 1e11])
+
+
+def _score(rng, benchmark: str, x) -> np.ndarray:
+    chance = CHANCE_LEVELS[benchmark]
+    gamma, level = CURVES[benchmark]
+    p = chance + (1 - chance) * 0.5 * (1 + np.tanh(0.5 * gamma * (np.asarray(x, float) - level)))
+    n = ITEM_COUNTS[benchmark]
+    return rng.binomial(n, p) / n
+
+
+def _rows(model, family, params, day, benchmark, value) -> dict:
+    return {"model": model, "family": family, "params": float(params), "train_tokens": 2e12,
+            "release_date": (EPOCH + pd.Timedelta(days=int(day))).strftime("%Y-%m-%d"), "benchmark": benchmark,
+            "metric": "score", "value": float(value)}
+
+
+def planted(seed: int, *, count: int = 90, late_only: float | None = None, level_shift: float = 0.0,
+            families: dict | None = None) -> pd.DataFrame:
+    """A tidy table: ``count`` targets (their own families) and reference families {name: (day, offset c_f, k_f)}.
+
+    ``late_only``: math_hard is scored only for targets released after that day, at a level ``level_shift`` above
+    the reference families' (in ln N̂)."""
+    rng = np.random.default_rng(seed)
+    families = families or {"RefA": (200, 0.0, 1.0), "RefB": (350, 0.5, 1.0), "RefC": (500, -0.5, 1.0)}
+    rows = []
+    days = rng.integers(0, 730, count)
+    log_n = rng.uniform(math.log(1e9), math.log(7e10), count)
+    log_rho = SLOPE * days - 2.0 - rng.exponential(1.0, count)
+    for i in range(count):
+        x = log_n[i] + log_rho[i]
+        rows.append(_rows(f"t{i}", f"T{i}", math.exp(log_n[i]), days[i], "mmlu", _score(rng, "mmlu", x)))
+        if late_only is None or days[i] > late_only:
+            shift = level_shift if late_only is not None else 0.0
+            rows.append(_rows(f"t{i}", f"T{i}", math.exp(log_n[i]), days[i], "math_hard", _score(rng, "math_hard", x + shift)))
+    for name, (day, offset, shape) in families.items():
+        pivot = math.log(1e10)
+        for size in SIZES:
+            x = pivot + SLOPE * day - 2.0 + offset + shape * (math.log(size) - pivot)
+            for b in CURVES:
+                rows.append(_rows(f"{name}-{size:.0e}", name, size, day, b, _score(rng, b, x)))
+    return pd.DataFrame(rows)
+
+
+def _joint(table: pd.DataFrame, family: str, benchmarks=("mmlu", "math_hard")) -> Joint:
+    return Joint(tuple(fit_family(table, family, b, n_boot=100, seed=0) for b in benchmarks))
+
+
+def test_a_benchmark_only_late_models_have_makes_no_trend():
+    """math_hard only after day 400, at a level 1.0 above the references' (in ln N̂): complete cases recover the slope."""
+    table = planted(1, count=120, late_only=400, level_shift=1.0)
+    chosen = design.common_design(table, [_joint(table, "RefA")], since=None)
+    planted_targets = chosen.frame[chosen.frame["family"].str.startswith("T")]
+    assert planted_targets["t"].min() > 400  # the complete cases: every target has both scores
+    result = design.pooled_trend(chosen, n_boot=200, n_boot_share=0, seed=0)
+    assert result.slope_ci_low < SLOPE < result.slope_ci_high
+    # the models with a missing score are named, with the reason
+    assert (chosen.left_out["reason"] == "a score missing on the row's benchmarks").sum() > 0
+
+
+def test_every_reference_inverts_the_same_targets_and_benchmarks():
+    table = planted(2)
+    chosen = design.common_design(table, [_joint(table, f) for f in ("RefA", "RefB", "RefC")], since=None)
+    # each reference's own six members are targets of the row, inverted by the others
+    assert chosen.own.sum(axis=1).tolist() == [len(SIZES)] * 3
+    assert set(chosen.frame["family"]) >= {"RefA", "RefB", "RefC"}
+    with pytest.raises(Exception, match="same benchmarks"):
+        design.common_design(table, [_joint(table, "RefA"), _joint(table, "RefB", ("mmlu",))], since=None)
+
+
+def test_a_frontier_family_that_is_a_reference_stays_on_the_frontier():
+    """Family Front is released last and far above every target: its members define the frontier at the end.
+    As a reference its own members get their densities from the others, so the row keeps them."""
+    families = {"RefA": (200, 0.0, 1.0), "RefB": (350, 0.3, 1.0), "Front": (725, 1.5, 1.0)}
+    table = planted(3, families=families)
+    chosen = design.common_design(table, [_joint(table, f) for f in families], since=None)
+    result = design.pooled_trend(chosen, n_boot=200, n_boot_share=0, seed=0)
+    front = chosen.frame["family"].to_numpy() == "Front"
+    y = result.y0[2]  # under Front itself: its own members from RefA and RefB on Front's scale
+    assert np.all(np.isfinite(y[front]))
+    others = y[~front & (chosen.frame["t"].to_numpy() > 600)]
+    assert np.median(y[front]) > np.quantile(others[np.isfinite(others)], 0.9)
+    # without its members (the old design: a reference never has its own family as targets) Front's slope drops
+    assert result.reference_slopes[2] == pytest.approx(result.reference_slopes[0], rel=0.35)
+
+
+def test_pooling_of_one_common_slope_rejects_at_about_its_level_and_finds_a_twofold_difference():
+    """pool_slopes on planted paired draws: three correlated estimates with one common slope are rejected at about
+    5%; with one reference at twice the slope nearly always."""
+    rng = np.random.default_rng(0)
+    cov = np.array([[1.0, 0.7, 0.6], [0.7, 1.0, 0.65], [0.6, 0.65, 1.2]]) * 1e-6
+    chol = np.linalg.cholesky(cov)
+    base = 7.6e-3
+    rejected_same, rejected_double = 0, 0
+    reps = 400
+    for _ in range(reps):
+        draws = base + chol @ rng.standard_normal((3, 400))
+        same = base + chol @ rng.standard_normal(3)
+        rejected_same += design.pool_slopes(same, draws).p_value < 0.05
+        double = same * np.array([1.0, 1.0, 2.0])
+        rejected_double += design.pool_slopes(double, draws).p_value < 0.05
+    assert 0.02 < rejected_same / reps < 0.09
+    assert rejected_double / reps > 0.95
+
+
+def test_pooled_estimate_and_tau_on_planted_numbers():
+    """One common slope: Â is the GLS mean and τ² = 0; spread points beyond Σ: τ² > 0 and I² > 0."""
+    draws = np.random.default_rng(1).standard_normal((2, 2000)) * 1e-3
+    pooled = design.pool_slopes(np.array([1e-2, 1e-2]), draws)
+    assert pooled.slope == pytest.approx(1e-2) and pooled.tau_squared == 0.0 and pooled.q == pytest.approx(0.0, abs=1e-9)
+    spread = design.pool_slopes(np.array([0.0, 1e-2]), draws)
+    assert spread.tau_squared > 0 and spread.i_squared > 0.5 and spread.p_value < 1e-3
+    assert spread.slope == pytest.approx(5e-3, rel=0.1)
+
+
+def test_status_names_heterogeneity_and_an_unbounded_interval():
+    table = planted(4, families={"RefA": (200, 0.0, 1.0), "Steep": (350, 0.0, 0.5)})
+    chosen = design.common_design(table, [_joint(table, f) for f in ("RefA", "Steep")], since=None)
+    from densing.trend.uncertainty import from_design
+
+    result = from_design(design.pooled_trend(chosen, n_boot=200, n_boot_share=0, seed=0))
+    months = [doubling_months(s) for s in result.reference_slopes]
+    assert months[1] < months[0] / 1.5  # a family of half the shape gives about twice the slope
+    status = design.status_words(result)
+    assert status.startswith("not measured: its references disagree") and "Q = " in status
