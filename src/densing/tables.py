@@ -44,6 +44,10 @@ HEADERS = {
     "share_fit": "fit share",
     "share_score": "score share",
     "share_models": "models share",
+    "share_reference": "reference share",
+    "heterogeneity_q": "Q",
+    "heterogeneity_p": "Q p-value",
+    "i_squared": "I²",
     "slope_per_day": "slope (per day)",
     "size_dependence": "size dependence",
     "months_ceiling_1": "months, ceiling 1",
@@ -86,7 +90,7 @@ HEADERS = {
 }
 
 #: Fields holding a fraction that a table shows as a percentage (one representation per quantity).
-FRACTIONS = frozenset({"held_out_error", "share_fit", "share_score", "share_models"})
+FRACTIONS = frozenset({"held_out_error", "share_fit", "share_score", "share_models", "share_reference", "i_squared"})
 #: Fields holding a count (parameters, tokens, FLOPs), written in words.
 COUNTS = frozenset({"params", "effective_params", "train_tokens", "d0", "tokens", "flops", "max_params", "min_params"})
 

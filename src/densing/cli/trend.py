@@ -148,17 +148,18 @@ def trend(
         budget = result.by_benchmark_at_budget()
         if fmt is Format.json:
             print_document(table, verdict=result.verdict, at_budget=budget, at_budget_notes=result.budget_notes,
-                           rule_v2=result.rule_v2, rule_v1=result.rule_v1, **({"forecast": forecast} if forecast else {}))
+                           **({"forecast": forecast} if forecast else {}))
             return
         if fmt is Format.csv:
             print_frame(result.csv_by_benchmark(), fmt)
             return
         print_text(result.verdict)
         # the row's name and its numbers first (the first block of a split table), the words after
-        shown = ["row", "months", "ci_low", "ci_high", "n_models", "status", "capability", "each_reference_months"]
+        shown = ["row", "months", "ci_low", "ci_high", "n_models", "status", "heterogeneity", "capability",
+                 "each_reference_months"]
         print_frame(table if wide else table[shown], fmt, wide=wide, keys=1,
-                    title="doubling time in months per benchmark and benchmark set (rule v3's references, each family at "
-                          "its own budget, drawn in each bootstrap draw)")
+                    title="doubling time in months per benchmark and benchmark set (one design per row: every reference "
+                          "inverts the same benchmarks for the same targets; pooled by random effects)")
         if len(budget):
             print_frame(budget if wide else budget[shown], fmt, wide=wide, keys=1,
                         title=f"budget sensitivity: the same rows with every reference's members brought to "
@@ -170,8 +171,6 @@ def trend(
                         title=f"forecast check: the {forecast['row']} row's frontier line fitted on models up to "
                               f"{forecast['cutoff']}, carried to the later ones")
             print_text(forecast["summary"])
-        print_text(result.rule_v2)
-        print_text(result.rule_v1)
         return
     if fmt is Format.json:
         print_document(result.rows(), **result.json_sections())
@@ -187,11 +186,9 @@ def trend(
         print_text(f"note: {rule} rule not fitted: {error}")
     print_text("note: the envelope row's interval is optimistic (its points are chosen on the response); the headline rule is the censored quantile")
     print_frame(result.checks_table(), fmt, title="validity checks of the headline inversion", wide=wide)
-    print_frame(result.references, fmt, title="the headline's references (each drawn with its weight; months: its own point estimate)",
-                wide=wide)
+    print_frame(result.references, fmt, title="the headline's references (pooling weight; months: its own doubling time "
+                                              "with its 95% interval over the same paired draws)", wide=wide)
     print_text(result.breakpoint_line())
-    print_text(result.rule_v2)
-    print_text(result.rule_v1)
     print_text("per benchmark: densing trend --by benchmark")
 
 

@@ -143,20 +143,19 @@ def build_report(
         Section("Verdict", "", [verdict_html(measured, PAPER)]),
         Section(
             "The Densing Law by capability",
-            "Doubling time per benchmark (each inverted alone, the paper's eq. 4) and per benchmark set (jointly, models "
-            "with some scores missing using the ones they have), 95% intervals over the reference fit, score noise, models "
-            "and — where rule v3 gives several references — the choice of reference (each drawn with equal weight). Each "
-            "row's status is its own: measured, or not measured and why (its references disagree by more than a factor 2, "
-            "or its frontier sits at a reference's ceiling, or no family passes the rule); the paper-like set's row is the "
-            "headline itself.",
+            "Doubling time per benchmark (each inverted alone, the paper's eq. 4) and per benchmark set (jointly), one "
+            "design per row: every reference inverts the same benchmarks for the same targets (the models with every score "
+            "of the row), a reference's own family measured by the others; 95% intervals over the reference fit, score "
+            "noise, models and the spread between references (random-effects pooling over paired draws). Each row's "
+            "status is its own: measured, or not measured and why (the heterogeneity test rejects one common slope, the "
+            "interval reaches a zero slope, its frontier sits at a reference's ceiling, or no family passes the rule); the "
+            "paper-like set's row is the headline itself.",
             [figure_html(trend_figures.forest_figure(measured.by_benchmark(), PAPER["doubling_time_months"]), "by-benchmark"),
              table_html(_round(measured.by_benchmark()[["row", "capability", "status", "months", "ci_low", "ci_high",
                                                         "n_models"]], 2), scroll=False),
              _details("the references of each row, and each reference's own doubling time",
                       table_html(measured.by_benchmark()[["row", "references", "each_reference_months"]], scroll=False)),
-             *_budget_parts(measured),
-             f'<p class="sub">{esc(measured.rule_v2)}</p>',
-             f'<p class="sub">{esc(measured.rule_v1)}</p>'],
+             *_budget_parts(measured)],
         ),
         *_protocol_section(measured, PAPER["doubling_time_months"]),
         _olmes_section(measured, PAPER["doubling_time_months"], apart["olmes"]),

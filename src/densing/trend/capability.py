@@ -96,8 +96,15 @@ class Row:
             "ci_low": r.doubling_time_months_ci_low if r else math.nan,
             "ci_high": r.doubling_time_months_ci_high if r else math.nan,
             "slope_per_day": r.slope_per_day if r else math.nan, "n_models": r.n_models if r else 0,
-            "each_reference_months": "; ".join(f"{k.split(':')[0]} {v:.2f}" if math.isfinite(v) else f"{k.split(':')[0]} ∞"
-                                              for k, v in own.items()),
+            "heterogeneity": design.heterogeneity_words(r) if r is not None else "",
+            "heterogeneity_q": r.heterogeneity_q if r else math.nan, "heterogeneity_p": r.heterogeneity_p if r else math.nan,
+            "i_squared": r.i_squared if r else math.nan,
+            "share_fit": r.share_fit if r else math.nan, "share_score": r.share_score if r else math.nan,
+            "share_models": r.share_models if r else math.nan, "share_reference": r.share_reference if r else math.nan,
+            "each_reference_months": "; ".join(
+                f"{k.split(':')[0]} {_months_words(v)} [{_months_words(lo)}–{_months_words(hi)}]"
+                for (k, v), lo, hi in zip(own.items(), r.reference_ci_low or [math.nan] * len(own),
+                                          r.reference_ci_high or [math.nan] * len(own))) if r is not None else "",
             "error": self.error,
         }
 
@@ -209,8 +216,25 @@ def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...
     except DensingError as exc:
         return Row(name, label, capability, benchmarks, tuple(found), None, str(exc), status=f"not measured: {exc}")
     members = chosen.members()
-    return Row(name, label, capability, benchmarks, chosen.names, result, members=tuple(members),
-               status=row_status(result, row_checks(members)))
+    status = row_status(result, row_checks(members))
+    return Row(name, label, capability, benchmarks, chosen.names, replace(result, status=status), members=tuple(members),
+               status=status)
+
+
+def headline_checks(members: list, head: TrendUncertainty) -> tuple:
+    """The headline's checks: saturation, conditioning and size confounding under every reference (failed if failed
+    under any), the within-family size slope as a finding, and the references' heterogeneity on the common design."""
+    per: dict[str, dict] = {}
+    for inversion, models in members:
+        for check in inversion_checks(models, inversion, size="confounding"):
+            per.setdefault(check.name, {})[inversion.name] = check
+    return (*(checks.under_references(found) for found in per.values()), design.heterogeneity_check(head))
+
+
+def failed_gates(found: tuple) -> tuple:
+    """The failed checks that gate a status, heterogeneity aside (:func:`densing.trend.design.status_words` reads it
+    from the result itself)."""
+    return tuple(c for c in found if c.failed and c.status != checks.REPORTED and c.name != "heterogeneity")
 
 
 def row_checks(members: list) -> tuple:
@@ -226,9 +250,9 @@ def row_checks(members: list) -> tuple:
 
 
 def _months_words(months: float) -> str:
-    """A doubling time in a sentence: :func:`densing.numbers.format_months` (the tables' digits), ∞ (no trend) for none."""
+    """A doubling time in a cell: :func:`densing.numbers.format_months` (the tables' digits), ∞ for no finite value."""
     if not math.isfinite(months):
-        return "∞ (no trend)"
+        return "∞"
     return format_months(months)
 
 

@@ -19,6 +19,8 @@ verdict are :func:`densing.trend.measure.measure_trend`'s.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import difflib
 import os
 from numbers import Integral, Real
@@ -38,7 +40,8 @@ from densing.trend.capability import headline_set
 from densing.trend.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
 from densing.laws.eligibility import composed_fits
 from densing.trend.targets import trend_targets, with_stderr
-from densing.trend.uncertainty import TrendUncertainty, carry_over_references
+from densing.trend import design
+from densing.trend.uncertainty import TrendUncertainty, from_design
 
 #: The columns a score table needs (one row per model × benchmark × metric).
 SCORE_COLUMNS = ("model", "benchmark", "metric", "value", "params", "release_date")
@@ -78,9 +81,8 @@ def fit_trend(
     optionally ``stderr`` and ``family``), such as ``densing.read_results("results/public_models.csv")``.
     ``reference``:
 
-    - ``None`` (default): the headline's references, as ``densing trend`` chooses them (rule v3 of
-      :mod:`densing.laws.eligibility`: every eligible family on the headline's benchmark set,
-      inverted jointly, each drawn with equal weight);
+    - ``None`` (default): the headline's references, as ``densing trend`` chooses them
+      (:func:`densing.trend.design.set_references` on the headline's benchmark set), inverted jointly and pooled;
     - a family name (``"Llama-3.1"``): that family fitted per benchmark at its own budget on
       ``benchmarks`` (default: the benchmarks rule v3 makes it a reference of the headline's set on)
       and inverted jointly (one benchmark: the paper's inversion); ``benchmarks`` is a tuple or list
@@ -95,7 +97,10 @@ def fit_trend(
     ``rule``: ``quantile`` (the headline's), ``envelope`` or ``all``. ``n_boot``/``seed``: the draws of
     the interval; ``n_boot_share``: the draws of each source alone (0 skips the shares). Returns the
     engine's :class:`~densing.trend.uncertainty.TrendUncertainty` (``doubling_time_months`` and its
-    interval, the shares, the line: ``predict``, ``confidence_band``).
+    interval, the shares, the heterogeneity test, the line: ``predict``, ``confidence_band``) with its ``status``:
+    "measured", or "not measured: why" — the headline's status when every argument is the CLI's default. The trend is
+    the common design of :mod:`densing.trend.design`: the targets with every benchmark's score, every reference
+    inverting all of them but its own family's models, pooled by random effects over paired draws.
     """
     validate(FIT_TREND_CONSTRAINTS, rule=rule, quantile=quantile, d0=d0, since=since, epoch=epoch, n_boot=n_boot,
              n_boot_share=n_boot_share, level=level, seed=seed)
@@ -122,8 +127,11 @@ def fit_trend(
         inversion = _inversion(reference, d0)
         rows, _ = trend_targets(targets, inversion, since=since, epoch=epoch)
         members = [(inversion, rows)]
-    return carry_over_references(members, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=n_boot_share,
-                                 level=level, seed=seed, epoch=epoch)
+    chosen = design.common_design(targets, [inversion for inversion, _ in members], since=since, epoch=epoch)
+    result = from_design(design.pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot,
+                                             n_boot_share=n_boot_share, level=level, seed=seed), epoch=epoch)
+    found = capability.headline_checks(chosen.members(), result)
+    return replace(result, status=design.status_words(result, capability.failed_gates(found)))
 
 
 def _reference_argument(reference):
@@ -184,9 +192,8 @@ def _family_members(targets: pd.DataFrame, family: str | None, benchmarks, *, si
     label, _, found, _ = headline_set(candidates)
     if family is not None:
         if family not in found:
-            raise InputError(f"reference: rule {eligibility.DEFAULT_RULE} makes {family!r} no reference of the {label}; "
+            raise InputError(f"reference: the common design makes {family!r} no reference of the {label}; "
                              "name its benchmarks (benchmarks=...) to use it anyway")
         found = {family: found[family]}
-    fits = {(f, b): eligibility.fit_of(targets, candidates, f, b, eligibility.FAMILY_BOOT, seed) for f, bs in found.items()
-            for b in bs}
-    return capability.ordered_members(targets, candidates, fits, found, since=since, epoch=epoch, joint=True)
+    fits = capability.row_fits(targets, candidates, {}, found, seed=seed)
+    return capability.row_design(targets, candidates, fits, found, since=since, epoch=epoch).members()

@@ -25,6 +25,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from numbers import Integral, Real
 from pathlib import Path
 
@@ -116,16 +117,6 @@ def _side_jobs(jobs: list, targets: pd.DataFrame, candidates: pd.DataFrame, fits
                                              since=args["since"], epoch=args["epoch"], n_boot=args["n_boot"],
                                              n_boot_share=0, seed=args["seed"])
     return out
-
-
-def _member_checks(members: list, head: TrendUncertainty) -> tuple[checks.Check, ...]:
-    """Saturation, conditioning and size confounding under every reference (failed if failed under any), the
-    within-family size slope as a finding, and the references' heterogeneity on the common design."""
-    per: dict[str, dict[str, checks.Check]] = {}
-    for inversion, models in members:
-        for check in inversion_checks(models, inversion, size="confounding"):
-            per.setdefault(check.name, {})[inversion.name] = check
-    return (*(checks.under_references(found) for found in per.values()), design.heterogeneity_check(head))
 
 
 def _headline_members(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, profile: TrendTable, *,
@@ -221,7 +212,7 @@ def measure_trend(
         raise
     head = found_rules[HEADLINE_RULE]
     members = chosen.members()
-    found_checks = _member_checks(members, head)
+    found_checks = capability.headline_checks(members, head)
     lead_inversion, lead_models = members[0]
     breakpoint = _breakpoint(targets, chosen, head, epoch, n_boot_side, seed)
     densities = density_table(lead_models, lead_inversion, seed=seed)
@@ -235,7 +226,8 @@ def measure_trend(
     failed = [c for c in gates if c.failed]
     untestable = [c for c in gates if c.status == checks.UNTESTABLE]
     refs = ", ".join(name.split(":")[0] for name in head.reference_names)
-    status = capability.row_status(head, tuple(c for c in failed if c.name != "heterogeneity"))
+    status = capability.row_status(head, capability.failed_gates(found_checks))
+    head = found_rules[HEADLINE_RULE] = replace(head, status=status)
     head_row = capability.Row(profile.headline_set if fit is None and not missing else "given", label, "set",
                               tuple(lead_inversion.benchmarks) if fit is not None else benchmarks,
                               tuple(head.reference_names), head, members=tuple(members), status=status)

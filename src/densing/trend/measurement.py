@@ -126,16 +126,12 @@ class TrendMeasurement(Result):
     headline_set: str = ""
     benchmark_rows: tuple = field(default=(), repr=False)   # capability.Row per benchmark
     set_rows: tuple = field(default=(), repr=False)         # capability.Row per benchmark set, the headline's first
-    rule_v1: str = ""                                       # rule v1's verdict, a labelled variant
-    rule_v1_detail: dict = field(default_factory=dict, repr=False)
-    rule_v2: str = ""                                       # rule v2's verdict, a labelled variant
-    rule_v2_detail: dict = field(default_factory=dict, repr=False)
     status: str = ""                                        # "measured" or "not measured: why" (the headline row's)
     budget_rows: tuple = field(default=(), repr=False)      # capability.Row at one D0 (the budget sensitivity)
     budget_notes: dict = field(default_factory=dict, repr=False)  # members with no size at D0, per reference
 
     _dict_exclude = ("sensitivity", "candidates", "references", "inversions", "densities", "models", "left_out", "fits",
-                     "inversion", "benchmark_rows", "set_rows", "rule_v1_detail", "rule_v2_detail", "budget_rows",
+                     "inversion", "benchmark_rows", "set_rows", "budget_rows",
                      "budget_notes")
 
     def to_frame(self) -> pd.DataFrame:
@@ -206,7 +202,7 @@ class TrendMeasurement(Result):
         """The rules side by side, in months, for a terminal."""
         frame = pd.DataFrame([{k: getattr(r, k) for k in r.__dataclass_fields__ if k not in ("draws", "models")} for r in self.rules.values()])
         keep = ["rule", "doubling_time_months", "doubling_time_months_ci_low", "doubling_time_months_ci_high",
-                "n_models", "n_lower_bounds", "n_upper_bounds", "share_fit", "share_score", "share_models"]
+                "n_models", "n_lower_bounds", "n_upper_bounds", "share_fit", "share_score", "share_models", "share_reference"]
         return frame[keep].rename(columns={"doubling_time_months": "months", "doubling_time_months_ci_low": "ci_low",
                                            "doubling_time_months_ci_high": "ci_high", "n_lower_bounds": "lower_bounds",
                                            "n_upper_bounds": "upper_bounds"})
@@ -282,12 +278,11 @@ class TrendMeasurement(Result):
     def json_sections(self) -> dict:
         """What ``densing trend --format json`` prints beside :meth:`rows` (its object ``{"rows": [...], ...}``): the
         verdict and why, the status, the sensitivity, references and breakpoint, the rows per benchmark (at the
-        references' own budgets and at one), rules v1's and v2's verdicts."""
+        references' own budgets and at one)."""
         return {"verdict": self.verdict, "why": self.why, "status": self.status,
                 "sensitivity": _records(self.sensitivity), "references": _records(self.references),
                 "breakpoint": self.breakpoint.to_dict(), "by_benchmark": _records(self.by_benchmark()),
-                "by_benchmark_at_budget": _records(self.by_benchmark_at_budget()),
-                "rule_v1": self.rule_v1, "rule_v2": self.rule_v2}
+                "by_benchmark_at_budget": _records(self.by_benchmark_at_budget())}
 
     def json_rows(self) -> list[dict]:
         """:meth:`rows`, each with :meth:`json_sections` (one self-contained dict per frontier rule)."""
