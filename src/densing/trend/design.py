@@ -244,6 +244,12 @@ def _point(design: Design, data: dict) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return _scale(np.array(ys)[:, None, :], np.array(kinds)[:, None, :], design.own)
 
 
+def point_densities(design: Design) -> tuple[np.ndarray, np.ndarray]:
+    """Every reference's point ln ρ and kind for every target of the row, (R, n): its own members from the others."""
+    y, kind, _ = _point(design, _prepared(design))
+    return y[:, 0], kind[:, 0]
+
+
 def _slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, index: np.ndarray,
             start) -> np.ndarray:
     """Each reference's frontier slope in each draw, (R, K)."""

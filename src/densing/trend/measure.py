@@ -242,11 +242,18 @@ def measure_trend(
         status=status if not missing else f"not measured: the {missing[0][1]} has no reference",
         rules=found_rules, rule_errors=rule_errors, checks=found_checks, sensitivity=sensitivity, breakpoint=breakpoint,
         candidates=candidates, references=_reference_frame(members, head), inversions={}, densities=densities,
-        models=lead_models.assign(**dict(zip(("log_density", "bound"), point_densities(lead_models, lead_inversion)))),
+        models=_lead_points(chosen),
         left_out=chosen.left_out, fits=tuple(lead_inversion.fits), inversion=lead_inversion, headline_set=label,
         benchmark_rows=tuple(rows), set_rows=tuple(sets), budget_rows=budget,
         budget_notes=side.get("_budget", ({}, {}))[1],
     )
+
+
+def _lead_points(chosen: design.Design) -> pd.DataFrame:
+    """Every target of the headline with its point ln ρ (``log_density``) and kind (``bound``) under the lead reference,
+    the lead's own members from the others (the points its line is fitted on)."""
+    y, kind = design.point_densities(chosen)
+    return chosen.frame.assign(log_density=y[0], bound=kind[0])
 
 
 def _side_list(targets: pd.DataFrame, profile: TrendTable, *, headline_too: bool) -> list:
