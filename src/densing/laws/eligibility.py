@@ -166,7 +166,9 @@ from densing import paths
 from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.item_counts import item_counts
 from densing.errors import DensingError
-from densing.laws.family import family_points, fit_family, held_out_error, held_out_test, metric_for
+from densing.laws import forms
+from densing.laws.family import (DEFAULT_SHAPE, covariate, family_points, fit_family, held_out_error, held_out_test,
+                                 metric_for, shape_constants)
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_number
 
@@ -222,7 +224,7 @@ def _date_blind_reach(row: dict, own: pd.DataFrame, targets: pd.DataFrame, famil
     if not scores.size or np.isnan(stderr).all():
         return f"R4c: no target of {benchmark} has a standard error (no item count), so conditioning cannot be judged"
     try:
-        fit = fit_family(own, family, benchmark, metric=metric, n_boot=0, method="ols")
+        fit = fit_family(own, family, benchmark, metric=metric, n_boot=0, method="ols", shape="logistic_ln_n")
     except DensingError as exc:
         return f"R4c: the family law cannot be fitted: {exc}"
     cap = float(fit.params["c"]) + float(fit.params["d"])
@@ -240,7 +242,7 @@ def _date_blind_reach(row: dict, own: pd.DataFrame, targets: pd.DataFrame, famil
 
 
 def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[str, ReferenceFit] | None = None,
-                    rule: str = "v1", benchmarks: tuple[str, ...] | None = None) -> pd.DataFrame:
+                    rule: str = "v1", benchmarks: tuple[str, ...] | None = None, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
     """One row per candidate (family × benchmark, and each shipped composed fit): the rule applied, in words.
 
     ``rule="v1"``: R1–R5 over :data:`CANDIDATE_BENCHMARKS`; ``rule="v2"``: R1–R3, R4s, R4c, R5 over
@@ -254,11 +256,13 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
 
     ``benchmarks`` (rule v3 only): the candidate benchmarks of another target table
     (:data:`densing.trend.tables.TABLES`); default :data:`CANDIDATE_BENCHMARKS_V2`, the public table's.
+    ``shape`` (rule v3 only): the family law's shape (:data:`densing.laws.family.SHAPES`; rules v1 and v2 keep the
+    logistic in ln N they were written with).
     """
     if rule not in RULE_VERSIONS:
         raise ValueError(f"rule: expected one of {', '.join(RULE_VERSIONS)}, got {rule!r}")
     if rule == "v3":
-        return _candidates_v3(targets, composed, benchmarks or CANDIDATE_BENCHMARKS_V2)
+        return _candidates_v3(targets, composed, benchmarks or CANDIDATE_BENCHMARKS_V2, shape)
     if benchmarks is not None:
         raise ValueError(f"benchmarks: rule {rule} has its own candidate benchmarks; only rule v3 takes another table's")
     benchmarks = CANDIDATE_BENCHMARKS if rule == "v1" else CANDIDATE_BENCHMARKS_V2
@@ -355,8 +359,9 @@ _V3_COLUMNS = ("reference", "family", "benchmark", "kind", "n_fitted", "sizes", 
 
 
 def _v3_reasons(row: dict, points: pd.DataFrame, fitted, chance: float, top: float, top_scores: np.ndarray,
-                top_stderr: np.ndarray) -> str:
-    """The first of rule v3's R2, R3, R2s, R4r, R4s a candidate fails, in words ("" when it passes them)."""
+                top_stderr: np.ndarray, shape: str = DEFAULT_SHAPE) -> str:
+    """The first of rule v3's R2, R3, R2s, R4r, R4s a candidate fails, in words ("" when it passes them). R4s's
+    ceiling is the fitted law's asymptote: c + d = 1 for logistic_ln_n, d + c·σ(−γ·l) for power."""
     if row["sizes"] < MIN_SIZES:
         return f"R2: {row['sizes']} sizes with a token count (need {MIN_SIZES})"
     if row["token_ratio"] > MAX_TOKEN_RATIO:
@@ -370,7 +375,8 @@ def _v3_reasons(row: dict, points: pd.DataFrame, fitted, chance: float, top: flo
     if not row["reach_share"] >= REACH_SHARE:
         return (f"R4r: its best member ({row['largest_score']:.3f}) reaches {row['reach_share']:.0%} of the way from chance "
                 f"({chance:.3g}) to the top-decile score {top:.3f} (need {REACH_SHARE:.0%})")
-    cap = 1.0
+    alpha = shape_constants(shape).get("alpha")
+    cap = 1.0 if alpha is None else float(forms.family_asymptote(fitted.scale, fitted.gamma, fitted.level, fitted.chance, alpha))
     saturated = int(np.sum(top_scores >= cap - SATURATION_STDERRS * np.nan_to_num(top_stderr)))
     row["top_saturated"] = saturated
     if saturated:
@@ -386,9 +392,10 @@ def pooled_dispersion(own: dict[str, float]) -> float:
     return max(1.0, float(np.median(values))) if values else 1.0
 
 
-def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str], metrics: dict, counted: pd.Series) -> dict:
-    """Each (family, benchmark)'s points, dropped members and likelihood fit at dispersion floor 1 (its own dispersion;
-    "" with fewer than 2 sizes, a reason where the registry lacks a chance level or an item count)."""
+def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str], metrics: dict, counted: pd.Series,
+              shape: str = DEFAULT_SHAPE) -> dict:
+    """Each (family, benchmark)'s points, dropped members and likelihood fit of ``shape`` at dispersion floor 1 (its own
+    dispersion; "" with fewer than 2 sizes, a reason where the registry lacks a chance level or an item count)."""
     from densing.laws.family import likelihood_fit
 
     found: dict[tuple[str, str], tuple] = {}
@@ -401,15 +408,16 @@ def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str],
             points, dropped = family_points(own, family, b, metric=metrics[b], keep_floor=True)
             fitted: object = ""
             if np.unique(points["params"]).size >= 2:
-                fitted = likelihood_fit(np.log(points["params"].to_numpy(float)), points["score"].to_numpy(float),
+                fitted = likelihood_fit(covariate(points["params"].to_numpy(float), shape), points["score"].to_numpy(float),
                                         float(counted[b]), CHANCE_LEVELS[b], 1 - CHANCE_LEVELS[b])
             found[(family, b)] = (points, dropped, fitted)
     return found
 
 
-def pooled_dispersions(targets: pd.DataFrame, benchmarks: tuple[str, ...] | None = None) -> dict[str, float]:
-    """Rule v3's pooled dispersion of each benchmark over the table's families (:func:`pooled_dispersion`): what
-    ``densing fit --family`` and the trend's references fit with."""
+def pooled_dispersions(targets: pd.DataFrame, benchmarks: tuple[str, ...] | None = None,
+                       shape: str = DEFAULT_SHAPE) -> dict[str, float]:
+    """Rule v3's pooled dispersion of each benchmark over the table's families (:func:`pooled_dispersion`), their laws
+    of ``shape``: what ``densing fit --family`` and the trend's references fit with."""
     keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params")
             if c in targets.columns]
     targets = targets[keep].astype({c: object for c in ("model", "family", "benchmark", "metric") if c in keep})
@@ -418,7 +426,7 @@ def pooled_dispersions(targets: pd.DataFrame, benchmarks: tuple[str, ...] | None
     chosen = [b for b in (benchmarks or CANDIDATE_BENCHMARKS_V2) if b in present]
     metrics = {b: metric_for(targets, b, None) for b in chosen}
     families = sorted(str(f) for f in counts[counts >= MIN_FAMILY_MODELS].index)
-    return _pool(_own_fits(targets, families, chosen, metrics, item_counts().set_index("benchmark")["items"]), chosen)
+    return _pool(_own_fits(targets, families, chosen, metrics, item_counts().set_index("benchmark")["items"], shape), chosen)
 
 
 def _pool(found: dict, benchmarks: list[str]) -> dict[str, float]:
@@ -431,8 +439,9 @@ def _pool(found: dict, benchmarks: list[str]) -> dict[str, float]:
 
 
 def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | None,
-                   candidate_benchmarks: tuple[str, ...] = CANDIDATE_BENCHMARKS_V2) -> pd.DataFrame:
-    """Rule v3's candidate table (module docstring): every family with ≥ 3 models × ``candidate_benchmarks``."""
+                   candidate_benchmarks: tuple[str, ...] = CANDIDATE_BENCHMARKS_V2, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
+    """Rule v3's candidate table (module docstring): every family with ≥ 3 models × ``candidate_benchmarks``, its laws
+    of ``shape`` (column ``shape``, read by :func:`fit_of`)."""
     from densing.laws.family import likelihood_fit
 
     keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params",
@@ -445,7 +454,7 @@ def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | No
     metrics = {b: metric_for(targets, b, None) for b in benchmarks}
     families = sorted(str(f) for f in counts[counts >= MIN_FAMILY_MODELS].index)
     top_cache: dict = {}
-    found = _own_fits(targets, families, benchmarks, metrics, counted)
+    found = _own_fits(targets, families, benchmarks, metrics, counted, shape)
     pooled = _pool(found, benchmarks)
     rows = []
     for family in families:
@@ -481,14 +490,14 @@ def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | No
                 if not fitted.converged:
                     fitted = "the likelihood does not converge (the scores do not determine the law)"
                 else:
-                    fitted = likelihood_fit(np.log(points["params"].to_numpy(float)), points["score"].to_numpy(float),
+                    fitted = likelihood_fit(covariate(points["params"].to_numpy(float), shape), points["score"].to_numpy(float),
                                             float(counted[b]), chance, 1 - chance, dispersion_floor=pooled[b])
                     low, high = fitted.slope_interval()
                     row |= dict(slope=fitted.slope, slope_ci_low=low, slope_ci_high=high, dispersion=fitted.dispersion)
-            reason = _v3_reasons(row, points, fitted, chance, top, top_scores, top_stderr)
+            reason = _v3_reasons(row, points, fitted, chance, top, top_scores, top_stderr, shape)
             if not reason:
                 try:
-                    held = held_out_test(own, family, b, metric=metrics[b], dispersion_floor=pooled[b])
+                    held = held_out_test(own, family, b, metric=metrics[b], dispersion_floor=pooled[b], shape=shape)
                     row |= dict(held_out_model=held["held_out"], held_out_measured=held["measured"],
                                 held_out_predicted=held["predicted"], held_out_error=held["relative_error"],
                                 held_out_z=held["z"])
@@ -514,6 +523,7 @@ def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | No
         rows.append(row)
     out = pd.DataFrame(rows, columns=list(_V3_COLUMNS))
     out.insert(0, "rule", "v3")
+    out.insert(1, "shape", shape)
     return out
 
 
@@ -547,10 +557,12 @@ def fit_of(targets: pd.DataFrame, candidates: pd.DataFrame, family: str, benchma
     squares on logits (v1, v2)."""
     rule = str(candidates["rule"].iloc[0]) if "rule" in candidates.columns and len(candidates) else "v1"
     if rule != "v3":
-        return fit_family(targets, family, benchmark, n_boot=family_boot, seed=seed, method="ols")
+        return fit_family(targets, family, benchmark, n_boot=family_boot, seed=seed, method="ols", shape="logistic_ln_n")
     pooled = candidates.loc[candidates["benchmark"] == benchmark, "pooled_dispersion"].to_numpy(float)
     floor = float(pooled[0]) if pooled.size and math.isfinite(pooled[0]) else 1.0
-    return fit_family(targets, family, benchmark, n_boot=family_boot, seed=seed, method="binomial", dispersion_floor=floor)
+    shape = str(candidates["shape"].iloc[0]) if "shape" in candidates.columns else DEFAULT_SHAPE
+    return fit_family(targets, family, benchmark, n_boot=family_boot, seed=seed, method="binomial", dispersion_floor=floor,
+                      shape=shape)
 
 
 

@@ -5,11 +5,23 @@ strong, well-trained models of one recipe (MiniCPM-3 checkpoints up to tens of b
 parameters) so that the performance law never has to be extrapolated to frontier scores. A public
 family of one recipe, evaluated in the same format as the targets, plays that role here, at the
 family's own training budget D_f. At fixed D the loss law's data term b·D^-β is a constant, and
-the two steps collapse to one sigmoid of the model size; densing takes it over ln N, as
-observational scaling laws do (Ruan et al. 2024, arXiv 2405.10938, eq. 3: a sigmoid of a linear
-function of log compute, floored at chance):
+the paper's two steps (L = a·N^-α + b·D^-β, S = c·σ(−γ'·(L − l')) + d) become a sigmoid of a power law of the
+model size. Two shapes of that law are fitted (``shape=``), both with two free parameters (γ, l):
 
-    S(N) = c / (1 + exp(−γ·(ln N − l))) + d          (eq. 3 of Xiao et al. with L := ln N)
+    power:          S(N) = d + c·σ(γ·(u − l)),   u = −(N / N_unit)^−α      (the paper's eqs. 2 and 3 at fixed D)
+    logistic_ln_n:  S(N) = d + c·σ(γ·(ln N − l))                           (Ruan et al. 2024, arXiv 2405.10938, eq. 3)
+
+The **power** shape keeps the paper's power law inside the sigmoid: a, b·D^-β, l' and γ' fold into (γ, l)
+of a line in u, and α is fixed from a stated loss law — Hoffmann et al. 2022 (Chinchilla, arXiv 2203.15556,
+approach 3, α = 0.34: :data:`densing.laws.budget.HOFFMANN_2022`, the law densing already uses to bring
+members to one budget), N_unit = 10⁹ (:data:`densing.laws.forms.POWER_N_UNIT`, so that u is of order 1). The
+OLMo ladder's fitted α (``reference_fits/olmo_mmlu_two_step.json``: 0.356, its draws' 95% range 0.18–0.63)
+agrees with it but is one recipe's ladder below 1.5B parameters and too wide to fix a shape; the published α is
+the stated one. As N → ∞ the power shape flattens toward its asymptote d + c·σ(−γ·l), below the ceiling c + d:
+a family's growth slows where real families' does, which the logistic in ln N (rising to the ceiling) cannot.
+**logistic_ln_n** is the earlier shape, a sigmoid of ln N as observational scaling laws take it; it stays a
+labelled option. ``studies/family_law_shape.py`` chose the default by a criterion written before the comparison
+(held-out log-likelihood of each family's largest member over the public and Swallow tables).
 
 with d the benchmark's chance level and c + d = 1 (the same choice as the shipped composed fits:
 a perfect score is the ceiling), γ > 0 (a larger family member scores higher).
@@ -39,9 +51,11 @@ members (resamples with fewer than 2 distinct sizes, or whose line does not rise
 
 The inverse is the effective size at the family's budget:
 
-    ln N̂(S) = l + logit((S − d)/c) / γ,      ρ = N̂ / N
+    x̂(S) = l + logit((S − d)/c) / γ,      N̂ = e^x̂ (logistic_ln_n) or N_unit·(−x̂)^(−1/α) (power),   ρ = N̂ / N
 
-which is :func:`densing.laws.forms.loss_for_score` with the latent "loss" ln N. D0 is D_f, the
+which is :func:`densing.laws.forms.loss_for_score` with the latent "loss" x = ln N or u. Under the power shape a
+score at or above the asymptote has x̂ ≥ 0, which no finite size reaches: N̂ = +inf, a lower bound
+(:func:`densing.laws.reference_fit.invert_scores`, ``above_ceiling``). D0 is D_f, the
 geometric mean of the fitted members' token counts; the law has no data term, so densities at
 another D0 are not defined by it (asking for one is an error).
 """
@@ -58,6 +72,7 @@ from densing.laws.reference_fit import data_hash
 from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
 from densing.laws import forms
+from densing.laws.budget import HOFFMANN_2022
 from densing.laws.points import POINT_COLUMNS
 from densing.laws.table_cache import per_table
 from densing.laws.reference_fit import ReferenceFit
@@ -101,6 +116,27 @@ def _bootstrap(log_n: np.ndarray, z: np.ndarray, n_boot: int, rng: np.random.Gen
 
 
 METHODS = ("binomial", "ols")
+#: The family law's shapes (module docstring) and the default.
+SHAPES = forms.FAMILY_SHAPES
+DEFAULT_SHAPE = "logistic_ln_n"
+#: The power shape's fixed exponent α and its source (module docstring).
+POWER_ALPHA = HOFFMANN_2022.alpha
+POWER_ALPHA_SOURCE = f"{HOFFMANN_2022.source}: alpha = {HOFFMANN_2022.alpha}"
+LAW_FORMS = {"power": "S(N) = c/(1 + exp(-gamma (u - l))) + d, u = -(N / n_unit)^-alpha, d = chance, c + d = 1",
+             "logistic_ln_n": "S(N) = c/(1 + exp(-gamma (ln N - l))) + d, d = chance, c + d = 1"}
+
+
+def shape_constants(shape: str) -> dict[str, float]:
+    """The fixed parameters a family fit of ``shape`` carries: α and N_unit for ``power``, none for ``logistic_ln_n``."""
+    if shape not in SHAPES:
+        raise InputError(f"shape: expected one of {', '.join(SHAPES)}, got {shape!r}")
+    return {"alpha": POWER_ALPHA, "n_unit": forms.POWER_N_UNIT} if shape == "power" else {}
+
+
+def covariate(sizes, shape: str) -> np.ndarray:
+    """The law's covariate of sizes N under ``shape``: ln N, or u = −(N / N_unit)^−α (:func:`densing.laws.forms.family_covariate`)."""
+    fixed = shape_constants(shape)
+    return forms.family_covariate(sizes, fixed.get("alpha"), fixed.get("n_unit", forms.POWER_N_UNIT))
 #: Fisher-scoring iterations of the likelihood fit, and step halvings per iteration.
 MAX_SCORING_STEPS = 200
 MAX_HALVINGS = 40
@@ -112,7 +148,8 @@ Z_95 = 1.959963984540054
 class LikelihoodFit:
     """The binomial maximum-likelihood family law on one benchmark (module docstring).
 
-    The linear predictor is η = g·(ln N − ``centre``) + h (centred for conditioning); γ = g and
+    The linear predictor is η = g·(x − ``centre``) + h, x the shape's covariate (ln N or u; centred for
+    conditioning); γ = g and
     l = centre − h/g. ``covariance`` is φ̂·I(g, h)⁻¹, ``dispersion`` φ̂ the Pearson dispersion
     used (its floor, its own), ``own_dispersion`` the family's own X²/(m − 2) (NaN with two members),
     ``converged`` whether Fisher scoring met its tolerance.
@@ -148,9 +185,10 @@ class LikelihoodFit:
         se = self.slope_stderr
         return self.slope - z * se, self.slope + z * se
 
-    def predict(self, log_n) -> tuple[np.ndarray, np.ndarray]:
-        """(Ŝ, its standard error by the delta method) at ``log_n``: Ŝ = d + c·σ(η), ∇Ŝ = c·σ(1−σ)·(ln N − centre, 1)."""
-        x = np.asarray(log_n, float) - self.centre
+    def predict(self, covariate) -> tuple[np.ndarray, np.ndarray]:
+        """(Ŝ, its standard error by the delta method) at the covariate x (ln N or u, as fitted): Ŝ = d + c·σ(η),
+        ∇Ŝ = c·σ(1−σ)·(x − centre, 1)."""
+        x = np.asarray(covariate, float) - self.centre
         sig = _expit(self.slope * x + self.offset)
         grad = self.scale * sig * (1 - sig)
         var = grad ** 2 * (self.covariance[0, 0] * x ** 2 + 2 * self.covariance[0, 1] * x + self.covariance[1, 1])
@@ -183,9 +221,10 @@ def _log_likelihood(eta, scores, counts, chance, scale):
 
 
 def binomial_mle(log_n, scores, items, chance: float, scale: float, *, weights=None) -> dict:
-    """Maximise Σ w_i·n_i·[S_i·ln p_i + (1 − S_i)·ln(1 − p_i)], p_i = d + c·σ(g·(ln N_i − x̄) + h), over (g, h).
+    """Maximise Σ w_i·n_i·[S_i·ln p_i + (1 − S_i)·ln(1 − p_i)], p_i = d + c·σ(g·(x_i − x̄) + h), over (g, h).
 
-    The binomial likelihood of the family law S(N) = d + c·σ(γ·(ln N − l)) (module docstring), by
+    The binomial likelihood of the family law S = d + c·σ(γ·(x − l)) (module docstring), x = ``log_n`` the
+    shape's covariate (ln N, or u = −(N / N_unit)^−α for the power shape), by
     Fisher scoring with step halving, vectorised over rows of ``weights`` (B × m multiplicities; one
     row of ones by default). Returns arrays ``slope``, ``offset`` (B,), ``information`` (B, 2, 2),
     ``converged`` (B,), ``log_likelihood`` (B,) and the scalar ``centre`` x̄.
@@ -245,6 +284,8 @@ def binomial_mle(log_n, scores, items, chance: float, scale: float, *, weights=N
 
 def likelihood_fit(log_n, scores, items, chance: float, scale: float, *, dispersion_floor: float = 1.0) -> LikelihoodFit:
     """The family law by binomial maximum likelihood with its dispersion-scaled covariance (module docstring).
+
+    ``log_n``: the shape's covariate of the members' sizes (:func:`covariate`: ln N, or u for the power shape).
 
     φ̂ = max(1, ``dispersion_floor``, X²/(m − 2)), X² = Σ n_i·(S_i − p̂_i)²/(p̂_i·(1 − p̂_i)) the Pearson
     statistic (its own term left out when m = 2). ``dispersion_floor``: a dispersion known from elsewhere
@@ -357,8 +398,10 @@ def fit_family(
     d0: float | None = None,
     dispersion_floor: float = 1.0,
     provenance: dict | None = None,
+    shape: str = DEFAULT_SHAPE,
 ) -> ReferenceFit:
-    """Fit S(N) = c/(1 + e^{−γ(ln N − l)}) + d on one family at its own budget (module docstring).
+    """Fit S(N) = c/(1 + e^{−γ(x − l)}) + d on one family at its own budget (module docstring), x = u = −(N/N_unit)^−α
+    (``shape="power"``) or ln N (``shape="logistic_ln_n"``).
 
     ``table`` is a tidy results table with ``family`` (and ``active_params`` for mixtures of
     experts); ``exclude`` names members to leave out (the held-out check). ``method``: ``binomial``
@@ -377,6 +420,7 @@ def fit_family(
     validate(_fit.BOOTSTRAP_CONSTRAINTS, n_boot=n_boot, seed=seed)
     if method not in METHODS:
         raise InputError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
+    fixed = shape_constants(shape)
     metric = metric_for(table, benchmark, metric)
     points, dropped = family_points(table, family, benchmark, metric=metric, keep_floor=method == "binomial")
     if exclude:
@@ -389,7 +433,7 @@ def fit_family(
         points = points[points["params"].notna()].sort_values(["params", "model"]).reset_index(drop=True)
     chance = CHANCE_LEVELS[benchmark]
     scale = 1.0 - chance
-    log_n = np.log(points["params"].to_numpy(float))
+    log_n = covariate(points["params"].to_numpy(float), shape)
     scores = points["score"].to_numpy(float)
     if np.unique(log_n).size < 2:
         raise FitError(f"family {family!r}, {benchmark}: {np.unique(log_n).size} distinct size(s)"
@@ -424,8 +468,8 @@ def fit_family(
     residuals = predicted - scores
     total = float(np.sum((scores - scores.mean()) ** 2))
     r2 = 1.0 - float(np.sum(residuals ** 2)) / total if total > 0 else math.nan
-    stage = _fit.StageFit(law=KIND, params={"c": scale, "gamma": gamma, "l": l, "d": chance},
-                          fixed={"c": scale, "d": chance}, r_squared=r2, rmse=float(np.sqrt(np.mean(residuals ** 2))),
+    stage = _fit.StageFit(law=KIND, params={"c": scale, "gamma": gamma, "l": l, "d": chance, **fixed},
+                          fixed={"c": scale, "d": chance, **fixed}, r_squared=r2, rmse=float(np.sqrt(np.mean(residuals ** 2))),
                           residuals=tuple(float(v) for v in residuals), converged=True,
                           message=message, n_points=len(points), cost=float(0.5 * np.sum(residuals ** 2)))
     if len(draws) < n_boot:
@@ -434,7 +478,9 @@ def fit_family(
     budget = float(np.exp(np.mean(np.log(tokens)))) if d0 is None else float(d0)
     record = {
         "family": family, "families": family, "benchmarks": [benchmark], "metric": metric, "chance": chance,
-        "ceiling": 1.0, "law_form": "S(N) = c/(1 + exp(-gamma (ln N - l))) + d, d = chance, c + d = 1",
+        "ceiling": 1.0, "law_form": LAW_FORMS[shape], "shape": shape,
+        "asymptote": float(forms.family_asymptote(scale, gamma, l, chance, fixed.get("alpha"))),
+        **({"alpha_source": POWER_ALPHA_SOURCE, **fixed} if fixed else {}),
         "method": method,
         "d0_rule": ("geometric mean of the fitted members' training tokens" if d0 is None
                     else "the budget the members' sizes were translated to"),
@@ -456,16 +502,18 @@ def fit_family(
 
 
 def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
-                  sizes: dict[str, float] | None = None, dispersion_floor: float = 1.0) -> dict:
-    """Refit without the largest member by likelihood and test its score within noise (rule v3 of
+                  sizes: dict[str, float] | None = None, dispersion_floor: float = 1.0, shape: str = DEFAULT_SHAPE) -> dict:
+    """Refit without the largest member by likelihood under ``shape`` and test its score within noise (rule v3 of
     :mod:`densing.laws.eligibility`).
 
     z = (Ŝ − S) / √(se(Ŝ)² + φ̂·S(1 − S)/n): Ŝ the refit's prediction at the held-out size, se(Ŝ) its
     delta-method standard error from φ̂·I⁻¹, φ̂ = max(1, ``dispersion_floor``, the refit's own), n
     the benchmark's item count. A family whose members follow the law within their noise has
     |z| ≤ 1.96 with probability about 0.95. Returns ``held_out``, ``measured``, ``predicted``,
-    ``predicted_stderr``, ``measured_stderr``, ``z`` and ``relative_error``.
+    ``predicted_stderr``, ``measured_stderr``, ``z``, ``relative_error``, ``dispersion`` (φ̂), ``items`` (n)
+    and ``slope`` (the refit's γ).
     """
+    shape_constants(shape)
 
     metric = metric_for(table, benchmark, metric)
     points, _ = family_points(table, family, benchmark, metric=metric, keep_floor=True)
@@ -479,22 +527,23 @@ def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
     rest = points.iloc[:-1]
     chance = CHANCE_LEVELS[benchmark]
     items = float(ITEM_COUNTS[benchmark])
-    found = likelihood_fit(np.log(rest["params"].to_numpy(float)), rest["score"].to_numpy(float), items, chance, 1 - chance,
-                           dispersion_floor=dispersion_floor)
+    found = likelihood_fit(covariate(rest["params"].to_numpy(float), shape), rest["score"].to_numpy(float), items, chance,
+                           1 - chance, dispersion_floor=dispersion_floor)
     if not found.converged:
         raise FitError(f"family {family!r}, {benchmark}: the refit without {largest['model']} does not converge")
-    predicted, spread = found.predict(math.log(float(largest["params"])))
+    predicted, spread = found.predict(covariate(float(largest["params"]), shape))
     measured = float(largest["score"])
     noise = math.sqrt(found.dispersion * measured * (1 - measured) / items)
     total = math.sqrt(float(spread) ** 2 + noise ** 2)
     z = (float(predicted) - measured) / total if total > 0 else math.inf
     return {"held_out": str(largest["model"]), "measured": measured, "predicted": float(predicted),
             "predicted_stderr": float(spread), "measured_stderr": noise, "z": z,
-            "relative_error": abs(float(predicted) - measured) / measured if measured > 0 else math.inf}
+            "relative_error": abs(float(predicted) - measured) / measured if measured > 0 else math.inf,
+            "dispersion": found.dispersion, "items": items, "slope": found.slope}
 
 
 def held_out_error(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
-                   method: str = "ols") -> dict:
+                   method: str = "ols", shape: str = "logistic_ln_n") -> dict:
     """Refit without the largest member, predict its score (rule R5 of rules v1 and v2 of
     :mod:`densing.laws.eligibility`, with their fit by least squares on logits).
 
@@ -504,7 +553,8 @@ def held_out_error(table: pd.DataFrame, family: str, benchmark: str, *, metric: 
     if len(points) < 3:
         raise FitError(f"family {family!r}, {benchmark}: {len(points)} member(s); holding one out needs 3")
     largest = points.iloc[-1]
-    fit = fit_family(table, family, benchmark, metric=metric, exclude=(str(largest["model"]),), n_boot=0, method=method)
+    fit = fit_family(table, family, benchmark, metric=metric, exclude=(str(largest["model"]),), n_boot=0, method=method,
+                     shape=shape)
     predicted = float(fit.predict_score(float(largest["params"]), float(largest["train_tokens"])))
     measured = float(largest["score"])
     return {"held_out": str(largest["model"]), "measured": measured, "predicted": predicted,
