@@ -118,7 +118,7 @@ def _bootstrap(log_n: np.ndarray, z: np.ndarray, n_boot: int, rng: np.random.Gen
 METHODS = ("binomial", "ols")
 #: The family law's shapes (module docstring) and the default.
 SHAPES = forms.FAMILY_SHAPES
-DEFAULT_SHAPE = "logistic_ln_n"
+DEFAULT_SHAPE = "power"
 #: The power shape's fixed exponent α and its source (module docstring).
 POWER_ALPHA = HOFFMANN_2022.alpha
 POWER_ALPHA_SOURCE = f"{HOFFMANN_2022.source}: alpha = {HOFFMANN_2022.alpha}"
