@@ -64,8 +64,10 @@ member as fitted when above chance by any amount; and its law was fitted by leas
 logits, where a point just above chance has the largest leverage and the largest noise. So v2 kept
 families on a benchmark's floor (OPT on MMLU, GPT-Neo/J on BBH) and refused those that span it.
 v3 fits every candidate by binomial likelihood (:func:`densing.laws.family.fit_family`,
-``method="binomial"``: each member weighs what its score tells) and asks, each with the threat it
-guards against:
+``method="binomial"``: each member weighs what its score tells), with the family law's default shape
+(:data:`densing.laws.family.DEFAULT_SHAPE`, the paper's sigmoid of a power law, S(N) = d + c·σ(γ·(u − l)),
+u = −(N/10⁹)^−0.34, chosen by ``studies/family_law_shape.py``; ``candidate_table(shape=...)`` takes the other), and
+asks, each with the threat it guards against:
 
 - (R1) dense — kept: a mixture of experts' total size is not the size the law is about.
 - (R2) at least :data:`MIN_SIZES` sizes with a known token count, *any score* (the likelihood weighs
@@ -86,7 +88,8 @@ guards against:
   (OPT on MMLU reaches 4%, GPT-Neo/J on BBH 10%). The coverage study
   (``studies/capability_coverage.py``) reports how planted families of each reach fare.
 - (R4s) saturation — kept from v2: the top-decile targets are not within :data:`SATURATION_STDERRS`
-  standard errors of the law's ceiling (they would invert to an unbounded size).
+  standard errors of the law's ceiling (they would invert to an unbounded size): the fitted law's asymptote
+  d + c·σ(−γ·l) under the power shape, c + d = 1 under logistic_ln_n.
 - v2's R4c (conditioning, κ ≤ 2 over the top decile) is dropped: its threat — targets whose inverted
   sizes are dominated by their score noise — is carried by the trend's interval (every draw redraws
   every score) and reported by the trend's conditioning check; as a reference rule it refused every
