@@ -92,7 +92,7 @@ FLOOR_SIZES = (0.3e9, 1e9, 3e9, 8e9, 20e9, 70e9)
 
 
 def test_likelihood_fit_recovers_gamma_and_l_from_a_family_with_members_near_chance():
-    from densing.laws.family import likelihood_fit
+    from densing.laws.family_likelihood import likelihood_fit
 
     rng = np.random.default_rng(7)
     slopes, levels, covered = [], [], 0
@@ -111,7 +111,7 @@ def test_likelihood_fit_recovers_gamma_and_l_from_a_family_with_members_near_cha
 def test_likelihood_and_least_squares_agree_on_exact_scores_and_the_likelihood_is_the_maximum():
     from scipy.optimize import minimize
 
-    from densing.laws.family import _log_likelihood, binomial_mle
+    from densing.laws.family_likelihood import _log_likelihood, binomial_mle
 
     x = np.log(FLOOR_SIZES)
     scores = forms.performance_law(x, 0.75, 0.6, 24.5, 0.25) + np.array([0.004, -0.003, 0.006, -0.01, 0.008, -0.005])
@@ -159,7 +159,8 @@ def test_held_out_z_rejects_calibrated_families_at_about_the_nominal_rate():
 def test_held_out_z_carries_the_dispersion_of_families_off_their_curve():
     """Members off the law by more than their binomial noise: the test with only the refit's own dispersion rejects
     too often, and with a dispersion pooled over families of the same world (rule v3's) at about the nominal rate."""
-    from densing.laws.family import held_out_test, likelihood_fit
+    from densing.laws.family import held_out_test
+    from densing.laws.family_likelihood import likelihood_fit
 
     sizes = (0.5e9, 1.8e9, 4e9, 7e9, 14e9, 32e9)
     rng = np.random.default_rng(5)
@@ -178,7 +179,7 @@ def test_held_out_z_carries_the_dispersion_of_families_off_their_curve():
 
 
 def test_parametric_draws_have_the_fits_covariance():
-    from densing.laws.family import likelihood_fit
+    from densing.laws.family_likelihood import likelihood_fit
 
     scores = binomial_family(0.6, 24.5, FLOOR_SIZES, 1319, np.random.default_rng(2))
     found = likelihood_fit(np.log(FLOOR_SIZES), scores, 1319, 0.25, 0.75)

@@ -399,7 +399,7 @@ def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str],
               shape: str = DEFAULT_SHAPE) -> dict:
     """Each (family, benchmark)'s points, dropped members and likelihood fit of ``shape`` at dispersion floor 1 (its own
     dispersion; "" with fewer than 2 sizes, a reason where the registry lacks a chance level or an item count)."""
-    from densing.laws.family import likelihood_fit
+    from densing.laws.family_likelihood import likelihood_fit
 
     found: dict[tuple[str, str], tuple] = {}
     for family in families:
@@ -445,7 +445,7 @@ def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | No
                    candidate_benchmarks: tuple[str, ...] = CANDIDATE_BENCHMARKS_V2, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
     """Rule v3's candidate table (module docstring): every family with ≥ 3 models × ``candidate_benchmarks``, its laws
     of ``shape`` (column ``shape``, read by :func:`fit_of`)."""
-    from densing.laws.family import likelihood_fit
+    from densing.laws.family_likelihood import likelihood_fit
 
     keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params",
                         "stderr") if c in targets.columns]
