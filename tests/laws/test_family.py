@@ -29,7 +29,7 @@ def planted_family(gamma: float = 0.45, level: float = 22.0, chance: float = 0.2
 @given(gamma=st.floats(0.15, 1.0), level=st.floats(19.0, 25.0))
 def test_planted_parameters_are_recovered_exactly_without_noise(gamma, level):
     table = planted_family(gamma, level)
-    fit = fit_family(table, "F", "mmlu", n_boot=20)
+    fit = fit_family(table, "F", "mmlu", n_boot=20, shape="logistic_ln_n")
     assert fit.params["gamma"] == pytest.approx(gamma, rel=1e-6)
     assert fit.params["l"] == pytest.approx(level, rel=1e-6)
     # the inverse gives back every member's size
@@ -39,7 +39,7 @@ def test_planted_parameters_are_recovered_exactly_without_noise(gamma, level):
 
 def test_noise_is_carried_into_the_bootstrap_and_the_interval_covers_the_plant():
     table = planted_family(0.45, 22.0, noise=0.01, seed=3)
-    fit = fit_family(table, "F", "mmlu", n_boot=400)
+    fit = fit_family(table, "F", "mmlu", n_boot=400, shape="logistic_ln_n")
     ci = fit.parameter_ci().set_index("parameter")
     assert ci.loc["gamma", "ci_low"] < 0.45 < ci.loc["gamma", "ci_high"]
     assert ci.loc["gamma", "ci_low"] <= fit.params["gamma"] <= ci.loc["gamma", "ci_high"]
@@ -48,7 +48,7 @@ def test_noise_is_carried_into_the_bootstrap_and_the_interval_covers_the_plant()
 def test_d0_is_the_familys_budget_and_another_d0_is_an_error(tmp_path):
     table = planted_family()
     table.loc[table.index[:3], "train_tokens"] = 2e12
-    fit = fit_family(table, "F", "mmlu", n_boot=10)
+    fit = fit_family(table, "F", "mmlu", n_boot=10, shape="logistic_ln_n")
     assert fit.d0 == pytest.approx(math.exp(np.mean(np.log(table["train_tokens"]))))
     with pytest.raises(InputError, match="no data term"):
         fit.effective_params([0.5], d0=1e12)
@@ -62,12 +62,12 @@ def test_mixtures_unknown_budgets_and_chance_scores_are_dropped_and_named():
     table.loc[0, "value"] = 0.2  # below chance
     table.loc[1, "active_params"] = 1e9  # a mixture of experts
     table.loc[2, "train_tokens"] = np.nan
-    fit = fit_family(table, "F", "mmlu", n_boot=10, method="ols")
+    fit = fit_family(table, "F", "mmlu", n_boot=10, method="ols", shape="logistic_ln_n")
     dropped = fit.provenance["dropped"]
     assert dropped["at_chance"] == ["F-500M"] and dropped["moe"] == ["F-1800M"] and dropped["no_tokens"] == ["F-4000M"]
     assert fit.stages[0].n_points == len(table) - 3
     # the likelihood fit keeps the member below chance: it weighs, it does not drop
-    kept = fit_family(table, "F", "mmlu", n_boot=10)
+    kept = fit_family(table, "F", "mmlu", n_boot=10, shape="logistic_ln_n")
     assert "at_chance" not in kept.provenance["dropped"] and kept.stages[0].n_points == len(table) - 2
     assert set(fit.provenance["members"]) == set(table["model"])  # every member, fitted or not: never a target
 
@@ -76,7 +76,7 @@ def test_a_family_whose_score_falls_with_size_is_refused():
     table = planted_family()
     table["value"] = table["value"].to_numpy()[::-1]
     with pytest.raises(FitError, match="does not rise"):
-        fit_family(table, "F", "mmlu", n_boot=0)
+        fit_family(table, "F", "mmlu", n_boot=0, shape="logistic_ln_n")
 
 
 def binomial_family(gamma: float, level: float, sizes, items: int, rng: np.random.Generator, chance: float = 0.25,
@@ -92,7 +92,7 @@ FLOOR_SIZES = (0.3e9, 1e9, 3e9, 8e9, 20e9, 70e9)
 
 
 def test_likelihood_fit_recovers_gamma_and_l_from_a_family_with_members_near_chance():
-    from densing.laws.family import likelihood_fit
+    from densing.laws.family_likelihood import likelihood_fit
 
     rng = np.random.default_rng(7)
     slopes, levels, covered = [], [], 0
@@ -111,7 +111,7 @@ def test_likelihood_fit_recovers_gamma_and_l_from_a_family_with_members_near_cha
 def test_likelihood_and_least_squares_agree_on_exact_scores_and_the_likelihood_is_the_maximum():
     from scipy.optimize import minimize
 
-    from densing.laws.family import _log_likelihood, binomial_mle
+    from densing.laws.family_likelihood import _log_likelihood, binomial_mle
 
     x = np.log(FLOOR_SIZES)
     scores = forms.performance_law(x, 0.75, 0.6, 24.5, 0.25) + np.array([0.004, -0.003, 0.006, -0.01, 0.008, -0.005])
@@ -121,8 +121,8 @@ def test_likelihood_and_least_squares_agree_on_exact_scores_and_the_likelihood_i
                     x0=[0.3, 0.0], method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 20000})
     assert found["slope"][0] == pytest.approx(best.x[0], abs=1e-4) and found["offset"][0] == pytest.approx(best.x[1], abs=1e-4)
     exact = forms.performance_law(x, 0.75, 0.6, 24.5, 0.25)
-    ols = fit_family(planted_family(0.6, 24.5, sizes=FLOOR_SIZES), "F", "mmlu", n_boot=0, method="ols")
-    mle = fit_family(planted_family(0.6, 24.5, sizes=FLOOR_SIZES), "F", "mmlu", n_boot=0)
+    ols = fit_family(planted_family(0.6, 24.5, sizes=FLOOR_SIZES), "F", "mmlu", n_boot=0, method="ols", shape="logistic_ln_n")
+    mle = fit_family(planted_family(0.6, 24.5, sizes=FLOOR_SIZES), "F", "mmlu", n_boot=0, shape="logistic_ln_n")
     assert ols.params["gamma"] == pytest.approx(mle.params["gamma"], rel=1e-5) and np.allclose(exact, mle.predict_score(
         np.asarray(FLOOR_SIZES), 3e12), atol=1e-6)
     assert ols.provenance["method"] == "ols" and mle.provenance["method"] == "binomial"
@@ -136,8 +136,8 @@ def test_least_squares_on_logits_is_pulled_by_members_near_chance_and_the_likeli
         table = planted_family(0.6, 24.5, sizes=FLOOR_SIZES).assign(value=scores)
         if (scores <= 0.25).any():
             continue
-        err_ols.append(fit_family(table, "F", "mmlu", n_boot=0, method="ols").params["gamma"] - 0.6)
-        err_mle.append(fit_family(table, "F", "mmlu", n_boot=0).params["gamma"] - 0.6)
+        err_ols.append(fit_family(table, "F", "mmlu", n_boot=0, method="ols", shape="logistic_ln_n").params["gamma"] - 0.6)
+        err_mle.append(fit_family(table, "F", "mmlu", n_boot=0, shape="logistic_ln_n").params["gamma"] - 0.6)
     assert len(err_mle) > 20 and rng is not None
     assert np.sqrt(np.mean(np.square(err_mle))) < np.sqrt(np.mean(np.square(err_ols)))
 
@@ -151,7 +151,7 @@ def test_held_out_z_rejects_calibrated_families_at_about_the_nominal_rate():
     for _ in range(runs):
         scores = binomial_family(0.45, 22.0, (0.5e9, 1.8e9, 4e9, 7e9, 14e9, 32e9), 1319, rng)
         table = planted_family(sizes=(0.5e9, 1.8e9, 4e9, 7e9, 14e9, 32e9), benchmark="gsm8k").assign(value=scores)
-        rejected += abs(held_out_test(table, "F", "gsm8k")["z"]) > 1.96
+        rejected += abs(held_out_test(table, "F", "gsm8k", shape="logistic_ln_n")["z"]) > 1.96
     rate = rejected / runs
     assert 0.015 <= rate <= 0.10, rate  # nominal 0.05; Monte Carlo standard error 0.013
 
@@ -159,7 +159,8 @@ def test_held_out_z_rejects_calibrated_families_at_about_the_nominal_rate():
 def test_held_out_z_carries_the_dispersion_of_families_off_their_curve():
     """Members off the law by more than their binomial noise: the test with only the refit's own dispersion rejects
     too often, and with a dispersion pooled over families of the same world (rule v3's) at about the nominal rate."""
-    from densing.laws.family import held_out_test, likelihood_fit
+    from densing.laws.family import held_out_test
+    from densing.laws.family_likelihood import likelihood_fit
 
     sizes = (0.5e9, 1.8e9, 4e9, 7e9, 14e9, 32e9)
     rng = np.random.default_rng(5)
@@ -171,14 +172,14 @@ def test_held_out_z_carries_the_dispersion_of_families_off_their_curve():
         others = [likelihood_fit(np.log(sizes), binomial_family(0.45, 22.0, sizes, 14042, rng, extra_sd=0.1), 14042, 0.25, 0.75)
                   for _ in range(3)]
         floor = float(np.median([o.own_dispersion for o in others]))
-        plain += abs(held_out_test(table, "F", "mmlu")["z"]) > 1.96
-        pooled += abs(held_out_test(table, "F", "mmlu", dispersion_floor=floor)["z"]) > 1.96
+        plain += abs(held_out_test(table, "F", "mmlu", shape="logistic_ln_n")["z"]) > 1.96
+        pooled += abs(held_out_test(table, "F", "mmlu", dispersion_floor=floor, shape="logistic_ln_n")["z"]) > 1.96
     assert plain / runs > 0.12     # the refit's own dispersion, 3 residual degrees of freedom: about 0.19
     assert pooled / runs <= 0.10   # the pooled one: about 0.05
 
 
 def test_parametric_draws_have_the_fits_covariance():
-    from densing.laws.family import likelihood_fit
+    from densing.laws.family_likelihood import likelihood_fit
 
     scores = binomial_family(0.6, 24.5, FLOOR_SIZES, 1319, np.random.default_rng(2))
     found = likelihood_fit(np.log(FLOOR_SIZES), scores, 1319, 0.25, 0.75)

@@ -22,7 +22,7 @@ PLANT = {"mmlu": (0.45, 22.0), "hellaswag": (0.30, 19.0), "winogrande": (0.35, 2
 def _fits(noise: float = 0.0, n_boot: int = 50):
     table = pd.concat([planted_family(g, l, chance=0.5 if b == "winogrande" else 0.25, benchmark=b, noise=noise, seed=i)
                        for i, (b, (g, l)) in enumerate(PLANT.items())])
-    return [fit_family(table, "F", b, n_boot=n_boot, seed=0) for b in PLANT]
+    return [fit_family(table, "F", b, n_boot=n_boot, seed=0, shape="logistic_ln_n") for b in PLANT]
 
 
 def _scores(log_n: np.ndarray) -> np.ndarray:

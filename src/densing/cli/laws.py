@@ -79,7 +79,8 @@ def fit(
              "checkpoints, steps 1 to 1000, as `validate` does; 'none' keeps them), none otherwise."),
     max_params: Optional[str] = typer.Option(None, "--max-params", help="Fit only models below this size (held-out checks)."),
     families: Optional[str] = typer.Option(None, "--families", help="Use only models of these families (comma-separated) as the reference."),
-    family: Optional[str] = typer.Option(None, "--family", help="Fit the family law on this one family at its own budget: S(N) = c/(1+e^(-γ(ln N - l))) + d, d = chance, c + d = 1 (replaces --law)."),
+    family: Optional[str] = typer.Option(None, "--family", help="Fit the family law on this one family at its own budget: S(N) = c/(1+e^(-γ(u - l))) + d, u = -(N/1e9)^-0.34, d = chance, c + d = 1 (replaces --law; --family-shape)."),
+    family_shape: str = typer.Option("power", "--family-shape", help="The family law's shape: power (the paper's sigmoid of a power law) or logistic_ln_n (a sigmoid of ln N)."),
     d0: str = typer.Option("1e12", "--d0", help="Default D0 tokens stored with the fit."),
     suite: str = typer.Option("standard", "--suite", help="Pythia suite when --data is the Pythia evals folder."),
     n_boot: int = typer.Option(200, "--n-boot", help="Bootstrap resamples."),
@@ -103,7 +104,7 @@ def fit(
         check_writable(out)
     if family is not None:
         from densing.errors import InputError
-        from densing.laws.family import fit_family
+        from densing.laws.family import fit_family, shape_constants
         from densing.laws.reference_fit import DEFAULT_D0
 
         if d0_tokens != DEFAULT_D0:  # the family law has no data term: its D0 is the family's own budget
@@ -117,9 +118,12 @@ def fit(
         from densing.laws.eligibility import pooled_dispersions
 
         # the likelihood fit with rule v3's dispersion of this benchmark, pooled over the table's families (the trend's)
-        floor = pooled_dispersions(frame, (benchmark,)).get(benchmark, 1.0) if "family" in frame.columns else 1.0
+        shape_constants(family_shape)  # an unknown shape: one line, before the table's fits
+        floor = (pooled_dispersions(frame, (benchmark,), shape=family_shape).get(benchmark, 1.0) if "family" in frame.columns
+                 else 1.0)
         result = fit_family(frame, family, benchmark, metric=metric if metric in metrics else None, n_boot=n_boot, seed=seed,
-                            dispersion_floor=floor, provenance={"source_data": str(data), "command": command_line()})
+                            dispersion_floor=floor, provenance={"source_data": str(data), "command": command_line()},
+                            shape=family_shape)
         _show_fit(result, out, fmt)
         return
 

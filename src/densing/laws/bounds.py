@@ -27,10 +27,11 @@ MARGIN_STDERRS = 2.0
 def score_cap(p, d0: float):
     """Highest score the law expresses at D0: S(L_min), L_min = b·D0^-β + E (N → ∞), below c + d.
 
-    A family law (no data term) reaches its ceiling c + d as N → ∞.
+    A family law (no data term) reaches its asymptote as N → ∞: the ceiling c + d (logistic_ln_n), d + c·σ(−γ·l)
+    (power; :func:`densing.laws.forms.family_asymptote`).
     """
     if "b" not in p:
-        return np.asarray(p["c"]) + np.asarray(p["d"])
+        return forms.family_asymptote(p["c"], p["gamma"], p["l"], p["d"], forms.family_alpha(p))
     floor_loss = p["b"] * d0 ** (-np.asarray(p["beta"])) + p.get("E", 0.0)
     return forms.performance_law(floor_loss, p["c"], p["gamma"], p["l"], p["d"])
 

@@ -64,8 +64,10 @@ member as fitted when above chance by any amount; and its law was fitted by leas
 logits, where a point just above chance has the largest leverage and the largest noise. So v2 kept
 families on a benchmark's floor (OPT on MMLU, GPT-Neo/J on BBH) and refused those that span it.
 v3 fits every candidate by binomial likelihood (:func:`densing.laws.family.fit_family`,
-``method="binomial"``: each member weighs what its score tells) and asks, each with the threat it
-guards against:
+``method="binomial"``: each member weighs what its score tells), with the family law's default shape
+(:data:`densing.laws.family.DEFAULT_SHAPE`, the paper's sigmoid of a power law, S(N) = d + c·σ(γ·(u − l)),
+u = −(N/10⁹)^−0.34, chosen by ``studies/family_law_shape.py``; ``candidate_table(shape=...)`` takes the other), and
+asks, each with the threat it guards against:
 
 - (R1) dense — kept: a mixture of experts' total size is not the size the law is about.
 - (R2) at least :data:`MIN_SIZES` sizes with a known token count, *any score* (the likelihood weighs
@@ -86,7 +88,11 @@ guards against:
   (OPT on MMLU reaches 4%, GPT-Neo/J on BBH 10%). The coverage study
   (``studies/capability_coverage.py``) reports how planted families of each reach fare.
 - (R4s) saturation — kept from v2: the top-decile targets are not within :data:`SATURATION_STDERRS`
-  standard errors of the law's ceiling (they would invert to an unbounded size).
+  standard errors of the law's ceiling c + d = 1 (they would invert to an unbounded size). Under the power shape
+  a score between its asymptote d + c·σ(−γ·l) and the ceiling is a lower bound on N̂, carried by the censored
+  frontier regression as a score above the ceiling always was. (R4s against the asymptote was tried first, after
+  the power shape won and before any trend with it: it refused Qwen1.5 on MMLU for one of 14 top-decile targets,
+  where the design carries that target as a bound; R4s stays as written.)
 - v2's R4c (conditioning, κ ≤ 2 over the top decile) is dropped: its threat — targets whose inverted
   sizes are dominated by their score noise — is carried by the trend's interval (every draw redraws
   every score) and reported by the trend's conditioning check; as a reference rule it refused every
@@ -166,7 +172,8 @@ from densing import paths
 from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.item_counts import item_counts
 from densing.errors import DensingError
-from densing.laws.family import family_points, fit_family, held_out_error, held_out_test, metric_for
+from densing.laws.family import (DEFAULT_SHAPE, covariate, family_points, fit_family, held_out_error, held_out_test,
+                                 metric_for)
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_number
 
@@ -222,7 +229,7 @@ def _date_blind_reach(row: dict, own: pd.DataFrame, targets: pd.DataFrame, famil
     if not scores.size or np.isnan(stderr).all():
         return f"R4c: no target of {benchmark} has a standard error (no item count), so conditioning cannot be judged"
     try:
-        fit = fit_family(own, family, benchmark, metric=metric, n_boot=0, method="ols")
+        fit = fit_family(own, family, benchmark, metric=metric, n_boot=0, method="ols", shape="logistic_ln_n")
     except DensingError as exc:
         return f"R4c: the family law cannot be fitted: {exc}"
     cap = float(fit.params["c"]) + float(fit.params["d"])
@@ -240,7 +247,7 @@ def _date_blind_reach(row: dict, own: pd.DataFrame, targets: pd.DataFrame, famil
 
 
 def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[str, ReferenceFit] | None = None,
-                    rule: str = "v1", benchmarks: tuple[str, ...] | None = None) -> pd.DataFrame:
+                    rule: str = "v1", benchmarks: tuple[str, ...] | None = None, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
     """One row per candidate (family × benchmark, and each shipped composed fit): the rule applied, in words.
 
     ``rule="v1"``: R1–R5 over :data:`CANDIDATE_BENCHMARKS`; ``rule="v2"``: R1–R3, R4s, R4c, R5 over
@@ -254,11 +261,13 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
 
     ``benchmarks`` (rule v3 only): the candidate benchmarks of another target table
     (:data:`densing.trend.tables.TABLES`); default :data:`CANDIDATE_BENCHMARKS_V2`, the public table's.
+    ``shape`` (rule v3 only): the family law's shape (:data:`densing.laws.family.SHAPES`; rules v1 and v2 keep the
+    logistic in ln N they were written with).
     """
     if rule not in RULE_VERSIONS:
         raise ValueError(f"rule: expected one of {', '.join(RULE_VERSIONS)}, got {rule!r}")
     if rule == "v3":
-        return _candidates_v3(targets, composed, benchmarks or CANDIDATE_BENCHMARKS_V2)
+        return _candidates_v3(targets, composed, benchmarks or CANDIDATE_BENCHMARKS_V2, shape)
     if benchmarks is not None:
         raise ValueError(f"benchmarks: rule {rule} has its own candidate benchmarks; only rule v3 takes another table's")
     benchmarks = CANDIDATE_BENCHMARKS if rule == "v1" else CANDIDATE_BENCHMARKS_V2
@@ -356,7 +365,8 @@ _V3_COLUMNS = ("reference", "family", "benchmark", "kind", "n_fitted", "sizes", 
 
 def _v3_reasons(row: dict, points: pd.DataFrame, fitted, chance: float, top: float, top_scores: np.ndarray,
                 top_stderr: np.ndarray) -> str:
-    """The first of rule v3's R2, R3, R2s, R4r, R4s a candidate fails, in words ("" when it passes them)."""
+    """The first of rule v3's R2, R3, R2s, R4r, R4s a candidate fails, in words ("" when it passes them). R4s's
+    ceiling is c + d = 1 under either shape (module docstring)."""
     if row["sizes"] < MIN_SIZES:
         return f"R2: {row['sizes']} sizes with a token count (need {MIN_SIZES})"
     if row["token_ratio"] > MAX_TOKEN_RATIO:
@@ -386,10 +396,11 @@ def pooled_dispersion(own: dict[str, float]) -> float:
     return max(1.0, float(np.median(values))) if values else 1.0
 
 
-def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str], metrics: dict, counted: pd.Series) -> dict:
-    """Each (family, benchmark)'s points, dropped members and likelihood fit at dispersion floor 1 (its own dispersion;
-    "" with fewer than 2 sizes, a reason where the registry lacks a chance level or an item count)."""
-    from densing.laws.family import likelihood_fit
+def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str], metrics: dict, counted: pd.Series,
+              shape: str = DEFAULT_SHAPE) -> dict:
+    """Each (family, benchmark)'s points, dropped members and likelihood fit of ``shape`` at dispersion floor 1 (its own
+    dispersion; "" with fewer than 2 sizes, a reason where the registry lacks a chance level or an item count)."""
+    from densing.laws.family_likelihood import likelihood_fit
 
     found: dict[tuple[str, str], tuple] = {}
     for family in families:
@@ -401,15 +412,16 @@ def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str],
             points, dropped = family_points(own, family, b, metric=metrics[b], keep_floor=True)
             fitted: object = ""
             if np.unique(points["params"]).size >= 2:
-                fitted = likelihood_fit(np.log(points["params"].to_numpy(float)), points["score"].to_numpy(float),
+                fitted = likelihood_fit(covariate(points["params"].to_numpy(float), shape), points["score"].to_numpy(float),
                                         float(counted[b]), CHANCE_LEVELS[b], 1 - CHANCE_LEVELS[b])
             found[(family, b)] = (points, dropped, fitted)
     return found
 
 
-def pooled_dispersions(targets: pd.DataFrame, benchmarks: tuple[str, ...] | None = None) -> dict[str, float]:
-    """Rule v3's pooled dispersion of each benchmark over the table's families (:func:`pooled_dispersion`): what
-    ``densing fit --family`` and the trend's references fit with."""
+def pooled_dispersions(targets: pd.DataFrame, benchmarks: tuple[str, ...] | None = None,
+                       shape: str = DEFAULT_SHAPE) -> dict[str, float]:
+    """Rule v3's pooled dispersion of each benchmark over the table's families (:func:`pooled_dispersion`), their laws
+    of ``shape``: what ``densing fit --family`` and the trend's references fit with."""
     keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params")
             if c in targets.columns]
     targets = targets[keep].astype({c: object for c in ("model", "family", "benchmark", "metric") if c in keep})
@@ -418,7 +430,7 @@ def pooled_dispersions(targets: pd.DataFrame, benchmarks: tuple[str, ...] | None
     chosen = [b for b in (benchmarks or CANDIDATE_BENCHMARKS_V2) if b in present]
     metrics = {b: metric_for(targets, b, None) for b in chosen}
     families = sorted(str(f) for f in counts[counts >= MIN_FAMILY_MODELS].index)
-    return _pool(_own_fits(targets, families, chosen, metrics, item_counts().set_index("benchmark")["items"]), chosen)
+    return _pool(_own_fits(targets, families, chosen, metrics, item_counts().set_index("benchmark")["items"], shape), chosen)
 
 
 def _pool(found: dict, benchmarks: list[str]) -> dict[str, float]:
@@ -431,9 +443,10 @@ def _pool(found: dict, benchmarks: list[str]) -> dict[str, float]:
 
 
 def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | None,
-                   candidate_benchmarks: tuple[str, ...] = CANDIDATE_BENCHMARKS_V2) -> pd.DataFrame:
-    """Rule v3's candidate table (module docstring): every family with ≥ 3 models × ``candidate_benchmarks``."""
-    from densing.laws.family import likelihood_fit
+                   candidate_benchmarks: tuple[str, ...] = CANDIDATE_BENCHMARKS_V2, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
+    """Rule v3's candidate table (module docstring): every family with ≥ 3 models × ``candidate_benchmarks``, its laws
+    of ``shape`` (column ``shape``, read by :func:`fit_of`)."""
+    from densing.laws.family_likelihood import likelihood_fit
 
     keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params",
                         "stderr") if c in targets.columns]
@@ -445,7 +458,7 @@ def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | No
     metrics = {b: metric_for(targets, b, None) for b in benchmarks}
     families = sorted(str(f) for f in counts[counts >= MIN_FAMILY_MODELS].index)
     top_cache: dict = {}
-    found = _own_fits(targets, families, benchmarks, metrics, counted)
+    found = _own_fits(targets, families, benchmarks, metrics, counted, shape)
     pooled = _pool(found, benchmarks)
     rows = []
     for family in families:
@@ -481,7 +494,7 @@ def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | No
                 if not fitted.converged:
                     fitted = "the likelihood does not converge (the scores do not determine the law)"
                 else:
-                    fitted = likelihood_fit(np.log(points["params"].to_numpy(float)), points["score"].to_numpy(float),
+                    fitted = likelihood_fit(covariate(points["params"].to_numpy(float), shape), points["score"].to_numpy(float),
                                             float(counted[b]), chance, 1 - chance, dispersion_floor=pooled[b])
                     low, high = fitted.slope_interval()
                     row |= dict(slope=fitted.slope, slope_ci_low=low, slope_ci_high=high, dispersion=fitted.dispersion)
@@ -489,7 +502,7 @@ def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | No
             # the held-out test also where only the reach rules fail: a set row's joint test (densing.trend.design) reads it
             if not reason or reason.startswith(("R4r", "R4s")):
                 try:
-                    held = held_out_test(own, family, b, metric=metrics[b], dispersion_floor=pooled[b])
+                    held = held_out_test(own, family, b, metric=metrics[b], dispersion_floor=pooled[b], shape=shape)
                     row |= dict(held_out_model=held["held_out"], held_out_measured=held["measured"],
                                 held_out_predicted=held["predicted"], held_out_error=held["relative_error"],
                                 held_out_z=held["z"])
@@ -515,6 +528,7 @@ def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | No
         rows.append(row)
     out = pd.DataFrame(rows, columns=list(_V3_COLUMNS))
     out.insert(0, "rule", "v3")
+    out.insert(1, "shape", shape)
     return out
 
 
@@ -548,10 +562,12 @@ def fit_of(targets: pd.DataFrame, candidates: pd.DataFrame, family: str, benchma
     squares on logits (v1, v2)."""
     rule = str(candidates["rule"].iloc[0]) if "rule" in candidates.columns and len(candidates) else "v1"
     if rule != "v3":
-        return fit_family(targets, family, benchmark, n_boot=family_boot, seed=seed, method="ols")
+        return fit_family(targets, family, benchmark, n_boot=family_boot, seed=seed, method="ols", shape="logistic_ln_n")
     pooled = candidates.loc[candidates["benchmark"] == benchmark, "pooled_dispersion"].to_numpy(float)
     floor = float(pooled[0]) if pooled.size and math.isfinite(pooled[0]) else 1.0
-    return fit_family(targets, family, benchmark, n_boot=family_boot, seed=seed, method="binomial", dispersion_floor=floor)
+    shape = str(candidates["shape"].iloc[0]) if "shape" in candidates.columns else DEFAULT_SHAPE
+    return fit_family(targets, family, benchmark, n_boot=family_boot, seed=seed, method="binomial", dispersion_floor=floor,
+                      shape=shape)
 
 
 

@@ -5,11 +5,27 @@ strong, well-trained models of one recipe (MiniCPM-3 checkpoints up to tens of b
 parameters) so that the performance law never has to be extrapolated to frontier scores. A public
 family of one recipe, evaluated in the same format as the targets, plays that role here, at the
 family's own training budget D_f. At fixed D the loss law's data term b·D^-β is a constant, and
-the two steps collapse to one sigmoid of the model size; densing takes it over ln N, as
-observational scaling laws do (Ruan et al. 2024, arXiv 2405.10938, eq. 3: a sigmoid of a linear
-function of log compute, floored at chance):
+the paper's two steps (L = a·N^-α + b·D^-β, S = c·σ(−γ'·(L − l')) + d) become a sigmoid of a power law of the
+model size. Two shapes of that law are fitted (``shape=``), both with two free parameters (γ, l):
 
-    S(N) = c / (1 + exp(−γ·(ln N − l))) + d          (eq. 3 of Xiao et al. with L := ln N)
+    power:          S(N) = d + c·σ(γ·(u − l)),   u = −(N / N_unit)^−α      (the paper's eqs. 2 and 3 at fixed D)
+    logistic_ln_n:  S(N) = d + c·σ(γ·(ln N − l))                           (Ruan et al. 2024, arXiv 2405.10938, eq. 3)
+
+The **power** shape keeps the paper's power law inside the sigmoid: a, b·D^-β, l' and γ' fold into (γ, l)
+of a line in u, and α is fixed from a stated loss law — Hoffmann et al. 2022 (Chinchilla, arXiv 2203.15556,
+approach 3, α = 0.34: :data:`densing.laws.budget.HOFFMANN_2022`, the law densing already uses to bring
+members to one budget), N_unit = 10⁹ (:data:`densing.laws.forms.POWER_N_UNIT`, so that u is of order 1). The
+OLMo ladder's fitted α (``reference_fits/olmo_mmlu_two_step.json``: 0.356, its draws' 95% range 0.18–0.63)
+agrees with it but is one recipe's ladder below 1.5B parameters and too wide to fix a shape; the published α is
+the stated one. As N → ∞ the power shape flattens toward its asymptote d + c·σ(−γ·l), below the ceiling c + d:
+a family's growth slows where real families' does, which the logistic in ln N (rising to the ceiling) cannot.
+**logistic_ln_n** is the earlier shape, a sigmoid of ln N as observational scaling laws take it; it stays a
+labelled option. The default is **power**: ``studies/family_law_shape.py`` compares the two by a criterion written
+before the comparison (the held-out binomial log-likelihood of each family's largest member, refitted on the others,
+summed over the family × benchmark rows of the public and Swallow tables), and the power shape predicts better
+(``studies/family_law_shape.results.txt``: Σℓ −5141 against −10118 over 194 rows; it wins 151 of them; the held-out
+|z| ≤ 1.96 in 170 of 194 against 150). Rules v1 and v2 of :mod:`densing.laws.eligibility` keep the logistic in ln N
+they were written with.
 
 with d the benchmark's chance level and c + d = 1 (the same choice as the shipped composed fits:
 a perfect score is the ceiling), γ > 0 (a larger family member scores higher).
@@ -19,7 +35,7 @@ S_i is a share of n_i items (the item count of the benchmark's record,
 :data:`densing.data.benchmarks.ITEM_COUNTS`), so its log-likelihood is n_i·[S_i·ln p_i + (1 − S_i)·ln(1 − p_i)] with p_i = S(N_i). Each member weighs
 what its score tells: one near chance, where p_i barely moves with γ and l, carries little; none is
 dropped (a member at or below chance stays in the fit) and none gets leverage from a logit
-transform. The maximum is found by Fisher scoring with step halving (McCullagh & Nelder 1989,
+transform. The maximum is found by Fisher scoring with step halving (:mod:`densing.laws.family_likelihood`; McCullagh & Nelder 1989,
 §2.5 and §9.2: quasi-likelihood), vectorised over fits.
 
 Uncertainty is **parametric, from the likelihood**: (γ, l) are drawn from the normal
@@ -39,16 +55,17 @@ members (resamples with fewer than 2 distinct sizes, or whose line does not rise
 
 The inverse is the effective size at the family's budget:
 
-    ln N̂(S) = l + logit((S − d)/c) / γ,      ρ = N̂ / N
+    x̂(S) = l + logit((S − d)/c) / γ,      N̂ = e^x̂ (logistic_ln_n) or N_unit·(−x̂)^(−1/α) (power),   ρ = N̂ / N
 
-which is :func:`densing.laws.forms.loss_for_score` with the latent "loss" ln N. D0 is D_f, the
+which is :func:`densing.laws.forms.loss_for_score` with the latent "loss" x = ln N or u. Under the power shape a
+score at or above the asymptote has x̂ ≥ 0, which no finite size reaches: N̂ = +inf, a lower bound
+(:func:`densing.laws.reference_fit.invert_scores`, ``above_ceiling``). D0 is D_f, the
 geometric mean of the fitted members' token counts; the law has no data term, so densities at
 another D0 are not defined by it (asking for one is an error).
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -58,6 +75,8 @@ from densing.laws.reference_fit import data_hash
 from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
 from densing.laws import forms
+from densing.laws.budget import HOFFMANN_2022
+from densing.laws.family_likelihood import Z_95, LikelihoodFit, binomial_mle, likelihood_fit  # noqa: F401 (re-exported)
 from densing.laws.points import POINT_COLUMNS
 from densing.laws.table_cache import per_table
 from densing.laws.reference_fit import ReferenceFit
@@ -101,176 +120,28 @@ def _bootstrap(log_n: np.ndarray, z: np.ndarray, n_boot: int, rng: np.random.Gen
 
 
 METHODS = ("binomial", "ols")
-#: Fisher-scoring iterations of the likelihood fit, and step halvings per iteration.
-MAX_SCORING_STEPS = 200
-MAX_HALVINGS = 40
-#: The normal quantile of a two-sided 95% interval (the slope test of rule v3, the held-out z test).
-Z_95 = 1.959963984540054
+#: The family law's shapes (module docstring) and the default.
+SHAPES = forms.FAMILY_SHAPES
+DEFAULT_SHAPE = "power"
+#: The power shape's fixed exponent α and its source (module docstring).
+POWER_ALPHA = HOFFMANN_2022.alpha
+POWER_ALPHA_SOURCE = f"{HOFFMANN_2022.source}: alpha = {HOFFMANN_2022.alpha}"
+LAW_FORMS = {"power": "S(N) = c/(1 + exp(-gamma (u - l))) + d, u = -(N / n_unit)^-alpha, d = chance, c + d = 1",
+             "logistic_ln_n": "S(N) = c/(1 + exp(-gamma (ln N - l))) + d, d = chance, c + d = 1"}
 
 
-@dataclass(frozen=True)
-class LikelihoodFit:
-    """The binomial maximum-likelihood family law on one benchmark (module docstring).
-
-    The linear predictor is η = g·(ln N − ``centre``) + h (centred for conditioning); γ = g and
-    l = centre − h/g. ``covariance`` is φ̂·I(g, h)⁻¹, ``dispersion`` φ̂ the Pearson dispersion
-    used (its floor, its own), ``own_dispersion`` the family's own X²/(m − 2) (NaN with two members),
-    ``converged`` whether Fisher scoring met its tolerance.
-    """
-
-    slope: float
-    offset: float
-    centre: float
-    covariance: np.ndarray
-    dispersion: float
-    converged: bool
-    own_dispersion: float
-    log_likelihood: float
-    n_members: int
-    chance: float
-    scale: float
-
-    @property
-    def gamma(self) -> float:
-        return self.slope
-
-    @property
-    def level(self) -> float:
-        """l = centre − h/γ (NaN unless γ > 0)."""
-        return self.centre - self.offset / self.slope if self.slope > 0 else math.nan
-
-    @property
-    def slope_stderr(self) -> float:
-        return float(math.sqrt(self.covariance[0, 0])) if np.isfinite(self.covariance[0, 0]) else math.nan
-
-    def slope_interval(self, z: float = Z_95) -> tuple[float, float]:
-        """γ̂ ± z·se(γ̂), the Wald interval from the (dispersion-scaled) information."""
-        se = self.slope_stderr
-        return self.slope - z * se, self.slope + z * se
-
-    def predict(self, log_n) -> tuple[np.ndarray, np.ndarray]:
-        """(Ŝ, its standard error by the delta method) at ``log_n``: Ŝ = d + c·σ(η), ∇Ŝ = c·σ(1−σ)·(ln N − centre, 1)."""
-        x = np.asarray(log_n, float) - self.centre
-        sig = _expit(self.slope * x + self.offset)
-        grad = self.scale * sig * (1 - sig)
-        var = grad ** 2 * (self.covariance[0, 0] * x ** 2 + 2 * self.covariance[0, 1] * x + self.covariance[1, 1])
-        return self.chance + self.scale * sig, np.sqrt(np.maximum(var, 0.0))
-
-    def draws(self, count: int, rng: np.random.Generator) -> tuple[list[tuple[float, float]], int]:
-        """``count`` draws of (γ, l) from N((g, h), covariance), redrawn while γ ≤ 0: (draws, redraws)."""
-        out: list[tuple[float, float]] = []
-        redraws = 0
-        mean = np.array([self.slope, self.offset])
-        for _ in range(MAX_REDRAWS):
-            need = count - len(out)
-            if need <= 0:
-                break
-            theta = rng.multivariate_normal(mean, self.covariance, size=need, method="cholesky")
-            ok = theta[:, 0] > 0
-            redraws += int((~ok).sum())
-            g, h = theta[ok, 0], theta[ok, 1]
-            out.extend(zip(g.tolist(), (self.centre - h / g).tolist()))
-        return out[:count], redraws
+def shape_constants(shape: str) -> dict[str, float]:
+    """The fixed parameters a family fit of ``shape`` carries: α and N_unit for ``power``, none for ``logistic_ln_n``."""
+    if shape not in SHAPES:
+        raise InputError(f"shape: expected one of {', '.join(SHAPES)}, got {shape!r}")
+    return {"alpha": POWER_ALPHA, "n_unit": forms.POWER_N_UNIT} if shape == "power" else {}
 
 
-def _expit(eta):
-    return 0.5 * (1.0 + np.tanh(0.5 * np.asarray(eta, float)))
-
-
-def _log_likelihood(eta, scores, counts, chance, scale):
-    p = np.clip(chance + scale * _expit(eta), 1e-12, 1 - 1e-12)
-    return np.sum(counts * (scores * np.log(p) + (1 - scores) * np.log1p(-p)), axis=-1)
-
-
-def binomial_mle(log_n, scores, items, chance: float, scale: float, *, weights=None) -> dict:
-    """Maximise Σ w_i·n_i·[S_i·ln p_i + (1 − S_i)·ln(1 − p_i)], p_i = d + c·σ(g·(ln N_i − x̄) + h), over (g, h).
-
-    The binomial likelihood of the family law S(N) = d + c·σ(γ·(ln N − l)) (module docstring), by
-    Fisher scoring with step halving, vectorised over rows of ``weights`` (B × m multiplicities; one
-    row of ones by default). Returns arrays ``slope``, ``offset`` (B,), ``information`` (B, 2, 2),
-    ``converged`` (B,), ``log_likelihood`` (B,) and the scalar ``centre`` x̄.
-    """
-    x_all = np.asarray(log_n, float)
-    s = np.clip(np.asarray(scores, float), 0.0, 1.0)
-    n = np.broadcast_to(np.asarray(items, float), s.shape)
-    w = np.ones((1, s.size)) if weights is None else np.atleast_2d(np.asarray(weights, float))
-    centre = float(np.mean(x_all))
-    x = x_all - centre
-    counts = w * n
-    batch = w.shape[0]
-    # start: OLS on clipped logits (the logit transform only to start)
-    u = np.clip((s - chance) / scale, 0.05, 0.95)
-    z = np.log(u / (1 - u))
-    sxx = float(np.sum(x * x))
-    g0 = float(np.sum(x * (z - z.mean())) / sxx) if sxx > 0 else 0.0
-    g = np.full(batch, g0 if g0 > 0.05 else 0.5)
-    h = np.full(batch, float(np.mean(z)))
-    ll = _log_likelihood(g[:, None] * x + h[:, None], s, counts, chance, scale)
-    converged = np.zeros(batch, bool)
-    info = np.zeros((batch, 2, 2))
-    for _ in range(MAX_SCORING_STEPS):
-        eta = g[:, None] * x + h[:, None]
-        sig = _expit(eta)
-        p = np.clip(chance + scale * sig, 1e-12, 1 - 1e-12)
-        dp = scale * sig * (1 - sig)
-        resid = counts * (s - p) / (p * (1 - p)) * dp
-        ww = counts * dp ** 2 / (p * (1 - p))
-        info = np.stack([np.stack([np.sum(ww * x * x, -1), np.sum(ww * x, -1)], -1),
-                         np.stack([np.sum(ww * x, -1), np.sum(ww, -1)], -1)], -2)
-        grad = np.stack([np.sum(resid * x, -1), np.sum(resid, -1)], -1)
-        det = info[:, 0, 0] * info[:, 1, 1] - info[:, 0, 1] ** 2
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step_g = (info[:, 1, 1] * grad[:, 0] - info[:, 0, 1] * grad[:, 1]) / det
-            step_h = (info[:, 0, 0] * grad[:, 1] - info[:, 0, 1] * grad[:, 0]) / det
-        active = ~converged & np.isfinite(step_g) & np.isfinite(step_h)
-        if not active.any():
-            break
-        t = np.ones(batch)
-        new_ll = ll.copy()
-        for _ in range(MAX_HALVINGS):
-            trial = _log_likelihood((g + t * step_g)[:, None] * x + (h + t * step_h)[:, None], s, counts, chance, scale)
-            worse = active & ~(trial >= ll - 1e-12)
-            new_ll = np.where(active & ~worse, trial, new_ll)
-            if not worse.any():
-                break
-            t = np.where(worse, t / 2, t)
-        moved = active & (new_ll >= ll - 1e-12)
-        g = np.where(moved, g + t * step_g, g)
-        h = np.where(moved, h + t * step_h, h)
-        small = np.abs(t * step_g) + np.abs(t * step_h) < 1e-10 * (1 + np.abs(g) + np.abs(h))
-        converged |= active & (small | (np.abs(new_ll - ll) < 1e-13 * (1 + np.abs(ll))))
-        ll = np.where(moved, new_ll, ll)
-    return {"slope": g, "offset": h, "information": info, "converged": converged, "log_likelihood": ll, "centre": centre}
-
-
-def likelihood_fit(log_n, scores, items, chance: float, scale: float, *, dispersion_floor: float = 1.0) -> LikelihoodFit:
-    """The family law by binomial maximum likelihood with its dispersion-scaled covariance (module docstring).
-
-    φ̂ = max(1, ``dispersion_floor``, X²/(m − 2)), X² = Σ n_i·(S_i − p̂_i)²/(p̂_i·(1 − p̂_i)) the Pearson
-    statistic (its own term left out when m = 2). ``dispersion_floor``: a dispersion known from elsewhere
-    (rule v3 pools one per benchmark over the table's families).
-    """
-    log_n = np.asarray(log_n, float)
-    scores = np.asarray(scores, float)
-    items = np.broadcast_to(np.asarray(items, float), scores.shape)
-    found = binomial_mle(log_n, scores, items, chance, scale)
-    g, h = float(found["slope"][0]), float(found["offset"][0])
-    x = log_n - found["centre"]
-    p = np.clip(chance + scale * _expit(g * x + h), 1e-12, 1 - 1e-12)
-    m = scores.size
-    pearson = float(np.sum(items * (scores - p) ** 2 / (p * (1 - p))))
-    own = pearson / (m - 2) if m > 2 else math.nan
-    dispersion = max(1.0, float(dispersion_floor), own if m > 2 else 1.0)
-    info = found["information"][0]
-    try:
-        covariance = dispersion * np.linalg.inv(info)
-    except np.linalg.LinAlgError:
-        covariance = np.full((2, 2), np.inf)
-    if not np.all(np.isfinite(covariance)) or covariance[0, 0] <= 0 or covariance[1, 1] <= 0:
-        covariance = np.full((2, 2), np.inf)
-    return LikelihoodFit(slope=g, offset=h, centre=found["centre"], covariance=covariance, dispersion=dispersion,
-                         converged=bool(found["converged"][0]), own_dispersion=own, log_likelihood=float(found["log_likelihood"][0]),
-                         n_members=m, chance=chance, scale=scale)
+def covariate(sizes, shape: str) -> np.ndarray:
+    """The law's covariate of sizes N under ``shape``: ln N, or u = −(N / N_unit)^−α
+    (:func:`densing.laws.forms.family_covariate`)."""
+    fixed = shape_constants(shape)
+    return forms.family_covariate(sizes, fixed.get("alpha"), fixed.get("n_unit", forms.POWER_N_UNIT))
 
 
 def logit_scores(scores, chance: float, scale: float) -> np.ndarray:
@@ -357,8 +228,10 @@ def fit_family(
     d0: float | None = None,
     dispersion_floor: float = 1.0,
     provenance: dict | None = None,
+    shape: str = DEFAULT_SHAPE,
 ) -> ReferenceFit:
-    """Fit S(N) = c/(1 + e^{−γ(ln N − l)}) + d on one family at its own budget (module docstring).
+    """Fit S(N) = c/(1 + e^{−γ(x − l)}) + d on one family at its own budget (module docstring), x = u = −(N/N_unit)^−α
+    (``shape="power"``) or ln N (``shape="logistic_ln_n"``).
 
     ``table`` is a tidy results table with ``family`` (and ``active_params`` for mixtures of
     experts); ``exclude`` names members to leave out (the held-out check). ``method``: ``binomial``
@@ -377,6 +250,7 @@ def fit_family(
     validate(_fit.BOOTSTRAP_CONSTRAINTS, n_boot=n_boot, seed=seed)
     if method not in METHODS:
         raise InputError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
+    fixed = shape_constants(shape)
     metric = metric_for(table, benchmark, metric)
     points, dropped = family_points(table, family, benchmark, metric=metric, keep_floor=method == "binomial")
     if exclude:
@@ -389,7 +263,7 @@ def fit_family(
         points = points[points["params"].notna()].sort_values(["params", "model"]).reset_index(drop=True)
     chance = CHANCE_LEVELS[benchmark]
     scale = 1.0 - chance
-    log_n = np.log(points["params"].to_numpy(float))
+    log_n = covariate(points["params"].to_numpy(float), shape)
     scores = points["score"].to_numpy(float)
     if np.unique(log_n).size < 2:
         raise FitError(f"family {family!r}, {benchmark}: {np.unique(log_n).size} distinct size(s)"
@@ -424,8 +298,8 @@ def fit_family(
     residuals = predicted - scores
     total = float(np.sum((scores - scores.mean()) ** 2))
     r2 = 1.0 - float(np.sum(residuals ** 2)) / total if total > 0 else math.nan
-    stage = _fit.StageFit(law=KIND, params={"c": scale, "gamma": gamma, "l": l, "d": chance},
-                          fixed={"c": scale, "d": chance}, r_squared=r2, rmse=float(np.sqrt(np.mean(residuals ** 2))),
+    stage = _fit.StageFit(law=KIND, params={"c": scale, "gamma": gamma, "l": l, "d": chance, **fixed},
+                          fixed={"c": scale, "d": chance, **fixed}, r_squared=r2, rmse=float(np.sqrt(np.mean(residuals ** 2))),
                           residuals=tuple(float(v) for v in residuals), converged=True,
                           message=message, n_points=len(points), cost=float(0.5 * np.sum(residuals ** 2)))
     if len(draws) < n_boot:
@@ -434,7 +308,9 @@ def fit_family(
     budget = float(np.exp(np.mean(np.log(tokens)))) if d0 is None else float(d0)
     record = {
         "family": family, "families": family, "benchmarks": [benchmark], "metric": metric, "chance": chance,
-        "ceiling": 1.0, "law_form": "S(N) = c/(1 + exp(-gamma (ln N - l))) + d, d = chance, c + d = 1",
+        "ceiling": 1.0, "law_form": LAW_FORMS[shape], "shape": shape,
+        "asymptote": float(forms.family_asymptote(scale, gamma, l, chance, fixed.get("alpha"))),
+        **({"alpha_source": POWER_ALPHA_SOURCE, **fixed} if fixed else {}),
         "method": method,
         "d0_rule": ("geometric mean of the fitted members' training tokens" if d0 is None
                     else "the budget the members' sizes were translated to"),
@@ -456,16 +332,18 @@ def fit_family(
 
 
 def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
-                  sizes: dict[str, float] | None = None, dispersion_floor: float = 1.0) -> dict:
-    """Refit without the largest member by likelihood and test its score within noise (rule v3 of
+                  sizes: dict[str, float] | None = None, dispersion_floor: float = 1.0, shape: str = DEFAULT_SHAPE) -> dict:
+    """Refit without the largest member by likelihood under ``shape`` and test its score within noise (rule v3 of
     :mod:`densing.laws.eligibility`).
 
     z = (Ŝ − S) / √(se(Ŝ)² + φ̂·S(1 − S)/n): Ŝ the refit's prediction at the held-out size, se(Ŝ) its
     delta-method standard error from φ̂·I⁻¹, φ̂ = max(1, ``dispersion_floor``, the refit's own), n
     the benchmark's item count. A family whose members follow the law within their noise has
     |z| ≤ 1.96 with probability about 0.95. Returns ``held_out``, ``measured``, ``predicted``,
-    ``predicted_stderr``, ``measured_stderr``, ``z`` and ``relative_error``.
+    ``predicted_stderr``, ``measured_stderr``, ``z``, ``relative_error``, ``dispersion`` (φ̂), ``items`` (n)
+    and ``slope`` (the refit's γ).
     """
+    shape_constants(shape)
 
     metric = metric_for(table, benchmark, metric)
     points, _ = family_points(table, family, benchmark, metric=metric, keep_floor=True)
@@ -479,22 +357,23 @@ def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
     rest = points.iloc[:-1]
     chance = CHANCE_LEVELS[benchmark]
     items = float(ITEM_COUNTS[benchmark])
-    found = likelihood_fit(np.log(rest["params"].to_numpy(float)), rest["score"].to_numpy(float), items, chance, 1 - chance,
-                           dispersion_floor=dispersion_floor)
+    found = likelihood_fit(covariate(rest["params"].to_numpy(float), shape), rest["score"].to_numpy(float), items, chance,
+                           1 - chance, dispersion_floor=dispersion_floor)
     if not found.converged:
         raise FitError(f"family {family!r}, {benchmark}: the refit without {largest['model']} does not converge")
-    predicted, spread = found.predict(math.log(float(largest["params"])))
+    predicted, spread = found.predict(covariate(float(largest["params"]), shape))
     measured = float(largest["score"])
     noise = math.sqrt(found.dispersion * measured * (1 - measured) / items)
     total = math.sqrt(float(spread) ** 2 + noise ** 2)
     z = (float(predicted) - measured) / total if total > 0 else math.inf
     return {"held_out": str(largest["model"]), "measured": measured, "predicted": float(predicted),
             "predicted_stderr": float(spread), "measured_stderr": noise, "z": z,
-            "relative_error": abs(float(predicted) - measured) / measured if measured > 0 else math.inf}
+            "relative_error": abs(float(predicted) - measured) / measured if measured > 0 else math.inf,
+            "dispersion": found.dispersion, "items": items, "slope": found.slope}
 
 
 def held_out_error(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
-                   method: str = "ols") -> dict:
+                   method: str = "ols", shape: str = "logistic_ln_n") -> dict:
     """Refit without the largest member, predict its score (rule R5 of rules v1 and v2 of
     :mod:`densing.laws.eligibility`, with their fit by least squares on logits).
 
@@ -504,7 +383,8 @@ def held_out_error(table: pd.DataFrame, family: str, benchmark: str, *, metric: 
     if len(points) < 3:
         raise FitError(f"family {family!r}, {benchmark}: {len(points)} member(s); holding one out needs 3")
     largest = points.iloc[-1]
-    fit = fit_family(table, family, benchmark, metric=metric, exclude=(str(largest["model"]),), n_boot=0, method=method)
+    fit = fit_family(table, family, benchmark, metric=metric, exclude=(str(largest["model"]),), n_boot=0, method=method,
+                     shape=shape)
     predicted = float(fit.predict_score(float(largest["params"]), float(largest["train_tokens"])))
     measured = float(largest["score"])
     return {"held_out": str(largest["model"]), "measured": measured, "predicted": predicted,

@@ -72,3 +72,47 @@ def params_for_loss(loss, train_tokens, a, alpha, b, beta, E=0.0):
         excess = (x - floor) / a
         out = np.where(excess > 0, np.power(np.where(excess > 0, excess, 1.0), -1.0 / alpha), np.inf)
     return np.where(np.isnan(x), np.nan, out)
+
+
+# -- the family law's shapes (densing.laws.family) --------------------------------------------------
+#: The family law's shapes: the paper's power form and the logistic in ln N (:mod:`densing.laws.family`).
+FAMILY_SHAPES = ("power", "logistic_ln_n")
+#: The power shape's unit of size: u = −(N / N_unit)^−α is of order 1 for the families fitted (0.1–100 B parameters).
+POWER_N_UNIT = 1e9
+
+
+def family_covariate(n_params, alpha=None, n_unit=POWER_N_UNIT):
+    """The family law's latent covariate: ln N (``alpha`` None: logistic_ln_n), or u = −(N / N_unit)^−α (power).
+
+    S(N) = d + c·σ(γ·(u − l)) is the paper's sigmoid of its loss law at a fixed budget (Xiao et al. 2024, eqs. 2
+    and 3, L = a·N^−α + b·D^−β with b·D^−β a constant), with a, b·D^−β and the performance law's l, γ folded into
+    the two free parameters (γ, l) of a line in u."""
+    n = np.asarray(n_params, dtype=float)
+    if alpha is None:
+        return np.log(n)
+    return -np.power(n / n_unit, -np.asarray(alpha, float))
+
+
+def family_size(latent, alpha=None, n_unit=POWER_N_UNIT):
+    """The inverse of :func:`family_covariate`: N = e^x (logistic_ln_n), or N = N_unit·(−u)^(−1/α) for u < 0 and
+    +inf for u ≥ 0 (power: no finite size reaches a latent at or above the law's asymptote). NaN stays NaN."""
+    x = np.asarray(latent, dtype=float)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        if alpha is None:
+            return np.exp(x)
+        alpha = np.asarray(alpha, float)
+        out = np.where(x < 0, n_unit * np.power(np.where(x < 0, -x, 1.0), -1.0 / alpha), np.inf)
+    return np.where(np.isnan(x), np.nan, out)
+
+
+def family_asymptote(c, gamma, l, d, alpha=None):
+    """The family law's score as N → ∞: c + d (logistic_ln_n), d + c·σ(−γ·l) (power, u → 0)."""
+    if alpha is None:
+        return np.asarray(c, float) + np.asarray(d, float)
+    return performance_law(0.0, c, gamma, l, d)
+
+
+def family_alpha(p):
+    """The power shape's α of a parameter mapping ``p`` (a family fit's params or draw columns), None for
+    logistic_ln_n (a family fit without ``alpha``: files written before the power shape existed)."""
+    return p.get("alpha") if "a" not in p else None

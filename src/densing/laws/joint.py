@@ -2,7 +2,9 @@
 
 The Densing Law paper inverts each benchmark separately and averages the densities. Given one
 reference law per benchmark b, S_b(x) with x = ln N̂ (the family laws of
-:mod:`densing.laws.family`, all fitted on one family at one budget), a model's scores S_b with
+:mod:`densing.laws.family`, all fitted on one family at one budget, all of one shape:
+S_b(x) = d_b + c_b·σ(γ_b·(x − l_b)) for logistic_ln_n, S_b(x) = d_b + c_b·σ(γ_b·(u(x) − l_b)) with
+u(x) = −exp(−α·(x − ln N_unit)) for power, u' = −α·u, u'' = α²·u), a model's scores S_b with
 standard errors σ_b are explained jointly by the x̂ that minimises the effective-variance
 chi-square (Orear 1982, "Least squares when both variables have uncertainties", Am. J. Phys. 50)
 
@@ -53,14 +55,19 @@ MAX_STEP = 2.0
 
 
 def family_columns(fits: list[ReferenceFit], picks: np.ndarray | None = None) -> dict[str, np.ndarray]:
-    """The family laws' parameters as arrays of shape (draws, 1, B): point values, or the draws ``picks``."""
+    """The family laws' parameters as arrays of shape (draws, 1, B): point values, or the draws ``picks``; with
+    ``alpha`` and ``n_unit`` when the laws are of the power shape (every fit of one shape)."""
     for fit in fits:
         if fit.has_data_term:
             raise InputError(f"fits: the joint inversion takes family references; {fit.kind}:{fit.benchmark} is not one")
+    shapes = {"alpha" in fit.params for fit in fits}
+    if len(shapes) > 1:
+        raise InputError("fits: the joint inversion takes family laws of one shape; these mix power and logistic_ln_n")
+    names = ("c", "gamma", "l", "d") + (("alpha", "n_unit") if shapes == {True} else ())
     if picks is None:
-        cols = {k: np.array([[[float(f.params[k]) for f in fits]]]) for k in ("c", "gamma", "l", "d")}
+        cols = {k: np.array([[[float(f.params[k]) for f in fits]]]) for k in names}
         return cols
-    out = {k: np.empty((len(picks), 1, len(fits))) for k in ("c", "gamma", "l", "d")}
+    out = {k: np.empty((len(picks), 1, len(fits))) for k in names}
     for j, fit in enumerate(fits):
         p = fit.draw_columns(picks)
         for k in out:
@@ -68,13 +75,29 @@ def family_columns(fits: list[ReferenceFit], picks: np.ndarray | None = None) ->
     return out
 
 
+def _latent(p: dict[str, np.ndarray], x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The law's covariate at x = ln N and its first two derivatives: (x, 1, 0) for logistic_ln_n;
+    u = −exp(−α·(x − ln N_unit)), u' = −α·u, u'' = α²·u for power (module docstring)."""
+    x = np.asarray(x, float)
+    if "alpha" not in p:
+        return x, np.ones_like(x), np.zeros_like(x)
+    alpha = p["alpha"]
+    u = -np.exp(np.clip(-alpha * (x - np.log(p["n_unit"])), -700, 700))
+    return u, -alpha * u, alpha * alpha * u
+
+
 def _predict(p: dict[str, np.ndarray], x: np.ndarray, second: bool = False):
-    """S_b(x) and dS_b/dx (and d²S_b/dx² with ``second``) for x of shape (draws, models, 1)."""
-    z = np.clip(p["gamma"] * (x - p["l"]), -700, 700)
+    """S_b(x) and dS_b/dx (and d²S_b/dx² with ``second``) for x of shape (draws, models, 1).
+
+    S = d + c·σ(γ·(v − l)), v the covariate (:func:`_latent`): S' = c·γ·σ(1−σ)·v',
+    S'' = c·γ·σ(1−σ)·(γ·(1 − 2σ)·v'² + v'')."""
+    v, dv, d2v = _latent(p, x)
+    z = np.clip(p["gamma"] * (v - p["l"]), -700, 700)
     s = 1.0 / (1.0 + np.exp(-z))
-    slope = p["c"] * p["gamma"] * s * (1 - s)
+    core = p["c"] * p["gamma"] * s * (1 - s)
+    slope = core * dv
     if second:
-        return p["d"] + p["c"] * s, slope, slope * p["gamma"] * (1 - 2 * s)
+        return p["d"] + p["c"] * s, slope, core * (p["gamma"] * (1 - 2 * s) * dv * dv + d2v)
     return p["d"] + p["c"] * s, slope
 
 
@@ -85,7 +108,9 @@ def prediction_variance(fits: list[ReferenceFit], x: np.ndarray) -> np.ndarray:
         if not fit.bootstrap:
             continue
         p = fit.draw_columns()
-        pred = forms.performance_law(np.asarray(x, float)[None, :], p["c"], p["gamma"], p["l"], p["d"])
+        v = forms.family_covariate(np.exp(np.asarray(x, float))[None, :], forms.family_alpha(p),
+                                   p.get("n_unit", forms.POWER_N_UNIT))
+        pred = forms.performance_law(v, p["c"], p["gamma"], p["l"], p["d"])
         out[:, j] = np.var(pred, axis=0)
     return out
 
@@ -118,11 +143,20 @@ def solve(p: dict[str, np.ndarray], scores: np.ndarray, weights: np.ndarray, sta
     return x[..., 0]
 
 
+def _inverted(p: dict[str, np.ndarray], u: np.ndarray) -> np.ndarray:
+    """x_b = ln N̂_b of the shares u = (S_b − d_b)/c_b in (0, 1): the covariate l_b + logit(u)/γ_b, as ln N (power:
+    ln N_unit − ln(−v)/α, +inf at or above the asymptote)."""
+    v = p["l"] + np.log(u / (1 - u)) / p["gamma"]
+    if "alpha" not in p:
+        return v
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(v < 0, np.log(p["n_unit"]) - np.log(np.where(v < 0, -v, 1.0)) / p["alpha"], np.inf)
+
+
 def start_points(p: dict[str, np.ndarray], scores: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """x₀: the weighted mean of the per-benchmark inversions l_b + logit((S_b − d_b)/c_b)/γ_b (clipped to the grid)."""
+    """x₀: the weighted mean of the per-benchmark inversions x_b of l_b + logit((S_b − d_b)/c_b)/γ_b (clipped to the grid)."""
     u = np.clip((scores - p["d"]) / p["c"], 1e-6, 1 - 1e-6)
-    x = p["l"] + np.log(u / (1 - u)) / p["gamma"]
-    x = np.clip(x, LOG_SIZE_LOW, LOG_SIZE_HIGH)
+    x = np.clip(_inverted(p, u), LOG_SIZE_LOW, LOG_SIZE_HIGH)
     w = np.where(np.isnan(scores), 0.0, weights)
     return np.sum(w * np.nan_to_num(x), axis=-1) / np.maximum(np.sum(w, axis=-1), 1e-300)
 
@@ -192,13 +226,14 @@ def skill_variance(fits: list[ReferenceFit], scores, stderr) -> float:
     if scores.shape[1] < 2:
         return 0.0
     p = family_columns(fits)
-    d, c, g, level = (p[k][0] for k in ("d", "c", "gamma", "l"))
-    inside = np.all((scores > d + 2 * sigma) & (scores < c + d - 2 * sigma), axis=1)
+    point = {k: v[0] for k, v in p.items()}
+    d, c = point["d"], point["c"]
+    top = forms.family_asymptote(c, point["gamma"], point["l"], d, point.get("alpha"))
+    inside = np.all((scores > d + 2 * sigma) & (scores < top - 2 * sigma), axis=1)
     if inside.sum() < 3:
         return 0.0
-    u = (scores[inside] - d) / c
-    x = level + np.log(u / (1 - u)) / g
-    slope = c * g * u * (1 - u)
+    x = _inverted(point, (scores[inside] - d) / c)
+    slope = _predict(point, x)[1]
     measurement = np.mean(np.square(sigma[inside] / slope), axis=1)
     return float(max(0.0, np.mean(np.var(x, axis=1, ddof=1) - measurement)))
 

@@ -90,10 +90,11 @@ class ReferenceFit(Result):
 
     # -- the law --------------------------------------------------------------------------
     def predict_loss(self, n_params, train_tokens) -> np.ndarray:
-        """L(N, D) = a·N^-α + b·D^-β [+ E]  (eq. 2). For a composed fit, the latent loss; for a family fit, ln N."""
+        """L(N, D) = a·N^-α + b·D^-β [+ E]  (eq. 2). For a composed fit, the latent loss; for a family fit, its
+        covariate: ln N (shape logistic_ln_n) or u = −(N / N_unit)^−α (shape power; :mod:`densing.laws.family`)."""
         p = self.params
         if not self.has_data_term:
-            return np.log(np.asarray(n_params, float))
+            return forms.family_covariate(n_params, forms.family_alpha(p), p.get("n_unit", forms.POWER_N_UNIT))
         return forms.loss_law(n_params, train_tokens, p["a"], p["alpha"], p["b"], p["beta"], p.get("E", 0.0))
 
     def predict_score_from_loss(self, loss) -> np.ndarray:
@@ -330,7 +331,9 @@ FORMAT = "densing.reference_fit/1"
 _REQUIRED_PARAMS = {"two-step": ("a", "alpha", "b", "beta", "c", "gamma", "l", "d"),
                     "composed": ("a", "alpha", "b", "beta", "c", "gamma", "l", "d"),
                     "family": ("c", "gamma", "l", "d")}
-_POSITIVE_PARAMS = ("a", "alpha", "b", "beta", "c")
+#: A family fit of the power shape also holds α and N_unit (both or neither: a file without them is logistic_ln_n).
+_FAMILY_SHAPE_PARAMS = ("alpha", "n_unit")
+_POSITIVE_PARAMS = ("a", "alpha", "b", "beta", "c", "n_unit")
 
 
 def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
@@ -347,7 +350,10 @@ def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
     params = data.get("params")
     if not isinstance(params, dict):
         raise InputError(f"{source}: field 'params': expected a mapping of parameter names to numbers")
-    allowed = set(_REQUIRED_PARAMS[kind]) | ({"E"} if kind != "family" else set())
+    allowed = set(_REQUIRED_PARAMS[kind]) | ({"E"} if kind != "family" else set(_FAMILY_SHAPE_PARAMS))
+    if kind == "family" and len(set(_FAMILY_SHAPE_PARAMS) & set(params)) == 1:
+        raise InputError(f"{source}: field 'params': a family fit of the power shape needs both "
+                         f"{' and '.join(_FAMILY_SHAPE_PARAMS)}")
     missing = [p for p in _REQUIRED_PARAMS[kind] if p not in params]
     if missing:
         raise InputError(f"{source}: field 'params': a {kind} fit needs {', '.join(missing)}")
@@ -410,24 +416,28 @@ def invert_scores(p, scores: np.ndarray, d0: float) -> tuple[np.ndarray, np.ndar
 
         L̂(S) = l − (1/γ)·ln(c/(S − d) − 1),   N̂ = ((L̂ − b·D0^-β − E) / a)^(−1/α)
 
-    For a family law (``p`` without ``a``: :mod:`densing.laws.family`) the latent L̂ is ln N̂,
-    N̂ = exp(L̂), and there is no data-limited floor.
+    For a family law (``p`` without ``a``: :mod:`densing.laws.family`) the latent L̂ is the shape's covariate
+    and there is no data-limited floor: N̂ = exp(L̂) (logistic_ln_n), or N̂ = N_unit·(−L̂)^(−1/α) for the power
+    shape (``p`` with ``alpha`` and ``n_unit``), whose scores at or above its asymptote d + c·σ(−γ·l) have L̂ ≥ 0 and
+    no finite N̂.
 
     The one place the censoring rules live: a score at or below the floor d gets N̂ = 0
-    (``below_floor``); at or above the ceiling c + d, N̂ = +inf (``above_ceiling``); a loss L̂ at or
+    (``below_floor``); at or above the ceiling c + d (a family law's asymptote), N̂ = +inf (``above_ceiling``); a loss L̂ at or
     below the data-limited floor b·D0^-β + E, which no finite model trained on D0 tokens reaches,
     N̂ = +inf (``beyond_data_limit``). Elsewhere the reason is ''. ``p``'s values may be arrays
     (one row per bootstrap draw) that broadcast against ``scores``.
     """
     loss_hat = forms.loss_for_score(scores, p["c"], p["gamma"], p["l"], p["d"])
-    family = "a" not in p  # the family law (densing.laws.family): the latent loss is ln N, no data term
+    family = "a" not in p  # the family law (densing.laws.family): the latent loss is its covariate, no data term
     if family:
-        with np.errstate(over="ignore"):
-            size = np.exp(loss_hat)
+        alpha = forms.family_alpha(p)
+        size = forms.family_size(loss_hat, alpha, p.get("n_unit", forms.POWER_N_UNIT))
+        top = forms.family_asymptote(p["c"], p["gamma"], p["l"], p["d"], alpha)
     else:
         size = forms.params_for_loss(loss_hat, d0, p["a"], p["alpha"], p["b"], p["beta"], p.get("E", 0.0))
+        top = p["c"] + p["d"]
     below = scores <= p["d"]
-    above = (scores >= p["c"] + p["d"]) & ~below
+    above = (scores >= top) & ~below
     size = np.where(below, 0.0, np.where(above, np.inf, size))
     reasons = np.full(np.shape(size), "", dtype=object)
     if not family:

@@ -103,7 +103,8 @@ def performance_figure(fits: list[ReferenceFit]) -> go.Figure:
             row=row, col=col,
         )
         figure.add_trace(go.Scatter(x=grid, y=curve, mode="lines", line=dict(color=PALETTE[3]), showlegend=False, hoverinfo="skip"), row=row, col=col)
-        figure.update_xaxes(title_text=("loss" if fit.kind == "two-step" else "ln N (family law)" if fit.kind == "family"
+        family_axis = "u = −(N/N_unit)^−α (family law, power shape)" if "alpha" in fit.params else "ln N (family law)"
+        figure.update_xaxes(title_text=("loss" if fit.kind == "two-step" else family_axis if fit.kind == "family"
                                         else "latent loss L(N, D)") + (" (log)" if spread else ""),
                             type="log" if spread else "linear", exponentformat="power", row=row, col=col)
         figure.update_yaxes(title_text="score", row=row, col=col)

@@ -1,0 +1,194 @@
+"""The family law's binomial maximum likelihood: Fisher scoring over the law's covariate, the dispersion-scaled
+covariance, parametric draws (the fit :func:`densing.laws.family.fit_family` makes with ``method="binomial"``).
+
+The law is S = d + c·σ(γ·(x − l)), x the shape's covariate of the size (ln N, or u = −(N/N_unit)^−α for the power
+shape: :func:`densing.laws.family.covariate`); a member's score S_i is a share of n_i items, so its log-likelihood is
+n_i·[S_i·ln p_i + (1 − S_i)·ln(1 − p_i)] with p_i = S(x_i), maximised by Fisher scoring with step halving
+(McCullagh & Nelder 1989, §2.5 and §9.2: quasi-likelihood), vectorised over fits. The covariance is φ̂·I(θ̂)⁻¹,
+φ̂ = max(1, X²/(m − 2)) the Pearson dispersion (:mod:`densing.laws.family`'s docstring says why).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Redraws of a parametric draw whose γ is not positive, at most (in rounds).
+MAX_REDRAWS = 100
+
+
+#: Fisher-scoring iterations of the likelihood fit, and step halvings per iteration.
+MAX_SCORING_STEPS = 200
+MAX_HALVINGS = 40
+#: The normal quantile of a two-sided 95% interval (the slope test of rule v3, the held-out z test).
+Z_95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class LikelihoodFit:
+    """The binomial maximum-likelihood family law on one benchmark (module docstring).
+
+    The linear predictor is η = g·(x − ``centre``) + h, x the shape's covariate (ln N or u; centred for
+    conditioning); γ = g and l = centre − h/g. ``covariance`` is φ̂·I(g, h)⁻¹, ``dispersion`` φ̂ the Pearson dispersion
+    used (its floor, its own), ``own_dispersion`` the family's own X²/(m − 2) (NaN with two members),
+    ``converged`` whether Fisher scoring met its tolerance.
+    """
+
+    slope: float
+    offset: float
+    centre: float
+    covariance: np.ndarray
+    dispersion: float
+    converged: bool
+    own_dispersion: float
+    log_likelihood: float
+    n_members: int
+    chance: float
+    scale: float
+
+    @property
+    def gamma(self) -> float:
+        return self.slope
+
+    @property
+    def level(self) -> float:
+        """l = centre − h/γ (NaN unless γ > 0)."""
+        return self.centre - self.offset / self.slope if self.slope > 0 else math.nan
+
+    @property
+    def slope_stderr(self) -> float:
+        return float(math.sqrt(self.covariance[0, 0])) if np.isfinite(self.covariance[0, 0]) else math.nan
+
+    def slope_interval(self, z: float = Z_95) -> tuple[float, float]:
+        """γ̂ ± z·se(γ̂), the Wald interval from the (dispersion-scaled) information."""
+        se = self.slope_stderr
+        return self.slope - z * se, self.slope + z * se
+
+    def predict(self, covariate) -> tuple[np.ndarray, np.ndarray]:
+        """(Ŝ, its standard error by the delta method) at the covariate x (ln N or u, as fitted): Ŝ = d + c·σ(η),
+        ∇Ŝ = c·σ(1−σ)·(x − centre, 1)."""
+        x = np.asarray(covariate, float) - self.centre
+        sig = _expit(self.slope * x + self.offset)
+        grad = self.scale * sig * (1 - sig)
+        var = grad ** 2 * (self.covariance[0, 0] * x ** 2 + 2 * self.covariance[0, 1] * x + self.covariance[1, 1])
+        return self.chance + self.scale * sig, np.sqrt(np.maximum(var, 0.0))
+
+    def draws(self, count: int, rng: np.random.Generator) -> tuple[list[tuple[float, float]], int]:
+        """``count`` draws of (γ, l) from N((g, h), covariance), redrawn while γ ≤ 0: (draws, redraws)."""
+        out: list[tuple[float, float]] = []
+        redraws = 0
+        mean = np.array([self.slope, self.offset])
+        for _ in range(MAX_REDRAWS):
+            need = count - len(out)
+            if need <= 0:
+                break
+            theta = rng.multivariate_normal(mean, self.covariance, size=need, method="cholesky")
+            ok = theta[:, 0] > 0
+            redraws += int((~ok).sum())
+            g, h = theta[ok, 0], theta[ok, 1]
+            out.extend(zip(g.tolist(), (self.centre - h / g).tolist()))
+        return out[:count], redraws
+
+
+def _expit(eta):
+    return 0.5 * (1.0 + np.tanh(0.5 * np.asarray(eta, float)))
+
+
+def _log_likelihood(eta, scores, counts, chance, scale):
+    p = np.clip(chance + scale * _expit(eta), 1e-12, 1 - 1e-12)
+    return np.sum(counts * (scores * np.log(p) + (1 - scores) * np.log1p(-p)), axis=-1)
+
+
+def binomial_mle(log_n, scores, items, chance: float, scale: float, *, weights=None) -> dict:
+    """Maximise Σ w_i·n_i·[S_i·ln p_i + (1 − S_i)·ln(1 − p_i)], p_i = d + c·σ(g·(x_i − x̄) + h), over (g, h).
+
+    The binomial likelihood of the family law S = d + c·σ(γ·(x − l)) (module docstring), x = ``log_n`` the
+    shape's covariate (ln N, or u = −(N / N_unit)^−α for the power shape), by
+    Fisher scoring with step halving, vectorised over rows of ``weights`` (B × m multiplicities; one
+    row of ones by default). Returns arrays ``slope``, ``offset`` (B,), ``information`` (B, 2, 2),
+    ``converged`` (B,), ``log_likelihood`` (B,) and the scalar ``centre`` x̄.
+    """
+    x_all = np.asarray(log_n, float)
+    s = np.clip(np.asarray(scores, float), 0.0, 1.0)
+    n = np.broadcast_to(np.asarray(items, float), s.shape)
+    w = np.ones((1, s.size)) if weights is None else np.atleast_2d(np.asarray(weights, float))
+    centre = float(np.mean(x_all))
+    x = x_all - centre
+    counts = w * n
+    batch = w.shape[0]
+    # start: OLS on clipped logits (the logit transform only to start)
+    u = np.clip((s - chance) / scale, 0.05, 0.95)
+    z = np.log(u / (1 - u))
+    sxx = float(np.sum(x * x))
+    g0 = float(np.sum(x * (z - z.mean())) / sxx) if sxx > 0 else 0.0
+    g = np.full(batch, g0 if g0 > 0.05 else 0.5)
+    h = np.full(batch, float(np.mean(z)))
+    ll = _log_likelihood(g[:, None] * x + h[:, None], s, counts, chance, scale)
+    converged = np.zeros(batch, bool)
+    info = np.zeros((batch, 2, 2))
+    for _ in range(MAX_SCORING_STEPS):
+        eta = g[:, None] * x + h[:, None]
+        sig = _expit(eta)
+        p = np.clip(chance + scale * sig, 1e-12, 1 - 1e-12)
+        dp = scale * sig * (1 - sig)
+        resid = counts * (s - p) / (p * (1 - p)) * dp
+        ww = counts * dp ** 2 / (p * (1 - p))
+        info = np.stack([np.stack([np.sum(ww * x * x, -1), np.sum(ww * x, -1)], -1),
+                         np.stack([np.sum(ww * x, -1), np.sum(ww, -1)], -1)], -2)
+        grad = np.stack([np.sum(resid * x, -1), np.sum(resid, -1)], -1)
+        det = info[:, 0, 0] * info[:, 1, 1] - info[:, 0, 1] ** 2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step_g = (info[:, 1, 1] * grad[:, 0] - info[:, 0, 1] * grad[:, 1]) / det
+            step_h = (info[:, 0, 0] * grad[:, 1] - info[:, 0, 1] * grad[:, 0]) / det
+        active = ~converged & np.isfinite(step_g) & np.isfinite(step_h)
+        if not active.any():
+            break
+        t = np.ones(batch)
+        new_ll = ll.copy()
+        for _ in range(MAX_HALVINGS):
+            trial = _log_likelihood((g + t * step_g)[:, None] * x + (h + t * step_h)[:, None], s, counts, chance, scale)
+            worse = active & ~(trial >= ll - 1e-12)
+            new_ll = np.where(active & ~worse, trial, new_ll)
+            if not worse.any():
+                break
+            t = np.where(worse, t / 2, t)
+        moved = active & (new_ll >= ll - 1e-12)
+        g = np.where(moved, g + t * step_g, g)
+        h = np.where(moved, h + t * step_h, h)
+        small = np.abs(t * step_g) + np.abs(t * step_h) < 1e-10 * (1 + np.abs(g) + np.abs(h))
+        converged |= active & (small | (np.abs(new_ll - ll) < 1e-13 * (1 + np.abs(ll))))
+        ll = np.where(moved, new_ll, ll)
+    return {"slope": g, "offset": h, "information": info, "converged": converged, "log_likelihood": ll, "centre": centre}
+
+
+def likelihood_fit(log_n, scores, items, chance: float, scale: float, *, dispersion_floor: float = 1.0) -> LikelihoodFit:
+    """The family law by binomial maximum likelihood with its dispersion-scaled covariance (module docstring).
+
+    ``log_n``: the shape's covariate of the members' sizes (:func:`covariate`: ln N, or u for the power shape).
+
+    φ̂ = max(1, ``dispersion_floor``, X²/(m − 2)), X² = Σ n_i·(S_i − p̂_i)²/(p̂_i·(1 − p̂_i)) the Pearson
+    statistic (its own term left out when m = 2). ``dispersion_floor``: a dispersion known from elsewhere
+    (rule v3 pools one per benchmark over the table's families).
+    """
+    log_n = np.asarray(log_n, float)
+    scores = np.asarray(scores, float)
+    items = np.broadcast_to(np.asarray(items, float), scores.shape)
+    found = binomial_mle(log_n, scores, items, chance, scale)
+    g, h = float(found["slope"][0]), float(found["offset"][0])
+    x = log_n - found["centre"]
+    p = np.clip(chance + scale * _expit(g * x + h), 1e-12, 1 - 1e-12)
+    m = scores.size
+    pearson = float(np.sum(items * (scores - p) ** 2 / (p * (1 - p))))
+    own = pearson / (m - 2) if m > 2 else math.nan
+    dispersion = max(1.0, float(dispersion_floor), own if m > 2 else 1.0)
+    info = found["information"][0]
+    try:
+        covariance = dispersion * np.linalg.inv(info)
+    except np.linalg.LinAlgError:
+        covariance = np.full((2, 2), np.inf)
+    if not np.all(np.isfinite(covariance)) or covariance[0, 0] <= 0 or covariance[1, 1] <= 0:
+        covariance = np.full((2, 2), np.inf)
+    return LikelihoodFit(slope=g, offset=h, centre=found["centre"], covariance=covariance, dispersion=dispersion,
+                         converged=bool(found["converged"][0]), own_dispersion=own, log_likelihood=float(found["log_likelihood"][0]),
+                         n_members=m, chance=chance, scale=scale)
