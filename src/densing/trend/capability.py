@@ -326,6 +326,7 @@ def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit]
                 targets, family, benchmark, n_boot=len(fit.bootstrap), seed=seed,
                 sizes=dict(zip(points["model"].astype(str), sizes)), d0=d0,
                 dispersion_floor=float(fit.provenance.get("dispersion_floor", 1.0)),
+                shape=str(fit.provenance.get("shape", "logistic_ln_n")),
                 provenance={"budget_law": law.source, "budget_d0": d0})
         except DensingError as exc:
             notes[name] = (notes.get(name, "") + "; " if name in notes else "") + f"refit at D0 fails: {exc}"

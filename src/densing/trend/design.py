@@ -357,7 +357,8 @@ def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, str
             if group["eligible"].astype(bool).all():
                 out[str(family)] = tuple(benchmarks)
             continue
-        code = why.str.extract(r"^(R\d[a-z]?)")[0].fillna("")
+        # the first rule a candidate fails ("" when eligible; the notes of an eligible row name no failure)
+        code = why.str.extract(r"^(R\d[a-z]?):")[0].fillna("").where(~group["eligible"].astype(bool), "")
         if code.isin(["R1", "R2", "R3", "R2s"]).any():
             continue
         if not (code.isin(["", "R5z"])).any():  # R4r and R4s pass on at least one benchmark
