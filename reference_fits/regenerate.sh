@@ -40,11 +40,13 @@ densing fit --data results/public_models.csv --families Cerebras-GPT --benchmark
 #    variants): every family x benchmark of the table, eligible or not and why; writes
 #    reference_fits/trend_reference_candidates.csv.
 python tools/build_tables.py candidates --results results/public_models.csv --fits-dir reference_fits
-#    Family laws shipped for `densing density --fit` (binomial likelihood, rule v3's pooled dispersion): the
-#    paper-like set's references under rule v3 (StarCoder2, Yi-1.5, Qwen1.5, each on the benchmarks it is eligible on)
-#    and Llama-3.1 (at its 15T-token budget) on the knowledge & commonsense set.
-for pair in StarCoder2:mmlu StarCoder2:humaneval Yi-1.5:mmlu Yi-1.5:math_hard Qwen1.5:leaderboard_bbh Qwen1.5:math_hard \
-            Qwen1.5:humaneval Llama-3.1:mmlu Llama-3.1:hellaswag Llama-3.1:winogrande; do
+#    Family laws shipped for `densing density --fit` (binomial likelihood, rule v3's pooled dispersion, the default
+#    power shape): the paper-like set's references under the common design (densing.trend.design.set_references:
+#    Qwen1.5 and Qwen2, each on all four benchmarks) and Llama-3.1 (at its 15T-token budget) on the knowledge &
+#    commonsense set.
+for pair in Qwen1.5:mmlu Qwen1.5:leaderboard_bbh Qwen1.5:math_hard Qwen1.5:humaneval \
+            Qwen2:mmlu Qwen2:leaderboard_bbh Qwen2:math_hard Qwen2:humaneval \
+            Llama-3.1:mmlu Llama-3.1:hellaswag Llama-3.1:winogrande; do
   family=${pair%%:*}; bench=${pair#*:}
   densing fit --data results/public_models.csv --family "$family" --benchmark "$bench" --n-boot 1000 --seed 0 \
     --out "reference_fits/family_$(echo "$family" | tr '[:upper:]' '[:lower:]')_${bench}.json" > /dev/null

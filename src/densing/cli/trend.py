@@ -188,6 +188,9 @@ def trend(
     print_frame(result.checks_table(), fmt, title="validity checks of the headline inversion", wide=wide)
     print_frame(result.references, fmt, title="the headline's references (pooling weight; months: its own doubling time "
                                               "with its 95% interval over the same paired draws)", wide=wide)
+    print_frame(result.sensitivity, fmt, title="sensitivity of the headline, one engine: each reference, the other "
+                                                "frontier rules, every reference at one budget, the family law's other shape",
+                wide=wide)
     print_text(result.breakpoint_line())
     print_text("per benchmark: densing trend --by benchmark")
 

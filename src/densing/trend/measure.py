@@ -102,7 +102,16 @@ def _side_jobs(jobs: list, targets: pd.DataFrame, candidates: pd.DataFrame, fits
     """:func:`_side_batch`'s jobs, one by one."""
     out = {}
     for job in jobs:
-        if job[0] == "budget":
+        if job[0] == "shape":  # the law-shape sensitivity: the same row, every family law logistic in ln N
+            if "_logistic" not in out:
+                out["_logistic"] = eligibility.candidate_table(targets, since=args["since"], composed=None,
+                                                               rule=eligibility.DEFAULT_RULE, shape="logistic_ln_n",
+                                                               benchmarks=args["candidate_benchmarks"])
+            _, name, label, capability_name, benchmarks = job
+            out[f"shape:{name}"] = capability.trend_row(
+                name, f"{label}, family law logistic in ln N", capability_name, benchmarks, targets, out["_logistic"], {},
+                since=args["since"], epoch=args["epoch"], n_boot=args["n_boot"], n_boot_share=0, seed=args["seed"])
+        elif job[0] == "budget":
             if "_budget" not in out:
                 wanted = {k: f for k, f in fits.items() if k[1] in args.get("budget_benchmarks", BUDGET_BENCHMARKS)}
                 out["_budget"] = capability.budget_fits(targets, wanted, seed=args["seed"])
@@ -198,7 +207,8 @@ def measure_trend(
                                             benchmarks=profile.candidates)
     fits = eligibility.eligible_fits(targets, candidates, seed=seed)
     side_list = _side_list(targets, profile, headline_too=fit is not None)
-    args = dict(since=since, epoch=epoch, n_boot=n_boot_side, seed=seed, budget_benchmarks=profile.budget_benchmarks)
+    args = dict(since=since, epoch=epoch, n_boot=n_boot_side, seed=seed, budget_benchmarks=profile.budget_benchmarks,
+                candidate_benchmarks=profile.candidates)
     # the rows per benchmark and the budget rows are measured in a worker while the headline and the sets are here
     here = [job for job in side_list if job[0] == "row" and len(job[4]) > 1]
     there = [job for job in side_list if job not in here]
@@ -222,6 +232,7 @@ def measure_trend(
     sets = [side[job[1]] for job in side_list if job[0] == "row" and len(job[4]) > 1]
     budget = tuple(side[f"budget:{job[1]}"] for job in side_list if job[0] == "budget")
     sensitivity = _sensitivity(head, chosen, fit, targets, since=since, epoch=epoch, n_boot=n_boot_side, seed=seed)
+    sensitivity = _with_variants(sensitivity, found_rules, side, profile.headline_set if fit is None else None)
     gates = [c for c in found_checks if c.status != checks.REPORTED]
     failed = [c for c in gates if c.failed]
     untestable = [c for c in gates if c.status == checks.UNTESTABLE]
@@ -262,6 +273,9 @@ def _side_list(targets: pd.DataFrame, profile: TrendTable, *, headline_too: bool
     out: list = [("row", b, b, capability.CAPABILITY[b], (b,)) for b in capability.row_benchmarks() if b in present]
     out += [("row", name, lab, "set", bench) for name, (lab, bench) in profile.sets.items()
             if headline_too or name != profile.headline_set]  # the headline's own row is the headline
+    if not headline_too:  # the law-shape sensitivity of the headline row
+        out += [("shape", profile.headline_set, *profile.sets[profile.headline_set][:1], "set",
+                 profile.sets[profile.headline_set][1])]
     out += [("budget", b, b, capability.CAPABILITY[b], (b,)) for b in profile.budget_benchmarks if b in present]
     out += [("budget", name, profile.sets[name][0], "set", profile.sets[name][1]) for name in profile.budget_sets]
     return out
@@ -319,6 +333,34 @@ def _sensitivity(head: TrendUncertainty, chosen: design.Design, fit, targets, *,
                          "doubling_time_months": r.doubling_time_months, "ci_low": r.doubling_time_months_ci_low,
                          "ci_high": r.doubling_time_months_ci_high})
     return pd.DataFrame(rows, columns=["reference", "inversion", "d0", "doubling_time_months", "ci_low", "ci_high"])
+
+
+#: The columns of the one sensitivity table: what varies, its value, the doubling time and its interval.
+SENSITIVITY_COLUMNS = ["variant", "reference", "inversion", "d0", "doubling_time_months", "ci_low", "ci_high", "status"]
+
+
+def _with_variants(sensitivity: pd.DataFrame, found_rules: dict, side: dict, headline: str | None) -> pd.DataFrame:
+    """The one sensitivity table of the headline (one engine for every row): each reference's own doubling time, the
+    other frontier rules, the budget row (every reference at D0 = 1T) and the family law's other shape."""
+    rows = [{**r, "variant": "reference" if not str(r["inversion"]).startswith("D0") else "D0 of the given fit",
+             "status": ""} for r in sensitivity.to_dict("records")]
+    for rule, result in found_rules.items():
+        if rule != HEADLINE_RULE:
+            rows.append({"variant": "frontier rule", "reference": rule, "inversion": "pooled", "d0": math.nan,
+                         "doubling_time_months": result.doubling_time_months,
+                         "ci_low": result.doubling_time_months_ci_low, "ci_high": result.doubling_time_months_ci_high,
+                         "status": "the envelope's interval is optimistic" if rule == "envelope" else ""})
+    for key, variant in ((f"budget:{headline}", "D0 budget (every reference at 1T tokens)"),
+                         (f"shape:{headline}", "family law logistic in ln N")):
+        row = side.get(key) if headline is not None else None
+        if row is not None:
+            r = row.result
+            rows.append({"variant": variant, "reference": ", ".join(x.split(":")[0] for x in row.references),
+                         "inversion": "pooled", "d0": math.nan,
+                         "doubling_time_months": r.doubling_time_months if r else math.nan,
+                         "ci_low": r.doubling_time_months_ci_low if r else math.nan,
+                         "ci_high": r.doubling_time_months_ci_high if r else math.nan, "status": row.status})
+    return pd.DataFrame(rows, columns=SENSITIVITY_COLUMNS)
 
 
 def _why(head: TrendUncertainty, failed: list, untestable: list, sensitivity: pd.DataFrame, missing: list, *, since,
