@@ -50,16 +50,25 @@ def _quantile_lines(t: np.ndarray, y: np.ndarray, quantile: float) -> tuple[np.n
     return slope, intercept
 
 
-def _powell(y, kind, fitted, quantile: float) -> float:
-    """Σ ρ_q(y_i − g_i(fitted_i)), g as in the module docstring, ρ_q(u) = u·(q − 1[u < 0])."""
-    g = np.where(kind == LOWER, np.minimum(y, fitted), np.where(kind == UPPER, np.maximum(y, fitted), fitted))
-    residual = y - g
-    return float(np.sum(residual * (quantile - (residual < 0))))
+def _clip_limits(kind: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) limits of each point's residual y − fit in Powell's objective: a lower bound counts only where the
+    line runs below it (y − g = max(y − fit, 0), g = min(y, fit)), an upper bound only where it runs above it
+    (y − g = min(y − fit, 0), g = max(y, fit)), an exact point always."""
+    return np.where(kind == LOWER, 0.0, -np.inf), np.where(kind == UPPER, 0.0, np.inf)
+
+
+def _powell_sum(residual: np.ndarray, low: np.ndarray, high: np.ndarray, quantile: float) -> np.ndarray:
+    """Powell's objective Σ_i ρ_q(y_i − g_i(fit_i)) over the last axis of ``residual`` = y − fit (module docstring),
+    ρ_q(u) = u·(q − 1[u < 0]), with y − g the residual clipped to [low, high] (:func:`_clip_limits`). The one
+    place the objective is written: one line, a batch of lines and a design's fit all call it."""
+    clipped = np.minimum(np.maximum(residual, low), high)
+    return np.sum(clipped * (quantile - (clipped < 0)), axis=-1)
 
 
 def powell_objective(t, y, kind, slope: float, intercept: float, quantile: float) -> float:
     """Powell's objective (module docstring) of the line A·t + B."""
-    return _powell(y, kind, slope * t + intercept, quantile)
+    t, y, kind = np.asarray(t, float), np.asarray(y, float), np.asarray(kind, int)
+    return float(_powell_sum(y - (slope * t + intercept), *_clip_limits(kind), quantile))
 
 
 class _Line:
@@ -283,7 +292,7 @@ class _Stacks:
         self.arrays = {}
         for size, members in sizes.items():
             t, y, kind = (np.stack([problems[i][j] for i in members]) for j in range(3))
-            self.arrays[size] = (t, y, np.where(kind == LOWER, 0.0, -np.inf), np.where(kind == UPPER, 0.0, np.inf))
+            self.arrays[size] = (t, y, *_clip_limits(kind))
 
     def objectives(self, members: list[int], slopes: list, intercepts: list, quantile: float) -> list[np.ndarray]:
         """Powell's objective of each member's lines (members of one size; lines padded to the longest)."""
@@ -294,9 +303,8 @@ class _Stacks:
 
 
 def _objectives_of(t, y, low, high, slopes: list, intercepts: list, quantile: float) -> list[np.ndarray]:
-    """Powell's objective (module docstring) of each problem's lines: ``t``, ``y`` and the clip limits of shape
-    (problems, n); ``slopes``/``intercepts`` one array per problem. ρ_q(y − g) with y − g = the residual clipped
-    at 0 from below for a lower bound and from above for an upper bound (g = min(y, fit), max(y, fit))."""
+    """Powell's objective (:func:`_powell_sum`) of each problem's lines: ``t``, ``y`` and the clip limits of shape
+    (problems, n); ``slopes``/``intercepts`` one array per problem, padded here to the longest."""
     width = max(s.size for s in slopes)
     if width == 1:
         a = np.array([s[0] for s in slopes])[:, None]
@@ -307,8 +315,7 @@ def _objectives_of(t, y, low, high, slopes: list, intercepts: list, quantile: fl
         for row, (s, c) in enumerate(zip(slopes, intercepts)):
             a[row, :s.size], b[row, :c.size] = s, c
     residual = y[:, None, :] - (a[:, :, None] * t[:, None, :] + b[:, :, None])
-    residual = np.minimum(np.maximum(residual, low[:, None, :]), high[:, None, :])
-    values = np.sum(residual * (quantile - (residual < 0)), axis=2)
+    values = _powell_sum(residual, low[:, None, :], high[:, None, :], quantile)
     return [values[row, :s.size] for row, s in enumerate(slopes)]
 
 
@@ -400,6 +407,7 @@ def censored_quantile_coefficients(x, y, kind, quantile: float = 0.9) -> np.ndar
     has no vertex walk. NaNs where no start has more active points than coefficients.
     """
     problem = _Design(np.asarray(x, float), np.asarray(y, float), np.asarray(kind, int))
+    limits = _clip_limits(problem.kind)
     steps = _starts(problem)
     answer = None
     while True:
@@ -411,4 +419,4 @@ def censored_quantile_coefficients(x, y, kind, quantile: float = 0.9) -> np.ndar
         if request[0] == "fit":
             answer = quantile_coefficients(request[1], request[2], quantile)
         else:
-            answer = [_powell(problem.y, problem.kind, problem.fitted(request[1]), quantile)]
+            answer = [float(_powell_sum(problem.y - problem.fitted(request[1]), *limits, quantile))]
