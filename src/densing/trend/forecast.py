@@ -128,7 +128,7 @@ def _counts(frame: pd.DataFrame, inversion, fit: TrendUncertainty) -> tuple[int,
 
 
 #: Fewer later models than this leave the check untestable, said so (a share of 10% needs tens of models to be
-#: told from 0% or 30%; this minimum was added after the 2026-05 protocol's three later models were seen).
+#: told from 0% or 30%; docs/method.md, "The forecast check", says when it was set).
 MIN_LATER = 10
 
 
