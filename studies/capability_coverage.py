@@ -92,7 +92,6 @@ import numpy as np
 import pandas as pd
 
 from densing.data.benchmarks import CHANCE_LEVELS
-from densing.data.item_counts import item_count
 from densing.errors import DensingError
 from densing.laws.family import fit_family
 from densing.laws import eligibility
@@ -101,6 +100,7 @@ from densing.trend.capability import BUDGET_D0
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.trend.targets import trend_targets, with_stderr
+from studies import _planted
 from studies.replicates import run_replicates
 
 EPOCH = DEFAULT_EPOCH
@@ -198,12 +198,7 @@ def effective(family: Family, benchmark: str, log_n) -> np.ndarray:
     return pivot + family.offset(benchmark) + slope * (log_n - pivot)
 
 
-def _score(rng: np.random.Generator | None, benchmark: str, p: np.ndarray) -> np.ndarray:
-    """A binomial score on the benchmark's items (noise-free: the probability itself, for ``rng=None``)."""
-    if rng is None:
-        return np.asarray(p, float)
-    items = item_count(benchmark)
-    return rng.binomial(items, np.clip(p, 0.0, 1.0)) / items
+WORLD = _planted.World(tuple(BENCHMARKS), FAMILIES, curve, effective, EPOCH, MEMBER_SD)
 
 
 def draw_targets(rng: np.random.Generator, count: int, prefix: str = "m") -> pd.DataFrame:
@@ -224,40 +219,19 @@ def draw_targets(rng: np.random.Generator, count: int, prefix: str = "m") -> pd.
 
 
 def target_rows(frame: pd.DataFrame, rng: np.random.Generator | None) -> pd.DataFrame:
-    """The targets' tidy rows (one per scored benchmark); ``rng=None``: noise-free scores."""
-    parts = []
-    for name in BENCHMARKS:
-        keep = frame[f"present:{name}"].to_numpy(bool)
-        sub = frame[keep]
-        p = curve(name, np.log(sub["params"].to_numpy(float)) + sub[f"log_rho:{name}"].to_numpy(float))
-        parts.append(pd.DataFrame({"model": sub["model"], "family": sub["model"], "benchmark": name, "metric": "acc",
-                                   "value": _score(rng, name, p), "params": sub["params"], "train_tokens": np.nan,
-                                   "active_params": np.nan, "release_date": sub["release_date"]}))
-    return pd.concat(parts, ignore_index=True)
+    """The targets' tidy rows (:func:`studies._planted.target_rows`); ``rng=None``: noise-free scores."""
+    return _planted.target_rows(WORLD, frame, rng)
 
 
 def family_rows(name: str, family: Family, rng: np.random.Generator | None) -> pd.DataFrame:
-    """A family's tidy rows on every benchmark; ``rng=None``: noise-free scores on the smooth curve."""
-    sizes = np.asarray(family.sizes, float)
-    parts = []
-    for bench in BENCHMARKS:
-        x = effective(family, bench, np.log(sizes))
-        if rng is not None:
-            x = x + MEMBER_SD * rng.standard_normal(sizes.size)
-        parts.append(pd.DataFrame({"model": [f"{name}-{n / 1e9:g}B" for n in sizes], "family": name, "benchmark": bench,
-                                   "metric": "acc", "value": _score(rng, bench, curve(bench, x)), "params": sizes,
-                                   "train_tokens": family.tokens, "active_params": np.nan,
-                                   "release_date": pd.Timestamp(EPOCH) + pd.Timedelta(days=family.released)}))
-    return pd.concat(parts, ignore_index=True)
+    """A family's tidy rows (:func:`studies._planted.family_rows`); ``rng=None``: noise-free scores."""
+    return _planted.family_rows(WORLD, name, family, rng)
 
 
 def replicate_table(rng: np.random.Generator, count: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One replicate's tidy table (families and targets, binomial scores, stderr from the item counts) and its targets."""
     frame = draw_targets(rng, count)
-    parts = [family_rows(name, family, rng) for name, family in FAMILIES.items()] + [target_rows(frame, rng)]
-    table = pd.concat(parts, ignore_index=True)
-    table["stderr"] = np.nan
-    return with_stderr(table), frame
+    return _planted.replicate_table(WORLD, frame, rng), frame
 
 
 # ---------------------------------------------------------------------------------------------------------------

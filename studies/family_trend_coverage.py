@@ -86,7 +86,7 @@ def main() -> None:
     parser.add_argument("--n-boot", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skill", choices=("pooled", "none"), default="pooled",
-                        help="the joint inversion's between-benchmark variance (densing.laws.joint); 'none' is the first version")
+                        help="the joint inversion's between-benchmark variance (densing.laws.joint); 'none': no skill variance")
     args = parser.parse_args()
     slope = math.log(2) / (args.months * 365.25 / 12)
     sizes = np.array([float(v) for v in args.ref_sizes.split(",")])

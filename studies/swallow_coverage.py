@@ -90,7 +90,8 @@ from densing.trend import capability, tables
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.trend.forecast import _counts, forecast_check
 from densing.trend.targets import with_stderr
-from studies.capability_coverage import _coverage, _family_of, _months, _score, population_slope
+from studies.capability_coverage import _coverage, _family_of, _months, population_slope
+from studies import _planted
 from studies.replicates import run_replicates
 
 EPOCH = DEFAULT_EPOCH          # since and epoch of the measurement, as ``densing trend`` uses them
@@ -162,6 +163,9 @@ def effective(family: Family, benchmark: str, log_n) -> np.ndarray:
     return pivot + family.offset(benchmark) + family.shape * (np.asarray(log_n, float) - pivot)
 
 
+WORLD = _planted.World(tuple(BENCHMARKS), FAMILIES, curve, effective, START, MEMBER_SD)
+
+
 def _date(t) -> pd.Series:
     return pd.Timestamp(START) + pd.to_timedelta(t, unit="D")
 
@@ -181,34 +185,19 @@ def draw_targets(rng: np.random.Generator, count: int, prefix: str = "m") -> pd.
 
 
 def target_rows(frame: pd.DataFrame, rng: np.random.Generator | None) -> pd.DataFrame:
-    parts = []
-    for name in BENCHMARKS:
-        p = curve(name, np.log(frame["params"].to_numpy(float)) + frame[f"log_rho:{name}"].to_numpy(float))
-        parts.append(pd.DataFrame({"model": frame["model"], "family": frame["model"], "benchmark": name, "metric": "acc",
-                                   "value": _score(rng, name, p), "params": frame["params"], "train_tokens": np.nan,
-                                   "active_params": np.nan, "release_date": frame["release_date"]}))
-    return pd.concat(parts, ignore_index=True)
+    """The targets' tidy rows (:func:`studies._planted.target_rows`); ``rng=None``: noise-free scores."""
+    return _planted.target_rows(WORLD, frame, rng)
 
 
 def family_rows(name: str, family: Family, rng: np.random.Generator | None) -> pd.DataFrame:
-    sizes = np.asarray(family.sizes, float)
-    parts = []
-    for bench in BENCHMARKS:
-        x = effective(family, bench, np.log(sizes))
-        if rng is not None:
-            x = x + MEMBER_SD * rng.standard_normal(sizes.size)
-        parts.append(pd.DataFrame({"model": [f"{name}-{n / 1e9:g}B" for n in sizes], "family": name, "benchmark": bench,
-                                   "metric": "acc", "value": _score(rng, bench, curve(bench, x)), "params": sizes,
-                                   "train_tokens": family.tokens, "active_params": np.nan,
-                                   "release_date": pd.Timestamp(START) + pd.Timedelta(days=family.released)}))
-    return pd.concat(parts, ignore_index=True)
+    """A family's tidy rows (:func:`studies._planted.family_rows`); ``rng=None``: noise-free scores."""
+    return _planted.family_rows(WORLD, name, family, rng)
 
 
 def replicate_table(rng: np.random.Generator, count: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One replicate's tidy table (families and targets, binomial scores, stderr from the item counts) and its targets."""
     frame = draw_targets(rng, count)
-    table = pd.concat([family_rows(n, f, rng) for n, f in FAMILIES.items()] + [target_rows(frame, rng)], ignore_index=True)
-    table["stderr"] = np.nan
-    return with_stderr(table), frame
+    return _planted.replicate_table(WORLD, frame, rng), frame
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """The commands the README and docs/ show: every one names a real command and options it has; the fast ones
-(reading shipped data only, seconds each) run as written and exit 0. ``densing trend`` and ``densing report``
+(reading shipped data only, seconds each) run as written, exit 0 and print what the page says they measure. ``densing trend`` and ``densing report``
 take tens of seconds at their default draws; their own tests run them (tests/test_api.py, tests/report/)."""
 from __future__ import annotations
 
@@ -73,3 +73,33 @@ def test_the_fast_commands_run_as_written(page, command, run_cli, tmp_path, monk
     monkeypatch.chdir(REPO_ROOT)
     code, out, err = run_cli(*words)
     assert code == 0, f"{page}: `{command}` exited {code}: {err.strip()[:300]}"
+    check_output(command, " ".join(out.split()), out)
+
+
+def check_output(command: str, text: str, out: str) -> None:
+    """What each fast command prints: ``text`` is its output with whitespace runs made one space."""
+    if command.startswith("densing trend --design olmes"):
+        from densing.trend.olmes import TASKS
+
+        assert "doubling time in months per OLMES task" in text
+        assert all(task in text for task in TASKS), f"{command}: a task's row is missing"
+        assert re.search(r"olmes_\w+ \d+\.\d+ ", text), f"{command}: no task with a number of months"
+    elif command.startswith("densing density"):
+        found = re.search(r"capacity density of the headline's targets \((\d+) models released since \S+ densest first\)", text)
+        assert found and int(found[1]) >= 50, f"{command}: {text[:200]}"
+        first = next(line for line in out.splitlines() if "/" in line.split(" ", 1)[0])
+        assert float(first.split()[3]) > 0, f"{command}: the densest model's ρ: {first}"
+    elif command.startswith("densing overlap analyze") and "--format json" in command:
+        import json
+
+        ranks = json.loads(out)
+        assert [r["rank"] for r in ranks] == [0] and ranks[0]["world_size"] == 2
+        r = ranks[0]
+        assert 0 < r["overlap_us"] <= r["comm_us"] <= r["kernel_span_us"] and r["kernel_count"] > 0
+        assert r["exposed_comm_us"] == r["comm_us"] - r["overlap_us"]
+        assert r["idle_pct"] + r["compute_pct"] + r["non_compute_pct"] == pytest.approx(100, abs=0.1)
+    elif command.startswith("densing overlap analyze"):
+        assert "ranks 2" in text and "kernels" in text
+        assert float(re.search(r"comm-comp overlap \(%\) (\S+)", text)[1]) > 0
+    else:
+        raise AssertionError(f"`{command}` runs in the docs test: state what it prints in check_output")

@@ -233,3 +233,100 @@ def test_every_interval_field_of_every_result_type_is_named_x_ci_low_and_x_ci_hi
                 if quantity not in names and quantity not in cls._ci_estimates and not hasattr(cls, quantity):
                     wrong.append(f"{cls.__name__}.{name}: no estimate field {quantity}")
     assert not wrong, wrong
+
+
+def test_every_result_type_has_the_statsmodels_methods_and_conf_int_takes_a_level():
+    """Every Result subclass: summary(), to_frame(), to_dict() and conf_int(alpha=0.05), whatever it overrides."""
+    import inspect
+
+    types = _result_types()
+    names = {cls.__name__ for cls in types}
+    assert {"Forecast", "ReferenceForecast", "LadderCheck", "TrendMeasurement", "TrendFit", "ReferenceFit"} <= names
+    for cls in types:
+        assert all(callable(getattr(cls, m, None)) for m in ("summary", "to_frame", "to_dict", "conf_int")), cls
+        alpha = inspect.signature(cls.conf_int).parameters.get("alpha")
+        assert alpha is not None and alpha.default == 0.05, f"{cls.__name__}.conf_int has no alpha=0.05"
+
+
+def test_conf_int_gives_the_level_a_result_holds_and_refuses_another():
+    from densing.errors import InputError
+    from densing.laws.reference_fit import ReferenceFit
+
+    frame = _Outer("x", _Nested(3.0, 2.0, 5.0)).conf_int(alpha=0.05)
+    assert frame.loc["inner.months"].tolist() == [3.0, 2.0, 5.0]
+    with pytest.raises(InputError, match=r"^alpha: _Nested holds 0\.95 intervals"):
+        _Outer("x", _Nested(3.0, 2.0, 5.0)).conf_int(alpha=0.1)
+    for bad in (0, 1, 1.5, -0.1, "0.05"):
+        with pytest.raises(InputError, match="^alpha: expected"):
+            _Outer("x", _Nested(3.0, 2.0, 5.0)).conf_int(alpha=bad)
+    # a fit that keeps its draws computes any level from them: the 90% interval lies inside the 95% one
+    fit = ReferenceFit.load(paths.REFERENCE_FITS / "family_llama-3.1_mmlu.json")
+    wide, narrow = fit.conf_int(), fit.conf_int(alpha=0.1)
+    assert (narrow["estimate"] == wide["estimate"]).all()
+    drawn = wide.dropna().index  # the parameters the bootstrap draws (a fixed one has no interval at any level)
+    assert len(drawn) >= 2 and narrow.loc[drawn].notna().all().all()
+    wide, narrow = wide.loc[drawn], narrow.loc[drawn]
+    inside = (narrow["ci_low"] >= wide["ci_low"]) & (narrow["ci_high"] <= wide["ci_high"])
+    assert inside.all() and ((narrow["ci_high"] - narrow["ci_low"]) < (wide["ci_high"] - wide["ci_low"])).any()
+    draws = np.asarray(fit.bootstrap, float)[:, fit.bootstrap_names.index("gamma")]
+    assert narrow.loc["gamma", "ci_low"] == pytest.approx(np.quantile(draws, 0.05))
+
+
+def test_a_trend_holds_the_level_it_was_fitted_at():
+    import densing
+    from densing.errors import InputError
+
+    fitted = densing.fit_trend(densing.read_results(paths.RESULTS / "public_models.csv"), rule="envelope", n_boot=20,
+                               n_boot_share=0, level=0.9)
+    interval = fitted.conf_int(alpha=0.1)
+    assert fitted.interval_level() == 0.9 and interval.loc["doubling_time_months", "ci_low"] == \
+        fitted.doubling_time_months_ci_low
+    with pytest.raises(InputError, match="holds 0.9 intervals"):
+        fitted.conf_int()
+
+
+def test_the_forecast_is_a_result(measurement):
+    from densing.trend.forecast import Forecast, ReferenceForecast
+
+    head = measurement.rules[measurement.headline_rule]
+    ran = ReferenceForecast("Ref:mmlu", "2024-06-30", head, None, n_later=12, above_line=1, above_low=2, above_high=0,
+                            verdict="the forecast holds")
+    missing = ReferenceForecast("Other:mmlu", "2024-06-30", None, None, n_later=3, note="2 models up to the cutoff: no line")
+    found = Forecast("paper", "2024-06-30", (ran, missing))
+    frame = found.to_frame()
+    assert frame["reference"].tolist() == ["Ref", "Other"] and frame.loc[0, "months_before"] == head.doubling_time_months
+    assert frame.loc[1, "n_before"] == 0 and math.isnan(frame.loc[1, "months_before"])
+    interval = found.conf_int()
+    assert _is_interval_frame(interval) and "Ref:mmlu.before.doubling_time_months" in interval.index
+    assert not any(q.startswith("Other:") for q in interval.index)  # no line, no interval
+    assert interval.loc["Ref:mmlu.before.doubling_time_months"].tolist() == pytest.approx(
+        [head.doubling_time_months, head.doubling_time_months_ci_low, head.doubling_time_months_ci_high], nan_ok=True)
+    data = found.to_dict()
+    assert data["references"][1]["before"] is None and data["references"][0]["before"]["rule"] == head.rule
+    orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY)
+    assert found.summary().startswith("Forecast from models released up to 2024-06-30: Ref: 1 of 12")
+    assert "no line" in repr(missing) and Forecast("r", "2024-06-30").to_frame().empty
+
+
+def test_the_ladder_check_is_a_result():
+    from densing.errors import InputError
+    from densing.laws.olmo.check import LadderCheck
+
+    held = pd.DataFrame({"model": ["olmo-2-7b"], "benchmark": ["olmes_mmlu"], "measured_score": [0.6],
+                         "predicted_score": [0.62], "predicted_score_ci_low": [0.58], "predicted_score_ci_high": [0.66],
+                         "relative_error": [0.033], "ai2_relative_error": [math.nan]})
+    dens = pd.DataFrame({"model": ["olmo-2-1b"], "benchmark": ["olmes_mmlu"], "score": [0.4], "density": [1.1],
+                         "density_ci_low": [0.8], "density_ci_high": [1.5], "ci_fold": [1.9], "conditioning": [1.2],
+                         "ci_contains_1": [True], "why": [""]})
+    check = LadderCheck(held, dens, pd.DataFrame({"variant": ["shipped"], "olmo-2-7b_mean_error": [0.03]}), 0.0234, 0.9)
+    interval = check.conf_int(alpha=0.1)
+    assert interval.loc["olmo-2-7b.olmes_mmlu.predicted_score"].tolist() == [0.62, 0.58, 0.66]
+    assert interval.loc["olmo-2-1b.olmes_mmlu.density"].tolist() == [1.1, 0.8, 1.5]
+    with pytest.raises(InputError, match="holds 0.9 intervals"):
+        check.conf_int()
+    data = check.to_dict()
+    assert data["held_out"][0]["ai2_relative_error"] is None and data["level"] == 0.9
+    orjson.dumps(data)
+    assert check.to_frame().equals(held)
+    text = check.summary()
+    assert text.startswith("LadderCheck\n") and "olmo-2-7b: mean relative error over the five tasks 3.30%" in text

@@ -7,13 +7,20 @@ A result is a frozen dataclass that inherits :class:`Result`. It gets
 - ``to_frame()``: one row of its fields (raw values: NaN stays NaN), the same fields left out;
 - ``_repr_html_()``: a field/value table for notebooks (numbers by :func:`densing.numbers.format_number`);
 - ``summary()``: the same fields as plain text, one ``field: value`` line each (numbers by the one rule);
-- ``conf_int()``: the intervals of its headline numbers as a DataFrame, one row per quantity (below).
+- ``conf_int(alpha=0.05)``: the (1 − alpha) intervals of its headline numbers as a DataFrame, one row per quantity
+  (below).
 
 ``conf_int()`` has one shape for every result: a DataFrame indexed by ``quantity`` with the columns
 ``estimate``, ``ci_low`` and ``ci_high``. Each pair of fields ``X_ci_low``/``X_ci_high`` is row ``X``; its
 estimate is field ``X``, else the field ``_ci_estimates`` names for it (``{"slope": "slope_per_day"}``), else
 NaN. A nested result's rows follow, named ``field.X`` (not those of a field left out by ``_dict_exclude``). A
 result with no intervals gives the frame with no rows.
+
+A result holds its intervals at one level (bootstrap percentiles or an analytic interval computed when it was
+fitted): the field ``_level_field`` names (``level``; ``ci`` for the trend fits), else :data:`DEFAULT_LEVEL`.
+``conf_int(alpha)`` gives them for alpha = 1 − that level and refuses any other alpha with an
+:class:`~densing.errors.InputError` that names the level it holds (refit at the level wanted); a type that keeps
+its draws (:class:`densing.laws.reference_fit.ReferenceFit`) computes any level from them instead.
 
 ``_summary_items()`` gives the (name, value) pairs that ``summary()`` and ``_repr_html_()`` show (default: the
 fields of ``to_dict``); a type with bulky fields shows shorter ones there.
@@ -25,10 +32,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import fields
+from numbers import Real
 from typing import ClassVar
+
+from densing.errors import InputError
+from densing.validation import Interval, validate
 
 
 CONF_INT_COLUMNS = ("estimate", "ci_low", "ci_high")
+#: The level of a result's stored intervals when it has no field saying so.
+DEFAULT_LEVEL = 0.95
+#: What ``conf_int``'s ``alpha`` may be.
+ALPHA_CONSTRAINTS = {"alpha": [Interval(Real, 0, 1, closed="neither")]}
 
 
 def _json_value(value):
@@ -67,6 +82,7 @@ class Result:
 
     _dict_exclude: ClassVar[tuple[str, ...]] = ()
     _ci_estimates: ClassVar[dict[str, str]] = {}   # interval X → the field of its estimate, where it is not X
+    _level_field: ClassVar[str] = "level"          # the field holding the level of its intervals, where it has one
 
     def _fields(self) -> list[str]:
         return [f.name for f in fields(self) if f.name not in self._dict_exclude]
@@ -101,21 +117,36 @@ class Result:
         """The (name, value) pairs of :meth:`summary` and the notebook table: the fields of :meth:`to_dict`."""
         return [(name, getattr(self, name)) for name in self._fields()]
 
-    def conf_int(self):
-        """The intervals of the headline numbers: a DataFrame indexed by ``quantity`` with columns ``estimate``,
-        ``ci_low``, ``ci_high`` (module docstring: each ``X_ci_low``/``X_ci_high`` pair is row ``X``, a nested
-        result's rows are ``field.X``); no rows when the result has no intervals."""
+    def interval_level(self) -> float:
+        """The level of the intervals this result holds (module docstring)."""
+        return float(getattr(self, self._level_field, DEFAULT_LEVEL))
+
+    def _check_alpha(self, alpha: float) -> None:
+        """An :class:`~densing.errors.InputError` unless ``alpha`` is 1 − the level of the intervals this result
+        holds."""
+        level = self.interval_level()
+        if not math.isclose(1.0 - alpha, level, abs_tol=1e-9):
+            raise InputError(f"alpha: {type(self).__name__} holds {level:.4g} intervals (alpha = {1.0 - level:.4g}), "
+                             f"got {alpha!r}; refit at level {1.0 - alpha:.4g} for those")
+
+    def conf_int(self, alpha: float = 0.05):
+        """The (1 − ``alpha``) intervals of the headline numbers: a DataFrame indexed by ``quantity`` with columns
+        ``estimate``, ``ci_low``, ``ci_high`` (module docstring: each ``X_ci_low``/``X_ci_high`` pair is row ``X``, a
+        nested result's rows are ``field.X``); no rows when the result has no intervals. An alpha other than the
+        one its intervals were computed at is an InputError naming that level."""
+        validate(ALPHA_CONSTRAINTS, alpha=alpha)
         names = [f.name for f in fields(self)]
         rows: dict[str, tuple[float, float, float]] = {}
         for name in names:
             value = getattr(self, name)
             if name.endswith("_ci_low") and name.removesuffix("_ci_low") + "_ci_high" in names:
+                self._check_alpha(alpha)
                 quantity = name.removesuffix("_ci_low")
                 estimate = quantity if quantity in names else self._ci_estimates.get(quantity)
                 rows[quantity] = (math.nan if estimate is None else getattr(self, estimate), value,
                                   getattr(self, quantity + "_ci_high"))
             elif isinstance(value, Result) and name not in self._dict_exclude:
-                for quantity, row in value.conf_int().iterrows():
+                for quantity, row in value.conf_int(alpha).iterrows():
                     rows[f"{name}.{quantity}"] = tuple(row)
         return interval_frame(rows)
 

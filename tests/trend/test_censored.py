@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from densing.trend.censored import EXACT, LOWER, UPPER, censored_quantile_line, powell_objective, tobit_line
+from densing.trend.censored import EXACT, LOWER, UPPER, censored_quantile_line, powell_objective
+from densing.trend.tobit import tobit_line
 
 SLOPE, INTERCEPT, SIGMA = 0.004, 1.0, 0.5
 

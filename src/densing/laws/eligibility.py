@@ -1,125 +1,44 @@
-"""Which reference a density trend is measured against: family references chosen by a written rule.
+"""Which references a density trend is measured against: the candidate table of (family, benchmark) pairs and
+the written rule that marks each eligible or says why not.
 
-The rule below was written (and committed) before any trend on a family reference was computed;
-a change after seeing results is named here and in the README, with both versions kept.
-
-**Candidates.** Every family of the target table with at least 3 models, crossed with every
-benchmark of :data:`CANDIDATE_BENCHMARKS` (the Open LLM Leaderboard v1 columns that have a chance
-level and an item count in the benchmark registry): one candidate per (family, benchmark). The
-shipped multi-family composed fits (the Pile ladder, Cerebras-GPT) are listed too, judged by the
-same reach rule (R4).
-
-Left out a priori, before any fit: TruthfulQA (mc2) — built so that scale does not help (Lin et
-al. 2022) and with no chance floor the law can use; XWinograd — multilingual, no item count; the
-leaderboard-v2 columns — 72 models, another harness.
-
-**Eligibility** of a (family, benchmark) candidate, fitted by :func:`densing.laws.family.fit_family`
-(S(N) = d + c·σ(γ·(ln N − l)), d = chance, c + d = 1) — all of:
+:func:`candidate_table` fits every family of the target table with at least :data:`MIN_FAMILY_MODELS` models on
+every benchmark of :data:`CANDIDATE_BENCHMARKS_V2` (a chance level and an item count in the benchmark registry;
+:data:`EXCLUDED_BENCHMARKS_V2` are left out, each with its reason) by binomial likelihood
+(:func:`densing.laws.family.fit_family` with the default shape :data:`densing.laws.family.DEFAULT_SHAPE`, the paper's
+sigmoid of a power law S(N) = d + c·σ(γ·(u − l)), u = −(N/10⁹)^−0.34, d = chance, c + d = 1; ``shape=`` takes the
+ln N logistic), and applies rule v3 (:data:`DEFAULT_RULE`, date-blind). A candidate is eligible iff
 
 - (R1) dense: mixture-of-experts members (an ``active_params`` value) are dropped from the fit;
-- (R2) at least :data:`MIN_SIZES` sizes with a known token count and a score above chance,
-  spanning at least :data:`MIN_SIZE_SPAN` × in N;
-- (R3) one training budget: the known token counts of those members within a factor
-  :data:`MAX_TOKEN_RATIO` of each other (the spread is not modelled; the family's D0 is their
-  geometric mean, stated with the fit); members with no token count are not fitted;
-- (R4) reach: the largest fitted member scores at or above the :data:`REACH_QUANTILE` quantile of
-  the benchmark's scores over the trend's targets (dated on or after the epoch, not of the family);
-- (R5) held out: refit without the largest member, predict its score; relative error
-  |Ŝ − S| / S at most :data:`MAX_HELD_OUT_ERROR`.
+- (R2) at least :data:`MIN_SIZES` sizes with a known token count, any score;
+- (R2s) slope: the 95% Wald interval of γ (information scaled by the dispersion φ̂) excludes zero;
+- (R3) one budget: the members' token counts within a factor :data:`MAX_TOKEN_RATIO` (the family's D0 is their
+  geometric mean);
+- (R4r) reach: the best member gets at least :data:`REACH_SHARE` of the way from chance to the benchmark's
+  top-decile score (the :data:`TOP_DECILE_QUANTILE` quantile over the table's models outside the family);
+- (R4s) saturation: no top-decile target within :data:`SATURATION_STDERRS` standard errors of the law's ceiling
+  c + d = 1 (under the power shape a score between its asymptote and the ceiling is a lower bound on N̂, carried by
+  the censored frontier regression);
+- (R5z) held out within noise: refitted without its largest member, z = (Ŝ − S)/√(se(Ŝ)² + φ̂·S(1 − S)/n) of that
+  member within ±:data:`MAX_HELD_OUT_Z`.
 
-A **family reference** is a family with at least :data:`MIN_BENCHMARKS` eligible benchmarks; the
-joint inversion (:mod:`densing.laws.joint`) uses all of them. The **headline reference** is the
-eligible family with the lowest mean held-out error over its eligible benchmarks (ties: name);
-the **headline inversion** is the joint one, the per-benchmark inversions shown beside it. The
-reference family's own models (all of them, fitted or not) are never targets.
+φ̂ is the larger of the family's own Pearson dispersion and the benchmark's pooled one
+(:func:`pooled_dispersion`: the median over families with at least :data:`MIN_POOLING_MEMBERS` members, floored
+at 1). The held-out z is computed wherever R1–R2s hold, also where only R4r or R4s fail (a set's joint test reads
+it). A family eligible on a benchmark is a reference of its row; the references of a benchmark set are those of
+the common design (:func:`densing.trend.design.set_references`: a fit on every benchmark of the set, and the
+joint held-out test). A reference inverts no model of its own family (:func:`family_members`).
 
-**Rule v2** (date-blind; written in this module before any trend was computed with it; rule v1
-above stays as a labelled variant). v1's reach rule R4 compared the family's largest member with
-the 90th percentile of the targets released since the epoch — it read release dates, and it stood
-in for two threats that can be tested directly. v2 keeps R1, R2, R3 and R5 unchanged and replaces
-R4 by:
-
-- (R4s) saturation: the benchmark's top-decile targets (the 10% highest scores over the table's
-  models outside the family, any date) are not within :data:`SATURATION_STDERRS` standard errors
-  of the highest score the family law expresses (its ceiling c + d = 1);
-- (R4c) conditioning: over the same top-decile targets, the median κ — how many-fold N̂ moves for
-  one standard error of the score (:func:`densing.laws.inversion.conditioning`) — is at most
-  :data:`MAX_TOP_CONDITIONING`.
-
-Candidates of v2 are every family with ≥ 3 models × every benchmark of
-:data:`CANDIDATE_BENCHMARKS_V2` (v1's six, and the leaderboard-v2 columns that have a chance level
-and an item count: BBH, MATH-hard, MMLU-Pro, GPQA, MuSR; IFEval, TruthfulQA and XWinograd left out
-a priori). A **reference of a benchmark** is any family eligible on it; a **reference of a benchmark
-set** is any family eligible on at least :data:`MIN_SET_BENCHMARKS` of the set's benchmarks (its
-joint inversion covers those). Every reference of a row enters its bootstrap with equal weight: each
-draw picks one (:mod:`densing.trend.uncertainty`), so the interval carries the choice, and each
-reference's own doubling time is shown beside it. None of v2's rules reads a release date.
-
-**Rule v3** (date-blind; its thresholds written here before any trend was computed with it; v2 and v1
-stay as labelled variants). v2 was changed *after its results were seen*, because of a defect in its
-logic, not in its result: its R5 judged a held-out member by a fixed 5% relative error, below the
-binomial noise of a mid score on HumanEval's 164 items (~12% relative) and easy for a family sitting
-at chance (predicting chance for a model at chance is right by construction); its R2 counted a
-member as fitted when above chance by any amount; and its law was fitted by least squares on
-logits, where a point just above chance has the largest leverage and the largest noise. So v2 kept
-families on a benchmark's floor (OPT on MMLU, GPT-Neo/J on BBH) and refused those that span it.
-v3 fits every candidate by binomial likelihood (:func:`densing.laws.family.fit_family`,
-``method="binomial"``: each member weighs what its score tells), with the family law's default shape
-(:data:`densing.laws.family.DEFAULT_SHAPE`, the paper's sigmoid of a power law, S(N) = d + c·σ(γ·(u − l)),
-u = −(N/10⁹)^−0.34, chosen by ``studies/family_law_shape.py``; ``candidate_table(shape=...)`` takes the other), and
-asks, each with the threat it guards against:
-
-- (R1) dense — kept: a mixture of experts' total size is not the size the law is about.
-- (R2) at least :data:`MIN_SIZES` sizes with a known token count, *any score* (the likelihood weighs
-  a member at chance instead of dropping it) — kept in count (the held-out test refits two
-  parameters without the largest member). v2's 20× span is dropped: its threat, a slope the sizes
-  cannot determine, is tested directly by R2s, and a 5.7× span with a narrow interval informs more
-  than a 20× span on the floor.
-- (R2s) slope: the 95% interval of γ (Wald, from the likelihood's information scaled by the
-  dispersion φ̂) excludes zero — the family's scores do rise with its size, beyond their noise.
-- (R3) one budget — kept: the law has no data term, so a family whose members saw different token
-  counts confounds size with data (allowed spread :data:`MAX_TOKEN_RATIO`×, as v1/v2).
-- (R4r) reach: the family's best member reaches at least :data:`REACH_SHARE` of the way from chance
-  to the benchmark's top-decile score (the :data:`TOP_DECILE_QUANTILE` quantile over the table's
-  models outside the family, any date). Half the way: an inversion of a top-decile target then
-  extrapolates the fitted curve over at most as much score range as the family has measured, and
-  the part of the sigmoid it crosses is the part whose curvature the family's upper members pin
-  down; a family short of halfway is judged on the floor and its law is mostly extrapolation
-  (OPT on MMLU reaches 4%, GPT-Neo/J on BBH 10%). The coverage study
-  (``studies/capability_coverage.py``) reports how planted families of each reach fare.
-- (R4s) saturation — kept from v2: the top-decile targets are not within :data:`SATURATION_STDERRS`
-  standard errors of the law's ceiling c + d = 1 (they would invert to an unbounded size). Under the power shape
-  a score between its asymptote d + c·σ(−γ·l) and the ceiling is a lower bound on N̂, carried by the censored
-  frontier regression as a score above the ceiling always was. (R4s against the asymptote was tried first, after
-  the power shape won and before any trend with it: it refused Qwen1.5 on MMLU for one of 14 top-decile targets,
-  where the design carries that target as a bound; R4s stays as written.)
-- v2's R4c (conditioning, κ ≤ 2 over the top decile) is dropped: its threat — targets whose inverted
-  sizes are dominated by their score noise — is carried by the trend's interval (every draw redraws
-  every score) and reported by the trend's conditioning check; as a reference rule it refused every
-  family on a benchmark of few items, however informative.
-- (R5z) held out within noise: refit without the largest member, predict its score; the error in
-  units of the combined standard error, z = (Ŝ − S)/√(se(Ŝ)² + φ̂·S(1 − S)/n), within ±1.96
-  (:data:`MAX_HELD_OUT_Z`; a calibrated family passes with probability ≈ 0.95, checked on planted
-  families in the tests). No relative-error tolerance.
-
-**The dispersion φ̂** scales the binomial variance for the members' departure from the law beyond
-their item noise (recipes are not identical). A family of three members has one residual degree of
-freedom, and its refit without the largest member none, so its own φ̂ says little; v3 pools one per
-benchmark: the median of the own dispersions X²/(m − 2) of the table's families with at least
-:data:`MIN_POOLING_MEMBERS` members on it (floored at 1), and a family uses the larger of that and its
-own. The pooling was chosen after the family fits (not any trend) were seen, because a held-out test
-with no residual degree of freedom can only use binomial noise, which no real family of several
-recipes' worth of data meets on a 14 000-item benchmark.
-
-A **reference of a benchmark** is any family eligible on it; of a set, any family eligible on at
-least :data:`MIN_SET_BENCHMARKS` of its benchmarks (as v2). The lead reference of a row (its point
-reference for the shares) is the family of smallest mean |z| over its eligible benchmarks.
+``rule="v2"`` and ``rule="v1"`` compute rules v2 and v1 as labelled variants (least squares on logits, a
+relative held-out error ≤ :data:`MAX_HELD_OUT_ERROR`, a size span ≥ :data:`MIN_SIZE_SPAN`; v2 with the saturation
+and conditioning tests :data:`SATURATION_STDERRS`, :data:`MAX_TOP_CONDITIONING`, v1 with the dated reach
+quantile :data:`REACH_QUANTILE` on :data:`CANDIDATE_BENCHMARKS`). docs/method.md states the three rules, which
+thresholds were written before any trend was computed, and why v3 replaced v2.
 """
 from __future__ import annotations
 
 #: Leaderboard-v1 benchmarks a family reference may be fitted on (tidy names of ``read_results``).
 CANDIDATE_BENCHMARKS: tuple[str, ...] = ("mmlu", "arc_challenge", "hellaswag", "winogrande", "gsm8k", "humaneval")
-#: Benchmarks left out before any fit, and why (module docstring).
+#: Benchmarks left out of rule v1 before any fit, each with its reason.
 EXCLUDED_BENCHMARKS: dict[str, str] = {
     "truthfulqa_mc2": "built so that scale does not help (Lin et al. 2022); mc2 has no chance floor",
     "xwinograd": "multilingual; no item count in the registry",
@@ -147,7 +66,7 @@ TOP_SHARE = 0.10
 #: A family is a reference of a benchmark set when eligible on at least this many of its benchmarks.
 MIN_SET_BENCHMARKS = 2
 RULE_VERSIONS = ("v1", "v2", "v3")
-#: Rule v3 (module docstring): R4r's share of the way from chance to the top-decile score.
+#: Rule v3 (module docstring), R4r's share of the way from chance to the top-decile score.
 REACH_SHARE = 0.5
 #: R4r's top-decile score: this quantile of the benchmark's scores over the table's models outside the family.
 TOP_DECILE_QUANTILE = 0.90

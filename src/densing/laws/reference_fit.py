@@ -23,13 +23,13 @@ import orjson
 import pandas as pd
 
 from densing.numbers import format_count, format_number
-from densing.results import Result, interval_frame
+from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
 from densing.errors import FitError, InputError
 from densing.io import atomic_write_bytes, read_json_object
 from densing.laws import fit as _fit
 from densing.laws import forms
 from densing.laws.points import POINT_COLUMNS
-from densing.validation import D0_TOKENS, MAX_D0_TOKENS, check_scores
+from densing.validation import D0_TOKENS, MAX_D0_TOKENS, check_scores, validate
 
 LAWS = ("two-step", "composed")
 #: Kinds a fit file may hold: the two laws fitted here and the family law (:mod:`densing.laws.family`).
@@ -174,10 +174,11 @@ class ReferenceFit(Result):
             rows.append({"parameter": name, "estimate": value, "ci_low": float(low), "ci_high": float(high)})
         return pd.DataFrame(rows)
 
-    def conf_int(self) -> pd.DataFrame:
-        """Every parameter's bootstrap interval, in the shape of :meth:`densing.results.Result.conf_int` (one row
-        per parameter: ``estimate``, ``ci_low``, ``ci_high``)."""
-        return interval_frame({r.parameter: (r.estimate, r.ci_low, r.ci_high) for r in self.parameter_ci().itertuples()})
+    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
+        """Every parameter's (1 − ``alpha``) bootstrap percentile interval, from the draws the fit keeps, in the shape
+        of :meth:`densing.results.Result.conf_int` (one row per parameter: ``estimate``, ``ci_low``, ``ci_high``)."""
+        validate(ALPHA_CONSTRAINTS, alpha=alpha)
+        return interval_frame({r.parameter: (r.estimate, r.ci_low, r.ci_high) for r in self.parameter_ci(1 - alpha).itertuples()})
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy one-row-per-parameter table with the fit's identity and diagnostics."""

@@ -25,14 +25,14 @@ switched on; densing implements the clamp it names.
 * staleness gap penalty, ``staleness_penalty``:
   - ``constant`` (default, the authors' code): Λ_t = 1/λ for every entry, λ = ``gap_penalty``
     (1: no penalty);
-  - ``adaptive`` (densing's earlier choice, kept as an option): layer by layer (l)
+  - ``adaptive`` (densing's own option): layer by layer (l)
     λ_l = ‖Δ̄^l_{t−1}‖ / (‖Δ̄^l_{t−1}‖ + ‖x^l_{t,0} − x^l_{t−1,0}‖) ∈ (0, 1], 1 when the model
     has not moved since and → 0 as the gap dominates the update;
 * outer momentum    m_t = β·m_{t−1} + Λ_t ⊙ Δ̄_{t−1};
 * outer momentum clipping, ``clip_mode``:
   - ``none`` (default, the authors' ``co2_clip = False``);
   - ``elementwise`` (the authors' clamp): m_t ← clamp(m_t, −c, c);
-  - ``l2`` (densing's earlier choice): m_t ← m_t · min(1, c / ‖m_t‖₂) (global ℓ2 norm);
+  - ``l2`` (densing's own option): m_t ← m_t · min(1, c / ‖m_t‖₂) (global ℓ2 norm);
 * outer update      x_{t+1,0} = x_{t,0} − α·m_t, and every worker restarts from x_{t+1,0}.
 
 In round 0 nothing has arrived yet: x_{1,0} = x_{0,0}. With W = 1, β = 0, α = 1 and no penalty,

@@ -2,10 +2,8 @@
 
 Each check is computed on the data and returns a :class:`Check` (value, threshold, status, words)
 whose ``status`` is ``passed``, ``failed`` or ``untestable`` (the data cannot decide: said so,
-never counted as a failure nor as a pass). The thresholds are fixed here, before any trend on the
-family references was looked at (the size check's equivalence form and margin, and the
-"untestable" status replace an earlier "the CI contains 0" / "failed" form, and were fixed before those
-results were computed; git history holds the change):
+never counted as a failure nor as a pass). The thresholds are fixed here (docs/method.md, "The checks", says
+which were fixed before which results were seen):
 
 - **saturation** — a frontier model whose score is within 2 standard errors of the highest score
   the reference expresses at D0 (:func:`densing.laws.bounds.score_cap`) has a density set by that

@@ -90,6 +90,7 @@ class CostHalvingFit(Result):
     one); the quantile frontier fits quantile 1 − q of ln price (the cheap edge).
     """
     _dict_exclude = ("excluded",)
+    _level_field = "ci"  # conf_int(alpha) gives the intervals of level ``ci``
 
     frontier: str
     slope_per_day: float  # of ln price, negative when prices fall

@@ -73,6 +73,7 @@ class TrendFit(Result):
 
     #: an analytic interval's point estimate is the bootstrap interval's (the same line)
     _ci_estimates = {"analytic_slope_per_day": "slope_per_day", "analytic_doubling_time_days": "doubling_time_days"}
+    _level_field = "ci"  # conf_int(alpha) gives the intervals of level ``ci``
 
     @property
     def doubling_time_months(self) -> float:

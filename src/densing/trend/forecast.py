@@ -35,7 +35,9 @@ from densing.laws.density import point_densities
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.trend.constants import DEFAULT_EPOCH
 from densing.trend.scope import days_since, parse_epoch
+from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references
+from densing.validation import validate
 
 #: The cutoff of each target table's forecast check (module docstring).
 CUTOFFS: dict[str, str] = {"swallow": "2024-06-30", "swallow_2026": "2025-06-30"}
@@ -58,8 +60,13 @@ def wilson_interval(count: int, total: int, level: float = 0.95) -> tuple[float,
 
 
 @dataclass(frozen=True)
-class ReferenceForecast:
-    """One reference's forecast check."""
+class ReferenceForecast(Result):
+    """One reference's forecast check: the lines before and after the cutoff, the later models above the carried line
+    and its band, the verdict; ``before`` None (no line up to the cutoff) with the reason in ``note``.
+
+    ``to_dict()``: its fields, ``before``/``after`` as their own dicts; ``to_frame()``: one flat row (the months and
+    intervals before and after, the counts, the verdict); ``conf_int(alpha)``: ``before.X`` and ``after.X`` rows of
+    the two trends (:class:`densing.trend.uncertainty.TrendUncertainty`)."""
 
     reference: str
     cutoff: str
@@ -72,9 +79,10 @@ class ReferenceForecast:
     verdict: str = ""
     note: str = ""
 
-    def record(self) -> dict:
+    def to_frame(self) -> pd.DataFrame:
+        """One flat row: the months and intervals before and after the cutoff, the counts, the verdict."""
         b, a = self.before, self.after
-        return {"reference": self.reference.split(":")[0], "cutoff": self.cutoff,
+        return pd.DataFrame([{"reference": self.reference.split(":")[0], "cutoff": self.cutoff,
                 "n_before": b.n_models if b else 0,
                 "months_before": b.doubling_time_months if b else math.nan,
                 "ci_low_before": b.doubling_time_months_ci_low if b else math.nan,
@@ -84,19 +92,32 @@ class ReferenceForecast:
                 "months_after": a.doubling_time_months if a else math.nan,
                 "ci_low_after": a.doubling_time_months_ci_low if a else math.nan,
                 "ci_high_after": a.doubling_time_months_ci_high if a else math.nan,
-                "verdict": self.verdict, "note": self.note}
+                "verdict": self.verdict, "note": self.note}])
 
 
 @dataclass(frozen=True)
-class Forecast:
-    """A row's forecast check over its references (module docstring)."""
+class Forecast(Result):
+    """A row's forecast check over its references (module docstring).
+
+    ``to_dict()``: the row, the cutoff and each reference's dict; ``to_frame()``: one row per reference
+    (:meth:`ReferenceForecast.to_frame`); ``summary()``: the check in words; ``conf_int(alpha)``: each reference's
+    rows, named ``<reference>.before.X`` / ``<reference>.after.X``; no rows without a reference."""
 
     row: str
     cutoff: str
     references: tuple[ReferenceForecast, ...] = field(default=())
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame([r.record() for r in self.references])
+        """One row per reference (:meth:`ReferenceForecast.to_frame`)."""
+        if not self.references:
+            return pd.DataFrame()
+        return pd.concat([r.to_frame() for r in self.references], ignore_index=True)
+
+    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
+        validate(ALPHA_CONSTRAINTS, alpha=alpha)
+        rows = {f"{r.reference}.{quantity}": tuple(row) for r in self.references
+                for quantity, row in r.conf_int(alpha).iterrows()}
+        return interval_frame(rows)
 
     def summary(self) -> str:
         """The check in words, one clause per reference."""
@@ -128,7 +149,7 @@ def _counts(frame: pd.DataFrame, inversion, fit: TrendUncertainty) -> tuple[int,
 
 
 #: Fewer later models than this leave the check untestable, said so (a share of 10% needs tens of models to be
-#: told from 0% or 30%; this minimum was added after the 2026-05 protocol's three later models were seen).
+#: told from 0% or 30%; docs/method.md, "The forecast check", says when it was set).
 MIN_LATER = 10
 
 

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from densing.laws.reference_fit import ReferenceFit
-from densing.results import Result, interval_frame
+from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
+from densing.validation import validate
 from densing.trend import checks
 from densing.trend.constants import PAPER
 from densing.trend.uncertainty import TrendUncertainty
@@ -75,9 +76,12 @@ class InversionTrend(Result):
         """:meth:`row` as a one-row frame (NaN stays NaN)."""
         return pd.DataFrame([self.row()])
 
-    def conf_int(self) -> pd.DataFrame:
-        """The trend's intervals (:meth:`densing.results.Result.conf_int`); no rows when it has none."""
-        return self.result.conf_int() if self.result is not None else interval_frame({})
+    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
+        """The trend's (1 − ``alpha``) intervals (:meth:`densing.results.Result.conf_int`); no rows when it has none."""
+        if self.result is not None:
+            return self.result.conf_int(alpha)
+        validate(ALPHA_CONSTRAINTS, alpha=alpha)
+        return interval_frame({})
 
     def row(self) -> dict:
         r = self.result
@@ -138,10 +142,14 @@ class TrendMeasurement(Result):
         """The frontier rules side by side (:meth:`table`)."""
         return self.table()
 
-    def conf_int(self) -> pd.DataFrame:
-        """The headline rule's intervals (:meth:`densing.results.Result.conf_int`); no rows without its trend."""
+    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
+        """The headline rule's (1 − ``alpha``) intervals (:meth:`densing.results.Result.conf_int`); no rows without
+        its trend."""
         head = self.rules.get(self.headline_rule)
-        return head.conf_int() if head is not None else interval_frame({})
+        if head is not None:
+            return head.conf_int(alpha)
+        validate(ALPHA_CONSTRAINTS, alpha=alpha)
+        return interval_frame({})
 
     def _summary_items(self) -> list[tuple[str, object]]:
         head = self.rules.get(self.headline_rule)

@@ -10,7 +10,7 @@ an iterative rule may start from); ``kind`` per point is 0 (exact),
   (:func:`densing.trend.censored.censored_quantile_line`); with no bounds it is Koenker–Bassett's
   regression quantile. The headline rule.
 - ``all`` — the Tobit (censored Gaussian) mean line over every model
-  (:func:`densing.trend.censored.tobit_line`); with no bounds it is OLS.
+  (:func:`densing.trend.tobit.tobit_line`); with no bounds it is OLS.
 - ``envelope`` — the paper's record-setters (Xiao et al. 2024, §3: a model is on the envelope if
   it is denser than every model released before it), OLS through them, bounds at their values;
   its points are chosen on the response, so its bootstrap interval is optimistic.
@@ -24,7 +24,8 @@ from typing import Callable
 import numpy as np
 
 from densing.registry import Registry
-from densing.trend.censored import censored_quantile_line, censored_quantile_lines, tobit_line
+from densing.trend.censored import censored_quantile_line, censored_quantile_lines
+from densing.trend.tobit import tobit_line
 from densing.trend.constants import MIN_POINTS
 from densing.trend.lines import envelope_index
 

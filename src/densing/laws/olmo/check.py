@@ -20,6 +20,8 @@ from densing.errors import InputError
 from densing.io import atomic_write_text
 from densing.laws.olmo.ladder import density_table, predict_held_out, variant_errors
 from densing.laws.reference_fit import ReferenceFit
+from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
+from densing.validation import validate
 
 AI2_TABLE = paths.RESULTS / "olmo_ladder" / "ai2_chained_main.csv"
 #: AI2's task keys → the tidy table's benchmark names
@@ -40,11 +42,40 @@ GOAL_MEAN_ERROR = 0.023  # the goal: AI2's own 13B mean error over the five task
 
 
 @dataclass(frozen=True)
-class LadderCheck:
+class LadderCheck(Result):
+    """The ladder's check (module docstring): held-out predictions, densities, the sensitivity to the fitting rules.
+
+    ``to_dict()``: each table as a list of JSON-ready records, AI2's 13B mean error and the level; ``to_frame()``: the
+    held-out predictions; ``summary()``: the lines of :meth:`summary_lines`; ``conf_int(alpha)``: one row per
+    held-out prediction (``<model>.<benchmark>.predicted_score``) and per density (``<model>.<benchmark>.density``),
+    at the level the check was computed at (alpha = 1 − ``level``)."""
+
     held_out: pd.DataFrame
     densities: pd.DataFrame
     sensitivity: pd.DataFrame
     ai2_mean_13b: float
+    level: float = 0.95
+
+    def to_dict(self) -> dict:
+        frames = {name: frame_records(getattr(self, name)) for name in ("held_out", "densities", "sensitivity")}
+        return {**frames, "ai2_mean_13b": self.ai2_mean_13b, "level": self.level}
+
+    def to_frame(self) -> pd.DataFrame:
+        """The held-out predictions (a copy)."""
+        return self.held_out.copy()
+
+    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
+        validate(ALPHA_CONSTRAINTS, alpha=alpha)
+        self._check_alpha(alpha)
+        rows = {f"{r.model}.{r.benchmark}.predicted_score": (r.predicted_score, r.predicted_score_ci_low,
+                                                             r.predicted_score_ci_high) for r in self.held_out.itertuples()}
+        rows |= {f"{r.model}.{r.benchmark}.density": (r.density, r.density_ci_low, r.density_ci_high)
+                 for r in self.densities.itertuples()}
+        return interval_frame(rows)
+
+    def _summary_items(self) -> list[tuple[str, object]]:
+        return [("level", self.level), ("AI2's 13B mean error", self.ai2_mean_13b),
+                *((f"finding {i}", line) for i, line in enumerate(self.summary_lines(), 1))]
 
     def mean_errors(self) -> pd.DataFrame:
         five = self.held_out[self.held_out["benchmark"].isin(FIVE_TASKS)]
@@ -142,7 +173,7 @@ def check_ladder(folder: str | Path, fits_dir: str | Path, *, level: float = 0.9
     sensitivity.columns.name = None
     sensitivity = sensitivity.rename(columns={m: f"{m}_mean_error" for m in HELD_OUT})
     ai2_mean = float(ai2[ai2["benchmark"].isin(FIVE_TASKS)]["ai2_relative_error"].mean())
-    return LadderCheck(held_out=held, densities=densities, sensitivity=sensitivity, ai2_mean_13b=ai2_mean)
+    return LadderCheck(held_out=held, densities=densities, sensitivity=sensitivity, ai2_mean_13b=ai2_mean, level=level)
 
 
 def _loss_criterion_variant(fits_dir: Path, ladder: pd.DataFrame, shipped: dict) -> dict:
