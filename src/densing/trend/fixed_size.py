@@ -21,7 +21,8 @@ model without a family is its own cluster). A **set** row stacks its benchmarks 
 common slopes β_N, β_t.
 
 **Its interval.** Two, both reported: the delta method on the clustered covariance of (β_N, β_t),
-se(D)² = gᵀΣg, g = ln 2·(1/β_t, −β_N/β_t²); and a family cluster bootstrap (families resampled with replacement,
+D ± t_{G−1}·se(D), se(D)² = gᵀΣg, g = ln 2·(1/β_t, −β_N/β_t²), G the families (the slopes' intervals use the same
+t_{G−1}: statsmodels' ``use_t=True``); and a family cluster bootstrap (families resampled with replacement,
 the OLS refitted; percentile interval of the rate A = β_t/β_N, mapped through ln 2 / A). The bootstrap's is the row's
 interval: a ratio's delta interval is symmetric and poor when β_t is near 0. A draw with β_N ≤ 0 (no size effect)
 has no rate and counts at the low end. **Status**: ``measured`` when the bootstrap interval of A lies above 0 (a
@@ -158,13 +159,13 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
                             status=f"not measured: {len(frame)} scores from {n_families} families "
                                    f"(needs {MIN_SCORES} and {MIN_FAMILIES})")
     x, y = _design(frame), frame["logit"].to_numpy(float)
-    fit = OLS(y, x).fit(cov_type="cluster", cov_kwds={"groups": groups})
+    fit = OLS(y, x).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
     (b_n, b_t), cov = fit.params[:2], fit.cov_params()[:2, :2]
     (n_low, n_high), (t_low, t_high) = fit.conf_int(1 - level)[:2]
     months = 12.0 * LN2 * b_n / b_t if b_t > 0 and b_n > 0 else math.inf
     gradient = 12.0 * LN2 * np.array([1.0 / b_t, -b_n / b_t ** 2])
     delta_se = float(np.sqrt(gradient @ cov @ gradient))
-    z = _normal_quantile(level)
+    z = _t_quantile(level, n_families - 1)
     rates = _rates(x, y, groups, n_boot, seed)
     tail = (1.0 - level) / 2.0
     rate_low, rate_high = (float(v) for v in np.quantile(rates, [tail, 1.0 - tail], method="inverted_cdf"))
@@ -190,10 +191,11 @@ _NUMBERS = tuple(f.name for f in FixedSizeFit.__dataclass_fields__.values()
                  if f.type == "float")
 
 
-def _normal_quantile(level: float) -> float:
-    from scipy.special import ndtri
+def _t_quantile(level: float, df: int) -> float:
+    """Student's t quantile with G − 1 degrees of freedom, G the clusters (what ``use_t=True`` gives the slopes)."""
+    from scipy.special import stdtrit
 
-    return float(ndtri(0.5 + level / 2))
+    return float(stdtrit(df, 0.5 + level / 2))
 
 
 def fixed_size_trend(table: pd.DataFrame, benchmarks: str | tuple[str, ...], *, row: str | None = None,
