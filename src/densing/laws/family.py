@@ -59,6 +59,7 @@ from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
 from densing.laws import forms
 from densing.laws.points import POINT_COLUMNS
+from densing.laws.order import family_order_note
 from densing.laws.table_cache import per_table
 from densing.laws.reference_fit import ReferenceFit
 
@@ -440,6 +441,7 @@ def fit_family(
                     else "the budget the members' sizes were translated to"),
         "token_ratio": float(tokens.max() / tokens.min()), "dropped": {k: v for k, v in dropped.items() if v},
         "excluded": list(exclude),
+        "order_breaks": family_order_note(table, family, points["model"]),  # flagged members: kept or left out
         "members": sorted(table.loc[table["family"].astype("string") == family, "model"].astype(str).unique()),
         "n_boot": n_boot, "n_boot_redrawn": redraws, "bootstrap_unit": unit,
         "seed": seed, "densing_version": __version__, **extra,
