@@ -16,6 +16,8 @@ size, does the score rise with the release date, and by how much per unit of ln 
 perfect score has no logit and is dropped (counted in ``n_at_floor`` / ``n_at_ceiling``; dropping scores at the floor
 censors the low end, which flattens β_N a little on hard benchmarks — the row says how many). Dense models only: a
 row with ``active_params`` (a mixture of experts) has no single N and is left out, as the family fits leave it out.
+The models are those of :func:`densing.trend.targets.trend_targets`' window (released on or after ``since``, default
+the epoch 2023-02-24); with no reference, no model is left out as a reference's own, and none needs a standard error.
 t is in years since the epoch. OLS with standard errors clustered by family (statsmodels, ``cov_type="cluster"``; a
 model without a family is its own cluster). A **set** row stacks its benchmarks with one intercept per benchmark and
 common slopes β_N, β_t.
