@@ -203,7 +203,7 @@ END_MARGIN_MONTHS = 6.0
 MAX_EARLY_WIDTH = 4.0
 OUTCOME_WORDS = {
     "ahead": "more than 10% of the later models lie above the early line's band: density rises faster than forecast",
-    "holds": "the later models lie above the early line's band as the law predicts (10%): the forecast holds",
+    "holds": "the share of later models above the early line's band is consistent with the law's 10%: the forecast holds",
     "behind": "fewer than 10% of the later models lie above the early line's band: density rises slower than forecast",
     "no verdict": "no verdict",
 }
