@@ -98,3 +98,9 @@ def test_the_shipped_rows_are_a_fresh_computation():
         for column in ("doubling_time_months", "doubling_time_months_ci_low", "doubling_time_months_ci_high",
                        "delta_doubling_time_months_ci_low", "slope_per_year"):
             assert np.allclose(fresh[column], mine[column], rtol=1e-5, equal_nan=True), column
+
+
+@pytest.mark.parametrize("bad", [{"n_boot": 0}, {"seed": -1}, {"level": 1.0}])
+def test_a_bad_option_is_one_input_error_naming_it(bad):
+    with pytest.raises(InputError, match=next(iter(bad))):
+        fixed_size_trend(planted_table(3.0), "mmlu", **bad)

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
@@ -47,11 +48,15 @@ from densing.laws.family import metric_for
 from densing.results import Result
 from densing.trend.constants import DEFAULT_EPOCH, LN2
 from densing.trend.scope import days_since, parse_epoch
+from densing.validation import Interval, validate
 
 DAYS_PER_YEAR = 365.25
 MIN_FAMILIES = 5       # clustered standard errors and a family bootstrap need several clusters
 MIN_SCORES = 10
 MEASURED = "measured"
+#: What :func:`fit_fixed_size` and :func:`fixed_size_trend` take (checked by :func:`densing.validation.validate`).
+CONSTRAINTS = {"n_boot": [Interval(Integral, 1, None)], "seed": [Interval(Integral, 0, None)],
+               "level": [Interval(Real, 0, 1, closed="neither")]}
 
 
 @dataclass(frozen=True)
@@ -149,6 +154,7 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
     cluster bootstrap intervals and the row's status."""
     from densing._sm import OLS
 
+    validate(CONSTRAINTS, n_boot=n_boot, seed=seed, level=level)
     benchmarks = tuple(dict.fromkeys(frame["benchmark"].astype(str)))
     name = row if row is not None else "+".join(benchmarks)
     groups = pd.factorize(frame["family"].astype(str))[0]
@@ -205,6 +211,7 @@ def fixed_size_trend(table: pd.DataFrame, benchmarks: str | tuple[str, ...], *, 
                      seed: int = 0, level: float = 0.95) -> FixedSizeFit:
     """The fixed-size time regression of one benchmark, or of a set of benchmarks pooled with one intercept each and
     common slopes (module docstring), on the dense models of ``table`` released on or after ``since``."""
+    validate(CONSTRAINTS, n_boot=n_boot, seed=seed, level=level)
     benchmarks = (benchmarks,) if isinstance(benchmarks, str) else tuple(benchmarks)
     if not benchmarks:
         raise InputError("fixed-size regression: no benchmark named")
