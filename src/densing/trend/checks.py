@@ -33,7 +33,8 @@ unchanged under rule v3; fixed here before any trend under rule v2 was computed)
   the size mix of the targets confounding the trend (larger models released later, and denser or
   less dense by the reference's shape alone). It measures that dependence directly: the coefficient
   β_N of ln ρ ~ β₀ + β_t·t + β_N·ln N by OLS on the exact densities (a bound is dropped: its value
-  is not the density), errors clustered by family, with its 95% interval. **The threshold** (written
+  is not the density), errors clustered by family (by model where the caller names no families), with
+  its 95% interval (Student's t with G − 1 degrees of freedom, G the clusters). **The threshold** (written
   before this form was run on any table): the check fails only when the interval excludes 0 *and*
   |β̂_N| > :data:`SIZE_SLOPE_MARGIN` (the size check's margin: ρ moving more than 2^0.25 ≈ 1.19× per
   doubling of N at a fixed date); untestable with fewer than :data:`MIN_SIZE_CONFOUNDING_MODELS` exact
@@ -173,7 +174,7 @@ def size_confounding(t, y, kind, params, quantile: float = 0.9, families=None) -
     groups = np.arange(t.size) if families is None else pd.factorize(pd.Series(list(families), dtype=object)
                                                                        .fillna("").astype(str))[0]
     use = np.isfinite(y) & (kind == 0) & np.isfinite(t) & np.isfinite(params) & (params > 0)
-    threshold = f"95% CI of the ln N coefficient excludes 0 and |coefficient| > {SIZE_SLOPE_MARGIN:g} fails"
+    threshold = f"fails where the 95% CI of the ln N coefficient excludes 0 and |coefficient| > {SIZE_SLOPE_MARGIN:g}"
     bounds = int((np.isfinite(y) & np.isfinite(kind) & (kind != 0)).sum())
     if int(use.sum()) < MIN_SIZE_CONFOUNDING_MODELS or np.ptp(np.log(params[use])) == 0:
         return Check("size_confounding", math.nan, threshold, UNTESTABLE,
