@@ -93,6 +93,10 @@ class FixedSizeFit(Result):
         return self.status == MEASURED
 
 
+#: The float fields of :class:`FixedSizeFit` (NaN in a row too thin to fit).
+_NUMBERS = tuple(f.name for f in FixedSizeFit.__dataclass_fields__.values() if f.type == "float")
+
+
 def score_rows(table: pd.DataFrame, benchmark: str, *, metric: str | None = None, since: str | None = DEFAULT_EPOCH,
                epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, int, int]:
     """(rows, at floor, at ceiling): one row per dense dated model released on or after ``since`` with a score on
@@ -193,10 +197,6 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
     else:
         status = MEASURED
     return FixedSizeFit(**base, **numbers, status=status)
-
-
-_NUMBERS = tuple(f.name for f in FixedSizeFit.__dataclass_fields__.values()
-                 if f.type == "float")
 
 
 def _t_quantile(level: float, df: int) -> float:
