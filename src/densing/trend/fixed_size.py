@@ -8,7 +8,9 @@ ln N (:mod:`densing.laws.family`) the logit of the score above chance is linear 
     z = logit((S − d)/(1 − d)) = β₀ + β_N·ln N + β_t·t,    A = β_t / β_N,
     doubling time = ln 2 / A = ln 2 · β_N / β_t
 
-d the benchmark's chance level (:data:`densing.data.benchmarks.CHANCE_LEVELS`). This is the test of the law by a
+d the benchmark's chance level (:data:`densing.data.benchmarks.CHANCE_LEVELS`). Under a law whose logit is not linear in
+ln N (the sigmoid of a power law, S = d + c·σ(κ − μ·N^−α)), β_N is the average local slope over the models' sizes and
+the ratio still reads the shift in ln N that one unit of t buys, to first order. This is the test of the law by a
 fixed-size time regression of the Incompressible Knowledge Probes (arXiv 2604.24827, ``19PINE-AI/ikp``): at a fixed
 size, does the score rise with the release date, and by how much per unit of ln N?
 
