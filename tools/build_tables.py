@@ -10,10 +10,12 @@
         --results-dir results/olmes --n-boot 200 --seed 0
     python tools/build_tables.py olmes --fits-dir reference_fits --results-dir results/olmes --n-boot 600 --seed 0 \\
         --out results/olmes/trend.csv
+    python tools/build_tables.py fixed-size --n-boot 1000 --seed 0 --out results/fixed_size.csv
 
 Each writes its files atomically and byte-identically for the same inputs; the computation is the package's
 (:mod:`densing.data.public`, :mod:`densing.data.swallow`, :mod:`densing.laws.eligibility`,
-:mod:`densing.trend.protocol`, :mod:`densing.laws.olmo.mc_reference`, :mod:`densing.trend.olmes`), this script
+:mod:`densing.trend.protocol`, :mod:`densing.laws.olmo.mc_reference`, :mod:`densing.trend.olmes`,
+:mod:`densing.trend.fixed_size`), this script
 only reads the arguments, writes and prints. An error of the package (:class:`densing.errors.DensingError`) is
 one line ``error: …`` on stderr and exit status 2.
 """
@@ -152,6 +154,32 @@ def olmes(args) -> int:
     return 0
 
 
+def fixed_size(args) -> int:
+    """The fixed-size time regression's rows (:func:`densing.trend.fixed_size.fixed_size_rows`) on every registered
+    target table: print them; with --out, write them as one CSV."""
+    import pandas as pd
+
+    from densing.data import read_results
+    from densing.trend import tables
+    from densing.trend.fixed_size import fixed_size_rows
+
+    found = []
+    for name, table in tables.TABLES.items():
+        rows = fixed_size_rows(read_results(table.path), name, n_boot=args.n_boot, seed=args.seed)
+        found.append(rows.assign(benchmarks=rows["benchmarks"].map(" ".join)).drop(columns="estimator")
+                     .assign(table=name))
+    frame = pd.concat(found, ignore_index=True)
+    frame = frame[["table", *[c for c in frame.columns if c != "table"]]]
+    shown = ["table", "row", "n_scores", "n_families", "doubling_time_months", "doubling_time_months_ci_low",
+             "doubling_time_months_ci_high", "delta_doubling_time_months_ci_low", "delta_doubling_time_months_ci_high",
+             "status"]
+    print(frame[shown].to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    if args.out:
+        atomic_write_text(Path(args.out), frame.to_csv(index=False, float_format="%.6g"))
+        print(f"wrote {args.out}")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     from densing.trend.constants import DEFAULT_EPOCH
     from densing.trend.olmes import D0
@@ -201,6 +229,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--n-boot", type=int, default=600)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="write the rows here (CSV) and the checks beside it (<stem>_checks.csv)")
+
+    p = command("fixed-size", fixed_size)
+    p.add_argument("--n-boot", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default=None, help="write the rows of every table here (CSV)")
     return top
 
 

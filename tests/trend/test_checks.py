@@ -99,3 +99,45 @@ def test_each_failed_check_has_a_plain_sentence():
     assert "from 2.7 to 11.4 months" in plain_reason(spread, sensitivity)
     assert "cap" in plain_reason(checks.saturation([0.9], [0.01], 0.9, ["m"]), sensitivity)
     assert "-fold" in plain_reason(checks.conditioning([5.0], ["m"]), sensitivity)
+
+
+def _sized(size_effect: float, n: int, noise: float, seed: int = 0):
+    """ln ρ = 0.005·t + size_effect·ln N + noise, larger models released later; 3 models per family."""
+    rng = np.random.default_rng(seed)
+    t = rng.uniform(0, 700, n)
+    log_n = rng.uniform(np.log(1e9), np.log(1e11), n) + 0.003 * t
+    y = 0.005 * t + size_effect * (log_n - log_n.mean()) + rng.normal(0, noise, n)
+    return t, y, np.zeros(n), np.exp(log_n), [f"F{i // 3}" for i in range(n)]
+
+
+@pytest.mark.parametrize("size_effect, n, noise, seed, expected", [
+    (0.0, 90, 0.3, 0, "passed"),     # no size effect
+    (0.6, 90, 0.3, 0, "failed"),     # a clear, material size effect
+    (0.1, 900, 0.1, 0, "passed"),    # beyond noise but within the ±0.25 margin: immaterial
+    (0.6, 12, 4.0, 3, "passed"),     # an estimate above the margin whose interval includes 0
+])
+def test_size_confounding_fails_only_on_a_material_coefficient_whose_interval_excludes_zero(size_effect, n, noise, seed,
+                                                                                            expected):
+    t, y, kind, params, families = _sized(size_effect, n, noise, seed)
+    found = checks.size_confounding(t, y, kind, params, families=families)
+    assert found.status == expected, found.detail
+    if size_effect == 0.1:
+        assert "excludes 0" in found.detail and "within ±0.25" in found.detail
+    if noise == 4.0:
+        assert "includes 0" in found.detail and "above ±0.25" in found.detail
+    assert "clustered by family" in found.detail and f"({n // 3} clusters)" in found.detail
+    if expected == "failed":
+        assert found.value == pytest.approx(size_effect, abs=0.2)
+        assert plain_reason_of(found).startswith("At a fixed release date, ln ρ changes +0.")
+
+
+def test_size_confounding_drops_bounds_and_says_so():
+    t, y, kind, params, families = _sized(0.0, 60, 0.3, seed=2)
+    kind[:7] = 1.0
+    found = checks.size_confounding(t, y, kind, params, families=families)
+    assert "53 exact densities" in found.detail and "7 bounds dropped" in found.detail
+    assert checks.size_confounding(t, y, kind, params).detail.endswith("clustered by model (53 clusters), 7 bounds dropped")
+
+
+def plain_reason_of(check):
+    return checks.plain_reason(check, pd.DataFrame({"doubling_time_months": []}))

@@ -78,6 +78,7 @@ from densing.laws import forms
 from densing.laws.budget import HOFFMANN_2022
 from densing.laws.family_likelihood import Z_95, LikelihoodFit, binomial_mle, likelihood_fit  # noqa: F401 (re-exported)
 from densing.laws.points import POINT_COLUMNS
+from densing.laws.order import family_order_note
 from densing.laws.table_cache import per_table
 from densing.laws.reference_fit import ReferenceFit
 
@@ -316,6 +317,7 @@ def fit_family(
                     else "the budget the members' sizes were translated to"),
         "token_ratio": float(tokens.max() / tokens.min()), "dropped": {k: v for k, v in dropped.items() if v},
         "excluded": list(exclude),
+        "order_breaks": family_order_note(table, family, points["model"]),  # flagged members: kept or left out
         "members": sorted(table.loc[table["family"].astype("string") == family, "model"].astype(str).unique()),
         "n_boot": n_boot, "n_boot_redrawn": redraws, "bootstrap_unit": unit,
         "seed": seed, "densing_version": __version__, **extra,

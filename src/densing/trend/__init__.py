@@ -24,6 +24,10 @@ Modules: :mod:`.targets` (which models enter), :mod:`.rules` (the frontier rules
 types). The references' rule (v3; v2 and v1 as labelled variants) is :mod:`densing.laws.eligibility`'s, and the
 inversions themselves (score → ρ, per benchmark or jointly) are :mod:`densing.laws.inversion`'s.
 
+A second estimator beside the envelope, with no reference: :mod:`.fixed_size` (the fixed-size time regression, logit
+of the score above chance on ln N and t, clustered by family; :func:`.fixed_size.fixed_size_rows` gives a table's
+rows). The forecast check at several cutoffs is :func:`.forecast.forecast_windows`.
+
 Corollaries of §4 (other quantities than the doubling time): :func:`compression_density` (does
 compression raise density?) and :func:`cost_halving_time` (inference price halving time, a line
 through the prices with a bootstrap over them: :mod:`.fits`).

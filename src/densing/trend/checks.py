@@ -25,18 +25,19 @@ of the capability trend (:func:`densing.trend.capability.trend_row`) runs satura
 sensitivity under its own references; the headline's row adds size confounding.
 
 **The capability trend's checks** (written with rule v2 of :mod:`densing.laws.eligibility` and kept
-unchanged under rule v3; fixed here before any trend under rule v2 was computed; the issue that asked for them had measured, exploring, that adding
-ln N changes the doubling time by ≤ 1.3× under 7 of 8 family references — the factor below was set
-knowing that, and is not tuned to any result of this code):
+unchanged under rule v3; fixed here before any trend under rule v2 was computed):
 
 - **size confounding** replaces size dependence as the gate. What the size check guards against is
   the size mix of the targets confounding the trend (larger models released later, and denser or
-  less dense by the reference's shape alone). The frontier line is refitted with ln N as a
-  covariate — Powell's censored 0.9 quantile of ln ρ on (1, t, ln N)
-  (:func:`densing.trend.censored.censored_quantile_coefficients`) — and the size-adjusted doubling
-  time ln 2 / A_adj compared with the headline's ln 2 / A: fails if their ratio lies outside
-  [1/:data:`MAX_SIZE_CONFOUNDING_RATIO`, :data:`MAX_SIZE_CONFOUNDING_RATIO`] or the adjusted slope is
-  not positive; untestable with fewer than :data:`MIN_SIZE_CONFOUNDING_MODELS` exact densities.
+  less dense by the reference's shape alone). It measures that dependence directly: the coefficient
+  β_N of ln ρ ~ β₀ + β_t·t + β_N·ln N by OLS on the exact densities (a bound is dropped: its value
+  is not the density), errors clustered by family (by model where the caller names no families), with
+  its 95% interval (Student's t with G − 1 degrees of freedom, G the clusters). **The threshold** (written
+  before this form was run on any table): the check fails only when the interval excludes 0 *and*
+  |β̂_N| > :data:`SIZE_SLOPE_MARGIN` (the size check's margin: ρ moving more than 2^0.25 ≈ 1.19× per
+  doubling of N at a fixed date); untestable with fewer than :data:`MIN_SIZE_CONFOUNDING_MODELS` exact
+  densities or one size only. (The earlier form compared the doubling times with and without ln N in
+  the frontier regression; a ratio of two slopes near 0 flips on noise, so it tested nothing.)
 - **size dependence** (the within-family slope above) stays reported as a finding (status
   ``reported``), not a gate.
 - **sensitivity** compares the candidate references of the *same* benchmark set (their own point
@@ -63,8 +64,6 @@ MAX_SENSITIVITY_RATIO = 2.0
 #: 2^0.25 ≈ 1.19× per doubling of N, i.e. ≤ 1.8× across a 10× family.
 SIZE_SLOPE_MARGIN = 0.25
 MIN_SIZE_FAMILIES = 2
-#: Size confounding: the largest factor between the size-adjusted and the headline doubling time.
-MAX_SIZE_CONFOUNDING_RATIO = 1.5
 MIN_SIZE_CONFOUNDING_MODELS = 10
 
 PASSED, FAILED, UNTESTABLE = "passed", "failed", "untestable"
@@ -156,31 +155,41 @@ def size_dependence(frame: pd.DataFrame, level: float = 0.95, margin: float = SI
     )
 
 
-def size_confounding(t, y, kind, params, quantile: float = 0.9) -> Check:
-    """The frontier's doubling time with and without ln N as a covariate (module docstring).
+def size_confounding(t, y, kind, params, quantile: float = 0.9, families=None) -> Check:
+    """The size coefficient of ln ρ ~ t + ln N and its interval (module docstring).
 
-    ``t`` days, ``y`` ln ρ (or its bound), ``kind`` 0/+1/−1 (NaN dropped), ``params`` N, one per model.
+        ln ρ_i = β₀ + β_t·t_i + β_N·ln N_i + ε_i,   OLS on the exact densities, errors clustered by family
+
+    ``t`` days, ``y`` ln ρ (or its bound), ``kind`` 0/+1/−1 (NaN dropped), ``params`` N, ``families`` (optional) the
+    cluster of each model (each model its own cluster where None: HC-type errors). A bound is dropped (its value is not
+    the density). Fails only when the 95% interval of β_N excludes 0 *and* |β̂_N| > :data:`SIZE_SLOPE_MARGIN`.
+    ``quantile`` is kept for callers of the earlier form and unused.
     """
-    from densing.trend.censored import censored_quantile_coefficients
-    from densing.trend.lines import doubling_months
+    from densing._sm import OLS
 
+    del quantile
     t, y, kind, params = (np.asarray(a, float) for a in (t, y, kind, params))
-    use = np.isfinite(y) & np.isfinite(kind) & np.isfinite(t) & (params > 0)
-    factor = MAX_SIZE_CONFOUNDING_RATIO
-    threshold = f"size-adjusted / headline doubling time within ×{factor:g}"
-    if int((kind[use] == 0).sum()) < MIN_SIZE_CONFOUNDING_MODELS or np.ptp(np.log(params[use])) == 0:
+    groups = np.arange(t.size) if families is None else pd.factorize(pd.Series(list(families), dtype=object)
+                                                                       .fillna("").astype(str))[0]
+    use = np.isfinite(y) & (kind == 0) & np.isfinite(t) & np.isfinite(params) & (params > 0)
+    threshold = f"fails where the 95% CI of the ln N coefficient excludes 0 and |coefficient| > {SIZE_SLOPE_MARGIN:g}"
+    bounds = int((np.isfinite(y) & np.isfinite(kind) & (kind != 0)).sum())
+    if int(use.sum()) < MIN_SIZE_CONFOUNDING_MODELS or np.ptp(np.log(params[use])) == 0:
         return Check("size_confounding", math.nan, threshold, UNTESTABLE,
-                     f"{int((kind[use] == 0).sum())} exact densities (need {MIN_SIZE_CONFOUNDING_MODELS}) or one size only")
-    t, y, kind, log_n = t[use], y[use], kind[use].astype(int), np.log(params[use])
-    base = censored_quantile_coefficients(np.column_stack([np.ones_like(t), t]), y, kind, quantile)
-    sized = censored_quantile_coefficients(np.column_stack([np.ones_like(t), t, log_n - log_n.mean()]), y, kind, quantile)
-    months = [doubling_months(b[1]) for b in (base, sized)]
-    ratio = months[1] / months[0] if all(math.isfinite(m) for m in months) else math.inf
-    ok = math.isfinite(ratio) and 1 / factor <= ratio <= factor
+                     f"{int(use.sum())} exact densities (need {MIN_SIZE_CONFOUNDING_MODELS}) or one size only")
+    t, y, log_n, groups = t[use], y[use], np.log(params[use]), pd.factorize(groups[use])[0]
+    x = np.column_stack([np.ones_like(t), t, log_n - log_n.mean()])
+    fit = OLS(y, x).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+    coefficient = float(fit.params[2])
+    low, high = (float(v) for v in fit.conf_int(0.05)[2])
+    excludes = low > 0 or high < 0
+    material = abs(coefficient) > SIZE_SLOPE_MARGIN
+    clusters = "family" if families is not None else "model"
     return Check(
-        "size_confounding", ratio, threshold, _status(ok),
-        f"doubling time {_g(months[0])} months; with ln N in the frontier regression {_g(months[1])} months "
-        f"(×{_g(ratio)}; ln N coefficient {sized[2]:+.3f}; censored {quantile:g} quantile, {t.size} models)",
+        "size_confounding", coefficient, threshold, _status(not (excludes and material)),
+        f"ln N coefficient of ln ρ ~ t + ln N: {coefficient:+.3f} (95% CI {low:+.3f} to {high:+.3f}, "
+        f"{'excludes' if excludes else 'includes'} 0; {'above' if material else 'within'} ±{SIZE_SLOPE_MARGIN:g}); "
+        f"OLS on {t.size} exact densities clustered by {clusters} ({groups.max() + 1} clusters), {bounds} bounds dropped",
     )
 
 
@@ -195,7 +204,7 @@ def under_references(found: dict[str, Check]) -> Check:
     status = FAILED if FAILED in statuses else (UNTESTABLE if all(s == UNTESTABLE for s in statuses) else
                                                 (REPORTED if REPORTED in statuses else PASSED))
     values = [c.value for _, c in items if isinstance(c.value, (int, float)) and math.isfinite(c.value)]
-    worst = max(values, key=lambda v: abs(math.log(v)) if first.name == "size_confounding" and v > 0 else v) if values else math.nan
+    worst = max(values, key=abs if first.name == "size_confounding" else None) if values else math.nan
     detail = "; ".join(f"under {name}: {c.status}, {c.detail}" for name, c in items)
     return Check(first.name, float(worst), first.threshold + " under every candidate reference", status, detail)
 
@@ -254,8 +263,8 @@ def plain_reason(check: Check, sensitivity: pd.DataFrame) -> str:
         return (f"The references' own doubling times differ beyond their shared uncertainty on the same targets and "
                 f"benchmarks ({check.detail}), so the row has no one doubling time.")
     if check.name == "size_confounding":
-        return (f"Adding model size to the frontier regression changes the doubling time {_g(check.value)}-fold (the rule "
-                f"allows {MAX_SIZE_CONFOUNDING_RATIO:g}), so the targets' size mix confounds the trend.")
+        return (f"At a fixed release date, ln ρ changes {check.value:+.2f} per unit of ln N, beyond noise and beyond the "
+                f"±{SIZE_SLOPE_MARGIN:g} the rule allows, so the targets' size mix confounds the trend.")
     if check.name == "saturation":
         return "Frontier models score at the highest score the reference can express, so their densities are set by that cap."
     if check.name == "conditioning":

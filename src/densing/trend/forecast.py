@@ -21,6 +21,12 @@ to the models released after it.
 of models before it, a year after; on its 2026-05 protocol, whose models start in 2024-06, the last date the first
 file could see (2025-06-30). The references are the row's own (rule v3 is date-blind; a reference is a yardstick, and
 its release date does not enter the targets' densities).
+
+**Forecast windows** (:func:`forecast_windows`): the same test at several cutoffs — every 3 months from a year after
+the first model to half a year before the last —, each with its early line's doubling-time interval; no verdict where
+that line is too uncertain to be tested (its interval unbounded or more than 4-fold wide); outcome words that depend on
+the outcome alone. One cutoff from an early window of about six months gave a 0.98-month line that no later model
+could test; the rule is written beside :data:`MIN_EARLY_MONTHS`.
 """
 from __future__ import annotations
 
@@ -33,7 +39,9 @@ import pandas as pd
 from densing.errors import DensingError, InputError
 from densing.laws.density import point_densities
 from densing.laws.bounds import EXACT, LOWER, UPPER
-from densing.trend.constants import DEFAULT_EPOCH
+from densing.numbers import format_number
+from densing.results import Result
+from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH
 from densing.trend.scope import days_since, parse_epoch
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references
@@ -189,3 +197,173 @@ def forecast_check(row: str, members: list[tuple[object, pd.DataFrame]], cutoff:
         placed, line, low, high = _counts(late, inversion, before)
         out.append(ReferenceForecast(name, cutoff, before, after, placed, line, low, high, _verdict(placed, low, high)))
     return Forecast(row, cutoff, tuple(out))
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# Forecast windows: several cutoffs, each early line with its interval, a verdict only where the line can be tested
+# --------------------------------------------------------------------------------------------------------------------
+#: The rule of :func:`forecast_windows` (written before it was run on any table):
+#:
+#: - *cutoffs*: every :data:`STEP_MONTHS` months from :data:`MIN_EARLY_MONTHS` months after the first model to
+#:   :data:`END_MARGIN_MONTHS` months before the last (an early window of at least a year; later models for at least
+#:   half a year);
+#: - *the early line*: the frontier line of the models released up to the cutoff, with the 95% interval of its doubling
+#:   time; no verdict where that interval is unbounded or its ends are more than :data:`MAX_EARLY_WIDTH`-fold apart
+#:   (a line that uncertain cannot be tested by where later models fall);
+#: - *the outcome*: the later models against the early line's band (:func:`densing.trend.lines.slope_band`: the lines
+#:   through the early line at the early models' mean date with the slope at each end of its interval), placed as
+#:   :func:`_counts` places them (a bound counts where it decides). A 0.9-quantile line predicts a share 0.10 above
+#:   it: ``ahead`` when the Wilson 95% interval of the share above the band's upper edge lies above 0.10, ``behind``
+#:   when that of the share above its lower edge lies below 0.10, else ``holds`` (the same test as
+#:   :func:`forecast_check`); fewer than :data:`MIN_LATER` later models → no verdict. The outcome is a function of
+#:   these counts alone and its words of the outcome alone (:data:`OUTCOME_WORDS`): the same counts read the same
+#:   under every reference.
+MIN_EARLY_MONTHS = 12.0
+STEP_MONTHS = 3.0
+END_MARGIN_MONTHS = 6.0
+MAX_EARLY_WIDTH = 4.0
+OUTCOME_WORDS = {
+    "ahead": "more than 10% of the later models lie above the early line's band: density rises faster than forecast",
+    "holds": "the share of later models above the early line's band is consistent with the law's 10%: the forecast holds",
+    "behind": "fewer than 10% of the later models lie above the early line's band: density rises slower than forecast",
+    "no verdict": "no verdict",
+}
+
+
+@dataclass(frozen=True)
+class EarlyLine:
+    """A frontier line ln ρ = intercept + slope·t (t days since the epoch) and the interval of its slope."""
+
+    slope_per_day: float
+    slope_per_day_ci_low: float
+    slope_per_day_ci_high: float
+    intercept: float
+    n_models: int
+    centre_days: float = math.nan   # the band's pivot (the early models' mean date where NaN)
+
+
+@dataclass(frozen=True)
+class ForecastCutoff(Result):
+    """One cutoff of :func:`forecast_windows`: the early line with its doubling-time interval, the later models
+    above it, the Wilson interval of their share, the outcome and its words."""
+
+    cutoff: str
+    early_window_months: float
+    n_early: int
+    early_doubling_time_months: float
+    early_doubling_time_months_ci_low: float
+    early_doubling_time_months_ci_high: float
+    n_later: int
+    above_line: int
+    above_band_low: int
+    above_band_high: int
+    outcome: str
+    verdict: str
+
+
+@dataclass(frozen=True)
+class ForecastWindows(Result):
+    """The forecast check of a row at several cutoffs (the rule above :data:`MIN_EARLY_MONTHS`)."""
+
+    row: str
+    cutoffs: tuple[ForecastCutoff, ...]
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame([c.to_dict() for c in self.cutoffs])
+
+    def summary(self) -> str:
+        lines = [f"Forecast windows of {self.row}: {len(self.cutoffs)} cutoffs"]
+        for c in self.cutoffs:
+            lines.append(f"  {c.cutoff}: early line {format_number(c.early_doubling_time_months)} months "
+                         f"[{format_number(c.early_doubling_time_months_ci_low)}–"
+                         f"{format_number(c.early_doubling_time_months_ci_high)}] on {c.n_early} models; "
+                         f"{c.above_line} of {c.n_later} later models above it ({c.above_band_high} above its band) "
+                         f"— {c.verdict}")
+        return "\n".join(lines)
+
+
+def frontier_line(frame: pd.DataFrame, *, quantile: float = 0.9, n_boot: int = 200, seed: int = 0,
+                  level: float = 0.95) -> EarlyLine:
+    """Powell's censored ``quantile`` line of ``y`` on ``t`` (:func:`densing.trend.censored.censored_quantile_line`)
+    with a model bootstrap's percentile interval of its slope: the default early line of :func:`forecast_windows`
+    (the row's engine, with its fit and score draws, may be passed instead)."""
+    from densing.trend.censored import censored_quantile_line, censored_quantile_lines
+
+    t, y, kind = (frame[c].to_numpy(float) for c in ("t", "y", "kind"))
+    slope, intercept, _ = censored_quantile_line(t, y, kind, quantile)
+    rng = np.random.default_rng(seed)
+    picks = [rng.integers(0, t.size, t.size) for _ in range(n_boot)]
+    slopes = np.array([s for s, _, _ in censored_quantile_lines([(t[p], y[p], kind[p]) for p in picks], quantile)])
+    slopes = slopes[np.isfinite(slopes)]
+    tail = (1 - level) / 2
+    low, high = np.quantile(slopes, [tail, 1 - tail]) if slopes.size else (math.nan, math.nan)
+    return EarlyLine(float(slope), float(low), float(high), float(intercept), int(t.size), float(t.mean()))
+
+
+def outcome_of(n_later: int, above_band_low: int, above_band_high: int) -> str:
+    """``ahead``, ``holds`` or ``behind`` from the later models above the band's edges alone (the rule above)."""
+    if wilson_interval(above_band_high, n_later)[0] > ABOVE_SHARE:
+        return "ahead"
+    return "behind" if wilson_interval(above_band_low, n_later)[1] < ABOVE_SHARE else "holds"
+
+
+def _early_months(line: EarlyLine) -> tuple[float, float, float]:
+    from densing.trend.lines import doubling_months
+
+    return (doubling_months(line.slope_per_day), doubling_months(line.slope_per_day_ci_high),
+            doubling_months(line.slope_per_day_ci_low) if math.isfinite(line.slope_per_day_ci_low) else math.inf)
+
+
+def _placed(late: pd.DataFrame, edges: list[np.ndarray]) -> tuple[int, list[int]]:
+    """(later models every edge places, the count above each edge): an exact point or a lower bound above an edge is
+    above it, an exact point or an upper bound at or below it is below it; any other bound is undecided."""
+    y, kind = late["y"].to_numpy(float), late["kind"].to_numpy(float)
+    above_kinds, below_kinds = (kind == EXACT) | (kind == LOWER), (kind == EXACT) | (kind == UPPER)
+    counts, placed = [], len(late)
+    for edge in edges:
+        above = (y > edge) & above_kinds
+        counts.append(int(above.sum()))
+        placed = min(placed, int((above | ((y <= edge) & below_kinds)).sum()))
+    return placed, counts
+
+
+def _one_cutoff(frame: pd.DataFrame, cut: float, epoch: pd.Timestamp, fit) -> ForecastCutoff:
+    from densing.trend.lines import slope_band
+
+    early, late = frame[frame["t"] <= cut], frame[frame["t"] > cut]
+    line = fit(early)
+    months, low, high = _early_months(line)
+    t_late = late["t"].to_numpy(float)
+    centre = line.centre_days if math.isfinite(line.centre_days) else float(early["t"].mean())
+    band = slope_band(t_late, centre, line.slope_per_day, line.intercept, line.slope_per_day_ci_low,
+                      line.slope_per_day_ci_high)
+    placed, (above, above_low, above_high) = _placed(late, [line.intercept + line.slope_per_day * t_late, *band])
+    if not (math.isfinite(high) and low > 0) or high / low > MAX_EARLY_WIDTH:
+        outcome, words = "no verdict", (f"no verdict: the early line's doubling time is {format_number(low)} to "
+                                        f"{format_number(high)} months (unbounded or more than {MAX_EARLY_WIDTH:g}-fold wide)")
+    elif placed < MIN_LATER:
+        outcome, words = "no verdict", f"no verdict: {placed} later models (at least {MIN_LATER} needed)"
+    else:
+        outcome = outcome_of(placed, above_low, above_high)
+        words = OUTCOME_WORDS[outcome]
+    date = (epoch + pd.Timedelta(days=float(cut))).strftime("%Y-%m-%d")
+    return ForecastCutoff(date, float((cut - early["t"].min()) / DAYS_PER_MONTH), len(early), months, low, high,
+                          placed, above, above_low, above_high, outcome, words)
+
+
+def forecast_windows(frame: pd.DataFrame, *, row: str = "", epoch: str = DEFAULT_EPOCH, fit=None,
+                     n_boot: int = 200, seed: int = 0) -> ForecastWindows:
+    """The forecast check at every cutoff of the rule above: ``frame`` has one row per model with ``t`` (days since
+    ``epoch``), ``y`` (ln ρ or its bound) and ``kind`` (0 exact, +1 lower bound, −1 upper bound); ``fit`` maps the early
+    models' frame to an :class:`EarlyLine` (default :func:`frontier_line` with ``n_boot`` draws)."""
+    frame = frame.dropna(subset=["t", "y", "kind"])
+    if frame.empty:
+        raise InputError(f"forecast {row!r}: no model with a date and a density")
+    fit = fit or (lambda early: frontier_line(early, n_boot=n_boot, seed=seed))
+    first, last = float(frame["t"].min()), float(frame["t"].max())
+    cuts = np.arange(first + MIN_EARLY_MONTHS * DAYS_PER_MONTH, last - END_MARGIN_MONTHS * DAYS_PER_MONTH + 1e-9,
+                     STEP_MONTHS * DAYS_PER_MONTH)
+    if cuts.size == 0:
+        raise InputError(f"forecast {row!r}: the models span {(last - first) / DAYS_PER_MONTH:.1f} months; the check "
+                         f"needs {MIN_EARLY_MONTHS + END_MARGIN_MONTHS:g}")
+    return ForecastWindows(row, tuple(_one_cutoff(frame, float(c), parse_epoch(epoch), fit) for c in cuts))

@@ -1,0 +1,237 @@
+"""A second estimator of the Densing Law beside the envelope: the fixed-size time regression.
+
+The envelope (:mod:`densing.trend.measure`) inverts each score through a reference law into a density and fits the
+frontier of ln ρ over release dates. This estimator needs no reference. Under the law, a model of N parameters
+released at t scores as a model of N·ρ(t) would have at t = 0, ρ(t) = e^{A·t}; with the logistic capability law in
+ln N (:mod:`densing.laws.family`) the logit of the score above chance is linear in ln N + A·t:
+
+    z = logit((S − d)/(1 − d)) = β₀ + β_N·ln N + β_t·t,    A = β_t / β_N,
+    doubling time = ln 2 / A = ln 2 · β_N / β_t
+
+d the benchmark's chance level (:data:`densing.data.benchmarks.CHANCE_LEVELS`). Under a law whose logit is not linear in
+ln N (the sigmoid of a power law, S = d + c·σ(κ − μ·N^−α)), β_N is the average local slope over the models' sizes and
+the ratio still reads the shift in ln N that one unit of t buys, to first order. This is the test of the law by a
+fixed-size time regression of the Incompressible Knowledge Probes (arXiv 2604.24827, ``19PINE-AI/ikp``): at a fixed
+size, does the score rise with the release date, and by how much per unit of ln N?
+
+**The fit.** One row per model and benchmark, scores strictly inside (d, 1) only: a score at or below chance or at a
+perfect score has no logit and is dropped (counted in ``n_at_floor`` / ``n_at_ceiling``; dropping scores at the floor
+censors the low end, which flattens β_N a little on hard benchmarks — the row says how many). Dense models only: a
+row with ``active_params`` (a mixture of experts) has no single N and is left out, as the family fits leave it out.
+The models are those of :func:`densing.trend.targets.trend_targets`' window (released on or after ``since``, default
+the epoch 2023-02-24); with no reference, no model is left out as a reference's own, and none needs a standard error.
+t is in years since the epoch. OLS with standard errors clustered by family (statsmodels, ``cov_type="cluster"``; a
+model without a family is its own cluster). A **set** row stacks its benchmarks with one intercept per benchmark and
+common slopes β_N, β_t.
+
+**Its interval.** Two, both reported: the delta method on the clustered covariance of (β_N, β_t),
+D ± t_{G−1}·se(D), se(D)² = gᵀΣg, g = ln 2·(1/β_t, −β_N/β_t²), G the families (the slopes' intervals use the same
+t_{G−1}: statsmodels' ``use_t=True``); and a family cluster bootstrap (families resampled with replacement,
+the OLS refitted; percentile interval of the rate A = β_t/β_N, mapped through ln 2 / A). The bootstrap's is the row's
+interval: a ratio's delta interval is symmetric and poor when β_t is near 0. A draw with β_N ≤ 0 (no size effect)
+has no rate and counts at the low end. **Status**: ``measured`` when the bootstrap interval of A lies above 0 (a
+finite doubling-time interval); else ``not measured: …`` with the reason (the interval reaches a non-positive time
+slope — unbounded —, fewer than :data:`MIN_FAMILIES` families or :data:`MIN_SCORES` scores, or β̂_N ≤ 0).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from densing.data.benchmarks import CHANCE_LEVELS
+from densing.data.schema import require_columns
+from densing.errors import InputError
+from densing.laws.family import metric_for
+from densing.results import Result
+from densing.trend.constants import DEFAULT_EPOCH, LN2
+from densing.trend.scope import days_since, parse_epoch
+from densing.validation import Interval, validate
+
+DAYS_PER_YEAR = 365.25
+MIN_FAMILIES = 5       # clustered standard errors and a family bootstrap need several clusters
+MIN_SCORES = 10
+MEASURED = "measured"
+#: What :func:`fit_fixed_size` and :func:`fixed_size_trend` take (checked by :func:`densing.validation.validate`).
+CONSTRAINTS = {"n_boot": [Interval(Integral, 1, None)], "seed": [Interval(Integral, 0, None)],
+               "level": [Interval(Real, 0, 1, closed="neither")]}
+
+
+@dataclass(frozen=True)
+class FixedSizeFit(Result):
+    """One fixed-size time regression (module docstring). Slopes per unit of ln N and per year; months of 365.25/12
+    days; ``doubling_time_months_ci_*`` is the family bootstrap's interval, ``delta_*`` the delta method's."""
+
+    row: str
+    benchmarks: tuple[str, ...]
+    n_scores: int
+    n_models: int
+    n_families: int
+    n_at_floor: int
+    n_at_ceiling: int
+    slope_log_params: float
+    slope_log_params_ci_low: float
+    slope_log_params_ci_high: float
+    slope_per_year: float
+    slope_per_year_ci_low: float
+    slope_per_year_ci_high: float
+    doubling_time_months: float
+    doubling_time_months_ci_low: float
+    doubling_time_months_ci_high: float
+    delta_doubling_time_months_ci_low: float
+    delta_doubling_time_months_ci_high: float
+    n_boot: int
+    status: str
+    estimator: str = "fixed-size time regression (logit of the score above chance ~ ln N + t, clustered by family)"
+
+    _ci_estimates: ClassVar[dict[str, str]] = {"delta_doubling_time_months": "doubling_time_months"}
+
+    @property
+    def measured(self) -> bool:
+        return self.status == MEASURED
+
+
+#: The float fields of :class:`FixedSizeFit` (NaN in a row too thin to fit).
+_NUMBERS = tuple(f.name for f in FixedSizeFit.__dataclass_fields__.values() if f.type == "float")
+
+
+def score_rows(table: pd.DataFrame, benchmark: str, *, metric: str | None = None, since: str | None = DEFAULT_EPOCH,
+               epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, int, int]:
+    """(rows, at floor, at ceiling): one row per dense dated model released on or after ``since`` with a score on
+    ``benchmark`` strictly inside (d, 1): ``model``, ``family`` (the model where none), ``benchmark``, ``log_params``,
+    ``years`` (since ``epoch``), ``logit`` = logit((S − d)/(1 − d)); and how many scores were at/below d or at 1."""
+    require_columns(table, ("model", "benchmark", "metric", "value", "params", "release_date"), "fixed-size regression")
+    chance = CHANCE_LEVELS.get(benchmark)
+    if chance is None:
+        raise InputError(f"benchmark {benchmark!r}: no chance level in the registry; the fixed-size regression needs it")
+    metric = metric_for(table, benchmark, metric)
+    rows = table[(table["benchmark"] == benchmark) & (table["metric"] == metric)]
+    dates = pd.to_datetime(rows["release_date"])
+    params = rows["params"].to_numpy(float)
+    dense = rows["active_params"].isna().to_numpy() if "active_params" in rows.columns else np.ones(len(rows), bool)
+    keep = dates.notna().to_numpy() & np.isfinite(params) & (params > 0) & dense & rows["value"].notna().to_numpy()
+    if since is not None:
+        keep &= (dates >= pd.Timestamp(since)).to_numpy()
+    rows, dates = rows[keep], dates[keep]
+    family = rows["family"].astype(object) if "family" in rows.columns else pd.Series(np.nan, index=rows.index, dtype=object)
+    frame = pd.DataFrame({
+        "model": rows["model"].astype(str).to_numpy(),
+        "family": np.where(family.isna().to_numpy(), rows["model"].astype(str).to_numpy(), family.astype(str).to_numpy()),
+        "benchmark": benchmark, "log_params": np.log(rows["params"].to_numpy(float)),
+        "years": days_since(dates.to_numpy("datetime64[ns]"), parse_epoch(epoch)) / DAYS_PER_YEAR,
+        "score": rows["value"].to_numpy(float),
+    }).groupby(["model", "family", "benchmark"], as_index=False).mean()
+    share = (frame["score"].to_numpy() - chance) / (1.0 - chance)
+    inside = (share > 0) & (share < 1)
+    frame = frame[inside].assign(logit=np.log(share[inside] / (1.0 - share[inside])))
+    return frame.reset_index(drop=True), int((share <= 0).sum()), int((share >= 1).sum())
+
+
+def _design(frame: pd.DataFrame) -> np.ndarray:
+    """Columns ln N, t (years), then one intercept per benchmark (one intercept for one benchmark)."""
+    dummies = pd.get_dummies(frame["benchmark"], dtype=float).to_numpy()
+    return np.column_stack([frame["log_params"].to_numpy(float), frame["years"].to_numpy(float), dummies])
+
+
+def _rates(x: np.ndarray, y: np.ndarray, groups: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
+    """Family cluster bootstrap of the rate A = β_t/β_N (−inf where a draw's β_N ≤ 0)."""
+    rng = np.random.default_rng(seed)
+    members = [np.flatnonzero(groups == g) for g in range(groups.max() + 1)]
+    rates = np.empty(n_boot)
+    for i in range(n_boot):
+        pick = np.concatenate([members[g] for g in rng.integers(0, len(members), len(members))])
+        beta = np.linalg.lstsq(x[pick], y[pick], rcond=None)[0]
+        rates[i] = beta[1] / beta[0] if beta[0] > 0 else -math.inf
+    return rates
+
+
+def _months(rate_per_year: float) -> float:
+    return 12.0 * LN2 / rate_per_year if rate_per_year > 0 else math.inf
+
+
+def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int = 1000, seed: int = 0,
+                   level: float = 0.95, n_at_floor: int = 0, n_at_ceiling: int = 0) -> FixedSizeFit:
+    """The fixed-size time regression on ``frame`` (:func:`score_rows`' columns, one benchmark or several stacked):
+    z = β₀[benchmark] + β_N·ln N + β_t·t, doubling time = ln 2·β_N/β_t (module docstring), its delta and family
+    cluster bootstrap intervals and the row's status."""
+    from densing._sm import OLS
+
+    validate(CONSTRAINTS, n_boot=n_boot, seed=seed, level=level)
+    benchmarks = tuple(dict.fromkeys(frame["benchmark"].astype(str)))
+    name = row if row is not None else "+".join(benchmarks)
+    groups = pd.factorize(frame["family"].astype(str))[0]
+    n_families = int(groups.max() + 1) if len(groups) else 0
+    nan = math.nan
+    base = dict(row=name, benchmarks=benchmarks, n_scores=len(frame), n_models=int(frame["model"].nunique()),
+                n_families=n_families, n_at_floor=n_at_floor, n_at_ceiling=n_at_ceiling, n_boot=n_boot)
+    if n_families < MIN_FAMILIES or len(frame) < MIN_SCORES:
+        return FixedSizeFit(**base, **dict.fromkeys(_NUMBERS, nan),
+                            status=f"not measured: {len(frame)} scores from {n_families} families "
+                                   f"(needs {MIN_SCORES} and {MIN_FAMILIES})")
+    x, y = _design(frame), frame["logit"].to_numpy(float)
+    fit = OLS(y, x).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+    (b_n, b_t), cov = fit.params[:2], fit.cov_params()[:2, :2]
+    (n_low, n_high), (t_low, t_high) = fit.conf_int(1 - level)[:2]
+    months = 12.0 * LN2 * b_n / b_t if b_t > 0 and b_n > 0 else math.inf
+    gradient = 12.0 * LN2 * np.array([1.0 / b_t, -b_n / b_t ** 2])
+    delta_se = float(np.sqrt(gradient @ cov @ gradient))
+    z = _t_quantile(level, n_families - 1)
+    rates = _rates(x, y, groups, n_boot, seed)
+    tail = (1.0 - level) / 2.0
+    rate_low, rate_high = (float(v) for v in np.quantile(rates, [tail, 1.0 - tail], method="inverted_cdf"))
+    numbers = dict(slope_log_params=float(b_n), slope_log_params_ci_low=float(n_low), slope_log_params_ci_high=float(n_high),
+                   slope_per_year=float(b_t), slope_per_year_ci_low=float(t_low), slope_per_year_ci_high=float(t_high),
+                   doubling_time_months=months, doubling_time_months_ci_low=_months(rate_high),
+                   doubling_time_months_ci_high=_months(rate_low),
+                   delta_doubling_time_months_ci_low=months - z * delta_se if math.isfinite(months) else nan,
+                   delta_doubling_time_months_ci_high=months + z * delta_se if math.isfinite(months) else nan)
+    if b_n <= 0:
+        status = f"not measured: the score does not rise with size at a fixed date (β_N = {b_n:.3g})"
+    elif b_t <= 0:
+        status = f"not measured: the score does not rise with the release date at a fixed size (β_t = {b_t:.3g} per year)"
+    elif rate_low <= 0:
+        status = (f"not measured: the bootstrap's {level:.0%} interval of the time slope reaches 0 or below "
+                  "(doubling time unbounded)")
+    else:
+        status = MEASURED
+    return FixedSizeFit(**base, **numbers, status=status)
+
+
+def _t_quantile(level: float, df: int) -> float:
+    """Student's t quantile with G − 1 degrees of freedom, G the clusters (what ``use_t=True`` gives the slopes)."""
+    from scipy.special import stdtrit
+
+    return float(stdtrit(df, 0.5 + level / 2))
+
+
+def fixed_size_trend(table: pd.DataFrame, benchmarks: str | tuple[str, ...], *, row: str | None = None,
+                     since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH, n_boot: int = 1000,
+                     seed: int = 0, level: float = 0.95) -> FixedSizeFit:
+    """The fixed-size time regression of one benchmark, or of a set of benchmarks pooled with one intercept each and
+    common slopes (module docstring), on the dense models of ``table`` released on or after ``since``."""
+    validate(CONSTRAINTS, n_boot=n_boot, seed=seed, level=level)
+    benchmarks = (benchmarks,) if isinstance(benchmarks, str) else tuple(benchmarks)
+    if not benchmarks:
+        raise InputError("fixed-size regression: no benchmark named")
+    found = [score_rows(table, b, since=since, epoch=epoch) for b in benchmarks]
+    frame = pd.concat([f[0] for f in found], ignore_index=True)
+    return fit_fixed_size(frame, row=row, n_boot=n_boot, seed=seed, level=level,
+                          n_at_floor=sum(f[1] for f in found), n_at_ceiling=sum(f[2] for f in found))
+
+
+def fixed_size_rows(table: pd.DataFrame, profile="public", *, since: str | None = DEFAULT_EPOCH,
+                    epoch: str = DEFAULT_EPOCH, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """The cross-check rows of a target table: one per benchmark of its profile's sets, then one per set
+    (:mod:`densing.trend.tables`), each :class:`FixedSizeFit`'s ``to_frame()`` row."""
+    from densing.trend import tables
+
+    profile = tables.get(profile)
+    singles = tuple(dict.fromkeys(b for _, members in profile.sets.values() for b in members))
+    fits = [fixed_size_trend(table, b, since=since, epoch=epoch, n_boot=n_boot, seed=seed) for b in singles]
+    fits += [fixed_size_trend(table, members, row=name, since=since, epoch=epoch, n_boot=n_boot, seed=seed)
+             for name, (_, members) in profile.sets.items()]
+    return pd.concat([f.to_frame() for f in fits], ignore_index=True)

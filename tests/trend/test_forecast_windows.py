@@ -1,0 +1,60 @@
+"""densing.trend.forecast.forecast_windows: cutoffs every 3 months after a year, each early line with its interval,
+no verdict where that line is too uncertain, and one wording for one outcome."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from densing.errors import InputError
+from densing.trend.forecast import OUTCOME_WORDS, EarlyLine, forecast_windows, outcome_of
+
+
+def _points(jump: float = 0.0, noise: float = 0.5, seed: int = 0, n: int = 240, days: float = 1000.0) -> pd.DataFrame:
+    """ln ρ = 0.007·t − |noise| (a frontier on top), plus ``jump`` for models released after day 600."""
+    rng = np.random.default_rng(seed)
+    t = np.sort(rng.uniform(0, days, n))
+    y = 0.007 * t - np.abs(rng.normal(0, noise, n)) + jump * (t > 600)
+    return pd.DataFrame({"t": t, "y": y, "kind": np.zeros(n)})
+
+
+def test_the_cutoffs_run_every_three_months_from_a_year_after_the_first_model_to_half_a_year_before_the_last():
+    found = forecast_windows(_points(), row="planted", n_boot=40)
+    frame = found.to_frame()
+    assert len(frame) >= 5 and (frame["early_window_months"] >= 12 - 1e-6).all()
+    assert np.allclose(np.diff(frame["early_window_months"]), 3.0)
+    assert {"early_doubling_time_months_ci_low", "early_doubling_time_months_ci_high"} <= set(frame.columns)
+    assert "planted" in found.summary()
+
+
+def test_a_line_that_goes_on_holds_and_a_later_jump_runs_ahead():
+    holds = forecast_windows(_points(), n_boot=60).to_frame()
+    assert (holds["outcome"] == "holds").all(), holds[["cutoff", "above_line", "n_later", "outcome"]]
+    ahead = forecast_windows(_points(jump=2.0), n_boot=60).to_frame()
+    before_jump = ahead[pd.to_datetime(ahead["cutoff"]) < pd.Timestamp("2023-02-24") + pd.Timedelta(days=600)]
+    assert len(before_jump) and (before_jump["outcome"] == "ahead").all()
+
+
+def test_no_verdict_where_the_early_line_is_too_uncertain():
+    found = forecast_windows(_points(noise=6.0, n=60), n_boot=60).to_frame()
+    assert (found["outcome"] == "no verdict").any()
+    vague = found[found["outcome"] == "no verdict"]
+    assert vague["verdict"].str.contains("unbounded or more than 4-fold wide").all()
+
+
+def test_one_outcome_reads_the_same_under_any_early_line():
+    """Two references with different early lines but the same counts above them get the same words."""
+    points = _points()
+    lines = [EarlyLine(0.007, 0.0065, 0.0075, 5.0, 0, 300.0), EarlyLine(0.0071, 0.0064, 0.0078, 5.0, 0, 350.0)]
+    found = [forecast_windows(points, fit=lambda early, line=line: line).to_frame() for line in lines]
+    assert (found[0][["above_line", "above_band_low", "above_band_high"]].to_numpy() == 0).all()  # far above every model
+    assert (found[1][["above_line", "above_band_low", "above_band_high"]].to_numpy() == 0).all()
+    assert (found[0]["verdict"] == found[1]["verdict"]).all()
+    assert set(found[0]["verdict"]) == {OUTCOME_WORDS["behind"]}
+    assert outcome_of(44, 0, 0) == "behind" and outcome_of(40, 4, 4) == "holds" and outcome_of(40, 30, 20) == "ahead"
+    assert outcome_of(44, 9, 0) == "holds"   # 0 above the upper edge but the lower edge admits the 10%
+
+
+def test_a_table_too_short_for_a_year_and_half_a_year_is_refused_in_one_line():
+    with pytest.raises(InputError, match="needs 18"):
+        forecast_windows(_points(days=400.0), n_boot=20)
