@@ -148,7 +148,7 @@ def trend(
         budget = result.by_benchmark_at_budget()
         if fmt is Format.json:
             print_document(table, verdict=result.verdict, at_budget=budget, at_budget_notes=result.budget_notes,
-                           **({"forecast": forecast} if forecast else {}))
+                           cross_check=result.cross_check(), **({"forecast": forecast} if forecast else {}))
             return
         if fmt is Format.csv:
             print_frame(result.csv_by_benchmark(), fmt)
@@ -160,6 +160,12 @@ def trend(
         print_frame(table if wide else table[shown], fmt, wide=wide, keys=1,
                     title="doubling time in months per benchmark and benchmark set (one design per row: every reference "
                           "inverts the same benchmarks for the same targets; pooled by random effects)")
+        cross = result.cross_check()
+        if len(cross):
+            print_frame(cross, fmt, wide=wide, keys=1,
+                        title="two estimators of the same law: the frontier of densities under the references, and the "
+                              "fixed-size time regression (logit of the score above chance ~ ln N + t, clustered by "
+                              "family; no reference)")
         if len(budget):
             print_frame(budget if wide else budget[shown], fmt, wide=wide, keys=1,
                         title=f"budget sensitivity: the same rows with every reference's members brought to "
@@ -167,9 +173,9 @@ def trend(
             for name, note in result.budget_notes.items():
                 print_text(f"at one budget, {name}: {note}")
         if forecast:
-            print_frame(pd.DataFrame(forecast["references"]), fmt, wide=wide,
-                        title=f"forecast check: the {forecast['row']} row's frontier line fitted on models up to "
-                              f"{forecast['cutoff']}, carried to the later ones")
+            print_frame(pd.DataFrame(forecast["cutoffs"]), fmt, wide=wide,
+                        title=f"forecast check: the {forecast['row']} row's frontier line fitted on the models up to "
+                              f"each cutoff (at least 12 months of them), carried to the later ones")
             print_text(forecast["summary"])
         return
     if fmt is Format.json:

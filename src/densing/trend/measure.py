@@ -102,7 +102,12 @@ def _side_jobs(jobs: list, targets: pd.DataFrame, candidates: pd.DataFrame, fits
     """:func:`_side_batch`'s jobs, one by one."""
     out = {}
     for job in jobs:
-        if job[0] == "shape":  # the law-shape sensitivity: the same row, every family law logistic in ln N
+        if job[0] == "fixed_size":  # the second estimator: no reference, the same table (densing.trend.fixed_size)
+            from densing.trend.fixed_size import fixed_size_rows
+
+            out["fixed_size"] = fixed_size_rows(targets, args["profile"], since=args["since"], epoch=args["epoch"],
+                                                n_boot=args["n_boot"], seed=args["seed"])
+        elif job[0] == "shape":  # the law-shape sensitivity: the same row, every family law logistic in ln N
             if "_logistic" not in out:
                 out["_logistic"] = eligibility.candidate_table(targets, since=args["since"], composed=None,
                                                                rule=eligibility.DEFAULT_RULE, shape="logistic_ln_n",
@@ -208,7 +213,7 @@ def measure_trend(
     fits = eligibility.eligible_fits(targets, candidates, seed=seed)
     side_list = _side_list(targets, profile, headline_too=fit is not None)
     args = dict(since=since, epoch=epoch, n_boot=n_boot_side, seed=seed, budget_benchmarks=profile.budget_benchmarks,
-                candidate_benchmarks=profile.candidates)
+                candidate_benchmarks=profile.candidates, profile=profile)
     # the rows per benchmark and the budget rows are measured in a worker while the headline and the sets are here
     here = [job for job in side_list if job[0] == "row" and len(job[4]) > 1]
     there = [job for job in side_list if job not in here]
@@ -256,7 +261,7 @@ def measure_trend(
         models=_lead_points(chosen),
         left_out=chosen.left_out, fits=tuple(lead_inversion.fits), inversion=lead_inversion, headline_set=label,
         benchmark_rows=tuple(rows), set_rows=tuple(sets), budget_rows=budget,
-        budget_notes=side.get("_budget", ({}, {}))[1],
+        budget_notes=side.get("_budget", ({}, {}))[1], fixed_size=side.get("fixed_size"),
     )
 
 
@@ -277,6 +282,7 @@ def _side_list(targets: pd.DataFrame, profile: TrendTable, *, headline_too: bool
         out += [("shape", profile.headline_set, *profile.sets[profile.headline_set][:1], "set",
                  profile.sets[profile.headline_set][1])]
     out += [("budget", b, b, capability.CAPABILITY[b], (b,)) for b in profile.budget_benchmarks if b in present]
+    out += [("fixed_size", "fixed_size", "", "", ())]
     out += [("budget", name, profile.sets[name][0], "set", profile.sets[name][1]) for name in profile.budget_sets]
     return out
 

@@ -133,9 +133,10 @@ class TrendMeasurement(Result):
     status: str = ""                                        # "measured" or "not measured: why" (the headline row's)
     budget_rows: tuple = field(default=(), repr=False)      # capability.Row at one D0 (the budget sensitivity)
     budget_notes: dict = field(default_factory=dict, repr=False)  # members with no size at D0, per reference
+    fixed_size: pd.DataFrame | None = field(default=None, repr=False)  # the fixed-size time regression's rows
 
     _dict_exclude = ("sensitivity", "candidates", "references", "inversions", "densities", "models", "left_out", "fits",
-                     "inversion", "benchmark_rows", "set_rows", "budget_rows",
+                     "inversion", "benchmark_rows", "set_rows", "budget_rows", "fixed_size",
                      "budget_notes")
 
     def to_frame(self) -> pd.DataFrame:
@@ -180,6 +181,24 @@ class TrendMeasurement(Result):
         from densing.trend.capability import rows_frame
 
         return rows_frame([*self.benchmark_rows, *self.set_rows])
+
+    def cross_check(self) -> pd.DataFrame:
+        """The two estimators of each row side by side: the frontier of densities under the references (this
+        measurement) and the fixed-size time regression (:mod:`densing.trend.fixed_size`, no reference), each with
+        its months, 95% interval and status; rows the fixed-size estimator has no fit for are left out."""
+        if self.fixed_size is None or not len(self.fixed_size):
+            return pd.DataFrame()
+        frontier = self.by_benchmark().set_index("row")
+        rows = []
+        for r in self.fixed_size.itertuples(index=False):
+            if r.row not in frontier.index:
+                continue
+            f = frontier.loc[r.row]
+            rows.append({"row": r.row, "months": f["months"], "ci_low": f["ci_low"], "ci_high": f["ci_high"],
+                         "status": f["status"], "fixed_size_months": r.doubling_time_months,
+                         "fixed_size_ci_low": r.doubling_time_months_ci_low,
+                         "fixed_size_ci_high": r.doubling_time_months_ci_high, "fixed_size_status": r.status})
+        return pd.DataFrame(rows)
 
     def by_benchmark_at_budget(self) -> pd.DataFrame:
         """The budget sensitivity: the paper-like rows with every reference brought to one D0 (empty without it)."""
@@ -290,7 +309,8 @@ class TrendMeasurement(Result):
         return {"verdict": self.verdict, "why": self.why, "status": self.status,
                 "sensitivity": _records(self.sensitivity), "references": _records(self.references),
                 "breakpoint": self.breakpoint.to_dict(), "by_benchmark": _records(self.by_benchmark()),
-                "by_benchmark_at_budget": _records(self.by_benchmark_at_budget())}
+                "by_benchmark_at_budget": _records(self.by_benchmark_at_budget()),
+                "cross_check": _records(self.cross_check())}
 
     def json_rows(self) -> list[dict]:
         """:meth:`rows`, each with :meth:`json_sections` (one self-contained dict per frontier rule)."""

@@ -23,7 +23,7 @@ import pandas as pd
 from densing.errors import DensingError, InputError
 from densing.trend import tables
 from densing.trend.constants import DEFAULT_EPOCH
-from densing.trend.forecast import CUTOFFS, forecast_check
+from densing.trend.forecast import forecast_windows
 
 #: The ``derivation`` of a model that continues another's pre-training (``results/swallow/lineage.csv``).
 CONTINUAL = "continual_pretraining"
@@ -74,17 +74,25 @@ def measure_table(targets: pd.DataFrame, table: str, *, continual: bool = True, 
               "rows": measured.by_benchmark().to_dict("records"),
               "at_budget": measured.by_benchmark_at_budget().to_dict("records"),
               "at_budget_notes": measured.budget_notes}
-    cutoff = CUTOFFS.get(profile.name)
     head = measured.set_rows[0] if measured.set_rows else None
-    if cutoff is not None and head is not None and head.members:
-        try:
-            found = forecast_check(head.name, list(head.members), cutoff, n_boot=n_boot_side, seed=seed, epoch=epoch)
-            record["forecast"] = {"row": head.name, "cutoff": cutoff, "summary": found.summary(),
-                                  "references": found.to_frame().to_dict("records")}
-        except DensingError as exc:
-            record["forecast"] = {"row": head.name, "cutoff": cutoff, "summary": f"Forecast not computed: {exc}",
-                                  "references": []}
+    if head is not None and head.members:
+        record["forecast"] = _forecast(targets, head, since=since, epoch=epoch, n_boot=n_boot_side, seed=seed)
     return measured, _clean(record)
+
+
+def _forecast(targets: pd.DataFrame, head, *, since, epoch: str, n_boot: int, seed: int) -> dict:
+    """The forecast windows of the headline row (:func:`densing.trend.forecast.forecast_windows`): its common design's
+    densities under the lead reference (own members from the others), an early line at every cutoff."""
+    from densing.trend import design
+
+    try:
+        chosen = design.common_design(targets, [inv for inv, _ in head.members], since=since, epoch=epoch)
+        y, kind = design.point_densities(chosen)
+        frame = pd.DataFrame({"t": chosen.frame["t"].to_numpy(float), "y": y[0], "kind": kind[0]})
+        found = forecast_windows(frame, row=head.name, epoch=epoch, n_boot=n_boot, seed=seed)
+    except DensingError as exc:
+        return {"row": head.name, "summary": f"Forecast not computed: {exc}", "cutoffs": []}
+    return {"row": head.name, "summary": found.summary(), "cutoffs": found.to_frame().to_dict("records")}
 
 
 def read_records(folder: str | Path) -> dict[str, dict]:
