@@ -146,6 +146,10 @@ def test_verdict_rows_repr_and_json_agree_on_status_and_interval(shipped):
     assert (own["months"], own["ci_low"], own["ci_high"]) == (head.doubling_time_months, head.doubling_time_months_ci_low,
                                                               head.doubling_time_months_ci_high)
     assert shipped.status in repr(shipped) or (shipped.measurable and "measured" in repr(shipped))
+    # the shares and the heterogeneity test: one set of numbers in the row, the result and the JSON
+    for source in ("fit", "score", "models", "reference"):
+        assert own[f"share_{source}"] == pytest.approx(getattr(head, f"share_{source}"), nan_ok=True)
+    assert own["heterogeneity_p"] == pytest.approx(head.heterogeneity_p, nan_ok=True) and head.status == shipped.status
     rows = json.loads(json.dumps(shipped.json_rows(), default=str))
     first = next(r for r in rows if r["headline"])
     assert first["status"] == shipped.status and first["doubling_time_months"] == pytest.approx(own["months"])

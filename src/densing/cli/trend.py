@@ -160,6 +160,10 @@ def trend(
         print_frame(table if wide else table[shown], fmt, wide=wide, keys=1,
                     title="doubling time in months per benchmark and benchmark set (one design per row: every reference "
                           "inverts the same benchmarks for the same targets; pooled by random effects)")
+        if result.order_breaks is not None and len(result.order_breaks):
+            for r in result.order_breaks.itertuples(index=False):
+                print_text(f"order break in a reference family: {r.model} scores below the smaller {r.smaller_model} on "
+                           f"{r.benchmarks} beyond 2 standard errors ({r.in_fit} in {r.family}'s fits)")
         cross = result.cross_check()
         if len(cross):
             print_frame(cross, fmt, wide=wide, keys=1,

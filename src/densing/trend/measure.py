@@ -262,7 +262,25 @@ def measure_trend(
         left_out=chosen.left_out, fits=tuple(lead_inversion.fits), inversion=lead_inversion, headline_set=label,
         benchmark_rows=tuple(rows), set_rows=tuple(sets), budget_rows=budget,
         budget_notes=side.get("_budget", ({}, {}))[1], fixed_size=side.get("fixed_size"),
+        order_breaks=_order_breaks(targets, [*rows, *sets]),
     )
+
+
+def _order_breaks(targets: pd.DataFrame, rows: list) -> pd.DataFrame:
+    """The members of the rows' reference families that break their family's order (:func:`densing.laws.order.order_breaks`),
+    each with whether the family's fits keep it (a family law is fitted on every member with a size and a budget)."""
+    from densing.laws.order import order_breaks
+
+    families = {name.split(":")[0] for row in rows for name in row.references}
+    if "family" not in targets.columns or not families:
+        return pd.DataFrame()
+    found = order_breaks(targets)
+    found = found[found["family"].isin(families)].reset_index(drop=True)
+    rows_of = targets.drop_duplicates("model").set_index("model")
+    fitted = [("kept" if pd.notna(rows_of.loc[m, "train_tokens"]) and not ("active_params" in rows_of.columns
+                                                                       and pd.notna(rows_of.loc[m, "active_params"]))
+               else "left out") for m in found["model"]]
+    return found.assign(in_fit=fitted)
 
 
 def _lead_points(chosen: design.Design) -> pd.DataFrame:

@@ -134,9 +134,12 @@ class TrendMeasurement(Result):
     budget_rows: tuple = field(default=(), repr=False)      # capability.Row at one D0 (the budget sensitivity)
     budget_notes: dict = field(default_factory=dict, repr=False)  # members with no size at D0, per reference
     fixed_size: pd.DataFrame | None = field(default=None, repr=False)  # the fixed-size time regression's rows
+    #: members of a reference family of any row that break their family's order (densing.laws.order), and whether
+    #: the family's fits keep them
+    order_breaks: pd.DataFrame | None = field(default=None, repr=False)
 
     _dict_exclude = ("sensitivity", "candidates", "references", "inversions", "densities", "models", "left_out", "fits",
-                     "inversion", "benchmark_rows", "set_rows", "budget_rows", "fixed_size",
+                     "inversion", "benchmark_rows", "set_rows", "budget_rows", "fixed_size", "order_breaks",
                      "budget_notes")
 
     def to_frame(self) -> pd.DataFrame:
@@ -310,7 +313,8 @@ class TrendMeasurement(Result):
                 "sensitivity": _records(self.sensitivity), "references": _records(self.references),
                 "breakpoint": self.breakpoint.to_dict(), "by_benchmark": _records(self.by_benchmark()),
                 "by_benchmark_at_budget": _records(self.by_benchmark_at_budget()),
-                "cross_check": _records(self.cross_check())}
+                "cross_check": _records(self.cross_check()),
+                "order_breaks": _records(self.order_breaks) if self.order_breaks is not None else []}
 
     def json_rows(self) -> list[dict]:
         """:meth:`rows`, each with :meth:`json_sections` (one self-contained dict per frontier rule)."""
