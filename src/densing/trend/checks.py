@@ -100,18 +100,22 @@ def _g(value: float) -> str:
     return format_number(value, ".3g")
 
 
-def saturation(scores, stderr, cap: float, models) -> Check:
-    """Frontier models whose score S ≥ S_cap − 2σ (module docstring)."""
+def saturation(scores, stderr, cap, models) -> Check:
+    """Frontier models whose score S ≥ S_cap − 2σ (module docstring); ``cap`` one value or one per model (each score's
+    own benchmark's cap)."""
     scores, sigma = np.asarray(scores, float), np.nan_to_num(np.asarray(stderr, float))
+    caps = np.broadcast_to(np.asarray(cap, float), scores.shape)
+    shown = (f"{caps.min():.4f}" if caps.size and np.ptp(caps) == 0 else
+             f"{caps.min():.4f} to {caps.max():.4f} by benchmark" if caps.size else "none")
     if scores.size == 0:
         return Check("saturation", math.nan, "0 frontier models within 2 SE of the cap", UNTESTABLE, "no frontier model")
-    near = scores >= cap - SATURATION_STDERRS * sigma
+    near = scores >= caps - SATURATION_STDERRS * sigma
     names = [str(m) for m, flag in zip(models, near) if flag]
     return Check(
         "saturation", float(near.sum()), f"0 of {len(scores)} frontier models within {SATURATION_STDERRS:g} SE of the cap",
         _status(near.sum() == 0),
         f"{int(near.sum())} of {len(scores)} frontier models within {SATURATION_STDERRS:g} standard errors of the highest "
-        f"score the reference expresses ({cap:.4f})" + (f": {', '.join(names)}" if names else ""),
+        f"score the reference expresses ({shown})" + (f": {', '.join(names)}" if names else ""),
     )
 
 
