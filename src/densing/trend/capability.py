@@ -122,10 +122,11 @@ def inversion_checks(models: pd.DataFrame, inversion, *, size: str = "confoundin
     y, kind = point_densities(models, inversion)
     front = models.iloc[_frontier(models, y, kind)]
     scores, stderr = arrays(front, inversion.benchmarks)
-    top, top_err, cap = _nearest_caps(inversion, scores, stderr)
+    top, top_err, cap, where = _nearest_caps(inversion, scores, stderr)
     kappa = inversion.conditioning(scores, stderr) if len(front) else np.empty(0)
     sizes = models.assign(log_density=np.where(kind == EXACT, y, np.nan))[["family", "params", "log_density"]]
-    found = (checks.saturation(top, top_err, cap, front["model"].tolist()), checks.conditioning(kappa, front["model"].tolist()))
+    found = (checks.saturation(top, top_err, cap, front["model"].tolist(), benchmarks=where),
+             checks.conditioning(kappa, front["model"].tolist()))
     if size == "none":
         return found
     slope = checks.size_dependence(sizes)
@@ -139,15 +140,15 @@ def inversion_checks(models: pd.DataFrame, inversion, *, size: str = "confoundin
     return (*found, confounding, finding)
 
 
-def _nearest_caps(inversion, scores: np.ndarray, stderr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _nearest_caps(inversion, scores: np.ndarray, stderr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
     """Per frontier model, the score nearest its own benchmark's cap (the highest score that benchmark's law expresses,
     :func:`densing.laws.bounds.score_cap`) in standard errors: (that score, its standard error, that cap). A joint
     inversion's benchmarks have caps of their own (the power law's asymptotes differ), so each score meets its own
-    benchmark's cap; a missing score is never the nearest."""
+    benchmark's cap; a missing score is never the nearest. Also each pick's benchmark."""
     from densing.laws.bounds import score_cap
 
     if not scores.size:
-        return np.empty(0), np.empty(0), np.empty(0)
+        return np.empty(0), np.empty(0), np.empty(0), []
     if inversion.kind == "joint":
         caps = np.array([float(score_cap({k: float(v) for k, v in f.params.items()}, f.d0)) for f in inversion.fits])
     else:  # one fit (of one benchmark, or of the mean of several): its one cap for every column
@@ -157,7 +158,8 @@ def _nearest_caps(inversion, scores: np.ndarray, stderr: np.ndarray) -> tuple[np
         margin = np.where(np.isnan(scores), -np.inf, (scores - caps) / np.where(sigma > 0, sigma, 1e-12))
     pick = margin.argmax(axis=1)
     rows = np.arange(scores.shape[0])
-    return scores[rows, pick], stderr[rows, pick], caps[pick]
+    names = list(inversion.benchmarks) if inversion.kind == "joint" else [",".join(inversion.benchmarks)] * scores.shape[1]
+    return scores[rows, pick], stderr[rows, pick], caps[pick], [names[i] for i in pick]
 
 
 def members_of(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit], found: dict[str, tuple[str, ...]],

@@ -100,9 +100,9 @@ def _g(value: float) -> str:
     return format_number(value, ".3g")
 
 
-def saturation(scores, stderr, cap, models) -> Check:
+def saturation(scores, stderr, cap, models, benchmarks=None) -> Check:
     """Frontier models whose score S ≥ S_cap − 2σ (module docstring); ``cap`` one value or one per model (each score's
-    own benchmark's cap)."""
+    own benchmark's cap, named by ``benchmarks`` where given)."""
     scores, sigma = np.asarray(scores, float), np.nan_to_num(np.asarray(stderr, float))
     caps = np.broadcast_to(np.asarray(cap, float), scores.shape)
     shown = (f"{caps.min():.4f}" if caps.size and np.ptp(caps) == 0 else
@@ -110,7 +110,8 @@ def saturation(scores, stderr, cap, models) -> Check:
     if scores.size == 0:
         return Check("saturation", math.nan, "0 frontier models within 2 SE of the cap", UNTESTABLE, "no frontier model")
     near = scores >= caps - SATURATION_STDERRS * sigma
-    names = [str(m) for m, flag in zip(models, near) if flag]
+    where = list(benchmarks) if benchmarks is not None else [None] * len(scores)
+    names = [f"{m} ({b}, cap {c:.3f})" if b else str(m) for m, b, c, flag in zip(models, where, caps, near) if flag]
     return Check(
         "saturation", float(near.sum()), f"0 of {len(scores)} frontier models within {SATURATION_STDERRS:g} SE of the cap",
         _status(near.sum() == 0),
