@@ -1,73 +1,18 @@
 """The common design of a row (densing.trend.design) on planted worlds: complete cases, every model a target, pooling.
 
-The planted world: benchmark b has a canonical curve S_b(x) = d_b + (1 − d_b)·σ(γ_b·(x − l_b)) of the effective
-size x = ln N̂; a target released t days after the epoch has ln ρ = A·t + B − u, u ~ Exponential(1), so the 0.9
-quantile of ln ρ given t is a line of slope A; its score on b is Binomial(n_b, S_b(ln N + ln ρ + o_b))/n_b, o_b a
-benchmark's level for the targets. A reference family of one budget scores S_b(ln N + c_f·k-shape) on its sizes.
-"""
+The planted world is studies/heterogeneity_level.py's (its docstring states it); ``late_only`` there scores MATH-hard
+only for targets released after a day, at another level than the references'."""
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from densing.data.benchmarks import CHANCE_LEVELS, ITEM_COUNTS
-from densing.laws.family import fit_family
-from densing.laws.inversion import Joint
 from densing.trend import design
 from densing.trend.lines import doubling_months
 
-EPOCH = pd.Timestamp("2023-02-24")
-SLOPE = math.log(2) / (3 * 365.25 / 12)  # a 3-month doubling time, per day
-CURVES = {"mmlu": (0.8, 23.0), "math_hard": (0.8, 25.0)}
-SIZES = np.array([5e8, 1.5e9, 4e9, 1.2e10, 3.5e10, 1e11])
-
-
-def _score(rng, benchmark: str, x) -> np.ndarray:
-    chance = CHANCE_LEVELS[benchmark]
-    gamma, level = CURVES[benchmark]
-    p = chance + (1 - chance) * 0.5 * (1 + np.tanh(0.5 * gamma * (np.asarray(x, float) - level)))
-    n = ITEM_COUNTS[benchmark]
-    return rng.binomial(n, p) / n
-
-
-def _rows(model, family, params, day, benchmark, value) -> dict:
-    return {"model": model, "family": family, "params": float(params), "train_tokens": 2e12,
-            "release_date": (EPOCH + pd.Timedelta(days=int(day))).strftime("%Y-%m-%d"), "benchmark": benchmark,
-            "metric": "score", "value": float(value)}
-
-
-def planted(seed: int, *, count: int = 90, late_only: float | None = None, level_shift: float = 0.0,
-            families: dict | None = None) -> pd.DataFrame:
-    """A tidy table: ``count`` targets (their own families) and reference families {name: (day, offset c_f, k_f)}.
-
-    ``late_only``: math_hard is scored only for targets released after that day, at a level ``level_shift`` above
-    the reference families' (in ln N̂)."""
-    rng = np.random.default_rng(seed)
-    families = families or {"RefA": (200, 0.0, 1.0), "RefB": (350, 0.5, 1.0), "RefC": (500, -0.5, 1.0)}
-    rows = []
-    days = rng.integers(0, 730, count)
-    log_n = rng.uniform(math.log(1e9), math.log(7e10), count)
-    log_rho = SLOPE * days - 2.0 - rng.exponential(1.0, count)
-    for i in range(count):
-        x = log_n[i] + log_rho[i]
-        rows.append(_rows(f"t{i}", f"T{i}", math.exp(log_n[i]), days[i], "mmlu", _score(rng, "mmlu", x)))
-        if late_only is None or days[i] > late_only:
-            shift = level_shift if late_only is not None else 0.0
-            rows.append(_rows(f"t{i}", f"T{i}", math.exp(log_n[i]), days[i], "math_hard", _score(rng, "math_hard", x + shift)))
-    for name, (day, offset, shape) in families.items():
-        pivot = math.log(1e10)
-        for size in SIZES:
-            x = pivot + SLOPE * day - 2.0 + offset + shape * (math.log(size) - pivot)
-            for b in CURVES:
-                rows.append(_rows(f"{name}-{size:.0e}", name, size, day, b, _score(rng, b, x)))
-    return pd.DataFrame(rows)
-
-
-def _joint(table: pd.DataFrame, family: str, benchmarks=("mmlu", "math_hard")) -> Joint:
-    return Joint(tuple(fit_family(table, family, b, n_boot=100, seed=0) for b in benchmarks))
+from studies.heterogeneity_level import SLOPE, SIZES, planted  # the planted world, documented there
+from studies.heterogeneity_level import joint as _joint  # each family fitted by the planted law
 
 
 def test_a_benchmark_only_late_models_have_makes_no_trend():
