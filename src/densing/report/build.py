@@ -184,8 +184,9 @@ def build_report(
             [
                 table_html(_round(measured.table()[["rule", "months", "ci_low", "ci_high", "n_models", "lower_bounds",
                                                     "upper_bounds"]], 2), scroll=False),
-                _details("shares of the slope variance (fit, score, models) per rule",
-                         table_html(_round(measured.table()[["rule", "share_fit", "share_score", "share_models"]], 3), scroll=False)),
+                _details("shares of the slope variance (fit, score, models, reference) per rule",
+                         table_html(_round(measured.table()[["rule", "share_fit", "share_score", "share_models",
+                                                             "share_reference"]], 3), scroll=False)),
                 "<h3>Validity checks of the headline inversion</h3>",
                 table_html(measured.checks_table(), scroll=False),
                 "<h3>The paper's numbers beside ours</h3>",

@@ -407,7 +407,7 @@ CHECK_WORDS = {"saturation": "frontier models sit at the reference's ceiling",
 def status_words(result, failed: tuple[str, ...] = ()) -> str:
     """A row's one status (module docstring, step 5) from its :class:`~densing.trend.uncertainty.TrendUncertainty`:
     "measured", or "not measured: " and every reason — the heterogeneity test rejects one common slope, the slope's
-    interval reaches zero, or a check in ``failed`` (names of :data:`CHECK_WORDS`) fails."""
+    interval reaches zero, or a check in ``failed`` (checks or names of :data:`CHECK_WORDS`) fails."""
     reasons = []
     if result.heterogeneity_df > 0 and result.heterogeneity_p < HETEROGENEITY_ALPHA:
         own = ", ".join(f"{name.split(':')[0]} {_m(s)}" for name, s in zip(result.reference_names, result.reference_slopes))
@@ -415,7 +415,8 @@ def status_words(result, failed: tuple[str, ...] = ()) -> str:
                        f"{result.heterogeneity_df} df, p = {result.heterogeneity_p:.2g}; {own} months)")
     if not result.slope_ci_low > 0:
         reasons.append("its interval reaches a zero slope (no finite upper end)")
-    reasons += [CHECK_WORDS.get(name, name) for name in failed]
+    names = [getattr(check, "name", check) for check in failed]  # checks or their names
+    reasons += [CHECK_WORDS.get(name, name) for name in names]
     return "measured" if not reasons else "not measured: " + "; ".join(reasons)
 
 
