@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from densing.errors import TraceError
+from densing.overlap.cutting import Unsplittable
 from densing.overlap.engine import borrowed
 from densing.overlap.kineto import CPU, GPU, check_one_job
 from densing.overlap.metrics import rank_row, rank_step_rows, rows_frame, steps_frame
@@ -20,6 +21,7 @@ from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankT
 from densing.overlap.ranks import RankOutcome
 from densing.overlap.ranks import rank_outcome as rank_job
 from densing.overlap.selection import filters_last_step
+from densing.overlap.stream import should_stream, stream_rank_row
 from densing.overlap.trace import run_ranks, sniff_kind, trace_files
 
 if TYPE_CHECKING:
@@ -73,19 +75,29 @@ def _is_path(source) -> bool:
 
 
 def analyze_rows(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
-                 workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES) -> list[dict]:
-    """:func:`analyze`'s rows as plain dicts (no pandas: the command line's fast path)."""
+                 workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES, stream: bool | None = None) -> list[dict]:
+    """:func:`analyze`'s rows as plain dicts (no pandas: the command line's fast path). A set of one GPU trace file
+    is streamed in bounded memory (:mod:`densing.overlap.stream`) when ``stream`` is True, or, when it is None,
+    from :data:`~densing.overlap.stream.STREAM_MIN_BYTES`; a file that cannot be streamed (compact JSON, no GPU
+    kernels) is read whole."""
     if _is_path(source):
+        check_rules(rules)
+        files = trace_files(source)
+        if should_stream(files, stream) and sniff_kind(files) == GPU:
+            try:
+                return [stream_rank_row(files[0], rules)]
+            except (Unsplittable, NoGpuKernelsError):
+                pass
         return set_rows(source, scheduler, workers, rules)[0]
     return [rank_row(t) for t in source]
 
 
 def analyze(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
-            workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES) -> "pd.DataFrame":
+            workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES, stream: bool | None = None) -> "pd.DataFrame":
     """Per-rank overlap and temporal breakdown of a trace file, directory, or read traces; a path's
     kernels are classified by ``rules`` (``hta``: HTA 0.5.0's categories, ``traceinsight``: 0.6.1's;
-    read traces keep the categories they were read with)."""
-    return rows_frame(analyze_rows(source, scheduler, workers, rules))
+    read traces keep the categories they were read with); ``stream``: see :func:`analyze_rows`."""
+    return rows_frame(analyze_rows(source, scheduler, workers, rules, stream))
 
 
 def analyze_steps(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
