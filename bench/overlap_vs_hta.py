@@ -45,46 +45,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 DEFAULT_SETS = Path(os.environ.get("DENSING_SHARED_DATA", REPO.parent / "shared" / "data")) / "traces" / "hta"
-METRICS = ("comm_comp_overlap_pct", "idle_pct", "compute_pct", "non_compute_pct")
-
-HTA_CODE = r"""
-import json, logging, sys
-logging.disable(logging.WARNING)
-from hta.trace_analysis import TraceAnalysis
-ta = TraceAnalysis(trace_dir=sys.argv[1])
-ov = ta.get_comm_comp_overlap(visualize=False)
-br = ta.get_temporal_breakdown(visualize=False)
-rows = {str(r): {"comm_comp_overlap_pct": float(o)} for r, o in zip(ov["rank"], ov["comp_comm_overlap_pctg"])}
-for _, b in br.iterrows():  # HTA returns rounded percentages; recompute them from its µs columns
-    k = float(b["kernel_time(us)"])
-    rows[str(int(b["rank"]))].update(idle_pct=100 * float(b["idle_time(us)"]) / k,
-                                     compute_pct=100 * float(b["compute_time(us)"]) / k,
-                                     non_compute_pct=100 * float(b["non_compute_time(us)"]) / k)
-print(json.dumps(rows))
-"""
-
-
-def _tree_rss_bytes(root: int) -> int:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as fh:
-                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(entry))
-    total, stack = 0, [root]
-    while stack:
-        pid = stack.pop()
-        stack.extend(children.get(pid, []))
-        try:
-            with open(f"/proc/{pid}/statm") as fh:
-                total += int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-        except (OSError, IndexError, ValueError):
-            pass
-    return total
+sys.path.insert(0, str(REPO))
+from tests.overlap.overlap_tracegen import rules_trace  # noqa: E402
+from tools.overlap_baselines import HTA_CODE, METRICS, tree_rss_bytes  # noqa: E402
 
 
 def peak_rss(cmd: list[str]) -> int:
@@ -92,7 +55,7 @@ def peak_rss(cmd: list[str]) -> int:
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     peak = 0
     while proc.poll() is None:
-        peak = max(peak, _tree_rss_bytes(proc.pid))
+        peak = max(peak, tree_rss_bytes(proc.pid))
         time.sleep(0.02)
     if proc.wait() != 0:
         raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.read()[-2000:]}")
@@ -198,9 +161,6 @@ def main() -> None:
         print(f"geometric mean of the median paired ratios over {len(medians['hta'])} sets: "
               f"{_geomean(medians['hta']):.1f}x vs HTA 0.5.0, {_geomean(medians['traceinsight']):.1f}x vs traceinsight 0.6.1")
     with tempfile.TemporaryDirectory() as tmp:
-        sys.path.insert(0, str(REPO))
-        from tests.overlap.overlap_tracegen import rules_trace
-
         rules_trace(Path(tmp) / "rank0.json")
         r = measure_set(Path(tmp), args, 0)
         print(f"parity on the synthesised ncclDev/hccl/hip set (tests/overlap/overlap_tracegen.py rules_trace): "

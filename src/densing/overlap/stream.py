@@ -12,7 +12,7 @@ once, written to a scratch folder:
 * the ``ProfilerStep`` annotations stay in memory (a few per step).
 
 After the pass, HTA's last-step rule (:mod:`densing.overlap.selection`) is settled exactly as for the whole file:
-the CPU rows that start before the last ``ProfilerStep`` give the kept correlation ids (one byte per id of their
+the CPU rows that start before the last ``ProfilerStep`` give the kept correlation ids (one bit per id of their
 range). The windows are then read one at a time, in time order. Union and intersection lengths are additive over a
 partition of time, so with Wₖ = [hi_{k−1}, hi_k) and the carry Cₖ = [hi_{k−1}, max end of the earlier kernels)
 
@@ -178,15 +178,27 @@ def _final_start(ts_i: np.ndarray, ts_f: np.ndarray, ts_float: bool, origin: int
 
 
 def _kept_ids(p: _Pass, last_start: float, origin: int) -> tuple[int, np.ndarray]:
-    """HTA's kept correlation ids: those of CPU rows that start before ``last_start``, as a table over their range."""
+    """HTA's kept correlation ids: those of CPU rows that start before ``last_start``, as a bit table over their
+    range (one bit per id)."""
     low, high = p.corr_range
     if low is None:
-        return 0, np.zeros(0, dtype=bool)
-    kept = np.zeros(high - low + 1, dtype=bool)
+        return 0, np.zeros(0, dtype=np.uint8)
+    bits = np.zeros((high - low) // 8 + 1, dtype=np.uint8)
     for rows in p.scratch.cpu_rows():
         before = _final_start(rows["ts_i"], rows["ts_f"], p.total.ts_float, origin) < last_start
-        kept[rows["corr"][before] - low] = True
-    return low, kept
+        index = np.unique(rows["corr"][before] - low)
+        np.bitwise_or.at(bits, index >> 3, (1 << (index & 7)).astype(np.uint8))
+    return low, bits
+
+
+def _launched(corr: np.ndarray, low: int, bits: np.ndarray) -> np.ndarray:
+    """Whether each correlation id is in the bit table of :func:`_kept_ids`."""
+    index = corr - low
+    known = (index >= 0) & (index < bits.size * 8)
+    out = np.zeros(corr.size, dtype=bool)
+    i = index[known]
+    out[known] = (bits[i >> 3] >> (i & 7).astype(np.uint8)) & 1 == 1
+    return out
 
 
 class _Sums:
@@ -282,11 +294,7 @@ def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_b
             end = (np.floor(np.where(np.isnan(rows["ts_f"]), rows["ts_i"].astype(np.float64), rows["ts_f"])
                             + rows["dur"]) if t.ts_float else start + rows["dur"])
             if kept_ids is not None:
-                index = rows["corr"] - low
-                known = (index >= 0) & (index < kept_ids.size)
-                launched = np.zeros(rows.size, dtype=bool)
-                launched[known] = kept_ids[index[known]]
-                keep = np.where(rows["gpu"], launched, start < last_start)
+                keep = np.where(rows["gpu"], _launched(rows["corr"], low, kept_ids), start < last_start)
                 rows, start, end = rows[keep], start[keep], end[keep]
             sums.window(start, end, rows["cat"], rows["comm"], float((key + 1) * window_us - origin))
         sums.window(np.empty(0), np.empty(0), np.empty(0, dtype=np.int8), np.empty(0), math.inf)
