@@ -46,7 +46,7 @@ ROW = np.dtype([("ts_i", "i8"), ("ts_f", "f8"), ("dur", "f8"), ("cat", "i1"), ("
                 ("comm", "f8")])
 CPU_ROW = np.dtype([("ts_i", "i8"), ("ts_f", "f8"), ("corr", "i8")])
 FLUSH_ROWS = 1 << 20  # buffered rows written out from this many
-READ_ROWS = 1 << 22  # CPU rows read back at a time
+READ_ROWS = 1 << 20  # CPU rows read back at a time
 
 
 def should_stream(files: list[Path], stream: bool | None) -> bool:
