@@ -18,11 +18,13 @@ interpreter start and imports included for every side. ``compileall`` runs over 
 ``pip install`` compiles the bytecode; where ``PYTHONDONTWRITEBYTECODE`` is set an uncompiled tree is recompiled on
 every run). Per repeat the four processes run in turn (densing, HTA, densing, traceinsight), after one warm-up
 round (file cache), and each ratio baseline/densing is taken pair by pair, so drift in the machine's speed cancels.
-Peak memory is the largest sum of RSS over a process and its children, polled every 20 ms in one extra run per
-tool and set (the timed runs are not polled).
+CPU seconds (user + system of a process and the children it waited for: HTA's worker pool, densing's forked parts)
+are taken from the same runs; on a machine shared with other work they vary less than wall time does. Peak memory
+is the largest sum of RSS over a process and its children, polled every 20 ms in one extra run per tool and set
+(the timed runs are not polled).
 
-Prints per set the median seconds of each tool, the median paired ratio with its spread (min–max over the
-pairs), peak MiB, and the largest difference in percentage points between densing and each baseline over every
+Prints per set the median wall seconds of each tool, the median paired wall ratio with its spread (min–max over
+the pairs), the median paired CPU ratio, peak MiB, and the largest difference in percentage points between densing and each baseline over every
 rank and the four numbers (overlap %, idle %, compute %, non-compute %; HTA rounds its overlap % to 2 decimals,
 so up to 0.005 pp is its rounding); then the geometric mean of the median ratios over the HTA test sets.
 A synthesised set whose kernels the two rules classify differently (``ncclDev*``, ``hccl*``, ``hip*``;
@@ -35,6 +37,7 @@ import compileall
 import json
 import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -62,14 +65,19 @@ def peak_rss(cmd: list[str]) -> int:
     return peak
 
 
-def timed(cmd: list[str]) -> tuple[float, str]:
-    """Wall seconds of the whole process and its stdout."""
-    start = time.perf_counter()
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(cmd: list[str]) -> tuple[float, float, str]:
+    """Wall seconds of the whole process, CPU seconds (user + system) of it and the children it waited for, stdout."""
+    cpu, start = _cpu_seconds(), time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True)
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    return elapsed, done.stdout
+    return elapsed, cpu, done.stdout
 
 
 def densing_rows(out: str) -> dict:
@@ -106,13 +114,16 @@ def commands(trace_set: Path, args) -> dict[str, list[str]]:
 
 def measure_set(trace_set: Path, args, repeat: int) -> dict:
     cmds = commands(trace_set, args)
-    outputs = {name: timed(cmd)[1] for name, cmd in cmds.items()}  # warm-up round; its outputs give parity
+    outputs = {name: timed(cmd)[2] for name, cmd in cmds.items()}  # warm-up round; its outputs give parity
     times: dict[str, list[float]] = {name: [] for name in cmds}
+    cpus: dict[str, list[float]] = {name: [] for name in cmds}
     for _ in range(repeat):
         for name, cmd in cmds.items():
-            times[name].append(timed(cmd)[0])
+            wall, cpu, _ = timed(cmd)
+            times[name].append(wall)
+            cpus[name].append(cpu)
     peaks = {name: peak_rss(cmd) for name, cmd in cmds.items()} if repeat else {}
-    return {"times": times, "peaks": peaks,
+    return {"times": times, "cpus": cpus, "peaks": peaks,
             "diff_hta": max_diff(densing_rows(outputs["densing_hta"]), hta_rows(outputs["hta"])),
             "diff_ti": max_diff(densing_rows(outputs["densing_ti"]), hta_rows(outputs["traceinsight"]))}
 
@@ -143,23 +154,30 @@ def main() -> None:
           f"({args.hta_python}), traceinsight 0.6.1 ({args.traceinsight_python}); {args.repeat} paired rounds after "
           f"one warm-up; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{'set':<18}{'densing s':>10}{'HTA0.5 s':>10}{'TI0.6.1 s':>10}{'HTA0.5/densing':>22}"
-          f"{'TI0.6.1/densing':>22}{'MiB d/HTA/TI':>16}{'|Δ| pp HTA':>12}{'|Δ| pp TI':>11}")
+          f"{'TI0.6.1/densing':>22}{'CPU HTA0.5/d':>14}{'CPU TI/d':>10}{'MiB d/HTA/TI':>16}{'|Δ| pp HTA':>12}"
+          f"{'|Δ| pp TI':>11}")
     medians = {"hta": [], "traceinsight": []}
+    cpu_medians = {"hta": [], "traceinsight": []}
     for trace_set in sets:
         r = measure_set(trace_set, args, args.repeat)
-        t, p = r["times"], r["peaks"]
+        t, c, p = r["times"], r["cpus"], r["peaks"]
         cells = []
         for base, ours in (("hta", "densing_hta"), ("traceinsight", "densing_ti")):
             ratios = _ratios(t, base, ours)
             medians[base].append(statistics.median(ratios))
+            cpu_medians[base].append(statistics.median(_ratios(c, base, ours)))
             cells.append(f"{statistics.median(ratios):.1f}x ({min(ratios):.1f}-{max(ratios):.1f})")
         mib = f"{p['densing_hta'] / 2**20:.0f}/{p['hta'] / 2**20:.0f}/{p['traceinsight'] / 2**20:.0f}"
         print(f"{trace_set.name:<18}{statistics.median(t['densing_hta']):>10.3f}{statistics.median(t['hta']):>10.3f}"
-              f"{statistics.median(t['traceinsight']):>10.3f}{cells[0]:>22}{cells[1]:>22}{mib:>16}"
+              f"{statistics.median(t['traceinsight']):>10.3f}{cells[0]:>22}{cells[1]:>22}"
+              f"{cpu_medians['hta'][-1]:>13.1f}x{cpu_medians['traceinsight'][-1]:>9.1f}x{mib:>16}"
               f"{r['diff_hta']:>12.2g}{r['diff_ti']:>11.2g}")
     if medians["hta"]:
-        print(f"geometric mean of the median paired ratios over {len(medians['hta'])} sets: "
-              f"{_geomean(medians['hta']):.1f}x vs HTA 0.5.0, {_geomean(medians['traceinsight']):.1f}x vs traceinsight 0.6.1")
+        print(f"geometric mean of the median paired ratios over {len(medians['hta'])} sets: wall "
+              f"{_geomean(medians['hta']):.1f}x vs HTA 0.5.0, {_geomean(medians['traceinsight']):.1f}x vs traceinsight "
+              f"0.6.1; CPU {_geomean(cpu_medians['hta']):.1f}x vs HTA 0.5.0, "
+              f"{_geomean(cpu_medians['traceinsight']):.1f}x vs traceinsight 0.6.1")
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory() as tmp:
         rules_trace(Path(tmp) / "rank0.json")
         r = measure_set(Path(tmp), args, 0)
