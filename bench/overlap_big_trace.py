@@ -1,7 +1,7 @@
 """Wall time and peak memory of ``densing overlap analyze`` on one large single-rank trace, by size.
 
     python bench/overlap_big_trace.py [--gigabytes 1,2,4] [--formats json,json.gz] [--baseline-gigabytes 0.125]
-                                      [--whole-max-gigabytes 1] [--scratch /tmp]
+                                      [--whole-max-gigabytes 1] [--scratch DIR]
 
 For each size and format a trace is synthesised under ``--scratch`` (never in the repository) by repeating the steps
 of the shared HTA trace ``ddp_2rank/rank-0.json.gz`` (tools/overlap_repeat_trace.py), analysed by
@@ -23,6 +23,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -92,13 +93,14 @@ def main() -> None:
     parser.add_argument("--formats", default="json,json.gz")
     parser.add_argument("--baseline-gigabytes", type=float, default=0.125)
     parser.add_argument("--whole-max-gigabytes", type=float, default=1.0)
-    parser.add_argument("--scratch", type=Path, default=Path("/tmp"))
+    parser.add_argument("--scratch", type=Path, default=Path(tempfile.gettempdir()),
+                        help="where the traces and scratch files go (the system's temporary folder by default)")
     parser.add_argument("--traceinsight-python", type=Path, default=Path(sys.executable))
     args = parser.parse_args()
     scratch = args.scratch / f"densing-big-trace-{os.getpid()}"
     scratch.mkdir(parents=True)
     os.environ["DENSING_SCRATCH"] = str(scratch)  # the streamed runs' window files go there too
-    print(f"source: {SOURCE.relative_to(SHARED)} repeated; densing: {REPO / 'cli.py'} ({sys.executable}); "
+    print(f"source: {SOURCE.relative_to(SHARED)} repeated; densing: cli.py ({Path(sys.executable).name}); "
           f"{os.cpu_count()} CPUs; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{'run':<34}{'GiB':>8}{'disk MiB':>10}{'wall s':>10}{'s/GiB':>10}{'peak MiB':>10}")
     try:

@@ -132,6 +132,16 @@ def _ratios(times: dict, base: str, ours: str) -> list[float]:
     return [b / d for b, d in zip(times[base], times[ours])]
 
 
+def _shown(python: Path) -> str:
+    """An interpreter's path as printed: relative to the repository (a venv of this checkout or beside it)."""
+    for root in (REPO, REPO.parent):
+        try:
+            return str(Path(python).relative_to(root))
+        except ValueError:
+            pass
+    return Path(python).name
+
+
 def _geomean(values: list[float]) -> float:
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
@@ -150,8 +160,8 @@ def main() -> None:
     sets = [] if args.no_default_sets else sorted(p for p in DEFAULT_SETS.iterdir() if p.is_dir())
     sets += args.sets
 
-    print(f"densing: {REPO / 'cli.py'} ({args.densing_python}); baselines: HolisticTraceAnalysis 0.5.0 "
-          f"({args.hta_python}), traceinsight 0.6.1 ({args.traceinsight_python}); {args.repeat} paired rounds after "
+    print(f"densing: cli.py ({_shown(args.densing_python)}); baselines: HolisticTraceAnalysis 0.5.0 "
+          f"({_shown(args.hta_python)}), traceinsight 0.6.1 ({_shown(args.traceinsight_python)}); {args.repeat} paired rounds after "
           f"one warm-up; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{'set':<18}{'densing s':>10}{'HTA0.5 s':>10}{'TI0.6.1 s':>10}{'HTA0.5/densing':>22}"
           f"{'TI0.6.1/densing':>22}{'CPU HTA0.5/d':>14}{'CPU TI/d':>10}{'MiB d/HTA/TI':>16}{'|Δ| pp HTA':>12}"
