@@ -1,112 +1,97 @@
-"""Time and memory of ``densing overlap`` against HolisticTraceAnalysis 0.5.0 on the same traces.
+"""Whole-process time, memory and parity of ``densing overlap analyze`` against HolisticTraceAnalysis 0.5.0 and
+traceinsight 0.6.1 (HTA's successor on PyPI) on the same traces.
 
-    python bench/overlap_vs_hta.py [SET_DIR ...] [--repeat 5] [--budget-seconds 120] [--no-default-sets]
+    python bench/overlap_vs_hta.py [SET_DIR ...] [--repeat 7] [--no-default-sets]
 
-Baseline: HTA 0.5.0 from PyPI in its own environment, created on first use:
-    python3 -m venv bench/.hta-venv && bench/.hta-venv/bin/pip install HolisticTraceAnalysis==0.5.0
-(``--hta-python`` points elsewhere). Each tool runs in a fresh subprocess per set and repeat and
-times itself from before parsing to after overlap + temporal breakdown (interpreter start and
-imports excluded for both). Ratios are given of the median and of the best run (the run least
-disturbed by other load on the machine). Peak memory is the largest sum of RSS over the subprocess and its
-children (HTA parses ranks in a multiprocessing pool), sampled every 20 ms in one extra run per
-tool and set: the timed runs are not sampled, because reading /proc/PID/statm takes the child's
-memory-map lock and slows it.
-Sets: the HTA test traces in ../shared/data/traces/hta/, plus any SET_DIR given (e.g. one
-made by tools/overlap_synthetic.py). Prints per-set median times,
-the ratio HTA/densing, its geometric mean, peak memories, and the largest difference in
-percentage points between the two tools' overlap/breakdown numbers (HTA's overlap % is rounded
-to 2 decimals by HTA itself, so up to 0.005 pp of it is HTA's rounding).
+Baselines, each a fresh process running a plain script that loads the set and computes the same two results
+(``get_comm_comp_overlap`` and ``get_temporal_breakdown``) and prints them as JSON:
+
+* HolisticTraceAnalysis 0.5.0 in its own environment, made on first use
+  (``python3 -m venv bench/.hta-venv && bench/.hta-venv/bin/pip install HolisticTraceAnalysis==0.5.0``;
+  ``--hta-python`` points elsewhere);
+* traceinsight 0.6.1 in this environment (``pip install -e '.[bench]'``; ``--traceinsight-python`` elsewhere).
+  Both install the module ``hta``, hence two environments.
+
+densing runs as ``python cli.py overlap analyze SET --format json`` of this tree, once with ``--kernel-rules hta``
+(paired with 0.5.0) and once with ``--kernel-rules traceinsight`` (paired with 0.6.1): what a user waits for,
+interpreter start and imports included for every side. ``compileall`` runs over ``src/densing`` first (a regular
+``pip install`` compiles the bytecode; where ``PYTHONDONTWRITEBYTECODE`` is set an uncompiled tree is recompiled on
+every run). Per repeat the four processes run in turn (densing, HTA, densing, traceinsight), after one warm-up
+round (file cache), and each ratio baseline/densing is taken pair by pair, so drift in the machine's speed cancels.
+CPU seconds (user + system of a process and the children it waited for: HTA's worker pool, densing's forked parts)
+are taken from the same runs; on a machine shared with other work they vary less than wall time does. Peak memory
+is the largest sum of RSS over a process and its children, polled every 20 ms in one extra run per tool and set
+(the timed runs are not polled).
+
+Prints per set the median wall seconds of each tool, the median paired wall ratio with its spread (min–max over
+the pairs), the median paired CPU ratio, peak MiB, and the largest difference in percentage points between densing and each baseline over every
+rank and the four numbers (overlap %, idle %, compute %, non-compute %; HTA rounds its overlap % to 2 decimals,
+so up to 0.005 pp is its rounding); then the geometric mean of the median ratios over the HTA test sets.
+A synthesised set whose kernels the two rules classify differently (``ncclDev*``, ``hccl*``, ``hip*``;
+tests/overlap/overlap_tracegen.py ``rules_trace``) is checked for parity too, outside the geometric mean.
 """
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 DEFAULT_SETS = Path(os.environ.get("DENSING_SHARED_DATA", REPO.parent / "shared" / "data")) / "traces" / "hta"
-
-HTA_CODE = r"""
-import json, logging, sys, time
-logging.disable(logging.WARNING)
-from hta.trace_analysis import TraceAnalysis
-t0 = time.perf_counter()
-ta = TraceAnalysis(trace_dir=sys.argv[1])
-ov = ta.get_comm_comp_overlap(visualize=False)
-br = ta.get_temporal_breakdown(visualize=False)
-t1 = time.perf_counter()
-rows = {str(r): {"comm_comp_overlap_pct": float(o)} for r, o in zip(ov["rank"], ov["comp_comm_overlap_pctg"])}
-for _, b in br.iterrows():  # HTA returns rounded percentages; recompute them from its µs columns
-    k = float(b["kernel_time(us)"])
-    rows[str(int(b["rank"]))].update(idle_pct=100 * float(b["idle_time(us)"]) / k, compute_pct=100 * float(b["compute_time(us)"]) / k,
-                                non_compute_pct=100 * float(b["non_compute_time(us)"]) / k)
-print(json.dumps({"seconds": t1 - t0, "rows": rows}))
-"""
-
-DENSING_CODE = r"""
-import json, sys, time
-from densing.overlap import analyze, read_traces
-t0 = time.perf_counter()
-frame = analyze(read_traces(sys.argv[1]))
-t1 = time.perf_counter()
-rows = {str(int(r["rank"])): {k: float(r[k]) for k in ("comm_comp_overlap_pct", "idle_pct", "compute_pct", "non_compute_pct")}
-        for _, r in frame.iterrows()}
-print(json.dumps({"seconds": t1 - t0, "rows": rows}))
-"""
+sys.path.insert(0, str(REPO))
+from tests.overlap.overlap_tracegen import rules_trace  # noqa: E402
+from tools.overlap_baselines import HTA_CODE, METRICS, tree_rss_bytes  # noqa: E402
 
 
-def _tree_rss_bytes(root: int) -> int:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as fh:
-                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(entry))
-    total, stack = 0, [root]
-    while stack:
-        pid = stack.pop()
-        stack.extend(children.get(pid, []))
-        try:
-            with open(f"/proc/{pid}/statm") as fh:
-                total += int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-        except (OSError, IndexError, ValueError):
-            pass
-    return total
-
-
-def run_measured(cmd: list[str], env: dict) -> tuple[dict, int]:
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+def peak_rss(cmd: list[str]) -> int:
+    """The largest RSS of the process tree of ``cmd``, polled every 20 ms."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     peak = 0
     while proc.poll() is None:
-        peak = max(peak, _tree_rss_bytes(proc.pid))
+        peak = max(peak, tree_rss_bytes(proc.pid))
         time.sleep(0.02)
-    out, err = proc.communicate()
-    if proc.returncode != 0:
-        raise SystemExit(f"{cmd[0]} failed on {cmd[-1]}:\n{err[-2000:]}")
-    return json.loads(out.strip().splitlines()[-1]), peak
+    if proc.wait() != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.read()[-2000:]}")
+    return peak
 
 
-SETTLE_SECONDS = 1.0
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
-def run_timed(cmd: list[str], env: dict) -> dict:
-    """Run without the memory poller: reading /proc/PID/statm takes the child's memory-map lock,
-    which slows an allocation-heavy child, so times and peak memory come from separate runs."""
-    done = subprocess.run(cmd, capture_output=True, env=env, text=True)
+def timed(cmd: list[str]) -> tuple[float, float, str]:
+    """Wall seconds of the whole process, CPU seconds (user + system) of it and the children it waited for, stdout."""
+    cpu, start = _cpu_seconds(), time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    elapsed, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
     if done.returncode != 0:
-        raise SystemExit(f"{cmd[0]} failed on {cmd[-1]}:\n{done.stderr[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+        raise SystemExit(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    return elapsed, cpu, done.stdout
+
+
+def densing_rows(out: str) -> dict:
+    return {str(r["rank"]): {k: float(r[k]) for k in METRICS} for r in json.loads(out)}
+
+
+def hta_rows(out: str) -> dict:
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def max_diff(a: dict, b: dict) -> float:
+    if set(a) != set(b):
+        raise SystemExit(f"the tools report different ranks: {sorted(a)} vs {sorted(b)}")
+    return max(abs(a[r][k] - b[r][k]) for r in a for k in METRICS)
 
 
 def ensure_hta(python: Path) -> Path:
@@ -119,67 +104,96 @@ def ensure_hta(python: Path) -> Path:
     return venv / "bin" / "python"
 
 
+def commands(trace_set: Path, args) -> dict[str, list[str]]:
+    densing = [str(args.densing_python), str(REPO / "cli.py"), "overlap", "analyze", str(trace_set), "--format", "json"]
+    return {"densing_hta": densing + ["--kernel-rules", "hta"],
+            "hta": [str(args.hta_python), "-c", HTA_CODE, str(trace_set)],
+            "densing_ti": densing + ["--kernel-rules", "traceinsight"],
+            "traceinsight": [str(args.traceinsight_python), "-c", HTA_CODE, str(trace_set)]}
+
+
+def measure_set(trace_set: Path, args, repeat: int) -> dict:
+    cmds = commands(trace_set, args)
+    outputs = {name: timed(cmd)[2] for name, cmd in cmds.items()}  # warm-up round; its outputs give parity
+    times: dict[str, list[float]] = {name: [] for name in cmds}
+    cpus: dict[str, list[float]] = {name: [] for name in cmds}
+    for _ in range(repeat):
+        for name, cmd in cmds.items():
+            wall, cpu, _ = timed(cmd)
+            times[name].append(wall)
+            cpus[name].append(cpu)
+    peaks = {name: peak_rss(cmd) for name, cmd in cmds.items()} if repeat else {}
+    return {"times": times, "cpus": cpus, "peaks": peaks,
+            "diff_hta": max_diff(densing_rows(outputs["densing_hta"]), hta_rows(outputs["hta"])),
+            "diff_ti": max_diff(densing_rows(outputs["densing_ti"]), hta_rows(outputs["traceinsight"]))}
+
+
+def _ratios(times: dict, base: str, ours: str) -> list[float]:
+    return [b / d for b, d in zip(times[base], times[ours])]
+
+
+def _shown(python: Path) -> str:
+    """An interpreter's path as printed: relative to the repository (a venv of this checkout or beside it)."""
+    for root in (REPO, REPO.parent):
+        try:
+            return str(Path(python).relative_to(root))
+        except ValueError:
+            pass
+    return Path(python).name
+
+
+def _geomean(values: list[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sets", nargs="*", type=Path)
-    parser.add_argument("--no-default-sets", action="store_true",
-                        help="run only the SET_DIRs given, not the HTA test traces")
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--budget-seconds", type=float, default=120.0,
-                        help="stop repeating a set once its runs took this long (at least one run)")
+    parser.add_argument("--no-default-sets", action="store_true", help="run only the SET_DIRs given")
+    parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--hta-python", type=Path, default=HERE / ".hta-venv" / "bin" / "python")
+    parser.add_argument("--traceinsight-python", type=Path, default=Path(sys.executable))
     parser.add_argument("--densing-python", type=Path, default=Path(sys.executable))
     args = parser.parse_args()
+    args.hta_python = ensure_hta(args.hta_python)
+    compileall.compile_dir(str(REPO / "src" / "densing"), quiet=1)
     sets = [] if args.no_default_sets else sorted(p for p in DEFAULT_SETS.iterdir() if p.is_dir())
     sets += args.sets
-    hta_python = ensure_hta(args.hta_python)
-    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
 
-    print(f"baseline: HolisticTraceAnalysis 0.5.0 ({hta_python}); repeats: {args.repeat}; median seconds")
-    print(f"{'set':<22}{'runs':>5}{'events':>10}{'HTA s':>10}{'densing s':>11}{'ratio':>8}{'best-of ratio':>14}{'HTA MiB':>10}{'densing MiB':>13}{'mem ratio':>11}{'max |Δ| pp':>12}")
-    ratios, best_ratios = [], []
+    print(f"densing: cli.py ({_shown(args.densing_python)}); baselines: HolisticTraceAnalysis 0.5.0 "
+          f"({_shown(args.hta_python)}), traceinsight 0.6.1 ({_shown(args.traceinsight_python)}); {args.repeat} paired rounds after "
+          f"one warm-up; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"{'set':<18}{'densing s':>10}{'HTA0.5 s':>10}{'TI0.6.1 s':>10}{'HTA0.5/densing':>22}"
+          f"{'TI0.6.1/densing':>22}{'CPU HTA0.5/d':>14}{'CPU TI/d':>10}{'MiB d/HTA/TI':>16}{'|Δ| pp HTA':>12}"
+          f"{'|Δ| pp TI':>11}")
+    medians = {"hta": [], "traceinsight": []}
+    cpu_medians = {"hta": [], "traceinsight": []}
     for trace_set in sets:
-        hta_t, den_t, hta_m, den_m = [], [], [], []
-        set_start = time.perf_counter()
-        hta_cmd = [str(hta_python), "-c", HTA_CODE, str(trace_set)]
-        den_cmd = [str(args.densing_python), "-c", DENSING_CODE, str(trace_set)]
-        for _ in range(args.repeat):
-            if hta_t and time.perf_counter() - set_start > args.budget_seconds:
-                break
-            # a pause before each timed run lets the machine settle after the previous process
-            # (HTA's worker pool and freed memory are still being torn down when it returns)
-            time.sleep(SETTLE_SECONDS)
-            h = run_timed(hta_cmd, env)
-            time.sleep(SETTLE_SECONDS)
-            d = run_timed(den_cmd, env)
-            hta_t.append(h["seconds"]); den_t.append(d["seconds"])
-        # one more run of each, polled every 20 ms for the peak RSS of its process tree
-        hta_m.append(run_measured(hta_cmd, env)[1])
-        den_m.append(run_measured(den_cmd, env)[1])
-        diff = max(abs(h["rows"][r][k] - d["rows"][r][k]) for r in h["rows"] for k in h["rows"][r])
-        events = _count_events(trace_set)
-        ratio = statistics.median(hta_t) / statistics.median(den_t)
-        best_ratio = min(hta_t) / min(den_t)
-        ratios.append(ratio)
-        best_ratios.append(best_ratio)
-        print(f"{trace_set.name:<22}{len(hta_t):>5}{events:>10}{statistics.median(hta_t):>10.3f}{statistics.median(den_t):>11.3f}"
-              f"{ratio:>7.1f}x{best_ratio:>13.1f}x{max(hta_m) / 2**20:>10.0f}{max(den_m) / 2**20:>13.0f}"
-              f"{max(den_m) / max(hta_m):>11.2f}{diff:>12.2g}")
-    geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-    best_geomean = math.exp(sum(math.log(r) for r in best_ratios) / len(best_ratios))
-    print(f"geomean speedup (HTA time / densing time) over {len(ratios)} sets: {geomean:.1f}x of medians, "
-          f"{best_geomean:.1f}x of best runs")
-
-
-def _count_events(trace_set: Path) -> int:
-    import gzip
-    total = 0
-    for f in sorted(trace_set.iterdir()):
-        if f.name.endswith(".json.gz") or f.name.endswith(".json"):
-            opener = gzip.open if f.name.endswith(".gz") else open
-            with opener(f, "rb") as fh:
-                total += fh.read().count(b'"ph"')
-    return total
+        r = measure_set(trace_set, args, args.repeat)
+        t, c, p = r["times"], r["cpus"], r["peaks"]
+        cells = []
+        for base, ours in (("hta", "densing_hta"), ("traceinsight", "densing_ti")):
+            ratios = _ratios(t, base, ours)
+            medians[base].append(statistics.median(ratios))
+            cpu_medians[base].append(statistics.median(_ratios(c, base, ours)))
+            cells.append(f"{statistics.median(ratios):.1f}x ({min(ratios):.1f}-{max(ratios):.1f})")
+        mib = f"{p['densing_hta'] / 2**20:.0f}/{p['hta'] / 2**20:.0f}/{p['traceinsight'] / 2**20:.0f}"
+        print(f"{trace_set.name:<18}{statistics.median(t['densing_hta']):>10.3f}{statistics.median(t['hta']):>10.3f}"
+              f"{statistics.median(t['traceinsight']):>10.3f}{cells[0]:>22}{cells[1]:>22}"
+              f"{cpu_medians['hta'][-1]:>13.1f}x{cpu_medians['traceinsight'][-1]:>9.1f}x{mib:>16}"
+              f"{r['diff_hta']:>12.2g}{r['diff_ti']:>11.2g}")
+    if medians["hta"]:
+        print(f"geometric mean of the median paired ratios over {len(medians['hta'])} sets: wall "
+              f"{_geomean(medians['hta']):.1f}x vs HTA 0.5.0, {_geomean(medians['traceinsight']):.1f}x vs traceinsight "
+              f"0.6.1; CPU {_geomean(cpu_medians['hta']):.1f}x vs HTA 0.5.0, "
+              f"{_geomean(cpu_medians['traceinsight']):.1f}x vs traceinsight 0.6.1")
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    with tempfile.TemporaryDirectory() as tmp:
+        rules_trace(Path(tmp) / "rank0.json")
+        r = measure_set(Path(tmp), args, 0)
+        print(f"parity on the synthesised ncclDev/hccl/hip set (tests/overlap/overlap_tracegen.py rules_trace): "
+              f"max |Δ| {r['diff_hta']:.2g} pp vs HTA 0.5.0 (--kernel-rules hta), "
+              f"{r['diff_ti']:.2g} pp vs traceinsight 0.6.1 (--kernel-rules traceinsight)")
 
 
 if __name__ == "__main__":

@@ -48,3 +48,18 @@ def hand_trace(shift=0, corr_base=0):
         kernel("Memcpy DtoH (Device -> Pinned)", shift + 30, 5, c + 4, cat="gpu_memcpy"),
         launch(shift + 41, c + 5), kernel("volta_sgemm_128x64_nn", shift + 50, 10, c + 5),
     ]
+
+
+def rules_trace(path):
+    """Kernels (µs): sgemm [0,10); ncclDevKernel_AllReduce [5,15); hccl_AllReduce [20,30); hipMemcpyDtoD [28,33);
+    sgemm [32,40); all launched in the one step.
+
+    HTA 0.5.0: compute = sgemm ∪ hccl = 28, comm = ncclDev = 10, overlap 5 (50 %), span 40, idle 5,
+    non-compute 7 (hipMemcpyDtoD is 'other'). traceinsight 0.6.1: compute = sgemm = 18, comm = ncclDev ∪ hccl ∪
+    hip = 23, overlap [5,10) + [32,33) = 6, idle 5, non-compute 17."""
+    kernels = [("sgemm", 0, 10, 7), ("ncclDevKernel_AllReduce", 5, 10, 8), ("hccl_AllReduce", 20, 10, 8),
+               ("hipMemcpyDtoD", 28, 5, 9), ("sgemm", 32, 8, 7)]
+    events = [step(1, -5, 100)]
+    for corr, (name, ts, dur, stream) in enumerate(kernels):
+        events += [launch(-4 + corr, corr), kernel(name, ts, dur, corr, stream=stream)]
+    return write_trace(path, events)

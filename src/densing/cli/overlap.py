@@ -55,12 +55,20 @@ def analyze(
     workers: Optional[int] = typer.Option(None, "--workers", help="Local processes or local Dask workers (default: one per CPU)."),
     fmt: Format = typer.Option(Format.table, "--format"),
     wide: bool = typer.Option(False, "--wide", help="Tables: keep the columns with nothing in them (comm bytes of a trace without them)."),
+    stream: Optional[bool] = typer.Option(None, "--stream/--no-stream", help="One trace file in bounded memory (decoded batch by batch, kernels kept on disk by time window; per rank only). Default: from 1 GiB of JSON or 128 MiB of gzip."),
+    kernel_rules: str = typer.Option("hta", "--kernel-rules", help="Whose kernel categories: hta (HolisticTraceAnalysis 0.5.0: communication is ^nccl.*Kernel) or traceinsight (0.6.1: also hip*, hccl* and every nccl* name)."),
 ) -> None:
     """Per-rank comm-comp overlap %, temporal breakdown and exposed communication (HTA's definitions)."""
     from densing.overlap.analysis import analyze as analyze_ranks, analyze_rows, analyze_steps
+    from densing.overlap.model import check_rules
 
     _check_workers(workers)
+    check_rules(kernel_rules)
+    if stream and (steps or peer_wait):
+        raise InputError("--stream: per rank only (without --steps or --peer-wait)")
     if peer_wait:
+        if kernel_rules != "hta":
+            raise InputError("--kernel-rules: --peer-wait reads HTA 0.5.0's categories only (--kernel-rules hta)")
         if steps:
             raise InputError("--peer-wait: per rank only (without --steps)")
         from densing.overlap.peerwait import peer_wait as split
@@ -68,9 +76,10 @@ def analyze(
         print_frame(split(path), fmt, title=f"exposed communication: transfer vs peer wait, {path}", keys=1, wide=wide)
         return
     if fmt is Format.json and not steps:  # the fast path: no pandas for a machine-readable answer
-        print_json(analyze_rows(path, scheduler, workers))
+        print_json(analyze_rows(path, scheduler, workers, kernel_rules, stream))
         return
-    frame = analyze_steps(path, scheduler, workers) if steps else analyze_ranks(path, scheduler, workers)
+    frame = (analyze_steps(path, scheduler, workers, kernel_rules) if steps
+             else analyze_ranks(path, scheduler, workers, kernel_rules, stream))
     print_frame(frame, fmt, title=f"overlap {path}", keys=1, wide=wide)  # the rank names each row
 
 

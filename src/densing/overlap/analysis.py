@@ -8,16 +8,20 @@ whose files do not say so) are applied here, with the same errors, in the same f
 """
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from densing.errors import TraceError
+from densing.overlap.cutting import Unsplittable
 from densing.overlap.engine import borrowed
 from densing.overlap.kineto import CPU, GPU, check_one_job
 from densing.overlap.metrics import rank_row, rank_step_rows, rows_frame, steps_frame
-from densing.overlap.model import NoGpuKernelsError, RankTrace
-from densing.overlap.ranks import RankOutcome, rank_outcome
+from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankTrace, check_rules
+from densing.overlap.ranks import RankOutcome
+from densing.overlap.ranks import rank_outcome as rank_job
 from densing.overlap.selection import filters_last_step
+from densing.overlap.stream import should_stream, stream_rank_row
 from densing.overlap.trace import run_ranks, sniff_kind, trace_files
 
 if TYPE_CHECKING:
@@ -44,10 +48,14 @@ def _pick(path, outcomes: list[RankOutcome], kind: str) -> tuple[list[dict], lis
             [step for _, r in chosen for step in r.steps])
 
 
-def set_rows(path: str | Path, scheduler="auto", workers: int | None = None) -> tuple[list[dict], list[dict]]:
+def set_rows(path: str | Path, scheduler="auto", workers: int | None = None,
+             rules: str = DEFAULT_KERNEL_RULES) -> tuple[list[dict], list[dict]]:
     """The set's rank rows and step rows, sorted by rank (see the module docstring). ``scheduler``:
-    a name or address for :func:`densing.overlap.engine.make_engine`, or an engine to use as is."""
+    a name or address for :func:`densing.overlap.engine.make_engine`, or an engine to use as is;
+    ``rules``: whose kernel categories (:data:`~densing.overlap.model.KERNEL_RULES`)."""
+    check_rules(rules)
     files = trace_files(path)
+    rank_outcome = partial(rank_job, rules=rules)
     with borrowed(scheduler, files, workers) as engine:
         kind = sniff_kind(files)
         outcomes = run_ranks(files, kind, engine, rank_outcome)
@@ -67,25 +75,37 @@ def _is_path(source) -> bool:
 
 
 def analyze_rows(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
-                 workers: int | None = None) -> list[dict]:
-    """:func:`analyze`'s rows as plain dicts (no pandas: the command line's fast path)."""
+                 workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES, stream: bool | None = None) -> list[dict]:
+    """:func:`analyze`'s rows as plain dicts (no pandas: the command line's fast path). A set of one GPU trace file
+    is streamed in bounded memory (:mod:`densing.overlap.stream`) when ``stream`` is True, or, when it is None,
+    from :data:`~densing.overlap.stream.STREAM_MIN_BYTES`; a file that cannot be streamed (compact JSON, no GPU
+    kernels) is read whole."""
     if _is_path(source):
-        return set_rows(source, scheduler, workers)[0]
+        check_rules(rules)
+        files = trace_files(source)
+        if should_stream(files, stream) and sniff_kind(files) == GPU:
+            try:
+                return [stream_rank_row(files[0], rules)]
+            except (Unsplittable, NoGpuKernelsError):
+                pass
+        return set_rows(source, scheduler, workers, rules)[0]
     return [rank_row(t) for t in source]
 
 
 def analyze(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
-            workers: int | None = None) -> "pd.DataFrame":
-    """Per-rank overlap and temporal breakdown of a trace file, directory, or read traces."""
-    return rows_frame(analyze_rows(source, scheduler, workers))
+            workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES, stream: bool | None = None) -> "pd.DataFrame":
+    """Per-rank overlap and temporal breakdown of a trace file, directory, or read traces; a path's
+    kernels are classified by ``rules`` (``hta``: HTA 0.5.0's categories, ``traceinsight``: 0.6.1's;
+    read traces keep the categories they were read with); ``stream``: see :func:`analyze_rows`."""
+    return rows_frame(analyze_rows(source, scheduler, workers, rules, stream))
 
 
 def analyze_steps(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
-                  workers: int | None = None) -> "pd.DataFrame":
+                  workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES) -> "pd.DataFrame":
     """Per (rank, ProfilerStep) breakdown; a kernel belongs to the step its launch falls in
     (:func:`densing.overlap.metrics.rank_step_rows`)."""
     if _is_path(source):
-        return steps_frame(set_rows(source, scheduler, workers)[1])
+        return steps_frame(set_rows(source, scheduler, workers, rules)[1])
     return steps_frame([row for t in source for row in rank_step_rows(t)])
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from densing.errors import TraceError
+from densing.errors import InputError, TraceError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,6 +33,20 @@ _COMM_RE = re.compile(r"^nccl.*Kernel")
 _MEMORY_RE = re.compile(r"(^Memcpy)|(^Memset)|(^dma)")
 _NOT_COMPUTE_RE = re.compile(r"(^nccl.*Kernel)|(.*(Memcpy)|(Memset))|(.*Sync)")
 
+# traceinsight 0.6.1 (HTA's successor) hta/common/types.py: CommunicateKernelGroupingPattern,
+# MemoryKernelGroupingPattern, ComputeKernelGroupingPattern (the last one inverse-matched).
+_TI_COMM_RE = re.compile(r"(^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*)")
+_TI_MEMORY_RE = re.compile(r"(^(hip)?Memcpy)|(^(hip)?Memset)|(^dma)")
+_TI_NOT_COMPUTE_RE = re.compile(
+    r"(^nccl)|(.*Memcpy)|(.*Memset)|(.*dma)|(^.*Sync)|(^Stream Wait Event)|(cuda.*LaunchKernel)|(^runFunction)"
+    r"|(^hip)|(^job_exe)|(^packet)|(^pe_exe)|(^cpum_exe_subgraph)|(^hccl)|(^collective_subgraph_execution)")
+
+#: The kernel-category rules :func:`kernel_category` follows: ``hta`` (HolisticTraceAnalysis 0.5.0, the default)
+#: and ``traceinsight`` (traceinsight 0.6.1, which also counts ``hip*``, ``hccl*`` and every ``nccl*`` name as
+#: communication). docs/profiling.md says where they differ.
+KERNEL_RULES = ("hta", "traceinsight")
+DEFAULT_KERNEL_RULES = "hta"
+
 STEP_RE = re.compile(r"ProfilerStep#(\d+)")
 
 
@@ -41,14 +55,18 @@ class NoGpuKernelsError(TraceError):
     holds gloo collectives."""
 
 
-def kernel_category(name: str) -> int:
-    """Classify a GPU kernel name as HTA 0.5.0 ``get_kernel_type`` does.
+def kernel_category(name: str, rules: str = DEFAULT_KERNEL_RULES) -> int:
+    """Classify a GPU kernel name as HTA 0.5.0 ``get_kernel_type`` does (``rules="hta"``), or as
+    traceinsight 0.6.1's does (``rules="traceinsight"``, :func:`traceinsight_category`).
 
     communication: ``^nccl.*Kernel``; memory: ``^Memcpy|^Memset|^dma``; computation: anything
     else that is not ``.*Memcpy``, ``^Memset`` or ``.*Sync``; other: the rest (e.g. syncs).
     Names without a newline (``.`` does not match one) are classified with plain string tests,
     which give the same answers as the regular expressions several times faster.
     """
+    if rules != "hta":
+        check_rules(rules)
+        return traceinsight_category(name)
     if "\n" in name:
         if _COMM_RE.match(name):
             return COMMUNICATION
@@ -64,6 +82,30 @@ def kernel_category(name: str) -> int:
     if "Memcpy" in name or "Sync" in name:
         return OTHER
     return COMPUTATION
+
+
+def check_rules(rules: str) -> None:
+    """An :class:`~densing.errors.InputError` naming ``rules`` unless it is one of :data:`KERNEL_RULES`."""
+    if rules not in KERNEL_RULES:
+        raise InputError(f"kernel rules: expected one of {', '.join(KERNEL_RULES)}, got {rules!r}")
+
+
+def traceinsight_category(name: str) -> int:
+    """Classify a GPU kernel name as traceinsight 0.6.1 ``get_kernel_type`` does.
+
+    communication: ``^nccl.*``, ``^hip``, ``^hccl`` or ``.*ncclKernel.*`` (checked first, so ``hipMemcpy…`` is
+    communication); memory: ``^(hip)?Memcpy``, ``^(hip)?Memset``, ``^dma``; computation: any name that matches none of
+    ``^nccl``, ``.*Memcpy``, ``.*Memset``, ``.*dma``, ``^.*Sync``, ``^Stream Wait Event``, ``cuda.*LaunchKernel``,
+    ``^runFunction``, ``^hip``, ``^job_exe``, ``^packet``, ``^pe_exe``, ``^cpum_exe_subgraph``, ``^hccl``,
+    ``^collective_subgraph_execution``; other: the rest.
+    """
+    if _TI_COMM_RE.match(name):
+        return COMMUNICATION
+    if _TI_MEMORY_RE.match(name):
+        return MEMORY
+    if not _TI_NOT_COMPUTE_RE.match(name):
+        return COMPUTATION
+    return OTHER
 
 
 def step_containing(times_us: np.ndarray, step_start_us: np.ndarray, step_end_us: np.ndarray,

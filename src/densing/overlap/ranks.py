@@ -21,6 +21,7 @@ from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
 from densing.overlap.cutting import Unsplittable
 from densing.overlap.kineto import BATCH_BYTES, GPU, DecodeInfo, decode_file
 from densing.overlap.metrics import rank_metrics, rank_step_rows
+from densing.overlap.model import DEFAULT_KERNEL_RULES
 from densing.overlap.parts import decode_part
 from densing.overlap.selection import DecodedRank, decoded_rank, filters_last_step, to_rank_trace
 
@@ -115,8 +116,8 @@ def _rows(trace) -> RankRows:
     return RankRows(rank_metrics(trace), rank_step_rows(trace))
 
 
-def outcome(rank: DecodedRank | CpuRank | TraceError) -> RankOutcome:
-    """Facts and rows of a decoded rank (see the module docstring)."""
+def outcome(rank: DecodedRank | CpuRank | TraceError, rules: str = DEFAULT_KERNEL_RULES) -> RankOutcome:
+    """Facts and rows of a decoded rank (see the module docstring); GPU kernels classified by ``rules``."""
     if isinstance(rank, TraceError):
         return RankOutcome(error=rank)
     if isinstance(rank, CpuRank):
@@ -127,7 +128,7 @@ def outcome(rank: DecodedRank | CpuRank | TraceError) -> RankOutcome:
         facts = RankFacts(rank.path, rank.rank, rank.world_size, GPU, rank.step_names, rank.has_collectives, 0,
                           rank.info)
         keys = (True,) if filters_last_step(rank.step_names) else (True, False)
-        variants = {k: (lambda k=k: to_rank_trace(rank, k, rank.first_ts)) for k in keys}
+        variants = {k: (lambda k=k: to_rank_trace(rank, k, rank.first_ts, rules)) for k in keys}
     rows = {}
     for key, make in variants.items():
         try:
@@ -138,6 +139,6 @@ def outcome(rank: DecodedRank | CpuRank | TraceError) -> RankOutcome:
 
 
 def rank_outcome(path: str | Path, default_rank: int, kind: str = GPU, batch_bytes: int = BATCH_BYTES,
-                 *parts) -> RankOutcome:
+                 *parts, rules: str = DEFAULT_KERNEL_RULES) -> RankOutcome:
     """Decode one rank's file (or combine its parts) and compute its rows: the per-rank job."""
-    return outcome(decode_rank(path, default_rank, kind, batch_bytes, *parts))
+    return outcome(decode_rank(path, default_rank, kind, batch_bytes, *parts), rules)

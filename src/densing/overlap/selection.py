@@ -27,7 +27,8 @@ from densing.errors import TraceError
 from densing.overlap.arrays import isin_codes, isin_sorted, sorted_unique
 from densing.overlap.columns import SYNC_NAMES, KernelColumns
 from densing.overlap.kineto import DecodeInfo
-from densing.overlap.model import STEP_RE, NoGpuKernelsError, RankTrace, kernel_category, step_containing
+from densing.overlap.model import (DEFAULT_KERNEL_RULES, STEP_RE, NoGpuKernelsError, RankTrace, kernel_category,
+                                   step_containing)
 
 
 @dataclass
@@ -90,8 +91,10 @@ def filters_last_step(step_names: frozenset) -> bool:
     return len(step_names) >= 2
 
 
-def to_rank_trace(d: DecodedRank, filter_last_step: bool, set_origin_us: float) -> RankTrace:
-    """The analysed kernels and steps of one rank (module docstring); raises
+def to_rank_trace(d: DecodedRank, filter_last_step: bool, set_origin_us: float,
+                  rules: str = DEFAULT_KERNEL_RULES) -> RankTrace:
+    """The analysed kernels and steps of one rank (module docstring), kernels classified by ``rules``
+    (:func:`~densing.overlap.model.kernel_category`); raises
     :class:`~densing.overlap.model.NoGpuKernelsError` when none is left."""
     names = d.names
     sync_codes = [i for i, n in enumerate(names) if n in SYNC_NAMES]
@@ -145,7 +148,7 @@ def to_rank_trace(d: DecodedRank, filter_last_step: bool, set_origin_us: float) 
     codes = d.name_code[kernel]
     used, inverse = np.unique(codes, return_inverse=True)
     k_names = tuple(names[c] for c in used)
-    cat_of_name = np.fromiter((kernel_category(n) for n in k_names), dtype=np.int8, count=len(k_names))
+    cat_of_name = np.fromiter((kernel_category(n, rules) for n in k_names), dtype=np.int8, count=len(k_names))
     offset = float(d.origin - set_origin_us)  # exact when both are ints
     return RankTrace(
         path=d.path, rank=d.rank, world_size=d.world_size, time_origin_us=float(set_origin_us),

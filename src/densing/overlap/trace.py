@@ -24,7 +24,7 @@ from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
 from densing.overlap.engine import Job, SerialEngine, borrowed
 from densing.overlap.gzipio import expected_size, read_head
 from densing.overlap.kineto import BATCH_BYTES, CPU, GPU, check_one_job
-from densing.overlap.model import NoGpuKernelsError, RankTrace
+from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankTrace, check_rules
 from densing.overlap.ranks import decode_rank, part_columns
 from densing.overlap.selection import DecodedRank, filters_last_step, to_rank_trace
 
@@ -89,13 +89,13 @@ def _unique_ranks(path, ranks: list) -> None:
     check_one_job(path, [(r.path, r.info) for r in ranks])
 
 
-def gpu_traces(path, ranks: list[DecodedRank]) -> list[RankTrace]:
+def gpu_traces(path, ranks: list[DecodedRank], rules: str = DEFAULT_KERNEL_RULES) -> list[RankTrace]:
     """The set's RankTraces under HTA's rules (the last step filtered when the set has two or
     more step names; times from the set's earliest event)."""
     _unique_ranks(path, ranks)
     filter_last_step = filters_last_step(frozenset().union(*(d.step_names for d in ranks)))
     origin = min(d.first_ts for d in ranks)
-    return sorted((to_rank_trace(d, filter_last_step, origin) for d in ranks), key=lambda t: t.rank)
+    return sorted((to_rank_trace(d, filter_last_step, origin, rules) for d in ranks), key=lambda t: t.rank)
 
 
 def cpu_traces(path, ranks: list[CpuRank]) -> list[RankTrace]:
@@ -114,21 +114,24 @@ def read_ranks(files: list[Path], engine) -> tuple[str, list]:
     return kind, ranks
 
 
-def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None = None) -> list[RankTrace]:
+def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None = None,
+                rules: str = DEFAULT_KERNEL_RULES) -> list[RankTrace]:
     """Read one trace file or a directory of per-rank files; one :class:`RankTrace` per rank.
 
     Ranks come from ``distributedInfo.rank`` (else the file's position); times are µs relative
     to the earliest kept event of the whole set (HTA ``_align_all_ranks``). A set without GPU
     kernels whose ranks ran gloo collectives is read with the CPU-side definitions. ``scheduler``
-    says where the files are decoded (:func:`densing.overlap.engine.make_engine`).
+    says where the files are decoded (:func:`densing.overlap.engine.make_engine`); ``rules`` whose kernel
+    categories (:data:`~densing.overlap.model.KERNEL_RULES`).
     """
+    check_rules(rules)
     files = trace_files(path)
     with borrowed(scheduler, files, workers) as engine:
         kind, ranks = read_ranks(files, engine)
         if kind == CPU:
             return cpu_traces(path, ranks)
         try:
-            return gpu_traces(path, ranks)
+            return gpu_traces(path, ranks, rules)
         except NoGpuKernelsError:
             if any(d.has_collectives for d in ranks):  # a CPU-only (gloo) job whose files do not say so
                 return cpu_traces(path, decode_ranks(files, CPU, engine))

@@ -1,0 +1,305 @@
+"""One large GPU trace file analysed in bounded memory: its per-rank row without holding its kernels.
+
+The whole-file path (:mod:`densing.overlap.ranks`) keeps every usable row of a file as numpy columns (about 44
+bytes per event), so its memory grows with the trace. Here the file is decoded batch by batch
+(:func:`densing.overlap.kineto.event_batches`, gzip inflated piece by piece) and each batch's rows leave memory at
+once, written to a scratch folder:
+
+* every row on a stream (``args.stream != -1``: a possible kernel) to the file of its time window
+  ``k = ⌊start / W⌋`` (W = ``window_us``, 1 s of trace time by default), with its category
+  (:func:`~densing.overlap.model.kernel_category`), correlation id, whether it is GPU-side and its collective bytes;
+* every CPU-side row's ``(correlation, ts)`` to one file (HTA's last-step filter needs them, see below);
+* the ``ProfilerStep`` annotations stay in memory (a few per step).
+
+After the pass, HTA's last-step rule (:mod:`densing.overlap.selection`) is settled exactly as for the whole file:
+the CPU rows that start before the last ``ProfilerStep`` give the kept correlation ids (one bit per id of their
+range). The windows are then read one at a time, in time order. Union and intersection lengths are additive over a
+partition of time, so with Wₖ = [hi_{k−1}, hi_k) and the carry Cₖ = [hi_{k−1}, max end of the earlier kernels)
+
+    |∪ kernels| = Σₖ |(∪ kernels starting in Wₖ ∪ Cₖ) ∩ Wₖ|      (and alike for ∪ comp, ∪ comm, ∪ comm ∩ ∪ comp)
+
+and the span is max end − min start: the breakdown of :func:`densing.overlap.metrics.breakdown` (HTA 0.5.0's
+definitions), the same numbers as the whole file's (exact on the µs grid of Kineto's times, to rounding otherwise).
+Memory is one decoded batch, one window's rows and the id table; time is one decode plus one read of the scratch.
+"""
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+
+from densing.errors import TraceError
+from densing.overlap.arrays import isin_codes
+from densing.overlap.columns import SYNC_NAMES, KernelColumns
+from densing.overlap.gzipio import is_gzip, read_pieces
+from densing.overlap.intervals import intersection_length, merge_intervals
+from densing.overlap.kineto import BATCH_BYTES, GPU, _add, event_batches
+from densing.overlap.metrics import RANK_COLUMNS
+from densing.overlap.model import COMMUNICATION, COMPUTATION, DEFAULT_KERNEL_RULES, NoGpuKernelsError, kernel_category
+from densing.overlap.selection import check_events, filters_last_step
+
+WINDOW_US = 1_000_000  # trace time per scratch window
+STREAM_MIN_BYTES = {False: 1 << 30, True: 128 << 20}  # on-disk size (plain, gzip) from which `auto` streams
+ROW = np.dtype([("ts_i", "i8"), ("ts_f", "f8"), ("dur", "f8"), ("cat", "i1"), ("gpu", "?"), ("corr", "i8"),
+                ("comm", "f8")])
+CPU_ROW = np.dtype([("ts_i", "i8"), ("ts_f", "f8"), ("corr", "i8")])
+FLUSH_ROWS = 1 << 20  # buffered rows written out from this many
+READ_ROWS = 1 << 20  # CPU rows read back at a time
+
+
+def should_stream(files: list[Path], stream: bool | None) -> bool:
+    """Whether ``analyze`` streams: ``stream`` when given; else (auto) a set of one file of at least
+    :data:`STREAM_MIN_BYTES` on disk (1 GiB of JSON, 128 MiB of gzip)."""
+    if stream is not None:
+        return stream and len(files) == 1
+    return len(files) == 1 and files[0].stat().st_size >= STREAM_MIN_BYTES[is_gzip(files[0])]
+
+
+class _Scratch:
+    """Rows written out by time window (and CPU rows to one file), in a temporary folder."""
+
+    def __init__(self, folder: str | None, window_us: int):
+        import tempfile  # here: the command line's start-up does not need it
+
+        self.dir = Path(tempfile.mkdtemp(prefix="densing-stream-", dir=folder))
+        self.window_us = window_us
+        self.pending: dict[int, list] = {}
+        self.pending_rows = 0
+        self.windows: set[int] = set()
+        self.cpu = (self.dir / "cpu.bin").open("ab")
+
+    def add(self, keys: np.ndarray, rows: np.ndarray) -> None:
+        order = np.argsort(keys, kind="stable")
+        keys, rows = keys[order], rows[order]
+        bounds = np.flatnonzero(np.diff(keys)) + 1
+        for chunk_keys, chunk in zip(np.split(keys, bounds), np.split(rows, bounds)):
+            if chunk.size:
+                self.pending.setdefault(int(chunk_keys[0]), []).append(chunk)
+        self.pending_rows += rows.size
+        if self.pending_rows >= FLUSH_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        for key, chunks in self.pending.items():
+            with (self.dir / f"w{key}.bin").open("ab") as fh:
+                for chunk in chunks:
+                    chunk.tofile(fh)
+            self.windows.add(key)
+        self.pending, self.pending_rows = {}, 0
+
+    def window(self, key: int) -> np.ndarray:
+        return np.fromfile(self.dir / f"w{key}.bin", dtype=ROW)
+
+    def cpu_rows(self):
+        self.cpu.close()
+        with (self.dir / "cpu.bin").open("rb") as fh:
+            while (rows := np.fromfile(fh, dtype=CPU_ROW, count=READ_ROWS)).size:
+                yield rows
+
+    def close(self) -> None:
+        if not self.cpu.closed:
+            self.cpu.close()
+        import shutil
+
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class _Pass:
+    """What the decoding pass keeps: scratch rows, step annotations, categories, file-wide facts."""
+
+    def __init__(self, scratch: _Scratch, rules: str):
+        self.scratch, self.rules = scratch, rules
+        self.total = KernelColumns()  # counters, ts_min, span and the ts_float flag of the whole file
+        self.categories: dict[str, int] = {}
+        self.step_names: set[str] = set()
+        self.steps: list[tuple] = []  # (ts_i, ts_f) of every ProfilerStep annotation
+        self.corr_range = [None, None]
+
+    def batch(self, cols: KernelColumns) -> None:
+        t = self.total
+        t.events, t.duration_events = t.events + cols.events, t.duration_events + cols.duration_events
+        t.ts_float |= cols.ts_float
+        if cols.ts_min is not None:
+            t._lower_ts_min(cols.ts_min)
+            t._span(*cols.span)
+        if not cols.parts["ts"]:
+            return
+        names = cols.names
+        ts = cols.column("ts")
+        ts_i = ts if ts.dtype == np.int64 else np.zeros(ts.size, dtype=np.int64)
+        ts_f = ts if ts.dtype == np.float64 else np.full(ts.size, np.nan)
+        stream, corr, code = cols.column("stream"), cols.column("correlation"), cols.column("name_code")
+        sync = [i for i, n in enumerate(names) if n in SYNC_NAMES]
+        gpu = (stream >= 0) & (corr >= 0)
+        if sync:
+            gpu |= isin_codes(code, sync)
+        steps = [i for i, n in enumerate(names) if "ProfilerStep" in n]
+        self.step_names.update(names[i] for i in steps)
+        is_step = ~gpu & isin_codes(code, steps)
+        self.steps.extend(zip(ts_i[is_step].tolist(), ts_f[is_step].tolist()))
+        cpu = ~gpu
+        if cpu.any():
+            rows = np.empty(int(cpu.sum()), dtype=CPU_ROW)
+            rows["ts_i"], rows["ts_f"], rows["corr"] = ts_i[cpu], ts_f[cpu], corr[cpu]
+            rows.tofile(self.scratch.cpu)
+            lo, hi = int(rows["corr"].min()), int(rows["corr"].max())
+            r = self.corr_range
+            self.corr_range = [lo if r[0] is None else min(r[0], lo), hi if r[1] is None else max(r[1], hi)]
+        self._kernels(stream != -1, ts, ts_i, ts_f, cols, gpu, corr, code, names)
+
+    def _kernels(self, on_stream, ts, ts_i, ts_f, cols, gpu, corr, code, names) -> None:
+        if not on_stream.any():
+            return
+        category_of = np.fromiter((self._category(n) for n in names), dtype=np.int8, count=len(names))
+        rows = np.empty(int(on_stream.sum()), dtype=ROW)
+        rows["ts_i"], rows["ts_f"], rows["dur"] = ts_i[on_stream], ts_f[on_stream], cols.column("dur")[on_stream]
+        rows["cat"], rows["gpu"], rows["corr"] = category_of[code[on_stream]], gpu[on_stream], corr[on_stream]
+        rows["comm"] = cols.column("comm_bytes")[on_stream]
+        w = self.scratch.window_us
+        keys = (ts[on_stream] // w if ts.dtype == np.int64
+                else np.ceil(ts[on_stream]).astype(np.int64) // w)  # the window of the start as rounded (selection)
+        self.scratch.add(keys, rows)
+
+    def _category(self, name: str) -> int:
+        cat = self.categories.get(name)
+        if cat is None:
+            cat = self.categories[name] = kernel_category(name, self.rules)
+        return cat
+
+
+def _final_start(ts_i: np.ndarray, ts_f: np.ndarray, ts_float: bool, origin: int) -> np.ndarray:
+    """Start times as :func:`densing.overlap.selection.decoded_rank` makes them: ⌈ts⌉ in a float trace, ts − origin
+    (exact in int64 first) in an integer one."""
+    if ts_float:
+        return np.ceil(np.where(np.isnan(ts_f), ts_i.astype(np.float64), ts_f))
+    return (ts_i - origin).astype(np.float64)
+
+
+def _kept_ids(p: _Pass, last_start: float, origin: int) -> tuple[int, np.ndarray]:
+    """HTA's kept correlation ids: those of CPU rows that start before ``last_start``, as a bit table over their
+    range (one bit per id)."""
+    low, high = p.corr_range
+    if low is None:
+        return 0, np.zeros(0, dtype=np.uint8)
+    bits = np.zeros((high - low) // 8 + 1, dtype=np.uint8)
+    for rows in p.scratch.cpu_rows():
+        before = _final_start(rows["ts_i"], rows["ts_f"], p.total.ts_float, origin) < last_start
+        index = np.unique(rows["corr"][before] - low)
+        np.bitwise_or.at(bits, index >> 3, (1 << (index & 7)).astype(np.uint8))
+    return low, bits
+
+
+def _launched(corr: np.ndarray, low: int, bits: np.ndarray) -> np.ndarray:
+    """Whether each correlation id is in the bit table of :func:`_kept_ids`."""
+    index = corr - low
+    known = (index >= 0) & (index < bits.size * 8)
+    out = np.zeros(corr.size, dtype=bool)
+    i = index[known]
+    out[known] = (bits[i >> 3] >> (i & 7).astype(np.uint8)) & 1 == 1
+    return out
+
+
+class _Sums:
+    """The additive parts of the breakdown, window by window (module docstring)."""
+
+    def __init__(self) -> None:
+        self.carry: dict[str, tuple | None] = {"all": None, "comp": None, "comm": None}  # (from, to) past a window
+        self.length = {"all": 0.0, "comp": 0.0, "comm": 0.0}
+        self.overlap = 0.0
+        self.first, self.last = math.inf, -math.inf
+        self.count, self.comm_bytes, self.any_bytes = 0, 0.0, False
+
+    def _clip(self, key: str, start, end, hi: float):
+        """Merge a window's intervals with the carry, count their part before ``hi``, carry the rest."""
+        if self.carry[key] is not None:
+            start, end = np.append(start, self.carry[key][0]), np.append(end, self.carry[key][1])
+        s, e = merge_intervals(start, end)
+        self.carry[key] = (hi, float(e.max())) if e.size and e.max() > hi else None
+        inside = s < hi
+        s, e = s[inside], np.minimum(e[inside], hi)
+        self.length[key] += float((e - s).sum())  # not Σe − Σs: sums of absolute µs since the epoch pass 2**53
+        return s, e
+
+    def window(self, start, end, cat, comm, hi: float) -> None:
+        """Add one window's kernels (all starting before ``hi``, none before the previous window's ``hi``)."""
+        if start.size:
+            self.first, self.last = min(self.first, float(start.min())), max(self.last, float(end.max()))
+            self.count += int(start.size)
+            b = comm[cat == COMMUNICATION]
+            if np.isfinite(b).any():
+                self.comm_bytes += float(np.nansum(b))
+                self.any_bytes = True
+        self._clip("all", start, end, hi)
+        comp, cm = cat == COMPUTATION, cat == COMMUNICATION
+        cs, ce = self._clip("comp", start[comp], end[comp], hi)
+        ms, me = self._clip("comm", start[cm], end[cm], hi)
+        self.overlap += intersection_length(ms, me, cs, ce)
+
+    def row(self, rank: int, world_size: int) -> dict:
+        span = self.last - self.first
+        busy, compute, comm = self.length["all"], self.length["comp"], self.length["comm"]
+        idle = span - busy
+
+        def pct(x: float, total: float) -> float:
+            return 100.0 * x / total if total > 0 else math.nan
+
+        row = {"rank": rank, "world_size": world_size, "kernel_count": self.count, "kernel_span_us": span,
+               "idle_us": idle, "compute_us": compute, "non_compute_us": span - compute - idle, "comm_us": comm,
+               "overlap_us": self.overlap, "exposed_comm_us": comm - self.overlap,
+               "comm_comp_overlap_pct": pct(self.overlap, comm), "idle_pct": pct(idle, span),
+               "compute_pct": pct(compute, span), "non_compute_pct": pct(span - compute - idle, span),
+               "comm_bytes": self.comm_bytes if self.any_bytes else math.nan}
+        return {c: row[c] for c in RANK_COLUMNS}
+
+
+def _decode_pass(path: Path, p: _Pass, batch_bytes: int):
+    info = None
+    for events, mode, info in event_batches(read_pieces(path), path, GPU, batch_bytes):
+        cols = KernelColumns()
+        _add(cols, events, GPU, mode)
+        del events
+        p.batch(cols)
+    p.scratch.flush()
+    return info
+
+
+def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_bytes: int = BATCH_BYTES,
+                    window_us: int = WINDOW_US, scratch_dir: str | None = None) -> dict:
+    """The per-rank row (:data:`~densing.overlap.metrics.RANK_COLUMNS`) of one GPU trace file, in bounded memory
+    (module docstring); scratch files in ``scratch_dir`` (the system's temporary folder by default), removed after.
+    Raises :class:`~densing.overlap.cutting.Unsplittable` for a file that cannot be cut into batches (compact JSON)."""
+    path = Path(path)
+    scratch = _Scratch(scratch_dir or os.environ.get("DENSING_SCRATCH"), window_us)
+    try:
+        p = _Pass(scratch, rules)
+        try:
+            info = _decode_pass(path, p, batch_bytes)
+            check_events(path, p.total)
+        except TraceError as exc:
+            raise TraceError(str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}") from None
+        job = info.checked(path, 0)
+        t = p.total
+        origin = 0 if t.ts_float else int(t.ts_min)
+        low, kept_ids, last_start = 0, None, None
+        if filters_last_step(frozenset(p.step_names)):
+            steps = np.array(p.steps, dtype=[("ts_i", "i8"), ("ts_f", "f8")])
+            last_start = float(_final_start(steps["ts_i"], steps["ts_f"], t.ts_float, origin).max())
+            low, kept_ids = _kept_ids(p, last_start, origin)
+        sums = _Sums()
+        for key in sorted(scratch.windows):
+            rows = scratch.window(key)
+            start = _final_start(rows["ts_i"], rows["ts_f"], t.ts_float, origin)
+            end = (np.floor(np.where(np.isnan(rows["ts_f"]), rows["ts_i"].astype(np.float64), rows["ts_f"])
+                            + rows["dur"]) if t.ts_float else start + rows["dur"])
+            if kept_ids is not None:
+                keep = np.where(rows["gpu"], _launched(rows["corr"], low, kept_ids), start < last_start)
+                rows, start, end = rows[keep], start[keep], end[keep]
+            sums.window(start, end, rows["cat"], rows["comm"], float((key + 1) * window_us - origin))
+        sums.window(np.empty(0), np.empty(0), np.empty(0, dtype=np.int8), np.empty(0), math.inf)
+        if sums.count == 0:
+            raise NoGpuKernelsError(f"{path}: no GPU kernels (events with args.stream) in the analysed steps")
+        return sums.row(job.rank, 1 if job.world_size is None else job.world_size)
+    finally:
+        scratch.close()
