@@ -134,20 +134,22 @@ def sweep(
         from densing.cli.output import OUTPUTS, print_frame
 
         OUTPUTS.get(output_format)  # an unknown format is an InputError before any work
-        print_frame(benchmark_table(local_data=local_data), output_format,
+        print_frame(benchmark_table(local_data=local_data), output_format, keys=1, together=("score_task", "shots"),
+                    identifiers=("score_task", "loss_task", "metric"),
                     title="densing's benchmarks (any lm-eval task name works too)")
         return
     if models is None or (benchmarks is None and suite is None):
         raise InputError(
             "densing eval: --models and --benchmarks or --suite are required (or use 'densing eval ingest DIR')"
         )
+    if not models.is_file():  # before the suite's note and lm-eval's import (seconds): a missing file is said first
+        raise InputError(f"{models}: no such models file")
     names: list[str] = []
+    left_out: list[str] = []
     if suite is not None:
         from densing.eval.benchmarks import suite_benchmarks
 
         names, left_out = suite_benchmarks(suite.strip(), local_data=local_data)
-        if left_out:
-            typer.echo(f"--suite {suite.strip()} --local-data: {', '.join(left_out)} left out (no local split)", err=True)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from densing.eval import backends
@@ -176,6 +178,8 @@ def sweep(
         raise InputError(f"--time-limit: expected a positive number of minutes, got {time_limit!r}")
     check_writable_folder(out)  # every option checked before the models file is read
     specs = with_model_args(read_models_file(models), model_args)
+    if left_out:  # said once every input is checked, as work begins
+        typer.echo(f"--suite {suite.strip()} --local-data: {', '.join(left_out)} left out (no local split)", err=True)
     names += [b.strip() for b in (benchmarks or "").split(",") if b.strip() and b.strip() not in names]
     counts = {"skipped": 0, "done": 0, "sharded": 0, "stopped": 0}
     from rich.console import Console

@@ -9,6 +9,8 @@ import typer
 
 from densing.cli.output import Format, print_frame, print_progress, print_text
 
+#: A density, its interval and whether it is a bound: kept beside the model's name in one block at any width.
+DENSITY_TOGETHER = ("density", "density_ci_low", "density_ci_high", "bound")
 DATA_HELP = "Tidy CSV/Parquet, a results store, lm-eval JSON(s), the Pythia evals folder or the OLMo ladder folder."
 
 
@@ -281,7 +283,7 @@ def density(
         columns = ["model", "benchmark", "params", "score", "effective_params", "density", "bound", "density_ci_low",
                    "density_ci_high", "censored"]
         print_frame(result if wide else result[columns], fmt, title=f"capacity density (D0 = {format_count(result['d0'].iloc[0])} tokens)",
-                    wide=wide)
+                    wide=wide, together=DENSITY_TOGETHER, identifiers=("benchmark",))
         summary = extrapolation_summary(result)
         if summary is not None:
             print_text(f"note: {summary}")
@@ -326,7 +328,7 @@ def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, 
     columns = [c for c in ("model", "params", "effective_params", "density", "density_ci_low", "density_ci_high", "bound",
                            "release_date", "family") if c in result.columns]
     bounded = result["bound"].astype(str).isin(["upper bound", "lower bound"]).sum()
-    print_frame(result if wide else result[columns], fmt, wide=wide,
+    print_frame(result if wide else result[columns], fmt, wide=wide, together=DENSITY_TOGETHER,
                 title=f"capacity density of the headline's targets ({len(result)} models released since {DEFAULT_EPOCH}, "
                       f"densest first) under its reference {reference} (the family's own budget, D0 = "
                       f"{format_count(result['d0'].iloc[0])} tokens)")

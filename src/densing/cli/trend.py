@@ -9,6 +9,8 @@ import typer
 
 from densing.cli.output import Format, print_document, print_frame, print_text
 
+#: A row's number, interval and status: kept beside its name in one block at any terminal width.
+ROW_TOGETHER = ("months", "ci_low", "ci_high", "status")
 EPOCH_HELP = "t = 0 (default: Llama-1's release)."
 SINCE_HELP = "Only models released on or after this date ('none': all)."
 RESULTS_HELP = "Target results (default: results/public_models.csv)."
@@ -154,13 +156,13 @@ def trend(
             print_frame(result.csv_by_benchmark(), fmt)
             return
         print_text(result.verdict)
-        # the row's name and its numbers first (the first block of a split table), the words after
-        shown = ["row", "months", "ci_low", "ci_high", "n_models", "status", "capability", "each_reference_months"]
-        print_frame(table if wide else table[shown], fmt, wide=wide, keys=1,
+        # the row's name, its number, interval and status in one block at any width; the rest after
+        shown = ["row", "months", "ci_low", "ci_high", "status", "n_models", "capability", "each_reference_months"]
+        print_frame(table if wide else table[shown], fmt, wide=wide, keys=1, together=ROW_TOGETHER,
                     title="doubling time in months per benchmark and benchmark set (rule v3's references, each family at "
                           "its own budget, drawn in each bootstrap draw)")
         if len(budget):
-            print_frame(budget if wide else budget[shown], fmt, wide=wide, keys=1,
+            print_frame(budget if wide else budget[shown], fmt, wide=wide, keys=1, together=ROW_TOGETHER,
                         title=f"budget sensitivity: the same rows with every reference's members brought to "
                               f"D0 = {format_count(BUDGET_D0)} tokens through the loss law of Hoffmann et al. 2022")
             for name, note in result.budget_notes.items():
@@ -248,12 +250,12 @@ def report(
 ) -> None:
     """Write the self-contained HTML report and print its headline."""
     from densing.io import atomic_write_text, check_writable
-    from densing.report.build import build_report
 
+    check_writable(out)  # first: an output that cannot be written is said before anything is imported or computed
     _check_draws(n_boot, seed)
     frontier = _frontier(frontier)
     d0_tokens = _d0(d0)
-    check_writable(out)
+    from densing.report.build import build_report
     from densing.validation import ExistingPath, validate
 
     validate({"traces": [ExistingPath("folder"), None]}, traces=traces)
