@@ -126,24 +126,38 @@ def shorten(cells: list[str], width: int) -> tuple[list[str], dict[str, str]]:
     return shown, key
 
 
-def _fit_first_block(columns: list[Column], first: list[int], limit: int) -> None:
+def _shrink_names(columns: list[Column], names: list[Column], excess) -> None:
+    """Shorten the widest of ``names`` step by step (down to the next widest; equal ones one character each in turn;
+    none below :data:`MIN_NAME_WIDTH` or its header's longest word) while ``excess()`` is above 0."""
+    while excess() > 0:
+        shrinkable = [c for c in names if c.width > max(MIN_NAME_WIDTH, c.least_header())]
+        if not shrinkable:
+            return
+        widest = max(shrinkable, key=lambda c: c.width)
+        others = [c.width for c in names if c is not widest]
+        floor = max(MIN_NAME_WIDTH, widest.least_header(), max(others, default=0))
+        widest.set_width(max(floor, widest.width - excess()) if floor < widest.width else widest.width - 1)
+
+
+def _fit_first_block(columns: list[Column], first: list[int], keys: list[int], limit: int) -> None:
     """Widths for the first block's columns so that it fits ``limit``: text that folds at
-    :data:`MIN_TOGETHER_TEXT`, then the widest name shortened step by step (to :data:`MIN_NAME_WIDTH` at least),
-    then the room left spent on the folding text."""
+    :data:`MIN_TOGETHER_TEXT`, names shortened (:func:`_shrink_names`) until the block fits (then text folded down to
+    its longest word) and the keys leave room for the widest other number beside them in a later block, then the room
+    left spent on the folding text."""
     for p in first:
         c = columns[p]
         whole = c.numeric or c.identifier
         c.set_width(c.narrowest() if whole else max(min(c.widest_cell(), MIN_TOGETHER_TEXT), c.least_header()))
-    names = [columns[p] for p in first if columns[p].identifier]
-    while table_width(columns, first) > limit:  # the widest name first, down to the next widest, until it fits
-        shrinkable = [c for c in names if c.width > max(MIN_NAME_WIDTH, c.least_header())]
-        if not shrinkable:
-            break
-        widest = max(shrinkable, key=lambda c: c.width)
-        others = [c.width for c in names if c is not widest]  # an equal one: both step down by one in turn
-        floor = max(MIN_NAME_WIDTH, widest.least_header(), max(others, default=0))
-        excess = table_width(columns, first) - limit
-        widest.set_width(max(floor, widest.width - excess) if floor < widest.width else widest.width - 1)
+    _shrink_names(columns, [columns[p] for p in first if columns[p].identifier],
+                  lambda: table_width(columns, first) - limit)
+    for p in first:  # still too wide: its text folds down to its longest word
+        c = columns[p]
+        if table_width(columns, first) > limit and not (c.numeric or c.identifier):
+            c.set_width(max(c.least_header(), *(_longest_word(cell) for cell in c.cells)))
+    later = max((c.narrowest() if c.numeric else MIN_NAME_WIDTH for p, c in enumerate(columns) if p not in first),
+                default=0)
+    _shrink_names(columns, [columns[p] for p in keys if columns[p].identifier],
+                  lambda: table_width(columns, keys) + later + 2 - limit)
     for p in first:
         c = columns[p]
         if not (c.numeric or c.identifier):
@@ -193,7 +207,7 @@ def plan(columns: list[Column], limit: int, keys_given: int | None = None, toget
     first = [*keys, *(p for p, c in enumerate(columns) if c.field in together and p not in keys)]
     if len(first) == len(keys) and len(first) < len(columns):  # nothing named: the first column after the keys
         first.append(len(keys))
-    _fit_first_block(columns, first, limit)
+    _fit_first_block(columns, first, keys, limit)
     blocks = _deal(columns, first, keys, limit)
     key: dict[str, str] = {}
     for c in columns:

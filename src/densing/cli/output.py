@@ -213,21 +213,24 @@ def render_table(frame, *, title: str | None = None, width: int | None = None, f
         _render_one_row(columns, console, title)
         return
     blocks, key = plan(columns, console.width, keys, together, identifiers)
-    printed = []
+    terminal = console.width
     for number, block in enumerate(blocks):
+        printed = []
         heading, caption = title, None
         if len(blocks) > 1:  # say that the table goes on, and where the one-line-a-row forms are
             if number:
                 heading = f"{title}, continued ({number + 1} of {len(blocks)})" if title else f"continued ({number + 1} of {len(blocks)})"
             else:
                 caption = f"{len(blocks)} blocks of columns; --format csv or json: one line a row"
-        console.width = max(console.width, table_width(columns, block))  # one column wider than the terminal: grow
         if number:
             printed.append(Text(""))
         if heading is not None:  # above the table at the terminal's width, not folded to the table's
             printed.append(Text(heading))
-        printed.append(_block_table(frame, columns, block, caption))
-    _emit(console, *printed, whole=_key_lines(key, console.width))
+        _emit(console, *printed)
+        console.width = max(terminal, table_width(columns, block))  # one column wider than the terminal: grow
+        _emit(console, _block_table(frame, columns, block, caption))
+        console.width = terminal
+    _emit(console, whole=_key_lines(key, terminal))
 
 
 def _key_lines(key: dict[str, str], width: int) -> list:
