@@ -13,6 +13,7 @@ from typing import Optional
 
 import typer
 
+from densing.cli.output import FORMAT_HELP
 from densing.errors import InputError
 from densing.validation import Interval, Options, validate
 
@@ -86,7 +87,7 @@ def sweep(
     ),
     backend: str = typer.Option("hf", "--backend", help="Any name in lm-eval's model registry (hf, vllm and others) "
                                 "or densing-hf (densing's prefix engine: hf's numbers, shared prompt prefixes computed once)."),
-    limit: Optional[float] = typer.Option(None, "--limit", help="At most N examples per task (testing only)."),
+    limit: Optional[float] = typer.Option(None, "--limit", metavar="N", help="At most N items per task, a whole number (MMLU: N in each of its subjects; a quick look, not the protocol)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Results store directory (default: densing's store in the "
                                        "user cache, ~/.cache/densing/store or $XDG_CACHE_HOME/densing/store; "
                                        "densing measure uses the same one)."),
@@ -100,7 +101,7 @@ def sweep(
     trie_tokens: Optional[int] = typer.Option(None, "--trie-tokens", help="densing-hf: new trie tokens per log-likelihood pass (default 512)."),
     slots: Optional[int] = typer.Option(None, "--slots", help="densing-hf: requests decoded together in greedy generation (default 16)."),
     allow_unsafe_code: bool = typer.Option(False, "--allow-unsafe-code", help="Allow tasks that run model-written code."),
-    output_format: str = typer.Option("table", "--format", help="table, json or csv."),
+    output_format: str = typer.Option("table", "--format", metavar="[table|json|csv]", help=FORMAT_HELP),
     local_data: bool = typer.Option(False, "--local-data", help="Run the known benchmarks on local splits (no Hub)."),
     data_root: Optional[Path] = typer.Option(
         None, "--data-root", help="Folder holding benchmarks/ (default: $DENSING_SHARED_DATA or ../shared/data)."
@@ -142,8 +143,6 @@ def sweep(
         raise InputError(
             "densing eval: --models and --benchmarks or --suite are required (or use 'densing eval ingest DIR')"
         )
-    if not models.is_file():  # before the suite's note and lm-eval's import (seconds): a missing file is said first
-        raise InputError(f"{models}: no such models file")
     names: list[str] = []
     left_out: list[str] = []
     if suite is not None:
@@ -159,9 +158,8 @@ def sweep(
     from densing.eval.store import CACHE_DIRECTORY
 
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
-    # the backend last: its names are lm-eval's, read by importing lm-eval, which a bad value elsewhere need not wait for
     validate({**SWEEP_CONSTRAINTS, **OPTION_CONSTRAINTS}, limit=limit, batch_size=batch, output_format=output_format,
-             device=device, backend=backend)
+             device=device)
     from numbers import Integral
 
     from densing.io import check_writable_folder
@@ -177,6 +175,10 @@ def sweep(
     if time_limit is not None and not SWEEP_CONSTRAINTS["time_limit"][0].matches(time_limit):  # run_sweep's bound, in minutes
         raise InputError(f"--time-limit: expected a positive number of minutes, got {time_limit!r}")
     check_writable_folder(out)  # every option checked before the models file is read
+    if not models.is_file():  # before lm-eval's import (seconds): a missing file is said at once
+        raise InputError(f"{models}: no such models file")
+    # the backend last: its names are lm-eval's, read by importing lm-eval, which a bad value elsewhere need not wait for
+    validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
     specs = with_model_args(read_models_file(models), model_args)
     if left_out:  # said once every input is checked, as work begins
         typer.echo(f"--suite {suite.strip()} --local-data: {', '.join(left_out)} left out (no local split)", err=True)
@@ -276,7 +278,7 @@ def ingest_command(
 def merge_cache_command(
     sources: list[Path] = typer.Argument(..., help="Stores that shards of one sweep wrote (densing eval --shard K/N)."),
     into: Path = typer.Option(..., "--into", help="The store to score in: the same sweep without --shard reads its cache."),
-    output_format: str = typer.Option("table", "--format", help="table, json or csv."),
+    output_format: str = typer.Option("table", "--format", metavar="[table|json|csv]", help=FORMAT_HELP),
 ) -> None:
     """Merge the request caches of sharded runs made on several machines into one store."""
     import pandas as pd

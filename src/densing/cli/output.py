@@ -48,6 +48,11 @@ class Format(str, Enum):
 
 
 FORMATS = tuple(f.value for f in Format)
+#: ``--format``'s help, the same in every command.
+FORMAT_HELP = ("table: words and numbers fitted to the terminal; json or csv: every field, one row a line "
+               "(for files and scripts).")
+#: ``--seed``'s help: every command that draws.
+SEED_HELP = "Seed of the random draws (bootstrap, sampling): the same seed, the same numbers."
 
 
 def _plain(value):

@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from densing.cli.output import Format, print_document, print_frame, print_text
+from densing.cli.output import FORMAT_HELP, SEED_HELP
 
 #: A row's number, interval and status: kept beside its name in one block at any terminal width.
 ROW_TOGETHER = ("months", "ci_low", "ci_high", "status")
@@ -96,13 +97,13 @@ def trend(
     epoch: str = typer.Option("2023-02-24", "--epoch", help=EPOCH_HELP),
     since: Optional[str] = typer.Option("2023-02-24", "--since", help=SINCE_HELP),
     n_boot: int = typer.Option(600, "--n-boot", help=N_BOOT_HELP),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(0, "--seed", help=SEED_HELP),
     by: By = typer.Option(By.headline, "--by", help="'benchmark': one row per benchmark and per benchmark set (the Densing Law by capability)."),
     design: Design = typer.Option(Design.leaderboard, "--design", help=DESIGN_HELP),
     table_name: Optional[str] = typer.Option(None, "--table", help=TABLE_HELP),
     without_continual: bool = typer.Option(False, "--without-continual", help="Drop the models marked as continual "
                                            "pre-training of another (the Swallow tables' derivation column)."),
-    fmt: Format = typer.Option(Format.table, "--format"),
+    fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
     wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
 ) -> None:
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
@@ -245,7 +246,7 @@ def report(
     epoch: str = typer.Option("2023-02-24", "--epoch", help=EPOCH_HELP),
     since: Optional[str] = typer.Option("2023-02-24", "--since", help=SINCE_HELP),
     n_boot: int = typer.Option(600, "--n-boot", help=N_BOOT_HELP),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(0, "--seed", help=SEED_HELP),
     traces: Optional[Path] = typer.Option(None, "--traces", help="Add an overlap section from PyTorch-profiler traces in this folder."),
 ) -> None:
     """Write the self-contained HTML report and print its headline."""

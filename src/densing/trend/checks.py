@@ -114,7 +114,7 @@ def saturation(scores, stderr, cap: float, models) -> Check:
         "saturation", float(near.sum()), f"0 of {len(scores)} frontier models within {SATURATION_STDERRS:g} SE of the cap",
         _status(near.sum() == 0),
         f"{int(near.sum())} of {len(scores)} frontier models within {SATURATION_STDERRS:g} standard errors of the highest "
-        f"score the reference expresses ({cap:.4f})" + (f": {', '.join(names)}" if names else ""),
+        f"score the reference expresses ({format_number(cap)})" + (f": {', '.join(names)}" if names else ""),
     )
 
 
