@@ -50,6 +50,10 @@ OPTION_CONSTRAINTS = {
 }
 
 
+#: Backends checked after the models file (:func:`sweep`): lm-eval's default and densing's prefix engine.
+QUICK_BACKENDS = ("hf", "densing-hf")
+
+
 def _prefix_settings(backend: str, trie_tokens: int | None, slots: int | None):
     """``--trie-tokens`` and ``--slots`` as the prefix engine's settings (None: its defaults); they need a backend
     with the engine (``--backend densing-hf``)."""
@@ -175,9 +179,13 @@ def sweep(
     if time_limit is not None and not SWEEP_CONSTRAINTS["time_limit"][0].matches(time_limit):  # run_sweep's bound, in minutes
         raise InputError(f"--time-limit: expected a positive number of minutes, got {time_limit!r}")
     check_writable_folder(out)  # every option checked before the models file is read
-    if not models.is_file():  # before lm-eval's import (seconds): a missing file is said at once
+    # the backend last: its names are lm-eval's, read by importing lm-eval (seconds), which a bad value elsewhere need
+    # not wait for; the default and densing's engine are checked after the models file, so that a missing one is said
+    # at once, any other name before it
+    if backend not in QUICK_BACKENDS:
+        validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
+    if not models.is_file():
         raise InputError(f"{models}: no such models file")
-    # the backend last: its names are lm-eval's, read by importing lm-eval, which a bad value elsewhere need not wait for
     validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
     specs = with_model_args(read_models_file(models), model_args)
     if left_out:  # said once every input is checked, as work begins
