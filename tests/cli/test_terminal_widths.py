@@ -123,3 +123,27 @@ def test_eval_list_keeps_each_benchmark_and_its_task_whole_or_keyed(run_cli, mon
         assert _name(task, key) == row["score_task"], (row["benchmark"], task)
     if width >= 120:
         assert not key  # wide enough: every name whole
+
+
+TRACES = "traces/hta"
+THREE_FIGURES = [("density",), ("trend", "--design", "olmes"), ("overlap", "analyze", f"{TRACES}/ddp_2rank"),
+                 ("overlap", "whatif", f"{TRACES}/ddp_2rank"),
+                 ("overlap", "compare", f"{TRACES}/diff_control", f"{TRACES}/diff_test")]
+
+
+@pytest.mark.parametrize("command", THREE_FIGURES, ids=" ".join)
+def test_numbers_print_to_three_significant_figures(run_cli, monkeypatch, command):
+    """Every decimal number a table or sentence prints has at most three significant figures (densing.numbers)."""
+    import re
+
+    from conftest import SHARED_DATA
+
+    if command[0] == "overlap":
+        if not (SHARED_DATA / TRACES).is_dir():
+            pytest.skip(f"public traces not found at {SHARED_DATA / TRACES}")
+        command = tuple(str(SHARED_DATA / w) if w.startswith(TRACES) else w for w in command)
+    out = _run(run_cli, monkeypatch, 120, *command)
+    decimals = re.findall(r"(?<![\w.])\d+\.\d+(?![\d.])", out)
+    assert decimals, "no decimal number printed"
+    too_many = [d for d in decimals if len(d.replace(".", "").lstrip("0")) > 3]
+    assert not too_many, too_many[:5]
