@@ -55,6 +55,10 @@ def _writable_ancestor(folder: Path) -> Path | None:
     existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
     if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK):
         return None
+    try:  # access() says yes to root everywhere (/proc, a read-only mount): a file made and gone at once says for sure
+        tempfile.TemporaryFile(dir=existing).close()
+    except OSError:
+        return None
     return existing
 
 

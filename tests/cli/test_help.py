@@ -69,3 +69,46 @@ def test_positional_arguments_keep_their_help(run_cli, command, words):
     code, out, _ = run_cli(*command, "--help")
     assert code == 0 and out.count("Arguments:") <= 1 and "Positional arguments:" not in out
     assert words in out
+
+
+def _commands_of(command, path=()):
+    """(path, click command) for the typer app and every command below it."""
+    import click
+
+    yield path, command
+    if isinstance(command, click.Group):
+        for name, sub in command.commands.items():
+            yield from _commands_of(sub, (*path, name))
+
+
+def test_every_option_says_what_it_does():
+    """Walks the whole typer app: every visible option of every command has a description; every --format and
+    --seed says the same thing everywhere it is; --format lists its choices; --limit says it is a count."""
+    import click
+    import typer
+
+    from densing.cli import app
+
+    tree = list(_commands_of(typer.main.get_command(app)))
+    options = [(path, p) for path, c in tree for p in c.params if isinstance(p, click.Option) and not p.hidden]
+    assert len(tree) > 20 and len(options) > 150
+    missing = [f"densing {' '.join(path)} {p.opts[0]}" for path, p in options if not (p.help or "").strip()]
+    assert not missing, missing
+    formats = [(path, p) for path, p in options if "--format" in p.opts]
+    assert len({p.help for _, p in formats}) == 1 and len(formats) > 15
+    for path, option in formats:
+        choices = option.type.choices if isinstance(option.type, click.Choice) else option.metavar
+        assert choices is not None and all(f in str(choices) for f in ("table", "json", "csv")), path
+    seeds = [p for path, p in options if "--seed" in p.opts]
+    assert seeds and all("seed" in p.help.lower() for p in seeds)
+    for path, option in options:
+        if "--limit" in option.opts:
+            assert option.metavar == "N" and "at most n items" in option.help.lower(), path
+
+
+@pytest.mark.parametrize("command", [["eval"], ["measure"]], ids=" ".join)
+def test_limit_and_format_read_as_what_they_take(run_cli, command):
+    code, out, _ = run_cli(*command, "--help")
+    assert code == 0 and "--limit N" in out and "--limit FLOAT" not in out
+    if command == ["eval"]:
+        assert "--format [table|json|csv]" in out

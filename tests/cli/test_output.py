@@ -41,8 +41,11 @@ def test_numbers_never_wrap(frame, width):
     text = table_text(frame, width)
     for number in ("7B", "123M", "0.123", "-1.23e6", "∞", "—"):
         assert number in text, number
-    # a text column folds rather than widening the table without bound
-    assert "a-very-long-model-name-that-goes-on-and-on-and-on-forever" not in text
+    # a name is shortened in the table rather than widening it without bound, and given in full below it
+    table, _, key = text.partition("names shortened above")
+    if width < 60:
+        assert "a-very-long-model-name-that-goes-on-and-on-and-on-forever" not in table
+        assert "a-very-long-model-name-that-goes-on-and-on-and-on-forever" in key
 
 
 def test_json_nulls_and_dates(frame, capsys):
@@ -156,18 +159,28 @@ def _characters(text: str) -> list[str]:
 
 
 @pytest.mark.parametrize("width", [60, 80, 120])
-def test_text_columns_fold_without_losing_a_character(width):
-    """Three long text columns (``densing eval --list``'s shape): every line fits and every character of every cell
-    and header is printed (a text column's fold once dropped characters where it was narrower than its minimum)."""
+def test_text_columns_fold_and_names_are_shortened_without_losing_a_character(width):
+    """Three long text columns (``densing eval --list``'s shape): every line of the table fits; a name (the two
+    leading text columns name the row) is never broken: it prints whole or shortened with ``…``, its full name in the
+    key below; other text folds, and every character of it is printed."""
     frame = pd.DataFrame({"benchmark": ["leaderboard_math_hard", "olmo_arc_challenge_mc_5shot", "mmlu"],
                           "score task": ["leaderboard_math_hard", "densing_olmes_arc_challenge", "mmlu"],
                           "loss task": ["densing_leaderboard_math_hard_loss", "", "densing_minerva_math_loss"]})
     buffer = io.StringIO()
     render_table(frame, width=width, file=buffer)
-    text = buffer.getvalue()
-    assert max(len(line) for line in text.splitlines()) <= width
-    expected = "".join(frame.columns) + "".join(frame.astype(str).to_numpy().ravel())
-    assert _characters(text) == _characters(expected)
+    table, _, key = buffer.getvalue().partition("names shortened above (…), in full:")
+    assert max(len(line) for line in table.splitlines()) <= width
+    shortened = dict(line.split() for line in key.splitlines() if line.strip())
+    names = [line.split()[0] for line in table.splitlines()[2:] if line.strip() and not line.startswith(" ")]
+    assert len(names) == 3 and all(n in frame["benchmark"].tolist() or shortened[n] in frame["benchmark"].tolist()
+                                   for n in names), names
+    assert all(full in frame.to_numpy().ravel() and "…" in short for short, full in shortened.items())
+    lines = [line for line in table.splitlines() if line.strip()]
+    rule = next(i for i, line in enumerate(lines) if line.startswith("─"))
+    start = max(line.find("loss") for line in lines[:rule])  # the column after the names
+    rest = "".join(line[start:] for line in lines[rule + 1:]) + "".join(line[start:] for line in lines[:rule])
+    others = "loss task" + "".join(frame["loss task"].astype(str))
+    assert _characters(rest) == _characters(others)
 
 
 @pytest.mark.parametrize("width", [60, 80, 120])
@@ -183,13 +196,3 @@ def test_every_table_printing_command_fits_its_width(run_cli, monkeypatch, width
     assert lines and max(cell_len(line) for line in lines) <= width, max(lines, key=cell_len)
 
 
-@pytest.mark.parametrize("width", [60, 80])
-def test_the_first_block_of_trend_by_benchmark_holds_each_rows_months_and_interval(run_cli, monkeypatch, width):
-    """A split table names the row and gives its numbers first (months, interval, models); the words follow."""
-    monkeypatch.setenv("COLUMNS", str(width))
-    code, out, err = run_cli("trend", "--by", "benchmark", "--n-boot", "30")
-    assert code == 0, err
-    first = out.split("\n\n")[0]
-    table = first[first.index("doubling time in months per benchmark"):]
-    assert "months" in table and "low" in table and "high" in table and "models" in table
-    assert "status" not in table and "measured" not in table

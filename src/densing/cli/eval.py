@@ -13,6 +13,7 @@ from typing import Optional
 
 import typer
 
+from densing.cli.output import FORMAT_HELP
 from densing.errors import InputError
 from densing.validation import Interval, Options, validate
 
@@ -47,6 +48,10 @@ OPTION_CONSTRAINTS = {
     "batch_size": [Interval(Integral, 1, None), Options({"auto"})],
     "output_format": [Options({"table", "json", "csv"})],
 }
+
+
+#: Backends checked after the models file (:func:`sweep`): lm-eval's default and densing's prefix engine.
+QUICK_BACKENDS = ("hf", "densing-hf")
 
 
 def _prefix_settings(backend: str, trie_tokens: int | None, slots: int | None):
@@ -86,7 +91,7 @@ def sweep(
     ),
     backend: str = typer.Option("hf", "--backend", help="Any name in lm-eval's model registry (hf, vllm and others) "
                                 "or densing-hf (densing's prefix engine: hf's numbers, shared prompt prefixes computed once)."),
-    limit: Optional[float] = typer.Option(None, "--limit", help="At most N examples per task (testing only)."),
+    limit: Optional[float] = typer.Option(None, "--limit", metavar="N", help="At most N items per task, a whole number (MMLU: N in each of its subjects; a quick look, not the protocol)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Results store directory (default: densing's store in the "
                                        "user cache, ~/.cache/densing/store or $XDG_CACHE_HOME/densing/store; "
                                        "densing measure uses the same one)."),
@@ -100,7 +105,7 @@ def sweep(
     trie_tokens: Optional[int] = typer.Option(None, "--trie-tokens", help="densing-hf: new trie tokens per log-likelihood pass (default 512)."),
     slots: Optional[int] = typer.Option(None, "--slots", help="densing-hf: requests decoded together in greedy generation (default 16)."),
     allow_unsafe_code: bool = typer.Option(False, "--allow-unsafe-code", help="Allow tasks that run model-written code."),
-    output_format: str = typer.Option("table", "--format", help="table, json or csv."),
+    output_format: str = typer.Option("table", "--format", metavar="[table|json|csv]", help=FORMAT_HELP),
     local_data: bool = typer.Option(False, "--local-data", help="Run the known benchmarks on local splits (no Hub)."),
     data_root: Optional[Path] = typer.Option(
         None, "--data-root", help="Folder holding benchmarks/ (default: $DENSING_SHARED_DATA or ../shared/data)."
@@ -134,7 +139,8 @@ def sweep(
         from densing.cli.output import OUTPUTS, print_frame
 
         OUTPUTS.get(output_format)  # an unknown format is an InputError before any work
-        print_frame(benchmark_table(local_data=local_data), output_format,
+        print_frame(benchmark_table(local_data=local_data), output_format, keys=1, together=("score_task", "shots"),
+                    identifiers=("score_task", "loss_task", "metric"),
                     title="densing's benchmarks (any lm-eval task name works too)")
         return
     if models is None or (benchmarks is None and suite is None):
@@ -142,12 +148,11 @@ def sweep(
             "densing eval: --models and --benchmarks or --suite are required (or use 'densing eval ingest DIR')"
         )
     names: list[str] = []
+    left_out: list[str] = []
     if suite is not None:
         from densing.eval.benchmarks import suite_benchmarks
 
         names, left_out = suite_benchmarks(suite.strip(), local_data=local_data)
-        if left_out:
-            typer.echo(f"--suite {suite.strip()} --local-data: {', '.join(left_out)} left out (no local split)", err=True)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from densing.eval import backends
@@ -157,9 +162,8 @@ def sweep(
     from densing.eval.store import CACHE_DIRECTORY
 
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
-    # the backend last: its names are lm-eval's, read by importing lm-eval, which a bad value elsewhere need not wait for
     validate({**SWEEP_CONSTRAINTS, **OPTION_CONSTRAINTS}, limit=limit, batch_size=batch, output_format=output_format,
-             device=device, backend=backend)
+             device=device)
     from numbers import Integral
 
     from densing.io import check_writable_folder
@@ -175,7 +179,17 @@ def sweep(
     if time_limit is not None and not SWEEP_CONSTRAINTS["time_limit"][0].matches(time_limit):  # run_sweep's bound, in minutes
         raise InputError(f"--time-limit: expected a positive number of minutes, got {time_limit!r}")
     check_writable_folder(out)  # every option checked before the models file is read
+    # the backend last: its names are lm-eval's, read by importing lm-eval (seconds), which a bad value elsewhere need
+    # not wait for; the default and densing's engine are checked after the models file, so that a missing one is said
+    # at once, any other name before it
+    if backend not in QUICK_BACKENDS:
+        validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
+    if not models.is_file():
+        raise InputError(f"{models}: no such models file")
+    validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
     specs = with_model_args(read_models_file(models), model_args)
+    if left_out:  # said once every input is checked, as work begins
+        typer.echo(f"--suite {suite.strip()} --local-data: {', '.join(left_out)} left out (no local split)", err=True)
     names += [b.strip() for b in (benchmarks or "").split(",") if b.strip() and b.strip() not in names]
     counts = {"skipped": 0, "done": 0, "sharded": 0, "stopped": 0}
     from rich.console import Console
@@ -272,7 +286,7 @@ def ingest_command(
 def merge_cache_command(
     sources: list[Path] = typer.Argument(..., help="Stores that shards of one sweep wrote (densing eval --shard K/N)."),
     into: Path = typer.Option(..., "--into", help="The store to score in: the same sweep without --shard reads its cache."),
-    output_format: str = typer.Option("table", "--format", help="table, json or csv."),
+    output_format: str = typer.Option("table", "--format", metavar="[table|json|csv]", help=FORMAT_HELP),
 ) -> None:
     """Merge the request caches of sharded runs made on several machines into one store."""
     import pandas as pd

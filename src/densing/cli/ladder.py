@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 
 from densing.cli.output import Format, print_document, print_frame, print_progress
+from densing.cli.output import FORMAT_HELP, SEED_HELP
 
 ladder_app = typer.Typer(
     help="Fit AI2's OLMo ladder as a two-step reference; check it on OLMo-2 7B/13B and give OLMo-2 densities.",
@@ -28,7 +29,7 @@ def fit_command(
         help="Where to write olmo_<task>_two_step.json and the selection table (the shipped ones: reference_fits). "
              "Without it nothing is written."),
     n_boot: int = typer.Option(200, "--n-boot", help="Bootstrap resamples of the ladder's runs."),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(0, "--seed", help=SEED_HELP),
     jobs: int = typer.Option(1, "--jobs", help="Processes for the bootstrap (draws do not depend on it)."),
 ) -> None:
     """Choose the law's options inside the ladder, fit every task, write the fits."""
@@ -38,6 +39,7 @@ def fit_command(
     from densing.io import atomic_write_text, check_writable
     from densing.laws.fit import BOOTSTRAP_CONSTRAINTS
     from densing.laws.olmo.ladder import fit_ladder
+    from densing.numbers import format_number
     from densing.validation import validate
 
     validate(BOOTSTRAP_CONSTRAINTS, n_boot=n_boot, jobs=jobs, seed=seed)
@@ -58,7 +60,8 @@ def fit_command(
         if path is not None:
             fit.save(path)
         print(f"{'wrote ' + str(path) if path else benchmark}  (E: {'yes' if options.irreducible[benchmark] else 'no'}, "
-              f"floor: {options.floor}, R² loss {fit.stages[0].r_squared:.4f}, score {fit.stages[1].r_squared:.4f}, "
+              f"floor: {options.floor}, R² loss {format_number(fit.stages[0].r_squared)}, "
+              f"score {format_number(fit.stages[1].r_squared)}, "
               f"{len(fit.bootstrap)} draws)")
     if out_dir is not None:
         table_path = out_dir / "olmo_ladder_selection.csv"
@@ -75,7 +78,7 @@ def check_command(
     fits_dir: Path = typer.Option(Path("reference_fits"), "--fits-dir", help="Folder with olmo_<task>_two_step.json."),
     out_dir: Path | None = typer.Option(None, "--out-dir", help="Also write heldout.csv, densities.csv, sensitivity.csv here."),
     level: float = typer.Option(0.95, "--level", help="Confidence level of the intervals."),
-    fmt: Format = typer.Option(Format.table, "--format"),
+    fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
 ) -> None:
     """Held-out 7B/13B predictions beside AI2's, OLMo-2 1B/7B/13B densities with κ, and sensitivity."""
     from densing.io import check_writable_folder

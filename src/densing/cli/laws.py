@@ -8,7 +8,10 @@ from typing import Optional
 import typer
 
 from densing.cli.output import Format, print_frame, print_progress, print_text
+from densing.cli.output import FORMAT_HELP, SEED_HELP
 
+#: A density, its interval and whether it is a bound: kept beside the model's name in one block at any width.
+DENSITY_TOGETHER = ("density", "density_ci_low", "density_ci_high", "bound")
 DATA_HELP = "Tidy CSV/Parquet, a results store, lm-eval JSON(s), the Pythia evals folder or the OLMo ladder folder."
 
 
@@ -68,8 +71,8 @@ def fit(
     benchmark: str = typer.Option(..., "--benchmark", help="Benchmark name; several comma-separated are averaged per model."),
     law: Law = typer.Option(Law.two_step, "--law", help="two-step needs losses; composed uses scores only."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write the fit as JSON here (atomically)."),
-    metric: str = typer.Option("acc", "--metric"),
-    n_shot: Optional[int] = typer.Option(None, "--n-shot"),
+    metric: str = typer.Option("acc", "--metric", help="Score metric of the rows to fit (acc, acc_norm, len_norm or another the table has)."),
+    n_shot: Optional[int] = typer.Option(None, "--n-shot", help="Only the rows with this many shots (default: every row)."),
     chance: str = typer.Option("none", "--chance", help="Fix the floor d: 'auto' (benchmark's chance level), a number, or 'none'."),
     ceiling: Optional[float] = typer.Option(None, "--ceiling", help="Fix the ceiling c + d."),
     irreducible: bool = typer.Option(False, "--irreducible", help="Add the Chinchilla irreducible loss term E."),
@@ -84,9 +87,9 @@ def fit(
     d0: str = typer.Option("1e12", "--d0", help="Default D0 tokens stored with the fit."),
     suite: str = typer.Option("standard", "--suite", help="Pythia suite when --data is the Pythia evals folder."),
     n_boot: int = typer.Option(200, "--n-boot", help="Bootstrap resamples."),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(0, "--seed", help=SEED_HELP),
     jobs: int = typer.Option(1, "--jobs", help="Processes for the bootstrap (draws do not depend on it)."),
-    fmt: Format = typer.Option(Format.table, "--format"),
+    fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
 ) -> None:
     """Fit the two-step (or composed) Densing Law on reference models, or the family law on one family (--family)."""
     from densing.data.formats import sniff_format
@@ -204,19 +207,19 @@ def convert(
 
 def validate(
     data: Path = typer.Option(..., "--data", help="Reference results (as for `densing fit`)."),
-    benchmark: str = typer.Option(..., "--benchmark"),
+    benchmark: str = typer.Option(..., "--benchmark", help="Benchmark to fit and predict; several comma-separated are averaged per model."),
     max_params: str = typer.Option(..., "--max-params", help="Fit below this size, predict the models at or above it."),
-    law: Law = typer.Option(Law.two_step, "--law"),
+    law: Law = typer.Option(Law.two_step, "--law", help="two-step needs losses; composed uses scores only."),
     metric: Optional[str] = typer.Option(None, "--metric", help="Score metric (default: acc; on the OLMo ladder the task's own, len_norm or acc)."),
-    chance: str = typer.Option("none", "--chance"),
+    chance: str = typer.Option("none", "--chance", help="Fix the floor d: 'auto' (benchmark's chance level), a number, or 'none'."),
     min_train_tokens: Optional[str] = typer.Option(
         None, "--min-train-tokens",
         help="Leave out checkpoints trained on fewer tokens, from the fit and the held-out rows. "
              "Default: 3e9 on the Pythia folder (drops the warm-up checkpoints, steps 1 to 1000), none otherwise.",
     ),
     final_only: bool = typer.Option(False, "--final-only", help="Report only each held-out run's last checkpoint."),
-    suite: str = typer.Option("standard", "--suite"),
-    fmt: Format = typer.Option(Format.table, "--format"),
+    suite: str = typer.Option("standard", "--suite", help="Pythia suite when --data is the Pythia evals folder."),
+    fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
 ) -> None:
     """Held-out check: fit on small reference models, predict the large ones (paper Fig. 2b)."""
     from densing.laws.held_out import validate_held_out
@@ -244,7 +247,7 @@ def density(
     include_poor_fits: bool = typer.Option(
         False, "--include-poor-fits", help="With several --fit: fold fits with R² < 0.5 into the geometric mean too "
                                            "(default: their rows only)."),
-    fmt: Format = typer.Option(Format.table, "--format"),
+    fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
     wide: bool = typer.Option(False, "--wide", help="Tables: every column of the result (as in --format csv), the empty ones too."),
 ) -> None:
     """Effective parameter size N̂ and capacity density ρ = N̂/N of target models: by default the headline's
@@ -285,7 +288,7 @@ def density(
         columns = ["model", "benchmark", "params", "score", "effective_params", "density", "bound", "density_ci_low",
                    "density_ci_high", "censored"]
         print_frame(result if wide else result[columns], fmt, title=f"capacity density (D0 = {format_count(result['d0'].iloc[0])} tokens)",
-                    wide=wide)
+                    wide=wide, together=DENSITY_TOGETHER, identifiers=("benchmark",))
         summary = extrapolation_summary(result)
         if summary is not None:
             print_text(f"note: {summary}")
@@ -330,7 +333,7 @@ def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, 
     columns = [c for c in ("model", "params", "effective_params", "density", "density_ci_low", "density_ci_high", "bound",
                            "release_date", "family") if c in result.columns]
     bounded = result["bound"].astype(str).isin(["upper bound", "lower bound"]).sum()
-    print_frame(result if wide else result[columns], fmt, wide=wide,
+    print_frame(result if wide else result[columns], fmt, wide=wide, together=DENSITY_TOGETHER,
                 title=f"capacity density of the headline's targets ({len(result)} models released since {DEFAULT_EPOCH}, "
                       f"densest first) under its reference {reference} (the family's own budget, D0 = "
                       f"{format_count(result['d0'].iloc[0])} tokens)")

@@ -23,7 +23,7 @@ def measure(
     data_root: Optional[Path] = typer.Option(
         None, "--data-root", help="Folder holding benchmarks/ (default: $DENSING_SHARED_DATA or ../shared/data)."
     ),
-    limit: Optional[float] = typer.Option(None, "--limit", help="At most N items per task (intervals widen to N items)."),
+    limit: Optional[float] = typer.Option(None, "--limit", metavar="N", help="At most N items per task, a whole number (MMLU: N in each of its subjects); the intervals are those of the items scored."),
     out: Path = typer.Option(Path("report.html"), "--out", help="HTML report to write (atomically)."),
     store: Optional[Path] = typer.Option(
         None, "--store", help="Results store, a folder (a rerun reuses its pairs; default: $XDG_CACHE_HOME/densing/store, "
@@ -38,7 +38,7 @@ def measure(
     allow_unsafe_code: bool = typer.Option(False, "--allow-unsafe-code", help="Allow tasks that run model-written code "
                                            "(HumanEval, as densing eval)."),
     n_boot: int = typer.Option(600, "--n-boot", help="Bootstrap draws of the headline trend (its default)."),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(0, "--seed", help="Seed of the headline's random draws (bootstrap, sampling): the same seed, the same numbers."),
 ) -> None:
     """Evaluate your models on a public protocol and place them on the density chart: density, 95% interval, above or
     below the frontier line; writes the report with them highlighted."""

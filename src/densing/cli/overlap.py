@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from densing.cli.output import Format, print_frame, print_json
+from densing.cli.output import FORMAT_HELP
 from densing.errors import InputError
 from densing.overlap_defaults import DEFAULT_BUCKET_MB
 from densing.validation import ExistingPath, Interval
@@ -53,7 +54,7 @@ def analyze(
     peer_wait: bool = typer.Option(False, "--peer-wait", help="Split each rank's exposed communication into transfer and peer wait (skew: waiting for the slower rank to join the matching collective)."),
     scheduler: str = typer.Option("auto", "--scheduler", help=_SCHEDULER_HELP),
     workers: Optional[int] = typer.Option(None, "--workers", help="Local processes or local Dask workers (default: one per CPU)."),
-    fmt: Format = typer.Option(Format.table, "--format"),
+    fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
     wide: bool = typer.Option(False, "--wide", help="Tables: keep the columns with nothing in them (comm bytes of a trace without them)."),
     stream: Optional[bool] = typer.Option(None, "--stream/--no-stream", help="One trace file in bounded memory (decoded batch by batch, kernels kept on disk by time window; per rank only). Default: from 1 GiB of JSON or 128 MiB of gzip."),
     kernel_rules: str = typer.Option("hta", "--kernel-rules", help="Whose kernel categories: hta (HolisticTraceAnalysis 0.5.0: communication is ^nccl.*Kernel) or traceinsight (0.6.1: also hip*, hccl* and every nccl* name)."),
@@ -89,7 +90,7 @@ def skew(
     threshold_pct: float = typer.Option(5.0, "--threshold-pct", help="Flag a straggler above this % over the median."),
     scheduler: str = typer.Option("auto", "--scheduler", help=_SCHEDULER_HELP),
     workers: Optional[int] = typer.Option(None, "--workers", help="Local processes or local Dask workers (default: one per CPU)."),
-    fmt: Format = typer.Option(Format.table, "--format"),
+    fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
 ) -> None:
     """Step-time skew across ranks and stragglers, per ProfilerStep."""
     from densing.overlap.analysis import analyze_steps
@@ -104,7 +105,7 @@ def skew(
 def compare(
     base: Path = typer.Argument(..., help="Baseline trace file or directory."),
     candidate: Path = typer.Argument(..., help="Candidate trace file or directory."),
-    fmt: Format = typer.Option(Format.table, "--format"),
+    fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
 ) -> None:
     """Per-metric deltas (candidate − base) and the step-time speedup."""
     from densing.overlap.analysis import analyze as analyze_ranks, analyze_steps
@@ -121,8 +122,8 @@ def compare(
 def whatif(
     path: Path = typer.Argument(..., help="Trace file or directory to calibrate compute time and bytes per step."),
     model_params: Optional[str] = typer.Option(None, "--model-params", help="Model size (e.g. 7B); all-reduced bytes = params × --bytes-per-param. Default: bytes from the trace's collectives."),
-    bytes_per_param: float = typer.Option(4.0, "--bytes-per-param"),
-    workers: str = typer.Option("1,2,4,8,16,32,64,128", "--workers"),
+    bytes_per_param: float = typer.Option(4.0, "--bytes-per-param", help="Bytes all-reduced per parameter with --model-params (4: fp32 gradients)."),
+    workers: str = typer.Option("1,2,4,8,16,32,64,128", "--workers", help="Comma-separated worker counts to predict the step time at."),
     bandwidth_gbps: str = typer.Option("800,80", "--bandwidth-gbps", help="Link bandwidths in Gb/s (CO2's RDMA and TCP settings)."),
     strategies: str = typer.Option("all", "--strategies", help="Comma-separated names with a what-if model (see 'densing overlap strategies'); all: every one."),
     local_steps: int = typer.Option(4, "--local-steps", help="CO2's τ."),
@@ -130,7 +131,7 @@ def whatif(
     contention_from: Optional[Path] = typer.Option(None, "--contention-from", help="A 'densing overlap run' tp-chunked folder: T3's γ measured there (producer GEMM time beside a collective vs alone) instead of --contention."),
     latency_us: float = typer.Option(5.0, "--latency-us", help="Per-message latency α."),
     bucket_mb: float = typer.Option(DEFAULT_BUCKET_MB, "--bucket-mb", help="DDP bucket size (MiB; the same default as run's bucket_cap_mb)."),
-    fmt: Format = typer.Option(Format.table, "--format"),
+    fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
 ) -> None:
     """Predicted step time and scaling efficiency: sync DP, bucketed DDP, CO2 and T3 overlap."""
     from densing.data.units import parse_count
@@ -178,19 +179,19 @@ def run(
     out: Path = typer.Argument(..., help="Output folder: one sub-folder per strategy (traces rank<r>.json.gz, metrics.csv, run.yaml)."),
     strategies: str = typer.Option("all", "--strategies", help="Comma-separated names with training hooks (see 'densing overlap strategies'); all: every one."),
     workers: int = typer.Option(2, "--workers", help="Workers per node (torchrun --nproc-per-node)."),
-    steps: int = typer.Option(200, "--steps"),
+    steps: int = typer.Option(200, "--steps", help="Training steps per run (at least the profiler's skip + wait + warm-up + active)."),
     batch_size: int = typer.Option(4, "--batch-size", help="Sequences per worker per step."),
-    seq_len: int = typer.Option(64, "--seq-len"),
-    d_model: int = typer.Option(256, "--d-model"),
-    n_layer: int = typer.Option(4, "--n-layer"),
-    n_head: int = typer.Option(4, "--n-head"),
+    seq_len: int = typer.Option(64, "--seq-len", help="Tokens per sequence."),
+    d_model: int = typer.Option(256, "--d-model", help="The GPT's width (a multiple of --n-head)."),
+    n_layer: int = typer.Option(4, "--n-layer", help="The GPT's transformer blocks."),
+    n_head: int = typer.Option(4, "--n-head", help="Attention heads per block."),
     lr: float = typer.Option(1e-3, "--lr", help="AdamW learning rate (the inner optimizer for co2)."),
     corpus: str = typer.Option("stdlib", "--corpus", help="stdlib, shakespeare, or a text file / folder."),
-    profile_skip: int = typer.Option(40, "--profile-skip"),
+    profile_skip: int = typer.Option(40, "--profile-skip", help="Steps run before the profiler starts (warm caches, settled timings)."),
     profile_active: int = typer.Option(24, "--profile-active", help="Profiled steps (the validation's means)."),
     bucket_mb: float = typer.Option(DEFAULT_BUCKET_MB, "--bucket-mb", help="DDP bucket_cap_mb (MiB)."),
     local_steps: int = typer.Option(4, "--local-steps", help="CO2's τ."),
-    outer_lr: float = typer.Option(1.0, "--outer-lr"),
+    outer_lr: float = typer.Option(1.0, "--outer-lr", help="CO2's outer learning rate (1: the averaged model as it is)."),
     outer_momentum: float = typer.Option(0.0, "--outer-momentum", help="CO2's β (the authors use 0 at ≤ 16 GPUs)."),
     staleness_penalty: str = typer.Option("constant", "--staleness-penalty", help="CO2: constant (authors' code: Λ = 1/--gap-penalty) or adaptive (densing's per-tensor λ)."),
     gap_penalty: float = typer.Option(1.0, "--gap-penalty", help="CO2's constant penalty divisor λ (1: none)."),
@@ -199,11 +200,11 @@ def run(
     tp_overlap: str = typer.Option("none", "--tp-overlap", help="tp: none (serialized all-reduce), chunked (per-chunk async all-reduce), or a comma list: one run each."),
     tp_chunks: int = typer.Option(4, "--tp-chunks", help="tp chunked: pieces of the producer GEMM (along tokens)."),
     repeats: int = typer.Option(1, "--repeats", help="Run the whole set N times, into OUT/r0 to OUT/r<N-1>."),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(0, "--seed", help="Seed of the model's initialisation and the data order."),
     nnodes: int = typer.Option(1, "--nnodes", help="torchrun --nnodes (several nodes need --rdzv-endpoint)."),
-    node_rank: int = typer.Option(0, "--node-rank"),
+    node_rank: int = typer.Option(0, "--node-rank", help="torchrun --node-rank: this node's index among --nnodes."),
     rdzv_endpoint: Optional[str] = typer.Option(None, "--rdzv-endpoint", help="torchrun --rdzv-endpoint HOST:PORT."),
-    fmt: Format = typer.Option(Format.table, "--format"),
+    fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
 ) -> None:
     """Train a small GPT with data parallelism (torchrun; gloo on CPU, nccl on GPUs) and profile it."""
     from densing.overlap.strategies.registry import parse
@@ -230,7 +231,7 @@ def validate(
     calibration: bool = typer.Option(False, "--calibration", help="Print what the model learned from the sync run instead."),
     per_repeat: bool = typer.Option(False, "--per-repeat", help="With a run output: one row per (repeat, strategy) instead of the summary across repeats."),
     contention: Optional[float] = typer.Option(None, "--contention", help="T3's γ for the tp-chunked prediction (default: measured on the chunked run)."),
-    fmt: Format = typer.Option(Format.table, "--format"),
+    fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
 ) -> None:
     """What-if check: calibrate on the sync run (tp-none for T3), predict the other runs' step times,
     compare with measurement. Times compared are profiled steps (ProfilerStep means); the
@@ -258,7 +259,7 @@ def validate(
 @overlap_app.command()
 def sublayers(
     run_dir: Path = typer.Argument(..., help="A tp run folder (tp-none or tp-chunked)."),
-    fmt: Format = typer.Option(Format.table, "--format"),
+    fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
 ) -> None:
     """Per-sublayer time, exposed communication and measured contention of a tensor-parallel run."""
     from densing.overlap.sublayers import sublayer_table
@@ -267,7 +268,7 @@ def sublayers(
 
 
 @overlap_app.command()
-def strategies(fmt: Format = typer.Option(Format.table, "--format")) -> None:
+def strategies(fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP)) -> None:
     """The overlap strategies: what each one is and which models it has (what-if, validation, training)."""
     import pandas as pd
 
@@ -281,7 +282,7 @@ def convergence(
     ddp_dir: Path = typer.Argument(..., help="The ddp run."),
     co2_dir: Path = typer.Argument(..., help="The co2 run (same tokens per step)."),
     window: int = typer.Option(20, "--window", help="Average the loss of the last WINDOW steps."),
-    fmt: Format = typer.Option(Format.table, "--format"),
+    fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
 ) -> None:
     """Training loss of co2 against ddp at equal tokens."""
     from densing.overlap.validate import RUNS_CONSTRAINTS, convergence as compare_loss

@@ -8,7 +8,10 @@ from typing import Optional
 import typer
 
 from densing.cli.output import Format, print_document, print_frame, print_text
+from densing.cli.output import FORMAT_HELP, SEED_HELP
 
+#: A row's number, interval and status: kept beside its name in one block at any terminal width.
+ROW_TOGETHER = ("months", "ci_low", "ci_high", "status")
 EPOCH_HELP = "t = 0 (default: Llama-1's release)."
 SINCE_HELP = "Only models released on or after this date ('none': all)."
 RESULTS_HELP = "Target results (default: results/public_models.csv)."
@@ -94,13 +97,13 @@ def trend(
     epoch: str = typer.Option("2023-02-24", "--epoch", help=EPOCH_HELP),
     since: Optional[str] = typer.Option("2023-02-24", "--since", help=SINCE_HELP),
     n_boot: int = typer.Option(600, "--n-boot", help=N_BOOT_HELP),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(0, "--seed", help=SEED_HELP),
     by: By = typer.Option(By.headline, "--by", help="'benchmark': one row per benchmark and per benchmark set (the Densing Law by capability)."),
     design: Design = typer.Option(Design.leaderboard, "--design", help=DESIGN_HELP),
     table_name: Optional[str] = typer.Option(None, "--table", help=TABLE_HELP),
     without_continual: bool = typer.Option(False, "--without-continual", help="Drop the models marked as continual "
                                            "pre-training of another (the Swallow tables' derivation column)."),
-    fmt: Format = typer.Option(Format.table, "--format"),
+    fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
     wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
 ) -> None:
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
@@ -154,10 +157,10 @@ def trend(
             print_frame(result.csv_by_benchmark(), fmt)
             return
         print_text(result.verdict)
-        # the row's name and its numbers first (the first block of a split table), the words after
-        shown = ["row", "months", "ci_low", "ci_high", "n_models", "status", "heterogeneity", "capability",
+        # the row's name, its number, interval and status in one block at any width; the rest after
+        shown = ["row", "months", "ci_low", "ci_high", "status", "n_models", "heterogeneity", "capability",
                  "each_reference_months"]
-        print_frame(table if wide else table[shown], fmt, wide=wide, keys=1,
+        print_frame(table if wide else table[shown], fmt, wide=wide, keys=1, together=ROW_TOGETHER,
                     title="doubling time in months per benchmark and benchmark set (one design per row: every reference "
                           "inverts the same benchmarks for the same targets; pooled by random effects)")
         if result.order_breaks is not None and len(result.order_breaks):
@@ -166,12 +169,12 @@ def trend(
                            f"{r.benchmarks} beyond 2 standard errors ({r.in_fit} in {r.family}'s fits)")
         cross = result.cross_check()
         if len(cross):
-            print_frame(cross, fmt, wide=wide, keys=1,
+            print_frame(cross, fmt, wide=wide, keys=1, together=ROW_TOGETHER,
                         title="two estimators of the same law: the frontier of densities under the references, and the "
                               "fixed-size time regression (logit of the score above chance ~ ln N + t, clustered by "
                               "family; no reference)")
         if len(budget):
-            print_frame(budget if wide else budget[shown], fmt, wide=wide, keys=1,
+            print_frame(budget if wide else budget[shown], fmt, wide=wide, keys=1, together=ROW_TOGETHER,
                         title=f"budget sensitivity: the same rows with every reference's members brought to "
                               f"D0 = {format_count(BUDGET_D0)} tokens through the loss law of Hoffmann et al. 2022")
             for name, note in result.budget_notes.items():
@@ -253,17 +256,17 @@ def report(
     epoch: str = typer.Option("2023-02-24", "--epoch", help=EPOCH_HELP),
     since: Optional[str] = typer.Option("2023-02-24", "--since", help=SINCE_HELP),
     n_boot: int = typer.Option(600, "--n-boot", help=N_BOOT_HELP),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(0, "--seed", help=SEED_HELP),
     traces: Optional[Path] = typer.Option(None, "--traces", help="Add an overlap section from PyTorch-profiler traces in this folder."),
 ) -> None:
     """Write the self-contained HTML report and print its headline."""
     from densing.io import atomic_write_text, check_writable
-    from densing.report.build import build_report
 
+    check_writable(out)  # first: an output that cannot be written is said before anything is imported or computed
     _check_draws(n_boot, seed)
     frontier = _frontier(frontier)
     d0_tokens = _d0(d0)
-    check_writable(out)
+    from densing.report.build import build_report
     from densing.validation import ExistingPath, validate
 
     validate({"traces": [ExistingPath("folder"), None]}, traces=traces)

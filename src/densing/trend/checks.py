@@ -105,8 +105,8 @@ def saturation(scores, stderr, cap, models, benchmarks=None) -> Check:
     own benchmark's cap, named by ``benchmarks`` where given)."""
     scores, sigma = np.asarray(scores, float), np.nan_to_num(np.asarray(stderr, float))
     caps = np.broadcast_to(np.asarray(cap, float), scores.shape)
-    shown = (f"{caps.min():.4f}" if caps.size and np.ptp(caps) == 0 else
-             f"{caps.min():.4f} to {caps.max():.4f} by benchmark" if caps.size else "none")
+    shown = (format_number(caps.min()) if caps.size and np.ptp(caps) == 0 else
+             f"{format_number(caps.min())} to {format_number(caps.max())} by benchmark" if caps.size else "none")
     if scores.size == 0:
         return Check("saturation", math.nan, "0 frontier models within 2 SE of the cap", UNTESTABLE, "no frontier model")
     near = scores >= caps - SATURATION_STDERRS * sigma

@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from densing.numbers import format_number
 from densing.results import Result
 from densing.data.schema import is_missing
 from densing.errors import InputError
@@ -130,10 +131,11 @@ class CostHalvingFit(Result):
             f"Inference price trend  ln price(t) = A·t + B   frontier: {self.frontier}",
             f"A = {self.slope_per_day:.6g} /day  B = {self.intercept:.4g}  "
             f"{self.r_squared_kind} = {self.r_squared:.3f}  points {self.n_points}",
-            f"halving time {self.halving_time_days:.1f} days = {self.halving_time_months:.2f} months, "
-            f"{self.ci:.0%} bootstrap CI [{self.halving_time_days_ci_low:.1f}, "
-            f"{self.halving_time_days_ci_high:.1f}] days, analytic "
-            f"[{self.analytic_halving_time_days_ci_low:.1f}, {self.analytic_halving_time_days_ci_high:.1f}]",
+            f"halving time {format_number(self.halving_time_days)} days = {format_number(self.halving_time_months)} "
+            f"months, {self.ci:.0%} bootstrap CI [{format_number(self.halving_time_days_ci_low)}, "
+            f"{format_number(self.halving_time_days_ci_high)}] days, analytic "
+            f"[{format_number(self.analytic_halving_time_days_ci_low)}, "
+            f"{format_number(self.analytic_halving_time_days_ci_high)}]",
         ])
 
 

@@ -242,10 +242,21 @@ def _named_models() -> tuple[str, ...]:
     return NAMED_MODELS
 
 
+#: A family's marker and line beside its colour: the tenth family on reuses the palette's colours with the next pair.
+FAMILY_MARKS = (("circle", "solid"), ("square", "dash"), ("diamond", "dot"), ("x", "dashdot"))
+
+
+def family_style(index: int) -> tuple[str, str, str]:
+    """(colour, marker symbol, line dash) of the ``index``-th family of a figure: :data:`PALETTE`'s ten colours, then
+    the same colours with the next marker and dash (:data:`FAMILY_MARKS`), so up to 40 families never look alike."""
+    symbol, dash = FAMILY_MARKS[(index // len(PALETTE)) % len(FAMILY_MARKS)]
+    return PALETTE[index % len(PALETTE)], symbol, dash
+
+
 def size_figure(points: pd.DataFrame) -> go.Figure:
-    """ln ρ against ln N, one colour per family with two or more sizes (what the size check looks at): within a
-    family of one recipe, density should not depend on size if the reference's shape in N is the targets'. Bounds
-    are drawn as ▲/▼ and left out of the family lines."""
+    """ln ρ against ln N, one colour, marker and line per family with two or more sizes (:func:`family_style`; what
+    the size check looks at): within a family of one recipe, density should not depend on size if the reference's
+    shape in N is the targets'. Bounds are drawn as ▲/▼ and left out of the family lines."""
     frame = points[np.isfinite(points["log_density"]) & np.isfinite(points["params"])].copy()
     figure = go.Figure()
     families = frame.groupby("family")["params"].nunique() if "family" in frame.columns else pd.Series(dtype=int)
@@ -259,13 +270,15 @@ def size_figure(points: pd.DataFrame) -> go.Figure:
     for i, family in enumerate(sorted(multi)):
         rows = frame[frame["family"] == family].sort_values("params")
         exact = rows[rows["bound"] == 0]
+        color, mark, dash = family_style(i)
+        marks = [mark if s == "circle" else s for s in symbol(rows["bound"])]  # a bound keeps its ▲/▼
         figure.add_trace(go.Scatter(x=rows["params"], y=np.exp(rows["log_density"]), mode="markers",
-                                    marker=dict(color=PALETTE[i % len(PALETTE)], size=8, symbol=list(symbol(rows["bound"]))),
+                                    marker=dict(color=color, size=8, symbol=marks),
                                     name=f"{family}", legendgroup=family, text=[_short(m) for m in rows["model"]],
                                     hovertemplate="%{text}: N %{x:.3s}, ρ %{y:.3g}<extra></extra>"))
         if len(exact) >= 2:
             figure.add_trace(go.Scatter(x=exact["params"], y=np.exp(exact["log_density"]), mode="lines", showlegend=False,
-                                        legendgroup=family, line=dict(color=PALETTE[i % len(PALETTE)], width=1), hoverinfo="skip"))
+                                        legendgroup=family, line=dict(color=color, width=1, dash=dash), hoverinfo="skip"))
     figure.update_layout(title="Density against size, by family (the size check)", height=460,
                          xaxis=dict(title="parameters N", type="log", exponentformat="power"),
                          yaxis=dict(title="capacity density ρ", type="log", exponentformat="power"),

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from densing.laws.reference_fit import ReferenceFit
+from densing.numbers import format_number
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
 from densing.validation import validate
 from densing.trend import checks
@@ -46,7 +47,8 @@ class Breakpoint(Result):
             if not math.isfinite(seg.slope_per_day):
                 return f"not fitted ({seg.note})"
             same = ", the same models and interval as the headline" if seg.same_as_headline else ""
-            return (f"{seg.slope_per_day:.4f}/day (95% CI {seg.slope_ci_low:.4f} to {seg.slope_ci_high:.4f}, "
+            return (f"{format_number(seg.slope_per_day)}/day (95% CI {format_number(seg.slope_ci_low)} to "
+                    f"{format_number(seg.slope_ci_high)}, "
                     f"{seg.n_models} models{same})")
 
         return (f"breakpoint {self.date}: slope before {words(self.before)}, after {words(self.after)} "
@@ -171,8 +173,6 @@ class TrendMeasurement(Result):
     def summary(self) -> str:
         """The headline in words: the set, status, headline, verdict, reference, the headline rule's doubling time
         and interval, and the checks (numbers by :func:`densing.numbers.format_number`; text in full)."""
-        from densing.numbers import format_number
-
         items = self._summary_items()
         width = max(len(n) for n, _ in items)
         return "\n".join(["TrendMeasurement", *(f"  {n:<{width}}  {format_number(v) if isinstance(v, float) else v}"

@@ -1,0 +1,217 @@
+"""How a table is laid out on a terminal of a given width: each column's width, the columns of each block, and the
+names shortened; :func:`densing.cli.output.render_table` prints what :func:`plan` decides.
+
+The rule, the same for every table command:
+
+1. one line a row where everything fits, headers broken between words where that makes it fit;
+2. otherwise the row's name (its key columns) and the columns that belong with it (``together``: its number, its
+   interval, its status) stay in the first block; the other columns follow, dealt in order into the first block's
+   room and then into further blocks, each repeating the name;
+3. a name (a key column, or a column named in ``identifiers``) never wraps: where it does not fit it is shortened with
+   an ellipsis (``densing_olmo_arc_cha…``; numbered where two would read alike) and a key below the table gives each
+   shortened name in full. A number never wraps; other text (a status, a note) folds between words.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field as dataclass_field
+
+#: Text columns fold down to this many characters, no further; numbers never fold.
+MIN_TEXT_WIDTH = 32
+#: A text column that must share the first block (a status) folds down to this many characters.
+MIN_TOGETHER_TEXT = 16
+#: A name is shortened to no fewer characters than this.
+MIN_NAME_WIDTH = 10
+#: At most this many leading text columns (the row's name: model, benchmark) repeat in each block.
+MAX_KEY_COLUMNS = 2
+
+
+def header_lines(text: str, width: int) -> str:
+    """``text`` broken between words into lines of at most ``width`` characters where it can be
+    (``95% CI low`` at width 6: ``95% CI`` / ``low``); a word is never broken, and a word longer
+    than ``width`` has a line of its own."""
+    lines = [""]
+    for word in text.split(" "):
+        if lines[-1] and len(lines[-1]) + 1 + len(word) > width:
+            lines.append("")
+        lines[-1] = f"{lines[-1]} {word}" if lines[-1] else word
+    return "\n".join(lines)
+
+
+def _longest_word(text: str) -> int:
+    return max(len(w) for w in text.split(" "))
+
+
+@dataclass
+class Column:
+    """One column as printed: its field, header in words, cells as text; a number is right-aligned and never broken,
+    a name (``identifier``) never broken but shortened, other text folds."""
+
+    field: str
+    header: str
+    cells: list[str]
+    numeric: bool
+    identifier: bool = False
+    width: int = 0  # the width it is given
+    lines: str = ""  # the header as printed, broken between words to fit ``width``
+    shown: list[str] = dataclass_field(default_factory=list)  # the cells as printed (a name shortened to fit)
+
+    def widest_cell(self) -> int:
+        return max([1, *(len(c) for c in self.cells)])
+
+    def least_header(self) -> int:
+        return _longest_word(self.header)
+
+    def narrowest(self) -> int:
+        """The least width without shortening: its widest number or name (other text folds down to
+        :data:`MIN_TEXT_WIDTH`), its longest header word."""
+        whole = self.numeric or self.identifier
+        return max(self.widest_cell() if whole else min(self.widest_cell(), MIN_TEXT_WIDTH), self.least_header())
+
+    def set_width(self, width: int) -> None:
+        self.width = width
+        self.lines = header_lines(self.header, width)
+
+
+def table_width(columns: list[Column], positions) -> int:
+    """Characters a ``box.SIMPLE_HEAD`` table without edges, one space of padding after each cell, takes for these
+    columns: Σ (width + 2) − 1."""
+    return sum(columns[p].width + 2 for p in positions) - 1
+
+
+def _lines_at(text: str, width: int) -> int:
+    return header_lines(text, width).count("\n") + 1
+
+
+def _widen_headers(columns: list[Column], limit: int) -> None:
+    """Spend the room left within ``limit`` on headers: each column, left to right, as wide as puts
+    its header on two lines, then on one, where the table still fits."""
+    for most in (2, 1):
+        for c in columns:
+            if _lines_at(c.header, c.width) <= most:
+                continue
+            wanted = next(w for w in range(c.width, len(c.header) + 1) if _lines_at(c.header, w) <= most)
+            if table_width(columns, range(len(columns))) + wanted - c.width <= limit:
+                c.set_width(wanted)
+
+
+def key_positions(columns: list[Column], keys_given: int | None = None) -> list[int]:
+    """Positions of the columns that name a row: ``keys_given`` leading ones (whatever they hold: a rank), else the
+    leading text columns, at most :data:`MAX_KEY_COLUMNS`."""
+    if keys_given is not None:
+        return list(range(min(keys_given, len(columns))))
+    keys: list[int] = []
+    for c in columns[:MAX_KEY_COLUMNS]:
+        if c.numeric:
+            break
+        keys.append(len(keys))
+    return keys
+
+
+def shorten(cells: list[str], width: int) -> tuple[list[str], dict[str, str]]:
+    """Each cell longer than ``width`` cut to ``width`` characters, its middle given as ``…`` (its start and its end
+    kept: ``Qwen/Qwe…1.5-110B``; numbered, ``…2``, where two different names would still read alike) → (the cells as
+    shown, {shortened: full name})."""
+    shown, key = [], {}
+    head = (width - 1) * 2 // 5
+    for cell in cells:
+        if len(cell) <= width:
+            shown.append(cell)
+            continue
+        short, number = f"{cell[:head]}…{cell[len(cell) - (width - 1 - head):]}", 1
+        while key.get(short, cell) != cell:
+            number += 1
+            short = f"{cell[: width - 1 - len(str(number))]}…{number}"
+        key[short] = cell
+        shown.append(short)
+    return shown, key
+
+
+def _shrink_names(columns: list[Column], names: list[Column], excess) -> None:
+    """Shorten the widest of ``names`` step by step (down to the next widest; equal ones one character each in turn;
+    none below :data:`MIN_NAME_WIDTH` or its header's longest word) while ``excess()`` is above 0."""
+    while excess() > 0:
+        shrinkable = [c for c in names if c.width > max(MIN_NAME_WIDTH, c.least_header())]
+        if not shrinkable:
+            return
+        widest = max(shrinkable, key=lambda c: c.width)
+        others = [c.width for c in names if c is not widest]
+        floor = max(MIN_NAME_WIDTH, widest.least_header(), max(others, default=0))
+        widest.set_width(max(floor, widest.width - excess()) if floor < widest.width else widest.width - 1)
+
+
+def _fit_first_block(columns: list[Column], first: list[int], keys: list[int], limit: int) -> None:
+    """Widths for the first block's columns so that it fits ``limit``: text that folds at
+    :data:`MIN_TOGETHER_TEXT`, names shortened (:func:`_shrink_names`) until the block fits (then text folded down to
+    its longest word) and the keys leave room for the widest other number beside them in a later block, then the room
+    left spent on the folding text."""
+    for p in first:
+        c = columns[p]
+        whole = c.numeric or c.identifier
+        c.set_width(c.narrowest() if whole else max(min(c.widest_cell(), MIN_TOGETHER_TEXT), c.least_header()))
+    _shrink_names(columns, [columns[p] for p in first if columns[p].identifier],
+                  lambda: table_width(columns, first) - limit)
+    for p in first:  # still too wide: its text folds down to its longest word
+        c = columns[p]
+        if table_width(columns, first) > limit and not (c.numeric or c.identifier):
+            c.set_width(max(c.least_header(), *(_longest_word(cell) for cell in c.cells)))
+    later = max((c.narrowest() if c.numeric else MIN_NAME_WIDTH for p, c in enumerate(columns) if p not in first),
+                default=0)
+    _shrink_names(columns, [columns[p] for p in keys if columns[p].identifier],
+                  lambda: table_width(columns, keys) + later + 2 - limit)
+    for p in first:
+        c = columns[p]
+        if not (c.numeric or c.identifier):
+            room = limit - table_width(columns, first)
+            c.set_width(min(c.widest_cell(), c.width + max(room, 0)) if room > 0 else c.width)
+
+
+def _deal(columns: list[Column], first: list[int], keys: list[int], limit: int) -> list[list[int]]:
+    """The blocks: ``first``, then every other column in order, into the room left in the current block, else a new
+    block that repeats the keys; a text column takes the width of its cells up to a block's room, where it folds (a
+    name is shortened to it)."""
+    room = limit - table_width(columns, keys) - 2 if keys else limit
+    blocks, current = [], list(first)
+    for p in range(len(columns)):
+        if p in first:
+            continue
+        c = columns[p]
+        if c.identifier and c.width > room >= MIN_NAME_WIDTH:
+            c.set_width(max(room, c.least_header()))
+        elif not (c.numeric or c.identifier) and room >= MIN_NAME_WIDTH:  # text: as wide as its cells, up to the room
+            c.set_width(max(min(c.widest_cell(), room), c.least_header()))
+        if len(current) > len(keys) and table_width(columns, [*current, p]) > limit:
+            blocks.append(current)
+            current = list(keys)
+        current.append(p)
+    blocks.append(current)
+    return blocks
+
+
+def plan(columns: list[Column], limit: int, keys_given: int | None = None, together=(),
+         identifiers=()) -> tuple[list[list[int]], dict[str, str]]:
+    """Lay ``columns`` out within ``limit`` characters (module docstring) → (the column positions of each block,
+    {shortened name: full name} for the key below the table). Sets each column's ``width``, ``lines`` and ``shown``."""
+    keys = key_positions(columns, keys_given)
+    for position, c in enumerate(columns):
+        c.identifier = (position in keys and not c.numeric) or c.field in identifiers
+        c.shown = list(c.cells)
+        c.set_width(max(c.narrowest(), len(c.header)))
+    everything = list(range(len(columns)))
+    if table_width(columns, everything) <= limit:
+        return [everything], {}
+    for c in columns:
+        c.set_width(c.narrowest())
+    if table_width(columns, everything) <= limit:
+        _widen_headers(columns, limit)
+        return [everything], {}
+    first = [*keys, *(p for p, c in enumerate(columns) if c.field in together and p not in keys)]
+    if len(first) == len(keys) and len(first) < len(columns):  # nothing named: the first column after the keys
+        first.append(len(keys))
+    _fit_first_block(columns, first, keys, limit)
+    blocks = _deal(columns, first, keys, limit)
+    key: dict[str, str] = {}
+    for c in columns:
+        if c.identifier and c.width < c.widest_cell():
+            c.shown, shortened = shorten(c.cells, c.width)
+            key.update(shortened)
+    return blocks, key
