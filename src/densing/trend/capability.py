@@ -134,7 +134,7 @@ def inversion_checks(models: pd.DataFrame, inversion, *, size: str = "confoundin
         return (*found, slope)
     finding = replace(slope, status=checks.REPORTED if slope.status != checks.UNTESTABLE else slope.status,
                       threshold="a finding under rules v2 and v3 (not a gate)")
-    families = models["family"].astype(str).to_numpy() if "family" in models.columns else None
+    families = models["family"].to_numpy(object) if "family" in models.columns else None
     confounding = checks.size_confounding(models["t"].to_numpy(float), y, kind, models["params"].to_numpy(float),
                                           families=families)
     return (*found, confounding, finding)

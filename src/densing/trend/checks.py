@@ -65,6 +65,8 @@ MAX_SENSITIVITY_RATIO = 2.0
 SIZE_SLOPE_MARGIN = 0.25
 MIN_SIZE_FAMILIES = 2
 MIN_SIZE_CONFOUNDING_MODELS = 10
+#: Clustered errors need several clusters (their degrees of freedom are the clusters less one).
+MIN_SIZE_CONFOUNDING_CLUSTERS = 3
 
 PASSED, FAILED, UNTESTABLE = "passed", "failed", "untestable"
 #: A finding shown beside the checks that gates nothing (the within-family slope under rules v2 and v3).
@@ -174,8 +176,7 @@ def size_confounding(t, y, kind, params, quantile: float = 0.9, families=None) -
 
     del quantile
     t, y, kind, params = (np.asarray(a, float) for a in (t, y, kind, params))
-    groups = np.arange(t.size) if families is None else pd.factorize(pd.Series(list(families), dtype=object)
-                                                                       .fillna("").astype(str))[0]
+    groups = np.arange(t.size) if families is None else _clusters(families)
     use = np.isfinite(y) & (kind == 0) & np.isfinite(t) & np.isfinite(params) & (params > 0)
     threshold = f"fails where the 95% CI of the ln N coefficient excludes 0 and |coefficient| > {SIZE_SLOPE_MARGIN:g}"
     bounds = int((np.isfinite(y) & np.isfinite(kind) & (kind != 0)).sum())
@@ -183,6 +184,9 @@ def size_confounding(t, y, kind, params, quantile: float = 0.9, families=None) -
         return Check("size_confounding", math.nan, threshold, UNTESTABLE,
                      f"{int(use.sum())} exact densities (need {MIN_SIZE_CONFOUNDING_MODELS}) or one size only")
     t, y, log_n, groups = t[use], y[use], np.log(params[use]), pd.factorize(groups[use])[0]
+    if groups.max() + 1 < MIN_SIZE_CONFOUNDING_CLUSTERS:
+        return Check("size_confounding", math.nan, threshold, UNTESTABLE,
+                     f"{groups.max() + 1} clusters of exact densities (need {MIN_SIZE_CONFOUNDING_CLUSTERS})")
     x = np.column_stack([np.ones_like(t), t, log_n - log_n.mean()])
     fit = OLS(y, x).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
     coefficient = float(fit.params[2])
@@ -196,6 +200,14 @@ def size_confounding(t, y, kind, params, quantile: float = 0.9, families=None) -
         f"{'excludes' if excludes else 'includes'} 0; {'above' if material else 'within'} ±{SIZE_SLOPE_MARGIN:g}); "
         f"OLS on {t.size} exact densities clustered by {clusters} ({groups.max() + 1} clusters), {bounds} bounds dropped",
     )
+
+
+def _clusters(families) -> np.ndarray:
+    """Cluster labels from each model's family; a model with no family is a cluster of its own."""
+    labels = pd.Series(list(families), dtype=object)
+    missing = labels.isna() | labels.astype(str).isin(["", "nan", "None", "<NA>"])
+    own = pd.Series([f"\x00model {i}" for i in range(len(labels))], dtype=object)
+    return pd.factorize(labels.astype(str).where(~missing, own))[0]
 
 
 def under_references(found: dict[str, Check]) -> Check:

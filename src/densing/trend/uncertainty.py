@@ -314,7 +314,8 @@ def from_design(result, *, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
     labels = design.frame["model"].astype(str).to_numpy()
     kind = result.kind0[0]
     y = result.y0[0]
-    usable = np.flatnonzero(np.isfinite(y) & np.isfinite(kind))
+    lead = {"t": design.frame["t"].to_numpy(float), "y0": y, "kind0": kind, "labels": labels}
+    usable, r_squared = _frontier_points(result.rule, lead, result.slope_per_day, result.intercept)
     dt_low, dt_high = months_interval(result.slope_ci_low, result.slope_ci_high)
     own = [months_interval(lo, hi) for lo, hi in result.reference_ci]
     ok = result.draws[np.isfinite(result.draws)]
@@ -332,7 +333,7 @@ def from_design(result, *, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
         share_reference=result.shares["reference"], slope_sd_reference=result.sds["reference"],
         n_references=len(design.names), reference_names=design.names, reference_weights=result.weights,
         reference_slopes=result.reference_slopes, epoch=epoch, frontier_models=tuple(labels[usable]),
-        centre_days=float(np.mean(design.frame["t"].to_numpy(float)[usable])) if usable.size else math.nan,
+        centre_days=float(np.mean(lead["t"][usable])) if usable.size else math.nan, r_squared=r_squared,
         heterogeneity_q=pooled.q, heterogeneity_df=pooled.df, heterogeneity_p=pooled.p_value,
         tau_squared=pooled.tau_squared, i_squared=pooled.i_squared,
         reference_ci_low=tuple(lo for lo, _ in own), reference_ci_high=tuple(hi for _, hi in own),
