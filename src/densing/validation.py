@@ -35,6 +35,33 @@ MAX_PARAMS = 1e13
 #: the law far outside the budgets it was fitted on.
 MAX_D0_TOKENS = 1e15
 
+#: The earliest plausible date of anything densing reads (a release date, ``--since``, ``--epoch``): 1990-01-01.
+#: The models densing compares are neural language models, the oldest in its tables from 2018 (GPT-1); 1990 leaves
+#: every historical model room while refusing what an empty date cell becomes on its way through software:
+#: 1899-12-30 and 1900-01-01 (a spreadsheet's day zero) and 1970-01-01 (the Unix epoch). The latest is today.
+EARLIEST_DATE = "1990-01-01"
+
+
+def date_domain() -> str:
+    """The domain of a date, in words: ``[1990-01-01, today (YYYY-MM-DD)]``."""
+    from datetime import date
+
+    return f"[{EARLIEST_DATE}, today {date.today().isoformat()}]"
+
+
+def check_date(value: Any, *, field: str = "release_date", where: str | None = None):
+    """``value`` (a date or a pandas Timestamp) if it lies in [:data:`EARLIEST_DATE`, today]; otherwise an InputError
+    naming ``where``, ``field``, the value and the domain."""
+    from datetime import date, datetime
+
+    day = value.date() if isinstance(value, datetime) else value
+    if date.fromisoformat(EARLIEST_DATE) <= day <= date.today():
+        return value
+    why = (f"before {EARLIEST_DATE}, the earliest plausible date (an empty cell read as a spreadsheet's or Unix's day "
+           "zero?)" if day < date.fromisoformat(EARLIEST_DATE) else "in the future")
+    prefix = f"{where}: " if where else ""
+    raise InputError(f"{prefix}field '{field}': {day.isoformat()} is {why}; expected a date in {date_domain()}")
+
 
 @dataclass(frozen=True)
 class Interval:
@@ -179,25 +206,32 @@ class ExistingPath:
 
 @dataclass(frozen=True)
 class Date:
-    """A date: a ``datetime.date`` (a pandas Timestamp is one) or an ISO string (``2023-02-24``, ``2023-02``)."""
+    """A date: a ``datetime.date`` (a pandas Timestamp is one) or an ISO string (``2023-02-24``, ``2023-02``), in
+    [:data:`EARLIEST_DATE`, today]."""
 
     def matches(self, value: Any) -> bool:
         from datetime import date, datetime
 
+        day = None
         if isinstance(value, date):
-            return True
-        if not isinstance(value, str):
+            day = value.date() if isinstance(value, datetime) else value
+        elif isinstance(value, str):
+            for fmt in ("%Y-%m-%d", "%Y-%m", "%Y/%m/%d"):
+                try:
+                    day = datetime.strptime(value.strip(), fmt).date()
+                    break
+                except ValueError:
+                    continue
+        if day is None:
             return False
-        for fmt in ("%Y-%m-%d", "%Y-%m", "%Y/%m/%d"):
-            try:
-                datetime.strptime(value.strip(), fmt)
-                return True
-            except ValueError:
-                continue
-        return False
+        try:
+            check_date(day)
+        except InputError:
+            return False
+        return True
 
     def __str__(self) -> str:
-        return "a date (YYYY-MM-DD)"
+        return f"a date (YYYY-MM-DD) in {date_domain()}"
 
 
 def as_path(value: Any, name: str = "path"):

@@ -57,7 +57,15 @@ def format_count(value: float) -> str:
 
 
 def parse_date(value: object, *, field: str = "release_date", where: str | None = None) -> pd.Timestamp:
-    """Parse an ISO date (``2023-02-24``; also ``2023-02`` meaning the first of the month)."""
+    """Parse an ISO date (``2023-02-24``; also ``2023-02`` meaning the first of the month) in the domain of dates,
+    [:data:`densing.validation.EARLIEST_DATE`, today]: a date outside it is an InputError naming ``where``, ``field``,
+    the date and the domain."""
+    from densing.validation import check_date
+
+    return check_date(_parse_date(value, field=field, where=where), field=field, where=where)
+
+
+def _parse_date(value: object, *, field: str, where: str | None) -> pd.Timestamp:
     if isinstance(value, pd.Timestamp):
         return value.normalize()
     if isinstance(value, (datetime, date)):
