@@ -75,3 +75,130 @@ def test_the_bounds_themselves_are_dates():
 
     assert parse_date("1990-01-01") == parse_date("1990-01-01")
     assert parse_date(date.today().isoformat()).date() == date.today()
+
+
+# ---------------------------------------------------------------------------------------------
+# fit files: the law's domain (densing.laws.fit_schema.FIT_DOMAIN)
+
+FITS = REPO_ROOT / "reference_fits"
+
+
+def _fit_data(name: str = "olmo_hellaswag_two_step.json") -> dict:
+    import json
+
+    return json.loads((FITS / name).read_text())
+
+
+def _draw(data: dict, name: str, value: float) -> dict:
+    data["bootstrap"][0][data["bootstrap_names"].index(name)] = value
+    return data
+
+
+FIT_EDITS = {
+    "negative floor": (lambda d: d["params"].update(d=-0.3), ("'params.d'", "-0.3", "0 ≤ d < c + d ≤ 1")),
+    "floor above 1": (lambda d: d["params"].update(d=1.5), ("'params.d'", "1.5", "0 ≤ d < c + d ≤ 1")),
+    "ceiling above 1": (lambda d: d["params"].update(c=0.9), ("'params.c'", "c + d", "0 ≤ d < c + d ≤ 1")),
+    "negative midpoint loss": (lambda d: d["params"].update(l=-50.0), ("'params.l'", "-50", "≥ 0 (two-step)")),
+    "d0 beyond --d0's bound": (lambda d: d.update(d0=1e30), ("'d0'", "1e+30", "1e+15")),
+    "perplexity": (lambda d: d.update(metric="ppl"), ("'metric'", "'ppl'", "higher better")),
+    "loss as metric": (lambda d: d.update(metric="loss"), ("'metric'", "'loss'", "a score in [0, 1]")),
+    "draw with negative alpha": (lambda d: _draw(d, "alpha", -0.2), ("'bootstrap'", "draw 1", "alpha = -0.2", "> 0")),
+    "draw with negative floor": (lambda d: _draw(d, "d", -0.1), ("'bootstrap'", "draw 1", "0 ≤ d < c + d ≤ 1")),
+    "draw with ceiling above 1": (lambda d: _draw(d, "c", 0.99), ("'bootstrap'", "draw 1", "c + d")),
+    "draw with negative midpoint": (lambda d: _draw(d, "l", -1.0), ("'bootstrap'", "draw 1", "l = -1.0")),
+    "draw with positive gamma": (lambda d: _draw(d, "gamma", 2.0), ("'bootstrap'", "draw 1", "negative gamma")),
+    "draw not a number": (lambda d: _draw(d, "b", None), ("'bootstrap'", "draw 1", "b = None")),
+}
+
+
+@pytest.mark.parametrize("edit,words", FIT_EDITS.values(), ids=FIT_EDITS.keys())
+def test_a_fit_file_outside_the_laws_domain_is_refused_naming_field_value_and_domain(edit, words, tmp_path, run_cli):
+    import json
+
+    from densing.laws.reference_fit import check_fit_dict
+
+    data = _fit_data()
+    check_fit_dict(data, source="f.json")  # the shipped fit is inside the domain
+    edit(data)
+    path = tmp_path / "fit.json"
+    path.write_text(json.dumps(data))
+    code, out, err = run_cli("density", "--fit", path, "--targets", REPO_ROOT / "results" / "pythia_final.csv")
+    _one_line_exit_2((code, out, err), str(path), *words)
+
+
+def test_every_shipped_fit_and_each_of_its_draws_is_inside_the_domain():
+    from densing.laws.reference_fit import ReferenceFit
+
+    paths = sorted(FITS.glob("*.json"))
+    assert len(paths) > 30
+    for path in paths:
+        ReferenceFit.load(path)
+
+
+def test_a_composed_and_a_family_fit_outside_the_domain_are_refused():
+    from densing.laws.reference_fit import check_fit_dict
+
+    composed, family = _fit_data("pile_hellaswag_composed.json"), _fit_data("family_llama-3.1_mmlu.json")
+    for data, edit, field in [(composed, {"d": -0.01}, "'params.d'"), (composed, {"c": 0.76}, "'params.c'"),
+                              (family, {"d": 1.0}, "'params.d'"), (family, {"c": 0.8}, "'params.c'")]:
+        bad = {**data, "params": {**data["params"], **edit}}
+        with pytest.raises(InputError, match=field):
+            check_fit_dict(bad, source="f.json")
+
+
+def test_invert_never_returns_a_negative_loss_for_a_score_inside_the_laws_range():
+    """A score in (d, c + d) near the ceiling gives L̂ = l − ln(c/(S − d) − 1)/γ below 0 for the shipped BoolQ fit (l
+    small, the ceiling at 1): no loss is negative, so it is NaN, censored beyond the data limit."""
+    import numpy as np
+
+    from densing.laws.reference_fit import BEYOND_DATA_LIMIT, ReferenceFit
+
+    for path in sorted(FITS.glob("*.json")):
+        fit = ReferenceFit.load(path)
+        if fit.kind == "family":
+            continue
+        p = fit.params
+        scores = p["d"] + p["c"] * np.linspace(0.001, 0.999, 999)
+        loss, size, reasons = fit.invert(scores)
+        assert not (loss < 0).any(), path.name
+        assert (reasons[np.isnan(loss)] == BEYOND_DATA_LIMIT).all(), path.name
+    loss, _, reasons = ReferenceFit.load(FITS / "olmo_boolq_two_step.json").invert(np.array([0.99]))
+    assert np.isnan(loss[0]) and reasons[0] == BEYOND_DATA_LIMIT
+
+
+# ---------------------------------------------------------------------------------------------
+# identifiability: a law's exponent needs two sizes and two budgets
+
+
+def _one_size_table(sizes=(1e9,), budgets=(1e10, 2e10, 5e10, 1e11, 2e11, 5e11)):
+    import numpy as np
+    import pandas as pd
+
+    rows = []
+    for n in sizes:
+        for t in budgets:
+            loss = 40 * n ** -0.15 + 300 * t ** -0.25
+            score = 0.5 / (1 + np.exp(6 * (loss - 2.6))) + 0.25
+            rows.append({"model": f"m{n:g}@{t:g}", "benchmark": "arc_easy", "metric": "acc", "value": score,
+                         "params": n, "train_tokens": t, "loss": loss, "run": f"m{n:g}"})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("law", ["two-step", "composed"])
+@pytest.mark.parametrize("shape", ["one size", "one budget"])
+def test_a_fit_on_one_size_or_one_budget_is_refused(law, shape):
+    from densing import fit_reference
+    from densing.errors import FitError
+
+    table = _one_size_table() if shape == "one size" else _one_size_table(sizes=(1e8, 3e8, 1e9, 3e9, 1e10, 3e10),
+                                                                          budgets=(3e11,))
+    with pytest.raises(FitError, match=f"one {'model size' if shape == 'one size' else 'training budget'}") as raised:
+        fit_reference(table, "arc_easy", law=law, n_boot=5)
+    assert "\n" not in str(raised.value)
+
+
+def test_a_fit_on_one_size_is_one_line_exit_2_from_the_command_line(tmp_path, run_cli):
+    table = tmp_path / "one_size.csv"
+    _one_size_table().to_csv(table, index=False)
+    _one_line_exit_2(run_cli("fit", "--data", table, "--benchmark", "arc_easy", "--law", "two-step", "--n-boot", "5"),
+                     "one model size", "two or more")
