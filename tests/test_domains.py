@@ -202,3 +202,60 @@ def test_a_fit_on_one_size_is_one_line_exit_2_from_the_command_line(tmp_path, ru
     _one_size_table().to_csv(table, index=False)
     _one_line_exit_2(run_cli("fit", "--data", table, "--benchmark", "arc_easy", "--law", "two-step", "--n-boot", "5"),
                      "one model size", "two or more")
+
+
+# ---------------------------------------------------------------------------------------------
+# empty after a filter: the window of release dates
+
+
+def _public_rows(tmp_path, keep, drop_column: str | None = None) -> Path:
+    rows = list(csv.reader((REPO_ROOT / "results" / "public_models.csv").open()))
+    i = rows[0].index("release_date")
+    kept = [rows[0]] + [r for r in rows[1:] if keep(r[i])]
+    if drop_column:
+        j = rows[0].index(drop_column)
+        kept = [r[:j] + r[j + 1:] for r in kept]
+    path = tmp_path / "table.csv"
+    with path.open("w", newline="") as handle:
+        csv.writer(handle).writerows(kept)
+    return path
+
+
+@pytest.mark.parametrize("argv,words", [
+    (("density", "--targets", "{old}"), ("since: 2023-02-24", "removes every dated model", "of ")),
+    (("density", "--targets", "{old}", "--format", "csv"), ("since: 2023-02-24", "removes every dated model")),
+    (("trend", "--results", "{all}", "--since", "2024-08-01"), ("since: 2024-08-01", "removes every dated model",
+                                                                 "latest released 2024-07-31")),
+    (("trend", "--results", "{nodate}"), ("no release date", "'release_date' column", "removes all")),
+    (("report", "--results", "{nodate}", "--out", "{out}"), ("no release date", "removes all")),
+    (("report", "--results", "{all}", "--since", "2024-08-01", "--out", "{out}"), ("since: 2024-08-01",
+                                                                                  "removes every dated model")),
+], ids=["density, all before the window", "density csv", "trend --since after every model", "trend, no date column",
+        "report, no date column", "report --since after every model"])
+def test_a_window_that_leaves_no_model_is_refused_naming_the_filter_and_the_count(argv, words, tmp_path, run_cli):
+    files = {"old": _public_rows(tmp_path, lambda d: bool(d) and d < "2023-02-24"),
+             "all": REPO_ROOT / "results" / "public_models.csv",
+             "nodate": _public_rows(tmp_path / "..", lambda d: True, drop_column="release_date"),
+             "out": tmp_path / "report.html"}
+    result = run_cli(*[a.format(**files) for a in argv])
+    _one_line_exit_2(result, *words)
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_the_api_refuses_an_empty_window_naming_the_filter():
+    import pandas as pd
+
+    from densing import fit_trend, measure_trend, read_results
+    from densing.trend.measure import headline_densities
+
+    table = read_results(REPO_ROOT / "results" / "public_models.csv")
+    for call in (lambda: fit_trend(table, since="2024-08-01"), lambda: measure_trend(table, since="2024-08-01"),
+                 lambda: headline_densities(table, since="2024-08-01")):
+        with pytest.raises(InputError, match=r"since: 2024-08-01 removes every dated model \(\d+ of \d+"):
+            call()
+    undated = table.assign(release_date=pd.NaT)
+    for call in (lambda: fit_trend(undated, since=None), lambda: measure_trend(undated, since=None)):
+        with pytest.raises(InputError, match="targets: no release date on any of its"):
+            call()
+    with pytest.raises(InputError, match="targets: missing column.*release_date"):
+        fit_trend(table.drop(columns="release_date"), since=None)

@@ -38,6 +38,7 @@ from densing.trend.capability import headline_set
 from densing.trend.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
 from densing.laws.eligibility import composed_fits
 from densing.trend.targets import trend_targets, with_stderr
+from densing.trend.scope import check_window
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references
 
 #: The columns a score table needs (one row per model × benchmark × metric).
@@ -105,6 +106,7 @@ def fit_trend(
     reference = _reference_argument(reference)
     _check_table(targets)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))
+    check_window(targets, since)
     if isinstance(reference, str) and "family" in targets.columns:
         families = set(targets["family"].dropna().astype(str))
         if reference not in families:

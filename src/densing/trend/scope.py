@@ -173,3 +173,24 @@ def prepare(
 
 def days_since(dates: np.ndarray, epoch: pd.Timestamp) -> np.ndarray:
     return (dates - np.datetime64(epoch.to_datetime64(), "ns")) / np.timedelta64(1, "D")
+
+
+def check_window(targets: pd.DataFrame, since, *, name: str = "targets") -> None:
+    """An InputError when the table ``name`` has no model left to date once the window is applied: no release date at
+    all (no ``release_date`` column, or every cell empty), or every dated model released before ``since``; the message
+    names the filter and how many models it removed."""
+    models = targets.groupby(targets["model"].astype(str), sort=False)
+    dates = pd.to_datetime(models["release_date"].max()) if "release_date" in targets.columns else None
+    if dates is None or dates.notna().sum() == 0:
+        raise InputError(f"{name}: no release date on any of its {models.ngroups} models (no 'release_date' column, or "
+                         f"every cell empty); a trend keeps dated models only, so that filter removes all "
+                         f"{models.ngroups}")
+    if since is None:
+        return
+    start = pd.Timestamp(since)
+    before = int((dates < start).sum())
+    if before == int(dates.notna().sum()):
+        undated = int(dates.isna().sum())
+        raise InputError(f"since: {start.date()} removes every dated model ({before} of {models.ngroups}, the latest "
+                         f"released {dates.max().date()}{f'; {undated} more have no release date' if undated else ''})"
+                         "; nothing is left to measure")
