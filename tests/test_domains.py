@@ -259,3 +259,43 @@ def test_the_api_refuses_an_empty_window_naming_the_filter():
             call()
     with pytest.raises(InputError, match="targets: missing column.*release_date"):
         fit_trend(table.drop(columns="release_date"), since=None)
+
+
+# ---------------------------------------------------------------------------------------------
+# labels from the data: a run is named by its own run.yaml
+
+
+def _run(folder: Path, strategy: str, loss: str = "2.5") -> Path:
+    folder.mkdir(parents=True)
+    (folder / "run.yaml").write_text(f"config:\n  strategy: {strategy}\n  local_steps: 4\n")
+    rows = ["rank,step,step_time_s,tokens,loss,profiled,allreduce_wall_s,allreduce_cpu_s"]
+    rows += [f"{rank},{step},0.1,{step * 64},{loss},0,0.01,0.01" for step in range(1, 6) for rank in (0, 1)]
+    (folder / "metrics.csv").write_text("\n".join(rows) + "\n")
+    return folder
+
+
+def test_convergence_names_each_run_by_its_own_strategy(tmp_path, run_cli):
+    from densing.overlap.validate import convergence
+
+    ddp, co2 = _run(tmp_path / "a", "ddp"), _run(tmp_path / "b", "co2")
+    swapped = convergence(co2, ddp, window=2)  # the co2 run given first
+    assert list(swapped["strategy"]) == ["ddp", "co2"] and swapped["run"].tolist() == [str(ddp), str(co2)]
+    assert swapped["local_steps"].tolist()[1] == 4
+    code, out, err = run_cli("overlap", "convergence", co2, ddp, "--window", "2", "--format", "csv")
+    assert code == 0 and out.splitlines()[1].startswith("ddp,") and out.splitlines()[2].startswith("co2,"), (out, err)
+
+
+@pytest.mark.parametrize("first,second,words", [
+    ("ddp", "ddp", ("config.strategy", "'ddp', the same as")),
+    ("co2", "co2", ("config.strategy", "'co2', the same as")),
+    ("ddp", "sync", ("neither run is a co2 run",)),
+], ids=["two ddp runs", "two co2 runs", "no co2 run"])
+def test_convergence_refuses_runs_that_are_not_two_strategies(first, second, words, tmp_path, run_cli):
+    a, b = _run(tmp_path / "a", first), _run(tmp_path / "b", second)
+    _one_line_exit_2(run_cli("overlap", "convergence", a, b), str(b), *words)
+
+
+def test_convergence_refuses_a_run_whose_losses_are_all_nan(tmp_path, run_cli):
+    ddp, co2 = _run(tmp_path / "a", "ddp"), _run(tmp_path / "b", "co2", loss="nan")
+    _one_line_exit_2(run_cli("overlap", "convergence", ddp, co2), str(co2 / "metrics.csv"), "field 'loss'",
+                     "NaN on every one of 10 rows")
