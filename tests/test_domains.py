@@ -299,3 +299,66 @@ def test_convergence_refuses_a_run_whose_losses_are_all_nan(tmp_path, run_cli):
     ddp, co2 = _run(tmp_path / "a", "ddp"), _run(tmp_path / "b", "co2", loss="nan")
     _one_line_exit_2(run_cli("overlap", "convergence", ddp, co2), str(co2 / "metrics.csv"), "field 'loss'",
                      "NaN on every one of 10 rows")
+
+
+# ---------------------------------------------------------------------------------------------
+# options that cannot apply together: every declared pair of densing.cli.exclusive.EXCLUSIVE is refused
+
+#: Each command's ordinary required inputs, and the words that give one option (``{folder}``: an empty folder).
+COMMAND_LINE = {"fit": ["fit", "--data", str(REPO_ROOT / "results" / "pythia_final.csv"), "--benchmark", "arc_easy"],
+                "trend": ["trend"], "overlap validate": ["overlap", "validate", "{folder}"]}
+OPTION_WORDS = {"family": ["--family", "pythia"], "law": ["--law", "two-step"], "irreducible": ["--irreducible"],
+                "chance": ["--chance", "auto"], "ceiling": ["--ceiling", "1.0"], "max_params": ["--max-params", "1e9"],
+                "families": ["--families", "pythia"], "design": ["--design", "olmes"],
+                "without_continual": ["--without-continual"], "table_name": ["--table", "swallow"],
+                "contention": ["--contention", "0.1"], "calibration": ["--calibration"], "runs": ["{folder}"]}
+
+
+def _declared_pairs():
+    from densing.cli.exclusive import EXCLUSIVE
+
+    return [(command, first, second) for command, pairs in EXCLUSIVE.items() for first, second, _ in pairs]
+
+
+def test_the_declared_pairs_name_options_of_their_commands():
+    import typer.main
+
+    from densing.cli import app
+    from densing.cli.exclusive import EXCLUSIVE
+
+    pairs = _declared_pairs()
+    assert len(pairs) >= 10 and set(EXCLUSIVE) >= {"fit", "trend", "overlap validate"}
+    root = typer.main.get_command(app)
+    for command, first, second in pairs:
+        node = root
+        for word in command.split():
+            node = node.commands[word]
+        names = {p.name for p in node.params}
+        assert first.param in names and second.param in names, (command, first, second)
+
+
+@pytest.mark.parametrize("command,first,second", _declared_pairs(),
+                         ids=[f"{c}: {a.param}+{b.param}" for c, a, b in _declared_pairs()])
+def test_every_declared_exclusive_pair_is_refused_in_one_line(command, first, second, tmp_path, run_cli):
+    folder = tmp_path / "run"
+    folder.mkdir()
+    words = [w.format(folder=folder) for w in COMMAND_LINE[command]]
+    for given in (first, second):
+        words += [w.format(folder=folder) for w in OPTION_WORDS[given.param]]
+    code, out, err = run_cli(*words)
+    flag = lambda given: next(w for w in OPTION_WORDS[given.param] if w.startswith("--")) if given.param != "runs" \
+        else "runs"
+    _one_line_exit_2((code, out, err), "cannot apply with", flag(first))
+    assert flag(second) in err
+
+
+def test_contention_without_a_tensor_parallel_run_is_refused(tmp_path, run_cli):
+    from densing.overlap.validate import validate_root
+
+    (tmp_path / "out" / "sync").mkdir(parents=True)
+    (tmp_path / "out" / "sync" / "run.yaml").write_text("config:\n  strategy: sync\n")
+    with pytest.raises(InputError, match="no tensor-parallel run"):
+        validate_root(tmp_path / "out", contention=0.2)
+    _one_line_exit_2(run_cli("overlap", "validate", tmp_path / "out", "--contention", "0.2"), "no tensor-parallel run")
+    _one_line_exit_2(run_cli("overlap", "validate", tmp_path / "out" / "sync", "--contention", "0.2"), "--contention",
+                     "is one run")

@@ -216,11 +216,15 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
     check(RUNS_CONSTRAINTS, sync_dir=root, contention=contention)
 
     root = Path(root)
+    tensor_parallel = (root / "tp-none" / "run.yaml").exists() and (root / "tp-chunked" / "run.yaml").exists()
+    if contention is not None and not tensor_parallel:
+        raise InputError(f"contention: {root} has no tensor-parallel run (tp-none/ and tp-chunked/); γ enters only "
+                         "T3's prediction of the chunked run, so it would change nothing")
     frames = []
     if (root / "sync" / "run.yaml").exists():
         others = [root / n for n in ("ddp", "co2") if (root / n / "run.yaml").exists()]
         frames.append(validate(root / "sync", *others)[1])
-    if (root / "tp-none" / "run.yaml").exists() and (root / "tp-chunked" / "run.yaml").exists():
+    if tensor_parallel:
         t3 = predict_t3(root / "tp-none", root / "tp-chunked", contention)
         free = predict_t3(root / "tp-none", root / "tp-chunked", 0.0)["predicted_us"] / 1e3
         measured = measured_step_s(root / "tp-chunked") * 1e3
