@@ -6,6 +6,7 @@ Dates (:func:`densing.validation.check_date`: [1990-01-01, today]) on every read
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 import pytest
@@ -362,3 +363,70 @@ def test_contention_without_a_tensor_parallel_run_is_refused(tmp_path, run_cli):
     _one_line_exit_2(run_cli("overlap", "validate", tmp_path / "out", "--contention", "0.2"), "no tensor-parallel run")
     _one_line_exit_2(run_cli("overlap", "validate", tmp_path / "out" / "sync", "--contention", "0.2"), "--contention",
                      "is one run")
+
+
+# ---------------------------------------------------------------------------------------------
+# registries check what they hold at registration, and a refused registration changes nothing
+
+
+def _bad_registrations():
+    from dataclasses import replace
+
+    from densing.cli import output
+    from densing.data import benchmarks, formats
+    from densing.eval.backends import BACKENDS
+    from densing.overlap.strategies import registry as strategies
+    from densing.trend import rules, tables
+
+    rule = rules.RULES["quantile"]
+    strategy = strategies.get("ddp")
+    data_format = formats.FORMATS["table"]
+    record = benchmarks.get("sciq")
+    return {
+        "rule: name 123": (rules.RULES, lambda: rules.RULES.register(123, rule), "a non-empty string"),
+        "rule: name None": (rules.RULES, lambda: rules.RULES.register(None, rule), "a non-empty string"),
+        "rule: blank name": (rules.RULES, lambda: rules.RULES.register(" ", rule), "a non-empty string"),
+        "rule: fit=42": (rules.RULES, lambda: rules.register(replace(rule, name="r42", fit=42)), "field 'fit'"),
+        "rule: fit of two arguments": (rules.RULES, lambda: rules.register(replace(rule, name="r2", fit=lambda t, y: 0)),
+                                       "does not take 6"),
+        "rule: not a rule": (rules.RULES, lambda: rules.RULES.register("dict", {}), "expected a FrontierRule"),
+        "table: not a table": (tables.TABLES, lambda: tables.TABLES.register("t", "results.csv"), "TrendTable"),
+        "strategy: negative step time": (strategies._REGISTRY, lambda: strategies.register(
+            replace(strategy, name="fast", step_time_s=lambda point: -1.0)), "field 'step_time_s'"),
+        "strategy: step time of no argument": (strategies._REGISTRY, lambda: strategies.register(
+            replace(strategy, name="bare", step_time_s=lambda: 1.0)), "does not take 1"),
+        "strategy: NaN step time": (strategies._REGISTRY, lambda: strategies.register(
+            replace(strategy, name="nan", step_time_s=lambda point: float("nan"))), "finite step time"),
+        "format: sniff None": (formats.FORMATS, lambda: formats.register_format(
+            replace(data_format, name="nosniff", sniff=None)), "field 'sniff'"),
+        "format: read of no argument": (formats.FORMATS, lambda: formats.register_format(
+            replace(data_format, name="noread", read=lambda: None)), "field 'read'"),
+        "format: negative min_train_tokens": (formats.FORMATS, lambda: formats.register_format(
+            replace(data_format, name="neg", min_train_tokens=-5.0)), "field 'min_train_tokens'"),
+        "benchmark: chance 2.0": (benchmarks.BENCHMARKS, lambda: benchmarks.register(
+            replace(record, name="b1", columns=(), runs=(), chance=2.0)), "field 'chance'"),
+        "benchmark: chance 1": (benchmarks.BENCHMARKS, lambda: benchmarks.register(
+            replace(record, name="b2", columns=(), runs=(), chance=1.0)), "field 'chance'"),
+        "benchmark: -5 items": (benchmarks.BENCHMARKS, lambda: benchmarks.register(
+            replace(record, name="b3", columns=(), runs=(), items=-5)), "field 'items'"),
+        "benchmark: 2.5 items": (benchmarks.BENCHMARKS, lambda: benchmarks.register(
+            replace(record, name="b4", columns=(), runs=(), items=2.5)), "field 'items'"),
+        "benchmark: name not its own": (benchmarks.BENCHMARKS, lambda: benchmarks.BENCHMARKS.register("other", replace(
+            record, name="b5", columns=(), runs=())), "its own name"),
+        "--format: not callable": (output.OUTPUTS, lambda: output.OUTPUTS.register("x", 42), "field 'writer'"),
+        "backend: not a backend": (BACKENDS, lambda: BACKENDS.register("b", object()), "expected a Backend"),
+    }
+
+
+@pytest.mark.parametrize("case", list(_bad_registrations()))
+def test_a_bad_registration_is_refused_and_leaves_the_registry_unchanged(case):
+    from densing.errors import RegistryError
+
+    registry, register, words = _bad_registrations()[case]
+    before = list(registry.items())
+    with pytest.raises(RegistryError, match=re.escape(words)) as raised:
+        register()
+    assert "\n" not in str(raised.value)
+    assert list(registry.items()) == before
+    with pytest.raises(InputError, match="expected one of"):  # the unknown-name message still lists the names
+        registry.get("no such name")
