@@ -430,3 +430,85 @@ def test_a_bad_registration_is_refused_and_leaves_the_registry_unchanged(case):
     assert list(registry.items()) == before
     with pytest.raises(InputError, match="expected one of"):  # the unknown-name message still lists the names
         registry.get("no such name")
+
+
+# ---------------------------------------------------------------------------------------------
+# outputs written as a set; the Swallow builder's own inputs
+
+SWALLOW = REPO_ROOT.parent / "shared" / "data" / "swallow"
+if not SWALLOW.is_dir():  # a worktree beside the main checkout: the shared data is the checkout's neighbour
+    SWALLOW = Path("/work/shared/data/swallow") if Path("/work/shared/data/swallow").is_dir() else SWALLOW
+
+
+def test_a_set_of_outputs_is_written_whole_or_not_at_all(tmp_path):
+    from densing.io import write_file_set
+
+    (tmp_path / "b.csv").mkdir()  # the second output cannot be written: the first must not appear either
+    with pytest.raises(InputError, match="b.csv: is a folder"):
+        write_file_set(tmp_path, {"a.csv": "x\n", "b.csv": "y\n"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.csv"]
+    written = write_file_set(tmp_path / "out", {"a.csv": "x\n", "c.csv": "y\n"})
+    assert [p.name for p in written] == ["a.csv", "c.csv"] and sorted(p.name for p in (tmp_path / "out").iterdir()) \
+        == ["a.csv", "c.csv"]
+    with pytest.raises(InputError, match="empty path"):
+        write_file_set("", {"a.csv": "x"})
+
+
+def _swallow_copy(tmp_path, old: str, new: str, file: str = "model_2025-06.yml") -> Path:
+    import shutil
+
+    source = tmp_path / "swallow"
+    shutil.copytree(SWALLOW, source)
+    text = (source / file).read_text()
+    assert old in text
+    (source / file).write_text(text.replace(old, new, 1))
+    return source
+
+
+@pytest.mark.skipif(not SWALLOW.is_dir(), reason="the Swallow leaderboard copy (shared data) is not here")
+@pytest.mark.parametrize("old,new,words", [
+    ("date: '2024-10-24'", "date: '1900-01-01'", ("field 'date'", "1900-01-01", "[1990-01-01, today")),
+    ("date: '2024-10-24'", "date: '2999-01-01'", ("field 'date'", "2999-01-01", "in the future")),
+    ("date: '2024-10-24'", "date: soon", ("field 'date'", "cannot parse 'soon'")),
+    ("date: '2024-10-24'", "date: null", ("field 'date'", "cannot parse")),
+], ids=["1900", "2999", "soon", "null"])
+def test_the_swallow_builder_refuses_an_impossible_leaderboard_date(old, new, words, tmp_path):
+    from densing.data.swallow import build_swallow
+
+    source = _swallow_copy(tmp_path, old, new)
+    with pytest.raises(InputError) as raised:
+        build_swallow(source, REPO_ROOT / "results" / "swallow", REPO_ROOT / "results" / "release_dates.csv")
+    assert str(source / "model_2025-06.yml") in str(raised.value) and all(w in str(raised.value) for w in words)
+
+
+@pytest.mark.skipif(not SWALLOW.is_dir(), reason="the Swallow leaderboard copy (shared data) is not here")
+def test_the_swallow_builder_refuses_is_post_yes_and_an_unparseable_house_date(tmp_path):
+    from densing.data.swallow import build_swallow
+
+    source = _swallow_copy(tmp_path, "is_post: true", "is_post: 'yes'", file="model_2026-05.yml")
+    with pytest.raises(InputError, match=r"field 'is_post': expected true or false, got 'yes'"):
+        build_swallow(source, REPO_ROOT / "results" / "swallow", REPO_ROOT / "results" / "release_dates.csv")
+    dates = (REPO_ROOT / "results" / "release_dates.csv").read_text().splitlines()
+    header = dates[0].split(",")
+    row = dates[1].split(",")
+    row[header.index("release_date")] = "someday"
+    house = tmp_path / "dates.csv"
+    house.write_text("\n".join([dates[0], ",".join(row), *dates[2:]]) + "\n")
+    with pytest.raises(InputError, match=r"dates.csv: row 1: field 'release_date': cannot parse 'someday'"):
+        build_swallow(SWALLOW, REPO_ROOT / "results" / "swallow", house)
+
+
+def test_the_swallow_module_run_alone_says_what_it_needs_and_the_builder_refuses_an_empty_out(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
+    alone = subprocess.run([sys.executable, "-m", "densing.data.swallow"], capture_output=True, text=True, env=env,
+                           cwd=tmp_path, timeout=60)
+    assert alone.returncode == 2 and alone.stdout == "" and "tools/build_tables.py swallow --source" in alone.stderr
+    empty = subprocess.run([sys.executable, str(REPO_ROOT / "tools" / "build_tables.py"), "swallow", "--source",
+                            str(SWALLOW), "--curated", str(REPO_ROOT / "results" / "swallow"), "--dates",
+                            str(REPO_ROOT / "results" / "release_dates.csv"), "--out", ""], capture_output=True,
+                           text=True, env=env, cwd=tmp_path, timeout=120)
+    assert empty.returncode == 2 and "empty path" in empty.stderr and list(tmp_path.iterdir()) == [], empty.stderr
