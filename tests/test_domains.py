@@ -9,6 +9,7 @@ import csv
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from densing.errors import InputError
@@ -512,3 +513,28 @@ def test_the_swallow_module_run_alone_says_what_it_needs_and_the_builder_refuses
                             str(REPO_ROOT / "results" / "release_dates.csv"), "--out", ""], capture_output=True,
                            text=True, env=env, cwd=tmp_path, timeout=120)
     assert empty.returncode == 2 and "empty path" in empty.stderr and list(tmp_path.iterdir()) == [], empty.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# the API raises DensingError subclasses only
+
+
+def test_the_api_answers_bad_arguments_with_densing_errors_only():
+    from tests.trend.test_doubling import planted_law, planted_scores
+
+    import densing
+    from densing.paths import resolve_fit
+
+    table = densing.read_results(REPO_ROOT / "results" / "pythia_final.csv")
+    with pytest.raises(densing.InputError, match="no 'loss' column"):  # a KeyError 'loss' before
+        densing.fit_reference(table.drop(columns="loss"), "arc_easy", n_boot=2)
+    for value in ("", " "):
+        with pytest.raises(densing.InputError, match="empty path"):  # the working folder before
+            resolve_fit(value)
+    fit = densing.fit_trend(planted_scores(n=30, start_day=0, end_day=700), planted_law(), rule="all", n_boot=20,
+                            n_boot_share=0, since=None)
+    for call in (fit.predict, fit.confidence_band):
+        for value in ("garbage", None, 42, ["2024-01-01", "later"]):  # pandas' DateParseError, TypeError before
+            with pytest.raises(densing.InputError, match="dates"):
+                call(value)
+    assert np.isfinite(fit.predict(["2024-01-01"])).all() and len(fit.confidence_band(["2024-01-01"])[0]) == 1

@@ -39,6 +39,17 @@ def to_timestamp(value: object, *, field: str, where: str) -> pd.Timestamp:
         return stamp.tz_convert(None) if stamp.tzinfo is not None else stamp
 
 
+def dates_as_days(dates: object, epoch: pd.Timestamp, *, name: str = "dates") -> np.ndarray:
+    """Days since ``epoch`` of ``dates`` (one date, or a sequence of them); an InputError naming ``name`` and the item
+    for anything that is not a date."""
+    scalar = isinstance(dates, (str, pd.Timestamp, datetime, date, np.datetime64))
+    if not scalar and (dates is None or isinstance(dates, (bytes, dict)) or not hasattr(dates, "__iter__")):
+        raise InputError(f"{name}: expected a date or a sequence of dates, got {dates!r}")
+    items = [dates] if scalar else list(dates)
+    stamps = [to_timestamp(d, field=name, where=f"{name}: item {i}") for i, d in enumerate(items, start=1)]
+    return days_since(np.asarray(pd.DatetimeIndex(stamps), dtype="datetime64[ns]"), epoch)
+
+
 def parse_epoch(epoch: object) -> pd.Timestamp:
     if is_missing(epoch):
         raise InputError("field 'epoch': expected a date such as 2023-02-24, got nothing")
