@@ -538,3 +538,18 @@ def test_the_api_answers_bad_arguments_with_densing_errors_only():
             with pytest.raises(densing.InputError, match="dates"):
                 call(value)
     assert np.isfinite(fit.predict(["2024-01-01"])).all() and len(fit.confidence_band(["2024-01-01"])[0]) == 1
+
+
+def test_a_measured_contention_below_zero_is_inside_its_domain():
+    """γ = concurrent/alone − 1 > −1: a measured −0.19 (GEMMs faster beside the collective) is data, not an error."""
+    from densing.overlap.strategies.t3 import t3_step_time_s
+    from densing.overlap.whatif import WHATIF_CONSTRAINTS
+    from densing.validation import validate
+
+    validate(WHATIF_CONSTRAINTS, contention=-0.19)
+    assert t3_step_time_s(1.0, 0.5, -0.19) == pytest.approx(1.0 - 0.19 * 0.5)
+    for bad in (-1.0, -2.0, float("nan")):
+        with pytest.raises(InputError, match="contention"):
+            validate(WHATIF_CONSTRAINTS, contention=bad)
+        with pytest.raises(InputError, match="contention"):
+            t3_step_time_s(1.0, 0.5, bad)

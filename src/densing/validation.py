@@ -259,6 +259,12 @@ def as_names(value: Any, name: str) -> tuple[str, ...]:
 D0_TOKENS = Interval(Real, 0, MAX_D0_TOKENS, closed="right")
 
 
+#: The domain of T3's contention γ: a producer GEMM beside a collective takes (1 + γ)× its time alone, so γ > −1. A
+#: measured γ may be below 0 (the GEMMs beside the collective ran faster, within noise: ``overlap whatif
+#: --contention-from`` measures −0.19 on one run), so 0 is no bound.
+CONTENTION = Interval(Real, -1, None, closed="neither")
+
+
 def _describe(constraint) -> str:
     return "None" if constraint is None else str(constraint)
 

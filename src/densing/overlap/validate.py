@@ -39,15 +39,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from densing.validation import ExistingPath, Interval, validate as check
+from densing.validation import CONTENTION, ExistingPath, Interval, validate as check
 
-#: What the run comparisons take: run folders that exist, T3's γ (≥ 0, or None: measured), a window of ≥ 1 steps.
+#: What the run comparisons take: run folders that exist, T3's γ (> −1, or None: measured), a window of ≥ 1 steps.
 RUNS_CONSTRAINTS = {
     "sync_dir": [ExistingPath("folder")],
     "run_dir": [ExistingPath("folder")],
     "ddp_dir": [ExistingPath("folder")],
     "co2_dir": [ExistingPath("folder")],
-    "contention": [Interval(Real, 0, None), None],
+    "contention": [CONTENTION, None],  # γ > −1 (densing.overlap.whatif.CONTENTION)
     "window": [Interval(Integral, 1, None)],
 }
 
