@@ -553,3 +553,13 @@ def test_a_measured_contention_below_zero_is_inside_its_domain():
             validate(WHATIF_CONSTRAINTS, contention=bad)
         with pytest.raises(InputError, match="contention"):
             t3_step_time_s(1.0, 0.5, bad)
+
+
+def test_a_wide_tables_refusal_names_the_files_row_and_column(tmp_path, run_cli):
+    """A score in the wide table's row 3 is named there, not by its place in the reshaped long table."""
+    rows = list(csv.reader((REPO_ROOT / "results" / "public_models.csv").open()))
+    rows[3][rows[0].index("GSM8K")] = "1.7"
+    table = tmp_path / "public.csv"
+    with table.open("w", newline="") as handle:
+        csv.writer(handle).writerows(rows)
+    _one_line_exit_2(run_cli("density", "--targets", table), f"{table}: row 3, column 'GSM8K': field 'value': 1.7")

@@ -45,6 +45,9 @@ FRACTION_METRICS: frozenset[str] = frozenset(
     {"acc", "acc_norm", "len_norm", "score", "exact_match", "pass@1", "pass_at_1", "f1", "mc1", "mc2",
      "accuracy", "prob", "prob_norm"}
 )
+#: A reshaped table's (a wide one melted by :func:`densing.data.readers.wide_to_tidy`) own row and score column in its
+#: file, carried so that an error names the file's row and column, not the long table's; not kept in the result.
+SOURCE_ROW, SOURCE_COLUMN = "_source_row", "_source_column"
 #: The columns that identify one measurement; two rows with the same key are one measurement twice.
 KEY_COLUMNS: tuple[str, ...] = ("model", "benchmark", "metric", "n_shot", "revision")
 
@@ -98,7 +101,8 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
     out: dict[str, list] = {c: [] for c in COLUMNS}
     records = frame.to_dict("records")
     for i, rec in enumerate(records, start=1):
-        where = f"{source}: row {i}"
+        where = f"{source}: row {rec[SOURCE_ROW]}, column {rec[SOURCE_COLUMN]!r}" if SOURCE_ROW in rec else \
+            f"{source}: row {i}"
         for field in ("model", "benchmark", "metric"):
             if is_missing(rec.get(field)):
                 raise InputError(f"{where}: field '{field}' is empty")
@@ -164,7 +168,7 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
             "run": pd.Series(out["run"], dtype="string"),
         }
     )
-    extra = [c for c in frame.columns if c not in COLUMNS]
+    extra = [c for c in frame.columns if c not in COLUMNS and c not in (SOURCE_ROW, SOURCE_COLUMN)]
     for c in extra:
         result[c] = frame[c].to_numpy()
     return _check_name_case(_collapse_duplicates(result, source), source)
