@@ -563,3 +563,10 @@ def test_a_wide_tables_refusal_names_the_files_row_and_column(tmp_path, run_cli)
     with table.open("w", newline="") as handle:
         csv.writer(handle).writerows(rows)
     _one_line_exit_2(run_cli("density", "--targets", table), f"{table}: row 3, column 'GSM8K': field 'value': 1.7")
+
+
+@pytest.mark.parametrize("suite", ["leaderboard-v1", "leaderboard-v2"])
+def test_a_suites_note_never_comes_before_a_refusal(suite, tmp_path, run_cli):
+    """--local-data leaves part of the suite out, which is a note; a missing models file is still one line."""
+    _one_line_exit_2(run_cli("eval", "--suite", suite, "--local-data", "--models", tmp_path / "absent.yaml",
+                             "--out", tmp_path / "store"), "absent.yaml", "no such models file")

@@ -142,12 +142,11 @@ def sweep(
             "densing eval: --models and --benchmarks or --suite are required (or use 'densing eval ingest DIR')"
         )
     names: list[str] = []
+    left_out: list[str] = []
     if suite is not None:
         from densing.eval.benchmarks import suite_benchmarks
 
         names, left_out = suite_benchmarks(suite.strip(), local_data=local_data)
-        if left_out:
-            typer.echo(f"--suite {suite.strip()} --local-data: {', '.join(left_out)} left out (no local split)", err=True)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from densing.eval import backends
@@ -176,6 +175,8 @@ def sweep(
         raise InputError(f"--time-limit: expected a positive number of minutes, got {time_limit!r}")
     check_writable_folder(out)  # every option checked before the models file is read
     specs = with_model_args(read_models_file(models), model_args)
+    if left_out:  # a note once every input is checked: a refusal above stays one line
+        typer.echo(f"--suite {suite.strip()} --local-data: {', '.join(left_out)} left out (no local split)", err=True)
     names += [b.strip() for b in (benchmarks or "").split(",") if b.strip() and b.strip() not in names]
     counts = {"skipped": 0, "done": 0, "sharded": 0, "stopped": 0}
     from rich.console import Console
