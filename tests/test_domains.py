@@ -570,3 +570,28 @@ def test_a_suites_note_never_comes_before_a_refusal(suite, tmp_path, run_cli):
     """--local-data leaves part of the suite out, which is a note; a missing models file is still one line."""
     _one_line_exit_2(run_cli("eval", "--suite", suite, "--local-data", "--models", tmp_path / "absent.yaml",
                              "--out", tmp_path / "store"), "absent.yaml", "no such models file")
+
+
+@pytest.mark.parametrize("model_args,words", [
+    ("max_length=abc", "max_length: expected a whole number ≥ 1, got 'abc'"),
+    ("max_length=0", "max_length: expected a whole number ≥ 1, got 0"),
+    ("max_length=2.5", "max_length: expected a whole number ≥ 1, got 2.5"),
+    ("max_batch_size=-1", "max_batch_size: expected a whole number ≥ 1"),
+    ("parallelize=maybe", "parallelize: expected true or false"),
+], ids=["word", "zero", "fraction", "negative", "not a switch"])
+def test_model_args_outside_their_domain_are_refused_before_lm_eval_reads_them(model_args, words, tmp_path, run_cli):
+    import os
+
+    models = tmp_path / "models.yaml"
+    models.write_text("models:\n  - model: EleutherAI/pythia-70m\n    params: 7e7\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    before = os.getcwd()
+    os.chdir(work)
+    try:
+        result = run_cli("eval", "--benchmarks", "arc_easy", "--models", models, "--model-args", model_args,
+                         "--out", tmp_path / "store")
+    finally:
+        os.chdir(before)
+    _one_line_exit_2(result, "--model-args", words)
+    assert list(work.iterdir()) == [] and not (tmp_path / "store").exists()
