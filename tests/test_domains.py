@@ -595,3 +595,14 @@ def test_model_args_outside_their_domain_are_refused_before_lm_eval_reads_them(m
         os.chdir(before)
     _one_line_exit_2(result, "--model-args", words)
     assert list(work.iterdir()) == [] and not (tmp_path / "store").exists()
+
+
+def test_a_trend_predicts_at_any_date_its_data_need_not_have():
+    """The domain bounds what is read (release dates, since); a prediction may extrapolate past today."""
+    from tests.trend.test_doubling import planted_law, planted_scores
+
+    import densing
+
+    fit = densing.fit_trend(planted_scores(n=30, start_day=0, end_day=700), planted_law(), rule="all", n_boot=20,
+                            n_boot_share=0, since=None)
+    assert np.isfinite(fit.predict(["2030-01-01", "1985-06-01"])).all()

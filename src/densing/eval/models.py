@@ -166,8 +166,9 @@ def model_spec_from_mapping(entry: object, *, where: str) -> ModelSpec:
         value = entry.get(field)
         counts[field] = None if _empty(value) else parse_count(value, field=field, where=where)
     release = entry.get("release_date")
-    release_date = None if _empty(release) else parse_date(release, where=where).strftime("%Y-%m-%d")
-    if release_date is not None:  # a real day, not after today, not before the first language model
+    release_date = None if _empty(release) else parse_date(release, where=where, in_domain=False).strftime("%Y-%m-%d")
+    if release_date is not None:  # a real day, not after today, not before the first language model (a narrower
+        # window than densing.validation.EARLIEST_DATE's: a model densing evaluates runs on lm-eval)
         today = _datetime.date.today().isoformat()
         if not EARLIEST_RELEASE <= release_date <= today:
             raise InputError(f"{where}: field 'release_date': {release_date} is not between {EARLIEST_RELEASE} and today "

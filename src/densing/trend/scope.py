@@ -26,7 +26,7 @@ def to_timestamp(value: object, *, field: str, where: str) -> pd.Timestamp:
             stamp = stamp.tz_convert(None)
         return stamp
     try:
-        return parse_date(value, field=field, where=where)
+        return parse_date(value, field=field, where=where, in_domain=False)  # a time coordinate: any date (predict)
     except InputError:
         # parse_date takes dates only; also accept full ISO 8601 date-times ("2023-02-24T12:00")
         try:
