@@ -20,6 +20,7 @@ import math
 import os
 import re
 from dataclasses import dataclass
+from datetime import date, datetime
 from numbers import Integral, Real
 from typing import Any, Iterable, Mapping
 
@@ -35,27 +36,26 @@ MAX_PARAMS = 1e13
 #: the law far outside the budgets it was fitted on.
 MAX_D0_TOKENS = 1e15
 
-#: The earliest plausible date of anything densing reads (a release date, ``--since``, ``--epoch``): 1990-01-01.
-#: The models densing compares are neural language models, the oldest in its tables from 2018 (GPT-1); 1990 leaves
-#: every historical model room while refusing what an empty date cell becomes on its way through software:
-#: 1899-12-30 and 1900-01-01 (a spreadsheet's day zero) and 1970-01-01 (the Unix epoch). The latest is today.
+#: The earliest plausible date of anything densing reads (release dates, ``--since``, ``--epoch``): before every neural
+#: language model densing compares (the oldest in its tables, GPT-2, is from 2019-02), after what an empty date cell
+#: becomes in software: 1899-12-30 or 1900-01-01 (a spreadsheet's day zero), 1970-01-01 (Unix's). The latest is today.
 EARLIEST_DATE = "1990-01-01"
 
 
 def date_domain() -> str:
     """The domain of a date, in words: ``[1990-01-01, today (YYYY-MM-DD)]``."""
-    from datetime import date
-
     return f"[{EARLIEST_DATE}, today {date.today().isoformat()}]"
+
+
+def _in_date_domain(day) -> bool:
+    return date.fromisoformat(EARLIEST_DATE) <= day <= date.today()
 
 
 def check_date(value: Any, *, field: str = "release_date", where: str | None = None):
     """``value`` (a date or a pandas Timestamp) if it lies in [:data:`EARLIEST_DATE`, today]; otherwise an InputError
     naming ``where``, ``field``, the value and the domain."""
-    from datetime import date, datetime
-
     day = value.date() if isinstance(value, datetime) else value
-    if date.fromisoformat(EARLIEST_DATE) <= day <= date.today():
+    if _in_date_domain(day):
         return value
     why = (f"before {EARLIEST_DATE}, the earliest plausible date (an empty cell read as a spreadsheet's or Unix's day "
            "zero?)" if day < date.fromisoformat(EARLIEST_DATE) else "in the future")
@@ -210,8 +210,6 @@ class Date:
     [:data:`EARLIEST_DATE`, today]."""
 
     def matches(self, value: Any) -> bool:
-        from datetime import date, datetime
-
         day = None
         if isinstance(value, date):
             day = value.date() if isinstance(value, datetime) else value
@@ -222,13 +220,7 @@ class Date:
                     break
                 except ValueError:
                     continue
-        if day is None:
-            return False
-        try:
-            check_date(day)
-        except InputError:
-            return False
-        return True
+        return day is not None and _in_date_domain(day)
 
     def __str__(self) -> str:
         return f"a date (YYYY-MM-DD) in {date_domain()}"
@@ -259,9 +251,8 @@ def as_names(value: Any, name: str) -> tuple[str, ...]:
 D0_TOKENS = Interval(Real, 0, MAX_D0_TOKENS, closed="right")
 
 
-#: The domain of T3's contention γ: a producer GEMM beside a collective takes (1 + γ)× its time alone, so γ > −1. A
-#: measured γ may be below 0 (the GEMMs beside the collective ran faster, within noise: ``overlap whatif
-#: --contention-from`` measures −0.19 on one run), so 0 is no bound.
+#: T3's contention γ: a GEMM beside a collective takes (1 + γ)× its time alone, so γ > −1; a measured γ may be below 0
+#: (the GEMMs ran faster beside it, within noise: ``overlap whatif --contention-from`` measures −0.19 on one run).
 CONTENTION = Interval(Real, -1, None, closed="neither")
 
 
