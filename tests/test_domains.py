@@ -408,3 +408,15 @@ def test_a_trend_predicts_at_any_date_its_data_need_not_have():
     fit = densing.fit_trend(planted_scores(n=30, start_day=0, end_day=700), planted_law(), rule="all", n_boot=20,
                             n_boot_share=0, since=None)
     assert np.isfinite(fit.predict(["2030-01-01", "1985-06-01"])).all()
+
+
+def test_without_continual_refuses_a_derivation_outside_its_words():
+    """A table spelling its derivation 'Continual pretraining' would have had nothing dropped, in silence."""
+    import pandas as pd
+
+    from densing.trend.protocol import without_continual
+
+    table = pd.DataFrame({"model": ["a", "b", "c"], "derivation": ["from_scratch", "continual_pretraining", None]})
+    assert list(without_continual(table)["model"]) == ["a", "c"]
+    with pytest.raises(InputError, match=r"model 'b': field 'derivation': 'Continual pretraining' is not one of"):
+        without_continual(table.assign(derivation=["from_scratch", "Continual pretraining", None]))
