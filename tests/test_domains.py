@@ -71,6 +71,19 @@ def test_an_api_date_outside_the_domain_is_refused(date):
         parse_date(date, where="t.csv: row 1")
 
 
+def test_an_api_table_dated_before_the_domain_is_refused_with_no_window():
+    """fit_trend(..., since=None) on a table with one model dated 1900-01-01 moved the doubling time from 5 to 17
+    months without a word; the table is refused naming the row."""
+    import pandas as pd
+
+    from densing import fit_trend, read_results
+
+    table = read_results(REPO_ROOT / "results" / "public_models.csv")
+    table.loc[table["model"] == table["model"].iloc[0], "release_date"] = pd.Timestamp("1900-01-01")
+    with pytest.raises(InputError, match=r"targets: row \d+: field 'release_date': 1900-01-01 is before 1990-01-01"):
+        fit_trend(table, since=None)
+
+
 def test_the_bounds_themselves_are_dates():
     from datetime import date
 
