@@ -32,4 +32,5 @@ class WorkerError(DensingError, RuntimeError):
 
 
 class RegistryError(InputError):
-    """A name registered twice in one of densing's registries (:class:`densing.registry.Registry`)."""
+    """A registration refused by one of densing's registries (:class:`densing.registry.Registry`): a name taken twice,
+    a name that is not a non-empty string, or an item that is not what the registry holds."""

@@ -1,4 +1,4 @@
-"""Atomic file writes: a reader never sees a half-written output file."""
+"""Atomic file writes: a reader never sees a half-written output file, nor one file of a set without the others."""
 from __future__ import annotations
 
 import os
@@ -34,6 +34,36 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
             raise InputError(f"{path}: cannot write here ({exc.strerror or type(exc).__name__})") from None
         raise
     return path
+
+
+def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
+    """Write the files ``texts`` (file name → text) into ``folder`` as a set: each to a temporary folder inside
+    ``folder`` first, then every one moved into place (``os.replace``, atomic within one file system) only once all
+    are written, so a failure leaves none of them; returns the paths written. ``folder`` '' is refused (it would mean
+    the working folder)."""
+    import shutil
+
+    from densing.errors import InputError
+    from densing.validation import as_path
+
+    folder = check_writable_folder(as_path(folder, "out"))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".densing-set.", dir=folder))
+    except OSError as exc:
+        raise InputError(f"{folder}: cannot write here ({exc.strerror or type(exc).__name__})") from None
+    try:
+        for name, text in texts.items():
+            if (folder / name).is_dir():
+                raise InputError(f"{folder / name}: is a folder; expected a file to write")
+            atomic_write_text(staging / name, text)
+        written = []
+        for name in texts:
+            os.replace(staging / name, folder / name)
+            written.append(folder / name)
+        return written
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def check_writable(path: str | Path) -> Path:

@@ -103,7 +103,9 @@ def resolve_fit(text: str | os.PathLike, *, what: str | None = None) -> Path:
 
     from densing.errors import InputError
 
-    path = Path(text)
+    from densing.validation import as_path
+
+    path = as_path(text, "--fit" if what is None else what)  # '' would be the working folder
     if path.exists() or path.suffix == ".json" and path.parent != Path("."):
         return path
     name = path.name.removesuffix(".json")

@@ -5,6 +5,12 @@ new name (a name already taken is a :class:`densing.errors.RegistryError`); :met
 of a name, and an unknown name is a :class:`densing.errors.InputError` of one shape,
 ``"<what>: expected one of a, b, c, got 'x'"``. Iterating a registry gives its names, in registration order.
 
+What a registry holds is checked at registration: a name is a non-empty string, and a registry made with ``check``
+runs it on each new ``(name, item)`` first (the item's type, the signature of its callables by :mod:`inspect`, the
+ranges of its values: :func:`check_callable`, :func:`check_range`); a bad registration is a
+:class:`densing.errors.RegistryError` naming the registry, the name, the field, the value and what was expected, and
+leaves the registry unchanged.
+
 It is a mutable mapping, so code that reads a registry as a dict keeps working; ``registry[name] = item``
 sets an entry without the duplicate check (what ``monkeypatch.setitem`` needs to put an entry back), and
 ``register`` is the checked way in. The frontier rules (:data:`densing.trend.rules.RULES`), the target tables
@@ -16,8 +22,10 @@ reference-data formats (:data:`densing.data.formats.FORMATS`), the benchmark rec
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, MutableMapping
-from typing import Generic, TypeVar
+import inspect
+import math
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from typing import Any, Generic, TypeVar
 
 from densing.errors import InputError, RegistryError
 
@@ -27,17 +35,25 @@ _REQUIRED = object()
 
 class Registry(MutableMapping[str, T], Generic[T]):
     """Named items in registration order. ``what`` names the registry in its errors (``"frontier"``,
-    ``"--table"``); ``items``: ``(name, item)`` pairs registered at once."""
+    ``"--table"``); ``items``: ``(name, item)`` pairs registered at once; ``check(registry, name, item)``: what an item
+    must be, run before it is added (a RegistryError refuses it)."""
 
-    def __init__(self, what: str, items: Iterable[tuple[str, T]] = ()) -> None:
+    def __init__(self, what: str, items: Iterable[tuple[str, T]] = (),
+                 check: Callable[["Registry", str, Any], None] | None = None) -> None:
         self.what = what
+        self.check = check
         self._items: dict[str, T] = {}
         for name, item in items:
             self.register(name, item)
 
     def register(self, name: str, item: T, *, first: bool = False) -> T:
-        """Add ``item`` under ``name`` (a name not yet registered) and return it; ``first``: ahead of the others
-        (a registry tried in order, such as the data formats)."""
+        """Add ``item`` under ``name`` (a non-empty string not yet registered, an item passing the registry's
+        ``check``) and return it; ``first``: ahead of the others (a registry tried in order, such as the data
+        formats). A refused registration leaves the registry unchanged."""
+        if not isinstance(name, str) or not name.strip():
+            raise RegistryError(f"{self.what}: a name is a non-empty string, got {name!r}")
+        if self.check is not None:
+            self.check(self, name, item)
         if name in self._items:
             raise RegistryError(f"{self.what}: {name!r} is already registered")
         if first:
@@ -87,3 +103,41 @@ class Registry(MutableMapping[str, T], Generic[T]):
 
     def __repr__(self) -> str:
         return f"Registry({self.what!r}, names={list(self._items)!r})"
+
+
+def check_type(registry: Registry, name: str, item: Any, kind: type) -> None:
+    """A RegistryError unless ``item`` is a ``kind``."""
+    if not isinstance(item, kind):
+        raise RegistryError(f"{registry.what} {name!r}: expected a {kind.__name__}, got {type(item).__name__}")
+
+
+def check_callable(registry: Registry, name: str, field: str, value: Any, n_args: int, *, optional: bool = False
+                   ) -> None:
+    """A RegistryError unless ``value`` (``field`` of the item) is a callable that takes ``n_args`` positional
+    arguments (:func:`inspect.signature`); ``optional``: None is allowed."""
+    if value is None and optional:
+        return
+    if not callable(value):
+        raise RegistryError(f"{registry.what} {name!r}: field {field!r}: expected a callable of {n_args} argument(s), "
+                            f"got {value!r}")
+    try:
+        inspect.signature(value).bind(*([None] * n_args))
+    except TypeError:
+        raise RegistryError(f"{registry.what} {name!r}: field {field!r}: {getattr(value, '__name__', value)!r} does not "
+                            f"take {n_args} positional argument(s) (signature {inspect.signature(value)})") from None
+    except ValueError:  # a builtin without a signature: nothing to check
+        return
+
+
+def check_range(registry: Registry, name: str, field: str, value: Any, low: float | None, high: float | None, *,
+                closed: str = "both", integer: bool = False, optional: bool = True) -> None:
+    """A RegistryError unless ``value`` (``field`` of the item) is a finite number (an integer with ``integer``) in the
+    interval from ``low`` to ``high`` (``closed``: ``"both"``, ``"left"``, ``"right"``, ``"neither"``; None: open)."""
+    from densing.validation import Interval
+    from numbers import Integral, Real
+
+    if value is None and optional:
+        return
+    interval = Interval(Integral if integer else Real, low, high, closed)
+    if not interval.matches(value) or (isinstance(value, float) and not math.isfinite(value)):
+        raise RegistryError(f"{registry.what} {name!r}: field {field!r}: expected {interval}, got {value!r}")

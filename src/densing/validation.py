@@ -20,6 +20,7 @@ import math
 import os
 import re
 from dataclasses import dataclass
+from datetime import date, datetime
 from numbers import Integral, Real
 from typing import Any, Iterable, Mapping
 
@@ -34,6 +35,32 @@ MAX_PARAMS = 1e13
 #: on the indexed web are some 5e14 tokens; a D0 above 1e15 is a unit slip (1e30), not a budget, and would read
 #: the law far outside the budgets it was fitted on.
 MAX_D0_TOKENS = 1e15
+
+#: The earliest plausible date of anything densing reads (release dates, ``--since``, ``--epoch``): before every neural
+#: language model densing compares (the oldest in its tables, GPT-2, is from 2019-02), after what an empty date cell
+#: becomes in software: 1899-12-30 or 1900-01-01 (a spreadsheet's day zero), 1970-01-01 (Unix's). The latest is today.
+EARLIEST_DATE = "1990-01-01"
+
+
+def date_domain() -> str:
+    """The domain of a date, in words: ``[1990-01-01, today (YYYY-MM-DD)]``."""
+    return f"[{EARLIEST_DATE}, today {date.today().isoformat()}]"
+
+
+def _in_date_domain(day) -> bool:
+    return date.fromisoformat(EARLIEST_DATE) <= day <= date.today()
+
+
+def check_date(value: Any, *, field: str = "release_date", where: str | None = None):
+    """``value`` (a date or a pandas Timestamp) if it lies in [:data:`EARLIEST_DATE`, today]; otherwise an InputError
+    naming ``where``, ``field``, the value and the domain."""
+    day = value.date() if isinstance(value, datetime) else value
+    if _in_date_domain(day):
+        return value
+    why = (f"before {EARLIEST_DATE}, the earliest plausible date (an empty cell read as a spreadsheet's or Unix's day "
+           "zero?)" if day < date.fromisoformat(EARLIEST_DATE) else "in the future")
+    prefix = f"{where}: " if where else ""
+    raise InputError(f"{prefix}field '{field}': {day.isoformat()} is {why}; expected a date in {date_domain()}")
 
 
 @dataclass(frozen=True)
@@ -179,25 +206,24 @@ class ExistingPath:
 
 @dataclass(frozen=True)
 class Date:
-    """A date: a ``datetime.date`` (a pandas Timestamp is one) or an ISO string (``2023-02-24``, ``2023-02``)."""
+    """A date: a ``datetime.date`` (a pandas Timestamp is one) or an ISO string (``2023-02-24``, ``2023-02``), in
+    [:data:`EARLIEST_DATE`, today]."""
 
     def matches(self, value: Any) -> bool:
-        from datetime import date, datetime
-
+        day = None
         if isinstance(value, date):
-            return True
-        if not isinstance(value, str):
-            return False
-        for fmt in ("%Y-%m-%d", "%Y-%m", "%Y/%m/%d"):
-            try:
-                datetime.strptime(value.strip(), fmt)
-                return True
-            except ValueError:
-                continue
-        return False
+            day = value.date() if isinstance(value, datetime) else value
+        elif isinstance(value, str):
+            for fmt in ("%Y-%m-%d", "%Y-%m", "%Y/%m/%d"):
+                try:
+                    day = datetime.strptime(value.strip(), fmt).date()
+                    break
+                except ValueError:
+                    continue
+        return day is not None and _in_date_domain(day)
 
     def __str__(self) -> str:
-        return "a date (YYYY-MM-DD)"
+        return f"a date (YYYY-MM-DD) in {date_domain()}"
 
 
 def as_path(value: Any, name: str = "path"):
@@ -223,6 +249,11 @@ def as_names(value: Any, name: str) -> tuple[str, ...]:
 
 #: What a D0 may be: a positive number of tokens up to :data:`MAX_D0_TOKENS` (finite: a bound excludes NaN and ∞).
 D0_TOKENS = Interval(Real, 0, MAX_D0_TOKENS, closed="right")
+
+
+#: T3's contention γ: a GEMM beside a collective takes (1 + γ)× its time alone, so γ > −1; a measured γ may be below 0
+#: (the GEMMs ran faster beside it, within noise: ``overlap whatif --contention-from`` measures −0.19 on one run).
+CONTENTION = Interval(Real, -1, None, closed="neither")
 
 
 def _describe(constraint) -> str:

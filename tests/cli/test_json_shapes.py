@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from densing.paths import RESULTS
 
 HERE = Path(__file__).resolve().parent
 
@@ -24,12 +23,31 @@ def _trace_dirs(tmp_path: Path) -> tuple[Path, Path]:
     return tmp_path / "a", tmp_path / "b"
 
 
-#: Every table command (each form with a table of its own), with arguments that make it quick; None: the trace folder.
+def _planted_table(tmp_path: Path) -> Path:
+    """Eight sizes at three budgets each, losses and scores from a planted two-step law: a table the law can be fitted
+    on (Pythia's final checkpoints share one budget, on which the data term cannot be determined)."""
+    import numpy as np
+    import pandas as pd
+
+    rows = []
+    for n in (7e7, 1.6e8, 4.1e8, 1e9, 1.4e9, 2.8e9, 6.9e9, 1.2e10):
+        for t in (3e10, 1e11, 3e11):
+            loss = 40 * n ** -0.15 + 300 * t ** -0.25
+            rows.append({"model": f"m{n:g}@{t:g}", "benchmark": "lambada_openai", "metric": "acc",
+                         "value": 0.7 / (1 + np.exp(4 * (loss - 2.2))) + 0.02, "params": n, "train_tokens": t,
+                         "loss": loss, "run": f"m{n:g}"})
+    path = tmp_path / "planted.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+#: Every table command (each form with a table of its own), with arguments that make it quick; None: the trace folder,
+#: "P" the planted table (:func:`_planted_table`).
 TABLE_COMMANDS = {
     "density": ["density"],
     "density --fit": ["density", "--fit", "llama-3.1_mmlu"],
-    "fit": ["fit", "--data", RESULTS / "pythia_final.csv", "--benchmark", "lambada_openai", "--n-boot", "0"],
-    "validate": ["validate", "--data", RESULTS / "pythia_final.csv", "--benchmark", "lambada_openai", "--max-params", "6e9"],
+    "fit": ["fit", "--data", "P", "--benchmark", "lambada_openai", "--n-boot", "0"],
+    "validate": ["validate", "--data", "P", "--benchmark", "lambada_openai", "--max-params", "6e9"],
     "eval --list": ["eval", "--list"],
     "overlap analyze": ["overlap", "analyze", None],
     "overlap analyze --steps": ["overlap", "analyze", None, "--steps"],
@@ -58,7 +76,8 @@ def _is_rows(value) -> bool:
 @pytest.mark.parametrize("command", list(TABLE_COMMANDS))
 def test_a_table_command_prints_a_list_of_row_objects(command, run_cli, tmp_path):
     a, b = _trace_dirs(tmp_path)
-    args = [a if x is None else b if x == "B" else x for x in TABLE_COMMANDS[command]]
+    planted = _planted_table(tmp_path)
+    args = [a if x is None else b if x == "B" else planted if x == "P" else x for x in TABLE_COMMANDS[command]]
     code, out, err = run_cli(*args, "--format", "json")
     assert code == 0, err
     rows = json.loads(out)

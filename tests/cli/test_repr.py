@@ -42,6 +42,11 @@ def test_trend_measurement_repr():
     assert text.startswith("TrendMeasurement(") and len(text) < 300
     html = result._repr_html_()
     assert "<table>" in html and "validity checks" in html
+    # plot(highlight=...) refuses what is not densing measure's rows, as an InputError (a KeyError 'density' before)
+    with pytest.raises(densing.InputError, match="highlight: missing column"):
+        result.plot(highlight=pd.DataFrame({"model": ["mine"]}))
+    with pytest.raises(densing.InputError, match="highlight: expected a DataFrame"):
+        result.plot(highlight="mine")
 
 
 def test_compute_density_is_a_function():

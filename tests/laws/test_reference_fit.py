@@ -141,7 +141,8 @@ def test_invert_scores_is_monotone_and_censors_by_the_stated_rules(p, unit, d0):
     assert np.all(size[above] == np.inf) and set(reasons[above]) <= {ABOVE_CEILING}
     floor = p["b"] * d0 ** -p["beta"] + p["E"]
     inside = ~below & ~above
-    beyond = inside & (loss <= floor)
+    assert not np.any(loss[finite] < 0)  # no loss is negative: a score whose L̂ would be is beyond the data limit
+    beyond = inside & ((loss <= floor) | np.isnan(loss))
     assert np.all(size[beyond] == np.inf) and set(reasons[beyond]) <= {BEYOND_DATA_LIMIT}
     reached = inside & ~beyond
     # finite (0 only where N̂ underflows, a score a hair above the floor)

@@ -115,7 +115,8 @@ OUT_OF_DOMAIN = [
     (["whatif", "--model-params", "-7B"], "model_params"),
     (["whatif", "--model-params", "7"], "model_params"),
     (["whatif", "--local-steps", "0"], "local_steps"),
-    (["whatif", "--contention", "-0.1"], "contention"),
+    (["whatif", "--contention", "-1"], "contention"),  # γ > −1: a GEMM beside a collective takes (1 + γ)× its time
+    (["whatif", "--contention", "-1.5"], "contention"),
     (["whatif", "--contention", "inf"], "contention"),
     (["whatif", "--latency-us", "-5"], "latency_us"),
     (["whatif", "--latency-us", "nan"], "latency_us"),

@@ -13,6 +13,7 @@ import typer.main
 
 from densing.cli import laws, measure, trend
 from densing.cli.eval import eval_app
+from densing.cli.exclusive import CheckedCommand
 from densing.cli.ladder import ladder_app
 from densing.cli.overlap import overlap_app
 from densing.errors import DensingError
@@ -46,6 +47,10 @@ for command in (laws.fit, laws.convert, laws.validate, laws.density, trend.trend
 app.add_typer(eval_app, name="eval")
 app.add_typer(overlap_app, name="overlap")
 app.add_typer(ladder_app, name="ladder")
+for _group in (app, eval_app, overlap_app, ladder_app):  # every command refuses its declared exclusive options
+    for _info in _group.registered_commands:
+        if _info.cls in (None, typer.core.TyperCommand):
+            _info.cls = CheckedCommand
 
 
 def print_help(argv: list[str]) -> bool:

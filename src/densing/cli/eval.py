@@ -188,7 +188,7 @@ def sweep(
         raise InputError(f"{models}: no such models file")
     validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
     specs = with_model_args(read_models_file(models), model_args)
-    if left_out:  # said once every input is checked, as work begins
+    if left_out:  # a note once every input is checked: a refusal above stays one line
         typer.echo(f"--suite {suite.strip()} --local-data: {', '.join(left_out)} left out (no local split)", err=True)
     names += [b.strip() for b in (benchmarks or "").split(",") if b.strip() and b.strip() not in names]
     counts = {"skipped": 0, "done": 0, "sharded": 0, "stopped": 0}

@@ -36,7 +36,7 @@ def fit_command(
     import sys
 
     from densing.data.olmo import ladder_benchmarks, read_olmo_ladder, split_ladder
-    from densing.io import atomic_write_text, check_writable
+    from densing.io import check_writable, write_file_set
     from densing.laws.fit import BOOTSTRAP_CONSTRAINTS
     from densing.laws.olmo.ladder import fit_ladder
     from densing.numbers import format_number
@@ -53,19 +53,18 @@ def fit_command(
         ladder, tasks, n_boot=n_boot, seed=seed, jobs=jobs,
         provenance={"source_data": "allenai/OLMo peteish-moreeval (see ../shared/data/olmo_ladder)", "command": "densing ladder fit"},
     )
-    if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    for benchmark, fit in fits.items():
-        path = None if out_dir is None else out_dir / f"olmo_{benchmark.removeprefix('olmes_')}_two_step.json"
-        if path is not None:
-            fit.save(path)
+    texts = {f"olmo_{benchmark.removeprefix('olmes_')}_two_step.json": fit.to_json().decode() + "\n"
+             for benchmark, fit in fits.items()}
+    if out_dir is not None:  # the fits and the selection table as a set: all moved into place once all are written
+        write_file_set(out_dir, {**texts, "olmo_ladder_selection.csv": options.table.to_csv(index=False)})
+    for (benchmark, fit), name in zip(fits.items(), texts):
+        path = None if out_dir is None else out_dir / name
         print(f"{'wrote ' + str(path) if path else benchmark}  (E: {'yes' if options.irreducible[benchmark] else 'no'}, "
               f"floor: {options.floor}, R² loss {format_number(fit.stages[0].r_squared)}, "
               f"score {format_number(fit.stages[1].r_squared)}, "
               f"{len(fit.bootstrap)} draws)")
     if out_dir is not None:
         table_path = out_dir / "olmo_ladder_selection.csv"
-        atomic_write_text(table_path, options.table.to_csv(index=False))
         print(f"wrote {table_path}  (floor chosen: {options.floor}; held-out size for the choice: {options.held_size:.4g})")
     else:
         print(f"floor chosen: {options.floor}; held-out size for the choice: {options.held_size:.4g}")

@@ -35,7 +35,7 @@ from datetime import date, datetime
 from enum import Enum
 
 from densing.cli.layout import Column, header_lines, plan, table_width  # noqa: F401  (header_lines: re-exported)
-from densing.registry import Registry
+from densing.registry import Registry, check_callable
 
 
 class Format(str, Enum):
@@ -273,7 +273,8 @@ def _write_table(frame, *, title=None, keys=None, wide=False, together=(), ident
 #: The output formats, by name: each a writer ``(frame, *, title, keys, wide)`` of stdout (a
 #: :class:`densing.registry.Registry`; ``--format`` takes these names).
 OUTPUTS: Registry = Registry("--format", [(Format.table.value, _write_table), (Format.json.value, _write_json),
-                                          (Format.csv.value, _write_csv)])
+                                          (Format.csv.value, _write_csv)],
+                             check=lambda registry, name, write: check_callable(registry, name, "writer", write, 1))
 
 
 def print_frame(frame, fmt: Format | str = Format.table, *, title: str | None = None, keys: int | None = None,

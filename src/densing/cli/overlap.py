@@ -252,6 +252,9 @@ def validate(
             print_frame(error_summary(table), fmt, title=f"prediction error across {table['repeat'].nunique()} "
                         "repeat(s) (profiled step time)", keys=1)
         return
+    if contention is not None:
+        raise InputError(f"--contention: {sync_dir} is one run, not a run output folder with a tensor-parallel pair "
+                         "(tp-none/ and tp-chunked/); γ enters only T3's prediction of the chunked run")
     cal, table = validate_runs(sync_dir, *(runs or []))
     print_frame(cal.to_frame() if calibration else table, fmt, title="what-if vs measured (profiled step time)")
 

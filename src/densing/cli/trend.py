@@ -109,11 +109,7 @@ def trend(
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
     profile = _table(table_name, results)
     d0_tokens = _d0(d0)  # before any work, for either design
-    if design is Design.olmes:
-        if table_name is not None:
-            from densing.errors import InputError
-
-            raise InputError("--table: --design olmes has its own targets (results/olmes); --table applies to --design leaderboard")
+    if design is Design.olmes:  # --table with it is refused by densing.cli.exclusive.EXCLUSIVE
         _check_draws(n_boot, seed)
         _olmes(results, fit, d0_tokens, since, epoch, n_boot, seed, by, fmt, wide)
         return

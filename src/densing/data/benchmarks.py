@@ -32,7 +32,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from densing.errors import InputError, RegistryError
-from densing.registry import Registry
+from densing.registry import Registry, check_range, check_type
 
 #: Per-subtask options and items of the Open LLM Leaderboard v2 benchmarks with subtasks (BBH,
 #: MuSR, GPQA): benchmark, subtask, lm_eval_task, choices, items, source.
@@ -78,7 +78,24 @@ class BenchmarkRecord:
 
 
 #: The registered benchmarks, by tidy name (a :class:`densing.registry.Registry`).
-BENCHMARKS: Registry[BenchmarkRecord] = Registry("benchmark")
+def _check_record(registry: Registry, name: str, record) -> None:
+    """A benchmark record is a :class:`BenchmarkRecord` registered under its own name, whose chance level is a
+    probability below 1 (a floor of 1 leaves no room for a score), its item count and shots whole numbers (items > 0,
+    shots ≥ 0), its wide columns strings and its runs :class:`Benchmark` records."""
+    check_type(registry, name, record, BenchmarkRecord)
+    if record.name != name:
+        raise RegistryError(f"benchmark {name!r}: a record is registered under its own name, {record.name!r}")
+    check_range(registry, name, "chance", record.chance, 0, 1, closed="left")
+    check_range(registry, name, "items", record.items, 0, None, closed="neither", integer=True)
+    check_range(registry, name, "shots", record.shots, 0, None, integer=True)
+    if not isinstance(record.columns, tuple) or not all(isinstance(c, str) and c.strip() for c in record.columns):
+        raise RegistryError(f"benchmark {name!r}: field 'columns': expected a tuple of column names, got "
+                            f"{record.columns!r}")
+    if not isinstance(record.runs, tuple) or not all(isinstance(r, Benchmark) for r in record.runs):
+        raise RegistryError(f"benchmark {name!r}: field 'runs': expected a tuple of Benchmark records, got {record.runs!r}")
+
+
+BENCHMARKS: Registry[BenchmarkRecord] = Registry("benchmark", check=_check_record)
 
 
 def register(record: BenchmarkRecord) -> BenchmarkRecord:

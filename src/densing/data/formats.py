@@ -26,7 +26,7 @@ from densing import paths
 
 from densing.data import olmo, readers
 from densing.errors import InputError
-from densing.registry import Registry
+from densing.registry import Registry, check_callable, check_range, check_type
 from densing.validation import as_path
 
 
@@ -83,7 +83,16 @@ PYTHIA_MIN_TRAIN_TOKENS = 3e9
 
 #: The formats, by name, tried in registration order (a :class:`densing.registry.Registry`); the last one (a tidy
 #: CSV/Parquet table) takes any path and names what is wrong with it.
-FORMATS: Registry[DataFormat] = Registry("data format", ((f.name, f) for f in [
+def _check_format(registry: Registry, name: str, data_format) -> None:
+    """A data format is a :class:`DataFormat` whose ``sniff`` takes a path, whose ``read`` takes a path (and options)
+    and whose ``min_train_tokens`` is None or a positive count."""
+    check_type(registry, name, data_format, DataFormat)
+    check_callable(registry, name, "sniff", data_format.sniff, 1)
+    check_callable(registry, name, "read", data_format.read, 1)
+    check_range(registry, name, "min_train_tokens", data_format.min_train_tokens, 0, None, closed="neither")
+
+
+FORMATS: Registry[DataFormat] = Registry("data format", check=_check_format, items=((f.name, f) for f in [
     DataFormat("pythia_evals", readers.is_pythia_evals, _pythia, "the Pythia suite's evaluations folder",
                reference_only=True, min_train_tokens=PYTHIA_MIN_TRAIN_TOKENS),
     DataFormat("olmo_ladder", olmo.is_olmo_ladder, _olmo_ladder, "AI2's OLMo ladder folder", reference_only=True),

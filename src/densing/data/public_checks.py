@@ -206,7 +206,7 @@ def _check_dates(frame: pd.DataFrame, today: pd.Timestamp) -> list[dict[str, obj
                 issues.append(_issue(row.model, "date_confidence", confidence, "none", "confidence given for a missing date"))
             continue
         try:
-            when = parse_date(row.release_date, where=str(row.model))
+            when = parse_date(row.release_date, where=str(row.model), in_domain=False)  # the range is a finding below
         except InputError as error:
             issues.append(_issue(row.model, "release_date", row.release_date, "YYYY-MM-DD", str(error)))
             continue

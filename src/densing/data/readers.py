@@ -15,10 +15,11 @@ import math
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from densing.data.benchmarks import WIDE_COLUMNS, WIDE_SHOTS
-from densing.data.schema import FRACTION_METRICS, validate_results
+from densing.data.schema import FRACTION_METRICS, SOURCE_COLUMN, SOURCE_ROW, validate_results
 from densing import paths
 from densing.errors import InputError
 from densing.validation import Options, Text, as_path, validate
@@ -96,9 +97,11 @@ def wide_to_tidy(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFrame:
                 hint = f" (found {near[0]!r}: give plain counts, 7e9 for 7B)" if near else ""
             raise InputError(f"{source}: a wide table with score columns ({', '.join(scores[:3])}, …) needs a column "
                              f"'{needed}'{hint}; the shipped results/public_models.csv is this table in that form")
+    frame = frame.assign(**{SOURCE_ROW: np.arange(1, len(frame) + 1)})  # the file's row, for the errors
     keep = [c for c in frame.columns if c not in scores]
     long = frame.melt(id_vars=keep, value_vars=scores, var_name="benchmark", value_name="value")
     long = long[long["value"].notna()].copy()
+    long[SOURCE_COLUMN] = long["benchmark"]
     long["benchmark"] = long["benchmark"].map(columns)
     long["metric"] = WIDE_METRIC
     if "n_shot" not in long.columns and long["benchmark"].isin(list(shots)).any():

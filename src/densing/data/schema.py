@@ -45,6 +45,9 @@ FRACTION_METRICS: frozenset[str] = frozenset(
     {"acc", "acc_norm", "len_norm", "score", "exact_match", "pass@1", "pass_at_1", "f1", "mc1", "mc2",
      "accuracy", "prob", "prob_norm"}
 )
+#: A reshaped table's (a wide one melted by :func:`densing.data.readers.wide_to_tidy`) own row and score column in its
+#: file, carried so that an error names the file's row and column, not the long table's; not kept in the result.
+SOURCE_ROW, SOURCE_COLUMN = "_source_row", "_source_column"
 #: The columns that identify one measurement; two rows with the same key are one measurement twice.
 KEY_COLUMNS: tuple[str, ...] = ("model", "benchmark", "metric", "n_shot", "revision")
 
@@ -89,16 +92,17 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
     Raises :class:`InputError` naming ``source``, the row (1-based, header not counted) and the
     field for: a missing required column, an empty table, an empty model/benchmark/metric, a
     non-numeric or NaN value or loss, a params/train_tokens that does not parse or is not
-    positive, an unparseable release date, an impossible value (:data:`densing.validation.IMPOSSIBLE`:
+    positive, an unparseable release date or one outside the date domain
+    (:func:`densing.validation.check_date`: before 1990-01-01 or after today), an impossible value (:data:`densing.validation.IMPOSSIBLE`:
     a fraction outside [0, 1], a negative loss, a standard error below 0 or, for a fraction, above 0.5)
     and two model names equal but for case with different scores for one measurement.
     """
     require_columns(frame, REQUIRED_COLUMNS, source)
-    today = pd.Timestamp.today().normalize()
     out: dict[str, list] = {c: [] for c in COLUMNS}
     records = frame.to_dict("records")
     for i, rec in enumerate(records, start=1):
-        where = f"{source}: row {i}"
+        where = f"{source}: row {rec[SOURCE_ROW]}, column {rec[SOURCE_COLUMN]!r}" if SOURCE_ROW in rec else \
+            f"{source}: row {i}"
         for field in ("model", "benchmark", "metric"):
             if is_missing(rec.get(field)):
                 raise InputError(f"{where}: field '{field}' is empty")
@@ -140,10 +144,7 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
                 raise InputError(f"{where}: field 'n_shot': expected a non-negative integer, got {v!r}")
             out["n_shot"].append(int(n))
         v = rec.get("release_date")
-        date = pd.NaT if is_missing(v) else parse_date(v, where=where)
-        if date is not pd.NaT and pd.Timestamp(date) > today:
-            raise InputError(f"{where}: field 'release_date': {pd.Timestamp(date).date()} is in the future (today is {today.date()})")
-        out["release_date"].append(date)
+        out["release_date"].append(pd.NaT if is_missing(v) else parse_date(v, where=where))  # in the date domain
         for field in ("source", "family", "revision", "run"):
             v = rec.get(field)
             out[field].append(None if is_missing(v) else str(v))
@@ -167,7 +168,7 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
             "run": pd.Series(out["run"], dtype="string"),
         }
     )
-    extra = [c for c in frame.columns if c not in COLUMNS]
+    extra = [c for c in frame.columns if c not in COLUMNS and c not in (SOURCE_ROW, SOURCE_COLUMN)]
     for c in extra:
         result[c] = frame[c].to_numpy()
     return _check_name_case(_collapse_duplicates(result, source), source)

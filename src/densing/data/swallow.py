@@ -32,6 +32,7 @@ from densing.data.olmes import _count as _positive_count
 from densing.data.olmes import _read_text_table
 from densing.data.benchmarks import WIDE_COLUMNS
 from densing.data.schema import is_missing
+from densing.data.units import parse_date
 from densing.data.swallow_rule import decisions, read_model_file
 from densing.errors import InputError
 
@@ -124,7 +125,11 @@ def read_tokens(path: str | Path) -> pd.DataFrame:
 def read_house_dates(path: str | Path) -> pd.DataFrame:
     """The house's ``release_dates.csv`` (model, release_date, date_confidence, date_source, note)."""
     path = Path(path)
-    return _read_curated(path, ("model", "release_date", "date_confidence", "date_source"), "release dates")
+    frame = _read_curated(path, ("model", "release_date", "date_confidence", "date_source"), "release dates")
+    for row, value in enumerate(frame["release_date"], start=1):
+        if not is_missing(value):
+            parse_date(value, where=f"{path}: row {row}")  # a date in the domain, or one line naming the row
+    return frame
 
 
 def _scores(entry: dict, group: str, where: str) -> dict[str, float]:
@@ -182,7 +187,7 @@ def build_swallow(source_dir: str | Path, curated_dir: str | Path, dates_csv: st
             line = _lookup(lineage, model, str(curated_dir / "lineage.csv"))
             size = _lookup(params, model, str(curated_dir / "params.csv"))
             count = _lookup(tokens, model, str(curated_dir / "tokens.csv"))
-            board_date = str(entry["date"])
+            board_date = parse_date(entry["date"], field="date", where=where).strftime("%Y-%m-%d")  # in the domain
             if model in house_by_model:
                 h = house_by_model[model]
                 date, confidence, date_source = h["release_date"], h["date_confidence"], h["date_source"]
@@ -225,12 +230,18 @@ def _date_check(checks: list[dict]) -> pd.DataFrame:
 
 
 def write_swallow(outputs: dict[str, pd.DataFrame], out_dir: str | Path) -> list[Path]:
-    """Write each output as ``<name>.csv`` in ``out_dir`` atomically (temporary file, then ``os.replace``)."""
-    from densing.io import atomic_write_text
+    """Write each output as ``<name>.csv`` in ``out_dir``, as a set (:func:`densing.io.write_file_set`: every file to a
+    temporary folder, then all moved into place; a failure leaves none); ``out_dir`` '' is refused."""
+    from densing.io import write_file_set
 
-    written = []
-    for name, frame in outputs.items():
-        path = Path(out_dir) / f"{name}.csv"
-        atomic_write_text(path, frame.to_csv(index=False, lineterminator="\n"))
-        written.append(path)
-    return written
+    texts = {f"{name}.csv": frame.to_csv(index=False, lineterminator="\n") for name, frame in outputs.items()}
+    return write_file_set(out_dir, texts)
+
+
+if __name__ == "__main__":  # a library module: the build is a command of tools/build_tables.py
+    import sys
+
+    print("error: densing.data.swallow is the Swallow builder's library; build the tables with: python "
+          "tools/build_tables.py swallow --source SWALLOW_DIR --curated CURATED_DIR --dates RELEASE_DATES_CSV --out "
+          "OUT_DIR", file=sys.stderr)
+    sys.exit(2)

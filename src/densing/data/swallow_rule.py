@@ -25,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from densing.data.units import parse_date
 from densing.errors import InputError
 
 #: Hub-id patterns of post-trained checkpoints (case-insensitive, matched on the part after the owner).
@@ -64,6 +65,10 @@ def read_model_file(path: str | Path) -> list[dict]:
             raise InputError(f"{path}: entry {number} ({entry.get('id', '?')}): missing field(s) {', '.join(missing)}")
         if entry["id"] in seen:
             raise InputError(f"{path}: entry {number}: field 'id': {entry['id']!r} appears twice")
+        parse_date(entry["date"], field="date", where=f"{path}: entry {number} ({entry['id']})")  # in the domain
+        if entry.get("is_post") not in (None, True, False):  # 'yes' is no YAML boolean: read as text, it would keep
+            raise InputError(f"{path}: entry {number} ({entry['id']}): field 'is_post': expected true or false, got "
+                             f"{entry['is_post']!r}")
         seen.add(str(entry["id"]))
     return entries
 

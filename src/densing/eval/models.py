@@ -61,6 +61,14 @@ _FIELDS = (
 )
 #: model_args densing sets itself (from the entry's own fields and the command's options).
 RESERVED_MODEL_ARGS = ("pretrained", "revision", "dtype", "trust_remote_code", "gguf_file", "batch_size", "device")
+
+#: The domain of the ``model_args`` of lm-eval's Hugging Face model that take a number or a switch, checked before
+#: lm-eval reads them (``max_length=abc`` was a traceback from inside lm-eval): a context length, a largest batch, a
+#: prefix of generated tokens are whole numbers ≥ 1; the switches are true or false. Other keys pass as given.
+MODEL_ARG_DOMAINS = {
+    "max_length": "count", "max_batch_size": "count", "max_gen_toks": "count",
+    "parallelize": "switch", "add_bos_token": "switch", "use_fast_tokenizer": "switch", "prefix_token_id": "id",
+}
 PACKAGE_PREFIX = "package:"
 
 
@@ -158,8 +166,9 @@ def model_spec_from_mapping(entry: object, *, where: str) -> ModelSpec:
         value = entry.get(field)
         counts[field] = None if _empty(value) else parse_count(value, field=field, where=where)
     release = entry.get("release_date")
-    release_date = None if _empty(release) else parse_date(release, where=where).strftime("%Y-%m-%d")
-    if release_date is not None:  # a real day, not after today, not before the first language model
+    release_date = None if _empty(release) else parse_date(release, where=where, in_domain=False).strftime("%Y-%m-%d")
+    if release_date is not None:  # a real day, not after today, not before the first language model (a narrower
+        # window than densing.validation.EARLIEST_DATE's: a model densing evaluates runs on lm-eval)
         today = _datetime.date.today().isoformat()
         if not EARLIEST_RELEASE <= release_date <= today:
             raise InputError(f"{where}: field 'release_date': {release_date} is not between {EARLIEST_RELEASE} and today "
@@ -204,6 +213,13 @@ def parse_model_args(value: object, *, where: str) -> tuple[tuple[str, object], 
     for key, item in pairs.items():
         if not isinstance(item, (str, int, float, bool)):
             raise InputError(f"{where}: field 'model_args': {key}: expected a number, text or true/false, got {item!r}")
+        kind = MODEL_ARG_DOMAINS.get(key)
+        whole = isinstance(item, int) and not isinstance(item, bool)
+        if kind == "count" and not (whole and item >= 1) or kind == "id" and not (whole and item >= 0):
+            raise InputError(f"{where}: field 'model_args': {key}: expected a whole number ≥ {1 if kind == 'count' else 0}, "
+                             f"got {item!r}")
+        if kind == "switch" and not isinstance(item, bool):
+            raise InputError(f"{where}: field 'model_args': {key}: expected true or false, got {item!r}")
     return tuple(sorted(pairs.items()))
 
 

@@ -64,6 +64,17 @@ def _check_points(law: str, n_points: int, n_free: int) -> None:
         raise FitError(f"{law}: {n_points} data point(s) for {n_free} free parameter(s); need more points than parameters")
 
 
+def check_identifiable(law: str, n_params: np.ndarray, train_tokens: np.ndarray) -> None:
+    """A FitError when a law with terms a·N^-α and b·D^-β sees one model size or one training budget: its exponent
+    is then not determined by the data (any α fits one N), so its interval would be reported as zero-width."""
+    for what, values, term in (("model size", n_params, "a·N^-α"), ("training budget", train_tokens, "b·D^-β")):
+        distinct = np.unique(np.asarray(values, float))
+        if distinct.size < 2:
+            shown = f" ({distinct[0]:.3g})" if distinct.size else ""
+            raise FitError(f"{law}: the points hold one {what}{shown}; the term {term} cannot be determined from "
+                           f"one {what} (its exponent fits any value): give points at two or more")
+
+
 # --------------------------------------------------------------------------------------------
 # loss law
 
@@ -118,6 +129,7 @@ def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> 
 
     k = 5 if irreducible else 4
     _check_points("loss law", y.size, k)
+    check_identifiable("loss law", n, t)
     lower = np.array([-30.0, 0.01, -30.0, 0.01] + ([-20.0] if irreducible else []))
     upper = np.array([30.0, 3.0, 30.0, 3.0] + ([math.log(max(y.max(), 1e-6))] if irreducible else []))
     starts = []
@@ -180,10 +192,10 @@ def _fixed_values(chance: float | None, ceiling: float | None) -> dict[str, floa
 
 def _sigmoid_bounds_and_start(free, y, chance, ceiling, max_score):
     lower, upper, start = [], [], []
-    d0 = chance if chance is not None else max(float(y.min()) - 0.01, -0.49)
+    d0 = chance if chance is not None else max(float(y.min()) - 0.01, 0.0)
     for name in free:
         if name == "d":
-            lower.append(-0.5)
+            lower.append(0.0)  # the floor of a score in [0, 1] (the domain of d: 0 ≤ d < c + d ≤ 1)
             upper.append(float(y.min()) + 1e-6 if y.size else 1.0)
             start.append(d0)
         else:
@@ -198,7 +210,8 @@ def performance_problem(
 ) -> Problem:
     """The performance law S = c / (1 + e^{−γ(L − l)}) + d (eq. 3), residual Ŝ − S.
 
-    θ = (γ, l[, d][, u]) with γ ∈ [−200, −1e-3] (score rises as loss falls). ``chance`` fixes d
+    θ = (γ, l[, d][, u]) with γ ∈ [−200, −1e-3] (score rises as loss falls), l ≥ 0 (a loss) and a free d ≥ 0 (a score's
+    floor). ``chance`` fixes d
     (the benchmark's floor) and ``ceiling`` fixes c + d, when the user says so; otherwise
     c = (max_score − d)·u (see :func:`_sigmoid_layout`).
     """
@@ -223,8 +236,8 @@ def performance_problem(
     _check_points("performance law", y.size, len(names))
     span = float(x.max() - x.min()) or 1.0
     extra_lower, extra_upper, extra_start = _sigmoid_bounds_and_start(free, y, chance, ceiling, max_score)
-    lower = [-200.0, float(x.min()) - 3 * span] + extra_lower
-    upper = [-1e-3, float(x.max()) + 3 * span] + extra_upper
+    lower = [-200.0, max(float(x.min()) - 3 * span, 0.0)] + extra_lower  # l is a loss: ≥ 0 (fit_schema.FIT_DOMAIN)
+    upper = [-1e-3, max(float(x.max()) + 3 * span, 1e-6)] + extra_upper
     starts = []
     for gamma in (-0.5, -2.0, -8.0):
         for quantile in (0.25, 0.5, 0.75):
@@ -261,6 +274,7 @@ def composed_problem(
     free, resolve = _sigmoid_layout(chance, ceiling, max_score)
     names = ("ln_a", "alpha", "ln_b", "beta", "l") + tuple(free)
     gamma = -1.0
+    check_identifiable("composed law", n, t)
 
     def to_params(theta):
         values = dict(zip(names, map(float, theta)))

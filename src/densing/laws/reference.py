@@ -118,6 +118,8 @@ def fit_reference(
              min_run_fraction=min_run_fraction, robust_loss=robust_loss, score_scale=score_scale, loss_scale=loss_scale)
     names = list(as_names(benchmark, "benchmark"))
     frame = table_argument(frame, "frame", reference=True)
+    if law == "two-step" and "loss" not in frame.columns:
+        raise InputError("frame: no 'loss' column; the two-step law needs conditional losses (use law='composed')")
     label, points = select_points(frame, names, metric=metric, n_shot=n_shot, need_loss=law == "two-step")
     unit_of_loss = None
     if law == "two-step":

@@ -29,11 +29,9 @@ from densing.io import atomic_write_bytes, read_json_object
 from densing.laws import fit as _fit
 from densing.laws import forms
 from densing.laws.points import POINT_COLUMNS
-from densing.validation import D0_TOKENS, MAX_D0_TOKENS, check_scores, validate
+from densing.laws.fit_schema import FIT_DOMAIN, FORMAT, KINDS, LAWS, check_fit_dict  # noqa: F401 (the file's schema)
+from densing.validation import D0_TOKENS, MAX_D0_TOKENS, check_scores
 
-LAWS = ("two-step", "composed")
-#: Kinds a fit file may hold: the two laws fitted here and the family law (:mod:`densing.laws.family`).
-KINDS = (*LAWS, "family")
 
 DEFAULT_D0 = 1e12
 
@@ -325,74 +323,6 @@ def as_fits(value, name: str = "fits") -> list[ReferenceFit]:
     return [as_fit(fit, where) for where, fit in items]
 
 
-FORMAT = "densing.reference_fit/1"
-#: The parameters each kind of fit holds (E, the irreducible loss, is optional for the two laws) and
-#: the sign each must have: amplitudes and exponents positive, γ < 0 for the loss-based laws (score
-#: rises as loss falls) and γ > 0 for the family law (score rises with ln N).
-_REQUIRED_PARAMS = {"two-step": ("a", "alpha", "b", "beta", "c", "gamma", "l", "d"),
-                    "composed": ("a", "alpha", "b", "beta", "c", "gamma", "l", "d"),
-                    "family": ("c", "gamma", "l", "d")}
-#: A family fit of the power shape also holds α and N_unit (both or neither: a file without them is logistic_ln_n).
-_FAMILY_SHAPE_PARAMS = ("alpha", "n_unit")
-_POSITIVE_PARAMS = ("a", "alpha", "b", "beta", "c", "n_unit")
-
-
-def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
-    """Check a fit file's content against its schema (format version, kind, parameters and their
-    signs, benchmark label, bootstrap shape) before it is used; InputError naming file and field."""
-    fmt = data.get("format")
-    if not isinstance(fmt, str) or not fmt.startswith("densing.reference_fit/"):
-        raise InputError(f"{source}: field 'format': not a densing reference fit (expected {FORMAT!r})")
-    if fmt != FORMAT:
-        raise InputError(f"{source}: field 'format': {fmt!r} is not a version this densing reads (expected {FORMAT!r})")
-    kind = data.get("kind")
-    if kind not in KINDS:
-        raise InputError(f"{source}: field 'kind': expected one of {', '.join(KINDS)}, got {kind!r}")
-    params = data.get("params")
-    if not isinstance(params, dict):
-        raise InputError(f"{source}: field 'params': expected a mapping of parameter names to numbers")
-    allowed = set(_REQUIRED_PARAMS[kind]) | ({"E"} if kind != "family" else set(_FAMILY_SHAPE_PARAMS))
-    if kind == "family" and len(set(_FAMILY_SHAPE_PARAMS) & set(params)) == 1:
-        raise InputError(f"{source}: field 'params': a family fit of the power shape needs both "
-                         f"{' and '.join(_FAMILY_SHAPE_PARAMS)}")
-    missing = [p for p in _REQUIRED_PARAMS[kind] if p not in params]
-    if missing:
-        raise InputError(f"{source}: field 'params': a {kind} fit needs {', '.join(missing)}")
-    extra = sorted(set(params) - allowed)
-    if extra:
-        raise InputError(f"{source}: field 'params': a {kind} fit has no parameter(s) {', '.join(extra)}")
-    for name, value in params.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise InputError(f"{source}: field 'params.{name}': expected a finite number, got {value!r}")
-        if name in _POSITIVE_PARAMS and value <= 0:
-            raise InputError(f"{source}: field 'params.{name}': expected a positive number, got {value!r}")
-    if "E" in params and params["E"] < 0:
-        raise InputError(f"{source}: field 'params.E': expected a non-negative number, got {params['E']!r}")
-    gamma = params["gamma"]
-    if (kind == "family") != (gamma > 0) or gamma == 0:
-        sign = "positive" if kind == "family" else "negative"
-        raise InputError(f"{source}: field 'params.gamma': a {kind} fit has a {sign} gamma, got {gamma!r}")
-    d0 = data.get("d0")
-    if isinstance(d0, bool) or not isinstance(d0, (int, float)) or not (math.isfinite(d0) and d0 > 0):
-        raise InputError(f"{source}: field 'd0': expected a positive number of tokens, got {d0!r}")
-    benchmarks = data.get("benchmarks") or (data.get("provenance") or {}).get("benchmarks")
-    if benchmarks:
-        label = benchmarks[0] if len(benchmarks) == 1 else f"mean({','.join(benchmarks)})"
-        if data.get("benchmark") != label:
-            raise InputError(f"{source}: field 'benchmark': {data.get('benchmark')!r} does not match the benchmarks "
-                             f"the fit was made on ({label!r}); refit rather than rename")
-    names = data.get("bootstrap_names") or []
-    unknown = sorted(set(names) - set(params))
-    if unknown:
-        raise InputError(f"{source}: field 'bootstrap_names': {', '.join(unknown)} not among the fit's parameters")
-    for i, row in enumerate(data.get("bootstrap") or [], start=1):
-        if not isinstance(row, list) or len(row) != len(names):
-            raise InputError(f"{source}: field 'bootstrap': draw {i} has {len(row) if isinstance(row, list) else 'no'} "
-                             f"values for {len(names)} parameter(s)")
-    if not data.get("stages"):
-        raise InputError(f"{source}: field 'stages': the fit has no fitted stage")
-
-
 def _points_from_json(rows) -> tuple[tuple, ...]:
     """Points as stored: (model, N, D, score, loss[, run]); older files have no run."""
     out = []
@@ -425,7 +355,8 @@ def invert_scores(p, scores: np.ndarray, d0: float) -> tuple[np.ndarray, np.ndar
     The one place the censoring rules live: a score at or below the floor d gets N̂ = 0
     (``below_floor``); at or above the ceiling c + d (a family law's asymptote), N̂ = +inf (``above_ceiling``); a loss L̂ at or
     below the data-limited floor b·D0^-β + E, which no finite model trained on D0 tokens reaches,
-    N̂ = +inf (``beyond_data_limit``). Elsewhere the reason is ''. ``p``'s values may be arrays
+    N̂ = +inf (``beyond_data_limit``). Elsewhere the reason is ''. A loss-based law's L̂ below 0, which no loss is
+    (−log P ≥ 0) and which lies below the data-limited floor, is returned as NaN (the reason says why). ``p``'s values may be arrays
     (one row per bootstrap draw) that broadcast against ``scores``.
     """
     loss_hat = forms.loss_for_score(scores, p["c"], p["gamma"], p["l"], p["d"])
@@ -446,6 +377,9 @@ def invert_scores(p, scores: np.ndarray, d0: float) -> tuple[np.ndarray, np.ndar
         reasons[np.broadcast_to(np.asarray(loss_hat <= floor), reasons.shape)] = BEYOND_DATA_LIMIT
     reasons[np.broadcast_to(above, reasons.shape)] = ABOVE_CEILING
     reasons[np.broadcast_to(below, reasons.shape)] = BELOW_FLOOR
+    if not family:  # no loss is negative (−log P ≥ 0): such a score is beyond the data limit, its L̂ NaN
+        with np.errstate(invalid="ignore"):
+            loss_hat = np.where(loss_hat < 0, np.nan, loss_hat)
     return loss_hat, size, reasons
 
 

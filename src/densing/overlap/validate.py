@@ -39,15 +39,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from densing.validation import ExistingPath, Interval, validate as check
+from densing.validation import CONTENTION, ExistingPath, Interval, validate as check
 
-#: What the run comparisons take: run folders that exist, T3's γ (≥ 0, or None: measured), a window of ≥ 1 steps.
+#: What the run comparisons take: run folders that exist, T3's γ (> −1, or None: measured), a window of ≥ 1 steps.
 RUNS_CONSTRAINTS = {
     "sync_dir": [ExistingPath("folder")],
     "run_dir": [ExistingPath("folder")],
     "ddp_dir": [ExistingPath("folder")],
     "co2_dir": [ExistingPath("folder")],
-    "contention": [Interval(Real, 0, None), None],
+    "contention": [CONTENTION, None],  # γ > −1 (densing.overlap.whatif.CONTENTION)
     "window": [Interval(Integral, 1, None)],
 }
 
@@ -216,11 +216,15 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
     check(RUNS_CONSTRAINTS, sync_dir=root, contention=contention)
 
     root = Path(root)
+    tensor_parallel = (root / "tp-none" / "run.yaml").exists() and (root / "tp-chunked" / "run.yaml").exists()
+    if contention is not None and not tensor_parallel:
+        raise InputError(f"contention: {root} has no tensor-parallel run (tp-none/ and tp-chunked/); γ enters only "
+                         "T3's prediction of the chunked run, so it would change nothing")
     frames = []
     if (root / "sync" / "run.yaml").exists():
         others = [root / n for n in ("ddp", "co2") if (root / n / "run.yaml").exists()]
         frames.append(validate(root / "sync", *others)[1])
-    if (root / "tp-none" / "run.yaml").exists() and (root / "tp-chunked" / "run.yaml").exists():
+    if tensor_parallel:
         t3 = predict_t3(root / "tp-none", root / "tp-chunked", contention)
         free = predict_t3(root / "tp-none", root / "tp-chunked", 0.0)["predicted_us"] / 1e3
         measured = measured_step_s(root / "tp-chunked") * 1e3
@@ -269,21 +273,36 @@ def error_summary(per_repeat: "pd.DataFrame") -> "pd.DataFrame":
 
 def convergence(ddp_dir: str | Path, co2_dir: str | Path, window: int = 20) -> pd.DataFrame:
     """Training loss of two runs at equal tokens: the rank-mean loss per step, and the mean of the
-    last ``window`` steps (both runs must have the same tokens per step)."""
-    from densing.overlap.train import read_run
+    last ``window`` steps (both runs must have the same tokens per step).
+
+    Each run is named by the strategy its own ``run.yaml`` records, whatever the argument order: the two runs must be
+    of two strategies (a co2 run beside a ddp or sync run), and a run whose losses are all NaN is refused."""
+    from densing.overlap.train import METRICS_FILE, RUN_FILE, read_run
 
     check(RUNS_CONSTRAINTS, window=window, ddp_dir=ddp_dir, co2_dir=co2_dir)
 
     out = []
-    for label, run_dir in (("ddp", ddp_dir), ("co2", co2_dir)):
+    for run_dir in (ddp_dir, co2_dir):
         meta, metrics = read_run(run_dir)
+        label = meta["config"].get("strategy") if isinstance(meta["config"], dict) else None
+        if not isinstance(label, str) or not label:
+            raise InputError(f"{Path(run_dir) / RUN_FILE}: config.strategy: expected the run's strategy, got {label!r}")
         per_step = metrics.groupby("step").agg(tokens=("tokens", "first"), loss=("loss", "mean"))
+        if per_step["loss"].notna().sum() == 0:
+            raise InputError(f"{Path(run_dir) / METRICS_FILE}: field 'loss': NaN on every one of {len(metrics)} rows "
+                             "(a diverged run); nothing to compare")
         last = per_step.tail(window)
         out.append({"strategy": label, "run": str(run_dir), "steps": int(len(per_step)),
                     "tokens": int(per_step["tokens"].iloc[-1]), "final_loss": float(per_step["loss"].iloc[-1]),
                     f"mean_loss_last_{window}": float(last["loss"].mean()),
                     "local_steps": meta["config"].get("local_steps") if label == "co2" else None})
-    frame = pd.DataFrame(out)
+    if out[0]["strategy"] == out[1]["strategy"]:
+        raise InputError(f"{co2_dir}: config.strategy: {out[1]['strategy']!r}, the same as {ddp_dir}'s; convergence "
+                         "compares two strategies (a co2 run against a ddp run)")
+    if "co2" not in (out[0]["strategy"], out[1]["strategy"]):
+        raise InputError(f"{co2_dir}: config.strategy: neither run is a co2 run ({out[0]['strategy']!r}, "
+                         f"{out[1]['strategy']!r}); convergence compares a co2 run against a ddp run")
+    frame = pd.DataFrame(sorted(out, key=lambda row: row["strategy"] == "co2"))  # the baseline first, then co2
     frame["local_steps"] = frame["local_steps"].astype("Int64")  # an integer (τ), null for ddp
     if frame["tokens"].nunique() != 1:
         raise InputError(f"{co2_dir}: tokens: expected the same total as {ddp_dir}, got {frame['tokens'].tolist()}")

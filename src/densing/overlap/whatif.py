@@ -29,7 +29,7 @@ from densing.overlap.model import COMMUNICATION, RankTrace
 from densing.overlap.strategies.base import WhatIfPoint, ring_allreduce_time_s
 from densing.overlap.strategies.registry import get, names
 from densing.overlap.trace import read_traces
-from densing.validation import Interval, validate
+from densing.validation import CONTENTION, Interval, validate
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,7 +51,7 @@ WHATIF_CONSTRAINTS = {
     "workers": [Interval(Integral, 1, None)],
     "bandwidths_gbps": [Interval(Real, 0, None, closed="neither")],
     "local_steps": [Interval(Integral, 1, None)],
-    "contention": [Interval(Real, 0, None)],
+    "contention": [CONTENTION],  # γ > −1 (densing.validation.CONTENTION)
     "latency_us": [Interval(Real, 0, None)],
     "bucket_bytes": [Interval(Real, 0, MAX_BUCKET_MB * 2**20, closed="right")],
     "backward_fraction": [Interval(Real, 0, 1, closed="right")],

@@ -1,7 +1,7 @@
 """The doubling time of capacity density against a reference: the notebook's entry point, the CLI's defaults.
 
 :func:`fit_trend` is ``densing.fit_trend``. It runs the one uncertainty engine
-(:func:`densing.trend.uncertainty.carry_over_references`) that ``densing trend`` and the report run,
+(:mod:`densing.trend.design`: the common design and its pooled trend) that ``densing trend`` and the report run,
 with the same defaults, so with its defaults it gives the CLI's headline number:
 
 - the targets are every dated model of a tidy *score* table released since ``since`` (default
@@ -41,6 +41,7 @@ from densing.trend.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOO
 from densing.laws.eligibility import composed_fits
 from densing.trend.targets import trend_targets, with_stderr
 from densing.trend import design
+from densing.trend.scope import check_window
 from densing.trend.uncertainty import TrendUncertainty, from_design
 
 #: The columns a score table needs (one row per model × benchmark × metric).
@@ -110,6 +111,7 @@ def fit_trend(
     reference = _reference_argument(reference)
     _check_table(targets)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))
+    check_window(targets, since)
     if isinstance(reference, str) and "family" in targets.columns:
         families = set(targets["family"].dropna().astype(str))
         if reference not in families:

@@ -286,6 +286,10 @@ def size_figure(points: pd.DataFrame) -> go.Figure:
     return figure
 
 
+#: The columns a highlight (a user's models: ``densing measure``'s rows) needs.
+HIGHLIGHT_COLUMNS = ("model", "release_date", "density", "density_ci_low", "density_ci_high", "bound", "reading", "words")
+
+
 def _highlight(figure: go.Figure, yours: pd.DataFrame, low_y: float, high_y: float, last):
     """A user's models as labelled stars (their 95% intervals as bars; a bound drawn at its value); returns the
     y range (log10) and the last date widened to take them in."""

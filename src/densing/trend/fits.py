@@ -16,7 +16,7 @@ import pandas as pd
 from densing.results import Result
 from densing.errors import FitError
 from densing.trend.constants import DAYS_PER_MONTH
-from densing.trend.scope import Points, days_since, to_timestamp, unit_days
+from densing.trend.scope import Points, dates_as_days, days_since, unit_days
 from densing.trend import rules
 from densing.trend.lines import (select_frontier, check_fittable, fit_line, percentile_interval, doubling_days, doubling_interval,
                                  check_options, slope_band)
@@ -94,11 +94,7 @@ class TrendFit(Result):
         return float(out[0]) if scalar else out
 
     def _days(self, dates: object) -> np.ndarray:
-        scalar = isinstance(dates, (str, pd.Timestamp, datetime, date, np.datetime64))
-        items = [dates] if scalar else list(dates)  # type: ignore[arg-type]
-        stamps = [to_timestamp(d, field="dates", where=f"predict: item {i}")
-                  for i, d in enumerate(items, start=1)]
-        return days_since(np.asarray(pd.DatetimeIndex(stamps), dtype="datetime64[ns]"), self.epoch)
+        return dates_as_days(dates, self.epoch)  # InputError for what is not a date
 
     def confidence_band(self, dates: object) -> tuple[np.ndarray, np.ndarray]:
         """ln ρ band from the bootstrap slope interval, pivoting at the frontier points' centre.

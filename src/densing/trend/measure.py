@@ -50,6 +50,7 @@ from densing.trend.constants import CHATGPT_RELEASE, DEFAULT_EPOCH, DEFAULT_N_BO
 from densing.trend.measurement import Breakpoint, Segment, TrendMeasurement
 from densing.laws.table_cache import same_tables
 from densing.trend.targets import trend_targets, with_stderr
+from densing.trend.scope import check_window
 from densing.trend.doubling import SCORE_COLUMNS
 from densing.trend import design
 from densing.trend.uncertainty import TrendUncertainty, from_design
@@ -156,6 +157,7 @@ def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPO
     validate({k: TREND_CONSTRAINTS[k] for k in ("seed", "since", "epoch")}, seed=seed, since=since, epoch=epoch)
     profile = tables.get(table)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))
+    check_window(targets, since)  # a window that leaves no model is refused, naming the filter
     candidates = eligibility.candidate_table(targets, since=since, composed=composed_fits(None),
                                              rule=eligibility.DEFAULT_RULE, benchmarks=profile.candidates)
     fits = eligibility.eligible_fits(targets, candidates, seed=seed)
@@ -199,6 +201,7 @@ def measure_trend(
              fits_dir=fits_dir)  # before any worker starts
     fit = None if fit is None else as_fit(fit, "fit")
     targets = table_argument(targets, "targets", SCORE_COLUMNS)
+    check_window(targets, since)  # a window that leaves no model is refused, naming the filter
     if d0 is not None:  # never ignored in silence: D0 means something only for a given fit with a data term
         if fit is None:
             raise InputError("--d0: rule v3's references are families at their own budgets, which have no data term, so "

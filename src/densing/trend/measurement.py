@@ -269,6 +269,12 @@ class TrendMeasurement(Result):
         from densing.errors import InputError
         from densing.trend import figures
 
+        if highlight is not None:
+            if not isinstance(highlight, pd.DataFrame):
+                raise InputError(f"highlight: expected a DataFrame of densing measure's rows, got {type(highlight).__name__}")
+            missing = [c for c in figures.HIGHLIGHT_COLUMNS if c not in highlight.columns]
+            if missing:
+                raise InputError(f"highlight: missing column(s) {', '.join(missing)} (densing measure's rows have them)")
         if kind == "density":
             rule = rule or self.headline_rule
             if rule not in self.rules and rule not in self.rule_errors:

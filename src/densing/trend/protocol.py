@@ -39,9 +39,17 @@ N_BOOT, N_BOOT_SIDE = 600, 200
 
 def without_continual(targets: pd.DataFrame) -> pd.DataFrame:
     """``targets`` without the models marked as continual pre-training (an InputError where nothing marks them)."""
+    from densing.data.swallow import DERIVATIONS
+
     if "derivation" not in targets.columns:
         raise InputError("--without-continual: the table has no 'derivation' column (results/swallow/ tables have one)")
-    return targets[targets["derivation"].astype(object).fillna("") != CONTINUAL].reset_index(drop=True)
+    derivation = targets["derivation"].astype(object).fillna("")
+    unknown = (derivation.astype(str).str.strip() != "") & ~derivation.isin(DERIVATIONS)
+    if unknown.any():  # 'Continual pretraining' would drop nothing, in silence
+        first = int(np.flatnonzero(unknown.to_numpy())[0])
+        raise InputError(f"--without-continual: model {targets['model'].iloc[first]!r}: field 'derivation': "
+                         f"{derivation.iloc[first]!r} is not one of {', '.join(DERIVATIONS)}")
+    return targets[derivation != CONTINUAL].reset_index(drop=True)
 
 
 def _clean(value):

@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from densing.registry import Registry
+from densing.registry import Registry, check_callable, check_type
 from densing.trend.censored import censored_quantile_line, censored_quantile_lines
 from densing.trend.tobit import tobit_line
 from densing.trend.constants import MIN_POINTS
@@ -50,8 +50,16 @@ class FrontierRule:
         return self.legend or self.description
 
 
+def _check_rule(registry: Registry, name: str, rule) -> None:
+    """A frontier rule is a :class:`FrontierRule` whose ``fit`` takes (t, y, kind, labels, quantile, start) and whose
+    ``fit_many`` (if any) takes (problems, quantile, start), as :func:`frontier_lines` calls them."""
+    check_type(registry, name, rule, FrontierRule)
+    check_callable(registry, name, "fit", rule.fit, 6)
+    check_callable(registry, name, "fit_many", rule.fit_many, 3, optional=True)
+
+
 #: The registered rules, by name (a :class:`densing.registry.Registry`: iterating gives the names in registration order).
-RULES: Registry[FrontierRule] = Registry("frontier")
+RULES: Registry[FrontierRule] = Registry("frontier", check=_check_rule)
 
 
 def register(rule: FrontierRule) -> FrontierRule:

@@ -26,7 +26,7 @@ def to_timestamp(value: object, *, field: str, where: str) -> pd.Timestamp:
             stamp = stamp.tz_convert(None)
         return stamp
     try:
-        return parse_date(value, field=field, where=where)
+        return parse_date(value, field=field, where=where, in_domain=False)  # a time coordinate: any date (predict)
     except InputError:
         # parse_date takes dates only; also accept full ISO 8601 date-times ("2023-02-24T12:00")
         try:
@@ -37,6 +37,17 @@ def to_timestamp(value: object, *, field: str, where: str) -> pd.Timestamp:
                 "(expected YYYY-MM-DD or an ISO 8601 date-time)"
             ) from None
         return stamp.tz_convert(None) if stamp.tzinfo is not None else stamp
+
+
+def dates_as_days(dates: object, epoch: pd.Timestamp, *, name: str = "dates") -> np.ndarray:
+    """Days since ``epoch`` of ``dates`` (one date, or a sequence of them); an InputError naming ``name`` and the item
+    for anything that is not a date."""
+    scalar = isinstance(dates, (str, pd.Timestamp, datetime, date, np.datetime64))
+    if not scalar and (dates is None or isinstance(dates, (bytes, dict)) or not hasattr(dates, "__iter__")):
+        raise InputError(f"{name}: expected a date or a sequence of dates, got {dates!r}")
+    items = [dates] if scalar else list(dates)
+    stamps = [to_timestamp(d, field=name, where=f"{name}: item {i}") for i, d in enumerate(items, start=1)]
+    return days_since(np.asarray(pd.DatetimeIndex(stamps), dtype="datetime64[ns]"), epoch)
 
 
 def parse_epoch(epoch: object) -> pd.Timestamp:
@@ -173,3 +184,24 @@ def prepare(
 
 def days_since(dates: np.ndarray, epoch: pd.Timestamp) -> np.ndarray:
     return (dates - np.datetime64(epoch.to_datetime64(), "ns")) / np.timedelta64(1, "D")
+
+
+def check_window(targets: pd.DataFrame, since, *, name: str = "targets") -> None:
+    """An InputError when the table ``name`` has no model left to date once the window is applied: no release date at
+    all (no ``release_date`` column, or every cell empty), or every dated model released before ``since``; the message
+    names the filter and how many models it removed."""
+    models = targets.groupby(targets["model"].astype(str), sort=False)
+    dates = pd.to_datetime(models["release_date"].max()) if "release_date" in targets.columns else None
+    if dates is None or dates.notna().sum() == 0:
+        raise InputError(f"{name}: no release date on any of its {models.ngroups} models (no 'release_date' column, or "
+                         f"every cell empty); a trend keeps dated models only, so that filter removes all "
+                         f"{models.ngroups}")
+    if since is None:
+        return
+    start = pd.Timestamp(since)
+    before = int((dates < start).sum())
+    if before == int(dates.notna().sum()):
+        undated = int(dates.isna().sum())
+        raise InputError(f"since: {start.date()} removes every dated model ({before} of {models.ngroups}, the latest "
+                         f"released {dates.max().date()}{f'; {undated} more have no release date' if undated else ''})"
+                         "; nothing is left to measure")

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from densing import paths
-from densing.registry import Registry
+from densing.registry import Registry, check_type
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,8 @@ class TrendTable:
 
 
 #: The registered target tables, by name (a :class:`densing.registry.Registry`).
-TABLES: Registry[TrendTable] = Registry("--table")
+TABLES: Registry[TrendTable] = Registry("--table", check=lambda registry, name, table: check_type(registry, name, table,
+                                                                                                 TrendTable))
 
 
 def register(table: TrendTable) -> TrendTable:

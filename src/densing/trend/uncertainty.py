@@ -44,7 +44,7 @@ from densing.trend import rules
 from densing.trend.censored import EXACT, LOWER, UPPER
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS, PAPER
 from densing.trend.lines import doubling_interval, doubling_months, envelope_index, slope_band
-from densing.trend.scope import days_since, parse_epoch
+from densing.trend.scope import dates_as_days, parse_epoch
 from densing.validation import Interval, validate
 
 SOURCES = ("fit", "score", "models")
@@ -151,8 +151,7 @@ class TrendUncertainty(Result):
                                           title=title)
 
     def _days(self, dates) -> np.ndarray:
-        stamps = pd.DatetimeIndex(pd.to_datetime(list(dates)))
-        return days_since(np.asarray(stamps, dtype="datetime64[ns]"), parse_epoch(self.epoch))
+        return dates_as_days(dates, parse_epoch(self.epoch))  # InputError for what is not a date
 
     def predict(self, dates) -> np.ndarray:
         """ln ρ̂ = A·t + B on ``dates`` (t in days since ``epoch``)."""

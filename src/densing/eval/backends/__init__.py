@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from densing.errors import EvalError, InputError
-from densing.registry import Registry
+from densing.registry import Registry, check_type
 
 if TYPE_CHECKING:
     from densing.eval.models import ModelSpec
@@ -91,7 +91,8 @@ def model_arg_string(spec: ModelSpec) -> str:
 
 
 #: densing's records of backends, by their name in lm-eval's model registry (a name without one gets :class:`Backend`).
-BACKENDS: Registry[Backend] = Registry("backend")
+BACKENDS: Registry[Backend] = Registry("backend", check=lambda registry, name, backend: check_type(registry, name,
+                                                                                                   backend, Backend))
 
 _registered = False
 

@@ -17,7 +17,7 @@ import pandas as pd
 
 from densing import paths
 from densing.errors import InputError
-from densing.io import atomic_write_text
+from densing.io import write_file_set
 from densing.laws.olmo.ladder import density_table, predict_held_out, variant_errors
 from densing.laws.reference_fit import ReferenceFit
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
@@ -112,10 +112,9 @@ class LadderCheck(Result):
         return lines
 
     def write(self, folder: str | Path) -> None:
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, frame in (("heldout", self.held_out), ("densities", self.densities), ("sensitivity", self.sensitivity)):
-            atomic_write_text(folder / f"{name}.csv", frame.to_csv(index=False))
+        """heldout.csv, densities.csv and sensitivity.csv in ``folder``, as a set (:func:`densing.io.write_file_set`)."""
+        write_file_set(folder, {f"{name}.csv": frame.to_csv(index=False) for name, frame in (
+            ("heldout", self.held_out), ("densities", self.densities), ("sensitivity", self.sensitivity))})
 
 
 def _load_fits(fits_dir: Path, benchmarks: dict[str, str]) -> dict[str, ReferenceFit]:

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 from densing.errors import InputError
 from densing.overlap.strategies.base import Strategy, WhatIfPoint
+from densing.validation import CONTENTION
 
 
 def t3_step_time_s(compute_s: float, allreduce_s: float, contention: float) -> float:
     """T3 (Pati et al. 2024) fused producer/collective:  T = max(C + γ·min(C, T_ar), T_ar).
 
-    The overlapped time min(C, T_ar) costs γ extra compute (memory-bandwidth contention).
+    The overlapped time min(C, T_ar) costs γ extra compute (memory-bandwidth contention); γ > −1
+    (:data:`densing.validation.CONTENTION`: a measured γ may be below 0, a GEMM that ran faster beside the collective).
     """
-    if contention < 0:
-        raise InputError(f"contention (γ): expected ≥ 0, got {contention}")
+    if not CONTENTION.matches(contention):
+        raise InputError(f"contention (γ): expected {CONTENTION}, got {contention}")
     return max(compute_s + contention * min(compute_s, allreduce_s), allreduce_s)
 
 

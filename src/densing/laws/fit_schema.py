@@ -1,0 +1,150 @@
+"""The schema of a fit file (:data:`FORMAT`): its fields, and the domain of the law it holds (:data:`FIT_DOMAIN`).
+
+:func:`check_fit_dict` checks a fit's content, point estimate and every bootstrap draw, before
+:class:`densing.laws.reference_fit.ReferenceFit` is made from it; a value outside its domain is one InputError naming
+the file, the field (and the draw), the value and the domain.
+"""
+from __future__ import annotations
+
+import math
+
+from densing.errors import InputError
+from densing.validation import D0_TOKENS, MAX_D0_TOKENS
+
+LAWS = ("two-step", "composed")
+#: Kinds a fit file may hold: the two laws fitted here and the family law (:mod:`densing.laws.family`).
+KINDS = (*LAWS, "family")
+
+FORMAT = "densing.reference_fit/1"
+#: The parameters each kind of fit holds (E, the irreducible loss, is optional for the two laws).
+_REQUIRED_PARAMS = {"two-step": ("a", "alpha", "b", "beta", "c", "gamma", "l", "d"),
+                    "composed": ("a", "alpha", "b", "beta", "c", "gamma", "l", "d"),
+                    "family": ("c", "gamma", "l", "d")}
+#: A family fit of the power shape also holds α and N_unit (both or neither: a file without them is logistic_ln_n).
+_FAMILY_SHAPE_PARAMS = ("alpha", "n_unit")
+_POSITIVE_PARAMS = ("a", "alpha", "b", "beta", "c", "n_unit")
+#: Tolerance of the bound c + d ≤ 1 (a fitted ceiling at 1 lands a rounding error above it).
+_CEILING_TOLERANCE = 1e-9
+
+#: The domain of a fit's law, checked on the point estimate and on every bootstrap draw. Amplitudes and exponents
+#: (a, α, b, β) are positive, E ≥ 0; the score law S = c·σ(−γ(L − l)) + d maps onto scores in [0, 1], so
+#: 0 ≤ d < c + d ≤ 1 (floor, then ceiling); γ < 0 for the loss-based laws (the score rises as the loss falls) and
+#: γ > 0 for the family law (it rises with ln N). l is where the sigmoid is halfway: for the two-step law a loss, so
+#: l ≥ 0 (−log P ≥ 0; it may lie below the law's floor E, where the models see only the sigmoid's upper half, as
+#: the MMLU ladder's draws do); for the composed law (γ fixed at −1, e^{L − l} = e^{−l}·e^{L}) and the family law
+#: (l = ln N at the midpoint, drawn from the likelihood's normal approximation) l is any finite number.
+#: D0 is a positive number of tokens up to MAX_D0_TOKENS (the bound of ``--d0``).
+FIT_DOMAIN = {
+    "a": "positive (> 0)", "alpha": "positive (> 0)", "n_unit": "positive (> 0)", "b": "positive (> 0)", "beta": "positive (> 0)",
+    "E": "non-negative (≥ 0)", "c": "in (0, 1]", "d": "0 ≤ d < c + d ≤ 1",
+    "gamma": "< 0 (two-step, composed), > 0 (family)", "l": "≥ 0 (two-step), finite (composed, family)",
+    "d0": f"in (0, {MAX_D0_TOKENS:g}] tokens", "metric": "a score in [0, 1], higher better (a fraction metric)",
+}
+
+
+def _law_domain_error(kind: str, p: dict) -> tuple[str, object] | None:
+    """The first parameter of ``p`` (one fit's values) outside :data:`FIT_DOMAIN`, with its value; None if none is."""
+    for name, value in p.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return name, value
+    for name in _POSITIVE_PARAMS:
+        if name in p and p[name] <= 0:
+            return name, p[name]
+    if p.get("E", 0.0) < 0:
+        return "E", p["E"]
+    if not 0 <= p["d"] < p["c"] + p["d"] <= 1 + _CEILING_TOLERANCE:
+        return ("d" if p["d"] < 0 or p["d"] >= 1 else "c"), p["d"] if p["d"] < 0 or p["d"] >= 1 else p["c"]
+    if (kind == "family") != (p["gamma"] > 0) or p["gamma"] == 0:
+        return "gamma", p["gamma"]
+    if kind == "two-step" and p["l"] < 0:
+        return "l", p["l"]
+    return None
+
+
+def _domain_words(kind: str, name: str, p: dict) -> str:
+    if name in ("c", "d"):
+        return f"c = {p['c']!r}, d = {p['d']!r}, c + d = {p['c'] + p['d']!r}; expected 0 ≤ d < c + d ≤ 1"
+    if name == "gamma":
+        return f"a {kind} fit has a {'positive' if kind == 'family' else 'negative'} gamma"
+    return f"expected {FIT_DOMAIN[name]}" if name in FIT_DOMAIN else "expected a finite number"
+
+
+def _check_law_domain(kind: str, params: dict, data: dict, source: str) -> None:
+    """The point estimate's parameters, then every bootstrap draw's, inside :data:`FIT_DOMAIN`."""
+    bad = _law_domain_error(kind, params)
+    if bad is not None:
+        name, value = bad
+        expected = "expected a finite number" if not isinstance(value, (int, float)) or isinstance(value, bool) or \
+            not math.isfinite(value) else _domain_words(kind, name, params)
+        raise InputError(f"{source}: field 'params.{name}': {value!r} is outside the law's domain ({expected})")
+    names = list(data.get("bootstrap_names") or [])
+    for i, row in enumerate(data.get("bootstrap") or [], start=1):
+        draw = {**params, **dict(zip(names, row))}
+        bad = _law_domain_error(kind, draw)
+        if bad is not None:
+            name, value = bad
+            raise InputError(f"{source}: field 'bootstrap': draw {i}: {name} = {value!r} is outside the law's domain "
+                             f"({_domain_words(kind, name, draw)})")
+
+
+def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
+    """Check a fit file's content against its schema (format version, kind, parameters inside the law's domain
+    :data:`FIT_DOMAIN` in the point estimate and every bootstrap draw, D0, metric, benchmark label, bootstrap shape)
+    before it is used; InputError naming file, field, value and domain."""
+    from densing.data.schema import FRACTION_METRICS
+
+    fmt = data.get("format")
+    if not isinstance(fmt, str) or not fmt.startswith("densing.reference_fit/"):
+        raise InputError(f"{source}: field 'format': not a densing reference fit (expected {FORMAT!r})")
+    if fmt != FORMAT:
+        raise InputError(f"{source}: field 'format': {fmt!r} is not a version this densing reads (expected {FORMAT!r})")
+    kind = data.get("kind")
+    if kind not in KINDS:
+        raise InputError(f"{source}: field 'kind': expected one of {', '.join(KINDS)}, got {kind!r}")
+    params = data.get("params")
+    if not isinstance(params, dict):
+        raise InputError(f"{source}: field 'params': expected a mapping of parameter names to numbers")
+    allowed = set(_REQUIRED_PARAMS[kind]) | ({"E"} if kind != "family" else set(_FAMILY_SHAPE_PARAMS))
+    if kind == "family" and len(set(_FAMILY_SHAPE_PARAMS) & set(params)) == 1:
+        raise InputError(f"{source}: field 'params': a family fit of the power shape needs both "
+                         f"{' and '.join(_FAMILY_SHAPE_PARAMS)}")
+    missing = [p for p in _REQUIRED_PARAMS[kind] if p not in params]
+    if missing:
+        raise InputError(f"{source}: field 'params': a {kind} fit needs {', '.join(missing)}")
+    extra = sorted(set(params) - allowed)
+    if extra:
+        raise InputError(f"{source}: field 'params': a {kind} fit has no parameter(s) {', '.join(extra)}")
+    for name, value in params.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise InputError(f"{source}: field 'params.{name}': expected a finite number, got {value!r}")
+    if "E" in params and params["E"] < 0:
+        raise InputError(f"{source}: field 'params.E': expected a non-negative number, got {params['E']!r}")
+    gamma = params["gamma"]
+    if (kind == "family") != (gamma > 0) or gamma == 0:
+        sign = "positive" if kind == "family" else "negative"
+        raise InputError(f"{source}: field 'params.gamma': a {kind} fit has a {sign} gamma, got {gamma!r}")
+    d0 = data.get("d0")
+    if not D0_TOKENS.matches(d0):
+        raise InputError(f"{source}: field 'd0': expected a positive number of tokens up to {MAX_D0_TOKENS:g} "
+                         f"(the bound of --d0), got {d0!r}")
+    metric = data.get("metric")
+    if "metric" in data and metric not in FRACTION_METRICS:
+        raise InputError(f"{source}: field 'metric': {metric!r} is not a score the law inverts; expected "
+                         f"{FIT_DOMAIN['metric']}: one of {', '.join(sorted(FRACTION_METRICS))}")
+    benchmarks = data.get("benchmarks") or (data.get("provenance") or {}).get("benchmarks")
+    if benchmarks:
+        label = benchmarks[0] if len(benchmarks) == 1 else f"mean({','.join(benchmarks)})"
+        if data.get("benchmark") != label:
+            raise InputError(f"{source}: field 'benchmark': {data.get('benchmark')!r} does not match the benchmarks "
+                             f"the fit was made on ({label!r}); refit rather than rename")
+    names = data.get("bootstrap_names") or []
+    unknown = sorted(set(names) - set(params))
+    if unknown:
+        raise InputError(f"{source}: field 'bootstrap_names': {', '.join(unknown)} not among the fit's parameters")
+    for i, row in enumerate(data.get("bootstrap") or [], start=1):
+        if not isinstance(row, list) or len(row) != len(names):
+            raise InputError(f"{source}: field 'bootstrap': draw {i} has {len(row) if isinstance(row, list) else 'no'} "
+                             f"values for {len(names)} parameter(s)")
+    _check_law_domain(kind, params, data, source)
+    if not data.get("stages"):
+        raise InputError(f"{source}: field 'stages': the fit has no fitted stage")

@@ -1,0 +1,435 @@
+"""Every value a user hands in has a declared domain; one value outside each bound is refused in one line.
+
+One section per input kind: dates (:func:`densing.validation.check_date`: [1990-01-01, today]) on every read of a
+results table and in the API's ``since``; fit files (:data:`densing.laws.fit_schema.FIT_DOMAIN`, every draw too); the
+sizes and budgets a law needs; a window of release dates; the Swallow builder's inputs and its set of outputs; T3's γ,
+a wide table's rows, lm-eval's model_args. Combinations and labels: ``tests/test_refusals.py``.
+"""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from densing.errors import InputError
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+HEADER = "model,benchmark,metric,value,params,release_date\n"
+GOOD = "org/a,arc_easy,acc,0.6,1e9,2024-01-01\n"
+
+
+def _one_line_exit_2(result, *words: str) -> None:
+    code, out, err = result
+    assert code == 2 and out == "", (code, out, err)
+    assert err.count("\n") == 1 and err.startswith("error: ") and "Traceback" not in err, err
+    for word in words:
+        assert word in err, err
+
+
+# ---------------------------------------------------------------------------------------------
+# dates
+
+OUT_OF_DOMAIN_DATES = {"spreadsheet day zero": "1900-01-01", "Unix epoch": "1970-01-01", "day before": "1989-12-31",
+                       "future": "2999-01-01"}
+
+
+@pytest.mark.parametrize("date", OUT_OF_DOMAIN_DATES.values(), ids=OUT_OF_DOMAIN_DATES.keys())
+def test_a_table_date_outside_the_domain_is_one_line_naming_file_row_field_value_and_domain(date, tmp_path, run_cli):
+    table = tmp_path / "targets.csv"
+    table.write_text(HEADER + GOOD + f"org/b,arc_easy,acc,0.5,1e9,{date}\n")
+    _one_line_exit_2(run_cli("density", "--targets", table), str(table), "row 2", "field 'release_date'", date,
+                     "[1990-01-01, today")
+
+
+def test_a_wide_table_date_outside_the_domain_names_its_own_row(tmp_path, run_cli):
+    """The public (wide) table with one model dated 1900-01-01 moves the trend by years if read; it is refused."""
+    rows = list(csv.reader((REPO_ROOT / "results" / "public_models.csv").open()))
+    rows[3][rows[0].index("release_date")] = "1900-01-01"
+    table = tmp_path / "public.csv"
+    with table.open("w", newline="") as handle:
+        csv.writer(handle).writerows(rows)
+    _one_line_exit_2(run_cli("trend", "--results", table, "--since", "none"), str(table), "row 3",
+                     "field 'release_date'", "1900-01-01", "[1990-01-01, today")
+
+
+@pytest.mark.parametrize("date", OUT_OF_DOMAIN_DATES.values(), ids=OUT_OF_DOMAIN_DATES.keys())
+def test_an_api_date_outside_the_domain_is_refused(date):
+    import pandas as pd
+
+    from densing import fit_trend, measure_trend, read_results
+    from densing.data.units import parse_date
+    from densing.validation import Date
+
+    assert not Date().matches(date) and not Date().matches(pd.Timestamp(date))
+    with pytest.raises(InputError, match="since"):
+        fit_trend(read_results(REPO_ROOT / "results" / "public_models.csv"), since=date)
+    with pytest.raises(InputError, match="since"):
+        measure_trend(read_results(REPO_ROOT / "results" / "public_models.csv"), since=date)
+    with pytest.raises(InputError, match=r"field 'release_date'.*\[1990-01-01, today"):
+        parse_date(date, where="t.csv: row 1")
+
+
+def test_an_api_table_dated_before_the_domain_is_refused_with_no_window():
+    """fit_trend(..., since=None) on a table with one model dated 1900-01-01 moved the doubling time from 5 to 17
+    months without a word; the table is refused naming the row."""
+    import pandas as pd
+
+    from densing import fit_trend, read_results
+
+    table = read_results(REPO_ROOT / "results" / "public_models.csv")
+    table.loc[table["model"] == table["model"].iloc[0], "release_date"] = pd.Timestamp("1900-01-01")
+    with pytest.raises(InputError, match=r"targets: row \d+: field 'release_date': 1900-01-01 is before 1990-01-01"):
+        fit_trend(table, since=None)
+
+
+def test_the_bounds_themselves_are_dates():
+    from datetime import date
+
+    from densing.data.units import parse_date
+
+    assert parse_date("1990-01-01") == parse_date("1990-01-01")
+    assert parse_date(date.today().isoformat()).date() == date.today()
+
+
+# ---------------------------------------------------------------------------------------------
+# fit files: the law's domain (densing.laws.fit_schema.FIT_DOMAIN)
+
+FITS = REPO_ROOT / "reference_fits"
+
+
+def _fit_data(name: str = "olmo_hellaswag_two_step.json") -> dict:
+    import json
+
+    return json.loads((FITS / name).read_text())
+
+
+def _draw(data: dict, name: str, value: float) -> dict:
+    data["bootstrap"][0][data["bootstrap_names"].index(name)] = value
+    return data
+
+
+FIT_EDITS = {
+    "negative floor": (lambda d: d["params"].update(d=-0.3), ("'params.d'", "-0.3", "0 ≤ d < c + d ≤ 1")),
+    "floor above 1": (lambda d: d["params"].update(d=1.5), ("'params.d'", "1.5", "0 ≤ d < c + d ≤ 1")),
+    "ceiling above 1": (lambda d: d["params"].update(c=0.9), ("'params.c'", "c + d", "0 ≤ d < c + d ≤ 1")),
+    "negative midpoint loss": (lambda d: d["params"].update(l=-50.0), ("'params.l'", "-50", "≥ 0 (two-step)")),
+    "d0 beyond --d0's bound": (lambda d: d.update(d0=1e30), ("'d0'", "1e+30", "1e+15")),
+    "perplexity": (lambda d: d.update(metric="ppl"), ("'metric'", "'ppl'", "higher better")),
+    "loss as metric": (lambda d: d.update(metric="loss"), ("'metric'", "'loss'", "a score in [0, 1]")),
+    "draw with negative alpha": (lambda d: _draw(d, "alpha", -0.2), ("'bootstrap'", "draw 1", "alpha = -0.2", "> 0")),
+    "draw with negative floor": (lambda d: _draw(d, "d", -0.1), ("'bootstrap'", "draw 1", "0 ≤ d < c + d ≤ 1")),
+    "draw with ceiling above 1": (lambda d: _draw(d, "c", 0.99), ("'bootstrap'", "draw 1", "c + d")),
+    "draw with negative midpoint": (lambda d: _draw(d, "l", -1.0), ("'bootstrap'", "draw 1", "l = -1.0")),
+    "draw with positive gamma": (lambda d: _draw(d, "gamma", 2.0), ("'bootstrap'", "draw 1", "negative gamma")),
+    "draw not a number": (lambda d: _draw(d, "b", None), ("'bootstrap'", "draw 1", "b = None")),
+}
+
+
+@pytest.mark.parametrize("edit,words", FIT_EDITS.values(), ids=FIT_EDITS.keys())
+def test_a_fit_file_outside_the_laws_domain_is_refused_naming_field_value_and_domain(edit, words, tmp_path, run_cli):
+    import json
+
+    from densing.laws.reference_fit import check_fit_dict
+
+    data = _fit_data()
+    check_fit_dict(data, source="f.json")  # the shipped fit is inside the domain
+    edit(data)
+    path = tmp_path / "fit.json"
+    path.write_text(json.dumps(data))
+    code, out, err = run_cli("density", "--fit", path, "--targets", REPO_ROOT / "results" / "pythia_final.csv")
+    _one_line_exit_2((code, out, err), str(path), *words)
+
+
+def test_every_shipped_fit_and_each_of_its_draws_is_inside_the_domain():
+    from densing.laws.reference_fit import ReferenceFit
+
+    paths = sorted(FITS.glob("*.json"))
+    assert len(paths) > 30
+    for path in paths:
+        ReferenceFit.load(path)
+
+
+def test_a_composed_and_a_family_fit_outside_the_domain_are_refused():
+    from densing.laws.reference_fit import check_fit_dict
+
+    composed, family = _fit_data("pile_hellaswag_composed.json"), _fit_data("family_llama-3.1_mmlu.json")
+    for data, edit, field in [(composed, {"d": -0.01}, "'params.d'"), (composed, {"c": 0.76}, "'params.c'"),
+                              (family, {"d": 1.0}, "'params.d'"), (family, {"c": 0.8}, "'params.c'")]:
+        bad = {**data, "params": {**data["params"], **edit}}
+        with pytest.raises(InputError, match=field):
+            check_fit_dict(bad, source="f.json")
+
+
+def test_invert_never_returns_a_negative_loss_for_a_score_inside_the_laws_range():
+    """A score in (d, c + d) near the ceiling gives L̂ = l − ln(c/(S − d) − 1)/γ below 0 for the shipped BoolQ fit (l
+    small, the ceiling at 1): no loss is negative, so it is NaN, censored beyond the data limit."""
+    import numpy as np
+
+    from densing.laws.reference_fit import BEYOND_DATA_LIMIT, ReferenceFit
+
+    for path in sorted(FITS.glob("*.json")):
+        fit = ReferenceFit.load(path)
+        if fit.kind == "family":
+            continue
+        p = fit.params
+        scores = p["d"] + p["c"] * np.linspace(0.001, 0.999, 999)
+        loss, size, reasons = fit.invert(scores)
+        assert not (loss < 0).any(), path.name
+        assert (reasons[np.isnan(loss)] == BEYOND_DATA_LIMIT).all(), path.name
+    loss, _, reasons = ReferenceFit.load(FITS / "olmo_boolq_two_step.json").invert(np.array([0.99]))
+    assert np.isnan(loss[0]) and reasons[0] == BEYOND_DATA_LIMIT
+
+
+# ---------------------------------------------------------------------------------------------
+# identifiability: a law's exponent needs two sizes and two budgets
+
+
+def _one_size_table(sizes=(1e9,), budgets=(1e10, 2e10, 5e10, 1e11, 2e11, 5e11)):
+    import numpy as np
+    import pandas as pd
+
+    rows = []
+    for n in sizes:
+        for t in budgets:
+            loss = 40 * n ** -0.15 + 300 * t ** -0.25
+            score = 0.5 / (1 + np.exp(6 * (loss - 2.6))) + 0.25
+            rows.append({"model": f"m{n:g}@{t:g}", "benchmark": "arc_easy", "metric": "acc", "value": score,
+                         "params": n, "train_tokens": t, "loss": loss, "run": f"m{n:g}"})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("law", ["two-step", "composed"])
+@pytest.mark.parametrize("shape", ["one size", "one budget"])
+def test_a_fit_on_one_size_or_one_budget_is_refused(law, shape):
+    from densing import fit_reference
+    from densing.errors import FitError
+
+    table = _one_size_table() if shape == "one size" else _one_size_table(sizes=(1e8, 3e8, 1e9, 3e9, 1e10, 3e10),
+                                                                          budgets=(3e11,))
+    with pytest.raises(FitError, match=f"one {'model size' if shape == 'one size' else 'training budget'}") as raised:
+        fit_reference(table, "arc_easy", law=law, n_boot=5)
+    assert "\n" not in str(raised.value)
+
+
+def test_a_fit_on_one_size_is_one_line_exit_2_from_the_command_line(tmp_path, run_cli):
+    table = tmp_path / "one_size.csv"
+    _one_size_table().to_csv(table, index=False)
+    _one_line_exit_2(run_cli("fit", "--data", table, "--benchmark", "arc_easy", "--law", "two-step", "--n-boot", "5"),
+                     "one model size", "two or more")
+
+
+# ---------------------------------------------------------------------------------------------
+# empty after a filter: the window of release dates
+
+
+def _public_rows(tmp_path, keep, drop_column: str | None = None) -> Path:
+    rows = list(csv.reader((REPO_ROOT / "results" / "public_models.csv").open()))
+    i = rows[0].index("release_date")
+    kept = [rows[0]] + [r for r in rows[1:] if keep(r[i])]
+    if drop_column:
+        j = rows[0].index(drop_column)
+        kept = [r[:j] + r[j + 1:] for r in kept]
+    path = tmp_path / "table.csv"
+    with path.open("w", newline="") as handle:
+        csv.writer(handle).writerows(kept)
+    return path
+
+
+@pytest.mark.parametrize("argv,words", [
+    (("density", "--targets", "{old}"), ("since: 2023-02-24", "removes every dated model", "of ")),
+    (("density", "--targets", "{old}", "--format", "csv"), ("since: 2023-02-24", "removes every dated model")),
+    (("trend", "--results", "{all}", "--since", "2024-08-01"), ("since: 2024-08-01", "removes every dated model",
+                                                                 "latest released 2024-07-31")),
+    (("trend", "--results", "{nodate}"), ("no release date", "'release_date' column", "removes all")),
+    (("report", "--results", "{nodate}", "--out", "{out}"), ("no release date", "removes all")),
+    (("report", "--results", "{all}", "--since", "2024-08-01", "--out", "{out}"), ("since: 2024-08-01",
+                                                                                  "removes every dated model")),
+], ids=["density, all before the window", "density csv", "trend --since after every model", "trend, no date column",
+        "report, no date column", "report --since after every model"])
+def test_a_window_that_leaves_no_model_is_refused_naming_the_filter_and_the_count(argv, words, tmp_path, run_cli):
+    files = {"old": _public_rows(tmp_path, lambda d: bool(d) and d < "2023-02-24"),
+             "all": REPO_ROOT / "results" / "public_models.csv",
+             "nodate": _public_rows(tmp_path / "..", lambda d: True, drop_column="release_date"),
+             "out": tmp_path / "report.html"}
+    result = run_cli(*[a.format(**files) for a in argv])
+    _one_line_exit_2(result, *words)
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_the_api_refuses_an_empty_window_naming_the_filter():
+    import pandas as pd
+
+    from densing import fit_trend, measure_trend, read_results
+    from densing.trend.measure import headline_densities
+
+    table = read_results(REPO_ROOT / "results" / "public_models.csv")
+    for call in (lambda: fit_trend(table, since="2024-08-01"), lambda: measure_trend(table, since="2024-08-01"),
+                 lambda: headline_densities(table, since="2024-08-01")):
+        with pytest.raises(InputError, match=r"since: 2024-08-01 removes every dated model \(\d+ of \d+"):
+            call()
+    undated = table.assign(release_date=pd.NaT)
+    for call in (lambda: fit_trend(undated, since=None), lambda: measure_trend(undated, since=None)):
+        with pytest.raises(InputError, match="targets: no release date on any of its"):
+            call()
+    with pytest.raises(InputError, match="targets: missing column.*release_date"):
+        fit_trend(table.drop(columns="release_date"), since=None)
+
+
+# ---------------------------------------------------------------------------------------------
+# outputs written as a set; the Swallow builder's own inputs
+
+SWALLOW = REPO_ROOT.parent / "shared" / "data" / "swallow"
+if not SWALLOW.is_dir():  # a worktree beside the main checkout: the shared data is the checkout's neighbour
+    SWALLOW = Path("/work/shared/data/swallow") if Path("/work/shared/data/swallow").is_dir() else SWALLOW
+
+
+def test_a_set_of_outputs_is_written_whole_or_not_at_all(tmp_path):
+    from densing.io import write_file_set
+
+    (tmp_path / "b.csv").mkdir()  # the second output cannot be written: the first must not appear either
+    with pytest.raises(InputError, match="b.csv: is a folder"):
+        write_file_set(tmp_path, {"a.csv": "x\n", "b.csv": "y\n"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.csv"]
+    written = write_file_set(tmp_path / "out", {"a.csv": "x\n", "c.csv": "y\n"})
+    assert [p.name for p in written] == ["a.csv", "c.csv"] and sorted(p.name for p in (tmp_path / "out").iterdir()) \
+        == ["a.csv", "c.csv"]
+    with pytest.raises(InputError, match="empty path"):
+        write_file_set("", {"a.csv": "x"})
+
+
+def _swallow_copy(tmp_path, old: str, new: str, file: str = "model_2025-06.yml") -> Path:
+    import shutil
+
+    source = tmp_path / "swallow"
+    shutil.copytree(SWALLOW, source)
+    text = (source / file).read_text()
+    assert old in text
+    (source / file).write_text(text.replace(old, new, 1))
+    return source
+
+
+@pytest.mark.skipif(not SWALLOW.is_dir(), reason="the Swallow leaderboard copy (shared data) is not here")
+@pytest.mark.parametrize("old,new,words", [
+    ("date: '2024-10-24'", "date: '1900-01-01'", ("field 'date'", "1900-01-01", "[1990-01-01, today")),
+    ("date: '2024-10-24'", "date: '2999-01-01'", ("field 'date'", "2999-01-01", "in the future")),
+    ("date: '2024-10-24'", "date: soon", ("field 'date'", "cannot parse 'soon'")),
+    ("date: '2024-10-24'", "date: null", ("field 'date'", "cannot parse")),
+], ids=["1900", "2999", "soon", "null"])
+def test_the_swallow_builder_refuses_an_impossible_leaderboard_date(old, new, words, tmp_path):
+    from densing.data.swallow import build_swallow
+
+    source = _swallow_copy(tmp_path, old, new)
+    with pytest.raises(InputError) as raised:
+        build_swallow(source, REPO_ROOT / "results" / "swallow", REPO_ROOT / "results" / "release_dates.csv")
+    assert str(source / "model_2025-06.yml") in str(raised.value) and all(w in str(raised.value) for w in words)
+
+
+@pytest.mark.skipif(not SWALLOW.is_dir(), reason="the Swallow leaderboard copy (shared data) is not here")
+def test_the_swallow_builder_refuses_is_post_yes_and_an_unparseable_house_date(tmp_path):
+    from densing.data.swallow import build_swallow
+
+    source = _swallow_copy(tmp_path, "is_post: true", "is_post: 'yes'", file="model_2026-05.yml")
+    with pytest.raises(InputError, match=r"field 'is_post': expected true or false, got 'yes'"):
+        build_swallow(source, REPO_ROOT / "results" / "swallow", REPO_ROOT / "results" / "release_dates.csv")
+    dates = (REPO_ROOT / "results" / "release_dates.csv").read_text().splitlines()
+    header = dates[0].split(",")
+    row = dates[1].split(",")
+    row[header.index("release_date")] = "someday"
+    house = tmp_path / "dates.csv"
+    house.write_text("\n".join([dates[0], ",".join(row), *dates[2:]]) + "\n")
+    with pytest.raises(InputError, match=r"dates.csv: row 1: field 'release_date': cannot parse 'someday'"):
+        build_swallow(SWALLOW, REPO_ROOT / "results" / "swallow", house)
+
+
+def test_the_swallow_module_run_alone_says_what_it_needs_and_the_builder_refuses_an_empty_out(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
+    alone = subprocess.run([sys.executable, "-m", "densing.data.swallow"], capture_output=True, text=True, env=env,
+                           cwd=tmp_path, timeout=60)
+    assert alone.returncode == 2 and alone.stdout == "" and "tools/build_tables.py swallow --source" in alone.stderr
+    empty = subprocess.run([sys.executable, str(REPO_ROOT / "tools" / "build_tables.py"), "swallow", "--source",
+                            str(SWALLOW), "--curated", str(REPO_ROOT / "results" / "swallow"), "--dates",
+                            str(REPO_ROOT / "results" / "release_dates.csv"), "--out", ""], capture_output=True,
+                           text=True, env=env, cwd=tmp_path, timeout=120)
+    assert empty.returncode == 2 and "empty path" in empty.stderr and list(tmp_path.iterdir()) == [], empty.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# values of the overlap models, the wide tables and lm-eval's model_args
+
+def test_a_measured_contention_below_zero_is_inside_its_domain():
+    """γ = concurrent/alone − 1 > −1: a measured −0.19 (GEMMs faster beside the collective) is data, not an error."""
+    from densing.overlap.strategies.t3 import t3_step_time_s
+    from densing.overlap.whatif import WHATIF_CONSTRAINTS
+    from densing.validation import validate
+
+    validate(WHATIF_CONSTRAINTS, contention=-0.19)
+    assert t3_step_time_s(1.0, 0.5, -0.19) == pytest.approx(1.0 - 0.19 * 0.5)
+    for bad in (-1.0, -2.0, float("nan")):
+        with pytest.raises(InputError, match="contention"):
+            validate(WHATIF_CONSTRAINTS, contention=bad)
+        with pytest.raises(InputError, match="contention"):
+            t3_step_time_s(1.0, 0.5, bad)
+
+
+def test_a_wide_tables_refusal_names_the_files_row_and_column(tmp_path, run_cli):
+    """A score in the wide table's row 3 is named there, not by its place in the reshaped long table."""
+    rows = list(csv.reader((REPO_ROOT / "results" / "public_models.csv").open()))
+    rows[3][rows[0].index("GSM8K")] = "1.7"
+    table = tmp_path / "public.csv"
+    with table.open("w", newline="") as handle:
+        csv.writer(handle).writerows(rows)
+    _one_line_exit_2(run_cli("density", "--targets", table), f"{table}: row 3, column 'GSM8K': field 'value': 1.7")
+
+
+@pytest.mark.parametrize("model_args,words", [
+    ("max_length=abc", "max_length: expected a whole number ≥ 1, got 'abc'"),
+    ("max_length=0", "max_length: expected a whole number ≥ 1, got 0"),
+    ("max_length=2.5", "max_length: expected a whole number ≥ 1, got 2.5"),
+    ("max_batch_size=-1", "max_batch_size: expected a whole number ≥ 1"),
+    ("parallelize=maybe", "parallelize: expected true or false"),
+], ids=["word", "zero", "fraction", "negative", "not a switch"])
+def test_model_args_outside_their_domain_are_refused_before_lm_eval_reads_them(model_args, words, tmp_path, run_cli):
+    import os
+
+    models = tmp_path / "models.yaml"
+    models.write_text("models:\n  - model: EleutherAI/pythia-70m\n    params: 7e7\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    before = os.getcwd()
+    os.chdir(work)
+    try:
+        result = run_cli("eval", "--benchmarks", "arc_easy", "--models", models, "--model-args", model_args,
+                         "--out", tmp_path / "store")
+    finally:
+        os.chdir(before)
+    _one_line_exit_2(result, "--model-args", words)
+    assert list(work.iterdir()) == [] and not (tmp_path / "store").exists()
+
+
+def test_a_trend_predicts_at_any_date_its_data_need_not_have():
+    """The domain bounds what is read (release dates, since); a prediction may extrapolate past today."""
+    from tests.trend.test_doubling import planted_law, planted_scores
+
+    import densing
+
+    fit = densing.fit_trend(planted_scores(n=30, start_day=0, end_day=700), planted_law(), rule="all", n_boot=20,
+                            n_boot_share=0, since=None)
+    assert np.isfinite(fit.predict(["2030-01-01", "1985-06-01"])).all()
+
+
+def test_without_continual_refuses_a_derivation_outside_its_words():
+    """A table spelling its derivation 'Continual pretraining' would have had nothing dropped, in silence."""
+    import pandas as pd
+
+    from densing.trend.protocol import without_continual
+
+    table = pd.DataFrame({"model": ["a", "b", "c"], "derivation": ["from_scratch", "continual_pretraining", None]})
+    assert list(without_continual(table)["model"]) == ["a", "c"]
+    with pytest.raises(InputError, match=r"model 'b': field 'derivation': 'Continual pretraining' is not one of"):
+        without_continual(table.assign(derivation=["from_scratch", "Continual pretraining", None]))
