@@ -42,7 +42,11 @@ def with_stderr(targets: pd.DataFrame) -> pd.DataFrame:
     out = targets.copy()
     if "stderr" not in out.columns:
         out["stderr"] = np.nan
-    missing = out["stderr"].isna() & out["benchmark"].isin(known)
-    for benchmark, rows in out[missing].groupby("benchmark"):
-        out.loc[rows.index, "stderr"] = binomial_stderr(rows["value"].to_numpy(float), str(benchmark))
+    missing = (out["stderr"].isna() & out["benchmark"].isin(known)).to_numpy()
+    stderr = out["stderr"].to_numpy(float).copy()
+    values, names = out["value"].to_numpy(float), out["benchmark"].astype(str).to_numpy()
+    for benchmark in np.unique(names[missing]):  # by position: a table's index need not be unique
+        rows = missing & (names == benchmark)
+        stderr[rows] = binomial_stderr(values[rows], str(benchmark))
+    out["stderr"] = stderr
     return out
