@@ -151,8 +151,8 @@ def build_report(
             "interval reaches a zero slope, its frontier sits at a reference's ceiling, or no family passes the rule); the "
             "paper-like set's row is the headline itself.",
             [figure_html(trend_figures.forest_figure(measured.by_benchmark(), PAPER["doubling_time_months"]), "by-benchmark"),
-             table_html(_round(measured.by_benchmark()[["row", "capability", "status", "months", "ci_low", "ci_high",
-                                                        "n_models"]], 2), scroll=False),
+             table_html(_round(_displayed(measured.by_benchmark())[["row", "capability", "status", "months", "ci_low",
+                                                                    "ci_high", "n_models"]], 2), scroll=False),
              _details("the references of each row, and each reference's own doubling time",
                       table_html(measured.by_benchmark()[["row", "references", "each_reference_months"]], scroll=False)),
              _details("two estimators of the same law: the frontier under the references, and the fixed-size time "
@@ -477,20 +477,28 @@ DENSITY_MEANING = (
 def verdict_html(measured, paper: dict) -> str:
     """The block a reader sees first: the verdict in one sentence, its interval, the paper's figure, why."""
     head = measured.rules[measured.headline_rule]
-    ours = ("not measured" if not measured.measurable else
-            f"{format_months(head.doubling_time_months)} months")
-    interval = (f"95% CI {format_months(head.doubling_time_months_ci_low)}–{format_months(head.doubling_time_months_ci_high)}"
-                if measured.measurable else
-                f"estimate {format_months(head.doubling_time_months)} months, 95% CI "
-                f"{format_months(head.doubling_time_months_ci_low)}–{format_months(head.doubling_time_months_ci_high)} — not a measurement")
+    ours = (f"{format_months(head.doubling_time_months)} months "
+            f"[{format_months(head.doubling_time_months_ci_low)}–{format_months(head.doubling_time_months_ci_high)}]")
+    status = "measured" if measured.measurable else measured.status
+    cross = measured.cross_check()
+    row = cross[cross["row"] == (measured.set_rows[0].name if measured.set_rows else "")] if len(cross) else cross
+    fixed = (f"{format_months(row['fixed_size_months'].iloc[0])} months [{format_months(row['fixed_size_ci_low'].iloc[0])}–"
+             f"{format_months(row['fixed_size_ci_high'].iloc[0])}], {row['fixed_size_status'].iloc[0]}" if len(row) else "—")
     cards = cards_html([
-        ("doubling time (densing)", ours),
-        ("interval", interval),
-        ("paper (Xiao et al. 2024)", f"{paper['doubling_time_months']} months"),
-        ("reference", measured.reference),
-    ])
+        ("densing: doubling time, 95% CI" + ("" if measured.measurable else " (an estimate)"), ours),
+        ("status", status),
+        ("cross-check: fixed-size regression, no reference", fixed),
+        ("for comparison: the paper (Xiao et al. 2024)", f"{paper['doubling_time_months']} months"),
+    ], lead=True)
     return (f'<p class="verdict"><strong>{esc(measured.verdict)}</strong></p>' + cards
             + _details("why, in full (the reference, the models, what each check found)", f'<p class="why">{esc(measured.why)}</p>'))
+
+
+def _displayed(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows with each named for a reader (:func:`densing.trend.figures.row_display`: a set by its benchmarks)."""
+    from densing.trend.figures import row_display
+
+    return rows.assign(row=[row_display(r.row, r.label, r.capability) for r in rows.itertuples()])
 
 
 def _details(summary: str, body: str) -> str:

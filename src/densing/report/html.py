@@ -21,7 +21,7 @@ h1{font-size:1.6rem;margin:0 0 4px}h2{font-size:1.2rem;margin:32px 0 8px;border-
 .sub{color:#5a6275;margin:0 0 16px}
 .cards{display:flex;flex-wrap:wrap;gap:12px;margin:16px 0}
 .card{background:#fff;border:1px solid #dde;border-radius:8px;padding:12px 16px;min-width:150px}
-.card .v{font-size:1.5rem;font-weight:600}.card .v.long{font-size:1rem}.card .k{color:#5a6275;font-size:.85rem;max-width:40em}
+.card .v{font-size:1.5rem;font-weight:600}.card .v.long{font-size:1rem}.card.lead .v{font-size:2.2rem}.card.lead{border-color:#99a}.card .k{color:#5a6275;font-size:.85rem;max-width:40em}
 .table{max-width:100%;overflow-x:auto;margin:0 0 8px}
 table{border-collapse:collapse;font-size:.82rem;background:#fff;width:100%}
 th,td{border:1px solid #e3e6ee;padding:4px 8px;text-align:left;vertical-align:top;overflow-wrap:break-word}
@@ -101,10 +101,12 @@ def figure_html(figure, div_id: str, caption: str = "") -> str:
     return f'<div class="fig">{body}{note}</div>'
 
 
-def cards_html(cards: list[tuple[str, str]]) -> str:
+def cards_html(cards: list[tuple[str, str]], *, lead: bool = False) -> str:
+    """A row of cards (value over its key); ``lead``: the first card is the page's largest number."""
     return '<div class="cards">' + "".join(
-        f'<div class="card"><div class="v{" long" if len(v) > LONG_CARD else ""}">{esc(v)}</div><div class="k">{esc(k)}</div></div>'
-        for k, v in cards) + "</div>"
+        f'<div class="card{" lead" if lead and i == 0 else ""}"><div class="v{" long" if len(v) > LONG_CARD else ""}">'
+        f'{esc(v)}</div><div class="k">{esc(k)}</div></div>'
+        for i, (k, v) in enumerate(cards)) + "</div>"
 
 
 def page(title: str, subtitle: str, sections: list[Section], footer: str) -> str:

@@ -356,6 +356,15 @@ def forest_axis_end(rows: pd.DataFrame, paper_months: float) -> float:
     return float(max(values) * 1.15)
 
 
+def row_display(row: str, label: str, capability: str) -> str:
+    """A row's name for a reader: a benchmark's own name, a set's benchmarks joined by " + " (its label's parenthesis,
+    "MMLU + BBH + MATH-hard + HumanEval"), never the set's key (``paper``)."""
+    if capability != "set" or "(" not in str(label):
+        return str(row)
+    inside = str(label)[str(label).find("(") + 1:str(label).rfind(")")].split(";")[0]
+    return " + ".join(part.strip() for part in inside.split(","))
+
+
 def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FOREST_TITLE) -> go.Figure:
     """Doubling time per benchmark and per benchmark set with its 95% interval (a forest plot), the paper's drawn.
 
@@ -368,7 +377,7 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
     forest plots of the report differ by it).
     """
     rows = rows.iloc[::-1].reset_index(drop=True)  # the first row on top
-    labels = [f"{r.row} · {r.capability}" for r in rows.itertuples()]
+    labels = [f"{row_display(r.row, getattr(r, 'label', r.row), r.capability)} · {r.capability}" for r in rows.itertuples()]
     edge = forest_axis_end(rows, paper_months)
     reasons = [_not_measured(r) for r in rows.itertuples()]
     hover = [html.escape(f"{r.row}: " + (
