@@ -160,7 +160,7 @@ def build_report(
                       table_html(_round(measured.cross_check(), 2), scroll=False)) if len(measured.cross_check()) else "",
              _details("the headline's sensitivity, one engine: each reference with its interval, the other frontier "
                       "rules, every reference at one budget, the family law's other shape",
-                      table_html(_round(measured.sensitivity, 2), scroll=False)),
+                      table_html(_breakable(measured.sensitivity.drop(columns=["inversion", "d0"])), scroll=False)),
              *_budget_parts(measured)],
         ),
         *_protocol_section(measured, PAPER["doubling_time_months"]),
@@ -205,7 +205,7 @@ def build_report(
                 "its 95% interval and checks; the sensitivity check compares them.",
                 [table_html(_references_table(measured), scroll=False),
                  _details("every column (inversion kind, models, each check)",
-                          table_html(_round(measured.references.drop(columns=["family", "error"], errors="ignore"), 2)))],
+                          table_html(_breakable(measured.references.drop(columns=["family", "error", "d0"], errors="ignore"))))],
                 collapsed=True),
         Section(
             "Reference laws",
@@ -492,6 +492,16 @@ def verdict_html(measured, paper: dict) -> str:
     ], lead=True)
     return (f'<p class="verdict"><strong>{esc(measured.verdict)}</strong></p>' + cards
             + _details("why, in full (the reference, the models, what each check found)", f'<p class="why">{esc(measured.why)}</p>'))
+
+
+def _breakable(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with a space after each comma and colon of its text cells, so a long reference name
+    (``Qwen1.5:joint(mmlu,leaderboard_bbh,…)``) breaks between words and the table fits a 900 px window."""
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object:
+            out[column] = [v.replace(",", ", ").replace(":", ": ") if isinstance(v, str) else v for v in out[column]]
+    return out
 
 
 def _displayed(rows: pd.DataFrame) -> pd.DataFrame:
