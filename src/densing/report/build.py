@@ -205,7 +205,8 @@ def build_report(
                 "its 95% interval and checks; the sensitivity check compares them.",
                 [table_html(_references_table(measured), scroll=False),
                  _details("every column (inversion kind, models, each check)",
-                          table_html(_breakable(measured.references.drop(columns=["family", "error", "d0"], errors="ignore"))))],
+                          table_html(_breakable(measured.references.drop(columns=["family", "error", "d0", "benchmarks"],
+                                                                         errors="ignore"))))],
                 collapsed=True),
         Section(
             "Reference laws",
