@@ -19,10 +19,11 @@ Its design, the same for every reference:
 4. **Random-effects pooling** (DerSimonian & Laird 1986; the generalised form for correlated estimates, Gleser &
    Olkin 2009): with Σ the covariance of the references' slopes over the paired draws and V(τ²) = Σ + τ²·I,
 
-       Â = wᵀA,  w = V⁻¹1 / (1ᵀV⁻¹1),    Q = (A − Â1)ᵀ Σ⁻¹ (A − Â1) ~ χ²(R − 1) under one common slope,
+       Q = (A − Â1)ᵀ Σ⁻¹ (A − Â1) ~ χ²(R − 1) under one common slope (Â the GLS mean, V⁻¹1 weights),
 
    τ² the Paule–Mandel value (Q(τ²) = R − 1, 0 when Q(0) ≤ R − 1) and I² = max(0, (Q − (R − 1)) / Q). The pooled
-   draws are wᵀA^(k) + τ·‖w‖·ε_k, ε ~ N(0, 1), so the interval carries fit, score noise, the sampling of models
+   slope is wᵀA with inverse-variance weights w_r ∝ 1/(Σ_rr + τ²) (positive: GLS weights of strongly correlated
+   slopes can be negative and leave the references' range), and its draws are wᵀA^(k) + τ·‖w‖·ε_k, ε ~ N(0, 1), so the interval carries fit, score noise, the sampling of models
    and the between-reference spread τ. Each source's share of the pooled slope's variance: its draws alone for fit,
    score and models, τ²‖w‖² for the reference.
 5. **The row's status**: "measured" when the pooled slope's interval lies above zero and the heterogeneity test
@@ -172,8 +173,9 @@ class Pooled:
 def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
     """Pool ``points`` (R,) whose paired draws are ``draws`` (R, K) by the generalised random-effects model.
 
-    Σ = the draws' covariance (finite columns only), V(τ²) = Σ + τ²I, w = V⁻¹1/(1ᵀV⁻¹1), Â = wᵀA,
-    Q = (A − Â1)ᵀΣ⁻¹(A − Â1) on R − 1 degrees of freedom, τ² by Paule–Mandel, I² = max(0, (Q − df)/Q)."""
+    Σ = the draws' covariance (finite columns only), V(τ²) = Σ + τ²I; Q = (A − Â1)ᵀΣ⁻¹(A − Â1) on R − 1 degrees of
+    freedom (Â the GLS mean under Σ), τ² by Paule–Mandel, I² = max(0, (Q − df)/Q); the pooled slope wᵀA with
+    w_r ∝ 1/(Σ_rr + τ²)."""
     from scipy.stats import chi2
 
     a = np.asarray(points, float)
@@ -205,8 +207,12 @@ def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
             mid = 0.5 * (low + high)
             low, high = (mid, high) if at(mid)[2] > df else (low, mid)
         tau2 = high
-    est, w, _ = at(tau2)
-    return Pooled(est, w, q, df, float(chi2.sf(q, df)), tau2, max(0.0, (q - df) / q) if q > 0 else 0.0)
+    # the pooled slope weighs each reference by its own variance plus τ² (inverse-variance weights, all positive);
+    # the GLS weights V⁻¹1/(1ᵀV⁻¹1) of strongly correlated slopes can be negative and put the pooled slope outside the
+    # references' range. The draws wᵀA^(k) still carry the covariance into the interval.
+    w = 1.0 / (np.diag(sigma) + tau2)
+    w = w / w.sum()
+    return Pooled(float(w @ a), w, q, df, float(chi2.sf(q, df)), tau2, max(0.0, (q - df) / q) if q > 0 else 0.0)
 
 
 def _prepared(design: Design) -> dict:

@@ -133,11 +133,11 @@ class TrendUncertainty(Result):
         return {name: _months(slope) for name, slope in zip(self.reference_names, self.reference_slopes)}
 
     def __repr__(self) -> str:
-        state = f"{self.status}: " if self.status else ""
-        return (f"TrendUncertainty({state}{self.rule} doubling time {self.doubling_time_months:.3g} months "
+        return (f"TrendUncertainty({self.rule}: doubling time {self.doubling_time_months:.3g} months "
                 f"[{self.level:.0%} CI {self.doubling_time_months_ci_low:.3g}, {self.doubling_time_months_ci_high:.3g}], "
                 f"A = {self.slope_per_day:.4g}/day, {self.n_models} models, {self.n_references} reference(s)"
-                + (f"; Q p = {self.heterogeneity_p:.2g}, I² = {self.i_squared:.0%}" if self.heterogeneity_df else "") + ")")
+                + (f"; Q p = {self.heterogeneity_p:.2g}, I² = {self.i_squared:.0%}" if self.heterogeneity_df else "")
+                + (f"; {self.status}" if self.status else "") + ")")
 
     def plot(self, *, paper_months: float | None = None, title: str | None = None):
         """A plotly ``Figure`` of what this result holds (:func:`densing.trend.figures.uncertainty_figure`): the
