@@ -244,7 +244,7 @@ def true_fit(name: str, benchmark: str, budget: bool = False):
     (``budget``: over its members' sizes at D0, as :func:`densing.trend.capability.budget_fits` refits it)."""
     family = CANONICAL if name == "canonical" else FAMILIES[name]
     rows = family_rows(name, family, None)
-    fit = fit_family(rows, name, benchmark, n_boot=0)
+    fit = fit_family(rows, name, benchmark, n_boot=0, shape="logistic_ln_n")  # the planted curves: sigmoids in ln N
     if budget:
         found, notes = capability.budget_fits(rows, {(name, benchmark): fit})
         if (name, benchmark) not in found:
