@@ -203,10 +203,12 @@ def row_fits(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found:
              seed: int) -> dict:
     """``fits`` with every (family, benchmark) of ``found`` fitted (a set row's reference need not be eligible on each
     of its benchmarks alone): the fits are kept in ``fits`` so that every row uses one fit per (family, benchmark)."""
+    # as many draws as the fits already there (a joint inversion draws its fits together)
+    boot = len(next(iter(fits.values())).bootstrap) if fits else eligibility.FAMILY_BOOT
     for family, benchmarks in found.items():
         for b in benchmarks:
             if (family, b) not in fits:
-                fits[(family, b)] = eligibility.fit_of(targets, candidates, family, b, eligibility.FAMILY_BOOT, seed)
+                fits[(family, b)] = eligibility.fit_of(targets, candidates, family, b, boot, seed)
     return fits
 
 
