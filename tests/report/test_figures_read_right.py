@@ -33,8 +33,9 @@ def _rows() -> pd.DataFrame:
 
 
 def _label(frame: pd.DataFrame, row: str) -> str:
+    """The forest plot's label of a row: its name for a reader (a set by its benchmarks) and its capability."""
     r = frame.set_index("row").loc[row]
-    return f"{row} · {r['capability']}"
+    return f"{figures.row_display(row, r.get('label', row), r['capability'])} · {r['capability']}"
 
 
 def _finite_x(trace) -> np.ndarray:
@@ -107,11 +108,11 @@ def test_the_shipped_rows_not_measured_say_so_at_their_rows(measured):
     rows = measured.by_benchmark()
     figure = figures.forest_figure(rows, 3.3)
     notes = {a.y for a in figure.layout.annotations if (a.text or "").startswith("not measured")}
-    expected = {f"{r.row} · {r.capability}" for r in rows.itertuples()
+    expected = {_label(rows, r.row) for r in rows.itertuples()
                 if str(r.status).startswith("not measured") or not np.isfinite(r.months)}
     assert expected and notes == expected
     edge = figure.layout.xaxis.range[1]
-    infinite = {f"{r.row} · {r.capability}" for r in rows.itertuples() if np.isfinite(r.months) and r.ci_high == np.inf}
+    infinite = {_label(rows, r.row) for r in rows.itertuples() if np.isfinite(r.months) and r.ci_high == np.inf}
     heads = {t.y[i] for t in figure.data for i, text in enumerate(t.text or ()) if text == "∞" and t.x[i] == pytest.approx(edge)}
     assert heads == infinite
 
