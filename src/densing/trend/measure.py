@@ -187,6 +187,7 @@ def measure_trend(
     """A :class:`TrendMeasurement`: the Densing Law by capability on a tidy target table (module docstring): the headline on the paper-like set,
     one row per benchmark and per set, rule v1's verdict beside it. The defaults are the CLI's.
 
+    ``n_boot``: the headline's draws; ``n_boot_side``: every other row's, at most ``n_boot``.
     ``table``: which registered target table ``targets`` is (:data:`densing.trend.tables.TABLES`: its candidate
     benchmarks, sets, budget rows, words; rules v1 and v2 only where the table keeps them).
 
@@ -199,6 +200,7 @@ def measure_trend(
     """
     validate(TREND_CONSTRAINTS, n_boot=n_boot, n_boot_side=n_boot_side, seed=seed, d0=d0, since=since, epoch=epoch,
              fits_dir=fits_dir)  # before any worker starts
+    n_boot_side = min(n_boot_side, n_boot)  # no side row is drawn more often than the headline
     fit = None if fit is None else as_fit(fit, "fit")
     targets = table_argument(targets, "targets", SCORE_COLUMNS)
     check_window(targets, since)  # a window that leaves no model is refused, naming the filter
