@@ -103,8 +103,8 @@ class Row:
             "share_models": r.share_models if r else math.nan, "share_reference": r.share_reference if r else math.nan,
             "each_reference_months": "; ".join(
                 f"{k.split(':')[0]} {_months_words(v)} [{_months_words(lo)}–{_months_words(hi)}]"
-                for (k, v), lo, hi in zip(own.items(), r.reference_ci_low or [math.nan] * len(own),
-                                          r.reference_ci_high or [math.nan] * len(own))) if r is not None else "",
+                for (k, v), lo, hi in zip(own.items(), r.reference_months_low or [math.nan] * len(own),
+                                          r.reference_months_high or [math.nan] * len(own))) if r is not None else "",
             "error": self.error,
         }
 

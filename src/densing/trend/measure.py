@@ -352,8 +352,8 @@ def _sensitivity(head: TrendUncertainty, chosen: design.Design, fit, targets, *,
     rows = [{"reference": name, "inversion": inv.kind, "d0": inv.d0, "doubling_time_months": months,
              "ci_low": low, "ci_high": high}
             for inv, name, months, low, high in zip(chosen.inversions, head.reference_names,
-                                                    head.reference_months.values(), head.reference_ci_low,
-                                                    head.reference_ci_high)]
+                                                    head.reference_months.values(), head.reference_months_low,
+                                                    head.reference_months_high)]
     if fit is not None and fit.has_data_term:
         for value in SENSITIVITY_D0:
             variant = design.common_design(targets, [PerBenchmark(fit, value)], since=since, epoch=epoch)
@@ -435,8 +435,8 @@ def _reference_frame(members: list, head: TrendUncertainty) -> pd.DataFrame:
                           "months": head.reference_months[name], "ci_low": low, "ci_high": high,
                           "n_models": len(models), "d0": inv.d0}
                          for (inv, models), name, weight, low, high in zip(members, head.reference_names,
-                                                                          head.reference_weights, head.reference_ci_low,
-                                                                          head.reference_ci_high)])
+                                                                          head.reference_weights, head.reference_months_low,
+                                                                          head.reference_months_high)])
 
 
 def _breakpoint(targets: pd.DataFrame, chosen: design.Design, head: TrendUncertainty, epoch: str, n_boot: int,

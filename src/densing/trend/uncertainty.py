@@ -112,20 +112,20 @@ class TrendUncertainty(Result):
     tau_squared: float = 0.0
     i_squared: float = math.nan
     #: each reference's own doubling-time interval (months), in the order of ``reference_names``
-    reference_ci_low: tuple[float, ...] = field(repr=False, default=())
-    reference_ci_high: tuple[float, ...] = field(repr=False, default=())
+    reference_months_low: tuple[float, ...] = field(repr=False, default=())
+    reference_months_high: tuple[float, ...] = field(repr=False, default=())
     #: "measured", or "not measured: why" (:func:`densing.trend.design.status_words`); "" where no status was judged
     status: str = ""
 
     # the bulky per-model names and per-draw slopes, and the line's drawing aids, stay out of JSON
     _dict_exclude = ("models", "draws", "reference_names", "reference_weights", "reference_slopes", "epoch",
-                     "frontier_models", "centre_days", "r_squared", "reference_ci_low", "reference_ci_high")
+                     "frontier_models", "centre_days", "r_squared", "reference_months_low", "reference_months_high")
     _ci_estimates = {"slope": "slope_per_day"}
 
     @property
     def reference_intervals(self) -> dict[str, tuple[float, float]]:
         """Each reference's own doubling-time interval (months) over the row's paired draws, by name."""
-        return {name: (lo, hi) for name, lo, hi in zip(self.reference_names, self.reference_ci_low, self.reference_ci_high)}
+        return {name: (lo, hi) for name, lo, hi in zip(self.reference_names, self.reference_months_low, self.reference_months_high)}
 
     @property
     def reference_months(self) -> dict[str, float]:
@@ -335,7 +335,7 @@ def from_design(result, *, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
         centre_days=float(np.mean(lead["t"][usable])) if usable.size else math.nan, r_squared=r_squared,
         heterogeneity_q=pooled.q, heterogeneity_df=pooled.df, heterogeneity_p=pooled.p_value,
         tau_squared=pooled.tau_squared, i_squared=pooled.i_squared,
-        reference_ci_low=tuple(lo for lo, _ in own), reference_ci_high=tuple(hi for _, hi in own),
+        reference_months_low=tuple(lo for lo, _ in own), reference_months_high=tuple(hi for _, hi in own),
     )
 
 
