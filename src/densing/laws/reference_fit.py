@@ -30,7 +30,7 @@ from densing.laws import fit as _fit
 from densing.laws import forms
 from densing.laws.points import POINT_COLUMNS
 from densing.laws.fit_schema import FIT_DOMAIN, FORMAT, KINDS, LAWS, check_fit_dict  # noqa: F401 (the file's schema)
-from densing.validation import D0_TOKENS, MAX_D0_TOKENS, check_scores
+from densing.validation import D0_TOKENS, MAX_D0_TOKENS, check_scores, validate
 
 
 DEFAULT_D0 = 1e12
