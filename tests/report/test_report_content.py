@@ -111,14 +111,16 @@ def test_the_density_figure_draws_the_headline_rule_with_the_tables_number(repor
 
     html, _, _ = report
     head = measured.rules[measured.headline_rule]
-    months = f"{head.doubling_time_months:.2f}"
+    from densing.numbers import format_months
+
+    months = format_months(head.doubling_time_months)
     legends = re.findall(r'"name":"([^"]*doubling[^"]*)"', html)
     assert legends[0].startswith(f"{measured.headline_rule} line: doubling {months} months")
     # the other rules are toggles with their own numbers
     for rule in measured.rules:
         if rule != measured.headline_rule:
             words = rules.get(rule).words()
-            assert any(x.startswith(f"{words} (click to show or hide): doubling {measured.rules[rule].doubling_time_months:.2f}")
+            assert any(x.startswith(f"{words} (click to show or hide): doubling {format_months(measured.rules[rule].doubling_time_months)}")
                        for x in legends)
 
 
@@ -142,7 +144,9 @@ def test_the_drawn_line_is_the_measurements_line(measured, rule):
         assert len(result.frontier_models) < len(measured.models) and np.isfinite(result.r_squared)
     figure = figures.density_figure(measured.models, result, title="t")
     drawn = next(t for t in figure.data if t.mode == "lines")
-    assert f"doubling {result.doubling_time_months:.2f} months" in drawn.name
+    from densing.numbers import format_months
+
+    assert f"doubling {format_months(result.doubling_time_months)} months" in drawn.name
     days = (pd.to_datetime(pd.Series(drawn.x)) - pd.Timestamp("2023-02-24")).dt.total_seconds().to_numpy(float) / 86400
     slope = np.polyfit(days, np.log(np.asarray(drawn.y, float)), 1)[0]
     assert slope == pytest.approx(result.slope_per_day, rel=1e-6)
@@ -189,7 +193,7 @@ def test_tables_fit_900_px_and_counts_are_words(report):
     per_model = html.split("Per-model densities")[1].split("</table>")[0]
     assert not re.search(r"\d\.\d+e\+\d+", per_model)  # no 4.05e+11
     assert re.search(r"<td[^>]*>\d+(\.\d+)?[BM]</td>", per_model)  # 7B, 405B, 135M
-    assert "15T tokens" in _visible_text(html)
+    assert re.search(r"\d(\.\d+)?T tokens", _visible_text(html))  # a budget as words (3.1T, 8.01T)
 
 
 def test_the_checks_are_written_on_the_density_figure(report, measured):
@@ -267,7 +271,7 @@ def test_density_with_no_options_prints_the_reports_per_model_rows(report, run_c
     assert code == 0, err
     cli = pd.DataFrame(json.loads(out)).set_index("model")
     mine = dens.set_index("model")
-    assert sorted(cli.index) == sorted(mine.index) and len(mine) > 50
+    assert sorted(cli.index) == sorted(mine.index) and len(mine) > 40
     cli = cli.loc[mine.index]
     assert set(cli["reference"]) == set(mine["reference"]) and len(set(mine["reference"])) == 1
     for column in ("density", "density_ci_low", "density_ci_high", "effective_params"):

@@ -205,7 +205,7 @@ def build_report(
                 "its 95% interval and checks; the sensitivity check compares them.",
                 [table_html(_references_table(measured), scroll=False),
                  _details("every column (inversion kind, models, each check)",
-                          table_html(_breakable(measured.references.drop(columns=["family", "error", "d0", "benchmarks"],
+                          table_html(_breakable(measured.references.drop(columns=["family", "error", "benchmarks"],
                                                                          errors="ignore"))))],
                 collapsed=True),
         Section(

@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from densing.errors import FitError, InputError
+from densing.numbers import format_number
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.inversion import arrays
 from densing.trend import rules
@@ -388,8 +389,9 @@ def heterogeneity_words(result) -> str:
     if result.heterogeneity_df == 0:
         return "one reference: heterogeneity not testable"
     tau = math.sqrt(max(result.tau_squared, 0.0)) * 365.25
-    return (f"Q = {result.heterogeneity_q:.3g} on {result.heterogeneity_df} df, p = {result.heterogeneity_p:.2g}, "
-            f"I² = {result.i_squared:.0%}, τ = {tau:.2g} in ln ρ per year")
+    return (f"Q = {format_number(result.heterogeneity_q)} on {result.heterogeneity_df} df, "
+            f"p = {format_number(result.heterogeneity_p)}, "
+            f"I² = {result.i_squared:.0%}, τ = {format_number(tau)} in ln ρ per year")
 
 
 def heterogeneity_check(result):
@@ -417,8 +419,8 @@ def status_words(result, failed: tuple[str, ...] = ()) -> str:
     reasons = []
     if result.heterogeneity_df > 0 and result.heterogeneity_p < HETEROGENEITY_ALPHA:
         own = ", ".join(f"{name.split(':')[0]} {_m(s)}" for name, s in zip(result.reference_names, result.reference_slopes))
-        reasons.append(f"its references disagree beyond their shared uncertainty (Q = {result.heterogeneity_q:.3g} on "
-                       f"{result.heterogeneity_df} df, p = {result.heterogeneity_p:.2g}; {own} months)")
+        reasons.append(f"its references disagree beyond their shared uncertainty (Q = {format_number(result.heterogeneity_q)} "
+                       f"on {result.heterogeneity_df} df, p = {format_number(result.heterogeneity_p)}; {own} months)")
     if not result.slope_ci_low > 0:
         reasons.append("its interval reaches a zero slope (no finite upper end)")
     names = [getattr(check, "name", check) for check in failed]  # checks or their names
