@@ -9,6 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from densing.numbers import format_number
+
 import densing
 from densing import paths
 from densing.errors import InputError
@@ -45,7 +47,9 @@ def test_the_measure_report_leads_with_your_models(tmp_path, run_cli, monkeypatc
     assert row["model"] == "smollm2-135m-instruct-q4_1" and row["reading"] == "upper bound" and row["frontier"] == "below"
     # the model, its bound, its place against the line and the line's ρmax at its date, the suite and the reference
     assert esc("smollm2-135m-instruct-q4_1 lies below the frontier line") in first
-    assert esc(f"≤ {row['density']:.3g}") in first and "density ρ (upper bound)" in first
+    censored = isinstance(row.get("bound"), str) and row["bound"] != ""  # a censored density, else its interval's upper end
+    shown = row["density"] if censored else row["density_ci_high"]
+    assert esc(f"≤ {format_number(shown, '.3g')}") in first and "density ρ (upper bound)" in first
     assert f"{row['frontier_density']:.3g}" in first and esc(f"frontier line's ρmax at {row['release_date']}") in first
     assert esc(row["words"]) in first
     assert "leaderboard-v1 on at most 20 items per task" in _html.unescape(first)
