@@ -50,8 +50,9 @@ OPTION_CONSTRAINTS = {
 }
 
 
-#: Backends checked after the models file (:func:`sweep`): lm-eval's default and densing's prefix engine.
-QUICK_BACKENDS = ("hf", "densing-hf")
+#: Backends checked after the models file (:func:`sweep`): the default, lm-eval's HF backend (every other name is
+#: checked against lm-eval's model registry first; backend names live in densing.eval.backends alone).
+QUICK_BACKENDS = ("hf",)
 
 
 def _prefix_settings(backend: str, trie_tokens: int | None, slots: int | None):
@@ -180,8 +181,8 @@ def sweep(
         raise InputError(f"--time-limit: expected a positive number of minutes, got {time_limit!r}")
     check_writable_folder(out)  # every option checked before the models file is read
     # the backend last: its names are lm-eval's, read by importing lm-eval (seconds), which a bad value elsewhere need
-    # not wait for; the default and densing's engine are checked after the models file, so that a missing one is said
-    # at once, any other name before it
+    # not wait for; the default is checked after the models file, so that a missing one is said at once, any other
+    # name before it
     if backend not in QUICK_BACKENDS:
         validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
     if not models.is_file():
