@@ -43,13 +43,19 @@ def test_a_table_date_outside_the_domain_is_one_line_naming_file_row_field_value
                      "[1990-01-01, today")
 
 
-def test_a_wide_table_date_outside_the_domain_names_its_own_row(tmp_path, run_cli):
-    """The public (wide) table with one model dated 1900-01-01 moves the trend by years if read; it is refused."""
+def _public_with(tmp_path, column: str, value: str):
+    """The shipped public (wide) table with row 3's ``column`` set to ``value``, written to a scratch file."""
     rows = list(csv.reader((REPO_ROOT / "results" / "public_models.csv").open()))
-    rows[3][rows[0].index("release_date")] = "1900-01-01"
+    rows[3][rows[0].index(column)] = value
     table = tmp_path / "public.csv"
     with table.open("w", newline="") as handle:
         csv.writer(handle).writerows(rows)
+    return table
+
+
+def test_a_wide_table_date_outside_the_domain_names_its_own_row(tmp_path, run_cli):
+    """The public (wide) table with one model dated 1900-01-01 moves the trend by years if read; it is refused."""
+    table = _public_with(tmp_path, "release_date", "1900-01-01")
     _one_line_exit_2(run_cli("trend", "--results", table, "--since", "none"), str(table), "row 3",
                      "field 'release_date'", "1900-01-01", "[1990-01-01, today")
 
@@ -379,11 +385,7 @@ def test_a_measured_contention_below_zero_is_inside_its_domain():
 
 def test_a_wide_tables_refusal_names_the_files_row_and_column(tmp_path, run_cli):
     """A score in the wide table's row 3 is named there, not by its place in the reshaped long table."""
-    rows = list(csv.reader((REPO_ROOT / "results" / "public_models.csv").open()))
-    rows[3][rows[0].index("GSM8K")] = "1.7"
-    table = tmp_path / "public.csv"
-    with table.open("w", newline="") as handle:
-        csv.writer(handle).writerows(rows)
+    table = _public_with(tmp_path, "GSM8K", "1.7")
     _one_line_exit_2(run_cli("density", "--targets", table), f"{table}: row 3, column 'GSM8K': field 'value': 1.7")
 
 

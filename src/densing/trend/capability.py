@@ -40,7 +40,7 @@ from densing.trend.censored import EXACT
 from densing.trend.lines import envelope_index
 from densing.trend.targets import trend_targets
 from densing.trend import design
-from densing.trend.uncertainty import TrendUncertainty, carry_over_references, from_design
+from densing.trend.uncertainty import TrendUncertainty, from_design
 
 
 def references_of(candidates: pd.DataFrame, benchmarks: tuple[str, ...]) -> dict[str, tuple[str, ...]]:

@@ -44,7 +44,7 @@ import pandas as pd
 
 from densing.errors import FitError, InputError
 from densing.numbers import format_number
-from densing.laws.bounds import EXACT, LOWER, UPPER
+from densing.laws.bounds import EXACT
 from densing.laws.inversion import arrays
 from densing.trend import rules
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS
@@ -302,7 +302,6 @@ def pooled_trend(design: Design, *, rule: str = "quantile", quantile: float = 0.
     data = _prepared(design)
     y0, kind0, delta0 = _point(design, data)
     count = len(design.inversions)
-    base = np.broadcast_to(np.arange(data["n"]), (1, data["n"]))
     lines0 = [rules.frontier_line(rule, data["t"], y0[r, 0], kind0[r, 0], data["labels"], quantile) for r in range(count)]
     points = np.array([line[0] for line in lines0])
     if not np.all(np.isfinite(points)):

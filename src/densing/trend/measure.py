@@ -32,13 +32,13 @@ from pathlib import Path
 import pandas as pd
 
 from densing.data.units import format_count
-from densing.errors import DensingError, FitError, InputError
+from densing.errors import DensingError, InputError
 from densing.laws import eligibility
 from densing.trend import capability
 from densing.laws.eligibility import composed_fits
-from densing.trend.capability import headline_set, inversion_checks
-from densing.laws.density import density_table, point_densities
-from densing.laws.inversion import Joint, PerBenchmark
+from densing.trend.capability import headline_set
+from densing.laws.density import density_table
+from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit, as_fit
 from densing.data.schema import table_argument
 from densing.numbers import format_months
@@ -49,7 +49,7 @@ from densing.trend.checks import plain_reason
 from densing.trend.constants import CHATGPT_RELEASE, DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE, PAPER
 from densing.trend.measurement import Breakpoint, Segment, TrendMeasurement
 from densing.laws.table_cache import same_tables
-from densing.trend.targets import trend_targets, with_stderr
+from densing.trend.targets import with_stderr
 from densing.trend.scope import check_window
 from densing.trend.doubling import SCORE_COLUMNS
 from densing.trend import design

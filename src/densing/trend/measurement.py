@@ -10,7 +10,6 @@ from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_number
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
 from densing.validation import validate
-from densing.trend import checks
 from densing.trend.constants import PAPER
 from densing.trend.uncertainty import TrendUncertainty
 
