@@ -14,7 +14,7 @@ Baselines, each a fresh process running a plain script that loads the set and co
 
 densing runs as ``python cli.py overlap analyze SET --format json`` of this tree, once with ``--kernel-rules hta``
 (paired with 0.5.0) and once with ``--kernel-rules traceinsight`` (paired with 0.6.1): what a user waits for,
-interpreter start and imports included for every side. ``compileall`` runs over ``src/densing`` first (a regular
+interpreter start and imports included for every side. ``compileall`` runs over ``densing`` first (a regular
 ``pip install`` compiles the bytecode; where ``PYTHONDONTWRITEBYTECODE`` is set an uncompiled tree is recompiled on
 every run). Per repeat the four processes run in turn (densing, HTA, densing, traceinsight), after one warm-up
 round (file cache), and each ratio baseline/densing is taken pair by pair, so drift in the machine's speed cancels.
@@ -156,7 +156,7 @@ def main() -> None:
     parser.add_argument("--densing-python", type=Path, default=Path(sys.executable))
     args = parser.parse_args()
     args.hta_python = ensure_hta(args.hta_python)
-    compileall.compile_dir(str(REPO / "src" / "densing"), quiet=1)
+    compileall.compile_dir(str(REPO / "densing"), quiet=1)
     sets = [] if args.no_default_sets else sorted(p for p in DEFAULT_SETS.iterdir() if p.is_dir())
     sets += args.sets
 

@@ -15,7 +15,7 @@ planted shape, logistic in ln N), inverted jointly, the row's common design and 
 share of replicates whose Q rejects one common slope at 5%, with its binomial standard error, for three references
 of the targets' shape (the false-alarm rate; nominal 0.05) and for two of that shape beside one of k_f = 0.5 (power).
 
-    PYTHONPATH=.:src python studies/heterogeneity_level.py --replicates 40 > studies/heterogeneity_level.results.txt
+    PYTHONPATH=. python studies/heterogeneity_level.py --replicates 40 > studies/heterogeneity_level.results.txt
 """
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ def main() -> int:
     parser.add_argument("--n-boot", type=int, default=200)
     args = parser.parse_args()
     start = time.perf_counter()
-    print(f"# PYTHONPATH=.:src python studies/heterogeneity_level.py --replicates {args.replicates} --n-boot {args.n_boot}")
+    print(f"# PYTHONPATH=. python studies/heterogeneity_level.py --replicates {args.replicates} --n-boot {args.n_boot}")
     for name, families in (("one common slope (three references of the targets' shape)", SAME),
                            ("one reference at about twice the slope (shape 0.5)", STEEP)):
         found = [rejected(1000 + r, families, args.n_boot) for r in range(args.replicates)]

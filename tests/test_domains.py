@@ -354,7 +354,7 @@ def test_the_swallow_module_run_alone_says_what_it_needs_and_the_builder_refuses
     import subprocess
     import sys
 
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     alone = subprocess.run([sys.executable, "-m", "densing.data.swallow"], capture_output=True, text=True, env=env,
                            cwd=tmp_path, timeout=60)
     assert alone.returncode == 2 and alone.stdout == "" and "tools/build_tables.py swallow --source" in alone.stderr

@@ -47,7 +47,7 @@ def test_each_notebook_runs_and_draws_its_figures(path, monkeypatch):
         pytest.skip(f"public data not found at {NEEDS[path.name]}")
     monkeypatch.setenv("DENSING_SHARED_DATA", str(SHARED_DATA))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO_ROOT / "src"), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]))
     notebook = nbformat.read(path, as_version=4)
     nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}}).execute()

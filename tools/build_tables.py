@@ -27,8 +27,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if (ROOT / "src" / "densing").is_dir() and str(ROOT / "src") not in sys.path:
-    sys.path.insert(0, str(ROOT / "src"))  # the checkout's package, installed or not (as cli.py)
+if (ROOT / "densing").is_dir() and str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # the checkout's package, installed or not (as cli.py)
 
 from densing import paths  # noqa: E402
 from densing.errors import DensingError  # noqa: E402

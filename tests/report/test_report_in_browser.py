@@ -29,7 +29,7 @@ def _browse(page, out, *widths, first_screen=False):
     if first_screen:
         command.append("--first-screen")
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                               env=dict(os.environ, PYTHONPATH=str(REPO_ROOT / "src")))
+                               env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)))
     try:
         stdout, stderr = process.communicate(timeout=300)
     except subprocess.TimeoutExpired:

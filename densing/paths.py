@@ -4,8 +4,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-#: The source tree root (densing is installed editable from it, as the README says): the folder above ``src/``.
-REPO_ROOT = Path(os.environ.get("DENSING_HOME", Path(__file__).resolve().parents[2]))
+#: The source tree root (densing is installed editable from it, as the README says): the folder holding the package.
+REPO_ROOT = Path(os.environ.get("DENSING_HOME", Path(__file__).resolve().parents[1]))
 
 
 def _shipped(name: str, root: Path | None = None) -> Path:
@@ -13,8 +13,8 @@ def _shipped(name: str, root: Path | None = None) -> Path:
     installed wheel.
 
     A non-editable install has no source tree: the wheel carries ``reference_fits/`` and
-    ``results/`` as package data under ``densing/_shipped/`` (links to the top-level folders in
-    the repository), found with :mod:`importlib.resources`.
+    ``results/`` as package data under ``densing/_shipped/`` (pyproject.toml's force-include copies the
+    top-level folders there), found with :mod:`importlib.resources`.
     """
     tree = (REPO_ROOT if root is None else root) / name
     if tree.is_dir() or "DENSING_HOME" in os.environ:
@@ -81,7 +81,7 @@ def source_commit() -> str:
     ``not a git checkout`` for an installed wheel. Runs ``git`` with a 5 s limit; the child always ends."""
     import subprocess
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[1]
     if not (root / ".git").exists():
         return "not a git checkout"
     try:
