@@ -148,21 +148,70 @@ def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: floa
     """The trend's and the report's per-model table: :func:`solve_densities` of every target, densest first.
 
     Columns: model, params, release_date (family), for the joint inversion ``birge_ratio`` and ``density:<b>`` per
-    benchmark, then ``density`` (ρ or its bound), ``bound`` (:func:`bound_words`), ``density_ci_low``,
-    ``density_ci_high``, ``effective_params`` (ρ·N), ``reference`` and ``d0``.
+    benchmark with its bound and interval (:func:`per_benchmark_intervals`), then ``density`` (ρ or its bound),
+    ``bound`` (:func:`bound_words`), ``density_ci_low``, ``density_ci_high``, ``reading`` (:func:`readings`: value or
+    bound by the one rule), ``near_chance`` (:func:`near_chance`), ``effective_params`` (ρ·N), ``reference`` (the inversion the row comes from) and ``d0``.
     """
     solved = solve_densities(models, inversion, seed=seed, level=level, n_draws=n_draws)
     params = models["params"].to_numpy(float)
     out = models[["model", "params", "release_date"] + [c for c in ("family",) if c in models.columns]].copy()
     for name, values in solved.columns.items():
         out[name] = values
+    for name, values in per_benchmark_intervals(models, inversion, seed=seed, level=level, n_draws=n_draws).items():
+        out[name] = values
     out["density"] = np.exp(solved.log_density)
     out["bound"] = bound_words(solved.kind)
     out["density_ci_low"], out["density_ci_high"] = solved.low, solved.high
+    out["near_chance"] = near_chance(*arrays(models, inversion.benchmarks), inversion.benchmarks)
+    out["reading"] = readings(out)
     out["effective_params"] = np.exp(solved.log_density) * params
     out["reference"] = inversion.name
     out["d0"] = inversion.d0
     return out.sort_values("density", ascending=False).reset_index(drop=True)
+
+
+def near_chance(scores: np.ndarray, stderr: np.ndarray, benchmarks) -> np.ndarray:
+    """Per model (rows of ``scores``, ``stderr``: models × benchmarks), whether every score it has is within
+    :data:`densing.tables.CHANCE_STDERRS` standard errors of its benchmark's chance level, S − c < 2σ (a benchmark
+    without a known chance level, or a model without a score, is never at chance)."""
+    from densing.data.benchmarks import CHANCE_LEVELS
+    from densing.tables import CHANCE_STDERRS
+
+    chance = np.array([CHANCE_LEVELS.get(b, np.nan) for b in benchmarks], float)
+    scores, stderr = np.atleast_2d(np.asarray(scores, float)), np.atleast_2d(np.asarray(stderr, float))
+    scored = ~np.isnan(scores)
+    with np.errstate(invalid="ignore"):
+        at = (scores - chance[None]) < CHANCE_STDERRS * np.nan_to_num(stderr)
+    return (scored.any(axis=1) & np.where(scored, at & ~np.isnan(chance)[None], True).all(axis=1)).astype(bool)
+
+
+def readings(frame: pd.DataFrame, suffix: str = "") -> list[str]:
+    """The ``reading`` column of a per-model table: ``value``, ``upper bound``, ``lower bound`` or ``none``, by the
+    one rule of :func:`densing.tables.density_reading` (censored by the law, or an interval reaching 0 or ∞)."""
+    from densing.tables import density_readings
+
+    return [reading for reading, _, _ in density_readings(frame, suffix) or []]
+
+
+def per_benchmark_intervals(models: pd.DataFrame, inversion, *, seed: int = 0, level: float = 0.95,
+                            n_draws: int = N_DRAWS) -> dict[str, np.ndarray]:
+    """For a joint inversion, each benchmark's density alone (the ``density:<b>`` columns) with its bound and interval:
+    ``bound:<b>``, ``density_ci_low:<b>``, ``density_ci_high:<b>`` from :func:`solve_densities` through
+    ``PerBenchmark(fit)`` of that benchmark's family fit (its bootstrap draws × the score's noise), over the models
+    with a score on it (NaN, "" for the others); {} for any other inversion."""
+    if not isinstance(inversion, Joint):
+        return {}
+    out: dict[str, np.ndarray] = {}
+    for fit in inversion.fits:
+        b = fit.benchmark
+        scored = models[f"score:{b}"].notna().to_numpy() if f"score:{b}" in models.columns else np.zeros(len(models), bool)
+        low, high = np.full(len(models), np.nan), np.full(len(models), np.nan)
+        words = np.full(len(models), "", dtype=object)
+        if scored.any():
+            solved = solve_densities(models[scored], PerBenchmark(fit), seed=seed, level=level, n_draws=n_draws)
+            low[scored], high[scored], words[scored] = solved.low, solved.high, bound_words(solved.kind)
+        out[f"bound:{b}"], out[f"density_ci_low:{b}"], out[f"density_ci_high:{b}"] = words, low, high
+    return out
 
 
 def _fit_rows(targets: pd.DataFrame, fit: ReferenceFit) -> pd.DataFrame:
@@ -201,7 +250,8 @@ def compute_density(
     ``PerBenchmark(fit, d0)`` — the numbers of :func:`density_table` for the same rows, seed and level — with a
     missing standard error filled binomially (:func:`densing.data.item_counts.with_stderr`). A censored density is
     its bound: ``density`` holds the bound and ``bound`` says which ("upper bound": ρ ≤ it; "lower bound": ρ ≥ it;
-    "dropped": NaN, the law cannot express even the bound); ``censored`` keeps the reason and ``loss_hat`` L̂.
+    "dropped": NaN, the law cannot express even the bound); ``censored`` keeps the reason and ``loss_hat`` L̂;
+    ``reading`` reads each row by the one rule (:func:`readings`: an interval reaching 0 or ∞ makes a bound too).
     With ``aggregate`` and several fits, one more row per model (benchmark ``geomean``) holds the geometric mean
     ρ_geo = exp(mean_i ln ρ_i) of its per-benchmark densities, its interval the percentile interval of the
     per-draw geometric means (a draw mixing −∞ and +∞ left out); it is a bound where a component is (reason
@@ -225,29 +275,7 @@ def compute_density(
         rows = _fit_rows(filled, fit)
         if rows.empty:
             continue
-        inversion = PerBenchmark(fit, d0)
-        params = rows["params"].to_numpy(float)
-        solved = solve_densities(rows, inversion, seed=seed, level=level, intervals=intervals)
-        loss_hat, size, reasons = inversion.invert(rows["score"].to_numpy(float)[:, None])
-        density = np.exp(solved.log_density)
-        out = rows[["model"]].copy()
-        out["benchmark"] = fit.benchmark
-        out["params"] = params
-        out["score"] = rows["score"].to_numpy(float)
-        out["loss_hat"] = loss_hat
-        out["effective_params"] = density * params
-        out["density"] = density
-        out["bound"] = bound_words(solved.kind)
-        out["censored"] = reasons
-        out["density_ci_low"], out["density_ci_high"] = solved.low, solved.high
-        out["effective_params_ci_low"] = solved.low * params
-        out["effective_params_ci_high"] = solved.high * params
-        out["extrapolation"] = extrapolation_notes(fit, size, inversion.d0)
-        for column in ("stderr", "train_tokens", "release_date", "family", "active_params"):
-            if column in rows.columns:
-                out[column] = rows[column].to_numpy()
-        out["d0"] = inversion.d0
-        out["reference_fit"] = f"{fit.kind}:{fit.benchmark}"
+        out, solved = _fit_frame(rows, fit, d0, seed=seed, level=level, intervals=intervals)
         out["fit_verdict"] = fit_verdict(fit)
         if out["fit_verdict"].iloc[0] is not None:
             poor.add(fit.benchmark)
@@ -266,10 +294,44 @@ def compute_density(
         pooled = pd.concat(kept, ignore_index=True)
         draws = {b: d for b, d in draws_by_fit.items() if b in set(pooled["benchmark"])}
         result = pd.concat([result, _geomean_rows(pooled, draws, len(kept), level)], ignore_index=True)
+        result["near_chance"] = result["near_chance"].astype(object).where(result["near_chance"].notna(), False).astype(bool)
+        result["reading"] = readings(result)  # the geometric means' too
     # a finite density has no censoring reason: missing (JSON null, CSV empty), not ""
     result["censored"] = result["censored"].astype(object).where(is_censored(result["censored"]), None)
     result["extrapolation"] = result["extrapolation"].astype(object).where(result["extrapolation"].notna(), None)
     return result
+
+
+def _fit_frame(rows: pd.DataFrame, fit: ReferenceFit, d0: float | None, *, seed: int, level: float,
+               intervals: bool) -> tuple[pd.DataFrame, Densities]:
+    """:func:`compute_density`'s rows of one fit (its columns there) and the densities behind them."""
+    inversion = PerBenchmark(fit, d0)
+    params = rows["params"].to_numpy(float)
+    solved = solve_densities(rows, inversion, seed=seed, level=level, intervals=intervals)
+    loss_hat, size, reasons = inversion.invert(rows["score"].to_numpy(float)[:, None])
+    density = np.exp(solved.log_density)
+    out = rows[["model"]].copy()
+    out["benchmark"] = fit.benchmark
+    out["params"] = params
+    out["score"] = rows["score"].to_numpy(float)
+    out["loss_hat"] = loss_hat
+    out["effective_params"] = density * params
+    out["density"] = density
+    out["bound"] = bound_words(solved.kind)
+    out["censored"] = reasons
+    out["density_ci_low"], out["density_ci_high"] = solved.low, solved.high
+    out["near_chance"] = near_chance(*arrays(rows, fit.benchmarks), fit.benchmarks) if len(fit.benchmarks) == 1 \
+        else np.zeros(len(rows), bool)  # a mean fit's score is a mean: its chance level is not one benchmark's
+    out["reading"] = readings(out)
+    out["effective_params_ci_low"] = solved.low * params
+    out["effective_params_ci_high"] = solved.high * params
+    out["extrapolation"] = extrapolation_notes(fit, size, inversion.d0)
+    for column in ("stderr", "train_tokens", "release_date", "family", "active_params"):
+        if column in rows.columns:
+            out[column] = rows[column].to_numpy()
+    out["d0"] = inversion.d0
+    out["reference_fit"] = f"{fit.kind}:{fit.benchmark}"
+    return out, solved
 
 
 def density_at_own_tokens(targets: pd.DataFrame, fits, *, level: float = 0.95, aggregate: bool = True, seed: int = 0,
