@@ -38,6 +38,7 @@ The steps live in :mod:`densing.placement.plan` (1), :mod:`densing.placement.sco
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -72,11 +73,15 @@ class MeasureResult(Result):
     intercept: float
     epoch: str
     left_out: tuple[str, ...] = ()
+    #: the slope A's 95% interval (the headline rule's), so the line's A never stands without it
+    slope_ci_low: float = math.nan
+    slope_ci_high: float = math.nan
     models: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
     scores: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
     measurement: object = field(repr=False, default=None)
 
     _dict_exclude = ("models", "scores", "measurement")
+    _ci_estimates = {"slope": "slope_per_day"}
 
     def to_frame(self) -> pd.DataFrame:
         """One row per model: scores, items, density, its 95% interval, the reading and the frontier verdict."""
@@ -175,7 +180,9 @@ def measure(
         suite=checked.suite, limit=checked.limit, reference=measurement.inversion.name,
         inverted_benchmarks=tuple(b for b in measurement.inversion.benchmarks if b in set(scores["benchmark"])),
         frontier_rule=HEADLINE_RULE, slope_per_day=line.slope_per_day, intercept=line.intercept, epoch=line.epoch,
-        left_out=checked.left_out, models=placed, scores=scores, measurement=measurement,
+        left_out=checked.left_out, slope_ci_low=getattr(line, "slope_ci_low", math.nan),
+        slope_ci_high=getattr(line, "slope_ci_high", math.nan), models=placed,
+        scores=scores, measurement=measurement,
     )
 
 

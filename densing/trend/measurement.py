@@ -165,6 +165,8 @@ class TrendMeasurement(Result):
             items += [("doubling time (months)", head.doubling_time_months),
                       (f"{head.level:.0%} interval (months)",
                        f"{head.doubling_time_months_ci_low:.3g} to {head.doubling_time_months_ci_high:.3g}"),
+                      ("slope A (per day)", f"{head.slope_per_day:.3g} ({head.level:.0%} interval "
+                                            f"{head.slope_ci_low:.3g} to {head.slope_ci_high:.3g})"),
                       ("models", head.n_models)]
         items += [("checks", ", ".join(f"{c.name} {c.status}" for c in self.checks))]
         return items
