@@ -283,11 +283,18 @@ def density_readings(frame, suffix: str = "") -> list[tuple[str, float, str]] | 
                                                    get(f"near_chance{suffix}", False))]
 
 
+#: A bound's cause as a table's ``bound`` cell says it (short: the cell sits in the row's first block).
+_CAUSES = {INTERVAL_REASONS[UPPER_BOUND]: "interval", INTERVAL_REASONS[LOWER_BOUND]: "interval", NEAR_CHANCE: "chance"}
+
+
 def reading_words(reading: str, why: str) -> str:
-    """The ``bound`` cell a table shows: "upper bound", "upper bound (95% interval reaches 0)", "" for a value."""
+    """The ``bound`` cell a table shows: "upper bound" (censored), "upper bound (interval)" (the 95% interval reaches
+    0), "lower bound (interval)" (it reaches ∞), "upper bound (chance)" (at chance), "" for a value."""
     if reading == VALUE:
         return ""
-    return f"{reading} ({why})" if why and why != "censored" else (reading if reading != NO_READING else why)
+    if reading == NO_READING:
+        return why
+    return f"{reading} ({_CAUSES[why]})" if why in _CAUSES else reading
 
 
 def bound_signs(frame) -> list[str] | None:

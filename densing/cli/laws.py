@@ -342,5 +342,5 @@ def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, 
                       f"{format_count(result['d0'].iloc[0])} tokens)")
     print_text(f"note: the report's per-model densities ({result.attrs.get('headline_set', 'the headline set')}); "
                f"{bounded} are bounds ({censored} censored — ρ ≤ x: the score is at or below what the reference "
-               f"resolves; ρ ≥ x: above it — and {bounded - censored} whose 95% interval reaches 0 or ∞, the other end "
-               "the bound); another reference: --fit NAME")
+               f"resolves; ρ ≥ x: above it — and {bounded - censored} by their 95% interval, which reaches 0 or ∞, or "
+               "by a score at chance: the interval's other end is the bound); another reference: --fit NAME")
