@@ -132,6 +132,8 @@ def header(field: str, unit: str | None = None) -> str:
         text = f"ρ {benchmark} " + {"density_ci_low": "95% low", "density_ci_high": "95% high", "bound": "bound"}[field]
     elif name.startswith("score:"):
         text = "score " + name.split(":", 1)[1]
+    elif name.endswith("_ci") and name.startswith("months"):  # an interval written as text beside its months
+        text = header(name[:-3]) + " 95% CI"
     else:
         text = name.replace("_", " ")
     unit = unit or ("%" if kind(name) in ("fraction", "percent") else None)

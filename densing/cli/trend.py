@@ -258,9 +258,10 @@ def _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt, wide=False) ->
     print_text("The paper's two-step design on AI2's recipe over AI2's OLMES table: doubling time of the 0.9-quantile "
                "frontier per task, 95% intervals over the ladder's and the score law's fits, the offset, score noise "
                "and models (one row per task: the four MC references have four loss laws, so there is no combined row).")
-    columns = ["benchmark", "months", "ci_low", "ci_high", "n_models", "n_lower", "n_upper",
-               *[c for c in result.rows.columns if c.startswith("months_d0_") and not c.endswith("_ci")], "months_ceiling_1", "score_r2"]
-    print_frame(result.rows if wide else result.rows[columns], fmt, title="doubling time in months per OLMES task (D0 sensitivity beside)",
+    bases = [c for c in result.rows.columns if c.startswith(("months_d0_", "months_ceiling_1")) and not c.endswith("_ci")]
+    sensitivity = [c for base in bases for c in (base, f"{base}_ci") if c in result.rows.columns]  # each beside its CI
+    columns = ["benchmark", "months", "ci_low", "ci_high", "n_models", "n_lower", "n_upper", *sensitivity, "score_r2"]
+    print_frame(result.rows if wide else result.rows[columns], fmt, title="doubling time in months per OLMES task (D0 sensitivity and the ceiling-1 law beside, each with its 95% interval)",
                 wide=wide)
     for r in result.rows.itertuples():
         if r.error:
