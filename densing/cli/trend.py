@@ -225,7 +225,7 @@ def _print_headline(result, fmt: Format, wide: bool) -> None:
         print_text(f"note: {rule} rule not fitted: {error}")
     print_text("note: the envelope row's interval is optimistic (its points are chosen on the response); the headline rule is the censored quantile")
     print_frame(result.checks_table(), fmt, title="validity checks of the headline inversion", wide=wide)
-    print_frame(result.references, fmt, keys=1, together=("months", "ci_low", "ci_high"),
+    print_frame(result.references, fmt, keys=1, together=("months", "ci_low", "ci_high"), identifiers=("benchmarks",),
                 title="the headline's references (pooling weight; months: its own doubling time with its 95% interval "
                       "over the same paired draws)", wide=wide)
     print_frame(result.sensitivity, fmt, keys=2, together=("months", "doubling_time_months", "ci_low", "ci_high", "status"),

@@ -20,6 +20,7 @@ A score without a standard error gets the binomial √(S(1 − S)/n) of its benc
 """
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
@@ -33,6 +34,7 @@ from densing.data.schema import table_argument
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.fit import fit_verdict
 from densing.laws.inversion import BELOW_SMALLEST_N, ABOVE_LARGEST_N, Joint, PerBenchmark, arrays, extrapolation_notes, score_matrix
+from densing.laws.reading import near_chance, readings
 from densing.laws.reference_fit import ReferenceFit, as_fits
 from densing.validation import D0_TOKENS, Interval, Options, validate
 
@@ -168,29 +170,6 @@ def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: floa
     out["reference"] = inversion.name
     out["d0"] = inversion.d0
     return out.sort_values("density", ascending=False).reset_index(drop=True)
-
-
-def near_chance(scores: np.ndarray, stderr: np.ndarray, benchmarks) -> np.ndarray:
-    """Per model (rows of ``scores``, ``stderr``: models × benchmarks), whether every score it has is within
-    :data:`densing.tables.CHANCE_STDERRS` standard errors of its benchmark's chance level, S − c < 2σ (a benchmark
-    without a known chance level, or a model without a score, is never at chance)."""
-    from densing.data.benchmarks import CHANCE_LEVELS
-    from densing.tables import CHANCE_STDERRS
-
-    chance = np.array([CHANCE_LEVELS.get(b, np.nan) for b in benchmarks], float)
-    scores, stderr = np.atleast_2d(np.asarray(scores, float)), np.atleast_2d(np.asarray(stderr, float))
-    scored = ~np.isnan(scores)
-    with np.errstate(invalid="ignore"):
-        at = (scores - chance[None]) < CHANCE_STDERRS * np.nan_to_num(stderr)
-    return (scored.any(axis=1) & np.where(scored, at & ~np.isnan(chance)[None], True).all(axis=1)).astype(bool)
-
-
-def readings(frame: pd.DataFrame, suffix: str = "") -> list[str]:
-    """The ``reading`` column of a per-model table: ``value``, ``upper bound``, ``lower bound`` or ``none``, by the
-    one rule of :func:`densing.tables.density_reading` (censored by the law, or an interval reaching 0 or ∞)."""
-    from densing.tables import density_readings
-
-    return [reading for reading, _, _ in density_readings(frame, suffix) or []]
 
 
 def per_benchmark_intervals(models: pd.DataFrame, inversion, *, seed: int = 0, level: float = 0.95,
@@ -393,8 +372,6 @@ def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: 
         with np.errstate(invalid="ignore"):
             geo = np.mean([d[:, :n_draws] for d in per_fit], axis=0)  # ln ρ_geo per draw; −∞ + ∞ is NaN
         # a draw bounded in opposite directions by two fits is NaN: left out of its model's interval
-        import warnings
-
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a model whose every draw is NaN: no interval
             low, high = np.exp(np.nanquantile(geo, [(1 - level) / 2, (1 + level) / 2], axis=1, method=_CI_QUANTILE_METHOD))

@@ -160,11 +160,10 @@ def measure(
     from densing.eval.runner import run_sweep
     from densing.trend.measure import HEADLINE_RULE
 
-    say = on_progress or (lambda line: None)
-    if store is None:
-        from densing.paths import default_store
+    from densing.paths import default_store
 
-        store = default_store()
+    say = on_progress or (lambda line: None)
+    store = default_store() if store is None else store
     checked = plan(models, suite, limit=limit, local_data=local_data, data_root=data_root, backend=backend, device=device,
                    store=store)
     rows = run_sweep(list(checked.specs), list(checked.benchmarks), store, backend=backend, limit=checked.limit,
