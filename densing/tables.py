@@ -14,9 +14,10 @@ A field's header is its entry in :data:`HEADERS`, else the field with ``_`` read
 - any other number to 3 significant figures (:func:`densing.numbers.format_number`); a date as
   ``YYYY-MM-DD``; a boolean as yes/no; a missing value as ``—``.
 
-A table with a ``bound`` column (a censored density: "upper bound", "lower bound") shows each bounded row's
-density and effective size as the bound it is, ``≤ 0.000743`` / ``≥ 2.31`` (:func:`frame_columns`), so every
-block of a wide terminal table and every HTML table says it, whichever columns it holds.
+A table with a ``density`` column shows each row's density and effective size as :func:`density_reading` reads
+it — the one rule for when a density is a bound (censored by the law, or an interval that reaches 0 or ∞) — a
+bound as ``≤ 0.000743`` / ``≥ 2.31`` (:func:`frame_columns`), so every block of a wide terminal table and every
+HTML table says it, whichever columns it holds.
 """
 from __future__ import annotations
 
@@ -52,7 +53,9 @@ HEADERS = {
     "heterogeneity_q": "Q",
     "heterogeneity_p": "Q p-value",
     "i_squared": "I²",
-    "slope_per_day": "slope (per day)",
+    "slope_per_day": "slope A (per day)",
+    "slope_ci_low": "A 95% low",
+    "slope_ci_high": "A 95% high",
     "size_dependence": "size dependence",
     "months_ceiling_1": "months, ceiling 1",
     "score_r2": "score R²",
@@ -63,6 +66,10 @@ HEADERS = {
     "density": "ρ",
     "density_ci_low": "ρ 95% low",
     "density_ci_high": "ρ 95% high",
+    "reading": "reading",
+    "near_chance": "at chance",
+    "reference": "reference",
+    "reference_fit": "reference",
     "log_density": "ln ρ",
     "release_date": "released",
     "date_confidence": "date confidence",
@@ -120,8 +127,13 @@ def header(field: str, unit: str | None = None) -> str:
         text = HEADERS[name]
     elif name.startswith("density:"):
         text = "ρ " + name.split(":", 1)[1]
+    elif name.startswith(("density_ci_low:", "density_ci_high:", "bound:")):
+        field, benchmark = name.split(":", 1)
+        text = f"ρ {benchmark} " + {"density_ci_low": "95% low", "density_ci_high": "95% high", "bound": "bound"}[field]
     elif name.startswith("score:"):
         text = "score " + name.split(":", 1)[1]
+    elif name.endswith("_ci") and name.startswith("months"):  # an interval written as text beside its months
+        text = header(name[:-3]) + " 95% CI"
     else:
         text = name.replace("_", " ")
     unit = unit or ("%" if kind(name) in ("fraction", "percent") else None)
@@ -197,27 +209,139 @@ def empty(cells) -> bool:
     return all(c in (MISSING, "") for c in cells)
 
 
-#: The fields a ``bound`` column qualifies: the value is the bound, not an estimate.
+#: The fields a density's reading qualifies: the value shown is the bound, not an estimate.
 BOUNDED_FIELDS = ("density", "effective_params")
-#: ``bound`` → the sign a bounded cell is shown with.
-BOUND_SIGNS = {"upper bound": "≤ ", "lower bound": "≥ "}
+#: A density's readings (:func:`density_reading`).
+VALUE, UPPER_BOUND, LOWER_BOUND, NO_READING = "value", "upper bound", "lower bound", "none"
+#: reading → the sign a bounded cell is shown with.
+BOUND_SIGNS = {UPPER_BOUND: "≤ ", LOWER_BOUND: "≥ "}
+#: Why a density that the law resolves is still a bound: its interval's end.
+INTERVAL_REASONS = {UPPER_BOUND: "95% interval reaches 0", LOWER_BOUND: "95% interval reaches ∞"}
+
+
+def _number(value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+#: Standard errors between a score and its benchmark's chance level within which the score says nothing.
+CHANCE_STDERRS = 2.0
+#: Why a density near chance is a bound.
+NEAR_CHANCE = f"every inverted score within {CHANCE_STDERRS:g} standard errors of chance"
+
+
+def density_reading(density, bound="", low=math.nan, high=math.nan, near_chance=False) -> tuple[str, float, str]:
+    """The one rule for when a density is a bound → (reading, the number it states, why).
+
+    1. **Censored** (``bound`` "upper bound" / "lower bound": the score is at or beyond what the reference law
+       resolves, :func:`densing.laws.bounds.log_density_bounds`): the density is that bound, ρ ≤ ``density`` or
+       ρ ≥ ``density``; "dropped" (the law cannot express even the bound) or no density: reading ``none``.
+    2. **At chance** (``near_chance``: every inverted score within :data:`CHANCE_STDERRS` standard errors of its
+       benchmark's chance level, :func:`densing.laws.density.near_chance`): the score cannot tell the model from
+       guessing, so the interval's upper end is a bound, ρ ≤ ``high``.
+    3. **An interval that reaches 0 or ∞** (more than (1 − level)/2 of the draws land on a bound or leave the size
+       range): the other end is the bound — ρ ≤ ``high`` where ``low`` is 0, ρ ≥ ``low`` where ``high`` is ∞; both
+       (0 to ∞): reading ``none``, the data say nothing about ρ.
+    4. Otherwise a ``value``: ρ = ``density`` within [``low``, ``high``] (no interval computed: a value too).
+
+    ``densing density``, ``densing measure``, the report's per-model tables (:func:`frame_columns`) and the API's
+    per-model frames (the ``reading`` column of :func:`densing.laws.density.density_table` and
+    :func:`densing.laws.density.compute_density`) all read a density by this function (docs/measure.md)."""
+    bound = "" if bound is None or (isinstance(bound, float) and math.isnan(bound)) else str(bound)
+    rho, low, high = _number(density), _number(low), _number(high)
+    if bound in BOUND_SIGNS:
+        return bound, rho, "censored"
+    if bound or math.isnan(rho):
+        return NO_READING, math.nan, bound or "no density"
+    reaches_zero, reaches_infinity = low == 0, high == math.inf
+    if near_chance is True and not reaches_infinity:
+        return UPPER_BOUND, high, NEAR_CHANCE
+    if reaches_zero and reaches_infinity:
+        return NO_READING, math.nan, "95% interval spans 0 to ∞"
+    if reaches_zero:
+        return UPPER_BOUND, high, INTERVAL_REASONS[UPPER_BOUND]
+    if reaches_infinity:
+        return LOWER_BOUND, low, INTERVAL_REASONS[LOWER_BOUND]
+    return VALUE, rho, ""
+
+
+def density_readings(frame, suffix: str = "") -> list[tuple[str, float, str]] | None:
+    """:func:`density_reading` of every row of a frame with a ``density`` column (``density{suffix}``, its
+    ``bound{suffix}``, ``density_ci_low{suffix}``/``density_ci_high{suffix}`` and ``near_chance{suffix}`` where present; ``suffix`` ``:mmlu``
+    for a joint inversion's per-benchmark columns); None without the density column."""
+    columns = getattr(frame, "columns", ())
+    if f"density{suffix}" not in columns:
+        return None
+    n = len(frame)
+
+    def get(name, default):
+        return frame[name].tolist() if name in columns else [default] * n
+
+    return [density_reading(*row) for row in zip(get(f"density{suffix}", math.nan), get(f"bound{suffix}", ""),
+                                                   get(f"density_ci_low{suffix}", math.nan),
+                                                   get(f"density_ci_high{suffix}", math.nan),
+                                                   get(f"near_chance{suffix}", False))]
+
+
+#: A bound's cause as a table's ``bound`` cell says it (short: the cell sits in the row's first block).
+_CAUSES = {INTERVAL_REASONS[UPPER_BOUND]: "interval", INTERVAL_REASONS[LOWER_BOUND]: "interval", NEAR_CHANCE: "chance"}
+
+
+def reading_words(reading: str, why: str) -> str:
+    """The ``bound`` cell a table shows: "upper bound" (censored), "upper bound (interval)" (the 95% interval reaches
+    0), "lower bound (interval)" (it reaches ∞), "upper bound (chance)" (at chance), "" for a value."""
+    if reading == VALUE:
+        return ""
+    if reading == NO_READING:
+        return why
+    return f"{reading} ({_CAUSES[why]})" if why in _CAUSES else reading
 
 
 def bound_signs(frame) -> list[str] | None:
-    """Per row, the sign its bounded fields are shown with ("≤ ", "≥ " or ""); None without a ``bound`` column."""
-    if "bound" not in getattr(frame, "columns", ()):
-        return None
-    return [BOUND_SIGNS.get(str(b), "") for b in frame["bound"].tolist()]
+    """Per row, the sign its bounded fields are shown with ("≤ ", "≥ " or ""; :func:`density_reading`); None without
+    a ``density`` column."""
+    readings = density_readings(frame)
+    return None if readings is None else [BOUND_SIGNS.get(r, "") for r, _, _ in readings]
+
+
+def _suffixes(frame) -> list[str]:
+    """"" for ``density``, ``:mmlu`` for each ``density:mmlu`` (a joint inversion's per-benchmark density)."""
+    names = [str(c) for c in frame.columns]
+    return [""] * ("density" in names) + [c[len("density"):] for c in names if c.startswith("density:")]
+
+
+def _bounded_cells(frame, suffix: str, readings, html: bool) -> dict[str, list[str]]:
+    """The cells of ``density{suffix}`` (and N̂, and ``bound{suffix}``) as :func:`density_reading` reads each row."""
+    out = {}
+    rho = frame[f"density{suffix}"].tolist()
+    fields = [f"density{suffix}"] + (["effective_params"] if not suffix and "effective_params" in frame.columns else [])
+    for name in fields:
+        values = frame[name].tolist()
+        head, cells = column(name, values, html=html)
+        for i, (reading, stated, _) in enumerate(readings):
+            sign = BOUND_SIGNS.get(reading)
+            if reading == NO_READING:
+                cells[i] = MISSING
+            elif sign:  # N̂ scales with ρ: ρ's bound times N
+                value = stated if name != "effective_params" else _number(values[i]) * stated / _number(rho[i])
+                cells[i] = sign + column(name, [value], html=html)[1][0]
+        out[name] = cells
+    if f"bound{suffix}" in frame.columns:
+        out[f"bound{suffix}"] = [reading_words(r, why) for r, _, why in readings]
+    return out
 
 
 def frame_columns(frame, *, html: bool = False) -> list[tuple[str, list[str]]]:
-    """(header, cells) of every column of ``frame`` (:func:`column`), a bounded row's density and effective size
-    written as its bound (``≤ x``, ``≥ x``; module docstring)."""
-    signs = bound_signs(frame)
+    """(header, cells) of every column of ``frame`` (:func:`column`), each density and its effective size written
+    as :func:`density_reading` reads its row: a bound as ``≤ x`` / ``≥ x`` (the censored value, or the interval's
+    end that is not 0 or ∞), and the ``bound`` column saying why."""
+    replaced = {}
+    for suffix in _suffixes(frame):
+        replaced.update(_bounded_cells(frame, suffix, density_readings(frame, suffix), html))
     out = []
     for name in frame.columns:
         head, cells = column(name, frame[name].tolist(), html=html)
-        if signs is not None and str(name) in BOUNDED_FIELDS:
-            cells = [f"{sign}{cell}" if sign and cell != MISSING else cell for sign, cell in zip(signs, cells)]
-        out.append((head, cells))
+        out.append((head, replaced.get(str(name), cells)))
     return out

@@ -287,7 +287,9 @@ def density(
     if fmt is Format.table:
         columns = ["model", "benchmark", "params", "score", "effective_params", "density", "bound", "density_ci_low",
                    "density_ci_high", "censored"]
-        print_frame(result if wide else result[columns], fmt, title=f"capacity density (D0 = {format_count(result['d0'].iloc[0])} tokens)",
+        references = ", ".join(dict.fromkeys(result.loc[result["benchmark"] != "geomean", "reference_fit"].astype(str)))
+        print_frame(result if wide else result[columns], fmt, title=f"capacity density under {references} (D0 = "
+                    f"{format_count(result['d0'].iloc[0])} tokens)",
                     wide=wide, together=DENSITY_TOGETHER, identifiers=("benchmark",))
         summary = extrapolation_summary(result)
         if summary is not None:
@@ -332,11 +334,13 @@ def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, 
         return
     columns = [c for c in ("model", "params", "effective_params", "density", "density_ci_low", "density_ci_high", "bound",
                            "release_date", "family") if c in result.columns]
-    bounded = result["bound"].astype(str).isin(["upper bound", "lower bound"]).sum()
+    bounded = result["reading"].isin(["upper bound", "lower bound"]).sum()
+    censored = result["bound"].astype(str).isin(["upper bound", "lower bound"]).sum()
     print_frame(result if wide else result[columns], fmt, wide=wide, together=DENSITY_TOGETHER,
                 title=f"capacity density of the headline's targets ({len(result)} models released since {DEFAULT_EPOCH}, "
                       f"densest first) under its reference {reference} (the family's own budget, D0 = "
                       f"{format_count(result['d0'].iloc[0])} tokens)")
     print_text(f"note: the report's per-model densities ({result.attrs.get('headline_set', 'the headline set')}); "
-               f"{bounded} are bounds (ρ ≤ x: the score is at or below what the reference resolves; ρ ≥ x: above it); "
-               "another reference: --fit NAME")
+               f"{bounded} are bounds ({censored} censored — ρ ≤ x: the score is at or below what the reference "
+               f"resolves; ρ ≥ x: above it — and {bounded - censored} by their 95% interval, which reaches 0 or ∞, or "
+               "by a score at chance: the interval's other end is the bound); another reference: --fit NAME")

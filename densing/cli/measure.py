@@ -45,28 +45,9 @@ def measure(
     import sys
     import time
 
-    from densing.io import atomic_write_text, check_writable
-    from densing.validation import Device, Interval, Options, validate
     from densing.placement.measure import measure as run, plan
 
-    batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
-    validate({"batch_size": [Interval(Integral, 1, None), Options({"auto"})], "n_boot": [Interval(Integral, 1, None)],
-              "seed": [Interval(Integral, 0, None)], "device": [Device(), None]}, batch_size=batch, n_boot=n_boot, seed=seed,
-             device=device)
-    from densing.io import check_writable_folder
-    from densing.validation import ExistingPath
-
-    validate({"data_root": [ExistingPath("folder"), None]}, data_root=data_root)
-    if store is None:
-        from densing.paths import default_store
-
-        store = default_store()
-    check_writable_folder(store)
-    check_writable(out)
-    if csv is not None:
-        check_writable(csv)
-    if store.exists() and not store.is_dir():
-        raise InputError(f"{store}: --store exists and is not a directory")
+    batch, store = _checked_options(batch_size, n_boot, seed, device, data_root, store, out, csv)
     from densing.eval.backends import with_prefix_cache
 
     backend = with_prefix_cache(backend, prefix_cache)  # --prefix-cache: deprecated, --backend densing-hf
@@ -79,28 +60,63 @@ def measure(
     def say(line: str) -> None:
         print(f"[{time.monotonic() - started:7.0f} s] {line}", file=sys.stderr, flush=True)
 
-    from densing.report.build import build_report
-
     result = run(list(checked.specs), checked.suite, limit=limit, local_data=local_data, data_root=data_root, store=store,
                  n_boot=n_boot, seed=seed, backend=backend, device=device, batch_size=batch,
                  on_progress=say, allow_unsafe_code=allow_unsafe_code)
     say("writing the report …")
-    import shlex
+    words = _command_words(models, checked.suite, out, store, n_boot, seed, local_data, allow_unsafe_code,
+                           {"--backend": backend, "--data-root": data_root, "--limit": limit, "--csv": csv, "--device": device})
+    _write(result, out, csv, words, n_boot, seed)
 
-    words = ["densing", "measure", "--models", str(models), "--suite", checked.suite, "--out", str(out), "--store", str(store),
-             "--n-boot", str(n_boot), "--seed", str(seed)]
-    words += ["--local-data"] * local_data + ["--allow-unsafe-code"] * allow_unsafe_code
-    for option, value in (("--backend", backend), ("--data-root", data_root), ("--limit", limit), ("--csv", csv), ("--device", device)):
-        if value is not None:
-            words += [option, f"{value:g}" if isinstance(value, float) else str(value)]
+
+def _write(result, out: Path, csv, words: str, n_boot: int, seed: int) -> None:
+    """The report (led by the user's models), the CSV rows, and the placement in words."""
+    from densing.cli.output import print_text
+    from densing.io import atomic_write_text
+    from densing.report.build import build_report
+
     html, _, _ = build_report(n_boot=n_boot, seed=seed, measured=result.measurement, yours=result.to_frame(),
                               yours_suite=result.protocol() + (f"; left out (no local split): {', '.join(result.left_out)}"
-                                                                 if result.left_out else ""), command=shlex.join(words))
+                                                                 if result.left_out else ""), command=words)
     atomic_write_text(out, html)
     if csv is not None:
         atomic_write_text(csv, result.to_frame().to_csv(index=False, float_format="%.6g"))
-    from densing.cli.output import print_text
-
     print_text(result.summary())
     print(f"wrote {out}" + (f" and {csv}" if csv is not None else ""))
 
+
+def _checked_options(batch_size: str, n_boot: int, seed: int, device, data_root, store, out: Path, csv):
+    """Every option and output path checked before any work → (batch size, store folder)."""
+    from densing.io import check_writable, check_writable_folder
+    from densing.validation import Device, ExistingPath, Interval, Options, validate
+
+    batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
+    validate({"batch_size": [Interval(Integral, 1, None), Options({"auto"})], "n_boot": [Interval(Integral, 1, None)],
+              "seed": [Interval(Integral, 0, None)], "device": [Device(), None]}, batch_size=batch, n_boot=n_boot, seed=seed,
+             device=device)
+    validate({"data_root": [ExistingPath("folder"), None]}, data_root=data_root)
+    if store is None:
+        from densing.paths import default_store
+
+        store = default_store()
+    check_writable_folder(store)
+    check_writable(out)
+    if csv is not None:
+        check_writable(csv)
+    if store.exists() and not store.is_dir():
+        raise InputError(f"{store}: --store exists and is not a directory")
+    return batch, store
+
+
+def _command_words(models, suite: str, out, store, n_boot: int, seed: int, local_data: bool, allow_unsafe_code: bool,
+                   options: dict) -> str:
+    """The command line that makes the report again, for its footer."""
+    import shlex
+
+    words = ["densing", "measure", "--models", str(models), "--suite", suite, "--out", str(out), "--store", str(store),
+             "--n-boot", str(n_boot), "--seed", str(seed)]
+    words += ["--local-data"] * local_data + ["--allow-unsafe-code"] * allow_unsafe_code
+    for option, value in options.items():
+        if value is not None:
+            words += [option, f"{value:g}" if isinstance(value, float) else str(value)]
+    return shlex.join(words)

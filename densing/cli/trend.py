@@ -113,74 +113,103 @@ def trend(
         _check_draws(n_boot, seed)
         _olmes(results, fit, d0_tokens, since, epoch, n_boot, seed, by, fmt, wide)
         return
+    _check_draws(n_boot, seed)
+    result, forecast = _measure(results or profile.path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by,
+                                without_continual)
+    if by is By.benchmark:
+        _print_by_benchmark(result, forecast, fmt, wide)
+    else:
+        _print_headline(result, fmt, wide)
+
+
+def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, without_continual):
+    """The measurement ``densing trend`` prints (the registered protocol's, with its forecast check, for ``--by
+    benchmark`` on a registered table with no --fit or --d0) → (measurement, forecast or None)."""
     from densing import paths
     from densing.data import read_results
     from densing.laws.reference_fit import ReferenceFit
-    import pandas as pd
-
-    from densing.data.units import format_count
-    from densing.trend.capability import BUDGET_D0
     from densing.trend.forecast import CUTOFFS
     from densing.trend.measure import measure_trend
 
-    _check_draws(n_boot, seed)
-    targets = read_results(results or profile.path)
-    forecast = None
+    targets = read_results(path)
+    start = _since(epoch, "--epoch") or "2023-02-24"
     if by is By.benchmark and fit is None and d0_tokens is None and profile.name in CUTOFFS:
         from densing.trend.protocol import measure_table
 
         result, record = measure_table(targets, profile.name, continual=not without_continual, since=_since(since),
-                                       epoch=_since(epoch, "--epoch") or "2023-02-24", n_boot=n_boot, seed=seed)
-        forecast = record.get("forecast")
-    else:
-        if without_continual:
-            from densing.trend.protocol import without_continual as drop_continual
+                                       epoch=start, n_boot=n_boot, seed=seed)
+        return result, record.get("forecast")
+    if without_continual:
+        from densing.trend.protocol import without_continual as drop_continual
 
-            targets = drop_continual(targets)
-        result = measure_trend(
-            targets, fit=None if fit is None else ReferenceFit.load(paths.resolve_fit(fit)),
-            d0=d0_tokens, since=_since(since), epoch=_since(epoch, "--epoch") or "2023-02-24", n_boot=n_boot,
-            seed=seed, table=profile,
-        )
-    if by is By.benchmark:
-        table = result.by_benchmark()
-        budget = result.by_benchmark_at_budget()
-        if fmt is Format.json:
-            print_document(table, verdict=result.verdict, at_budget=budget, at_budget_notes=result.budget_notes,
-                           cross_check=result.cross_check(), **({"forecast": forecast} if forecast else {}))
-            return
-        if fmt is Format.csv:
-            print_frame(result.csv_by_benchmark(), fmt)
-            return
-        print_text(result.verdict)
-        # the row's name, its number, interval and status in one block at any width; the rest after
-        shown = ["row", "months", "ci_low", "ci_high", "status", "n_models", "heterogeneity", "capability",
-                 "each_reference_months"]
-        print_frame(table if wide else table[shown], fmt, wide=wide, keys=1, together=ROW_TOGETHER,
-                    title="doubling time in months per benchmark and benchmark set (one design per row: every reference "
-                          "inverts the same benchmarks for the same targets; pooled by random effects)")
-        if result.order_breaks is not None and len(result.order_breaks):
-            for r in result.order_breaks.itertuples(index=False):
-                print_text(f"order break in a reference family: {r.model} scores below the smaller {r.smaller_model} on "
-                           f"{r.benchmarks} beyond 2 standard errors ({r.in_fit} in {r.family}'s fits)")
-        cross = result.cross_check()
-        if len(cross):
-            print_frame(cross, fmt, wide=wide, keys=1, together=ROW_TOGETHER,
-                        title="two estimators of the same law: the frontier of densities under the references, and the "
-                              "fixed-size time regression (logit of the score above chance ~ ln N + t, clustered by "
-                              "family; no reference)")
-        if len(budget):
-            print_frame(budget if wide else budget[shown], fmt, wide=wide, keys=1, together=ROW_TOGETHER,
-                        title=f"budget sensitivity: the same rows with every reference's members brought to "
-                              f"D0 = {format_count(BUDGET_D0)} tokens through the loss law of Hoffmann et al. 2022")
-            for name, note in result.budget_notes.items():
-                print_text(f"at one budget, {name}: {note}")
-        if forecast:
-            print_frame(pd.DataFrame(forecast["cutoffs"]), fmt, wide=wide,
-                        title=f"forecast check: the {forecast['row']} row's frontier line fitted on the models up to "
-                              f"each cutoff (at least 12 months of them), carried to the later ones")
-            print_text(forecast["summary"])
+        targets = drop_continual(targets)
+    return measure_trend(targets, fit=None if fit is None else ReferenceFit.load(paths.resolve_fit(fit)), d0=d0_tokens,
+                         since=_since(since), epoch=start, n_boot=n_boot, seed=seed, table=profile), None
+
+
+#: ``--by benchmark``'s columns at the terminal (``--wide``: all of them).
+BY_BENCHMARK_SHOWN = ["row", "months", "ci_low", "ci_high", "status", "n_models", "slope_per_day", "slope_ci_low",
+                      "slope_ci_high", "heterogeneity", "capability", "each_reference_months"]
+
+
+def _print_by_benchmark(result, forecast, fmt: Format, wide: bool) -> None:
+    """``densing trend --by benchmark``: the rows per benchmark and set, the cross-check, the budget rows, the
+    forecast check."""
+    from densing.data.units import format_count
+    from densing.trend.capability import BUDGET_D0
+
+    table = result.by_benchmark()
+    budget = result.by_benchmark_at_budget()
+    if fmt is Format.json:
+        print_document(table, verdict=result.verdict, at_budget=budget, at_budget_notes=result.budget_notes,
+                       cross_check=result.cross_check(), **({"forecast": forecast} if forecast else {}))
         return
+    if fmt is Format.csv:
+        print_frame(result.csv_by_benchmark(), fmt)
+        return
+    print_text(result.verdict)
+    shown = [c for c in BY_BENCHMARK_SHOWN if c in table.columns]
+    print_frame(table if wide else table[shown], fmt, wide=wide, keys=1, together=ROW_TOGETHER,
+                title="doubling time in months per benchmark and benchmark set (one design per row: every reference "
+                      "inverts the same benchmarks for the same targets; pooled by random effects); slope A of ln ρmax "
+                      "per day with its 95% interval; each reference's own months with its 95% interval")
+    _print_order_breaks(result)
+    cross = result.cross_check()
+    if len(cross):
+        print_frame(cross, fmt, wide=wide, keys=1, together=ROW_TOGETHER,
+                    title="two estimators of the same law: the frontier of densities under the references, and the "
+                          "fixed-size time regression (logit of the score above chance ~ ln N + t, clustered by "
+                          "family; no reference)")
+    if len(budget):
+        print_frame(budget if wide else budget[[c for c in shown if c in budget.columns]], fmt, wide=wide, keys=1,
+                    together=ROW_TOGETHER,
+                    title=f"budget sensitivity: the same rows with every reference's members brought to "
+                          f"D0 = {format_count(BUDGET_D0)} tokens through the loss law of Hoffmann et al. 2022")
+        for name, note in result.budget_notes.items():
+            print_text(f"at one budget, {name}: {note}")
+    if forecast:
+        _print_forecast(forecast, fmt, wide)
+
+
+def _print_order_breaks(result) -> None:
+    if result.order_breaks is not None and len(result.order_breaks):
+        for r in result.order_breaks.itertuples(index=False):
+            print_text(f"order break in a reference family: {r.model} scores below the smaller {r.smaller_model} on "
+                       f"{r.benchmarks} beyond 2 standard errors ({r.in_fit} in {r.family}'s fits)")
+
+
+def _print_forecast(forecast: dict, fmt: Format, wide: bool) -> None:
+    import pandas as pd
+
+    print_frame(pd.DataFrame(forecast["cutoffs"]), fmt, wide=wide,
+                title=f"forecast check: the {forecast['row']} row's frontier line fitted on the models up to "
+                      f"each cutoff (at least 12 months of them), carried to the later ones")
+    print_text(forecast["summary"])
+
+
+def _print_headline(result, fmt: Format, wide: bool) -> None:
+    """``densing trend``: the verdict, the rules side by side (months and slope A, each with its interval), the
+    checks, the references (each one's months with its interval), the sensitivity, the breakpoint."""
     if fmt is Format.json:
         print_document(result.rows(), **result.json_sections())
         return
@@ -189,17 +218,19 @@ def trend(
         return
     print_text(result.verdict)
     print_text(result.why)
-    print_frame(result.table(), fmt, title=f"doubling time in months by frontier rule (headline: {result.headline_rule}); shares of the slope variance",
-                wide=wide)
+    print_frame(result.table(), fmt, keys=1, together=("months", "ci_low", "ci_high"),
+                title=f"doubling time in months and slope A of ln ρmax per day by frontier rule, each with its 95% "
+                      f"interval (headline: {result.headline_rule}); shares of the slope variance", wide=wide)
     for rule, error in result.rule_errors.items():
         print_text(f"note: {rule} rule not fitted: {error}")
     print_text("note: the envelope row's interval is optimistic (its points are chosen on the response); the headline rule is the censored quantile")
     print_frame(result.checks_table(), fmt, title="validity checks of the headline inversion", wide=wide)
-    print_frame(result.references, fmt, title="the headline's references (pooling weight; months: its own doubling time "
-                                              "with its 95% interval over the same paired draws)", wide=wide)
-    print_frame(result.sensitivity, fmt, title="sensitivity of the headline, one engine: each reference, the other "
-                                                "frontier rules, every reference at one budget, the family law's other shape",
-                wide=wide)
+    print_frame(result.references, fmt, keys=1, together=("months", "ci_low", "ci_high"), identifiers=("benchmarks",),
+                title="the headline's references (pooling weight; months: its own doubling time with its 95% interval "
+                      "over the same paired draws)", wide=wide)
+    print_frame(result.sensitivity, fmt, keys=2, together=("months", "doubling_time_months", "ci_low", "ci_high", "status"),
+                title="sensitivity of the headline, one engine: each reference, the other frontier rules, every "
+                      "reference at one budget, the family law's other shape", wide=wide)
     print_text(result.breakpoint_line())
     print_text("per benchmark: densing trend --by benchmark")
 
@@ -227,9 +258,10 @@ def _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt, wide=False) ->
     print_text("The paper's two-step design on AI2's recipe over AI2's OLMES table: doubling time of the 0.9-quantile "
                "frontier per task, 95% intervals over the ladder's and the score law's fits, the offset, score noise "
                "and models (one row per task: the four MC references have four loss laws, so there is no combined row).")
-    columns = ["benchmark", "months", "ci_low", "ci_high", "n_models", "n_lower", "n_upper",
-               *[c for c in result.rows.columns if c.startswith("months_d0_") and not c.endswith("_ci")], "months_ceiling_1", "score_r2"]
-    print_frame(result.rows if wide else result.rows[columns], fmt, title="doubling time in months per OLMES task (D0 sensitivity beside)",
+    bases = [c for c in result.rows.columns if c.startswith(("months_d0_", "months_ceiling_1")) and not c.endswith("_ci")]
+    sensitivity = [c for base in bases for c in (base, f"{base}_ci") if c in result.rows.columns]  # each beside its CI
+    columns = ["benchmark", "months", "ci_low", "ci_high", "n_models", "n_lower", "n_upper", *sensitivity, "score_r2"]
+    print_frame(result.rows if wide else result.rows[columns], fmt, title="doubling time in months per OLMES task (D0 sensitivity and the ceiling-1 law beside, each with its 95% interval)",
                 wide=wide)
     for r in result.rows.itertuples():
         if r.error:

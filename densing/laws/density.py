@@ -20,6 +20,7 @@ A score without a standard error gets the binomial √(S(1 − S)/n) of its benc
 """
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
@@ -33,6 +34,7 @@ from densing.data.schema import table_argument
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.fit import fit_verdict
 from densing.laws.inversion import BELOW_SMALLEST_N, ABOVE_LARGEST_N, Joint, PerBenchmark, arrays, extrapolation_notes, score_matrix
+from densing.laws.reading import near_chance, readings
 from densing.laws.reference_fit import ReferenceFit, as_fits
 from densing.validation import D0_TOKENS, Interval, Options, validate
 
@@ -148,21 +150,47 @@ def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: floa
     """The trend's and the report's per-model table: :func:`solve_densities` of every target, densest first.
 
     Columns: model, params, release_date (family), for the joint inversion ``birge_ratio`` and ``density:<b>`` per
-    benchmark, then ``density`` (ρ or its bound), ``bound`` (:func:`bound_words`), ``density_ci_low``,
-    ``density_ci_high``, ``effective_params`` (ρ·N), ``reference`` and ``d0``.
+    benchmark with its bound and interval (:func:`per_benchmark_intervals`), then ``density`` (ρ or its bound),
+    ``bound`` (:func:`bound_words`), ``density_ci_low``, ``density_ci_high``, ``reading`` (:func:`readings`: value or
+    bound by the one rule), ``near_chance`` (:func:`near_chance`), ``effective_params`` (ρ·N), ``reference`` (the inversion the row comes from) and ``d0``.
     """
     solved = solve_densities(models, inversion, seed=seed, level=level, n_draws=n_draws)
     params = models["params"].to_numpy(float)
     out = models[["model", "params", "release_date"] + [c for c in ("family",) if c in models.columns]].copy()
     for name, values in solved.columns.items():
         out[name] = values
+    for name, values in per_benchmark_intervals(models, inversion, seed=seed, level=level, n_draws=n_draws).items():
+        out[name] = values
     out["density"] = np.exp(solved.log_density)
     out["bound"] = bound_words(solved.kind)
     out["density_ci_low"], out["density_ci_high"] = solved.low, solved.high
+    out["near_chance"] = near_chance(*arrays(models, inversion.benchmarks), inversion.benchmarks)
+    out["reading"] = readings(out)
     out["effective_params"] = np.exp(solved.log_density) * params
     out["reference"] = inversion.name
     out["d0"] = inversion.d0
     return out.sort_values("density", ascending=False).reset_index(drop=True)
+
+
+def per_benchmark_intervals(models: pd.DataFrame, inversion, *, seed: int = 0, level: float = 0.95,
+                            n_draws: int = N_DRAWS) -> dict[str, np.ndarray]:
+    """For a joint inversion, each benchmark's density alone (the ``density:<b>`` columns) with its bound and interval:
+    ``bound:<b>``, ``density_ci_low:<b>``, ``density_ci_high:<b>`` from :func:`solve_densities` through
+    ``PerBenchmark(fit)`` of that benchmark's family fit (its bootstrap draws × the score's noise), over the models
+    with a score on it (NaN, "" for the others); {} for any other inversion."""
+    if not isinstance(inversion, Joint):
+        return {}
+    out: dict[str, np.ndarray] = {}
+    for fit in inversion.fits:
+        b = fit.benchmark
+        scored = models[f"score:{b}"].notna().to_numpy() if f"score:{b}" in models.columns else np.zeros(len(models), bool)
+        low, high = np.full(len(models), np.nan), np.full(len(models), np.nan)
+        words = np.full(len(models), "", dtype=object)
+        if scored.any():
+            solved = solve_densities(models[scored], PerBenchmark(fit), seed=seed, level=level, n_draws=n_draws)
+            low[scored], high[scored], words[scored] = solved.low, solved.high, bound_words(solved.kind)
+        out[f"bound:{b}"], out[f"density_ci_low:{b}"], out[f"density_ci_high:{b}"] = words, low, high
+    return out
 
 
 def _fit_rows(targets: pd.DataFrame, fit: ReferenceFit) -> pd.DataFrame:
@@ -201,7 +229,8 @@ def compute_density(
     ``PerBenchmark(fit, d0)`` — the numbers of :func:`density_table` for the same rows, seed and level — with a
     missing standard error filled binomially (:func:`densing.data.item_counts.with_stderr`). A censored density is
     its bound: ``density`` holds the bound and ``bound`` says which ("upper bound": ρ ≤ it; "lower bound": ρ ≥ it;
-    "dropped": NaN, the law cannot express even the bound); ``censored`` keeps the reason and ``loss_hat`` L̂.
+    "dropped": NaN, the law cannot express even the bound); ``censored`` keeps the reason and ``loss_hat`` L̂;
+    ``reading`` reads each row by the one rule (:func:`readings`: an interval reaching 0 or ∞ makes a bound too).
     With ``aggregate`` and several fits, one more row per model (benchmark ``geomean``) holds the geometric mean
     ρ_geo = exp(mean_i ln ρ_i) of its per-benchmark densities, its interval the percentile interval of the
     per-draw geometric means (a draw mixing −∞ and +∞ left out); it is a bound where a component is (reason
@@ -225,29 +254,7 @@ def compute_density(
         rows = _fit_rows(filled, fit)
         if rows.empty:
             continue
-        inversion = PerBenchmark(fit, d0)
-        params = rows["params"].to_numpy(float)
-        solved = solve_densities(rows, inversion, seed=seed, level=level, intervals=intervals)
-        loss_hat, size, reasons = inversion.invert(rows["score"].to_numpy(float)[:, None])
-        density = np.exp(solved.log_density)
-        out = rows[["model"]].copy()
-        out["benchmark"] = fit.benchmark
-        out["params"] = params
-        out["score"] = rows["score"].to_numpy(float)
-        out["loss_hat"] = loss_hat
-        out["effective_params"] = density * params
-        out["density"] = density
-        out["bound"] = bound_words(solved.kind)
-        out["censored"] = reasons
-        out["density_ci_low"], out["density_ci_high"] = solved.low, solved.high
-        out["effective_params_ci_low"] = solved.low * params
-        out["effective_params_ci_high"] = solved.high * params
-        out["extrapolation"] = extrapolation_notes(fit, size, inversion.d0)
-        for column in ("stderr", "train_tokens", "release_date", "family", "active_params"):
-            if column in rows.columns:
-                out[column] = rows[column].to_numpy()
-        out["d0"] = inversion.d0
-        out["reference_fit"] = f"{fit.kind}:{fit.benchmark}"
+        out, solved = _fit_frame(rows, fit, d0, seed=seed, level=level, intervals=intervals)
         out["fit_verdict"] = fit_verdict(fit)
         if out["fit_verdict"].iloc[0] is not None:
             poor.add(fit.benchmark)
@@ -266,10 +273,44 @@ def compute_density(
         pooled = pd.concat(kept, ignore_index=True)
         draws = {b: d for b, d in draws_by_fit.items() if b in set(pooled["benchmark"])}
         result = pd.concat([result, _geomean_rows(pooled, draws, len(kept), level)], ignore_index=True)
+        result["near_chance"] = result["near_chance"].astype(object).where(result["near_chance"].notna(), False).astype(bool)
+        result["reading"] = readings(result)  # the geometric means' too
     # a finite density has no censoring reason: missing (JSON null, CSV empty), not ""
     result["censored"] = result["censored"].astype(object).where(is_censored(result["censored"]), None)
     result["extrapolation"] = result["extrapolation"].astype(object).where(result["extrapolation"].notna(), None)
     return result
+
+
+def _fit_frame(rows: pd.DataFrame, fit: ReferenceFit, d0: float | None, *, seed: int, level: float,
+               intervals: bool) -> tuple[pd.DataFrame, Densities]:
+    """:func:`compute_density`'s rows of one fit (its columns there) and the densities behind them."""
+    inversion = PerBenchmark(fit, d0)
+    params = rows["params"].to_numpy(float)
+    solved = solve_densities(rows, inversion, seed=seed, level=level, intervals=intervals)
+    loss_hat, size, reasons = inversion.invert(rows["score"].to_numpy(float)[:, None])
+    density = np.exp(solved.log_density)
+    out = rows[["model"]].copy()
+    out["benchmark"] = fit.benchmark
+    out["params"] = params
+    out["score"] = rows["score"].to_numpy(float)
+    out["loss_hat"] = loss_hat
+    out["effective_params"] = density * params
+    out["density"] = density
+    out["bound"] = bound_words(solved.kind)
+    out["censored"] = reasons
+    out["density_ci_low"], out["density_ci_high"] = solved.low, solved.high
+    out["near_chance"] = near_chance(*arrays(rows, fit.benchmarks), fit.benchmarks) if len(fit.benchmarks) == 1 \
+        else np.zeros(len(rows), bool)  # a mean fit's score is a mean: its chance level is not one benchmark's
+    out["reading"] = readings(out)
+    out["effective_params_ci_low"] = solved.low * params
+    out["effective_params_ci_high"] = solved.high * params
+    out["extrapolation"] = extrapolation_notes(fit, size, inversion.d0)
+    for column in ("stderr", "train_tokens", "release_date", "family", "active_params"):
+        if column in rows.columns:
+            out[column] = rows[column].to_numpy()
+    out["d0"] = inversion.d0
+    out["reference_fit"] = f"{fit.kind}:{fit.benchmark}"
+    return out, solved
 
 
 def density_at_own_tokens(targets: pd.DataFrame, fits, *, level: float = 0.95, aggregate: bool = True, seed: int = 0,
@@ -331,8 +372,6 @@ def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: 
         with np.errstate(invalid="ignore"):
             geo = np.mean([d[:, :n_draws] for d in per_fit], axis=0)  # ln ρ_geo per draw; −∞ + ∞ is NaN
         # a draw bounded in opposite directions by two fits is NaN: left out of its model's interval
-        import warnings
-
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a model whose every draw is NaN: no interval
             low, high = np.exp(np.nanquantile(geo, [(1 - level) / 2, (1 + level) / 2], axis=1, method=_CI_QUANTILE_METHOD))

@@ -165,6 +165,8 @@ class TrendMeasurement(Result):
             items += [("doubling time (months)", head.doubling_time_months),
                       (f"{head.level:.0%} interval (months)",
                        f"{head.doubling_time_months_ci_low:.3g} to {head.doubling_time_months_ci_high:.3g}"),
+                      ("slope A (per day)", f"{head.slope_per_day:.3g} ({head.level:.0%} interval "
+                                            f"{head.slope_ci_low:.3g} to {head.slope_ci_high:.3g})"),
                       ("models", head.n_models)]
         items += [("checks", ", ".join(f"{c.name} {c.status}" for c in self.checks))]
         return items
@@ -228,9 +230,11 @@ class TrendMeasurement(Result):
         return out
 
     def table(self) -> pd.DataFrame:
-        """The rules side by side, in months, for a terminal."""
+        """The rules side by side, for a terminal: the doubling time in months and the slope A of ln ρmax per day, each
+        with its 95% interval, the models and bounds, the shares of the slope variance."""
         frame = pd.DataFrame([{k: getattr(r, k) for k in r.__dataclass_fields__ if k not in ("draws", "models")} for r in self.rules.values()])
         keep = ["rule", "doubling_time_months", "doubling_time_months_ci_low", "doubling_time_months_ci_high",
+                "slope_per_day", "slope_ci_low", "slope_ci_high",
                 "n_models", "n_lower_bounds", "n_upper_bounds", "share_fit", "share_score", "share_models", "share_reference"]
         return frame[keep].rename(columns={"doubling_time_months": "months", "doubling_time_months_ci_low": "ci_low",
                                            "doubling_time_months_ci_high": "ci_high", "n_lower_bounds": "lower_bounds",

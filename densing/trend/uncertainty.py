@@ -135,7 +135,8 @@ class TrendUncertainty(Result):
     def __repr__(self) -> str:
         return (f"TrendUncertainty({self.rule}: doubling time {self.doubling_time_months:.3g} months "
                 f"[{self.level:.0%} CI {self.doubling_time_months_ci_low:.3g}, {self.doubling_time_months_ci_high:.3g}], "
-                f"A = {self.slope_per_day:.4g}/day, {self.n_models} models, {self.n_references} reference(s)"
+                f"A = {self.slope_per_day:.3g}/day [{self.slope_ci_low:.3g}, {self.slope_ci_high:.3g}], "
+                f"{self.n_models} models, {self.n_references} reference(s)"
                 + (f"; Q p = {self.heterogeneity_p:.2g}, I² = {self.i_squared:.0%}" if self.heterogeneity_df else "")
                 + (f"; {self.status}" if self.status else "") + ")")
 

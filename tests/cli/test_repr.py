@@ -40,6 +40,9 @@ def test_trend_measurement_repr():
     result = measure_trend(read_results(DEFAULT_RESULTS), n_boot=20, seed=0)
     text = repr(result)
     assert text.startswith("TrendMeasurement(") and len(text) < 300
+    # the slope A with its interval, in the rules' table and in each rule's repr
+    assert {"slope_per_day", "slope_ci_low", "slope_ci_high"} <= set(result.table().columns)
+    assert "/day [" in repr(result.rules[result.headline_rule])
     html = result._repr_html_()
     assert "<table>" in html and "validity checks" in html
     # plot(highlight=...) refuses what is not densing measure's rows, as an InputError (a KeyError 'density' before)

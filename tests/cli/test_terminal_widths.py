@@ -109,7 +109,12 @@ def test_density_keeps_name_density_interval_and_bound_together(run_cli, monkeyp
         for field in ("density_ci_low", "density_ci_high"):
             value = float(row[field]) if row[field] else float("nan")
             assert format_number(value) in line.split(), (row["model"], field, line)
-        assert format_number(float(row["density"])) in line, (row["model"], line)
+        # the number the row states by the one bound rule: the density, or the interval's end that is its bound
+        from densing.tables import BOUND_SIGNS, density_reading
+
+        ends = [float(row[f]) if row[f] else float("nan") for f in ("density_ci_low", "density_ci_high")]
+        reading, stated, _ = density_reading(float(row["density"]), row["bound"], *ends, row["near_chance"] == "True")
+        assert BOUND_SIGNS.get(reading, "") + format_number(stated) in line, (row["model"], line)
 
 
 @pytest.mark.parametrize("width", [60, 80, 120])
@@ -149,3 +154,29 @@ def test_numbers_print_to_three_significant_figures(run_cli, monkeypatch, comman
     assert decimals, "no decimal number printed"
     too_many = [d for d in decimals if len(d.replace(".", "").lstrip("0")) > 3]
     assert not too_many, too_many[:5]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_trend_keeps_each_rule_and_reference_with_its_months_and_interval(run_cli, monkeypatch, width):
+    """The rules' table (months and the slope A, each with its interval) and the references' (each one's own months
+    with its interval) keep the row's name, number and interval in the first block; no name is broken."""
+    import json
+
+    out = _run(run_cli, monkeypatch, width, "trend", "--n-boot", "20")
+    _check_lines(out, width)
+    document = json.loads(_run(run_cli, monkeypatch, width, "trend", "--n-boot", "20", "--format", "json"))
+    key = _key(out)
+    rules = {_name(n, key): line for n, line in _first_block_rows(out, "doubling time in months and slope A").items()}
+    for row in document["rows"]:
+        words = rules[row["rule"]].split()
+        for field in ("doubling_time_months", "doubling_time_months_ci_low", "doubling_time_months_ci_high"):
+            assert format_number(row[field] if row[field] is not None else float("nan")) in words, (row["rule"], field)
+    assert "A 95%" in out  # the slope's interval is printed
+    printed = {_name(n, key): line for n, line in _first_block_rows(out, "the headline's references").items()}
+    references = document["references"] if "references" in document else document["rows"][0]["references"]
+    assert len(printed) == len(references) >= 1
+    for row in references:
+        words = printed[row["reference"]].split()
+        for field in ("months", "ci_low", "ci_high"):
+            assert format_number(row[field] if row[field] is not None else float("nan")) in words, (row["reference"], field)

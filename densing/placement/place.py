@@ -1,0 +1,190 @@
+"""``densing measure``'s fourth and fifth steps: each model's density under the headline's inversion, read by the
+one rule for bounds (:func:`densing.tables.density_reading`), and placed against the frontier line at its date.
+
+The line is ln ρmax = A·t + B (Xiao et al. 2024, eq. 5). At a date t its ρmax comes with the band of the slope's
+95% interval through the frontier's centre (:meth:`densing.trend.uncertainty.TrendUncertainty.confidence_band`, the
+band the density figure draws) and with the line's range of dates (its first and last model's release); a date
+outside that range is an extrapolation of the line, and the words say so.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from densing.errors import InputError
+from densing.numbers import format_number
+from densing.tables import CHANCE_STDERRS, LOWER_BOUND, NEAR_CHANCE, NO_READING, UPPER_BOUND, VALUE, density_reading
+
+#: The verdicts against the frontier line.
+ABOVE, BELOW, UNDETERMINED = "above", "below", "undetermined"
+#: Days per month (the doubling time's month) for a date's distance from the line's range.
+DAYS_PER_MONTH = 365.25 / 12
+
+
+def _chance_note(scores: pd.DataFrame, benchmarks: Sequence[str]) -> dict[str, str]:
+    """Per model, the inverted scores within :data:`CHANCE_STDERRS` standard errors of chance, in words."""
+    from densing.data.benchmarks import CHANCE_LEVELS
+
+    notes: dict[str, list[str]] = {}
+    for row in scores[scores["benchmark"].isin(benchmarks)].itertuples():
+        chance = CHANCE_LEVELS.get(str(row.benchmark))
+        if chance is not None and row.value - chance < CHANCE_STDERRS * row.stderr:
+            notes.setdefault(str(row.model), []).append(
+                f"{row.benchmark} {_g(row.value)} is within {CHANCE_STDERRS:g} standard errors ({_g(row.stderr)}) of "
+                f"chance ({chance:g})")
+    return {m: "; ".join(v) for m, v in notes.items()}
+
+
+def _g(value: float) -> str:
+    return format_number(value)
+
+
+def line_dates(measurement, rule: str) -> tuple[str, str] | None:
+    """The first and last release date (``YYYY-MM-DD``) of the models ``rule``'s line is fitted on, from a
+    :class:`~densing.trend.measurement.TrendMeasurement`; None where it keeps no such models."""
+    line = measurement.rules.get(rule)
+    models = getattr(measurement, "models", None)
+    if line is None or models is None or not len(models):
+        return None
+    dates = pd.to_datetime(models.loc[models["model"].isin(line.models), "release_date"])
+    return None if dates.empty else (dates.min().strftime("%Y-%m-%d"), dates.max().strftime("%Y-%m-%d"))
+
+
+def frontier_at(line, date: str, span: tuple[str, str] | None) -> dict:
+    """ρmax of ``line`` at ``date`` (``frontier_density``), the band of its slope's 95% interval there
+    (``frontier_density_ci_low``/``_high``), the line's range of dates (``frontier_first_date``, ``frontier_last_date``)
+    and ``frontier_note``: where ``date`` lies outside the range, how far (the line is extrapolated there)."""
+    when = pd.to_datetime([date])
+    out = {"frontier_density": float(np.exp(line.predict(when)[0]))}
+    if hasattr(line, "confidence_band"):
+        low, high = line.confidence_band(when)
+        out.update(frontier_density_ci_low=float(np.exp(low[0])), frontier_density_ci_high=float(np.exp(high[0])))
+    else:
+        out.update(frontier_density_ci_low=math.nan, frontier_density_ci_high=math.nan)
+    first, last = span or (None, None)
+    out.update(frontier_first_date=first, frontier_last_date=last, frontier_note="")
+    if span is not None:
+        day = when[0]
+        if day > pd.Timestamp(last):
+            months = (day - pd.Timestamp(last)).days / DAYS_PER_MONTH
+            out["frontier_note"] = f"{date} is {_g(months)} months after the line's last model ({last}): the line is extrapolated"
+        elif day < pd.Timestamp(first):
+            months = (pd.Timestamp(first) - day).days / DAYS_PER_MONTH
+            out["frontier_note"] = f"{date} is {_g(months)} months before the line's first model ({first}): the line is extrapolated"
+    return out
+
+
+def _not_inverted(record: dict, left: pd.DataFrame, inversion) -> dict:
+    reason = left.loc[left["model"] == record["model"], "reason"]
+    why = reason.iloc[0] if len(reason) else "no score on " + ", ".join(inversion.benchmarks)
+    return {**record, "density": math.nan, "bound": "", "density_ci_low": math.nan, "density_ci_high": math.nan,
+            "near_chance": False, "reading": NO_READING, "frontier_density": math.nan, "frontier_density_ci_low": math.nan,
+            "frontier_density_ci_high": math.nan, "frontier_first_date": None, "frontier_last_date": None,
+            "frontier_note": "", "frontier": UNDETERMINED, "words": f"not inverted: {why}"}
+
+
+def _model_record(model: str, meta, own: pd.DataFrame, inversion) -> dict:
+    record = {"model": model, "params": float(meta["params"]), "release_date": str(meta["release_date"])[:10],
+              "release_date_source": meta.get("release_date_source", "")}
+    for r in own.itertuples():
+        record[f"score:{r.benchmark}"] = r.value
+        record[f"items:{r.benchmark}"] = int(r.items) if "items" in own.columns else math.nan
+    record["inverted"] = ",".join(b for b in inversion.benchmarks if b in set(own["benchmark"]))
+    record["reference"] = inversion.name
+    return record
+
+
+def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
+                 span: tuple[str, str] | None = None) -> pd.DataFrame:
+    """One row per model of ``scores`` (:func:`densing.placement.scores.public_scores`' table) under ``inversion``,
+    against the frontier ``line``.
+
+    ``line`` is the headline's :class:`~densing.trend.uncertainty.TrendUncertainty` (anything with ``predict(dates)``
+    → ln ρmax and ``epoch``); ``span``: the line's range of dates (:func:`line_dates`). Columns: the model, its date
+    and where the date comes from, its scores and item counts (``score:<b>``, ``items:<b>``), the benchmarks inverted,
+    ``reference`` (the inversion the density comes from), ρ (``density``; censored where ``bound`` says so), its 95%
+    interval, ``reading`` (``value``, ``upper bound``, ``lower bound``, ``none``: :func:`densing.tables.density_reading`),
+    the line at the date (:func:`frontier_at`), ``frontier`` (above, below, undetermined) and ``words``.
+    """
+    from densing.laws.density import density_table
+    from densing.trend.targets import trend_targets
+
+    if not any(b in set(scores["benchmark"]) for b in inversion.benchmarks):
+        raise InputError(f"scores: none of the inversion's benchmarks ({', '.join(inversion.benchmarks)}) has a score")
+    epoch = getattr(line, "epoch", None)
+    models, left = trend_targets(scores, inversion, since=None, **({"epoch": epoch} if epoch else {}))
+    table = density_table(models, inversion, seed=seed) if len(models) else pd.DataFrame(columns=["model"])
+    chance = _chance_note(scores, inversion.benchmarks)
+    first = scores.drop_duplicates("model").set_index("model")
+    rows = []
+    for model in first.index:
+        record = _model_record(model, first.loc[model], scores[scores["model"] == model], inversion)
+        found = table[table["model"] == model]
+        if found.empty:
+            rows.append(_not_inverted(record, left, inversion))
+            continue
+        d = found.iloc[0]
+        record.update(density=float(d["density"]), bound=str(d["bound"]), density_ci_low=float(d["density_ci_low"]),
+                      density_ci_high=float(d["density_ci_high"]), near_chance=bool(d["near_chance"]))
+        record.update(frontier_at(line, record["release_date"], span))
+        record.update(_verdict(record, chance.get(model)))
+        rows.append(record)
+    return pd.DataFrame(rows)
+
+
+def _said(reading: str, stated: float, why: str, r: dict, chance_words: str | None) -> str:
+    """The density in words, as the rule reads it."""
+    if why == NEAR_CHANCE:
+        return (f"ρ ≤ {_g(stated)} (the 95% interval's upper end; {chance_words or why}, so the density is a bound, "
+                "not a number)")
+    if why == "censored":
+        side = "at or below" if reading == UPPER_BOUND else "beyond"
+        return f"ρ {'≤' if reading == UPPER_BOUND else '≥'} {_g(stated)} (a {reading}: the score is {side} what the reference can resolve)"
+    if reading in (UPPER_BOUND, LOWER_BOUND):
+        sign = "≤" if reading == UPPER_BOUND else "≥"
+        end = "upper" if reading == UPPER_BOUND else "lower"
+        return f"ρ {sign} {_g(stated)} (the 95% interval's {end} end; its {why.removeprefix('95% interval ')}, so the density is a bound, not a number)"
+    if reading == NO_READING:
+        return f"ρ undetermined ({why})"
+    return f"ρ = {_g(r['density'])} (95% CI {_g(r['density_ci_low'])}–{_g(r['density_ci_high'])})"
+
+
+def _side(reading: str, value: float, line: float) -> str:
+    if reading == LOWER_BOUND:
+        return ABOVE if value > line else UNDETERMINED
+    if reading == UPPER_BOUND:
+        return BELOW if value < line else UNDETERMINED
+    if reading == VALUE:
+        return ABOVE if value > line else BELOW
+    return UNDETERMINED
+
+
+def _verdict(r: dict, near_chance: str | None) -> dict:
+    """``reading``, ``frontier`` and ``words`` of one placed model (the reading by
+    :func:`densing.tables.density_reading`, at chance where the density table says so; a score near chance noted in
+    the words)."""
+    reading, value, why = density_reading(r["density"], r["bound"], r["density_ci_low"], r["density_ci_high"],
+                                          r.get("near_chance", False))
+    line = r["frontier_density"]
+    side = _side(reading, value, line)
+    date = f"{r['release_date']}" + (" (today: no release_date given)" if str(r.get("release_date_source", "")).startswith("today") else "")
+    band = ""
+    if math.isfinite(r.get("frontier_density_ci_low", math.nan)):
+        band = f" (its slope's 95% band {_g(r['frontier_density_ci_low'])}–{_g(r['frontier_density_ci_high'])})"
+    against = f"the frontier line's ρmax {_g(line)}{band} at {date}"
+    if side == UNDETERMINED:
+        verdict = f"undetermined against {against} (" + ("no reading)" if reading == NO_READING else "a bound on the line's far side)")
+    elif reading == VALUE and r["density_ci_low"] <= line <= r["density_ci_high"]:
+        verdict = f"{side} {against}, though the 95% interval includes the line"
+    else:
+        verdict = f"{side} {against}"
+    span = ""
+    if r.get("frontier_first_date"):
+        span = f"; the line spans {r['frontier_first_date']} to {r['frontier_last_date']}"
+        span += f" ({r['frontier_note']})" if r.get("frontier_note") else ""
+    chance = f"; {near_chance}" if near_chance and why != NEAR_CHANCE else ""
+    said = _said(reading, value, why, r, near_chance)
+    return {"reading": reading, "frontier": side, "words": f"{said}; {verdict}{span}{chance}"}
