@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from densing.errors import InputError
-from tests.test_domains import REPO_ROOT, _one_line_exit_2
+from tests.test_domains import REPO_ROOT, _one_line_exit_2, write_run_folder
 
 
 # ---------------------------------------------------------------------------------------------
@@ -18,12 +18,7 @@ from tests.test_domains import REPO_ROOT, _one_line_exit_2
 
 
 def _run(folder: Path, strategy: str, loss: str = "2.5") -> Path:
-    folder.mkdir(parents=True)
-    (folder / "run.yaml").write_text(f"config:\n  strategy: {strategy}\n  local_steps: 4\n")
-    rows = ["rank,step,step_time_s,tokens,loss,profiled,allreduce_wall_s,allreduce_cpu_s"]
-    rows += [f"{rank},{step},0.1,{step * 64},{loss},0,0.01,0.01" for step in range(1, 6) for rank in (0, 1)]
-    (folder / "metrics.csv").write_text("\n".join(rows) + "\n")
-    return folder
+    return write_run_folder(folder, strategy, loss)
 
 
 def test_convergence_names_each_run_by_its_own_strategy(tmp_path, run_cli):

@@ -40,10 +40,7 @@ from densing.validation import Interval, Options, validate
 
 from densing.overlap_defaults import DEFAULT_BUCKET_MB, MAX_BUCKET_MB
 
-RUN_FILE = "run.yaml"
-METRICS_FILE = "metrics.csv"
-METRICS_COLUMNS = ["rank", "step", "step_time_s", "tokens", "loss", "profiled",
-                   "allreduce_wall_s", "allreduce_cpu_s"]
+from densing.overlap.run_schema import COMPLETE, LAUNCHER, METRICS_COLUMNS, METRICS_FILE, RUN_FILE
 
 
 #: The largest seed: torch's generators take 64-bit seeds and each rank seeds ``seed × 100003 + rank``.
@@ -128,21 +125,22 @@ class TrainConfig:
         return self.profile_skip + self.profile_wait + self.profile_warmup + self.profile_active
 
     @classmethod
-    def from_dict(cls, data: dict, where: str = "config") -> "TrainConfig":
+    def from_dict(cls, data: dict, where: str = "run.yaml") -> "TrainConfig":
+        """The configuration a run.yaml's ``config`` holds (``where``: the file), checked; InputError naming the file
+        and the field (``config.<name>``)."""
         names = {f.name: f.type for f in fields(cls)}
         unknown = sorted(set(data) - set(names))
         if unknown:
-            raise InputError(f"{where}: unknown field {unknown[0]!r}")
+            raise InputError(f"{where}: config: unknown field {unknown[0]!r}")
         data = dict(data)
-        if isinstance(data.get("staleness_penalty"), bool):  # run.yaml written before the modes
-            data["staleness_penalty"] = "adaptive" if data["staleness_penalty"] else "constant"
         for name in ("steps", "local_steps", "tp_chunks", "batch_size", "seq_len"):
             value = data.get(name)
-            if isinstance(value, float):
-                if not value.is_integer():
-                    raise InputError(f"{where}: {name}: expected an integer, got {value}")
+            if isinstance(value, float) and value.is_integer():
                 data[name] = int(value)
-        return cls(**data).check()
+        try:
+            return cls(**data).check()
+        except InputError as exc:
+            raise InputError(f"{where}: config.{exc}") from None
 
 
 # --------------------------------------------------------------------------- corpus
@@ -331,27 +329,46 @@ def launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: i
            node_rank: int = 0, rdzv_endpoint: str | None = None, quiet: bool = True) -> pd.DataFrame:
     """Train and profile one run; returns the merged per-step metrics (see the module docstring).
 
-    Writes ``run.yaml`` first (the workers read it), runs torchrun, and merges the ranks' metrics
-    into ``metrics.csv``. Raises InputError when a worker fails (its last lines of output named).
+    Writes ``run.yaml`` first (``status: running``; the workers read it), runs torchrun, merges the ranks' metrics
+    into ``metrics.csv`` and then marks the run ``complete`` (``failed`` or ``interrupted`` on the way out of an
+    error or a signal). Raises InputError when a worker fails (its last lines of output named).
     """
-    import yaml
-
     check_launch(config, run_dir, workers, nnodes, node_rank, rdzv_endpoint)  # before anything is written
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     for stale in list(run_dir.glob("rank*.json.gz")) + list(run_dir.glob("metrics-rank*.csv")):
         stale.unlink()
     numel = param_numel(config)
-    meta = {"config": asdict(config), "workers_per_node": workers, "nnodes": nnodes,
-            "cpu_count": os.cpu_count(), "launcher": "torch.distributed.run",
-            "n_params": sum(numel), "param_numel": numel}
+    meta = {"status": "running", "config": asdict(config), "workers_per_node": workers, "nnodes": nnodes,
+            "cpu_count": os.cpu_count(), "launcher": LAUNCHER, "n_params": sum(numel), "param_numel": numel}
+    _write_meta(run_dir, meta)
+    status = "failed"
+    try:
+        metrics = _torchrun(config, run_dir, workers, nnodes, node_rank, rdzv_endpoint, quiet)
+        status = COMPLETE
+    except (KeyboardInterrupt, SystemExit):  # Ctrl-C; SIGTERM (densing.workers.Terminated)
+        status = "interrupted"
+        raise
+    finally:  # complete only once every rank's metrics are merged (densing.overlap.run_schema)
+        _write_meta(run_dir, {**meta, "status": status})
+    return metrics
+
+
+def _write_meta(run_dir: Path, meta: dict) -> None:
+    import yaml
+
     atomic_write_text(run_dir / RUN_FILE, yaml.safe_dump(meta, sort_keys=False, allow_unicode=True))
+
+
+def _torchrun(config: TrainConfig, run_dir: Path, workers: int, nnodes: int, node_rank: int,
+              rdzv_endpoint: str | None, quiet: bool) -> pd.DataFrame:
+    """Run the workers of this node under torchrun and merge their metrics; InputError when torchrun fails."""
+    from densing.workers import end_subprocess
+
     env = dict(os.environ)
     threads = config.threads or max(1, (os.cpu_count() or 1) // workers)
     env["OMP_NUM_THREADS"] = str(threads)
     cmd = torchrun_command(run_dir, workers, nnodes, node_rank, rdzv_endpoint)
-    from densing.workers import end_subprocess
-
     # its own process group: an error, Ctrl-C or SIGTERM here ends torchrun and its workers together
     group = {"process_group": 0} if sys.version_info >= (3, 11) else {"start_new_session": True}
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE if quiet else None,
@@ -431,35 +448,6 @@ def merge_metrics(run_dir: str | Path) -> pd.DataFrame:
     for p in parts:
         p.unlink()
     return frame.reset_index(drop=True)
-
-
-def read_run(run_dir: str | Path) -> tuple[dict, pd.DataFrame]:
-    """A run directory's ``run.yaml`` (as a dict) and ``metrics.csv``; InputError naming the file."""
-    import yaml
-
-    from densing.validation import as_path
-
-    run_dir = as_path(run_dir, "run_dir")
-    if run_dir.exists() and not run_dir.is_dir():
-        raise InputError(f"{run_dir}: is a file; expected a 'densing overlap run' directory")
-    path = run_dir / RUN_FILE
-    try:
-        meta = yaml.safe_load(read_text(path))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file (not a 'densing overlap run' directory)") from None
-    except yaml.YAMLError as exc:
-        raise InputError(f"{path}: malformed YAML ({exc})") from None
-    if not isinstance(meta, dict) or "config" not in meta:
-        raise InputError(f"{path}: expected a mapping with a 'config' field")
-    metrics_path = run_dir / METRICS_FILE
-    try:
-        metrics = pd.read_csv(metrics_path)
-    except FileNotFoundError:
-        raise InputError(f"{metrics_path}: no such file") from None
-    missing = [c for c in METRICS_COLUMNS if c not in metrics.columns]
-    if missing:
-        raise InputError(f"{metrics_path}: missing column {missing[0]!r}")
-    return meta, metrics
 
 
 # --------------------------------------------------------------------------- worker

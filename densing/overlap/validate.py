@@ -75,7 +75,7 @@ def _phase_medians(run_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def _meta(run_dir: Path) -> tuple[dict, pd.DataFrame]:
-    from densing.overlap.train import read_run
+    from densing.overlap.run_schema import read_run
 
     return read_run(run_dir)
 
@@ -88,8 +88,6 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
     if cfg.get("strategy") != "sync":
         raise InputError(f"{sync_dir / 'run.yaml'}: config.strategy: expected 'sync' for calibration, "
                          f"got {cfg.get('strategy')!r}")
-    if "param_numel" not in meta:
-        raise InputError(f"{sync_dir / 'run.yaml'}: missing field 'param_numel'")
     phases, coll = _phase_medians(sync_dir)
     for name in ("forward", "backward", "allreduce", "optimizer"):
         if name not in phases.columns:
@@ -170,7 +168,7 @@ def profiler_overhead(run_dir: str | Path) -> dict:
     rank per step): the profiled steps are the schedule's active steps; the unprofiled ones are the
     steps outside the profiler's window [skip, skip + wait + warmup + active), without the first
     5 (warm-up). Returns profiled_ms, unprofiled_ms (means) and overhead_pct = 100·(p/u − 1)."""
-    from densing.overlap.train import read_run
+    from densing.overlap.run_schema import read_run
 
     meta, metrics = read_run(run_dir)
     cfg = meta["config"]
@@ -277,7 +275,7 @@ def convergence(ddp_dir: str | Path, co2_dir: str | Path, window: int = 20) -> p
 
     Each run is named by the strategy its own ``run.yaml`` records, whatever the argument order: the two runs must be
     of two strategies (a co2 run beside a ddp or sync run), and a run whose losses are all NaN is refused."""
-    from densing.overlap.train import METRICS_FILE, RUN_FILE, read_run
+    from densing.overlap.run_schema import METRICS_FILE, RUN_FILE, read_run
 
     check(RUNS_CONSTRAINTS, window=window, ddp_dir=ddp_dir, co2_dir=co2_dir)
 
