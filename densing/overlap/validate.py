@@ -184,11 +184,15 @@ def profiler_overhead(run_dir: str | Path) -> dict:
             "profiler_overhead_pct": 100.0 * (p / u - 1.0) if u and math.isfinite(u) else math.nan}
 
 
+#: The run folders ``densing overlap run`` writes into its output (one per strategy; tp once per overlap mode).
+RUN_NAMES = ("sync", "ddp", "co2", "tp-none", "tp-chunked")
+
+
 def is_run_root(path: str | Path) -> bool:
     """A ``densing overlap run`` output folder (one sub-folder per run) rather than one run."""
     path = Path(path)
     return not (path / "run.yaml").exists() and path.is_dir() and any((path / n / "run.yaml").exists()
-                                                                      for n in ("sync", "tp-none"))
+                                                                      for n in RUN_NAMES)
 
 
 def repeat_roots(path: str | Path) -> list[Path]:
@@ -213,11 +217,15 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
 
     check(RUNS_CONSTRAINTS, sync_dir=root, contention=contention)
 
+    from densing.overlap.run_schema import check_run_folder
+
     root = Path(root)
     tensor_parallel = (root / "tp-none" / "run.yaml").exists() and (root / "tp-chunked" / "run.yaml").exists()
     if contention is not None and not tensor_parallel:
         raise InputError(f"contention: {root} has no tensor-parallel run (tp-none/ and tp-chunked/); γ enters only "
                          "T3's prediction of the chunked run, so it would change nothing")
+    for name in RUN_NAMES:  # an incomplete run is refused as one, whichever runs the comparisons need
+        check_run_folder(root / name)
     frames = []
     if (root / "sync" / "run.yaml").exists():
         others = [root / n for n in ("ddp", "co2") if (root / n / "run.yaml").exists()]
