@@ -637,3 +637,53 @@ def test_every_trace_metadata_field_outside_its_domain_is_one_line_naming_file_f
     trace.write_text(json.dumps({"schemaVersion": 1, "distributedInfo": info, "traceEvents": hand_trace()}))
     _one_line_exit_2(run_cli("overlap", "analyze", trace), str(trace), f"distributedInfo.{field}", repr(value),
                      "expected")
+
+
+# ---------------------------------------------------------------------------------------------
+# models files (densing.eval.models): every field's domain, one value outside each bound
+
+#: Each field of a models-file entry: values outside its domain and words of the refusal. ``name``, ``revision`` and
+#: ``family`` are free text (an empty one takes its default) and have no bound to leave.
+MODELS_FILE_CASES = {
+    "model": [("''", "field 'model' is empty")],
+    "dtype": [("float8", "field 'dtype': expected one of auto, float32")],
+    "params": [("7", "below 10000"), ("1e30", "above 1e+13"), ("seven", "cannot parse 'seven'"), ("0", "positive")],
+    "non_embedding_params": [("5", "below 10000"), ("2e9", "above params")],
+    "train_tokens": [("0", "positive"), ("1e30", "outside (0, 1e+15]"), ("lots", "cannot parse 'lots'")],
+    "release_date": [("'2017-12-31'", "not between 2018-01-01 and today"), ("'2999-01-01'", "not between"),
+                     ("soon", "cannot parse 'soon'")],
+    "trust_remote_code": [("maybe", "expected true or false")],
+    "gguf_file": [("weights.bin", "ending .gguf")],
+    "model_args": [("'max_length=abc'", "max_length: expected a whole number ≥ 1"), ("'pretrained=x'", "set by densing")],
+    "size": [("7B", "unknown field(s) size")],
+}
+
+
+@pytest.mark.parametrize("field,value,words", [(f, v, w) for f, cases in MODELS_FILE_CASES.items() for v, w in cases],
+                         ids=[f"{f}={v}" for f, cases in MODELS_FILE_CASES.items() for v, _ in cases])
+def test_every_models_file_field_outside_its_domain_is_one_line_naming_file_entry_and_field(field, value, words,
+                                                                                             tmp_path):
+    from densing.eval.models import read_models_file
+
+    base = {"model": "EleutherAI/pythia-160m", "params": "1.6e8", "train_tokens": "3e11", "gguf_file": "''"}
+    path = tmp_path / "models.yaml"
+    path.write_text("models:\n  - " + "\n    ".join(f"{k}: {v}" for k, v in {**base, field: value}.items()) + "\n")
+    with pytest.raises(InputError) as raised:
+        read_models_file(path)
+    message = str(raised.value)
+    assert "\n" not in message and message.startswith(f"{path}: models[0]: ") and words in message, message
+    assert field in message or field == "model_args", message
+
+
+def test_the_models_file_walk_covers_every_field():
+    from densing.eval.models import _FIELDS
+
+    assert set(_FIELDS) - {"name", "revision", "family"} <= set(MODELS_FILE_CASES)
+
+
+def test_a_results_table_with_more_training_tokens_than_text_exists_is_refused(tmp_path, run_cli):
+    table = tmp_path / "targets.csv"
+    table.write_text("model,benchmark,metric,value,params,train_tokens\norg/a,arc_easy,acc,0.6,1e9,2e12\n"
+                     "org/b,arc_easy,acc,0.5,1e9,1e30\n")
+    _one_line_exit_2(run_cli("density", "--targets", table), str(table), "row 2", "field 'train_tokens'", "1e+30",
+                     "(0, 1e+15]")
