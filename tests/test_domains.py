@@ -687,3 +687,50 @@ def test_a_results_table_with_more_training_tokens_than_text_exists_is_refused(t
                      "org/b,arc_easy,acc,0.5,1e9,1e30\n")
     _one_line_exit_2(run_cli("density", "--targets", table), str(table), "row 2", "field 'train_tokens'", "1e+30",
                      "(0, 1e+15]")
+
+
+# ---------------------------------------------------------------------------------------------
+# results tables (densing.data.schema.validate_results): every column's domain, one value outside each bound
+
+#: Each column of the tidy table: values outside its domain and words of the refusal (on row 2 of a table whose row 1
+#: is inside every domain). source, family, revision and run are free text.
+RESULTS_TABLE_CASES = {
+    "model": [("", "field 'model' is empty")], "benchmark": [("", "field 'benchmark' is empty")],
+    "metric": [("", "field 'metric' is empty")],
+    "value": [("-0.1", "outside [0, 1]"), ("1.5", "outside [0, 1]"), ("high", "expected a number"),
+              ("nan", "expected a finite number")],
+    "params": [("7", "below 10000"), ("1e14", "above 1e+13"), ("big", "cannot parse 'big'"), ("0", "positive")],
+    "train_tokens": [("0", "positive"), ("1e30", "outside (0, 1e+15]"), ("lots", "cannot parse 'lots'")],
+    "active_params": [("7", "below 10000"), ("1e14", "above 1e+13")],
+    "loss": [("-1", "−log P is ≥ 0"), ("inf", "expected a finite number")],
+    "loss_unit": [("bits", "expected one of nats, bpb")],
+    "stderr": [("-0.1", "negative"), ("0.6", "above 0.5")],
+    "n_shot": [("-1", "non-negative integer"), ("1.5", "non-negative integer")],
+    "release_date": [("1900-01-01", "before 1990-01-01"), ("2999-01-01", "in the future"), ("soon", "cannot parse")],
+}
+
+
+@pytest.mark.parametrize("column,value,words",
+                         [(c, v, w) for c, cases in RESULTS_TABLE_CASES.items() for v, w in cases],
+                         ids=[f"{c}={v!r}" for c, cases in RESULTS_TABLE_CASES.items() for v, _ in cases])
+def test_every_results_table_column_outside_its_domain_is_one_line_naming_file_row_and_field(column, value, words,
+                                                                                            tmp_path):
+    from densing import read_results
+
+    good = {"model": "org/a", "benchmark": "arc_easy", "metric": "acc", "value": "0.6", "params": "1e9",
+            "train_tokens": "2e12", "active_params": "5e8", "loss": "1.2", "loss_unit": "nats", "stderr": "0.01",
+            "n_shot": "0", "release_date": "2024-01-01"}
+    table = tmp_path / "targets.csv"
+    table.write_text(",".join(good) + "\n" + ",".join(good.values()) + "\n"
+                     + ",".join(value if c == column else v for c, v in {**good, "model": "org/b"}.items()) + "\n")
+    with pytest.raises(InputError) as raised:
+        read_results(table)
+    message = str(raised.value)
+    assert "\n" not in message and message.startswith(f"{table}: row 2") and f"field '{column}'" in message, message
+    assert words in message, message
+
+
+def test_the_results_table_walk_covers_every_column():
+    from densing.data.schema import COLUMNS
+
+    assert set(COLUMNS) - {"source", "family", "revision", "run"} <= set(RESULTS_TABLE_CASES)
