@@ -261,3 +261,16 @@ def test_a_load_that_fails_after_the_weights_are_read_is_one_line_without_progre
         loading.load_model(ModelSpec(name="tiny", model=str(tiny_model)), backend="hf", device="cpu", batch_size=1)
     assert str(raised.value) == f"model 'tiny': cannot load {tiny_model}: the loaded model holds no parameters"
     assert "Loading weights" not in capfd.readouterr().err
+
+
+def test_a_device_this_machine_lacks_is_refused_before_loading(tiny_model, tmp_path, run_cli):
+    """lm-eval ran such a sweep on the CPU without a word."""
+    import torch
+
+    device = f"cuda:{torch.cuda.device_count()}"  # one past the last GPU here (cuda:0 on a machine without one)
+    models = tmp_path / "models.yaml"
+    models.write_text(f"models:\n  - model: {tiny_model}\n    params: 1e5\n    train_tokens: 2e6\n")
+    code, out, err = run_cli("eval", "--models", models, "--benchmarks", "arc_easy", "--device", device,
+                             "--out", tmp_path / "store")
+    _one_line_exit_2((code, out, err), f"device: '{device}' is not on this machine")
+    assert not (tmp_path / "store").exists()

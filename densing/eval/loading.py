@@ -65,6 +65,32 @@ def check_model_source(spec: ModelSpec) -> None:
         raise EvalError(f"model {spec.name!r}: {spec.model}: no such model directory")
 
 
+def _device_count(kind: str) -> int | None:
+    """How many devices of ``kind`` torch sees on this machine (None: a kind whose count torch does not tell)."""
+    import torch
+
+    if kind == "cuda":
+        return torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if kind == "mps":
+        return int(torch.backends.mps.is_available())
+    if kind == "xpu":
+        return torch.xpu.device_count() if hasattr(torch, "xpu") and torch.xpu.is_available() else 0
+    return None
+
+
+def check_device_present(device: str | None) -> None:
+    """An InputError when ``device`` (checked as :class:`~densing.validation.Device`) names a CUDA, MPS or XPU device
+    this machine does not have: lm-eval would fall back to the CPU without a word. Imports torch: call it once the
+    sweep has a model to load."""
+    if device is None:
+        return
+    kind, _, index = device.partition(":")
+    count = _device_count(kind)
+    if count is not None and int(index or 0) >= count:
+        raise InputError(f"device: {device!r} is not on this machine ({count} {kind} device(s) here); give one it has, "
+                         "or cpu")
+
+
 class ParameterCounts(NamedTuple):
     """Parameter counts of a loaded model (plain numbers of parameters)."""
 
