@@ -452,7 +452,8 @@ def write_run_folder(folder: Path, strategy: str = "ddp", loss: str = "2.5", **e
 
     import yaml
 
-    from densing.overlap.train import LAUNCHER, TrainConfig, param_numel
+    from densing.overlap.run_schema import LAUNCHER
+    from densing.overlap.train import TrainConfig, param_numel
 
     config = TrainConfig(strategy=strategy, steps=RUN_STEPS, d_model=32, n_layer=1, n_head=2, seq_len=16,
                          profile_skip=0, profile_wait=0, profile_warmup=1, profile_active=4, local_steps=4)
@@ -513,7 +514,7 @@ def _walk(domain: dict) -> list[tuple[str, object]]:
 
 def _run_file_cases() -> list:
     from densing.overlap.run_schema import RUN_DOMAIN
-    from densing.overlap.train import TRAIN_CONSTRAINTS
+    from densing.overlap.train_config import TRAIN_CONSTRAINTS
 
     cases = [pytest.param({name: value}, name, value, id=f"{name}={value!r}") for name, value in _walk(RUN_DOMAIN)]
     cases += [pytest.param({"config": {name: value}}, f"config.{name}", value, id=f"config.{name}={value!r}")
@@ -542,7 +543,7 @@ def test_every_run_file_field_outside_its_domain_is_one_line_naming_file_field_v
 
 def test_the_run_file_walk_covers_every_declared_field():
     from densing.overlap.run_schema import RUN_DOMAIN
-    from densing.overlap.train import TRAIN_CONSTRAINTS
+    from densing.overlap.train_config import TRAIN_CONSTRAINTS
 
     walked = {case.values[1] for case in RUN_FILE_CASES}
     assert walked == set(RUN_DOMAIN) | {f"config.{name}" for name in TRAIN_CONSTRAINTS}

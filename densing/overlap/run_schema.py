@@ -1,7 +1,7 @@
 """The schema of a run folder (one run of ``densing overlap run``): ``run.yaml`` and ``metrics.csv``, checked on read.
 
 ``run.yaml`` holds the run's status, its configuration and the machine it ran on; :data:`RUN_DOMAIN` declares each
-top-level field, :data:`densing.overlap.train.TRAIN_CONSTRAINTS` each ``config`` field (with the strategy a name of
+top-level field, :data:`densing.overlap.train_config.TRAIN_CONSTRAINTS` each ``config`` field (with the strategy a name of
 the training registry, ``d_model`` a multiple of ``n_head`` and the profiler's schedule inside ``steps``).
 ``metrics.csv`` holds one row per (rank, step); :data:`METRICS_DOMAIN` declares each column.
 
@@ -48,7 +48,7 @@ class Counts:
 
 _COUNT = [Interval(Integral, 1, None)]
 
-#: The domain of each top-level field of ``run.yaml`` (``config``'s fields: :data:`~densing.overlap.train.TRAIN_CONSTRAINTS`).
+#: The domain of each top-level field of ``run.yaml`` (``config``'s fields: :data:`~densing.overlap.train_config.TRAIN_CONSTRAINTS`).
 RUN_DOMAIN: dict[str, list] = {
     "status": [Options(STATUSES)],
     "workers_per_node": _COUNT,
@@ -114,8 +114,8 @@ def check_complete(run_dir: Path, meta: Any) -> None:
 
 def check_run_file(path: Path, meta: Any):
     """``meta`` (the content of ``path``, a run.yaml) against :data:`RUN_DOMAIN` and the configuration's constraints;
-    returns the configuration (a :class:`~densing.overlap.train.TrainConfig`)."""
-    from densing.overlap.train import TrainConfig
+    returns the configuration (a :class:`~densing.overlap.train_config.TrainConfig`)."""
+    from densing.overlap.train_config import TrainConfig
 
     if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict):
         raise InputError(f"{path}: expected a mapping with a 'config' mapping")
