@@ -27,6 +27,7 @@ import subprocess
 import sys
 import time
 from dataclasses import asdict
+from numbers import Integral
 from pathlib import Path
 
 import pandas as pd
@@ -34,7 +35,7 @@ import pandas as pd
 from densing.errors import InputError
 from densing.io import atomic_write_bytes, atomic_write_text, read_text
 from densing.overlap.run_schema import COMPLETE, LAUNCHER, METRICS_COLUMNS, METRICS_FILE, RUN_FILE
-from densing.overlap.train_config import MAX_SEED, TRAIN_CONSTRAINTS, TrainConfig  # noqa: F401 (the run's config)
+from densing.overlap.train_config import TrainConfig
 from densing.validation import Interval, validate
 
 
