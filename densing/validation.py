@@ -297,6 +297,16 @@ def check_params(value: float, *, field: str = "params", where: str | None = Non
     return value
 
 
+def check_tokens(value: float, *, field: str = "train_tokens", where: str | None = None) -> float:
+    """A number of training tokens in (0, :data:`MAX_D0_TOKENS`]; an InputError naming the likely unit slip otherwise
+    (the largest published budgets are tens of trillions of tokens, all the text on the indexed web some 5e14)."""
+    if D0_TOKENS.matches(value):
+        return value
+    prefix = f"{where}: " if where else ""
+    raise InputError(f"{prefix}field '{field}': {value:g} tokens is outside (0, {MAX_D0_TOKENS:g}], more text than "
+                     "exists (counts are plain numbers, 2e12 for 2T)")
+
+
 # ---------------------------------------------------------------------------------------------
 # impossible values: one registry for every reader (the results table, the profiler traces)
 

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from densing.overlap.train import TrainConfig, read_run, run_strategies
+from densing.overlap.run_schema import read_run
+from densing.overlap.train import TrainConfig, run_strategies
 
 VARIANTS = {
     "authors (λ=1, no clip, β=0)": {},

@@ -435,3 +435,303 @@ def test_without_continual_refuses_a_derivation_outside_its_words():
     assert list(without_continual(table)["model"]) == ["a", "c"]
     with pytest.raises(InputError, match=r"model 'b': field 'derivation': 'Continual pretraining' is not one of"):
         without_continual(table.assign(derivation=["from_scratch", "Continual pretraining", None]))
+
+
+# ---------------------------------------------------------------------------------------------
+# run folders (densing.overlap.run_schema: RUN_DOMAIN, TRAIN_CONSTRAINTS, METRICS_DOMAIN) and trace metadata
+# (densing.overlap.kineto.DISTRIBUTED_CONSTRAINTS): every declared bound is walked, one value outside it each
+
+#: The run folder :func:`write_run_folder` writes: 2 ranks × 5 steps (the profiler's schedule inside them).
+RUN_STEPS, RUN_RANKS = 5, 2
+
+
+def write_run_folder(folder: Path, strategy: str = "ddp", loss: str = "2.5", **edits) -> Path:
+    """A complete run folder (run.yaml and metrics.csv, as ``densing overlap run`` writes them) of ``strategy``;
+    ``edits`` replace top-level run.yaml fields (``config`` a mapping merged into the configuration)."""
+    from dataclasses import asdict
+
+    import yaml
+
+    from densing.overlap.run_schema import LAUNCHER
+    from densing.overlap.train import TrainConfig, param_numel
+
+    config = TrainConfig(strategy=strategy, steps=RUN_STEPS, d_model=32, n_layer=1, n_head=2, seq_len=16,
+                         profile_skip=0, profile_wait=0, profile_warmup=1, profile_active=4, local_steps=4)
+    numel = param_numel(config)
+    meta = {"status": "complete", "config": asdict(config), "workers_per_node": RUN_RANKS, "nnodes": 1,
+            "cpu_count": 2, "launcher": LAUNCHER, "n_params": sum(numel), "param_numel": numel}
+    meta.update({k: v for k, v in edits.items() if k != "config"})
+    meta["config"].update(edits.get("config", {}))
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "run.yaml").write_text(yaml.safe_dump({k: v for k, v in meta.items() if v is not _ABSENT}))
+    rows = ["rank,step,step_time_s,tokens,loss,profiled,allreduce_wall_s,allreduce_cpu_s"]
+    rows += [f"{rank},{step},0.1,{(step + 1) * 64},{loss},{int(1 <= step)},0.01,0.01" for step in range(RUN_STEPS)
+             for rank in range(RUN_RANKS)]
+    (folder / "metrics.csv").write_text("\n".join(rows) + "\n")
+    return folder
+
+
+_ABSENT = object()
+
+
+def outside(constraint) -> list:
+    """One value outside each bound of a declared constraint (:mod:`densing.validation`'s forms): below and above an
+    interval, a fraction for a whole number, a word for a number, a name no option has, an empty list."""
+    from numbers import Integral
+
+    from densing.overlap.run_schema import Counts
+    from densing.validation import Interval, Options, Text, WholeNumber
+
+    if isinstance(constraint, Interval):
+        values = ["many"]
+        if constraint.left is not None:
+            values.append(constraint.left - (1 if constraint.kind is Integral else 0.5)
+                          if constraint.closed in ("both", "left") else constraint.left)
+        if constraint.right is not None:
+            values.append(constraint.right + (1 if constraint.kind is Integral else 0.5)
+                          if constraint.closed in ("both", "right") else constraint.right)
+        if constraint.kind is Integral:
+            values.append((constraint.left or 0) + 1.5)
+        return values
+    if isinstance(constraint, WholeNumber):
+        return [constraint.left - 1, constraint.right + 1, constraint.left + 0.5, "two"]
+    if isinstance(constraint, Options):
+        return ["no-such-option"]
+    if isinstance(constraint, Counts):
+        return [[], [0], [1.5], "many"]
+    if isinstance(constraint, Text):
+        return ["", 7]
+    raise AssertionError(f"no out-of-domain values for {constraint!r}: add them here")
+
+
+def _walk(domain: dict) -> list[tuple[str, object]]:
+    cases = [(name, value) for name, forms in domain.items() for form in forms if form is not None
+             for value in outside(form)]
+    return [(name, value) for name, value in cases
+            if not any(form is None and value is None or form is not None and form.matches(value)
+                       for form in domain[name])]
+
+
+def _run_file_cases() -> list:
+    from densing.overlap.run_schema import RUN_DOMAIN
+    from densing.overlap.train_config import TRAIN_CONSTRAINTS
+
+    cases = [pytest.param({name: value}, name, value, id=f"{name}={value!r}") for name, value in _walk(RUN_DOMAIN)]
+    cases += [pytest.param({"config": {name: value}}, f"config.{name}", value, id=f"config.{name}={value!r}")
+              for name, value in _walk(TRAIN_CONSTRAINTS)]
+    return cases
+
+
+RUN_FILE_CASES = _run_file_cases()
+
+
+@pytest.mark.parametrize("edit,field,value", RUN_FILE_CASES)
+def test_every_run_file_field_outside_its_domain_is_one_line_naming_file_field_value_and_domain(edit, field, value,
+                                                                                                 tmp_path):
+    from densing.overlap.run_schema import read_run
+
+    read_run(write_run_folder(tmp_path / "good"))  # the folder as written is inside every domain
+    run = write_run_folder(tmp_path / "run", **edit)
+    with pytest.raises(InputError) as raised:
+        read_run(run)
+    message = str(raised.value)
+    assert "\n" not in message and "expected" in message or "incomplete run" in message, message
+    assert str(run) in message and (field in message or field == "status"), message
+    if field != "status":
+        assert f"got {value!r}" in message, message
+
+
+def test_the_run_file_walk_covers_every_declared_field():
+    from densing.overlap.run_schema import RUN_DOMAIN
+    from densing.overlap.train_config import TRAIN_CONSTRAINTS
+
+    walked = {case.values[1] for case in RUN_FILE_CASES}
+    assert walked == set(RUN_DOMAIN) | {f"config.{name}" for name in TRAIN_CONSTRAINTS}
+
+
+@pytest.mark.parametrize("edit,words", [
+    ({"n_params": 12}, ("n_params: 12 is not the sum of param_numel",)),
+    ({"config": {"strategy": "zero"}}, ("config.strategy", "'zero'")),
+    ({"config": {"d_model": 33}}, ("config.d_model", "multiple of n_head")),
+    ({"config": {"steps": 4}}, ("config.steps", "profiler schedule needs 5")),
+    ({"config": {"bogus": 1}}, ("config: unknown field 'bogus'",)),
+    ({"workers_per_node": _ABSENT}, ("missing field 'workers_per_node'",)),
+], ids=["n_params not the sum", "unknown strategy", "width", "schedule past the steps", "unknown field",
+        "missing field"])
+def test_a_run_file_inconsistent_with_itself_is_refused(edit, words, tmp_path):
+    from densing.overlap.run_schema import read_run
+
+    run = write_run_folder(tmp_path / "run", **edit)
+    with pytest.raises(InputError) as raised:
+        read_run(run)
+    assert str(run / "run.yaml") in str(raised.value) and all(w in str(raised.value) for w in words), raised.value
+
+
+def _metrics_cases() -> list:
+    from densing.overlap.run_schema import METRICS_DOMAIN
+
+    outside_values = {"rank": ["-1", str(RUN_RANKS), "0.5", "one"], "step": ["-1", str(RUN_STEPS), "1.5"],
+                      "step_time_s": ["0", "-0.1", "inf", "nan", ""], "tokens": ["0", "64.5", "-64"],
+                      "loss": ["-0.5", "inf", "low"], "profiled": ["2", "maybe"],
+                      "allreduce_wall_s": ["-0.01", "inf"], "allreduce_cpu_s": ["-0.01", "inf"]}
+    assert set(outside_values) == set(METRICS_DOMAIN)  # every declared column is walked
+    return [pytest.param(name, value, id=f"{name}={value!r}") for name, values in outside_values.items()
+            for value in values]
+
+
+@pytest.mark.parametrize("column,value", _metrics_cases())
+def test_every_metrics_column_outside_its_domain_is_one_line_naming_file_row_field_and_domain(column, value, tmp_path,
+                                                                                              run_cli):
+    from densing.overlap.run_schema import METRICS_DOMAIN
+
+    run = write_run_folder(tmp_path / "run")
+    lines = (run / "metrics.csv").read_text().splitlines()
+    header = lines[0].split(",")
+    row = lines[3].split(",")
+    row[header.index(column)] = value
+    lines[3] = ",".join(row)
+    (run / "metrics.csv").write_text("\n".join(lines) + "\n")
+    _one_line_exit_2(run_cli("overlap", "convergence", run, write_run_folder(tmp_path / "co2", "co2")),
+                     str(run / "metrics.csv"), "row 3", f"field '{column}'", METRICS_DOMAIN[column].words)
+
+
+def test_metrics_missing_a_row_or_holding_one_twice_are_refused(tmp_path, run_cli):
+    run = write_run_folder(tmp_path / "run")
+    lines = (run / "metrics.csv").read_text().splitlines()
+    (run / "metrics.csv").write_text("\n".join(lines[:-1]) + "\n")
+    co2 = write_run_folder(tmp_path / "co2", "co2")
+    _one_line_exit_2(run_cli("overlap", "convergence", run, co2), "9 rows for 2 rank(s) × 5 steps")
+    (run / "metrics.csv").write_text("\n".join(lines[:-1] + [lines[-2]]) + "\n")
+    _one_line_exit_2(run_cli("overlap", "convergence", run, co2), "(9 distinct rank and step)")
+
+
+@pytest.mark.parametrize("status", ["running", "interrupted", "failed", None])
+def test_a_run_that_did_not_complete_is_refused_as_incomplete_by_every_reader(status, tmp_path, run_cli):
+    run = write_run_folder(tmp_path / "run", status=_ABSENT if status is None else status)
+    co2 = write_run_folder(tmp_path / "co2", "co2")
+    said = "has no 'status' field" if status is None else f"status: {status}"
+    for argv in (("overlap", "validate", run), ("overlap", "convergence", run, co2), ("overlap", "whatif", run),
+                 ("overlap", "analyze", run), ("overlap", "sublayers", run)):
+        _one_line_exit_2(run_cli(*argv), f"{run}: an incomplete run", said)
+
+
+def _trace_metadata_cases() -> list:
+    from densing.overlap.kineto import DISTRIBUTED_CONSTRAINTS
+
+    cases = [(name.split(".")[1], value) for name, value in _walk(DISTRIBUTED_CONSTRAINTS)]
+    assert {name for name, _ in cases} == {name.split(".")[1] for name in DISTRIBUTED_CONSTRAINTS}
+    return [pytest.param(name, value, id=f"{name}={value!r}") for name, value in cases]
+
+
+@pytest.mark.parametrize("field,value", _trace_metadata_cases())
+def test_every_trace_metadata_field_outside_its_domain_is_one_line_naming_file_field_value_and_domain(field, value,
+                                                                                                      tmp_path,
+                                                                                                      run_cli):
+    import json
+    import sys
+
+    sys.path.insert(0, str(REPO_ROOT / "tests" / "overlap"))
+    from overlap_tracegen import hand_trace
+
+    trace = tmp_path / "rank0.json"
+    info = {"rank": 0, "world_size": 2, "backend": "nccl", field: value}
+    trace.write_text(json.dumps({"schemaVersion": 1, "distributedInfo": info, "traceEvents": hand_trace()}))
+    _one_line_exit_2(run_cli("overlap", "analyze", trace), str(trace), f"distributedInfo.{field}", repr(value),
+                     "expected")
+
+
+# ---------------------------------------------------------------------------------------------
+# models files (densing.eval.models): every field's domain, one value outside each bound
+
+#: Each field of a models-file entry: values outside its domain and words of the refusal. ``name``, ``revision`` and
+#: ``family`` are free text (an empty one takes its default) and have no bound to leave.
+MODELS_FILE_CASES = {
+    "model": [("''", "field 'model' is empty")],
+    "dtype": [("float8", "field 'dtype': expected one of auto, float32")],
+    "params": [("7", "below 10000"), ("1e30", "above 1e+13"), ("seven", "cannot parse 'seven'"), ("0", "positive")],
+    "non_embedding_params": [("5", "below 10000"), ("2e9", "above params")],
+    "train_tokens": [("0", "positive"), ("1e30", "outside (0, 1e+15]"), ("lots", "cannot parse 'lots'")],
+    "release_date": [("'2017-12-31'", "not between 2018-01-01 and today"), ("'2999-01-01'", "not between"),
+                     ("soon", "cannot parse 'soon'")],
+    "trust_remote_code": [("maybe", "expected true or false")],
+    "gguf_file": [("weights.bin", "ending .gguf")],
+    "model_args": [("'max_length=abc'", "max_length: expected a whole number ≥ 1"), ("'pretrained=x'", "set by densing")],
+    "size": [("7B", "unknown field(s) size")],
+}
+
+
+@pytest.mark.parametrize("field,value,words", [(f, v, w) for f, cases in MODELS_FILE_CASES.items() for v, w in cases],
+                         ids=[f"{f}={v}" for f, cases in MODELS_FILE_CASES.items() for v, _ in cases])
+def test_every_models_file_field_outside_its_domain_is_one_line_naming_file_entry_and_field(field, value, words,
+                                                                                             tmp_path):
+    from densing.eval.models import read_models_file
+
+    base = {"model": "EleutherAI/pythia-160m", "params": "1.6e8", "train_tokens": "3e11", "gguf_file": "''"}
+    path = tmp_path / "models.yaml"
+    path.write_text("models:\n  - " + "\n    ".join(f"{k}: {v}" for k, v in {**base, field: value}.items()) + "\n")
+    with pytest.raises(InputError) as raised:
+        read_models_file(path)
+    message = str(raised.value)
+    assert "\n" not in message and message.startswith(f"{path}: models[0]: ") and words in message, message
+    assert field in message or field == "model_args", message
+
+
+def test_the_models_file_walk_covers_every_field():
+    from densing.eval.models import _FIELDS
+
+    assert set(_FIELDS) - {"name", "revision", "family"} <= set(MODELS_FILE_CASES)
+
+
+def test_a_results_table_with_more_training_tokens_than_text_exists_is_refused(tmp_path, run_cli):
+    table = tmp_path / "targets.csv"
+    table.write_text("model,benchmark,metric,value,params,train_tokens\norg/a,arc_easy,acc,0.6,1e9,2e12\n"
+                     "org/b,arc_easy,acc,0.5,1e9,1e30\n")
+    _one_line_exit_2(run_cli("density", "--targets", table), str(table), "row 2", "field 'train_tokens'", "1e+30",
+                     "(0, 1e+15]")
+
+
+# ---------------------------------------------------------------------------------------------
+# results tables (densing.data.schema.validate_results): every column's domain, one value outside each bound
+
+#: Each column of the tidy table: values outside its domain and words of the refusal (on row 2 of a table whose row 1
+#: is inside every domain). source, family, revision and run are free text.
+RESULTS_TABLE_CASES = {
+    "model": [("", "field 'model' is empty")], "benchmark": [("", "field 'benchmark' is empty")],
+    "metric": [("", "field 'metric' is empty")],
+    "value": [("-0.1", "outside [0, 1]"), ("1.5", "outside [0, 1]"), ("high", "expected a number"),
+              ("nan", "expected a finite number")],
+    "params": [("7", "below 10000"), ("1e14", "above 1e+13"), ("big", "cannot parse 'big'"), ("0", "positive")],
+    "train_tokens": [("0", "positive"), ("1e30", "outside (0, 1e+15]"), ("lots", "cannot parse 'lots'")],
+    "active_params": [("7", "below 10000"), ("1e14", "above 1e+13")],
+    "loss": [("-1", "−log P is ≥ 0"), ("inf", "expected a finite number")],
+    "loss_unit": [("bits", "expected one of nats, bpb")],
+    "stderr": [("-0.1", "negative"), ("0.6", "above 0.5")],
+    "n_shot": [("-1", "non-negative integer"), ("1.5", "non-negative integer")],
+    "release_date": [("1900-01-01", "before 1990-01-01"), ("2999-01-01", "in the future"), ("soon", "cannot parse")],
+}
+
+
+@pytest.mark.parametrize("column,value,words",
+                         [(c, v, w) for c, cases in RESULTS_TABLE_CASES.items() for v, w in cases],
+                         ids=[f"{c}={v!r}" for c, cases in RESULTS_TABLE_CASES.items() for v, _ in cases])
+def test_every_results_table_column_outside_its_domain_is_one_line_naming_file_row_and_field(column, value, words,
+                                                                                            tmp_path):
+    from densing import read_results
+
+    good = {"model": "org/a", "benchmark": "arc_easy", "metric": "acc", "value": "0.6", "params": "1e9",
+            "train_tokens": "2e12", "active_params": "5e8", "loss": "1.2", "loss_unit": "nats", "stderr": "0.01",
+            "n_shot": "0", "release_date": "2024-01-01"}
+    table = tmp_path / "targets.csv"
+    table.write_text(",".join(good) + "\n" + ",".join(good.values()) + "\n"
+                     + ",".join(value if c == column else v for c, v in {**good, "model": "org/b"}.items()) + "\n")
+    with pytest.raises(InputError) as raised:
+        read_results(table)
+    message = str(raised.value)
+    assert "\n" not in message and message.startswith(f"{table}: row 2") and f"field '{column}'" in message, message
+    assert words in message, message
+
+
+def test_the_results_table_walk_covers_every_column():
+    from densing.data.schema import COLUMNS
+
+    assert set(COLUMNS) - {"source", "family", "revision", "run"} <= set(RESULTS_TABLE_CASES)

@@ -265,3 +265,24 @@ def test_torchrun_killed_outright_takes_its_workers_with_it(tmp_path, traces):
     assert not left, f"workers left behind by a killed torchrun: {left}"
     code, err = _ended(process, seen, tmp_path)
     assert code == 2 and err.strip().splitlines()[-1].startswith("error: "), err
+
+
+def test_a_run_ended_by_sigterm_leaves_no_process_and_a_folder_every_reader_refuses_as_incomplete(tmp_path, traces,
+                                                                                                   run_cli):
+    """SIGTERM while torchrun's workers train: the command exits 143 leaving no process, and the run folder it leaves
+    (run.yaml written, no metrics.csv) says ``status: interrupted``, so validate, convergence and whatif refuse it
+    in one line as an incomplete run rather than as a file or a column missing."""
+    pytest.importorskip("torch")
+    process = _start(WORKLOADS["overlap run"][0](tmp_path, traces), tmp_path)
+    seen = _workers(process, 3)
+    time.sleep(1.0)  # the workers have started training (and torchrun has read nothing it could still write)
+    os.kill(process.pid, signal.SIGTERM)
+    code, err = _ended(process, seen, tmp_path)
+    assert code == 143 and err.strip().splitlines()[-1] == "error: terminated", err
+    run = tmp_path / "run" / "ddp"
+    assert "status: interrupted" in (run / "run.yaml").read_text() and not (run / "metrics.csv").exists()
+    for argv in (("overlap", "validate", run), ("overlap", "validate", tmp_path / "run"),
+                 ("overlap", "convergence", run, run), ("overlap", "whatif", run)):
+        code, out, err = run_cli(*argv)
+        assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, (argv, err)
+        assert f"{run}: an incomplete run (run.yaml says status: interrupted" in err, (argv, err)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from densing.errors import InputError
-from tests.test_domains import REPO_ROOT, _one_line_exit_2
+from tests.test_domains import REPO_ROOT, _one_line_exit_2, write_run_folder
 
 
 # ---------------------------------------------------------------------------------------------
@@ -18,12 +18,7 @@ from tests.test_domains import REPO_ROOT, _one_line_exit_2
 
 
 def _run(folder: Path, strategy: str, loss: str = "2.5") -> Path:
-    folder.mkdir(parents=True)
-    (folder / "run.yaml").write_text(f"config:\n  strategy: {strategy}\n  local_steps: 4\n")
-    rows = ["rank,step,step_time_s,tokens,loss,profiled,allreduce_wall_s,allreduce_cpu_s"]
-    rows += [f"{rank},{step},0.1,{step * 64},{loss},0,0.01,0.01" for step in range(1, 6) for rank in (0, 1)]
-    (folder / "metrics.csv").write_text("\n".join(rows) + "\n")
-    return folder
+    return write_run_folder(folder, strategy, loss)
 
 
 def test_convergence_names_each_run_by_its_own_strategy(tmp_path, run_cli):
@@ -213,3 +208,69 @@ def test_a_suites_note_never_comes_before_a_refusal(suite, tmp_path, run_cli):
     """--local-data leaves part of the suite out, which is a note; a missing models file is still one line."""
     _one_line_exit_2(run_cli("eval", "--suite", suite, "--local-data", "--models", tmp_path / "absent.yaml",
                              "--out", tmp_path / "store"), "absent.yaml", "no such models file")
+
+
+# ---------------------------------------------------------------------------------------------
+# model loading: inputs checked before it starts; its progress bars never come before a refusal
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from tests.eval.conftest import build_tiny_model
+
+    return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
+
+
+def test_a_model_folder_without_a_tokenizer_is_refused_before_loading(tiny_model, tmp_path, run_cli):
+    """lm-eval loaded such a model and then failed on its first request with an AssertionError traceback."""
+    import shutil
+
+    bare = tmp_path / "bare"
+    shutil.copytree(tiny_model, bare, ignore=shutil.ignore_patterns("tokenizer*", "vocab*", "merges*", "special*"))
+    models = tmp_path / "models.yaml"
+    models.write_text(f"models:\n  - model: {bare}\n    params: 1e5\n    train_tokens: 2e6\n")
+    code, out, err = run_cli("eval", "--models", models, "--benchmarks", "arc_easy", "--device", "cpu",
+                             "--out", tmp_path / "store")
+    _one_line_exit_2((code, out, err), str(bare), "no tokenizer", "model_args tokenizer=")
+    assert not (tmp_path / "store").exists()
+
+
+def test_a_load_that_fails_after_the_weights_are_read_is_one_line_without_progress_bars(tiny_model, capfd,
+                                                                                        monkeypatch):
+    """An error seen only once loading has started (here: counting the loaded model's parameters) is one line, with
+    no transformers bar ("Loading weights") before it; the same load outside quiet_loading() prints that bar."""
+    from transformers import AutoModelForCausalLM
+
+    from densing.errors import EvalError
+    from densing.eval import loading
+    from densing.eval.models import ModelSpec
+
+    AutoModelForCausalLM.from_pretrained(tiny_model)
+    shown = capfd.readouterr().err
+    with loading.quiet_loading():
+        AutoModelForCausalLM.from_pretrained(tiny_model)
+    assert "Loading weights" in shown and capfd.readouterr().err == ""
+
+    def fail(lm, spec):
+        raise RuntimeError("the loaded model holds no parameters\nsecond line")
+
+    monkeypatch.setattr(loading, "_count_loaded", fail)
+    with pytest.raises(EvalError) as raised:
+        loading.load_model(ModelSpec(name="tiny", model=str(tiny_model)), backend="hf", device="cpu", batch_size=1)
+    assert str(raised.value) == f"model 'tiny': cannot load {tiny_model}: the loaded model holds no parameters"
+    assert "Loading weights" not in capfd.readouterr().err
+
+
+def test_a_device_this_machine_lacks_is_refused_before_loading(tiny_model, tmp_path, run_cli):
+    """lm-eval ran such a sweep on the CPU without a word."""
+    import torch
+
+    device = f"cuda:{torch.cuda.device_count()}"  # one past the last GPU here (cuda:0 on a machine without one)
+    models = tmp_path / "models.yaml"
+    models.write_text(f"models:\n  - model: {tiny_model}\n    params: 1e5\n    train_tokens: 2e6\n")
+    code, out, err = run_cli("eval", "--models", models, "--benchmarks", "arc_easy", "--device", device,
+                             "--out", tmp_path / "store")
+    _one_line_exit_2((code, out, err), f"device: '{device}' is not on this machine")
+    assert not (tmp_path / "store").exists()

@@ -22,7 +22,7 @@ import pandas as pd
 
 from densing.data.units import parse_count, parse_date
 from densing.errors import InputError
-from densing.validation import MAX_PARAMS, MIN_PARAMS, check_impossible, check_params
+from densing.validation import MAX_PARAMS, MIN_PARAMS, check_impossible, check_params, check_tokens
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("model", "benchmark", "metric", "value", "params")
 OPTIONAL_COLUMNS: tuple[str, ...] = (
@@ -118,7 +118,10 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
         for field in ("train_tokens", "active_params"):
             v = rec.get(field)
             count = np.nan if is_missing(v) else parse_count(v, field=field, where=where)
-            out[field].append(check_params(count, field=field, where=where) if field == "active_params" and not is_missing(v) else count)
+            if not is_missing(v):
+                count = check_params(count, field=field, where=where) if field == "active_params" else \
+                    check_tokens(count, field=field, where=where)
+            out[field].append(count)
         v = rec.get("loss")
         out["loss"].append(np.nan if is_missing(v) else check_impossible("loss", _float(v, field="loss", where=where),
                                                                           where=where))

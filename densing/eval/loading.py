@@ -4,6 +4,7 @@ backend's record says (:mod:`densing.eval.backends`).
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from numbers import Real
@@ -32,6 +33,12 @@ SWEEP_CONSTRAINTS = {
 }
 
 
+#: The files a Hugging Face tokenizer is saved as (fast, its config, sentencepiece, BPE and WordPiece vocabularies): a
+#: local model directory holds one of them, or lm-eval loads the model first and fails on the first request.
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json", "vocab.txt",
+                   "spiece.model", "sentencepiece.bpe.model")
+
+
 def _looks_like_path(text: str) -> bool:
     return text.startswith(("/", "./", "../", "~")) or text.count("/") >= 2 or text.count(os.sep) >= 2
 
@@ -50,9 +57,38 @@ def check_model_source(spec: ModelSpec) -> None:
     if path.exists():
         if not (path / "config.json").is_file():
             raise EvalError(f"model {spec.name!r}: {spec.model}: no config.json (not a Hugging Face model directory)")
+        if "tokenizer" not in dict(spec.model_args) and not any((path / name).is_file() for name in TOKENIZER_FILES):
+            raise EvalError(f"model {spec.name!r}: {spec.model}: no tokenizer ({', '.join(TOKENIZER_FILES[:3])} …); "
+                            "save the tokenizer beside the weights or name one with model_args tokenizer=…")
         return
     if _looks_like_path(spec.model):
         raise EvalError(f"model {spec.name!r}: {spec.model}: no such model directory")
+
+
+def _device_count(kind: str) -> int | None:
+    """How many devices of ``kind`` torch sees on this machine (None: a kind whose count torch does not tell)."""
+    import torch
+
+    if kind == "cuda":
+        return torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if kind == "mps":
+        return int(torch.backends.mps.is_available())
+    if kind == "xpu":
+        return torch.xpu.device_count() if hasattr(torch, "xpu") and torch.xpu.is_available() else 0
+    return None
+
+
+def check_device_present(device: str | None) -> None:
+    """An InputError when ``device`` (checked as :class:`~densing.validation.Device`) names a CUDA, MPS or XPU device
+    this machine does not have: lm-eval would fall back to the CPU without a word. Imports torch: call it once the
+    sweep has a model to load."""
+    if device is None:
+        return
+    kind, _, index = device.partition(":")
+    count = _device_count(kind)
+    if count is not None and int(index or 0) >= count:
+        raise InputError(f"device: {device!r} is not on this machine ({count} {kind} device(s) here); give one it has, "
+                         "or cpu")
 
 
 class ParameterCounts(NamedTuple):
@@ -137,14 +173,35 @@ def load_model(
         raise InputError(f"settings: only the prefix engine ({backends.engine_names()}) takes them, not {backend!r}")
     model_class = registered_model(backend)
     try:
-        lm = record.load(model_class, spec, device=device, batch_size=batch_size, settings=settings)
-        counts = _count_loaded(lm, spec)
+        with quiet_loading():
+            lm = record.load(model_class, spec, device=device, batch_size=batch_size, settings=settings)
+            counts = _count_loaded(lm, spec)
     except EvalError:
         raise
     except Exception as exc:  # transformers / hub / vllm load errors
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise EvalError(f"model {spec.name!r}: cannot load {spec.model}: {first}") from None
     return lm, counts
+
+
+@contextlib.contextmanager
+def quiet_loading():
+    """Hugging Face Hub's and transformers' progress bars off while a model loads (``Loading weights``, a GGUF's
+    de-quantisation, a download): a load that fails is then one line, and the sweep's own bar says what runs."""
+    from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
+    from transformers.utils import logging as transformers_logging
+
+    hub_was_off = are_progress_bars_disabled()
+    transformers_was_on = transformers_logging.is_progress_bar_enabled()
+    disable_progress_bars()
+    transformers_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if not hub_was_off:
+            enable_progress_bars()
+        if transformers_was_on:
+            transformers_logging.enable_progress_bar()
 
 
 def _count_loaded(lm: Any, spec: ModelSpec) -> ParameterCounts:

@@ -41,6 +41,7 @@ import yaml
 
 from densing.data.units import parse_count, parse_date
 from densing.errors import InputError
+from densing.validation import check_params, check_tokens
 from densing.io import read_text
 from densing.results import Result
 
@@ -165,6 +166,16 @@ def model_spec_from_mapping(entry: object, *, where: str) -> ModelSpec:
     for field in ("params", "non_embedding_params", "train_tokens"):
         value = entry.get(field)
         counts[field] = None if _empty(value) else parse_count(value, field=field, where=where)
+        if counts[field] is not None:  # sizes of a language model, a budget of tokens (densing.validation)
+            check = check_tokens if field == "train_tokens" else check_params
+            check(counts[field], field=field, where=where)
+    if None not in (counts["params"], counts["non_embedding_params"]) and \
+            counts["non_embedding_params"] > counts["params"]:
+        raise InputError(f"{where}: field 'non_embedding_params': {counts['non_embedding_params']:g} is above params "
+                         f"({counts['params']:g}); expected a part of the model's parameters")
+    gguf = entry.get("gguf_file")
+    if not _empty(gguf) and not str(gguf).strip().lower().endswith(".gguf"):
+        raise InputError(f"{where}: field 'gguf_file': expected a file name ending .gguf, got {gguf!r}")
     release = entry.get("release_date")
     release_date = None if _empty(release) else parse_date(release, where=where, in_domain=False).strftime("%Y-%m-%d")
     if release_date is not None:  # a real day, not after today, not before the first language model (a narrower

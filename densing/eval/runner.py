@@ -43,7 +43,7 @@ from densing.eval.harness import (
     tasks_digest,
 )
 from densing.eval import backends
-from densing.eval.loading import SWEEP_CONSTRAINTS, check_model_source, load_model
+from densing.eval.loading import SWEEP_CONSTRAINTS, check_device_present, check_model_source, load_model
 from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, task_loss
 from densing.eval.models import ModelSpec, model_spec_from_mapping, read_models_file
 from densing.eval.store import CACHE_DIRECTORY, CachedOnly, _slug, is_done, part_path, write_part
@@ -401,6 +401,8 @@ def run_sweep(
     for spec in specs:  # a model whose pairs are all in the store is neither loaded nor looked for
         if pending[spec.name]:
             check_source(spec)
+    if any(pending.values()):
+        check_device_present(device)  # a device this machine lacks, before any model loads
     other_rank = False
     for spec in specs:
         todo = pending[spec.name]

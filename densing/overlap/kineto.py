@@ -27,18 +27,20 @@ from densing.errors import InputError, TraceError
 from densing.overlap.columns import NO_CAT, KernelColumns, OpColumns
 from densing.overlap.cutting import Unsplittable, cut_before, events_start
 from densing.overlap.gzipio import expected_size, read_pieces, read_whole
-from densing.validation import WholeNumber, validate
+from densing.validation import Text, WholeNumber, validate
 
 GPU, CPU = "gpu", "cpu"  # what a set's files are decoded for (see densing.overlap.columns)
 BATCH_BYTES = 8 << 20  # decompressed bytes decoded at a time when a file is streamed
 
 
-#: What a trace may say about its job (``distributedInfo``): a rank and a world size are whole numbers in the
-#: 32-bit range NCCL and gloo hold them in (a rank from 0, a world size from 1; a rank below the world size is
-#: checked beside them), written as numbers, never as words.
+#: The schema of a trace's metadata, the fields of ``distributedInfo`` densing reads (each may be absent): a rank and
+#: a world size are whole numbers in the 32-bit range NCCL and gloo hold them in (a rank from 0, a world size from 1;
+#: a rank below the world size, and one world size and backend across a set's files, are checked beside them),
+#: written as numbers, never as words; the backend a name (nccl, gloo …). densing reads no other metadata.
 DISTRIBUTED_CONSTRAINTS = {
     "distributedInfo.rank": [WholeNumber(0, 2**31 - 2), None],
     "distributedInfo.world_size": [WholeNumber(1, 2**31 - 1), None],
+    "distributedInfo.backend": [Text(), None],
 }
 
 
@@ -56,11 +58,10 @@ class DecodeInfo:
         field otherwise (a negative rank, a world size of 0, a rank not below the world size, a number in words)."""
         try:
             validate(DISTRIBUTED_CONSTRAINTS, **{"distributedInfo.rank": self.rank,
-                                                 "distributedInfo.world_size": self.world_size})
+                                                 "distributedInfo.world_size": self.world_size,
+                                                 "distributedInfo.backend": self.backend})
         except InputError as exc:
             raise TraceError(f"{path}: {exc}") from None
-        if self.backend is not None and not isinstance(self.backend, str):
-            raise TraceError(f"{path}: distributedInfo.backend: expected a name (nccl, gloo …), got {self.backend!r}")
         rank = default_rank if self.rank is None else int(self.rank)
         world_size = None if self.world_size is None else int(self.world_size)
         if world_size is not None and rank >= world_size:

@@ -26,123 +26,24 @@ import re
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass, fields
-from numbers import Integral, Real
+from dataclasses import asdict
+from numbers import Integral
 from pathlib import Path
 
 import pandas as pd
 
 from densing.errors import InputError
 from densing.io import atomic_write_bytes, atomic_write_text, read_text
-from densing.overlap.co2 import CLIP_MODES, PENALTY_MODES
-from densing.overlap.strategies.tp import TP_OVERLAP_MODES
-from densing.validation import Interval, Options, validate
-
-from densing.overlap_defaults import DEFAULT_BUCKET_MB, MAX_BUCKET_MB
-
-RUN_FILE = "run.yaml"
-METRICS_FILE = "metrics.csv"
-METRICS_COLUMNS = ["rank", "step", "step_time_s", "tokens", "loss", "profiled",
-                   "allreduce_wall_s", "allreduce_cpu_s"]
+from densing.overlap.run_schema import COMPLETE, LAUNCHER, METRICS_COLUMNS, METRICS_FILE, RUN_FILE
+from densing.overlap.train_config import TrainConfig
+from densing.validation import Interval, validate
 
 
-#: The largest seed: torch's generators take 64-bit seeds and each rank seeds ``seed × 100003 + rank``.
-MAX_SEED = 2**32 - 1
 #: Host memory one worker process takes besides its model: the interpreter with torch loaded.
 WORKER_BASE_BYTES = 256 * 2**20
 #: Bytes per parameter a worker holds in host memory (every worker builds its model on the CPU): the weights, their
 #: gradients and AdamW's two moments, each float32.
 TRAIN_BYTES_PER_PARAM = 16
-
-_COUNT, _NATURAL = [Interval(Integral, 1, None)], [Interval(Integral, 0, None)]
-_POSITIVE = [Interval(Real, 0, None, closed="neither")]  # finite: NaN and ∞ never match
-
-#: What each field of a :class:`TrainConfig` may be (:func:`densing.validation.validate`'s constraints; the
-#: strategy is checked against the registry).
-TRAIN_CONSTRAINTS: dict = {
-    **{name: _COUNT for name in ("steps", "batch_size", "seq_len", "d_model", "n_layer", "n_head", "corpus_bytes",
-                                  "profile_active", "local_steps", "tp_chunks")},
-    **{name: _NATURAL for name in ("profile_skip", "profile_wait", "profile_warmup", "threads")},
-    **{name: _POSITIVE for name in ("lr", "outer_lr", "outer_clip", "gap_penalty")},
-    # DDP's bucket_cap_mb: above 0, at most MAX_BUCKET_MB
-    "bucket_mb": [Interval(Real, 0, MAX_BUCKET_MB, closed="right")],
-    "outer_momentum": [Interval(Real, 0, 1, closed="left")],
-    "seed": [Interval(Integral, 0, MAX_SEED)],
-    "staleness_penalty": [Options(PENALTY_MODES)],
-    "outer_clip_mode": [Options(CLIP_MODES)],
-    "tp_overlap": [Options(TP_OVERLAP_MODES)],
-}
-
-
-@dataclass(frozen=True)
-class TrainConfig:
-    """What one run trains and profiles. Tokens per step = workers × batch_size × seq_len."""
-
-    strategy: str = "ddp"
-    steps: int = 200
-    batch_size: int = 4
-    seq_len: int = 64
-    d_model: int = 256
-    n_layer: int = 4
-    n_head: int = 4
-    lr: float = 1e-3
-    seed: int = 0
-    corpus: str = "stdlib"
-    corpus_bytes: int = 4_000_000
-    profile_skip: int = 40
-    profile_wait: int = 1
-    profile_warmup: int = 1
-    profile_active: int = 24  # enough profiled steps for a stable mean (12 gave ±40% validation errors)
-    threads: int = 0  # intra-op threads per worker; 0: cores / local workers
-    bucket_mb: float = DEFAULT_BUCKET_MB
-    local_steps: int = 4  # CO2's τ
-    outer_lr: float = 1.0
-    outer_momentum: float = 0.0  # the authors' setting at ≤ 16 GPUs (see densing.overlap.co2)
-    outer_clip: float = 1.0  # CO2 outer momentum clipping threshold (used by the clip modes)
-    staleness_penalty: str = "constant"  # CO2 penalty: constant (authors' code) | adaptive (densing's)
-    gap_penalty: float = 1.0  # the constant penalty's divisor λ (1: no penalty, the authors' default)
-    outer_clip_mode: str = "none"  # none (authors' default) | elementwise (authors' clamp) | l2 (densing's)
-    tp_overlap: str = "none"  # tp: none (serialized all-reduce) | chunked
-    tp_chunks: int = 4  # tp chunked: pieces of the producer GEMM
-
-    def check(self) -> "TrainConfig":
-        """Raise InputError naming the first field that is out of range (:data:`TRAIN_CONSTRAINTS`)."""
-        validate(TRAIN_CONSTRAINTS, **{f.name: getattr(self, f.name) for f in fields(self) if f.name != "strategy"})
-        from densing.overlap.strategies.registry import get
-
-        get(self.strategy, "training")  # InputError naming the strategies that can train
-        if self.d_model % self.n_head:
-            raise InputError(f"d_model: expected a multiple of n_head ({self.n_head}), got {self.d_model}")
-        if self.profile_end > self.steps:
-            raise InputError(f"steps: the profiler schedule needs {self.profile_end} steps "
-                             f"(skip + wait + warmup + active), got {self.steps}")
-        return self
-
-    @property
-    def run_name(self) -> str:
-        """The run's folder under ``densing overlap run``'s output: the strategy, ``tp-<overlap>`` for tp."""
-        return f"tp-{self.tp_overlap}" if self.strategy == "tp" else self.strategy
-
-    @property
-    def profile_end(self) -> int:
-        return self.profile_skip + self.profile_wait + self.profile_warmup + self.profile_active
-
-    @classmethod
-    def from_dict(cls, data: dict, where: str = "config") -> "TrainConfig":
-        names = {f.name: f.type for f in fields(cls)}
-        unknown = sorted(set(data) - set(names))
-        if unknown:
-            raise InputError(f"{where}: unknown field {unknown[0]!r}")
-        data = dict(data)
-        if isinstance(data.get("staleness_penalty"), bool):  # run.yaml written before the modes
-            data["staleness_penalty"] = "adaptive" if data["staleness_penalty"] else "constant"
-        for name in ("steps", "local_steps", "tp_chunks", "batch_size", "seq_len"):
-            value = data.get(name)
-            if isinstance(value, float):
-                if not value.is_integer():
-                    raise InputError(f"{where}: {name}: expected an integer, got {value}")
-                data[name] = int(value)
-        return cls(**data).check()
 
 
 # --------------------------------------------------------------------------- corpus
@@ -331,27 +232,46 @@ def launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: i
            node_rank: int = 0, rdzv_endpoint: str | None = None, quiet: bool = True) -> pd.DataFrame:
     """Train and profile one run; returns the merged per-step metrics (see the module docstring).
 
-    Writes ``run.yaml`` first (the workers read it), runs torchrun, and merges the ranks' metrics
-    into ``metrics.csv``. Raises InputError when a worker fails (its last lines of output named).
+    Writes ``run.yaml`` first (``status: running``; the workers read it), runs torchrun, merges the ranks' metrics
+    into ``metrics.csv`` and then marks the run ``complete`` (``failed`` or ``interrupted`` on the way out of an
+    error or a signal). Raises InputError when a worker fails (its last lines of output named).
     """
-    import yaml
-
     check_launch(config, run_dir, workers, nnodes, node_rank, rdzv_endpoint)  # before anything is written
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     for stale in list(run_dir.glob("rank*.json.gz")) + list(run_dir.glob("metrics-rank*.csv")):
         stale.unlink()
     numel = param_numel(config)
-    meta = {"config": asdict(config), "workers_per_node": workers, "nnodes": nnodes,
-            "cpu_count": os.cpu_count(), "launcher": "torch.distributed.run",
-            "n_params": sum(numel), "param_numel": numel}
+    meta = {"status": "running", "config": asdict(config), "workers_per_node": workers, "nnodes": nnodes,
+            "cpu_count": os.cpu_count(), "launcher": LAUNCHER, "n_params": sum(numel), "param_numel": numel}
+    _write_meta(run_dir, meta)
+    status = "failed"
+    try:
+        metrics = _torchrun(config, run_dir, workers, nnodes, node_rank, rdzv_endpoint, quiet)
+        status = COMPLETE
+    except (KeyboardInterrupt, SystemExit):  # Ctrl-C; SIGTERM (densing.workers.Terminated)
+        status = "interrupted"
+        raise
+    finally:  # complete only once every rank's metrics are merged (densing.overlap.run_schema)
+        _write_meta(run_dir, {**meta, "status": status})
+    return metrics
+
+
+def _write_meta(run_dir: Path, meta: dict) -> None:
+    import yaml
+
     atomic_write_text(run_dir / RUN_FILE, yaml.safe_dump(meta, sort_keys=False, allow_unicode=True))
+
+
+def _torchrun(config: TrainConfig, run_dir: Path, workers: int, nnodes: int, node_rank: int,
+              rdzv_endpoint: str | None, quiet: bool) -> pd.DataFrame:
+    """Run the workers of this node under torchrun and merge their metrics; InputError when torchrun fails."""
+    from densing.workers import end_subprocess
+
     env = dict(os.environ)
     threads = config.threads or max(1, (os.cpu_count() or 1) // workers)
     env["OMP_NUM_THREADS"] = str(threads)
     cmd = torchrun_command(run_dir, workers, nnodes, node_rank, rdzv_endpoint)
-    from densing.workers import end_subprocess
-
     # its own process group: an error, Ctrl-C or SIGTERM here ends torchrun and its workers together
     group = {"process_group": 0} if sys.version_info >= (3, 11) else {"start_new_session": True}
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE if quiet else None,
@@ -431,35 +351,6 @@ def merge_metrics(run_dir: str | Path) -> pd.DataFrame:
     for p in parts:
         p.unlink()
     return frame.reset_index(drop=True)
-
-
-def read_run(run_dir: str | Path) -> tuple[dict, pd.DataFrame]:
-    """A run directory's ``run.yaml`` (as a dict) and ``metrics.csv``; InputError naming the file."""
-    import yaml
-
-    from densing.validation import as_path
-
-    run_dir = as_path(run_dir, "run_dir")
-    if run_dir.exists() and not run_dir.is_dir():
-        raise InputError(f"{run_dir}: is a file; expected a 'densing overlap run' directory")
-    path = run_dir / RUN_FILE
-    try:
-        meta = yaml.safe_load(read_text(path))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file (not a 'densing overlap run' directory)") from None
-    except yaml.YAMLError as exc:
-        raise InputError(f"{path}: malformed YAML ({exc})") from None
-    if not isinstance(meta, dict) or "config" not in meta:
-        raise InputError(f"{path}: expected a mapping with a 'config' field")
-    metrics_path = run_dir / METRICS_FILE
-    try:
-        metrics = pd.read_csv(metrics_path)
-    except FileNotFoundError:
-        raise InputError(f"{metrics_path}: no such file") from None
-    missing = [c for c in METRICS_COLUMNS if c not in metrics.columns]
-    if missing:
-        raise InputError(f"{metrics_path}: missing column {missing[0]!r}")
-    return meta, metrics
 
 
 # --------------------------------------------------------------------------- worker

@@ -75,7 +75,7 @@ def _phase_medians(run_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def _meta(run_dir: Path) -> tuple[dict, pd.DataFrame]:
-    from densing.overlap.train import read_run
+    from densing.overlap.run_schema import read_run
 
     return read_run(run_dir)
 
@@ -88,8 +88,6 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
     if cfg.get("strategy") != "sync":
         raise InputError(f"{sync_dir / 'run.yaml'}: config.strategy: expected 'sync' for calibration, "
                          f"got {cfg.get('strategy')!r}")
-    if "param_numel" not in meta:
-        raise InputError(f"{sync_dir / 'run.yaml'}: missing field 'param_numel'")
     phases, coll = _phase_medians(sync_dir)
     for name in ("forward", "backward", "allreduce", "optimizer"):
         if name not in phases.columns:
@@ -170,7 +168,7 @@ def profiler_overhead(run_dir: str | Path) -> dict:
     rank per step): the profiled steps are the schedule's active steps; the unprofiled ones are the
     steps outside the profiler's window [skip, skip + wait + warmup + active), without the first
     5 (warm-up). Returns profiled_ms, unprofiled_ms (means) and overhead_pct = 100·(p/u − 1)."""
-    from densing.overlap.train import read_run
+    from densing.overlap.run_schema import read_run
 
     meta, metrics = read_run(run_dir)
     cfg = meta["config"]
@@ -186,11 +184,15 @@ def profiler_overhead(run_dir: str | Path) -> dict:
             "profiler_overhead_pct": 100.0 * (p / u - 1.0) if u and math.isfinite(u) else math.nan}
 
 
+#: The run folders ``densing overlap run`` writes into its output (one per strategy; tp once per overlap mode).
+RUN_NAMES = ("sync", "ddp", "co2", "tp-none", "tp-chunked")
+
+
 def is_run_root(path: str | Path) -> bool:
     """A ``densing overlap run`` output folder (one sub-folder per run) rather than one run."""
     path = Path(path)
     return not (path / "run.yaml").exists() and path.is_dir() and any((path / n / "run.yaml").exists()
-                                                                      for n in ("sync", "tp-none"))
+                                                                      for n in RUN_NAMES)
 
 
 def repeat_roots(path: str | Path) -> list[Path]:
@@ -215,11 +217,15 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
 
     check(RUNS_CONSTRAINTS, sync_dir=root, contention=contention)
 
+    from densing.overlap.run_schema import check_run_folder
+
     root = Path(root)
     tensor_parallel = (root / "tp-none" / "run.yaml").exists() and (root / "tp-chunked" / "run.yaml").exists()
     if contention is not None and not tensor_parallel:
         raise InputError(f"contention: {root} has no tensor-parallel run (tp-none/ and tp-chunked/); γ enters only "
                          "T3's prediction of the chunked run, so it would change nothing")
+    for name in RUN_NAMES:  # an incomplete run is refused as one, whichever runs the comparisons need
+        check_run_folder(root / name)
     frames = []
     if (root / "sync" / "run.yaml").exists():
         others = [root / n for n in ("ddp", "co2") if (root / n / "run.yaml").exists()]
@@ -277,7 +283,7 @@ def convergence(ddp_dir: str | Path, co2_dir: str | Path, window: int = 20) -> p
 
     Each run is named by the strategy its own ``run.yaml`` records, whatever the argument order: the two runs must be
     of two strategies (a co2 run beside a ddp or sync run), and a run whose losses are all NaN is refused."""
-    from densing.overlap.train import METRICS_FILE, RUN_FILE, read_run
+    from densing.overlap.run_schema import METRICS_FILE, RUN_FILE, read_run
 
     check(RUNS_CONSTRAINTS, window=window, ddp_dir=ddp_dir, co2_dir=co2_dir)
 

@@ -9,7 +9,8 @@ torch = pytest.importorskip("torch")
 from densing.errors import InputError  # noqa: E402
 from densing.overlap.strategies.tp import _functions, check_tp  # noqa: E402
 from densing.overlap.sublayers import sublayer_table  # noqa: E402
-from densing.overlap.train import TrainConfig, read_run, run_strategies  # noqa: E402
+from densing.overlap.run_schema import read_run  # noqa: E402
+from densing.overlap.train import TrainConfig, run_strategies  # noqa: E402
 from densing.overlap.validate import validate_root  # noqa: E402
 
 TINY = TrainConfig(steps=6, batch_size=2, seq_len=16, d_model=32, n_layer=1, n_head=2, corpus_bytes=200_000,

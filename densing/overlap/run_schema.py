@@ -1,0 +1,187 @@
+"""The schema of a run folder (one run of ``densing overlap run``): ``run.yaml`` and ``metrics.csv``, checked on read.
+
+``run.yaml`` holds the run's status, its configuration and the machine it ran on; :data:`RUN_DOMAIN` declares each
+top-level field, :data:`densing.overlap.train_config.TRAIN_CONSTRAINTS` each ``config`` field (with the strategy a name of
+the training registry, ``d_model`` a multiple of ``n_head`` and the profiler's schedule inside ``steps``).
+``metrics.csv`` holds one row per (rank, step); :data:`METRICS_DOMAIN` declares each column.
+
+A run writes ``status: running`` before torchrun starts and ``status: complete`` only once every rank's metrics are
+merged; an error or a signal on the way leaves ``failed`` or ``interrupted`` (a ``kill -9``, ``running``). A folder
+whose status is not ``complete`` is refused as an incomplete run by everything that reads it. A value outside its
+domain is one :class:`~densing.errors.InputError` naming the file, the field (and the row), the value and the domain.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Integral
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from densing.errors import InputError
+from densing.io import read_text
+from densing.validation import Interval, Options, validate
+
+RUN_FILE = "run.yaml"
+METRICS_FILE = "metrics.csv"
+METRICS_COLUMNS = ["rank", "step", "step_time_s", "tokens", "loss", "profiled", "allreduce_wall_s", "allreduce_cpu_s"]
+#: A run's life: ``running`` from launch, then ``complete`` (every rank's metrics merged), ``failed`` (torchrun or a
+#: worker failed) or ``interrupted`` (Ctrl-C, SIGTERM); a run killed outright stays ``running``.
+STATUSES = ("running", "failed", "interrupted", "complete")
+COMPLETE = "complete"
+LAUNCHER = "torch.distributed.run"
+
+
+@dataclass(frozen=True)
+class Counts:
+    """A non-empty list of whole numbers ≥ 1 (a model's parameter sizes)."""
+
+    def matches(self, value: Any) -> bool:
+        return isinstance(value, list) and len(value) > 0 and all(
+            isinstance(v, Integral) and not isinstance(v, bool) and v >= 1 for v in value)
+
+    def __str__(self) -> str:
+        return "a non-empty list of integers ≥ 1"
+
+
+_COUNT = [Interval(Integral, 1, None)]
+
+#: The domain of each top-level field of ``run.yaml`` (``config``'s fields: :data:`~densing.overlap.train_config.TRAIN_CONSTRAINTS`).
+RUN_DOMAIN: dict[str, list] = {
+    "status": [Options(STATUSES)],
+    "workers_per_node": _COUNT,
+    "nnodes": _COUNT,
+    "cpu_count": _COUNT,
+    "launcher": [Options({LAUNCHER})],
+    "n_params": _COUNT,  # and the sum of param_numel
+    "param_numel": [Counts()],
+}
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of ``metrics.csv``: ``bad(values, run)`` marks the values outside ``words`` (``run``: world size and
+    steps of the run); NaN is allowed where ``missing`` is."""
+
+    words: str
+    bad: Callable[[np.ndarray, dict], np.ndarray]
+    missing: bool = False
+
+
+def _whole(v: np.ndarray, low: float, high: float) -> np.ndarray:
+    return ~(np.isfinite(v) & (v == np.round(v)) & (v >= low) & (v <= high))
+
+
+#: The domain of each column of ``metrics.csv``: ranks and steps of the run, positive step times, tokens ≥ 1, a loss
+#: ≥ 0 (NaN allowed: a diverged run is data; ``convergence`` refuses one whose losses are all NaN), ``profiled`` a
+#: switch, the all-reduce's wall and CPU seconds ≥ 0 (empty for a strategy without a blocking all-reduce).
+METRICS_DOMAIN: dict[str, Column] = {
+    "rank": Column("a whole number in [0, world size − 1]", lambda v, run: _whole(v, 0, run["world"] - 1)),
+    "step": Column("a whole number in [0, steps − 1]", lambda v, run: _whole(v, 0, run["steps"] - 1)),
+    "step_time_s": Column("a number of seconds > 0", lambda v, run: ~(np.isfinite(v) & (v > 0))),
+    "tokens": Column("a whole number ≥ 1", lambda v, run: _whole(v, 1, np.inf)),
+    "loss": Column("a number ≥ 0, or NaN (a diverged step)", lambda v, run: ~(v >= 0) | np.isinf(v), missing=True),
+    "profiled": Column("true or false (1 or 0)", lambda v, run: ~np.isin(v, (0.0, 1.0))),
+    "allreduce_wall_s": Column("a number of seconds ≥ 0, or empty", lambda v, run: ~(v >= 0) | np.isinf(v),
+                               missing=True),
+    "allreduce_cpu_s": Column("a number of seconds ≥ 0, or empty", lambda v, run: ~(v >= 0) | np.isinf(v),
+                              missing=True),
+}
+
+
+def _load_yaml(path: Path) -> Any:
+    import yaml
+
+    try:
+        return yaml.safe_load(read_text(path))
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file (not a 'densing overlap run' directory)") from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"{path}: malformed YAML ({' '.join(str(exc).split())})") from None
+
+
+def check_complete(run_dir: Path, meta: Any) -> None:
+    """An InputError naming ``run_dir`` as an incomplete run unless ``meta`` (its run.yaml) says ``status: complete``."""
+    status = meta.get("status") if isinstance(meta, dict) else None
+    if status == COMPLETE:
+        return
+    said = "has no 'status' field" if status is None else f"says status: {status}"
+    raise InputError(f"{run_dir}: an incomplete run ({RUN_FILE} {said}; a run records '{COMPLETE}' only once every "
+                     "rank's metrics are written); run it again with 'densing overlap run'")
+
+
+def check_run_file(path: Path, meta: Any):
+    """``meta`` (the content of ``path``, a run.yaml) against :data:`RUN_DOMAIN` and the configuration's constraints;
+    returns the configuration (a :class:`~densing.overlap.train_config.TrainConfig`)."""
+    from densing.overlap.train_config import TrainConfig
+
+    if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict):
+        raise InputError(f"{path}: expected a mapping with a 'config' mapping")
+    check_complete(path.parent, meta)
+    missing = [name for name in RUN_DOMAIN if name not in meta]
+    if missing:
+        raise InputError(f"{path}: missing field '{missing[0]}'")
+    try:
+        validate(RUN_DOMAIN, **{name: meta[name] for name in RUN_DOMAIN})
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    if sum(meta["param_numel"]) != meta["n_params"]:
+        raise InputError(f"{path}: n_params: {meta['n_params']!r} is not the sum of param_numel "
+                         f"({sum(meta['param_numel'])})")
+    return TrainConfig.from_dict(meta["config"], where=str(path))
+
+
+def check_metrics(path: Path, metrics: pd.DataFrame, world: int, steps: int, workers: int) -> pd.DataFrame:
+    """``metrics`` (read from ``path``) against :data:`METRICS_DOMAIN`: every column there, every value in its
+    domain, and one row per (rank, step) for each of this node's ``workers`` ranks and each of ``steps``."""
+    missing = [c for c in METRICS_COLUMNS if c not in metrics.columns]
+    if missing:
+        raise InputError(f"{path}: missing column '{missing[0]}'")
+    run = {"world": world, "steps": steps}
+    for name, column in METRICS_DOMAIN.items():
+        raw = metrics[name]
+        values = pd.to_numeric(raw.replace({True: 1, False: 0, "True": 1, "False": 0}), errors="coerce")
+        values = values.to_numpy(dtype=float)
+        nan = np.isnan(values)
+        bad = column.bad(values, run) & ~(nan & column.missing & raw.isna().to_numpy())
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise InputError(f"{path}: row {row + 1}: field '{name}': {raw.iloc[row]!r} is outside its domain "
+                             f"({column.words})")
+    pairs = metrics[["rank", "step"]].drop_duplicates()
+    if len(pairs) != len(metrics) or len(metrics) != workers * steps:
+        raise InputError(f"{path}: {len(metrics)} rows for {workers} rank(s) × {steps} steps "
+                         f"({len(pairs)} distinct rank and step); expected one row per rank and step")
+    return metrics
+
+
+def read_run(run_dir: str | Path) -> tuple[dict, pd.DataFrame]:
+    """A run folder's ``run.yaml`` (as a dict) and ``metrics.csv``, each checked against its schema; an InputError
+    naming the folder when the run is incomplete, or the file, field, value and domain."""
+    from densing.validation import as_path
+
+    run_dir = as_path(run_dir, "run_dir")
+    if run_dir.exists() and not run_dir.is_dir():
+        raise InputError(f"{run_dir}: is a file; expected a 'densing overlap run' directory")
+    path = run_dir / RUN_FILE
+    meta = _load_yaml(path)
+    config = check_run_file(path, meta)
+    metrics_path = run_dir / METRICS_FILE
+    try:
+        metrics = pd.read_csv(metrics_path)
+    except FileNotFoundError:
+        raise InputError(f"{metrics_path}: no such file (the run says it is complete)") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise InputError(f"{metrics_path}: not a CSV table ({' '.join(str(exc).split())})") from None
+    world = meta["workers_per_node"] * meta["nnodes"]
+    check_metrics(metrics_path, metrics, world, config.steps, meta["workers_per_node"])
+    return meta, metrics
+
+
+def check_run_folder(folder: Path) -> None:
+    """For a reader of a folder's traces: a folder holding a run.yaml is a run folder, refused unless complete."""
+    path = folder / RUN_FILE
+    if path.is_file():
+        check_complete(folder, _load_yaml(path))
