@@ -15,8 +15,8 @@ def report():
 
 
 #: The sections of ``densing report``, in order; ``densing measure`` puts "Your models" before them and keeps them so.
-REPORT_SECTIONS = ["Verdict", "The Densing Law by capability", "The paper's protocol, 2023–2025",
-                   "A second measurement: the paper's design on AI2's recipe", "Capacity density over time",
+REPORT_SECTIONS = ["Verdict", "Capacity density over time", "The Densing Law by capability",
+                   "The paper's protocol, 2023–2025", "A second measurement: the paper's design on AI2's recipe",
                    "The measurement in detail", "Named models", "Every eligible reference", "Reference laws",
                    "Reference candidates", "Per-model densities", "Data caveats"]
 
@@ -62,7 +62,7 @@ def test_sections_checks_and_the_papers_numbers(report):
 
 def test_the_second_measurement_sits_beside_the_leaderboard_rows_benchmark_by_benchmark(report):
     text = _visible_text(report[0])
-    section = text.split("A second measurement", 1)[1].split("Capacity density over time", 1)[0]
+    section = text.split("A second measurement", 1)[1].split("The measurement in detail", 1)[0]
     for words in ("arc_challenge", "mmlu", "hellaswag", "winogrande", "gsm8k", "mmlu_pro", "saturation failed",
                   "not measured: the MC score law is a poor fit", "no reference", "3.3 months over its own five benchmarks"):
         assert words in section
