@@ -87,7 +87,7 @@ CAPABILITY_INTRO = (
 def _capability(s: m.CapabilitySection) -> Section:
     rows = displayed(s.rows)
     cross = displayed(s.cross_check, s.rows) if len(s.cross_check) else s.cross_check
-    parts = [figure_html(trend_figures.forest_figure(s.rows, s.paper_months), "by-benchmark"),
+    parts = [figure_html(trend_figures.forest_figure(rows, s.paper_months), "by-benchmark"),
              table_html(rows[["row", "capability", "status", "months", "ci_low", "ci_high", "n_models"]], scroll=False),
              details("the references of each row, and each reference's own doubling time [95% CI]",
                      table_html(rows[["row", "references", "each_reference_months"]], scroll=False)),

@@ -98,9 +98,10 @@ FORECAST_WORDS = ('<p class="sub">The frontier line fitted on the models release
 
 def _protocol_intro(s: m.ProtocolSection) -> str:
     records = s.records
-    return (f"A stored record, not computed by this command: {s.source.relative_to(paths.RESULTS.parent)}/*.json, made by "
-            f"`{s.command}`; --results, --since, --seed and --n-boot do not reach it (its three tables' measurements "
-            f"take far longer than the rest of this page). The Swallow LLM Leaderboard (Swallow LLM team, CC-BY 4.0; "
+    return (f"A stored record, not computed by this command: the Swallow columns, verdicts and forecast check below are "
+            f"{s.source.relative_to(paths.RESULTS.parent)}/*.json, made by {s.command}; --results, --since, --seed and "
+            f"--n-boot do not reach them (their three tables' measurements take far longer than the rest of this page), "
+            f"only the public table's column beside them. The Swallow LLM Leaderboard (Swallow LLM team, CC-BY 4.0; "
             f"results/swallow/) scores open pre-trained models in one harness in the paper's own protocol — MMLU "
             f"5-shot, BBH 3-shot chain of thought, MATH 4-shot, GSM8K 4-shot, HumanEval 0-shot — through 2025. The "
             f"same engine and reference rule (v3) as above, each protocol file its own table, never pooled: "
@@ -136,7 +137,8 @@ def _olmes(s: m.OlmesSection) -> Section:
         "months_ceiling_1", "months_ceiling_1_ci", "ceiling", "score_r2", "offset", "offset_stderr"]
     sensitivity = olmes.rows[[c for c in shown if c in olmes.rows.columns]]
     intro = (f"Computed by this command from AI2's OLMES scores (results/olmes/) and the OLMo ladder's fits, with its "
-             f"--since, --seed and --n-boot; --results does not reach it (another table). The paper's own design on one "
+             f"--since, --seed and --n-boot; --results reaches only the leaderboard-based column beside it (the OLMES "
+             f"scores are another table). The paper's own design on one "
              f"public recipe, with other targets and other prompts: the OLMo ladder's loss "
              f"law L(N, D) per task (bits per byte of the correct answer), an MC score law S(L) fitted on the OLMo-2 "
              f"checkpoints, the in-loop → offline offset carried, N̂ at D0 = {format_count(D0)} tokens, over AI2's OLMES "

@@ -40,17 +40,31 @@ def breakable(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def row_names(rows: pd.DataFrame) -> dict[str, str]:
-    """Each row key of :meth:`TrendMeasurement.by_benchmark` → its name for a reader
-    (:func:`densing.trend.figures.row_display`: a set by its benchmarks, "MMLU + BBH + MATH-hard + HumanEval")."""
+    """Each row key of :meth:`TrendMeasurement.by_benchmark` → its name for a reader: a benchmark by its own name, a
+    set by its benchmarks joined by " + " ("MMLU + BBH + MATH-hard + HumanEval", never ``paper``) — from its label's
+    parenthesis (:func:`densing.trend.figures.row_display`), else from its ``benchmarks``, each named as the sets'
+    labels name it (a benchmark no label names in capitals: GSM8K)."""
     from densing.trend.figures import row_display
 
-    return {r.row: row_display(r.row, r.label, r.capability) for r in rows.itertuples()}
+    sets = rows[rows["capability"] == "set"]
+    known: dict[str, str] = {}
+    for r in sets.itertuples():
+        names, keys = row_display(r.row, r.label, r.capability).split(" + "), str(r.benchmarks).split(",")
+        if "(" in str(r.label) and len(names) == len(keys):
+            known.update(zip(keys, names))
+    out = {r.row: r.row for r in rows.itertuples()}
+    for r in sets.itertuples():
+        out[r.row] = (row_display(r.row, r.label, r.capability) if "(" in str(r.label)
+                      else " + ".join(known.get(k, k.upper()) for k in str(r.benchmarks).split(",")))
+    return out
 
 
 def displayed(frame: pd.DataFrame, named_by: pd.DataFrame | None = None) -> pd.DataFrame:
-    """``frame`` with its ``row`` column named for a reader, by the rows of ``named_by`` (default ``frame`` itself)."""
+    """``frame`` with its ``row`` column named for a reader (:func:`row_names` of ``named_by``, default ``frame``),
+    and its ``label`` too where it has one (so a figure that names rows by their label names them the same)."""
     names = row_names(frame if named_by is None else named_by)
-    return frame.assign(row=[names.get(r, r) for r in frame["row"]])
+    shown = [names.get(r, r) for r in frame["row"]]
+    return frame.assign(row=shown, **({"label": shown} if "label" in frame.columns else {}))
 
 
 def references_table(references: pd.DataFrame) -> pd.DataFrame:
