@@ -185,7 +185,7 @@ class OverlapSection:
 class Report(Result):
     """What the page shows, section by section, and the headline measurement it leads with.
 
-    ``to_dict()``: the measurement's; ``conf_int()``: the headline's intervals; ``summary()``: the measurement's
+    ``to_dict()``: the measurement's; ``to_frame()``: its rules side by side; ``conf_int()``: the headline's intervals; ``summary()``: the measurement's
     summary and the sections' titles; its repr says whether the headline is measured."""
 
     measurement: TrendMeasurement
@@ -198,6 +198,10 @@ class Report(Result):
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
         """The headline's (1 − ``alpha``) intervals (:meth:`TrendMeasurement.conf_int`)."""
         return self.measurement.conf_int(alpha)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The headline measurement's rules side by side (:meth:`TrendMeasurement.to_frame`)."""
+        return self.measurement.to_frame()
 
     def summary(self) -> str:
         titles = "\n".join(f"  {section.title}" for section in self.sections)
