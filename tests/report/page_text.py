@@ -50,10 +50,10 @@ def numbers(fragment: str) -> Counter:
     return Counter(NUMBER.findall(text(fragment)))
 
 
-def figure_data(page: str) -> dict[str, str]:
-    """Each figure's data and layout as plotly.js gets them (the JSON text), by its div id."""
+def figure_data(page: str) -> dict[str, tuple[str, str]]:
+    """Each figure's data and layout as plotly.js gets them (their JSON texts), by its div id."""
     found = re.findall(r'Plotly\.newPlot\(\s*"([^"]+)",\s*(\[.*?\]),\s*(\{.*?\}),\s*\{"displaylogo', page, flags=re.S)
-    return {div: data + layout for div, data, layout in found}
+    return {div: (data, layout) for div, data, layout in found}
 
 
 def missing_numbers(old: str, new: str) -> dict[str, Counter]:

@@ -297,8 +297,8 @@ def test_rows_are_named_for_what_they_are_and_densities_for_their_reference(repo
     cells = [row[0] for body in page_text.sections(html).values() for table in page_text.tables(body) for row in table]
     assert "MMLU + BBH + MATH-hard + HumanEval" in cells and "MMLU + BBH + GSM8K + HumanEval" in cells
     assert not {"paper", "paper_gsm8k", "knowledge_commonsense", "paper-like set"} & set(cells)
-    forest = re.search(r'Plotly\.newPlot\(\s*"by-benchmark",\s*(\[.*?\]),', html, flags=re.S).group(1)
-    labels = {str(y) for trace in json.loads(forest) for y in trace.get("y", []) or []}
+    forest = json.loads(page_text.figure_data(html)["by-benchmark"][0])
+    labels = {str(y) for trace in forest for y in trace.get("y", []) or []}
     assert any(y.startswith("MMLU + BBH + MATH-hard + HumanEval") for y in labels)
     assert not any(y.split(" · ")[0] in ("paper", "paper_gsm8k") for y in labels)
     (reference,) = set(dens["reference"])

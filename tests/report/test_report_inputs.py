@@ -123,7 +123,7 @@ def test_the_edited_table_reaches_the_per_model_rows_and_the_figure(pages):
     before, after = pages["default"]["Per-model densities"], pages["results"]["Per-model densities"]
     assert "gemma-2-9b" in before and "gemma-2-9b" not in after
     mistral = "mistralai/Mistral-7B-v0.1"
-    dates = [row[page_text.tables(page)[0][0].index("release date")]
+    dates = [row[page_text.tables(page)[0][0].index("released")]
              for page in (before, after) for row in page_text.tables(page)[0][1:] if row[0] == mistral]
     assert len(dates) == 2 and (pd.Timestamp(dates[1]) - pd.Timestamp(dates[0])).days == 60
 
