@@ -120,7 +120,8 @@ def _protocol(s: m.ProtocolSection) -> Section:
     if s.records["swallow"].get("forecast"):
         parts += ["<h3>A forecast check</h3>", FORECAST_WORDS]
         for words, summary, frame in s.forecasts:
-            parts += [f'<p class="sub">{esc(words[0].upper() + words[1:])}. {esc(summary)}</p>', table_html(frame, scroll=False)]
+            parts += [f'<p class="sub">{esc(words[0].upper() + words[1:])}. {esc(summary)}</p>',
+                      table_html(frame, scroll=False) if len(frame) else ""]
     return Section(s.title, _protocol_intro(s), parts)
 
 

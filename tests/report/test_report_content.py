@@ -294,9 +294,10 @@ def test_rows_are_named_for_what_they_are_and_densities_for_their_reference(repo
     from tests.report import page_text
 
     html, measured, dens = report
-    cells = [row[0] for body in page_text.sections(html).values() for table in page_text.tables(body) for row in table]
+    cells = [row[0] for body in page_text.sections(html).values() for table in page_text.tables(body) for row in table if row]
     assert "MMLU + BBH + MATH-hard + HumanEval" in cells and "MMLU + BBH + GSM8K + HumanEval" in cells
     assert not {"paper", "paper_gsm8k", "knowledge_commonsense", "paper-like set"} & set(cells)
+    assert all(len(table) > 1 for body in page_text.sections(html).values() for table in page_text.tables(body))
     forest = json.loads(page_text.figure_data(html)["by-benchmark"][0])
     labels = {str(y) for trace in forest for y in trace.get("y", []) or []}
     assert any(y.startswith("MMLU + BBH + MATH-hard + HumanEval") for y in labels)
