@@ -304,7 +304,7 @@ def test_rows_are_named_for_what_they_are_and_densities_for_their_reference(repo
     assert not any(y.split(" · ")[0] in ("paper", "paper_gsm8k") for y in labels)
     (reference,) = set(dens["reference"])
     for title in ("Named models", "Per-model densities"):
-        intro = page_text.text(page_text.sections(html)[title]).split(".")[0]
+        intro = page_text.text(re.search(r'<p class="sub">(.*?)</p>', page_text.sections(html)[title], flags=re.S).group(1))
         assert reference in intro and " | " not in intro, intro
 
 
