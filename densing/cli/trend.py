@@ -292,7 +292,6 @@ def report(
 
     check_writable(out)  # first: an output that cannot be written is said before anything is imported or computed
     _check_draws(n_boot, seed)
-    frontier = _frontier(frontier)
     d0_tokens = _d0(d0)
     from densing.report.build import build_report
     from densing.validation import ExistingPath, validate
@@ -305,11 +304,11 @@ def report(
     for option, value in (("--results", results), ("--fit", fit), ("--d0", d0), ("--traces", traces)):
         if value is not None:
             words += [option, str(value)]
-    html, headline, _ = build_report(
+    html, measurement, _ = build_report(
         results=results, headline_fit=fit, d0=d0_tokens, frontier=frontier,
         epoch=_since(epoch, "--epoch") or "2023-02-24", since=_since(since), n_boot=n_boot, seed=seed, traces=traces,
         command=shlex.join(words),
     )
     atomic_write_text(out, html)
-    print_text(headline.text())
+    print_text(measurement.headline)
     print(f"wrote {out}")

@@ -152,9 +152,9 @@ def test_the_report_draws_each_models_interval_at_first_and_never_says_hidden(re
 
 
 def test_only_the_frontier_is_named_by_text(measured):
-    from densing.report.build import _with_intervals
+    from densing.report.build import with_intervals
 
-    figure = figures.density_figure(_with_intervals(measured.models, measured.densities),
+    figure = figures.density_figure(with_intervals(measured.models, measured.densities),
                                     measured.rules[measured.headline_rule], title="t")
     labelled = [t for t in figure.data if "text" in str(t.mode)]
     assert [t.name for t in labelled] == [figures.FRONTIER_NAME]
@@ -199,10 +199,10 @@ def _assert_apart(boxes, layout):
 
 
 def test_the_shipped_frontier_labels_do_not_overlap(measured):
-    from densing.report.build import _with_intervals
+    from densing.report.build import with_intervals
 
     for rule in measured.rules:  # the headline rule and the others (`densing report --frontier`)
-        figure = figures.density_figure(_with_intervals(measured.models, measured.densities), measured.rules[rule], title="t")
+        figure = figures.density_figure(with_intervals(measured.models, measured.densities), measured.rules[rule], title="t")
         front = next(t for t in figure.data if t.name == figures.FRONTIER_NAME)
         boxes = _boxes(front, figure.layout)
         assert len(boxes) >= max(1, len(front.x) // 2)  # most of the frontier is named

@@ -15,8 +15,8 @@ def report():
 
 
 #: The sections of ``densing report``, in order; ``densing measure`` puts "Your models" before them and keeps them so.
-REPORT_SECTIONS = ["Verdict", "The Densing Law by capability", "The paper's protocol, 2023–2025",
-                   "A second measurement: the paper's design on AI2's recipe", "Capacity density over time",
+REPORT_SECTIONS = ["Verdict", "Capacity density over time", "The Densing Law by capability",
+                   "The paper's protocol, 2023–2025", "A second measurement: the paper's design on AI2's recipe",
                    "The measurement in detail", "Named models", "Every eligible reference", "Reference laws",
                    "Reference candidates", "Per-model densities", "Data caveats"]
 
@@ -62,7 +62,7 @@ def test_sections_checks_and_the_papers_numbers(report):
 
 def test_the_second_measurement_sits_beside_the_leaderboard_rows_benchmark_by_benchmark(report):
     text = _visible_text(report[0])
-    section = text.split("A second measurement", 1)[1].split("Capacity density over time", 1)[0]
+    section = text.split("A second measurement", 1)[1].split("The measurement in detail", 1)[0]
     for words in ("arc_challenge", "mmlu", "hellaswag", "winogrande", "gsm8k", "mmlu_pro", "saturation failed",
                   "not measured: the MC score law is a poor fit", "no reference", "3.3 months over its own five benchmarks"):
         assert words in section
@@ -284,3 +284,40 @@ def test_density_with_no_options_prints_the_reports_per_model_rows(report, run_c
         line = next((r for r in table.splitlines() if r.startswith(model)), None)
         if line is not None and row["bound"] in ("upper bound", "lower bound"):
             assert ("≤ " if row["bound"] == "upper bound" else "≥ ") in line, line
+
+
+def test_rows_are_named_for_what_they_are_and_densities_for_their_reference(report):
+    """No table row and no forest-plot row is named by a set's key (``paper``, ``paper_gsm8k``); the per-model
+    densities name the one reference they come from (not the headline's pooled references)."""
+    import json
+
+    from tests.report import page_text
+
+    html, measured, dens = report
+    cells = [row[0] for body in page_text.sections(html).values() for table in page_text.tables(body) for row in table if row]
+    assert "MMLU + BBH + MATH-hard + HumanEval" in cells and "MMLU + BBH + GSM8K + HumanEval" in cells
+    assert not {"paper", "paper_gsm8k", "knowledge_commonsense", "paper-like set"} & set(cells)
+    assert all(len(table) > 1 for body in page_text.sections(html).values() for table in page_text.tables(body))
+    forest = json.loads(page_text.figure_data(html)["by-benchmark"][0])
+    labels = {str(y) for trace in forest for y in trace.get("y", []) or []}
+    assert any(y.startswith("MMLU + BBH + MATH-hard + HumanEval") for y in labels)
+    assert not any(y.split(" · ")[0] in ("paper", "paper_gsm8k") for y in labels)
+    (reference,) = set(dens["reference"])
+    for title in ("Named models", "Per-model densities"):
+        intro = page_text.text(re.search(r'<p class="sub">(.*?)</p>', page_text.sections(html)[title], flags=re.S).group(1))
+        assert reference in intro and " | " not in intro, intro
+
+
+def test_every_doubling_time_and_slope_is_given_with_its_interval(report):
+    """The paper's numbers beside ours give each slope A with its 95% interval; each reference's own doubling time
+    comes with its interval; the density figure's words give the line's slope with its interval."""
+    from tests.report import page_text
+
+    html = report[0]
+    paper = page_text.tables(html.split("<h3>The paper's numbers beside ours", 1)[1])[0]
+    slope = next(row for row in paper if row[0] == "slope A (per day)")
+    assert "95% CI" in slope[2] and ("95% CI" in slope[3] or slope[3] == "—")
+    sections = page_text.sections(html)
+    own = [row[-1] for row in page_text.tables(sections["The Densing Law by capability"])[1][1:]]
+    assert own and all(re.search(r"\[[^\]]+–[^\]]+\]", cell) for cell in own if cell not in ("", "—"))
+    assert re.search(r"slope A = \S+ \(95% CI \S+ to \S+\)/day", page_text.text(sections["Capacity density over time"]))

@@ -1,9 +1,7 @@
 """The report's tables print no zero for a non-zero value and no ``e+`` / ``e-0`` (issue 39's done-when).
 
 Every table of the report goes through :func:`densing.report.html.table_html`; the test records
-each frame it is given with the HTML it returns and compares them cell by cell — with the frame as
-it was before any rounding in the report's builder (a density rounded to 3 decimals is 0 already in
-the frame the table is given).
+each frame the renderer gives it with the HTML it returns and compares them cell by cell.
 """
 from __future__ import annotations
 
@@ -32,27 +30,20 @@ def _is_nonzero_number(value) -> bool:
 
 @pytest.fixture(scope="module")
 def shown():
-    """(frame, html) of every table of the report, and the page."""
-    from densing.report import build
+    """(frame, html) of every table of the report, and the page: every module that lays a table out is spied on."""
+    from densing.report import build, render, render_designs, render_parts
 
-    recorded, unrounded = [], {}
-    original_table, original_round = build.table_html, getattr(build, "_round", None)
+    recorded = []
+    original_table = render.table_html
 
     def table_spy(frame, **options):
         out = original_table(frame, **options)
-        rounded, before = unrounded.get(id(frame), (None, frame))
-        recorded.append(((before if rounded is frame else frame).copy(), out))
-        return out
-
-    def round_spy(frame, *args, **options):
-        out = original_round(frame, *args, **options)
-        unrounded[id(out)] = (out, frame)  # the rounded frame kept alive: its id is not reused
+        recorded.append((frame.copy(), out))
         return out
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(build, "table_html", table_spy)
-        if original_round is not None:
-            patch.setattr(build, "_round", round_spy)
+        for module in (render, render_designs, render_parts):
+            patch.setattr(module, "table_html", table_spy)
         page, _, _ = build.build_report(n_boot=30)
     return recorded, page
 

@@ -1,0 +1,148 @@
+"""The report's one computation: the command's inputs in, a :class:`densing.report.model.Report` out.
+
+The headline measurement (:func:`densing.trend.measure.measure_trend`) and the OLMES design
+(:func:`densing.trend.olmes.measure_olmes`, a side job: it shares nothing with the headline, so a forked worker
+computes it meanwhile; the same seeds give the same numbers either way) are the two long steps; every other section
+reads their results, each computed once. ``--results``, ``--since``, ``--seed`` and ``--n-boot`` reach every
+section but the stored Swallow record, which says so on the page.
+"""
+from __future__ import annotations
+
+import glob
+from pathlib import Path
+
+import pandas as pd
+
+from densing import paths
+from densing.laws.reference_fit import ReferenceFit
+from densing.report import model as m
+from densing.trend import side_jobs
+from densing.trend.constants import NAMED_MODELS, PAPER
+
+
+def _fits(pattern: str, folder: Path) -> tuple[ReferenceFit, ...]:
+    return tuple(ReferenceFit.load(p) for p in sorted(glob.glob(str(folder / pattern))))
+
+
+def _olmes_job(inputs: m.Inputs) -> m.SideJob:
+    """The OLMES design on the same fits, window, draws and seed; its shares' draws skipped (the page shows its
+    intervals, drawn first: the same numbers either way)."""
+    from densing.trend.olmes import D0, measure_olmes
+
+    return m.SideJob("olmes", measure_olmes, {"fits_dir": inputs.fits_dir, "d0": D0, "since": inputs.since,
+                                               "n_boot": inputs.n_boot, "n_boot_share": 0, "seed": inputs.seed})
+
+
+@side_jobs.reaped  # an error, Ctrl-C or SIGTERM ends the OLMES worker at once
+@side_jobs.one_blas_thread  # the report's fits are on matrices of a few columns: one BLAS thread per process
+def compute_report(*, results: str | Path | None = None, headline_fit: str | Path | None = None,
+                   fits_dir: str | Path | None = None, d0: float | None = None, frontier: str = "quantile",
+                   epoch: str = "2023-02-24", since: str | None = "2023-02-24", n_boot: int = 600, seed: int = 0,
+                   traces: str | Path | None = None, command: str | None = None, measured=None,
+                   yours: pd.DataFrame | None = None, yours_suite: str | None = None) -> m.Report:
+    """Every section the report shows, from the command's inputs (:func:`densing.report.build.build_report`'s
+    arguments); ``measured``: the headline measurement already computed on ``results`` (``densing measure``'s)."""
+    from densing.data import read_results
+    from densing.trend import rules
+    from densing.trend.measure import measure_trend
+
+    inputs = m.Inputs(results=Path(results) if results else m.DEFAULT_RESULTS,
+                      fits_dir=Path(fits_dir) if fits_dir else paths.REFERENCE_FITS, frontier=rules.get(frontier).name,
+                      epoch=epoch, since=since, n_boot=n_boot, seed=seed, command=command,
+                      traces=Path(traces) if traces is not None else None)
+    table = read_results(inputs.results)
+    jobs = [_olmes_job(inputs)]
+    pending = side_jobs.start(m.run_side_jobs, jobs, at_least=1)
+    if measured is None:
+        given = ReferenceFit.load(headline_fit) if headline_fit else None
+        measured = measure_trend(table, fits_dir=inputs.fits_dir, fit=given, d0=d0, since=since, epoch=epoch,
+                                 n_boot=n_boot, seed=seed)
+    densities = _densities(measured, table)
+    rows = measured.by_benchmark()
+    sections = [*([m.YoursSection(yours, measured, yours_suite)] if yours is not None else []),
+                *_lead_sections(measured, inputs, rows, yours)]
+    olmes = side_jobs.finish(pending, m.run_side_jobs, jobs)["olmes"]
+    sections += [*_design_sections(rows, olmes), *_appendices(measured, densities, inputs)]
+    return m.Report(measured, densities, tuple(sections), inputs)
+
+
+def _densities(measured, table: pd.DataFrame) -> pd.DataFrame:
+    """The headline's per-model densities with each model's date confidence and token count from the table."""
+    meta = [c for c in ("date_confidence", "train_tokens") if c in table.columns]
+    dens = measured.densities
+    return dens.join(table.drop_duplicates("model").set_index("model")[meta], on="model") if meta else dens
+
+
+def _lead_sections(measured, inputs: m.Inputs, rows: pd.DataFrame, yours) -> list:
+    """The verdict, the density figure, the rows by capability: the page's first three sections."""
+    cross = measured.cross_check()
+    return [m.VerdictSection(measured, cross, PAPER),
+            m.DensitySection(measured, inputs.frontier, with_intervals(measured.models, measured.densities), yours),
+            m.CapabilitySection(rows, cross, measured.sensitivity, measured.by_benchmark_at_budget(),
+                                dict(measured.budget_notes), PAPER["doubling_time_months"])]
+
+
+def _design_sections(rows: pd.DataFrame, olmes) -> list:
+    """The Swallow record (where it is shipped) and the OLMES design, each beside the public table's rows."""
+    from densing.report import designs
+    from densing.trend.protocol import read_records
+
+    records = read_records(m.PROTOCOL_RECORDS)
+    months = PAPER["doubling_time_months"]
+    stored = [m.ProtocolSection(records, designs.protocol_comparison(records, rows), designs.forecast_tables(records),
+                                m.PROTOCOL_RECORDS, m.PROTOCOL_COMMAND, months)] if "swallow" in records else []
+    return [*stored, m.OlmesSection(olmes, designs.olmes_beside(olmes, rows, months), months)]
+
+
+def _appendices(measured, densities: pd.DataFrame, inputs: m.Inputs) -> list:
+    """The measurement in detail, the named models, then the appendices, the caveats and the overlap section."""
+    corrections = inputs.results.parent / "corrections.csv"
+    reference = str(densities["reference"].iloc[0]) if len(densities) else measured.reference
+    sections = [m.DetailSection(measured, PAPER), _named(measured, densities, reference, inputs.seed),
+                m.ReferencesSection(measured.references),
+                m.LawsSection(tuple(measured.fits), tuple(f for f in _fits(m.DEFAULT_LAW_FITS, inputs.fits_dir))),
+                m.CandidatesSection(measured.candidates),
+                m.PerModelSection(densities, reference, measured.d0),
+                m.CaveatsSection(densities, measured.left_out,
+                                 pd.read_csv(corrections) if corrections.exists() else None, inputs.results)]
+    if inputs.traces is not None:
+        from densing.overlap.figures import overlap_table, report_section
+
+        sections.append(m.OverlapSection(inputs.traces, overlap_table(inputs.traces), tuple(report_section(inputs.traces))))
+    return sections
+
+
+def _named(measured, densities: pd.DataFrame, reference: str, seed: int) -> m.NamedModelsSection:
+    """The named models' rows in :data:`NAMED_MODELS`' order, and each one's density per benchmark with its interval."""
+    from densing.trend.measure import PAPER_ANCHORS
+
+    order = {name: i for i, name in enumerate(NAMED_MODELS)}
+    rows = densities[densities["model"].isin(NAMED_MODELS)]
+    rows = rows.iloc[rows["model"].map(order).argsort(kind="stable")].reset_index(drop=True)
+    missing = tuple(n for n in NAMED_MODELS if n not in set(rows["model"]))
+    scored = measured.models[measured.models["model"].isin(rows["model"])]
+    return m.NamedModelsSection(rows, per_benchmark_densities(scored, measured.inversion, seed=seed),
+                                missing, PAPER_ANCHORS, reference)
+
+
+def per_benchmark_densities(models: pd.DataFrame, inversion, *, seed: int = 0) -> pd.DataFrame:
+    """Each model's density under each benchmark of ``inversion`` inverted alone (the paper's eq. 4, one benchmark
+    at a time: :class:`densing.laws.inversion.PerBenchmark` at the fit's own D0), with its 95% interval over the
+    fit's bootstrap and the score's standard error (:func:`densing.laws.density.density_table`); one row per model
+    and benchmark (none for a one-benchmark inversion: its density is the model's own). Its point density is the
+    joint inversion's ``density:<benchmark>`` column."""
+    from densing.laws.density import density_table
+    from densing.laws.inversion import PerBenchmark
+
+    frames = []
+    for fit in inversion.fits if len(inversion.fits) > 1 and len(models) else ():
+        table = density_table(models, PerBenchmark(fit), seed=seed)
+        frames.append(table[["model", "density", "bound", "density_ci_low", "density_ci_high"]].assign(benchmark=fit.benchmark))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["model", "density", "bound", "density_ci_low", "density_ci_high", "benchmark"])
+
+
+def with_intervals(models: pd.DataFrame, densities: pd.DataFrame) -> pd.DataFrame:
+    """The trend's points with each model's 95% density interval and N̂ (the figure's hover and error bars)."""
+    extra = [c for c in ("density_ci_low", "density_ci_high", "effective_params") if c in densities.columns]
+    return models.join(densities.drop_duplicates("model").set_index("model")[extra], on="model") if extra else models

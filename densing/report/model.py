@@ -1,0 +1,229 @@
+"""The report as a model: typed sections holding the results they show, computed by one function.
+
+:func:`compute_report` turns the command's inputs (the results table, the reference fits, ``since``, ``epoch``,
+``n_boot``, ``seed``, the frontier rule drawn, a trace folder, a user's placed models) into a :class:`Report`; the
+renderer (:mod:`densing.report.render`) turns that into the page and computes nothing. Every section is computed
+from those inputs, except :class:`ProtocolSection`, a stored record (its three tables cost far more than the rest
+of the report), whose page says so and names the command that makes it.
+
+Pipeline: shipped public results → densities under the shipped reference fits (Xiao et al. 2024, eq. 4) → trend of
+the frontier density over release dates (eq. 5, :mod:`densing.trend`) → the rows by capability, the designs beside
+it, the appendices.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, ClassVar
+
+import pandas as pd
+
+from densing import paths
+from densing.laws.reference_fit import ReferenceFit
+from densing.results import Result
+from densing.trend.measurement import TrendMeasurement
+
+#: The public table the report reads without ``--results``.
+DEFAULT_RESULTS = paths.RESULTS / "public_models.csv"
+#: The reference law plots (Pythia) shown in the report's "Reference laws" section.
+DEFAULT_LAW_FITS = "pythia_*.json"
+#: The Swallow leaderboard's stored rows (:mod:`densing.trend.protocol`'s records) and the command that makes them.
+PROTOCOL_RECORDS = paths.RESULTS / "swallow" / "trend"
+PROTOCOL_COMMAND = "python tools/build_tables.py protocol --out results/swallow/trend"
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The command's inputs, as the footer cites them."""
+
+    results: Path
+    fits_dir: Path
+    frontier: str
+    epoch: str
+    since: str | None
+    n_boot: int
+    seed: int
+    command: str | None = None
+    traces: Path | None = None
+
+
+@dataclass(frozen=True)
+class YoursSection:
+    """``densing measure``'s models placed against the headline's frontier line."""
+
+    title: ClassVar[str] = "Your models"
+    yours: pd.DataFrame
+    measurement: TrendMeasurement
+    suite: str | None
+
+
+@dataclass(frozen=True)
+class VerdictSection:
+    """The headline: densing's doubling time, its interval and status, the fixed-size cross-check, the paper's."""
+
+    title: ClassVar[str] = "Verdict"
+    measurement: TrendMeasurement
+    cross_check: pd.DataFrame
+    paper: dict
+
+
+@dataclass(frozen=True)
+class DensitySection:
+    """The paper's Fig. 1: every model's density over its release date, the ``frontier`` rule's line drawn."""
+
+    title: ClassVar[str] = "Capacity density over time"
+    measurement: TrendMeasurement
+    frontier: str
+    points: pd.DataFrame          # the trend's models with their density intervals and N̂
+    highlight: pd.DataFrame | None
+
+
+@dataclass(frozen=True)
+class CapabilitySection:
+    """The doubling time per benchmark and per benchmark set, its cross-check, sensitivity and budget rows."""
+
+    title: ClassVar[str] = "The Densing Law by capability"
+    rows: pd.DataFrame            # TrendMeasurement.by_benchmark()
+    cross_check: pd.DataFrame
+    sensitivity: pd.DataFrame
+    at_budget: pd.DataFrame
+    budget_notes: dict
+    paper_months: float
+
+
+@dataclass(frozen=True)
+class ProtocolSection:
+    """The Swallow leaderboard's rows beside the public table's: a stored record (module docstring)."""
+
+    title: ClassVar[str] = "The paper's protocol, 2023–2025"
+    records: dict
+    comparison: pd.DataFrame      # densing.report.designs.protocol_comparison
+    forecasts: tuple              # densing.report.designs.forecast_tables
+    source: Path
+    command: str
+    paper_months: float
+
+
+@dataclass(frozen=True)
+class OlmesSection:
+    """The paper's two-step design on AI2's recipe (:func:`densing.trend.olmes.measure_olmes`), beside the rows."""
+
+    title: ClassVar[str] = "A second measurement: the paper's design on AI2's recipe"
+    olmes: Result
+    beside: pd.DataFrame          # densing.report.designs.olmes_beside
+    paper_months: float
+
+
+@dataclass(frozen=True)
+class DetailSection:
+    """Every frontier rule's interval and variance shares, the checks, the paper's numbers beside ours."""
+
+    title: ClassVar[str] = "The measurement in detail"
+    measurement: TrendMeasurement
+    paper: dict
+
+
+@dataclass(frozen=True)
+class NamedModelsSection:
+    """The models the paper and the tables name: each density with its interval, per benchmark with its own."""
+
+    title: ClassVar[str] = "Named models"
+    densities: pd.DataFrame       # the named models' rows, in NAMED_MODELS' order
+    per_benchmark: pd.DataFrame   # model, benchmark, density, bound, interval: each benchmark inverted alone
+    missing: tuple[str, ...]      # named models with no row (a reference's own member, or no scores)
+    anchors: dict
+    reference: str
+
+
+@dataclass(frozen=True)
+class ReferencesSection:
+    title: ClassVar[str] = "Every eligible reference"
+    references: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class LawsSection:
+    """The headline reference's fits and the shipped Pythia laws."""
+
+    title: ClassVar[str] = "Reference laws"
+    headline_fits: tuple[ReferenceFit, ...]
+    law_fits: tuple[ReferenceFit, ...]
+
+
+@dataclass(frozen=True)
+class CandidatesSection:
+    title: ClassVar[str] = "Reference candidates"
+    candidates: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class PerModelSection:
+    title: ClassVar[str] = "Per-model densities"
+    densities: pd.DataFrame
+    reference: str
+    d0: float
+
+
+@dataclass(frozen=True)
+class CaveatsSection:
+    title: ClassVar[str] = "Data caveats"
+    densities: pd.DataFrame
+    left_out: pd.DataFrame
+    corrections: pd.DataFrame | None
+    results: Path
+
+
+@dataclass(frozen=True)
+class OverlapSection:
+    title: ClassVar[str] = "Communication/computation overlap"
+    traces: Path
+    numbers: pd.DataFrame
+    figures: tuple                # (title, plotly figure) per figure
+
+
+@dataclass(frozen=True)
+class Report(Result):
+    """What the page shows, section by section, and the headline measurement it leads with.
+
+    ``to_dict()``: the measurement's; ``to_frame()``: its rules side by side; ``conf_int()``: the headline's intervals; ``summary()``: the measurement's
+    summary and the sections' titles; its repr says whether the headline is measured."""
+
+    measurement: TrendMeasurement
+    densities: pd.DataFrame
+    sections: tuple
+    inputs: Inputs
+
+    _dict_exclude = ("densities", "sections", "inputs")
+
+    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
+        """The headline's (1 − ``alpha``) intervals (:meth:`TrendMeasurement.conf_int`)."""
+        return self.measurement.conf_int(alpha)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The headline measurement's rules side by side (:meth:`TrendMeasurement.to_frame`)."""
+        return self.measurement.to_frame()
+
+    def summary(self) -> str:
+        titles = "\n".join(f"  {section.title}" for section in self.sections)
+        return f"{self.measurement.summary()}\nReport sections\n{titles}"
+
+    def __repr__(self) -> str:
+        return f"Report({self.measurement!r}; {len(self.sections)} sections)"
+
+    def section(self, kind: type):
+        """The section of type ``kind``, or None."""
+        return next((s for s in self.sections if isinstance(s, kind)), None)
+
+
+@dataclass(frozen=True)
+class SideJob:
+    """A named computation that shares nothing with the headline, run beside it (:mod:`densing.trend.side_jobs`)."""
+
+    name: str
+    function: Callable
+    arguments: dict
+
+
+def run_side_jobs(jobs: list[SideJob]) -> dict:
+    """Each job's result by its name (module level: a forked worker runs it by name)."""
+    return {job.name: job.function(**job.arguments) for job in jobs}

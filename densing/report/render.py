@@ -1,0 +1,191 @@
+"""The report model (:mod:`densing.report.model`) as one self-contained HTML page: layout only, no computation.
+
+Each section type has one function here (the designs and ``densing measure``'s own section in
+:mod:`densing.report.render_designs`) that lays its results out as figures, tables and words; numbers are written
+by :mod:`densing.tables`' one rule (3 significant figures, a censored density as its bound).
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from densing.data.units import format_count
+from densing.numbers import format_months
+from densing.report import figures
+from densing.report import model as m
+from densing.report.html import Section, cards_html, esc, figure_html, page, table_html
+from densing.report.render_designs import DESIGN_RENDERERS, provenance_footer
+from densing.report.render_parts import (DENSITY_MEANING, breakable, budget_parts, candidate_table, caveats_html,
+                                         density_intro, details, displayed, model_table, named_table, paper_table,
+                                         per_benchmark_table, references_table)
+from densing.trend import figures as trend_figures
+
+TITLE = {False: "densing report", True: "densing measure"}
+SUBTITLE = {
+    False: "Capacity density of open LLMs and how fast the densest improve (the Densing Law, Xiao et al. 2024, "
+           "arXiv 2412.04315). Sections marked ▸ are appendices: click to open.",
+    True: "Your models' capacity density against the frontier line of open LLMs, then the public trend they are placed on "
+          "(the Densing Law, Xiao et al. 2024, arXiv 2412.04315). Sections marked ▸ are appendices: click to open.",
+}
+
+
+def render(report: m.Report) -> str:
+    """The page: each section of ``report`` in its order, the footer citing the command's inputs."""
+    sections = [RENDERERS[type(section)](section) for section in report.sections]
+    yours = report.section(m.YoursSection) is not None
+    return page(TITLE[yours], SUBTITLE[yours], sections, provenance_footer(report.inputs))
+
+
+def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None) -> str:
+    """The block a reader sees first: the verdict in one sentence; densing's doubling time, its interval and status
+    first and largest; the fixed-size cross-check (``cross``: :meth:`TrendMeasurement.cross_check`); the paper's."""
+    head = measured.rules[measured.headline_rule]
+    ours = (f"{format_months(head.doubling_time_months)} months "
+            f"[{format_months(head.doubling_time_months_ci_low)}–{format_months(head.doubling_time_months_ci_high)}]")
+    status = "measured" if measured.measurable else measured.status
+    cross = measured.cross_check() if cross is None else cross
+    row = cross[cross["row"] == (measured.set_rows[0].name if measured.set_rows else "")] if len(cross) else cross
+    fixed = (f"{format_months(row['fixed_size_months'].iloc[0])} months [{format_months(row['fixed_size_ci_low'].iloc[0])}–"
+             f"{format_months(row['fixed_size_ci_high'].iloc[0])}], {row['fixed_size_status'].iloc[0]}" if len(row) else "—")
+    cards = cards_html([
+        ("densing: doubling time, 95% CI" + ("" if measured.measurable else " (an estimate)"), ours),
+        ("status", status),
+        ("cross-check: fixed-size regression, no reference", fixed),
+        ("for comparison: the paper (Xiao et al. 2024)", f"{paper['doubling_time_months']} months"),
+    ], lead=True)
+    return (f'<p class="verdict"><strong>{esc(measured.verdict)}</strong></p>' + cards
+            + details("why, in full (the reference, the models, what each check found)", f'<p class="why">{esc(measured.why)}</p>'))
+
+
+def _verdict(s: m.VerdictSection) -> Section:
+    return Section(s.title, "", [verdict_html(s.measurement, s.paper, s.cross_check)])
+
+
+def _density(s: m.DensitySection) -> Section:
+    measured, frontier = s.measurement, s.frontier
+    line = measured.rules.get(frontier)  # the measurement's own line (slope, intercept, interval, frontier points)
+    checks = ("checks: " + " · ".join(f"{c.name.replace('_', ' ')} {c.status}" for c in measured.checks)
+              + ("" if measured.measurable else " — the line is an estimate, not a measurement"))
+    trend = trend_figures.density_figure(
+        s.points, line, others=[r for rule, r in measured.rules.items() if rule != frontier],
+        title=f"Capacity density vs release date · {frontier} rule", checks_text=checks, highlight=s.highlight)
+    size = figure_html(trend_figures.size_figure(measured.models), "density-size",
+                       "The size check's view: within a family of one recipe, density should not depend on size if the "
+                       "reference's shape in N is the targets'. A family whose line slopes says the reference does not fit it.")
+    return Section(s.title, density_intro(measured, frontier, line), [figure_html(trend, "density-trend"), size])
+
+
+CAPABILITY_INTRO = (
+    "Doubling time per benchmark (each inverted alone, the paper's eq. 4) and per benchmark set (jointly), one "
+    "design per row: every reference inverts the same benchmarks for the same targets (the models with every score "
+    "of the row), a reference's own family measured by the others; 95% intervals over the reference fit, score "
+    "noise, models and the spread between references (random-effects pooling over paired draws). Each row's "
+    "status is its own: measured, or not measured and why (the heterogeneity test rejects one common slope, the "
+    "interval reaches a zero slope, its frontier sits at a reference's ceiling, or no family passes the rule); the "
+    "MMLU + BBH + MATH-hard + HumanEval row is the headline itself.")
+
+
+def _capability(s: m.CapabilitySection) -> Section:
+    rows = displayed(s.rows)
+    cross = displayed(s.cross_check, s.rows) if len(s.cross_check) else s.cross_check
+    parts = [figure_html(trend_figures.forest_figure(rows, s.paper_months), "by-benchmark"),
+             table_html(rows[["row", "capability", "status", "months", "ci_low", "ci_high", "n_models"]], scroll=False),
+             details("the references of each row, and each reference's own doubling time [95% CI]",
+                     table_html(rows[["row", "references", "each_reference_months"]], scroll=False)),
+             details("two estimators of the same law: the frontier under the references, and the fixed-size time "
+                     "regression (logit of the score above chance ~ ln N + t, clustered by family; no reference)",
+                     table_html(cross, scroll=False)) if len(cross) else "",
+             details("the headline's sensitivity, one engine: each reference with its interval, the other frontier "
+                     "rules, every reference at one budget, the family law's other shape",
+                     table_html(breakable(s.sensitivity.drop(columns=["inversion", "d0"])), scroll=False)),
+             *budget_parts(displayed(s.at_budget, s.at_budget) if len(s.at_budget) else s.at_budget, s.budget_notes)]
+    return Section(s.title, CAPABILITY_INTRO, parts)
+
+
+def _detail(s: m.DetailSection) -> Section:
+    table = s.measurement.table()
+    return Section(s.title, "Intervals carry the reference fit's bootstrap, each score's standard error and resampling "
+                   "of models; the shares say which dominates. Each check is passed, failed or untestable (the data "
+                   "cannot decide).", [
+                       table_html(table[["rule", "months", "ci_low", "ci_high", "n_models", "lower_bounds",
+                                         "upper_bounds"]], scroll=False),
+                       details("shares of the slope variance (fit, score, models, reference) per rule",
+                               table_html(table[["rule", "share_fit", "share_score", "share_models", "share_reference"]],
+                                          scroll=False)),
+                       "<h3>Validity checks of the headline inversion</h3>",
+                       table_html(s.measurement.checks_table(), scroll=False),
+                       "<h3>The paper's numbers beside ours</h3>",
+                       table_html(paper_table(s.measurement, s.paper), scroll=False),
+                       '<p class="sub">' + esc(DENSITY_MEANING) + "</p>"])
+
+
+def _named(s: m.NamedModelsSection) -> Section:
+    intro = (f"Densities under the headline's lead reference ({s.reference}) with 95% intervals (fit draws × score "
+             "noise × the benchmarks' pooled disagreement; an end of 0 or ∞: more than 2.5% of draws left the size "
+             "range), the Birge ratio (benchmarks' disagreement beyond that) and the paper's anchors; below, each "
+             "benchmark inverted alone under the same reference, with its own 95% interval (fit draws × score noise).")
+    parts = [table_html(named_table(s.densities, s.missing, s.anchors), scroll=False)]
+    if len(s.per_benchmark):
+        parts.append(details("each benchmark inverted alone: ρ per benchmark with its 95% interval",
+                             table_html(per_benchmark_table(s.per_benchmark, s.densities), scroll=False)))
+    return Section(s.title, intro, parts)
+
+
+def _references(s: m.ReferencesSection) -> Section:
+    return Section(s.title, "Doubling time (headline rule) of each inversion of each eligible reference, with its 95% "
+                   "interval and checks; the sensitivity check compares them.",
+                   [table_html(references_table(s.references), scroll=False),
+                    details("every column (inversion kind, models, each check)",
+                            table_html(breakable(s.references.drop(columns=["family", "error", "benchmarks"],
+                                                                   errors="ignore"))))], collapsed=True)
+
+
+def _laws(s: m.LawsSection) -> Section:
+    laws = [figure_html(figures.loss_figure(f), f"loss-{i}",
+                        "Pythia, LAMBADA: the two-step law's loss estimation (eq. 2), one line per model size.")
+            for i, f in enumerate(s.law_fits) if f.kind == "two-step"]
+    laws.append(figure_html(figures.performance_figure(list(s.law_fits)), "performance-pythia",
+                            "Pythia's checkpoints: performance estimation (eq. 3) for the shipped Pythia references (not "
+                            "used by the trend: Pythia scores far below the frontier). Panels marked 'poor fit' have R² "
+                            "below 0.5."))
+    head = figure_html(figures.performance_figure(list(s.headline_fits)), "performance-trend-fits",
+                       "The headline reference: one family at its own budget, S(N) = c/(1 + e^(−γ(ln N − l))) + d per benchmark.")
+    return Section(s.title, "The laws that turn a score into an effective size, on their own reference models.",
+                   [head, *laws], collapsed=True)
+
+
+CANDIDATES_INTRO = (
+    "Rule v3 (densing/laws/eligibility.py, date-blind, its thresholds written before any trend under it; every family "
+    "fitted by binomial likelihood): R1 dense; R2 ≥ 3 sizes with a token count; R2s the slope's 95% interval above "
+    "zero; R3 token counts within 2×; R4r the best member at least half the way from chance to the top-decile score; "
+    "R4s no top-decile target within 2 standard errors of the law's ceiling; R5z the largest member, held out, within "
+    "±1.96 combined standard errors of the refit's prediction (the dispersion pooled per benchmark). Rules v2 and v1 "
+    "(least squares on logits, a 5% relative held-out tolerance) are labelled variants; their verdicts are under the "
+    "per-benchmark table.")
+
+
+def _candidates(s: m.CandidatesSection) -> Section:
+    return Section(s.title, CANDIDATES_INTRO, [table_html(candidate_table(s.candidates))], collapsed=True)
+
+
+def _per_model(s: m.PerModelSection) -> Section:
+    return Section(s.title, f"Every density under one reference, the headline's lead: {s.reference}, D0 = "
+                   f"{format_count(s.d0)} tokens (the family's own budget).", [table_html(model_table(s.densities))],
+                   collapsed=True)
+
+
+def _caveats(s: m.CaveatsSection) -> Section:
+    return Section(s.title, "", [caveats_html(s.densities, s.left_out, s.corrections, s.results)])
+
+
+def _overlap(s: m.OverlapSection) -> Section:
+    parts = [table_html(s.numbers, scroll=False)]
+    parts += [figure_html(fig, f"overlap-{i}", title) for i, (title, fig) in enumerate(s.figures)]
+    return Section(s.title, f"PyTorch-profiler traces in {s.traces}: per run (strategy) and rank, the share of "
+                   "communication hidden behind computation (overlap %) and the communication left exposed, then the "
+                   "figures.", parts)
+
+
+RENDERERS = {m.VerdictSection: _verdict, m.DensitySection: _density, m.CapabilitySection: _capability,
+             m.DetailSection: _detail, m.NamedModelsSection: _named, m.ReferencesSection: _references,
+             m.LawsSection: _laws, m.CandidatesSection: _candidates, m.PerModelSection: _per_model,
+             m.CaveatsSection: _caveats, m.OverlapSection: _overlap, **DESIGN_RENDERERS}

@@ -1,0 +1,161 @@
+"""The report's design sections and its footer as HTML: ``densing measure``'s models, the Swallow record, the OLMES
+design, and the provenance line (layout only: the numbers are the model's, :mod:`densing.report.model`)."""
+from __future__ import annotations
+
+from densing import paths
+from densing.data.units import format_count
+from densing.numbers import format_number
+from densing.report import model as m
+from densing.report.html import Section, cards_html, esc, figure_html, table_html
+from densing.report.render_parts import details
+from densing.trend import figures as trend_figures
+
+
+def provenance_footer(inputs: m.Inputs) -> str:
+    """The footer a screenshot can be cited by: densing's version and commit, the date, the command, the seed and
+    draws (said once: apart only where the command does not give them), and the input table's SHA-256 (HTML, escaped)."""
+    import datetime
+    import hashlib
+
+    from densing import __version__
+
+    seed, n_boot = inputs.seed, inputs.n_boot
+    digest = hashlib.sha256(inputs.results.read_bytes()).hexdigest()[:16]
+    command = inputs.command or (f"densing.report.build.build_report(results={str(inputs.results)!r}, seed={seed}, "
+                                 f"n_boot={n_boot})")
+    today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    drawn = "" if f"--seed {seed}" in command and f"--n-boot {n_boot}" in command else f" · seed {seed}, {n_boot} draws"
+    return (f"densing {esc(__version__)} · commit {esc(paths.source_commit())} · {today} · <code>{esc(command)}</code>"
+            f"{drawn} · {esc(inputs.results.name)} sha256 {digest}… · method: Xiao et al. 2024, arXiv 2412.04315")
+
+
+def _g(value) -> str:
+    return format_number(value, ".3g")
+
+
+def _your_place(row: dict) -> str:
+    """One model's place against the frontier line, in a few words (the first line a reader sees)."""
+    if row.get("reading") == "none":
+        return f"{row['model']}: not inverted, so not placed"
+    if row.get("frontier") in ("above", "below"):
+        return f"{row['model']} lies {row['frontier']} the frontier line"
+    return f"{row['model']}: undetermined against the frontier line (a bound on the line's far side)"
+
+
+def _your_density(row: dict) -> str:
+    """ρ as the reading allows: a number, or ≤ / ≥ a bound (an interval's upper end where the score is near chance)."""
+    if row.get("reading") == "upper bound":
+        censored = isinstance(row.get("bound"), str) and row["bound"] != ""
+        return "≤ " + _g(row["density"] if censored else row["density_ci_high"])
+    if row.get("reading") == "lower bound":
+        return "≥ " + _g(row["density"])
+    return _g(row["density"])
+
+
+def _your_cards(r: dict, interval: str, suite: str | None, reference: str) -> str:
+    cards = [("density ρ" + ("" if r.get("reading") == "value" else f" ({r.get('reading')})"), r["density"]),
+             ("95% interval", interval),
+             (f"frontier line's ρmax at {r['release_date']}", r["frontier_density"]),
+             ("against the frontier line", str(r["frontier"]))]
+    cards += [("suite", suite)] if suite else []
+    cards += [("reference", str(r.get("reference") or reference))]
+    return (f'<p class="verdict"><strong>{esc(_your_place(r))}</strong></p>' + cards_html(cards)
+            + f'<p class="sub">{esc(r["words"])}.</p>')
+
+
+def _yours(s: m.YoursSection) -> Section:
+    """Your models (``densing measure``), the report's first section: for each model its density (or bound), the 95%
+    interval, the frontier line's ρmax at its release date and where it lies against the line, the suite and the
+    reference in cards, the verdict in words; then every model in one table."""
+    yours, measured, suite = s.yours, s.measurement, s.suite
+    # a censored density (a bound) has no interval to show: its draws are bounds too
+    intervals = ["— (a bound)" if isinstance(b, str) and b else f"{_g(lo)}–{_g(hi)}"
+                 for b, lo, hi in zip(yours["bound"].fillna(""), yours["density_ci_low"], yours["density_ci_high"])]
+    table = yours.assign(**{"95% interval": intervals, "density": [_your_density(r) for r in yours.to_dict("records")],
+                            "frontier_density": [_g(v) for v in yours["frontier_density"]]})
+    leads = [_your_cards(r, interval, suite, measured.inversion.name)
+             for r, interval in zip(table.to_dict("records"), intervals)]
+    table = table.rename(columns={"frontier": "frontier line", "frontier_density": "line's ρmax at the date",
+                                  "inverted": "inverted on"})
+    columns = ["model", "release_date", "inverted on", "density", "95% interval", "reading", "line's ρmax at the date",
+               "frontier line", "words"]
+    evaluated = f"Evaluated with densing measure ({suite})" if suite else "Evaluated with densing measure"
+    how = (f"{evaluated}, inverted by the headline's own reference ({measured.inversion.name}) as the public models are; "
+           f"the frontier line is the headline rule's ({measured.headline_rule}), ln ρmax = A·t + B, at each model's "
+           "release date. A reading other than 'value' is a bound: the score is too close to chance (or beyond the "
+           "reference) for a number. The models are the stars on the density figure below (Capacity density over time); "
+           "the public trend they are placed on follows.")
+    return Section(s.title, "", [*leads, f'<p class="sub">{esc(how)}</p>',
+                                 details("your models in one table",
+                                         table_html(table[[c for c in columns if c in table.columns]], scroll=False))])
+
+
+FORECAST_WORDS = ('<p class="sub">The frontier line fitted on the models released up to each cutoff (every 3 months, '
+                  'at least 12 months of models before it), carried to the later ones: if the law goes on, about 10% of '
+                  'the later models lie above the carried 0.9-quantile line; no verdict where the early line is too '
+                  'uncertain to be tested (densing/trend/forecast.py states the rule).</p>')
+
+
+def _protocol_intro(s: m.ProtocolSection) -> str:
+    records = s.records
+    return (f"A stored record, not computed by this command: the Swallow columns, verdicts and forecast check below are "
+            f"{s.source.relative_to(paths.RESULTS.parent)}/*.json, made by {s.command}; --results, --since, --seed and "
+            f"--n-boot do not reach them (their three tables' measurements take far longer than the rest of this page), "
+            f"only the public table's column beside them. The Swallow LLM Leaderboard (Swallow LLM team, CC-BY 4.0; "
+            f"results/swallow/) scores open pre-trained models in one harness in the paper's own protocol — MMLU "
+            f"5-shot, BBH 3-shot chain of thought, MATH 4-shot, GSM8K 4-shot, HumanEval 0-shot — through 2025. The "
+            f"same engine and reference rule (v3) as above, each protocol file its own table, never pooled: "
+            f"{records['swallow']['n_models']} pre-trained models released 2023-12 … 2025-06, and the later protocol's "
+            f"{records.get('swallow_2026', {}).get('n_models', 0)} released 2024-06 … 2025-11. The public table's rows "
+            f"stay the headline (densing/trend/tables.py says why); of the two, the Swallow rows are the protocol "
+            f"closest to the paper's. 'estimate': the row has an interval but a check fails (its status in densing "
+            f"trend --table swallow --by benchmark). The paper: {s.paper_months:g} months.")
+
+
+def _protocol(s: m.ProtocolSection) -> Section:
+    """The Swallow leaderboard in the paper's protocol beside the public table's rows, and its forecast check."""
+    verdicts = "".join(f'<p class="sub">{"Without continual pre-training: " if rec["continual_pretraining"] == "dropped" else ""}'
+                       f'{esc(rec["verdict"])}</p>' for rec in s.records.values())
+    parts = [table_html(s.comparison, scroll=False), verdicts]
+    if s.records["swallow"].get("forecast"):
+        parts += ["<h3>A forecast check</h3>", FORECAST_WORDS]
+        for words, summary, frame in s.forecasts:
+            parts += [f'<p class="sub">{esc(words[0].upper() + words[1:])}. {esc(summary)}</p>',
+                      table_html(frame, scroll=False) if len(frame) else ""]
+    return Section(s.title, _protocol_intro(s), parts)
+
+
+def _olmes(s: m.OlmesSection) -> Section:
+    """The second, independent measurement: the paper's two-step design on AI2's recipe (:mod:`densing.trend.olmes`)."""
+    from densing.trend.olmes import D0
+
+    olmes = s.olmes
+    rows = olmes.rows.assign(row=olmes.rows["task"], capability="OLMES MC", references=olmes.rows["reference"],
+                             each_reference_months="one reference")
+    rows["error"] = rows["error"].fillna("")
+    d0_columns = [c for c in olmes.rows.columns if c.startswith("months_d0_") and not c.endswith("_ci")]
+    shown = ["task", "months", "ci_low", "ci_high"] + [c for d in d0_columns for c in (d, f"{d}_ci")] + [
+        "months_ceiling_1", "months_ceiling_1_ci", "ceiling", "score_r2", "offset", "offset_stderr"]
+    sensitivity = olmes.rows[[c for c in shown if c in olmes.rows.columns]]
+    intro = (f"Computed by this command from AI2's OLMES scores (results/olmes/) and the OLMo ladder's fits, with its "
+             f"--since, --seed and --n-boot; --results reaches only the leaderboard-based column beside it (the OLMES "
+             f"scores are another table). The paper's own design on one "
+             f"public recipe, with other targets and other prompts: the OLMo ladder's loss "
+             f"law L(N, D) per task (bits per byte of the correct answer), an MC score law S(L) fitted on the OLMo-2 "
+             f"checkpoints, the in-loop → offline offset carried, N̂ at D0 = {format_count(D0)} tokens, over AI2's OLMES "
+             f"scores of {olmes.rows['n_models'].max()} dated base models. Same frontier rule (0.9 quantile) and "
+             f"uncertainty engine as above. A row without a number says why; the checks are said in words. Levels differ "
+             f"between the two tables (other prompts); their trends are comparable. The paper: {s.paper_months:g} months "
+             f"over its own five benchmarks (the red line).")
+    forest = trend_figures.forest_figure(
+        rows, s.paper_months, title="Doubling time by OLMES task · the paper's design on AI2's recipe (OLMo ladder references)")
+    checks = olmes.checks
+    return Section(s.title, intro, [
+        figure_html(forest, "olmes-forest"), table_html(s.beside, scroll=False),
+        details("sensitivity to D0 and to the MC law's ceiling (fixed at 1), score-law fit and offset per task, each "
+                "doubling time with its 95% CI", table_html(sensitivity, scroll=False)),
+        details("every check of the OLMES rows", table_html(checks[["benchmark", "name", "status", "detail"]], scroll=False))
+        if len(checks) else ""])
+
+
+DESIGN_RENDERERS = {m.YoursSection: _yours, m.ProtocolSection: _protocol, m.OlmesSection: _olmes}

@@ -1,0 +1,219 @@
+"""The report's tables and paragraphs as the page shows them: columns chosen, rows named, words around the numbers.
+
+Layout only: each function picks and names the columns of a result the model already holds; the cells are written
+by :func:`densing.report.html.table_html` (:mod:`densing.tables`' one rule).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from densing.data.units import format_count
+from densing.numbers import format_months, format_number
+from densing.report.html import esc, table_html
+
+#: Why density relative to a family at its own budget is not the paper's density at D0 = 1T.
+DENSITY_MEANING = (
+    "Densities here are relative to one public family at its own training budget (N̂ = the size that family would "
+    "need for the same score), not to the paper's MiniCPM-3 reference at D0 = 1T tokens: the scale of ρ differs by "
+    "a constant factor, which cancels in the doubling time (the slope of ln ρ over time), but the reference's shape "
+    "in N does not cancel — if the targets' scores rise with N faster or slower than the reference family's, density "
+    "depends on size within a family, which the size check tests."
+)
+
+
+def details(summary: str, body: str) -> str:
+    """Columns that matter less, behind a toggle (the page stays within 900 px)."""
+    return f"<details><summary>{esc(summary)}</summary>{body}</details>"
+
+
+def breakable(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with a space after each comma and colon of its text cells, so a long reference name
+    (``Qwen1.5:joint(mmlu,leaderboard_bbh,…)``) breaks between words and the table fits a 900 px window."""
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object or pd.api.types.is_string_dtype(out[column].dtype):
+            out[column] = [v.replace(",", ", ").replace(":", ": ") if isinstance(v, str) else v for v in out[column]]
+    return out
+
+
+def row_names(rows: pd.DataFrame) -> dict[str, str]:
+    """Each row key of :meth:`TrendMeasurement.by_benchmark` → its name for a reader: a benchmark by its own name, a
+    set by its benchmarks joined by " + " ("MMLU + BBH + MATH-hard + HumanEval", never ``paper``) — from its label's
+    parenthesis (:func:`densing.trend.figures.row_display`), else from its ``benchmarks``, each named as the sets'
+    labels name it (a benchmark no label names in capitals: GSM8K)."""
+    from densing.trend.figures import row_display
+
+    sets = rows[rows["capability"] == "set"]
+    known: dict[str, str] = {}
+    for r in sets.itertuples():
+        names, keys = row_display(r.row, r.label, r.capability).split(" + "), str(r.benchmarks).split(",")
+        if "(" in str(r.label) and len(names) == len(keys):
+            known.update(zip(keys, names))
+    out = {r.row: r.row for r in rows.itertuples()}
+    for r in sets.itertuples():
+        out[r.row] = (row_display(r.row, r.label, r.capability) if "(" in str(r.label)
+                      else " + ".join(known.get(k, k.upper()) for k in str(r.benchmarks).split(",")))
+    return out
+
+
+def displayed(frame: pd.DataFrame, named_by: pd.DataFrame | None = None) -> pd.DataFrame:
+    """``frame`` with its ``row`` column named for a reader (:func:`row_names` of ``named_by``, default ``frame``),
+    and its ``label`` too where it has one (so a figure that names rows by their label names them the same)."""
+    names = row_names(frame if named_by is None else named_by)
+    shown = [names.get(r, r) for r in frame["row"]]
+    return frame.assign(row=shown, **({"label": shown} if "label" in frame.columns else {}))
+
+
+def references_table(references: pd.DataFrame) -> pd.DataFrame:
+    keep = ["reference", "months", "ci_low", "ci_high", "size_dependence"]
+    table = references[[c for c in keep if c in references.columns]].copy()
+    table["reference"] = [str(r).replace(":", ": ", 1).replace(",", ", ") for r in table["reference"]]
+    return table
+
+
+def named_table(rows: pd.DataFrame, missing: tuple[str, ...], anchors: dict) -> pd.DataFrame:
+    """The named models: the joint density (or its bound) with its interval, the Birge ratio, the paper's anchor."""
+    columns = ["model", "density", "bound", "density_ci_low", "density_ci_high"] + \
+        [c for c in ("birge_ratio",) if c in rows.columns]
+    out = rows[[c for c in columns if c in rows.columns]].copy()
+    out["paper"] = out["model"].map(anchors).fillna("")
+    if missing:
+        out = pd.concat([out, pd.DataFrame({"model": list(missing),
+                                            "paper": ["not a target (defines the reference, or no scores)"] * len(missing)})],
+                        ignore_index=True)
+    if "bound" in out.columns:
+        out["bound"] = out["bound"].fillna("")
+    return out.rename(columns={"density_ci_low": "95% low", "density_ci_high": "95% high", "birge_ratio": "Birge",
+                               "paper": "paper's anchor"})
+
+
+def per_benchmark_table(per_benchmark: pd.DataFrame, order: pd.DataFrame) -> pd.DataFrame:
+    """One row per named model and benchmark, the models in ``order``'s order: ρ (or its bound) and its interval."""
+    rank = {name: i for i, name in enumerate(order["model"])}
+    table = per_benchmark.assign(rank=per_benchmark["model"].map(rank)).sort_values(["rank"], kind="stable")
+    return table[["model", "benchmark", "density", "bound", "density_ci_low", "density_ci_high"]].rename(
+        columns={"density_ci_low": "95% low", "density_ci_high": "95% high"})
+
+
+def candidate_table(candidates: pd.DataFrame) -> pd.DataFrame:
+    columns = ["reference", "eligible", "why", "reach_share", "slope_ci_low", "held_out_z", "held_out_error", "dispersion",
+               "sizes", "token_ratio", "largest_score"]
+    table = candidates[[c for c in columns if c in candidates.columns]].copy()
+    table = table.assign(order=table["held_out_z"].abs() if "held_out_z" in table.columns else table["held_out_error"])
+    return table.sort_values(["eligible", "order"], ascending=[False, True], na_position="last").drop(columns="order")
+
+
+def model_table(dens: pd.DataFrame) -> pd.DataFrame:
+    """Per-model rows, the columns that explain a row first."""
+    columns = [c for c in ("model", "density", "bound", "density_ci_low", "density_ci_high", "params", "effective_params",
+                           "release_date", "family", "date_confidence") if c in dens.columns]
+    table = dens[columns].copy()
+    for c in ("params", "effective_params"):
+        if c in table.columns:
+            table[c] = [format_count(v) if np.isfinite(v) else "" for v in table[c]]
+    return table
+
+
+def budget_parts(table: pd.DataFrame, budget_notes: dict) -> list[str]:
+    """The budget sensitivity under the per-benchmark table: the paper-like rows with every reference at one D0."""
+    if not len(table):
+        return []
+    from densing.trend.capability import BUDGET_D0
+
+    notes = "".join(f"<li>{esc(name)}: {esc(note)}</li>" for name, note in budget_notes.items())
+    body = (f'<p class="sub">Each reference family refitted over its members\' sizes at one budget D0 = '
+            f"{format_count(BUDGET_D0)} tokens: a member of N parameters trained on D tokens stands for the N' that reaches "
+            "the same loss at D0 under the loss law of Hoffmann et al. 2022 (L = 1.69 + 406.4·N^-0.34 + 410.7·D^-0.28). "
+            "Compare each reference's months with the row above: what the spread between references owes to their "
+            "budgets.</p>" + table_html(table[["row", "status", "months", "ci_low", "ci_high", "n_models",
+                                               "each_reference_months"]], scroll=False)
+            + (f"<ul>{notes}</ul>" if notes else ""))
+    return [details("the budget sensitivity: the same rows with every reference at one training budget", body)]
+
+
+def density_intro(measured, frontier: str, line) -> str:
+    points = ("Each point is a model the trend uses (hover for its date, family, N, N̂, scores and density with its 95% "
+              "interval); a triangle is a censored density drawn at its bound; the red diamonds are the frontier (at or above "
+              "the line), named where a label fits without overlapping another; circled points are the models the paper and "
+              "the tables name (their names on hover). Each model's own 95% interval is a grey bar, up to orders of magnitude "
+              "long: its legend entry hides and shows them.")
+    role = ("it is the headline rule" if frontier == measured.headline_rule else f"drawn for comparison; the headline rule is "
+            f"{measured.headline_rule}") + ("" if measured.measurable else ", and the doubling time is not measured")
+    if line is None:
+        return f"{points} The {frontier} rule has no line: {measured.rule_errors.get(frontier, 'it could not be fitted')}."
+    return (f"{points} The solid line is the {frontier} rule exactly as in the tables (slope A = "
+            f"{_slope(line.slope_per_day, line.slope_ci_low, line.slope_ci_high)}/day, doubling "
+            f"{_months(line)} months); its band is that slope's 95% interval (fit + score + models) — {role}. The other "
+            "rules are in the legend: click to show them.")
+
+
+def _slope(value, low, high) -> str:
+    return f"{format_number(value, html=True)} (95% CI {format_number(low, html=True)} to {format_number(high, html=True)})"
+
+
+def _months(rule) -> str:
+    return (f"{format_months(rule.doubling_time_months)} ({format_months(rule.doubling_time_months_ci_low)}–"
+            f"{format_months(rule.doubling_time_months_ci_high)})")
+
+
+def paper_table(measured, paper: dict) -> pd.DataFrame:
+    """The paper's numbers beside ours (headline rule; the envelope, the paper's own rule, beside), each of ours
+    with its 95% interval."""
+    head = measured.rules[measured.headline_rule]
+    envelope = measured.rules.get("envelope")
+    b = measured.breakpoint
+
+    def segment(seg) -> str:
+        if not np.isfinite(seg.slope_per_day):
+            return f"not fitted ({seg.note})"
+        same = " — the headline's models and interval" if seg.same_as_headline else ""
+        return f"{_slope(seg.slope_per_day, seg.slope_ci_low, seg.slope_ci_high)}{same}"
+
+    def slope(rule) -> str:
+        return _slope(rule.slope_per_day, rule.slope_ci_low, rule.slope_ci_high)
+
+    rows = [
+        ("doubling time (months)", f"{paper['doubling_time_months']} (29 models; 3.5 over 51 in the journal version)",
+         _months(head) + ("" if measured.measurable else " — not a measurement"),
+         _months(envelope) if envelope else measured.rule_errors.get("envelope", "")),
+        ("slope A (per day)", f"{paper['slope_per_day']}", slope(head), slope(envelope) if envelope else "—"),
+        ("R² of the frontier fit", f"{paper['r_squared']}", "— (quantile line: no R²)", "—"),
+        ("slope before ChatGPT (per day)", f"{paper['slope_before_chatgpt_per_day']}", segment(b.before), "—"),
+        ("slope after ChatGPT (per day)", f"{paper['slope_after_chatgpt_per_day']}", segment(b.after), "—"),
+    ]
+    return pd.DataFrame(rows, columns=["quantity", "paper", "densing (headline rule, 95% CI)", "densing (paper's envelope rule)"])
+
+
+def _count(value) -> str:
+    """A corrected value as written for people: token and parameter counts as 627B, 7B; other values as they are."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return format_count(number) if number >= 1e6 else f"{number:g}"
+
+
+def caveats_html(dens: pd.DataFrame, left: pd.DataFrame, corrections: pd.DataFrame | None, results: Path) -> str:
+    """The models left out and why, the bounds, the uncertain dates, the corrections to the source table."""
+    items = [f"{len(rows)} models left out of the trend ({esc(reason)}): {esc(', '.join(rows['model'].astype(str)))}"
+             for reason, rows in left.groupby("reason")] if len(left) else []
+    censored = dens[dens["bound"].astype(str) != ""]
+    if len(censored):
+        counts = ", ".join(f"{k}: {v}" for k, v in censored["bound"].value_counts().items())
+        items.append(f"{len(censored)} densities are bounds ({esc(counts)}), used by the trend as bounds: "
+                     f"{esc(', '.join(censored['model'].astype(str)))}")
+    if "date_confidence" in dens.columns:
+        low = dens[dens["date_confidence"].isin(["low", "none"])]
+        if len(low):
+            items.append(f"{len(low)} models with low-confidence or missing release dates: {esc(', '.join(low['model'].astype(str)))}")
+    if corrections is not None and len(corrections):
+        table = pd.DataFrame({"model": corrections["model"], "field": corrections["field"],
+                              "source": [_count(v) if isinstance(v, str) or np.isfinite(v) else "— (none given)"
+                                         for v in corrections["source_value"]],
+                              "corrected": [_count(v) for v in corrections["corrected_value"]], "reason": corrections["reason"]})
+        items.append(f"{len(corrections)} corrections to the source data ({esc(results.parent.name)}/corrections.csv, each with "
+                     "its evidence): " + details("the corrections", table_html(table, scroll=False)))
+    return '<ul class="caveats">' + "".join(f"<li>{i}</li>" for i in items or ["none"]) + "</ul>"
