@@ -2,9 +2,12 @@
 design, and the provenance line (layout only: the numbers are the model's, :mod:`densing.report.model`)."""
 from __future__ import annotations
 
+import math
+
 from densing import paths
 from densing.data.units import format_count
 from densing.numbers import format_number
+from densing.tables import BOUND_SIGNS, NO_READING, density_reading
 from densing.report import model as m
 from densing.report.html import Section, cards_html, esc, figure_html, table_html
 from densing.report.render_parts import details
@@ -43,19 +46,25 @@ def _your_place(row: dict) -> str:
 
 
 def _your_density(row: dict) -> str:
-    """ρ as the reading allows: a number, or ≤ / ≥ a bound (an interval's upper end where the score is near chance)."""
-    if row.get("reading") == "upper bound":
-        censored = isinstance(row.get("bound"), str) and row["bound"] != ""
-        return "≤ " + _g(row["density"] if censored else row["density_ci_high"])
-    if row.get("reading") == "lower bound":
-        return "≥ " + _g(row["density"])
-    return _g(row["density"])
+    """ρ as the one bound rule reads it (:func:`densing.tables.density_reading`): a number, ≤ / ≥ a bound, or —."""
+    reading, number, _ = density_reading(row.get("density"), row.get("bound", ""), row.get("density_ci_low", math.nan),
+                                         row.get("density_ci_high", math.nan), row.get("near_chance", False))
+    if reading == NO_READING:
+        return "—"
+    return BOUND_SIGNS.get(reading, "") + _g(number)
+
+
+def _frontier_at(row: dict) -> str:
+    """The frontier line's ρmax at the model's date with the band of the slope's 95% interval there."""
+    low, high = row.get("frontier_density_ci_low", math.nan), row.get("frontier_density_ci_high", math.nan)
+    band = f" [{_g(low)}–{_g(high)}]" if not (math.isnan(float(low)) or math.isnan(float(high))) else ""
+    return _g(row["frontier_density"]) + band
 
 
 def _your_cards(r: dict, interval: str, suite: str | None, reference: str) -> str:
-    cards = [("density ρ" + ("" if r.get("reading") == "value" else f" ({r.get('reading')})"), r["density"]),
+    cards = [("density ρ" + ("" if r.get("reading") == "value" else f" ({r.get('reading')})"), _your_density(r)),
              ("95% interval", interval),
-             (f"frontier line's ρmax at {r['release_date']}", r["frontier_density"]),
+             (f"frontier line's ρmax at {r['release_date']}", _frontier_at(r)),
              ("against the frontier line", str(r["frontier"]))]
     cards += [("suite", suite)] if suite else []
     cards += [("reference", str(r.get("reference") or reference))]
@@ -72,9 +81,9 @@ def _yours(s: m.YoursSection) -> Section:
     intervals = ["— (a bound)" if isinstance(b, str) and b else f"{_g(lo)}–{_g(hi)}"
                  for b, lo, hi in zip(yours["bound"].fillna(""), yours["density_ci_low"], yours["density_ci_high"])]
     table = yours.assign(**{"95% interval": intervals, "density": [_your_density(r) for r in yours.to_dict("records")],
-                            "frontier_density": [_g(v) for v in yours["frontier_density"]]})
+                            "frontier_density": [_frontier_at(r) for r in yours.to_dict("records")]})
     leads = [_your_cards(r, interval, suite, measured.inversion.name)
-             for r, interval in zip(table.to_dict("records"), intervals)]
+             for r, interval in zip(yours.to_dict("records"), intervals)]
     table = table.rename(columns={"frontier": "frontier line", "frontier_density": "line's ρmax at the date",
                                   "inverted": "inverted on"})
     columns = ["model", "release_date", "inverted on", "density", "95% interval", "reading", "line's ρmax at the date",
