@@ -1,12 +1,16 @@
 """Declared constraints on arguments, checked in one place (scikit-learn's ``validate_params`` shape).
 
-A public function declares what each argument may be next to itself::
+A public function declares what each argument may be on itself, with :func:`validate_params`::
 
-    _CONSTRAINTS = {"n_boot": [Interval(Integral, 0, None)], "chance": [Interval(Real, 0, 1, closed="left"), Options({"auto", "none"}), None]}
+    @validate_params({"n_boot": [Interval(Integral, 0, None)],
+                      "chance": [Interval(Real, 0, 1, closed="left"), Options({"auto", "none"}), None]})
+    def fit(table, *, n_boot=200, chance=None): ...
 
-and calls :func:`validate` once at its top. A value matching none of its constraints is an
-:class:`~densing.errors.InputError` whose message names the argument (never a CLI flag) and what
-was expected, so every entry point fails the same way on the same bad value.
+and every call checks them before the body runs. A value matching none of its constraints is an
+:class:`~densing.errors.InputError` with one message for every kind of constraint, ``NAME: expected
+WHAT, got VALUE`` (WHAT: the constraints' descriptions joined by "or"; NAME: the argument, never a CLI
+flag), so every entry point fails the same way on the same bad value. The constraints stay on the
+function (``function.parameter_constraints``), where the common test reads them.
 
 Plausibility of counts: a parameter count is a plain number of parameters (7e9). One below
 :data:`MIN_PARAMS` or above :data:`MAX_PARAMS` is almost always a unit mistake (``7`` meaning 7B,
@@ -16,13 +20,16 @@ test models (about 43,000 parameters) through the same tables.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import os
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from numbers import Integral, Real
-from typing import Any, Iterable, Mapping
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Mapping
 
 from densing.errors import InputError
 
@@ -280,6 +287,38 @@ def validate(constraints: Mapping[str, list], **arguments: Any) -> None:
         expected = " or ".join(_describe(c) for c in allowed)
         shown = repr(os.fspath(value)) if isinstance(value, os.PathLike) else repr(value)  # a path as typed
         raise InputError(f"{name}: expected {expected}, got {shown}")
+
+
+def validate_params(constraints: Mapping[str, list]) -> Callable:
+    """A decorator: check a function's arguments against ``constraints`` (as :func:`validate` reads them) on every
+    call, before its body runs (scikit-learn's ``validate_params``).
+
+    The arguments are bound to the signature, defaults filled in, and the declared ones checked in the signature's
+    order; a call that does not bind (a missing or unknown argument) reaches the function, which raises Python's own
+    TypeError. The constraints stay readable on the function as ``parameter_constraints``. Declaring an argument
+    the function does not take is a TypeError at import: a constraint that checks nothing is a mistake.
+    """
+    def attach(function: Callable) -> Callable:
+        signature = inspect.signature(function)
+        unknown = sorted(set(constraints) - set(signature.parameters))
+        if unknown:
+            raise TypeError(f"{function.__qualname__}: constraints on arguments it does not take: {', '.join(unknown)}")
+        declared = [name for name in signature.parameters if name in constraints]
+
+        @functools.wraps(function)
+        def checked(*args, **kwargs):
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError:
+                return function(*args, **kwargs)
+            bound.apply_defaults()
+            validate(constraints, **{name: bound.arguments[name] for name in declared})
+            return function(*args, **kwargs)
+
+        checked.parameter_constraints = MappingProxyType(dict(constraints))
+        return checked
+
+    return attach
 
 
 def check_params(value: float, *, field: str = "params", where: str | None = None) -> float:

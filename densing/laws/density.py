@@ -34,7 +34,7 @@ from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.fit import fit_verdict
 from densing.laws.inversion import BELOW_SMALLEST_N, ABOVE_LARGEST_N, Joint, PerBenchmark, arrays, extrapolation_notes, score_matrix
 from densing.laws.reference_fit import ReferenceFit, as_fits
-from densing.validation import D0_TOKENS, Interval, Options, validate
+from densing.validation import D0_TOKENS, Interval, Options, validate_params
 
 COMPONENT_CENSORED = "component_censored"
 
@@ -183,6 +183,7 @@ def _fit_rows(targets: pd.DataFrame, fit: ReferenceFit) -> pd.DataFrame:
     return rows
 
 
+@validate_params(DENSITY_CONSTRAINTS)
 def compute_density(
     targets: pd.DataFrame,
     fits: ReferenceFit | Iterable[ReferenceFit] | Mapping[str, ReferenceFit],
@@ -214,8 +215,6 @@ def compute_density(
     the ``fit_verdict`` column, but is left out of the geometric mean unless ``include_poor_fits``.
     """
     fits = as_fits(fits, "fits")
-    validate(DENSITY_CONSTRAINTS, d0=d0, level=level, seed=seed, aggregate=aggregate, intervals=intervals,
-             include_poor_fits=include_poor_fits)
     targets = table_argument(targets, "targets")
     filled = with_stderr(targets)
     frames = []
