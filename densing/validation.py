@@ -254,6 +254,17 @@ def as_names(value: Any, name: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in value)
 
 
+#: What a fit's bootstrap may be asked for (``fit_reference``, ``fit_family``, ``densing fit``, ``densing ladder fit``):
+#: how many draws (0: the point fit alone), on how many processes, from which seed.
+BOOTSTRAP_CONSTRAINTS = MappingProxyType({
+    "n_boot": [Interval(Integral, 0, None)],
+    "jobs": [Interval(Integral, 1, None)],
+    "seed": [Interval(Integral, 0, None)],
+})
+
+#: How many draws an interval is read from: at least one (the trend's bootstrap, ``densing trend --n-boot``).
+DRAWS = Interval(Integral, 1, None)
+
 #: What a D0 may be: a positive number of tokens up to :data:`MAX_D0_TOKENS` (finite: a bound excludes NaN and ∞).
 D0_TOKENS = Interval(Real, 0, MAX_D0_TOKENS, closed="right")
 
@@ -293,8 +304,8 @@ def validate_params(constraints: Mapping[str, list]) -> Callable:
     """A decorator: check a function's arguments against ``constraints`` (as :func:`validate` reads them) on every
     call, before its body runs (scikit-learn's ``validate_params``).
 
-    The arguments are bound to the signature, defaults filled in, and the declared ones checked in the signature's
-    order; a call that does not bind (a missing or unknown argument) reaches the function, which raises Python's own
+    The arguments are bound to the signature, defaults filled in, and the declared ones checked in the order they
+    are declared (a check that imports something slow can come last); a call that does not bind (a missing or unknown argument) reaches the function, which raises Python's own
     TypeError. The constraints stay readable on the function as ``parameter_constraints``. Declaring an argument
     the function does not take is a TypeError at import: a constraint that checks nothing is a mistake.
     """
@@ -303,7 +314,7 @@ def validate_params(constraints: Mapping[str, list]) -> Callable:
         unknown = sorted(set(constraints) - set(signature.parameters))
         if unknown:
             raise TypeError(f"{function.__qualname__}: constraints on arguments it does not take: {', '.join(unknown)}")
-        declared = [name for name in signature.parameters if name in constraints]
+        declared = list(constraints)
 
         @functools.wraps(function)
         def checked(*args, **kwargs):

@@ -224,34 +224,11 @@ def compute_density(
         rows = _fit_rows(filled, fit)
         if rows.empty:
             continue
-        inversion = PerBenchmark(fit, d0)
-        params = rows["params"].to_numpy(float)
-        solved = solve_densities(rows, inversion, seed=seed, level=level, intervals=intervals)
-        loss_hat, size, reasons = inversion.invert(rows["score"].to_numpy(float)[:, None])
-        density = np.exp(solved.log_density)
-        out = rows[["model"]].copy()
-        out["benchmark"] = fit.benchmark
-        out["params"] = params
-        out["score"] = rows["score"].to_numpy(float)
-        out["loss_hat"] = loss_hat
-        out["effective_params"] = density * params
-        out["density"] = density
-        out["bound"] = bound_words(solved.kind)
-        out["censored"] = reasons
-        out["density_ci_low"], out["density_ci_high"] = solved.low, solved.high
-        out["effective_params_ci_low"] = solved.low * params
-        out["effective_params_ci_high"] = solved.high * params
-        out["extrapolation"] = extrapolation_notes(fit, size, inversion.d0)
-        for column in ("stderr", "train_tokens", "release_date", "family", "active_params"):
-            if column in rows.columns:
-                out[column] = rows[column].to_numpy()
-        out["d0"] = inversion.d0
-        out["reference_fit"] = f"{fit.kind}:{fit.benchmark}"
-        out["fit_verdict"] = fit_verdict(fit)
+        out, draws = _fit_table(rows, fit, d0, seed=seed, level=level, intervals=intervals)
         if out["fit_verdict"].iloc[0] is not None:
             poor.add(fit.benchmark)
-        if solved.draws is not None:
-            draws_by_fit[fit.benchmark] = pd.DataFrame(solved.draws.T, index=out["model"].to_numpy())
+        if draws is not None:
+            draws_by_fit[fit.benchmark] = pd.DataFrame(draws.T, index=out["model"].to_numpy())
         frames.append(out)
     if not frames:
         names = ", ".join(f.benchmark for f in fits)
@@ -269,6 +246,37 @@ def compute_density(
     result["censored"] = result["censored"].astype(object).where(is_censored(result["censored"]), None)
     result["extrapolation"] = result["extrapolation"].astype(object).where(result["extrapolation"].notna(), None)
     return result
+
+
+def _fit_table(rows: pd.DataFrame, fit: ReferenceFit, d0: float | None, *, seed: int, level: float,
+               intervals: bool) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """One fit's rows of :func:`compute_density` (the targets' ``rows`` of its benchmarks and metric) and the
+    density draws behind their intervals (None without intervals)."""
+    inversion = PerBenchmark(fit, d0)
+    params = rows["params"].to_numpy(float)
+    solved = solve_densities(rows, inversion, seed=seed, level=level, intervals=intervals)
+    loss_hat, size, reasons = inversion.invert(rows["score"].to_numpy(float)[:, None])
+    density = np.exp(solved.log_density)
+    out = rows[["model"]].copy()
+    out["benchmark"] = fit.benchmark
+    out["params"] = params
+    out["score"] = rows["score"].to_numpy(float)
+    out["loss_hat"] = loss_hat
+    out["effective_params"] = density * params
+    out["density"] = density
+    out["bound"] = bound_words(solved.kind)
+    out["censored"] = reasons
+    out["density_ci_low"], out["density_ci_high"] = solved.low, solved.high
+    out["effective_params_ci_low"] = solved.low * params
+    out["effective_params_ci_high"] = solved.high * params
+    out["extrapolation"] = extrapolation_notes(fit, size, inversion.d0)
+    for column in ("stderr", "train_tokens", "release_date", "family", "active_params"):
+        if column in rows.columns:
+            out[column] = rows[column].to_numpy()
+    out["d0"] = inversion.d0
+    out["reference_fit"] = f"{fit.kind}:{fit.benchmark}"
+    out["fit_verdict"] = fit_verdict(fit)
+    return out, solved.draws
 
 
 def density_at_own_tokens(targets: pd.DataFrame, fits, *, level: float = 0.95, aggregate: bool = True, seed: int = 0,

@@ -82,7 +82,7 @@ from densing.laws.points import POINT_COLUMNS
 from densing.laws.order import family_order_note
 from densing.laws.table_cache import per_table
 from densing.laws.reference_fit import ReferenceFit
-from densing.validation import Options, validate_params
+from densing.validation import BOOTSTRAP_CONSTRAINTS, Options, validate_params
 
 KIND = "family"
 MAX_REDRAWS = 100
@@ -217,7 +217,7 @@ def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
     return points, dropped
 
 
-@validate_params({"n_boot": _fit.BOOTSTRAP_CONSTRAINTS["n_boot"], "seed": _fit.BOOTSTRAP_CONSTRAINTS["seed"],
+@validate_params({"n_boot": BOOTSTRAP_CONSTRAINTS["n_boot"], "seed": BOOTSTRAP_CONSTRAINTS["seed"],
                   "method": [Options(METHODS)]})
 def fit_family(
     table: pd.DataFrame,

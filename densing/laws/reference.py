@@ -19,7 +19,7 @@ from densing.laws import bootstrap
 from densing.laws import fit as _fit
 from densing.laws.points import POINT_COLUMNS, final_points, past_run_fraction, point_tuples, select_points
 from densing.laws.reference_fit import DEFAULT_D0, LAWS, ReferenceFit, data_hash
-from densing.validation import D0_TOKENS, Interval, Options, Text, as_names, validate_params
+from densing.validation import BOOTSTRAP_CONSTRAINTS, D0_TOKENS, Interval, Options, Text, as_names, validate_params
 
 
 # ------------------------------------------------------------------------------------------------
@@ -42,9 +42,9 @@ def _resolve_chance(chance: float | str | None, benchmarks: list[str]) -> float 
         raise InputError(f"chance: expected 'auto', 'none' or a number, got {chance!r}") from None
 
 
-#: What :func:`fit_reference`'s arguments may be (with the bootstrap's, :data:`densing.laws.fit.BOOTSTRAP_CONSTRAINTS`).
+#: What :func:`fit_reference`'s arguments may be (with the bootstrap's, :data:`densing.validation.BOOTSTRAP_CONSTRAINTS`).
 FIT_CONSTRAINTS = {
-    **_fit.BOOTSTRAP_CONSTRAINTS,
+    **BOOTSTRAP_CONSTRAINTS,
     "law": [Options(LAWS)],
     "d0": [D0_TOKENS],
     "loss_points": [Options({"all", "final"})],

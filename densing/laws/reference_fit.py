@@ -30,7 +30,7 @@ from densing.laws import fit as _fit
 from densing.laws import forms
 from densing.laws.points import POINT_COLUMNS
 from densing.laws.fit_schema import FIT_DOMAIN, FORMAT, KINDS, LAWS, check_fit_dict  # noqa: F401 (the file's schema)
-from densing.validation import D0_TOKENS, MAX_D0_TOKENS, check_scores, validate
+from densing.validation import D0_TOKENS, MAX_D0_TOKENS, check_scores, validate_params
 
 
 DEFAULT_D0 = 1e12
@@ -172,10 +172,10 @@ class ReferenceFit(Result):
             rows.append({"parameter": name, "estimate": value, "ci_low": float(low), "ci_high": float(high)})
         return pd.DataFrame(rows)
 
+    @validate_params(ALPHA_CONSTRAINTS)
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
         """Every parameter's (1 − ``alpha``) bootstrap percentile interval, from the draws the fit keeps, in the shape
         of :meth:`densing.results.Result.conf_int` (one row per parameter: ``estimate``, ``ci_low``, ``ci_high``)."""
-        validate(ALPHA_CONSTRAINTS, alpha=alpha)
         return interval_frame({r.parameter: (r.estimate, r.ci_low, r.ci_high) for r in self.parameter_ci(1 - alpha).itertuples()})
 
     def to_frame(self) -> pd.DataFrame:
