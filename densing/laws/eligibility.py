@@ -91,8 +91,8 @@ from densing import paths
 from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.item_counts import item_counts
 from densing.errors import DensingError
-from densing.laws.family import (DEFAULT_SHAPE, covariate, family_points, fit_family, held_out_error, held_out_test,
-                                 metric_for)
+from densing.laws.family import DEFAULT_SHAPE, covariate, family_points, fit_family, metric_for
+from densing.laws.family_held_out import held_out_error, held_out_test
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_number
 

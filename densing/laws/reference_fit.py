@@ -30,7 +30,8 @@ from densing.laws import fit as _fit
 from densing.laws import forms
 from densing.laws.points import POINT_COLUMNS
 from densing.laws.fit_schema import FIT_DOMAIN, FORMAT, KINDS, LAWS, check_fit_dict  # noqa: F401 (the file's schema)
-from densing.validation import D0_TOKENS, MAX_D0_TOKENS, check_scores, validate_params
+from densing.impossible import check_scores
+from densing.validation import D0_TOKENS, MAX_D0_TOKENS, validate_params
 
 
 DEFAULT_D0 = 1e12
@@ -121,7 +122,7 @@ class ReferenceFit(Result):
         return self.invert(self.checked_scores(scores), d0)[1]
 
     def checked_scores(self, scores, name: str = "scores") -> np.ndarray:
-        """``scores`` as a float array, or an InputError naming ``name`` (:func:`densing.validation.check_scores`):
+        """``scores`` as a float array, or an InputError naming ``name`` (:func:`densing.impossible.check_scores`):
         a score outside [0, 1] is impossible when the fit's metric is a fraction."""
         from densing.data.schema import FRACTION_METRICS
 
