@@ -72,13 +72,12 @@ import numpy as np
 import pandas as pd
 
 from densing.data.benchmarks import CHANCE_LEVELS, ITEM_COUNTS
-from densing.laws.reference_fit import data_hash
 from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
 from densing.laws import forms
 from densing.laws.budget import HOFFMANN_2022
 from densing.laws.family_likelihood import Z_95, LikelihoodFit, binomial_mle, likelihood_fit  # noqa: F401 (re-exported)
-from densing.laws.points import POINT_COLUMNS
+from densing.laws.points import POINT_COLUMNS, data_hash
 from densing.laws.order import family_order_note
 from densing.laws.table_cache import per_table
 from densing.laws.reference_fit import ReferenceFit

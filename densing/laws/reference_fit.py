@@ -12,7 +12,6 @@ A :class:`ReferenceFit` (made by :func:`densing.laws.reference.fit_reference` or
 """
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 from dataclasses import dataclass, field
@@ -382,22 +381,3 @@ def invert_scores(p, scores: np.ndarray, d0: float) -> tuple[np.ndarray, np.ndar
         with np.errstate(invalid="ignore"):
             loss_hat = np.where(loss_hat < 0, np.nan, loss_hat)
     return loss_hat, size, reasons
-
-
-def _as_text(column: pd.Series) -> list[str]:
-    """A column's cells as pandas' ``astype("string")`` writes them, missing ones as ``<NA>``: ``str`` of each Python
-    value for 64-bit floats and integers, booleans and strings (the same text, without pandas' string arrays), pandas
-    itself for any other dtype."""
-    kind = column.dtype.kind
-    if kind in "fiub" and column.dtype.itemsize in (1, 8) or kind in "OUT" or str(column.dtype) in ("str", "string"):
-        return ["<NA>" if v is None or v is pd.NA or (isinstance(v, float) and v != v) else str(v) for v in column.tolist()]
-    return column.astype("string").fillna("<NA>").tolist()
-
-
-def data_hash(frame: pd.DataFrame, columns: list[str] | None = None) -> str:
-    """The ``data_hash`` a fit records of the points it was made on: SHA-256 (first 16 hex digits)
-    of the given columns' values, row order independent."""
-    cols = columns or [c for c in frame.columns]
-    rows = sorted("\x1f".join(r) for r in zip(*(_as_text(frame[c]) for c in cols)))
-    digest = hashlib.sha256("\x1e".join(rows).encode()).hexdigest()
-    return digest[:16]
