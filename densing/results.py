@@ -36,7 +36,7 @@ from numbers import Real
 from typing import ClassVar
 
 from densing.errors import InputError
-from densing.validation import Interval, validate
+from densing.validation import Interval, validate_params
 
 
 CONF_INT_COLUMNS = ("estimate", "ci_low", "ci_high")
@@ -129,12 +129,12 @@ class Result:
             raise InputError(f"alpha: {type(self).__name__} holds {level:.4g} intervals (alpha = {1.0 - level:.4g}), "
                              f"got {alpha!r}; refit at level {1.0 - alpha:.4g} for those")
 
+    @validate_params(ALPHA_CONSTRAINTS)
     def conf_int(self, alpha: float = 0.05):
         """The (1 − ``alpha``) intervals of the headline numbers: a DataFrame indexed by ``quantity`` with columns
         ``estimate``, ``ci_low``, ``ci_high`` (module docstring: each ``X_ci_low``/``X_ci_high`` pair is row ``X``, a
         nested result's rows are ``field.X``); no rows when the result has no intervals. An alpha other than the
         one its intervals were computed at is an InputError naming that level."""
-        validate(ALPHA_CONSTRAINTS, alpha=alpha)
         names = [f.name for f in fields(self)]
         rows: dict[str, tuple[float, float, float]] = {}
         for name in names:

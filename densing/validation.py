@@ -1,12 +1,16 @@
 """Declared constraints on arguments, checked in one place (scikit-learn's ``validate_params`` shape).
 
-A public function declares what each argument may be next to itself::
+A public function declares what each argument may be on itself, with :func:`validate_params`::
 
-    _CONSTRAINTS = {"n_boot": [Interval(Integral, 0, None)], "chance": [Interval(Real, 0, 1, closed="left"), Options({"auto", "none"}), None]}
+    @validate_params({"n_boot": [Interval(Integral, 0, None)],
+                      "chance": [Interval(Real, 0, 1, closed="left"), Options({"auto", "none"}), None]})
+    def fit(table, *, n_boot=200, chance=None): ...
 
-and calls :func:`validate` once at its top. A value matching none of its constraints is an
-:class:`~densing.errors.InputError` whose message names the argument (never a CLI flag) and what
-was expected, so every entry point fails the same way on the same bad value.
+and every call checks them before the body runs. A value matching none of its constraints is an
+:class:`~densing.errors.InputError` with one message for every kind of constraint, ``NAME: expected
+WHAT, got VALUE`` (WHAT: the constraints' descriptions joined by "or"; NAME: the argument, never a CLI
+flag), so every entry point fails the same way on the same bad value. The constraints stay on the
+function (``function.parameter_constraints``), where the common test reads them.
 
 Plausibility of counts: a parameter count is a plain number of parameters (7e9). One below
 :data:`MIN_PARAMS` or above :data:`MAX_PARAMS` is almost always a unit mistake (``7`` meaning 7B,
@@ -16,13 +20,16 @@ test models (about 43,000 parameters) through the same tables.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import os
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from numbers import Integral, Real
-from typing import Any, Iterable, Mapping
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Mapping
 
 from densing.errors import InputError
 
@@ -247,6 +254,17 @@ def as_names(value: Any, name: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in value)
 
 
+#: What a fit's bootstrap may be asked for (``fit_reference``, ``fit_family``, ``densing fit``, ``densing ladder fit``):
+#: how many draws (0: the point fit alone), on how many processes, from which seed.
+BOOTSTRAP_CONSTRAINTS = MappingProxyType({
+    "n_boot": [Interval(Integral, 0, None)],
+    "jobs": [Interval(Integral, 1, None)],
+    "seed": [Interval(Integral, 0, None)],
+})
+
+#: How many draws an interval is read from: at least one (the trend's bootstrap, ``densing trend --n-boot``).
+DRAWS = Interval(Integral, 1, None)
+
 #: What a D0 may be: a positive number of tokens up to :data:`MAX_D0_TOKENS` (finite: a bound excludes NaN and ∞).
 D0_TOKENS = Interval(Real, 0, MAX_D0_TOKENS, closed="right")
 
@@ -282,6 +300,38 @@ def validate(constraints: Mapping[str, list], **arguments: Any) -> None:
         raise InputError(f"{name}: expected {expected}, got {shown}")
 
 
+def validate_params(constraints: Mapping[str, list]) -> Callable:
+    """A decorator: check a function's arguments against ``constraints`` (as :func:`validate` reads them) on every
+    call, before its body runs (scikit-learn's ``validate_params``).
+
+    The arguments are bound to the signature, defaults filled in, and the declared ones checked in the order they
+    are declared (a check that imports something slow can come last); a call that does not bind (a missing or unknown argument) reaches the function, which raises Python's own
+    TypeError. The constraints stay readable on the function as ``parameter_constraints``. Declaring an argument
+    the function does not take is a TypeError at import: a constraint that checks nothing is a mistake.
+    """
+    def attach(function: Callable) -> Callable:
+        signature = inspect.signature(function)
+        unknown = sorted(set(constraints) - set(signature.parameters))
+        if unknown:
+            raise TypeError(f"{function.__qualname__}: constraints on arguments it does not take: {', '.join(unknown)}")
+        declared = list(constraints)
+
+        @functools.wraps(function)
+        def checked(*args, **kwargs):
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError:
+                return function(*args, **kwargs)
+            bound.apply_defaults()
+            validate(constraints, **{name: bound.arguments[name] for name in declared})
+            return function(*args, **kwargs)
+
+        checked.parameter_constraints = MappingProxyType(dict(constraints))
+        return checked
+
+    return attach
+
+
 def check_params(value: float, *, field: str = "params", where: str | None = None) -> float:
     """A parameter count within [MIN_PARAMS, MAX_PARAMS]; an InputError naming the likely unit mistake otherwise."""
     prefix = f"{where}: " if where else ""
@@ -305,100 +355,3 @@ def check_tokens(value: float, *, field: str = "train_tokens", where: str | None
     prefix = f"{where}: " if where else ""
     raise InputError(f"{prefix}field '{field}': {value:g} tokens is outside (0, {MAX_D0_TOKENS:g}], more text than "
                      "exists (counts are plain numbers, 2e12 for 2T)")
-
-
-# ---------------------------------------------------------------------------------------------
-# impossible values: one registry for every reader (the results table, the profiler traces)
-
-#: Ten years in microseconds: no real duration, and no real trace's span, is longer.
-MAX_TRACE_US = 10 * 365.25 * 86400 * 1e6
-#: The largest timestamp a trace can hold: 2**63, the 64-bit integer range (Kineto writes µs since the Unix
-#: epoch, about 1.7e15 today, and some traces integer ns, about 1.7e18); a float beyond it is an overflow.
-MAX_TIMESTAMP_US = float(2**63)
-
-
-@dataclass(frozen=True)
-class Impossible:
-    """A value no measurement can have: ``field``'s value ``v`` is refused when ``test(v, fraction)``
-    holds (``fraction``: the row's metric is a fraction). A results rule's ``why`` completes
-    "field 'F': V …" and may name ``{metric}``; a trace rule gets numpy arrays (``fraction=False``)
-    and its ``why`` names what V is ("negative duration")."""
-
-    table: str  # "results" (one row of the tidy table) or "trace" (a profiler trace's events)
-    field: str
-    test: Any
-    why: str
-
-
-#: Every impossible value densing refuses where it reads data, by table and field. The results
-#: table's rows are checked by :func:`check_impossible` (from :func:`densing.data.validate_results`), a
-#: trace's columns by :func:`first_impossible` (from :mod:`densing.overlap.columns`). Two rules span
-#: rows rather than one value and are applied where the rows meet: in the results table, two
-#: model names equal but for case with different scores for one measurement
-#: (``densing.data.schema``: model ids on the Hugging Face Hub are case-insensitive, so they are one
-#: model measured twice); in a trace, events spanning more than :data:`MAX_TRACE_US`.
-IMPOSSIBLE: tuple[Impossible, ...] = (
-    Impossible("results", "value", lambda v, fraction: fraction and not 0.0 <= v <= 1.0,
-               "is outside [0, 1], the range of metric '{metric}'"),
-    Impossible("results", "loss", lambda v, fraction: v < 0,
-               "is negative; a conditional loss −log P is ≥ 0"),
-    Impossible("results", "stderr", lambda v, fraction: v < 0,
-               "is negative; a standard error is ≥ 0"),
-    Impossible("results", "stderr", lambda v, fraction: fraction and v > 0.5,
-               "is above 0.5, the largest standard error of a fraction (metric '{metric}')"),
-    Impossible("trace", "ts", lambda v, fraction: ~(abs(v) <= MAX_TIMESTAMP_US),
-               "impossible timestamp (NaN, infinite, or beyond the 64-bit range)"),
-    Impossible("trace", "dur", lambda v, fraction: ~(v <= MAX_TRACE_US),
-               "impossible duration (NaN, infinite, or longer than 10 years)"),
-    Impossible("trace", "dur", lambda v, fraction: v < 0,
-               "negative duration"),
-)
-
-
-def check_impossible(field: str, value: float, *, where: str, metric: str = "", fraction: bool = False) -> float:
-    """``value`` of a results-table ``field``, or InputError naming ``where`` and the rule it breaks."""
-    for rule in IMPOSSIBLE:
-        if rule.table == "results" and rule.field == field and rule.test(value, fraction):
-            hint = f" (a percentage? write {value / 100:g} for {value:g}%)" if field == "value" and 1.0 < value <= 100.0 else ""
-            raise InputError(f"{where}: field '{field}': {value:g} {rule.why.format(metric=metric)}{hint}")
-    return value
-
-
-def check_scores(scores: Any, *, name: str = "scores", metric: str = "", fraction: bool = False):
-    """``scores`` (a number or a sequence of numbers) as a float array, or InputError naming ``name``: not numbers, none,
-    NaN or infinite, or impossible by :data:`IMPOSSIBLE`'s rules for a results table's ``value`` (``fraction``: the
-    metric is a fraction, so a score outside [0, 1] is refused, as the table readers refuse it)."""
-    import numpy as np
-
-    if isinstance(scores, (str, bytes)) or isinstance(scores, Mapping):
-        raise InputError(f"{name}: expected a score or a sequence of scores, got {scores!r}")
-    try:
-        array = np.asarray(scores, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError(f"{name}: expected a score or a sequence of scores, got {scores!r}") from None
-    if array.size == 0:
-        raise InputError(f"{name}: no score given")
-    flat = array.reshape(-1)
-    for i, value in enumerate(flat):
-        where = name if array.ndim == 0 else f"{name}[{i}]"
-        if not math.isfinite(value):
-            raise InputError(f"{where}: {'NaN' if math.isnan(value) else value} score cannot be inverted (expected a finite number)")
-        for rule in IMPOSSIBLE:
-            if rule.table == "results" and rule.field == "value" and rule.test(value, fraction):
-                hint = f" (a percentage? write {value / 100:g} for {value:g}%)" if 1.0 < value <= 100.0 else ""
-                raise InputError(f"{where}: {value:g} {rule.why.format(metric=metric)}{hint}")
-    return array
-
-
-def first_impossible(field: str, values) -> tuple[int, str, int] | None:
-    """The first index of a trace column ``values`` (numpy) breaking a rule of ``field``, the rule's words and how
-    many values break it; None if none does."""
-    import numpy as np
-
-    values = np.asarray(values, dtype=np.float64)
-    for rule in IMPOSSIBLE:
-        if rule.table == "trace" and rule.field == field:
-            bad = np.flatnonzero(rule.test(values, False))
-            if bad.size:
-                return int(bad[0]), rule.why, int(bad.size)
-    return None

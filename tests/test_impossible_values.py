@@ -1,6 +1,6 @@
 """Impossible values are errors where the data is read: one line naming file, row and field, exit 2.
 
-The rules are :data:`densing.validation.IMPOSSIBLE`; each case below breaks one through the CLI
+The rules are :data:`densing.impossible.IMPOSSIBLE`; each case below breaks one through the CLI
 (``densing density --targets`` for the results table, ``densing overlap analyze`` for a trace), and the
 shipped tables still load.
 """
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from densing.validation import IMPOSSIBLE, MAX_TRACE_US
+from densing.impossible import IMPOSSIBLE, MAX_TRACE_US
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 HEADER = "model,benchmark,metric,value,params,release_date,loss,stderr\n"

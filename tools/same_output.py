@@ -13,7 +13,9 @@ bytes differ from the recorded one (exit 1). To record a commit before a refacto
 
 Commands: ``densing trend --format json`` and ``densing density --format json`` (the shipped
 fits and targets, both checkouts reading the same shipped files: ``DENSING_HOME`` is the
-checkout given), and ``densing overlap analyze SET --format json`` on every trace set under
+checkout given), ``densing fit`` (two-step and composed on the Pythia evaluations, the family law on the public
+table's Llama-3.1 rows, 20 bootstrap draws), ``densing validate`` and ``densing ladder check`` on the shared
+reference data, and ``densing overlap analyze SET --format json`` on every trace set under
 ``../shared/data/traces/*/``. Each command runs as ``python -c 'from densing.cli import run; run()'``
 with ``PYTHONPATH`` set to the checkout, which comes before an editable install's finder.
 Three notebook paths run as ``python -c CODE`` beside them (:data:`NOTEBOOK`): ``densing.fit_trend``
@@ -70,6 +72,17 @@ CLI = "from densing.cli import run; run()"
 def commands() -> dict[str, list[str]]:
     """Output name → the arguments of ``python``."""
     out = {"trend": ["-c", CLI, "trend", "--format", "json"], "density": ["-c", CLI, "density", "--format", "json"]}
+    pythia, ladder = SHARED / "pythia_evals" / "pythia-v1", SHARED / "olmo_ladder"
+    if pythia.is_dir():  # the reference fits' paths: the two laws, the family law, the held-out check
+        fit = ["-c", CLI, "fit", "--data", str(pythia), "--n-boot", "20", "--format", "json"]
+        out["fit.two_step"] = [*fit, "--benchmark", "lambada_openai"]
+        out["fit.composed"] = [*fit, "--benchmark", "arc_easy", "--law", "composed"]
+        out["validate"] = ["-c", CLI, "validate", "--data", str(pythia), "--benchmark", "lambada_openai",
+                           "--max-params", "1.5e9", "--format", "json"]
+    out["fit.family"] = ["-c", CLI, "fit", "--data", "results/public_models.csv", "--benchmark", "mmlu",
+                         "--family", "Llama-3.1", "--n-boot", "20", "--format", "json"]
+    if ladder.is_dir():
+        out["ladder_check"] = ["-c", CLI, "ladder", "check", "--data", str(ladder), "--format", "json"]
     if TRACES.is_dir():
         for group in sorted(p for p in TRACES.iterdir() if p.is_dir()):
             for trace_set in sorted(p for p in group.iterdir() if p.is_dir()):

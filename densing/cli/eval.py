@@ -135,41 +135,81 @@ def sweep(
 
         out = default_store()
     if list_benchmarks:
-        from densing.eval.benchmarks import benchmark_table
-
-        from densing.cli.output import OUTPUTS, print_frame
-
-        OUTPUTS.get(output_format)  # an unknown format is an InputError before any work
-        print_frame(benchmark_table(local_data=local_data), output_format, keys=1, together=("score_task", "shots"),
-                    identifiers=("score_task", "loss_task", "metric"),
-                    title="densing's benchmarks (any lm-eval task name works too)")
+        _list_benchmarks(output_format, local_data)
         return
     if models is None or (benchmarks is None and suite is None):
         raise InputError(
             "densing eval: --models and --benchmarks or --suite are required (or use 'densing eval ingest DIR')"
         )
-    names: list[str] = []
-    left_out: list[str] = []
-    if suite is not None:
-        from densing.eval.benchmarks import suite_benchmarks
+    names, left_out = _suite_names(suite, local_data)
+    batch, backend, settings, share = _sweep_options(
+        limit=limit, batch_size=batch_size, output_format=output_format, device=device, trie_tokens=trie_tokens,
+        slots=slots, data_root=data_root, include_path=include_path, backend=backend, prefix_cache=prefix_cache,
+        shard=shard, time_limit=time_limit, out=out)
+    specs = _model_specs(models, backend, model_args)
+    if left_out:  # a note once every input is checked: a refusal above stays one line
+        typer.echo(f"--suite {suite.strip()} --local-data: {', '.join(left_out)} left out (no local split)", err=True)
+    names += [b.strip() for b in (benchmarks or "").split(",") if b.strip() and b.strip() not in names]
+    frame = _sweep_with_progress(specs, names, out, backend=backend, limit=limit, include_paths=include_path,
+                                 device=device, batch_size=batch, allow_unsafe_code=allow_unsafe_code,
+                                 local_data=local_data, data_root=data_root, settings=settings, shard=share,
+                                 time_limit=None if time_limit is None else 60.0 * time_limit, isolate=isolate,
+                                 shard_text=shard)
+    if frame.empty:
+        return
+    _render(frame, output_format, ["model", "benchmark", "metric", "value", "n_shot", "loss", "loss_unit", "loss_per_token", "loss_per_byte"])
 
-        names, left_out = suite_benchmarks(suite.strip(), local_data=local_data)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+def _suite_names(suite: str | None, local_data: bool) -> tuple[list[str], list[str]]:
+    """(the benchmarks of ``--suite``, those left out for want of a local split); none without a suite."""
+    if suite is None:
+        return [], []
+    from densing.eval.benchmarks import suite_benchmarks
+
+    return suite_benchmarks(suite.strip(), local_data=local_data)
+
+
+def _model_specs(models: Path, backend: str, model_args: str | None) -> list:
+    """The models file's specs, with ``--model-args``; the backend's name checked around the file: its names are
+    lm-eval's, read by importing lm-eval (seconds), which a bad value elsewhere need not wait for; the default is
+    checked after the models file, so that a missing one is said at once, any other name before it."""
+    from densing.eval.loading import SWEEP_CONSTRAINTS
+    from densing.eval.models import read_models_file, with_model_args
+
+    if backend not in QUICK_BACKENDS:
+        validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
+    if not models.is_file():
+        raise InputError(f"{models}: no such models file")
+    validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
+    return with_model_args(read_models_file(models), model_args)
+
+
+def _list_benchmarks(output_format: str, local_data: bool) -> None:
+    """``densing eval --list``: the known benchmarks, their tasks, shots and metric."""
+    from densing.eval.benchmarks import benchmark_table
+
+    from densing.cli.output import OUTPUTS, print_frame
+
+    OUTPUTS.get(output_format)  # an unknown format is an InputError before any work
+    print_frame(benchmark_table(local_data=local_data), output_format, keys=1, together=("score_task", "shots"),
+                identifiers=("score_task", "loss_task", "metric"),
+                title="densing's benchmarks (any lm-eval task name works too)")
+
+
+def _sweep_options(*, limit, batch_size: str, output_format, device, trie_tokens, slots, data_root, include_path,
+                   backend: str, prefix_cache: bool, shard, time_limit, out):
+    """(batch size, backend, prefix settings, shard): the sweep's options, each checked, before the models file is
+    read (the backend's name is checked by the caller: it needs lm-eval)."""
+    from numbers import Integral
 
     from densing.eval import backends
     from densing.eval.loading import SWEEP_CONSTRAINTS
-    from densing.eval.runner import run_sweep
-    from densing.eval.models import read_models_file, with_model_args
-    from densing.eval.store import CACHE_DIRECTORY
+    from densing.io import check_writable_folder
+    from densing.validation import ExistingPath, Interval
 
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
     validate({**SWEEP_CONSTRAINTS, **OPTION_CONSTRAINTS}, limit=limit, batch_size=batch, output_format=output_format,
              device=device)
-    from numbers import Integral
-
-    from densing.io import check_writable_folder
-    from densing.validation import ExistingPath, Interval
-
     validate({"trie_tokens": [Interval(Integral, 1, None), None], "slots": [Interval(Integral, 1, None), None],
               "data_root": [ExistingPath("folder"), None]}, trie_tokens=trie_tokens, slots=slots, data_root=data_root)
     for folder in include_path:
@@ -180,21 +220,19 @@ def sweep(
     if time_limit is not None and not SWEEP_CONSTRAINTS["time_limit"][0].matches(time_limit):  # run_sweep's bound, in minutes
         raise InputError(f"--time-limit: expected a positive number of minutes, got {time_limit!r}")
     check_writable_folder(out)  # every option checked before the models file is read
-    # the backend last: its names are lm-eval's, read by importing lm-eval (seconds), which a bad value elsewhere need
-    # not wait for; the default is checked after the models file, so that a missing one is said at once, any other
-    # name before it
-    if backend not in QUICK_BACKENDS:
-        validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
-    if not models.is_file():
-        raise InputError(f"{models}: no such models file")
-    validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
-    specs = with_model_args(read_models_file(models), model_args)
-    if left_out:  # a note once every input is checked: a refusal above stays one line
-        typer.echo(f"--suite {suite.strip()} --local-data: {', '.join(left_out)} left out (no local split)", err=True)
-    names += [b.strip() for b in (benchmarks or "").split(",") if b.strip() and b.strip() not in names]
-    counts = {"skipped": 0, "done": 0, "sharded": 0, "stopped": 0}
-    from rich.console import Console
+    return batch, backend, settings, share
 
+
+def _sweep_with_progress(specs: list, names: list[str], out, *, shard, shard_text: str | None, **options):
+    """:func:`densing.eval.runner.run_sweep` with a progress bar on stderr (stdout carries only the results), then
+    one line of what was done, stopped or sharded (``shard_text``: ``--shard`` as given)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from densing.eval.runner import run_sweep
+    from densing.eval.store import CACHE_DIRECTORY
+
+    counts = {"skipped": 0, "done": 0, "sharded": 0, "stopped": 0}
     progress = Progress(  # on stderr: stdout carries only the results (--format csv > scores.csv)
         TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
         console=Console(stderr=True),
@@ -211,24 +249,7 @@ def sweep(
             progress.advance(bar)
 
     try:
-        frame = run_sweep(
-            specs,
-            names,
-            out,
-            backend=backend,
-            limit=limit,
-            include_paths=include_path,
-            device=device,
-            batch_size=batch,
-            allow_unsafe_code=allow_unsafe_code,
-            on_progress=on_progress,
-            local_data=local_data,
-            data_root=data_root,
-            settings=settings,
-            shard=share,
-            time_limit=None if time_limit is None else 60.0 * time_limit,
-            isolate=isolate,
-        )
+        frame = run_sweep(specs, names, out, on_progress=on_progress, shard=shard, **options)
     except KeyboardInterrupt:
         if progress.live.is_started:
             progress.stop()
@@ -243,11 +264,9 @@ def sweep(
         typer.echo(f"{counts['stopped']} pair(s) stopped at the time limit, not scored: {cache}; run the same command "
                    "again to resume", err=True)
     if counts["sharded"]:
-        typer.echo(f"{counts['sharded']} pair(s) with shard {shard}'s share computed, not scored: {cache}; once every "
-                   "shard has finished, run the command without --shard to score", err=True)
-    if frame.empty:
-        return
-    _render(frame, output_format, ["model", "benchmark", "metric", "value", "n_shot", "loss", "loss_unit", "loss_per_token", "loss_per_byte"])
+        typer.echo(f"{counts['sharded']} pair(s) with shard {shard_text}'s share computed, not scored: {cache}; "
+                   "once every shard has finished, run the command without --shard to score", err=True)
+    return frame
 
 
 @eval_app.command("ingest")

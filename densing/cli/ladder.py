@@ -11,6 +11,7 @@ import typer
 
 from densing.cli.output import Format, print_document, print_frame, print_progress
 from densing.cli.output import FORMAT_HELP, SEED_HELP
+from densing.validation import BOOTSTRAP_CONSTRAINTS, ExistingPath, validate_params
 
 ladder_app = typer.Typer(
     help="Fit AI2's OLMo ladder as a two-step reference; check it on OLMo-2 7B/13B and give OLMo-2 densities.",
@@ -22,6 +23,7 @@ ladder_app = typer.Typer(
 
 
 @ladder_app.command("fit")
+@validate_params(BOOTSTRAP_CONSTRAINTS)
 def fit_command(
     data: Path = typer.Option(..., "--data", help="The OLMo ladder folder (../shared/data/olmo_ladder)."),
     out_dir: Path | None = typer.Option(
@@ -37,12 +39,9 @@ def fit_command(
 
     from densing.data.olmo import ladder_benchmarks, read_olmo_ladder, split_ladder
     from densing.io import check_writable, write_file_set
-    from densing.laws.fit import BOOTSTRAP_CONSTRAINTS
     from densing.laws.olmo.ladder import fit_ladder
     from densing.numbers import format_number
-    from densing.validation import validate
 
-    validate(BOOTSTRAP_CONSTRAINTS, n_boot=n_boot, jobs=jobs, seed=seed)
     if out_dir is not None:
         check_writable(out_dir / "olmo_ladder_selection.csv")
     ladder, _ = split_ladder(read_olmo_ladder(data))
@@ -72,6 +71,7 @@ def fit_command(
 
 
 @ladder_app.command("check")
+@validate_params({"data": [ExistingPath("folder")], "fits_dir": [ExistingPath("folder")]})
 def check_command(
     data: Path = typer.Option(..., "--data", help="The OLMo ladder folder (../shared/data/olmo_ladder)."),
     fits_dir: Path = typer.Option(Path("reference_fits"), "--fits-dir", help="Folder with olmo_<task>_two_step.json."),
@@ -82,9 +82,7 @@ def check_command(
     """Held-out 7B/13B predictions beside AI2's, OLMo-2 1B/7B/13B densities with κ, and sensitivity."""
     from densing.io import check_writable_folder
     from densing.laws.olmo.check import check_ladder
-    from densing.validation import ExistingPath, validate
 
-    validate({"data": [ExistingPath("folder")], "fits_dir": [ExistingPath("folder")]}, data=data, fits_dir=fits_dir)
     if out_dir is not None:
         check_writable_folder(out_dir)  # before the ladder is read
     result = check_ladder(data, fits_dir, level=level)

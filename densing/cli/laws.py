@@ -9,6 +9,7 @@ import typer
 
 from densing.cli.output import Format, print_frame, print_progress, print_text
 from densing.cli.output import FORMAT_HELP, SEED_HELP
+from densing.validation import BOOTSTRAP_CONSTRAINTS, validate_params
 
 #: A density, its interval and whether it is a bound: kept beside the model's name in one block at any width.
 DENSITY_TOGETHER = ("density", "density_ci_low", "density_ci_high", "bound")
@@ -66,6 +67,7 @@ def _size(text: Optional[str], option: str) -> Optional[float]:
     return None if count is None else check_params(count, field=option.lstrip("-").replace("-", "_"), where=option)
 
 
+@validate_params(BOOTSTRAP_CONSTRAINTS)
 def fit(
     data: Path = typer.Option(..., "--data", help=DATA_HELP),
     benchmark: str = typer.Option(..., "--benchmark", help="Benchmark name; several comma-separated are averaged per model."),
@@ -94,39 +96,17 @@ def fit(
     """Fit the two-step (or composed) Densing Law on reference models, or the family law on one family (--family)."""
     from densing.data.formats import sniff_format
     from densing.io import command_line
-    from densing.laws.fit import BOOTSTRAP_CONSTRAINTS
     from densing.laws.points import reference_subset
     from densing.laws.reference import fit_reference
-    from densing.validation import validate
 
-    validate(BOOTSTRAP_CONSTRAINTS, n_boot=n_boot, jobs=jobs, seed=seed)
     d0_tokens = _d0(d0)  # before the data is read
     if out is not None:
         from densing.io import check_writable
 
         check_writable(out)
     if family is not None:
-        from densing.errors import InputError
-        from densing.laws.family import fit_family, shape_constants
-        from densing.laws.reference_fit import DEFAULT_D0
-
-        if d0_tokens != DEFAULT_D0:  # the family law has no data term: its D0 is the family's own budget
-            raise InputError("--d0: a family fit (--family) has no data term; its D0 is the family's own budget "
-                             "(--d0 applies to the two-step and composed laws)")
-
-        if "," in benchmark:
-            raise InputError("--benchmark: a family fit takes one benchmark (the joint inversion combines several)")
-        frame = _read(data, suite=suite)
-        metrics = set(frame.loc[frame["benchmark"] == benchmark, "metric"].astype(str))
-        from densing.laws.eligibility import pooled_dispersions
-
-        # the likelihood fit with rule v3's dispersion of this benchmark, pooled over the table's families (the trend's)
-        shape_constants(family_shape)  # an unknown shape: one line, before the table's fits
-        floor = (pooled_dispersions(frame, (benchmark,), shape=family_shape).get(benchmark, 1.0) if "family" in frame.columns
-                 else 1.0)
-        result = fit_family(frame, family, benchmark, metric=metric if metric in metrics else None, n_boot=n_boot, seed=seed,
-                            dispersion_floor=floor, provenance={"source_data": str(data), "command": command_line()},
-                            shape=family_shape)
+        result = _fit_family(data, benchmark, family, family_shape, metric=metric, d0_tokens=d0_tokens, suite=suite,
+                             n_boot=n_boot, seed=seed)
         _show_fit(result, out, fmt)
         return
 
@@ -156,6 +136,31 @@ def fit(
         },
     )
     _show_fit(result, out, fmt)
+
+
+def _fit_family(data: Path, benchmark: str, family: str, shape: str, *, metric: str, d0_tokens: float, suite: str,
+                n_boot: int, seed: int):
+    """``densing fit --family``: the family law on one family, its likelihood fit with rule v3's dispersion of the
+    benchmark pooled over the table's families (the trend's)."""
+    from densing.errors import InputError
+    from densing.io import command_line
+    from densing.laws.eligibility import pooled_dispersions
+    from densing.laws.family import fit_family, shape_constants
+    from densing.laws.reference_fit import DEFAULT_D0
+
+    if d0_tokens != DEFAULT_D0:  # the family law has no data term: its D0 is the family's own budget
+        raise InputError("--d0: a family fit (--family) has no data term; its D0 is the family's own budget "
+                         "(--d0 applies to the two-step and composed laws)")
+    if "," in benchmark:
+        raise InputError("--benchmark: a family fit takes one benchmark (the joint inversion combines several)")
+    frame = _read(data, suite=suite)
+    metrics = set(frame.loc[frame["benchmark"] == benchmark, "metric"].astype(str))
+    shape_constants(shape)  # an unknown shape: one line, before the table's fits
+    floor = (pooled_dispersions(frame, (benchmark,), shape=shape).get(benchmark, 1.0) if "family" in frame.columns
+             else 1.0)
+    return fit_family(frame, family, benchmark, metric=metric if metric in metrics else None, n_boot=n_boot, seed=seed,
+                      dispersion_floor=floor, provenance={"source_data": str(data), "command": command_line()},
+                      shape=shape)
 
 
 def _show_fit(result, out: Optional[Path], fmt: Format) -> None:

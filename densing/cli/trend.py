@@ -82,12 +82,9 @@ def _table(name: Optional[str], results: Optional[Path]):
 
 def _check_draws(n_boot: int, seed: int) -> None:
     """--n-boot and --seed, checked before any work (and any worker process) starts."""
-    from densing.errors import InputError
+    from densing.validation import BOOTSTRAP_CONSTRAINTS, DRAWS, validate
 
-    if n_boot < 1:
-        raise InputError(f"--n-boot: expected a positive number of draws, got {n_boot}")
-    if seed < 0:
-        raise InputError(f"--seed: expected an integer ≥ 0, got {seed}")
+    validate({"n_boot": [DRAWS], "seed": BOOTSTRAP_CONSTRAINTS["seed"]}, n_boot=n_boot, seed=seed)
 
 
 def trend(

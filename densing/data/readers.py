@@ -22,7 +22,7 @@ from densing.data.benchmarks import WIDE_COLUMNS, WIDE_SHOTS
 from densing.data.schema import FRACTION_METRICS, SOURCE_COLUMN, SOURCE_ROW, validate_results
 from densing import paths
 from densing.errors import InputError
-from densing.validation import Options, Text, as_path, validate
+from densing.validation import Options, Text, as_path, validate_params
 
 # ---------------------------------------------------------------------------------------------
 # tidy tables
@@ -196,6 +196,7 @@ def lm_eval_format(data: dict) -> str:
     return "0.3"
 
 
+@validate_params({"model": [Text(), None]})
 def read_lm_eval_json(path: str | Path, *, model: str | None = None) -> pd.DataFrame:
     """A *raw* tidy frame (DataFrame, not yet validated) read from one lm-eval results JSON (0.3 or 0.4 format).
 
@@ -208,8 +209,6 @@ def read_lm_eval_json(path: str | Path, *, model: str | None = None) -> pd.DataF
     caller attaches it (see :func:`attach_metadata`); it is therefore *not* validated here.
     """
     path = as_path(path)
-    if model is not None:
-        validate({"model": [Text()]}, model=model)
     data = _load_json(path)
     fmt = lm_eval_format(data)
     config = data.get("config") or {}
@@ -346,6 +345,8 @@ def pythia_runs(root: str | Path, *, suite: str, shots: str) -> list[tuple[Path,
     return runs
 
 
+@validate_params({"suite": [Options({"standard", "deduped"})], "shots": [Options({"zero-shot", "five-shot"})],
+                  "final_only": [Options({True, False})]})
 def read_pythia_evals(
     root: str | Path,
     *,
@@ -361,8 +362,6 @@ def read_pythia_evals(
     has no place in a law with D^-β). Batch-size ablations and intervention runs are skipped.
     """
     root = as_path(root, "root")
-    validate({"suite": [Options({"standard", "deduped"})], "shots": [Options({"zero-shot", "five-shot"})],
-              "final_only": [Options({True, False})]}, suite=suite, shots=shots, final_only=final_only)
     if not root.is_dir():
         raise InputError(f"{root}: not a directory of Pythia evaluations")
     frames = []

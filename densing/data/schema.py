@@ -22,7 +22,8 @@ import pandas as pd
 
 from densing.data.units import parse_count, parse_date
 from densing.errors import InputError
-from densing.validation import MAX_PARAMS, MIN_PARAMS, check_impossible, check_params, check_tokens
+from densing.impossible import check_impossible
+from densing.validation import MAX_PARAMS, MIN_PARAMS, check_params, check_tokens
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("model", "benchmark", "metric", "value", "params")
 OPTIONAL_COLUMNS: tuple[str, ...] = (
@@ -93,7 +94,7 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
     field for: a missing required column, an empty table, an empty model/benchmark/metric, a
     non-numeric or NaN value or loss, a params/train_tokens that does not parse or is not
     positive, an unparseable release date or one outside the date domain
-    (:func:`densing.validation.check_date`: before 1990-01-01 or after today), an impossible value (:data:`densing.validation.IMPOSSIBLE`:
+    (:func:`densing.validation.check_date`: before 1990-01-01 or after today), an impossible value (:data:`densing.impossible.IMPOSSIBLE`:
     a fraction outside [0, 1], a negative loss, a standard error below 0 or, for a fraction, above 0.5)
     and two model names equal but for case with different scores for one measurement.
     """
@@ -103,78 +104,73 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
     for i, rec in enumerate(records, start=1):
         where = f"{source}: row {rec[SOURCE_ROW]}, column {rec[SOURCE_COLUMN]!r}" if SOURCE_ROW in rec else \
             f"{source}: row {i}"
-        for field in ("model", "benchmark", "metric"):
-            if is_missing(rec.get(field)):
-                raise InputError(f"{where}: field '{field}' is empty")
-            out[field].append(str(rec[field]).strip())
-        metric = out["metric"][-1]
-        fraction = metric in FRACTION_METRICS
-        value = check_impossible("value", _float(rec.get("value"), field="value", where=where), where=where,
-                                 metric=metric, fraction=fraction)
-        out["value"].append(value)
-        if is_missing(rec.get("params")):
-            raise InputError(f"{where}: field 'params' is empty")
-        out["params"].append(check_params(parse_count(rec["params"], field="params", where=where), where=where))
-        for field in ("train_tokens", "active_params"):
-            v = rec.get(field)
-            count = np.nan if is_missing(v) else parse_count(v, field=field, where=where)
-            if not is_missing(v):
-                count = check_params(count, field=field, where=where) if field == "active_params" else \
-                    check_tokens(count, field=field, where=where)
-            out[field].append(count)
-        v = rec.get("loss")
-        out["loss"].append(np.nan if is_missing(v) else check_impossible("loss", _float(v, field="loss", where=where),
-                                                                          where=where))
-        v = rec.get("loss_unit")
-        if is_missing(v):
-            out["loss_unit"].append(None)
-        elif str(v).strip() not in LOSS_UNITS:
-            raise InputError(f"{where}: field 'loss_unit': expected one of {', '.join(LOSS_UNITS)}, got {v!r}")
-        else:
-            out["loss_unit"].append(str(v).strip())
-        v = rec.get("stderr")
-        if is_missing(v):
-            out["stderr"].append(np.nan)
-        else:
-            out["stderr"].append(check_impossible("stderr", _float(v, field="stderr", where=where), where=where,
-                                                  metric=metric, fraction=fraction))
-        v = rec.get("n_shot")
-        if is_missing(v):
-            out["n_shot"].append(pd.NA)
-        else:
-            n = _float(v, field="n_shot", where=where)
-            if n < 0 or n != int(n):
-                raise InputError(f"{where}: field 'n_shot': expected a non-negative integer, got {v!r}")
-            out["n_shot"].append(int(n))
-        v = rec.get("release_date")
-        out["release_date"].append(pd.NaT if is_missing(v) else parse_date(v, where=where))  # in the date domain
-        for field in ("source", "family", "revision", "run"):
-            v = rec.get(field)
-            out[field].append(None if is_missing(v) else str(v))
-    result = pd.DataFrame(
-        {
-            "model": pd.Series(out["model"], dtype="string"),
-            "benchmark": pd.Series(out["benchmark"], dtype="string"),
-            "metric": pd.Series(out["metric"], dtype="string"),
-            "value": pd.Series(out["value"], dtype="float64"),
-            "params": pd.Series(out["params"], dtype="float64"),
-            "n_shot": pd.Series(out["n_shot"], dtype="Int64"),
-            "train_tokens": pd.Series(out["train_tokens"], dtype="float64"),
-            "release_date": pd.to_datetime(pd.Series(out["release_date"], dtype="object")),
-            "source": pd.Series(out["source"], dtype="string"),
-            "loss": pd.Series(out["loss"], dtype="float64"),
-            "loss_unit": pd.Series(out["loss_unit"], dtype="string"),
-            "stderr": pd.Series(out["stderr"], dtype="float64"),
-            "active_params": pd.Series(out["active_params"], dtype="float64"),
-            "family": pd.Series(out["family"], dtype="string"),
-            "revision": pd.Series(out["revision"], dtype="string"),
-            "run": pd.Series(out["run"], dtype="string"),
-        }
-    )
+        _read_row(rec, where, out)
+    result = pd.DataFrame({column: (pd.to_datetime(pd.Series(out[column], dtype="object")) if dtype is None
+                                    else pd.Series(out[column], dtype=dtype)) for column, dtype in _DTYPES.items()})
     extra = [c for c in frame.columns if c not in COLUMNS and c not in (SOURCE_ROW, SOURCE_COLUMN)]
     for c in extra:
         result[c] = frame[c].to_numpy()
     return _check_name_case(_collapse_duplicates(result, source), source)
+
+
+#: The canonical table's columns and their dtypes (None: datetime).
+_DTYPES = {"model": "string", "benchmark": "string", "metric": "string", "value": "float64", "params": "float64",
+           "n_shot": "Int64", "train_tokens": "float64", "release_date": None, "source": "string", "loss": "float64",
+           "loss_unit": "string", "stderr": "float64", "active_params": "float64", "family": "string",
+           "revision": "string", "run": "string"}
+
+
+def _read_row(rec: dict, where: str, out: dict[str, list]) -> None:
+    """One record of a results table, each field checked (InputError naming ``where`` and the field) and appended to
+    its column of ``out``."""
+    for field in ("model", "benchmark", "metric"):
+        if is_missing(rec.get(field)):
+            raise InputError(f"{where}: field '{field}' is empty")
+        out[field].append(str(rec[field]).strip())
+    metric = out["metric"][-1]
+    fraction = metric in FRACTION_METRICS
+    value = check_impossible("value", _float(rec.get("value"), field="value", where=where), where=where,
+                             metric=metric, fraction=fraction)
+    out["value"].append(value)
+    if is_missing(rec.get("params")):
+        raise InputError(f"{where}: field 'params' is empty")
+    out["params"].append(check_params(parse_count(rec["params"], field="params", where=where), where=where))
+    for field in ("train_tokens", "active_params"):
+        v = rec.get(field)
+        count = np.nan if is_missing(v) else parse_count(v, field=field, where=where)
+        if not is_missing(v):
+            count = check_params(count, field=field, where=where) if field == "active_params" else \
+                check_tokens(count, field=field, where=where)
+        out[field].append(count)
+    v = rec.get("loss")
+    out["loss"].append(np.nan if is_missing(v) else check_impossible("loss", _float(v, field="loss", where=where),
+                                                                      where=where))
+    v = rec.get("loss_unit")
+    if is_missing(v):
+        out["loss_unit"].append(None)
+    elif str(v).strip() not in LOSS_UNITS:
+        raise InputError(f"{where}: field 'loss_unit': expected one of {', '.join(LOSS_UNITS)}, got {v!r}")
+    else:
+        out["loss_unit"].append(str(v).strip())
+    v = rec.get("stderr")
+    if is_missing(v):
+        out["stderr"].append(np.nan)
+    else:
+        out["stderr"].append(check_impossible("stderr", _float(v, field="stderr", where=where), where=where,
+                                              metric=metric, fraction=fraction))
+    v = rec.get("n_shot")
+    if is_missing(v):
+        out["n_shot"].append(pd.NA)
+    else:
+        n = _float(v, field="n_shot", where=where)
+        if n < 0 or n != int(n):
+            raise InputError(f"{where}: field 'n_shot': expected a non-negative integer, got {v!r}")
+        out["n_shot"].append(int(n))
+    v = rec.get("release_date")
+    out["release_date"].append(pd.NaT if is_missing(v) else parse_date(v, where=where))  # in the date domain
+    for field in ("source", "family", "revision", "run"):
+        v = rec.get(field)
+        out[field].append(None if is_missing(v) else str(v))
 
 
 def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, reference: bool = False) -> pd.DataFrame:
@@ -209,7 +205,6 @@ def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, refere
     if dates is not None and pd.api.types.is_datetime64_any_dtype(dates) and len(checked) == len(frame):
         checked["release_date"] = dates.to_numpy()  # a notebook's timestamps kept to the second, not cut to the day
     return checked
-    return validate_results(frame, source=name)
 
 
 def _check_name_case(result: pd.DataFrame, source: str) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""Re-keying a results store: a sweep's parts get the key the sweep computes now (:func:`densing.eval.runner.rekey_store`),
+"""Re-keying a results store: a sweep's parts get the key the sweep computes now (:func:`rekey_store`),
 their rows unchanged — for parts made before the key changed what it holds. It loads no model.
 
     python -m densing.eval.rekey STORE --models M (--benchmarks B | --suite S) [--local-data] [--data-root D]
@@ -7,15 +7,105 @@ their rows unchanged — for parts made before the key changed what it holds. It
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
+
+import pandas as pd
 
 from densing.errors import InputError
-from densing.eval.runner import rekey_store
+from densing.eval import backends
+from densing.eval.harness import lm_eval_version, resolve_benchmarks, task_manager
+from densing.eval.models import ModelSpec
+from densing.eval.runner import as_model_specs, sweep_data_root, sweep_hashes
+from densing.eval.store import part_path
+
+
+#: The row columns a part must agree on with a sweep before :func:`rekey_store` gives it the sweep's key.
+REKEY_COLUMNS = ("model_path", "revision", "score_task", "limit", "backend", "lm_eval_version")
+
+
+def rekey_store(
+    store: str | Path,
+    models: str | Path | Sequence[ModelSpec | dict],
+    benchmarks: Sequence[str] | str,
+    *,
+    backend: str = "hf",
+    limit: float | None = None,
+    include_paths: Sequence[str | Path] = (),
+    local_data: bool = False,
+    data_root: str | Path | None = None,
+    prefix_cache: bool = False,
+) -> list[tuple[str, str, str]]:
+    """Give the parts of a sweep the config hash the sweep computes now (:func:`sweep_hashes`), rewriting the key
+    (the part's ``densing.config_hash`` metadata and its ``config_hash`` column) and nothing else; the options are
+    those of the sweep (``densing eval`` / ``densing measure``). For a store whose parts were written under another
+    form of the key: the caller vouches that each part was evaluated with the task files and local data the sweep
+    reads now (``git log`` on the benchmark's task files says whether they changed since the part's timestamp).
+
+    A part is left as it is when it is absent, or when its rows disagree with the sweep on what they record
+    (:data:`REKEY_COLUMNS`: model path, revision, score task, limit, backend, lm-eval version). No model is loaded.
+    Returns ``(model, benchmark, outcome)`` per pair: ``"rekeyed OLD → NEW"``, ``"current"``, ``"absent"``, or
+    ``"differs: …"``.
+    """
+    import pyarrow.parquet as pq
+
+    from densing.eval.benchmarks import parse_benchmark_list
+    from densing.eval.store import read_part_hash, rewrite_key
+
+    specs = as_model_specs(models)
+    names = parse_benchmark_list(benchmarks) if isinstance(benchmarks, str) else list(dict.fromkeys(benchmarks))
+    limit = None if limit is None else float(limit)
+    root = sweep_data_root(names, local_data, data_root)
+    manager = task_manager(include_paths, names, data_root=root, local_data=local_data)
+    benches = resolve_benchmarks(names, manager, local_data=local_data)
+    backend = backends.with_prefix_cache(backend, prefix_cache)
+    hashes = sweep_hashes(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
+                          data_root=root)
+    version = lm_eval_version()
+    outcomes = []
+    for spec in specs:
+        expected = {"model_path": spec.model, "revision": spec.revision, "limit": limit,
+                    "backend": backends.get(backend).recorded_as,
+                    "lm_eval_version": version}
+        for bench in benches:
+            path = part_path(store, spec.name, bench.name)
+            old, new = read_part_hash(path), hashes[spec.name, bench.name]
+            if old is None:
+                outcomes.append((spec.name, bench.name, "absent"))
+                continue
+            if old == new:
+                outcomes.append((spec.name, bench.name, "current"))
+                continue
+            missing = [column for column in REKEY_COLUMNS if column not in pq.read_schema(path).names]
+            if missing:
+                outcomes.append((spec.name, bench.name, f"differs: no column {', '.join(missing)} (not a sweep's part)"))
+                continue
+            rows = pq.read_table(path, columns=list(REKEY_COLUMNS)).to_pandas()
+            differs = []
+            for column, want in {**expected, "score_task": bench.score_task}.items():
+                values = {_comparable(value) for value in rows[column].tolist()}
+                if values != {_comparable(want)}:
+                    differs.append(f"{column} {', '.join(sorted(map(str, values)))} (the sweep: {_comparable(want)})")
+            if differs:
+                outcomes.append((spec.name, bench.name, "differs: " + "; ".join(differs)))
+                continue
+            rewrite_key(path, new)
+            outcomes.append((spec.name, bench.name, f"rekeyed {old} → {new}"))
+    return outcomes
+
+
+def _comparable(value: Any) -> Any:
+    """A row value as :func:`rekey_store` compares it: NaN, NA and None alike, numbers as floats."""
+    if value is None or (not isinstance(value, (str, list, tuple)) and pd.isna(value)):
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return str(value)
+
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m densing.eval.rekey STORE --models M (--benchmarks B | --suite S) [sweep options]``: give a
-    sweep's parts the key the sweep computes now (:func:`densing.eval.runner.rekey_store`), one line per pair."""
+    sweep's parts the key the sweep computes now (:func:`rekey_store`), one line per pair."""
     import argparse
     import sys
 

@@ -36,7 +36,7 @@ from densing.laws.fit import fit_verdict
 from densing.laws.inversion import BELOW_SMALLEST_N, ABOVE_LARGEST_N, Joint, PerBenchmark, arrays, extrapolation_notes, score_matrix
 from densing.laws.reading import near_chance, readings
 from densing.laws.reference_fit import ReferenceFit, as_fits
-from densing.validation import D0_TOKENS, Interval, Options, validate
+from densing.validation import D0_TOKENS, Interval, Options, validate_params
 
 COMPONENT_CENSORED = "component_censored"
 
@@ -211,6 +211,7 @@ def _fit_rows(targets: pd.DataFrame, fit: ReferenceFit) -> pd.DataFrame:
     return rows
 
 
+@validate_params(DENSITY_CONSTRAINTS)
 def compute_density(
     targets: pd.DataFrame,
     fits: ReferenceFit | Iterable[ReferenceFit] | Mapping[str, ReferenceFit],
@@ -243,8 +244,6 @@ def compute_density(
     the ``fit_verdict`` column, but is left out of the geometric mean unless ``include_poor_fits``.
     """
     fits = as_fits(fits, "fits")
-    validate(DENSITY_CONSTRAINTS, d0=d0, level=level, seed=seed, aggregate=aggregate, intervals=intervals,
-             include_poor_fits=include_poor_fits)
     targets = table_argument(targets, "targets")
     filled = with_stderr(targets)
     frames = []
@@ -254,12 +253,11 @@ def compute_density(
         rows = _fit_rows(filled, fit)
         if rows.empty:
             continue
-        out, solved = _fit_frame(rows, fit, d0, seed=seed, level=level, intervals=intervals)
-        out["fit_verdict"] = fit_verdict(fit)
+        out, draws = _fit_table(rows, fit, d0, seed=seed, level=level, intervals=intervals)
         if out["fit_verdict"].iloc[0] is not None:
             poor.add(fit.benchmark)
-        if solved.draws is not None:
-            draws_by_fit[fit.benchmark] = pd.DataFrame(solved.draws.T, index=out["model"].to_numpy())
+        if draws is not None:
+            draws_by_fit[fit.benchmark] = pd.DataFrame(draws.T, index=out["model"].to_numpy())
         frames.append(out)
     if not frames:
         names = ", ".join(f.benchmark for f in fits)
@@ -281,9 +279,10 @@ def compute_density(
     return result
 
 
-def _fit_frame(rows: pd.DataFrame, fit: ReferenceFit, d0: float | None, *, seed: int, level: float,
-               intervals: bool) -> tuple[pd.DataFrame, Densities]:
-    """:func:`compute_density`'s rows of one fit (its columns there) and the densities behind them."""
+def _fit_table(rows: pd.DataFrame, fit: ReferenceFit, d0: float | None, *, seed: int, level: float,
+               intervals: bool) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """One fit's rows of :func:`compute_density` (the targets' ``rows`` of its benchmarks and metric) and the
+    density draws behind their intervals (None without intervals)."""
     inversion = PerBenchmark(fit, d0)
     params = rows["params"].to_numpy(float)
     solved = solve_densities(rows, inversion, seed=seed, level=level, intervals=intervals)
@@ -310,7 +309,8 @@ def _fit_frame(rows: pd.DataFrame, fit: ReferenceFit, d0: float | None, *, seed:
             out[column] = rows[column].to_numpy()
     out["d0"] = inversion.d0
     out["reference_fit"] = f"{fit.kind}:{fit.benchmark}"
-    return out, solved
+    out["fit_verdict"] = fit_verdict(fit)
+    return out, solved.draws
 
 
 def density_at_own_tokens(targets: pd.DataFrame, fits, *, level: float = 0.95, aggregate: bool = True, seed: int = 0,

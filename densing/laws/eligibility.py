@@ -91,8 +91,8 @@ from densing import paths
 from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.item_counts import item_counts
 from densing.errors import DensingError
-from densing.laws.family import (DEFAULT_SHAPE, covariate, family_points, fit_family, held_out_error, held_out_test,
-                                 metric_for)
+from densing.laws.family import DEFAULT_SHAPE, covariate, family_points, fit_family, metric_for
+from densing.laws.family_held_out import held_out_error, held_out_test
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_number
 
@@ -230,50 +230,61 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
                 row["largest_member"] = str(points["model"].iloc[-1])
                 row["largest_score"] = float(points["score"].iloc[-1])
             notes = [f"{k.replace('_', ' ')}: {', '.join(v)}" for k, v in dropped.items() if v and k != "no_score"]
-            if sizes.size < MIN_SIZES:
-                row["why"] = f"R2: {sizes.size} sizes with a token count and a score above chance (need {MIN_SIZES})"
-            elif row["size_span"] < MIN_SIZE_SPAN:
-                row["why"] = f"R2: sizes span {row['size_span']:.3g}× (need {MIN_SIZE_SPAN:g}×)"
-            elif row["token_ratio"] > MAX_TOKEN_RATIO:
-                row["why"] = f"R3: token counts differ {row['token_ratio']:.3g}× (allowed {MAX_TOKEN_RATIO:g}×)"
-            elif rule == "v2" and (reason := _date_blind_reach(row, own, targets, family, benchmark, metrics[benchmark], top_cache)):
-                row["why"] = reason
-            elif rule == "v1" and not row["largest_score"] >= row["reach_score"]:
-                row["why"] = (f"R4: largest member scores {row['largest_score']:.3f}, below the targets' "
-                              f"{REACH_QUANTILE:.0%} quantile {row['reach_score']:.3f}")
-            else:
-                try:
-                    held = held_out_error(own, family, benchmark, metric=metrics[benchmark])
-                    row |= dict(held_out_model=held["held_out"], held_out_measured=held["measured"],
-                                held_out_predicted=held["predicted"], held_out_error=held["relative_error"])
-                    if row["held_out_error"] > MAX_HELD_OUT_ERROR:
-                        row["why"] = f"R5: held-out error {row['held_out_error']:.1%} (allowed {MAX_HELD_OUT_ERROR:.0%})"
-                    else:
-                        row["eligible"] = True
-                except DensingError as exc:
-                    row["why"] = f"R5: held-out refit impossible: {exc}"
+            _v1_v2_rules(row, rule, own, targets, family, benchmark, metrics[benchmark], int(sizes.size), top_cache)
             if notes:
                 row["why"] = "; ".join(([row["why"]] if row["why"] else []) + [f"R1/R3 not fitted — {n}" for n in notes])
-    for name, fit in sorted((composed or {}).items()):
-        points = fit.points_frame()
-        families = str(fit.provenance.get("families", ""))
-        benchmark = fit.benchmarks[0] if len(fit.benchmarks) == 1 else fit.benchmark
-        reach = _reach(targets, benchmark, "", since, reach_cache) if len(fit.benchmarks) == 1 else math.nan
-        top = points.sort_values("params").iloc[-1]
-        rows.append({"reference": name.removesuffix(".json"), "family": families, "benchmark": fit.benchmark, "kind": fit.kind,
-                     "n_fitted": len(points), "sizes": int(points["params"].nunique()),
-                     "size_span": float(points["params"].max() / points["params"].min()),
-                     "token_ratio": float(points["train_tokens"].max() / points["train_tokens"].min()), "d0": fit.d0,
-                     "largest_member": str(top["model"]), "largest_score": float(top["score"]), "reach_score": reach,
-                     "held_out_model": "", "held_out_measured": math.nan, "held_out_predicted": math.nan,
-                     "held_out_error": math.nan, "top_saturated": math.nan, "top_kappa": math.nan, "eligible": False,
-                     "why": ("R4: largest member scores "
-                             f"{float(top['score']):.3f}, below the targets' {REACH_QUANTILE:.0%} quantile {reach:.3f}"
-                             if len(fit.benchmarks) == 1 else "a mean of benchmarks: the joint inversion replaces it")
-                             + (" (also several recipes)" if "," in families else "")})
+    rows += [_v1_v2_composed_row(name, fit, targets, since, reach_cache) for name, fit in sorted((composed or {}).items())]
     out = pd.DataFrame(rows)
     out.insert(0, "rule", rule)
     return out
+
+
+def _v1_v2_rules(row: dict, rule: str, own: pd.DataFrame, targets: pd.DataFrame, family: str, benchmark: str,
+                 metric: str, sizes: int, top_cache: dict) -> None:
+    """Rules v1's and v2's R2 to R5 on one family candidate, in order: ``row``'s ``why`` says the first it fails,
+    or ``eligible`` is set; the held-out columns are filled where R5 is reached."""
+    if sizes < MIN_SIZES:
+        row["why"] = f"R2: {sizes} sizes with a token count and a score above chance (need {MIN_SIZES})"
+    elif row["size_span"] < MIN_SIZE_SPAN:
+        row["why"] = f"R2: sizes span {row['size_span']:.3g}× (need {MIN_SIZE_SPAN:g}×)"
+    elif row["token_ratio"] > MAX_TOKEN_RATIO:
+        row["why"] = f"R3: token counts differ {row['token_ratio']:.3g}× (allowed {MAX_TOKEN_RATIO:g}×)"
+    elif rule == "v2" and (reason := _date_blind_reach(row, own, targets, family, benchmark, metric, top_cache)):
+        row["why"] = reason
+    elif rule == "v1" and not row["largest_score"] >= row["reach_score"]:
+        row["why"] = (f"R4: largest member scores {row['largest_score']:.3f}, below the targets' "
+                      f"{REACH_QUANTILE:.0%} quantile {row['reach_score']:.3f}")
+    else:
+        try:
+            held = held_out_error(own, family, benchmark, metric=metric)
+            row |= dict(held_out_model=held["held_out"], held_out_measured=held["measured"],
+                        held_out_predicted=held["predicted"], held_out_error=held["relative_error"])
+            if row["held_out_error"] > MAX_HELD_OUT_ERROR:
+                row["why"] = f"R5: held-out error {row['held_out_error']:.1%} (allowed {MAX_HELD_OUT_ERROR:.0%})"
+            else:
+                row["eligible"] = True
+        except DensingError as exc:
+            row["why"] = f"R5: held-out refit impossible: {exc}"
+
+
+def _v1_v2_composed_row(name: str, fit: ReferenceFit, targets: pd.DataFrame, since: str | None, reach_cache: dict) -> dict:
+    """A shipped composed fit's row of rules v1 and v2: judged by the reach rule R4 alone, never eligible."""
+    points = fit.points_frame()
+    families = str(fit.provenance.get("families", ""))
+    benchmark = fit.benchmarks[0] if len(fit.benchmarks) == 1 else fit.benchmark
+    reach = _reach(targets, benchmark, "", since, reach_cache) if len(fit.benchmarks) == 1 else math.nan
+    top = points.sort_values("params").iloc[-1]
+    return {"reference": name.removesuffix(".json"), "family": families, "benchmark": fit.benchmark, "kind": fit.kind,
+            "n_fitted": len(points), "sizes": int(points["params"].nunique()),
+            "size_span": float(points["params"].max() / points["params"].min()),
+            "token_ratio": float(points["train_tokens"].max() / points["train_tokens"].min()), "d0": fit.d0,
+            "largest_member": str(top["model"]), "largest_score": float(top["score"]), "reach_score": reach,
+            "held_out_model": "", "held_out_measured": math.nan, "held_out_predicted": math.nan,
+            "held_out_error": math.nan, "top_saturated": math.nan, "top_kappa": math.nan, "eligible": False,
+            "why": ("R4: largest member scores "
+                    f"{float(top['score']):.3f}, below the targets' {REACH_QUANTILE:.0%} quantile {reach:.3f}"
+                    if len(fit.benchmarks) == 1 else "a mean of benchmarks: the joint inversion replaces it")
+                    + (" (also several recipes)" if "," in families else "")}
 
 
 _V3_COLUMNS = ("reference", "family", "benchmark", "kind", "n_fitted", "sizes", "size_span", "token_ratio", "d0",
@@ -420,35 +431,47 @@ def _candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | No
             reason = _v3_reasons(row, points, fitted, chance, top, top_scores, top_stderr)
             # the held-out test also where only the reach rules fail: a set row's joint test (densing.trend.design) reads it
             if not reason or reason.startswith(("R4r", "R4s")):
-                try:
-                    held = held_out_test(own, family, b, metric=metrics[b], dispersion_floor=pooled[b], shape=shape)
-                    row |= dict(held_out_model=held["held_out"], held_out_measured=held["measured"],
-                                held_out_predicted=held["predicted"], held_out_error=held["relative_error"],
-                                held_out_z=held["z"])
-                    if not reason and not abs(held["z"]) <= MAX_HELD_OUT_Z:
-                        reason = (f"R5z: the held-out {held['held_out']} scores {held['measured']:.3f}, the refit predicts "
-                                  f"{held['predicted']:.3f} ± {held['predicted_stderr']:.3f}: z = {held['z']:+.2f} "
-                                  f"(allowed ±{MAX_HELD_OUT_Z:.2f})")
-                except DensingError as exc:
-                    reason = reason or f"R5z: held-out refit impossible: {exc}"
+                reason = _v3_held_out(row, reason, own, family, b, metric=metrics[b], dispersion_floor=pooled[b],
+                                      shape=shape)
             row["eligible"] = not reason
             notes = [f"{k.replace('_', ' ')}: {', '.join(v)}" for k, v in dropped.items() if v and k != "no_score"]
             row["why"] = "; ".join(([reason] if reason else []) + [f"R1/R3 not fitted — {n}" for n in notes])
-    for name, fit in sorted((composed or {}).items()):
-        points = fit.points_frame()
-        top = points.sort_values("params").iloc[-1]
-        row = {c: math.nan for c in _V3_COLUMNS}
-        row |= dict(reference=name.removesuffix(".json"), family=str(fit.provenance.get("families", "")),
-                    benchmark=fit.benchmark, kind=fit.kind, n_fitted=len(points), sizes=int(points["params"].nunique()),
-                    size_span=float(points["params"].max() / points["params"].min()),
-                    token_ratio=float(points["train_tokens"].max() / points["train_tokens"].min()), d0=fit.d0,
-                    largest_member=str(top["model"]), largest_score=float(top["score"]), held_out_model="", eligible=False,
-                    why="rule v3 takes families of one recipe; a composed fit of several recipes and budgets is shown, not used")
-        rows.append(row)
+    rows += [_v3_composed_row(name, fit) for name, fit in sorted((composed or {}).items())]
     out = pd.DataFrame(rows, columns=list(_V3_COLUMNS))
     out.insert(0, "rule", "v3")
     out.insert(1, "shape", shape)
     return out
+
+
+def _v3_held_out(row: dict, reason: str, own: pd.DataFrame, family: str, benchmark: str, *, metric: str,
+                 dispersion_floor: float, shape: str) -> str:
+    """Rule v3's R5z on a candidate: the held-out test's columns filled in ``row``; the reason it fails (``reason``,
+    an earlier rule's, kept first), or ""."""
+    try:
+        held = held_out_test(own, family, benchmark, metric=metric, dispersion_floor=dispersion_floor, shape=shape)
+    except DensingError as exc:
+        return reason or f"R5z: held-out refit impossible: {exc}"
+    row |= dict(held_out_model=held["held_out"], held_out_measured=held["measured"],
+                held_out_predicted=held["predicted"], held_out_error=held["relative_error"], held_out_z=held["z"])
+    if not reason and not abs(held["z"]) <= MAX_HELD_OUT_Z:
+        return (f"R5z: the held-out {held['held_out']} scores {held['measured']:.3f}, the refit predicts "
+                f"{held['predicted']:.3f} ± {held['predicted_stderr']:.3f}: z = {held['z']:+.2f} "
+                f"(allowed ±{MAX_HELD_OUT_Z:.2f})")
+    return reason
+
+
+def _v3_composed_row(name: str, fit: ReferenceFit) -> dict:
+    """A shipped composed fit's row of rule v3's table: shown, never eligible (v3 takes families of one recipe)."""
+    points = fit.points_frame()
+    top = points.sort_values("params").iloc[-1]
+    row = {c: math.nan for c in _V3_COLUMNS}
+    row |= dict(reference=name.removesuffix(".json"), family=str(fit.provenance.get("families", "")),
+                benchmark=fit.benchmark, kind=fit.kind, n_fitted=len(points), sizes=int(points["params"].nunique()),
+                size_span=float(points["params"].max() / points["params"].min()),
+                token_ratio=float(points["train_tokens"].max() / points["train_tokens"].min()), d0=fit.d0,
+                largest_member=str(top["model"]), largest_score=float(top["score"]), held_out_model="", eligible=False,
+                why="rule v3 takes families of one recipe; a composed fit of several recipes and budgets is shown, not used")
+    return row
 
 
 def eligible_families(candidates: pd.DataFrame) -> pd.DataFrame:

@@ -66,21 +66,22 @@ another D0 are not defined by it (asking for one is an error).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from densing.data.benchmarks import CHANCE_LEVELS, ITEM_COUNTS
-from densing.laws.reference_fit import data_hash
 from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
 from densing.laws import forms
 from densing.laws.budget import HOFFMANN_2022
 from densing.laws.family_likelihood import Z_95, LikelihoodFit, binomial_mle, likelihood_fit  # noqa: F401 (re-exported)
-from densing.laws.points import POINT_COLUMNS
+from densing.laws.points import POINT_COLUMNS, data_hash
 from densing.laws.order import family_order_note
 from densing.laws.table_cache import per_table
 from densing.laws.reference_fit import ReferenceFit
+from densing.validation import BOOTSTRAP_CONSTRAINTS, Options, validate_params
 
 KIND = "family"
 MAX_REDRAWS = 100
@@ -215,6 +216,8 @@ def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
     return points, dropped
 
 
+@validate_params({"n_boot": BOOTSTRAP_CONSTRAINTS["n_boot"], "seed": BOOTSTRAP_CONSTRAINTS["seed"],
+                  "method": [Options(METHODS)]})
 def fit_family(
     table: pd.DataFrame,
     family: str,
@@ -244,16 +247,45 @@ def fit_family(
     Returns a :class:`ReferenceFit` of kind ``family`` whose ``d0`` is the family's budget (or
     ``d0``) and whose ``provenance`` lists the dropped members and the likelihood fit's slope test.
     """
-    from densing import __version__
-
-    from densing.validation import validate
-
-    validate(_fit.BOOTSTRAP_CONSTRAINTS, n_boot=n_boot, seed=seed)
-    if method not in METHODS:
-        raise InputError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
     fixed = shape_constants(shape)
     metric = metric_for(table, benchmark, metric)
-    points, dropped = family_points(table, family, benchmark, metric=metric, keep_floor=method == "binomial")
+    points, dropped = _fitted_members(table, family, benchmark, metric, exclude=exclude, sizes=sizes,
+                                      keep_floor=method == "binomial")
+    chance = CHANCE_LEVELS[benchmark]
+    scale = 1.0 - chance
+    log_n = covariate(points["params"].to_numpy(float), shape)
+    scores = points["score"].to_numpy(float)
+    if np.unique(log_n).size < 2:
+        raise FitError(f"family {family!r}, {benchmark}: {np.unique(log_n).size} distinct size(s)"
+                       f"{' above chance' if method == 'ols' else ''}; a family law needs 2")
+    where = f"family {family!r}, {benchmark}"
+    rng = np.random.default_rng(seed)
+    if method == "binomial":
+        estimate = _likelihood_estimate(where, log_n, scores, benchmark, chance, scale, dispersion_floor, n_boot, rng)
+    else:
+        estimate = _least_squares_estimate(where, log_n, scores, chance, scale, n_boot, rng)
+    stage = _stage(log_n, scores, chance, scale, estimate, fixed, n_points=len(points))
+    if len(estimate.draws) < n_boot:
+        raise FitError(f"{where}: the fit's uncertainty cannot be drawn (no rising line)")
+    tokens = points["train_tokens"].to_numpy(float)
+    budget = float(np.exp(np.mean(np.log(tokens)))) if d0 is None else float(d0)
+    record = _record(table, family, benchmark, metric, points, dropped, estimate, fixed, shape=shape, method=method,
+                     d0=d0, exclude=exclude, n_boot=n_boot, seed=seed)
+    record.update(provenance or {})
+    return ReferenceFit(
+        kind=KIND, benchmark=benchmark, metric=metric, params=dict(stage.params), stages=(stage,), d0=budget,
+        data_hash=data_hash(points, list(POINT_COLUMNS[:4])), provenance=record,
+        bootstrap_names=("gamma", "l"), bootstrap=tuple(estimate.draws),
+        points=tuple((r.model, float(r.params), float(r.train_tokens), float(r.score), None, r.run)
+                     for r in points.itertuples(index=False)),
+        benchmarks=(benchmark,),
+    )
+
+
+def _fitted_members(table, family, benchmark, metric, *, exclude, sizes, keep_floor) -> tuple[pd.DataFrame, dict]:
+    """:func:`family_points` less the ``exclude``d members, at the translated ``sizes`` when given (a member mapped to
+    NaN is dropped, listed under ``no_size_at_d0``)."""
+    points, dropped = family_points(table, family, benchmark, metric=metric, keep_floor=keep_floor)
     if exclude:
         points = points[~points["model"].isin(exclude)].reset_index(drop=True)
     if sizes is not None:
@@ -262,55 +294,75 @@ def fit_family(
         if untranslated:
             dropped["no_size_at_d0"] = untranslated
         points = points[points["params"].notna()].sort_values(["params", "model"]).reset_index(drop=True)
-    chance = CHANCE_LEVELS[benchmark]
-    scale = 1.0 - chance
-    log_n = covariate(points["params"].to_numpy(float), shape)
-    scores = points["score"].to_numpy(float)
-    if np.unique(log_n).size < 2:
-        raise FitError(f"family {family!r}, {benchmark}: {np.unique(log_n).size} distinct size(s)"
-                       f"{' above chance' if method == 'ols' else ''}; a family law needs 2")
-    rng = np.random.default_rng(seed)
-    extra: dict = {}
-    if method == "binomial":
-        items = float(ITEM_COUNTS[benchmark])
-        found = likelihood_fit(log_n, scores, items, chance, scale, dispersion_floor=dispersion_floor)
-        gamma, l = found.gamma, found.level
-        if not found.converged or not math.isfinite(found.slope):
-            raise FitError(f"family {family!r}, {benchmark}: the likelihood fit does not converge (the scores do not "
-                           "determine the law)")
-        if not (gamma > 0 and math.isfinite(l)):
-            raise FitError(f"family {family!r}, {benchmark}: the score does not rise with size (slope {gamma:.3g})")
-        low, high = found.slope_interval()
-        extra = {"items": items, "dispersion": found.dispersion, "own_dispersion": found.own_dispersion,
-                 "dispersion_floor": float(dispersion_floor), "slope_stderr": found.slope_stderr,
-                 "slope_ci": [low, high], "log_likelihood": found.log_likelihood}
-        message = "binomial maximum likelihood (Fisher scoring), covariance φ̂·I⁻¹"
-        draws, redraws = found.draws(n_boot, rng) if n_boot and np.all(np.isfinite(found.covariance)) else ([], 0)
-        unit = "parametric: N(θ̂, φ̂·I⁻¹) of the likelihood"
-    else:
-        z = logit_scores(scores, chance, scale)
-        gamma, l = _line(log_n, z)
-        if not (gamma > 0 and math.isfinite(l)):
-            raise FitError(f"family {family!r}, {benchmark}: the score does not rise with size (logit slope {gamma:.3g})")
-        message = "ordinary least squares in logit space (closed form)"
-        draws, redraws = _bootstrap(log_n, z, n_boot, rng)
-        unit = "model"
+    return points, dropped
+
+
+@dataclass(frozen=True)
+class _Estimate:
+    """(γ, l) of one method, its draws of (γ, l), how many were redrawn, and what the fit record says of it."""
+
+    gamma: float
+    level: float
+    message: str
+    draws: list
+    redraws: int
+    unit: str
+    extra: dict
+
+
+def _likelihood_estimate(where, log_n, scores, benchmark, chance, scale, dispersion_floor, n_boot, rng) -> _Estimate:
+    """Binomial maximum likelihood over each member's item count; parametric draws from N(θ̂, φ̂·I⁻¹)."""
+    items = float(ITEM_COUNTS[benchmark])
+    found = likelihood_fit(log_n, scores, items, chance, scale, dispersion_floor=dispersion_floor)
+    gamma, l = found.gamma, found.level
+    if not found.converged or not math.isfinite(found.slope):
+        raise FitError(f"{where}: the likelihood fit does not converge (the scores do not determine the law)")
+    if not (gamma > 0 and math.isfinite(l)):
+        raise FitError(f"{where}: the score does not rise with size (slope {gamma:.3g})")
+    low, high = found.slope_interval()
+    extra = {"items": items, "dispersion": found.dispersion, "own_dispersion": found.own_dispersion,
+             "dispersion_floor": float(dispersion_floor), "slope_stderr": found.slope_stderr,
+             "slope_ci": [low, high], "log_likelihood": found.log_likelihood}
+    draws, redraws = found.draws(n_boot, rng) if n_boot and np.all(np.isfinite(found.covariance)) else ([], 0)
+    return _Estimate(gamma, l, "binomial maximum likelihood (Fisher scoring), covariance φ̂·I⁻¹", draws, redraws,
+                     "parametric: N(θ̂, φ̂·I⁻¹) of the likelihood", extra)
+
+
+def _least_squares_estimate(where, log_n, scores, chance, scale, n_boot, rng) -> _Estimate:
+    """Ordinary least squares on logits; the draws resample the members."""
+    z = logit_scores(scores, chance, scale)
+    gamma, l = _line(log_n, z)
+    if not (gamma > 0 and math.isfinite(l)):
+        raise FitError(f"{where}: the score does not rise with size (logit slope {gamma:.3g})")
+    draws, redraws = _bootstrap(log_n, z, n_boot, rng)
+    return _Estimate(gamma, l, "ordinary least squares in logit space (closed form)", draws, redraws, "model", {})
+
+
+def _stage(log_n, scores, chance, scale, estimate: _Estimate, fixed: dict, *, n_points: int) -> _fit.StageFit:
+    """The fitted law as one stage, with its R² and residuals on the members."""
+    gamma, l = estimate.gamma, estimate.level
     predicted = forms.performance_law(log_n, scale, gamma, l, chance)
     residuals = predicted - scores
     total = float(np.sum((scores - scores.mean()) ** 2))
     r2 = 1.0 - float(np.sum(residuals ** 2)) / total if total > 0 else math.nan
-    stage = _fit.StageFit(law=KIND, params={"c": scale, "gamma": gamma, "l": l, "d": chance, **fixed},
-                          fixed={"c": scale, "d": chance, **fixed}, r_squared=r2, rmse=float(np.sqrt(np.mean(residuals ** 2))),
-                          residuals=tuple(float(v) for v in residuals), converged=True,
-                          message=message, n_points=len(points), cost=float(0.5 * np.sum(residuals ** 2)))
-    if len(draws) < n_boot:
-        raise FitError(f"family {family!r}, {benchmark}: the fit's uncertainty cannot be drawn (no rising line)")
+    return _fit.StageFit(law=KIND, params={"c": scale, "gamma": gamma, "l": l, "d": chance, **fixed},
+                         fixed={"c": scale, "d": chance, **fixed}, r_squared=r2, rmse=float(np.sqrt(np.mean(residuals ** 2))),
+                         residuals=tuple(float(v) for v in residuals), converged=True,
+                         message=estimate.message, n_points=n_points, cost=float(0.5 * np.sum(residuals ** 2)))
+
+
+def _record(table, family, benchmark, metric, points, dropped, estimate: _Estimate, fixed, *, shape, method, d0,
+            exclude, n_boot, seed) -> dict:
+    """The fit's provenance: the law, the rule of its budget, the members dropped and kept, the bootstrap."""
+    from densing import __version__
+
     tokens = points["train_tokens"].to_numpy(float)
-    budget = float(np.exp(np.mean(np.log(tokens)))) if d0 is None else float(d0)
-    record = {
+    chance = CHANCE_LEVELS[benchmark]
+    return {
         "family": family, "families": family, "benchmarks": [benchmark], "metric": metric, "chance": chance,
         "ceiling": 1.0, "law_form": LAW_FORMS[shape], "shape": shape,
-        "asymptote": float(forms.family_asymptote(scale, gamma, l, chance, fixed.get("alpha"))),
+        "asymptote": float(forms.family_asymptote(1.0 - chance, estimate.gamma, estimate.level, chance,
+                                                  fixed.get("alpha"))),
         **({"alpha_source": POWER_ALPHA_SOURCE, **fixed} if fixed else {}),
         "method": method,
         "d0_rule": ("geometric mean of the fitted members' training tokens" if d0 is None
@@ -319,75 +371,6 @@ def fit_family(
         "excluded": list(exclude),
         "order_breaks": family_order_note(table, family, points["model"]),  # flagged members: kept or left out
         "members": sorted(table.loc[table["family"].astype("string") == family, "model"].astype(str).unique()),
-        "n_boot": n_boot, "n_boot_redrawn": redraws, "bootstrap_unit": unit,
-        "seed": seed, "densing_version": __version__, **extra,
+        "n_boot": n_boot, "n_boot_redrawn": estimate.redraws, "bootstrap_unit": estimate.unit,
+        "seed": seed, "densing_version": __version__, **estimate.extra,
     }
-    record.update(provenance or {})
-    return ReferenceFit(
-        kind=KIND, benchmark=benchmark, metric=metric, params=dict(stage.params), stages=(stage,), d0=budget,
-        data_hash=data_hash(points, list(POINT_COLUMNS[:4])), provenance=record,
-        bootstrap_names=("gamma", "l"), bootstrap=tuple(draws),
-        points=tuple((r.model, float(r.params), float(r.train_tokens), float(r.score), None, r.run)
-                     for r in points.itertuples(index=False)),
-        benchmarks=(benchmark,),
-    )
-
-
-def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
-                  sizes: dict[str, float] | None = None, dispersion_floor: float = 1.0, shape: str = DEFAULT_SHAPE) -> dict:
-    """Refit without the largest member by likelihood under ``shape`` and test its score within noise (rule v3 of
-    :mod:`densing.laws.eligibility`).
-
-    z = (Ŝ − S) / √(se(Ŝ)² + φ̂·S(1 − S)/n): Ŝ the refit's prediction at the held-out size, se(Ŝ) its
-    delta-method standard error from φ̂·I⁻¹, φ̂ = max(1, ``dispersion_floor``, the refit's own), n
-    the benchmark's item count. A family whose members follow the law within their noise has
-    |z| ≤ 1.96 with probability about 0.95. Returns ``held_out``, ``measured``, ``predicted``,
-    ``predicted_stderr``, ``measured_stderr``, ``z``, ``relative_error``, ``dispersion`` (φ̂), ``items`` (n)
-    and ``slope`` (the refit's γ).
-    """
-    shape_constants(shape)
-
-    metric = metric_for(table, benchmark, metric)
-    points, _ = family_points(table, family, benchmark, metric=metric, keep_floor=True)
-    if sizes is not None:
-        points = points.assign(params=points["model"].map(sizes).astype(float))
-        points = points[points["params"].notna()].sort_values(["params", "model"]).reset_index(drop=True)
-    if np.unique(points["params"]).size < 3:
-        raise FitError(f"family {family!r}, {benchmark}: {np.unique(points['params']).size} size(s); holding the "
-                       "largest out needs 3")
-    largest = points.iloc[-1]
-    rest = points.iloc[:-1]
-    chance = CHANCE_LEVELS[benchmark]
-    items = float(ITEM_COUNTS[benchmark])
-    found = likelihood_fit(covariate(rest["params"].to_numpy(float), shape), rest["score"].to_numpy(float), items, chance,
-                           1 - chance, dispersion_floor=dispersion_floor)
-    if not found.converged:
-        raise FitError(f"family {family!r}, {benchmark}: the refit without {largest['model']} does not converge")
-    predicted, spread = found.predict(covariate(float(largest["params"]), shape))
-    measured = float(largest["score"])
-    noise = math.sqrt(found.dispersion * measured * (1 - measured) / items)
-    total = math.sqrt(float(spread) ** 2 + noise ** 2)
-    z = (float(predicted) - measured) / total if total > 0 else math.inf
-    return {"held_out": str(largest["model"]), "measured": measured, "predicted": float(predicted),
-            "predicted_stderr": float(spread), "measured_stderr": noise, "z": z,
-            "relative_error": abs(float(predicted) - measured) / measured if measured > 0 else math.inf,
-            "dispersion": found.dispersion, "items": items, "slope": found.slope}
-
-
-def held_out_error(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
-                   method: str = "ols", shape: str = "logistic_ln_n") -> dict:
-    """Refit without the largest member, predict its score (rule R5 of rules v1 and v2 of
-    :mod:`densing.laws.eligibility`, with their fit by least squares on logits).
-
-    Returns ``held_out`` (model), ``measured``, ``predicted`` and ``relative_error`` |Ŝ − S| / S.
-    """
-    points, _ = family_points(table, family, benchmark, metric=metric)
-    if len(points) < 3:
-        raise FitError(f"family {family!r}, {benchmark}: {len(points)} member(s); holding one out needs 3")
-    largest = points.iloc[-1]
-    fit = fit_family(table, family, benchmark, metric=metric, exclude=(str(largest["model"]),), n_boot=0, method=method,
-                     shape=shape)
-    predicted = float(fit.predict_score(float(largest["params"]), float(largest["train_tokens"])))
-    measured = float(largest["score"])
-    return {"held_out": str(largest["model"]), "measured": measured, "predicted": predicted,
-            "relative_error": abs(predicted - measured) / measured}

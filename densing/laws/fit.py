@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from numbers import Integral
 
 import numpy as np
 from scipy.optimize import least_squares
@@ -20,14 +19,6 @@ from scipy.optimize import least_squares
 from densing.results import Result
 from densing.errors import FitError
 from densing.laws.problems import Problem, theta_from_params
-from densing.validation import Interval
-
-#: What a fit's bootstrap may be asked for (``fit_reference``, ``fit_family``).
-BOOTSTRAP_CONSTRAINTS = {
-    "n_boot": [Interval(Integral, 0, None)],
-    "jobs": [Interval(Integral, 1, None)],
-    "seed": [Interval(Integral, 0, None)],
-}
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,10 @@ from densing.laws.olmo.check import validate_ladder
 from densing.laws.points import select_points
 from densing.laws.reference import fit_reference
 from densing.laws.reference_fit import ReferenceFit
-from densing.validation import Interval, as_names, validate
+from densing.validation import Interval, as_names, validate_params
 
 
+@validate_params({"max_params": [Interval(Real, 0, None, closed="neither")]})
 def held_out_validation(
     frame: pd.DataFrame,
     benchmark: str | list[str],
@@ -42,7 +43,6 @@ def held_out_validation(
     and the relative score error |Ŝ − S| / S — the paper's Figure 2b check of extrapolation in N,
     and AI2's check of its ladder.
     """
-    validate({"max_params": [Interval(Real, 0, None, closed="neither")]}, max_params=max_params)
     as_names(benchmark, "benchmark")
     frame = table_argument(frame, "frame", reference=True)
     if targets is not None:

@@ -46,7 +46,7 @@ from densing.errors import InputError
 from densing.laws import forms
 from densing.laws.reference_fit import ReferenceFit
 from densing.results import Result
-from densing.validation import Options, validate
+from densing.validation import Options, validate_params
 
 LOG_SIZE_LOW = math.log(1e5)
 LOG_SIZE_HIGH = math.log(1e15)
@@ -247,6 +247,7 @@ def _alone(fit: ReferenceFit, scores: np.ndarray) -> np.ndarray:
     return out
 
 
+@validate_params({"skill": [Options(SKILLS)]})
 def invert_joint(fits: list[ReferenceFit], scores, stderr, *, skill: str = "pooled", skill2: float | None = None) -> JointInversion:
     """x̂ per model (module docstring); ``scores`` and ``stderr`` of shape (models, B), B = len(fits).
 
@@ -260,7 +261,6 @@ def invert_joint(fits: list[ReferenceFit], scores, stderr, *, skill: str = "pool
     sigma2 = np.square(np.nan_to_num(np.asarray(stderr, float)))
     if scores.ndim != 2 or scores.shape[1] != len(fits):
         raise InputError(f"scores: expected shape (models, {len(fits)}), got {scores.shape}")
-    validate({"skill": [Options(SKILLS)]}, skill=skill)
     s2 = 0.0 if skill == "none" else (skill_variance(fits, scores, stderr) if skill2 is None else float(skill2))
     p = family_columns(fits)
     first = start_points(p, scores[None], 1.0 / np.maximum(sigma2, 1e-12)[None])[0]

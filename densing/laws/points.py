@@ -3,9 +3,11 @@
 :func:`select_points` turns a tidy table into (model, params, train_tokens, score, loss, run) for
 one benchmark or the per-model mean of several; :func:`final_points` and :func:`past_run_fraction`
 are the cuts by training progress; :func:`reference_subset` the cuts by size and family;
-:func:`point_tuples` the points as a fit file stores them.
+:func:`point_tuples` the points as a fit file stores them; :func:`data_hash` the hash a fit records of them.
 """
 from __future__ import annotations
+
+import hashlib
 
 import numpy as np
 import pandas as pd
@@ -123,3 +125,22 @@ def reference_subset(
             raise InputError(f"{source}: field 'family': no models of family {', '.join(unknown)}")
         frame = frame[frame["family"].isin(families)]
     return frame
+
+
+def _as_text(column: pd.Series) -> list[str]:
+    """A column's cells as pandas' ``astype("string")`` writes them, missing ones as ``<NA>``: ``str`` of each Python
+    value for 64-bit floats and integers, booleans and strings (the same text, without pandas' string arrays), pandas
+    itself for any other dtype."""
+    kind = column.dtype.kind
+    if kind in "fiub" and column.dtype.itemsize in (1, 8) or kind in "OUT" or str(column.dtype) in ("str", "string"):
+        return ["<NA>" if v is None or v is pd.NA or (isinstance(v, float) and v != v) else str(v) for v in column.tolist()]
+    return column.astype("string").fillna("<NA>").tolist()
+
+
+def data_hash(frame: pd.DataFrame, columns: list[str] | None = None) -> str:
+    """The ``data_hash`` a fit records of the points it was made on: SHA-256 (first 16 hex digits)
+    of the given columns' values, row order independent."""
+    cols = columns or [c for c in frame.columns]
+    rows = sorted("\x1f".join(r) for r in zip(*(_as_text(frame[c]) for c in cols)))
+    digest = hashlib.sha256("\x1e".join(rows).encode()).hexdigest()
+    return digest[:16]

@@ -309,14 +309,7 @@ def composed_problem(
         dsig_dlatent = -sig * (1.0 - sig)  # d sigmoid / dL for γ = −1
         amp = p["c"] * dsig_dlatent
         cols = [amp * term_n, -amp * ln_n * term_n, amp * term_t, -amp * ln_t * term_t, -amp]
-        values = dict(zip(names, theta))
-        for name in free:
-            if name == "u":  # c = (max_score − d)·u
-                cols.append((max_score - p["d"]) * sig)
-            elif ceiling is not None:  # d free, c = ceiling − d
-                cols.append(1.0 - sig)
-            else:  # d free, c = (max_score − d)·u
-                cols.append(1.0 - values["u"] * sig)
+        cols += _amplitude_columns(free, dict(zip(names, theta)), p["d"], sig, ceiling, max_score)
         return np.column_stack(cols)
 
     def predict(p):
@@ -326,26 +319,28 @@ def composed_problem(
     extra_lower, extra_upper, extra_start = _sigmoid_bounds_and_start(free, y, chance, ceiling, max_score)
     lower = [-30.0, 0.01, -30.0, 0.01, -50.0] + extra_lower
     upper = [30.0, 3.0, 30.0, 3.0, 50.0] + extra_upper
-    starts = []
-    for alpha in (0.1, 0.3, 0.6):
-        for beta in (0.1, 0.3, 0.6):
-            for level in (1.0, 3.0):
-                starts.append(np.array([math.log(level), alpha, math.log(level), beta, 2 * level] + extra_start))
+    starts = [np.array([math.log(level), alpha, math.log(level), beta, 2 * level] + extra_start)
+              for alpha in (0.1, 0.3, 0.6) for beta in (0.1, 0.3, 0.6) for level in (1.0, 3.0)]
     return Problem(
-        law="composed",
-        names=names,
-        to_params=to_params,
-        residual=residual,
-        predict=predict,
-        observed=y,
-        lower=np.array(lower),
-        upper=np.array(upper),
-        starts=starts,
-        fixed={"gamma": gamma, **_fixed_values(chance, ceiling)},
-        max_score=max_score,
-        centres=(centre_n, centre_t),
+        law="composed", names=names, to_params=to_params, residual=residual, predict=predict, observed=y,
+        lower=np.array(lower), upper=np.array(upper), starts=starts,
+        fixed={"gamma": gamma, **_fixed_values(chance, ceiling)}, max_score=max_score, centres=(centre_n, centre_t),
         jacobian=jacobian,
     )
+
+
+def _amplitude_columns(free, values: dict, floor: float, sig, ceiling: float | None, max_score: float) -> list:
+    """The Jacobian's columns of the sigmoid's free amplitudes (S = c·σ + d): ∂S/∂u for c = (max_score − d)·u, and
+    ∂S/∂d for d free (c = ceiling − d with a ceiling, c = (max_score − d)·u without)."""
+    cols = []
+    for name in free:
+        if name == "u":  # c = (max_score − d)·u
+            cols.append((max_score - floor) * sig)
+        elif ceiling is not None:  # d free, c = ceiling − d
+            cols.append(1.0 - sig)
+        else:  # d free, c = (max_score − d)·u
+            cols.append(1.0 - values["u"] * sig)
+    return cols
 
 
 def theta_from_params(problem: Problem, params: dict[str, float]) -> np.ndarray:

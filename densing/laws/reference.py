@@ -17,9 +17,9 @@ from densing.data.schema import table_argument
 from densing.errors import InputError
 from densing.laws import bootstrap
 from densing.laws import fit as _fit
-from densing.laws.points import POINT_COLUMNS, final_points, past_run_fraction, point_tuples, select_points
-from densing.laws.reference_fit import DEFAULT_D0, LAWS, ReferenceFit, data_hash
-from densing.validation import D0_TOKENS, Interval, Options, Text, as_names, validate
+from densing.laws.points import POINT_COLUMNS, data_hash, final_points, past_run_fraction, point_tuples, select_points
+from densing.laws.reference_fit import DEFAULT_D0, LAWS, ReferenceFit
+from densing.validation import BOOTSTRAP_CONSTRAINTS, D0_TOKENS, Interval, Options, Text, as_names, validate_params
 
 
 # ------------------------------------------------------------------------------------------------
@@ -42,9 +42,9 @@ def _resolve_chance(chance: float | str | None, benchmarks: list[str]) -> float 
         raise InputError(f"chance: expected 'auto', 'none' or a number, got {chance!r}") from None
 
 
-#: What :func:`fit_reference`'s arguments may be (with the bootstrap's, :data:`densing.laws.fit.BOOTSTRAP_CONSTRAINTS`).
+#: What :func:`fit_reference`'s arguments may be (with the bootstrap's, :data:`densing.validation.BOOTSTRAP_CONSTRAINTS`).
 FIT_CONSTRAINTS = {
-    **_fit.BOOTSTRAP_CONSTRAINTS,
+    **BOOTSTRAP_CONSTRAINTS,
     "law": [Options(LAWS)],
     "d0": [D0_TOKENS],
     "loss_points": [Options({"all", "final"})],
@@ -63,6 +63,7 @@ FIT_CONSTRAINTS = {
 }
 
 
+@validate_params(FIT_CONSTRAINTS)
 def fit_reference(
     frame: pd.DataFrame,
     benchmark: str | list[str],
@@ -110,91 +111,77 @@ def fit_reference(
     points; ``"auto"`` picks runs when some run has several checkpoints. ``jobs`` > 1 spreads the
     resamples over processes; the draws are the same for any ``jobs``.
     """
-    from densing import __version__
-
-    validate(FIT_CONSTRAINTS, n_boot=n_boot, jobs=jobs, seed=seed, law=law, d0=d0, loss_points=loss_points,
-             bootstrap_unit=bootstrap_unit, metric=metric, n_shot=n_shot, ceiling=ceiling, irreducible=irreducible,
-             max_score=max_score, min_train_tokens=min_train_tokens, final_checkpoints=final_checkpoints,
-             min_run_fraction=min_run_fraction, robust_loss=robust_loss, score_scale=score_scale, loss_scale=loss_scale)
     names = list(as_names(benchmark, "benchmark"))
     frame = table_argument(frame, "frame", reference=True)
     if law == "two-step" and "loss" not in frame.columns:
         raise InputError("frame: no 'loss' column; the two-step law needs conditional losses (use law='composed')")
     label, points = select_points(frame, names, metric=metric, n_shot=n_shot, need_loss=law == "two-step")
-    unit_of_loss = None
-    if law == "two-step":
-        units = frame.loc[frame["benchmark"].isin(names), "loss_unit"] if "loss_unit" in frame.columns else pd.Series([], dtype=object)
-        unit_of_loss = str(units.dropna().iloc[0]) if units.notna().any() else "nats"
-    if loss_points == "final":
-        loss_set = final_points(points, final_checkpoints)
-    if min_train_tokens is not None:
-        points = points[points["train_tokens"] >= min_train_tokens].reset_index(drop=True)
-    if min_run_fraction:
-        points = past_run_fraction(points, min_run_fraction)
-    if loss_points == "all":
-        loss_set = points
+    loss_set, points = _stage_points(points, loss_points, final_checkpoints, min_train_tokens, min_run_fraction)
     chance_level = _resolve_chance(chance, names)
     stage_sets = (loss_set, points) if law == "two-step" else (points,)
-    data = tuple(
-        tuple(part[c].to_numpy(float) for c in ("params", "train_tokens", "score", "loss")) for part in stage_sets
-    )
+    data = tuple(tuple(part[c].to_numpy(float) for c in ("params", "train_tokens", "score", "loss")) for part in stage_sets)
     options = dict(law=law, irreducible=irreducible, chance=chance_level, ceiling=ceiling, max_score=max_score)
     scales = (loss_scale, score_scale) if law == "two-step" else (score_scale,)
-    everything = tuple(np.arange(len(part)) for part in stage_sets)
-    stages = tuple(
-        _fit.fit_stage(problem, loss=robust_loss, f_scale=scale)
-        for problem, scale in zip(bootstrap.stage_problems(data, everything, **options), scales)
-    )
-    params: dict[str, float] = {}
-    for stage in stages:
-        params.update(stage.params)
-
+    stages = _point_fit(data, options, robust_loss, scales)
+    params = {name: value for stage in stages for name, value in stage.params.items()}
     boot_names = tuple(params)
     runs = list(dict.fromkeys(points["run"].astype(str)))
     unit, resamples = bootstrap.plan(stage_sets, runs, n_boot=n_boot, seed=seed, unit=bootstrap_unit)
     task = bootstrap.RefitTask(data, options, tuple(st.params for st in stages), boot_names, robust_loss, scales)
     draws = [d for d in bootstrap.run(task, resamples, jobs=jobs) if d is not None]
-    failed = n_boot - len(draws)
-
-    hash_columns = list(POINT_COLUMNS[:5])
-    hashed = data_hash(pd.concat(list(stage_sets), ignore_index=True), hash_columns)
-    record = {
-        "benchmarks": names,
-        "metric": metric,
-        "n_shot": n_shot,
-        "chance": chance_level,
-        "ceiling": ceiling,
-        "irreducible": irreducible,
-        "max_score": max_score,
-        "min_train_tokens": min_train_tokens,
-        "min_run_fraction": min_run_fraction,
-        "loss_points": loss_points,
-        "final_checkpoints": final_checkpoints if loss_points == "final" else None,
-        "robust_loss": robust_loss,
-        "score_scale": score_scale,
-        "loss_scale": loss_scale,
-        "n_boot": n_boot,
-        "n_boot_failed": failed,
-        "bootstrap_unit": unit,
-        "n_runs": len(runs),
-        "seed": seed,
-        "densing_version": __version__,
-    }
+    record = _record(names, metric=metric, n_shot=n_shot, chance=chance_level, ceiling=ceiling, irreducible=irreducible,
+                     max_score=max_score, min_train_tokens=min_train_tokens, min_run_fraction=min_run_fraction,
+                     loss_points=loss_points, final_checkpoints=final_checkpoints, robust_loss=robust_loss,
+                     score_scale=score_scale, loss_scale=loss_scale, n_boot=n_boot, n_boot_failed=n_boot - len(draws),
+                     bootstrap_unit=unit, n_runs=len(runs), seed=seed)
     record.update(provenance or {})
     return ReferenceFit(
-        kind=law,
-        benchmark=label,
-        metric=metric,
-        params=params,
-        stages=stages,
-        d0=float(d0),
-        data_hash=hashed,
-        provenance=record,
-        bootstrap_names=boot_names,
-        bootstrap=tuple(draws),
-        points=point_tuples(points),
-        benchmarks=tuple(names),
-        loss_unit=unit_of_loss,
+        kind=law, benchmark=label, metric=metric, params=params, stages=stages, d0=float(d0),
+        data_hash=data_hash(pd.concat(list(stage_sets), ignore_index=True), list(POINT_COLUMNS[:5])),
+        provenance=record, bootstrap_names=boot_names, bootstrap=tuple(draws), points=point_tuples(points),
+        benchmarks=tuple(names), loss_unit=_loss_unit(frame, names) if law == "two-step" else None,
         loss_points=point_tuples(loss_set) if law == "two-step" and loss_points == "final" else (),
     )
+
+
+def _point_fit(data: tuple, options: dict, robust_loss: str, scales: tuple) -> tuple[_fit.StageFit, ...]:
+    """The law fitted on every point, stage by stage: the loss law, then the performance law (or the composed law)."""
+    everything = tuple(np.arange(len(part[0])) for part in data)
+    problems = bootstrap.stage_problems(data, everything, **options)
+    return tuple(_fit.fit_stage(problem, loss=robust_loss, f_scale=scale) for problem, scale in zip(problems, scales))
+
+
+def _loss_unit(frame: pd.DataFrame, names: list[str]) -> str:
+    """The unit of the benchmarks' losses: the table's ``loss_unit`` where it has one, nats otherwise."""
+    units = frame.loc[frame["benchmark"].isin(names), "loss_unit"] if "loss_unit" in frame.columns else pd.Series([], dtype=object)
+    return str(units.dropna().iloc[0]) if units.notna().any() else "nats"
+
+
+def _stage_points(points: pd.DataFrame, loss_points: str, final_checkpoints: int, min_train_tokens: float | None,
+                  min_run_fraction: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the loss law's points, the performance law's points): the checkpoints past ``min_train_tokens`` and
+    ``min_run_fraction`` for both, or, with ``loss_points="final"``, one point per run (of every checkpoint) for the
+    loss law."""
+    loss_set = final_points(points, final_checkpoints) if loss_points == "final" else None
+    if min_train_tokens is not None:
+        points = points[points["train_tokens"] >= min_train_tokens].reset_index(drop=True)
+    if min_run_fraction:
+        points = past_run_fraction(points, min_run_fraction)
+    return (points if loss_points == "all" else loss_set), points
+
+
+def _record(names: list[str], *, loss_points: str, final_checkpoints: int, **fields) -> dict:
+    """The fit's provenance: the benchmarks, the options as given (``final_checkpoints`` only with
+    ``loss_points="final"``) and the bootstrap's outcome, in the order of :data:`RECORD_FIELDS`."""
+    from densing import __version__
+
+    fields.update(loss_points=loss_points, final_checkpoints=final_checkpoints if loss_points == "final" else None,
+                  densing_version=__version__)
+    return {"benchmarks": names, **{key: fields[key] for key in RECORD_FIELDS}}
+
+
+#: A reference fit's provenance fields after ``benchmarks``, in the order a fit file writes them.
+RECORD_FIELDS = ("metric", "n_shot", "chance", "ceiling", "irreducible", "max_score", "min_train_tokens",
+                 "min_run_fraction", "loss_points", "final_checkpoints", "robust_loss", "score_scale", "loss_scale",
+                 "n_boot", "n_boot_failed", "bootstrap_unit", "n_runs", "seed", "densing_version")
 

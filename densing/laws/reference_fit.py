@@ -12,7 +12,6 @@ A :class:`ReferenceFit` (made by :func:`densing.laws.reference.fit_reference` or
 """
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 from dataclasses import dataclass, field
@@ -30,7 +29,8 @@ from densing.laws import fit as _fit
 from densing.laws import forms
 from densing.laws.points import POINT_COLUMNS
 from densing.laws.fit_schema import FIT_DOMAIN, FORMAT, KINDS, LAWS, check_fit_dict  # noqa: F401 (the file's schema)
-from densing.validation import D0_TOKENS, MAX_D0_TOKENS, check_scores, validate
+from densing.impossible import check_scores
+from densing.validation import D0_TOKENS, MAX_D0_TOKENS, validate_params
 
 
 DEFAULT_D0 = 1e12
@@ -121,7 +121,7 @@ class ReferenceFit(Result):
         return self.invert(self.checked_scores(scores), d0)[1]
 
     def checked_scores(self, scores, name: str = "scores") -> np.ndarray:
-        """``scores`` as a float array, or an InputError naming ``name`` (:func:`densing.validation.check_scores`):
+        """``scores`` as a float array, or an InputError naming ``name`` (:func:`densing.impossible.check_scores`):
         a score outside [0, 1] is impossible when the fit's metric is a fraction."""
         from densing.data.schema import FRACTION_METRICS
 
@@ -172,10 +172,10 @@ class ReferenceFit(Result):
             rows.append({"parameter": name, "estimate": value, "ci_low": float(low), "ci_high": float(high)})
         return pd.DataFrame(rows)
 
+    @validate_params(ALPHA_CONSTRAINTS)
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
         """Every parameter's (1 − ``alpha``) bootstrap percentile interval, from the draws the fit keeps, in the shape
         of :meth:`densing.results.Result.conf_int` (one row per parameter: ``estimate``, ``ci_low``, ``ci_high``)."""
-        validate(ALPHA_CONSTRAINTS, alpha=alpha)
         return interval_frame({r.parameter: (r.estimate, r.ci_low, r.ci_high) for r in self.parameter_ci(1 - alpha).itertuples()})
 
     def to_frame(self) -> pd.DataFrame:
@@ -381,22 +381,3 @@ def invert_scores(p, scores: np.ndarray, d0: float) -> tuple[np.ndarray, np.ndar
         with np.errstate(invalid="ignore"):
             loss_hat = np.where(loss_hat < 0, np.nan, loss_hat)
     return loss_hat, size, reasons
-
-
-def _as_text(column: pd.Series) -> list[str]:
-    """A column's cells as pandas' ``astype("string")`` writes them, missing ones as ``<NA>``: ``str`` of each Python
-    value for 64-bit floats and integers, booleans and strings (the same text, without pandas' string arrays), pandas
-    itself for any other dtype."""
-    kind = column.dtype.kind
-    if kind in "fiub" and column.dtype.itemsize in (1, 8) or kind in "OUT" or str(column.dtype) in ("str", "string"):
-        return ["<NA>" if v is None or v is pd.NA or (isinstance(v, float) and v != v) else str(v) for v in column.tolist()]
-    return column.astype("string").fillna("<NA>").tolist()
-
-
-def data_hash(frame: pd.DataFrame, columns: list[str] | None = None) -> str:
-    """The ``data_hash`` a fit records of the points it was made on: SHA-256 (first 16 hex digits)
-    of the given columns' values, row order independent."""
-    cols = columns or [c for c in frame.columns]
-    rows = sorted("\x1f".join(r) for r in zip(*(_as_text(frame[c]) for c in cols)))
-    digest = hashlib.sha256("\x1e".join(rows).encode()).hexdigest()
-    return digest[:16]

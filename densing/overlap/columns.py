@@ -23,7 +23,7 @@ import numpy as np
 
 from densing.errors import TraceError
 from densing.overlap.arrays import isin_codes
-from densing.validation import MAX_TRACE_US, first_impossible
+from densing.impossible import MAX_TRACE_US, first_impossible
 
 SYNC_NAMES = ("Event Sync", "Context Sync")
 COLLECTIVE_PREFIX = "gloo:"
@@ -306,7 +306,7 @@ class OpColumns(_Names):
 
 def refuse_impossible(ts: np.ndarray, dur: np.ndarray, names: list) -> None:
     """TraceError naming the first event whose timestamp or duration cannot be real
-    (:data:`densing.validation.IMPOSSIBLE`: NaN, infinite, negative, longer than 10 years, beyond 64 bits)."""
+    (:data:`densing.impossible.IMPOSSIBLE`: NaN, infinite, negative, longer than 10 years, beyond 64 bits)."""
     for field, values in (("ts", ts), ("dur", dur)):
         found = first_impossible(field, values)
         if found is not None:

@@ -22,7 +22,7 @@ import numpy as np
 
 from densing.overlap.intervals import intersection_length, merge_intervals, union_length
 from densing.overlap.model import COMMUNICATION, COMPUTATION, RankTrace
-from densing.validation import Interval, validate
+from densing.validation import Interval, validate_params
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -116,6 +116,7 @@ def steps_frame(rows: list[dict]) -> "pd.DataFrame":
 SKEW_CONSTRAINTS = {"straggler_threshold_pct": [Interval(Real, 0, None)]}
 
 
+@validate_params(SKEW_CONSTRAINTS)
 def step_skew(steps: "pd.DataFrame", straggler_threshold_pct: float = 5.0) -> "pd.DataFrame":
     """Across ranks, per step: fastest/median/slowest step time, skew and the slowest rank.
 
@@ -123,8 +124,6 @@ def step_skew(steps: "pd.DataFrame", straggler_threshold_pct: float = 5.0) -> "p
     the slowest rank is flagged a straggler when its excess exceeds ``straggler_threshold_pct``.
     """
     import pandas as pd
-
-    validate(SKEW_CONSTRAINTS, straggler_threshold_pct=straggler_threshold_pct)
 
     out = []
     for step, g in steps.groupby("step", sort=True):

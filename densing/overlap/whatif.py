@@ -29,7 +29,7 @@ from densing.overlap.model import COMMUNICATION, RankTrace
 from densing.overlap.strategies.base import WhatIfPoint, ring_allreduce_time_s
 from densing.overlap.strategies.registry import get, names
 from densing.overlap.trace import read_traces
-from densing.validation import CONTENTION, Interval, validate
+from densing.validation import CONTENTION, Interval, validate, validate_params
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -72,6 +72,7 @@ class Calibration(Result):
     steps: int
 
 
+@validate_params({k: WHATIF_CONSTRAINTS[k] for k in ("model_params", "bytes_per_param")})
 def calibrate(source: str | Path | Iterable[RankTrace], model_params: float | None = None,
               bytes_per_param: float = 4.0) -> Calibration:
     """Measure compute, communication and bytes per step from traces.
@@ -79,7 +80,6 @@ def calibrate(source: str | Path | Iterable[RankTrace], model_params: float | No
     Bytes per step come from the collectives' ``In msg nelems`` × dtype size where the trace
     carries them; otherwise S = model_params × bytes_per_param (one gradient all-reduce per step).
     """
-    validate(WHATIF_CONSTRAINTS, model_params=model_params, bytes_per_param=bytes_per_param)
     traces = read_traces(source) if isinstance(source, (str, Path)) else list(source)
     compute, comm, exposed, span, nbytes = [], [], [], [], []
     for t in traces:

@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
+from numbers import Integral
 
 import numpy as np
 import pandas as pd
@@ -50,6 +51,7 @@ from densing.trend import rules
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS
 from densing.trend.lines import doubling_interval, doubling_months
 from densing.trend.targets import reference_models, trend_targets
+from densing.validation import Interval, validate_params
 
 #: The level of the heterogeneity test: references "disagree" when Q's p-value is below it.
 HETEROGENEITY_ALPHA = 0.05
@@ -293,12 +295,11 @@ class RowTrend:
     offsets: tuple[float, ...]
 
 
+@validate_params({"n_boot": [Interval(Integral, 2, None)], "n_boot_share": [Interval(Integral, 0, None)]})
 def pooled_trend(design: Design, *, rule: str = "quantile", quantile: float = 0.9, n_boot: int = 1000,
                  n_boot_share: int = 300, level: float = 0.95, seed: int = 0) -> RowTrend:
     """The row's pooled slope with paired draws over every reference (module docstring, steps 3–4)."""
     rules.get(rule)
-    if n_boot < 2 or n_boot_share < 0:
-        raise InputError("n_boot: expected at least 2 draws (and n_boot_share ≥ 0)")
     data = _prepared(design)
     y0, kind0, delta0 = _point(design, data)
     count = len(design.inversions)

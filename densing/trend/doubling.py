@@ -31,7 +31,7 @@ import pandas as pd
 from densing.data.schema import table_argument
 from densing.errors import InputError
 from densing.paths import resolve_fit
-from densing.validation import D0_TOKENS, Date, Interval, Text, as_names, validate
+from densing.validation import D0_TOKENS, Date, Interval, Text, as_names, validate_params
 from densing.laws.inversion import Joint, PerBenchmark, as_inversion
 from densing.laws.reference_fit import ReferenceFit, as_fit
 from densing.laws import eligibility
@@ -60,6 +60,7 @@ FIT_TREND_CONSTRAINTS = {
 }
 
 
+@validate_params(FIT_TREND_CONSTRAINTS)
 def fit_trend(
     targets: pd.DataFrame,
     reference=None,
@@ -103,8 +104,6 @@ def fit_trend(
     the common design of :mod:`densing.trend.design`: the targets with every benchmark's score, every reference
     inverting all of them but its own family's models, pooled by random effects over paired draws.
     """
-    validate(FIT_TREND_CONSTRAINTS, rule=rule, quantile=quantile, d0=d0, since=since, epoch=epoch, n_boot=n_boot,
-             n_boot_share=n_boot_share, level=level, seed=seed)
     rules.get(rule)
     if benchmarks is not None:
         benchmarks = as_names(benchmarks, "benchmarks")

@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 
 from densing.numbers import format_count, format_months, format_number, log_ticks
 from densing.trend import rules
+from densing.trend.labels import FRONTIER_MARKER, LABEL_FONT, PLOT_HEIGHT, days_since, place_labels
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
 
@@ -35,13 +36,94 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
     frame = points[np.isfinite(points["log_density"]) & np.isfinite(points["bound"])].copy()
     frame["release_date"] = pd.to_datetime(frame["release_date"])
     frame["density"] = np.exp(frame["log_density"])
+    has_ci = {"density_ci_low", "density_ci_high"} <= set(frame.columns)
+    frame["hover"] = _hover(frame, has_ci)
+    marked = _on_frontier(frame, line)
+    figure = go.Figure()
+    _point_traces(figure, frame, marked, has_ci)
+    front = frame[marked].sort_values("release_date")
+    if len(front):  # named by text where a label fits (placed last, once the axes' ranges are known)
+        symbols = np.where(front["bound"] == 1, "triangle-up", np.where(front["bound"] == -1, "triangle-down", "diamond"))
+        figure.add_trace(go.Scatter(
+            x=front["release_date"], y=front["density"], mode="markers+text", name=FRONTIER_NAME,
+            textfont=dict(size=LABEL_FONT, color=PALETTE[3]), hovertext=front["hover"], hovertemplate="%{hovertext}<extra></extra>",
+            marker=dict(color=PALETTE[3], size=FRONTIER_MARKER, symbol=list(symbols))))
+        front_trace = figure.data[-1]
+    anchors = frame[frame["model"].isin(_named_models()) & ~marked]
+    if len(anchors):  # the models the paper and the report's tables name: ringed, named on hover (the labels are the frontier's)
+        figure.add_trace(go.Scatter(
+            x=anchors["release_date"], y=anchors["density"], mode="markers", name="named models (the report's table; names on hover)",
+            hovertext=anchors["hover"], hovertemplate="%{hovertext}<extra></extra>",
+            marker=dict(color="rgba(0,0,0,0)", size=12, line=dict(color="#3b4252", width=1.5))))
+    low_y, high_y = np.log10(frame["density"].min()), np.log10(frame["density"].max())
+    last = frame["release_date"].max()
+    if highlight is not None and len(highlight):
+        low_y, high_y, last = _highlight(figure, highlight, low_y, high_y, last)
+    if line is not None or others:
+        dates = pd.date_range(frame["release_date"].min(), last, periods=80)
+        low_y, high_y = _line_traces(figure, line, others, dates, low_y, high_y)
+    if reach is not None and np.isfinite(reach):
+        figure.add_hline(y=reach, line=dict(color="#888", dash="dot", width=1),
+                         annotation_text="reference's largest member scored at this density's reach", annotation_position="top left")
+    check_lines = textwrap.wrap(checks_text, CHECK_LINE) if checks_text else []
+    if check_lines:  # the validity checks, on the figure itself, wrapped to the plot's width: read with the verdict
+        figure.add_annotation(text="<br>".join(html.escape(line) for line in check_lines), xref="paper", yref="paper", x=0,
+                              y=1.0, xanchor="left", yanchor="bottom", showarrow=False, align="left",
+                              font=dict(size=12, color="#8a1c1c" if "failed" in checks_text else "#1c6b2a"))
+    top = DENSITY_MARGIN_TOP + CHECK_LINE_HEIGHT * max(len(check_lines) - 1, 0)
+    pad = 0.1 * (high_y - low_y) + 0.2  # the band may run off the plot: the axis follows the points and the line
+    y_range = [low_y - pad, high_y + pad]
+    tickvals, ticktext = log_ticks(*y_range)  # 10⁻⁴, not plotly's SI 100μ
+    first = frame["release_date"].min()
+    span = max(last - first, pd.Timedelta(days=30))
+    x_range = [first - 0.03 * span, last + 0.03 * span]
+    if len(front):
+        positions = place_labels(days_since(front["release_date"], x_range[0]), front["log_density"].to_numpy(float) / np.log(10),
+                                 [_short(m) for m in front["model"]], (0.0, days_since([x_range[1]], x_range[0])[0]), y_range)
+        front_trace.update(text=[_short(m) if at else "" for m, at in zip(front["model"], positions)],
+                           textposition=[at or "top center" for at in positions])
+    figure.update_layout(
+        title=title, xaxis=dict(title="release date", range=x_range),
+        yaxis=dict(title="capacity density ρ = N̂ / N", type="log", range=y_range, tickvals=tickvals, ticktext=ticktext),
+        height=top + PLOT_HEIGHT + DENSITY_MARGIN_BOTTOM,
+        margin=dict(l=60, r=20, t=top, b=DENSITY_MARGIN_BOTTOM),
+        legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"),
+    )
+    return figure
+
+
+def _line_traces(figure: go.Figure, line, others, dates, low_y: float, high_y: float) -> tuple[float, float]:
+    """The rule's line over ``dates`` with its slope's 95% band, and the other rules' lines (legend toggles, off at
+    first); returns the log10 range of densities the axis must show, widened to the line."""
+    if line is not None:
+        low, high = line.confidence_band(dates)
+        figure.add_trace(go.Scatter(x=list(dates) + list(dates[::-1]), y=list(np.exp(high)) + list(np.exp(low)[::-1]), fill="toself",
+                                    fillcolor="rgba(214,39,40,0.12)", line=dict(width=0), name="95% CI of the slope (fit + score + models)", hoverinfo="skip"))
+        r2 = f", R² {line.r_squared:.3f}" if np.isfinite(line.r_squared) else ""
+        name = (f"{line.rule} line: doubling {format_months(line.doubling_time_months)} months "
+                f"(95% CI {format_months(line.doubling_time_months_ci_low)}–{format_months(line.doubling_time_months_ci_high)}{r2})")
+        fitted = np.exp(line.predict(dates))
+        figure.add_trace(go.Scatter(x=dates, y=fitted, mode="lines", line=dict(color=PALETTE[3], width=2), name=name, hoverinfo="skip"))
+        low_y = min(low_y, float(np.log10(fitted.min())))
+        high_y = max(high_y, float(np.log10(fitted.max())))
+    for other in others:  # the other rules: toggles (click the legend), off at first
+        figure.add_trace(go.Scatter(
+            x=dates, y=np.exp(other.predict(dates)), mode="lines", visible="legendonly", line=dict(dash="dash", width=1.5),
+            name=(f"{rules.get(other.rule).words()} (click to show or hide): doubling {format_months(other.doubling_time_months)} months "
+                  f"(95% CI {format_months(other.doubling_time_months_ci_low)}–{format_months(other.doubling_time_months_ci_high)})"),
+            hoverinfo="skip"))
+    return low_y, high_y
+
+
+def _hover(frame: pd.DataFrame, has_ci: bool) -> list[str]:
+    """Each point's hover text: the model, its date and family, N and N̂, its scores, its density (or bound) and
+    interval."""
     relation = {0: "density", 1: "density ≥", -1: "density ≤"}
     score_columns = [c for c in frame.columns if str(c).startswith("score:")] or ["score"]
     scores = ["<br>".join(f"{str(c).removeprefix('score:') if c != 'score' else 'score'} {v:.3f}" for c, v in zip(score_columns, row))
               for row in frame[score_columns].to_numpy(float)]
-    has_ci = {"density_ci_low", "density_ci_high"} <= set(frame.columns)
     n_hat = frame["effective_params"] if "effective_params" in frame.columns else frame["density"] * frame["params"]
-    frame["hover"] = [
+    return [
         f"<b>{html.escape(str(m))}</b><br>released {pd.Timestamp(t):%Y-%m-%d} · family {html.escape(str(f))}<br>"
         f"N {format_count(p)} · N̂ {format_count(nh) if np.isfinite(nh) else '—'}<br>{s}<br>{relation[int(b)]} {format_number(d, html=True)}"
         + (f" (95% CI {format_number(lo, html=True)}–{format_number(hi, html=True)})" if has_ci and b == 0 else "")
@@ -51,17 +133,23 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
             scores, frame["density"], frame["bound"], frame.get("density_ci_low", frame["density"]),
             frame.get("density_ci_high", frame["density"]))
     ]
-    # the frontier: the points at or above the line at their date (for the envelope, its record-setters)
-    if line is not None:
-        used = set(line.frontier_models)
-        if len(used) < len(frame):
-            marked = frame["model"].isin(used)
-        else:
-            marked = pd.Series(frame["log_density"].to_numpy() >= np.asarray(line.predict(frame["release_date"]), float) - 1e-12,
-                               index=frame.index)
-    else:
-        marked = pd.Series(False, index=frame.index)
-    figure = go.Figure()
+
+
+def _on_frontier(frame: pd.DataFrame, line) -> pd.Series:
+    """Which points are the frontier's: those the line was fitted on, or (for the envelope, whose record-setters
+    are all the models) those at or above the line at their date; none without a line."""
+    if line is None:
+        return pd.Series(False, index=frame.index)
+    used = set(line.frontier_models)
+    if len(used) < len(frame):
+        return frame["model"].isin(used)
+    return pd.Series(frame["log_density"].to_numpy() >= np.asarray(line.predict(frame["release_date"]), float) - 1e-12,
+                     index=frame.index)
+
+
+def _point_traces(figure: go.Figure, frame: pd.DataFrame, marked: pd.Series, has_ci: bool) -> None:
+    """The models off the frontier, one trace per kind of density (exact, lower bound, upper bound), and the
+    per-model 95% intervals under them."""
     styles = ((0, "a model's density", "circle", 7),
               (1, "a model's density is at least this (its score lies beyond what the reference reaches)", "triangle-up", 9),
               (-1, "a model's density is at most this (its score is at or below the reference's floor)", "triangle-down", 9))
@@ -82,153 +170,19 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
                              arrayminus=rows["density"] - rows["density_ci_low"], color="rgba(90,98,117,0.3)", thickness=1,
                              width=0),
                 hoverinfo="skip"))  # each point's own hover gives its interval
-    front = frame[marked].sort_values("release_date")
-    if len(front):  # named by text where a label fits (placed last, once the axes' ranges are known)
-        symbols = np.where(front["bound"] == 1, "triangle-up", np.where(front["bound"] == -1, "triangle-down", "diamond"))
-        figure.add_trace(go.Scatter(
-            x=front["release_date"], y=front["density"], mode="markers+text", name=FRONTIER_NAME,
-            textfont=dict(size=LABEL_FONT, color=PALETTE[3]), hovertext=front["hover"], hovertemplate="%{hovertext}<extra></extra>",
-            marker=dict(color=PALETTE[3], size=FRONTIER_MARKER, symbol=list(symbols))))
-        front_trace = figure.data[-1]
-    anchors = frame[frame["model"].isin(_named_models()) & ~marked]
-    if len(anchors):  # the models the paper and the report's tables name: ringed, named on hover (the labels are the frontier's)
-        figure.add_trace(go.Scatter(
-            x=anchors["release_date"], y=anchors["density"], mode="markers", name="named models (the report's table; names on hover)",
-            hovertext=anchors["hover"], hovertemplate="%{hovertext}<extra></extra>",
-            marker=dict(color="rgba(0,0,0,0)", size=12, line=dict(color="#3b4252", width=1.5))))
-    low_y, high_y = np.log10(frame["density"].min()), np.log10(frame["density"].max())
-    last = frame["release_date"].max()
-    if highlight is not None and len(highlight):
-        low_y, high_y, last = _highlight(figure, highlight, low_y, high_y, last)
-    if line is not None:
-        dates = pd.date_range(frame["release_date"].min(), last, periods=80)
-        low, high = line.confidence_band(dates)
-        figure.add_trace(go.Scatter(x=list(dates) + list(dates[::-1]), y=list(np.exp(high)) + list(np.exp(low)[::-1]), fill="toself",
-                                    fillcolor="rgba(214,39,40,0.12)", line=dict(width=0), name="95% CI of the slope (fit + score + models)", hoverinfo="skip"))
-        r2 = f", R² {line.r_squared:.3f}" if np.isfinite(line.r_squared) else ""
-        name = (f"{line.rule} line: doubling {format_months(line.doubling_time_months)} months "
-                f"(95% CI {format_months(line.doubling_time_months_ci_low)}–{format_months(line.doubling_time_months_ci_high)}{r2})")
-        fitted = np.exp(line.predict(dates))
-        figure.add_trace(go.Scatter(x=dates, y=fitted, mode="lines", line=dict(color=PALETTE[3], width=2), name=name, hoverinfo="skip"))
-        low_y = min(low_y, float(np.log10(fitted.min())))
-        high_y = max(high_y, float(np.log10(fitted.max())))
-    for other in others:  # the other rules: toggles (click the legend), off at first
-        dates = pd.date_range(frame["release_date"].min(), last, periods=80)
-        figure.add_trace(go.Scatter(
-            x=dates, y=np.exp(other.predict(dates)), mode="lines", visible="legendonly", line=dict(dash="dash", width=1.5),
-            name=(f"{rules.get(other.rule).words()} (click to show or hide): doubling {format_months(other.doubling_time_months)} months "
-                  f"(95% CI {format_months(other.doubling_time_months_ci_low)}–{format_months(other.doubling_time_months_ci_high)})"),
-            hoverinfo="skip"))
-    if reach is not None and np.isfinite(reach):
-        figure.add_hline(y=reach, line=dict(color="#888", dash="dot", width=1),
-                         annotation_text="reference's largest member scored at this density's reach", annotation_position="top left")
-    check_lines = textwrap.wrap(checks_text, CHECK_LINE) if checks_text else []
-    if check_lines:  # the validity checks, on the figure itself, wrapped to the plot's width: read with the verdict
-        figure.add_annotation(text="<br>".join(html.escape(line) for line in check_lines), xref="paper", yref="paper", x=0,
-                              y=1.0, xanchor="left", yanchor="bottom", showarrow=False, align="left",
-                              font=dict(size=12, color="#8a1c1c" if "failed" in checks_text else "#1c6b2a"))
-    top = DENSITY_MARGIN_TOP + CHECK_LINE_HEIGHT * max(len(check_lines) - 1, 0)
-    pad = 0.1 * (high_y - low_y) + 0.2  # the band may run off the plot: the axis follows the points and the line
-    y_range = [low_y - pad, high_y + pad]
-    tickvals, ticktext = log_ticks(*y_range)  # 10⁻⁴, not plotly's SI 100μ
-    first = frame["release_date"].min()
-    span = max(last - first, pd.Timedelta(days=30))
-    x_range = [first - 0.03 * span, last + 0.03 * span]
-    if len(front):
-        positions = place_labels(_days(front["release_date"], x_range[0]), front["log_density"].to_numpy(float) / np.log(10),
-                                 [_short(m) for m in front["model"]], (0.0, _days([x_range[1]], x_range[0])[0]), y_range)
-        front_trace.update(text=[_short(m) if at else "" for m, at in zip(front["model"], positions)],
-                           textposition=[at or "top center" for at in positions])
-    figure.update_layout(
-        title=title, xaxis=dict(title="release date", range=x_range),
-        yaxis=dict(title="capacity density ρ = N̂ / N", type="log", range=y_range, tickvals=tickvals, ticktext=ticktext),
-        height=top + PLOT_HEIGHT + DENSITY_MARGIN_BOTTOM,
-        margin=dict(l=60, r=20, t=top, b=DENSITY_MARGIN_BOTTOM),
-        legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"),
-    )
-    return figure
 
 
 #: The density figure's per-model intervals (drawn at first) and its frontier (named by label where one fits).
 INTERVALS_NAME = "each model's 95% interval (grey bars)"
 FRONTIER_NAME = "the frontier: models at or above the line (named where a label fits; every name on hover)"
-#: The density figure's plot area (px) — six decades and more of density — and its margins: the legend sits in the
-#: bottom margin (in the figure's own coordinates), so it never takes height from the plot area.
-PLOT_HEIGHT = 620
+#: The density figure's margins (px): the legend sits in the bottom margin (in the figure's own coordinates), so it
+#: never takes height from the plot area (:data:`densing.trend.labels.PLOT_HEIGHT`).
 DENSITY_MARGIN_TOP = 80
 DENSITY_MARGIN_BOTTOM = 240
-#: The width (px) the frontier's labels are placed for: the plot area in a 900 px window (about 760 px) or less, so
-#: that they do not overlap there or in any wider window (every name stays on hover).
-PLOT_WIDTH = 740
 #: The validity checks' line above the plot wraps at this many characters (12 px text in a 900 px window's plot
 #: area), each line after the first adding this many px to the top margin.
 CHECK_LINE = 100
 CHECK_LINE_HEIGHT = 16
-#: A label's font size (px), the width of one of its characters and its height (px), generous for plotly's sans-serif.
-LABEL_FONT = 10
-CHAR_WIDTH = 6.2
-LABEL_HEIGHT = 13.0
-#: A frontier marker's size (px): plotly sets a label ``size / 1.6 + 1`` px away from its point.
-FRONTIER_MARKER = 11
-#: The label positions tried, in order; a label that fits none is left to the hover.
-LABEL_POSITIONS = ("top center", "bottom center", "middle right", "middle left", "top right", "top left", "bottom right",
-                   "bottom left")
-
-
-def _days(dates, origin) -> np.ndarray:
-    return ((pd.to_datetime(pd.Series(list(dates))) - pd.Timestamp(origin)).dt.total_seconds() / 86400).to_numpy(float)
-
-
-def label_box(x: float, y: float, text: str, position: str) -> tuple[float, float, float, float]:
-    """The box (left, bottom, right, top; px, y upward) that plotly gives a label of ``text`` at ``position`` beside
-    a frontier marker at pixel (``x``, ``y``): it sets the text ``FRONTIER_MARKER / 1.6 + 1`` px off the point,
-    to the side(s) the position names."""
-    offset = FRONTIER_MARKER / 1.6 + 1
-    width = CHAR_WIDTH * len(html.unescape(text))
-    if "left" in position:
-        left = x - offset - width
-    elif "right" in position:
-        left = x + offset
-    else:
-        left = x - width / 2
-    if "top" in position:
-        bottom = y + offset
-    elif "bottom" in position:
-        bottom = y - offset - LABEL_HEIGHT
-    else:
-        bottom = y - LABEL_HEIGHT / 2
-    return left, bottom, left + width, bottom + LABEL_HEIGHT
-
-
-def _overlap(a, b) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
-def place_labels(x, y, texts, x_range, y_range, *, width: float = PLOT_WIDTH, height: float = PLOT_HEIGHT) -> list[str | None]:
-    """Where each point's label goes (a plotly ``textposition``), or None where no position fits: greedy, the
-    densest point first, each label taking the first of :data:`LABEL_POSITIONS` whose box (:func:`label_box`) stays
-    inside the plot area and overlaps no label already placed and no point's marker. ``x``, ``y``: the points in the
-    axes' units (days, log10 density), ``x_range``/``y_range`` the axes' ends, ``width``/``height`` the plot area
-    (px) the placement is for."""
-    x = np.asarray(x, float)
-    y = np.asarray(y, float)
-    px = (x - x_range[0]) / (x_range[1] - x_range[0]) * width
-    py = (y - y_range[0]) / (y_range[1] - y_range[0]) * height
-    half = FRONTIER_MARKER / 2
-    taken = [(a - half, b - half, a + half, b + half) for a, b in zip(px, py) if np.isfinite(a) and np.isfinite(b)]
-    positions: list[str | None] = [None] * len(x)
-    for i in sorted(range(len(x)), key=lambda k: -py[k] if np.isfinite(py[k]) else np.inf):
-        if not (np.isfinite(px[i]) and np.isfinite(py[i])):
-            continue
-        for position in LABEL_POSITIONS:
-            box = label_box(px[i], py[i], texts[i], position)
-            if box[0] < 0 or box[2] > width or box[1] < 0 or box[3] > height:
-                continue
-            if not any(_overlap(box, other) for other in taken):
-                positions[i] = position
-                taken.append(box)
-                break
-    return positions
 
 
 def _short(model: str) -> str:

@@ -45,7 +45,7 @@ from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH
 from densing.trend.scope import days_since, parse_epoch
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
 from densing.trend.uncertainty import TrendUncertainty, carry_over_references
-from densing.validation import validate
+from densing.validation import validate_params
 
 #: The cutoff of each target table's forecast check (module docstring).
 CUTOFFS: dict[str, str] = {"swallow": "2024-06-30", "swallow_2026": "2025-06-30"}
@@ -121,8 +121,8 @@ class Forecast(Result):
             return pd.DataFrame()
         return pd.concat([r.to_frame() for r in self.references], ignore_index=True)
 
+    @validate_params(ALPHA_CONSTRAINTS)
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
-        validate(ALPHA_CONSTRAINTS, alpha=alpha)
         rows = {f"{r.reference}.{quantity}": tuple(row) for r in self.references
                 for quantity, row in r.conf_int(alpha).iterrows()}
         return interval_frame(rows)

@@ -42,7 +42,7 @@ from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit, as_fit
 from densing.data.schema import table_argument
 from densing.numbers import format_months
-from densing.validation import Date, ExistingPath, Interval, validate
+from densing.validation import DRAWS, Date, ExistingPath, Interval, validate_params
 from densing.trend import checks, rules, side_jobs, tables
 from densing.trend.tables import TrendTable
 from densing.trend.checks import plain_reason
@@ -82,8 +82,8 @@ BUDGET_BENCHMARKS = tables.TABLES["public"].budget_benchmarks
 BUDGET_SETS = tables.TABLES["public"].budget_sets
 #: :func:`measure_trend`'s numeric options, checked before anything runs (a worker included).
 TREND_CONSTRAINTS = {
-    "n_boot": [Interval(Integral, 1, None)],
-    "n_boot_side": [Interval(Integral, 1, None)],
+    "n_boot": [DRAWS],
+    "n_boot_side": [DRAWS],
     "seed": [Interval(Integral, 0, None)],
     "d0": [Interval(Real, 0, None, closed="neither"), None],
     "since": [Date(), None],
@@ -143,6 +143,7 @@ def _headline_members(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dic
     return label, benchmarks, missing, capability.row_design(targets, candidates, fits, found, since=since, epoch=epoch)
 
 
+@validate_params({k: TREND_CONSTRAINTS[k] for k in ("seed", "since", "epoch")})
 @same_tables()
 def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH,
                        seed: int = 0, level: float = 0.95, table: str | TrendTable = "public") -> pd.DataFrame:
@@ -154,7 +155,6 @@ def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPO
     Columns: those of :func:`densing.laws.density.density_table` (``density`` holds a bound where ``bound`` says so).
     ``densing density`` with no ``--fit`` prints these rows.
     """
-    validate({k: TREND_CONSTRAINTS[k] for k in ("seed", "since", "epoch")}, seed=seed, since=since, epoch=epoch)
     profile = tables.get(table)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))
     check_window(targets, since)  # a window that leaves no model is refused, naming the filter
@@ -171,6 +171,7 @@ def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPO
 @side_jobs.reaped  # an error, Ctrl-C or SIGTERM ends the side worker at once
 @side_jobs.one_blas_thread  # two processes on small matrices: BLAS threads only oversubscribe the cores
 @same_tables()  # each table's score matrix computed once per benchmark tuple within the call
+@validate_params(TREND_CONSTRAINTS)  # before any worker starts
 def measure_trend(
     targets: pd.DataFrame,
     *,
@@ -198,8 +199,6 @@ def measure_trend(
     table file is (counts written ``7B`` parsed; an impossible score or a missing column is an InputError naming
     ``targets``, the row and the field).
     """
-    validate(TREND_CONSTRAINTS, n_boot=n_boot, n_boot_side=n_boot_side, seed=seed, d0=d0, since=since, epoch=epoch,
-             fits_dir=fits_dir)  # before any worker starts
     n_boot_side = min(n_boot_side, n_boot)  # no side row is drawn more often than the headline
     fit = None if fit is None else as_fit(fit, "fit")
     targets = table_argument(targets, "targets", SCORE_COLUMNS)

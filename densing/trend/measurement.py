@@ -9,7 +9,7 @@ import pandas as pd
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_number
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
-from densing.validation import validate
+from densing.validation import validate_params
 from densing.trend.constants import PAPER
 from densing.trend.uncertainty import TrendUncertainty
 
@@ -77,11 +77,11 @@ class InversionTrend(Result):
         """:meth:`row` as a one-row frame (NaN stays NaN)."""
         return pd.DataFrame([self.row()])
 
+    @validate_params(ALPHA_CONSTRAINTS)
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
         """The trend's (1 − ``alpha``) intervals (:meth:`densing.results.Result.conf_int`); no rows when it has none."""
         if self.result is not None:
             return self.result.conf_int(alpha)
-        validate(ALPHA_CONSTRAINTS, alpha=alpha)
         return interval_frame({})
 
     def row(self) -> dict:
@@ -147,13 +147,13 @@ class TrendMeasurement(Result):
         """The frontier rules side by side (:meth:`table`)."""
         return self.table()
 
+    @validate_params(ALPHA_CONSTRAINTS)
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
         """The headline rule's (1 − ``alpha``) intervals (:meth:`densing.results.Result.conf_int`); no rows without
         its trend."""
         head = self.rules.get(self.headline_rule)
         if head is not None:
             return head.conf_int(alpha)
-        validate(ALPHA_CONSTRAINTS, alpha=alpha)
         return interval_frame({})
 
     def _summary_items(self) -> list[tuple[str, object]]:

@@ -51,7 +51,7 @@ from densing.laws.fit import fit_verdict
 from densing.laws.olmo import mc_reference as mc
 from densing.laws.reference_fit import ReferenceFit
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
-from densing.validation import validate
+from densing.validation import validate_params
 from densing.trend.checks import FAILED
 from densing.trend.constants import DEFAULT_EPOCH
 # The inversion and the checks' entry point, in one place (they may move between modules).
@@ -97,10 +97,10 @@ class OlmesTrend(Result):
         """The per-task rows (a copy)."""
         return self.rows.copy()
 
+    @validate_params(ALPHA_CONSTRAINTS)
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
         """Each task's doubling time (months) and 95% interval, as :meth:`densing.results.Result.conf_int` shapes
         them (another ``alpha``: an InputError)."""
-        validate(ALPHA_CONSTRAINTS, alpha=alpha)
         self._check_alpha(alpha)
         return interval_frame({f"{r.benchmark}.doubling_time_months": (r.months, r.ci_low, r.ci_high)
                                for r in self.rows.itertuples()})

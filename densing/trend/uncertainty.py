@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
@@ -45,7 +45,7 @@ from densing.trend.censored import EXACT, LOWER, UPPER
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS, PAPER
 from densing.trend.lines import doubling_interval, doubling_months, envelope_index, slope_band
 from densing.trend.scope import dates_as_days, parse_epoch
-from densing.validation import Interval, validate
+from densing.validation import DRAWS, Interval, validate_params
 
 SOURCES = ("fit", "score", "models")
 #: every source a draw redraws when several references are candidates (:func:`carry_over_references`)
@@ -194,6 +194,8 @@ def carry_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = Non
     return carry_over_references([(as_inversion(reference, d0), models)], **options)
 
 
+@validate_params({"level": [Interval(Real, 0, 1, closed="neither")], "n_boot": [DRAWS],
+                  "n_boot_share": [Interval(Integral, 0, None)]})
 def carry_over_references(
     members: list[tuple[object, pd.DataFrame]],
     *,
@@ -217,9 +219,6 @@ def carry_over_references(
     t = 0 of the frames' ``t`` (kept, so the result can draw its line over dates).
     """
     rules.get(rule)
-    validate({"level": [Interval(Real, 0, 1, closed="neither")]}, level=level)
-    if n_boot < 1 or n_boot_share < 0:
-        raise InputError("n_boot: expected a positive number of draws (and n_boot_share ≥ 0)")
     if not members:
         raise InputError("references: no reference to carry the trend's uncertainty over")
     count_refs = len(members)

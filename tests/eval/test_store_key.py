@@ -11,7 +11,8 @@ pytest.importorskip("lm_eval")
 
 from densing.eval.harness import data_digest, resolve_benchmarks, task_manager  # noqa: E402
 from densing.eval.models import model_spec_from_mapping  # noqa: E402
-from densing.eval.runner import rekey_store, sweep_hashes  # noqa: E402
+from densing.eval.rekey import rekey_store  # noqa: E402
+from densing.eval.runner import sweep_hashes  # noqa: E402
 from densing.eval.rekey import main  # noqa: E402
 from densing.eval.store import is_done, part_path, read_part_hash, write_part  # noqa: E402
 

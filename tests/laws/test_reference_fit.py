@@ -26,9 +26,9 @@ from densing.laws.reference_fit import (
     FORMAT,
     ReferenceFit,
     check_fit_dict,
-    data_hash,
     invert_scores,
 )
+from densing.laws.points import data_hash
 from tests.conftest import REPO_ROOT
 
 PARAMS = dict(a=400.0, alpha=0.34, b=410.0, beta=0.28, c=0.7, gamma=-4.0, l=1.0, d=0.25)

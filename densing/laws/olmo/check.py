@@ -21,7 +21,7 @@ from densing.io import write_file_set
 from densing.laws.olmo.ladder import density_table, predict_held_out, variant_errors
 from densing.laws.reference_fit import ReferenceFit
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
-from densing.validation import validate
+from densing.validation import validate_params
 
 AI2_TABLE = paths.RESULTS / "olmo_ladder" / "ai2_chained_main.csv"
 #: AI2's task keys → the tidy table's benchmark names
@@ -64,8 +64,8 @@ class LadderCheck(Result):
         """The held-out predictions (a copy)."""
         return self.held_out.copy()
 
+    @validate_params(ALPHA_CONSTRAINTS)
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
-        validate(ALPHA_CONSTRAINTS, alpha=alpha)
         self._check_alpha(alpha)
         rows = {f"{r.model}.{r.benchmark}.predicted_score": (r.predicted_score, r.predicted_score_ci_low,
                                                              r.predicted_score_ci_high) for r in self.held_out.itertuples()}

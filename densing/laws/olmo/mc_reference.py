@@ -76,7 +76,8 @@ from densing.laws import fit as _fit
 from densing.laws import problems as _problems
 from densing.laws import forms
 from densing.laws.points import past_run_fraction, point_tuples, select_points
-from densing.laws.reference_fit import ReferenceFit, data_hash
+from densing.laws.points import data_hash
+from densing.laws.reference_fit import ReferenceFit
 from densing.data.item_counts import item_count
 
 #: task → chance level of its MC format (1/k for k options), the fixed floor d of the score law.

@@ -96,21 +96,7 @@ def generate_fixed(
         if number and admit_until is not None and time.monotonic() >= admit_until:
             break
         prefix = list(encoded[chunk[0]][:shared])
-        # the batch-1 cache of the shared prefix: reused, cropped or extended from the last batch's
-        reuse = shared_prefix_length(prefix_tokens, prefix) if prefix_cache is not None else 0
-        if reuse == 0:
-            prefix_cache, prefix_tokens = DynamicCache(config=model.config), []
-        elif reuse < len(prefix_tokens):
-            prefix_cache.crop(reuse - len(prefix_tokens))
-            prefix_tokens = prefix_tokens[:reuse]
-        if len(prefix) > reuse:
-            with torch.no_grad():
-                model(
-                    input_ids=torch.tensor([prefix[reuse:]], dtype=torch.long, device=device),
-                    position_ids=torch.arange(reuse, len(prefix), device=device)[None],
-                    **cache_kwargs(model, prefix_cache), use_cache=True, logits_to_keep=1,
-                )
-            prefix_tokens = prefix
+        prefix_cache, prefix_tokens = _prefix_cache(model, device, prefix_cache, prefix_tokens, prefix)
         suffixes = [encoded[i][shared:] for i in chunk]
         width = max(len(s) for s in suffixes)
         n = len(chunk)
@@ -120,15 +106,7 @@ def generate_fixed(
             cache.layers = [ReservedLayer(layer.keys, layer.values, n, capacity) for layer in prefix_cache.layers]
         else:
             cache.layers = [EmptyReservedLayer(n, capacity) for _ in prefix_cache.layers] if prefix_cache.layers else cache.layers
-        input_ids = torch.full((n, width), pad, dtype=torch.long)
-        positions = torch.zeros((n, width), dtype=torch.long)
-        mask = torch.zeros((n, capacity), dtype=torch.long)
-        mask[:, :shared] = 1
-        for r, suffix in enumerate(suffixes):
-            gap = width - len(suffix)
-            input_ids[r, gap:] = torch.tensor(suffix)
-            positions[r, gap:] = torch.arange(shared, shared + len(suffix))
-            mask[r, shared + gap : shared + width] = 1
+        input_ids, positions, mask = _left_padded(suffixes, shared, width, capacity, pad)
         next_position = torch.tensor([shared + len(s) for s in suffixes], dtype=torch.long)
         live = list(range(n))  # batch row -> index into chunk
         generated: list[list[int]] = [[] for _ in range(n)]
@@ -163,3 +141,40 @@ def generate_fixed(
             live = [live[r] for r in keep]
             next_position = next_position + 1
     return stats
+
+
+def _prefix_cache(model: Any, device: Any, cache: DynamicCache | None, tokens: list[int],
+                  prefix: list[int]) -> tuple[DynamicCache, list[int]]:
+    """The batch-1 cache of a batch's shared ``prefix``, and the tokens it holds: the last batch's ``cache`` (of
+    ``tokens``) reused, cropped to the common part or extended by one forward pass over the rest."""
+    reuse = shared_prefix_length(tokens, prefix) if cache is not None else 0
+    if reuse == 0:
+        cache, tokens = DynamicCache(config=model.config), []
+    elif reuse < len(tokens):
+        cache.crop(reuse - len(tokens))
+        tokens = tokens[:reuse]
+    if len(prefix) > reuse:
+        with torch.no_grad():
+            model(
+                input_ids=torch.tensor([prefix[reuse:]], dtype=torch.long, device=device),
+                position_ids=torch.arange(reuse, len(prefix), device=device)[None],
+                **cache_kwargs(model, cache), use_cache=True, logits_to_keep=1,
+            )
+        tokens = prefix
+    return cache, tokens
+
+
+def _left_padded(suffixes: list, shared: int, width: int, capacity: int, pad: int):
+    """(input ids, positions, attention mask) of a batch's ``suffixes`` after ``shared`` prefix tokens, padded on the
+    left to ``width``; the mask spans ``capacity`` positions (prefix, suffix, tokens to generate)."""
+    n = len(suffixes)
+    input_ids = torch.full((n, width), pad, dtype=torch.long)
+    positions = torch.zeros((n, width), dtype=torch.long)
+    mask = torch.zeros((n, capacity), dtype=torch.long)
+    mask[:, :shared] = 1
+    for r, suffix in enumerate(suffixes):
+        gap = width - len(suffix)
+        input_ids[r, gap:] = torch.tensor(suffix)
+        positions[r, gap:] = torch.arange(shared, shared + len(suffix))
+        mask[r, shared + gap : shared + width] = 1
+    return input_ids, positions, mask

@@ -1,0 +1,214 @@
+"""One (model, benchmark) pair through lm-eval: :func:`evaluate_pair` runs the benchmark's tasks on a loaded model
+with ``lm_eval.simple_evaluate`` (samples logged), reads the score from lm-eval's results, the conditional loss
+from the logged samples of the same requests (:mod:`densing.eval.loss`), the OLMES ladder's scores where the
+benchmark is scored that way (:mod:`densing.eval.olmes`), and returns the pair's tidy rows.
+:func:`densing.eval.runner.run_sweep` calls it for every pair of a sweep.
+
+lm_eval is imported inside the functions: the core package imports without the ``eval`` extra.
+"""
+from __future__ import annotations
+
+import datetime as _datetime
+import math
+import os
+import time
+from typing import Any
+
+import pandas as pd
+
+import densing
+from densing.errors import EvalError
+from densing.eval.benchmarks import Benchmark
+from densing.eval.harness import lm_eval_version, quiet_expected_lm_eval_warnings
+from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, task_loss
+from densing.eval.models import ModelSpec
+
+
+
+def _metric_rows(task_results: dict) -> list[tuple[str, float, float]]:
+    values: dict[str, float] = {}
+    errors: dict[str, float] = {}
+    for key, value in task_results.items():
+        if key in ("alias", "sample_len") or not isinstance(value, (int, float)) or isinstance(value, bool):
+            continue
+        metric, _, filt = key.partition(",")
+        if filt and filt != "none":
+            metric = f"{metric},{filt}"
+        if "_stderr" in metric:
+            errors[metric.replace("_stderr", "")] = float(value)
+        elif math.isfinite(float(value)):
+            values[metric] = float(value)
+    return [(m, v, errors.get(m, math.nan)) for m, v in values.items()]
+
+
+class OtherRank(Exception):
+    """lm-eval returned no results because this process is a rank ≠ 0 of a data-parallel run: it writes nothing."""
+
+
+def evaluate_pair(
+    lm: Any,
+    manager: Any,
+    spec: ModelSpec,
+    bench: Benchmark,
+    *,
+    params: float,
+    non_embedding_params: float,
+    ladder_params: float | None = None,
+    limit: float | None,
+    use_cache: str | None,
+    allow_unsafe_code: bool = False,
+    config_hash_value: str = "",
+    backend: str = "hf",
+    source: str | None = None,
+) -> pd.DataFrame:
+    """Run one benchmark on a loaded model through ``lm_eval.simple_evaluate``; return tidy rows.
+
+    ``backend`` is what the rows' ``backend`` column records (:attr:`densing.eval.backends.Backend.recorded_as`),
+    ``source`` the backend's name in their ``source`` column (default ``backend``). A model without a tokenizer
+    lm-eval can count with (``tok_encode`` and ``_encode_pair``) gives no per-token loss.
+
+    An OLMES-style benchmark (``bench.style == "olmes"``) is scored as the OLMo ladder scores it
+    (:mod:`densing.eval.olmes`): metrics ``acc`` and ``len_norm``, ``loss`` the mean bits per byte
+    of the correct answer (``loss_unit`` ``bpb``), ``params`` the ladder's count (``ladder_params``:
+    input embedding excluded, output head included) unless the models file gives ``params``.
+    """
+    results, loaded, started = _run_harness(lm, manager, spec, bench, limit=limit, use_cache=use_cache,
+                                   allow_unsafe_code=allow_unsafe_code)
+    score = results["results"].get(bench.score_task)
+    metrics = _metric_rows(score or {})
+    ladder = _olmes_scores(results, loaded, bench) if bench.style == "olmes" else None
+    if ladder is not None:
+        metrics = [("acc", ladder.acc, ladder.acc_stderr), ("len_norm", ladder.len_norm, ladder.len_norm_stderr)]
+        if ladder_params is not None:
+            params = ladder_params
+    if not metrics:
+        raise EvalError(f"{spec.name} / {bench.name}: lm-eval reported no metric for task {bench.score_task!r}")
+    score_leaves = _leaves(loaded, bench.score_task)
+    loss_leaves, totals = _conditional_loss(lm, results, loaded, bench, score_leaves)
+    has_loss = totals.samples > 0
+    # items scored: lm-eval's effective samples over the score task's leaves (BBH has no loss samples to count)
+    scored = sum(int(results["n-samples"][t]["effective"]) for t in score_leaves)
+    shot = (results.get("n-shot") or {}).get(bench.score_task, bench.num_fewshot)
+    if shot is None and score_leaves:
+        shot = (results.get("n-shot") or {}).get(score_leaves[0])
+    wall_seconds = time.perf_counter() - started
+    version = lm_eval_version()
+    timestamp = _datetime.datetime.now(_datetime.timezone.utc).isoformat(timespec="seconds")
+    common = {
+        "n_shot": shot,
+        "params": spec.params if spec.params is not None else params,
+        "non_embedding_params": spec.non_embedding_params if spec.non_embedding_params is not None else non_embedding_params,
+        "train_tokens": spec.train_tokens,
+        "release_date": spec.release_date,
+        "family": spec.family,
+        "revision": spec.revision,
+        "source": f"densing {densing.__version__} eval via lm-eval {version} ({source or backend})",
+        "loss": ladder.bpb if ladder is not None else (totals.loss_per_sample if has_loss else math.nan),
+        "loss_unit": "bpb" if ladder is not None else "nats",
+        "items": ladder.items if ladder is not None else scored,
+        "loss_per_token": totals.loss_per_token if has_loss else math.nan,
+        "loss_per_byte": totals.loss_per_byte if has_loss else math.nan,
+        "loss_per_sample": totals.loss_per_sample if has_loss else math.nan,
+        "loss_total": totals.loss_total if has_loss else math.nan,
+        "loss_tokens": totals.tokens,
+        "loss_bytes": totals.bytes,
+        "loss_samples": totals.samples,
+        "loss_task": ",".join(loss_leaves) if has_loss else None,
+        "model_path": spec.model,
+        "score_task": bench.score_task,
+        "limit": math.nan if limit is None else float(limit),
+        "backend": backend,
+        "config_hash": config_hash_value,
+        "lm_eval_version": version,
+        "timestamp": timestamp,
+        "wall_seconds": wall_seconds,
+    }
+    return pd.DataFrame([{"model": spec.name, "benchmark": bench.name, "metric": metric, "value": value, "stderr": stderr,
+                          **common} for metric, value, stderr in metrics])
+
+
+def _run_harness(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, *, limit: float | None,
+                 use_cache: str | None, allow_unsafe_code: bool) -> tuple[dict, dict, float]:
+    """(lm-eval's results, the loaded tasks, the ``time.perf_counter()`` the run started at): ``bench``'s tasks built and run through ``lm_eval.simple_evaluate``
+    with their samples logged. A task that does not load is an EvalError; so are no results on rank 0 (another
+    rank of a data-parallel run: :class:`OtherRank`)."""
+    import lm_eval
+
+    quiet_expected_lm_eval_warnings()
+    if allow_unsafe_code:  # the opt-in HF `evaluate`'s code_eval metric asks for (HumanEval, MBPP)
+        os.environ["HF_ALLOW_CODE_EVAL"] = "1"
+    try:
+        loaded = manager.load(bench.tasks())  # builds the tasks: reads (or downloads) their datasets
+    except Exception as exc:  # datasets / hub / config errors
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise EvalError(f"benchmark {bench.name!r}: cannot load lm-eval task(s) {', '.join(bench.tasks())}: {first}") from None
+    top = [loaded["groups"].get(name) or loaded["tasks"][name] for name in bench.tasks()]
+    started = time.perf_counter()
+    results = lm_eval.simple_evaluate(
+        model=lm,
+        tasks=top,
+        task_manager=manager,
+        num_fewshot=bench.num_fewshot,
+        limit=limit,
+        use_cache=use_cache,
+        log_samples=True,
+        bootstrap_iters=0,
+        confirm_run_unsafe_code=allow_unsafe_code,
+    )
+    if results is None:
+        if getattr(lm, "rank", 0) != 0:  # data parallel (accelerate launch): rank 0 gathers the results and writes
+            raise OtherRank(spec.name, bench.name)
+        raise EvalError(f"{spec.name} / {bench.name}: lm-eval returned no results")
+    return results, loaded, started
+
+
+def _conditional_loss(lm: Any, results: dict, loaded: dict, bench: Benchmark,
+                      score_leaves: list[str]) -> tuple[list[str], LossTotals]:
+    """(the tasks the loss is read from, their loss totals): the score task's own requests when it scores
+    continuations, else the companion loss task's; tokens counted where the model's tokenizer lets lm-eval count."""
+    leaf_tasks = loaded["tasks"]
+    loss_leaves: list[str] = []
+    if score_leaves and all(leaf_tasks[t].OUTPUT_TYPE in ("multiple_choice", "loglikelihood") for t in score_leaves):
+        loss_leaves = score_leaves
+    elif bench.loss_task:
+        loss_leaves = _leaves(loaded, bench.loss_task)
+    raw_lm = getattr(lm, "lm", lm)  # behind lm-eval's CachingLM when the request cache is on
+
+    counts_tokens = hasattr(raw_lm, "tok_encode") and hasattr(raw_lm, "_encode_pair")
+
+    def tokens(context: str, continuation: str) -> int:
+        return continuation_token_count(raw_lm, context, continuation) if counts_tokens else 0
+
+    totals: LossTotals = EMPTY
+    for name in loss_leaves:
+        task = leaf_tasks[name]
+        samples = results.get("samples", {}).get(name, [])
+        totals = totals + task_loss(samples, task.OUTPUT_TYPE, tokens, task)
+    return loss_leaves, totals
+
+
+def _olmes_scores(results: dict, loaded: dict, bench: Benchmark) -> Any:
+    """The benchmark's ladder-format scores from lm-eval's logged samples (MMLU: per group, weighted)."""
+    from densing.data.olmo import MMLU_GROUPS
+    from densing.eval.olmes import concatenate, item_scores, ladder_scores
+
+    samples = results.get("samples", {})
+
+    def scores(leaves: list[str]):
+        return concatenate([item_scores(samples.get(name, []), loaded["tasks"][name]) for name in leaves])
+
+    if bench.score_task in loaded["tasks"]:
+        return ladder_scores({bench.name: scores([bench.score_task])})
+    groups = {g: f"{bench.score_task}_{g}" for g in MMLU_GROUPS}
+    if not all(name in loaded["groups"] for name in groups.values()):
+        raise EvalError(f"benchmark {bench.name!r}: OLMES scoring of a group needs the subgroups {', '.join(groups.values())}")
+    return ladder_scores({g: scores(_leaves(loaded, name)) for g, name in groups.items()}, MMLU_GROUPS)
+
+
+def _leaves(loaded: dict, name: str) -> list[str]:
+    if name in loaded["tasks"]:
+        return [name]
+    group = loaded["groups"].get(name)
+    if group is None:
+        return []
+    return [t.task_name for t in group.get_all_tasks()]
