@@ -55,7 +55,7 @@ def _signs(cells):
 
 
 def test_density_the_report_and_the_api_flag_the_same_rows(headline, run_cli):
-    from densing.report.build import _model_table
+    from densing.report.render_parts import model_table as _model_table
     from densing.tables import BOUND_SIGNS
 
     api = [BOUND_SIGNS.get(r, "").strip() for r in headline["reading"]]

@@ -75,6 +75,7 @@ def test_the_default_store_is_the_users_cache_not_the_repository(tmp_path, monke
 def _a_local_model(tmp_path) -> Path:
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "config.json").write_text("{}")
+    (tmp_path / "m" / "tokenizer.json").write_text("{}")  # a local model is its config and its tokenizer
     models = tmp_path / "my.yaml"
     models.write_text(f"models:\n  - name: mine\n    model: {tmp_path / 'm'}\n")
     return models

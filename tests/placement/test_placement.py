@@ -61,10 +61,12 @@ def test_bad_input_is_one_line_exit_2_and_nothing_runs(tmp_path, run_cli, monkey
     elif case == "bad_limit":
         args["--models"] = _models(tmp_path, "models:\n  - name: mine\n    model: " + str(tmp_path) + "\n")
         (tmp_path / "config.json").write_text("{}")
+        (tmp_path / "tokenizer.json").write_text("{}")
         extra = ["--limit", "-3"]
     elif case == "no_data_root":
         (tmp_path / "m").mkdir()
         (tmp_path / "m" / "config.json").write_text("{}")
+        (tmp_path / "m" / "tokenizer.json").write_text("{}")
         args["--models"] = _models(tmp_path, f"models:\n  - name: mine\n    model: {tmp_path / 'm'}\n")
         extra = ["--local-data", "--data-root", str(tmp_path / "nowhere")]
     elif case == "out_is_directory":
@@ -180,6 +182,7 @@ def test_measure_returns_a_frame_and_a_summary(monkeypatch, tmp_path, inversion)
     monkeypatch.setattr(runner, "run_sweep", lambda *a, **k: _store_rows(items))
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "config.json").write_text("{}")
+    (tmp_path / "m" / "tokenizer.json").write_text("{}")
     models = _models(tmp_path, f"models:\n  - name: mine\n    model: {tmp_path / 'm'}\n    release_date: 2024-09-01\n")
 
     class Measured:
@@ -208,6 +211,7 @@ def test_suite_outside_the_headline_sets_is_refused_before_evaluating(tmp_path, 
     monkeypatch.setitem(benchmarks.SUITES, "truthfulqa-only", ("openllm_v1_truthfulqa_mc2",))
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "config.json").write_text("{}")
+    (tmp_path / "m" / "tokenizer.json").write_text("{}")
     with pytest.raises(densing.InputError, match="benchmark set the headline is measured on"):
         placement.plan(_models(tmp_path, f"models:\n  - name: mine\n    model: {tmp_path / 'm'}\n"), "truthfulqa-only")
 
@@ -219,6 +223,7 @@ def test_a_suite_of_another_table_needs_that_table(tmp_path, monkeypatch, no_eva
     monkeypatch.setitem(benchmarks.SUITE_TABLES, "swallow-en", "swallow/no_such_table.csv")
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "config.json").write_text("{}")
+    (tmp_path / "m" / "tokenizer.json").write_text("{}")
     with pytest.raises(densing.InputError, match="^--suite swallow-en: its target table results/swallow/no_such_table.csv "
                                                  "is not shipped"):
         placement.plan(_models(tmp_path, f"models:\n  - name: mine\n    model: {tmp_path / 'm'}\n"), "swallow-en")
