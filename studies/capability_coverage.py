@@ -71,7 +71,7 @@ from studies.replicates import run_replicates
 
 EPOCH = DEFAULT_EPOCH
 WORLDS = {"power": _power_world, "logistic_ln_n": _logistic_world}
-W = _power_world  # the world of this run (``--world``; :func:`main` sets it)
+W = _power_world  # the world of this run (``--world``; :func:`use_world` sets it)
 
 # ---------------------------------------------------------------------------------------------------------------
 # the estimands
@@ -115,6 +115,15 @@ def reference_slope(family: str, benchmarks: tuple[str, ...], joint: bool, seed:
         inversion = Joint(fits) if joint else PerBenchmark(fits[0], fits[0].d0)
         _SLOPES[key] = population_slope(inversion, population(seed, count, noisy))
     return _SLOPES[key]
+
+
+def use_world(name: str) -> None:
+    """Plant ``name`` (:data:`WORLDS`) from here on; the estimands' caches are emptied (they are the world's)."""
+    global W
+    W = WORLDS[name]
+    true_fit.cache_clear()
+    population.cache_clear()
+    _SLOPES.clear()
 
 
 def noisy_claimed(row: dict, args) -> float:
@@ -355,8 +364,7 @@ def main() -> None:
                         "slopes), which recompute every reference's population slope; list the stored slopes instead")
     parser.add_argument("--store", default=None, help="JSON lines, one per replicate: a rerun skips those already there")
     args = parser.parse_args()
-    global W
-    W = WORLDS[args.world]
+    use_world(args.world)
     chosen, fresh, elapsed = run_replicates(args.replicates, lambda r: run_replicate(r, args), _config(args), args.store)
     for name, benchmarks in rows_measured() if args.limits else ():  # every population slope the table lists
         for rec in chosen:
