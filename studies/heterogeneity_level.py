@@ -16,6 +16,12 @@ share of replicates whose Q rejects one common slope at 5%, with its binomial st
 of the targets' shape (the false-alarm rate; nominal 0.05) and for two of that shape beside one of k_f = 0.5 (power).
 
     PYTHONPATH=. python studies/heterogeneity_level.py --replicates 40 > studies/heterogeneity_level.results.txt
+
+``--sources`` (a diagnostic of the test's level): under one common slope, Q's false-alarm rate with Σ taken from the
+paired draws of each set of sources alone (fit, score and models as shipped; fit and score with the models fixed; fit;
+models), beside the spread over replicates of the point contrasts that Σ's contrasts should match:
+
+    PYTHONPATH=. python studies/heterogeneity_level.py --replicates 30 --sources > studies/heterogeneity_level.sources.results.txt
 """
 from __future__ import annotations
 
