@@ -46,8 +46,11 @@ bias and spread of the point slope against the claimed estimand, the median boot
 references used, and each planted candidate's verdict under the rule. Replicate r draws from
 ``numpy.random.SeedSequence([seed, r])``; ``--store`` keeps one JSON line per replicate and a rerun skips those there.
 
-    PYTHONPATH=. OMP_NUM_THREADS=1 python studies/capability_coverage.py --replicates 40 --store STORE
+    PYTHONPATH=. OMP_NUM_THREADS=1 python studies/capability_coverage.py --replicates 40 --population 6000 --store STORE
     PYTHONPATH=. OMP_NUM_THREADS=1 python studies/capability_coverage.py --world logistic_ln_n --replicates 40 --store STORE2
+
+``--no-limits`` prints the table from a store at once (it skips the limits from binomial scores, which recompute every
+reference's population slope).
 """
 from __future__ import annotations
 
@@ -290,9 +293,14 @@ def summarise(records: list[dict], args) -> list[str]:
                " against the claimed estimand):")
     out.extend(diagnostics)
     out.extend(acceptance(records))
-    if not args.limits:
-        out.extend(stored_slopes(records))
-        return out
+    out.extend(limits_table(args) if args.limits else stored_slopes(records))
+    return out
+
+
+def limits_table(args) -> list[str]:
+    """Every population slope computed in this run, from noise-free scores (the estimand) and from binomial scores
+    (the point estimator's limit)."""
+    out: list[str] = []
     pops = sorted({k[:3] for k in _SLOPES if not k[5] and not k[6]})
     if pops:
         out.append("population slopes (per day; doubling months) under each true reference curve, from noise-free scores "
