@@ -11,6 +11,7 @@ states both). From it:
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -18,7 +19,12 @@ import numpy as np
 import pandas as pd
 
 from densing.data.item_counts import item_count
-from densing.trend.targets import with_stderr
+from densing.laws.inversion import arrays
+from densing.trend import rules
+from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
+from densing.trend.targets import trend_targets, with_stderr
+
+BLOCK = 2000  # targets per block of a population slope
 
 
 @dataclass(frozen=True)
@@ -40,13 +46,16 @@ def score(rng: np.random.Generator | None, benchmark: str, p: np.ndarray) -> np.
 
 
 def target_rows(world: World, frame: pd.DataFrame, rng: np.random.Generator | None) -> pd.DataFrame:
-    """The targets' tidy rows (one per scored benchmark); ``rng=None``: noise-free scores."""
+    """The targets' tidy rows (one per scored benchmark); ``rng=None``: noise-free scores. A frame with columns
+    ``family`` and ``train_tokens`` names each target's family and budget (else a target is its own family)."""
     parts = []
     for name in world.benchmarks:
         sub = frame[frame[f"present:{name}"].to_numpy(bool)] if f"present:{name}" in frame.columns else frame
         p = world.curve(name, np.log(sub["params"].to_numpy(float)) + sub[f"log_rho:{name}"].to_numpy(float))
-        parts.append(pd.DataFrame({"model": sub["model"], "family": sub["model"], "benchmark": name, "metric": "acc",
-                                   "value": score(rng, name, p), "params": sub["params"], "train_tokens": np.nan,
+        family = sub["family"] if "family" in sub.columns else sub["model"]
+        tokens = sub["train_tokens"] if "train_tokens" in sub.columns else np.nan
+        parts.append(pd.DataFrame({"model": sub["model"], "family": family, "benchmark": name, "metric": "acc",
+                                   "value": score(rng, name, p), "params": sub["params"], "train_tokens": tokens,
                                    "active_params": np.nan, "release_date": sub["release_date"]}))
     return pd.concat(parts, ignore_index=True)
 
@@ -74,3 +83,35 @@ def replicate_table(world: World, frame: pd.DataFrame, rng: np.random.Generator)
     table = pd.concat(parts, ignore_index=True)
     table["stderr"] = np.nan
     return with_stderr(table)
+
+
+def population_slope(inversion, table: pd.DataFrame, epoch: str = DEFAULT_EPOCH) -> tuple[float, float]:
+    """(slope, its standard error over blocks): the frontier_line slope (censored 0.9 quantile) of the inversion's ln ρ
+    over blocks of :data:`BLOCK` targets of ``table``, averaged (densing's exact quantile solver is pairwise in n)."""
+    models, _ = trend_targets(table, inversion, since=epoch, epoch=epoch)
+    scores, sigma = arrays(models, inversion.benchmarks)
+    y, kind = inversion.point(scores, sigma, models["params"].to_numpy(float))
+    t, labels = models["t"].to_numpy(float), models["model"].astype(str).to_numpy()
+    blocks = max(1, len(models) // BLOCK)
+    slopes = np.array([rules.frontier_line("quantile", t[i::blocks], y[i::blocks], kind[i::blocks], labels[i::blocks])[0]
+                       for i in range(blocks)])
+    return float(np.mean(slopes)), float(np.std(slopes, ddof=1) / math.sqrt(blocks)) if blocks > 1 else math.nan
+
+
+def coverage(hits: list[bool]) -> tuple[float, float]:
+    """(share, binomial Monte Carlo standard error √(p(1 − p)/R)) of R replicates' hits."""
+    count = len(hits)
+    if not count:
+        return math.nan, math.nan
+    p = float(np.mean(hits))
+    return p, math.sqrt(p * (1 - p) / count)
+
+
+def months(slope: float) -> str:
+    """A slope per day as a doubling time in months (∞ for a slope at or below zero)."""
+    return f"{LN2 / slope / DAYS_PER_MONTH:.2f}" if slope > 0 else "∞"
+
+
+def family_of(inversion) -> str:
+    """The family an inversion's fits were made from."""
+    return str(inversion.fits[0].provenance["family"])

@@ -16,6 +16,12 @@ share of replicates whose Q rejects one common slope at 5%, with its binomial st
 of the targets' shape (the false-alarm rate; nominal 0.05) and for two of that shape beside one of k_f = 0.5 (power).
 
     PYTHONPATH=. python studies/heterogeneity_level.py --replicates 40 > studies/heterogeneity_level.results.txt
+
+``--sources`` (a diagnostic of the test's level): under one common slope, Q's false-alarm rate with Σ taken from the
+paired draws of each set of sources alone (fit, score and models as shipped; fit and score with the models fixed; fit;
+models), beside the spread over replicates of the point contrasts that Σ's contrasts should match:
+
+    PYTHONPATH=. python studies/heterogeneity_level.py --replicates 30 --sources > studies/heterogeneity_level.sources.results.txt
 """
 from __future__ import annotations
 
@@ -103,12 +109,64 @@ def rejected(seed: int, families: dict, n_boot: int) -> tuple[bool, float]:
     return result.pooled.p_value < design.HETEROGENEITY_ALPHA, result.pooled.p_value
 
 
+#: ``--sources``: the draw sources whose paired draws give Σ, each compared with the test as shipped (all three).
+SOURCE_SETS = {"fit, score, models (shipped)": ("fit", "score", "models"), "fit, score (models fixed)": ("fit", "score"),
+               "fit": ("fit",), "models": ("models",)}
+
+
+def by_sources(seed: int, families: dict, n_boot: int) -> dict:
+    """One replicate's point slopes and, per :data:`SOURCE_SETS`, Q's p-value with Σ from those sources' paired draws
+    alone and the draws' standard deviation of each reference's contrast with the first."""
+    from scipy.stats import chi2
+
+    from densing.trend import design
+
+    table = planted(seed, families=families)
+    chosen = design.common_design(table, [joint(table, f) for f in families], since=None)
+    data = design._prepared(chosen)
+    y0, k0, _ = design._point(chosen, data)
+    lines = [design.rules.frontier_line("quantile", data["t"], y0[r, 0], k0[r, 0], data["labels"], 0.9)
+             for r in range(len(families))]
+    points = np.array([line[0] for line in lines])
+    rng = np.random.default_rng(seed)
+    out = {"points": points}
+    for name, sources in SOURCE_SETS.items():
+        y, kind, index = design._densities(chosen, data, sources, n_boot, rng)
+        draws = design._slopes("quantile", 0.9, data, y, kind, index, lines)
+        pooled = design.pool_slopes(points, draws)
+        out[name] = (float(chi2.sf(pooled.q, pooled.df)), np.nanstd(draws[1:] - draws[:1], axis=1))
+    return out
+
+
+def sources_report(replicates: int, n_boot: int) -> list[str]:
+    """``--sources``: under one common slope, the false-alarm rate with Σ from each source set, beside the spread of
+    the point contrasts over the replicates (the sampling spread Σ's contrasts should match)."""
+    found = [by_sources(1000 + r, SAME, n_boot) for r in range(replicates)]
+    points = np.array([f["points"] for f in found])
+    out = ["one common slope: sd over replicates of each reference's point slope less the first's "
+           + ", ".join(f"{v:.3g}" for v in np.std(points[:, 1:] - points[:, :1], axis=0, ddof=1))]
+    for name in SOURCE_SETS:
+        p = np.array([f[name][0] for f in found])
+        sd = np.median([f[name][1] for f in found], axis=0)
+        share = float(np.mean(p < 0.05))
+        out.append(f"  Σ from {name}: Q rejects at 5% in {share:.3f} ± {math.sqrt(share * (1 - share) / len(p)):.3f}; "
+                   f"median p {np.median(p):.3g}; the draws' contrast sd (median) " + ", ".join(f"{v:.3g}" for v in sd))
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=40)
     parser.add_argument("--n-boot", type=int, default=200)
+    parser.add_argument("--sources", action="store_true", help="Σ from each set of draw sources (a diagnostic of the "
+                        "test's level; the shipped test takes all three)")
     args = parser.parse_args()
     start = time.perf_counter()
+    if args.sources:
+        print(f"# PYTHONPATH=. python studies/heterogeneity_level.py --replicates {args.replicates} --n-boot {args.n_boot} --sources")
+        print("\n".join(sources_report(args.replicates, args.n_boot)))
+        print(f"{time.perf_counter() - start:.0f} s")
+        return 0
     print(f"# PYTHONPATH=. python studies/heterogeneity_level.py --replicates {args.replicates} --n-boot {args.n_boot}")
     for name, families in (("one common slope (three references of the targets' shape)", SAME),
                            ("one reference at about twice the slope (shape 0.5)", STEEP)):

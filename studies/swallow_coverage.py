@@ -58,7 +58,7 @@ their date, left out).
   :func:`densing.trend.rules.frontier_line` (censored 0.9 quantile) of ln ρ under the reference's *true* curves
   (``fit_family`` on its members' noise-free scores, which recovers S_b∘h_f exactly), inverted per benchmark or
   jointly over the benchmarks the reference covers, from the noise-free scores of ``--population`` targets of the
-  same design (mean over blocks of 2,000: :func:`studies.capability_coverage.population_slope`).
+  same design (mean over blocks of 2,000: :func:`studies._planted.population_slope`).
 - *latent* — a row's planted A_b; the paper-like row's, the set's population slope under the canonical curves S_b.
 
 The Qwen2.5-like reference has population slope A_b; the Qwen3-like one about A_b/k_f plus (1/k_f − 1) times the
@@ -90,8 +90,8 @@ from densing.trend import capability, tables
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.trend.forecast import _counts, forecast_check
 from densing.trend.targets import with_stderr
-from studies.capability_coverage import _coverage, _family_of, _months, population_slope
 from studies import _planted
+from studies._planted import coverage as _coverage, family_of as _family_of, months as _months, population_slope
 from studies.replicates import run_replicates
 
 EPOCH = DEFAULT_EPOCH          # since and epoch of the measurement, as ``densing trend`` uses them
