@@ -1,7 +1,7 @@
 """Wall time and peak memory of ``densing overlap analyze`` on one large single-rank trace, by size.
 
     python bench/overlap_big_trace.py [--gigabytes 1,2,4] [--formats json,json.gz] [--baseline-gigabytes 0.125]
-                                      [--whole-max-gigabytes 1] [--scratch DIR]
+                                      [--whole-max-gigabytes 1] [--scratch DIR] [--log FILE]
 
 For each size and format a trace is synthesised under ``--scratch`` (never in the repository) by repeating the steps
 of the shared HTA trace ``ddp_2rank/rank-0.json.gz`` (tools/overlap_repeat_trace.py), analysed by
@@ -14,7 +14,9 @@ Baseline: traceinsight 0.6.1 (``--traceinsight-python``, this environment's by d
 ``--baseline-gigabytes`` (gzip), beside densing (streamed and whole, ``--kernel-rules traceinsight``) on the same
 file, with the largest difference in percentage points of overlap, idle, compute and non-compute.
 
-Prints per run: size (GiB uncompressed, MiB on disk), wall seconds, seconds per GiB, peak MiB.
+Prints per run: size (GiB uncompressed, MiB on disk), wall seconds, seconds per GiB, peak MiB. The sizes run first,
+the baseline last. With ``--log FILE`` every printed line is appended to FILE as well, and a run whose line FILE
+already holds (same run label and size) is not run again, so an interrupted invocation resumes where it stopped.
 """
 from __future__ import annotations
 
@@ -64,13 +66,33 @@ def rows(out: str) -> dict:
     return {str(r["rank"]): r for r in json.loads(out)}
 
 
+LOG: Path | None = None
+
+
+def say(text: str) -> None:
+    """Print ``text`` and append it to the ``--log`` file."""
+    print(text, flush=True)
+    if LOG is not None:
+        with LOG.open("a") as f:
+            f.write(text + "\n")
+
+
+def done(label: str, gigabytes: float) -> bool:
+    """Whether the ``--log`` file already holds the run ``label`` at ``gigabytes`` (GiB, as asked)."""
+    if LOG is None or not LOG.exists():
+        return False
+    return any(row.startswith(f"{label:<34}{gigabytes:>8.2f}") for row in LOG.read_text().splitlines())
+
+
 def line(label: str, path: Path, size: int, seconds: float, peak: int, note: str = "") -> None:
     gib = size / 2**30
-    print(f"{label:<34}{gib:>8.2f}{path.stat().st_size / 2**20:>10.0f}{seconds:>10.1f}{seconds / gib:>10.1f}"
-          f"{peak / 2**20:>10.0f}  {note}", flush=True)
+    say(f"{label:<34}{gib:>8.2f}{path.stat().st_size / 2**20:>10.0f}{seconds:>10.1f}{seconds / gib:>10.1f}"
+        f"{peak / 2**20:>10.0f}  {note}")
 
 
 def baseline(args, scratch: Path) -> None:
+    if done("traceinsight 0.6.1", args.baseline_gigabytes):
+        return
     path = scratch / "baseline.json.gz"
     _, size = write_repeated(SOURCE, path, int(args.baseline_gigabytes * 2**30))
     try:
@@ -96,18 +118,22 @@ def main() -> None:
     parser.add_argument("--scratch", type=Path, default=Path(tempfile.gettempdir()),
                         help="where the traces and scratch files go (the system's temporary folder by default)")
     parser.add_argument("--traceinsight-python", type=Path, default=Path(sys.executable))
+    parser.add_argument("--log", type=Path, help="append every line here; skip the runs it already holds")
     args = parser.parse_args()
+    global LOG
+    LOG = args.log
     scratch = args.scratch / f"densing-big-trace-{os.getpid()}"
     scratch.mkdir(parents=True)
     os.environ["DENSING_SCRATCH"] = str(scratch)  # the streamed runs' window files go there too
-    print(f"source: {SOURCE.relative_to(SHARED)} repeated; densing: cli.py ({Path(sys.executable).name}); "
-          f"{os.cpu_count()} CPUs; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"{'run':<34}{'GiB':>8}{'disk MiB':>10}{'wall s':>10}{'s/GiB':>10}{'peak MiB':>10}")
+    say(f"source: {SOURCE.relative_to(SHARED)} repeated; densing: cli.py ({Path(sys.executable).name}); "
+        f"{os.cpu_count()} CPUs; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    say(f"{'run':<34}{'GiB':>8}{'disk MiB':>10}{'wall s':>10}{'s/GiB':>10}{'peak MiB':>10}")
     try:
-        if args.baseline_gigabytes > 0:
-            baseline(args, scratch)
         for fmt in args.formats.split(","):
             for gigabytes in (float(g) for g in args.gigabytes.split(",")):
+                if done(f"densing ({fmt}, --stream)", gigabytes) and (
+                        gigabytes > args.whole_max_gigabytes or done(f"densing ({fmt}, --no-stream)", gigabytes)):
+                    continue
                 path = scratch / f"trace-{gigabytes:g}.{fmt}"
                 _, size = write_repeated(SOURCE, path, int(gigabytes * 2**30))
                 try:
@@ -120,6 +146,9 @@ def main() -> None:
                              "numbers equal the streamed run's" if same else "NUMBERS DIFFER from the streamed run's")
                 finally:
                     path.unlink(missing_ok=True)
+        if args.baseline_gigabytes > 0:
+            baseline(args, scratch)
+        say(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     finally:
         for leftover in scratch.glob("**/*"):
             if leftover.is_file():
