@@ -111,7 +111,7 @@ def baseline(args, scratch: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gigabytes", default="1,2,4")
+    parser.add_argument("--gigabytes", default="1,2,4", help="sizes (GiB), comma-separated; empty: the baseline only")
     parser.add_argument("--formats", default="json,json.gz")
     parser.add_argument("--baseline-gigabytes", type=float, default=0.125)
     parser.add_argument("--whole-max-gigabytes", type=float, default=1.0)
@@ -130,7 +130,7 @@ def main() -> None:
     say(f"{'run':<34}{'GiB':>8}{'disk MiB':>10}{'wall s':>10}{'s/GiB':>10}{'peak MiB':>10}")
     try:
         for fmt in args.formats.split(","):
-            for gigabytes in (float(g) for g in args.gigabytes.split(",")):
+            for gigabytes in (float(g) for g in args.gigabytes.split(",") if g):
                 if done(f"densing ({fmt}, --stream)", gigabytes) and (
                         gigabytes > args.whole_max_gigabytes or done(f"densing ({fmt}, --no-stream)", gigabytes)):
                     continue
