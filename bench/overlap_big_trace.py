@@ -14,7 +14,9 @@ Baseline: traceinsight 0.6.1 (``--traceinsight-python``, this environment's by d
 ``--baseline-gigabytes`` (gzip), beside densing (streamed and whole, ``--kernel-rules traceinsight``) on the same
 file, with the largest difference in percentage points of overlap, idle, compute and non-compute.
 
-Prints per run: size (GiB uncompressed, MiB on disk), wall seconds, seconds per GiB, peak MiB. The sizes run first,
+Prints per run: size (GiB uncompressed, MiB on disk), wall seconds, seconds per GiB, CPU seconds (user + system of
+the process and its children) and CPU seconds per GiB, peak MiB. On a machine shared with other work the CPU seconds
+vary far less than the wall seconds. The sizes run first,
 the baseline last. With ``--log FILE`` every printed line is appended to FILE as well, and a run whose line FILE
 already holds (same run label and size) is not run again, so an interrupted invocation resumes where it stopped.
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -39,9 +42,15 @@ SHARED = Path(os.environ.get("DENSING_SHARED_DATA", REPO.parent / "shared" / "da
 SOURCE = SHARED / "traces" / "hta" / "ddp_2rank" / "rank-0.json.gz"
 
 
-def run(cmd: list[str], poll: float = 0.05) -> tuple[float, int, str]:
-    """Wall seconds, peak RSS of the process tree (bytes) and stdout of ``cmd``."""
-    start = time.perf_counter()
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(cmd: list[str], poll: float = 0.05) -> tuple[float, float, int, str]:
+    """Wall seconds, CPU seconds (user + system of the process and the children it waited for), peak RSS of the
+    process tree (bytes) and stdout of ``cmd``."""
+    cpu, start = _cpu_seconds(), time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     peak, chunks = 0, []
     os.set_blocking(proc.stdout.fileno(), False)
@@ -51,11 +60,11 @@ def run(cmd: list[str], poll: float = 0.05) -> tuple[float, int, str]:
         if chunk:
             chunks.append(chunk)
         time.sleep(poll)
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
     chunks.append(proc.stdout.read() or b"")
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.read().decode()[-2000:]}")
-    return elapsed, peak, b"".join(chunks).decode()
+    return elapsed, cpu, peak, b"".join(chunks).decode()
 
 
 def densing(path: Path, *flags: str) -> list[str]:
@@ -84,10 +93,12 @@ def done(label: str, gigabytes: float) -> bool:
     return any(row.startswith(f"{label:<34}{gigabytes:>8.2f}") for row in LOG.read_text().splitlines())
 
 
-def line(label: str, path: Path, size: int, seconds: float, peak: int, note: str = "") -> None:
+def line(label: str, path: Path, size: int, measured: tuple, note: str = "") -> None:
+    """One printed run: ``measured`` is (wall s, CPU s, peak bytes)."""
     gib = size / 2**30
+    seconds, cpu, peak = measured
     say(f"{label:<34}{gib:>8.2f}{path.stat().st_size / 2**20:>10.0f}{seconds:>10.1f}{seconds / gib:>10.1f}"
-        f"{peak / 2**20:>10.0f}  {note}")
+        f"{cpu:>10.1f}{cpu / gib:>10.1f}{peak / 2**20:>10.0f}  {note}")
 
 
 def baseline(args, scratch: Path) -> None:
@@ -96,15 +107,15 @@ def baseline(args, scratch: Path) -> None:
     path = scratch / "baseline.json.gz"
     _, size = write_repeated(SOURCE, path, int(args.baseline_gigabytes * 2**30))
     try:
-        t, peak, out = run([str(args.traceinsight_python), "-c", HTA_CODE, str(path.parent)], poll=0.2)
+        *measured, out = run([str(args.traceinsight_python), "-c", HTA_CODE, str(path.parent)], poll=0.2)
         theirs = json.loads(out.strip().splitlines()[-1])
-        line("traceinsight 0.6.1", path, size, t, peak)
+        line("traceinsight 0.6.1", path, size, measured)
         for label, flags in (("densing streamed (traceinsight rules)", ("--stream",)),
                              ("densing whole (traceinsight rules)", ("--no-stream",))):
-            t, peak, out = run(densing(path, "--kernel-rules", "traceinsight", *flags))
+            *measured, out = run(densing(path, "--kernel-rules", "traceinsight", *flags))
             ours = rows(out)
             diff = max(abs(float(ours[r][k]) - theirs[r][k]) for r in theirs for k in METRICS)
-            line(label, path, size, t, peak, f"max |Δ| vs traceinsight {diff:.2g} pp")
+            line(label, path, size, measured, f"max |Δ| vs traceinsight {diff:.2g} pp")
     finally:
         path.unlink(missing_ok=True)
 
@@ -127,7 +138,8 @@ def main() -> None:
     os.environ["DENSING_SCRATCH"] = str(scratch)  # the streamed runs' window files go there too
     say(f"source: {SOURCE.relative_to(SHARED)} repeated; densing: cli.py ({Path(sys.executable).name}); "
         f"{os.cpu_count()} CPUs; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    say(f"{'run':<34}{'GiB':>8}{'disk MiB':>10}{'wall s':>10}{'s/GiB':>10}{'peak MiB':>10}")
+    say(f"{'run':<34}{'GiB':>8}{'disk MiB':>10}{'wall s':>10}{'s/GiB':>10}{'CPU s':>10}{'CPU s/GiB':>10}"
+        f"{'peak MiB':>10}")
     try:
         for fmt in args.formats.split(","):
             for gigabytes in (float(g) for g in args.gigabytes.split(",") if g):
@@ -137,12 +149,12 @@ def main() -> None:
                 path = scratch / f"trace-{gigabytes:g}.{fmt}"
                 _, size = write_repeated(SOURCE, path, int(gigabytes * 2**30))
                 try:
-                    t, peak, streamed = run(densing(path, "--stream"))
-                    line(f"densing ({fmt}, --stream)", path, size, t, peak)
+                    *measured, streamed = run(densing(path, "--stream"))
+                    line(f"densing ({fmt}, --stream)", path, size, measured)
                     if gigabytes <= args.whole_max_gigabytes:
-                        t, peak, whole = run(densing(path, "--no-stream"))
+                        *measured, whole = run(densing(path, "--no-stream"))
                         same = rows(streamed) == rows(whole)
-                        line(f"densing ({fmt}, --no-stream)", path, size, t, peak,
+                        line(f"densing ({fmt}, --no-stream)", path, size, measured,
                              "numbers equal the streamed run's" if same else "NUMBERS DIFFER from the streamed run's")
                 finally:
                     path.unlink(missing_ok=True)
