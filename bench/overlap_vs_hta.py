@@ -136,7 +136,7 @@ def _shown(python: Path) -> str:
     """An interpreter's path as printed: relative to the repository (a venv of this checkout or beside it)."""
     for root in (REPO, REPO.parent):
         try:
-            return str(Path(python).relative_to(root))
+            return str(Path(python).absolute().relative_to(root))
         except ValueError:
             pass
     return Path(python).name

@@ -14,6 +14,7 @@ import typer.main
 from densing.cli import laws, measure, trend
 from densing.cli.eval import eval_app
 from densing.cli.exclusive import CheckedCommand
+from densing.cli.guard import guarded, leave, one_line
 from densing.cli.ladder import ladder_app
 from densing.cli.overlap import overlap_app
 from densing.errors import DensingError
@@ -82,26 +83,8 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
     if print_help(args):
         return
-    import signal
-
-    from densing import workers
-    from densing.workers import Terminated, children, end_children, terminate_on_sigterm
-
-    before = children()  # a caller's own processes (main called from Python) are not the command's
-    previous = signal.getsignal(signal.SIGTERM)
-    workers.terminated = False
-    terminate_on_sigterm()  # SIGTERM leaves like Ctrl-C: finally blocks end the worker processes
-    try:
+    with guarded():
         _dispatch(args)
-        if workers.terminated:  # SIGTERM's exception was swallowed where it was raised
-            raise Terminated()
-    except Terminated:
-        print("error: terminated", file=sys.stderr)
-        raise
-    finally:
-        end_children(keep=before)  # any worker process the command left alive ends with it
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
 
 
 def _empty_option(args: list[str]) -> str | None:
@@ -147,19 +130,6 @@ def _argument_name(args: list[str], index: int) -> str:
     return f"argument {index + 1}"
 
 
-#: The longest error line printed: a value echoed in a message (a YAML alias bomb, a pasted table) is cut to this.
-MAX_MESSAGE = 600
-
-
-def _one_line(message: str) -> str:
-    """The first line of ``message``, its middle cut out past :data:`MAX_MESSAGE` characters (the field named first
-    and the end of the value stay)."""
-    line = message.splitlines()[0] if message else ""
-    if len(line) <= MAX_MESSAGE:
-        return line
-    return f"{line[:MAX_MESSAGE - 100]} … [{len(line) - MAX_MESSAGE + 97:,} characters cut] … {line[-80:]}"
-
-
 def _dispatch(args: list[str]) -> None:
     """Run the command line ``args`` through typer, errors as :func:`main` describes."""
     import click
@@ -176,7 +146,7 @@ def _dispatch(args: list[str]) -> None:
         sys.exit(2)
     except click.ClickException as exc:  # usage errors: one line that says where help is
         where = f" (see '{exc.ctx.command_path} --help')" if getattr(exc, "ctx", None) is not None else ""
-        message = _one_line(exc.format_message())
+        message = one_line(exc.format_message())
         message = re.sub(r"(Did you mean [^?]*\?)(?: \1)+", r"\1", message)  # typer and click each add it
         print(f"error: {message}{where}", file=sys.stderr)
         sys.exit(2)
@@ -184,7 +154,7 @@ def _dispatch(args: list[str]) -> None:
         print("error: interrupted", file=sys.stderr)
         sys.exit(130)
     except DensingError as exc:
-        message = _one_line(str(exc)) if str(exc) else type(exc).__name__
+        message = one_line(str(exc)) if str(exc) else type(exc).__name__
         print(f"error: {message}", file=sys.stderr)
         sys.exit(2)
     if code == 130:  # typer's answer to Ctrl-C (KeyboardInterrupt) in a command
@@ -194,34 +164,9 @@ def _dispatch(args: list[str]) -> None:
 
 
 def run() -> None:
-    """The ``densing`` console script: :func:`main`, then leave without tearing the interpreter down.
-
-    After the command has finished, the exit handlers run (``atexit``: child processes reaped,
-    logs flushed), stdout and stderr are flushed, and the process ends with ``os._exit``: freeing
-    every module's objects one by one at interpreter shutdown (numpy, typer, pandas …) takes
-    10-12 ms here and gives nothing back that the operating system does not reclaim anyway.
-    Exit codes are :func:`main`'s; an unexpected exception still ends with Python's traceback.
-    Tests call :func:`main`, never this.
-    """
-    import atexit
-    import os
-
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        if exc.code is None or isinstance(exc.code, int):
-            code = exc.code or 0
-        else:  # sys.exit("message"): Python prints it and exits 1
-            print(exc.code, file=sys.stderr)
-            code = 1
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (BrokenPipeError, ValueError, OSError):  # a reader that went away (| head), a closed stream
-            pass
-    os._exit(code)
+    """The ``densing`` console script: :func:`main`, then leave without tearing the interpreter down
+    (:func:`densing.cli.guard.leave`). Tests call :func:`main`, never this."""
+    leave(main)
 
 
 if __name__ == "__main__":

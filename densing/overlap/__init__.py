@@ -11,11 +11,26 @@ the CPU-side definitions in :mod:`~densing.overlap.cpu_trace`) → rows
 :mod:`~densing.overlap.fluid` and one module per strategy (:mod:`~densing.overlap.strategies`);
 figures: :mod:`~densing.overlap.figures` (plotly); the trainer: :mod:`~densing.overlap.train`.
 """
-from densing.overlap.analysis import analyze, analyze_steps
-from densing.overlap.metrics import compare, step_skew
-from densing.overlap.model import RankTrace
-from densing.overlap.trace import read_traces
-from densing.overlap.whatif import Calibration, calibrate, predict
+from __future__ import annotations
 
-__all__ = ["analyze", "analyze_steps", "compare", "step_skew", "RankTrace", "read_traces",
-           "Calibration", "calibrate", "predict"]
+import importlib
+
+#: Each public name and the module it lives in: loaded on first use, so that a command importing one submodule
+#: (``overlap analyze`` imports :mod:`~densing.overlap.analysis`) does not load the what-if models as well.
+_HOMES = {"analyze": "analysis", "analyze_steps": "analysis", "compare": "metrics", "step_skew": "metrics",
+          "RankTrace": "model", "read_traces": "trace", "Calibration": "whatif", "calibrate": "whatif",
+          "predict": "whatif"}
+
+__all__ = list(_HOMES)
+
+
+def __getattr__(name: str):
+    if name not in _HOMES:
+        raise AttributeError(f"module 'densing.overlap' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"densing.overlap.{_HOMES[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -6,12 +6,12 @@ that combines them). Every engine answers ``run(jobs)`` with the top jobs' resul
 an exception raised by a job is raised by ``run``.
 
 * :class:`SerialEngine` — everything in this process, one job after another;
-* :class:`ProcessEngine` — local processes (``multiprocessing``, fork start on Linux: no
-  re-import); a combining job runs in this process once its inputs are back. No more leaves
-  than workers (a file's parts): one process each but the last leaf, which runs here, started
-  directly (a pool's start-up, ~15 ms, is a tenth of a 30 MB file's time); more: a
-  ``concurrent.futures`` process pool of ``workers`` processes that runs them all, so this
-  process holds only results;
+* :class:`ProcessEngine` — local processes (forked on Linux: no re-import); a combining job
+  runs in this process once its inputs are back. No more leaves than workers (a file's parts):
+  one process each but the last leaf, which runs here, forked directly with ``os.fork`` and a
+  pipe (a pool's start-up, ~15 ms, is a tenth of a 30 MB file's time, and ``multiprocessing``'s
+  imports alone cost a 10 MB file's run about a tenth of its CPU); more: a ``concurrent.futures``
+  process pool of ``workers`` processes that runs them all, so this process holds only results;
 * :class:`DaskEngine` — a ``dask.distributed`` client (a ``LocalCluster`` on this machine or a
   running scheduler's address): the whole tree is submitted, dependencies stay on the workers
   and only the top jobs' results come back. The workers must read the trace files at the same
@@ -123,48 +123,113 @@ class ProcessEngine:
 
     @staticmethod
     def _few(leaves: list[Job]) -> dict:
-        """One process per leaf but the last, which runs here; every child reaped on every exit path."""
-        from densing.workers import end_process, fork_context
-
-        context = fork_context()
+        """One forked process per leaf but the last, which runs here; every child reaped on every exit path."""
         started = []
         results = {}
         try:
             for leaf in leaves[:-1]:
-                receive, send = context.Pipe(duplex=False)
-                process = context.Process(target=_child, args=(leaf, send, os.getpid()), daemon=True)
-                process.start()
-                send.close()
-                started.append((leaf, process, receive))
+                started.append((leaf, *_fork(leaf)))
             try:
                 results[id(leaves[-1])] = _evaluate(leaves[-1])
             except Exception as exc:  # noqa: BLE001 - raised in job order
                 results[id(leaves[-1])] = _Raised(exc)
-            for leaf, process, receive in started:  # every child is heard
-                try:
-                    ok, value = receive.recv()
-                except EOFError:
-                    ok, value = False, WorkerError("a trace worker process died (out of memory or killed); "
-                                                   "try --scheduler serial")
-                results[id(leaf)] = value if ok else _Raised(value)
+            for leaf, pid, receive in started:  # every child is heard
+                results[id(leaf)] = _receive(receive)
         finally:  # after an error, Ctrl-C or SIGTERM a child still running is ended, not waited for
-            for _, process, receive in started:
-                end_process(process)
-                receive.close()
+            for _, pid, receive in started:
+                _end_child(pid)
+                os.close(receive)
         return results
 
     def close(self) -> None:
         pass
 
 
-def _child(job: Job, send, parent: int) -> None:
-    from densing.workers import worker_setup
+def _fork(job: Job) -> tuple[int, int]:
+    """Start ``job`` in a forked child (a plain ``os.fork``: ``multiprocessing`` and its imports cost a small set's
+    start-up more than the fork). ``SIGINT`` and ``SIGTERM`` are held while forking, as
+    :func:`densing.workers.fork_context` holds them, and the child starts with them held until
+    :func:`densing.workers.worker_setup` has made it die with this process. Returns (pid, read end of the pipe
+    that brings the child's pickled ``(ok, value)``)."""
+    import signal
 
-    worker_setup(parent)
+    held = {signal.SIGINT, signal.SIGTERM}
+    parent = os.getpid()
+    receive, send = os.pipe()
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
     try:
-        send.send((True, _evaluate(job)))
-    except BaseException as exc:  # noqa: BLE001 - handed to the parent
-        send.send((False, exc))
+        pid = os.fork()
+        if pid == 0:
+            _child(job, receive, send, parent)  # never returns
+    except BaseException:
+        os.close(receive)
+        raise
+    finally:
+        os.close(send)
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+    return pid, receive
+
+
+def _child(job: Job, receive: int, send: int, parent: int) -> None:
+    """The forked child: ``job``'s result or exception, pickled into ``send``; it leaves with ``os._exit`` (no exit
+    handlers, no flushing of the parent's buffers)."""
+    code = 1
+    try:
+        import pickle
+
+        from densing.workers import worker_setup
+
+        os.close(receive)
+        worker_setup(parent)
+        try:
+            payload = (True, _evaluate(job))
+        except BaseException as exc:  # noqa: BLE001 - handed to the parent
+            payload = (False, exc)
+        with os.fdopen(send, "wb", closefd=False) as out:
+            out.write(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _receive(receive: int):
+    """A forked child's result read from its pipe (to the end), or a :class:`_Raised` of its exception; a child that
+    died before it wrote (out of memory, killed) is a :class:`~densing.errors.WorkerError`."""
+    import pickle
+
+    with os.fdopen(receive, "rb", closefd=False) as f:
+        data = f.read()
+    try:
+        ok, value = pickle.loads(data)
+    except Exception:  # noqa: BLE001 - nothing or a cut stream: the child died
+        return _Raised(WorkerError("a trace worker process died (out of memory or killed); try --scheduler serial"))
+    return value if ok else _Raised(value)
+
+
+def _end_child(pid: int) -> None:
+    """Reap forked child ``pid``: at once when it has exited, else ``SIGTERM``, then ``SIGKILL`` after
+    :data:`densing.workers.GRACE_S`."""
+    import signal
+    import time
+
+    from densing.workers import GRACE_S
+
+    for sig in (None, signal.SIGTERM, signal.SIGKILL):
+        if sig is not None:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + (GRACE_S if sig is not None else 0)
+        while True:
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    return
+            except ChildProcessError:
+                return
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.005)
 
 
 def _run_chunk(jobs: list[Job]) -> list:

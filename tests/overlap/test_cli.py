@@ -69,7 +69,8 @@ def test_whatif_without_sizes_asks_for_model_size(tmp_path, capsys):
 
 def test_analyze_json_path_imports_neither_pandas_nor_numpy_ma(tmp_path):
     """The machine-readable path stays light: numpy's ``unique`` would import ``numpy.ma``
-    (10-30 ms), pandas is not needed for JSON rows, and a small set needs no processes or Dask."""
+    (10-30 ms), pandas is not needed for JSON rows, a small set needs no processes or Dask, and the command line
+    is read without typer and click (densing.cli.overlap_fast) or the table layer."""
     import subprocess
     import sys
 
@@ -81,8 +82,8 @@ def test_analyze_json_path_imports_neither_pandas_nor_numpy_ma(tmp_path):
         "from densing.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    try:\n        main()\n    except SystemExit as e:\n        assert not e.code, e.code\n"
-        "print(sorted(m for m in ('numpy.ma', 'pandas', 'multiprocessing', 'dask', 'distributed')"
-        " if m in sys.modules))\n"
+        "print(sorted(m for m in ('numpy.ma', 'pandas', 'multiprocessing', 'dask', 'distributed', 'typer', 'click',"
+        " 'densing.cli.app', 'densing.cli.output', 'densing.overlap.whatif') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

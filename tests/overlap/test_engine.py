@@ -1,13 +1,15 @@
 """The same rows wherever the per-rank jobs run: this process, a local process pool, or a Dask
 LocalCluster with 2 workers (skipped where dask.distributed is not installed)."""
 import json
+import os
+import sys
 from pathlib import Path
 
 import pytest
 
-from densing.errors import InputError, TraceError
+from densing.errors import InputError, TraceError, WorkerError
 from densing.overlap.analysis import set_rows
-from densing.overlap.engine import ProcessEngine, SerialEngine, make_engine
+from densing.overlap.engine import Job, ProcessEngine, SerialEngine, make_engine
 from densing.overlap.kineto import GPU
 from densing.overlap.ranks import rank_outcome
 from densing.overlap.trace import run_ranks
@@ -93,3 +95,29 @@ def test_scheduler_names():
     assert isinstance(make_engine("processes", [], 3), ProcessEngine)
     with pytest.raises(InputError, match="--scheduler: expected auto, serial, processes, local"):
         make_engine("fast", [])
+
+
+def _refuse(text):
+    raise ValueError(text)
+
+
+def _children() -> set:
+    own = os.getpid()
+    return {int(c) for task in Path(f"/proc/{own}/task").iterdir() for c in (task / "children").read_text().split()}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks and reads /proc")
+@pytest.mark.parametrize("first,expected", [
+    (Job(abs, (-1,)), [1, 2]),  # the forked leaf's result comes back through its pipe
+    (Job(_refuse, ("bad leaf",)), ValueError("bad leaf")),  # its exception is raised here
+    (Job(os._exit, (3,)), WorkerError("a trace worker process died")),  # it died before writing
+])
+def test_a_few_leaves_fork_and_every_child_is_reaped(first, expected):
+    before = _children()
+    jobs = [first, Job(abs, (-2,))]  # the first leaf is forked, the last runs in this process
+    if isinstance(expected, list):
+        assert ProcessEngine(2).run(jobs) == expected
+    else:
+        with pytest.raises(type(expected), match=str(expected)):
+            ProcessEngine(2).run(jobs)
+    assert _children() == before

@@ -1,0 +1,88 @@
+"""``densing overlap analyze PATH --format json``, parsed without building the typer app.
+
+On a small trace set, start-up is most of what a user of ``overlap analyze`` waits for: typer and click with every
+command module of the app cost about as much CPU as decoding a 10 MB trace. :func:`parse` recognises the command
+line of the machine-readable per-rank answer — ``overlap analyze PATH --format json``, with optionally
+``--kernel-rules hta|traceinsight``, ``--stream`` or ``--no-stream``, ``--scheduler NAME`` and ``--workers N``, each
+at most once, as ``--option value`` or ``--option=value`` — and :func:`run` answers it through the same library
+call (:func:`densing.overlap.analysis.analyze_rows`), output (that of :func:`densing.cli.output.print_json`, without
+importing the table layer), errors (one
+line, exit code 2) and process guard (:func:`densing.cli.guard.guarded`) as the typer command
+(:func:`densing.cli.overlap.analyze`). Any other command line, a help request or anything this parser does not
+know, goes to typer unchanged, so usage errors keep typer's words.
+"""
+from __future__ import annotations
+
+import sys
+
+_VALUED = {"--format": "fmt", "--kernel-rules": "rules", "--scheduler": "scheduler", "--workers": "workers"}
+_FLAGS = {"--stream": True, "--no-stream": False}
+#: The values this parser takes; another value is left to typer (its refusal, or a format needing pandas).
+_CHOICES = {"fmt": ("json",), "rules": ("hta", "traceinsight")}
+
+
+def _value(key: str, text: str):
+    """``text`` as option ``key``'s value, or None when typer should judge it."""
+    if key in _CHOICES:
+        return text if text in _CHOICES[key] else None
+    if key == "workers":  # at least one (typer refuses 0 in its own words)
+        return int(text) if text.isascii() and text.isdigit() and int(text) >= 1 else None
+    return text if text and not text.startswith("-") else None
+
+
+def parse(argv: list[str]) -> dict | None:
+    """The options of a plain ``overlap analyze … --format json`` command line (see the module docstring), or None
+    for anything else."""
+    if len(argv) < 3 or argv[0] != "overlap" or argv[1] != "analyze":
+        return None
+    found: dict = {}
+    words = iter(argv[2:])
+    for word in words:
+        name, eq, inline = word.partition("=")
+        if word in _FLAGS:
+            key, value = "stream", _FLAGS[word]
+        elif name in _VALUED:
+            key = _VALUED[name]
+            value = _value(key, inline if eq else next(words, ""))
+        elif word and not word.startswith("-"):
+            key, value = "path", word
+        else:
+            return None
+        if value is None or key in found:
+            return None
+        found[key] = value
+    if "path" not in found or found.pop("fmt", None) != "json":
+        return None
+    return found
+
+
+def run(options: dict) -> None:
+    """Answer a command line :func:`parse` read: the rows as JSON on stdout; a
+    :class:`~densing.errors.DensingError` is one line on stderr and exit code 2, Ctrl-C exit code 130."""
+    from pathlib import Path
+
+    from densing.cli.guard import guarded, one_line
+    from densing.errors import DensingError
+
+    with guarded():
+        try:
+            _analyze(Path(options["path"]), options.get("scheduler", "auto"), options.get("workers"),
+                     options.get("rules", "hta"), options.get("stream"))
+        except DensingError as exc:
+            message = one_line(str(exc)) if str(exc) else type(exc).__name__
+            print(f"error: {message}", file=sys.stderr)
+            sys.exit(2)
+        except KeyboardInterrupt:
+            print("error: interrupted", file=sys.stderr)
+            sys.exit(130)
+
+
+def _analyze(path, scheduler: str, workers: int | None, rules: str, stream: bool | None) -> None:
+    """What :func:`densing.cli.overlap.analyze` does with ``--format json`` and without ``--steps``/``--peer-wait``
+    (its option checks hold by construction here: workers ≥ 1, rules one of the two names)."""
+    import orjson
+
+    from densing.overlap.analysis import analyze_rows
+
+    rows = analyze_rows(path, scheduler, workers, rules, stream)  # printed as densing.cli.output.print_json prints
+    sys.stdout.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n")
