@@ -103,16 +103,16 @@ def _first_pivots(t, y, valid, start) -> np.ndarray:
 def censored_quantile_lines_weighted(t, y, kind, weight, quantile: float = 0.9, start=None
                                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(A, B, pivots) of Powell's censored q-th regression quantile of each row of ``y`` (shape (problems, n)), the
-    points weighted by ``weight`` (module docstring: the vertex walk). ``t``, ``kind`` and ``weight`` broadcast
-    against ``y``; a point with zero weight, or a non-finite value or kind, does not count. ``start``: a line (A, B)
+    points weighted by ``weight`` (module docstring: the vertex walk). ``t``, ``y``, ``kind`` and ``weight`` broadcast
+    to one shape (problems, n); a point with zero weight, or a non-finite value or kind, does not count. ``start``: a line (A, B)
     near which to begin (a bootstrap passes its point estimate). NaNs where no point has a date of its own to pair with.
     """
-    y = np.atleast_2d(np.asarray(y, float))
-    if y.shape[1] == 0:
-        return np.full(y.shape[0], math.nan), np.full(y.shape[0], math.nan), np.zeros(y.shape[0], dtype=np.int64)
-    t = np.broadcast_to(np.asarray(t, float), y.shape)
-    kind = np.broadcast_to(np.asarray(kind, float), y.shape)
-    weight = np.broadcast_to(np.asarray(weight, float), y.shape)
+    t, y, kind, weight = (np.asarray(a, float) for a in (t, y, kind, weight))
+    shape = np.broadcast_shapes(t.shape, y.shape, kind.shape, weight.shape)
+    shape = shape if len(shape) == 2 else (1, *shape)
+    t, y, kind, weight = (np.broadcast_to(a, shape) for a in (t, y, kind, weight))
+    if shape[1] == 0:
+        return np.full(shape[0], math.nan), np.full(shape[0], math.nan), np.zeros(shape[0], dtype=np.int64)
     valid = (weight > 0) & np.isfinite(y) & np.isfinite(kind) & np.isfinite(t)
     y, t = np.where(valid, y, 0.0), np.where(valid, t, 0.0)
     above, below = _costs(kind, np.where(valid, weight, 0.0), quantile)
