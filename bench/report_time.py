@@ -48,9 +48,11 @@ def main() -> None:
     parser.add_argument("--baseline", default="main")
     parser.add_argument("--command", choices=sorted(COMMANDS), default="report")
     args = parser.parse_args()
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.baseline], capture_output=True,
+                            text=True).stdout.strip()  # before the run: a branch may move while it runs
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "baseline"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), args.baseline], check=True,
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), commit], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             words = [w.format(out=str(Path(tmp) / "report.html")) for w in COMMANDS[args.command]]
@@ -70,8 +72,6 @@ def main() -> None:
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.baseline], capture_output=True,
-                            text=True).stdout.strip()
     print(f"densing {' '.join(COMMANDS[args.command]).format(out='OUT')}: {args.runs} paired whole-process runs after one "
           f"warm-up each; {os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
     for column, what in ((0, "wall"), (1, "CPU")):
