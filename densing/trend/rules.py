@@ -54,11 +54,13 @@ class FrontierRule:
 
 
 def _check_rule(registry: Registry, name: str, rule) -> None:
-    """A frontier rule is a :class:`FrontierRule` whose ``fit`` takes (t, y, kind, labels, quantile, start) and whose
-    ``fit_many`` (if any) takes (problems, quantile, start), as :func:`frontier_lines` calls them."""
+    """A frontier rule is a :class:`FrontierRule` whose ``fit`` takes (t, y, kind, labels, quantile, start), whose
+    ``fit_many`` (if any) takes (problems, quantile, start) and whose ``fit_weighted`` (if any) takes (t, y, kind,
+    weight, quantile, start), as :func:`frontier_lines` and :func:`frontier_lines_weighted` call them."""
     check_type(registry, name, rule, FrontierRule)
     check_callable(registry, name, "fit", rule.fit, 6)
     check_callable(registry, name, "fit_many", rule.fit_many, 3, optional=True)
+    check_callable(registry, name, "fit_weighted", rule.fit_weighted, 6, optional=True)
 
 
 #: The registered rules, by name (a :class:`densing.registry.Registry`: iterating gives the names in registration order).
