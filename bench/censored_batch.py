@@ -1,14 +1,14 @@
-"""Time the censored quantile line over a bootstrap's resamples: solved together in batches vs one at a time.
+"""Time the censored quantile line over a bootstrap's resamples: solved together vs one at a time.
 
 Workload: the headline's points of ``densing trend`` on the shipped table (its lead reference's t, ln ρ and bound
 kinds), resampled with replacement ``--draws`` times (seed 0): the problems the 0.9-quantile rule's bootstrap solves.
-:func:`densing.trend.censored.censored_quantile_lines` solves them together, answering their requests in chunks of
-:data:`densing.trend.censored.CHUNK` problems; the baseline, measured in the same run, solves each alone
-(:func:`densing.trend.censored.censored_quantile_line`, a batch of one). Each chunk size in ``--chunks`` is timed
-too. Every variant must give the same lines, bit for bit (checked). Prints the median and range of ``--repeats``
-timings and the ratio of medians, one-at-a-time / batched.
+Three ways, timed in the same run: one problem at a time (:func:`densing.trend.censored.censored_quantile_line`,
+the baseline), the resamples stacked as rows (:func:`densing.trend.censored.censored_quantile_lines`), and the
+resamples as counts of the points (:func:`densing.trend.censored.censored_quantile_lines_weighted`, what the common
+design's bootstrap calls). The stacked lines must equal the one-at-a-time lines bit for bit, the counted ones to
+1e-9 (checked). Prints the median and range of ``--repeats`` timings and the ratio of medians, one-at-a-time / way.
 
-    PYTHONPATH=src python bench/censored_batch.py [--draws 300] [--repeats 5] [--chunks 1 4 16 64 100000]
+    python bench/censored_batch.py [--draws 300] [--repeats 5]
 """
 from __future__ import annotations
 
@@ -23,14 +23,14 @@ from densing.trend import censored
 from densing.trend.measure import measure_trend
 
 
-def problems(draws: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def problems(draws: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(t, y, kind) of the headline's usable points and the resamples' indices (draws, n)."""
     models = measure_trend(read_results(RESULTS / "public_models.csv"), n_boot=5, n_boot_side=5).models
     t, y, kind = (models[c].to_numpy(float) for c in ("t", "log_density", "bound"))
     keep = np.isfinite(y) & np.isfinite(kind)
     t, y, kind = t[keep], y[keep], kind[keep].astype(int)
     rng = np.random.default_rng(0)
-    picks = [rng.integers(0, t.size, t.size) for _ in range(draws)]
-    return [(t[p], y[p], kind[p]) for p in picks]
+    return t, y, kind, np.stack([rng.integers(0, t.size, t.size) for _ in range(draws)])
 
 
 def timed(solve, repeats: int) -> tuple[list[float], list]:
@@ -46,23 +46,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=300)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--chunks", type=int, nargs="+", default=[1, 4, 16, 64, 100000])
     args = parser.parse_args()
-    work = problems(args.draws)
-    print(f"{len(work)} resamples of {work[0][0].size} points ({int((work[0][2] != 0).sum())} bounds in the first); "
-          f"{args.repeats} repeats; seconds: median [min, max]")
+    t, y, kind, picks = problems(args.draws)
+    work = [(t[p], y[p], kind[p]) for p in picks]
+    counts = np.stack([np.bincount(p, minlength=t.size) for p in picks])
+    print(f"{len(work)} resamples of {t.size} points ({int((kind != 0).sum())} bounds); {args.repeats} repeats; "
+          f"seconds: median [min, max]")
     alone_s, alone = timed(lambda: [censored.censored_quantile_line(*p) for p in work], args.repeats)
+    alone = np.array([line[:2] for line in alone], float)
     print(f"one at a time        {np.median(alone_s):7.3f} [{min(alone_s):.3f}, {max(alone_s):.3f}]")
-    default = censored.CHUNK
-    for chunk in args.chunks:
-        censored.CHUNK = chunk
-        batched_s, batched = timed(lambda: censored.censored_quantile_lines(work), args.repeats)
-        same = all(np.array_equal(np.array(a, float), np.array(b, float), equal_nan=True) for a, b in zip(alone, batched))
-        mark = " (CHUNK)" if chunk == default else ""
-        print(f"batched, chunk {chunk:<6}{np.median(batched_s):7.3f} [{min(batched_s):.3f}, {max(batched_s):.3f}]  "
-              f"ratio one-at-a-time / batched {np.median(alone_s) / np.median(batched_s):5.2f}  "
-              f"same lines: {same}{mark}")
-    censored.CHUNK = default
+    stacked_s, stacked = timed(lambda: censored.censored_quantile_lines(work), args.repeats)
+    same = np.array_equal(np.array([line[:2] for line in stacked], float), alone, equal_nan=True)
+    print(f"stacked rows         {np.median(stacked_s):7.3f} [{min(stacked_s):.3f}, {max(stacked_s):.3f}]  "
+          f"ratio {np.median(alone_s) / np.median(stacked_s):5.2f}  same lines (bit for bit): {same}")
+    counted_s, counted = timed(lambda: censored.censored_quantile_lines_weighted(t, y[None], kind, counts), args.repeats)
+    close = np.allclose(np.stack(counted[:2], axis=1), alone, rtol=1e-9, atol=1e-12, equal_nan=True)
+    print(f"as counts            {np.median(counted_s):7.3f} [{min(counted_s):.3f}, {max(counted_s):.3f}]  "
+          f"ratio {np.median(alone_s) / np.median(counted_s):5.2f}  same lines (to 1e-9): {close}")
 
 
 if __name__ == "__main__":

@@ -1,20 +1,21 @@
 """Whole-process time of ``densing report`` (and ``densing trend --by benchmark``) against a baseline commit.
 
 The baseline is the same command run from a checkout of ``--baseline`` (a commit of this repository,
-default ``8302201``: the capability trend under rule v2, whose report the reference-rule work set out to
-bring back under 5 s) made with ``git worktree`` in a temporary folder and imported through
+default ``main``: the landed tree) made with ``git worktree`` in a temporary folder and imported through
 ``PYTHONPATH`` (its ``src/`` where the package lives there), so both run in this interpreter with the same
 packages. The two commands alternate,
 A B A B …, ``--runs`` times each after one warm-up of each; the script prints each one's median and
-range of wall seconds and the pair-by-pair ratio A/B (median, range), with the load average before and
-after. It asserts nothing.
+range of wall seconds and of CPU seconds (the process and its children, the side worker included: on a machine
+other processes share, CPU seconds move less than wall seconds) and the pair-by-pair ratios A/B (median, range),
+with the load average before and after. It asserts nothing.
 
-    python bench/report_time.py [--runs 5] [--baseline 8302201] [--command report|trend]
+    python bench/report_time.py [--runs 5] [--baseline main] [--command report|trend]
 """
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -29,24 +30,29 @@ COMMANDS = {
 }
 
 
-def seconds(argv: list[str], env: dict, cwd: Path) -> float:
+def seconds(argv: list[str], env: dict, cwd: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the child processes) of one whole-process run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd)
     took = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv)}: exit {done.returncode}: {done.stderr.decode()[-400:]}")
-    return took
+    return took, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--baseline", default="8302201")
+    parser.add_argument("--baseline", default="main")
     parser.add_argument("--command", choices=sorted(COMMANDS), default="report")
     args = parser.parse_args()
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.baseline], capture_output=True,
+                            text=True).stdout.strip()  # before the run: a branch may move while it runs
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "baseline"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), args.baseline], check=True,
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), commit], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             words = [w.format(out=str(Path(tmp) / "report.html")) for w in COMMANDS[args.command]]
@@ -58,7 +64,7 @@ def main() -> None:
             load_before = os.getloadavg()
             for name in runs:  # one warm-up each (file caches, compiled bytecode)
                 seconds(*runs[name])
-            times: dict[str, list[float]] = {name: [] for name in runs}
+            times: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
             for _ in range(args.runs):
                 for name in runs:
                     times[name].append(seconds(*runs[name]))
@@ -66,13 +72,15 @@ def main() -> None:
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    ratios = [a / b for a, b in zip(times["current"], times["baseline"])]
     print(f"densing {' '.join(COMMANDS[args.command]).format(out='OUT')}: {args.runs} paired whole-process runs after one "
           f"warm-up each; {os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
-    for name, found in times.items():
-        label = "current tree" if name == "current" else f"baseline {args.baseline}"
-        print(f"{label:<20} median {statistics.median(found):6.2f} s  range {min(found):6.2f}–{max(found):6.2f} s")
-    print(f"{'ratio current/base':<20} median {statistics.median(ratios):6.2f}    range {min(ratios):6.2f}–{max(ratios):6.2f}")
+    for column, what in ((0, "wall"), (1, "CPU")):
+        found = {name: [run[column] for run in runs_of] for name, runs_of in times.items()}
+        ratios = [a / b for a, b in zip(found["current"], found["baseline"])]
+        for name, values in found.items():
+            label = "current tree" if name == "current" else f"baseline {args.baseline} ({commit})"
+            print(f"{what:<4} {label:<28} median {statistics.median(values):6.2f} s  range {min(values):6.2f}–{max(values):6.2f} s")
+        print(f"{what:<4} {'ratio current/base':<28} median {statistics.median(ratios):6.2f}    range {min(ratios):6.2f}–{max(ratios):6.2f}")
 
 
 if __name__ == "__main__":

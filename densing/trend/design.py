@@ -261,12 +261,14 @@ def point_densities(design: Design) -> tuple[np.ndarray, np.ndarray]:
 
 def _slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, index: np.ndarray,
             start) -> np.ndarray:
-    """Each reference's frontier slope in each draw, (R, K)."""
-    t, labels = data["t"], data["labels"]
-    out = np.empty(y.shape[:2])
-    for r in range(y.shape[0]):
-        problems = [(t[index[k]], y[r, k, index[k]], kind[r, k, index[k]], labels[index[k]]) for k in range(y.shape[1])]
-        out[r] = rules.frontier_lines(rule, problems, quantile, start=start[r])[:, 0]
+    """Each reference's frontier slope in each draw, (R, K): draw k's resample ``index[k]`` as counts of the targets
+    (a line depends on its points, not their order), every reference's draws solved together per reference."""
+    count, draws, n = y.shape
+    weight = np.bincount((index + n * np.arange(draws)[:, None]).ravel(), minlength=draws * n).reshape(draws, n)
+    out = np.empty((count, draws))
+    for r in range(count):
+        out[r] = rules.frontier_lines_weighted(rule, data["t"], y[r], kind[r], weight, data["labels"], quantile,
+                                               start=start[r])[:, 0]
     return out
 
 

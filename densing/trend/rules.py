@@ -24,7 +24,7 @@ from typing import Callable
 import numpy as np
 
 from densing.registry import Registry, check_callable, check_type
-from densing.trend.censored import censored_quantile_line, censored_quantile_lines
+from densing.trend.censored import censored_quantile_line, censored_quantile_lines, censored_quantile_lines_weighted
 from densing.trend.tobit import tobit_line
 from densing.trend.constants import MIN_POINTS
 from densing.trend.lines import envelope_index
@@ -36,7 +36,9 @@ Fit = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float], "tuple[f
 class FrontierRule:
     """A frontier rule: ``fit`` draws one line; ``legend``: the line in words, for the report's figures;
     ``fit_many`` (optional) draws the lines of many problems at once — a bootstrap's draws — and must give each the
-    number ``fit`` gives it (default: ``fit`` on each)."""
+    number ``fit`` gives it (default: ``fit`` on each); ``fit_weighted`` (optional) draws the lines of the rows of
+    (t, y, kind, weight) arrays, a point counted ``weight`` times — a bootstrap's resamples as counts — and must give
+    each row the line ``fit`` gives its points repeated (default: :func:`frontier_lines` on the repeated points)."""
 
     name: str
     description: str
@@ -44,6 +46,7 @@ class FrontierRule:
     optimistic_interval: bool = False
     fit_many: Callable | None = None
     legend: str = ""
+    fit_weighted: Callable | None = None
 
     def words(self) -> str:
         """The legend's words: ``legend``, else the description."""
@@ -51,11 +54,13 @@ class FrontierRule:
 
 
 def _check_rule(registry: Registry, name: str, rule) -> None:
-    """A frontier rule is a :class:`FrontierRule` whose ``fit`` takes (t, y, kind, labels, quantile, start) and whose
-    ``fit_many`` (if any) takes (problems, quantile, start), as :func:`frontier_lines` calls them."""
+    """A frontier rule is a :class:`FrontierRule` whose ``fit`` takes (t, y, kind, labels, quantile, start), whose
+    ``fit_many`` (if any) takes (problems, quantile, start) and whose ``fit_weighted`` (if any) takes (t, y, kind,
+    weight, quantile, start), as :func:`frontier_lines` and :func:`frontier_lines_weighted` call them."""
     check_type(registry, name, rule, FrontierRule)
     check_callable(registry, name, "fit", rule.fit, 6)
     check_callable(registry, name, "fit_many", rule.fit_many, 3, optional=True)
+    check_callable(registry, name, "fit_weighted", rule.fit_weighted, 6, optional=True)
 
 
 #: The registered rules, by name (a :class:`densing.registry.Registry`: iterating gives the names in registration order).
@@ -83,7 +88,12 @@ def _quantile(t, y, kind, labels, quantile, start=None):
 
 
 def _quantile_many(problems, quantile, start=None):
-    return [line[:2] for line in censored_quantile_lines([(t, y, kind) for t, y, kind, _ in problems], quantile)]
+    return [line[:2] for line in censored_quantile_lines([(t, y, kind) for t, y, kind, _ in problems], quantile, start)]
+
+
+def _quantile_weighted(t, y, kind, weight, quantile, start=None):
+    slope, intercept, _ = censored_quantile_lines_weighted(t, y, kind, weight, quantile, start)
+    return np.stack([slope, intercept], axis=1)
 
 
 def _tobit(t, y, kind, labels, quantile, start=None):
@@ -101,7 +111,7 @@ def _envelope(t, y, kind, labels, quantile, start=None):
 
 
 register(FrontierRule("quantile", "censored 0.9 regression quantile over every model (Powell 1986), bounds as bounds", _quantile,
-                      fit_many=_quantile_many, legend="0.9-quantile line"))
+                      fit_many=_quantile_many, legend="0.9-quantile line", fit_weighted=_quantile_weighted))
 register(FrontierRule("all", "Tobit mean line over every model, bounds as bounds", _tobit,
                       legend="line through every model (censored regression)"))
 register(FrontierRule("envelope", "the paper's record-setters, OLS (bounds at their values)", _envelope, optimistic_interval=True,
@@ -138,4 +148,34 @@ def frontier_lines(rule: str, problems, quantile: float = 0.9, start: tuple[floa
         found = [chosen.fit(t, y, kind, labels, quantile, start) for t, y, kind, labels in ready]
     for i, line in zip(where, found):
         out[i] = line
+    return out
+
+
+def frontier_lines_weighted(rule: str, t: np.ndarray, y: np.ndarray, kind: np.ndarray, weight: np.ndarray,
+                            labels: np.ndarray, quantile: float = 0.9, start: tuple[float, float] | None = None) -> np.ndarray:
+    """:func:`frontier_lines` of the rows of ``y`` (problems, n) over the points ``t`` and ``labels`` (n,), each point
+    counted ``weight`` (problems, n) times — a bootstrap's resamples as counts, so the points are stacked once: shape
+    (problems, 2). Usable points as there (finite y and kind, weight > 0); a row with fewer than ``MIN_POINTS`` of them
+    (counted with their weights) or one date gives NaNs. The rule's ``fit_weighted`` where it has one, else
+    :func:`frontier_lines` on each row's points repeated."""
+    chosen = get(rule)
+    y, kind, weight = np.asarray(y, float), np.asarray(kind, float), np.asarray(weight, float)
+    usable = np.isfinite(y) & np.isfinite(kind) & (weight > 0)
+    counted = np.where(usable, weight, 0.0)
+    dated = np.where(usable, t[None, :], np.nan)
+    with np.errstate(invalid="ignore"):
+        spread = np.nanmax(dated, axis=1, initial=-np.inf) - np.nanmin(dated, axis=1, initial=np.inf)
+    fittable = (counted.sum(axis=1) >= MIN_POINTS) & (spread > 0)
+    out = np.full((y.shape[0], 2), math.nan)
+    rows = np.flatnonzero(fittable)
+    if not rows.size:
+        return out
+    if chosen.fit_weighted is not None:
+        out[rows] = chosen.fit_weighted(t, y[rows], kind[rows], counted[rows], quantile, start)
+        return out
+    problems = []
+    for r in rows:
+        index = np.repeat(np.arange(t.size), counted[r].astype(int))
+        problems.append((t[index], y[r, index], kind[r, index], labels[index]))
+    out[rows] = frontier_lines(rule, problems, quantile, start)
     return out

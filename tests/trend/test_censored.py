@@ -104,7 +104,7 @@ def test_the_audit_cases_reach_the_global_optimum():
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10_000), n=st.integers(8, 60))
-def test_several_starts_and_the_vertex_walk_find_the_exhaustive_optimum(seed, n):
+def test_the_vertex_walk_finds_the_exhaustive_optimum(seed, n):
     rng = np.random.default_rng(seed)
     t = rng.uniform(0, 600, n)
     y = 0.005 * t + rng.normal(0, 1, n)
@@ -135,6 +135,43 @@ def test_a_bootstraps_lines_solved_together_are_each_lines_solved_alone(seed, n,
     for problem, line in zip(problems, together):
         alone = censored_quantile_line(*problem, 0.9)
         assert np.array_equal(np.array(line, float), np.array(alone, float), equal_nan=True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(4, 40), draws=st.integers(1, 12), start=st.booleans())
+def test_weighted_rows_reach_the_optimum_of_their_points_repeated(seed, n, draws, start):
+    """A bootstrap's resamples as counts: each row's line is the exhaustive optimum over its points repeated (ties in
+    date, bounds of both kinds, zero counts, a start line or none)."""
+    from densing.trend.censored import censored_quantile_lines_weighted, exhaustive_censored_quantile_line
+
+    rng = np.random.default_rng(seed)
+    t = np.round(rng.uniform(0, 600, n), -1)
+    y = 0.004 * t + rng.normal(0, 1, (draws, n))
+    kind = rng.choice([EXACT, EXACT, EXACT, LOWER, UPPER], (draws, n))
+    weight = np.stack([np.bincount(rng.integers(n, size=n), minlength=n) for _ in range(draws)])
+    slope, intercept, _ = censored_quantile_lines_weighted(t, y, kind, weight, 0.9, (0.004, 0.0) if start else None)
+    for k in range(draws):
+        index = np.repeat(np.arange(n), weight[k])
+        if np.ptp(t[index]) == 0:
+            assert np.isnan(slope[k])
+            continue
+        best = exhaustive_censored_quantile_line(t[index], y[k, index], kind[k, index], 0.9)
+        assert (powell_objective(t[index], y[k, index], kind[k, index], slope[k], intercept[k], 0.9)
+                <= powell_objective(t[index], y[k, index], kind[k, index], *best, 0.9) + 1e-9)
+
+
+def test_a_planted_line_through_exact_points_is_found_whatever_the_start():
+    """Points on a line, bounds the line satisfies: the objective is 0 only on the planted line."""
+    from densing.trend.censored import censored_quantile_lines_weighted
+
+    t = np.linspace(0, 700, 30)
+    y = 0.003 * t - 1.0
+    kind = np.zeros(30)
+    kind[::5] = LOWER
+    y = np.where(kind == LOWER, y - 0.5, y)  # lower bounds under the line: satisfied, cost 0
+    for start in (None, (0.0, 0.0), (-1.0, 50.0)):
+        slope, intercept, _ = censored_quantile_lines_weighted(t, y[None], kind, 1.0, 0.9, start)
+        assert slope[0] == pytest.approx(0.003, rel=1e-9) and intercept[0] == pytest.approx(-1.0, abs=1e-9)
 
 
 def test_quantile_slopes_of_rows_are_each_rows_quantile_slope():

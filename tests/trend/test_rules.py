@@ -59,3 +59,24 @@ def test_a_rule_name_is_registered_once():
     with pytest.raises(ValueError, match="already registered"):
         rules.register(FrontierRule("quantile", "again", rules.RULES["quantile"].fit))
     assert np.array_equal(rules.frontier_lines("envelope", []), np.empty((0, 2)))
+
+
+@pytest.mark.parametrize("rule", ["quantile", "envelope", "all"])
+def test_a_resample_as_counts_gives_the_line_of_its_points_repeated(rule):
+    """frontier_lines_weighted (a bootstrap's draws as counts of the points) against frontier_lines on the resampled
+    points: the same line (the quantile rule's to the solver's rounding: its walk visits the points in another order)."""
+    rng = np.random.default_rng(5)
+    n, draws = 40, 12
+    t = np.round(rng.uniform(0, 700, n), -1)
+    labels = np.array([f"m{i}" for i in range(n)])
+    y = 0.004 * t + rng.normal(0, 0.5, (draws, n))
+    kind = rng.choice([0, 0, 0, 0, 1, -1], (draws, n)).astype(float)
+    y[:, 3] = np.nan  # an unusable point
+    index = rng.integers(n, size=(draws, n))
+    index[0] = 7  # one date only: no line
+    weight = np.stack([np.bincount(row, minlength=n) for row in index])
+    found = rules.frontier_lines_weighted(rule, t, y, kind, weight, labels, 0.9)
+    repeated = [np.sort(row) for row in index]
+    expected = rules.frontier_lines(rule, [(t[i], y[k, i], kind[k, i], labels[i]) for k, i in enumerate(repeated)], 0.9)
+    assert np.isnan(found[0]).all() and np.isnan(expected[0]).all()
+    assert np.allclose(found, expected, rtol=1e-7, atol=1e-9, equal_nan=True)
