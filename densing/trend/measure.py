@@ -1,26 +1,27 @@
-"""The density trend as a measurement by capability: references by a date-blind rule, every uncertainty carried, checks.
+"""The density trend as a measurement by capability: references by written rules, one design per row, every
+uncertainty carried, checks.
 
 :func:`measure_trend` is what ``densing trend`` and the report show:
 
-1. **The references** follow rule v3 of :mod:`densing.laws.eligibility` (date-blind, its
-   thresholds written before any trend under it was computed): families of one recipe and one
-   budget, fitted per benchmark as S(N) at their own budget by binomial likelihood
-   (:mod:`densing.laws.family`), eligible by R1, R2, R2s, R3, R4r, R4s, R5z. Every eligible
-   reference of a row enters its bootstrap (equal weights).
-2. **The targets** of a reference are every dated model released since ``since`` except that
-   family's own models; each score carries its standard error (the table's, else binomial from
-   the benchmark's item count).
-3. **The rows** (:mod:`densing.trend.capability`): one per benchmark (the paper's inversion) and
-   one per benchmark set (the joint inversion, :mod:`densing.laws.joint`, missing scores allowed);
-   the headline is the paper-like set (MMLU, BBH, MATH-hard, HumanEval).
-4. **The headline rule** is the censored 0.9 regression quantile (:mod:`densing.trend.rules`); the
-   paper's envelope and the Tobit mean line are shown beside it. Intervals carry fit, score,
-   model-sampling and reference-choice uncertainty (:mod:`densing.trend.uncertainty`).
-5. **Checks** (:mod:`densing.trend.checks`) under every reference of the headline: saturation,
-   conditioning, size confounding; sensitivity across the references; the within-family size
-   slope as a finding. The doubling time is reported when no check fails; otherwise the words say
-   which failed. Rule v2's and rule v1's verdicts (least-squares fits, a relative held-out
-   tolerance) are kept beside it as labelled variants.
+1. **The references** of a benchmark follow rule v3 of :mod:`densing.laws.eligibility` (date-blind, its thresholds
+   written before any trend under it was computed): families of one recipe and one budget, fitted per benchmark as
+   the paper's sigmoid of a power law at their own budget by binomial likelihood (:mod:`densing.laws.family`),
+   eligible by R1, R2, R2s, R3, R4r, R4s, R5z. A set's references follow the set rule
+   (:func:`densing.trend.design.set_references`).
+2. **One design per row** (:mod:`densing.trend.design`): the targets are the models released since ``since`` with
+   every score of the row, each score with its standard error; every reference inverts the same benchmarks for the
+   same targets, its own family's models from the other references (leave-one-family-out).
+3. **The rows** (:mod:`densing.trend.capability`): one per benchmark (the paper's inversion) and one per benchmark
+   set (the joint inversion, :mod:`densing.laws.joint`); the headline is the paper-like set (MMLU, BBH, MATH-hard,
+   HumanEval).
+4. **The headline rule** is the censored 0.9 regression quantile (:mod:`densing.trend.rules`); the paper's envelope
+   and the Tobit mean line are shown beside it. A row's references are pooled by a random-effects model over paired
+   draws (fit, score noise, the sampling of models, the spread between references), with Cochran's Q as the test of
+   whether they disagree (:mod:`densing.trend.uncertainty`).
+5. **Checks** (:mod:`densing.trend.checks`) under every reference of the headline: saturation, conditioning, size
+   confounding; the heterogeneity test; the sensitivity table (each reference, the other frontier rules, every
+   reference at D0 = 1T, the family law logistic in ln N); the fixed-size time regression as a second estimator. The
+   doubling time is "measured" when no check fails; otherwise the words say which failed.
 """
 from __future__ import annotations
 
