@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from densing.paths import SHARED_DATA
+
 from densing.errors import InputError
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -286,9 +288,7 @@ def test_the_api_refuses_an_empty_window_naming_the_filter():
 # ---------------------------------------------------------------------------------------------
 # outputs written as a set; the Swallow builder's own inputs
 
-SWALLOW = REPO_ROOT.parent / "shared" / "data" / "swallow"
-if not SWALLOW.is_dir():  # a worktree beside the main checkout: the shared data is the checkout's neighbour
-    SWALLOW = Path("/work/shared/data/swallow") if Path("/work/shared/data/swallow").is_dir() else SWALLOW
+SWALLOW = SHARED_DATA / "swallow"  # ../shared/data beside the clone, or DENSING_SHARED_DATA
 
 
 def test_a_set_of_outputs_is_written_whole_or_not_at_all(tmp_path):
@@ -347,6 +347,19 @@ def test_the_swallow_builder_refuses_is_post_yes_and_an_unparseable_house_date(t
     house.write_text("\n".join([dates[0], ",".join(row), *dates[2:]]) + "\n")
     with pytest.raises(InputError, match=r"dates.csv: row 1: field 'release_date': cannot parse 'someday'"):
         build_swallow(SWALLOW, REPO_ROOT / "results" / "swallow", house)
+
+
+@pytest.mark.skipif(not SWALLOW.is_dir(), reason="the Swallow leaderboard copy (shared data) is not here")
+@pytest.mark.parametrize("value", ["1.5", "-0.1", "high"])
+def test_the_swallow_builder_refuses_a_score_outside_zero_to_one(value, tmp_path):
+    from densing.data.swallow import build_swallow
+
+    kept = "      XWINO: 0.91\n      MMLU: 0.774\n      GSM8K: 0.743"  # 01-ai/Yi-1.5-34B, a pre-trained model the table keeps
+    source = _swallow_copy(tmp_path, kept, kept.replace("MMLU: 0.774", f"MMLU: {value}"))
+    with pytest.raises(InputError) as raised:
+        build_swallow(source, REPO_ROOT / "results" / "swallow", REPO_ROOT / "results" / "release_dates.csv")
+    assert "field 'results.en_basic.MMLU': expected a score in [0, 1]" in str(raised.value)
+    assert str(source / "model_2025-06.yml") in str(raised.value)
 
 
 def test_the_swallow_module_run_alone_says_what_it_needs_and_the_builder_refuses_an_empty_out(tmp_path):
