@@ -3,7 +3,7 @@
 torchrun starts each worker with ``start_new_session`` (setsid), out of reach of a signal to torchrun's process group. Before
 anything heavy is imported (torch takes seconds), the worker ties its life to torchrun's
 (:func:`densing.workers.worker_setup`: ``PR_SET_PDEATHSIG``, Ctrl-C left to the parent), so a torchrun killed
-before it could end its workers leaves none behind; then it runs :func:`densing.overlap.train.worker_main`.
+before it could end its workers leaves none behind; then it runs :func:`densing.overlap.train_worker.worker_main`.
 """
 from __future__ import annotations
 
@@ -14,6 +14,6 @@ if __name__ == "__main__":
     from densing.workers import worker_setup
 
     worker_setup(os.getppid())
-    from densing.overlap.train import worker_main
+    from densing.overlap.train_worker import worker_main
 
     worker_main(sys.argv[1])

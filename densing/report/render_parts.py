@@ -44,7 +44,7 @@ def row_names(rows: pd.DataFrame) -> dict[str, str]:
     set by its benchmarks joined by " + " ("MMLU + BBH + MATH-hard + HumanEval", never ``paper``) — from its label's
     parenthesis (:func:`densing.trend.figures.row_display`), else from its ``benchmarks``, each named as the sets'
     labels name it (a benchmark no label names in capitals: GSM8K)."""
-    from densing.trend.figures import row_display
+    from densing.trend.forest import row_display
 
     sets = rows[rows["capability"] == "set"]
     known: dict[str, str] = {}

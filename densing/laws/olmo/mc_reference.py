@@ -79,20 +79,11 @@ from densing.laws.points import past_run_fraction, point_tuples, select_points
 from densing.laws.points import data_hash
 from densing.laws.reference_fit import ReferenceFit
 from densing.data.item_counts import item_count
+from densing.laws.olmo.mc_offset import (Offset, effective_size, held_out, measure_offset,  # noqa: F401 (public here)
+                                         offline_reference, offset_from)
+from densing.laws.olmo.mc_tasks import (HELD_OUT_32B, INLOOP_BENCHMARK, MC_CHANCE,  # noqa: F401 (public here)
+                                        OFFLINE_BENCHMARK, OFFSET_ROWS, OLMO2_MODELS, check_task)
 
-#: task → chance level of its MC format (1/k for k options), the fixed floor d of the score law.
-MC_CHANCE: dict[str, float] = {"arc_challenge": 0.25, "hellaswag": 0.25, "winogrande": 0.5, "mmlu": 0.25}
-#: The OLMES table's benchmark name of each task (the targets' names, :data:`densing.data.olmes.OLMES_BENCHMARKS`).
-OFFLINE_BENCHMARK: dict[str, str] = {task: f"olmes_{task}_mc" for task in MC_CHANCE}
-#: The in-loop rows' names (:func:`densing.data.olmo.read_olmo_mc_runs`).
-INLOOP_BENCHMARK: dict[str, str] = {task: f"olmes_{task}_mc_inloop" for task in MC_CHANCE}
-#: The OLMES table's rows of the runs the score law is fitted on (they define the offset).
-OFFSET_ROWS: dict[str, str] = {"olmo-2-7b": "OLMo-2-1124-7B", "olmo-2-13b": "OLMo-2-1124-13B"}
-#: Every OLMo-2 row of the OLMES table: the reference's recipe, never a target.
-OLMO2_MODELS: tuple[str, ...] = ("OLMo-2-1124-7B", "OLMo-2-1124-13B", "OLMo-2-0324-32B")
-#: OLMo-2-0325-32B for the held-out chain: N counted as the ladder counts it is not published; the
-#: nominal 32e9 is used (the 0.5e9 input embedding it would exclude is 1.6% of it), D = 6e12 (models.csv).
-HELD_OUT_32B = {"model": "OLMo-2-0324-32B", "params": 32e9, "train_tokens": 6e12}
 MIN_RUN_FRACTION = 0.1
 BLOCK = 5
 ROBUST_LOSS = "soft_l1"
@@ -103,16 +94,10 @@ MC_FIT = "olmo2_mc_{task}_two_step.json"
 MC_FIT_CEILING_ONE = "olmo2_mc_{task}_ceiling1_two_step.json"
 
 
-def _task(task: str) -> str:
-    if task not in MC_CHANCE:
-        raise InputError(f"task: no MC reference for {task!r} (known: {', '.join(MC_CHANCE)})")
-    return task
-
-
 def score_points(runs: pd.DataFrame, task: str, *, min_run_fraction: float = MIN_RUN_FRACTION) -> pd.DataFrame:
     """The score law's points: (model, params, train_tokens, score, loss, run) of every checkpoint of
     :func:`densing.data.olmo.read_olmo_mc_runs`'s table at or past ``min_run_fraction`` of its run, in training order."""
-    _, points = select_points(runs, INLOOP_BENCHMARK[_task(task)], metric="acc", need_loss=True)
+    _, points = select_points(runs, INLOOP_BENCHMARK[check_task(task)], metric="acc", need_loss=True)
     points = past_run_fraction(points, min_run_fraction)
     return points.sort_values(["run", "train_tokens"], kind="stable").reset_index(drop=True)
 
@@ -216,7 +201,7 @@ def fit_score_law(points: pd.DataFrame, chance: float, *, ceiling: float | None 
 
 def inloop_finals(runs: pd.DataFrame, task: str) -> dict[str, dict]:
     """Each OLMo-2 run's in-loop final MC score (mean of its ``final`` rows), bits per byte and binomial σ."""
-    rows = runs[(runs["benchmark"] == INLOOP_BENCHMARK[_task(task)]) & runs["final"].astype(bool)]
+    rows = runs[(runs["benchmark"] == INLOOP_BENCHMARK[check_task(task)]) & runs["final"].astype(bool)]
     n_items = item_count(f"olmes_{task}")
     out = {}
     for run, group in rows.groupby("run", sort=True):
@@ -240,7 +225,7 @@ def fit_mc_reference(loss_fit: ReferenceFit, runs: pd.DataFrame, task: str, *, n
     """
     from densing import __version__
 
-    task = _task(task)
+    task = check_task(task)
     if ceiling != "rule" and not (isinstance(ceiling, (int, float)) and MC_CHANCE[task] < ceiling <= 1):
         raise InputError(f"ceiling: expected 'rule' or a number in ({MC_CHANCE[task]:g}, 1], got {ceiling!r}")
     if loss_fit.kind != "two-step" or loss_fit.benchmark != f"olmes_{task}":
@@ -298,124 +283,6 @@ def fit_mc_reference(loss_fit: ReferenceFit, runs: pd.DataFrame, task: str, *, n
         provenance=provenance, bootstrap_names=names, bootstrap=bootstrap, points=point_tuples(points),
         benchmarks=(INLOOP_BENCHMARK[task],), loss_unit="bpb", loss_points=loss_fit.loss_points,
     )
-
-
-# ---------------------------------------------------------------------------------------------
-# the in-loop → offline offset
-
-
-@dataclass(frozen=True)
-class Offset:
-    """Δ = offline − in-loop MC score of one task, its σ_Δ and each run's terms (module docstring)."""
-
-    task: str
-    delta: float
-    stderr: float
-    runs: tuple[dict, ...]
-
-    @property
-    def benchmark(self) -> str:
-        return OFFLINE_BENCHMARK[self.task]
-
-    def frame(self) -> pd.DataFrame:
-        return pd.DataFrame(list(self.runs)).assign(task=self.task, offset=self.delta, offset_stderr=self.stderr)
-
-
-def offset_from(task: str, pairs: dict[str, tuple[float, float, float, float]]) -> Offset:
-    """Δ and σ_Δ from run → (offline score, its σ, in-loop score, its σ) (module docstring's equations)."""
-    if len(pairs) < 1:
-        raise InputError(f"{task}: no run with both an offline and an in-loop score; no offset")
-    terms = []
-    for run, (offline, se_off, inloop, se_in) in pairs.items():
-        terms.append({"run": run, "offline": offline, "offline_stderr": se_off, "inloop": inloop,
-                      "inloop_stderr": se_in, "delta": offline - inloop})
-    deltas = np.array([t["delta"] for t in terms])
-    k = len(terms)
-    spread = float(np.var(deltas, ddof=1) / k) if k > 1 else 0.0  # (Δ7 − Δ13)²/4 for two runs
-    binomial = sum(t["offline_stderr"] ** 2 + t["inloop_stderr"] ** 2 for t in terms) / k ** 2
-    return Offset(task, float(deltas.mean()), math.sqrt(spread + binomial), tuple(terms))
-
-
-def measure_offset(fit: ReferenceFit, targets: pd.DataFrame) -> Offset:
-    """The offset of ``fit``'s task: the OLMES table's OLMo-2 7B/13B rows (``targets``, the tidy
-    table of :func:`densing.data.olmes.read_olmes_targets`) against the in-loop finals the fit carries."""
-    task = _task(str(fit.provenance.get("offline_benchmark", "")).removeprefix("olmes_").removesuffix("_mc"))
-    finals = fit.provenance.get("inloop_final") or {}
-    benchmark = OFFLINE_BENCHMARK[task]
-    n_items = item_count(benchmark)
-    pairs = {}
-    for run, model in OFFSET_ROWS.items():
-        rows = targets[(targets["model"] == model) & (targets["benchmark"] == benchmark)]
-        if run not in finals or rows.empty:
-            raise InputError(f"{benchmark}: no {'in-loop final of ' + run if run not in finals else 'OLMES row ' + repr(model)}; "
-                             "the offset needs both")
-        offline = float(rows["value"].iloc[0])
-        pairs[run] = (offline, math.sqrt(offline * (1 - offline) / n_items), float(finals[run]["score"]),
-                      float(finals[run]["stderr"]))
-    return offset_from(task, pairs)
-
-
-def offline_reference(fit: ReferenceFit, offset: Offset, *, seed: int = 0) -> ReferenceFit:
-    """``fit`` on the offline scale: d → d + Δ, and d_k → d_k + Δ_k, Δ_k ~ N(Δ, σ_Δ²) per bootstrap draw (seeded).
-
-    Inverting S through it equals inverting S − Δ through ``fit`` (eq. 4 with d + Δ). The benchmark
-    becomes the OLMES table's name and the metric its ``score``.
-    """
-    if "d" not in fit.params or not fit.bootstrap:
-        raise FitError(f"{fit.benchmark}: a two-step fit with bootstrap draws is needed to carry the offset")
-    params = dict(fit.params)
-    params["d"] = fit.params["d"] + offset.delta
-    draws = np.asarray(fit.bootstrap, float)
-    column = fit.bootstrap_names.index("d")
-    shifts = offset.delta + offset.stderr * np.random.default_rng(seed).standard_normal(len(draws))
-    draws[:, column] += shifts
-    provenance = {**fit.provenance, "benchmarks": [offset.benchmark], "metric": "score",
-                  "offset": {"delta": offset.delta, "stderr": offset.stderr, "seed": seed, "runs": list(offset.runs)},
-                  "inloop_d": fit.params["d"]}
-    return ReferenceFit(
-        kind=fit.kind, benchmark=offset.benchmark, metric="score", params=params, stages=fit.stages, d0=fit.d0,
-        data_hash=fit.data_hash, provenance=provenance, bootstrap_names=fit.bootstrap_names,
-        bootstrap=tuple(tuple(float(v) for v in r) for r in draws), points=fit.points, benchmarks=(offset.benchmark,),
-        loss_unit=fit.loss_unit, loss_points=fit.loss_points,
-    )
-
-
-def effective_size(fit: ReferenceFit, offset: Offset, scores, d0: float = 1e12) -> np.ndarray:
-    """N̂ at D0 of offline scores S: eq. 4 of the in-loop law ``fit`` applied to S − Δ (censored values 0 / +inf)."""
-    return fit.invert(np.asarray(scores, float) - offset.delta, d0)[1]  # S − Δ may leave [0, 1]: censored, not refused
-
-
-# ---------------------------------------------------------------------------------------------
-# held-out checks
-
-
-def held_out(fit: ReferenceFit, offset: Offset, targets: pd.DataFrame) -> pd.DataFrame:
-    """The chain (step 1 then step 2) on models it was not fitted for, with bootstrap 95% intervals.
-
-    Rows: each OLMo-2 run's in-loop final (its loss from the ladder's law at the run's N and D,
-    then S_MC: the ladder's loss law extrapolated to 7B/13B, the score law on its own runs), and
-    OLMo-2-0325-32B's offline OLMES score (:data:`HELD_OUT_32B`: loss law, S_MC, + Δ), which
-    nothing was fitted on.
-    """
-    rows = []
-    finals = fit.provenance.get("inloop_final") or {}
-    cases = [(run, v["params"], v["train_tokens"], v["score"], v["loss"], 0.0, "in-loop final") for run, v in finals.items()]
-    own = targets[(targets["model"] == HELD_OUT_32B["model"]) & (targets["benchmark"] == offset.benchmark)]
-    if len(own):
-        cases.append((HELD_OUT_32B["model"], HELD_OUT_32B["params"], HELD_OUT_32B["train_tokens"], float(own["value"].iloc[0]),
-                      math.nan, offset.delta, "offline OLMES (+ Δ)"))
-    cols = fit.draw_columns()
-    for model, n, d, measured, loss, shift, scale in cases:
-        loss_hat = float(fit.predict_loss(n, d))
-        predicted = float(fit.predict_score(n, d)) + shift
-        drawn = forms.composed_law(n, d, cols["a"], cols["alpha"], cols["b"], cols["beta"], cols["c"], cols["gamma"],
-                                   cols["l"], cols["d"], cols.get("E", 0.0))[:, 0] + shift
-        low, high = np.quantile(drawn, [0.025, 0.975])
-        rows.append({"task": fit.benchmark.removeprefix("olmes_").removesuffix("_mc_inloop"), "model": model, "scale": scale,
-                     "params": n, "train_tokens": d, "measured_loss": loss, "predicted_loss": loss_hat,
-                     "measured_score": measured, "predicted_score": predicted, "ci_low": float(low), "ci_high": float(high),
-                     "error": predicted - measured})
-    return pd.DataFrame(rows)
 
 
 # ---------------------------------------------------------------------------------------------

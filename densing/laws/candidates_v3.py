@@ -1,0 +1,162 @@
+"""Rule v3's candidate table (:mod:`densing.laws.eligibility`, date-blind): every family with at least
+:data:`~densing.laws.eligibility_rules.MIN_FAMILY_MODELS` models × the candidate benchmarks, each fitted by binomial
+likelihood with the benchmark's pooled dispersion (:func:`pooled_dispersion`) and judged by
+:func:`densing.laws.eligibility_rules.v3_reasons` and :func:`densing.laws.eligibility_rules.v3_held_out`.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from densing.data.benchmarks import CHANCE_LEVELS
+from densing.data.item_counts import item_counts
+from densing.laws.eligibility_rules import (CANDIDATE_BENCHMARKS_V2, MIN_FAMILY_MODELS, MIN_POOLING_MEMBERS,
+                                            TOP_DECILE_QUANTILE, top_targets, v3_held_out, v3_reasons)
+from densing.laws.family import DEFAULT_SHAPE, covariate, family_points, metric_for
+from densing.laws.reference_fit import ReferenceFit
+
+
+_V3_COLUMNS = ("reference", "family", "benchmark", "kind", "n_fitted", "sizes", "size_span", "token_ratio", "d0",
+               "largest_member", "largest_score", "top_decile", "reach_share", "slope", "slope_ci_low", "slope_ci_high",
+               "dispersion", "pooled_dispersion", "top_saturated", "held_out_model", "held_out_measured", "held_out_predicted",
+               "held_out_error", "held_out_z", "eligible", "why")
+
+
+def pooled_dispersion(own: dict[str, float]) -> float:
+    """Rule v3's dispersion of one benchmark: the median of the families' own X²/(m − 2) (those with at least
+    :data:`MIN_POOLING_MEMBERS` members), floored at 1; 1 when no family has that many."""
+    values = [v for v in own.values() if math.isfinite(v)]
+    return max(1.0, float(np.median(values))) if values else 1.0
+
+
+def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str], metrics: dict, counted: pd.Series,
+              shape: str = DEFAULT_SHAPE) -> dict:
+    """Each (family, benchmark)'s points, dropped members and likelihood fit of ``shape`` at dispersion floor 1 (its own
+    dispersion; "" with fewer than 2 sizes, a reason where the registry lacks a chance level or an item count)."""
+    from densing.laws.family_likelihood import likelihood_fit
+
+    found: dict[tuple[str, str], tuple] = {}
+    for family in families:
+        own = targets[targets["family"] == family]
+        for b in benchmarks:
+            if b not in CHANCE_LEVELS or b not in counted.index:
+                found[(family, b)] = (None, {}, "no chance level or item count in the registry")
+                continue
+            points, dropped = family_points(own, family, b, metric=metrics[b], keep_floor=True)
+            fitted: object = ""
+            if np.unique(points["params"]).size >= 2:
+                fitted = likelihood_fit(covariate(points["params"].to_numpy(float), shape), points["score"].to_numpy(float),
+                                        float(counted[b]), CHANCE_LEVELS[b], 1 - CHANCE_LEVELS[b])
+            found[(family, b)] = (points, dropped, fitted)
+    return found
+
+
+def pooled_dispersions(targets: pd.DataFrame, benchmarks: tuple[str, ...] | None = None,
+                       shape: str = DEFAULT_SHAPE) -> dict[str, float]:
+    """Rule v3's pooled dispersion of each benchmark over the table's families (:func:`pooled_dispersion`), their laws
+    of ``shape``: what ``densing fit --family`` and the trend's references fit with."""
+    keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params")
+            if c in targets.columns]
+    targets = targets[keep].astype({c: object for c in ("model", "family", "benchmark", "metric") if c in keep})
+    counts = targets.drop_duplicates("model").groupby("family")["model"].count()
+    present = set(targets["benchmark"].astype(str))
+    chosen = [b for b in (benchmarks or CANDIDATE_BENCHMARKS_V2) if b in present]
+    metrics = {b: metric_for(targets, b, None) for b in chosen}
+    families = sorted(str(f) for f in counts[counts >= MIN_FAMILY_MODELS].index)
+    return _pool(_own_fits(targets, families, chosen, metrics, item_counts().set_index("benchmark")["items"], shape), chosen)
+
+
+def _pool(found: dict, benchmarks: list[str]) -> dict[str, float]:
+    """The pooled dispersion of each benchmark from :func:`_own_fits`'s fits (families of ≥ MIN_POOLING_MEMBERS members)."""
+    own: dict[str, dict[str, float]] = {b: {} for b in benchmarks}
+    for (family, b), (_, _, fitted) in found.items():
+        if not isinstance(fitted, str) and fitted.converged and fitted.n_members >= MIN_POOLING_MEMBERS:
+            own[b][family] = fitted.own_dispersion
+    return {b: pooled_dispersion(own[b]) for b in benchmarks}
+
+
+def candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | None,
+                   candidate_benchmarks: tuple[str, ...] = CANDIDATE_BENCHMARKS_V2, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
+    """Rule v3's candidate table (module docstring): every family with ≥ 3 models × ``candidate_benchmarks``, its laws
+    of ``shape`` (column ``shape``, read by :func:`densing.laws.eligibility.fit_of`)."""
+    from densing.laws.family_likelihood import likelihood_fit
+
+    keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params",
+                        "stderr") if c in targets.columns]
+    targets = targets[keep].astype({c: object for c in ("model", "family", "benchmark", "metric") if c in keep})
+    counts = targets.drop_duplicates("model").groupby("family")["model"].count() if "family" in targets.columns else pd.Series(dtype=int)
+    present = set(targets["benchmark"].astype(str))
+    counted = item_counts().set_index("benchmark")["items"]
+    benchmarks = [b for b in candidate_benchmarks if b in present]
+    metrics = {b: metric_for(targets, b, None) for b in benchmarks}
+    families = sorted(str(f) for f in counts[counts >= MIN_FAMILY_MODELS].index)
+    top_cache: dict = {}
+    found = _own_fits(targets, families, benchmarks, metrics, counted, shape)
+    pooled = _pool(found, benchmarks)
+    rows = []
+    for family in families:
+        own = targets[targets["family"] == family]
+        for b in benchmarks:
+            points, dropped, fitted = found[(family, b)]
+            row = {c: math.nan for c in _V3_COLUMNS}
+            row |= dict(reference=f"{family}:{b}", family=family, benchmark=b, kind="family", n_fitted=0, sizes=0,
+                        largest_member="", held_out_model="", eligible=False, why="",
+                        dispersion=pooled.get(b, math.nan), pooled_dispersion=pooled.get(b, math.nan))
+            rows.append(row)
+            if points is None:
+                row["why"] = f"R2: {b} has {fitted} (densing/data), so neither a floor nor a standard error"
+                continue
+            chance = CHANCE_LEVELS[b]
+            sizes = np.unique(points["params"].to_numpy(float))
+            row["n_fitted"], row["sizes"] = len(points), int(sizes.size)
+            if sizes.size:
+                tokens = points["train_tokens"].to_numpy(float)
+                row |= dict(size_span=float(sizes.max() / sizes.min()), token_ratio=float(tokens.max() / tokens.min()),
+                            d0=float(np.exp(np.mean(np.log(tokens)))))
+                best = int(np.argmax(points["score"].to_numpy(float)))
+                row["largest_member"] = str(points["model"].iloc[-1])
+                row["largest_score"] = float(points["score"].to_numpy(float)[best])
+            top_scores, top_stderr = top_targets(targets, b, family, top_cache)
+            values = top_cache[b][0][(top_cache[b][2] != family) & ~np.isnan(top_cache[b][0])]
+            top = float(np.quantile(values, TOP_DECILE_QUANTILE)) if values.size else math.nan
+            row["top_decile"] = top
+            row["reach_share"] = (row["largest_score"] - chance) / (top - chance) if top > chance else math.nan
+            if isinstance(fitted, type("")) and sizes.size >= 2:
+                fitted = "no fit"
+            if not isinstance(fitted, str):
+                if not fitted.converged:
+                    fitted = "the likelihood does not converge (the scores do not determine the law)"
+                else:
+                    fitted = likelihood_fit(covariate(points["params"].to_numpy(float), shape), points["score"].to_numpy(float),
+                                            float(counted[b]), chance, 1 - chance, dispersion_floor=pooled[b])
+                    low, high = fitted.slope_interval()
+                    row |= dict(slope=fitted.slope, slope_ci_low=low, slope_ci_high=high, dispersion=fitted.dispersion)
+            reason = v3_reasons(row, points, fitted, chance, top, top_scores, top_stderr)
+            # the held-out test also where only the reach rules fail: a set row's joint test (densing.trend.design) reads it
+            if not reason or reason.startswith(("R4r", "R4s")):
+                reason = v3_held_out(row, reason, own, family, b, metric=metrics[b], dispersion_floor=pooled[b],
+                                      shape=shape)
+            row["eligible"] = not reason
+            notes = [f"{k.replace('_', ' ')}: {', '.join(v)}" for k, v in dropped.items() if v and k != "no_score"]
+            row["why"] = "; ".join(([reason] if reason else []) + [f"R1/R3 not fitted — {n}" for n in notes])
+    rows += [_v3_composed_row(name, fit) for name, fit in sorted((composed or {}).items())]
+    out = pd.DataFrame(rows, columns=list(_V3_COLUMNS))
+    out.insert(0, "rule", "v3")
+    out.insert(1, "shape", shape)
+    return out
+
+
+def _v3_composed_row(name: str, fit: ReferenceFit) -> dict:
+    """A shipped composed fit's row of rule v3's table: shown, never eligible (v3 takes families of one recipe)."""
+    points = fit.points_frame()
+    top = points.sort_values("params").iloc[-1]
+    row = {c: math.nan for c in _V3_COLUMNS}
+    row |= dict(reference=name.removesuffix(".json"), family=str(fit.provenance.get("families", "")),
+                benchmark=fit.benchmark, kind=fit.kind, n_fitted=len(points), sizes=int(points["params"].nunique()),
+                size_span=float(points["params"].max() / points["params"].min()),
+                token_ratio=float(points["train_tokens"].max() / points["train_tokens"].min()), d0=fit.d0,
+                largest_member=str(top["model"]), largest_score=float(top["score"]), held_out_model="", eligible=False,
+                why="rule v3 takes families of one recipe; a composed fit of several recipes and budgets is shown, not used")
+    return row

@@ -1,0 +1,207 @@
+"""The doubling time's figures (plotly): per benchmark and benchmark set with its 95% interval (a forest plot), and
+what a :class:`densing.trend.uncertainty.TrendUncertainty` holds (the interval over every source and each source's
+share of the slope variance)."""
+from __future__ import annotations
+
+import html
+import math
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from densing.numbers import format_months, format_number
+from densing.trend.figure_style import PALETTE, escaped
+
+
+#: The forest plot's default title (the public table's rows); the OLMES design's plot passes its own.
+FOREST_TITLE = "Doubling time by benchmark and benchmark set · the public leaderboard table"
+#: Pixels per row of the forest plot: room under a not-measured estimate's bar for its status line.
+FOREST_ROW = 34
+
+
+def _short_reason(text: str, limit: int = 90) -> str:
+    """A row's status in a few words: ``not measured`` and its reason up to the first parenthesis (the families and
+    their numbers stay in the hover), cut at a word past ``limit`` characters."""
+    text = " ".join(str(text).split())
+    text = text.split(" (", 1)[0].rstrip(" :;,")
+    if not text.startswith("not measured"):
+        text = f"not measured: {text}" if text else "not measured"
+    if len(text) > limit:
+        text = text[:limit].rsplit(" ", 1)[0].rstrip(" :;,") + "…"
+    return text
+
+
+def _not_measured(row) -> str:
+    """The row's reason for not being measured, or "" for a measured row (``status`` where the rows have it, else
+    ``error``; a row without a doubling time is not measured whatever its columns say)."""
+    status = str(getattr(row, "status", "") or "")
+    error = str(getattr(row, "error", "") or "")
+    if status.startswith("not measured"):
+        return status
+    if error and (error.startswith("not measured") or not np.isfinite(row.months)):
+        return error
+    return "" if np.isfinite(row.months) else "not measured"
+
+
+def forest_axis_end(rows: pd.DataFrame, paper_months: float) -> float:
+    """The forest plot's right end (months): 15% past the largest finite number drawn (an interval's end, a doubling
+    time, the paper's), so that a finite interval never reaches it; only an infinite end runs to it, as an arrow."""
+    values = [paper_months]
+    for column in ("months", "ci_low", "ci_high"):
+        data = pd.to_numeric(rows[column], errors="coerce").to_numpy(float)
+        values += list(data[np.isfinite(data)])
+    return float(max(values) * 1.15)
+
+
+def row_display(row: str, label: str, capability: str) -> str:
+    """A row's name for a reader: a benchmark's own name, a set's benchmarks joined by " + " (its label's parenthesis,
+    "MMLU + BBH + MATH-hard + HumanEval"), never the set's key (``paper``)."""
+    if capability != "set" or "(" not in str(label):
+        return str(row)
+    inside = str(label)[str(label).find("(") + 1:str(label).rfind(")")].split(";")[0]
+    return " + ".join(part.strip() for part in inside.split(","))
+
+
+def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FOREST_TITLE) -> go.Figure:
+    """Doubling time per benchmark and per benchmark set with its 95% interval (a forest plot), the paper's drawn.
+
+    ``rows``: :meth:`densing.trend.measurement.TrendMeasurement.by_benchmark` (or rows with its ``row``,
+    ``capability``, ``months``, ``ci_low``, ``ci_high`` and ``error`` columns). A measured row is a filled point with
+    its interval; a row that is not measured says so on the plot at its row, with its short reason (the full one in
+    the hover): under its estimate's grey bar when it has one, alone on its line when it has none. An interval's end
+    at ∞ is an arrow running off the right edge of the axis, labelled ∞; the axis ends past every finite number
+    (:func:`forest_axis_end`), so no finite interval reaches the edge. ``title`` names the rows' source (the two
+    forest plots of the report differ by it).
+    """
+    rows = rows.iloc[::-1].reset_index(drop=True)  # the first row on top
+    labels = [f"{row_display(r.row, getattr(r, 'label', r.row), r.capability)} · {r.capability}" for r in rows.itertuples()]
+    edge = forest_axis_end(rows, paper_months)
+    reasons = [_not_measured(r) for r in rows.itertuples()]
+    hover = [html.escape(f"{r.row}: " + (
+        f"{'' if not why else 'estimate '}{format_months(r.months)} months (95% CI {format_months(r.ci_low)}–"
+        f"{format_months(r.ci_high)}); references {r.references}; each: {r.each_reference_months}"
+        + (f"; {why}" if why else "") if np.isfinite(r.months) else why))
+        for r, why in zip(rows.itertuples(), reasons)]
+    figure = go.Figure()
+    styles = (("measured (point, 95% CI)", False, "#1f77b4", "circle"),
+              ("not measured: the estimate (point, 95% CI), grey", True, "#8a93a6", "circle-open"))
+    for name, unmeasured, color, symbol in styles:
+        mine = [i for i, why in enumerate(reasons) if bool(why) == unmeasured and np.isfinite(rows.at[i, "months"])]
+        if not mine:
+            continue
+        segments_x, segments_y, arrows_x, arrows_y = [], [], [], []
+        for i in mine:
+            low, high = float(rows.at[i, "ci_low"]), float(rows.at[i, "ci_high"])
+            if not np.isfinite(low) or np.isnan(high):  # no interval: the point alone
+                continue
+            if np.isfinite(high):
+                segments_x += [low, high, None]
+                segments_y += [labels[i], labels[i], None]
+            else:  # +∞: the arrow's shaft to the edge
+                arrows_x += [low, edge, None]
+                arrows_y += [labels[i], labels[i], None]
+        if segments_x:
+            figure.add_trace(go.Scatter(x=segments_x, y=segments_y, mode="lines", line=dict(color=color, width=2),
+                                        name=f"{name}: interval", legendgroup=name, showlegend=False, hoverinfo="skip"))
+        if arrows_x:  # the shaft, its head at the edge (not clipped) and ∞ beside it, outside the axis
+            count = len(arrows_x) // 3
+            figure.add_trace(go.Scatter(
+                x=arrows_x, y=arrows_y, mode="lines+markers+text", cliponaxis=False, legendgroup=name,
+                name=f"{name}: upper end at ∞ (arrow off the axis)", showlegend=False, hoverinfo="skip",
+                line=dict(color=color, width=2), text=["", "∞", ""] * count, textposition="middle right",
+                textfont=dict(size=15, color=color),
+                marker=dict(symbol=["circle", "arrow-right", "circle"] * count, size=[0, 13, 0] * count, color=color,
+                            line=dict(width=0))))
+        figure.add_trace(go.Scatter(
+            x=rows.loc[mine, "months"], y=[labels[i] for i in mine], mode="markers", name=name, legendgroup=name,
+            marker=dict(size=9, color=color, symbol=symbol, line=dict(width=2, color=color)),
+            text=[hover[i] for i in mine], hovertemplate="%{text}<extra></extra>"))
+    for i, why in enumerate(reasons):  # the status, on the plot at its row
+        if why:
+            shown = np.isfinite(rows.at[i, "months"])
+            figure.add_annotation(
+                x=0, y=labels[i], xref="x", yref="y", xanchor="left", yanchor="middle", xshift=4, yshift=-13 if shown else 0,
+                text=html.escape(_short_reason(why)), hovertext=hover[i], showarrow=False,
+                font=dict(size=10 if shown else 11, color="#8a1c1c"), bgcolor="rgba(255,255,255,0.8)")
+    empty = [i for i, why in enumerate(reasons) if why and not np.isfinite(rows.at[i, "months"])]
+    if empty:  # the category axis keeps a row with nothing drawn on it: an invisible point holds its place
+        figure.add_trace(go.Scatter(x=[0] * len(empty), y=[labels[i] for i in empty], mode="markers", showlegend=False,
+                                    marker=dict(size=1, opacity=0), text=[hover[i] for i in empty],
+                                    hovertemplate="%{text}<extra></extra>"))
+    figure.add_vline(x=paper_months, line=dict(color="#d62728", dash="dash"),
+                     annotation_text=f"paper {paper_months} months", annotation_position="top")
+    figure.update_layout(title=title, xaxis_title="doubling time (months)",
+                         xaxis=dict(range=[0, edge]),
+                         yaxis=dict(type="category", categoryorder="array", categoryarray=labels, range=[-0.6, len(labels) - 0.4]),
+                         height=150 + FOREST_ROW * len(rows), margin=dict(l=10, r=40, t=60, b=90),
+                         legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"))
+    return figure
+
+
+#: The sources of a trend's uncertainty, as the share panel names them.
+SOURCE_WORDS = {"fit": "reference fit", "score": "score noise", "models": "sampling of models",
+                "reference": "choice of reference"}
+
+
+def uncertainty_figure(result, paper_months: float, *, title: str | None = None) -> go.Figure:
+    """What a :class:`densing.trend.uncertainty.TrendUncertainty` holds, in two panels.
+
+    Left: the doubling time with its interval over every source together (a point and its bar; an end at ∞ an arrow
+    to the axis' edge, labelled ∞), each candidate reference's own point doubling time beside it (open diamonds), the
+    paper's ``paper_months`` a dashed line. Right: each source's share of the slope variance (bars, its slope standard
+    deviation in the hover); a source drawn alone in no draw (``n_boot_share = 0``) says so instead.
+    """
+    from plotly.subplots import make_subplots
+
+    months, low, high = result.doubling_time_months, result.doubling_time_months_ci_low, result.doubling_time_months_ci_high
+    own = result.reference_months
+    finite = [v for v in (months, low, high, paper_months, *own.values()) if np.isfinite(v) and v > 0]
+    edge = 1.15 * max(finite) if finite else 10.0
+    row = f"all sources ({result.level:.0%} CI)"
+    figure = make_subplots(rows=1, cols=2, column_widths=[0.62, 0.38], horizontal_spacing=0.2,
+                           subplot_titles=("doubling time (months)", "share of the slope variance (%)"))
+    if np.isfinite(low) and not np.isnan(high):
+        top = high if np.isfinite(high) else edge
+        figure.add_trace(go.Scatter(
+            x=[low, top], y=[row, row], mode="lines+markers+text" if not np.isfinite(high) else "lines",
+            line=dict(color=PALETTE[0], width=3), name=f"{result.level:.0%} interval", cliponaxis=False,
+            text=["", "" if np.isfinite(high) else "∞"], textposition="middle right",
+            marker=dict(symbol=["circle", "circle" if np.isfinite(high) else "arrow-right"],
+                        size=[0, 0 if np.isfinite(high) else 13], color=PALETTE[0]),
+            hovertemplate=f"{result.level:.0%} interval: {format_months(low)}–{format_months(high)} months<extra></extra>"),
+            row=1, col=1)
+    figure.add_trace(go.Scatter(
+        x=[months] if np.isfinite(months) else [], y=[row] if np.isfinite(months) else [], mode="markers",
+        name=f"doubling time ({result.rule} rule, {result.n_models} models)", marker=dict(size=11, color=PALETTE[0]),
+        hovertemplate=f"{format_months(months)} months (A = {result.slope_per_day:.4g}/day)<extra></extra>"), row=1, col=1)
+    if own:
+        names = [name.split(":")[0] for name in own]
+        figure.add_trace(go.Scatter(
+            x=[v if np.isfinite(v) else edge for v in own.values()], y=names, mode="markers",
+            name="each reference's own point estimate", marker=dict(size=10, symbol="diamond-open", color=PALETTE[3],
+                                                                   line=dict(width=2)),
+            text=escaped([f"{name}: {format_months(v)} months, weight {w:.2g}" for name, v, w in
+                       zip(own, own.values(), result.reference_weights or [math.nan] * len(own))]),
+            hovertemplate="%{text}<extra></extra>"), row=1, col=1)
+    figure.add_vline(x=paper_months, line=dict(color="#d62728", dash="dash"), row=1, col=1,
+                     annotation_text=f"paper {paper_months} months", annotation_position="top")
+    sources = ["fit", "score", "models"] + (["reference"] if result.n_references > 1 else [])
+    shares = [getattr(result, f"share_{s}") for s in sources]
+    sds = [getattr(result, f"slope_sd_{s}") for s in sources]
+    words = [SOURCE_WORDS[s] for s in sources]
+    drawn = [np.isfinite(v) for v in shares]
+    figure.add_trace(go.Bar(
+        x=[100 * v if ok else 0 for v, ok in zip(shares, drawn)], y=words, orientation="h", marker_color=PALETTE[1],
+        name="share of the slope variance (each source drawn alone)",
+        text=[format_number(100 * v) + "%" if ok else "not drawn" for v, ok in zip(shares, drawn)], textposition="auto",
+        hovertext=[f"{w}: slope SD {format_number(sd)}/day" for w, sd in zip(words, sds)],
+        hovertemplate="%{hovertext}<extra></extra>"), row=1, col=2)
+    figure.update_xaxes(range=[0, edge], title_text="months", row=1, col=1)
+    figure.update_xaxes(range=[0, 100], title_text="%", row=1, col=2)
+    figure.update_yaxes(type="category", row=1, col=1)
+    figure.update_layout(
+        title=title or f"Doubling time and where its uncertainty comes from · {result.rule} rule, {result.n_boot} draws",
+        height=260 + 30 * max(len(own), len(sources)), margin=dict(l=10, r=40, t=80, b=90),
+        legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"))
+    return figure
