@@ -11,22 +11,37 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_shipped_folders_fall_back_to_the_package_copy(tmp_path, monkeypatch):
-    from densing import paths
-
-    monkeypatch.delenv("DENSING_HOME", raising=False)
-    fits = paths._shipped("reference_fits", root=tmp_path)  # as in site-packages: no reference_fits/ beside the package
-    assert fits != tmp_path / "reference_fits" and fits.parts[-2:] == ("_shipped", "reference_fits")
-    assert {p.name for p in fits.glob("*.json")} == {p.name for p in (REPO_ROOT / "reference_fits").glob("*.json")}
-    assert (paths._shipped("results", root=tmp_path) / "public_models.csv").is_file()
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    """The wheel a non-editable `pip install .` installs (built once for this module)."""
+    pytest.importorskip("hatchling")
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(REPO_ROOT), "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(out)], check=True, capture_output=True, timeout=600)
+    (found,) = out.glob("densing-*.whl")
+    return found
 
 
 @pytest.mark.slow
-def test_the_wheel_carries_the_shipped_data(tmp_path):
+def test_shipped_folders_fall_back_to_the_package_copy(wheel, tmp_path):
+    """Installed from the wheel, with no source tree beside the package, densing finds the copies under _shipped/."""
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    code = ("import densing, densing.paths as p; print(densing.__file__); print(p.REFERENCE_FITS); "
+            "print(len(list(p.REFERENCE_FITS.glob('*.json')))); print((p.RESULTS / 'public_models.csv').is_file())")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "DENSING_HOME"}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**env, "PYTHONPATH": str(site)})
+    assert done.returncode == 0, done.stderr[-500:]
+    module, fits, count, table = done.stdout.split("\n")[:4]
+    assert Path(module).resolve().is_relative_to(site.resolve())
+    assert Path(fits).parts[-2:] == ("_shipped", "reference_fits")
+    assert int(count) == len(list((REPO_ROOT / "reference_fits").glob("*.json"))) and table == "True"
+
+
+@pytest.mark.slow
+def test_the_wheel_carries_the_shipped_data(wheel):
     """What a non-editable `pip install .` installs: every shipped fit and result file."""
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(REPO_ROOT), "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(tmp_path)], check=True, capture_output=True)
-    (wheel,) = tmp_path.glob("densing-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     for folder in ("reference_fits", "results"):
         shipped = {f"densing/_shipped/{folder}/{p.relative_to(REPO_ROOT / folder).as_posix()}"
