@@ -208,6 +208,11 @@ def plan(columns: list[Column], limit: int, keys_given: int | None = None, toget
     if len(first) == len(keys) and len(first) < len(columns):  # nothing named: the first column after the keys
         first.append(len(keys))
     _fit_first_block(columns, first, keys, limit)
+    while table_width(columns, first) > limit:  # names and numbers at their least: a folding text column moves on
+        text = [p for p in first if p not in keys and not (columns[p].numeric or columns[p].identifier)]
+        if not text:
+            break
+        first.remove(text[-1])
     blocks = _deal(columns, first, keys, limit)
     key: dict[str, str] = {}
     for c in columns:
