@@ -39,9 +39,10 @@ def trace_files(path: str | Path) -> list[Path]:
     if p.is_file():
         return [p]
     if p.is_dir():
-        from densing.overlap.run_schema import check_run_folder
+        if (p / "run.yaml").is_file():  # a run folder's traces are read only once the run is complete
+            from densing.overlap.run_schema import check_run_folder  # (pandas: loaded only for a run folder)
 
-        check_run_folder(p)  # a run folder's traces are read only once the run is complete
+            check_run_folder(p)
         files = sorted(f for f in p.iterdir()
                        if f.is_file() and (f.name.endswith(".json") or f.name.endswith(".json.gz")))
         if not files:

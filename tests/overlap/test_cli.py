@@ -67,18 +67,21 @@ def test_whatif_without_sizes_asks_for_model_size(tmp_path, capsys):
     assert len(json.loads(out)) == 2 * 2 * 4
 
 
-def test_analyze_json_path_imports_neither_pandas_nor_numpy_ma(tmp_path):
+@pytest.mark.parametrize("given", ["file", "folder"])
+def test_analyze_json_path_imports_neither_pandas_nor_numpy_ma(tmp_path, given):
     """The machine-readable path stays light: numpy's ``unique`` would import ``numpy.ma``
     (10-30 ms), pandas is not needed for JSON rows, a small set needs no processes or Dask, and the command line
     is read without typer and click (densing.cli.overlap_fast) or the table layer."""
     import subprocess
     import sys
 
-    path = tmp_path / "rank0.json"
+    (tmp_path / "set").mkdir()
+    path = tmp_path / "set" / "rank0.json"
     write_trace(path, hand_trace())
+    given_path = path if given == "file" else path.parent  # a folder of traces (no run.yaml): no run schema read
     code = (
         "import sys, io, contextlib\n"
-        f"sys.argv = ['densing', 'overlap', 'analyze', {str(path)!r}, '--format', 'json']\n"
+        f"sys.argv = ['densing', 'overlap', 'analyze', {str(given_path)!r}, '--format', 'json']\n"
         "from densing.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    try:\n        main()\n    except SystemExit as e:\n        assert not e.code, e.code\n"
