@@ -167,9 +167,7 @@ def run_sweep(
     store = check_writable_folder(store)  # a file there or above it, or no right to write: one line, before any model
     hashes = sweep_hashes(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
                           data_root=data_root)
-    pending = _pending(store, specs, benches, hashes, check_source)
-    if any(pending.values()):
-        check_device_present(device)  # a device this machine lacks, before any model loads
+    pending = _pending(store, specs, benches, hashes, check_source, device)
     other_rank = False
     for spec in specs:
         todo = pending[spec.name]
@@ -210,14 +208,17 @@ def _sweep_rows(store: Path, specs: list[ModelSpec], benches: list[Benchmark], *
 
 
 def _pending(store: Path, specs: list[ModelSpec], benches: list[Benchmark], hashes: dict,
-             check_source: Callable[[ModelSpec], None]) -> dict[str, list[Benchmark]]:
+             check_source: Callable[[ModelSpec], None], device) -> dict[str, list[Benchmark]]:
     """Each model's benchmarks whose part is not in the store under the sweep's key; a model with pairs to do has its
-    source checked (one whose pairs are all in the store is neither loaded nor looked for)."""
+    source checked (one whose pairs are all in the store is neither loaded nor looked for), and where any pair is to
+    do, the device is one this machine has — all before any model loads."""
     pending = {spec.name: [b for b in benches if not is_done(store, spec.name, b.name, hashes[spec.name, b.name])]
                for spec in specs}
     for spec in specs:
         if pending[spec.name]:
             check_source(spec)
+    if any(pending.values()):
+        check_device_present(device)
     return pending
 
 
