@@ -5,7 +5,7 @@ default ``main``: the landed tree) made with ``git worktree`` in a temporary fol
 ``PYTHONPATH`` (its ``src/`` where the package lives there), so both run in this interpreter with the same
 packages. The two commands alternate,
 A B A B …, ``--runs`` times each after one warm-up of each; the script prints each one's median and
-range of wall seconds and of CPU seconds (the process and its children, the side worker included: on a machine
+range of wall seconds and of CPU seconds (the process and its children, its workers included: on a machine
 other processes share, CPU seconds move less than wall seconds) and the pair-by-pair ratios A/B (median, range),
 with the load average before and after. It asserts nothing.
 

@@ -5,7 +5,7 @@ its models. Copy c (c = 1 … k − 1) of every model is named ``<model>~c`` and
 repeats (the readers refuse a repeated name) and no two copies share a date; its family, size, budget and scores are
 the original's (a copy is a new target of the same family, so the references stay the same families). Each size runs
 ``--repeats`` times after one warm-up of the 1× table; the script prints, per command and size, the median and range
-of wall seconds and of CPU seconds (the process and its children: the side worker included), and each median over
+of wall seconds and of CPU seconds (the process and its children: its workers included), and each median over
 the 1× median. The bench's rule (issue "Speed where users wait"): the 7× table costs at most 7× the 1× table. It
 asserts nothing.
 

@@ -6,7 +6,7 @@ The commands run as the console script does (``densing.cli.run``), output sent t
 its own setsid group (``start_new_session``: the group's id is its pid). A process "left behind" is any process
 with that id still alive after the command has exited, or any descendant seen just before the signal
 (torchrun starts its workers with setsid too) still alive. The commands that start workers: ``trend`` and ``report``
-(the side worker, :mod:`densing.trend.side_jobs`), ``fit --jobs`` and ``ladder fit --jobs`` (the
+(the trend's workers, :mod:`densing.trend.executor`), ``fit --jobs`` and ``ladder fit --jobs`` (the
 bootstrap's processes), ``overlap analyze --scheduler processes`` (a process per file, or a pool)
 and ``overlap run`` (torchrun and its workers).
 """
@@ -175,9 +175,9 @@ def test_ctrl_c_in_a_terminal_reaches_the_workers_too(tmp_path, traces):
 
 
 @pytest.mark.parametrize("command", ["trend", "report"])
-def test_an_error_while_the_side_worker_runs_ends_it(command, tmp_path):
+def test_an_error_while_the_workers_run_ends_them(command, tmp_path):
     """One model released since 2024-07-30 (a window with none is refused before any worker starts): too few to draw
-    a trend through, so the headline fails while the side worker runs."""
+    a trend through, so the headline fails while the workers run."""
     args = [command, "--n-boot", "50", "--since", "2024-07-30"] + (["--out", tmp_path / "r.html"] if command == "report" else [])
     for attempt in range(3):  # the error comes at a different moment of the worker's life each time
         process = _start(args, tmp_path)

@@ -82,24 +82,6 @@ def test_the_trend_measurement(measurement):
     assert "<table>" in measurement._repr_html_()
 
 
-def test_an_inversion_trend(measurement):
-    from densing.trend.measurement import InversionTrend
-
-    inversion = InversionTrend(measurement.reference, "llama-3.1", "joint", ("mmlu", "leaderboard_bbh"), measurement.d0,
-                               measurement.rules[measurement.headline_rule], "", measurement.checks, measurement.models)
-    assert isinstance(inversion, Result)
-    frame = inversion.to_frame()
-    assert len(frame) == 1 and frame.iloc[0]["reference"] == inversion.name
-    interval = inversion.conf_int()
-    assert _is_interval_frame(interval)
-    if inversion.result is not None:
-        assert interval.loc["doubling_time_months", "estimate"] == inversion.result.doubling_time_months
-    assert "models" not in inversion.to_dict() and inversion.summary().startswith("InversionTrend\n")
-    orjson.dumps(inversion.to_dict(), option=orjson.OPT_SERIALIZE_NUMPY)
-    empty = type(inversion)("x", "f", "joint", ("mmlu",), 1e12, None, "no fit", (), pd.DataFrame())
-    assert _is_interval_frame(empty.conf_int()) and empty.conf_int().empty
-
-
 def test_the_olmes_trend():
     from densing.trend.olmes import OlmesTrend
 

@@ -16,7 +16,7 @@ import pandas as pd
 from densing import paths
 from densing.laws.reference_fit import ReferenceFit
 from densing.report import model as m
-from densing.trend import side_jobs
+from densing.trend import executor
 from densing.trend.constants import NAMED_MODELS, PAPER
 
 
@@ -24,17 +24,16 @@ def _fits(pattern: str, folder: Path) -> tuple[ReferenceFit, ...]:
     return tuple(ReferenceFit.load(p) for p in sorted(glob.glob(str(folder / pattern))))
 
 
-def _olmes_job(inputs: m.Inputs) -> m.SideJob:
-    """The OLMES design on the same fits, window, draws and seed; its shares' draws skipped (the page shows its
-    intervals, drawn first: the same numbers either way)."""
+def _olmes_job(inputs: m.Inputs) -> executor.Beside:
+    """The OLMES design on the same fits, window, draws and seed, beside the headline; its shares' draws skipped (the
+    page shows its intervals, drawn first: the same numbers either way)."""
     from densing.trend.olmes import D0, measure_olmes
 
-    return m.SideJob("olmes", measure_olmes, {"fits_dir": inputs.fits_dir, "d0": D0, "since": inputs.since,
-                                               "n_boot": inputs.n_boot, "n_boot_share": 0, "seed": inputs.seed})
+    return executor.Beside(measure_olmes, {"fits_dir": inputs.fits_dir, "d0": D0, "since": inputs.since,
+                                           "n_boot": inputs.n_boot, "n_boot_share": 0, "seed": inputs.seed})
 
 
-@side_jobs.reaped  # an error, Ctrl-C or SIGTERM ends the OLMES worker at once
-@side_jobs.one_blas_thread  # the report's fits are on matrices of a few columns: one BLAS thread per process
+@executor.one_blas_thread  # the report's fits are on matrices of a few columns: one BLAS thread per process
 def compute_report(*, results: str | Path | None = None, headline_fit: str | Path | None = None,
                    fits_dir: str | Path | None = None, d0: float | None = None, frontier: str = "quantile",
                    epoch: str = "2023-02-24", since: str | None = "2023-02-24", n_boot: int = 600, seed: int = 0,
@@ -51,17 +50,16 @@ def compute_report(*, results: str | Path | None = None, headline_fit: str | Pat
                       epoch=epoch, since=since, n_boot=n_boot, seed=seed, command=command,
                       traces=Path(traces) if traces is not None else None)
     table = read_results(inputs.results)
-    jobs = [_olmes_job(inputs)]
-    pending = side_jobs.start(m.run_side_jobs, jobs, at_least=1)
-    if measured is None:
-        given = ReferenceFit.load(headline_fit) if headline_fit else None
-        measured = measure_trend(table, fits_dir=inputs.fits_dir, fit=given, d0=d0, since=since, epoch=epoch,
-                                 n_boot=n_boot, seed=seed)
+    with _olmes_job(inputs) as olmes_job:  # the block owns the OLMES worker: it ends on every path
+        if measured is None:
+            given = ReferenceFit.load(headline_fit) if headline_fit else None
+            measured = measure_trend(table, fits_dir=inputs.fits_dir, fit=given, d0=d0, since=since, epoch=epoch,
+                                     n_boot=n_boot, seed=seed)
+        olmes = olmes_job.result()
     densities = _densities(measured, table)
     rows = measured.by_benchmark()
     sections = [*([m.YoursSection(yours, measured, yours_suite)] if yours is not None else []),
                 *_lead_sections(measured, inputs, rows, yours)]
-    olmes = side_jobs.finish(pending, m.run_side_jobs, jobs)["olmes"]
     sections += [*_design_sections(rows, olmes), *_appendices(measured, densities, inputs)]
     return m.Report(measured, densities, tuple(sections), inputs)
 

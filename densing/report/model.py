@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, ClassVar
+from typing import ClassVar
 
 import pandas as pd
 
@@ -213,17 +213,3 @@ class Report(Result):
     def section(self, kind: type):
         """The section of type ``kind``, or None."""
         return next((s for s in self.sections if isinstance(s, kind)), None)
-
-
-@dataclass(frozen=True)
-class SideJob:
-    """A named computation that shares nothing with the headline, run beside it (:mod:`densing.trend.side_jobs`)."""
-
-    name: str
-    function: Callable
-    arguments: dict
-
-
-def run_side_jobs(jobs: list[SideJob]) -> dict:
-    """Each job's result by its name (module level: a forked worker runs it by name)."""
-    return {job.name: job.function(**job.arguments) for job in jobs}

@@ -55,49 +55,6 @@ class Breakpoint(Result):
 
 
 @dataclass(frozen=True)
-class InversionTrend(Result):
-    """One inversion of one reference: its trend (headline rule), checks, and targets.
-
-    ``to_dict()``: the fields but the targets (``models``), the trend and checks as their own dicts; ``to_frame()``:
-    :meth:`row`, one row; ``conf_int()``: the trend's (``doubling_time_months``, ``slope``), no rows without one."""
-
-    name: str
-    family: str
-    kind: str               # joint | per-benchmark
-    benchmarks: tuple[str, ...]
-    d0: float
-    result: TrendUncertainty | None
-    error: str
-    checks: tuple[checks.Check, ...]
-    models: pd.DataFrame = field(repr=False)
-
-    _dict_exclude = ("models",)
-
-    def to_frame(self) -> pd.DataFrame:
-        """:meth:`row` as a one-row frame (NaN stays NaN)."""
-        return pd.DataFrame([self.row()])
-
-    @validate_params(ALPHA_CONSTRAINTS)
-    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
-        """The trend's (1 − ``alpha``) intervals (:meth:`densing.results.Result.conf_int`); no rows when it has none."""
-        if self.result is not None:
-            return self.result.conf_int(alpha)
-        return interval_frame({})
-
-    def row(self) -> dict:
-        r = self.result
-        out = {"reference": self.name, "family": self.family, "inversion": self.kind, "d0": self.d0,
-               "months": r.doubling_time_months if r else math.nan,
-               "ci_low": r.doubling_time_months_ci_low if r else math.nan,
-               "ci_high": r.doubling_time_months_ci_high if r else math.nan,
-               "slope_per_day": r.slope_per_day if r else math.nan, "n_models": r.n_models if r else len(self.models),
-               "error": self.error}
-        for c in self.checks:
-            out[c.name] = c.status
-        return out
-
-
-@dataclass(frozen=True)
 class TrendMeasurement(Result):
     """What :func:`densing.trend.measure.measure_trend` returns: every frontier rule's trend, the checks, the
     breakpoint, the per-benchmark rows and the tables behind them.
@@ -122,7 +79,6 @@ class TrendMeasurement(Result):
     breakpoint: Breakpoint
     candidates: pd.DataFrame
     references: pd.DataFrame
-    inversions: dict[str, InversionTrend] = field(repr=False)
     densities: pd.DataFrame = field(repr=False)
     models: pd.DataFrame = field(repr=False)
     left_out: pd.DataFrame = field(repr=False)
@@ -139,7 +95,7 @@ class TrendMeasurement(Result):
     #: the family's fits keep them
     order_breaks: pd.DataFrame | None = field(default=None, repr=False)
 
-    _dict_exclude = ("sensitivity", "candidates", "references", "inversions", "densities", "models", "left_out", "fits",
+    _dict_exclude = ("sensitivity", "candidates", "references", "densities", "models", "left_out", "fits",
                      "inversion", "benchmark_rows", "set_rows", "budget_rows", "fixed_size", "order_breaks",
                      "budget_notes")
 
@@ -209,11 +165,6 @@ class TrendMeasurement(Result):
         from densing.trend.capability import rows_frame
 
         return rows_frame(list(self.budget_rows)) if self.budget_rows else pd.DataFrame()
-
-    @property
-    def selection(self) -> pd.DataFrame:
-        """The candidate table (kept under its old name)."""
-        return self.candidates
 
     @property
     def fit(self) -> ReferenceFit:

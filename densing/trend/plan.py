@@ -1,0 +1,173 @@
+"""The jobs of one trend measurement, declared: what each computes, from what, under which variant of the fits.
+
+Every row of ``densing trend`` — each benchmark, each set, and the sensitivity rows of the headline set (every
+family law logistic in ln N; every reference brought to D0 = 1T) — is one :class:`RowJob`: the same function
+(:func:`densing.trend.capability.trend_row`) on one :class:`Variant` of the references' fits. The fits of a variant
+other than the default are a :class:`FitsJob` its rows wait for. The headline adds its frontier rules, checks and
+breakpoint (:class:`HeadlineJob`, :func:`densing.trend.headline.measure_headline`); the fixed-size estimator
+needs no reference (:class:`FixedSizeJob`). :func:`plan` lists the jobs of a :class:`Context`;
+:func:`densing.trend.executor.run` computes them, one process per core, and returns each result by its job's key.
+
+A job's result depends on its fields, the context and the results it ``needs`` only, so where it runs changes no
+number.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from densing.data.units import format_count
+from densing.laws import eligibility
+from densing.trend import capability
+from densing.trend.tables import TrendTable
+
+
+@dataclass(frozen=True)
+class Variant:
+    """Which family fits a row's references use: the family law's shape (``power``, the default, or
+    ``logistic_ln_n``) and the budget ``d0`` every reference is brought to (None: each family at its own budget,
+    :func:`densing.trend.capability.budget_fits` otherwise)."""
+
+    shape: str = "power"
+    d0: float | None = None
+
+    @property
+    def key(self) -> str:
+        """The key of the :class:`FitsJob` that fits this variant ("" for the default: the context's fits)."""
+        if self == DEFAULT:
+            return ""
+        return "fits:" + ("shape" if self.d0 is None else f"budget@{self.d0:g}")
+
+    def label(self, label: str) -> str:
+        """A row's label under this variant."""
+        if self.d0 is not None:
+            return f"{label} at D0 = {format_count(self.d0)}"
+        return label if self.shape == DEFAULT.shape else f"{label}, family law logistic in ln N"
+
+    def row_key(self, name: str) -> str:
+        """A row's key under this variant (its name for the default)."""
+        if self == DEFAULT:
+            return name
+        return ("budget:" if self.d0 is not None else "shape:") + name
+
+
+DEFAULT = Variant()
+LOGISTIC = Variant(shape="logistic_ln_n")
+BUDGET = Variant(d0=capability.BUDGET_D0)
+
+
+@dataclass
+class Context:
+    """What every job reads: the checked target table, rule v3's candidates and eligible fits, the options.
+
+    ``fits`` grows as rows fit a set's references on benchmarks they are not eligible on alone (one fit per
+    family and benchmark, the same seed: the same fit wherever it is made); ``eligible`` is the eligible fits as
+    they were before any row ran (the budget variant refits those)."""
+
+    targets: pd.DataFrame
+    candidates: pd.DataFrame
+    fits: dict
+    profile: TrendTable
+    since: str | None
+    epoch: str
+    seed: int
+    n_boot: int
+    n_boot_side: int
+    fit: object = None       # the user's ReferenceFit (--fit), None for rule v3's references
+    d0: float | None = None  # the D0 of the user's fit
+    eligible: dict = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.eligible = dict(self.fits)
+
+
+@dataclass(frozen=True)
+class FitsJob:
+    """The candidates, fits and notes of one :class:`Variant`: rule v3's candidate table under another law shape
+    (its fits made by the rows that need them), or the eligible fits of the budget benchmarks refitted at one D0."""
+
+    variant: Variant
+    needs: tuple = ()
+
+    @property
+    def key(self) -> str:
+        return self.variant.key
+
+    def run(self, c: Context, needed: dict) -> tuple[pd.DataFrame, dict, dict]:
+        if self.variant.d0 is not None:
+            wanted = {k: f for k, f in c.eligible.items() if k[1] in c.profile.budget_benchmarks}
+            fits, notes = capability.budget_fits(c.targets, wanted, d0=self.variant.d0, seed=c.seed)
+            return c.candidates, fits, notes
+        candidates = eligibility.candidate_table(c.targets, since=c.since, composed=None, rule=eligibility.DEFAULT_RULE,
+                                                 shape=self.variant.shape, benchmarks=c.profile.candidates)
+        return candidates, {}, {}
+
+
+@dataclass(frozen=True)
+class RowJob:
+    """One row: a benchmark or a set, its references under ``variant``, its pooled trend
+    (:func:`densing.trend.capability.trend_row`)."""
+
+    name: str
+    label: str
+    capability: str
+    benchmarks: tuple[str, ...]
+    variant: Variant = DEFAULT
+
+    @property
+    def key(self) -> str:
+        return self.variant.row_key(self.name)
+
+    @property
+    def needs(self) -> tuple[str, ...]:
+        return (self.variant.key,) if self.variant.key else ()
+
+    def run(self, c: Context, needed: dict) -> capability.Row:
+        candidates, fits = (c.candidates, c.fits) if not self.needs else needed[self.variant.key][:2]
+        return capability.trend_row(self.name, self.variant.label(self.label), self.capability, self.benchmarks,
+                                    c.targets, candidates, fits, since=c.since, epoch=c.epoch, n_boot=c.n_boot_side,
+                                    n_boot_share=0, seed=c.seed)
+
+
+@dataclass(frozen=True)
+class HeadlineJob:
+    """The headline row with its frontier rules, checks, breakpoint and densities."""
+
+    key: str = "headline"
+    needs: tuple = ()
+
+    def run(self, c: Context, needed: dict):
+        from densing.trend.headline import measure_headline
+
+        return measure_headline(c)
+
+
+@dataclass(frozen=True)
+class FixedSizeJob:
+    """The second estimator: the fixed-size time regression on the same table (:mod:`densing.trend.fixed_size`)."""
+
+    key: str = "fixed_size"
+    needs: tuple = ()
+
+    def run(self, c: Context, needed: dict) -> pd.DataFrame:
+        from densing.trend.fixed_size import fixed_size_rows
+
+        return fixed_size_rows(c.targets, c.profile, since=c.since, epoch=c.epoch, n_boot=c.n_boot_side, seed=c.seed)
+
+
+def plan(c: Context) -> list:
+    """Every job of the measurement, the longest first (an executor starts them in this order): the headline, the
+    variants' fits, the sets, the benchmarks, the sensitivity rows, the fixed-size estimator."""
+    present = set(c.targets["benchmark"].astype(str))
+    headline = c.profile.headline_set if c.fit is None else None  # a given fit: the table's headline set is a row
+    sets = [RowJob(name, label, "set", benchmarks) for name, (label, benchmarks) in c.profile.sets.items()
+            if name != headline]
+    singles = [RowJob(b, b, capability.CAPABILITY[b], (b,)) for b in capability.row_benchmarks() if b in present]
+    budget = [RowJob(b, b, capability.CAPABILITY[b], (b,), BUDGET) for b in c.profile.budget_benchmarks if b in present]
+    budget += [RowJob(name, c.profile.sets[name][0], "set", c.profile.sets[name][1], BUDGET)
+               for name in c.profile.budget_sets]
+    shape = [] if headline is None else [RowJob(headline, c.profile.sets[headline][0], "set", c.profile.sets[headline][1],
+                                                LOGISTIC)]
+    fits = [FitsJob(variant) for variant in (LOGISTIC, BUDGET) if any(job.variant == variant for job in shape + budget)]
+    return [HeadlineJob(), *fits, *sets, *singles, *shape, *budget, FixedSizeJob()]
