@@ -1,0 +1,97 @@
+"""densing.trend.executor and densing.trend.plan: declared jobs, computed in one process per core or here, with the
+same results; a job waits for the jobs it needs; the processes end on every path."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import pytest
+
+from densing.trend import executor, plan
+
+
+@dataclass(frozen=True)
+class Square:
+    """A planted job: the context's offset plus its value squared, plus what it needs."""
+
+    value: int
+    needs: tuple = ()
+
+    @property
+    def key(self) -> str:
+        return f"square:{self.value}"
+
+    def run(self, context, needed: dict):
+        return context["offset"] + self.value ** 2 + sum(v[0] for v in needed.values()), os.getpid()
+
+
+@dataclass(frozen=True)
+class Fails:
+    key: str = "fails"
+    needs: tuple = ()
+
+    def run(self, context, needed: dict):
+        raise ValueError("planted failure")
+
+
+@dataclass(frozen=True)
+class Dies:
+    key: str = "dies"
+    needs: tuple = ()
+
+    def run(self, context, needed: dict):
+        if os.getpid() != context["parent"]:
+            os._exit(3)  # a worker killed mid-job
+        return "computed here"
+
+
+def _jobs():
+    return [Square(3), Square(4, needs=("square:3",)), Square(5), Square(6, needs=("square:4", "square:5"))]
+
+
+def test_workers_and_here_give_the_same_results(monkeypatch):
+    context = {"offset": 10, "parent": os.getpid()}
+    pooled = executor.run(_jobs(), context)
+    monkeypatch.setenv("DENSING_SERIAL", "1")
+    here = executor.run(_jobs(), context)
+    assert {k: v[0] for k, v in pooled.items()} == {k: v[0] for k, v in here.items()}
+    assert here["square:4"][0] == 10 + 16 + (10 + 9)  # a job gets the results it needs
+    assert here["square:6"][0] == 10 + 36 + here["square:4"][0] + here["square:5"][0]
+    if (os.cpu_count() or 1) > 1:
+        assert {pid for _, pid in pooled.values()} - {os.getpid()}  # the pool computed them
+
+
+def test_an_error_in_a_job_ends_the_workers():
+    from densing.workers import children
+
+    before = children()
+    with pytest.raises(ValueError, match="planted failure"):
+        executor.run([Fails(), *_jobs()], {"offset": 0, "parent": os.getpid()})
+    assert children() <= before
+
+
+def test_a_dead_worker_costs_time_not_the_result():
+    done = executor.run([Dies(), *_jobs()], {"offset": 0, "parent": os.getpid()})
+    assert done["dies"] == "computed here" and len(done) == 5
+
+
+def test_the_plan_holds_one_job_per_row_and_variant():
+    import pandas as pd
+
+    from densing.trend import tables
+
+    profile = tables.get("public")
+    targets = pd.DataFrame({"benchmark": ["mmlu", "gsm8k", "hellaswag"]})
+    context = plan.Context(targets, pd.DataFrame(), {}, profile, since=None, epoch="2023-02-24", seed=0, n_boot=10,
+                           n_boot_side=10)
+    jobs = plan.plan(context)
+    keys = [job.key for job in jobs]
+    assert len(keys) == len(set(keys)) and keys[0] == "headline" and keys[-1] == "fixed_size"
+    assert {"mmlu", "gsm8k", "hellaswag", "budget:mmlu", "budget:gsm8k", f"shape:{profile.headline_set}"} <= set(keys)
+    assert profile.headline_set not in keys  # the headline's own row is the headline
+    for job in jobs:  # every job's needs are jobs of the plan listed before it
+        assert all(keys.index(n) < keys.index(job.key) for n in job.needs)
+    given = plan.plan(plan.Context(targets, pd.DataFrame(), {}, profile, since=None, epoch="2023-02-24", seed=0,
+                                   n_boot=10, n_boot_side=10, fit=object()))
+    assert profile.headline_set in {job.key for job in given} and not any(k.startswith("shape:") for k in
+                                                                          (job.key for job in given))
