@@ -162,7 +162,7 @@ def _print_by_benchmark(result, forecast, fmt: Format, wide: bool) -> None:
                        cross_check=result.cross_check(), **({"forecast": forecast} if forecast else {}))
         return
     if fmt is Format.csv:
-        print_frame(result.csv_by_benchmark(), fmt)
+        print_frame(result.to_frame(by="benchmark"), fmt)
         return
     print_text(result.verdict)
     shown = [c for c in BY_BENCHMARK_SHOWN if c in table.columns]
@@ -208,10 +208,11 @@ def _print_headline(result, fmt: Format, wide: bool) -> None:
     """``densing trend``: the verdict, the rules side by side (months and slope A, each with its interval), the
     checks, the references (each one's months with its interval), the sensitivity, the breakpoint."""
     if fmt is Format.json:
-        print_document(result.rows(), **result.json_sections())
+        document = result.document()
+        print_document(document.pop("rows"), **document)
         return
     if fmt is Format.csv:
-        print_frame(result.csv_table(), fmt)
+        print_frame(result.to_frame(), fmt)
         return
     print_text(result.verdict)
     print_text(result.why)

@@ -9,7 +9,7 @@ import pandas as pd
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_number
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
-from densing.validation import validate_params
+from densing.validation import Options, validate_params
 from densing.trend.constants import PAPER
 from densing.trend.uncertainty import TrendUncertainty
 
@@ -60,7 +60,8 @@ class TrendMeasurement(Result):
     breakpoint, the per-benchmark rows and the tables behind them.
 
     ``to_dict()``: the scalar fields, each rule's trend, the checks and the breakpoint (the frames and fits left
-    out: :meth:`json_rows` is the command line's JSON); ``to_frame()``: :meth:`table`, one row per frontier rule;
+    out: :meth:`document`, built from the rules' own ``to_dict()``, is the command line's JSON); ``to_frame(by=)``:
+    the CSV tables (one row per frontier rule, or per benchmark and set);
     ``summary()``: the headline, the verdict and the headline rule's interval; ``conf_int()``: the headline rule's
     intervals (``doubling_time_months``, ``slope``; no rows when it has no trend), each rule's own in
     ``rules[name].conf_int()``."""
@@ -99,9 +100,25 @@ class TrendMeasurement(Result):
                      "inversion", "benchmark_rows", "set_rows", "budget_rows", "fixed_size", "order_breaks",
                      "budget_notes")
 
-    def to_frame(self) -> pd.DataFrame:
-        """The frontier rules side by side (:meth:`table`)."""
-        return self.table()
+    @validate_params({"by": [Options(("rule", "benchmark"))]})
+    def to_frame(self, by: str = "rule") -> pd.DataFrame:
+        """The measurement as one table, each row standing alone in a file (``densing trend --format csv`` and
+        ``--by benchmark --format csv``).
+
+        ``by="rule"``: :meth:`table`, the frontier rules side by side, with whether a row is the headline rule, the
+        benchmark set, the references, D0, the status and the verdict. ``by="benchmark"``: :meth:`by_benchmark` and
+        :meth:`by_benchmark_at_budget` in one table: ``variant`` says which, ``headline`` marks the row that is the
+        headline (the measured set at its references' own budgets)."""
+        if by == "rule":
+            frame = self.table()
+            return frame.assign(headline=frame["rule"] == self.headline_rule, set=self.headline_set,
+                                reference=self.reference, d0=self.d0, status=self.status, verdict=self.verdict)
+        rows = self.by_benchmark().assign(variant="own budgets")
+        rows = rows.assign(headline=rows["label"] == self.headline_set)
+        budget = self.by_benchmark_at_budget()
+        if len(budget):
+            rows = pd.concat([rows, budget.assign(variant="at one budget", headline=False)], ignore_index=True)
+        return rows
 
     @validate_params(ALPHA_CONSTRAINTS)
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
@@ -171,15 +188,6 @@ class TrendMeasurement(Result):
         """The headline reference's first fit (all of them: :attr:`fits`)."""
         return self.fits[0]
 
-    def rows(self) -> list[dict]:
-        """One JSON-ready row per frontier rule: the interval, its sources, bounds used, checks."""
-        out = []
-        for rule, result in self.rules.items():
-            out.append({"frontier": rule, "headline": rule == self.headline_rule, "reference": self.reference, "d0": self.d0,
-                        **result.to_dict(), "measurable": self.measurable,
-                        "checks": [c.to_dict() for c in self.checks], "paper": PAPER})
-        return out
-
     def table(self) -> pd.DataFrame:
         """The rules side by side, for a terminal: the doubling time in months and the slope A of ln ρmax per day, each
         with its 95% interval, the models and bounds, the shares of the slope variance."""
@@ -190,23 +198,6 @@ class TrendMeasurement(Result):
         return frame[keep].rename(columns={"doubling_time_months": "months", "doubling_time_months_ci_low": "ci_low",
                                            "doubling_time_months_ci_high": "ci_high", "n_lower_bounds": "lower_bounds",
                                            "n_upper_bounds": "upper_bounds"})
-
-    def csv_table(self) -> pd.DataFrame:
-        """:meth:`table` with what a row needs to stand alone in a file (``densing trend --format csv``): whether it
-        is the headline rule, the benchmark set, the references, D0, the status and the verdict."""
-        frame = self.table()
-        return frame.assign(headline=frame["rule"] == self.headline_rule, set=self.headline_set, reference=self.reference,
-                            d0=self.d0, status=self.status, verdict=self.verdict)
-
-    def csv_by_benchmark(self) -> pd.DataFrame:
-        """:meth:`by_benchmark` and :meth:`by_benchmark_at_budget` in one file (``densing trend --by benchmark --format
-        csv``): ``variant`` says which, ``headline`` marks the row that is the headline (the measured set's own budgets)."""
-        rows = self.by_benchmark().assign(variant="own budgets")
-        rows = rows.assign(headline=rows["label"] == self.headline_set)
-        budget = self.by_benchmark_at_budget()
-        if len(budget):
-            rows = pd.concat([rows, budget.assign(variant="at one budget", headline=False)], ignore_index=True)
-        return rows
 
     def checks_table(self) -> pd.DataFrame:
         return pd.DataFrame([{"check": c.name, "result": c.status, "detail": c.detail} for c in self.checks])
@@ -265,21 +256,21 @@ class TrendMeasurement(Result):
                               caption=f"doubling time (months) by frontier rule; reference {self.reference}, D0 = {format_count(self.d0)} tokens")
                 + _html.table(["check", "result", "detail"], found, caption="validity checks"))
 
-    def json_sections(self) -> dict:
-        """What ``densing trend --format json`` prints beside :meth:`rows` (its object ``{"rows": [...], ...}``): the
-        verdict and why, the status, the sensitivity, references and breakpoint, the rows per benchmark (at the
-        references' own budgets and at one)."""
-        return {"verdict": self.verdict, "why": self.why, "status": self.status,
+    def document(self) -> dict:
+        """What ``densing trend --format json`` prints: ``rows``, one per frontier rule (its result's
+        :meth:`~densing.results.Result.to_dict` with the rule, whether it is the headline, the references, D0, the
+        checks and the paper's figures), then the verdict and why, the status, the sensitivity, references and
+        breakpoint, the rows per benchmark (at the references' own budgets and at one), the cross-check and the
+        order breaks."""
+        rows = [{"frontier": rule, "headline": rule == self.headline_rule, "reference": self.reference, "d0": self.d0,
+                 **result.to_dict(), "measurable": self.measurable, "checks": [c.to_dict() for c in self.checks],
+                 "paper": PAPER} for rule, result in self.rules.items()]
+        return {"rows": rows, "verdict": self.verdict, "why": self.why, "status": self.status,
                 "sensitivity": _records(self.sensitivity), "references": _records(self.references),
                 "breakpoint": self.breakpoint.to_dict(), "by_benchmark": _records(self.by_benchmark()),
                 "by_benchmark_at_budget": _records(self.by_benchmark_at_budget()),
                 "cross_check": _records(self.cross_check()),
                 "order_breaks": _records(self.order_breaks) if self.order_breaks is not None else []}
-
-    def json_rows(self) -> list[dict]:
-        """:meth:`rows`, each with :meth:`json_sections` (one self-contained dict per frontier rule)."""
-        sections = self.json_sections()
-        return [{**row, **sections} for row in self.rows()]
 
     def breakpoint_line(self) -> str:
         return self.breakpoint.line()

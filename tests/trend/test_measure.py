@@ -76,7 +76,8 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
         from densing.trend.checks import plain_reason  # one plain sentence per failed check, in the why
 
         assert all(plain_reason(c, shipped.sensitivity) in shipped.why for c in failed)
-    rows = json.loads(json.dumps(shipped.json_rows(), default=str))
+    document = json.loads(json.dumps(shipped.document(), default=str))
+    rows = [{**row, **{k: v for k, v in document.items() if k != "rows"}} for row in document["rows"]]
     head = next(r for r in rows if r["headline"])
     assert {"share_fit", "share_score", "share_models", "intercept", "checks", "references", "breakpoint", "verdict"} <= set(head)
     assert {c["status"] for c in head["checks"]} <= {"passed", "failed", "untestable", "reported"}
@@ -150,7 +151,8 @@ def test_verdict_rows_repr_and_json_agree_on_status_and_interval(shipped):
     for source in ("fit", "score", "models", "reference"):
         assert own[f"share_{source}"] == pytest.approx(getattr(head, f"share_{source}"), nan_ok=True)
     assert own["heterogeneity_p"] == pytest.approx(head.heterogeneity_p, nan_ok=True) and head.status == shipped.status
-    rows = json.loads(json.dumps(shipped.json_rows(), default=str))
+    document = json.loads(json.dumps(shipped.document(), default=str))
+    rows = [{**row, **{k: v for k, v in document.items() if k != "rows"}} for row in document["rows"]]
     first = next(r for r in rows if r["headline"])
     assert first["status"] == shipped.status and first["doubling_time_months"] == pytest.approx(own["months"])
     by = {r["row"]: r for r in first["by_benchmark"]}
@@ -165,12 +167,12 @@ def test_verdict_rows_repr_and_json_agree_on_status_and_interval(shipped):
     assert f"{format_months(head.doubling_time_months_ci_low)}–{format_months(head.doubling_time_months_ci_high)}" in html
     assert ("not measured" in html) == (not shipped.measurable)
     # the CSV files stand alone: the headline rule and row flagged, with the set, references, D0, status and verdict
-    rules = shipped.csv_table().set_index("rule")
+    rules = shipped.to_frame().set_index("rule")
     assert rules["headline"].tolist() == [rule == shipped.headline_rule for rule in rules.index]
     lead = rules.loc[shipped.headline_rule]
     assert (lead["set"], lead["reference"], lead["d0"], lead["status"], lead["verdict"]) == (
         shipped.headline_set, shipped.reference, shipped.d0, shipped.status, shipped.verdict)
-    flagged = shipped.csv_by_benchmark().query("headline")
+    flagged = shipped.to_frame(by="benchmark").query("headline")
     assert flagged["row"].tolist() == ["paper"] and flagged["months"].iloc[0] == own["months"]
 
 
