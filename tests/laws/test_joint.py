@@ -90,3 +90,45 @@ def test_the_skill_variance_is_recovered_from_planted_disagreement():
     none = invert_joint(fits, scores[:5], stderr[:5], skill="none")
     pooled = invert_joint(fits, scores[:5], stderr[:5])
     assert none.skill2 == 0 and pooled.skill2 > 0 and (pooled.weights < none.weights).all()
+
+
+def _solve_every_step(p, scores, weights, start):
+    """The Newton iteration of :func:`densing.laws.joint.solve` stepping every (draw, model) every time."""
+    from densing.laws.joint import ITERATIONS, LOG_SIZE_HIGH, _moved
+
+    x = np.clip(np.asarray(start, float), LOG_SIZE_LOW, LOG_SIZE_HIGH)[..., None]
+    for _ in range(ITERATIONS):
+        moved = _moved(p, x, scores, weights)
+        change = float(np.max(np.abs(moved - x)))
+        x = moved
+        if change < 1e-8:
+            break
+    return x[..., 0]
+
+
+@pytest.mark.parametrize("shape", ["power", "logistic_ln_n"])
+def test_solving_only_the_moving_sizes_gives_the_same_bits(shape):
+    """A (draw, model) left at a fixed point of the Newton step leaves the arrays solved: the same bits as stepping
+    every one every time, for draws of the fits, missing scores and sizes pinned at the range's edge."""
+    from pathlib import Path
+
+    from densing.laws.joint import family_columns, solve, start_points
+    from densing.laws.reference_fit import ReferenceFit
+
+    if shape == "power":
+        root = Path(__file__).resolve().parents[2] / "reference_fits"
+        fits = [ReferenceFit.load(root / f"family_llama-3.1_{b}.json") for b in ("mmlu", "hellaswag", "winogrande")]
+    else:
+        fits = _fits(noise=0.02, n_boot=40)
+    rng = np.random.default_rng(1)
+    p = family_columns(fits, rng.integers(len(fits[0].bootstrap), size=40))
+    log_n = rng.uniform(math.log(1e8), math.log(1e12), 30)
+    floor = np.array([0.25, 0.25, 0.5])
+    scores = np.clip(_scores(log_n) + rng.normal(0, 0.03, (40, 30, 3)), 0.0, 1.0)
+    scores[:, 0] = floor - 0.02  # below chance everywhere: pinned at the range's lower edge
+    scores[:, 1, 1] = np.nan  # a benchmark the model was not scored on
+    weights = np.broadcast_to(1.0 / rng.uniform(0.005, 0.03, (30, 3)) ** 2, scores.shape)
+    start = start_points(p, scores, weights)
+    solved = solve(p, scores, weights, start)
+    assert solved.shape == (40, 30) and solved.tobytes() == _solve_every_step(p, scores, weights, start).tobytes()
+    assert (solved[:, 0] == LOG_SIZE_LOW).any()  # the edge case is exercised
