@@ -75,27 +75,26 @@ def family_columns(fits: list[ReferenceFit], picks: np.ndarray | None = None) ->
     return out
 
 
-def _latent(p: dict[str, np.ndarray], x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The law's covariate at x = ln N and its first two derivatives: (x, 1, 0) for logistic_ln_n;
-    u = −exp(−α·(x − ln N_unit)), u' = −α·u, u'' = α²·u for power (module docstring)."""
-    x = np.asarray(x, float)
-    if "alpha" not in p and "-alpha" not in p:
-        return x, np.ones_like(x), np.zeros_like(x)
-    if "-alpha" in p:  # the constants of :func:`_constants`
-        neg_alpha, log_unit, alpha2 = p["-alpha"], p["ln n_unit"], p["alpha²"]
-    else:
-        neg_alpha, log_unit, alpha2 = -p["alpha"], np.log(p["n_unit"]), p["alpha"] * p["alpha"]
-    u = -np.exp(np.clip(neg_alpha * (x - log_unit), -700, 700))
-    return u, neg_alpha * u, alpha2 * u
-
-
 def _constants(p: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """``p`` with −α, ln N_unit and α² in place of α and N_unit (power laws): the numbers :func:`_latent` computes
-    otherwise, once per solve instead of once per step."""
-    if "alpha" not in p:
-        return dict(p)
-    rest = {k: v for k, v in p.items() if k not in ("alpha", "n_unit")}
-    return {**rest, "-alpha": -p["alpha"], "ln n_unit": np.log(p["n_unit"]), "alpha²": p["alpha"] * p["alpha"]}
+    """The law's parameters as :func:`_latent` and :func:`_predict` use them: l, d, −γ, c·γ and, for power laws,
+    −α, ln N_unit and α² (computed once per solve, not once per step; a dict that has them passes through)."""
+    if "c·gamma" in p:
+        return p
+    q = {"l": p["l"], "d": p["d"], "c": p["c"], "gamma": p["gamma"], "-gamma": -p["gamma"], "c·gamma": p["c"] * p["gamma"]}
+    if "alpha" in p:
+        q.update({"-alpha": -p["alpha"], "ln n_unit": np.log(p["n_unit"]), "alpha²": p["alpha"] * p["alpha"]})
+    return q
+
+
+def _latent(q: dict[str, np.ndarray], x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The law's covariate at x = ln N and its first two derivatives: (x, 1, 0) for logistic_ln_n;
+    u = −exp(−α·(x − ln N_unit)), u' = −α·u, u'' = α²·u for power (module docstring); ``q`` from :func:`_constants`."""
+    x = np.asarray(x, float)
+    if "-alpha" not in q:
+        return x, np.ones_like(x), np.zeros_like(x)
+    u = np.exp(np.clip(q["-alpha"] * (x - q["ln n_unit"]), -700, 700))
+    np.negative(u, out=u)
+    return u, q["-alpha"] * u, q["alpha²"] * u
 
 
 def _predict(p: dict[str, np.ndarray], x: np.ndarray, second: bool = False):
@@ -103,14 +102,23 @@ def _predict(p: dict[str, np.ndarray], x: np.ndarray, second: bool = False):
 
     S = d + c·σ(γ·(v − l)), v the covariate (:func:`_latent`): S' = c·γ·σ(1−σ)·v',
     S'' = c·γ·σ(1−σ)·(γ·(1 − 2σ)·v'² + v'')."""
-    v, dv, d2v = _latent(p, x)
-    z = np.clip(p["gamma"] * (v - p["l"]), -700, 700)
-    s = 1.0 / (1.0 + np.exp(-z))
-    core = p["c"] * p["gamma"] * s * (1 - s)
+    q = _constants(p)
+    v, dv, d2v = _latent(q, x)
+    s = np.clip(q["-gamma"] * (v - q["l"]), -700, 700)  # −γ·(v − l): σ = 1 / (1 + e^(−γ·(v − l)))
+    np.exp(s, out=s)
+    s += 1.0
+    np.divide(1.0, s, out=s)
+    core = q["c·gamma"] * s
+    core *= 1 - s
     slope = core * dv
     if second:
-        return p["d"] + p["c"] * s, slope, core * (p["gamma"] * (1 - 2 * s) * dv * dv + d2v)
-    return p["d"] + p["c"] * s, slope
+        curve = q["gamma"] * (1 - 2 * s)
+        curve *= dv
+        curve *= dv
+        curve += d2v
+        curve *= core
+        return q["d"] + q["c"] * s, slope, curve
+    return q["d"] + q["c"] * s, slope
 
 
 def prediction_variance(fits: list[ReferenceFit], x: np.ndarray) -> np.ndarray:
@@ -127,13 +135,25 @@ def prediction_variance(fits: list[ReferenceFit], x: np.ndarray) -> np.ndarray:
     return out
 
 
+def _nansum(terms: np.ndarray) -> np.ndarray:
+    """np.nansum over the last axis (a few benchmarks), keeping it: where no term is NaN, the terms added left to right,
+    as numpy's sum adds so few (the same number: ``tests/laws/test_joint.py`` holds the solve to np.nansum's)."""
+    if not terms.shape[-1]:
+        return np.nansum(terms, axis=-1, keepdims=True)
+    total = terms[..., :1].copy()
+    for b in range(1, terms.shape[-1]):
+        total += terms[..., b:b + 1]
+    return np.nansum(terms, axis=-1, keepdims=True) if np.isnan(total).any() else total
+
+
 def _moved(p: dict[str, np.ndarray], x: np.ndarray, scores: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """x after one safeguarded Newton step (:func:`solve`), arrays broadcast to (..., B), x of shape (..., 1)."""
     pred, slope, curve = _predict(p, x, second=True)
     residual = scores - pred
-    num = np.nansum(weights * slope * residual, axis=-1, keepdims=True)
-    gauss = np.nansum(weights * slope * slope, axis=-1, keepdims=True)
-    newton = gauss - np.nansum(weights * residual * curve, axis=-1, keepdims=True)
+    weighted = weights * slope
+    num = _nansum(weighted * residual)
+    gauss = _nansum(weighted * slope)
+    newton = gauss - _nansum(weights * residual * curve)
     den = np.where(newton > 0.1 * gauss, newton, gauss)
     with np.errstate(divide="ignore", invalid="ignore"):
         step = np.where(den > 0, num / den, np.sign(num) * MAX_STEP)

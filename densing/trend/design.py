@@ -117,10 +117,9 @@ def common_design(targets: pd.DataFrame, inversions, *, since: str | None, epoch
 
 def _own_rows(targets: pd.DataFrame, inversion, since, until, epoch: str) -> pd.DataFrame:
     """The reference's own models screened as targets are (dated, in the window, with standard errors)."""
-    from densing.trend.targets import _screened
-    from densing.data.item_counts import with_stderr
+    from densing.trend.targets import _filled, _screened
 
-    dated, reasons = _screened(with_stderr(targets), tuple(inversion.benchmarks), inversion.fits[0].metric,
+    dated, reasons = _screened(_filled(targets), tuple(inversion.benchmarks), inversion.fits[0].metric,
                                inversion.require, since, until, epoch)
     own = set().union(*(reference_models(f) for f in inversion.fits))
     keep = (reasons == "") & dated["model"].astype(str).isin(own).to_numpy()
@@ -358,22 +357,26 @@ def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, str
 
     rows = candidates[(candidates["kind"] == "family") & candidates["benchmark"].isin(benchmarks)]
     out: dict[str, tuple[str, ...]] = {}
-    for family, group in rows.groupby("family", sort=True):
-        if set(group["benchmark"]) != set(benchmarks):
+    eligible = rows["eligible"].astype(bool).to_numpy()
+    benchmark = rows["benchmark"].to_numpy()
+    # the first rule a candidate fails ("" when eligible; the notes of an eligible row name no failure)
+    code = rows["why"].fillna("").astype(str).str.extract(r"^(R\d[a-z]?):")[0].fillna("").to_numpy(object)
+    code[eligible] = ""
+    z_all = rows["held_out_z"].to_numpy(float) if len(benchmarks) > 1 and not strict else None
+    bound = float(chi2.ppf(0.95, len(benchmarks)))
+    for family, at in rows.groupby("family", sort=True).indices.items():
+        if set(benchmark[at]) != set(benchmarks):
             continue
-        why = group["why"].fillna("").astype(str)
         if len(benchmarks) == 1 or strict:
-            if group["eligible"].astype(bool).all():
+            if eligible[at].all():
                 out[str(family)] = tuple(benchmarks)
             continue
-        # the first rule a candidate fails ("" when eligible; the notes of an eligible row name no failure)
-        code = why.str.extract(r"^(R\d[a-z]?):")[0].fillna("").where(~group["eligible"].astype(bool), "")
-        if code.isin(["R1", "R2", "R3", "R2s"]).any():
+        if np.isin(code[at], ["R1", "R2", "R3", "R2s"]).any():
             continue
-        if not (code.isin(["", "R5z"])).any():  # R4r and R4s pass on at least one benchmark
+        if not np.isin(code[at], ["", "R5z"]).any():  # R4r and R4s pass on at least one benchmark
             continue
-        z = group["held_out_z"].to_numpy(float)
-        if not np.all(np.isfinite(z)) or float(np.sum(z ** 2)) > float(chi2.ppf(0.95, len(benchmarks))):
+        z = z_all[at]
+        if not np.all(np.isfinite(z)) or float(np.sum(z ** 2)) > bound:
             continue
         out[str(family)] = tuple(benchmarks)
     return out

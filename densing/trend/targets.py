@@ -25,6 +25,13 @@ def reference_models(fit: ReferenceFit) -> set[str]:
 
 
 @per_table
+def _filled(targets: pd.DataFrame) -> pd.DataFrame:
+    """:func:`densing.data.item_counts.with_stderr` of the table, computed once per table inside
+    :func:`densing.laws.table_cache.same_tables` (callers must not change it)."""
+    return with_stderr(targets)
+
+
+@per_table
 def _score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, require: str) -> pd.DataFrame:
     """:func:`densing.laws.inversion.score_matrix`, computed once per table and benchmark tuple inside
     :func:`densing.laws.table_cache.same_tables` (callers copy it before adding columns)."""
@@ -68,7 +75,7 @@ def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAU
     was fitted on and, for a family reference, every model of the family — are never targets.
     """
     inversion = as_inversion(reference, None)
-    dated, screened = _screened(with_stderr(targets), tuple(inversion.benchmarks), inversion.fits[0].metric,
+    dated, screened = _screened(_filled(targets), tuple(inversion.benchmarks), inversion.fits[0].metric,
                                 inversion.require, since, until, epoch)
     own = set().union(*(reference_models(f) for f in inversion.fits))
     reasons = np.where(dated["model"].astype(str).isin(own).to_numpy(), "defines the reference", screened)
