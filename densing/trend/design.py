@@ -232,11 +232,14 @@ def _densities(design: Design, data: dict, sources: tuple[str, ...], count: int,
     noise = rng.standard_normal((count, *scores.shape)) * np.nan_to_num(sigma) if "score" in sources else 0.0
     drawn = np.ascontiguousarray(np.broadcast_to(scores[None] + noise, (count, *scores.shape)))
     index = rng.integers(n, size=(count, n)) if "models" in sources else np.broadcast_to(np.arange(n), (count, n))
+    # without score noise and fit draws every draw inverts the same scores under the same fit: one inversion serves
+    # them all (each model's inversion is its own arithmetic, so the same numbers)
+    once = "score" not in sources and "fit" not in sources
     ys, kinds = [], []
     for inv in design.inversions:
         picks = rng.integers(inv.n_draws, size=count) if "fit" in sources else None
         extra = {"weights": inv.weights(scores, sigma)} if hasattr(inv, "weights") else {}
-        y, kind = inv.draws(picks, drawn, sigma, data["params"], **extra)
+        y, kind = inv.draws(picks, drawn[:1] if once else drawn, sigma, data["params"], **extra)
         ys.append(np.broadcast_to(y, (count, n)))
         kinds.append(np.broadcast_to(kind, (count, n)))
     y, kind, _ = _scale(np.array(ys, float), np.array(kinds, float), design.own)
