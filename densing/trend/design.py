@@ -140,7 +140,7 @@ def _scale(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[np.ndarray
         enough = shared.sum(axis=1) >= MIN_SHARED
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a draw with no shared target: offset 0 below
-            delta[r] = np.where(enough, np.nanmedian(diff, axis=1), 0.0)
+            delta[r] = np.where(enough, _row_nanmedian(diff), 0.0)
     on_lead = y - delta[:, :, None]  # every reference's values on the lead's scale
     exact_lead = np.where(exact, on_lead, np.nan)
     with warnings.catch_warnings():
@@ -157,6 +157,21 @@ def _scale(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[np.ndarray
     y_out = np.where(own[:, None, :], fill[None] + delta[:, :, None], y)
     kind_out = np.where(own[:, None, :], fill_kind[None], kind)
     return y_out, kind_out, delta
+
+
+def _row_nanmedian(values: np.ndarray) -> np.ndarray:
+    """np.nanmedian over each row of (K, n): the middle of the sorted non-NaN values, or the mean (a + b)/2 of the two
+    middle ones. Where every value is finite and non-zero (no ±0 or ±inf whose order among equals could differ) the
+    same numbers from one sort of the array; np.nanmedian itself otherwise."""
+    present = ~np.isnan(values)
+    if not np.all(np.isfinite(values[present]) & (values[present] != 0)):
+        return np.nanmedian(values, axis=1)
+    count = present.sum(axis=1)
+    high = count // 2
+    low = np.where(count % 2 == 1, high, high - 1)
+    pick = np.stack([np.maximum(low, 0), np.minimum(high, values.shape[1] - 1)], axis=1)
+    middle = np.take_along_axis(np.sort(values, axis=1), pick, axis=1)
+    return np.where(count > 0, (middle[:, 0] + middle[:, 1]) / 2, np.nan)
 
 
 @dataclass(frozen=True)
