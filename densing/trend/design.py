@@ -193,7 +193,7 @@ def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
     Σ = the draws' covariance (finite columns only), V(τ²) = Σ + τ²I; Q = (A − Â1)ᵀΣ⁻¹(A − Â1) on R − 1 degrees of
     freedom (Â the GLS mean under Σ), τ² by Paule–Mandel, I² = max(0, (Q − df)/Q); the pooled slope wᵀA with
     w_r ∝ 1/(Σ_rr + τ²)."""
-    from scipy.stats import chi2
+    from scipy.special import chdtrc  # the χ² survival function (what scipy.stats.chi2.sf computes), without scipy.stats
 
     a = np.asarray(points, float)
     count = a.size
@@ -229,7 +229,8 @@ def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
     # references' range. The draws wᵀA^(k) still carry the covariance into the interval.
     w = 1.0 / (np.diag(sigma) + tau2)
     w = w / w.sum()
-    return Pooled(float(w @ a), w, q, df, float(chi2.sf(q, df)), tau2, max(0.0, (q - df) / q) if q > 0 else 0.0)
+    p_value = 1.0 if q < 0 else float(chdtrc(df, q))  # χ²(df)'s survival function at Q (1 below its support)
+    return Pooled(float(w @ a), w, q, df, p_value, tau2, max(0.0, (q - df) / q) if q > 0 else 0.0)
 
 
 def _prepared(design: Design) -> dict:
@@ -371,7 +372,7 @@ def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, str
     benchmark the family does not reach far enters as a weak term, not as a trend. Rule v3's per-benchmark
     eligibility on every benchmark of the set is kept as a labelled variant (``strict=True``).
     """
-    from scipy.stats import chi2
+    from scipy.special import gammaincinv  # χ²'s quantile 2·P⁻¹(B/2, p) (what scipy.stats.chi2.ppf computes)
 
     rows = candidates[(candidates["kind"] == "family") & candidates["benchmark"].isin(benchmarks)]
     out: dict[str, tuple[str, ...]] = {}
@@ -381,7 +382,7 @@ def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, str
     code = rows["why"].fillna("").astype(str).str.extract(r"^(R\d[a-z]?):")[0].fillna("").to_numpy(object)
     code[eligible] = ""
     z_all = rows["held_out_z"].to_numpy(float) if len(benchmarks) > 1 and not strict else None
-    bound = float(chi2.ppf(0.95, len(benchmarks)))
+    bound = float(2 * gammaincinv(len(benchmarks) / 2, 0.95))
     for family, at in rows.groupby("family", sort=True).indices.items():
         if set(benchmark[at]) != set(benchmarks):
             continue
