@@ -298,19 +298,22 @@ def score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric: str
         rows = rows[rows["metric"] == metric]
     if rows.empty:
         return pd.DataFrame(columns=["model", "params"])
-    scores = rows.pivot_table(index="model", columns="benchmark", values="value", aggfunc="mean")
-    errors = rows.pivot_table(index="model", columns="benchmark", values="stderr", aggfunc="mean", dropna=False) \
-        if "stderr" in rows.columns else pd.DataFrame(index=scores.index)
+    grouped = rows.groupby(["model", "benchmark"], sort=True)  # the mean of a model's rows on a benchmark
+    scores = grouped["value"].mean().unstack("benchmark")
+    errors = grouped["stderr"].mean().unstack("benchmark") if "stderr" in rows.columns else pd.DataFrame(index=scores.index)
     keep = [b for b in benchmarks]
     scores = scores.reindex(columns=keep).dropna(how="all" if require == "any" else "any")
-    out = pd.DataFrame({"model": scores.index.astype(str)})
+    errors = errors.reindex(index=scores.index)
+    columns: dict = {"model": scores.index.astype(str)}
     for b in keep:
-        out[f"score:{b}"] = scores[b].to_numpy(float)
-        out[f"stderr:{b}"] = errors.reindex(index=scores.index, columns=[b]).iloc[:, 0].to_numpy(float) if b in errors.columns else math.nan
+        columns[f"score:{b}"] = scores[b].to_numpy(float)
+        columns[f"stderr:{b}"] = errors[b].to_numpy(float) if b in errors.columns else math.nan
     first = rows.drop_duplicates("model").set_index("model")
-    for column in ("params", "family", "release_date", "active_params", "train_tokens"):
-        if column in first.columns:
-            out[column] = first.loc[out["model"], column].to_numpy()
+    carried = [c for c in ("params", "family", "release_date", "active_params", "train_tokens") if c in first.columns]
+    found = first.loc[columns["model"], carried]
+    for column in carried:
+        columns[column] = found[column].to_numpy()
+    out = pd.DataFrame(columns)
     if len(keep) == 1:
         out["score"], out["stderr"] = out[f"score:{keep[0]}"], out[f"stderr:{keep[0]}"]
     return out

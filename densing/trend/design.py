@@ -117,10 +117,9 @@ def common_design(targets: pd.DataFrame, inversions, *, since: str | None, epoch
 
 def _own_rows(targets: pd.DataFrame, inversion, since, until, epoch: str) -> pd.DataFrame:
     """The reference's own models screened as targets are (dated, in the window, with standard errors)."""
-    from densing.trend.targets import _screened
-    from densing.data.item_counts import with_stderr
+    from densing.trend.targets import _filled, _screened
 
-    dated, reasons = _screened(with_stderr(targets), tuple(inversion.benchmarks), inversion.fits[0].metric,
+    dated, reasons = _screened(_filled(targets), tuple(inversion.benchmarks), inversion.fits[0].metric,
                                inversion.require, since, until, epoch)
     own = set().union(*(reference_models(f) for f in inversion.fits))
     keep = (reasons == "") & dated["model"].astype(str).isin(own).to_numpy()
@@ -141,7 +140,7 @@ def _scale(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[np.ndarray
         enough = shared.sum(axis=1) >= MIN_SHARED
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a draw with no shared target: offset 0 below
-            delta[r] = np.where(enough, np.nanmedian(diff, axis=1), 0.0)
+            delta[r] = np.where(enough, _row_nanmedian(diff), 0.0)
     on_lead = y - delta[:, :, None]  # every reference's values on the lead's scale
     exact_lead = np.where(exact, on_lead, np.nan)
     with warnings.catch_warnings():
@@ -158,6 +157,21 @@ def _scale(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[np.ndarray
     y_out = np.where(own[:, None, :], fill[None] + delta[:, :, None], y)
     kind_out = np.where(own[:, None, :], fill_kind[None], kind)
     return y_out, kind_out, delta
+
+
+def _row_nanmedian(values: np.ndarray) -> np.ndarray:
+    """np.nanmedian over each row of (K, n): the middle of the sorted non-NaN values, or the mean (a + b)/2 of the two
+    middle ones. Where every value is finite and non-zero (no ±0 or ±inf whose order among equals could differ) the
+    same numbers from one sort of the array; np.nanmedian itself otherwise."""
+    present = ~np.isnan(values)
+    if not np.all(np.isfinite(values[present]) & (values[present] != 0)):
+        return np.nanmedian(values, axis=1)
+    count = present.sum(axis=1)
+    high = count // 2
+    low = np.where(count % 2 == 1, high, high - 1)
+    pick = np.stack([np.maximum(low, 0), np.minimum(high, values.shape[1] - 1)], axis=1)
+    middle = np.take_along_axis(np.sort(values, axis=1), pick, axis=1)
+    return np.where(count > 0, (middle[:, 0] + middle[:, 1]) / 2, np.nan)
 
 
 @dataclass(frozen=True)
@@ -179,7 +193,7 @@ def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
     Σ = the draws' covariance (finite columns only), V(τ²) = Σ + τ²I; Q = (A − Â1)ᵀΣ⁻¹(A − Â1) on R − 1 degrees of
     freedom (Â the GLS mean under Σ), τ² by Paule–Mandel, I² = max(0, (Q − df)/Q); the pooled slope wᵀA with
     w_r ∝ 1/(Σ_rr + τ²)."""
-    from scipy.stats import chi2
+    from scipy.special import chdtrc  # the χ² survival function (what scipy.stats.chi2.sf computes), without scipy.stats
 
     a = np.asarray(points, float)
     count = a.size
@@ -215,7 +229,8 @@ def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
     # references' range. The draws wᵀA^(k) still carry the covariance into the interval.
     w = 1.0 / (np.diag(sigma) + tau2)
     w = w / w.sum()
-    return Pooled(float(w @ a), w, q, df, float(chi2.sf(q, df)), tau2, max(0.0, (q - df) / q) if q > 0 else 0.0)
+    p_value = 1.0 if q < 0 else float(chdtrc(df, q))  # χ²(df)'s survival function at Q (1 below its support)
+    return Pooled(float(w @ a), w, q, df, p_value, tau2, max(0.0, (q - df) / q) if q > 0 else 0.0)
 
 
 def _prepared(design: Design) -> dict:
@@ -233,11 +248,14 @@ def _densities(design: Design, data: dict, sources: tuple[str, ...], count: int,
     noise = rng.standard_normal((count, *scores.shape)) * np.nan_to_num(sigma) if "score" in sources else 0.0
     drawn = np.ascontiguousarray(np.broadcast_to(scores[None] + noise, (count, *scores.shape)))
     index = rng.integers(n, size=(count, n)) if "models" in sources else np.broadcast_to(np.arange(n), (count, n))
+    # without score noise and fit draws every draw inverts the same scores under the same fit: one inversion serves
+    # them all (each model's inversion is its own arithmetic, so the same numbers)
+    once = "score" not in sources and "fit" not in sources
     ys, kinds = [], []
     for inv in design.inversions:
         picks = rng.integers(inv.n_draws, size=count) if "fit" in sources else None
         extra = {"weights": inv.weights(scores, sigma)} if hasattr(inv, "weights") else {}
-        y, kind = inv.draws(picks, drawn, sigma, data["params"], **extra)
+        y, kind = inv.draws(picks, drawn[:1] if once else drawn, sigma, data["params"], **extra)
         ys.append(np.broadcast_to(y, (count, n)))
         kinds.append(np.broadcast_to(kind, (count, n)))
     y, kind, _ = _scale(np.array(ys, float), np.array(kinds, float), design.own)
@@ -354,26 +372,30 @@ def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, str
     benchmark the family does not reach far enters as a weak term, not as a trend. Rule v3's per-benchmark
     eligibility on every benchmark of the set is kept as a labelled variant (``strict=True``).
     """
-    from scipy.stats import chi2
+    from scipy.special import gammaincinv  # χ²'s quantile 2·P⁻¹(B/2, p) (what scipy.stats.chi2.ppf computes)
 
     rows = candidates[(candidates["kind"] == "family") & candidates["benchmark"].isin(benchmarks)]
     out: dict[str, tuple[str, ...]] = {}
-    for family, group in rows.groupby("family", sort=True):
-        if set(group["benchmark"]) != set(benchmarks):
+    eligible = rows["eligible"].astype(bool).to_numpy()
+    benchmark = rows["benchmark"].to_numpy()
+    # the first rule a candidate fails ("" when eligible; the notes of an eligible row name no failure)
+    code = rows["why"].fillna("").astype(str).str.extract(r"^(R\d[a-z]?):")[0].fillna("").to_numpy(object)
+    code[eligible] = ""
+    z_all = rows["held_out_z"].to_numpy(float) if len(benchmarks) > 1 and not strict else None
+    bound = float(2 * gammaincinv(len(benchmarks) / 2, 0.95))
+    for family, at in rows.groupby("family", sort=True).indices.items():
+        if set(benchmark[at]) != set(benchmarks):
             continue
-        why = group["why"].fillna("").astype(str)
         if len(benchmarks) == 1 or strict:
-            if group["eligible"].astype(bool).all():
+            if eligible[at].all():
                 out[str(family)] = tuple(benchmarks)
             continue
-        # the first rule a candidate fails ("" when eligible; the notes of an eligible row name no failure)
-        code = why.str.extract(r"^(R\d[a-z]?):")[0].fillna("").where(~group["eligible"].astype(bool), "")
-        if code.isin(["R1", "R2", "R3", "R2s"]).any():
+        if np.isin(code[at], ["R1", "R2", "R3", "R2s"]).any():
             continue
-        if not (code.isin(["", "R5z"])).any():  # R4r and R4s pass on at least one benchmark
+        if not np.isin(code[at], ["", "R5z"]).any():  # R4r and R4s pass on at least one benchmark
             continue
-        z = group["held_out_z"].to_numpy(float)
-        if not np.all(np.isfinite(z)) or float(np.sum(z ** 2)) > float(chi2.ppf(0.95, len(benchmarks))):
+        z = z_all[at]
+        if not np.all(np.isfinite(z)) or float(np.sum(z ** 2)) > bound:
             continue
         out[str(family)] = tuple(benchmarks)
     return out

@@ -25,6 +25,13 @@ def reference_models(fit: ReferenceFit) -> set[str]:
 
 
 @per_table
+def _filled(targets: pd.DataFrame) -> pd.DataFrame:
+    """:func:`densing.data.item_counts.with_stderr` of the table, computed once per table inside
+    :func:`densing.laws.table_cache.same_tables` (callers must not change it)."""
+    return with_stderr(targets)
+
+
+@per_table
 def _score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, require: str) -> pd.DataFrame:
     """:func:`densing.laws.inversion.score_matrix`, computed once per table and benchmark tuple inside
     :func:`densing.laws.table_cache.same_tables` (callers copy it before adding columns)."""
@@ -59,6 +66,13 @@ def _screened(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, requir
     return dated, reasons
 
 
+@per_table
+def _labels(dated: pd.DataFrame) -> np.ndarray:
+    """The models of :func:`_screened`'s table as strings, once per table inside
+    :func:`densing.laws.table_cache.same_tables` (callers must not change it)."""
+    return dated["model"].astype(str).to_numpy()
+
+
 def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAULT_EPOCH,
                   until: str | None = None, epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One row per target model of an inversion (or a fit) and the left-out ones, with the reason.
@@ -68,12 +82,13 @@ def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAU
     was fitted on and, for a family reference, every model of the family — are never targets.
     """
     inversion = as_inversion(reference, None)
-    dated, screened = _screened(with_stderr(targets), tuple(inversion.benchmarks), inversion.fits[0].metric,
+    dated, screened = _screened(_filled(targets), tuple(inversion.benchmarks), inversion.fits[0].metric,
                                 inversion.require, since, until, epoch)
     own = set().union(*(reference_models(f) for f in inversion.fits))
-    reasons = np.where(dated["model"].astype(str).isin(own).to_numpy(), "defines the reference", screened)
+    labels = _labels(dated)
+    reasons = np.where(np.fromiter((m in own for m in labels), bool, len(labels)), "defines the reference", screened)
     keep = reasons == ""
-    kept = dated[keep]
-    left = dated.loc[~keep, ["model"]].assign(reason=reasons[~keep])
-    return kept.reset_index(drop=True), left.reset_index(drop=True)
+    left = pd.DataFrame({"model": dated["model"].iloc[np.flatnonzero(~keep)].reset_index(drop=True),
+                         "reason": reasons[~keep]})
+    return dated[keep].reset_index(drop=True), left
 

@@ -37,19 +37,23 @@ def tobit_line(t, y, kind, start: tuple[float, float] | None = None) -> tuple[fl
         slope0, intercept0 = np.polyfit(u[start_points], y[start_points], 1)
     sigma0 = max(float(np.std(y[start_points] - slope0 * u[start_points] - intercept0)), 1e-3)
 
+    exact_at, lower_at, upper_at, bound_at = (np.flatnonzero(m) for m in (exact, lower, upper, lower | upper))
+    n_exact, half_log_2pi = exact.sum(), 0.5 * math.log(2 * math.pi)
+
     def negative_loglik(theta: np.ndarray) -> tuple[float, np.ndarray]:
         a, b, log_sigma = theta
         sigma = math.exp(log_sigma)
         z = (y - a * u - b) / sigma
         # d/dμ of each term, μ = a·u + b: exact z/σ; lower bound φ(z)/(σ(1 − Φ(z))); upper −φ(z)/(σΦ(z))
-        log_pdf = -0.5 * z * z - 0.5 * math.log(2 * math.pi)
-        total = np.sum(log_pdf[exact]) - exact.sum() * log_sigma
-        total += np.sum(special.log_ndtr(-z[lower])) + np.sum(special.log_ndtr(z[upper]))
+        log_pdf = -0.5 * z * z - half_log_2pi
+        z_exact, log_sf, log_cdf = z[exact_at], special.log_ndtr(-z[lower_at]), special.log_ndtr(z[upper_at])
+        total = np.sum(log_pdf[exact_at]) - n_exact * log_sigma
+        total += np.sum(log_sf) + np.sum(log_cdf)
         dmu = np.zeros_like(z)
-        dmu[exact] = z[exact] / sigma
-        dmu[lower] = np.exp(log_pdf[lower] - special.log_ndtr(-z[lower])) / sigma
-        dmu[upper] = -np.exp(log_pdf[upper] - special.log_ndtr(z[upper])) / sigma
-        dlog_sigma = np.sum(z[exact] ** 2) - exact.sum() + np.sum(dmu[lower | upper] * sigma * z[lower | upper])
+        dmu[exact_at] = z_exact / sigma
+        dmu[lower_at] = np.exp(log_pdf[lower_at] - log_sf) / sigma
+        dmu[upper_at] = -np.exp(log_pdf[upper_at] - log_cdf) / sigma
+        dlog_sigma = np.sum(z_exact ** 2) - n_exact + np.sum(dmu[bound_at] * sigma * z[bound_at])
         grad = np.array([np.sum(dmu * u), np.sum(dmu), dlog_sigma])
         return -float(total), -grad
 

@@ -225,3 +225,21 @@ def test_geomean_rows_match_a_per_model_computation():
         draws = draws[~np.isnan(draws)]
         low, high = np.exp(np.quantile(draws, [(1 - 0.95) / 2, (1 + 0.95) / 2], method="inverted_cdf"))
         assert (row["density_ci_low"], row["density_ci_high"]) == pytest.approx((low, high), rel=1e-12)
+
+
+def test_score_matrix_averages_a_models_rows_and_keeps_complete_cases():
+    """One row per model: the mean of its rows on each benchmark (value and standard error), NaN where it has none;
+    ``require="all"`` keeps only the models with every benchmark, ``"any"`` those with one; params from its first row."""
+    from densing.laws.inversion import score_matrix
+
+    table = pd.DataFrame({"model": ["b", "a", "a", "b", "c", "c"], "benchmark": ["x", "x", "x", "y", "y", "z"],
+                          "metric": "acc", "value": [0.5, 0.2, 0.4, 0.7, 0.9, 0.1],
+                          "stderr": [0.01, 0.02, np.nan, 0.03, 0.04, 0.05], "params": [2e9, 1e9, 1e9, 2e9, 3e9, 3e9]})
+    every = score_matrix(table, ("x", "y"))
+    assert every["model"].tolist() == ["b"] and every["score:y"].tolist() == [0.7] and every["params"].tolist() == [2e9]
+    anyone = score_matrix(table, ("y", "x"), require="any")
+    assert anyone["model"].tolist() == ["a", "b", "c"]
+    assert anyone["score:x"].tolist()[:2] == [pytest.approx(0.3), 0.5] and np.isnan(anyone["score:x"].iloc[2])
+    assert anyone["stderr:x"].tolist()[:2] == [0.02, 0.01] and anyone["score:y"].iloc[2] == 0.9
+    single = score_matrix(table, ("z",))
+    assert single[["model", "score", "stderr"]].values.tolist() == [["c", 0.1, 0.05]]

@@ -90,3 +90,63 @@ def test_the_skill_variance_is_recovered_from_planted_disagreement():
     none = invert_joint(fits, scores[:5], stderr[:5], skill="none")
     pooled = invert_joint(fits, scores[:5], stderr[:5])
     assert none.skill2 == 0 and pooled.skill2 > 0 and (pooled.weights < none.weights).all()
+
+
+def _solve_every_step(p, scores, weights, start):
+    """The Newton iteration of :func:`densing.laws.joint.solve` written plainly: every (draw, model) stepped every
+    time, the law's terms as its docstring writes them, the sums over benchmarks np.nansum's."""
+    from densing.laws.joint import ITERATIONS, LOG_SIZE_HIGH, MAX_STEP
+
+    x = np.clip(np.asarray(start, float), LOG_SIZE_LOW, LOG_SIZE_HIGH)[..., None]
+    for _ in range(ITERATIONS):
+        if "alpha" in p:
+            alpha = p["alpha"]
+            v = -np.exp(np.clip(-alpha * (x - np.log(p["n_unit"])), -700, 700))
+            dv, d2v = -alpha * v, alpha * alpha * v
+        else:
+            v, dv, d2v = x, np.ones_like(x), np.zeros_like(x)
+        s = 1.0 / (1.0 + np.exp(-np.clip(p["gamma"] * (v - p["l"]), -700, 700)))
+        core = p["c"] * p["gamma"] * s * (1 - s)
+        slope, curve = core * dv, core * (p["gamma"] * (1 - 2 * s) * dv * dv + d2v)
+        residual = scores - (p["d"] + p["c"] * s)
+        num = np.nansum(weights * slope * residual, axis=-1, keepdims=True)
+        gauss = np.nansum(weights * slope * slope, axis=-1, keepdims=True)
+        newton = gauss - np.nansum(weights * residual * curve, axis=-1, keepdims=True)
+        den = np.where(newton > 0.1 * gauss, newton, gauss)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = np.where(den > 0, num / den, np.sign(num) * MAX_STEP)
+        moved = np.clip(x + np.clip(np.nan_to_num(step), -MAX_STEP, MAX_STEP), LOG_SIZE_LOW, LOG_SIZE_HIGH)
+        change = float(np.max(np.abs(moved - x)))
+        x = moved
+        if change < 1e-8:
+            break
+    return x[..., 0]
+
+
+@pytest.mark.parametrize("shape", ["power", "logistic_ln_n"])
+def test_solving_only_the_moving_sizes_gives_the_same_bits(shape):
+    """A (draw, model) left at a fixed point of the Newton step leaves the arrays solved, the law's constants are
+    computed once and the sums over benchmarks added in place: the same bits as the plain iteration, for draws of the
+    fits, missing scores and sizes pinned at the range's edge."""
+    from pathlib import Path
+
+    from densing.laws.joint import family_columns, solve, start_points
+    from densing.laws.reference_fit import ReferenceFit
+
+    if shape == "power":
+        root = Path(__file__).resolve().parents[2] / "reference_fits"
+        fits = [ReferenceFit.load(root / f"family_llama-3.1_{b}.json") for b in ("mmlu", "hellaswag", "winogrande")]
+    else:
+        fits = _fits(noise=0.02, n_boot=40)
+    rng = np.random.default_rng(1)
+    p = family_columns(fits, rng.integers(len(fits[0].bootstrap), size=40))
+    log_n = rng.uniform(math.log(1e8), math.log(1e12), 30)
+    floor = np.array([0.25, 0.25, 0.5])
+    scores = np.clip(_scores(log_n) + rng.normal(0, 0.03, (40, 30, 3)), 0.0, 1.0)
+    scores[:, 0] = floor - 0.02  # below chance everywhere: pinned at the range's lower edge
+    scores[:, 1, 1] = np.nan  # a benchmark the model was not scored on
+    weights = np.broadcast_to(1.0 / rng.uniform(0.005, 0.03, (30, 3)) ** 2, scores.shape)
+    start = start_points(p, scores, weights)
+    solved = solve(p, scores, weights, start)
+    assert solved.shape == (40, 30) and solved.tobytes() == _solve_every_step(p, scores, weights, start).tobytes()
+    assert (solved[:, 0] == LOG_SIZE_LOW).any()  # the edge case is exercised

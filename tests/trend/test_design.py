@@ -4,6 +4,8 @@ The planted world is studies/heterogeneity_level.py's (its docstring states it);
 only for targets released after a day, at another level than the references'."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -92,3 +94,40 @@ def test_status_names_heterogeneity_and_an_unbounded_interval():
     assert months[1] < months[0] / 1.5  # a family of half the shape gives about twice the slope
     status = design.status_words(result)
     assert status.startswith("not measured: its references disagree") and "Q = " in status
+
+
+def _candidate(family, benchmark, eligible, why="", z=0.0):
+    return {"kind": "family", "family": family, "benchmark": benchmark, "eligible": eligible, "why": why,
+            "held_out_z": z}
+
+
+def test_set_references_keeps_the_families_its_rules_name():
+    """The set's rules (set_references' docstring) on planted candidates: every benchmark present; R1–R3 and R2s pass
+    on each; R4r/R4s pass on one; the held-out z's within χ²(B) at 0.95 (5.99 for B = 2)."""
+    rows = [_candidate("A", "b1", True), _candidate("A", "b2", True, z=1.0),
+            _candidate("B", "b1", True), _candidate("B", "b2", False, "R1: one recipe"),
+            _candidate("C", "b1", False, "R4r: below the frontier"), _candidate("C", "b2", False, "R4s: not identified"),
+            _candidate("D", "b1", False, "R4r: below the frontier", z=2.0), _candidate("D", "b2", True, z=1.9),
+            _candidate("E", "b1", True), _candidate("F", "b1", False, "R5z: held out", z=1.5),
+            _candidate("F", "b2", True, z=0.5), _candidate("G", "b1", True, z=np.nan), _candidate("G", "b2", True)]
+    candidates = pd.DataFrame(rows + [{**_candidate("A", "b1", True), "kind": "paper"}])
+    assert design.set_references(candidates, ("b1", "b2")) == {"A": ("b1", "b2"), "F": ("b1", "b2")}
+    assert design.set_references(candidates, ("b1", "b2"), strict=True) == {"A": ("b1", "b2"), "G": ("b1", "b2")}
+    assert design.set_references(candidates, ("b1",)) == {"A": ("b1",), "B": ("b1",), "E": ("b1",), "G": ("b1",)}
+    assert design.set_references(candidates, ("b3",)) == {}
+
+
+def test_the_row_median_is_numpys_nanmedian_bit_for_bit():
+    """The offsets' median (design._row_nanmedian) against np.nanmedian: missing values, ties, rows with no value,
+    and the ±0 and ±inf it hands to numpy."""
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        values = rng.normal(size=(rng.integers(1, 200), rng.integers(1, 90))) * 10.0 ** rng.uniform(-4, 4)
+        values[rng.random(values.shape) < rng.uniform(0, 1)] = np.nan
+        if trial % 3 == 0:
+            values = np.round(values)  # ties, and signed zeros
+        if trial % 5 == 0:
+            values[0, 0] = np.inf
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a row with no value: "All-NaN slice"
+            assert design._row_nanmedian(values).tobytes() == np.nanmedian(values, axis=1).tobytes()
