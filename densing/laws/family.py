@@ -192,6 +192,18 @@ def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
     ``at_chance`` (score at or below the chance level: no logit; kept in the points, and not
     listed, with ``keep_floor`` — the likelihood fit weighs them instead of dropping them).
     """
+    members, dropped = family_arrays(table, family, benchmark, metric=metric, keep_floor=keep_floor)
+    points = pd.DataFrame({
+        "model": members["model"], "params": members["params"], "train_tokens": members["train_tokens"],
+        "score": members["score"], "loss": np.full(members["model"].size, np.nan), "run": members["model"],
+    }, columns=list(POINT_COLUMNS))
+    return points, dropped
+
+
+def family_arrays(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
+                  keep_floor: bool = False) -> tuple[dict[str, np.ndarray], dict]:
+    """:func:`family_points` as plain arrays ``model``, ``params``, ``train_tokens``, ``score`` (by size, then name),
+    without building a frame (rule v3's candidate table reads every family × benchmark), and the dropped lists."""
     metric = metric if metric is not None else _table_metric(table, benchmark)
     mine = _family_columns(table, family)
     members = mine["members"]
@@ -209,11 +221,8 @@ def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
                "at_chance": sorted(model[at_chance])}
     keep = ~(moe | no_tokens | at_chance)
     order = np.lexsort((model[keep], params[keep]))
-    points = pd.DataFrame({
-        "model": model[keep][order], "params": params[keep][order], "train_tokens": tokens[keep][order],
-        "score": value[keep][order], "loss": np.full(int(keep.sum()), np.nan), "run": model[keep][order],
-    }, columns=list(POINT_COLUMNS))
-    return points, dropped
+    return {"model": model[keep][order], "params": params[keep][order], "train_tokens": tokens[keep][order],
+            "score": value[keep][order]}, dropped
 
 
 @validate_params({"n_boot": BOOTSTRAP_CONSTRAINTS["n_boot"], "seed": BOOTSTRAP_CONSTRAINTS["seed"],
@@ -248,7 +257,7 @@ def fit_family(
     ``d0``) and whose ``provenance`` lists the dropped members and the likelihood fit's slope test.
     """
     fixed = shape_constants(shape)
-    metric = metric_for(table, benchmark, metric)
+    metric = metric if metric is not None else _table_metric(table, benchmark)
     points, dropped = _fitted_members(table, family, benchmark, metric, exclude=exclude, sizes=sizes,
                                       keep_floor=method == "binomial")
     chance = CHANCE_LEVELS[benchmark]
@@ -276,8 +285,8 @@ def fit_family(
         kind=KIND, benchmark=benchmark, metric=metric, params=dict(stage.params), stages=(stage,), d0=budget,
         data_hash=data_hash(points, list(POINT_COLUMNS[:4])), provenance=record,
         bootstrap_names=("gamma", "l"), bootstrap=tuple(estimate.draws),
-        points=tuple((r.model, float(r.params), float(r.train_tokens), float(r.score), None, r.run)
-                     for r in points.itertuples(index=False)),
+        points=tuple((model, params, tokens, score, None, run) for model, params, tokens, score, run in zip(
+            *(points[c].tolist() for c in ("model", "params", "train_tokens", "score", "run")))),
         benchmarks=(benchmark,),
     )
 
@@ -370,7 +379,7 @@ def _record(table, family, benchmark, metric, points, dropped, estimate: _Estima
         "token_ratio": float(tokens.max() / tokens.min()), "dropped": {k: v for k, v in dropped.items() if v},
         "excluded": list(exclude),
         "order_breaks": family_order_note(table, family, points["model"]),  # flagged members: kept or left out
-        "members": sorted(table.loc[table["family"].astype("string") == family, "model"].astype(str).unique()),
+        "members": _family_columns(table, family)["members"].tolist(),
         "n_boot": n_boot, "n_boot_redrawn": estimate.redraws, "bootstrap_unit": estimate.unit,
         "seed": seed, "densing_version": __version__, **estimate.extra,
     }
