@@ -79,7 +79,7 @@ from densing.laws.budget import HOFFMANN_2022
 from densing.laws.family_likelihood import Z_95, LikelihoodFit, binomial_mle, likelihood_fit  # noqa: F401 (re-exported)
 from densing.laws.points import POINT_COLUMNS, data_hash
 from densing.laws.order import family_order_note
-from densing.laws.table_cache import per_table
+from densing.laws.table_cache import keeping, per_table
 from densing.laws.reference_fit import ReferenceFit
 from densing.validation import BOOTSTRAP_CONSTRAINTS, Options, validate_params
 
@@ -173,14 +173,33 @@ def _table_metric(table: pd.DataFrame, benchmark: str) -> str:
 
 @per_table
 def _family_columns(table: pd.DataFrame, family: str) -> dict[str, np.ndarray]:
-    """The rows of ``family`` in ``table`` as plain arrays (what :func:`family_points` reads), and its members."""
-    mine = table[table["family"].astype(object) == family]
-    model = mine["model"].astype(str).to_numpy()
-    return {"members": np.unique(model), "model": model, "benchmark": mine["benchmark"].astype(object).to_numpy(),
-            "metric": mine["metric"].astype(object).to_numpy(), "value": mine["value"].to_numpy(float),
-            "params": mine["params"].to_numpy(float), "train_tokens": mine["train_tokens"].to_numpy(float),
-            "active_params": (mine["active_params"].to_numpy(float) if "active_params" in mine.columns
-                              else np.full(len(mine), np.nan))}
+    """The rows of ``family`` in ``table`` as plain arrays (what :func:`family_points` reads), and its members: cut
+    from the whole table's arrays (:func:`_table_columns`, read once) inside :func:`same_tables`, else read alone."""
+    if not keeping():
+        mine = _columns(table[table["family"].astype(object) == family])
+    else:
+        whole = _table_columns(table)
+        rows = np.asarray(whole["rows_of"].get(family, ()), dtype=np.intp)
+        mine = {name: column[rows] for name, column in whole.items() if name != "rows_of"}
+    return {"members": np.unique(mine["model"]), **mine}
+
+
+@per_table
+def _table_columns(table: pd.DataFrame) -> dict:
+    """Every row of ``table`` as :func:`_columns`' arrays, and ``rows_of``: each family → its row positions."""
+    rows_of: dict = {}
+    for i, family in enumerate(table["family"].astype(object).to_numpy()):
+        rows_of.setdefault(family, []).append(i)
+    return {**_columns(table), "rows_of": rows_of}
+
+
+def _columns(rows: pd.DataFrame) -> dict[str, np.ndarray]:
+    """``rows``' columns as plain arrays: model names as text, benchmark and metric as objects, the numbers as floats."""
+    return {"model": rows["model"].astype(str).to_numpy(), "benchmark": rows["benchmark"].astype(object).to_numpy(),
+            "metric": rows["metric"].astype(object).to_numpy(), "value": rows["value"].to_numpy(float),
+            "params": rows["params"].to_numpy(float), "train_tokens": rows["train_tokens"].to_numpy(float),
+            "active_params": (rows["active_params"].to_numpy(float) if "active_params" in rows.columns
+                              else np.full(len(rows), np.nan))}
 
 
 def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,

@@ -31,6 +31,11 @@ def same_tables():
             _KEPT = None
 
 
+def keeping() -> bool:
+    """Whether :func:`derived` keeps values now (inside :func:`same_tables`)."""
+    return _KEPT is not None
+
+
 def derived(table, key: tuple, compute):
     """``compute()`` — a value of ``table`` named by ``key`` — kept for the block of :func:`same_tables` (computed
     afresh outside one). The caller must not change the value it gets back (copy it where it may)."""
