@@ -15,7 +15,8 @@ from densing.data.item_counts import item_counts
 from densing.errors import DensingError
 from densing.laws.eligibility_rules import (CANDIDATE_BENCHMARKS_V2, MIN_FAMILY_MODELS, MIN_POOLING_MEMBERS,
                                             TOP_DECILE_QUANTILE, top_targets, v3_held_out, v3_reasons)
-from densing.laws.family import DEFAULT_SHAPE, covariate, family_arrays, metric_for
+from densing.laws.family import DEFAULT_SHAPE, covariate
+from densing.laws.family_rows import family_arrays, metric_for
 from densing.laws.family_held_out import held_out_problem, held_out_result
 from densing.laws.family_likelihood import likelihood_fits
 from densing.laws.reference_fit import ReferenceFit
@@ -37,7 +38,7 @@ def pooled_dispersion(own: dict[str, float]) -> float:
 
 def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str], metrics: dict, counted: pd.Series,
               shape: str = DEFAULT_SHAPE) -> dict:
-    """Each (family, benchmark)'s members (:func:`densing.laws.family.family_arrays`), dropped members and likelihood
+    """Each (family, benchmark)'s members (:func:`densing.laws.family_rows.family_arrays`), dropped members and likelihood
     fit of ``shape`` at dispersion floor 1 (its own dispersion; "" with fewer than 2 sizes, a reason where the registry
     lacks a chance level or an item count), the fits run together (:func:`likelihood_fits`: the same fits, bit for
     bit). ``targets`` is read within :func:`same_tables` (each family's rows selected once)."""

@@ -79,7 +79,7 @@ from densing.laws.budget import HOFFMANN_2022
 from densing.laws.family_likelihood import Z_95, LikelihoodFit, binomial_mle, likelihood_fit  # noqa: F401 (re-exported)
 from densing.laws.points import POINT_COLUMNS, data_hash
 from densing.laws.order import family_order_note
-from densing.laws.table_cache import keeping, per_table
+from densing.laws.family_rows import family_arrays, family_columns, metric_for, table_metric  # noqa: F401 (public here)
 from densing.laws.reference_fit import ReferenceFit
 from densing.validation import BOOTSTRAP_CONSTRAINTS, Options, validate_params
 
@@ -153,55 +153,6 @@ def logit_scores(scores, chance: float, scale: float) -> np.ndarray:
         return np.where((u > 0) & (u < 1), np.log(u / (1 - u)), np.nan)
 
 
-def metric_for(table: pd.DataFrame, benchmark: str, metric: str | None) -> str:
-    """``metric``, or the one metric the table has for ``benchmark``."""
-    if metric is not None:
-        return metric
-    found = sorted(table.loc[table["benchmark"] == benchmark, "metric"].astype(str).unique())
-    if not found:
-        raise InputError(f"benchmark {benchmark!r}: no rows in the table")
-    if len(found) != 1:
-        raise InputError(f"benchmark {benchmark!r}: metrics {', '.join(found)} in the table; name one (metric=...)")
-    return found[0]
-
-
-@per_table
-def _table_metric(table: pd.DataFrame, benchmark: str) -> str:
-    """:func:`metric_for` with no metric named: the one metric the table has for ``benchmark``."""
-    return metric_for(table, benchmark, None)
-
-
-@per_table
-def _family_columns(table: pd.DataFrame, family: str) -> dict[str, np.ndarray]:
-    """The rows of ``family`` in ``table`` as plain arrays (what :func:`family_points` reads), and its members: cut
-    from the whole table's arrays (:func:`_table_columns`, read once) inside :func:`same_tables`, else read alone."""
-    if not keeping():
-        mine = _columns(table[table["family"].astype(object) == family])
-    else:
-        whole = _table_columns(table)
-        rows = np.asarray(whole["rows_of"].get(family, ()), dtype=np.intp)
-        mine = {name: column[rows] for name, column in whole.items() if name != "rows_of"}
-    return {"members": np.unique(mine["model"]), **mine}
-
-
-@per_table
-def _table_columns(table: pd.DataFrame) -> dict:
-    """Every row of ``table`` as :func:`_columns`' arrays, and ``rows_of``: each family → its row positions."""
-    rows_of: dict = {}
-    for i, family in enumerate(table["family"].astype(object).to_numpy()):
-        rows_of.setdefault(family, []).append(i)
-    return {**_columns(table), "rows_of": rows_of}
-
-
-def _columns(rows: pd.DataFrame) -> dict[str, np.ndarray]:
-    """``rows``' columns as plain arrays: model names as text, benchmark and metric as objects, the numbers as floats."""
-    return {"model": rows["model"].astype(str).to_numpy(), "benchmark": rows["benchmark"].astype(object).to_numpy(),
-            "metric": rows["metric"].astype(object).to_numpy(), "value": rows["value"].to_numpy(float),
-            "params": rows["params"].to_numpy(float), "train_tokens": rows["train_tokens"].to_numpy(float),
-            "active_params": (rows["active_params"].to_numpy(float) if "active_params" in rows.columns
-                              else np.full(len(rows), np.nan))}
-
-
 def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
                   keep_floor: bool = False) -> tuple[pd.DataFrame, dict]:
     """The family's members usable for a fit of ``benchmark`` and what was dropped, and why.
@@ -217,31 +168,6 @@ def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
         "score": members["score"], "loss": np.full(members["model"].size, np.nan), "run": members["model"],
     }, columns=list(POINT_COLUMNS))
     return points, dropped
-
-
-def family_arrays(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
-                  keep_floor: bool = False) -> tuple[dict[str, np.ndarray], dict]:
-    """:func:`family_points` as plain arrays ``model``, ``params``, ``train_tokens``, ``score`` (by size, then name),
-    without building a frame (rule v3's candidate table reads every family × benchmark), and the dropped lists."""
-    metric = metric if metric is not None else _table_metric(table, benchmark)
-    mine = _family_columns(table, family)
-    members = mine["members"]
-    if not len(members):
-        raise InputError(f"family {family!r}: no models of that family in the table")
-    chance = CHANCE_LEVELS.get(benchmark)
-    if chance is None:
-        raise InputError(f"benchmark {benchmark!r}: no chance level in the registry; a family reference needs its floor")
-    pick = (mine["benchmark"] == benchmark) & (mine["metric"] == metric)
-    model, value, params, tokens, active = (mine[c][pick] for c in ("model", "value", "params", "train_tokens", "active_params"))
-    moe = ~np.isnan(active)
-    no_tokens = ~moe & np.isnan(tokens)
-    at_chance = ~moe & ~no_tokens & (value <= chance) & (not keep_floor)
-    dropped = {"moe": sorted(model[moe]), "no_tokens": sorted(model[no_tokens]), "no_score": sorted(set(members) - set(model)),
-               "at_chance": sorted(model[at_chance])}
-    keep = ~(moe | no_tokens | at_chance)
-    order = np.lexsort((model[keep], params[keep]))
-    return {"model": model[keep][order], "params": params[keep][order], "train_tokens": tokens[keep][order],
-            "score": value[keep][order]}, dropped
 
 
 @validate_params({"n_boot": BOOTSTRAP_CONSTRAINTS["n_boot"], "seed": BOOTSTRAP_CONSTRAINTS["seed"],
@@ -276,7 +202,7 @@ def fit_family(
     ``d0``) and whose ``provenance`` lists the dropped members and the likelihood fit's slope test.
     """
     fixed = shape_constants(shape)
-    metric = metric if metric is not None else _table_metric(table, benchmark)
+    metric = metric if metric is not None else table_metric(table, benchmark)
     points, dropped = _fitted_members(table, family, benchmark, metric, exclude=exclude, sizes=sizes,
                                       keep_floor=method == "binomial")
     chance = CHANCE_LEVELS[benchmark]
@@ -398,7 +324,7 @@ def _record(table, family, benchmark, metric, points, dropped, estimate: _Estima
         "token_ratio": float(tokens.max() / tokens.min()), "dropped": {k: v for k, v in dropped.items() if v},
         "excluded": list(exclude),
         "order_breaks": family_order_note(table, family, points["model"]),  # flagged members: kept or left out
-        "members": _family_columns(table, family)["members"].tolist(),
+        "members": family_columns(table, family)["members"].tolist(),
         "n_boot": n_boot, "n_boot_redrawn": estimate.redraws, "bootstrap_unit": estimate.unit,
         "seed": seed, "densing_version": __version__, **estimate.extra,
     }

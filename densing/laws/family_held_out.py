@@ -10,9 +10,9 @@ import pandas as pd
 
 from densing.data.benchmarks import CHANCE_LEVELS, ITEM_COUNTS
 from densing.errors import FitError
-from densing.laws.family import (DEFAULT_SHAPE, covariate, family_arrays, family_points, fit_family, metric_for,
-                                 shape_constants)
+from densing.laws.family import DEFAULT_SHAPE, covariate, family_points, fit_family, metric_for, shape_constants
 from densing.laws.family_likelihood import likelihood_fit
+from densing.laws.family_rows import family_arrays
 
 
 def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
@@ -45,7 +45,7 @@ def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
 
 def held_out_problem(members: dict, family: str, benchmark: str, items: float, shape: str) -> tuple:
     """The refit of :func:`held_out_test` as (covariate, scores, items) of every member but the largest (the last of
-    ``members``, :func:`densing.laws.family.family_arrays`' arrays); FitError with fewer than 3 sizes."""
+    ``members``, :func:`densing.laws.family_rows.family_arrays`' arrays); FitError with fewer than 3 sizes."""
     params = np.asarray(members["params"], float)
     if np.unique(params).size < 3:
         raise FitError(f"family {family!r}, {benchmark}: {np.unique(params).size} size(s); holding the "
