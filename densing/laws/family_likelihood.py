@@ -14,6 +14,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from densing.laws.table_cache import keep, recall
+
 #: Redraws of a parametric draw whose γ is not positive, at most (in rounds).
 MAX_REDRAWS = 100
 
@@ -198,39 +200,50 @@ def likelihood_fit(log_n, scores, items, chance: float, scale: float, *, dispers
 
     φ̂ = max(1, ``dispersion_floor``, X²/(m − 2)), X² = Σ n_i·(S_i − p̂_i)²/(p̂_i·(1 − p̂_i)) the Pearson
     statistic (its own term left out when m = 2). ``dispersion_floor``: a dispersion known from elsewhere
-    (rule v3 pools one per benchmark over the table's families).
+    (rule v3 pools one per benchmark over the table's families). Inside
+    :func:`densing.laws.table_cache.same_tables` a maximum found for the same inputs (bit for bit) is reused.
     """
     log_n = np.asarray(log_n, float)
     scores = np.asarray(scores, float)
     items = np.broadcast_to(np.asarray(items, float), scores.shape)
-    found = binomial_mle(log_n, scores, items, chance, scale)
-    return _finished(log_n, scores, items, chance, scale, found["slope"][0], found["offset"][0], found["centre"],
-                     found["information"][0], found["converged"][0], found["log_likelihood"][0], dispersion_floor)
+    key = _key(log_n, scores, items, chance, scale)
+    maximum = recall(key)
+    if maximum is None:
+        found = binomial_mle(log_n, scores, items, chance, scale)
+        maximum = tuple(found[k][0] for k in ("slope", "offset")) + (found["centre"],) + tuple(
+            found[k][0] for k in ("information", "converged", "log_likelihood"))
+        keep(key, maximum)
+    return _finished(log_n, scores, items, chance, scale, *maximum, dispersion_floor)
+
+
+def _key(log_n, scores, items, chance, scale) -> tuple:
+    """A fit's inputs in full (their bytes), naming its maximum for :func:`densing.laws.table_cache.keep`."""
+    return ("family likelihood", log_n.tobytes(), scores.tobytes(), items.tobytes(), float(chance), float(scale))
 
 
 def likelihood_fits(problems: list[tuple], dispersion_floors) -> list[LikelihoodFit]:
     """:func:`likelihood_fit` of each problem (log_n, scores, items, chance, scale) at its dispersion floor: the same
     fits, bit for bit, the Fisher scoring of problems with the same number of members run as one batch
-    (:func:`_scoring`: each row's arithmetic is its own)."""
+    (:func:`_scoring`: each row's arithmetic is its own); maxima kept as :func:`likelihood_fit` keeps them."""
     floors = np.broadcast_to(np.asarray(dispersion_floors, float), (len(problems),))
-    prepared = []
-    for log_n, scores, items, chance, scale in problems:
+    prepared, maxima = [], {}
+    for i, (log_n, scores, items, chance, scale) in enumerate(problems):
         log_n, scores = np.asarray(log_n, float), np.asarray(scores, float)
         items = np.broadcast_to(np.asarray(items, float), scores.shape)
         prepared.append((log_n, scores, items, chance, scale, _start(log_n, scores, chance, scale)))
-    out: list = [None] * len(problems)
-    for m in sorted({p[1].size for p in prepared}):
-        rows = [i for i, p in enumerate(prepared) if p[1].size == m]
+        if (found := recall(_key(log_n, scores, items, chance, scale))) is not None:
+            maxima[i] = found
+    for m in sorted({p[1].size for i, p in enumerate(prepared) if i not in maxima}):
+        rows = [i for i, p in enumerate(prepared) if p[1].size == m and i not in maxima]
         pick = [prepared[i] for i in rows]
         column = [[p[3]] for p in pick], [[p[4]] for p in pick]
         g, h, info, converged, ll = _scoring(
             np.stack([p[5][0] for p in pick]), np.stack([p[5][1] for p in pick]), np.stack([p[2] for p in pick]),
             np.array(column[0]), np.array(column[1]), np.array([p[5][3] for p in pick]), np.array([p[5][4] for p in pick]))
         for k, i in enumerate(rows):
-            log_n, scores, items, chance, scale, start = prepared[i]
-            out[i] = _finished(log_n, scores, items, chance, scale, g[k], h[k], start[2], info[k], converged[k], ll[k],
-                               floors[i])
-    return out
+            maxima[i] = (g[k], h[k], prepared[i][5][2], info[k], converged[k], ll[k])
+            keep(_key(*prepared[i][:5]), maxima[i])
+    return [_finished(*p[:5], *maxima[i], floors[i]) for i, p in enumerate(prepared)]
 
 
 def _finished(log_n, scores, items, chance, scale, g, h, centre, info, converged, log_likelihood,

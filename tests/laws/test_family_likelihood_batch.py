@@ -50,3 +50,20 @@ def test_a_refloored_fit_is_the_fit_at_that_floor():
         own = likelihood_fit(*problem)
         for floor in (0.5, 1.0, 2.5, 40.0):
             assert _same(own.with_dispersion_floor(floor), likelihood_fit(*problem, dispersion_floor=floor))
+
+
+def test_inside_same_tables_a_maximum_is_found_once_for_the_same_inputs(monkeypatch):
+    from densing.laws import family_likelihood
+    from densing.laws.table_cache import same_tables
+
+    calls = []
+    real = family_likelihood.binomial_mle
+    monkeypatch.setattr(family_likelihood, "binomial_mle", lambda *a, **k: calls.append(1) or real(*a, **k))
+    problem = _problems()[5]
+    outside = [likelihood_fit(*problem) for _ in range(2)]
+    with same_tables():
+        batched = likelihood_fits([problem], 3.0)[0]
+        inside = likelihood_fit(*problem, dispersion_floor=3.0)  # the batch's maximum, refloored
+        moved = likelihood_fit(problem[0], problem[1] + 1e-3, *problem[2:])  # other scores: a new maximum
+    assert len(calls) == 3 and _same(outside[0], outside[1]) and _same(inside, batched)
+    assert _same(inside, likelihood_fit(*problem, dispersion_floor=3.0)) and moved.slope != inside.slope
