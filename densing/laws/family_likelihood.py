@@ -149,10 +149,15 @@ def _start(log_n, scores, chance: float, scale: float) -> tuple:
 
 
 def _scoring(x, s, counts, chance, scale, g, h) -> tuple:
-    """Fisher scoring with step halving from (g, h) (B,), each row of ``counts`` (B × m) one fit; ``x`` and ``s`` are
-    shared (m,) or one row per fit (B × m), ``chance`` and ``scale`` scalars or (B × 1) columns. Each row's
-    arithmetic is its own, so a row comes out the same, bit for bit, alone or among others (a stopped row is left
-    where it stopped). Returns (g, h, information (B, 2, 2), converged, log-likelihood)."""
+    """Fisher scoring with step halving from θ = (g, h) (B,), each row of ``counts`` (B × m) one fit.
+
+    With p_i = d + c·σ(η_i), η_i = g·x_i + h and ∂p_i/∂θ = c·σ(1 − σ)·(x_i, 1): the score
+    U = Σ n_i·(S_i − p_i)/(p_i(1 − p_i))·∂p_i/∂θ, the information I = Σ n_i·(∂p_i/∂θ)(∂p_i/∂θ)ᵀ/(p_i(1 − p_i)),
+    and θ ← θ + t·I⁻¹U with t halved until the log-likelihood does not fall (McCullagh & Nelder 1989, §2.5).
+    ``x`` and ``s`` are shared (m,) or one row per fit (B × m), ``chance`` and ``scale`` scalars or (B × 1) columns.
+    Each row's arithmetic is its own, so a row comes out the same, bit for bit, alone or among others (a stopped row
+    is left where it stopped). Returns (g, h, information (B, 2, 2), converged, log-likelihood).
+    """
     batch = g.size
     ll = _log_likelihood(g[:, None] * x + h[:, None], s, counts, chance, scale)
     converged = np.zeros(batch, bool)
