@@ -1,7 +1,9 @@
 """Rule v3's candidate table (:mod:`densing.laws.eligibility`, date-blind): every family with at least
 :data:`~densing.laws.eligibility_rules.MIN_FAMILY_MODELS` models × the candidate benchmarks, each fitted by binomial
 likelihood with the benchmark's pooled dispersion (:func:`pooled_dispersion`) and judged by
-:func:`densing.laws.eligibility_rules.v3_reasons` and :func:`densing.laws.eligibility_rules.v3_held_out`.
+:func:`densing.laws.eligibility_rules.v3_reasons` and :func:`densing.laws.eligibility_rules.v3_held_out`. The table's
+fits — every family's own fit, then every held-out refit — run as batches of Fisher scoring
+(:func:`densing.laws.family_likelihood.likelihood_fits`: the same numbers, bit for bit, as fitting them one by one).
 """
 from __future__ import annotations
 
@@ -115,10 +117,11 @@ def candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | Non
                 continue
             reason = _v3_row(row, members, fitted, targets, family, b, pooled[b], top_cache)
             # the held-out test also where only the reach rules fail: a set row's joint test (densing.trend.design) reads it
-            held.append((row, reason, members, dropped) if not reason or reason.startswith(("R4r", "R4s")) else None)
-            if held[-1] is None:
+            if not reason or reason.startswith(("R4r", "R4s")):
+                held.append((row, reason, members, dropped))  # its verdict after the held-out refits, run together
+            else:
                 _v3_verdict(row, reason, dropped)
-    _v3_held_out_rows([h for h in held if h is not None], pooled, shape)
+    _v3_held_out_rows(held, pooled, shape)
     rows += [_v3_composed_row(name, fit) for name, fit in sorted((composed or {}).items())]
     out = pd.DataFrame(rows, columns=list(_V3_COLUMNS))
     out.insert(0, "rule", "v3")
