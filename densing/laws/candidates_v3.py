@@ -1,7 +1,9 @@
 """Rule v3's candidate table (:mod:`densing.laws.eligibility`, date-blind): every family with at least
 :data:`~densing.laws.eligibility_rules.MIN_FAMILY_MODELS` models × the candidate benchmarks, each fitted by binomial
 likelihood with the benchmark's pooled dispersion (:func:`pooled_dispersion`) and judged by
-:func:`densing.laws.eligibility_rules.v3_reasons` and :func:`densing.laws.eligibility_rules.v3_held_out`.
+:func:`densing.laws.eligibility_rules.v3_reasons` and :func:`densing.laws.eligibility_rules.v3_held_out`. The table's
+fits — every family's own fit, then every held-out refit — run as batches of Fisher scoring
+(:func:`densing.laws.family_likelihood.likelihood_fits`: the same numbers, bit for bit, as fitting them one by one).
 """
 from __future__ import annotations
 
@@ -10,12 +12,17 @@ import math
 import numpy as np
 import pandas as pd
 
-from densing.data.benchmarks import CHANCE_LEVELS
+from densing.data.benchmarks import CHANCE_LEVELS, ITEM_COUNTS
 from densing.data.item_counts import item_counts
+from densing.errors import DensingError
 from densing.laws.eligibility_rules import (CANDIDATE_BENCHMARKS_V2, MIN_FAMILY_MODELS, MIN_POOLING_MEMBERS,
                                             TOP_DECILE_QUANTILE, top_targets, v3_held_out, v3_reasons)
-from densing.laws.family import DEFAULT_SHAPE, covariate, family_points, metric_for
+from densing.laws.family import DEFAULT_SHAPE, covariate
+from densing.laws.family_rows import family_arrays, metric_for
+from densing.laws.family_held_out import held_out_problem, held_out_result
+from densing.laws.family_likelihood import likelihood_fits
 from densing.laws.reference_fit import ReferenceFit
+from densing.laws.table_cache import same_tables
 
 
 _V3_COLUMNS = ("reference", "family", "benchmark", "kind", "n_fitted", "sizes", "size_span", "token_ratio", "d0",
@@ -33,23 +40,26 @@ def pooled_dispersion(own: dict[str, float]) -> float:
 
 def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str], metrics: dict, counted: pd.Series,
               shape: str = DEFAULT_SHAPE) -> dict:
-    """Each (family, benchmark)'s points, dropped members and likelihood fit of ``shape`` at dispersion floor 1 (its own
-    dispersion; "" with fewer than 2 sizes, a reason where the registry lacks a chance level or an item count)."""
-    from densing.laws.family_likelihood import likelihood_fit
-
+    """Each (family, benchmark)'s members (:func:`densing.laws.family_rows.family_arrays`), dropped members and likelihood
+    fit of ``shape`` at dispersion floor 1 (its own dispersion; "" with fewer than 2 sizes, a reason where the registry
+    lacks a chance level or an item count), the fits run together (:func:`likelihood_fits`: the same fits, bit for
+    bit). ``targets`` is read within :func:`same_tables` (each family's rows selected once)."""
     found: dict[tuple[str, str], tuple] = {}
-    for family in families:
-        own = targets[targets["family"] == family]
-        for b in benchmarks:
-            if b not in CHANCE_LEVELS or b not in counted.index:
-                found[(family, b)] = (None, {}, "no chance level or item count in the registry")
-                continue
-            points, dropped = family_points(own, family, b, metric=metrics[b], keep_floor=True)
-            fitted: object = ""
-            if np.unique(points["params"]).size >= 2:
-                fitted = likelihood_fit(covariate(points["params"].to_numpy(float), shape), points["score"].to_numpy(float),
-                                        float(counted[b]), CHANCE_LEVELS[b], 1 - CHANCE_LEVELS[b])
-            found[(family, b)] = (points, dropped, fitted)
+    problems, fitted_keys = [], []
+    with same_tables():
+        for family in families:
+            for b in benchmarks:
+                if b not in CHANCE_LEVELS or b not in counted.index:
+                    found[(family, b)] = (None, {}, "no chance level or item count in the registry")
+                    continue
+                members, dropped = family_arrays(targets, family, b, metric=metrics[b], keep_floor=True)
+                found[(family, b)] = (members, dropped, "")
+                if np.unique(members["params"]).size >= 2:
+                    problems.append((covariate(members["params"], shape), members["score"], float(counted[b]),
+                                     CHANCE_LEVELS[b], 1 - CHANCE_LEVELS[b]))
+                    fitted_keys.append((family, b))
+    for key, fitted in zip(fitted_keys, likelihood_fits(problems, 1.0)):
+        found[key] = (*found[key][:2], fitted)
     return found
 
 
@@ -81,8 +91,6 @@ def candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | Non
                    candidate_benchmarks: tuple[str, ...] = CANDIDATE_BENCHMARKS_V2, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
     """Rule v3's candidate table (module docstring): every family with ≥ 3 models × ``candidate_benchmarks``, its laws
     of ``shape`` (column ``shape``, read by :func:`densing.laws.eligibility.fit_of`)."""
-    from densing.laws.family_likelihood import likelihood_fit
-
     keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params",
                         "stderr") if c in targets.columns]
     targets = targets[keep].astype({c: object for c in ("model", "family", "benchmark", "metric") if c in keep})
@@ -95,57 +103,94 @@ def candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | Non
     top_cache: dict = {}
     found = _own_fits(targets, families, benchmarks, metrics, counted, shape)
     pooled = _pool(found, benchmarks)
-    rows = []
+    rows, held = [], []
     for family in families:
-        own = targets[targets["family"] == family]
         for b in benchmarks:
-            points, dropped, fitted = found[(family, b)]
+            members, dropped, fitted = found[(family, b)]
             row = {c: math.nan for c in _V3_COLUMNS}
             row |= dict(reference=f"{family}:{b}", family=family, benchmark=b, kind="family", n_fitted=0, sizes=0,
                         largest_member="", held_out_model="", eligible=False, why="",
                         dispersion=pooled.get(b, math.nan), pooled_dispersion=pooled.get(b, math.nan))
             rows.append(row)
-            if points is None:
+            if members is None:
                 row["why"] = f"R2: {b} has {fitted} (densing/data), so neither a floor nor a standard error"
                 continue
-            chance = CHANCE_LEVELS[b]
-            sizes = np.unique(points["params"].to_numpy(float))
-            row["n_fitted"], row["sizes"] = len(points), int(sizes.size)
-            if sizes.size:
-                tokens = points["train_tokens"].to_numpy(float)
-                row |= dict(size_span=float(sizes.max() / sizes.min()), token_ratio=float(tokens.max() / tokens.min()),
-                            d0=float(np.exp(np.mean(np.log(tokens)))))
-                best = int(np.argmax(points["score"].to_numpy(float)))
-                row["largest_member"] = str(points["model"].iloc[-1])
-                row["largest_score"] = float(points["score"].to_numpy(float)[best])
-            top_scores, top_stderr = top_targets(targets, b, family, top_cache)
-            values = top_cache[b][0][(top_cache[b][2] != family) & ~np.isnan(top_cache[b][0])]
-            top = float(np.quantile(values, TOP_DECILE_QUANTILE)) if values.size else math.nan
-            row["top_decile"] = top
-            row["reach_share"] = (row["largest_score"] - chance) / (top - chance) if top > chance else math.nan
-            if isinstance(fitted, type("")) and sizes.size >= 2:
-                fitted = "no fit"
-            if not isinstance(fitted, str):
-                if not fitted.converged:
-                    fitted = "the likelihood does not converge (the scores do not determine the law)"
-                else:
-                    fitted = likelihood_fit(covariate(points["params"].to_numpy(float), shape), points["score"].to_numpy(float),
-                                            float(counted[b]), chance, 1 - chance, dispersion_floor=pooled[b])
-                    low, high = fitted.slope_interval()
-                    row |= dict(slope=fitted.slope, slope_ci_low=low, slope_ci_high=high, dispersion=fitted.dispersion)
-            reason = v3_reasons(row, points, fitted, chance, top, top_scores, top_stderr)
+            reason = _v3_row(row, members, fitted, targets, family, b, pooled[b], top_cache)
             # the held-out test also where only the reach rules fail: a set row's joint test (densing.trend.design) reads it
             if not reason or reason.startswith(("R4r", "R4s")):
-                reason = v3_held_out(row, reason, own, family, b, metric=metrics[b], dispersion_floor=pooled[b],
-                                      shape=shape)
-            row["eligible"] = not reason
-            notes = [f"{k.replace('_', ' ')}: {', '.join(v)}" for k, v in dropped.items() if v and k != "no_score"]
-            row["why"] = "; ".join(([reason] if reason else []) + [f"R1/R3 not fitted — {n}" for n in notes])
+                held.append((row, reason, members, dropped))  # its verdict after the held-out refits, run together
+            else:
+                _v3_verdict(row, reason, dropped)
+    _v3_held_out_rows(held, pooled, shape)
     rows += [_v3_composed_row(name, fit) for name, fit in sorted((composed or {}).items())]
     out = pd.DataFrame(rows, columns=list(_V3_COLUMNS))
     out.insert(0, "rule", "v3")
     out.insert(1, "shape", shape)
     return out
+
+
+def _v3_row(row: dict, members: dict, fitted, targets: pd.DataFrame, family: str, b: str, pooled: float,
+            top_cache: dict) -> str:
+    """One family candidate's columns before the held-out test, its own fit ``fitted`` refloored at the benchmark's
+    ``pooled`` dispersion; the first of R2, R3, R2s, R4r, R4s it fails (:func:`v3_reasons`), or ""."""
+    chance = CHANCE_LEVELS[b]
+    sizes = np.unique(members["params"])
+    row["n_fitted"], row["sizes"] = members["params"].size, int(sizes.size)
+    if sizes.size:
+        tokens = members["train_tokens"]
+        row |= dict(size_span=float(sizes.max() / sizes.min()), token_ratio=float(tokens.max() / tokens.min()),
+                    d0=float(np.exp(np.mean(np.log(tokens)))))
+        best = int(np.argmax(members["score"]))
+        row["largest_member"] = str(members["model"][-1])
+        row["largest_score"] = float(members["score"][best])
+    top_scores, top_stderr = top_targets(targets, b, family, top_cache)
+    values = top_cache[b][0][(top_cache[b][2] != family) & ~np.isnan(top_cache[b][0])]
+    top = float(np.quantile(values, TOP_DECILE_QUANTILE)) if values.size else math.nan
+    row["top_decile"] = top
+    row["reach_share"] = (row["largest_score"] - chance) / (top - chance) if top > chance else math.nan
+    if isinstance(fitted, str) and sizes.size >= 2:
+        fitted = "no fit"
+    if not isinstance(fitted, str):
+        if not fitted.converged:
+            fitted = "the likelihood does not converge (the scores do not determine the law)"
+        else:
+            fitted = fitted.with_dispersion_floor(pooled)  # the same maximum: the floor moves only φ̂ and the covariance
+            low, high = fitted.slope_interval()
+            row |= dict(slope=fitted.slope, slope_ci_low=low, slope_ci_high=high, dispersion=fitted.dispersion)
+    return v3_reasons(row, fitted, chance, top, top_scores, top_stderr)
+
+
+def _v3_held_out_rows(held: list, pooled: dict, shape: str) -> None:
+    """Rule v3's R5z on each (row, reason, members, dropped) of ``held``: the refits without the largest member
+    (:func:`densing.laws.family_held_out.held_out_test`'s, at the benchmark's pooled dispersion) run together, then
+    each row's verdict."""
+    outcomes: list = [None] * len(held)
+    problems, slots = [], []
+    for i, (row, _, members, _) in enumerate(held):
+        b = row["benchmark"]
+        try:
+            problems.append((*held_out_problem(members, row["family"], b, float(ITEM_COUNTS[b]), shape),
+                             CHANCE_LEVELS[b], 1 - CHANCE_LEVELS[b]))
+            slots.append(i)
+        except DensingError as exc:
+            outcomes[i] = exc
+    refits = likelihood_fits(problems, [pooled[held[i][0]["benchmark"]] for i in slots])
+    for i, found in zip(slots, refits):
+        row, members = held[i][0], held[i][2]
+        try:
+            outcomes[i] = held_out_result(found, members, row["family"], row["benchmark"], float(ITEM_COUNTS[row["benchmark"]]),
+                                          shape)
+        except DensingError as exc:
+            outcomes[i] = exc
+    for (row, reason, _, dropped), outcome in zip(held, outcomes):
+        _v3_verdict(row, v3_held_out(row, reason, outcome), dropped)
+
+
+def _v3_verdict(row: dict, reason: str, dropped: dict) -> None:
+    """``row``'s ``eligible`` and ``why``: the reason it fails, then the members R1 and R3 left out."""
+    row["eligible"] = not reason
+    notes = [f"{k.replace('_', ' ')}: {', '.join(v)}" for k, v in dropped.items() if v and k != "no_score"]
+    row["why"] = "; ".join(([reason] if reason else []) + [f"R1/R3 not fitted — {n}" for n in notes])
 
 
 def _v3_composed_row(name: str, fit: ReferenceFit) -> dict:

@@ -54,6 +54,7 @@ from densing.laws.eligibility_rules import (  # noqa: F401 (the thresholds are p
     RULE_VERSIONS, SATURATION_STDERRS, TOP_DECILE_QUANTILE, TOP_SHARE, family_members, target_reach, v1_v2_rules)
 from densing.laws.family import DEFAULT_SHAPE, family_points, fit_family, metric_for
 from densing.laws.reference_fit import ReferenceFit
+from densing.laws.table_cache import per_table
 
 
 def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[str, ReferenceFit] | None = None,
@@ -179,14 +180,25 @@ def fit_of(targets: pd.DataFrame, candidates: pd.DataFrame, family: str, benchma
             ) -> ReferenceFit:
     """One candidate's fit as its rule makes it: by likelihood with the benchmark's pooled dispersion (v3), by least
     squares on logits (v1, v2)."""
-    rule = str(candidates["rule"].iloc[0]) if "rule" in candidates.columns and len(candidates) else "v1"
+    rule, shape, floors = _fit_settings(candidates)
     if rule != "v3":
         return fit_family(targets, family, benchmark, n_boot=family_boot, seed=seed, method="ols", shape="logistic_ln_n")
-    pooled = candidates.loc[candidates["benchmark"] == benchmark, "pooled_dispersion"].to_numpy(float)
-    floor = float(pooled[0]) if pooled.size and math.isfinite(pooled[0]) else 1.0
+    return fit_family(targets, family, benchmark, n_boot=family_boot, seed=seed, method="binomial",
+                      dispersion_floor=floors.get(benchmark, 1.0), shape=shape)
+
+
+@per_table
+def _fit_settings(candidates: pd.DataFrame) -> tuple[str, str, dict[str, float]]:
+    """What :func:`fit_of` reads of a candidate table: its rule, its family law's shape and each benchmark's pooled
+    dispersion (the first row's; 1 where NaN), read once per table inside :func:`same_tables`."""
+    rule = str(candidates["rule"].iloc[0]) if "rule" in candidates.columns and len(candidates) else "v1"
     shape = str(candidates["shape"].iloc[0]) if "shape" in candidates.columns else DEFAULT_SHAPE
-    return fit_family(targets, family, benchmark, n_boot=family_boot, seed=seed, method="binomial", dispersion_floor=floor,
-                      shape=shape)
+    floors: dict[str, float] = {}
+    if rule == "v3":
+        for benchmark, pooled in zip(candidates["benchmark"].tolist(), candidates["pooled_dispersion"].to_numpy(float)):
+            if benchmark not in floors:
+                floors[benchmark] = float(pooled) if math.isfinite(pooled) else 1.0
+    return rule, shape, floors
 
 
 

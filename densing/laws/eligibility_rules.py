@@ -58,7 +58,7 @@ import pandas as pd
 
 from densing.errors import DensingError
 from densing.laws.family import fit_family
-from densing.laws.family_held_out import held_out_error, held_out_test
+from densing.laws.family_held_out import held_out_error
 from densing.numbers import format_number
 
 
@@ -158,8 +158,7 @@ def v1_v2_rules(row: dict, rule: str, own: pd.DataFrame, targets: pd.DataFrame, 
             row["why"] = f"R5: held-out refit impossible: {exc}"
 
 
-def v3_reasons(row: dict, points: pd.DataFrame, fitted, chance: float, top: float, top_scores: np.ndarray,
-                top_stderr: np.ndarray) -> str:
+def v3_reasons(row: dict, fitted, chance: float, top: float, top_scores: np.ndarray, top_stderr: np.ndarray) -> str:
     """The first of rule v3's R2, R3, R2s, R4r, R4s a candidate fails, in words ("" when it passes them). R4s's
     ceiling is c + d = 1 under either shape (module docstring)."""
     if row["sizes"] < MIN_SIZES:
@@ -184,14 +183,12 @@ def v3_reasons(row: dict, points: pd.DataFrame, fitted, chance: float, top: floa
     return ""
 
 
-def v3_held_out(row: dict, reason: str, own: pd.DataFrame, family: str, benchmark: str, *, metric: str,
-                 dispersion_floor: float, shape: str) -> str:
-    """Rule v3's R5z on a candidate: the held-out test's columns filled in ``row``; the reason it fails (``reason``,
-    an earlier rule's, kept first), or ""."""
-    try:
-        held = held_out_test(own, family, benchmark, metric=metric, dispersion_floor=dispersion_floor, shape=shape)
-    except DensingError as exc:
-        return reason or f"R5z: held-out refit impossible: {exc}"
+def v3_held_out(row: dict, reason: str, held: dict | DensingError) -> str:
+    """Rule v3's R5z on a candidate from its held-out test ``held`` (the answer of
+    :func:`densing.laws.family_held_out.held_out_test`, or the error it raised): the test's columns filled in ``row``;
+    the reason it fails (``reason``, an earlier rule's, kept first), or ""."""
+    if isinstance(held, DensingError):
+        return reason or f"R5z: held-out refit impossible: {held}"
     row |= dict(held_out_model=held["held_out"], held_out_measured=held["measured"],
                 held_out_predicted=held["predicted"], held_out_error=held["relative_error"], held_out_z=held["z"])
     if not reason and not abs(held["z"]) <= MAX_HELD_OUT_Z:

@@ -79,7 +79,7 @@ from densing.laws.budget import HOFFMANN_2022
 from densing.laws.family_likelihood import Z_95, LikelihoodFit, binomial_mle, likelihood_fit  # noqa: F401 (re-exported)
 from densing.laws.points import POINT_COLUMNS, data_hash
 from densing.laws.order import family_order_note
-from densing.laws.table_cache import per_table
+from densing.laws.family_rows import family_arrays, family_columns, metric_for, table_metric  # noqa: F401 (public here)
 from densing.laws.reference_fit import ReferenceFit
 from densing.validation import BOOTSTRAP_CONSTRAINTS, Options, validate_params
 
@@ -153,36 +153,6 @@ def logit_scores(scores, chance: float, scale: float) -> np.ndarray:
         return np.where((u > 0) & (u < 1), np.log(u / (1 - u)), np.nan)
 
 
-def metric_for(table: pd.DataFrame, benchmark: str, metric: str | None) -> str:
-    """``metric``, or the one metric the table has for ``benchmark``."""
-    if metric is not None:
-        return metric
-    found = sorted(table.loc[table["benchmark"] == benchmark, "metric"].astype(str).unique())
-    if not found:
-        raise InputError(f"benchmark {benchmark!r}: no rows in the table")
-    if len(found) != 1:
-        raise InputError(f"benchmark {benchmark!r}: metrics {', '.join(found)} in the table; name one (metric=...)")
-    return found[0]
-
-
-@per_table
-def _table_metric(table: pd.DataFrame, benchmark: str) -> str:
-    """:func:`metric_for` with no metric named: the one metric the table has for ``benchmark``."""
-    return metric_for(table, benchmark, None)
-
-
-@per_table
-def _family_columns(table: pd.DataFrame, family: str) -> dict[str, np.ndarray]:
-    """The rows of ``family`` in ``table`` as plain arrays (what :func:`family_points` reads), and its members."""
-    mine = table[table["family"].astype(object) == family]
-    model = mine["model"].astype(str).to_numpy()
-    return {"members": np.unique(model), "model": model, "benchmark": mine["benchmark"].astype(object).to_numpy(),
-            "metric": mine["metric"].astype(object).to_numpy(), "value": mine["value"].to_numpy(float),
-            "params": mine["params"].to_numpy(float), "train_tokens": mine["train_tokens"].to_numpy(float),
-            "active_params": (mine["active_params"].to_numpy(float) if "active_params" in mine.columns
-                              else np.full(len(mine), np.nan))}
-
-
 def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
                   keep_floor: bool = False) -> tuple[pd.DataFrame, dict]:
     """The family's members usable for a fit of ``benchmark`` and what was dropped, and why.
@@ -192,26 +162,10 @@ def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
     ``at_chance`` (score at or below the chance level: no logit; kept in the points, and not
     listed, with ``keep_floor`` — the likelihood fit weighs them instead of dropping them).
     """
-    metric = metric if metric is not None else _table_metric(table, benchmark)
-    mine = _family_columns(table, family)
-    members = mine["members"]
-    if not len(members):
-        raise InputError(f"family {family!r}: no models of that family in the table")
-    chance = CHANCE_LEVELS.get(benchmark)
-    if chance is None:
-        raise InputError(f"benchmark {benchmark!r}: no chance level in the registry; a family reference needs its floor")
-    pick = (mine["benchmark"] == benchmark) & (mine["metric"] == metric)
-    model, value, params, tokens, active = (mine[c][pick] for c in ("model", "value", "params", "train_tokens", "active_params"))
-    moe = ~np.isnan(active)
-    no_tokens = ~moe & np.isnan(tokens)
-    at_chance = ~moe & ~no_tokens & (value <= chance) & (not keep_floor)
-    dropped = {"moe": sorted(model[moe]), "no_tokens": sorted(model[no_tokens]), "no_score": sorted(set(members) - set(model)),
-               "at_chance": sorted(model[at_chance])}
-    keep = ~(moe | no_tokens | at_chance)
-    order = np.lexsort((model[keep], params[keep]))
+    members, dropped = family_arrays(table, family, benchmark, metric=metric, keep_floor=keep_floor)
     points = pd.DataFrame({
-        "model": model[keep][order], "params": params[keep][order], "train_tokens": tokens[keep][order],
-        "score": value[keep][order], "loss": np.full(int(keep.sum()), np.nan), "run": model[keep][order],
+        "model": members["model"], "params": members["params"], "train_tokens": members["train_tokens"],
+        "score": members["score"], "loss": np.full(members["model"].size, np.nan), "run": members["model"],
     }, columns=list(POINT_COLUMNS))
     return points, dropped
 
@@ -248,7 +202,7 @@ def fit_family(
     ``d0``) and whose ``provenance`` lists the dropped members and the likelihood fit's slope test.
     """
     fixed = shape_constants(shape)
-    metric = metric_for(table, benchmark, metric)
+    metric = metric if metric is not None else table_metric(table, benchmark)
     points, dropped = _fitted_members(table, family, benchmark, metric, exclude=exclude, sizes=sizes,
                                       keep_floor=method == "binomial")
     chance = CHANCE_LEVELS[benchmark]
@@ -276,8 +230,8 @@ def fit_family(
         kind=KIND, benchmark=benchmark, metric=metric, params=dict(stage.params), stages=(stage,), d0=budget,
         data_hash=data_hash(points, list(POINT_COLUMNS[:4])), provenance=record,
         bootstrap_names=("gamma", "l"), bootstrap=tuple(estimate.draws),
-        points=tuple((r.model, float(r.params), float(r.train_tokens), float(r.score), None, r.run)
-                     for r in points.itertuples(index=False)),
+        points=tuple((model, params, tokens, score, None, run) for model, params, tokens, score, run in zip(
+            *(points[c].tolist() for c in ("model", "params", "train_tokens", "score", "run")))),
         benchmarks=(benchmark,),
     )
 
@@ -370,7 +324,7 @@ def _record(table, family, benchmark, metric, points, dropped, estimate: _Estima
         "token_ratio": float(tokens.max() / tokens.min()), "dropped": {k: v for k, v in dropped.items() if v},
         "excluded": list(exclude),
         "order_breaks": family_order_note(table, family, points["model"]),  # flagged members: kept or left out
-        "members": sorted(table.loc[table["family"].astype("string") == family, "model"].astype(str).unique()),
+        "members": family_columns(table, family)["members"].tolist(),
         "n_boot": n_boot, "n_boot_redrawn": estimate.redraws, "bootstrap_unit": estimate.unit,
         "seed": seed, "densing_version": __version__, **estimate.extra,
     }

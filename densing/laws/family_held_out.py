@@ -12,6 +12,7 @@ from densing.data.benchmarks import CHANCE_LEVELS, ITEM_COUNTS
 from densing.errors import FitError
 from densing.laws.family import DEFAULT_SHAPE, covariate, family_points, fit_family, metric_for, shape_constants
 from densing.laws.family_likelihood import likelihood_fit
+from densing.laws.family_rows import family_arrays
 
 
 def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
@@ -29,27 +30,41 @@ def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
     shape_constants(shape)
 
     metric = metric_for(table, benchmark, metric)
-    points, _ = family_points(table, family, benchmark, metric=metric, keep_floor=True)
+    members, _ = family_arrays(table, family, benchmark, metric=metric, keep_floor=True)
     if sizes is not None:
+        points = pd.DataFrame({c: members[c] for c in ("model", "params", "score")})
         points = points.assign(params=points["model"].map(sizes).astype(float))
         points = points[points["params"].notna()].sort_values(["params", "model"]).reset_index(drop=True)
-    if np.unique(points["params"]).size < 3:
-        raise FitError(f"family {family!r}, {benchmark}: {np.unique(points['params']).size} size(s); holding the "
-                       "largest out needs 3")
-    largest = points.iloc[-1]
-    rest = points.iloc[:-1]
+        members = {c: points[c].to_numpy() for c in ("model", "params", "score")}
     chance = CHANCE_LEVELS[benchmark]
     items = float(ITEM_COUNTS[benchmark])
-    found = likelihood_fit(covariate(rest["params"].to_numpy(float), shape), rest["score"].to_numpy(float), items, chance,
-                           1 - chance, dispersion_floor=dispersion_floor)
+    problem = held_out_problem(members, family, benchmark, items, shape)
+    found = likelihood_fit(*problem, chance, 1 - chance, dispersion_floor=dispersion_floor)
+    return held_out_result(found, members, family, benchmark, items, shape)
+
+
+def held_out_problem(members: dict, family: str, benchmark: str, items: float, shape: str) -> tuple:
+    """The refit of :func:`held_out_test` as (covariate, scores, items) of every member but the largest (the last of
+    ``members``, :func:`densing.laws.family_rows.family_arrays`' arrays); FitError with fewer than 3 sizes."""
+    params = np.asarray(members["params"], float)
+    if np.unique(params).size < 3:
+        raise FitError(f"family {family!r}, {benchmark}: {np.unique(params).size} size(s); holding the "
+                       "largest out needs 3")
+    return covariate(params[:-1], shape), np.asarray(members["score"], float)[:-1], items
+
+
+def held_out_result(found, members: dict, family: str, benchmark: str, items: float, shape: str) -> dict:
+    """:func:`held_out_test`'s answer from the refit ``found`` (a :class:`LikelihoodFit` of :func:`held_out_problem`):
+    z = (Ŝ − S) / √(se(Ŝ)² + φ̂·S(1 − S)/n) of the largest member."""
+    largest_model, largest_params = str(members["model"][-1]), float(members["params"][-1])
     if not found.converged:
-        raise FitError(f"family {family!r}, {benchmark}: the refit without {largest['model']} does not converge")
-    predicted, spread = found.predict(covariate(float(largest["params"]), shape))
-    measured = float(largest["score"])
+        raise FitError(f"family {family!r}, {benchmark}: the refit without {largest_model} does not converge")
+    predicted, spread = found.predict(covariate(largest_params, shape))
+    measured = float(members["score"][-1])
     noise = math.sqrt(found.dispersion * measured * (1 - measured) / items)
     total = math.sqrt(float(spread) ** 2 + noise ** 2)
     z = (float(predicted) - measured) / total if total > 0 else math.inf
-    return {"held_out": str(largest["model"]), "measured": measured, "predicted": float(predicted),
+    return {"held_out": largest_model, "measured": measured, "predicted": float(predicted),
             "predicted_stderr": float(spread), "measured_stderr": noise, "z": z,
             "relative_error": abs(float(predicted) - measured) / measured if measured > 0 else math.inf,
             "dispersion": found.dispersion, "items": items, "slope": found.slope}

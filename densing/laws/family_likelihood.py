@@ -10,9 +10,11 @@ n_i·[S_i·ln p_i + (1 − S_i)·ln(1 − p_i)] with p_i = S(x_i), maximised by 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+
+from densing.laws.table_cache import keep, recall
 
 #: Redraws of a parametric draw whose γ is not positive, at most (in rounds).
 MAX_REDRAWS = 100
@@ -46,6 +48,20 @@ class LikelihoodFit:
     n_members: int
     chance: float
     scale: float
+    information: np.ndarray | None = None
+
+    def with_dispersion_floor(self, dispersion_floor: float) -> LikelihoodFit:
+        """The same maximum at another dispersion floor: φ̂ = max(1, ``dispersion_floor``, X²/(m − 2)) (1 in place
+        of the Pearson term when m = 2) and the covariance φ̂·I(θ̂)⁻¹, I the ``information`` at θ̂
+        (:func:`likelihood_fit`; rule v3 refloors a family's own fit at its benchmark's pooled dispersion)."""
+        dispersion = max(1.0, float(dispersion_floor), self.own_dispersion if self.n_members > 2 else 1.0)
+        try:
+            covariance = dispersion * np.linalg.inv(self.information)
+        except np.linalg.LinAlgError:
+            covariance = np.full((2, 2), np.inf)
+        if not np.all(np.isfinite(covariance)) or covariance[0, 0] <= 0 or covariance[1, 1] <= 0:
+            covariance = np.full((2, 2), np.inf)
+        return replace(self, dispersion=dispersion, covariance=covariance)
 
     @property
     def gamma(self) -> float:
@@ -109,21 +125,40 @@ def binomial_mle(log_n, scores, items, chance: float, scale: float, *, weights=N
     row of ones by default). Returns arrays ``slope``, ``offset`` (B,), ``information`` (B, 2, 2),
     ``converged`` (B,), ``log_likelihood`` (B,) and the scalar ``centre`` x̄.
     """
-    x_all = np.asarray(log_n, float)
-    s = np.clip(np.asarray(scores, float), 0.0, 1.0)
+    x, s, centre, g0, h0 = _start(log_n, scores, chance, scale)
     n = np.broadcast_to(np.asarray(items, float), s.shape)
     w = np.ones((1, s.size)) if weights is None else np.atleast_2d(np.asarray(weights, float))
+    batch = w.shape[0]
+    g, h, info, converged, ll = _scoring(x, s, w * n, chance, scale, np.full(batch, g0), np.full(batch, h0))
+    return {"slope": g, "offset": h, "information": info, "converged": converged, "log_likelihood": ll, "centre": centre}
+
+
+def _start(log_n, scores, chance: float, scale: float) -> tuple:
+    """One fit's centred covariate x − x̄, clipped scores, x̄ and the start (g₀, h₀) of :func:`binomial_mle`: OLS on
+    the clipped logits z = logit(clip((S − d)/c, 0.05, 0.95)) (the logit transform only to start), g₀ = 0.5 unless
+    the OLS slope exceeds 0.05."""
+    x_all = np.asarray(log_n, float)
+    s = np.clip(np.asarray(scores, float), 0.0, 1.0)
     centre = float(np.mean(x_all))
     x = x_all - centre
-    counts = w * n
-    batch = w.shape[0]
-    # start: OLS on clipped logits (the logit transform only to start)
     u = np.clip((s - chance) / scale, 0.05, 0.95)
     z = np.log(u / (1 - u))
     sxx = float(np.sum(x * x))
     g0 = float(np.sum(x * (z - z.mean())) / sxx) if sxx > 0 else 0.0
-    g = np.full(batch, g0 if g0 > 0.05 else 0.5)
-    h = np.full(batch, float(np.mean(z)))
+    return x, s, centre, g0 if g0 > 0.05 else 0.5, float(np.mean(z))
+
+
+def _scoring(x, s, counts, chance, scale, g, h) -> tuple:
+    """Fisher scoring with step halving from θ = (g, h) (B,), each row of ``counts`` (B × m) one fit.
+
+    With p_i = d + c·σ(η_i), η_i = g·x_i + h and ∂p_i/∂θ = c·σ(1 − σ)·(x_i, 1): the score
+    U = Σ n_i·(S_i − p_i)/(p_i(1 − p_i))·∂p_i/∂θ, the information I = Σ n_i·(∂p_i/∂θ)(∂p_i/∂θ)ᵀ/(p_i(1 − p_i)),
+    and θ ← θ + t·I⁻¹U with t halved until the log-likelihood does not fall (McCullagh & Nelder 1989, §2.5).
+    ``x`` and ``s`` are shared (m,) or one row per fit (B × m), ``chance`` and ``scale`` scalars or (B × 1) columns.
+    Each row's arithmetic is its own, so a row comes out the same, bit for bit, alone or among others (a stopped row
+    is left where it stopped). Returns (g, h, information (B, 2, 2), converged, log-likelihood).
+    """
+    batch = g.size
     ll = _log_likelihood(g[:, None] * x + h[:, None], s, counts, chance, scale)
     converged = np.zeros(batch, bool)
     info = np.zeros((batch, 2, 2))
@@ -144,6 +179,7 @@ def binomial_mle(log_n, scores, items, chance: float, scale: float, *, weights=N
         active = ~converged & np.isfinite(step_g) & np.isfinite(step_h)
         if not active.any():
             break
+        step_g, step_h = np.where(active, step_g, 0.0), np.where(active, step_h, 0.0)  # a stopped row stays put
         t = np.ones(batch)
         new_ll = ll.copy()
         for _ in range(MAX_HALVINGS):
@@ -159,7 +195,7 @@ def binomial_mle(log_n, scores, items, chance: float, scale: float, *, weights=N
         small = np.abs(t * step_g) + np.abs(t * step_h) < 1e-10 * (1 + np.abs(g) + np.abs(h))
         converged |= active & (small | (np.abs(new_ll - ll) < 1e-13 * (1 + np.abs(ll))))
         ll = np.where(moved, new_ll, ll)
-    return {"slope": g, "offset": h, "information": info, "converged": converged, "log_likelihood": ll, "centre": centre}
+    return g, h, info, converged, ll
 
 
 def likelihood_fit(log_n, scores, items, chance: float, scale: float, *, dispersion_floor: float = 1.0) -> LikelihoodFit:
@@ -169,26 +205,63 @@ def likelihood_fit(log_n, scores, items, chance: float, scale: float, *, dispers
 
     φ̂ = max(1, ``dispersion_floor``, X²/(m − 2)), X² = Σ n_i·(S_i − p̂_i)²/(p̂_i·(1 − p̂_i)) the Pearson
     statistic (its own term left out when m = 2). ``dispersion_floor``: a dispersion known from elsewhere
-    (rule v3 pools one per benchmark over the table's families).
+    (rule v3 pools one per benchmark over the table's families). Inside
+    :func:`densing.laws.table_cache.same_tables` a maximum found for the same inputs (bit for bit) is reused.
     """
     log_n = np.asarray(log_n, float)
     scores = np.asarray(scores, float)
     items = np.broadcast_to(np.asarray(items, float), scores.shape)
-    found = binomial_mle(log_n, scores, items, chance, scale)
-    g, h = float(found["slope"][0]), float(found["offset"][0])
-    x = log_n - found["centre"]
+    key = _key(log_n, scores, items, chance, scale)
+    maximum = recall(key)
+    if maximum is None:
+        found = binomial_mle(log_n, scores, items, chance, scale)
+        maximum = tuple(found[k][0] for k in ("slope", "offset")) + (found["centre"],) + tuple(
+            found[k][0] for k in ("information", "converged", "log_likelihood"))
+        keep(key, maximum)
+    return _finished(log_n, scores, items, chance, scale, *maximum, dispersion_floor)
+
+
+def _key(log_n, scores, items, chance, scale) -> tuple:
+    """A fit's inputs in full (their bytes), naming its maximum for :func:`densing.laws.table_cache.keep`."""
+    return ("family likelihood", log_n.tobytes(), scores.tobytes(), items.tobytes(), float(chance), float(scale))
+
+
+def likelihood_fits(problems: list[tuple], dispersion_floors) -> list[LikelihoodFit]:
+    """:func:`likelihood_fit` of each problem (log_n, scores, items, chance, scale) at its dispersion floor: the same
+    fits, bit for bit, the Fisher scoring of problems with the same number of members run as one batch
+    (:func:`_scoring`: each row's arithmetic is its own); maxima kept as :func:`likelihood_fit` keeps them."""
+    floors = np.broadcast_to(np.asarray(dispersion_floors, float), (len(problems),))
+    prepared, maxima = [], {}
+    for i, (log_n, scores, items, chance, scale) in enumerate(problems):
+        log_n, scores = np.asarray(log_n, float), np.asarray(scores, float)
+        items = np.broadcast_to(np.asarray(items, float), scores.shape)
+        prepared.append((log_n, scores, items, chance, scale, _start(log_n, scores, chance, scale)))
+        if (found := recall(_key(log_n, scores, items, chance, scale))) is not None:
+            maxima[i] = found
+    for m in sorted({p[1].size for i, p in enumerate(prepared) if i not in maxima}):
+        rows = [i for i, p in enumerate(prepared) if p[1].size == m and i not in maxima]
+        pick = [prepared[i] for i in rows]
+        column = [[p[3]] for p in pick], [[p[4]] for p in pick]
+        g, h, info, converged, ll = _scoring(
+            np.stack([p[5][0] for p in pick]), np.stack([p[5][1] for p in pick]), np.stack([p[2] for p in pick]),
+            np.array(column[0]), np.array(column[1]), np.array([p[5][3] for p in pick]), np.array([p[5][4] for p in pick]))
+        for k, i in enumerate(rows):
+            maxima[i] = (g[k], h[k], prepared[i][5][2], info[k], converged[k], ll[k])
+            keep(_key(*prepared[i][:5]), maxima[i])
+    return [_finished(*p[:5], *maxima[i], floors[i]) for i, p in enumerate(prepared)]
+
+
+def _finished(log_n, scores, items, chance, scale, g, h, centre, info, converged, log_likelihood,
+              dispersion_floor) -> LikelihoodFit:
+    """The :class:`LikelihoodFit` at the maximum (g, h) with information ``info``: φ̂ = max(1, floor, X²/(m − 2)) and
+    the covariance φ̂·I⁻¹ (:func:`likelihood_fit`)."""
+    g, h = float(g), float(h)
+    x = log_n - centre
     p = np.clip(chance + scale * _expit(g * x + h), 1e-12, 1 - 1e-12)
     m = scores.size
     pearson = float(np.sum(items * (scores - p) ** 2 / (p * (1 - p))))
     own = pearson / (m - 2) if m > 2 else math.nan
-    dispersion = max(1.0, float(dispersion_floor), own if m > 2 else 1.0)
-    info = found["information"][0]
-    try:
-        covariance = dispersion * np.linalg.inv(info)
-    except np.linalg.LinAlgError:
-        covariance = np.full((2, 2), np.inf)
-    if not np.all(np.isfinite(covariance)) or covariance[0, 0] <= 0 or covariance[1, 1] <= 0:
-        covariance = np.full((2, 2), np.inf)
-    return LikelihoodFit(slope=g, offset=h, centre=found["centre"], covariance=covariance, dispersion=dispersion,
-                         converged=bool(found["converged"][0]), own_dispersion=own, log_likelihood=float(found["log_likelihood"][0]),
-                         n_members=m, chance=chance, scale=scale)
+    fit = LikelihoodFit(slope=g, offset=h, centre=centre, covariance=np.full((2, 2), np.inf), dispersion=1.0,
+                        converged=bool(converged), own_dispersion=own, log_likelihood=float(log_likelihood), n_members=m,
+                        chance=chance, scale=scale, information=info)
+    return fit.with_dispersion_floor(dispersion_floor)

@@ -13,7 +13,8 @@ import contextlib
 import functools
 import weakref
 
-#: Inside :func:`same_tables`: (id of the table, key) → (weak reference to the table, the value).
+#: Inside :func:`same_tables`: (id of the table, key) → (weak reference to the table, the value); ("value", key) → the
+#: value of :func:`keep`.
 _KEPT: dict[tuple, tuple] | None = None
 
 
@@ -29,6 +30,23 @@ def same_tables():
     finally:
         if outer is None:
             _KEPT = None
+
+
+def keeping() -> bool:
+    """Whether :func:`derived` keeps values now (inside :func:`same_tables`)."""
+    return _KEPT is not None
+
+
+def recall(key: tuple):
+    """The value :func:`keep` put under ``key`` in this block of :func:`same_tables`, or None (always None outside one):
+    for values of plain inputs named in full by ``key`` (no table to hold a reference to)."""
+    return None if _KEPT is None else _KEPT.get(("value", key))
+
+
+def keep(key: tuple, value) -> None:
+    """Keep ``value`` under ``key`` for the block of :func:`same_tables` (nothing is kept outside one)."""
+    if _KEPT is not None:
+        _KEPT[("value", key)] = value
 
 
 def derived(table, key: tuple, compute):

@@ -47,15 +47,16 @@ def row_names(rows: pd.DataFrame) -> dict[str, str]:
     from densing.trend.forest import row_display
 
     sets = rows[rows["capability"] == "set"]
+    sets = list(zip(sets["row"], sets["label"], sets["capability"], sets["benchmarks"]))  # the columns' own values
     known: dict[str, str] = {}
-    for r in sets.itertuples():
-        names, keys = row_display(r.row, r.label, r.capability).split(" + "), str(r.benchmarks).split(",")
-        if "(" in str(r.label) and len(names) == len(keys):
+    for row, label, capability, benchmarks in sets:
+        names, keys = row_display(row, label, capability).split(" + "), str(benchmarks).split(",")
+        if "(" in str(label) and len(names) == len(keys):
             known.update(zip(keys, names))
-    out = {r.row: r.row for r in rows.itertuples()}
-    for r in sets.itertuples():
-        out[r.row] = (row_display(r.row, r.label, r.capability) if "(" in str(r.label)
-                      else " + ".join(known.get(k, k.upper()) for k in str(r.benchmarks).split(",")))
+    out = {row: row for row in rows["row"]}
+    for row, label, capability, benchmarks in sets:
+        out[row] = (row_display(row, label, capability) if "(" in str(label)
+                    else " + ".join(known.get(k, k.upper()) for k in str(benchmarks).split(",")))
     return out
 
 

@@ -1,0 +1,104 @@
+"""CPU time of rule v3's candidate tables and the eligible family fits, as ``densing report`` makes them, against a
+baseline commit.
+
+Each tree (this checkout, and ``--baseline`` checked out with ``git worktree`` in a temporary folder) runs one
+process that reads the public table as :func:`densing.trend.measure.measure_trend` does and times, inside
+:func:`densing.laws.table_cache.same_tables`, ``--runs`` times each: the headline's candidate table (power shape,
+with the shipped composed fits), the eligible fits (:func:`densing.laws.eligibility.eligible_fits`, 1000 draws each)
+and the law-shape sensitivity's candidate table (logistic in ln N). It prints each step's median and range of CPU
+seconds (``time.process_time``) per tree, the ratio of the medians, the load average before and after, and whether
+the two trees' tables and fits are the same to the byte (the tables as CSV, the fits' laws, provenance, draws and
+points by ``repr``). It asserts nothing.
+
+    python bench/candidate_tables.py [--runs 5] [--baseline main]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Run in each tree: the timings (JSON on the first line) and the outputs' digest (the second).
+INNER = """
+import hashlib, json, sys, time
+import densing
+from densing.data.schema import table_argument
+from densing.laws import eligibility
+from densing.laws.table_cache import same_tables
+from densing.report.model import DEFAULT_RESULTS
+from densing.trend import tables
+from densing.trend.doubling import SCORE_COLUMNS
+from densing.trend.targets import with_stderr
+targets = with_stderr(table_argument(densing.read_results(DEFAULT_RESULTS), "targets", SCORE_COLUMNS))
+benchmarks = tables.get("public").candidates
+composed = eligibility.composed_fits(None)
+times = {"candidate table, power": [], "eligible fits": [], "candidate table, logistic": []}
+for _ in range(int(sys.argv[1])):
+    with same_tables():
+        t = time.process_time()
+        power = eligibility.candidate_table(targets, since="2023-02-24", composed=composed, rule="v3",
+                                            benchmarks=benchmarks)
+        times["candidate table, power"].append(time.process_time() - t)
+        t = time.process_time()
+        fits = eligibility.eligible_fits(targets, power, seed=0)
+        times["eligible fits"].append(time.process_time() - t)
+    with same_tables():
+        t = time.process_time()
+        logistic = eligibility.candidate_table(targets, since="2023-02-24", composed=None, rule="v3",
+                                               shape="logistic_ln_n", benchmarks=benchmarks)
+        times["candidate table, logistic"].append(time.process_time() - t)
+laws = {k: (f.params, f.provenance, f.bootstrap, f.points, f.d0, f.data_hash) for k, f in fits.items()}
+print(json.dumps(times))
+print(hashlib.sha256((power.to_csv() + logistic.to_csv() + repr(laws)).encode()).hexdigest())
+"""
+
+
+def run_tree(tree: Path, runs: int) -> tuple[dict, str]:
+    """(step → CPU seconds of each run, digest of the outputs) of one tree."""
+    source = tree / "src" if (tree / "src" / "densing").is_dir() else tree
+    done = subprocess.run([sys.executable, "-c", INNER, str(runs)], capture_output=True, text=True, cwd=tree,
+                          env={**os.environ, "PYTHONPATH": str(source), "OMP_NUM_THREADS": "1"})
+    if done.returncode != 0:
+        raise SystemExit(f"{tree}: exit {done.returncode}: {done.stderr[-400:]}")
+    lines = done.stdout.strip().splitlines()
+    return json.loads(lines[-2]), lines[-1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--baseline", default="main")
+    args = parser.parse_args()
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.baseline], capture_output=True,
+                            text=True).stdout.strip()
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp) / "baseline"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), commit], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            load_before = os.getloadavg()
+            current, current_digest = run_tree(ROOT, args.runs)
+            baseline, baseline_digest = run_tree(base, args.runs)
+            load_after = os.getloadavg()
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    print(f"rule v3's candidate tables and eligible fits on the public table: {args.runs} runs each, CPU seconds; "
+          f"{os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
+    for step in current:
+        now, before = statistics.median(current[step]), statistics.median(baseline[step])
+        print(f"{step:<27} current {now:6.3f} s ({min(current[step]):.3f}–{max(current[step]):.3f})  "
+              f"baseline {args.baseline} ({commit}) {before:6.3f} s ({min(baseline[step]):.3f}–{max(baseline[step]):.3f})  "
+              f"ratio {now / before:.2f}")
+    print(f"same output as the baseline, to the byte: {'yes' if current_digest == baseline_digest else 'NO'}")
+
+
+if __name__ == "__main__":
+    main()
