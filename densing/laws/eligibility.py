@@ -55,13 +55,16 @@ from densing.laws.eligibility_rules import (  # noqa: F401 (the thresholds are p
 from densing.laws.family import DEFAULT_SHAPE, family_points, fit_family, metric_for
 from densing.laws.reference_fit import ReferenceFit
 from densing.laws.table_cache import per_table
+from densing.errors import InputError
+from densing.validation import Options, validate_params
 
 
+@validate_params({"rule": [Options(RULE_VERSIONS)]})
 def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[str, ReferenceFit] | None = None,
-                    rule: str = "v1", benchmarks: tuple[str, ...] | None = None, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
+                    rule: str = DEFAULT_RULE, benchmarks: tuple[str, ...] | None = None, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
     """One row per candidate (family × benchmark, and each shipped composed fit): the rule applied, in words.
 
-    ``rule="v1"``: R1–R5 over :data:`CANDIDATE_BENCHMARKS`; ``rule="v2"``: R1–R3, R4s, R4c, R5 over
+    ``rule``: :data:`DEFAULT_RULE` (v3, module docstring) unless another is named; ``rule="v1"``: R1–R5 over :data:`CANDIDATE_BENCHMARKS`; ``rule="v2"``: R1–R3, R4s, R4c, R5 over
     :data:`CANDIDATE_BENCHMARKS_V2` (module docstring), with the columns ``top_saturated`` and
     ``top_kappa`` and no reach (``reach_score`` NaN: v2 reads no release date).
 
@@ -75,12 +78,10 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
     ``shape`` (rule v3 only): the family law's shape (:data:`densing.laws.family.SHAPES`; rules v1 and v2 keep the
     logistic in ln N they were written with).
     """
-    if rule not in RULE_VERSIONS:
-        raise ValueError(f"rule: expected one of {', '.join(RULE_VERSIONS)}, got {rule!r}")
     if rule == "v3":
         return candidates_v3(targets, composed, benchmarks or CANDIDATE_BENCHMARKS_V2, shape)
     if benchmarks is not None:
-        raise ValueError(f"benchmarks: rule {rule} has its own candidate benchmarks; only rule v3 takes another table's")
+        raise InputError(f"benchmarks: rule {rule} has its own candidate benchmarks; only rule v3 takes another table's")
     benchmarks = CANDIDATE_BENCHMARKS if rule == "v1" else CANDIDATE_BENCHMARKS_V2
     rows = []
     counts = targets.drop_duplicates("model").groupby("family")["model"].count() if "family" in targets.columns else pd.Series(dtype=int)

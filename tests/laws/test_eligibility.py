@@ -31,7 +31,7 @@ def _table() -> pd.DataFrame:
 
 
 def test_each_rule_excludes_the_candidate_it_should():
-    table = eligibility.candidate_table(_table(), since="2023-01-01")
+    table = eligibility.candidate_table(_table(), since="2023-01-01", rule="v1")
     why = table.set_index("reference")["why"]
     eligible = table.set_index("reference")["eligible"]
     assert eligible["Good:mmlu"] and why["Good:mmlu"] == ""
@@ -46,18 +46,18 @@ def test_each_rule_excludes_the_candidate_it_should():
 def test_a_family_needs_two_eligible_benchmarks_and_the_lowest_held_out_error_leads():
     base = _table()
     second = base.assign(benchmark="hellaswag")
-    table = eligibility.candidate_table(pd.concat([base, second], ignore_index=True), since="2023-01-01")
+    table = eligibility.candidate_table(pd.concat([base, second], ignore_index=True), since="2023-01-01", rule="v1")
     families = eligibility.eligible_families(table)
     assert list(families["family"]) == ["Good"] and families["headline"].tolist() == [True]
     assert families["benchmarks"].iloc[0] == ("mmlu", "hellaswag")
-    only_one = eligibility.eligible_families(eligibility.candidate_table(base, since="2023-01-01"))
+    only_one = eligibility.eligible_families(eligibility.candidate_table(base, since="2023-01-01", rule="v1"))
     assert only_one.empty  # one eligible benchmark is not a family reference
 
 
 def test_mixture_of_experts_members_are_not_fitted():
     table = _table()
     table.loc[(table["family"] == "Good") & (table["params"] == 70e9), "active_params"] = 14e9
-    row = eligibility.candidate_table(table, since="2023-01-01").set_index("reference").loc["Good:mmlu"]
+    row = eligibility.candidate_table(table, since="2023-01-01", rule="v1").set_index("reference").loc["Good:mmlu"]
     assert "moe: Good-4" in row["why"] and row["sizes"] == 4
 
 
