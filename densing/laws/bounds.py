@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from densing.laws import forms
-from densing.laws.reference_fit import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, invert_scores
+from densing.laws.reference_fit import BELOW_FLOOR, invert_scores
 
 #: The kind of a density: a value, or a bound on it (NaN: dropped, the law cannot express even the bound).
 EXACT, LOWER, UPPER = 0, 1, -1
@@ -48,9 +48,8 @@ def log_density_bounds(p, scores, stderr, params, d0: float) -> tuple[np.ndarray
     _, size, reasons = invert_scores(p, scores, d0)
     shape = np.broadcast_shapes(np.shape(size), scores.shape, np.shape(params))
     size, reasons = np.broadcast_to(size, shape), np.broadcast_to(reasons, shape)
-    above = (reasons == BEYOND_DATA_LIMIT) | (reasons == ABOVE_CEILING)
-    below = reasons == BELOW_FLOOR
-    exact = reasons == ""
+    exact, below = reasons == "", reasons == BELOW_FLOOR
+    above = ~(exact | below)  # the other reasons: beyond_data_limit, above_ceiling
     with np.errstate(divide="ignore", invalid="ignore"):
         y = np.log(size / params)
     kind = np.full(shape, np.nan)
