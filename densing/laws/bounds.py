@@ -56,25 +56,25 @@ def log_density_bounds(p, scores, stderr, params, d0: float) -> tuple[np.ndarray
     exact &= np.isfinite(y)
     kind[exact] = EXACT
     y = np.where(exact, y, np.nan)
-    for censored, toward, code in ((above, "high", LOWER), (below, "low", UPPER)):
-        if censored.any():
-            at = _bound_at(p, scores, sigma, params, censored, toward, d0, shape)
-            y[censored], kind[censored] = np.where(np.isfinite(at), at, np.nan), np.where(np.isfinite(at), code, np.nan)
+    censored = above | below
+    if censored.any():
+        at = _bounds_at(p, scores, sigma, params, censored, above[censored], d0, shape)
+        kind[censored] = np.where(np.isfinite(at), np.where(above[censored], LOWER, UPPER), np.nan)
+        y[censored] = np.where(np.isfinite(at), at, np.nan)
     return y, kind
 
 
-def _bound_at(p, scores, sigma, params, censored, toward: str, d0: float, shape) -> np.ndarray:
-    """ln ρ of the bound at the ``censored`` elements (NaN where the law cannot express it): the score moved
-    2σ inward from the cap (``high``) or the floor (``low``), inverted under those elements' parameters."""
+def _bounds_at(p, scores, sigma, params, censored, high, d0: float, shape) -> np.ndarray:
+    """ln ρ of the bound at each ``censored`` element (NaN where the law cannot express it): the score moved 2σ
+    inward from the cap where ``high`` (above what the law reaches), from the floor elsewhere, inverted under
+    those elements' parameters — one inversion of them all."""
     def pick(value):
         return np.broadcast_to(np.asarray(value, float), shape)[censored] if np.ndim(value) else value
 
     sub = {k: pick(v) for k, v in p.items()}
     s, se = pick(scores), np.broadcast_to(sigma, shape)[censored]
-    if toward == "high":
-        moved = np.minimum(s, np.asarray(score_cap(sub, d0))) - MARGIN_STDERRS * se
-    else:
-        moved = np.maximum(s, np.asarray(sub["d"])) + MARGIN_STDERRS * se
+    moved = np.where(high, np.minimum(s, np.asarray(score_cap(sub, d0))) - MARGIN_STDERRS * se,
+                     np.maximum(s, np.asarray(sub["d"])) + MARGIN_STDERRS * se)
     _, size, reasons = invert_scores(sub, moved, d0)
     with np.errstate(divide="ignore", invalid="ignore"):
         y = np.log(size / np.broadcast_to(params, shape)[censored])
