@@ -6,7 +6,9 @@ Amemiya 1973).
 
 an exact point adds log φ(z) − log σ, a lower bound (the true ln ρ ≥ y) log(1 − Φ(z)), an upper bound log Φ(z);
 maximised over (A, B, ln σ). Each point's ``kind`` is that of :mod:`densing.trend.censored` (0 exact, +1 a lower
-bound, −1 an upper bound). The mean line of the trend's ``tobit`` frontier rule (:mod:`densing.trend.rules`).
+bound, −1 an upper bound). The mean line of the trend's ``all`` frontier rule (:mod:`densing.trend.rules`):
+:func:`tobit_line` solves one problem (L-BFGS-B), :func:`tobit_lines_weighted` a bootstrap's resamples together
+(Newton's method on every row at once; the same optimum to L-BFGS-B's tolerance, its likelihood never lower).
 """
 from __future__ import annotations
 
