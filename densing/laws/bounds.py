@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from densing.laws import forms
-from densing.laws.reference_fit import invert_scores
+from densing.laws.reference_fit import BELOW_FLOOR, invert_scores
 
 #: The kind of a density: a value, or a bound on it (NaN: dropped, the law cannot express even the bound).
 EXACT, LOWER, UPPER = 0, 1, -1
@@ -39,32 +39,43 @@ def score_cap(p, d0: float):
 def log_density_bounds(p, scores, stderr, params, d0: float) -> tuple[np.ndarray, np.ndarray]:
     """(y, kind): y = ln ρ or the bound's ln ρ; kind 0 exact, +1 lower bound, −1 upper bound, NaN dropped.
 
-    ``p``'s values and ``scores`` broadcast (rows = draws); ``stderr`` and ``params`` per model.
+    ``p``'s values and ``scores`` broadcast (rows = draws); ``stderr`` and ``params`` per model. The bounds' scores
+    are inverted only where a score is censored (each element's numbers are those of the whole array's inversion).
     """
     scores = np.asarray(scores, float)
     sigma = np.nan_to_num(np.asarray(stderr, float))
     params = np.asarray(params, float)
     _, size, reasons = invert_scores(p, scores, d0)
-    size = np.broadcast_to(size, np.broadcast_shapes(np.shape(size), scores.shape))
-    reasons = np.broadcast_to(reasons, size.shape)
-    above = (reasons == "beyond_data_limit") | (reasons == "above_ceiling")
-    below = reasons == "below_floor"
-    cap = np.asarray(score_cap(p, d0))
-    floor = np.asarray(p["d"])
-    high_score = np.minimum(scores, cap) - MARGIN_STDERRS * sigma
-    low_score = np.maximum(scores, floor) + MARGIN_STDERRS * sigma
-    _, high_size, high_reasons = invert_scores(p, np.where(above, high_score, scores), d0)
-    _, low_size, low_reasons = invert_scores(p, np.where(below, low_score, scores), d0)
+    shape = np.broadcast_shapes(np.shape(size), scores.shape, np.shape(params))
+    size, reasons = np.broadcast_to(size, shape), np.broadcast_to(reasons, shape)
+    exact, below = reasons == "", reasons == BELOW_FLOOR
+    above = ~(exact | below)  # the other reasons: beyond_data_limit, above_ceiling
     with np.errstate(divide="ignore", invalid="ignore"):
         y = np.log(size / params)
-        y_high = np.log(high_size / params)
-        y_low = np.log(low_size / params)
-    kind = np.full(size.shape, np.nan)
-    exact = (reasons == "") & np.isfinite(y)
+    kind = np.full(shape, np.nan)
+    exact &= np.isfinite(y)
     kind[exact] = EXACT
-    lower_ok = above & (high_reasons == "") & np.isfinite(y_high)
-    kind[lower_ok] = LOWER
-    upper_ok = below & (low_reasons == "") & np.isfinite(y_low)
-    kind[upper_ok] = UPPER
-    y = np.where(lower_ok, y_high, np.where(upper_ok, y_low, np.where(exact, y, np.nan)))
+    y = np.where(exact, y, np.nan)
+    censored = above | below
+    if censored.any():
+        at = _bounds_at(p, scores, sigma, params, censored, above[censored], d0, shape)
+        kind[censored] = np.where(np.isfinite(at), np.where(above[censored], LOWER, UPPER), np.nan)
+        y[censored] = np.where(np.isfinite(at), at, np.nan)
     return y, kind
+
+
+def _bounds_at(p, scores, sigma, params, censored, high, d0: float, shape) -> np.ndarray:
+    """ln ρ of the bound at each ``censored`` element (NaN where the law cannot express it): the score moved 2σ
+    inward from the cap where ``high`` (above what the law reaches), from the floor elsewhere, inverted under
+    those elements' parameters — one inversion of them all."""
+    def pick(value):
+        return np.broadcast_to(np.asarray(value, float), shape)[censored] if np.ndim(value) else value
+
+    sub = {k: pick(v) for k, v in p.items()}
+    s, se = pick(scores), np.broadcast_to(sigma, shape)[censored]
+    moved = np.where(high, np.minimum(s, np.asarray(score_cap(sub, d0))) - MARGIN_STDERRS * se,
+                     np.maximum(s, np.asarray(sub["d"])) + MARGIN_STDERRS * se)
+    _, size, reasons = invert_scores(sub, moved, d0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = np.log(size / np.broadcast_to(params, shape)[censored])
+    return np.where(reasons == "", y, np.nan)

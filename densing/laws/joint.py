@@ -38,6 +38,7 @@ change was judged on the shipped table. Both are kept (``skill=``); the default 
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,11 +69,32 @@ def family_columns(fits: list[ReferenceFit], picks: np.ndarray | None = None) ->
         cols = {k: np.array([[[float(f.params[k]) for f in fits]]]) for k in names}
         return cols
     out = {k: np.empty((len(picks), 1, len(fits))) for k in names}
+    picks = np.asarray(picks)
     for j, fit in enumerate(fits):
-        p = fit.draw_columns(picks)
+        p = _draw_columns(fit)
         for k in out:
-            out[k][:, 0, j] = np.asarray(p[k]).reshape(-1)
+            out[k][:, 0, j] = p[k][picks].reshape(-1)
     return out
+
+
+#: Each fit's bootstrap draws as columns (:meth:`ReferenceFit.draw_columns`), by the id of the fit, with a weak
+#: reference to it (an id is reused only after its object is collected).
+_COLUMNS: dict = {}
+_COLUMNS_KEPT = 64
+
+
+def _draw_columns(fit: ReferenceFit) -> dict[str, np.ndarray]:
+    """``fit.draw_columns()``, made once per fit (the joint inversion asks for it at every solve): read-only arrays."""
+    kept = _COLUMNS.get(id(fit))
+    if kept is not None and kept[0]() is fit:
+        return kept[1]
+    columns = fit.draw_columns()
+    for value in columns.values():
+        value.flags.writeable = False
+    if len(_COLUMNS) >= _COLUMNS_KEPT:
+        _COLUMNS.pop(next(iter(_COLUMNS)))
+    _COLUMNS[id(fit)] = (weakref.ref(fit), columns)
+    return columns
 
 
 def _constants(p: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -127,7 +149,7 @@ def prediction_variance(fits: list[ReferenceFit], x: np.ndarray) -> np.ndarray:
     for j, fit in enumerate(fits):
         if not fit.bootstrap:
             continue
-        p = fit.draw_columns()
+        p = _draw_columns(fit)
         v = forms.family_covariate(np.exp(np.asarray(x, float))[None, :], forms.family_alpha(p),
                                    p.get("n_unit", forms.POWER_N_UNIT))
         pred = forms.performance_law(v, p["c"], p["gamma"], p["l"], p["d"])

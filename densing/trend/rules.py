@@ -25,7 +25,7 @@ import numpy as np
 
 from densing.registry import Registry, check_callable, check_type
 from densing.trend.censored import censored_quantile_line, censored_quantile_lines, censored_quantile_lines_weighted
-from densing.trend.tobit import tobit_line
+from densing.trend.tobit import tobit_line, tobit_lines_weighted
 from densing.trend.constants import MIN_POINTS
 from densing.trend.lines import envelope_index
 
@@ -101,6 +101,11 @@ def _tobit(t, y, kind, labels, quantile, start=None):
     return slope, intercept
 
 
+def _tobit_weighted(t, y, kind, weight, quantile, start=None):
+    slope, intercept, _ = tobit_lines_weighted(t, y, kind, weight, start)
+    return np.stack([slope, intercept], axis=1)
+
+
 def _envelope(t, y, kind, labels, quantile, start=None):
     index = envelope_index(t, y, labels)
     tt, yy = t[index], y[index]
@@ -113,7 +118,7 @@ def _envelope(t, y, kind, labels, quantile, start=None):
 register(FrontierRule("quantile", "censored 0.9 regression quantile over every model (Powell 1986), bounds as bounds", _quantile,
                       fit_many=_quantile_many, legend="0.9-quantile line", fit_weighted=_quantile_weighted))
 register(FrontierRule("all", "Tobit mean line over every model, bounds as bounds", _tobit,
-                      legend="line through every model (censored regression)"))
+                      legend="line through every model (censored regression)", fit_weighted=_tobit_weighted))
 register(FrontierRule("envelope", "the paper's record-setters, OLS (bounds at their values)", _envelope, optimistic_interval=True,
                       legend="line through the record-setters (the paper's rule)"))
 

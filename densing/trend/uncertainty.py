@@ -223,50 +223,13 @@ def carry_over_references(
         raise InputError("references: no reference to carry the trend's uncertainty over")
     count_refs = len(members)
     w = np.full(count_refs, 1.0 / count_refs) if weights is None else np.asarray(weights, float) / float(np.sum(weights))
-    prepared = []
-    for inversion, frame in members:
-        if inversion.n_draws < 1:
-            raise FitError(f"{inversion.name}: the reference fit has no bootstrap draws; its uncertainty cannot be carried")
-        frame = _with_score_columns(frame, inversion.benchmarks)
-        scores, sigma = arrays(frame, inversion.benchmarks)
-        item = {"inversion": inversion, "t": frame["t"].to_numpy(float), "scores": scores, "sigma": sigma,
-                "params": frame["params"].to_numpy(float), "labels": frame["model"].astype(str).to_numpy(), "n": len(frame)}
-        item["y0"], item["kind0"] = inversion.point(scores, sigma, item["params"]) if len(frame) else (np.empty(0), np.empty(0))
-        item["line0"] = rules.frontier_line(rule, item["t"], item["y0"], item["kind0"], item["labels"], quantile)
-        if not math.isfinite(item["line0"][0]):
-            raise FitError(f"{rule} frontier under {inversion.name}: fewer than {MIN_POINTS} usable models "
-                           f"(of {len(frame)} targets); no trend line")
-        item["extra"] = {"weights": inversion.weights(scores, sigma)} if hasattr(inversion, "weights") else {}
-        prepared.append(item)
+    prepared = [_prepared(inversion, frame, rule, quantile) for inversion, frame in members]
     slopes0 = np.array([m["line0"][0] for m in prepared])
     slope0, intercept0 = float(w @ slopes0), float(w @ np.array([m["line0"][1] for m in prepared]))
     rng = np.random.default_rng(seed)
 
-    def draw_in(m: dict, sources: tuple[str, ...], count: int) -> np.ndarray:
-        inversion, scores, sigma, n = m["inversion"], m["scores"], m["sigma"], m["n"]
-        picks = rng.integers(inversion.n_draws, size=count) if "fit" in sources else None
-        noise = rng.standard_normal((count, *scores.shape)) * np.nan_to_num(sigma) if "score" in sources else 0.0
-        drawn = np.broadcast_to(scores[None] + noise, (count, *scores.shape))
-        y, kind = inversion.draws(picks, np.ascontiguousarray(drawn), sigma, m["params"], **m["extra"])
-        y = np.broadcast_to(y, (count, n))
-        kind = np.broadcast_to(kind, (count, n))
-        t, labels = m["t"], m["labels"]
-        problems = []
-        for k in range(count):
-            index = rng.integers(n, size=n) if "models" in sources else np.arange(n)
-            problems.append((t[index], y[k, index], kind[k, index], labels[index]))
-        return rules.frontier_lines(rule, problems, quantile, start=m["line0"])[:, 0]  # the draws' lines solved together
-
     def draw(sources: tuple[str, ...], count: int) -> np.ndarray:
-        if "reference" not in sources or count_refs == 1:
-            return draw_in(prepared[0], sources, count) if sources != ("reference",) else np.full(count, slopes0[0])
-        which = rng.choice(count_refs, size=count, p=w)
-        out = np.empty(count)
-        for r in range(count_refs):
-            chosen = np.flatnonzero(which == r)
-            if chosen.size:
-                out[chosen] = draw_in(prepared[r], sources, chosen.size) if sources != ("reference",) else slopes0[r]
-        return out
+        return _draw(rng, prepared, w, slopes0, rule, quantile, sources, count)
 
     combined = draw(ALL_SOURCES, n_boot)
     ok = combined[np.isfinite(combined)]
@@ -279,16 +242,75 @@ def carry_over_references(
     sds = {s: (float(np.nanstd(draw((s,), n_boot_share))) if n_boot_share else math.nan) for s in sources}
     if count_refs == 1:
         sds["reference"] = 0.0 if n_boot_share else math.nan
+    return _carried(rule, prepared, w, slopes0, (slope0, intercept0), (float(low), float(high)), sds, combined, ok,
+                    n_boot=n_boot, level=level, epoch=epoch)
+
+
+def _prepared(inversion, frame: pd.DataFrame, rule: str, quantile: float) -> dict:
+    """One member of :func:`carry_over_references`: its targets' arrays, point densities and point line."""
+    if inversion.n_draws < 1:
+        raise FitError(f"{inversion.name}: the reference fit has no bootstrap draws; its uncertainty cannot be carried")
+    frame = _with_score_columns(frame, inversion.benchmarks)
+    scores, sigma = arrays(frame, inversion.benchmarks)
+    item = {"inversion": inversion, "t": frame["t"].to_numpy(float), "scores": scores, "sigma": sigma,
+            "params": frame["params"].to_numpy(float), "labels": frame["model"].astype(str).to_numpy(), "n": len(frame)}
+    item["y0"], item["kind0"] = inversion.point(scores, sigma, item["params"]) if len(frame) else (np.empty(0), np.empty(0))
+    item["line0"] = rules.frontier_line(rule, item["t"], item["y0"], item["kind0"], item["labels"], quantile)
+    if not math.isfinite(item["line0"][0]):
+        raise FitError(f"{rule} frontier under {inversion.name}: fewer than {MIN_POINTS} usable models "
+                       f"(of {len(frame)} targets); no trend line")
+    item["extra"] = {"weights": inversion.weights(scores, sigma)} if hasattr(inversion, "weights") else {}
+    return item
+
+
+def _draw_in(rng, m: dict, rule: str, quantile: float, sources: tuple[str, ...], count: int) -> np.ndarray:
+    """``count`` slopes under one member, ``sources`` redrawn (``fit``, ``score``, ``models``), the rest at their points."""
+    inversion, scores, sigma, n = m["inversion"], m["scores"], m["sigma"], m["n"]
+    picks = rng.integers(inversion.n_draws, size=count) if "fit" in sources else None
+    noise = rng.standard_normal((count, *scores.shape)) * np.nan_to_num(sigma) if "score" in sources else 0.0
+    drawn = np.broadcast_to(scores[None] + noise, (count, *scores.shape))
+    y, kind = inversion.draws(picks, np.ascontiguousarray(drawn), sigma, m["params"], **m["extra"])
+    y = np.broadcast_to(y, (count, n))
+    kind = np.broadcast_to(kind, (count, n))
+    t, labels = m["t"], m["labels"]
+    problems = []
+    for k in range(count):
+        index = rng.integers(n, size=n) if "models" in sources else np.arange(n)
+        problems.append((t[index], y[k, index], kind[k, index], labels[index]))
+    return rules.frontier_lines(rule, problems, quantile, start=m["line0"])[:, 0]  # the draws' lines solved together
+
+
+def _draw(rng, prepared: list[dict], w: np.ndarray, slopes0: np.ndarray, rule: str, quantile: float,
+          sources: tuple[str, ...], count: int) -> np.ndarray:
+    """``count`` slopes with ``sources`` redrawn; with ``reference`` among them each draw first picks a member (``w``)."""
+    if "reference" not in sources or len(prepared) == 1:
+        if sources == ("reference",):
+            return np.full(count, slopes0[0])
+        return _draw_in(rng, prepared[0], rule, quantile, sources, count)
+    which = rng.choice(len(prepared), size=count, p=w)
+    out = np.empty(count)
+    for r in range(len(prepared)):
+        chosen = np.flatnonzero(which == r)
+        if chosen.size:
+            out[chosen] = _draw_in(rng, prepared[r], rule, quantile, sources, chosen.size) if sources != ("reference",) else slopes0[r]
+    return out
+
+
+def _carried(rule: str, prepared: list[dict], w: np.ndarray, slopes0: np.ndarray, line0: tuple[float, float],
+             interval: tuple[float, float], sds: dict, combined: np.ndarray, ok: np.ndarray, *, n_boot: int,
+             level: float, epoch: str) -> TrendUncertainty:
+    """The :class:`TrendUncertainty` of :func:`carry_over_references` from its point line, interval and draws."""
+    slope0, intercept0 = line0
     total = sum(v ** 2 for v in sds.values())
     shares = {s: (sds[s] ** 2 / total if total > 0 else math.nan) for s in sds}  # NaN propagates when skipped
-    dt_low, dt_high = doubling_interval(float(low), float(high))
+    dt_low, dt_high = doubling_interval(*interval)
     lead = prepared[0]
     kinds = lead["kind0"][np.isfinite(lead["kind0"])]
     front, r_squared = _frontier_points(rule, lead, slope0, intercept0)
     labels = sorted(set().union(*(set(m["labels"]) for m in prepared)))
     return TrendUncertainty(
         rule=rule, inversion=" | ".join(m["inversion"].name for m in prepared), slope_per_day=slope0, intercept=intercept0,
-        slope_ci_low=float(low), slope_ci_high=float(high),
+        slope_ci_low=interval[0], slope_ci_high=interval[1],
         doubling_time_months=_months(slope0),
         doubling_time_months_ci_low=dt_low / DAYS_PER_MONTH, doubling_time_months_ci_high=dt_high / DAYS_PER_MONTH,
         n_models=len(labels), n_exact=int((kinds == EXACT).sum()), n_lower_bounds=int((kinds == LOWER).sum()),
@@ -297,7 +319,7 @@ def carry_over_references(
         share_fit=shares["fit"], share_score=shares["score"], share_models=shares["models"],
         slope_sd_fit=sds["fit"], slope_sd_score=sds["score"], slope_sd_models=sds["models"],
         slope_sd_all=float(np.std(ok)), failed_draws=int(n_boot - ok.size), models=tuple(labels), draws=combined,
-        share_reference=shares["reference"], slope_sd_reference=sds["reference"], n_references=count_refs,
+        share_reference=shares["reference"], slope_sd_reference=sds["reference"], n_references=len(prepared),
         reference_names=tuple(m["inversion"].name for m in prepared), reference_weights=tuple(float(v) for v in w),
         reference_slopes=tuple(float(v) for v in slopes0), epoch=epoch,
         frontier_models=tuple(str(v) for v in lead["labels"][front]),

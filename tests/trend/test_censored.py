@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from densing.trend.censored import EXACT, LOWER, UPPER, censored_quantile_line, powell_objective
-from densing.trend.tobit import tobit_line
+from densing.trend.tobit import tobit_line, tobit_lines_weighted
 
 SLOPE, INTERCEPT, SIGMA = 0.004, 1.0, 0.5
 
@@ -31,6 +31,37 @@ def test_tobit_recovers_the_planted_line_with_a_third_of_the_points_censored():
     # treating the bounds as values flattens the slope: the censoring is what the likelihood repairs
     naive = np.polyfit(t, y, 1)[0]
     assert naive < 0.9 * SLOPE
+
+
+@pytest.mark.parametrize("start", [None, (SLOPE, INTERCEPT)])
+def test_tobit_rows_solved_together_are_each_rows_tobit_line(start):
+    """tobit_lines_weighted (Newton on every row at once) against tobit_line on each row's points repeated: the same
+    optimum to L-BFGS-B's tolerance; rows with few exact points, and a resample's zero counts, included."""
+    t, y0, kind0 = _planted(4, n=60)
+    rng = np.random.default_rng(9)
+    rows = 25
+    y = y0 + 0.1 * rng.standard_normal((rows, t.size))
+    kind = np.tile(kind0, (rows, 1)).astype(float)
+    kind[0, 3:] = LOWER  # three exact points, the rest lower bounds: the start through all points
+    kind[1, 5] = np.nan  # an unusable point
+    weight = np.stack([np.bincount(rng.integers(t.size, size=t.size), minlength=t.size) for _ in range(rows)])
+    weight[2] = 1
+    slope, intercept, sigma = tobit_lines_weighted(t, y, kind, weight, start)
+    for r in range(rows):
+        index = np.repeat(np.arange(t.size), weight[r])
+        index = index[np.isfinite(kind[r, index])]
+        expected = tobit_line(t[index], y[r, index], kind[r, index].astype(int), start)
+        np.testing.assert_allclose((slope[r], intercept[r], sigma[r]), expected, rtol=1e-6, atol=1e-9)
+    # a row whose steps do not settle is tobit_line's own answer
+    fallback = tobit_lines_weighted(t, y[2:3], kind[2:3], weight[2:3], start, max_iter=0)
+    assert np.array_equal(np.ravel(fallback), tobit_line(t, y[2], kind[2].astype(int), start))
+
+
+def test_tobit_rows_recover_the_planted_line():
+    t, y, kind = _planted(0)
+    slope, intercept, sigma = tobit_lines_weighted(t, y[None], kind[None].astype(float), np.ones((1, t.size)))
+    assert slope[0] == pytest.approx(SLOPE, rel=0.08) and intercept[0] == pytest.approx(INTERCEPT, abs=0.1)
+    assert sigma[0] == pytest.approx(SIGMA, rel=0.1)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

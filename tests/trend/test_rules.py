@@ -64,7 +64,8 @@ def test_a_rule_name_is_registered_once():
 @pytest.mark.parametrize("rule", ["quantile", "envelope", "all"])
 def test_a_resample_as_counts_gives_the_line_of_its_points_repeated(rule):
     """frontier_lines_weighted (a bootstrap's draws as counts of the points) against frontier_lines on the resampled
-    points: the same line (the quantile rule's to the solver's rounding: its walk visits the points in another order)."""
+    points: the same line (the quantile rule's to the solver's rounding: its walk visits the points in another order; the
+    Tobit rule's to L-BFGS-B's tolerance, which the rows' Newton steps solve past: their likelihood is never lower)."""
     rng = np.random.default_rng(5)
     n, draws = 40, 12
     t = np.round(rng.uniform(0, 700, n), -1)
@@ -79,4 +80,4 @@ def test_a_resample_as_counts_gives_the_line_of_its_points_repeated(rule):
     repeated = [np.sort(row) for row in index]
     expected = rules.frontier_lines(rule, [(t[i], y[k, i], kind[k, i], labels[i]) for k, i in enumerate(repeated)], 0.9)
     assert np.isnan(found[0]).all() and np.isnan(expected[0]).all()
-    assert np.allclose(found, expected, rtol=1e-7, atol=1e-9, equal_nan=True)
+    assert np.allclose(found, expected, rtol=1e-7, atol=1e-9 if rule != "all" else 5e-7, equal_nan=True)
