@@ -20,10 +20,9 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from _baseline import ROOT, baseline_tree, package_root  # noqa: E402 (bench/ is the script's folder)
 
 #: Run in each tree: the timings (JSON on the first line) and the outputs' digest (the second).
 INNER = """
@@ -62,7 +61,7 @@ print(hashlib.sha256((power.to_csv() + logistic.to_csv() + repr(laws)).encode())
 
 def run_tree(tree: Path, runs: int) -> tuple[dict, str]:
     """(step → CPU seconds of each run, digest of the outputs) of one tree."""
-    source = tree / "src" if (tree / "src" / "densing").is_dir() else tree
+    source = package_root(tree)
     done = subprocess.run([sys.executable, "-c", INNER, str(runs)], capture_output=True, text=True, cwd=tree,
                           env={**os.environ, "PYTHONPATH": str(source), "OMP_NUM_THREADS": "1"})
     if done.returncode != 0:
@@ -76,20 +75,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--baseline", default="main")
     args = parser.parse_args()
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.baseline], capture_output=True,
-                            text=True).stdout.strip()
-    with tempfile.TemporaryDirectory() as tmp:
-        base = Path(tmp) / "baseline"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), commit], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            load_before = os.getloadavg()
-            current, current_digest = run_tree(ROOT, args.runs)
-            baseline, baseline_digest = run_tree(base, args.runs)
-            load_after = os.getloadavg()
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with baseline_tree(args.baseline) as (base, commit, _):
+        load_before = os.getloadavg()
+        current, current_digest = run_tree(ROOT, args.runs)
+        baseline, baseline_digest = run_tree(base, args.runs)
+        load_after = os.getloadavg()
     print(f"rule v3's candidate tables and eligible fits on the public table: {args.runs} runs each, CPU seconds; "
           f"{os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
     for step in current:

@@ -19,11 +19,10 @@ import resource
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from _baseline import ROOT, baseline_tree, package_root  # noqa: E402 (bench/ is the script's folder)
 COMMANDS = {
     "report": ["report", "--out", "{out}"],
     "trend": ["trend", "--by", "benchmark"],
@@ -48,30 +47,21 @@ def main() -> None:
     parser.add_argument("--baseline", default="main")
     parser.add_argument("--command", choices=sorted(COMMANDS), default="report")
     args = parser.parse_args()
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.baseline], capture_output=True,
-                            text=True).stdout.strip()  # before the run: a branch may move while it runs
-    with tempfile.TemporaryDirectory() as tmp:
-        base = Path(tmp) / "baseline"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), commit], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            words = [w.format(out=str(Path(tmp) / "report.html")) for w in COMMANDS[args.command]]
-            runs = {}
-            for name, tree in (("current", ROOT), ("baseline", base)):
-                source = tree / "src" if (tree / "src" / "densing").is_dir() else tree  # the src layout, or a flat tree
-                env = {**os.environ, "PYTHONPATH": str(source)}
-                runs[name] = ([sys.executable, "-m", "densing.cli.app", *words], env, tree)
-            load_before = os.getloadavg()
-            for name in runs:  # one warm-up each (file caches, compiled bytecode)
-                seconds(*runs[name])
-            times: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
-            for _ in range(args.runs):
-                for name in runs:
-                    times[name].append(seconds(*runs[name]))
-            load_after = os.getloadavg()
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with baseline_tree(args.baseline) as (base, commit, _):
+        out = base.parent / "report.html"
+        words = [w.format(out=str(out)) for w in COMMANDS[args.command]]
+        runs = {}
+        for name, tree in (("current", ROOT), ("baseline", base)):
+            env = {**os.environ, "PYTHONPATH": str(package_root(tree))}
+            runs[name] = ([sys.executable, "-m", "densing.cli.app", *words], env, tree)
+        load_before = os.getloadavg()
+        for name in runs:  # one warm-up each (file caches, compiled bytecode)
+            seconds(*runs[name])
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
+        for _ in range(args.runs):
+            for name in runs:
+                times[name].append(seconds(*runs[name]))
+        load_after = os.getloadavg()
     print(f"densing {' '.join(COMMANDS[args.command]).format(out='OUT')}: {args.runs} paired whole-process runs after one "
           f"warm-up each; {os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
     for column, what in ((0, "wall"), (1, "CPU")):
