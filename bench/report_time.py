@@ -15,30 +15,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
-import subprocess
 import sys
-import time
-from pathlib import Path
 
 from _baseline import ROOT, baseline_tree, package_root  # noqa: E402 (bench/ is the script's folder)
+from _timing import seconds  # noqa: E402
 COMMANDS = {
     "report": ["report", "--out", "{out}"],
     "trend": ["trend", "--by", "benchmark"],
 }
-
-
-def seconds(argv: list[str], env: dict, cwd: Path) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of the child processes) of one whole-process run."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd)
-    took = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(argv)}: exit {done.returncode}: {done.stderr.decode()[-400:]}")
-    return took, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:

@@ -15,17 +15,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
+from _timing import seconds  # noqa: E402 (bench/ is the script's folder)
 TABLE = ROOT / "results" / "public_models.csv"
 COMMANDS = {
     "report": ["report", "--results", "{table}", "--out", "{out}"],
@@ -49,16 +47,8 @@ def replicated(times: int, folder: Path) -> Path:
 
 
 def run(argv: list[str]) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of the child processes) of one whole-process run."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(argv)}: exit {done.returncode}: {done.stderr.decode()[-400:]}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    """(wall seconds, CPU seconds) of one whole-process run of this tree (:func:`_timing.seconds`)."""
+    return seconds(argv, {**os.environ, "PYTHONPATH": str(ROOT)}, ROOT)
 
 
 def main() -> None:

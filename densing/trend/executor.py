@@ -110,7 +110,7 @@ class Beside:
 
             try:
                 self._pool = process_pool(1, fork_context("fork"))
-                self._future = self._pool.submit(_call, self.function, self.arguments)
+                self._future = self._pool.submit(self.function, **self.arguments)
             except (OSError, ValueError):
                 self._pool = None
         return self
@@ -134,10 +134,6 @@ class Beside:
             else:
                 end_pool(self._pool)
             self._pool = None
-
-
-def _call(function, arguments: dict):
-    return function(**arguments)
 
 
 #: glibc's ``mallopt`` parameters (malloc.h): M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD.

@@ -143,7 +143,8 @@ def measure_trend(
     context = plan.Context(targets, candidates, eligibility.eligible_fits(targets, candidates, seed=seed), profile,
                            since=since, epoch=epoch, seed=seed, n_boot=n_boot, n_boot_side=min(n_boot_side, n_boot),
                            fit=fit, d0=d0)
-    return _measurement(context, executor.run(plan.plan(context), context))
+    jobs = plan.plan(context)
+    return _measurement(context, jobs, executor.run(jobs, context))
 
 
 def _given_fit(fit, d0: float | None) -> ReferenceFit | None:
@@ -159,11 +160,10 @@ def _given_fit(fit, d0: float | None) -> ReferenceFit | None:
     return fit
 
 
-def _measurement(c: plan.Context, done: dict) -> TrendMeasurement:
+def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
     """The jobs' results as one :class:`TrendMeasurement`: the rows in the table's order, the sensitivity table, the
     headline's status from its checks, the verdict and its reasons."""
     h = done["headline"]
-    jobs = plan.plan(c)
     rows = [done[j.key] for j in jobs if isinstance(j, plan.RowJob) and j.variant == plan.DEFAULT]
     singles, sets = [r for r in rows if r.capability != "set"], [r for r in rows if r.capability == "set"]
     budget = tuple(done[j.key] for j in jobs if isinstance(j, plan.RowJob) and j.variant == plan.BUDGET)
@@ -227,9 +227,9 @@ def _with_variants(sensitivity: pd.DataFrame, found_rules: dict, side: dict, hea
                          "doubling_time_months": result.doubling_time_months,
                          "ci_low": result.doubling_time_months_ci_low, "ci_high": result.doubling_time_months_ci_high,
                          "status": "the envelope's interval is optimistic" if rule == "envelope" else ""})
-    for key, variant in ((f"budget:{headline}", "D0 budget (every reference at 1T tokens)"),
-                         (f"shape:{headline}", "family law logistic in ln N")):
-        row = side.get(key) if headline is not None else None
+    for which, variant in ((plan.BUDGET, "D0 budget (every reference at 1T tokens)"),
+                           (plan.LOGISTIC, "family law logistic in ln N")):
+        row = side.get(which.row_key(headline)) if headline is not None else None
         if row is not None:
             r = row.result
             rows.append({"variant": variant, "reference": ", ".join(x.split(":")[0] for x in row.references),
