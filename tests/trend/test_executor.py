@@ -61,13 +61,34 @@ def test_workers_and_here_give_the_same_results(monkeypatch):
         assert {pid for _, pid in pooled.values()} - {os.getpid()}  # the pool computed them
 
 
-def test_an_error_in_a_job_ends_the_workers():
-    from densing.workers import children
+def _alive(pid: int) -> bool:
+    """Whether the operating system still has a process ``pid`` (a reaped worker has none)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
-    before = children()
+
+def test_an_error_in_a_job_ends_the_workers(monkeypatch):
+    """Every worker the run started is gone from the operating system when the error reaches the caller (asked of
+    the OS by pid: multiprocessing's own list can still show a child another thread of the pool has just reaped)."""
+    from densing import workers
+
+    made = []  # each pool's table of processes (the dict the pool fills as it forks; end_pool reads the same one)
+    make = workers.process_pool
+
+    def recorded(*args, **kwargs):
+        pool = make(*args, **kwargs)
+        made.append(pool._processes)
+        return pool
+
+    monkeypatch.setattr(workers, "process_pool", recorded)
     with pytest.raises(ValueError, match="planted failure"):
         executor.run([Fails(), *_jobs()], {"offset": 0, "parent": os.getpid()})
-    assert children() <= before
+    if (os.cpu_count() or 1) > 1:
+        started = [pid for processes in made for pid in processes]
+        assert started and not [pid for pid in started if _alive(pid)]
 
 
 def test_a_dead_worker_costs_time_not_the_result():
