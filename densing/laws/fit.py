@@ -14,7 +14,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import least_squares
 
 from densing.results import Result
 from densing.errors import FitError
@@ -81,6 +80,8 @@ def fit_stage(
     problem: Problem, *, loss: str = "soft_l1", f_scale: float = 1.0, max_nfev: int | None = None, x_scale="jac"
 ) -> StageFit:
     """Run least_squares from every start of ``problem`` and keep the lowest-cost solution."""
+    from scipy.optimize import least_squares  # imported here: loading a stored fit needs no optimiser
+
     best = None
     for start in problem.starts:
         x0 = np.clip(start, problem.lower + 1e-9, problem.upper - 1e-9)

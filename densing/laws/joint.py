@@ -53,6 +53,8 @@ LOG_SIZE_LOW = math.log(1e5)
 LOG_SIZE_HIGH = math.log(1e15)
 ITERATIONS = 30
 MAX_STEP = 2.0
+#: A (draw, model) whose Newton step moves ln N̂ by less than this has converged (:func:`solve`).
+TOLERANCE = 1e-8
 
 
 def family_columns(fits: list[ReferenceFit], picks: np.ndarray | None = None) -> dict[str, np.ndarray]:
@@ -189,9 +191,11 @@ def solve(p: dict[str, np.ndarray], scores: np.ndarray, weights: np.ndarray, sta
     The curvature is Σ w (S'² − r·S''), r = S − S(x) (Newton: quadratic convergence even when the
     benchmarks disagree, where Gauss–Newton's Σ w S'² converges only linearly); where it is not
     positive, the Gauss–Newton curvature is used. Steps are clipped to ±2 in ln N and x to its range.
-    Iteration stops when no x moves by 1e-8 or after 30 steps. Each (draw, model) is solved on its own,
-    so one whose step left it exactly where it was (a fixed point of the step, where it stays) leaves
-    the arrays stepped on: the same numbers as stepping every one every time, at a fraction of the work.
+    Each (draw, model) is solved on its own: it stops once its step moves it by less than
+    :data:`TOLERANCE` (1e-8 in ln N, far below any interval; that last step is kept) or after 30 steps, and
+    leaves the arrays stepped on, so its value never depends on the others solved beside it. (Until a row's own
+    step decided, every row was stepped until none moved by 1e-8: rows already converged went on moving by about
+    1e-15 for as long as the slowest row of the solve, a row creeping to the range's edge, kept the loop going.)
     """
     x = np.clip(np.asarray(start, float), LOG_SIZE_LOW, LOG_SIZE_HIGH)[..., None]
     if x.size == 0:  # no model: nothing to solve
@@ -206,16 +210,15 @@ def solve(p: dict[str, np.ndarray], scores: np.ndarray, weights: np.ndarray, sta
     pa, sa, wa, xa = {k: flat(v) for k, v in _constants(p).items()}, flat(scores), flat(weights), out
     for _ in range(ITERATIONS):
         moved = _moved(pa, xa, sa, wa)
-        change = float(np.max(np.abs(moved - xa)))
-        still = (moved != xa)[:, 0]
+        going = (np.abs(moved - xa) >= TOLERANCE)[:, 0]  # before out is written: xa may be out itself
         out[active] = moved
-        if change < 1e-8:  # ln N̂ to 1e-8 (a size pinned at the range's edge no longer moves): far below any interval
+        if not going.any():
             break
-        if still.sum() < 0.7 * len(active):  # drop the fixed points
-            active, xa = active[still], moved[still]
-            pa, sa, wa = {k: v[still] for k, v in pa.items()}, sa[still], wa[still]
-        else:
+        if going.all():
             xa = moved
+        else:  # the converged rows leave the arrays
+            active, xa = active[going], moved[going]
+            pa, sa, wa = {k: v[going] for k, v in pa.items()}, sa[going], wa[going]
     return out[:, 0].reshape(shape[:-1])
 
 

@@ -6,6 +6,8 @@ by :mod:`densing.tables`' one rule (3 significant figures, a censored density as
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 
 from densing.data.units import format_count
@@ -29,10 +31,33 @@ SUBTITLE = {
 
 
 def render(report: m.Report) -> str:
-    """The page: each section of ``report`` in its order, the footer citing the command's inputs."""
-    sections = [RENDERERS[type(section)](section) for section in report.sections]
+    """The page: each section of ``report`` in its order, the footer citing the command's inputs.
+
+    The sections are laid out independently of each other (a renderer reads its own section only), so they are
+    jobs of :func:`densing.trend.executor.run`: one process per core lays out its share, and the page joins them in
+    the report's order; the same bytes either way."""
+    from densing.trend import executor
+
+    laid = executor.run([_Layout(i) for i in range(len(report.sections))], report)
+    sections = [laid[i] for i in range(len(report.sections))]
     yours = report.section(m.YoursSection) is not None
     return page(TITLE[yours], SUBTITLE[yours], sections, provenance_footer(report.inputs))
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """One section's layout, a job of :func:`densing.trend.executor.run` (the report is its context)."""
+
+    index: int
+    needs: tuple = ()
+
+    @property
+    def key(self) -> int:
+        return self.index
+
+    def run(self, report: m.Report, needed: dict) -> Section:
+        section = report.sections[self.index]
+        return RENDERERS[type(section)](section)
 
 
 def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None) -> str:

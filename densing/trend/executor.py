@@ -1,5 +1,5 @@
-"""The processes that compute declared jobs: :func:`run` for a measurement's jobs, :class:`Beside` for one
-computation beside the caller's.
+"""The processes that compute declared jobs: :func:`run` for a measurement's jobs (and the report's sections laid
+out, :func:`densing.report.render.render`), :class:`Beside` for one computation beside the caller's.
 
 A job (:mod:`densing.trend.plan`) is a typed value with a ``key``, the keys it ``needs`` and ``run(context,
 needed)``. :func:`run` forks one worker per core (``concurrent.futures`` with the ``fork`` start method: the
