@@ -208,17 +208,20 @@ def solve(p: dict[str, np.ndarray], scores: np.ndarray, weights: np.ndarray, sta
     out = flat(x).copy()
     active = np.arange(len(out))
     pa, sa, wa, xa = {k: flat(v) for k, v in _constants(p).items()}, flat(scores), flat(weights), out
+    done = np.zeros(len(out), bool)  # rows of the arrays that have converged: they stay where they are
     for _ in range(ITERATIONS):
         moved = _moved(pa, xa, sa, wa)
-        going = (np.abs(moved - xa) >= TOLERANCE)[:, 0]  # before out is written: xa may be out itself
+        moved[done] = xa[done]  # before out is written: xa may be out itself
+        done |= (np.abs(moved - xa) < TOLERANCE)[:, 0]  # a size pinned at the range's edge no longer moves
         out[active] = moved
-        if not going.any():
+        if done.all():
             break
-        if going.all():
-            xa = moved
-        else:  # the converged rows leave the arrays
-            active, xa = active[going], moved[going]
+        if done.sum() > 0.3 * len(done):  # the converged rows leave the arrays
+            going = ~done
+            active, xa, done = active[going], moved[going], done[going]
             pa, sa, wa = {k: v[going] for k, v in pa.items()}, sa[going], wa[going]
+        else:
+            xa = moved
     return out[:, 0].reshape(shape[:-1])
 
 
