@@ -15,7 +15,9 @@ jobs it left are computed here.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import os
 
 #: The context of the :func:`run` in progress; forked workers inherit it.
@@ -53,7 +55,8 @@ def run(jobs: list, context) -> dict:
         _context = None
         return _here(jobs, context, {})
     try:
-        done = _in_pool(pool, jobs)
+        with frozen_heap():  # the workers are forked at the first submit
+            done = _in_pool(pool, jobs)
     except BaseException:
         end_pool(pool)
         raise
@@ -110,7 +113,8 @@ class Beside:
 
             try:
                 self._pool = process_pool(1, fork_context("fork"))
-                self._future = self._pool.submit(self.function, **self.arguments)
+                with frozen_heap():  # the worker is forked at the submit
+                    self._future = self._pool.submit(self.function, **self.arguments)
             except (OSError, ValueError):
                 self._pool = None
         return self
@@ -134,6 +138,23 @@ class Beside:
             else:
                 end_pool(self._pool)
             self._pool = None
+
+
+@contextlib.contextmanager
+def frozen_heap():
+    """Within the block, the objects the garbage collector tracks are frozen (``gc.freeze``): a worker forked in it
+    never walks them in its own collections, so it neither spends its time on this process's objects (the imported
+    libraries, the table) nor copies every page that holds one (a collection writes to each object it walks, and a
+    forked page is copied on its first write). Unfrozen when the block is left; nothing where something else has
+    frozen objects already (``gc.get_freeze_count``), whose freezing is its own to undo."""
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 #: glibc's ``mallopt`` parameters (malloc.h): M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD.

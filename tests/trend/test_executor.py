@@ -116,3 +116,24 @@ def test_the_plan_holds_one_job_per_row_and_variant():
                                    n_boot=10, n_boot_side=10, fit=object()))
     assert profile.headline_set in {job.key for job in given} and not any(k.startswith("shape:") for k in
                                                                           (job.key for job in given))
+
+
+def test_the_heap_is_frozen_while_workers_are_forked_and_left_as_it_was():
+    """executor.frozen_heap freezes the collector's objects for the fork and unfreezes them after; where something
+    else had frozen objects already, it leaves that freezing alone (neither adds to it nor undoes it)."""
+    import gc
+
+    from densing.trend.executor import frozen_heap
+
+    assert gc.get_freeze_count() == 0
+    with frozen_heap():
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        with frozen_heap():
+            pass
+        assert gc.get_freeze_count() == before
+    finally:
+        gc.unfreeze()
