@@ -34,6 +34,7 @@ from densing.laws import eligibility
 from densing.trend import tables as _tables
 from densing.laws.density import point_densities
 from densing.laws.inversion import Joint, PerBenchmark, arrays
+from densing.laws.table_cache import per_table
 from densing.numbers import format_months
 from densing.trend import checks
 from densing.trend.censored import EXACT
@@ -289,8 +290,10 @@ def row_status(result: TrendUncertainty, failed: tuple = ()) -> str:
     return design.status_words(result, tuple(c.name for c in failed))
 
 
+@per_table
 def _held_out(candidates: pd.DataFrame, family: str, benchmarks: tuple[str, ...]) -> float:
-    """The family's mean held-out miss over ``benchmarks``: |z| under rule v3, the relative error under v1 and v2."""
+    """The family's mean held-out miss over ``benchmarks``: |z| under rule v3, the relative error under v1 and v2
+    (once per candidate table, family and benchmarks inside :func:`densing.laws.table_cache.same_tables`)."""
     rows = candidates[(candidates["family"] == family) & candidates["benchmark"].isin(benchmarks)]
     if "held_out_z" in rows.columns and rows["held_out_z"].notna().any():
         return float(rows["held_out_z"].abs().mean())
