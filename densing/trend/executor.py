@@ -4,7 +4,8 @@ out, :func:`densing.report.render.render`), :class:`Beside` for one computation 
 A job (:mod:`densing.trend.plan`) is a typed value with a ``key``, the keys it ``needs`` and ``run(context,
 needed)``. :func:`run` forks one worker per core (``concurrent.futures`` with the ``fork`` start method: the
 workers inherit the context, which is never pickled), starts every job whose needs are met in the order given,
-passes each job the results it needs, and returns every result by key. Where there is one core, no ``fork`` or
+passes each job the results it needs, and returns every result by key. Jobs that name the same ``process`` (the
+headline and the fixed-size regression: statsmodels) run in one worker one after another (:func:`_units`). Where there is one core, no ``fork`` or
 ``DENSING_SERIAL`` is set, the jobs run here in the same order; a job's result depends only on its fields, the
 context and what it needs, so the numbers are the same either way.
 
@@ -32,12 +33,31 @@ def _workers(jobs: int) -> int:
     return min(cores, jobs)
 
 
-def _run_one(job, needed: dict):
-    """One job in a worker (module level: the pool pickles it by name), the per-table memo kept across its jobs."""
+def _run_unit(unit: tuple, needed: dict) -> list:
+    """The jobs of one unit (:func:`_units`) in a worker, one after another (module level: the pool pickles it by
+    name), the per-table memo kept across its jobs; ``needed``: what any of them needs."""
     from densing.laws.table_cache import same_tables
 
     with same_tables():
-        return job.run(_context, needed)
+        return [job.run(_context, {n: needed[n] for n in job.needs}) for job in unit]
+
+
+def _units(jobs: list) -> list[tuple]:
+    """The jobs as units of work for the pool, in order: a job alone, or every job that names the same ``process``
+    (an attribute; "" or none for a job of its own) together at the first one's place, computed in one worker one
+    after another — the jobs that import one costly library (statsmodels) import it once. A unit's jobs need no
+    result of each other."""
+    units: list[list] = []
+    grouped: dict[str, list] = {}
+    for job in jobs:
+        label = getattr(job, "process", "")
+        if label and label in grouped:
+            grouped[label].append(job)
+            continue
+        units.append([job])
+        if label:
+            grouped[label] = units[-1]
+    return [tuple(unit) for unit in units]
 
 
 def run(jobs: list, context) -> dict:
@@ -74,16 +94,16 @@ def _in_pool(pool, jobs: list) -> dict:
     from densing.workers import end_pool
 
     done: dict = {}
-    waiting, running = list(jobs), {}
+    waiting, running = _units(jobs), {}
     while waiting or running:
-        for job in [j for j in waiting if all(n in done for n in j.needs)]:
-            waiting.remove(job)
-            running[pool.submit(_run_one, job, {n: done[n] for n in job.needs})] = job
+        for unit in [u for u in waiting if all(n in done for job in u for n in job.needs)]:
+            waiting.remove(unit)
+            running[pool.submit(_run_unit, unit, {n: done[n] for job in unit for n in job.needs})] = unit
         finished, _ = wait(running, return_when=FIRST_COMPLETED)
         for future in finished:
-            job = running.pop(future)
+            unit = running.pop(future)
             try:
-                done[job.key] = future.result()
+                done.update(zip((job.key for job in unit), future.result()))
             except BrokenProcessPool:  # a worker died: the rest is computed here
                 end_pool(pool)
                 return done

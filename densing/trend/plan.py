@@ -136,6 +136,7 @@ class HeadlineJob:
 
     key: str = "headline"
     needs: tuple = ()
+    process: str = "statsmodels"  # its checks' regressions: one worker with the fixed-size job, one import
 
     def run(self, c: Context, needed: dict):
         from densing.trend.headline import measure_headline
@@ -149,6 +150,7 @@ class FixedSizeJob:
 
     key: str = "fixed_size"
     needs: tuple = ()
+    process: str = "statsmodels"  # its regression: one worker with the headline, one import
 
     def run(self, c: Context, needed: dict) -> pd.DataFrame:
         from densing.trend.fixed_size import fixed_size_rows
