@@ -44,6 +44,9 @@ def shown():
     with pytest.MonkeyPatch.context() as patch:
         for module in (render, render_designs, render_parts):
             patch.setattr(module, "table_html", table_spy)
+        # the sections laid out in this process, where the spy is (by workers the page is the same bytes:
+        # tests/report/test_report_inputs.py)
+        patch.setenv("DENSING_SERIAL", "1")
         page, _, _ = build.build_report(n_boot=30)
     return recorded, page
 
