@@ -193,9 +193,9 @@ def solve(p: dict[str, np.ndarray], scores: np.ndarray, weights: np.ndarray, sta
     positive, the Gauss–Newton curvature is used. Steps are clipped to ±2 in ln N and x to its range.
     Each (draw, model) is solved on its own: it stops once its step moves it by less than
     :data:`TOLERANCE` (1e-8 in ln N, far below any interval; that last step is kept) or after 30 steps, and
-    leaves the arrays stepped on, so its value never depends on the others solved beside it. (Until a row's own
-    step decided, every row was stepped until none moved by 1e-8: rows already converged went on moving by about
-    1e-15 for as long as the slowest row of the solve, a row creeping to the range's edge, kept the loop going.)
+    leaves the arrays stepped on, so its value never depends on the others solved beside it (one stopping rule for
+    the whole solve would keep converged rows moving by about 1e-15 for as long as its slowest row, one creeping to
+    the range's edge, goes on).
     """
     x = np.clip(np.asarray(start, float), LOG_SIZE_LOW, LOG_SIZE_HIGH)[..., None]
     if x.size == 0:  # no model: nothing to solve

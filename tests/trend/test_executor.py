@@ -95,6 +95,28 @@ def test_jobs_naming_one_process_run_in_one_worker_with_the_same_results(monkeyp
     assert len({pooled[f"shared:{v}"][1] for v in range(6)}) == 1
 
 
+@dataclass(frozen=True)
+class SharedAfter(Shared):
+    """A grouped job that needs the result of one before it in its own unit."""
+
+    needs: tuple = ("shared:0",)
+
+    @property
+    def key(self) -> str:
+        return f"shared-after:{self.value}"
+
+
+def test_a_job_may_need_one_before_it_in_its_own_unit(monkeypatch):
+    """A unit is started once what it needs from outside is done; inside, each job gets the results before it."""
+    jobs = [Shared(0), Square(1), SharedAfter(2)]
+    context = {"offset": 1, "parent": os.getpid()}
+    pooled = executor.run(jobs, context)
+    monkeypatch.setenv("DENSING_SERIAL", "1")
+    here = executor.run(jobs, context)
+    assert {k: v[0] for k, v in pooled.items()} == {k: v[0] for k, v in here.items()}
+    assert here["shared-after:2"][0] == 1 + 4 + here["shared:0"][0]
+
+
 def _alive(pid: int) -> bool:
     """Whether the operating system still has a process ``pid`` (a reaped worker has none)."""
     try:
