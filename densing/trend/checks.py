@@ -172,7 +172,7 @@ def size_confounding(t, y, kind, params, quantile: float = 0.9, families=None) -
     the density). Fails only when the 95% interval of β_N excludes 0 *and* |β̂_N| > :data:`SIZE_SLOPE_MARGIN`.
     ``quantile`` is kept for callers of the earlier form and unused.
     """
-    from densing._sm import OLS
+    from densing.trend.cluster_ols import cluster_ols
 
     del quantile
     t, y, kind, params = (np.asarray(a, float) for a in (t, y, kind, params))
@@ -188,7 +188,7 @@ def size_confounding(t, y, kind, params, quantile: float = 0.9, families=None) -
         return Check("size_confounding", math.nan, threshold, UNTESTABLE,
                      f"{groups.max() + 1} clusters of exact densities (need {MIN_SIZE_CONFOUNDING_CLUSTERS})")
     x = np.column_stack([np.ones_like(t), t, log_n - log_n.mean()])
-    fit = OLS(y, x).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+    fit = cluster_ols(y, x, groups)  # statsmodels' OLS(...).fit(cov_type="cluster", use_t=True), tested against it
     coefficient = float(fit.params[2])
     low, high = (float(v) for v in fit.conf_int(0.05)[2])
     excludes = low > 0 or high < 0

@@ -4,8 +4,8 @@ out, :func:`densing.report.render.render`), :class:`Beside` for one computation 
 A job (:mod:`densing.trend.plan`) is a typed value with a ``key``, the keys it ``needs`` and ``run(context,
 needed)``. :func:`run` forks one worker per core (``concurrent.futures`` with the ``fork`` start method: the
 workers inherit the context, which is never pickled), starts every job whose needs are met in the order given,
-passes each job the results it needs, and returns every result by key. Jobs that name the same ``process`` (the
-headline and the fixed-size regression: statsmodels) run in one worker one after another (:func:`_units`). Where
+passes each job the results it needs, and returns every result by key. Jobs that name the same ``process`` (one
+costly library to import) run in one worker one after another (:func:`_units`). Where
 there is one core, no ``fork`` or ``DENSING_SERIAL`` is set, the jobs run here in the same order; a job's result
 depends only on its fields, the context and what it needs, so the numbers are the same either way.
 
@@ -54,7 +54,7 @@ def _outside_needs(unit: tuple) -> set:
 def _units(jobs: list) -> list[tuple]:
     """The jobs as units of work for the pool, in order: a job alone, or every job that names the same ``process``
     (an attribute; "" or none for a job of its own) together at the first one's place, computed in one worker one
-    after another in the order given — the jobs that import one costly library (statsmodels) import it once."""
+    after another in the order given — the jobs that import one costly library import it once."""
     units: list[list] = []
     grouped: dict[str, list] = {}
     for job in jobs:

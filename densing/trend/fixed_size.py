@@ -20,8 +20,8 @@ censors the low end, which flattens β_N a little on hard benchmarks — the row
 row with ``active_params`` (a mixture of experts) has no single N and is left out, as the family fits leave it out.
 The models are those of :func:`densing.trend.targets.trend_targets`' window (released on or after ``since``, default
 the epoch 2023-02-24); with no reference, no model is left out as a reference's own, and none needs a standard error.
-t is in years since the epoch. OLS with standard errors clustered by family (statsmodels, ``cov_type="cluster"``; a
-model without a family is its own cluster). A **set** row stacks its benchmarks with one intercept per benchmark and
+t is in years since the epoch. OLS with standard errors clustered by family (:mod:`densing.trend.cluster_ols`, the
+numbers of statsmodels' ``cov_type="cluster"``; a model without a family is its own cluster). A **set** row stacks its benchmarks with one intercept per benchmark and
 common slopes β_N, β_t.
 
 **Its interval.** Two, both reported: the delta method on the clustered covariance of (β_N, β_t),
@@ -158,7 +158,7 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
     """The fixed-size time regression on ``frame`` (:func:`score_rows`' columns, one benchmark or several stacked):
     z = β₀[benchmark] + β_N·ln N + β_t·t, doubling time = ln 2·β_N/β_t (module docstring), its delta and family
     cluster bootstrap intervals and the row's status."""
-    from densing._sm import OLS
+    from densing.trend.cluster_ols import cluster_ols
 
     validate(CONSTRAINTS, n_boot=n_boot, seed=seed, level=level)
     benchmarks = tuple(dict.fromkeys(frame["benchmark"].astype(str)))
@@ -173,8 +173,8 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
                             status=f"not measured: {len(frame)} scores from {n_families} families "
                                    f"(needs {MIN_SCORES} and {MIN_FAMILIES})")
     x, y = _design(frame), frame["logit"].to_numpy(float)
-    fit = OLS(y, x).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
-    (b_n, b_t), cov = fit.params[:2], fit.cov_params()[:2, :2]
+    fit = cluster_ols(y, x, groups)  # statsmodels' OLS(...).fit(cov_type="cluster", use_t=True), tested against it
+    (b_n, b_t), cov = fit.params[:2], fit.cov[:2, :2]
     (n_low, n_high), (t_low, t_high) = fit.conf_int(1 - level)[:2]
     months = 12.0 * LN2 * b_n / b_t if b_t > 0 and b_n > 0 else math.inf
     gradient = 12.0 * LN2 * np.array([1.0 / b_t, -b_n / b_t ** 2])

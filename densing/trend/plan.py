@@ -136,7 +136,6 @@ class HeadlineJob:
 
     key: str = "headline"
     needs: tuple = ()
-    process: str = "statsmodels"  # its checks' regressions: one worker with the fixed-size job, one import
 
     def run(self, c: Context, needed: dict):
         from densing.trend.headline import measure_headline
@@ -150,7 +149,6 @@ class FixedSizeJob:
 
     key: str = "fixed_size"
     needs: tuple = ()
-    process: str = "statsmodels"  # its regression: one worker with the headline, one import
 
     def run(self, c: Context, needed: dict) -> pd.DataFrame:
         from densing.trend.fixed_size import fixed_size_rows
@@ -160,7 +158,8 @@ class FixedSizeJob:
 
 def plan(c: Context) -> list:
     """Every job of the measurement, the longest first (an executor starts them in this order): the headline, the
-    variants' fits, the sets, the benchmarks, the sensitivity rows, the fixed-size estimator."""
+    variants' fits (the rows of a variant wait for them), the fixed-size estimator, the sets, the benchmarks, the
+    sensitivity rows."""
     present = set(c.targets["benchmark"].astype(str))
     headline = c.profile.headline_set if c.fit is None else None  # a given fit: the table's headline set is a row
     sets = [RowJob(name, label, "set", benchmarks) for name, (label, benchmarks) in c.profile.sets.items()
@@ -172,4 +171,4 @@ def plan(c: Context) -> list:
     shape = [] if headline is None else [RowJob(headline, c.profile.sets[headline][0], "set", c.profile.sets[headline][1],
                                                 LOGISTIC)]
     fits = [FitsJob(variant) for variant in (LOGISTIC, BUDGET) if any(job.variant == variant for job in shape + budget)]
-    return [HeadlineJob(), *fits, *sets, *singles, *shape, *budget, FixedSizeJob()]
+    return [HeadlineJob(), *fits, FixedSizeJob(), *sets, *singles, *shape, *budget]

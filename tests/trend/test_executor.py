@@ -163,7 +163,7 @@ def test_the_plan_holds_one_job_per_row_and_variant():
                            n_boot_side=10)
     jobs = plan.plan(context)
     keys = [job.key for job in jobs]
-    assert len(keys) == len(set(keys)) and keys[0] == "headline" and keys[-1] == "fixed_size"
+    assert len(keys) == len(set(keys)) and keys[0] == "headline" and "fixed_size" in keys
     assert {"mmlu", "gsm8k", "hellaswag", "budget:mmlu", "budget:gsm8k", f"shape:{profile.headline_set}"} <= set(keys)
     assert profile.headline_set not in keys  # the headline's own row is the headline
     for job in jobs:  # every job's needs are jobs of the plan listed before it
