@@ -32,7 +32,6 @@ from densing.errors import DensingError, FitError
 from densing.laws.reference_fit import ReferenceFit
 from densing.laws import eligibility
 from densing.trend import tables as _tables
-from densing.laws.density import point_densities
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.table_cache import per_table
 from densing.numbers import format_months
@@ -122,16 +121,16 @@ def inversion_checks(models: pd.DataFrame, inversion, *, size: str = "confoundin
     """Saturation and conditioning over the envelope's record-setters; size dependence over every exact density
     (a gate under rule v1, ``size="dependence"``, a finding under v2 and v3) and size confounding; ``size="none"``:
     saturation and conditioning only (every row of :func:`trend_row`)."""
-    y, kind = point_densities(models, inversion)
-    front = models.iloc[_frontier(models, y, kind)]
-    scores, stderr = arrays(front, inversion.benchmarks)
+    all_scores, all_stderr = arrays(models, inversion.benchmarks)
+    y, kind = inversion.point(all_scores, all_stderr, models["params"].to_numpy(float))  # point_densities' numbers
+    at = _frontier(models, y, kind)
+    scores, stderr, names = all_scores[at], all_stderr[at], models["model"].iloc[at].tolist()
     top, top_err, cap, where = _nearest_caps(inversion, scores, stderr)
-    kappa = inversion.conditioning(scores, stderr) if len(front) else np.empty(0)
-    sizes = models.assign(log_density=np.where(kind == EXACT, y, np.nan))[["family", "params", "log_density"]]
-    found = (checks.saturation(top, top_err, cap, front["model"].tolist(), benchmarks=where),
-             checks.conditioning(kappa, front["model"].tolist()))
+    kappa = inversion.conditioning(scores, stderr) if len(at) else np.empty(0)
+    found = (checks.saturation(top, top_err, cap, names, benchmarks=where), checks.conditioning(kappa, names))
     if size == "none":
         return found
+    sizes = models.assign(log_density=np.where(kind == EXACT, y, np.nan))[["family", "params", "log_density"]]
     slope = checks.size_dependence(sizes)
     if size == "dependence":
         return (*found, slope)
@@ -290,14 +289,25 @@ def row_status(result: TrendUncertainty, failed: tuple = ()) -> str:
     return design.status_words(result, tuple(c.name for c in failed))
 
 
-@per_table
 def _held_out(candidates: pd.DataFrame, family: str, benchmarks: tuple[str, ...]) -> float:
-    """The family's mean held-out miss over ``benchmarks``: |z| under rule v3, the relative error under v1 and v2
-    (once per candidate table, family and benchmarks inside :func:`densing.laws.table_cache.same_tables`)."""
-    rows = candidates[(candidates["family"] == family) & candidates["benchmark"].isin(benchmarks)]
-    if "held_out_z" in rows.columns and rows["held_out_z"].notna().any():
-        return float(rows["held_out_z"].abs().mean())
-    return float(rows["held_out_error"].mean())
+    """The family's mean held-out miss over ``benchmarks``: |z| under rule v3, the relative error under v1 and v2."""
+    rows = _held_out_columns(candidates)
+    at = sorted(i for b in dict.fromkeys(benchmarks) for i in rows["at"].get((family, b), ()))
+    z = rows["held_out_z"]
+    if z is not None and z.iloc[at].notna().any():
+        return float(z.iloc[at].abs().mean())
+    return float(rows["held_out_error"].iloc[at].mean())
+
+
+@per_table
+def _held_out_columns(candidates: pd.DataFrame) -> dict:
+    """The candidate table's held-out columns and the positions of each (family, benchmark)'s rows, once per table
+    inside :func:`densing.laws.table_cache.same_tables` (a row's order of references asks for many families)."""
+    at: dict = {}
+    for i, key in enumerate(zip(candidates["family"].tolist(), candidates["benchmark"].tolist())):
+        at.setdefault(key, []).append(i)
+    z = candidates["held_out_z"].reset_index(drop=True) if "held_out_z" in candidates.columns else None
+    return {"at": at, "held_out_z": z, "held_out_error": candidates["held_out_error"].reset_index(drop=True)}
 
 
 def benchmark_rows(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, *, since: str | None, epoch: str,

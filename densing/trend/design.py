@@ -50,7 +50,7 @@ from densing.laws.inversion import arrays
 from densing.trend import rules
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS
 from densing.trend.lines import doubling_interval, doubling_months
-from densing.trend.targets import reference_models, trend_targets
+from densing.trend.targets import own_models, screened_targets, target_labels
 from densing.validation import Interval, validate_params
 
 #: The level of the heterogeneity test: references "disagree" when Q's p-value is below it.
@@ -94,36 +94,30 @@ def common_design(targets: pd.DataFrame, inversions, *, since: str | None, epoch
         if tuple(inv.benchmarks) != benchmarks:
             raise InputError(f"references: {inv.name} inverts {', '.join(inv.benchmarks)}, the row "
                              f"{', '.join(benchmarks)}; one design per row needs the same benchmarks")
-    frames = []
-    lefts = []
-    for inv in inversions:
-        kept, left = trend_targets(targets, inv, since=since, until=until, epoch=epoch)
-        frames.append(kept)
-        lefts.append(left)
-    # a model left out only as a reference's own model is a target of the row (inverted by the others)
-    everything = pd.concat(frames + [_own_rows(targets, inv, since, until, epoch) for inv in inversions],
-                           ignore_index=True).drop_duplicates("model").reset_index(drop=True)
+    keys = {(inv.fits[0].metric, inv.require) for inv in inversions}
+    if len(keys) > 1:
+        raise InputError(f"references: {', '.join(inv.name for inv in inversions)} read {', '.join(benchmarks)} under "
+                         "different metrics or completeness rules; one design per row needs one")
+    dated, screened = screened_targets(targets, inversions[0], since=since, until=until, epoch=epoch)
+    labels = target_labels(dated)
+    owns = np.array([[m in own for m in labels] for own in map(own_models, inversions)], bool).reshape(len(inversions), -1)
+    # a model left out only as a reference's own model is a target of the row (inverted by the others); each model
+    # comes in the order in which the references' targets list it: by the first reference that does not own it
+    # (every reference owns it: last), then by the table's order
+    first = np.where(owns.all(axis=0), len(inversions), np.argmin(owns, axis=0))
+    passing = np.flatnonzero(screened == "")
+    everything = dated.iloc[passing[np.argsort(first[passing], kind="stable")]].reset_index(drop=True)
     scores = [f"score:{b}" for b in benchmarks] if all(f"score:{b}" in everything.columns for b in benchmarks) else ["score"]
     complete = everything[scores].notna().all(axis=1).to_numpy()
     frame = everything[complete].sort_values(["t", "model"]).reset_index(drop=True)
     incomplete = everything.loc[~complete, ["model"]].assign(reason="a score missing on the row's benchmarks")
-    other = pd.concat(lefts, ignore_index=True)
-    other = other[(other["reason"] != "defines the reference") & ~other["model"].isin(frame["model"])]
+    failing = np.flatnonzero((screened != "") & (first < len(inversions)))  # a screened-out model no reference owns
+    failing = failing[np.argsort(first[failing], kind="stable")]
+    other = pd.DataFrame({"model": dated["model"].iloc[failing].reset_index(drop=True), "reason": screened[failing]})
     left_out = pd.concat([incomplete, other], ignore_index=True).drop_duplicates("model").reset_index(drop=True)
-    labels = frame["model"].astype(str)
-    own = np.array([labels.isin(set().union(*(reference_models(f) for f in inv.fits))).to_numpy() for inv in inversions])
+    frame_labels = frame["model"].astype(str)
+    own = np.array([frame_labels.isin(own_models(inv)).to_numpy() for inv in inversions])
     return Design(inversions, frame, own, left_out)
-
-
-def _own_rows(targets: pd.DataFrame, inversion, since, until, epoch: str) -> pd.DataFrame:
-    """The reference's own models screened as targets are (dated, in the window, with standard errors)."""
-    from densing.trend.targets import _filled, _screened
-
-    dated, reasons = _screened(_filled(targets), tuple(inversion.benchmarks), inversion.fits[0].metric,
-                               inversion.require, since, until, epoch)
-    own = set().union(*(reference_models(f) for f in inversion.fits))
-    keep = (reasons == "") & dated["model"].astype(str).isin(own).to_numpy()
-    return dated[keep]
 
 
 def _scale(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -47,6 +47,7 @@ from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.schema import require_columns
 from densing.errors import InputError
 from densing.laws.family import metric_for
+from densing.laws.table_cache import per_table
 from densing.results import Result
 from densing.trend.constants import DEFAULT_EPOCH, LN2
 from densing.trend.scope import days_since, parse_epoch
@@ -103,7 +104,15 @@ def score_rows(table: pd.DataFrame, benchmark: str, *, metric: str | None = None
                epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, int, int]:
     """(rows, at floor, at ceiling): one row per dense dated model released on or after ``since`` with a score on
     ``benchmark`` strictly inside (d, 1): ``model``, ``family`` (the model where none), ``benchmark``, ``log_params``,
-    ``years`` (since ``epoch``), ``logit`` = logit((S − d)/(1 − d)); and how many scores were at/below d or at 1."""
+    ``years`` (since ``epoch``), ``logit`` = logit((S − d)/(1 − d)); and how many scores were at/below d or at 1.
+    Once per table, benchmark and window inside :func:`densing.laws.table_cache.same_tables` (a set's row reads its
+    benchmarks' rows again); callers must not change the rows."""
+    return _score_rows(table, benchmark, metric, since, epoch)
+
+
+@per_table
+def _score_rows(table: pd.DataFrame, benchmark: str, metric: str | None, since: str | None,
+                epoch: str) -> tuple[pd.DataFrame, int, int]:
     require_columns(table, ("model", "benchmark", "metric", "value", "params", "release_date"), "fixed-size regression")
     chance = CHANCE_LEVELS.get(benchmark)
     if chance is None:

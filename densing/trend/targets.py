@@ -73,6 +73,24 @@ def _labels(dated: pd.DataFrame) -> np.ndarray:
     return dated["model"].astype(str).to_numpy()
 
 
+target_labels = _labels
+
+
+def screened_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAULT_EPOCH, until: str | None = None,
+                     epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, np.ndarray]:
+    """Every model with the reference's benchmarks under its metric (the score matrix, dated: ``t``) and each one's
+    reason to leave it out other than being the reference's own ("" where none): what :func:`trend_targets` and a
+    row's common design (:func:`densing.trend.design.common_design`) select from. Callers must not change them."""
+    inversion = as_inversion(reference, None)
+    return _screened(_filled(targets), tuple(inversion.benchmarks), inversion.fits[0].metric, inversion.require,
+                     since, until, epoch)
+
+
+def own_models(reference) -> set[str]:
+    """The models of every fit of an inversion (or a fit) that are never its targets (:func:`reference_models`)."""
+    return set().union(*(reference_models(f) for f in as_inversion(reference, None).fits))
+
+
 def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAULT_EPOCH,
                   until: str | None = None, epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One row per target model of an inversion (or a fit) and the left-out ones, with the reason.
@@ -81,14 +99,11 @@ def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAU
     (plain ``score``/``stderr`` for one benchmark). The reference's own models — the points it
     was fitted on and, for a family reference, every model of the family — are never targets.
     """
-    inversion = as_inversion(reference, None)
-    dated, screened = _screened(_filled(targets), tuple(inversion.benchmarks), inversion.fits[0].metric,
-                                inversion.require, since, until, epoch)
-    own = set().union(*(reference_models(f) for f in inversion.fits))
+    dated, screened = screened_targets(targets, reference, since=since, until=until, epoch=epoch)
+    own = own_models(reference)
     labels = _labels(dated)
     reasons = np.where(np.fromiter((m in own for m in labels), bool, len(labels)), "defines the reference", screened)
     keep = reasons == ""
     left = pd.DataFrame({"model": dated["model"].iloc[np.flatnonzero(~keep)].reset_index(drop=True),
                          "reason": reasons[~keep]})
     return dated[keep].reset_index(drop=True), left
-

@@ -39,6 +39,19 @@ def test_every_reference_inverts_the_same_targets_and_benchmarks():
         design.common_design(table, [_joint(table, "RefA"), _joint(table, "RefB", ("mmlu",))], since=None)
 
 
+def test_references_of_one_row_read_its_scores_under_one_metric():
+    from dataclasses import replace
+
+    from densing.errors import InputError
+    from densing.laws.inversion import Joint
+
+    table = planted(2)
+    other = _joint(table, "RefB")
+    other = Joint(tuple(replace(f, metric="acc_norm") for f in other.fit_list))
+    with pytest.raises(InputError, match="under different metrics"):
+        design.common_design(table, [_joint(table, "RefA"), other], since=None)
+
+
 def test_a_frontier_family_that_is_a_reference_stays_on_the_frontier():
     """Family Front is released last and far above every target: its members define the frontier at the end.
     As a reference its own members get their densities from the others, so the row keeps them."""
