@@ -19,7 +19,7 @@ import statistics
 import sys
 
 from _baseline import ROOT, baseline_tree, package_root  # noqa: E402 (bench/ is the script's folder)
-from _timing import seconds  # noqa: E402
+from _timing import BYTECODE, environment, seconds  # noqa: E402
 COMMANDS = {
     "report": ["report", "--out", "{out}"],
     "trend": ["trend", "--by", "benchmark"],
@@ -37,7 +37,7 @@ def main() -> None:
         words = [w.format(out=str(out)) for w in COMMANDS[args.command]]
         runs = {}
         for name, tree in (("current", ROOT), ("baseline", base)):
-            env = {**os.environ, "PYTHONPATH": str(package_root(tree))}
+            env = environment(package_root(tree))
             runs[name] = ([sys.executable, "-m", "densing.cli.app", *words], env, tree)
         load_before = os.getloadavg()
         for name in runs:  # one warm-up each (file caches, compiled bytecode)
@@ -48,7 +48,8 @@ def main() -> None:
                 times[name].append(seconds(*runs[name]))
         load_after = os.getloadavg()
     print(f"densing {' '.join(COMMANDS[args.command]).format(out='OUT')}: {args.runs} paired whole-process runs after one "
-          f"warm-up each; {os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
+          f"warm-up each; {os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after; "
+          f"{BYTECODE}")
     for column, what in ((0, "wall"), (1, "CPU")):
         found = {name: [run[column] for run in runs_of] for name, runs_of in times.items()}
         ratios = [a / b for a, b in zip(found["current"], found["baseline"])]

@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
-from _timing import seconds  # noqa: E402 (bench/ is the script's folder)
+from _timing import BYTECODE, environment, seconds  # noqa: E402 (bench/ is the script's folder)
 TABLE = ROOT / "results" / "public_models.csv"
 COMMANDS = {
     "report": ["report", "--results", "{table}", "--out", "{out}"],
@@ -48,7 +48,7 @@ def replicated(times: int, folder: Path) -> Path:
 
 def run(argv: list[str]) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one whole-process run of this tree (:func:`_timing.seconds`)."""
-    return seconds(argv, {**os.environ, "PYTHONPATH": str(ROOT)}, ROOT)
+    return seconds(argv, environment(ROOT), ROOT)
 
 
 def main() -> None:
@@ -71,7 +71,7 @@ def main() -> None:
     load_after = os.getloadavg()
     models = len(pd.read_csv(TABLE))
     print(f"{args.repeats} whole-process runs per size after one warm-up; {os.cpu_count()} CPUs; load average "
-          f"{load_before[0]:.2f} before, {load_after[0]:.2f} after; seconds: median [min–max]")
+          f"{load_before[0]:.2f} before, {load_after[0]:.2f} after; {BYTECODE}; seconds: median [min–max]")
     for command in args.commands:
         base_wall = statistics.median(w for w, _ in results[command, args.sizes[0]])
         base_cpu = statistics.median(c for _, c in results[command, args.sizes[0]])

@@ -76,10 +76,18 @@ def _flagged(table: pd.DataFrame, family: str) -> tuple[str, ...]:
     :func:`densing.laws.table_cache.same_tables`)."""
     if "family" not in table.columns:
         return ()
-    mine = table[table["family"].astype(object) == family]
-    if mine.empty:
+    a = _table_arrays(table)
+    mine = a["family"] == str(family)
+    if not mine.any():
         return ()
-    return tuple(dict.fromkeys(row[1] for row in _breaks(_arrays(mine), MIN_BENCHMARKS, STDERRS)))
+    return tuple(dict.fromkeys(row[1] for row in _breaks({k: v[mine] for k, v in a.items()}, MIN_BENCHMARKS, STDERRS)))
+
+
+@per_table
+def _table_arrays(table: pd.DataFrame) -> dict[str, np.ndarray]:
+    """:func:`_arrays` of the whole table, once per table inside :func:`densing.laws.table_cache.same_tables` (each
+    family's rows are its own rows of these: every step of :func:`_arrays` reads one row at a time)."""
+    return _arrays(table)
 
 
 def family_order_note(table: pd.DataFrame, family: str, fitted) -> dict[str, str]:

@@ -25,7 +25,7 @@ import numpy as np
 
 from densing.registry import Registry, check_callable, check_type
 from densing.trend.censored import censored_quantile_line, censored_quantile_lines, censored_quantile_lines_weighted
-from densing.trend.tobit import tobit_line, tobit_lines_weighted
+from densing.trend.tobit import tobit_lines_weighted
 from densing.trend.constants import MIN_POINTS
 from densing.trend.lines import envelope_index
 
@@ -97,8 +97,11 @@ def _quantile_weighted(t, y, kind, weight, quantile, start=None):
 
 
 def _tobit(t, y, kind, labels, quantile, start=None):
-    slope, intercept, _ = tobit_line(t, y, kind, start)
-    return slope, intercept
+    # one row of the bootstrap's Newton solver (tobit_line's optimum to its tolerance; tobit_line, by L-BFGS-B, is
+    # the reference it is tested against and the fallback of a row whose steps do not settle)
+    slope, intercept, _ = tobit_lines_weighted(t, np.asarray(y, float)[None], np.asarray(kind, float)[None],
+                                               np.ones((1, np.size(t))), start)
+    return float(slope[0]), float(intercept[0])
 
 
 def _tobit_weighted(t, y, kind, weight, quantile, start=None):

@@ -81,3 +81,18 @@ def test_a_resample_as_counts_gives_the_line_of_its_points_repeated(rule):
     expected = rules.frontier_lines(rule, [(t[i], y[k, i], kind[k, i], labels[i]) for k, i in enumerate(repeated)], 0.9)
     assert np.isnan(found[0]).all() and np.isnan(expected[0]).all()
     assert np.allclose(found, expected, rtol=1e-7, atol=1e-9 if rule != "all" else 5e-7, equal_nan=True)
+
+
+def test_the_mean_rules_point_line_is_tobit_lines_optimum():
+    """The ``all`` rule's point line (Newton, tobit_lines_weighted on one row) against tobit_line (L-BFGS-B), on a
+    planted line with a third of the points bounds of either kind: the same optimum to L-BFGS-B's tolerance."""
+    from densing.trend.tobit import tobit_line
+
+    rng = np.random.default_rng(3)
+    t = np.sort(rng.uniform(0, 900, 90))
+    y = 0.004 * t - 2 + 0.4 * rng.standard_normal(t.size)
+    kind = rng.choice([0.0, 0.0, 1.0, -1.0], size=t.size)
+    labels = np.array([f"m{i}" for i in range(t.size)])
+    slope, intercept = rules.frontier_line("all", t, y, kind, labels)
+    expected = tobit_line(t, y, kind.astype(int))
+    assert (slope, intercept) == pytest.approx(expected[:2], rel=1e-6, abs=1e-9)
