@@ -15,7 +15,9 @@ such as "7B" are parsed on the way in. ``active_params`` is set for mixture-of-e
 """
 from __future__ import annotations
 
+import hashlib
 import math
+import weakref
 
 import numpy as np
 import pandas as pd
@@ -99,6 +101,38 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
     and two model names equal but for case with different scores for one measurement.
     """
     require_columns(frame, REQUIRED_COLUMNS, source)
+    result = _validated(frame, source)
+    for key in [k for k, (ref, _) in _VALIDATED.items() if ref() is None]:  # tables collected since
+        del _VALIDATED[key]
+    _VALIDATED[id(result)] = (weakref.ref(result), _fingerprint(result))
+    return result
+
+
+#: The tables :func:`validate_results` returned, by id: (a weak reference, the fingerprint of their contents).
+#: :func:`table_argument` passes such a table on unchecked while it is unchanged (the report's table is read, then
+#: given to the measurement: one check, not two).
+_VALIDATED: dict[int, tuple] = {}
+
+
+def _fingerprint(frame: pd.DataFrame) -> bytes | None:
+    """A digest of the table's columns, dtypes, index and every value (None where a value cannot be hashed)."""
+    try:
+        rows = pd.util.hash_pandas_object(frame, index=True).to_numpy()
+    except TypeError:
+        return None
+    digest = hashlib.blake2b(rows.tobytes(), digest_size=16)
+    digest.update(repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode())
+    return digest.digest()
+
+
+def _still_validated(frame: pd.DataFrame) -> bool:
+    """Whether ``frame`` is a table :func:`validate_results` returned, unchanged since."""
+    kept = _VALIDATED.get(id(frame))
+    return kept is not None and kept[0]() is frame and kept[1] is not None and kept[1] == _fingerprint(frame)
+
+
+def _validated(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+    """:func:`validate_results`' checks and canonical form (its docstring)."""
     out: dict[str, list] = {c: [] for c in COLUMNS}
     records = frame.to_dict("records")
     for i, rec in enumerate(records, start=1):
@@ -190,6 +224,8 @@ def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, refere
                          f"(have: {', '.join(map(str, frame.columns)) or 'none'})")
     if len(frame) == 0:
         raise InputError(f"{name}: the table has no rows")
+    if _still_validated(frame):
+        return frame  # read by densing's readers and unchanged since: checked already
     numeric = ("value", "params", "train_tokens", "loss", "stderr", "active_params")
     if reference and all(pd.api.types.is_numeric_dtype(frame[c]) for c in numeric if c in frame.columns):
         value = frame["value"].to_numpy(float)

@@ -122,3 +122,23 @@ def test_pythia_03_format_reader():
     assert row["loss"] == pytest.approx(math.log(6.0857145325729105))
     assert row["params"] == 1_414_647_808 and row["train_tokens"] == 143000 * 2_097_152
     assert np.all(frame["n_shot"] == 0)
+
+
+def test_a_table_read_and_unchanged_is_checked_once_and_a_changed_one_again(monkeypatch):
+    """The report reads its table (validated) and hands it to the measurement (table_argument): one check. The same
+    table changed in place afterwards (an impossible score, a row's date) is checked again and refused or renormalised."""
+    from densing import paths
+    from densing.data import read_results, schema
+
+    table = read_results(paths.RESULTS / "public_models.csv")
+    calls = []
+    check = schema._validated
+    monkeypatch.setattr(schema, "_validated", lambda frame, source: calls.append(source) or check(frame, source))
+    assert schema.table_argument(table, "targets") is table and calls == []
+    table.loc[3, "value"] = 1.5
+    with pytest.raises(InputError, match="row 4: field 'value'"):
+        schema.table_argument(table, "targets")
+    assert calls == ["targets"]
+    copy = read_results(paths.RESULTS / "public_models.csv").copy()  # a copy is not the table that was checked
+    schema.table_argument(copy, "targets")
+    assert calls == ["targets", paths.RESULTS.joinpath("public_models.csv").as_posix(), "targets"]
