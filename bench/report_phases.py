@@ -116,14 +116,17 @@ print(json.dumps({"marks": marks, "main": os.getpid(), "cores": os.cpu_count()})
 """
 
 
-def _child(code: str, env: dict | None = None) -> dict:
+def _child(code: str, serial: bool = False) -> dict:
+    """The JSON the last line of ``code`` prints, run in a child in the checkout's root (with compiled bytecode cached,
+    as the other benches run densing; ``serial``: DENSING_SERIAL set)."""
+    from _timing import environment
+
+    env = {**environment(ROOT), **({"DENSING_SERIAL": "1"} if serial else {})}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
-    import os
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--timeline", action="store_true", help="also one run's processes and jobs over time")
@@ -133,7 +136,7 @@ def main() -> None:
     for step in runs[0]:
         values = [r[step] for r in runs]
         print(f"  {step:40s} {statistics.median(values):5.2f} [{min(values):.2f}–{max(values):.2f}]")
-    jobs = _child(_JOBS, {**os.environ, "DENSING_SERIAL": "1"})
+    jobs = _child(_JOBS, serial=True)
     print(f"the measurement's jobs one after another in one process: CPU seconds (sum {sum(jobs.values()):.2f})")
     for key, value in sorted(jobs.items(), key=lambda kv: -kv[1]):
         print(f"  {value:5.2f}  {key}")
