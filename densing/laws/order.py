@@ -62,7 +62,7 @@ def order_breaks(table: pd.DataFrame, *, min_benchmarks: int = MIN_BENCHMARKS, s
     benchmarks that break the order, comma-separated ``benchmark:metric``), largest model first within a family.
     """
     require_columns(table, ("model", "benchmark", "metric", "value", "params", "family"), "order_breaks")
-    a = _arrays(table)
+    a = _table_arrays(table)
     rows = [row for family in np.unique(a["family"])
             for row in _breaks({k: v[a["family"] == family] for k, v in a.items()}, min_benchmarks, stderrs)]
     found = pd.DataFrame(rows, columns=list(COLUMNS))

@@ -47,6 +47,7 @@ from densing.errors import FitError, InputError
 from densing.numbers import format_number
 from densing.laws.bounds import EXACT
 from densing.laws.inversion import arrays
+from densing.laws.table_cache import per_table
 from densing.trend import rules
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS
 from densing.trend.lines import doubling_interval, doubling_months
@@ -368,16 +369,17 @@ def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, str
     """
     from scipy.special import gammaincinv  # χ²'s quantile 2·P⁻¹(B/2, p) (what scipy.stats.chi2.ppf computes)
 
-    rows = candidates[(candidates["kind"] == "family") & candidates["benchmark"].isin(benchmarks)]
+    columns = _rule_columns(candidates)
+    chosen = np.flatnonzero(columns["family_row"] & np.isin(columns["benchmark"], list(benchmarks)))
     out: dict[str, tuple[str, ...]] = {}
-    eligible = rows["eligible"].astype(bool).to_numpy()
-    benchmark = rows["benchmark"].to_numpy()
-    # the first rule a candidate fails ("" when eligible; the notes of an eligible row name no failure)
-    code = rows["why"].fillna("").astype(str).str.extract(r"^(R\d[a-z]?):")[0].fillna("").to_numpy(object)
-    code[eligible] = ""
-    z_all = rows["held_out_z"].to_numpy(float) if len(benchmarks) > 1 and not strict else None
+    eligible, benchmark, code = (columns[k][chosen] for k in ("eligible", "benchmark", "code"))
+    z_all = columns["held_out_z"][chosen] if len(benchmarks) > 1 and not strict else None
     bound = float(2 * gammaincinv(len(benchmarks) / 2, 0.95))
-    for family, at in rows.groupby("family", sort=True).indices.items():
+    groups: dict = {}
+    for i, family in enumerate(columns["family"][chosen]):
+        groups.setdefault(family, []).append(i)
+    for family, at in sorted(groups.items()):
+        at = np.asarray(at)
         if set(benchmark[at]) != set(benchmarks):
             continue
         if len(benchmarks) == 1 or strict:
@@ -393,6 +395,20 @@ def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, str
             continue
         out[str(family)] = tuple(benchmarks)
     return out
+
+
+@per_table
+def _rule_columns(candidates: pd.DataFrame) -> dict[str, np.ndarray]:
+    """What :func:`set_references` reads of a candidate table, as arrays, once per table inside
+    :func:`densing.laws.table_cache.same_tables`: which rows are families, each row's family, benchmark, eligibility,
+    held-out z and the first rule it fails ("" when eligible; the notes of an eligible row name no failure)."""
+    eligible = candidates["eligible"].astype(bool).to_numpy()
+    code = candidates["why"].fillna("").astype(str).str.extract(r"^(R\d[a-z]?):")[0].fillna("").to_numpy(object)
+    code[eligible] = ""
+    return {"family_row": (candidates["kind"] == "family").to_numpy(bool), "family": candidates["family"].to_numpy(object),
+            "benchmark": candidates["benchmark"].to_numpy(object), "eligible": eligible, "code": code,
+            "held_out_z": candidates["held_out_z"].to_numpy(float) if "held_out_z" in candidates.columns
+            else np.full(len(candidates), np.nan)}
 
 
 def months_interval(low: float, high: float) -> tuple[float, float]:
