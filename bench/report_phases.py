@@ -82,21 +82,19 @@ import densing.report.compute, densing.report.render, densing.trend.measure
 import densing.trend.olmes as olmes
 from densing.trend import executor
 mark("imports", T0)
-def timed_unit(unit, needed):  # a worker's unit of jobs, each job timed
+def timed_one(job, needed):  # a worker's job, timed
     from densing.laws.table_cache import same_tables
-    found = dict(needed)
+    start, cpu = time.perf_counter(), time.process_time()
     with same_tables():
-        for job in unit:
-            start, cpu = time.perf_counter(), time.process_time()
-            found[job.key] = job.run(executor._context, {n: found[n] for n in job.needs})
-            mark(job.key if isinstance(job.key, str) else f"section {job.key}", start, time.process_time() - cpu)
-    return [found[job.key] for job in unit]
+        found = job.run(executor._context, needed)
+    mark(job.key if isinstance(job.key, str) else f"section {job.key}", start, time.process_time() - cpu)
+    return found
 def timed_run(jobs, context, run=executor.run):
     start = time.perf_counter()
     found = run(jobs, context)
     mark(f"{len(jobs)} jobs", start)
     return found
-executor._run_unit = timed_unit
+executor._run_one = timed_one
 executor.run = densing.trend.measure.executor.run = timed_run
 measure_olmes = olmes.measure_olmes
 def timed_olmes(**arguments):

@@ -4,10 +4,9 @@ out, :func:`densing.report.render.render`), :class:`Beside` for one computation 
 A job (:mod:`densing.trend.plan`) is a typed value with a ``key``, the keys it ``needs`` and ``run(context,
 needed)``. :func:`run` forks one worker per core (``concurrent.futures`` with the ``fork`` start method: the
 workers inherit the context, which is never pickled), starts every job whose needs are met in the order given,
-passes each job the results it needs, and returns every result by key. Jobs that name the same ``process`` (one
-costly library to import) run in one worker one after another (:func:`_units`). Where
-there is one core, no ``fork`` or ``DENSING_SERIAL`` is set, the jobs run here in the same order; a job's result
-depends only on its fields, the context and what it needs, so the numbers are the same either way.
+passes each job the results it needs, and returns every result by key. Where there is one core, no ``fork`` or
+``DENSING_SERIAL`` is set, the jobs run here in the same order; a job's result depends only on its fields, the
+context and what it needs, so the numbers are the same either way.
 
 The executor owns its processes: they end when :func:`run` returns or leaves by an exception (an error, Ctrl-C,
 ``SIGTERM`` turned into :class:`densing.workers.Terminated`), and a worker dies with this process
@@ -33,39 +32,12 @@ def _workers(jobs: int) -> int:
     return min(cores, jobs)
 
 
-def _run_unit(unit: tuple, needed: dict) -> list:
-    """The jobs of one unit (:func:`_units`) in a worker, one after another (module level: the pool pickles it by
-    name), the per-table memo kept across its jobs; ``needed``: what they need from outside the unit (a job may also
-    need one before it in the unit)."""
+def _run_one(job, needed: dict):
+    """One job in a worker (module level: the pool pickles it by name), the per-table memo kept across its jobs."""
     from densing.laws.table_cache import same_tables
 
-    found = dict(needed)
     with same_tables():
-        for job in unit:
-            found[job.key] = job.run(_context, {n: found[n] for n in job.needs})
-    return [found[job.key] for job in unit]
-
-
-def _outside_needs(unit: tuple) -> set:
-    """The keys a unit's jobs need that no job of the unit makes."""
-    return {n for job in unit for n in job.needs} - {job.key for job in unit}
-
-
-def _units(jobs: list) -> list[tuple]:
-    """The jobs as units of work for the pool, in order: a job alone, or every job that names the same ``process``
-    (an attribute; "" or none for a job of its own) together at the first one's place, computed in one worker one
-    after another in the order given — the jobs that import one costly library import it once."""
-    units: list[list] = []
-    grouped: dict[str, list] = {}
-    for job in jobs:
-        label = getattr(job, "process", "")
-        if label and label in grouped:
-            grouped[label].append(job)
-            continue
-        units.append([job])
-        if label:
-            grouped[label] = units[-1]
-    return [tuple(unit) for unit in units]
+        return job.run(_context, needed)
 
 
 def run(jobs: list, context) -> dict:
@@ -102,16 +74,16 @@ def _in_pool(pool, jobs: list) -> dict:
     from densing.workers import end_pool
 
     done: dict = {}
-    waiting, running = _units(jobs), {}
+    waiting, running = list(jobs), {}
     while waiting or running:
-        for unit in [u for u in waiting if all(n in done for n in _outside_needs(u))]:
-            waiting.remove(unit)
-            running[pool.submit(_run_unit, unit, {n: done[n] for n in _outside_needs(unit)})] = unit
+        for job in [j for j in waiting if all(n in done for n in j.needs)]:
+            waiting.remove(job)
+            running[pool.submit(_run_one, job, {n: done[n] for n in job.needs})] = job
         finished, _ = wait(running, return_when=FIRST_COMPLETED)
         for future in finished:
-            unit = running.pop(future)
+            job = running.pop(future)
             try:
-                done.update(zip((job.key for job in unit), future.result()))
+                done[job.key] = future.result()
             except BrokenProcessPool:  # a worker died: the rest is computed here
                 end_pool(pool)
                 return done

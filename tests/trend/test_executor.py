@@ -61,62 +61,6 @@ def test_workers_and_here_give_the_same_results(monkeypatch):
         assert {pid for _, pid in pooled.values()} - {os.getpid()}  # the pool computed them
 
 
-@dataclass(frozen=True)
-class Shared(Square):
-    """A planted job that names a process: the jobs naming one run in one worker (a library imported once)."""
-
-    process: str = "shared"
-
-    @property
-    def key(self) -> str:
-        return f"shared:{self.value}"
-
-    def run(self, context, needed: dict):
-        import time
-
-        time.sleep(0.05)  # long enough that jobs of their own would spread over the workers
-        return super().run(context, needed)
-
-
-def test_jobs_naming_one_process_are_one_unit_at_the_first_ones_place():
-    jobs = [Square(1), Shared(2), Square(3), Shared(4), Shared(5, process="other"), Shared(6)]
-    units = executor._units(jobs)
-    assert [[job.key for job in unit] for unit in units] == [
-        ["square:1"], ["shared:2", "shared:4", "shared:6"], ["square:3"], ["shared:5"]]
-
-
-def test_jobs_naming_one_process_run_in_one_worker_with_the_same_results(monkeypatch):
-    jobs = [Shared(v) for v in range(6)] + [Square(v) for v in range(6, 12)]
-    context = {"offset": 1, "parent": os.getpid()}
-    pooled = executor.run(jobs, context)
-    monkeypatch.setenv("DENSING_SERIAL", "1")
-    here = executor.run(jobs, context)
-    assert {k: v[0] for k, v in pooled.items()} == {k: v[0] for k, v in here.items()}
-    assert len({pooled[f"shared:{v}"][1] for v in range(6)}) == 1
-
-
-@dataclass(frozen=True)
-class SharedAfter(Shared):
-    """A grouped job that needs the result of one before it in its own unit."""
-
-    needs: tuple = ("shared:0",)
-
-    @property
-    def key(self) -> str:
-        return f"shared-after:{self.value}"
-
-
-def test_a_job_may_need_one_before_it_in_its_own_unit(monkeypatch):
-    """A unit is started once what it needs from outside is done; inside, each job gets the results before it."""
-    jobs = [Shared(0), Square(1), SharedAfter(2)]
-    context = {"offset": 1, "parent": os.getpid()}
-    pooled = executor.run(jobs, context)
-    monkeypatch.setenv("DENSING_SERIAL", "1")
-    here = executor.run(jobs, context)
-    assert {k: v[0] for k, v in pooled.items()} == {k: v[0] for k, v in here.items()}
-    assert here["shared-after:2"][0] == 1 + 4 + here["shared:0"][0]
-
-
 def _alive(pid: int) -> bool:
     """Whether the operating system still has a process ``pid`` (a reaped worker has none)."""
     try:
