@@ -107,18 +107,18 @@ def common_design(targets: pd.DataFrame, inversions, *, since: str | None, epoch
     # (every reference owns it: last), then by the table's order
     first = np.where(owns.all(axis=0), len(inversions), np.argmin(owns, axis=0))
     passing = np.flatnonzero(screened == "")
-    everything = dated.iloc[passing[np.argsort(first[passing], kind="stable")]].reset_index(drop=True)
+    rows = passing[np.argsort(first[passing], kind="stable")]  # the table's rows of the targets, in that order
+    everything = dated.iloc[rows].reset_index(drop=True)
     scores = [f"score:{b}" for b in benchmarks] if all(f"score:{b}" in everything.columns for b in benchmarks) else ["score"]
     complete = everything[scores].notna().all(axis=1).to_numpy()
-    frame = everything[complete].sort_values(["t", "model"]).reset_index(drop=True)
+    ordered = everything[complete].sort_values(["t", "model"])
+    frame = ordered.reset_index(drop=True)
     incomplete = everything.loc[~complete, ["model"]].assign(reason="a score missing on the row's benchmarks")
     failing = np.flatnonzero((screened != "") & (first < len(inversions)))  # a screened-out model no reference owns
     failing = failing[np.argsort(first[failing], kind="stable")]
     other = pd.DataFrame({"model": dated["model"].iloc[failing].reset_index(drop=True), "reason": screened[failing]})
     left_out = pd.concat([incomplete, other], ignore_index=True).drop_duplicates("model").reset_index(drop=True)
-    frame_labels = frame["model"].astype(str)
-    own = np.array([frame_labels.isin(own_models(inv)).to_numpy() for inv in inversions])
-    return Design(inversions, frame, own, left_out)
+    return Design(inversions, frame, owns[:, rows[ordered.index.to_numpy()]], left_out)
 
 
 def _scale(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

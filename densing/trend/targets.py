@@ -67,13 +67,10 @@ def _screened(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, requir
 
 
 @per_table
-def _labels(dated: pd.DataFrame) -> np.ndarray:
+def target_labels(dated: pd.DataFrame) -> np.ndarray:
     """The models of :func:`_screened`'s table as strings, once per table inside
     :func:`densing.laws.table_cache.same_tables` (callers must not change it)."""
     return dated["model"].astype(str).to_numpy()
-
-
-target_labels = _labels
 
 
 def screened_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAULT_EPOCH, until: str | None = None,
@@ -101,7 +98,7 @@ def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAU
     """
     dated, screened = screened_targets(targets, reference, since=since, until=until, epoch=epoch)
     own = own_models(reference)
-    labels = _labels(dated)
+    labels = target_labels(dated)
     reasons = np.where(np.fromiter((m in own for m in labels), bool, len(labels)), "defines the reference", screened)
     keep = reasons == ""
     left = pd.DataFrame({"model": dated["model"].iloc[np.flatnonzero(~keep)].reset_index(drop=True),
