@@ -154,7 +154,7 @@ def prediction_variance(fits: list[ReferenceFit], x: np.ndarray) -> np.ndarray:
         p = _draw_columns(fit)
         alpha, unit = forms.family_alpha(p), p.get("n_unit", forms.POWER_N_UNIT)
         if alpha is not None and _constant(alpha) and _constant(unit):  # α fixed (not drawn): one covariate per model
-            alpha, unit = alpha[:1], np.asarray(unit)[:1]
+            alpha, unit = alpha[:1], (unit[:1] if np.ndim(unit) else unit)  # a fit without n_unit: the default number
         v = forms.family_covariate(np.exp(np.asarray(x, float))[None, :], alpha, unit)
         pred = forms.performance_law(v, p["c"], p["gamma"], p["l"], p["d"])
         out[:, j] = np.var(pred, axis=0)

@@ -153,3 +153,24 @@ def test_solving_only_the_moving_sizes_gives_the_same_bits(shape):
     solved = solve(p, scores, weights, start)
     assert solved.shape == (40, 30) and solved.tobytes() == _solve_every_step(p, scores, weights, start).tobytes()
     assert (solved[:, 0] == LOG_SIZE_LOW).any()  # the edge case is exercised
+
+
+def test_prediction_variance_is_the_variance_of_each_draws_prediction():
+    """τ_b² at x: the variance over the fit's draws of S(x), computed here draw by draw (α and N_unit as columns, as
+    draws give them); the same numbers where the fit has no n_unit and its default stands (the covariate is computed
+    once per model when α is not drawn)."""
+    import dataclasses
+    import glob
+
+    from densing import paths
+    from densing.laws import joint
+    from densing.laws.reference_fit import ReferenceFit
+
+    fit = ReferenceFit.load(sorted(glob.glob(str(paths.REFERENCE_FITS / "family_*.json")))[0])
+    x = np.log(np.array([3e8, 1e9, 7e9, 7e10]))
+    p = fit.draw_columns()
+    by_draw = forms.performance_law(forms.family_covariate(np.exp(x)[None, :], p["alpha"], p["n_unit"]),
+                                    p["c"], p["gamma"], p["l"], p["d"])
+    assert np.array_equal(joint.prediction_variance([fit], x)[:, 0], np.var(by_draw, axis=0))
+    default = dataclasses.replace(fit, params={k: v for k, v in fit.params.items() if k != "n_unit"})
+    assert np.array_equal(joint.prediction_variance([default], x), joint.prediction_variance([fit], x))
