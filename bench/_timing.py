@@ -1,4 +1,5 @@
-"""Whole-process timing shared by the benches that run densing as a command (``report_time.py``, ``table_size.py``)."""
+"""Whole-process timing shared by the benches that run densing as a command (``report_time.py``, ``table_size.py``;
+``report_phases.py`` runs its children in :func:`environment`)."""
 from __future__ import annotations
 
 import os
