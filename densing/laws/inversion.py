@@ -37,6 +37,7 @@ from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER, log_density_bounds, score_cap
 from densing.laws.reference_fit import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, ReferenceFit  # noqa: F401
 from densing.laws.reference_fit import as_fit, invert_scores
+from densing.laws.table_cache import per_table
 
 
 def invert(fit, scores, d0: float | None = None) -> pd.DataFrame:
@@ -293,30 +294,41 @@ def score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric: str
     inversion): a model with at least one of them is kept, NaN where it has no score. Carries ``params``, ``family``,
     ``release_date``, ``active_params`` and ``train_tokens`` where the table has them.
     """
-    rows = targets[targets["benchmark"].isin(benchmarks)]
-    if metric is not None:
-        rows = rows[rows["metric"] == metric]
-    if rows.empty:
-        return pd.DataFrame(columns=["model", "params"])
-    grouped = rows.groupby(["model", "benchmark"], sort=True)  # the mean of a model's rows on a benchmark
-    scores = grouped["value"].mean().unstack("benchmark")
-    errors = grouped["stderr"].mean().unstack("benchmark") if "stderr" in rows.columns else pd.DataFrame(index=scores.index)
+    rows, scores, errors, first = _by_model(targets, metric)
     keep = [b for b in benchmarks]
+    if not scores.columns.isin(keep).any():  # no row of these benchmarks (under the metric)
+        return pd.DataFrame(columns=["model", "params"])
     scores = scores.reindex(columns=keep).dropna(how="all" if require == "any" else "any")
     errors = errors.reindex(index=scores.index)
     columns: dict = {"model": scores.index.astype(str)}
     for b in keep:
         columns[f"score:{b}"] = scores[b].to_numpy(float)
         columns[f"stderr:{b}"] = errors[b].to_numpy(float) if b in errors.columns else math.nan
-    first = rows.drop_duplicates("model").set_index("model")
-    carried = [c for c in ("params", "family", "release_date", "active_params", "train_tokens") if c in first.columns]
-    found = first.loc[columns["model"], carried]
+    # each model's first row on any of the benchmarks carries its size, family, date and tokens
+    at = first.reindex(index=scores.index, columns=keep).min(axis=1).to_numpy().astype(np.int64)
+    carried = [c for c in ("params", "family", "release_date", "active_params", "train_tokens") if c in rows.columns]
     for column in carried:
-        columns[column] = found[column].to_numpy()
+        columns[column] = rows[column].iloc[at].to_numpy()
     out = pd.DataFrame(columns)
     if len(keep) == 1:
         out["score"], out["stderr"] = out[f"score:{keep[0]}"], out[f"stderr:{keep[0]}"]
     return out
+
+
+@per_table
+def _by_model(targets: pd.DataFrame, metric: str | None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """What :func:`score_matrix` selects from, for every benchmark of the table at once: (the rows under ``metric``,
+    every model's mean score and mean standard error on each benchmark — models × benchmarks, NaN where it has no
+    row —, the position among those rows of each model's first row on each benchmark). Once per table and metric
+    inside :func:`densing.laws.table_cache.same_tables` (a measurement asks for many benchmark tuples of one table;
+    callers must not change them). A model's mean on a benchmark is over the same rows whichever tuple asks."""
+    rows = targets if metric is None else targets[targets["metric"] == metric]
+    grouped = rows.groupby(["model", "benchmark"], sort=True)  # the mean of a model's rows on a benchmark
+    scores = grouped["value"].mean().unstack("benchmark")
+    errors = grouped["stderr"].mean().unstack("benchmark") if "stderr" in rows.columns else pd.DataFrame(index=scores.index)
+    keys = [rows[c].reset_index(drop=True) for c in ("model", "benchmark")]  # by position: the table's index may repeat
+    first = pd.Series(np.arange(len(rows))).groupby(keys, sort=True).min().unstack("benchmark")
+    return rows, scores, errors, first
 
 
 def arrays(models: pd.DataFrame, benchmarks: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:

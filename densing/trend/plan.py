@@ -85,9 +85,14 @@ class Context:
 @dataclass(frozen=True)
 class FitsJob:
     """The candidates, fits and notes of one :class:`Variant`: rule v3's candidate table under another law shape
-    (its fits made by the rows that need them), or the eligible fits of the budget benchmarks refitted at one D0."""
+    (its fits made by the rows that need them), or the eligible fits of the budget benchmarks refitted at one D0.
+
+    ``benchmarks``: the benchmarks of the variant's rows, in the table's candidate order; the other shape's candidate
+    table has rows for these only (rule v3 judges each benchmark on its own families and pooled dispersion, so a
+    benchmark's rows are the same numbers in a table of fewer benchmarks)."""
 
     variant: Variant
+    benchmarks: tuple[str, ...] = ()
     needs: tuple = ()
 
     @property
@@ -100,7 +105,7 @@ class FitsJob:
             fits, notes = capability.budget_fits(c.targets, wanted, d0=self.variant.d0, seed=c.seed)
             return c.candidates, fits, notes
         candidates = eligibility.candidate_table(c.targets, since=c.since, composed=None, rule=eligibility.DEFAULT_RULE,
-                                                 shape=self.variant.shape, benchmarks=c.profile.candidates)
+                                                 shape=self.variant.shape, benchmarks=self.benchmarks)
         return candidates, {}, {}
 
 
@@ -170,5 +175,9 @@ def plan(c: Context) -> list:
                for name in c.profile.budget_sets]
     shape = [] if headline is None else [RowJob(headline, c.profile.sets[headline][0], "set", c.profile.sets[headline][1],
                                                 LOGISTIC)]
-    fits = [FitsJob(variant) for variant in (LOGISTIC, BUDGET) if any(job.variant == variant for job in shape + budget)]
+    fits = []
+    for variant in (LOGISTIC, BUDGET):
+        wanted = {b for job in shape + budget if job.variant == variant for b in job.benchmarks}
+        if wanted:
+            fits.append(FitsJob(variant, tuple(b for b in c.profile.candidates if b in wanted) or c.profile.candidates))
     return [HeadlineJob(), *fits, FixedSizeJob(), *sets, *singles, *shape, *budget]

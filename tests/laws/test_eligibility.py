@@ -120,3 +120,23 @@ def test_v3_fits_are_likelihood_fits_with_the_pooled_dispersion_and_v2_fits_are_
     assert fit.provenance["dispersion_floor"] == pytest.approx(pooled) and fit.provenance["dispersion"] >= pooled
     v2 = eligibility.candidate_table(_table(), since="2023-01-01", rule="v2")
     assert all(f.provenance["method"] == "ols" for f in eligibility.eligible_fits(_table(), v2, family_boot=20).values())
+
+
+@pytest.mark.parametrize("shape", ["power", "logistic_ln_n"])
+def test_rule_v3_judges_each_benchmark_on_its_own(shape):
+    """A benchmark's rows of rule v3's candidate table are the same numbers in a table of fewer benchmarks (each
+    benchmark's families and pooled dispersion are its own): what lets the trend's other law shape fit only the
+    benchmarks its rows read (densing.trend.plan.FitsJob)."""
+    from densing import paths
+    from densing.data import read_results
+    from densing.data.item_counts import with_stderr
+
+    table = with_stderr(read_results(paths.RESULTS / "public_models.csv"))
+    every = ("mmlu", "arc_challenge", "hellaswag", "gsm8k", "humaneval", "leaderboard_bbh", "math_hard")
+    fewer = ("mmlu", "leaderboard_bbh", "math_hard")
+    whole = eligibility.candidate_table(table, since=None, benchmarks=every, shape=shape)
+    part = eligibility.candidate_table(table, since=None, benchmarks=fewer, shape=shape)
+    chosen = whole[whole["benchmark"].isin(fewer)].reset_index(drop=True)
+    assert len(part) == len(chosen) > 0
+    pd.testing.assert_frame_equal(part.sort_values(["benchmark", "family"]).reset_index(drop=True),
+                                  chosen.sort_values(["benchmark", "family"]).reset_index(drop=True), check_exact=True)

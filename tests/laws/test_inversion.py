@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from densing.laws.density import compute_density
 from densing.laws.inversion import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, invert
@@ -243,3 +244,52 @@ def test_score_matrix_averages_a_models_rows_and_keeps_complete_cases():
     assert anyone["stderr:x"].tolist()[:2] == [0.02, 0.01] and anyone["score:y"].iloc[2] == 0.9
     single = score_matrix(table, ("z",))
     assert single[["model", "score", "stderr"]].values.tolist() == [["c", 0.1, 0.05]]
+
+
+def _score_matrix_of_subset(table, benchmarks, metric, require):
+    """score_matrix written over the tuple's own rows (its definition): the mean per (model, benchmark) of the rows of
+    ``benchmarks`` under ``metric``, the carried columns from each model's first such row."""
+    rows = table[table["benchmark"].isin(benchmarks)]
+    rows = rows if metric is None else rows[rows["metric"] == metric]
+    grouped = rows.groupby(["model", "benchmark"], sort=True)
+    scores = grouped["value"].mean().unstack("benchmark").reindex(columns=list(benchmarks))
+    scores = scores.dropna(how="all" if require == "any" else "any")
+    errors = grouped["stderr"].mean().unstack("benchmark").reindex(index=scores.index)
+    out = {"model": scores.index.astype(str)}
+    for b in benchmarks:
+        out[f"score:{b}"] = scores[b].to_numpy(float)
+        out[f"stderr:{b}"] = errors[b].to_numpy(float) if b in errors.columns else np.nan
+    first = rows.drop_duplicates("model").set_index("model").loc[out["model"]]
+    out |= {c: first[c].to_numpy() for c in ("params", "family")}
+    return pd.DataFrame(out)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_score_matrix_of_a_tuple_is_the_tuples_own_rows_inside_and_outside_same_tables(data):
+    """score_matrix selects a tuple from every benchmark's means computed once per table (inside same_tables); the
+    result is the tuple's own rows' — duplicate rows averaged, a repeated index, another metric's rows ignored, a
+    model whose rows disagree on its size carrying its first row of the tuple's benchmarks — inside the block and out."""
+    from densing.laws.inversion import score_matrix
+    from densing.laws.table_cache import same_tables
+
+    n = data.draw(st.integers(1, 30))
+    pick = st.lists(st.sampled_from("abcde"), min_size=n, max_size=n)
+    table = pd.DataFrame({"model": data.draw(pick), "benchmark": data.draw(st.lists(st.sampled_from("wxyz"), min_size=n, max_size=n)),
+                          "metric": data.draw(st.lists(st.sampled_from(["acc", "acc", "f1"]), min_size=n, max_size=n)),
+                          "value": data.draw(st.lists(st.floats(0, 1), min_size=n, max_size=n)),
+                          "stderr": data.draw(st.lists(st.one_of(st.none(), st.floats(0.001, 0.1)), min_size=n, max_size=n)),
+                          "params": data.draw(st.lists(st.sampled_from([1e9, 2e9, 7e9]), min_size=n, max_size=n)),
+                          "family": data.draw(st.lists(st.sampled_from(["F", "G"]), min_size=n, max_size=n))},
+                         index=data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)))
+    table["stderr"] = table["stderr"].astype(float)
+    tuples = [tuple(data.draw(st.lists(st.sampled_from("wxyz"), min_size=1, max_size=3, unique=True))) for _ in range(3)]
+    with same_tables():
+        inside = [(b, m, r, score_matrix(table, b, m, require=r)) for b in tuples for m in (None, "acc") for r in ("all", "any")]
+    for b, metric, require, found in inside:
+        expected = _score_matrix_of_subset(table, b, metric, require)
+        if expected.empty:
+            assert found.empty
+            continue
+        for got in (found, score_matrix(table, b, metric, require=require)):
+            pd.testing.assert_frame_equal(got[expected.columns].reset_index(drop=True), expected, check_exact=True)

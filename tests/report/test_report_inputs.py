@@ -172,3 +172,18 @@ def test_the_page_is_the_same_laid_out_by_workers_or_in_one_process(default, mon
     titles = [RENDERERS[type(s)](s).title for s in default.sections]
     places = [by_workers.find(f"{esc(title)}</h2>") for title in titles]
     assert all(p >= 0 for p in places) and places == sorted(places)
+
+
+def test_the_layouts_that_draw_figures_start_first(default):
+    """render starts the sections that draw Plotly figures first (a longest-first schedule over the workers), each
+    section once; the page keeps the report's order (test above)."""
+    from densing.report import model as m
+    from densing.report.render import _DRAWN_FIRST, _layout_order
+
+    order = _layout_order(default.sections)
+    assert sorted(order) == list(range(len(default.sections)))
+    drawn = [i for i in order if isinstance(default.sections[i], _DRAWN_FIRST)]
+    assert order[:len(drawn)] == drawn and len(drawn) >= 3
+    assert isinstance(default.sections[order[0]], m.LawsSection)
+    rest = order[len(drawn):]
+    assert rest == sorted(rest)

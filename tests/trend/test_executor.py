@@ -110,6 +110,8 @@ def test_the_plan_holds_one_job_per_row_and_variant():
     assert len(keys) == len(set(keys)) and keys[0] == "headline" and "fixed_size" in keys
     assert {"mmlu", "gsm8k", "hellaswag", "budget:mmlu", "budget:gsm8k", f"shape:{profile.headline_set}"} <= set(keys)
     assert profile.headline_set not in keys  # the headline's own row is the headline
+    shape = next(job for job in jobs if job.key == plan.LOGISTIC.key)  # the other shape fits what its rows read
+    assert shape.benchmarks == tuple(b for b in profile.candidates if b in profile.sets[profile.headline_set][1])
     for job in jobs:  # every job's needs are jobs of the plan listed before it
         assert all(keys.index(n) < keys.index(job.key) for n in job.needs)
     given = plan.plan(plan.Context(targets, pd.DataFrame(), {}, profile, since=None, epoch="2023-02-24", seed=0,
