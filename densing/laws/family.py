@@ -203,12 +203,12 @@ def fit_family(
     """
     fixed = shape_constants(shape)
     metric = metric if metric is not None else table_metric(table, benchmark)
-    points, dropped = _fitted_members(table, family, benchmark, metric, exclude=exclude, sizes=sizes,
-                                      keep_floor=method == "binomial")
+    points, dropped = _member_arrays(table, family, benchmark, metric, exclude=exclude, sizes=sizes,
+                                     keep_floor=method == "binomial")
     chance = CHANCE_LEVELS[benchmark]
     scale = 1.0 - chance
-    log_n = covariate(points["params"].to_numpy(float), shape)
-    scores = points["score"].to_numpy(float)
+    log_n = covariate(points["params"], shape)
+    scores = points["score"]
     if np.unique(log_n).size < 2:
         raise FitError(f"family {family!r}, {benchmark}: {np.unique(log_n).size} distinct size(s)"
                        f"{' above chance' if method == 'ols' else ''}; a family law needs 2")
@@ -218,10 +218,10 @@ def fit_family(
         estimate = _likelihood_estimate(where, log_n, scores, benchmark, chance, scale, dispersion_floor, n_boot, rng)
     else:
         estimate = _least_squares_estimate(where, log_n, scores, chance, scale, n_boot, rng)
-    stage = _stage(log_n, scores, chance, scale, estimate, fixed, n_points=len(points))
+    stage = _stage(log_n, scores, chance, scale, estimate, fixed, n_points=scores.size)
     if len(estimate.draws) < n_boot:
         raise FitError(f"{where}: the fit's uncertainty cannot be drawn (no rising line)")
-    tokens = points["train_tokens"].to_numpy(float)
+    tokens = points["train_tokens"]
     budget = float(np.exp(np.mean(np.log(tokens)))) if d0 is None else float(d0)
     record = _record(table, family, benchmark, metric, points, dropped, estimate, fixed, shape=shape, method=method,
                      d0=d0, exclude=exclude, n_boot=n_boot, seed=seed)
@@ -230,25 +230,31 @@ def fit_family(
         kind=KIND, benchmark=benchmark, metric=metric, params=dict(stage.params), stages=(stage,), d0=budget,
         data_hash=data_hash(points, list(POINT_COLUMNS[:4])), provenance=record,
         bootstrap_names=("gamma", "l"), bootstrap=tuple(estimate.draws),
-        points=tuple((model, params, tokens, score, None, run) for model, params, tokens, score, run in zip(
-            *(points[c].tolist() for c in ("model", "params", "train_tokens", "score", "run")))),
+        points=tuple((model, params, tokens, score, None, model) for model, params, tokens, score in zip(
+            *(points[c].tolist() for c in ("model", "params", "train_tokens", "score")))),
         benchmarks=(benchmark,),
     )
 
 
-def _fitted_members(table, family, benchmark, metric, *, exclude, sizes, keep_floor) -> tuple[pd.DataFrame, dict]:
-    """:func:`family_points` less the ``exclude``d members, at the translated ``sizes`` when given (a member mapped to
-    NaN is dropped, listed under ``no_size_at_d0``)."""
-    points, dropped = family_points(table, family, benchmark, metric=metric, keep_floor=keep_floor)
+def _member_arrays(table, family, benchmark, metric, *, exclude, sizes, keep_floor) -> tuple[dict[str, np.ndarray], dict]:
+    """The family's members that :func:`fit_family` fits, as plain arrays ``model``, ``params``, ``train_tokens`` and
+    ``score`` by size, then name (:func:`family_points`' rows, without building a frame: a measurement fits hundreds
+    of families), less the ``exclude``d members, at the translated ``sizes`` when given (a member mapped to NaN is
+    dropped, listed under ``no_size_at_d0``); and the dropped lists."""
+    members, dropped = family_arrays(table, family, benchmark, metric=metric, keep_floor=keep_floor)
     if exclude:
-        points = points[~points["model"].isin(exclude)].reset_index(drop=True)
+        keep = ~np.isin(members["model"], list(exclude))
+        members = {k: v[keep] for k, v in members.items()}
     if sizes is not None:
-        points = points.assign(params=points["model"].map(sizes).astype(float))
-        untranslated = sorted(points.loc[points["params"].isna(), "model"])
+        translated = np.array([sizes.get(m, np.nan) for m in members["model"].tolist()], float)
+        untranslated = sorted(members["model"][np.isnan(translated)].tolist())
         if untranslated:
             dropped["no_size_at_d0"] = untranslated
-        points = points[points["params"].notna()].sort_values(["params", "model"]).reset_index(drop=True)
-    return points, dropped
+        keep = ~np.isnan(translated)
+        members = {**{k: v[keep] for k, v in members.items()}, "params": translated[keep]}
+        order = np.lexsort((members["model"], members["params"]))
+        members = {k: v[order] for k, v in members.items()}
+    return members, dropped
 
 
 @dataclass(frozen=True)
@@ -310,7 +316,7 @@ def _record(table, family, benchmark, metric, points, dropped, estimate: _Estima
     """The fit's provenance: the law, the rule of its budget, the members dropped and kept, the bootstrap."""
     from densing import __version__
 
-    tokens = points["train_tokens"].to_numpy(float)
+    tokens = np.asarray(points["train_tokens"], float)
     chance = CHANCE_LEVELS[benchmark]
     return {
         "family": family, "families": family, "benchmarks": [benchmark], "metric": metric, "chance": chance,
