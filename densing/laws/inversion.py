@@ -294,41 +294,53 @@ def score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric: str
     inversion): a model with at least one of them is kept, NaN where it has no score. Carries ``params``, ``family``,
     ``release_date``, ``active_params`` and ``train_tokens`` where the table has them.
     """
-    rows, scores, errors, first = _by_model(targets, metric)
+    found = _by_model(targets, metric)
     keep = [b for b in benchmarks]
-    if not scores.columns.isin(keep).any():  # no row of these benchmarks (under the metric)
+    at = [found["column"].get(b) for b in keep]
+    if all(j is None for j in at):  # no row of these benchmarks (under the metric)
         return pd.DataFrame(columns=["model", "params"])
-    scores = scores.reindex(columns=keep).dropna(how="all" if require == "any" else "any")
-    errors = errors.reindex(index=scores.index)
-    columns: dict = {"model": scores.index.astype(str)}
-    for b in keep:
-        columns[f"score:{b}"] = scores[b].to_numpy(float)
-        columns[f"stderr:{b}"] = errors[b].to_numpy(float) if b in errors.columns else math.nan
+    def pick(matrix, j):  # one benchmark's column, NaN where the table has no row of it
+        return matrix[:, j] if j is not None and matrix is not None else np.full(len(found["models"]), np.nan)
+
+    scores = np.column_stack([pick(found["scores"], j) for j in at])
+    present = ~np.isnan(scores)
+    keep_rows = present.any(axis=1) if require == "any" else present.all(axis=1)
+    columns: dict = {"model": found["models"][keep_rows]}
+    for b, j, score in zip(keep, at, scores.T):
+        columns[f"score:{b}"] = score[keep_rows]
+        columns[f"stderr:{b}"] = pick(found["errors"], j)[keep_rows] if found["errors"] is not None else math.nan
     # each model's first row on any of the benchmarks carries its size, family, date and tokens
-    at = first.reindex(index=scores.index, columns=keep).min(axis=1).to_numpy().astype(np.int64)
-    carried = [c for c in ("params", "family", "release_date", "active_params", "train_tokens") if c in rows.columns]
-    for column in carried:
-        columns[column] = rows[column].iloc[at].to_numpy()
-    out = pd.DataFrame(columns)
+    first = np.column_stack([pick(found["first"], j) for j in at])[keep_rows]
+    rows = np.nanmin(first, axis=1).astype(np.int64) if first.size else np.zeros(0, np.int64)
+    for column, values in found["carried"].items():
+        columns[column] = values[rows]
     if len(keep) == 1:
-        out["score"], out["stderr"] = out[f"score:{keep[0]}"], out[f"stderr:{keep[0]}"]
-    return out
+        columns["score"], columns["stderr"] = columns[f"score:{keep[0]}"], columns[f"stderr:{keep[0]}"]
+    return pd.DataFrame(columns)
 
 
 @per_table
-def _by_model(targets: pd.DataFrame, metric: str | None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """What :func:`score_matrix` selects from, for every benchmark of the table at once: (the rows under ``metric``,
-    every model's mean score and mean standard error on each benchmark — models × benchmarks, NaN where it has no
-    row —, the position among those rows of each model's first row on each benchmark). Once per table and metric
-    inside :func:`densing.laws.table_cache.same_tables` (a measurement asks for many benchmark tuples of one table;
-    callers must not change them). A model's mean on a benchmark is over the same rows whichever tuple asks."""
+def _by_model(targets: pd.DataFrame, metric: str | None) -> dict:
+    """What :func:`score_matrix` selects from, for every benchmark of the table at once, as arrays: ``models`` (the
+    models with a row under ``metric``, sorted, as text), ``column`` (benchmark → its column), ``scores`` and
+    ``errors`` (models × benchmarks: each model's mean score and mean standard error on each benchmark, NaN where it
+    has no row; ``errors`` None where the table has no standard errors), ``first`` (the position among the rows of
+    each model's first row on each benchmark) and ``carried`` (each row's size, family, date, tokens). Once per
+    table and metric inside :func:`densing.laws.table_cache.same_tables` (a measurement asks for many benchmark
+    tuples of one table; callers must not change them). A model's mean on a benchmark is over the same rows
+    whichever tuple asks."""
     rows = targets if metric is None else targets[targets["metric"] == metric]
     grouped = rows.groupby(["model", "benchmark"], sort=True)  # the mean of a model's rows on a benchmark
     scores = grouped["value"].mean().unstack("benchmark")
-    errors = grouped["stderr"].mean().unstack("benchmark") if "stderr" in rows.columns else pd.DataFrame(index=scores.index)
+    errors = grouped["stderr"].mean().unstack("benchmark").reindex(index=scores.index, columns=scores.columns) \
+        if "stderr" in rows.columns else None
     keys = [rows[c].reset_index(drop=True) for c in ("model", "benchmark")]  # by position: the table's index may repeat
     first = pd.Series(np.arange(len(rows))).groupby(keys, sort=True).min().unstack("benchmark")
-    return rows, scores, errors, first
+    first = first.reindex(index=scores.index, columns=scores.columns)
+    carried = [c for c in ("params", "family", "release_date", "active_params", "train_tokens") if c in rows.columns]
+    return {"models": scores.index.astype(str), "column": {b: j for j, b in enumerate(scores.columns)},
+            "scores": scores.to_numpy(float), "errors": None if errors is None else errors.to_numpy(float),
+            "first": first.to_numpy(float), "carried": {c: rows[c].to_numpy() for c in carried}}
 
 
 def arrays(models: pd.DataFrame, benchmarks: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:

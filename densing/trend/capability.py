@@ -294,9 +294,16 @@ def _held_out(candidates: pd.DataFrame, family: str, benchmarks: tuple[str, ...]
     rows = _held_out_columns(candidates)
     at = sorted(i for b in dict.fromkeys(benchmarks) for i in rows["at"].get((family, b), ()))
     z = rows["held_out_z"]
-    if z is not None and z.iloc[at].notna().any():
-        return float(z.iloc[at].abs().mean())
-    return float(rows["held_out_error"].iloc[at].mean())
+    if z is not None and not np.isnan(z[at]).all():
+        return _mean(np.abs(z[at]))
+    return _mean(rows["held_out_error"][at])
+
+
+def _mean(values: np.ndarray) -> float:
+    """The mean of the values that are not NaN: NaNs as zeros, summed, divided by the count (pandas' ``Series.mean``
+    without bottleneck, the same number); NaN where none is."""
+    count = int(np.count_nonzero(~np.isnan(values)))
+    return float(np.where(np.isnan(values), 0.0, values).sum() / count) if count else math.nan
 
 
 @per_table
@@ -306,8 +313,8 @@ def _held_out_columns(candidates: pd.DataFrame) -> dict:
     at: dict = {}
     for i, key in enumerate(zip(candidates["family"].tolist(), candidates["benchmark"].tolist())):
         at.setdefault(key, []).append(i)
-    z = candidates["held_out_z"].reset_index(drop=True) if "held_out_z" in candidates.columns else None
-    return {"at": at, "held_out_z": z, "held_out_error": candidates["held_out_error"].reset_index(drop=True)}
+    z = candidates["held_out_z"].to_numpy(float) if "held_out_z" in candidates.columns else None
+    return {"at": at, "held_out_z": z, "held_out_error": candidates["held_out_error"].to_numpy(float)}
 
 
 def benchmark_rows(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, *, since: str | None, epoch: str,

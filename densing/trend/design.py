@@ -108,17 +108,34 @@ def common_design(targets: pd.DataFrame, inversions, *, since: str | None, epoch
     first = np.where(owns.all(axis=0), len(inversions), np.argmin(owns, axis=0))
     passing = np.flatnonzero(screened == "")
     rows = passing[np.argsort(first[passing], kind="stable")]  # the table's rows of the targets, in that order
-    everything = dated.iloc[rows].reset_index(drop=True)
-    scores = [f"score:{b}" for b in benchmarks] if all(f"score:{b}" in everything.columns for b in benchmarks) else ["score"]
-    complete = everything[scores].notna().all(axis=1).to_numpy()
-    ordered = everything[complete].sort_values(["t", "model"])
-    frame = ordered.reset_index(drop=True)
-    incomplete = everything.loc[~complete, ["model"]].assign(reason="a score missing on the row's benchmarks")
+    complete = _complete(dated, benchmarks)[rows]
+    kept = rows[complete]
+    final = kept[np.lexsort((labels[kept], dated["t"].to_numpy(float)[kept]))]  # by date, then name
     failing = np.flatnonzero((screened != "") & (first < len(inversions)))  # a screened-out model no reference owns
     failing = failing[np.argsort(first[failing], kind="stable")]
-    other = pd.DataFrame({"model": dated["model"].iloc[failing].reset_index(drop=True), "reason": screened[failing]})
-    left_out = pd.concat([incomplete, other], ignore_index=True).drop_duplicates("model").reset_index(drop=True)
-    return Design(inversions, frame, owns[:, rows[ordered.index.to_numpy()]], left_out)
+    return Design(inversions, dated.iloc[final].reset_index(drop=True), owns[:, final],
+                  _left_out(labels, rows[~complete], failing, screened))
+
+
+@per_table
+def _complete(dated: pd.DataFrame, benchmarks: tuple[str, ...]) -> np.ndarray:
+    """Whether each model of :func:`densing.trend.targets.screened_targets`' table has a score on every one of
+    ``benchmarks`` (complete cases), once per table inside :func:`densing.laws.table_cache.same_tables`."""
+    scores = [f"score:{b}" for b in benchmarks] if all(f"score:{b}" in dated.columns for b in benchmarks) else ["score"]
+    return dated[scores].notna().all(axis=1).to_numpy()
+
+
+def _left_out(labels: np.ndarray, incomplete: np.ndarray, failing: np.ndarray, screened: np.ndarray) -> pd.DataFrame:
+    """The models a row leaves out, each once with its first reason: the ``incomplete`` rows of the screened table
+    (a score missing), then the screened-out ``failing`` ones with their reasons; ``labels``: the table's models."""
+    names = labels[np.concatenate([incomplete, failing])]
+    reasons = np.concatenate([np.full(incomplete.size, "a score missing on the row's benchmarks", dtype=object),
+                              np.asarray(screened[failing], dtype=object)])
+    first: dict = {}
+    for i, name in enumerate(names.tolist()):
+        first.setdefault(name, i)
+    at = np.fromiter(first.values(), np.intp, len(first))
+    return pd.DataFrame({"model": names[at], "reason": reasons[at]})
 
 
 def _scale(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

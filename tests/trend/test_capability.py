@@ -11,6 +11,7 @@ import sys
 
 import numpy as np
 import pandas as pd
+from hypothesis import given, settings, strategies as st
 import pytest
 
 from densing.errors import DensingError
@@ -196,3 +197,15 @@ def test_why_a_set_has_no_reference_names_the_families_eligible_on_one_benchmark
     v2 = eligibility.candidate_table(table, since=None, rule="v2")
     words = _why_none(v2, ("mmlu", "gsm8k"))
     assert "other" not in words and "eligible on one only: Good (mmlu)" in words
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.floats(-1e6, 1e6)), max_size=40))
+def test_the_held_out_mean_is_pandas_mean(values):
+    """A reference's mean held-out miss (the order of a row's references) is the mean pandas gave it: NaNs skipped."""
+    from densing.trend.capability import _mean
+
+    values = np.array([np.nan if v is None else v for v in values], float)
+    with pd.option_context("compute.use_bottleneck", False):
+        expected = pd.Series(values).mean()
+    assert (np.isnan(expected) and np.isnan(_mean(values))) or _mean(values) == expected
