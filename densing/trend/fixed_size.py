@@ -146,16 +146,38 @@ def _design(frame: pd.DataFrame) -> np.ndarray:
     return np.column_stack([frame["log_params"].to_numpy(float), frame["years"].to_numpy(float), dummies])
 
 
+#: A draw whose normal equations are worse conditioned than this is solved by least squares on its rows.
+_CONDITION = 1e10
+
+
 def _rates(x: np.ndarray, y: np.ndarray, groups: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
-    """Family cluster bootstrap of the rate A = β_t/β_N (−inf where a draw's β_N ≤ 0)."""
+    """Family cluster bootstrap of the rate A = β_t/β_N (−inf where a draw's β_N ≤ 0).
+
+    Draw k resamples the G families with replacement, family g c_kg times; its OLS solves the normal equations
+    (Σ_g c_kg·X_gᵀX_g)·β = Σ_g c_kg·X_gᵀy_g, every draw at once, the size and date columns centred (the intercepts
+    take the centring up, so the slopes are those of the uncentred fit). A draw whose equations are ill-conditioned
+    (a benchmark's intercept with no family drawn) is fitted by least squares on its rows, as the resample itself.
+    ``tests/trend/test_fixed_size.py`` holds the rates to least squares on each resample's rows."""
     rng = np.random.default_rng(seed)
-    members = [np.flatnonzero(groups == g) for g in range(groups.max() + 1)]
-    rates = np.empty(n_boot)
-    for i in range(n_boot):
-        pick = np.concatenate([members[g] for g in rng.integers(0, len(members), len(members))])
-        beta = np.linalg.lstsq(x[pick], y[pick], rcond=None)[0]
-        rates[i] = beta[1] / beta[0] if beta[0] > 0 else -math.inf
-    return rates
+    count = int(groups.max() + 1)
+    members = [np.flatnonzero(groups == g) for g in range(count)]
+    picks = [rng.integers(0, count, count) for _ in range(n_boot)]  # one call per draw: the draws' stream
+    centred = x.astype(float).copy()
+    centred[:, :2] -= centred[:, :2].mean(axis=0)
+    gram = np.stack([centred[m].T @ centred[m] for m in members])
+    moment = np.stack([centred[m].T @ y[m] for m in members])
+    counts = np.stack([np.bincount(p, minlength=count) for p in picks]).astype(float)
+    xtx, xty = np.einsum("bg,gij->bij", counts, gram), counts @ moment
+    with np.errstate(divide="ignore", invalid="ignore"):
+        solvable = np.linalg.cond(xtx) < _CONDITION
+    beta = np.empty((n_boot, x.shape[1]))
+    if solvable.any():
+        beta[solvable] = np.linalg.solve(xtx[solvable], xty[solvable][..., None])[..., 0]
+    for i in np.flatnonzero(~solvable):
+        pick = np.concatenate([members[g] for g in picks[i]])
+        beta[i] = np.linalg.lstsq(x[pick], y[pick], rcond=None)[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(beta[:, 0] > 0, beta[:, 1] / beta[:, 0], -math.inf)
 
 
 def _months(rate_per_year: float) -> float:

@@ -104,3 +104,43 @@ def test_the_shipped_rows_are_a_fresh_computation():
 def test_a_bad_option_is_one_input_error_naming_it(bad):
     with pytest.raises(InputError, match=next(iter(bad))):
         fixed_size_trend(planted_table(3.0), "mmlu", **bad)
+
+
+def _rates_by_least_squares(x, y, groups, n_boot, seed):
+    """The family cluster bootstrap written out: each resample's rows fitted by least squares (the definition)."""
+    rng = np.random.default_rng(seed)
+    members = [np.flatnonzero(groups == g) for g in range(groups.max() + 1)]
+    rates = np.empty(n_boot)
+    for i in range(n_boot):
+        pick = np.concatenate([members[g] for g in rng.integers(0, len(members), len(members))])
+        beta = np.linalg.lstsq(x[pick], y[pick], rcond=None)[0]
+        rates[i] = beta[1] / beta[0] if beta[0] > 0 else -math.inf
+    return rates
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_bootstraps_normal_equations_are_least_squares_on_each_resample(seed):
+    """_rates solves every draw's normal equations at once (columns centred): each rate is least squares on the
+    resample's rows to 1e-9, the draws the same (−inf where β_N ≤ 0); a draw that picks no family of one benchmark
+    (its intercept unidentified) falls back to least squares and gets its exact number."""
+    from densing.trend.fixed_size import _rates
+
+    rng = np.random.default_rng(seed)
+    families = 6 + seed
+    sizes = rng.integers(2, 6, families)
+    groups = np.repeat(np.arange(families), sizes)
+    benchmark = rng.integers(0, 2 if seed % 2 else 1, groups.size)
+    if seed % 2:  # one benchmark scored by one family only: many draws leave its intercept out
+        benchmark[groups == 0] = 2
+        benchmark[groups != 0] = np.minimum(benchmark[groups != 0], 1)
+    log_n = rng.uniform(19, 25, groups.size)
+    years = rng.uniform(0, 2.5, groups.size)
+    dummies = np.eye(benchmark.max() + 1)[benchmark]
+    x = np.column_stack([log_n, years, dummies])
+    y = 0.6 * log_n + 0.4 * years + dummies @ rng.normal(-13, 1, dummies.shape[1]) + rng.normal(0, 0.3, groups.size) \
+        + rng.normal(0, 0.3, families)[groups]
+    found = _rates(x, y, groups, 300, seed)
+    expected = _rates_by_least_squares(x, y, groups, 300, seed)
+    assert np.array_equal(np.isinf(found), np.isinf(expected))
+    finite = np.isfinite(expected)
+    np.testing.assert_allclose(found[finite], expected[finite], rtol=1e-9)
