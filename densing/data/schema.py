@@ -132,13 +132,17 @@ def _still_validated(frame: pd.DataFrame) -> bool:
 
 
 def _validated(frame: pd.DataFrame, source: str) -> pd.DataFrame:
-    """:func:`validate_results`' checks and canonical form (its docstring)."""
-    out: dict[str, list] = {c: [] for c in COLUMNS}
-    records = frame.to_dict("records")
-    for i, rec in enumerate(records, start=1):
-        where = f"{source}: row {rec[SOURCE_ROW]}, column {rec[SOURCE_COLUMN]!r}" if SOURCE_ROW in rec else \
-            f"{source}: row {i}"
-        _read_row(rec, where, out)
+    """:func:`validate_results`' checks and canonical form (its docstring): every column read a column at a time
+    (:func:`_by_columns`); where a cell fails, row by row (:func:`_read_row`), so that the error names the first row
+    and field that fail in the row's order."""
+    out = _by_columns(frame)
+    if out is None:
+        out = {c: [] for c in COLUMNS}
+        records = frame.to_dict("records")
+        for i, rec in enumerate(records, start=1):
+            where = f"{source}: row {rec[SOURCE_ROW]}, column {rec[SOURCE_COLUMN]!r}" if SOURCE_ROW in rec else \
+                f"{source}: row {i}"
+            _read_row(rec, where, out)
     result = pd.DataFrame({column: (pd.to_datetime(pd.Series(out[column], dtype="object")) if dtype is None
                                     else pd.Series(out[column], dtype=dtype)) for column, dtype in _DTYPES.items()})
     extra = [c for c in frame.columns if c not in COLUMNS and c not in (SOURCE_ROW, SOURCE_COLUMN)]
@@ -154,57 +158,117 @@ _DTYPES = {"model": "string", "benchmark": "string", "metric": "string", "value"
            "revision": "string", "run": "string"}
 
 
+def _name(value: object, field: str, where: str) -> str:
+    if is_missing(value):
+        raise InputError(f"{where}: field '{field}' is empty")
+    return str(value).strip()
+
+
+def _value(value: object, field: str, where: str, metric: str, fraction: bool) -> float:
+    return check_impossible("value", _float(value, field="value", where=where), where=where, metric=metric,
+                            fraction=fraction)
+
+
+def _params(value: object, field: str, where: str) -> float:
+    if is_missing(value):
+        raise InputError(f"{where}: field 'params' is empty")
+    return check_params(parse_count(value, field="params", where=where), where=where)
+
+
+def _count(value: object, field: str, where: str) -> float:
+    if is_missing(value):
+        return np.nan
+    count = parse_count(value, field=field, where=where)
+    return check_params(count, field=field, where=where) if field == "active_params" else \
+        check_tokens(count, field=field, where=where)
+
+
+def _loss(value: object, field: str, where: str) -> float:
+    return np.nan if is_missing(value) else check_impossible("loss", _float(value, field="loss", where=where),
+                                                              where=where)
+
+
+def _loss_unit(value: object, field: str, where: str) -> str | None:
+    if is_missing(value):
+        return None
+    if str(value).strip() not in LOSS_UNITS:
+        raise InputError(f"{where}: field 'loss_unit': expected one of {', '.join(LOSS_UNITS)}, got {value!r}")
+    return str(value).strip()
+
+
+def _stderr(value: object, field: str, where: str, metric: str, fraction: bool) -> float:
+    if is_missing(value):
+        return np.nan
+    return check_impossible("stderr", _float(value, field="stderr", where=where), where=where, metric=metric,
+                            fraction=fraction)
+
+
+def _n_shot(value: object, field: str, where: str):
+    if is_missing(value):
+        return pd.NA
+    n = _float(value, field="n_shot", where=where)
+    if n < 0 or n != int(n):
+        raise InputError(f"{where}: field 'n_shot': expected a non-negative integer, got {value!r}")
+    return int(n)
+
+
+def _date(value: object, field: str, where: str):
+    return pd.NaT if is_missing(value) else parse_date(value, where=where)  # in the date domain
+
+
+def _text(value: object, field: str, where: str) -> str | None:
+    return None if is_missing(value) else str(value)
+
+
+#: Each field of a row in the order :func:`_read_row` reads it, and the function that reads its cell (those that take
+#: the row's metric marked True): the one definition of a cell's check and canonical value for both readings.
+_FIELDS = (("model", _name, False), ("benchmark", _name, False), ("metric", _name, False), ("value", _value, True),
+           ("params", _params, False), ("train_tokens", _count, False), ("active_params", _count, False),
+           ("loss", _loss, False), ("loss_unit", _loss_unit, False), ("stderr", _stderr, True),
+           ("n_shot", _n_shot, False), ("release_date", _date, False), ("source", _text, False),
+           ("family", _text, False), ("revision", _text, False), ("run", _text, False))
+
+
 def _read_row(rec: dict, where: str, out: dict[str, list]) -> None:
     """One record of a results table, each field checked (InputError naming ``where`` and the field) and appended to
     its column of ``out``."""
-    for field in ("model", "benchmark", "metric"):
-        if is_missing(rec.get(field)):
-            raise InputError(f"{where}: field '{field}' is empty")
-        out[field].append(str(rec[field]).strip())
-    metric = out["metric"][-1]
-    fraction = metric in FRACTION_METRICS
-    value = check_impossible("value", _float(rec.get("value"), field="value", where=where), where=where,
-                             metric=metric, fraction=fraction)
-    out["value"].append(value)
-    if is_missing(rec.get("params")):
-        raise InputError(f"{where}: field 'params' is empty")
-    out["params"].append(check_params(parse_count(rec["params"], field="params", where=where), where=where))
-    for field in ("train_tokens", "active_params"):
-        v = rec.get(field)
-        count = np.nan if is_missing(v) else parse_count(v, field=field, where=where)
-        if not is_missing(v):
-            count = check_params(count, field=field, where=where) if field == "active_params" else \
-                check_tokens(count, field=field, where=where)
-        out[field].append(count)
-    v = rec.get("loss")
-    out["loss"].append(np.nan if is_missing(v) else check_impossible("loss", _float(v, field="loss", where=where),
-                                                                      where=where))
-    v = rec.get("loss_unit")
-    if is_missing(v):
-        out["loss_unit"].append(None)
-    elif str(v).strip() not in LOSS_UNITS:
-        raise InputError(f"{where}: field 'loss_unit': expected one of {', '.join(LOSS_UNITS)}, got {v!r}")
-    else:
-        out["loss_unit"].append(str(v).strip())
-    v = rec.get("stderr")
-    if is_missing(v):
-        out["stderr"].append(np.nan)
-    else:
-        out["stderr"].append(check_impossible("stderr", _float(v, field="stderr", where=where), where=where,
-                                              metric=metric, fraction=fraction))
-    v = rec.get("n_shot")
-    if is_missing(v):
-        out["n_shot"].append(pd.NA)
-    else:
-        n = _float(v, field="n_shot", where=where)
-        if n < 0 or n != int(n):
-            raise InputError(f"{where}: field 'n_shot': expected a non-negative integer, got {v!r}")
-        out["n_shot"].append(int(n))
-    v = rec.get("release_date")
-    out["release_date"].append(pd.NaT if is_missing(v) else parse_date(v, where=where))  # in the date domain
-    for field in ("source", "family", "revision", "run"):
-        v = rec.get(field)
-        out[field].append(None if is_missing(v) else str(v))
+    metric, fraction = "", False
+    for field, read, by_metric in _FIELDS:
+        value = read(rec.get(field), field, where, metric, fraction) if by_metric else read(rec.get(field), field, where)
+        out[field].append(value)
+        if field == "metric":
+            metric, fraction = value, value in FRACTION_METRICS
+
+
+_UNREAD = object()
+
+
+def _by_columns(frame: pd.DataFrame) -> dict[str, list] | None:
+    """Every field of :data:`_FIELDS` read a column at a time by the same functions as :func:`_read_row` (the same
+    values), a distinct cell read once (dates and counts repeat down a column); None where any cell fails (its row's
+    error is :func:`_read_row`'s to give)."""
+    out: dict[str, list] = {}
+    n = len(frame)
+    try:
+        for field, read, by_metric in _FIELDS:
+            cells = frame[field].tolist() if field in frame.columns else [None] * n
+            if by_metric:
+                out[field] = [read(v, field, "", m, m in FRACTION_METRICS) for v, m in zip(cells, out["metric"])]
+                continue
+            seen: dict[str, object] = {}  # text cells only: equal texts read alike (1 and 1.0 are equal keys, not texts)
+            column = []
+            for v in cells:
+                if type(v) is str:
+                    found = seen.get(v, _UNREAD)
+                    if found is _UNREAD:
+                        found = seen[v] = read(v, field, "")
+                else:
+                    found = read(v, field, "")
+                column.append(found)
+            out[field] = column
+    except InputError:
+        return None
+    return out
 
 
 def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, reference: bool = False) -> pd.DataFrame:
