@@ -299,24 +299,27 @@ def score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric: str
     at = [found["column"].get(b) for b in keep]
     if all(j is None for j in at):  # no row of these benchmarks (under the metric)
         return pd.DataFrame(columns=["model", "params"])
-    def pick(matrix, j):  # one benchmark's column, NaN where the table has no row of it
-        return matrix[:, j] if j is not None and matrix is not None else np.full(len(found["models"]), np.nan)
-
-    scores = np.column_stack([pick(found["scores"], j) for j in at])
+    count = len(found["models"])
+    scores = np.column_stack([_column(found["scores"], j, count) for j in at])
     present = ~np.isnan(scores)
-    keep_rows = present.any(axis=1) if require == "any" else present.all(axis=1)
-    columns: dict = {"model": found["models"][keep_rows]}
+    kept = present.any(axis=1) if require == "any" else present.all(axis=1)
+    columns: dict = {"model": found["models"][kept]}
     for b, j, score in zip(keep, at, scores.T):
-        columns[f"score:{b}"] = score[keep_rows]
-        columns[f"stderr:{b}"] = pick(found["errors"], j)[keep_rows] if found["errors"] is not None else math.nan
+        columns[f"score:{b}"] = score[kept]
+        columns[f"stderr:{b}"] = _column(found["errors"], j, count)[kept] if found["errors"] is not None else math.nan
     # each model's first row on any of the benchmarks carries its size, family, date and tokens
-    first = np.column_stack([pick(found["first"], j) for j in at])[keep_rows]
-    rows = np.nanmin(first, axis=1).astype(np.int64) if first.size else np.zeros(0, np.int64)
+    first = np.column_stack([_column(found["first"], j, count) for j in at])[kept]
+    first_row = np.nanmin(first, axis=1).astype(np.int64) if first.size else np.zeros(0, np.int64)
     for column, values in found["carried"].items():
-        columns[column] = values[rows]
+        columns[column] = values[first_row]
     if len(keep) == 1:
         columns["score"], columns["stderr"] = columns[f"score:{keep[0]}"], columns[f"stderr:{keep[0]}"]
     return pd.DataFrame(columns)
+
+
+def _column(matrix: np.ndarray, j: int | None, count: int) -> np.ndarray:
+    """Column ``j`` of one of :func:`_by_model`'s matrices; NaNs where the table has no row of that benchmark (None)."""
+    return matrix[:, j] if j is not None else np.full(count, np.nan)
 
 
 @per_table
