@@ -269,7 +269,9 @@ def _score_matrix_of_subset(table, benchmarks, metric, require):
 def test_score_matrix_of_a_tuple_is_the_tuples_own_rows_inside_and_outside_same_tables(data):
     """score_matrix selects a tuple from every benchmark's means computed once per table (inside same_tables); the
     result is the tuple's own rows' — duplicate rows averaged, a repeated index, another metric's rows ignored, a
-    model whose rows disagree on its size carrying its first row of the tuple's benchmarks — inside the block and out."""
+    model whose rows disagree on its size carrying its first row of the tuple's benchmarks — inside the block and out.
+    A mean over several rows may differ in its last bit (pandas' compensated group sum depends on the groups beside
+    it: the whole table's, not the tuple's); everything else is exact."""
     from densing.laws.inversion import score_matrix
     from densing.laws.table_cache import same_tables
 
@@ -291,5 +293,8 @@ def test_score_matrix_of_a_tuple_is_the_tuples_own_rows_inside_and_outside_same_
         if expected.empty:
             assert found.empty
             continue
+        numbers = [c for c in expected.columns if c.startswith(("score:", "stderr:"))]
         for got in (found, score_matrix(table, b, metric, require=require)):
-            pd.testing.assert_frame_equal(got[expected.columns].reset_index(drop=True), expected, check_exact=True)
+            got = got[expected.columns].reset_index(drop=True)
+            pd.testing.assert_frame_equal(got.drop(columns=numbers), expected.drop(columns=numbers), check_exact=True)
+            pd.testing.assert_frame_equal(got[numbers], expected[numbers], check_exact=False, rtol=1e-14, atol=0)
