@@ -101,8 +101,7 @@ BENCHMARKS: Registry[BenchmarkRecord] = Registry("benchmark", check=_check_recor
 def register(record: BenchmarkRecord) -> BenchmarkRecord:
     """Add ``record`` to :data:`BENCHMARKS` (its name must be new, and so must its columns and run names: else a
     :class:`densing.errors.RegistryError`); every view then reads it."""
-    columns = {column: name for name, known in BENCHMARKS.items() for column in known.columns}  # WIDE_COLUMNS, RUNS
-    runs = {run.name for known in BENCHMARKS.values() for run in known.runs}  # read once, not per name
+    columns, runs = WIDE_COLUMNS._columns(), set(RUNS.names())  # each view read once, not once per name it holds
     for column in record.columns:
         if column in columns:
             raise RegistryError(f"benchmark {record.name!r}: column {column!r} is already {columns[column]!r}'s")

@@ -240,9 +240,6 @@ def _read_row(rec: dict, where: str, out: dict[str, list]) -> None:
             metric, fraction = value, value in FRACTION_METRICS
 
 
-_UNREAD = object()
-
-
 def _by_columns(frame: pd.DataFrame) -> dict[str, list] | None:
     """Every field of :data:`_FIELDS` read a column at a time by the same functions as :func:`_read_row` (the same
     values), a distinct cell read once (dates and counts repeat down a column); None where any cell fails (its row's
@@ -258,13 +255,12 @@ def _by_columns(frame: pd.DataFrame) -> dict[str, list] | None:
             seen: dict[str, object] = {}  # text cells only: equal texts read alike (1 and 1.0 are equal keys, not texts)
             column = []
             for v in cells:
-                if type(v) is str:
-                    found = seen.get(v, _UNREAD)
-                    if found is _UNREAD:
-                        found = seen[v] = read(v, field, "")
-                else:
-                    found = read(v, field, "")
-                column.append(found)
+                if type(v) is not str:
+                    column.append(read(v, field, ""))
+                    continue
+                if v not in seen:
+                    seen[v] = read(v, field, "")
+                column.append(seen[v])
             out[field] = column
     except InputError:
         return None

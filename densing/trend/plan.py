@@ -87,9 +87,10 @@ class FitsJob:
     """The candidates, fits and notes of one :class:`Variant`: rule v3's candidate table under another law shape
     (its fits made by the rows that need them), or the eligible fits of the budget benchmarks refitted at one D0.
 
-    ``benchmarks``: the benchmarks of the variant's rows, in the table's candidate order; the other shape's candidate
+    ``benchmarks`` (the other shape's job only): its rows' benchmarks, in the table's candidate order; its candidate
     table has rows for these only (rule v3 judges each benchmark on its own families and pooled dispersion, so a
-    benchmark's rows are the same numbers in a table of fewer benchmarks)."""
+    benchmark's rows are the same numbers in a table of fewer benchmarks). The budget variant refits the eligible fits
+    of the table's budget benchmarks."""
 
     variant: Variant
     benchmarks: tuple[str, ...] = ()
@@ -175,9 +176,7 @@ def plan(c: Context) -> list:
                for name in c.profile.budget_sets]
     shape = [] if headline is None else [RowJob(headline, c.profile.sets[headline][0], "set", c.profile.sets[headline][1],
                                                 LOGISTIC)]
-    fits = []
-    for variant in (LOGISTIC, BUDGET):
-        wanted = {b for job in shape + budget if job.variant == variant for b in job.benchmarks}
-        if wanted:
-            fits.append(FitsJob(variant, tuple(b for b in c.profile.candidates if b in wanted) or c.profile.candidates))
+    read = {b for job in shape for b in job.benchmarks}  # what the other shape's candidate table is needed for
+    fits = [FitsJob(LOGISTIC, tuple(b for b in c.profile.candidates if b in read) or c.profile.candidates)] if shape else []
+    fits += [FitsJob(BUDGET)] if budget else []
     return [HeadlineJob(), *fits, FixedSizeJob(), *sets, *singles, *shape, *budget]
