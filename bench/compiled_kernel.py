@@ -1,7 +1,7 @@
 """Whether a compiled kernel pays in ``densing report`` on this machine, measured on the report's largest numerical loop.
 
 The loop is the joint inversion's safeguarded Newton solve (:func:`densing.laws.joint.solve`: every bootstrap draw's
-and every point inversion's ln N̂ of a set row, about a quarter of the measurement's CPU). The kernel here is that
+and every point inversion's ln N̂ of a set row, about a fifth of the measurement's CPU). The kernel here is that
 solve written as a numba loop over (draw, model) rows: the same steps, the same clipping and stopping rule per row,
 the same left-to-right sums over benchmarks. The script prints three measurements:
 
@@ -122,8 +122,6 @@ def kernel_solve(p, scores, weights, start):
 def install() -> None:
     """The kernel in place of the numpy solve for this process and the workers it forks."""
     from densing.laws import joint
-
-    import numpy as np
 
     one = np.ones((1, 1))
     kernel_solve({"l": 0 * one, "d": 0 * one, "c": one, "gamma": one}, one / 2, one, np.zeros(1))  # compiled or loaded
