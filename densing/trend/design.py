@@ -327,13 +327,64 @@ class RowTrend:
     offsets: tuple[float, ...]
 
 
+#: The sources each drawn alone for the shares of the pooled slope's variance (module docstring, step 4).
+SHARE_SOURCES = ("fit", "score", "models")
+
+
+@dataclass(frozen=True)
+class PairedDraws:
+    """A design's paired draws (module docstring, step 3), made once and read by every frontier rule: the first
+    ``n_boot`` draws of :attr:`main` and of :attr:`normals`, and the first ``n_boot_share`` of each source's draws
+    alone, are a smaller bootstrap of the same kind (draws are independent of each other, and each draw's inversions
+    are its own arithmetic), so the headline's rules share one set of draws: common random numbers across rules."""
+
+    data: dict = field(repr=False)
+    point: tuple = field(repr=False)  # (y0, kind0, δ0) of _point
+    main: tuple = field(repr=False)  # (y, kind, index) of every source drawn together
+    normals: np.ndarray = field(repr=False)  # ε_k of the between-reference spread
+    shares: dict = field(repr=False)  # source → (y, kind, index) of that source drawn alone
+
+    @property
+    def n_boot(self) -> int:
+        return len(self.normals)
+
+    @property
+    def n_boot_share(self) -> int:
+        return self.shares[SHARE_SOURCES[0]][2].shape[0] if self.shares else 0
+
+
+@validate_params({"n_boot": [Interval(Integral, 2, None)], "n_boot_share": [Interval(Integral, 0, None)]})
+def paired_draws(design: Design, *, n_boot: int, n_boot_share: int, seed: int = 0) -> PairedDraws:
+    """``n_boot`` paired draws of every source together, their spread's ε, then ``n_boot_share`` draws of each source
+    alone, from one generator seeded ``seed`` in that order (what :func:`pooled_trend` draws with the same arguments)."""
+    data = _prepared(design)
+    return _drawn(design, data, _point(design, data), n_boot, n_boot_share, seed)
+
+
+def _drawn(design: Design, data: dict, point: tuple, n_boot: int, n_boot_share: int, seed: int) -> PairedDraws:
+    rng = np.random.default_rng(seed)
+    main = _densities(design, data, SHARE_SOURCES, n_boot, rng)
+    normals = rng.standard_normal(n_boot)
+    shares = {source: _densities(design, data, (source,), n_boot_share, rng) for source in SHARE_SOURCES} if n_boot_share else {}
+    return PairedDraws(data, point, main, normals, shares)
+
+
+def _first(drawn: tuple, count: int) -> tuple:
+    """The first ``count`` draws of a (y, kind, index) of :func:`_densities`."""
+    y, kind, index = drawn
+    return y[:, :count], kind[:, :count], index[:count]
+
+
 @validate_params({"n_boot": [Interval(Integral, 2, None)], "n_boot_share": [Interval(Integral, 0, None)]})
 def pooled_trend(design: Design, *, rule: str = "quantile", quantile: float = 0.9, n_boot: int = 1000,
-                 n_boot_share: int = 300, level: float = 0.95, seed: int = 0) -> RowTrend:
-    """The row's pooled slope with paired draws over every reference (module docstring, steps 3–4)."""
+                 n_boot_share: int = 300, level: float = 0.95, seed: int = 0, draws: PairedDraws | None = None) -> RowTrend:
+    """The row's pooled slope with paired draws over every reference (module docstring, steps 3–4). ``draws``: the
+    design's :func:`paired_draws` made once for several rules (at least ``n_boot`` and ``n_boot_share`` of each; the
+    first of them are used, and ``seed`` is theirs); without it, they are drawn here."""
     rules.get(rule)
-    data = _prepared(design)
-    y0, kind0, delta0 = _point(design, data)
+    data = draws.data if draws is not None else _prepared(design)
+    point = draws.point if draws is not None else _point(design, data)
+    y0, kind0, delta0 = point
     count = len(design.inversions)
     lines0 = [rules.frontier_line(rule, data["t"], y0[r, 0], kind0[r, 0], data["labels"], quantile) for r in range(count)]
     points = np.array([line[0] for line in lines0])
@@ -341,23 +392,27 @@ def pooled_trend(design: Design, *, rule: str = "quantile", quantile: float = 0.
         bad = [design.names[r] for r in range(count) if not math.isfinite(points[r])]
         raise FitError(f"{rule} frontier under {', '.join(bad)}: fewer than {MIN_POINTS} usable models "
                        f"(of {data['n']} targets with every score of {', '.join(design.benchmarks)}); no trend line")
-    rng = np.random.default_rng(seed)
-    y, kind, index = _densities(design, data, ("fit", "score", "models"), n_boot, rng)
-    draws = _slopes(rule, quantile, data, y, kind, index, lines0)
-    pooled = pool_slopes(points, draws)
+    if draws is None:
+        draws = _drawn(design, data, point, n_boot, n_boot_share, seed)
+    elif draws.n_boot < n_boot or draws.n_boot_share < n_boot_share:
+        raise ValueError(f"pooled_trend: {n_boot} draws and {n_boot_share} of each source asked, {draws.n_boot} and "
+                         f"{draws.n_boot_share} made")
+    y, kind, index = _first(draws.main, n_boot)
+    slopes = _slopes(rule, quantile, data, y, kind, index, lines0)
+    pooled = pool_slopes(points, slopes)
     w = pooled.weights
     spread = math.sqrt(pooled.tau_squared * float(w @ w))
-    combined = w @ draws + spread * rng.standard_normal(n_boot)
+    combined = w @ slopes + spread * draws.normals[:n_boot]
     ok = combined[np.isfinite(combined)]
     if ok.size < 2:
         raise FitError(f"{rule} frontier: the bootstrap could not fit a line in any draw")
     tail = (1 - level) / 2
     low, high = np.quantile(ok, [tail, 1 - tail])
-    per_ref = tuple((float(np.nanquantile(draws[r], tail)), float(np.nanquantile(draws[r], 1 - tail))) for r in range(count))
+    per_ref = tuple((float(np.nanquantile(slopes[r], tail)), float(np.nanquantile(slopes[r], 1 - tail))) for r in range(count))
     sds = {}
-    for source in ("fit", "score", "models"):
+    for source in SHARE_SOURCES:
         if n_boot_share:
-            ys, ks, ix = _densities(design, data, (source,), n_boot_share, rng)
+            ys, ks, ix = _first(draws.shares[source], n_boot_share)
             sds[source] = float(np.nanstd(w @ _slopes(rule, quantile, data, ys, ks, ix, lines0)))
         else:
             sds[source] = math.nan
@@ -487,4 +542,4 @@ def _m(slope: float) -> str:
 
 
 __all__ = ["CHECK_WORDS", "Design", "HETEROGENEITY_ALPHA", "Pooled", "RowTrend", "common_design", "heterogeneity_check",
-           "heterogeneity_words", "months_interval", "pool_slopes", "pooled_trend", "set_references", "status_words"]
+           "heterogeneity_words", "months_interval", "paired_draws", "pool_slopes", "pooled_trend", "set_references", "status_words"]

@@ -95,15 +95,25 @@ def _design(c):
     return label, benchmarks, missing, chosen, rule
 
 
+#: The draws of each source alone behind another rule's shares (at most the headline's).
+SIDE_SHARE_DRAWS = 25
+
+
 def by_rule(chosen: design.Design, *, n_boot: int, n_boot_side: int, seed: int, epoch: str):
-    """The headline's pooled trend under every frontier rule (the headline rule with ``n_boot`` draws and the shares)."""
+    """The headline's pooled trend under every frontier rule: the headline rule with ``n_boot`` draws and
+    ``n_boot_side // 2`` of each source alone for the shares, every other rule with the first ``n_boot_side`` of the
+    same paired draws and the first :data:`SIDE_SHARE_DRAWS` of each source's (:func:`densing.trend.design.paired_draws`:
+    the rules differ by their lines only, not by their draws)."""
     found: dict[str, TrendUncertainty] = {}
     errors: dict[str, str] = {}
+    head_share = n_boot_side // 2
+    draws = design.paired_draws(chosen, n_boot=n_boot, n_boot_share=head_share, seed=seed)
     for rule in rules.RULES:
         head = rule == HEADLINE_RULE
         try:
-            found[rule] = from_design(design.pooled_trend(chosen, rule=rule, n_boot=n_boot if head else n_boot_side,
-                                                          n_boot_share=n_boot_side // 2 if head else 25, seed=seed),
+            found[rule] = from_design(design.pooled_trend(chosen, rule=rule, n_boot=n_boot if head else min(n_boot_side, n_boot),
+                                                          n_boot_share=head_share if head else min(SIDE_SHARE_DRAWS, head_share),
+                                                          seed=seed, draws=draws),
                                       epoch=epoch)
         except DensingError as exc:
             if head:

@@ -144,3 +144,44 @@ def test_the_row_median_is_numpys_nanmedian_bit_for_bit():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a row with no value: "All-NaN slice"
             assert design._row_nanmedian(values).tobytes() == np.nanmedian(values, axis=1).tobytes()
+
+
+def _same_trend(a, b) -> None:
+    """Two pooled trends equal to the bit in every number they report and in their draws."""
+    for name in ("slope_per_day", "intercept", "slope_ci_low", "slope_ci_high", "reference_slopes", "reference_ci",
+                 "weights", "shares", "sds", "failed_draws", "n_boot"):
+        assert getattr(a, name) == getattr(b, name), name
+    np.testing.assert_array_equal(a.draws, b.draws)
+
+
+def test_a_rule_reads_the_same_numbers_from_draws_made_before_it():
+    """pooled_trend with the design's paired_draws passed in is pooled_trend drawing them itself (same counts, seed)."""
+    table = planted(2)
+    chosen = design.common_design(table, [_joint(table, f) for f in ("RefA", "RefB", "RefC")], since=None)
+    made = design.paired_draws(chosen, n_boot=60, n_boot_share=20, seed=5)
+    for rule in ("quantile", "all", "envelope"):
+        _same_trend(design.pooled_trend(chosen, rule=rule, n_boot=60, n_boot_share=20, seed=5),
+                    design.pooled_trend(chosen, rule=rule, n_boot=60, n_boot_share=20, seed=5, draws=made))
+    with pytest.raises(ValueError, match="61 draws and 20 of each source asked, 60 and 20 made"):
+        design.pooled_trend(chosen, n_boot=61, n_boot_share=20, draws=made)
+
+
+def test_the_headline_rules_share_one_set_of_draws_and_the_headline_its_own_numbers():
+    """by_rule draws once: the headline rule's numbers are those it draws alone; every other rule reads the first
+    n_boot_side of the same draws (and the first 25 of each source's), so it is pooled_trend given those draws."""
+    from densing.trend.headline import SIDE_SHARE_DRAWS, by_rule
+    from densing.trend.uncertainty import from_design
+
+    table = planted(2)
+    chosen = design.common_design(table, [_joint(table, f) for f in ("RefA", "RefB", "RefC")], since=None)
+    found, errors = by_rule(chosen, n_boot=80, n_boot_side=60, seed=3, epoch="2023-02-24")
+    assert not errors and set(found) == {"quantile", "all", "envelope"}
+    made = design.paired_draws(chosen, n_boot=80, n_boot_share=30, seed=3)
+    for rule, result in found.items():
+        alone = (design.pooled_trend(chosen, rule=rule, n_boot=80, n_boot_share=30, seed=3) if rule == "quantile" else
+                 design.pooled_trend(chosen, rule=rule, n_boot=60, n_boot_share=SIDE_SHARE_DRAWS, seed=3, draws=made))
+        expected = from_design(alone, epoch="2023-02-24")
+        for name in ("slope_per_day", "slope_ci_low", "slope_ci_high", "doubling_time_months",
+                     "doubling_time_months_ci_low", "doubling_time_months_ci_high", "share_fit", "share_score",
+                     "share_models", "share_reference"):
+            assert getattr(result, name) == getattr(expected, name), (rule, name)
