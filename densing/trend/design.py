@@ -338,6 +338,7 @@ class PairedDraws:
     alone, are a smaller bootstrap of the same kind (draws are independent of each other, and each draw's inversions
     are its own arithmetic), so the headline's rules share one set of draws: common random numbers across rules."""
 
+    design: Design = field(repr=False)
     data: dict = field(repr=False)
     point: tuple = field(repr=False)  # (y0, kind0, δ0) of _point
     main: tuple = field(repr=False)  # (y, kind, index) of every source drawn together
@@ -366,7 +367,7 @@ def _drawn(design: Design, data: dict, point: tuple, n_boot: int, n_boot_share: 
     main = _densities(design, data, SHARE_SOURCES, n_boot, rng)
     normals = rng.standard_normal(n_boot)
     shares = {source: _densities(design, data, (source,), n_boot_share, rng) for source in SHARE_SOURCES} if n_boot_share else {}
-    return PairedDraws(data, point, main, normals, shares)
+    return PairedDraws(design, data, point, main, normals, shares)
 
 
 def _first(drawn: tuple, count: int) -> tuple:
@@ -394,6 +395,8 @@ def pooled_trend(design: Design, *, rule: str = "quantile", quantile: float = 0.
                        f"(of {data['n']} targets with every score of {', '.join(design.benchmarks)}); no trend line")
     if draws is None:
         draws = _drawn(design, data, point, n_boot, n_boot_share, seed)
+    elif draws.design is not design:
+        raise ValueError("pooled_trend: the draws were made for another design")
     elif draws.n_boot < n_boot or draws.n_boot_share < n_boot_share:
         raise ValueError(f"pooled_trend: {n_boot} draws and {n_boot_share} of each source asked, {draws.n_boot} and "
                          f"{draws.n_boot_share} made")
@@ -541,5 +544,6 @@ def _m(slope: float) -> str:
     return format_months(months) if math.isfinite(months) else "∞"
 
 
-__all__ = ["CHECK_WORDS", "Design", "HETEROGENEITY_ALPHA", "Pooled", "RowTrend", "common_design", "heterogeneity_check",
-           "heterogeneity_words", "months_interval", "paired_draws", "pool_slopes", "pooled_trend", "set_references", "status_words"]
+__all__ = ["CHECK_WORDS", "Design", "HETEROGENEITY_ALPHA", "PairedDraws", "Pooled", "RowTrend", "common_design",
+           "heterogeneity_check", "heterogeneity_words", "months_interval", "paired_draws", "pool_slopes", "pooled_trend",
+           "set_references", "status_words"]

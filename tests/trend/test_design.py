@@ -164,6 +164,9 @@ def test_a_rule_reads_the_same_numbers_from_draws_made_before_it():
                     design.pooled_trend(chosen, rule=rule, n_boot=60, n_boot_share=20, seed=5, draws=made))
     with pytest.raises(ValueError, match="61 draws and 20 of each source asked, 60 and 20 made"):
         design.pooled_trend(chosen, n_boot=61, n_boot_share=20, draws=made)
+    other = design.common_design(table, [_joint(table, f) for f in ("RefA", "RefB")], since=None)
+    with pytest.raises(ValueError, match="made for another design"):
+        design.pooled_trend(other, n_boot=60, n_boot_share=20, draws=made)
 
 
 def test_the_headline_rules_share_one_set_of_draws_and_the_headline_its_own_numbers():
