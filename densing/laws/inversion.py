@@ -295,7 +295,7 @@ def score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric: str
     ``release_date``, ``active_params`` and ``train_tokens`` where the table has them.
     """
     found = _by_model(targets, metric)
-    keep = [b for b in benchmarks]
+    keep = list(benchmarks)
     at = [found["column"].get(b) for b in keep]
     if all(j is None for j in at):  # no row of these benchmarks (under the metric)
         return pd.DataFrame(columns=["model", "params"])

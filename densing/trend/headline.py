@@ -103,7 +103,8 @@ def by_rule(chosen: design.Design, *, n_boot: int, n_boot_side: int, seed: int, 
     """The headline's pooled trend under every frontier rule: the headline rule with ``n_boot`` draws and
     ``n_boot_side // 2`` of each source alone for the shares, every other rule with the first ``n_boot_side`` of the
     same paired draws and the first :data:`SIDE_SHARE_DRAWS` of each source's (:func:`densing.trend.design.paired_draws`:
-    the rules differ by their lines only, not by their draws)."""
+    the rules differ by their lines only, not by their draws). ``n_boot_side`` is at most ``n_boot``
+    (:func:`densing.trend.measure.measure_trend` caps it)."""
     found: dict[str, TrendUncertainty] = {}
     errors: dict[str, str] = {}
     head_share = n_boot_side // 2
@@ -111,7 +112,7 @@ def by_rule(chosen: design.Design, *, n_boot: int, n_boot_side: int, seed: int, 
     for rule in rules.RULES:
         head = rule == HEADLINE_RULE
         try:
-            found[rule] = from_design(design.pooled_trend(chosen, rule=rule, n_boot=n_boot if head else min(n_boot_side, n_boot),
+            found[rule] = from_design(design.pooled_trend(chosen, rule=rule, n_boot=n_boot if head else n_boot_side,
                                                           n_boot_share=head_share if head else min(SIDE_SHARE_DRAWS, head_share),
                                                           seed=seed, draws=draws),
                                       epoch=epoch)
