@@ -59,6 +59,12 @@ FRONTIER = 0.5         # B
 GAP_MEAN = 1.0         # g_f ~ Exponential(mean 1)
 SKILL_SD = 0.3         # δ_{f,b} ~ N(0, 0.3²)
 MEMBER_SD = 0.15       # ε_{m,b} ~ N(0, 0.15²)
+#: Planted threats (``studies/gate_calibration.py``; 0 and 1 in the coverage study): a size term
+#: SIZE_SLOPE·(ln N − ln 7·10⁹) added to every ln ρ (density that depends on size at a fixed date), and every γ_b
+#: scaled by GAMMA_SCALE (flatter curves: a score moves less with density, the inversion is ill-conditioned).
+SIZE_SLOPE = 0.0
+GAMMA_SCALE = 1.0
+SIZE_CENTRE = math.log(7e9)
 
 
 @dataclass(frozen=True)
@@ -96,7 +102,7 @@ def power_u(log_n) -> np.ndarray:
 def curve(benchmark: str, x) -> np.ndarray:
     """S_b(x) = d_b + (1 − d_b)·σ(γ_b·(u(x) − l_b)) of x = ln N̂ (module docstring)."""
     b, d = BENCHMARKS[benchmark], CHANCE_LEVELS[benchmark]
-    return d + (1.0 - d) * expit(b.gamma * (power_u(x) - b.level))
+    return d + (1.0 - d) * expit(GAMMA_SCALE * b.gamma * (power_u(x) - b.level))
 
 
 WORLD = _planted.World(tuple(BENCHMARKS), {}, curve, None, EPOCH, MEMBER_SD)
@@ -127,7 +133,8 @@ def with_densities(frame: pd.DataFrame, rng: np.random.Generator, *, own_family:
     for name, b in BENCHMARKS.items():
         skill = SKILL_SD * rng.standard_normal(len(names))[codes]
         out[f"log_rho:{name}"] = (b.slope * out["t_ref"].to_numpy(float) + FRONTIER - gap + skill
-                                  + MEMBER_SD * rng.standard_normal(len(out)))
+                                  + MEMBER_SD * rng.standard_normal(len(out))
+                                  + SIZE_SLOPE * (np.log(out["params"].to_numpy(float)) - SIZE_CENTRE))
     return out
 
 

@@ -212,7 +212,9 @@ def run_replicate(r: int, args) -> dict:
             "sd_all": res.slope_sd_all, "sd": {s: getattr(res, f"slope_sd_{s}") for s in ("fit", "score", "models", "reference")},
             "share": {s: getattr(res, f"share_{s}") for s in ("fit", "score", "models", "reference")},
             "n_lower": res.n_lower_bounds, "n_upper": res.n_upper_bounds, "n_dropped": res.n_dropped,
-            "budget": budget,
+            "budget": budget, "status": row.status, "low_determined": res.low_determined,
+            "high_determined": res.high_determined, "ceiling_bounds": res.n_ceiling_bounds,
+            "checks": {c.name: [c.status, c.value] for c in capability.headline_checks(list(row.members), res)},
         }
     return record
 
@@ -225,6 +227,34 @@ def _mean_finite(values) -> float:
     values = np.asarray(values, float)
     values = values[np.isfinite(values)]
     return float(values.mean()) if values.size else math.nan
+
+
+def state_of(row: dict) -> str:
+    """A recorded row's state under the package's rule (densing.trend.design, step 6): not measured where the
+    heterogeneity gate fails or neither end is determined, measured where both are, bounded otherwise."""
+    checks = row.get("checks", {})
+    if checks.get("heterogeneity", ["", None])[0] == "failed":
+        return "not measured"
+    low, high = row.get("low_determined"), row.get("high_determined")
+    return "measured" if low and high else "bounded" if (low or high) else "not measured"
+
+
+def states_table(records: list[dict]) -> list[str]:
+    """Each row's states over the replicates that fitted it, and the latent slope's coverage within each state
+    (replicates recorded before the states existed are left out)."""
+    out = ["the rows' states (densing.trend.design, step 6) and the latent coverage within each (± MC SE):"]
+    for name, _ in rows_measured():
+        good = [r["rows"][name] for r in records if "rows" in r and name in r["rows"] and "error" not in r["rows"][name]
+                and "low_determined" in r["rows"][name]]
+        if not good:
+            continue
+        cells = []
+        for state in ("measured", "bounded", "not measured"):
+            chosen = [x for x in good if state_of(x) == state]
+            p, se = _coverage([x["low"] <= x["latent"] <= x["high"] for x in chosen])
+            cells.append(f"{state} {len(chosen)}" + (f" (cover {p:.2f} ± {se:.2f})" if chosen else ""))
+        out.append(f"  {name:<10} " + ", ".join(cells))
+    return out
 
 
 def summarise(records: list[dict], args) -> list[str]:
@@ -292,6 +322,7 @@ def summarise(records: list[dict], args) -> list[str]:
     out.append("where the interval's width comes from (mean over fitted replicates; bias and sd of the point slope"
                " against the claimed estimand):")
     out.extend(diagnostics)
+    out.extend(states_table(records))
     out.extend(acceptance(records))
     out.extend(limits_table(args) if args.limits else stored_slopes(records))
     return out
@@ -371,9 +402,13 @@ def main() -> None:
                         help="skip the limits from binomial scores (the score-noise bias and its column of population "
                         "slopes), which recompute every reference's population slope; list the stored slopes instead")
     parser.add_argument("--store", default=None, help="JSON lines, one per replicate: a rerun skips those already there")
+    parser.add_argument("--shard", default="0/1", help="I/K: run only the replicates r with r mod K = I (K processes, "
+                        "each with its own store; concatenate the stores and summarise with --no-limits)")
     args = parser.parse_args()
     use_world(args.world)
-    chosen, fresh, elapsed = run_replicates(args.replicates, lambda r: run_replicate(r, args), _config(args), args.store)
+    shard = tuple(int(v) for v in args.shard.split("/"))
+    chosen, fresh, elapsed = run_replicates(args.replicates, lambda r: run_replicate(r, args), _config(args), args.store,
+                                            shard=shard)
     for name, benchmarks in rows_measured() if args.limits else ():  # every population slope the table lists
         for rec in chosen:
             for ref in rec.get("rows", {}).get(name, {}).get("references", []):

@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Callable
 
 
-def run_replicates(count: int, run: Callable[[int], dict], config: dict, store: str | None
-                   ) -> tuple[list[dict], int, float]:
+def run_replicates(count: int, run: Callable[[int], dict], config: dict, store: str | None,
+                   shard: tuple[int, int] = (0, 1)) -> tuple[list[dict], int, float]:
     """Replicates ``0 … count−1``: those the JSON-lines ``store`` holds with the same ``config`` are read back, the
     others computed by ``run(r)``, tagged with ``config`` and appended to the store as each finishes (so an
-    interrupted run resumes). Returns the records in replicate order, how many were computed, and their seconds."""
+    interrupted run resumes). ``shard`` (i, k): compute only the replicates r with r mod k = i (k processes, each its
+    own store; the stores concatenated give every replicate). Returns the records in replicate order (those held or
+    computed), how many were computed, and their seconds."""
     records: dict[int, dict] = {}
     path = Path(store) if store else None
     if path is not None and path.exists():
@@ -25,7 +27,7 @@ def run_replicates(count: int, run: Callable[[int], dict], config: dict, store: 
     start = time.perf_counter()
     fresh = 0
     for r in range(count):
-        if r in records:
+        if r in records or r % shard[1] != shard[0]:
             continue
         rec = run(r)
         rec["config"] = config
@@ -34,4 +36,4 @@ def run_replicates(count: int, run: Callable[[int], dict], config: dict, store: 
         if path is not None:
             with path.open("a") as handle:
                 handle.write(json.dumps(rec) + "\n")
-    return [records[r] for r in range(count)], fresh, time.perf_counter() - start
+    return [records[r] for r in range(count) if r in records], fresh, time.perf_counter() - start

@@ -159,7 +159,8 @@ def _print_by_benchmark(result, forecast, fmt: Format, wide: bool) -> None:
     budget = result.by_benchmark_at_budget()
     if fmt is Format.json:
         print_document(table, verdict=result.verdict, at_budget=budget, at_budget_notes=result.budget_notes,
-                       cross_check=result.cross_check(), **({"forecast": forecast} if forecast else {}))
+                       cross_check=result.cross_check(), influence=result.influence(),
+                       **({"forecast": forecast} if forecast else {}))
         return
     if fmt is Format.csv:
         print_frame(result.to_frame(by="benchmark"), fmt)
@@ -267,6 +268,10 @@ def _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt, wide=False) ->
     failed = result.checks[result.checks["status"] == "failed"] if len(result.checks) else result.checks
     for r in failed.itertuples():
         print_text(f"{r.benchmark}: {r.name} check failed — {r.detail}")
+    fired = (result.checks[result.checks["detail"].astype(str).str.startswith("fires: ")] if len(result.checks)
+             else result.checks)
+    for r in fired.itertuples():  # a finding, not a gate (densing.trend.capability.calibrated)
+        print_text(f"{r.benchmark}: finding (not a gate): {r.name} {r.detail}")
     print_text("left out: " + "; ".join(f"{m} ({why})" for m, why in
                                         result.left_out.drop_duplicates("model")[["model", "reason"]].itertuples(index=False)))
     print_text("beside the leaderboard-based rows and the paper's 3.3 months: densing report (its second-measurement section)")

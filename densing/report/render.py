@@ -81,19 +81,25 @@ def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None) -> st
     head = measured.rules[measured.headline_rule]
     ours = (f"{format_months(head.doubling_time_months)} months "
             f"[{format_months(head.doubling_time_months_ci_low)}–{format_months(head.doubling_time_months_ci_high)}]")
-    status = "measured" if measured.measurable else measured.status
+    status = measured.status
+    state = status.split(":")[0]
+    label = {"measured": "", "bounded": " (one end determined)"}.get(state, " (an estimate)")
     cross = measured.cross_check() if cross is None else cross
     row = cross[cross["row"] == (measured.set_rows[0].name if measured.set_rows else "")] if len(cross) else cross
     fixed = (f"{format_months(row['fixed_size_months'].iloc[0])} months [{format_months(row['fixed_size_ci_low'].iloc[0])}–"
              f"{format_months(row['fixed_size_ci_high'].iloc[0])}], {row['fixed_size_status'].iloc[0]}" if len(row) else "—")
     cards = cards_html([
-        ("densing: doubling time, 95% CI" + ("" if measured.measurable else " (an estimate)"), ours),
+        ("densing: doubling time, 95% CI" + label, ours),
         ("status", status),
-        ("cross-check: fixed-size regression, no reference", fixed),
+        ("cross-check: fixed-size regression on the same models, no reference", fixed),
         ("for comparison: the paper (Xiao et al. 2024)", f"{paper['doubling_time_months']} months"),
     ], lead=True)
+    influence = head.influence_frame()
+    lofo = (details("leave one family out: the estimate without each family's models (largest move first)",
+                    table_html(influence, scroll=False)) if len(influence) else "")
     return (f'<p class="verdict"><strong>{esc(measured.verdict)}</strong></p>' + cards
-            + details("why, in full (the reference, the models, what each check found)", f'<p class="why">{esc(measured.why)}</p>'))
+            + details("why, in full (the reference, the models, what each check found)", f'<p class="why">{esc(measured.why)}</p>')
+            + lofo)
 
 
 def _verdict(s: m.VerdictSection) -> Section:
@@ -119,8 +125,9 @@ CAPABILITY_INTRO = (
     "design per row: every reference inverts the same benchmarks for the same targets (the models with every score "
     "of the row), a reference's own family measured by the others; 95% intervals over the reference fit, score "
     "noise, models and the spread between references (random-effects pooling over paired draws). Each row's "
-    "status is its own: measured, or not measured and why (the heterogeneity test rejects one common slope, the "
-    "interval reaches a zero slope, its frontier sits at a reference's ceiling, or no family passes the rule); the "
+    "status is its own: measured (both ends of the interval determined), bounded (one end determined, the other "
+    "open) or not measured and why (the heterogeneity test rejects one common slope, a calibrated gate fails, neither "
+    "end is determined, or no family passes the rule); a target at a reference's ceiling enters as a lower bound; the "
     "MMLU + BBH + MATH-hard + HumanEval row is the headline itself.")
 
 

@@ -22,7 +22,8 @@ The models are those of :func:`densing.trend.targets.trend_targets`' window (rel
 the epoch 2023-02-24); with no reference, no model is left out as a reference's own, and none needs a standard error.
 t is in years since the epoch. OLS with standard errors clustered by family (:mod:`densing.trend.cluster_ols`, the
 numbers of statsmodels' ``cov_type="cluster"``; a model without a family is its own cluster). A **set** row stacks its benchmarks with one intercept per benchmark and
-common slopes β_N, β_t.
+common slopes β_N, β_t, on the set's complete cases (the models with a score on every benchmark of the set: the
+targets of the reference-based row, so that both estimators measure one sample).
 
 **Its interval.** Two, both reported: the delta method on the clustered covariance of (β_N, β_t),
 D ± t_{G−1}·se(D), se(D)² = gᵀΣg, g = ln 2·(1/β_t, −β_N/β_t²), G the families (the slopes' intervals use the same
@@ -241,15 +242,21 @@ def _t_quantile(level: float, df: int) -> float:
 
 def fixed_size_trend(table: pd.DataFrame, benchmarks: str | tuple[str, ...], *, row: str | None = None,
                      since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH, n_boot: int = 1000,
-                     seed: int = 0, level: float = 0.95) -> FixedSizeFit:
+                     seed: int = 0, level: float = 0.95, complete: bool = True) -> FixedSizeFit:
     """The fixed-size time regression of one benchmark, or of a set of benchmarks pooled with one intercept each and
-    common slopes (module docstring), on the dense models of ``table`` released on or after ``since``."""
+    common slopes (module docstring), on the dense models of ``table`` released on or after ``since``; a set's models
+    are its complete cases (``complete``: those with a score on every benchmark of the set, the targets of the
+    reference-based row, :mod:`densing.trend.design` step 1), or every model with any of its scores (``False``: a
+    broader sample, another estimand)."""
     validate(CONSTRAINTS, n_boot=n_boot, seed=seed, level=level)
     benchmarks = (benchmarks,) if isinstance(benchmarks, str) else tuple(benchmarks)
     if not benchmarks:
         raise InputError("fixed-size regression: no benchmark named")
     found = [score_rows(table, b, since=since, epoch=epoch) for b in benchmarks]
     frame = pd.concat([f[0] for f in found], ignore_index=True)
+    if complete and len(benchmarks) > 1:  # the row's targets: the models with a score on every benchmark of the set
+        every = set.intersection(*(set(f[0]["model"].astype(str)) for f in found))
+        frame = frame[frame["model"].astype(str).isin(every)].reset_index(drop=True)
     return fit_fixed_size(frame, row=row, n_boot=n_boot, seed=seed, level=level,
                           n_at_floor=sum(f[1] for f in found), n_at_ceiling=sum(f[2] for f in found))
 

@@ -180,7 +180,7 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
                                members=tuple(members), status=status), *sets]
     verdict = headline_verdict(head, h.label, refs, status, table_words=c.profile.words, missing=h.missing)
     why = _why(head, [x for x in gates if x.failed], [x for x in gates if x.status == checks.UNTESTABLE], found,
-               h.missing, since=c.since, refs=refs, reference_rule=h.reference_rule)
+               h.missing, since=c.since, refs=refs, reference_rule=h.reference_rule, gates_and_findings=h.checks)
     return TrendMeasurement(
         reference=" | ".join(head.reference_names) + (" (given)" if c.fit is not None else ""),
         reference_rule=h.reference_rule, d0=lead_inversion.d0, headline_rule=HEADLINE_RULE,
@@ -241,39 +241,95 @@ def _with_variants(sensitivity: pd.DataFrame, found_rules: dict, side: dict, hea
 
 
 def _why(head: TrendUncertainty, failed: list, untestable: list, sensitivity: pd.DataFrame, missing: list, *, since,
-         refs: str, reference_rule: str) -> str:
+         refs: str, reference_rule: str, gates_and_findings: tuple = ()) -> str:
     """The sentences after the verdict: why not measured (or every check passed), the targets, what the interval carries."""
-    carried = ("the reference fit, each score's standard error, the sampling of models"
+    carried = ("the reference fit, each score's standard error, the sampling of families (a family-cluster bootstrap)"
                + (f" and the spread among {head.n_references} references (τ)" if head.n_references > 1 else ""))
+    fired = [c for c in checks_fired(gates_and_findings)]
     why = (" ".join(plain_reason(c, sensitivity) for c in failed)
-           + (f" Every check passed{' but ' + ', '.join(c.name for c in untestable) + ' (untestable)' if untestable else ''}."
+           + (f" The gate (the references' heterogeneity) passed{' but ' + ', '.join(c.name for c in untestable) + ' (untestable)' if untestable else ''}."
               if not failed else "")
+           + (" Findings beside the number, not gates (they fire in more than 10% of planted worlds where the "
+              "estimate is right): " + " ".join(plain_reason(c, sensitivity) for c in fired) if fired else "")
+           + ceiling_words(head)
            + f" {head.n_models} models released since {since or 'any date'} with every score of the set, against {refs} "
              f"(each family at its own budget; {design.heterogeneity_words(head)}); the interval carries {carried}. "
              f"References by {reference_rule}.")
     if missing:
         why = " ".join(f"The {lab} has no reference: {reason}." for _, lab, reason in missing) + " " + why
-    return why
+    return why.strip()
+
+
+def checks_fired(found) -> list:
+    """The findings that fire (:func:`densing.trend.capability.calibrated`), saturation's aside (its effect on the
+    estimate is :func:`ceiling_words`)."""
+    return [c for c in found if c.status == checks.REPORTED and c.detail.startswith("fires: ")]
+
+
+def ceiling_words(head: TrendUncertainty) -> str:
+    """The ceiling finding as its effect on the estimate: how many targets enter the frontier fit as lower bounds
+    under each reference (a score within 2 standard errors of the reference's ceiling), and the estimate without
+    them."""
+    bounds = sum(head.ceiling_bounds)
+    if not bounds:
+        return ""
+    each = ", ".join(f"{name.split(':')[0]} {count}" for name, count in zip(head.reference_names, head.ceiling_bounds))
+    return (f" {bounds} target inversions sit within {design.CEILING_STDERRS:g} standard errors of a reference's ceiling "
+            f"({each}) and enter the frontier fit as lower bounds: {format_months(head.doubling_time_months)} months "
+            f"with them, {format_months(head.months_without_ceilings)} months without.")
 
 
 def headline_verdict(head: TrendUncertainty, label: str, refs: str, status: str, *, table_words: str,
                      missing: list | None = None) -> str:
-    """The first sentence a researcher can cite: the number, its interval, the benchmarks and table, the references,
-    and whether the paper's figure lies inside — or, not measured, which check fails and the estimate labelled."""
+    """The first sentence a researcher can cite, by the row's state (:func:`densing.trend.design.status_words`): the
+    estimate and its determined ends first — *measured* (a two-sided interval), *bounded* (one determined end: "at
+    least 2.6 months at 95%; the upper end is not determined"), *not measured* (why, the estimate labelled) — then
+    the benchmarks, table and references, the family whose removal moves the estimate most where it matters, and the
+    paper's figure."""
     paper = PAPER["doubling_time_months"]
+    est = format_months(head.doubling_time_months)
     low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
     interval = f"95% CI {format_months(low)}–{format_months(high)}"
-    inside = "inside" if low <= paper <= high else "outside"
+    where = f"on the {label} of {table_words}, against {refs}"
+    state = status.split(":")[0]
     if missing:
         return (f"Doubling time not measured on the {missing[0][1]}: {missing[0][2]}. On the {label} of {table_words}, "
-                f"against {refs}: {format_months(head.doubling_time_months)} months ({interval}), "
-                + ("measured" if status == "measured" else status.replace("not measured: ", "not a measurement either: "))
-                + f"; the paper reports {paper} months.")
-    if status == "measured":
-        return (f"Capacity density doubles every {format_months(head.doubling_time_months)} months ({interval}) on the {label} of "
-                f"{table_words}, against {refs}; the paper's {paper} months lies {inside} the interval.")
-    return (f"Doubling time not measured on the {label} of {table_words}: {status.removeprefix('not measured: ')}. The "
-            f"estimate, {format_months(head.doubling_time_months)} months ({interval}) against {refs}, is not a measurement; "
-            f"the paper reports {paper} months.")
+                f"against {refs}: {est} months ({interval}), {status}; the paper reports {paper} months.")
+    if state == design.MEASURED:
+        inside = "inside" if low <= paper <= high else "outside"
+        return (f"Capacity density doubles every {est} months ({interval}) {where}; the paper's {paper} months lies "
+                f"{inside} the interval." + _influence_words(head, always=False))
+    if state == design.BOUNDED:
+        if head.low_determined:
+            beyond = head.months_high_mc_low
+            open_end = ("the upper end is not determined"
+                        + (f" (beyond {format_months(beyond)} months)" if math.isfinite(beyond) else
+                           " (the draws reach a zero slope)"))
+            ends = f"at least {format_months(low)} months at 95%; {open_end}"
+        else:
+            ends = f"at most {format_months(high)} months at 95%; the lower end is not determined"
+        return (f"Capacity density doubles every {est} months {where}: {ends}." + _influence_words(head, always=True)
+                + f" The paper reports {paper} months.")
+    return (f"Doubling time not measured {where}: {status.removeprefix('not measured: ')}. The estimate, {est} months "
+            f"({interval}), is not a measurement; the paper reports {paper} months." + _influence_words(head, always=False))
+
+
+def _influence_words(head: TrendUncertainty, *, always: bool) -> str:
+    """The family whose removal moves the estimate most: named when that moves it beyond an end of the interval, or
+    (``always``) as the reason an end is open."""
+    frame = head.influence_frame()
+    if frame.empty:
+        return ""
+    top = frame.iloc[0]
+    months = float(top["doubling_time_months"])
+    low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
+    beyond = not (low <= months <= high)
+    if not (beyond or always):
+        return ""
+    shown = (f"the estimate is {format_months(months)} months" if math.isfinite(months) else
+             "the frontier line no longer rises (no doubling time)")
+    words = ", beyond the interval" if beyond else ", the largest move of any family"
+    return (f" Leave one family out: without {top['family']} ({int(top['n_models'])} models) {shown}{words} "
+            "(every family: --format json).")
 
 

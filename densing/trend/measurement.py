@@ -266,14 +266,41 @@ class TrendMeasurement(Result):
                  **result.to_dict(), "measurable": self.measurable, "checks": [c.to_dict() for c in self.checks],
                  "paper": PAPER} for rule, result in self.rules.items()]
         return {"rows": rows, "verdict": self.verdict, "why": self.why, "status": self.status,
+                "headline": self.headline_summary(),
                 "sensitivity": _records(self.sensitivity), "references": _records(self.references),
                 "breakpoint": self.breakpoint.to_dict(), "by_benchmark": _records(self.by_benchmark()),
                 "by_benchmark_at_budget": _records(self.by_benchmark_at_budget()),
                 "cross_check": _records(self.cross_check()),
                 "order_breaks": _records(self.order_breaks) if self.order_breaks is not None else []}
 
+    def headline_summary(self) -> dict:
+        """What the data determine about the headline (``densing trend --format json``'s ``headline``): its state
+        (measured, bounded, not measured), the estimate, each end of the interval with its 95% Monte Carlo range and
+        whether it is determined, the ceiling bounds' effect, and the leave-one-family-out table (largest move first)."""
+        head = self.rules.get(self.headline_rule)
+        if head is None:
+            return {"state": "not measured"}
+        return {"state": head.state or self.status.split(":")[0], "status": self.status,
+                "months": _finite(head.doubling_time_months),
+                "low": {"months": _finite(head.doubling_time_months_ci_low), "determined": head.low_determined,
+                        "monte_carlo_range": [_finite(head.months_low_mc_low), _finite(head.months_low_mc_high)]},
+                "high": {"months": _finite(head.doubling_time_months_ci_high), "determined": head.high_determined,
+                         "monte_carlo_range": [_finite(head.months_high_mc_low), _finite(head.months_high_mc_high)]},
+                "ceiling": {"bounds": head.n_ceiling_bounds, "months_with_bounds": _finite(head.doubling_time_months),
+                            "months_without_bounds": _finite(head.months_without_ceilings)},
+                "leave_one_family_out": _records(head.influence_frame())}
+
+    def influence(self) -> dict[str, list[dict]]:
+        """Every row's leave-one-family-out table (``densing trend --by benchmark --format json``), by row."""
+        return {row.name: _records(row.result.influence_frame()) for row in (*self.benchmark_rows, *self.set_rows)
+                if row.result is not None}
+
     def breakpoint_line(self) -> str:
         return self.breakpoint.line()
+
+
+def _finite(value: float):
+    return value if isinstance(value, (int, float)) and math.isfinite(value) else None
 
 
 def _records(frame: pd.DataFrame) -> list[dict]:

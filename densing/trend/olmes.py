@@ -56,7 +56,7 @@ from densing.trend.checks import FAILED
 from densing.trend.constants import DEFAULT_EPOCH
 # The inversion and the checks' entry point, in one place (they may move between modules).
 from densing.laws.inversion import PerBenchmark
-from densing.trend.capability import inversion_checks
+from densing.trend.capability import calibrated, inversion_checks
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import carry_uncertainty
 from densing.numbers import format_months
@@ -192,7 +192,7 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
             except (DensingError, FitError) as exc:
                 row[key + "_ci"] = str(exc)
         row.update(_ceiling_one(task, ref, targets, models, fits_dir, d0=d0, rule=rule, n_boot=n_boot_side, seed=seed))
-        checks = inversion_checks(models, inversion)
+        checks = calibrated(inversion_checks(models, inversion))
         for check in checks:
             found.append({"benchmark": ref.benchmark, **check.to_dict()})
         row["failed_checks"] = ", ".join(c.name for c in checks if c.failed)
@@ -210,19 +210,22 @@ def beside_leaderboard(olmes: OlmesTrend, by_benchmark: pd.DataFrame, paper_mont
 
     ``by_benchmark``: :meth:`densing.trend.measurement.TrendMeasurement.by_benchmark` (the leaderboard-based rows).
     Columns: ``benchmark``; ``olmes`` and ``leaderboard`` (months [95% interval], or why not measured);
-    ``olmes_checks`` (the failed checks of the OLMES row, in words); ``agreement``: whether both are measured and
+    ``olmes_checks`` (the failed gates and the findings that fire of the OLMES row, in words); ``agreement``: whether both are measured and
     their 95% intervals overlap (a consistent trend — with intervals this wide, not a proof of equality), or which
     side is missing; ``paper``: the paper's doubling time over its own benchmark set (Xiao et al. 2024).
     """
     mine = olmes.rows.set_index("task")
     theirs = by_benchmark.set_index("row")
     failed = olmes.checks[olmes.checks["status"] == "failed"] if len(olmes.checks) else olmes.checks
+    fired = (olmes.checks[olmes.checks["detail"].astype(str).str.startswith("fires: ")] if len(olmes.checks)
+             else olmes.checks)  # findings that fire (densing.trend.capability.calibrated)
     out = []
     for task, twin in LEADERBOARD_TWIN.items():
         if task in mine.index and np.isfinite(mine.loc[task, "months"]):
             m = mine.loc[task]
             left, left_ok = _interval(m["months"], m["ci_low"], m["ci_high"]), True
             words = [f"{r.name} failed: {r.detail}" for r in failed[failed["benchmark"] == m["benchmark"]].itertuples()]
+            words += [f"finding: {r.name} {r.detail}" for r in fired[fired["benchmark"] == m["benchmark"]].itertuples()]
             checks = "; ".join(words) if words else "all testable checks pass"
         else:
             left_ok, checks = False, ""
@@ -266,7 +269,7 @@ def _ceiling_one(task: str, ref: ReferenceFit, targets: pd.DataFrame, models: pd
         side = carry_uncertainty(models, inversion, rule=rule, quantile=0.9, n_boot=n_boot, n_boot_share=0, seed=seed)
     except (DensingError, FitError) as exc:
         return {"months_ceiling_1_ci": str(exc)}
-    failed = ", ".join(c.name for c in inversion_checks(models, inversion) if c.failed)
+    failed = ", ".join(c.name for c in calibrated(inversion_checks(models, inversion)) if c.failed)
     return {"months_ceiling_1": side.doubling_time_months,
             "months_ceiling_1_ci": f"{side.doubling_time_months_ci_low:.3g}–{side.doubling_time_months_ci_high:.3g}"
                                    + (f" (failed: {failed})" if failed else " (every testable check passed)")}

@@ -112,7 +112,8 @@ class FitsJob:
 
 @dataclass(frozen=True)
 class RowJob:
-    """One row: a benchmark or a set, its references under ``variant``, its pooled trend
+    """One row: a benchmark or a set, its references under ``variant``, its pooled trend over the headline's number of
+    draws (an end of a row's interval is determined only where the draws pin it: densing.trend.design, step 5)
     (:func:`densing.trend.capability.trend_row`)."""
 
     name: str
@@ -132,7 +133,7 @@ class RowJob:
     def run(self, c: Context, needed: dict) -> capability.Row:
         candidates, fits = (c.candidates, c.fits) if not self.needs else needed[self.variant.key][:2]
         return capability.trend_row(self.name, self.variant.label(self.label), self.capability, self.benchmarks,
-                                    c.targets, candidates, fits, since=c.since, epoch=c.epoch, n_boot=c.n_boot_side,
+                                    c.targets, candidates, fits, since=c.since, epoch=c.epoch, n_boot=c.n_boot,
                                     n_boot_share=0, seed=c.seed)
 
 

@@ -6,7 +6,8 @@ One bootstrap draw k of the trend (ln ρ = A·t + B, Xiao et al. 2024 eq. 5) red
     reference models), picked uniformly at random;
 (b) **score** — each target's score: S + σ·z, z ~ N(0, 1), σ the score's standard error (the
     table's, or binomial from the benchmark's item count, :mod:`densing.data.item_counts`);
-(c) **models** — the set of targets: resampled with replacement;
+(c) **models** — the set of targets: families resampled with replacement, every member of a drawn family
+    entering once per draw (a one-stage family-cluster bootstrap, :mod:`densing.trend.design` step 3);
 (d) **reference** — where several references are candidates (rule v2 of
     :mod:`densing.laws.eligibility`), which one: picked with its weight (equal by default), so the
     interval carries the choice (:func:`carry_over_references`);
@@ -42,6 +43,7 @@ from densing.laws.inversion import arrays, as_inversion
 from densing.results import Result
 from densing.trend import rules
 from densing.trend.censored import EXACT, LOWER, UPPER
+from densing.trend.design import family_clusters
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS, PAPER
 from densing.trend.lines import doubling_interval, doubling_months, envelope_index, slope_band
 from densing.trend.scope import dates_as_days, parse_epoch
@@ -114,13 +116,43 @@ class TrendUncertainty(Result):
     #: each reference's own doubling-time interval (months), in the order of ``reference_names``
     reference_months_low: tuple[float, ...] = field(repr=False, default=())
     reference_months_high: tuple[float, ...] = field(repr=False, default=())
-    #: "measured", or "not measured: why" (:func:`densing.trend.design.status_words`); "" where no status was judged
+    #: "measured", "bounded: why" or "not measured: why" (:func:`densing.trend.design.status_words`); "" where no
+    #: status was judged
     status: str = ""
+    #: the 95% Monte Carlo range of each end of the doubling time's interval (months; the spread reseeding the draws
+    #: gives it) and whether the end is determined (:data:`densing.trend.design.END_STABILITY`)
+    months_low_mc_low: float = math.nan
+    months_low_mc_high: float = math.nan
+    months_high_mc_low: float = math.nan
+    months_high_mc_high: float = math.nan
+    low_determined: bool = False
+    high_determined: bool = False
+    #: the point doubling time with no target entered as a ceiling bound, and the targets each reference bounds
+    months_without_ceilings: float = math.nan
+    ceiling_bounds: tuple[int, ...] = field(repr=False, default=())
+    n_ceiling_bounds: int = 0
+    #: leave-one-family-out: each family's removal, the estimate without it and its move
+    influence: tuple = ()
 
     # the bulky per-model names and per-draw slopes, and the line's drawing aids, stay out of JSON
     _dict_exclude = ("models", "draws", "reference_names", "reference_weights", "reference_slopes", "epoch",
-                     "frontier_models", "centre_days", "r_squared", "reference_months_low", "reference_months_high")
+                     "frontier_models", "centre_days", "r_squared", "reference_months_low", "reference_months_high",
+                     "ceiling_bounds")
     _ci_estimates = {"slope": "slope_per_day"}
+
+    @property
+    def state(self) -> str:
+        """"measured", "bounded" or "not measured": the status's first words ("" where no status was judged)."""
+        return self.status.split(":")[0]
+
+    def influence_frame(self) -> pd.DataFrame:
+        """The leave-one-family-out table as a DataFrame, the largest move first."""
+        columns = ["family", "n_models", "doubling_time_months", "move_months"]
+        frame = pd.DataFrame([[getattr(item, c) for c in columns] for item in self.influence], columns=columns)
+        frame = frame.astype({"n_models": int, "doubling_time_months": float, "move_months": float})
+        # the largest move first; a removal that leaves no rising line (an infinite or undefined estimate) moves most
+        order = np.argsort(-np.nan_to_num(np.abs(frame["move_months"].to_numpy()), nan=np.inf), kind="stable")
+        return frame.iloc[order].reset_index(drop=True)
 
     @property
     def reference_intervals(self) -> dict[str, tuple[float, float]]:
@@ -254,6 +286,8 @@ def _prepared(inversion, frame: pd.DataFrame, rule: str, quantile: float) -> dic
     scores, sigma = arrays(frame, inversion.benchmarks)
     item = {"inversion": inversion, "t": frame["t"].to_numpy(float), "scores": scores, "sigma": sigma,
             "params": frame["params"].to_numpy(float), "labels": frame["model"].astype(str).to_numpy(), "n": len(frame)}
+    clusters = family_clusters(frame["family"] if "family" in frame.columns else [None] * len(frame))
+    item["members"] = [np.flatnonzero(clusters == g) for g in range(int(clusters.max()) + 1 if len(frame) else 0)]
     item["y0"], item["kind0"] = inversion.point(scores, sigma, item["params"]) if len(frame) else (np.empty(0), np.empty(0))
     item["line0"] = rules.frontier_line(rule, item["t"], item["y0"], item["kind0"], item["labels"], quantile)
     if not math.isfinite(item["line0"][0]):
@@ -261,6 +295,13 @@ def _prepared(inversion, frame: pd.DataFrame, rule: str, quantile: float) -> dic
                        f"(of {len(frame)} targets); no trend line")
     item["extra"] = {"weights": inversion.weights(scores, sigma)} if hasattr(inversion, "weights") else {}
     return item
+
+
+def family_index(members: list[np.ndarray], rng: np.random.Generator) -> np.ndarray:
+    """One family-cluster resample of the targets as row indices: G families drawn with replacement, every member of
+    a drawn family once per draw (:func:`densing.trend.design.family_clusters` groups them)."""
+    picks = rng.integers(len(members), size=len(members))
+    return np.concatenate([members[g] for g in picks]) if len(members) else np.empty(0, np.intp)
 
 
 def _draw_in(rng, m: dict, rule: str, quantile: float, sources: tuple[str, ...], count: int) -> np.ndarray:
@@ -274,8 +315,8 @@ def _draw_in(rng, m: dict, rule: str, quantile: float, sources: tuple[str, ...],
     kind = np.broadcast_to(kind, (count, n))
     t, labels = m["t"], m["labels"]
     problems = []
-    for k in range(count):
-        index = rng.integers(n, size=n) if "models" in sources else np.arange(n)
+    for k in range(count):  # the targets drawn as families (densing.trend.design, step 3)
+        index = family_index(m["members"], rng) if "models" in sources else np.arange(n)
         problems.append((t[index], y[k, index], kind[k, index], labels[index]))
     return rules.frontier_lines(rule, problems, quantile, start=m["line0"])[:, 0]  # the draws' lines solved together
 
@@ -358,7 +399,43 @@ def from_design(result, *, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
         heterogeneity_q=pooled.q, heterogeneity_df=pooled.df, heterogeneity_p=pooled.p_value,
         tau_squared=pooled.tau_squared, i_squared=pooled.i_squared,
         reference_months_low=tuple(lo for lo, _ in own), reference_months_high=tuple(hi for _, hi in own),
+        **_ends(result), months_without_ceilings=_months(result.slope_without_ceilings),
+        ceiling_bounds=result.ceiling_bounds, n_ceiling_bounds=int(sum(result.ceiling_bounds)),
+        influence=_influence(result),
     )
+
+
+@dataclass(frozen=True)
+class FamilyInfluence(Result):
+    """One family left out of a row's targets (:func:`densing.trend.design.family_influence`): the point doubling
+    time without its models and the move from the row's estimate (months; ∞ where the line no longer rises)."""
+
+    family: str
+    n_models: int
+    doubling_time_months: float
+    move_months: float
+
+
+def _ends(result) -> dict:
+    """The doubling time's interval ends' Monte Carlo ranges in months and whether each is determined: finite, and its
+    95% range at most :data:`densing.trend.design.END_STABILITY` of the end."""
+    from densing.trend.design import END_STABILITY
+
+    (low_a, low_b), (high_a, high_b) = result.ends_mc  # the slope's low end's range, the slope's high end's
+    out = {"months_low_mc_low": _months(high_b), "months_low_mc_high": _months(high_a),
+           "months_high_mc_low": _months(low_b), "months_high_mc_high": _months(low_a)}
+    ends = {"low": _months(result.slope_ci_high), "high": _months(result.slope_ci_low)}
+    for end, value in ends.items():
+        a, b = out[f"months_{end}_mc_low"], out[f"months_{end}_mc_high"]
+        out[f"{end}_determined"] = bool(all(math.isfinite(v) for v in (a, b, value)) and b - a <= END_STABILITY * value)
+    return out
+
+
+def _influence(result) -> tuple:
+    point = _months(result.slope_per_day)
+    return tuple(FamilyInfluence(str(r.family), int(r.n_models), _months(r.slope_per_day),
+                                 _months(r.slope_per_day) - point)
+                 for r in result.influence.itertuples()) if len(result.influence) else ()
 
 
 def _frontier_points(rule: str, lead: dict, slope: float, intercept: float) -> tuple[np.ndarray, float]:
@@ -385,5 +462,5 @@ def _with_score_columns(models: pd.DataFrame, benchmarks: tuple[str, ...]) -> pd
     raise InputError(f"models: no scores for {', '.join(benchmarks)}")
 
 
-__all__ = ["ALL_SOURCES", "SOURCES", "TrendUncertainty", "carry_over_references", "carry_uncertainty",
+__all__ = ["ALL_SOURCES", "FamilyInfluence", "SOURCES", "TrendUncertainty", "carry_over_references", "carry_uncertainty",
            "from_design", "frontier_slope"]

@@ -10,12 +10,15 @@ import pytest
 from densing.trend import checks
 
 
-def test_saturation_fails_when_a_frontier_score_is_within_two_standard_errors_of_the_cap():
+def test_saturation_counts_frontier_scores_within_two_standard_errors_of_the_cap_as_a_finding():
+    """Saturation is a finding, never a gate (studies/gate_calibration.py: it fires in about half the planted worlds
+    where the estimator is right); a target at the ceiling enters the frontier fit as a lower bound instead."""
     cap = 0.88
-    failing = checks.saturation([0.70, 0.875], [0.004, 0.004], cap, ["a", "b"])  # 0.875 ≥ 0.88 − 0.008
-    assert not failing.passed and failing.value == 1 and "b" in failing.detail and "a" not in failing.detail.split(": ")[-1]
-    passing = checks.saturation([0.70, 0.86], [0.004, 0.004], cap, ["a", "b"])  # 0.86 < 0.872
-    assert passing.passed and passing.value == 0
+    near = checks.saturation([0.70, 0.875], [0.004, 0.004], cap, ["a", "b"])  # 0.875 ≥ 0.88 − 0.008
+    assert near.status == checks.REPORTED and not near.failed
+    assert near.value == 1 and "b" in near.detail and "a" not in near.detail.split(": ")[-1]
+    clear = checks.saturation([0.70, 0.86], [0.004, 0.004], cap, ["a", "b"])  # 0.86 < 0.872
+    assert clear.status == checks.REPORTED and clear.value == 0
 
 
 def test_conditioning_fails_when_the_median_fold_change_exceeds_two():

@@ -62,10 +62,19 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
     failed = [c for c in shipped.checks if c.failed]
     headline_set = "paper-like set (MMLU, BBH, MATH-hard, HumanEval)"
     assert shipped.headline_set == headline_set  # rule v3 gives the paper-like set references
+    state = shipped.status.split(":")[0]
+    assert state in ("measured", "bounded", "not measured")
+    head = shipped.rules[shipped.headline_rule]
     if shipped.measurable:
         assert shipped.verdict.startswith("Capacity density doubles every") and headline_set in shipped.verdict
         assert not failed and shipped.status == "measured"
         assert "lies inside the interval" in shipped.verdict or "lies outside the interval" in shipped.verdict
+    elif state == "bounded":  # the estimate and its one determined end come first, then why the other is open
+        first = shipped.verdict.split(". ")[0]
+        assert first.startswith("Capacity density doubles every") and headline_set in first and not failed
+        end = "at least" if head.low_determined else "at most"
+        assert end in first and ("the upper end is not determined" in first or "the lower end is not determined" in first)
+        assert "Leave one family out: without " in shipped.verdict  # the family that moves the estimate most
     else:
         assert shipped.verdict.startswith(f"Doubling time not measured on the {headline_set}")
         assert shipped.status.startswith("not measured: ")
@@ -134,8 +143,8 @@ def test_no_measured_row_leans_on_a_near_floor_reference(shipped):
             benchmarks = rest.removeprefix("joint(").rstrip(")").split(",")
             # one benchmark: it reaches; a set (the common design): it reaches on at least one of the set's benchmarks
             assert any(table.loc[f"{family}:{b}", "reach_share"] >= REACH_SHARE for b in benchmarks), name
-    measured = [r for r in shipped.benchmark_rows if r.measured]
-    assert measured and all(r.status for r in shipped.benchmark_rows)
+    determined = [r for r in shipped.benchmark_rows if r.status.split(":")[0] in ("measured", "bounded")]
+    assert determined and all(r.status for r in shipped.benchmark_rows)
 
 
 def test_verdict_rows_repr_and_json_agree_on_status_and_interval(shipped):
@@ -165,7 +174,8 @@ def test_verdict_rows_repr_and_json_agree_on_status_and_interval(shipped):
     from densing.numbers import format_months
 
     assert f"{format_months(head.doubling_time_months_ci_low)}–{format_months(head.doubling_time_months_ci_high)}" in html
-    assert ("not measured" in html) == (not shipped.measurable)
+    assert shipped.status in html and ("not measured" in html) == shipped.status.startswith("not measured")
+    assert "leave one family out" in html
     # the CSV files stand alone: the headline rule and row flagged, with the set, references, D0, status and verdict
     rules = shipped.to_frame().set_index("rule")
     assert rules["headline"].tolist() == [rule == shipped.headline_rule for rule in rules.index]
@@ -262,3 +272,33 @@ def test_the_measurement_plots_the_reports_own_figures():
     with pytest.raises(InputError, match="kind: expected"):
         measured.plot("pie")
     assert measured.headline_set in repr(measured) and (measured.status in repr(measured) or measured.measurable)
+
+
+def test_the_json_says_what_the_data_determine(shipped):
+    """`densing trend --format json`'s ``headline``: the state, both ends with their Monte Carlo ranges and whether each
+    is determined, the ceiling bounds' effect, and one leave-one-family-out row per family of the targets."""
+    head = shipped.rules[shipped.headline_rule]
+    summary = json.loads(json.dumps(shipped.document()))["headline"]
+    assert summary["state"] == shipped.status.split(":")[0] in ("measured", "bounded", "not measured")
+    for end in ("low", "high"):
+        assert set(summary[end]) == {"months", "determined", "monte_carlo_range"}
+        assert summary[end]["determined"] == getattr(head, f"{end}_determined")
+    low = summary["low"]
+    if low["determined"]:
+        a, b = low["monte_carlo_range"]
+        assert a <= low["months"] <= b and (b - a) <= 0.25 * low["months"]
+    families = {f for f in shipped.models["family"]}
+    lofo = summary["leave_one_family_out"]
+    assert {r["family"] for r in lofo} == families and all("doubling_time_months" in r for r in lofo)
+    assert summary["ceiling"]["bounds"] == head.n_ceiling_bounds
+
+
+def test_the_fixed_size_row_of_a_set_uses_the_sets_complete_cases():
+    from densing.data import read_results
+    from densing.trend.fixed_size import fixed_size_trend
+
+    table = read_results("results/public_models.csv")
+    benchmarks = ("mmlu", "leaderboard_bbh", "math_hard", "humaneval")
+    same = fixed_size_trend(table, benchmarks, n_boot=20)
+    broad = fixed_size_trend(table, benchmarks, n_boot=20, complete=False)
+    assert same.n_models < broad.n_models and same.n_scores == 4 * same.n_models

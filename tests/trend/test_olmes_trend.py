@@ -69,7 +69,7 @@ def test_beside_leaderboard_says_overlap_disjoint_and_missing_per_benchmark(resu
     assert side.loc["hellaswag", "olmes"].startswith("not measured: the MC score law is a poor fit")
     assert side.loc["gsm8k", "olmes"].startswith("no reference") and side.loc["gsm8k", "leaderboard"] == "no family passes rule v2 on it"
     assert side.loc["winogrande", "leaderboard"] == "not in the public table"
-    assert "saturation failed" in side.loc["mmlu", "olmes_checks"]
+    assert "finding: conditioning fires" in side.loc["mmlu", "olmes_checks"]  # a finding, not a gate
     from densing.numbers import format_months
 
     assert side.loc["mmlu", "olmes"] == f"{format_months(mmlu['months'])} [{format_months(mmlu['ci_low'])}–{format_months(mmlu['ci_high'])}]"
@@ -78,7 +78,7 @@ def test_beside_leaderboard_says_overlap_disjoint_and_missing_per_benchmark(resu
 def test_cli_design_olmes_prints_the_rows_checks_and_left_out_models(run_cli):
     code, out, err = run_cli("trend", "--design", "olmes", "--n-boot", "40")
     assert code == 0 and err == ""
-    assert "olmes_mmlu_mc" in out and "saturation check failed" in out and "R² 0.033 < 0.5" in " ".join(out.split())
+    assert "olmes_mmlu_mc" in out and "finding (not a gate): conditioning fires" in " ".join(out.split()) and "R² 0.033 < 0.5" in " ".join(out.split())
     assert "StableLM-2-12B (no release date)" in " ".join(out.split())
     code, out, err = run_cli("trend", "--design", "olmes", "--n-boot", "40", "--format", "csv")
     assert code == 0 and out.splitlines()[0].startswith("task,benchmark,reference,d0") and len(out.splitlines()) == 5
