@@ -676,10 +676,18 @@ def status_words(result, failed: tuple[str, ...] = ()) -> str:
     if low and high:
         return MEASURED
     if low:
+        beyond = getattr(result, "months_high_mc_low", math.nan)
         why = ("its interval reaches a zero slope" if not result.slope_ci_low > 0 else
-               "it moves with the Monte Carlo draws")
+               f"beyond {_months_words(beyond)} months; it moves with the Monte Carlo draws" if math.isfinite(beyond)
+               else "it moves with the Monte Carlo draws")
         return f"{BOUNDED}: the upper end is not determined ({why})"
     return f"{BOUNDED}: the lower end is not determined (it moves with the Monte Carlo draws)"
+
+
+def _months_words(months: float) -> str:
+    from densing.numbers import format_months
+
+    return format_months(months)
 
 
 def _m(slope: float) -> str:

@@ -135,7 +135,7 @@ class TrendMeasurement(Result):
                  ("headline", self.headline), ("verdict", self.verdict), ("reference", self.reference),
                  ("d0", self.d0), ("frontier rule", self.headline_rule)]
         if head is not None:
-            items += [("doubling time (months)", head.doubling_time_months),
+            items += [("what is determined", head.determined()), ("doubling time (months)", head.doubling_time_months),
                       (f"{head.level:.0%} interval (months)",
                        f"{head.doubling_time_months_ci_low:.3g} to {head.doubling_time_months_ci_high:.3g}"),
                       ("slope A (per day)", f"{head.slope_per_day:.3g} ({head.level:.0%} interval "
@@ -239,7 +239,7 @@ class TrendMeasurement(Result):
         interval = "" if head is None else (
             f"{head.doubling_time_months:.2g} months [{head.doubling_time_months_ci_low:.2g}, {head.doubling_time_months_ci_high:.2g}]")
         status = self.status or "not measured"
-        shown = f"measured, {interval}" if self.measurable else f"{status} (estimate {interval})"
+        shown = f"{status}; {head.determined()}" if head is not None else status
         families = ", ".join(dict.fromkeys(name.split(":")[0] for name in self.reference.split(" | ")))
         return f"TrendMeasurement({self.headline_set}: {shown}; references {families})"
 

@@ -164,9 +164,34 @@ class TrendUncertainty(Result):
         """Each candidate reference's own point doubling time (months), by name."""
         return {name: _months(slope) for name, slope in zip(self.reference_names, self.reference_slopes)}
 
+    def determined(self) -> str:
+        """What the draws determine, in words: "3.61 months [95% CI 2.59–5.1]" (both ends), "3.61 months, at least 2.59
+        at 95%; the upper end not determined" (one), or the estimate and its interval, "neither end determined"."""
+        from densing.numbers import format_months
+
+        est, low, high = self.doubling_time_months, self.doubling_time_months_ci_low, self.doubling_time_months_ci_high
+        shown = (lambda v: format_months(v) if math.isfinite(v) else "∞")  # noqa: E731
+        if self.low_determined and self.high_determined:
+            return f"{shown(est)} months [{self.level:.0%} CI {shown(low)}–{shown(high)}]"
+        if self.low_determined:
+            return f"{shown(est)} months, at least {shown(low)} at {self.level:.0%}; the upper end not determined"
+        if self.high_determined:
+            return f"{shown(est)} months, at most {shown(high)} at {self.level:.0%}; the lower end not determined"
+        return f"{shown(est)} months [{self.level:.0%} CI {shown(low)}–{shown(high)}]; neither end determined"
+
+    def _summary_items(self) -> list[tuple[str, object]]:
+        """The state and what is determined first, then the fields; the leave-one-family-out table as its largest
+        move (every family: :meth:`influence_frame`)."""
+        items = [("state", self.state or "not judged"), ("doubling time", self.determined())]
+        frame = self.influence_frame()
+        if len(frame):
+            top = frame.iloc[0]
+            items.append(("leave one family out", f"without {top['family']} ({int(top['n_models'])} models): "
+                          f"{top['doubling_time_months']:.3g} months (the largest move; every family: influence_frame())"))
+        return items + [(n, v) for n, v in super()._summary_items() if n != "influence"]
+
     def __repr__(self) -> str:
-        return (f"TrendUncertainty({self.rule}: doubling time {self.doubling_time_months:.3g} months "
-                f"[{self.level:.0%} CI {self.doubling_time_months_ci_low:.3g}, {self.doubling_time_months_ci_high:.3g}], "
+        return (f"TrendUncertainty({self.rule}, {self.state or 'state not judged'}: doubling time {self.determined()}, "
                 f"A = {self.slope_per_day:.3g}/day [{self.slope_ci_low:.3g}, {self.slope_ci_high:.3g}], "
                 f"{self.n_models} models, {self.n_references} reference(s)"
                 + (f"; Q p = {self.heterogeneity_p:.2g}, I² = {self.i_squared:.0%}" if self.heterogeneity_df else "")
@@ -349,7 +374,15 @@ def _carried(rule: str, prepared: list[dict], w: np.ndarray, slopes0: np.ndarray
     kinds = lead["kind0"][np.isfinite(lead["kind0"])]
     front, r_squared = _frontier_points(rule, lead, slope0, intercept0)
     labels = sorted(set().union(*(set(m["labels"]) for m in prepared)))
-    return TrendUncertainty(
+    from types import SimpleNamespace
+
+    from densing.trend.design import end_range, status_words
+
+    tail = (1 - level) / 2
+    ends = _ends(SimpleNamespace(ends_mc=(end_range(ok, tail), end_range(ok, 1 - tail)), slope_ci_low=interval[0],
+                                 slope_ci_high=interval[1]))
+    judged = SimpleNamespace(heterogeneity_df=0, slope_ci_low=interval[0], **ends)
+    result = TrendUncertainty(
         rule=rule, inversion=" | ".join(m["inversion"].name for m in prepared), slope_per_day=slope0, intercept=intercept0,
         slope_ci_low=interval[0], slope_ci_high=interval[1],
         doubling_time_months=_months(slope0),
@@ -365,7 +398,9 @@ def _carried(rule: str, prepared: list[dict], w: np.ndarray, slopes0: np.ndarray
         reference_slopes=tuple(float(v) for v in slopes0), epoch=epoch,
         frontier_models=tuple(str(v) for v in lead["labels"][front]),
         centre_days=float(np.mean(lead["t"][front])) if front.size else math.nan, r_squared=r_squared,
+        status=status_words(judged), **ends,
     )
+    return result
 
 
 def from_design(result, *, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
