@@ -14,9 +14,10 @@ def test_ten_fits_ship_and_none_holds_a_target_model():
     assert len(FITS) == 10
     for path in FITS:
         fit = ReferenceFit.load(path)
-        runs = {p[5] for p in fit.points} | {p[5] for p in fit.loss_points}
+        runs = {p[5] for p in fit.loss_points}
         assert runs and all(r.startswith("olmo-ladder-") for r in runs), path.name  # never OLMo-2 1B/7B/13B
-        assert len({p[5] for p in fit.loss_points}) == 25  # one final point per ladder run
+        assert len(runs) == 25 and len(fit.loss_points) == 25  # one final point per ladder run
+        assert fit.points == () and fit.stages[1].n_points > 1000  # the checkpoints: in the ladder table, not the fit
         assert fit.loss_unit == "bpb" and fit.provenance["loss_points"] == "final"
         assert fit.provenance["bootstrap_unit"] == "series" and len(fit.bootstrap) >= 180
 
