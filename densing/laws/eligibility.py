@@ -26,7 +26,7 @@ ln N logistic), and applies rule v3 (:data:`DEFAULT_RULE`, date-blind). A candid
 at 1). The held-out z is computed wherever R1–R2s hold, also where only R4r or R4s fail (a set's joint test reads
 it). A family eligible on a benchmark is a reference of its row; the references of a benchmark set are those of
 the common design (:func:`densing.trend.design.set_references`: a fit on every benchmark of the set, and the
-joint held-out test). A reference inverts no model of its own family (:func:`family_members`).
+joint held-out test). A reference inverts no model of its own family (:func:`densing.trend.targets.reference_models`).
 
 ``rule="v2"`` and ``rule="v1"`` compute rules v2 and v1 as labelled variants (least squares on logits, a
 relative held-out error ≤ :data:`MAX_HELD_OUT_ERROR`, a size span ≥ :data:`MIN_SIZE_SPAN`; v2 with the saturation
@@ -51,7 +51,7 @@ from densing.laws.eligibility_rules import (  # noqa: F401 (the thresholds are p
     CANDIDATE_BENCHMARKS, CANDIDATE_BENCHMARKS_V2, DEFAULT_RULE, EXCLUDED_BENCHMARKS, EXCLUDED_BENCHMARKS_V2,
     FAMILY_BOOT, MAX_HELD_OUT_ERROR, MAX_HELD_OUT_Z, MAX_TOKEN_RATIO, MAX_TOP_CONDITIONING, MIN_BENCHMARKS,
     MIN_FAMILY_MODELS, MIN_POOLING_MEMBERS, MIN_SET_BENCHMARKS, MIN_SIZE_SPAN, MIN_SIZES, REACH_QUANTILE, REACH_SHARE,
-    RULE_VERSIONS, SATURATION_STDERRS, TOP_DECILE_QUANTILE, TOP_SHARE, family_members, target_reach, v1_v2_rules)
+    RULE_VERSIONS, SATURATION_STDERRS, TOP_DECILE_QUANTILE, TOP_SHARE, target_reach, v1_v2_rules)
 from densing.laws.family import DEFAULT_SHAPE, family_points, fit_family, metric_for
 from densing.laws.reference_fit import ReferenceFit
 from densing.laws.table_cache import per_table
@@ -166,15 +166,6 @@ def eligible_families(candidates: pd.DataFrame) -> pd.DataFrame:
     table = table.sort_values(["mean_held_out_error", "family"]).reset_index(drop=True)
     table["headline"] = table.index == 0
     return table
-
-
-def family_references(targets: pd.DataFrame, candidates: pd.DataFrame, *, seed: int = 0,
-                      family_boot: int = FAMILY_BOOT) -> dict[str, tuple[ReferenceFit, ...]]:
-    """The eligible families' fits (every eligible benchmark, bootstrapped, one seed so draw k resamples the same members)."""
-    out = {}
-    for row in eligible_families(candidates).itertuples(index=False):
-        out[row.family] = tuple(fit_of(targets, candidates, row.family, b, family_boot, seed) for b in row.benchmarks)
-    return out
 
 
 def fit_of(targets: pd.DataFrame, candidates: pd.DataFrame, family: str, benchmark: str, family_boot: int, seed: int

@@ -62,13 +62,6 @@ from densing.laws.family_held_out import held_out_error
 from densing.numbers import format_number
 
 
-def family_members(targets: pd.DataFrame, family: str) -> set[str]:
-    """Every model of ``family`` in the table (fitted or not): none of them is ever a target of its reference."""
-    if "family" not in targets.columns:
-        return set()
-    return set(targets.loc[targets["family"].astype("string") == family, "model"].astype(str))
-
-
 def target_reach(targets: pd.DataFrame, benchmark: str, family: str, since: str | None, cache: dict) -> float:
     """The :data:`REACH_QUANTILE` quantile of ``benchmark``'s scores over the trend's targets (not of the family).
 

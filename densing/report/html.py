@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from densing.tables import column, frame_columns
+from densing.tables import frame_columns
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#fafbfc}
@@ -61,12 +61,6 @@ LONG_TEXT = 40
 LONG_HEADER_WORD = 6
 #: A card value longer than this is set in a smaller font.
 LONG_CARD = 32
-
-
-def fmt_number(value) -> str:
-    """One value as escaped table HTML by the one rule (:func:`densing.tables.column`): 3
-    significant figures, 3.2×10⁻⁵, — for a missing value, yes/no, YYYY-MM-DD."""
-    return esc(column("", [value], html=True)[1][0])
 
 
 def _header_class(header) -> str:

@@ -1,0 +1,1 @@
+"""Names vulture cannot see called; read by tests/test_dead_code.py."""
