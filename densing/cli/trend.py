@@ -242,8 +242,6 @@ def _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt, wide=False) ->
         if given is not None:
             raise InputError(f"{option}: --design olmes has its own targets (results/olmes) and references (the MC "
                              f"references in reference_fits/olmo2_mc_*); {option} applies to --design leaderboard")
-    if by is By.headline:
-        pass  # the OLMES design has one row per task and no combined row: --by makes no difference
     result = measure_olmes(d0=D0 if d0 is None else d0, since=_since(since), epoch=_since(epoch, "--epoch") or "2023-02-24",
                            n_boot=n_boot, seed=seed)
     if fmt is Format.json:
