@@ -2,7 +2,7 @@
 
 Each section type has one function here (the designs and ``densing measure``'s own section in
 :mod:`densing.report.render_designs`) that lays its results out as figures, tables and words; numbers are written
-by :mod:`densing.tables`' one rule (3 significant figures, a censored density as its bound).
+by :mod:`densing.display`' one rule (3 significant figures, a censored density as its bound).
 """
 from __future__ import annotations
 
