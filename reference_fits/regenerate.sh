@@ -37,7 +37,7 @@ densing fit --data results/public_models.csv --families Cerebras-GPT --benchmark
   --metric score --law composed --chance auto --ceiling 1 --n-boot 200 --seed 0 --jobs 2 \
   --out reference_fits/cerebras_mean_composed.json
 #    The rules that pick the trend's references (densing.laws.eligibility, rule v3, and rules v2 and v1 as labelled
-#    variants): every family x benchmark of the table, eligible or not and why; writes
+#    variants, which the tool itself computes): every family x benchmark of the table, eligible or not and why; writes
 #    reference_fits/trend_reference_candidates.csv.
 python tools/build_tables.py candidates --results results/public_models.csv --fits-dir reference_fits
 #    Family laws shipped for `densing density --fit` (binomial likelihood, rule v3's pooled dispersion, the default

@@ -23,8 +23,8 @@ a family's growth slows where real families' does, which the logistic in ln N (r
 before the comparison (the held-out binomial log-likelihood of each family's largest member, refitted on the others,
 summed over the family × benchmark rows of the public and Swallow tables), and the power shape predicts better
 (``studies/family_law_shape.results.txt``: Σℓ −5141 against −10118 over 194 rows; it wins 151 of them; the held-out
-|z| ≤ 1.96 in 170 of 194 against 150). Rules v1 and v2 of :mod:`densing.laws.eligibility` keep the logistic in ln N
-they were written with.
+|z| ≤ 1.96 in 170 of 194 against 150). Rules v1 and v2 (the shipped candidate table's variants, ``tools/build_tables.py``) keep
+the logistic in ln N they were written with.
 
 with d the benchmark's chance level and c + d = 1 (the same choice as the shipped composed fits:
 a perfect score is the ceiling), γ > 0 (a larger family member scores higher).
