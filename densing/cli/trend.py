@@ -37,14 +37,6 @@ DESIGN_HELP = ("'olmes': the paper's two-step design on AI2's recipe (OLMo ladde
                "D0, default 1T) over AI2's OLMES table (results/olmes), a second, independent measurement.")
 
 
-def _frontier(name: str) -> str:
-    """A registered frontier rule's name (:mod:`densing.trend.rules`; read when the command runs, so the command line's
-    start-up imports nothing numerical), else one line listing the registered ones."""
-    from densing.trend import rules
-
-    return rules.get(name).name
-
-
 def _count(text: Optional[str], option: str) -> Optional[float]:
     from densing.data import parse_count
 
