@@ -22,6 +22,18 @@ def test_ten_fits_ship_and_none_holds_a_target_model():
         assert fit.provenance["bootstrap_unit"] == "series" and len(fit.bootstrap) >= 180
 
 
+def test_a_shipped_ladder_fit_draws_its_runs_final_points():
+    """The loss and performance panels of a ladder fit, which keeps each run's final point and not its checkpoints."""
+    from densing.report import figures
+
+    fit = ReferenceFit.load(FITS[0])
+    loss = figures.loss_figure(fit)
+    assert sum(len(t.x) for t in loss.data if t.mode == "markers") == 25
+    panel = figures.performance_figure([fit])
+    markers = [t for t in panel.data if t.mode == "markers"]
+    assert len(markers) == 1 and len(markers[0].x) == 25 and np.isfinite(np.asarray(markers[0].y, float)).all()
+
+
 @needs_olmo
 @pytest.mark.slow
 def test_check_gives_held_out_errors_beside_ai2_and_densities_with_conditioning():
