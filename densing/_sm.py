@@ -1,7 +1,7 @@
 """The few statsmodels pieces densing uses, imported without ``statsmodels.api``.
 
-``import statsmodels.api`` loads every submodule (≈2.5 s here); the report needs only OLS and
-QuantReg, which load in about half that.
+``import statsmodels.api`` loads every submodule; the report needs only OLS and QuantReg, which load
+fewer.
 """
 from __future__ import annotations
 

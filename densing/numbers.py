@@ -10,9 +10,8 @@ default), never fixed decimals, so that no non-zero value prints as ``0``:
 
 A missing number (None, NaN) is ``—``, an infinity ``∞`` or ``−∞`` (the minus sign U+2212, as in
 running text). Counts (parameters, tokens, FLOPs) are written in words, ``1.42B``, ``15T``
-(:func:`format_count`); durations in a unit that reads (:func:`format_duration`, :func:`time_unit`);
-a fraction shown to people is a percentage (:func:`format_percent`). JSON: a non-finite number is
-``null`` (:func:`json_number`).
+(:func:`format_count`); a column of durations in the unit that reads (:func:`time_unit`). JSON: a non-finite
+number is ``null`` (:func:`json_number`).
 """
 from __future__ import annotations
 
@@ -128,14 +127,6 @@ def format_count(value, digits: int = DIGITS, *, html: bool = False) -> str:
     return significant(value, digits, html=html)
 
 
-def format_percent(fraction, digits: int = DIGITS, *, html: bool = False) -> str:
-    """A fraction as a percentage: 0.0712 → ``7.12%``; —, ∞ as in :func:`format_number`."""
-    special = _special(fraction)
-    if special is not None:
-        return special
-    return significant(100 * float(fraction), digits, html=html) + "%"
-
-
 #: Units of time, largest first: (name, seconds).
 _TIME_UNITS = (("h", 3600.0), ("min", 60.0), ("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
 
@@ -151,16 +142,6 @@ def time_unit(seconds) -> tuple[str, float]:
         if size >= scale:
             return name, scale
     return _TIME_UNITS[-1]
-
-
-def format_duration(seconds, digits: int = DIGITS, *, html: bool = False) -> str:
-    """A duration in the unit that reads: 0.4356 → ``436 ms``, 75 → ``1.25 min``; —, ∞ as in
-    :func:`format_number`."""
-    special = _special(seconds)
-    if special is not None:
-        return special
-    unit, scale = time_unit(seconds)
-    return f"{significant(float(seconds) / scale, digits, html=html)} {unit}"
 
 
 def json_number(value) -> float | None:

@@ -45,21 +45,9 @@ def default_store() -> Path:
     return home / ".cache" / "densing" / "store"
 
 
-#: The shipped Pythia reference fits (the Pythia suite's own laws: ``pythia_final.csv``'s references).
-DEFAULT_DENSITY_FITS = "pythia_*.json"
 #: The targets of `densing density` without --targets: the public table, the headline's (with no --fit, the
 #: headline's own reference inverts them).
 DEFAULT_DENSITY_TARGETS = RESULTS / "public_models.csv"
-
-
-def default_density_fits() -> list[Path]:
-    """Every shipped Pythia reference fit (:data:`DEFAULT_DENSITY_FITS`); an InputError when there are none."""
-    from densing.errors import InputError
-
-    found = sorted(REFERENCE_FITS.glob(DEFAULT_DENSITY_FITS))
-    if not found:
-        raise InputError(f"{REFERENCE_FITS}: no shipped reference fits found; pass --fit")
-    return found
 
 
 def shipped_hint(path) -> str:

@@ -48,6 +48,10 @@ MAX_D0_TOKENS = 1e15
 #: becomes in software: 1899-12-30 or 1900-01-01 (a spreadsheet's day zero), 1970-01-01 (Unix's). The latest is today.
 EARLIEST_DATE = "1990-01-01"
 
+#: t = 0 of the density trend: Llama-1's release, the paper's epoch (Xiao et al. 2024, §3). Here, beside the domain of
+#: dates, so that the command line's defaults read it without importing densing.trend.
+DEFAULT_EPOCH = "2023-02-24"
+
 
 def date_domain() -> str:
     """The domain of a date, in words: ``[1990-01-01, today (YYYY-MM-DD)]``."""

@@ -37,7 +37,7 @@ densing fit --data results/public_models.csv --families Cerebras-GPT --benchmark
   --metric score --law composed --chance auto --ceiling 1 --n-boot 200 --seed 0 --jobs 2 \
   --out reference_fits/cerebras_mean_composed.json
 #    The rules that pick the trend's references (densing.laws.eligibility, rule v3, and rules v2 and v1 as labelled
-#    variants): every family x benchmark of the table, eligible or not and why; writes
+#    variants, which the tool itself computes): every family x benchmark of the table, eligible or not and why; writes
 #    reference_fits/trend_reference_candidates.csv.
 python tools/build_tables.py candidates --results results/public_models.csv --fits-dir reference_fits
 #    Family laws shipped for `densing density --fit` (binomial likelihood, rule v3's pooled dispersion, the default
@@ -53,7 +53,9 @@ for pair in Qwen1.5:mmlu Qwen1.5:leaderboard_bbh Qwen1.5:math_hard Qwen1.5:human
 done
 # 4. The loss-carrying reference: AI2's OLMo ladder (../shared/data/olmo_ladder, allenai/OLMo, Apache-2.0),
 #    25 runs (190M–3B × 0.5–10×C, 1×C from the *-rerun files), the two-step law on bits per byte of the
-#    correct answer, options chosen inside the ladder (densing.laws.ladder), then the held-out check.
+#    correct answer, options chosen inside the ladder (densing.laws.olmo.ladder), then the held-out check. Each fit keeps
+#    the loss stage's points (each run's final point) and not the score stage's checkpoints, which are the ladder
+#    table's rows (densing.laws.olmo.ladder.without_checkpoints).
 OLMO=${OLMO:-../shared/data/olmo_ladder}
 densing ladder fit --data "$OLMO" --out-dir reference_fits --n-boot 200 --seed 0 --jobs 2
 densing ladder check --data "$OLMO" --fits-dir reference_fits --out-dir results/olmo_ladder --format csv > /dev/null

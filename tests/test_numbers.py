@@ -32,7 +32,7 @@ def test_spread_of_one_repeat_names_it_three_times():
 
 from decimal import Decimal  # noqa: E402
 
-from densing.numbers import format_count, format_duration, format_percent, log_ticks, significant  # noqa: E402
+from densing.numbers import format_count, log_ticks, significant, time_unit  # noqa: E402
 
 nonzero = st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: x != 0)
 ZERO_TEXTS = {"0", "0.0", "0.00", "-0", "-0.0"}
@@ -87,8 +87,7 @@ def test_the_readers_examples():
     assert format_number(3.21e-5) == "3.21e-5" and format_number(3.21e-5, html=True) == "3.21×10⁻⁵"
     assert format_number(0.0020) == "0.002" and format_number(4.862316) == "4.86" and format_number(106) == "106"
     assert format_count(1.415e9) == "1.42B" and format_count(1.5e13) == "15T" and format_count(999.6) == "1K"
-    assert format_duration(4.356e5 / 1e6) == "436 ms" and format_duration(75) == "1.25 min"
-    assert format_percent(0.0712) == "7.12%"
+    assert time_unit(0.4356) == ("ms", 1e-3) and time_unit(75) == ("min", 60.0) and time_unit(0) == ("s", 1.0)
     assert format_number(0.0) == "0" and format_number(math.nan) == "—"
     assert format_number(2.5, ".2f") == "2.50"  # a sentence's fixed form, where one asks for it
 
@@ -103,7 +102,7 @@ def test_log_axis_ticks_are_powers_of_ten():
 def test_a_doubling_time_in_words_has_the_digits_of_the_table_beside_it():
     """format_months is the tables' rule (three significant figures), so a sentence and its table agree."""
     from densing.numbers import format_months
-    from densing.tables import column
+    from densing.display import column
 
     for value in (3.4554965997922316, 18.528, 0.5681, 150.2, 1.5, 4.0):
         assert format_months(value) == column("months", [value])[1][0]

@@ -15,8 +15,8 @@
 Each writes its files atomically and byte-identically for the same inputs; the computation is the package's
 (:mod:`densing.data.public`, :mod:`densing.data.swallow`, :mod:`densing.laws.eligibility`,
 :mod:`densing.trend.protocol`, :mod:`densing.laws.olmo.mc_reference`, :mod:`densing.trend.olmes`,
-:mod:`densing.trend.fixed_size`), this script
-only reads the arguments, writes and prints. An error of the package (:class:`densing.errors.DensingError`) is
+:mod:`densing.trend.fixed_size`), but for the candidate table's rules v1 and v2 (:func:`candidate_table_v1_v2`,
+labelled variants the package does not compute); otherwise this script only reads the arguments, writes and prints. An error of the package (:class:`densing.errors.DensingError`) is
 one line ``error: …`` on stderr and exit status 2.
 """
 from __future__ import annotations
@@ -64,7 +64,8 @@ def swallow(args) -> int:
 
 
 def candidates(args) -> int:
-    """The shipped candidate table of the trend's references, rules v3, v2 and v1 (:mod:`densing.laws.eligibility`)."""
+    """The shipped candidate table of the trend's references: rule v3 (:mod:`densing.laws.eligibility`), then rules v2
+    and v1 (:func:`candidate_table_v1_v2`, labelled variants the package no longer computes)."""
     import pandas as pd
 
     from densing.data import read_results
@@ -74,13 +75,197 @@ def candidates(args) -> int:
 
     targets, composed = with_stderr(read_results(args.results)), eligibility.composed_fits(args.fits_dir)
     # rule v3 (the references of every row) first, rules v2 and v1 (labelled variants) after it; the rule column says which
-    table = pd.concat([eligibility.candidate_table(targets, since=args.since, composed=composed, rule=rule)
-                       for rule in ("v3", "v2", "v1")], ignore_index=True)
+    table = pd.concat([eligibility.candidate_table(targets, since=args.since, composed=composed),
+                       *(candidate_table_v1_v2(targets, since=args.since, composed=composed, rule=rule) for rule in ("v2", "v1"))],
+                      ignore_index=True)
     out = Path(args.fits_dir) / CANDIDATES_FILE
     atomic_write_text(out, table.to_csv(index=False, float_format="%.6g"))
     print(eligibility.eligible_families(table[table["rule"] == "v3"]).drop(columns="headline").to_string(index=False))
     print(f"wrote {out}")
     return 0
+
+
+# -- rules v1 and v2 ------------------------------------------------------------------------------------------------
+# The candidate table's labelled variants (docs/method.md, "The rules"): least squares on logits, a relative held-out
+# error, a size span; v2 with the saturation and conditioning of the top-decile targets, v1 with the dated reach
+# quantile on the leaderboard-v1 benchmarks. The trend reads rule v3 only; these rows are the shipped table's record.
+
+#: Rule v1's benchmarks: the leaderboard-v1 columns (tidy names of ``read_results``); rule v2's are the package's
+#: :data:`densing.laws.eligibility_rules.CANDIDATE_BENCHMARKS_V2`.
+CANDIDATE_BENCHMARKS_V1: tuple[str, ...] = ("mmlu", "arc_challenge", "hellaswag", "winogrande", "gsm8k", "humaneval")
+MIN_SIZE_SPAN = 20.0
+REACH_QUANTILE = 0.90
+MAX_HELD_OUT_ERROR = 0.05
+#: R4c: the largest median κ allowed over the top-decile targets (the trend's conditioning threshold).
+MAX_TOP_CONDITIONING = 2.0
+
+
+def candidate_table_v1_v2(targets, *, since: str | None, composed: dict | None = None, rule: str = "v2"):
+    """One row per candidate (family × benchmark, and each composed fit) under rule ``rule`` (``v1``: R1–R5 over
+    :data:`CANDIDATE_BENCHMARKS_V1`; ``v2``: R1–R3, R4s, R4c, R5 over ``CANDIDATE_BENCHMARKS_V2``, with the columns
+    ``top_saturated`` and ``top_kappa`` and no reach, ``reach_score`` NaN: v2 reads no release date); the columns of
+    :func:`densing.laws.eligibility.candidate_table`, ``eligible`` and ``why`` (the first rule it fails)."""
+    import math
+
+    import numpy as np
+    import pandas as pd
+
+    from densing.data.benchmarks import CHANCE_LEVELS
+    from densing.data.item_counts import item_counts
+    from densing.laws.eligibility_rules import CANDIDATE_BENCHMARKS_V2, MIN_FAMILY_MODELS
+    from densing.laws.family import family_points, metric_for
+
+    if rule not in ("v1", "v2"):
+        raise DensingError(f"rule: expected v1 or v2, got {rule!r}")
+    benchmarks = CANDIDATE_BENCHMARKS_V1 if rule == "v1" else CANDIDATE_BENCHMARKS_V2
+    rows = []
+    counts = targets.drop_duplicates("model").groupby("family")["model"].count() if "family" in targets.columns else pd.Series(dtype=int)
+    keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params", "release_date",
+                                "stderr") if c in targets.columns]
+    targets = targets[keep].astype({c: object for c in ("model", "family", "benchmark", "metric") if c in keep})
+    present = set(targets["benchmark"].astype(str))
+    metrics = {b: metric_for(targets, b, None) for b in benchmarks if b in present}
+    reach_cache: dict = {}
+    top_cache: dict = {}
+    counted = set(item_counts()["benchmark"])
+    for family in sorted(str(f) for f in counts[counts >= MIN_FAMILY_MODELS].index):
+        own = targets[targets["family"] == family]  # one family's rows: the per-benchmark steps read only these
+        for benchmark in benchmarks:
+            if benchmark not in present:
+                continue
+            row = {"reference": f"{family}:{benchmark}", "family": family, "benchmark": benchmark, "kind": "family",
+                   "n_fitted": 0, "sizes": 0, "size_span": math.nan, "token_ratio": math.nan, "d0": math.nan,
+                   "largest_member": "", "largest_score": math.nan,
+                   "reach_score": _target_reach(targets, benchmark, family, since, reach_cache) if rule == "v1" else math.nan,
+                   "top_saturated": math.nan, "top_kappa": math.nan,
+                   "held_out_model": "", "held_out_measured": math.nan, "held_out_predicted": math.nan,
+                   "held_out_error": math.nan, "eligible": False, "why": ""}
+            rows.append(row)
+            if benchmark not in CHANCE_LEVELS or benchmark not in counted:
+                row["why"] = (f"R2: {benchmark} has no {'chance level' if benchmark not in CHANCE_LEVELS else 'item count'} "
+                              "in the registry (densing/data), so neither a floor nor a standard error")
+                continue
+            points, dropped = family_points(own, family, benchmark, metric=metrics[benchmark])
+            row["n_fitted"] = len(points)
+            sizes = np.unique(points["params"].to_numpy(float))
+            row["sizes"] = int(sizes.size)
+            if sizes.size:
+                row["size_span"] = float(sizes.max() / sizes.min())
+                tokens = points["train_tokens"].to_numpy(float)
+                row["token_ratio"] = float(tokens.max() / tokens.min())
+                row["d0"] = float(np.exp(np.mean(np.log(tokens))))
+                row["largest_member"] = str(points["model"].iloc[-1])
+                row["largest_score"] = float(points["score"].iloc[-1])
+            notes = [f"{k.replace('_', ' ')}: {', '.join(v)}" for k, v in dropped.items() if v and k != "no_score"]
+            _v1_v2_rules(row, rule, own, targets, family, benchmark, metrics[benchmark], int(sizes.size), top_cache)
+            if notes:
+                row["why"] = "; ".join(([row["why"]] if row["why"] else []) + [f"R1/R3 not fitted — {n}" for n in notes])
+    rows += [_composed_row(name, fit, targets, since, reach_cache) for name, fit in sorted((composed or {}).items())]
+    out = pd.DataFrame(rows)
+    out.insert(0, "rule", rule)
+    return out
+
+
+def _composed_row(name: str, fit, targets, since: str | None, reach_cache: dict) -> dict:
+    """A shipped composed fit's row of rules v1 and v2: judged by the reach rule R4 alone, never eligible."""
+    import math
+
+    points = fit.points_frame()
+    families = str(fit.provenance.get("families", ""))
+    benchmark = fit.benchmarks[0] if len(fit.benchmarks) == 1 else fit.benchmark
+    reach = _target_reach(targets, benchmark, "", since, reach_cache) if len(fit.benchmarks) == 1 else math.nan
+    top = points.sort_values("params").iloc[-1]
+    return {"reference": name.removesuffix(".json"), "family": families, "benchmark": fit.benchmark, "kind": fit.kind,
+            "n_fitted": len(points), "sizes": int(points["params"].nunique()),
+            "size_span": float(points["params"].max() / points["params"].min()),
+            "token_ratio": float(points["train_tokens"].max() / points["train_tokens"].min()), "d0": fit.d0,
+            "largest_member": str(top["model"]), "largest_score": float(top["score"]), "reach_score": reach,
+            "held_out_model": "", "held_out_measured": math.nan, "held_out_predicted": math.nan,
+            "held_out_error": math.nan, "top_saturated": math.nan, "top_kappa": math.nan, "eligible": False,
+            "why": ("R4: largest member scores "
+                    f"{float(top['score']):.3f}, below the targets' {REACH_QUANTILE:.0%} quantile {reach:.3f}"
+                    if len(fit.benchmarks) == 1 else "a mean of benchmarks: the joint inversion replaces it")
+                    + (" (also several recipes)" if "," in families else "")}
+
+
+def _target_reach(targets, benchmark: str, family: str, since: str | None, cache: dict) -> float:
+    """Rule v1's R4: the :data:`REACH_QUANTILE` quantile of ``benchmark``'s scores over the trend's targets released
+    since ``since`` (not of the family); ``cache`` keeps each benchmark's dated scores and families."""
+    import math
+
+    import numpy as np
+    import pandas as pd
+
+    if benchmark not in cache:
+        rows = targets[targets["benchmark"] == benchmark]
+        if since is not None and "release_date" in rows.columns:
+            dates = pd.to_datetime(rows["release_date"])
+            rows = rows[dates.notna() & (dates >= pd.Timestamp(since))]
+        fam = rows["family"].fillna("").astype(str).to_numpy() if "family" in rows.columns else np.full(len(rows), "")
+        cache[benchmark] = (rows["value"].to_numpy(float), fam)
+    values, fam = cache[benchmark]
+    values = values[(fam != family) & ~np.isnan(values)]
+    return float(np.quantile(values, REACH_QUANTILE)) if values.size else math.nan
+
+
+def _top_decile_reasons(row: dict, own, targets, family: str, benchmark: str, metric: str, cache: dict) -> str:
+    """Rule v2's R4s and R4c for one candidate: the reason it fails, or ""; fills ``top_saturated`` and ``top_kappa``."""
+    import numpy as np
+
+    from densing.laws.eligibility_rules import SATURATION_STDERRS, top_targets
+    from densing.laws.family import fit_family
+    from densing.laws.inversion import conditioning
+
+    scores, stderr = top_targets(targets, benchmark, family, cache)
+    if not scores.size or np.isnan(stderr).all():
+        return f"R4c: no target of {benchmark} has a standard error (no item count), so conditioning cannot be judged"
+    try:
+        fit = fit_family(own, family, benchmark, metric=metric, n_boot=0, method="ols", shape="logistic_ln_n")
+    except DensingError as exc:
+        return f"R4c: the family law cannot be fitted: {exc}"
+    cap = float(fit.params["c"]) + float(fit.params["d"])
+    saturated = int(np.sum(scores >= cap - SATURATION_STDERRS * np.nan_to_num(stderr)))
+    kappa = conditioning(fit, scores, stderr)
+    kappa = np.where(np.isnan(kappa), np.inf, kappa)
+    row["top_saturated"], row["top_kappa"] = saturated, float(np.median(kappa))
+    if saturated:
+        return (f"R4s: {saturated} of the {scores.size} top-decile targets score within {SATURATION_STDERRS:g} standard errors "
+                f"of the law's ceiling {cap:.3g}")
+    if not row["top_kappa"] <= MAX_TOP_CONDITIONING:
+        return (f"R4c: one standard error of a top-decile target's score moves N̂ {row['top_kappa']:.3g}-fold (median; "
+                f"allowed {MAX_TOP_CONDITIONING:g})")
+    return ""
+
+
+def _v1_v2_rules(row: dict, rule: str, own, targets, family: str, benchmark: str, metric: str, sizes: int,
+                 top_cache: dict) -> None:
+    """Rules v1's and v2's R2 to R5 on one family candidate, in order: ``row``'s ``why`` says the first it fails,
+    or ``eligible`` is set; the held-out columns are filled where R5 is reached."""
+    from densing.laws.eligibility_rules import MAX_TOKEN_RATIO, MIN_SIZES
+    from densing.laws.family_held_out import held_out_error
+
+    if sizes < MIN_SIZES:
+        row["why"] = f"R2: {sizes} sizes with a token count and a score above chance (need {MIN_SIZES})"
+    elif row["size_span"] < MIN_SIZE_SPAN:
+        row["why"] = f"R2: sizes span {row['size_span']:.3g}× (need {MIN_SIZE_SPAN:g}×)"
+    elif row["token_ratio"] > MAX_TOKEN_RATIO:
+        row["why"] = f"R3: token counts differ {row['token_ratio']:.3g}× (allowed {MAX_TOKEN_RATIO:g}×)"
+    elif rule == "v2" and (reason := _top_decile_reasons(row, own, targets, family, benchmark, metric, top_cache)):
+        row["why"] = reason
+    elif rule == "v1" and not row["largest_score"] >= row["reach_score"]:
+        row["why"] = (f"R4: largest member scores {row['largest_score']:.3f}, below the targets' "
+                      f"{REACH_QUANTILE:.0%} quantile {row['reach_score']:.3f}")
+    else:
+        try:
+            held = held_out_error(own, family, benchmark, metric=metric)
+            row |= dict(held_out_model=held["held_out"], held_out_measured=held["measured"],
+                        held_out_predicted=held["predicted"], held_out_error=held["relative_error"])
+            if row["held_out_error"] > MAX_HELD_OUT_ERROR:
+                row["why"] = f"R5: held-out error {row['held_out_error']:.1%} (allowed {MAX_HELD_OUT_ERROR:.0%})"
+            else:
+                row["eligible"] = True
+        except DensingError as exc:
+            row["why"] = f"R5: held-out refit impossible: {exc}"
 
 
 def protocol(args) -> int:

@@ -58,7 +58,7 @@ def print_help(argv: list[str]) -> bool:
     """Print the help of ``densing [group ...] [command] --help`` without parsing; False if argv is not that.
 
     typer (0.29) builds a pydantic validator for each parameter while parsing, --help included,
-    which imports pydantic (about 0.1 s); a help screen needs no values, so it is rendered from
+    which imports pydantic; a help screen needs no values, so it is rendered from
     the command tree directly. Anything else on the line goes through typer as usual.
     """
     if not argv or argv[-1] not in ("--help", "-h") or any(a.startswith("-") for a in argv[:-1]):

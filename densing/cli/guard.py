@@ -55,7 +55,7 @@ def leave(main) -> None:
     After the command has finished, the exit handlers run (``atexit``: child processes reaped,
     logs flushed), stdout and stderr are flushed, and the process ends with ``os._exit``: freeing
     every module's objects one by one at interpreter shutdown (numpy, typer, pandas …) takes
-    10-12 ms here and gives nothing back that the operating system does not reclaim anyway.
+    time and gives nothing back that the operating system does not reclaim anyway.
     Exit codes are ``main``'s; an unexpected exception still ends with Python's traceback.
     """
     import atexit

@@ -5,7 +5,7 @@ headline), so all of them follow the same rules:
 
 - ``table``: a rich table with markup and highlighting off, so model names such as
   ``org/[/x]model`` print literally; headers in words with their units and cells by the one rule
-  of :mod:`densing.tables` (numbers to 3 significant figures, counts as 1.42B, durations in ms or
+  of :mod:`densing.display` (numbers to 3 significant figures, counts as 1.42B, durations in ms or
   s, fractions as percentages; a missing value ``—``, an infinite one ``∞``); laid out at the terminal's
   width by :mod:`densing.cli.layout` (a row's name, number, interval and status in one block; numbers never wrap,
   names shortened with a key below, never broken; other text folds); no space at a line's end; columns with nothing
@@ -125,9 +125,9 @@ def to_csv(frame) -> str:
 
 
 def columns_of(frame, *, wide: bool = False) -> list[Column]:
-    """The columns of ``frame`` as people read them (:func:`densing.tables.column`); unless
+    """The columns of ``frame`` as people read them (:func:`densing.display.column`); unless
     ``wide``, a column with nothing in it (every cell missing or blank) is left out."""
-    from densing.tables import empty, frame_columns, is_numeric
+    from densing.display import empty, frame_columns, is_numeric
 
     out = []
     for name, (head, cells) in zip(frame.columns, frame_columns(frame)):
@@ -198,7 +198,7 @@ def _block_table(frame, columns: list[Column], block: list[int], caption: str | 
 
 def render_table(frame, *, title: str | None = None, width: int | None = None, file=None, keys: int | None = None,
                  wide: bool = False, together=(), identifiers=()) -> None:
-    """Print ``frame`` as rich tables: markup off, headers in words (:mod:`densing.tables`), numbers
+    """Print ``frame`` as rich tables: markup off, headers in words (:mod:`densing.display`), numbers
     by :mod:`densing.numbers` on one line, no space at the end of a line.
 
     Unless ``wide``, a column with nothing in it is left out. A single row prints as a key/value

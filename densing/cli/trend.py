@@ -9,6 +9,7 @@ import typer
 
 from densing.cli.output import Format, print_document, print_frame, print_text
 from densing.cli.output import FORMAT_HELP, SEED_HELP
+from densing.validation import DEFAULT_EPOCH
 
 #: A row's number, interval and status: kept beside its name in one block at any terminal width.
 ROW_TOGETHER = ("months", "ci_low", "ci_high", "status")
@@ -27,21 +28,13 @@ class By(str, Enum):
     benchmark = "benchmark"
 
 
-class Design(str, Enum):
+class DesignOption(str, Enum):
     leaderboard = "leaderboard"
     olmes = "olmes"
 
 
 DESIGN_HELP = ("'olmes': the paper's two-step design on AI2's recipe (OLMo ladder loss law + OLMo-2 MC score law, N̂ at "
                "D0, default 1T) over AI2's OLMES table (results/olmes), a second, independent measurement.")
-
-
-def _frontier(name: str) -> str:
-    """A registered frontier rule's name (:mod:`densing.trend.rules`; read when the command runs, so the command line's
-    start-up imports nothing numerical), else one line listing the registered ones."""
-    from densing.trend import rules
-
-    return rules.get(name).name
 
 
 def _count(text: Optional[str], option: str) -> Optional[float]:
@@ -91,12 +84,12 @@ def trend(
     results: Optional[Path] = typer.Option(None, "--results", help=RESULTS_HELP),
     fit: Optional[Path] = typer.Option(None, "--fit", help=FIT_HELP),
     d0: Optional[str] = typer.Option(None, "--d0", help=D0_HELP),
-    epoch: str = typer.Option("2023-02-24", "--epoch", help=EPOCH_HELP),
-    since: Optional[str] = typer.Option("2023-02-24", "--since", help=SINCE_HELP),
+    epoch: str = typer.Option(DEFAULT_EPOCH, "--epoch", help=EPOCH_HELP),
+    since: Optional[str] = typer.Option(DEFAULT_EPOCH, "--since", help=SINCE_HELP),
     n_boot: int = typer.Option(600, "--n-boot", help=N_BOOT_HELP),
     seed: int = typer.Option(0, "--seed", help=SEED_HELP),
     by: By = typer.Option(By.headline, "--by", help="'benchmark': one row per benchmark and per benchmark set (the Densing Law by capability)."),
-    design: Design = typer.Option(Design.leaderboard, "--design", help=DESIGN_HELP),
+    design: DesignOption = typer.Option(DesignOption.leaderboard, "--design", help=DESIGN_HELP),
     table_name: Optional[str] = typer.Option(None, "--table", help=TABLE_HELP),
     without_continual: bool = typer.Option(False, "--without-continual", help="Drop the models marked as continual "
                                            "pre-training of another (the Swallow tables' derivation column)."),
@@ -106,7 +99,7 @@ def trend(
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
     profile = _table(table_name, results)
     d0_tokens = _d0(d0)  # before any work, for either design
-    if design is Design.olmes:  # --table with it is refused by densing.cli.exclusive.EXCLUSIVE
+    if design is DesignOption.olmes:  # --table with it is refused by densing.cli.exclusive.EXCLUSIVE
         _check_draws(n_boot, seed)
         _olmes(results, fit, d0_tokens, since, epoch, n_boot, seed, by, fmt, wide)
         return
@@ -129,7 +122,7 @@ def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, with
     from densing.trend.measure import measure_trend
 
     targets = read_results(path)
-    start = _since(epoch, "--epoch") or "2023-02-24"
+    start = _since(epoch, "--epoch") or DEFAULT_EPOCH
     if by is By.benchmark and fit is None and d0_tokens is None and profile.name in CUTOFFS:
         from densing.trend.protocol import measure_table
 
@@ -243,9 +236,7 @@ def _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt, wide=False) ->
         if given is not None:
             raise InputError(f"{option}: --design olmes has its own targets (results/olmes) and references (the MC "
                              f"references in reference_fits/olmo2_mc_*); {option} applies to --design leaderboard")
-    if by is By.headline:
-        pass  # the OLMES design has one row per task and no combined row: --by makes no difference
-    result = measure_olmes(d0=D0 if d0 is None else d0, since=_since(since), epoch=_since(epoch, "--epoch") or "2023-02-24",
+    result = measure_olmes(d0=D0 if d0 is None else d0, since=_since(since), epoch=_since(epoch, "--epoch") or DEFAULT_EPOCH,
                            n_boot=n_boot, seed=seed)
     if fmt is Format.json:
         print_document(result.rows, checks=result.checks,
@@ -284,8 +275,8 @@ def report(
     d0: Optional[str] = typer.Option(None, "--d0", help=D0_HELP),
     frontier: str = typer.Option("quantile", "--frontier", help="Frontier rule drawn in the report's density figure: any rule "
                                  "registered in densing.trend.rules (built in: quantile, the headline rule; all; envelope)."),
-    epoch: str = typer.Option("2023-02-24", "--epoch", help=EPOCH_HELP),
-    since: Optional[str] = typer.Option("2023-02-24", "--since", help=SINCE_HELP),
+    epoch: str = typer.Option(DEFAULT_EPOCH, "--epoch", help=EPOCH_HELP),
+    since: Optional[str] = typer.Option(DEFAULT_EPOCH, "--since", help=SINCE_HELP),
     n_boot: int = typer.Option(600, "--n-boot", help=N_BOOT_HELP),
     seed: int = typer.Option(0, "--seed", help=SEED_HELP),
     traces: Optional[Path] = typer.Option(None, "--traces", help="Add an overlap section from PyTorch-profiler traces in this folder."),
@@ -309,7 +300,7 @@ def report(
             words += [option, str(value)]
     html, measurement, _ = build_report(
         results=results, headline_fit=fit, d0=d0_tokens, frontier=frontier,
-        epoch=_since(epoch, "--epoch") or "2023-02-24", since=_since(since), n_boot=n_boot, seed=seed, traces=traces,
+        epoch=_since(epoch, "--epoch") or DEFAULT_EPOCH, since=_since(since), n_boot=n_boot, seed=seed, traces=traces,
         command=shlex.join(words),
     )
     atomic_write_text(out, html)

@@ -21,14 +21,13 @@ table's own record (:mod:`densing.trend.tables`), and which suite runs it the su
 (:data:`densing.eval.benchmarks.SUITES`).
 
 The chance levels of the leaderboard-v2 benchmarks with subtasks derive from ``leaderboard_v2_subtasks.csv`` beside
-this module (:func:`micro_average_chance`).
+this module: Σ nᵢ/kᵢ / Σ nᵢ over a benchmark's subtasks (nᵢ items, kᵢ options), the item-weighted mean of 1/k, which
+``tests/data/test_benchmark_facts.py`` computes exactly and holds each level to.
 """
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
-from fractions import Fraction
 from pathlib import Path
 
 from densing.errors import InputError, RegistryError
@@ -246,20 +245,6 @@ def record_of_run(run: str) -> BenchmarkRecord:
     raise RUNS.unknown(run)
 
 
-def micro_average_chance(benchmark: str, table: str | Path = SUBTASK_TABLE) -> Fraction:
-    """Chance level of ``benchmark``'s item-weighted aggregate: Σ nᵢ/kᵢ / Σ nᵢ over its subtasks.
-
-    nᵢ items and kᵢ options per subtask come from ``table`` (:data:`SUBTASK_TABLE`); an exact
-    fraction. KeyError if the table has no subtasks of ``benchmark``.
-    """
-    with open(table, newline="", encoding="utf-8") as handle:
-        rows = [row for row in csv.DictReader(handle) if row["benchmark"] == benchmark]
-    if not rows:
-        raise KeyError(f"{benchmark!r}: no subtasks in {Path(table).name}")
-    items = sum(int(row["items"]) for row in rows)
-    return sum((Fraction(int(row["items"]), int(row["choices"])) for row in rows), Fraction(0)) / items
-
-
 # ---------------------------------------------------------------------------------------------
 # the records
 #
@@ -334,7 +319,7 @@ register(BenchmarkRecord(
     # of densing eval, whose floor is 0: the leaderboard's multiple-choice BBH has lm-eval's group name.
     "leaderboard_bbh", chance=109422332 / 379275435,
     chance_source=("multiple choice with 2 to 7 options per subtask: the item-weighted mean of 1/k over its 24 "
-                   "subtasks, 5,761 items (leaderboard_v2_subtasks.csv, micro_average_chance)"),
+                   "subtasks, 5,761 items (leaderboard_v2_subtasks.csv)"),
     items=5761, split="test",
     items_source=("Open LLM Leaderboard v2 BBH (lm-eval leaderboard_bbh, multiple choice): 24 BIG-Bench-Hard tasks "
                   "(Suzgun et al. 2022), per task in leaderboard_v2_subtasks.csv"),
@@ -344,7 +329,7 @@ register(BenchmarkRecord(
 register(BenchmarkRecord(
     "musr", chance=3893 / 11340,
     chance_source=("2, 5 and 3 options on 250, 256 and 250 items: the item-weighted mean of 1/k "
-                   "(leaderboard_v2_subtasks.csv, micro_average_chance)"),
+                   "(leaderboard_v2_subtasks.csv)"),
     items=756, split="test",
     items_source=("MuSR murder_mysteries 250 + object_placements 256 + team_allocation 250 (Sprague et al. 2024, "
                   "arXiv 2310.16049; lm-eval leaderboard_musr)"),

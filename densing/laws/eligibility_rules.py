@@ -1,42 +1,33 @@
 """The written rule of :mod:`densing.laws.eligibility`: its thresholds, and the reasons one candidate fails them.
 
-The thresholds (each named in the module docstring of :mod:`densing.laws.eligibility`, which states rules v1, v2 and
-v3) and the steps that judge one (family, benchmark) candidate: the targets' reach quantile (rule v1's R4) and
-top-decile targets (R4s, R4c, R4r), rules v1's and v2's R2 to R5 in order (:func:`v1_v2_rules`), rule v3's R2, R3,
-R2s, R4r, R4s (:func:`v3_reasons`) and its held-out test R5z (:func:`v3_held_out`).
+The thresholds of rule v3 (each named in the module docstring of :mod:`densing.laws.eligibility`) and the steps that
+judge one (family, benchmark) candidate: the top-decile targets (R4s, R4r), R2, R3, R2s, R4r, R4s
+(:func:`v3_reasons`) and the held-out test R5z (:func:`v3_held_out`).
 """
 from __future__ import annotations
 
-#: Leaderboard-v1 benchmarks a family reference may be fitted on (tidy names of ``read_results``).
-CANDIDATE_BENCHMARKS: tuple[str, ...] = ("mmlu", "arc_challenge", "hellaswag", "winogrande", "gsm8k", "humaneval")
-#: Benchmarks left out of rule v1 before any fit, each with its reason.
-EXCLUDED_BENCHMARKS: dict[str, str] = {
-    "truthfulqa_mc2": "built so that scale does not help (Lin et al. 2022); mc2 has no chance floor",
-    "xwinograd": "multilingual; no item count in the registry",
-}
 MIN_FAMILY_MODELS = 3
 MIN_SIZES = 3
-MIN_SIZE_SPAN = 20.0
 MAX_TOKEN_RATIO = 2.0
-REACH_QUANTILE = 0.90
-MAX_HELD_OUT_ERROR = 0.05
 MIN_BENCHMARKS = 2
-#: Rule v2's benchmarks: v1's and the leaderboard-v2 columns with a chance level and an item count.
-CANDIDATE_BENCHMARKS_V2: tuple[str, ...] = CANDIDATE_BENCHMARKS + ("leaderboard_bbh", "math_hard", "mmlu_pro", "gpqa", "musr")
-#: Left out of v2 before any fit (v1's, and IFEval: instruction following, no chance floor).
+#: The benchmarks a family reference may be fitted on (tidy names of ``read_results``): the leaderboard-v1 columns and
+#: the leaderboard-v2 columns with a chance level and an item count (the name is rule v2's, which introduced them).
+CANDIDATE_BENCHMARKS_V2: tuple[str, ...] = ("mmlu", "arc_challenge", "hellaswag", "winogrande", "gsm8k", "humaneval",
+                                            "leaderboard_bbh", "math_hard", "mmlu_pro", "gpqa", "musr")
+#: Left out before any fit, each with its reason.
 EXCLUDED_BENCHMARKS_V2: dict[str, str] = {
-    **EXCLUDED_BENCHMARKS,
+    "truthfulqa_mc2": "built so that scale does not help (Lin et al. 2022); mc2 has no chance floor",
+    "xwinograd": "multilingual; no item count in the registry",
     "ifeval": "instruction following, scored by rule checks: no chance floor for the law",
 }
 #: R4s: a top-decile target within this many standard errors of the law's ceiling saturates it.
 SATURATION_STDERRS = 2.0
-#: R4c: the largest median κ allowed over the top-decile targets (the trend's conditioning threshold).
-MAX_TOP_CONDITIONING = 2.0
-#: The share of highest-scoring targets R4s and R4c look at.
+#: The share of highest-scoring targets R4s looks at.
 TOP_SHARE = 0.10
 #: A family is a reference of a benchmark set when eligible on at least this many of its benchmarks.
 MIN_SET_BENCHMARKS = 2
-RULE_VERSIONS = ("v1", "v2", "v3")
+#: The rules :func:`densing.laws.eligibility.candidate_table` applies (v1 and v2: ``tools/build_tables.py``).
+RULE_VERSIONS = ("v3",)
 #: Rule v3 (module docstring), R4r's share of the way from chance to the top-decile score.
 REACH_SHARE = 0.5
 #: R4r's top-decile score: this quantile of the benchmark's scores over the table's models outside the family.
@@ -57,38 +48,12 @@ import numpy as np
 import pandas as pd
 
 from densing.errors import DensingError
-from densing.laws.family import fit_family
-from densing.laws.family_held_out import held_out_error
 from densing.numbers import format_number
-
-
-def family_members(targets: pd.DataFrame, family: str) -> set[str]:
-    """Every model of ``family`` in the table (fitted or not): none of them is ever a target of its reference."""
-    if "family" not in targets.columns:
-        return set()
-    return set(targets.loc[targets["family"].astype("string") == family, "model"].astype(str))
-
-
-def target_reach(targets: pd.DataFrame, benchmark: str, family: str, since: str | None, cache: dict) -> float:
-    """The :data:`REACH_QUANTILE` quantile of ``benchmark``'s scores over the trend's targets (not of the family).
-
-    ``cache`` keeps each benchmark's dated scores and families, read once for every family asked about.
-    """
-    if benchmark not in cache:
-        rows = targets[targets["benchmark"] == benchmark]
-        if since is not None and "release_date" in rows.columns:
-            dates = pd.to_datetime(rows["release_date"])
-            rows = rows[dates.notna() & (dates >= pd.Timestamp(since))]
-        fam = rows["family"].fillna("").astype(str).to_numpy() if "family" in rows.columns else np.full(len(rows), "")
-        cache[benchmark] = (rows["value"].to_numpy(float), fam)
-    values, fam = cache[benchmark]
-    values = values[(fam != family) & ~np.isnan(values)]
-    return float(np.quantile(values, REACH_QUANTILE)) if values.size else math.nan
 
 
 def top_targets(targets: pd.DataFrame, benchmark: str, family: str, cache: dict) -> tuple[np.ndarray, np.ndarray]:
     """(scores, standard errors) of the top :data:`TOP_SHARE` of ``benchmark``'s scores over the table's models
-    outside ``family``, any release date (rule v2's R4s and R4c)."""
+    outside ``family``, any release date (R4s)."""
     if benchmark not in cache:
         rows = targets[targets["benchmark"] == benchmark]
         fam = rows["family"].fillna("").astype(str).to_numpy() if "family" in rows.columns else np.full(len(rows), "")
@@ -102,60 +67,6 @@ def top_targets(targets: pd.DataFrame, benchmark: str, family: str, cache: dict)
     count = max(1, math.ceil(TOP_SHARE * values.size))
     order = np.argsort(-values, kind="stable")[:count]
     return values[order], stderr[order]
-
-
-def _date_blindtarget_reach(row: dict, own: pd.DataFrame, targets: pd.DataFrame, family: str, benchmark: str, metric: str,
-                      cache: dict) -> str:
-    """Rule v2's R4s and R4c for one candidate: the reason it fails, or ""; fills ``top_saturated`` and ``top_kappa``."""
-    from densing.laws.inversion import conditioning
-
-    scores, stderr = top_targets(targets, benchmark, family, cache)
-    if not scores.size or np.isnan(stderr).all():
-        return f"R4c: no target of {benchmark} has a standard error (no item count), so conditioning cannot be judged"
-    try:
-        fit = fit_family(own, family, benchmark, metric=metric, n_boot=0, method="ols", shape="logistic_ln_n")
-    except DensingError as exc:
-        return f"R4c: the family law cannot be fitted: {exc}"
-    cap = float(fit.params["c"]) + float(fit.params["d"])
-    saturated = int(np.sum(scores >= cap - SATURATION_STDERRS * np.nan_to_num(stderr)))
-    kappa = conditioning(fit, scores, stderr)
-    kappa = np.where(np.isnan(kappa), np.inf, kappa)
-    row["top_saturated"], row["top_kappa"] = saturated, float(np.median(kappa))
-    if saturated:
-        return (f"R4s: {saturated} of the {scores.size} top-decile targets score within {SATURATION_STDERRS:g} standard errors "
-                f"of the law's ceiling {cap:.3g}")
-    if not row["top_kappa"] <= MAX_TOP_CONDITIONING:
-        return (f"R4c: one standard error of a top-decile target's score moves N̂ {row['top_kappa']:.3g}-fold (median; "
-                f"allowed {MAX_TOP_CONDITIONING:g})")
-    return ""
-
-
-def v1_v2_rules(row: dict, rule: str, own: pd.DataFrame, targets: pd.DataFrame, family: str, benchmark: str,
-                 metric: str, sizes: int, top_cache: dict) -> None:
-    """Rules v1's and v2's R2 to R5 on one family candidate, in order: ``row``'s ``why`` says the first it fails,
-    or ``eligible`` is set; the held-out columns are filled where R5 is reached."""
-    if sizes < MIN_SIZES:
-        row["why"] = f"R2: {sizes} sizes with a token count and a score above chance (need {MIN_SIZES})"
-    elif row["size_span"] < MIN_SIZE_SPAN:
-        row["why"] = f"R2: sizes span {row['size_span']:.3g}× (need {MIN_SIZE_SPAN:g}×)"
-    elif row["token_ratio"] > MAX_TOKEN_RATIO:
-        row["why"] = f"R3: token counts differ {row['token_ratio']:.3g}× (allowed {MAX_TOKEN_RATIO:g}×)"
-    elif rule == "v2" and (reason := _date_blindtarget_reach(row, own, targets, family, benchmark, metric, top_cache)):
-        row["why"] = reason
-    elif rule == "v1" and not row["largest_score"] >= row["reach_score"]:
-        row["why"] = (f"R4: largest member scores {row['largest_score']:.3f}, below the targets' "
-                      f"{REACH_QUANTILE:.0%} quantile {row['reach_score']:.3f}")
-    else:
-        try:
-            held = held_out_error(own, family, benchmark, metric=metric)
-            row |= dict(held_out_model=held["held_out"], held_out_measured=held["measured"],
-                        held_out_predicted=held["predicted"], held_out_error=held["relative_error"])
-            if row["held_out_error"] > MAX_HELD_OUT_ERROR:
-                row["why"] = f"R5: held-out error {row['held_out_error']:.1%} (allowed {MAX_HELD_OUT_ERROR:.0%})"
-            else:
-                row["eligible"] = True
-        except DensingError as exc:
-            row["why"] = f"R5: held-out refit impossible: {exc}"
 
 
 def v3_reasons(row: dict, fitted, chance: float, top: float, top_scores: np.ndarray, top_stderr: np.ndarray) -> str:

@@ -19,13 +19,12 @@ OLMo ladder's fitted α (``reference_fits/olmo_mmlu_two_step.json``: 0.356, its 
 agrees with it but is one recipe's ladder below 1.5B parameters and too wide to fix a shape; the published α is
 the stated one. As N → ∞ the power shape flattens toward its asymptote d + c·σ(−γ·l), below the ceiling c + d:
 a family's growth slows where real families' does, which the logistic in ln N (rising to the ceiling) cannot.
-**logistic_ln_n** is the earlier shape, a sigmoid of ln N as observational scaling laws take it; it stays a
-labelled option. The default is **power**: ``studies/family_law_shape.py`` compares the two by a criterion written
+**logistic_ln_n**, a sigmoid of ln N as observational scaling laws take it, is a labelled option. The default is **power**: ``studies/family_law_shape.py`` compares the two by a criterion written
 before the comparison (the held-out binomial log-likelihood of each family's largest member, refitted on the others,
 summed over the family × benchmark rows of the public and Swallow tables), and the power shape predicts better
 (``studies/family_law_shape.results.txt``: Σℓ −5141 against −10118 over 194 rows; it wins 151 of them; the held-out
-|z| ≤ 1.96 in 170 of 194 against 150). Rules v1 and v2 of :mod:`densing.laws.eligibility` keep the logistic in ln N
-they were written with.
+|z| ≤ 1.96 in 170 of 194 against 150). Rules v1 and v2 (the shipped candidate table's variants, ``tools/build_tables.py``) keep
+the logistic in ln N they were written with.
 
 with d the benchmark's chance level and c + d = 1 (the same choice as the shipped composed fits:
 a perfect score is the ceiling), γ > 0 (a larger family member scores higher).
@@ -40,15 +39,15 @@ transform. The maximum is found by Fisher scoring with step halving (:mod:`densi
 
 Uncertainty is **parametric, from the likelihood**: (γ, l) are drawn from the normal
 approximation N(θ̂, φ̂·I(θ̂)⁻¹), I the Fisher information and φ̂ = max(1, X²/(m − 2)) the Pearson
-dispersion over the m members (1 when m = 2). A bootstrap over members was the earlier choice and
-is not kept for the likelihood fit: with 3–7 members it has a handful of distinct resamples (3
+dispersion over the m members (1 when m = 2). The likelihood fit does not bootstrap over
+members: with 3–7 members it has a handful of distinct resamples (3
 members: 10, three of them one size), so its quantiles are coarse and it cannot draw a slope no
 resample shows; the likelihood's curvature carries the binomial noise of every member, and φ̂
 carries the members' departure from the law beyond it (their recipes are not identical). Draws
 with γ ≤ 0 are redrawn (counted). ``studies/capability_coverage.py`` checks the interval on
 planted families, misspecified ones included.
 
-``method="ols"`` is the earlier fit, kept as a labelled option: in logit space the law is a line,
+``method="ols"`` is a labelled option: in logit space the law is a line,
 logit((S − d)/c) = γ·ln N − γ·l, fitted by ordinary least squares over the members above chance
 (those at or below carry no logit and are left out, counted), its uncertainty a bootstrap over
 members (resamples with fewer than 2 distinct sizes, or whose line does not rise, are redrawn).

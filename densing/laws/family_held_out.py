@@ -1,5 +1,6 @@
 """A family law's held-out checks: refit without the family's largest member and compare its predicted score with
-the measured one (:mod:`densing.laws.eligibility`'s rules: R5 of v1 and v2 by relative error, v3 within noise).
+the measured one (R5 of rules v1 and v2 by relative error, ``tools/build_tables.py``; R5z of rule v3 within noise,
+:mod:`densing.laws.eligibility`).
 """
 from __future__ import annotations
 
@@ -72,8 +73,8 @@ def held_out_result(found, members: dict, family: str, benchmark: str, items: fl
 
 def held_out_error(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
                    method: str = "ols", shape: str = "logistic_ln_n") -> dict:
-    """Refit without the largest member, predict its score (rule R5 of rules v1 and v2 of
-    :mod:`densing.laws.eligibility`, with their fit by least squares on logits).
+    """Refit without the largest member, predict its score (rule R5 of rules v1 and v2, with their fit by least
+    squares on logits).
 
     Returns ``held_out`` (model), ``measured``, ``predicted`` and ``relative_error`` |Ŝ − S| / S.
     """

@@ -141,19 +141,6 @@ class ReferenceFit(Result):
         """The point estimate as columns of shape (rows, 1), shaped as :meth:`draw_columns` gives draws."""
         return {k: np.full((rows, 1), float(v)) for k, v in self.params.items()}
 
-    def effective_params_draws(self, scores, d0: float | None = None) -> np.ndarray:
-        """N̂ for every bootstrap draw: an array of shape (n_draws, n_scores).
-
-        ``scores`` is one vector (the same scores under every draw) or an (n_draws, n_scores)
-        array (a score per draw, e.g. perturbed by its standard error).
-        """
-        if not self.bootstrap:
-            raise FitError(f"{self.benchmark}: this fit has no bootstrap draws (fit with n_boot > 0)")
-        scores = np.asarray(scores, float)
-        if scores.ndim == 1:
-            scores = scores[None, :]
-        return invert_scores(self.draw_columns(), scores, self._d0(d0))[1]
-
     # -- diagnostics ------------------------------------------------------------------------
     @property
     def r_squared(self) -> float:

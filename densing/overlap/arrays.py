@@ -1,5 +1,5 @@
 """Set membership on integer arrays without NumPy's ``unique``/``isin``, which import
-``numpy.ma`` (10-30 ms of a command's start-up) to ask whether an array is masked."""
+``numpy.ma`` (a part of a command's start-up) to ask whether an array is masked."""
 from __future__ import annotations
 
 import numpy as np

@@ -41,23 +41,3 @@ def cut_before(buf, lo: int, hi: int, forward: bool = False) -> tuple[int, int]:
             hi = cut + 2
 
 
-def split_spans(data, parts: int) -> tuple[list[tuple[int, int]], int]:
-    """Cut the events array of the whole document ``data`` into about ``parts`` spans of equal
-    size: ``(spans, tail)`` where each span ``(start, cut)`` covers ``data[start:cut + 2]``
-    (``data[start]`` precedes the span's first ``{``, ``data[cut:cut + 2] == b"},"`` ends its last
-    event) and the events from ``data[tail + 1]`` on are left for the document's last part.
-    Raises :class:`Unsplittable` when there is no array or no cut point."""
-    bracket = events_start(data)
-    if bracket < 0:
-        raise Unsplittable
-    spans, lo = [], bracket
-    for k in range(1, parts):
-        target = max(lo + 1, bracket + k * (len(data) - bracket) // parts)
-        cut, nxt = cut_before(data, target, len(data), forward=True)
-        if cut < 0:
-            break
-        spans.append((lo, cut))
-        lo = nxt - 1
-    if not spans:
-        raise Unsplittable
-    return spans, lo

@@ -9,8 +9,8 @@ an exception raised by a job is raised by ``run``.
 * :class:`ProcessEngine` — local processes (forked on Linux: no re-import); a combining job
   runs in this process once its inputs are back. No more leaves than workers (a file's parts):
   one process each but the last leaf, which runs here, forked directly with ``os.fork`` and a
-  pipe (a pool's start-up, ~15 ms, is a tenth of a 30 MB file's time, and ``multiprocessing``'s
-  imports alone cost a 10 MB file's run about a tenth of its CPU); more: a ``concurrent.futures``
+  pipe (a pool's start-up and ``multiprocessing``'s imports are a noticeable part of a file's time;
+  ``bench/overlap_scale.py`` measures them); more: a ``concurrent.futures``
   process pool of ``workers`` processes that runs them all, so this process holds only results;
 * :class:`DaskEngine` — a ``dask.distributed`` client (a ``LocalCluster`` on this machine or a
   running scheduler's address): the whole tree is submitted, dependencies stay on the workers
@@ -21,7 +21,7 @@ an exception raised by a job is raised by ``run``.
 in this process (start-up is most of a small set's time), uses local processes for a lone large
 file or a set of 32 MiB or more, and a local Dask cluster from 4 GiB (where ``dask[distributed]``
 is installed: its workers are restarted if one dies and it spills rather than fail; its
-start-up, ~3 s, is paid back only on large sets — on one machine local processes are as fast,
+start-up is paid back only on large sets — on one machine local processes are as fast,
 ``bench/overlap_scale.results.txt``).
 """
 from __future__ import annotations
@@ -89,7 +89,7 @@ class ProcessEngine:
         if 1 < len(leaves) <= self.workers:
             results = self._few(leaves)
         elif len(leaves) > 1 and self.workers > 1:
-            from concurrent.futures.process import BrokenProcessPool  # here: 5 ms of start-up that small sets do not need
+            from concurrent.futures.process import BrokenProcessPool  # here: start-up that small sets do not need
 
             from densing.workers import end_pool, process_pool
 

@@ -218,8 +218,8 @@ def decode_document(data, path: Path, kind: str = GPU):
 
 
 def decode_span(data, start: int, cut: int, kind: str = GPU):
-    """Columns of the events in ``data[start:cut + 2]`` (a span of
-    :func:`densing.overlap.cutting.split_spans`). Raises msgspec's errors on a wrong cut."""
+    """Columns of the events in ``data[start:cut + 2]`` (a span from the array's ``[`` or an event boundary of
+    :func:`densing.overlap.cutting.cut_before` to another). Raises msgspec's errors on a wrong cut."""
     with memoryview(data) as view:
         span = bytearray(view[start:cut + 2])
     span[0] = 0x5B  # "["

@@ -147,14 +147,6 @@ def read_cpu_ranks(path: str | Path) -> list[CpuRank]:
     return decode_ranks(trace_files(path), CPU, SerialEngine())
 
 
-def read_cpu_traces(path: str | Path) -> list[RankTrace]:
-    """Read CPU-side (gloo) traces: one RankTrace per rank (:mod:`densing.overlap.cpu_trace`).
-
-    Raises TraceError naming the file when a rank has no ``gloo:*`` collective or no ``cpu_op``.
-    """
-    return cpu_traces(path, read_cpu_ranks(path))
-
-
 def annotation_frame(path: str | Path, names: tuple[str, ...]):
     """The ``user_annotation`` events named in ``names`` (``record_function`` labels such as
     ``forward``) and the ``gloo:*`` collectives of a CPU set, one row each: rank, step (the

@@ -110,10 +110,6 @@ def build_model(config: TrainConfig):
     return GPT()
 
 
-def count_params(model) -> int:
-    return int(sum(p.numel() for p in model.parameters()))
-
-
 def param_numel(config: TrainConfig) -> list[int]:
     """The sizes of :func:`build_model`'s parameters, in ``model.parameters()`` order, without building it (a model
     too large for memory is refused before anything is allocated)."""

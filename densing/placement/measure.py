@@ -29,7 +29,7 @@ Swallow LLM Leaderboard's table ``results/swallow/swallow_2025-06.csv`` for ``sw
    with the band of its slope's 95% interval at the date and the line's range of dates, the words noting a date
    outside it (:mod:`densing.placement.place`).
 
-A density is a bound by the one rule of :func:`densing.tables.density_reading` (censored by the law, or an interval
+A density is a bound by the one rule of :func:`densing.display.density_reading` (censored by the law, or an interval
 reaching 0 or ∞), as in ``densing density`` and the report; a score within two standard errors of its benchmark's
 chance level is noted in the words.
 

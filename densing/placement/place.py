@@ -1,5 +1,5 @@
 """``densing measure``'s fourth and fifth steps: each model's density under the headline's inversion, read by the
-one rule for bounds (:func:`densing.tables.density_reading`), and placed against the frontier line at its date.
+one rule for bounds (:func:`densing.display.density_reading`), and placed against the frontier line at its date.
 
 The line is ln ρmax = A·t + B (Xiao et al. 2024, eq. 5). At a date t its ρmax comes with the band of the slope's
 95% interval through the frontier's centre (:meth:`densing.trend.uncertainty.TrendUncertainty.confidence_band`, the
@@ -16,7 +16,7 @@ import pandas as pd
 
 from densing.errors import InputError
 from densing.numbers import format_number
-from densing.tables import CHANCE_STDERRS, LOWER_BOUND, NEAR_CHANCE, NO_READING, UPPER_BOUND, VALUE, density_reading
+from densing.display import CHANCE_STDERRS, LOWER_BOUND, NEAR_CHANCE, NO_READING, UPPER_BOUND, VALUE, density_reading
 
 #: The verdicts against the frontier line.
 ABOVE, BELOW, UNDETERMINED = "above", "below", "undetermined"
@@ -106,7 +106,7 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
     → ln ρmax and ``epoch``); ``span``: the line's range of dates (:func:`line_dates`). Columns: the model, its date
     and where the date comes from, its scores and item counts (``score:<b>``, ``items:<b>``), the benchmarks inverted,
     ``reference`` (the inversion the density comes from), ρ (``density``; censored where ``bound`` says so), its 95%
-    interval, ``reading`` (``value``, ``upper bound``, ``lower bound``, ``none``: :func:`densing.tables.density_reading`),
+    interval, ``reading`` (``value``, ``upper bound``, ``lower bound``, ``none``: :func:`densing.display.density_reading`),
     the line at the date (:func:`frontier_at`), ``frontier`` (above, below, undetermined) and ``words``.
     """
     from densing.laws.density import density_table
@@ -164,7 +164,7 @@ def _side(reading: str, value: float, line: float) -> str:
 
 def _verdict(r: dict, near_chance: str | None) -> dict:
     """``reading``, ``frontier`` and ``words`` of one placed model (the reading by
-    :func:`densing.tables.density_reading`, at chance where the density table says so; a score near chance noted in
+    :func:`densing.display.density_reading`, at chance where the density table says so; a score near chance noted in
     the words)."""
     reading, value, why = density_reading(r["density"], r["bound"], r["density_ci_low"], r["density_ci_high"],
                                           r.get("near_chance", False))

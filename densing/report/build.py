@@ -16,6 +16,7 @@ import pandas as pd
 from densing.report.compute import compute_report, with_intervals
 from densing.report.model import DEFAULT_RESULTS, Report
 from densing.report.render import render, verdict_html
+from densing.trend.constants import DEFAULT_EPOCH
 
 __all__ = ["DEFAULT_RESULTS", "Report", "build_report", "compute_report", "render", "verdict_html", "with_intervals"]
 
@@ -27,8 +28,8 @@ def build_report(
     fits_dir: str | Path | None = None,
     d0: float | None = None,
     frontier: str = "quantile",
-    epoch: str = "2023-02-24",
-    since: str | None = "2023-02-24",
+    epoch: str = DEFAULT_EPOCH,
+    since: str | None = DEFAULT_EPOCH,
     n_boot: int = 600,
     seed: int = 0,
     traces: str | Path | None = None,

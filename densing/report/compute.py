@@ -17,7 +17,7 @@ from densing import paths
 from densing.laws.reference_fit import ReferenceFit
 from densing.report import model as m
 from densing.trend import executor
-from densing.trend.constants import NAMED_MODELS, PAPER
+from densing.trend.constants import DEFAULT_EPOCH, NAMED_MODELS, PAPER
 
 
 def _fits(pattern: str, folder: Path) -> tuple[ReferenceFit, ...]:
@@ -36,7 +36,7 @@ def _olmes_job(inputs: m.Inputs) -> executor.Beside:
 @executor.one_blas_thread  # the report's fits are on matrices of a few columns: one BLAS thread per process
 def compute_report(*, results: str | Path | None = None, headline_fit: str | Path | None = None,
                    fits_dir: str | Path | None = None, d0: float | None = None, frontier: str = "quantile",
-                   epoch: str = "2023-02-24", since: str | None = "2023-02-24", n_boot: int = 600, seed: int = 0,
+                   epoch: str = DEFAULT_EPOCH, since: str | None = DEFAULT_EPOCH, n_boot: int = 600, seed: int = 0,
                    traces: str | Path | None = None, command: str | None = None, measured=None,
                    yours: pd.DataFrame | None = None, yours_suite: str | None = None) -> m.Report:
     """Every section the report shows, from the command's inputs (:func:`densing.report.build.build_report`'s

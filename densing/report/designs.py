@@ -29,7 +29,7 @@ FORECAST_COLUMNS = (("cutoff", ("cutoff",)), ("early months", ("early_window_mon
                     ("above the band's upper edge", ("above_band_high",)), ("verdict", ("verdict",)))
 
 
-def months_interval(months, low, high) -> str:
+def months_words(months, low, high) -> str:
     """'months [low–high]' of a record (JSON writes an infinite doubling time, no trend, as null): '∞' for null."""
     if months is None and low is None and high is None:
         return "—"  # no line was fitted
@@ -44,7 +44,7 @@ def _cell(row: dict | None) -> str:
     months, low, high = (row.get(k) for k in ("months", "ci_low", "ci_high"))
     if low is None and (months is None or not math.isfinite(months)):
         return "not measured"
-    return months_interval(months, low, high) + ("" if row.get("status") == "measured" else " (estimate)")
+    return months_words(months, low, high) + ("" if row.get("status") == "measured" else " (estimate)")
 
 
 def _agreement(a: dict | None, b: dict | None) -> str:
@@ -81,7 +81,7 @@ def forecast_tables(records: dict) -> tuple[tuple[str, str, pd.DataFrame], ...]:
     for stem in ("swallow", "swallow_2026"):
         found = records.get(stem, {}).get("forecast")
         if found:
-            frame = pd.DataFrame([{header: (months_interval(*(r.get(f) for f in fields)) if len(fields) == 3
+            frame = pd.DataFrame([{header: (months_words(*(r.get(f) for f in fields)) if len(fields) == 3
                                             else r.get(fields[0])) for header, fields in FORECAST_COLUMNS}
                                   for r in found["cutoffs"]])
             out.append((records[stem]["words"], found["summary"], frame))

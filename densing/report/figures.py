@@ -22,9 +22,9 @@ def _esc(values) -> list[str]:
 
 
 def loss_figure(fit: ReferenceFit) -> go.Figure:
-    """Loss estimation: measured conditional loss vs training tokens per model size, with the
-    fitted L(N, D) = a·N^-α + b·D^-β [+E] (Xiao et al. 2024, eq. 2) drawn through each size."""
-    points = fit.points_frame().dropna(subset=["loss"])
+    """Loss estimation: measured conditional loss vs training tokens per model size (the loss stage's points), with
+    the fitted L(N, D) = a·N^-α + b·D^-β [+E] (Xiao et al. 2024, eq. 2) drawn through each size."""
+    points = fit.loss_points_frame().dropna(subset=["loss"])
     figure = go.Figure()
     for i, (size, group) in enumerate(points.groupby("params")):
         color = PALETTE[i % len(PALETTE)]
@@ -87,6 +87,8 @@ def performance_figure(fits: list[ReferenceFit]) -> go.Figure:
     for k, fit in enumerate(fits):
         row, col = k // cols + 1, k % cols + 1
         points = fit.points_frame()  # the panel's numbers first (the points' losses, the law's curve), then its drawing
+        if points.empty:  # a ladder fit keeps each run's final point, not its checkpoints
+            points = fit.loss_points_frame()
         if fit.kind == "two-step":
             loss = points["loss"].to_numpy(float)
         else:

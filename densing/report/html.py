@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from densing.tables import column, frame_columns
+from densing.display import frame_columns
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#fafbfc}
@@ -63,12 +63,6 @@ LONG_HEADER_WORD = 6
 LONG_CARD = 32
 
 
-def fmt_number(value) -> str:
-    """One value as escaped table HTML by the one rule (:func:`densing.tables.column`): 3
-    significant figures, 3.2×10⁻⁵, — for a missing value, yes/no, YYYY-MM-DD."""
-    return esc(column("", [value], html=True)[1][0])
-
-
 def _header_class(header) -> str:
     """' class="w"' for a header with a word longer than :data:`LONG_HEADER_WORD`, else ''."""
     return ' class="w"' if max(map(len, str(header).split()), default=0) > LONG_HEADER_WORD else ""
@@ -76,7 +70,7 @@ def _header_class(header) -> str:
 
 def table_html(frame: pd.DataFrame, *, scroll: bool = True) -> str:
     """An HTML table of ``frame`` in a horizontally scrollable box (``scroll``: also at most 520 px
-    high): headers in words with their units and cells by the one rule of :mod:`densing.tables`
+    high): headers in words with their units and cells by the one rule of :mod:`densing.display`
     (3 significant figures, 3.2×10⁻⁵, counts as 15T, fractions as percentages, yes/no for
     booleans); every cell escaped; numbers right-aligned; long text wraps."""
     shown = frame_columns(frame, html=True)  # a censored density as its bound (≤ x, ≥ x)

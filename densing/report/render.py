@@ -2,7 +2,7 @@
 
 Each section type has one function here (the designs and ``densing measure``'s own section in
 :mod:`densing.report.render_designs`) that lays its results out as figures, tables and words; numbers are written
-by :mod:`densing.tables`' one rule (3 significant figures, a censored density as its bound).
+by :mod:`densing.display`' one rule (3 significant figures, a censored density as its bound).
 """
 from __future__ import annotations
 
@@ -206,8 +206,8 @@ CANDIDATES_INTRO = (
     "zero; R3 token counts within 2×; R4r the best member at least half the way from chance to the top-decile score; "
     "R4s no top-decile target within 2 standard errors of the law's ceiling; R5z the largest member, held out, within "
     "±1.96 combined standard errors of the refit's prediction (the dispersion pooled per benchmark). Rules v2 and v1 "
-    "(least squares on logits, a 5% relative held-out tolerance) are labelled variants; their verdicts are under the "
-    "per-benchmark table.")
+    "(least squares on logits, a 5% relative held-out tolerance) are labelled variants, in the shipped candidate table "
+    "(reference_fits/trend_reference_candidates.csv).")
 
 
 def _candidates(s: m.CandidatesSection) -> Section:

@@ -7,7 +7,7 @@ import math
 from densing import paths
 from densing.data.units import format_count
 from densing.numbers import format_number
-from densing.tables import BOUND_SIGNS, NO_READING, density_reading
+from densing.display import BOUND_SIGNS, NO_READING, density_reading
 from densing.report import model as m
 from densing.report.html import Section, cards_html, esc, figure_html, table_html
 from densing.report.render_parts import details
@@ -46,7 +46,7 @@ def _your_place(row: dict) -> str:
 
 
 def _your_density(row: dict) -> str:
-    """ρ as the one bound rule reads it (:func:`densing.tables.density_reading`): a number, ≤ / ≥ a bound, or —."""
+    """ρ as the one bound rule reads it (:func:`densing.display.density_reading`): a number, ≤ / ≥ a bound, or —."""
     reading, number, _ = density_reading(row.get("density"), row.get("bound", ""), row.get("density_ci_low", math.nan),
                                          row.get("density_ci_high", math.nan), row.get("near_chance", False))
     if reading == NO_READING:

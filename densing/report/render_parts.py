@@ -1,7 +1,7 @@
 """The report's tables and paragraphs as the page shows them: columns chosen, rows named, words around the numbers.
 
 Layout only: each function picks and names the columns of a result the model already holds; the cells are written
-by :func:`densing.report.html.table_html` (:mod:`densing.tables`' one rule).
+by :func:`densing.report.html.table_html` (:mod:`densing.display`' one rule).
 """
 from __future__ import annotations
 

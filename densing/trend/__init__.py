@@ -21,7 +21,7 @@ the choice among them):
 Modules: :mod:`.targets` (which models enter), :mod:`.rules` (the frontier rules: the censored
 0.9 regression quantile, the paper's envelope, the Tobit mean line; :mod:`.censored`,
 :mod:`.lines`), :mod:`.capability` (rows per benchmark and set), :mod:`.checks`, :mod:`.measurement` (the result
-types). The references' rule (v3; v2 and v1 as labelled variants) is :mod:`densing.laws.eligibility`'s, and the
+types). The references' rule (v3) is :mod:`densing.laws.eligibility`'s, and the
 inversions themselves (score → ρ, per benchmark or jointly) are :mod:`densing.laws.inversion`'s.
 
 A second estimator beside the envelope, with no reference: :mod:`.fixed_size` (the fixed-size time regression, logit

@@ -39,7 +39,6 @@ from densing.numbers import format_months
 from densing.trend import checks
 from densing.trend.censored import EXACT
 from densing.trend.lines import envelope_index
-from densing.trend.targets import trend_targets
 from densing.trend import design
 from densing.trend.uncertainty import TrendUncertainty, from_design
 
@@ -178,27 +177,6 @@ def _nearest_caps(inversion, scores: np.ndarray, stderr: np.ndarray) -> tuple[np
     rows = np.arange(scores.shape[0])
     names = list(inversion.benchmarks) if inversion.kind == "joint" else [",".join(inversion.benchmarks)] * scores.shape[1]
     return scores[rows, pick], stderr[rows, pick], caps[pick], [names[i] for i in pick]
-
-
-def members_of(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit], found: dict[str, tuple[str, ...]],
-               *, since: str | None, epoch: str, joint: bool) -> list[tuple[object, pd.DataFrame]]:
-    """(inversion, its targets) of each reference family: per benchmark, or joint over its eligible benchmarks."""
-    out = []
-    for family, benchmarks in found.items():
-        chosen = tuple(fits[(family, b)] for b in benchmarks)
-        inversion = Joint(chosen) if joint else PerBenchmark(chosen[0], chosen[0].d0)
-        models, _ = trend_targets(targets, inversion, since=since, epoch=epoch)
-        out.append((inversion, models))
-    return out
-
-
-def ordered_members(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found: dict[str, tuple[str, ...]], *,
-                    since: str | None, epoch: str, joint: bool) -> list[tuple[object, pd.DataFrame]]:
-    """:func:`members_of`, the lead reference first: the family of lowest mean held-out error (the shares' point reference)."""
-    members = members_of(targets, fits, found, since=since, epoch=epoch, joint=joint)
-    names = list(found)
-    order = sorted(range(len(members)), key=lambda i: (_held_out(candidates, names[i], found[names[i]]), i))
-    return [members[i] for i in order]
 
 
 def _why_none(candidates: pd.DataFrame, benchmarks: tuple[str, ...]) -> str:
@@ -352,21 +330,6 @@ def _held_out_columns(candidates: pd.DataFrame) -> dict:
         at.setdefault(key, []).append(i)
     z = candidates["held_out_z"].to_numpy(float) if "held_out_z" in candidates.columns else None
     return {"at": at, "held_out_z": z, "held_out_error": candidates["held_out_error"].to_numpy(float)}
-
-
-def benchmark_rows(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, *, since: str | None, epoch: str,
-                   n_boot: int, seed: int) -> list[Row]:
-    """One :class:`Row` per benchmark of :func:`row_benchmarks` that the table has."""
-    present = set(targets["benchmark"].astype(str))
-    return [trend_row(b, b, CAPABILITY[b], (b,), targets, candidates, fits, since=since, epoch=epoch, n_boot=n_boot,
-                      n_boot_share=0, seed=seed) for b in row_benchmarks() if b in present]
-
-
-def set_rows(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, *, since: str | None, epoch: str, n_boot: int,
-             seed: int, skip: tuple[str, ...] = ()) -> list[Row]:
-    """One :class:`Row` per benchmark set of :data:`SETS` (but ``skip``)."""
-    return [trend_row(name, label, "set", benchmarks, targets, candidates, fits, since=since, epoch=epoch, n_boot=n_boot,
-                      n_boot_share=0, seed=seed) for name, (label, benchmarks) in SETS.items() if name not in skip]
 
 
 def rows_frame(rows: list[Row]) -> pd.DataFrame:

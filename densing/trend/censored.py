@@ -33,7 +33,7 @@ the best slope is a weighted quantile of the s_i (:func:`_rotate`) — then pivo
 and stops when the rotation about the new pivot no longer lowers the objective (both edges of the vertex then rise).
 Every step is one array computation over all problems still walking, so a bootstrap's draws are solved together;
 each row's arithmetic is its own, so a problem's line is the same number solved alone or among others of its size.
-``tests/trend/test_censored.py`` holds it to :func:`exhaustive_censored_quantile_line` (every line through two
+``tests/trend/test_censored.py`` holds it to an exhaustive search (every line through two
 points) on random and planted problems, bounds, ties in date and resampling weights included.
 """
 from __future__ import annotations
@@ -167,27 +167,3 @@ def censored_quantile_lines(problems, quantile: float = 0.9, start=None) -> list
     return out
 
 
-def powell_objective(t, y, kind, slope: float, intercept: float, quantile: float) -> float:
-    """Powell's objective (module docstring) of the line A·t + B, every point of weight 1."""
-    t, y = np.asarray(t, float), np.asarray(y, float)
-    above, below = _costs(np.asarray(kind, float), np.ones(t.size), quantile)
-    return float(_cost_of(t[None], y[None], above[None], below[None], np.array([slope]), np.array([intercept]))[0])
-
-
-def exhaustive_censored_quantile_line(t, y, kind, quantile: float = 0.9) -> tuple[float, float]:
-    """The global optimum of Powell's objective by searching every line through two points.
-
-    Each term of Powell's objective is piecewise linear in (A, B) with kinks only on the lines
-    A·t_i + B = y_i, so a minimum (when one exists) lies on a vertex: a line through two points
-    with distinct dates. O(n³); for tests and audits, not for the bootstrap.
-    """
-    t, y, kind = np.asarray(t, float), np.asarray(y, float), np.asarray(kind, int)
-    i, j = np.triu_indices(t.size, 1)
-    keep = t[i] != t[j]
-    i, j = i[keep], j[keep]
-    slopes = (y[j] - y[i]) / (t[j] - t[i])
-    intercepts = y[i] - slopes * t[i]
-    above, below = _costs(kind, np.ones(t.size), quantile)
-    objective = _cost_of(t[None], y[None], above[None], below[None], slopes, intercepts)
-    best = int(np.argmin(objective))
-    return float(slopes[best]), float(intercepts[best])

@@ -36,8 +36,8 @@ unchanged under rule v3; fixed here before any trend under rule v2 was computed)
   before this form was run on any table): the check fails only when the interval excludes 0 *and*
   |β̂_N| > :data:`SIZE_SLOPE_MARGIN` (the size check's margin: ρ moving more than 2^0.25 ≈ 1.19× per
   doubling of N at a fixed date); untestable with fewer than :data:`MIN_SIZE_CONFOUNDING_MODELS` exact
-  densities or one size only. (The earlier form compared the doubling times with and without ln N in
-  the frontier regression; a ratio of two slopes near 0 flips on noise, so it tested nothing.)
+  densities or one size only. (A ratio of the doubling times with and without ln N in the frontier
+  regression would test nothing: a ratio of two slopes near 0 flips on noise.)
 - **size dependence** (the within-family slope above) stays reported as a finding (status
   ``reported``), not a gate.
 - **sensitivity** compares the candidate references of the *same* benchmark set (their own point
@@ -170,7 +170,7 @@ def size_confounding(t, y, kind, params, quantile: float = 0.9, families=None) -
     ``t`` days, ``y`` ln ρ (or its bound), ``kind`` 0/+1/−1 (NaN dropped), ``params`` N, ``families`` (optional) the
     cluster of each model (each model its own cluster where None: HC-type errors). A bound is dropped (its value is not
     the density). Fails only when the 95% interval of β_N excludes 0 *and* |β̂_N| > :data:`SIZE_SLOPE_MARGIN`.
-    ``quantile`` is kept for callers of the earlier form and unused.
+    ``quantile`` is accepted and unused.
     """
     from densing.trend.cluster_ols import cluster_ols
 
@@ -232,9 +232,9 @@ def ols_hc3_first(x: np.ndarray, y: np.ndarray, level: float) -> tuple[float, fl
         β̂ = (XᵀX)⁻¹Xᵀy,  Cov_HC3 = (XᵀX)⁻¹ Xᵀ diag(e_i² / (1 − h_ii)²) X (XᵀX)⁻¹  (MacKinnon & White 1985)
 
     the same numbers as statsmodels' ``OLS(y, x).fit(cov_type="HC3")`` (tested against it), without
-    importing statsmodels (≈0.5 s of the report's start-up).
+    importing statsmodels (a part of the report's start-up).
     """
-    from scipy.special import ndtri  # the standard normal quantile (what scipy.stats.norm.ppf computes), without importing scipy.stats (≈0.25 s)
+    from scipy.special import ndtri  # the standard normal quantile (what scipy.stats.norm.ppf computes), without importing scipy.stats
 
     xtx_inv = np.linalg.pinv(x.T @ x)
     beta = xtx_inv @ x.T @ y

@@ -9,8 +9,8 @@
 G groups; the interval β̂_j ± t_{G−1}(1 − α/2)·se_j (``use_t=True`` with statsmodels' default ``df_correction``: G − 1
 degrees of freedom). ``tests/trend/test_cluster_ols.py`` holds every number to statsmodels on planted data.
 
-The report's two clustered regressions (the size-confounding check, the fixed-size estimator) use it: statsmodels'
-import (≈0.7–1.3 CPU-s, scipy.stats and scipy.optimize with it) ran once in each process that computed one.
+The report's two clustered regressions (the size-confounding check, the fixed-size estimator) use it rather than
+statsmodels, whose import (scipy.stats and scipy.optimize with it) would run in each process that computes one.
 """
 from __future__ import annotations
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import math
 
+from densing.validation import DEFAULT_EPOCH  # noqa: F401 (the trend's epoch, public here)
 
-
-DEFAULT_EPOCH = "2023-02-24"  # Llama-1 release, the paper's t = 0
 CHATGPT_RELEASE = "2022-11-30"
 #: The paper's numbers (Xiao et al. 2024, §3 and Fig. 1/3), shown beside ours.
 PAPER = {

@@ -166,8 +166,8 @@ def keep_freed_memory() -> None:
     """Ask glibc's allocator to serve arrays up to 256 MiB from the heap and keep what is freed (``mallopt``).
 
     The bootstrap allocates and frees arrays of a few MiB thousands of times; by default each comes from a fresh
-    ``mmap`` and goes back to the kernel when freed, and the kernel zeroes its pages again on the next one (about
-    0.4 s of system time in ``densing report`` on two cores, half of it). Kept, the pages are reused; the process
+    ``mmap`` and goes back to the kernel when freed, and the kernel zeroes its pages again on the next one, in
+    system time on every draw. Kept, the pages are reused; the process
     holds its peak memory until it ends. Once per process, inherited by forked workers; nothing where the C library
     has no ``mallopt`` (not glibc)."""
     global _heap_kept

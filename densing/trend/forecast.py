@@ -56,7 +56,7 @@ ABOVE_SHARE = 0.10
 def wilson_interval(count: int, total: int, level: float = 0.95) -> tuple[float, float]:
     """Wilson's score interval of a binomial proportion count/total (Wilson 1927):
     (p̂ + z²/2n ± z·√(p̂(1 − p̂)/n + z²/4n²)) / (1 + z²/n); (nan, nan) for total 0."""
-    from scipy.special import ndtri  # the standard normal quantile (what scipy.stats.norm.ppf computes), without importing scipy.stats (≈0.25 s)
+    from scipy.special import ndtri  # the standard normal quantile (what scipy.stats.norm.ppf computes), without importing scipy.stats
 
     if total <= 0:
         return math.nan, math.nan

@@ -2,8 +2,7 @@
 
 A :class:`TrendTable` says what :func:`densing.trend.measure.measure_trend` needs to know of a table beyond its
 rows: the benchmarks rule v3 may fit a reference family on, the benchmark sets inverted jointly (the first is the
-headline's), the benchmarks and sets of the budget sensitivity, whether rules v1 and v2 (labelled variants,
-docs/method.md) are shown beside it, and how the verdict names it. A new table is one :func:`register` call.
+headline's), the benchmarks and sets of the budget sensitivity, and how the verdict names it. A new table is one :func:`register` call.
 
 - ``public``: ``results/public_models.csv`` (ObsScaling, Open LLM Leaderboard v1 and v2 scores).
 - ``swallow``: ``results/swallow/swallow_2025-06.csv`` — the Swallow LLM Leaderboard's pre-trained models
@@ -39,7 +38,6 @@ class TrendTable:
     sets: dict[str, tuple[str, tuple[str, ...]]]  # name → (label, benchmarks); the first is the headline's
     budget_benchmarks: tuple[str, ...] = ()
     budget_sets: tuple[str, ...] = ()
-    variants: bool = False                       # rules v1 and v2 shown beside, as labelled variants
     paper_mapping: dict[str, str] = field(default_factory=dict)  # the paper's benchmark → what stands for it here
 
     @property
@@ -101,7 +99,6 @@ register(TrendTable(
     },
     budget_benchmarks=("mmlu", "leaderboard_bbh", "math_hard", "humaneval", "gsm8k"),
     budget_sets=("paper", "paper_gsm8k"),
-    variants=True,
     paper_mapping={
         "MMLU": "mmlu (Open LLM Leaderboard v1, 5-shot)",
         "BBH": "leaderboard_bbh (leaderboard v2, multiple-choice BBH, 72 models)",

@@ -155,11 +155,6 @@ class TrendUncertainty(Result):
         return frame.iloc[order].reset_index(drop=True)
 
     @property
-    def reference_intervals(self) -> dict[str, tuple[float, float]]:
-        """Each reference's own doubling-time interval (months) over the row's paired draws, by name."""
-        return {name: (lo, hi) for name, lo, hi in zip(self.reference_names, self.reference_months_low, self.reference_months_high)}
-
-    @property
     def reference_months(self) -> dict[str, float]:
         """Each candidate reference's own point doubling time (months), by name."""
         return {name: _months(slope) for name, slope in zip(self.reference_names, self.reference_slopes)}
@@ -225,16 +220,6 @@ class TrendUncertainty(Result):
 
 
 def _months(slope: float) -> float:
-    return doubling_months(slope)
-
-
-def point_months(models: pd.DataFrame, inversion, rule: str = "quantile", quantile: float = 0.9) -> float:
-    """The point doubling time in months of one rule's line through ``models``' densities under ``inversion`` (no
-    draws): the number each reference of a row is shown with beside the row's interval."""
-    from densing.laws.density import point_densities
-
-    y, kind = point_densities(models, inversion)
-    slope = rules.frontier_line(rule, models["t"].to_numpy(float), y, kind, models["model"].astype(str).to_numpy(), quantile)[0]
     return doubling_months(slope)
 
 

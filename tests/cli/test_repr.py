@@ -12,7 +12,7 @@ from densing.laws.reference_fit import ReferenceFit
 
 @pytest.fixture(scope="module")
 def reference() -> ReferenceFit:
-    return ReferenceFit.load(paths.default_density_fits()[0])
+    return ReferenceFit.load(sorted(paths.REFERENCE_FITS.glob("pythia_*.json"))[0])
 
 
 def test_reference_fit_repr(reference):

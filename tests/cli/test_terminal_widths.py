@@ -110,7 +110,7 @@ def test_density_keeps_name_density_interval_and_bound_together(run_cli, monkeyp
             value = float(row[field]) if row[field] else float("nan")
             assert format_number(value) in line.split(), (row["model"], field, line)
         # the number the row states by the one bound rule: the density, or the interval's end that is its bound
-        from densing.tables import BOUND_SIGNS, density_reading
+        from densing.display import BOUND_SIGNS, density_reading
 
         ends = [float(row[f]) if row[f] else float("nan") for f in ("density_ci_low", "density_ci_high")]
         reading, stated, _ = density_reading(float(row["density"]), row["bound"], *ends, row["near_chance"] == "True")

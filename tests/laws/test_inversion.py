@@ -103,9 +103,9 @@ def test_a_bounded_component_makes_the_aggregate_a_bound_the_same_way():
 
 @needs_pythia
 def test_the_shipped_pythia_fits_give_finite_pythia_densities_near_one(run_cli):
-    from densing.paths import RESULTS, default_density_fits
+    from densing.paths import REFERENCE_FITS, RESULTS
 
-    fits = [a for f in default_density_fits() for a in ("--fit", str(f))]
+    fits = [a for f in sorted(REFERENCE_FITS.glob("pythia_*.json")) for a in ("--fit", str(f))]
     code, out, err = run_cli("density", *fits, "--targets", RESULTS / "pythia_final.csv", "--format", "json", "--d0", "3e11")
     assert code == 0, err
     rows = json.loads(out)

@@ -65,10 +65,24 @@ def test_options_are_chosen_inside_the_ladder_and_never_see_held_out_runs():
     big = _ladder(2, sizes=(7e9,), multiples=(200,))
     big["run"] = "target"
     big["model"] = "target@" + big["model"].str.split("@").str[1]
-    reference = table  # the caller passes the ladder only; fits keep their points, which we check
+    reference = table  # the caller passes the ladder only; the fit keeps each run's final point, which we check
     fits, _ = fit_ladder(reference, {"olmes_hellaswag": "acc"}, options=options, n_boot=3)
-    runs = {p[5] for p in fits["olmes_hellaswag"].points} | {p[5] for p in fits["olmes_hellaswag"].loss_points}
+    runs = {p[5] for p in fits["olmes_hellaswag"].loss_points}
     assert "target" not in runs and runs == set(table["run"])
+
+
+def test_ladder_fits_keep_each_runs_final_point_and_not_the_checkpoints(tmp_path):
+    table = _ladder(4)
+    fits, options = fit_ladder(table, {"olmes_hellaswag": "acc"}, n_boot=2)
+    fit = fits["olmes_hellaswag"]
+    full = fit_reference(table, "olmes_hellaswag", metric="acc", n_boot=2, **options.fit_options("olmes_hellaswag"))
+    assert len(full.points) == full.stages[1].n_points > 0 and len(full.stages[1].residuals) == len(full.points)
+    assert fit.points == () and fit.stages[1].residuals == () and fit.stages[1].n_points == full.stages[1].n_points
+    assert fit.loss_points == full.loss_points and fit.stages[0] == full.stages[0]
+    assert fit.params == full.params and fit.bootstrap == full.bootstrap
+    assert fit.stages[1].r_squared == full.stages[1].r_squared
+    fit.save(tmp_path / "fit.json")
+    assert type(fit).load(tmp_path / "fit.json") == fit
 
 
 def test_validate_ladder_fits_only_runs_below_the_cut(tmp_path):

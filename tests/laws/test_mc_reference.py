@@ -9,7 +9,7 @@ from conftest import OLMO_LADDER, REPO_ROOT, needs_olmo
 from densing.errors import FitError, InputError
 from densing.laws import forms
 from densing.laws.olmo import mc_reference as mc
-from densing.laws.reference_fit import ReferenceFit
+from densing.laws.reference_fit import ReferenceFit, invert_scores
 
 PLANTED = {"c": 0.6, "gamma": -18.0, "l": 0.80, "d": 0.25}
 LOSS = {"a": 40.0, "alpha": 0.3, "b": 300.0, "beta": 0.28, "E": 0.45}
@@ -89,7 +89,6 @@ def test_n_hat_at_d0_through_both_steps_and_the_offset_matches_a_hand_computatio
     offset = mc.Offset("mmlu", 0.04, 0.01, ())
     scores = np.array([0.55, 0.62, 0.68])
     expected = [hand_size(s, 0.04, d0) for s in scores]
-    assert mc.effective_size(fit, offset, scores, d0) == pytest.approx(expected, rel=1e-9)
     shifted = mc.offline_reference(fit, offset, seed=0)
     assert shifted.effective_params(scores, d0) == pytest.approx(expected, rel=1e-9)
     assert shifted.benchmark == "olmes_mmlu_mc" and shifted.metric == "score"
@@ -109,10 +108,10 @@ def test_the_offset_moves_the_point_estimate_by_the_expected_amount_and_its_draw
     assert d.std() == pytest.approx(0.02, rel=0.06)
     # with the law's draws all at the point, N̂'s spread is the offset's alone: its 5–95% range is
     # N̂ at S − Δ ∓ 1.645 σ_Δ
-    drawn = np.quantile(carried.effective_params_draws(score)[:, 0], [0.05, 0.95])
+    drawn = np.quantile(invert_scores(carried.draw_columns(), score[None, :], 1e12)[1][:, 0], [0.05, 0.95])
     expected = [hand_size(0.62, 0.03 + 1.645 * 0.02, 1e12), hand_size(0.62, 0.03 - 1.645 * 0.02, 1e12)]
     assert drawn == pytest.approx(expected, rel=0.1)
-    fixed = mc.offline_reference(fit, mc.Offset("mmlu", 0.03, 0.0, ())).effective_params_draws(score)[:, 0]
+    fixed = invert_scores(mc.offline_reference(fit, mc.Offset("mmlu", 0.03, 0.0, ())).draw_columns(), score[None, :], 1e12)[1][:, 0]
     assert np.ptp(fixed) == pytest.approx(0.0, abs=1e-3 * moved)
 
 

@@ -14,11 +14,24 @@ def test_ten_fits_ship_and_none_holds_a_target_model():
     assert len(FITS) == 10
     for path in FITS:
         fit = ReferenceFit.load(path)
-        runs = {p[5] for p in fit.points} | {p[5] for p in fit.loss_points}
+        runs = {p[5] for p in fit.loss_points}
         assert runs and all(r.startswith("olmo-ladder-") for r in runs), path.name  # never OLMo-2 1B/7B/13B
-        assert len({p[5] for p in fit.loss_points}) == 25  # one final point per ladder run
+        assert len(runs) == 25 and len(fit.loss_points) == 25  # one final point per ladder run
+        assert fit.points == () and fit.stages[1].n_points > 1000  # the checkpoints: in the ladder table, not the fit
         assert fit.loss_unit == "bpb" and fit.provenance["loss_points"] == "final"
         assert fit.provenance["bootstrap_unit"] == "series" and len(fit.bootstrap) >= 180
+
+
+def test_a_shipped_ladder_fit_draws_its_runs_final_points():
+    """The loss and performance panels of a ladder fit, which keeps each run's final point and not its checkpoints."""
+    from densing.report import figures
+
+    fit = ReferenceFit.load(FITS[0])
+    loss = figures.loss_figure(fit)
+    assert sum(len(t.x) for t in loss.data if t.mode == "markers") == 25
+    panel = figures.performance_figure([fit])
+    markers = [t for t in panel.data if t.mode == "markers"]
+    assert len(markers) == 1 and len(markers[0].x) == 25 and np.isfinite(np.asarray(markers[0].y, float)).all()
 
 
 @needs_olmo

@@ -196,26 +196,10 @@ def test_draw_columns_and_point_columns_have_the_stated_shapes():
     assert all(v.shape == (3, 1) and np.all(v == PARAMS[k]) for k, v in point.items())
 
 
-def test_effective_params_draws_is_one_row_per_draw():
-    fit = planted_fit(draws=8)
-    scores = np.array([0.4, 0.6, 0.85])
-    out = fit.effective_params_draws(scores)
-    assert out.shape == (8, 3)
-    per_draw = np.tile(scores, (8, 1)) + np.linspace(-0.01, 0.01, 8)[:, None]  # a score per draw
-    shifted = fit.effective_params_draws(per_draw)
-    assert shifted.shape == (8, 3)
-    for r, row in enumerate(fit.bootstrap):
-        one = ReferenceFit(**{**fit.__dict__, "params": {**PARAMS, "alpha": row[0], "l": row[1]}})
-        np.testing.assert_allclose(out[r], one.effective_params(scores), rtol=1e-12)
-        np.testing.assert_allclose(shifted[r], one.effective_params(per_draw[r]), rtol=1e-12)
-
-
 def test_a_fit_without_draws_says_so():
     fit = planted_fit()
     with pytest.raises(FitError, match="no bootstrap draws"):
         fit.draw_columns()
-    with pytest.raises(FitError, match="no bootstrap draws"):
-        fit.effective_params_draws([0.5])
     table = fit.parameter_ci()
     assert table["ci_low"].isna().all() and list(table["parameter"]) == list(PARAMS)
 
@@ -291,7 +275,7 @@ def test_save_and_load_give_back_the_same_fit(tmp_path):
     assert loaded.to_json() == fit.to_json() and loaded.to_dict() == fit.to_dict()
     assert loaded.provenance["nested"] == {"n_boot": 7, "dropped": ["x"]} and loaded.loss_unit == "nats"
     assert loaded.points[1][4] is None and loaded.loss_points[1][0] == "m3"
-    np.testing.assert_array_equal(loaded.effective_params_draws([0.5, 0.8]), fit.effective_params_draws([0.5, 0.8]))
+    assert all(np.array_equal(v, fit.draw_columns()[k]) for k, v in loaded.draw_columns().items())
 
 
 def test_from_dict_reads_files_written_before_runs_and_benchmarks_were_stored():

@@ -8,7 +8,7 @@ from densing.errors import TraceError
 from densing.overlap import analyze, analyze_steps, read_traces
 from densing.overlap.intervals import subtract_intervals
 from densing.overlap.model import COMMUNICATION, COMPUTATION, LANE_THREAD, OTHER
-from densing.overlap.trace import annotation_frame, read_cpu_traces
+from densing.overlap.trace import annotation_frame, cpu_traces, read_cpu_ranks
 
 
 def op(name, ts, dur, tid=1, cat="cpu_op"):
@@ -53,7 +53,7 @@ def test_hand_trace_overlap_exposed_breakdown(tmp_path):
 
 def test_categories_steps_and_threads(tmp_path):
     write(tmp_path / "rank0.json", hand_cpu_trace())
-    (t,) = read_cpu_traces(tmp_path)
+    (t,) = cpu_traces(tmp_path, read_cpu_ranks(tmp_path))
     comm = t.kernel_category == COMMUNICATION
     assert t.lane_kind == LANE_THREAD and list(t.kernel_lane[comm]) == [9] and t.kernel_names[t.kernel_name_code[comm][0]] == "gloo:all_reduce"
     calls = t.kernel_category == OTHER
@@ -80,7 +80,7 @@ def test_no_collectives_is_a_trace_error(tmp_path):
     with pytest.raises(TraceError, match="no GPU kernels"):
         read_traces(tmp_path)
     with pytest.raises(TraceError, match="no CPU collectives"):
-        read_cpu_traces(tmp_path)
+        cpu_traces(tmp_path, read_cpu_ranks(tmp_path))
 
 
 def test_subtract_hand_case():

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from densing.overlap.cutting import Unsplittable, cut_before, events_start, split_spans
+from densing.overlap.cutting import Unsplittable, cut_before, events_start
 
 # event fields: strings that look like JSON punctuation (a raw newline cannot occur in a JSON string)
 texts = st.text(alphabet=st.sampled_from(list('ab{}[],:" \n\t\\é')), max_size=12)
@@ -40,6 +40,27 @@ def boundaries(buf: bytes) -> list[int]:
             if rest[:1] == b"{":
                 found.append(i)
     return found
+
+
+def split_spans(data, parts: int) -> tuple[list[tuple[int, int]], int]:
+    """Cut the events array of the whole document ``data`` at :func:`cut_before`'s boundaries into about ``parts``
+    spans of equal size: ``(spans, tail)``, each span ``(start, cut)`` covering ``data[start:cut + 2]`` and the
+    events from ``data[tail + 1]`` on left for the last part. :class:`Unsplittable` when there is no array or no cut
+    point."""
+    bracket = events_start(data)
+    if bracket < 0:
+        raise Unsplittable
+    spans, lo = [], bracket
+    for k in range(1, parts):
+        target = max(lo + 1, bracket + k * (len(data) - bracket) // parts)
+        cut, nxt = cut_before(data, target, len(data), forward=True)
+        if cut < 0:
+            break
+        spans.append((lo, cut))
+        lo = nxt - 1
+    if not spans:
+        raise Unsplittable
+    return spans, lo
 
 
 @settings(max_examples=150, deadline=None)

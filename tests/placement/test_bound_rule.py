@@ -1,4 +1,4 @@
-"""One rule for when a density is a bound (densing.tables.density_reading), read the same by ``densing density``,
+"""One rule for when a density is a bound (densing.display.density_reading), read the same by ``densing density``,
 ``densing measure``, the report's per-model table and the API's per-model frame; the frontier's ρmax at a date with
 its band and the line's range of dates; every trend estimate with its interval."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from densing.tables import (LOWER_BOUND, NEAR_CHANCE, NO_READING, UPPER_BOUND, VALUE, density_reading, frame_columns)
+from densing.display import (LOWER_BOUND, NEAR_CHANCE, NO_READING, UPPER_BOUND, VALUE, density_reading, frame_columns)
 
 
 @pytest.mark.parametrize("args, reading, stated", [
@@ -56,7 +56,7 @@ def _signs(cells):
 
 def test_density_the_report_and_the_api_flag_the_same_rows(headline, run_cli):
     from densing.report.render_parts import model_table as _model_table
-    from densing.tables import BOUND_SIGNS
+    from densing.display import BOUND_SIGNS
 
     api = [BOUND_SIGNS.get(r, "").strip() for r in headline["reading"]]
     assert "≤" in api  # the public table has a density whose interval reaches 0 (a plain number before)

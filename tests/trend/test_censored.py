@@ -6,10 +6,35 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from densing.trend.censored import EXACT, LOWER, UPPER, censored_quantile_line, powell_objective
+from densing.trend.censored import EXACT, LOWER, UPPER, censored_quantile_line
 from densing.trend.tobit import tobit_line, tobit_lines_weighted
 
 SLOPE, INTERCEPT, SIGMA = 0.004, 1.0, 0.5
+
+
+def powell_objective(t, y, kind, slope: float, intercept: float, quantile: float) -> float:
+    """Powell's objective of the line A·t + B, every point of weight 1, from its definition (densing.trend.censored's
+    docstring): with r = y − (A·t + B), an exact point costs ρ_q(r), a lower bound q·max(r, 0), an upper bound
+    (1 − q)·max(−r, 0)."""
+    residual = np.asarray(y, float) - (slope * np.asarray(t, float) + intercept)
+    kind = np.asarray(kind)
+    above = np.where(kind == UPPER, 0.0, quantile)
+    below = np.where(kind == LOWER, 0.0, 1.0 - quantile)
+    return float(np.sum(np.where(residual > 0, above * residual, -below * residual)))
+
+
+def exhaustive_censored_quantile_line(t, y, kind, quantile: float = 0.9) -> tuple[float, float]:
+    """The global minimum of Powell's objective by trying every line through two points of distinct dates (a minimum
+    of the piecewise-linear objective lies on such a vertex); O(n³), the solver's reference."""
+    t, y = np.asarray(t, float), np.asarray(y, float)
+    i, j = np.triu_indices(t.size, 1)
+    keep = t[i] != t[j]
+    i, j = i[keep], j[keep]
+    slopes = (y[j] - y[i]) / (t[j] - t[i])
+    intercepts = y[i] - slopes * t[i]
+    costs = [powell_objective(t, y, kind, a, b, quantile) for a, b in zip(slopes, intercepts)]
+    best = int(np.argmin(costs))
+    return float(slopes[best]), float(intercepts[best])
 
 
 def _planted(seed: int, n: int = 400, cap: float = 2.6, floor: float = 0.2):
@@ -111,7 +136,6 @@ def test_the_audit_cases_reach_the_global_optimum():
     """pile_hellaswag and pile_mean at D0 = 0.3T: the solver stopped early before (not finite; 9.85 vs ~11.9 months)."""
     from densing.data import read_results
     from densing.laws.reference_fit import ReferenceFit
-    from densing.trend.censored import exhaustive_censored_quantile_line
     from densing.laws.density import point_densities
     from densing.laws.inversion import PerBenchmark
     from densing.trend.lines import doubling_days
@@ -140,7 +164,6 @@ def test_the_vertex_walk_finds_the_exhaustive_optimum(seed, n):
     t = rng.uniform(0, 600, n)
     y = 0.005 * t + rng.normal(0, 1, n)
     kind = rng.choice([EXACT, EXACT, EXACT, LOWER, UPPER], n)
-    from densing.trend.censored import exhaustive_censored_quantile_line
 
     slope, intercept, _ = censored_quantile_line(t, y, kind, 0.9)
     best = exhaustive_censored_quantile_line(t, y, kind, 0.9)
@@ -173,7 +196,7 @@ def test_a_bootstraps_lines_solved_together_are_each_lines_solved_alone(seed, n,
 def test_weighted_rows_reach_the_optimum_of_their_points_repeated(seed, n, draws, start):
     """A bootstrap's resamples as counts: each row's line is the exhaustive optimum over its points repeated (ties in
     date, bounds of both kinds, zero counts, a start line or none)."""
-    from densing.trend.censored import censored_quantile_lines_weighted, exhaustive_censored_quantile_line
+    from densing.trend.censored import censored_quantile_lines_weighted
 
     rng = np.random.default_rng(seed)
     t = np.round(rng.uniform(0, 600, n), -1)

@@ -32,7 +32,7 @@ and the table they came from.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -151,7 +151,10 @@ def fit_ladder(
     d0: float = 1e12,
     provenance: dict | None = None,
 ) -> tuple[dict[str, ReferenceFit], LadderOptions]:
-    """Fit every benchmark of a ladder by the module's rules; returns the fits and the options."""
+    """Fit every benchmark of a ladder by the module's rules; returns the fits and the options.
+
+    Each fit keeps its loss stage's points (one per run) but not the performance stage's checkpoints
+    (:func:`without_checkpoints`)."""
     options = options or select_options(frame, benchmarks)
     fits = {}
     for benchmark, metric in benchmarks.items():
@@ -163,13 +166,29 @@ def fit_ladder(
             **(provenance or {}),
         }
         try:
-            fits[benchmark] = fit_reference(
+            fits[benchmark] = without_checkpoints(fit_reference(
                 frame, benchmark, metric=metric, n_boot=n_boot, seed=seed, jobs=jobs, d0=d0,
                 provenance=record, **options.fit_options(benchmark),
-            )
+            ))
         except FitError as exc:
             raise FitError(f"{benchmark}: {exc}") from None
     return fits, options
+
+
+def without_checkpoints(fit: ReferenceFit) -> ReferenceFit:
+    """``fit`` less the points of its performance stage and their residuals.
+
+    Those points are the ladder's checkpoints past 10% of each run (2,928 per task on AI2's ladder), the same runs
+    for every task: the ladder table holds them and ``densing ladder fit`` selects them again
+    (:func:`densing.laws.points.select_points`). Nothing reads them from the fit: the laws, the bootstrap draws, the
+    stage's R², RMSE and point count, and the loss stage's points (each run's final point, which
+    :meth:`ReferenceFit.loss_points_frame` and the MC reference read) stay. A fit whose loss stage has no points of
+    its own (both stages on the same points) is returned as it is.
+    """
+    if not fit.loss_points:
+        return fit
+    stages = (*fit.stages[:-1], replace(fit.stages[-1], residuals=()))
+    return replace(fit, points=(), stages=stages)
 
 
 def predict_held_out(fit: ReferenceFit, targets: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:

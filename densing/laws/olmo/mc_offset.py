@@ -93,11 +93,6 @@ def offline_reference(fit: ReferenceFit, offset: Offset, *, seed: int = 0) -> Re
     )
 
 
-def effective_size(fit: ReferenceFit, offset: Offset, scores, d0: float = 1e12) -> np.ndarray:
-    """N̂ at D0 of offline scores S: eq. 4 of the in-loop law ``fit`` applied to S − Δ (censored values 0 / +inf)."""
-    return fit.invert(np.asarray(scores, float) - offset.delta, d0)[1]  # S − Δ may leave [0, 1]: censored, not refused
-
-
 # ---------------------------------------------------------------------------------------------
 # held-out checks
 

@@ -79,7 +79,7 @@ from densing.laws.points import past_run_fraction, point_tuples, select_points
 from densing.laws.points import data_hash
 from densing.laws.reference_fit import ReferenceFit
 from densing.data.item_counts import item_count
-from densing.laws.olmo.mc_offset import (Offset, effective_size, held_out, measure_offset,  # noqa: F401 (public here)
+from densing.laws.olmo.mc_offset import (Offset, held_out, measure_offset,  # noqa: F401 (public here)
                                          offline_reference, offset_from)
 from densing.laws.olmo.mc_tasks import (HELD_OUT_32B, INLOOP_BENCHMARK, MC_CHANCE,  # noqa: F401 (public here)
                                         OFFLINE_BENCHMARK, OFFSET_ROWS, OLMO2_MODELS, check_task)

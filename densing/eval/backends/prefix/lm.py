@@ -21,7 +21,6 @@ import it only when the ``eval`` extra is installed.
 """
 from __future__ import annotations
 
-import copy
 import time
 from typing import Any
 
@@ -68,15 +67,6 @@ class PrefixCachedHFLM(HFLM):
         self.settings = settings if settings is not None else PrefixSettings(**named)
         self.decode_stats, self.trie_stats = DecodeStats(), TrieStats()
         super().__init__(*args, **kwargs)
-
-    def with_settings(self, settings: PrefixSettings) -> "PrefixCachedHFLM":
-        """A copy of this lm (the same model and tokenizer, not reloaded) that runs with ``settings``."""
-        if not isinstance(settings, PrefixSettings):
-            raise InputError(f"settings: expected a PrefixSettings, got {type(settings).__name__}")
-        clone = copy.copy(self)
-        clone.__dict__.pop("_recent_encodings", None)
-        clone.settings, clone.decode_stats, clone.trie_stats = settings, DecodeStats(), TrieStats()
-        return clone
 
     def _my_share(self, requests: list[Any]) -> list[Any]:
         k, n = self.shard  # type: ignore[misc]

@@ -299,13 +299,6 @@ def reading_words(reading: str, why: str) -> str:
     return f"{reading} ({_CAUSES[why]})" if why in _CAUSES else reading
 
 
-def bound_signs(frame) -> list[str] | None:
-    """Per row, the sign its bounded fields are shown with ("≤ ", "≥ " or ""; :func:`density_reading`); None without
-    a ``density`` column."""
-    readings = density_readings(frame)
-    return None if readings is None else [BOUND_SIGNS.get(r, "") for r, _, _ in readings]
-
-
 def _suffixes(frame) -> list[str]:
     """"" for ``density``, ``:mmlu`` for each ``density:mmlu`` (a joint inversion's per-benchmark density)."""
     names = [str(c) for c in frame.columns]
