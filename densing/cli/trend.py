@@ -134,7 +134,8 @@ def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, with
 
         targets = drop_continual(targets)
     return measure_trend(targets, fit=None if fit is None else ReferenceFit.load(paths.resolve_fit(fit)), d0=d0_tokens,
-                         since=_since(since), epoch=start, n_boot=n_boot, seed=seed, table=profile), None
+                         since=_since(since), epoch=start, n_boot=n_boot, seed=seed, table=profile,
+                         rows="all" if by is By.benchmark else "headline"), None
 
 
 #: ``--by benchmark``'s columns at the terminal (``--wide``: all of them).

@@ -40,7 +40,7 @@ from densing.laws.reference_fit import ReferenceFit, as_fit
 from densing.laws.table_cache import same_tables
 from densing.data.schema import table_argument
 from densing.numbers import format_months
-from densing.validation import DRAWS, Date, ExistingPath, Interval, validate_params
+from densing.validation import DRAWS, Date, ExistingPath, Interval, Options, validate_params
 from densing.trend import capability, checks, design, executor, plan, tables
 from densing.trend.checks import plain_reason
 from densing.trend.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE, PAPER
@@ -72,6 +72,7 @@ TREND_CONSTRAINTS = {
     "since": [Date(), None],
     "epoch": [Date()],
     "fits_dir": [ExistingPath("folder"), None],
+    "rows": [Options(("all", "headline"))],
 }
 
 
@@ -115,9 +116,14 @@ def measure_trend(
     n_boot_side: int = DEFAULT_N_BOOT_SIDE,
     seed: int = 0,
     table: str | TrendTable = "public",
+    rows: str = "all",
 ) -> TrendMeasurement:
     """A :class:`TrendMeasurement`: the Densing Law by capability on a tidy target table (module docstring): the
     headline on the paper-like set, one row per benchmark and per set, the sensitivity rows. The defaults are the CLI's.
+
+    ``rows``: what is computed — ``"all"`` (every row: the report, ``--by benchmark``, the notebook) or
+    ``"headline"`` (the headline with its sensitivity rows, what ``densing trend`` prints; the rows per benchmark, the
+    other sets and the fixed-size estimator are not computed, and their tables are empty).
 
     ``n_boot``: the headline's draws; ``n_boot_side``: every other row's, at most ``n_boot``.
     ``table``: which registered target table ``targets`` is (:data:`densing.trend.tables.TABLES`: its candidate
@@ -142,7 +148,7 @@ def measure_trend(
                                              rule=eligibility.DEFAULT_RULE, benchmarks=profile.candidates)
     context = plan.Context(targets, candidates, eligibility.eligible_fits(targets, candidates, seed=seed), profile,
                            since=since, epoch=epoch, seed=seed, n_boot=n_boot, n_boot_side=min(n_boot_side, n_boot),
-                           fit=fit, d0=d0)
+                           fit=fit, d0=d0, scope=rows)
     jobs = plan.plan(context)
     return _measurement(context, jobs, executor.run(jobs, context))
 

@@ -76,6 +76,9 @@ class Context:
     n_boot_side: int
     fit: object = None       # the user's ReferenceFit (--fit), None for rule v3's references
     d0: float | None = None  # the D0 of the user's fit
+    #: what the caller asks for: "all" (every row, the report's and the notebook's measurement) or "headline" (the
+    #: headline with its sensitivity rows: what ``densing trend`` prints); :func:`plan` makes those jobs only
+    scope: str = "all"
     eligible: dict = field(init=False)
 
     def __post_init__(self) -> None:
@@ -164,9 +167,10 @@ class FixedSizeJob:
 
 
 def plan(c: Context) -> list:
-    """Every job of the measurement, the longest first (an executor starts them in this order): the headline, the
-    variants' fits (the rows of a variant wait for them), the fixed-size estimator, the sets, the benchmarks, the
-    sensitivity rows."""
+    """The jobs the caller asks for (``c.scope``), the longest first (an executor starts them in this order): the
+    headline, the variants' fits (the rows of a variant wait for them), the fixed-size estimator, the sets, the
+    benchmarks, the sensitivity rows; for ``scope="headline"`` the headline and its own sensitivity rows only (the
+    headline set under the other law shape and at one budget, with the fits they need)."""
     present = set(c.targets["benchmark"].astype(str))
     headline = c.profile.headline_set if c.fit is None else None  # a given fit: the table's headline set is a row
     sets = [RowJob(name, label, "set", benchmarks) for name, (label, benchmarks) in c.profile.sets.items()
@@ -179,5 +183,9 @@ def plan(c: Context) -> list:
                                                 LOGISTIC)]
     read = {b for job in shape for b in job.benchmarks}  # what the other shape's candidate table is needed for
     fits = [FitsJob(LOGISTIC, tuple(b for b in c.profile.candidates if b in read) or c.profile.candidates)] if shape else []
+    if c.scope == "headline":
+        budget = [job for job in budget if job.name == headline]
     fits += [FitsJob(BUDGET)] if budget else []
+    if c.scope == "headline":
+        return [HeadlineJob(), *fits, *shape, *budget]
     return [HeadlineJob(), *fits, FixedSizeJob(), *sets, *singles, *shape, *budget]
