@@ -190,7 +190,7 @@ class TrendUncertainty(Result):
                 f"A = {self.slope_per_day:.3g}/day [{self.slope_ci_low:.3g}, {self.slope_ci_high:.3g}], "
                 f"{self.n_models} models, {self.n_references} reference(s)"
                 + (f"; Q p = {self.heterogeneity_p:.2g}, I² = {self.i_squared:.0%}" if self.heterogeneity_df else "")
-                + (f"; {self.status}" if self.status else "") + ")")
+                + (f"; {self.status}" if ":" in self.status else "") + ")")
 
     def plot(self, *, paper_months: float | None = None, title: str | None = None):
         """A plotly ``Figure`` of what this result holds (:func:`densing.trend.figures.uncertainty_figure`): the

@@ -28,7 +28,7 @@ def test_trend_fit_repr():
     fit = densing.fit_trend(planted_scores(n=30, start_day=0, end_day=700), planted_law(), rule="all", n_boot=20,
                             n_boot_share=0, since=None)
     text = repr(fit)
-    assert text.startswith("TrendUncertainty(all: doubling time") and len(text) < 300 and text.count("\n") == 0
+    assert text.startswith(f"TrendUncertainty(all, {fit.state}: doubling time") and len(text) < 300 and text.count("\n") == 0
     assert "<table>" in fit._repr_html_() and "doubling_time_months" in fit._repr_html_()
 
 
