@@ -146,14 +146,15 @@ def _counts(frame: pd.DataFrame, inversion, fit: TrendUncertainty) -> tuple[int,
     line = fit.predict(dates)
     low, high = fit.confidence_band(dates)
     usable = np.isfinite(y) & np.isfinite(kind)
-    counts = []
+    aboves, decided = [], usable.copy()
     for edge in (line, low, high):
         # exact: compare; lower bound above the edge: above; upper bound below the edge: below; else undecided
         above = usable & (y > edge) & ((kind == EXACT) | (kind == LOWER))
         below = usable & (y <= edge) & ((kind == EXACT) | (kind == UPPER))
-        counts.append((int(above.sum()), int((above | below).sum())))
-    placed = min(c[1] for c in counts)
-    return placed, counts[0][0], counts[1][0], counts[2][0]
+        aboves.append(above)
+        decided &= above | below
+    # the models placed against every edge, and how many of those lie above each (a count never exceeds its total)
+    return int(decided.sum()), *(int((above & decided).sum()) for above in aboves)
 
 
 #: Fewer later models than this leave the check untestable, said so (a share of 10% needs tens of models to be
