@@ -47,6 +47,10 @@ def _check_workers(workers: Optional[int]) -> None:
     check(ENGINE_CONSTRAINTS, workers=workers)
 
 
+#: ``overlap analyze``'s first columns at the terminal: the rank (and step), the overlap % and the exposed communication.
+FIRST = ("rank", "step", "comm_comp_overlap_pct", "exposed_comm_us", "comm_us")
+
+
 @overlap_app.command()
 def analyze(
     path: Path = typer.Argument(..., help="A trace file (.json/.json.gz) or a directory with one file per rank."),
@@ -81,7 +85,9 @@ def analyze(
         return
     frame = (analyze_steps(path, scheduler, workers, kernel_rules) if steps
              else analyze_ranks(path, scheduler, workers, kernel_rules, stream))
-    print_frame(frame, fmt, title=f"overlap {path}", keys=1, wide=wide)  # the rank names each row
+    if fmt is Format.table:  # the number the command exists for first: the overlap %, then what is exposed
+        frame = frame[[*(c for c in FIRST if c in frame.columns), *(c for c in frame.columns if c not in FIRST)]]
+    print_frame(frame, fmt, title=f"overlap {path}", keys=1, wide=wide, together=FIRST[1:])  # the rank names each row
 
 
 @overlap_app.command()

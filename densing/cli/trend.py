@@ -9,6 +9,7 @@ import typer
 
 from densing.cli.output import Format, print_document, print_frame, print_text
 from densing.cli.output import FORMAT_HELP, SEED_HELP
+from densing.cli.screen import DETAIL_HELP
 
 #: A row's number, interval and status: kept beside its name in one block at any terminal width.
 ROW_TOGETHER = ("months", "ci_low", "ci_high", "status")
@@ -102,21 +103,22 @@ def trend(
                                            "pre-training of another (the Swallow tables' derivation column)."),
     fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
     wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
+    detail: bool = typer.Option(False, "--detail", help=DETAIL_HELP),
 ) -> None:
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
     profile = _table(table_name, results)
     d0_tokens = _d0(d0)  # before any work, for either design
     if design is Design.olmes:  # --table with it is refused by densing.cli.exclusive.EXCLUSIVE
         _check_draws(n_boot, seed)
-        _olmes(results, fit, d0_tokens, since, epoch, n_boot, seed, by, fmt, wide)
+        _olmes(results, fit, d0_tokens, since, epoch, n_boot, seed, by, fmt, wide, detail)
         return
     _check_draws(n_boot, seed)
     result, forecast = _measure(results or profile.path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by,
                                 without_continual)
     if by is By.benchmark:
-        _print_by_benchmark(result, forecast, fmt, wide)
+        _print_by_benchmark(result, forecast, fmt, wide, detail)
     else:
-        _print_headline(result, fmt, wide)
+        _print_headline(result, fmt, wide, detail)
 
 
 def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, without_continual):
@@ -149,28 +151,60 @@ BY_BENCHMARK_SHOWN = ["row", "months", "ci_low", "ci_high", "status", "n_models"
                       "slope_ci_high", "heterogeneity", "capability", "each_reference_months"]
 
 
-def _print_by_benchmark(result, forecast, fmt: Format, wide: bool) -> None:
-    """``densing trend --by benchmark``: the rows per benchmark and set, the cross-check, the budget rows, the
-    forecast check."""
+def _print_by_benchmark(result, forecast, fmt: Format, wide: bool, detail: bool = False) -> None:
+    """``densing trend --by benchmark``: the verdict, the rows per benchmark and set (the number, interval and state,
+    the reasons numbered below) and the closing line; ``--detail``: every column, the cross-check, the budget rows,
+    the forecast check."""
+    if fmt is Format.json:
+        print_document(result.by_benchmark(), verdict=result.verdict, at_budget=result.by_benchmark_at_budget(),
+                       at_budget_notes=result.budget_notes, cross_check=result.cross_check(),
+                       **({"forecast": forecast} if forecast else {}))
+        return
+    if fmt is Format.csv:
+        print_frame(result.to_frame(by="benchmark"), fmt)
+        return
+    if detail:
+        _print_by_benchmark_detail(result, forecast, fmt, wide)
+    else:
+        _print_by_benchmark_screen(result, forecast)
+    print_text(_closing(result))
+
+
+def _print_by_benchmark_screen(result, forecast) -> None:
+    """One screen: the verdict, one row per benchmark and set with its months, 95% interval and state (the reasons
+    numbered once below), what ``--detail`` adds with its notes counted."""
+    from densing.cli.screen import counted, short_statuses
+
+    print_text(result.verdict)
+    table = result.by_benchmark()
+    cells, reasons = short_statuses(table["status"])
+    shown = table[[c for c in ("row", "months", "ci_low", "ci_high") if c in table.columns]].assign(status=cells)
+    print_frame(shown, Format.table, keys=1, together=ROW_TOGETHER,
+                title="doubling time in months per benchmark and benchmark set, with its 95% interval")
+    for line in reasons:
+        print_text(line)
+    notes = [*_order_break_lines(result), *(f"at one budget, {n}: {v}" for n, v in result.budget_notes.items())]
+    more = ["slopes, heterogeneity, each reference's months", "the two estimators' cross-check",
+            "the rows at one budget"] + (["the forecast check"] if forecast else [])
+    line = counted(notes, "notes", "--detail lists them")
+    print_text(f"--detail: {', '.join(more)}" + (f" ({line})" if line else ""))
+
+
+def _print_by_benchmark_detail(result, forecast, fmt: Format, wide: bool) -> None:
+    """``--by benchmark --detail``: every table and note."""
     from densing.data.units import format_count
     from densing.trend.capability import BUDGET_D0
 
     table = result.by_benchmark()
     budget = result.by_benchmark_at_budget()
-    if fmt is Format.json:
-        print_document(table, verdict=result.verdict, at_budget=budget, at_budget_notes=result.budget_notes,
-                       cross_check=result.cross_check(), **({"forecast": forecast} if forecast else {}))
-        return
-    if fmt is Format.csv:
-        print_frame(result.to_frame(by="benchmark"), fmt)
-        return
     print_text(result.verdict)
     shown = [c for c in BY_BENCHMARK_SHOWN if c in table.columns]
     print_frame(table if wide else table[shown], fmt, wide=wide, keys=1, together=ROW_TOGETHER,
                 title="doubling time in months per benchmark and benchmark set (one design per row: every reference "
                       "inverts the same benchmarks for the same targets; pooled by random effects); slope A of ln ρmax "
                       "per day with its 95% interval; each reference's own months with its 95% interval")
-    _print_order_breaks(result)
+    for line in _order_break_lines(result):
+        print_text(line)
     cross = result.cross_check()
     if len(cross):
         print_frame(cross, fmt, wide=wide, keys=1, together=ROW_TOGETHER,
@@ -188,11 +222,27 @@ def _print_by_benchmark(result, forecast, fmt: Format, wide: bool) -> None:
         _print_forecast(forecast, fmt, wide)
 
 
-def _print_order_breaks(result) -> None:
-    if result.order_breaks is not None and len(result.order_breaks):
-        for r in result.order_breaks.itertuples(index=False):
-            print_text(f"order break in a reference family: {r.model} scores below the smaller {r.smaller_model} on "
-                       f"{r.benchmarks} beyond 2 standard errors ({r.in_fit} in {r.family}'s fits)")
+def _closing(result) -> str:
+    """The last line of ``densing trend``: the headline rule's doubling time with its interval and state, beside the
+    paper's (:func:`densing.cli.screen.closing`: within the terminal's width)."""
+    from densing.cli.screen import closing, months_phrase, state_of
+    from densing.trend.constants import PAPER
+
+    head = result.rules.get(result.headline_rule)
+    state = state_of(result.status) or "not measured"
+    if head is None:
+        return closing([f"Doubling time: no estimate ({state}; the verdict above says why)"])
+    phrase = months_phrase(head.doubling_time_months, head.doubling_time_months_ci_low,
+                           head.doubling_time_months_ci_high)
+    return closing([f"Doubling time: {phrase}, {state}", f"paper: {PAPER['doubling_time_months']} months"])
+
+
+def _order_break_lines(result) -> list[str]:
+    if result.order_breaks is None or not len(result.order_breaks):
+        return []
+    return [f"order break in a reference family: {r.model} scores below the smaller {r.smaller_model} on "
+            f"{r.benchmarks} beyond 2 standard errors ({r.in_fit} in {r.family}'s fits)"
+            for r in result.order_breaks.itertuples(index=False)]
 
 
 def _print_forecast(forecast: dict, fmt: Format, wide: bool) -> None:
@@ -204,9 +254,10 @@ def _print_forecast(forecast: dict, fmt: Format, wide: bool) -> None:
     print_text(forecast["summary"])
 
 
-def _print_headline(result, fmt: Format, wide: bool) -> None:
-    """``densing trend``: the verdict, the rules side by side (months and slope A, each with its interval), the
-    checks, the references (each one's months with its interval), the sensitivity, the breakpoint."""
+def _print_headline(result, fmt: Format, wide: bool, detail: bool = False) -> None:
+    """``densing trend``: the verdict, the rules side by side (months with its interval), what ``--detail`` adds, the
+    closing line; ``--detail``: the why, the slopes and variance shares, the checks, the references (each one's months
+    with its interval), the sensitivity, the breakpoint."""
     if fmt is Format.json:
         document = result.document()
         print_document(document.pop("rows"), **document)
@@ -214,6 +265,32 @@ def _print_headline(result, fmt: Format, wide: bool) -> None:
     if fmt is Format.csv:
         print_frame(result.to_frame(), fmt)
         return
+    if detail:
+        _print_headline_detail(result, fmt, wide)
+    else:
+        _print_headline_screen(result)
+    print_text(_closing(result))
+
+
+def _print_headline_screen(result) -> None:
+    """One screen: the verdict, the rules' months with their intervals, the checks and notes counted."""
+    from densing.cli.screen import counted
+
+    print_text(result.verdict)
+    table = result.table()
+    print_frame(table[["rule", "months", "ci_low", "ci_high", "n_models"]], Format.table, keys=1,
+                together=("months", "ci_low", "ci_high"),
+                title=f"doubling time in months by frontier rule (headline: {result.headline_rule}), 95% interval")
+    failed = [c.name for c in result.checks if c.failed]
+    notes = [f"{rule}: {error}" for rule, error in result.rule_errors.items()]
+    checks = f"{len(result.checks)} checks, {len(failed)} failed" + (f" ({', '.join(failed)})" if failed else "")
+    line = counted(notes, "notes", "listed there")
+    print_text(f"--detail: why, {checks}, the references, the sensitivity, the breakpoint"
+               + (f"; {line}" if line else "") + "; per benchmark: --by benchmark")
+
+
+def _print_headline_detail(result, fmt: Format, wide: bool) -> None:
+    """``densing trend --detail``: every table and note."""
     print_text(result.verdict)
     print_text(result.why)
     print_frame(result.table(), fmt, keys=1, together=("months", "ci_low", "ci_high"),
@@ -233,7 +310,7 @@ def _print_headline(result, fmt: Format, wide: bool) -> None:
     print_text("per benchmark: densing trend --by benchmark")
 
 
-def _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt, wide=False) -> None:
+def _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt, wide=False, detail=False) -> None:
     """``densing trend --design olmes``: the OLMES rows, their checks in words, the models left out."""
     from densing.errors import InputError
     from densing.trend.olmes import D0, measure_olmes
@@ -256,20 +333,70 @@ def _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt, wide=False) ->
     print_text("The paper's two-step design on AI2's recipe over AI2's OLMES table: doubling time of the 0.9-quantile "
                "frontier per task, 95% intervals over the ladder's and the score law's fits, the offset, score noise "
                "and models (one row per task: the four MC references have four loss laws, so there is no combined row).")
-    bases = [c for c in result.rows.columns if c.startswith(("months_d0_", "months_ceiling_1")) and not c.endswith("_ci")]
-    sensitivity = [c for base in bases for c in (base, f"{base}_ci") if c in result.rows.columns]  # each beside its CI
-    columns = ["benchmark", "months", "ci_low", "ci_high", "n_models", "n_lower", "n_upper", *sensitivity, "score_r2"]
-    print_frame(result.rows if wide else result.rows[columns], fmt, title="doubling time in months per OLMES task (D0 sensitivity and the ceiling-1 law beside, each with its 95% interval)",
-                wide=wide)
-    for r in result.rows.itertuples():
-        if r.error:
-            print_text(f"{r.benchmark}: {r.error}")
-    failed = result.checks[result.checks["status"] == "failed"] if len(result.checks) else result.checks
-    for r in failed.itertuples():
-        print_text(f"{r.benchmark}: {r.name} check failed — {r.detail}")
-    print_text("left out: " + "; ".join(f"{m} ({why})" for m, why in
-                                        result.left_out.drop_duplicates("model")[["model", "reason"]].itertuples(index=False)))
-    print_text("beside the leaderboard-based rows and the paper's 3.3 months: densing report (its second-measurement section)")
+    statuses = [olmes_status(r.error, r.failed_checks, r.ci_high) for r in result.rows.itertuples()]
+    notes = [*(f"{r.benchmark}: {r.name} check failed — {r.detail}" for r in _failed(result.checks).itertuples()),
+             "left out: " + "; ".join(f"{m} ({why})" for m, why in
+                                      result.left_out.drop_duplicates("model")[["model", "reason"]].itertuples(index=False))]
+    if detail:
+        bases = [c for c in result.rows.columns if c.startswith(("months_d0_", "months_ceiling_1")) and not c.endswith("_ci")]
+        sensitivity = [c for base in bases for c in (base, f"{base}_ci") if c in result.rows.columns]  # each beside its CI
+        columns = ["benchmark", "months", "ci_low", "ci_high", "n_models", "n_lower", "n_upper", *sensitivity, "score_r2"]
+        rows = result.rows.assign(status=statuses)
+        print_frame(rows if wide else rows[[*columns[:4], "status", *columns[4:]]], fmt, keys=1, together=ROW_TOGETHER,
+                    title="doubling time in months per OLMES task (D0 sensitivity and the ceiling-1 law beside, each "
+                          "with its 95% interval)", wide=wide)
+        for r in result.rows.itertuples():
+            if r.error:
+                print_text(f"{r.benchmark}: {r.error}")
+        for line in notes:
+            print_text(line)
+        print_text("beside the leaderboard-based rows and the paper's 3.3 months: densing report (its second-measurement "
+                   "section)")
+    else:
+        from densing.cli.screen import counted, short_statuses
+
+        cells, reasons = short_statuses(statuses)
+        print_frame(result.rows[["benchmark", "months", "ci_low", "ci_high", "n_models"]].assign(status=cells), fmt,
+                    keys=1, together=ROW_TOGETHER,
+                    title="doubling time in months per OLMES task, with its 95% interval")
+        for line in reasons:
+            print_text(line)
+        line = counted(notes, "notes (the failed checks' details, the models left out)", "--detail lists them")
+        print_text("--detail: the D0 sensitivity, the ceiling-1 law, the score law's R²" + (f"; {line}" if line else ""))
+    print_text(_olmes_closing(result.rows, statuses))
+
+
+def _failed(checks):
+    return checks[checks["status"] == "failed"] if len(checks) else checks
+
+
+def olmes_status(error: str, failed_checks: str, ci_high: float) -> str:
+    """An OLMES row's status in the words of every design's (:func:`densing.trend.design.status_words`): "measured",
+    or "not measured: " and every reason — its error, an interval that reaches a zero slope (no finite upper end), a
+    failed check."""
+    import math
+
+    from densing.trend.design import CHECK_WORDS
+
+    if error:
+        return error if error.startswith("not measured") else f"not measured: {error}"
+    reasons = [] if math.isfinite(ci_high) else ["its interval reaches a zero slope (no finite upper end)"]
+    reasons += [CHECK_WORDS.get(name.strip(), name.strip()) for name in str(failed_checks or "").split(",") if name.strip()]
+    return "measured" if not reasons else "not measured: " + "; ".join(reasons)
+
+
+def _olmes_closing(rows, statuses: list[str]) -> str:
+    """The last line of ``--design olmes``: the measured tasks' doubling times, else how many have an estimate."""
+    from densing.cli.screen import closing, state_of
+    from densing.numbers import format_number
+    from densing.trend.constants import PAPER
+
+    measured = [f"{r.benchmark} {format_number(r.months)}" for r, s in zip(rows.itertuples(), statuses)
+                if state_of(s) == "measured"]
+    estimated = int(rows["months"].notna().sum())
+    answer = (f"OLMES doubling time in months: {', '.join(measured)}" if measured else
+              f"OLMES: no task measured ({estimated} of {len(rows)} with an estimate)")
+    return closing([answer, f"paper: {PAPER['doubling_time_months']} months"])
 
 
 def report(
@@ -308,5 +435,9 @@ def report(
         command=shlex.join(words),
     )
     atomic_write_text(out, html)
-    print_text(measurement.headline)
-    print(f"wrote {out}")
+    from densing.cli.screen import browser_lines
+
+    print_text(measurement.verdict)
+    print_text(_closing(measurement))
+    for line in browser_lines(out):
+        print(line)  # whole, never folded: the path is copied from it

@@ -163,7 +163,7 @@ def test_trend_keeps_each_rule_and_reference_with_its_months_and_interval(run_cl
     with its interval) keep the row's name, number and interval in the first block; no name is broken."""
     import json
 
-    out = _run(run_cli, monkeypatch, width, "trend", "--n-boot", "20")
+    out = _run(run_cli, monkeypatch, width, "trend", "--n-boot", "20", "--detail")
     _check_lines(out, width)
     document = json.loads(_run(run_cli, monkeypatch, width, "trend", "--n-boot", "20", "--format", "json"))
     key = _key(out)
