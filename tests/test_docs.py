@@ -90,6 +90,7 @@ EXPECTED = {
     "densing density": (r"microsoft/phi-2\s", ()),
     "densing report": (r"wrote report\.html", ("report.html",)),
     "densing eval --models": (r"smollm2-135m-instruct-q4_1\s+openllm_v1_mmlu\s+0\.\d+", ()),
+    "densing measure --scores": (r"my-org/my-model-7b: ρ = \d[\d.]* \(95% CI .*the frontier's band", ()),
     "densing measure": (r"smollm2-135m-instruct-q4_1: arc_challenge \d", ("report.html",)),
     "densing overlap analyze ../shared/data/traces/hta/ddp_2rank --format json": (r'"comm_comp_overlap_pct": \d', ()),
     "densing overlap analyze ../shared/data/traces/hta/sampled_128rank": (r"\n\s*0\s+\d+\s+[\d.]+\s", ()),
