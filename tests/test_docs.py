@@ -122,7 +122,7 @@ EXPECTED = {
     "densing density": (r"microsoft/phi-2\s", ()),
     "densing trend --format csv": (r"^rule,months,ci_low,ci_high", ()),
     "densing fit --data results/public_models.csv --family": (r"family reference fit · mmlu", ()),
-    "densing fit --data ../shared/data/pythia_evals": (r"two-step reference fit · lambada_openai", ("lambada.json",)),
+    "densing fit --data ../shared/data/pythia_evals": (r"two-step reference fit · lambada_openai", ()),
     "densing convert": (r"wrote \d+ rows to tidy\.csv", ()),
     "densing eval --list": (r"\nmmlu\s+mmlu\s+5", ()),
     "densing report": (r"wrote report\.html", ("report.html",)),
