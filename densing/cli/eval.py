@@ -264,6 +264,9 @@ def _sweep_with_progress(specs: list, names: list[str], out, *, shard, shard_tex
         console=Console(stderr=True),
     )
     bar = progress.add_task("", total=len(specs) * len(names))
+    if progress.console.is_terminal:  # at once on a terminal: lm-eval's task index takes tens of seconds to build
+        progress.update(bar, description="reading lm-eval's task index …")
+        progress.start()
 
     def on_progress(model: str, benchmark: str, status: str) -> None:
         if not progress.live.is_started:  # shown once the inputs are checked and work begins

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from densing.cli.output import Format, print_frame, print_json
+from densing.cli.output import Format, print_frame, print_json, working
 from densing.cli.output import FORMAT_HELP
 from densing.errors import InputError
 from densing.overlap_defaults import DEFAULT_BUCKET_MB
@@ -224,8 +224,9 @@ def run(
                        outer_lr=outer_lr, outer_momentum=outer_momentum, outer_clip=outer_clip,
                        staleness_penalty=staleness_penalty, gap_penalty=gap_penalty,
                        outer_clip_mode=outer_clip_mode, tp_overlap=modes[0] if modes else "", tp_chunks=tp_chunks)
-    summary = run_strategies(out, names, base, workers=workers, tp_overlaps=modes, repeats=repeats,
-                             nnodes=nnodes, node_rank=node_rank, rdzv_endpoint=rdzv_endpoint)
+    with working(f"checking {len(names)} strategies' runs before torchrun starts …") as say:
+        summary = run_strategies(out, names, base, workers=workers, tp_overlaps=modes, repeats=repeats,
+                                 nnodes=nnodes, node_rank=node_rank, rdzv_endpoint=rdzv_endpoint, on_progress=say)
     # the run column (last) is the folder under OUT: short, never cut mid-word
     print_frame(summary, fmt, title=f"runs in {out} (step time: median of the unprofiled steps)")
 
