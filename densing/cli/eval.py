@@ -31,7 +31,11 @@ def _render(frame, output_format: str, columns: list[str]) -> None:
     from densing.cli.output import OUTPUTS, print_frame
 
     OUTPUTS.get(output_format)  # an unknown format is an InputError before any work
-    print_frame(frame[[c for c in columns if c in frame.columns]], output_format, title=_loss_title(frame))
+    if output_format == "table" and "metric" in columns and "value" in columns:  # the score beside its pair's name
+        columns = [c for c in columns if c != "metric"]
+        columns.insert(columns.index("value") + 1, "metric")
+    print_frame(frame[[c for c in columns if c in frame.columns]], output_format, title=_loss_title(frame), keys=2,
+                identifiers=("metric",), together=("value", "metric"))  # a metric's name shortened with a key, never broken
 
 
 def _loss_title(frame) -> str:
