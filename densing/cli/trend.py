@@ -333,7 +333,9 @@ def _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt, wide=False, de
     print_text("The paper's two-step design on AI2's recipe over AI2's OLMES table: doubling time of the 0.9-quantile "
                "frontier per task, 95% intervals over the ladder's and the score law's fits, the offset, score noise "
                "and models (one row per task: the four MC references have four loss laws, so there is no combined row).")
-    statuses = [olmes_status(r.error, r.failed_checks, r.ci_high) for r in result.rows.itertuples()]
+    from densing.trend.olmes import row_statuses
+
+    statuses = row_statuses(result.rows)
     notes = [*(f"{r.benchmark}: {r.name} check failed — {r.detail}" for r in _failed(result.checks).itertuples()),
              "left out: " + "; ".join(f"{m} ({why})" for m, why in
                                       result.left_out.drop_duplicates("model")[["model", "reason"]].itertuples(index=False))]
@@ -368,21 +370,6 @@ def _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt, wide=False, de
 
 def _failed(checks):
     return checks[checks["status"] == "failed"] if len(checks) else checks
-
-
-def olmes_status(error: str, failed_checks: str, ci_high: float) -> str:
-    """An OLMES row's status in the words of every design's (:func:`densing.trend.design.status_words`): "measured",
-    or "not measured: " and every reason — its error, an interval that reaches a zero slope (no finite upper end), a
-    failed check."""
-    import math
-
-    from densing.trend.design import CHECK_WORDS
-
-    if error:
-        return error if error.startswith("not measured") else f"not measured: {error}"
-    reasons = [] if math.isfinite(ci_high) else ["its interval reaches a zero slope (no finite upper end)"]
-    reasons += [CHECK_WORDS.get(name.strip(), name.strip()) for name in str(failed_checks or "").split(",") if name.strip()]
-    return "measured" if not reasons else "not measured: " + "; ".join(reasons)
 
 
 def _olmes_closing(rows, statuses: list[str]) -> str:

@@ -5,6 +5,7 @@ figures."""
 from __future__ import annotations
 
 import html
+import math
 import textwrap
 
 import numpy as np
@@ -219,11 +220,20 @@ def size_figure(points: pd.DataFrame) -> go.Figure:
         if len(exact) >= 2:
             figure.add_trace(go.Scatter(x=exact["params"], y=np.exp(exact["log_density"]), mode="lines", showlegend=False,
                                         legendgroup=family, line=dict(color=color, width=1, dash=dash), hoverinfo="skip"))
-    figure.update_layout(title="Density against size, by family (the size check)", height=460,
+    entries = len(multi) + (1 if len(rest) else 0)
+    legend_lines = math.ceil(entries / LEGEND_PER_LINE)  # the legend under the plot, every entry shown: it never scrolls
+    figure.update_layout(title="Density against size, by family (the size check)", height=460 + LEGEND_LINE * legend_lines,
                          xaxis=dict(title="parameters N", type="log", exponentformat="power"),
                          yaxis=dict(title="capacity density ρ", type="log", exponentformat="power"),
-                         margin=dict(l=60, r=20, t=50, b=50), legend=dict(font=dict(size=10)))
+                         margin=dict(l=60, r=20, t=50, b=70 + LEGEND_LINE * legend_lines),
+                         legend=dict(font=dict(size=10), orientation="h", x=0, y=0, yanchor="bottom", yref="container"))
     return figure
+
+
+#: A legend under a figure: entries a line holds in the narrowest window the report is read in (900 px), and a
+#: line's height (px); the figure grows by its lines, so that no legend scrolls.
+LEGEND_PER_LINE = 3
+LEGEND_LINE = 22
 
 
 #: The columns a highlight (a user's models: ``densing measure``'s rows) needs.
