@@ -363,9 +363,9 @@ def _density_screen(result, reference: str, bounded: int, wide: bool) -> None:
     from densing.cli.screen import DENSITY_ROWS
 
     family = reference.split(":")[0]
-    print_text(f"Capacity density ρ = N̂/N of the headline's targets under its lead reference {family} (the family's "
-               f"own budget), densest first: {result.attrs.get('headline_set', 'the headline set')}, "
-               f"{len(result)} models.")
+    print_text(f"Capacity density ρ = N̂/N under the headline's lead reference, {family} at its own budget: one of the "
+               f"references the headline pools, over the targets it inverts (its own family's models are not among "
+               f"them), densest first; {result.attrs.get('headline_set', 'the headline set')}, {len(result)} models.")
     columns = [c for c in ("model", "density", "density_ci_low", "density_ci_high", "bound", "release_date")
                if c in result.columns]
     print_frame(result[columns].head(DENSITY_ROWS), Format.table, wide=wide, together=DENSITY_TOGETHER)

@@ -91,3 +91,16 @@ def test_closing_drops_trailing_clauses_to_fit():
     assert closing(["x" * 70, "y" * 20], width=80) == "x" * 70 + "."
     assert closing(["answer", "beside"], width=80) == "answer; beside."
     assert closing(["z" * 100], width=80) == "z" * 100 + "."  # the answer itself is never dropped
+
+
+def test_overlap_analyze_leads_with_the_overlap_percentage(run_cli, monkeypatch):
+    """The number ``overlap analyze`` exists for is in its first block, beside the rank, at 80 columns."""
+    from conftest import SHARED_DATA
+
+    traces = SHARED_DATA / "traces" / "hta" / "sampled_128rank"
+    if not traces.is_dir():
+        pytest.skip(f"public traces not found at {traces}")
+    out = _run(run_cli, monkeypatch, "overlap", "analyze", str(traces))
+    first = out.split("─")[0]  # the first block's header, above its rule
+    assert "comm-comp" in first and "exposed" in first
+    assert max(len(line) for line in out.splitlines()) <= 80
