@@ -271,3 +271,18 @@ def test_the_size_figure_gives_every_family_its_own_look_and_a_legend_that_never
     lines = math.ceil(16 / figures.LEGEND_PER_LINE)
     assert figure.layout.height >= 460 + figures.LEGEND_LINE * lines
     assert figure.layout.margin.b >= figures.LEGEND_LINE * lines
+
+
+def test_a_bound_of_your_model_is_a_half_open_bar_not_a_point():
+    import plotly.graph_objects as go
+
+    from densing.trend.figures import _bound_bars
+
+    rows = pd.DataFrame({"release_date": pd.to_datetime(["2024-11-01", "2024-12-01", "2025-01-01"]),
+                         "reading": ["upper bound", "lower bound", "value"]})
+    figure = go.Figure()
+    _bound_bars(figure, rows, np.array([0.9, 2.0, 1.0]))
+    (bars,) = figure.data
+    ys = [y for y in bars.y if y is not None]
+    assert ys == pytest.approx([0.9, 0.09, 2.0, 20.0])  # a decade below ρ ≤ 0.9, above ρ ≥ 2; the value has none
+    assert [s for s in bars.marker.symbol if s.startswith("arrow")] == ["arrow-down", "arrow-up"]
