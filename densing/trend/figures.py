@@ -232,7 +232,7 @@ def size_figure(points: pd.DataFrame) -> go.Figure:
 
 #: A legend under a figure: entries a line holds in the narrowest window the report is read in (900 px), and a
 #: line's height (px); the figure grows by its lines, so that no legend scrolls.
-LEGEND_PER_LINE = 3
+LEGEND_PER_LINE = 5
 LEGEND_LINE = 22
 
 

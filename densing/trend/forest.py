@@ -83,7 +83,8 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
     edge on a white ground, never across a bar's line. An interval's end at ∞ is an arrow running off the right edge
     of the axis, labelled ∞; the axis — logarithmic in months, so that 2 and 100 months both read — ends past every
     finite number (:func:`forest_axis_end`), so no finite interval reaches the edge, and starts below every positive
-    one (:func:`forest_axis_start`). The paper's value is a dashed red line across the rows, named at its top. ``title`` names the rows' source (the two
+    one (:func:`forest_axis_start`). The paper's value is a dashed red line across the rows, under the bars and the
+    statuses, named at its top. ``title`` names the rows' source (the two
     forest plots of the report differ by it).
     """
     rows = rows.iloc[::-1].reset_index(drop=True)  # the first row on top
@@ -142,10 +143,12 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
         figure.add_trace(go.Scatter(x=[0] * len(empty), y=[labels[i] for i in empty], mode="markers", showlegend=False,
                                     marker=dict(size=1, opacity=0), text=[hover[i] for i in empty],
                                     hovertemplate="%{text}<extra></extra>"))
-    figure.add_trace(go.Scatter(  # the paper's value: a line across every row (data coordinates on the log axis)
-        x=[paper_months, paper_months], y=[labels[0], labels[-1]], mode="lines+text", name=f"paper: {paper_months:g} months",
-        line=dict(color="#d62728", dash="dash", width=1.5), text=["", f"paper {paper_months:g}"],
-        textposition="top center", textfont=dict(color="#d62728", size=11), cliponaxis=False, hoverinfo="skip"))
+    # the paper's value: a dashed line across every row, under the traces and the statuses (a shape takes data
+    # coordinates on a log axis), named by a text point above the top row
+    figure.add_vline(x=paper_months, line=dict(color="#d62728", dash="dash", width=1.5), layer="below")
+    figure.add_trace(go.Scatter(x=[paper_months], y=[labels[-1]], mode="text", name=f"paper: {paper_months:g} months",
+                                text=[f"paper {paper_months:g}"], textposition="top center", cliponaxis=False,
+                                textfont=dict(color="#d62728", size=11), hoverinfo="skip", showlegend=False))
     start = forest_axis_start(rows, paper_months)
     figure.update_layout(title=title, xaxis_title="doubling time (months, log scale)",
                          xaxis=dict(type="log", range=[math.log10(start), math.log10(edge)]),

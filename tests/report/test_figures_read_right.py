@@ -90,9 +90,10 @@ def test_every_not_measured_row_says_so_at_its_row_with_its_short_reason():
 def test_the_paper_is_a_line_across_the_rows_and_no_status_lies_on_a_row_line():
     frame = _rows()
     figure = figures.forest_figure(frame, 3.3)
-    paper = [t for t in figure.data if (t.name or "").startswith("paper")]
-    assert len(paper) == 1 and list(paper[0].x) == [3.3, 3.3]
-    assert {paper[0].y[0], paper[0].y[-1]} == {_label(frame, "alpha"), _label(frame, "delta")}  # first to last row
+    lines = [shape for shape in figure.layout.shapes if shape.x0 == shape.x1 == 3.3]
+    assert len(lines) == 1 and lines[0].yref == "y domain" and lines[0].layer == "below"  # across every row, under all
+    named = [t for t in figure.data if (t.name or "").startswith("paper")]
+    assert len(named) == 1 and list(named[0].x) == [3.3] and named[0].y[0] == _label(frame, "alpha")  # the top row
     for note in figure.layout.annotations:
         if "not measured" in (note.text or "") and note.y == _label(frame, "gamma"):  # a row with a bar: under it
             assert note.xref == "paper" and note.yanchor == "top" and note.yshift < 0
