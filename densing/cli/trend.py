@@ -183,6 +183,9 @@ def _print_by_benchmark_screen(result, forecast) -> None:
                 title="doubling time in months per benchmark and benchmark set, with its 95% interval")
     for line in reasons:
         print_text(line)
+    sets = table[table["capability"] == "set"] if "capability" in table.columns else table.iloc[0:0]
+    if len(sets):  # a set's short id beside its name in words, as the report and the README name it
+        print_text("sets: " + "; ".join(f"{r.row} = {r.label}" for r in sets.itertuples()))
     notes = [*_order_break_lines(result), *(f"at one budget, {n}: {v}" for n, v in result.budget_notes.items())]
     more = ["slopes, heterogeneity, each reference's months", "the two estimators' cross-check",
             "the rows at one budget"] + (["the forecast check"] if forecast else [])
