@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+#: A row's number, interval and status: kept beside its name in one block at any terminal width.
+ROW_TOGETHER = ("months", "ci_low", "ci_high", "status")
 #: The lines a default output may take (the terminal the one-screen layout is made for: 80 columns, 40 lines).
 SCREEN_LINES = 40
 #: ``densing density``'s rows on one screen (the densest; ``--detail``: every row).
