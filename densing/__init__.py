@@ -32,6 +32,7 @@ The public names (``densing.__all__``; ``dir(densing)`` lists them before they l
     overlap                             the training-trace profiler's package (read_traces, metrics, what-if)
     paths                               where the shipped data is: paths.RESULTS / "public_models.csv", paths.REFERENCE_FITS
     measure(models, suite=...)       -> MeasureResult: your models evaluated and placed against the headline's frontier
+    place(scores)                    -> MeasureResult: a scores file (table or lm-eval JSON) placed against the headline
     DensingError, InputError, FitError, TraceError, EvalError, WorkerError: the errors densing raises
 """
 import functools as _functools
@@ -55,6 +56,7 @@ _LAZY = {
     "overlap": ("densing.overlap", None),  # the training-trace profiler (read_traces, metrics, what-if)
     "paths": ("densing.paths", None),  # where the shipped tables and fits are: paths.RESULTS, paths.REFERENCE_FITS
     "measure": ("densing.placement.measure", "measure"),
+    "place": ("densing.placement.own_scores", "place"),
 }
 
 

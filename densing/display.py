@@ -134,8 +134,8 @@ def header(field: str, unit: str | None = None) -> str:
         text = "score " + name.split(":", 1)[1]
     elif name.endswith("_ci") and name.startswith("months"):  # an interval written as text beside its months
         text = header(name[:-3]) + " 95% CI"
-    else:
-        text = name.replace("_", " ")
+    else:  # a duration's unit is written once, by the column (``step_time_us`` → ``step time (ms)``)
+        text = (name[:-3] if kind(name) == "microseconds" else name).replace("_", " ")
     unit = unit or ("%" if kind(name) in ("fraction", "percent") else None)
     return f"{text} ({unit})" if unit else text
 

@@ -91,6 +91,8 @@ SIGNATURES = [
     _sig("read_pythia_evals", "root", "missing-path", lambda v, c: densing.read_pythia_evals(v)),
     _sig("read_lm_eval_json", "path", "path", lambda v, c: densing.read_lm_eval_json(v)),
     _sig("read_lm_eval_json", "path", "missing-path", lambda v, c: densing.read_lm_eval_json(v)),
+    _sig("place", "scores", "path", lambda v, c: densing.place(v)),
+    _sig("place", "scores", "missing-path", lambda v, c: densing.place(v)),
     _sig("invert", "fit", "fit", lambda v, c: densing.invert(v, [0.5])),
     _sig("invert", "scores", "scores", lambda v, c: densing.invert(c["fit"], v)),
     _sig("invert", "d0", "tokens", lambda v, c: densing.invert(c["fit"], [0.5], d0=v)),

@@ -65,6 +65,37 @@ def test_each_command_and_its_options_exist(page, command, run_cli):
 
 
 
+def _command_paths() -> list[str]:
+    """Every command of the app as typed after ``densing`` (``trend``, ``overlap analyze``), groups' own included."""
+    import click
+    import typer.main
+
+    from densing.cli import app
+
+    root = typer.main.get_command(app)
+    found = []
+    for name, command in root.commands.items():
+        if isinstance(command, click.Group):
+            found += [f"{name} {sub}" for sub in command.commands]
+            if command.invoke_without_command:  # `densing eval` runs by itself
+                found.append(name)
+        else:
+            found.append(name)
+    return found
+
+
+def test_cli_md_has_a_block_for_every_command_and_no_repeated_heading():
+    page = REPO_ROOT / "docs" / "cli.md"
+    lines = [c for p, c in COMMANDS if p == "cli.md"]
+    missing = [path for path in _command_paths() if not any(f"{c} ".startswith(f"densing {path} ") for c in lines)]
+    assert not missing, f"docs/cli.md has no example of: {missing}"
+    for doc in (page, REPO_ROOT / "docs" / "profiling.md", REPO_ROOT / "docs" / "cli_reference.md"):
+        prose = re.sub(r"```.*?```", "", doc.read_text(), flags=re.S)  # a comment in a block is no heading
+        headings = [line for line in prose.splitlines() if line.startswith("#")]
+        texts = [h.lstrip("#").strip() for h in headings]
+        assert len(texts) == len(set(texts)), f"{doc.name}: a heading repeats"
+
+
 #: Why a line of a bash block does not run, by a pattern over it: the first that matches is its reason.
 SKIPPED = [
     (r"^(python3? -m venv|pip install|\.venv/)", "installs packages (network)"),
@@ -87,9 +118,16 @@ EXPECTED = {
     "densing trend": (r"(Doubling time|doubling time).*months", ()),
     "densing density --targets results/smollm2/store": (r"smollm2-135m-instruct-q4_1|ρ\s+\d", ()),
     "densing density --fit reference_fits/olmo_hellaswag_two_step.json": (r"ρ\s+\d", ()),
+    "densing density --fit llama-3.1_mmlu": (r"ρ\s", ()),
     "densing density": (r"microsoft/phi-2\s", ()),
+    "densing trend --format csv": (r"^rule,months,ci_low,ci_high", ()),
+    "densing fit --data results/public_models.csv --family": (r"family reference fit · mmlu", ()),
+    "densing fit --data ../shared/data/pythia_evals": (r"two-step reference fit · lambada_openai", ()),
+    "densing convert": (r"wrote \d+ rows to tidy\.csv", ()),
+    "densing eval --list": (r"\nmmlu\s+mmlu\s+5", ()),
     "densing report": (r"wrote report\.html", ("report.html",)),
-    "densing eval --models": (r"smollm2-135m-instruct-q4_1\s+openllm_v1_mmlu\s+0\.\d+", ()),
+    "densing eval --models": (r"smollm2-\S*\s+openllm_v1_mmlu\s+0\.\d+", ()),
+    "densing measure --scores": (r"my-org/my-model-7b: ρ = \d[\d.]* \(95% CI .*the frontier's band", ()),
     "densing measure": (r"smollm2-135m-instruct-q4_1: arc_challenge \d", ("report.html",)),
     "densing overlap analyze ../shared/data/traces/hta/ddp_2rank --format json": (r'"comm_comp_overlap_pct": \d', ()),
     "densing overlap analyze ../shared/data/traces/hta/sampled_128rank": (r"\n\s*0\s+\d+\s+[\d.]+\s", ()),

@@ -1,6 +1,7 @@
 """Open an HTML report in a real browser engine (Chromium, as Qt WebEngine embeds it) at given window widths,
 save a screenshot of each, and check what a reader would see: nothing wider than the window, no text cut at a
-figure's edge, no two labels of a figure on top of each other.
+figure's edge, no two labels of a figure on top of each other, no label across a line, no legend that scrolls or
+shows two entries alike.
 
     python tools/report_in_browser.py PAGE.html --width 900 --width 1400 --out SHOTS_DIR [--first-screen | --height PX] [--jpg]
 
@@ -8,8 +9,8 @@ Needs ``PyQt6-WebEngine`` (in the ``test`` extra). For each width it writes ``SH
 (the whole page; its first 1,000 px with ``--first-screen``, its first PX with ``--height``; ``.jpg`` at quality 80
 with ``--jpg``) and prints one JSON line::
 
-    {"width": 900, "viewport": 885, "height": 9281, "page_overflow": 0,
-     "wide_tables": [...], "cut_text": [...], "overlapping_labels": [...]}
+    {"width": 900, "viewport": 885, "height": 9281, "page_overflow": 0, "wide_tables": [...], "cut_text": [...],
+     "overlapping_labels": [...], "labels_on_lines": [...], "scrolling_legends": [...], "repeated_looks": [...]}
 
 - ``page_overflow``: how many px the page is wider than the window (a horizontal scroll bar for the page);
 - ``wide_tables``: each table whose box scrolls sideways at this width (its first header cell and by how many px);
@@ -17,6 +18,10 @@ with ``--jpg``) and prints one JSON line::
   figure's title;
 - ``overlapping_labels``: each pair of a figure's point labels or annotations whose boxes overlap by more than
   1 px each way, with the figure's title.
+- ``labels_on_lines``: each annotation of a figure that a drawn line (a bar, an interval, a trend line) crosses
+  inside its box, with the figure's title;
+- ``scrolling_legends``: each figure whose legend scrolls (entries a reader cannot see without scrolling);
+- ``repeated_looks``: each pair of one legend's entries drawn alike (the same colour, marker and dash).
 
 The exit status is 0 when every list is empty and nothing overflows, 1 otherwise, 2 when the page cannot be
 opened. The browser runs in this process (offscreen) and ends with it.
@@ -41,7 +46,8 @@ CHECK = r"""
   const vw = document.documentElement.clientWidth;
   const out = {viewport: vw, height: document.documentElement.scrollHeight,
                page_overflow: Math.max(0, document.documentElement.scrollWidth - vw),
-               wide_tables: [], cut_text: [], overlapping_labels: []};
+               wide_tables: [], cut_text: [], overlapping_labels: [], labels_on_lines: [], scrolling_legends: [],
+               repeated_looks: []};
   for (const box of document.querySelectorAll('div.table')) {
     const over = box.scrollWidth - box.clientWidth;
     if (over > 1) {
@@ -84,6 +90,42 @@ CHECK = r"""
         if (w > 1 && h > 1) out.overlapping_labels.push({figure: title, labels: [labels[i][0], labels[j][0]]});
       }
     }
+    // an annotation lying across a drawn line (a bar, an interval): points sampled every 3 px along each line
+    const notes = [];
+    for (const t of plot.querySelectorAll('g.annotation-text-g text')) {
+      const r = visible(t);
+      if (r) notes.push([t.textContent, r]);
+    }
+    for (const line of plot.querySelectorAll('g.scatterlayer path.js-line')) {
+      if (!notes.length || !visible(line) && !line.getTotalLength) continue;
+      const length = line.getTotalLength(), matrix = line.getScreenCTM();
+      if (!matrix || !(length > 0)) continue;
+      const hit = new Set();
+      for (let d = 0; d <= length; d += 3) {
+        const p = line.getPointAtLength(d), x = p.x * matrix.a + p.y * matrix.c + matrix.e,
+              y = p.x * matrix.b + p.y * matrix.d + matrix.f;
+        notes.forEach(([text, r], k) => {
+          if (x > r.left + 1 && x < r.right - 1 && y > r.top + 1 && y < r.bottom - 1) hit.add(k);
+        });
+      }
+      for (const k of hit) out.labels_on_lines.push({figure: title, label: notes[k][0].slice(0, 80)});
+    }
+    // a legend that scrolls (plotly draws a scroll bar when its entries do not fit), and two entries of one legend
+    // that look alike (the same colour, marker and dash)
+    for (const bar of plot.querySelectorAll('g.legend rect.scrollbar')) {
+      const r = bar.getBoundingClientRect();
+      if (r.height > 0 && r.width > 0) out.scrolling_legends.push({figure: title});
+    }
+    const looks = new Map();
+    for (const item of plot.querySelectorAll('g.legend g.traces')) {
+      const name = (item.querySelector('text.legendtext') || {}).textContent || '';
+      const point = item.querySelector('path.scatterpts'), line = item.querySelector('path.js-line');
+      const style = (el, key) => el ? (el.style.getPropertyValue(key) || el.getAttribute(key) || '') : '';
+      const look = [style(point, 'fill'), point ? point.getAttribute('d') : '', style(line, 'stroke'),
+                    style(line, 'stroke-dasharray')].join('|');
+      if (looks.has(look)) out.repeated_looks.push({figure: title, entries: [looks.get(look), name]});
+      else looks.set(look, name);
+    }
   }
   return JSON.stringify(out);
 })()
@@ -92,7 +134,9 @@ CHECK = r"""
 
 def problems(found: dict) -> int:
     """How many things the check found wrong in one width's result."""
-    return (found["page_overflow"] > 1) + len(found["wide_tables"]) + len(found["cut_text"]) + len(found["overlapping_labels"])
+    return ((found["page_overflow"] > 1) + len(found["wide_tables"]) + len(found["cut_text"])
+            + len(found["overlapping_labels"]) + len(found["labels_on_lines"]) + len(found["scrolling_legends"])
+            + len(found["repeated_looks"]))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,9 +19,20 @@ from densing.cli.ladder import ladder_app
 from densing.cli.overlap import overlap_app
 from densing.errors import DensingError
 
+#: ``densing --help``'s opening: what densing is, then three commands to start with (``\b``: click keeps the lines).
+HELP = """LLM evaluation and capacity-density analytics (Densing Law), and overlap profiling.
+
+\b
+Quick start:
+  densing trend                        the doubling time of capacity density
+  densing density                      each model's density in the headline
+  densing measure --scores FILE        your model's scores on the chart
+
+Every command: densing COMMAND --help; examples of each: docs/cli.md."""
+
 app = typer.Typer(
     name="densing",
-    help="LLM evaluation and capacity-density analytics (Densing Law), and overlap profiling.",
+    help=HELP,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -42,16 +53,28 @@ def _version(value: bool) -> None:
 def _main(
     version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."),
 ) -> None:
-    """LLM evaluation and capacity-density analytics (Densing Law), and overlap profiling."""
+    pass  # the help is HELP (the app's); a docstring here would replace it
+
+
+def summary(text: str | None) -> str | None:
+    """A command's line in its group's help: the first paragraph of its help, whole (click cuts a summary it makes
+    itself at the terminal's width with "..."; one it is given it wraps instead): its first sentence."""
+    if not text:
+        return None
+    first = " ".join(text.strip().split("\n\n", 1)[0].split())
+    return re.split(r"(?<=\.)\s+(?=[A-Z])", first, maxsplit=1)[0]  # its first sentence
+
+
 for command in (laws.fit, laws.convert, laws.validate, laws.density, trend.trend, trend.report, measure.measure):
-    app.command()(command)
-app.add_typer(eval_app, name="eval")
-app.add_typer(overlap_app, name="overlap")
-app.add_typer(ladder_app, name="ladder")
+    app.command(short_help=summary(command.__doc__))(command)
+for _group, _name in ((eval_app, "eval"), (overlap_app, "overlap"), (ladder_app, "ladder")):
+    app.add_typer(_group, name=_name, short_help=summary(_group.info.help))
 for _group in (app, eval_app, overlap_app, ladder_app):  # every command refuses its declared exclusive options
     for _info in _group.registered_commands:
         if _info.cls in (None, typer.core.TyperCommand):
             _info.cls = CheckedCommand
+        if _info.short_help is None:
+            _info.short_help = summary(_info.help or (_info.callback.__doc__ if _info.callback else None))
 
 
 def print_help(argv: list[str]) -> bool:

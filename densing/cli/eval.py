@@ -31,7 +31,11 @@ def _render(frame, output_format: str, columns: list[str]) -> None:
     from densing.cli.output import OUTPUTS, print_frame
 
     OUTPUTS.get(output_format)  # an unknown format is an InputError before any work
-    print_frame(frame[[c for c in columns if c in frame.columns]], output_format, title=_loss_title(frame))
+    if output_format == "table" and "metric" in columns and "value" in columns:  # the score beside its pair's name
+        columns = [c for c in columns if c != "metric"]
+        columns.insert(columns.index("value") + 1, "metric")
+    print_frame(frame[[c for c in columns if c in frame.columns]], output_format, title=_loss_title(frame), keys=2,
+                identifiers=("metric",), together=("value", "metric"))  # a metric's name shortened with a key, never broken
 
 
 def _loss_title(frame) -> str:
@@ -150,6 +154,10 @@ def sweep(
     if left_out:  # a note once every input is checked: a refusal above stays one line
         typer.echo(f"--suite {suite.strip()} --local-data: {', '.join(left_out)} left out (no local split)", err=True)
     names += [b.strip() for b in (benchmarks or "").split(",") if b.strip() and b.strip() not in names]
+    _check_sources(specs, names, out)
+    from densing.eval.loading import SWEEP_CONSTRAINTS
+
+    validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)  # lm-eval's names: imports lm-eval (seconds)
     frame = _sweep_with_progress(specs, names, out, backend=backend, limit=limit, include_paths=include_path,
                                  device=device, batch_size=batch, allow_unsafe_code=allow_unsafe_code,
                                  local_data=local_data, data_root=data_root, settings=settings, shard=share,
@@ -158,6 +166,28 @@ def sweep(
     if frame.empty:
         return
     _render(frame, output_format, ["model", "benchmark", "metric", "value", "n_shot", "loss", "loss_unit", "loss_per_token", "loss_per_byte"])
+
+
+def _check_sources(specs: list, names: list[str], out: Path) -> None:
+    """Before lm-eval builds its task index (tens of seconds): the eval extra is installed, and every model with a
+    pair missing from the store can be loaded — its local path or GGUF file exists, its package (``package:NAME``) is
+    installed, its Hub files are cached where the Hub is offline (:func:`densing.placement.plan.check_offline_source`).
+    A model whose every pair is in the store is not loaded and is not checked (the sweep checks its parts' config
+    hashes, and a stale part's model then, still before evaluating)."""
+    import importlib.util
+
+    from densing.errors import EvalError
+
+    for package, extra in (("lm_eval", "eval"),):
+        if importlib.util.find_spec(package) is None:
+            raise EvalError(f"densing eval needs the {extra} extra: no installed package {package!r} "
+                            f"(pip install -e '.[{extra}]')")
+    from densing.eval.store import part_path
+    from densing.placement.plan import check_offline_source
+
+    for spec in specs:
+        if not all(part_path(out, spec.name, name).exists() for name in names):
+            check_offline_source(spec)
 
 
 def _suite_names(suite: str | None, local_data: bool) -> tuple[list[str], list[str]]:
@@ -172,7 +202,8 @@ def _suite_names(suite: str | None, local_data: bool) -> tuple[list[str], list[s
 def _model_specs(models: Path, backend: str, model_args: str | None) -> list:
     """The models file's specs, with ``--model-args``; the backend's name checked around the file: its names are
     lm-eval's, read by importing lm-eval (seconds), which a bad value elsewhere need not wait for; the default is
-    checked after the models file, so that a missing one is said at once, any other name before it."""
+    checked after the models file and the models' sources (:func:`_check_sources`), so that a missing one is said at
+    once, any other name before it."""
     from densing.eval.loading import SWEEP_CONSTRAINTS
     from densing.eval.models import read_models_file, with_model_args
 
@@ -180,8 +211,7 @@ def _model_specs(models: Path, backend: str, model_args: str | None) -> list:
         validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
     if not models.is_file():
         raise InputError(f"{models}: no such models file")
-    validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
-    return with_model_args(read_models_file(models), model_args)
+    return with_model_args(read_models_file(models), model_args)  # the backend's name: checked after the sources
 
 
 def _list_benchmarks(output_format: str, local_data: bool) -> None:
@@ -238,6 +268,9 @@ def _sweep_with_progress(specs: list, names: list[str], out, *, shard, shard_tex
         console=Console(stderr=True),
     )
     bar = progress.add_task("", total=len(specs) * len(names))
+    if progress.console.is_terminal:  # at once on a terminal: lm-eval's task index takes tens of seconds to build
+        progress.update(bar, description="reading lm-eval's task index …")
+        progress.start()
 
     def on_progress(model: str, benchmark: str, status: str) -> None:
         if not progress.live.is_started:  # shown once the inputs are checked and work begins

@@ -57,6 +57,15 @@ EXCLUSIVE: dict[str, tuple[tuple[Given, Given, str], ...]] = {
         (Given("design", "olmes"), Given("table_name"),
          "--design olmes has its own targets (results/olmes); --table applies to --design leaderboard"),
     ),
+    "measure": (
+        (Given("scores"), Given("models"),
+         "--scores places scores you already have; --models evaluates models first: give one of them"),
+        (Given("scores"), Given("local_data"), "--scores evaluates nothing, so it reads no benchmark split"),
+        (Given("models"), Given("model_name"), "--model names the one model of a scores file (--scores)"),
+        (Given("models"), Given("params"), "the models file gives each model's size; --params applies to --scores"),
+        (Given("models"), Given("release_date"),
+         "the models file gives each model's release date; --release-date applies to --scores"),
+    ),
     "overlap validate": (
         (Given("contention"), Given("calibration"),
          "--calibration prints the sync run's calibration, which no contention enters"),

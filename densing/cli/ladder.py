@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from densing.cli.output import Format, print_document, print_frame, print_progress
+from densing.cli.output import Format, print_document, print_frame, print_progress, working
 from densing.cli.output import FORMAT_HELP, SEED_HELP
 from densing.validation import BOOTSTRAP_CONSTRAINTS, ExistingPath, validate_params
 
@@ -48,10 +48,12 @@ def fit_command(
     tasks = ladder_benchmarks()
     print_progress(f"fitting {len(tasks)} tasks of the ladder ({ladder['run'].nunique()} runs): option choice, then "
                    f"{n_boot} bootstrap draws each on {jobs} process(es); this takes a while")
-    fits, options = fit_ladder(
-        ladder, tasks, n_boot=n_boot, seed=seed, jobs=jobs,
-        provenance={"source_data": "allenai/OLMo peteish-moreeval (see ../shared/data/olmo_ladder)", "command": "densing ladder fit"},
-    )
+    with working(f"fitting {len(tasks)} tasks of the ladder: option choice, then {n_boot} bootstrap draws each"):
+        fits, options = fit_ladder(
+            ladder, tasks, n_boot=n_boot, seed=seed, jobs=jobs,
+            provenance={"source_data": "allenai/OLMo peteish-moreeval (see ../shared/data/olmo_ladder)",
+                        "command": "densing ladder fit"},
+        )
     texts = {f"olmo_{benchmark.removeprefix('olmes_')}_two_step.json": fit.to_json().decode() + "\n"
              for benchmark, fit in fits.items()}
     if out_dir is not None:  # the fits and the selection table as a set: all moved into place once all are written

@@ -9,6 +9,7 @@ import typer
 
 from densing.cli.output import Format, print_frame, print_progress, print_text
 from densing.cli.output import FORMAT_HELP, SEED_HELP
+from densing.cli.screen import DETAIL_HELP
 from densing.validation import BOOTSTRAP_CONSTRAINTS, validate_params
 
 #: A density, its interval and whether it is a bound: kept beside the model's name in one block at any width.
@@ -254,11 +255,12 @@ def density(
                                            "(default: their rows only)."),
     fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
     wide: bool = typer.Option(False, "--wide", help="Tables: every column of the result (as in --format csv), the empty ones too."),
+    detail: bool = typer.Option(False, "--detail", help=DETAIL_HELP),
 ) -> None:
     """Effective parameter size N̂ and capacity density ρ = N̂/N of target models: by default the headline's
     per-model densities (the report's), a censored one shown as its bound (≤, ≥)."""
     if not fit:
-        _headline_density(targets, d0, level, include_poor_fits, fmt, wide)
+        _headline_density(targets, d0, level, include_poor_fits, fmt, wide, detail)
         return
     import sys
 
@@ -304,7 +306,7 @@ def density(
 
 
 def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, include_poor_fits: bool, fmt: Format,
-                      wide: bool) -> None:
+                      wide: bool, detail: bool = False) -> None:
     """``densing density`` without ``--fit``: the headline's per-model densities
     (:func:`densing.trend.measure.headline_densities`) on ``--targets`` (default the public table; a registered
     table's file takes its own headline, any other file the public table's rule, as ``densing trend --results``)."""
@@ -341,11 +343,46 @@ def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, 
                            "release_date", "family") if c in result.columns]
     bounded = result["reading"].isin(["upper bound", "lower bound"]).sum()
     censored = result["bound"].astype(str).isin(["upper bound", "lower bound"]).sum()
-    print_frame(result if wide else result[columns], fmt, wide=wide, together=DENSITY_TOGETHER,
-                title=f"capacity density of the headline's targets ({len(result)} models released since {DEFAULT_EPOCH}, "
-                      f"densest first) under its reference {reference} (the family's own budget, D0 = "
-                      f"{format_count(result['d0'].iloc[0])} tokens)")
-    print_text(f"note: the report's per-model densities ({result.attrs.get('headline_set', 'the headline set')}); "
-               f"{bounded} are bounds ({censored} censored — ρ ≤ x: the score is at or below what the reference "
-               f"resolves; ρ ≥ x: above it — and {bounded - censored} by their 95% interval, which reaches 0 or ∞, or "
-               "by a score at chance: the interval's other end is the bound); another reference: --fit NAME")
+    if detail:
+        print_frame(result if wide else result[columns], fmt, wide=wide, together=DENSITY_TOGETHER,
+                    title=f"capacity density of the headline's targets ({len(result)} models released since "
+                          f"{DEFAULT_EPOCH}, densest first) under its reference {reference} (the family's own budget, "
+                          f"D0 = {format_count(result['d0'].iloc[0])} tokens)")
+        print_text(f"note: the report's per-model densities ({result.attrs.get('headline_set', 'the headline set')}); "
+                   f"{bounded} are bounds ({censored} censored — ρ ≤ x: the score is at or below what the reference "
+                   f"resolves; ρ ≥ x: above it — and {bounded - censored} by their 95% interval, which reaches 0 or ∞, "
+                   "or by a score at chance: the interval's other end is the bound); another reference: --fit NAME")
+    else:
+        _density_screen(result, reference, int(bounded), wide)
+    print_text(_density_closing(result))
+
+
+def _density_screen(result, reference: str, bounded: int, wide: bool) -> None:
+    """``densing density`` on one screen: what it shows, the densest :data:`~densing.cli.screen.DENSITY_ROWS` models
+    (ρ, its interval or bound, the release date), how many more and where."""
+    from densing.cli.screen import DENSITY_ROWS
+
+    family = reference.split(":")[0]
+    print_text(f"Capacity density ρ = N̂/N under the headline's lead reference, {family} at its own budget: one of the "
+               f"references the headline pools, over the targets it inverts (its own family's models are not among "
+               f"them), densest first; {result.attrs.get('headline_set', 'the headline set')}, {len(result)} models.")
+    columns = [c for c in ("model", "density", "density_ci_low", "density_ci_high", "bound", "release_date")
+               if c in result.columns]
+    print_frame(result[columns].head(DENSITY_ROWS), Format.table, wide=wide, together=DENSITY_TOGETHER)
+    rest = len(result) - DENSITY_ROWS
+    more = f"{rest} more models, every column: --detail or --format csv" if rest > 0 else "every column: --detail"
+    print_text(f"{more}; ρ ≤ x / ≥ x: a bound ({bounded} of {len(result)}); another reference: --fit NAME")
+
+
+def _density_closing(result) -> str:
+    """The last line of ``densing density``: the densest model's density with its interval, and the median."""
+    from densing.cli.screen import closing
+    from densing.numbers import format_number
+
+    if not len(result):
+        return closing(["No model to show"])
+    top = result.iloc[0]
+    median = format_number(float(result["density"].median()))
+    return closing([f"Densest: {top['model']}, ρ = {format_number(float(top['density']))} (95% CI "
+                    f"{format_number(float(top['density_ci_low']))}–{format_number(float(top['density_ci_high']))})",
+                    f"median ρ {median} over {len(result)} models"])

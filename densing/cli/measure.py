@@ -7,6 +7,8 @@ The store defaults to the user's cache (:func:`densing.paths.default_store`), ne
 """
 from __future__ import annotations
 
+import shlex
+from dataclasses import replace
 from numbers import Integral
 from pathlib import Path
 from typing import Optional
@@ -17,14 +19,25 @@ from densing.errors import InputError
 
 
 def measure(
-    models: Path = typer.Option(..., "--models", help="Models file (.yaml or .csv), as for 'densing eval'."),
+    models: Optional[Path] = typer.Option(None, "--models", help="Models file (.yaml or .csv), as for 'densing eval': "
+                                          "evaluate them, then place them."),
+    scores: Optional[Path] = typer.Option(None, "--scores", help="Scores you already have: a table (tidy, or one row per "
+                                          "model as results/public_models.csv) or an lm-eval results JSON; placed "
+                                          "without evaluating (with a model's size and date: its columns, or --params "
+                                          "and --release-date)."),
+    model_name: Optional[str] = typer.Option(None, "--model", help="With --scores: the model's name (an lm-eval JSON's "
+                                             "own, else its file's)."),
+    params: Optional[str] = typer.Option(None, "--params", help="With --scores: the model's parameter count (7e9, 7B)."),
+    release_date: Optional[str] = typer.Option(None, "--release-date", help="With --scores: the model's release date "
+                                               "(YYYY-MM-DD)."),
     suite: str = typer.Option("leaderboard-v1", "--suite", help="The public protocol: leaderboard-v1, leaderboard-v2 or swallow-en."),
     local_data: bool = typer.Option(False, "--local-data", help="Run the suite's benchmarks on local splits (no Hub)."),
     data_root: Optional[Path] = typer.Option(
         None, "--data-root", help="Folder holding benchmarks/ (default: $DENSING_SHARED_DATA or ../shared/data)."
     ),
     limit: Optional[float] = typer.Option(None, "--limit", metavar="N", help="At most N items per task, a whole number (MMLU: N in each of its subjects); the intervals are those of the items scored."),
-    out: Path = typer.Option(Path("report.html"), "--out", help="HTML report to write (atomically)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="HTML report to write (atomically; default report.html with "
+                                       "--models, none with --scores)."),
     store: Optional[Path] = typer.Option(
         None, "--store", help="Results store, a folder (a rerun reuses its pairs; default: $XDG_CACHE_HOME/densing/store, "
         "else ~/.cache/densing/store)."),
@@ -40,11 +53,18 @@ def measure(
     n_boot: int = typer.Option(600, "--n-boot", help="Bootstrap draws of the headline trend (its default)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the headline's random draws (bootstrap, sampling): the same seed, the same numbers."),
 ) -> None:
-    """Evaluate your models on a public protocol and place them on the density chart: density, 95% interval, above or
-    below the frontier line; writes the report with them highlighted."""
+    """Place your models on the density chart — evaluated on a public protocol (--models), or from scores you already
+    have (--scores): density with its 95% interval or bound, above, within or below the frontier's band at its date;
+    writes the report with them highlighted."""
     import sys
     import time
 
+    if scores is not None:
+        _place_scores(scores, model_name, params, release_date, out, csv, n_boot, seed)
+        return
+    if models is None:
+        raise InputError("give --models (a models file: evaluate, then place) or --scores (a scores file: place)")
+    out = Path("report.html") if out is None else out
     from densing.placement.measure import measure as run, plan
 
     batch, store = _checked_options(batch_size, n_boot, seed, device, data_root, store, out, csv)
@@ -69,7 +89,85 @@ def measure(
     _write(result, out, csv, words, n_boot, seed)
 
 
-def _write(result, out: Path, csv, words: str, n_boot: int, seed: int) -> None:
+def _place_scores(scores: Path, model: Optional[str], params: Optional[str], release_date: Optional[str],
+                  out: Optional[Path], csv: Optional[Path], n_boot: int, seed: int) -> None:
+    """``densing measure --scores``: the scores file placed against the headline of the shipped public table
+    (:func:`densing.placement.own_scores.place`): one line per model, a table, and the answer last."""
+    from densing.cli.output import print_progress
+    from densing.io import check_writable
+    from densing.validation import Interval, validate
+
+    validate({"n_boot": [Interval(Integral, 1, None)], "seed": [Interval(Integral, 0, None)]}, n_boot=n_boot, seed=seed)
+    for path in (out, csv):
+        if path is not None:
+            check_writable(path)
+    size = None
+    if params is not None:
+        from densing.data import parse_count
+        from densing.validation import check_params
+
+        size = check_params(parse_count(params, field="params", where="--params"), field="params", where="--params")
+    from densing.placement.own_scores import place, read_scores
+
+    table = read_scores(scores, model=model, params=size, release_date=release_date)  # a bad file: said before the fit
+    print_progress("measuring the headline on the shipped public table …")
+    result = place(table, n_boot=n_boot, seed=seed)
+    result = replace(result, suite=f"scores from {scores}")
+    _print_placement(result)
+    if out is not None:
+        words = ["densing", "measure", "--scores", str(scores), "--out", str(out), "--n-boot", str(n_boot), "--seed", str(seed)]
+        for option, value in (("--model", model), ("--params", params), ("--release-date", release_date)):
+            if value is not None:
+                words += [option, value]
+        _write(result, out, csv, shlex.join(words), n_boot, seed, summary=False)
+    elif csv is not None:
+        from densing.io import atomic_write_text
+
+        atomic_write_text(csv, result.to_frame().to_csv(index=False, float_format="%.6g"))
+        print(f"wrote {csv}")
+    print_text_closing(result)
+
+
+def _print_placement(result) -> None:
+    """The placement in words (one paragraph per model) and one table: ρ with its interval, the frontier's band at the
+    model's date, where it sits."""
+    from densing.cli.output import Format, print_frame, print_text
+
+    print_text(result.summary())
+    frame = result.to_frame()
+    columns = [c for c in ("model", "density", "density_ci_low", "density_ci_high", "bound", "release_date",
+                           "frontier_density_ci_low", "frontier_density_ci_high", "band") if c in frame.columns]
+    print_frame(frame[columns].rename(columns={"frontier_density_ci_low": "band_low",
+                                               "frontier_density_ci_high": "band_high"}), Format.table, keys=1,
+                together=("density", "density_ci_low", "density_ci_high", "bound", "band"))
+
+
+def print_text_closing(result) -> None:
+    """The last line: the first model's density (or bound) and where it sits against the frontier's band."""
+    from densing.cli.output import print_text
+    from densing.cli.screen import closing
+    from densing.display import BOUND_SIGNS, density_reading
+    from densing.numbers import format_number
+
+    frame = result.to_frame()
+    if not len(frame):
+        return
+    r = frame.iloc[0]
+    reading, stated, _ = density_reading(r["density"], r["bound"], r["density_ci_low"], r["density_ci_high"],
+                                         bool(r["near_chance"]))
+    if reading == "value":
+        said = f"ρ = {format_number(stated)} (95% CI {format_number(r['density_ci_low'])}–{format_number(r['density_ci_high'])})"
+    elif reading in BOUND_SIGNS:
+        said = f"ρ {BOUND_SIGNS[reading]}{format_number(stated)}"
+    else:
+        said = "ρ undetermined"
+    where = {"within": "within the frontier's band", "above": "above the frontier's band",
+             "below": "below the frontier's band"}.get(r["band"], "undetermined against the frontier")
+    more = f"{len(frame) - 1} more model(s) in the table above" if len(frame) > 1 else ""
+    print_text(closing([f"{r['model']}: {said}, {where}", f"released {r['release_date']}", more]))
+
+
+def _write(result, out: Path, csv, words: str, n_boot: int, seed: int, summary: bool = True) -> None:
     """The report (led by the user's models), the CSV rows, and the placement in words."""
     from densing.cli.output import print_text
     from densing.io import atomic_write_text
@@ -81,8 +179,14 @@ def _write(result, out: Path, csv, words: str, n_boot: int, seed: int) -> None:
     atomic_write_text(out, html)
     if csv is not None:
         atomic_write_text(csv, result.to_frame().to_csv(index=False, float_format="%.6g"))
-    print_text(result.summary())
-    print(f"wrote {out}" + (f" and {csv}" if csv is not None else ""))
+    if summary:
+        print_text(result.summary())
+    from densing.cli.screen import browser_lines
+
+    if csv is not None:
+        print(f"wrote {csv}")
+    for line in browser_lines(out):
+        print(line)
 
 
 def _checked_options(batch_size: str, n_boot: int, seed: int, device, data_root, store, out: Path, csv):

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import sys
+from contextlib import contextmanager
 from datetime import date, datetime
 from enum import Enum
 
@@ -297,6 +298,25 @@ def print_json(value) -> None:
     import orjson
 
     sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n")
+
+
+@contextmanager
+def working(message: str):
+    """While the block runs, a spinner on stderr with what is being done and the time it has taken — only when stderr
+    is a terminal (a captured stderr keeps exactly a failing command's one line); yields ``say(text)``, which replaces
+    the words. The line goes when the block ends (transient)."""
+    stream = sys.stderr
+    if not getattr(stream, "isatty", lambda: False)():
+        yield lambda text: None
+        return
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                        console=Console(stderr=True), transient=True)
+    task = progress.add_task(message, total=None)
+    with progress:
+        yield lambda text: progress.update(task, description=text)
 
 
 def print_progress(message: str) -> None:

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from densing.cli.output import Format, print_frame, print_json
+from densing.cli.output import Format, print_frame, print_json, working
 from densing.cli.output import FORMAT_HELP
 from densing.errors import InputError
 from densing.overlap_defaults import DEFAULT_BUCKET_MB
@@ -47,6 +47,10 @@ def _check_workers(workers: Optional[int]) -> None:
     check(ENGINE_CONSTRAINTS, workers=workers)
 
 
+#: ``overlap analyze``'s first columns at the terminal: the rank (and step), the overlap % and the exposed communication.
+FIRST = ("rank", "step", "comm_comp_overlap_pct", "exposed_comm_us", "comm_us")
+
+
 @overlap_app.command()
 def analyze(
     path: Path = typer.Argument(..., help="A trace file (.json/.json.gz) or a directory with one file per rank."),
@@ -81,7 +85,9 @@ def analyze(
         return
     frame = (analyze_steps(path, scheduler, workers, kernel_rules) if steps
              else analyze_ranks(path, scheduler, workers, kernel_rules, stream))
-    print_frame(frame, fmt, title=f"overlap {path}", keys=1, wide=wide)  # the rank names each row
+    if fmt is Format.table:  # the number the command exists for first: the overlap %, then what is exposed
+        frame = frame[[*(c for c in FIRST if c in frame.columns), *(c for c in frame.columns if c not in FIRST)]]
+    print_frame(frame, fmt, title=f"overlap {path}", keys=1, wide=wide, together=FIRST[1:])  # the rank names each row
 
 
 @overlap_app.command()
@@ -218,8 +224,9 @@ def run(
                        outer_lr=outer_lr, outer_momentum=outer_momentum, outer_clip=outer_clip,
                        staleness_penalty=staleness_penalty, gap_penalty=gap_penalty,
                        outer_clip_mode=outer_clip_mode, tp_overlap=modes[0] if modes else "", tp_chunks=tp_chunks)
-    summary = run_strategies(out, names, base, workers=workers, tp_overlaps=modes, repeats=repeats,
-                             nnodes=nnodes, node_rank=node_rank, rdzv_endpoint=rdzv_endpoint)
+    with working(f"checking {len(names)} strategies' runs before torchrun starts …") as say:
+        summary = run_strategies(out, names, base, workers=workers, tp_overlaps=modes, repeats=repeats,
+                                 nnodes=nnodes, node_rank=node_rank, rdzv_endpoint=rdzv_endpoint, on_progress=say)
     # the run column (last) is the folder under OUT: short, never cut mid-word
     print_frame(summary, fmt, title=f"runs in {out} (step time: median of the unprofiled steps)")
 

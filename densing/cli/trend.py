@@ -10,9 +10,8 @@ import typer
 from densing.cli.output import Format, print_document, print_frame, print_text
 from densing.cli.output import FORMAT_HELP, SEED_HELP
 from densing.validation import DEFAULT_EPOCH
+from densing.cli.screen import DETAIL_HELP, ROW_TOGETHER
 
-#: A row's number, interval and status: kept beside its name in one block at any terminal width.
-ROW_TOGETHER = ("months", "ci_low", "ci_high", "status")
 EPOCH_HELP = "t = 0 (default: Llama-1's release)."
 SINCE_HELP = "Only models released on or after this date ('none': all)."
 RESULTS_HELP = "Target results (default: results/public_models.csv)."
@@ -95,21 +94,25 @@ def trend(
                                            "pre-training of another (the Swallow tables' derivation column)."),
     fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
     wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
+    detail: bool = typer.Option(False, "--detail", help=DETAIL_HELP),
 ) -> None:
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
     profile = _table(table_name, results)
     d0_tokens = _d0(d0)  # before any work, for either design
     if design is DesignOption.olmes:  # --table with it is refused by densing.cli.exclusive.EXCLUSIVE
         _check_draws(n_boot, seed)
-        _olmes(results, fit, d0_tokens, since, epoch, n_boot, seed, by, fmt, wide)
+        from densing.cli.olmes import olmes
+
+        olmes(results, fit, d0_tokens, _since(since), _since(epoch, "--epoch") or "2023-02-24", n_boot, seed, fmt, wide,
+              detail)
         return
     _check_draws(n_boot, seed)
     result, forecast = _measure(results or profile.path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by,
                                 without_continual)
     if by is By.benchmark:
-        _print_by_benchmark(result, forecast, fmt, wide)
+        _print_by_benchmark(result, forecast, fmt, wide, detail)
     else:
-        _print_headline(result, fmt, wide)
+        _print_headline(result, fmt, wide, detail)
 
 
 def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, without_continual):
@@ -143,29 +146,63 @@ BY_BENCHMARK_SHOWN = ["row", "months", "ci_low", "ci_high", "status", "n_models"
                       "slope_ci_high", "heterogeneity", "capability", "each_reference_months"]
 
 
-def _print_by_benchmark(result, forecast, fmt: Format, wide: bool) -> None:
-    """``densing trend --by benchmark``: the rows per benchmark and set, the cross-check, the budget rows, the
-    forecast check."""
-    from densing.data.units import format_count
-    from densing.trend.capability import BUDGET_D0
-
-    table = result.by_benchmark()
-    budget = result.by_benchmark_at_budget()
+def _print_by_benchmark(result, forecast, fmt: Format, wide: bool, detail: bool = False) -> None:
+    """``densing trend --by benchmark``: the verdict, the rows per benchmark and set (the number, interval and state,
+    the reasons numbered below) and the closing line; ``--detail``: every column, the cross-check, the budget rows,
+    the forecast check."""
     if fmt is Format.json:
-        print_document(table, verdict=result.verdict, at_budget=budget, at_budget_notes=result.budget_notes,
-                       cross_check=result.cross_check(), influence=result.influence(),
+        print_document(result.by_benchmark(), verdict=result.verdict, at_budget=result.by_benchmark_at_budget(),
+                       at_budget_notes=result.budget_notes, cross_check=result.cross_check(), influence=result.influence(),
                        **({"forecast": forecast} if forecast else {}))
         return
     if fmt is Format.csv:
         print_frame(result.to_frame(by="benchmark"), fmt)
         return
+    if detail:
+        _print_by_benchmark_detail(result, forecast, fmt, wide)
+    else:
+        _print_by_benchmark_screen(result, forecast)
+    print_text(_closing(result))
+
+
+def _print_by_benchmark_screen(result, forecast) -> None:
+    """One screen: the verdict, one row per benchmark and set with its months, 95% interval and state (the reasons
+    numbered once below), what ``--detail`` adds with its notes counted."""
+    from densing.cli.screen import counted, short_statuses
+
+    print_text(result.verdict)
+    table = result.by_benchmark()
+    cells, reasons = short_statuses(table["status"])
+    shown = table[[c for c in ("row", "months", "ci_low", "ci_high") if c in table.columns]].assign(status=cells)
+    print_frame(shown, Format.table, keys=1, together=ROW_TOGETHER,
+                title="doubling time in months per benchmark and benchmark set, with its 95% interval")
+    for line in reasons:
+        print_text(line)
+    sets = table[table["capability"] == "set"] if "capability" in table.columns else table.iloc[0:0]
+    if len(sets):  # a set's short id beside its name in words, as the report and the README name it
+        print_text("sets: " + "; ".join(f"{r.row} = {r.label}" for r in sets.itertuples()))
+    notes = [*_order_break_lines(result), *(f"at one budget, {n}: {v}" for n, v in result.budget_notes.items())]
+    more = ["slopes, heterogeneity, each reference's months", "the two estimators' cross-check",
+            "the rows at one budget"] + (["the forecast check"] if forecast else [])
+    line = counted(notes, "notes", "--detail lists them")
+    print_text(f"--detail: {', '.join(more)}" + (f" ({line})" if line else ""))
+
+
+def _print_by_benchmark_detail(result, forecast, fmt: Format, wide: bool) -> None:
+    """``--by benchmark --detail``: every table and note."""
+    from densing.data.units import format_count
+    from densing.trend.capability import BUDGET_D0
+
+    table = result.by_benchmark()
+    budget = result.by_benchmark_at_budget()
     print_text(result.verdict)
     shown = [c for c in BY_BENCHMARK_SHOWN if c in table.columns]
     print_frame(table if wide else table[shown], fmt, wide=wide, keys=1, together=ROW_TOGETHER,
                 title="doubling time in months per benchmark and benchmark set (one design per row: every reference "
                       "inverts the same benchmarks for the same targets; pooled by random effects); slope A of ln ρmax "
                       "per day with its 95% interval; each reference's own months with its 95% interval")
-    _print_order_breaks(result)
+    for line in _order_break_lines(result):
+        print_text(line)
     cross = result.cross_check()
     if len(cross):
         print_frame(cross, fmt, wide=wide, keys=1, together=ROW_TOGETHER,
@@ -183,11 +220,27 @@ def _print_by_benchmark(result, forecast, fmt: Format, wide: bool) -> None:
         _print_forecast(forecast, fmt, wide)
 
 
-def _print_order_breaks(result) -> None:
-    if result.order_breaks is not None and len(result.order_breaks):
-        for r in result.order_breaks.itertuples(index=False):
-            print_text(f"order break in a reference family: {r.model} scores below the smaller {r.smaller_model} on "
-                       f"{r.benchmarks} beyond 2 standard errors ({r.in_fit} in {r.family}'s fits)")
+def _closing(result) -> str:
+    """The last line of ``densing trend``: the headline rule's doubling time with its interval and state, beside the
+    paper's (:func:`densing.cli.screen.closing`: within the terminal's width)."""
+    from densing.cli.screen import closing, months_phrase, state_of
+    from densing.trend.constants import PAPER
+
+    head = result.rules.get(result.headline_rule)
+    state = state_of(result.status) or "not measured"
+    if head is None:
+        return closing([f"Doubling time: no estimate ({state}; the verdict above says why)"])
+    phrase = months_phrase(head.doubling_time_months, head.doubling_time_months_ci_low,
+                           head.doubling_time_months_ci_high)
+    return closing([f"Doubling time: {phrase}, {state}", f"paper: {PAPER['doubling_time_months']} months"])
+
+
+def _order_break_lines(result) -> list[str]:
+    if result.order_breaks is None or not len(result.order_breaks):
+        return []
+    return [f"order break in a reference family: {r.model} scores below the smaller {r.smaller_model} on "
+            f"{r.benchmarks} beyond 2 standard errors ({r.in_fit} in {r.family}'s fits)"
+            for r in result.order_breaks.itertuples(index=False)]
 
 
 def _print_forecast(forecast: dict, fmt: Format, wide: bool) -> None:
@@ -199,9 +252,10 @@ def _print_forecast(forecast: dict, fmt: Format, wide: bool) -> None:
     print_text(forecast["summary"])
 
 
-def _print_headline(result, fmt: Format, wide: bool) -> None:
-    """``densing trend``: the verdict, the rules side by side (months and slope A, each with its interval), the
-    checks, the references (each one's months with its interval), the sensitivity, the breakpoint."""
+def _print_headline(result, fmt: Format, wide: bool, detail: bool = False) -> None:
+    """``densing trend``: the verdict, the rules side by side (months with its interval), what ``--detail`` adds, the
+    closing line; ``--detail``: the why, the slopes and variance shares, the checks, the references (each one's months
+    with its interval), the sensitivity, the breakpoint."""
     if fmt is Format.json:
         document = result.document()
         print_document(document.pop("rows"), **document)
@@ -209,6 +263,32 @@ def _print_headline(result, fmt: Format, wide: bool) -> None:
     if fmt is Format.csv:
         print_frame(result.to_frame(), fmt)
         return
+    if detail:
+        _print_headline_detail(result, fmt, wide)
+    else:
+        _print_headline_screen(result)
+    print_text(_closing(result))
+
+
+def _print_headline_screen(result) -> None:
+    """One screen: the verdict, the rules' months with their intervals, the checks and notes counted."""
+    from densing.cli.screen import counted
+
+    print_text(result.verdict)
+    table = result.table()
+    print_frame(table[["rule", "months", "ci_low", "ci_high", "n_models"]], Format.table, keys=1,
+                together=("months", "ci_low", "ci_high"),
+                title=f"doubling time in months by frontier rule (headline: {result.headline_rule}), 95% interval")
+    failed = [c.name for c in result.checks if c.failed]
+    notes = [f"{rule}: {error}" for rule, error in result.rule_errors.items()]
+    checks = f"{len(result.checks)} checks, {len(failed)} failed" + (f" ({', '.join(failed)})" if failed else "")
+    line = counted(notes, "notes", "listed there")
+    print_text(f"--detail: why, {checks}, the references, the sensitivity, the breakpoint"
+               + (f"; {line}" if line else "") + "; per benchmark: --by benchmark")
+
+
+def _print_headline_detail(result, fmt: Format, wide: bool) -> None:
+    """``densing trend --detail``: every table and note."""
     print_text(result.verdict)
     print_text(result.why)
     print_frame(result.table(), fmt, keys=1, together=("months", "ci_low", "ci_high"),
@@ -226,47 +306,6 @@ def _print_headline(result, fmt: Format, wide: bool) -> None:
                       "reference at one budget, the family law's other shape", wide=wide)
     print_text(result.breakpoint_line())
     print_text("per benchmark: densing trend --by benchmark")
-
-
-def _olmes(results, fit, d0, since, epoch, n_boot, seed, by, fmt, wide=False) -> None:
-    """``densing trend --design olmes``: the OLMES rows, their checks in words, the models left out."""
-    from densing.errors import InputError
-    from densing.trend.olmes import D0, measure_olmes
-
-    for given, option in ((results, "--results"), (fit, "--fit")):
-        if given is not None:
-            raise InputError(f"{option}: --design olmes has its own targets (results/olmes) and references (the MC "
-                             f"references in reference_fits/olmo2_mc_*); {option} applies to --design leaderboard")
-    result = measure_olmes(d0=D0 if d0 is None else d0, since=_since(since), epoch=_since(epoch, "--epoch") or DEFAULT_EPOCH,
-                           n_boot=n_boot, seed=seed)
-    if fmt is Format.json:
-        print_document(result.rows, checks=result.checks,
-                       left_out=result.left_out.drop_duplicates("model")[["model", "reason"]])
-        return
-    if fmt is Format.csv:
-        print_frame(result.rows, fmt)
-        return
-    print_text("The paper's two-step design on AI2's recipe over AI2's OLMES table: doubling time of the 0.9-quantile "
-               "frontier per task, 95% intervals over the ladder's and the score law's fits, the offset, score noise "
-               "and models (one row per task: the four MC references have four loss laws, so there is no combined row).")
-    bases = [c for c in result.rows.columns if c.startswith(("months_d0_", "months_ceiling_1")) and not c.endswith("_ci")]
-    sensitivity = [c for base in bases for c in (base, f"{base}_ci") if c in result.rows.columns]  # each beside its CI
-    columns = ["benchmark", "months", "ci_low", "ci_high", "n_models", "n_lower", "n_upper", *sensitivity, "score_r2"]
-    print_frame(result.rows if wide else result.rows[columns], fmt, title="doubling time in months per OLMES task (D0 sensitivity and the ceiling-1 law beside, each with its 95% interval)",
-                wide=wide)
-    for r in result.rows.itertuples():
-        if r.error:
-            print_text(f"{r.benchmark}: {r.error}")
-    failed = result.checks[result.checks["status"] == "failed"] if len(result.checks) else result.checks
-    for r in failed.itertuples():
-        print_text(f"{r.benchmark}: {r.name} check failed — {r.detail}")
-    fired = (result.checks[result.checks["detail"].astype(str).str.startswith("fires: ")] if len(result.checks)
-             else result.checks)
-    for r in fired.itertuples():  # a finding, not a gate (densing.trend.capability.calibrated)
-        print_text(f"{r.benchmark}: finding (not a gate): {r.name} {r.detail}")
-    print_text("left out: " + "; ".join(f"{m} ({why})" for m, why in
-                                        result.left_out.drop_duplicates("model")[["model", "reason"]].itertuples(index=False)))
-    print_text("beside the leaderboard-based rows and the paper's 3.3 months: densing report (its second-measurement section)")
 
 
 def report(
@@ -305,5 +344,9 @@ def report(
         command=shlex.join(words),
     )
     atomic_write_text(out, html)
-    print_text(measurement.headline)
-    print(f"wrote {out}")
+    from densing.cli.screen import browser_lines
+
+    print_text(measurement.verdict)
+    print_text(_closing(measurement))
+    for line in browser_lines(out):
+        print(line)  # whole, never folded: the path is copied from it

@@ -195,11 +195,12 @@ def expand_runs(strategies, base: TrainConfig, tp_overlaps=("none",)) -> list[Tr
 
 
 def run_strategies(out: str | Path, strategies, base: TrainConfig, workers: int = 2, tp_overlaps=("none",),
-                   repeats: int = 1, **launch_args) -> pd.DataFrame:
+                   repeats: int = 1, on_progress=None, **launch_args) -> pd.DataFrame:
     """Run each strategy into ``out/<run name>`` (``out/r<i>/<run name>`` with ``repeats`` > 1) with
     the same model, data and seed; ``tp`` once per mode of ``tp_overlaps`` (``tp-none``,
     ``tp-chunked``). One summary row per run: the median wall-clock time of its *unprofiled* steps
-    (``unprofiled_median_step_ms``; ``validate`` compares profiled means), tokens/s and the loss."""
+    (``unprofiled_median_step_ms``; ``validate`` compares profiled means), tokens/s and the loss.
+    ``on_progress(line)``: called as each run starts, with what it is (its name, its place among the runs)."""
     from densing.validation import as_path
 
     validate({"repeats": [Interval(Integral, 1, None)]}, repeats=repeats)
@@ -214,8 +215,13 @@ def run_strategies(out: str | Path, strategies, base: TrainConfig, workers: int 
         for config in configs:
             check_launch(config, root / config.run_name, workers=workers, **launch_args)
     rows = []
+    total = len(roots) * len(configs)
     for r, root in enumerate(roots):
-        for config in configs:
+        for i, config in enumerate(configs):
+            if on_progress is not None:
+                place = r * len(configs) + i + 1
+                on_progress(f"training {(root / config.run_name).relative_to(out)} (run {place} of {total}: "
+                            f"{config.steps} steps on {workers * launch_args.get('nnodes', 1)} workers)")
             metrics = launch(config, root / config.run_name, workers=workers, **launch_args)
             rows.append({"repeat": r, **summary_row(config, metrics, workers * launch_args.get("nnodes", 1)),
                          "run": str((root / config.run_name).relative_to(out))})

@@ -76,6 +76,8 @@ class MeasureResult(Result):
     #: the slope A's 95% interval (the headline rule's), so the line's A never stands without it
     slope_ci_low: float = math.nan
     slope_ci_high: float = math.nan
+    #: False where the scores were given (:func:`densing.placement.own_scores.place`), not evaluated on ``suite``
+    evaluated: bool = True
     models: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
     scores: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
     measurement: object = field(repr=False, default=None)
@@ -102,6 +104,8 @@ class MeasureResult(Result):
 
     def protocol(self) -> str:
         """The suite as evaluated, in words: its name and how many items per task."""
+        if not self.evaluated:
+            return self.suite
         limit = "the full splits" if self.limit is None else f"at most {self.limit:g} items per task (--limit)"
         return f"{self.suite} on {limit}"
 
@@ -112,13 +116,18 @@ class MeasureResult(Result):
         if self.left_out:
             lines.append(f"Left out (no local split): {', '.join(self.left_out)}.")
         for r in self.models.to_dict("records"):
-            scores = ", ".join(f"{k.removeprefix('score:')} {format_number(v)} ({int(r['items:' + k.removeprefix('score:')])} items)"
+            scores = ", ".join(f"{k.removeprefix('score:')} {format_number(v)}{_items(r.get('items:' + k.removeprefix('score:')))}"
                                for k, v in r.items() if k.startswith("score:") and not pd.isna(v))
             lines.append(f"{r['model']}: {scores}. {r['words']}.")
         return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.summary()
+
+
+def _items(count) -> str:
+    """`` (n items)`` where the scores say how many items were scored, else nothing."""
+    return "" if count is None or pd.isna(count) else f" ({int(count)} items)"
 
 
 ProgressCallback = Callable[[str], None]
@@ -174,7 +183,8 @@ def measure(
     if measurement is None:
         measurement = _headline(checked.suite, results, n_boot, seed, say)
     line = measurement.rules[HEADLINE_RULE]
-    placed = place_models(scores, measurement.inversion, line, seed=seed, span=line_dates(measurement, HEADLINE_RULE))
+    placed = place_models(scores, measurement.inversion, line, seed=seed, span=line_dates(measurement, HEADLINE_RULE),
+                          population=_population(checked.suite, results, measurement))
     return MeasureResult(
         suite=checked.suite, limit=checked.limit, reference=measurement.inversion.name,
         inverted_benchmarks=tuple(b for b in measurement.inversion.benchmarks if b in set(scores["benchmark"])),
@@ -191,6 +201,19 @@ def _pair_progress(say: ProgressCallback):
         say(f"{model} / {benchmark}: " + {"skipped": "in the store, reused", "running": "evaluating …"}.get(status, status))
 
     return progress
+
+
+def _population(suite: str, results, measurement) -> pd.DataFrame | None:
+    """The score rows of the models the headline inverts (:func:`place_models`' ``population``), from the suite's
+    target table (or ``results``)."""
+    from densing.data import read_results
+    from densing.eval.benchmarks import suite_table
+
+    densities = getattr(measurement, "densities", None)
+    if densities is None:  # a measurement that keeps no per-model densities: the models are inverted alone
+        return None
+    table = read_results(results or suite_table(suite))
+    return table[table["model"].isin(set(densities["model"]))]
 
 
 def _headline(suite: str, results, n_boot: int | None, seed: int, say: ProgressCallback):

@@ -83,7 +83,7 @@ def _not_inverted(record: dict, left: pd.DataFrame, inversion) -> dict:
     return {**record, "density": math.nan, "bound": "", "density_ci_low": math.nan, "density_ci_high": math.nan,
             "near_chance": False, "reading": NO_READING, "frontier_density": math.nan, "frontier_density_ci_low": math.nan,
             "frontier_density_ci_high": math.nan, "frontier_first_date": None, "frontier_last_date": None,
-            "frontier_note": "", "frontier": UNDETERMINED, "words": f"not inverted: {why}"}
+            "frontier_note": "", "frontier": UNDETERMINED, "band": UNDETERMINED, "words": f"not inverted: {why}"}
 
 
 def _model_record(model: str, meta, own: pd.DataFrame, inversion) -> dict:
@@ -98,7 +98,7 @@ def _model_record(model: str, meta, own: pd.DataFrame, inversion) -> dict:
 
 
 def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
-                 span: tuple[str, str] | None = None) -> pd.DataFrame:
+                 span: tuple[str, str] | None = None, population: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per model of ``scores`` (:func:`densing.placement.scores.public_scores`' table) under ``inversion``,
     against the frontier ``line``.
 
@@ -107,7 +107,13 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
     and where the date comes from, its scores and item counts (``score:<b>``, ``items:<b>``), the benchmarks inverted,
     ``reference`` (the inversion the density comes from), ρ (``density``; censored where ``bound`` says so), its 95%
     interval, ``reading`` (``value``, ``upper bound``, ``lower bound``, ``none``: :func:`densing.display.density_reading`),
-    the line at the date (:func:`frontier_at`), ``frontier`` (above, below, undetermined) and ``words``.
+    the line at the date (:func:`frontier_at`), ``frontier`` (above, below, undetermined), ``band`` (above, within,
+    below the band of the slope's interval at the date, or undetermined: :func:`band_position`) and ``words``.
+
+    ``population``: score rows (the public table's) of the models the headline inverts; ``scores``' models are
+    inverted beside them (a row of the same model name replaced by ``scores``'), so that what the joint inversion
+    estimates from the models it inverts together (the between-benchmark variance s², :mod:`densing.laws.joint`) is the
+    headline's, not that of one model alone.
     """
     from densing.laws.density import density_table
     from densing.trend.targets import trend_targets
@@ -115,7 +121,11 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
     if not any(b in set(scores["benchmark"]) for b in inversion.benchmarks):
         raise InputError(f"scores: none of the inversion's benchmarks ({', '.join(inversion.benchmarks)}) has a score")
     epoch = getattr(line, "epoch", None)
-    models, left = trend_targets(scores, inversion, since=None, **({"epoch": epoch} if epoch else {}))
+    inverted = scores
+    if population is not None and len(population):
+        beside = population[~population["model"].isin(set(scores["model"]))]
+        inverted = pd.concat([beside, scores], ignore_index=True)
+    models, left = trend_targets(inverted, inversion, since=None, **({"epoch": epoch} if epoch else {}))
     table = density_table(models, inversion, seed=seed) if len(models) else pd.DataFrame(columns=["model"])
     chance = _chance_note(scores, inversion.benchmarks)
     first = scores.drop_duplicates("model").set_index("model")
@@ -131,8 +141,34 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
                       density_ci_high=float(d["density_ci_high"]), near_chance=bool(d["near_chance"]))
         record.update(frontier_at(line, record["release_date"], span))
         record.update(_verdict(record, chance.get(model)))
+        _, stated, _ = density_reading(record["density"], record["bound"], record["density_ci_low"],
+                                       record["density_ci_high"], record["near_chance"])
+        record["band"] = band_position(record["reading"], stated, record["frontier_density_ci_low"],
+                                       record["frontier_density_ci_high"])
+        if record["band"] != UNDETERMINED:
+            record["words"] += f"; {record['band']} the band"
         rows.append(record)
     return pd.DataFrame(rows)
+
+
+#: Where a density sits against the band of the line's slope interval at its date.
+WITHIN = "within"
+
+
+def band_position(reading: str, value: float, band_low: float, band_high: float) -> str:
+    """``above``, ``within`` or ``below`` the band [``band_low``, ``band_high``] of the frontier line's slope interval
+    at the model's date, or ``undetermined``: a density (``reading`` value) by where it lies; an upper bound ρ ≤ x is
+    below when x < the band's low end, a lower bound ρ ≥ x above when x > its high end, else undetermined; no reading
+    or no band, undetermined."""
+    if not (math.isfinite(band_low) and math.isfinite(band_high)) or not math.isfinite(value):
+        return UNDETERMINED
+    if reading == VALUE:
+        return ABOVE if value > band_high else BELOW if value < band_low else WITHIN
+    if reading == UPPER_BOUND:
+        return BELOW if value < band_low else UNDETERMINED
+    if reading == LOWER_BOUND:
+        return ABOVE if value > band_high else UNDETERMINED
+    return UNDETERMINED
 
 
 def _said(reading: str, stated: float, why: str, r: dict, chance_words: str | None) -> str:

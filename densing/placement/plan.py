@@ -70,12 +70,13 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
     if not isinstance(suite, str):
         raise InputError(f"suite: expected a suite name, got {suite!r}")
     names, left_out = suite_benchmarks(suite.strip(), local_data=local_data)
-    validate({k: SWEEP_CONSTRAINTS[k] for k in ("backend", "limit", "device")}, limit=limit, device=device, backend=backend)
+    validate({k: SWEEP_CONSTRAINTS[k] for k in ("limit", "device")}, limit=limit, device=device)
     from densing.eval.store import part_path
 
-    for spec in specs:
+    for spec in specs:  # before the backend's name, which imports lm-eval (seconds) to read its registry
         if store is None or not all(part_path(store, spec.name, name).is_file() for name in names):
             check_offline_source(spec)
+    validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
     root = None
     if local_data:
         from densing.paths import SHARED_DATA

@@ -142,6 +142,9 @@ def _olmes(s: m.OlmesSection) -> Section:
     rows = olmes.rows.assign(row=olmes.rows["task"], capability="OLMES MC", references=olmes.rows["reference"],
                              each_reference_months="one reference")
     rows["error"] = rows["error"].fillna("")
+    from densing.trend.olmes import row_statuses
+
+    rows["status"] = row_statuses(rows)  # a failed check reads "not measured" here as on the leaderboard's rows
     d0_columns = [c for c in olmes.rows.columns if c.startswith("months_d0_") and not c.endswith("_ci")]
     shown = ["task", "months", "ci_low", "ci_high"] + [c for d in d0_columns for c in (d, f"{d}_ci")] + [
         "months_ceiling_1", "months_ceiling_1_ci", "ceiling", "score_r2", "offset", "offset_stderr"]

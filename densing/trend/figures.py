@@ -5,6 +5,7 @@ figures."""
 from __future__ import annotations
 
 import html
+import math
 import textwrap
 
 import numpy as np
@@ -219,11 +220,20 @@ def size_figure(points: pd.DataFrame) -> go.Figure:
         if len(exact) >= 2:
             figure.add_trace(go.Scatter(x=exact["params"], y=np.exp(exact["log_density"]), mode="lines", showlegend=False,
                                         legendgroup=family, line=dict(color=color, width=1, dash=dash), hoverinfo="skip"))
-    figure.update_layout(title="Density against size, by family (the size check)", height=460,
+    entries = len(multi) + (1 if len(rest) else 0)
+    legend_lines = math.ceil(entries / LEGEND_PER_LINE)  # the legend under the plot, every entry shown: it never scrolls
+    figure.update_layout(title="Density against size, by family (the size check)", height=460 + LEGEND_LINE * legend_lines,
                          xaxis=dict(title="parameters N", type="log", exponentformat="power"),
                          yaxis=dict(title="capacity density ρ", type="log", exponentformat="power"),
-                         margin=dict(l=60, r=20, t=50, b=50), legend=dict(font=dict(size=10)))
+                         margin=dict(l=60, r=20, t=50, b=70 + LEGEND_LINE * legend_lines),
+                         legend=dict(font=dict(size=10), orientation="h", x=0, y=0, yanchor="bottom", yref="container"))
     return figure
+
+
+#: A legend under a figure: entries a line holds in the narrowest window the report is read in (900 px), and a
+#: line's height (px); the figure grows by its lines, so that no legend scrolls.
+LEGEND_PER_LINE = 5
+LEGEND_LINE = 22
 
 
 #: The columns a highlight (a user's models: ``densing measure``'s rows) needs.
@@ -231,8 +241,8 @@ HIGHLIGHT_COLUMNS = ("model", "release_date", "density", "density_ci_low", "dens
 
 
 def _highlight(figure: go.Figure, yours: pd.DataFrame, low_y: float, high_y: float, last):
-    """A user's models as labelled stars (their 95% intervals as bars; a bound drawn at its value); returns the
-    y range (log10) and the last date widened to take them in."""
+    """A user's models as labelled stars (their 95% intervals as bars; a bound drawn at its value with a half-open bar,
+    :func:`_bound_bars`); returns the y range (log10) and the last date widened to take them in."""
     rows = yours[np.isfinite(yours["density"].astype(float))].copy()
     if rows.empty:
         return low_y, high_y, last
@@ -250,7 +260,30 @@ def _highlight(figure: go.Figure, yours: pd.DataFrame, low_y: float, high_y: flo
                             for r in rows["reading"]]),
         error_y=dict(type="data", symmetric=False, array=np.nan_to_num(high_err), arrayminus=np.nan_to_num(low_err),
                      color=PALETTE[2])))
+    _bound_bars(figure, rows, np.asarray(shown, float))
     values = np.log10(np.asarray(shown, float)[np.asarray(shown, float) > 0])
     if values.size:
-        low_y, high_y = min(low_y, float(values.min())), max(high_y, float(values.max()))
+        low_y, high_y = min(low_y, float(values.min()) - BOUND_DECADES), max(high_y, float(values.max()))
     return low_y, high_y, max(last, rows["release_date"].max())
+
+
+#: How far (decades of ρ) a bound's half-open bar runs from its end towards the side the density may lie on.
+BOUND_DECADES = 1.0
+
+
+def _bound_bars(figure: go.Figure, rows: pd.DataFrame, shown: np.ndarray) -> None:
+    """Each bound of ``rows`` as a half-open bar: from its end (``shown``) a decade towards the side the density may
+    lie on, an arrowhead there (ρ ≤ x: down; ρ ≥ x: up), so that a bound never reads as a point."""
+    xs, ys, symbols, sizes = [], [], [], []
+    for date, value, reading in zip(rows["release_date"], shown, rows["reading"]):
+        if reading not in ("upper bound", "lower bound") or not value > 0:
+            continue
+        end = value * 10 ** (-BOUND_DECADES if reading == "upper bound" else BOUND_DECADES)
+        xs += [date, date, None]
+        ys += [value, end, None]
+        symbols += ["circle", "arrow-down" if reading == "upper bound" else "arrow-up", "circle"]
+        sizes += [0, 12, 0]
+    if xs:
+        figure.add_trace(go.Scatter(x=xs, y=ys, mode="lines+markers", showlegend=False, hoverinfo="skip",
+                                    line=dict(color=PALETTE[2], width=2, dash="dot"),
+                                    marker=dict(symbol=symbols, size=sizes, color=PALETTE[2])))

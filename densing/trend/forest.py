@@ -44,6 +44,16 @@ def _not_measured(row) -> str:
     return "" if np.isfinite(row.months) else "not measured"
 
 
+def forest_axis_start(rows: pd.DataFrame, paper_months: float) -> float:
+    """The forest plot's left end (months) on its log axis: a third below the smallest positive finite number drawn,
+    so that no interval starts at the edge."""
+    values = [paper_months]
+    for column in ("months", "ci_low", "ci_high"):
+        data = pd.to_numeric(rows[column], errors="coerce").to_numpy(float)
+        values += list(data[np.isfinite(data) & (data > 0)])
+    return float(min(values) / 1.5)
+
+
 def forest_axis_end(rows: pd.DataFrame, paper_months: float) -> float:
     """The forest plot's right end (months): 15% past the largest finite number drawn (an interval's end, a doubling
     time, the paper's), so that a finite interval never reaches it; only an infinite end runs to it, as an arrow."""
@@ -69,9 +79,12 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
     ``rows``: :meth:`densing.trend.measurement.TrendMeasurement.by_benchmark` (or rows with its ``row``,
     ``capability``, ``months``, ``ci_low``, ``ci_high`` and ``error`` columns). A measured row is a filled point with
     its interval; a row that is not measured says so on the plot at its row, with its short reason (the full one in
-    the hover): under its estimate's grey bar when it has one, alone on its line when it has none. An interval's end
-    at ∞ is an arrow running off the right edge of the axis, labelled ∞; the axis ends past every finite number
-    (:func:`forest_axis_end`), so no finite interval reaches the edge. ``title`` names the rows' source (the two
+    the hover): under its estimate's grey bar when it has one, alone on its line when it has none — at the plot's left
+    edge on a white ground, never across a bar's line. An interval's end at ∞ is an arrow running off the right edge
+    of the axis, labelled ∞; the axis — logarithmic in months, so that 2 and 100 months both read — ends past every
+    finite number (:func:`forest_axis_end`), so no finite interval reaches the edge, and starts below every positive
+    one (:func:`forest_axis_start`). The paper's value is a dashed red line across the rows, under the bars and the
+    statuses, named at its top. ``title`` names the rows' source (the two
     forest plots of the report differ by it).
     """
     rows = rows.iloc[::-1].reset_index(drop=True)  # the first row on top
@@ -117,11 +130,12 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
             x=rows.loc[mine, "months"], y=[labels[i] for i in mine], mode="markers", name=name, legendgroup=name,
             marker=dict(size=9, color=color, symbol=symbol, line=dict(width=2, color=color)),
             text=[hover[i] for i in mine], hovertemplate="%{text}<extra></extra>"))
-    for i, why in enumerate(reasons):  # the status, on the plot at its row
+    for i, why in enumerate(reasons):  # the status, on the plot at its row: under the row's line, at the left edge
         if why:
             shown = np.isfinite(rows.at[i, "months"])
             figure.add_annotation(
-                x=0, y=labels[i], xref="x", yref="y", xanchor="left", yanchor="middle", xshift=4, yshift=-13 if shown else 0,
+                x=0, y=labels[i], xref="paper", yref="y", xanchor="left", yanchor="top" if shown else "middle",
+                xshift=4, yshift=-4 if shown else 0,
                 text=html.escape(_short_reason(why)), hovertext=hover[i], showarrow=False,
                 font=dict(size=10 if shown else 11, color="#8a1c1c"), bgcolor="rgba(255,255,255,0.8)")
     empty = [i for i, why in enumerate(reasons) if why and not np.isfinite(rows.at[i, "months"])]
@@ -129,14 +143,23 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
         figure.add_trace(go.Scatter(x=[0] * len(empty), y=[labels[i] for i in empty], mode="markers", showlegend=False,
                                     marker=dict(size=1, opacity=0), text=[hover[i] for i in empty],
                                     hovertemplate="%{text}<extra></extra>"))
-    figure.add_vline(x=paper_months, line=dict(color="#d62728", dash="dash"),
-                     annotation_text=f"paper {paper_months} months", annotation_position="top")
-    figure.update_layout(title=title, xaxis_title="doubling time (months)",
-                         xaxis=dict(range=[0, edge]),
+    _paper_line(figure, paper_months, labels[-1])
+    start = forest_axis_start(rows, paper_months)
+    figure.update_layout(title=title, xaxis_title="doubling time (months, log scale)",
+                         xaxis=dict(type="log", range=[math.log10(start), math.log10(edge)]),
                          yaxis=dict(type="category", categoryorder="array", categoryarray=labels, range=[-0.6, len(labels) - 0.4]),
                          height=150 + FOREST_ROW * len(rows), margin=dict(l=10, r=40, t=60, b=90),
                          legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"))
     return figure
+
+
+def _paper_line(figure: go.Figure, paper_months: float, top: str) -> None:
+    """The paper's value: a dashed line across every row, under the traces and the statuses (a shape takes data
+    coordinates on a log axis), named by a text point above the ``top`` row."""
+    figure.add_vline(x=paper_months, line=dict(color="#d62728", dash="dash", width=1.5), layer="below")
+    figure.add_trace(go.Scatter(x=[paper_months], y=[top], mode="text", name=f"paper: {paper_months:g} months",
+                                text=[f"paper {paper_months:g}"], textposition="top center", cliponaxis=False,
+                                textfont=dict(color="#d62728", size=11), hoverinfo="skip", showlegend=False))
 
 
 #: The sources of a trend's uncertainty, as the share panel names them.

@@ -273,3 +273,21 @@ def _ceiling_one(task: str, ref: ReferenceFit, targets: pd.DataFrame, models: pd
     return {"months_ceiling_1": side.doubling_time_months,
             "months_ceiling_1_ci": f"{side.doubling_time_months_ci_low:.3g}–{side.doubling_time_months_ci_high:.3g}"
                                    + (f" (failed: {failed})" if failed else " (every testable check passed)")}
+
+
+def row_statuses(rows: pd.DataFrame) -> list[str]:
+    """Each OLMES row's status in the words every design's rows use (:func:`densing.trend.design.status_words`):
+    "measured", or "not measured: " and every reason — the row's error, an interval that reaches a zero slope (no
+    finite upper end), each failed check (:data:`densing.trend.design.CHECK_WORDS`)."""
+    from densing.trend.design import CHECK_WORDS
+
+    out = []
+    for r in rows.itertuples():
+        error = str(r.error or "")
+        if error:
+            out.append(error if error.startswith("not measured") else f"not measured: {error}")
+            continue
+        reasons = [] if math.isfinite(r.ci_high) else ["its interval reaches a zero slope (no finite upper end)"]
+        reasons += [CHECK_WORDS.get(n.strip(), n.strip()) for n in str(r.failed_checks or "").split(",") if n.strip()]
+        out.append("measured" if not reasons else "not measured: " + "; ".join(reasons))
+    return out

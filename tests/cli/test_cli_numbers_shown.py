@@ -53,8 +53,8 @@ def _trace_dir(tmp_path) -> Path:
 
 
 COMMANDS = {
-    "trend": ["trend", "--n-boot", "40"],
-    "density": ["density"],
+    "trend": ["trend", "--n-boot", "40", "--detail"],
+    "density": ["density", "--detail"],
     "overlap analyze": ["overlap", "analyze", None],
 }
 

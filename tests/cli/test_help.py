@@ -112,3 +112,18 @@ def test_limit_and_format_read_as_what_they_take(run_cli, command):
     assert code == 0 and "--limit N" in out and "--limit FLOAT" not in out
     if command == ["eval"]:
         assert "--format [table|json|csv]" in out
+
+
+@pytest.mark.parametrize("group", [[], ["eval"], ["overlap"], ["ladder"]], ids=lambda c: " ".join(c) or "densing")
+def test_group_help_gives_each_command_its_whole_summary(run_cli, monkeypatch, group):
+    """No summary is cut with "..." (click's cut of a summary it makes itself); ``densing --help`` opens with a quick
+    start of three commands, each a command that exists."""
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run_cli(*group, "--help")
+    assert code == 0 and "..." not in out.split("Commands:", 1)[-1]
+    if not group:
+        start = out.split("Quick start:", 1)[1].split("\n\n", 1)[0].splitlines()
+        commands = [line.split()[1] for line in start if line.strip().startswith("densing ")]
+        assert len(commands) == 3
+        for command in commands:
+            assert run_cli(command, "--help")[0] == 0

@@ -1,4 +1,4 @@
-"""``--format json`` has one shape per family of commands (docs/cli.md, "JSON output"): a table command prints a
+"""``--format json`` has one shape per family of commands (docs/cli_reference.md, "JSON output"): a table command prints a
 list of row objects; a command with a headline prints ``{"rows": [row objects], ...}``. Each command here runs on
 shipped data or a hand-made trace, so the file takes seconds."""
 from __future__ import annotations

@@ -52,7 +52,8 @@ def _first_block_rows(out: str, heading: str) -> dict[str, str]:
     rule = next(i for i, line in enumerate(lines) if line.startswith("─"))
     rows = {}
     for line in lines[rule + 1:]:
-        if not line.strip() or line.startswith(("3 blocks", "2 blocks", "4 blocks")) or "blocks of columns" in line:
+        if (not line.strip() or "blocks of columns" in line or line == KEY_HEADING
+                or line.startswith(("[", "--detail", "Doubling time:", "Densest:"))):  # what follows the table
             break
         if not line.startswith(" "):
             rows[line.split("  ")[0]] = line
@@ -98,7 +99,7 @@ def test_trend_by_benchmark_keeps_name_months_interval_and_status_together(run_c
 
 @pytest.mark.parametrize("width", [60, 80, 120])
 def test_density_keeps_name_density_interval_and_bound_together(run_cli, monkeypatch, width):
-    out = _run(run_cli, monkeypatch, width, "density")
+    out = _run(run_cli, monkeypatch, width, "density", "--detail")
     _check_lines(out, width)
     key = _key(out)
     table = list(csv.DictReader(io.StringIO(_run(run_cli, monkeypatch, width, "density", "--format", "csv"))))
@@ -163,7 +164,7 @@ def test_trend_keeps_each_rule_and_reference_with_its_months_and_interval(run_cl
     with its interval) keep the row's name, number and interval in the first block; no name is broken."""
     import json
 
-    out = _run(run_cli, monkeypatch, width, "trend", "--n-boot", "20")
+    out = _run(run_cli, monkeypatch, width, "trend", "--n-boot", "20", "--detail")
     _check_lines(out, width)
     document = json.loads(_run(run_cli, monkeypatch, width, "trend", "--n-boot", "20", "--format", "json"))
     key = _key(out)

@@ -46,8 +46,9 @@ def _finite_x(trace) -> np.ndarray:
 def test_an_infinite_end_is_an_arrow_off_the_axis_labelled_infinity_and_no_finite_bar_reaches_the_edge():
     frame = _rows()
     figure = figures.forest_figure(frame, 3.3)
-    edge = figure.layout.xaxis.range[1]
-    assert edge > 15.4 and figure.layout.xaxis.range[0] == 0
+    edge = 10 ** figure.layout.xaxis.range[1]  # a log axis of months: its range in log10
+    assert figure.layout.xaxis.type == "log"
+    assert edge > 15.4 and 0 < 10 ** figure.layout.xaxis.range[0] < 1.26  # below the smallest end drawn
     arrows = [t for t in figure.data if "∞" in (t.text or ())]
     assert len(arrows) == 1
     arrow = arrows[0]
@@ -68,7 +69,7 @@ def test_the_axis_ends_past_every_finite_number():
     frame = _rows()
     frame.loc[0, "ci_high"] = 47.0  # a long finite interval: the axis goes past it, the bar is not cut at the edge
     figure = figures.forest_figure(frame, 3.3)
-    edge = figure.layout.xaxis.range[1]
+    edge = 10 ** figure.layout.xaxis.range[1]
     assert edge > 47.0
     intervals = [t for t in figure.data if t.mode == "lines"]
     assert max(_finite_x(t).max() for t in intervals) == pytest.approx(47.0)
@@ -84,6 +85,18 @@ def test_every_not_measured_row_says_so_at_its_row_with_its_short_reason():
     drawn = {y for t in figure.data for y in (t.y or ()) if y is not None}
     assert {_label(frame, r) for r in frame["row"]} <= drawn
     assert list(figure.layout.yaxis.categoryarray) == [_label(frame, r) for r in frame["row"][::-1]]
+
+
+def test_the_paper_is_a_line_across_the_rows_and_no_status_lies_on_a_row_line():
+    frame = _rows()
+    figure = figures.forest_figure(frame, 3.3)
+    lines = [shape for shape in figure.layout.shapes if shape.x0 == shape.x1 == 3.3]
+    assert len(lines) == 1 and lines[0].yref == "y domain" and lines[0].layer == "below"  # across every row, under all
+    named = [t for t in figure.data if (t.name or "").startswith("paper")]
+    assert len(named) == 1 and list(named[0].x) == [3.3] and named[0].y[0] == _label(frame, "alpha")  # the top row
+    for note in figure.layout.annotations:
+        if "not measured" in (note.text or "") and note.y == _label(frame, "gamma"):  # a row with a bar: under it
+            assert note.xref == "paper" and note.yanchor == "top" and note.yshift < 0
 
 
 def test_the_olmes_rows_say_why_they_are_not_measured():
@@ -111,7 +124,7 @@ def test_the_shipped_rows_not_measured_say_so_at_their_rows(measured):
     expected = {_label(rows, r.row) for r in rows.itertuples()
                 if str(r.status).startswith("not measured") or not np.isfinite(r.months)}
     assert expected and notes == expected
-    edge = figure.layout.xaxis.range[1]
+    edge = 10 ** figure.layout.xaxis.range[1]
     infinite = {_label(rows, r.row) for r in rows.itertuples() if np.isfinite(r.months) and r.ci_high == np.inf}
     heads = {t.y[i] for t in figure.data for i, text in enumerate(t.text or ()) if text == "∞" and t.x[i] == pytest.approx(edge)}
     assert heads == infinite
@@ -244,3 +257,33 @@ def test_a_header_of_short_words_never_breaks_inside_a_word():
     assert "<th>months</th>" in page and "<th>95% CI low</th>" in page
     assert '<th class="w">held-out error (%)</th>' in page
     assert len("held-out") > LONG_HEADER_WORD >= len("months")
+
+
+def test_the_size_figure_gives_every_family_its_own_look_and_a_legend_that_never_scrolls():
+    """16 families: each its own (colour, marker) pair, the legend under the plot, and the figure grown by its lines."""
+    families = [f"family{i}" for i in range(16)]
+    points = pd.DataFrame([{"model": f"{f}-{n}", "family": f, "params": n * 1e9, "log_density": 0.1 * i + 0.01 * n,
+                            "bound": 0} for i, f in enumerate(families) for n in (1, 7)])
+    figure = figures.size_figure(points)
+    looks = [(t.marker.color, t.marker.symbol[0]) for t in figure.data if t.name in families]
+    assert len(looks) == 16 and len(set(looks)) == 16
+    legend = figure.layout.legend
+    assert legend.orientation == "h" and legend.yref == "container"
+    lines = math.ceil(16 / figures.LEGEND_PER_LINE)
+    assert figure.layout.height >= 460 + figures.LEGEND_LINE * lines
+    assert figure.layout.margin.b >= figures.LEGEND_LINE * lines
+
+
+def test_a_bound_of_your_model_is_a_half_open_bar_not_a_point():
+    import plotly.graph_objects as go
+
+    from densing.trend.figures import _bound_bars
+
+    rows = pd.DataFrame({"release_date": pd.to_datetime(["2024-11-01", "2024-12-01", "2025-01-01"]),
+                         "reading": ["upper bound", "lower bound", "value"]})
+    figure = go.Figure()
+    _bound_bars(figure, rows, np.array([0.9, 2.0, 1.0]))
+    (bars,) = figure.data
+    ys = [y for y in bars.y if y is not None]
+    assert ys == pytest.approx([0.9, 0.09, 2.0, 20.0])  # a decade below ρ ≤ 0.9, above ρ ≥ 2; the value has none
+    assert [s for s in bars.marker.symbol if s.startswith("arrow")] == ["arrow-down", "arrow-up"]

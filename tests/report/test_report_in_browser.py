@@ -43,7 +43,8 @@ def _browse(page, out, *widths, first_screen=False):
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory):
     """A page with each fault once: two labels on one point, a note wider than its figure, a table wider than a
-    900 px window. If the browser cannot start here at all, the module is skipped with its reason."""
+    900 px window, a note a line crosses, a legend that scrolls, two legend entries drawn alike (plotly's ten colours
+    over 30 lines). If the browser cannot start here at all, the module is skipped with its reason."""
     if importlib.util.find_spec("PyQt6") is None or importlib.util.find_spec("PyQt6.QtWebEngineWidgets") is None:
         pytest.skip("PyQt6-WebEngine is not installed (the test extra installs it)")
     from densing.report.html import Section, figure_html, page, table_html
@@ -53,10 +54,14 @@ def planted(tmp_path_factory):
     figure.add_annotation(text="a note far wider than the figure it sits on " * 8, xref="paper", yref="paper", x=0, y=1.05,
                           xanchor="left", showarrow=False)
     figure.update_layout(title="planted figure", width=600, height=400)
+    crowded = go.Figure([go.Scatter(x=[0, 2], y=[i, i], mode="lines", name=f"trace {i}") for i in range(30)])
+    crowded.add_annotation(text="a note across a line", x=1, y=0, showarrow=False, bgcolor="white")
+    crowded.update_layout(title="crowded figure", width=600, height=300)  # 30 entries: the legend scrolls
     wide = pd.DataFrame({f"column_{i}": ["a_long_unbreakable_cell_value_" * 2] for i in range(12)})
     work = tmp_path_factory.mktemp("planted")
     path = work / "planted.html"
-    path.write_text(page("planted", "", [Section("planted", "", [figure_html(figure, "planted"), table_html(wide)])], ""))
+    path.write_text(page("planted", "", [Section("planted", "", [figure_html(figure, "planted"),
+                                                                   figure_html(crowded, "crowded"), table_html(wide)])], ""))
     status, found, stderr = _browse(path, work / "shots", 900)
     if not found:
         pytest.skip(f"the browser engine could not open a page here: {stderr.strip().splitlines()[-1:]}")
@@ -69,6 +74,9 @@ def test_the_check_finds_overlapping_labels_cut_text_and_wide_tables(planted):
     assert found["overlapping_labels"] and found["overlapping_labels"][0]["labels"] == ["first label", "second label"]
     assert any(c["text"].startswith("a note far wider") for c in found["cut_text"])
     assert found["wide_tables"] and found["wide_tables"][0]["first_header"] == "column 0"
+    assert {c["label"] for c in found["labels_on_lines"]} == {"a note across a line"}  # one entry per line crossing
+    assert [c["figure"] for c in found["scrolling_legends"]] == ["crowded figure"]
+    assert ["trace 0", "trace 10"] in [c["entries"] for c in found["repeated_looks"]]
 
 
 def test_the_report_fits_900_and_1400_px_windows(planted, tmp_path):

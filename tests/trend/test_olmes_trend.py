@@ -76,7 +76,7 @@ def test_beside_leaderboard_says_overlap_disjoint_and_missing_per_benchmark(resu
 
 
 def test_cli_design_olmes_prints_the_rows_checks_and_left_out_models(run_cli):
-    code, out, err = run_cli("trend", "--design", "olmes", "--n-boot", "40")
+    code, out, err = run_cli("trend", "--design", "olmes", "--n-boot", "40", "--detail")
     assert code == 0 and err == ""
     assert "olmes_mmlu_mc" in out and "finding (not a gate): conditioning fires" in " ".join(out.split()) and "R² 0.033 < 0.5" in " ".join(out.split())
     assert "StableLM-2-12B (no release date)" in " ".join(out.split())
