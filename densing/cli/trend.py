@@ -230,8 +230,15 @@ def _closing(result) -> str:
     state = state_of(result.status) or "not measured"
     if head is None:
         return closing([f"Doubling time: no estimate ({state}; the verdict above says why)"])
-    phrase = months_phrase(head.doubling_time_months, head.doubling_time_months_ci_low,
-                           head.doubling_time_months_ci_high)
+    from densing.numbers import format_months
+
+    est, low, high = head.doubling_time_months, head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
+    if state == "bounded" and head.low_determined:  # the one determined end, and the state that says the other is open
+        phrase = f"{format_months(est)} months, at least {format_months(low)} at 95%"
+    elif state == "bounded" and head.high_determined:
+        phrase = f"{format_months(est)} months, at most {format_months(high)} at 95%"
+    else:
+        phrase = months_phrase(est, low, high)
     return closing([f"Doubling time: {phrase}, {state}", f"paper: {PAPER['doubling_time_months']} months"])
 
 

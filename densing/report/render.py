@@ -110,7 +110,8 @@ def _density(s: m.DensitySection) -> Section:
     measured, frontier = s.measurement, s.frontier
     line = measured.rules.get(frontier)  # the measurement's own line (slope, intercept, interval, frontier points)
     checks = ("checks: " + " · ".join(f"{c.name.replace('_', ' ')} {c.status}" for c in measured.checks)
-              + ("" if measured.measurable else " — the line is an estimate, not a measurement"))
+              + {"measured": "", "bounded": " — one end of the slope's interval is determined (bounded)"}.get(
+                  measured.status.split(":")[0], " — the line is an estimate, not a measurement"))
     trend = trend_figures.density_figure(
         s.points, line, others=[r for rule, r in measured.rules.items() if rule != frontier],
         title=f"Capacity density vs release date · {frontier} rule", checks_text=checks, highlight=s.highlight)

@@ -72,16 +72,14 @@ from densing.trend import rules
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS
 from densing.trend.lines import doubling_interval, doubling_months
 from densing.trend.targets import own_models, screened_targets, target_labels
+from densing.trend.verdict import (BOUNDED, CHECK_WORDS, END_STABILITY, HETEROGENEITY_ALPHA, MEASURED, NOT_MEASURED,
+                                   end_range, heterogeneity_check, heterogeneity_words, months_interval, status_words)
 from densing.validation import Interval, validate_params
 
-#: The level of the heterogeneity test: references "disagree" when Q's p-value is below it.
-HETEROGENEITY_ALPHA = 0.05
 #: The least number of targets two references must both invert exactly to estimate their offset.
 MIN_SHARED = 3
 #: A score this many standard errors or less below its benchmark's cap is at the reference's ceiling (step 3).
 CEILING_STDERRS = 2.0
-#: An interval end is determined when its 95% Monte Carlo range spans at most this fraction of it (step 6).
-END_STABILITY = 0.25
 
 
 @dataclass(frozen=True)
@@ -526,21 +524,6 @@ def pooled_trend(design: Design, *, rule: str = "quantile", quantile: float = 0.
                                                                        lines0))
 
 
-def end_range(draws: np.ndarray, q: float, level: float = 0.95) -> tuple[float, float]:
-    """The ``level`` Monte Carlo range of the q-quantile of ``draws`` (K of them): the order statistics at ranks
-    K·q ∓ z·√(K·q·(1 − q)) (the binomial distribution of how many draws fall below the quantile; Hyndman & Fan 1996,
-    the distribution-free interval of a quantile), the spread that reseeding the draws gives its end (step 6)."""
-    from scipy.special import ndtri
-
-    values = np.sort(np.asarray(draws, float))
-    k = values.size
-    if k < 2:
-        return math.nan, math.nan
-    half = float(ndtri(0.5 + level / 2)) * math.sqrt(k * q * (1 - q))
-    low, high = int(math.floor(k * q - half)), int(math.ceil(k * q + half))
-    return float(values[max(low, 0)]), float(values[min(high, k - 1)])
-
-
 def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, w: np.ndarray,
                      starts) -> pd.DataFrame:
     """Leave one family out (Incompressible Knowledge Probes, arXiv 2604.24827): for every family of the targets, the
@@ -616,88 +599,50 @@ def _rule_columns(candidates: pd.DataFrame) -> dict[str, np.ndarray]:
             else np.full(len(candidates), np.nan)}
 
 
-def months_interval(low: float, high: float) -> tuple[float, float]:
-    """A slope interval (per day) as a doubling-time interval in months (an interval reaching 0 is unbounded)."""
-    a, b = doubling_interval(low, high)
-    return a / DAYS_PER_MONTH, b / DAYS_PER_MONTH
+def from_design(result, *, epoch: str = DEFAULT_EPOCH):
+    """A :class:`TrendUncertainty` of a row's pooled trend under its common design (:func:`densing.trend.design.pooled_trend`)."""
+    from densing.trend.censored import EXACT as _EXACT, LOWER as _LOWER, UPPER as _UPPER
+    from densing.trend.uncertainty import TrendUncertainty, _frontier_points, _months
+    from densing.trend.verdict import determined_ends, influence_items
+
+    EXACT, LOWER, UPPER = _EXACT, _LOWER, _UPPER
+
+    design = result.design
+    labels = design.frame["model"].astype(str).to_numpy()
+    kind = result.kind0[0]
+    y = result.y0[0]
+    lead = {"t": design.frame["t"].to_numpy(float), "y0": y, "kind0": kind, "labels": labels}
+    usable, r_squared = _frontier_points(result.rule, lead, result.slope_per_day, result.intercept)
+    dt_low, dt_high = months_interval(result.slope_ci_low, result.slope_ci_high)
+    own = [months_interval(lo, hi) for lo, hi in result.reference_ci]
+    ok = result.draws[np.isfinite(result.draws)]
+    pooled = result.pooled
+    return TrendUncertainty(
+        rule=result.rule, inversion=" | ".join(design.names), slope_per_day=result.slope_per_day,
+        intercept=result.intercept, slope_ci_low=result.slope_ci_low, slope_ci_high=result.slope_ci_high,
+        doubling_time_months=_months(result.slope_per_day), doubling_time_months_ci_low=dt_low,
+        doubling_time_months_ci_high=dt_high, n_models=len(labels), n_exact=int((kind == EXACT).sum()),
+        n_lower_bounds=int((kind == LOWER).sum()), n_upper_bounds=int((kind == UPPER).sum()),
+        n_dropped=int((~np.isfinite(kind)).sum()), n_boot=result.n_boot, level=result.level,
+        share_fit=result.shares["fit"], share_score=result.shares["score"], share_models=result.shares["models"],
+        slope_sd_fit=result.sds["fit"], slope_sd_score=result.sds["score"], slope_sd_models=result.sds["models"],
+        slope_sd_all=float(np.std(ok)), failed_draws=result.failed_draws, models=tuple(labels), draws=result.draws,
+        share_reference=result.shares["reference"], slope_sd_reference=result.sds["reference"],
+        n_references=len(design.names), reference_names=design.names, reference_weights=result.weights,
+        reference_slopes=result.reference_slopes, epoch=epoch, frontier_models=tuple(labels[usable]),
+        centre_days=float(np.mean(lead["t"][usable])) if usable.size else math.nan, r_squared=r_squared,
+        heterogeneity_q=pooled.q, heterogeneity_df=pooled.df, heterogeneity_p=pooled.p_value,
+        tau_squared=pooled.tau_squared, i_squared=pooled.i_squared,
+        reference_months_low=tuple(lo for lo, _ in own), reference_months_high=tuple(hi for _, hi in own),
+        **determined_ends(result.ends_mc, result.slope_ci_low, result.slope_ci_high), months_without_ceilings=_months(result.slope_without_ceilings),
+        ceiling_bounds=result.ceiling_bounds, n_ceiling_bounds=int(sum(result.ceiling_bounds)),
+        influence=influence_items(result),
+    )
 
 
-def heterogeneity_words(result) -> str:
-    """The heterogeneity test of a :class:`~densing.trend.uncertainty.TrendUncertainty` in one clause: Q, its degrees of
-    freedom and p-value, I², and τ as a factor on the doubling time's slope per year."""
-    if result.heterogeneity_df == 0:
-        return "one reference: heterogeneity not testable"
-    tau = math.sqrt(max(result.tau_squared, 0.0)) * 365.25
-    return (f"Q = {format_number(result.heterogeneity_q)} on {result.heterogeneity_df} df, "
-            f"p = {format_number(result.heterogeneity_p)}, "
-            f"I² = {result.i_squared:.0%}, τ = {format_number(tau)} in ln ρ per year")
 
-
-def heterogeneity_check(result):
-    """The heterogeneity test as a :class:`~densing.trend.checks.Check` (the checks table shows it beside the others):
-    failed when Q's p-value is below :data:`HETEROGENEITY_ALPHA`, untestable with one reference."""
-    from densing.trend import checks
-
-    threshold = f"one common slope not rejected at {HETEROGENEITY_ALPHA:g} (Cochran's Q with the paired draws' covariance)"
-    if result.heterogeneity_df == 0:
-        return checks.Check("heterogeneity", math.nan, threshold, checks.UNTESTABLE, heterogeneity_words(result))
-    status = checks.FAILED if result.heterogeneity_p < HETEROGENEITY_ALPHA else checks.PASSED
-    return checks.Check("heterogeneity", float(result.heterogeneity_p), threshold, status, heterogeneity_words(result))
-
-
-#: A failed gate of a row in words (the check's own detail keeps the numbers), the heterogeneity test aside. No check
-#: but the heterogeneity test passes the gate rule (step 6): saturation, conditioning and size confounding fire in
-#: more than 10% of the planted worlds where the estimate is right (studies/gate_calibration.results.txt), so they
-#: are findings shown beside the number.
-CHECK_WORDS: dict[str, str] = {}
-
-#: The three states of a row (step 6).
-MEASURED, BOUNDED, NOT_MEASURED = "measured", "bounded", "not measured"
-
-
-def status_words(result, failed: tuple[str, ...] = ()) -> str:
-    """A row's one status (module docstring, step 6) from its :class:`~densing.trend.uncertainty.TrendUncertainty`:
-    "measured" (both ends of the interval determined), "bounded: " and which end is not determined, or
-    "not measured: " and every reason — the heterogeneity test rejects one common slope, a gate in ``failed`` (checks
-    or names of :data:`CHECK_WORDS`) fails, or neither end of the interval is determined."""
-    reasons = []
-    if result.heterogeneity_df > 0 and result.heterogeneity_p < HETEROGENEITY_ALPHA:
-        own = ", ".join(f"{name.split(':')[0]} {_m(s)}" for name, s in zip(result.reference_names, result.reference_slopes))
-        reasons.append(f"its references disagree beyond their shared uncertainty (Q = {format_number(result.heterogeneity_q)} "
-                       f"on {result.heterogeneity_df} df, p = {format_number(result.heterogeneity_p)}; {own} months)")
-    names = [getattr(check, "name", check) for check in failed]  # checks or their names
-    reasons += [CHECK_WORDS.get(name, name) for name in names]
-    low, high = result.low_determined, result.high_determined
-    if not (low or high):
-        reasons.append("neither end of its interval is determined" if result.slope_ci_low > 0 else
-                       "its interval reaches a zero slope and its lower end is not determined")
-    if reasons:
-        return f"{NOT_MEASURED}: " + "; ".join(reasons)
-    if low and high:
-        return MEASURED
-    if low:
-        beyond = getattr(result, "months_high_mc_low", math.nan)
-        why = ("its interval reaches a zero slope" if not result.slope_ci_low > 0 else
-               f"beyond {_months_words(beyond)} months; it moves with the Monte Carlo draws" if math.isfinite(beyond)
-               else "it moves with the Monte Carlo draws")
-        return f"{BOUNDED}: the upper end is not determined ({why})"
-    return f"{BOUNDED}: the lower end is not determined (it moves with the Monte Carlo draws)"
-
-
-def _months_words(months: float) -> str:
-    from densing.numbers import format_months
-
-    return format_months(months)
-
-
-def _m(slope: float) -> str:
-    from densing.numbers import format_months
-
-    months = doubling_months(slope)
-    return format_months(months) if math.isfinite(months) else "∞"
-
-
-__all__ = ["BOUNDED", "CHECK_WORDS", "CEILING_STDERRS", "END_STABILITY", "MEASURED", "NOT_MEASURED", "Design", "HETEROGENEITY_ALPHA", "PairedDraws", "Pooled", "RowTrend", "common_design",
+__all__ = ["BOUNDED", "CHECK_WORDS", "CEILING_STDERRS", "END_STABILITY", "MEASURED", "NOT_MEASURED", "Design",
+           "HETEROGENEITY_ALPHA", "PairedDraws", "Pooled", "RowTrend", "common_design", "from_design",
            "heterogeneity_check", "heterogeneity_words", "months_interval", "paired_draws", "pool_slopes", "pooled_trend",
            "set_references", "status_words", "at_ceiling", "end_range", "family_clusters", "family_influence",
            "reference_caps"]

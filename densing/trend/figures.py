@@ -20,6 +20,18 @@ from densing.trend.forest import (FOREST_ROW, FOREST_TITLE, SOURCE_WORDS, forest
 from densing.trend.labels import FRONTIER_MARKER, LABEL_FONT, PLOT_HEIGHT, days_since, place_labels
 
 
+def _packed(text: str, width: int) -> list[str]:
+    """``text``'s items (separated by " · ") packed into lines of at most ``width`` characters, an item never broken
+    (a longer item wraps on its own)."""
+    lines: list[str] = []
+    for item in text.split(" · "):
+        if lines and len(lines[-1]) + 3 + len(item) <= width:
+            lines[-1] += " · " + item
+        else:
+            lines.extend(textwrap.wrap(item, width) or [""])
+    return lines
+
+
 def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: float | None = None,
                    checks_text: str | None = None, highlight: pd.DataFrame | None = None) -> go.Figure:
     """Capacity density over release dates on a log axis: every model the trend uses, a censored
@@ -63,7 +75,7 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
     if reach is not None and np.isfinite(reach):
         figure.add_hline(y=reach, line=dict(color="#888", dash="dot", width=1),
                          annotation_text="reference's largest member scored at this density's reach", annotation_position="top left")
-    check_lines = textwrap.wrap(checks_text, CHECK_LINE) if checks_text else []
+    check_lines = _packed(checks_text, CHECK_LINE) if checks_text else []
     if check_lines:  # the validity checks, on the figure itself, wrapped to the plot's width: read with the verdict
         figure.add_annotation(text="<br>".join(html.escape(line) for line in check_lines), xref="paper", yref="paper", x=0,
                               y=1.0, xanchor="left", yanchor="bottom", showarrow=False, align="left",

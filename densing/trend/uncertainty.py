@@ -32,7 +32,7 @@ from resampling models only. The envelope's interval is optimistic and is labell
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -160,30 +160,16 @@ class TrendUncertainty(Result):
         return {name: _months(slope) for name, slope in zip(self.reference_names, self.reference_slopes)}
 
     def determined(self) -> str:
-        """What the draws determine, in words: "3.61 months [95% CI 2.59–5.1]" (both ends), "3.61 months, at least 2.59
-        at 95%; the upper end not determined" (one), or the estimate and its interval, "neither end determined"."""
-        from densing.numbers import format_months
+        """What the draws determine, in words (:func:`densing.trend.verdict.determined_words`)."""
+        from densing.trend.verdict import determined_words
 
-        est, low, high = self.doubling_time_months, self.doubling_time_months_ci_low, self.doubling_time_months_ci_high
-        shown = (lambda v: format_months(v) if math.isfinite(v) else "∞")  # noqa: E731
-        if self.low_determined and self.high_determined:
-            return f"{shown(est)} months [{self.level:.0%} CI {shown(low)}–{shown(high)}]"
-        if self.low_determined:
-            return f"{shown(est)} months, at least {shown(low)} at {self.level:.0%}; the upper end not determined"
-        if self.high_determined:
-            return f"{shown(est)} months, at most {shown(high)} at {self.level:.0%}; the lower end not determined"
-        return f"{shown(est)} months [{self.level:.0%} CI {shown(low)}–{shown(high)}]; neither end determined"
+        return determined_words(self)
 
     def _summary_items(self) -> list[tuple[str, object]]:
-        """The state and what is determined first, then the fields; the leave-one-family-out table as its largest
-        move (every family: :meth:`influence_frame`)."""
-        items = [("state", self.state or "not judged"), ("doubling time", self.determined())]
-        frame = self.influence_frame()
-        if len(frame):
-            top = frame.iloc[0]
-            items.append(("leave one family out", f"without {top['family']} ({int(top['n_models'])} models): "
-                          f"{top['doubling_time_months']:.3g} months (the largest move; every family: influence_frame())"))
-        return items + [(n, v) for n, v in super()._summary_items() if n != "influence"]
+        """The state and what is determined first (:func:`densing.trend.verdict.summary_items`), then the fields."""
+        from densing.trend.verdict import summary_items
+
+        return summary_items(self) + [(n, v) for n, v in super()._summary_items() if n != "influence"]
 
     def __repr__(self) -> str:
         return (f"TrendUncertainty({self.rule}, {self.state or 'state not judged'}: doubling time {self.determined()}, "
@@ -359,14 +345,10 @@ def _carried(rule: str, prepared: list[dict], w: np.ndarray, slopes0: np.ndarray
     kinds = lead["kind0"][np.isfinite(lead["kind0"])]
     front, r_squared = _frontier_points(rule, lead, slope0, intercept0)
     labels = sorted(set().union(*(set(m["labels"]) for m in prepared)))
-    from types import SimpleNamespace
-
-    from densing.trend.design import end_range, status_words
+    from densing.trend.verdict import determined_ends, end_range, status_words
 
     tail = (1 - level) / 2
-    ends = _ends(SimpleNamespace(ends_mc=(end_range(ok, tail), end_range(ok, 1 - tail)), slope_ci_low=interval[0],
-                                 slope_ci_high=interval[1]))
-    judged = SimpleNamespace(heterogeneity_df=0, slope_ci_low=interval[0], **ends)
+    ends = determined_ends((end_range(ok, tail), end_range(ok, 1 - tail)), *interval)
     result = TrendUncertainty(
         rule=rule, inversion=" | ".join(m["inversion"].name for m in prepared), slope_per_day=slope0, intercept=intercept0,
         slope_ci_low=interval[0], slope_ci_high=interval[1],
@@ -383,79 +365,9 @@ def _carried(rule: str, prepared: list[dict], w: np.ndarray, slopes0: np.ndarray
         reference_slopes=tuple(float(v) for v in slopes0), epoch=epoch,
         frontier_models=tuple(str(v) for v in lead["labels"][front]),
         centre_days=float(np.mean(lead["t"][front])) if front.size else math.nan, r_squared=r_squared,
-        status=status_words(judged), **ends,
+        **ends,
     )
-    return result
-
-
-def from_design(result, *, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
-    """A :class:`TrendUncertainty` of a row's pooled trend under its common design (:func:`densing.trend.design.pooled_trend`)."""
-    from densing.trend.design import months_interval
-
-    design = result.design
-    labels = design.frame["model"].astype(str).to_numpy()
-    kind = result.kind0[0]
-    y = result.y0[0]
-    lead = {"t": design.frame["t"].to_numpy(float), "y0": y, "kind0": kind, "labels": labels}
-    usable, r_squared = _frontier_points(result.rule, lead, result.slope_per_day, result.intercept)
-    dt_low, dt_high = months_interval(result.slope_ci_low, result.slope_ci_high)
-    own = [months_interval(lo, hi) for lo, hi in result.reference_ci]
-    ok = result.draws[np.isfinite(result.draws)]
-    pooled = result.pooled
-    return TrendUncertainty(
-        rule=result.rule, inversion=" | ".join(design.names), slope_per_day=result.slope_per_day,
-        intercept=result.intercept, slope_ci_low=result.slope_ci_low, slope_ci_high=result.slope_ci_high,
-        doubling_time_months=_months(result.slope_per_day), doubling_time_months_ci_low=dt_low,
-        doubling_time_months_ci_high=dt_high, n_models=len(labels), n_exact=int((kind == EXACT).sum()),
-        n_lower_bounds=int((kind == LOWER).sum()), n_upper_bounds=int((kind == UPPER).sum()),
-        n_dropped=int((~np.isfinite(kind)).sum()), n_boot=result.n_boot, level=result.level,
-        share_fit=result.shares["fit"], share_score=result.shares["score"], share_models=result.shares["models"],
-        slope_sd_fit=result.sds["fit"], slope_sd_score=result.sds["score"], slope_sd_models=result.sds["models"],
-        slope_sd_all=float(np.std(ok)), failed_draws=result.failed_draws, models=tuple(labels), draws=result.draws,
-        share_reference=result.shares["reference"], slope_sd_reference=result.sds["reference"],
-        n_references=len(design.names), reference_names=design.names, reference_weights=result.weights,
-        reference_slopes=result.reference_slopes, epoch=epoch, frontier_models=tuple(labels[usable]),
-        centre_days=float(np.mean(lead["t"][usable])) if usable.size else math.nan, r_squared=r_squared,
-        heterogeneity_q=pooled.q, heterogeneity_df=pooled.df, heterogeneity_p=pooled.p_value,
-        tau_squared=pooled.tau_squared, i_squared=pooled.i_squared,
-        reference_months_low=tuple(lo for lo, _ in own), reference_months_high=tuple(hi for _, hi in own),
-        **_ends(result), months_without_ceilings=_months(result.slope_without_ceilings),
-        ceiling_bounds=result.ceiling_bounds, n_ceiling_bounds=int(sum(result.ceiling_bounds)),
-        influence=_influence(result),
-    )
-
-
-@dataclass(frozen=True)
-class FamilyInfluence(Result):
-    """One family left out of a row's targets (:func:`densing.trend.design.family_influence`): the point doubling
-    time without its models and the move from the row's estimate (months; ∞ where the line no longer rises)."""
-
-    family: str
-    n_models: int
-    doubling_time_months: float
-    move_months: float
-
-
-def _ends(result) -> dict:
-    """The doubling time's interval ends' Monte Carlo ranges in months and whether each is determined: finite, and its
-    95% range at most :data:`densing.trend.design.END_STABILITY` of the end."""
-    from densing.trend.design import END_STABILITY
-
-    (low_a, low_b), (high_a, high_b) = result.ends_mc  # the slope's low end's range, the slope's high end's
-    out = {"months_low_mc_low": _months(high_b), "months_low_mc_high": _months(high_a),
-           "months_high_mc_low": _months(low_b), "months_high_mc_high": _months(low_a)}
-    ends = {"low": _months(result.slope_ci_high), "high": _months(result.slope_ci_low)}
-    for end, value in ends.items():
-        a, b = out[f"months_{end}_mc_low"], out[f"months_{end}_mc_high"]
-        out[f"{end}_determined"] = bool(all(math.isfinite(v) for v in (a, b, value)) and b - a <= END_STABILITY * value)
-    return out
-
-
-def _influence(result) -> tuple:
-    point = _months(result.slope_per_day)
-    return tuple(FamilyInfluence(str(r.family), int(r.n_models), _months(r.slope_per_day),
-                                 _months(r.slope_per_day) - point)
-                 for r in result.influence.itertuples()) if len(result.influence) else ()
+    return replace(result, status=status_words(result))
 
 
 def _frontier_points(rule: str, lead: dict, slope: float, intercept: float) -> tuple[np.ndarray, float]:
@@ -482,5 +394,7 @@ def _with_score_columns(models: pd.DataFrame, benchmarks: tuple[str, ...]) -> pd
     raise InputError(f"models: no scores for {', '.join(benchmarks)}")
 
 
-__all__ = ["ALL_SOURCES", "FamilyInfluence", "SOURCES", "TrendUncertainty", "carry_over_references", "carry_uncertainty",
+__all__ = ["ALL_SOURCES", "SOURCES", "TrendUncertainty", "carry_over_references", "carry_uncertainty",
            "from_design", "frontier_slope"]
+
+from densing.trend.design import from_design  # noqa: E402  (it makes the rows' results; kept here for its callers)
