@@ -169,8 +169,9 @@ def _run_harness(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, *, li
 def guard_aggregations(task: Any, pair: str) -> None:
     """Make each of ``task``'s metric aggregations (lm-eval's ``task.aggregation()``) give NaN, with one warning
     naming the pair, task and metric, where it raises: a metric that fails then leaves lm-eval's run and the pair's
-    other metrics whole (:func:`_metric_rows` keeps finite values only)."""
-    aggregations = task.aggregation()
+    other metrics whole (:func:`_metric_rows` keeps finite values only). A task without aggregations has none
+    to guard."""
+    aggregations = task.aggregation() if callable(getattr(task, "aggregation", None)) else {}
     for metric, aggregate in list(aggregations.items()):
         if callable(aggregate) and not getattr(aggregate, "densing_guarded", False):
             aggregations[metric] = _guarded(aggregate, f"{pair} / {getattr(task, 'task_name', task)} / {metric}")
