@@ -7,8 +7,9 @@ bfloat16). The requests are lm-eval's from densing's local-data tasks (``--data-
 WinoGrande 5-shot, the first ``--items`` items of each; GSM8K CoT 8-shot for generation. Measured, each in one process:
 
 - throughput: every round scores all requests with `hf` (batch ``--batch-size``), `densing-hf` with the defaults it
-  sizes to the device, and `densing-hf` with twice their trie tokens per pass, in an order that rotates between
-  ``--repeats`` rounds, timing ``lm.loglikelihood``; ratio hf seconds / densing-hf seconds per round (median, range);
+  sizes to the device, and `densing-hf` with half and twice their trie tokens per pass, in an order that rotates
+  between ``--repeats`` rounds, timing ``lm.loglikelihood``; ratio hf seconds / densing-hf seconds per round (median,
+  range);
 - GPU utilisation during each call, sampled every 50 ms through NVML (``pynvml``, else ``nvidia-smi``): mean and max;
 - distance to the limit: distinct prefix tokens × 2·N FLOP (N the parameters less the input embedding, a lookup) at
   the measured peak of a bfloat16 8192×8192×8192 matrix product, against the densing-hf time;
@@ -22,7 +23,8 @@ WinoGrande 5-shot, the first ``--items`` items of each; GSM8K CoT 8-shot for gen
 
 ``--dry-run`` runs the same steps on the CPU with a tiny model (width 64, 2 layers, float32), a few items and no
 training run; ``tests/bench/test_gpu_check.py`` runs it. Writes OUT/gpu_check.json (every number) and
-OUT/gpu_check.txt (the summary it prints).
+OUT/gpu_check.txt (the summary it prints); the JSON is rewritten after each step, so a run cut short keeps the steps
+it finished.
 
     python bench/gpu_check.py OUT [--data-root DIR] [--items 200 --repeats 3]    # on a CUDA GPU
     python bench/gpu_check.py OUT --dry-run                                      # the CPU check of the script
@@ -176,9 +178,12 @@ def timed(lm, method: str, requests, device, utilisation: Utilisation):
     return answers, seconds, utilisation.summary()
 
 
-def training_run(out: Path, device) -> dict:
-    """``densing overlap run`` (DDP, one rank, profiled) and ``densing overlap analyze`` of it: wall seconds each."""
-    folder = out / "overlap_run"
+def training_run(device) -> dict:
+    """``densing overlap run`` (DDP, one rank, profiled) and ``densing overlap analyze`` of it, in a temporary folder:
+    wall seconds, exit status and the end of the output of each."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="gpu_check_overlap_"))
     run = [sys.executable, "-m", "densing.cli", "overlap", "run", str(folder), "--strategies", "ddp", "--workers", "1",
            "--steps", "60", "--profile-skip", "20", "--profile-active", "10", "--format", "json"]
     result: dict = {"backend": "nccl" if device.type == "cuda" else "gloo", "command": " ".join(run[2:])}
@@ -267,6 +272,7 @@ def main() -> int:
     hf = HFLM(batch_size=arguments.batch_size, **common)
     densing = PrefixCachedHFLM(batch_size=1, **common)
     sized = densing.token_budget()
+    half = densing.with_settings(PrefixSettings(tokens_per_batch=max(sized // 2, 1)))
     wider = densing.with_settings(PrefixSettings(tokens_per_batch=2 * sized))
     encoded = [densing._encode_pair(*instance.args) for instance in instances]
     inputs = [(c + x)[-(densing.max_length + 1):][:-1] for c, x in encoded]
@@ -277,8 +283,14 @@ def main() -> int:
     limit_seconds = distinct * 2 * (params - embedding) / peak
     utilisation = Utilisation(device)
 
+    def save() -> None:
+        report["wall_seconds"] = time.perf_counter() - started
+        (out / "gpu_check.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
+
+    save()
+
     # throughput: the three configurations in rotating order, round after round
-    configurations = {"hf": hf, "densing-hf": densing, "densing-hf 2x tokens": wider}
+    configurations = {"hf": hf, "densing-hf": densing, "densing-hf 1/2 tokens": half, "densing-hf 2x tokens": wider}
     names = list(configurations)
     runs: dict = {name: [] for name in names}
     answers: dict = {}
@@ -300,6 +312,7 @@ def main() -> int:
     report["limit"] = {"seconds": limit_seconds, "flop": distinct * 2 * (params - embedding),
                        "rule": "distinct prefix tokens x 2 x (parameters less the input embedding) / matmul peak"}
     report["agreement_" + ("float32" if dry else "bfloat16") + "_timing_runs"] = agreement(instances, answers["hf"], answers["densing-hf"])
+    save()
 
     # greedy generation (timing dtype)
     texts_by = {}
@@ -309,6 +322,7 @@ def main() -> int:
     report["generation"].update(requests=len(generation), max_gen_toks=gen_tokens,
                                 identical_strings=sum(a == b for a, b in zip(texts_by["hf"], texts_by["densing-hf"])),
                                 new_tokens_densing=densing.decode_stats.generated_tokens)
+    save()
 
     # float32 agreement on the same weights
     if dtype != torch.float32:
@@ -320,14 +334,14 @@ def main() -> int:
     fp32.update(requests=len(subset), within_1e4_relative=fp32["max_relative"] <= 1e-4,
                 argmax_identical=all(v == 1 for v in fp32["argmax_agreement"].values()))
     report["agreement_float32"] = fp32
-    del model, hf, densing, wider
+    save()
+    del model, hf, densing, half, wider, lm
     if device.type == "cuda":
         torch.cuda.empty_cache()
 
     if not (dry or arguments.no_train):
-        report["training"] = training_run(out, device)
-    report["wall_seconds"] = time.perf_counter() - started
-    (out / "gpu_check.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
+        report["training"] = training_run(device)
+    save()
     summary = render(report)
     (out / "gpu_check.txt").write_text(summary)
     print(summary, end="")

@@ -25,7 +25,7 @@ def test_the_dry_run_writes_a_whole_results_file(tmp_path):
     assert report["requests"]["requests"] > 0 and 0 < report["requests"]["distinct_prefix_tokens"] <= report["requests"]["tokens"]
     fp32 = report["agreement_float32"]
     assert fp32["within_1e4_relative"] and fp32["argmax_identical"] and fp32["max_relative"] <= 1e-4
-    for name in ("densing-hf", "densing-hf 2x tokens"):
+    for name in ("densing-hf", "densing-hf 1/2 tokens", "densing-hf 2x tokens"):
         row = report["throughput"][name]
         assert len(row["ratio_to_hf"]) == 1 and row["ratio_to_hf"][0] > 0 and row["seconds_over_limit"][0] > 0
     assert report["generation"]["identical_strings"] == report["generation"]["requests"] == 2  # float32: the same text
