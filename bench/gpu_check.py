@@ -16,6 +16,8 @@ WinoGrande 5-shot, the first ``--items`` items of each; GSM8K CoT 8-shot for gen
 - agreement: float32 (the same weights cast, the first ``--agreement-items`` items of each task): per-request
   log-likelihoods within 1e-4 relative and the argmax choice identical, backend against backend; in the timing dtype
   (bfloat16): the size of the differences and the argmax agreement per task;
+- where one `densing-hf` call spends its time: the host's Python functions by cumulative seconds (cProfile) in one
+  call, the device's operators by self time (``torch.profiler``) in another, and the device's busy share of the call;
 - greedy generation: ``--gen-requests`` GSM8K CoT requests, ``--gen-tokens`` new tokens at most, `hf` (batch
   ``--gen-requests``) against `densing-hf`, seconds and identical strings;
 - one profiled training run: ``densing overlap run --strategies ddp --workers 1`` (nccl on a GPU, gloo on a CPU) and
@@ -52,6 +54,8 @@ TASKS = (("densing_local_arc_challenge", 25), ("densing_local_winogrande", 5))
 GENERATION_TASK = ("densing_local_gsm8k_cot", 8)
 #: (layers, width, heads, key/value heads, MLP width): TinyLlama 1.1B's shape, and the dry run's
 SHAPES = {"1b": (22, 2048, 32, 4, 5632), "tiny": (2, 64, 4, 2, 128)}
+#: the engine's steps the summary names from the host profile (cumulative seconds)
+PROFILED_STEPS = ("_encode_pair", "plan_forwards", "ancestor_mask", "compact", "sdpa_attention_forward")
 
 
 class Utilisation:
@@ -176,6 +180,47 @@ def timed(lm, method: str, requests, device, utilisation: Utilisation):
         sync(device)
         seconds = time.perf_counter() - start
     return answers, seconds, utilisation.summary()
+
+
+def profile_call(lm, requests, device, top: int = 15) -> dict:
+    """Where one ``lm.loglikelihood(requests)`` call spends its time: the ``top`` Python functions by cumulative
+    seconds and those of :data:`PROFILED_STEPS` (cProfile, one call), the ``top`` operators by self time on the device (``torch.profiler``, another
+    call; the CPU's own time on a CPU), and their sum over the call's wall time (the device's busy share)."""
+    import cProfile
+    import pstats
+
+    from torch.profiler import ProfilerActivity, profile
+
+    profiler = cProfile.Profile()
+    sync(device)
+    start = time.perf_counter()
+    profiler.enable()
+    lm.loglikelihood(requests, disable_tqdm=True)
+    sync(device)
+    profiler.disable()
+    host = {"wall_seconds": time.perf_counter() - start, "functions": [], "steps": {}}
+    ranked = sorted(pstats.Stats(profiler).stats.items(), key=lambda item: item[1][3], reverse=True)
+    for (_, _, name), (_, _, _, cumulative, _) in ranked:
+        if name in PROFILED_STEPS:
+            host["steps"][name] = host["steps"].get(name, 0.0) + cumulative
+    for (file, line, name), (_, calls, own, cumulative, _) in ranked[:top]:
+        host["functions"].append({"function": f"{Path(file).name}:{line}:{name}", "calls": calls,
+                                  "own_seconds": own, "cumulative_seconds": cumulative})
+    on_device = device.type == "cuda"
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if on_device else [])
+    key = "self_device_time_total" if on_device else "self_cpu_time_total"
+    sync(device)
+    start = time.perf_counter()
+    with profile(activities=activities) as trace:
+        lm.loglikelihood(requests, disable_tqdm=True)
+        sync(device)
+    wall = time.perf_counter() - start
+    events = trace.key_averages()
+    busy = sum(getattr(e, key) for e in events) / 1e6
+    operators = [{"name": e.key[:120], "count": e.count, "self_seconds": getattr(e, key) / 1e6}
+                 for e in sorted(events, key=lambda e: getattr(e, key), reverse=True)[:top]]
+    return {"host": host, "device": {"clock": "device" if on_device else "cpu", "wall_seconds": wall,
+                                      "busy_seconds": busy, "busy_share": busy / wall, "operators": operators}}
 
 
 def training_run(device) -> dict:
@@ -313,6 +358,8 @@ def main() -> int:
                        "rule": "distinct prefix tokens x 2 x (parameters less the input embedding) / matmul peak"}
     report["agreement_" + ("float32" if dry else "bfloat16") + "_timing_runs"] = agreement(instances, answers["hf"], answers["densing-hf"])
     save()
+    report["profile_densing_hf"] = profile_call(densing, instances, device)
+    save()
 
     # greedy generation (timing dtype)
     texts_by = {}
@@ -379,6 +426,12 @@ def render(report: dict) -> str:
     fp32 = report["agreement_float32"]
     lines.append(f"agreement in float32 ({fp32['requests']} requests): max relative {fp32['max_relative']:.2e} "
                  f"(within 1e-4: {fp32['within_1e4_relative']}), argmax identical: {fp32['argmax_identical']}")
+    if "profile_densing_hf" in report:
+        host, busy = report["profile_densing_hf"]["host"], report["profile_densing_hf"]["device"]
+        ops = ", ".join(f"{o['name'][:40]} {o['self_seconds']:.2f} s" for o in busy["operators"][:4])
+        steps = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in host["steps"].items())
+        lines.append(f"densing-hf profiled: {busy['clock']} busy {busy['busy_seconds']:.2f} s of {busy['wall_seconds']:.2f} s "
+                     f"({100 * busy['busy_share']:.0f}%): {ops}; host (cProfile, {host['wall_seconds']:.2f} s): {steps}")
     g = report["generation"]
     lines.append(f"greedy generation, {g['requests']} GSM8K CoT requests, <= {g['max_gen_toks']} new tokens: "
                  f"hf {g['hf']['seconds']:.2f} s, densing-hf {g['densing-hf']['seconds']:.2f} s "

@@ -28,5 +28,7 @@ def test_the_dry_run_writes_a_whole_results_file(tmp_path):
     for name in ("densing-hf", "densing-hf 1/2 tokens", "densing-hf 2x tokens"):
         row = report["throughput"][name]
         assert len(row["ratio_to_hf"]) == 1 and row["ratio_to_hf"][0] > 0 and row["seconds_over_limit"][0] > 0
+    profile = report["profile_densing_hf"]
+    assert 0 < profile["device"]["busy_share"] and profile["device"]["operators"] and "plan_forwards" in profile["host"]["steps"]
     assert report["generation"]["identical_strings"] == report["generation"]["requests"] == 2  # float32: the same text
     assert (tmp_path / "gpu_check.txt").read_text() == done.stdout and "ratio to hf" in done.stdout
