@@ -107,8 +107,8 @@ def sweep(
         "gpu_memory_utilization=0.85,max_model_len=4096); a models file's own model_args win."
     ),
     batch_size: str = typer.Option("1", "--batch-size", help="The backend's batch size, or 'auto' (vllm: auto)."),
-    trie_tokens: Optional[int] = typer.Option(None, "--trie-tokens", help="densing-hf: new trie tokens per log-likelihood pass (default 512)."),
-    slots: Optional[int] = typer.Option(None, "--slots", help="densing-hf: requests decoded together in greedy generation (default 16)."),
+    trie_tokens: Optional[int] = typer.Option(None, "--trie-tokens", help="densing-hf: new trie tokens per log-likelihood pass (default: sized to the device; 512 on a CPU)."),
+    slots: Optional[int] = typer.Option(None, "--slots", help="densing-hf: requests decoded together in greedy generation (default: sized to the device; 16 on a CPU)."),
     allow_unsafe_code: bool = typer.Option(False, "--allow-unsafe-code", help="Allow tasks that run model-written code."),
     output_format: str = typer.Option("table", "--format", metavar="[table|json|csv]", help=FORMAT_HELP),
     local_data: bool = typer.Option(False, "--local-data", help="Run the known benchmarks on local splits (no Hub)."),

@@ -9,6 +9,8 @@ lm_eval is imported inside the functions: the core package imports without the `
 from __future__ import annotations
 
 import datetime as _datetime
+import functools
+import logging
 import math
 import os
 import time
@@ -142,6 +144,8 @@ def _run_harness(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, *, li
     except Exception as exc:  # datasets / hub / config errors
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise EvalError(f"benchmark {bench.name!r}: cannot load lm-eval task(s) {', '.join(bench.tasks())}: {first}") from None
+    for task in loaded["tasks"].values():
+        guard_aggregations(task, f"{spec.name} / {bench.name}")
     top = [loaded["groups"].get(name) or loaded["tasks"][name] for name in bench.tasks()]
     started = time.perf_counter()
     results = lm_eval.simple_evaluate(
@@ -160,6 +164,31 @@ def _run_harness(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, *, li
             raise OtherRank(spec.name, bench.name)
         raise EvalError(f"{spec.name} / {bench.name}: lm-eval returned no results")
     return results, loaded, started
+
+
+def guard_aggregations(task: Any, pair: str) -> None:
+    """Make each of ``task``'s metric aggregations (lm-eval's ``task.aggregation()``) give NaN, with one warning
+    naming the pair, task and metric, where it raises: a metric that fails then leaves lm-eval's run and the pair's
+    other metrics whole (:func:`_metric_rows` keeps finite values only). A task without aggregations has none
+    to guard."""
+    aggregations = task.aggregation() if callable(getattr(task, "aggregation", None)) else {}
+    for metric, aggregate in list(aggregations.items()):
+        if callable(aggregate) and not getattr(aggregate, "densing_guarded", False):
+            aggregations[metric] = _guarded(aggregate, f"{pair} / {getattr(task, 'task_name', task)} / {metric}")
+
+
+def _guarded(aggregate: Any, where: str) -> Any:
+    @functools.wraps(aggregate)
+    def guarded(items: Any) -> Any:
+        try:
+            return aggregate(items)
+        except Exception as exc:  # any metric's own failure: NaN for that metric alone
+            logging.getLogger("densing.eval").warning("%s: aggregation failed (%s: %s); the metric is left out",
+                                                      where, type(exc).__name__, exc)
+            return math.nan
+
+    guarded.densing_guarded = True  # type: ignore[attr-defined]
+    return guarded
 
 
 def _conditional_loss(lm: Any, results: dict, loaded: dict, bench: Benchmark,

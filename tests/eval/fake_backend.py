@@ -10,17 +10,19 @@ NAME = "densing-test-fake"
 
 @register_model(NAME)
 class FakeLM(LM):
-    """Deterministic answers with no model behind them: a continuation's log-likelihood is minus its length, every
-    generation is " five"."""
+    """Deterministic answers with no model behind them: a continuation's log-likelihood is minus its length (and
+    minus ``answer_nats`` more, from the models file's ``model_args``: a model as weak as wished), every generation
+    is " five"."""
 
     made: list[dict] = []
 
     def __init__(self, **arguments) -> None:
         super().__init__()
         FakeLM.made.append(arguments)
+        self.answer_nats = float(arguments.get("answer_nats", 0))
 
     def loglikelihood(self, requests, disable_tqdm: bool = False):
-        return [(-float(len(request.args[1])), False) for request in requests]
+        return [(-self.answer_nats - float(len(request.args[1])), False) for request in requests]
 
     def loglikelihood_rolling(self, requests, disable_tqdm: bool = False):
         return [-float(len(request.args[0])) for request in requests]
@@ -29,9 +31,9 @@ class FakeLM(LM):
         return [" five" for _ in requests]
 
 
-def fake_models_file(tmp_path):
-    """A models file of one model, ``fake``, that the fake backend answers for."""
+def fake_models_file(tmp_path, model_args: str = "{temperature: 0}"):
+    """A models file of one model, ``fake``, that the fake backend answers for (``model_args``: its YAML mapping)."""
     path = tmp_path / "models.yaml"
     path.write_text("models:\n  - name: fake\n    model: org/fake-model\n    params: 1.2e8\n"
-                    "    model_args: {temperature: 0}\n")
+                    f"    model_args: {model_args}\n")
     return path

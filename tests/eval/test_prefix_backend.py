@@ -35,7 +35,7 @@ def test_settings_are_frozen_and_take_their_documented_extremes():
     assert settings.draft == 0 and settings.step_base == math.inf
     with pytest.raises(AttributeError):
         settings.draft = 3  # type: ignore[misc]
-    assert PrefixSettings() == PrefixSettings(rows_per_batch=16, draft=4, step_base=1.5)
+    assert PrefixSettings() == PrefixSettings(rows_per_batch=None, tokens_per_batch=None, draft=4, step_base=1.5)
 
 
 def test_decode_stats_add_counts():

@@ -11,7 +11,9 @@ request sets, and on SmolLM2 by ``bench/eval_throughput.py``). Models whose cach
 attention), and encoder-decoder models, go through lm-eval's plain path; so do sampled requests.
 
 Its settings are one :class:`~.settings.PrefixSettings`, given whole (``settings=``) or field by
-field as keyword arguments — which is how lm-eval's ``--model_args`` reaches them::
+field as keyword arguments — which is how lm-eval's ``--model_args`` reaches them; the pass and row
+counts left ``None`` there are sized to the device (:func:`device_sizing`, :class:`~.settings.Sizing`),
+and on a CUDA device a model loaded with eager attention runs PyTorch's SDPA instead::
 
     lm = get_model("densing-hf").create_from_arg_string("pretrained=HuggingFaceTB/SmolLM2-135M,draft=2")
 
@@ -24,7 +26,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 from lm_eval.models.huggingface import HFLM
@@ -32,13 +33,37 @@ from tqdm import tqdm
 
 from densing.errors import InputError
 from densing.eval.backends.prefix.slots import cache_kwargs
-from densing.eval.backends.prefix.settings import SETTING_NAMES, DecodeStats, PrefixSettings, TrieStats
+from densing.eval.backends.prefix.settings import SETTING_NAMES, DecodeStats, PrefixSettings, Sizing, TrieStats
 from densing.eval.backends.prefix.trie import ancestor_mask, compact, plan_forwards
 from densing.eval.store import ShardFinished, TimeLimitReached, request_shard
 
 #: The decoding path's version: raised whenever a change could alter a generated string or a log-likelihood, so
 #: that the request cache (keyed by :func:`densing.eval.runner.decoding_identity`) never returns an older one.
-DECODER_VERSION = 1
+DECODER_VERSION = 2
+
+
+def device_sizing(model: Any, device: Any, max_length: int) -> Sizing:
+    """The :class:`~.settings.Sizing` of ``model`` on ``device``: on CUDA, the device's memory and streaming
+    multiprocessors (``torch.cuda.get_device_properties``), the bytes of the model's dtype, its vocabulary, hidden
+    width and keys/values per position (``2 · layers · kv_heads · head_dim · dtype bytes``); elsewhere the device
+    type alone (the CPU's sizes)."""
+    device = torch.device(device)
+    if device.type != "cuda":
+        return Sizing(device.type)
+    config = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
+    dtype = getattr(model, "dtype", torch.float32)
+    dtype_bytes = torch.finfo(dtype).bits // 8 if dtype.is_floating_point else 4
+    hidden = int(getattr(config, "hidden_size", 0) or 0)
+    heads = int(getattr(config, "num_attention_heads", 0) or 0)
+    kv_heads = int(getattr(config, "num_key_value_heads", 0) or heads)
+    head_dim = int(getattr(config, "head_dim", 0) or (hidden // heads if heads else 0))
+    layers = int(getattr(config, "num_hidden_layers", 0) or 0)
+    properties = torch.cuda.get_device_properties(device)
+    return Sizing(
+        "cuda", memory_bytes=int(properties.total_memory), multiprocessors=int(properties.multi_processor_count),
+        dtype_bytes=dtype_bytes, vocab_size=int(getattr(config, "vocab_size", 0) or 0), hidden_size=hidden,
+        kv_bytes_per_token=2 * layers * kv_heads * head_dim * dtype_bytes, max_length=int(max_length),
+    )
 
 
 class PrefixCachedHFLM(HFLM):
@@ -67,6 +92,12 @@ class PrefixCachedHFLM(HFLM):
         self.settings = settings if settings is not None else PrefixSettings(**named)
         self.decode_stats, self.trie_stats = DecodeStats(), TrieStats()
         super().__init__(*args, **kwargs)
+        self.sizing = device_sizing(self.model, self.device, self.max_length)
+        if self.sizing.device == "cuda" and getattr(self.model.config, "_attn_implementation", None) == "eager":
+            try:
+                self.model.set_attn_implementation("sdpa")
+            except (AttributeError, ValueError, ImportError):  # a model without SDPA keeps its eager attention
+                pass
 
     def _my_share(self, requests: list[Any]) -> list[Any]:
         k, n = self.shard  # type: ignore[misc]
@@ -110,9 +141,10 @@ class PrefixCachedHFLM(HFLM):
         return all(type(layer) is DynamicLayer for layer in getattr(cache, "layers", []))
 
     def token_budget(self) -> int:
-        """New trie nodes per log-likelihood forward pass (``settings.tokens_per_batch``, ``--trie-tokens``); the
-        backend's ``batch_size`` does not scale it (a larger pass is slower on a CPU)."""
-        return self.settings.tokens_per_batch
+        """New trie nodes per log-likelihood forward pass: ``settings.tokens_per_batch`` (``--trie-tokens``), else
+        the device's (:meth:`~.settings.Sizing.tokens_per_batch`); the backend's ``batch_size`` does not scale it."""
+        given = self.settings.tokens_per_batch
+        return given if given is not None else self.sizing.tokens_per_batch()
 
     def _loglikelihood_tokens(
         self,
@@ -144,30 +176,38 @@ class PrefixCachedHFLM(HFLM):
             elif cache.get_seq_length() > forward.keep:
                 cache.crop(forward.keep - cache.get_seq_length())  # transformers 5: minus the tokens to drop
             n = len(forward.tokens)
-            allowed = np.ones((n, forward.keep + n), dtype=bool)
-            allowed[:, forward.keep:] = ancestor_mask(forward.parents)
-            mask = torch.zeros((1, 1, n, forward.keep + n), dtype=dtype)
-            mask.masked_fill_(torch.from_numpy(~allowed)[None, None], blocked)
+            mask = torch.zeros((1, 1, n, forward.keep + n), dtype=dtype, device=self.device)
+            mask[0, 0, :, forward.keep:].masked_fill_(~ancestor_mask(forward.parents, self.device), blocked)
             keep_rows = sorted({node for nodes in forward.needed for node in nodes})
             row_of = {node: row for row, node in enumerate(keep_rows)}
+            # every scored (request, token) of the pass at once: its logits row, its target token, its request
+            rows = [row_of[node] for nodes in forward.needed for node in nodes]
+            targets = [t for index in forward.requests for t in requests[index][2]]
+            owners = [k for k, nodes in enumerate(forward.needed) for _ in nodes]
             with torch.no_grad():
                 output = self.model(
                     input_ids=torch.tensor([forward.tokens], dtype=torch.long, device=self.device),
                     position_ids=torch.tensor([forward.positions], dtype=torch.long, device=self.device),
-                    attention_mask=mask.to(self.device),
+                    attention_mask=mask,
                     **cache_kwargs(self.model, cache),
                     use_cache=True,
                     cache_position=torch.arange(forward.keep, forward.keep + n, device=self.device),
                     logits_to_keep=torch.tensor(keep_rows, dtype=torch.long, device=self.device),
                 )
                 log_probs = F.log_softmax(output.logits[0, :, : self.vocab_size], dim=-1, dtype=self.softmax_dtype)
-            for index, nodes in zip(forward.requests, forward.needed):
-                (request_str, _, continuation_enc) = requests[index]
-                rows = log_probs[[row_of[node] for node in nodes]]
-                target = torch.tensor(continuation_enc, dtype=torch.long, device=self.device)
-                greedy = bool((rows.argmax(dim=-1) == target).all())
-                answer = (float(rows.gather(1, target.unsqueeze(-1)).sum()), greedy)
+                row_index = torch.tensor(rows, dtype=torch.long, device=self.device)
+                target = torch.tensor(targets, dtype=torch.long, device=self.device)
+                owner = torch.tensor(owners, dtype=torch.long, device=self.device)
+                token_scores = log_probs[row_index, target].double()  # each request's sum in float64
+                misses = (log_probs.argmax(dim=-1)[row_index] != target).long()
+                totals = torch.zeros(len(forward.requests), dtype=torch.float64, device=self.device)
+                missed = torch.zeros(len(forward.requests), dtype=torch.long, device=self.device)
+                totals.index_add_(0, owner, token_scores)
+                missed.index_add_(0, owner, misses)
+            for index, total, miss in zip(forward.requests, totals.tolist(), missed.tolist()):
+                answer = (float(total), miss == 0)
                 results[index] = answer
+                request_str = requests[index][0]
                 if request_str is not None:
                     self.cache_hook.add_partial("loglikelihood", request_str, answer)
             compact(cache, forward.keep, forward.last_path, n, self.device)
@@ -176,8 +216,10 @@ class PrefixCachedHFLM(HFLM):
         return results  # type: ignore[return-value]
 
     def generation_rows(self) -> int:
-        """Requests decoded together by the greedy path (``settings.rows_per_batch``, ``--slots``)."""
-        return self.settings.rows_per_batch
+        """Requests decoded together by the greedy path: ``settings.rows_per_batch`` (``--slots``), else the
+        device's (:meth:`~.settings.Sizing.rows_per_batch`)."""
+        given = self.settings.rows_per_batch
+        return given if given is not None else self.sizing.rows_per_batch()
 
     def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
         """Greedy requests through :func:`.generation.generate_greedy` (the prefix a

@@ -124,16 +124,20 @@ def _layout(inputs, first_needed, requests, lcps, keep) -> Forward:
     return Forward(keep, tuple(requests), tuple(tokens), tuple(positions), tuple(parents), tuple(needed), tuple(path))
 
 
-def ancestor_mask(parents: Sequence[int]) -> np.ndarray:
-    """``mask[j, i]`` is True when node *i* is node *j* or one of its ancestors (parents precede
-    their children)."""
-    n = len(parents)
-    mask = np.zeros((n, n), dtype=bool)
-    for j, parent in enumerate(parents):
-        if parent >= 0:
-            mask[j, : parent + 1] = mask[parent, : parent + 1]
-        mask[j, j] = True
-    return mask
+def ancestor_mask(parents: Sequence[int], device: Any = None) -> torch.Tensor:
+    """``mask[j, i]`` (a bool tensor on ``device``) is True when node *i* is node *j* or one of its ancestors.
+
+    The nodes of a pass are laid out in depth-first pre-order (:func:`_layout`: parents precede their children and
+    a subtree's nodes are consecutive), so *i* is an ancestor-or-self of *j* exactly when ``i ≤ j < end[i]``, with
+    ``end[i]`` one past the last node of *i*'s subtree: O(n) work on the host, the n×n comparison on the device."""
+    ends = np.arange(1, len(parents) + 1)
+    for j in range(len(parents) - 1, -1, -1):
+        parent = parents[j]
+        if parent >= 0 and ends[j] > ends[parent]:
+            ends[parent] = ends[j]
+    index = torch.arange(len(parents), device=device)
+    end = torch.from_numpy(ends).to(device)
+    return (index[None, :] <= index[:, None]) & (index[:, None] < end[None, :])
 
 
 def compact(cache: Any, keep: int, path: Sequence[int], appended: int, device: Any) -> None:

@@ -1,0 +1,450 @@
+"""GPU check: lm-eval's `hf` against `densing-hf` on one GPU, offline, in minutes; a results file of what it measured.
+
+Everything is made at run time, so nothing is downloaded: a BPE tokenizer trained in seconds on the benchmark texts
+(the `tokenizers` library, byte-level, ``--vocab`` tokens) and a randomly initialised Llama-shaped model built on the
+device (TinyLlama's shape by default: 22 layers, width 2,048, 32 heads, 4 key/value heads, about 1 B parameters,
+bfloat16). The requests are lm-eval's from densing's local-data tasks (``--data-root``): ARC-Challenge 25-shot and
+WinoGrande 5-shot, the first ``--items`` items of each; GSM8K CoT 8-shot for generation. Measured, each in one process:
+
+- throughput: every round scores all requests with `hf` (batch ``--batch-size``), `densing-hf` with the defaults it
+  sizes to the device, and `densing-hf` with half and twice their trie tokens per pass, in an order that rotates
+  between ``--repeats`` rounds, timing ``lm.loglikelihood``; ratio hf seconds / densing-hf seconds per round (median,
+  range);
+- GPU utilisation during each call, sampled every 50 ms through NVML (``pynvml``, else ``nvidia-smi``): mean and max;
+- distance to the limit: distinct prefix tokens × 2·N FLOP (N the parameters less the input embedding, a lookup) at
+  the measured peak of a bfloat16 8192×8192×8192 matrix product, against the densing-hf time;
+- agreement: float32 (the same weights cast, the first ``--agreement-items`` items of each task): per-request
+  log-likelihoods within 1e-4 relative and the argmax choice identical, backend against backend; in the timing dtype
+  (bfloat16): the size of the differences and the argmax agreement per task;
+- where one `densing-hf` call spends its time: the host's Python functions by cumulative seconds (cProfile) in one
+  call, the device's operators by self time (``torch.profiler``) in another, and the device's busy share of the call;
+- greedy generation: ``--gen-requests`` GSM8K CoT requests, ``--gen-tokens`` new tokens at most, `hf` (batch
+  ``--gen-requests``) against `densing-hf`, seconds and identical strings;
+- one profiled training run: ``densing overlap run --strategies ddp --workers 1`` (nccl on a GPU, gloo on a CPU) and
+  ``densing overlap analyze`` of its trace, wall seconds.
+
+``--dry-run`` runs the same steps on the CPU with a tiny model (width 64, 2 layers, float32), a few items and no
+training run; ``tests/bench/test_gpu_check.py`` runs it. Writes OUT/gpu_check.json (every number) and
+OUT/gpu_check.txt (the summary it prints); the JSON is rewritten after each step, so a run cut short keeps the steps
+it finished.
+
+    python bench/gpu_check.py OUT [--data-root DIR] [--items 200 --repeats 3]    # on a CUDA GPU
+    python bench/gpu_check.py OUT --dry-run                                      # the CPU check of the script
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from densing.numbers import spread  # noqa: E402
+
+TASKS = (("densing_local_arc_challenge", 25), ("densing_local_winogrande", 5))
+GENERATION_TASK = ("densing_local_gsm8k_cot", 8)
+#: (layers, width, heads, key/value heads, MLP width): TinyLlama 1.1B's shape, and the dry run's
+SHAPES = {"1b": (22, 2048, 32, 4, 5632), "tiny": (2, 64, 4, 2, 128)}
+#: the engine's steps the summary names from the host profile (cumulative seconds)
+PROFILED_STEPS = ("_encode_pair", "plan_forwards", "ancestor_mask", "compact", "sdpa_attention_forward")
+
+
+class Utilisation:
+    """GPU utilisation (percent) sampled every ``period`` seconds in a thread while the context is open (NVML
+    through ``pynvml``, else ``nvidia-smi``); ``samples`` stays empty on a CPU."""
+
+    def __init__(self, device, period: float = 0.05) -> None:
+        self.period, self.samples, self.read = period, [], None
+        if device.type != "cuda":
+            return
+        try:
+            import pynvml
+
+            pynvml.nvmlInit()
+            handle = pynvml.nvmlDeviceGetHandleByIndex(device.index or 0)
+            self.read = lambda: float(pynvml.nvmlDeviceGetUtilizationRates(handle).gpu)
+        except Exception:  # no NVML binding: the command-line tool
+            query = ["nvidia-smi", f"--id={device.index or 0}", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits"]
+            self.read = lambda: float(subprocess.run(query, capture_output=True, text=True, check=True).stdout.split()[0])
+
+    def __enter__(self) -> "Utilisation":
+        self.samples, self._stop = [], threading.Event()
+        if self.read is not None:
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.samples.append(self.read())
+            self._stop.wait(self.period)
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self.read is not None:
+            self._thread.join()
+
+    def summary(self) -> dict:
+        s = self.samples
+        return {"mean_pct": statistics.fmean(s), "max_pct": max(s), "samples": len(s)} if s else {}
+
+
+def train_tokenizer(texts: list[str], vocab: int):
+    """A byte-level BPE tokenizer of at most ``vocab`` tokens trained on ``texts``, as transformers' fast tokenizer
+    (``<s>`` and ``</s>`` special)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab, special_tokens=["<s>", "</s>"],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    tokenizer.train_from_iterator(texts, trainer=trainer)
+    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, bos_token="<s>", eos_token="</s>", pad_token="</s>")
+
+
+def build_model(shape: str, vocab: int, dtype, device, seed: int = 0):
+    """A randomly initialised ``LlamaForCausalLM`` of ``SHAPES[shape]`` made on ``device`` in ``dtype`` (SDPA)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    layers, width, heads, kv_heads, mlp = SHAPES[shape]
+    config = LlamaConfig(vocab_size=vocab, hidden_size=width, intermediate_size=mlp, num_hidden_layers=layers,
+                         num_attention_heads=heads, num_key_value_heads=kv_heads, max_position_embeddings=2048,
+                         bos_token_id=0, eos_token_id=1, pad_token_id=1, tie_word_embeddings=False)
+    config._attn_implementation = "sdpa"
+    torch.manual_seed(seed)
+    with torch.device(device):
+        model = LlamaForCausalLM(config)
+    return model.to(dtype).eval()
+
+
+def matmul_peak(device, dtype, size: int, rounds: int = 10) -> float:
+    """FLOP/s of a ``size``³ matrix product in ``dtype`` on ``device``: median of ``rounds`` after 3 warm-ups."""
+    import torch
+
+    a, b = (torch.randn(size, size, device=device).to(dtype) for _ in range(2))
+    samples = []
+    for k in range(rounds + 3):
+        sync(device)
+        start = time.perf_counter()
+        torch.matmul(a, b)
+        sync(device)
+        if k >= 3:
+            samples.append(2 * size ** 3 / (time.perf_counter() - start))
+    return statistics.median(samples)
+
+
+def sync(device) -> None:
+    import torch
+
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def by_doc(instances, answers) -> dict:
+    """``{(task, doc): index of the highest log-likelihood}`` of multiple-choice answers."""
+    grouped: dict = {}
+    for instance, (ll, _) in zip(instances, answers):
+        grouped.setdefault((instance.task_name, instance.doc_id), []).append(ll)
+    return {key: max(range(len(lls)), key=lls.__getitem__) for key, lls in grouped.items()}
+
+
+def agreement(instances, reference, other) -> dict:
+    """How ``other``'s log-likelihoods differ from ``reference``'s: largest and median |Δ| (nats), largest |Δ| / |ll|,
+    and per task the share of items whose argmax choice is the same."""
+    deltas = [abs(a[0] - b[0]) for a, b in zip(other, reference)]
+    relative = [d / max(abs(b[0]), 1e-30) for d, b in zip(deltas, reference)]
+    first, second = by_doc(instances, reference), by_doc(instances, other)
+    tasks = sorted({task for task, _ in first})
+    same = {task: statistics.fmean(first[k] == second[k] for k in first if k[0] == task) for task in tasks}
+    return {"max_abs_nats": max(deltas), "median_abs_nats": statistics.median(deltas), "max_relative": max(relative),
+            "argmax_agreement": same, "greedy_flags_same": sum(a[1] == b[1] for a, b in zip(other, reference)) / len(other)}
+
+
+def timed(lm, method: str, requests, device, utilisation: Utilisation):
+    sync(device)
+    with utilisation:
+        start = time.perf_counter()
+        answers = getattr(lm, method)(requests, disable_tqdm=True)
+        sync(device)
+        seconds = time.perf_counter() - start
+    return answers, seconds, utilisation.summary()
+
+
+def profile_call(lm, requests, device, top: int = 15) -> dict:
+    """Where one ``lm.loglikelihood(requests)`` call spends its time: the ``top`` Python functions by cumulative
+    seconds and those of :data:`PROFILED_STEPS` (cProfile, one call), the ``top`` operators by self time on the device (``torch.profiler``, another
+    call; the CPU's own time on a CPU), and their sum over the call's wall time (the device's busy share)."""
+    import cProfile
+    import pstats
+
+    from torch.profiler import ProfilerActivity, profile
+
+    profiler = cProfile.Profile()
+    sync(device)
+    start = time.perf_counter()
+    profiler.enable()
+    lm.loglikelihood(requests, disable_tqdm=True)
+    sync(device)
+    profiler.disable()
+    host = {"wall_seconds": time.perf_counter() - start, "functions": [], "steps": {}}
+    ranked = sorted(pstats.Stats(profiler).stats.items(), key=lambda item: item[1][3], reverse=True)
+    for (_, _, name), (_, _, _, cumulative, _) in ranked:
+        if name in PROFILED_STEPS:
+            host["steps"][name] = host["steps"].get(name, 0.0) + cumulative
+    for (file, line, name), (_, calls, own, cumulative, _) in ranked[:top]:
+        host["functions"].append({"function": f"{Path(file).name}:{line}:{name}", "calls": calls,
+                                  "own_seconds": own, "cumulative_seconds": cumulative})
+    on_device = device.type == "cuda"
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if on_device else [])
+    key = "self_device_time_total" if on_device else "self_cpu_time_total"
+    sync(device)
+    start = time.perf_counter()
+    with profile(activities=activities) as trace:
+        lm.loglikelihood(requests, disable_tqdm=True)
+        sync(device)
+    wall = time.perf_counter() - start
+    events = trace.key_averages()
+    busy = sum(getattr(e, key) for e in events) / 1e6
+    operators = [{"name": e.key[:120], "count": e.count, "self_seconds": getattr(e, key) / 1e6}
+                 for e in sorted(events, key=lambda e: getattr(e, key), reverse=True)[:top]]
+    return {"host": host, "device": {"clock": "device" if on_device else "cpu", "wall_seconds": wall,
+                                      "busy_seconds": busy, "busy_share": busy / wall, "operators": operators}}
+
+
+def training_run(device) -> dict:
+    """``densing overlap run`` (DDP, one rank, profiled) and ``densing overlap analyze`` of it, in a temporary folder:
+    wall seconds, exit status and the end of the output of each."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="gpu_check_overlap_"))
+    run = [sys.executable, "-m", "densing.cli", "overlap", "run", str(folder), "--strategies", "ddp", "--workers", "1",
+           "--steps", "60", "--profile-skip", "20", "--profile-active", "10", "--format", "json"]
+    result: dict = {"backend": "nccl" if device.type == "cuda" else "gloo", "command": " ".join(run[2:])}
+    for name, argv in (("run", run), ("analyze", [sys.executable, "-m", "densing.cli", "overlap", "analyze",
+                                                  str(folder / "ddp"), "--format", "json"])):
+        start = time.perf_counter()
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=240)
+        result[f"{name}_seconds"] = time.perf_counter() - start
+        result[f"{name}_exit"] = done.returncode
+        result[f"{name}_output"] = (done.stdout if done.returncode == 0 else done.stderr)[-1500:]
+        if done.returncode != 0:
+            break
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, help="folder for gpu_check.json and gpu_check.txt")
+    parser.add_argument("--dry-run", action="store_true", help="CPU, tiny float32 model, few items, no training run")
+    parser.add_argument("--data-root", type=Path, default=None, help="folder holding benchmarks/ (default: densing's)")
+    parser.add_argument("--items", type=int, default=None, help="items of each task (default 200; dry run 3)")
+    parser.add_argument("--agreement-items", type=int, default=None, help="float32 items of each task (default 50; dry run 3)")
+    parser.add_argument("--repeats", type=int, default=None, help="timing rounds (default 3; dry run 1)")
+    parser.add_argument("--batch-size", type=int, default=32, help="hf's batch size")
+    parser.add_argument("--vocab", type=int, default=None, help="BPE vocabulary (default 32000; dry run 4000)")
+    parser.add_argument("--gen-requests", type=int, default=None, help="GSM8K requests generated (default 16; dry run 2)")
+    parser.add_argument("--gen-tokens", type=int, default=None, help="new tokens per request at most (default 64; dry run 8)")
+    parser.add_argument("--no-train", action="store_true", help="leave the profiled training run out")
+    arguments = parser.parse_args()
+    dry = arguments.dry_run
+
+    def pick(value, full, small):
+        return value if value is not None else (small if dry else full)
+
+    items, agreement_items = pick(arguments.items, 200, 3), pick(arguments.agreement_items, 50, 3)
+    repeats, vocab = pick(arguments.repeats, 3, 1), pick(arguments.vocab, 32000, 4000)
+    gen_requests, gen_tokens = pick(arguments.gen_requests, 16, 2), pick(arguments.gen_tokens, 64, 8)
+    started = time.perf_counter()
+
+    import torch
+    from lm_eval.models.huggingface import HFLM
+
+    from densing.eval.backends import ensure_registered
+    from densing.eval.backends.prefix.grouping import distinct_token_count
+    from densing.eval.backends.prefix.lm import PrefixCachedHFLM
+    from densing.eval.backends.prefix.settings import PrefixSettings
+    from densing.eval.harness import build_instances
+
+    ensure_registered()
+    if not dry and not torch.cuda.is_available():
+        raise SystemExit("gpu_check: no CUDA device (use --dry-run for the CPU check)")
+    device = torch.device("cpu" if dry else "cuda:0")
+    dtype = torch.float32 if dry else torch.bfloat16
+    out = arguments.out
+    out.mkdir(parents=True, exist_ok=True)
+    report: dict = {"device": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or "cpu",
+                    "dry_run": dry, "torch": torch.__version__, "cuda": torch.version.cuda, "python": platform.python_version()}
+    import lm_eval
+    import transformers
+
+    report.update(lm_eval=lm_eval.__version__, transformers=transformers.__version__)
+
+    instances = []
+    for task, shots in TASKS:
+        instances += build_instances([task], items, shots, arguments.data_root)
+    generation = build_instances([GENERATION_TASK[0]], gen_requests, GENERATION_TASK[1], arguments.data_root)
+    for instance in generation:  # a bounded number of new tokens (a random model rarely stops on its own)
+        instance.arguments = (instance.args[0], {**instance.args[1], "max_gen_toks": gen_tokens})
+    texts = sorted({text for instance in instances + generation for text in instance.args[:1] + instance.args[1:2]
+                    if isinstance(text, str)})
+    clock = time.perf_counter()
+    tokenizer = train_tokenizer(texts, vocab)
+    report["tokenizer"] = {"vocab": len(tokenizer), "texts": len(texts), "seconds": time.perf_counter() - clock}
+    clock = time.perf_counter()
+    model = build_model("tiny" if dry else "1b", len(tokenizer), dtype, device)
+    sync(device)
+    embedding = model.get_input_embeddings().weight.numel()
+    params = sum(p.numel() for p in model.parameters())
+    report["model"] = {"shape": dict(zip(("layers", "width", "heads", "kv_heads", "mlp"), SHAPES["tiny" if dry else "1b"])),
+                       "params": params, "params_less_input_embedding": params - embedding, "dtype": str(dtype),
+                       "build_seconds": time.perf_counter() - clock}
+    peak = matmul_peak(device, dtype, 512 if dry else 8192)
+    report["matmul_peak_flops"] = peak
+
+    common = dict(pretrained=model, tokenizer=tokenizer, max_length=2048)
+    hf = HFLM(batch_size=arguments.batch_size, **common)
+    densing = PrefixCachedHFLM(batch_size=1, **common)
+    sized = densing.token_budget()
+    half = densing.with_settings(PrefixSettings(tokens_per_batch=max(sized // 2, 1)))
+    wider = densing.with_settings(PrefixSettings(tokens_per_batch=2 * sized))
+    encoded = [densing._encode_pair(*instance.args) for instance in instances]
+    inputs = [(c + x)[-(densing.max_length + 1):][:-1] for c, x in encoded]
+    distinct, total = distinct_token_count(inputs), sum(len(i) for i in inputs)
+    report["requests"] = {"tasks": {t: s for t, s in TASKS}, "items_per_task": items, "requests": len(instances),
+                          "tokens": total, "distinct_prefix_tokens": distinct,
+                          "densing_sizing": {"tokens_per_batch": sized, "rows_per_batch": densing.generation_rows()}}
+    limit_seconds = distinct * 2 * (params - embedding) / peak
+    utilisation = Utilisation(device)
+
+    def save() -> None:
+        report["wall_seconds"] = time.perf_counter() - started
+        (out / "gpu_check.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
+
+    save()
+
+    # throughput: the three configurations in rotating order, round after round
+    configurations = {"hf": hf, "densing-hf": densing, "densing-hf 1/2 tokens": half, "densing-hf 2x tokens": wider}
+    names = list(configurations)
+    runs: dict = {name: [] for name in names}
+    answers: dict = {}
+    hf.loglikelihood(instances[:8], disable_tqdm=True)  # warm-up: kernels, allocator
+    densing.loglikelihood(instances[:8], disable_tqdm=True)
+    for round_ in range(repeats):
+        for name in names[round_ % len(names):] + names[: round_ % len(names)]:
+            answers[name], seconds, used = timed(configurations[name], "loglikelihood", instances, device, utilisation)
+            runs[name].append({"seconds": seconds, "utilisation": used})
+    throughput = {}
+    for name in names:
+        seconds = [r["seconds"] for r in runs[name]]
+        throughput[name] = {"seconds": seconds, "request_tokens_per_second": [total / s for s in seconds],
+                            "utilisation": [r["utilisation"] for r in runs[name]]}
+    for name in names[1:]:
+        throughput[name]["ratio_to_hf"] = [h["seconds"] / d["seconds"] for h, d in zip(runs["hf"], runs[name])]
+        throughput[name]["seconds_over_limit"] = [r["seconds"] / limit_seconds for r in runs[name]]
+    report["throughput"] = throughput
+    report["limit"] = {"seconds": limit_seconds, "flop": distinct * 2 * (params - embedding),
+                       "rule": "distinct prefix tokens x 2 x (parameters less the input embedding) / matmul peak"}
+    report["agreement_" + ("float32" if dry else "bfloat16") + "_timing_runs"] = agreement(instances, answers["hf"], answers["densing-hf"])
+    save()
+    report["profile_densing_hf"] = profile_call(densing, instances, device)
+    save()
+
+    # greedy generation (timing dtype)
+    texts_by = {}
+    for name, lm in (("hf", HFLM(batch_size=len(generation), **common)), ("densing-hf", densing)):
+        texts_by[name], seconds, used = timed(lm, "generate_until", generation, device, utilisation)
+        report.setdefault("generation", {})[name] = {"seconds": seconds, "utilisation": used}
+    report["generation"].update(requests=len(generation), max_gen_toks=gen_tokens,
+                                identical_strings=sum(a == b for a, b in zip(texts_by["hf"], texts_by["densing-hf"])),
+                                new_tokens_densing=densing.decode_stats.generated_tokens)
+    save()
+
+    # float32 agreement on the same weights
+    if dtype != torch.float32:
+        model.float()
+    subset = [i for i in instances if i.doc_id < agreement_items]
+    reference = hf.loglikelihood(subset, disable_tqdm=True)
+    other = densing.loglikelihood(subset, disable_tqdm=True)
+    fp32 = agreement(subset, reference, other)
+    fp32.update(requests=len(subset), within_1e4_relative=fp32["max_relative"] <= 1e-4,
+                argmax_identical=all(v == 1 for v in fp32["argmax_agreement"].values()))
+    report["agreement_float32"] = fp32
+    save()
+    del model, hf, densing, half, wider, lm
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+
+    if not (dry or arguments.no_train):
+        report["training"] = training_run(device)
+    save()
+    summary = render(report)
+    (out / "gpu_check.txt").write_text(summary)
+    print(summary, end="")
+    return 0
+
+
+def render(report: dict) -> str:
+    """The summary of a report: throughput ratios, utilisation, the limit, agreement, generation, training."""
+    t, r = report["throughput"], report["requests"]
+    lines = [f"gpu_check on {report['device']}{' (dry run)' if report['dry_run'] else ''}: torch {report['torch']}, "
+             f"CUDA {report['cuda']}, lm-eval {report['lm_eval']}, transformers {report['transformers']}",
+             f"model: random Llama, {report['model']['params']:,} parameters, {report['model']['dtype']}; "
+             f"BPE tokenizer of {report['tokenizer']['vocab']:,} tokens trained in {report['tokenizer']['seconds']:.1f} s",
+             f"requests: {', '.join(f'{k} {v}-shot' for k, v in r['tasks'].items())}, {r['items_per_task']} items each: "
+             f"{r['requests']:,} requests, {r['tokens']:,} tokens, {r['distinct_prefix_tokens']:,} distinct prefix tokens; "
+             f"densing-hf sized to the device: {r['densing_sizing']['tokens_per_batch']} trie tokens a pass, "
+             f"{r['densing_sizing']['rows_per_batch']} slots",
+             f"matmul peak {report['matmul_peak_flops'] / 1e12:.1f} TFLOP/s; limit (distinct tokens x 2N at the peak) "
+             f"{report['limit']['seconds']:.3f} s", "",
+             "backend                seconds (median [range])   request tokens/s         ratio to hf          "
+             "time / limit    GPU util mean / max"]
+    for name, row in t.items():
+        used = [u for u in row["utilisation"] if u]
+        util = (f"{statistics.median(u['mean_pct'] for u in used):.0f}% / {max(u['max_pct'] for u in used):.0f}%"
+                if used else "n/a")
+        ratio = spread(row["ratio_to_hf"], ".2f") if "ratio_to_hf" in row else "1"
+        over = spread(row["seconds_over_limit"], ".1f") if "seconds_over_limit" in row else "-"
+        lines.append(f"{name:<22} {spread(row['seconds'], '.2f'):<26} {spread(row['request_tokens_per_second'], ',.0f'):<24} "
+                     f"{ratio:<20} {over:<15} {util}")
+    timing = next(v for k, v in report.items() if k.endswith("_timing_runs"))
+    dtype_name = next(k for k in report if k.endswith("_timing_runs")).split("_")[1]
+    lines += ["", f"agreement in {dtype_name} (timing runs, hf vs densing-hf): max |d ll| {timing['max_abs_nats']:.3g} nats, "
+              f"median {timing['median_abs_nats']:.3g}, max relative {timing['max_relative']:.2e}; argmax agreement "
+              + ", ".join(f"{k} {v:.3f}" for k, v in timing["argmax_agreement"].items())]
+    fp32 = report["agreement_float32"]
+    lines.append(f"agreement in float32 ({fp32['requests']} requests): max relative {fp32['max_relative']:.2e} "
+                 f"(within 1e-4: {fp32['within_1e4_relative']}), argmax identical: {fp32['argmax_identical']}")
+    if "profile_densing_hf" in report:
+        host, busy = report["profile_densing_hf"]["host"], report["profile_densing_hf"]["device"]
+        ops = ", ".join(f"{o['name'][:40]} {o['self_seconds']:.2f} s" for o in busy["operators"][:4])
+        steps = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in host["steps"].items())
+        lines.append(f"densing-hf profiled: {busy['clock']} busy {busy['busy_seconds']:.2f} s of {busy['wall_seconds']:.2f} s "
+                     f"({100 * busy['busy_share']:.0f}%): {ops}; host (cProfile, {host['wall_seconds']:.2f} s): {steps}")
+    g = report["generation"]
+    lines.append(f"greedy generation, {g['requests']} GSM8K CoT requests, <= {g['max_gen_toks']} new tokens: "
+                 f"hf {g['hf']['seconds']:.2f} s, densing-hf {g['densing-hf']['seconds']:.2f} s "
+                 f"(ratio {g['hf']['seconds'] / g['densing-hf']['seconds']:.2f}); identical strings "
+                 f"{g['identical_strings']}/{g['requests']}")
+    if "training" in report:
+        tr = report["training"]
+        lines.append(f"training: densing overlap run (ddp, 1 rank, {tr['backend']}) exit {tr['run_exit']} in "
+                     f"{tr['run_seconds']:.1f} s; analyze exit {tr.get('analyze_exit', '-')} in "
+                     f"{tr.get('analyze_seconds', float('nan')):.1f} s")
+    lines.append(f"wall {report['wall_seconds']:.0f} s")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
