@@ -295,7 +295,7 @@ def test_a_set_of_outputs_is_written_whole_or_not_at_all(tmp_path):
     from densing.io import write_file_set
 
     (tmp_path / "b.csv").mkdir()  # the second output cannot be written: the first must not appear either
-    with pytest.raises(InputError, match="b.csv: is a folder"):
+    with pytest.raises(InputError, match="b.csv: is a directory"):
         write_file_set(tmp_path, {"a.csv": "x\n", "b.csv": "y\n"})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.csv"]
     written = write_file_set(tmp_path / "out", {"a.csv": "x\n", "c.csv": "y\n"})

@@ -25,17 +25,21 @@ def one_line(message: str) -> str:
 @contextmanager
 def guarded():
     """Run a command: ``SIGTERM`` raises :class:`~densing.workers.Terminated` (exit 143, one line ``error:
-    terminated``) so that ``finally`` blocks run; afterwards any worker process the command left alive is ended
-    (:mod:`densing.workers`), and the previous ``SIGTERM`` handler is put back."""
+    terminated``) so that ``finally`` blocks run; ``SIGINT`` raises ``KeyboardInterrupt`` (exit 130) wherever it comes
+    from, also where the process started with it ignored (a background job of a shell script, a supervisor:
+    Python then installs no handler of its own); afterwards any worker process the command left alive is ended
+    (:mod:`densing.workers`), and the previous handlers are put back."""
     import signal
 
     from densing import workers
-    from densing.workers import Terminated, children, end_children, terminate_on_sigterm
+    from densing.workers import Terminated, children, end_children, interrupt_on_sigint, terminate_on_sigterm
 
     before = children()  # a caller's own processes (main called from Python) are not the command's
     previous = signal.getsignal(signal.SIGTERM)
+    previous_int = signal.getsignal(signal.SIGINT)
     workers.terminated = False
     terminate_on_sigterm()  # SIGTERM leaves like Ctrl-C: finally blocks end the worker processes
+    interrupt_on_sigint()  # `kill -INT PID` is Ctrl-C, even when the shell started densing with SIGINT ignored
     try:
         yield
         if workers.terminated:  # SIGTERM's exception was swallowed where it was raised
@@ -47,6 +51,8 @@ def guarded():
         end_children(keep=before)  # any worker process the command left alive ends with it
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+        if previous_int is not None and previous_int is not signal.getsignal(signal.SIGINT):
+            signal.signal(signal.SIGINT, previous_int)
 
 
 def leave(main) -> None:

@@ -199,7 +199,9 @@ def convert(
     """Convert results into one validated tidy table (CSV or Parquet)."""
     from densing.data import write_table
     from densing.errors import InputError
+    from densing.io import check_writable
 
+    check_writable(out)  # before the data is read
     frame = _read(data, suite=suite, final_only=final_only)
     if benchmarks:
         keep = [b.strip() for b in benchmarks.split(",") if b.strip()]
