@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import socket
+import stat
 import sys
 import time
 
@@ -49,12 +50,27 @@ def test_what_is_not_a_regular_file_is_refused_and_left_as_it_was(name, specials
     assert not [p for p in specials.iterdir() if p.name.endswith(".tmp")]
 
 
+def _device(folder):
+    """A character device node of the machine's null device, made in ``folder`` (root only): a test never aims a write
+    at /dev/null itself, which a write that does not check would replace for every process on the machine."""
+    if os.geteuid() != 0:
+        pytest.skip("making a device node takes root")
+    path = folder / "null"
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("no right to make a device node here")
+    return path
+
+
 def test_a_device_is_refused(tmp_path):
-    with pytest.raises(InputError, match="/dev/null: is a character device"):
-        atomic_write_text("/dev/null", "text")
-    os.symlink("/dev/null", tmp_path / "null")
-    with pytest.raises(InputError, match="a link to /dev/null.*: is a character device"):
-        check_writable(tmp_path / "null")
+    null = _device(tmp_path)
+    with pytest.raises(InputError, match="null: is a character device"):
+        atomic_write_text(null, "text")
+    os.symlink(null, tmp_path / "link")
+    with pytest.raises(InputError, match="a link to .*null.*: is a character device"):
+        check_writable(tmp_path / "link")
+    assert stat.S_ISCHR(os.lstat(null).st_mode)
 
 
 def test_a_symbolic_link_is_written_through(tmp_path):
@@ -97,10 +113,10 @@ def test_a_folder_output_that_is_a_pipe_is_refused(specials):
         check_writable_folder(specials / "pipe")
 
 
-@pytest.mark.parametrize("name", ["pipe", "sock", "folder", "link-to-pipe", "dev-null"])
+@pytest.mark.parametrize("name", ["pipe", "sock", "folder", "link-to-pipe", "device"])
 def test_report_refuses_before_any_work(name, specials, run_cli):
     """``densing report --out`` on each: one line, exit 2, in well under a report's time, nothing replaced."""
-    path = "/dev/null" if name == "dev-null" else specials / name
+    path = _device(specials) if name == "device" else specials / name
     kind = os.lstat(path).st_mode
     started = time.perf_counter()
     code, out, err = run_cli("report", "--out", path)

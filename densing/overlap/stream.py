@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from densing.errors import TraceError
+from densing.errors import InputError, TraceError
 from densing.overlap.arrays import isin_codes
 from densing.overlap.columns import SYNC_NAMES, KernelColumns
 from densing.overlap.gzipio import is_gzip, read_pieces
@@ -58,12 +58,20 @@ def should_stream(files: list[Path], stream: bool | None) -> bool:
 
 
 class _Scratch:
-    """Rows written out by time window (and CPU rows to one file), in a temporary folder."""
+    """Rows written out by time window (and CPU rows to one file), in a temporary folder made in ``folder`` (made
+    first where it is missing; the system's temporary folder when None). A folder that cannot be made or written in
+    is an :class:`~densing.errors.InputError` naming it."""
 
     def __init__(self, folder: str | None, window_us: int):
         import tempfile  # here: the command line's start-up does not need it
 
-        self.dir = Path(tempfile.mkdtemp(prefix="densing-stream-", dir=folder))
+        try:
+            if folder:
+                Path(folder).mkdir(parents=True, exist_ok=True)
+            self.dir = Path(tempfile.mkdtemp(prefix="densing-stream-", dir=folder))
+        except OSError as exc:
+            raise InputError(f"{folder or tempfile.gettempdir()}: cannot make the streaming scratch folder here "
+                             f"({exc.strerror or type(exc).__name__}); set DENSING_SCRATCH to a writable folder") from None
         self.window_us = window_us
         self.pending: dict[int, list] = {}
         self.pending_rows = 0
@@ -301,5 +309,10 @@ def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_b
         if sums.count == 0:
             raise NoGpuKernelsError(f"{path}: no GPU kernels (events with args.stream) in the analysed steps")
         return sums.row(job.rank, 1 if job.world_size is None else job.world_size)
+    except OSError as exc:  # the scratch's disk full or gone; the trace's own read errors keep their words
+        if exc.filename is not None and Path(exc.filename) == path:
+            raise
+        raise InputError(f"{scratch.dir}: cannot write the streaming scratch ({exc.strerror or exc}); set "
+                         "DENSING_SCRATCH to a folder with room") from None
     finally:
         scratch.close()
