@@ -43,14 +43,17 @@ MAX_PARAMS = 1e13
 #: the law far outside the budgets it was fitted on.
 MAX_D0_TOKENS = 1e15
 
-#: The earliest plausible date of anything densing reads (release dates, ``--since``, ``--epoch``): before every neural
-#: language model densing compares (the oldest in its tables, GPT-2, is from 2019-02), after what an empty date cell
-#: becomes in software: 1899-12-30 or 1900-01-01 (a spreadsheet's day zero), 1970-01-01 (Unix's). The latest is today.
-EARLIEST_DATE = "1990-01-01"
+#: The earliest date of anything densing reads (release dates, ``--since``, ``--epoch``, the API's ``since``): the day
+#: dated generatively pre-trained language models start, 2018-06-11, when OpenAI published GPT-1 ("Improving Language
+#: Understanding by Generative Pre-Training", Radford et al.), the first decoder-only transformer pre-trained as a
+#: language model and the line every model densing compares descends from (the oldest in its tables, GPT-2, is from
+#: 2019-02). A date before it is no language model's release: an empty cell read as a spreadsheet's or Unix's day zero
+#: (1899-12-30, 1900-01-01, 1970-01-01), a typo (2001 for 2021), a date of something else. The latest is today.
+EARLIEST_DATE = "2018-06-11"
 
 
 def date_domain() -> str:
-    """The domain of a date, in words: ``[1990-01-01, today (YYYY-MM-DD)]``."""
+    """The domain of a date, in words: ``[2018-06-11, today (YYYY-MM-DD)]``."""
     return f"[{EARLIEST_DATE}, today {date.today().isoformat()}]"
 
 
@@ -64,8 +67,8 @@ def check_date(value: Any, *, field: str = "release_date", where: str | None = N
     day = value.date() if isinstance(value, datetime) else value
     if _in_date_domain(day):
         return value
-    why = (f"before {EARLIEST_DATE}, the earliest plausible date (an empty cell read as a spreadsheet's or Unix's day "
-           "zero?)" if day < date.fromisoformat(EARLIEST_DATE) else "in the future")
+    why = (f"before {EARLIEST_DATE} (GPT-1), the first release of a generatively pre-trained language model (an "
+           "empty cell read as a spreadsheet's or Unix's day zero? a typo?)" if day < date.fromisoformat(EARLIEST_DATE) else "in the future")
     prefix = f"{where}: " if where else ""
     raise InputError(f"{prefix}field '{field}': {day.isoformat()} is {why}; expected a date in {date_domain()}")
 
@@ -214,10 +217,13 @@ class ExistingPath:
 @dataclass(frozen=True)
 class Date:
     """A date: a ``datetime.date`` (a pandas Timestamp is one) or an ISO string (``2023-02-24``, ``2023-02``), in
-    [:data:`EARLIEST_DATE`, today]."""
+    [:data:`EARLIEST_DATE`, today]. A date-time with a time zone is refused: which day it is depends on the zone
+    (``stamp.tz_convert("UTC").date()`` says the UTC one)."""
 
     def matches(self, value: Any) -> bool:
         day = None
+        if isinstance(value, datetime) and value.tzinfo is not None:
+            return False
         if isinstance(value, date):
             day = value.date() if isinstance(value, datetime) else value
         elif isinstance(value, str):
@@ -230,7 +236,7 @@ class Date:
         return day is not None and _in_date_domain(day)
 
     def __str__(self) -> str:
-        return f"a date (YYYY-MM-DD) in {date_domain()}"
+        return f"a date (YYYY-MM-DD, no time zone) in {date_domain()}"
 
 
 def as_path(value: Any, name: str = "path"):

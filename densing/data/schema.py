@@ -96,7 +96,7 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
     field for: a missing required column, an empty table, an empty model/benchmark/metric, a
     non-numeric or NaN value or loss, a params/train_tokens that does not parse or is not
     positive, an unparseable release date or one outside the date domain
-    (:func:`densing.validation.check_date`: before 1990-01-01 or after today), an impossible value (:data:`densing.impossible.IMPOSSIBLE`:
+    (:func:`densing.validation.check_date`: before 2018-06-11 or after today), an impossible value (:data:`densing.impossible.IMPOSSIBLE`:
     a fraction outside [0, 1], a negative loss, a standard error below 0 or, for a fraction, above 0.5)
     and two model names equal but for case with different scores for one measurement.
     """
@@ -299,6 +299,8 @@ def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, refere
     checked = validate_results(frame, source=name)
     dates = frame.get("release_date")
     if dates is not None and pd.api.types.is_datetime64_any_dtype(dates) and len(checked) == len(frame):
+        if isinstance(dates.dtype, pd.DatetimeTZDtype):  # a zone: the same instants in UTC, without the zone
+            dates = dates.dt.tz_convert("UTC").dt.tz_localize(None)
         checked["release_date"] = dates.to_numpy()  # a notebook's timestamps kept to the second, not cut to the day
     return checked
 
