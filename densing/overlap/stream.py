@@ -128,6 +128,7 @@ class _Pass:
     def batch(self, cols: KernelColumns) -> None:
         t = self.total
         t.events, t.duration_events = t.events + cols.events, t.duration_events + cols.duration_events
+        t.add_timeless(cols)
         t.ts_float |= cols.ts_float
         if cols.ts_min is not None:
             t._lower_ts_min(cols.ts_min)
