@@ -569,8 +569,9 @@ def test_the_run_file_walk_covers_every_declared_field():
     ({"config": {"steps": 4}}, ("config.steps", "profiler schedule needs 5")),
     ({"config": {"bogus": 1}}, ("config: unknown field 'bogus'",)),
     ({"workers_per_node": _ABSENT}, ("missing field 'workers_per_node'",)),
+    ({"gpu_model": "H100"}, ("unknown field 'gpu_model'", "no other field")),
 ], ids=["n_params not the sum", "unknown strategy", "width", "schedule past the steps", "unknown field",
-        "missing field"])
+        "missing field", "unknown top-level field"])
 def test_a_run_file_inconsistent_with_itself_is_refused(edit, words, tmp_path):
     from densing.overlap.run_schema import read_run
 
@@ -578,6 +579,24 @@ def test_a_run_file_inconsistent_with_itself_is_refused(edit, words, tmp_path):
     with pytest.raises(InputError) as raised:
         read_run(run)
     assert str(run / "run.yaml") in str(raised.value) and all(w in str(raised.value) for w in words), raised.value
+
+
+def test_validate_names_a_run_folder_without_its_run_file(tmp_path, run_cli):
+    """``overlap validate ROOT`` with ``ROOT/ddp`` holding metrics but no run.yaml: refused naming that folder, never
+    validated without it."""
+    root = tmp_path / "out"
+    write_run_folder(root / "sync", strategy="sync")
+    (write_run_folder(root / "ddp") / "run.yaml").unlink()
+    code, out, err = run_cli("overlap", "validate", root)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert f"{root / 'ddp'}: a run folder without run.yaml" in err, err
+
+
+def test_validate_refuses_an_unknown_top_level_field(tmp_path, run_cli):
+    root = tmp_path / "out"
+    write_run_folder(root / "sync", strategy="sync", notes="tuned")
+    code, out, err = run_cli("overlap", "validate", root)
+    assert code == 2 and err.count("\n") == 1 and "unknown field 'notes'" in err, err
 
 
 def _metrics_cases() -> list:
