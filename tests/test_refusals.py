@@ -53,12 +53,14 @@ def test_convergence_refuses_a_run_whose_losses_are_all_nan(tmp_path, run_cli):
 
 #: Each command's ordinary required inputs, and the words that give one option (``{folder}``: an empty folder).
 COMMAND_LINE = {"fit": ["fit", "--data", str(REPO_ROOT / "results" / "pythia_final.csv"), "--benchmark", "arc_easy"],
-                "trend": ["trend"], "overlap validate": ["overlap", "validate", "{folder}"]}
+                "trend": ["trend"], "overlap validate": ["overlap", "validate", "{folder}"],
+                "overlap whatif": ["overlap", "whatif", "{folder}"]}
 OPTION_WORDS = {"family": ["--family", "pythia"], "law": ["--law", "two-step"], "irreducible": ["--irreducible"],
                 "chance": ["--chance", "auto"], "ceiling": ["--ceiling", "1.0"], "max_params": ["--max-params", "1e9"],
                 "families": ["--families", "pythia"], "design": ["--design", "olmes"],
                 "without_continual": ["--without-continual"], "table_name": ["--table", "swallow"],
-                "contention": ["--contention", "0.1"], "calibration": ["--calibration"], "runs": ["{folder}"]}
+                "contention": ["--contention", "0.1"], "calibration": ["--calibration"], "runs": ["{folder}"],
+                "contention_from": ["--contention-from", "{folder}"]}
 
 
 def _declared_pairs():

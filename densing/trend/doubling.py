@@ -118,6 +118,16 @@ def fit_trend(
             hint = f"; close: {', '.join(close)}" if close else ""
             raise InputError(f"reference: {reference!r} is neither a family of targets nor a fit file or a shipped "
                              f"fit's name{hint}")
+    if reference is None and benchmarks is not None:  # the headline's references come with their benchmark set
+        raise InputError("benchmarks: given with a family name only (reference='Llama-3.1'); the headline's "
+                         "references (reference=None) invert the headline's set")
+    if benchmarks is not None:
+        known = set(targets["benchmark"].astype(str))
+        unknown = [b for b in benchmarks if b not in known]
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], sorted(known), n=3, cutoff=0.5)
+            raise InputError(f"benchmarks: {unknown[0]!r} is no benchmark of targets"
+                             f"{'; close: ' + ', '.join(close) if close else ''}")
     if reference is None or isinstance(reference, str):
         if d0 is not None:
             raise InputError("d0: a family reference is inverted at its own budget; d0 goes with a ReferenceFit")
