@@ -142,7 +142,7 @@ def whatif(
     # every option is checked before the trace is read: the grid's own numbers, then the calibration's
     params = None if model_params is None else check_params(
         parse_count(model_params, field="model_params", where="--model-params"), field="model_params", where="--model-params")
-    counts = [int(w) if float(w).is_integer() else w for w in _floats(workers, "--workers")]
+    counts = [int(w) if float(w).is_integer() and abs(w) < 2**63 else w for w in _floats(workers, "--workers")]
     links = _floats(bandwidth_gbps, "--bandwidth-gbps")
     for w in counts:
         check(WHATIF_CONSTRAINTS, workers=w)

@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 #: ``cpu_only`` test trace: 3.96 µs): the what-if warns, and reports no scaling efficiency.
 MIN_COMPUTE_US = 100.0
 
+#: The largest worker count a what-if predicts at: the largest world size NCCL and gloo hold (2³¹ − 1).
+MAX_WORKERS = 2**31 - 1
+
 # The CO2 paper's two clusters: 800 Gb/s RDMA (InfiniBand) and 80 Gb/s TCP/IP Ethernet.
 DEFAULT_BANDWIDTHS_GBPS = (800.0, 80.0)
 
@@ -48,7 +51,8 @@ WHATIF_CONSTRAINTS = {
     # bytes all-reduced per parameter: 0.5 (4-bit) to 8 (fp64 gradients); 64 leaves room for several tensors per
     # parameter, and a larger number is a unit slip (bytes per step or per model, not per parameter)
     "bytes_per_param": [Interval(Real, 0, 64, closed="right")],
-    "workers": [Interval(Integral, 1, None)],
+    # a world size NCCL and gloo can hold (a 32-bit signed int, as kineto.DISTRIBUTED_CONSTRAINTS); more is no job
+    "workers": [Interval(Integral, 1, MAX_WORKERS)],
     "bandwidths_gbps": [Interval(Real, 0, None, closed="neither")],
     "local_steps": [Interval(Integral, 1, None)],
     "contention": [CONTENTION],  # γ > −1 (densing.validation.CONTENTION)
