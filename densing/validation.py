@@ -25,6 +25,7 @@ import inspect
 import math
 import os
 import re
+import sys
 from dataclasses import dataclass
 from datetime import date, datetime
 from numbers import Integral, Real
@@ -87,7 +88,7 @@ class Interval:
     closed: str = "both"
 
     def matches(self, value: Any) -> bool:
-        if isinstance(value, bool) or not isinstance(value, self.kind):
+        if isinstance(value, bool) or not isinstance(value, self.kind) and not _numpy_number(value, self.kind):
             return False
         number = float(value)
         if not math.isfinite(number):
@@ -102,15 +103,64 @@ class Interval:
 
     def __str__(self) -> str:
         what = "an integer" if self.kind is Integral else "a number"
+        left, right = (_bound(b, self.kind) for b in (self.left, self.right))
         if self.left is not None and self.right is not None:
             low = "[" if self.closed in ("both", "left") else "("
             high = "]" if self.closed in ("both", "right") else ")"
-            return f"{what} in {low}{self.left:g}, {self.right:g}{high}"
+            return f"{what} in {low}{left}, {right}{high}"
         if self.left is not None:
-            return f"{what} {'≥' if self.closed in ('both', 'left') else '>'} {self.left:g}"
+            return f"{what} {'≥' if self.closed in ('both', 'left') else '>'} {left}"
         if self.right is not None:
-            return f"{what} {'≤' if self.closed in ('both', 'right') else '<'} {self.right:g}"
+            return f"{what} {'≤' if self.closed in ('both', 'right') else '<'} {right}"
         return f"any finite {'integer' if self.kind is Integral else 'number'}"
+
+
+def _bound(bound: float | None, kind: type) -> str:
+    """A bound as a refusal writes it: an integer's in full (2147483647), a number's in ``g`` form (1e+15)."""
+    if bound is None:
+        return ""
+    return str(int(bound)) if kind is Integral and float(bound).is_integer() else f"{bound:g}"
+
+
+def _numpy_number(value: Any, kind: type) -> bool:
+    """A numpy scalar of ``kind`` (``np.float32`` is no ``numbers.Real`` to Python, yet a number to its user)."""
+    numpy = sys.modules.get("numpy")
+    if numpy is None or isinstance(value, numpy.bool_):
+        return False
+    return isinstance(value, numpy.integer) or kind is not Integral and isinstance(value, numpy.floating)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A pandas DataFrame holding ``columns`` (each once) and at least ``min_rows`` rows."""
+
+    columns: tuple = ()
+    min_rows: int = 1
+
+    def matches(self, value: Any) -> bool:
+        pandas = sys.modules.get("pandas")
+        if pandas is None or not isinstance(value, pandas.DataFrame) or len(value) < self.min_rows:
+            return False
+        names = list(value.columns)
+        return all(names.count(c) == 1 for c in self.columns)
+
+    def __str__(self) -> str:
+        rows = f" and at least {self.min_rows} row{'s' if self.min_rows != 1 else ''}" if self.min_rows else ""
+        return f"a DataFrame with column(s) {', '.join(self.columns)} (each once){rows}"
+
+
+@dataclass(frozen=True)
+class InstanceOf:
+    """An object of class ``kind``, described to the user as ``words``."""
+
+    kind: type
+    words: str
+
+    def matches(self, value: Any) -> bool:
+        return isinstance(value, self.kind)
+
+    def __str__(self) -> str:
+        return self.words
 
 
 @dataclass(frozen=True)
@@ -260,16 +310,22 @@ def as_names(value: Any, name: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in value)
 
 
+#: The most draws a bootstrap takes: 100,000. Its Monte-Carlo error on a 95% interval's end is then a few hundredths
+#: of a percentile, below anything a reader of the interval could use; beyond it the arrays of draws (draws × targets
+#: × references, 8 bytes each) outgrow a workstation's memory (10**20 draws is a slip, not a request).
+MAX_DRAWS = 100_000
+
 #: What a fit's bootstrap may be asked for (``fit_reference``, ``fit_family``, ``densing fit``, ``densing ladder fit``):
 #: how many draws (0: the point fit alone), on how many processes, from which seed.
 BOOTSTRAP_CONSTRAINTS = MappingProxyType({
-    "n_boot": [Interval(Integral, 0, None)],
+    "n_boot": [Interval(Integral, 0, MAX_DRAWS)],
     "jobs": [Interval(Integral, 1, None)],
     "seed": [Interval(Integral, 0, None)],
 })
 
-#: How many draws an interval is read from: at least one (the trend's bootstrap, ``densing trend --n-boot``).
-DRAWS = Interval(Integral, 1, None)
+#: How many draws an interval is read from: at least one, at most :data:`MAX_DRAWS` (the trend's bootstrap,
+#: ``densing trend --n-boot``).
+DRAWS = Interval(Integral, 1, MAX_DRAWS)
 
 #: What a D0 may be: a positive number of tokens up to :data:`MAX_D0_TOKENS` (finite: a bound excludes NaN and ∞).
 D0_TOKENS = Interval(Real, 0, MAX_D0_TOKENS, closed="right")
@@ -302,8 +358,20 @@ def validate(constraints: Mapping[str, list], **arguments: Any) -> None:
         if allowed is None or any(_matches(c, value) for c in allowed):
             continue
         expected = " or ".join(_describe(c) for c in allowed)
-        shown = repr(os.fspath(value)) if isinstance(value, os.PathLike) else repr(value)  # a path as typed
-        raise InputError(f"{name}: expected {expected}, got {shown}")
+        raise InputError(f"{name}: expected {expected}, got {shown(value)}")
+
+
+def shown(value: Any) -> str:
+    """``value`` as a refusal shows it, on one line: a path as typed, a table by its shape and columns, anything else
+    by its ``repr``."""
+    if isinstance(value, os.PathLike):
+        return repr(os.fspath(value))
+    pandas = sys.modules.get("pandas")
+    if pandas is not None and isinstance(value, pandas.DataFrame):
+        columns = [str(c) for c in value.columns]
+        listed = ", ".join(columns[:8]) + (f", … ({len(columns)} in all)" if len(columns) > 8 else "")
+        return f"a DataFrame of {len(value)} row{'s' if len(value) != 1 else ''} with columns [{listed}]"
+    return repr(value)
 
 
 def validate_params(constraints: Mapping[str, list]) -> Callable:

@@ -8,7 +8,9 @@ whose files do not say so) are applied here, with the same errors, in the same f
 """
 from __future__ import annotations
 
+import os
 from functools import partial
+from numbers import Integral
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
@@ -23,6 +25,7 @@ from densing.overlap.ranks import rank_outcome as rank_job
 from densing.overlap.selection import filters_last_step
 from densing.overlap.stream import should_stream, stream_rank_row
 from densing.overlap.trace import run_ranks, sniff_kind, trace_files
+from densing.validation import Interval, validate_params
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -74,6 +77,24 @@ def _is_path(source) -> bool:
     return isinstance(source, (str, Path))
 
 
+class TraceSource:
+    """What the analyses read: a trace file or folder (a path, not blank), or a non-empty list or tuple of read
+    traces (:class:`~densing.overlap.model.RankTrace`, as :func:`densing.overlap.read_traces` returns)."""
+
+    def matches(self, value) -> bool:
+        if isinstance(value, (str, os.PathLike)):
+            return bool(str(os.fspath(value)).strip())
+        return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(t, RankTrace) for t in value)
+
+    def __str__(self) -> str:
+        return "a trace file or folder, or a non-empty list of RankTrace (densing.overlap.read_traces)"
+
+
+#: The arguments every analysis takes: what it reads and on how many processes.
+ANALYZE_CONSTRAINTS = {"source": [TraceSource()], "workers": [Interval(Integral, 1, None), None]}
+
+
+@validate_params(ANALYZE_CONSTRAINTS)
 def analyze_rows(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
                  workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES, stream: bool | None = None) -> list[dict]:
     """:func:`analyze`'s rows as plain dicts (no pandas: the command line's fast path). A set of one GPU trace file
@@ -92,6 +113,7 @@ def analyze_rows(source: str | Path | Iterable[RankTrace], scheduler: str = "aut
     return [rank_row(t) for t in source]
 
 
+@validate_params(ANALYZE_CONSTRAINTS)
 def analyze(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
             workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES, stream: bool | None = None) -> "pd.DataFrame":
     """Per-rank overlap and temporal breakdown of a trace file, directory, or read traces; a path's
@@ -100,6 +122,7 @@ def analyze(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
     return rows_frame(analyze_rows(source, scheduler, workers, rules, stream))
 
 
+@validate_params(ANALYZE_CONSTRAINTS)
 def analyze_steps(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
                   workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES) -> "pd.DataFrame":
     """Per (rank, ProfilerStep) breakdown; a kernel belongs to the step its launch falls in

@@ -22,7 +22,7 @@ import numpy as np
 
 from densing.overlap.intervals import intersection_length, merge_intervals, union_length
 from densing.overlap.model import COMMUNICATION, COMPUTATION, RankTrace
-from densing.validation import Interval, validate_params
+from densing.validation import Frame, Interval, validate_params
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -113,7 +113,16 @@ def steps_frame(rows: list[dict]) -> "pd.DataFrame":
 
 #: What :func:`step_skew`'s threshold may be: a percentage over the median step time, ≥ 0 (a negative one
 #: would flag the slowest rank of every step, however even the steps).
-SKEW_CONSTRAINTS = {"straggler_threshold_pct": [Interval(Real, 0, None)]}
+SKEW_CONSTRAINTS = {"steps": [Frame(("step", "rank", "step_time_us"), min_rows=0)],
+                    "straggler_threshold_pct": [Interval(Real, 0, None)]}
+
+#: The rank-mean metrics :func:`compare` compares (columns of :func:`densing.overlap.analyze`'s rows).
+COMPARED = ("kernel_span_us", "idle_us", "compute_us", "non_compute_us", "comm_us", "overlap_us", "exposed_comm_us",
+            "comm_comp_overlap_pct", "idle_pct", "compute_pct", "non_compute_pct")
+_STEPS = [Frame(("step_time_us",), min_rows=0), None]
+#: compare's arguments: two analyses of at least one rank each (a mean over none would be NaN), and their steps.
+COMPARE_CONSTRAINTS = {"base": [Frame(COMPARED)], "candidate": [Frame(COMPARED)], "base_steps": _STEPS,
+                       "candidate_steps": _STEPS}
 
 
 @validate_params(SKEW_CONSTRAINTS)
@@ -143,6 +152,7 @@ def step_skew(steps: "pd.DataFrame", straggler_threshold_pct: float = 5.0) -> "p
                                       "slowest_excess_pct", "straggler"])
 
 
+@validate_params(COMPARE_CONSTRAINTS)
 def compare(base: "pd.DataFrame", candidate: "pd.DataFrame", base_steps: "pd.DataFrame | None" = None,
             candidate_steps: "pd.DataFrame | None" = None) -> "pd.DataFrame":
     """Per-metric deltas, candidate − base, of the rank-mean metrics; plus step-time speedup.
@@ -151,11 +161,8 @@ def compare(base: "pd.DataFrame", candidate: "pd.DataFrame", base_steps: "pd.Dat
     """
     import pandas as pd
 
-    metrics = ["kernel_span_us", "idle_us", "compute_us", "non_compute_us", "comm_us",
-               "overlap_us", "exposed_comm_us", "comm_comp_overlap_pct", "idle_pct",
-               "compute_pct", "non_compute_pct"]
     rows = []
-    for m in metrics:
+    for m in COMPARED:
         b, c = float(base[m].mean()), float(candidate[m].mean())
         rows.append({"metric": m, "base": b, "candidate": c, "delta": c - b,
                      "ratio": c / b if b else math.nan})

@@ -24,12 +24,13 @@ import numpy as np
 from densing.errors import InputError
 from densing.overlap_defaults import DEFAULT_BUCKET_MB, MAX_BUCKET_MB
 from densing.results import Result
+from densing.overlap.analysis import ANALYZE_CONSTRAINTS
 from densing.overlap.metrics import breakdown
 from densing.overlap.model import COMMUNICATION, RankTrace
 from densing.overlap.strategies.base import WhatIfPoint, ring_allreduce_time_s
 from densing.overlap.strategies.registry import get, names
 from densing.overlap.trace import read_traces
-from densing.validation import CONTENTION, Interval, validate, validate_params
+from densing.validation import CONTENTION, InstanceOf, Interval, validate, validate_params
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -76,7 +77,8 @@ class Calibration(Result):
     steps: int
 
 
-@validate_params({k: WHATIF_CONSTRAINTS[k] for k in ("model_params", "bytes_per_param")})
+@validate_params({"source": ANALYZE_CONSTRAINTS["source"],
+                  **{k: WHATIF_CONSTRAINTS[k] for k in ("model_params", "bytes_per_param")}})
 def calibrate(source: str | Path | Iterable[RankTrace], model_params: float | None = None,
               bytes_per_param: float = 4.0) -> Calibration:
     """Measure compute, communication and bytes per step from traces.
@@ -121,6 +123,7 @@ def calibration_warnings(calibration: Calibration) -> list[str]:
     return []
 
 
+@validate_params({"calibration": [InstanceOf(Calibration, "a Calibration (densing.overlap.calibrate)")]})
 def predict(calibration: Calibration, workers: Sequence[int] = (1, 2, 4, 8, 16, 32, 64, 128),
             bandwidths_gbps: Sequence[float] = DEFAULT_BANDWIDTHS_GBPS,
             strategies: Sequence[str] | None = None, local_steps: int = 4,

@@ -31,7 +31,7 @@ import pandas as pd
 from densing.data.schema import table_argument
 from densing.errors import InputError
 from densing.paths import resolve_fit
-from densing.validation import D0_TOKENS, Date, Interval, Text, as_names, validate_params
+from densing.validation import D0_TOKENS, DRAWS, Date, Interval, Text, as_names, validate_params
 from densing.laws.inversion import Joint, PerBenchmark, as_inversion
 from densing.laws.reference_fit import ReferenceFit, as_fit
 from densing.laws import eligibility
@@ -53,7 +53,7 @@ FIT_TREND_CONSTRAINTS = {
     "d0": [D0_TOKENS, None],
     "since": [Date(), None],
     "epoch": [Date()],
-    "n_boot": [Interval(Integral, 1, None)],
+    "n_boot": [DRAWS],
     "n_boot_share": [Interval(Integral, 0, None)],
     "level": [Interval(Real, 0, 1, closed="neither")],
     "seed": [Interval(Integral, 0, None)],
