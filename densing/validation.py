@@ -363,7 +363,7 @@ def validate(constraints: Mapping[str, list], **arguments: Any) -> None:
 
 def shown(value: Any) -> str:
     """``value`` as a refusal shows it, on one line: a path as typed, a table by its shape and columns, anything else
-    by its ``repr``."""
+    by its ``repr`` (on one line, cut past 200 characters)."""
     if isinstance(value, os.PathLike):
         return repr(os.fspath(value))
     pandas = sys.modules.get("pandas")
@@ -371,7 +371,11 @@ def shown(value: Any) -> str:
         columns = [str(c) for c in value.columns]
         listed = ", ".join(columns[:8]) + (f", … ({len(columns)} in all)" if len(columns) > 8 else "")
         return f"a DataFrame of {len(value)} row{'s' if len(value) != 1 else ''} with columns [{listed}]"
-    return repr(value)
+    text = repr(value)
+    if "\n" in text or len(text) > 200:  # a container of tables, a long list: one line, cut
+        text = " ".join(text.split())
+        text = text if len(text) <= 200 else f"{text[:200]}… ({type(value).__name__})"
+    return text
 
 
 def validate_params(constraints: Mapping[str, list]) -> Callable:

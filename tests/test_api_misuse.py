@@ -267,3 +267,29 @@ def test_candidate_table_and_the_draws_refuse_impossible_values(public):
     for call in (lambda: densing.measure_trend(public, n_boot=10**20), lambda: densing.fit_trend(public, n_boot=10**20)):
         with pytest.raises(densing.InputError, match=r"^n_boot: expected an integer in \[1, 100000\]"):
             call()
+
+
+def test_the_trace_figures_refuse_each_others_arguments(tmp_path):
+    import sys
+
+    from densing import overlap
+    from densing.overlap import figures
+
+    sys.path.insert(0, str(REPO_ROOT / "tests" / "overlap"))
+    from overlap_tracegen import hand_trace, write_trace
+
+    trace = write_trace(tmp_path / "rank0.json", hand_trace(shift=1000))
+    traces, rows = overlap.read_traces(trace), overlap.analyze(trace)
+    what_if = overlap.predict(overlap.calibrate(trace), workers=[1, 2])
+    given = {"traces": traces, "rows": rows, "runs": {"a": rows}, "what-if rows": what_if, "text": "x",
+             "empty": pd.DataFrame()}
+    takes = {figures.breakdown_figure: "rows", figures.timeline_figure: "traces", figures.runs_figure: "runs",
+             figures.whatif_figure: "what-if rows"}
+    for figure, own in takes.items():
+        assert figure(given[own]) is not None
+        for name, value in given.items():
+            if name == own:
+                continue
+            with pytest.raises(densing.InputError) as caught:
+                figure(value)
+            assert "\n" not in str(caught.value) and len(str(caught.value)) < 600, (figure.__name__, name)

@@ -77,17 +77,27 @@ def _is_path(source) -> bool:
     return isinstance(source, (str, Path))
 
 
-class TraceSource:
-    """What the analyses read: a trace file or folder (a path, not blank), or a non-empty list or tuple of read
-    traces (:class:`~densing.overlap.model.RankTrace`, as :func:`densing.overlap.read_traces` returns)."""
+class RankTraces:
+    """Read traces: a non-empty list or tuple of :class:`~densing.overlap.model.RankTrace`, as
+    :func:`densing.overlap.read_traces` returns."""
+
+    def matches(self, value) -> bool:
+        return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(t, RankTrace) for t in value)
+
+    def __str__(self) -> str:
+        return "a non-empty list of RankTrace (densing.overlap.read_traces)"
+
+
+class TraceSource(RankTraces):
+    """What the analyses read: a trace file or folder (a path, not blank), or read traces (:class:`RankTraces`)."""
 
     def matches(self, value) -> bool:
         if isinstance(value, (str, os.PathLike)):
             return bool(str(os.fspath(value)).strip())
-        return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(t, RankTrace) for t in value)
+        return super().matches(value)
 
     def __str__(self) -> str:
-        return "a trace file or folder, or a non-empty list of RankTrace (densing.overlap.read_traces)"
+        return f"a trace file or folder, or {super().__str__()}"
 
 
 #: The arguments every analysis takes: what it reads and on how many processes.
