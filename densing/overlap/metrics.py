@@ -87,10 +87,13 @@ def rank_step_rows(trace: RankTrace) -> list[dict]:
     """
     rows = []
     t = trace
+    order = np.argsort(t.kernel_step, kind="stable")  # each step's kernels once, in trace order (not a scan per step)
+    steps = t.kernel_step[order]
     for number, start, end in zip(t.step_number, t.step_start_us, t.step_end_us):
-        sel = t.kernel_step == number
-        if not sel.any():
+        low, high = np.searchsorted(steps, number, "left"), np.searchsorted(steps, number, "right")
+        if low == high:
             continue
+        sel = order[low:high]
         row = {"rank": t.rank, "step": int(number), "step_time_us": float(end - start)}
         row |= breakdown(t.kernel_start_us[sel], t.kernel_end_us[sel], t.kernel_category[sel])
         rows.append(row)
