@@ -1,6 +1,7 @@
 """``densing overlap``: thin typer commands over :mod:`densing.overlap`."""
 from __future__ import annotations
 
+import sys
 from numbers import Integral
 from pathlib import Path
 from typing import Optional
@@ -82,6 +83,11 @@ def analyze(
     frame = (analyze_steps(path, scheduler, workers, kernel_rules) if steps
              else analyze_ranks(path, scheduler, workers, kernel_rules, stream))
     print_frame(frame, fmt, title=f"overlap {path}", keys=1, wide=wide)  # the rank names each row
+    if "stream_overlaps" in frame.columns and (frame["stream_overlaps"] > 0).any():
+        faulty = frame[frame["stream_overlaps"] > 0]
+        print(f"warning: {int(faulty['stream_overlaps'].sum())} kernel(s) start before the previous kernel of their "
+              f"CUDA stream has ended (rank(s) {', '.join(map(str, faulty['rank'].tolist()[:8]))}): a fault of the "
+              "trace, which a stream cannot run; the breakdown takes them as written", file=sys.stderr)
 
 
 @overlap_app.command()

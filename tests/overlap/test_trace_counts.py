@@ -58,3 +58,48 @@ def test_events_that_are_no_kernels_may_lack_a_duration(tmp_path):
         {"ph": "M", "name": "process_name", "pid": 0, "args": {"name": "GPU 0"}}]
     whole = analyze(write_trace(tmp_path / "plain" / "rank0.json", hand_trace(shift=1000)), stream=False)
     assert analyze(write_trace(tmp_path / "extra" / "rank0.json", events), stream=False).equals(whole)
+
+
+def _overlapping(tmp_path, name: str = "rank0.json"):
+    """The hand trace with a second compute kernel on stream 7 starting inside the first ([0, 10) and [4, 9))."""
+    from tests.overlap.overlap_tracegen import kernel, launch
+
+    events = hand_trace(shift=1000) + [launch(1000 - 4, 99), kernel("volta_sgemm_128x64_nn", 1004, 5, 99)]
+    return write_trace(tmp_path / name, events)
+
+
+def test_kernels_overlapping_on_one_stream_are_counted_on_every_path(tmp_path, run_cli):
+    """A CUDA stream runs one kernel at a time: a kernel that starts inside another of its stream is a fault of the
+    trace, counted per rank (``stream_overlaps``) in the table, in JSON (both paths) and streamed, with a warning line
+    beside the table; a clean trace counts 0."""
+    import json
+
+    path = _overlapping(tmp_path)
+    assert analyze(write_trace(tmp_path / "clean" / "rank0.json", hand_trace(shift=1000)))["stream_overlaps"].tolist() == [0]
+    assert analyze(path, stream=False)["stream_overlaps"].tolist() == [1]
+    assert analyze(path, stream=True)["stream_overlaps"].tolist() == [1]
+    for extra in (("--format", "json"), ("--format", "json", "--stream"), ("--format", "csv")):
+        code, out, err = run_cli("overlap", "analyze", path, *extra)
+        assert code == 0, err
+        if "json" in extra:
+            assert json.loads(out)[0]["stream_overlaps"] == 1
+    code, out, err = run_cli("overlap", "analyze", path)
+    assert code == 0 and "kernels overlapping on their stream" in out
+    assert err.startswith("warning: 1 kernel(s) start before the previous kernel of their CUDA stream has ended")
+
+
+def test_the_windowed_count_equals_the_whole_count():
+    import numpy as np
+
+    from densing.overlap.metrics import stream_overlaps
+
+    rng = np.random.default_rng(3)
+    start = rng.uniform(0, 1000, 400)
+    end = start + rng.uniform(0, 30, 400)
+    stream = rng.integers(0, 4, 400)
+    whole = stream_overlaps(start, end, stream)
+    carry, windowed = {}, 0
+    for low in range(0, 1000, 70):
+        inside = (start >= low) & (start < low + 70)
+        windowed += stream_overlaps(start[inside], end[inside], stream[inside], carry)
+    assert whole == windowed > 0
