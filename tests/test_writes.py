@@ -135,3 +135,17 @@ def test_report_and_convert_refuse_a_name_too_long(tmp_path, run_cli):
 def test_convert_refuses_a_pipe_before_reading(specials, run_cli):
     code, out, err = run_cli("convert", "--data", specials / "no-such-table.csv", "--out", specials / "pipe")
     assert code == 2 and "is a named pipe" in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("argv", [["overlap", "run", "{path}", "--strategies", "ddp"],
+                                  ["ladder", "fit", "--data", "{data}", "--out-dir", "{path}"],
+                                  ["ladder", "check", "--data", "{data}", "--out-dir", "{path}"]],
+                         ids=["overlap run", "ladder fit", "ladder check"])
+def test_a_folder_output_that_is_a_pipe_or_a_name_too_long_is_one_line(argv, specials, run_cli):
+    """Run folders and the ladder's outputs: refused before any work, one line naming the path."""
+    from tests.conftest import OLMO_LADDER
+
+    for path, words in ((specials / "pipe", "exists and is not a folder"), (specials / ("r" * 300), "at most 255")):
+        code, out, err = run_cli(*[a.format(path=path, data=OLMO_LADDER) for a in argv])
+        assert code == 2 and err.count("\n") == 1 and words in err, err
+        assert stat.S_ISFIFO(os.lstat(specials / "pipe").st_mode)
