@@ -216,6 +216,16 @@ def test_numpy_scalars_are_numbers_to_a_constraint(fit):
         fit.conf_int(np.bool_(True))
 
 
+def test_a_results_alpha_in_single_precision_is_its_level(public):
+    """A result holding 95% intervals answers ``conf_int(np.float32(0.05))`` (0.05 to single precision); another
+    level is refused naming both, each written as a number."""
+    trend = densing.fit_trend(public, n_boot=20, n_boot_share=0)
+    pd.testing.assert_frame_equal(trend.conf_int(np.float32(0.05)), trend.conf_int(0.05))
+    with pytest.raises(densing.InputError, match=r"^alpha: TrendUncertainty holds 0.95 intervals \(alpha = 0.05\), "
+                                                 r"got 0.1; refit at level 0.9"):
+        trend.conf_int(np.float32(0.1))
+
+
 def test_invert_joint_refuses_what_is_no_fit_list_or_no_score(fit):
     from densing.laws.joint import invert_joint
 
