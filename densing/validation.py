@@ -88,7 +88,7 @@ class Interval:
     closed: str = "both"
 
     def matches(self, value: Any) -> bool:
-        if isinstance(value, bool) or not isinstance(value, self.kind) and not _numpy_number(value, self.kind):
+        if isinstance(value, bool) or not isinstance(value, self.kind):
             return False
         number = float(value)
         if not math.isfinite(number):
@@ -120,14 +120,6 @@ def _bound(bound: float | None, kind: type) -> str:
     if bound is None:
         return ""
     return str(int(bound)) if kind is Integral and float(bound).is_integer() else f"{bound:g}"
-
-
-def _numpy_number(value: Any, kind: type) -> bool:
-    """A numpy scalar of ``kind`` (``np.float32`` is no ``numbers.Real`` to Python, yet a number to its user)."""
-    numpy = sys.modules.get("numpy")
-    if numpy is None or isinstance(value, numpy.bool_):
-        return False
-    return isinstance(value, numpy.integer) or kind is not Integral and isinstance(value, numpy.floating)
 
 
 @dataclass(frozen=True)
