@@ -5,12 +5,13 @@
 For each step count a GPU trace is synthesised under ``--scratch`` (a temporary folder by default, never the
 repository): per step one ``ProfilerStep#k`` annotation and three kernels on two streams, each launched from the CPU
 inside its step (about 1 KB of JSON per step). The trace is analysed in this process by
-:func:`densing.overlap.analyze` whole (``stream=False``, the in-memory path, which also builds the per-step rows) and
-streamed (``stream=True``, :mod:`densing.overlap.stream`: the baseline), ``--repeats`` times each, serial scheduler.
+:func:`densing.overlap.analyze` whole (``stream=False``, the in-memory path) and streamed (``stream=True``,
+:mod:`densing.overlap.stream`: the baseline), ``--repeats`` times each, serial scheduler.
 
 Prints per step count: the file's MB, the median and the spread (min–max) of the wall seconds of each path, and the
-ratio whole / streamed of the medians. Per-step work on the whole path is linear in the steps (each step's kernels
-found once by one sort, :func:`densing.overlap.metrics.rank_step_rows`), so the ratio stays bounded as the steps grow.
+ratio whole / streamed of the medians. The per-rank answer builds no per-step rows, and ``analyze_steps``'s are found
+with one sort of the kernels by step (:func:`densing.overlap.metrics.rank_step_rows`), so the whole path stays linear
+in the steps and the ratio bounded as they grow.
 """
 from __future__ import annotations
 

@@ -52,13 +52,13 @@ def _pick(path, outcomes: list[RankOutcome], kind: str) -> tuple[list[dict], lis
 
 
 def set_rows(path: str | Path, scheduler="auto", workers: int | None = None,
-             rules: str = DEFAULT_KERNEL_RULES) -> tuple[list[dict], list[dict]]:
-    """The set's rank rows and step rows, sorted by rank (see the module docstring). ``scheduler``:
-    a name or address for :func:`densing.overlap.engine.make_engine`, or an engine to use as is;
+             rules: str = DEFAULT_KERNEL_RULES, steps: bool = True) -> tuple[list[dict], list[dict]]:
+    """The set's rank rows and step rows (none without ``steps``), sorted by rank (see the module docstring).
+    ``scheduler``: a name or address for :func:`densing.overlap.engine.make_engine`, or an engine to use as is;
     ``rules``: whose kernel categories (:data:`~densing.overlap.model.KERNEL_RULES`)."""
     check_rules(rules)
     files = trace_files(path)
-    rank_outcome = partial(rank_job, rules=rules)
+    rank_outcome = partial(rank_job, rules=rules, steps=steps)
     with borrowed(scheduler, files, workers) as engine:
         kind = sniff_kind(files)
         outcomes = run_ranks(files, kind, engine, rank_outcome)
@@ -119,7 +119,7 @@ def analyze_rows(source: str | Path | Iterable[RankTrace], scheduler: str = "aut
                 return [stream_rank_row(files[0], rules)]
             except (Unsplittable, NoGpuKernelsError):
                 pass
-        return set_rows(source, scheduler, workers, rules)[0]
+        return set_rows(source, scheduler, workers, rules, steps=False)[0]  # per rank: no step rows built
     return [rank_row(t) for t in source]
 
 
