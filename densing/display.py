@@ -98,6 +98,7 @@ HEADERS = {
     "compute_pct": "compute",
     "non_compute_pct": "non-compute",
     "comm_bytes": "comm bytes",
+    "stream_overlaps": "kernels overlapping on their stream",
 }
 
 #: Fields holding a fraction that a table shows as a percentage (one representation per quantity).

@@ -1,21 +1,39 @@
-"""Atomic file writes: a reader never sees a half-written output file, nor one file of a set without the others."""
+"""Atomic file writes: a reader never sees a half-written output file, nor one file of a set without the others.
+
+An output path is written only where it names a regular file or nothing: a folder, a device, a named pipe or a socket
+is refused (:class:`~densing.errors.InputError`, one line) by :func:`check_writable`, which the commands call before
+any work. A symbolic link is written through: the file it points to is replaced (and must itself be a regular file or
+absent), the link stays — as ``open(path, "w")`` and a shell's ``>`` do. A name longer than the file system allows is
+refused in the same way.
+"""
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
 
+#: The longest file name (bytes) most file systems take (ext4, XFS, btrfs, tmpfs, APFS, NTFS in UTF-16 units).
+NAME_MAX = 255
+#: Bytes of the output's name kept in its temporary file's name (``.<name>.XXXXXXXX.tmp`` stays under NAME_MAX).
+_TEMP_NAME_BYTES = 200
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
-    """Write ``data`` to a temporary file beside ``path``, fsync it, then rename it into place."""
+
+def _cannot(path: Path, exc: OSError):
     from densing.errors import InputError
 
-    path = check_writable(path)
+    return InputError(f"{path}: cannot write here ({exc.strerror or type(exc).__name__})")
+
+
+def _stage(target: Path, data: bytes) -> str:
+    """``data`` in a new temporary file beside ``target``, fsynced, with the usual mode; its path."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        short = target.name.encode()[:_TEMP_NAME_BYTES].decode(errors="ignore")
+        fd, tmp = tempfile.mkstemp(prefix=f".{short}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
-        raise InputError(f"{path}: cannot write here ({exc.strerror or type(exc).__name__})") from None
+        raise _cannot(target, exc) from None
     try:
         umask = os.umask(0)
         os.umask(umask)
@@ -24,65 +42,139 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
     except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        _unlink(tmp)
         if isinstance(exc, OSError):
-            raise InputError(f"{path}: cannot write here ({exc.strerror or type(exc).__name__})") from None
+            raise _cannot(target, exc) from None
+        raise
+    return tmp
+
+
+def _unlink(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to a temporary file beside ``path``'s target (``path`` itself, or the file a symbolic link
+    points to), fsync it, then rename it into place; ``path`` is checked first (:func:`check_writable`)."""
+    path = check_writable(path)
+    target = write_target(path)
+    tmp = _stage(target, data)
+    try:
+        os.replace(tmp, target)
+    except BaseException as exc:
+        _unlink(tmp)
+        if isinstance(exc, OSError):
+            raise _cannot(path, exc) from None
         raise
     return path
 
 
 def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
-    """Write the files ``texts`` (file name → text) into ``folder`` as a set: each to a temporary folder inside
-    ``folder`` first, then every one moved into place (``os.replace``, atomic within one file system) only once all
-    are written, so a failure leaves none of them; returns the paths written. ``folder`` '' is refused (it would mean
+    """Write the files ``texts`` (file name → text) into ``folder`` as a set: each to a temporary file beside its
+    target first, then every one moved into place (``os.replace``, atomic within one file system) only once all are
+    written, so a failure leaves none of them; returns the paths written. Each file is checked as
+    :func:`check_writable` checks one (a symbolic link is written through). ``folder`` '' is refused (it would mean
     the working folder)."""
-    import shutil
-
     from densing.errors import InputError
     from densing.validation import as_path
 
     folder = check_writable_folder(as_path(folder, "out"))
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".densing-set.", dir=folder))
     except OSError as exc:
-        raise InputError(f"{folder}: cannot write here ({exc.strerror or type(exc).__name__})") from None
+        raise _cannot(folder, exc) from None
+    paths = [check_writable(folder / name) for name in texts]
+    staged: list[tuple[str, Path]] = []
     try:
-        for name, text in texts.items():
-            if (folder / name).is_dir():
-                raise InputError(f"{folder / name}: is a folder; expected a file to write")
-            atomic_write_text(staging / name, text)
-        written = []
-        for name in texts:
-            os.replace(staging / name, folder / name)
-            written.append(folder / name)
-        return written
+        for path, text in zip(paths, texts.values()):
+            target = write_target(path)
+            staged.append((_stage(target, text.encode("utf-8")), target))
+        for tmp, target in staged:
+            try:
+                os.replace(tmp, target)
+            except OSError as exc:
+                raise InputError(f"{target}: cannot write here ({exc.strerror or type(exc).__name__})") from None
+        return paths
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        for tmp, _ in staged:
+            if os.path.lexists(tmp):
+                _unlink(tmp)
+
+
+def write_target(path: str | Path) -> Path:
+    """The file a write to ``path`` replaces: ``path``, or where its symbolic links lead (resolved; a dangling link's
+    target is made)."""
+    return Path(os.path.realpath(path))
+
+
+def _file_kind(mode: int) -> str | None:
+    """What a non-regular file is, in words; None for a regular file."""
+    for test, words in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
+                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return words
+    return None if stat.S_ISREG(mode) else "not a regular file"
 
 
 def check_writable(path: str | Path) -> Path:
-    """Fail early (InputError) when ``path`` cannot be written: a directory, or a folder we may not write in."""
+    """Fail early (InputError, one line) when ``path`` cannot be written as a regular file: it is (or links to) a
+    directory, a device, a named pipe or a socket; a name in it is longer than the file system allows; a link loop;
+    a folder we may not write in. Returns ``path`` as a :class:`~pathlib.Path`."""
     from densing.errors import InputError
 
     path = Path(path)
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory; give a file name to write")
-    parent = path.parent if str(path.parent) else Path(".")
+    _check_name_lengths(path)
+    target = write_target(path)
+    where = f"{path} (a link to {target})" if os.path.islink(path) else path
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:  # a link loop, a file where a folder should be, a name too long
+        raise InputError(f"{where}: cannot write here ({exc.strerror or type(exc).__name__})") from None
+    kind = None if mode is None else _file_kind(mode)
+    if kind == "a directory":
+        raise InputError(f"{where}: is a directory; give a file name to write")
+    if kind is not None:
+        raise InputError(f"{where}: is {kind}; densing writes only regular files (give a file name)")
+    _check_name_lengths(target)
+    parent = target.parent
     if _writable_ancestor(parent) is None:
-        raise InputError(f"{path}: cannot write here (no writable folder {parent})")
+        raise InputError(f"{where}: cannot write here (no writable folder {parent})")
     return path
+
+
+def _check_name_lengths(path: Path) -> None:
+    """InputError when a name in ``path`` is longer than :data:`NAME_MAX` bytes or the whole is longer than the
+    system's path limit."""
+    from densing.errors import InputError
+
+    for part in path.parts:
+        size = len(os.fsencode(part))
+        if size > NAME_MAX:
+            raise InputError(f"{part[:40]}…: a file or folder name of {size} bytes; the file system takes at most "
+                             f"{NAME_MAX}")
+    limit = _path_max()
+    if limit and len(os.fsencode(str(path.absolute()))) >= limit:
+        raise InputError(f"{str(path)[:40]}…: a path of {len(os.fsencode(str(path.absolute())))} bytes; the system "
+                         f"takes at most {limit - 1}")
+
+
+def _path_max() -> int | None:
+    try:
+        return os.pathconf("/", "PC_PATH_MAX")
+    except (OSError, ValueError):
+        return None
 
 
 def _writable_ancestor(folder: Path) -> Path | None:
     """The nearest of ``folder`` and its parents that exists, where it is a folder this process may write in (so
     ``folder`` can be made below it); None otherwise (a file in the way, no right to write, nothing exists)."""
-    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    existing = next((p for p in (folder, *folder.parents) if _exists(p)), None)
     if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK):
         return None
     try:  # access() says yes to root everywhere (/proc, a read-only mount): a file made and gone at once says for sure
@@ -92,16 +184,29 @@ def _writable_ancestor(folder: Path) -> Path | None:
     return existing
 
 
+def _exists(path: Path) -> bool:
+    """``path.exists()``, False where the name cannot be looked up at all (too long, a loop, a file in the way)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG, errno.ELOOP, errno.EACCES):
+            return False
+        raise
+    return True
+
+
 def check_writable_folder(path: str | Path) -> Path:
-    """Fail early (InputError) when the folder ``path`` (a results store, say) cannot be made or written: a file
-    there, a file where one of its parents should be, or a nearest existing parent not writable."""
+    """Fail early (InputError) when the folder ``path`` (a results store, a run folder) cannot be made or written: a
+    file, device, pipe or socket there, a file where one of its parents should be, a name too long, or a nearest
+    existing parent not writable."""
     from densing.errors import InputError
 
     path = Path(path)
-    if path.exists() and not path.is_dir():
+    _check_name_lengths(path)
+    if _exists(path) and not path.is_dir():
         raise InputError(f"{path}: exists and is not a folder")
     if _writable_ancestor(path) is None:
-        existing = next((p for p in (path, *path.parents) if p.exists()), None)
+        existing = next((p for p in (path, *path.parents) if _exists(p)), None)
         raise InputError(f"{path}: cannot make or write this folder (nearest existing: {existing})")
     return path
 

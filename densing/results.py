@@ -125,9 +125,10 @@ class Result:
         """An :class:`~densing.errors.InputError` unless ``alpha`` is 1 − the level of the intervals this result
         holds."""
         level = self.interval_level()
-        if not math.isclose(1.0 - alpha, level, abs_tol=1e-9):
+        alpha = float(alpha)  # np.float32(0.05) is 0.05 to single precision, as its user means
+        if not math.isclose(1.0 - alpha, level, abs_tol=1e-6):
             raise InputError(f"alpha: {type(self).__name__} holds {level:.4g} intervals (alpha = {1.0 - level:.4g}), "
-                             f"got {alpha!r}; refit at level {1.0 - alpha:.4g} for those")
+                             f"got {alpha:.6g}; refit at level {1.0 - alpha:.4g} for those")
 
     @validate_params(ALPHA_CONSTRAINTS)
     def conf_int(self, alpha: float = 0.05):

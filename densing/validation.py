@@ -25,6 +25,7 @@ import inspect
 import math
 import os
 import re
+import sys
 from dataclasses import dataclass
 from datetime import date, datetime
 from numbers import Integral, Real
@@ -43,10 +44,13 @@ MAX_PARAMS = 1e13
 #: the law far outside the budgets it was fitted on.
 MAX_D0_TOKENS = 1e15
 
-#: The earliest plausible date of anything densing reads (release dates, ``--since``, ``--epoch``): before every neural
-#: language model densing compares (the oldest in its tables, GPT-2, is from 2019-02), after what an empty date cell
-#: becomes in software: 1899-12-30 or 1900-01-01 (a spreadsheet's day zero), 1970-01-01 (Unix's). The latest is today.
-EARLIEST_DATE = "1990-01-01"
+#: The earliest date of anything densing reads (release dates, ``--since``, ``--epoch``, the API's ``since``): the day
+#: dated generatively pre-trained language models start, 2018-06-11, when OpenAI published GPT-1 ("Improving Language
+#: Understanding by Generative Pre-Training", Radford et al.), the first decoder-only transformer pre-trained as a
+#: language model and the line every model densing compares descends from (the oldest in its tables, GPT-2, is from
+#: 2019-02). A date before it is no language model's release: an empty cell read as a spreadsheet's or Unix's day zero
+#: (1899-12-30, 1900-01-01, 1970-01-01), a typo (2001 for 2021), a date of something else. The latest is today.
+EARLIEST_DATE = "2018-06-11"
 
 #: t = 0 of the density trend: Llama-1's release, the paper's epoch (Xiao et al. 2024, §3). Here, beside the domain of
 #: dates, so that the command line's defaults read it without importing densing.trend.
@@ -54,7 +58,7 @@ DEFAULT_EPOCH = "2023-02-24"
 
 
 def date_domain() -> str:
-    """The domain of a date, in words: ``[1990-01-01, today (YYYY-MM-DD)]``."""
+    """The domain of a date, in words: ``[2018-06-11, today (YYYY-MM-DD)]``."""
     return f"[{EARLIEST_DATE}, today {date.today().isoformat()}]"
 
 
@@ -68,8 +72,8 @@ def check_date(value: Any, *, field: str = "release_date", where: str | None = N
     day = value.date() if isinstance(value, datetime) else value
     if _in_date_domain(day):
         return value
-    why = (f"before {EARLIEST_DATE}, the earliest plausible date (an empty cell read as a spreadsheet's or Unix's day "
-           "zero?)" if day < date.fromisoformat(EARLIEST_DATE) else "in the future")
+    why = (f"before {EARLIEST_DATE} (GPT-1), the first release of a generatively pre-trained language model (an "
+           "empty cell read as a spreadsheet's or Unix's day zero? a typo?)" if day < date.fromisoformat(EARLIEST_DATE) else "in the future")
     prefix = f"{where}: " if where else ""
     raise InputError(f"{prefix}field '{field}': {day.isoformat()} is {why}; expected a date in {date_domain()}")
 
@@ -103,15 +107,56 @@ class Interval:
 
     def __str__(self) -> str:
         what = "an integer" if self.kind is Integral else "a number"
+        left, right = (_bound(b, self.kind) for b in (self.left, self.right))
         if self.left is not None and self.right is not None:
             low = "[" if self.closed in ("both", "left") else "("
             high = "]" if self.closed in ("both", "right") else ")"
-            return f"{what} in {low}{self.left:g}, {self.right:g}{high}"
+            return f"{what} in {low}{left}, {right}{high}"
         if self.left is not None:
-            return f"{what} {'≥' if self.closed in ('both', 'left') else '>'} {self.left:g}"
+            return f"{what} {'≥' if self.closed in ('both', 'left') else '>'} {left}"
         if self.right is not None:
-            return f"{what} {'≤' if self.closed in ('both', 'right') else '<'} {self.right:g}"
+            return f"{what} {'≤' if self.closed in ('both', 'right') else '<'} {right}"
         return f"any finite {'integer' if self.kind is Integral else 'number'}"
+
+
+def _bound(bound: float | None, kind: type) -> str:
+    """A bound as a refusal writes it: an integer's in full (2147483647), a number's in ``g`` form (1e+15)."""
+    if bound is None:
+        return ""
+    return str(int(bound)) if kind is Integral and float(bound).is_integer() else f"{bound:g}"
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A pandas DataFrame holding ``columns`` (each once) and at least ``min_rows`` rows."""
+
+    columns: tuple = ()
+    min_rows: int = 1
+
+    def matches(self, value: Any) -> bool:
+        pandas = sys.modules.get("pandas")
+        if pandas is None or not isinstance(value, pandas.DataFrame) or len(value) < self.min_rows:
+            return False
+        names = list(value.columns)
+        return all(names.count(c) == 1 for c in self.columns)
+
+    def __str__(self) -> str:
+        rows = f" and at least {self.min_rows} row{'s' if self.min_rows != 1 else ''}" if self.min_rows else ""
+        return f"a DataFrame with column(s) {', '.join(self.columns)} (each once){rows}"
+
+
+@dataclass(frozen=True)
+class InstanceOf:
+    """An object of class ``kind``, described to the user as ``words``."""
+
+    kind: type
+    words: str
+
+    def matches(self, value: Any) -> bool:
+        return isinstance(value, self.kind)
+
+    def __str__(self) -> str:
+        return self.words
 
 
 @dataclass(frozen=True)
@@ -218,10 +263,13 @@ class ExistingPath:
 @dataclass(frozen=True)
 class Date:
     """A date: a ``datetime.date`` (a pandas Timestamp is one) or an ISO string (``2023-02-24``, ``2023-02``), in
-    [:data:`EARLIEST_DATE`, today]."""
+    [:data:`EARLIEST_DATE`, today]. A date-time with a time zone is refused: which day it is depends on the zone
+    (``stamp.tz_convert("UTC").date()`` says the UTC one)."""
 
     def matches(self, value: Any) -> bool:
         day = None
+        if isinstance(value, datetime) and value.tzinfo is not None:
+            return False
         if isinstance(value, date):
             day = value.date() if isinstance(value, datetime) else value
         elif isinstance(value, str):
@@ -234,7 +282,7 @@ class Date:
         return day is not None and _in_date_domain(day)
 
     def __str__(self) -> str:
-        return f"a date (YYYY-MM-DD) in {date_domain()}"
+        return f"a date (YYYY-MM-DD, no time zone) in {date_domain()}"
 
 
 def as_path(value: Any, name: str = "path"):
@@ -258,16 +306,22 @@ def as_names(value: Any, name: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in value)
 
 
+#: The most draws a bootstrap takes: 100,000. Its Monte-Carlo error on a 95% interval's end is then a few hundredths
+#: of a percentile, below anything a reader of the interval could use; beyond it the arrays of draws (draws × targets
+#: × references, 8 bytes each) outgrow a workstation's memory (10**20 draws is a slip, not a request).
+MAX_DRAWS = 100_000
+
 #: What a fit's bootstrap may be asked for (``fit_reference``, ``fit_family``, ``densing fit``, ``densing ladder fit``):
 #: how many draws (0: the point fit alone), on how many processes, from which seed.
 BOOTSTRAP_CONSTRAINTS = MappingProxyType({
-    "n_boot": [Interval(Integral, 0, None)],
+    "n_boot": [Interval(Integral, 0, MAX_DRAWS)],
     "jobs": [Interval(Integral, 1, None)],
     "seed": [Interval(Integral, 0, None)],
 })
 
-#: How many draws an interval is read from: at least one (the trend's bootstrap, ``densing trend --n-boot``).
-DRAWS = Interval(Integral, 1, None)
+#: How many draws an interval is read from: at least one, at most :data:`MAX_DRAWS` (the trend's bootstrap,
+#: ``densing trend --n-boot``).
+DRAWS = Interval(Integral, 1, MAX_DRAWS)
 
 #: What a D0 may be: a positive number of tokens up to :data:`MAX_D0_TOKENS` (finite: a bound excludes NaN and ∞).
 D0_TOKENS = Interval(Real, 0, MAX_D0_TOKENS, closed="right")
@@ -300,8 +354,24 @@ def validate(constraints: Mapping[str, list], **arguments: Any) -> None:
         if allowed is None or any(_matches(c, value) for c in allowed):
             continue
         expected = " or ".join(_describe(c) for c in allowed)
-        shown = repr(os.fspath(value)) if isinstance(value, os.PathLike) else repr(value)  # a path as typed
-        raise InputError(f"{name}: expected {expected}, got {shown}")
+        raise InputError(f"{name}: expected {expected}, got {shown(value)}")
+
+
+def shown(value: Any) -> str:
+    """``value`` as a refusal shows it, on one line: a path as typed, a table by its shape and columns, anything else
+    by its ``repr`` (on one line, cut past 200 characters)."""
+    if isinstance(value, os.PathLike):
+        return repr(os.fspath(value))
+    pandas = sys.modules.get("pandas")
+    if pandas is not None and isinstance(value, pandas.DataFrame):
+        columns = [str(c) for c in value.columns]
+        listed = ", ".join(columns[:8]) + (f", … ({len(columns)} in all)" if len(columns) > 8 else "")
+        return f"a DataFrame of {len(value)} row{'s' if len(value) != 1 else ''} with columns [{listed}]"
+    text = repr(value)
+    if "\n" in text or len(text) > 200:  # a container of tables, a long list: one line, cut
+        text = " ".join(text.split())
+        text = text if len(text) <= 200 else f"{text[:200]}… ({type(value).__name__})"
+    return text
 
 
 def validate_params(constraints: Mapping[str, list]) -> Callable:

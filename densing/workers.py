@@ -16,7 +16,9 @@ goes through this module, which gives three guarantees:
   (:func:`end_pool`, :func:`end_process`: terminate, wait a moment, kill), and
   :func:`end_children` — run by the CLI after every command — ends any child still alive;
 * **a signal is an exit path**: the CLI turns ``SIGTERM`` into :class:`Terminated` (via
-  :func:`terminate_on_sigterm`), so the ``finally`` blocks run as they do on Ctrl-C.
+  :func:`terminate_on_sigterm`), so the ``finally`` blocks run as they do on Ctrl-C, and makes ``SIGINT`` raise
+  ``KeyboardInterrupt`` even when the process started with it ignored (:func:`interrupt_on_sigint`), so
+  ``kill -INT PID`` is Ctrl-C from anywhere.
 
 A worker that dies (out of memory, killed) is reported by the pool at once
 (``BrokenProcessPool``); :class:`~densing.errors.WorkerError` turns that into one line.
@@ -56,6 +58,16 @@ def terminate_on_sigterm() -> None:
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _raise_terminated)
+
+
+def interrupt_on_sigint() -> None:
+    """Make ``SIGINT`` raise ``KeyboardInterrupt`` in the main thread (Python's own handler), also where this process
+    started with ``SIGINT`` ignored: a shell script's background job or a supervisor passes it on ignored, Python then
+    installs no handler, and ``kill -INT PID`` would be dropped. No-op outside the main thread."""
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def worker_setup(parent: int) -> None:

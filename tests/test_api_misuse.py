@@ -56,6 +56,8 @@ def _bad_tables(table: pd.DataFrame) -> dict[str, object]:
         "score-nan": table.assign(value=math.nan),
         "params-unparsable": table.assign(params="seven"),
         "params-negative": table.assign(params=-7e9),
+        "model-twice": pd.concat([table, table.reindex(columns=["model"])], axis=1),
+        "value-twice": pd.concat([table, table.reindex(columns=["value"])], axis=1),
     }
 
 
@@ -72,6 +74,8 @@ CATALOGUE: dict[str, dict[str, object]] = {
     "scores": {"string": "0.5", "empty-tuple": (), "score-55": [55.0], "score-negative": [-1.0], "nan": [math.nan],
                "inf": [math.inf], "a-dict": {"a": 0.5}},
     "text": {"int": 3, "empty-string": "", "none": None},
+    "counts": {"negative": -5, "zero": 0, "nan": math.nan, "inf": math.inf, "word": "seven", "empty": [],
+               "a-dict": {"n": 7e9}},
 }
 
 
@@ -97,6 +101,10 @@ SIGNATURES = [
     _sig("invert", "scores", "scores", lambda v, c: densing.invert(c["fit"], v)),
     _sig("invert", "d0", "tokens", lambda v, c: densing.invert(c["fit"], [0.5], d0=v)),
     _sig("ReferenceFit.effective_params", "scores", "scores", lambda v, c: c["fit"].effective_params(v)),
+    _sig("ReferenceFit.loss_for_score", "scores", "scores", lambda v, c: c["fit"].loss_for_score(v)),
+    _sig("ReferenceFit.predict_score", "n_params", "counts", lambda v, c: c["fit"].predict_score(v, 1e12)),
+    _sig("ReferenceFit.predict_score", "train_tokens", "counts", lambda v, c: c["fit"].predict_score(7e9, v)),
+    _sig("ReferenceFit.predict_loss", "train_tokens", "counts", lambda v, c: c["fit"].predict_loss(7e9, v)),
     _sig("compute_density", "targets", "table", lambda v, c: densing.compute_density(v, c["fit"], intervals=False)),
     _sig("compute_density", "fits", "fits", lambda v, c: densing.compute_density(c["tiny"], v, intervals=False)),
     _sig("fit_trend", "targets", "table", lambda v, c: densing.fit_trend(v, c["fit"], n_boot=2, n_boot_share=0)),
@@ -195,3 +203,105 @@ def test_a_scalar_score_and_the_bounds_invert(fit):
     assert len(densing.invert(fit, 0.5)) == 1
     assert len(densing.invert(fit, [0.0, 1.0])) == 2
     assert fit.effective_params([0.5]).shape == (1,)
+
+
+# -- module-level functions the documentation reaches, and numpy's numbers --------------------------------------
+
+def test_numpy_scalars_are_numbers_to_a_constraint(fit):
+    """``conf_int(np.float32(0.05))`` is the 0.05 it holds; ``np.float32(1.5)`` is refused as 1.5 is, in words that
+    agree with themselves."""
+    pd.testing.assert_frame_equal(fit.conf_int(np.float32(0.05)), fit.conf_int(0.05), rtol=1e-6)
+    assert fit.conf_int(np.float16(0.1)) is not None
+    with pytest.raises(densing.InputError, match=r"^alpha: expected a number in \(0, 1\), got np.float32\(1.5\)"):
+        fit.conf_int(np.float32(1.5))
+    with pytest.raises(densing.InputError, match="^alpha: expected a number"):
+        fit.conf_int(np.bool_(True))
+
+
+def test_a_results_alpha_in_single_precision_is_its_level(public):
+    """A result holding 95% intervals answers ``conf_int(np.float32(0.05))`` (0.05 to single precision); another
+    level is refused naming both, each written as a number."""
+    trend = densing.fit_trend(public, n_boot=20, n_boot_share=0)
+    pd.testing.assert_frame_equal(trend.conf_int(np.float32(0.05)), trend.conf_int(0.05))
+    with pytest.raises(densing.InputError, match=r"^alpha: TrendUncertainty holds 0.95 intervals \(alpha = 0.05\), "
+                                                 r"got 0.1; refit at level 0.9"):
+        trend.conf_int(np.float32(0.1))
+
+
+def test_invert_joint_refuses_what_is_no_fit_list_or_no_score(fit):
+    from densing.laws.joint import invert_joint
+
+    for fits in ([], "fits", [3], None):
+        with pytest.raises(densing.InputError, match="^fits: expected a non-empty list of ReferenceFit"):
+            invert_joint(fits, [[0.5]], [[0.01]])
+    for scores, stderr in (([[1.5]], [[0.01]]), ([[0.5]], [[-0.01]]), ([["x"]], [[0.01]]), ([[math.inf]], [[0.0]])):
+        with pytest.raises(densing.InputError, match="^scores, stderr: expected"):
+            invert_joint([fit], scores, stderr)
+    assert np.isfinite(invert_joint([fit], [[0.5]], [[0.01]]).log_size).all()
+
+
+def test_the_overlap_api_refuses_strings_empty_frames_and_wrong_types(tmp_path):
+    import sys
+
+    from densing import overlap
+
+    sys.path.insert(0, str(REPO_ROOT / "tests" / "overlap"))
+    from overlap_tracegen import hand_trace, write_trace
+
+    trace = write_trace(tmp_path / "rank0.json", hand_trace(shift=1000))
+    rows, steps = overlap.analyze(trace), overlap.analyze_steps(trace)
+    calls = {
+        "analyze(5)": lambda: overlap.analyze(5), "analyze([])": lambda: overlap.analyze([]),
+        "analyze(workers=0)": lambda: overlap.analyze(trace, workers=0),
+        "analyze_steps('  ')": lambda: overlap.analyze_steps("  "),
+        "compare('a', 'b')": lambda: overlap.compare("a", "b"),
+        "compare(empty)": lambda: overlap.compare(pd.DataFrame(), rows),
+        "compare(rows, rows, rows)": lambda: overlap.compare(rows, rows, rows),
+        "step_skew('x')": lambda: overlap.step_skew("x"), "step_skew(empty)": lambda: overlap.step_skew(pd.DataFrame()),
+        "step_skew(rows)": lambda: overlap.step_skew(rows),
+        "predict('x')": lambda: overlap.predict("x"), "predict(rows)": lambda: overlap.predict(rows),
+        "calibrate(3)": lambda: overlap.calibrate(3),
+    }
+    for name, call in calls.items():
+        with pytest.raises(densing.DensingError) as caught:
+            call()
+        assert "\n" not in str(caught.value), (name, str(caught.value))
+    assert len(overlap.compare(rows, rows)) and len(overlap.step_skew(steps))
+    assert len(overlap.predict(overlap.calibrate(trace), workers=[1, 2]))
+
+
+def test_candidate_table_and_the_draws_refuse_impossible_values(public):
+    from densing.laws.eligibility import candidate_table
+
+    for targets in ("targets", pd.DataFrame(), public.drop(columns="value")):
+        with pytest.raises(densing.InputError, match="^targets: expected a DataFrame with column"):
+            candidate_table(targets, since=None)
+    for call in (lambda: densing.measure_trend(public, n_boot=10**20), lambda: densing.fit_trend(public, n_boot=10**20)):
+        with pytest.raises(densing.InputError, match=r"^n_boot: expected an integer in \[1, 100000\]"):
+            call()
+
+
+def test_the_trace_figures_refuse_each_others_arguments(tmp_path):
+    import sys
+
+    from densing import overlap
+    from densing.overlap import figures
+
+    sys.path.insert(0, str(REPO_ROOT / "tests" / "overlap"))
+    from overlap_tracegen import hand_trace, write_trace
+
+    trace = write_trace(tmp_path / "rank0.json", hand_trace(shift=1000))
+    traces, rows = overlap.read_traces(trace), overlap.analyze(trace)
+    what_if = overlap.predict(overlap.calibrate(trace), workers=[1, 2])
+    given = {"traces": traces, "rows": rows, "runs": {"a": rows}, "what-if rows": what_if, "text": "x",
+             "empty": pd.DataFrame()}
+    takes = {figures.breakdown_figure: "rows", figures.timeline_figure: "traces", figures.runs_figure: "runs",
+             figures.whatif_figure: "what-if rows"}
+    for figure, own in takes.items():
+        assert figure(given[own]) is not None
+        for name, value in given.items():
+            if name == own:
+                continue
+            with pytest.raises(densing.InputError) as caught:
+                figure(value)
+            assert "\n" not in str(caught.value) and len(str(caught.value)) < 600, (figure.__name__, name)

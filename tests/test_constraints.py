@@ -23,8 +23,8 @@ import pytest
 
 import densing
 from densing.errors import DensingError, InputError
-from densing.validation import (Date, Device, ExistingPath, Interval, Names, Options, Text, WholeNumber,
-                                validate_params)
+from densing.validation import (Date, Device, ExistingPath, Frame, InstanceOf, Interval, Names, Options, Text,
+                                WholeNumber, shown, validate_params)
 
 #: Modules a walk does not import: entry points that run when imported, a worker's child process.
 NOT_IMPORTED = ("densing.cli.__main__", "densing.eval.backends.__main__", "densing.eval.isolated_child")
@@ -77,7 +77,23 @@ def _outside(constraint) -> list:
         return ["yesterday", "1899-12-30", "2999-01-01", 20230224]
     if isinstance(constraint, Device):
         return ["gpu", "cuda:-1", 3]
+    if isinstance(constraint, Frame):
+        import pandas as pd
+
+        return ["table", pd.DataFrame(), _frame(constraint.columns[1:]),
+                _frame(constraint.columns).rename(columns={constraint.columns[-1]: constraint.columns[0]})]
+    if isinstance(constraint, InstanceOf):
+        return [None, "object", 3.5]
+    if type(constraint).__name__ == "TraceSource":
+        return ["", "   ", 3.5, [], ["not a trace"]]
     return ["no-such-value", 3.5]
+
+
+def _frame(columns):
+    """A one-row DataFrame with ``columns`` (each 1.0)."""
+    import pandas as pd
+
+    return pd.DataFrame({c: [1.0] for c in columns})
 
 
 def _inside(constraints: list):
@@ -103,13 +119,15 @@ def _inside(constraints: list):
             return "2023-02-24"
         if isinstance(constraint, Device):
             return "cpu"
+        if isinstance(constraint, Frame):
+            return _frame(constraint.columns)
         if constraint.matches("hf"):  # a backend's name (densing.eval.backends.BackendName)
             return "hf"
     raise AssertionError(f"no valid value known for {constraints}")
 
 
 def _shown(value) -> str:
-    return repr(os.fspath(value)) if isinstance(value, os.PathLike) else repr(value)
+    return shown(value)
 
 
 def _cases():

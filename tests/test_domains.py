@@ -1,6 +1,6 @@
 """Every value a user hands in has a declared domain; one value outside each bound is refused in one line.
 
-One section per input kind: dates (:func:`densing.validation.check_date`: [1990-01-01, today]) on every read of a
+One section per input kind: dates (:func:`densing.validation.check_date`: [2018-06-11, today]) on every read of a
 results table and in the API's ``since``; fit files (:data:`densing.laws.fit_schema.FIT_DOMAIN`, every draw too); the
 sizes and budgets a law needs; a window of release dates; the Swallow builder's inputs and its set of outputs; T3's γ,
 a wide table's rows, lm-eval's model_args. Combinations and labels: ``tests/test_refusals.py``.
@@ -33,8 +33,8 @@ def _one_line_exit_2(result, *words: str) -> None:
 # ---------------------------------------------------------------------------------------------
 # dates
 
-OUT_OF_DOMAIN_DATES = {"spreadsheet day zero": "1900-01-01", "Unix epoch": "1970-01-01", "day before": "1989-12-31",
-                       "future": "2999-01-01"}
+OUT_OF_DOMAIN_DATES = {"spreadsheet day zero": "1900-01-01", "Unix epoch": "1970-01-01", "1990": "1990-01-01",
+                       "a typo for 2021": "2001-03-01", "day before GPT-1": "2018-06-10", "future": "2999-01-01"}
 
 
 @pytest.mark.parametrize("date", OUT_OF_DOMAIN_DATES.values(), ids=OUT_OF_DOMAIN_DATES.keys())
@@ -42,7 +42,7 @@ def test_a_table_date_outside_the_domain_is_one_line_naming_file_row_field_value
     table = tmp_path / "targets.csv"
     table.write_text(HEADER + GOOD + f"org/b,arc_easy,acc,0.5,1e9,{date}\n")
     _one_line_exit_2(run_cli("density", "--targets", table), str(table), "row 2", "field 'release_date'", date,
-                     "[1990-01-01, today")
+                     "[2018-06-11, today")
 
 
 def _public_with(tmp_path, column: str, value: str):
@@ -59,7 +59,7 @@ def test_a_wide_table_date_outside_the_domain_names_its_own_row(tmp_path, run_cl
     """The public (wide) table with one model dated 1900-01-01 moves the trend by years if read; it is refused."""
     table = _public_with(tmp_path, "release_date", "1900-01-01")
     _one_line_exit_2(run_cli("trend", "--results", table, "--since", "none"), str(table), "row 3",
-                     "field 'release_date'", "1900-01-01", "[1990-01-01, today")
+                     "field 'release_date'", "1900-01-01", "[2018-06-11, today")
 
 
 @pytest.mark.parametrize("date", OUT_OF_DOMAIN_DATES.values(), ids=OUT_OF_DOMAIN_DATES.keys())
@@ -75,7 +75,7 @@ def test_an_api_date_outside_the_domain_is_refused(date):
         fit_trend(read_results(REPO_ROOT / "results" / "public_models.csv"), since=date)
     with pytest.raises(InputError, match="since"):
         measure_trend(read_results(REPO_ROOT / "results" / "public_models.csv"), since=date)
-    with pytest.raises(InputError, match=r"field 'release_date'.*\[1990-01-01, today"):
+    with pytest.raises(InputError, match=r"field 'release_date'.*\[2018-06-11, today"):
         parse_date(date, where="t.csv: row 1")
 
 
@@ -88,7 +88,7 @@ def test_an_api_table_dated_before_the_domain_is_refused_with_no_window():
 
     table = read_results(REPO_ROOT / "results" / "public_models.csv")
     table.loc[table["model"] == table["model"].iloc[0], "release_date"] = pd.Timestamp("1900-01-01")
-    with pytest.raises(InputError, match=r"targets: row \d+: field 'release_date': 1900-01-01 is before 1990-01-01"):
+    with pytest.raises(InputError, match=r"targets: row \d+: field 'release_date': 1900-01-01 is before 2018-06-11"):
         fit_trend(table, since=None)
 
 
@@ -97,7 +97,7 @@ def test_the_bounds_themselves_are_dates():
 
     from densing.data.units import parse_date
 
-    assert parse_date("1990-01-01") == parse_date("1990-01-01")
+    assert parse_date("2018-06-11") == parse_date("2018-06-11")
     assert parse_date(date.today().isoformat()).date() == date.today()
 
 
@@ -295,7 +295,7 @@ def test_a_set_of_outputs_is_written_whole_or_not_at_all(tmp_path):
     from densing.io import write_file_set
 
     (tmp_path / "b.csv").mkdir()  # the second output cannot be written: the first must not appear either
-    with pytest.raises(InputError, match="b.csv: is a folder"):
+    with pytest.raises(InputError, match="b.csv: is a directory"):
         write_file_set(tmp_path, {"a.csv": "x\n", "b.csv": "y\n"})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.csv"]
     written = write_file_set(tmp_path / "out", {"a.csv": "x\n", "c.csv": "y\n"})
@@ -318,7 +318,7 @@ def _swallow_copy(tmp_path, old: str, new: str, file: str = "model_2025-06.yml")
 
 @pytest.mark.skipif(not SWALLOW.is_dir(), reason="the Swallow leaderboard copy (shared data) is not here")
 @pytest.mark.parametrize("old,new,words", [
-    ("date: '2024-10-24'", "date: '1900-01-01'", ("field 'date'", "1900-01-01", "[1990-01-01, today")),
+    ("date: '2024-10-24'", "date: '1900-01-01'", ("field 'date'", "1900-01-01", "[2018-06-11, today")),
     ("date: '2024-10-24'", "date: '2999-01-01'", ("field 'date'", "2999-01-01", "in the future")),
     ("date: '2024-10-24'", "date: soon", ("field 'date'", "cannot parse 'soon'")),
     ("date: '2024-10-24'", "date: null", ("field 'date'", "cannot parse")),
@@ -569,8 +569,9 @@ def test_the_run_file_walk_covers_every_declared_field():
     ({"config": {"steps": 4}}, ("config.steps", "profiler schedule needs 5")),
     ({"config": {"bogus": 1}}, ("config: unknown field 'bogus'",)),
     ({"workers_per_node": _ABSENT}, ("missing field 'workers_per_node'",)),
+    ({"gpu_model": "H100"}, ("unknown field 'gpu_model'", "no other field")),
 ], ids=["n_params not the sum", "unknown strategy", "width", "schedule past the steps", "unknown field",
-        "missing field"])
+        "missing field", "unknown top-level field"])
 def test_a_run_file_inconsistent_with_itself_is_refused(edit, words, tmp_path):
     from densing.overlap.run_schema import read_run
 
@@ -578,6 +579,24 @@ def test_a_run_file_inconsistent_with_itself_is_refused(edit, words, tmp_path):
     with pytest.raises(InputError) as raised:
         read_run(run)
     assert str(run / "run.yaml") in str(raised.value) and all(w in str(raised.value) for w in words), raised.value
+
+
+def test_validate_names_a_run_folder_without_its_run_file(tmp_path, run_cli):
+    """``overlap validate ROOT`` with ``ROOT/ddp`` holding metrics but no run.yaml: refused naming that folder, never
+    validated without it."""
+    root = tmp_path / "out"
+    write_run_folder(root / "sync", strategy="sync")
+    (write_run_folder(root / "ddp") / "run.yaml").unlink()
+    code, out, err = run_cli("overlap", "validate", root)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert f"{root / 'ddp'}: a run folder without run.yaml" in err, err
+
+
+def test_validate_refuses_an_unknown_top_level_field(tmp_path, run_cli):
+    root = tmp_path / "out"
+    write_run_folder(root / "sync", strategy="sync", notes="tuned")
+    code, out, err = run_cli("overlap", "validate", root)
+    assert code == 2 and err.count("\n") == 1 and "unknown field 'notes'" in err, err
 
 
 def _metrics_cases() -> list:
@@ -720,7 +739,7 @@ RESULTS_TABLE_CASES = {
     "loss_unit": [("bits", "expected one of nats, bpb")],
     "stderr": [("-0.1", "negative"), ("0.6", "above 0.5")],
     "n_shot": [("-1", "non-negative integer"), ("1.5", "non-negative integer")],
-    "release_date": [("1900-01-01", "before 1990-01-01"), ("2999-01-01", "in the future"), ("soon", "cannot parse")],
+    "release_date": [("1900-01-01", "before 2018-06-11"), ("2999-01-01", "in the future"), ("soon", "cannot parse")],
 }
 
 
@@ -748,3 +767,46 @@ def test_the_results_table_walk_covers_every_column():
     from densing.data.schema import COLUMNS
 
     assert set(COLUMNS) - {"source", "family", "revision", "run"} <= set(RESULTS_TABLE_CASES)
+
+
+# ---------------------------------------------------------------------------------------------
+# dates with a time zone: a table's taken to their UTC day, an API argument's refused
+
+
+def test_a_date_with_a_time_zone_is_its_day_in_utc_where_read():
+    import pandas as pd
+
+    from densing.data.units import parse_date
+
+    assert parse_date(pd.Timestamp("2023-02-25 01:00", tz="Asia/Tokyo")) == pd.Timestamp("2023-02-24")
+    from datetime import datetime, timedelta, timezone
+
+    assert parse_date(datetime(2023, 2, 24, 23, 0, tzinfo=timezone(timedelta(hours=-5)))) == pd.Timestamp("2023-02-25")
+
+
+def test_a_tz_aware_release_date_column_is_read_in_utc_and_the_trend_runs():
+    import pandas as pd
+
+    from densing import fit_trend, read_results
+
+    table = read_results(REPO_ROOT / "results" / "public_models.csv")
+    aware = table.copy()
+    aware["release_date"] = pd.to_datetime(aware["release_date"]).dt.tz_localize("Asia/Tokyo")
+    got = fit_trend(aware, n_boot=20, n_boot_share=10, seed=1)
+    naive = table.copy()
+    naive["release_date"] = pd.to_datetime(naive["release_date"]) - pd.Timedelta(hours=9)  # the same instants in UTC
+    assert got.doubling_time_months == fit_trend(naive, n_boot=20, n_boot_share=10, seed=1).doubling_time_months
+
+
+@pytest.mark.parametrize("argument", ["since", "epoch"])
+def test_an_api_date_argument_with_a_time_zone_is_refused_in_one_line(argument):
+    import pandas as pd
+
+    from densing import fit_trend, measure_trend, read_results
+
+    table = read_results(REPO_ROOT / "results" / "public_models.csv")
+    stamp = pd.Timestamp("2023-02-24 12:00", tz="Asia/Tokyo")
+    for call in (fit_trend, measure_trend):
+        with pytest.raises(InputError, match=rf"^{argument}: expected a date \(YYYY-MM-DD, no time zone\)") as exc:
+            call(table, **{argument: stamp})
+        assert "\n" not in str(exc.value)

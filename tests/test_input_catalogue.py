@@ -42,7 +42,7 @@ DATE_NAMES = {"epoch", "since"}
 
 NUMBER_VALUES = {"nan": "nan", "inf": "inf", "-inf": "-inf", "negative": "-1", "zero": "0", "huge": "1e30",
                  "word": "many"}
-DATE_VALUES = {"word": "someday", "impossible": "2023-13-45", "nan": "nan", "before-1990": "1900-01-01",
+DATE_VALUES = {"word": "someday", "impossible": "2023-13-45", "nan": "nan", "before-gpt-1": "1900-01-01",
                "future": "2999-01-01"}
 PATH_CASES = ("empty", "missing", "wrong-kind")
 #: Bytes that are no UTF-8 text (a lone continuation byte, an invalid start byte, a NUL), inside a shape of the

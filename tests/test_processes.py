@@ -74,18 +74,14 @@ def _kill(pids) -> None:
             pass
 
 
-def _start(args: list, where: Path) -> subprocess.Popen:
+def _start(args: list, where: Path, sigint=signal.SIG_DFL) -> subprocess.Popen:
+    """``densing args`` started with SIGINT's disposition ``sigint`` (SIG_IGN: as a shell script's background job or a
+    supervisor starts it; Python then installs no KeyboardInterrupt handler of its own)."""
     env = dict(os.environ, OMP_NUM_THREADS="1")
     env.pop("DENSING_SERIAL", None)
     with open(where / "stdout", "w") as out, open(where / "stderr", "w") as err:
-        # SIGINT back to its default in the child: a test run started in the background of a non-interactive shell
-        # inherits SIGINT ignored, and Python then installs no KeyboardInterrupt handler (a terminal's CLI has one)
         return subprocess.Popen([*CLI, *map(str, args)], stdout=out, stderr=err, env=env, start_new_session=True,
-                                preexec_fn=_default_sigint)
-
-
-def _default_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, sigint))
 
 
 def _workers(process: subprocess.Popen, count: int, timeout: float = 90) -> dict[int, str]:
@@ -163,6 +159,21 @@ def test_a_signal_mid_run_ends_every_worker(name, how, tmp_path, traces):
     assert code == {"SIGINT": 130, "SIGTERM": 143}[how], err
     assert err.strip().splitlines()[-1] == {"SIGINT": "error: interrupted", "SIGTERM": "error: terminated"}[how]
     assert not (tmp_path / "r.html").exists()  # the report is written whole or not at all
+
+
+@pytest.mark.parametrize("name", ["trend", "report", "analyze, a process per file", "analyze, a pool",
+                                  "analyze --format json"])
+def test_sigint_to_the_process_alone_is_ctrl_c_even_when_started_with_it_ignored(name, tmp_path, traces):
+    """``kill -INT PID`` from a script or a supervisor whose child inherits SIGINT ignored: exit 130, one line, no
+    worker left, no partial report (``--format json``: the typer-free path)."""
+    build, count = WORKLOADS.get(name) or (lambda tmp, tr: ["overlap", "analyze", tr, "--scheduler", "processes",
+                                                            "--workers", "2", "--format", "json"], 2)
+    process = _start(build(tmp_path, traces), tmp_path, sigint=signal.SIG_IGN)
+    seen = _workers(process, count)
+    os.kill(process.pid, signal.SIGINT)
+    code, err = _ended(process, seen, tmp_path)
+    assert code == 130 and err.strip().splitlines() == ["error: interrupted"], err
+    assert not (tmp_path / "r.html").exists()
 
 
 def test_ctrl_c_in_a_terminal_reaches_the_workers_too(tmp_path, traces):

@@ -53,7 +53,8 @@ def test_convergence_refuses_a_run_whose_losses_are_all_nan(tmp_path, run_cli):
 
 #: Each command's ordinary required inputs, and the words that give one option (``{folder}``: an empty folder).
 COMMAND_LINE = {"fit": ["fit", "--data", str(REPO_ROOT / "results" / "pythia_final.csv"), "--benchmark", "arc_easy"],
-                "trend": ["trend"], "overlap validate": ["overlap", "validate", "{folder}"], "measure": ["measure"]}
+                "trend": ["trend"], "overlap validate": ["overlap", "validate", "{folder}"], "measure": ["measure"],
+                "overlap whatif": ["overlap", "whatif", "{folder}"]}
 OPTION_WORDS = {"family": ["--family", "pythia"], "law": ["--law", "two-step"], "irreducible": ["--irreducible"],
                 "chance": ["--chance", "auto"], "ceiling": ["--ceiling", "1.0"], "max_params": ["--max-params", "1e9"],
                 "families": ["--families", "pythia"], "design": ["--design", "olmes"],
@@ -61,7 +62,8 @@ OPTION_WORDS = {"family": ["--family", "pythia"], "law": ["--law", "two-step"], 
                 "contention": ["--contention", "0.1"], "calibration": ["--calibration"], "runs": ["{folder}"],
                 "scores": ["--scores", "{folder}/scores.csv"], "models": ["--models", "{folder}/models.yaml"],
                 "local_data": ["--local-data"], "model_name": ["--model", "x"], "params": ["--params", "7B"],
-                "release_date": ["--release-date", "2024-06-01"]}
+                "release_date": ["--release-date", "2024-06-01"],
+                "contention_from": ["--contention-from", "{folder}"]}
 
 
 def _declared_pairs():

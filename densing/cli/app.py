@@ -14,7 +14,7 @@ import typer.main
 from densing.cli import laws, measure, trend
 from densing.cli.eval import eval_app
 from densing.cli.exclusive import CheckedCommand
-from densing.cli.guard import guarded, leave, one_line
+from densing.cli.guard import guarded, leave, one_line, plain_terminal
 from densing.cli.ladder import ladder_app
 from densing.cli.overlap import overlap_app
 from densing.errors import DensingError
@@ -104,6 +104,7 @@ def main(argv: list[str] | None = None) -> None:
     line, after every worker process has ended (:mod:`densing.workers`); anything else is a bug and
     keeps its traceback."""
     args = sys.argv[1:] if argv is None else list(argv)
+    plain_terminal()  # help screens too (click itself writes UTF-8 where a stream says ASCII, not where it says Latin-1)
     if print_help(args):
         return
     with guarded():

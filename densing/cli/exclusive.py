@@ -73,6 +73,10 @@ EXCLUSIVE: dict[str, tuple[tuple[Given, Given, str], ...]] = {
          "γ enters only T3's tp-chunked prediction of a run output folder (OUT with tp-none/ and tp-chunked/), not "
          "runs named one by one"),
     ),
+    "overlap whatif": (
+        (Given("contention"), Given("contention_from"),
+         "--contention-from measures T3's γ on a tp-chunked run, --contention gives it by hand; give one"),
+    ),
 }
 
 

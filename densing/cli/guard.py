@@ -22,20 +22,62 @@ def one_line(message: str) -> str:
     return f"{line[:MAX_MESSAGE - 100]} … [{len(line) - MAX_MESSAGE + 97:,} characters cut] … {line[-80:]}"
 
 
+#: ASCII for the characters densing's output uses most, where the terminal cannot encode them.
+ASCII_FOR = {"≤": "<=", "≥": ">=", "∞": "inf", "ρ": "rho", "±": "+/-", "–": "-", "—": "-", "−": "-", "×": "x",
+             "·": "*", "…": "...", "→": "->", "←": "<-", "≈": "~", "≠": "!=", "‘": "'", "’": "'", "“": '"', "”": '"',
+             "α": "alpha", "β": "beta", "γ": "gamma", "σ": "sigma", "τ": "tau", "Δ": "Delta", "μ": "u", "µ": "u",
+             "²": "^2", "³": "^3", "√": "sqrt", "•": "*", "✓": "ok", "✗": "x"}
+
+
+def _to_ascii(exc: UnicodeError):
+    """The codec error handler ``densing-ascii``: a character the stream cannot encode becomes its ASCII spelling
+    (:data:`ASCII_FOR`), its letters without accents (é → e), or a ``\\u`` escape."""
+    import unicodedata
+
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    out = []
+    for char in exc.object[exc.start:exc.end]:
+        plain = ASCII_FOR.get(char) or unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode()
+        out.append(plain or char.encode("ascii", "backslashreplace").decode())
+    return "".join(out), exc.end
+
+
+def plain_terminal() -> None:
+    """Let stdout and stderr degrade to ASCII (:func:`_to_ascii`) where their encoding is not UTF-8
+    (``PYTHONIOENCODING=ascii``, a C locale, a Windows code page): a character they cannot encode is spelled in ASCII,
+    never a ``UnicodeEncodeError``."""
+    import codecs
+
+    codecs.register_error("densing-ascii", _to_ascii)
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
+        if encoding not in ("utf8", "utf8sig") and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="densing-ascii")
+            except (ValueError, OSError):  # a closed or detached stream
+                pass
+
+
 @contextmanager
 def guarded():
     """Run a command: ``SIGTERM`` raises :class:`~densing.workers.Terminated` (exit 143, one line ``error:
-    terminated``) so that ``finally`` blocks run; afterwards any worker process the command left alive is ended
-    (:mod:`densing.workers`), and the previous ``SIGTERM`` handler is put back."""
+    terminated``) so that ``finally`` blocks run; ``SIGINT`` raises ``KeyboardInterrupt`` (exit 130) wherever it comes
+    from, also where the process started with it ignored (a background job of a shell script, a supervisor:
+    Python then installs no handler of its own); afterwards any worker process the command left alive is ended
+    (:mod:`densing.workers`), and the previous handlers are put back."""
     import signal
 
     from densing import workers
-    from densing.workers import Terminated, children, end_children, terminate_on_sigterm
+    from densing.workers import Terminated, children, end_children, interrupt_on_sigint, terminate_on_sigterm
 
+    plain_terminal()  # a terminal that cannot encode ≤ ≥ ∞ ρ ± gets them in ASCII
     before = children()  # a caller's own processes (main called from Python) are not the command's
     previous = signal.getsignal(signal.SIGTERM)
+    previous_int = signal.getsignal(signal.SIGINT)
     workers.terminated = False
     terminate_on_sigterm()  # SIGTERM leaves like Ctrl-C: finally blocks end the worker processes
+    interrupt_on_sigint()  # `kill -INT PID` is Ctrl-C, even when the shell started densing with SIGINT ignored
     try:
         yield
         if workers.terminated:  # SIGTERM's exception was swallowed where it was raised
@@ -47,6 +89,8 @@ def guarded():
         end_children(keep=before)  # any worker process the command left alive ends with it
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+        if previous_int is not None and previous_int is not signal.getsignal(signal.SIGINT):
+            signal.signal(signal.SIGINT, previous_int)
 
 
 def leave(main) -> None:

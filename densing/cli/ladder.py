@@ -38,12 +38,12 @@ def fit_command(
     import sys
 
     from densing.data.olmo import ladder_benchmarks, read_olmo_ladder, split_ladder
-    from densing.io import check_writable, write_file_set
+    from densing.io import check_writable, check_writable_folder, write_file_set
     from densing.laws.olmo.ladder import fit_ladder
     from densing.numbers import format_number
 
     if out_dir is not None:
-        check_writable(out_dir / "olmo_ladder_selection.csv")
+        check_writable(check_writable_folder(out_dir) / "olmo_ladder_selection.csv")
     ladder, _ = split_ladder(read_olmo_ladder(data))
     tasks = ladder_benchmarks()
     print_progress(f"fitting {len(tasks)} tasks of the ladder ({ladder['run'].nunique()} runs): option choice, then "

@@ -50,14 +50,30 @@ def _d0(text: Optional[str]) -> Optional[float]:
     return d0
 
 
-def _read(data: Path, **options):
+def _read(data: Path, *, suite: str | None = None, final_only: bool = False):
     """:func:`densing.data.read_reference_data`, saying on stderr that a folder is being read (the
-    Pythia folder is thousands of JSON files: seconds)."""
+    Pythia folder is thousands of JSON files: seconds). ``--suite`` and ``convert --final-only`` are refused on data
+    other than the Pythia evals folder (:func:`_pythia_only`)."""
     from densing.data import read_reference_data
 
+    _pythia_only(data, suite, final_only)
     if data.is_dir():
         print_progress(f"reading {data} …")
-    return read_reference_data(data, **options)
+    return read_reference_data(data, suite=suite or "standard", final_only=final_only)
+
+
+def _pythia_only(data: Path, suite: str | None, final_only: bool = False) -> None:
+    """An InputError when ``--suite`` (or ``convert``'s ``--final-only``) is given with data that is not the Pythia
+    evals folder: no other reader has a suite or checkpoints to keep, and the option would change nothing."""
+    from densing.data.formats import sniff_format
+    from densing.errors import InputError
+
+    if (suite is None and not final_only) or not data.exists():
+        return
+    found = sniff_format(data)
+    if found.name != "pythia_evals":
+        option = "--suite" if suite is not None else "--final-only"
+        raise InputError(f"{option}: applies to the Pythia evals folder only; {data} is {found.description}")
 
 
 def _size(text: Optional[str], option: str) -> Optional[float]:
@@ -88,7 +104,7 @@ def fit(
     family: Optional[str] = typer.Option(None, "--family", help="Fit the family law on this one family at its own budget: S(N) = c/(1+e^(-γ(u - l))) + d, u = -(N/1e9)^-0.34, d = chance, c + d = 1 (replaces --law; --family-shape)."),
     family_shape: str = typer.Option("power", "--family-shape", help="The family law's shape: power (the paper's sigmoid of a power law) or logistic_ln_n (a sigmoid of ln N)."),
     d0: str = typer.Option("1e12", "--d0", help="Default D0 tokens stored with the fit."),
-    suite: str = typer.Option("standard", "--suite", help="Pythia suite when --data is the Pythia evals folder."),
+    suite: Optional[str] = typer.Option(None, "--suite", help="Pythia suite when --data is the Pythia evals folder (default standard; refused on other data)."),
     n_boot: int = typer.Option(200, "--n-boot", help="Bootstrap resamples."),
     seed: int = typer.Option(0, "--seed", help=SEED_HELP),
     jobs: int = typer.Option(1, "--jobs", help="Processes for the bootstrap (draws do not depend on it)."),
@@ -130,7 +146,7 @@ def fit(
         d0=d0_tokens, n_boot=n_boot, seed=seed, jobs=jobs,
         provenance={
             "source_data": str(data),
-            "suite": suite if data_format.name == "pythia_evals" else None,
+            "suite": (suite or "standard") if data_format.name == "pythia_evals" else None,
             "max_params": max_params,
             "families": families,
             "command": command_line(),
@@ -139,7 +155,7 @@ def fit(
     _show_fit(result, out, fmt)
 
 
-def _fit_family(data: Path, benchmark: str, family: str, shape: str, *, metric: str, d0_tokens: float, suite: str,
+def _fit_family(data: Path, benchmark: str, family: str, shape: str, *, metric: str, d0_tokens: float, suite: str | None,
                 n_boot: int, seed: int):
     """``densing fit --family``: the family law on one family, its likelihood fit with rule v3's dispersion of the
     benchmark pooled over the table's families (the trend's)."""
@@ -193,14 +209,16 @@ def _show_fit(result, out: Optional[Path], fmt: Format) -> None:
 def convert(
     data: Path = typer.Option(..., "--data", help=DATA_HELP),
     out: Path = typer.Option(..., "--out", help="Tidy CSV or Parquet to write (atomically)."),
-    suite: str = typer.Option("standard", "--suite", help="Pythia suite when --data is the Pythia evals folder."),
+    suite: Optional[str] = typer.Option(None, "--suite", help="Pythia suite when --data is the Pythia evals folder (default standard; refused on other data)."),
     final_only: bool = typer.Option(False, "--final-only", help="Pythia: keep only the final checkpoint (step 143000)."),
     benchmarks: Optional[str] = typer.Option(None, "--benchmarks", help="Keep only these benchmarks (comma-separated)."),
 ) -> None:
     """Convert results into one validated tidy table (CSV or Parquet)."""
     from densing.data import write_table
     from densing.errors import InputError
+    from densing.io import check_writable
 
+    check_writable(out)  # before the data is read
     frame = _read(data, suite=suite, final_only=final_only)
     if benchmarks:
         keep = [b.strip() for b in benchmarks.split(",") if b.strip()]
@@ -224,18 +242,19 @@ def validate(
              "Default: 3e9 on the Pythia folder (drops the warm-up checkpoints, steps 1 to 1000), none otherwise.",
     ),
     final_only: bool = typer.Option(False, "--final-only", help="Report only each held-out run's last checkpoint."),
-    suite: str = typer.Option("standard", "--suite", help="Pythia suite when --data is the Pythia evals folder."),
+    suite: Optional[str] = typer.Option(None, "--suite", help="Pythia suite when --data is the Pythia evals folder (default standard; refused on other data)."),
     fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
 ) -> None:
     """Held-out check: fit on small reference models, predict the large ones (paper Fig. 2b)."""
     from densing.laws.held_out import validate_held_out
 
+    _pythia_only(data, suite)
     if data.is_dir():
         print_progress(f"reading {data} …")
     tokens = "auto" if min_train_tokens is None else None if min_train_tokens == "none" else _count(min_train_tokens, "--min-train-tokens")
     table, summary = validate_held_out(
         data, _names(benchmark), max_params=_size(max_params, "--max-params"), law=law.value, metric=metric,
-        chance=chance, min_train_tokens=tokens, final_only=final_only, suite=suite,
+        chance=chance, min_train_tokens=tokens, final_only=final_only, suite=suite or "standard",
     )
     print_frame(table, fmt, title=f"held out: N ≥ {max_params}")
     if fmt is Format.table:

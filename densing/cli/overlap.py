@@ -1,6 +1,7 @@
 """``densing overlap``: thin typer commands over :mod:`densing.overlap`."""
 from __future__ import annotations
 
+import sys
 from numbers import Integral
 from pathlib import Path
 from typing import Optional
@@ -88,6 +89,11 @@ def analyze(
     if fmt is Format.table:  # the number the command exists for first: the overlap %, then what is exposed
         frame = frame[[*(c for c in FIRST if c in frame.columns), *(c for c in frame.columns if c not in FIRST)]]
     print_frame(frame, fmt, title=f"overlap {path}", keys=1, wide=wide, together=FIRST[1:])  # the rank names each row
+    if "stream_overlaps" in frame.columns and (frame["stream_overlaps"] > 0).any():
+        faulty = frame[frame["stream_overlaps"] > 0]
+        print(f"warning: {int(faulty['stream_overlaps'].sum())} kernel(s) start before the previous kernel of their "
+              f"CUDA stream has ended (rank(s) {', '.join(map(str, faulty['rank'].tolist()[:8]))}): a fault of the "
+              "trace, which a stream cannot run; the breakdown takes them as written", file=sys.stderr)
 
 
 @overlap_app.command()
@@ -148,7 +154,7 @@ def whatif(
     # every option is checked before the trace is read: the grid's own numbers, then the calibration's
     params = None if model_params is None else check_params(
         parse_count(model_params, field="model_params", where="--model-params"), field="model_params", where="--model-params")
-    counts = [int(w) if float(w).is_integer() else w for w in _floats(workers, "--workers")]
+    counts = [int(w) if float(w).is_integer() and abs(w) < 2**63 else w for w in _floats(workers, "--workers")]
     links = _floats(bandwidth_gbps, "--bandwidth-gbps")
     for w in counts:
         check(WHATIF_CONSTRAINTS, workers=w)

@@ -15,6 +15,7 @@ from densing.data.public_read import BENCHMARK_COLUMNS, CONFIDENCE_LEVELS, ISSUE
 from densing.data.schema import is_missing
 from densing.data.units import parse_count, parse_date
 from densing.errors import InputError
+from densing.validation import EARLIEST_DATE
 
 
 #: wrong unit (billions read as trillions or the reverse: a factor of 1000).
@@ -26,7 +27,6 @@ FAMILY_TOKEN_FACTOR = 100.0
 #: Relative difference allowed between the source's params and the size written in the name
 #: (names round: "7b" for 6.74e9, "gemma-7b" for 8.5e9).
 NAME_PARAMS_TOLERANCE = 0.30
-EARLIEST_RELEASE = pd.Timestamp("2018-01-01")
 
 # A size token in a model name, bounded by start/end or - _ / so that versions ("Qwen1.5",
 # "gemma-2", "phi-1_5") and context lengths ("200K", "8k") are not read as sizes.
@@ -210,14 +210,14 @@ def _check_dates(frame: pd.DataFrame, today: pd.Timestamp) -> list[dict[str, obj
         except InputError as error:
             issues.append(_issue(row.model, "release_date", row.release_date, "YYYY-MM-DD", str(error)))
             continue
-        if when < EARLIEST_RELEASE or when > today:
+        if when < pd.Timestamp(EARLIEST_DATE) or when > today:
             issues.append(
                 _issue(
                     row.model,
                     "release_date",
                     row.release_date,
-                    f"between {EARLIEST_RELEASE.date()} and {today.date()}",
-                    "release date before 2018 or in the future",
+                    f"between {EARLIEST_DATE} and {today.date()}",
+                    f"release date before {EARLIEST_DATE} (GPT-1) or in the future",
                 )
             )
         if confidence not in CONFIDENCE_LEVELS or confidence == "none":

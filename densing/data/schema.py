@@ -68,7 +68,8 @@ def is_missing(value: object) -> bool:
 
 
 def require_columns(frame: pd.DataFrame, columns, source: str) -> None:
-    """Raise InputError naming ``source`` when ``frame`` lacks any of ``columns`` or has no rows."""
+    """Raise InputError naming ``source`` when ``frame`` lacks any of ``columns``, has a column twice, or has no rows."""
+    _refuse_twice(frame, source)
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise InputError(
@@ -77,6 +78,15 @@ def require_columns(frame: pd.DataFrame, columns, source: str) -> None:
         )
     if len(frame) == 0:
         raise InputError(f"{source}: the table has no rows")
+
+
+def _refuse_twice(frame: pd.DataFrame, source: str) -> None:
+    """InputError naming ``source`` and the column when a column name appears twice (which of two ``model`` or
+    ``value`` columns is meant cannot be known; pandas would hand a table where a column is expected)."""
+    twice = frame.columns[frame.columns.duplicated()]
+    if len(twice):
+        raise InputError(f"{source}: column {str(twice[0])!r} appears {int((frame.columns == twice[0]).sum())} times; "
+                         "a table names each column once")
 
 
 def _float(value: object, *, field: str, where: str) -> float:
@@ -96,7 +106,7 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
     field for: a missing required column, an empty table, an empty model/benchmark/metric, a
     non-numeric or NaN value or loss, a params/train_tokens that does not parse or is not
     positive, an unparseable release date or one outside the date domain
-    (:func:`densing.validation.check_date`: before 1990-01-01 or after today), an impossible value (:data:`densing.impossible.IMPOSSIBLE`:
+    (:func:`densing.validation.check_date`: before 2018-06-11 or after today), an impossible value (:data:`densing.impossible.IMPOSSIBLE`:
     a fraction outside [0, 1], a negative loss, a standard error below 0 or, for a fraction, above 0.5)
     and two model names equal but for case with different scores for one measurement.
     """
@@ -278,6 +288,7 @@ def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, refere
     if not isinstance(frame, pd.DataFrame):
         raise InputError(f"{name}: expected a pandas DataFrame (a tidy table, such as densing.read_results(path)), "
                          f"got {type(frame).__name__}")
+    _refuse_twice(frame, name)
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise InputError(f"{name}: missing required column(s) {', '.join(missing)} "
@@ -299,6 +310,8 @@ def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, refere
     checked = validate_results(frame, source=name)
     dates = frame.get("release_date")
     if dates is not None and pd.api.types.is_datetime64_any_dtype(dates) and len(checked) == len(frame):
+        if isinstance(dates.dtype, pd.DatetimeTZDtype):  # a zone: the same instants in UTC, without the zone
+            dates = dates.dt.tz_convert("UTC").dt.tz_localize(None)
         checked["release_date"] = dates.to_numpy()  # a notebook's timestamps kept to the second, not cut to the day
     return checked
 

@@ -68,10 +68,11 @@ def parse_date(value: object, *, field: str = "release_date", where: str | None 
 
 
 def _parse_date(value: object, *, field: str, where: str | None) -> pd.Timestamp:
-    if isinstance(value, pd.Timestamp):
-        return value.normalize()
+    """A date as a time-zone-naive Timestamp at midnight; a date-time with a time zone is first taken to UTC (its day
+    there: 2023-02-25 01:00+09:00 is 2023-02-24)."""
     if isinstance(value, (datetime, date)):
-        return pd.Timestamp(value).normalize()
+        stamp = pd.Timestamp(value)
+        return (stamp.tz_convert("UTC").tz_localize(None) if stamp.tzinfo is not None else stamp).normalize()
     text = "" if value is None else str(value).strip()
     for fmt in ("%Y-%m-%d", "%Y-%m", "%Y/%m/%d"):
         try:

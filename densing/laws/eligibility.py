@@ -50,10 +50,11 @@ from densing.laws.eligibility_rules import (  # noqa: F401 (the thresholds are p
 from densing.laws.family import DEFAULT_SHAPE, fit_family
 from densing.laws.reference_fit import ReferenceFit
 from densing.laws.table_cache import per_table
-from densing.validation import Options, validate_params
+from densing.errors import InputError
+from densing.validation import Frame, Options, validate_params
 
 
-@validate_params({"rule": [Options(RULE_VERSIONS)]})
+@validate_params({"targets": [Frame(("model", "benchmark", "value"))], "rule": [Options(RULE_VERSIONS)]})
 def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[str, ReferenceFit] | None = None,
                     rule: str = DEFAULT_RULE, benchmarks: tuple[str, ...] | None = None, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
     """One row per candidate (family × benchmark, and each shipped composed fit): rule v3 (module docstring) applied,

@@ -347,8 +347,15 @@ def invert_joint(fits: list[ReferenceFit], scores, stderr, *, skill: str = "pool
 
     ``skill="pooled"`` estimates s² from these models (or takes ``skill2``); ``"none"`` sets it to 0.
     """
-    scores = np.asarray(scores, float)
-    sigma2 = np.square(np.nan_to_num(np.asarray(stderr, float)))
+    if not isinstance(fits, (list, tuple)) or not fits or not all(isinstance(f, ReferenceFit) for f in fits):
+        raise InputError(f"fits: expected a non-empty list of ReferenceFit, got {str(fits)[:80]}")
+    try:
+        scores, stderr = np.asarray(scores, float), np.asarray(stderr, float)
+    except (TypeError, ValueError):
+        raise InputError("scores, stderr: expected numbers (arrays of shape (models, len(fits)))") from None
+    if np.any((scores < 0) | (scores > 1)) or np.any(stderr < 0) or np.isinf(scores).any() or np.isinf(stderr).any():
+        raise InputError("scores, stderr: expected scores in [0, 1] and standard errors ≥ 0 (NaN for none)")
+    sigma2 = np.square(np.nan_to_num(stderr))
     if scores.ndim != 2 or scores.shape[1] != len(fits):
         raise InputError(f"scores: expected shape (models, {len(fits)}), got {scores.shape}")
     s2 = 0.0 if skill == "none" else (skill_variance(fits, scores, stderr) if skill2 is None else float(skill2))

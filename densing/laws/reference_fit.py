@@ -36,6 +36,24 @@ from densing.validation import D0_TOKENS, MAX_D0_TOKENS, validate_params
 DEFAULT_D0 = 1e12
 
 
+def _counts(values, name: str) -> np.ndarray:
+    """``values`` (a number or a sequence of numbers) as a float array of counts (parameters, tokens), each positive
+    and finite; an InputError naming ``name`` otherwise."""
+    from collections.abc import Mapping
+
+    try:
+        if isinstance(values, (str, bytes, Mapping)):
+            raise TypeError
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name}: expected a count or a sequence of counts, got {str(values)[:80]!r}") from None
+    bad = ~((array > 0) & np.isfinite(array))
+    if bad.any() or array.size == 0:
+        raise InputError(f"{name}: expected positive finite counts, got "
+                         f"{array[bad].reshape(-1)[0] if bad.any() else 'none'}")
+    return array
+
+
 @dataclass(frozen=True)
 class ReferenceFit(Result):
     """A fitted reference law for one benchmark (or an average of benchmarks).
@@ -91,6 +109,9 @@ class ReferenceFit(Result):
         """L(N, D) = a·N^-α + b·D^-β [+ E]  (eq. 2). For a composed fit, the latent loss; for a family fit, its
         covariate: ln N (shape logistic_ln_n) or u = −(N / N_unit)^−α (shape power; :mod:`densing.laws.family`)."""
         p = self.params
+        n_params = _counts(n_params, "n_params")
+        if train_tokens is not None or self.has_data_term:  # a family fit reads no budget, but a bad one is still bad
+            train_tokens = _counts(train_tokens, "train_tokens")
         if not self.has_data_term:
             return forms.family_covariate(n_params, forms.family_alpha(p), p.get("n_unit", forms.POWER_N_UNIT))
         return forms.loss_law(n_params, train_tokens, p["a"], p["alpha"], p["b"], p["beta"], p.get("E", 0.0))
@@ -105,8 +126,10 @@ class ReferenceFit(Result):
         return self.predict_score_from_loss(self.predict_loss(n_params, train_tokens))
 
     def loss_for_score(self, scores) -> np.ndarray:
-        """L̂(S) = l − (1/γ)·ln(c/(S − d) − 1)  (eq. 4); NaN outside (d, c + d)."""
+        """L̂(S) = l − (1/γ)·ln(c/(S − d) − 1)  (eq. 4); NaN outside (d, c + d). ``scores`` are checked as
+        :meth:`effective_params` checks them (:meth:`checked_scores`)."""
         p = self.params
+        scores = self.checked_scores(scores)
         return forms.loss_for_score(scores, p["c"], p["gamma"], p["l"], p["d"])
 
     def invert(self, scores, d0: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -8,7 +8,9 @@ whose files do not say so) are applied here, with the same errors, in the same f
 """
 from __future__ import annotations
 
+import os
 from functools import partial
+from numbers import Integral
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
@@ -23,6 +25,7 @@ from densing.overlap.ranks import rank_outcome as rank_job
 from densing.overlap.selection import filters_last_step
 from densing.overlap.stream import should_stream, stream_rank_row
 from densing.overlap.trace import run_ranks, sniff_kind, trace_files
+from densing.validation import Interval, validate_params
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -49,13 +52,13 @@ def _pick(path, outcomes: list[RankOutcome], kind: str) -> tuple[list[dict], lis
 
 
 def set_rows(path: str | Path, scheduler="auto", workers: int | None = None,
-             rules: str = DEFAULT_KERNEL_RULES) -> tuple[list[dict], list[dict]]:
-    """The set's rank rows and step rows, sorted by rank (see the module docstring). ``scheduler``:
-    a name or address for :func:`densing.overlap.engine.make_engine`, or an engine to use as is;
+             rules: str = DEFAULT_KERNEL_RULES, steps: bool = True) -> tuple[list[dict], list[dict]]:
+    """The set's rank rows and step rows (none without ``steps``), sorted by rank (see the module docstring).
+    ``scheduler``: a name or address for :func:`densing.overlap.engine.make_engine`, or an engine to use as is;
     ``rules``: whose kernel categories (:data:`~densing.overlap.model.KERNEL_RULES`)."""
     check_rules(rules)
     files = trace_files(path)
-    rank_outcome = partial(rank_job, rules=rules)
+    rank_outcome = partial(rank_job, rules=rules, steps=steps)
     with borrowed(scheduler, files, workers) as engine:
         kind = sniff_kind(files)
         outcomes = run_ranks(files, kind, engine, rank_outcome)
@@ -74,6 +77,34 @@ def _is_path(source) -> bool:
     return isinstance(source, (str, Path))
 
 
+class RankTraces:
+    """Read traces: a non-empty list or tuple of :class:`~densing.overlap.model.RankTrace`, as
+    :func:`densing.overlap.read_traces` returns."""
+
+    def matches(self, value) -> bool:
+        return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(t, RankTrace) for t in value)
+
+    def __str__(self) -> str:
+        return "a non-empty list of RankTrace (densing.overlap.read_traces)"
+
+
+class TraceSource(RankTraces):
+    """What the analyses read: a trace file or folder (a path, not blank), or read traces (:class:`RankTraces`)."""
+
+    def matches(self, value) -> bool:
+        if isinstance(value, (str, os.PathLike)):
+            return bool(str(os.fspath(value)).strip())
+        return super().matches(value)
+
+    def __str__(self) -> str:
+        return f"a trace file or folder, or {super().__str__()}"
+
+
+#: The arguments every analysis takes: what it reads and on how many processes.
+ANALYZE_CONSTRAINTS = {"source": [TraceSource()], "workers": [Interval(Integral, 1, None), None]}
+
+
+@validate_params(ANALYZE_CONSTRAINTS)
 def analyze_rows(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
                  workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES, stream: bool | None = None) -> list[dict]:
     """:func:`analyze`'s rows as plain dicts (no pandas: the command line's fast path). A set of one GPU trace file
@@ -88,10 +119,11 @@ def analyze_rows(source: str | Path | Iterable[RankTrace], scheduler: str = "aut
                 return [stream_rank_row(files[0], rules)]
             except (Unsplittable, NoGpuKernelsError):
                 pass
-        return set_rows(source, scheduler, workers, rules)[0]
+        return set_rows(source, scheduler, workers, rules, steps=False)[0]  # per rank: no step rows built
     return [rank_row(t) for t in source]
 
 
+@validate_params(ANALYZE_CONSTRAINTS)
 def analyze(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
             workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES, stream: bool | None = None) -> "pd.DataFrame":
     """Per-rank overlap and temporal breakdown of a trace file, directory, or read traces; a path's
@@ -100,6 +132,7 @@ def analyze(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
     return rows_frame(analyze_rows(source, scheduler, workers, rules, stream))
 
 
+@validate_params(ANALYZE_CONSTRAINTS)
 def analyze_steps(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
                   workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES) -> "pd.DataFrame":
     """Per (rank, ProfilerStep) breakdown; a kernel belongs to the step its launch falls in

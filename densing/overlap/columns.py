@@ -124,6 +124,8 @@ class KernelColumns(_Names):
         self.events = 0
         self.duration_events = 0
         self.has_collectives = False  # a gloo:* duration event: a CPU (gloo) job's trace
+        self.timeless = 0  # kernels (events with args.stream) without a ts or a dur (absent or null): refused
+        self.timeless_name = None  # the first one's name
         self.parts: dict[str, list] = {k: [] for k in self.DTYPES}
 
     def add(self, events: list, tolerant: bool, float_ts: bool) -> None:
@@ -157,6 +159,7 @@ class KernelColumns(_Names):
             keep[indices(cats, bad)] = False
         del cats
         if not keep.all():
+            self._count_timeless(itertools.compress(events, np.isnan(dur).tolist()))
             events, dur = list(itertools.compress(events, keep.tolist())), dur[keep]
         n = len(events)
         if not n:
@@ -164,6 +167,7 @@ class KernelColumns(_Names):
         if float_ts:  # (an absent ts has failed the integer variant, whose ts is required)
             ts = np.fromiter(map(_get_ts, events), dtype=np.float64, count=n)
             if np.isnan(ts).any():
+                self._count_timeless(itertools.compress(events, np.isnan(ts).tolist()))
                 keep = ~np.isnan(ts)
                 events, ts, dur = list(itertools.compress(events, keep.tolist())), ts[keep], dur[keep]
                 n = len(events)
@@ -185,6 +189,7 @@ class KernelColumns(_Names):
     def _add_tolerant(self, events: list) -> None:
         ts_types = set(map(type, map(_get_ts, events)))
         self.ts_float |= bool(ts_types - {int})  # a float or an absent ts makes HTA's column float
+        self._count_timeless(e for e in events if e.dur is None or e.ts is None)
         kept = [e for e in events
                 if e.dur is not None and e.ts is not None and e.cat is not None and e.cat != "Trace"]
         if not kept:
@@ -203,6 +208,16 @@ class KernelColumns(_Names):
             np.array([as_int(a.correlation, -1) if a is not None else -1 for a in args], dtype=np.int64),
             [x if isinstance(x, str) or x is None else str(x) for x in (e.name for e in kept)],
             np.array([comm_bytes(a) for a in args], dtype=np.float64))
+
+    def _count_timeless(self, events) -> None:
+        """Count the kernels among ``events`` (dropped for a missing or null ``ts``/``dur``): an event with
+        ``args.stream`` set is work on a GPU stream, which cannot be left out without changing the numbers."""
+        for event in events:
+            args = event.args
+            if args is not None and as_int(args.stream, -1) != -1:
+                self.timeless += 1
+                if self.timeless_name is None:
+                    self.timeless_name = str(event.name)
 
     def _lower_ts_min(self, value) -> None:
         self.ts_min = value if self.ts_min is None else min(self.ts_min, value)
@@ -230,6 +245,13 @@ class KernelColumns(_Names):
         self.events += other.events
         self.duration_events += other.duration_events
         self.has_collectives |= other.has_collectives
+        self.add_timeless(other)
+
+    def add_timeless(self, other: "KernelColumns") -> None:
+        """Count ``other``'s kernels without a time (:meth:`_count_timeless`) here too."""
+        if other.timeless and self.timeless_name is None:
+            self.timeless_name = other.timeless_name
+        self.timeless += other.timeless
 
     def column(self, name: str) -> np.ndarray:
         parts = self.parts[name]

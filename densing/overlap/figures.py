@@ -13,14 +13,34 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from densing.overlap.analysis import analyze
+from densing.overlap.analysis import RankTraces, analyze
 from densing.overlap.model import CATEGORY_NAMES, RankTrace
 from densing.overlap.trace import read_traces
+from densing.validation import Frame, validate_params
+
+#: The columns of :func:`densing.overlap.analyze`'s rows the breakdown figures draw.
+BREAKDOWN = Frame(("rank", "compute_pct", "non_compute_pct", "idle_pct", "comm_comp_overlap_pct", "exposed_comm_us"))
+#: The columns of :func:`densing.overlap.predict`'s rows the what-if figure draws.
+WHATIF = Frame(("strategy", "bandwidth_gbps", "workers", "scaling_efficiency", "step_time_us"))
+
+
+class Runs:
+    """Runs side by side: a non-empty mapping of a run's name to its :data:`BREAKDOWN` rows."""
+
+    def matches(self, value) -> bool:
+        from collections.abc import Mapping
+
+        return isinstance(value, Mapping) and bool(value) and all(BREAKDOWN.matches(v) for v in value.values())
+
+    def __str__(self) -> str:
+        return f"a non-empty mapping of run names to {BREAKDOWN} (densing.overlap.analyze's rows)"
+
 
 _COLORS = {"idle": "#bdbdbd", "compute": "#1f77b4", "non-compute": "#ff7f0e",
            "communication": "#d62728", "memory": "#9467bd", "computation": "#1f77b4", "other": "#7f7f7f"}
 
 
+@validate_params({"df": [BREAKDOWN]})
 def breakdown_figure(df: pd.DataFrame) -> go.Figure:
     """Stacked bars per rank: idle / compute / non-compute % of the GPU kernel span, with the
     comm-comp overlap % and exposed communication in the hover."""
@@ -36,6 +56,7 @@ def breakdown_figure(df: pd.DataFrame) -> go.Figure:
     return fig
 
 
+@validate_params({"traces": [RankTraces()]})
 def timeline_figure(traces: Sequence[RankTrace], step: int | None = None, max_kernels: int = 20000,
                     label: str | None = None) -> go.Figure:
     """One step's GPU kernels per rank and stream, coloured by category (computation,
@@ -73,6 +94,7 @@ def timeline_figure(traces: Sequence[RankTrace], step: int | None = None, max_ke
     return fig
 
 
+@validate_params({"df": [WHATIF]})
 def whatif_figure(df: pd.DataFrame) -> go.Figure:
     """Scaling efficiency against workers, one line per (strategy, bandwidth)."""
     fig = go.Figure()
@@ -88,6 +110,7 @@ def whatif_figure(df: pd.DataFrame) -> go.Figure:
     return fig
 
 
+@validate_params({"frames": [Runs()]})
 def runs_figure(frames: dict[str, pd.DataFrame]) -> go.Figure:
     """Several runs side by side (e.g. sync, ddp, co2): per run and rank, stacked compute /
     non-compute / idle %, with the comm-comp overlap % and exposed communication in the hover."""

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from densing.overlap.intervals import intersection_length, merge_intervals, union_length
-from densing.overlap.model import COMMUNICATION, COMPUTATION, RankTrace
-from densing.validation import Interval, validate_params
+from densing.overlap.model import COMMUNICATION, COMPUTATION, LANE_STREAM, RankTrace
+from densing.validation import Frame, Interval, validate_params
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,8 +30,28 @@ if TYPE_CHECKING:
 RANK_COLUMNS = [
     "rank", "world_size", "kernel_count", "kernel_span_us", "idle_us", "compute_us",
     "non_compute_us", "comm_us", "overlap_us", "exposed_comm_us", "comm_comp_overlap_pct",
-    "idle_pct", "compute_pct", "non_compute_pct", "comm_bytes",
+    "idle_pct", "compute_pct", "non_compute_pct", "comm_bytes", "stream_overlaps",
 ]
+
+
+def stream_overlaps(start_us: np.ndarray, end_us: np.ndarray, stream: np.ndarray,
+                    carry: dict | None = None) -> int:
+    """How many kernels start before an earlier kernel of their CUDA stream has ended. A stream runs its kernels one
+    after another, so each such kernel is a fault of the trace (clocks, a dropped or merged event), counted and
+    reported, not corrected: the breakdown's unions take the kernels as written (HTA's own test trace
+    ``diff_test`` has 30, by up to 13 µs). ``carry`` (stream → latest end so far) continues a count over kernels given
+    in time windows, and is updated."""
+    count = 0
+    for lane in set(stream.tolist()):  # (np.unique would load numpy.ma, which the JSON path leaves out)
+        on = stream == lane
+        order = np.argsort(start_us[on], kind="stable")
+        s, e = start_us[on][order], end_us[on][order]
+        before = -np.inf if carry is None else carry.get(int(lane), -np.inf)
+        latest = np.maximum.accumulate(np.concatenate(([before], e)))  # latest end before each kernel, and after
+        count += int((s < latest[:-1]).sum())
+        if carry is not None:
+            carry[int(lane)] = float(latest[-1])
+    return count
 
 
 def breakdown(start_us: np.ndarray, end_us: np.ndarray, category: np.ndarray) -> dict:
@@ -67,10 +87,13 @@ def rank_metrics(trace: RankTrace) -> dict:
     row |= breakdown(trace.kernel_start_us, trace.kernel_end_us, trace.kernel_category)
     comm_bytes = trace.kernel_comm_bytes[trace.kernel_category == COMMUNICATION]
     row["comm_bytes"] = float(np.nansum(comm_bytes)) if np.isfinite(comm_bytes).any() else math.nan
+    if trace.lane_kind == LANE_STREAM:  # a CPU trace's ops nest on their thread: no count
+        row["stream_overlaps"] = stream_overlaps(trace.kernel_start_us, trace.kernel_end_us, trace.kernel_lane)
     return row
 
 
-STEP_COLUMNS = ["rank", "step", "step_time_us"] + [c for c in RANK_COLUMNS if c not in ("rank", "world_size", "comm_bytes")]
+STEP_COLUMNS = ["rank", "step", "step_time_us"] + [c for c in RANK_COLUMNS
+                                                    if c not in ("rank", "world_size", "comm_bytes", "stream_overlaps")]
 
 
 def rank_row(trace: RankTrace) -> dict:
@@ -87,10 +110,13 @@ def rank_step_rows(trace: RankTrace) -> list[dict]:
     """
     rows = []
     t = trace
+    order = np.argsort(t.kernel_step, kind="stable")  # each step's kernels once, in trace order (not a scan per step)
+    steps = t.kernel_step[order]
     for number, start, end in zip(t.step_number, t.step_start_us, t.step_end_us):
-        sel = t.kernel_step == number
-        if not sel.any():
+        low, high = np.searchsorted(steps, number, "left"), np.searchsorted(steps, number, "right")
+        if low == high:
             continue
+        sel = order[low:high]
         row = {"rank": t.rank, "step": int(number), "step_time_us": float(end - start)}
         row |= breakdown(t.kernel_start_us[sel], t.kernel_end_us[sel], t.kernel_category[sel])
         rows.append(row)
@@ -113,7 +139,16 @@ def steps_frame(rows: list[dict]) -> "pd.DataFrame":
 
 #: What :func:`step_skew`'s threshold may be: a percentage over the median step time, ≥ 0 (a negative one
 #: would flag the slowest rank of every step, however even the steps).
-SKEW_CONSTRAINTS = {"straggler_threshold_pct": [Interval(Real, 0, None)]}
+SKEW_CONSTRAINTS = {"steps": [Frame(("step", "rank", "step_time_us"), min_rows=0)],
+                    "straggler_threshold_pct": [Interval(Real, 0, None)]}
+
+#: The rank-mean metrics :func:`compare` compares (columns of :func:`densing.overlap.analyze`'s rows).
+COMPARED = ("kernel_span_us", "idle_us", "compute_us", "non_compute_us", "comm_us", "overlap_us", "exposed_comm_us",
+            "comm_comp_overlap_pct", "idle_pct", "compute_pct", "non_compute_pct")
+_STEPS = [Frame(("step_time_us",), min_rows=0), None]
+#: compare's arguments: two analyses of at least one rank each (a mean over none would be NaN), and their steps.
+COMPARE_CONSTRAINTS = {"base": [Frame(COMPARED)], "candidate": [Frame(COMPARED)], "base_steps": _STEPS,
+                       "candidate_steps": _STEPS}
 
 
 @validate_params(SKEW_CONSTRAINTS)
@@ -143,6 +178,7 @@ def step_skew(steps: "pd.DataFrame", straggler_threshold_pct: float = 5.0) -> "p
                                       "slowest_excess_pct", "straggler"])
 
 
+@validate_params(COMPARE_CONSTRAINTS)
 def compare(base: "pd.DataFrame", candidate: "pd.DataFrame", base_steps: "pd.DataFrame | None" = None,
             candidate_steps: "pd.DataFrame | None" = None) -> "pd.DataFrame":
     """Per-metric deltas, candidate − base, of the rank-mean metrics; plus step-time speedup.
@@ -151,11 +187,8 @@ def compare(base: "pd.DataFrame", candidate: "pd.DataFrame", base_steps: "pd.Dat
     """
     import pandas as pd
 
-    metrics = ["kernel_span_us", "idle_us", "compute_us", "non_compute_us", "comm_us",
-               "overlap_us", "exposed_comm_us", "comm_comp_overlap_pct", "idle_pct",
-               "compute_pct", "non_compute_pct"]
     rows = []
-    for m in metrics:
+    for m in COMPARED:
         b, c = float(base[m].mean()), float(candidate[m].mean())
         rows.append({"metric": m, "base": b, "candidate": c, "delta": c - b,
                      "ratio": c / b if b else math.nan})

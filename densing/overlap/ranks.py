@@ -112,12 +112,14 @@ def decode_rank(path: str | Path, default_rank: int, kind: str = GPU, batch_byte
         return _prefixed(path, exc)
 
 
-def _rows(trace) -> RankRows:
-    return RankRows(rank_metrics(trace), rank_step_rows(trace))
+def _rows(trace, steps: bool = True) -> RankRows:
+    return RankRows(rank_metrics(trace), rank_step_rows(trace) if steps else [])
 
 
-def outcome(rank: DecodedRank | CpuRank | TraceError, rules: str = DEFAULT_KERNEL_RULES) -> RankOutcome:
-    """Facts and rows of a decoded rank (see the module docstring); GPU kernels classified by ``rules``."""
+def outcome(rank: DecodedRank | CpuRank | TraceError, rules: str = DEFAULT_KERNEL_RULES,
+            steps: bool = True) -> RankOutcome:
+    """Facts and rows of a decoded rank (see the module docstring); GPU kernels classified by ``rules``; the per-step
+    rows only with ``steps`` (a per-rank answer has no use for them)."""
     if isinstance(rank, TraceError):
         return RankOutcome(error=rank)
     if isinstance(rank, CpuRank):
@@ -132,13 +134,14 @@ def outcome(rank: DecodedRank | CpuRank | TraceError, rules: str = DEFAULT_KERNE
     rows = {}
     for key, make in variants.items():
         try:
-            rows[key] = _rows(make())
+            rows[key] = _rows(make(), steps)
         except TraceError as exc:
             rows[key] = exc
     return RankOutcome(facts, rows)
 
 
 def rank_outcome(path: str | Path, default_rank: int, kind: str = GPU, batch_bytes: int = BATCH_BYTES,
-                 *parts, rules: str = DEFAULT_KERNEL_RULES) -> RankOutcome:
-    """Decode one rank's file (or combine its parts) and compute its rows: the per-rank job."""
-    return outcome(decode_rank(path, default_rank, kind, batch_bytes, *parts), rules)
+                 *parts, rules: str = DEFAULT_KERNEL_RULES, steps: bool = True) -> RankOutcome:
+    """Decode one rank's file (or combine its parts) and compute its rows (the per-step ones with ``steps``): the
+    per-rank job."""
+    return outcome(decode_rank(path, default_rank, kind, batch_bytes, *parts), rules, steps)

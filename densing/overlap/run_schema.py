@@ -120,6 +120,10 @@ def check_run_file(path: Path, meta: Any):
     if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict):
         raise InputError(f"{path}: expected a mapping with a 'config' mapping")
     check_complete(path.parent, meta)
+    unknown = [name for name in meta if name not in RUN_DOMAIN and name != "config"]
+    if unknown:
+        raise InputError(f"{path}: unknown field {unknown[0]!r}; a run.yaml holds config, {', '.join(RUN_DOMAIN)} and "
+                         "no other field")
     missing = [name for name in RUN_DOMAIN if name not in meta]
     if missing:
         raise InputError(f"{path}: missing field '{missing[0]}'")

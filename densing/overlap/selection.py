@@ -53,11 +53,16 @@ class DecodedRank:
 
 
 def check_events(path, cols) -> None:
-    """The errors of a file without (duration) events."""
+    """The errors of a file without (duration) events, or with kernels without a time."""
     if cols.events == 0:
         raise TraceError(f"{path}: no traceEvents")
     if not cols.duration_events:
         raise TraceError(f"{path}: no duration events (traceEvents has no 'X' events with ts and dur)")
+    timeless = getattr(cols, "timeless", 0)
+    if timeless:  # left out, they would change every overlap number without a word
+        raise TraceError(f"{path}: {timeless} kernel event{'s' if timeless != 1 else ''} (with args.stream) without a "
+                         f"'ts' or 'dur' (absent or null), the first {cols.timeless_name!r}: where they ran cannot "
+                         "be known; a trace whose kernels all have both is needed")
 
 
 def decoded_rank(path, cols: KernelColumns, info: DecodeInfo, default_rank: int) -> DecodedRank:

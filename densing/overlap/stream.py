@@ -30,20 +30,20 @@ from pathlib import Path
 
 import numpy as np
 
-from densing.errors import TraceError
+from densing.errors import InputError, TraceError
 from densing.overlap.arrays import isin_codes
 from densing.overlap.columns import SYNC_NAMES, KernelColumns
 from densing.overlap.gzipio import is_gzip, read_pieces
 from densing.overlap.intervals import intersection_length, merge_intervals
 from densing.overlap.kineto import BATCH_BYTES, GPU, _add, event_batches
-from densing.overlap.metrics import RANK_COLUMNS
+from densing.overlap.metrics import RANK_COLUMNS, stream_overlaps
 from densing.overlap.model import COMMUNICATION, COMPUTATION, DEFAULT_KERNEL_RULES, NoGpuKernelsError, kernel_category
 from densing.overlap.selection import check_events, filters_last_step
 
 WINDOW_US = 1_000_000  # trace time per scratch window
 STREAM_MIN_BYTES = {False: 1 << 30, True: 128 << 20}  # on-disk size (plain, gzip) from which `auto` streams
 ROW = np.dtype([("ts_i", "i8"), ("ts_f", "f8"), ("dur", "f8"), ("cat", "i1"), ("gpu", "?"), ("corr", "i8"),
-                ("comm", "f8")])
+                ("comm", "f8"), ("stream", "i8")])
 CPU_ROW = np.dtype([("ts_i", "i8"), ("ts_f", "f8"), ("corr", "i8")])
 FLUSH_ROWS = 1 << 20  # buffered rows written out from this many
 READ_ROWS = 1 << 20  # CPU rows read back at a time
@@ -58,12 +58,20 @@ def should_stream(files: list[Path], stream: bool | None) -> bool:
 
 
 class _Scratch:
-    """Rows written out by time window (and CPU rows to one file), in a temporary folder."""
+    """Rows written out by time window (and CPU rows to one file), in a temporary folder made in ``folder`` (made
+    first where it is missing; the system's temporary folder when None). A folder that cannot be made or written in
+    is an :class:`~densing.errors.InputError` naming it."""
 
     def __init__(self, folder: str | None, window_us: int):
         import tempfile  # here: the command line's start-up does not need it
 
-        self.dir = Path(tempfile.mkdtemp(prefix="densing-stream-", dir=folder))
+        try:
+            if folder:
+                Path(folder).mkdir(parents=True, exist_ok=True)
+            self.dir = Path(tempfile.mkdtemp(prefix="densing-stream-", dir=folder))
+        except OSError as exc:
+            raise InputError(f"{folder or tempfile.gettempdir()}: cannot make the streaming scratch folder here "
+                             f"({exc.strerror or type(exc).__name__}); set DENSING_SCRATCH to a writable folder") from None
         self.window_us = window_us
         self.pending: dict[int, list] = {}
         self.pending_rows = 0
@@ -120,6 +128,7 @@ class _Pass:
     def batch(self, cols: KernelColumns) -> None:
         t = self.total
         t.events, t.duration_events = t.events + cols.events, t.duration_events + cols.duration_events
+        t.add_timeless(cols)
         t.ts_float |= cols.ts_float
         if cols.ts_min is not None:
             t._lower_ts_min(cols.ts_min)
@@ -157,6 +166,7 @@ class _Pass:
         rows["ts_i"], rows["ts_f"], rows["dur"] = ts_i[on_stream], ts_f[on_stream], cols.column("dur")[on_stream]
         rows["cat"], rows["gpu"], rows["corr"] = category_of[code[on_stream]], gpu[on_stream], corr[on_stream]
         rows["comm"] = cols.column("comm_bytes")[on_stream]
+        rows["stream"] = cols.column("stream")[on_stream]
         w = self.scratch.window_us
         keys = (ts[on_stream] // w if ts.dtype == np.int64
                 else np.ceil(ts[on_stream]).astype(np.int64) // w)  # the window of the start as rounded (selection)
@@ -210,6 +220,8 @@ class _Sums:
         self.overlap = 0.0
         self.first, self.last = math.inf, -math.inf
         self.count, self.comm_bytes, self.any_bytes = 0, 0.0, False
+        self.stream_ends: dict[int, float] = {}  # each stream's latest kernel end so far
+        self.stream_overlaps = 0
 
     def _clip(self, key: str, start, end, hi: float):
         """Merge a window's intervals with the carry, count their part before ``hi``, carry the rest."""
@@ -222,8 +234,9 @@ class _Sums:
         self.length[key] += float((e - s).sum())  # not Σe − Σs: sums of absolute µs since the epoch pass 2**53
         return s, e
 
-    def window(self, start, end, cat, comm, hi: float) -> None:
+    def window(self, start, end, cat, comm, hi: float, stream) -> None:
         """Add one window's kernels (all starting before ``hi``, none before the previous window's ``hi``)."""
+        self.stream_overlaps += stream_overlaps(start, end, stream, self.stream_ends)
         if start.size:
             self.first, self.last = min(self.first, float(start.min())), max(self.last, float(end.max()))
             self.count += int(start.size)
@@ -250,7 +263,7 @@ class _Sums:
                "overlap_us": self.overlap, "exposed_comm_us": comm - self.overlap,
                "comm_comp_overlap_pct": pct(self.overlap, comm), "idle_pct": pct(idle, span),
                "compute_pct": pct(compute, span), "non_compute_pct": pct(span - compute - idle, span),
-               "comm_bytes": self.comm_bytes if self.any_bytes else math.nan}
+               "comm_bytes": self.comm_bytes if self.any_bytes else math.nan, "stream_overlaps": self.stream_overlaps}
         return {c: row[c] for c in RANK_COLUMNS}
 
 
@@ -296,10 +309,15 @@ def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_b
             if kept_ids is not None:
                 keep = np.where(rows["gpu"], _launched(rows["corr"], low, kept_ids), start < last_start)
                 rows, start, end = rows[keep], start[keep], end[keep]
-            sums.window(start, end, rows["cat"], rows["comm"], float((key + 1) * window_us - origin))
-        sums.window(np.empty(0), np.empty(0), np.empty(0, dtype=np.int8), np.empty(0), math.inf)
+            sums.window(start, end, rows["cat"], rows["comm"], float((key + 1) * window_us - origin), rows["stream"])
+        sums.window(np.empty(0), np.empty(0), np.empty(0, dtype=np.int8), np.empty(0), math.inf, np.empty(0, np.int64))
         if sums.count == 0:
             raise NoGpuKernelsError(f"{path}: no GPU kernels (events with args.stream) in the analysed steps")
         return sums.row(job.rank, 1 if job.world_size is None else job.world_size)
+    except OSError as exc:  # the scratch's disk full or gone; the trace's own read errors keep their words
+        if exc.filename is not None and Path(exc.filename) == path:
+            raise
+        raise InputError(f"{scratch.dir}: cannot write the streaming scratch ({exc.strerror or exc}); set "
+                         "DENSING_SCRATCH to a folder with room") from None
     finally:
         scratch.close()

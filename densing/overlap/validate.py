@@ -225,6 +225,9 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
         raise InputError(f"contention: {root} has no tensor-parallel run (tp-none/ and tp-chunked/); γ enters only "
                          "T3's prediction of the chunked run, so it would change nothing")
     for name in RUN_NAMES:  # an incomplete run is refused as one, whichever runs the comparisons need
+        if (root / name).is_dir() and not (root / name / "run.yaml").exists():  # never left out in silence
+            raise InputError(f"{root / name}: a run folder without run.yaml (not written by 'densing overlap run', or "
+                             "cut short before it began); remove the folder or run it again")
         check_run_folder(root / name)
     frames = []
     if (root / "sync" / "run.yaml").exists():

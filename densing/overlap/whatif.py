@@ -24,12 +24,13 @@ import numpy as np
 from densing.errors import InputError
 from densing.overlap_defaults import DEFAULT_BUCKET_MB, MAX_BUCKET_MB
 from densing.results import Result
+from densing.overlap.analysis import ANALYZE_CONSTRAINTS
 from densing.overlap.metrics import breakdown
 from densing.overlap.model import COMMUNICATION, RankTrace
 from densing.overlap.strategies.base import WhatIfPoint, ring_allreduce_time_s
 from densing.overlap.strategies.registry import get, names
 from densing.overlap.trace import read_traces
-from densing.validation import CONTENTION, Interval, validate, validate_params
+from densing.validation import CONTENTION, InstanceOf, Interval, validate, validate_params
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,6 +38,9 @@ if TYPE_CHECKING:
 #: Below this computation per step (µs) a calibration describes no real training step (e.g. HTA's
 #: ``cpu_only`` test trace: 3.96 µs): the what-if warns, and reports no scaling efficiency.
 MIN_COMPUTE_US = 100.0
+
+#: The largest worker count a what-if predicts at: the largest world size NCCL and gloo hold (2³¹ − 1).
+MAX_WORKERS = 2**31 - 1
 
 # The CO2 paper's two clusters: 800 Gb/s RDMA (InfiniBand) and 80 Gb/s TCP/IP Ethernet.
 DEFAULT_BANDWIDTHS_GBPS = (800.0, 80.0)
@@ -48,7 +52,8 @@ WHATIF_CONSTRAINTS = {
     # bytes all-reduced per parameter: 0.5 (4-bit) to 8 (fp64 gradients); 64 leaves room for several tensors per
     # parameter, and a larger number is a unit slip (bytes per step or per model, not per parameter)
     "bytes_per_param": [Interval(Real, 0, 64, closed="right")],
-    "workers": [Interval(Integral, 1, None)],
+    # a world size NCCL and gloo can hold (a 32-bit signed int, as kineto.DISTRIBUTED_CONSTRAINTS); more is no job
+    "workers": [Interval(Integral, 1, MAX_WORKERS)],
     "bandwidths_gbps": [Interval(Real, 0, None, closed="neither")],
     "local_steps": [Interval(Integral, 1, None)],
     "contention": [CONTENTION],  # γ > −1 (densing.validation.CONTENTION)
@@ -72,7 +77,8 @@ class Calibration(Result):
     steps: int
 
 
-@validate_params({k: WHATIF_CONSTRAINTS[k] for k in ("model_params", "bytes_per_param")})
+@validate_params({"source": ANALYZE_CONSTRAINTS["source"],
+                  **{k: WHATIF_CONSTRAINTS[k] for k in ("model_params", "bytes_per_param")}})
 def calibrate(source: str | Path | Iterable[RankTrace], model_params: float | None = None,
               bytes_per_param: float = 4.0) -> Calibration:
     """Measure compute, communication and bytes per step from traces.
@@ -117,6 +123,7 @@ def calibration_warnings(calibration: Calibration) -> list[str]:
     return []
 
 
+@validate_params({"calibration": [InstanceOf(Calibration, "a Calibration (densing.overlap.calibrate)")]})
 def predict(calibration: Calibration, workers: Sequence[int] = (1, 2, 4, 8, 16, 32, 64, 128),
             bandwidths_gbps: Sequence[float] = DEFAULT_BANDWIDTHS_GBPS,
             strategies: Sequence[str] | None = None, local_steps: int = 4,

@@ -198,10 +198,8 @@ def _row_nanmedian(values: np.ndarray) -> np.ndarray:
     middle ones. Where every value is finite and non-zero (no ±0 or ±inf whose order among equals could differ) the
     same numbers from one sort of the array; np.nanmedian itself otherwise."""
     present = ~np.isnan(values)
-    if values.shape[1] == 0:  # no target: no offset
-        return np.full(values.shape[0], np.nan)
-    if not np.all(np.isfinite(values[present]) & (values[present] != 0)):
-        return np.nanmedian(values, axis=1)
+    if values.shape[1] == 0 or not np.all(np.isfinite(values[present]) & (values[present] != 0)):
+        return np.nanmedian(values, axis=1)  # no target at all (a window with none): NaN, as np.nanmedian gives
     count = present.sum(axis=1)
     high = count // 2
     low = np.where(count % 2 == 1, high, high - 1)

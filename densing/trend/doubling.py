@@ -31,7 +31,7 @@ import pandas as pd
 from densing.data.schema import table_argument
 from densing.errors import InputError
 from densing.paths import resolve_fit
-from densing.validation import D0_TOKENS, Date, Interval, Text, as_names, validate_params
+from densing.validation import D0_TOKENS, DRAWS, Date, Interval, Text, as_names, validate_params
 from densing.laws.inversion import Joint, PerBenchmark, as_inversion
 from densing.laws.reference_fit import ReferenceFit, as_fit
 from densing.laws import eligibility
@@ -53,7 +53,7 @@ FIT_TREND_CONSTRAINTS = {
     "d0": [D0_TOKENS, None],
     "since": [Date(), None],
     "epoch": [Date()],
-    "n_boot": [Interval(Integral, 1, None)],
+    "n_boot": [DRAWS],
     "n_boot_share": [Interval(Integral, 0, None)],
     "level": [Interval(Real, 0, 1, closed="neither")],
     "seed": [Interval(Integral, 0, None)],
@@ -118,6 +118,16 @@ def fit_trend(
             hint = f"; close: {', '.join(close)}" if close else ""
             raise InputError(f"reference: {reference!r} is neither a family of targets nor a fit file or a shipped "
                              f"fit's name{hint}")
+    if reference is None and benchmarks is not None:  # the headline's references come with their benchmark set
+        raise InputError("benchmarks: given with a family name only (reference='Llama-3.1'); the headline's "
+                         "references (reference=None) invert the headline's set")
+    if benchmarks is not None:
+        known = set(targets["benchmark"].astype(str))
+        unknown = [b for b in benchmarks if b not in known]
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], sorted(known), n=3, cutoff=0.5)
+            raise InputError(f"benchmarks: {unknown[0]!r} is no benchmark of targets"
+                             f"{'; close: ' + ', '.join(close) if close else ''}")
     if reference is None or isinstance(reference, str):
         if d0 is not None:
             raise InputError("d0: a family reference is inverted at its own budget; d0 goes with a ReferenceFit")

@@ -220,6 +220,9 @@ class TrendMeasurement(Result):
             missing = [c for c in figures.HIGHLIGHT_COLUMNS if c not in highlight.columns]
             if missing:
                 raise InputError(f"highlight: missing column(s) {', '.join(missing)} (densing measure's rows have them)")
+        if kind in ("size", "benchmarks") and (rule is not None or highlight is not None):  # drawn by nothing
+            raise InputError(f"{'rule' if rule is not None else 'highlight'}: goes with kind='density' (the {kind!r} "
+                             "figure draws no line and no user's models)")
         if kind == "density":
             rule = rule or self.headline_rule
             if rule not in self.rules and rule not in self.rule_errors:

@@ -178,6 +178,7 @@ class TrendUncertainty(Result):
                 + (f"; Q p = {self.heterogeneity_p:.2g}, I² = {self.i_squared:.0%}" if self.heterogeneity_df else "")
                 + (f"; {self.status}" if ":" in self.status else "") + ")")
 
+    @validate_params({"paper_months": [Interval(Real, 0, None, closed="neither"), None]})
     def plot(self, *, paper_months: float | None = None, title: str | None = None):
         """A plotly ``Figure`` of what this result holds (:func:`densing.trend.figures.uncertainty_figure`): the
         doubling time with its interval over every source, each candidate reference's own point estimate beside it and

@@ -104,8 +104,8 @@ def test_a_negative_duration_is_one_line_naming_the_file_and_event(tmp_path, cap
 
 
 @pytest.mark.parametrize("option, value, words", [("--bandwidth-gbps", "-5", "bandwidth_gbps: expected a number > 0, got -5"),
-                                                  ("--workers", "0,2", "workers: expected an integer ≥ 1, got 0"),
-                                                  ("--workers", "2.5", "workers: expected an integer ≥ 1, got 2.5"),
+                                                  ("--workers", "0,2", "workers: expected an integer in [1, 2147483647], got 0"),
+                                                  ("--workers", "2.5", "workers: expected an integer in [1, 2147483647], got 2.5"),
                                                   ("--local-steps", "0", "local_steps")])
 def test_whatif_refuses_impossible_inputs_in_one_line(tmp_path, capsys, option, value, words):
     write_trace(tmp_path / "rank-0.json", hand_trace())

@@ -84,3 +84,20 @@ def test_scratch_removed_and_errors_name_the_file(tmp_path):
     with pytest.raises(TraceError, match="bad.json"):
         stream_rank_row(bad, scratch_dir=str(scratch))
     assert not any(scratch.iterdir())
+
+
+def test_a_missing_scratch_folder_is_made_and_one_that_cannot_be_is_refused_in_one_line(tmp_path, monkeypatch,
+                                                                                          run_cli):
+    """``DENSING_SCRATCH`` missing: made (and its scratch removed after); a file where it should be, or below a file:
+    one line naming it, exit 2, through both command-line paths."""
+    hand = write_trace(tmp_path / "hand" / "rank0.json", hand_trace(shift=1000))
+    missing = tmp_path / "new" / "scratch"
+    row = stream_rank_row(hand, window_us=3, scratch_dir=str(missing))
+    assert row["kernel_span_us"] == 35 and missing.is_dir() and not any(missing.iterdir())
+    (tmp_path / "file").write_text("")
+    for bad in (tmp_path / "file", tmp_path / "file" / "below"):
+        monkeypatch.setenv("DENSING_SCRATCH", str(bad))
+        for extra in ((), ("--format", "json")):
+            code, out, err = run_cli("overlap", "analyze", hand, "--stream", *extra)
+            assert code == 2 and out == "" and err.count("\n") == 1, err
+            assert err.startswith(f"error: {bad}: cannot make the streaming scratch folder here"), err
