@@ -40,7 +40,8 @@ from densing.trend import checks
 from densing.trend.censored import EXACT
 from densing.trend.lines import envelope_index
 from densing.trend import design
-from densing.trend.uncertainty import TrendUncertainty, from_design
+from densing.trend.design import from_design
+from densing.trend.uncertainty import TrendUncertainty
 
 
 def references_of(candidates: pd.DataFrame, benchmarks: tuple[str, ...]) -> dict[str, tuple[str, ...]]:

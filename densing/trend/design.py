@@ -71,7 +71,7 @@ from densing.laws.table_cache import per_table
 from densing.trend import rules
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS
 from densing.trend.lines import doubling_interval, doubling_months
-from densing.trend.targets import own_models, screened_targets, target_labels
+from densing.trend.targets import family_clusters, own_models, screened_targets, target_labels
 from densing.trend.verdict import (BOUNDED, CHECK_WORDS, END_STABILITY, HETEROGENEITY_ALPHA, MEASURED, NOT_MEASURED,
                                    end_range, heterogeneity_check, heterogeneity_words, months_interval, status_words)
 from densing.validation import Interval, validate_params
@@ -277,14 +277,6 @@ def _prepared(design: Design) -> dict:
             "families": np.where(pd.isna(pd.Series(list(families), dtype=object)), frame["model"].astype(str).to_numpy(),
                                  np.asarray(list(families), dtype=object)),
             "caps": [reference_caps(inv, scores.shape[1]) for inv in design.inversions]}
-
-
-def family_clusters(families) -> np.ndarray:
-    """Each target's cluster of the family bootstrap: its family's code, a model with no family a cluster of its own."""
-    labels = pd.Series(list(families), dtype=object)
-    missing = labels.isna() | labels.astype(str).isin(["", "nan", "None", "<NA>"])
-    own = pd.Series([f"\x00model {i}" for i in range(len(labels))], dtype=object)
-    return pd.factorize(labels.astype(str).where(~missing, own))[0].astype(np.intp)
 
 
 def reference_caps(inversion, columns: int) -> np.ndarray:

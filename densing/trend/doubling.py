@@ -42,7 +42,8 @@ from densing.laws.eligibility import composed_fits
 from densing.trend.targets import trend_targets, with_stderr
 from densing.trend import design
 from densing.trend.scope import check_window
-from densing.trend.uncertainty import TrendUncertainty, from_design
+from densing.trend.design import from_design
+from densing.trend.uncertainty import TrendUncertainty
 
 #: The columns a score table needs (one row per model × benchmark × metric).
 SCORE_COLUMNS = ("model", "benchmark", "metric", "value", "params", "release_date")

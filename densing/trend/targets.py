@@ -104,3 +104,11 @@ def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAU
     left = pd.DataFrame({"model": dated["model"].iloc[np.flatnonzero(~keep)].reset_index(drop=True),
                          "reason": reasons[~keep]})
     return dated[keep].reset_index(drop=True), left
+
+
+def family_clusters(families) -> np.ndarray:
+    """Each target's cluster of the family bootstrap: its family's code, a model with no family a cluster of its own."""
+    labels = pd.Series(list(families), dtype=object)
+    missing = labels.isna() | labels.astype(str).isin(["", "nan", "None", "<NA>"])
+    own = pd.Series([f"\x00model {i}" for i in range(len(labels))], dtype=object)
+    return pd.factorize(labels.astype(str).where(~missing, own))[0].astype(np.intp)

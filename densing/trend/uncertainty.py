@@ -43,7 +43,7 @@ from densing.laws.inversion import arrays, as_inversion
 from densing.results import Result
 from densing.trend import rules
 from densing.trend.censored import EXACT, LOWER, UPPER
-from densing.trend.design import family_clusters
+from densing.trend.targets import family_clusters
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS, PAPER
 from densing.trend.lines import doubling_interval, doubling_months, envelope_index, slope_band
 from densing.trend.scope import dates_as_days, parse_epoch
@@ -296,7 +296,7 @@ def _prepared(inversion, frame: pd.DataFrame, rule: str, quantile: float) -> dic
 
 def family_index(members: list[np.ndarray], rng: np.random.Generator) -> np.ndarray:
     """One family-cluster resample of the targets as row indices: G families drawn with replacement, every member of
-    a drawn family once per draw (:func:`densing.trend.design.family_clusters` groups them)."""
+    a drawn family once per draw (:func:`densing.trend.targets.family_clusters` groups them)."""
     picks = rng.integers(len(members), size=len(members))
     return np.concatenate([members[g] for g in picks]) if len(members) else np.empty(0, np.intp)
 
@@ -396,6 +396,4 @@ def _with_score_columns(models: pd.DataFrame, benchmarks: tuple[str, ...]) -> pd
 
 
 __all__ = ["ALL_SOURCES", "SOURCES", "TrendUncertainty", "carry_over_references", "carry_uncertainty",
-           "from_design", "frontier_slope"]
-
-from densing.trend.design import from_design  # noqa: E402  (it makes the rows' results; kept here for its callers)
+           "frontier_slope"]
