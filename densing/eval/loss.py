@@ -21,6 +21,7 @@ function that built the scored request, so they are the tokens whose log-probabi
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -58,6 +59,22 @@ class LossTotals:
 
 
 EMPTY = LossTotals(0.0, 0, 0, 0)
+
+#: ln of the largest finite float: a mean loss above it has a perplexity no float holds
+LOG_FLOAT_MAX = math.log(sys.float_info.max)
+
+
+def log_space_perplexity(items) -> float:
+    """lm-eval's ``perplexity`` aggregation, ``exp(−(1/n)·Σ ℓ_i)`` over the samples' log-likelihoods ``ℓ_i`` (its log
+    is the conditional loss −log P(answer | prompt) per sample, Xiao et al. 2024, §2.2), with the mean taken in log
+    space and exponentiated only where the result is a finite float: a model whose answers cost more than
+    ``LOG_FLOAT_MAX`` (≈ 709.8) nats on average gets ``inf``, where lm-eval's own ``math.exp(-mean(items))`` raises
+    OverflowError. :func:`densing.eval.pair.guard_aggregations` puts it in place of lm-eval's."""
+    values = [float(item) for item in items]
+    if not values:
+        return math.nan
+    mean_loss = -math.fsum(values) / len(values)
+    return math.exp(mean_loss) if mean_loss <= LOG_FLOAT_MAX else math.inf
 
 
 def continuation_token_count(lm: Any, context: str, continuation: str) -> int:

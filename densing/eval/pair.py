@@ -22,7 +22,7 @@ import densing
 from densing.errors import EvalError
 from densing.eval.benchmarks import Benchmark
 from densing.eval.harness import lm_eval_version, quiet_expected_lm_eval_warnings
-from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, task_loss
+from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, log_space_perplexity, task_loss
 from densing.eval.models import ModelSpec
 
 
@@ -167,12 +167,17 @@ def _run_harness(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, *, li
 
 
 def guard_aggregations(task: Any, pair: str) -> None:
-    """Make each of ``task``'s metric aggregations (lm-eval's ``task.aggregation()``) give NaN, with one warning
-    naming the pair, task and metric, where it raises: a metric that fails then leaves lm-eval's run and the pair's
-    other metrics whole (:func:`_metric_rows` keeps finite values only). A task without aggregations has none
-    to guard."""
+    """Make ``task``'s metric aggregations (lm-eval's ``task.aggregation()``) survive what they are given: lm-eval's
+    ``perplexity`` (the loss tasks', LAMBADA's) becomes :func:`~densing.eval.loss.log_space_perplexity`, which
+    gives ``inf`` where lm-eval's ``exp`` overflows; and each one gives NaN, with one warning naming the pair, task
+    and metric, where it raises: a metric that fails then leaves lm-eval's run and the pair's other metrics whole
+    (:func:`_metric_rows` keeps finite values only). A task without aggregations has none to guard."""
+    from lm_eval.api.metrics import perplexity
+
     aggregations = task.aggregation() if callable(getattr(task, "aggregation", None)) else {}
     for metric, aggregate in list(aggregations.items()):
+        if aggregate is perplexity:
+            aggregate = log_space_perplexity
         if callable(aggregate) and not getattr(aggregate, "densing_guarded", False):
             aggregations[metric] = _guarded(aggregate, f"{pair} / {getattr(task, 'task_name', task)} / {metric}")
 

@@ -11,7 +11,7 @@ pytest.importorskip("lm_eval")
 pytestmark = pytest.mark.eval
 
 from densing.eval.store import part_path  # noqa: E402
-from densing.eval.tasks.utils import LOG_FLOAT_MAX, log_space_perplexity  # noqa: E402
+from densing.eval.loss import LOG_FLOAT_MAX, log_space_perplexity  # noqa: E402
 from tests.cli_run import run as _run  # noqa: E402
 from tests.conftest import SHARED_DATA  # noqa: E402
 from tests.eval.fake_backend import NAME, fake_models_file  # noqa: E402
@@ -29,13 +29,24 @@ def test_log_space_perplexity_is_lm_evals_where_it_fits_and_inf_past_it():
     assert math.isnan(log_space_perplexity([]))
 
 
-def test_every_shipped_loss_task_aggregates_in_log_space():
-    from densing.eval.harness import TASKS_DIRECTORY
+def test_lm_evals_perplexity_aggregation_is_put_in_log_space():
+    from lm_eval.api.metrics import perplexity
 
-    perplexity_tasks = [p for p in TASKS_DIRECTORY.rglob("*.yaml") if "metric: perplexity" in p.read_text()]
-    assert len(perplexity_tasks) >= 20
-    for path in perplexity_tasks:
-        assert "log_space_perplexity" in path.read_text(), path.name
+    from densing.eval.pair import guard_aggregations
+
+    class Task:
+        task_name = "loss"
+
+        def __init__(self):
+            self._aggregations = {"perplexity": perplexity}
+
+        def aggregation(self):
+            return self._aggregations
+
+    task = Task()
+    guard_aggregations(task, "m / b")
+    assert task.aggregation()["perplexity"]([-3000.0, -5000.0]) == math.inf
+    assert task.aggregation()["perplexity"]([-1.0, -2.0]) == pytest.approx(math.exp(1.5), rel=1e-15)
 
 
 def test_a_failing_aggregation_is_nan_for_its_metric_alone(caplog):

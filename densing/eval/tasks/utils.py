@@ -1,17 +1,11 @@
 """Few-shot exemplars for the companion loss tasks, copied verbatim from lm-evaluation-harness
 0.4.13 (MIT licence): lm_eval/tasks/mbpp/utils.py, lm_eval/tasks/minerva_math/utils.py and the
-``fewshot_config.samples`` of lm_eval/tasks/gsm8k/gsm8k-cot.yaml; and the GSM8K loss target; and the
-loss tasks' perplexity aggregation, in log space (:func:`log_space_perplexity`).
+``fewshot_config.samples`` of lm_eval/tasks/gsm8k/gsm8k-cot.yaml; and the GSM8K loss target.
 
 They are copied, not imported, because importing those modules needs the network (mbpp loads
 the ``code_eval`` metric from the Hub) or optional packages (minerva_math needs sympy).
 """
-import math
 import re
-import sys
-
-#: ln of the largest finite float: a mean loss above it has a perplexity no float holds
-LOG_FLOAT_MAX = math.log(sys.float_info.max)
 
 
 def mbpp_fewshot_samples():
@@ -155,16 +149,3 @@ def leaderboard_math_hard_docs(dataset):
     return dataset.filter(lambda doc: doc["level"] == "Level 5").map(
         lambda doc: {"problem": doc["problem"], "solution": doc["solution"]}
     )
-
-
-def log_space_perplexity(items) -> float:
-    """The loss tasks' ``perplexity`` aggregation: ``exp(−(1/n)·Σ ℓ_i)`` over the samples' log-likelihoods ``ℓ_i``
-    (lm-eval's ``perplexity``; its log is the conditional loss −log P(answer | prompt) per sample, Xiao et al. 2024,
-    §2.2), with the mean taken in log space and exponentiated only where the result is a finite float: a model whose
-    answers cost more than ``LOG_FLOAT_MAX`` (≈ 709.8) nats on average gets ``inf``, where lm-eval's own
-    ``math.exp(-mean(items))`` raises OverflowError and loses the (model, benchmark) pair."""
-    values = [float(item) for item in items]
-    if not values:
-        return math.nan
-    mean_loss = -math.fsum(values) / len(values)
-    return math.exp(mean_loss) if mean_loss <= LOG_FLOAT_MAX else math.inf

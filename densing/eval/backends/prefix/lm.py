@@ -197,13 +197,12 @@ class PrefixCachedHFLM(HFLM):
                 log_probs = F.log_softmax(output.logits[0, :, : self.vocab_size], dim=-1, dtype=self.softmax_dtype)
                 row_index = torch.tensor(rows, dtype=torch.long, device=self.device)
                 target = torch.tensor(targets, dtype=torch.long, device=self.device)
-                owner = torch.tensor(owners, dtype=torch.long, device=self.device)
-                token_scores = log_probs[row_index, target].double()  # each request's sum in float64
-                misses = (log_probs.argmax(dim=-1)[row_index] != target).long()
-                totals = torch.zeros(len(forward.requests), dtype=torch.float64, device=self.device)
-                missed = torch.zeros(len(forward.requests), dtype=torch.long, device=self.device)
-                totals.index_add_(0, owner, token_scores)
-                missed.index_add_(0, owner, misses)
+                # each token's log-probability and whether it is the argmax, in one transfer to the host
+                scored = torch.stack([log_probs[row_index, target].float(),
+                                      (log_probs.argmax(dim=-1)[row_index] != target).float()]).cpu()
+            owner = torch.tensor(owners, dtype=torch.long)  # each request's sum taken in float64 on the host
+            totals = torch.zeros(len(forward.requests), dtype=torch.float64).index_add_(0, owner, scored[0].double())
+            missed = torch.zeros(len(forward.requests), dtype=torch.float64).index_add_(0, owner, scored[1].double())
             for index, total, miss in zip(forward.requests, totals.tolist(), missed.tolist()):
                 answer = (float(total), miss == 0)
                 results[index] = answer
