@@ -53,27 +53,15 @@ def _d0(text: Optional[str]) -> Optional[float]:
 def _read(data: Path, *, suite: str | None = None, final_only: bool = False):
     """:func:`densing.data.read_reference_data`, saying on stderr that a folder is being read (the
     Pythia folder is thousands of JSON files: seconds). ``--suite`` and ``convert --final-only`` are refused on data
-    other than the Pythia evals folder (:func:`_pythia_only`)."""
+    other than the Pythia evals folder (:func:`densing.data.formats.pythia_only`)."""
     from densing.data import read_reference_data
 
-    _pythia_only(data, suite, final_only)
+    from densing.data.formats import pythia_only
+
+    pythia_only(data, suite, final_only)
     if data.is_dir():
         print_progress(f"reading {data} …")
     return read_reference_data(data, suite=suite or "standard", final_only=final_only)
-
-
-def _pythia_only(data: Path, suite: str | None, final_only: bool = False) -> None:
-    """An InputError when ``--suite`` (or ``convert``'s ``--final-only``) is given with data that is not the Pythia
-    evals folder: no other reader has a suite or checkpoints to keep, and the option would change nothing."""
-    from densing.data.formats import sniff_format
-    from densing.errors import InputError
-
-    if (suite is None and not final_only) or not data.exists():
-        return
-    found = sniff_format(data)
-    if found.name != "pythia_evals":
-        option = "--suite" if suite is not None else "--final-only"
-        raise InputError(f"{option}: applies to the Pythia evals folder only; {data} is {found.description}")
 
 
 def _size(text: Optional[str], option: str) -> Optional[float]:
@@ -246,9 +234,10 @@ def validate(
     fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
 ) -> None:
     """Held-out check: fit on small reference models, predict the large ones (paper Fig. 2b)."""
+    from densing.data.formats import pythia_only
     from densing.laws.held_out import validate_held_out
 
-    _pythia_only(data, suite)
+    pythia_only(data, suite)
     if data.is_dir():
         print_progress(f"reading {data} …")
     tokens = "auto" if min_train_tokens is None else None if min_train_tokens == "none" else _count(min_train_tokens, "--min-train-tokens")

@@ -154,3 +154,15 @@ def read_reference_data(path: str | Path, *, suite: str = "standard", final_only
         raise InputError(f"{path}: no such file or directory{paths.shipped_hint(path)}")
     return data_format.read(path, suite=suite, final_only=final_only)
 
+
+def pythia_only(data: Path, suite: str | None, final_only: bool = False) -> None:
+    """An InputError when ``--suite`` (or ``convert``'s ``--final-only``) is given with data that is not the Pythia
+    evals folder: no other reader has a suite or checkpoints to keep, and the option would change nothing."""
+    from densing.errors import InputError
+
+    if (suite is None and not final_only) or not data.exists():
+        return
+    found = sniff_format(data)
+    if found.name != "pythia_evals":
+        option = "--suite" if suite is not None else "--final-only"
+        raise InputError(f"{option}: applies to the Pythia evals folder only; {data} is {found.description}")

@@ -101,7 +101,7 @@ def fit_trend(
     the interval; ``n_boot_share``: the draws of each source alone (0 skips the shares). Returns the
     engine's :class:`~densing.trend.uncertainty.TrendUncertainty` (``doubling_time_months`` and its
     interval, the shares, the heterogeneity test, the line: ``predict``, ``confidence_band``) with its ``status``:
-    "measured", or "not measured: why" — the headline's status when every argument is the CLI's default. The trend is
+    "measured", "bounded: why" or "not measured: why" — the headline's when every argument is the CLI's default. The trend is
     the common design of :mod:`densing.trend.design`: the targets with every benchmark's score, every reference
     inverting all of them but its own family's models, pooled by random effects over paired draws.
     """
@@ -122,13 +122,7 @@ def fit_trend(
     if reference is None and benchmarks is not None:  # the headline's references come with their benchmark set
         raise InputError("benchmarks: given with a family name only (reference='Llama-3.1'); the headline's "
                          "references (reference=None) invert the headline's set")
-    if benchmarks is not None:
-        known = set(targets["benchmark"].astype(str))
-        unknown = [b for b in benchmarks if b not in known]
-        if unknown:
-            close = difflib.get_close_matches(unknown[0], sorted(known), n=3, cutoff=0.5)
-            raise InputError(f"benchmarks: {unknown[0]!r} is no benchmark of targets"
-                             f"{'; close: ' + ', '.join(close) if close else ''}")
+    _known_benchmarks(targets, benchmarks)
     if reference is None or isinstance(reference, str):
         if d0 is not None:
             raise InputError("d0: a family reference is inverted at its own budget; d0 goes with a ReferenceFit")
@@ -144,6 +138,16 @@ def fit_trend(
                                              n_boot_share=n_boot_share, level=level, seed=seed), epoch=epoch)
     found = capability.headline_checks(chosen.members(), result)
     return replace(result, status=design.status_words(result, capability.failed_gates(found)))
+
+
+def _known_benchmarks(targets: pd.DataFrame, benchmarks) -> None:
+    """An InputError naming the first of ``benchmarks`` (None: nothing to check) that ``targets`` has no score on."""
+    known = set(targets["benchmark"].astype(str))
+    unknown = [b for b in benchmarks or () if b not in known]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], sorted(known), n=3, cutoff=0.5)
+        raise InputError(f"benchmarks: {unknown[0]!r} is no benchmark of targets"
+                         f"{'; close: ' + ', '.join(close) if close else ''}")
 
 
 def _reference_argument(reference):
