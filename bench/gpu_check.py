@@ -24,7 +24,7 @@ WinoGrande 5-shot, the first ``--items`` items of each; GSM8K CoT 8-shot for gen
   ``densing overlap analyze`` of its trace, wall seconds.
 
 ``--dry-run`` runs the same steps on the CPU with a tiny model (width 64, 2 layers, float32), a few items and no
-training run; ``tests/bench/test_gpu_check.py`` runs it. Writes OUT/gpu_check.json (every number) and
+training run; ``tests/eval/test_gpu_check.py`` runs it. Writes OUT/gpu_check.json (every number) and
 OUT/gpu_check.txt (the summary it prints); the JSON is rewritten after each step, so a run cut short keeps the steps
 it finished.
 
