@@ -129,7 +129,7 @@ CAPABILITY_INTRO = (
     "status is its own: measured (both ends of the interval determined), bounded (one end determined, the other "
     "open) or not measured and why (the heterogeneity test rejects one common slope, a calibrated gate fails, neither "
     "end is determined, or no family passes the rule); a target at a reference's ceiling enters as a lower bound; the "
-    "MMLU + BBH + MATH-hard + HumanEval row is the headline itself.")
+    "MMLU + BBH + MATH-hard + HumanEval [paper] row is the headline itself.")
 
 
 def _capability(s: m.CapabilitySection) -> Section:

@@ -41,7 +41,7 @@ def breakable(frame: pd.DataFrame) -> pd.DataFrame:
 
 def row_names(rows: pd.DataFrame) -> dict[str, str]:
     """Each row key of :meth:`TrendMeasurement.by_benchmark` → its name for a reader: a benchmark by its own name, a
-    set by its benchmarks joined by " + " ("MMLU + BBH + MATH-hard + HumanEval", never ``paper``) — from its label's
+    set by its benchmarks joined by " + " and its short id ("MMLU + BBH + MATH-hard + HumanEval [paper]") — from its label's
     parenthesis (:func:`densing.trend.figures.row_display`), else from its ``benchmarks``, each named as the sets'
     labels name it (a benchmark no label names in capitals: GSM8K)."""
     from densing.trend.forest import row_display
@@ -50,13 +50,13 @@ def row_names(rows: pd.DataFrame) -> dict[str, str]:
     sets = list(zip(sets["row"], sets["label"], sets["capability"], sets["benchmarks"]))  # the columns' own values
     known: dict[str, str] = {}
     for row, label, capability, benchmarks in sets:
-        names, keys = row_display(row, label, capability).split(" + "), str(benchmarks).split(",")
+        names, keys = row_display(row, label, capability).rsplit(" [", 1)[0].split(" + "), str(benchmarks).split(",")
         if "(" in str(label) and len(names) == len(keys):
             known.update(zip(keys, names))
     out = {row: row for row in rows["row"]}
     for row, label, capability, benchmarks in sets:
         out[row] = (row_display(row, label, capability) if "(" in str(label)
-                    else " + ".join(known.get(k, k.upper()) for k in str(benchmarks).split(",")))
+                    else " + ".join(known.get(k, k.upper()) for k in str(benchmarks).split(",")) + f" [{row}]")
     return out
 
 

@@ -65,12 +65,13 @@ def forest_axis_end(rows: pd.DataFrame, paper_months: float) -> float:
 
 
 def row_display(row: str, label: str, capability: str) -> str:
-    """A row's name for a reader: a benchmark's own name, a set's benchmarks joined by " + " (its label's parenthesis,
-    "MMLU + BBH + MATH-hard + HumanEval"), never the set's key (``paper``)."""
+    """A row's name for a reader: a benchmark's own name, a set's benchmarks joined by " + " (its label's parenthesis)
+    with the set's short id after it, as the terminal, the README and the JSON name it ("MMLU + BBH + MATH-hard +
+    HumanEval [paper]")."""
     if capability != "set" or "(" not in str(label):
         return str(row)
     inside = str(label)[str(label).find("(") + 1:str(label).rfind(")")].split(";")[0]
-    return " + ".join(part.strip() for part in inside.split(","))
+    return " + ".join(part.strip() for part in inside.split(",")) + f" [{row}]"
 
 
 def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FOREST_TITLE) -> go.Figure:

@@ -174,3 +174,12 @@ def reference_store(tmp_path_factory, tiny_models, tiny_tasks) -> Path:
     store = tmp_path_factory.mktemp("reference") / "store"
     run_sweep(models_entries(tiny_models), ["tiny_mc", "tiny_gen"], store, include_paths=[tiny_tasks], device="cpu")
     return store
+
+
+@pytest.fixture
+def fake_source(monkeypatch):
+    """A registered lm-eval model of the tests reads no Hub files: the early check of a model's source (densing eval
+    and measure, before lm-eval is imported: densing.placement.plan.check_offline_source) looks up no Hub cache."""
+    from densing.placement import plan
+
+    monkeypatch.setattr(plan, "hub_offline", lambda: False)

@@ -98,6 +98,8 @@ def test_the_command_line_option_and_model_args_reach_the_sweep(tmp_path, monkey
         return pd.DataFrame()
 
     monkeypatch.setattr(runner, "run_sweep", fake)
+    (tmp_path / "config.json").write_text("{}")  # a model folder as the early source check reads it
+    (tmp_path / "tokenizer.json").write_text("{}")
     models = tmp_path / "models.yaml"
     models.write_text(yaml.safe_dump({"models": [
         {"name": "a", "model": str(tmp_path), "model_args": {"max_model_len": 2048}},

@@ -14,7 +14,7 @@ from tests.cli_run import run as _run  # noqa: E402
 from tests.eval.fake_backend import NAME, FakeLM, fake_models_file as _models  # noqa: E402
 
 
-def test_a_registered_lm_eval_model_runs_a_sweep_with_nothing_else(tmp_path, tiny_tasks, capsys):
+def test_a_registered_lm_eval_model_runs_a_sweep_with_nothing_else(tmp_path, tiny_tasks, capsys, fake_source):
     from densing.eval.backends import BACKENDS, Backend, get
 
     assert NAME not in BACKENDS and type(get(NAME)) is Backend  # no densing record: the defaults
@@ -50,7 +50,7 @@ def test_an_unknown_backend_is_one_line_naming_the_registered_ones_before_any_wo
     assert not store.exists()
 
 
-def test_the_prefix_engines_options_name_the_backend_that_has_them(tmp_path, tiny_tasks, capsys):
+def test_the_prefix_engines_options_name_the_backend_that_has_them(tmp_path, tiny_tasks, capsys, fake_source):
     """A shard, a time limit or the engine's settings on a backend without densing's prefix engine: one line naming
     the backend that has it; --prefix-cache on a backend that has none is refused as well."""
     base = ["eval", "--models", str(_models(tmp_path)), "--benchmarks", "tiny_mc", "--include-path", str(tiny_tasks),

@@ -1,6 +1,8 @@
 """AI2's request sets as benchmarks: the reader, and the ladder's scores of a tiny hand-made set."""
 from __future__ import annotations
 
+import pandas as pd
+
 import gzip
 import json
 import math
@@ -132,7 +134,8 @@ def test_sharded_runs_fill_the_request_cache_and_a_plain_run_scores_from_it(tmp_
     rows = run_sweep(models, ["olmo_hellaswag_rc_5shot"], store, **options)
     assert sum(scored) == 0  # everything came from the request cache
     columns = ["metric", "value", "loss", "items"]
-    assert rows[columns].equals(plain[columns])
+    # the same numbers up to float32 summation: a shard's trie passes group the requests otherwise than one run's
+    pd.testing.assert_frame_equal(rows[columns].reset_index(drop=True), plain[columns].reset_index(drop=True), rtol=1e-6)
     with pytest.raises(InputError, match="shard"):
         run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "x", device="cpu", data_root=options["data_root"],
                   shard=(0, 2))
@@ -161,7 +164,8 @@ def test_shards_on_two_machines_merged_score_as_one_run(tmp_path, tiny_model, mo
     rows = run_sweep(models, ["olmo_hellaswag_rc_5shot"], merged, **options)
     assert sum(scored) == 0  # every request came from the merged cache
     columns = ["metric", "value", "loss", "items"]
-    assert rows[columns].equals(plain[columns])
+    # the same numbers up to float32 summation: a shard's trie passes group the requests otherwise than one run's
+    pd.testing.assert_frame_equal(rows[columns].reset_index(drop=True), plain[columns].reset_index(drop=True), rtol=1e-6)
 
 
 def test_time_limit_is_checked_before_anything_runs(tmp_path):

@@ -109,7 +109,7 @@ def test_rekey_rewrites_only_the_key_of_parts_that_agree_with_the_sweep(tmp_path
     assert capsys.readouterr().err == f"error: {tmp_path / 'nowhere'}: no such results store directory\n"
 
 
-def test_two_checkouts_at_different_paths_share_one_store_and_the_second_evaluates_nothing(tmp_path, capsys):
+def test_two_checkouts_at_different_paths_share_one_store_and_the_second_evaluates_nothing(tmp_path, capsys, fake_source):
     """What two clones of the repository are to one store: the same local split under two data roots at different
     paths. The first sweep evaluates (through a registered lm-eval model); the second, from the other root, finds its
     pair done, loads no model and sends no request."""

@@ -70,7 +70,7 @@ def test_a_failing_aggregation_is_nan_for_its_metric_alone(caplog):
 
 
 @pytest.mark.skipif(not (SHARED_DATA / "benchmarks").is_dir(), reason="no local benchmark splits")
-def test_a_model_whose_answers_cost_thousands_of_nats_evaluates_gsm8k_end_to_end(tmp_path, capsys):
+def test_a_model_whose_answers_cost_thousands_of_nats_evaluates_gsm8k_end_to_end(tmp_path, capsys, fake_source):
     store = tmp_path / "store"
     models = fake_models_file(tmp_path, "{answer_nats: 2000}")  # every answer costs 2,000 nats and more
     argv = ["eval", "--models", str(models), "--benchmarks", "gsm8k", "--local-data",

@@ -291,15 +291,16 @@ def test_density_with_no_options_prints_the_reports_per_model_rows(report, run_c
 
 
 def test_rows_are_named_for_what_they_are_and_densities_for_their_reference(report):
-    """No table row and no forest-plot row is named by a set's key (``paper``, ``paper_gsm8k``); the per-model
-    densities name the one reference they come from (not the headline's pooled references)."""
+    """No table row and no forest-plot row is named by a set's key alone (``paper``, ``paper_gsm8k``): a set is its
+    benchmarks with its short id beside them, as every output names it; the per-model densities name the one
+    reference they come from (not the headline's pooled references)."""
     import json
 
     from tests.report import page_text
 
     html, measured, dens = report
     cells = [row[0] for body in page_text.sections(html).values() for table in page_text.tables(body) for row in table if row]
-    assert "MMLU + BBH + MATH-hard + HumanEval" in cells and "MMLU + BBH + GSM8K + HumanEval" in cells
+    assert "MMLU + BBH + MATH-hard + HumanEval [paper]" in cells and "MMLU + BBH + GSM8K + HumanEval [paper_gsm8k]" in cells
     assert not {"paper", "paper_gsm8k", "knowledge_commonsense", "paper-like set"} & set(cells)
     assert all(len(table) > 1 for body in page_text.sections(html).values() for table in page_text.tables(body))
     forest = json.loads(page_text.figure_data(html)["by-benchmark"][0])

@@ -99,6 +99,18 @@ class PrefixCachedHFLM(HFLM):
             except (AttributeError, ValueError, ImportError):  # a model without SDPA keeps its eager attention
                 pass
 
+    def with_settings(self, settings: PrefixSettings) -> "PrefixCachedHFLM":
+        """A copy of this lm (the same model and tokenizer, not reloaded) that runs with ``settings`` (the GPU check's
+        trie passes of other sizes, ``bench/gpu_check.py``)."""
+        import copy
+
+        if not isinstance(settings, PrefixSettings):
+            raise InputError(f"settings: expected a PrefixSettings, got {type(settings).__name__}")
+        clone = copy.copy(self)
+        clone.__dict__.pop("_recent_encodings", None)  # its own encodings' memo, not the shared dict
+        clone.settings, clone.decode_stats, clone.trie_stats = settings, DecodeStats(), TrieStats()
+        return clone
+
     def _my_share(self, requests: list[Any]) -> list[Any]:
         k, n = self.shard  # type: ignore[misc]
         return [r for r in requests if request_shard(r.args, n) == k]
