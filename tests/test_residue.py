@@ -19,8 +19,8 @@ def test_the_row_median_of_an_empty_window_is_nan():
     assert _row_nanmedian(values).tolist() == [2.0, 2.0]
 
 
-@pytest.mark.parametrize("argv", [["trend", "--table", "swallow_2026"], ["trend", "--table", "swallow_2026",
-                                                                        "--format", "json"]])
+@pytest.mark.parametrize("argv", [["trend", "--table", "swallow_2026", "--detail"],
+                                  ["trend", "--table", "swallow_2026", "--format", "json"]])
 def test_trend_on_swallow_2026_says_the_breakpoint_window_is_empty(argv, run_cli):
     code, out, err = run_cli(*argv, "--n-boot", "50")
     assert code == 0 and "Traceback" not in err, err

@@ -171,7 +171,7 @@ def sweep(
 def _check_sources(specs: list, names: list[str], out: Path) -> None:
     """Before lm-eval builds its task index (tens of seconds): the eval extra is installed, and every model with a
     pair missing from the store can be loaded — its local path or GGUF file exists, its package (``package:NAME``) is
-    installed, its Hub files are cached where the Hub is offline (:func:`densing.placement.plan.check_offline_source`).
+    installed (:func:`densing.eval.loading.check_model_source`); a Hub id's files are looked up by the sweep.
     A model whose every pair is in the store is not loaded and is not checked (the sweep checks its parts' config
     hashes, and a stale part's model then, still before evaluating)."""
     import importlib.util
@@ -182,12 +182,12 @@ def _check_sources(specs: list, names: list[str], out: Path) -> None:
         if importlib.util.find_spec(package) is None:
             raise EvalError(f"densing eval needs the {extra} extra: no installed package {package!r} "
                             f"(pip install -e '.[{extra}]')")
+    from densing.eval.loading import check_model_source
     from densing.eval.store import part_path
-    from densing.placement.plan import check_offline_source
 
-    for spec in specs:
+    for spec in specs:  # its files and package; a Hub id's cache is the sweep's to read, once every option is checked
         if not all(part_path(out, spec.name, name).exists() for name in names):
-            check_offline_source(spec)
+            check_model_source(spec)
 
 
 def _suite_names(suite: str | None, local_data: bool) -> tuple[list[str], list[str]]:

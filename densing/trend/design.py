@@ -460,8 +460,8 @@ def pooled_trend(design: Design, *, rule: str = "quantile", quantile: float = 0.
     first of them are used, and ``seed`` is theirs); without it, they are drawn here."""
     rules.get(rule)
     if len(design.frame) < MIN_POINTS:
-        raise FitError(f"{rule} frontier: fewer than {MIN_POINTS} targets ({len(design.frame)}) with every score of "
-                       f"{', '.join(design.benchmarks)}; no trend line")
+        raise FitError(f"{rule} frontier: fewer than {MIN_POINTS} usable models (of {len(design.frame)} targets with "
+                       f"every score of {', '.join(design.benchmarks)}); no trend line")
     data = draws.data if draws is not None else _prepared(design)
     point = draws.point if draws is not None else _point(design, data)
     y0, kind0, delta0 = point
