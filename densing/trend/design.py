@@ -58,7 +58,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
@@ -74,7 +74,7 @@ from densing.trend.lines import doubling_interval, doubling_months
 from densing.trend.targets import family_clusters, own_models, screened_targets, target_labels
 from densing.trend.verdict import (BOUNDED, CHECK_WORDS, END_STABILITY, HETEROGENEITY_ALPHA, MEASURED, NOT_MEASURED,
                                    end_range, heterogeneity_check, heterogeneity_words, months_interval, status_words)
-from densing.validation import Interval, validate_params
+from densing.validation import MAX_DRAWS, InstanceOf, Interval, validate_params
 
 #: The least number of targets two references must both invert exactly to estimate their offset.
 MIN_SHARED = 3
@@ -401,6 +401,8 @@ class RowTrend:
     ceiling_bounds: tuple[int, ...] = ()
     #: leave-one-family-out: family, its targets, the pooled point slope without them (step 7)
     influence: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
+    #: leave-one-model-out, the same columns (``family`` holds the model)
+    model_influence: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
 
 
 #: The sources each drawn alone for the shares of the pooled slope's variance (module docstring, step 4).
@@ -452,7 +454,9 @@ def _first(drawn: tuple, count: int) -> tuple:
     return y[:, :count], kind[:, :count], index[:count]
 
 
-@validate_params({"n_boot": [Interval(Integral, 2, None)], "n_boot_share": [Interval(Integral, 0, None)]})
+@validate_params({"n_boot": [Interval(Integral, 2, MAX_DRAWS)], "n_boot_share": [Interval(Integral, 0, MAX_DRAWS)],
+                  "quantile": [Interval(Real, 0, 1, closed="neither")], "level": [Interval(Real, 0, 1, closed="neither")],
+                  "seed": [Interval(Integral, 0, None)], "design": [InstanceOf(Design, "a common design (common_design)")]})
 def pooled_trend(design: Design, *, rule: str = "quantile", quantile: float = 0.9, n_boot: int = 1000,
                  n_boot_share: int = 300, level: float = 0.95, seed: int = 0, draws: PairedDraws | None = None) -> RowTrend:
     """The row's pooled slope with paired draws over every reference (module docstring, steps 3–4). ``draws``: the
@@ -511,22 +515,26 @@ def pooled_trend(design: Design, *, rule: str = "quantile", quantile: float = 0.
                     level, y0[:, 0], kind0[:, 0], tuple(float(v) for v in delta0[:, 0]),
                     ends_mc=(end_range(ok, tail), end_range(ok, 1 - tail)), slope_without_ceilings=without,
                     ceiling_bounds=bounded, influence=family_influence(rule, quantile, data, y0[:, 0], kind0[:, 0], w,
-                                                                       lines0))
+                                                                       lines0),
+                    model_influence=family_influence(rule, quantile, data, y0[:, 0], kind0[:, 0], w, lines0, by="model"))
 
 
 def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, w: np.ndarray,
-                     starts) -> pd.DataFrame:
+                     starts, *, by: str = "family") -> pd.DataFrame:
     """Leave one family out (Incompressible Knowledge Probes, arXiv 2604.24827): for every family of the targets, the
     pooled point slope Σ_r w_r·A_r with that family's targets left out of every reference's frontier line (the
-    references and their weights kept). ``y``, ``kind`` (R, n) the point densities; columns ``family``,
-    ``n_models``, ``slope_per_day``."""
-    clusters, labels = data["clusters"], data["labels"]
+    references and their weights kept); ``by="model"``: every target left out alone (the model whose date or score
+    moves the line most). ``y``, ``kind`` (R, n) the point densities; columns ``family`` (the model's name with
+    ``by="model"``), ``n_models``, ``slope_per_day``."""
+    labels = data["labels"]
+    clusters = data["clusters"] if by == "family" else np.arange(len(labels))
     groups = int(clusters.max()) + 1 if clusters.size else 0
     weight = (clusters[None, :] != np.arange(groups)[:, None]).astype(float)  # (families, n): 0 on the left-out one
     slopes = np.array([rules.frontier_lines_weighted(rule, data["t"], np.broadcast_to(y[r], weight.shape),
                                                      np.broadcast_to(kind[r], weight.shape), weight, labels, quantile,
                                                      start=starts[r])[:, 0] for r in range(y.shape[0])])
-    names = [str(data["families"][np.flatnonzero(clusters == g)[0]]) for g in range(groups)]
+    names = [str((data["families"] if by == "family" else labels)[np.flatnonzero(clusters == g)[0]])
+             for g in range(groups)]
     return pd.DataFrame({"family": names, "n_models": np.bincount(clusters, minlength=groups),
                          "slope_per_day": w @ slopes})
 
@@ -593,7 +601,7 @@ def from_design(result, *, epoch: str = DEFAULT_EPOCH):
     """A :class:`TrendUncertainty` of a row's pooled trend under its common design (:func:`densing.trend.design.pooled_trend`)."""
     from densing.trend.censored import EXACT as _EXACT, LOWER as _LOWER, UPPER as _UPPER
     from densing.trend.uncertainty import TrendUncertainty, _frontier_points, _months
-    from densing.trend.verdict import determined_ends, influence_items
+    from densing.trend.verdict import determined_ends, influence_items, most_influential_model
 
     EXACT, LOWER, UPPER = _EXACT, _LOWER, _UPPER
 
@@ -626,7 +634,7 @@ def from_design(result, *, epoch: str = DEFAULT_EPOCH):
         reference_months_low=tuple(lo for lo, _ in own), reference_months_high=tuple(hi for _, hi in own),
         **determined_ends(result.ends_mc, result.slope_ci_low, result.slope_ci_high), months_without_ceilings=_months(result.slope_without_ceilings),
         ceiling_bounds=result.ceiling_bounds, n_ceiling_bounds=int(sum(result.ceiling_bounds)),
-        influence=influence_items(result),
+        influence=influence_items(result), **most_influential_model(result),
     )
 
 

@@ -325,17 +325,28 @@ def _influence_words(head: TrendUncertainty, *, always: bool) -> str:
     (``always``) as the reason an end is open."""
     frame = head.influence_frame()
     if frame.empty:
-        return ""
+        return _model_words(head)
     top = frame.iloc[0]
     months = float(top["doubling_time_months"])
     low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
     beyond = not (low <= months <= high)
     if not (beyond or always):
-        return ""
+        return _model_words(head)
     shown = (f"the estimate is {format_months(months)} months" if math.isfinite(months) else
              "the frontier line no longer rises (no doubling time)")
     words = ", beyond the interval" if beyond else ", the largest move of any family"
     return (f" Leave one family out: without {top['family']} ({int(top['n_models'])} models) {shown}{words} "
-            "(every family: --format json).")
+            "(every family: --format json)." + _model_words(head))
+
+
+def _model_words(head: TrendUncertainty) -> str:
+    """The one target whose removal moves the estimate beyond the interval (a date or a score that carries the line
+    alone), named; "" where no single model does."""
+    months, model = head.months_without_model, head.most_influential_model
+    low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
+    if not model or low <= months <= high:
+        return ""
+    shown = f"{format_months(months)} months" if math.isfinite(months) else "no rising line"
+    return f" One model carries the line: without {model} the estimate is {shown}, beyond the interval."
 
 

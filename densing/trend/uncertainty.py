@@ -19,10 +19,9 @@ draws, mapped through ln 2 / A, is the doubling time's interval. Each source is 
 (the other two held at their point values); its **share** is its slope variance over the sum of
 the three, so the output says which source dominates.
 
-Frontier rules: ``quantile`` (Powell's censored q-th regression quantile, q = 0.9),
-``all`` (Tobit, the mean line), ``envelope`` (the paper's record-setters, fitted by OLS, bounds
-entering at their bound value: its points are chosen on the response, and its interval is
-optimistic).
+Frontier rules: ``quantile`` (Powell's censored q-th regression quantile, q = 0.9), ``all`` (Tobit, the mean line),
+``envelope`` (the paper's record-setters, fitted by OLS, bounds entering at their bound value: its points are chosen
+on the response, and its interval is optimistic).
 
 Coverage on planted data (``studies/trend_full_coverage.py``, 100 replicates of the whole pipeline:
 a reference family fitted with its bootstrap, 90 targets with binomial score noise; nominal 0.95):
@@ -131,8 +130,10 @@ class TrendUncertainty(Result):
     months_without_ceilings: float = math.nan
     ceiling_bounds: tuple[int, ...] = field(repr=False, default=())
     n_ceiling_bounds: int = 0
-    #: leave-one-family-out: each family's removal, the estimate without it and its move
+    #: leave one family out (each family's removal, the estimate without it, its move); one model out (the largest)
     influence: tuple = ()
+    most_influential_model: str = ""
+    months_without_model: float = math.nan
 
     # the bulky per-model names and per-draw slopes, and the line's drawing aids, stay out of JSON
     _dict_exclude = ("models", "draws", "reference_names", "reference_weights", "reference_slopes", "epoch",

@@ -145,6 +145,20 @@ def influence_items(result) -> tuple:
 
 
 
+def most_influential_model(result) -> dict:
+    """The target whose removal moves a row's point estimate most (leave one model out: a model's date or score that
+    carries the line), and the doubling time without it (months; ∞ where the line no longer rises)."""
+    frame = result.model_influence
+    if not len(frame):
+        return {"most_influential_model": "", "months_without_model": math.nan}
+    point = doubling_months(result.slope_per_day)
+    months = np.array([doubling_months(v) for v in frame["slope_per_day"]])
+    with np.errstate(invalid="ignore"):  # ∞ − ∞: a line that rises neither with nor without the model
+        move = np.nan_to_num(np.abs(months - point), nan=np.inf)
+    top = int(np.argmax(move))
+    return {"most_influential_model": str(frame["family"].iloc[top]), "months_without_model": float(months[top])}
+
+
 def determined_words(result) -> str:
     """What the draws determine, in words: "3.61 months [95% CI 2.59–5.1]" (both ends), "3.61 months, at least 2.59
     at 95%; the upper end not determined" (one), or the estimate and its interval, "neither end determined"."""

@@ -301,3 +301,15 @@ def test_leaving_a_family_out_is_the_pooled_line_without_its_targets():
     assert set(table_out["family"]) == set(frame["family"])
     moves = table_out["move_months"].abs().to_numpy()
     assert np.all(np.diff(moves[np.isfinite(moves)]) <= 1e-12)  # the largest move first
+
+
+def test_pooled_trend_declares_what_it_takes():
+    from densing.errors import InputError
+
+    table = planted(6)
+    chosen = design.common_design(table, [_joint(table, "RefA")], since=None)
+    for bad in ({"quantile": 1.5}, {"level": 0.0}, {"n_boot": 10 ** 9}, {"seed": -1}):
+        with pytest.raises(InputError, match=next(iter(bad))):
+            design.pooled_trend(chosen, **bad)
+    with pytest.raises(InputError, match="design: expected a common design"):
+        design.pooled_trend("not a design")

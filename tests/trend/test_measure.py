@@ -3,6 +3,8 @@
 The uncertainty sources and their shares are tested in test_uncertainty.py."""
 from __future__ import annotations
 
+import math
+
 import json
 
 import numpy as np
@@ -305,3 +307,24 @@ def test_the_fixed_size_row_of_a_set_uses_the_sets_complete_cases():
     same = fixed_size_trend(table, benchmarks, n_boot=20)
     broad = fixed_size_trend(table, benchmarks, n_boot=20, complete=False)
     assert same.n_models < broad.n_models and same.n_scores == 4 * same.n_models
+
+
+def test_a_single_model_that_carries_the_line_is_named():
+    """Leave one model out: the target whose removal moves the estimate most is found, and named in the verdict only
+    where its removal puts the estimate beyond the interval (a date or a score that carries the line alone)."""
+    from types import SimpleNamespace
+
+    from densing.trend.lines import doubling_months
+    from densing.trend.measure import _model_words
+    from densing.trend.verdict import most_influential_model
+
+    slope = math.log(2) / (3.6 * 365.25 / 12)
+    frame = pd.DataFrame({"family": ["a", "b", "late-dense"], "n_models": [1, 1, 1],
+                          "slope_per_day": [slope * 0.98, slope * 1.02, slope * 0.4]})
+    found = most_influential_model(SimpleNamespace(model_influence=frame, slope_per_day=slope))
+    assert found["most_influential_model"] == "late-dense"
+    assert found["months_without_model"] == pytest.approx(doubling_months(slope * 0.4))
+    head = SimpleNamespace(most_influential_model="late-dense", months_without_model=found["months_without_model"],
+                           doubling_time_months_ci_low=2.6, doubling_time_months_ci_high=5.0)
+    assert _model_words(head).startswith(" One model carries the line: without late-dense the estimate is 9")
+    assert _model_words(SimpleNamespace(**{**vars(head), "doubling_time_months_ci_high": math.inf})) == ""
