@@ -683,7 +683,7 @@ MODELS_FILE_CASES = {
     "params": [("7", "below 10000"), ("1e30", "above 1e+13"), ("seven", "cannot parse 'seven'"), ("0", "positive")],
     "non_embedding_params": [("5", "below 10000"), ("2e9", "above params")],
     "train_tokens": [("0", "positive"), ("1e30", "outside (0, 1e+15]"), ("lots", "cannot parse 'lots'")],
-    "release_date": [("'2017-12-31'", "not between 2018-01-01 and today"), ("'2999-01-01'", "not between"),
+    "release_date": [("'2018-06-10'", "not between 2018-06-11 and today"), ("'2999-01-01'", "not between"),
                      ("soon", "cannot parse 'soon'")],
     "trust_remote_code": [("maybe", "expected true or false")],
     "gguf_file": [("weights.bin", "ending .gguf")],

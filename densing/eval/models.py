@@ -267,8 +267,9 @@ _TextDatesLoader.yaml_implicit_resolvers = {
     for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 
-#: No language model of the kind densing measures was released before this date (GPT-1: 2018-06).
-EARLIEST_RELEASE = "2018-01-01"
+#: No language model of the kind densing measures was released before this date: the one date domain of every
+#: reader (:data:`densing.validation.EARLIEST_DATE`, GPT-1's release), so a models file admits what a table admits.
+from densing.validation import EARLIEST_DATE as EARLIEST_RELEASE  # noqa: E402
 
 
 def read_models_file(path: str | Path) -> list[ModelSpec]:

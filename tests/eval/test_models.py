@@ -127,8 +127,8 @@ def test_vllm_gets_the_model_args_auto_batches_and_refuses_gguf_before_loading(m
 
 
 @pytest.mark.parametrize("date, words", [("2024-13-45", "cannot parse"), ("2024-02-30", "cannot parse"),
-                                          ("2999-01-01", "not between 2018-01-01 and today"),
-                                          ("2001-01-01", "not between 2018-01-01 and today")])
+                                          ("2999-01-01", "not between 2018-06-11 and today"),
+                                          ("2001-01-01", "not between 2018-06-11 and today")])
 def test_a_models_file_date_is_a_real_day_in_the_window_or_one_line(tmp_path, date, words):
     from densing.errors import InputError
     from densing.eval.models import read_models_file
