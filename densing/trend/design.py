@@ -74,7 +74,7 @@ from densing.trend.lines import doubling_interval, doubling_months
 from densing.trend.targets import family_clusters, own_models, screened_targets, target_labels
 from densing.trend.verdict import (BOUNDED, CHECK_WORDS, END_STABILITY, HETEROGENEITY_ALPHA, MEASURED, NOT_MEASURED,
                                    end_range, heterogeneity_check, heterogeneity_words, months_interval, status_words)
-from densing.validation import MAX_DRAWS, InstanceOf, Interval, validate_params
+from densing.validation import MAX_DRAWS, Interval, validate_params
 
 #: The least number of targets two references must both invert exactly to estimate their offset.
 MIN_SHARED = 3
@@ -456,12 +456,14 @@ def _first(drawn: tuple, count: int) -> tuple:
 
 @validate_params({"n_boot": [Interval(Integral, 2, MAX_DRAWS)], "n_boot_share": [Interval(Integral, 0, MAX_DRAWS)],
                   "quantile": [Interval(Real, 0, 1, closed="neither")], "level": [Interval(Real, 0, 1, closed="neither")],
-                  "seed": [Interval(Integral, 0, None)], "design": [InstanceOf(Design, "a common design (common_design)")]})
+                  "seed": [Interval(Integral, 0, None)]})
 def pooled_trend(design: Design, *, rule: str = "quantile", quantile: float = 0.9, n_boot: int = 1000,
                  n_boot_share: int = 300, level: float = 0.95, seed: int = 0, draws: PairedDraws | None = None) -> RowTrend:
     """The row's pooled slope with paired draws over every reference (module docstring, steps 3–4). ``draws``: the
     design's :func:`paired_draws` made once for several rules (at least ``n_boot`` and ``n_boot_share`` of each; the
     first of them are used, and ``seed`` is theirs); without it, they are drawn here."""
+    if not isinstance(design, Design):
+        raise InputError(f"design: expected a common design (common_design), got {design!r}")
     rules.get(rule)
     if len(design.frame) < MIN_POINTS:
         raise FitError(f"{rule} frontier: fewer than {MIN_POINTS} usable models (of {len(design.frame)} targets with "
