@@ -43,6 +43,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
@@ -244,7 +245,8 @@ def training_run(device) -> dict:
     return result
 
 
-def main() -> int:
+def _options() -> SimpleNamespace:
+    """The command line, each count at its full or its dry-run default where not given."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="folder for gpu_check.json and gpu_check.txt")
     parser.add_argument("--dry-run", action="store_true", help="CPU, tiny float32 model, few items, no training run")
@@ -263,84 +265,36 @@ def main() -> int:
     def pick(value, full, small):
         return value if value is not None else (small if dry else full)
 
-    items, agreement_items = pick(arguments.items, 200, 3), pick(arguments.agreement_items, 50, 3)
-    repeats, vocab = pick(arguments.repeats, 3, 1), pick(arguments.vocab, 32000, 4000)
-    gen_requests, gen_tokens = pick(arguments.gen_requests, 16, 2), pick(arguments.gen_tokens, 64, 8)
-    started = time.perf_counter()
+    return SimpleNamespace(out=arguments.out, dry=dry, data_root=arguments.data_root, batch_size=arguments.batch_size,
+                           no_train=arguments.no_train, items=pick(arguments.items, 200, 3),
+                           agreement_items=pick(arguments.agreement_items, 50, 3), repeats=pick(arguments.repeats, 3, 1),
+                           vocab=pick(arguments.vocab, 32000, 4000), gen_requests=pick(arguments.gen_requests, 16, 2),
+                           gen_tokens=pick(arguments.gen_tokens, 64, 8))
 
-    import torch
-    from lm_eval.models.huggingface import HFLM
 
-    from densing.eval.backends import ensure_registered
-    from densing.eval.backends.prefix.grouping import distinct_token_count
-    from densing.eval.backends.prefix.lm import PrefixCachedHFLM
-    from densing.eval.backends.prefix.settings import PrefixSettings
+def _requests(options: SimpleNamespace) -> tuple[list, list, list[str]]:
+    """The log-likelihood instances of :data:`TASKS`, the generation instances (new tokens bounded) and every text."""
     from densing.eval.harness import build_instances
-
-    ensure_registered()
-    if not dry and not torch.cuda.is_available():
-        raise SystemExit("gpu_check: no CUDA device (use --dry-run for the CPU check)")
-    device = torch.device("cpu" if dry else "cuda:0")
-    dtype = torch.float32 if dry else torch.bfloat16
-    out = arguments.out
-    out.mkdir(parents=True, exist_ok=True)
-    report: dict = {"device": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or "cpu",
-                    "dry_run": dry, "torch": torch.__version__, "cuda": torch.version.cuda, "python": platform.python_version()}
-    import lm_eval
-    import transformers
-
-    report.update(lm_eval=lm_eval.__version__, transformers=transformers.__version__)
 
     instances = []
     for task, shots in TASKS:
-        instances += build_instances([task], items, shots, arguments.data_root)
-    generation = build_instances([GENERATION_TASK[0]], gen_requests, GENERATION_TASK[1], arguments.data_root)
+        instances += build_instances([task], options.items, shots, options.data_root)
+    generation = build_instances([GENERATION_TASK[0]], options.gen_requests, GENERATION_TASK[1], options.data_root)
     for instance in generation:  # a bounded number of new tokens (a random model rarely stops on its own)
-        instance.arguments = (instance.args[0], {**instance.args[1], "max_gen_toks": gen_tokens})
+        instance.arguments = (instance.args[0], {**instance.args[1], "max_gen_toks": options.gen_tokens})
     texts = sorted({text for instance in instances + generation for text in instance.args[:1] + instance.args[1:2]
                     if isinstance(text, str)})
-    clock = time.perf_counter()
-    tokenizer = train_tokenizer(texts, vocab)
-    report["tokenizer"] = {"vocab": len(tokenizer), "texts": len(texts), "seconds": time.perf_counter() - clock}
-    clock = time.perf_counter()
-    model = build_model("tiny" if dry else "1b", len(tokenizer), dtype, device)
-    sync(device)
-    embedding = model.get_input_embeddings().weight.numel()
-    params = sum(p.numel() for p in model.parameters())
-    report["model"] = {"shape": dict(zip(("layers", "width", "heads", "kv_heads", "mlp"), SHAPES["tiny" if dry else "1b"])),
-                       "params": params, "params_less_input_embedding": params - embedding, "dtype": str(dtype),
-                       "build_seconds": time.perf_counter() - clock}
-    peak = matmul_peak(device, dtype, 512 if dry else 8192)
-    report["matmul_peak_flops"] = peak
+    return instances, generation, texts
 
-    common = dict(pretrained=model, tokenizer=tokenizer, max_length=2048)
-    hf = HFLM(batch_size=arguments.batch_size, **common)
-    densing = PrefixCachedHFLM(batch_size=1, **common)
-    sized = densing.token_budget()
-    half = densing.with_settings(PrefixSettings(tokens_per_batch=max(sized // 2, 1)))
-    wider = densing.with_settings(PrefixSettings(tokens_per_batch=2 * sized))
-    encoded = [densing._encode_pair(*instance.args) for instance in instances]
-    inputs = [(c + x)[-(densing.max_length + 1):][:-1] for c, x in encoded]
-    distinct, total = distinct_token_count(inputs), sum(len(i) for i in inputs)
-    report["requests"] = {"tasks": {t: s for t, s in TASKS}, "items_per_task": items, "requests": len(instances),
-                          "tokens": total, "distinct_prefix_tokens": distinct,
-                          "densing_sizing": {"tokens_per_batch": sized, "rows_per_batch": densing.generation_rows()}}
-    limit_seconds = distinct * 2 * (params - embedding) / peak
-    utilisation = Utilisation(device)
 
-    def save() -> None:
-        report["wall_seconds"] = time.perf_counter() - started
-        (out / "gpu_check.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
-
-    save()
-
-    # throughput: the three configurations in rotating order, round after round
-    configurations = {"hf": hf, "densing-hf": densing, "densing-hf 1/2 tokens": half, "densing-hf 2x tokens": wider}
+def _throughput(report: dict, configurations: dict, instances: list, device, utilisation, repeats: int, total: int,
+                limit_seconds: float) -> dict:
+    """Each configuration timed in rotating order, round after round, into ``report``; the last answers by name."""
     names = list(configurations)
     runs: dict = {name: [] for name in names}
     answers: dict = {}
-    hf.loglikelihood(instances[:8], disable_tqdm=True)  # warm-up: kernels, allocator
-    densing.loglikelihood(instances[:8], disable_tqdm=True)
+    configurations["hf"].loglikelihood(instances[:8], disable_tqdm=True)  # warm-up: kernels, allocator
+    configurations["densing-hf"].loglikelihood(instances[:8], disable_tqdm=True)
     for round_ in range(repeats):
         for name in names[round_ % len(names):] + names[: round_ % len(names)]:
             answers[name], seconds, used = timed(configurations[name], "loglikelihood", instances, device, utilisation)
@@ -354,14 +308,13 @@ def main() -> int:
         throughput[name]["ratio_to_hf"] = [h["seconds"] / d["seconds"] for h, d in zip(runs["hf"], runs[name])]
         throughput[name]["seconds_over_limit"] = [r["seconds"] / limit_seconds for r in runs[name]]
     report["throughput"] = throughput
-    report["limit"] = {"seconds": limit_seconds, "flop": distinct * 2 * (params - embedding),
-                       "rule": "distinct prefix tokens x 2 x (parameters less the input embedding) / matmul peak"}
-    report["agreement_" + ("float32" if dry else "bfloat16") + "_timing_runs"] = agreement(instances, answers["hf"], answers["densing-hf"])
-    save()
-    report["profile_densing_hf"] = profile_call(densing, instances, device)
-    save()
+    return answers
 
-    # greedy generation (timing dtype)
+
+def _generation(report: dict, common: dict, densing, generation: list, device, utilisation, gen_tokens: int) -> None:
+    """Greedy generation of both backends (the timing dtype) into ``report``."""
+    from lm_eval.models.huggingface import HFLM
+
     texts_by = {}
     for name, lm in (("hf", HFLM(batch_size=len(generation), **common)), ("densing-hf", densing)):
         texts_by[name], seconds, used = timed(lm, "generate_until", generation, device, utilisation)
@@ -369,24 +322,107 @@ def main() -> int:
     report["generation"].update(requests=len(generation), max_gen_toks=gen_tokens,
                                 identical_strings=sum(a == b for a, b in zip(texts_by["hf"], texts_by["densing-hf"])),
                                 new_tokens_densing=densing.decode_stats.generated_tokens)
-    save()
 
-    # float32 agreement on the same weights
-    if dtype != torch.float32:
+
+def _float32_agreement(report: dict, model, hf, densing, instances: list, agreement_items: int) -> None:
+    """Both backends' log-likelihoods on the same weights in float32, into ``report``."""
+    import torch
+
+    if next(model.parameters()).dtype != torch.float32:
         model.float()
     subset = [i for i in instances if i.doc_id < agreement_items]
-    reference = hf.loglikelihood(subset, disable_tqdm=True)
-    other = densing.loglikelihood(subset, disable_tqdm=True)
-    fp32 = agreement(subset, reference, other)
+    fp32 = agreement(subset, hf.loglikelihood(subset, disable_tqdm=True), densing.loglikelihood(subset, disable_tqdm=True))
     fp32.update(requests=len(subset), within_1e4_relative=fp32["max_relative"] <= 1e-4,
                 argmax_identical=all(v == 1 for v in fp32["argmax_agreement"].values()))
     report["agreement_float32"] = fp32
+
+
+def _tokenizer_and_model(report: dict, texts: list[str], options: SimpleNamespace, dtype, device):
+    """The BPE tokenizer trained on ``texts``, the random model built on ``device``, its parameter counts and the
+    measured matmul peak, each recorded in ``report``: (tokenizer, model, params, input-embedding params, peak)."""
+    clock = time.perf_counter()
+    tokenizer = train_tokenizer(texts, options.vocab)
+    report["tokenizer"] = {"vocab": len(tokenizer), "texts": len(texts), "seconds": time.perf_counter() - clock}
+    clock = time.perf_counter()
+    shape = "tiny" if options.dry else "1b"
+    model = build_model(shape, len(tokenizer), dtype, device)
+    sync(device)
+    embedding = model.get_input_embeddings().weight.numel()
+    params = sum(p.numel() for p in model.parameters())
+    report["model"] = {"shape": dict(zip(("layers", "width", "heads", "kv_heads", "mlp"), SHAPES[shape])),
+                       "params": params, "params_less_input_embedding": params - embedding, "dtype": str(dtype),
+                       "build_seconds": time.perf_counter() - clock}
+    peak = matmul_peak(device, dtype, 512 if options.dry else 8192)
+    report["matmul_peak_flops"] = peak
+    return tokenizer, model, params, embedding, peak
+
+
+def main() -> int:
+    options = _options()
+    dry = options.dry
+    started = time.perf_counter()
+
+    import torch
+    from lm_eval.models.huggingface import HFLM
+
+    from densing.eval.backends import ensure_registered
+    from densing.eval.backends.prefix.grouping import distinct_token_count
+    from densing.eval.backends.prefix.lm import PrefixCachedHFLM
+    from densing.eval.backends.prefix.settings import PrefixSettings
+
+    ensure_registered()
+    if not dry and not torch.cuda.is_available():
+        raise SystemExit("gpu_check: no CUDA device (use --dry-run for the CPU check)")
+    device = torch.device("cpu" if dry else "cuda:0")
+    dtype = torch.float32 if dry else torch.bfloat16
+    out = options.out
+    out.mkdir(parents=True, exist_ok=True)
+    report: dict = {"device": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or "cpu",
+                    "dry_run": dry, "torch": torch.__version__, "cuda": torch.version.cuda, "python": platform.python_version()}
+    import lm_eval
+    import transformers
+
+    report.update(lm_eval=lm_eval.__version__, transformers=transformers.__version__)
+    instances, generation, texts = _requests(options)
+    tokenizer, model, params, embedding, peak = _tokenizer_and_model(report, texts, options, dtype, device)
+
+    common = dict(pretrained=model, tokenizer=tokenizer, max_length=2048)
+    hf = HFLM(batch_size=options.batch_size, **common)
+    densing = PrefixCachedHFLM(batch_size=1, **common)
+    sized = densing.token_budget()
+    half = densing.with_settings(PrefixSettings(tokens_per_batch=max(sized // 2, 1)))
+    wider = densing.with_settings(PrefixSettings(tokens_per_batch=2 * sized))
+    encoded = [densing._encode_pair(*instance.args) for instance in instances]
+    inputs = [(c + x)[-(densing.max_length + 1):][:-1] for c, x in encoded]
+    distinct, total = distinct_token_count(inputs), sum(len(i) for i in inputs)
+    report["requests"] = {"tasks": {t: s for t, s in TASKS}, "items_per_task": options.items, "requests": len(instances),
+                          "tokens": total, "distinct_prefix_tokens": distinct,
+                          "densing_sizing": {"tokens_per_batch": sized, "rows_per_batch": densing.generation_rows()}}
+    limit_seconds = distinct * 2 * (params - embedding) / peak
+    utilisation = Utilisation(device)
+
+    def save() -> None:
+        report["wall_seconds"] = time.perf_counter() - started
+        (out / "gpu_check.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
+
     save()
-    del model, hf, densing, half, wider, lm
+    configurations = {"hf": hf, "densing-hf": densing, "densing-hf 1/2 tokens": half, "densing-hf 2x tokens": wider}
+    answers = _throughput(report, configurations, instances, device, utilisation, options.repeats, total, limit_seconds)
+    report["limit"] = {"seconds": limit_seconds, "flop": distinct * 2 * (params - embedding),
+                       "rule": "distinct prefix tokens x 2 x (parameters less the input embedding) / matmul peak"}
+    report["agreement_" + ("float32" if dry else "bfloat16") + "_timing_runs"] = agreement(instances, answers["hf"], answers["densing-hf"])
+    save()
+    report["profile_densing_hf"] = profile_call(densing, instances, device)
+    save()
+    _generation(report, common, densing, generation, device, utilisation, options.gen_tokens)
+    save()
+    _float32_agreement(report, model, hf, densing, instances, options.agreement_items)
+    save()
+    del model, hf, densing, half, wider, configurations, common
     if device.type == "cuda":
         torch.cuda.empty_cache()
 
-    if not (dry or arguments.no_train):
+    if not (dry or options.no_train):
         report["training"] = training_run(device)
     save()
     summary = render(report)
