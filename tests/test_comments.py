@@ -21,7 +21,7 @@ HISTORY = re.compile(
     r"|(the|an?) (earlier|previous|former|old) (form|shape|choice|fit|version|code|behaviou?r|default|design|engine"
     r"|implementation|layout|name)s?"
     r"|(was|were) (changed|replaced|removed|renamed|rewritten|refactored)"
-    r"|before (this|the) (change|refactor)|refactor(ed|ing)?|this session)\b", re.I)
+    r"|before (this|the) (change|refactor)|refactor(ed|ing)?|this [s]ession)\b", re.I)
 _DURATION = r"\d[\d.,]*(\s?[–-]\s?\d[\d.,]*)?\s?(ns|µs|ms|s|CPU-s|sec|seconds?|minutes?)\b"
 TIMING = re.compile(
     rf"((≈|~)\s?|\b(about|around|roughly|takes?|took|costs?) ){_DURATION}"

@@ -176,7 +176,9 @@ def size_confounding(t, y, kind, params, quantile: float = 0.9, families=None) -
 
     del quantile
     t, y, kind, params = (np.asarray(a, float) for a in (t, y, kind, params))
-    groups = np.arange(t.size) if families is None else _clusters(families)
+    from densing.trend.targets import family_clusters
+
+    groups = np.arange(t.size) if families is None else family_clusters(families)
     use = np.isfinite(y) & (kind == 0) & np.isfinite(t) & np.isfinite(params) & (params > 0)
     threshold = f"fails where the 95% CI of the ln N coefficient excludes 0 and |coefficient| > {SIZE_SLOPE_MARGIN:g}"
     bounds = int((np.isfinite(y) & np.isfinite(kind) & (kind != 0)).sum())
@@ -200,14 +202,6 @@ def size_confounding(t, y, kind, params, quantile: float = 0.9, families=None) -
         f"{'excludes' if excludes else 'includes'} 0; {'above' if material else 'within'} ±{SIZE_SLOPE_MARGIN:g}); "
         f"OLS on {t.size} exact densities clustered by {clusters} ({groups.max() + 1} clusters), {bounds} bounds dropped",
     )
-
-
-def _clusters(families) -> np.ndarray:
-    """Cluster labels from each model's family; a model with no family is a cluster of its own."""
-    labels = pd.Series(list(families), dtype=object)
-    missing = labels.isna() | labels.astype(str).isin(["", "nan", "None", "<NA>"])
-    own = pd.Series([f"\x00model {i}" for i in range(len(labels))], dtype=object)
-    return pd.factorize(labels.astype(str).where(~missing, own))[0]
 
 
 def under_references(found: dict[str, Check]) -> Check:

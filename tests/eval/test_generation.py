@@ -17,7 +17,6 @@ pytest.importorskip("lm_eval")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from tests.eval.prefix_lm import with_settings  # noqa: E402
 
 pytestmark = pytest.mark.eval
 
@@ -90,7 +89,7 @@ def test_greedy_generation_equals_plain_generate(backends, pairs, rows):
     requests = _instances(pairs)
     expected = plain.generate_until(requests, disable_tqdm=True)
     # part_cost 1: toy widths, rows read in several runs
-    got = with_settings(cached, PrefixSettings(rows_per_batch=rows, part_cost=1)).generate_until(requests, disable_tqdm=True)
+    got = cached.with_settings(PrefixSettings(rows_per_batch=rows, part_cost=1)).generate_until(requests, disable_tqdm=True)
     assert got == expected
 
 
@@ -219,8 +218,8 @@ def test_continuous_batching_refills_slots_across_groups_and_compacts(backends, 
     settings = PrefixSettings(rows_per_batch=2, slack=0, part_cost=1)
     with monkeypatch.context() as patch:
         patch.setattr(scheduler, "generate_continuous", lambda *a, **k: calls.append(1) or original(*a, **k))
-        got = with_settings(cached, settings).generate_until(requests, disable_tqdm=True)
-        fixed = with_settings(cached, replace(settings, fixed_batches=True)).generate_until(requests, disable_tqdm=True)
+        got = cached.with_settings(settings).generate_until(requests, disable_tqdm=True)
+        fixed = cached.with_settings(replace(settings, fixed_batches=True)).generate_until(requests, disable_tqdm=True)
     assert got == expected == fixed
     assert calls  # one call per generation-keyword group
 
@@ -317,7 +316,7 @@ def test_a_passed_time_limit_lets_the_first_rows_finish_and_stops(backends, fixe
         def add_partial(self, kind, request, result):
             self.seen[request[0]] = result
 
-    lm = with_settings(cached, PrefixSettings(rows_per_batch=2, fixed_batches=fixed))
+    lm = cached.with_settings(PrefixSettings(rows_per_batch=2, fixed_batches=fixed))
     lm.cache_hook = Hook()
     Hook.seen = {}
     lm.admit_until = time.monotonic() - 1.0
@@ -377,7 +376,7 @@ def test_drafted_steps_keep_greedy_strings(backends, words, draft, slack, rows):
     requests = _instances(pairs)
     expected = plain.generate_until(requests, disable_tqdm=True)
     settings = PrefixSettings(rows_per_batch=rows, draft=draft, slack=slack, part_cost=1)
-    got = with_settings(cached, settings).generate_until(requests, disable_tqdm=True)
+    got = cached.with_settings(settings).generate_until(requests, disable_tqdm=True)
     assert got == expected
 
 
@@ -389,7 +388,7 @@ def test_drafts_are_kept_on_a_repetitive_prompt(backends):
     plain, cached = backends
     kwargs = {"until": ["Q:"], "max_gen_toks": 30, "do_sample": False}
     requests = _instances([(("moo cow " * repeat) + "\nA:", kwargs) for repeat in (3, 5, 8)])
-    lm = with_settings(cached, PrefixSettings(rows_per_batch=2, draft=4))
+    lm = cached.with_settings(PrefixSettings(rows_per_batch=2, draft=4))
     got = lm.generate_until(requests, disable_tqdm=True)
     assert got == plain.generate_until(requests, disable_tqdm=True)
     stats = lm.decode_stats
