@@ -107,12 +107,11 @@ def backends(tiny_model):
 def test_trie_cache_equals_uncached_scoring(backends, requests, budget):
     from densing.eval.backends.prefix.grouping import distinct_token_count
     from densing.eval.backends.prefix.settings import PrefixSettings
-    from tests.eval.prefix_lm import with_settings
 
     plain, cached = backends
     items = [(None, list(c), list(x)) for c, x in requests]
     expected = plain._loglikelihood_tokens(items, disable_tqdm=True)
-    lm = with_settings(cached, PrefixSettings(tokens_per_batch=budget))  # the chunking must not change any number
+    lm = cached.with_settings(PrefixSettings(tokens_per_batch=budget))  # the chunking must not change any number
     got = lm._loglikelihood_tokens(items, disable_tqdm=True)
     for (ll, greedy), (ll_ref, greedy_ref) in zip(got, expected, strict=True):
         assert ll == pytest.approx(ll_ref, abs=1e-4)
