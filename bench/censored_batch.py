@@ -2,11 +2,9 @@
 
 Workload: the headline's points of ``densing trend`` on the shipped table (its lead reference's t, ln ρ and bound
 kinds), resampled with replacement ``--draws`` times (seed 0): the problems the 0.9-quantile rule's bootstrap solves.
-Three ways, timed in the same run: one problem at a time (:func:`densing.trend.censored.censored_quantile_line`,
-the baseline), the resamples stacked as rows (:func:`densing.trend.censored.censored_quantile_lines`), and the
-resamples as counts of the points (:func:`densing.trend.censored.censored_quantile_lines_weighted`, what the common
-design's bootstrap calls). The stacked lines must equal the one-at-a-time lines bit for bit, the counted ones to
-1e-9 (checked). Prints the median and range of ``--repeats`` timings and the ratio of medians, one-at-a-time / way.
+Two ways of the one solver (:func:`densing.trend.censored.censored_quantile_lines_weighted`), timed in the same run:
+one problem at a time, its resampled points listed (the baseline), and every resample at once as counts of the points
+(what the engine's bootstrap calls). The counted lines must equal the one-at-a-time lines to 1e-9 (checked). Prints the median and range of ``--repeats`` timings and the ratio of medians, one-at-a-time / way.
 
     python bench/censored_batch.py [--draws 300] [--repeats 5]
 """
@@ -52,13 +50,12 @@ def main() -> None:
     counts = np.stack([np.bincount(p, minlength=t.size) for p in picks])
     print(f"{len(work)} resamples of {t.size} points ({int((kind != 0).sum())} bounds); {args.repeats} repeats; "
           f"seconds: median [min, max]")
-    alone_s, alone = timed(lambda: [censored.censored_quantile_line(*p) for p in work], args.repeats)
-    alone = np.array([line[:2] for line in alone], float)
+    def one_at_a_time() -> np.ndarray:
+        lines = [censored.censored_quantile_lines_weighted(tt, yy[None], kk, 1.0) for tt, yy, kk in work]
+        return np.array([[line[0][0], line[1][0]] for line in lines], float)
+
+    alone_s, alone = timed(one_at_a_time, args.repeats)
     print(f"one at a time        {np.median(alone_s):7.3f} [{min(alone_s):.3f}, {max(alone_s):.3f}]")
-    stacked_s, stacked = timed(lambda: censored.censored_quantile_lines(work), args.repeats)
-    same = np.array_equal(np.array([line[:2] for line in stacked], float), alone, equal_nan=True)
-    print(f"stacked rows         {np.median(stacked_s):7.3f} [{min(stacked_s):.3f}, {max(stacked_s):.3f}]  "
-          f"ratio {np.median(alone_s) / np.median(stacked_s):5.2f}  same lines (bit for bit): {same}")
     counted_s, counted = timed(lambda: censored.censored_quantile_lines_weighted(t, y[None], kind, counts), args.repeats)
     close = np.allclose(np.stack(counted[:2], axis=1), alone, rtol=1e-9, atol=1e-12, equal_nan=True)
     print(f"as counts            {np.median(counted_s):7.3f} [{min(counted_s):.3f}, {max(counted_s):.3f}]  "

@@ -17,7 +17,7 @@ Each replicate plants the whole pipeline the way the real measurement runs:
    another), then binomial noise.
 3. The measurement's own code: :class:`densing.laws.inversion.Joint` over the fitted laws,
    :func:`densing.laws.density.density_table` (per-model intervals: fit draws × score noise
-   scaled by the Birge ratio) and :func:`densing.trend.uncertainty.carry_uncertainty` (the
+   scaled by the Birge ratio) and :func:`densing.trend.uncertainty.trend_uncertainty` (the
    trend's interval, quantile rule).
 
 Reported: how often each model's 95% interval covers its planted ρ (ln ρ without δ: the joint
@@ -39,7 +39,7 @@ from densing.laws import forms
 from densing.laws.family import fit_family
 from densing.laws.inversion import Joint
 from densing.laws.density import density_table
-from densing.trend.uncertainty import carry_uncertainty
+from densing.trend.uncertainty import trend_uncertainty
 
 #: The shipped Llama-3.1 family laws (reference_fits/family_llama-3.1_*.json), rounded: (chance, γ, l, items).
 LAWS = {"mmlu": (0.25, 0.305, 22.11, 14042), "hellaswag": (0.25, 0.193, 16.77, 10042), "winogrande": (0.5, 0.180, 20.95, 1267)}
@@ -106,7 +106,7 @@ def main() -> None:
         truth = pd.Series(np.exp(log_rho), index=models["model"]).loc[table["model"]].to_numpy()
         finite = np.isfinite(table["density_ci_low"]) & np.isfinite(table["density_ci_high"])
         per_model.append(float(np.mean((table["density_ci_low"][finite] <= truth[finite]) & (truth[finite] <= table["density_ci_high"][finite]))))
-        result = carry_uncertainty(models, joint, rule="quantile", n_boot=args.n_boot, n_boot_share=60, seed=r)
+        result = trend_uncertainty(models, joint, rule="quantile", n_boot=args.n_boot, n_boot_share=60, seed=r)
         trend_full.append(result.slope_ci_low <= slope <= result.slope_ci_high)
         widths.append(result.slope_ci_high - result.slope_ci_low)
         sd = result.slope_sd_models

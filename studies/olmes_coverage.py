@@ -49,7 +49,7 @@ each refitted from the point estimate (:func:`densing.laws.fit.refit_from`, as i
 :func:`densing.laws.olmo.mc_reference.fit_mc_reference` on the planted checkpoints (the ceiling rule, the MC score
 law and ``--score-boot`` moving-block bootstrap draws), :func:`~densing.laws.olmo.mc_reference.offline_reference`
 with Δ̂ and σ_Δ, the R² verdict (:func:`densing.laws.fit.fit_verdict`), the targets through
-:func:`densing.trend.targets.trend_targets`, and :func:`densing.trend.uncertainty.carry_uncertainty` with
+:func:`densing.trend.targets.trend_targets`, and :func:`densing.trend.uncertainty.trend_uncertainty` with
 :class:`~densing.laws.inversion.PerBenchmark` at D0 = 10¹², the 0.9 quantile rule and ``--n-boot`` draws — what
 :func:`~densing.trend.olmes.measure_olmes` does, with fewer draws. Held fixed, not re-chosen per replicate: the
 ladder's choice of E per task (rule 2 of :mod:`densing.laws.olmo.ladder`, which needs the ladder's RC score
@@ -91,7 +91,7 @@ from densing.laws.reference_fit import ReferenceFit
 from densing.trend.constants import DAYS_PER_MONTH, LN2
 from densing.trend.olmes import D0
 from densing.trend.targets import trend_targets
-from densing.trend.uncertainty import carry_uncertainty
+from densing.trend.uncertainty import trend_uncertainty
 from studies.replicates import run_replicates
 
 TASKS = ("arc_challenge", "mmlu")
@@ -304,7 +304,7 @@ def measure(rng: np.random.Generator, task: str, world: str, months_list: tuple[
         models, _ = trend_targets(table, inversion, since=None)
         rec: dict = {"beyond_shipped": int(np.isinf(shipped_reference(task).effective_params(models["score"].to_numpy(float), D0)).sum())}
         try:
-            result = carry_uncertainty(models, inversion, rule="quantile", quantile=0.9, n_boot=args.n_boot,
+            result = trend_uncertainty(models, inversion, rule="quantile", quantile=0.9, n_boot=args.n_boot,
                                        n_boot_share=0, seed=seed)
         except DensingError as exc:
             rec["error"] = str(exc).split(":")[0][:80]

@@ -9,7 +9,7 @@ Each replicate plants the whole pipeline:
 2. ``--n-models`` targets with ln ρ = A·t + B − u, u ~ Exponential(``--gap``) (the frontier,
    the 0.9 quantile line, has slope A), released over 800 days, each with a score from the *true*
    law at N̂ = ρ·N plus binomial noise;
-3. :func:`densing.trend.uncertainty.carry_uncertainty` on the targets under the *fitted* law.
+3. :func:`densing.trend.uncertainty.trend_uncertainty` on the targets under the *fitted* law.
 
 It records whether the interval from all three sources covers the planted A, and, beside it,
 the interval from resampling models only (what densing reported before) — so the run shows what
@@ -28,7 +28,7 @@ import pandas as pd
 
 from densing.laws import forms
 from densing.laws.reference import fit_reference
-from densing.trend.uncertainty import carry_uncertainty
+from densing.trend.uncertainty import trend_uncertainty
 
 LAW = {"a": 400.0, "alpha": 0.3, "b": 400.0, "beta": 0.3, "c": 0.75, "gamma": -1.0, "l": 2.5, "d": 0.25}
 TRUE_SLOPE = math.log(2) / 150.0  # doubling every 150 days
@@ -80,7 +80,7 @@ def main() -> None:
                             seed=r, d0=D0)
         models = targets(rng, args.n_models, args.gap, args.items)
         try:
-            result = carry_uncertainty(models, fit, d0=D0, rule=args.rule, n_boot=args.n_boot, n_boot_share=args.n_boot, seed=r)
+            result = trend_uncertainty(models, fit, d0=D0, rule=args.rule, n_boot=args.n_boot, n_boot_share=args.n_boot, seed=r)
         except Exception as exc:  # a replicate the pipeline cannot fit counts as not covered, and is said
             print(f"replicate {r}: {exc}")
             continue

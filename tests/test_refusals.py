@@ -137,9 +137,9 @@ def _bad_registrations():
         "rule: name 123": (rules.RULES, lambda: rules.RULES.register(123, rule), "a non-empty string"),
         "rule: name None": (rules.RULES, lambda: rules.RULES.register(None, rule), "a non-empty string"),
         "rule: blank name": (rules.RULES, lambda: rules.RULES.register(" ", rule), "a non-empty string"),
-        "rule: fit=42": (rules.RULES, lambda: rules.register(replace(rule, name="r42", fit=42)), "field 'fit'"),
-        "rule: fit of two arguments": (rules.RULES, lambda: rules.register(replace(rule, name="r2", fit=lambda t, y: 0)),
-                                       "does not take 6"),
+        "rule: solve=42": (rules.RULES, lambda: rules.register(replace(rule, name="r42", solve=42)), "field 'solve'"),
+        "rule: solve of two arguments": (rules.RULES, lambda: rules.register(replace(rule, name="r2", solve=lambda t, y: 0)),
+                                         "does not take 7"),
         "rule: not a rule": (rules.RULES, lambda: rules.RULES.register("dict", {}), "expected a FrontierRule"),
         "table: not a table": (tables.TABLES, lambda: tables.TABLES.register("t", "results.csv"), "TrendTable"),
         "strategy: negative step time": (strategies._REGISTRY, lambda: strategies.register(

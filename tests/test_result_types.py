@@ -223,7 +223,7 @@ def test_every_result_type_has_the_statsmodels_methods_and_conf_int_takes_a_leve
 
     types = _result_types()
     names = {cls.__name__ for cls in types}
-    assert {"Forecast", "ReferenceForecast", "LadderCheck", "TrendMeasurement", "TrendFit", "ReferenceFit"} <= names
+    assert {"Forecast", "ReferenceForecast", "LadderCheck", "TrendMeasurement", "TrendUncertainty", "ReferenceFit"} <= names
     for cls in types:
         assert all(callable(getattr(cls, m, None)) for m in ("summary", "to_frame", "to_dict", "conf_int")), cls
         alpha = inspect.signature(cls.conf_int).parameters.get("alpha")

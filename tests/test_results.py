@@ -28,13 +28,12 @@ def test_every_fit_and_trend_result_type_stands_on_the_base():
     from densing.laws.fit import StageFit
     from densing.laws.reference_fit import ReferenceFit
     from densing.trend.corollaries import CostHalvingFit
-    from densing.trend.fits import TrendFit
     from densing.laws.joint import JointInversion
     from densing.trend.measurement import Breakpoint, Segment, TrendMeasurement
     from densing.trend.olmes import OlmesTrend
     from densing.trend.uncertainty import TrendUncertainty
 
-    for kind in (StageFit, ReferenceFit, CostHalvingFit, TrendFit, TrendUncertainty, Segment, Breakpoint,
+    for kind in (StageFit, ReferenceFit, CostHalvingFit, TrendUncertainty, Segment, Breakpoint,
                  TrendMeasurement, OlmesTrend, JointInversion):
         assert issubclass(kind, Result), kind
     fit = ReferenceFit.load(paths.REFERENCE_FITS / "family_llama-3.1_mmlu.json")

@@ -1,8 +1,8 @@
 """The published doubling times of two trees side by side, each move beside the Monte Carlo error of the number.
 
-    python tools/moved_numbers.py --baseline REV [--seeds 10] [--table public] > moved.txt
+    python tools/moved_numbers.py --baseline REV [--seeds 10] [--table public | --design olmes] > moved.txt
 
-Runs ``densing trend --by benchmark --format json`` (seed 0) on the tree at ``REV`` (``git archive`` into a temporary
+Runs ``densing trend --by benchmark --format json`` (``--design olmes``: ``densing trend --design olmes``) (seed 0) on the tree at ``REV`` (``git archive`` into a temporary
 folder, run with ``PYTHONPATH`` set to it) and on this checkout, and on this checkout again with seeds 1 … ``--seeds``.
 For every row and each of its three numbers (months, the interval's ends) it prints the baseline's value, this tree's,
 the move, and the Monte Carlo SE of this tree's number (the standard deviation over the seeds): a move far beyond its
@@ -27,15 +27,17 @@ REPO = Path(__file__).resolve().parent.parent
 NUMBERS = ("months", "ci_low", "ci_high")
 
 
-def trend(source: Path, seed: int, table: str) -> dict[str, dict]:
-    """Each row of ``densing trend --by benchmark --format json`` run from ``source`` (a checkout's root), by row."""
+def trend(source: Path, seed: int, table: str, design: str | None = None) -> dict[str, dict]:
+    """Each row of ``densing trend --by benchmark --format json`` (or of ``--design DESIGN``) run from ``source`` (a
+    checkout's root), by row."""
     env = {**os.environ, "PYTHONPATH": str(source), "DENSING_HOME": str(source)}
-    out = subprocess.run([sys.executable, "-c", "from densing.cli import run; run()", "trend", "--by", "benchmark",
-                          "--table", table, "--seed", str(seed), "--format", "json"],
+    what = ["--design", design] if design else ["--by", "benchmark", "--table", table]
+    out = subprocess.run([sys.executable, "-c", "from densing.cli import run; run()", "trend", *what,
+                          "--seed", str(seed), "--format", "json"],
                          capture_output=True, text=True, env=env, cwd=source, check=True).stdout
     document = json.loads(out)
     rows = document["rows"] if isinstance(document, dict) else document
-    return {r["row"]: r for r in rows}
+    return {r.get("row", r.get("task")): r for r in rows}
 
 
 def _value(row: dict | None, key: str) -> float:
@@ -53,15 +55,17 @@ def main() -> int:
     parser.add_argument("--baseline", required=True, help="the commit of the published numbers")
     parser.add_argument("--seeds", type=int, default=10, help="seeds 1 … N for the Monte Carlo SE")
     parser.add_argument("--table", default="public")
+    parser.add_argument("--design", default=None, help="a second design (olmes) instead of a table's rows")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         archive = subprocess.run(["git", "archive", args.baseline], capture_output=True, check=True, cwd=REPO).stdout
         with tarfile.open(fileobj=BytesIO(archive)) as tar:
             tar.extractall(folder, filter="data")
-        before = trend(Path(folder), 0, args.table)
-    after = trend(REPO, 0, args.table)
-    reseeded = [trend(REPO, seed, args.table) for seed in range(1, args.seeds + 1)]
-    print(f"densing trend --by benchmark --table {args.table}: the tree at {args.baseline} against this tree (seed 0), "
+        before = trend(Path(folder), 0, args.table, args.design)
+    after = trend(REPO, 0, args.table, args.design)
+    reseeded = [trend(REPO, seed, args.table, args.design) for seed in range(1, args.seeds + 1)]
+    what = f"--design {args.design}" if args.design else f"--by benchmark --table {args.table}"
+    print(f"densing trend {what}: the tree at {args.baseline} against this tree (seed 0), "
           f"Monte Carlo SE over seeds 1–{args.seeds} of this tree")
     print(f"{'row':<24} {'number':<8} {'before':>8} {'after':>8} {'move':>8} {'MC SE':>8} {'|move|/SE':>9}  state after")
     for name in after:

@@ -20,7 +20,7 @@ the choice among them):
 
 Modules: :mod:`.targets` (which models enter), :mod:`.rules` (the frontier rules: the censored
 0.9 regression quantile, the paper's envelope, the Tobit mean line; :mod:`.censored`,
-:mod:`.lines`), :mod:`.capability` (rows per benchmark and set), :mod:`.checks`, :mod:`.measurement` (the result
+:mod:`.tobit`), :mod:`.capability` (rows per benchmark and set), :mod:`.checks`, :mod:`.measurement` (the result
 types). The references' rule (v3) is :mod:`densing.laws.eligibility`'s, and the
 inversions themselves (score → ρ, per benchmark or jointly) are :mod:`densing.laws.inversion`'s.
 
@@ -30,24 +30,20 @@ rows). The forecast check at several cutoffs is :func:`.forecast.forecast_window
 
 Corollaries of §4 (other quantities than the doubling time): :func:`compression_density` (does
 compression raise density?) and :func:`cost_halving_time` (inference price halving time, a line
-through the prices with a bootstrap over them: :mod:`.fits`).
+through the prices, the one engine on them: :func:`.uncertainty.observed_trend`).
 """
 from __future__ import annotations
 
-from densing.trend.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH, TIME_UNITS_DAYS
+from densing.trend.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH
 from densing.trend.corollaries import CostHalvingFit, compression_density, cost_halving_time
-from densing.trend.fits import TrendFit
-from densing.trend.lines import envelope_models, quantile_slope
+from densing.trend.lines import envelope_models
 
 __all__ = [
     "CHATGPT_RELEASE",
     "DAYS_PER_MONTH",
     "DEFAULT_EPOCH",
-    "TIME_UNITS_DAYS",
     "CostHalvingFit",
-    "TrendFit",
     "compression_density",
     "cost_halving_time",
     "envelope_models",
-    "quantile_slope",
 ]

@@ -9,7 +9,7 @@ to be the paper's as far as the table carries it.
   item count, grouped by capability (:data:`CAPABILITY`, each benchmark record's group). Its references are every family that
   rule v3 makes eligible on it (:func:`references_of`); each is inverted
   per benchmark (the paper's eq. 4) and the row's interval draws the reference too
-  (:func:`densing.trend.uncertainty.carry_over_references`).
+  (:func:`densing.trend.design.pooled_trend`).
 - **Per set** (:data:`SETS`): a joint inversion (:mod:`densing.laws.joint`) over the set's
   benchmarks a family is eligible on (at least two), models lacking some scores using the ones they
   have. ``paper`` is the headline: MMLU, BBH, MATH-hard and HumanEval stand for the paper's MMLU,
@@ -37,11 +37,10 @@ from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.table_cache import per_table
 from densing.numbers import format_months
 from densing.trend import checks
-from densing.trend.censored import EXACT
+from densing.laws.bounds import EXACT
 from densing.trend.lines import envelope_index
 from densing.trend import design
-from densing.trend.design import from_design
-from densing.trend.uncertainty import TrendUncertainty
+from densing.trend.uncertainty import TrendUncertainty, from_design
 
 
 def references_of(candidates: pd.DataFrame, benchmarks: tuple[str, ...]) -> dict[str, tuple[str, ...]]:

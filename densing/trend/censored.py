@@ -7,7 +7,7 @@ Each point carries ``kind``: 0 exact, +1 a lower bound (the true ln ρ ≥ y), �
 
 Two estimators of ln ρ = A·t + B that use bounds as bounds:
 
-- :func:`censored_quantile_line`, the q-th regression quantile with censoring (Powell 1986,
+- :func:`censored_quantile_lines_weighted`, the q-th regression quantile with censoring (Powell 1986,
   "Censored regression quantiles", J. Econometrics 32:143–155), which minimises
 
       Σ_i w_i·ρ_q(y_i − g_i(A·t_i + B)),   ρ_q(u) = u·(q − 1[u < 0]),
@@ -26,7 +26,7 @@ q·max(r, 0) (only a line below it pays), an upper bound (1 − q)·max(−r, 0)
 linear in (A, B), with its kink on the line through the point (only exact points would carry a censoring point in
 Powell's general setting, which makes his objective non-convex; here they do not). So the minimum lies at a vertex —
 a line through two points of distinct dates — and a vertex from which neither of its two edges descends is the
-global minimum. :func:`censored_quantile_lines_weighted` walks the vertices (the simplex method of Barrodale &
+global minimum. The solver walks the vertices (the simplex method of Barrodale &
 Roberts 1973 for two coefficients): from a pivot point p it finds the best line through p exactly — along the lines
 through p, point i's term is |t_i − t_p|·(its cost) of the slope's distance to s_i = (y_i − y_p)/(t_i − t_p), so
 the best slope is a weighted quantile of the s_i (:func:`_rotate`) — then pivots on the point that line reaches,
@@ -42,7 +42,7 @@ import math
 
 import numpy as np
 
-from densing.laws.bounds import EXACT, LOWER, UPPER
+from densing.laws.bounds import LOWER, UPPER
 
 #: The most pivots of one walk (each strictly lowers the objective; a bootstrap's walks take 1–4).
 MAX_PIVOTS = 500
@@ -134,36 +134,3 @@ def censored_quantile_lines_weighted(t, y, kind, weight, quantile: float = 0.9, 
         slope[live], intercept[live], best[live], pivot[live] = a[better], b[better], value[better], other[better]
         pivots[live] += 1
     return slope, intercept, pivots
-
-
-def censored_quantile_line(t, y, kind, quantile: float = 0.9) -> tuple[float, float, int]:
-    """(A, B, pivots) of Powell's censored q-th regression quantile (module docstring), every point of weight 1.
-
-    The global minimum of the objective (a linear programme; the vertex walk of
-    :func:`censored_quantile_lines_weighted`); without bounds it is Koenker–Bassett's regression quantile. Where the
-    minimum is flat (a q-line running above every bound, say) the walk keeps the first vertex it reaches at the least
-    value. NaNs where no point has a second date. One problem of :func:`censored_quantile_lines`.
-    """
-    return censored_quantile_lines([(t, y, kind)], quantile)[0]
-
-
-def censored_quantile_lines(problems, quantile: float = 0.9, start=None) -> list[tuple[float, float, int]]:
-    """:func:`censored_quantile_line` of each (t, y, kind) of ``problems`` (a bootstrap's draws), solved together.
-
-    Problems of one size are stacked and walked as the rows of one :func:`censored_quantile_lines_weighted` (each
-    row's arithmetic is its own: a problem's line is the same number solved alone or among others); ``start``: as
-    there.
-    """
-    problems = [(np.asarray(t, float), np.asarray(y, float), np.asarray(kind, float)) for t, y, kind in problems]
-    sizes: dict[int, list[int]] = {}
-    for i, (t, _, _) in enumerate(problems):
-        sizes.setdefault(t.size, []).append(i)
-    out: list = [None] * len(problems)
-    for members in sizes.values():
-        t, y, kind = (np.stack([problems[i][j] for i in members]) for j in range(3))
-        found = censored_quantile_lines_weighted(t, y, kind, 1.0, quantile, start)
-        for row, i in enumerate(members):
-            out[i] = (float(found[0][row]), float(found[1][row]), int(found[2][row]))
-    return out
-
-

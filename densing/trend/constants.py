@@ -16,14 +16,6 @@ PAPER = {
     "slope_after_chatgpt_per_day": 0.0073,
 }
 DAYS_PER_MONTH = 365.25 / 12
-#: length of one time unit in days; ``time_unit`` only rescales t, the doubling time in days is
-#: the same whichever unit is chosen.
-TIME_UNITS_DAYS: dict[str, float] = {
-    "days": 1.0,
-    "weeks": 7.0,
-    "months": DAYS_PER_MONTH,
-    "years": 365.25,
-}
 #: Draws of the headline (``densing trend``, ``densing report`` and the API share these defaults), and of each side row.
 DEFAULT_N_BOOT = 600
 DEFAULT_N_BOOT_SIDE = 200

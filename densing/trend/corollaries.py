@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
+from numbers import Integral, Real
 from typing import Any
+
+import numpy as np
 
 import pandas as pd
 
@@ -11,9 +14,14 @@ from densing.numbers import format_number
 from densing.results import Result
 from densing.data.schema import is_missing
 from densing.errors import InputError
-from densing.trend.constants import DEFAULT_EPOCH, DAYS_PER_MONTH
-from densing.trend.scope import parse_epoch, prepare
-from densing.trend.fits import fit_points, line_dict
+from densing.errors import FitError
+from densing.numbers import json_number
+from densing.trend import rules
+from densing.trend.constants import DEFAULT_EPOCH, DAYS_PER_MONTH, MIN_POINTS
+from densing.trend.lines import doubling_days, doubling_interval
+from densing.trend.scope import days_since, parse_epoch, prepare
+from densing.trend.uncertainty import observed_trend
+from densing.validation import DRAWS, Interval, validate_params
 
 # --------------------------------------------------------------------------------------------
 # corollaries (§4)
@@ -86,9 +94,10 @@ def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.Data
 class CostHalvingFit(Result):
     """ln price(t) = A·t + B with A < 0; halving time = ln 2 / (−A) (Xiao et al. 2024, §4.1).
 
-    Fitted as the doubling of 1/price with the same machinery as :func:`trend`: the envelope is
-    the running minimum of price (a point joins it by being strictly cheaper than every earlier
-    one); the quantile frontier fits quantile 1 − q of ln price (the cheap edge).
+    Fitted as the doubling of 1/price by the one engine (:func:`densing.trend.uncertainty.observed_trend`): the
+    envelope is the running minimum of price (a point joins it by being strictly cheaper than every earlier one); the
+    quantile frontier fits quantile 1 − q of ln price (the cheap edge); the interval is the percentile interval of
+    draws that resample the rows. ``r_squared``: the envelope's OLS R² through its points (NaN for the censored rules).
     """
     _dict_exclude = ("excluded",)
     _level_field = "ci"  # conf_int(alpha) gives the intervals of level ``ci``
@@ -97,12 +106,9 @@ class CostHalvingFit(Result):
     slope_per_day: float  # of ln price, negative when prices fall
     intercept: float  # ln price at the epoch
     r_squared: float
-    r_squared_kind: str
     halving_time_days: float
     halving_time_days_ci_low: float
     halving_time_days_ci_high: float
-    analytic_halving_time_days_ci_low: float
-    analytic_halving_time_days_ci_high: float
     fraction_nonnegative_slope: float
     n_points: int
     frontier_points: tuple[str, ...]
@@ -112,16 +118,16 @@ class CostHalvingFit(Result):
     n_boot_failed: int
     excluded: pd.DataFrame = field(repr=False)
 
-    #: the analytic interval's point estimate is the bootstrap interval's (the same line)
-    _ci_estimates = {"analytic_halving_time_days": "halving_time_days"}
-
     @property
     def halving_time_months(self) -> float:
         return self.halving_time_days / DAYS_PER_MONTH
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready fields (non-finite numbers → None; :func:`densing.trend.fits.line_dict`)."""
-        return line_dict(self, "halving_time")
+        """JSON-ready fields (non-finite numbers → None), the epoch as a date, the halving time in months beside its
+        days and ``n_excluded``, the rows left out of the fit."""
+        months = {f"halving_time_months{end}": json_number(getattr(self, f"halving_time_days{end}") / DAYS_PER_MONTH)
+                  for end in ("", "_ci_low", "_ci_high")}
+        return {**Result.to_dict(self), "epoch": self.epoch.date().isoformat(), **months, "n_excluded": len(self.excluded)}
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame([self.to_dict()])
@@ -129,28 +135,16 @@ class CostHalvingFit(Result):
     def summary(self) -> str:
         return "\n".join([
             f"Inference price trend  ln price(t) = A·t + B   frontier: {self.frontier}",
-            f"A = {self.slope_per_day:.6g} /day  B = {self.intercept:.4g}  "
-            f"{self.r_squared_kind} = {self.r_squared:.3f}  points {self.n_points}",
+            f"A = {self.slope_per_day:.6g} /day  B = {self.intercept:.4g}  R² = {self.r_squared:.3f}  "
+            f"points {self.n_points}",
             f"halving time {format_number(self.halving_time_days)} days = {format_number(self.halving_time_months)} "
             f"months, {self.ci:.0%} bootstrap CI [{format_number(self.halving_time_days_ci_low)}, "
-            f"{format_number(self.halving_time_days_ci_high)}] days, analytic "
-            f"[{format_number(self.analytic_halving_time_days_ci_low)}, "
-            f"{format_number(self.analytic_halving_time_days_ci_high)}]",
+            f"{format_number(self.halving_time_days_ci_high)}] days",
         ])
 
 
-#: A :class:`CostHalvingFit` field → the field of the :class:`densing.trend.fits.TrendFit` of 1/price it is, where it is
-#: not the same name with "halving" for "doubling" (the slope and intercept of ln price are those of ln(1/price)
-#: negated).
-_OF_TREND = {"fraction_nonnegative_slope": "fraction_nonpositive_slope", "n_points": "n_models",
-             "frontier_points": "frontier_models"}
-
-
-def _trend_field(name: str) -> str:
-    """The :class:`densing.trend.fits.TrendFit` field that a :class:`CostHalvingFit` field is (:data:`_OF_TREND`)."""
-    return _OF_TREND.get(name, name.replace("halving_time", "doubling_time"))
-
-
+@validate_params({"quantile": [Interval(Real, 0, 1, closed="neither")], "n_boot": [DRAWS],
+                  "ci": [Interval(Real, 0, 1, closed="neither")], "seed": [Interval(Integral, 0, None)]})
 def cost_halving_time(
     prices: pd.DataFrame,
     *,
@@ -158,7 +152,7 @@ def cost_halving_time(
     quantile: float = 0.9,
     epoch: object = DEFAULT_EPOCH,
     n_boot: int = 1000,
-    seed: int | None = 0,
+    seed: int = 0,
     ci: float = 0.95,
 ) -> CostHalvingFit:
     """Halving time of inference price: ln p(t) = A·t + B, halving = ln 2 / (−A) (§4.1).
@@ -166,13 +160,24 @@ def cost_halving_time(
     ``prices`` has ``date`` and ``price_per_million_tokens`` (> 0), optionally ``model``
     (the same model may appear at several dates, e.g. after price cuts). The paper reports the
     price of GPT-3.5-level models halving roughly every 2.6 months. ``quantile`` is the
-    upper quantile of −ln price, i.e. quantile 1 − q of ln price. Bootstrap resamples rows.
+    upper quantile of −ln price, i.e. quantile 1 − q of ln price. The draws resample rows.
     """
+    rules.get(frontier)
     label_column = "model" if isinstance(prices, pd.DataFrame) and "model" in prices.columns else None
     points, excluded = prepare(prices, value_column="price_per_million_tokens", date_column="date",
-                                label_column=label_column, source="prices", unique_labels=False,
-                                sign=-1.0)
-    fit = fit_points(points, excluded, frontier=frontier, quantile=quantile, epoch=parse_epoch(epoch),
-                      time_unit="days", n_boot=n_boot, seed=seed, ci=ci, what="prices")
-    same = {f.name: getattr(fit, _trend_field(f.name)) for f in fields(CostHalvingFit)}
-    return CostHalvingFit(**{**same, "slope_per_day": -fit.slope_per_day, "intercept": -fit.intercept})
+                               label_column=label_column, source="prices", unique_labels=False, sign=-1.0)
+    start = parse_epoch(epoch)
+    t = days_since(points.dates, start)
+    if t.size < MIN_POINTS or np.ptp(t) == 0:
+        raise FitError(f"prices: {t.size} usable rows over {np.unique(t).size} dates; a line needs {MIN_POINTS} rows "
+                       "on two dates at least")
+    found = observed_trend(t, points.y, points.kinds(), points.labels, families=[f"row {i}" for i in range(t.size)],
+                           rule=frontier, quantile=quantile, n_boot=n_boot, level=ci, seed=seed)
+    draws = found.draws[np.isfinite(found.draws)]
+    low, high = doubling_interval(found.slope_ci_low, found.slope_ci_high)
+    return CostHalvingFit(
+        frontier=frontier, slope_per_day=-found.slope_per_day, intercept=-found.intercept, r_squared=found.r_squared,
+        halving_time_days=doubling_days(found.slope_per_day), halving_time_days_ci_low=low, halving_time_days_ci_high=high,
+        fraction_nonnegative_slope=float(np.mean(draws <= 0)) if draws.size else math.nan,
+        n_points=len(found.frontier_models), frontier_points=found.frontier_models, epoch=start, ci=float(ci),
+        n_boot=int(n_boot), n_boot_failed=found.failed_draws, excluded=excluded)

@@ -64,13 +64,11 @@ import numpy as np
 import pandas as pd
 
 from densing.errors import FitError, InputError
-from densing.numbers import format_number
 from densing.laws.bounds import EXACT, LOWER
 from densing.laws.inversion import arrays
 from densing.laws.table_cache import per_table
 from densing.trend import rules
-from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS
-from densing.trend.lines import doubling_interval, doubling_months
+from densing.trend.constants import DEFAULT_EPOCH, MIN_POINTS
 from densing.trend.targets import family_clusters, own_models, screened_targets, target_labels
 from densing.trend.verdict import (BOUNDED, CHECK_WORDS, END_STABILITY, HETEROGENEITY_ALPHA, MEASURED, NOT_MEASURED,
                                    end_range, heterogeneity_check, heterogeneity_words, months_interval, status_words)
@@ -267,7 +265,18 @@ def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
     return Pooled(float(w @ a), w, q, df, p_value, tau2, max(0.0, (q - df) / q) if q > 0 else 0.0)
 
 
+def targets_design(inversion, frame: pd.DataFrame) -> Design:
+    """One reference's design over targets as given (a row per target: ``model``, ``params``, ``t``, optionally
+    ``family``, and the inversion's scores), none of them the reference's own: the design of
+    :func:`densing.trend.uncertainty.trend_uncertainty` (a one-reference design is a design)."""
+    frame = frame.reset_index(drop=True)
+    return Design((inversion,), frame, np.zeros((1, len(frame)), bool), pd.DataFrame(columns=["model", "reason"]))
+
+
 def _prepared(design: Design) -> dict:
+    for inv in design.inversions:
+        if inv.n_draws < 1:
+            raise FitError(f"{inv.name}: the reference fit has no bootstrap draws; its uncertainty cannot be carried")
     frame = design.frame
     scores, sigma = arrays(frame, design.benchmarks) if f"score:{design.benchmarks[0]}" in frame.columns else (
         frame[["score"]].to_numpy(float), frame[["stderr"]].to_numpy(float))
@@ -599,50 +608,8 @@ def _rule_columns(candidates: pd.DataFrame) -> dict[str, np.ndarray]:
             else np.full(len(candidates), np.nan)}
 
 
-def from_design(result, *, epoch: str = DEFAULT_EPOCH):
-    """A :class:`TrendUncertainty` of a row's pooled trend under its common design (:func:`densing.trend.design.pooled_trend`)."""
-    from densing.trend.censored import EXACT as _EXACT, LOWER as _LOWER, UPPER as _UPPER
-    from densing.trend.uncertainty import TrendUncertainty, _frontier_points, _months
-    from densing.trend.verdict import determined_ends, influence_items, most_influential_model
-
-    EXACT, LOWER, UPPER = _EXACT, _LOWER, _UPPER
-
-    design = result.design
-    labels = design.frame["model"].astype(str).to_numpy()
-    kind = result.kind0[0]
-    y = result.y0[0]
-    lead = {"t": design.frame["t"].to_numpy(float), "y0": y, "kind0": kind, "labels": labels}
-    usable, r_squared = _frontier_points(result.rule, lead, result.slope_per_day, result.intercept)
-    dt_low, dt_high = months_interval(result.slope_ci_low, result.slope_ci_high)
-    own = [months_interval(lo, hi) for lo, hi in result.reference_ci]
-    ok = result.draws[np.isfinite(result.draws)]
-    pooled = result.pooled
-    return TrendUncertainty(
-        rule=result.rule, inversion=" | ".join(design.names), slope_per_day=result.slope_per_day,
-        intercept=result.intercept, slope_ci_low=result.slope_ci_low, slope_ci_high=result.slope_ci_high,
-        doubling_time_months=_months(result.slope_per_day), doubling_time_months_ci_low=dt_low,
-        doubling_time_months_ci_high=dt_high, n_models=len(labels), n_exact=int((kind == EXACT).sum()),
-        n_lower_bounds=int((kind == LOWER).sum()), n_upper_bounds=int((kind == UPPER).sum()),
-        n_dropped=int((~np.isfinite(kind)).sum()), n_boot=result.n_boot, level=result.level,
-        share_fit=result.shares["fit"], share_score=result.shares["score"], share_models=result.shares["models"],
-        slope_sd_fit=result.sds["fit"], slope_sd_score=result.sds["score"], slope_sd_models=result.sds["models"],
-        slope_sd_all=float(np.std(ok)), failed_draws=result.failed_draws, models=tuple(labels), draws=result.draws,
-        share_reference=result.shares["reference"], slope_sd_reference=result.sds["reference"],
-        n_references=len(design.names), reference_names=design.names, reference_weights=result.weights,
-        reference_slopes=result.reference_slopes, epoch=epoch, frontier_models=tuple(labels[usable]),
-        centre_days=float(np.mean(lead["t"][usable])) if usable.size else math.nan, r_squared=r_squared,
-        heterogeneity_q=pooled.q, heterogeneity_df=pooled.df, heterogeneity_p=pooled.p_value,
-        tau_squared=pooled.tau_squared, i_squared=pooled.i_squared,
-        reference_months_low=tuple(lo for lo, _ in own), reference_months_high=tuple(hi for _, hi in own),
-        **determined_ends(result.ends_mc, result.slope_ci_low, result.slope_ci_high), months_without_ceilings=_months(result.slope_without_ceilings),
-        ceiling_bounds=result.ceiling_bounds, n_ceiling_bounds=int(sum(result.ceiling_bounds)),
-        influence=influence_items(result), **most_influential_model(result),
-    )
-
-
-
 __all__ = ["BOUNDED", "CHECK_WORDS", "CEILING_STDERRS", "END_STABILITY", "MEASURED", "NOT_MEASURED", "Design",
-           "HETEROGENEITY_ALPHA", "PairedDraws", "Pooled", "RowTrend", "common_design", "from_design",
+           "HETEROGENEITY_ALPHA", "PairedDraws", "Pooled", "RowTrend", "common_design", "targets_design",
            "heterogeneity_check", "heterogeneity_words", "months_interval", "paired_draws", "pool_slopes", "pooled_trend",
            "set_references", "status_words", "at_ceiling", "end_range", "family_clusters", "family_influence",
            "reference_caps"]

@@ -42,8 +42,7 @@ from densing.laws.eligibility import composed_fits
 from densing.trend.targets import trend_targets, with_stderr
 from densing.trend import design
 from densing.trend.scope import check_window
-from densing.trend.design import from_design
-from densing.trend.uncertainty import TrendUncertainty
+from densing.trend.uncertainty import TrendUncertainty, from_design
 
 #: The columns a score table needs (one row per model × benchmark × metric).
 SCORE_COLUMNS = ("model", "benchmark", "metric", "value", "params", "release_date")

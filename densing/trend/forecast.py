@@ -3,7 +3,7 @@ to the models released after it.
 
 **The rule** (written before any forecast was computed). For each reference of a row (inversion, its targets):
 
-1. *Before*: the row's engine (:func:`densing.trend.uncertainty.carry_over_references`, the censored 0.9-quantile
+1. *Before*: the one engine (:func:`densing.trend.uncertainty.trend_uncertainty`, the censored 0.9-quantile
    frontier, fit × score × model draws) on the targets released on or before the cutoff; its 95% band is the line
    through the frontier points' centre with the slope at the ends of its interval
    (:meth:`densing.trend.uncertainty.TrendUncertainty.confidence_band`: the slope's uncertainty, which is what a
@@ -43,8 +43,8 @@ from densing.numbers import format_number
 from densing.results import Result
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH
 from densing.trend.scope import days_since, parse_epoch
-from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
-from densing.trend.uncertainty import TrendUncertainty, carry_over_references
+from densing.results import ALPHA_CONSTRAINTS, interval_frame
+from densing.trend.uncertainty import TrendUncertainty, observed_trend, trend_uncertainty
 from densing.validation import validate_params
 
 #: The cutoff of each target table's forecast check (module docstring).
@@ -186,13 +186,13 @@ def forecast_check(row: str, members: list[tuple[object, pd.DataFrame]], cutoff:
         name = inversion.name
         early, late = frame[frame["t"] <= cut], frame[frame["t"] > cut]
         try:
-            before = carry_over_references([(inversion, early)], n_boot=n_boot, n_boot_share=0, seed=seed, epoch=epoch)
+            before = trend_uncertainty(early, inversion, n_boot=n_boot, n_boot_share=0, seed=seed, epoch=epoch)
         except DensingError as exc:
             out.append(ReferenceForecast(name, cutoff, None, None, n_later=len(late),
                                          note=f"{len(early)} models up to the cutoff: no line ({exc})"))
             continue
         try:
-            after = carry_over_references([(inversion, late)], n_boot=n_boot, n_boot_share=0, seed=seed, epoch=epoch)
+            after = trend_uncertainty(late, inversion, n_boot=n_boot, n_boot_share=0, seed=seed, epoch=epoch)
         except DensingError:
             after = None
         placed, line, low, high = _counts(late, inversion, before)
@@ -285,20 +285,15 @@ class ForecastWindows(Result):
 
 def frontier_line(frame: pd.DataFrame, *, quantile: float = 0.9, n_boot: int = 200, seed: int = 0,
                   level: float = 0.95) -> EarlyLine:
-    """Powell's censored ``quantile`` line of ``y`` on ``t`` (:func:`densing.trend.censored.censored_quantile_line`)
-    with a model bootstrap's percentile interval of its slope: the default early line of :func:`forecast_windows`
-    (the row's engine, with its fit and score draws, may be passed instead)."""
-    from densing.trend.censored import censored_quantile_line, censored_quantile_lines
-
-    t, y, kind = (frame[c].to_numpy(float) for c in ("t", "y", "kind"))
-    slope, intercept, _ = censored_quantile_line(t, y, kind, quantile)
-    rng = np.random.default_rng(seed)
-    picks = [rng.integers(0, t.size, t.size) for _ in range(n_boot)]
-    slopes = np.array([s for s, _, _ in censored_quantile_lines([(t[p], y[p], kind[p]) for p in picks], quantile)])
-    slopes = slopes[np.isfinite(slopes)]
-    tail = (1 - level) / 2
-    low, high = np.quantile(slopes, [tail, 1 - tail]) if slopes.size else (math.nan, math.nan)
-    return EarlyLine(float(slope), float(low), float(high), float(intercept), int(t.size), float(t.mean()))
+    """The censored ``quantile`` line of ``y`` on ``t`` with its slope's percentile interval: the one engine on the
+    frame's values (:func:`densing.trend.uncertainty.observed_trend`, draws of the models, or of their families where
+    the frame has a ``family`` column), the default early line of :func:`forecast_windows`."""
+    labels = frame["model"] if "model" in frame.columns else frame.index.astype(str)
+    found = observed_trend(frame["t"], frame["y"], frame["kind"], labels,
+                           families=frame["family"] if "family" in frame.columns else None, quantile=quantile,
+                           n_boot=n_boot, level=level, seed=seed)
+    return EarlyLine(found.slope_per_day, found.slope_ci_low, found.slope_ci_high, found.intercept, len(frame),
+                     float(frame["t"].mean()))
 
 
 def outcome_of(n_later: int, above_band_low: int, above_band_high: int) -> str:
@@ -316,16 +311,14 @@ def _early_months(line: EarlyLine) -> tuple[float, float, float]:
 
 
 def _placed(late: pd.DataFrame, edges: list[np.ndarray]) -> tuple[int, list[int]]:
-    """(later models every edge places, the count above each edge): an exact point or a lower bound above an edge is
-    above it, an exact point or an upper bound at or below it is below it; any other bound is undecided."""
+    """(later models every edge places, the count of them above each edge): an exact point or a lower bound above an
+    edge is above it, an exact point or an upper bound at or below it is below it; any other bound is undecided, and a
+    model undecided against any edge is counted against none (every count is out of the same models)."""
     y, kind = late["y"].to_numpy(float), late["kind"].to_numpy(float)
     above_kinds, below_kinds = (kind == EXACT) | (kind == LOWER), (kind == EXACT) | (kind == UPPER)
-    counts, placed = [], len(late)
-    for edge in edges:
-        above = (y > edge) & above_kinds
-        counts.append(int(above.sum()))
-        placed = min(placed, int((above | ((y <= edge) & below_kinds)).sum()))
-    return placed, counts
+    aboves = [(y > edge) & above_kinds for edge in edges]
+    placed = np.logical_and.reduce([above | ((y <= edge) & below_kinds) for above, edge in zip(aboves, edges)])
+    return int(placed.sum()), [int((above & placed).sum()) for above in aboves]
 
 
 def _one_cutoff(frame: pd.DataFrame, cut: float, epoch: pd.Timestamp, fit) -> ForecastCutoff:

@@ -19,8 +19,7 @@ from densing.laws.inversion import PerBenchmark
 from densing.trend import capability, design, rules
 from densing.trend.constants import CHATGPT_RELEASE, PAPER
 from densing.trend.measurement import Breakpoint, Segment
-from densing.trend.design import from_design
-from densing.trend.uncertainty import TrendUncertainty
+from densing.trend.uncertainty import TrendUncertainty, from_design
 
 #: The frontier rule of the headline number; the others are its sensitivity rows.
 HEADLINE_RULE = "quantile"

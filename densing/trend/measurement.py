@@ -239,8 +239,6 @@ class TrendMeasurement(Result):
 
     def __repr__(self) -> str:
         head = self.rules.get(self.headline_rule)
-        interval = "" if head is None else (
-            f"{head.doubling_time_months:.2g} months [{head.doubling_time_months_ci_low:.2g}, {head.doubling_time_months_ci_high:.2g}]")
         status = self.status or "not measured"
         shown = f"{status}; {head.determined()}" if head is not None else status
         families = ", ".join(dict.fromkeys(name.split(":")[0] for name in self.reference.split(" | ")))

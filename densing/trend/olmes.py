@@ -18,7 +18,7 @@ AI2's OLMES table (``results/olmes/``: 23 open base models, MC format) with dens
 - **the trend** is the censored 0.9 regression quantile of ln ρ on t (:mod:`densing.trend.rules`),
   bounds as bounds, with fit (the ladder's and the score law's draws, and Δ's), score (binomial
   σ from the OLMES split's item count) and model-sampling uncertainty carried
-  (:func:`densing.trend.uncertainty.carry_uncertainty`): ln ρmax = A·t + B, doubling time ln 2 / A;
+  (:func:`densing.trend.uncertainty.trend_uncertainty`): ln ρmax = A·t + B, doubling time ln 2 / A;
 - **the checks** (:func:`densing.trend.capability.inversion_checks`): saturation and conditioning on
   the envelope's record-setters, size confounding, the within-family size slope as a finding. A
   score law explaining less than half its checkpoints' variance (R² < 0.5,
@@ -58,7 +58,7 @@ from densing.trend.constants import DEFAULT_EPOCH
 from densing.laws.inversion import PerBenchmark
 from densing.trend.capability import calibrated, inversion_checks
 from densing.trend.targets import trend_targets
-from densing.trend.uncertainty import carry_uncertainty
+from densing.trend.uncertainty import trend_uncertainty
 from densing.numbers import format_months
 
 #: The paper's D0 and the sensitivity's.
@@ -172,7 +172,7 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
             rows.append(row)
             continue
         try:
-            result = carry_uncertainty(models, inversion, rule=rule, quantile=0.9, n_boot=n_boot, n_boot_share=n_boot_share,
+            result = trend_uncertainty(models, inversion, rule=rule, quantile=0.9, n_boot=n_boot, n_boot_share=n_boot_share,
                                        seed=seed)
         except DensingError as exc:
             row["error"] = str(exc)
@@ -185,7 +185,7 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
         for other in sensitivity_d0:
             key = _d0_key(other)
             try:
-                side = carry_uncertainty(models, PerBenchmark(ref, other), rule=rule, quantile=0.9, n_boot=n_boot_side,
+                side = trend_uncertainty(models, PerBenchmark(ref, other), rule=rule, quantile=0.9, n_boot=n_boot_side,
                                          n_boot_share=0, seed=seed)
                 row[key] = side.doubling_time_months
                 row[key + "_ci"] = f"{side.doubling_time_months_ci_low:.3g}–{side.doubling_time_months_ci_high:.3g}"
@@ -266,7 +266,7 @@ def _ceiling_one(task: str, ref: ReferenceFit, targets: pd.DataFrame, models: pd
         return {"months_ceiling_1_ci": f"not measured: the ceiling-1 law is a {verdict}"}
     inversion = PerBenchmark(fixed, d0)
     try:
-        side = carry_uncertainty(models, inversion, rule=rule, quantile=0.9, n_boot=n_boot, n_boot_share=0, seed=seed)
+        side = trend_uncertainty(models, inversion, rule=rule, quantile=0.9, n_boot=n_boot, n_boot_share=0, seed=seed)
     except (DensingError, FitError) as exc:
         return {"months_ceiling_1_ci": str(exc)}
     failed = ", ".join(c.name for c in calibrated(inversion_checks(models, inversion)) if c.failed)

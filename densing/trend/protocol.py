@@ -96,7 +96,10 @@ def _forecast(targets: pd.DataFrame, head, *, since, epoch: str, n_boot: int, se
     try:
         chosen = design.common_design(targets, [inv for inv, _ in head.members], since=since, epoch=epoch)
         y, kind = design.point_densities(chosen)
-        frame = pd.DataFrame({"t": chosen.frame["t"].to_numpy(float), "y": y[0], "kind": kind[0]})
+        frame = pd.DataFrame({"t": chosen.frame["t"].to_numpy(float), "y": y[0], "kind": kind[0],
+                              "model": chosen.frame["model"].astype(str).to_numpy(),
+                              "family": chosen.frame["family"].to_numpy(object) if "family" in chosen.frame.columns
+                              else None})
         found = forecast_windows(frame, row=head.name, epoch=epoch, n_boot=n_boot, seed=seed)
     except DensingError as exc:
         return {"row": head.name, "summary": f"Forecast not computed: {exc}", "cutoffs": []}

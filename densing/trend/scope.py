@@ -12,7 +12,6 @@ import pandas as pd
 from densing.data.schema import is_missing, require_columns
 from densing.data.units import parse_date
 from densing.errors import InputError
-from densing.trend.constants import TIME_UNITS_DAYS
 
 # --------------------------------------------------------------------------------------------
 # input preparation
@@ -54,15 +53,6 @@ def parse_epoch(epoch: object) -> pd.Timestamp:
     if is_missing(epoch):
         raise InputError("field 'epoch': expected a date such as 2023-02-24, got nothing")
     return to_timestamp(epoch, field="epoch", where="trend")
-
-
-def unit_days(time_unit: str) -> float:
-    try:
-        return TIME_UNITS_DAYS[time_unit]
-    except KeyError:
-        raise InputError(
-            f"field 'time_unit': expected one of {', '.join(TIME_UNITS_DAYS)}, got {time_unit!r}"
-        ) from None
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,6 +1,9 @@
-"""The doubling time with every source of uncertainty carried: fit, score noise, sampling of models.
+"""The doubling time with every source of uncertainty carried: fit, score noise, sampling of models, choice of reference.
 
-One bootstrap draw k of the trend (ln ρ = A·t + B, Xiao et al. 2024 eq. 5) redraws:
+:class:`TrendUncertainty` is what every doubling time of the package is (the headline, each row, a design of another
+table, the forecast's lines, :func:`densing.fit_trend`, :func:`trend_uncertainty`): the numbers of one run of the one
+engine, :func:`densing.trend.design.pooled_trend`, turned into a result by :func:`from_design`. One bootstrap draw k
+of the trend (ln ρ = A·t + B, Xiao et al. 2024 eq. 5) redraws:
 
 (a) **fit** — the reference law's parameters: one of the fit's own bootstrap draws (resampled
     reference models), picked uniformly at random;
@@ -8,25 +11,16 @@ One bootstrap draw k of the trend (ln ρ = A·t + B, Xiao et al. 2024 eq. 5) red
     table's, or binomial from the benchmark's item count, :mod:`densing.data.item_counts`);
 (c) **models** — the set of targets: families resampled with replacement, every member of a drawn family
     entering once per draw (a one-stage family-cluster bootstrap, :mod:`densing.trend.design` step 3);
-(d) **reference** — where several references are candidates (rule v2 of
-    :mod:`densing.laws.eligibility`), which one: picked with its weight (equal by default), so the
-    interval carries the choice (:func:`carry_over_references`);
+(d) **reference** — with several references, the between-reference spread τ² of the random-effects pool;
 
-then inverts every score into ln ρ or a bound (per benchmark or jointly,
-:mod:`densing.laws.inversion`) and fits the frontier line with bounds as bounds (a rule of
-:mod:`densing.trend.rules`). The percentile interval of A over the
-draws, mapped through ln 2 / A, is the doubling time's interval. Each source is also drawn alone
-(the other two held at their point values); its **share** is its slope variance over the sum of
-the three, so the output says which source dominates.
+then inverts every score into ln ρ or a bound (per benchmark or jointly, :mod:`densing.laws.inversion`) and fits the
+frontier line with bounds as bounds (a rule of :mod:`densing.trend.rules`). The percentile interval of A over the
+draws, mapped through ln 2 / A, is the doubling time's interval. Each source is also drawn alone (the others held at
+their point values); its **share** is its slope variance over the sum, so the output says which source dominates.
 
 Frontier rules: ``quantile`` (Powell's censored q-th regression quantile, q = 0.9), ``all`` (Tobit, the mean line),
 ``envelope`` (the paper's record-setters, fitted by OLS, bounds entering at their bound value: its points are chosen
-on the response, and its interval is optimistic).
-
-Coverage on planted data (``studies/trend_full_coverage.py``, 100 replicates of the whole pipeline:
-a reference family fitted with its bootstrap, 90 targets with binomial score noise; nominal 0.95):
-quantile 0.99, all (Tobit) 0.99, envelope 0.65 — against 0.82, 0.72 and 0.24 for an interval
-from resampling models only. The envelope's interval is optimistic and is labelled so.
+on the response, and its interval is optimistic). Coverage on planted data: ``studies/trend_full_coverage.py``.
 """
 from __future__ import annotations
 
@@ -37,26 +31,17 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
-from densing.errors import FitError, InputError
-from densing.laws.inversion import arrays, as_inversion
+from densing.errors import InputError
+from densing.laws.inversion import as_inversion
 from densing.results import Result
-from densing.trend import rules
-from densing.trend.censored import EXACT, LOWER, UPPER
-from densing.trend.targets import family_clusters
-from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS, PAPER
-from densing.trend.lines import doubling_interval, doubling_months, envelope_index, slope_band
+from densing.laws.bounds import EXACT, LOWER, UPPER
+from densing.trend.constants import DEFAULT_EPOCH, PAPER
+from densing.trend.design import RowTrend, pooled_trend, targets_design
+from densing.trend.lines import doubling_months, envelope_index, slope_band
 from densing.trend.scope import dates_as_days, parse_epoch
 from densing.validation import DRAWS, Interval, validate_params
+from densing.trend.verdict import determined_ends, influence_items, months_interval, most_influential_model, status_words
 
-SOURCES = ("fit", "score", "models")
-#: every source a draw redraws when several references are candidates (:func:`carry_over_references`)
-ALL_SOURCES = SOURCES + ("reference",)
-
-
-def frontier_slope(rule: str, t: np.ndarray, y: np.ndarray, kind: np.ndarray, labels: np.ndarray,
-                   quantile: float = 0.9) -> float:
-    """Slope A per day of one frontier rule on points some of which are bounds (NaN if unfittable)."""
-    return rules.frontier_line(rule, t, y, kind, labels, quantile)[0]
 
 
 @dataclass(frozen=True)
@@ -211,165 +196,96 @@ def _months(slope: float) -> float:
     return doubling_months(slope)
 
 
-def carry_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = None, **options) -> TrendUncertainty:
-    """The trend's slope with (a) fit, (b) score and (c) model-sampling uncertainty (module docstring).
-
-    ``models``: one row per target with ``model``, ``params``, ``t`` (days since the epoch) and
-    the scores of the inversion's benchmarks (``score:<b>``, ``stderr:<b>``; or ``score`` and
-    ``stderr`` for one benchmark). ``reference``: an inversion (:mod:`densing.laws.inversion`)
-    or a :class:`ReferenceFit` (inverted per benchmark at ``d0``). One reference is
-    :func:`carry_over_references` with one member; ``options`` are its keywords (``rule``, ``quantile``,
-    ``n_boot``, ``n_boot_share``, ``level``, ``seed``, ``epoch``) with its defaults.
-    """
-    return carry_over_references([(as_inversion(reference, d0), models)], **options)
-
-
 @validate_params({"level": [Interval(Real, 0, 1, closed="neither")], "n_boot": [DRAWS],
                   "n_boot_share": [Interval(Integral, 0, None)]})
-def carry_over_references(
-    members: list[tuple[object, pd.DataFrame]],
-    *,
-    weights: tuple[float, ...] | None = None,
-    rule: str = "quantile",
-    quantile: float = 0.9,
-    n_boot: int = 1000,
-    n_boot_share: int = 300,
-    level: float = 0.95,
-    seed: int = 0,
-    epoch: str = DEFAULT_EPOCH,
-) -> TrendUncertainty:
-    """The slope with fit, score, model-sampling **and reference-choice** uncertainty.
+def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = None, rule: str = "quantile",
+                      quantile: float = 0.9, n_boot: int = 1000, n_boot_share: int = 300, level: float = 0.95,
+                      seed: int = 0, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
+    """The trend over given targets under one reference, every source of uncertainty carried (module docstring): the
+    one engine (:func:`densing.trend.design.pooled_trend`) on a one-reference design
+    (:func:`densing.trend.design.targets_design`).
 
-    ``members``: (inversion, its targets) per candidate reference — each reference has its own
-    targets, since a family's own models are never its targets. Each draw (d) picks a reference
-    with probability ``weights`` (default equal), then (a)–(c) as in the module docstring within it.
-    The point line is the weighted mean of the references' point lines; each reference's own
-    point slope is kept (``reference_slopes``). The shares: each source drawn alone, the others at
-    their point values — for the reference, that point is the first member (the lead). ``epoch``: the
-    t = 0 of the frames' ``t`` (kept, so the result can draw its line over dates).
+    ``models``: one row per target with ``model``, ``params``, ``t`` (days since ``epoch``), optionally ``family``, and
+    the scores of the inversion's benchmarks (``score:<b>``, ``stderr:<b>``; or ``score`` and ``stderr`` for one
+    benchmark). ``reference``: an inversion (:mod:`densing.laws.inversion`) or a :class:`ReferenceFit` (inverted per
+    benchmark at ``d0``). ``n_boot_share = 0`` skips the shares (NaN). The result's ``status`` says what the draws
+    determine (:func:`densing.trend.verdict.status_words`); a design's checks are the caller's.
     """
-    rules.get(rule)
-    if not members:
-        raise InputError("references: no reference to carry the trend's uncertainty over")
-    count_refs = len(members)
-    w = np.full(count_refs, 1.0 / count_refs) if weights is None else np.asarray(weights, float) / float(np.sum(weights))
-    prepared = [_prepared(inversion, frame, rule, quantile) for inversion, frame in members]
-    slopes0 = np.array([m["line0"][0] for m in prepared])
-    slope0, intercept0 = float(w @ slopes0), float(w @ np.array([m["line0"][1] for m in prepared]))
-    rng = np.random.default_rng(seed)
-
-    def draw(sources: tuple[str, ...], count: int) -> np.ndarray:
-        return _draw(rng, prepared, w, slopes0, rule, quantile, sources, count)
-
-    combined = draw(ALL_SOURCES, n_boot)
-    ok = combined[np.isfinite(combined)]
-    if ok.size < 2:
-        raise FitError(f"{rule} frontier: the bootstrap could not fit a line in any draw")
-    tail = (1 - level) / 2
-    low, high = np.quantile(ok, [tail, 1 - tail])
-    # n_boot_share = 0: the shares are not wanted (NaN), their draws are skipped
-    sources = SOURCES + (("reference",) if count_refs > 1 else ())
-    sds = {s: (float(np.nanstd(draw((s,), n_boot_share))) if n_boot_share else math.nan) for s in sources}
-    if count_refs == 1:
-        sds["reference"] = 0.0 if n_boot_share else math.nan
-    return _carried(rule, prepared, w, slopes0, (slope0, intercept0), (float(low), float(high)), sds, combined, ok,
-                    n_boot=n_boot, level=level, epoch=epoch)
-
-
-def _prepared(inversion, frame: pd.DataFrame, rule: str, quantile: float) -> dict:
-    """One member of :func:`carry_over_references`: its targets' arrays, point densities and point line."""
-    if inversion.n_draws < 1:
-        raise FitError(f"{inversion.name}: the reference fit has no bootstrap draws; its uncertainty cannot be carried")
-    frame = _with_score_columns(frame, inversion.benchmarks)
-    scores, sigma = arrays(frame, inversion.benchmarks)
-    item = {"inversion": inversion, "t": frame["t"].to_numpy(float), "scores": scores, "sigma": sigma,
-            "params": frame["params"].to_numpy(float), "labels": frame["model"].astype(str).to_numpy(), "n": len(frame)}
-    clusters = family_clusters(frame["family"] if "family" in frame.columns else [None] * len(frame))
-    item["members"] = [np.flatnonzero(clusters == g) for g in range(int(clusters.max()) + 1 if len(frame) else 0)]
-    item["y0"], item["kind0"] = inversion.point(scores, sigma, item["params"]) if len(frame) else (np.empty(0), np.empty(0))
-    item["line0"] = rules.frontier_line(rule, item["t"], item["y0"], item["kind0"], item["labels"], quantile)
-    if not math.isfinite(item["line0"][0]):
-        raise FitError(f"{rule} frontier under {inversion.name}: fewer than {MIN_POINTS} usable models "
-                       f"(of {len(frame)} targets); no trend line")
-    item["extra"] = {"weights": inversion.weights(scores, sigma)} if hasattr(inversion, "weights") else {}
-    return item
-
-
-def family_index(members: list[np.ndarray], rng: np.random.Generator) -> np.ndarray:
-    """One family-cluster resample of the targets as row indices: G families drawn with replacement, every member of
-    a drawn family once per draw (:func:`densing.trend.targets.family_clusters` groups them)."""
-    picks = rng.integers(len(members), size=len(members))
-    return np.concatenate([members[g] for g in picks]) if len(members) else np.empty(0, np.intp)
-
-
-def _draw_in(rng, m: dict, rule: str, quantile: float, sources: tuple[str, ...], count: int) -> np.ndarray:
-    """``count`` slopes under one member, ``sources`` redrawn (``fit``, ``score``, ``models``), the rest at their points."""
-    inversion, scores, sigma, n = m["inversion"], m["scores"], m["sigma"], m["n"]
-    picks = rng.integers(inversion.n_draws, size=count) if "fit" in sources else None
-    noise = rng.standard_normal((count, *scores.shape)) * np.nan_to_num(sigma) if "score" in sources else 0.0
-    drawn = np.broadcast_to(scores[None] + noise, (count, *scores.shape))
-    y, kind = inversion.draws(picks, np.ascontiguousarray(drawn), sigma, m["params"], **m["extra"])
-    y = np.broadcast_to(y, (count, n))
-    kind = np.broadcast_to(kind, (count, n))
-    t, labels = m["t"], m["labels"]
-    problems = []
-    for k in range(count):  # the targets drawn as families (densing.trend.design, step 3)
-        index = family_index(m["members"], rng) if "models" in sources else np.arange(n)
-        problems.append((t[index], y[k, index], kind[k, index], labels[index]))
-    return rules.frontier_lines(rule, problems, quantile, start=m["line0"])[:, 0]  # the draws' lines solved together
-
-
-def _draw(rng, prepared: list[dict], w: np.ndarray, slopes0: np.ndarray, rule: str, quantile: float,
-          sources: tuple[str, ...], count: int) -> np.ndarray:
-    """``count`` slopes with ``sources`` redrawn; with ``reference`` among them each draw first picks a member (``w``)."""
-    if "reference" not in sources or len(prepared) == 1:
-        if sources == ("reference",):
-            return np.full(count, slopes0[0])
-        return _draw_in(rng, prepared[0], rule, quantile, sources, count)
-    which = rng.choice(len(prepared), size=count, p=w)
-    out = np.empty(count)
-    for r in range(len(prepared)):
-        chosen = np.flatnonzero(which == r)
-        if chosen.size:
-            out[chosen] = _draw_in(rng, prepared[r], rule, quantile, sources, chosen.size) if sources != ("reference",) else slopes0[r]
-    return out
-
-
-def _carried(rule: str, prepared: list[dict], w: np.ndarray, slopes0: np.ndarray, line0: tuple[float, float],
-             interval: tuple[float, float], sds: dict, combined: np.ndarray, ok: np.ndarray, *, n_boot: int,
-             level: float, epoch: str) -> TrendUncertainty:
-    """The :class:`TrendUncertainty` of :func:`carry_over_references` from its point line, interval and draws."""
-    slope0, intercept0 = line0
-    total = sum(v ** 2 for v in sds.values())
-    shares = {s: (sds[s] ** 2 / total if total > 0 else math.nan) for s in sds}  # NaN propagates when skipped
-    dt_low, dt_high = doubling_interval(*interval)
-    lead = prepared[0]
-    kinds = lead["kind0"][np.isfinite(lead["kind0"])]
-    front, r_squared = _frontier_points(rule, lead, slope0, intercept0)
-    labels = sorted(set().union(*(set(m["labels"]) for m in prepared)))
-    from densing.trend.verdict import determined_ends, end_range, status_words
-
-    tail = (1 - level) / 2
-    ends = determined_ends((end_range(ok, tail), end_range(ok, 1 - tail)), *interval)
-    result = TrendUncertainty(
-        rule=rule, inversion=" | ".join(m["inversion"].name for m in prepared), slope_per_day=slope0, intercept=intercept0,
-        slope_ci_low=interval[0], slope_ci_high=interval[1],
-        doubling_time_months=_months(slope0),
-        doubling_time_months_ci_low=dt_low / DAYS_PER_MONTH, doubling_time_months_ci_high=dt_high / DAYS_PER_MONTH,
-        n_models=len(labels), n_exact=int((kinds == EXACT).sum()), n_lower_bounds=int((kinds == LOWER).sum()),
-        n_upper_bounds=int((kinds == UPPER).sum()), n_dropped=int((~np.isfinite(lead["kind0"])).sum()),
-        n_boot=n_boot, level=level,
-        share_fit=shares["fit"], share_score=shares["score"], share_models=shares["models"],
-        slope_sd_fit=sds["fit"], slope_sd_score=sds["score"], slope_sd_models=sds["models"],
-        slope_sd_all=float(np.std(ok)), failed_draws=int(n_boot - ok.size), models=tuple(labels), draws=combined,
-        share_reference=shares["reference"], slope_sd_reference=sds["reference"], n_references=len(prepared),
-        reference_names=tuple(m["inversion"].name for m in prepared), reference_weights=tuple(float(v) for v in w),
-        reference_slopes=tuple(float(v) for v in slopes0), epoch=epoch,
-        frontier_models=tuple(str(v) for v in lead["labels"][front]),
-        centre_days=float(np.mean(lead["t"][front])) if front.size else math.nan, r_squared=r_squared,
-        **ends,
-    )
+    inversion = as_inversion(reference, d0)
+    chosen = targets_design(inversion, _with_score_columns(models, inversion.benchmarks))
+    result = from_design(pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=n_boot_share,
+                                      level=level, seed=seed), epoch=epoch)
     return replace(result, status=status_words(result))
+
+
+class Observed:
+    """Values already on the trend's scale — ln ρ with its kind (0 exact, +1 lower bound, −1 upper bound), or −ln price
+    — standing where an inversion stands in a design: no law to invert, no fit draws, no score noise, so a design of
+    them draws only the set of targets (their families). Its two "benchmarks" are the columns ``score:y`` (the value)
+    and ``score:kind`` (the kind) of the design's frame (:func:`observed_trend`)."""
+
+    name = "observed values"
+    benchmarks = ("y", "kind")
+    n_draws = 1
+
+    def point(self, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return scores[..., 0], scores[..., 1]
+
+    def draws(self, picks, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return scores[..., 0], scores[..., 1]
+
+    def cap(self) -> float:
+        return math.inf
+
+
+def observed_trend(t, y, kind, labels, *, families=None, rule: str = "quantile", quantile: float = 0.9,
+                   n_boot: int = 1000, level: float = 0.95, seed: int = 0, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
+    """The trend of given values (t days since ``epoch``, y, kind per point; ``labels`` their names, ``families`` their
+    families, default each point its own): the one engine on a design of :class:`Observed` values, whose draws
+    resample the families (each point alone by default)."""
+    t, y, kind = (np.asarray(a, float) for a in (t, y, kind))
+    frame = pd.DataFrame({"model": np.asarray(labels).astype(str), "params": np.nan, "t": t, "score:y": y,
+                          "stderr:y": 0.0, "score:kind": kind, "stderr:kind": 0.0})
+    if families is not None:
+        frame["family"] = np.asarray(families, dtype=object)
+    chosen = targets_design(Observed(), frame)
+    return from_design(pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=0, level=level,
+                                    seed=seed), epoch=epoch)
+
+
+def from_design(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
+    """A :class:`TrendUncertainty` of a row's pooled trend under its design (:func:`densing.trend.design.pooled_trend`)."""
+    design = result.design
+    labels = design.frame["model"].astype(str).to_numpy()
+    kind = result.kind0[0]
+    lead = {"t": design.frame["t"].to_numpy(float), "y0": result.y0[0], "kind0": kind, "labels": labels}
+    usable, r_squared = _frontier_points(result.rule, lead, result.slope_per_day, result.intercept)
+    dt_low, dt_high = months_interval(result.slope_ci_low, result.slope_ci_high)
+    own = [months_interval(lo, hi) for lo, hi in result.reference_ci]
+    ok = result.draws[np.isfinite(result.draws)]
+    pooled = result.pooled
+    return TrendUncertainty(
+        rule=result.rule, inversion=" | ".join(design.names), slope_per_day=result.slope_per_day,
+        intercept=result.intercept, slope_ci_low=result.slope_ci_low, slope_ci_high=result.slope_ci_high,
+        doubling_time_months=_months(result.slope_per_day), doubling_time_months_ci_low=dt_low,
+        doubling_time_months_ci_high=dt_high, n_models=len(labels), n_exact=int((kind == EXACT).sum()),
+        n_lower_bounds=int((kind == LOWER).sum()), n_upper_bounds=int((kind == UPPER).sum()),
+        n_dropped=int((~np.isfinite(kind)).sum()), n_boot=result.n_boot, level=result.level,
+        share_fit=result.shares["fit"], share_score=result.shares["score"], share_models=result.shares["models"],
+        slope_sd_fit=result.sds["fit"], slope_sd_score=result.sds["score"], slope_sd_models=result.sds["models"],
+        slope_sd_all=float(np.std(ok)), failed_draws=result.failed_draws, models=tuple(labels), draws=result.draws,
+        share_reference=result.shares["reference"], slope_sd_reference=result.sds["reference"],
+        n_references=len(design.names), reference_names=design.names, reference_weights=result.weights,
+        reference_slopes=result.reference_slopes, epoch=epoch, frontier_models=tuple(labels[usable]),
+        centre_days=float(np.mean(lead["t"][usable])) if usable.size else math.nan, r_squared=r_squared,
+        heterogeneity_q=pooled.q, heterogeneity_df=pooled.df, heterogeneity_p=pooled.p_value,
+        tau_squared=pooled.tau_squared, i_squared=pooled.i_squared,
+        reference_months_low=tuple(lo for lo, _ in own), reference_months_high=tuple(hi for _, hi in own),
+        **determined_ends(result.ends_mc, result.slope_ci_low, result.slope_ci_high),
+        months_without_ceilings=_months(result.slope_without_ceilings), ceiling_bounds=result.ceiling_bounds,
+        n_ceiling_bounds=int(sum(result.ceiling_bounds)), influence=influence_items(result),
+        **most_influential_model(result),
+    )
 
 
 def _frontier_points(rule: str, lead: dict, slope: float, intercept: float) -> tuple[np.ndarray, float]:
@@ -396,5 +312,4 @@ def _with_score_columns(models: pd.DataFrame, benchmarks: tuple[str, ...]) -> pd
     raise InputError(f"models: no scores for {', '.join(benchmarks)}")
 
 
-__all__ = ["ALL_SOURCES", "SOURCES", "TrendUncertainty", "carry_over_references", "carry_uncertainty",
-           "frontier_slope"]
+__all__ = ["Observed", "TrendUncertainty", "from_design", "observed_trend", "trend_uncertainty"]

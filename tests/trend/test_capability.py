@@ -21,7 +21,7 @@ from densing.laws import eligibility
 from densing.trend import capability, checks
 from densing.laws.bounds import EXACT, LOWER
 from densing.laws.inversion import Joint
-from densing.trend.uncertainty import carry_uncertainty
+from densing.trend.uncertainty import trend_uncertainty
 from planted_families import family_table
 from tools.build_tables import MAX_TOP_CONDITIONING, candidate_table_v1_v2
 
@@ -78,7 +78,7 @@ def test_the_joint_trend_keeps_models_with_some_scores_and_an_empty_one_is_a_den
     models, _ = trend_targets(half, joint, since=None)
     assert "t3" in set(models["model"]) and np.isnan(models.loc[models["model"] == "t3", "stderr:winogrande"]).all()
     with pytest.raises(DensingError):
-        carry_uncertainty(models.iloc[:0], joint, n_boot=10, n_boot_share=0)
+        trend_uncertainty(models.iloc[:0], joint, n_boot=10, n_boot_share=0)
 
 
 def test_the_qwen15_joint_on_mmlu_and_bbh_gives_a_result_or_a_densing_error():
@@ -90,7 +90,7 @@ def test_the_qwen15_joint_on_mmlu_and_bbh_gives_a_result_or_a_densing_error():
     joint = Joint(tuple(fit_family(table, "Qwen1.5", b, n_boot=50) for b in ("mmlu", "leaderboard_bbh")))
     try:
         models, _ = trend_targets(table, joint)
-        result = carry_uncertainty(models, joint, n_boot=20, n_boot_share=0)
+        result = trend_uncertainty(models, joint, n_boot=20, n_boot_share=0)
         assert np.isfinite(result.slope_per_day)
     except DensingError as exc:
         assert "leaderboard_bbh" in str(exc) or "model" in str(exc)

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from densing.trend.censored import EXACT, LOWER, UPPER, censored_quantile_line
+from densing.laws.bounds import EXACT, LOWER, UPPER
+from densing.trend.censored import censored_quantile_lines_weighted
 from densing.trend.tobit import tobit_line, tobit_lines_weighted
 
 SLOPE, INTERCEPT, SIGMA = 0.004, 1.0, 0.5
@@ -35,6 +36,12 @@ def exhaustive_censored_quantile_line(t, y, kind, quantile: float = 0.9) -> tupl
     costs = [powell_objective(t, y, kind, a, b, quantile) for a, b in zip(slopes, intercepts)]
     best = int(np.argmin(costs))
     return float(slopes[best]), float(intercepts[best])
+
+
+def censored_quantile_line(t, y, kind, quantile: float = 0.9) -> tuple[float, float, int]:
+    """The solver on one problem, every point of weight 1: (A, B, pivots)."""
+    slope, intercept, pivots = censored_quantile_lines_weighted(t, np.asarray(y, float)[None], kind, 1.0, quantile)
+    return float(slope[0]), float(intercept[0]), int(pivots[0])
 
 
 def _planted(seed: int, n: int = 400, cap: float = 2.6, floor: float = 0.2):
@@ -170,27 +177,6 @@ def test_the_vertex_walk_finds_the_exhaustive_optimum(seed, n):
     assert powell_objective(t, y, kind, slope, intercept, 0.9) <= powell_objective(t, y, kind, *best, 0.9) + 1e-9
 
 
-@settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 10_000), n=st.integers(5, 60), draws=st.integers(2, 40))
-def test_a_bootstraps_lines_solved_together_are_each_lines_solved_alone(seed, n, draws):
-    """censored_quantile_lines answers many problems' requests in batches: each line must be the number the
-    problem gives alone (resampled points repeat, dates tie, bounds of both kinds, sizes differ)."""
-    from densing.trend.censored import censored_quantile_lines
-
-    rng = np.random.default_rng(seed)
-    t = np.round(rng.uniform(0, 600, n), -1)  # ties in date, as releases on one day
-    y = 0.005 * t + rng.normal(0, 1, n)
-    kind = rng.choice([EXACT, EXACT, EXACT, LOWER, UPPER], n)
-    problems = []
-    for _ in range(draws):
-        index = rng.integers(n, size=int(rng.integers(3, n + 1)))
-        problems.append((t[index], y[index], kind[index]))
-    together = censored_quantile_lines(problems, 0.9)
-    for problem, line in zip(problems, together):
-        alone = censored_quantile_line(*problem, 0.9)
-        assert np.array_equal(np.array(line, float), np.array(alone, float), equal_nan=True)
-
-
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10_000), n=st.integers(4, 40), draws=st.integers(1, 12), start=st.booleans())
 def test_weighted_rows_reach_the_optimum_of_their_points_repeated(seed, n, draws, start):
@@ -226,13 +212,3 @@ def test_a_planted_line_through_exact_points_is_found_whatever_the_start():
     for start in (None, (0.0, 0.0), (-1.0, 50.0)):
         slope, intercept, _ = censored_quantile_lines_weighted(t, y[None], kind, 1.0, 0.9, start)
         assert slope[0] == pytest.approx(0.003, rel=1e-9) and intercept[0] == pytest.approx(-1.0, abs=1e-9)
-
-
-def test_quantile_slopes_of_rows_are_each_rows_quantile_slope():
-    from densing.trend.lines import quantile_slope, quantile_slopes
-
-    rng = np.random.default_rng(4)
-    t = np.round(rng.uniform(0, 20, (25, 70)))
-    y = np.round(rng.normal(size=(25, 70)), 1)  # many equal pairwise slopes
-    together = quantile_slopes(t, y, 0.9)
-    assert [quantile_slope(t[r], y[r], 0.9) for r in range(25)] == together.tolist()

@@ -100,7 +100,7 @@ def test_pooled_estimate_and_tau_on_planted_numbers():
 def test_status_names_heterogeneity_and_an_unbounded_interval():
     table = planted(4, families={"RefA": (200, 0.0, 1.0), "Steep": (350, 0.0, 0.5)})
     chosen = design.common_design(table, [_joint(table, f) for f in ("RefA", "Steep")], since=None)
-    from densing.trend.design import from_design
+    from densing.trend.uncertainty import from_design
 
     result = from_design(design.pooled_trend(chosen, n_boot=200, n_boot_share=0, seed=0))
     months = [doubling_months(s) for s in result.reference_slopes]
@@ -173,7 +173,7 @@ def test_the_headline_rules_share_one_set_of_draws_and_the_headline_its_own_numb
     """by_rule draws once: the headline rule's numbers are those it draws alone; every other rule reads the first
     n_boot_side of the same draws (and the first 25 of each source's), so it is pooled_trend given those draws."""
     from densing.trend.headline import SIDE_SHARE_DRAWS, by_rule
-    from densing.trend.design import from_design
+    from densing.trend.uncertainty import from_design
 
     table = planted(2)
     chosen = design.common_design(table, [_joint(table, f) for f in ("RefA", "RefB", "RefC")], since=None)
@@ -283,7 +283,7 @@ def test_the_three_states_and_their_words():
 
 def test_leaving_a_family_out_is_the_pooled_line_without_its_targets():
     from densing.trend import rules
-    from densing.trend.design import from_design
+    from densing.trend.uncertainty import from_design
 
     table = planted(5)
     chosen = design.common_design(table, [_joint(table, f) for f in ("RefA", "RefB")], since=None)

@@ -77,7 +77,7 @@ def test_cost_halving_time_planted():
         assert fit.halving_time_days_ci_high - fit.halving_time_days_ci_low < 0.2 * halving_days
         assert len(fit.excluded) == 1 and "non-positive" in fit.excluded["reason"].iloc[0]
         json.dumps(fit.to_dict(), allow_nan=False)
-    envelope = cost_halving_time(prices, frontier="envelope", n_boot=0)
+    envelope = cost_halving_time(prices, frontier="envelope", n_boot=20)
     chosen = prices.drop(index=3).reset_index(drop=True)
     running_min = chosen["price_per_million_tokens"].cummin()
     is_record = chosen["price_per_million_tokens"] < running_min.shift(fill_value=np.inf)
@@ -101,14 +101,16 @@ def test_compression_density_pairs():
         compression_density(pairs.drop(columns="method"), densities)
 
 
-def test_profiled_quantile_slope_matches_statsmodels_quantreg():
+def test_the_quantile_rule_without_bounds_is_statsmodels_quantreg():
+    """With no bound the censored quantile line is Koenker–Bassett's regression quantile: statsmodels' QuantReg."""
     import statsmodels.api as sm
 
-    from densing.trend import quantile_slope
+    from densing.trend import rules
 
     rng = np.random.default_rng(7)
     for q in (0.5, 0.9):
         t = rng.uniform(-2, 2, 90)
         y = 0.8 * t + rng.standard_t(3, 90)
         reference = sm.QuantReg(y, sm.add_constant(t)).fit(q=q, max_iter=5000, p_tol=1e-10).params[1]
-        assert quantile_slope(t, y, q) == pytest.approx(reference, abs=1e-4)
+        labels = np.array([f"m{i}" for i in range(t.size)])
+        assert rules.frontier_line("quantile", t, y, np.zeros(t.size), labels, q)[0] == pytest.approx(reference, abs=1e-4)

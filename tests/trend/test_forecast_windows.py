@@ -80,3 +80,15 @@ def test_every_count_of_later_models_is_out_of_the_models_placed_against_every_e
     placed, line, low, high = forecast._counts(frame, None, fit)
     assert placed == 3 and (line, low, high) == (2, 2, 1)  # the bound at 0.5: above 0.4, undecided against 0.8
     assert max(line, low, high) <= placed
+
+
+def test_every_count_is_out_of_the_later_models_placed_against_every_edge():
+    """A bound that an edge cannot decide (a lower bound below it, an upper bound above it) is placed against no
+    edge, so no count of models above an edge exceeds the later models placed."""
+    points = _points(noise=1.5, n=120, seed=3)
+    rng = np.random.default_rng(3)
+    points["kind"] = rng.choice([0.0, 0.0, 1.0, -1.0], len(points))
+    frame = forecast_windows(points, n_boot=40).to_frame()
+    for column in ("above_line", "above_band_low", "above_band_high"):
+        assert (frame[column] <= frame["n_later"]).all()
+    assert (frame["n_later"] < (points["t"].to_numpy()[None, :] > 0).sum()).all()  # some bounds were undecided

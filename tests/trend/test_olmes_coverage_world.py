@@ -11,7 +11,7 @@ import pytest
 
 from densing.laws.olmo import mc_reference as mc
 from densing.trend import rules
-from densing.trend.censored import EXACT
+from densing.laws.bounds import EXACT
 
 from tests.conftest import needs_olmo
 

@@ -14,10 +14,10 @@ from densing.trend.rules import FrontierRule
 from tests.trend.test_doubling import LN2, planted_law, planted_scores
 
 
-def _median_line(t, y, kind, labels, quantile, start=None):
+def _median_line(t, y, kind, weight, labels, quantile, start=None):
     """The least-absolute-deviations line (Powell's estimator at q = 0.5): a rule the package does not ship."""
-    slope, intercept, _ = densing.trend.censored.censored_quantile_line(t, y, kind, 0.5)
-    return slope, intercept
+    slope, intercept, _ = densing.trend.censored.censored_quantile_lines_weighted(t, y, kind, weight, 0.5, start)
+    return np.stack([slope, intercept], axis=1)
 
 
 @pytest.fixture()
@@ -54,14 +54,38 @@ def test_an_unknown_rule_is_refused_in_one_line_naming_the_registered_ones():
 
 def test_a_rule_name_is_registered_once():
     with pytest.raises(ValueError, match="already registered"):
-        rules.register(FrontierRule("quantile", "again", rules.RULES["quantile"].fit))
-    assert np.array_equal(rules.frontier_lines("envelope", []), np.empty((0, 2)))
+        rules.register(FrontierRule("quantile", "again", rules.RULES["quantile"].solve))
+    empty = np.empty((0, 5))
+    assert rules.frontier_lines_weighted("envelope", np.arange(5.0), empty, empty, empty, np.array(list("abcde"))).shape == (0, 2)
+
+
+def _reference_line(rule: str, t, y, kind, labels) -> tuple[float, float]:
+    """Each shipped rule's reference implementation on one problem, its points listed (repeated where counted twice):
+    the censored quantile line of the solver on weight-1 points, the envelope's record-setters through numpy's
+    polyfit, the Tobit line by L-BFGS-B (tobit_line)."""
+    from densing.trend.censored import censored_quantile_lines_weighted
+    from densing.trend.lines import envelope_index
+    from densing.trend.tobit import tobit_line
+
+    usable = np.isfinite(y) & np.isfinite(kind)
+    t, y, kind, labels = t[usable], y[usable], kind[usable], labels[usable]
+    if t.size < 3 or np.ptp(t) == 0:
+        return math.nan, math.nan
+    if rule == "quantile":
+        slope, intercept, _ = censored_quantile_lines_weighted(t, y[None], kind, 1.0, 0.9)
+        return float(slope[0]), float(intercept[0])
+    if rule == "all":
+        return tuple(tobit_line(t, y, kind.astype(int))[:2])
+    index = envelope_index(t, y, labels)
+    if index.size < 3 or np.unique(t[index]).size < 2:
+        return math.nan, math.nan
+    return tuple(np.polyfit(t[index], y[index], 1))
 
 
 @pytest.mark.parametrize("rule", ["quantile", "envelope", "all"])
 def test_a_resample_as_counts_gives_the_line_of_its_points_repeated(rule):
-    """frontier_lines_weighted (a bootstrap's draws as counts of the points) against frontier_lines on the resampled
-    points: the same line (the quantile rule's to the solver's rounding: its walk visits the points in another order; the
+    """frontier_lines_weighted (a bootstrap's draws as counts of the points) against each rule's reference
+    implementation on the resampled points listed: the same line (the quantile rule's to the solver's rounding: its walk visits the points in another order; the
     Tobit rule's to L-BFGS-B's tolerance, which the rows' Newton steps solve past: their likelihood is never lower)."""
     rng = np.random.default_rng(5)
     n, draws = 40, 12
@@ -75,7 +99,7 @@ def test_a_resample_as_counts_gives_the_line_of_its_points_repeated(rule):
     weight = np.stack([np.bincount(row, minlength=n) for row in index])
     found = rules.frontier_lines_weighted(rule, t, y, kind, weight, labels, 0.9)
     repeated = [np.sort(row) for row in index]
-    expected = rules.frontier_lines(rule, [(t[i], y[k, i], kind[k, i], labels[i]) for k, i in enumerate(repeated)], 0.9)
+    expected = np.array([_reference_line(rule, t[i], y[k, i], kind[k, i], labels[i]) for k, i in enumerate(repeated)])
     assert np.isnan(found[0]).all() and np.isnan(expected[0]).all()
     assert np.allclose(found, expected, rtol=1e-7, atol=1e-9 if rule != "all" else 5e-7, equal_nan=True)
 

@@ -1,4 +1,5 @@
-"""densing.trend.uncertainty: the slope of ln ρ = A·t + B with fit, score, model-sampling and reference uncertainty.
+"""densing.trend.uncertainty: the slope of ln ρ = A·t + B with fit, score and model-sampling uncertainty, one reference
+(the one engine on a one-reference design; several references pooled are tests/trend/test_design.py's).
 
 Planted tables put every model on ln ρ = A·t − 1 − u (u ≥ 0) and turn it into a score through a
 known composed law: the interval must cover the planted A in most seeds, shrink with more models,
@@ -15,21 +16,14 @@ import pytest
 
 from densing.errors import FitError, InputError
 from densing.laws import forms
-from densing.laws.family import fit_family
-from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
 from densing.trend import rules
-from densing.trend.censored import EXACT
+from densing.laws.bounds import EXACT
 from densing.trend.constants import DAYS_PER_MONTH
-from densing.trend.uncertainty import (
-    ALL_SOURCES,
-    SOURCES,
-    TrendUncertainty,
-    carry_over_references,
-    carry_uncertainty,
-    frontier_slope,
-)
-from planted_families import family_table
+from densing.trend.uncertainty import TrendUncertainty, observed_trend, trend_uncertainty
+
+SOURCES = ("fit", "score", "models")
+ALL_SOURCES = SOURCES + ("reference",)
 
 P = {"a": 400.0, "alpha": 0.3, "b": 400.0, "beta": 0.3, "c": 0.75, "gamma": -1.0, "l": 2.5, "d": 0.25}
 SLOPE = 0.004  # planted A per day
@@ -56,30 +50,32 @@ def _models(n: int = 60, stderr: float = 0.01, seed: int = 1, slope: float = SLO
 
 def _carry(models, fit=None, **options):
     options = {"d0": 1e12, "rule": "quantile", "n_boot": 200, "n_boot_share": 0, **options}
-    return carry_uncertainty(models, fit or _fit_with_draws(), **options)
+    return trend_uncertainty(models, fit or _fit_with_draws(), **options)
 
 
-# --- frontier_slope ------------------------------------------------------------------------------
+# --- a line through given points ----------------------------------------------------------------
 
 
 @pytest.mark.parametrize("rule", ["all", "quantile", "envelope"])
-def test_frontier_slope_is_the_rules_slope_and_recovers_a_planted_line(rule):
+def test_a_rules_line_recovers_a_planted_line(rule):
     rng = np.random.default_rng(0)
     t = np.sort(rng.uniform(0, 600, 80))
     y = SLOPE * t - 1.0 - np.abs(rng.normal(0, 0.5, 80))
     kind, labels = np.full(80, EXACT, float), np.array([f"m{i}" for i in range(80)])
-    slope = frontier_slope(rule, t, y, kind, labels)
-    assert slope == rules.frontier_line(rule, t, y, kind, labels)[0]
-    assert slope == pytest.approx(SLOPE, rel=0.25)
-    exact = frontier_slope(rule, t, SLOPE * t - 1.0, kind, labels)  # every point on the line
+    assert rules.frontier_line(rule, t, y, kind, labels)[0] == pytest.approx(SLOPE, rel=0.25)
+    exact = rules.frontier_line(rule, t, SLOPE * t - 1.0, kind, labels)[0]  # every point on the line
     assert exact == pytest.approx(SLOPE, rel=1e-3)
+    found = observed_trend(t, y, kind, labels, rule=rule, n_boot=100)  # the engine on the values themselves
+    assert found.slope_per_day == rules.frontier_line(rule, t, y, kind, labels)[0]
+    assert found.slope_ci_low <= found.slope_per_day <= found.slope_ci_high
 
 
-def test_frontier_slope_is_nan_on_too_few_points_or_one_date():
+def test_a_rules_line_is_nan_on_too_few_points_or_one_date():
     kind, labels = np.full(2, EXACT, float), np.array(["a", "b"])
-    assert math.isnan(frontier_slope("all", np.array([0.0, 1.0]), np.array([0.0, 1.0]), kind, labels))
+    assert math.isnan(rules.frontier_line("all", np.array([0.0, 1.0]), np.array([0.0, 1.0]), kind, labels)[0])
     same_day = np.zeros(5)
-    assert math.isnan(frontier_slope("all", same_day, np.arange(5.0), np.full(5, EXACT, float), np.array(list("abcde"))))
+    assert math.isnan(rules.frontier_line("all", same_day, np.arange(5.0), np.full(5, EXACT, float),
+                                          np.array(list("abcde")))[0])
 
 
 # --- the interval on planted data ----------------------------------------------------------------
@@ -145,10 +141,10 @@ def test_the_counts_and_the_frontier_points():
 
 def test_each_source_counts_and_a_silent_source_gets_no_share():
     models = _models(stderr=0.0)
-    result = carry_uncertainty(models, _fit_with_draws(spread=0.0), d0=1e12, rule="quantile", n_boot=200, n_boot_share=100)
+    result = trend_uncertainty(models, _fit_with_draws(spread=0.0), d0=1e12, rule="quantile", n_boot=200, n_boot_share=100)
     assert result.share_score == pytest.approx(0.0) and result.share_fit == pytest.approx(0.0)
     assert result.share_models == pytest.approx(1.0)
-    noisy = carry_uncertainty(_models(stderr=0.01), _fit_with_draws(spread=0.05), d0=1e12, rule="quantile",
+    noisy = trend_uncertainty(_models(stderr=0.01), _fit_with_draws(spread=0.05), d0=1e12, rule="quantile",
                               n_boot=200, n_boot_share=100)
     assert noisy.share_score > 0 and noisy.share_fit > 0
     assert noisy.share_fit + noisy.share_score + noisy.share_models == pytest.approx(1.0)
@@ -178,58 +174,6 @@ def test_no_share_draws_give_nan_shares_not_made_up_ones():
     assert math.isfinite(result.slope_ci_low) and math.isfinite(result.slope_ci_high)
 
 
-# --- several references ----------------------------------------------------------------------
-
-
-def _planted_models(n: int = 60, seed: int = 1) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    t = np.sort(rng.uniform(0, 700, n))
-    return pd.DataFrame({"model": [f"m{i}" for i in range(n)], "params": 10 ** rng.uniform(9, 10.5, n), "t": t,
-                         "log_rho": 0.004 * t - 1.0 - np.abs(rng.normal(0, 0.8, n))})
-
-
-def test_one_reference_is_the_single_reference_engine_and_disagreeing_references_widen_the_interval():
-    table = family_table()
-    fits = {b: fit_family(table, "Good", b, n_boot=100) for b in ("mmlu", "winogrande")}
-    base = _planted_models()
-    frames = {}
-    for b, fit in fits.items():
-        size = base["params"] * np.exp(base["log_rho"])
-        frames[b] = base.assign(score=fit.predict_score(size.to_numpy(), fit.d0), stderr=0.004)
-    slow = frames["winogrande"].assign(t=frames["winogrande"]["t"] * 2.0)  # the same densities, half the slope
-    one = carry_uncertainty(frames["mmlu"], PerBenchmark(fits["mmlu"], fits["mmlu"].d0), n_boot=200, n_boot_share=50, seed=3)
-    same = carry_over_references([(PerBenchmark(fits["mmlu"], fits["mmlu"].d0), frames["mmlu"])], n_boot=200,
-                                 n_boot_share=50, seed=3)
-    assert same.slope_per_day == one.slope_per_day and same.slope_ci_low == one.slope_ci_low
-    both = carry_over_references([(PerBenchmark(fits["mmlu"], fits["mmlu"].d0), frames["mmlu"]),
-                                  (PerBenchmark(fits["winogrande"], fits["winogrande"].d0), slow)],
-                                 n_boot=400, n_boot_share=100, seed=3)
-    assert both.n_references == 2 and both.share_reference > 0.2
-    assert both.slope_per_day == pytest.approx(np.mean(both.reference_slopes))
-    assert both.slope_ci_high - both.slope_ci_low > one.slope_ci_high - one.slope_ci_low
-
-
-def test_weights_weigh_the_point_line_and_the_draws():
-    first = _fit_with_draws()
-    second = dataclasses.replace(first, benchmark="toy2", benchmarks=("toy2",))
-    fast, slow = _models(seed=2), _models(seed=2, slope=SLOPE / 2)
-    result = carry_over_references([(PerBenchmark(first, 1e12), fast), (PerBenchmark(second, 1e12), slow)],
-                                   weights=(3.0, 1.0), rule="quantile", n_boot=400,
-                                   n_boot_share=40, seed=0)
-    s_fast, s_slow = result.reference_slopes
-    assert s_fast == pytest.approx(SLOPE, rel=0.15) and s_slow == pytest.approx(SLOPE / 2, rel=0.15)
-    assert result.reference_weights == (0.75, 0.25)
-    assert result.slope_per_day == pytest.approx(0.75 * s_fast + 0.25 * s_slow)
-    # about three draws in four come from the first reference: the draws split at the midpoint accordingly
-    near_fast = np.mean(result.draws > (s_fast + s_slow) / 2)
-    assert 0.65 < near_fast < 0.85
-    shares = [getattr(result, f"share_{s}") for s in ALL_SOURCES]
-    assert all(0 <= s <= 1 for s in shares) and sum(shares) == pytest.approx(1.0) and result.share_reference > 0
-    assert len(set(result.reference_names)) == 2
-    assert result.reference_months == {name: pytest.approx(math.log(2) / s / DAYS_PER_MONTH)
-                                       for name, s in zip(result.reference_names, result.reference_slopes)}
-
-
 # --- input the engine refuses -----------------------------------------------------------------
 
 
@@ -241,8 +185,6 @@ def test_bad_options_and_inputs_name_the_field():
         _carry(models, n_boot=0)
     with pytest.raises(InputError, match="n_boot"):
         _carry(models, n_boot_share=-1)
-    with pytest.raises(InputError, match="no reference"):
-        carry_over_references([])
     with pytest.raises(InputError):
         _carry(models, rule="hull")
     with pytest.raises(InputError, match="no scores for toy"):
