@@ -20,7 +20,7 @@ the choice among them):
 
 Modules: :mod:`.targets` (which models enter), :mod:`.rules` (the frontier rules: the censored
 0.9 regression quantile, the paper's envelope, the Tobit mean line; :mod:`.censored`,
-:mod:`.tobit`), :mod:`.capability` (rows per benchmark and set), :mod:`.checks`, :mod:`.measurement` (the result
+:mod:`.censored`), :mod:`.capability` (rows per benchmark and set), :mod:`.checks`, :mod:`.measurement` (the result
 types). The references' rule (v3) is :mod:`densing.laws.eligibility`'s, and the
 inversions themselves (score → ρ, per benchmark or jointly) are :mod:`densing.laws.inversion`'s.
 
@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from densing.trend.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH
 from densing.trend.corollaries import CostHalvingFit, compression_density, cost_halving_time
-from densing.trend.lines import envelope_models
+from densing.trend.rules import envelope_models
 
 __all__ = [
     "CHATGPT_RELEASE",

@@ -38,7 +38,7 @@ from densing.laws.table_cache import per_table
 from densing.numbers import format_months
 from densing.trend import checks
 from densing.laws.bounds import EXACT
-from densing.trend.lines import envelope_index
+from densing.trend.rules import envelope_index
 from densing.trend import design
 from densing.trend.uncertainty import TrendUncertainty, from_design
 

@@ -172,7 +172,7 @@ def size_confounding(t, y, kind, params, quantile: float = 0.9, families=None) -
     the density). Fails only when the 95% interval of β_N excludes 0 *and* |β̂_N| > :data:`SIZE_SLOPE_MARGIN`.
     ``quantile`` is accepted and unused.
     """
-    from densing.trend.cluster_ols import cluster_ols
+    from densing.trend.fixed_size import cluster_ols
 
     del quantile
     t, y, kind, params = (np.asarray(a, float) for a in (t, y, kind, params))

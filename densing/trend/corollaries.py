@@ -18,8 +18,8 @@ from densing.errors import FitError
 from densing.numbers import json_number
 from densing.trend import rules
 from densing.trend.constants import DEFAULT_EPOCH, DAYS_PER_MONTH, MIN_POINTS
-from densing.trend.lines import doubling_days, doubling_interval
-from densing.trend.scope import days_since, parse_epoch, prepare
+from densing.trend.rules import doubling_days, doubling_interval
+from densing.trend.targets import days_since, parse_epoch, prepare
 from densing.trend.uncertainty import observed_trend
 from densing.validation import DRAWS, Interval, validate_params
 

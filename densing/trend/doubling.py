@@ -41,7 +41,7 @@ from densing.trend.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOO
 from densing.laws.eligibility import composed_fits
 from densing.trend.targets import trend_targets, with_stderr
 from densing.trend import design
-from densing.trend.scope import check_window
+from densing.trend.targets import check_window
 from densing.trend.uncertainty import TrendUncertainty, from_design
 
 #: The columns a score table needs (one row per model × benchmark × metric).

@@ -1,7 +1,12 @@
 """The trend's figures (plotly): capacity density over release dates with the frontier line, and density against
 size by family (the doubling time's forest plot and uncertainty panels are :mod:`densing.trend.forest`'s, re-exported
 here). The report draws them and the results' ``.plot()`` methods return them, so a notebook gets the report's own
-figures."""
+figures.
+
+Where a figure's labels go: the box plotly gives a label beside a marker, and a greedy placement in which no label
+overlaps another or a marker (a label that fits nowhere is left to the hover). The density figure names its frontier
+this way (:func:`densing.trend.figures.density_figure`).
+"""
 from __future__ import annotations
 
 import html
@@ -14,10 +19,19 @@ import plotly.graph_objects as go
 
 from densing.numbers import format_count, format_months, format_number, log_ticks
 from densing.trend import rules
-from densing.trend.figure_style import FAMILY_MARKS, PALETTE, escaped, family_style  # noqa: F401 (public here)
-from densing.trend.forest import (FOREST_ROW, FOREST_TITLE, SOURCE_WORDS, forest_axis_end, forest_figure,  # noqa: F401
-                                  row_display, uncertainty_figure)
-from densing.trend.labels import FRONTIER_MARKER, LABEL_FONT, PLOT_HEIGHT, days_since, place_labels
+from densing.trend.forest import (  # noqa: F401 (public here)  # noqa: F401
+    FAMILY_MARKS,
+    FOREST_ROW,
+    FOREST_TITLE,
+    PALETTE,
+    SOURCE_WORDS,
+    escaped,
+    family_style,
+    forest_axis_end,
+    forest_figure,
+    row_display,
+    uncertainty_figure,
+)
 
 
 def _packed(text: str, width: int) -> list[str]:
@@ -186,7 +200,7 @@ def _point_traces(figure: go.Figure, frame: pd.DataFrame, marked: pd.Series, has
 INTERVALS_NAME = "each model's 95% interval (grey bars)"
 FRONTIER_NAME = "the frontier: models at or above the line (named where a label fits; every name on hover)"
 #: The density figure's margins (px): the legend sits in the bottom margin (in the figure's own coordinates), so it
-#: never takes height from the plot area (:data:`densing.trend.labels.PLOT_HEIGHT`).
+#: never takes height from the plot area (:data:`densing.trend.figures.PLOT_HEIGHT`).
 DENSITY_MARGIN_TOP = 80
 DENSITY_MARGIN_BOTTOM = 240
 #: The validity checks' line above the plot wraps at this many characters (12 px text in a 900 px window's plot
@@ -299,3 +313,79 @@ def _bound_bars(figure: go.Figure, rows: pd.DataFrame, shown: np.ndarray) -> Non
         figure.add_trace(go.Scatter(x=xs, y=ys, mode="lines+markers", showlegend=False, hoverinfo="skip",
                                     line=dict(color=PALETTE[2], width=2, dash="dot"),
                                     marker=dict(symbol=symbols, size=sizes, color=PALETTE[2])))
+
+# --------------------------------------------------------------------------------------------------------------------
+# Where a figure's labels go (module docstring)
+# --------------------------------------------------------------------------------------------------------------------
+
+#: The density figure's plot area's height (px): six decades and more of density.
+PLOT_HEIGHT = 620
+#: The width (px) the frontier's labels are placed for: the plot area in a 900 px window (about 760 px) or less, so
+#: that they do not overlap there or in any wider window (every name stays on hover).
+PLOT_WIDTH = 740
+#: A label's font size (px), the width of one of its characters and its height (px), generous for plotly's sans-serif.
+LABEL_FONT = 10
+CHAR_WIDTH = 6.2
+LABEL_HEIGHT = 13.0
+#: A frontier marker's size (px): plotly sets a label ``size / 1.6 + 1`` px away from its point.
+FRONTIER_MARKER = 11
+#: The label positions tried, in order; a label that fits none is left to the hover.
+LABEL_POSITIONS = ("top center", "bottom center", "middle right", "middle left", "top right", "top left", "bottom right",
+                   "bottom left")
+
+
+def days_since(dates, origin) -> np.ndarray:
+    """Days from ``origin`` to each of ``dates`` (a figure's date axis in the units labels are placed in)."""
+    return ((pd.to_datetime(pd.Series(list(dates))) - pd.Timestamp(origin)).dt.total_seconds() / 86400).to_numpy(float)
+
+
+def label_box(x: float, y: float, text: str, position: str) -> tuple[float, float, float, float]:
+    """The box (left, bottom, right, top; px, y upward) that plotly gives a label of ``text`` at ``position`` beside
+    a frontier marker at pixel (``x``, ``y``): it sets the text ``FRONTIER_MARKER / 1.6 + 1`` px off the point,
+    to the side(s) the position names."""
+    offset = FRONTIER_MARKER / 1.6 + 1
+    width = CHAR_WIDTH * len(html.unescape(text))
+    if "left" in position:
+        left = x - offset - width
+    elif "right" in position:
+        left = x + offset
+    else:
+        left = x - width / 2
+    if "top" in position:
+        bottom = y + offset
+    elif "bottom" in position:
+        bottom = y - offset - LABEL_HEIGHT
+    else:
+        bottom = y - LABEL_HEIGHT / 2
+    return left, bottom, left + width, bottom + LABEL_HEIGHT
+
+
+def _overlap(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def place_labels(x, y, texts, x_range, y_range, *, width: float = PLOT_WIDTH, height: float = PLOT_HEIGHT) -> list[str | None]:
+    """Where each point's label goes (a plotly ``textposition``), or None where no position fits: greedy, the
+    densest point first, each label taking the first of :data:`LABEL_POSITIONS` whose box (:func:`label_box`) stays
+    inside the plot area and overlaps no label already placed and no point's marker. ``x``, ``y``: the points in the
+    axes' units (days, log10 density), ``x_range``/``y_range`` the axes' ends, ``width``/``height`` the plot area
+    (px) the placement is for."""
+    x = np.asarray(x, float)
+    y = np.asarray(y, float)
+    px = (x - x_range[0]) / (x_range[1] - x_range[0]) * width
+    py = (y - y_range[0]) / (y_range[1] - y_range[0]) * height
+    half = FRONTIER_MARKER / 2
+    taken = [(a - half, b - half, a + half, b + half) for a, b in zip(px, py) if np.isfinite(a) and np.isfinite(b)]
+    positions: list[str | None] = [None] * len(x)
+    for i in sorted(range(len(x)), key=lambda k: -py[k] if np.isfinite(py[k]) else np.inf):
+        if not (np.isfinite(px[i]) and np.isfinite(py[i])):
+            continue
+        for position in LABEL_POSITIONS:
+            box = label_box(px[i], py[i], texts[i], position)
+            if box[0] < 0 or box[2] > width or box[1] < 0 or box[3] > height:
+                continue
+            if not any(_overlap(box, other) for other in taken):
+                positions[i] = position
+                taken.append(box)
+                break
+    return positions

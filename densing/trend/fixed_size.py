@@ -20,7 +20,7 @@ censors the low end, which flattens β_N a little on hard benchmarks — the row
 row with ``active_params`` (a mixture of experts) has no single N and is left out, as the family fits leave it out.
 The models are those of :func:`densing.trend.targets.trend_targets`' window (released on or after ``since``, default
 the epoch 2023-02-24); with no reference, no model is left out as a reference's own, and none needs a standard error.
-t is in years since the epoch. OLS with standard errors clustered by family (:mod:`densing.trend.cluster_ols`, the
+t is in years since the epoch. OLS with standard errors clustered by family (:mod:`densing.trend.fixed_size`, the
 numbers of statsmodels' ``cov_type="cluster"``; a model without a family is its own cluster). A **set** row stacks its benchmarks with one intercept per benchmark and
 common slopes β_N, β_t, on the set's complete cases (the models with a score on every benchmark of the set: the
 targets of the reference-based row, so that both estimators measure one sample).
@@ -33,6 +33,20 @@ interval: a ratio's delta interval is symmetric and poor when β_t is near 0. A 
 has no rate and counts at the low end. **Status**: ``measured`` when the bootstrap interval of A lies above 0 (a
 finite doubling-time interval); else ``not measured: …`` with the reason (the interval reaches a non-positive time
 slope — unbounded —, fewer than :data:`MIN_FAMILIES` families or :data:`MIN_SCORES` scores, or β̂_N ≤ 0).
+
+Ordinary least squares with standard errors clustered by group: the numbers of statsmodels'
+``OLS(y, x).fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True)``, without importing statsmodels.
+
+    β̂ = X⁺y,   e = y − Xβ̂,   u_g = Σ_{i∈g} x_i e_i,
+    Cov(β̂) = c · (XᵀX)⁻¹ (Σ_g u_g u_gᵀ) (XᵀX)⁻¹,   c = G/(G − 1) · (N − 1)/(N − K)
+
+(the cluster-robust sandwich of Liang & Zeger 1986 with the small-sample factor c of statsmodels'
+``sandwich_covariance.cov_cluster``; (XᵀX)⁻¹ is X⁺X⁺ᵀ, as statsmodels' ``normalized_cov_params``), N rows, K columns,
+G groups; the interval β̂_j ± t_{G−1}(1 − α/2)·se_j (``use_t=True`` with statsmodels' default ``df_correction``: G − 1
+degrees of freedom). ``tests/trend/test_cluster_ols.py`` holds every number to statsmodels on planted data.
+
+The report's two clustered regressions (the size-confounding check, the fixed-size estimator) use it rather than
+statsmodels, whose import (scipy.stats and scipy.optimize with it) would run in each process that computes one.
 """
 from __future__ import annotations
 
@@ -51,7 +65,7 @@ from densing.laws.family import metric_for
 from densing.laws.table_cache import per_table
 from densing.results import Result
 from densing.trend.constants import DEFAULT_EPOCH, LN2
-from densing.trend.scope import days_since, parse_epoch
+from densing.trend.targets import days_since, parse_epoch
 from densing.validation import Interval, validate
 
 DAYS_PER_YEAR = 365.25
@@ -190,7 +204,6 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
     """The fixed-size time regression on ``frame`` (:func:`score_rows`' columns, one benchmark or several stacked):
     z = β₀[benchmark] + β_N·ln N + β_t·t, doubling time = ln 2·β_N/β_t (module docstring), its delta and family
     cluster bootstrap intervals and the row's status."""
-    from densing.trend.cluster_ols import cluster_ols
 
     validate(CONSTRAINTS, n_boot=n_boot, seed=seed, level=level)
     benchmarks = tuple(dict.fromkeys(frame["benchmark"].astype(str)))
@@ -273,3 +286,53 @@ def fixed_size_rows(table: pd.DataFrame, profile="public", *, since: str | None 
     fits += [fixed_size_trend(table, members, row=name, since=since, epoch=epoch, n_boot=n_boot, seed=seed)
              for name, (_, members) in profile.sets.items()]
     return pd.concat([f.to_frame() for f in fits], ignore_index=True)
+
+# --------------------------------------------------------------------------------------------------------------------
+# Ordinary least squares with standard errors clustered by group (module docstring)
+# --------------------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ClusterOLS:
+    """A clustered OLS fit: ``params`` (K,), ``cov`` (K, K), ``df`` = G − 1 (the t quantile's degrees of freedom)."""
+
+    params: np.ndarray
+    cov: np.ndarray
+    df: int
+
+    @property
+    def bse(self) -> np.ndarray:
+        return np.sqrt(np.diag(self.cov))
+
+    def conf_int(self, alpha: float = 0.05) -> np.ndarray:
+        """(K, 2): β̂ ± t_{G−1}(1 − α/2)·se, as statsmodels' ``conf_int(alpha)`` of the same fit."""
+        from scipy.special import (
+            stdtrit,  # Student's t quantile (scipy.stats.t.ppf's), without scipy.stats
+        )
+
+        half = float(stdtrit(self.df, 1 - alpha / 2)) * self.bse
+        return np.column_stack([self.params - half, self.params + half])
+
+
+def cluster_ols(y, x, groups) -> ClusterOLS:
+    """Fit y on the columns of x with errors clustered by ``groups`` (labels, one per row; module docstring)."""
+    y, x = np.asarray(y, float), np.asarray(x, float)
+    codes, count = _codes(groups)
+    if count < 2:
+        raise ValueError("cluster_ols: clustered errors need at least two groups")
+    pinv = np.linalg.pinv(x)
+    params = pinv @ y
+    bread = pinv @ pinv.T
+    scores = x * (y - x @ params)[:, None]
+    summed = np.zeros((count, x.shape[1]))
+    np.add.at(summed, codes, scores)
+    rows, columns = x.shape
+    factor = count / (count - 1.0) * (rows - 1.0) / (rows - columns)
+    cov = factor * (bread @ (summed.T @ summed) @ bread)
+    return ClusterOLS(params, cov, count - 1)
+
+
+def _codes(groups) -> tuple[np.ndarray, int]:
+    """Integer codes 0..G−1 of the group labels, and G."""
+    _, codes = np.unique(np.asarray(groups), return_inverse=True)
+    codes = codes.ravel()
+    return codes, int(codes.max()) + 1 if codes.size else 0

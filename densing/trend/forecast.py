@@ -42,7 +42,7 @@ from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.numbers import format_number
 from densing.results import Result
 from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH
-from densing.trend.scope import days_since, parse_epoch
+from densing.trend.targets import days_since, parse_epoch
 from densing.results import ALPHA_CONSTRAINTS, interval_frame
 from densing.trend.uncertainty import TrendUncertainty, observed_trend, trend_uncertainty
 from densing.validation import validate_params
@@ -211,7 +211,7 @@ def forecast_check(row: str, members: list[tuple[object, pd.DataFrame]], cutoff:
 #: - *the early line*: the frontier line of the models released up to the cutoff, with the 95% interval of its doubling
 #:   time; no verdict where that interval is unbounded or its ends are more than :data:`MAX_EARLY_WIDTH`-fold apart
 #:   (a line that uncertain cannot be tested by where later models fall);
-#: - *the outcome*: the later models against the early line's band (:func:`densing.trend.lines.slope_band`: the lines
+#: - *the outcome*: the later models against the early line's band (:func:`densing.trend.rules.slope_band`: the lines
 #:   through the early line at the early models' mean date with the slope at each end of its interval), placed as
 #:   :func:`_counts` places them (a bound counts where it decides). A 0.9-quantile line predicts a share 0.10 above
 #:   it: ``ahead`` when the Wilson 95% interval of the share above the band's upper edge lies above 0.10, ``behind``
@@ -304,7 +304,7 @@ def outcome_of(n_later: int, above_band_low: int, above_band_high: int) -> str:
 
 
 def _early_months(line: EarlyLine) -> tuple[float, float, float]:
-    from densing.trend.lines import doubling_months
+    from densing.trend.rules import doubling_months
 
     return (doubling_months(line.slope_per_day), doubling_months(line.slope_per_day_ci_high),
             doubling_months(line.slope_per_day_ci_low) if math.isfinite(line.slope_per_day_ci_low) else math.inf)
@@ -322,7 +322,7 @@ def _placed(late: pd.DataFrame, edges: list[np.ndarray]) -> tuple[int, list[int]
 
 
 def _one_cutoff(frame: pd.DataFrame, cut: float, epoch: pd.Timestamp, fit) -> ForecastCutoff:
-    from densing.trend.lines import slope_band
+    from densing.trend.rules import slope_band
 
     early, late = frame[frame["t"] <= cut], frame[frame["t"] > cut]
     line = fit(early)

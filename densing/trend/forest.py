@@ -1,6 +1,10 @@
 """The doubling time's figures (plotly): per benchmark and benchmark set with its 95% interval (a forest plot), and
 what a :class:`densing.trend.uncertainty.TrendUncertainty` holds (the interval over every source and each source's
-share of the slope variance)."""
+share of the slope variance).
+
+What the trend's figures share: the palette, each family's colour, marker and line, and text made safe for plotly's
+HTML labels.
+"""
 from __future__ import annotations
 
 import html
@@ -11,8 +15,6 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from densing.numbers import format_months, format_number
-from densing.trend.figure_style import PALETTE, escaped
-
 
 #: The forest plot's default title (the public table's rows); the OLMES design's plot passes its own.
 FOREST_TITLE = "Doubling time by benchmark and benchmark set · the public leaderboard table"
@@ -229,3 +231,26 @@ def uncertainty_figure(result, paper_months: float, *, title: str | None = None)
         height=260 + 30 * max(len(own), len(sources)), margin=dict(l=10, r=40, t=80, b=90),
         legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"))
     return figure
+
+# --------------------------------------------------------------------------------------------------------------------
+# What the trend's figures share: the palette, each family's style, text made safe for plotly
+# --------------------------------------------------------------------------------------------------------------------
+
+#: The figures' colours (plotly's default ten).
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
+
+
+def escaped(values) -> list[str]:
+    """Each value as text with HTML's special characters escaped (plotly renders labels and hovers as HTML)."""
+    return [html.escape(str(v)) for v in values]
+
+
+#: A family's marker and line beside its colour: the tenth family on reuses the palette's colours with the next pair.
+FAMILY_MARKS = (("circle", "solid"), ("square", "dash"), ("diamond", "dot"), ("x", "dashdot"))
+
+
+def family_style(index: int) -> tuple[str, str, str]:
+    """(colour, marker symbol, line dash) of the ``index``-th family of a figure: :data:`PALETTE`'s ten colours, then
+    the same colours with the next marker and dash (:data:`FAMILY_MARKS`), so up to 40 families never look alike."""
+    symbol, dash = FAMILY_MARKS[(index // len(PALETTE)) % len(FAMILY_MARKS)]
+    return PALETTE[index % len(PALETTE)], symbol, dash

@@ -47,7 +47,7 @@ from densing.trend.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOO
 from densing.trend.doubling import SCORE_COLUMNS
 from densing.trend.headline import HEADLINE_RULE, SENSITIVITY_D0, headline_members, reference_frame
 from densing.trend.measurement import TrendMeasurement
-from densing.trend.scope import check_window
+from densing.trend.targets import check_window
 from densing.trend.tables import TrendTable
 from densing.trend.targets import with_stderr
 from densing.trend.uncertainty import TrendUncertainty

@@ -2,19 +2,28 @@
 
 Each score carries its standard error: the table's, else binomial from the benchmark's item
 count (:func:`densing.data.item_counts.with_stderr`); a model without one is left out, with the reason.
+
+Below them, the dates of a trend as days since the epoch (:func:`parse_epoch`, :func:`days_since`,
+:func:`dates_as_days`) and the usable points of a frame of values with the rows left out and why (:func:`prepare`).
 """
 from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from densing.data.item_counts import with_stderr
+from densing.data.schema import is_missing, require_columns
+from densing.data.units import parse_date
 from densing.errors import InputError
-from densing.laws.reference_fit import ReferenceFit
-from densing.trend.constants import DEFAULT_EPOCH
 from densing.laws.inversion import as_inversion, score_matrix
+from densing.laws.reference_fit import ReferenceFit
 from densing.laws.table_cache import per_table
-from densing.trend.scope import days_since, parse_epoch
+from densing.trend.constants import DEFAULT_EPOCH
 
 
 def reference_models(fit: ReferenceFit) -> set[str]:
@@ -112,3 +121,185 @@ def family_clusters(families) -> np.ndarray:
     missing = labels.isna() | labels.astype(str).isin(["", "nan", "None", "<NA>"])
     own = pd.Series([f"\x00model {i}" for i in range(len(labels))], dtype=object)
     return pd.factorize(labels.astype(str).where(~missing, own))[0].astype(np.intp)
+
+# --------------------------------------------------------------------------------------------------------------------
+# Dates and the points of a frame of values
+# --------------------------------------------------------------------------------------------------------------------
+
+def to_timestamp(value: object, *, field: str, where: str) -> pd.Timestamp:
+    if isinstance(value, (pd.Timestamp, datetime, date, np.datetime64)):
+        stamp = pd.Timestamp(value)
+        if stamp.tzinfo is not None:
+            stamp = stamp.tz_convert(None)
+        return stamp
+    try:
+        return parse_date(value, field=field, where=where, in_domain=False)  # a time coordinate: any date (predict)
+    except InputError:
+        # parse_date takes dates only; also accept full ISO 8601 date-times ("2023-02-24T12:00")
+        try:
+            stamp = pd.to_datetime(str(value).strip(), format="ISO8601")
+        except (TypeError, ValueError):
+            raise InputError(
+                f"{where}: field '{field}': cannot parse {value!r} as a date "
+                "(expected YYYY-MM-DD or an ISO 8601 date-time)"
+            ) from None
+        return stamp.tz_convert(None) if stamp.tzinfo is not None else stamp
+
+
+def dates_as_days(dates: object, epoch: pd.Timestamp, *, name: str = "dates") -> np.ndarray:
+    """Days since ``epoch`` of ``dates`` (one date, or a sequence of them); an InputError naming ``name`` and the item
+    for anything that is not a date."""
+    scalar = isinstance(dates, (str, pd.Timestamp, datetime, date, np.datetime64))
+    if not scalar and (dates is None or isinstance(dates, (bytes, dict)) or not hasattr(dates, "__iter__")):
+        raise InputError(f"{name}: expected a date or a sequence of dates, got {dates!r}")
+    items = [dates] if scalar else list(dates)
+    stamps = [to_timestamp(d, field=name, where=f"{name}: item {i}") for i, d in enumerate(items, start=1)]
+    return days_since(np.asarray(pd.DatetimeIndex(stamps), dtype="datetime64[ns]"), epoch)
+
+
+def parse_epoch(epoch: object) -> pd.Timestamp:
+    if is_missing(epoch):
+        raise InputError("field 'epoch': expected a date such as 2023-02-24, got nothing")
+    return to_timestamp(epoch, field="epoch", where="trend")
+
+
+@dataclass(frozen=True, eq=False)
+class Points:
+    """Usable rows: labels, release dates, days since the epoch and the fitted response y."""
+
+    labels: np.ndarray  # object array of str
+    dates: np.ndarray  # datetime64[ns]
+    values: np.ndarray  # the raw positive value (density or price)
+    y: np.ndarray  # ln density, or −ln price for costs (so "higher is better" in both)
+    kind: np.ndarray | None = None  # 0 exact, +1 a lower bound, −1 an upper bound (a ``bound`` column); None: all exact
+
+    def kinds(self) -> np.ndarray:
+        return np.zeros(self.y.size, int) if self.kind is None else self.kind
+
+
+#: Words and numbers a ``bound`` column may hold, and the kind each means (densing.trend.censored).
+BOUND_KINDS = {"": 0, "exact": 0, "0": 0, "lower bound": 1, "lower": 1, "1": 1, "upper bound": -1, "upper": -1, "-1": -1}
+
+
+def prepare(
+    frame: pd.DataFrame,
+    *,
+    value_column: str,
+    date_column: str,
+    label_column: str | None,
+    source: str,
+    unique_labels: bool,
+    sign: float,
+) -> tuple[Points, pd.DataFrame]:
+    """Validate a frame; split it into usable points and an ``excluded`` frame with reasons.
+
+    Raises InputError for a non-frame, missing columns, an empty table, an unparseable date
+    or a non-numeric value (naming the row, 1-based, and the field). Rows with a missing date,
+    a non-finite or non-positive value, or a non-empty ``censored`` reason are excluded, not
+    dropped: they come back in the excluded frame with a ``reason``.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise InputError(f"{source}: expected a pandas DataFrame, got {type(frame).__name__}")
+    require_columns(frame, [c for c in (label_column, date_column, value_column) if c is not None], source)
+    has_censored = "censored" in frame.columns
+    has_bound = "bound" in frame.columns
+    kinds: list[int] = []
+    labels: list[str] = []
+    dates: list[pd.Timestamp] = []
+    values: list[float] = []
+    excluded: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for i, rec in enumerate(frame.to_dict("records"), start=1):
+        where = f"{source}: row {i}"
+        if label_column is None:
+            label = f"row {i}"
+        else:
+            raw_label = rec[label_column]
+            if is_missing(raw_label):
+                raise InputError(f"{where}: field '{label_column}': expected a name, got nothing")
+            label = str(raw_label)
+        if unique_labels:
+            if label in seen:
+                raise InputError(
+                    f"{where}: field '{label_column}': model {label!r} already appears in row "
+                    f"{seen[label]}; the trend needs one density per model (pass the per-model "
+                    "geometric-mean frame, or one benchmark at a time)"
+                )
+            seen[label] = i
+        raw_date, raw_value = rec[date_column], rec[value_column]
+        reason = None
+        if has_censored and not is_missing(rec["censored"]):
+            reason = f"censored: {rec['censored']}"
+        stamp = None
+        if is_missing(raw_date):
+            reason = reason or f"missing {date_column}"
+        else:
+            stamp = to_timestamp(raw_date, field=date_column, where=where)
+        if is_missing(raw_value):
+            number = math.nan
+        else:
+            try:
+                number = float(raw_value)
+            except (TypeError, ValueError):
+                raise InputError(
+                    f"{where}: field '{value_column}': expected a number, got {raw_value!r}"
+                ) from None
+        if reason is None and not math.isfinite(number):
+            reason = f"non-finite {value_column} ({raw_value!r})"
+        if reason is None and number <= 0:
+            reason = f"non-positive {value_column} ({number!r})"
+        if reason is not None:
+            excluded.append(
+                {"row": i, "label": label, date_column: raw_date, value_column: raw_value,
+                 "reason": reason}
+            )
+            continue
+        if has_bound:
+            raw_bound = rec["bound"]
+            key = "" if is_missing(raw_bound) else str(int(raw_bound) if isinstance(raw_bound, (int, float)) else raw_bound).strip().lower()
+            if key not in BOUND_KINDS:
+                raise InputError(f"{where}: field 'bound': expected '', 'lower bound' or 'upper bound', got {raw_bound!r}")
+            kinds.append(BOUND_KINDS[key])
+        labels.append(label)
+        dates.append(stamp)
+        values.append(number)
+    excluded_frame = pd.DataFrame(
+        excluded, columns=["row", "label", date_column, value_column, "reason"]
+    )
+    if label_column is not None:
+        excluded_frame = excluded_frame.rename(columns={"label": label_column})
+    value_array = np.asarray(values, dtype=float)
+    points = Points(
+        labels=np.asarray(labels, dtype=object),
+        dates=np.asarray(pd.DatetimeIndex(dates), dtype="datetime64[ns]")
+        if dates else np.asarray([], dtype="datetime64[ns]"),
+        values=value_array,
+        y=sign * np.log(value_array),
+        kind=np.asarray(kinds, int) if has_bound else None,
+    )
+    return points, excluded_frame
+
+
+def days_since(dates: np.ndarray, epoch: pd.Timestamp) -> np.ndarray:
+    return (dates - np.datetime64(epoch.to_datetime64(), "ns")) / np.timedelta64(1, "D")
+
+
+def check_window(targets: pd.DataFrame, since, *, name: str = "targets") -> None:
+    """An InputError when the table ``name`` has no model left to date once the window is applied: no release date at
+    all (no ``release_date`` column, or every cell empty), or every dated model released before ``since``; the message
+    names the filter and how many models it removed."""
+    models = targets.groupby(targets["model"].astype(str), sort=False)
+    dates = pd.to_datetime(models["release_date"].max()) if "release_date" in targets.columns else None
+    if dates is None or dates.notna().sum() == 0:
+        raise InputError(f"{name}: no release date on any of its {models.ngroups} models (no 'release_date' column, or "
+                         f"every cell empty); a trend keeps dated models only, so that filter removes all "
+                         f"{models.ngroups}")
+    if since is None:
+        return
+    start = pd.Timestamp(since)
+    before = int((dates < start).sum())
+    if before == int(dates.notna().sum()):
+        undated = int(dates.isna().sum())
+        raise InputError(f"since: {start.date()} removes every dated model ({before} of {models.ngroups}, the latest "
+                         f"released {dates.max().date()}{f'; {undated} more have no release date' if undated else ''})"
+                         "; nothing is left to measure")

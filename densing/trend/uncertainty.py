@@ -37,8 +37,8 @@ from densing.results import Result
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.trend.constants import DEFAULT_EPOCH, PAPER
 from densing.trend.design import RowTrend, pooled_trend, targets_design
-from densing.trend.lines import doubling_months, envelope_index, slope_band
-from densing.trend.scope import dates_as_days, parse_epoch
+from densing.trend.rules import doubling_months, envelope_index, slope_band
+from densing.trend.targets import dates_as_days, parse_epoch
 from densing.validation import DRAWS, Interval, validate_params
 from densing.trend.verdict import determined_ends, influence_items, months_interval, most_influential_model, status_words
 

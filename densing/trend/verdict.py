@@ -11,7 +11,7 @@ import numpy as np
 
 from densing.numbers import format_number
 from densing.results import Result
-from densing.trend.lines import doubling_interval, doubling_months
+from densing.trend.rules import doubling_interval, doubling_months
 from densing.trend.constants import DAYS_PER_MONTH
 
 #: The level of the heterogeneity test: references "disagree" when Q's p-value is below it.

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.trend.censored import censored_quantile_lines_weighted
-from densing.trend.tobit import tobit_line, tobit_lines_weighted
+from densing.trend.censored import tobit_line, tobit_lines_weighted
 
 SLOPE, INTERCEPT, SIGMA = 0.004, 1.0, 0.5
 
@@ -145,7 +145,7 @@ def test_the_audit_cases_reach_the_global_optimum():
     from densing.laws.reference_fit import ReferenceFit
     from densing.laws.density import point_densities
     from densing.laws.inversion import PerBenchmark
-    from densing.trend.lines import doubling_days
+    from densing.trend.rules import doubling_days
     from densing.trend.targets import trend_targets
 
     table = read_results("results/public_models.csv")

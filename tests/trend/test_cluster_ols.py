@@ -1,4 +1,4 @@
-"""densing.trend.cluster_ols against statsmodels' clustered OLS (the reference it reproduces), on planted data."""
+"""densing.trend.fixed_size against statsmodels' clustered OLS (the reference it reproduces), on planted data."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from densing.trend.cluster_ols import cluster_ols
+from densing.trend.fixed_size import cluster_ols
 
 
 def _planted(seed: int, groups: int, per: int, columns: int, unbalanced: bool):

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from densing.trend import design
-from densing.trend.lines import doubling_months
+from densing.trend.rules import doubling_months
 
 from studies.heterogeneity_level import SLOPE, SIZES, planted  # the planted world, documented there
 from studies.heterogeneity_level import joint as _joint  # each family fitted by the planted law

@@ -314,7 +314,7 @@ def test_a_single_model_that_carries_the_line_is_named():
     where its removal puts the estimate beyond the interval (a date or a score that carries the line alone)."""
     from types import SimpleNamespace
 
-    from densing.trend.lines import doubling_months
+    from densing.trend.rules import doubling_months
     from densing.trend.measure import _model_words
     from densing.trend.verdict import most_influential_model
 
