@@ -79,7 +79,7 @@ def mark(what, start, cpu=None):  # one line per mark in a file of the process's
     with open(os.path.join(FOLDER, str(os.getpid())), "a") as out:
         out.write(json.dumps([os.getpid(), what, start - T0, time.perf_counter() - T0, cpu]) + "\\n")
 import densing.report.compute, densing.report.render, densing.trend.measure
-import densing.trend.olmes as olmes
+import densing.designs.olmes.trend as olmes
 from densing.trend import executor
 mark("imports", T0)
 def timed_one(job, needed):  # a worker's job, timed

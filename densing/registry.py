@@ -18,12 +18,14 @@ sets an entry without the duplicate check (what ``monkeypatch.setitem`` needs to
 reference-data formats (:data:`densing.data.formats.FORMATS`), the benchmark records
 (:data:`densing.data.benchmarks.BENCHMARKS`), the runs ``densing eval`` reads from them
 (:data:`densing.eval.benchmarks.KNOWN_BENCHMARKS`) and densing's records of evaluation backends
-(:data:`densing.eval.backends.BACKENDS`, keyed by lm-eval's model names) are registries.
+(:data:`densing.eval.backends.BACKENDS`, keyed by lm-eval's model names) and the second designs (:data:`DESIGNS`,
+the folders of ``densing/designs``: :func:`designs`) are registries.
 """
 from __future__ import annotations
 
 import inspect
 import math
+from dataclasses import dataclass
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from typing import Any, Generic, TypeVar
 
@@ -141,3 +143,44 @@ def check_range(registry: Registry, name: str, field: str, value: Any, low: floa
     interval = Interval(Integral if integer else Real, low, high, closed)
     if not interval.matches(value) or (isinstance(value, float) and not math.isfinite(value)):
         raise RegistryError(f"{registry.what} {name!r}: field {field!r}: expected {interval}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class SecondDesign:
+    """A second measurement design, one folder of ``densing/designs`` that registers itself (:func:`designs`):
+    ``help`` its words for ``densing trend --design``; ``run(options)`` prints ``densing trend --design NAME`` from the
+    command's options (a mapping: results, fit, d0, since, epoch, n_boot, seed, fmt, wide, detail); for the report,
+    ``side(inputs) -> (function, arguments)`` the computation run beside the headline (in a worker of its own),
+    ``section(result, rows, paper_months)`` the section's data from that result, the public table's rows and the
+    paper's doubling time, and ``render(section)`` its part of the page."""
+
+    name: str
+    help: str
+    run: Callable
+    side: Callable | None = None
+    section: Callable | None = None
+    render: Callable | None = None
+
+
+def _check_design(registry: Registry, name: str, item: Any) -> None:
+    check_type(registry, name, item, SecondDesign)
+    check_callable(registry, name, "run", item.run, 1)
+    for field, count in (("side", 1), ("section", 3), ("render", 1)):
+        check_callable(registry, name, field, getattr(item, field), count, optional=True)
+
+
+#: The registered second designs, by name (``densing trend --design NAME``, the report's sections beside the rows).
+DESIGNS: Registry[SecondDesign] = Registry("--design", check=_check_design)
+
+
+def designs() -> Registry[SecondDesign]:
+    """:data:`DESIGNS` once every folder of ``densing/designs`` is imported (each registers itself there): removing a
+    design's folder removes the design from the command line and the report."""
+    import importlib
+    import pkgutil
+
+    package = importlib.import_module("densing.designs")
+    for found in pkgutil.iter_modules(package.__path__):
+        if found.ispkg:
+            importlib.import_module(f"densing.designs.{found.name}")
+    return DESIGNS

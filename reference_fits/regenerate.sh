@@ -59,9 +59,9 @@ done
 OLMO=${OLMO:-../shared/data/olmo_ladder}
 densing ladder fit --data "$OLMO" --out-dir reference_fits --n-boot 200 --seed 0 --jobs 2
 densing ladder check --data "$OLMO" --fits-dir reference_fits --out-dir results/olmo_ladder --format csv > /dev/null
-# 5. The paper's two-step design on AI2's recipe in the OLMES MC format (densing.laws.olmo.mc_reference): the ladder's
+# 5. The paper's two-step design on AI2's recipe in the OLMES MC format (densing.designs.olmes.mc_reference): the ladder's
 #    loss law per task (step 4's fits) and an MC score law on the OLMo-2 1B/7B/13B checkpoints past 10% of each run;
 #    writes reference_fits/olmo2_mc_<task>_two_step.json (and _ceiling1_: the ceiling fixed at 1, its sensitivity), results/olmes/mc_offsets.csv and mc_held_out.csv. Then the
-#    doubling time over AI2's OLMES table at D0 = 1T (densing.trend.olmes): results/olmes/trend.csv and trend_checks.csv.
+#    doubling time over AI2's OLMES table at D0 = 1T (densing.designs.olmes.trend): results/olmes/trend.csv and trend_checks.csv.
 python tools/build_tables.py mc-reference --data "$OLMO" --fits-dir reference_fits --results-dir results/olmes --n-boot 200 --seed 0
 python tools/build_tables.py olmes --fits-dir reference_fits --results-dir results/olmes --n-boot 600 --seed 0 --out results/olmes/trend.csv

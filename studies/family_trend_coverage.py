@@ -14,7 +14,9 @@ Each replicate plants the whole pipeline the way the real measurement runs:
    (``--gap``) (so the 0.9 quantile line has slope A; A plants a doubling of ``--months``). Their
    law differs from the reference's by a stated amount: each (model, benchmark) score is the true
    law at ln N̂ + δ, δ ~ N(0, ``--skill-sd``) in ln N (a model stronger at one benchmark than
-   another), then binomial noise.
+   another), then binomial noise. ``--target-families each`` (the default): no family structure, each target a
+   family of its own, as the trend's family bootstrap reads a model without a family; ``one``: every target in one
+   family, which leaves that bootstrap no families to resample (the interval then carries fit and score only).
 3. The measurement's own code: :class:`densing.laws.inversion.Joint` over the fitted laws,
    :func:`densing.laws.density.density_table` (per-model intervals: fit draws × score noise
    scaled by the Birge ratio) and :func:`densing.trend.uncertainty.trend_uncertainty` (the
@@ -25,6 +27,7 @@ size is the model's size across benchmarks), how often the trend's interval cove
 it, the interval from resampling models only.
 
     PYTHONPATH=. python studies/family_trend_coverage.py --replicates 100 --n-boot 300 [--skill none]
+        [--target-families one]
 """
 from __future__ import annotations
 
@@ -60,11 +63,13 @@ def reference_table(rng, sizes, member_sd: float) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def targets(rng, n_models: int, slope: float, gap: float, skill_sd: float) -> tuple[pd.DataFrame, np.ndarray]:
+def targets(rng, n_models: int, slope: float, gap: float, skill_sd: float, families: str = "each"
+            ) -> tuple[pd.DataFrame, np.ndarray]:
     t = np.sort(rng.uniform(0, 520, n_models))
     n = np.exp(rng.uniform(math.log(5e8), math.log(7e10), n_models))
     log_rho = slope * t - 0.5 - rng.exponential(gap, n_models)
-    frame = pd.DataFrame({"model": [f"m{i}" for i in range(n_models)], "params": n, "t": t, "family": "T",
+    names = [f"m{i}" for i in range(n_models)]
+    frame = pd.DataFrame({"model": names, "params": n, "t": t, "family": "T" if families == "one" else names,
                           "release_date": pd.Timestamp("2023-02-24") + pd.to_timedelta(t, unit="D")})
     for b, (_, _, _, items) in LAWS.items():
         p = np.clip(law(b, np.log(n) + log_rho + skill_sd * rng.standard_normal(n_models)), 1e-4, 1 - 1e-4)
@@ -85,6 +90,8 @@ def main() -> None:
     parser.add_argument("--months", type=float, default=3.5)
     parser.add_argument("--n-boot", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--target-families", choices=("each", "one"), default="each",
+                        help="each target a family of its own, or every target in one family (step 2)")
     parser.add_argument("--skill", choices=("pooled", "none"), default="pooled",
                         help="the joint inversion's between-benchmark variance (densing.laws.joint); 'none': no skill variance")
     args = parser.parse_args()
@@ -101,7 +108,7 @@ def main() -> None:
             print(f"replicate {r}: reference not fitted ({exc})")
             continue
         joint = Joint(fits, skill=args.skill)
-        models, log_rho = targets(rng, args.n_models, slope, args.gap, args.skill_sd)
+        models, log_rho = targets(rng, args.n_models, slope, args.gap, args.skill_sd, args.target_families)
         table = density_table(models, joint, seed=r, n_draws=400)
         truth = pd.Series(np.exp(log_rho), index=models["model"]).loc[table["model"]].to_numpy()
         finite = np.isfinite(table["density_ci_low"]) & np.isfinite(table["density_ci_high"])
@@ -113,7 +120,8 @@ def main() -> None:
         trend_models.append(result.slope_per_day - 1.96 * sd <= slope <= result.slope_per_day + 1.96 * sd)
     done = len(trend_full)
     print(f"{done} replicates in {time.perf_counter() - start:.0f} s; reference sizes {args.ref_sizes}, member sd {args.member_sd}, "
-          f"skill sd {args.skill_sd} (ln N), {args.n_models} targets, planted doubling {args.months} months; joint skill={args.skill}")
+          f"skill sd {args.skill_sd} (ln N), {args.n_models} targets ({args.target_families} family), planted doubling "
+          f"{args.months} months; joint skill={args.skill}")
     print(f"per-model 95% interval of the joint density covers the planted ρ: {np.mean(per_model):.3f} "
           f"(median over replicates {np.median(per_model):.3f}, range {min(per_model):.3f}–{max(per_model):.3f})")
     print(f"trend 95% interval (fit + score + models) covers the planted slope: {np.mean(trend_full):.3f} "

@@ -1,4 +1,4 @@
-"""Coverage of the OLMES design's doubling-time interval (:func:`densing.trend.olmes.measure_olmes`) on planted
+"""Coverage of the OLMES design's doubling-time interval (:func:`densing.designs.olmes.trend.measure_olmes`) on planted
 data built like the real data, its departures from the model included; prints a table, asserts nothing.
 
 **The planted world** (fixed; each replicate redraws every random part of it), per task (ARC-C and MMLU, the two
@@ -46,12 +46,12 @@ tasks the real run measures):
 25 planted final points (:func:`densing.laws.fit.fit_stage` of :func:`densing.laws.problems.loss_problem`, soft-ℓ1 at
 0.05, as :func:`densing.laws.reference.fit_reference` fits it) with ``--ladder-boot`` draws of resampled runs,
 each refitted from the point estimate (:func:`densing.laws.fit.refit_from`, as its series bootstrap does); then
-:func:`densing.laws.olmo.mc_reference.fit_mc_reference` on the planted checkpoints (the ceiling rule, the MC score
-law and ``--score-boot`` moving-block bootstrap draws), :func:`~densing.laws.olmo.mc_reference.offline_reference`
+:func:`densing.designs.olmes.mc_reference.fit_mc_reference` on the planted checkpoints (the ceiling rule, the MC score
+law and ``--score-boot`` moving-block bootstrap draws), :func:`~densing.designs.olmes.mc_reference.offline_reference`
 with Δ̂ and σ_Δ, the R² verdict (:func:`densing.laws.fit.fit_verdict`), the targets through
 :func:`densing.trend.targets.trend_targets`, and :func:`densing.trend.uncertainty.trend_uncertainty` with
 :class:`~densing.laws.inversion.PerBenchmark` at D0 = 10¹², the 0.9 quantile rule and ``--n-boot`` draws — what
-:func:`~densing.trend.olmes.measure_olmes` does, with fewer draws. Held fixed, not re-chosen per replicate: the
+:func:`~densing.designs.olmes.trend.measure_olmes` does, with fewer draws. Held fixed, not re-chosen per replicate: the
 ladder's choice of E per task (rule 2 of :mod:`densing.laws.olmo.ladder`, which needs the ladder's RC score
 checkpoints: ARC-C without E, MMLU with E, as shipped). One reference fit per (replicate, task, world) serves both
 planted doubling times (the reference's data do not depend on the targets).
@@ -86,10 +86,10 @@ from densing.laws import problems as _problems
 from densing.laws import forms
 from densing.laws.fit import fit_verdict
 from densing.laws.inversion import PerBenchmark
-from densing.laws.olmo import mc_reference as mc
+from densing.designs.olmes import mc_reference as mc
 from densing.laws.reference_fit import ReferenceFit
 from densing.trend.constants import DAYS_PER_MONTH, LN2
-from densing.trend.olmes import D0
+from densing.designs.olmes.trend import D0
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import trend_uncertainty
 from studies.replicates import run_replicates

@@ -83,7 +83,7 @@ def test_the_trend_measurement(measurement):
 
 
 def test_the_olmes_trend():
-    from densing.trend.olmes import OlmesTrend
+    from densing.designs.olmes.trend import OlmesTrend
 
     rows = pd.DataFrame({"task": ["arc_challenge", "hellaswag"], "benchmark": ["olmes_arc_challenge_mc", "olmes_hellaswag_mc"],
                          "months": [4.0, math.nan], "ci_low": [3.0, math.nan], "ci_high": [6.0, math.nan],

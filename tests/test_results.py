@@ -30,7 +30,7 @@ def test_every_fit_and_trend_result_type_stands_on_the_base():
     from densing.trend.corollaries import CostHalvingFit
     from densing.laws.joint import JointInversion
     from densing.trend.measurement import Breakpoint, Segment, TrendMeasurement
-    from densing.trend.olmes import OlmesTrend
+    from densing.designs.olmes.trend import OlmesTrend
     from densing.trend.uncertainty import TrendUncertainty
 
     for kind in (StageFit, ReferenceFit, CostHalvingFit, TrendUncertainty, Segment, Breakpoint,

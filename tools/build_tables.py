@@ -14,7 +14,7 @@
 
 Each writes its files atomically and byte-identically for the same inputs; the computation is the package's
 (:mod:`densing.data.public`, :mod:`densing.data.swallow`, :mod:`densing.laws.eligibility`,
-:mod:`densing.trend.protocol`, :mod:`densing.laws.olmo.mc_reference`, :mod:`densing.trend.olmes`,
+:mod:`densing.trend.protocol`, :mod:`densing.designs.olmes.mc_reference`, :mod:`densing.designs.olmes.trend`,
 :mod:`densing.trend.fixed_size`), but for the candidate table's rules v1 and v2 (:func:`candidate_table_v1_v2`,
 labelled variants the package does not compute); otherwise this script only reads the arguments, writes and prints. An error of the package (:class:`densing.errors.DensingError`) is
 one line ``error: …`` on stderr and exit status 2.
@@ -284,12 +284,12 @@ def protocol(args) -> int:
 
 
 def mc_reference(args) -> int:
-    """The MC references of the four OLMES tasks (:mod:`densing.laws.olmo.mc_reference`): fit and write them, write
+    """The MC references of the four OLMES tasks (:mod:`densing.designs.olmes.mc_reference`): fit and write them, write
     the offsets and the held-out chain, print them."""
     import pandas as pd
 
     from densing.data.olmo import read_olmo_mc_runs
-    from densing.laws.olmo import mc_reference as mc
+    from densing.designs.olmes import mc_reference as mc
     from densing.laws.reference_fit import ReferenceFit
 
     runs = read_olmo_mc_runs(args.data)
@@ -321,9 +321,9 @@ def mc_reference(args) -> int:
 
 
 def olmes(args) -> int:
-    """The OLMES trend (:func:`densing.trend.olmes.measure_olmes`): print its rows and checks; with --out, write the
+    """The OLMES trend (:func:`densing.designs.olmes.trend.measure_olmes`): print its rows and checks; with --out, write the
     rows as CSV and the checks beside them."""
-    from densing.trend.olmes import measure_olmes
+    from densing.designs.olmes.trend import measure_olmes
 
     result = measure_olmes(args.fits_dir, args.results_dir, d0=args.d0, n_boot=args.n_boot, seed=args.seed)
     print(result.table())
@@ -367,7 +367,7 @@ def fixed_size(args) -> int:
 
 def parser() -> argparse.ArgumentParser:
     from densing.trend.constants import DEFAULT_EPOCH
-    from densing.trend.olmes import D0
+    from densing.designs.olmes.trend import D0
 
     top = argparse.ArgumentParser(prog="python tools/build_tables.py", description=__doc__.splitlines()[0])
     sub = top.add_subparsers(dest="table", required=True)

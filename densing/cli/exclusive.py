@@ -18,23 +18,26 @@ from densing.errors import InputError
 @dataclass(frozen=True)
 class Given:
     """An option given on the command line (``param``: its parameter name), and with ``value`` (its value as typed,
-    e.g. ``"olmes"``) only when it holds that value."""
+    e.g. ``"olmes"``) only when it holds that value, with ``other_than`` only when it holds another value."""
 
     param: str
     value: str | None = None
+    other_than: str | None = None
 
     def holds(self, ctx: click.Context) -> bool:
         source = ctx.get_parameter_source(self.param)
         if source not in (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT):
             return False
-        if self.value is None:
-            return True
-        value = ctx.params.get(self.param)
-        return str(getattr(value, "value", value)) == self.value
+        value = str(getattr(ctx.params.get(self.param), "value", ctx.params.get(self.param)))
+        if self.other_than is not None:
+            return value != self.other_than
+        return self.value is None or value == self.value
 
     def flag(self, ctx: click.Context) -> str:
         option = next((p for p in ctx.command.params if p.name == self.param), None)
         name = max(option.opts, key=len) if option is not None and option.opts else self.param
+        if self.other_than is not None:
+            return f"{name} {ctx.params.get(self.param)}"
         return name if self.value is None else f"{name} {self.value}"
 
 
@@ -51,11 +54,10 @@ EXCLUSIVE: dict[str, tuple[tuple[Given, Given, str], ...]] = {
         (Given("family"), Given("families"), f"{_FAMILY}: --family names the one family"),
     ),
     "trend": (
-        (Given("design", "olmes"), Given("without_continual"),
-         "the OLMES table (results/olmes) marks no model as continual pre-training; --without-continual applies to "
-         "--design leaderboard"),
-        (Given("design", "olmes"), Given("table_name"),
-         "--design olmes has its own targets (results/olmes); --table applies to --design leaderboard"),
+        (Given("design", other_than="leaderboard"), Given("without_continual"),
+         "a second design has its own targets; --without-continual applies to --design leaderboard"),
+        (Given("design", other_than="leaderboard"), Given("table_name"),
+         "a second design has its own targets; --table applies to --design leaderboard"),
     ),
     "measure": (
         (Given("scores"), Given("models"),

@@ -11,6 +11,8 @@ from densing.cli.output import Format, print_document, print_frame, print_text
 from densing.cli.output import FORMAT_HELP, SEED_HELP
 from densing.validation import DEFAULT_EPOCH
 from densing.cli.screen import DETAIL_HELP, ROW_TOGETHER
+from densing.errors import InputError
+from densing.registry import designs
 
 EPOCH_HELP = "t = 0 (default: Llama-1's release)."
 SINCE_HELP = "Only models released on or after this date ('none': all)."
@@ -27,13 +29,11 @@ class By(str, Enum):
     benchmark = "benchmark"
 
 
-class DesignOption(str, Enum):
-    leaderboard = "leaderboard"
-    olmes = "olmes"
-
-
-DESIGN_HELP = ("'olmes': the paper's two-step design on AI2's recipe (OLMo ladder loss law + OLMo-2 MC score law, N̂ at "
-               "D0, default 1T) over AI2's OLMES table (results/olmes), a second, independent measurement.")
+#: The main design: the leaderboard-based measurement of a target table (every other name is a registered design).
+LEADERBOARD = "leaderboard"
+DESIGN_HELP = (f"'{LEADERBOARD}' (default): the leaderboard-based measurement of --table; "
+               + "; ".join(f"'{name}': {d.help}" for name, d in designs().items())
+               + " (a second design is a folder of densing/designs).")
 
 
 def _count(text: Optional[str], option: str) -> Optional[float]:
@@ -88,7 +88,7 @@ def trend(
     n_boot: int = typer.Option(600, "--n-boot", help=N_BOOT_HELP),
     seed: int = typer.Option(0, "--seed", help=SEED_HELP),
     by: By = typer.Option(By.headline, "--by", help="'benchmark': one row per benchmark and per benchmark set (the Densing Law by capability)."),
-    design: DesignOption = typer.Option(DesignOption.leaderboard, "--design", help=DESIGN_HELP),
+    design: str = typer.Option(LEADERBOARD, "--design", help=DESIGN_HELP),
     table_name: Optional[str] = typer.Option(None, "--table", help=TABLE_HELP),
     without_continual: bool = typer.Option(False, "--without-continual", help="Drop the models marked as continual "
                                            "pre-training of another (the Swallow tables' derivation column)."),
@@ -99,12 +99,13 @@ def trend(
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
     profile = _table(table_name, results)
     d0_tokens = _d0(d0)  # before any work, for either design
-    if design is DesignOption.olmes:  # --table with it is refused by densing.cli.exclusive.EXCLUSIVE
+    if design != LEADERBOARD:  # --table with it is refused by densing.cli.exclusive.EXCLUSIVE
+        if design not in designs():
+            raise InputError(f"--design: expected one of {', '.join([LEADERBOARD, *designs()])}, got {design!r}")
         _check_draws(n_boot, seed)
-        from densing.cli.olmes import olmes
-
-        olmes(results, fit, d0_tokens, _since(since), _since(epoch, "--epoch") or "2023-02-24", n_boot, seed, fmt, wide,
-              detail)
+        designs()[design].run({"results": results, "fit": fit, "d0": d0_tokens, "since": _since(since),
+                               "epoch": _since(epoch, "--epoch") or DEFAULT_EPOCH, "n_boot": n_boot, "seed": seed,
+                               "fmt": fmt, "wide": wide, "detail": detail})
         return
     _check_draws(n_boot, seed)
     result, forecast = _measure(results or profile.path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by,

@@ -536,7 +536,7 @@ register(BenchmarkRecord(
     runs=(Benchmark("olmes_winogrande", "densing_olmes_winogrande", 5, style="olmes", note=f"{_RC}, dev split"),),
 ))
 
-# AI2's offline OLMES multiple-choice scores (densing.data.olmes): item counts only
+# AI2's offline OLMES multiple-choice scores (densing.designs.olmes.data): item counts only
 _OLMES_MC = "OLMES samples 1,000 items only from splits of more than 1,500; Gu et al. 2024, arXiv 2406.08446"
 register(BenchmarkRecord(
     "olmes_arc_challenge_mc", items=1172, split="test",

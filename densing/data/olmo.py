@@ -266,7 +266,7 @@ def is_olmo_ladder(path: str | Path) -> bool:
 # the OLMo-2 runs' multiple-choice (MC) accuracies over training
 
 #: task -> (split, the file's MC accuracy metric): the OLMES multiple-choice format of the tasks
-#: AI2's OLMES table reports in MC (:mod:`densing.data.olmes`); MMLU's MC accuracy is per group
+#: AI2's OLMES table reports in MC (:mod:`densing.designs.olmes.data`); MMLU's MC accuracy is per group
 #: (``mmlu_<group>_test_mc_5shot_len_norm``), weighted by :data:`MMLU_GROUPS` as its loss is.
 MC_TASKS: dict[str, tuple[str, str]] = {
     "arc_challenge": ("test", "acc"),
@@ -275,7 +275,7 @@ MC_TASKS: dict[str, tuple[str, str]] = {
     "mmlu": ("test", "len_norm"),
 }
 #: The in-loop MC rows' benchmark names: ``olmes_<task>_mc_inloop`` (the offline OLMES table's are
-#: ``olmes_<task>_mc``: same items and format, another evaluation harness, :mod:`densing.laws.olmo.mc_reference`).
+#: ``olmes_<task>_mc``: same items and format, another evaluation harness, :mod:`densing.designs.olmes.mc_reference`).
 MC_SUFFIX = "_mc_inloop"
 #: The full runs with MC columns, each as the files that make it, in training order, and the
 #: number of last rows that make its in-loop *final* score (7B: the one post-anneal row;

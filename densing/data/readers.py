@@ -388,3 +388,13 @@ def read_pythia_evals(
         raise InputError(f"{root}: no Pythia {suite} {shots} result files found")
     frame = pd.concat(frames, ignore_index=True)
     return validate_results(frame, source=str(root))
+
+
+def read_text_table(path: Path, columns, what: str) -> pd.DataFrame:
+    """The CSV at ``path`` as text cells; InputError when it is missing or lacks one of ``columns``."""
+    if not path.is_file():
+        raise InputError(f"{path}: no such file ({what})")
+    raw = read_csv_file(path, dtype=str, keep_default_na=False)
+    if missing := [c for c in columns if c not in raw.columns]:
+        raise InputError(f"{path}: missing column(s) {', '.join(missing)} (have: {', '.join(map(str, raw.columns))})")
+    return raw

@@ -364,3 +364,16 @@ def _collapse_duplicates(result: pd.DataFrame, source: str) -> pd.DataFrame:
                 )
     dropped = key.duplicated(keep="first")
     return result[~dropped].reset_index(drop=True)
+
+
+def positive_count(value: str, *, field: str, where: str, integer: bool = False) -> float:
+    """``value`` as a positive number (``integer``: a whole one); InputError naming ``where`` and ``field`` otherwise."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise InputError(f"{where}: field '{field}': expected a plain number, got {value!r}") from None
+    if not math.isfinite(number) or number <= 0:
+        raise InputError(f"{where}: field '{field}': expected a positive number, got {value!r}")
+    if integer and number != int(number):
+        raise InputError(f"{where}: field '{field}': expected an integer count, got {value!r}")
+    return number

@@ -28,12 +28,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from densing.data.olmes import _count as _positive_count
-from densing.data.olmes import _read_text_table
 from densing.data.benchmarks import WIDE_COLUMNS
-from densing.data.schema import is_missing
-from densing.data.units import parse_date
+from densing.data.readers import read_text_table
+from densing.data.schema import is_missing, positive_count
 from densing.data.swallow_rule import decisions, read_model_file
+from densing.data.units import parse_date
 from densing.errors import InputError
 
 #: protocol label -> (model file, its commit in swallow-llm/leaderboard, the results group of English pre-training scores).
@@ -61,7 +60,7 @@ LEADERBOARD_URL = "https://github.com/swallow-llm/leaderboard/blob/{commit}/_dat
 
 def _read_curated(path: Path, columns: tuple[str, ...], what: str) -> pd.DataFrame:
     """A curated CSV as text cells, its columns checked and one row per model."""
-    frame = _read_text_table(path, columns, what)
+    frame = read_text_table(path, columns, what)
     repeated = sorted(frame["model"][frame["model"].duplicated()])
     if repeated:
         raise InputError(f"{path}: field 'model': {repeated[0]!r} appears twice")
@@ -70,7 +69,7 @@ def _read_curated(path: Path, columns: tuple[str, ...], what: str) -> pd.DataFra
 
 def _count(value: str, *, field: str, where: str) -> float:
     """A positive plain number (``7.61e9``, the OLMES reader's rule); NaN for an empty cell."""
-    return math.nan if is_missing(value) else _positive_count(value, field=field, where=where)
+    return math.nan if is_missing(value) else positive_count(value, field=field, where=where)
 
 
 def read_lineage(path: str | Path) -> pd.DataFrame:

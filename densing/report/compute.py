@@ -1,13 +1,14 @@
 """The report's one computation: the command's inputs in, a :class:`densing.report.model.Report` out.
 
-The headline measurement (:func:`densing.trend.measure.measure_trend`) and the OLMES design
-(:func:`densing.trend.olmes.measure_olmes`, a side job: it shares nothing with the headline, so a forked worker
-computes it meanwhile; the same seeds give the same numbers either way) are the two long steps; every other section
-reads their results, each computed once. ``--results``, ``--since``, ``--seed`` and ``--n-boot`` reach every
+The headline measurement (:func:`densing.trend.measure.measure_trend`) and each registered second design's computation
+(:func:`densing.registry.designs`: a side job that shares nothing with the headline, so a forked worker computes it
+meanwhile; the same seeds give the same numbers either way) are the long steps; every other section reads their
+results, each computed once. ``--results``, ``--since``, ``--seed`` and ``--n-boot`` reach every
 section but the stored Swallow record, which says so on the page.
 """
 from __future__ import annotations
 
+import contextlib
 import glob
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pandas as pd
 
 from densing import paths
 from densing.laws.reference_fit import ReferenceFit
+from densing.registry import designs
 from densing.report import model as m
 from densing.trend import executor
 from densing.trend.constants import DEFAULT_EPOCH, NAMED_MODELS, PAPER
@@ -22,15 +24,6 @@ from densing.trend.constants import DEFAULT_EPOCH, NAMED_MODELS, PAPER
 
 def _fits(pattern: str, folder: Path) -> tuple[ReferenceFit, ...]:
     return tuple(ReferenceFit.load(p) for p in sorted(glob.glob(str(folder / pattern))))
-
-
-def _olmes_job(inputs: m.Inputs) -> executor.Beside:
-    """The OLMES design on the same fits, window, draws and seed, beside the headline; its shares' draws skipped (the
-    page shows its intervals, drawn first: the same numbers either way)."""
-    from densing.trend.olmes import D0, measure_olmes
-
-    return executor.Beside(measure_olmes, {"fits_dir": inputs.fits_dir, "d0": D0, "since": inputs.since,
-                                           "n_boot": inputs.n_boot, "n_boot_share": 0, "seed": inputs.seed})
 
 
 @executor.one_blas_thread  # the report's fits are on matrices of a few columns: one BLAS thread per process
@@ -50,17 +43,19 @@ def compute_report(*, results: str | Path | None = None, headline_fit: str | Pat
                       epoch=epoch, since=since, n_boot=n_boot, seed=seed, command=command,
                       traces=Path(traces) if traces is not None else None)
     table = read_results(inputs.results)
-    with _olmes_job(inputs) as olmes_job:  # the block owns the OLMES worker: it ends on every path
+    second = [d for d in designs().values() if d.side is not None]
+    with contextlib.ExitStack() as stack:  # the block owns every side job's worker: each ends on every path
+        jobs = [stack.enter_context(executor.Beside(*d.side(inputs))) for d in second]
         if measured is None:
             given = ReferenceFit.load(headline_fit) if headline_fit else None
             measured = measure_trend(table, fits_dir=inputs.fits_dir, fit=given, d0=d0, since=since, epoch=epoch,
                                      n_boot=n_boot, seed=seed)
-        olmes = olmes_job.result()
+        found = [(d, job.result()) for d, job in zip(second, jobs)]
     densities = _densities(measured, table)
     rows = measured.by_benchmark()
     sections = [*([m.YoursSection(yours, measured, yours_suite)] if yours is not None else []),
                 *_lead_sections(measured, inputs, rows, yours)]
-    sections += [*_design_sections(rows, olmes), *_appendices(measured, densities, inputs)]
+    sections += [*_design_sections(rows, found), *_appendices(measured, densities, inputs)]
     return m.Report(measured, densities, tuple(sections), inputs)
 
 
@@ -80,8 +75,9 @@ def _lead_sections(measured, inputs: m.Inputs, rows: pd.DataFrame, yours) -> lis
                                 dict(measured.budget_notes), PAPER["doubling_time_months"])]
 
 
-def _design_sections(rows: pd.DataFrame, olmes) -> list:
-    """The Swallow record (where it is shipped) and the OLMES design, each beside the public table's rows."""
+def _design_sections(rows: pd.DataFrame, found: list) -> list:
+    """The Swallow record (where it is shipped) and each second design's section (``found``: (design, its result)),
+    each beside the public table's rows."""
     from densing.report import designs
     from densing.trend.protocol import read_records
 
@@ -89,7 +85,7 @@ def _design_sections(rows: pd.DataFrame, olmes) -> list:
     months = PAPER["doubling_time_months"]
     stored = [m.ProtocolSection(records, designs.protocol_comparison(records, rows), designs.forecast_tables(records),
                                 m.PROTOCOL_RECORDS, m.PROTOCOL_COMMAND, months)] if "swallow" in records else []
-    return [*stored, m.OlmesSection(olmes, designs.olmes_beside(olmes, rows, months), months)]
+    return [*stored, *(design.section(result, rows, months) for design, result in found if design.section is not None)]
 
 
 def _appendices(measured, densities: pd.DataFrame, inputs: m.Inputs) -> list:

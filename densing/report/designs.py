@@ -86,13 +86,3 @@ def forecast_tables(records: dict) -> tuple[tuple[str, str, pd.DataFrame], ...]:
                                   for r in found["cutoffs"]])
             out.append((records[stem]["words"], found["summary"], frame))
     return tuple(out)
-
-
-def olmes_beside(olmes, public_rows: pd.DataFrame, paper_months: float) -> pd.DataFrame:
-    """The OLMES design and the leaderboard-based rows task by task (:func:`densing.trend.olmes.beside_leaderboard`)."""
-    from densing.trend.olmes import beside_leaderboard
-
-    side = beside_leaderboard(olmes, public_rows, paper_months)
-    return side.drop(columns=["paper"]).rename(columns={"olmes": "OLMES design, months [95% CI]",
-                                                        "olmes_checks": "its failed checks",
-                                                        "leaderboard": "leaderboard-based, months [95% CI]"})

@@ -105,16 +105,6 @@ class ProtocolSection:
 
 
 @dataclass(frozen=True)
-class OlmesSection:
-    """The paper's two-step design on AI2's recipe (:func:`densing.trend.olmes.measure_olmes`), beside the rows."""
-
-    title: ClassVar[str] = "A second measurement: the paper's design on AI2's recipe"
-    olmes: Result
-    beside: pd.DataFrame          # densing.report.designs.olmes_beside
-    paper_months: float
-
-
-@dataclass(frozen=True)
 class DetailSection:
     """Every frontier rule's interval and variance shares, the checks, the paper's numbers beside ours."""
 

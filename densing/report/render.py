@@ -15,6 +15,7 @@ from densing.numbers import format_months
 from densing.report import figures
 from densing.report import model as m
 from densing.report.html import Section, cards_html, esc, figure_html, page, table_html
+from densing.registry import designs
 from densing.report.render_designs import DESIGN_RENDERERS, provenance_footer
 from densing.report.render_parts import (DENSITY_MEANING, breakable, budget_parts, candidate_table, caveats_html,
                                          density_intro, details, displayed, model_table, named_table, paper_table,
@@ -72,7 +73,9 @@ class _Layout:
 
     def run(self, report: m.Report, needed: dict) -> Section:
         section = report.sections[self.index]
-        return RENDERERS[type(section)](section)
+        if type(section) in RENDERERS:
+            return RENDERERS[type(section)](section)
+        return designs()[section.design].render(section)  # a second design's section (its ``design``: its name)
 
 
 def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None) -> str:

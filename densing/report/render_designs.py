@@ -1,17 +1,15 @@
-"""The report's design sections and its footer as HTML: ``densing measure``'s models, the Swallow record, the OLMES
-design, and the provenance line (layout only: the numbers are the model's, :mod:`densing.report.model`)."""
+"""The report's design sections and its footer as HTML: ``densing measure``'s models, the Swallow record and the
+provenance line (a second design's section is its folder's, :mod:`densing.designs`) (layout only: the numbers are the model's, :mod:`densing.report.model`)."""
 from __future__ import annotations
 
 import math
 
 from densing import paths
-from densing.data.units import format_count
 from densing.numbers import format_number
 from densing.display import BOUND_SIGNS, NO_READING, density_reading
 from densing.report import model as m
-from densing.report.html import Section, cards_html, esc, figure_html, table_html
+from densing.report.html import Section, cards_html, esc, table_html
 from densing.report.render_parts import details
-from densing.trend import figures as trend_figures
 
 
 def provenance_footer(inputs: m.Inputs) -> str:
@@ -134,40 +132,4 @@ def _protocol(s: m.ProtocolSection) -> Section:
     return Section(s.title, _protocol_intro(s), parts)
 
 
-def _olmes(s: m.OlmesSection) -> Section:
-    """The second, independent measurement: the paper's two-step design on AI2's recipe (:mod:`densing.trend.olmes`)."""
-    from densing.trend.olmes import D0
-
-    olmes = s.olmes
-    rows = olmes.rows.assign(row=olmes.rows["task"], capability="OLMES MC", references=olmes.rows["reference"],
-                             each_reference_months="one reference")
-    rows["error"] = rows["error"].fillna("")
-    from densing.trend.olmes import row_statuses
-
-    rows["status"] = row_statuses(rows)  # a failed check reads "not measured" here as on the leaderboard's rows
-    d0_columns = [c for c in olmes.rows.columns if c.startswith("months_d0_") and not c.endswith("_ci")]
-    shown = ["task", "months", "ci_low", "ci_high"] + [c for d in d0_columns for c in (d, f"{d}_ci")] + [
-        "months_ceiling_1", "months_ceiling_1_ci", "ceiling", "score_r2", "offset", "offset_stderr"]
-    sensitivity = olmes.rows[[c for c in shown if c in olmes.rows.columns]]
-    intro = (f"Computed by this command from AI2's OLMES scores (results/olmes/) and the OLMo ladder's fits, with its "
-             f"--since, --seed and --n-boot; --results reaches only the leaderboard-based column beside it (the OLMES "
-             f"scores are another table). The paper's own design on one "
-             f"public recipe, with other targets and other prompts: the OLMo ladder's loss "
-             f"law L(N, D) per task (bits per byte of the correct answer), an MC score law S(L) fitted on the OLMo-2 "
-             f"checkpoints, the in-loop → offline offset carried, N̂ at D0 = {format_count(D0)} tokens, over AI2's OLMES "
-             f"scores of {olmes.rows['n_models'].max()} dated base models. Same frontier rule (0.9 quantile) and "
-             f"uncertainty engine as above. A row without a number says why; the checks are said in words. Levels differ "
-             f"between the two tables (other prompts); their trends are comparable. The paper: {s.paper_months:g} months "
-             f"over its own five benchmarks (the red line).")
-    forest = trend_figures.forest_figure(
-        rows, s.paper_months, title="Doubling time by OLMES task · the paper's design on AI2's recipe (OLMo ladder references)")
-    checks = olmes.checks
-    return Section(s.title, intro, [
-        figure_html(forest, "olmes-forest"), table_html(s.beside, scroll=False),
-        details("sensitivity to D0 and to the MC law's ceiling (fixed at 1), score-law fit and offset per task, each "
-                "doubling time with its 95% CI", table_html(sensitivity, scroll=False)),
-        details("every check of the OLMES rows", table_html(checks[["benchmark", "name", "status", "detail"]], scroll=False))
-        if len(checks) else ""])
-
-
-DESIGN_RENDERERS = {m.YoursSection: _yours, m.ProtocolSection: _protocol, m.OlmesSection: _olmes}
+DESIGN_RENDERERS = {m.YoursSection: _yours, m.ProtocolSection: _protocol}

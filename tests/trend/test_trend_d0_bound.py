@@ -18,7 +18,7 @@ COMMANDS = {
 @pytest.mark.parametrize("d0", BAD_D0)
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_a_d0_outside_its_domain_is_one_line_and_leaves_nothing_behind(tmp_path, capsys, monkeypatch, command, d0):
-    import densing.trend.olmes as olmes
+    import densing.designs.olmes.trend as olmes
 
     def no_work(*args, **kwargs):
         raise AssertionError("the OLMES design ran before --d0 was checked")
@@ -34,7 +34,7 @@ def test_a_d0_outside_its_domain_is_one_line_and_leaves_nothing_behind(tmp_path,
 
 
 def test_measure_olmes_refuses_it_before_reading_its_tables():
-    from densing.trend.olmes import measure_olmes
+    from densing.designs.olmes.trend import measure_olmes
 
     with pytest.raises(InputError, match="^d0: "):
         measure_olmes(d0=1e30, results_dir="absent")

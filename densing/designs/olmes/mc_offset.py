@@ -1,4 +1,4 @@
-"""The in-loop → offline offset of the MC reference (:mod:`densing.laws.olmo.mc_reference`, whose docstring states
+"""The in-loop → offline offset of the MC reference (:mod:`densing.designs.olmes.mc_reference`, whose docstring states
 its equations): Δ = offline − in-loop MC score of each task from the OLMo-2 7B and 13B runs (:func:`measure_offset`),
 the reference moved onto the offline scale (:func:`offline_reference`), and the whole chain's held-out check on the
 models it was not fitted for (:func:`held_out`)."""
@@ -13,7 +13,7 @@ import pandas as pd
 from densing.data.item_counts import item_count
 from densing.errors import FitError, InputError
 from densing.laws import forms
-from densing.laws.olmo.mc_tasks import HELD_OUT_32B, OFFLINE_BENCHMARK, OFFSET_ROWS, check_task
+from densing.designs.olmes.mc_tasks import HELD_OUT_32B, OFFLINE_BENCHMARK, OFFSET_ROWS, check_task
 from densing.laws.reference_fit import ReferenceFit
 
 
@@ -51,7 +51,7 @@ def offset_from(task: str, pairs: dict[str, tuple[float, float, float, float]]) 
 
 def measure_offset(fit: ReferenceFit, targets: pd.DataFrame) -> Offset:
     """The offset of ``fit``'s task: the OLMES table's OLMo-2 7B/13B rows (``targets``, the tidy
-    table of :func:`densing.data.olmes.read_olmes_targets`) against the in-loop finals the fit carries."""
+    table of :func:`densing.designs.olmes.data.read_olmes_targets`) against the in-loop finals the fit carries."""
     task = check_task(str(fit.provenance.get("offline_benchmark", "")).removeprefix("olmes_").removesuffix("_mc"))
     finals = fit.provenance.get("inloop_final") or {}
     benchmark = OFFLINE_BENCHMARK[task]

@@ -7,11 +7,17 @@ from densing.cli.output import Format, print_document, print_frame, print_text
 from densing.cli.screen import ROW_TOGETHER
 
 
+def run(options) -> None:
+    """``densing trend --design olmes`` from the command's options (:class:`densing.registry.SecondDesign`)."""
+    olmes(options["results"], options["fit"], options["d0"], options["since"], options["epoch"], options["n_boot"],
+          options["seed"], options["fmt"], options["wide"], options["detail"])
+
+
 def olmes(results, fit, d0, since, epoch: str, n_boot: int, seed: int, fmt: Format, wide: bool = False,
           detail: bool = False) -> None:
     """``densing trend --design olmes``: the OLMES rows, their checks in words, the models left out."""
     from densing.errors import InputError
-    from densing.trend.olmes import D0, measure_olmes
+    from densing.designs.olmes.trend import D0, measure_olmes
 
     for given, option in ((results, "--results"), (fit, "--fit")):
         if given is not None:
@@ -28,7 +34,7 @@ def olmes(results, fit, d0, since, epoch: str, n_boot: int, seed: int, fmt: Form
     print_text("The paper's two-step design on AI2's recipe over AI2's OLMES table: doubling time of the 0.9-quantile "
                "frontier per task, 95% intervals over the ladder's and the score law's fits, the offset, score noise "
                "and models (one row per task: the four MC references have four loss laws, so there is no combined row).")
-    from densing.trend.olmes import row_statuses
+    from densing.designs.olmes.trend import row_statuses
 
     statuses = row_statuses(result.rows)
     fired = (result.checks[result.checks["detail"].astype(str).str.startswith("fires: ")] if len(result.checks)

@@ -1,6 +1,6 @@
 """The paper's two-step reference on AI2's recipe in the multiple-choice (MC) format, and the in-loop → offline offset.
 
-AI2's OLMES table (:mod:`densing.data.olmes`) scores 23 open base models on ARC-Challenge,
+AI2's OLMES table (:mod:`densing.designs.olmes.data`) scores 23 open base models on ARC-Challenge,
 HellaSwag, WinoGrande and MMLU in the OLMES *multiple-choice* format. The Densing Law's two
 steps (Xiao et al. 2024, arXiv 2412.04315, eqs. 2–4) are built for them from AI2's own recipe:
 
@@ -79,9 +79,9 @@ from densing.laws.points import past_run_fraction, point_tuples, select_points
 from densing.laws.points import data_hash
 from densing.laws.reference_fit import ReferenceFit
 from densing.data.item_counts import item_count
-from densing.laws.olmo.mc_offset import (Offset, held_out, measure_offset,  # noqa: F401 (public here)
+from densing.designs.olmes.mc_offset import (Offset, held_out, measure_offset,  # noqa: F401 (public here)
                                          offline_reference, offset_from)
-from densing.laws.olmo.mc_tasks import (HELD_OUT_32B, INLOOP_BENCHMARK, MC_CHANCE,  # noqa: F401 (public here)
+from densing.designs.olmes.mc_tasks import (HELD_OUT_32B, INLOOP_BENCHMARK, MC_CHANCE,  # noqa: F401 (public here)
                                         OFFLINE_BENCHMARK, OFFSET_ROWS, OLMO2_MODELS, check_task)
 
 MIN_RUN_FRACTION = 0.1
@@ -272,7 +272,7 @@ def fit_mc_reference(loss_fit: ReferenceFit, runs: pd.DataFrame, task: str, *, n
         "inloop_final": inloop_finals(runs, task),
         "offline_benchmark": OFFLINE_BENCHMARK[task],
         "members": list(OLMO2_MODELS),
-        "design": "densing.laws.olmo.mc_reference",
+        "design": "densing.designs.olmes.mc_reference",
         "source_data": "allenai/OLMo peteish-moreeval (see ../shared/data/olmo_ladder)",
         "command": "python tools/build_tables.py mc-reference",
     }
@@ -292,7 +292,7 @@ def fit_mc_reference(loss_fit: ReferenceFit, runs: pd.DataFrame, task: str, *, n
 def read_olmes_table(results_dir=None) -> pd.DataFrame:
     """AI2's OLMES table as densing's tidy table (``results/olmes/``)."""
     from densing import paths
-    from densing.data.olmes import read_olmes_targets
+    from densing.designs.olmes.data import read_olmes_targets
 
     folder = paths.RESULTS / "olmes" if results_dir is None else __import__("pathlib").Path(results_dir)
     return read_olmes_targets(folder / "olmo2-32b.csv", folder / "models.csv")

@@ -5,10 +5,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import OLMO_LADDER, REPO_ROOT, needs_olmo
+from tests.conftest import OLMO_LADDER, REPO_ROOT, needs_olmo
 from densing.errors import FitError, InputError
 from densing.laws import forms
-from densing.laws.olmo import mc_reference as mc
+from densing.designs.olmes import mc_reference as mc
 from densing.laws.reference_fit import ReferenceFit, invert_scores
 
 PLANTED = {"c": 0.6, "gamma": -18.0, "l": 0.80, "d": 0.25}

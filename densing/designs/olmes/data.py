@@ -27,8 +27,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from densing.data.readers import read_csv_file
-from densing.data.schema import is_missing, validate_results
+from densing.data.readers import read_text_table
+from densing.data.schema import is_missing, positive_count, validate_results
 from densing.data.units import parse_date
 from densing.errors import InputError
 
@@ -72,28 +72,6 @@ _URL = re.compile(r"^https?://\S+$")
 
 
 
-def _read_text_table(path: Path, columns, what: str) -> pd.DataFrame:
-    """The CSV at ``path`` as text cells; InputError when it is missing or lacks one of ``columns``."""
-    if not path.is_file():
-        raise InputError(f"{path}: no such file ({what})")
-    raw = read_csv_file(path, dtype=str, keep_default_na=False)
-    missing = [c for c in columns if c not in raw.columns]
-    if missing:
-        raise InputError(f"{path}: missing column(s) {', '.join(missing)} (have: {', '.join(map(str, raw.columns))})")
-    return raw
-
-def _count(value: str, *, field: str, where: str, integer: bool = False) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise InputError(f"{where}: field '{field}': expected a plain number, got {value!r}") from None
-    if not math.isfinite(number) or number <= 0:
-        raise InputError(f"{where}: field '{field}': expected a positive number, got {value!r}")
-    if integer and number != int(number):
-        raise InputError(f"{where}: field '{field}': expected an integer count, got {value!r}")
-    return number
-
-
 def read_olmes_scores(scores_path: str | Path) -> pd.DataFrame:
     """AI2's table as read from ``scores_path``: columns checked, one row per model, numbers parsed.
 
@@ -103,7 +81,7 @@ def read_olmes_scores(scores_path: str | Path) -> pd.DataFrame:
     model name, and a missing or unknown column.
     """
     path = Path(scores_path)
-    raw = _read_text_table(path, SCORE_FILE_COLUMNS, "AI2's OLMES score table")
+    raw = read_text_table(path, SCORE_FILE_COLUMNS, "AI2's OLMES score table")
     unknown = [c for c in raw.columns if c not in SCORE_FILE_COLUMNS]
     if unknown:
         raise InputError(f"{path}: unknown column(s) {', '.join(map(str, unknown))}: add them to OLMES_BENCHMARKS with a benchmark name")
@@ -121,7 +99,7 @@ def read_olmes_scores(scores_path: str | Path) -> pd.DataFrame:
         seen[model] = i
         columns["Model"].append(model)
         flops = str(rec["FLOPs"]).strip()
-        columns["FLOPs"].append(_count(flops, field="FLOPs", where=f"{where} ({model})") if flops else math.nan)
+        columns["FLOPs"].append(positive_count(flops, field="FLOPs", where=f"{where} ({model})") if flops else math.nan)
         for column in ("Average", *OLMES_BENCHMARKS):
             text = str(rec[column]).strip()
             if not text:
@@ -147,7 +125,7 @@ def read_olmes_models(models_path: str | Path, flops: dict[str, float] | None = 
     FLOPs / (6 · params); without it that check is skipped.
     """
     path = Path(models_path)
-    raw = _read_text_table(path, MODEL_COLUMNS, "model metadata of the OLMES table")
+    raw = read_text_table(path, MODEL_COLUMNS, "model metadata of the OLMES table")
     if raw.empty:
         raise InputError(f"{path}: the table has no rows")
     rows = []
@@ -166,11 +144,11 @@ def read_olmes_models(models_path: str | Path, flops: dict[str, float] | None = 
                 raise InputError(f"{where}: field '{field}' is empty")
         if not rec["params"]:
             raise InputError(f"{where}: field 'params' is empty: every target needs its parameter count")
-        params = _count(rec["params"], field="params", where=where, integer=True)
-        active = _count(rec["active_params"], field="active_params", where=where, integer=True) if rec["active_params"] else math.nan
+        params = positive_count(rec["params"], field="params", where=where, integer=True)
+        active = positive_count(rec["active_params"], field="active_params", where=where, integer=True) if rec["active_params"] else math.nan
         if active > params:
             raise InputError(f"{where}: field 'active_params': {rec['active_params']} exceeds params {rec['params']}")
-        tokens = _count(rec["train_tokens"], field="train_tokens", where=where) if rec["train_tokens"] else math.nan
+        tokens = positive_count(rec["train_tokens"], field="train_tokens", where=where) if rec["train_tokens"] else math.nan
         derivation = rec["tokens_derivation"]
         if derivation not in TOKEN_DERIVATIONS:
             raise InputError(f"{where}: field 'tokens_derivation': {derivation!r} is not one of stated, flops/6N or empty")

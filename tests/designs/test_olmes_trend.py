@@ -3,8 +3,8 @@ import math
 
 import pytest
 
-from densing.laws.olmo import mc_reference as mc
-from densing.trend.olmes import measure_olmes
+from densing.designs.olmes import mc_reference as mc
+from densing.designs.olmes.trend import measure_olmes
 from tools.build_tables import main
 
 
@@ -53,7 +53,7 @@ def _planted(months_low_high: dict, error: str = "") -> "pd.DataFrame":
 
 
 def test_beside_leaderboard_says_overlap_disjoint_and_missing_per_benchmark(result):
-    from densing.trend.olmes import LEADERBOARD_TWIN, beside_leaderboard
+    from densing.designs.olmes.trend import LEADERBOARD_TWIN, beside_leaderboard
 
     nan = float("nan")
     mmlu = result.rows.set_index("task").loc["mmlu"]

@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from densing.data.olmes import (
+from densing.designs.olmes.data import (
     OLMES_BENCHMARKS,
     TOKEN_DERIVATIONS,
     read_olmes_models,

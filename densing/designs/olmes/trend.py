@@ -3,7 +3,7 @@
 :func:`measure_olmes` measures the doubling time of the maximum capacity density per task of
 AI2's OLMES table (``results/olmes/``: 23 open base models, MC format) with densing's trend engine:
 
-- **the reference** of each task is its MC reference (:mod:`densing.laws.olmo.mc_reference`): the
+- **the reference** of each task is its MC reference (:mod:`densing.designs.olmes.mc_reference`): the
   OLMo ladder's loss law L(N, D) on the correct answer's bits per byte, and an MC score law S(L)
   fitted on the OLMo-2 checkpoints, moved to the offline scale by the in-loop → offline offset Δ
   (measured on the table's OLMo-2 7B/13B rows, its uncertainty one more draw of the reference);
@@ -48,7 +48,7 @@ import pandas as pd
 from densing import paths
 from densing.errors import DensingError, FitError
 from densing.laws.fit import fit_verdict
-from densing.laws.olmo import mc_reference as mc
+from densing.designs.olmes import mc_reference as mc
 from densing.laws.reference_fit import ReferenceFit
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
 from densing.validation import validate_params
@@ -133,7 +133,7 @@ def _d0_key(d0: float) -> str:
 def reference(task: str, targets: pd.DataFrame, fits_dir: str | Path | None = None, *, seed: int = 0,
               name: str = mc.MC_FIT) -> tuple[ReferenceFit, mc.Offset]:
     """The task's MC reference on the offline scale (Δ carried) and its offset; ``name``: the fit's file pattern
-    (:data:`~densing.laws.olmo.mc_reference.MC_FIT_CEILING_ONE` for the ceiling's sensitivity)."""
+    (:data:`~densing.designs.olmes.mc_reference.MC_FIT_CEILING_ONE` for the ceiling's sensitivity)."""
     folder = Path(fits_dir) if fits_dir else paths.REFERENCE_FITS
     fit = ReferenceFit.load(folder / name.format(task=task))
     offset = mc.measure_offset(fit, targets)

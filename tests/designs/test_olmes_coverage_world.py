@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from densing.laws.olmo import mc_reference as mc
+from densing.designs.olmes import mc_reference as mc
 from densing.trend import rules
 from densing.laws.bounds import EXACT
 

@@ -1,4 +1,4 @@
-"""The four OLMES multiple-choice tasks of the MC reference (:mod:`densing.laws.olmo.mc_reference`): each one's chance
+"""The four OLMES multiple-choice tasks of the MC reference (:mod:`densing.designs.olmes.mc_reference`): each one's chance
 level, the names of its in-loop and offline rows, and the OLMo-2 rows of the recipe (never targets)."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from densing.errors import InputError
 
 #: task → chance level of its MC format (1/k for k options), the fixed floor d of the score law.
 MC_CHANCE: dict[str, float] = {"arc_challenge": 0.25, "hellaswag": 0.25, "winogrande": 0.5, "mmlu": 0.25}
-#: The OLMES table's benchmark name of each task (the targets' names, :data:`densing.data.olmes.OLMES_BENCHMARKS`).
+#: The OLMES table's benchmark name of each task (the targets' names, :data:`densing.designs.olmes.data.OLMES_BENCHMARKS`).
 OFFLINE_BENCHMARK: dict[str, str] = {task: f"olmes_{task}_mc" for task in MC_CHANCE}
 #: The in-loop rows' names (:func:`densing.data.olmo.read_olmo_mc_runs`).
 INLOOP_BENCHMARK: dict[str, str] = {task: f"olmes_{task}_mc_inloop" for task in MC_CHANCE}
