@@ -20,7 +20,8 @@ their point values); its **share** is its slope variance over the sum, so the ou
 
 Frontier rules: ``quantile`` (Powell's censored q-th regression quantile, q = 0.9), ``all`` (Tobit, the mean line),
 ``envelope`` (the paper's record-setters, fitted by OLS, bounds entering at their bound value: its points are chosen
-on the response, and its interval is optimistic). Coverage on planted data: ``studies/trend_full_coverage.py``.
+on the response, and its interval is optimistic). Coverage of the planted slope (``studies/trend_full_coverage.py``,
+100 replicates, nominal 0.95): quantile 0.98, all (Tobit) 0.98, envelope 0.67.
 """
 from __future__ import annotations
 
