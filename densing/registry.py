@@ -148,15 +148,16 @@ def check_range(registry: Registry, name: str, field: str, value: Any, low: floa
 @dataclass(frozen=True)
 class SecondDesign:
     """A second measurement design, one folder of ``densing/designs`` that registers itself (:func:`designs`):
-    ``help`` its words for ``densing trend --design``; ``run(options)`` prints ``densing trend --design NAME`` from the
-    command's options (a mapping: results, fit, d0, since, epoch, n_boot, seed, fmt, wide, detail); for the report,
-    ``side(inputs) -> (function, arguments)`` the computation run beside the headline (in a worker of its own),
-    ``section(result, rows, paper_months)`` the section's data from that result, the public table's rows and the
+    ``help`` its words; ``run(options)`` (None: no ``--design`` of its own, as a design of target tables found by
+    ``--table``) prints ``densing trend --design NAME`` from the command's options (a mapping: results, fit, d0, since,
+    epoch, n_boot, seed, fmt, wide, detail); for the report, ``side(inputs) -> (function, arguments)`` the computation
+    run beside the headline (in a worker of its own; None: none), ``section(result, rows, paper_months)`` the section's
+    data (None: no section) from that result (None without a side computation), the public table's rows and the
     paper's doubling time, and ``render(section)`` its part of the page."""
 
     name: str
     help: str
-    run: Callable
+    run: Callable | None
     side: Callable | None = None
     section: Callable | None = None
     render: Callable | None = None
@@ -164,7 +165,7 @@ class SecondDesign:
 
 def _check_design(registry: Registry, name: str, item: Any) -> None:
     check_type(registry, name, item, SecondDesign)
-    check_callable(registry, name, "run", item.run, 1)
+    check_callable(registry, name, "run", item.run, 1, optional=True)
     for field, count in (("side", 1), ("section", 3), ("render", 1)):
         check_callable(registry, name, field, getattr(item, field), count, optional=True)
 

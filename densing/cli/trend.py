@@ -13,6 +13,7 @@ from densing.validation import DEFAULT_EPOCH
 from densing.cli.screen import DETAIL_HELP, ROW_TOGETHER
 from densing.errors import InputError
 from densing.registry import designs
+from densing.trend import tables as _tables
 
 EPOCH_HELP = "t = 0 (default: Llama-1's release)."
 SINCE_HELP = "Only models released on or after this date ('none': all)."
@@ -32,7 +33,7 @@ class By(str, Enum):
 #: The main design: the leaderboard-based measurement of a target table (every other name is a registered design).
 LEADERBOARD = "leaderboard"
 DESIGN_HELP = (f"'{LEADERBOARD}' (default): the leaderboard-based measurement of --table; "
-               + "; ".join(f"'{name}': {d.help}" for name, d in designs().items())
+               + "; ".join(f"'{name}': {d.help}" for name, d in designs().items() if d.run is not None)
                + " (a second design is a folder of densing/designs).")
 
 
@@ -60,9 +61,9 @@ def _since(text: Optional[str], option: str = "--since") -> Optional[str]:
     return parse_date(text, field=option.lstrip("-"), where=option).strftime("%Y-%m-%d")
 
 
-TABLE_HELP = ("Target table by name: 'public' (results/public_models.csv, the default), 'swallow' (the Swallow "
-              "leaderboard in the paper's protocol, models to 2025-06), 'swallow_2026' (its later protocol). With --results, "
-              "the table's benchmarks and sets applied to that file.")
+TABLE_HELP = ("Target table by name (the default: the public table, results/public_models.csv): "
+              + "; ".join(f"'{name}': {table.words}" for name, table in _tables.tables().items())
+              + ". With --results, the table's benchmarks and sets applied to that file.")
 
 
 def _table(name: Optional[str], results: Optional[Path]):
@@ -100,8 +101,9 @@ def trend(
     profile = _table(table_name, results)
     d0_tokens = _d0(d0)  # before any work, for either design
     if design != LEADERBOARD:  # --table with it is refused by densing.cli.exclusive.EXCLUSIVE
-        if design not in designs():
-            raise InputError(f"--design: expected one of {', '.join([LEADERBOARD, *designs()])}, got {design!r}")
+        choices = [name for name, d in designs().items() if d.run is not None]
+        if design not in choices:
+            raise InputError(f"--design: expected one of {', '.join([LEADERBOARD, *choices])}, got {design!r}")
         _check_draws(n_boot, seed)
         designs()[design].run({"results": results, "fit": fit, "d0": d0_tokens, "since": _since(since),
                                "epoch": _since(epoch, "--epoch") or DEFAULT_EPOCH, "n_boot": n_boot, "seed": seed,
@@ -122,12 +124,11 @@ def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, with
     from densing import paths
     from densing.data import read_results
     from densing.laws.reference_fit import ReferenceFit
-    from densing.trend.forecast import CUTOFFS
     from densing.trend.measure import measure_trend
 
     targets = read_results(path)
     start = _since(epoch, "--epoch") or DEFAULT_EPOCH
-    if by is By.benchmark and fit is None and d0_tokens is None and profile.name in CUTOFFS:
+    if by is By.benchmark and fit is None and d0_tokens is None and profile.cutoff is not None:
         from densing.trend.protocol import measure_table
 
         result, record = measure_table(targets, profile.name, continual=not without_continual, since=_since(since),

@@ -55,6 +55,12 @@ SOURCE_ROW, SOURCE_COLUMN = "_source_row", "_source_column"
 KEY_COLUMNS: tuple[str, ...] = ("model", "benchmark", "metric", "n_shot", "revision")
 
 
+#: The words of a table's optional ``derivation`` column: how a model was made from another (``results/swallow``'s
+#: lineage; ``densing trend --without-continual`` drops ``continual_pretraining``).
+DERIVATIONS: tuple[str, ...] = ("from_scratch", "continual_pretraining", "pruning_distillation", "depth_upscaling",
+                                "distillation", "not_stated")
+
+
 def is_missing(value: object) -> bool:
     """True for None, NaN, NA, NaT and blank strings: a cell with no value."""
     if value is None or value is pd.NA or value is pd.NaT:

@@ -6,5 +6,7 @@ that folder, and nothing outside it names them. ``densing trend --design NAME`` 
 :func:`densing.registry.designs`, which imports every folder here; removing a folder removes its design.
 
 - ``olmes``: the paper's two-step design on AI2's recipe (the OLMo ladder's loss law and an MC score law fitted on the
-  OLMo-2 checkpoints) over AI2's OLMES table of 23 open base models.
+  OLMo-2 checkpoints) over AI2's OLMES table of 23 open base models (``densing trend --design olmes``);
+- ``swallow``: the Swallow leaderboard in the paper's own protocol, two target tables (``densing trend --table
+  swallow``, ``swallow_2026``) and the report's section of their stored records.
 """

@@ -76,16 +76,13 @@ def _lead_sections(measured, inputs: m.Inputs, rows: pd.DataFrame, yours) -> lis
 
 
 def _design_sections(rows: pd.DataFrame, found: list) -> list:
-    """The Swallow record (where it is shipped) and each second design's section (``found``: (design, its result)),
+    """Each registered design's section (``found``: (design, its side computation's result)), in the registry's order,
     each beside the public table's rows."""
-    from densing.report import designs
-    from densing.trend.protocol import read_records
-
-    records = read_records(m.PROTOCOL_RECORDS)
     months = PAPER["doubling_time_months"]
-    stored = [m.ProtocolSection(records, designs.protocol_comparison(records, rows), designs.forecast_tables(records),
-                                m.PROTOCOL_RECORDS, m.PROTOCOL_COMMAND, months)] if "swallow" in records else []
-    return [*stored, *(design.section(result, rows, months) for design, result in found if design.section is not None)]
+    computed = dict((design.name, result) for design, result in found)
+    sections = (design.section(computed.get(name), rows, months) for name, design in designs().items()
+                if design.section is not None)
+    return [section for section in sections if section is not None]
 
 
 def _appendices(measured, densities: pd.DataFrame, inputs: m.Inputs) -> list:

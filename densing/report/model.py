@@ -3,8 +3,8 @@
 :func:`compute_report` turns the command's inputs (the results table, the reference fits, ``since``, ``epoch``,
 ``n_boot``, ``seed``, the frontier rule drawn, a trace folder, a user's placed models) into a :class:`Report`; the
 renderer (:mod:`densing.report.render`) turns that into the page and computes nothing. Every section is computed
-from those inputs, except :class:`ProtocolSection`, a stored record (its three tables cost far more than the rest
-of the report), whose page says so and names the command that makes it.
+from those inputs, except a design's stored record (the Swallow tables' measurements cost far more than the rest of the
+report, :mod:`densing.designs.swallow.report`), whose page says so and names the command that makes it.
 
 Pipeline: shipped public results → densities under the shipped reference fits (Xiao et al. 2024, eq. 4) → trend of
 the frontier density over release dates (eq. 5, :mod:`densing.trend`) → the rows by capability, the designs beside
@@ -27,11 +27,6 @@ from densing.trend.measurement import TrendMeasurement
 DEFAULT_RESULTS = paths.RESULTS / "public_models.csv"
 #: The reference law plots (Pythia) shown in the report's "Reference laws" section.
 DEFAULT_LAW_FITS = "pythia_*.json"
-#: The Swallow leaderboard's stored rows (:mod:`densing.trend.protocol`'s records) and the command that makes them.
-PROTOCOL_RECORDS = paths.RESULTS / "swallow" / "trend"
-PROTOCOL_COMMAND = "python tools/build_tables.py protocol --out results/swallow/trend"
-
-
 @dataclass(frozen=True)
 class Inputs:
     """The command's inputs, as the footer cites them."""
@@ -88,19 +83,6 @@ class CapabilitySection:
     sensitivity: pd.DataFrame
     at_budget: pd.DataFrame
     budget_notes: dict
-    paper_months: float
-
-
-@dataclass(frozen=True)
-class ProtocolSection:
-    """The Swallow leaderboard's rows beside the public table's: a stored record (module docstring)."""
-
-    title: ClassVar[str] = "The paper's protocol, 2023–2025"
-    records: dict
-    comparison: pd.DataFrame      # densing.report.designs.protocol_comparison
-    forecasts: tuple              # densing.report.designs.forecast_tables
-    source: Path
-    command: str
     paper_months: float
 
 

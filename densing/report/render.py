@@ -73,9 +73,7 @@ class _Layout:
 
     def run(self, report: m.Report, needed: dict) -> Section:
         section = report.sections[self.index]
-        if type(section) in RENDERERS:
-            return RENDERERS[type(section)](section)
-        return designs()[section.design].render(section)  # a second design's section (its ``design``: its name)
+        return renderer(section)(section)
 
 
 def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None) -> str:
@@ -240,3 +238,9 @@ RENDERERS = {m.VerdictSection: _verdict, m.DensitySection: _density, m.Capabilit
              m.DetailSection: _detail, m.NamedModelsSection: _named, m.ReferencesSection: _references,
              m.LawsSection: _laws, m.CandidatesSection: _candidates, m.PerModelSection: _per_model,
              m.CaveatsSection: _caveats, m.OverlapSection: _overlap, **DESIGN_RENDERERS}
+
+
+def renderer(section):
+    """The function that lays ``section`` out: the report's own by the section's type, else the registered design's
+    that the section names (its ``design``)."""
+    return RENDERERS.get(type(section)) or designs()[section.design].render

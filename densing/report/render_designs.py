@@ -1,5 +1,5 @@
-"""The report's design sections and its footer as HTML: ``densing measure``'s models, the Swallow record and the
-provenance line (a second design's section is its folder's, :mod:`densing.designs`) (layout only: the numbers are the model's, :mod:`densing.report.model`)."""
+"""The report's design sections and its footer as HTML: ``densing measure``'s models and the provenance line (a second
+design's section is its folder's, :mod:`densing.designs`) (layout only: the numbers are the model's, :mod:`densing.report.model`)."""
 from __future__ import annotations
 
 import math
@@ -97,39 +97,4 @@ def _yours(s: m.YoursSection) -> Section:
                                          table_html(table[[c for c in columns if c in table.columns]], scroll=False))])
 
 
-FORECAST_WORDS = ('<p class="sub">The frontier line fitted on the models released up to each cutoff (every 3 months, '
-                  'at least 12 months of models before it), carried to the later ones: if the law goes on, about 10% of '
-                  'the later models lie above the carried 0.9-quantile line; no verdict where the early line is too '
-                  'uncertain to be tested (densing/trend/forecast.py states the rule).</p>')
-
-
-def _protocol_intro(s: m.ProtocolSection) -> str:
-    records = s.records
-    return (f"A stored record, not computed by this command: the Swallow columns, verdicts and forecast check below are "
-            f"{s.source.relative_to(paths.RESULTS.parent)}/*.json, made by {s.command}; --results, --since, --seed and "
-            f"--n-boot do not reach them (their three tables' measurements take far longer than the rest of this page), "
-            f"only the public table's column beside them. The Swallow LLM Leaderboard (Swallow LLM team, CC-BY 4.0; "
-            f"results/swallow/) scores open pre-trained models in one harness in the paper's own protocol — MMLU "
-            f"5-shot, BBH 3-shot chain of thought, MATH 4-shot, GSM8K 4-shot, HumanEval 0-shot — through 2025. The "
-            f"same engine and reference rule (v3) as above, each protocol file its own table, never pooled: "
-            f"{records['swallow']['n_models']} pre-trained models released 2023-12 … 2025-06, and the later protocol's "
-            f"{records.get('swallow_2026', {}).get('n_models', 0)} released 2024-06 … 2025-11. The public table's rows "
-            f"stay the headline (densing/trend/tables.py says why); of the two, the Swallow rows are the protocol "
-            f"closest to the paper's. 'estimate': the row has an interval but a check fails (its status in densing "
-            f"trend --table swallow --by benchmark). The paper: {s.paper_months:g} months.")
-
-
-def _protocol(s: m.ProtocolSection) -> Section:
-    """The Swallow leaderboard in the paper's protocol beside the public table's rows, and its forecast check."""
-    verdicts = "".join(f'<p class="sub">{"Without continual pre-training: " if rec["continual_pretraining"] == "dropped" else ""}'
-                       f'{esc(rec["verdict"])}</p>' for rec in s.records.values())
-    parts = [table_html(s.comparison, scroll=False), verdicts]
-    if s.records["swallow"].get("forecast"):
-        parts += ["<h3>A forecast check</h3>", FORECAST_WORDS]
-        for words, summary, frame in s.forecasts:
-            parts += [f'<p class="sub">{esc(words[0].upper() + words[1:])}. {esc(summary)}</p>',
-                      table_html(frame, scroll=False) if len(frame) else ""]
-    return Section(s.title, _protocol_intro(s), parts)
-
-
-DESIGN_RENDERERS = {m.YoursSection: _yours, m.ProtocolSection: _protocol}
+DESIGN_RENDERERS = {m.YoursSection: _yours}

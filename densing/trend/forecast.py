@@ -17,7 +17,8 @@ to the models released after it.
    out where its bound does not decide. With fewer than :data:`MIN_LATER` later models the check says it cannot tell.
 3. *After*: the same engine on the later models alone; its doubling time beside the before one.
 
-**The cutoffs** (:data:`CUTOFFS`): mid-2024 (2024-06-30) on the Swallow leaderboard's 2025-06 protocol — half a year
+**The cutoffs** (each table's ``cutoff``, :class:`densing.trend.tables.TrendTable`): mid-2024 (2024-06-30) on the
+Swallow leaderboard's 2025-06 protocol — half a year
 of models before it, a year after; on its 2026-05 protocol, whose models start in 2024-06, the last date the first
 file could see (2025-06-30). The references are the row's own (rule v3 is date-blind; a reference is a yardstick, and
 its release date does not enter the targets' densities).
@@ -25,8 +26,8 @@ its release date does not enter the targets' densities).
 **Forecast windows** (:func:`forecast_windows`): the same test at several cutoffs — every 3 months from a year after
 the first model to half a year before the last —, each with its early line's doubling-time interval; no verdict where
 that line is too uncertain to be tested (its interval unbounded or more than 4-fold wide); outcome words that depend on
-the outcome alone. One cutoff from an early window of about six months gave a 0.98-month line that no later model
-could test; the rule is written beside :data:`MIN_EARLY_MONTHS`.
+the outcome alone (an early window of about six months gives a line that no later model can test); the rule is written
+beside :data:`MIN_EARLY_MONTHS`.
 """
 from __future__ import annotations
 
@@ -48,7 +49,6 @@ from densing.trend.uncertainty import TrendUncertainty, observed_trend, trend_un
 from densing.validation import validate_params
 
 #: The cutoff of each target table's forecast check (module docstring).
-CUTOFFS: dict[str, str] = {"swallow": "2024-06-30", "swallow_2026": "2025-06-30"}
 #: The share of models above a 0.9-quantile line.
 ABOVE_SHARE = 0.10
 

@@ -6,16 +6,14 @@ and adds the table's forecast check (:mod:`densing.trend.forecast`) on its headl
 cutoff. ``without_continual`` drops the models marked as continual pre-training of another model (the Swallow
 tables' ``derivation`` column): the sensitivity of the rows to derived models.
 
-The report's section "The paper's protocol, 2023–2025" reads these records from ``results/swallow/trend/``, which
-``python tools/build_tables.py protocol --out results/swallow/trend`` writes (the same records ``densing trend --table NAME
---by benchmark --format json`` prints); ``tests/trend/test_protocol.py`` checks that the shipped records equal a
-fresh computation.
+The report's section "The paper's protocol, 2023–2025" reads the Swallow tables' records from
+``results/swallow/trend/`` (:mod:`densing.designs.swallow.report`), which ``python tools/build_tables.py protocol --out
+results/swallow/trend`` writes (the same records ``densing trend --table NAME --by benchmark --format json`` prints);
+``tests/trend/test_protocol.py`` checks that the shipped records equal a fresh computation.
 """
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -27,19 +25,13 @@ from densing.trend.forecast import forecast_windows
 
 #: The ``derivation`` of a model that continues another's pre-training (``results/swallow/lineage.csv``).
 CONTINUAL = "continual_pretraining"
-#: The records the report shows: (file stem, table, without continual pre-training).
-VARIANTS: tuple[tuple[str, str, bool], ...] = (
-    ("swallow", "swallow", False),
-    ("swallow_without_continual", "swallow", True),
-    ("swallow_2026", "swallow_2026", False),
-)
 #: Draws of the shipped records (the CLI's defaults).
 N_BOOT, N_BOOT_SIDE = 600, 200
 
 
 def without_continual(targets: pd.DataFrame) -> pd.DataFrame:
     """``targets`` without the models marked as continual pre-training (an InputError where nothing marks them)."""
-    from densing.data.swallow import DERIVATIONS
+    from densing.data.schema import DERIVATIONS
 
     if "derivation" not in targets.columns:
         raise InputError("--without-continual: the table has no 'derivation' column (results/swallow/ tables have one)")
@@ -104,13 +96,3 @@ def _forecast(targets: pd.DataFrame, head, *, since, epoch: str, n_boot: int, se
     except DensingError as exc:
         return {"row": head.name, "summary": f"Forecast not computed: {exc}", "cutoffs": []}
     return {"row": head.name, "summary": found.summary(), "cutoffs": found.to_frame().to_dict("records")}
-
-
-def read_records(folder: str | Path) -> dict[str, dict]:
-    """The shipped records by file stem (those present)."""
-    out = {}
-    for stem, _, _ in VARIANTS:
-        path = Path(folder) / f"{stem}.json"
-        if path.exists():
-            out[stem] = json.loads(path.read_text(encoding="utf-8"))
-    return out

@@ -5,11 +5,8 @@ rows: the benchmarks rule v3 may fit a reference family on, the benchmark sets i
 headline's), the benchmarks and sets of the budget sensitivity, and how the verdict names it. A new table is one :func:`register` call.
 
 - ``public``: ``results/public_models.csv`` (ObsScaling, Open LLM Leaderboard v1 and v2 scores).
-- ``swallow``: ``results/swallow/swallow_2025-06.csv`` — the Swallow LLM Leaderboard's pre-trained models
-  (lm-evaluation-harness 0.4.2; MMLU 5-shot, BBH 3-shot chain of thought, MATH 4-shot, GSM8K 4-shot, HumanEval
-  0-shot; MATH is MATH-500): the paper's own benchmarks and shots but MBPP.
-- ``swallow_2026``: ``results/swallow/swallow_2026-05.csv`` — the same leaderboard's later protocol (another
-  framework, pre-trained models released 2024-06 … 2025-11); never pooled with ``swallow``.
+- ``swallow``, ``swallow_2026``: the Swallow LLM Leaderboard's two protocols, registered by their design's folder
+  (:mod:`densing.designs.swallow`); every lookup here imports the designs first (:func:`densing.registry.designs`).
 
 **Which table leads** (written before any trend on the Swallow tables was computed): the report's and ``densing
 trend``'s headline stays the public table's, because the rest of the report (the density figure, the named models,
@@ -24,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from densing import paths
-from densing.registry import Registry, check_type
+from densing.registry import Registry, check_type, designs
 
 
 @dataclass(frozen=True)
@@ -39,6 +36,9 @@ class TrendTable:
     budget_benchmarks: tuple[str, ...] = ()
     budget_sets: tuple[str, ...] = ()
     paper_mapping: dict[str, str] = field(default_factory=dict)  # the paper's benchmark → what stands for it here
+    #: the forecast check's cutoff (an ISO date): ``densing trend --table NAME --by benchmark`` then measures the table
+    #: with its forecast check (:func:`densing.trend.protocol.measure_table`); None: no forecast check
+    cutoff: str | None = None
 
     @property
     def headline_set(self) -> str:
@@ -55,11 +55,17 @@ def register(table: TrendTable) -> TrendTable:
     return TABLES.register(table.name, table)
 
 
+def tables() -> Registry[TrendTable]:
+    """:data:`TABLES` with every design's tables registered (:func:`densing.registry.designs` imports them)."""
+    designs()
+    return TABLES
+
+
 def get(name: str | TrendTable) -> TrendTable:
     """The registered table ``name`` (a :class:`TrendTable` is returned as it is); an unknown name is an InputError."""
     if isinstance(name, TrendTable):
         return name
-    return TABLES.get(name)
+    return tables().get(name)
 
 
 def for_path(path: str | Path | None) -> TrendTable:
@@ -67,25 +73,11 @@ def for_path(path: str | Path | None) -> TrendTable:
     public table's benchmarks, as ``--results`` has always taken)."""
     if path is not None:
         resolved = Path(path).resolve()
-        for table in TABLES.values():
+        for table in tables().values():
             if table.path.resolve() == resolved:
                 return table
     return TABLES["public"]
 
-
-_SWALLOW_SETS = {
-    "paper": ("paper-like set (MMLU, BBH CoT, MATH, HumanEval)",
-              ("swallow_mmlu", "swallow_bbh", "swallow_math", "swallow_humaneval")),
-    "paper_gsm8k": ("paper-like set with GSM8K for MATH", ("swallow_mmlu", "swallow_bbh", "swallow_gsm8k", "swallow_humaneval")),
-}
-_SWALLOW_BENCHMARKS = ("swallow_mmlu", "swallow_bbh", "swallow_math", "swallow_gsm8k", "swallow_humaneval")
-_SWALLOW_MAPPING = {
-    "MMLU": "swallow_mmlu (5-shot, lm-eval 0.4.2)",
-    "BBH": "swallow_bbh (3-shot chain of thought, exact match)",
-    "MATH": "swallow_math (4-shot, MATH-500: 500 test problems of every level); swallow_gsm8k in the variant",
-    "HumanEval": "swallow_humaneval (0-shot pass@1, bigcode's harness)",
-    "MBPP": "missing: not on the leaderboard",
-}
 
 register(TrendTable(
     "public", paths.RESULTS / "public_models.csv", "the public table",
@@ -106,16 +98,4 @@ register(TrendTable(
         "HumanEval": "humaneval (pass@1, 127 models)",
         "MBPP": "missing: not in the table",
     },
-))
-register(TrendTable(
-    "swallow", paths.RESULTS / "swallow" / "swallow_2025-06.csv",
-    "the Swallow leaderboard (the paper's protocol, lm-eval 0.4.2, models to 2025-06)",
-    candidates=_SWALLOW_BENCHMARKS, sets=_SWALLOW_SETS, budget_benchmarks=_SWALLOW_BENCHMARKS,
-    budget_sets=("paper", "paper_gsm8k"), paper_mapping=_SWALLOW_MAPPING,
-))
-register(TrendTable(
-    "swallow_2026", paths.RESULTS / "swallow" / "swallow_2026-05.csv",
-    "the Swallow leaderboard's later protocol (models 2024-06 … 2025-11)",
-    candidates=_SWALLOW_BENCHMARKS, sets=_SWALLOW_SETS, budget_benchmarks=_SWALLOW_BENCHMARKS,
-    budget_sets=("paper", "paper_gsm8k"), paper_mapping=_SWALLOW_MAPPING,
 ))

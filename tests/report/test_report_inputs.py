@@ -164,12 +164,12 @@ def test_the_page_is_the_same_laid_out_by_workers_or_in_one_process(default, mon
     """render lays the sections out as jobs of the executor (one process per core); in one process
     (``DENSING_SERIAL``) the page is the same, byte for byte, and every section is on it in the report's order."""
     from densing.report.html import esc
-    from densing.report.render import RENDERERS, render
+    from densing.report.render import render, renderer
 
     by_workers = render(default)
     monkeypatch.setenv("DENSING_SERIAL", "1")
     assert render(default) == by_workers
-    titles = [RENDERERS[type(s)](s).title for s in default.sections]
+    titles = [renderer(s)(s).title for s in default.sections]
     places = [by_workers.find(f"{esc(title)}</h2>") for title in titles]
     assert all(p >= 0 for p in places) and places == sorted(places)
 

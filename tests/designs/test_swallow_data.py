@@ -1,4 +1,4 @@
-"""Tests of densing.data.swallow and its rule on the Swallow leaderboard's files and the shipped results/swallow/."""
+"""Tests of densing.designs.swallow.data and its rule on the Swallow leaderboard's files and the shipped results/swallow/."""
 from __future__ import annotations
 
 import shutil
@@ -10,9 +10,9 @@ import pytest
 from densing.data.benchmarks import CHANCE_LEVELS, SWALLOW_PROTOCOL_MAPPING
 from densing.data.formats import read_results
 from densing.data.item_counts import item_count
-from densing.data import swallow
-from densing.data.swallow import build_swallow, write_swallow
-from densing.data.swallow_rule import decide, read_model_file
+from densing.designs.swallow import data as swallow
+from densing.designs.swallow.data import build_swallow, write_swallow
+from densing.designs.swallow.rule import decide, read_model_file
 from densing.errors import InputError
 from tests.conftest import SHARED_DATA
 

@@ -9,7 +9,7 @@ Inputs (read only here):
   ``params.csv`` (params, active_params, basis, source_url) and ``tokens.csv`` (train_tokens, source_url);
 - the house's ``results/release_dates.csv``, whose dates replace the leaderboard's where it has the model.
 
-The rule (:mod:`densing.data.swallow_rule`): an entry is kept exactly when it is not flagged ``is_post: true``,
+The rule (:mod:`densing.designs.swallow.rule`): an entry is kept exactly when it is not flagged ``is_post: true``,
 names no ``base_model``, has no post-training name pattern (``-Instruct``, ``-chat``, ``-it``, …) and has a
 Hub id; every entry of both files is listed with its decision and reason. The two protocols are never
 pooled: :func:`build_swallow` returns one table per file in the wide shape of ``results/public_models.csv``
@@ -30,8 +30,8 @@ import pandas as pd
 
 from densing.data.benchmarks import WIDE_COLUMNS
 from densing.data.readers import read_text_table
-from densing.data.schema import is_missing, positive_count
-from densing.data.swallow_rule import decisions, read_model_file
+from densing.data.schema import DERIVATIONS, is_missing, positive_count
+from densing.designs.swallow.rule import decisions, read_model_file
 from densing.data.units import parse_date
 from densing.errors import InputError
 
@@ -49,8 +49,6 @@ OUTPUT_COLUMNS: tuple[str, ...] = (
     *SCORE_FIELDS.values(), "parent", "derivation", "params_basis", "source",
 )
 LINEAGE_COLUMNS: tuple[str, ...] = ("model", "family", "parent", "derivation", "source_url", "note")
-DERIVATIONS: tuple[str, ...] = ("from_scratch", "continual_pretraining", "pruning_distillation", "depth_upscaling",
-                                "distillation", "not_stated")
 PARAMS_COLUMNS: tuple[str, ...] = ("model", "params", "active_params", "basis", "source_url", "note")
 PARAMS_BASES: tuple[str, ...] = ("exact", "nominal", "parent", "rounded")
 TOKENS_COLUMNS: tuple[str, ...] = ("model", "train_tokens", "source_url", "note")
@@ -240,7 +238,7 @@ def write_swallow(outputs: dict[str, pd.DataFrame], out_dir: str | Path) -> list
 if __name__ == "__main__":  # a library module: the build is a command of tools/build_tables.py
     import sys
 
-    print("error: densing.data.swallow is the Swallow builder's library; build the tables with: python "
+    print("error: densing.designs.swallow.data is the Swallow builder's library; build the tables with: python "
           "tools/build_tables.py swallow --source SWALLOW_DIR --curated CURATED_DIR --dates RELEASE_DATES_CSV --out "
           "OUT_DIR", file=sys.stderr)
     sys.exit(2)

@@ -1,0 +1,69 @@
+"""The Swallow LLM Leaderboard (CC-BY 4.0, Swallow LLM team) as target tables in the paper's own protocol.
+
+The leaderboard's pre-trained models with their lineage, parameter and token counts (:mod:`.data`, the pre-training
+rule :mod:`.rule`; ``results/swallow``) are two registered target tables (:data:`densing.trend.tables.TABLES`):
+
+- ``swallow``: ``results/swallow/swallow_2025-06.csv`` — lm-evaluation-harness 0.4.2; MMLU 5-shot, BBH 3-shot chain
+  of thought, MATH 4-shot, GSM8K 4-shot, HumanEval 0-shot; MATH is MATH-500: the paper's own benchmarks and shots
+  but MBPP.
+- ``swallow_2026``: ``results/swallow/swallow_2026-05.csv`` — the same leaderboard's later protocol (another
+  framework, pre-trained models released 2024-06 … 2025-11); never pooled with ``swallow``.
+
+Each carries its forecast check's cutoff (:data:`CUTOFFS`); ``densing trend --table NAME`` measures it through the
+same engine and rule as the public table, and the report's section "The paper's protocol, 2023–2025" shows its
+stored records beside the public table's rows (:mod:`.report`).
+"""
+from __future__ import annotations
+
+from densing.paths import RESULTS
+from densing.registry import DESIGNS, SecondDesign
+from densing.trend import tables
+from densing.trend.tables import TrendTable
+
+#: The forecast check's cutoff of each table (:mod:`densing.trend.forecast`): half a year before the end of each
+#: protocol's models.
+CUTOFFS: dict[str, str] = {"swallow": "2024-06-30", "swallow_2026": "2025-06-30"}
+
+_SWALLOW_SETS = {
+    "paper": ("paper-like set (MMLU, BBH CoT, MATH, HumanEval)",
+              ("swallow_mmlu", "swallow_bbh", "swallow_math", "swallow_humaneval")),
+    "paper_gsm8k": ("paper-like set with GSM8K for MATH", ("swallow_mmlu", "swallow_bbh", "swallow_gsm8k", "swallow_humaneval")),
+}
+_SWALLOW_BENCHMARKS = ("swallow_mmlu", "swallow_bbh", "swallow_math", "swallow_gsm8k", "swallow_humaneval")
+_SWALLOW_MAPPING = {
+    "MMLU": "swallow_mmlu (5-shot, lm-eval 0.4.2)",
+    "BBH": "swallow_bbh (3-shot chain of thought, exact match)",
+    "MATH": "swallow_math (4-shot, MATH-500: 500 test problems of every level); swallow_gsm8k in the variant",
+    "HumanEval": "swallow_humaneval (0-shot pass@1, bigcode's harness)",
+    "MBPP": "missing: not on the leaderboard",
+}
+
+tables.register(TrendTable(
+    "swallow", RESULTS / "swallow" / "swallow_2025-06.csv",
+    "the Swallow leaderboard (the paper's protocol, lm-eval 0.4.2, models to 2025-06)",
+    candidates=_SWALLOW_BENCHMARKS, sets=_SWALLOW_SETS, budget_benchmarks=_SWALLOW_BENCHMARKS,
+    budget_sets=("paper", "paper_gsm8k"), paper_mapping=_SWALLOW_MAPPING, cutoff=CUTOFFS["swallow"],
+))
+tables.register(TrendTable(
+    "swallow_2026", RESULTS / "swallow" / "swallow_2026-05.csv",
+    "the Swallow leaderboard's later protocol (models 2024-06 … 2025-11)",
+    candidates=_SWALLOW_BENCHMARKS, sets=_SWALLOW_SETS, budget_benchmarks=_SWALLOW_BENCHMARKS,
+    budget_sets=("paper", "paper_gsm8k"), paper_mapping=_SWALLOW_MAPPING, cutoff=CUTOFFS["swallow_2026"],
+))
+
+
+def _section(result, rows, paper_months: float):
+    from densing.designs.swallow.report import section
+
+    return section(result, rows, paper_months)
+
+
+def _render(section):
+    from densing.designs.swallow.report import render
+
+    return render(section)
+
+
+DESIGNS.register("swallow", SecondDesign(
+    "swallow", "the Swallow leaderboard's tables in the paper's protocol (--table swallow, swallow_2026)", None, None,
+    _section, _render))

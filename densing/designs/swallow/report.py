@@ -1,0 +1,174 @@
+"""The Swallow tables' section of the report: their stored records (``results/swallow/trend``) beside the public
+table's rows, capability by capability, and their forecast check (registered with the design, :mod:`densing.designs.swallow`).
+
+Each function compares results already computed (months and 95% intervals) and returns a frame; :func:`render` lays
+out the section.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+import pandas as pd
+
+from densing import paths
+from densing.numbers import format_months
+from densing.report.html import Section, esc, table_html
+
+#: The Swallow leaderboard's stored rows (:mod:`densing.trend.protocol`'s records) and the command that makes them.
+PROTOCOL_RECORDS = paths.RESULTS / "swallow" / "trend"
+PROTOCOL_COMMAND = "python tools/build_tables.py protocol --out results/swallow/trend"
+#: The records the report shows: (file stem, table, without continual pre-training).
+VARIANTS: tuple[tuple[str, str, bool], ...] = (
+    ("swallow", "swallow", False),
+    ("swallow_without_continual", "swallow", True),
+    ("swallow_2026", "swallow_2026", False),
+)
+
+
+@dataclass(frozen=True)
+class ProtocolSection:
+    """The Swallow leaderboard's rows beside the public table's: a stored record (module docstring)."""
+
+    title: ClassVar[str] = "The paper's protocol, 2023–2025"
+    design: ClassVar[str] = "swallow"  # the registered design that renders it
+    records: dict
+    comparison: pd.DataFrame      # protocol_comparison
+    forecasts: tuple              # forecast_tables
+    source: Path
+    command: str
+    paper_months: float
+
+
+def section(result, rows: pd.DataFrame, paper_months: float) -> ProtocolSection | None:
+    """The section's data from the stored records (``result``: none, the records are read here) and the public table's
+    ``rows``; None where the 2025-06 record is not shipped."""
+    records = read_records(PROTOCOL_RECORDS)
+    if "swallow" not in records:
+        return None
+    return ProtocolSection(records, protocol_comparison(records, rows), forecast_tables(records), PROTOCOL_RECORDS,
+                           PROTOCOL_COMMAND, paper_months)
+
+
+def read_records(folder: str | Path) -> dict[str, dict]:
+    """The shipped records by file stem (those present)."""
+    out = {}
+    for stem, _, _ in VARIANTS:
+        path = Path(folder) / f"{stem}.json"
+        if path.exists():
+            out[stem] = json.loads(path.read_text(encoding="utf-8"))
+    return out
+
+
+#: Each public row and the Swallow row that measures the same capability in the paper's protocol, and its name.
+PROTOCOL_PAIRS = (("mmlu", "swallow_mmlu", "MMLU (5-shot in both)"),
+                  ("leaderboard_bbh", "swallow_bbh", "BBH (multiple choice · 3-shot chain of thought)"),
+                  ("math_hard", "swallow_math", "MATH (level 5 · MATH-500)"),
+                  ("gsm8k", "swallow_gsm8k", "GSM8K (5-shot · 4-shot)"),
+                  ("humaneval", "swallow_humaneval", "HumanEval"),
+                  ("paper", "paper", "MMLU + BBH + MATH + HumanEval"),
+                  ("paper_gsm8k", "paper_gsm8k", "MMLU + BBH + GSM8K + HumanEval"))
+#: The forecast check's columns as the report shows them: (header, record fields).
+FORECAST_COLUMNS = (("cutoff", ("cutoff",)), ("early months", ("early_window_months",)), ("models before", ("n_early",)),
+                    ("months before [95% CI]", ("early_doubling_time_months", "early_doubling_time_months_ci_low",
+                                                "early_doubling_time_months_ci_high")),
+                    ("later models", ("n_later",)), ("above the carried line", ("above_line",)),
+                    ("above the band's lower edge", ("above_band_low",)),
+                    ("above the band's upper edge", ("above_band_high",)), ("verdict", ("verdict",)))
+
+
+def months_words(months, low, high) -> str:
+    """'months [low–high]' of a record (JSON writes an infinite doubling time, no trend, as null): '∞' for null."""
+    if months is None and low is None and high is None:
+        return "—"  # no line was fitted
+    words = lambda v: "∞" if v is None else format_months(v)  # noqa: E731
+    return f"{words(months)} [{words(low) if low is not None else '0'}–{words(high)}]"
+
+
+def _cell(row: dict | None) -> str:
+    """'months [low–high]' of a row, '(estimate)' after it where a check fails; 'not measured' with no interval."""
+    if not row:
+        return "—"
+    months, low, high = (row.get(k) for k in ("months", "ci_low", "ci_high"))
+    if low is None and (months is None or not math.isfinite(months)):
+        return "not measured"
+    return months_words(months, low, high) + ("" if row.get("status") == "measured" else " (estimate)")
+
+
+def _agreement(a: dict | None, b: dict | None) -> str:
+    """Whether two rows' 95% intervals overlap, in words."""
+    def ends(row):
+        if not row or row.get("ci_low") is None:
+            return None
+        return (row.get("ci_low") or 0.0, row.get("ci_high") if row.get("ci_high") is not None else math.inf)
+    x, y = ends(a), ends(b)
+    if x is None or y is None:
+        return "cannot be compared (a row has no interval)"
+    return "intervals overlap" if x[0] <= y[1] and y[0] <= x[1] else "intervals do not overlap"
+
+
+def protocol_comparison(records: dict, public_rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per capability of :data:`PROTOCOL_PAIRS`: the public table's months [95% CI], each Swallow record's,
+    the Swallow references' own months, and whether the public and the 2025-06 intervals overlap."""
+    public = {r["row"]: r for r in public_rows.to_dict("records")}
+    by = {stem: {r["row"]: r for r in rec["rows"]} for stem, rec in records.items()}
+    rows = []
+    for left, right, label in PROTOCOL_PAIRS:
+        rows.append({"row": label, "public table (leaderboard protocol)": _cell(public.get(left)),
+                     "Swallow 2025-06 (the paper's protocol)": _cell(by["swallow"].get(right)),
+                     "its references (own months)": (by["swallow"].get(right) or {}).get("each_reference_months", ""),
+                     "without continual pre-training": _cell(by.get("swallow_without_continual", {}).get(right)),
+                     "Swallow 2026-05 (later protocol)": _cell(by.get("swallow_2026", {}).get(right)),
+                     "public vs Swallow 2025-06": _agreement(public.get(left), by["swallow"].get(right))})
+    return pd.DataFrame(rows)
+
+
+def forecast_tables(records: dict) -> tuple[tuple[str, str, pd.DataFrame], ...]:
+    """(the table's words, the check's summary, one row per cutoff) of each record with a forecast check."""
+    out = []
+    for stem in ("swallow", "swallow_2026"):
+        found = records.get(stem, {}).get("forecast")
+        if found:
+            frame = pd.DataFrame([{header: (months_words(*(r.get(f) for f in fields)) if len(fields) == 3
+                                            else r.get(fields[0])) for header, fields in FORECAST_COLUMNS}
+                                  for r in found["cutoffs"]])
+            out.append((records[stem]["words"], found["summary"], frame))
+    return tuple(out)
+
+
+FORECAST_WORDS = ('<p class="sub">The frontier line fitted on the models released up to each cutoff (every 3 months, '
+                  'at least 12 months of models before it), carried to the later ones: if the law goes on, about 10% of '
+                  'the later models lie above the carried 0.9-quantile line; no verdict where the early line is too '
+                  'uncertain to be tested (densing/trend/forecast.py states the rule).</p>')
+
+
+def _protocol_intro(s: ProtocolSection) -> str:
+    records = s.records
+    return (f"A stored record, not computed by this command: the Swallow columns, verdicts and forecast check below are "
+            f"{s.source.relative_to(paths.RESULTS.parent)}/*.json, made by {s.command}; --results, --since, --seed and "
+            f"--n-boot do not reach them (their three tables' measurements take far longer than the rest of this page), "
+            f"only the public table's column beside them. The Swallow LLM Leaderboard (Swallow LLM team, CC-BY 4.0; "
+            f"results/swallow/) scores open pre-trained models in one harness in the paper's own protocol — MMLU "
+            f"5-shot, BBH 3-shot chain of thought, MATH 4-shot, GSM8K 4-shot, HumanEval 0-shot — through 2025. The "
+            f"same engine and reference rule (v3) as above, each protocol file its own table, never pooled: "
+            f"{records['swallow']['n_models']} pre-trained models released 2023-12 … 2025-06, and the later protocol's "
+            f"{records.get('swallow_2026', {}).get('n_models', 0)} released 2024-06 … 2025-11. The public table's rows "
+            f"stay the headline (densing/trend/tables.py says why); of the two, the Swallow rows are the protocol "
+            f"closest to the paper's. 'estimate': the row has an interval but a check fails (its status in densing "
+            f"trend --table swallow --by benchmark). The paper: {s.paper_months:g} months.")
+
+
+def render(s: ProtocolSection) -> Section:
+    """The Swallow leaderboard in the paper's protocol beside the public table's rows, and its forecast check."""
+    verdicts = "".join(f'<p class="sub">{"Without continual pre-training: " if rec["continual_pretraining"] == "dropped" else ""}'
+                       f'{esc(rec["verdict"])}</p>' for rec in s.records.values())
+    parts = [table_html(s.comparison, scroll=False), verdicts]
+    if s.records["swallow"].get("forecast"):
+        parts += ["<h3>A forecast check</h3>", FORECAST_WORDS]
+        for words, summary, frame in s.forecasts:
+            parts += [f'<p class="sub">{esc(words[0].upper() + words[1:])}. {esc(summary)}</p>',
+                      table_html(frame, scroll=False) if len(frame) else ""]
+    return Section(s.title, _protocol_intro(s), parts)
