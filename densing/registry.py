@@ -14,7 +14,7 @@ leaves the registry unchanged.
 It is a mutable mapping, so code that reads a registry as a dict keeps working; ``registry[name] = item``
 sets an entry without the duplicate check (what ``monkeypatch.setitem`` needs to put an entry back), and
 ``register`` is the checked way in. The frontier rules (:data:`densing.trend.rules.RULES`), the target tables
-(:data:`densing.trend.tables.TABLES`), the overlap strategies (:mod:`densing.overlap.strategies.registry`), the
+(:data:`densing.tables.TABLES`), the overlap strategies (:mod:`densing.overlap.strategies.registry`), the
 reference-data formats (:data:`densing.data.formats.FORMATS`), the benchmark records
 (:data:`densing.data.benchmarks.BENCHMARKS`), the runs ``densing eval`` reads from them
 (:data:`densing.eval.benchmarks.KNOWN_BENCHMARKS`) and densing's records of evaluation backends
@@ -153,7 +153,8 @@ class SecondDesign:
     epoch, n_boot, seed, fmt, wide, detail); for the report, ``side(inputs) -> (function, arguments)`` the computation
     run beside the headline (in a worker of its own; None: none), ``section(result, rows, paper_months)`` the section's
     data (None: no section) from that result (None without a side computation), the public table's rows and the
-    paper's doubling time, and ``render(section)`` its part of the page."""
+    paper's doubling time, and ``render(section)`` its part of the page; ``rank``: its section's place among the
+    designs' sections (lower first)."""
 
     name: str
     help: str
@@ -161,6 +162,7 @@ class SecondDesign:
     side: Callable | None = None
     section: Callable | None = None
     render: Callable | None = None
+    rank: int = 100
 
 
 def _check_design(registry: Registry, name: str, item: Any) -> None:
@@ -185,3 +187,8 @@ def designs() -> Registry[SecondDesign]:
         if found.ispkg:
             importlib.import_module(f"densing.designs.{found.name}")
     return DESIGNS
+
+
+def ranked_designs() -> list[SecondDesign]:
+    """The registered designs (:func:`designs`) in the order of their sections (``rank``, then name)."""
+    return sorted(designs().values(), key=lambda d: (d.rank, d.name))

@@ -11,7 +11,7 @@ with two free parameters (γ, l), d the benchmark's chance level and c + d = 1:
 **The criterion** (written, and committed alone, before the comparison was run):
 
 *Rows.* Two tables: the public table (``results/public_models.csv``, candidate benchmarks
-``densing.trend.tables.get("public").candidates``) and the Swallow table (``results/swallow/swallow_2025-06.csv``,
+``densing.tables.get("public").candidates``) and the Swallow table (``results/swallow/swallow_2025-06.csv``,
 ``tables.get("swallow").candidates``). A row is one family × benchmark of one table whose points
 (:func:`densing.laws.family.family_points` with ``keep_floor=True``: dense members with a token count, any score)
 have at least 3 distinct sizes, the benchmark having a chance level and an item count n in the registry.
@@ -56,7 +56,7 @@ from densing.errors import DensingError
 from densing.laws import eligibility
 from densing.laws.family import shape_constants
 from densing.laws.family_held_out import held_out_test
-from densing.trend import tables
+from densing import tables
 
 TABLES = ("public", "swallow")
 SHAPES = ("logistic_ln_n", "power")

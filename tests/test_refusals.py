@@ -127,7 +127,8 @@ def _bad_registrations():
     from densing.data import benchmarks, formats
     from densing.eval.backends import BACKENDS
     from densing.overlap.strategies import registry as strategies
-    from densing.trend import rules, tables
+    from densing import tables
+    from densing.trend import rules
 
     rule = rules.RULES["quantile"]
     strategy = strategies.get("ddp")

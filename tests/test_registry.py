@@ -16,7 +16,7 @@ def _rules():
 
 
 def _tables():
-    from densing.trend import tables
+    from densing import tables
 
     return tables.TABLES, tables.register, tables.get, replace(tables.TABLES["public"], name="public_copy")
 

@@ -272,7 +272,7 @@ def protocol(args) -> int:
     """The Swallow tables' trend records (:data:`densing.designs.swallow.report.VARIANTS`, one JSON file each) into
     ``--out``."""
     from densing.data import read_results
-    from densing.trend import tables
+    from densing import tables
     from densing.designs.swallow.report import VARIANTS
     from densing.trend.protocol import measure_table
 
@@ -347,7 +347,7 @@ def fixed_size(args) -> int:
     import pandas as pd
 
     from densing.data import read_results
-    from densing.trend import tables
+    from densing import tables
     from densing.trend.fixed_size import fixed_size_rows
 
     found = []

@@ -332,7 +332,7 @@ def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, 
     validate({"level": DENSITY_CONSTRAINTS["level"]}, level=level)
     from densing.data import read_results
     from densing.numbers import format_count
-    from densing.trend import tables
+    from densing import tables
     from densing.trend.constants import DEFAULT_EPOCH
     from densing.trend.measure import headline_densities
 

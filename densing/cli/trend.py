@@ -13,7 +13,7 @@ from densing.validation import DEFAULT_EPOCH
 from densing.cli.screen import DETAIL_HELP, ROW_TOGETHER
 from densing.errors import InputError
 from densing.registry import designs
-from densing.trend import tables as _tables
+from densing import tables as _tables
 
 EPOCH_HELP = "t = 0 (default: Llama-1's release)."
 SINCE_HELP = "Only models released on or after this date ('none': all)."
@@ -62,13 +62,13 @@ def _since(text: Optional[str], option: str = "--since") -> Optional[str]:
 
 
 TABLE_HELP = ("Target table by name (the default: the public table, results/public_models.csv): "
-              + "; ".join(f"'{name}': {table.words}" for name, table in _tables.tables().items())
+              + "; ".join(f"'{name}': {table.words}".replace(" … ", " to ") for name, table in _tables.tables().items())
               + ". With --results, the table's benchmarks and sets applied to that file.")
 
 
 def _table(name: Optional[str], results: Optional[Path]):
     """The target table's profile: ``--table`` by name, else the registered table whose file ``--results`` is."""
-    from densing.trend import tables
+    from densing import tables
 
     return tables.get(name) if name is not None else tables.for_path(results)
 

@@ -65,7 +65,7 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
     (``top_decile``, ``reach_share``, the slope and its interval, the dispersions, ``top_saturated``, the held-out
     member's score, prediction, relative error and z), ``eligible`` and ``why`` (the first rule it fails).
 
-    ``benchmarks``: the candidate benchmarks of another target table (:data:`densing.trend.tables.TABLES`); default
+    ``benchmarks``: the candidate benchmarks of another target table (:data:`densing.tables.TABLES`); default
     :data:`CANDIDATE_BENCHMARKS_V2`, the public table's. ``shape``: the family law's shape
     (:data:`densing.laws.family.SHAPES`).
     """

@@ -222,7 +222,7 @@ def _headline(suite: str, results, n_boot: int | None, seed: int, say: ProgressC
     from densing.eval.benchmarks import suite_table
     from densing.trend.constants import DEFAULT_N_BOOT
     from densing.trend.measure import measure_trend
-    from densing.trend.tables import for_path
+    from densing.tables import for_path
 
     draws = DEFAULT_N_BOOT if n_boot is None else n_boot
     say(f"measuring the headline trend on the suite's target table ({draws} draws) …")

@@ -137,7 +137,7 @@ def place(scores, *, model: str | None = None, params: float | None = None, rele
     from densing.placement.place import line_dates, place_models
     from densing.trend.constants import DEFAULT_N_BOOT
     from densing.trend.measure import HEADLINE_RULE, measure_trend
-    from densing.trend.tables import for_path
+    from densing.tables import for_path
 
     source = "a table"
     if isinstance(scores, (str, Path)):

@@ -16,7 +16,7 @@ import pandas as pd
 
 from densing import paths
 from densing.laws.reference_fit import ReferenceFit
-from densing.registry import designs
+from densing.registry import designs, ranked_designs
 from densing.report import model as m
 from densing.trend import executor
 from densing.trend.constants import DEFAULT_EPOCH, NAMED_MODELS, PAPER
@@ -76,11 +76,11 @@ def _lead_sections(measured, inputs: m.Inputs, rows: pd.DataFrame, yours) -> lis
 
 
 def _design_sections(rows: pd.DataFrame, found: list) -> list:
-    """Each registered design's section (``found``: (design, its side computation's result)), in the registry's order,
-    each beside the public table's rows."""
+    """Each registered design's section (``found``: (design, its side computation's result)), in their ``rank``'s
+    order, each beside the public table's rows."""
     months = PAPER["doubling_time_months"]
     computed = dict((design.name, result) for design, result in found)
-    sections = (design.section(computed.get(name), rows, months) for name, design in designs().items()
+    sections = (design.section(computed.get(design.name), rows, months) for design in ranked_designs()
                 if design.section is not None)
     return [section for section in sections if section is not None]
 

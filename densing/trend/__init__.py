@@ -35,8 +35,19 @@ through the prices, the one engine on them: :func:`.uncertainty.observed_trend`)
 from __future__ import annotations
 
 from densing.trend.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH
-from densing.trend.corollaries import CostHalvingFit, compression_density, cost_halving_time
-from densing.trend.rules import envelope_models
+
+#: The package's names made on first use (importing the package, or one light module of it such as
+#: :mod:`.tables`, loads no estimator).
+_LAZY = {"CostHalvingFit": "corollaries", "compression_density": "corollaries", "cost_halving_time": "corollaries",
+         "envelope_models": "rules"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"densing.trend.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'densing.trend' has no attribute {name!r}")
 
 __all__ = [
     "CHATGPT_RELEASE",

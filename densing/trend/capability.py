@@ -32,7 +32,7 @@ from densing.data.benchmarks import CAPABILITY, CHANCE_LEVELS
 from densing.errors import DensingError, FitError
 from densing.laws.reference_fit import ReferenceFit
 from densing.laws import eligibility
-from densing.trend import tables as _tables
+from densing import tables as _tables
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.table_cache import per_table
 from densing.numbers import format_months
@@ -56,7 +56,7 @@ def row_benchmarks() -> tuple[str, ...]:
 
 
 #: Benchmark sets inverted jointly on the public table: name → (label, benchmarks) (each table's own:
-#: :data:`densing.trend.tables.TABLES`).
+#: :data:`densing.tables.TABLES`).
 SETS: dict[str, tuple[str, tuple[str, ...]]] = _tables.TABLES["public"].sets
 HEADLINE_SET = _tables.TABLES["public"].headline_set
 #: The paper's benchmarks and what stands for each in the public table.

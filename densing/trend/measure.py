@@ -32,25 +32,25 @@ from pathlib import Path
 
 import pandas as pd
 
+from densing import tables
+from densing.data.schema import table_argument
 from densing.errors import InputError
 from densing.laws import eligibility
 from densing.laws.density import density_table
 from densing.laws.eligibility import composed_fits
 from densing.laws.reference_fit import ReferenceFit, as_fit
 from densing.laws.table_cache import same_tables
-from densing.data.schema import table_argument
 from densing.numbers import format_months
-from densing.validation import DRAWS, Date, ExistingPath, Interval, Options, validate_params
-from densing.trend import capability, checks, design, executor, plan, tables
+from densing.tables import TrendTable
+from densing.trend import capability, checks, design, executor, plan
 from densing.trend.checks import plain_reason
 from densing.trend.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE, PAPER
 from densing.trend.doubling import SCORE_COLUMNS
 from densing.trend.headline import HEADLINE_RULE, SENSITIVITY_D0, headline_members, reference_frame
 from densing.trend.measurement import TrendMeasurement
-from densing.trend.targets import check_window
-from densing.trend.tables import TrendTable
-from densing.trend.targets import with_stderr
+from densing.trend.targets import check_window, with_stderr
 from densing.trend.uncertainty import TrendUncertainty
+from densing.validation import DRAWS, Date, ExistingPath, Interval, Options, validate_params
 
 __all__ = ["PAPER_ANCHORS", "CANDIDATES_FILE", "HEADLINE_RULE", "SENSITIVITY_D0", "headline_densities", "headline_verdict",
            "measure_trend"]
@@ -126,7 +126,7 @@ def measure_trend(
     other sets and the fixed-size estimator are not computed, and their tables are empty).
 
     ``n_boot``: the headline's draws; ``n_boot_side``: every other row's, at most ``n_boot``.
-    ``table``: which registered target table ``targets`` is (:data:`densing.trend.tables.TABLES`: its candidate
+    ``table``: which registered target table ``targets`` is (:data:`densing.tables.TABLES`: its candidate
     benchmarks, sets, budget rows, words).
 
     ``fit`` replaces the headline's references by one fit (inverted per benchmark at ``d0``, default its own D0);

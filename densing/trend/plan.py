@@ -20,7 +20,7 @@ import pandas as pd
 from densing.data.units import format_count
 from densing.laws import eligibility
 from densing.trend import capability
-from densing.trend.tables import TrendTable
+from densing.tables import TrendTable
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The Densing Law on another target table, as one JSON-able record: ``densing trend --table NAME --by benchmark``.
 
 :func:`measure_table` runs :func:`densing.trend.measure.measure_trend` on a registered table
-(:data:`densing.trend.tables.TABLES`) — the same engine, reference rule and checks as the public table's headline —
+(:data:`densing.tables.TABLES`) — the same engine, reference rule and checks as the public table's headline —
 and adds the table's forecast check (:mod:`densing.trend.forecast`) on its headline set where the table has a
 cutoff. ``without_continual`` drops the models marked as continual pre-training of another model (the Swallow
 tables' ``derivation`` column): the sensitivity of the rows to derived models.
@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from densing.errors import DensingError, InputError
-from densing.trend import tables
+from densing import tables
 from densing.trend.constants import DEFAULT_EPOCH
 from densing.trend.forecast import forecast_windows
 

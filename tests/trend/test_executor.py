@@ -99,7 +99,7 @@ def test_a_dead_worker_costs_time_not_the_result():
 def test_the_plan_holds_one_job_per_row_and_variant():
     import pandas as pd
 
-    from densing.trend import tables
+    from densing import tables
 
     profile = tables.get("public")
     targets = pd.DataFrame({"benchmark": ["mmlu", "gsm8k", "hellaswag"]})

@@ -87,7 +87,7 @@ def test_the_shipped_rows_are_a_fresh_computation():
     """results/fixed_size.csv (python tools/build_tables.py fixed-size --n-boot 1000 --seed 0) equals a fresh run."""
     from densing import paths
     from densing.data import read_results
-    from densing.trend import tables
+    from densing import tables
     from densing.trend.fixed_size import fixed_size_rows
 
     shipped = pd.read_csv(paths.RESULTS / "fixed_size.csv")

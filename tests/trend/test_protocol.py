@@ -1,4 +1,4 @@
-"""The target-table registry, the forecast check and the Swallow records: densing.trend.tables, .forecast, .protocol."""
+"""The target-table registry, the forecast check and the Swallow records: densing.tables, .forecast, .protocol."""
 from __future__ import annotations
 
 import math
@@ -11,7 +11,7 @@ from densing.errors import InputError
 
 
 def test_tables_are_registered_by_name_and_an_unknown_one_is_refused_in_one_line():
-    from densing.trend import tables
+    from densing import tables
 
     assert {"public", "swallow", "swallow_2026"} <= set(tables.tables())
     assert tables.get("swallow").path.name == "swallow_2025-06.csv"
@@ -97,7 +97,7 @@ def test_the_shipped_swallow_record_is_a_fresh_computation():
     from densing.data import read_results
     from densing.designs.swallow.report import read_records
     from densing.trend.protocol import measure_table
-    from densing.trend import tables
+    from densing import tables
 
     shipped = read_records(paths.RESULTS / "swallow" / "trend")["swallow"]
     _, fresh = measure_table(read_results(tables.get("swallow").path), "swallow")
@@ -115,7 +115,7 @@ def test_every_candidate_benchmark_of_every_table_has_its_records():
     from densing.data.benchmarks import CHANCE_LEVELS
     from densing.data.item_counts import item_counts
     from densing.trend.capability import CAPABILITY
-    from densing.trend import tables
+    from densing import tables
 
     counted = item_counts().set_index("benchmark")
     for table in tables.TABLES.values():

@@ -18,7 +18,7 @@ def study():
 
 def test_the_planted_world_is_shaped_like_the_swallow_table(study):
     from densing.data.benchmarks import CHANCE_LEVELS
-    from densing.trend import tables
+    from densing import tables
 
     table, frame = study.replicate_table(np.random.default_rng(np.random.SeedSequence([0, 0])), 72)
     profile = tables.get("swallow")

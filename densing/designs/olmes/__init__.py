@@ -38,4 +38,4 @@ def _render(section):
 DESIGNS.register("olmes", SecondDesign(
     "olmes", "the paper's two-step design on AI2's recipe (OLMo ladder loss law + OLMo-2 MC score law, N̂ at D0, "
     "default 1T) over AI2's OLMES table (results/olmes), a second, independent measurement", _run, _side, _section,
-    _render))
+    _render, rank=20))

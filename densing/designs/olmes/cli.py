@@ -16,8 +16,8 @@ def run(options) -> None:
 def olmes(results, fit, d0, since, epoch: str, n_boot: int, seed: int, fmt: Format, wide: bool = False,
           detail: bool = False) -> None:
     """``densing trend --design olmes``: the OLMES rows, their checks in words, the models left out."""
-    from densing.errors import InputError
     from densing.designs.olmes.trend import D0, measure_olmes
+    from densing.errors import InputError
 
     for given, option in ((results, "--results"), (fit, "--fit")):
         if given is not None:

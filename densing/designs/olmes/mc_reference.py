@@ -71,18 +71,23 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from densing.data.item_counts import item_count
+from densing.designs.olmes.mc_offset import Offset, held_out, measure_offset, offline_reference, offset_from  # noqa: F401 (public here)
+from densing.designs.olmes.mc_tasks import (  # noqa: F401 (public here)
+    HELD_OUT_32B,
+    INLOOP_BENCHMARK,
+    MC_CHANCE,
+    OFFLINE_BENCHMARK,
+    OFFSET_ROWS,
+    OLMO2_MODELS,
+    check_task,
+)
 from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
-from densing.laws import problems as _problems
 from densing.laws import forms
-from densing.laws.points import past_run_fraction, point_tuples, select_points
-from densing.laws.points import data_hash
+from densing.laws import problems as _problems
+from densing.laws.points import data_hash, past_run_fraction, point_tuples, select_points
 from densing.laws.reference_fit import ReferenceFit
-from densing.data.item_counts import item_count
-from densing.designs.olmes.mc_offset import (Offset, held_out, measure_offset,  # noqa: F401 (public here)
-                                         offline_reference, offset_from)
-from densing.designs.olmes.mc_tasks import (HELD_OUT_32B, INLOOP_BENCHMARK, MC_CHANCE,  # noqa: F401 (public here)
-                                        OFFLINE_BENCHMARK, OFFSET_ROWS, OLMO2_MODELS, check_task)
 
 MIN_RUN_FRACTION = 0.1
 BLOCK = 5

@@ -46,20 +46,21 @@ import numpy as np
 import pandas as pd
 
 from densing import paths
+from densing.designs.olmes import mc_reference as mc
 from densing.errors import DensingError, FitError
 from densing.laws.fit import fit_verdict
-from densing.designs.olmes import mc_reference as mc
-from densing.laws.reference_fit import ReferenceFit
-from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
-from densing.validation import validate_params
-from densing.trend.checks import FAILED
-from densing.trend.constants import DEFAULT_EPOCH
+
 # The inversion and the checks' entry point, in one place (they may move between modules).
 from densing.laws.inversion import PerBenchmark
+from densing.laws.reference_fit import ReferenceFit
+from densing.numbers import format_months
+from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
 from densing.trend.capability import calibrated, inversion_checks
+from densing.trend.checks import FAILED
+from densing.trend.constants import DEFAULT_EPOCH
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import trend_uncertainty
-from densing.numbers import format_months
+from densing.validation import validate_params
 
 #: The paper's D0 and the sensitivity's.
 D0 = 1e12

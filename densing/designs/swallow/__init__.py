@@ -1,7 +1,7 @@
 """The Swallow LLM Leaderboard (CC-BY 4.0, Swallow LLM team) as target tables in the paper's own protocol.
 
 The leaderboard's pre-trained models with their lineage, parameter and token counts (:mod:`.data`, the pre-training
-rule :mod:`.rule`; ``results/swallow``) are two registered target tables (:data:`densing.trend.tables.TABLES`):
+rule :mod:`.rule`; ``results/swallow``) are two registered target tables (:data:`densing.tables.TABLES`):
 
 - ``swallow``: ``results/swallow/swallow_2025-06.csv`` — lm-evaluation-harness 0.4.2; MMLU 5-shot, BBH 3-shot chain
   of thought, MATH 4-shot, GSM8K 4-shot, HumanEval 0-shot; MATH is MATH-500: the paper's own benchmarks and shots
@@ -15,10 +15,10 @@ stored records beside the public table's rows (:mod:`.report`).
 """
 from __future__ import annotations
 
+from densing import tables
 from densing.paths import RESULTS
 from densing.registry import DESIGNS, SecondDesign
-from densing.trend import tables
-from densing.trend.tables import TrendTable
+from densing.tables import TrendTable
 
 #: The forecast check's cutoff of each table (:mod:`densing.trend.forecast`): half a year before the end of each
 #: protocol's models.
@@ -66,4 +66,4 @@ def _render(section):
 
 DESIGNS.register("swallow", SecondDesign(
     "swallow", "the Swallow leaderboard's tables in the paper's protocol (--table swallow, swallow_2026)", None, None,
-    _section, _render))
+    _section, _render, rank=10))
