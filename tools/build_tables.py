@@ -65,7 +65,7 @@ def swallow(args) -> int:
 
 def candidates(args) -> int:
     """The shipped candidate table of the trend's references: rule v3 (:mod:`densing.laws.eligibility`), then rules v2
-    and v1 (:func:`candidate_table_v1_v2`, labelled variants the package no longer computes)."""
+    and v1 (:func:`candidate_table_v1_v2`, labelled variants the package does not compute)."""
     import pandas as pd
 
     from densing.data import read_results
