@@ -11,6 +11,10 @@ express it at D0 (:func:`densing.laws.reference_fit.invert_scores`). Such a dens
 
 A bound that the law cannot express either (the score's whole 2σ range beyond the cap, or a zero
 σ at the cap) carries no information and is dropped (``kind`` NaN), counted by the caller.
+
+How a per-model density is read — a value or a bound — by the one rule of :func:`densing.display.density_reading`:
+the ``reading`` column of :func:`densing.laws.density.density_table` and :func:`densing.laws.density.compute_density`,
+and whether a model's inverted scores are at chance (``near_chance``), one of the rule's causes.
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ import numpy as np
 
 from densing.laws import forms
 from densing.laws.reference_fit import BELOW_FLOOR, invert_scores
+import pandas as pd
 
 #: The kind of a density: a value, or a bound on it (NaN: dropped, the law cannot express even the bound).
 EXACT, LOWER, UPPER = 0, 1, -1
@@ -79,3 +84,29 @@ def _bounds_at(p, scores, sigma, params, censored, high, d0: float, shape) -> np
     with np.errstate(divide="ignore", invalid="ignore"):
         y = np.log(size / np.broadcast_to(params, shape)[censored])
     return np.where(reasons == "", y, np.nan)
+
+# --------------------------------------------------------------------------------------------------------------------
+# How a per-model density is read — a value or a bound — by the one rule of :func:`densing.display.density_reading`:
+# --------------------------------------------------------------------------------------------------------------------
+
+def near_chance(scores: np.ndarray, stderr: np.ndarray, benchmarks) -> np.ndarray:
+    """Per model (rows of ``scores``, ``stderr``: models × benchmarks), whether every score it has is within
+    :data:`densing.display.CHANCE_STDERRS` standard errors of its benchmark's chance level, S − c < 2σ (a benchmark
+    without a known chance level, or a model without a score, is never at chance)."""
+    from densing.data.benchmarks import CHANCE_LEVELS
+    from densing.display import CHANCE_STDERRS
+
+    chance = np.array([CHANCE_LEVELS.get(b, np.nan) for b in benchmarks], float)
+    scores, stderr = np.atleast_2d(np.asarray(scores, float)), np.atleast_2d(np.asarray(stderr, float))
+    scored = ~np.isnan(scores)
+    with np.errstate(invalid="ignore"):
+        at = (scores - chance[None]) < CHANCE_STDERRS * np.nan_to_num(stderr)
+    return (scored.any(axis=1) & np.where(scored, at & ~np.isnan(chance)[None], True).all(axis=1)).astype(bool)
+
+
+def readings(frame: pd.DataFrame, suffix: str = "") -> list[str]:
+    """The ``reading`` column of a per-model table: ``value``, ``upper bound``, ``lower bound`` or ``none``, by the
+    one rule of :func:`densing.display.density_reading` (censored by the law, or an interval reaching 0 or ∞)."""
+    from densing.display import density_readings
+
+    return [reading for reading, _, _ in density_readings(frame, suffix) or []]

@@ -34,7 +34,7 @@ from densing.data.schema import table_argument
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.fit import fit_verdict
 from densing.laws.inversion import BELOW_SMALLEST_N, ABOVE_LARGEST_N, Joint, PerBenchmark, arrays, extrapolation_notes, score_matrix
-from densing.laws.reading import near_chance, readings
+from densing.laws.bounds import near_chance, readings
 from densing.laws.reference_fit import ReferenceFit, as_fits
 from densing.validation import D0_TOKENS, Interval, Options, validate_params
 

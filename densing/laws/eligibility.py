@@ -43,14 +43,13 @@ import pandas as pd
 
 from densing import paths
 from densing.laws.candidates_v3 import candidates_v3, pooled_dispersion, pooled_dispersions  # noqa: F401 (public here)
-from densing.laws.eligibility_rules import (  # noqa: F401 (the thresholds are public here)
+from densing.laws.candidates_v3 import (  # noqa: F401 (the thresholds are public here)
     CANDIDATE_BENCHMARKS_V2, DEFAULT_RULE, EXCLUDED_BENCHMARKS_V2, FAMILY_BOOT, MAX_HELD_OUT_Z, MAX_TOKEN_RATIO,
     MIN_BENCHMARKS, MIN_FAMILY_MODELS, MIN_POOLING_MEMBERS, MIN_SET_BENCHMARKS, MIN_SIZES, REACH_SHARE, RULE_VERSIONS,
     SATURATION_STDERRS, TOP_DECILE_QUANTILE, TOP_SHARE)
 from densing.laws.family import DEFAULT_SHAPE, fit_family
 from densing.laws.reference_fit import ReferenceFit
 from densing.laws.table_cache import per_table
-from densing.errors import InputError
 from densing.validation import Frame, Options, validate_params
 
 
