@@ -181,6 +181,33 @@ class Points:
 BOUND_KINDS = {"": 0, "exact": 0, "0": 0, "lower bound": 1, "lower": 1, "1": 1, "upper bound": -1, "upper": -1, "-1": -1}
 
 
+def _label(rec: dict, i: int, label_column: str | None, where: str) -> str:
+    """Row ``i``'s label: its ``label_column`` (an InputError where it is missing), or "row i" without one."""
+    if label_column is None:
+        return f"row {i}"
+    if is_missing(rec[label_column]):
+        raise InputError(f"{where}: field '{label_column}': expected a name, got nothing")
+    return str(rec[label_column])
+
+
+def _number(raw: object, column: str, where: str) -> float:
+    """A row's value as a float (NaN where missing); an InputError naming the field where it is not a number."""
+    if is_missing(raw):
+        return math.nan
+    try:
+        return float(raw)
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: field '{column}': expected a number, got {raw!r}") from None
+
+
+def _bound_kind(raw: object, where: str) -> int:
+    """A ``bound`` cell's kind (:data:`BOUND_KINDS`); an InputError for any other word."""
+    key = "" if is_missing(raw) else str(int(raw) if isinstance(raw, (int, float)) else raw).strip().lower()
+    if key not in BOUND_KINDS:
+        raise InputError(f"{where}: field 'bound': expected '', 'lower bound' or 'upper bound', got {raw!r}")
+    return BOUND_KINDS[key]
+
+
 def prepare(
     frame: pd.DataFrame,
     *,
@@ -211,13 +238,7 @@ def prepare(
     seen: dict[str, int] = {}
     for i, rec in enumerate(frame.to_dict("records"), start=1):
         where = f"{source}: row {i}"
-        if label_column is None:
-            label = f"row {i}"
-        else:
-            raw_label = rec[label_column]
-            if is_missing(raw_label):
-                raise InputError(f"{where}: field '{label_column}': expected a name, got nothing")
-            label = str(raw_label)
+        label = _label(rec, i, label_column, where)
         if unique_labels:
             if label in seen:
                 raise InputError(
@@ -227,39 +248,22 @@ def prepare(
                 )
             seen[label] = i
         raw_date, raw_value = rec[date_column], rec[value_column]
-        reason = None
-        if has_censored and not is_missing(rec["censored"]):
-            reason = f"censored: {rec['censored']}"
+        reason = f"censored: {rec['censored']}" if has_censored and not is_missing(rec["censored"]) else None
         stamp = None
         if is_missing(raw_date):
             reason = reason or f"missing {date_column}"
         else:
             stamp = to_timestamp(raw_date, field=date_column, where=where)
-        if is_missing(raw_value):
-            number = math.nan
-        else:
-            try:
-                number = float(raw_value)
-            except (TypeError, ValueError):
-                raise InputError(
-                    f"{where}: field '{value_column}': expected a number, got {raw_value!r}"
-                ) from None
+        number = _number(raw_value, value_column, where)
         if reason is None and not math.isfinite(number):
             reason = f"non-finite {value_column} ({raw_value!r})"
         if reason is None and number <= 0:
             reason = f"non-positive {value_column} ({number!r})"
         if reason is not None:
-            excluded.append(
-                {"row": i, "label": label, date_column: raw_date, value_column: raw_value,
-                 "reason": reason}
-            )
+            excluded.append({"row": i, "label": label, date_column: raw_date, value_column: raw_value, "reason": reason})
             continue
         if has_bound:
-            raw_bound = rec["bound"]
-            key = "" if is_missing(raw_bound) else str(int(raw_bound) if isinstance(raw_bound, (int, float)) else raw_bound).strip().lower()
-            if key not in BOUND_KINDS:
-                raise InputError(f"{where}: field 'bound': expected '', 'lower bound' or 'upper bound', got {raw_bound!r}")
-            kinds.append(BOUND_KINDS[key])
+            kinds.append(_bound_kind(rec["bound"], where))
         labels.append(label)
         dates.append(stamp)
         values.append(number)
