@@ -23,6 +23,7 @@ the folders of ``densing/designs``: :func:`designs`) are registries.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 from dataclasses import dataclass
@@ -176,9 +177,29 @@ def _check_design(registry: Registry, name: str, item: Any) -> None:
 DESIGNS: Registry[SecondDesign] = Registry("--design", check=_check_design)
 
 
+def lazy(module: str, attribute: str, count: int) -> Callable:
+    """A function of ``count`` positional arguments that imports ``module`` when first called and calls its
+    ``attribute`` with them: how a design registers its steps without loading them (the registry checks the count)."""
+    import importlib
+
+    def call(*args):
+        return getattr(importlib.import_module(module), attribute)(*args)
+
+    call.__name__ = attribute
+    call.__signature__ = inspect.Signature([inspect.Parameter(f"arg{i}", inspect.Parameter.POSITIONAL_ONLY)
+                                            for i in range(count)])
+    return call
+
+
 def designs() -> Registry[SecondDesign]:
-    """:data:`DESIGNS` once every folder of ``densing/designs`` is imported (each registers itself there): removing a
-    design's folder removes the design from the command line and the report."""
+    """:data:`DESIGNS` once every folder of ``densing/designs`` is imported (each registers itself there, on the first
+    call): removing a design's folder removes the design from the command line and the report."""
+    _import_designs()
+    return DESIGNS
+
+
+@functools.cache
+def _import_designs() -> None:
     import importlib
     import pkgutil
 
@@ -186,7 +207,6 @@ def designs() -> Registry[SecondDesign]:
     for found in pkgutil.iter_modules(package.__path__):
         if found.ispkg:
             importlib.import_module(f"densing.designs.{found.name}")
-    return DESIGNS
 
 
 def ranked_designs() -> list[SecondDesign]:

@@ -39,3 +39,16 @@ def test_a_design_is_checked_at_registration():
     with pytest.raises(RegistryError, match="field 'section'"):
         DESIGNS.register("bad", SecondDesign("bad", "words", run=lambda options: None, section=lambda result: None))
     assert "bad" not in DESIGNS
+
+
+def test_a_designs_steps_load_on_their_first_call_and_keep_their_count():
+    """densing.registry.lazy: the step's module is imported when the step is called, and the registry's check sees
+    the step's count of arguments."""
+    import inspect
+
+    from densing.registry import lazy
+
+    step = lazy("json", "dumps", 1)
+    assert step([1, 2]) == "[1, 2]" and len(inspect.signature(step).parameters) == 1
+    with pytest.raises(RegistryError, match="field 'section'"):
+        DESIGNS.register("bad", SecondDesign("bad", "words", None, section=lazy("json", "dumps", 1)))

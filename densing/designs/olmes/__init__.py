@@ -8,34 +8,11 @@ table's rows (:mod:`.report`).
 """
 from __future__ import annotations
 
-from densing.registry import DESIGNS, SecondDesign
+from densing.registry import DESIGNS, SecondDesign, lazy
 
-
-def _run(options) -> None:
-    from densing.designs.olmes.cli import run
-
-    run(options)
-
-
-def _side(inputs) -> tuple:
-    from densing.designs.olmes.report import side
-
-    return side(inputs)
-
-
-def _section(result, rows, paper_months: float):
-    from densing.designs.olmes.report import section
-
-    return section(result, rows, paper_months)
-
-
-def _render(section):
-    from densing.designs.olmes.report import render
-
-    return render(section)
-
-
+_REPORT = "densing.designs.olmes.report"
 DESIGNS.register("olmes", SecondDesign(
     "olmes", "the paper's two-step design on AI2's recipe (OLMo ladder loss law + OLMo-2 MC score law, N̂ at D0, "
-    "default 1T) over AI2's OLMES table (results/olmes), a second, independent measurement", _run, _side, _section,
-    _render, rank=20))
+    "default 1T) over AI2's OLMES table (results/olmes), a second, independent measurement",
+    lazy("densing.designs.olmes.cli", "run", 1), lazy(_REPORT, "side", 1), lazy(_REPORT, "section", 3),
+    lazy(_REPORT, "render", 1), rank=20))

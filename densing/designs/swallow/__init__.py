@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from densing import tables
 from densing.paths import RESULTS
-from densing.registry import DESIGNS, SecondDesign
+from densing.registry import DESIGNS, SecondDesign, lazy
 from densing.tables import TrendTable
 
 #: The forecast check's cutoff of each table (:mod:`densing.trend.forecast`): half a year before the end of each
@@ -52,18 +52,6 @@ tables.register(TrendTable(
 ))
 
 
-def _section(result, rows, paper_months: float):
-    from densing.designs.swallow.report import section
-
-    return section(result, rows, paper_months)
-
-
-def _render(section):
-    from densing.designs.swallow.report import render
-
-    return render(section)
-
-
 DESIGNS.register("swallow", SecondDesign(
     "swallow", "the Swallow leaderboard's tables in the paper's protocol (--table swallow, swallow_2026)", None, None,
-    _section, _render, rank=10))
+    lazy("densing.designs.swallow.report", "section", 3), lazy("densing.designs.swallow.report", "render", 1), rank=10))
