@@ -62,7 +62,7 @@ def _since(text: Optional[str], option: str = "--since") -> Optional[str]:
 
 
 TABLE_HELP = ("Target table by name (the default: the public table, results/public_models.csv): "
-              + "; ".join(f"'{name}': {table.words}".replace(" … ", " to ") for name, table in _tables.tables().items())
+              + "; ".join(f"'{name}': {table.words}" for name, table in _tables.tables().items())
               + ". With --results, the table's benchmarks and sets applied to that file.")
 
 

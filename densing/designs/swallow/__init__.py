@@ -46,7 +46,7 @@ tables.register(TrendTable(
 ))
 tables.register(TrendTable(
     "swallow_2026", RESULTS / "swallow" / "swallow_2026-05.csv",
-    "the Swallow leaderboard's later protocol (models 2024-06 … 2025-11)",
+    "the Swallow leaderboard's later protocol (models 2024-06 to 2025-11)",
     candidates=_SWALLOW_BENCHMARKS, sets=_SWALLOW_SETS, budget_benchmarks=_SWALLOW_BENCHMARKS,
     budget_sets=("paper", "paper_gsm8k"), paper_mapping=_SWALLOW_MAPPING, cutoff=CUTOFFS["swallow_2026"],
 ))
