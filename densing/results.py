@@ -5,8 +5,8 @@ A result is a frozen dataclass that inherits :class:`Result`. It gets
 - ``to_dict()``: its fields in order, a non-finite float as None (JSON ``null``), a nested result
   as its own ``to_dict()``; fields named in ``_dict_exclude`` (bulky arrays) left out;
 - ``to_frame()``: one row of its fields (raw values: NaN stays NaN), the same fields left out;
-- ``_repr_html_()``: a field/value table for notebooks (numbers by :func:`densing.numbers.format_number`);
-- ``summary()``: the same fields as plain text, one ``field: value`` line each (numbers by the one rule);
+- ``summary()``: a :class:`~densing.present.summary.Summary` of its fields (``print`` gives text, one
+  ``field  value`` line each; ``_repr_html_()`` its HTML table for notebooks; numbers by one rule);
 - ``conf_int(alpha=0.05)``: the (1 − alpha) intervals of its headline numbers as a DataFrame, one row per quantity
   (below).
 
@@ -22,7 +22,7 @@ fitted): the field ``_level_field`` names (``level``; ``ci`` for the trend fits)
 :class:`~densing.errors.InputError` that names the level it holds (refit at the level wanted); a type that keeps
 its draws (:class:`densing.laws.reference_fit.ReferenceFit`) computes any level from them instead.
 
-``_summary_items()`` gives the (name, value) pairs that ``summary()`` and ``_repr_html_()`` show (default: the
+``_summary_items()`` gives the (name, value) pairs that ``summary()`` shows (default: the
 fields of ``to_dict``); a type with bulky fields shows shorter ones there.
 
 A type whose JSON or table has another shape overrides the method; a type whose dict gains a
@@ -36,8 +36,8 @@ from numbers import Real
 from typing import ClassVar
 
 from densing.errors import InputError
+from densing.present.summary import Summary, json_value
 from densing.validation import Interval, validate_params
-
 
 CONF_INT_COLUMNS = ("estimate", "ci_low", "ci_high")
 #: The level of a result's stored intervals when it has no field saying so.
@@ -46,26 +46,9 @@ DEFAULT_LEVEL = 0.95
 ALPHA_CONSTRAINTS = {"alpha": [Interval(Real, 0, 1, closed="neither")]}
 
 
-def _json_value(value):
-    if isinstance(value, Result):
-        return value.to_dict()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, (tuple, list)) and any(isinstance(v, Result) for v in value):
-        return [_json_value(v) for v in value]
-    if isinstance(value, dict) and any(isinstance(v, Result) for v in value.values()):
-        return {k: _json_value(v) for k, v in value.items()}
-    return value
-
-
 def frame_records(frame) -> list[dict]:
     """A DataFrame's rows as JSON-ready dicts: numpy scalars as Python numbers, a non-finite number as None."""
-    def plain(value):
-        if hasattr(value, "item") and not isinstance(value, (str, bytes)) and getattr(value, "ndim", 1) == 0:
-            value = value.item()
-        return _json_value(value)
-
-    return [{str(k): plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
+    return [{str(k): json_value(v) for k, v in row.items()} for row in frame.to_dict("records")]
 
 
 def interval_frame(rows: dict[str, tuple[float, float, float]]):
@@ -89,7 +72,7 @@ class Result:
 
     def to_dict(self) -> dict:
         """The fields as a JSON-ready dict (non-finite numbers → None)."""
-        return {name: _json_value(getattr(self, name)) for name in self._fields()}
+        return {name: json_value(getattr(self, name)) for name in self._fields()}
 
     def to_frame(self):
         """One row of the fields (NaN stays NaN)."""
@@ -97,21 +80,10 @@ class Result:
 
         return pd.DataFrame([{name: getattr(self, name) for name in self._fields()}])
 
-    def summary(self) -> str:
-        """The fields as text: a title line, then ``field: value`` (3 significant figures, counts in words)."""
-        from densing.numbers import format_number
-
-        def text(value) -> str:
-            if isinstance(value, float):
-                return format_number(value)
-            if isinstance(value, Result):
-                return type(value).__name__
-            shown = str(value)
-            return shown if len(shown) <= 100 else shown[:97] + "…"
-
-        items = self._summary_items()
-        width = max((len(n) for n, _ in items), default=0)
-        return "\n".join([type(self).__name__, *(f"  {n:<{width}}  {text(v)}" for n, v in items)])
+    def summary(self) -> Summary:
+        """The result as a :class:`~densing.present.summary.Summary` (``print`` it for the terminal's text; a notebook
+        shows its HTML): the type's name, then the (name, value) pairs of :meth:`_summary_items`."""
+        return Summary(type(self).__name__, items=tuple(self._summary_items()))
 
     def _summary_items(self) -> list[tuple[str, object]]:
         """The (name, value) pairs of :meth:`summary` and the notebook table: the fields of :meth:`to_dict`."""
@@ -152,7 +124,4 @@ class Result:
         return interval_frame(rows)
 
     def _repr_html_(self) -> str:
-        from densing import _html
-
-        return _html.table(["field", "value"], self._summary_items(), caption=type(self).__name__)
-
+        return self.summary().as_html()

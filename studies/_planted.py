@@ -21,7 +21,7 @@ import pandas as pd
 from densing.data.item_counts import item_count
 from densing.laws.inversion import arrays
 from densing.trend import rules
-from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
+from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.trend.targets import trend_targets, with_stderr
 
 BLOCK = 2000  # targets per block of a population slope

@@ -65,7 +65,7 @@ from densing.errors import DensingError
 from densing.laws.family import fit_family
 from densing.laws import eligibility
 from densing.trend import capability
-from densing.trend.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
+from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
 from densing.laws.inversion import Joint, PerBenchmark
 from densing.trend.targets import with_stderr
 from studies import _logistic_world, _power_world

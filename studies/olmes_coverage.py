@@ -88,7 +88,7 @@ from densing.laws.fit import fit_verdict
 from densing.laws.inversion import PerBenchmark
 from densing.designs.olmes import mc_reference as mc
 from densing.laws.reference_fit import ReferenceFit
-from densing.trend.constants import DAYS_PER_MONTH, LN2
+from densing.constants import DAYS_PER_MONTH, LN2
 from densing.designs.olmes.trend import D0
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import trend_uncertainty

@@ -88,7 +88,7 @@ from densing.laws import eligibility
 from densing.laws.family import fit_family
 from densing.laws.inversion import Joint, PerBenchmark
 from densing.trend import capability
-from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
+from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.trend.forecast import _counts, forecast_check
 from densing.trend.targets import with_stderr
 from studies import _planted

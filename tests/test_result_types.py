@@ -77,7 +77,7 @@ def test_the_trend_measurement(measurement):
     assert set(data["rules"]) == set(measurement.rules) and data["headline"] == measurement.headline
     assert "densities" not in data and "models" not in data and isinstance(data["checks"], list)
     orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY)  # JSON-ready
-    text = measurement.summary()
+    text = str(measurement.summary())
     assert text.startswith("TrendMeasurement\n") and measurement.verdict in text and "interval (months)" in text
     assert "<table>" in measurement._repr_html_()
 
@@ -98,7 +98,7 @@ def test_the_olmes_trend():
     data = result.to_dict()
     assert data["rows"][1]["months"] is None and data["rows"][0]["n_models"] == 18 and data["offsets"] == []
     orjson.dumps(data)
-    text = result.summary()
+    text = str(result.summary())
     assert "4 months (3 to 6), 18 models" in text and "olmes_hellaswag_mc      not measured: a poor fit" in text
     assert text.splitlines()[-1].split() == ["failed", "checks", "1"]
 
@@ -116,7 +116,7 @@ def test_the_joint_inversion():
     data = result.to_dict()
     assert data["birge_ratio"] == [0.7, None] and data["per_benchmark_size"][1][0] is None and data["skill2"] == 0.1
     orjson.dumps(data)
-    text = result.summary()
+    text = str(result.summary())
     assert text.startswith("JointInversion\n") and "above_range" in text and "models" in text and "[" not in text
     assert _is_interval_frame(result.conf_int()) and result.conf_int().empty
 
@@ -286,7 +286,7 @@ def test_the_forecast_is_a_result(measurement):
     data = found.to_dict()
     assert data["references"][1]["before"] is None and data["references"][0]["before"]["rule"] == head.rule
     orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY)
-    assert found.summary().startswith("Forecast from models released up to 2024-06-30: Ref: 1 of 12")
+    assert str(found.summary()).startswith("Forecast from models released up to 2024-06-30: Ref: 1 of 12")
     assert "no line" in repr(missing) and Forecast("r", "2024-06-30").to_frame().empty
 
 
@@ -310,5 +310,5 @@ def test_the_ladder_check_is_a_result():
     assert data["held_out"][0]["ai2_relative_error"] is None and data["level"] == 0.9
     orjson.dumps(data)
     assert check.to_frame().equals(held)
-    text = check.summary()
+    text = str(check.summary())
     assert text.startswith("LadderCheck\n") and "olmo-2-7b: mean relative error over the five tasks 3.30%" in text

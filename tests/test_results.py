@@ -19,7 +19,7 @@ def test_the_base_gives_json_a_row_text_and_html_without_the_bulky_fields():
     result = _Planted("quantile", math.nan, 7.0e9, draws=tuple(range(1000)))
     assert result.to_dict() == {"name": "quantile", "months": None, "params": 7.0e9}
     assert list(result.to_frame().columns) == ["name", "months", "params"] and math.isnan(result.to_frame()["months"][0])
-    text = result.summary()
+    text = str(result.summary())
     assert text.splitlines() == ["_Planted", "  name    quantile", "  months  —", "  params  7e9"]
     assert "draws" not in text and "draws" not in result._repr_html_()
 
@@ -41,4 +41,4 @@ def test_every_fit_and_trend_result_type_stands_on_the_base():
     assert sorted(table["parameter"]) == sorted(fit.params) and set(table["benchmark"]) == {"mmlu"}
     assert "D0 = 15T tokens" in fit._repr_html_() and "e+" not in repr(fit) and len(fit._repr_html_()) < 20_000
     stage = fit.stages[-1]
-    assert "r_squared" in stage.summary() and "residuals" not in stage.to_frame().columns
+    assert "r_squared" in str(stage.summary()) and "residuals" not in stage.to_frame().columns

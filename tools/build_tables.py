@@ -368,7 +368,7 @@ def fixed_size(args) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    from densing.trend.constants import DEFAULT_EPOCH
+    from densing.constants import DEFAULT_EPOCH
     from densing.designs.olmes.trend import D0
 
     top = argparse.ArgumentParser(prog="python tools/build_tables.py", description=__doc__.splitlines()[0])

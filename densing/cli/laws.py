@@ -333,7 +333,7 @@ def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, 
     from densing.data import read_results
     from densing.numbers import format_count
     from densing import tables
-    from densing.trend.constants import DEFAULT_EPOCH
+    from densing.constants import DEFAULT_EPOCH
     from densing.trend.measure import headline_densities
 
     profile = tables.for_path(targets)

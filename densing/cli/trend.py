@@ -226,7 +226,7 @@ def _closing(result) -> str:
     """The last line of ``densing trend``: the headline rule's doubling time with its interval and state, beside the
     paper's (:func:`densing.cli.screen.closing`: within the terminal's width)."""
     from densing.cli.screen import closing, months_phrase, state_of
-    from densing.trend.constants import PAPER
+    from densing.constants import PAPER
 
     head = result.rules.get(result.headline_rule)
     state = state_of(result.status) or "not measured"

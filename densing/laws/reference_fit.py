@@ -21,17 +21,17 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from densing.numbers import format_count, format_number
-from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
 from densing.errors import FitError, InputError
+from densing.impossible import check_scores
 from densing.io import atomic_write_bytes, read_json_object
 from densing.laws import fit as _fit
 from densing.laws import forms
-from densing.laws.points import POINT_COLUMNS
 from densing.laws.fit_schema import FIT_DOMAIN, FORMAT, KINDS, LAWS, check_fit_dict  # noqa: F401 (the file's schema)
-from densing.impossible import check_scores
+from densing.laws.points import POINT_COLUMNS
+from densing.numbers import format_count
+from densing.present.summary import Summary, Table
+from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
 from densing.validation import D0_TOKENS, MAX_D0_TOKENS, validate_params
-
 
 DEFAULT_D0 = 1e12
 
@@ -202,30 +202,15 @@ class ReferenceFit(Result):
         return (f"ReferenceFit({self.kind}, {self.benchmark!r} ({self.metric}), D0 = {format_count(self.d0)} tokens, "
                 f"{self.stages[-1].n_points if self.stages else 0} points, {fit}, {len(self.bootstrap)} bootstrap draws)")
 
-    def _repr_html_(self) -> str:
-        from densing import _html
-
+    def summary(self) -> Summary:
+        """The fit as a reader sees it (:class:`~densing.present.summary.Summary`): its title, the bootstrap, each
+        parameter with its interval and each stage's diagnostics."""
         title = f"{self.kind} reference fit · {self.benchmark} ({self.metric}) · D0 = {format_count(self.d0)} tokens"
-        parameters = self.parameter_ci()
-        stages = [(s.law, s.n_points, s.r_squared, s.rmse, s.converged) for s in self.stages]
-        return (_html.table(["parameter", "estimate", "ci_low", "ci_high"], parameters.itertuples(index=False), caption=title)
-                + _html.table(["stage", "points", "R²", "RMSE", "converged"], stages,
-                              caption=f"diagnostics ({len(self.bootstrap)} bootstrap draws)"))
-
-    def summary(self) -> str:
-        lines = [f"{self.kind} reference fit · {self.benchmark} ({self.metric}) · D0 = {format_count(self.d0)} tokens"]
-        for stage in self.stages:
-            lines.append(
-                f"  {stage.law:<11} n={stage.n_points:<4} R²={format_number(stage.r_squared)} RMSE={format_number(stage.rmse)} "
-                f"converged={stage.converged}"
-            )
-        table = self.parameter_ci()
-        for row in table.itertuples(index=False):
-            ci = "" if math.isnan(row.ci_low) else f"  [{format_number(row.ci_low)}, {format_number(row.ci_high)}]"
-            lines.append(f"  {row.parameter:<6} = {format_number(row.estimate)}{ci}")
-        if self.bootstrap:
-            lines.append(f"  bootstrap: {len(self.bootstrap)} resamples (seed {self.provenance.get('seed')})")
-        return "\n".join(lines)
+        stages = pd.DataFrame([(s.law, s.n_points, s.r_squared, s.rmse, s.converged) for s in self.stages],
+                              columns=["stage", "points", "R²", "RMSE", "converged"])
+        lines = (f"bootstrap: {len(self.bootstrap)} resamples (seed {self.provenance.get('seed')})",) if self.bootstrap else ()
+        return Summary(title, lines=lines, tables=(Table.of(self.parameter_ci(), "parameters"),
+                                                   Table.of(stages, "diagnostics")))
 
     def points_frame(self) -> pd.DataFrame:
         """The reference points the score law was fitted on."""
@@ -256,7 +241,7 @@ class ReferenceFit(Result):
         }
 
     @classmethod
-    def from_dict(cls, data: dict, *, source: str = "<fit>") -> "ReferenceFit":
+    def from_dict(cls, data: dict, *, source: str = "<fit>") -> ReferenceFit:
         try:
             check_fit_dict(data, source=source)
             return cls(
@@ -290,7 +275,7 @@ class ReferenceFit(Result):
         return atomic_write_bytes(path, self.to_json() + b"\n")
 
     @classmethod
-    def load(cls, path: str | Path) -> "ReferenceFit":
+    def load(cls, path: str | Path) -> ReferenceFit:
         return cls.from_dict(read_json_object(path), source=str(path))
 
 

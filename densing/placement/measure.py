@@ -45,6 +45,7 @@ from typing import Callable
 
 import pandas as pd
 
+from densing.present.summary import Summary
 from densing.numbers import format_number
 from densing.results import Result
 from densing.placement.place import ABOVE, BELOW, CHANCE_STDERRS, UNDETERMINED, line_dates, place_models
@@ -109,7 +110,7 @@ class MeasureResult(Result):
         limit = "the full splits" if self.limit is None else f"at most {self.limit:g} items per task (--limit)"
         return f"{self.suite} on {limit}"
 
-    def summary(self) -> str:
+    def summary(self) -> Summary:
         """The placement in words, one paragraph per model."""
         lines = [f"{self.protocol()}; inverted on {', '.join(self.inverted_benchmarks)} through {self.reference}, "
                  f"the headline's reference; frontier: the {self.frontier_rule} line ln ρmax = A·t + B."]
@@ -119,10 +120,10 @@ class MeasureResult(Result):
             scores = ", ".join(f"{k.removeprefix('score:')} {format_number(v)}{_items(r.get('items:' + k.removeprefix('score:')))}"
                                for k, v in r.items() if k.startswith("score:") and not pd.isna(v))
             lines.append(f"{r['model']}: {scores}. {r['words']}.")
-        return "\n".join(lines)
+        return Summary(lines[0], lines=tuple(lines[1:]))
 
     def __str__(self) -> str:
-        return self.summary()
+        return str(self.summary())
 
 
 def _items(count) -> str:
@@ -220,7 +221,7 @@ def _headline(suite: str, results, n_boot: int | None, seed: int, say: ProgressC
     """The headline measurement of ``densing trend`` on the suite's target table (or ``results``)."""
     from densing.data import read_results
     from densing.eval.benchmarks import suite_table
-    from densing.trend.constants import DEFAULT_N_BOOT
+    from densing.constants import DEFAULT_N_BOOT
     from densing.trend.measure import measure_trend
     from densing.tables import for_path
 

@@ -135,7 +135,7 @@ def place(scores, *, model: str | None = None, params: float | None = None, rele
     from densing.data import read_results
     from densing.placement.measure import MeasureResult
     from densing.placement.place import line_dates, place_models
-    from densing.trend.constants import DEFAULT_N_BOOT
+    from densing.constants import DEFAULT_N_BOOT
     from densing.trend.measure import HEADLINE_RULE, measure_trend
     from densing.tables import for_path
 

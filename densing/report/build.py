@@ -16,7 +16,7 @@ import pandas as pd
 from densing.report.compute import compute_report, with_intervals
 from densing.report.model import DEFAULT_RESULTS, Report
 from densing.report.render import render, verdict_html
-from densing.trend.constants import DEFAULT_EPOCH
+from densing.constants import DEFAULT_EPOCH
 
 __all__ = ["DEFAULT_RESULTS", "Report", "build_report", "compute_report", "render", "verdict_html", "with_intervals"]
 

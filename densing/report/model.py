@@ -12,12 +12,13 @@ it, the appendices.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ClassVar
 
 import pandas as pd
 
+from densing.present.summary import Summary, Table
 from densing import paths
 from densing.laws.reference_fit import ReferenceFit
 from densing.results import Result
@@ -175,9 +176,11 @@ class Report(Result):
         """The headline measurement's rules side by side (:meth:`TrendMeasurement.to_frame`)."""
         return self.measurement.to_frame()
 
-    def summary(self) -> str:
-        titles = "\n".join(f"  {section.title}" for section in self.sections)
-        return f"{self.measurement.summary()}\nReport sections\n{titles}"
+    def summary(self) -> Summary:
+        """The measurement's summary with the report's sections as one more table."""
+        own = self.measurement.summary()
+        sections = Table("Report sections", ("section",), tuple((section.title,) for section in self.sections))
+        return replace(own, tables=(*own.tables, sections))
 
     def __repr__(self) -> str:
         return f"Report({self.measurement!r}; {len(self.sections)} sections)"

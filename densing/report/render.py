@@ -20,7 +20,7 @@ from densing.report.render_designs import DESIGN_RENDERERS, provenance_footer
 from densing.report.render_parts import (DENSITY_MEANING, breakable, budget_parts, candidate_table, caveats_html,
                                          density_intro, details, displayed, model_table, named_table, paper_table,
                                          per_benchmark_table, references_table)
-from densing.trend import figures as trend_figures
+from densing.present import figures as trend_figures
 
 TITLE = {False: "densing report", True: "densing measure"}
 SUBTITLE = {

@@ -42,9 +42,9 @@ def breakable(frame: pd.DataFrame) -> pd.DataFrame:
 def row_names(rows: pd.DataFrame) -> dict[str, str]:
     """Each row key of :meth:`TrendMeasurement.by_benchmark` → its name for a reader: a benchmark by its own name, a
     set by its benchmarks joined by " + " and its short id ("MMLU + BBH + MATH-hard + HumanEval [paper]") — from its label's
-    parenthesis (:func:`densing.trend.figures.row_display`), else from its ``benchmarks``, each named as the sets'
+    parenthesis (:func:`densing.present.figures.row_display`), else from its ``benchmarks``, each named as the sets'
     labels name it (a benchmark no label names in capitals: GSM8K)."""
-    from densing.trend.forest import row_display
+    from densing.present.forest import row_display
 
     sets = rows[rows["capability"] == "set"]
     sets = list(zip(sets["row"], sets["label"], sets["capability"], sets["benchmarks"]))  # the columns' own values

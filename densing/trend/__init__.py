@@ -34,7 +34,7 @@ through the prices, the one engine on them: :func:`.uncertainty.observed_trend`)
 """
 from __future__ import annotations
 
-from densing.trend.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH
+from densing.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH
 
 #: The package's names made on first use (importing the package, or one light module of it such as
 #: :mod:`.tables`, loads no estimator).

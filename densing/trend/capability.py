@@ -35,12 +35,12 @@ from densing.laws import eligibility
 from densing import tables as _tables
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.table_cache import per_table
-from densing.numbers import format_months
 from densing.trend import checks
 from densing.laws.bounds import EXACT
 from densing.trend.rules import envelope_index
 from densing.trend import design
 from densing.trend.uncertainty import TrendUncertainty, from_design
+from densing.present.verdict import row_record, status_words
 
 
 def references_of(candidates: pd.DataFrame, benchmarks: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
@@ -84,46 +84,14 @@ class Row:
     def measured(self) -> bool:
         return self.status == "measured"
 
+    @property
+    def chance(self) -> float:
+        """The chance score of a one-benchmark row (NaN for a set)."""
+        return CHANCE_LEVELS.get(self.benchmarks[0], math.nan) if len(self.benchmarks) == 1 else math.nan
+
     def record(self) -> dict:
-        r = self.result
-        own = r.reference_months if r is not None else {}
-        return {
-            "row": self.name, "label": self.label, "capability": self.capability, "status": self.status,
-            "benchmarks": ",".join(self.benchmarks),
-            "chance": CHANCE_LEVELS.get(self.benchmarks[0], math.nan) if len(self.benchmarks) == 1 else math.nan,
-            "references": ", ".join(self.references), "n_references": len(self.references),
-            "months": r.doubling_time_months if r else math.nan,
-            "ci_low": r.doubling_time_months_ci_low if r else math.nan,
-            "ci_high": r.doubling_time_months_ci_high if r else math.nan,
-            "slope_per_day": r.slope_per_day if r else math.nan,
-            "slope_ci_low": r.slope_ci_low if r else math.nan, "slope_ci_high": r.slope_ci_high if r else math.nan,
-            "n_models": r.n_models if r else 0,
-            "heterogeneity": design.heterogeneity_words(r) if r is not None else "",
-            "heterogeneity_q": r.heterogeneity_q if r else math.nan, "heterogeneity_p": r.heterogeneity_p if r else math.nan,
-            "i_squared": r.i_squared if r else math.nan,
-            "share_fit": r.share_fit if r else math.nan, "share_score": r.share_score if r else math.nan,
-            "share_models": r.share_models if r else math.nan, "share_reference": r.share_reference if r else math.nan,
-            "each_reference_months": "; ".join(
-                f"{k.split(':')[0]} {_months_words(v)} [{_months_words(lo)}–{_months_words(hi)}]"
-                for (k, v), lo, hi in zip(own.items(), r.reference_months_low or [math.nan] * len(own),
-                                          r.reference_months_high or [math.nan] * len(own))) if r is not None else "",
-            "state": (r.state if r is not None and r.state else self.status.split(":")[0]),
-            "low_determined": r.low_determined if r else False, "high_determined": r.high_determined if r else False,
-            "ci_high_beyond": r.months_high_mc_low if r else math.nan,
-            "n_ceiling_bounds": r.n_ceiling_bounds if r else 0,
-            "months_without_ceilings": r.months_without_ceilings if r else math.nan,
-            **_top_influence(r),
-            "error": self.error,
-        }
-
-
-def _top_influence(result) -> dict:
-    """The family whose removal moves a row's estimate most (leave one family out) and the estimate without it."""
-    frame = result.influence_frame() if result is not None else pd.DataFrame()
-    if frame.empty:
-        return {"most_influential_family": "", "months_without_it": math.nan}
-    return {"most_influential_family": str(frame["family"].iloc[0]),
-            "months_without_it": float(frame["doubling_time_months"].iloc[0])}
+        """The row as one record of the rows' table (:func:`densing.present.verdict.row_record`)."""
+        return row_record(self)
 
 
 def _frontier(models: pd.DataFrame, y: np.ndarray, kind: np.ndarray) -> np.ndarray:
@@ -236,7 +204,7 @@ def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...
     except DensingError as exc:
         return Row(name, label, capability, benchmarks, tuple(found), None, str(exc), status=f"not measured: {exc}")
     members = chosen.members()
-    status = row_status(result, row_checks(members))
+    status = status_words(result)
     return Row(name, label, capability, benchmarks, chosen.names, replace(result, status=status), members=tuple(members),
                status=status)
 
@@ -257,10 +225,10 @@ def headline_findings(members: list, head: TrendUncertainty) -> tuple:
 
 
 def calibrated(found) -> tuple:
-    """The checks as the package runs them: a check that is no gate (:data:`densing.trend.design.CHECK_WORDS` and the
-    heterogeneity test are; ``studies/gate_calibration.py`` says why the others are not) is a finding, shown with its
-    result and status ``reported``, never ``failed``."""
-    return tuple(c if c.name in design.CHECK_WORDS or c.name == "heterogeneity" or c.status not in (checks.PASSED, checks.FAILED)
+    """The checks as the package runs them: a check that is no gate (the heterogeneity test is the one gate;
+    ``studies/gate_calibration.py`` says why the others are not) is a finding, shown with its result and status
+    ``reported``, never ``failed``."""
+    return tuple(c if c.name == "heterogeneity" or c.status not in (checks.PASSED, checks.FAILED)
                  else replace(c, status=checks.REPORTED, threshold=f"a finding, not a gate ({FINDING_WORDS}); "
                               f"it fires where it fails: {c.threshold}",
                               detail=("fires: " if c.failed else "does not fire: ") + c.detail)
@@ -269,38 +237,6 @@ def calibrated(found) -> tuple:
 
 #: Why a check is a finding: its false-alarm rate where its threat is absent (docs/method.md, "Gates and findings").
 FINDING_WORDS = "it fires in more than 10% of planted worlds where the estimate is right: studies/gate_calibration.py"
-
-
-def failed_gates(found: tuple) -> tuple:
-    """The failed checks that gate a status, heterogeneity aside (:func:`densing.trend.design.status_words` reads it
-    from the result itself)."""
-    return tuple(c for c in found if c.failed and c.name in design.CHECK_WORDS)
-
-
-def row_checks(members: list) -> tuple:
-    """The failed ones of a row's own checks: saturation and conditioning over the frontier under every reference
-    (failed when failed under any; the headline's row adds size confounding)."""
-    from densing.trend import checks
-
-    per: dict[str, dict] = {}
-    for inversion, models in members:
-        for check in inversion_checks(models, inversion, size="none"):
-            per.setdefault(check.name, {})[inversion.name] = check
-    return tuple(c for c in (checks.under_references(found) for found in per.values()) if c.failed and c.name in design.CHECK_WORDS)
-
-
-def _months_words(months: float) -> str:
-    """A doubling time in a cell: :func:`densing.numbers.format_months` (the tables' digits), ∞ for no finite value."""
-    if not math.isfinite(months):
-        return "∞"
-    return format_months(months)
-
-
-def row_status(result: TrendUncertainty, failed: tuple = ()) -> str:
-    """A row's one status: "measured", or "not measured: <why>" (:func:`densing.trend.design.status_words`: the
-    heterogeneity test on the common design, an interval that reaches a zero slope, and ``failed``, the checks the
-    caller ran and saw fail — saturation and conditioning under every reference, and on the headline size confounding)."""
-    return design.status_words(result, tuple(c.name for c in failed))
 
 
 def _held_out(candidates: pd.DataFrame, family: str, benchmarks: tuple[str, ...]) -> float:
@@ -330,11 +266,6 @@ def _held_out_columns(candidates: pd.DataFrame) -> dict:
         at.setdefault(key, []).append(i)
     z = candidates["held_out_z"].to_numpy(float) if "held_out_z" in candidates.columns else None
     return {"at": at, "held_out_z": z, "held_out_error": candidates["held_out_error"].to_numpy(float)}
-
-
-def rows_frame(rows: list[Row]) -> pd.DataFrame:
-    """The rows as a table (``densing trend --by benchmark``)."""
-    return pd.DataFrame([r.record() for r in rows])
 
 
 #: The budget sensitivity (``densing trend --by benchmark``, the report): every reference brought to this D0.

@@ -56,21 +56,16 @@ import pandas as pd
 
 from densing.numbers import format_number
 from densing.results import Result
+from densing.constants import (FAILED, MAX_SENSITIVITY_RATIO, PASSED, REPORTED, SIZE_SLOPE_MARGIN,  # noqa: F401
+                               UNTESTABLE)
 
 SATURATION_STDERRS = 2.0
 MAX_MEDIAN_CONDITIONING = 2.0
-MAX_SENSITIVITY_RATIO = 2.0
-#: |within-family slope of ln ρ on ln N| the 95% interval must stay inside: ρ changing by at most
-#: 2^0.25 ≈ 1.19× per doubling of N, i.e. ≤ 1.8× across a 10× family.
-SIZE_SLOPE_MARGIN = 0.25
 MIN_SIZE_FAMILIES = 2
 MIN_SIZE_CONFOUNDING_MODELS = 10
 #: Clustered errors need several clusters (their degrees of freedom are the clusters less one).
 MIN_SIZE_CONFOUNDING_CLUSTERS = 3
 
-PASSED, FAILED, UNTESTABLE = "passed", "failed", "untestable"
-#: A finding shown beside the checks that gates nothing (the within-family slope under rules v2 and v3).
-REPORTED = "reported"
 
 
 @dataclass(frozen=True)
@@ -258,26 +253,3 @@ def sensitivity(doubling_months, labels=None) -> Check:
     return Check("sensitivity", ratio, threshold, _status(ratio <= MAX_SENSITIVITY_RATIO), detail)
 
 
-def plain_reason(check: Check, sensitivity: pd.DataFrame) -> str:
-    """One plain sentence for a failed check (the check's own ``detail`` keeps the numbers in full)."""
-    if check.name == "size_dependence":
-        return (f"Within a family, larger models come out denser (ln ρ rises {check.value:+.2f} per unit of ln N; the rule "
-                f"needs a slope shown to lie within ±{SIZE_SLOPE_MARGIN:g}), so the reference's shape in N does not "
-                "match the targets' and density mixes size with release date.")
-    if check.name == "sensitivity":
-        values = sensitivity["doubling_time_months"].to_numpy(float)
-        finite = values[np.isfinite(values)]
-        spread = f"from {finite.min():.1f} to {finite.max():.1f} months" if finite.size else "none finite"
-        return (f"The eligible references and inversions disagree: their doubling times run {spread}, more than the factor "
-                f"{MAX_SENSITIVITY_RATIO:g} the rule allows.")
-    if check.name == "heterogeneity":
-        return (f"The references' own doubling times differ beyond their shared uncertainty on the same targets and "
-                f"benchmarks ({check.detail}), so the row has no one doubling time.")
-    if check.name == "size_confounding":
-        return (f"At a fixed release date, ln ρ changes {check.value:+.2f} per unit of ln N, beyond noise and beyond the "
-                f"±{SIZE_SLOPE_MARGIN:g} the rule allows, so the targets' size mix confounds the trend.")
-    if check.name == "saturation":
-        return "Frontier models score at the highest score the reference can express, so their densities are set by that cap."
-    if check.name == "conditioning":
-        return f"One standard error of a frontier model's score moves its density {_g(check.value)}-fold (the rule allows 2)."
-    return f"{check.name}: {check.detail}."

@@ -10,6 +10,7 @@ import numpy as np
 
 import pandas as pd
 
+from densing.present.summary import Summary
 from densing.numbers import format_number
 from densing.results import Result
 from densing.data.schema import is_missing
@@ -17,7 +18,7 @@ from densing.errors import InputError
 from densing.errors import FitError
 from densing.numbers import json_number
 from densing.trend import rules
-from densing.trend.constants import DEFAULT_EPOCH, DAYS_PER_MONTH, MIN_POINTS
+from densing.constants import DEFAULT_EPOCH, DAYS_PER_MONTH, MIN_POINTS
 from densing.trend.rules import doubling_days, doubling_interval
 from densing.trend.targets import days_since, parse_epoch, prepare
 from densing.trend.uncertainty import observed_trend
@@ -132,15 +133,14 @@ class CostHalvingFit(Result):
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame([self.to_dict()])
 
-    def summary(self) -> str:
-        return "\n".join([
-            f"Inference price trend  ln price(t) = A·t + B   frontier: {self.frontier}",
+    def summary(self) -> Summary:
+        return Summary(f"Inference price trend  ln price(t) = A·t + B   frontier: {self.frontier}", lines=(
             f"A = {self.slope_per_day:.6g} /day  B = {self.intercept:.4g}  R² = {self.r_squared:.3f}  "
             f"points {self.n_points}",
             f"halving time {format_number(self.halving_time_days)} days = {format_number(self.halving_time_months)} "
             f"months, {self.ci:.0%} bootstrap CI [{format_number(self.halving_time_days_ci_low)}, "
             f"{format_number(self.halving_time_days_ci_high)}] days",
-        ])
+        ))
 
 
 @validate_params({"quantile": [Interval(Real, 0, 1, closed="neither")], "n_boot": [DRAWS],

@@ -43,7 +43,7 @@ Its design, the same for every reference:
    determined", with the range's near edge ("beyond X months") where that is finite.
 6. **The row's state**: *measured* (both ends determined), *bounded* (one end determined: "at least 2.6 months at
    95%; the upper end is not determined"), *not measured* (neither end determined, the heterogeneity test rejects
-   one common slope at 5% (``HETEROGENEITY_ALPHA``), or a gate of :data:`CHECK_WORDS` fails). A check is a gate only
+   one common slope at 5% (``HETEROGENEITY_ALPHA``), the one gate). A check is a gate only
    where its false-alarm rate as run is at most 10% on planted data and its power is measured
    (``studies/gate_calibration.py``, the table in docs/method.md); the others are findings shown beside the number.
 7. **Influence by family**: every family of the targets left out in turn (:func:`family_influence`), the pooled point
@@ -68,16 +68,95 @@ from densing.laws.bounds import EXACT, LOWER
 from densing.laws.inversion import arrays
 from densing.laws.table_cache import per_table
 from densing.trend import rules
-from densing.trend.constants import DEFAULT_EPOCH, MIN_POINTS
+from densing.trend.rules import doubling_interval, doubling_months
+from densing.constants import DEFAULT_EPOCH, MIN_POINTS
 from densing.trend.targets import family_clusters, own_models, screened_targets, target_labels
-from densing.trend.verdict import (BOUNDED, CHECK_WORDS, END_STABILITY, HETEROGENEITY_ALPHA, MEASURED, NOT_MEASURED,
-                                   end_range, heterogeneity_check, heterogeneity_words, months_interval, status_words)
+from densing.constants import (BOUNDED, CEILING_STDERRS, DAYS_PER_MONTH, END_STABILITY, HETEROGENEITY_ALPHA, MEASURED,
+                               NOT_MEASURED)
+from densing.present.verdict import heterogeneity_words, status_words
+from densing.results import Result
 from densing.validation import MAX_DRAWS, Interval, validate_params
 
 #: The least number of targets two references must both invert exactly to estimate their offset.
 MIN_SHARED = 3
-#: A score this many standard errors or less below its benchmark's cap is at the reference's ceiling (step 3).
-CEILING_STDERRS = 2.0
+
+
+def end_range(draws: np.ndarray, q: float, level: float = 0.95) -> tuple[float, float]:
+    """The ``level`` Monte Carlo range of the q-quantile of ``draws`` (K of them): the order statistics at ranks
+    K·q ∓ z·√(K·q·(1 − q)) (the binomial distribution of how many draws fall below the quantile; Hyndman & Fan 1996,
+    the distribution-free interval of a quantile), the spread that reseeding the draws gives its end (step 6)."""
+    from scipy.special import ndtri
+
+    values = np.sort(np.asarray(draws, float))
+    k = values.size
+    if k < 2:
+        return math.nan, math.nan
+    half = float(ndtri(0.5 + level / 2)) * math.sqrt(k * q * (1 - q))
+    low, high = int(math.floor(k * q - half)), int(math.ceil(k * q + half))
+    return float(values[max(low, 0)]), float(values[min(high, k - 1)])
+
+
+def months_interval(low: float, high: float) -> tuple[float, float]:
+    """A slope interval (per day) as a doubling-time interval in months (an interval reaching 0 is unbounded)."""
+    a, b = doubling_interval(low, high)
+    return a / DAYS_PER_MONTH, b / DAYS_PER_MONTH
+
+
+def heterogeneity_check(result):
+    """The heterogeneity test as a :class:`~densing.trend.checks.Check` (the checks table shows it beside the others):
+    failed when Q's p-value is below :data:`HETEROGENEITY_ALPHA`, untestable with one reference."""
+    from densing.trend import checks
+
+    threshold = f"one common slope not rejected at {HETEROGENEITY_ALPHA:g} (Cochran's Q with the paired draws' covariance)"
+    if result.heterogeneity_df == 0:
+        return checks.Check("heterogeneity", math.nan, threshold, checks.UNTESTABLE, heterogeneity_words(result))
+    status = checks.FAILED if result.heterogeneity_p < HETEROGENEITY_ALPHA else checks.PASSED
+    return checks.Check("heterogeneity", float(result.heterogeneity_p), threshold, status, heterogeneity_words(result))
+
+
+@dataclass(frozen=True)
+class FamilyInfluence(Result):
+    """One family left out of a row's targets (:func:`densing.trend.design.family_influence`): the point doubling
+    time without its models and the move from the row's estimate (months; ∞ where the line no longer rises)."""
+
+    family: str
+    n_models: int
+    doubling_time_months: float
+    move_months: float
+
+
+def determined_ends(ends_mc: tuple, slope_low: float, slope_high: float) -> dict:
+    """The doubling time's interval ends' Monte Carlo ranges in months and whether each is determined: finite, and its
+    95% range at most :data:`END_STABILITY` of the end. ``ends_mc``: the slope's ends' ranges (:func:`end_range`)."""
+    (low_a, low_b), (high_a, high_b) = ends_mc  # the slope's low end's range, the slope's high end's
+    out = {"months_low_mc_low": doubling_months(high_b), "months_low_mc_high": doubling_months(high_a),
+           "months_high_mc_low": doubling_months(low_b), "months_high_mc_high": doubling_months(low_a)}
+    ends = {"low": doubling_months(slope_high), "high": doubling_months(slope_low)}
+    for end, value in ends.items():
+        a, b = out[f"months_{end}_mc_low"], out[f"months_{end}_mc_high"]
+        out[f"{end}_determined"] = bool(all(math.isfinite(v) for v in (a, b, value)) and b - a <= END_STABILITY * value)
+    return out
+
+
+def influence_items(result) -> tuple:
+    point = doubling_months(result.slope_per_day)
+    return tuple(FamilyInfluence(str(r.family), int(r.n_models), doubling_months(r.slope_per_day),
+                                 doubling_months(r.slope_per_day) - point)
+                 for r in result.influence.itertuples()) if len(result.influence) else ()
+
+
+def most_influential_model(result) -> dict:
+    """The target whose removal moves a row's point estimate most (leave one model out: a model's date or score that
+    carries the line), and the doubling time without it (months; ∞ where the line no longer rises)."""
+    frame = result.model_influence
+    if not len(frame):
+        return {"most_influential_model": "", "months_without_model": math.nan}
+    point = doubling_months(result.slope_per_day)
+    months = np.array([doubling_months(v) for v in frame["slope_per_day"]])
+    with np.errstate(invalid="ignore"):  # ∞ − ∞: a line that rises neither with nor without the model
+        move = np.nan_to_num(np.abs(months - point), nan=np.inf)
+    top = int(np.argmax(move))
+    return {"most_influential_model": str(frame["family"].iloc[top]), "months_without_model": float(months[top])}
 
 
 @dataclass(frozen=True)
@@ -608,7 +687,7 @@ def _rule_columns(candidates: pd.DataFrame) -> dict[str, np.ndarray]:
             else np.full(len(candidates), np.nan)}
 
 
-__all__ = ["BOUNDED", "CHECK_WORDS", "CEILING_STDERRS", "END_STABILITY", "MEASURED", "NOT_MEASURED", "Design",
+__all__ = ["BOUNDED", "CEILING_STDERRS", "END_STABILITY", "MEASURED", "NOT_MEASURED", "Design",
            "HETEROGENEITY_ALPHA", "PairedDraws", "Pooled", "RowTrend", "common_design", "targets_design",
            "heterogeneity_check", "heterogeneity_words", "months_interval", "paired_draws", "pool_slopes", "pooled_trend",
            "set_references", "status_words", "at_ceiling", "end_range", "family_clusters", "family_influence",

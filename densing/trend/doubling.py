@@ -37,7 +37,7 @@ from densing.laws.reference_fit import ReferenceFit, as_fit
 from densing.laws import eligibility
 from densing.trend import capability, rules
 from densing.trend.capability import headline_set
-from densing.trend.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
+from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
 from densing.laws.eligibility import composed_fits
 from densing.trend.targets import trend_targets, with_stderr
 from densing.trend import design
@@ -135,8 +135,7 @@ def fit_trend(
     chosen = design.common_design(targets, [inversion for inversion, _ in members], since=since, epoch=epoch)
     result = from_design(design.pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot,
                                              n_boot_share=n_boot_share, level=level, seed=seed), epoch=epoch)
-    found = capability.headline_checks(chosen.members(), result)
-    return replace(result, status=design.status_words(result, capability.failed_gates(found)))
+    return replace(result, status=design.status_words(result))
 
 
 def _known_benchmarks(targets: pd.DataFrame, benchmarks) -> None:

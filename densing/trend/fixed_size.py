@@ -64,7 +64,7 @@ from densing.errors import InputError
 from densing.laws.family import metric_for
 from densing.laws.table_cache import per_table
 from densing.results import Result
-from densing.trend.constants import DEFAULT_EPOCH, LN2
+from densing.constants import DEFAULT_EPOCH, LN2
 from densing.trend.targets import days_since, parse_epoch
 from densing.validation import Interval, validate
 

@@ -37,12 +37,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from densing.present.summary import Summary
 from densing.errors import DensingError, InputError
 from densing.laws.density import point_densities
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.numbers import format_number
 from densing.results import Result
-from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH
+from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH
 from densing.trend.targets import days_since, parse_epoch
 from densing.results import ALPHA_CONSTRAINTS, interval_frame
 from densing.trend.uncertainty import TrendUncertainty, observed_trend, trend_uncertainty
@@ -127,7 +128,7 @@ class Forecast(Result):
                 for quantity, row in r.conf_int(alpha).iterrows()}
         return interval_frame(rows)
 
-    def summary(self) -> str:
+    def summary(self) -> Summary:
         """The check in words, one clause per reference."""
         parts = []
         for r in self.references:
@@ -136,7 +137,7 @@ class Forecast(Result):
                 continue
             parts.append(f"{r.reference.split(':')[0]}: {r.above_line} of {r.n_later} later models lie above the carried "
                          f"line (10% expected), {r.above_high} above its band — {r.verdict}")
-        return f"Forecast from models released up to {self.cutoff}: " + "; ".join(parts) + "."
+        return Summary(f"Forecast from models released up to {self.cutoff}: " + "; ".join(parts) + ".")
 
 
 def _counts(frame: pd.DataFrame, inversion, fit: TrendUncertainty) -> tuple[int, int, int, int]:
@@ -272,15 +273,15 @@ class ForecastWindows(Result):
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame([c.to_dict() for c in self.cutoffs])
 
-    def summary(self) -> str:
-        lines = [f"Forecast windows of {self.row}: {len(self.cutoffs)} cutoffs"]
+    def summary(self) -> Summary:
+        lines = []
         for c in self.cutoffs:
             lines.append(f"  {c.cutoff}: early line {format_number(c.early_doubling_time_months)} months "
                          f"[{format_number(c.early_doubling_time_months_ci_low)}–"
                          f"{format_number(c.early_doubling_time_months_ci_high)}] on {c.n_early} models; "
                          f"{c.above_line} of {c.n_later} later models above it ({c.above_band_high} above its band) "
                          f"— {c.verdict}")
-        return "\n".join(lines)
+        return Summary(f"Forecast windows of {self.row}: {len(self.cutoffs)} cutoffs", lines=tuple(lines))
 
 
 def frontier_line(frame: pd.DataFrame, *, quantile: float = 0.9, n_boot: int = 200, seed: int = 0,

@@ -17,7 +17,7 @@ from densing.errors import DensingError
 from densing.laws.density import density_table
 from densing.laws.inversion import PerBenchmark
 from densing.trend import capability, design, rules
-from densing.trend.constants import CHATGPT_RELEASE, PAPER
+from densing.constants import CHATGPT_RELEASE, PAPER
 from densing.trend.measurement import Breakpoint, Segment
 from densing.trend.uncertainty import TrendUncertainty, from_design
 

@@ -40,19 +40,17 @@ from densing.laws.density import density_table
 from densing.laws.eligibility import composed_fits
 from densing.laws.reference_fit import ReferenceFit, as_fit
 from densing.laws.table_cache import same_tables
-from densing.numbers import format_months
 from densing.tables import TrendTable
-from densing.trend import capability, checks, design, executor, plan
-from densing.trend.checks import plain_reason
-from densing.trend.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE, PAPER
+from densing.trend import capability, executor, plan
+from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
+from densing.present.verdict import status_words
 from densing.trend.doubling import SCORE_COLUMNS
 from densing.trend.headline import HEADLINE_RULE, SENSITIVITY_D0, headline_members, reference_frame
 from densing.trend.measurement import TrendMeasurement
 from densing.trend.targets import check_window, with_stderr
-from densing.trend.uncertainty import TrendUncertainty
 from densing.validation import DRAWS, Date, ExistingPath, Interval, Options, validate_params
 
-__all__ = ["PAPER_ANCHORS", "CANDIDATES_FILE", "HEADLINE_RULE", "SENSITIVITY_D0", "headline_densities", "headline_verdict",
+__all__ = ["PAPER_ANCHORS", "CANDIDATES_FILE", "HEADLINE_RULE", "SENSITIVITY_D0", "headline_densities",
            "measure_trend"]
 
 #: The paper's per-model anchors (Xiao et al. 2024, Fig. 1 and §3), shown beside ours.
@@ -168,7 +166,7 @@ def _given_fit(fit, d0: float | None) -> ReferenceFit | None:
 
 def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
     """The jobs' results as one :class:`TrendMeasurement`: the rows in the table's order, the sensitivity table, the
-    headline's status from its checks, the verdict and its reasons."""
+    headline's status (its words: :mod:`densing.present.verdict`)."""
     h = done["headline"]
     rows = [done[j.key] for j in jobs if isinstance(j, plan.RowJob) and j.variant == plan.DEFAULT]
     singles, sets = [r for r in rows if r.capability != "set"], [r for r in rows if r.capability == "set"]
@@ -176,28 +174,24 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
     members = h.design.members()
     head_set = c.profile.headline_set if c.fit is None else None
     found = _with_variants(h.sensitivity, h.rules, done, head_set)
-    gates = [x for x in h.checks if x.status != checks.REPORTED]
-    refs = ", ".join(name.split(":")[0] for name in h.result.reference_names)
-    status = capability.row_status(h.result, capability.failed_gates(h.checks))
+    status = status_words(h.result)
     head = h.rules[HEADLINE_RULE] = replace(h.result, status=status)
     lead_inversion = members[0][0]
     if head_set is not None and not h.missing:
         sets = [capability.Row(head_set, h.label, "set", h.benchmarks, tuple(head.reference_names), head,
                                members=tuple(members), status=status), *sets]
-    verdict = headline_verdict(head, h.label, refs, status, table_words=c.profile.words, missing=h.missing)
-    why = _why(head, [x for x in gates if x.failed], [x for x in gates if x.status == checks.UNTESTABLE], found,
-               h.missing, since=c.since, refs=refs, reference_rule=h.reference_rule, gates_and_findings=h.checks)
     return TrendMeasurement(
         reference=" | ".join(head.reference_names) + (" (given)" if c.fit is not None else ""),
         reference_rule=h.reference_rule, d0=lead_inversion.d0, headline_rule=HEADLINE_RULE,
-        measurable=status == "measured" and not h.missing, headline=f"{verdict} {why}", verdict=verdict, why=why,
+        measurable=status == "measured" and not h.missing,
         status=status if not h.missing else f"not measured: the {h.missing[0][1]} has no reference",
         rules=h.rules, rule_errors=h.rule_errors, checks=h.checks, sensitivity=found, breakpoint=h.breakpoint,
         candidates=c.candidates, references=reference_frame(members, head), densities=h.densities, models=h.points,
         left_out=h.design.left_out, fits=tuple(lead_inversion.fits), inversion=lead_inversion, headline_set=h.label,
         benchmark_rows=tuple(singles), set_rows=tuple(sets), budget_rows=budget,
         budget_notes=done.get(plan.BUDGET.key, (None, {}, {}))[2], fixed_size=done.get("fixed_size"),
-        order_breaks=_order_breaks(c.targets, [*singles, *sets]),
+        order_breaks=_order_breaks(c.targets, [*singles, *sets]), table_words=c.profile.words, missing=tuple(h.missing),
+        since=c.since,
     )
 
 
@@ -244,109 +238,5 @@ def _with_variants(sensitivity: pd.DataFrame, found_rules: dict, side: dict, hea
                          "ci_low": r.doubling_time_months_ci_low if r else math.nan,
                          "ci_high": r.doubling_time_months_ci_high if r else math.nan, "status": row.status})
     return pd.DataFrame(rows, columns=SENSITIVITY_COLUMNS)
-
-
-def _why(head: TrendUncertainty, failed: list, untestable: list, sensitivity: pd.DataFrame, missing: list, *, since,
-         refs: str, reference_rule: str, gates_and_findings: tuple = ()) -> str:
-    """The sentences after the verdict: why not measured (or every check passed), the targets, what the interval carries."""
-    carried = ("the reference fit, each score's standard error, the sampling of families (a family-cluster bootstrap)"
-               + (f" and the spread among {head.n_references} references (τ)" if head.n_references > 1 else ""))
-    fired = [c for c in checks_fired(gates_and_findings)]
-    why = (" ".join(plain_reason(c, sensitivity) for c in failed)
-           + (f" The gate (the references' heterogeneity) passed{' but ' + ', '.join(c.name for c in untestable) + ' (untestable)' if untestable else ''}."
-              if not failed else "")
-           + (" Findings beside the number, not gates (they fire in more than 10% of planted worlds where the "
-              "estimate is right): " + " ".join(plain_reason(c, sensitivity) for c in fired) if fired else "")
-           + ceiling_words(head)
-           + f" {head.n_models} models released since {since or 'any date'} with every score of the set, against {refs} "
-             f"(each family at its own budget; {design.heterogeneity_words(head)}); the interval carries {carried}. "
-             f"References by {reference_rule}.")
-    if missing:
-        why = " ".join(f"The {lab} has no reference: {reason}." for _, lab, reason in missing) + " " + why
-    return why.strip()
-
-
-def checks_fired(found) -> list:
-    """The findings that fire (:func:`densing.trend.capability.calibrated`), saturation's aside (its effect on the
-    estimate is :func:`ceiling_words`)."""
-    return [c for c in found if c.status == checks.REPORTED and c.detail.startswith("fires: ")]
-
-
-def ceiling_words(head: TrendUncertainty) -> str:
-    """The ceiling finding as its effect on the estimate: how many targets enter the frontier fit as lower bounds
-    under each reference (a score within 2 standard errors of the reference's ceiling), and the estimate without
-    them."""
-    bounds = sum(head.ceiling_bounds)
-    if not bounds:
-        return ""
-    each = ", ".join(f"{name.split(':')[0]} {count}" for name, count in zip(head.reference_names, head.ceiling_bounds))
-    return (f" {bounds} target inversions sit within {design.CEILING_STDERRS:g} standard errors of a reference's ceiling "
-            f"({each}) and enter the frontier fit as lower bounds: {format_months(head.doubling_time_months)} months "
-            f"with them, {format_months(head.months_without_ceilings)} months without.")
-
-
-def headline_verdict(head: TrendUncertainty, label: str, refs: str, status: str, *, table_words: str,
-                     missing: list | None = None) -> str:
-    """The first sentence a researcher can cite, by the row's state (:func:`densing.trend.design.status_words`): the
-    estimate and its determined ends first — *measured* (a two-sided interval), *bounded* (one determined end: "at
-    least 2.6 months at 95%; the upper end is not determined"), *not measured* (why, the estimate labelled) — then
-    the benchmarks, table and references, the family whose removal moves the estimate most where it matters, and the
-    paper's figure."""
-    paper = PAPER["doubling_time_months"]
-    est = format_months(head.doubling_time_months)
-    low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
-    interval = f"95% CI {format_months(low)}–{format_months(high)}"
-    where = f"on the {label} of {table_words}, against {refs}"
-    state = status.split(":")[0]
-    if missing:
-        return (f"Doubling time not measured on the {missing[0][1]}: {missing[0][2]}. On the {label} of {table_words}, "
-                f"against {refs}: {est} months ({interval}), {status}; the paper reports {paper} months.")
-    if state == design.MEASURED:
-        inside = "inside" if low <= paper <= high else "outside"
-        return (f"Capacity density doubles every {est} months ({interval}) {where}; the paper's {paper} months lies "
-                f"{inside} the interval." + _influence_words(head, always=False))
-    if state == design.BOUNDED:
-        if head.low_determined:
-            beyond = head.months_high_mc_low
-            open_end = ("the upper end is not determined"
-                        + (f" (beyond {format_months(beyond)} months)" if math.isfinite(beyond) else
-                           " (the draws reach a zero slope)"))
-            ends = f"at least {format_months(low)} months at 95%; {open_end}"
-        else:
-            ends = f"at most {format_months(high)} months at 95%; the lower end is not determined"
-        return (f"Capacity density doubles every {est} months {where}: {ends}." + _influence_words(head, always=True)
-                + f" The paper reports {paper} months.")
-    return (f"Doubling time not measured {where}: {status.removeprefix('not measured: ')}. The estimate, {est} months "
-            f"({interval}), is not a measurement; the paper reports {paper} months." + _influence_words(head, always=False))
-
-
-def _influence_words(head: TrendUncertainty, *, always: bool) -> str:
-    """The family whose removal moves the estimate most: named when that moves it beyond an end of the interval, or
-    (``always``) as the reason an end is open."""
-    frame = head.influence_frame()
-    if frame.empty:
-        return _model_words(head)
-    top = frame.iloc[0]
-    months = float(top["doubling_time_months"])
-    low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
-    beyond = not (low <= months <= high)
-    if not (beyond or always):
-        return _model_words(head)
-    shown = (f"the estimate is {format_months(months)} months" if math.isfinite(months) else
-             "the frontier line no longer rises (no doubling time)")
-    words = ", beyond the interval" if beyond else ", the largest move of any family"
-    return (f" Leave one family out: without {top['family']} ({int(top['n_models'])} models) {shown}{words} "
-            "(every family: --format json)." + _model_words(head))
-
-
-def _model_words(head: TrendUncertainty) -> str:
-    """The one target whose removal moves the estimate beyond the interval (a date or a score that carries the line
-    alone), named; "" where no single model does."""
-    months, model = head.months_without_model, head.most_influential_model
-    low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
-    if not model or low <= months <= high:
-        return ""
-    shown = f"{format_months(months)} months" if math.isfinite(months) else "no rising line"
-    return f" One model carries the line: without {model} the estimate is {shown}, beyond the interval."
 
 

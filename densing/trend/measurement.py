@@ -7,10 +7,11 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from densing.laws.reference_fit import ReferenceFit
-from densing.numbers import format_number
+from densing.constants import REPORTED, UNTESTABLE
+from densing.present import verdict
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
 from densing.validation import Options, validate_params
-from densing.trend.constants import PAPER
+from densing.constants import PAPER
 from densing.trend.uncertainty import TrendUncertainty
 
 
@@ -41,18 +42,6 @@ class Breakpoint(Result):
     paper_before_per_day: float = 0.0048
     paper_after_per_day: float = 0.0073
 
-    def line(self) -> str:
-        def words(seg: Segment) -> str:
-            if not math.isfinite(seg.slope_per_day):
-                return f"not fitted ({seg.note})"
-            same = ", the same models and interval as the headline" if seg.same_as_headline else ""
-            return (f"{format_number(seg.slope_per_day)}/day (95% CI {format_number(seg.slope_ci_low)} to "
-                    f"{format_number(seg.slope_ci_high)}, "
-                    f"{seg.n_models} models{same})")
-
-        return (f"breakpoint {self.date}: slope before {words(self.before)}, after {words(self.after)} "
-                f"(paper: {self.paper_before_per_day}/day → {self.paper_after_per_day}/day)")
-
 
 @dataclass(frozen=True)
 class TrendMeasurement(Result):
@@ -70,12 +59,9 @@ class TrendMeasurement(Result):
     d0: float
     headline_rule: str
     measurable: bool
-    headline: str
-    verdict: str
-    why: str
     rules: dict[str, TrendUncertainty]
     rule_errors: dict[str, str]
-    checks: tuple[checks.Check, ...]
+    checks: tuple                                           # densing.trend.checks.Check, gates and findings
     sensitivity: pd.DataFrame
     breakpoint: Breakpoint
     candidates: pd.DataFrame
@@ -95,10 +81,13 @@ class TrendMeasurement(Result):
     #: members of a reference family of any row that break their family's order (densing.laws.order), and whether
     #: the family's fits keep them
     order_breaks: pd.DataFrame | None = field(default=None, repr=False)
+    table_words: str = ""                                   # the table in words ("the Open LLM Leaderboard v2 table")
+    missing: tuple = ()                                     # the sets passed over before the headline's: (name, label, why)
+    since: str | None = None                                # the targets' window
 
     _dict_exclude = ("sensitivity", "candidates", "references", "densities", "models", "left_out", "fits",
                      "inversion", "benchmark_rows", "set_rows", "budget_rows", "fixed_size", "order_breaks",
-                     "budget_notes")
+                     "budget_notes", "missing")
 
     @validate_params({"by": [Options(("rule", "benchmark"))]})
     def to_frame(self, by: str = "rule") -> pd.DataFrame:
@@ -129,35 +118,43 @@ class TrendMeasurement(Result):
             return head.conf_int(alpha)
         return interval_frame({})
 
-    def _summary_items(self) -> list[tuple[str, object]]:
-        head = self.rules.get(self.headline_rule)
-        items = [("benchmark set", self.headline_set), ("status", self.status or "not measured"),
-                 ("headline", self.headline), ("verdict", self.verdict), ("reference", self.reference),
-                 ("d0", self.d0), ("frontier rule", self.headline_rule)]
-        if head is not None:
-            items += [("what is determined", head.determined()), ("doubling time (months)", head.doubling_time_months),
-                      (f"{head.level:.0%} interval (months)",
-                       f"{head.doubling_time_months_ci_low:.3g} to {head.doubling_time_months_ci_high:.3g}"),
-                      ("slope A (per day)", f"{head.slope_per_day:.3g} ({head.level:.0%} interval "
-                                            f"{head.slope_ci_low:.3g} to {head.slope_ci_high:.3g})"),
-                      ("models", head.n_models)]
-        items += [("checks", ", ".join(f"{c.name} {c.status}" for c in self.checks))]
-        return items
+    @property
+    def verdict(self) -> str:
+        """The first sentence a researcher can cite (:func:`densing.present.verdict.headline_verdict`)."""
+        head = self.rules[self.headline_rule]
+        refs = ", ".join(name.split(":")[0] for name in head.reference_names)
+        return verdict.headline_verdict(head, self.headline_set, refs, head.status, table_words=self.table_words,
+                                        missing=list(self.missing))
 
-    def summary(self) -> str:
-        """The headline in words: the set, status, headline, verdict, reference, the headline rule's doubling time
-        and interval, and the checks (numbers by :func:`densing.numbers.format_number`; text in full)."""
-        items = self._summary_items()
-        width = max(len(n) for n, _ in items)
-        return "\n".join(["TrendMeasurement", *(f"  {n:<{width}}  {format_number(v) if isinstance(v, float) else v}"
-                                                for n, v in items)])
+    @property
+    def why(self) -> str:
+        """The sentences after the verdict (:func:`densing.present.verdict.why_words`)."""
+        head = self.rules[self.headline_rule]
+        gates = [x for x in self.checks if x.status != REPORTED]
+        return verdict.why_words(head, [x for x in gates if x.failed], [x for x in gates if x.status == UNTESTABLE],
+                                 self.sensitivity, list(self.missing), since=self.since,
+                                 refs=", ".join(name.split(":")[0] for name in head.reference_names),
+                                 reference_rule=self.reference_rule, gates_and_findings=self.checks)
+
+    @property
+    def headline(self) -> str:
+        """The verdict and why, in one paragraph."""
+        return f"{self.verdict} {self.why}"
+
+    def to_dict(self) -> dict:
+        """The scalar fields, each rule's trend, the checks and the breakpoint, with the verdict and why."""
+        return {**super().to_dict(), "headline": self.headline, "verdict": self.verdict, "why": self.why}
+
+    def summary(self):
+        """The headline as a :class:`~densing.present.summary.Summary` (:func:`densing.present.verdict.measurement_summary`):
+        the set, status, verdict, reference, the headline rule's doubling time and interval, the rules side by side and
+        the checks."""
+        return verdict.measurement_summary(self)
 
     def by_benchmark(self) -> pd.DataFrame:
         """One row per benchmark (capability, references, doubling time and 95% interval, each reference's own),
         then one per benchmark set, the headline's first (``densing trend --by benchmark``)."""
-        from densing.trend.capability import rows_frame
-
-        return rows_frame([*self.benchmark_rows, *self.set_rows])
+        return verdict.rows_frame([*self.benchmark_rows, *self.set_rows])
 
     def cross_check(self) -> pd.DataFrame:
         """The two estimators of each row side by side: the frontier of densities under the references (this
@@ -179,9 +176,7 @@ class TrendMeasurement(Result):
 
     def by_benchmark_at_budget(self) -> pd.DataFrame:
         """The budget sensitivity: the paper-like rows with every reference brought to one D0 (empty without it)."""
-        from densing.trend.capability import rows_frame
-
-        return rows_frame(list(self.budget_rows)) if self.budget_rows else pd.DataFrame()
+        return verdict.rows_frame(list(self.budget_rows)) if self.budget_rows else pd.DataFrame()
 
     @property
     def fit(self) -> ReferenceFit:
@@ -211,31 +206,9 @@ class TrendMeasurement(Result):
         measure``'s rows: model, release_date, density, its interval, reading), drawn as labelled stars;
         ``"size"`` — ρ against N by family (the size check's view); ``"benchmarks"`` — the doubling time per
         benchmark and set with its interval, the paper's 3.3 months drawn (a forest plot)."""
-        from densing.errors import InputError
-        from densing.trend import figures
+        from densing.present.figures import measurement_figure
 
-        if highlight is not None:
-            if not isinstance(highlight, pd.DataFrame):
-                raise InputError(f"highlight: expected a DataFrame of densing measure's rows, got {type(highlight).__name__}")
-            missing = [c for c in figures.HIGHLIGHT_COLUMNS if c not in highlight.columns]
-            if missing:
-                raise InputError(f"highlight: missing column(s) {', '.join(missing)} (densing measure's rows have them)")
-        if kind in ("size", "benchmarks") and (rule is not None or highlight is not None):  # drawn by nothing
-            raise InputError(f"{'rule' if rule is not None else 'highlight'}: goes with kind='density' (the {kind!r} "
-                             "figure draws no line and no user's models)")
-        if kind == "density":
-            rule = rule or self.headline_rule
-            if rule not in self.rules and rule not in self.rule_errors:
-                raise InputError(f"rule: expected one of {sorted(self.rules)}, got {rule!r}")
-            extra = [c for c in ("density_ci_low", "density_ci_high", "effective_params") if c in self.densities.columns]
-            points = self.models.join(self.densities.drop_duplicates("model").set_index("model")[extra], on="model")
-            return figures.density_figure(points, self.rules.get(rule), title=f"Capacity density vs release date · {rule} rule",
-                                          others=[r for name, r in self.rules.items() if name != rule], highlight=highlight)
-        if kind == "size":
-            return figures.size_figure(self.models)
-        if kind == "benchmarks":
-            return figures.forest_figure(self.by_benchmark(), PAPER["doubling_time_months"])
-        raise InputError(f"kind: expected 'density', 'size' or 'benchmarks', got {kind!r}")
+        return measurement_figure(self, kind, rule=rule, highlight=highlight)
 
     def __repr__(self) -> str:
         head = self.rules.get(self.headline_rule)
@@ -243,19 +216,6 @@ class TrendMeasurement(Result):
         shown = f"{status}; {head.determined()}" if head is not None else status
         families = ", ".join(dict.fromkeys(name.split(":")[0] for name in self.reference.split(" | ")))
         return f"TrendMeasurement({self.headline_set}: {shown}; references {families})"
-
-    def _repr_html_(self) -> str:
-        from html import escape
-
-        from densing import _html
-        from densing.numbers import format_count
-
-        rules_table = self.table()
-        found = [(c.name, c.status, c.detail) for c in self.checks]
-        return (f"<p>{escape(self.headline)}</p>"
-                + _html.table(list(rules_table.columns), rules_table.itertuples(index=False),
-                              caption=f"doubling time (months) by frontier rule; reference {self.reference}, D0 = {format_count(self.d0)} tokens")
-                + _html.table(["check", "result", "detail"], found, caption="validity checks"))
 
     def document(self) -> dict:
         """What ``densing trend --format json`` prints: ``rows``, one per frontier rule (its result's
@@ -297,7 +257,7 @@ class TrendMeasurement(Result):
                 if row.result is not None}
 
     def breakpoint_line(self) -> str:
-        return self.breakpoint.line()
+        return verdict.breakpoint_words(self.breakpoint)
 
 
 def _finite(value: float):

@@ -20,7 +20,7 @@ import pandas as pd
 
 from densing.errors import DensingError, InputError
 from densing import tables
-from densing.trend.constants import DEFAULT_EPOCH
+from densing.constants import DEFAULT_EPOCH
 from densing.trend.forecast import forecast_windows
 
 #: The ``derivation`` of a model that continues another's pre-training (``results/swallow/lineage.csv``).
@@ -95,4 +95,4 @@ def _forecast(targets: pd.DataFrame, head, *, since, epoch: str, n_boot: int, se
         found = forecast_windows(frame, row=head.name, epoch=epoch, n_boot=n_boot, seed=seed)
     except DensingError as exc:
         return {"row": head.name, "summary": f"Forecast not computed: {exc}", "cutoffs": []}
-    return {"row": head.name, "summary": found.summary(), "cutoffs": found.to_frame().to_dict("records")}
+    return {"row": head.name, "summary": str(found.summary()), "cutoffs": found.to_frame().to_dict("records")}

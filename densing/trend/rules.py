@@ -32,7 +32,7 @@ import pandas as pd
 
 from densing.registry import Registry, check_callable, check_type
 from densing.trend.censored import censored_quantile_lines_weighted, tobit_lines_weighted
-from densing.trend.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2, MIN_POINTS
+from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2, MIN_POINTS
 from densing.trend.targets import days_since, parse_epoch, prepare
 
 Solve = Callable[..., np.ndarray]

@@ -23,7 +23,7 @@ from densing.errors import InputError
 from densing.laws.inversion import as_inversion, score_matrix
 from densing.laws.reference_fit import ReferenceFit
 from densing.laws.table_cache import per_table
-from densing.trend.constants import DEFAULT_EPOCH
+from densing.constants import DEFAULT_EPOCH
 
 
 def reference_models(fit: ReferenceFit) -> set[str]:

@@ -36,12 +36,13 @@ from densing.errors import InputError
 from densing.laws.inversion import as_inversion
 from densing.results import Result
 from densing.laws.bounds import EXACT, LOWER, UPPER
-from densing.trend.constants import DEFAULT_EPOCH, PAPER
+from densing.constants import DEFAULT_EPOCH, PAPER
 from densing.trend.design import RowTrend, pooled_trend, targets_design
 from densing.trend.rules import doubling_months, envelope_index, slope_band
 from densing.trend.targets import dates_as_days, parse_epoch
 from densing.validation import DRAWS, Interval, validate_params
-from densing.trend.verdict import determined_ends, influence_items, months_interval, most_influential_model, status_words
+from densing.trend.design import determined_ends, influence_items, months_interval, most_influential_model
+from densing.present.verdict import determined_words, status_words, summary_items
 
 
 
@@ -142,20 +143,23 @@ class TrendUncertainty(Result):
         return frame.iloc[order].reset_index(drop=True)
 
     @property
+    def legend(self) -> str:
+        """The frontier rule in a figure's legend (:meth:`densing.trend.rules.FrontierRule.words`)."""
+        from densing.trend import rules
+
+        return rules.get(self.rule).words()
+
+    @property
     def reference_months(self) -> dict[str, float]:
         """Each candidate reference's own point doubling time (months), by name."""
         return {name: _months(slope) for name, slope in zip(self.reference_names, self.reference_slopes)}
 
     def determined(self) -> str:
-        """What the draws determine, in words (:func:`densing.trend.verdict.determined_words`)."""
-        from densing.trend.verdict import determined_words
-
+        """What the draws determine, in words (:func:`densing.present.verdict.determined_words`)."""
         return determined_words(self)
 
     def _summary_items(self) -> list[tuple[str, object]]:
-        """The state and what is determined first (:func:`densing.trend.verdict.summary_items`), then the fields."""
-        from densing.trend.verdict import summary_items
-
+        """The state and what is determined first (:func:`densing.present.verdict.summary_items`), then the fields."""
         return summary_items(self) + [(n, v) for n, v in super()._summary_items() if n != "influence"]
 
     def __repr__(self) -> str:
@@ -167,12 +171,12 @@ class TrendUncertainty(Result):
 
     @validate_params({"paper_months": [Interval(Real, 0, None, closed="neither"), None]})
     def plot(self, *, paper_months: float | None = None, title: str | None = None):
-        """A plotly ``Figure`` of what this result holds (:func:`densing.trend.figures.uncertainty_figure`): the
+        """A plotly ``Figure`` of what this result holds (:func:`densing.present.figures.uncertainty_figure`): the
         doubling time with its interval over every source, each candidate reference's own point estimate beside it and
         the paper's 3.3 months (``paper_months`` another); beside them each source's share of the slope variance
         (reference fit, score noise, sampling of models, choice of reference). The line itself over the models' points
         is :meth:`densing.trend.measurement.TrendMeasurement.plot` (this result keeps no per-model densities)."""
-        from densing.trend import figures
+        from densing.present import figures
 
         return figures.uncertainty_figure(self, PAPER["doubling_time_months"] if paper_months is None else paper_months,
                                           title=title)
@@ -210,7 +214,7 @@ def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = Non
     the scores of the inversion's benchmarks (``score:<b>``, ``stderr:<b>``; or ``score`` and ``stderr`` for one
     benchmark). ``reference``: an inversion (:mod:`densing.laws.inversion`) or a :class:`ReferenceFit` (inverted per
     benchmark at ``d0``). ``n_boot_share = 0`` skips the shares (NaN). The result's ``status`` says what the draws
-    determine (:func:`densing.trend.verdict.status_words`); a design's checks are the caller's.
+    determine (:func:`densing.present.verdict.status_words`); a design's checks are the caller's.
     """
     inversion = as_inversion(reference, d0)
     chosen = targets_design(inversion, _with_score_columns(models, inversion.benchmarks))

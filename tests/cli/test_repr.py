@@ -19,7 +19,7 @@ def test_reference_fit_repr(reference):
     text = repr(reference)
     assert text.startswith("ReferenceFit(") and len(text) < 300 and text.count("\\n") == 0
     html = reference._repr_html_()
-    assert html.startswith("<table>") and "alpha" in html and "R²" in html
+    assert "<table>" in html and "alpha" in html and "R²" in html
 
 
 def test_trend_fit_repr():

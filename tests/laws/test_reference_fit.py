@@ -228,12 +228,15 @@ def test_to_frame_r_squared_and_the_texts():
     assert (frame["r_squared"] == 0.9).all() and (frame["n_points"] == 8).all()
     text = repr(two_step)
     assert "\n" not in text and text.startswith("ReferenceFit(two-step, 'toy' (acc)") and "4 bootstrap draws" in text
-    summary = two_step.summary().splitlines()
-    assert len(summary) == 1 + 2 + len(PARAMS) + 1  # title, stages, parameters, bootstrap
-    assert summary[-1] == "  bootstrap: 4 resamples (seed 0)"
-    assert all(any(line.strip().startswith(f"{k} ") for line in summary) for k in PARAMS)
+    summary = two_step.summary()
+    lines = str(summary).splitlines()
+    # title, bootstrap, the parameters' caption, header and rows, the stages' caption, header and rows
+    assert len(lines) == 1 + 1 + 2 + len(PARAMS) + 2 + 2
+    assert lines[1] == "bootstrap: 4 resamples (seed 0)"
+    assert all(any(line.strip().startswith(f"{k} ") for line in lines) for k in PARAMS)
     html = two_step._repr_html_()
-    assert html.count("<table") == 2 and "alpha" in html
+    assert html.count("<table") == 2 and "alpha" in html and html == summary.as_html()
+    assert [t["caption"] for t in summary.to_dict()["tables"]] == ["parameters", "diagnostics"]
 
 
 def test_points_frames_fall_back_to_the_score_points():

@@ -196,7 +196,7 @@ def test_measure_returns_a_frame_and_a_summary(monkeypatch, tmp_path, inversion)
     assert list(frame["model"]) == ["mine"] and frame["inverted"].iloc[0] == "mmlu"
     assert {"density", "density_ci_low", "density_ci_high", "frontier", "reading", "score:gsm8k"} <= set(frame.columns)
     assert result.inverted_benchmarks == ("mmlu",) and result.limit == 5.0
-    text = result.summary()
+    text = str(result.summary())
     assert "mine:" in text and "at most 5 items per task" in text and "openllm_v1_hellaswag" in text
     assert result.to_dict()["models"][0]["model"] == "mine"
 

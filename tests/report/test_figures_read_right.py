@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from densing.trend import figures
+from densing.present import figures, forest
 
 
 def _rows() -> pd.DataFrame:
@@ -186,13 +186,13 @@ def _boxes(trace, layout) -> list[tuple[str, float, float, float, float]]:
     for x, y, text, position in zip(trace.x, trace.y, trace.text, trace.textposition):
         if not text:
             continue
-        px = (pd.Timestamp(x) - x0) / (x1 - x0) * figures.PLOT_WIDTH
-        py = (math.log10(y) - y0) / (y1 - y0) * figures.PLOT_HEIGHT
-        width = figures.CHAR_WIDTH * len(html_mod.unescape(text))
+        px = (pd.Timestamp(x) - x0) / (x1 - x0) * forest.PLOT_WIDTH
+        py = (math.log10(y) - y0) / (y1 - y0) * forest.PLOT_HEIGHT
+        width = forest.CHAR_WIDTH * len(html_mod.unescape(text))
         left = px - offset - width if "left" in position else px + offset if "right" in position else px - width / 2
-        bottom = (py + offset if "top" in position else py - offset - figures.LABEL_HEIGHT if "bottom" in position
-                  else py - figures.LABEL_HEIGHT / 2)
-        out.append((text, left, bottom, left + width, bottom + figures.LABEL_HEIGHT))
+        bottom = (py + offset if "top" in position else py - offset - forest.LABEL_HEIGHT if "bottom" in position
+                  else py - forest.LABEL_HEIGHT / 2)
+        out.append((text, left, bottom, left + width, bottom + forest.LABEL_HEIGHT))
     return out
 
 
@@ -201,13 +201,13 @@ def _assert_apart(boxes, layout):
     one label's height apart in log-density (both converted to the axes' units at the placement's plot size)."""
     days = (pd.Timestamp(layout.xaxis.range[1]) - pd.Timestamp(layout.xaxis.range[0])).total_seconds() / 86400
     decades = layout.yaxis.range[1] - layout.yaxis.range[0]
-    per_px_days, per_px_decades = days / figures.PLOT_WIDTH, decades / figures.PLOT_HEIGHT
+    per_px_days, per_px_decades = days / forest.PLOT_WIDTH, decades / forest.PLOT_HEIGHT
     for i, a in enumerate(boxes):
         for b in boxes[i + 1:]:
             apart_days = abs((a[1] + a[3]) - (b[1] + b[3])) / 2 * per_px_days
             apart_decades = abs((a[2] + a[4]) - (b[2] + b[4])) / 2 * per_px_decades
             need_days = ((a[3] - a[1]) + (b[3] - b[1])) / 2 * per_px_days
-            need_decades = figures.LABEL_HEIGHT * per_px_decades
+            need_decades = forest.LABEL_HEIGHT * per_px_decades
             assert apart_days >= need_days - 1e-9 or apart_decades >= need_decades - 1e-9, (a[0], b[0])
 
 
@@ -221,7 +221,7 @@ def test_the_shipped_frontier_labels_do_not_overlap(measured):
         assert len(boxes) >= max(1, len(front.x) // 2)  # most of the frontier is named
         _assert_apart(boxes, figure.layout)
         for _, left, bottom, right, top in boxes:  # inside the plot area, where plotly does not clip them
-            assert 0 <= left and right <= figures.PLOT_WIDTH and 0 <= bottom and top <= figures.PLOT_HEIGHT
+            assert 0 <= left and right <= forest.PLOT_WIDTH and 0 <= bottom and top <= forest.PLOT_HEIGHT
         names = {html_mod.unescape(t) for t in front.text if t}
         assert all(any(n in html_mod.unescape(h) for h in front.hovertext) for n in names)  # the hover names every point
         assert len(front.hovertext) == len(front.x)
@@ -237,9 +237,9 @@ def test_crowded_points_get_labels_apart_and_the_rest_hover_only():
     positions = figures.place_labels(x, y, names, (0.0, 400.0), (-3.0, 1.0))
     placed = [p for p in positions if p]
     assert 2 <= len(placed) < count
-    px = (x - 0.0) / 400.0 * figures.PLOT_WIDTH
-    py = (y + 3.0) / 4.0 * figures.PLOT_HEIGHT
-    boxes = [figures.label_box(a, b, n, p) for a, b, n, p in zip(px, py, names, positions) if p]
+    px = (x - 0.0) / 400.0 * forest.PLOT_WIDTH
+    py = (y + 3.0) / 4.0 * forest.PLOT_HEIGHT
+    boxes = [forest.label_box(a, b, n, p) for a, b, n, p in zip(px, py, names, positions) if p]
     for i, a in enumerate(boxes):
         for b in boxes[i + 1:]:
             assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
@@ -277,7 +277,7 @@ def test_the_size_figure_gives_every_family_its_own_look_and_a_legend_that_never
 def test_a_bound_of_your_model_is_a_half_open_bar_not_a_point():
     import plotly.graph_objects as go
 
-    from densing.trend.figures import _bound_bars
+    from densing.present.figures import _bound_bars
 
     rows = pd.DataFrame({"release_date": pd.to_datetime(["2024-11-01", "2024-12-01", "2025-01-01"]),
                          "reading": ["upper bound", "lower bound", "value"]})

@@ -140,7 +140,7 @@ def test_the_drawn_line_is_the_measurements_line(measured, rule):
     import numpy as np
     import pandas as pd
 
-    from densing.trend import figures
+    from densing.present import figures
 
     result = measured.rules[rule]
     assert result.epoch == "2023-02-24" and set(result.frontier_models) <= set(measured.models["model"])
@@ -157,7 +157,7 @@ def test_the_drawn_line_is_the_measurements_line(measured, rule):
 
 
 def test_named_models_have_densities_with_intervals(report, measured):
-    from densing.trend.constants import NAMED_MODELS
+    from densing.constants import NAMED_MODELS
 
     html, _, dens = report
     named = dens[dens["model"].isin(NAMED_MODELS)]

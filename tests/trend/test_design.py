@@ -269,7 +269,7 @@ def test_an_end_is_determined_where_the_order_statistics_pin_it():
 def test_the_three_states_and_their_words():
     from types import SimpleNamespace
 
-    base = dict(heterogeneity_df=1, heterogeneity_p=0.8, reference_names=("A", "B"), reference_slopes=(0.005, 0.006),
+    base = dict(heterogeneity_df=1, heterogeneity_p=0.8, reference_names=("A", "B"), reference_months={"A": 4.6, "B": 3.8},
                 heterogeneity_q=0.1, slope_ci_low=0.002)
     state = lambda **k: design.status_words(SimpleNamespace(**{**base, **k})).split(":")[0]  # noqa: E731
     assert state(low_determined=True, high_determined=True) == "measured"

@@ -24,7 +24,7 @@ def test_the_cutoffs_run_every_three_months_from_a_year_after_the_first_model_to
     assert len(frame) >= 5 and (frame["early_window_months"] >= 12 - 1e-6).all()
     assert np.allclose(np.diff(frame["early_window_months"]), 3.0)
     assert {"early_doubling_time_months_ci_low", "early_doubling_time_months_ci_high"} <= set(frame.columns)
-    assert "planted" in found.summary()
+    assert "planted" in str(found.summary())
 
 
 def test_a_line_that_goes_on_holds_and_a_later_jump_runs_ahead():

@@ -29,7 +29,7 @@ def median_rule(monkeypatch):
 
 def test_a_registered_rule_needs_nothing_else(median_rule):
     import densing.trend.censored  # noqa: F401  (the rule's solver)
-    from densing.trend import figures
+    from densing.present import figures
 
     assert "median" in rules.names()
     # the engine: a planted table's doubling time under the new rule (every model sits on or below the line)

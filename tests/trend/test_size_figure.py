@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from densing.trend.figures import PALETTE, family_style, size_figure
+from densing.present.figures import PALETTE, family_style, size_figure
 
 
 def _points(families: int) -> pd.DataFrame:

@@ -19,7 +19,7 @@ from densing.laws import forms
 from densing.laws.reference_fit import ReferenceFit
 from densing.trend import rules
 from densing.laws.bounds import EXACT
-from densing.trend.constants import DAYS_PER_MONTH
+from densing.constants import DAYS_PER_MONTH
 from densing.trend.uncertainty import TrendUncertainty, observed_trend, trend_uncertainty
 
 SOURCES = ("fit", "score", "models")

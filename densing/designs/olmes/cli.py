@@ -80,7 +80,7 @@ def _olmes_closing(rows, statuses: list[str]) -> str:
     """The last line of ``--design olmes``: the measured tasks' doubling times, else how many have an estimate."""
     from densing.cli.screen import closing, state_of
     from densing.numbers import format_number
-    from densing.trend.constants import PAPER
+    from densing.constants import PAPER
 
     measured = [f"{r.benchmark} {format_number(r.months)}" for r, s in zip(rows.itertuples(), statuses)
                 if state_of(s) == "measured"]

@@ -12,7 +12,7 @@ from densing.designs.olmes.trend import D0, beside_leaderboard, measure_olmes, r
 from densing.report.html import Section, figure_html, table_html
 from densing.report.render_parts import details
 from densing.results import Result
-from densing.trend import figures as trend_figures
+from densing.present import figures as trend_figures
 
 
 @dataclass(frozen=True)

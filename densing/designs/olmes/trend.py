@@ -57,7 +57,7 @@ from densing.numbers import format_months
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
 from densing.trend.capability import calibrated, inversion_checks
 from densing.trend.checks import FAILED
-from densing.trend.constants import DEFAULT_EPOCH
+from densing.constants import DEFAULT_EPOCH
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import trend_uncertainty
 from densing.validation import validate_params
@@ -279,9 +279,7 @@ def _ceiling_one(task: str, ref: ReferenceFit, targets: pd.DataFrame, models: pd
 def row_statuses(rows: pd.DataFrame) -> list[str]:
     """Each OLMES row's status in the words every design's rows use (:func:`densing.trend.design.status_words`):
     "measured", or "not measured: " and every reason — the row's error, an interval that reaches a zero slope (no
-    finite upper end), each failed check (:data:`densing.trend.design.CHECK_WORDS`)."""
-    from densing.trend.design import CHECK_WORDS
-
+    finite upper end), each failed check, named."""
     out = []
     for r in rows.itertuples():
         error = str(r.error or "")
@@ -289,6 +287,6 @@ def row_statuses(rows: pd.DataFrame) -> list[str]:
             out.append(error if error.startswith("not measured") else f"not measured: {error}")
             continue
         reasons = [] if math.isfinite(r.ci_high) else ["its interval reaches a zero slope (no finite upper end)"]
-        reasons += [CHECK_WORDS.get(n.strip(), n.strip()) for n in str(r.failed_checks or "").split(",") if n.strip()]
+        reasons += [n.strip() for n in str(r.failed_checks or "").split(",") if n.strip()]
         out.append("measured" if not reasons else "not measured: " + "; ".join(reasons))
     return out

@@ -1,11 +1,11 @@
 """The trend's figures (plotly): capacity density over release dates with the frontier line, and density against
-size by family (the doubling time's forest plot and uncertainty panels are :mod:`densing.trend.forest`'s, re-exported
+size by family (the doubling time's forest plot and uncertainty panels are :mod:`densing.present.forest`'s, re-exported
 here). The report draws them and the results' ``.plot()`` methods return them, so a notebook gets the report's own
 figures.
 
 Where a figure's labels go: the box plotly gives a label beside a marker, and a greedy placement in which no label
 overlaps another or a marker (a label that fits nowhere is left to the hover). The density figure names its frontier
-this way (:func:`densing.trend.figures.density_figure`).
+this way (:func:`densing.present.figures.density_figure`).
 """
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from densing.constants import PAPER
 from densing.numbers import format_count, format_months, format_number, log_ticks
-from densing.trend import rules
-from densing.trend.forest import (  # noqa: F401 (public here)  # noqa: F401
+from densing.present.forest import (  # noqa: F401 (public here)  # noqa: F401
     FAMILY_MARKS,
     FOREST_ROW,
     FOREST_TITLE,
@@ -28,7 +28,11 @@ from densing.trend.forest import (  # noqa: F401 (public here)  # noqa: F401
     escaped,
     family_style,
     forest_axis_end,
+    FRONTIER_MARKER,
+    LABEL_FONT,
+    PLOT_HEIGHT,
     forest_figure,
+    place_labels,
     row_display,
     uncertainty_figure,
 )
@@ -133,7 +137,7 @@ def _line_traces(figure: go.Figure, line, others, dates, low_y: float, high_y: f
     for other in others:  # the other rules: toggles (click the legend), off at first
         figure.add_trace(go.Scatter(
             x=dates, y=np.exp(other.predict(dates)), mode="lines", visible="legendonly", line=dict(dash="dash", width=1.5),
-            name=(f"{rules.get(other.rule).words()} (click to show or hide): doubling {format_months(other.doubling_time_months)} months "
+            name=(f"{other.legend} (click to show or hide): doubling {format_months(other.doubling_time_months)} months "
                   f"(95% CI {format_months(other.doubling_time_months_ci_low)}–{format_months(other.doubling_time_months_ci_high)})"),
             hoverinfo="skip"))
     return low_y, high_y
@@ -200,7 +204,7 @@ def _point_traces(figure: go.Figure, frame: pd.DataFrame, marked: pd.Series, has
 INTERVALS_NAME = "each model's 95% interval (grey bars)"
 FRONTIER_NAME = "the frontier: models at or above the line (named where a label fits; every name on hover)"
 #: The density figure's margins (px): the legend sits in the bottom margin (in the figure's own coordinates), so it
-#: never takes height from the plot area (:data:`densing.trend.figures.PLOT_HEIGHT`).
+#: never takes height from the plot area (:data:`densing.present.forest.PLOT_HEIGHT`).
 DENSITY_MARGIN_TOP = 80
 DENSITY_MARGIN_BOTTOM = 240
 #: The validity checks' line above the plot wraps at this many characters (12 px text in a 900 px window's plot
@@ -215,7 +219,7 @@ def _short(model: str) -> str:
 
 
 def _named_models() -> tuple[str, ...]:
-    from densing.trend.constants import NAMED_MODELS
+    from densing.constants import NAMED_MODELS
 
     return NAMED_MODELS
 
@@ -314,78 +318,35 @@ def _bound_bars(figure: go.Figure, rows: pd.DataFrame, shown: np.ndarray) -> Non
                                     line=dict(color=PALETTE[2], width=2, dash="dot"),
                                     marker=dict(symbol=symbols, size=sizes, color=PALETTE[2])))
 
-# --------------------------------------------------------------------------------------------------------------------
-# Where a figure's labels go (module docstring)
-# --------------------------------------------------------------------------------------------------------------------
-
-#: The density figure's plot area's height (px): six decades and more of density.
-PLOT_HEIGHT = 620
-#: The width (px) the frontier's labels are placed for: the plot area in a 900 px window (about 760 px) or less, so
-#: that they do not overlap there or in any wider window (every name stays on hover).
-PLOT_WIDTH = 740
-#: A label's font size (px), the width of one of its characters and its height (px), generous for plotly's sans-serif.
-LABEL_FONT = 10
-CHAR_WIDTH = 6.2
-LABEL_HEIGHT = 13.0
-#: A frontier marker's size (px): plotly sets a label ``size / 1.6 + 1`` px away from its point.
-FRONTIER_MARKER = 11
-#: The label positions tried, in order; a label that fits none is left to the hover.
-LABEL_POSITIONS = ("top center", "bottom center", "middle right", "middle left", "top right", "top left", "bottom right",
-                   "bottom left")
-
 
 def days_since(dates, origin) -> np.ndarray:
     """Days from ``origin`` to each of ``dates`` (a figure's date axis in the units labels are placed in)."""
     return ((pd.to_datetime(pd.Series(list(dates))) - pd.Timestamp(origin)).dt.total_seconds() / 86400).to_numpy(float)
 
 
-def label_box(x: float, y: float, text: str, position: str) -> tuple[float, float, float, float]:
-    """The box (left, bottom, right, top; px, y upward) that plotly gives a label of ``text`` at ``position`` beside
-    a frontier marker at pixel (``x``, ``y``): it sets the text ``FRONTIER_MARKER / 1.6 + 1`` px off the point,
-    to the side(s) the position names."""
-    offset = FRONTIER_MARKER / 1.6 + 1
-    width = CHAR_WIDTH * len(html.unescape(text))
-    if "left" in position:
-        left = x - offset - width
-    elif "right" in position:
-        left = x + offset
-    else:
-        left = x - width / 2
-    if "top" in position:
-        bottom = y + offset
-    elif "bottom" in position:
-        bottom = y - offset - LABEL_HEIGHT
-    else:
-        bottom = y - LABEL_HEIGHT / 2
-    return left, bottom, left + width, bottom + LABEL_HEIGHT
-
-
-def _overlap(a, b) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
-def place_labels(x, y, texts, x_range, y_range, *, width: float = PLOT_WIDTH, height: float = PLOT_HEIGHT) -> list[str | None]:
-    """Where each point's label goes (a plotly ``textposition``), or None where no position fits: greedy, the
-    densest point first, each label taking the first of :data:`LABEL_POSITIONS` whose box (:func:`label_box`) stays
-    inside the plot area and overlaps no label already placed and no point's marker. ``x``, ``y``: the points in the
-    axes' units (days, log10 density), ``x_range``/``y_range`` the axes' ends, ``width``/``height`` the plot area
-    (px) the placement is for."""
-    x = np.asarray(x, float)
-    y = np.asarray(y, float)
-    px = (x - x_range[0]) / (x_range[1] - x_range[0]) * width
-    py = (y - y_range[0]) / (y_range[1] - y_range[0]) * height
-    half = FRONTIER_MARKER / 2
-    taken = [(a - half, b - half, a + half, b + half) for a, b in zip(px, py) if np.isfinite(a) and np.isfinite(b)]
-    positions: list[str | None] = [None] * len(x)
-    for i in sorted(range(len(x)), key=lambda k: -py[k] if np.isfinite(py[k]) else np.inf):
-        if not (np.isfinite(px[i]) and np.isfinite(py[i])):
-            continue
-        for position in LABEL_POSITIONS:
-            box = label_box(px[i], py[i], texts[i], position)
-            if box[0] < 0 or box[2] > width or box[1] < 0 or box[3] > height:
-                continue
-            if not any(_overlap(box, other) for other in taken):
-                positions[i] = position
-                taken.append(box)
-                break
-    return positions
+def measurement_figure(m, kind: str = "density", *, rule: str | None = None, highlight: pd.DataFrame | None = None):
+    """:meth:`densing.trend.measurement.TrendMeasurement.plot`: the figure of ``kind`` (``"density"``, ``"size"`` or
+    ``"benchmarks"``) of a measurement, its arguments checked (an InputError names the one that is wrong)."""
+    from densing.errors import InputError
+    if highlight is not None:
+        if not isinstance(highlight, pd.DataFrame):
+            raise InputError(f"highlight: expected a DataFrame of densing measure's rows, got {type(highlight).__name__}")
+        missing = [c for c in HIGHLIGHT_COLUMNS if c not in highlight.columns]
+        if missing:
+            raise InputError(f"highlight: missing column(s) {', '.join(missing)} (densing measure's rows have them)")
+    if kind in ("size", "benchmarks") and (rule is not None or highlight is not None):  # drawn by nothing
+        raise InputError(f"{'rule' if rule is not None else 'highlight'}: goes with kind='density' (the {kind!r} "
+                         "figure draws no line and no user's models)")
+    if kind == "density":
+        rule = rule or m.headline_rule
+        if rule not in m.rules and rule not in m.rule_errors:
+            raise InputError(f"rule: expected one of {sorted(m.rules)}, got {rule!r}")
+        extra = [c for c in ("density_ci_low", "density_ci_high", "effective_params") if c in m.densities.columns]
+        points = m.models.join(m.densities.drop_duplicates("model").set_index("model")[extra], on="model")
+        return density_figure(points, m.rules.get(rule), title=f"Capacity density vs release date · {rule} rule",
+                                      others=[r for name, r in m.rules.items() if name != rule], highlight=highlight)
+    if kind == "size":
+        return size_figure(m.models)
+    if kind == "benchmarks":
+        return forest_figure(m.by_benchmark(), PAPER["doubling_time_months"])
+    raise InputError(f"kind: expected 'density', 'size' or 'benchmarks', got {kind!r}")

@@ -1,0 +1,46 @@
+"""Constants of the density trend: the epoch, time units, the paper's numbers, the thresholds of its states (the frontier rules are
+:mod:`densing.trend.rules`' registry)."""
+from __future__ import annotations
+
+import math
+
+from densing.validation import DEFAULT_EPOCH  # noqa: F401 (the trend's epoch, public here)
+
+CHATGPT_RELEASE = "2022-11-30"
+#: The paper's numbers (Xiao et al. 2024, §3 and Fig. 1/3), shown beside ours.
+PAPER = {
+    "doubling_time_months": 3.3,
+    "slope_per_day": 0.0073,
+    "r_squared": 0.91,
+    "slope_before_chatgpt_per_day": 0.0048,
+    "slope_after_chatgpt_per_day": 0.0073,
+}
+DAYS_PER_MONTH = 365.25 / 12
+#: Draws of the headline (``densing trend``, ``densing report`` and the API share these defaults), and of each side row.
+DEFAULT_N_BOOT = 600
+DEFAULT_N_BOOT_SIDE = 200
+MIN_POINTS = 3  # a line with a t-interval needs n - 2 ≥ 1 residual degrees of freedom
+LN2 = math.log(2.0)
+#: Models whose densities the measurement lists (the paper's anchors and the models its figures name).
+NAMED_MODELS = (
+    "huggyllama/llama-7b", "meta-llama/Llama-2-7b-hf", "meta-llama/Llama-2-13b-hf", "meta-llama/Llama-2-70b-hf",
+    "mistralai/Mistral-7B-v0.1", "google/gemma-2-2b", "google/gemma-2-9b", "google/gemma-2-27b", "Qwen/Qwen2-7B",
+    "meta-llama/Meta-Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-70B", "meta-llama/Meta-Llama-3.1-405B-FP8",
+)
+
+#: The states of a row's doubling time (densing.trend.design, step 6): both ends of its interval determined, one, or
+#: neither (or the references disagree).
+MEASURED, BOUNDED, NOT_MEASURED = "measured", "bounded", "not measured"
+#: The level of the heterogeneity test, the one gate: references "disagree" when Cochran's Q's p-value is below it.
+HETEROGENEITY_ALPHA = 0.05
+#: An interval end is determined when its 95% Monte Carlo range spans at most this fraction of it (step 5).
+END_STABILITY = 0.25
+#: A score this many standard errors or less below its benchmark's cap is at the reference's ceiling (step 3).
+CEILING_STDERRS = 2.0
+#: The statuses of a check (densing.trend.checks); a finding that gates nothing is "reported".
+PASSED, FAILED, UNTESTABLE, REPORTED = "passed", "failed", "untestable", "reported"
+#: |within-family slope of ln ρ on ln N| the 95% interval must stay inside: ρ changing by at most
+#: 2^0.25 ≈ 1.19× per doubling of N, i.e. ≤ 1.8× across a 10× family.
+SIZE_SLOPE_MARGIN = 0.25
+#: The largest ratio of two references' doubling times the sensitivity check allows.
+MAX_SENSITIVITY_RATIO = 2.0

@@ -1,0 +1,301 @@
+"""The trend's words, in one place: a row's status, what its draws determine, the verdict a researcher can cite and
+the sentences after it, each check's reason in plain words, and the summaries of the trend's results. Every function
+reads a result's numbers and states (:class:`densing.trend.uncertainty.TrendUncertainty`,
+:class:`densing.trend.measurement.TrendMeasurement`, a :class:`densing.trend.checks.Check`) and writes words; nothing
+here computes a number the result does not hold."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from densing.constants import (BOUNDED, CEILING_STDERRS, HETEROGENEITY_ALPHA, MAX_SENSITIVITY_RATIO, MEASURED,
+                               NOT_MEASURED, PAPER, REPORTED, SIZE_SLOPE_MARGIN)
+from densing.numbers import format_count, format_months, format_number
+from densing.present.summary import Summary, Table
+
+
+def heterogeneity_words(result) -> str:
+    """The heterogeneity test of a :class:`~densing.trend.uncertainty.TrendUncertainty` in one clause: Q, its degrees of
+    freedom and p-value, I², and τ as a factor on the doubling time's slope per year."""
+    if result.heterogeneity_df == 0:
+        return "one reference: heterogeneity not testable"
+    tau = math.sqrt(max(result.tau_squared, 0.0)) * 365.25
+    return (f"Q = {format_number(result.heterogeneity_q)} on {result.heterogeneity_df} df, "
+            f"p = {format_number(result.heterogeneity_p)}, "
+            f"I² = {result.i_squared:.0%}, τ = {format_number(tau)} in ln ρ per year")
+
+
+def status_words(result) -> str:
+    """A row's one status (module docstring, step 6) from its :class:`~densing.trend.uncertainty.TrendUncertainty`:
+    "measured" (both ends of the interval determined), "bounded: " and which end is not determined, or
+    "not measured: " and every reason — the heterogeneity test (the one gate: saturation, conditioning and size
+    confounding fire in more than 10% of the planted worlds where the estimate is right,
+    studies/gate_calibration.results.txt, so they are findings shown beside the number) rejects one common slope, or
+    neither end of the interval is determined."""
+    reasons = []
+    if result.heterogeneity_df > 0 and result.heterogeneity_p < HETEROGENEITY_ALPHA:
+        own = ", ".join(f"{name.split(':')[0]} {_m(m)}" for name, m in result.reference_months.items())
+        reasons.append(f"its references disagree beyond their shared uncertainty (Q = {format_number(result.heterogeneity_q)} "
+                       f"on {result.heterogeneity_df} df, p = {format_number(result.heterogeneity_p)}; {own} months)")
+    low, high = result.low_determined, result.high_determined
+    if not (low or high):
+        reasons.append("neither end of its interval is determined" if result.slope_ci_low > 0 else
+                       "its interval reaches a zero slope and its lower end is not determined")
+    if reasons:
+        return f"{NOT_MEASURED}: " + "; ".join(reasons)
+    if low and high:
+        return MEASURED
+    if low:
+        # the range's near edge ("beyond X months") is the row's ci_high_beyond and the verdict's, not the status's:
+        # one status, the same words, on every row it fits
+        why = ("its interval reaches a zero slope" if not result.slope_ci_low > 0 else
+               "it moves with the Monte Carlo draws")
+        return f"{BOUNDED}: the upper end is not determined ({why})"
+    return f"{BOUNDED}: the lower end is not determined (it moves with the Monte Carlo draws)"
+
+
+def _m(months: float) -> str:
+    return format_months(months) if math.isfinite(months) else "∞"
+
+
+def determined_words(result) -> str:
+    """What the draws determine, in words: "3.61 months [95% CI 2.59–5.1]" (both ends), "3.61 months, at least 2.59
+    at 95%; the upper end not determined" (one), or the estimate and its interval, "neither end determined"."""
+    est, low, high = result.doubling_time_months, result.doubling_time_months_ci_low, result.doubling_time_months_ci_high
+    shown = (lambda v: format_months(v) if math.isfinite(v) else "∞")  # noqa: E731
+    level = f"{result.level:.0%}"
+    if result.low_determined and result.high_determined:
+        return f"{shown(est)} months [{level} CI {shown(low)}–{shown(high)}]"
+    if result.low_determined:
+        return f"{shown(est)} months, at least {shown(low)} at {level}; the upper end not determined"
+    if result.high_determined:
+        return f"{shown(est)} months, at most {shown(high)} at {level}; the lower end not determined"
+    return f"{shown(est)} months [{level} CI {shown(low)}–{shown(high)}]; neither end determined"
+
+
+def summary_items(result) -> list[tuple[str, object]]:
+    """The first lines of a result's ``summary()``: its state, what is determined, the largest leave-one-family-out
+    move (every family: ``influence_frame()``)."""
+    items = [("state", result.state or "not judged"), ("doubling time", determined_words(result))]
+    frame = result.influence_frame()
+    if len(frame):
+        top = frame.iloc[0]
+        items.append(("leave one family out", f"without {top['family']} ({int(top['n_models'])} models): "
+                      f"{top['doubling_time_months']:.3g} months (the largest move; every family: influence_frame())"))
+    return items
+
+
+def why_words(head, failed: list, untestable: list, sensitivity, missing: list, *, since,
+         refs: str, reference_rule: str, gates_and_findings: tuple = ()) -> str:
+    """The sentences after the verdict: why not measured (or every check passed), the targets, what the interval carries."""
+    carried = ("the reference fit, each score's standard error, the sampling of families (a family-cluster bootstrap)"
+               + (f" and the spread among {head.n_references} references (τ)" if head.n_references > 1 else ""))
+    fired = [c for c in checks_fired(gates_and_findings)]
+    why = (" ".join(plain_reason(c, sensitivity) for c in failed)
+           + (f" The gate (the references' heterogeneity) passed{' but ' + ', '.join(c.name for c in untestable) + ' (untestable)' if untestable else ''}."
+              if not failed else "")
+           + (" Findings beside the number, not gates (they fire in more than 10% of planted worlds where the "
+              "estimate is right): " + " ".join(plain_reason(c, sensitivity) for c in fired) if fired else "")
+           + ceiling_words(head)
+           + f" {head.n_models} models released since {since or 'any date'} with every score of the set, against {refs} "
+             f"(each family at its own budget; {heterogeneity_words(head)}); the interval carries {carried}. "
+             f"References by {reference_rule}.")
+    if missing:
+        why = " ".join(f"The {lab} has no reference: {reason}." for _, lab, reason in missing) + " " + why
+    return why.strip()
+
+
+def checks_fired(found) -> list:
+    """The findings that fire (:func:`densing.trend.capability.calibrated`), saturation's aside (its effect on the
+    estimate is :func:`ceiling_words`)."""
+    return [c for c in found if c.status == REPORTED and c.detail.startswith("fires: ")]
+
+
+def ceiling_words(head) -> str:
+    """The ceiling finding as its effect on the estimate: how many targets enter the frontier fit as lower bounds
+    under each reference (a score within 2 standard errors of the reference's ceiling), and the estimate without
+    them."""
+    bounds = sum(head.ceiling_bounds)
+    if not bounds:
+        return ""
+    each = ", ".join(f"{name.split(':')[0]} {count}" for name, count in zip(head.reference_names, head.ceiling_bounds))
+    return (f" {bounds} target inversions sit within {CEILING_STDERRS:g} standard errors of a reference's ceiling "
+            f"({each}) and enter the frontier fit as lower bounds: {format_months(head.doubling_time_months)} months "
+            f"with them, {format_months(head.months_without_ceilings)} months without.")
+
+
+def headline_verdict(head, label: str, refs: str, status: str, *, table_words: str,
+                     missing: list | None = None) -> str:
+    """The first sentence a researcher can cite, by the row's state (:func:`status_words`): the
+    estimate and its determined ends first — *measured* (a two-sided interval), *bounded* (one determined end: "at
+    least 2.6 months at 95%; the upper end is not determined"), *not measured* (why, the estimate labelled) — then
+    the benchmarks, table and references, the family whose removal moves the estimate most where it matters, and the
+    paper's figure."""
+    paper = PAPER["doubling_time_months"]
+    est = format_months(head.doubling_time_months)
+    low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
+    interval = f"95% CI {format_months(low)}–{format_months(high)}"
+    where = f"on the {label} of {table_words}, against {refs}"
+    state = status.split(":")[0]
+    if missing:
+        return (f"Doubling time not measured on the {missing[0][1]}: {missing[0][2]}. On the {label} of {table_words}, "
+                f"against {refs}: {est} months ({interval}), {status}; the paper reports {paper} months.")
+    if state == MEASURED:
+        inside = "inside" if low <= paper <= high else "outside"
+        return (f"Capacity density doubles every {est} months ({interval}) {where}; the paper's {paper} months lies "
+                f"{inside} the interval." + _influence_words(head, always=False))
+    if state == BOUNDED:
+        if head.low_determined:
+            beyond = head.months_high_mc_low
+            open_end = ("the upper end is not determined"
+                        + (f" (beyond {format_months(beyond)} months)" if math.isfinite(beyond) else
+                           " (the draws reach a zero slope)"))
+            ends = f"at least {format_months(low)} months at 95%; {open_end}"
+        else:
+            ends = f"at most {format_months(high)} months at 95%; the lower end is not determined"
+        return (f"Capacity density doubles every {est} months {where}: {ends}." + _influence_words(head, always=True)
+                + f" The paper reports {paper} months.")
+    return (f"Doubling time not measured {where}: {status.removeprefix('not measured: ')}. The estimate, {est} months "
+            f"({interval}), is not a measurement; the paper reports {paper} months." + _influence_words(head, always=False))
+
+
+def _influence_words(head, *, always: bool) -> str:
+    """The family whose removal moves the estimate most: named when that moves it beyond an end of the interval, or
+    (``always``) as the reason an end is open."""
+    frame = head.influence_frame()
+    if frame.empty:
+        return _model_words(head)
+    top = frame.iloc[0]
+    months = float(top["doubling_time_months"])
+    low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
+    beyond = not (low <= months <= high)
+    if not (beyond or always):
+        return _model_words(head)
+    shown = (f"the estimate is {format_months(months)} months" if math.isfinite(months) else
+             "the frontier line no longer rises (no doubling time)")
+    words = ", beyond the interval" if beyond else ", the largest move of any family"
+    return (f" Leave one family out: without {top['family']} ({int(top['n_models'])} models) {shown}{words} "
+            "(every family: --format json)." + _model_words(head))
+
+
+def _model_words(head) -> str:
+    """The one target whose removal moves the estimate beyond the interval (a date or a score that carries the line
+    alone), named; "" where no single model does."""
+    months, model = head.months_without_model, head.most_influential_model
+    low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
+    if not model or low <= months <= high:
+        return ""
+    shown = f"{format_months(months)} months" if math.isfinite(months) else "no rising line"
+    return f" One model carries the line: without {model} the estimate is {shown}, beyond the interval."
+
+
+def plain_reason(check, sensitivity) -> str:
+    """One plain sentence for a failed check (the check's own ``detail`` keeps the numbers in full)."""
+    if check.name == "size_dependence":
+        return (f"Within a family, larger models come out denser (ln ρ rises {check.value:+.2f} per unit of ln N; the rule "
+                f"needs a slope shown to lie within ±{SIZE_SLOPE_MARGIN:g}), so the reference's shape in N does not "
+                "match the targets' and density mixes size with release date.")
+    if check.name == "sensitivity":
+        values = sensitivity["doubling_time_months"].to_numpy(float)
+        finite = values[np.isfinite(values)]
+        spread = f"from {finite.min():.1f} to {finite.max():.1f} months" if finite.size else "none finite"
+        return (f"The eligible references and inversions disagree: their doubling times run {spread}, more than the factor "
+                f"{MAX_SENSITIVITY_RATIO:g} the rule allows.")
+    if check.name == "heterogeneity":
+        return (f"The references' own doubling times differ beyond their shared uncertainty on the same targets and "
+                f"benchmarks ({check.detail}), so the row has no one doubling time.")
+    if check.name == "size_confounding":
+        return (f"At a fixed release date, ln ρ changes {check.value:+.2f} per unit of ln N, beyond noise and beyond the "
+                f"±{SIZE_SLOPE_MARGIN:g} the rule allows, so the targets' size mix confounds the trend.")
+    if check.name == "saturation":
+        return "Frontier models score at the highest score the reference can express, so their densities are set by that cap."
+    if check.name == "conditioning":
+        return f"One standard error of a frontier model's score moves its density {format_number(check.value, '.3g')}-fold (the rule allows 2)."
+    return f"{check.name}: {check.detail}."
+
+
+def breakpoint_words(bp) -> str:
+    """A :class:`densing.trend.measurement.Breakpoint` in one line: each side's slope with its interval (or why it has
+    none) beside the paper's."""
+    def words(seg) -> str:
+        if not math.isfinite(seg.slope_per_day):
+            return f"not fitted ({seg.note})"
+        same = ", the same models and interval as the headline" if seg.same_as_headline else ""
+        return (f"{format_number(seg.slope_per_day)}/day (95% CI {format_number(seg.slope_ci_low)} to "
+                f"{format_number(seg.slope_ci_high)}, {seg.n_models} models{same})")
+
+    return (f"breakpoint {bp.date}: slope before {words(bp.before)}, after {words(bp.after)} "
+            f"(paper: {bp.paper_before_per_day}/day → {bp.paper_after_per_day}/day)")
+
+
+def measurement_summary(m) -> Summary:
+    """A :class:`densing.trend.measurement.TrendMeasurement` as a reader sees it: the set, status, verdict, reference,
+    D0 and rule, the headline rule's doubling time and interval, then the frontier rules side by side and the checks."""
+    head = m.rules.get(m.headline_rule)
+    items = [("benchmark set", m.headline_set), ("status", m.status or NOT_MEASURED), ("verdict", m.verdict),
+             ("reference", m.reference), ("d0", m.d0), ("frontier rule", m.headline_rule)]
+    if head is not None:
+        items += [("what is determined", determined_words(head)), ("doubling time (months)", head.doubling_time_months),
+                  (f"{head.level:.0%} interval (months)",
+                   f"{format_number(head.doubling_time_months_ci_low)} to {format_number(head.doubling_time_months_ci_high)}"),
+                  ("slope A (per day)", f"{format_number(head.slope_per_day)} ({head.level:.0%} interval "
+                                        f"{format_number(head.slope_ci_low)} to {format_number(head.slope_ci_high)})"),
+                  ("models", head.n_models)]
+    checks = [(c.name, c.status, c.detail) for c in m.checks]
+    return Summary("TrendMeasurement", lines=(m.headline,), items=tuple(items),
+                   tables=(Table.of(m.table(), f"doubling time (months) by frontier rule; reference {m.reference}, "
+                                               f"D0 = {format_count(m.d0)} tokens"),
+                           Table("validity checks", ("check", "result", "detail"), tuple(checks))))
+
+
+def row_record(row) -> dict:
+    """One row of the rows' table (``densing trend --by benchmark``, its CSV and JSON): a
+    :class:`densing.trend.capability.Row`'s numbers, state and status, its heterogeneity test and each reference's
+    doubling time in words, the family whose removal moves it most."""
+    r = row.result
+    own = r.reference_months if r is not None else {}
+    return {
+        "row": row.name, "label": row.label, "capability": row.capability, "status": row.status,
+        "benchmarks": ",".join(row.benchmarks),
+        "chance": row.chance,
+        "references": ", ".join(row.references), "n_references": len(row.references),
+        "months": r.doubling_time_months if r else math.nan,
+        "ci_low": r.doubling_time_months_ci_low if r else math.nan,
+        "ci_high": r.doubling_time_months_ci_high if r else math.nan,
+        "slope_per_day": r.slope_per_day if r else math.nan,
+        "slope_ci_low": r.slope_ci_low if r else math.nan, "slope_ci_high": r.slope_ci_high if r else math.nan,
+        "n_models": r.n_models if r else 0,
+        "heterogeneity": heterogeneity_words(r) if r is not None else "",
+        "heterogeneity_q": r.heterogeneity_q if r else math.nan, "heterogeneity_p": r.heterogeneity_p if r else math.nan,
+        "i_squared": r.i_squared if r else math.nan,
+        "share_fit": r.share_fit if r else math.nan, "share_score": r.share_score if r else math.nan,
+        "share_models": r.share_models if r else math.nan, "share_reference": r.share_reference if r else math.nan,
+        "each_reference_months": "; ".join(
+            f"{k.split(':')[0]} {_m(v)} [{_m(lo)}–{_m(hi)}]"
+            for (k, v), lo, hi in zip(own.items(), r.reference_months_low or [math.nan] * len(own),
+                                      r.reference_months_high or [math.nan] * len(own))) if r is not None else "",
+        "state": (r.state if r is not None and r.state else row.status.split(":")[0]),
+        "low_determined": r.low_determined if r else False, "high_determined": r.high_determined if r else False,
+        "ci_high_beyond": r.months_high_mc_low if r else math.nan,
+        "n_ceiling_bounds": r.n_ceiling_bounds if r else 0,
+        "months_without_ceilings": r.months_without_ceilings if r else math.nan,
+        **_top_influence(r),
+        "error": row.error,
+    }
+
+
+def _top_influence(result) -> dict:
+    """The family whose removal moves a row's estimate most (leave one family out) and the estimate without it."""
+    frame = result.influence_frame() if result is not None else None
+    if frame is None or frame.empty:
+        return {"most_influential_family": "", "months_without_it": math.nan}
+    return {"most_influential_family": str(frame["family"].iloc[0]),
+            "months_without_it": float(frame["doubling_time_months"].iloc[0])}
+
+
+def rows_frame(rows: list):
+    """The rows as a table (``densing trend --by benchmark``): :func:`row_record` of each."""
+    import pandas as pd
+
+    return pd.DataFrame([row_record(r) for r in rows])
