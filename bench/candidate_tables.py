@@ -33,7 +33,7 @@ from densing.laws import eligibility
 from densing.laws.table_cache import same_tables
 from densing.report.model import DEFAULT_RESULTS
 from densing import tables
-from densing.trend.doubling import SCORE_COLUMNS
+from densing.trend.targets import SCORE_COLUMNS
 from densing.trend.targets import with_stderr
 targets = with_stderr(table_argument(densing.read_results(DEFAULT_RESULTS), "targets", SCORE_COLUMNS))
 benchmarks = tables.get("public").candidates

@@ -9,7 +9,7 @@ import typer
 
 from densing.cli.output import Format, print_frame, print_progress, print_text
 from densing.cli.output import FORMAT_HELP, SEED_HELP
-from densing.cli.screen import DETAIL_HELP
+from densing.cli.layout import DETAIL_HELP
 from densing.validation import BOOTSTRAP_CONSTRAINTS, validate_params
 
 #: A density, its interval and whether it is a bound: kept beside the model's name in one block at any width.
@@ -366,9 +366,9 @@ def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, 
 
 
 def _density_screen(result, reference: str, bounded: int, wide: bool) -> None:
-    """``densing density`` on one screen: what it shows, the densest :data:`~densing.cli.screen.DENSITY_ROWS` models
+    """``densing density`` on one screen: what it shows, the densest :data:`~densing.cli.layout.DENSITY_ROWS` models
     (ρ, its interval or bound, the release date), how many more and where."""
-    from densing.cli.screen import DENSITY_ROWS
+    from densing.cli.layout import DENSITY_ROWS
 
     family = reference.split(":")[0]
     print_text(f"Capacity density ρ = N̂/N under the headline's lead reference, {family} at its own budget: one of the "
@@ -384,7 +384,7 @@ def _density_screen(result, reference: str, bounded: int, wide: bool) -> None:
 
 def _density_closing(result) -> str:
     """The last line of ``densing density``: the densest model's density with its interval, and the median."""
-    from densing.cli.screen import closing
+    from densing.cli.layout import closing
     from densing.numbers import format_number
 
     if not len(result):

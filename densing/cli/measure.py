@@ -145,7 +145,7 @@ def _print_placement(result) -> None:
 def print_text_closing(result) -> None:
     """The last line: the first model's density (or bound) and where it sits against the frontier's band."""
     from densing.cli.output import print_text
-    from densing.cli.screen import closing
+    from densing.cli.layout import closing
     from densing.display import BOUND_SIGNS, density_reading
     from densing.numbers import format_number
 
@@ -181,7 +181,7 @@ def _write(result, out: Path, csv, words: str, n_boot: int, seed: int, summary: 
         atomic_write_text(csv, result.to_frame().to_csv(index=False, float_format="%.6g"))
     if summary:
         print_text(result.summary())
-    from densing.cli.screen import browser_lines
+    from densing.cli.layout import browser_lines
 
     if csv is not None:
         print(f"wrote {csv}")

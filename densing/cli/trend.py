@@ -10,7 +10,7 @@ import typer
 from densing.cli.output import Format, print_document, print_frame, print_text
 from densing.cli.output import FORMAT_HELP, SEED_HELP
 from densing.validation import DEFAULT_EPOCH
-from densing.cli.screen import DETAIL_HELP, ROW_TOGETHER
+from densing.cli.layout import DETAIL_HELP, ROW_TOGETHER
 from densing.errors import InputError
 from densing.registry import designs
 from densing import tables as _tables
@@ -170,7 +170,7 @@ def _print_by_benchmark(result, forecast, fmt: Format, wide: bool, detail: bool 
 def _print_by_benchmark_screen(result, forecast) -> None:
     """One screen: the verdict, one row per benchmark and set with its months, 95% interval and state (the reasons
     numbered once below), what ``--detail`` adds with its notes counted."""
-    from densing.cli.screen import counted, short_statuses
+    from densing.cli.layout import counted, short_statuses
 
     print_text(result.verdict)
     table = result.by_benchmark()
@@ -224,8 +224,8 @@ def _print_by_benchmark_detail(result, forecast, fmt: Format, wide: bool) -> Non
 
 def _closing(result) -> str:
     """The last line of ``densing trend``: the headline rule's doubling time with its interval and state, beside the
-    paper's (:func:`densing.cli.screen.closing`: within the terminal's width)."""
-    from densing.cli.screen import closing, months_phrase, state_of
+    paper's (:func:`densing.cli.layout.closing`: within the terminal's width)."""
+    from densing.cli.layout import closing, months_phrase, state_of
     from densing.constants import PAPER
 
     head = result.rules.get(result.headline_rule)
@@ -281,7 +281,7 @@ def _print_headline(result, fmt: Format, wide: bool, detail: bool = False) -> No
 
 def _print_headline_screen(result) -> None:
     """One screen: the verdict, the rules' months with their intervals, the checks and notes counted."""
-    from densing.cli.screen import counted
+    from densing.cli.layout import counted
 
     print_text(result.verdict)
     table = result.table()
@@ -353,7 +353,7 @@ def report(
         command=shlex.join(words),
     )
     atomic_write_text(out, html)
-    from densing.cli.screen import browser_lines
+    from densing.cli.layout import browser_lines
 
     print_text(measurement.verdict)
     print_text(_closing(measurement))

@@ -39,13 +39,11 @@ from densing.trend import capability, rules
 from densing.trend.capability import headline_set
 from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
 from densing.laws.eligibility import composed_fits
-from densing.trend.targets import trend_targets, with_stderr
+from densing.trend.targets import SCORE_COLUMNS, trend_targets, with_stderr
 from densing.trend import design
 from densing.trend.targets import check_window
 from densing.trend.uncertainty import TrendUncertainty, from_design
 
-#: The columns a score table needs (one row per model × benchmark × metric).
-SCORE_COLUMNS = ("model", "benchmark", "metric", "value", "params", "release_date")
 #: What :func:`fit_trend`'s options may be (``rule`` is checked against the registered frontier rules).
 FIT_TREND_CONSTRAINTS = {
     "rule": [Text()],

@@ -44,10 +44,9 @@ from densing.tables import TrendTable
 from densing.trend import capability, executor, plan
 from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
 from densing.present.verdict import status_words
-from densing.trend.doubling import SCORE_COLUMNS
 from densing.trend.headline import HEADLINE_RULE, SENSITIVITY_D0, headline_members, reference_frame
 from densing.trend.measurement import TrendMeasurement
-from densing.trend.targets import check_window, with_stderr
+from densing.trend.targets import SCORE_COLUMNS, check_window, with_stderr
 from densing.validation import DRAWS, Date, ExistingPath, Interval, Options, validate_params
 
 __all__ = ["PAPER_ANCHORS", "CANDIDATES_FILE", "HEADLINE_RULE", "SENSITIVITY_D0", "headline_densities",

@@ -26,6 +26,10 @@ from densing.laws.table_cache import per_table
 from densing.constants import DEFAULT_EPOCH
 
 
+#: The columns a score table needs (one row per model × benchmark × metric).
+SCORE_COLUMNS = ("model", "benchmark", "metric", "value", "params", "release_date")
+
+
 def reference_models(fit: ReferenceFit) -> set[str]:
     """The models whose points define ``fit`` and, for a family fit, every model of its family (never targets)."""
     names = {str(p[0]) for p in fit.points} | {str(p[0]) for p in (fit.loss_points or ())}

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from densing.cli.screen import closing, short_statuses
+from densing.cli.layout import closing, short_statuses
 from densing.numbers import format_number
 
 

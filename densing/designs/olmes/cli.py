@@ -4,7 +4,7 @@ and the answer last; ``--detail``: the D0 sensitivity, the ceiling-1 law, every 
 from __future__ import annotations
 
 from densing.cli.output import Format, print_document, print_frame, print_text
-from densing.cli.screen import ROW_TOGETHER
+from densing.cli.layout import ROW_TOGETHER
 
 
 def run(options) -> None:
@@ -59,7 +59,7 @@ def olmes(results, fit, d0, since, epoch: str, n_boot: int, seed: int, fmt: Form
         print_text("beside the leaderboard-based rows and the paper's 3.3 months: densing report (its second-measurement "
                    "section)")
     else:
-        from densing.cli.screen import counted, short_statuses
+        from densing.cli.layout import counted, short_statuses
 
         cells, reasons = short_statuses(statuses)
         print_frame(result.rows[["benchmark", "months", "ci_low", "ci_high", "n_models"]].assign(status=cells), fmt,
@@ -78,7 +78,7 @@ def _failed(checks):
 
 def _olmes_closing(rows, statuses: list[str]) -> str:
     """The last line of ``--design olmes``: the measured tasks' doubling times, else how many have an estimate."""
-    from densing.cli.screen import closing, state_of
+    from densing.cli.layout import closing, state_of
     from densing.numbers import format_number
     from densing.constants import PAPER
 
