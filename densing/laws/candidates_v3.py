@@ -26,7 +26,7 @@ from densing.laws.family_rows import family_arrays, metric_for
 from densing.laws.family_held_out import held_out_problem, held_out_result
 from densing.laws.family_likelihood import likelihood_fits
 from densing.laws.reference_fit import ReferenceFit
-from densing.laws.table_cache import same_tables
+from densing.runtime.memo import same_tables
 from densing.numbers import format_number
 
 # The written rule of :mod:`densing.laws.eligibility`: its thresholds (the reasons one candidate fails them: below).

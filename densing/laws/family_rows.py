@@ -1,7 +1,7 @@
 """A family's members in a results table as plain arrays: what :func:`densing.laws.family.family_points` frames and
 rule v3's candidate table (:mod:`densing.laws.candidates_v3`) reads for every family × benchmark without a frame.
 
-Inside :func:`densing.laws.table_cache.same_tables` a table's columns are read once (:func:`_table_columns`) and
+Inside :func:`densing.runtime.memo.same_tables` a table's columns are read once (:func:`_table_columns`) and
 each family's rows cut from them; outside, each call selects the family's rows alone.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pandas as pd
 
 from densing.data.benchmarks import CHANCE_LEVELS
 from densing.errors import InputError
-from densing.laws.table_cache import keeping, per_table
+from densing.runtime.memo import keeping, per_table
 
 
 def metric_for(table: pd.DataFrame, benchmark: str, metric: str | None) -> str:
@@ -35,7 +35,7 @@ def table_metric(table: pd.DataFrame, benchmark: str) -> str:
 @per_table
 def family_columns(table: pd.DataFrame, family: str) -> dict[str, np.ndarray]:
     """The rows of ``family`` in ``table`` as plain arrays (what :func:`family_arrays` reads), and its members: cut
-    from the whole table's arrays (:func:`_table_columns`, read once) inside :func:`~densing.laws.table_cache.same_tables`, else read alone."""
+    from the whole table's arrays (:func:`_table_columns`, read once) inside :func:`~densing.runtime.memo.same_tables`, else read alone."""
     if not keeping():
         mine = _columns(table[table["family"].astype(object) == family])
     else:

@@ -21,7 +21,7 @@ import pandas as pd
 
 from densing.data.item_counts import with_stderr
 from densing.data.schema import require_columns
-from densing.laws.table_cache import per_table
+from densing.runtime.memo import per_table
 
 MIN_BENCHMARKS = 2
 STDERRS = 2.0
@@ -73,7 +73,7 @@ def order_breaks(table: pd.DataFrame, *, min_benchmarks: int = MIN_BENCHMARKS, s
 @per_table
 def _flagged(table: pd.DataFrame, family: str) -> tuple[str, ...]:
     """The members of ``family`` that :func:`order_breaks` flags (once per table and family inside
-    :func:`densing.laws.table_cache.same_tables`)."""
+    :func:`densing.runtime.memo.same_tables`)."""
     if "family" not in table.columns:
         return ()
     a = _table_arrays(table)
@@ -85,7 +85,7 @@ def _flagged(table: pd.DataFrame, family: str) -> tuple[str, ...]:
 
 @per_table
 def _table_arrays(table: pd.DataFrame) -> dict[str, np.ndarray]:
-    """:func:`_arrays` of the whole table, once per table inside :func:`densing.laws.table_cache.same_tables` (each
+    """:func:`_arrays` of the whole table, once per table inside :func:`densing.runtime.memo.same_tables` (each
     family's rows are its own rows of these: every step of :func:`_arrays` reads one row at a time)."""
     return _arrays(table)
 

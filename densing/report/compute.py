@@ -18,7 +18,7 @@ from densing import paths
 from densing.laws.reference_fit import ReferenceFit
 from densing.registry import designs, ranked_designs
 from densing.report import model as m
-from densing.trend import executor
+from densing.runtime import executor
 from densing.constants import DEFAULT_EPOCH, NAMED_MODELS, PAPER
 
 

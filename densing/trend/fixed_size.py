@@ -62,7 +62,7 @@ from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.schema import require_columns
 from densing.errors import InputError
 from densing.laws.family import metric_for
-from densing.laws.table_cache import per_table
+from densing.runtime.memo import per_table
 from densing.results import Result
 from densing.constants import DEFAULT_EPOCH, LN2
 from densing.trend.targets import days_since, parse_epoch
@@ -120,7 +120,7 @@ def score_rows(table: pd.DataFrame, benchmark: str, *, metric: str | None = None
     """(rows, at floor, at ceiling): one row per dense dated model released on or after ``since`` with a score on
     ``benchmark`` strictly inside (d, 1): ``model``, ``family`` (the model where none), ``benchmark``, ``log_params``,
     ``years`` (since ``epoch``), ``logit`` = logit((S − d)/(1 − d)); and how many scores were at/below d or at 1.
-    Once per table, benchmark and window inside :func:`densing.laws.table_cache.same_tables` (a set's row reads its
+    Once per table, benchmark and window inside :func:`densing.runtime.memo.same_tables` (a set's row reads its
     benchmarks' rows again); callers must not change the rows."""
     return _score_rows(table, benchmark, metric, since, epoch)
 

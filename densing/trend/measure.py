@@ -39,9 +39,10 @@ from densing.laws import eligibility
 from densing.laws.density import density_table
 from densing.laws.eligibility import composed_fits
 from densing.laws.reference_fit import ReferenceFit, as_fit
-from densing.laws.table_cache import same_tables
+from densing.runtime.memo import same_tables
 from densing.tables import TrendTable
-from densing.trend import capability, executor, plan
+from densing.runtime import executor
+from densing.trend import capability, plan
 from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
 from densing.present.verdict import status_words
 from densing.trend.headline import HEADLINE_RULE, SENSITIVITY_D0, headline_members, reference_frame
@@ -135,7 +136,7 @@ def measure_trend(
 
     The path: the table → rule v3's references (:mod:`densing.laws.eligibility`) → the jobs of
     :func:`densing.trend.plan.plan` (the headline's design, inversion, frontier and interval under every rule; every
-    row under every variant of the fits), computed by :func:`densing.trend.executor.run` → the checks → the verdict.
+    row under every variant of the fits), computed by :func:`densing.runtime.executor.run` → the checks → the verdict.
     """
     fit = _given_fit(fit, d0)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))  # once: no later step fills it again

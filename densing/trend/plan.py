@@ -6,7 +6,7 @@ family law logistic in ln N; every reference brought to D0 = 1T) — is one :cla
 other than the default are a :class:`FitsJob` its rows wait for. The headline adds its frontier rules, checks and
 breakpoint (:class:`HeadlineJob`, :func:`densing.trend.headline.measure_headline`); the fixed-size estimator
 needs no reference (:class:`FixedSizeJob`). :func:`plan` lists the jobs of a :class:`Context`;
-:func:`densing.trend.executor.run` computes them, one process per core, and returns each result by its job's key.
+:func:`densing.runtime.executor.run` computes them, one process per core, and returns each result by its job's key.
 
 A job's result depends on its fields, the context and the results it ``needs`` only, so where it runs changes no
 number.

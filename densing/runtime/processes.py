@@ -1,7 +1,7 @@
 """Worker processes that end with their parent, on every exit path.
 
 densing starts worker processes in five places: the trend's workers
-(:mod:`densing.trend.executor`), the bootstrap's ``--jobs`` processes
+(:mod:`densing.runtime.executor`), the bootstrap's ``--jobs`` processes
 (:mod:`densing.laws.bootstrap`), the overlap engine's local processes
 (:mod:`densing.overlap.engine`), ``densing eval --isolate``'s process per model (:mod:`densing.eval.isolated`) and ``torchrun`` (:mod:`densing.overlap.train`; its workers enter through
 :mod:`densing.overlap.worker`, which ties them to torchrun). Each of them

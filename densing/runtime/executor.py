@@ -9,8 +9,8 @@ passes each job the results it needs, and returns every result by key. Where the
 context and what it needs, so the numbers are the same either way.
 
 The executor owns its processes: they end when :func:`run` returns or leaves by an exception (an error, Ctrl-C,
-``SIGTERM`` turned into :class:`densing.workers.Terminated`), and a worker dies with this process
-(:func:`densing.workers.worker_setup`). A worker that dies (out of memory, killed) costs time, not the result: the
+``SIGTERM`` turned into :class:`densing.runtime.processes.Terminated`), and a worker dies with this process
+(:func:`densing.runtime.processes.worker_setup`). A worker that dies (out of memory, killed) costs time, not the result: the
 jobs it left are computed here.
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ def _workers(jobs: int) -> int:
 
 def _run_one(job, needed: dict):
     """One job in a worker (module level: the pool pickles it by name), the per-table memo kept across its jobs."""
-    from densing.laws.table_cache import same_tables
+    from densing.runtime.memo import same_tables
 
     with same_tables():
         return job.run(_context, needed)
@@ -46,7 +46,7 @@ def run(jobs: list, context) -> dict:
     count = _workers(len(jobs))
     if not count:
         return _here(jobs, context, {})
-    from densing.workers import end_pool, fork_context, process_pool
+    from densing.runtime.processes import end_pool, fork_context, process_pool
 
     _context = context
     try:
@@ -71,7 +71,7 @@ def _in_pool(pool, jobs: list) -> dict:
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    from densing.workers import end_pool
+    from densing.runtime.processes import end_pool
 
     done: dict = {}
     waiting, running = list(jobs), {}
@@ -109,7 +109,7 @@ class Beside:
 
     def __enter__(self) -> Beside:
         if _workers(2):
-            from densing.workers import fork_context, process_pool
+            from densing.runtime.processes import fork_context, process_pool
 
             try:
                 self._pool = process_pool(1, fork_context("fork"))
@@ -131,7 +131,7 @@ class Beside:
 
     def __exit__(self, kind, value, traceback) -> None:
         if self._pool is not None:
-            from densing.workers import end_pool
+            from densing.runtime.processes import end_pool
 
             if kind is None:
                 self._pool.shutdown(wait=True)

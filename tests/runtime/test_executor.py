@@ -1,4 +1,4 @@
-"""densing.trend.executor and densing.trend.plan: declared jobs, computed in one process per core or here, with the
+"""densing.runtime.executor and densing.trend.plan: declared jobs, computed in one process per core or here, with the
 same results; a job waits for the jobs it needs; the processes end on every path."""
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from densing.trend import executor, plan
+from densing.runtime import executor
+from densing.trend import plan
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ def _alive(pid: int) -> bool:
 def test_an_error_in_a_job_ends_the_workers(monkeypatch):
     """Every worker the run started is gone from the operating system when the error reaches the caller (asked of
     the OS by pid: multiprocessing's own list can still show a child another thread of the pool has just reaped)."""
-    from densing import workers
+    from densing.runtime import processes as workers
 
     made = []  # each pool's table of processes (the dict the pool fills as it forks; end_pool reads the same one)
     make = workers.process_pool
@@ -125,7 +126,7 @@ def test_the_heap_is_frozen_while_workers_are_forked_and_left_as_it_was(monkeypa
     else had frozen objects already, it leaves that freezing alone (neither adds to it nor undoes it)."""
     import gc
 
-    from densing.trend.executor import frozen_heap
+    from densing.runtime.executor import frozen_heap
 
     assert gc.get_freeze_count() == 0
     with frozen_heap():
