@@ -27,7 +27,7 @@ from densing.laws.density import compute_density
 from densing.laws import fit as lawfit
 from densing.laws import problems
 from densing.data.benchmarks import CHANCE_LEVELS
-from densing.laws.points import select_points
+from densing.laws.fit_schema import select_points
 from densing.laws.reference import fit_reference
 
 PYTHIA = Path(os.environ.get("DENSING_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "pythia_evals" / "pythia-v1"

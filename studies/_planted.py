@@ -18,7 +18,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from densing.data.item_counts import item_count
+from densing.data.benchmarks import item_count
 from densing.laws.inversion import arrays
 from densing.trend import rules
 from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2

@@ -78,7 +78,7 @@ import numpy as np
 import pandas as pd
 
 from densing import paths
-from densing.data.item_counts import item_count
+from densing.data.benchmarks import item_count
 from densing.data.olmo import read_olmo_mc_runs
 from densing.errors import DensingError
 from densing.laws import fit as _fit

@@ -1,5 +1,5 @@
 """Refusals where the input is a combination or a label: options that cannot apply together (every declared pair of
-:data:`densing.cli.exclusive.EXCLUSIVE`), runs named by their own ``run.yaml``, registrations outside what a registry
+:data:`densing.cli.app.EXCLUSIVE`), runs named by their own ``run.yaml``, registrations outside what a registry
 holds, the API's bad arguments (DensingError subclasses only), a suite's note never before a refusal."""
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def test_convergence_refuses_a_run_whose_losses_are_all_nan(tmp_path, run_cli):
 
 
 # ---------------------------------------------------------------------------------------------
-# options that cannot apply together: every declared pair of densing.cli.exclusive.EXCLUSIVE is refused
+# options that cannot apply together: every declared pair of densing.cli.app.EXCLUSIVE is refused
 
 #: Each command's ordinary required inputs, and the words that give one option (``{folder}``: an empty folder).
 COMMAND_LINE = {"fit": ["fit", "--data", str(REPO_ROOT / "results" / "pythia_final.csv"), "--benchmark", "arc_easy"],
@@ -67,7 +67,7 @@ OPTION_WORDS = {"family": ["--family", "pythia"], "law": ["--law", "two-step"], 
 
 
 def _declared_pairs():
-    from densing.cli.exclusive import EXCLUSIVE
+    from densing.cli.app import EXCLUSIVE
 
     return [(command, first, second) for command, pairs in EXCLUSIVE.items() for first, second, _ in pairs]
 
@@ -76,7 +76,7 @@ def test_the_declared_pairs_name_options_of_their_commands():
     import typer.main
 
     from densing.cli import app
-    from densing.cli.exclusive import EXCLUSIVE
+    from densing.cli.app import EXCLUSIVE
 
     pairs = _declared_pairs()
     assert len(pairs) >= 10 and set(EXCLUSIVE) >= {"fit", "trend", "overlap validate"}

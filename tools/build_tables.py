@@ -111,7 +111,7 @@ def candidate_table_v1_v2(targets, *, since: str | None, composed: dict | None =
     import pandas as pd
 
     from densing.data.benchmarks import CHANCE_LEVELS
-    from densing.data.item_counts import item_counts
+    from densing.data.benchmarks import item_counts
     from densing.laws.candidates_v3 import CANDIDATE_BENCHMARKS_V2, MIN_FAMILY_MODELS
     from densing.laws.family import family_points, metric_for
 
@@ -242,7 +242,7 @@ def _v1_v2_rules(row: dict, rule: str, own, targets, family: str, benchmark: str
     """Rules v1's and v2's R2 to R5 on one family candidate, in order: ``row``'s ``why`` says the first it fails,
     or ``eligible`` is set; the held-out columns are filled where R5 is reached."""
     from densing.laws.candidates_v3 import MAX_TOKEN_RATIO, MIN_SIZES
-    from densing.laws.family_held_out import held_out_error
+    from densing.laws.candidates_v3 import held_out_error
 
     if sizes < MIN_SIZES:
         row["why"] = f"R2: {sizes} sizes with a token count and a score above chance (need {MIN_SIZES})"

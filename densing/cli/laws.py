@@ -101,7 +101,7 @@ def fit(
     """Fit the two-step (or composed) Densing Law on reference models, or the family law on one family (--family)."""
     from densing.data.formats import sniff_format
     from densing.io import command_line
-    from densing.laws.points import reference_subset
+    from densing.laws.fit_schema import reference_subset
     from densing.laws.reference import fit_reference
 
     d0_tokens = _d0(d0)  # before the data is read

@@ -27,7 +27,8 @@ The pieces every one-screen command shares:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field as dataclass_field
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from pathlib import Path
 
 #: Text columns fold down to this many characters, no further; numbers never fold.

@@ -100,7 +100,7 @@ def trend(
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
     profile = _table(table_name, results)
     d0_tokens = _d0(d0)  # before any work, for either design
-    if design != LEADERBOARD:  # --table with it is refused by densing.cli.exclusive.EXCLUSIVE
+    if design != LEADERBOARD:  # --table with it is refused by densing.cli.app.EXCLUSIVE
         choices = [name for name, d in designs().items() if d.run is not None]
         if design not in choices:
             raise InputError(f"--design: expected one of {', '.join([LEADERBOARD, *choices])}, got {design!r}")

@@ -4,7 +4,7 @@ A record holds what the rest of densing asks of a benchmark:
 
 - its **chance level** (the score of random guessing, the performance law's floor d) and the source of it;
 - the **item count** of its scored split, the split and the source of the count (binomial standard errors and the
-  likelihood fit's weights, :mod:`densing.data.item_counts`);
+  likelihood fit's weights, :mod:`densing.data.benchmarks`);
 - its **capability group**, which gives it a row in ``densing trend --by benchmark`` (:mod:`densing.trend.capability`);
 - the **column names** of the wide results tables that hold its scores (:func:`densing.data.readers.wide_to_tidy`), and
   the shots of those columns where one protocol fixes them;
@@ -23,12 +23,22 @@ table's own record (:mod:`densing.tables`), and which suite runs it the suite's
 The chance levels of the leaderboard-v2 benchmarks with subtasks derive from ``leaderboard_v2_subtasks.csv`` beside
 this module: Σ nᵢ/kᵢ / Σ nᵢ over a benchmark's subtasks (nᵢ items, kᵢ options), the item-weighted mean of 1/k, which
 ``tests/data/test_benchmark_facts.py`` computes exactly and holds each level to.
+
+Item counts of benchmark splits, for binomial standard errors of scores.
+
+A score S measured on n independent items has the sampling standard error √(S(1 − S)/n) (the
+binomial standard error of a proportion). Where a results table carries no ``stderr``, densing
+uses this with n the item count of the benchmark's record (:data:`densing.data.benchmarks.BENCHMARKS`: the count,
+its split and its source).
 """
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+import numpy as np
+import pandas as pd
 
 from densing.errors import InputError, RegistryError
 from densing.registry import Registry, check_range, check_type
@@ -573,3 +583,44 @@ register(BenchmarkRecord("HumanEval", items=164, split="test", items_source="Obs
 
 #: How each Swallow benchmark relates to the other tables' benchmark of the same data (:data:`PROTOCOL_MAPPING`).
 SWALLOW_PROTOCOL_MAPPING = PROTOCOL_MAPPING
+
+# --------------------------------------------------------------------------------------------------------------------
+# Item counts of benchmark splits, for binomial standard errors of scores.
+# --------------------------------------------------------------------------------------------------------------------
+
+def item_counts() -> pd.DataFrame:
+    """The registered item counts as a table: benchmark, split, items, source (one row per record with a count)."""
+    rows = [(name, BENCHMARKS[name].split, items, BENCHMARKS[name].items_source) for name, items in ITEM_COUNTS.items()]
+    return pd.DataFrame(rows, columns=["benchmark", "split", "items", "source"])
+
+
+def item_count(benchmark: str) -> int:
+    """Number of items of ``benchmark``'s evaluated split; InputError if its record has none."""
+    if benchmark not in ITEM_COUNTS:
+        raise InputError(f"benchmark {benchmark!r}: no item count in the benchmark registry; give a 'stderr' column "
+                         "instead")
+    return int(ITEM_COUNTS[benchmark])
+
+
+def binomial_stderr(score, benchmark: str) -> np.ndarray:
+    """√(S(1 − S)/n) for scores S on ``benchmark`` (n from the item-count table)."""
+    s = np.clip(np.asarray(score, float), 0.0, 1.0)
+    return np.sqrt(s * (1.0 - s) / item_count(benchmark))
+
+
+def with_stderr(targets: pd.DataFrame) -> pd.DataFrame:
+    """Fill a missing score standard error with the binomial √(S(1 − S)/n), n the benchmark's item count."""
+    known = set(ITEM_COUNTS)
+    if "stderr" in targets.columns and not (targets["stderr"].isna() & targets["benchmark"].isin(known)).any():
+        return targets  # nothing to fill (a table this function already filled, say): no copy
+    out = targets.copy()
+    if "stderr" not in out.columns:
+        out["stderr"] = np.nan
+    missing = (out["stderr"].isna() & out["benchmark"].isin(known)).to_numpy()
+    stderr = out["stderr"].to_numpy(float).copy()
+    values, names = out["value"].to_numpy(float), out["benchmark"].astype(str).to_numpy()
+    for benchmark in np.unique(names[missing]):  # by position: a table's index need not be unique
+        rows = missing & (names == benchmark)
+        stderr[rows] = binomial_stderr(values[rows], str(benchmark))
+    out["stderr"] = stderr
+    return out

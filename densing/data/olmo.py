@@ -13,7 +13,7 @@ full OLMo-2 1B, 7B and 13B runs in the same columns.
 - ``loss`` = the bits per byte of the correct answer given the prompt (the file's
   ``eval/downstream_bpb/<task>_rc_5shot_bpb``), ``loss_unit`` = ``bpb``;
 - ``stderr`` = the binomial standard error √(S(1 − S)/n) with n the split's item count
-  (:mod:`densing.data.item_counts`);
+  (:mod:`densing.data.benchmarks`);
 - ``run`` names the training run (``olmo-ladder-1B-2xC``), ``model`` the checkpoint
   (``olmo-ladder-1B-2xC@step32547``), ``revision`` the step;
 - ``params`` = N as the ladder's own fits count it (the input embedding excluded, the
@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from densing.data.item_counts import item_count
+from densing.data.benchmarks import item_count
 from densing.data.schema import validate_results
 from densing.errors import InputError
 

@@ -16,7 +16,7 @@ end among such draws is open (0 or ∞). Two tables show it:
   :func:`density_at_own_tokens` is the same at D0 = each target's own token count.
 
 A score without a standard error gets the binomial √(S(1 − S)/n) of its benchmark's item count
-(:func:`densing.data.item_counts.with_stderr`), as in the trend.
+(:func:`densing.data.benchmarks.with_stderr`), as in the trend.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from densing.errors import InputError
-from densing.data.item_counts import with_stderr
+from densing.data.benchmarks import with_stderr
 from densing.data.schema import table_argument
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.fit import fit_verdict
@@ -228,7 +228,7 @@ def compute_density(
     ``targets`` is a tidy results table; each fit picks the rows of its benchmark(s) and metric (a mean fit inverts
     the mean score). Each fit's densities and intervals are :func:`solve_densities`' through
     ``PerBenchmark(fit, d0)`` — the numbers of :func:`density_table` for the same rows, seed and level — with a
-    missing standard error filled binomially (:func:`densing.data.item_counts.with_stderr`). A censored density is
+    missing standard error filled binomially (:func:`densing.data.benchmarks.with_stderr`). A censored density is
     its bound: ``density`` holds the bound and ``bound`` says which ("upper bound": ρ ≤ it; "lower bound": ρ ≥ it;
     "dropped": NaN, the law cannot express even the bound); ``censored`` keeps the reason and ``loss_hat`` L̂;
     ``reading`` reads each row by the one rule (:func:`readings`: an interval reaching 0 or ∞ makes a bound too).

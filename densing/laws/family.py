@@ -76,8 +76,8 @@ from densing.laws import fit as _fit
 from densing.laws import forms
 from densing.laws.budget import HOFFMANN_2022
 from densing.laws.family_likelihood import Z_95, LikelihoodFit, binomial_mle, likelihood_fit  # noqa: F401 (re-exported)
-from densing.laws.points import POINT_COLUMNS, data_hash
-from densing.laws.order import family_order_note
+from densing.laws.fit_schema import POINT_COLUMNS, data_hash
+from densing.laws.family_rows import family_order_note
 from densing.laws.family_rows import family_arrays, family_columns, metric_for, table_metric  # noqa: F401 (public here)
 from densing.laws.reference_fit import ReferenceFit
 from densing.validation import BOOTSTRAP_CONSTRAINTS, Options, validate_params

@@ -17,7 +17,7 @@ from densing.data.schema import table_argument
 from densing.errors import InputError
 from densing.laws import bootstrap
 from densing.laws import fit as _fit
-from densing.laws.points import POINT_COLUMNS, data_hash, final_points, past_run_fraction, point_tuples, select_points
+from densing.laws.fit_schema import POINT_COLUMNS, data_hash, final_points, past_run_fraction, point_tuples, select_points
 from densing.laws.reference_fit import DEFAULT_D0, LAWS, ReferenceFit
 from densing.validation import BOOTSTRAP_CONSTRAINTS, D0_TOKENS, Interval, Options, Text, as_names, validate_params
 

@@ -27,7 +27,7 @@ from densing.io import atomic_write_bytes, read_json_object
 from densing.laws import fit as _fit
 from densing.laws import forms
 from densing.laws.fit_schema import FIT_DOMAIN, FORMAT, KINDS, LAWS, check_fit_dict  # noqa: F401 (the file's schema)
-from densing.laws.points import POINT_COLUMNS
+from densing.laws.fit_schema import POINT_COLUMNS
 from densing.numbers import format_count
 from densing.present.summary import Summary, Table
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame

@@ -8,7 +8,7 @@ anything (``densing measure --scores FILE``, :func:`place`, ``densing.place``).
    and their score tasks), each at its run's headline metric. A model's size and release date come from the file's
    ``params`` and ``release_date`` columns, or from ``params=`` / ``release_date=`` (an lm-eval JSON has neither; its
    ``config.model_num_parameters`` is read where lm-eval wrote it). A score without a standard error gets the binomial
-   one of its benchmark's item count (:func:`densing.data.item_counts.with_stderr`).
+   one of its benchmark's item count (:func:`densing.data.benchmarks.with_stderr`).
 2. **The headline.** :func:`densing.trend.measure.measure_trend` on the shipped public table — never on the scores
    file: its references (rule v3's, chosen and fitted on the public table), its inversion and the headline rule's
    frontier line ln ρmax = A·t + B (Xiao et al. 2024, eq. 5).
@@ -91,7 +91,7 @@ def read_scores(path: str | Path, *, model: str | None = None, params: float | N
     one-model file (they override the file's); a model left without a size or a date is an
     :class:`~densing.errors.InputError` naming the file and the field."""
     from densing.data import read_results
-    from densing.data.item_counts import with_stderr
+    from densing.data.benchmarks import with_stderr
     from densing.data.units import parse_date
     from densing.validation import as_path
 

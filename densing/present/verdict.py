@@ -9,8 +9,17 @@ import math
 
 import numpy as np
 
-from densing.constants import (BOUNDED, CEILING_STDERRS, HETEROGENEITY_ALPHA, MAX_SENSITIVITY_RATIO, MEASURED,
-                               NOT_MEASURED, PAPER, REPORTED, SIZE_SLOPE_MARGIN)
+from densing.constants import (
+    BOUNDED,
+    CEILING_STDERRS,
+    HETEROGENEITY_ALPHA,
+    MAX_SENSITIVITY_RATIO,
+    MEASURED,
+    NOT_MEASURED,
+    PAPER,
+    REPORTED,
+    SIZE_SLOPE_MARGIN,
+)
 from densing.numbers import format_count, format_months, format_number
 from densing.present.summary import Summary, Table
 

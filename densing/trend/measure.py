@@ -196,9 +196,9 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
 
 
 def _order_breaks(targets: pd.DataFrame, rows: list) -> pd.DataFrame:
-    """The members of the rows' reference families that break their family's order (:func:`densing.laws.order.order_breaks`),
+    """The members of the rows' reference families that break their family's order (:func:`densing.laws.family_rows.order_breaks`),
     each with whether the family's fits keep it (a family law is fitted on every member with a size and a budget)."""
-    from densing.laws.order import order_breaks
+    from densing.laws.family_rows import order_breaks
 
     families = {name.split(":")[0] for row in rows for name in row.references}
     if "family" not in targets.columns or not families:

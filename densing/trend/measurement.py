@@ -78,7 +78,7 @@ class TrendMeasurement(Result):
     budget_rows: tuple = field(default=(), repr=False)      # capability.Row at one D0 (the budget sensitivity)
     budget_notes: dict = field(default_factory=dict, repr=False)  # members with no size at D0, per reference
     fixed_size: pd.DataFrame | None = field(default=None, repr=False)  # the fixed-size time regression's rows
-    #: members of a reference family of any row that break their family's order (densing.laws.order), and whether
+    #: members of a reference family of any row that break their family's order (densing.laws.family_rows), and whether
     #: the family's fits keep them
     order_breaks: pd.DataFrame | None = field(default=None, repr=False)
     table_words: str = ""                                   # the table in words ("the Open LLM Leaderboard v2 table")

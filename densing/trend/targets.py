@@ -1,7 +1,7 @@
 """The targets of a trend: every dated model with a score and its standard error, less the reference's own models.
 
 Each score carries its standard error: the table's, else binomial from the benchmark's item
-count (:func:`densing.data.item_counts.with_stderr`); a model without one is left out, with the reason.
+count (:func:`densing.data.benchmarks.with_stderr`); a model without one is left out, with the reason.
 
 Below them, the dates of a trend as days since the epoch (:func:`parse_epoch`, :func:`days_since`,
 :func:`dates_as_days`) and the usable points of a frame of values with the rows left out and why (:func:`prepare`).
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from densing.data.item_counts import with_stderr
+from densing.data.benchmarks import with_stderr
 from densing.data.schema import is_missing, require_columns
 from densing.data.units import parse_date
 from densing.errors import InputError
@@ -39,7 +39,7 @@ def reference_models(fit: ReferenceFit) -> set[str]:
 
 @per_table
 def _filled(targets: pd.DataFrame) -> pd.DataFrame:
-    """:func:`densing.data.item_counts.with_stderr` of the table, computed once per table inside
+    """:func:`densing.data.benchmarks.with_stderr` of the table, computed once per table inside
     :func:`densing.runtime.memo.same_tables` (callers must not change it)."""
     return with_stderr(targets)
 

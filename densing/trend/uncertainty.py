@@ -8,7 +8,7 @@ of the trend (ln ρ = A·t + B, Xiao et al. 2024 eq. 5) redraws:
 (a) **fit** — the reference law's parameters: one of the fit's own bootstrap draws (resampled
     reference models), picked uniformly at random;
 (b) **score** — each target's score: S + σ·z, z ~ N(0, 1), σ the score's standard error (the
-    table's, or binomial from the benchmark's item count, :mod:`densing.data.item_counts`);
+    table's, or binomial from the benchmark's item count, :mod:`densing.data.benchmarks`);
 (c) **models** — the set of targets: families resampled with replacement, every member of a drawn family
     entering once per draw (a one-stage family-cluster bootstrap, :mod:`densing.trend.design` step 3);
 (d) **reference** — with several references, the between-reference spread τ² of the random-effects pool;

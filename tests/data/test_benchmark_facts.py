@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from densing.data.benchmarks import CHANCE_LEVELS, SUBTASK_TABLE
-from densing.data.item_counts import binomial_stderr, item_count
+from densing.data.benchmarks import binomial_stderr, item_count
 
 ROOT = Path(__file__).resolve().parents[2]
 LEADERBOARD = ROOT / "results" / "obsscaling" / "base_llm_leaderboard_v2_eval.csv"

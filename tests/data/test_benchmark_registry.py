@@ -31,7 +31,7 @@ def toy():
 
 
 def _known_everywhere(name: str) -> dict[str, bool]:
-    from densing.data.item_counts import item_counts
+    from densing.data.benchmarks import item_counts
     from densing.data.readers import WIDE_N_SHOT, WIDE_SCORE_COLUMNS
     from densing.eval import benchmarks as eval_benchmarks
     from densing.laws.reference import _resolve_chance
@@ -53,7 +53,7 @@ def _known_everywhere(name: str) -> dict[str, bool]:
 
 
 def test_one_register_call_makes_a_benchmark_known_everywhere(toy, tmp_path):
-    from densing.data.item_counts import binomial_stderr, item_count, with_stderr
+    from densing.data.benchmarks import binomial_stderr, item_count, with_stderr
     from densing.data.readers import is_wide_csv, read_wide_csv
     from densing.eval import benchmarks as eval_benchmarks
     from densing.trend import capability

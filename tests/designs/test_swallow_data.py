@@ -9,7 +9,7 @@ import pytest
 
 from densing.data.benchmarks import CHANCE_LEVELS, SWALLOW_PROTOCOL_MAPPING
 from densing.data.formats import read_results
-from densing.data.item_counts import item_count
+from densing.data.benchmarks import item_count
 from densing.designs.swallow import data as swallow
 from densing.designs.swallow.data import build_swallow, write_swallow
 from densing.designs.swallow.rule import decide, read_model_file

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from densing.data import read_results
-from densing.data.item_counts import with_stderr
+from densing.data.benchmarks import with_stderr
 from densing.laws.density import compute_density, density_at_own_tokens, density_table
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit

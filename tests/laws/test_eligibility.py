@@ -134,7 +134,7 @@ def test_rule_v3_judges_each_benchmark_on_its_own(shape):
     benchmarks its rows read (densing.trend.plan.FitsJob)."""
     from densing import paths
     from densing.data import read_results
-    from densing.data.item_counts import with_stderr
+    from densing.data.benchmarks import with_stderr
 
     table = with_stderr(read_results(paths.RESULTS / "public_models.csv"))
     every = ("mmlu", "arc_challenge", "hellaswag", "gsm8k", "humaneval", "leaderboard_bbh", "math_hard")

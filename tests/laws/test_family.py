@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from densing.errors import FitError, InputError
 from densing.laws import forms
 from densing.laws.family import fit_family
-from densing.laws.family_held_out import held_out_error
+from densing.laws.candidates_v3 import held_out_error
 from densing.laws.reference_fit import ReferenceFit
 
 
@@ -145,7 +145,7 @@ def test_least_squares_on_logits_is_pulled_by_members_near_chance_and_the_likeli
 
 def test_held_out_z_rejects_calibrated_families_at_about_the_nominal_rate():
     """A family following the law within its binomial noise fails the ±1.96 held-out test about 5% of the time."""
-    from densing.laws.family_held_out import held_out_test
+    from densing.laws.candidates_v3 import held_out_test
 
     rng = np.random.default_rng(3)
     rejected, runs = 0, 300
@@ -160,7 +160,7 @@ def test_held_out_z_rejects_calibrated_families_at_about_the_nominal_rate():
 def test_held_out_z_carries_the_dispersion_of_families_off_their_curve():
     """Members off the law by more than their binomial noise: the test with only the refit's own dispersion rejects
     too often, and with a dispersion pooled over families of the same world (rule v3's) at about the nominal rate."""
-    from densing.laws.family_held_out import held_out_test
+    from densing.laws.candidates_v3 import held_out_test
     from densing.laws.family_likelihood import likelihood_fit
 
     sizes = (0.5e9, 1.8e9, 4e9, 7e9, 14e9, 32e9)
@@ -223,7 +223,7 @@ def test_a_family_fit_reads_the_members_of_its_frame(case):
     from densing import paths
     from densing.data import read_results
     from densing.laws.family import _member_arrays, table_metric
-    from densing.laws.points import POINT_COLUMNS, data_hash
+    from densing.laws.fit_schema import POINT_COLUMNS, data_hash
 
     table = read_results(paths.RESULTS / "public_models.csv")
     family, benchmark = "Qwen1.5", "mmlu"

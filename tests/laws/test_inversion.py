@@ -201,7 +201,7 @@ def test_geomean_rows_match_a_per_model_computation():
     from pathlib import Path
 
     from densing.data import read_results
-    from densing.data.item_counts import with_stderr
+    from densing.data.benchmarks import with_stderr
     from densing.laws.density import compute_density, solve_densities
     from densing.laws.inversion import PerBenchmark, score_matrix
     from densing.laws.reference_fit import ReferenceFit

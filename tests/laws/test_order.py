@@ -1,11 +1,11 @@
-"""densing.laws.order: a member below a smaller member of its family on several benchmarks is flagged, and a family
+"""densing.laws.family_rows: a member below a smaller member of its family on several benchmarks is flagged, and a family
 fit's provenance says whether it kept it."""
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from densing.laws.order import order_breaks
+from densing.laws.family_rows import order_breaks
 
 
 def _family(scores: dict[str, dict[str, float]], sizes: dict[str, float], stderr: float = 0.01) -> pd.DataFrame:

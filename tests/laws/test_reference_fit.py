@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from densing.errors import FitError, InputError
 from densing.laws import forms
 from densing.laws.fit import StageFit
-from densing.laws.points import POINT_COLUMNS
+from densing.laws.fit_schema import POINT_COLUMNS
 from densing.laws.reference import fit_reference
 from densing.laws.reference_fit import (
     ABOVE_CEILING,
@@ -28,7 +28,7 @@ from densing.laws.reference_fit import (
     check_fit_dict,
     invert_scores,
 )
-from densing.laws.points import data_hash
+from densing.laws.fit_schema import data_hash
 from tests.conftest import REPO_ROOT
 
 PARAMS = dict(a=400.0, alpha=0.34, b=410.0, beta=0.28, c=0.7, gamma=-4.0, l=1.0, d=0.25)

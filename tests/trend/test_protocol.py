@@ -113,7 +113,7 @@ def test_every_candidate_benchmark_of_every_table_has_its_records():
     """The benchmark checklist of docs/extending.md: a chance level, an item count with a source and a capability
     group for every benchmark a registered table lets rule v3 fit a reference on."""
     from densing.data.benchmarks import CHANCE_LEVELS
-    from densing.data.item_counts import item_counts
+    from densing.data.benchmarks import item_counts
     from densing.trend.capability import CAPABILITY
     from densing import tables
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from densing.data.item_counts import item_count
+from densing.data.benchmarks import item_count
 from densing.designs.olmes.mc_tasks import HELD_OUT_32B, OFFLINE_BENCHMARK, OFFSET_ROWS, check_task
 from densing.errors import FitError, InputError
 from densing.laws import forms

@@ -71,7 +71,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from densing.data.item_counts import item_count
+from densing.data.benchmarks import item_count
 from densing.designs.olmes.mc_offset import Offset, held_out, measure_offset, offline_reference, offset_from  # noqa: F401 (public here)
 from densing.designs.olmes.mc_tasks import (  # noqa: F401 (public here)
     HELD_OUT_32B,
@@ -86,7 +86,7 @@ from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
 from densing.laws import forms
 from densing.laws import problems as _problems
-from densing.laws.points import data_hash, past_run_fraction, point_tuples, select_points
+from densing.laws.fit_schema import data_hash, past_run_fraction, point_tuples, select_points
 from densing.laws.reference_fit import ReferenceFit
 
 MIN_RUN_FRACTION = 0.1

@@ -197,7 +197,7 @@ def validate_ladder(frame: pd.DataFrame, benchmark: str, metric: str, *, max_par
     """
     from densing.data.olmo import split_ladder
     from densing.laws.olmo.ladder import FINAL_CHECKPOINTS, fit_ladder
-    from densing.laws.points import final_points, select_points
+    from densing.laws.fit_schema import final_points, select_points
 
     ladder, full = split_ladder(frame)
     train = ladder[ladder["params"] < max_params]

@@ -43,7 +43,7 @@ from densing.laws import problems as _problems
 from densing.laws import forms
 from densing.laws.density import density_at_own_tokens
 from densing.laws.inversion import conditioning
-from densing.laws.points import final_points, select_points
+from densing.laws.fit_schema import final_points, select_points
 from densing.laws.reference import fit_reference
 from densing.laws.reference_fit import ReferenceFit
 
@@ -180,7 +180,7 @@ def without_checkpoints(fit: ReferenceFit) -> ReferenceFit:
 
     Those points are the ladder's checkpoints past 10% of each run (2,928 per task on AI2's ladder), the same runs
     for every task: the ladder table holds them and ``densing ladder fit`` selects them again
-    (:func:`densing.laws.points.select_points`). Nothing reads them from the fit: the laws, the bootstrap draws, the
+    (:func:`densing.laws.fit_schema.select_points`). Nothing reads them from the fit: the laws, the bootstrap draws, the
     stage's R², RMSE and point count, and the loss stage's points (each run's final point, which
     :meth:`ReferenceFit.loss_points_frame` and the MC reference read) stay. A fit whose loss stage has no points of
     its own (both stages on the same points) is returned as it is.
