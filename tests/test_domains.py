@@ -67,7 +67,7 @@ def test_an_api_date_outside_the_domain_is_refused(date):
     import pandas as pd
 
     from densing import fit_trend, measure_trend, read_results
-    from densing.data.units import parse_date
+    from densing.numbers import parse_date
     from densing.validation import Date
 
     assert not Date().matches(date) and not Date().matches(pd.Timestamp(date))
@@ -95,7 +95,7 @@ def test_an_api_table_dated_before_the_domain_is_refused_with_no_window():
 def test_the_bounds_themselves_are_dates():
     from datetime import date
 
-    from densing.data.units import parse_date
+    from densing.numbers import parse_date
 
     assert parse_date("2018-06-11") == parse_date("2018-06-11")
     assert parse_date(date.today().isoformat()).date() == date.today()
@@ -776,7 +776,7 @@ def test_the_results_table_walk_covers_every_column():
 def test_a_date_with_a_time_zone_is_its_day_in_utc_where_read():
     import pandas as pd
 
-    from densing.data.units import parse_date
+    from densing.numbers import parse_date
 
     assert parse_date(pd.Timestamp("2023-02-25 01:00", tz="Asia/Tokyo")) == pd.Timestamp("2023-02-24")
     from datetime import datetime, timedelta, timezone

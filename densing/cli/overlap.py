@@ -146,7 +146,7 @@ def whatif(
     fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
 ) -> None:
     """Predicted step time and scaling efficiency: sync DP, bucketed DDP, CO2 and T3 overlap."""
-    from densing.data.units import parse_count
+    from densing.numbers import parse_count
     from densing.overlap.strategies.registry import parse
     from densing.overlap.whatif import WHATIF_CONSTRAINTS, calibrate, predict
     from densing.validation import check_params

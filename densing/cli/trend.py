@@ -56,7 +56,7 @@ def _since(text: Optional[str], option: str = "--since") -> Optional[str]:
     """'none' or an ISO date (one line naming the option otherwise)."""
     if text in (None, "none"):
         return None
-    from densing.data.units import parse_date
+    from densing.numbers import parse_date
 
     return parse_date(text, field=option.lstrip("-"), where=option).strftime("%Y-%m-%d")
 
@@ -192,7 +192,7 @@ def _print_by_benchmark_screen(result, forecast) -> None:
 
 def _print_by_benchmark_detail(result, forecast, fmt: Format, wide: bool) -> None:
     """``--by benchmark --detail``: every table and note."""
-    from densing.data.units import format_count
+    from densing.numbers import format_count
     from densing.trend.capability import BUDGET_D0
 
     table = result.by_benchmark()

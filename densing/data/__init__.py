@@ -10,7 +10,7 @@ from densing.data.readers import (
 )
 from densing.data.formats import read_reference_data, read_results
 from densing.data.schema import COLUMNS, REQUIRED_COLUMNS, validate_results
-from densing.data.units import format_count, parse_count, parse_date
+from densing.numbers import format_count, parse_count, parse_date
 
 __all__ = [
     "COLUMNS",

@@ -40,7 +40,7 @@ from densing.data.public_read import (
     read_release_dates,
 )
 from densing.data.schema import is_missing
-from densing.data.units import parse_count
+from densing.numbers import parse_count
 from densing.errors import InputError
 
 

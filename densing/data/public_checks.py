@@ -13,7 +13,7 @@ import pandas as pd
 
 from densing.data.public_read import BENCHMARK_COLUMNS, CONFIDENCE_LEVELS, ISSUE_COLUMNS, SCORE_COLUMNS
 from densing.data.schema import is_missing
-from densing.data.units import parse_count, parse_date
+from densing.numbers import parse_count, parse_date
 from densing.errors import InputError
 from densing.validation import EARLIEST_DATE
 

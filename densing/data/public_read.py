@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from densing.data.units import parse_date
+from densing.numbers import parse_date
 from densing.errors import InputError
 
 BENCHMARK_FILE = "base_llm_benchmark_eval.csv"

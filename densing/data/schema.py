@@ -22,7 +22,7 @@ import weakref
 import numpy as np
 import pandas as pd
 
-from densing.data.units import parse_count, parse_date
+from densing.numbers import parse_count, parse_date
 from densing.errors import InputError
 from densing.impossible import check_impossible
 from densing.validation import MAX_PARAMS, MIN_PARAMS, check_params, check_tokens

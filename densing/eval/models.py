@@ -39,7 +39,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from densing.data.units import parse_count, parse_date
+from densing.numbers import parse_count, parse_date
 from densing.errors import InputError
 from densing.validation import check_params, check_tokens
 from densing.io import read_text

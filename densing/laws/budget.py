@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from densing.data.units import format_count
+from densing.numbers import format_count
 from densing.errors import InputError
 from densing.numbers import format_number
 

@@ -70,7 +70,7 @@ def extrapolation_notes(fit: ReferenceFit, effective_params, d0: float | None = 
     points = fit.loss_points_frame()
     if points.empty:
         return [None] * sizes.size
-    from densing.data.units import format_count
+    from densing.numbers import format_count
 
     tokens = fit.d0 if d0 is None else d0
     n_low, n_high = float(points["params"].min()), float(points["params"].max())

@@ -92,7 +92,7 @@ def read_scores(path: str | Path, *, model: str | None = None, params: float | N
     :class:`~densing.errors.InputError` naming the file and the field."""
     from densing.data import read_results
     from densing.data.benchmarks import with_stderr
-    from densing.data.units import parse_date
+    from densing.numbers import parse_date
     from densing.validation import as_path
 
     path = as_path(path, "scores")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from densing.data.units import format_count
+from densing.numbers import format_count
 from densing.numbers import format_months
 from densing.report import figures
 from densing.report import model as m

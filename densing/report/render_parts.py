@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from densing.data.units import format_count
+from densing.numbers import format_count
 from densing.numbers import format_months, format_number
 from densing.report.html import esc, table_html
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from densing.data.units import format_count
+from densing.numbers import format_count
 from densing.errors import DensingError
 from densing.laws.density import density_table
 from densing.laws.inversion import PerBenchmark

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from densing.data.units import format_count
+from densing.numbers import format_count
 from densing.laws import eligibility
 from densing.trend import capability
 from densing.tables import TrendTable

@@ -18,7 +18,7 @@ import pandas as pd
 
 from densing.data.benchmarks import with_stderr
 from densing.data.schema import is_missing, require_columns
-from densing.data.units import parse_date
+from densing.numbers import parse_date
 from densing.errors import InputError
 from densing.laws.inversion import as_inversion, score_matrix
 from densing.laws.reference_fit import ReferenceFit

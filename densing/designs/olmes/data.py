@@ -29,7 +29,7 @@ import pandas as pd
 
 from densing.data.readers import read_text_table
 from densing.data.schema import is_missing, positive_count, validate_results
-from densing.data.units import parse_date
+from densing.numbers import parse_date
 from densing.errors import InputError
 
 #: Upstream of ``olmo2-32b.csv`` (see results/olmes/README.md).

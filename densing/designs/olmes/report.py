@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import pandas as pd
 
-from densing.data.units import format_count
+from densing.numbers import format_count
 from densing.designs.olmes.trend import D0, beside_leaderboard, measure_olmes, row_statuses
 from densing.report.html import Section, figure_html, table_html
 from densing.report.render_parts import details

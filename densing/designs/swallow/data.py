@@ -31,7 +31,7 @@ import pandas as pd
 from densing.data.benchmarks import WIDE_COLUMNS
 from densing.data.readers import read_text_table
 from densing.data.schema import DERIVATIONS, is_missing, positive_count
-from densing.data.units import parse_date
+from densing.numbers import parse_date
 from densing.designs.swallow.rule import decisions, read_model_file
 from densing.errors import InputError
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from densing.data.units import parse_date
+from densing.numbers import parse_date
 from densing.errors import InputError
 
 #: Hub-id patterns of post-trained checkpoints (case-insensitive, matched on the part after the owner).
