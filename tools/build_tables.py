@@ -13,7 +13,7 @@
     python tools/build_tables.py fixed-size --n-boot 1000 --seed 0 --out results/fixed_size.csv
 
 Each writes its files atomically and byte-identically for the same inputs; the computation is the package's
-(:mod:`densing.data.public`, :mod:`densing.designs.swallow.data`, :mod:`densing.laws.eligibility`,
+(:mod:`tools.public_table.build`, :mod:`densing.designs.swallow.data`, :mod:`densing.laws.eligibility`,
 :mod:`densing.trend.protocol`, :mod:`densing.designs.olmes.mc_reference`, :mod:`densing.designs.olmes.trend`,
 :mod:`densing.trend.fixed_size`), but for the candidate table's rules v1 and v2 (:func:`candidate_table_v1_v2`,
 labelled variants the package does not compute); otherwise this script only reads the arguments, writes and prints. An error of the package (:class:`densing.errors.DensingError`) is
@@ -36,10 +36,10 @@ from densing.io import atomic_write_text  # noqa: E402
 
 
 def public(args) -> int:
-    """The shipped table of public base models (:mod:`densing.data.public`): build, write, and print the
+    """The shipped table of public base models (:mod:`tools.public_table.build`): build, write, and print the
     remaining validation issues to stderr."""
-    from densing.data.public import build_public_models, write_public_models
-    from densing.data.public_checks import validate_public_models
+    from tools.public_table.build import build_public_models, write_public_models
+    from tools.public_table.checks import validate_public_models
 
     frame = build_public_models(args.obsscaling, args.dates, args.corrections, args.active_params)
     write_public_models(frame, args.out)

@@ -11,7 +11,7 @@ from datetime import date
 
 import pandas as pd
 
-from densing.data.public_read import BENCHMARK_COLUMNS, CONFIDENCE_LEVELS, ISSUE_COLUMNS, SCORE_COLUMNS
+from tools.public_table.read import BENCHMARK_COLUMNS, CONFIDENCE_LEVELS, ISSUE_COLUMNS, SCORE_COLUMNS
 from densing.data.schema import is_missing
 from densing.numbers import parse_count, parse_date
 from densing.errors import InputError

@@ -1,4 +1,4 @@
-"""Tests of densing.data.public on the vendored ObsScaling tables and the shipped results/."""
+"""Tests of tools.public_table.build on the vendored ObsScaling tables and the shipped results/."""
 from __future__ import annotations
 
 from datetime import date
@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from densing.data.public import build_public_models, write_public_models
-from densing.data.public_checks import sizes_from_name, validate_public_models
-from densing.data.public_read import OUTPUT_COLUMNS, read_obsscaling
+from tools.public_table.build import build_public_models, write_public_models
+from tools.public_table.checks import sizes_from_name, validate_public_models
+from tools.public_table.read import OUTPUT_COLUMNS, read_obsscaling
 from densing.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""The inputs of the shipped public-models table (:mod:`densing.data.public`): their files, their columns, their readers.
+"""The inputs of the shipped public-models table (:mod:`tools.public_table.build`): their files, their columns, their readers.
 
 Every reader checks that its file exists and holds its columns, and says which file is wrong when not.
 """

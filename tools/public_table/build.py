@@ -12,9 +12,9 @@ Inputs (all files, read only here):
   ``model, active_params, evidence_url, note``.
 
 :func:`build_public_models` joins them into one wide row per model (columns :data:`OUTPUT_COLUMNS`)
-and validates it; what :func:`validate_public_models` still finds in the result is reported
+and validates it; what :func:`tools.public_table.checks.validate_public_models` still finds in the result is reported
 beside the table (the command line prints it), never silently fixed. The inputs' readers and
-columns are :mod:`densing.data.public_read`, the checks :mod:`densing.data.public_checks`; this
+columns are :mod:`tools.public_table.read`, the checks :mod:`tools.public_table.checks`; this
 module joins, corrects and writes.
 
 Regenerate the shipped table (byte-identical for the same inputs)::
@@ -30,8 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from densing.data.public_checks import validate_public_models
-from densing.data.public_read import (
+from tools.public_table.read import (
     COUNT_COLUMNS,
     OUTPUT_COLUMNS,
     read_active_params,
@@ -94,7 +93,7 @@ def build_public_models(
 
     Returns one row per model in :data:`OUTPUT_COLUMNS` order, sorted by model id. Models absent
     from the dates file get an empty date and confidence ``none``. The issues that remain after
-    the corrections are :func:`validate_public_models` of the result; they are reported, not fixed.
+    the corrections are :func:`tools.public_table.checks.validate_public_models` of the result; they are reported, not fixed.
     """
     source = read_obsscaling(obsscaling_dir)
     dates = read_release_dates(dates_csv)
