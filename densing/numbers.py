@@ -170,6 +170,22 @@ def spread(values, spec: str = ".2f", between: str = "–") -> str:
     low, mid, high = min(values), statistics.median(values), max(values)
     return f"{format(mid, spec)} [{format(low, spec)}{between}{format(high, spec)}]"
 
+def json_value(value):
+    """A value as JSON: a result (anything with ``to_dict`` and ``conf_int``) as its ``to_dict()``, a non-finite float
+    as None, numpy scalars as Python numbers, tuples, lists and dicts of them in kind."""
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)) and getattr(value, "ndim", 1) == 0:
+        value = value.item()
+    if hasattr(value, "to_dict") and hasattr(value, "conf_int"):
+        return value.to_dict()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (tuple, list)) and any(hasattr(v, "conf_int") for v in value):
+        return [json_value(v) for v in value]
+    if isinstance(value, dict) and any(hasattr(v, "conf_int") for v in value.values()):
+        return {k: json_value(v) for k, v in value.items()}
+    return value
+
+
 # --------------------------------------------------------------------------------------------------------------------
 # Counts and dates as people write them, parsed at the input edge ("7B", "1.1b", "350M", "2T", "7e9"; "2023-02")
 # --------------------------------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import orjson
@@ -26,12 +27,13 @@ from densing.impossible import check_scores
 from densing.io import atomic_write_bytes, read_json_object
 from densing.laws import fit as _fit
 from densing.laws import forms
-from densing.laws.fit_schema import FIT_DOMAIN, FORMAT, KINDS, LAWS, check_fit_dict  # noqa: F401 (the file's schema)
-from densing.laws.fit_schema import POINT_COLUMNS
+from densing.laws.fit_schema import FIT_DOMAIN, FORMAT, KINDS, LAWS, POINT_COLUMNS, check_fit_dict  # noqa: F401 (the file's schema)
 from densing.numbers import format_count
-from densing.present.summary import Summary, Table
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
 from densing.validation import D0_TOKENS, MAX_D0_TOKENS, validate_params
+
+if TYPE_CHECKING:
+    from densing.present.summary import Summary
 
 DEFAULT_D0 = 1e12
 
@@ -209,6 +211,8 @@ class ReferenceFit(Result):
         stages = pd.DataFrame([(s.law, s.n_points, s.r_squared, s.rmse, s.converged) for s in self.stages],
                               columns=["stage", "points", "R²", "RMSE", "converged"])
         lines = (f"bootstrap: {len(self.bootstrap)} resamples (seed {self.provenance.get('seed')})",) if self.bootstrap else ()
+        from densing.present.summary import Summary, Table
+
         return Summary(title, lines=lines, tables=(Table.of(self.parameter_ci(), "parameters"),
                                                    Table.of(stages, "diagnostics")))
 

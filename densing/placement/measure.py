@@ -41,16 +41,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import pandas as pd
 
-from densing.present.summary import Summary
 from densing.numbers import format_number
-from densing.results import Result
 from densing.placement.place import ABOVE, BELOW, CHANCE_STDERRS, UNDETERMINED, line_dates, place_models
 from densing.placement.plan import Plan, check_offline_source, hub_offline, plan
 from densing.placement.scores import binomial_items_stderr, public_scores
+from densing.results import Result
+
+if TYPE_CHECKING:
+    from densing.present.summary import Summary
 
 __all__ = ["ABOVE", "BELOW", "CHANCE_STDERRS", "UNDETERMINED", "MeasureResult", "Plan", "binomial_items_stderr",
            "check_offline_source", "hub_offline", "measure", "place_models", "plan", "public_scores"]
@@ -120,6 +122,8 @@ class MeasureResult(Result):
             scores = ", ".join(f"{k.removeprefix('score:')} {format_number(v)}{_items(r.get('items:' + k.removeprefix('score:')))}"
                                for k, v in r.items() if k.startswith("score:") and not pd.isna(v))
             lines.append(f"{r['model']}: {scores}. {r['words']}.")
+        from densing.present.summary import Summary
+
         return Summary(lines[0], lines=tuple(lines[1:]))
 
     def __str__(self) -> str:
@@ -168,9 +172,8 @@ def measure(
     (HumanEval), as ``densing eval --allow-unsafe-code``.
     """
     from densing.eval.runner import run_sweep
-    from densing.trend.measure import HEADLINE_RULE
-
     from densing.paths import default_store
+    from densing.trend.measure import HEADLINE_RULE
 
     say = on_progress or (lambda line: None)
     store = default_store() if store is None else store
@@ -219,11 +222,11 @@ def _population(suite: str, results, measurement) -> pd.DataFrame | None:
 
 def _headline(suite: str, results, n_boot: int | None, seed: int, say: ProgressCallback):
     """The headline measurement of ``densing trend`` on the suite's target table (or ``results``)."""
+    from densing.constants import DEFAULT_N_BOOT
     from densing.data import read_results
     from densing.eval.benchmarks import suite_table
-    from densing.constants import DEFAULT_N_BOOT
-    from densing.trend.measure import measure_trend
     from densing.tables import for_path
+    from densing.trend.measure import measure_trend
 
     draws = DEFAULT_N_BOOT if n_boot is None else n_boot
     say(f"measuring the headline trend on the suite's target table ({draws} draws) …")

@@ -4,7 +4,6 @@ report) and JSON (``to_dict``). Every number is written by :func:`densing.number
 figures, ∞, —), so the text and the HTML of one result print the same digits."""
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
@@ -34,22 +33,6 @@ def table_html(header: Sequence[str], rows: Iterable[Sequence], caption: str | N
         parts.append("<tr>" + "".join(f"<td>{escape(cell(v, html=True))}</td>" for v in row) + "</tr>")
     parts.append("</table>")
     return "".join(parts)
-
-
-def json_value(value):
-    """A value as JSON: a result (anything with ``to_dict`` and ``conf_int``) as its ``to_dict()``, a non-finite float
-    as None, numpy scalars as Python numbers, tuples, lists and dicts of them in kind."""
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)) and getattr(value, "ndim", 1) == 0:
-        value = value.item()
-    if hasattr(value, "to_dict") and hasattr(value, "conf_int"):
-        return value.to_dict()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, (tuple, list)) and any(hasattr(v, "conf_int") for v in value):
-        return [json_value(v) for v in value]
-    if isinstance(value, dict) and any(hasattr(v, "conf_int") for v in value.values()):
-        return {k: json_value(v) for k, v in value.items()}
-    return value
 
 
 @dataclass(frozen=True)
@@ -100,6 +83,8 @@ class Summary:
         return head + words + items + "".join(table_html(t.columns, t.rows, caption=t.caption) for t in self.tables)
 
     def to_dict(self) -> dict:
+        from densing.numbers import json_value
+
         return {"title": self.title, "lines": list(self.lines),
                 "items": {n: json_value(v) for n, v in self.items},
                 "tables": [{"caption": t.caption, "rows": [dict(zip(t.columns, map(json_value, r))) for r in t.rows]}

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import pandas as pd
 
-from densing.present.summary import Summary, Table
 from densing import paths
 from densing.laws.reference_fit import ReferenceFit
 from densing.results import Result
 from densing.trend.measurement import TrendMeasurement
+
+if TYPE_CHECKING:
+    from densing.present.summary import Summary
 
 #: The public table the report reads without ``--results``.
 DEFAULT_RESULTS = paths.RESULTS / "public_models.csv"
@@ -179,6 +181,8 @@ class Report(Result):
     def summary(self) -> Summary:
         """The measurement's summary with the report's sections as one more table."""
         own = self.measurement.summary()
+        from densing.present.summary import Table
+
         sections = Table("Report sections", ("section",), tuple((section.title,) for section in self.sections))
         return replace(own, tables=(*own.tables, sections))
 

@@ -4,25 +4,24 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from numbers import Integral, Real
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
 import pandas as pd
 
-from densing.present.summary import Summary
-from densing.numbers import format_number
-from densing.results import Result
+from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS
 from densing.data.schema import is_missing
-from densing.errors import InputError
-from densing.errors import FitError
-from densing.numbers import json_number
+from densing.errors import FitError, InputError
+from densing.numbers import format_number, json_number
+from densing.results import Result
 from densing.trend import rules
-from densing.constants import DEFAULT_EPOCH, DAYS_PER_MONTH, MIN_POINTS
 from densing.trend.rules import doubling_days, doubling_interval
 from densing.trend.targets import days_since, parse_epoch, prepare
 from densing.trend.uncertainty import observed_trend
 from densing.validation import DRAWS, Interval, validate_params
+
+if TYPE_CHECKING:
+    from densing.present.summary import Summary
 
 # --------------------------------------------------------------------------------------------
 # corollaries (§4)
@@ -134,6 +133,8 @@ class CostHalvingFit(Result):
         return pd.DataFrame([self.to_dict()])
 
     def summary(self) -> Summary:
+        from densing.present.summary import Summary
+
         return Summary(f"Inference price trend  ln price(t) = A·t + B   frontier: {self.frontier}", lines=(
             f"A = {self.slope_per_day:.6g} /day  B = {self.intercept:.4g}  R² = {self.r_squared:.3f}  "
             f"points {self.n_points}",

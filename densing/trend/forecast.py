@@ -33,21 +33,23 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from densing.present.summary import Summary
-from densing.errors import DensingError, InputError
-from densing.laws.density import point_densities
-from densing.laws.bounds import EXACT, LOWER, UPPER
-from densing.numbers import format_number
-from densing.results import Result
 from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH
+from densing.errors import DensingError, InputError
+from densing.laws.bounds import EXACT, LOWER, UPPER
+from densing.laws.density import point_densities
+from densing.numbers import format_number
+from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
 from densing.trend.targets import days_since, parse_epoch
-from densing.results import ALPHA_CONSTRAINTS, interval_frame
 from densing.trend.uncertainty import TrendUncertainty, observed_trend, trend_uncertainty
 from densing.validation import validate_params
+
+if TYPE_CHECKING:
+    from densing.present.summary import Summary
 
 #: The cutoff of each target table's forecast check (module docstring).
 #: The share of models above a 0.9-quantile line.
@@ -57,7 +59,9 @@ ABOVE_SHARE = 0.10
 def wilson_interval(count: int, total: int, level: float = 0.95) -> tuple[float, float]:
     """Wilson's score interval of a binomial proportion count/total (Wilson 1927):
     (p̂ + z²/2n ± z·√(p̂(1 − p̂)/n + z²/4n²)) / (1 + z²/n); (nan, nan) for total 0."""
-    from scipy.special import ndtri  # the standard normal quantile (what scipy.stats.norm.ppf computes), without importing scipy.stats
+    from scipy.special import (
+        ndtri,  # the standard normal quantile (what scipy.stats.norm.ppf computes), without importing scipy.stats
+    )
 
     if total <= 0:
         return math.nan, math.nan
@@ -137,6 +141,8 @@ class Forecast(Result):
                 continue
             parts.append(f"{r.reference.split(':')[0]}: {r.above_line} of {r.n_later} later models lie above the carried "
                          f"line (10% expected), {r.above_high} above its band — {r.verdict}")
+        from densing.present.summary import Summary
+
         return Summary(f"Forecast from models released up to {self.cutoff}: " + "; ".join(parts) + ".")
 
 
@@ -281,6 +287,8 @@ class ForecastWindows(Result):
                          f"{format_number(c.early_doubling_time_months_ci_high)}] on {c.n_early} models; "
                          f"{c.above_line} of {c.n_later} later models above it ({c.above_band_high} above its band) "
                          f"— {c.verdict}")
+        from densing.present.summary import Summary
+
         return Summary(f"Forecast windows of {self.row}: {len(self.cutoffs)} cutoffs", lines=tuple(lines))
 
 

@@ -80,7 +80,7 @@ def test_saturation_and_conditioning_are_untestable_without_frontier_models():
 
 
 def test_the_hc3_interval_is_statsmodels():
-    from densing._sm import OLS
+    from statsmodels.regression.linear_model import OLS
 
     frame = _families(0.2, noise=0.3, seed=5)
     design = pd.get_dummies(frame["family"], dtype=float)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from densing.trend.fixed_size import cluster_ols
+from densing.trend.checks import cluster_ols
 
 
 def _planted(seed: int, groups: int, per: int, columns: int, unbalanced: bool):
