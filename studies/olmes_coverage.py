@@ -48,7 +48,7 @@ tasks the real run measures):
 each refitted from the point estimate (:func:`densing.laws.fit.refit_from`, as its series bootstrap does); then
 :func:`densing.designs.olmes.mc_reference.fit_mc_reference` on the planted checkpoints (the ceiling rule, the MC score
 law and ``--score-boot`` moving-block bootstrap draws), :func:`~densing.designs.olmes.mc_reference.offline_reference`
-with Δ̂ and σ_Δ, the R² verdict (:func:`densing.laws.fit.fit_verdict`), the targets through
+with Δ̂ and σ_Δ, the R² verdict (:func:`densing.laws.fit_schema.fit_verdict`), the targets through
 :func:`densing.trend.targets.trend_targets`, and :func:`densing.trend.uncertainty.trend_uncertainty` with
 :class:`~densing.laws.inversion.PerBenchmark` at D0 = 10¹², the 0.9 quantile rule and ``--n-boot`` draws — what
 :func:`~densing.designs.olmes.trend.measure_olmes` does, with fewer draws. Held fixed, not re-chosen per replicate: the
@@ -84,7 +84,7 @@ from densing.errors import DensingError
 from densing.laws import fit as _fit
 from densing.laws import problems as _problems
 from densing.laws import forms
-from densing.laws.fit import fit_verdict
+from densing.laws.fit_schema import fit_verdict
 from densing.laws.inversion import PerBenchmark
 from densing.designs.olmes import mc_reference as mc
 from densing.laws.reference_fit import ReferenceFit

@@ -171,7 +171,7 @@ def _fit_family(data: Path, benchmark: str, family: str, shape: str, *, metric: 
 def _show_fit(result, out: Optional[Path], fmt: Format) -> None:
     import sys
 
-    from densing.laws.fit import fit_verdict, interval_notes
+    from densing.laws.fit_schema import fit_verdict, interval_notes
 
     if out is not None:
         result.save(out)
@@ -275,7 +275,7 @@ def density(
     from densing import paths
     from densing.data import read_results
     from densing.laws.density import compute_density, density_at_own_tokens, extrapolation_summary
-    from densing.laws.fit import fit_verdict
+    from densing.laws.fit_schema import fit_verdict
     from densing.laws.reference_fit import ReferenceFit
     from densing.numbers import format_count
 

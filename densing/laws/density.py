@@ -21,20 +21,27 @@ A score without a standard error gets the binomial √(S(1 − S)/n) of its benc
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from typing import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
-from densing.errors import InputError
 from densing.data.benchmarks import with_stderr
 from densing.data.schema import table_argument
-from densing.laws.bounds import EXACT, LOWER, UPPER
-from densing.laws.fit import fit_verdict
-from densing.laws.inversion import BELOW_SMALLEST_N, ABOVE_LARGEST_N, Joint, PerBenchmark, arrays, extrapolation_notes, score_matrix
-from densing.laws.bounds import near_chance, readings
+from densing.errors import InputError
+from densing.laws.bounds import EXACT, LOWER, UPPER, near_chance, readings
+from densing.laws.fit_schema import fit_verdict
+from densing.laws.inversion import (
+    ABOVE_LARGEST_N,
+    BELOW_SMALLEST_N,
+    Joint,
+    PerBenchmark,
+    arrays,
+    extrapolation_notes,
+    score_matrix,
+)
 from densing.laws.reference_fit import ReferenceFit, as_fits
 from densing.validation import D0_TOKENS, Interval, Options, validate_params
 
@@ -240,7 +247,7 @@ def compute_density(
     ``--fit``), or a list or mapping of them. ``targets`` is checked as a table file is (counts written ``7B`` parsed;
     an impossible score, a missing column: an InputError naming ``targets``, the row and the field).
     ``intervals=False`` skips the confidence intervals (NaN) when only point values are needed.
-    A fit with a verdict (:func:`densing.laws.fit.fit_verdict`: R² below 0.5) keeps its rows, with the verdict in
+    A fit with a verdict (:func:`densing.laws.fit_schema.fit_verdict`: R² below 0.5) keeps its rows, with the verdict in
     the ``fit_verdict`` column, but is left out of the geometric mean unless ``include_poor_fits``.
     """
     fits = as_fits(fits, "fits")

@@ -72,13 +72,11 @@ import pandas as pd
 
 from densing.data.benchmarks import CHANCE_LEVELS, ITEM_COUNTS
 from densing.errors import FitError, InputError
-from densing.laws import fit as _fit
 from densing.laws import forms
 from densing.laws.budget import HOFFMANN_2022
 from densing.laws.family_likelihood import Z_95, LikelihoodFit, binomial_mle, likelihood_fit  # noqa: F401 (re-exported)
-from densing.laws.fit_schema import POINT_COLUMNS, data_hash
-from densing.laws.family_rows import family_order_note
-from densing.laws.family_rows import family_arrays, family_columns, metric_for, table_metric  # noqa: F401 (public here)
+from densing.laws.family_rows import family_arrays, family_columns, family_order_note, metric_for, table_metric  # noqa: F401 (public here)
+from densing.laws.fit_schema import POINT_COLUMNS, StageFit, data_hash
 from densing.laws.reference_fit import ReferenceFit
 from densing.validation import BOOTSTRAP_CONSTRAINTS, Options, validate_params
 
@@ -297,14 +295,14 @@ def _least_squares_estimate(where, log_n, scores, chance, scale, n_boot, rng) ->
     return _Estimate(gamma, l, "ordinary least squares in logit space (closed form)", draws, redraws, "model", {})
 
 
-def _stage(log_n, scores, chance, scale, estimate: _Estimate, fixed: dict, *, n_points: int) -> _fit.StageFit:
+def _stage(log_n, scores, chance, scale, estimate: _Estimate, fixed: dict, *, n_points: int) -> StageFit:
     """The fitted law as one stage, with its R² and residuals on the members."""
     gamma, l = estimate.gamma, estimate.level
     predicted = forms.performance_law(log_n, scale, gamma, l, chance)
     residuals = predicted - scores
     total = float(np.sum((scores - scores.mean()) ** 2))
     r2 = 1.0 - float(np.sum(residuals ** 2)) / total if total > 0 else math.nan
-    return _fit.StageFit(law=KIND, params={"c": scale, "gamma": gamma, "l": l, "d": chance, **fixed},
+    return StageFit(law=KIND, params={"c": scale, "gamma": gamma, "l": l, "d": chance, **fixed},
                          fixed={"c": scale, "d": chance, **fixed}, r_squared=r2, rmse=float(np.sqrt(np.mean(residuals ** 2))),
                          residuals=tuple(float(v) for v in residuals), converged=True,
                          message=estimate.message, n_points=n_points, cost=float(0.5 * np.sum(residuals ** 2)))

@@ -3,71 +3,19 @@
 One fitting routine (:func:`fit_stage`) serves every law: it takes the law's residual function in
 an internal parameterisation, several starting points and bounds, runs ``least_squares`` with a
 robust loss from each start and keeps the lowest cost. The laws themselves are in
-:mod:`densing.laws.forms`, each one's parameterisation as a problem in :mod:`densing.laws.problems`
-(its names stay importable from here); this module fits a problem and judges the fitted reference.
+:mod:`densing.laws.forms`, each one's parameterisation as a problem in :mod:`densing.laws.problems`; this module
+fits a problem (the verdicts on a fitted reference are :mod:`densing.laws.fit_schema`'s).
 
-A fit is a frozen :class:`StageFit` that knows its diagnostics (R², RMSE, residuals, convergence).
+A fit is a frozen :class:`densing.laws.fit_schema.StageFit` that knows its diagnostics (R², RMSE, residuals,
+convergence).
 """
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 import numpy as np
 
-from densing.results import Result
 from densing.errors import FitError
+from densing.laws.fit_schema import StageFit
 from densing.laws.problems import Problem, theta_from_params
-
-
-@dataclass(frozen=True)
-class StageFit(Result):
-    """One fitted law: parameters, what was held fixed, and goodness-of-fit diagnostics.
-
-    ``r_squared`` and ``rmse`` are on the natural scale of the fitted quantity (loss or score);
-    ``residuals`` are prediction − observation in that scale, in input order.
-    """
-    _dict_exclude = ("residuals",)
-
-    law: str
-    params: dict[str, float]
-    fixed: dict[str, float]
-    r_squared: float
-    rmse: float
-    residuals: tuple[float, ...]
-    converged: bool
-    message: str
-    n_points: int
-    cost: float
-
-    def to_dict(self) -> dict:
-        return {
-            "law": self.law,
-            "params": dict(self.params),
-            "fixed": dict(self.fixed),
-            "r_squared": self.r_squared,
-            "rmse": self.rmse,
-            "residuals": list(self.residuals),
-            "converged": self.converged,
-            "message": self.message,
-            "n_points": self.n_points,
-            "cost": self.cost,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "StageFit":
-        return cls(
-            law=str(data["law"]),
-            params={k: float(v) for k, v in data["params"].items()},
-            fixed={k: float(v) for k, v in data.get("fixed", {}).items()},
-            r_squared=float(data["r_squared"]),
-            rmse=float(data["rmse"]),
-            residuals=tuple(float(v) for v in data["residuals"]),
-            converged=bool(data["converged"]),
-            message=str(data["message"]),
-            n_points=int(data["n_points"]),
-            cost=float(data["cost"]),
-        )
 
 
 def _r_squared(observed: np.ndarray, predicted: np.ndarray) -> float:
@@ -131,38 +79,3 @@ def refit_from(problem: Problem, params: dict[str, float], *, loss: str, f_scale
     """
     warm = Problem(**{**problem.__dict__, "starts": [theta_from_params(problem, params)]})
     return fit_stage(warm, loss=loss, f_scale=f_scale, x_scale=1.0)
-
-
-# --------------------------------------------------------------------------------------------
-# verdicts on a fitted reference
-
-#: A score law that explains less than half of its points' variance (R² < 0.5) is not one to invert
-#: through: the report marks it "do not invert" and ``compute_density`` leaves it out of aggregates.
-POOR_FIT_R2 = 0.5
-
-
-def fit_verdict(fit) -> str | None:
-    """'poor fit: R² … < 0.5' when the score stage of ``fit`` (a ReferenceFit) explains too little, else None."""
-    r2 = fit.stages[-1].r_squared if fit.stages else math.nan
-    if math.isnan(r2) or r2 < POOR_FIT_R2:
-        return f"poor fit: R² {r2:.3f} < {POOR_FIT_R2}"
-    return None
-
-
-def interval_notes(fit, level: float = 0.95) -> list[str]:
-    """One sentence per parameter whose bootstrap percentile interval does not contain its point estimate.
-
-    The draws are refits of resampled points started from the point fit; when most of them settle
-    elsewhere (a flat or multi-modal cost surface: the parameter is poorly determined by the data),
-    their percentile interval can miss the point estimate. Such an interval is reported as it is,
-    with this note, rather than re-centred.
-    """
-    table = fit.parameter_ci(level)
-    notes = []
-    for row in table.itertuples(index=False):
-        if math.isnan(row.ci_low) or row.ci_low <= row.estimate <= row.ci_high:
-            continue
-        notes.append(f"{row.parameter} = {row.estimate:.4g} lies outside its bootstrap interval "
-                     f"[{row.ci_low:.4g}, {row.ci_high:.4g}]: the resampled fits settle elsewhere, "
-                     f"so {row.parameter} is poorly determined by these points")
-    return notes

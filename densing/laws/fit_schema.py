@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import hashlib
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from densing.errors import InputError
+from densing.results import Result
 from densing.validation import D0_TOKENS, MAX_D0_TOKENS
 
 LAWS = ("two-step", "composed")
@@ -295,3 +297,89 @@ def data_hash(frame, columns: list[str] | None = None) -> str:
     rows = sorted("\x1f".join(r) for r in zip(*(_as_text(frame[c]) for c in cols)))
     digest = hashlib.sha256("\x1e".join(rows).encode()).hexdigest()
     return digest[:16]
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# One fitted stage of a fit file, and the verdicts on a fitted reference
+# --------------------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class StageFit(Result):
+    """One fitted law: parameters, what was held fixed, and goodness-of-fit diagnostics.
+
+    ``r_squared`` and ``rmse`` are on the natural scale of the fitted quantity (loss or score);
+    ``residuals`` are prediction − observation in that scale, in input order.
+    """
+    _dict_exclude = ("residuals",)
+
+    law: str
+    params: dict[str, float]
+    fixed: dict[str, float]
+    r_squared: float
+    rmse: float
+    residuals: tuple[float, ...]
+    converged: bool
+    message: str
+    n_points: int
+    cost: float
+
+    def to_dict(self) -> dict:
+        return {
+            "law": self.law,
+            "params": dict(self.params),
+            "fixed": dict(self.fixed),
+            "r_squared": self.r_squared,
+            "rmse": self.rmse,
+            "residuals": list(self.residuals),
+            "converged": self.converged,
+            "message": self.message,
+            "n_points": self.n_points,
+            "cost": self.cost,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "StageFit":
+        return cls(
+            law=str(data["law"]),
+            params={k: float(v) for k, v in data["params"].items()},
+            fixed={k: float(v) for k, v in data.get("fixed", {}).items()},
+            r_squared=float(data["r_squared"]),
+            rmse=float(data["rmse"]),
+            residuals=tuple(float(v) for v in data["residuals"]),
+            converged=bool(data["converged"]),
+            message=str(data["message"]),
+            n_points=int(data["n_points"]),
+            cost=float(data["cost"]),
+        )
+
+
+#: A score law that explains less than half of its points' variance (R² < 0.5) is not one to invert
+#: through: the report marks it "do not invert" and ``compute_density`` leaves it out of aggregates.
+POOR_FIT_R2 = 0.5
+
+
+def fit_verdict(fit) -> str | None:
+    """'poor fit: R² … < 0.5' when the score stage of ``fit`` (a ReferenceFit) explains too little, else None."""
+    r2 = fit.stages[-1].r_squared if fit.stages else math.nan
+    if math.isnan(r2) or r2 < POOR_FIT_R2:
+        return f"poor fit: R² {r2:.3f} < {POOR_FIT_R2}"
+    return None
+
+
+def interval_notes(fit, level: float = 0.95) -> list[str]:
+    """One sentence per parameter whose bootstrap percentile interval does not contain its point estimate.
+
+    The draws are refits of resampled points started from the point fit; when most of them settle
+    elsewhere (a flat or multi-modal cost surface: the parameter is poorly determined by the data),
+    their percentile interval can miss the point estimate. Such an interval is reported as it is,
+    with this note, rather than re-centred.
+    """
+    table = fit.parameter_ci(level)
+    notes = []
+    for row in table.itertuples(index=False):
+        if math.isnan(row.ci_low) or row.ci_low <= row.estimate <= row.ci_high:
+            continue
+        notes.append(f"{row.parameter} = {row.estimate:.4g} lies outside its bootstrap interval "
+                     f"[{row.ci_low:.4g}, {row.ci_high:.4g}]: the resampled fits settle elsewhere, "
+                     f"so {row.parameter} is poorly determined by these points")
+    return notes

@@ -17,10 +17,17 @@ from densing.data.schema import table_argument
 from densing.errors import InputError
 from densing.laws import bootstrap
 from densing.laws import fit as _fit
-from densing.laws.fit_schema import POINT_COLUMNS, data_hash, final_points, past_run_fraction, point_tuples, select_points
+from densing.laws.fit_schema import (
+    POINT_COLUMNS,
+    StageFit,
+    data_hash,
+    final_points,
+    past_run_fraction,
+    point_tuples,
+    select_points,
+)
 from densing.laws.reference_fit import DEFAULT_D0, LAWS, ReferenceFit
 from densing.validation import BOOTSTRAP_CONSTRAINTS, D0_TOKENS, Interval, Options, Text, as_names, validate_params
-
 
 # ------------------------------------------------------------------------------------------------
 # fitting from a tidy table
@@ -144,7 +151,7 @@ def fit_reference(
     )
 
 
-def _point_fit(data: tuple, options: dict, robust_loss: str, scales: tuple) -> tuple[_fit.StageFit, ...]:
+def _point_fit(data: tuple, options: dict, robust_loss: str, scales: tuple) -> tuple[StageFit, ...]:
     """The law fitted on every point, stage by stage: the loss law, then the performance law (or the composed law)."""
     everything = tuple(np.arange(len(part[0])) for part in data)
     problems = bootstrap.stage_problems(data, everything, **options)

@@ -25,9 +25,8 @@ import pandas as pd
 from densing.errors import FitError, InputError
 from densing.impossible import check_scores
 from densing.io import atomic_write_bytes, read_json_object
-from densing.laws import fit as _fit
 from densing.laws import forms
-from densing.laws.fit_schema import FIT_DOMAIN, FORMAT, KINDS, LAWS, POINT_COLUMNS, check_fit_dict  # noqa: F401 (the file's schema)
+from densing.laws.fit_schema import FIT_DOMAIN, FORMAT, KINDS, LAWS, POINT_COLUMNS, StageFit, check_fit_dict  # noqa: F401 (the file's schema)
 from densing.numbers import format_count
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
 from densing.validation import D0_TOKENS, MAX_D0_TOKENS, validate_params
@@ -74,7 +73,7 @@ class ReferenceFit(Result):
     benchmark: str
     metric: str
     params: dict[str, float]
-    stages: tuple[_fit.StageFit, ...]
+    stages: tuple[StageFit, ...]
     d0: float
     data_hash: str
     provenance: dict = field(default_factory=dict)
@@ -253,7 +252,7 @@ class ReferenceFit(Result):
                 benchmark=str(data["benchmark"]),
                 metric=str(data["metric"]),
                 params={k: float(v) for k, v in data["params"].items()},
-                stages=tuple(_fit.StageFit.from_dict(s) for s in data["stages"]),
+                stages=tuple(StageFit.from_dict(s) for s in data["stages"]),
                 d0=float(data["d0"]),
                 data_hash=str(data["data_hash"]),
                 provenance=dict(data.get("provenance", {})),

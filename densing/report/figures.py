@@ -51,7 +51,7 @@ def loss_figure(fit: ReferenceFit) -> go.Figure:
 
 
 #: Below this R² a panel says in its title that the law does not describe its points.
-from densing.laws.fit import POOR_FIT_R2  # noqa: E402  (one threshold: the fit summary and the figure agree)
+from densing.laws.fit_schema import POOR_FIT_R2  # noqa: E402  (one threshold: the fit summary and the figure agree)
 
 
 def _panel_title(fit: ReferenceFit) -> str:

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from densing.errors import FitError, InputError
 from densing.laws import forms
-from densing.laws.fit import StageFit
+from densing.laws.fit_schema import StageFit
 from densing.laws.fit_schema import POINT_COLUMNS
 from densing.laws.reference import fit_reference
 from densing.laws.reference_fit import (

@@ -22,7 +22,7 @@ AI2's OLMES table (``results/olmes/``: 23 open base models, MC format) with dens
 - **the checks** (:func:`densing.trend.capability.inversion_checks`): saturation and conditioning on
   the envelope's record-setters, size confounding, the within-family size slope as a finding. A
   score law explaining less than half its checkpoints' variance (R² < 0.5,
-  :func:`densing.laws.fit.fit_verdict`) is not inverted: that row says so instead of a number.
+  :func:`densing.laws.fit_schema.fit_verdict`) is not inverted: that row says so instead of a number.
 
 There is no combined row. The engine's combined per-benchmark inversion is a fit of the *mean*
 score over benchmarks (:class:`PerBenchmark` averages a mean fit's scores); the four MC references
@@ -48,7 +48,7 @@ import pandas as pd
 from densing import paths
 from densing.designs.olmes import mc_reference as mc
 from densing.errors import DensingError, FitError
-from densing.laws.fit import fit_verdict
+from densing.laws.fit_schema import fit_verdict
 
 # The inversion and the checks' entry point, in one place (they may move between modules).
 from densing.laws.inversion import PerBenchmark
