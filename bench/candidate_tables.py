@@ -3,7 +3,7 @@ baseline commit.
 
 Each tree (this checkout, and ``--baseline`` checked out with ``git worktree`` in a temporary folder) runs one
 process that reads the public table as :func:`densing.trend.measure.measure_trend` does and times, inside
-:func:`densing.runtime.memo.same_tables`, ``--runs`` times each: the headline's candidate table (power shape,
+:func:`densing.runtime.same_tables`, ``--runs`` times each: the headline's candidate table (power shape,
 with the shipped composed fits), the eligible fits (:func:`densing.laws.eligibility.eligible_fits`, 1000 draws each)
 and the law-shape sensitivity's candidate table (logistic in ln N). It prints each step's median and range of CPU
 seconds (``time.process_time``) per tree, the ratio of the medians, the load average before and after, and whether
@@ -30,7 +30,7 @@ import hashlib, json, sys, time
 import densing
 from densing.data.schema import table_argument
 from densing.laws import eligibility
-from densing.runtime.memo import same_tables
+from densing.runtime import same_tables
 from densing.report.model import DEFAULT_RESULTS
 from densing import tables
 from densing.trend.targets import SCORE_COLUMNS

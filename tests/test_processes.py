@@ -6,7 +6,7 @@ The commands run as the console script does (``densing.cli.run``), output sent t
 its own setsid group (``start_new_session``: the group's id is its pid). A process "left behind" is any process
 with that id still alive after the command has exited, or any descendant seen just before the signal
 (torchrun starts its workers with setsid too) still alive. The commands that start workers: ``trend`` and ``report``
-(the trend's workers, :mod:`densing.runtime.executor`), ``fit --jobs`` and ``ladder fit --jobs`` (the
+(the trend's workers, :mod:`densing.trend.plan`), ``fit --jobs`` and ``ladder fit --jobs`` (the
 bootstrap's processes), ``overlap analyze --scheduler processes`` (a process per file, or a pool)
 and ``overlap run`` (torchrun and its workers).
 """

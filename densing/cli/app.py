@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> None:
     """Console-script entry. A usage error (unknown option, bad value) and a
     :class:`DensingError` each become one line on stderr and exit code 2; ``densing`` or a group
     without a command prints its help (exit 2); Ctrl-C exits 130 and ``SIGTERM`` 143, each with one
-    line, after every worker process has ended (:mod:`densing.runtime.processes`); anything else is a bug and
+    line, after every worker process has ended (:mod:`densing.runtime`); anything else is a bug and
     keeps its traceback."""
     args = sys.argv[1:] if argv is None else list(argv)
     plain_terminal()  # help screens too (click itself writes UTF-8 where a stream says ASCII, not where it says Latin-1)

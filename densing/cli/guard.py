@@ -2,7 +2,7 @@
 
 :func:`guarded` is the frame of :func:`densing.cli.app.main` (typer's commands) and of
 :mod:`densing.cli.overlap_fast` (``overlap analyze`` parsed without typer); :func:`one_line` is the error line both
-print; :func:`leave` ends the console script. This module imports nothing beyond the standard library and :mod:`densing.runtime.processes`.
+print; :func:`leave` ends the console script. This module imports nothing beyond the standard library and :mod:`densing.runtime`.
 """
 from __future__ import annotations
 
@@ -61,15 +61,15 @@ def plain_terminal() -> None:
 
 @contextmanager
 def guarded():
-    """Run a command: ``SIGTERM`` raises :class:`~densing.runtime.processes.Terminated` (exit 143, one line ``error:
+    """Run a command: ``SIGTERM`` raises :class:`~densing.runtime.Terminated` (exit 143, one line ``error:
     terminated``) so that ``finally`` blocks run; ``SIGINT`` raises ``KeyboardInterrupt`` (exit 130) wherever it comes
     from, also where the process started with it ignored (a background job of a shell script, a supervisor:
     Python then installs no handler of its own); afterwards any worker process the command left alive is ended
-    (:mod:`densing.runtime.processes`), and the previous handlers are put back."""
+    (:mod:`densing.runtime`), and the previous handlers are put back."""
     import signal
 
-    from densing.runtime import processes as workers
-    from densing.runtime.processes import Terminated, children, end_children, interrupt_on_sigint, terminate_on_sigterm
+    from densing import runtime as workers
+    from densing.runtime import Terminated, children, end_children, interrupt_on_sigint, terminate_on_sigterm
 
     plain_terminal()  # a terminal that cannot encode ≤ ≥ ∞ ρ ± gets them in ASCII
     before = children()  # a caller's own processes (main called from Python) are not the command's

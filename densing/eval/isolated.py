@@ -17,7 +17,7 @@ The parent (:func:`run_isolated`) replays the events into its own ``on_progress`
 :class:`~densing.errors.InputError` or :class:`~densing.errors.EvalError` is raised again in the parent
 with the same message; a child that dies without saying why (a signal, the out-of-memory killer) is an
 ``EvalError`` naming the model and the exit status. On every path out of the parent — return, error,
-Ctrl-C, ``SIGTERM`` — the child's whole process group is ended (:func:`densing.runtime.processes.end_subprocess`),
+Ctrl-C, ``SIGTERM`` — the child's whole process group is ended (:func:`densing.runtime.end_subprocess`),
 vLLM's engine and worker processes with it; the child also dies with its parent (``PR_SET_PDEATHSIG``).
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ import tempfile
 from typing import Any, Callable
 
 from densing.errors import EvalError, InputError
-from densing.runtime.processes import worker_setup
+from densing.runtime import worker_setup
 
 #: The error classes a child passes back by name (anything else arrives as an EvalError).
 ERRORS = {"InputError": InputError, "EvalError": EvalError}
@@ -45,7 +45,7 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
     benchmark names, paths, numbers, :class:`~densing.eval.backends.prefix.settings.PrefixSettings`)."""
     from functools import partial
 
-    from densing.runtime.processes import end_subprocess
+    from densing.runtime import end_subprocess
 
     read_end, write_end = os.pipe()
     with tempfile.NamedTemporaryFile(prefix="densing-job-", suffix=".pickle", delete=False) as job:
@@ -118,6 +118,6 @@ def _has_fileno(stream) -> bool:
 
 def _own_group_dying_with(parent: int) -> None:
     """In the child before it runs Python: lead a process group of its own, ignore Ctrl-C (the parent decides),
-    and die with ``parent`` (:func:`densing.runtime.processes.worker_setup`)."""
+    and die with ``parent`` (:func:`densing.runtime.worker_setup`)."""
     os.setpgid(0, 0)
     worker_setup(parent)

@@ -4,7 +4,7 @@ A *plan* draws ``n_boot`` resamples of the fit's points with one seeded generato
 runs (``"series"``: checkpoints of one run are not independent) or single points (``"point"``).
 The *runner* refits every resample from the point estimate — stage by stage, the same least
 squares problems as the point fit (:func:`stage_problems`) — in one process or spread over
-``jobs`` processes (:func:`densing.runtime.processes.process_pool`: they end with this one); the draws come back
+``jobs`` processes (:func:`densing.runtime.process_pool`: they end with this one); the draws come back
 in resample order, so they do not depend on ``jobs``.
 """
 from __future__ import annotations
@@ -104,7 +104,7 @@ def run(task: RefitTask, resamples: list, *, jobs: int = 1) -> list:
         return refit_chunk(task, resamples)
     from concurrent.futures.process import BrokenProcessPool
 
-    from densing.runtime.processes import end_pool, process_pool
+    from densing.runtime import end_pool, process_pool
 
     pool = process_pool(len(chunks))
     try:

@@ -29,7 +29,7 @@ from densing.laws.family_likelihood import likelihood_fit, likelihood_fits
 from densing.laws.family_rows import family_arrays, metric_for
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_number
-from densing.runtime.memo import same_tables
+from densing.runtime import same_tables
 
 # The written rule of :mod:`densing.laws.eligibility`: its thresholds (the reasons one candidate fails them: below).
 

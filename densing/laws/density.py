@@ -33,15 +33,8 @@ from densing.data.schema import table_argument
 from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER, near_chance, readings
 from densing.laws.fit_schema import fit_verdict
-from densing.laws.inversion import (
-    ABOVE_LARGEST_N,
-    BELOW_SMALLEST_N,
-    Joint,
-    PerBenchmark,
-    arrays,
-    extrapolation_notes,
-    score_matrix,
-)
+from densing.laws.inversion import (ABOVE_LARGEST_N, BELOW_SMALLEST_N, Joint, PerBenchmark, arrays, extrapolation_notes,
+                                    score_matrix)
 from densing.laws.reference_fit import ReferenceFit, as_fits
 from densing.validation import D0_TOKENS, Interval, Options, validate_params
 

@@ -49,7 +49,7 @@ from densing.laws.candidates_v3 import (  # noqa: F401 (the thresholds are publi
     SATURATION_STDERRS, TOP_DECILE_QUANTILE, TOP_SHARE)
 from densing.laws.family import DEFAULT_SHAPE, fit_family
 from densing.laws.reference_fit import ReferenceFit
-from densing.runtime.memo import per_table
+from densing.runtime import per_table
 from densing.validation import Frame, Options, validate_params
 
 

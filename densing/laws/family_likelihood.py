@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from densing.runtime.memo import keep, recall
+from densing.runtime import keep, recall
 
 #: Redraws of a parametric draw whose γ is not positive, at most (in rounds).
 MAX_REDRAWS = 100
@@ -206,7 +206,7 @@ def likelihood_fit(log_n, scores, items, chance: float, scale: float, *, dispers
     φ̂ = max(1, ``dispersion_floor``, X²/(m − 2)), X² = Σ n_i·(S_i − p̂_i)²/(p̂_i·(1 − p̂_i)) the Pearson
     statistic (its own term left out when m = 2). ``dispersion_floor``: a dispersion known from elsewhere
     (rule v3 pools one per benchmark over the table's families). Inside
-    :func:`densing.runtime.memo.same_tables` a maximum found for the same inputs (bit for bit) is reused.
+    :func:`densing.runtime.same_tables` a maximum found for the same inputs (bit for bit) is reused.
     """
     log_n = np.asarray(log_n, float)
     scores = np.asarray(scores, float)
@@ -222,7 +222,7 @@ def likelihood_fit(log_n, scores, items, chance: float, scale: float, *, dispers
 
 
 def _key(log_n, scores, items, chance, scale) -> tuple:
-    """A fit's inputs in full (their bytes), naming its maximum for :func:`densing.runtime.memo.keep`."""
+    """A fit's inputs in full (their bytes), naming its maximum for :func:`densing.runtime.keep`."""
     return ("family likelihood", log_n.tobytes(), scores.tobytes(), items.tobytes(), float(chance), float(scale))
 
 

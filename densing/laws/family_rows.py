@@ -1,7 +1,7 @@
 """A family's members in a results table as plain arrays: what :func:`densing.laws.family.family_points` frames and
 rule v3's candidate table (:mod:`densing.laws.candidates_v3`) reads for every family × benchmark without a frame.
 
-Inside :func:`densing.runtime.memo.same_tables` a table's columns are read once (:func:`_table_columns`) and
+Inside :func:`densing.runtime.same_tables` a table's columns are read once (:func:`_table_columns`) and
 each family's rows cut from them; outside, each call selects the family's rows alone.
 
 Family members that break their family's order: a larger member scoring below a smaller one beyond noise.
@@ -28,7 +28,7 @@ import pandas as pd
 from densing.data.benchmarks import CHANCE_LEVELS, with_stderr
 from densing.data.schema import require_columns
 from densing.errors import InputError
-from densing.runtime.memo import keeping, per_table
+from densing.runtime import keeping, per_table
 
 
 def metric_for(table: pd.DataFrame, benchmark: str, metric: str | None) -> str:
@@ -52,7 +52,7 @@ def table_metric(table: pd.DataFrame, benchmark: str) -> str:
 @per_table
 def family_columns(table: pd.DataFrame, family: str) -> dict[str, np.ndarray]:
     """The rows of ``family`` in ``table`` as plain arrays (what :func:`family_arrays` reads), and its members: cut
-    from the whole table's arrays (:func:`_table_columns`, read once) inside :func:`~densing.runtime.memo.same_tables`, else read alone."""
+    from the whole table's arrays (:func:`_table_columns`, read once) inside :func:`~densing.runtime.same_tables`, else read alone."""
     if not keeping():
         mine = _columns(table[table["family"].astype(object) == family])
     else:
@@ -158,7 +158,7 @@ def order_breaks(table: pd.DataFrame, *, min_benchmarks: int = MIN_BENCHMARKS, s
 @per_table
 def _flagged(table: pd.DataFrame, family: str) -> tuple[str, ...]:
     """The members of ``family`` that :func:`order_breaks` flags (once per table and family inside
-    :func:`densing.runtime.memo.same_tables`)."""
+    :func:`densing.runtime.same_tables`)."""
     if "family" not in table.columns:
         return ()
     a = _table_arrays(table)
@@ -170,7 +170,7 @@ def _flagged(table: pd.DataFrame, family: str) -> tuple[str, ...]:
 
 @per_table
 def _table_arrays(table: pd.DataFrame) -> dict[str, np.ndarray]:
-    """:func:`_arrays` of the whole table, once per table inside :func:`densing.runtime.memo.same_tables` (each
+    """:func:`_arrays` of the whole table, once per table inside :func:`densing.runtime.same_tables` (each
     family's rows are its own rows of these: every step of :func:`_arrays` reads one row at a time)."""
     return _arrays(table)
 

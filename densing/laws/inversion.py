@@ -37,7 +37,7 @@ from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER, log_density_bounds, score_cap
 from densing.laws.reference_fit import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, ReferenceFit  # noqa: F401
 from densing.laws.reference_fit import as_fit, invert_scores
-from densing.runtime.memo import per_table
+from densing.runtime import per_table
 
 
 def invert(fit, scores, d0: float | None = None) -> pd.DataFrame:
@@ -329,7 +329,7 @@ def _by_model(targets: pd.DataFrame, metric: str | None) -> dict:
     ``errors`` (models × benchmarks: each model's mean score and mean standard error on each benchmark, NaN where it
     has no row; ``errors`` None where the table has no standard errors), ``first`` (the position among the rows of
     each model's first row on each benchmark) and ``carried`` (each row's size, family, date, tokens). Once per
-    table and metric inside :func:`densing.runtime.memo.same_tables` (a measurement asks for many benchmark
+    table and metric inside :func:`densing.runtime.same_tables` (a measurement asks for many benchmark
     tuples of one table; callers must not change them). A model's mean on a benchmark is over the same rows
     whichever tuple asks."""
     rows = targets if metric is None else targets[targets["metric"] == metric]

@@ -91,7 +91,7 @@ class ProcessEngine:
         elif len(leaves) > 1 and self.workers > 1:
             from concurrent.futures.process import BrokenProcessPool  # here: start-up that small sets do not need
 
-            from densing.runtime.processes import end_pool, process_pool
+            from densing.runtime import end_pool, process_pool
 
             pool = process_pool(self.workers)
             try:  # an error, Ctrl-C or SIGTERM (not caught here) ends the workers at once
@@ -148,8 +148,8 @@ class ProcessEngine:
 def _fork(job: Job) -> tuple[int, int]:
     """Start ``job`` in a forked child (a plain ``os.fork``: ``multiprocessing`` and its imports cost a small set's
     start-up more than the fork). ``SIGINT`` and ``SIGTERM`` are held while forking, as
-    :func:`densing.runtime.processes.fork_context` holds them, and the child starts with them held until
-    :func:`densing.runtime.processes.worker_setup` has made it die with this process. Returns (pid, read end of the pipe
+    :func:`densing.runtime.fork_context` holds them, and the child starts with them held until
+    :func:`densing.runtime.worker_setup` has made it die with this process. Returns (pid, read end of the pipe
     that brings the child's pickled ``(ok, value)``)."""
     import signal
 
@@ -177,7 +177,7 @@ def _child(job: Job, receive: int, send: int, parent: int) -> None:
     try:
         import pickle
 
-        from densing.runtime.processes import worker_setup
+        from densing.runtime import worker_setup
 
         os.close(receive)
         worker_setup(parent)
@@ -208,11 +208,11 @@ def _receive(receive: int):
 
 def _end_child(pid: int) -> None:
     """Reap forked child ``pid``: at once when it has exited, else ``SIGTERM``, then ``SIGKILL`` after
-    :data:`densing.runtime.processes.GRACE_S`."""
+    :data:`densing.runtime.GRACE_S`."""
     import signal
     import time
 
-    from densing.runtime.processes import GRACE_S
+    from densing.runtime import GRACE_S
 
     for sig in (None, signal.SIGTERM, signal.SIGKILL):
         if sig is not None:

@@ -144,7 +144,7 @@ def launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: i
     try:
         metrics = _torchrun(config, run_dir, workers, nnodes, node_rank, rdzv_endpoint, quiet)
         status = COMPLETE
-    except (KeyboardInterrupt, SystemExit):  # Ctrl-C; SIGTERM (densing.runtime.processes.Terminated)
+    except (KeyboardInterrupt, SystemExit):  # Ctrl-C; SIGTERM (densing.runtime.Terminated)
         status = "interrupted"
         raise
     finally:  # complete only once every rank's metrics are merged (densing.overlap.run_schema)
@@ -161,7 +161,7 @@ def _write_meta(run_dir: Path, meta: dict) -> None:
 def _torchrun(config: TrainConfig, run_dir: Path, workers: int, nnodes: int, node_rank: int,
               rdzv_endpoint: str | None, quiet: bool) -> pd.DataFrame:
     """Run the workers of this node under torchrun and merge their metrics; InputError when torchrun fails."""
-    from densing.runtime.processes import end_subprocess
+    from densing.runtime import end_subprocess
 
     env = dict(os.environ)
     threads = config.threads or max(1, (os.cpu_count() or 1) // workers)

@@ -2,7 +2,7 @@
 
 torchrun starts each worker with ``start_new_session`` (setsid), out of reach of a signal to torchrun's process group. Before
 anything heavy is imported (torch takes seconds), the worker ties its life to torchrun's
-(:func:`densing.runtime.processes.worker_setup`: ``PR_SET_PDEATHSIG``, Ctrl-C left to the parent), so a torchrun killed
+(:func:`densing.runtime.worker_setup`: ``PR_SET_PDEATHSIG``, Ctrl-C left to the parent), so a torchrun killed
 before it could end its workers leaves none behind; then it runs :func:`densing.overlap.train_worker.worker_main`.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ import os
 import sys
 
 if __name__ == "__main__":
-    from densing.runtime.processes import worker_setup
+    from densing.runtime import worker_setup
 
     worker_setup(os.getppid())
     from densing.overlap.train_worker import worker_main

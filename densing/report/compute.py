@@ -14,19 +14,19 @@ from pathlib import Path
 
 import pandas as pd
 
-from densing import paths
+from densing import paths, runtime
+from densing.constants import DEFAULT_EPOCH, NAMED_MODELS, PAPER
 from densing.laws.reference_fit import ReferenceFit
 from densing.registry import designs, ranked_designs
 from densing.report import model as m
-from densing.runtime import executor
-from densing.constants import DEFAULT_EPOCH, NAMED_MODELS, PAPER
+from densing.trend.plan import Beside
 
 
 def _fits(pattern: str, folder: Path) -> tuple[ReferenceFit, ...]:
     return tuple(ReferenceFit.load(p) for p in sorted(glob.glob(str(folder / pattern))))
 
 
-@executor.one_blas_thread  # the report's fits are on matrices of a few columns: one BLAS thread per process
+@runtime.one_blas_thread  # the report's fits are on matrices of a few columns: one BLAS thread per process
 def compute_report(*, results: str | Path | None = None, headline_fit: str | Path | None = None,
                    fits_dir: str | Path | None = None, d0: float | None = None, frontier: str = "quantile",
                    epoch: str = DEFAULT_EPOCH, since: str | None = DEFAULT_EPOCH, n_boot: int = 600, seed: int = 0,
@@ -45,7 +45,7 @@ def compute_report(*, results: str | Path | None = None, headline_fit: str | Pat
     table = read_results(inputs.results)
     second = [d for d in designs().values() if d.side is not None]
     with contextlib.ExitStack() as stack:  # the block owns every side job's worker: each ends on every path
-        jobs = [stack.enter_context(executor.Beside(*d.side(inputs))) for d in second]
+        jobs = [stack.enter_context(Beside(*d.side(inputs))) for d in second]
         if measured is None:
             given = ReferenceFit.load(headline_fit) if headline_fit else None
             measured = measure_trend(table, fits_dir=inputs.fits_dir, fit=given, d0=d0, since=since, epoch=epoch,

@@ -34,7 +34,7 @@ from densing.laws.reference_fit import ReferenceFit
 from densing.laws import eligibility
 from densing import tables as _tables
 from densing.laws.inversion import Joint, PerBenchmark, arrays
-from densing.runtime.memo import per_table
+from densing.runtime import per_table
 from densing.trend import checks
 from densing.laws.bounds import EXACT
 from densing.trend.rules import envelope_index
@@ -260,7 +260,7 @@ def _mean(values: np.ndarray) -> float:
 @per_table
 def _held_out_columns(candidates: pd.DataFrame) -> dict:
     """The candidate table's held-out columns and the positions of each (family, benchmark)'s rows, once per table
-    inside :func:`densing.runtime.memo.same_tables` (a row's order of references asks for many families)."""
+    inside :func:`densing.runtime.same_tables` (a row's order of references asks for many families)."""
     at: dict = {}
     for i, key in enumerate(zip(candidates["family"].tolist(), candidates["benchmark"].tolist())):
         at.setdefault(key, []).append(i)

@@ -66,7 +66,7 @@ import pandas as pd
 from densing.errors import FitError, InputError
 from densing.laws.bounds import EXACT, LOWER
 from densing.laws.inversion import arrays
-from densing.runtime.memo import per_table
+from densing.runtime import per_table
 from densing.trend import rules
 from densing.trend.rules import doubling_interval, doubling_months
 from densing.constants import DEFAULT_EPOCH, MIN_POINTS
@@ -219,7 +219,7 @@ def common_design(targets: pd.DataFrame, inversions, *, since: str | None, epoch
 @per_table
 def _complete(dated: pd.DataFrame, benchmarks: tuple[str, ...]) -> np.ndarray:
     """Whether each model of :func:`densing.trend.targets.screened_targets`' table has a score on every one of
-    ``benchmarks`` (complete cases), once per table inside :func:`densing.runtime.memo.same_tables`."""
+    ``benchmarks`` (complete cases), once per table inside :func:`densing.runtime.same_tables`."""
     scores = [f"score:{b}" for b in benchmarks] if all(f"score:{b}" in dated.columns for b in benchmarks) else ["score"]
     return dated[scores].notna().all(axis=1).to_numpy()
 
@@ -676,7 +676,7 @@ def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, str
 @per_table
 def _rule_columns(candidates: pd.DataFrame) -> dict[str, np.ndarray]:
     """What :func:`set_references` reads of a candidate table, as arrays, once per table inside
-    :func:`densing.runtime.memo.same_tables`: which rows are families, each row's family, benchmark, eligibility,
+    :func:`densing.runtime.same_tables`: which rows are families, each row's family, benchmark, eligibility,
     held-out z and the first rule it fails ("" when eligible; the notes of an eligible row name no failure)."""
     eligible = candidates["eligible"].astype(bool).to_numpy()
     code = candidates["why"].fillna("").astype(str).str.extract(r"^(R\d[a-z]?):")[0].fillna("").to_numpy(object)

@@ -52,7 +52,7 @@ from densing.data.schema import require_columns
 from densing.errors import InputError
 from densing.laws.family import metric_for
 from densing.results import Result
-from densing.runtime.memo import per_table
+from densing.runtime import per_table
 from densing.trend.checks import cluster_ols
 from densing.trend.targets import days_since, parse_epoch
 from densing.validation import Interval, validate
@@ -109,7 +109,7 @@ def score_rows(table: pd.DataFrame, benchmark: str, *, metric: str | None = None
     """(rows, at floor, at ceiling): one row per dense dated model released on or after ``since`` with a score on
     ``benchmark`` strictly inside (d, 1): ``model``, ``family`` (the model where none), ``benchmark``, ``log_params``,
     ``years`` (since ``epoch``), ``logit`` = logit((S − d)/(1 − d)); and how many scores were at/below d or at 1.
-    Once per table, benchmark and window inside :func:`densing.runtime.memo.same_tables` (a set's row reads its
+    Once per table, benchmark and window inside :func:`densing.runtime.same_tables` (a set's row reads its
     benchmarks' rows again); callers must not change the rows."""
     return _score_rows(table, benchmark, metric, since, epoch)
 

@@ -32,19 +32,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from densing import tables
+from densing import runtime, tables
+from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
 from densing.data.schema import table_argument
 from densing.errors import InputError
 from densing.laws import eligibility
 from densing.laws.density import density_table
 from densing.laws.eligibility import composed_fits
 from densing.laws.reference_fit import ReferenceFit, as_fit
-from densing.runtime.memo import same_tables
-from densing.tables import TrendTable
-from densing.runtime import executor
-from densing.trend import capability, plan
-from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
 from densing.present.verdict import status_words
+from densing.runtime import same_tables
+from densing.tables import TrendTable
+from densing.trend import capability, plan
 from densing.trend.headline import HEADLINE_RULE, SENSITIVITY_D0, headline_members, reference_frame
 from densing.trend.measurement import TrendMeasurement
 from densing.trend.targets import SCORE_COLUMNS, check_window, with_stderr
@@ -99,7 +98,7 @@ def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPO
     return out
 
 
-@executor.one_blas_thread  # one process per core on small matrices: BLAS threads only oversubscribe the cores
+@runtime.one_blas_thread  # one process per core on small matrices: BLAS threads only oversubscribe the cores
 @same_tables()  # each table's score matrix computed once per benchmark tuple within the call
 @validate_params(TREND_CONSTRAINTS)  # before any worker starts
 def measure_trend(
@@ -136,7 +135,7 @@ def measure_trend(
 
     The path: the table → rule v3's references (:mod:`densing.laws.eligibility`) → the jobs of
     :func:`densing.trend.plan.plan` (the headline's design, inversion, frontier and interval under every rule; every
-    row under every variant of the fits), computed by :func:`densing.runtime.executor.run` → the checks → the verdict.
+    row under every variant of the fits), computed by :func:`densing.trend.plan.run` → the checks → the verdict.
     """
     fit = _given_fit(fit, d0)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))  # once: no later step fills it again
@@ -148,7 +147,7 @@ def measure_trend(
                            since=since, epoch=epoch, seed=seed, n_boot=n_boot, n_boot_side=min(n_boot_side, n_boot),
                            fit=fit, d0=d0, scope=rows)
     jobs = plan.plan(context)
-    return _measurement(context, jobs, executor.run(jobs, context))
+    return _measurement(context, jobs, plan.run(jobs, context))
 
 
 def _given_fit(fit, d0: float | None) -> ReferenceFit | None:

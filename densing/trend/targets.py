@@ -22,7 +22,7 @@ from densing.numbers import parse_date
 from densing.errors import InputError
 from densing.laws.inversion import as_inversion, score_matrix
 from densing.laws.reference_fit import ReferenceFit
-from densing.runtime.memo import per_table
+from densing.runtime import per_table
 from densing.constants import DEFAULT_EPOCH
 
 
@@ -40,14 +40,14 @@ def reference_models(fit: ReferenceFit) -> set[str]:
 @per_table
 def _filled(targets: pd.DataFrame) -> pd.DataFrame:
     """:func:`densing.data.benchmarks.with_stderr` of the table, computed once per table inside
-    :func:`densing.runtime.memo.same_tables` (callers must not change it)."""
+    :func:`densing.runtime.same_tables` (callers must not change it)."""
     return with_stderr(targets)
 
 
 @per_table
 def _score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, require: str) -> pd.DataFrame:
     """:func:`densing.laws.inversion.score_matrix`, computed once per table and benchmark tuple inside
-    :func:`densing.runtime.memo.same_tables` (callers copy it before adding columns)."""
+    :func:`densing.runtime.same_tables` (callers copy it before adding columns)."""
     return score_matrix(targets, benchmarks, metric, require=require)
 
 
@@ -56,7 +56,7 @@ def _screened(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, requir
               ) -> tuple[pd.DataFrame, np.ndarray]:
     """The score matrix with release dates parsed, ``t`` and each row's reason to leave it out other than being a
     reference's own model (no date, outside the window, no standard error; "" where none): computed once per table,
-    benchmark tuple and window inside :func:`densing.runtime.memo.same_tables` (callers must not change it)."""
+    benchmark tuple and window inside :func:`densing.runtime.same_tables` (callers must not change it)."""
     rows = _score_matrix(targets, benchmarks, metric, require)  # read only: the rows kept are a copy
     if rows.empty:
         raise InputError(f"targets: no model has {'a score' if require == 'any' else 'scores'} on "
@@ -82,7 +82,7 @@ def _screened(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, requir
 @per_table
 def target_labels(dated: pd.DataFrame) -> np.ndarray:
     """The models of :func:`_screened`'s table as strings, once per table inside
-    :func:`densing.runtime.memo.same_tables` (callers must not change it)."""
+    :func:`densing.runtime.same_tables` (callers must not change it)."""
     return dated["model"].astype(str).to_numpy()
 
 

@@ -1,4 +1,4 @@
-"""densing.runtime.executor and densing.trend.plan: declared jobs, computed in one process per core or here, with the
+"""densing.trend.plan and densing.trend.plan: declared jobs, computed in one process per core or here, with the
 same results; a job waits for the jobs it needs; the processes end on every path."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from densing.runtime import executor
+from densing.trend import plan as executor
 from densing.trend import plan
 
 
@@ -74,7 +74,7 @@ def _alive(pid: int) -> bool:
 def test_an_error_in_a_job_ends_the_workers(monkeypatch):
     """Every worker the run started is gone from the operating system when the error reaches the caller (asked of
     the OS by pid: multiprocessing's own list can still show a child another thread of the pool has just reaped)."""
-    from densing.runtime import processes as workers
+    from densing import runtime as workers
 
     made = []  # each pool's table of processes (the dict the pool fills as it forks; end_pool reads the same one)
     make = workers.process_pool
@@ -122,11 +122,11 @@ def test_the_plan_holds_one_job_per_row_and_variant():
 
 
 def test_the_heap_is_frozen_while_workers_are_forked_and_left_as_it_was(monkeypatch):
-    """executor.frozen_heap freezes the collector's objects for the fork and unfreezes them after; where something
+    """densing.runtime.frozen_heap freezes the collector's objects for the fork and unfreezes them after; where something
     else had frozen objects already, it leaves that freezing alone (neither adds to it nor undoes it)."""
     import gc
 
-    from densing.runtime.executor import frozen_heap
+    from densing.runtime import frozen_heap
 
     assert gc.get_freeze_count() == 0
     with frozen_heap():

@@ -1,9 +1,9 @@
-"""densing.runtime.memo: a value of a table computed once inside same_tables, afresh outside it."""
+"""densing.runtime: a value of a table computed once inside same_tables, afresh outside it."""
 from __future__ import annotations
 
 import pandas as pd
 
-from densing.runtime.memo import derived, per_table, same_tables
+from densing.runtime import derived, per_table, same_tables
 
 calls: list[tuple] = []
 
@@ -67,7 +67,7 @@ def test_two_functions_of_one_name_in_two_modules_keep_their_own_values():
 
 
 def test_a_memo_is_an_object_a_caller_may_pass_to_several_blocks():
-    from densing.runtime.memo import TableMemo
+    from densing.runtime import TableMemo
 
     calls.clear()
     table, memo = pd.DataFrame({"x": [1, 2]}), TableMemo()

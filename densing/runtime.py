@@ -1,7 +1,10 @@
-"""Worker processes that end with their parent, on every exit path.
+"""The package's runtime, in one module apart from the science: the processes densing starts and how each ends
+on every path, the heap and BLAS threads of the processes that compute, and the memo of values derived from a table.
+
+**Processes.** Worker processes that end with their parent, on every exit path.
 
 densing starts worker processes in five places: the trend's workers
-(:mod:`densing.runtime.executor`), the bootstrap's ``--jobs`` processes
+(:func:`densing.trend.plan.run`), the bootstrap's ``--jobs`` processes
 (:mod:`densing.laws.bootstrap`), the overlap engine's local processes
 (:mod:`densing.overlap.engine`), ``densing eval --isolate``'s process per model (:mod:`densing.eval.isolated`) and ``torchrun`` (:mod:`densing.overlap.train`; its workers enter through
 :mod:`densing.overlap.worker`, which ties them to torchrun). Each of them
@@ -22,12 +25,33 @@ goes through this module, which gives three guarantees:
 
 A worker that dies (out of memory, killed) is reported by the pool at once
 (``BrokenProcessPool``); :class:`~densing.errors.WorkerError` turns that into one line.
+
+**The heap and BLAS threads** (:func:`frozen_heap`, :func:`keep_freed_memory`, :func:`one_blas_thread`): a worker
+forked with the parent's objects frozen never walks them; freed arrays are kept for reuse; the measurement's linear
+algebra runs on one BLAS thread per process.
+
+**The memo.** Values derived from a table, computed once while nothing changes the table: a :class:`TableMemo`.
+
+One measurement asks the same questions of one table many times (the score matrix of a benchmark tuple under every
+reference of every row; a family's members on a benchmark under every rule). A :class:`TableMemo` keeps the answer
+per (table, key), with a weak reference to the table, so an entry serves that very table object only. A memo is an
+object: :func:`same_tables` opens one for a block (or the one it is given: a caller that runs several measurements
+on the same tables may pass one memo to each), and the functions marked :func:`per_table` read the memo open in the
+current context (a :class:`contextvars.ContextVar`, as :mod:`decimal` holds its context); outside a block nothing is
+kept, so a table changed in place between two calls is read afresh. The blocks are opened by the measurement's
+entry points (:func:`densing.trend.measure.measure_trend`) and by each worker of :func:`densing.trend.plan.run`,
+whose tables nothing changes while they run.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import functools
+import gc
 import os
 import signal
 import sys
+import weakref
 
 #: Seconds a terminated worker is given to exit before it is killed.
 GRACE_S = 2.0
@@ -222,3 +246,153 @@ def end_children(grace: float = GRACE_S, keep: set = frozenset()) -> list[int]:
     for child in children:
         end_process(child, grace)
     return [child.pid for child in children]
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# The heap and BLAS threads of the processes that compute (module docstring)
+# --------------------------------------------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def frozen_heap():
+    """Within the block, the objects the garbage collector tracks are frozen (``gc.freeze``): a worker forked in it
+    never walks them in its own collections, so it neither spends its time on this process's objects (the imported
+    libraries, the table) nor copies every page that holds one (a collection writes to each object it walks, and a
+    forked page is copied on its first write). Unfrozen when the block is left; nothing where something else has
+    frozen objects already (``gc.get_freeze_count``), whose freezing is its own to undo."""
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+#: glibc's ``mallopt`` parameters (malloc.h): M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD.
+_M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD = -1, -2, -3
+_heap_kept = False
+
+
+def keep_freed_memory() -> None:
+    """Ask glibc's allocator to serve arrays up to 256 MiB from the heap and keep what is freed (``mallopt``).
+
+    The bootstrap allocates and frees arrays of a few MiB thousands of times; by default each comes from a fresh
+    ``mmap`` and goes back to the kernel when freed, and the kernel zeroes its pages again on the next one, in
+    system time on every draw. Kept, the pages are reused; the process
+    holds its peak memory until it ends. Once per process, inherited by forked workers; nothing where the C library
+    has no ``mallopt`` (not glibc)."""
+    global _heap_kept
+    if _heap_kept:
+        return
+    _heap_kept = True
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None)
+        for option, value in ((_M_MMAP_THRESHOLD, 256 << 20), (_M_TRIM_THRESHOLD, 1 << 30), (_M_TOP_PAD, 64 << 20)):
+            libc.mallopt(option, value)
+    except (OSError, AttributeError):
+        pass
+
+
+def one_blas_thread(function):
+    """Decorator: ``function`` runs with BLAS and OpenMP held to one thread each (threadpoolctl), restored after,
+    and with the allocator keeping freed memory (:func:`keep_freed_memory`).
+
+    The measurement runs in one process per core whose linear algebra is on matrices of a few columns: BLAS
+    threads only oversubscribe the cores (L-BFGS-B's steps of the Tobit line ran about four times slower with them
+    on a busy two-core machine)."""
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        from threadpoolctl import threadpool_limits
+
+        keep_freed_memory()
+        with threadpool_limits(limits=1):
+            return function(*args, **kwargs)
+
+    return call
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# The memo of values derived from a table (module docstring)
+# --------------------------------------------------------------------------------------------------------------------
+
+class TableMemo:
+    """Values derived from tables, kept per (table, key) (module docstring), and values of plain inputs kept per key
+    (:meth:`keep`, :meth:`recall`). The caller must not change a value it gets back (copy it where it may)."""
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple, tuple] = {}   # (id of the table, key) → (weak reference to the table, the value)
+        self._values: dict[tuple, object] = {}  # key → the value of keep
+
+    def derived(self, table, key: tuple, compute):
+        """``compute()``, a value of ``table`` named by ``key``, computed once for this very table object."""
+        slot = (id(table), key)
+        found = self._kept.get(slot)
+        if found is not None and found[0]() is table:
+            return found[1]
+        value = compute()
+        self._kept[slot] = (weakref.ref(table), value)
+        return value
+
+    def recall(self, key: tuple):
+        """The value :meth:`keep` put under ``key``, or None: for values of plain inputs named in full by ``key``."""
+        return self._values.get(key)
+
+    def keep(self, key: tuple, value) -> None:
+        self._values[key] = value
+
+
+#: The memo open in this context (None outside :func:`same_tables`).
+_OPEN: contextvars.ContextVar[TableMemo | None] = contextvars.ContextVar("densing_table_memo", default=None)
+
+
+@contextlib.contextmanager
+def same_tables(memo: TableMemo | None = None):
+    """Within the block, the :func:`per_table` functions keep their values in ``memo`` (a new :class:`TableMemo` by
+    default); a block inside another one uses the outer block's memo unless it is given its own. Yields the memo."""
+    memo = memo if memo is not None else _OPEN.get() or TableMemo()
+    token = _OPEN.set(memo)
+    try:
+        yield memo
+    finally:
+        _OPEN.reset(token)
+
+
+def keeping() -> bool:
+    """Whether a memo is open (inside :func:`same_tables`)."""
+    return _OPEN.get() is not None
+
+
+def recall(key: tuple):
+    """:meth:`TableMemo.recall` of the open memo; None outside :func:`same_tables`."""
+    memo = _OPEN.get()
+    return None if memo is None else memo.recall(key)
+
+
+def keep(key: tuple, value) -> None:
+    """:meth:`TableMemo.keep` in the open memo; nothing is kept outside :func:`same_tables`."""
+    memo = _OPEN.get()
+    if memo is not None:
+        memo.keep(key, value)
+
+
+def derived(table, key: tuple, compute):
+    """:meth:`TableMemo.derived` in the open memo; ``compute()`` afresh outside :func:`same_tables`."""
+    memo = _OPEN.get()
+    return compute() if memo is None else memo.derived(table, key, compute)
+
+
+def per_table(function):
+    """``function(table, *args)`` kept per (table, args) in the open memo (:func:`derived`; ``args`` hashable; the
+    caller must not change the value it gets back). The key names the function by module and qualified name, so two
+    functions never share an entry."""
+    name = (function.__module__, function.__qualname__)
+
+    @functools.wraps(function)
+    def kept(table, *args):
+        return derived(table, (name, *args), lambda: function(table, *args))
+
+    return kept
