@@ -32,11 +32,11 @@ from densing.data.schema import table_argument
 from densing.laws import eligibility
 from densing.runtime import same_tables
 from densing.report.model import DEFAULT_RESULTS
-from densing import tables
+from densing import registry
 from densing.trend.targets import SCORE_COLUMNS
 from densing.trend.targets import with_stderr
 targets = with_stderr(table_argument(densing.read_results(DEFAULT_RESULTS), "targets", SCORE_COLUMNS))
-benchmarks = tables.get("public").candidates
+benchmarks = registry.table("public").candidates
 composed = eligibility.composed_fits(None)
 times = {"candidate table, power": [], "eligible fits": [], "candidate table, logistic": []}
 for _ in range(int(sys.argv[1])):

@@ -88,7 +88,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "gsm8k": Benchmark(2.0, 2.3, -0.60, "GSM8K"),
     "hellaswag": Benchmark(8.0, 2.3, -0.87, "HellaSwag"),
 }
-#: The headline row: the public table's paper-like set (:data:`densing.tables.TABLES`), one planted slope.
+#: The headline row: the public table's paper-like set (:data:`densing.registry.TABLES`), one planted slope.
 HEADLINE_SET: tuple[str, ...] = ("mmlu", "leaderboard_bbh", "math_hard", "humaneval")
 #: No budget rows: every family's law is the canonical one at its own density, so no budget needs translating.
 BUDGET_ROWS: tuple[str, ...] = ()

@@ -11,8 +11,8 @@ with two free parameters (γ, l), d the benchmark's chance level and c + d = 1:
 **The criterion** (written, and committed alone, before the comparison was run):
 
 *Rows.* Two tables: the public table (``results/public_models.csv``, candidate benchmarks
-``densing.tables.get("public").candidates``) and the Swallow table (``results/swallow/swallow_2025-06.csv``,
-``tables.get("swallow").candidates``). A row is one family × benchmark of one table whose points
+``densing.registry.table("public").candidates``) and the Swallow table (``results/swallow/swallow_2025-06.csv``,
+``registry.table("swallow").candidates``). A row is one family × benchmark of one table whose points
 (:func:`densing.laws.family.family_points` with ``keep_floor=True``: dense members with a token count, any score)
 have at least 3 distinct sizes, the benchmark having a chance level and an item count n in the registry.
 
@@ -56,7 +56,7 @@ from densing.errors import DensingError
 from densing.laws import eligibility
 from densing.laws.family import shape_constants
 from densing.laws.candidates_v3 import held_out_test
-from densing import tables
+from densing import registry
 
 TABLES = ("public", "swallow")
 SHAPES = ("logistic_ln_n", "power")
@@ -73,8 +73,8 @@ def held_out_deviance(measured: float, predicted: float, items: float, dispersio
 
 def table_rows(name: str) -> list[dict]:
     """Every family × benchmark row of one table (module docstring) under both shapes."""
-    table = densing.read_results(str(tables.get(name).path))
-    benchmarks = tuple(b for b in tables.get(name).candidates
+    table = densing.read_results(str(registry.table(name).path))
+    benchmarks = tuple(b for b in registry.table(name).candidates
                        if b in set(table["benchmark"].astype(str)) and b in CHANCE_LEVELS and b in ITEM_COUNTS)
     pooled = {shape: eligibility.pooled_dispersions(table, benchmarks, shape=shape) for shape in SHAPES}
     families = sorted(str(f) for f in table["family"].dropna().unique())

@@ -40,7 +40,7 @@ correlation −0.338 with the release date in days since 2023-12-19 (newer model
   targets; they are targets of the other reference, dated t_f.
 
 **The measurement** is densing's own: rule v3's candidate table over the Swallow profile's candidate benchmarks
-(:func:`densing.laws.eligibility.candidate_table` with ``benchmarks=tables.get("swallow").candidates``), every
+(:func:`densing.laws.eligibility.candidate_table` with ``benchmarks=registry.table("swallow").candidates``), every
 eligible (family, benchmark) fitted (:func:`densing.laws.eligibility.eligible_fits`, ``--ref-boot`` draws), then
 :func:`densing.trend.capability.trend_row` for each benchmark and for the paper-like set ``paper`` (swallow_mmlu,
 swallow_bbh, swallow_math, swallow_humaneval; a joint inversion), ``--n-boot`` draws, no share draws, since and
@@ -81,7 +81,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from densing import tables
+from densing import registry
 from densing.data.benchmarks import CHANCE_LEVELS
 from densing.errors import DensingError
 from densing.laws import eligibility
@@ -133,7 +133,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "swallow_gsm8k": Benchmark(3.0, 0.85, 20.3),
     "swallow_humaneval": Benchmark(4.0, 0.5, 22.2),
 }
-PAPER_SET: tuple[str, ...] = tables.get("swallow").sets["paper"][1]
+PAPER_SET: tuple[str, ...] = registry.table("swallow").sets["paper"][1]
 
 
 @dataclass(frozen=True)
@@ -258,7 +258,7 @@ def run_replicate(r: int, args) -> dict:
     table, frame = replicate_table(rng, args.targets)
     record = {"replicate": r, "rows": {}, "targets": int(len(frame))}
     try:
-        candidates = eligibility.candidate_table(table, since=EPOCH, rule="v3", benchmarks=tables.get("swallow").candidates)
+        candidates = eligibility.candidate_table(table, since=EPOCH, rule="v3", benchmarks=registry.table("swallow").candidates)
         fits = eligibility.eligible_fits(table, candidates, seed=r, family_boot=args.ref_boot)
     except DensingError as exc:
         record["error"] = f"rule v3: {exc}"
@@ -318,7 +318,7 @@ def score_quantiles(seed: int, count: int = 20000) -> list[str]:
     """The planted targets' binomial score quantiles beside the real table's (the levels' check)."""
     rng = np.random.default_rng(np.random.SeedSequence([seed, 2 ** 31 - 2]))
     planted = target_rows(draw_targets(rng, count), rng)
-    real = pd.read_csv(tables.get("swallow").path)
+    real = pd.read_csv(registry.table("swallow").path)
     out = [f"score quantiles {', '.join(f'{q:g}' for q in QUANTILES)} (and min, max): the real table's 72 models beside "
            f"{count} planted targets"]
     for b in BENCHMARKS:

@@ -127,7 +127,7 @@ def _bad_registrations():
     from densing.data import benchmarks, formats
     from densing.eval.backends import BACKENDS
     from densing.overlap.strategies import registry as strategies
-    from densing import tables
+    from densing import registry
     from densing.trend import rules
 
     rule = rules.RULES["quantile"]
@@ -142,7 +142,7 @@ def _bad_registrations():
         "rule: solve of two arguments": (rules.RULES, lambda: rules.register(replace(rule, name="r2", solve=lambda t, y: 0)),
                                          "does not take 7"),
         "rule: not a rule": (rules.RULES, lambda: rules.RULES.register("dict", {}), "expected a FrontierRule"),
-        "table: not a table": (tables.TABLES, lambda: tables.TABLES.register("t", "results.csv"), "TrendTable"),
+        "table: not a table": (registry.TABLES, lambda: registry.TABLES.register("t", "results.csv"), "TrendTable"),
         "strategy: negative step time": (strategies._REGISTRY, lambda: strategies.register(
             replace(strategy, name="fast", step_time_s=lambda point: -1.0)), "field 'step_time_s'"),
         "strategy: step time of no argument": (strategies._REGISTRY, lambda: strategies.register(

@@ -16,9 +16,9 @@ def _rules():
 
 
 def _tables():
-    from densing import tables
+    from densing import registry
 
-    return tables.TABLES, tables.register, tables.get, replace(tables.TABLES["public"], name="public_copy")
+    return registry.TABLES, registry.register_table, registry.table, replace(registry.TABLES["public"], name="public_copy")
 
 
 def _strategies():

@@ -272,14 +272,14 @@ def protocol(args) -> int:
     """The Swallow tables' trend records (:data:`densing.designs.swallow.report.VARIANTS`, one JSON file each) into
     ``--out``."""
     from densing.data import read_results
-    from densing import tables
+    from densing import registry
     from densing.designs.swallow.report import VARIANTS
     from densing.trend.protocol import measure_table
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for stem, table, drop in VARIANTS:
-        _, record = measure_table(read_results(tables.get(table).path), table, continual=not drop)
+        _, record = measure_table(read_results(registry.table(table).path), table, continual=not drop)
         atomic_write_text(out / f"{stem}.json", json.dumps(record, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
         print(f"wrote {out / (stem + '.json')}: {record['verdict']}")
     return 0
@@ -347,11 +347,11 @@ def fixed_size(args) -> int:
     import pandas as pd
 
     from densing.data import read_results
-    from densing import tables
+    from densing import registry
     from densing.trend.fixed_size import fixed_size_rows
 
     found = []
-    for name, table in tables.TABLES.items():
+    for name, table in registry.TABLES.items():
         rows = fixed_size_rows(read_results(table.path), name, n_boot=args.n_boot, seed=args.seed)
         found.append(rows.assign(benchmarks=rows["benchmarks"].map(" ".join)).drop(columns="estimator")
                      .assign(table=name))

@@ -7,9 +7,8 @@ from typing import Optional
 
 import typer
 
-from densing.cli.output import Format, print_frame, print_progress, print_text
-from densing.cli.output import FORMAT_HELP, SEED_HELP
 from densing.cli.layout import DETAIL_HELP
+from densing.cli.output import FORMAT_HELP, SEED_HELP, Format, print_frame, print_progress, print_text
 from densing.validation import BOOTSTRAP_CONSTRAINTS, validate_params
 
 #: A density, its interval and whether it is a bound: kept beside the model's name in one block at any width.
@@ -55,7 +54,6 @@ def _read(data: Path, *, suite: str | None = None, final_only: bool = False):
     Pythia folder is thousands of JSON files: seconds). ``--suite`` and ``convert --final-only`` are refused on data
     other than the Pythia evals folder (:func:`densing.data.formats.pythia_only`)."""
     from densing.data import read_reference_data
-
     from densing.data.formats import pythia_only
 
     pythia_only(data, suite, final_only)
@@ -330,13 +328,13 @@ def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, 
     from densing.laws.density import DENSITY_CONSTRAINTS
 
     validate({"level": DENSITY_CONSTRAINTS["level"]}, level=level)
+    from densing import registry
+    from densing.constants import DEFAULT_EPOCH
     from densing.data import read_results
     from densing.numbers import format_count
-    from densing import tables
-    from densing.constants import DEFAULT_EPOCH
     from densing.trend.measure import headline_densities
 
-    profile = tables.for_path(targets)
+    profile = registry.table_for_path(targets)
     source = targets or profile.path
     try:
         result = headline_densities(read_results(source), since=DEFAULT_EPOCH, epoch=DEFAULT_EPOCH, seed=0, level=level,

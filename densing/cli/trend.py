@@ -7,13 +7,12 @@ from typing import Optional
 
 import typer
 
-from densing.cli.output import Format, print_document, print_frame, print_text
-from densing.cli.output import FORMAT_HELP, SEED_HELP
-from densing.validation import DEFAULT_EPOCH
+from densing import registry as _tables
 from densing.cli.layout import DETAIL_HELP, ROW_TOGETHER
+from densing.cli.output import FORMAT_HELP, SEED_HELP, Format, print_document, print_frame, print_text
 from densing.errors import InputError
 from densing.registry import designs
-from densing import tables as _tables
+from densing.validation import DEFAULT_EPOCH
 
 EPOCH_HELP = "t = 0 (default: Llama-1's release)."
 SINCE_HELP = "Only models released on or after this date ('none': all)."
@@ -68,9 +67,9 @@ TABLE_HELP = ("Target table by name (the default: the public table, results/publ
 
 def _table(name: Optional[str], results: Optional[Path]):
     """The target table's profile: ``--table`` by name, else the registered table whose file ``--results`` is."""
-    from densing import tables
+    from densing import registry
 
-    return tables.get(name) if name is not None else tables.for_path(results)
+    return registry.table(name) if name is not None else registry.table_for_path(results)
 
 
 def _check_draws(n_boot: int, seed: int) -> None:

@@ -17,7 +17,7 @@ A new benchmark is one :func:`register` call. The names every other module reads
 each access: :data:`CHANCE_LEVELS`, :data:`ITEM_COUNTS`, :data:`CAPABILITY`, :data:`WIDE_COLUMNS`, :data:`WIDE_SHOTS`,
 :data:`PROTOCOL_MAPPING` (mappings of names to one field) and :data:`RUNS` (the runs by run name, the registry
 ``densing.eval.benchmarks.KNOWN_BENCHMARKS`` is). Which table's candidates and sets include a benchmark is the
-table's own record (:mod:`densing.tables`), and which suite runs it the suite's
+table's own record (:mod:`densing.registry`), and which suite runs it the suite's
 (:data:`densing.eval.benchmarks.SUITES`).
 
 The chance levels of the leaderboard-v2 benchmarks with subtasks derive from ``leaderboard_v2_subtasks.csv`` beside

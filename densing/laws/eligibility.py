@@ -42,11 +42,27 @@ from pathlib import Path
 import pandas as pd
 
 from densing import paths
-from densing.laws.candidates_v3 import candidates_v3, pooled_dispersion, pooled_dispersions  # noqa: F401 (public here)
-from densing.laws.candidates_v3 import (  # noqa: F401 (the thresholds are public here)
-    CANDIDATE_BENCHMARKS_V2, DEFAULT_RULE, EXCLUDED_BENCHMARKS_V2, FAMILY_BOOT, MAX_HELD_OUT_Z, MAX_TOKEN_RATIO,
-    MIN_BENCHMARKS, MIN_FAMILY_MODELS, MIN_POOLING_MEMBERS, MIN_SET_BENCHMARKS, MIN_SIZES, REACH_SHARE, RULE_VERSIONS,
-    SATURATION_STDERRS, TOP_DECILE_QUANTILE, TOP_SHARE)
+from densing.laws.candidates_v3 import (  # noqa: F401 (public here)  # noqa: F401 (the thresholds are public here)
+    CANDIDATE_BENCHMARKS_V2,
+    DEFAULT_RULE,
+    EXCLUDED_BENCHMARKS_V2,
+    FAMILY_BOOT,
+    MAX_HELD_OUT_Z,
+    MAX_TOKEN_RATIO,
+    MIN_BENCHMARKS,
+    MIN_FAMILY_MODELS,
+    MIN_POOLING_MEMBERS,
+    MIN_SET_BENCHMARKS,
+    MIN_SIZES,
+    REACH_SHARE,
+    RULE_VERSIONS,
+    SATURATION_STDERRS,
+    TOP_DECILE_QUANTILE,
+    TOP_SHARE,
+    candidates_v3,
+    pooled_dispersion,
+    pooled_dispersions,
+)
 from densing.laws.family import DEFAULT_SHAPE, fit_family
 from densing.laws.reference_fit import ReferenceFit
 from densing.runtime import per_table
@@ -64,7 +80,7 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
     (``top_decile``, ``reach_share``, the slope and its interval, the dispersions, ``top_saturated``, the held-out
     member's score, prediction, relative error and z), ``eligible`` and ``why`` (the first rule it fails).
 
-    ``benchmarks``: the candidate benchmarks of another target table (:data:`densing.tables.TABLES`); default
+    ``benchmarks``: the candidate benchmarks of another target table (:data:`densing.registry.TABLES`); default
     :data:`CANDIDATE_BENCHMARKS_V2`, the public table's. ``shape``: the family law's shape
     (:data:`densing.laws.family.SHAPES`).
     """

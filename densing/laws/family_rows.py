@@ -180,3 +180,17 @@ def family_order_note(table: pd.DataFrame, family: str, fitted) -> dict[str, str
     among the ``fitted`` models, else ``"left out"`` (empty when no member breaks the order)."""
     fitted = set(fitted)
     return {m: ("kept" if m in fitted else "left out") for m in _flagged(table, family)}
+
+
+def reference_order_breaks(targets: pd.DataFrame, families: set) -> pd.DataFrame:
+    """The members of the reference ``families`` that break their family's order (:func:`order_breaks`), each with
+    whether the family's fits keep it (a family law is fitted on every member with a size and a budget)."""
+    if "family" not in targets.columns or not families:
+        return pd.DataFrame()
+    found = order_breaks(targets)
+    found = found[found["family"].isin(families)].reset_index(drop=True)
+    rows_of = targets.drop_duplicates("model").set_index("model")
+    fitted = [("kept" if pd.notna(rows_of.loc[m, "train_tokens"]) and not ("active_params" in rows_of.columns
+                                                                       and pd.notna(rows_of.loc[m, "active_params"]))
+               else "left out") for m in found["model"]]
+    return found.assign(in_fit=fitted)

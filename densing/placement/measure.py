@@ -225,7 +225,7 @@ def _headline(suite: str, results, n_boot: int | None, seed: int, say: ProgressC
     from densing.constants import DEFAULT_N_BOOT
     from densing.data import read_results
     from densing.eval.benchmarks import suite_table
-    from densing.tables import for_path
+    from densing.registry import table_for_path as for_path
     from densing.trend.measure import measure_trend
 
     draws = DEFAULT_N_BOOT if n_boot is None else n_boot

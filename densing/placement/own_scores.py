@@ -132,12 +132,12 @@ def place(scores, *, model: str | None = None, params: float | None = None, rele
     ``n_boot``, ``seed``: the headline's draws (default the CLI's); ``measurement``: a headline
     :class:`~densing.trend.measurement.TrendMeasurement` of the public table already computed, to reuse."""
     from densing import paths
+    from densing.constants import DEFAULT_N_BOOT
     from densing.data import read_results
     from densing.placement.measure import MeasureResult
     from densing.placement.place import line_dates, place_models
-    from densing.constants import DEFAULT_N_BOOT
+    from densing.registry import table_for_path as for_path
     from densing.trend.measure import HEADLINE_RULE, measure_trend
-    from densing.tables import for_path
 
     source = "a table"
     if isinstance(scores, (str, Path)):

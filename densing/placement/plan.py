@@ -89,7 +89,7 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
         raise InputError(f"--suite {suite.strip()}: its target table results/{table.relative_to(RESULTS).as_posix()} "
                          "is not shipped, so there is no table to place the models against")
     # the headline is measured on the first benchmark set that rule v3 gives a reference (the table's sets)
-    from densing.tables import for_path
+    from densing.registry import table_for_path as for_path
 
     inverted = {b for _, members in for_path(table).sets.values() for b in members}
     if not inverted & {PUBLIC_TABLE_BENCHMARKS[b] for b in names}:

@@ -28,19 +28,18 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from densing import registry as _tables
 from densing.data.benchmarks import CAPABILITY, CHANCE_LEVELS
 from densing.errors import DensingError, FitError
-from densing.laws.reference_fit import ReferenceFit
 from densing.laws import eligibility
-from densing import tables as _tables
-from densing.laws.inversion import Joint, PerBenchmark, arrays
-from densing.runtime import per_table
-from densing.trend import checks
 from densing.laws.bounds import EXACT
-from densing.trend.rules import envelope_index
-from densing.trend import design
-from densing.trend.uncertainty import TrendUncertainty, from_design
+from densing.laws.inversion import Joint, PerBenchmark, arrays
+from densing.laws.reference_fit import ReferenceFit
 from densing.present.verdict import row_record, status_words
+from densing.runtime import per_table
+from densing.trend import checks, design
+from densing.trend.rules import envelope_index
+from densing.trend.uncertainty import TrendUncertainty, from_design
 
 
 def references_of(candidates: pd.DataFrame, benchmarks: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
@@ -56,7 +55,7 @@ def row_benchmarks() -> tuple[str, ...]:
 
 
 #: Benchmark sets inverted jointly on the public table: name → (label, benchmarks) (each table's own:
-#: :data:`densing.tables.TABLES`).
+#: :data:`densing.registry.TABLES`).
 SETS: dict[str, tuple[str, tuple[str, ...]]] = _tables.TABLES["public"].sets
 HEADLINE_SET = _tables.TABLES["public"].headline_set
 #: The paper's benchmarks and what stands for each in the public table.

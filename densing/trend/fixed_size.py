@@ -266,10 +266,10 @@ def fixed_size_trend(table: pd.DataFrame, benchmarks: str | tuple[str, ...], *, 
 def fixed_size_rows(table: pd.DataFrame, profile="public", *, since: str | None = DEFAULT_EPOCH,
                     epoch: str = DEFAULT_EPOCH, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """The cross-check rows of a target table: one per benchmark of its profile's sets, then one per set
-    (:mod:`densing.tables`), each :class:`FixedSizeFit`'s ``to_frame()`` row."""
-    from densing import tables
+    (:mod:`densing.registry`), each :class:`FixedSizeFit`'s ``to_frame()`` row."""
+    from densing import registry
 
-    profile = tables.get(profile)
+    profile = registry.table(profile)
     singles = tuple(dict.fromkeys(b for _, members in profile.sets.values() for b in members))
     fits = [fixed_size_trend(table, b, since=since, epoch=epoch, n_boot=n_boot, seed=seed) for b in singles]
     fits += [fixed_size_trend(table, members, row=name, since=since, epoch=epoch, n_boot=n_boot, seed=seed)

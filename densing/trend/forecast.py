@@ -17,7 +17,7 @@ to the models released after it.
    out where its bound does not decide. With fewer than :data:`MIN_LATER` later models the check says it cannot tell.
 3. *After*: the same engine on the later models alone; its doubling time beside the before one.
 
-**The cutoffs** (each table's ``cutoff``, :class:`densing.tables.TrendTable`): mid-2024 (2024-06-30) on the
+**The cutoffs** (each table's ``cutoff``, :class:`densing.registry.TrendTable`): mid-2024 (2024-06-30) on the
 Swallow leaderboard's 2025-06 protocol — half a year
 of models before it, a year after; on its 2026-05 protocol, whose models start in 2024-06, the last date the first
 file could see (2025-06-30). The references are the row's own (rule v3 is date-blind; a reference is a yardstick, and

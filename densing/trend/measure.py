@@ -32,17 +32,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from densing import runtime, tables
+from densing import registry, runtime
 from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
 from densing.data.schema import table_argument
 from densing.errors import InputError
 from densing.laws import eligibility
 from densing.laws.density import density_table
 from densing.laws.eligibility import composed_fits
+from densing.laws.family_rows import reference_order_breaks
 from densing.laws.reference_fit import ReferenceFit, as_fit
 from densing.present.verdict import status_words
+from densing.registry import TrendTable
 from densing.runtime import same_tables
-from densing.tables import TrendTable
 from densing.trend import capability, plan
 from densing.trend.headline import HEADLINE_RULE, SENSITIVITY_D0, headline_members, reference_frame
 from densing.trend.measurement import TrendMeasurement
@@ -85,7 +86,7 @@ def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPO
     Columns: those of :func:`densing.laws.density.density_table` (``density`` holds a bound where ``bound`` says so).
     ``densing density`` with no ``--fit`` prints these rows.
     """
-    profile = tables.get(table)
+    profile = registry.table(table)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))
     check_window(targets, since)  # a window that leaves no model is refused, naming the filter
     candidates = eligibility.candidate_table(targets, since=since, composed=composed_fits(None),
@@ -123,7 +124,7 @@ def measure_trend(
     other sets and the fixed-size estimator are not computed, and their tables are empty).
 
     ``n_boot``: the headline's draws; ``n_boot_side``: every other row's, at most ``n_boot``.
-    ``table``: which registered target table ``targets`` is (:data:`densing.tables.TABLES`: its candidate
+    ``table``: which registered target table ``targets`` is (:data:`densing.registry.TABLES`: its candidate
     benchmarks, sets, budget rows, words).
 
     ``fit`` replaces the headline's references by one fit (inverted per benchmark at ``d0``, default its own D0);
@@ -140,7 +141,7 @@ def measure_trend(
     fit = _given_fit(fit, d0)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))  # once: no later step fills it again
     check_window(targets, since)  # a window that leaves no model is refused, naming the filter
-    profile = tables.get(table)
+    profile = registry.table(table)
     candidates = eligibility.candidate_table(targets, since=since, composed=composed_fits(fits_dir),
                                              rule=eligibility.DEFAULT_RULE, benchmarks=profile.candidates)
     context = plan.Context(targets, candidates, eligibility.eligible_fits(targets, candidates, seed=seed), profile,
@@ -189,26 +190,10 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
         left_out=h.design.left_out, fits=tuple(lead_inversion.fits), inversion=lead_inversion, headline_set=h.label,
         benchmark_rows=tuple(singles), set_rows=tuple(sets), budget_rows=budget,
         budget_notes=done.get(plan.BUDGET.key, (None, {}, {}))[2], fixed_size=done.get("fixed_size"),
-        order_breaks=_order_breaks(c.targets, [*singles, *sets]), table_words=c.profile.words, missing=tuple(h.missing),
+        order_breaks=reference_order_breaks(c.targets, {name.split(":")[0] for row in [*singles, *sets]
+                                                                          for name in row.references}), table_words=c.profile.words, missing=tuple(h.missing),
         since=c.since,
     )
-
-
-def _order_breaks(targets: pd.DataFrame, rows: list) -> pd.DataFrame:
-    """The members of the rows' reference families that break their family's order (:func:`densing.laws.family_rows.order_breaks`),
-    each with whether the family's fits keep it (a family law is fitted on every member with a size and a budget)."""
-    from densing.laws.family_rows import order_breaks
-
-    families = {name.split(":")[0] for row in rows for name in row.references}
-    if "family" not in targets.columns or not families:
-        return pd.DataFrame()
-    found = order_breaks(targets)
-    found = found[found["family"].isin(families)].reset_index(drop=True)
-    rows_of = targets.drop_duplicates("model").set_index("model")
-    fitted = [("kept" if pd.notna(rows_of.loc[m, "train_tokens"]) and not ("active_params" in rows_of.columns
-                                                                       and pd.notna(rows_of.loc[m, "active_params"]))
-               else "left out") for m in found["model"]]
-    return found.assign(in_fit=fitted)
 
 
 #: The columns of the one sensitivity table: what varies, its value, the doubling time and its interval.

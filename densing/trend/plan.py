@@ -31,7 +31,7 @@ import pandas as pd
 from densing import runtime
 from densing.laws import eligibility
 from densing.numbers import format_count
-from densing.tables import TrendTable
+from densing.registry import TrendTable
 from densing.trend import capability
 
 

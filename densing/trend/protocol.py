@@ -1,7 +1,7 @@
 """The Densing Law on another target table, as one JSON-able record: ``densing trend --table NAME --by benchmark``.
 
 :func:`measure_table` runs :func:`densing.trend.measure.measure_trend` on a registered table
-(:data:`densing.tables.TABLES`) — the same engine, reference rule and checks as the public table's headline —
+(:data:`densing.registry.TABLES`) — the same engine, reference rule and checks as the public table's headline —
 and adds the table's forecast check (:mod:`densing.trend.forecast`) on its headline set where the table has a
 cutoff. ``without_continual`` drops the models marked as continual pre-training of another model (the Swallow
 tables' ``derivation`` column): the sensitivity of the rows to derived models.
@@ -18,9 +18,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from densing.errors import DensingError, InputError
-from densing import tables
+from densing import registry
 from densing.constants import DEFAULT_EPOCH
+from densing.errors import DensingError, InputError
 from densing.trend.forecast import forecast_windows
 
 #: The ``derivation`` of a model that continues another's pre-training (``results/swallow/lineage.csv``).
@@ -64,7 +64,7 @@ def measure_table(targets: pd.DataFrame, table: str, *, continual: bool = True, 
     """(the measurement, its record): the trend by benchmark on ``table`` and its forecast check (module docstring)."""
     from densing.trend.measure import measure_trend
 
-    profile = tables.get(table)
+    profile = registry.table(table)
     if not continual:
         targets = without_continual(targets)
     measured = measure_trend(targets, table=profile, since=since, epoch=epoch, n_boot=n_boot, n_boot_side=n_boot_side,

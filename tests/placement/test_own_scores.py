@@ -22,7 +22,7 @@ def measurement():
     from densing import paths
     from densing.data import read_results
     from densing.trend.measure import measure_trend
-    from densing.tables import for_path
+    from densing.registry import table_for_path as for_path
 
     return measure_trend(read_results(paths.DEFAULT_DENSITY_TARGETS), n_boot=40, table=for_path(paths.DEFAULT_DENSITY_TARGETS))
 

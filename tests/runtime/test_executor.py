@@ -100,9 +100,9 @@ def test_a_dead_worker_costs_time_not_the_result():
 def test_the_plan_holds_one_job_per_row_and_variant():
     import pandas as pd
 
-    from densing import tables
+    from densing import registry
 
-    profile = tables.get("public")
+    profile = registry.table("public")
     targets = pd.DataFrame({"benchmark": ["mmlu", "gsm8k", "hellaswag"]})
     context = plan.Context(targets, pd.DataFrame(), {}, profile, since=None, epoch="2023-02-24", seed=0, n_boot=10,
                            n_boot_side=10)

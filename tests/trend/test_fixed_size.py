@@ -87,12 +87,12 @@ def test_the_shipped_rows_are_a_fresh_computation():
     """results/fixed_size.csv (python tools/build_tables.py fixed-size --n-boot 1000 --seed 0) equals a fresh run."""
     from densing import paths
     from densing.data import read_results
-    from densing import tables
+    from densing import registry
     from densing.trend.fixed_size import fixed_size_rows
 
     shipped = pd.read_csv(paths.RESULTS / "fixed_size.csv")
     for name in ("public", "swallow"):
-        fresh = fixed_size_rows(read_results(tables.get(name).path), name, n_boot=1000, seed=0)
+        fresh = fixed_size_rows(read_results(registry.table(name).path), name, n_boot=1000, seed=0)
         mine = shipped[shipped["table"] == name].reset_index(drop=True)
         assert fresh["row"].tolist() == mine["row"].tolist() and fresh["status"].tolist() == mine["status"].tolist()
         for column in ("doubling_time_months", "doubling_time_months_ci_low", "doubling_time_months_ci_high",

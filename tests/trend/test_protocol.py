@@ -1,4 +1,4 @@
-"""The target-table registry, the forecast check and the Swallow records: densing.tables, .forecast, .protocol."""
+"""The target-table registry, the forecast check and the Swallow records: densing.registry, .forecast, .protocol."""
 from __future__ import annotations
 
 import math
@@ -11,18 +11,18 @@ from densing.errors import InputError
 
 
 def test_tables_are_registered_by_name_and_an_unknown_one_is_refused_in_one_line():
-    from densing import tables
+    from densing import registry
 
-    assert {"public", "swallow", "swallow_2026"} <= set(tables.tables())
-    assert tables.get("swallow").path.name == "swallow_2025-06.csv"
-    assert tables.for_path(tables.TABLES["swallow_2026"].path).name == "swallow_2026"
-    assert tables.for_path(None).name == "public"
+    assert {"public", "swallow", "swallow_2026"} <= set(registry.tables())
+    assert registry.table("swallow").path.name == "swallow_2025-06.csv"
+    assert registry.table_for_path(registry.TABLES["swallow_2026"].path).name == "swallow_2026"
+    assert registry.table_for_path(None).name == "public"
     with pytest.raises(InputError, match="--table: expected one of public"):
-        tables.get("nope")
+        registry.table("nope")
     with pytest.raises(ValueError):
-        tables.register(tables.TABLES["public"])
+        registry.register_table(registry.TABLES["public"])
     # each table's sets are of its own candidate benchmarks, the headline's first
-    for table in tables.TABLES.values():
+    for table in registry.TABLES.values():
         assert all(set(b) <= set(table.candidates) for _, b in table.sets.values())
         assert table.headline_set == next(iter(table.sets))
 
@@ -97,10 +97,10 @@ def test_the_shipped_swallow_record_is_a_fresh_computation():
     from densing.data import read_results
     from densing.designs.swallow.report import read_records
     from densing.trend.protocol import measure_table
-    from densing import tables
+    from densing import registry
 
     shipped = read_records(paths.RESULTS / "swallow" / "trend")["swallow"]
-    _, fresh = measure_table(read_results(tables.get("swallow").path), "swallow")
+    _, fresh = measure_table(read_results(registry.table("swallow").path), "swallow")
     assert fresh["verdict"] == shipped["verdict"]
     for new, old in zip(fresh["rows"], shipped["rows"]):
         assert new["row"] == old["row"] and new["status"] == old["status"]
@@ -115,10 +115,10 @@ def test_every_candidate_benchmark_of_every_table_has_its_records():
     from densing.data.benchmarks import CHANCE_LEVELS
     from densing.data.benchmarks import item_counts
     from densing.trend.capability import CAPABILITY
-    from densing import tables
+    from densing import registry
 
     counted = item_counts().set_index("benchmark")
-    for table in tables.TABLES.values():
+    for table in registry.TABLES.values():
         for benchmark in table.candidates:
             assert benchmark in CHANCE_LEVELS, (table.name, benchmark)
             assert benchmark in counted.index and counted.loc[benchmark, "items"] > 0, (table.name, benchmark)

@@ -18,10 +18,10 @@ def study():
 
 def test_the_planted_world_is_shaped_like_the_swallow_table(study):
     from densing.data.benchmarks import CHANCE_LEVELS
-    from densing import tables
+    from densing import registry
 
     table, frame = study.replicate_table(np.random.default_rng(np.random.SeedSequence([0, 0])), 72)
-    profile = tables.get("swallow")
+    profile = registry.table("swallow")
     assert set(table["benchmark"]) == set(profile.candidates) == set(study.BENCHMARKS)
     targets = table[~table["family"].isin(list(study.FAMILIES))]
     assert (targets.groupby("benchmark")["model"].nunique() == 72).all()  # every score present

@@ -1,7 +1,7 @@
 """The Swallow LLM Leaderboard (CC-BY 4.0, Swallow LLM team) as target tables in the paper's own protocol.
 
 The leaderboard's pre-trained models with their lineage, parameter and token counts (:mod:`.data`, the pre-training
-rule :mod:`.rule`; ``results/swallow``) are two registered target tables (:data:`densing.tables.TABLES`):
+rule :mod:`.rule`; ``results/swallow``) are two registered target tables (:data:`densing.registry.TABLES`):
 
 - ``swallow``: ``results/swallow/swallow_2025-06.csv`` — lm-evaluation-harness 0.4.2; MMLU 5-shot, BBH 3-shot chain
   of thought, MATH 4-shot, GSM8K 4-shot, HumanEval 0-shot; MATH is MATH-500: the paper's own benchmarks and shots
@@ -15,10 +15,9 @@ stored records beside the public table's rows (:mod:`.report`).
 """
 from __future__ import annotations
 
-from densing import tables
+from densing import registry
 from densing.paths import RESULTS
-from densing.registry import DESIGNS, SecondDesign, lazy
-from densing.tables import TrendTable
+from densing.registry import DESIGNS, SecondDesign, TrendTable, lazy
 
 #: The forecast check's cutoff of each table (:mod:`densing.trend.forecast`): half a year before the end of each
 #: protocol's models.
@@ -38,13 +37,13 @@ _SWALLOW_MAPPING = {
     "MBPP": "missing: not on the leaderboard",
 }
 
-tables.register(TrendTable(
+registry.register_table(TrendTable(
     "swallow", RESULTS / "swallow" / "swallow_2025-06.csv",
     "the Swallow leaderboard (the paper's protocol, lm-eval 0.4.2, models to 2025-06)",
     candidates=_SWALLOW_BENCHMARKS, sets=_SWALLOW_SETS, budget_benchmarks=_SWALLOW_BENCHMARKS,
     budget_sets=("paper", "paper_gsm8k"), paper_mapping=_SWALLOW_MAPPING, cutoff=CUTOFFS["swallow"],
 ))
-tables.register(TrendTable(
+registry.register_table(TrendTable(
     "swallow_2026", RESULTS / "swallow" / "swallow_2026-05.csv",
     "the Swallow leaderboard's later protocol (models 2024-06 to 2025-11)",
     candidates=_SWALLOW_BENCHMARKS, sets=_SWALLOW_SETS, budget_benchmarks=_SWALLOW_BENCHMARKS,

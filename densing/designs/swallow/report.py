@@ -156,7 +156,7 @@ def _protocol_intro(s: ProtocolSection) -> str:
             f"same engine and reference rule (v3) as above, each protocol file its own table, never pooled: "
             f"{records['swallow']['n_models']} pre-trained models released 2023-12 … 2025-06, and the later protocol's "
             f"{records.get('swallow_2026', {}).get('n_models', 0)} released 2024-06 … 2025-11. The public table's rows "
-            f"stay the headline (densing/tables.py says why); of the two, the Swallow rows are the protocol "
+            f"stay the headline (densing/registry.py says why); of the two, the Swallow rows are the protocol "
             f"closest to the paper's. 'estimate': the row has an interval but a check fails (its status in densing "
             f"trend --table swallow --by benchmark). The paper: {s.paper_months:g} months.")
 
