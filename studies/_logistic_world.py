@@ -109,7 +109,7 @@ def effective(family: Family, benchmark: str, log_n) -> np.ndarray:
     pivot = math.log(family.pivot)
     log_n = np.asarray(log_n, float)
     if family.law:
-        from densing.laws.budget import HOFFMANN_2022
+        from densing.laws.forms import HOFFMANN_2022
 
         at = lambda n: np.log(HOFFMANN_2022.size_at(n, family.tokens, BUDGET_D0))  # noqa: E731
         return pivot + family.offset(benchmark) + at(np.exp(log_n)) - at(np.asarray(family.pivot))

@@ -13,7 +13,7 @@ model size. Two shapes of that law are fitted (``shape=``), both with two free p
 
 The **power** shape keeps the paper's power law inside the sigmoid: a, b·D^-β, l' and γ' fold into (γ, l)
 of a line in u, and α is fixed from a stated loss law — Hoffmann et al. 2022 (Chinchilla, arXiv 2203.15556,
-approach 3, α = 0.34: :data:`densing.laws.budget.HOFFMANN_2022`, the law densing already uses to bring
+approach 3, α = 0.34: :data:`densing.laws.forms.HOFFMANN_2022`, the law densing already uses to bring
 members to one budget), N_unit = 10⁹ (:data:`densing.laws.forms.POWER_N_UNIT`, so that u is of order 1). The
 OLMo ladder's fitted α (``reference_fits/olmo_mmlu_two_step.json``: 0.356, its draws' 95% range 0.18–0.63)
 agrees with it but is one recipe's ladder below 1.5B parameters and too wide to fix a shape; the published α is
@@ -73,7 +73,7 @@ import pandas as pd
 from densing.data.benchmarks import CHANCE_LEVELS, ITEM_COUNTS
 from densing.errors import FitError, InputError
 from densing.laws import forms
-from densing.laws.budget import HOFFMANN_2022
+from densing.laws.forms import HOFFMANN_2022
 from densing.laws.family_likelihood import Z_95, LikelihoodFit, binomial_mle, likelihood_fit  # noqa: F401 (re-exported)
 from densing.laws.family_rows import family_arrays, family_columns, family_order_note, metric_for, table_metric  # noqa: F401 (public here)
 from densing.laws.fit_schema import POINT_COLUMNS, StageFit, data_hash
@@ -192,7 +192,7 @@ def fit_family(
     experts); ``exclude`` names members to leave out (the held-out check). ``method``: ``binomial``
     (maximum likelihood over each member's item count, parametric draws) or ``ols`` (least squares
     on logits, bootstrap over members). ``sizes`` replaces members' N by another size (the budget
-    translation of :mod:`densing.laws.budget`; a member mapped to NaN is left out), with ``d0`` the
+    translation of :mod:`densing.laws.forms`; a member mapped to NaN is left out), with ``d0`` the
     budget those sizes stand at. ``dispersion_floor``: the least dispersion φ̂ of the likelihood fit (rule v3
     passes the benchmark's pooled one). Needs at least two distinct sizes (above chance for ``ols``).
     Returns a :class:`ReferenceFit` of kind ``family`` whose ``d0`` is the family's budget (or

@@ -276,13 +276,13 @@ def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit]
     """Each reference fit refitted over its members' sizes at one budget ``d0`` (the budget sensitivity).
 
     A member of N parameters trained on D tokens reaches the loss L(N, D) = E + A·N^-α + B·D^-β of a published
-    law (:mod:`densing.laws.budget`, Hoffmann et al. 2022 by default); its size at D0 is the N' with
+    law (:mod:`densing.laws.forms`, Hoffmann et al. 2022 by default); its size at D0 is the N' with
     L(N', D0) = L(N, D). The family law S(N') is refitted by likelihood over those sizes (the same pooled
     dispersion), so every reference expresses N̂ at the same D0. A member with no such N' (its loss is below what
     any size reaches at D0) is left out and named; a reference left with fewer than 3 sizes is dropped, said so.
     Returns (fits keyed as ``fits``, {reference: what was left out or why it was dropped}).
     """
-    from densing.laws.budget import LOSS_LAWS, translate_members
+    from densing.laws.forms import LOSS_LAWS, translate_members
     from densing.laws.family import fit_family
 
     law = LOSS_LAWS[law_name]

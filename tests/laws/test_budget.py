@@ -1,4 +1,4 @@
-"""Members brought to one training budget D0 through a stated loss law (densing.laws.budget)."""
+"""Members brought to one training budget D0 through a stated loss law (densing.laws.forms)."""
 import math
 
 import numpy as np
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from densing.errors import InputError
-from densing.laws.budget import BESIROGLU_2024, HOFFMANN_2022, LOSS_LAWS, LossLaw, translate_members
+from densing.laws.forms import BESIROGLU_2024, HOFFMANN_2022, LOSS_LAWS, LossLaw, translate_members
 
 
 def _log_uniform(low_exponent, high_exponent):

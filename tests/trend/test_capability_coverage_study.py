@@ -49,7 +49,7 @@ def test_the_planted_world_has_missing_scores_an_overtrained_reference_and_slope
 
 def test_the_departures_are_planted_a_floor_family_a_kinked_one_and_one_overtrained_through_the_loss_law(world):
     from densing.data.benchmarks import CHANCE_LEVELS
-    from densing.laws.budget import HOFFMANN_2022
+    from densing.laws.forms import HOFFMANN_2022
 
     floor = world.family_rows("floor", world.FAMILIES["floor"], None)
     best = floor.groupby("benchmark")["value"].max()
