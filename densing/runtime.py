@@ -4,7 +4,7 @@ on every path, the heap and BLAS threads of the processes that compute, and the 
 **Processes.** Worker processes that end with their parent, on every exit path.
 
 densing starts worker processes in five places: the trend's workers
-(:func:`densing.trend.plan.run`), the bootstrap's ``--jobs`` processes
+(:func:`densing.trend.measure.run`), the bootstrap's ``--jobs`` processes
 (:mod:`densing.laws.bootstrap`), the overlap engine's local processes
 (:mod:`densing.overlap.engine`), ``densing eval --isolate``'s process per model (:mod:`densing.eval.isolated`) and ``torchrun`` (:mod:`densing.overlap.train`; its workers enter through
 :mod:`densing.overlap.worker`, which ties them to torchrun). Each of them
@@ -39,7 +39,7 @@ object: :func:`same_tables` opens one for a block (or the one it is given: a cal
 on the same tables may pass one memo to each), and the functions marked :func:`per_table` read the memo open in the
 current context (a :class:`contextvars.ContextVar`, as :mod:`decimal` holds its context); outside a block nothing is
 kept, so a table changed in place between two calls is read afresh. The blocks are opened by the measurement's
-entry points (:func:`densing.trend.measure.measure_trend`) and by each worker of :func:`densing.trend.plan.run`,
+entry points (:func:`densing.trend.measure.measure_trend`) and by each worker of :func:`densing.trend.measure.run`,
 whose tables nothing changes while they run.
 """
 from __future__ import annotations

@@ -19,7 +19,7 @@ from densing.constants import DEFAULT_EPOCH, NAMED_MODELS, PAPER
 from densing.laws.reference_fit import ReferenceFit
 from densing.registry import designs, ranked_designs
 from densing.report import model as m
-from densing.trend.plan import Beside
+from densing.trend.measure import Beside
 
 
 def _fits(pattern: str, folder: Path) -> tuple[ReferenceFit, ...]:

@@ -35,11 +35,11 @@ def render(report: m.Report) -> str:
     """The page: each section of ``report`` in its order, the footer citing the command's inputs.
 
     The sections are laid out independently of each other (a renderer reads its own section only), so they are
-    jobs of :func:`densing.trend.plan.run`: one process per core lays out its share, and the page joins them in
+    jobs of :func:`densing.trend.measure.run`: one process per core lays out its share, and the page joins them in
     the report's order; the same bytes either way. The executor starts them in :func:`_layout_order`."""
-    from densing.trend import plan
+    from densing.trend import measure
 
-    laid = plan.run([_Layout(i) for i in _layout_order(report.sections)], report)
+    laid = measure.run([_Layout(i) for i in _layout_order(report.sections)], report)
     sections = [laid[i] for i in range(len(report.sections))]
     yours = report.section(m.YoursSection) is not None
     return page(TITLE[yours], SUBTITLE[yours], sections, provenance_footer(report.inputs))
@@ -62,7 +62,7 @@ def _layout_order(sections) -> list[int]:
 
 @dataclass(frozen=True)
 class _Layout:
-    """One section's layout, a job of :func:`densing.trend.plan.run` (the report is its context)."""
+    """One section's layout, a job of :func:`densing.trend.measure.run` (the report is its context)."""
 
     index: int
     needs: tuple = ()

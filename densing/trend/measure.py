@@ -22,10 +22,26 @@ uncertainty carried, checks.
    confounding; the heterogeneity test; the sensitivity table (each reference, the other frontier rules, every
    reference at D0 = 1T, the family law logistic in ln N); the fixed-size time regression as a second estimator. The
    doubling time is "measured" when no check fails; otherwise the words say which failed.
+
+**Computing the jobs.** :func:`run` computes the jobs, one process per core, and returns each result by its job's key (it also lays out the
+report's sections, :func:`densing.report.render.render`; :class:`Beside` runs one computation beside the caller's).
+
+A job is a typed value with a ``key``, the keys it ``needs`` and ``run(context,
+needed)``. :func:`run` forks one worker per core (``concurrent.futures`` with the ``fork`` start method: the
+workers inherit the context, which is never pickled), starts every job whose needs are met in the order given,
+passes each job the results it needs, and returns every result by key. Where there is one core, no ``fork`` or
+``DENSING_SERIAL`` is set, the jobs run here in the same order; a job's result depends only on its fields, the
+context and what it needs, so the numbers are the same either way.
+
+The executor owns its processes: they end when :func:`run` returns or leaves by an exception (an error, Ctrl-C,
+``SIGTERM`` turned into :class:`densing.runtime.Terminated`), and a worker dies with this process
+(:func:`densing.runtime.worker_setup`). A worker that dies (out of memory, killed) costs time, not the result: the jobs
+it left are computed here.
 """
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import replace
 from numbers import Integral, Real
 from pathlib import Path
@@ -45,8 +61,8 @@ from densing.present.verdict import status_words
 from densing.registry import TrendTable
 from densing.runtime import same_tables
 from densing.trend import capability, plan
-from densing.trend.headline import HEADLINE_RULE, SENSITIVITY_D0, headline_members, reference_frame
 from densing.trend.measurement import TrendMeasurement
+from densing.trend.plan import HEADLINE_RULE, SENSITIVITY_D0, headline_members, reference_frame
 from densing.trend.targets import SCORE_COLUMNS, check_window, with_stderr
 from densing.validation import DRAWS, Date, ExistingPath, Interval, Options, validate_params
 
@@ -136,7 +152,7 @@ def measure_trend(
 
     The path: the table → rule v3's references (:mod:`densing.laws.eligibility`) → the jobs of
     :func:`densing.trend.plan.plan` (the headline's design, inversion, frontier and interval under every rule; every
-    row under every variant of the fits), computed by :func:`densing.trend.plan.run` → the checks → the verdict.
+    row under every variant of the fits), computed by :func:`densing.trend.measure.run` → the checks → the verdict.
     """
     fit = _given_fit(fit, d0)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))  # once: no later step fills it again
@@ -148,7 +164,7 @@ def measure_trend(
                            since=since, epoch=epoch, seed=seed, n_boot=n_boot, n_boot_side=min(n_boot_side, n_boot),
                            fit=fit, d0=d0, scope=rows)
     jobs = plan.plan(context)
-    return _measurement(context, jobs, plan.run(jobs, context))
+    return _measurement(context, jobs, run(jobs, context))
 
 
 def _given_fit(fit, d0: float | None) -> ReferenceFit | None:
@@ -224,3 +240,125 @@ def _with_variants(sensitivity: pd.DataFrame, found_rules: dict, side: dict, hea
     return pd.DataFrame(rows, columns=SENSITIVITY_COLUMNS)
 
 
+# --------------------------------------------------------------------------------------------------------------------
+# Computing the jobs: one process per core, or here
+# --------------------------------------------------------------------------------------------------------------------
+
+#: The context of the :func:`run` in progress; forked workers inherit it.
+_context = None
+
+
+def _workers(jobs: int) -> int:
+    """How many processes :func:`run` forks for ``jobs`` jobs: one per core, at most one per job; 0 for none."""
+    cores = os.cpu_count() or 1
+    if cores < 2 or jobs < 2 or not hasattr(os, "fork") or os.environ.get("DENSING_SERIAL"):
+        return 0
+    return min(cores, jobs)
+
+
+def _run_one(job, needed: dict):
+    """One job in a worker (module level: the pool pickles it by name), the per-table memo kept across its jobs."""
+    from densing.runtime import same_tables
+
+    with same_tables():
+        return job.run(_context, needed)
+
+
+def run(jobs: list, context) -> dict:
+    """Every job's result by its key (module docstring)."""
+    global _context
+    count = _workers(len(jobs))
+    if not count:
+        return _here(jobs, context, {})
+    from densing.runtime import end_pool, fork_context, process_pool
+
+    _context = context
+    try:
+        pool = process_pool(count, fork_context("fork"))
+    except (OSError, ValueError):
+        _context = None
+        return _here(jobs, context, {})
+    try:
+        with runtime.frozen_heap():  # the workers are forked at the first submit
+            done = _in_pool(pool, jobs)
+    except BaseException:
+        end_pool(pool)
+        raise
+    finally:
+        _context = None
+    pool.shutdown(wait=True)
+    return done if len(done) == len(jobs) else _here(jobs, context, done)
+
+
+def _in_pool(pool, jobs: list) -> dict:
+    """The results of ``jobs`` computed by ``pool``; where a worker dies, those finished so far."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    from densing.runtime import end_pool
+
+    done: dict = {}
+    waiting, running = list(jobs), {}
+    while waiting or running:
+        for job in [j for j in waiting if all(n in done for n in j.needs)]:
+            waiting.remove(job)
+            running[pool.submit(_run_one, job, {n: done[n] for n in job.needs})] = job
+        finished, _ = wait(running, return_when=FIRST_COMPLETED)
+        for future in finished:
+            job = running.pop(future)
+            try:
+                done[job.key] = future.result()
+            except BrokenProcessPool:  # a worker died: the rest is computed here
+                end_pool(pool)
+                return done
+    return done
+
+
+def _here(jobs: list, context, done: dict) -> dict:
+    """The jobs not in ``done`` computed in this process, in order (each job after those it needs)."""
+    done = dict(done)
+    for job in jobs:
+        if job.key not in done:
+            done[job.key] = job.run(context, {n: done[n] for n in job.needs})
+    return done
+
+
+class Beside:
+    """One computation, ``function(**arguments)``, in one forked worker while the caller goes on (the report's OLMES
+    design); :meth:`result` takes it, or computes it here where there was no worker or it died. A ``with`` block
+    owns the worker: it ends when the block is left, on every path."""
+
+    def __init__(self, function, arguments: dict) -> None:
+        self.function, self.arguments, self._pool, self._future = function, arguments, None, None
+
+    def __enter__(self) -> Beside:
+        if _workers(2):
+            from densing.runtime import fork_context, process_pool
+
+            try:
+                self._pool = process_pool(1, fork_context("fork"))
+                with runtime.frozen_heap():  # the worker is forked at the submit
+                    self._future = self._pool.submit(self.function, **self.arguments)
+            except (OSError, ValueError):
+                self._pool = None
+        return self
+
+    def result(self):
+        if self._future is not None:
+            from concurrent.futures.process import BrokenProcessPool
+
+            try:
+                return self._future.result()
+            except BrokenProcessPool:
+                pass
+        return self.function(**self.arguments)
+
+    def __exit__(self, kind, value, traceback) -> None:
+        if self._pool is not None:
+            from densing.runtime import end_pool
+
+            if kind is None:
+                self._pool.shutdown(wait=True)
+            else:
+                end_pool(self._pool)
+            self._pool = None

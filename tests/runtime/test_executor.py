@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from densing.trend import plan as executor
+from densing.trend import measure as executor
 from densing.trend import plan
 
 

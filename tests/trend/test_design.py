@@ -172,7 +172,7 @@ def test_a_rule_reads_the_same_numbers_from_draws_made_before_it():
 def test_the_headline_rules_share_one_set_of_draws_and_the_headline_its_own_numbers():
     """by_rule draws once: the headline rule's numbers are those it draws alone; every other rule reads the first
     n_boot_side of the same draws (and the first 25 of each source's), so it is pooled_trend given those draws."""
-    from densing.trend.headline import SIDE_SHARE_DRAWS, by_rule
+    from densing.trend.plan import SIDE_SHARE_DRAWS, by_rule
     from densing.trend.uncertainty import from_design
 
     table = planted(2)
