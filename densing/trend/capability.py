@@ -35,7 +35,7 @@ from densing.laws import eligibility
 from densing.laws.bounds import EXACT
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.reference_fit import ReferenceFit
-from densing.present.verdict import row_record, status_words
+from densing.verdict import row_record, status_words
 from densing.runtime import per_table
 from densing.trend import checks, design
 from densing.trend.rules import envelope_index
@@ -89,7 +89,7 @@ class Row:
         return CHANCE_LEVELS.get(self.benchmarks[0], math.nan) if len(self.benchmarks) == 1 else math.nan
 
     def record(self) -> dict:
-        """The row as one record of the rows' table (:func:`densing.present.verdict.row_record`)."""
+        """The row as one record of the rows' table (:func:`densing.verdict.row_record`)."""
         return row_record(self)
 
 

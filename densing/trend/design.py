@@ -73,7 +73,7 @@ from densing.constants import DEFAULT_EPOCH, MIN_POINTS
 from densing.trend.targets import family_clusters, own_models, screened_targets, target_labels
 from densing.constants import (BOUNDED, CEILING_STDERRS, DAYS_PER_MONTH, END_STABILITY, HETEROGENEITY_ALPHA, MEASURED,
                                NOT_MEASURED)
-from densing.present.verdict import heterogeneity_words, status_words
+from densing.verdict import heterogeneity_words, status_words
 from densing.results import Result
 from densing.validation import MAX_DRAWS, Interval, validate_params
 

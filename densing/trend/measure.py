@@ -57,7 +57,7 @@ from densing.laws.density import density_table
 from densing.laws.eligibility import composed_fits
 from densing.laws.family_rows import reference_order_breaks
 from densing.laws.reference_fit import ReferenceFit, as_fit
-from densing.present.verdict import status_words
+from densing.verdict import status_words
 from densing.registry import TrendTable
 from densing.runtime import same_tables
 from densing.trend import capability, plan
@@ -182,7 +182,7 @@ def _given_fit(fit, d0: float | None) -> ReferenceFit | None:
 
 def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
     """The jobs' results as one :class:`TrendMeasurement`: the rows in the table's order, the sensitivity table, the
-    headline's status (its words: :mod:`densing.present.verdict`)."""
+    headline's status (its words: :mod:`densing.verdict`)."""
     h = done["headline"]
     rows = [done[j.key] for j in jobs if isinstance(j, plan.RowJob) and j.variant == plan.DEFAULT]
     singles, sets = [r for r in rows if r.capability != "set"], [r for r in rows if r.capability == "set"]

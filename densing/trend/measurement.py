@@ -8,7 +8,7 @@ import pandas as pd
 
 from densing.laws.reference_fit import ReferenceFit
 from densing.constants import REPORTED, UNTESTABLE
-from densing.present import verdict
+from densing import verdict
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
 from densing.validation import Options, validate_params
 from densing.constants import PAPER
@@ -120,7 +120,7 @@ class TrendMeasurement(Result):
 
     @property
     def verdict(self) -> str:
-        """The first sentence a researcher can cite (:func:`densing.present.verdict.headline_verdict`)."""
+        """The first sentence a researcher can cite (:func:`densing.verdict.headline_verdict`)."""
         head = self.rules[self.headline_rule]
         refs = ", ".join(name.split(":")[0] for name in head.reference_names)
         return verdict.headline_verdict(head, self.headline_set, refs, head.status, table_words=self.table_words,
@@ -128,7 +128,7 @@ class TrendMeasurement(Result):
 
     @property
     def why(self) -> str:
-        """The sentences after the verdict (:func:`densing.present.verdict.why_words`)."""
+        """The sentences after the verdict (:func:`densing.verdict.why_words`)."""
         head = self.rules[self.headline_rule]
         gates = [x for x in self.checks if x.status != REPORTED]
         return verdict.why_words(head, [x for x in gates if x.failed], [x for x in gates if x.status == UNTESTABLE],
@@ -146,7 +146,7 @@ class TrendMeasurement(Result):
         return {**super().to_dict(), "headline": self.headline, "verdict": self.verdict, "why": self.why}
 
     def summary(self):
-        """The headline as a :class:`~densing.present.summary.Summary` (:func:`densing.present.verdict.measurement_summary`):
+        """The headline as a :class:`~densing.present.summary.Summary` (:func:`densing.verdict.measurement_summary`):
         the set, status, verdict, reference, the headline rule's doubling time and interval, the rules side by side and
         the checks."""
         return verdict.measurement_summary(self)

@@ -42,7 +42,7 @@ from densing.trend.rules import doubling_months, envelope_index, slope_band
 from densing.trend.targets import dates_as_days, parse_epoch
 from densing.validation import DRAWS, Interval, validate_params
 from densing.trend.design import determined_ends, influence_items, months_interval, most_influential_model
-from densing.present.verdict import determined_words, status_words, summary_items
+from densing.verdict import determined_words, status_words, summary_items
 
 
 
@@ -155,11 +155,11 @@ class TrendUncertainty(Result):
         return {name: _months(slope) for name, slope in zip(self.reference_names, self.reference_slopes)}
 
     def determined(self) -> str:
-        """What the draws determine, in words (:func:`densing.present.verdict.determined_words`)."""
+        """What the draws determine, in words (:func:`densing.verdict.determined_words`)."""
         return determined_words(self)
 
     def _summary_items(self) -> list[tuple[str, object]]:
-        """The state and what is determined first (:func:`densing.present.verdict.summary_items`), then the fields."""
+        """The state and what is determined first (:func:`densing.verdict.summary_items`), then the fields."""
         return summary_items(self) + [(n, v) for n, v in super()._summary_items() if n != "influence"]
 
     def __repr__(self) -> str:
@@ -214,7 +214,7 @@ def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = Non
     the scores of the inversion's benchmarks (``score:<b>``, ``stderr:<b>``; or ``score`` and ``stderr`` for one
     benchmark). ``reference``: an inversion (:mod:`densing.laws.inversion`) or a :class:`ReferenceFit` (inverted per
     benchmark at ``d0``). ``n_boot_share = 0`` skips the shares (NaN). The result's ``status`` says what the draws
-    determine (:func:`densing.present.verdict.status_words`); a design's checks are the caller's.
+    determine (:func:`densing.verdict.status_words`); a design's checks are the caller's.
     """
     inversion = as_inversion(reference, d0)
     chosen = targets_design(inversion, _with_score_columns(models, inversion.benchmarks))

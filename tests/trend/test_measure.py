@@ -84,7 +84,7 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
         assert "is not a measurement" in shipped.verdict
     assert "R2" not in shipped.verdict and "rule v" not in shipped.verdict  # rule codes stay behind "why, in full"
     if failed:
-        from densing.present.verdict import plain_reason  # one plain sentence per failed check, in the why
+        from densing.verdict import plain_reason  # one plain sentence per failed check, in the why
 
         assert all(plain_reason(c, shipped.sensitivity) in shipped.why for c in failed)
     document = json.loads(json.dumps(shipped.document(), default=str))
@@ -315,7 +315,7 @@ def test_a_single_model_that_carries_the_line_is_named():
     from types import SimpleNamespace
 
     from densing.trend.rules import doubling_months
-    from densing.present.verdict import _model_words
+    from densing.verdict import _model_words
     from densing.trend.design import most_influential_model
 
     slope = math.log(2) / (3.6 * 365.25 / 12)
