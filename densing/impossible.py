@@ -5,15 +5,21 @@ A results row's score outside [0, 1] (for a fraction), a negative loss or standa
 infinite or out-of-range timestamp, its negative or decade-long duration: :data:`IMPOSSIBLE` lists each with its
 words, :func:`check_impossible` applies it to one results field, :func:`check_scores` to scores given as numbers,
 :func:`first_impossible` to a trace column.
+
+The domains of a model's parameter count and of a date are here too. A parameter count is a plain number of
+parameters (7e9); one below :data:`MIN_PARAMS` or above :data:`MAX_PARAMS` is almost always a unit mistake (``7``
+meaning 7B, ``6900`` meaning 6.9B in millions): :func:`check_params` says so. The lower bound is 1e4, not the 1e6 of
+the smallest published language models, because densing's own evaluation runs real tiny test models (about 43,000
+parameters) through the same tables. A date lies in [:data:`EARLIEST_DATE`, today] (:func:`check_date`).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from datetime import date, datetime
 from typing import Any, Mapping
 
 from densing.errors import InputError
-
 
 #: Ten years in microseconds: no real duration, and no real trace's span, is longer.
 MAX_TRACE_US = 10 * 365.25 * 86400 * 1e6
@@ -107,3 +113,56 @@ def first_impossible(field: str, values) -> tuple[int, str, int] | None:
             if bad.size:
                 return int(bad[0]), rule.why, int(bad.size)
     return None
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# The domains of a parameter count and of a date (module docstring)
+# --------------------------------------------------------------------------------------------------------------------
+
+#: Plausible parameter counts of a language model: below 1e4 or above 1e13 is a unit mistake.
+MIN_PARAMS = 1e4
+MAX_PARAMS = 1e13
+
+#: The earliest date of anything densing reads (release dates, ``--since``, ``--epoch``, the API's ``since``): the day
+#: dated generatively pre-trained language models start, 2018-06-11, when OpenAI published GPT-1 ("Improving Language
+#: Understanding by Generative Pre-Training", Radford et al.), the first decoder-only transformer pre-trained as a
+#: language model and the line every model densing compares descends from (the oldest in its tables, GPT-2, is from
+#: 2019-02). A date before it is no language model's release: an empty cell read as a spreadsheet's or Unix's day zero
+#: (1899-12-30, 1900-01-01, 1970-01-01), a typo (2001 for 2021), a date of something else. The latest is today.
+EARLIEST_DATE = "2018-06-11"
+
+
+def date_domain() -> str:
+    """The domain of a date, in words: ``[2018-06-11, today (YYYY-MM-DD)]``."""
+    return f"[{EARLIEST_DATE}, today {date.today().isoformat()}]"
+
+
+def in_date_domain(day) -> bool:
+    return date.fromisoformat(EARLIEST_DATE) <= day <= date.today()
+
+
+def check_date(value: Any, *, field: str = "release_date", where: str | None = None):
+    """``value`` (a date or a pandas Timestamp) if it lies in [:data:`EARLIEST_DATE`, today]; otherwise an InputError
+    naming ``where``, ``field``, the value and the domain."""
+    day = value.date() if isinstance(value, datetime) else value
+    if in_date_domain(day):
+        return value
+    why = (f"before {EARLIEST_DATE} (GPT-1), the first release of a generatively pre-trained language model (an "
+           "empty cell read as a spreadsheet's or Unix's day zero? a typo?)" if day < date.fromisoformat(EARLIEST_DATE) else "in the future")
+    prefix = f"{where}: " if where else ""
+    raise InputError(f"{prefix}field '{field}': {day.isoformat()} is {why}; expected a date in {date_domain()}")
+
+
+def check_params(value: float, *, field: str = "params", where: str | None = None) -> float:
+    """A parameter count within [MIN_PARAMS, MAX_PARAMS]; an InputError naming the likely unit mistake otherwise."""
+    prefix = f"{where}: " if where else ""
+    if value < MIN_PARAMS:
+        guesses = [f"{value * scale:.3g} for {value:g} {unit}" for unit, scale in (("billion", 1e9), ("million", 1e6))
+                   if 1e6 <= value * scale <= MAX_PARAMS]
+        guess = f"; write {' or '.join(guesses)}" if guesses else ""
+        raise InputError(f"{prefix}field '{field}': {value:g} parameters is below {MIN_PARAMS:g}, "
+                         f"not a language model's size (counts are plain numbers, 7e9 for 7B{guess})")
+    if value > MAX_PARAMS:
+        raise InputError(f"{prefix}field '{field}': {value:.3g} parameters is above {MAX_PARAMS:g}, "
+                         "not a language model's size (counts are plain numbers, 7e9 for 7B)")
+    return value

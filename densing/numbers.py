@@ -225,9 +225,9 @@ def parse_count(value: object, *, field: str = "params", where: str | None = Non
 def parse_date(value: object, *, field: str = "release_date", where: str | None = None,
                in_domain: bool = True) -> pd.Timestamp:
     """Parse an ISO date (``2023-02-24``; also ``2023-02`` meaning the first of the month) in the domain of dates,
-    [:data:`densing.validation.EARLIEST_DATE`, today]: a date outside it is an InputError naming ``where``, ``field``,
+    [:data:`densing.impossible.EARLIEST_DATE`, today]: a date outside it is an InputError naming ``where``, ``field``,
     the date and the domain. ``in_domain=False``: any date (for a check that reports its own range as a finding)."""
-    from densing.validation import check_date
+    from densing.impossible import check_date
 
     parsed = _parse_date(value, field=field, where=where)
     return check_date(parsed, field=field, where=where) if in_domain else parsed

@@ -12,11 +12,9 @@ WHAT, got VALUE`` (WHAT: the constraints' descriptions joined by "or"; NAME: the
 flag), so every entry point fails the same way on the same bad value. The constraints stay on the
 function (``function.parameter_constraints``), where the common test reads them.
 
-Plausibility of counts: a parameter count is a plain number of parameters (7e9). One below
-:data:`MIN_PARAMS` or above :data:`MAX_PARAMS` is almost always a unit mistake (``7`` meaning 7B,
-``6900`` meaning 6.9B in millions); :func:`check_params` says so. The lower bound is 1e4, not the
-1e6 of the smallest published language models, because densing's own evaluation runs real tiny
-test models (about 43,000 parameters) through the same tables.
+The value kinds that look at a value's type or shape (a DataFrame with given columns, an instance of a class, a whole
+number, a torch device string, a non-empty string, a list of names) are below :func:`validate_params`; the domains of
+dates and parameter counts are :mod:`densing.impossible`'s.
 """
 from __future__ import annotations
 
@@ -24,6 +22,7 @@ import functools
 import inspect
 import math
 import os
+import re
 import sys
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -32,12 +31,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
 
 from densing.errors import InputError
-from densing.value_kinds import (DEVICE_TYPES, Device, Frame, InstanceOf, Names, Text,  # noqa: F401  (re-exported)
-                                 WholeNumber)
-
-#: Plausible parameter counts of a language model: below 1e4 or above 1e13 is a unit mistake.
-MIN_PARAMS = 1e4
-MAX_PARAMS = 1e13
+from densing.impossible import date_domain, in_date_domain
 
 #: The largest D0 (the reference model's training tokens in an inversion): 1e15 tokens. The largest published
 #: pre-training budgets are tens of trillions of tokens (Qwen3: 3.6e13), and published estimates of all the text
@@ -45,38 +39,9 @@ MAX_PARAMS = 1e13
 #: the law far outside the budgets it was fitted on.
 MAX_D0_TOKENS = 1e15
 
-#: The earliest date of anything densing reads (release dates, ``--since``, ``--epoch``, the API's ``since``): the day
-#: dated generatively pre-trained language models start, 2018-06-11, when OpenAI published GPT-1 ("Improving Language
-#: Understanding by Generative Pre-Training", Radford et al.), the first decoder-only transformer pre-trained as a
-#: language model and the line every model densing compares descends from (the oldest in its tables, GPT-2, is from
-#: 2019-02). A date before it is no language model's release: an empty cell read as a spreadsheet's or Unix's day zero
-#: (1899-12-30, 1900-01-01, 1970-01-01), a typo (2001 for 2021), a date of something else. The latest is today.
-EARLIEST_DATE = "2018-06-11"
-
 #: t = 0 of the density trend: Llama-1's release, the paper's epoch (Xiao et al. 2024, §3). Here, beside the domain of
 #: dates, so that the command line's defaults read it without importing densing.trend.
 DEFAULT_EPOCH = "2023-02-24"
-
-
-def date_domain() -> str:
-    """The domain of a date, in words: ``[2018-06-11, today (YYYY-MM-DD)]``."""
-    return f"[{EARLIEST_DATE}, today {date.today().isoformat()}]"
-
-
-def _in_date_domain(day) -> bool:
-    return date.fromisoformat(EARLIEST_DATE) <= day <= date.today()
-
-
-def check_date(value: Any, *, field: str = "release_date", where: str | None = None):
-    """``value`` (a date or a pandas Timestamp) if it lies in [:data:`EARLIEST_DATE`, today]; otherwise an InputError
-    naming ``where``, ``field``, the value and the domain."""
-    day = value.date() if isinstance(value, datetime) else value
-    if _in_date_domain(day):
-        return value
-    why = (f"before {EARLIEST_DATE} (GPT-1), the first release of a generatively pre-trained language model (an "
-           "empty cell read as a spreadsheet's or Unix's day zero? a typo?)" if day < date.fromisoformat(EARLIEST_DATE) else "in the future")
-    prefix = f"{where}: " if where else ""
-    raise InputError(f"{prefix}field '{field}': {day.isoformat()} is {why}; expected a date in {date_domain()}")
 
 
 @dataclass(frozen=True)
@@ -171,7 +136,7 @@ class ExistingPath:
 @dataclass(frozen=True)
 class Date:
     """A date: a ``datetime.date`` (a pandas Timestamp is one) or an ISO string (``2023-02-24``, ``2023-02``), in
-    [:data:`EARLIEST_DATE`, today]. A date-time with a time zone is refused: which day it is depends on the zone
+    [:data:`densing.impossible.EARLIEST_DATE`, today]. A date-time with a time zone is refused: which day it is depends on the zone
     (``stamp.tz_convert("UTC").date()`` says the UTC one)."""
 
     def matches(self, value: Any) -> bool:
@@ -187,7 +152,7 @@ class Date:
                     break
                 except ValueError:
                     continue
-        return day is not None and _in_date_domain(day)
+        return day is not None and in_date_domain(day)
 
     def __str__(self) -> str:
         return f"a date (YYYY-MM-DD, no time zone) in {date_domain()}"
@@ -314,21 +279,6 @@ def validate_params(constraints: Mapping[str, list]) -> Callable:
     return attach
 
 
-def check_params(value: float, *, field: str = "params", where: str | None = None) -> float:
-    """A parameter count within [MIN_PARAMS, MAX_PARAMS]; an InputError naming the likely unit mistake otherwise."""
-    prefix = f"{where}: " if where else ""
-    if value < MIN_PARAMS:
-        guesses = [f"{value * scale:.3g} for {value:g} {unit}" for unit, scale in (("billion", 1e9), ("million", 1e6))
-                   if 1e6 <= value * scale <= MAX_PARAMS]
-        guess = f"; write {' or '.join(guesses)}" if guesses else ""
-        raise InputError(f"{prefix}field '{field}': {value:g} parameters is below {MIN_PARAMS:g}, "
-                         f"not a language model's size (counts are plain numbers, 7e9 for 7B{guess})")
-    if value > MAX_PARAMS:
-        raise InputError(f"{prefix}field '{field}': {value:.3g} parameters is above {MAX_PARAMS:g}, "
-                         "not a language model's size (counts are plain numbers, 7e9 for 7B)")
-    return value
-
-
 def check_tokens(value: float, *, field: str = "train_tokens", where: str | None = None) -> float:
     """A number of training tokens in (0, :data:`MAX_D0_TOKENS`]; an InputError naming the likely unit slip otherwise
     (the largest published budgets are tens of trillions of tokens, all the text on the indexed web some 5e14)."""
@@ -337,3 +287,100 @@ def check_tokens(value: float, *, field: str = "train_tokens", where: str | None
     prefix = f"{where}: " if where else ""
     raise InputError(f"{prefix}field '{field}': {value:g} tokens is outside (0, {MAX_D0_TOKENS:g}], more text than "
                      "exists (counts are plain numbers, 2e12 for 2T)")
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# The value kinds that look at a value's type or shape (module docstring)
+# --------------------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Frame:
+    """A pandas DataFrame holding ``columns`` (each once) and at least ``min_rows`` rows."""
+
+    columns: tuple = ()
+    min_rows: int = 1
+
+    def matches(self, value: Any) -> bool:
+        pandas = sys.modules.get("pandas")
+        if pandas is None or not isinstance(value, pandas.DataFrame) or len(value) < self.min_rows:
+            return False
+        names = list(value.columns)
+        return all(names.count(c) == 1 for c in self.columns)
+
+    def __str__(self) -> str:
+        rows = f" and at least {self.min_rows} row{'s' if self.min_rows != 1 else ''}" if self.min_rows else ""
+        return f"a DataFrame with column(s) {', '.join(self.columns)} (each once){rows}"
+
+
+@dataclass(frozen=True)
+class InstanceOf:
+    """An object of class ``kind``, described to the user as ``words``."""
+
+    kind: type
+    words: str
+
+    def matches(self, value: Any) -> bool:
+        return isinstance(value, self.kind)
+
+    def __str__(self) -> str:
+        return self.words
+
+
+@dataclass(frozen=True)
+class WholeNumber:
+    """A whole number (an integer, or a float with no fractional part) in [``left``, ``right``]."""
+
+    left: float
+    right: float
+
+    def matches(self, value: Any) -> bool:
+        if isinstance(value, bool) or not isinstance(value, Real):
+            return False
+        number = float(value)
+        return math.isfinite(number) and number.is_integer() and self.left <= number <= self.right
+
+    def __str__(self) -> str:
+        return f"a whole number in [{int(self.left):,}, {int(self.right):,}]"
+
+
+#: The device types a model is run on, as ``torch.device`` spells them: the CPU, NVIDIA and AMD GPUs (``cuda``),
+#: Apple's GPU (``mps``), Intel's (``xpu``), Gaudi (``hpu``), Ascend (``npu``), TPUs (``xla``) and Meta's (``mtia``).
+DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu", "hpu", "npu", "xla", "mtia")
+_DEVICE_RE = re.compile(rf"(?:{'|'.join(DEVICE_TYPES)})(?::(?:0|[1-9][0-9]{{0,3}}))?")
+
+
+@dataclass(frozen=True)
+class Device:
+    """A torch device string: a type of :data:`DEVICE_TYPES`, optionally ``:N`` (the device index, as ``cuda:1``).
+
+    Parsed here, not by ``torch.device``: the check runs before any model (and torch, an optional extra) loads.
+    """
+
+    def matches(self, value: Any) -> bool:
+        return isinstance(value, str) and _DEVICE_RE.fullmatch(value) is not None
+
+    def __str__(self) -> str:
+        return f"a device ({', '.join(DEVICE_TYPES)}, or one with an index: cuda:N)"
+
+
+@dataclass(frozen=True)
+class Text:
+    """A string with something in it (a blank one, an unset variable, is refused)."""
+
+    def matches(self, value: Any) -> bool:
+        return isinstance(value, str) and value.strip() != ""
+
+    def __str__(self) -> str:
+        return "a non-empty string"
+
+
+@dataclass(frozen=True)
+class Names:
+    """A non-empty list or tuple of non-empty strings (a lone string is not a list of names)."""
+
+    def matches(self, value: Any) -> bool:
+        return (isinstance(value, (list, tuple)) and len(value) > 0
+                and all(isinstance(v, str) and v.strip() != "" for v in value))
+
+    def __str__(self) -> str:
+        return "a non-empty list or tuple of non-empty strings"

@@ -1,6 +1,6 @@
 """Every value a user hands in has a declared domain; one value outside each bound is refused in one line.
 
-One section per input kind: dates (:func:`densing.validation.check_date`: [2018-06-11, today]) on every read of a
+One section per input kind: dates (:func:`densing.impossible.check_date`: [2018-06-11, today]) on every read of a
 results table and in the API's ``since``; fit files (:data:`densing.laws.fit_schema.FIT_DOMAIN`, every draw too); the
 sizes and budgets a law needs; a window of release dates; the Swallow builder's inputs and its set of outputs; T3's γ,
 a wide table's rows, lm-eval's model_args. Combinations and labels: ``tests/test_refusals.py``.

@@ -6,7 +6,8 @@ from numbers import Integral, Real
 import pytest
 
 from densing.errors import InputError
-from densing.validation import Interval, Options, check_params, validate
+from densing.impossible import check_params
+from densing.validation import Interval, Options, validate
 
 CONSTRAINTS = {
     "n_boot": [Interval(Integral, 0, None)],

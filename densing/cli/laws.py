@@ -64,7 +64,7 @@ def _read(data: Path, *, suite: str | None = None, final_only: bool = False):
 
 def _size(text: Optional[str], option: str) -> Optional[float]:
     """A parameter count option: parsed, and plausible for a language model (unit mistakes named)."""
-    from densing.validation import check_params
+    from densing.impossible import check_params
 
     count = _count(text, option)
     return None if count is None else check_params(count, field=option.lstrip("-").replace("-", "_"), where=option)

@@ -104,7 +104,7 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
     size = None
     if params is not None:
         from densing.data import parse_count
-        from densing.validation import check_params
+        from densing.impossible import check_params
 
         size = check_params(parse_count(params, field="params", where="--params"), field="params", where="--params")
     from densing.placement.own_scores import place, read_scores

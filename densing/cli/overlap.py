@@ -149,7 +149,7 @@ def whatif(
     from densing.numbers import parse_count
     from densing.overlap.strategies.registry import parse
     from densing.overlap.whatif import WHATIF_CONSTRAINTS, calibrate, predict
-    from densing.validation import check_params
+    from densing.impossible import check_params
 
     # every option is checked before the trace is read: the grid's own numbers, then the calibration's
     params = None if model_params is None else check_params(

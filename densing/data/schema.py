@@ -22,10 +22,10 @@ import weakref
 import numpy as np
 import pandas as pd
 
-from densing.numbers import parse_count, parse_date
 from densing.errors import InputError
-from densing.impossible import check_impossible
-from densing.validation import MAX_PARAMS, MIN_PARAMS, check_params, check_tokens
+from densing.impossible import MAX_PARAMS, MIN_PARAMS, check_impossible, check_params
+from densing.numbers import parse_count, parse_date
+from densing.validation import check_tokens
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("model", "benchmark", "metric", "value", "params")
 OPTIONAL_COLUMNS: tuple[str, ...] = (
@@ -112,7 +112,7 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
     field for: a missing required column, an empty table, an empty model/benchmark/metric, a
     non-numeric or NaN value or loss, a params/train_tokens that does not parse or is not
     positive, an unparseable release date or one outside the date domain
-    (:func:`densing.validation.check_date`: before 2018-06-11 or after today), an impossible value (:data:`densing.impossible.IMPOSSIBLE`:
+    (:func:`densing.impossible.check_date`: before 2018-06-11 or after today), an impossible value (:data:`densing.impossible.IMPOSSIBLE`:
     a fraction outside [0, 1], a negative loss, a standard error below 0 or, for a fraction, above 0.5)
     and two model names equal but for case with different scores for one measurement.
     """

@@ -39,11 +39,12 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from densing.numbers import parse_count, parse_date
 from densing.errors import InputError
-from densing.validation import check_params, check_tokens
+from densing.impossible import check_params
 from densing.io import read_text
+from densing.numbers import parse_count, parse_date
 from densing.results import Result
+from densing.validation import check_tokens
 
 DTYPES = ("auto", "float32", "float16", "bfloat16")
 _FIELDS = (
@@ -179,7 +180,7 @@ def model_spec_from_mapping(entry: object, *, where: str) -> ModelSpec:
     release = entry.get("release_date")
     release_date = None if _empty(release) else parse_date(release, where=where, in_domain=False).strftime("%Y-%m-%d")
     if release_date is not None:  # a real day, not after today, not before the first language model (a narrower
-        # window than densing.validation.EARLIEST_DATE's: a model densing evaluates runs on lm-eval)
+        # window than densing.impossible.EARLIEST_DATE's: a model densing evaluates runs on lm-eval)
         today = _datetime.date.today().isoformat()
         if not EARLIEST_RELEASE <= release_date <= today:
             raise InputError(f"{where}: field 'release_date': {release_date} is not between {EARLIEST_RELEASE} and today "
@@ -268,8 +269,8 @@ _TextDatesLoader.yaml_implicit_resolvers = {
 }
 
 #: No language model of the kind densing measures was released before this date: the one date domain of every
-#: reader (:data:`densing.validation.EARLIEST_DATE`, GPT-1's release), so a models file admits what a table admits.
-from densing.validation import EARLIEST_DATE as EARLIEST_RELEASE  # noqa: E402
+#: reader (:data:`densing.impossible.EARLIEST_DATE`, GPT-1's release), so a models file admits what a table admits.
+from densing.impossible import EARLIEST_DATE as EARLIEST_RELEASE  # noqa: E402
 
 
 def read_models_file(path: str | Path) -> list[ModelSpec]:

@@ -15,7 +15,7 @@ from tools.public_table.read import BENCHMARK_COLUMNS, CONFIDENCE_LEVELS, ISSUE_
 from densing.data.schema import is_missing
 from densing.numbers import parse_count, parse_date
 from densing.errors import InputError
-from densing.validation import EARLIEST_DATE
+from densing.impossible import EARLIEST_DATE
 
 
 #: wrong unit (billions read as trillions or the reverse: a factor of 1000).
