@@ -69,9 +69,10 @@ class Result:
     _dict_exclude: ClassVar[tuple[str, ...]] = ()
     _ci_estimates: ClassVar[dict[str, str]] = {}   # interval X → the field of its estimate, where it is not X
     _level_field: ClassVar[str] = "level"          # the field holding the level of its intervals, where it has one
+    _shown_as: ClassVar[dict[str, str]] = {}      # a field → the property shown in its place (a state → its words)
 
     def _fields(self) -> list[str]:
-        return [f.name for f in fields(self) if f.name not in self._dict_exclude]
+        return [self._shown_as.get(f.name, f.name) for f in fields(self) if f.name not in self._dict_exclude]
 
     def to_dict(self) -> dict:
         """The fields as a JSON-ready dict (non-finite numbers → None)."""

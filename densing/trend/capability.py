@@ -35,7 +35,7 @@ from densing.laws import eligibility
 from densing.laws.bounds import EXACT
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.reference_fit import ReferenceFit
-from densing.verdict import row_record, status_words
+from densing.verdict import row_record
 from densing.runtime import per_table
 from densing.trend import checks, design
 from densing.trend.rules import envelope_index
@@ -74,10 +74,11 @@ class Row:
     result: TrendUncertainty | None
     error: str = ""
     members: tuple = field(default=(), repr=False)   # (inversion, targets) per reference
-    #: "measured", or "not measured: <why>" — the one status of this row wherever it is shown. A row with an
-    #: interval but a failed check (the headline's checks on the headline's row; the references' agreement on
-    #: every row) is "not measured" and its number an estimate.
-    status: str = ""
+    @property
+    def status(self) -> str:
+        """The one status of this row wherever it is shown: its trend's (:attr:`TrendUncertainty.status`), or
+        "not measured: " and why it has none."""
+        return self.result.status if self.result is not None else f"not measured: {self.error}"
 
     @property
     def measured(self) -> bool:
@@ -194,18 +195,16 @@ def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...
     found = references_of(candidates, benchmarks)
     if not found:
         why = _why_none(candidates, benchmarks)
-        return Row(name, label, capability, benchmarks, (), None, why, status=f"not measured: {why}")
+        return Row(name, label, capability, benchmarks, (), None, why)
     try:
         row_fits(targets, candidates, fits, found, seed=seed)
         chosen = row_design(targets, candidates, fits, found, since=since, epoch=epoch)
         result = from_design(design.pooled_trend(chosen, rule=rule, n_boot=n_boot, n_boot_share=n_boot_share, seed=seed),
                              epoch=epoch)
     except DensingError as exc:
-        return Row(name, label, capability, benchmarks, tuple(found), None, str(exc), status=f"not measured: {exc}")
+        return Row(name, label, capability, benchmarks, tuple(found), None, str(exc))
     members = chosen.members()
-    status = status_words(result)
-    return Row(name, label, capability, benchmarks, chosen.names, replace(result, status=status), members=tuple(members),
-               status=status)
+    return Row(name, label, capability, benchmarks, chosen.names, replace(result, judged=True), members=tuple(members))
 
 
 def headline_checks(members: list, head: TrendUncertainty) -> tuple:

@@ -133,7 +133,7 @@ def fit_trend(
     chosen = design.common_design(targets, [inversion for inversion, _ in members], since=since, epoch=epoch)
     result = from_design(design.pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot,
                                              n_boot_share=n_boot_share, level=level, seed=seed), epoch=epoch)
-    return replace(result, status=design.status_words(result))
+    return replace(result, judged=True)
 
 
 def _known_benchmarks(targets: pd.DataFrame, benchmarks) -> None:

@@ -57,7 +57,6 @@ from densing.laws.density import density_table
 from densing.laws.eligibility import composed_fits
 from densing.laws.family_rows import reference_order_breaks
 from densing.laws.reference_fit import ReferenceFit, as_fit
-from densing.verdict import status_words
 from densing.registry import TrendTable
 from densing.runtime import same_tables
 from densing.trend import capability, plan
@@ -190,17 +189,14 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
     members = h.design.members()
     head_set = c.profile.headline_set if c.fit is None else None
     found = _with_variants(h.sensitivity, h.rules, done, head_set)
-    status = status_words(h.result)
-    head = h.rules[HEADLINE_RULE] = replace(h.result, status=status)
+    head = h.rules[HEADLINE_RULE] = replace(h.result, judged=True)
     lead_inversion = members[0][0]
     if head_set is not None and not h.missing:
         sets = [capability.Row(head_set, h.label, "set", h.benchmarks, tuple(head.reference_names), head,
-                               members=tuple(members), status=status), *sets]
+                               members=tuple(members)), *sets]
     return TrendMeasurement(
         reference=" | ".join(head.reference_names) + (" (given)" if c.fit is not None else ""),
         reference_rule=h.reference_rule, d0=lead_inversion.d0, headline_rule=HEADLINE_RULE,
-        measurable=status == "measured" and not h.missing,
-        status=status if not h.missing else f"not measured: the {h.missing[0][1]} has no reference",
         rules=h.rules, rule_errors=h.rule_errors, checks=h.checks, sensitivity=found, breakpoint=h.breakpoint,
         candidates=c.candidates, references=reference_frame(members, head), densities=h.densities, models=h.points,
         left_out=h.design.left_out, fits=tuple(lead_inversion.fits), inversion=lead_inversion, headline_set=h.label,

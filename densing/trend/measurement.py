@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from densing.laws.reference_fit import ReferenceFit
-from densing.constants import REPORTED, UNTESTABLE
+from densing.constants import MEASURED, NOT_MEASURED, REPORTED, UNTESTABLE
 from densing import verdict
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
 from densing.validation import Options, validate_params
@@ -58,7 +58,6 @@ class TrendMeasurement(Result):
     reference_rule: str
     d0: float
     headline_rule: str
-    measurable: bool
     rules: dict[str, TrendUncertainty]
     rule_errors: dict[str, str]
     checks: tuple                                           # densing.trend.checks.Check, gates and findings
@@ -74,7 +73,6 @@ class TrendMeasurement(Result):
     headline_set: str = ""
     benchmark_rows: tuple = field(default=(), repr=False)   # capability.Row per benchmark
     set_rows: tuple = field(default=(), repr=False)         # capability.Row per benchmark set, the headline's first
-    status: str = ""                                        # "measured" or "not measured: why" (the headline row's)
     budget_rows: tuple = field(default=(), repr=False)      # capability.Row at one D0 (the budget sensitivity)
     budget_notes: dict = field(default_factory=dict, repr=False)  # members with no size at D0, per reference
     fixed_size: pd.DataFrame | None = field(default=None, repr=False)  # the fixed-size time regression's rows
@@ -119,6 +117,20 @@ class TrendMeasurement(Result):
         return interval_frame({})
 
     @property
+    def status(self) -> str:
+        """The headline row's status (:attr:`densing.trend.uncertainty.TrendUncertainty.status`), or "not measured: "
+        and the set that has no reference."""
+        if self.missing:
+            return f"not measured: the {self.missing[0][1]} has no reference"
+        head = self.rules.get(self.headline_rule)
+        return head.status if head is not None else NOT_MEASURED
+
+    @property
+    def measurable(self) -> bool:
+        """Whether the headline is measured (both ends of its interval determined, its references agreeing)."""
+        return self.status == MEASURED
+
+    @property
     def verdict(self) -> str:
         """The first sentence a researcher can cite (:func:`densing.verdict.headline_verdict`)."""
         head = self.rules[self.headline_rule]
@@ -142,8 +154,9 @@ class TrendMeasurement(Result):
         return f"{self.verdict} {self.why}"
 
     def to_dict(self) -> dict:
-        """The scalar fields, each rule's trend, the checks and the breakpoint, with the verdict and why."""
-        return {**super().to_dict(), "headline": self.headline, "verdict": self.verdict, "why": self.why}
+        """The scalar fields, each rule's trend, the checks and the breakpoint, with the status, the verdict and why."""
+        return {**super().to_dict(), "measurable": self.measurable, "status": self.status, "headline": self.headline,
+                "verdict": self.verdict, "why": self.why}
 
     def summary(self):
         """The headline as a :class:`~densing.present.summary.Summary` (:func:`densing.verdict.measurement_summary`):

@@ -102,9 +102,9 @@ class TrendUncertainty(Result):
     #: each reference's own doubling-time interval (months), in the order of ``reference_names``
     reference_months_low: tuple[float, ...] = field(repr=False, default=())
     reference_months_high: tuple[float, ...] = field(repr=False, default=())
-    #: "measured", "bounded: why" or "not measured: why" (:func:`densing.trend.design.status_words`); "" where no
-    #: status was judged
-    status: str = ""
+    #: whether this trend's state is judged (a row's line, a one-reference trend; not a sensitivity variant): its
+    #: words are :attr:`status`
+    judged: bool = False
     #: the 95% Monte Carlo range of each end of the doubling time's interval (months; the spread reseeding the draws
     #: gives it) and whether the end is determined (:data:`densing.trend.design.END_STABILITY`)
     months_low_mc_low: float = math.nan
@@ -127,6 +127,13 @@ class TrendUncertainty(Result):
                      "frontier_models", "centre_days", "r_squared", "reference_months_low", "reference_months_high",
                      "ceiling_bounds")
     _ci_estimates = {"slope": "slope_per_day"}
+    _shown_as = {"judged": "status"}
+
+    @property
+    def status(self) -> str:
+        """"measured", "bounded: why" or "not measured: why", in the words of :func:`densing.verdict.status_words`
+        from this trend's numbers; "" where no state is judged."""
+        return status_words(self) if self.judged else ""
 
     @property
     def state(self) -> str:
@@ -220,7 +227,7 @@ def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = Non
     chosen = targets_design(inversion, _with_score_columns(models, inversion.benchmarks))
     result = from_design(pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=n_boot_share,
                                       level=level, seed=seed), epoch=epoch)
-    return replace(result, status=status_words(result))
+    return replace(result, judged=True)
 
 
 class Observed:
