@@ -75,15 +75,14 @@ def determined_words(result) -> str:
     """What the draws determine, in words: "3.61 months [95% CI 2.59–5.1]" (both ends), "3.61 months, at least 2.59
     at 95%; the upper end not determined" (one), or the estimate and its interval, "neither end determined"."""
     est, low, high = result.doubling_time_months, result.doubling_time_months_ci_low, result.doubling_time_months_ci_high
-    shown = (lambda v: format_months(v) if math.isfinite(v) else "∞")  # noqa: E731
     level = f"{result.level:.0%}"
     if result.low_determined and result.high_determined:
-        return f"{shown(est)} months [{level} CI {shown(low)}–{shown(high)}]"
+        return f"{_m(est)} months [{level} CI {_m(low)}–{_m(high)}]"
     if result.low_determined:
-        return f"{shown(est)} months, at least {shown(low)} at {level}; the upper end not determined"
+        return f"{_m(est)} months, at least {_m(low)} at {level}; the upper end not determined"
     if result.high_determined:
-        return f"{shown(est)} months, at most {shown(high)} at {level}; the lower end not determined"
-    return f"{shown(est)} months [{level} CI {shown(low)}–{shown(high)}]; neither end determined"
+        return f"{_m(est)} months, at most {_m(high)} at {level}; the lower end not determined"
+    return f"{_m(est)} months [{level} CI {_m(low)}–{_m(high)}]; neither end determined"
 
 
 def summary_items(result) -> list[tuple[str, object]]:
@@ -245,7 +244,7 @@ def measurement_summary(m) -> Summary:
     """A :class:`densing.trend.measurement.TrendMeasurement` as a reader sees it: the set, status, verdict, reference,
     D0 and rule, the headline rule's doubling time and interval, then the frontier rules side by side and the checks."""
     head = m.rules.get(m.headline_rule)
-    items = [("benchmark set", m.headline_set), ("status", m.status or NOT_MEASURED), ("verdict", m.verdict),
+    items = [("benchmark set", m.headline_set), ("status", m.status), ("verdict", m.verdict),
              ("reference", m.reference), ("d0", m.d0), ("frontier rule", m.headline_rule)]
     if head is not None:
         items += [("what is determined", determined_words(head)), ("doubling time (months)", head.doubling_time_months),

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
 
-from densing.numbers import format_number
+from densing.numbers import format_number, json_value
 
 #: A text cell longer than this is cut with "…" in the terminal's item lines (the HTML and JSON keep it whole).
 TEXT_WIDTH = 100
@@ -83,8 +83,6 @@ class Summary:
         return head + words + items + "".join(table_html(t.columns, t.rows, caption=t.caption) for t in self.tables)
 
     def to_dict(self) -> dict:
-        from densing.numbers import json_value
-
         return {"title": self.title, "lines": list(self.lines),
                 "items": {n: json_value(v) for n, v in self.items},
                 "tables": [{"caption": t.caption, "rows": [dict(zip(t.columns, map(json_value, r))) for r in t.rows]}

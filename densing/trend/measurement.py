@@ -225,8 +225,7 @@ class TrendMeasurement(Result):
 
     def __repr__(self) -> str:
         head = self.rules.get(self.headline_rule)
-        status = self.status or "not measured"
-        shown = f"{status}; {head.determined()}" if head is not None else status
+        shown = f"{self.status}; {head.determined()}" if head is not None else self.status
         families = ", ".join(dict.fromkeys(name.split(":")[0] for name in self.reference.split(" | ")))
         return f"TrendMeasurement({self.headline_set}: {shown}; references {families})"
 

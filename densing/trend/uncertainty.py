@@ -39,6 +39,7 @@ from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.constants import DEFAULT_EPOCH, PAPER
 from densing.trend.design import RowTrend, pooled_trend, targets_design
 from densing.trend.rules import doubling_months, envelope_index, slope_band
+from densing.trend.rules import get as rule_of
 from densing.trend.targets import dates_as_days, parse_epoch
 from densing.validation import DRAWS, Interval, validate_params
 from densing.trend.design import determined_ends, influence_items, months_interval, most_influential_model
@@ -152,9 +153,7 @@ class TrendUncertainty(Result):
     @property
     def legend(self) -> str:
         """The frontier rule in a figure's legend (:meth:`densing.trend.rules.FrontierRule.words`)."""
-        from densing.trend import rules
-
-        return rules.get(self.rule).words()
+        return rule_of(self.rule).words()
 
     @property
     def reference_months(self) -> dict[str, float]:
