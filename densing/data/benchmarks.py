@@ -24,12 +24,8 @@ The chance levels of the leaderboard-v2 benchmarks with subtasks derive from ``l
 this module: Σ nᵢ/kᵢ / Σ nᵢ over a benchmark's subtasks (nᵢ items, kᵢ options), the item-weighted mean of 1/k, which
 ``tests/data/test_benchmark_facts.py`` computes exactly and holds each level to.
 
-Item counts of benchmark splits, for binomial standard errors of scores.
-
-A score S measured on n independent items has the sampling standard error √(S(1 − S)/n) (the
-binomial standard error of a proportion). Where a results table carries no ``stderr``, densing
-uses this with n the item count of the benchmark's record (:data:`densing.data.benchmarks.BENCHMARKS`: the count,
-its split and its source).
+A score S on n independent items has the binomial standard error √(S(1 − S)/n): where a results table carries no
+``stderr``, :func:`with_stderr` fills it in with n the item count of the benchmark's record.
 """
 from __future__ import annotations
 
@@ -475,20 +471,14 @@ register(BenchmarkRecord(
     "mbpp", chance=0.0, chance_source="generated code scored by pass@k: floor 0",
     runs=(Benchmark("mbpp", "mbpp", 3, "densing_mbpp_loss", note="3-shot, pass@1 (runs model code)"),),
 ))
-register(BenchmarkRecord(
-    "arc_easy", chance=0.25, chance_source="4-way multiple choice (Clark et al. 2018)",
-    items=2376, split="test", items_source="ARC-Easy test split (Clark et al. 2018)",
-    runs=(Benchmark("arc_easy", "arc_easy", 0),),
-))
-register(BenchmarkRecord(
-    "piqa", chance=0.5, chance_source="2-way multiple choice (Bisk et al. 2020)",
-    items=1838, split="validation", items_source="PIQA validation split (Bisk et al. 2020)",
-    runs=(Benchmark("piqa", "piqa", 0),),
-))
-register(BenchmarkRecord(
-    "sciq", chance=0.25, chance_source="4-way multiple choice (Welbl et al. 2017)",
-    items=1000, split="test", items_source="SciQ test split (Welbl et al. 2017)",
-))
+for _name, _k, _items, _split, _what, _cite, _run in (
+        ("arc_easy", 4, 2376, "test", "ARC-Easy test split", "Clark et al. 2018", True),
+        ("piqa", 2, 1838, "validation", "PIQA validation split", "Bisk et al. 2020", True),
+        ("sciq", 4, 1000, "test", "SciQ test split", "Welbl et al. 2017", False)):
+    register(BenchmarkRecord(
+        _name, chance=1 / _k, chance_source=f"{_k}-way multiple choice ({_cite})", items=_items, split=_split,
+        items_source=f"{_what} ({_cite})", runs=(Benchmark(_name, _name, 0),) if _run else (),
+    ))
 register(BenchmarkRecord(
     "lambada_openai", chance=0.0, chance_source="open-vocabulary last word: floor 0",
     items=5153, split="test", items_source="LAMBADA OpenAI test file (Paperno et al. 2016; lm-eval lambada_openai)",
@@ -499,75 +489,42 @@ register(BenchmarkRecord("lambada", chance=0.0, chance_source="open-vocabulary l
 # OLMES ranked-classification tasks of AI2's OLMo ladder (densing.data.olmo), 1/k for k choices; the five densing eval
 # runs in the OLMES RC 5-shot format on the local splits it uses
 _RC = "OLMES RC 5-shot"
-register(BenchmarkRecord(
-    "olmes_mmlu", chance=0.25, chance_source="4 choices",
-    items=14042, split="test", items_source="MMLU test split, 57 subjects (Hendrycks et al. 2021; HF cais/mmlu 'all' test)",
-    runs=(Benchmark("olmes_mmlu", "densing_olmes_mmlu", 5, style="olmes",
-                    note=f"{_RC}, test split, four groups weighted as the ladder weights them"),),
-))
-register(BenchmarkRecord(
-    "olmes_hellaswag", chance=0.25, chance_source="4 choices",
-    items=10042, split="validation", items_source="HellaSwag validation split (Zellers et al. 2019; HF Rowan/hellaswag)",
-))
-register(BenchmarkRecord(
-    "olmes_arc_easy", chance=0.25, chance_source="4 choices",
-    items=2376, split="test", items_source="ARC-Easy test split (Clark et al. 2018; HF allenai/ai2_arc)",
-    runs=(Benchmark("olmes_arc_easy", "densing_olmes_arc_easy", 5, style="olmes", note=f"{_RC}, test split"),),
-))
-register(BenchmarkRecord(
-    "olmes_arc_challenge", chance=0.25, chance_source="4 choices",
-    items=1172, split="test", items_source="ARC-Challenge test split (Clark et al. 2018; HF allenai/ai2_arc)",
-    runs=(Benchmark("olmes_arc_challenge", "densing_olmes_arc_challenge", 5, style="olmes", note=f"{_RC}, test split"),),
-))
-register(BenchmarkRecord(
-    "olmes_piqa", chance=0.5, chance_source="2 choices",
-    items=1838, split="validation", items_source="PIQA validation split (Bisk et al. 2020)",
-    runs=(Benchmark("olmes_piqa", "densing_olmes_piqa", 5, style="olmes", note=f"{_RC}, dev split"),),
-))
-register(BenchmarkRecord(
-    "olmes_socialiqa", chance=1 / 3, chance_source="3 choices",
-    items=1954, split="validation", items_source="Social IQa validation split (Sap et al. 2019)",
-))
-register(BenchmarkRecord(
-    "olmes_csqa", chance=0.2, chance_source="5 choices",
-    items=1221, split="validation", items_source="CommonsenseQA validation split (Talmor et al. 2019)",
-))
-register(BenchmarkRecord(
-    "olmes_openbookqa", chance=0.25, chance_source="4 choices",
-    items=500, split="test", items_source="OpenBookQA test split (Mihaylov et al. 2018)",
-))
-register(BenchmarkRecord(
-    "olmes_boolq", chance=0.5, chance_source="2 choices",
-    items=3270, split="validation", items_source="BoolQ validation split (Clark et al. 2019)",
-))
-register(BenchmarkRecord(
-    "olmes_winogrande", chance=0.5, chance_source="2 choices",
-    items=1267, split="validation", items_source="WinoGrande (xl) validation split (Sakaguchi et al. 2020)",
-    runs=(Benchmark("olmes_winogrande", "densing_olmes_winogrande", 5, style="olmes", note=f"{_RC}, dev split"),),
-))
+for _task, _k, _items, _split, _source, _run in (
+        ("mmlu", 4, 14042, "test", "MMLU test split, 57 subjects (Hendrycks et al. 2021; HF cais/mmlu 'all' test)",
+         "test split, four groups weighted as the ladder weights them"),
+        ("hellaswag", 4, 10042, "validation", "HellaSwag validation split (Zellers et al. 2019; HF Rowan/hellaswag)",
+         None),
+        ("arc_easy", 4, 2376, "test", "ARC-Easy test split (Clark et al. 2018; HF allenai/ai2_arc)", "test split"),
+        ("arc_challenge", 4, 1172, "test", "ARC-Challenge test split (Clark et al. 2018; HF allenai/ai2_arc)",
+         "test split"),
+        ("piqa", 2, 1838, "validation", "PIQA validation split (Bisk et al. 2020)", "dev split"),
+        ("socialiqa", 3, 1954, "validation", "Social IQa validation split (Sap et al. 2019)", None),
+        ("csqa", 5, 1221, "validation", "CommonsenseQA validation split (Talmor et al. 2019)", None),
+        ("openbookqa", 4, 500, "test", "OpenBookQA test split (Mihaylov et al. 2018)", None),
+        ("boolq", 2, 3270, "validation", "BoolQ validation split (Clark et al. 2019)", None),
+        ("winogrande", 2, 1267, "validation", "WinoGrande (xl) validation split (Sakaguchi et al. 2020)", "dev split")):
+    register(BenchmarkRecord(
+        f"olmes_{_task}", chance=1 / _k, chance_source=f"{_k} choices", items=_items, split=_split, items_source=_source,
+        runs=(Benchmark(f"olmes_{_task}", f"densing_olmes_{_task}", 5, style="olmes", note=f"{_RC}, {_run}"),) if _run
+        else (),
+    ))
 
 # AI2's offline OLMES multiple-choice scores (densing.designs.olmes.data): item counts only
 _OLMES_MC = "OLMES samples 1,000 items only from splits of more than 1,500; Gu et al. 2024, arXiv 2406.08446"
-register(BenchmarkRecord(
-    "olmes_arc_challenge_mc", items=1172, split="test",
-    items_source=f"AI2's offline OLMES MC ARC-Challenge: the test split, not sampled ({_OLMES_MC})",
-))
-register(BenchmarkRecord(
-    "olmes_hellaswag_mc", items=1000, split="validation",
-    items_source=("AI2's offline OLMES MC HellaSwag: 1,000 items sampled from the 10,042 of the validation split "
-                  "(OLMES samples 1,000 from splits of more than 1,500; Gu et al. 2024, arXiv 2406.08446)"),
-))
-register(BenchmarkRecord(
-    "olmes_winogrande_mc", items=1267, split="validation",
-    items_source=("AI2's offline OLMES MC WinoGrande: the (xl) validation split, not sampled (the test split has no "
-                  "labels; Gu et al. 2024, arXiv 2406.08446)"),
-))
-register(BenchmarkRecord(
-    "olmes_mmlu_mc", items=14042, split="test",
-    items_source=("AI2's offline OLMES MC MMLU: the test split, a macro average over its 57 subjects (none above 1,500 "
-                  "items, so none sampled; Gu et al. 2024); the binomial error with the pooled count approximates the "
-                  "macro average's"),
-))
+for _name, _items, _split, _source in (
+        ("olmes_arc_challenge_mc", 1172, "test",
+         f"AI2's offline OLMES MC ARC-Challenge: the test split, not sampled ({_OLMES_MC})"),
+        ("olmes_hellaswag_mc", 1000, "validation",
+         ("AI2's offline OLMES MC HellaSwag: 1,000 items sampled from the 10,042 of the validation split "
+          "(OLMES samples 1,000 from splits of more than 1,500; Gu et al. 2024, arXiv 2406.08446)")),
+        ("olmes_winogrande_mc", 1267, "validation",
+         ("AI2's offline OLMES MC WinoGrande: the (xl) validation split, not sampled (the test split has no "
+          "labels; Gu et al. 2024, arXiv 2406.08446)")),
+        ("olmes_mmlu_mc", 14042, "test",
+         ("AI2's offline OLMES MC MMLU: the test split, a macro average over its 57 subjects (none above 1,500 "
+          "items, so none sampled; Gu et al. 2024); the binomial error with the pooled count approximates the "
+          "macro average's"))):
+    register(BenchmarkRecord(_name, items=_items, split=_split, items_source=_source))
 
 # a tidy table that names a benchmark by ObsScaling's own column name: item counts only (the wide table's columns are
 # read as the records above name them)
@@ -580,13 +537,6 @@ for _name, _split, _items, _what in (
         ("GSM8K", "test", 1319, "GSM8K (5-shot): test split (Cobbe et al. 2021)")):
     register(BenchmarkRecord(_name, items=_items, split=_split, items_source=f"{_OBSSCALING} {_what}"))
 register(BenchmarkRecord("HumanEval", items=164, split="test", items_source="ObsScaling HumanEval pass@1 (Chen et al. 2021)"))
-
-#: How each Swallow benchmark relates to the other tables' benchmark of the same data (:data:`PROTOCOL_MAPPING`).
-SWALLOW_PROTOCOL_MAPPING = PROTOCOL_MAPPING
-
-# --------------------------------------------------------------------------------------------------------------------
-# Item counts of benchmark splits, for binomial standard errors of scores.
-# --------------------------------------------------------------------------------------------------------------------
 
 def item_counts() -> pd.DataFrame:
     """The registered item counts as a table: benchmark, split, items, source (one row per record with a count)."""

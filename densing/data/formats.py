@@ -65,24 +65,9 @@ def _olmo_ladder(path: Path, **_) -> pd.DataFrame:
     return olmo.split_ladder(olmo.read_olmo_ladder(path))[0]  # its own runs: the full OLMo-2 runs are targets
 
 
-def _results_store(path: Path, **_) -> pd.DataFrame:
-    return readers.read_results_store(path)
-
-
-def _lm_eval_dir(path: Path, **_) -> pd.DataFrame:
-    return readers.read_lm_eval_dir(path)
-
-
-def _lm_eval_json(path: Path, **_) -> pd.DataFrame:
-    return readers.read_lm_eval_file(path)
-
-
-def _wide_csv(path: Path, **_) -> pd.DataFrame:
-    return readers.read_wide_csv(path)
-
-
-def _table(path: Path, **_) -> pd.DataFrame:
-    return readers.read_table(path)
+def _path_only(read: Callable[[Path], pd.DataFrame]) -> Callable[..., pd.DataFrame]:
+    """``read(path)`` as a format's reader: :func:`read_reference_data`'s options are ignored."""
+    return lambda path, **_: read(path)
 
 
 #: Pythia's warm-up checkpoints (steps 1 to 1000: D < 3e9 tokens) sit off the law; the paper and the
@@ -104,12 +89,15 @@ FORMATS: Registry[DataFormat] = Registry("data format", check=_check_format, ite
     DataFormat("pythia_evals", readers.is_pythia_evals, _pythia, "the Pythia suite's evaluations folder",
                reference_only=True, min_train_tokens=PYTHIA_MIN_TRAIN_TOKENS),
     DataFormat("olmo_ladder", _is_olmo_ladder, _olmo_ladder, "AI2's OLMo ladder folder", reference_only=True),
-    DataFormat("results_store", lambda p: p.is_dir() and any(p.rglob("*.parquet")), _results_store,
-               "a results store (Parquet parts)"),
-    DataFormat("lm_eval_dir", lambda p: p.is_dir(), _lm_eval_dir, "a folder of lm-eval results JSON"),
-    DataFormat("lm_eval_json", lambda p: p.suffix.lower() == ".json", _lm_eval_json, "one lm-eval results JSON"),
-    DataFormat("wide_csv", readers.is_wide_csv, _wide_csv, "a one-row-per-model CSV with score columns"),
-    DataFormat("table", lambda p: True, _table, "a tidy CSV or Parquet table"),
+    DataFormat("results_store", lambda p: p.is_dir() and any(p.rglob("*.parquet")),
+               _path_only(readers.read_results_store), "a results store (Parquet parts)"),
+    DataFormat("lm_eval_dir", lambda p: p.is_dir(), _path_only(readers.read_lm_eval_dir),
+               "a folder of lm-eval results JSON"),
+    DataFormat("lm_eval_json", lambda p: p.suffix.lower() == ".json", _path_only(readers.read_lm_eval_file),
+               "one lm-eval results JSON"),
+    DataFormat("wide_csv", readers.is_wide_csv, _path_only(readers.read_wide_csv),
+               "a one-row-per-model CSV with score columns"),
+    DataFormat("table", lambda p: True, _path_only(readers.read_table), "a tidy CSV or Parquet table"),
 ]))
 
 
@@ -140,13 +128,8 @@ def read_results(path: str | Path) -> pd.DataFrame:
     public models (one row per model) and melted with :func:`densing.data.readers.wide_to_tidy`.
     An empty path (an unset shell variable, say) is refused: it would read the working folder.
     """
-    path = _given_path(path)
+    path = as_path(path)
     return sniff_format(path, reference=False).read(path)
-
-
-def _given_path(path: str | Path, what: str = "path") -> Path:
-    """``path`` as a Path; an empty string is an InputError (``Path("")`` is the working folder)."""
-    return as_path(path, what)
 
 
 def read_reference_data(path: str | Path, *, suite: str = "standard", final_only: bool = False) -> pd.DataFrame:
@@ -156,7 +139,7 @@ def read_reference_data(path: str | Path, *, suite: str = "standard", final_only
     :func:`densing.data.readers.read_pythia_evals`), AI2's OLMo ladder (its own runs only: the full
     OLMo-2 runs are targets, not reference), or anything :func:`read_results` reads.
     """
-    path = _given_path(path)
+    path = as_path(path)
     data_format = sniff_format(path)
     if not data_format.reference_only and not path.exists():
         raise InputError(f"{path}: no such file or directory{paths.shipped_hint(path)}")
@@ -166,8 +149,6 @@ def read_reference_data(path: str | Path, *, suite: str = "standard", final_only
 def pythia_only(data: Path, suite: str | None, final_only: bool = False) -> None:
     """An InputError when ``--suite`` (or ``convert``'s ``--final-only``) is given with data that is not the Pythia
     evals folder: no other reader has a suite or checkpoints to keep, and the option would change nothing."""
-    from densing.errors import InputError
-
     if (suite is None and not final_only) or not data.exists():
         return
     found = sniff_format(data)

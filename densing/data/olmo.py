@@ -64,27 +64,34 @@ FULL_RUNS: dict[str, dict] = {
 }
 
 
-def _column(task: str, split: str, kind: str, metric: str = "len_norm", group: str | None = None) -> str:
-    name = f"mmlu_{group}" if group else task
-    if kind == "bpb":
-        return f"eval/downstream_bpb/{name}_{split}_rc_5shot_bpb"
-    return f"eval/downstream/{name}_{split}_rc_5shot_{metric}"
-
-
-def _task_values(frame: pd.DataFrame, task: str, source: str) -> tuple[np.ndarray, np.ndarray]:
-    """(accuracy, bits per byte) per row of a ladder file for one task."""
-    split, metric = TASKS[task]
+def _task_values(frame: pd.DataFrame, task: str, source: str, form: str = "rc") -> tuple[np.ndarray, np.ndarray]:
+    """(accuracy, bits per byte of the correct answer in the RC format) per row of a ladder file for one task;
+    ``form`` ``"mc"``: the multiple-choice accuracy (:data:`MC_TASKS`)."""
+    split, metric = (MC_TASKS if form == "mc" else TASKS)[task]
     groups = MMLU_GROUPS if task == "mmlu" else {None: 1.0}
     score = np.zeros(len(frame))
     loss = np.zeros(len(frame))
     for group, weight in groups.items():
-        for kind, target in (("acc", score), ("bpb", loss)):
-            column = _column(task, split, kind, metric, group)
+        name = f"mmlu_{group}" if group else task
+        for column, target in ((f"eval/downstream/{name}_{split}_{form}_5shot_{metric}", score),
+                               (f"eval/downstream_bpb/{name}_{split}_rc_5shot_bpb", loss)):
             if column not in frame.columns:
                 raise InputError(f"{source}: missing column {column!r}")
-            values = pd.to_numeric(frame[column], errors="coerce").to_numpy(float)
-            target += weight * values
+            target += weight * pd.to_numeric(frame[column], errors="coerce").to_numpy(float)
     return score, loss
+
+
+def _opened(folder: str | Path, tasks: list[str] | None, known: dict, unknown_words: str):
+    """(the ladder folder, the tasks asked for, N per ladder size and per full-run config: :func:`_sizes`); an
+    InputError for a path that is no folder or a task not in ``known``."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise InputError(f"{folder}: not a folder (expected the OLMo ladder data)")
+    tasks = list(known) if tasks is None else list(tasks)
+    unknown = [t for t in tasks if t not in known]
+    if unknown:
+        raise InputError(f"tasks: {unknown_words} {', '.join(unknown)} (known: {', '.join(known)})")
+    return (folder, tasks, *_sizes(folder))
 
 
 def _sizes(folder: Path) -> tuple[dict[str, float], dict[str, float]]:
@@ -123,26 +130,18 @@ def _rows(frame: pd.DataFrame, *, run: str, params: float, tokens: np.ndarray, s
         for i in range(len(frame)):
             if not (np.isfinite(score[i]) and np.isfinite(loss[i])):
                 continue
-            step = int(steps[i])
-            out.append(
-                {
-                    "model": f"{run}@step{step}",
-                    "benchmark": PREFIX + task,
-                    "metric": metric,
-                    "value": float(score[i]),
-                    "stderr": float(np.sqrt(max(score[i] * (1 - score[i]), 0.0) / n_items)),
-                    "loss": float(loss[i]),
-                    "loss_unit": "bpb",
-                    "params": params,
-                    "train_tokens": float(tokens[i]),
-                    "n_shot": 5,
-                    "run": run,
-                    "revision": f"step{step}",
-                    "family": "olmo-2",
-                    "source": f"allenai/OLMo peteish-moreeval/{source} ({split} split, OLMES RC 5-shot)",
-                }
-            )
+            out.append(_row(run, int(steps[i]), PREFIX + task, metric, score[i], loss[i], n_items, params, tokens[i],
+                            f"allenai/OLMo peteish-moreeval/{source} ({split} split, OLMES RC 5-shot)"))
     return out
+
+
+def _row(run: str, step: int, benchmark: str, metric: str, score: float, loss: float, n_items: int, params: float,
+         tokens: float, source: str) -> dict:
+    """One checkpoint's tidy row on one task (the module docstring's columns)."""
+    return {"model": f"{run}@step{step}", "benchmark": benchmark, "metric": metric, "value": float(score),
+            "stderr": float(np.sqrt(max(score * (1 - score), 0.0) / n_items)), "loss": float(loss), "loss_unit": "bpb",
+            "params": params, "train_tokens": float(tokens), "n_shot": 5, "run": run, "revision": f"step{step}",
+            "family": "olmo-2", "source": source}
 
 
 def read_olmo_ladder(
@@ -160,14 +159,7 @@ def read_olmo_ladder(
     targets: 7B's single post-anneal row, the mean of 13B's last five rows (at the last row's step),
     and the 1B's final row (same architecture as the ladder's 1B, so the same N).
     """
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise InputError(f"{folder}: not a folder (expected the OLMo ladder data)")
-    tasks = list(TASKS) if tasks is None else list(tasks)
-    unknown = [t for t in tasks if t not in TASKS]
-    if unknown:
-        raise InputError(f"tasks: unknown OLMo ladder task(s) {', '.join(unknown)} (known: {', '.join(TASKS)})")
-    per_size, per_label = _sizes(folder)
+    folder, tasks, per_size, per_label = _opened(folder, tasks, TASKS, "unknown OLMo ladder task(s)")
     rows: list[dict] = []
     chosen: dict[tuple[str, str], Path] = {}
     for path in sorted(folder.glob("*xC*.csv")):
@@ -213,12 +205,7 @@ def read_olmo_ladder(
 def _full_run_rows(frame: pd.DataFrame, *, run: str, params: float, last: int, source: str, tasks) -> list[dict]:
     """One averaged row per task from the last ``last`` rows of a full run's file."""
     tail = frame.tail(last)
-    if "throughput/total_tokens" in tail.columns and tail["throughput/total_tokens"].notna().all():
-        tokens = tail["throughput/total_tokens"].to_numpy(float)
-    elif {"_step", "batch_size_in_tokens"} <= set(tail.columns):
-        tokens = tail["_step"].to_numpy(float) * tail["batch_size_in_tokens"].to_numpy(float)
-    else:
-        raise InputError(f"{source}: neither throughput/total_tokens nor _step × batch_size_in_tokens")
+    tokens = _tokens(tail, source)
     steps = tail["_step"].to_numpy(float) if "_step" in tail.columns else np.zeros(len(tail))
     mean = tail.mean(numeric_only=True).to_frame().T
     rows = _rows(mean, run=run, params=params, tokens=tokens[-1:], steps=steps[-1:], source=source, tasks=tasks)
@@ -227,6 +214,15 @@ def _full_run_rows(frame: pd.DataFrame, *, run: str, params: float, last: int, s
         if last > 1:
             row["source"] += f", mean of the last {last} rows"
     return rows
+
+
+def _tokens(frame: pd.DataFrame, source: str) -> np.ndarray:
+    """Tokens per row: ``throughput/total_tokens`` where the file has it, else ``_step`` × batch size."""
+    if "throughput/total_tokens" in frame.columns and frame["throughput/total_tokens"].notna().all():
+        return frame["throughput/total_tokens"].to_numpy(float)
+    if {"_step", "batch_size_in_tokens"} <= set(frame.columns):
+        return frame["_step"].to_numpy(float) * frame["batch_size_in_tokens"].to_numpy(float)
+    raise InputError(f"{source}: neither throughput/total_tokens nor _step × batch_size_in_tokens")
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
@@ -287,35 +283,6 @@ MC_RUNS: dict[str, dict] = {
 }
 
 
-def _mc_values(frame: pd.DataFrame, task: str, source: str) -> tuple[np.ndarray, np.ndarray]:
-    """(MC accuracy, bits per byte of the correct answer in the RC format) per row for one task."""
-    split, metric = MC_TASKS[task]
-    groups = MMLU_GROUPS if task == "mmlu" else {None: 1.0}
-    score = np.zeros(len(frame))
-    loss = np.zeros(len(frame))
-    for group, weight in groups.items():
-        name = f"mmlu_{group}" if group else task
-        for column, target in ((f"eval/downstream/{name}_{split}_mc_5shot_{metric}", score),
-                               (_column(task, split, "bpb", group=group), loss)):
-            if column not in frame.columns:
-                raise InputError(f"{source}: missing column {column!r}")
-            target += weight * pd.to_numeric(frame[column], errors="coerce").to_numpy(float)
-    return score, loss
-
-
-def _run_tokens(frame: pd.DataFrame, source: str) -> tuple[np.ndarray, np.ndarray]:
-    """(tokens, step) per row: ``throughput/total_tokens`` where the file has it, else ``_step`` × batch size."""
-    if "throughput/total_tokens" in frame.columns and frame["throughput/total_tokens"].notna().all():
-        tokens = frame["throughput/total_tokens"].to_numpy(float)
-    elif {"_step", "batch_size_in_tokens"} <= set(frame.columns):
-        tokens = frame["_step"].to_numpy(float) * frame["batch_size_in_tokens"].to_numpy(float)
-    else:
-        raise InputError(f"{source}: neither throughput/total_tokens nor _step × batch_size_in_tokens")
-    batch = frame["batch_size_in_tokens"].to_numpy(float) if "batch_size_in_tokens" in frame.columns else None
-    steps = frame["_step"].to_numpy(float) if "_step" in frame.columns else np.round(tokens / batch)
-    return tokens, steps
-
-
 def read_olmo_mc_runs(folder: str | Path, *, tasks: list[str] | None = None) -> pd.DataFrame:
     """The OLMo-2 1B, 7B and 13B runs' checkpoints with their in-loop MC accuracies, in the tidy table.
 
@@ -327,14 +294,7 @@ def read_olmo_mc_runs(folder: str | Path, *, tasks: list[str] | None = None) -> 
     counts it. The 7B run is its full file followed by its post-anneal row; the column
     ``final`` marks the rows that make each run's in-loop final score (:data:`MC_RUNS`).
     """
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise InputError(f"{folder}: not a folder (expected the OLMo ladder data)")
-    tasks = list(MC_TASKS) if tasks is None else list(tasks)
-    unknown = [t for t in tasks if t not in MC_TASKS]
-    if unknown:
-        raise InputError(f"tasks: no MC columns for task(s) {', '.join(unknown)} (known: {', '.join(MC_TASKS)})")
-    per_size, per_label = _sizes(folder)
+    folder, tasks, per_size, per_label = _opened(folder, tasks, MC_TASKS, "no MC columns for task(s)")
     rows: list[dict] = []
     for run, spec in MC_RUNS.items():
         params = per_size.get(spec["like"]) if "like" in spec else per_label.get(spec["config"])
@@ -346,24 +306,21 @@ def read_olmo_mc_runs(folder: str | Path, *, tasks: list[str] | None = None) -> 
             if not path.exists():
                 raise InputError(f"{path}: missing (a file of the {run} run)")
             frame = _read_csv(path)
-            tokens, steps = _run_tokens(frame, name)
+            tokens = _tokens(frame, name)
+            batch = frame["batch_size_in_tokens"].to_numpy(float) if "batch_size_in_tokens" in frame.columns else None
+            steps = frame["_step"].to_numpy(float) if "_step" in frame.columns else np.round(tokens / batch)
             parts.append((frame, tokens, steps, name))
         count = sum(len(p[0]) for p in parts)
         position = 0
         for frame, tokens, steps, name in parts:
             for task in tasks:
-                score, loss = _mc_values(frame, task, name)
+                score, loss = _task_values(frame, task, name, "mc")
                 n_items = item_count(PREFIX + task)
                 for i in range(len(frame)):
                     if not (np.isfinite(score[i]) and np.isfinite(loss[i]) and tokens[i] > 0):
                         continue  # the initialisation checkpoint (step 0) has no tokens
-                    rows.append({
-                        "model": f"{run}@step{int(steps[i])}", "benchmark": PREFIX + task + MC_SUFFIX, "metric": "acc",
-                        "value": float(score[i]), "stderr": float(np.sqrt(max(score[i] * (1 - score[i]), 0.0) / n_items)),
-                        "loss": float(loss[i]), "loss_unit": "bpb", "params": params, "train_tokens": float(tokens[i]),
-                        "n_shot": 5, "run": run, "revision": f"step{int(steps[i])}", "family": "olmo-2",
-                        "source": f"allenai/OLMo peteish-moreeval/{name} (OLMES MC 5-shot, in-loop)",
-                        "final": position + i >= count - spec["final_rows"],
-                    })
+                    rows.append({**_row(run, int(steps[i]), PREFIX + task + MC_SUFFIX, "acc", score[i], loss[i], n_items,
+                                        params, tokens[i], f"allenai/OLMo peteish-moreeval/{name} (OLMES MC 5-shot, in-loop)"),
+                                 "final": position + i >= count - spec["final_rows"]})
             position += len(frame)
     return validate_results(pd.DataFrame(rows), source=str(folder))

@@ -294,13 +294,7 @@ def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, refere
     if not isinstance(frame, pd.DataFrame):
         raise InputError(f"{name}: expected a pandas DataFrame (a tidy table, such as densing.read_results(path)), "
                          f"got {type(frame).__name__}")
-    _refuse_twice(frame, name)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise InputError(f"{name}: missing required column(s) {', '.join(missing)} "
-                         f"(have: {', '.join(map(str, frame.columns)) or 'none'})")
-    if len(frame) == 0:
-        raise InputError(f"{name}: the table has no rows")
+    require_columns(frame, columns, name)
     if _still_validated(frame):
         return frame  # read by densing's readers and unchanged since: checked already
     numeric = ("value", "params", "train_tokens", "loss", "stderr", "active_params")

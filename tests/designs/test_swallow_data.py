@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from densing.data.benchmarks import CHANCE_LEVELS, SWALLOW_PROTOCOL_MAPPING
+from densing.data.benchmarks import CHANCE_LEVELS, PROTOCOL_MAPPING
 from densing.data.formats import read_results
 from densing.data.benchmarks import item_count
 from densing.designs.swallow import data as swallow
@@ -122,7 +122,7 @@ def test_reader_reads_the_tables_with_the_new_names():
         assert shots == {"swallow_mmlu": 5, "swallow_bbh": 3, "swallow_math": 4, "swallow_gsm8k": 4, "swallow_humaneval": 0}
         assert "parent" in tidy.columns and tidy["params"].gt(0).all()
     for name in swallow.SCORE_FIELDS.values():
-        assert name in CHANCE_LEVELS and name in SWALLOW_PROTOCOL_MAPPING
+        assert name in CHANCE_LEVELS and name in PROTOCOL_MAPPING
         assert item_count(name) > 0
     assert CHANCE_LEVELS["swallow_mmlu"] == 0.25 and CHANCE_LEVELS["swallow_bbh"] == 0.0
     assert (item_count("swallow_mmlu"), item_count("swallow_bbh"), item_count("swallow_math")) == (14042, 6511, 500)  # MATH-500
