@@ -79,7 +79,6 @@ def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
     written, so a failure leaves none of them; returns the paths written. Each file is checked as
     :func:`check_writable` checks one (a symbolic link is written through). ``folder`` '' is refused (it would mean
     the working folder)."""
-    from densing.errors import InputError
     from densing.validation import as_path
 
     folder = check_writable_folder(as_path(folder, "out"))
@@ -97,7 +96,7 @@ def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
             try:
                 os.replace(tmp, target)
             except OSError as exc:
-                raise InputError(f"{target}: cannot write here ({exc.strerror or type(exc).__name__})") from None
+                raise _cannot(target, exc) from None
         return paths
     finally:
         for tmp, _ in staged:

@@ -240,12 +240,10 @@ def children() -> set:
 def end_children(grace: float = GRACE_S, keep: set = frozenset()) -> list[int]:
     """End every ``multiprocessing`` child of this process still alive but those in ``keep`` (children that
     were there before, e.g. a notebook's own); their ids (none in a clean run)."""
-    if "multiprocessing" not in sys.modules:  # nothing was started (and the CLI's exit stays quick)
-        return []
-    children = [c for c in sys.modules["multiprocessing"].active_children() if c not in keep]
-    for child in children:
+    ended = [c for c in children() if c not in keep]
+    for child in ended:
         end_process(child, grace)
-    return [child.pid for child in children]
+    return [child.pid for child in ended]
 
 
 # --------------------------------------------------------------------------------------------------------------------

@@ -329,18 +329,25 @@ def _check_name_case(result: pd.DataFrame, source: str) -> pd.DataFrame:
     for _, group in rows.groupby(key, sort=False):
         if group["model"].nunique() < 2:
             continue
-        values = group[["value", "loss", "stderr"]].astype("float64")
-        first = values.iloc[0]
-        for index, other in values.iloc[1:].iterrows():
-            differs = ~((other == first) | (other.isna() & first.isna()))
-            if differs.any() and group.at[index, "model"] != group["model"].iloc[0]:
-                field = differs.idxmax()
+        for index, field, first, other in _differing(group[["value", "loss", "stderr"]]):
+            if group.at[index, "model"] != group["model"].iloc[0]:
                 raise InputError(
                     f"{source}: rows {group.index[0] + 1} and {index + 1}: field 'model': {group['model'].iloc[0]!r} and "
                     f"{group.at[index, 'model']!r} differ only by case (one model on the Hub) but give different '{field}' "
                     f"on ({group['benchmark'].iloc[0]}, {group['metric'].iloc[0]}): {float(first[field])!r} vs "
                     f"{float(other[field])!r}; keep one")
     return result
+
+
+def _differing(rows: pd.DataFrame):
+    """(index, the first column that differs, the first row, this row) of each row after the first whose numbers are
+    not the first row's (NaN equal to NaN)."""
+    values = rows.astype("float64")
+    first = values.iloc[0]
+    for index, other in values.iloc[1:].iterrows():
+        differs = ~((other == first) | (other.isna() & first.isna()))
+        if differs.any():
+            yield index, differs.idxmax(), first, other
 
 
 def _collapse_duplicates(result: pd.DataFrame, source: str) -> pd.DataFrame:
@@ -351,17 +358,12 @@ def _collapse_duplicates(result: pd.DataFrame, source: str) -> pd.DataFrame:
         return result
     data_columns = [c for c in ("value", "loss", "stderr", "params", "train_tokens") if c in result.columns]
     for _, rows in result[repeated].groupby([key.loc[repeated, c] for c in KEY_COLUMNS], sort=False):
-        values = rows[data_columns].astype("float64")
-        first = values.iloc[0]
-        for index, other in values.iloc[1:].iterrows():
-            differs = ~((other == first) | (other.isna() & first.isna()))
-            if differs.any():
-                field = differs.idxmax()  # the first column that differs
-                raise InputError(
-                    f"{source}: rows {rows.index[0] + 1} and {index + 1}: the same measurement "
-                    f"({rows['model'].iloc[0]}, {rows['benchmark'].iloc[0]}, {rows['metric'].iloc[0]}) twice with "
-                    f"different '{field}' ({float(first[field])!r} vs {float(other[field])!r}); keep one"
-                )
+        for index, field, first, other in _differing(rows[data_columns]):
+            raise InputError(
+                f"{source}: rows {rows.index[0] + 1} and {index + 1}: the same measurement "
+                f"({rows['model'].iloc[0]}, {rows['benchmark'].iloc[0]}, {rows['metric'].iloc[0]}) twice with "
+                f"different '{field}' ({float(first[field])!r} vs {float(other[field])!r}); keep one"
+            )
     dropped = key.duplicated(keep="first")
     return result[~dropped].reset_index(drop=True)
 

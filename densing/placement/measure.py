@@ -4,34 +4,14 @@ A user's models are evaluated on a public protocol (``--suite leaderboard-v1``, 
 ``swallow-en``, :data:`densing.eval.benchmarks.SUITES`) through the eval runner and its store, and placed against
 the headline measurement of ``densing trend`` (:func:`densing.trend.measure.measure_trend` on the suite's target
 table, :data:`densing.eval.benchmarks.SUITE_TABLES`: the shipped public table for the leaderboard suites, the
-Swallow LLM Leaderboard's table ``results/swallow/swallow_2025-06.csv`` for ``swallow-en``):
+Swallow LLM Leaderboard's table ``results/swallow/swallow_2025-06.csv`` for ``swallow-en``).
 
-1. **Checks first.** The models file, the suite, ``limit``, every model's source (a local path must
-   exist; with ``HF_HUB_OFFLINE`` set, a Hub id needs its local copy), the local data folder, the
-   report's path, the suite's target table (one other than the public table must be shipped): each bad input is
-   an :class:`~densing.errors.InputError` or
-   :class:`~densing.errors.EvalError` before any evaluation starts.
-2. **Evaluation** through :func:`densing.eval.runner.run_sweep` into a store (a rerun reuses it; by default
-   :func:`densing.paths.default_store`, a folder of the user's cache).
-3. **Scores onto the public table.** Each suite benchmark's headline metric becomes the public table's
-   benchmark (:data:`densing.eval.benchmarks.PUBLIC_TABLE_BENCHMARKS`, metric ``score``). Its standard
-   error is binomial over the items actually scored, √(p(1 − p)/n) with n the store's item count (with
-   ``limit`` N: N per task, so MMLU's 57 subjects give 57·N), p the score held within [0.5/n, 1 − 0.5/n]
-   so that a score of 0 or 1 keeps an error of half an item.
-4. **The inversion** is the headline's own (``TrendMeasurement.inversion``: its lead reference, per
-   benchmark or jointly over the benchmarks rule v3 makes it a reference on), applied by
-   :func:`densing.laws.density.density_table` as for the public models: ρ, or a bound where the score is
-   censored, and a 95% interval over the reference's bootstrap draws and the score noise. Scores on
-   benchmarks outside that inversion are shown, not inverted.
-5. **The frontier.** The headline rule's line ln ρmax = A·t + B (the 0.9 regression quantile) at the
-   model's release date (the models file's ``release_date``; today's date where it has none, said so):
-   a model lies above or below it; a bound on the wrong side of the line leaves it undetermined. The line's ρmax comes
-   with the band of its slope's 95% interval at the date and the line's range of dates, the words noting a date
-   outside it (:mod:`densing.placement.place`).
-
-A density is a bound by the one rule of :func:`densing.display.density_reading` (censored by the law, or an interval
-reaching 0 or ∞), as in ``densing density`` and the report; a score within two standard errors of its benchmark's
-chance level is noted in the words.
+The steps, each said in full in docs/measure.md: (1) every input checked before any evaluation; (2) the evaluation
+through :func:`densing.eval.runner.run_sweep` into a store (a rerun reuses it); (3) each suite benchmark's headline
+metric as the public table's benchmark (:data:`densing.eval.benchmarks.PUBLIC_TABLE_BENCHMARKS`), with the binomial
+standard error of the items actually scored; (4) the headline's own inversion; (5) the model against the headline
+rule's frontier line ln ρmax = A·t + B at its release date. A density is a bound by the one rule of
+:func:`densing.display.density_reading`.
 
 The steps live in :mod:`densing.placement.plan` (1), :mod:`densing.placement.scores` (3) and
 :mod:`densing.placement.place` (4, 5); this module holds the result and the entry point.

@@ -51,7 +51,7 @@ class Plan:
 def plan(models, suite: str, *, limit: float | None = None, local_data: bool = False,
          data_root: str | Path | None = None, backend: str = "hf", device: str | None = None,
          store: str | Path | None = None) -> Plan:
-    """Check every input of :func:`measure` (module docstring, step 1) without evaluating anything.
+    """Check every input of :func:`measure` (docs/measure.md, step 1) without evaluating anything.
 
     A model with a part in ``store`` for each of the suite's benchmarks has its source checked by the sweep instead,
     once the parts' config hashes are read (still before anything is evaluated): a model whose pairs are all in the

@@ -46,24 +46,25 @@ def _not_measured(row) -> str:
     return "" if np.isfinite(row.months) else "not measured"
 
 
+def _drawn(rows: pd.DataFrame) -> list[float]:
+    """The finite doubling times and interval ends the forest plot draws for ``rows``."""
+    values = []
+    for column in ("months", "ci_low", "ci_high"):
+        data = pd.to_numeric(rows[column], errors="coerce").to_numpy(float)
+        values += list(data[np.isfinite(data)])
+    return values
+
+
 def forest_axis_start(rows: pd.DataFrame, paper_months: float) -> float:
     """The forest plot's left end (months) on its log axis: a third below the smallest positive finite number drawn,
     so that no interval starts at the edge."""
-    values = [paper_months]
-    for column in ("months", "ci_low", "ci_high"):
-        data = pd.to_numeric(rows[column], errors="coerce").to_numpy(float)
-        values += list(data[np.isfinite(data) & (data > 0)])
-    return float(min(values) / 1.5)
+    return float(min([paper_months] + [v for v in _drawn(rows) if v > 0]) / 1.5)
 
 
 def forest_axis_end(rows: pd.DataFrame, paper_months: float) -> float:
     """The forest plot's right end (months): 15% past the largest finite number drawn (an interval's end, a doubling
     time, the paper's), so that a finite interval never reaches it; only an infinite end runs to it, as an arrow."""
-    values = [paper_months]
-    for column in ("months", "ci_low", "ci_high"):
-        data = pd.to_numeric(rows[column], errors="coerce").to_numpy(float)
-        values += list(data[np.isfinite(data)])
-    return float(max(values) * 1.15)
+    return float(max([paper_months] + _drawn(rows)) * 1.15)
 
 
 def row_display(row: str, label: str, capability: str) -> str:
