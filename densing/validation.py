@@ -205,16 +205,6 @@ D0_TOKENS = Interval(Real, 0, MAX_D0_TOKENS, closed="right")
 CONTENTION = Interval(Real, -1, None, closed="neither")
 
 
-def _describe(constraint) -> str:
-    return "None" if constraint is None else str(constraint)
-
-
-def _matches(constraint, value: Any) -> bool:
-    if constraint is None:
-        return value is None
-    return constraint.matches(value)
-
-
 def validate(constraints: Mapping[str, list], **arguments: Any) -> None:
     """Check every argument against its declared constraints; InputError naming the first that fails.
 
@@ -224,9 +214,9 @@ def validate(constraints: Mapping[str, list], **arguments: Any) -> None:
     """
     for name, value in arguments.items():
         allowed = constraints.get(name)
-        if allowed is None or any(_matches(c, value) for c in allowed):
+        if allowed is None or any(value is None if c is None else c.matches(value) for c in allowed):
             continue
-        expected = " or ".join(_describe(c) for c in allowed)
+        expected = " or ".join("None" if c is None else str(c) for c in allowed)
         raise InputError(f"{name}: expected {expected}, got {shown(value)}")
 
 

@@ -65,25 +65,18 @@ def read_table(path: str | Path) -> pd.DataFrame:
     return validate_results(frame, source=str(path))
 
 
-#: Score columns of the wide tables (the shipped public table, from ObsScaling, Ruan et al. 2024, with the Open LLM
-#: Leaderboard v2 columns; the Swallow LLM Leaderboard's tables) → benchmark names: each benchmark record's
-#: ``columns`` (:data:`densing.data.benchmarks.WIDE_COLUMNS`, read at each access). The source's harness settings are
-#: its own; n_shot stays unknown unless the record fixes it.
-WIDE_SCORE_COLUMNS = WIDE_COLUMNS
-#: Shots of the wide tables' benchmarks where one protocol fixes them (the record's ``shots``: the Swallow
-#: leaderboard's task files).
-WIDE_N_SHOT = WIDE_SHOTS
 WIDE_METRIC = "score"
 
 
 def wide_to_tidy(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFrame:
-    """Melt a one-row-per-model table with score columns (``WIDE_SCORE_COLUMNS``) into tidy rows.
+    """Melt a one-row-per-model table with score columns (:data:`densing.data.benchmarks.WIDE_COLUMNS`: the shipped
+    public table, the Swallow LLM Leaderboard's tables) into tidy rows.
 
     Empty scores are skipped (a model without that benchmark); the per-model columns (params,
     train_tokens, release_date, family, active_params, …) are repeated on each row. A table without an
-    ``n_shot`` column gets the shots of :data:`WIDE_N_SHOT` for the benchmarks that have one.
+    ``n_shot`` column gets the shots of :data:`densing.data.benchmarks.WIDE_SHOTS` for the benchmarks that have one.
     """
-    columns, shots = dict(WIDE_SCORE_COLUMNS), dict(WIDE_N_SHOT)
+    columns, shots = dict(WIDE_COLUMNS), dict(WIDE_SHOTS)
     scores = [c for c in frame.columns if c in columns]
     if not scores:
         raise InputError(f"{source}: neither a tidy table (model, benchmark, metric, value, params) nor a wide one with score columns")
@@ -122,7 +115,7 @@ def is_wide_csv(path: str | Path) -> bool:
     if path.suffix.lower() != ".csv" or not path.exists():
         return False
     header = read_csv_file(path, nrows=0).columns
-    columns = dict(WIDE_SCORE_COLUMNS)
+    columns = dict(WIDE_COLUMNS)
     return "benchmark" not in header and any(c in columns for c in header)
 
 

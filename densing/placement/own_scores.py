@@ -9,14 +9,9 @@ anything (``densing measure --scores FILE``, :func:`place`, ``densing.place``).
    ``params`` and ``release_date`` columns, or from ``params=`` / ``release_date=`` (an lm-eval JSON has neither; its
    ``config.model_num_parameters`` is read where lm-eval wrote it). A score without a standard error gets the binomial
    one of its benchmark's item count (:func:`densing.data.benchmarks.with_stderr`).
-2. **The headline.** :func:`densing.trend.measure.measure_trend` on the shipped public table — never on the scores
-   file: its references (rule v3's, chosen and fitted on the public table), its inversion and the headline rule's
-   frontier line ln ρmax = A·t + B (Xiao et al. 2024, eq. 5).
-3. **The placement** (:func:`densing.placement.place.place_models`): each model inverted beside the headline's own
-   targets (the joint inversion's between-benchmark variance s² is the headline's, so a model of the public table
-   gets the density the headline gives it), read by the one bound rule, and placed against the line at its date:
-   above, below or undetermined, and against the band of the slope's 95% interval there: above, within or below it
-   (:func:`densing.placement.place.band_position`).
+2. **The headline and the placement** as ``densing measure``'s (docs/measure.md, steps 4–5): the headline measured
+   on the shipped public table, never on the scores file, and each model placed by
+   :func:`densing.placement.place.place_models`.
 """
 from __future__ import annotations
 

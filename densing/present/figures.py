@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from densing.constants import PAPER
+from densing.constants import NAMED_MODELS, PAPER
 from densing.numbers import format_count, format_months, format_number, log_ticks
 from densing.present.forest import (  # noqa: F401 (public here)  # noqa: F401
     FAMILY_MARKS,
@@ -77,7 +77,7 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
             textfont=dict(size=LABEL_FONT, color=PALETTE[3]), hovertext=front["hover"], hovertemplate="%{hovertext}<extra></extra>",
             marker=dict(color=PALETTE[3], size=FRONTIER_MARKER, symbol=list(symbols))))
         front_trace = figure.data[-1]
-    anchors = frame[frame["model"].isin(_named_models()) & ~marked]
+    anchors = frame[frame["model"].isin(NAMED_MODELS) & ~marked]
     if len(anchors):  # the models the paper and the report's tables name: ringed, named on hover (the labels are the frontier's)
         figure.add_trace(go.Scatter(
             x=anchors["release_date"], y=anchors["density"], mode="markers", name="named models (the report's table; names on hover)",
@@ -216,12 +216,6 @@ CHECK_LINE_HEIGHT = 16
 def _short(model: str) -> str:
     """A model's name without its organisation (``meta-llama/Llama-2-7b-hf`` → ``Llama-2-7b-hf``)."""
     return html.escape(str(model).rsplit("/", 1)[-1])
-
-
-def _named_models() -> tuple[str, ...]:
-    from densing.constants import NAMED_MODELS
-
-    return NAMED_MODELS
 
 
 def size_figure(points: pd.DataFrame) -> go.Figure:

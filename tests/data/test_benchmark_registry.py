@@ -32,7 +32,7 @@ def toy():
 
 def _known_everywhere(name: str) -> dict[str, bool]:
     from densing.data.benchmarks import item_counts
-    from densing.data.readers import WIDE_N_SHOT, WIDE_SCORE_COLUMNS
+    from densing.data.benchmarks import WIDE_COLUMNS, WIDE_SHOTS
     from densing.eval import benchmarks as eval_benchmarks
     from densing.laws.reference import _resolve_chance
     from densing.trend import capability
@@ -47,7 +47,7 @@ def _known_everywhere(name: str) -> dict[str, bool]:
         "chance": name in benchmarks.CHANCE_LEVELS and chance_resolves(),
         "item count": name in set(item_counts()["benchmark"]),
         "capability row": name in capability.CAPABILITY and name in capability.row_benchmarks(),
-        "wide column": name in WIDE_SCORE_COLUMNS.values() and name in WIDE_N_SHOT,
+        "wide column": name in WIDE_COLUMNS.values() and name in WIDE_SHOTS,
         "eval": name in eval_benchmarks.KNOWN_BENCHMARKS and name in set(eval_benchmarks.benchmark_table()["benchmark"]),
     }
 

@@ -13,7 +13,7 @@ from densing.designs.olmes.data import (
     read_olmes_scores,
     read_olmes_targets,
 )
-from densing.data.readers import WIDE_SCORE_COLUMNS
+from densing.data.benchmarks import WIDE_COLUMNS
 from densing.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,7 +109,7 @@ def test_reader_returns_fractions_under_the_stated_names():
     assert frame["value"].between(0, 1).all()
     # no name is a leaderboard name or a ladder (ranked-classification) name
     ladder = {"olmes_arc_challenge", "olmes_hellaswag", "olmes_winogrande", "olmes_mmlu"}
-    assert not STATED_NAMES & (set(WIDE_SCORE_COLUMNS.values()) | ladder)
+    assert not STATED_NAMES & (set(WIDE_COLUMNS.values()) | ladder)
     assert "Average" not in set(frame["benchmark"])
 
 
