@@ -153,7 +153,6 @@ def measure(
     """
     from densing.eval.runner import run_sweep
     from densing.paths import default_store
-    from densing.trend.measure import HEADLINE_RULE
 
     say = on_progress or (lambda line: None)
     store = default_store() if store is None else store
@@ -166,17 +165,25 @@ def measure(
     scores = public_scores(rows, checked.specs)
     if measurement is None:
         measurement = _headline(checked.suite, results, n_boot, seed, say)
+    return place_against(measurement, scores, _population(checked.suite, results, measurement), seed=seed,
+                         suite=checked.suite, limit=checked.limit, left_out=checked.left_out)
+
+
+def place_against(measurement, scores: pd.DataFrame, population: pd.DataFrame | None, *, seed: int, suite: str,
+                  **fields) -> MeasureResult:
+    """``scores``' models placed against ``measurement``'s headline line (:func:`place_models`, inverted beside
+    ``population``) as a :class:`MeasureResult` of ``suite``; ``fields``: its other fields."""
+    from densing.trend.measure import HEADLINE_RULE
+
     line = measurement.rules[HEADLINE_RULE]
     placed = place_models(scores, measurement.inversion, line, seed=seed, span=line_dates(measurement, HEADLINE_RULE),
-                          population=_population(checked.suite, results, measurement))
+                          population=population)
     return MeasureResult(
-        suite=checked.suite, limit=checked.limit, reference=measurement.inversion.name,
+        suite=suite, reference=measurement.inversion.name,
         inverted_benchmarks=tuple(b for b in measurement.inversion.benchmarks if b in set(scores["benchmark"])),
         frontier_rule=HEADLINE_RULE, slope_per_day=line.slope_per_day, intercept=line.intercept, epoch=line.epoch,
-        left_out=checked.left_out, slope_ci_low=getattr(line, "slope_ci_low", math.nan),
-        slope_ci_high=getattr(line, "slope_ci_high", math.nan), models=placed,
-        scores=scores, measurement=measurement,
-    )
+        slope_ci_low=getattr(line, "slope_ci_low", math.nan), slope_ci_high=getattr(line, "slope_ci_high", math.nan),
+        models=placed, scores=scores, measurement=measurement, **fields)
 
 
 def _pair_progress(say: ProgressCallback):

@@ -129,10 +129,9 @@ def place(scores, *, model: str | None = None, params: float | None = None, rele
     from densing import paths
     from densing.constants import DEFAULT_N_BOOT
     from densing.data import read_results
-    from densing.placement.measure import MeasureResult
-    from densing.placement.place import line_dates, place_models
+    from densing.placement.measure import place_against
     from densing.registry import table_for_path as for_path
-    from densing.trend.measure import HEADLINE_RULE, measure_trend
+    from densing.trend.measure import measure_trend
 
     source = "a table"
     if isinstance(scores, (str, Path)):
@@ -145,13 +144,6 @@ def place(scores, *, model: str | None = None, params: float | None = None, rele
     if measurement is None:
         measurement = measure_trend(public, n_boot=DEFAULT_N_BOOT if n_boot is None else n_boot, seed=seed,
                                     table=for_path(public_path))
-    line = measurement.rules[HEADLINE_RULE]
     population = public[public["model"].isin(set(measurement.densities["model"]))]
-    placed = place_models(scores, measurement.inversion, line, seed=seed, span=line_dates(measurement, HEADLINE_RULE),
-                          population=population)
-    return MeasureResult(
-        suite=f"scores from {source}", limit=None, reference=measurement.inversion.name,
-        inverted_benchmarks=tuple(b for b in measurement.inversion.benchmarks if b in set(scores["benchmark"])),
-        frontier_rule=HEADLINE_RULE, slope_per_day=line.slope_per_day, intercept=line.intercept, epoch=line.epoch,
-        slope_ci_low=getattr(line, "slope_ci_low", math.nan), slope_ci_high=getattr(line, "slope_ci_high", math.nan),
-        models=placed, scores=scores, measurement=measurement, evaluated=False)
+    return place_against(measurement, scores, population, seed=seed, suite=f"scores from {source}", limit=None,
+                         evaluated=False)
