@@ -210,8 +210,6 @@ def empty(cells) -> bool:
     return all(c in (MISSING, "") for c in cells)
 
 
-#: The fields a density's reading qualifies: the value shown is the bound, not an estimate.
-BOUNDED_FIELDS = ("density", "effective_params")
 #: A density's readings (:func:`density_reading`).
 VALUE, UPPER_BOUND, LOWER_BOUND, NO_READING = "value", "upper bound", "lower bound", "none"
 #: reading → the sign a bounded cell is shown with.

@@ -266,15 +266,15 @@ def frame_to_csv(frame) -> str:
     return buffer.getvalue()
 
 
-def command_line(argv: list[str] | None = None) -> str | None:
+def command_line() -> str | None:
     """The ``densing …`` invocation, for a fit's provenance; None when not run as ``densing``.
 
-    ``argv`` defaults to ``sys.argv``; the command is recorded only when the program is the
-    ``densing`` console script (or the root ``cli.py``), not a test runner or a notebook.
+    The command is recorded only when the program (``sys.argv[0]``) is the ``densing`` console script (or the root
+    ``cli.py``), not a test runner or a notebook.
     """
     import sys
 
-    argv = sys.argv if argv is None else argv
+    argv = sys.argv
     if not argv or not any(name in Path(argv[0]).name for name in ("densing", "cli.py")):
         return None
     return "densing " + " ".join(argv[1:])

@@ -35,8 +35,7 @@ algebra runs on one BLAS thread per process.
 One measurement asks the same questions of one table many times (the score matrix of a benchmark tuple under every
 reference of every row; a family's members on a benchmark under every rule). A :class:`TableMemo` keeps the answer
 per (table, key), with a weak reference to the table, so an entry serves that very table object only. A memo is an
-object: :func:`same_tables` opens one for a block (or the one it is given: a caller that runs several measurements
-on the same tables may pass one memo to each), and the functions marked :func:`per_table` read the memo open in the
+object: :func:`same_tables` opens one for a block, and the functions marked :func:`per_table` read the memo open in the
 current context (a :class:`contextvars.ContextVar`, as :mod:`decimal` holds its context); outside a block nothing is
 kept, so a table changed in place between two calls is read afresh. The blocks are opened by the measurement's
 entry points (:func:`densing.trend.measure.measure_trend`) and by each worker of :func:`densing.trend.measure.run`,
@@ -348,10 +347,10 @@ _OPEN: contextvars.ContextVar[TableMemo | None] = contextvars.ContextVar("densin
 
 
 @contextlib.contextmanager
-def same_tables(memo: TableMemo | None = None):
-    """Within the block, the :func:`per_table` functions keep their values in ``memo`` (a new :class:`TableMemo` by
-    default); a block inside another one uses the outer block's memo unless it is given its own. Yields the memo."""
-    memo = memo if memo is not None else _OPEN.get() or TableMemo()
+def same_tables():
+    """Within the block, the :func:`per_table` functions keep their values in a new :class:`TableMemo`; a block inside
+    another one uses the outer block's memo. Yields the memo."""
+    memo = _OPEN.get() or TableMemo()
     token = _OPEN.set(memo)
     try:
         yield memo

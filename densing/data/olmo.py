@@ -148,15 +148,13 @@ def read_olmo_ladder(
     folder: str | Path,
     *,
     rerun: bool = True,
-    full_runs: bool = True,
     tasks: list[str] | None = None,
 ) -> pd.DataFrame:
     """Read the OLMo ladder folder into the tidy table (see the module docstring).
 
     ``rerun`` takes the ``*-1xC-rerun.csv`` files for the 1×C runs (they log twice as often as the
     originals; the checkpoints they share agree); ``rerun=False`` takes the originals, AI2's
-    published choice. ``full_runs`` adds the OLMo-2 1B, 7B and 13B rows AI2 uses as held-out
-    targets: 7B's single post-anneal row, the mean of 13B's last five rows (at the last row's step),
+    published choice. The OLMo-2 1B, 7B and 13B rows AI2 uses as held-out targets follow them: 7B's single post-anneal row, the mean of 13B's last five rows (at the last row's step),
     and the 1B's final row (same architecture as the ladder's 1B, so the same N).
     """
     folder, tasks, per_size, per_label = _opened(folder, tasks, TASKS, "unknown OLMo ladder task(s)")
@@ -189,16 +187,15 @@ def read_olmo_ladder(
             source=path.name,
             tasks=tasks,
         )
-    if full_runs:
-        for run, spec in FULL_RUNS.items():
-            path = folder / spec["file"]
-            if not path.exists():
-                continue
-            frame = _read_csv(path)
-            params = per_size.get(spec["like"]) if "like" in spec else per_label.get(spec["config"])
-            if params is None:
-                raise InputError(f"{path}: no parameter count for {run} in configs/*.json")
-            rows += _full_run_rows(frame, run=run, params=params, last=spec["last_rows"], source=path.name, tasks=tasks)
+    for run, spec in FULL_RUNS.items():
+        path = folder / spec["file"]
+        if not path.exists():
+            continue
+        frame = _read_csv(path)
+        params = per_size.get(spec["like"]) if "like" in spec else per_label.get(spec["config"])
+        if params is None:
+            raise InputError(f"{path}: no parameter count for {run} in configs/*.json")
+        rows += _full_run_rows(frame, run=run, params=params, last=spec["last_rows"], source=path.name, tasks=tasks)
     return validate_results(pd.DataFrame(rows), source=str(folder))
 
 

@@ -64,17 +64,3 @@ def test_two_functions_of_one_name_in_two_modules_keep_their_own_values():
     table = pd.DataFrame({"x": [1]})
     with same_tables():
         assert (first(table), second(table)) == ("first", "second")
-
-
-def test_a_memo_is_an_object_a_caller_may_pass_to_several_blocks():
-    from densing.runtime import TableMemo
-
-    calls.clear()
-    table, memo = pd.DataFrame({"x": [1, 2]}), TableMemo()
-    with same_tables(memo) as opened:
-        assert opened is memo and _column_sum(table, "x") == 3.0
-    with same_tables(memo):  # the same memo: the value is kept from the block before
-        assert _column_sum(table, "x") == 3.0
-    with same_tables(TableMemo()):  # another memo keeps nothing of it
-        assert _column_sum(table, "x") == 3.0
-    assert len(calls) == 2
