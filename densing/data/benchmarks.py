@@ -254,32 +254,11 @@ def record_of_run(run: str) -> BenchmarkRecord:
 # ---------------------------------------------------------------------------------------------
 # the records
 #
-# Runs of the Open LLM Leaderboard v1 protocol (``openllm_v1_*``), the one of the public table's MMLU … GSM8K columns
-# (``results/public_models.csv``, from ObsScaling: Ruan et al. 2024, arXiv:2405.10938, which takes them from the
-# leaderboard). Source: the leaderboard's "About" page, archived as
-# https://huggingface.co/docs/leaderboards/en/open_llm_leaderboard/archive — ARC-Challenge 25-shot acc_norm,
-# HellaSwag 10-shot acc_norm, MMLU 5-shot acc, TruthfulQA 0-shot mc2, WinoGrande 5-shot acc, GSM8K 5-shot exact
-# match (strict match of the number after "####"). lm-eval ships no v1 group, so each run is lm-eval's own task with
-# the leaderboard's number of shots; lm-eval's ``truthfulqa_mc2`` reports mc2 under the name ``acc``.
-#
-# Runs of the Open LLM Leaderboard v2 protocol (``leaderboard_*``), the one of the public table's ``leaderboard_*``
-# columns: lm-eval's ``leaderboard`` group (lm_eval/tasks/leaderboard/leaderboard.yaml and its README), each member
-# with the shots and metric of its own config (BBH 3-shot, GPQA 0-shot, IFEval 0-shot, MATH level 5 4-shot, MMLU-Pro
-# 5-shot, MuSR 0-shot). Base models run without a chat template, as the leaderboard ran them. The table's columns are
-# the runs' names; the benchmarks are named as the public table names them (gpqa, math_hard, …).
-#
-# The Swallow LLM Leaderboard's English tasks of pre-trained models (``results/swallow/``; the task files of
-# swallow-llm/leaderboard, ``task_2025-06.yml``, ``en_basic``; the evaluation scripts of swallow-llm/swallow-evaluation
-# v202411, run with lm-evaluation-harness 0.4.2 and the bigcode harness): MMLU 5-shot accuracy, BBH 3-shot chain of
-# thought exact match (``bbh_cot_fewshot``, answer filter ``get-answer``), MATH 4-shot Minerva prompt exact match on
-# MATH-500 (Lightman et al. 2023's 500 test problems; the leaderboard's ``math_500`` task), GSM8K 4-shot exact match
-# (lm-eval's ``gsm8k``, strict match of the number after "####"), HumanEval 0-shot pass@1. Their own names, never the
-# other tables': the same data under another harness, prompt or format is another protocol (``same_data_as`` says how
-# each relates to the other table's benchmark). Each run is lm-eval's own task with the leaderboard's shots. What
-# differs from the leaderboard's runs (docs/evaluation.md): HumanEval is lm-eval's greedy ``humaneval`` (one greedy
-# completion), not the bigcode harness's ``humaneval-unstripped`` with 10 samples at temperature 0.2; MATH is lm-eval's
-# ``minerva_math500``, whose answer is read from "Final Answer: The final answer is …" only (the leaderboard's task
-# also reads the last ``\boxed{}``) and generation stops at "Problem:" only.
+# The protocols of the runs and their sources are docs/evaluation.md's: the Open LLM Leaderboard v1 (``openllm_v1_*``,
+# the public table's MMLU … GSM8K columns, from ObsScaling) and v2 (``leaderboard_*``) suites, and the Swallow LLM
+# Leaderboard's English tasks (``swallow_*``, ``results/swallow/``) with where densing's runs differ from the
+# leaderboard's. A protocol's benchmarks keep their own names: the same data under another harness, prompt or format
+# is another protocol (``same_data_as`` says how each relates to the other table's benchmark).
 #
 # The records of the benchmarks with a capability group come first, in the order of ``densing trend --by benchmark``'s
 # rows.
