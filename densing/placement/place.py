@@ -99,7 +99,7 @@ def _model_record(model: str, meta, own: pd.DataFrame, inversion) -> dict:
 
 def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
                  span: tuple[str, str] | None = None, population: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per model of ``scores`` (:func:`densing.placement.scores.public_scores`' table) under ``inversion``,
+    """One row per model of ``scores`` (:func:`densing.placement.measure.public_scores`' table) under ``inversion``,
     against the frontier ``line``.
 
     ``line`` is the headline's :class:`~densing.trend.uncertainty.TrendUncertainty` (anything with ``predict(dates)``

@@ -19,15 +19,10 @@ import plotly.graph_objects as go
 
 from densing.constants import NAMED_MODELS, PAPER
 from densing.numbers import format_count, format_months, format_number, log_ticks
-from densing.present.forest import (  # noqa: F401 (public here)  # noqa: F401
-    FAMILY_MARKS,
-    FOREST_ROW,
-    FOREST_TITLE,
+from densing.present.forest import (  # noqa: F401 (public here)
     PALETTE,
-    SOURCE_WORDS,
     escaped,
     family_style,
-    forest_axis_end,
     FRONTIER_MARKER,
     LABEL_FONT,
     PLOT_HEIGHT,

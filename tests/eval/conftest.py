@@ -179,7 +179,7 @@ def reference_store(tmp_path_factory, tiny_models, tiny_tasks) -> Path:
 @pytest.fixture
 def fake_source(monkeypatch):
     """A registered lm-eval model of the tests reads no Hub files: the early check of a model's source (densing eval
-    and measure, before lm-eval is imported: densing.placement.plan.check_offline_source) looks up no Hub cache."""
-    from densing.placement import plan
+    and measure, before lm-eval is imported: densing.placement.measure.check_offline_source) looks up no Hub cache."""
+    from densing.placement import measure
 
-    monkeypatch.setattr(plan, "hub_offline", lambda: False)
+    monkeypatch.setattr(measure, "hub_offline", lambda: False)
