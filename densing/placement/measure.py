@@ -280,6 +280,7 @@ def measure(
     ``allow_unsafe_code``: run benchmarks that execute model-written code
     (HumanEval), as ``densing eval --allow-unsafe-code``.
     """
+    from densing.eval.benchmarks import suite_table
     from densing.eval.runner import run_sweep
     from densing.paths import default_store
 
@@ -292,21 +293,22 @@ def measure(
                      data_root=checked.data_root, prefix_cache=prefix_cache, allow_unsafe_code=allow_unsafe_code,
                      check_source=check_offline_source)
     scores = public_scores(rows, checked.specs)
-    if measurement is None:
-        measurement = _headline(checked.suite, results, n_boot, seed, say)
-    return place_against(measurement, scores, _population(checked.suite, results, measurement), seed=seed,
+    return place_against(results or suite_table(checked.suite), scores, measurement, n_boot=n_boot, seed=seed, say=say,
                          suite=checked.suite, limit=checked.limit, left_out=checked.left_out)
 
 
-def place_against(measurement, scores: pd.DataFrame, population: pd.DataFrame | None, *, seed: int, suite: str,
-                  **fields) -> MeasureResult:
-    """``scores``' models placed against ``measurement``'s headline line (:func:`place_models`, inverted beside
-    ``population``) as a :class:`MeasureResult` of ``suite``; ``fields``: its other fields."""
+def place_against(table: str | Path, scores: pd.DataFrame, measurement, *, n_boot: int | None, seed: int, suite: str,
+                  say: ProgressCallback | None = None, **fields) -> MeasureResult:
+    """``scores``' models placed against the headline of the target ``table`` (``measurement``: that headline
+    already computed; else measured with ``n_boot`` draws), inverted beside the models it inverts
+    (:func:`place_models`), as a :class:`MeasureResult` of ``suite``; ``fields``: its other fields."""
     from densing.trend.measure import HEADLINE_RULE
 
+    if measurement is None:
+        measurement = _headline(table, n_boot, seed, say)
     line = measurement.rules[HEADLINE_RULE]
     placed = place_models(scores, measurement.inversion, line, seed=seed, span=line_dates(measurement, HEADLINE_RULE),
-                          population=population)
+                          population=_population(table, measurement))
     return MeasureResult(
         suite=suite, reference=measurement.inversion.name,
         inverted_benchmarks=tuple(b for b in measurement.inversion.benchmarks if b in set(scores["benchmark"])),
@@ -323,28 +325,26 @@ def _pair_progress(say: ProgressCallback):
     return progress
 
 
-def _population(suite: str, results, measurement) -> pd.DataFrame | None:
-    """The score rows of the models the headline inverts (:func:`place_models`' ``population``), from the suite's
-    target table (or ``results``)."""
+def _population(path: str | Path, measurement) -> pd.DataFrame | None:
+    """The score rows of the models the headline inverts (:func:`place_models`' ``population``), from the target
+    table at ``path``."""
     from densing.data import read_results
-    from densing.eval.benchmarks import suite_table
 
     densities = getattr(measurement, "densities", None)
     if densities is None:  # a measurement that keeps no per-model densities: the models are inverted alone
         return None
-    table = read_results(results or suite_table(suite))
+    table = read_results(path)
     return table[table["model"].isin(set(densities["model"]))]
 
 
-def _headline(suite: str, results, n_boot: int | None, seed: int, say: ProgressCallback):
-    """The headline measurement of ``densing trend`` on the suite's target table (or ``results``)."""
+def _headline(path: str | Path, n_boot: int | None, seed: int, say: ProgressCallback | None):
+    """The headline measurement of ``densing trend`` on the target table at ``path``."""
     from densing.constants import DEFAULT_N_BOOT
     from densing.data import read_results
-    from densing.eval.benchmarks import suite_table
     from densing.registry import table_for_path as for_path
     from densing.trend.measure import measure_trend
 
     draws = DEFAULT_N_BOOT if n_boot is None else n_boot
-    say(f"measuring the headline trend on the suite's target table ({draws} draws) …")
-    path = results or suite_table(suite)
+    if say is not None:
+        say(f"measuring the headline trend on the suite's target table ({draws} draws) …")
     return measure_trend(read_results(path), n_boot=draws, seed=seed, table=for_path(path))

@@ -127,11 +127,7 @@ def place(scores, *, model: str | None = None, params: float | None = None, rele
     ``n_boot``, ``seed``: the headline's draws (default the CLI's); ``measurement``: a headline
     :class:`~densing.trend.measurement.TrendMeasurement` of the public table already computed, to reuse."""
     from densing import paths
-    from densing.constants import DEFAULT_N_BOOT
-    from densing.data import read_results
     from densing.placement.measure import place_against
-    from densing.registry import table_for_path as for_path
-    from densing.trend.measure import measure_trend
 
     source = "a table"
     if isinstance(scores, (str, Path)):
@@ -139,11 +135,5 @@ def place(scores, *, model: str | None = None, params: float | None = None, rele
         scores = read_scores(scores, model=model, params=params, release_date=release_date)
     elif not isinstance(scores, pd.DataFrame):
         raise InputError(f"scores: expected a path or a DataFrame, got {type(scores).__name__}")
-    public_path = paths.DEFAULT_DENSITY_TARGETS
-    public = read_results(public_path)
-    if measurement is None:
-        measurement = measure_trend(public, n_boot=DEFAULT_N_BOOT if n_boot is None else n_boot, seed=seed,
-                                    table=for_path(public_path))
-    population = public[public["model"].isin(set(measurement.densities["model"]))]
-    return place_against(measurement, scores, population, seed=seed, suite=f"scores from {source}", limit=None,
-                         evaluated=False)
+    return place_against(paths.DEFAULT_DENSITY_TARGETS, scores, measurement, n_boot=n_boot, seed=seed,
+                         suite=f"scores from {source}", limit=None, evaluated=False)
