@@ -1,32 +1,13 @@
-"""The base of densing's result objects (statsmodels' ``Results`` is the model): JSON, a tidy row, HTML.
+"""The base of densing's result objects (statsmodels' ``Results`` is the model): a frozen dataclass that inherits
+:class:`Result` gets ``to_dict()``, ``to_frame()``, ``summary()``, ``conf_int(alpha)`` and ``_repr_html_()``, as
+docs/api.md ("Result types") says.
 
-A result is a frozen dataclass that inherits :class:`Result`. It gets
-
-- ``to_dict()``: its fields in order, a non-finite float as None (JSON ``null``), a nested result
-  as its own ``to_dict()``; fields named in ``_dict_exclude`` (bulky arrays) left out;
-- ``to_frame()``: one row of its fields (raw values: NaN stays NaN), the same fields left out;
-- ``summary()``: a :class:`~densing.present.summary.Summary` of its fields (``print`` gives text, one
-  ``field  value`` line each; ``_repr_html_()`` its HTML table for notebooks; numbers by one rule);
-- ``conf_int(alpha=0.05)``: the (1 − alpha) intervals of its headline numbers as a DataFrame, one row per quantity
-  (below).
-
-``conf_int()`` has one shape for every result: a DataFrame indexed by ``quantity`` with the columns
-``estimate``, ``ci_low`` and ``ci_high``. Each pair of fields ``X_ci_low``/``X_ci_high`` is row ``X``; its
-estimate is field ``X``, else the field ``_ci_estimates`` names for it (``{"slope": "slope_per_day"}``), else
-NaN. A nested result's rows follow, named ``field.X`` (not those of a field left out by ``_dict_exclude``). A
-result with no intervals gives the frame with no rows.
-
-A result holds its intervals at one level (bootstrap percentiles or an analytic interval computed when it was
-fitted): the field ``_level_field`` names (``level``; ``ci`` for the trend fits), else :data:`DEFAULT_LEVEL`.
-``conf_int(alpha)`` gives them for alpha = 1 − that level and refuses any other alpha with an
-:class:`~densing.errors.InputError` that names the level it holds (refit at the level wanted); a type that keeps
-its draws (:class:`densing.laws.reference_fit.ReferenceFit`) computes any level from them instead.
-
-``_summary_items()`` gives the (name, value) pairs that ``summary()`` shows (default: the
-fields of ``to_dict``); a type with bulky fields shows shorter ones there.
-
-A type whose JSON or table has another shape overrides the method; a type whose dict gains a
-derived value extends ``to_dict`` with ``{**super().to_dict(), ...}``.
+What a type declares: ``_dict_exclude``, its bulky fields left out of the dict, the frame and the summary;
+``_ci_estimates``, the field of an interval ``X``'s estimate where it is not ``X`` (``{"slope": "slope_per_day"}``);
+``_level_field``, the field holding its intervals' level (default ``level``, else :data:`DEFAULT_LEVEL`): an alpha
+other than 1 − that level is an :class:`~densing.errors.InputError` naming it; ``_summary_items()``, the (name,
+value) pairs ``summary()`` shows (default: the fields of ``to_dict``). A type whose JSON or table has another shape
+overrides the method; a type whose dict gains a derived value extends ``to_dict`` with ``{**super().to_dict(), ...}``.
 """
 from __future__ import annotations
 

@@ -1,18 +1,7 @@
-"""The registry of reference-data formats: one list of (name, sniff, read) that every reader consults.
-
-A format is a :class:`DataFormat`: a name, ``sniff(path) -> bool`` (cheap: a suffix, a header, a
-folder's layout) and ``read(path, **options) -> DataFrame`` (a validated tidy table). The list is
-tried in order and the first format whose sniff says yes reads the path. It serves
-:func:`read_results` (tables of models to invert), :func:`read_reference_data` (the reference
-layouts too: the Pythia evaluations folder, AI2's OLMo ladder), the held-out check
-(:func:`densing.laws.held_out.validate_held_out`) and ``densing eval ingest``.
-
-Adding a format is one module with its reader and one call::
-
-    from densing.data.formats import DataFormat, register_format
-    register_format(DataFormat("tsv", sniff=lambda p: p.suffix == ".tsv", read=read_tsv))
-
-A registered format is tried before the shipped ones.
+"""The registry of reference-data formats, :data:`FORMATS`: one :class:`DataFormat` per layout on disk (a name,
+``sniff(path) -> bool``, ``read(path, **options) -> DataFrame``), tried in order, the first whose sniff says yes
+reading the path, for :func:`read_results`, :func:`read_reference_data`, the held-out check and ``densing eval
+ingest``. :func:`register_format` puts a new one ahead of the shipped ones (docs/extending.md).
 """
 from __future__ import annotations
 

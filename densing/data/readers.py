@@ -1,13 +1,7 @@
-"""Readers that turn files into validated tidy results tables (see :mod:`densing.data.schema`).
-
-- :func:`read_table`: a tidy CSV or Parquet file.
-- :func:`read_lm_eval_json`: one lm-evaluation-harness results JSON, 0.3 or 0.4 format.
-- :func:`read_lm_eval_dir`: every results JSON below a directory.
-- :func:`read_pythia_evals`: the Pythia suite's published evaluations (0.3 format), with the
-  parameter counts and training tokens of each checkpoint attached.
-
-Only readers touch files; everything they return has passed :func:`validate_results` (or is a raw
-frame documented as such).
+"""Readers that turn files into validated tidy results tables (:mod:`densing.data.schema`): a tidy CSV or Parquet
+file, a wide one-row-per-model CSV, lm-evaluation-harness results JSON (0.3 or 0.4 format), the Pythia suite's
+published evaluations with each checkpoint's parameter count and training tokens. Only readers touch files;
+everything they return has passed :func:`validate_results` (or is a raw frame documented as such).
 """
 from __future__ import annotations
 
