@@ -1,22 +1,14 @@
 """One registry of named things: the shape every extension point of densing shares.
 
-A :class:`Registry` maps names to items in registration order. :meth:`Registry.register` adds an item under a
-new name (a name already taken is a :class:`densing.errors.RegistryError`); :meth:`Registry.get` returns the item
-of a name, and an unknown name is a :class:`densing.errors.InputError` of one shape,
-``"<what>: expected one of a, b, c, got 'x'"``. Iterating a registry gives its names, in registration order.
-
-What a registry holds is checked at registration: a name is a non-empty string, and a registry made with ``check``
-runs it on each new ``(name, item)`` first (the item's type, the signature of its callables by :mod:`inspect`, the
-ranges of its values: :func:`check_callable`, :func:`check_range`); a bad registration is a
-:class:`densing.errors.RegistryError` naming the registry, the name, the field, the value and what was expected, and
-leaves the registry unchanged.
-
-It is a mutable mapping, so code that reads a registry as a dict keeps working; ``registry[name] = item``
-sets an entry without the duplicate check (what ``monkeypatch.setitem`` needs to put an entry back), and
-``register`` is the checked way in. The frontier rules (:data:`densing.trend.rules.RULES`), the target tables
-(:data:`TABLES`), the overlap strategies (:mod:`densing.overlap.strategies.registry`), the
-reference-data formats (:data:`densing.data.formats.FORMATS`), the benchmark records
-(:data:`densing.data.benchmarks.BENCHMARKS`), the runs ``densing eval`` reads from them
+A :class:`Registry` maps names to items in registration order (``register``, ``get``, ``unregister``:
+docs/extending.md, "The registry every extension point shares"). A registry made with ``check`` runs it on each new
+``(name, item)`` first (:func:`check_type`, :func:`check_callable`, :func:`check_range`); a bad registration is a
+:class:`densing.errors.RegistryError` naming the registry, the name, the field and what was expected, and leaves the
+registry unchanged. It is a mutable mapping: ``registry[name] = item`` sets an entry without the duplicate check (what
+``monkeypatch.setitem`` needs to put an entry back), and ``register`` is the checked way in. The frontier rules
+(:data:`densing.trend.rules.RULES`), the target tables (:data:`TABLES`), the overlap strategies
+(:mod:`densing.overlap.strategies.registry`), the reference-data formats (:data:`densing.data.formats.FORMATS`), the
+benchmark records (:data:`densing.data.benchmarks.BENCHMARKS`), the runs ``densing eval`` reads from them
 (:data:`densing.eval.benchmarks.KNOWN_BENCHMARKS`) and densing's records of evaluation backends
 (:data:`densing.eval.backends.BACKENDS`, keyed by lm-eval's model names) and the second designs (:data:`DESIGNS`,
 the folders of ``densing/designs``: :func:`designs`) are registries.

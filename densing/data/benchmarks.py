@@ -1,17 +1,8 @@
 """Every benchmark densing knows, one :class:`BenchmarkRecord` each, in one registry (:data:`BENCHMARKS`).
 
-A record holds what the rest of densing asks of a benchmark:
-
-- its **chance level** (the score of random guessing, the performance law's floor d) and the source of it;
-- the **item count** of its scored split, the split and the source of the count (binomial standard errors and the
-  likelihood fit's weights, :mod:`densing.data.benchmarks`);
-- its **capability group**, which gives it a row in ``densing trend --by benchmark`` (:mod:`densing.trend.capability`);
-- the **column names** of the wide results tables that hold its scores (:func:`densing.data.readers.wide_to_tidy`), and
-  the shots of those columns where one protocol fixes them;
-- how ``densing eval`` **runs** it: one :class:`Benchmark` per protocol (lm-eval score task, shots, loss task, metric),
-  each under its own run name (:data:`densing.eval.benchmarks.KNOWN_BENCHMARKS`);
-- for a benchmark that shares its data with another table's benchmark but not its protocol, that benchmark's name and
-  how the two differ (one name means one protocol).
+A record holds what the rest of densing asks of a benchmark (its fields: :class:`BenchmarkRecord`, and
+docs/extending.md, "A benchmark"): its chance level, the item count of its scored split, its capability group, the
+wide tables' columns of its scores and how ``densing eval`` runs it, each with its source.
 
 A new benchmark is one :func:`register` call. The names every other module reads are views of the registry, read at
 each access: :data:`CHANCE_LEVELS`, :data:`ITEM_COUNTS`, :data:`CAPABILITY`, :data:`WIDE_COLUMNS`, :data:`WIDE_SHOTS`,
