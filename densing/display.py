@@ -3,16 +3,11 @@
 The terminal tables (:mod:`densing.cli.output`), the report's tables (:mod:`densing.report.html`)
 and nothing else use this module; CSV and JSON keep the machine field names and raw values.
 
-A field's header is its entry in :data:`HEADERS`, else the field with ``_`` read as a space
-(``density:mmlu`` as ``ρ mmlu``). Its cells follow the field's kind (:func:`kind`):
-
-- a count (parameters, tokens, FLOPs) in words: ``1.42B``, ``15T``;
-- a fraction shown as a percentage, the header saying ``(%)``: ``held_out_error`` 0.0712 → ``7.12``;
-- a percentage (``*_pct``) as it is, the header saying ``(%)``;
-- a duration in µs (``*_us``) in the unit its column reads in (``ms`` for 4.356e5 µs), the header
-  saying which;
-- any other number to 3 significant figures (:func:`densing.numbers.format_number`); a date as
-  ``YYYY-MM-DD``; a boolean as yes/no; a missing value as ``—``.
+A field's header is its entry in :data:`HEADERS`, else the field with ``_`` read as a space (``density:mmlu`` as
+``ρ mmlu``); its cells follow the field's kind (:func:`kind`): a count in words (``1.42B``), a fraction as a
+percentage (the header saying ``(%)``, as a ``*_pct`` one's), a duration in µs in the unit its column reads in, any
+other number by :func:`densing.numbers.format_number`, a date as ``YYYY-MM-DD``, a boolean as yes/no, a missing
+value as ``—``.
 
 A table with a ``density`` column shows each row's density and effective size as :func:`density_reading` reads
 it — the one rule for when a density is a bound (censored by the law, or an interval that reaches 0 or ∞) — a
@@ -27,19 +22,17 @@ from datetime import date, datetime
 
 from densing.numbers import MISSING, format_count, format_number, time_unit
 
-#: Field name → header. A header is a few short words: a table may wrap it between words, never inside one.
+#: Field name → header, where it is not the field with ``_`` read as a space. A header is a few short words: a table
+#: may wrap it between words, never inside one.
 HEADERS = {
     # trend
     "row": "benchmark or set",
-    "months": "months",
     "ci_low": "95% CI low",
     "ci_high": "95% CI high",
     "n_models": "models",
     "n_references": "references",
     "each_reference_months": "months per reference",
     "error": "why not measured",
-    "lower_bounds": "lower bounds",
-    "upper_bounds": "upper bounds",
     "n_lower": "lower bounds",
     "n_upper": "upper bounds",
     "share_fit": "fit share",
@@ -56,7 +49,6 @@ HEADERS = {
     "slope_per_day": "slope A (per day)",
     "slope_ci_low": "A 95% low",
     "slope_ci_high": "A 95% high",
-    "size_dependence": "size dependence",
     "months_ceiling_1": "months, ceiling 1",
     "score_r2": "score R²",
     "offset_stderr": "offset SE",
@@ -66,13 +58,10 @@ HEADERS = {
     "density": "ρ",
     "density_ci_low": "ρ 95% low",
     "density_ci_high": "ρ 95% high",
-    "reading": "reading",
     "near_chance": "at chance",
-    "reference": "reference",
     "reference_fit": "reference",
     "log_density": "ln ρ",
     "release_date": "released",
-    "date_confidence": "date confidence",
     "train_tokens": "D (tokens)",
     "d0": "D0 (tokens)",
     "birge_ratio": "Birge ratio",
@@ -81,23 +70,16 @@ HEADERS = {
     "held_out_predicted": "held-out predicted",
     "size_span": "size span (×)",
     "token_ratio": "token ratio (×)",
-    "largest_score": "largest score",
     "top_kappa": "top-decile κ",
     # overlap
     "world_size": "ranks",
     "kernel_count": "kernels",
-    "kernel_span_us": "kernel span",
-    "idle_us": "idle",
-    "compute_us": "compute",
     "non_compute_us": "non-compute",
-    "comm_us": "comm",
     "overlap_us": "overlapped comm",
-    "exposed_comm_us": "exposed comm",
     "comm_comp_overlap_pct": "comm-comp overlap",
     "idle_pct": "idle",
     "compute_pct": "compute",
     "non_compute_pct": "non-compute",
-    "comm_bytes": "comm bytes",
     "stream_overlaps": "kernels overlapping on their stream",
 }
 

@@ -204,8 +204,6 @@ class MeasureResult(Result):
     def plot(self):
         """The report's density figure (a plotly ``Figure``) with these models drawn as labelled stars against the
         headline's frontier line (:meth:`densing.trend.measurement.TrendMeasurement.plot`)."""
-        from densing.errors import InputError
-
         if self.measurement is None:
             raise InputError("measurement: this result keeps no headline measurement to draw against")
         return self.measurement.plot("density", rule=self.frontier_rule, highlight=self.models)
