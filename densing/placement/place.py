@@ -14,14 +14,13 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from densing.constants import DAYS_PER_MONTH
 from densing.errors import InputError
 from densing.numbers import format_number
 from densing.display import CHANCE_STDERRS, LOWER_BOUND, NEAR_CHANCE, NO_READING, UPPER_BOUND, VALUE, density_reading
 
 #: The verdicts against the frontier line.
 ABOVE, BELOW, UNDETERMINED = "above", "below", "undetermined"
-#: Days per month (the doubling time's month) for a date's distance from the line's range.
-DAYS_PER_MONTH = 365.25 / 12
 
 
 def _chance_note(scores: pd.DataFrame, benchmarks: Sequence[str]) -> dict[str, str]:
