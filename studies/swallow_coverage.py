@@ -45,7 +45,7 @@ eligible (family, benchmark) fitted (:func:`densing.laws.eligibility.eligible_fi
 :func:`densing.trend.capability.trend_row` for each benchmark and for the paper-like set ``paper`` (swallow_mmlu,
 swallow_bbh, swallow_math, swallow_humaneval; a joint inversion), ``--n-boot`` draws, no share draws, since and
 epoch 2023-02-24 as ``densing trend`` uses them; each row's ``status`` ("measured" or "not measured: …") is
-recorded. Then :func:`densing.trend.forecast.forecast_check` on the paper-like row's members with the cutoff at the
+recorded. Then :func:`studies._forecast_check.forecast_check` on the paper-like row's members with the cutoff at the
 window's first third, day 185 = 2024-06-21 (:data:`CUTOFF`; the real check's is 2024-06-30), ``--n-boot`` draws:
 the planted law goes on unchanged after it, so a verdict other than "the forecast holds" is a false alarm. Beside the
 verdicts, the share of later models above the carried line (0.10 if the line were the true 0.9 quantile), over all
@@ -89,9 +89,9 @@ from densing.laws.family import fit_family
 from densing.laws.inversion import Joint, PerBenchmark
 from densing.trend import capability
 from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
-from densing.trend.forecast import _counts, forecast_check
 from densing.trend.targets import with_stderr
 from studies import _planted
+from studies._forecast_check import _counts, forecast_check
 from studies._planted import coverage as _coverage
 from studies._planted import family_of as _family_of
 from studies._planted import months as _months

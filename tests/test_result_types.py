@@ -223,7 +223,7 @@ def test_every_result_type_has_the_statsmodels_methods_and_conf_int_takes_a_leve
 
     types = _result_types()
     names = {cls.__name__ for cls in types}
-    assert {"Forecast", "ReferenceForecast", "LadderCheck", "TrendMeasurement", "TrendUncertainty", "ReferenceFit"} <= names
+    assert {"ForecastWindows", "ForecastCutoff", "LadderCheck", "TrendMeasurement", "TrendUncertainty", "ReferenceFit"} <= names
     for cls in types:
         assert all(callable(getattr(cls, m, None)) for m in ("summary", "to_frame", "to_dict", "conf_int")), cls
         alpha = inspect.signature(cls.conf_int).parameters.get("alpha")
@@ -265,29 +265,6 @@ def test_a_trend_holds_the_level_it_was_fitted_at():
         fitted.doubling_time_months_ci_low
     with pytest.raises(InputError, match="holds 0.9 intervals"):
         fitted.conf_int()
-
-
-def test_the_forecast_is_a_result(measurement):
-    from densing.trend.forecast import Forecast, ReferenceForecast
-
-    head = measurement.rules[measurement.headline_rule]
-    ran = ReferenceForecast("Ref:mmlu", "2024-06-30", head, None, n_later=12, above_line=1, above_low=2, above_high=0,
-                            verdict="the forecast holds")
-    missing = ReferenceForecast("Other:mmlu", "2024-06-30", None, None, n_later=3, note="2 models up to the cutoff: no line")
-    found = Forecast("paper", "2024-06-30", (ran, missing))
-    frame = found.to_frame()
-    assert frame["reference"].tolist() == ["Ref", "Other"] and frame.loc[0, "months_before"] == head.doubling_time_months
-    assert frame.loc[1, "n_before"] == 0 and math.isnan(frame.loc[1, "months_before"])
-    interval = found.conf_int()
-    assert _is_interval_frame(interval) and "Ref:mmlu.before.doubling_time_months" in interval.index
-    assert not any(q.startswith("Other:") for q in interval.index)  # no line, no interval
-    assert interval.loc["Ref:mmlu.before.doubling_time_months"].tolist() == pytest.approx(
-        [head.doubling_time_months, head.doubling_time_months_ci_low, head.doubling_time_months_ci_high], nan_ok=True)
-    data = found.to_dict()
-    assert data["references"][1]["before"] is None and data["references"][0]["before"]["rule"] == head.rule
-    orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY)
-    assert str(found.summary()).startswith("Forecast from models released up to 2024-06-30: Ref: 1 of 12")
-    assert "no line" in repr(missing) and Forecast("r", "2024-06-30").to_frame().empty
 
 
 def test_the_ladder_check_is_a_result():

@@ -92,7 +92,7 @@ def _rotate(t, y, above, below, valid, pivot: np.ndarray) -> tuple[np.ndarray, n
     size = np.abs(d)
     up = np.where(moving, np.where(d > 0, above, below) * size, 0.0)
     down = np.where(moving, np.where(d > 0, below, above) * size, 0.0)
-    order = np.argsort(s, axis=1, kind="stable")
+    order = _stable_order(s)
     reached = np.cumsum(np.take_along_axis(up + down, order, axis=1), axis=1)
     need = up.sum(axis=1)
     # a relative 1e-12 forgives the rounding of the two sums (else a row whose down-costs are all 0 finds no k)
@@ -100,6 +100,18 @@ def _rotate(t, y, above, below, valid, pivot: np.ndarray) -> tuple[np.ndarray, n
     other = order[rows, k]
     slope = np.where(moving.any(axis=1), s[rows, other], math.nan)
     return slope, y_p[:, 0] - slope * t_p[:, 0], other
+
+
+def _stable_order(s: np.ndarray) -> np.ndarray:
+    """Each row's stable ascending order of ``s`` over its finite values: numpy's default (unstable, vectorised) sort,
+    and the stable sort for the rows whose finite values tie, the only rows where the two orders can differ there.
+    The order among the infinite values (the points that weigh nothing) is left free."""
+    order = np.argsort(s, axis=1)
+    ranked = np.take_along_axis(s, order, axis=1)
+    tied = ((ranked[:, 1:] == ranked[:, :-1]) & np.isfinite(ranked[:, 1:])).any(axis=1)
+    if tied.any():
+        order[tied] = np.argsort(s[tied], axis=1, kind="stable")
+    return order
 
 
 def _first_pivots(t, y, valid, start) -> np.ndarray:

@@ -60,24 +60,17 @@ def test_a_table_too_short_for_a_year_and_half_a_year_is_refused_in_one_line():
         forecast_windows(_points(days=400.0), n_boot=20)
 
 
-def test_every_count_of_later_models_is_out_of_the_models_placed_against_every_edge(monkeypatch):
+def test_every_count_of_later_models_is_out_of_the_models_placed_against_every_edge():
     """A lower bound above the band's lower edge but below the line is undecided against the line: it is left out of
     every count, so no count exceeds the models placed (a share above 1 had no Wilson interval)."""
-    from types import SimpleNamespace
-
     import numpy as np
-    import pandas as pd
 
     from densing.laws.bounds import EXACT, LOWER
-    from densing.trend import forecast
+    from densing.trend.forecast import place_later
 
     y = np.array([1.0, 0.5, 0.2, 3.0])
     kind = np.array([EXACT, LOWER, EXACT, LOWER])
-    monkeypatch.setattr(forecast, "point_densities", lambda frame, inversion: (y, kind))
-    fit = SimpleNamespace(predict=lambda dates: np.full(4, 0.8),
-                          confidence_band=lambda dates: (np.full(4, 0.4), np.full(4, 1.2)))
-    frame = pd.DataFrame({"release_date": pd.to_datetime(["2025-01-01"] * 4)})
-    placed, line, low, high = forecast._counts(frame, None, fit)
+    placed, (line, low, high) = place_later(y, kind, [np.full(4, 0.8), np.full(4, 0.4), np.full(4, 1.2)])
     assert placed == 3 and (line, low, high) == (2, 2, 1)  # the bound at 0.5: above 0.4, undecided against 0.8
     assert max(line, low, high) <= placed
 
