@@ -324,7 +324,7 @@ def _swallow_copy(tmp_path, old: str, new: str, file: str = "model_2025-06.yml")
     ("date: '2024-10-24'", "date: null", ("field 'date'", "cannot parse")),
 ], ids=["1900", "2999", "soon", "null"])
 def test_the_swallow_builder_refuses_an_impossible_leaderboard_date(old, new, words, tmp_path):
-    from densing.designs.swallow.data import build_swallow
+    from tools.swallow_table.build import build_swallow
 
     source = _swallow_copy(tmp_path, old, new)
     with pytest.raises(InputError) as raised:
@@ -334,7 +334,7 @@ def test_the_swallow_builder_refuses_an_impossible_leaderboard_date(old, new, wo
 
 @pytest.mark.skipif(not SWALLOW.is_dir(), reason="the Swallow leaderboard copy (shared data) is not here")
 def test_the_swallow_builder_refuses_is_post_yes_and_an_unparseable_house_date(tmp_path):
-    from densing.designs.swallow.data import build_swallow
+    from tools.swallow_table.build import build_swallow
 
     source = _swallow_copy(tmp_path, "is_post: true", "is_post: 'yes'", file="model_2026-05.yml")
     with pytest.raises(InputError, match=r"field 'is_post': expected true or false, got 'yes'"):
@@ -352,7 +352,7 @@ def test_the_swallow_builder_refuses_is_post_yes_and_an_unparseable_house_date(t
 @pytest.mark.skipif(not SWALLOW.is_dir(), reason="the Swallow leaderboard copy (shared data) is not here")
 @pytest.mark.parametrize("value", ["1.5", "-0.1", "high"])
 def test_the_swallow_builder_refuses_a_score_outside_zero_to_one(value, tmp_path):
-    from densing.designs.swallow.data import build_swallow
+    from tools.swallow_table.build import build_swallow
 
     kept = "      XWINO: 0.91\n      MMLU: 0.774\n      GSM8K: 0.743"  # 01-ai/Yi-1.5-34B, a pre-trained model the table keeps
     source = _swallow_copy(tmp_path, kept, kept.replace("MMLU: 0.774", f"MMLU: {value}"))
@@ -362,15 +362,12 @@ def test_the_swallow_builder_refuses_a_score_outside_zero_to_one(value, tmp_path
     assert str(source / "model_2025-06.yml") in str(raised.value)
 
 
-def test_the_swallow_module_run_alone_says_what_it_needs_and_the_builder_refuses_an_empty_out(tmp_path):
+def test_the_swallow_builder_refuses_an_empty_out(tmp_path):
     import os
     import subprocess
     import sys
 
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    alone = subprocess.run([sys.executable, "-m", "densing.designs.swallow.data"], capture_output=True, text=True, env=env,
-                           cwd=tmp_path, timeout=60)
-    assert alone.returncode == 2 and alone.stdout == "" and "tools/build_tables.py swallow --source" in alone.stderr
     empty = subprocess.run([sys.executable, str(REPO_ROOT / "tools" / "build_tables.py"), "swallow", "--source",
                             str(SWALLOW), "--curated", str(REPO_ROOT / "results" / "swallow"), "--dates",
                             str(REPO_ROOT / "results" / "release_dates.csv"), "--out", ""], capture_output=True,

@@ -13,7 +13,7 @@
     python tools/build_tables.py fixed-size --n-boot 1000 --seed 0 --out results/fixed_size.csv
 
 Each writes its files atomically and byte-identically for the same inputs; the computation is the package's
-(:mod:`tools.public_table.build`, :mod:`densing.designs.swallow.data`, :mod:`densing.laws.eligibility`,
+(:mod:`tools.public_table.build`, :mod:`tools.swallow_table.build`, :mod:`densing.laws.eligibility`,
 :mod:`densing.trend.protocol`, :mod:`densing.designs.olmes.mc_reference`, :mod:`densing.designs.olmes.trend`,
 :mod:`densing.trend.fixed_size`), but for the candidate table's rules v1 and v2 (:func:`candidate_table_v1_v2`,
 labelled variants the package does not compute); otherwise this script only reads the arguments, writes and prints. An error of the package (:class:`densing.errors.DensingError`) is
@@ -52,9 +52,9 @@ def public(args) -> int:
 
 
 def swallow(args) -> int:
-    """The Swallow LLM Leaderboard's target tables (:mod:`densing.designs.swallow.data`): build and write every output; one
+    """The Swallow LLM Leaderboard's target tables (:mod:`tools.swallow_table.build`): build and write every output; one
     line per file on stderr."""
-    from densing.designs.swallow.data import build_swallow, write_swallow
+    from tools.swallow_table.build import build_swallow, write_swallow
 
     outputs = build_swallow(args.source, args.curated, args.dates)
     written = write_swallow(outputs, args.out)

@@ -14,7 +14,7 @@ scores base and post-trained models side by side. A density trend needs pre-trai
 
 Every entry of both files gets a decision and its reasons (:func:`decisions`); continual pre-training
 of another model (Swallow, Youko, Baku, …) is pre-training and is kept, its parent marked in the
-curated ``lineage.csv`` (:mod:`densing.designs.swallow.data`). The rule reads only the files; the model cards
+curated ``lineage.csv`` (:mod:`tools.swallow_table.build`). The rule reads only the files; the model cards
 checked for the cases it cannot see are cited in ``results/swallow/README.md``.
 """
 from __future__ import annotations

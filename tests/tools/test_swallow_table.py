@@ -1,4 +1,4 @@
-"""Tests of densing.designs.swallow.data and its rule on the Swallow leaderboard's files and the shipped results/swallow/."""
+"""Tests of tools.swallow_table (the builder and its rule) on the Swallow leaderboard's files and the shipped results/swallow/."""
 from __future__ import annotations
 
 import shutil
@@ -10,9 +10,9 @@ import pytest
 from densing.data.benchmarks import CHANCE_LEVELS, PROTOCOL_MAPPING
 from densing.data.formats import read_results
 from densing.data.benchmarks import item_count
-from densing.designs.swallow import data as swallow
-from densing.designs.swallow.data import build_swallow, write_swallow
-from densing.designs.swallow.rule import decide, read_model_file
+from tools.swallow_table import build as swallow
+from tools.swallow_table.build import build_swallow, write_swallow
+from tools.swallow_table.rule import decide, read_model_file
 from densing.errors import InputError
 from tests.conftest import SHARED_DATA
 

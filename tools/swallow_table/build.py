@@ -9,7 +9,7 @@ Inputs (read only here):
   ``params.csv`` (params, active_params, basis, source_url) and ``tokens.csv`` (train_tokens, source_url);
 - the house's ``results/release_dates.csv``, whose dates replace the leaderboard's where it has the model.
 
-The rule (:mod:`densing.designs.swallow.rule`): an entry is kept exactly when it is not flagged ``is_post: true``,
+The rule (:mod:`tools.swallow_table.rule`): an entry is kept exactly when it is not flagged ``is_post: true``,
 names no ``base_model``, has no post-training name pattern (``-Instruct``, ``-chat``, ``-it``, …) and has a
 Hub id; every entry of both files is listed with its decision and reason. The two protocols are never
 pooled: :func:`build_swallow` returns one table per file in the wide shape of ``results/public_models.csv``
@@ -31,9 +31,9 @@ import pandas as pd
 from densing.data.benchmarks import WIDE_COLUMNS
 from densing.data.readers import read_text_table
 from densing.data.schema import DERIVATIONS, is_missing, positive_count
-from densing.numbers import parse_date
-from densing.designs.swallow.rule import decisions, read_model_file
 from densing.errors import InputError
+from densing.numbers import parse_date
+from tools.swallow_table.rule import decisions, read_model_file
 
 #: protocol label -> (model file, its commit in swallow-llm/leaderboard, the results group of English pre-training scores).
 PROTOCOLS: dict[str, tuple[str, str, str]] = {
@@ -234,11 +234,3 @@ def write_swallow(outputs: dict[str, pd.DataFrame], out_dir: str | Path) -> list
     texts = {f"{name}.csv": frame.to_csv(index=False, lineterminator="\n") for name, frame in outputs.items()}
     return write_file_set(out_dir, texts)
 
-
-if __name__ == "__main__":  # a library module: the build is a command of tools/build_tables.py
-    import sys
-
-    print("error: densing.designs.swallow.data is the Swallow builder's library; build the tables with: python "
-          "tools/build_tables.py swallow --source SWALLOW_DIR --curated CURATED_DIR --dates RELEASE_DATES_CSV --out "
-          "OUT_DIR", file=sys.stderr)
-    sys.exit(2)
