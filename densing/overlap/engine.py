@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -321,20 +322,18 @@ def _has_dask() -> bool:
     return importlib.util.find_spec("distributed") is not None
 
 
-class borrowed:
+@contextmanager
+def borrowed(scheduler, files: list[Path], workers: int | None = None):
     """``with borrowed(scheduler, files, workers) as engine``: the engine :func:`make_engine`
     makes for a name (closed at the end), or an engine given as such (left open: its owner's)."""
-
-    def __init__(self, scheduler, files: list[Path], workers: int | None = None):
-        self.owned = isinstance(scheduler, str)
-        self.engine = make_engine(scheduler, files, workers) if self.owned else scheduler
-
-    def __enter__(self):
-        return self.engine
-
-    def __exit__(self, *exc) -> None:
-        if self.owned:
-            self.engine.close()
+    if not isinstance(scheduler, str):
+        yield scheduler
+        return
+    engine = make_engine(scheduler, files, workers)
+    try:
+        yield engine
+    finally:
+        engine.close()
 
 
 def make_engine(scheduler: str, files: list[Path], workers: int | None = None):

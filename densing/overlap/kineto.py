@@ -150,15 +150,9 @@ class _CpuEvent(msgspec.Struct, gc=False):
     args: _CpuArgs = _NO_CPU_ARGS
 
 
-class _DistributedInfo(msgspec.Struct):
-    rank: Any = None
-    world_size: Any = None
-    backend: Any = None
-
-
 def _doc_type(event_type: type) -> type:
     return msgspec.defstruct("_Doc", [("traceEvents", Optional[list[event_type]], None),
-                                      ("distributedInfo", Optional[_DistributedInfo], None)], gc=False)
+                                      ("distributedInfo", Optional[DecodeInfo], None)], gc=False)
 
 
 # per kind, the decode modes tried in order: (whole-document decoder, events-array decoder,
@@ -196,8 +190,7 @@ def _add(cols, events: list, kind: str, mode: int) -> None:
 
 
 def _info(doc) -> DecodeInfo:
-    d = doc.distributedInfo
-    return DecodeInfo() if d is None else DecodeInfo(d.rank, d.world_size, d.backend)
+    return doc.distributedInfo or DecodeInfo()
 
 
 def _decode_doc(data, kind: str, path: Path, mode: int = 0):

@@ -36,7 +36,7 @@ from densing.overlap.columns import SYNC_NAMES, KernelColumns
 from densing.overlap.gzipio import is_gzip, read_pieces
 from densing.overlap.intervals import intersection_length, merge_intervals
 from densing.overlap.kineto import BATCH_BYTES, GPU, _add, event_batches
-from densing.overlap.metrics import RANK_COLUMNS, stream_overlaps
+from densing.overlap.metrics import RANK_COLUMNS, breakdown_row, stream_overlaps
 from densing.overlap.model import COMMUNICATION, COMPUTATION, DEFAULT_KERNEL_RULES, NoGpuKernelsError, kernel_category
 from densing.overlap.selection import check_events, filters_last_step
 
@@ -251,19 +251,10 @@ class _Sums:
         self.overlap += intersection_length(ms, me, cs, ce)
 
     def row(self, rank: int, world_size: int) -> dict:
-        span = self.last - self.first
-        busy, compute, comm = self.length["all"], self.length["comp"], self.length["comm"]
-        idle = span - busy
-
-        def pct(x: float, total: float) -> float:
-            return 100.0 * x / total if total > 0 else math.nan
-
-        row = {"rank": rank, "world_size": world_size, "kernel_count": self.count, "kernel_span_us": span,
-               "idle_us": idle, "compute_us": compute, "non_compute_us": span - compute - idle, "comm_us": comm,
-               "overlap_us": self.overlap, "exposed_comm_us": comm - self.overlap,
-               "comm_comp_overlap_pct": pct(self.overlap, comm), "idle_pct": pct(idle, span),
-               "compute_pct": pct(compute, span), "non_compute_pct": pct(span - compute - idle, span),
-               "comm_bytes": self.comm_bytes if self.any_bytes else math.nan, "stream_overlaps": self.stream_overlaps}
+        row = {"rank": rank, "world_size": world_size, "comm_bytes": self.comm_bytes if self.any_bytes else math.nan,
+               "stream_overlaps": self.stream_overlaps}
+        row |= breakdown_row(self.count, self.last - self.first, self.length["all"], self.length["comp"],
+                             self.length["comm"], self.overlap)
         return {c: row[c] for c in RANK_COLUMNS}
 
 

@@ -23,10 +23,7 @@ def _write(folder, name: str, raw: bytes):
 
 
 def _all_readers(path, piece: int) -> dict[str, bytes]:
-    raw = path.read_bytes()
-    return {"read_whole": gzipio.read_whole(path),
-            "read_pieces": b"".join(gzipio.read_pieces(path, piece)),
-            "inflate_pieces": b"".join(gzipio.inflate_pieces(path, raw, piece))}
+    return {"read_whole": gzipio.read_whole(path), "read_pieces": b"".join(gzipio.read_pieces(path, piece))}
 
 
 @FUZZ
@@ -53,11 +50,9 @@ def test_several_gzip_members_read_as_their_concatenation(tmp_path_factory, data
     bounds = [0, *sorted(min(c, len(data)) for c in cuts), len(data)]
     members = [gzip.compress(data[a:b]) for a, b in zip(bounds, bounds[1:])]
     path = _write(tmp_path_factory.mktemp("many"), "r.json.gz", (b"\0" * padding).join(members))
-    raw = path.read_bytes()
     out = {"read_whole": gzipio.read_whole(path), "read_pieces": b"".join(gzipio.read_pieces(path, piece))}
     assert out["read_pieces"] == data
-    assert b"".join(gzipio.inflate_pieces(path, raw, len(raw) + 1)) == data  # in one piece
-    assert b"".join(gzipio.inflate_pieces(path, raw, piece)) == data  # in pieces of any size
+    assert b"".join(gzipio.read_pieces(path, len(path.read_bytes()) + 1)) == data  # in one piece
     assert out["read_whole"] == data
     for size in (1, len(data) // 2 + 1, len(data) + 5):
         assert gzipio.read_prefix(path, size) == data[:size]
@@ -69,10 +64,9 @@ def test_read_whole_reads_every_member_when_the_first_and_last_are_the_same_size
 
 
 @pytest.mark.parametrize("piece", [1, 4])
-def test_inflate_pieces_reads_every_member_whatever_the_piece_size(tmp_path, piece):
-    raw = gzip.compress(b"hello ") + gzip.compress(b"world")
-    path = _write(tmp_path, "r.json.gz", raw)
-    assert b"".join(gzipio.inflate_pieces(path, raw, piece)) == b"hello world"
+def test_read_pieces_reads_every_member_whatever_the_piece_size(tmp_path, piece):
+    path = _write(tmp_path, "r.json.gz", gzip.compress(b"hello ") + gzip.compress(b"world"))
+    assert b"".join(gzipio.read_pieces(path, piece)) == b"hello world"
 
 
 def test_read_prefix_reads_across_members(tmp_path):
@@ -108,8 +102,7 @@ def test_read_head_reads_only_the_head_of_a_large_file(tmp_path):
 ], ids=["truncated", "bad-deflate", "not-gzip"])
 def test_a_bad_gzip_is_a_trace_error_naming_the_file(tmp_path, raw, words):
     path = _write(tmp_path, "r.json.gz", raw)
-    for read in (gzipio.read_whole, lambda p: b"".join(gzipio.read_pieces(p, 256)),
-                 lambda p: b"".join(gzipio.inflate_pieces(p, raw, 256))):
+    for read in (gzipio.read_whole, lambda p: b"".join(gzipio.read_pieces(p, 256))):
         with pytest.raises(TraceError) as raised:
             read(path)
         message = str(raised.value)
@@ -150,6 +143,6 @@ def test_sizes_of_plain_and_tiny_files(tmp_path):
 
 def test_an_empty_gz_file_is_a_truncated_gzip_whole_and_in_pieces(tmp_path):
     empty = _write(tmp_path, "e.json.gz", b"")
-    for read in (gzipio.read_whole, lambda p: b"".join(gzipio.read_pieces(p)), lambda p: b"".join(gzipio.inflate_pieces(p, b""))):
+    for read in (gzipio.read_whole, lambda p: b"".join(gzipio.read_pieces(p))):
         with pytest.raises(TraceError, match=r"e\.json\.gz: truncated gzip \(an empty file\)"):
             read(empty)
