@@ -88,28 +88,6 @@ def read_whole(path: Path) -> bytes:
     return b"".join(read_pieces(path))
 
 
-def read_prefix(path: Path, size: int) -> bytes:
-    """The first ``size`` decompressed bytes of the file (fewer when it is shorter; none for
-    ``size`` ≤ 0); a gzip is inflated only that far, across members."""
-    if size <= 0:
-        return b""
-    raw = read_bytes(path)
-    if not is_gzip(path):
-        return raw[:size]
-    out = bytearray()
-    try:
-        rest = raw
-        while rest and len(out) < size:
-            d = isal_zlib.decompressobj(31)
-            out += d.decompress(rest, size - len(out))
-            if not d.eof:
-                break  # the prefix is complete, or the stream is truncated (the real read names it)
-            rest = d.unused_data.lstrip(b"\0")
-    except isal_zlib.error:
-        return read_whole(path)[:size]  # names the problem, if it is the file's
-    return bytes(out)
-
-
 def expected_size(path: Path) -> int:
     """The file's decompressed size as a hint for planning reads: its size, or for gzip the trailer's
     ISIZE (mod 2**32) — exact for a single-member gzip under 4 GiB, the last member's size for a

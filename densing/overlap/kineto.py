@@ -210,28 +210,6 @@ def decode_document(data, path: Path, kind: str = GPU):
     return cols, _info(doc)
 
 
-def decode_span(data, start: int, cut: int, kind: str = GPU):
-    """Columns of the events in ``data[start:cut + 2]`` (a span from the array's ``[`` or an event boundary of
-    :func:`densing.overlap.cutting.cut_before` to another). Raises msgspec's errors on a wrong cut."""
-    with memoryview(data) as view:
-        span = bytearray(view[start:cut + 2])
-    span[0] = 0x5B  # "["
-    span[-1] = 0x5D  # "]"
-    events, mode = _decode(span, kind, 0, whole=False)
-    del span
-    cols = new_columns(kind)
-    _add(cols, events, kind, mode)
-    return cols
-
-
-def decode_tail(data, tail: int, path: Path, kind: str = GPU):
-    """Columns and info of the document ``data`` without the events before ``data[tail + 1]``
-    (the last part of a split: the array's last span with the document's other keys)."""
-    bracket = events_start(data)
-    with memoryview(data) as view:
-        return decode_document(b"".join((view[:bracket], b"[", view[tail + 1:])), path, kind)
-
-
 def event_batches(pieces: Iterable[bytes], path: Path, kind: str = GPU,
                   batch_bytes: int = BATCH_BYTES) -> Iterator[tuple[list, int, Optional[DecodeInfo]]]:
     """Yield ``(events, mode, info)`` batches of the ``traceEvents`` array of the document whose
