@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Iterable
 from densing.errors import TraceError
 from densing.overlap.cutting import Unsplittable
 from densing.overlap.engine import borrowed
-from densing.overlap.kineto import CPU, GPU, check_one_job
+from densing.overlap.kineto import CPU, GPU
 from densing.overlap.metrics import rank_row, rank_step_rows, rows_frame, steps_frame
 from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankTrace, check_rules
 from densing.overlap.ranks import RankOutcome
 from densing.overlap.ranks import rank_outcome as rank_job
 from densing.overlap.selection import filters_last_step
 from densing.overlap.stream import should_stream, stream_rank_row
-from densing.overlap.trace import run_ranks, sniff_kind, trace_files
+from densing.overlap.trace import check_ranks, run_ranks, sniff_kind, trace_files
 from densing.validation import Interval, validate_params
 
 if TYPE_CHECKING:
@@ -35,10 +35,7 @@ def _pick(path, outcomes: list[RankOutcome], kind: str) -> tuple[list[dict], lis
     for o in outcomes:
         if o.error is not None:
             raise o.error
-    numbers = [o.facts.rank for o in outcomes]
-    if len(set(numbers)) != len(numbers):
-        raise TraceError(f"{path}: two trace files claim the same distributedInfo.rank")
-    check_one_job(path, [(o.facts.path, o.facts.info) for o in outcomes])
+    check_ranks(path, [o.facts for o in outcomes])
     key = filters_last_step(frozenset().union(*(o.facts.step_names for o in outcomes))) if kind == GPU else None
     chosen = []
     for o in outcomes:

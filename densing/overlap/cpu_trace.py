@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from densing.errors import TraceError
+from densing.overlap.arrays import isin_codes
 from densing.overlap.columns import CAT_CPU_OP, CAT_USER_ANNOTATION, COLLECTIVE_PREFIX, OpColumns
 from densing.overlap.intervals import merge_intervals, subtract_intervals
 from densing.overlap.kineto import DecodeInfo
@@ -94,10 +95,7 @@ def cpu_rank(path, cols: OpColumns, info: DecodeInfo, default_rank: int) -> CpuR
 
 
 def _name_mask(c: CpuRank, test) -> np.ndarray:
-    hits = [i for i, n in enumerate(c.names) if test(n)]
-    lookup = np.zeros(len(c.names) + 1, dtype=bool)
-    lookup[hits] = True
-    return lookup[c.name_code]
+    return isin_codes(c.name_code, [i for i, n in enumerate(c.names) if test(n)])
 
 
 def _steps(c: CpuRank):

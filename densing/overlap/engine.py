@@ -73,11 +73,6 @@ class SerialEngine:
         pass
 
 
-def fork_ok() -> bool:
-    """Whether local processes may be started by fork (Linux: fork is unsafe on macOS)."""
-    return sys.platform.startswith("linux")
-
-
 class ProcessEngine:
     """A local process pool; see the module docstring."""
 
@@ -306,22 +301,6 @@ def local_cluster(workers: int | None = None) -> DaskEngine:
     return DaskEngine(distributed.Client(cluster), cluster)
 
 
-def dask_engine(address: str) -> DaskEngine:
-    """A client of the running Dask scheduler at ``address`` (``tcp://host:8786``)."""
-    distributed = _dask()
-    try:
-        client = distributed.Client(address, timeout="20s")
-    except (OSError, TimeoutError) as exc:
-        raise InputError(f"--scheduler: cannot reach a Dask scheduler at {address} ({exc})") from None
-    return DaskEngine(client)
-
-
-def _has_dask() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("distributed") is not None
-
-
 @contextmanager
 def borrowed(scheduler, files: list[Path], workers: int | None = None):
     """``with borrowed(scheduler, files, workers) as engine``: the engine :func:`make_engine`
@@ -349,11 +328,19 @@ def make_engine(scheduler: str, files: list[Path], workers: int | None = None):
         if "://" not in scheduler and ":" not in scheduler:
             raise InputError(f"--scheduler: expected {', '.join(SCHEDULERS)} or a Dask scheduler address "
                              f"(tcp://host:8786), got {scheduler!r}")
-        return dask_engine(scheduler if "://" in scheduler else f"tcp://{scheduler}")
+        address = scheduler if "://" in scheduler else f"tcp://{scheduler}"
+        distributed = _dask()
+        try:  # a client of the running Dask scheduler there
+            client = distributed.Client(address, timeout="20s")
+        except (OSError, TimeoutError) as exc:
+            raise InputError(f"--scheduler: cannot reach a Dask scheduler at {address} ({exc})") from None
+        return DaskEngine(client)
+    import importlib.util
+
     cpus = workers or os.cpu_count() or 1
     total = sum(f.stat().st_size for f in files)
-    if total >= LOCAL_CLUSTER_MIN_BYTES and cpus > 1 and _has_dask():
+    if total >= LOCAL_CLUSTER_MIN_BYTES and cpus > 1 and importlib.util.find_spec("distributed") is not None:
         return local_cluster(workers)
-    if cpus > 1 and fork_ok() and (len(files) < cpus or total >= PARALLEL_MIN_BYTES):
-        return ProcessEngine(cpus)  # (a lone large file is split across the CPUs)
+    if cpus > 1 and sys.platform.startswith("linux") and (len(files) < cpus or total >= PARALLEL_MIN_BYTES):
+        return ProcessEngine(cpus)  # (a lone large file is split across the CPUs; fork is unsafe on macOS)
     return SerialEngine()

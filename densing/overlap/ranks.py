@@ -96,24 +96,14 @@ def combined_columns(path: str | Path, kind: str, batch_bytes: int, *parts):
     return cols, parts[-1][1]
 
 
-def decoded(path: str | Path, default_rank: int, kind: str, columns) -> DecodedRank | CpuRank:
-    """The rank's decoded rows from a file's ``(columns, info)``."""
-    cols, info = columns
-    return decoded_rank(path, cols, info, default_rank) if kind == GPU else cpu_rank(path, cols, info, default_rank)
-
-
 def decode_rank(path: str | Path, default_rank: int, kind: str = GPU, batch_bytes: int = BATCH_BYTES,
                 *parts) -> DecodedRank | CpuRank | TraceError:
     """One rank decoded (from its ``parts`` when given); a TraceError is returned, not raised."""
     try:
-        columns = combined_columns(path, kind, batch_bytes, *parts) if parts else file_columns(path, kind, batch_bytes)
-        return decoded(path, default_rank, kind, columns)
+        cols, info = combined_columns(path, kind, batch_bytes, *parts) if parts else file_columns(path, kind, batch_bytes)
+        return (decoded_rank if kind == GPU else cpu_rank)(path, cols, info, default_rank)
     except TraceError as exc:
         return _prefixed(path, exc)
-
-
-def _rows(trace, steps: bool = True) -> RankRows:
-    return RankRows(rank_metrics(trace), rank_step_rows(trace) if steps else [])
 
 
 def outcome(rank: DecodedRank | CpuRank | TraceError, rules: str = DEFAULT_KERNEL_RULES,
@@ -134,7 +124,8 @@ def outcome(rank: DecodedRank | CpuRank | TraceError, rules: str = DEFAULT_KERNE
     rows = {}
     for key, make in variants.items():
         try:
-            rows[key] = _rows(make(), steps)
+            trace = make()
+            rows[key] = RankRows(rank_metrics(trace), rank_step_rows(trace) if steps else [])
         except TraceError as exc:
             rows[key] = exc
     return RankOutcome(facts, rows)

@@ -54,6 +54,7 @@ RUNS_CONSTRAINTS = {
 from densing.errors import InputError
 from densing.overlap.analysis import measured_step_s
 from densing.overlap.fluid import RunCalibration
+from densing.overlap.run_schema import METRICS_FILE, RUN_FILE, check_run_folder, read_run
 
 PHASES = ("forward", "backward", "allreduce", "optimizer", "co2_outer")
 
@@ -74,16 +75,10 @@ def _phase_medians(run_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     return phases.reset_index(), coll
 
 
-def _meta(run_dir: Path) -> tuple[dict, pd.DataFrame]:
-    from densing.overlap.run_schema import read_run
-
-    return read_run(run_dir)
-
-
 def calibrate_run(sync_dir: str | Path) -> RunCalibration:
     """Measure the model's inputs on a ``sync`` run directory (see the module docstring)."""
     sync_dir = Path(sync_dir)
-    meta, metrics = _meta(sync_dir)
+    meta, metrics = read_run(sync_dir)
     cfg = meta["config"]
     if cfg.get("strategy") != "sync":
         raise InputError(f"{sync_dir / 'run.yaml'}: config.strategy: expected 'sync' for calibration, "
@@ -122,9 +117,6 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
     )
 
 
-# --------------------------------------------------------------------------- fluid simulation
-
-
 def validate(sync_dir: str | Path, *run_dirs: str | Path | None) -> tuple[RunCalibration, pd.DataFrame]:
     """Calibrate on ``sync_dir``, predict the step time of each run in ``run_dirs`` with its
     strategy's validation model (the strategy named in its ``run.yaml``), compare with measurement.
@@ -136,14 +128,14 @@ def validate(sync_dir: str | Path, *run_dirs: str | Path | None) -> tuple[RunCal
     from densing.overlap.strategies.registry import get
 
     cal = calibrate_run(sync_dir)
-    sync_meta, _ = _meta(Path(sync_dir))
+    sync_meta, _ = read_run(Path(sync_dir))
     rows = [{"strategy": "sync", "run": str(sync_dir), "measured_ms": cal.step_s * 1e3,
              "predicted_ms": get("sync", "validation").predict_run_s(cal, sync_meta["config"], True) * 1e3,
              "predicted_no_contention_ms": math.nan}]
     for run_dir in run_dirs:
         if run_dir is None:
             continue
-        meta, _ = _meta(Path(run_dir))
+        meta, _ = read_run(Path(run_dir))
         cfg = meta["config"]
         try:
             strategy = get(str(cfg.get("strategy")), "validation")
@@ -168,8 +160,6 @@ def profiler_overhead(run_dir: str | Path) -> dict:
     rank per step): the profiled steps are the schedule's active steps; the unprofiled ones are the
     steps outside the profiler's window [skip, skip + wait + warmup + active), without the first
     5 (warm-up). Returns profiled_ms, unprofiled_ms (means) and overhead_pct = 100·(p/u − 1)."""
-    from densing.overlap.run_schema import read_run
-
     meta, metrics = read_run(run_dir)
     cfg = meta["config"]
     skip = int(cfg.get("profile_skip", 0))
@@ -216,8 +206,6 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
     from densing.overlap.sublayers import predict_t3
 
     check(RUNS_CONSTRAINTS, sync_dir=root, contention=contention)
-
-    from densing.overlap.run_schema import check_run_folder
 
     root = Path(root)
     tensor_parallel = (root / "tp-none" / "run.yaml").exists() and (root / "tp-chunked" / "run.yaml").exists()
@@ -286,8 +274,6 @@ def convergence(ddp_dir: str | Path, co2_dir: str | Path, window: int = 20) -> p
 
     Each run is named by the strategy its own ``run.yaml`` records, whatever the argument order: the two runs must be
     of two strategies (a co2 run beside a ddp or sync run), and a run whose losses are all NaN is refused."""
-    from densing.overlap.run_schema import METRICS_FILE, RUN_FILE, read_run
-
     check(RUNS_CONSTRAINTS, window=window, ddp_dir=ddp_dir, co2_dir=co2_dir)
 
     out = []
