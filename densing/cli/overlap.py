@@ -44,10 +44,6 @@ _SCHEDULER_HELP = ("Where the ranks' files are decoded and analysed: auto (this 
 ENGINE_CONSTRAINTS = {"workers": [Interval(Integral, 1, None), None]}
 
 
-def _check_workers(workers: Optional[int]) -> None:
-    check(ENGINE_CONSTRAINTS, workers=workers)
-
-
 #: ``overlap analyze``'s first columns at the terminal: the rank (and step), the overlap % and the exposed communication.
 FIRST = ("rank", "step", "comm_comp_overlap_pct", "exposed_comm_us", "comm_us")
 
@@ -68,7 +64,7 @@ def analyze(
     from densing.overlap.analysis import analyze as analyze_ranks, analyze_rows, analyze_steps
     from densing.overlap.model import check_rules
 
-    _check_workers(workers)
+    check(ENGINE_CONSTRAINTS, workers=workers)
     check_rules(kernel_rules)
     if stream and (steps or peer_wait):
         raise InputError("--stream: per rank only (without --steps or --peer-wait)")
@@ -108,7 +104,7 @@ def skew(
     from densing.overlap.analysis import analyze_steps
     from densing.overlap.metrics import SKEW_CONSTRAINTS, step_skew
 
-    _check_workers(workers)
+    check(ENGINE_CONSTRAINTS, workers=workers)
     check(SKEW_CONSTRAINTS, straggler_threshold_pct=threshold_pct)
     print_frame(step_skew(analyze_steps(path, scheduler, workers), threshold_pct), fmt, title=f"step skew {path}")
 

@@ -65,9 +65,15 @@ def run(options: dict) -> None:
     from densing.errors import DensingError
 
     with guarded():
-        try:
-            _analyze(Path(options["path"]), options.get("scheduler", "auto"), options.get("workers"),
-                     options.get("rules", "hta"), options.get("stream"))
+        try:  # what densing.cli.overlap.analyze does with --format json (its option checks hold by construction here)
+            import orjson
+
+            from densing.overlap.analysis import analyze_rows
+
+            rows = analyze_rows(Path(options["path"]), options.get("scheduler", "auto"), options.get("workers"),
+                                options.get("rules", "hta"), options.get("stream"))
+            # printed as densing.cli.output.print_json prints
+            sys.stdout.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n")
         except DensingError as exc:
             message = one_line(str(exc)) if str(exc) else type(exc).__name__
             print(f"error: {message}", file=sys.stderr)
@@ -76,13 +82,3 @@ def run(options: dict) -> None:
             print("error: interrupted", file=sys.stderr)
             sys.exit(130)
 
-
-def _analyze(path, scheduler: str, workers: int | None, rules: str, stream: bool | None) -> None:
-    """What :func:`densing.cli.overlap.analyze` does with ``--format json`` and without ``--steps``/``--peer-wait``
-    (its option checks hold by construction here: workers ≥ 1, rules one of the two names)."""
-    import orjson
-
-    from densing.overlap.analysis import analyze_rows
-
-    rows = analyze_rows(path, scheduler, workers, rules, stream)  # printed as densing.cli.output.print_json prints
-    sys.stdout.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n")

@@ -48,13 +48,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 SUBLAYERS = {"attn": "proj", "mlp": "fc2"}  # sublayer → its producer GEMM's annotation
-
-
-def annotation_names() -> tuple[str, ...]:
-    names = []
-    for s, gemm in SUBLAYERS.items():
-        names += [f"tp/{s}", f"tp/{s}/{gemm}", f"tp/{s}/allreduce", f"tp/{s}/grad_allreduce"]
-    return tuple(names)
+ANNOTATIONS = tuple(f"tp/{s}{part}" for s, gemm in SUBLAYERS.items()
+                    for part in ("", f"/{gemm}", "/allreduce", "/grad_allreduce"))
 
 
 def covered_fraction(start: np.ndarray, end: np.ndarray, cover_start: np.ndarray,
@@ -94,7 +89,7 @@ def gemm_contention(gemm_start, gemm_end, coll_start, coll_end, concurrent_min: 
 def _frame(run_dir: Path):
     from densing.overlap.trace import annotation_frame
 
-    ann = annotation_frame(run_dir, annotation_names())
+    ann = annotation_frame(run_dir, ANNOTATIONS)
     ann = ann[ann["step"] >= 0]
     if not ann["name"].str.startswith("tp/").any():
         raise InputError(f"{run_dir}: no tp/* annotations in the profiled steps (not a tp run?)")
