@@ -161,8 +161,7 @@ class CO2:
 
     def finish(self) -> None:
         """Wait for the all-reduce still in flight (end of training) without applying it."""
-        if self.pending is not None and self.pending.work is not None:
-            self.pending.work.wait()
+        self.settle()
         self.pending = None
 
     def _split(self, flat):

@@ -32,13 +32,13 @@ import numpy as np
 
 from densing.errors import InputError, TraceError
 from densing.overlap.arrays import isin_codes
-from densing.overlap.columns import SYNC_NAMES, KernelColumns
+from densing.overlap.columns import KernelColumns
 from densing.overlap.gzipio import is_gzip, read_pieces
 from densing.overlap.intervals import intersection_length, merge_intervals
 from densing.overlap.kineto import BATCH_BYTES, GPU, _add, event_batches
 from densing.overlap.metrics import RANK_COLUMNS, breakdown_row, stream_overlaps
 from densing.overlap.model import COMMUNICATION, COMPUTATION, DEFAULT_KERNEL_RULES, NoGpuKernelsError, kernel_category
-from densing.overlap.selection import check_events, filters_last_step
+from densing.overlap.selection import check_events, filters_last_step, gpu_side
 
 WINDOW_US = 1_000_000  # trace time per scratch window
 STREAM_MIN_BYTES = {False: 1 << 30, True: 128 << 20}  # on-disk size (plain, gzip) from which `auto` streams
@@ -140,10 +140,7 @@ class _Pass:
         ts_i = ts if ts.dtype == np.int64 else np.zeros(ts.size, dtype=np.int64)
         ts_f = ts if ts.dtype == np.float64 else np.full(ts.size, np.nan)
         stream, corr, code = cols.column("stream"), cols.column("correlation"), cols.column("name_code")
-        sync = [i for i, n in enumerate(names) if n in SYNC_NAMES]
-        gpu = (stream >= 0) & (corr >= 0)
-        if sync:
-            gpu |= isin_codes(code, sync)
+        gpu = gpu_side(stream, corr, code, names)
         steps = [i for i, n in enumerate(names) if "ProfilerStep" in n]
         self.step_names.update(names[i] for i in steps)
         is_step = ~gpu & isin_codes(code, steps)

@@ -43,10 +43,7 @@ from densing.validation import CONTENTION, ExistingPath, Interval, validate as c
 
 #: What the run comparisons take: run folders that exist, T3's γ (> −1, or None: measured), a window of ≥ 1 steps.
 RUNS_CONSTRAINTS = {
-    "sync_dir": [ExistingPath("folder")],
-    "run_dir": [ExistingPath("folder")],
-    "ddp_dir": [ExistingPath("folder")],
-    "co2_dir": [ExistingPath("folder")],
+    **{name: [ExistingPath("folder")] for name in ("sync_dir", "run_dir", "ddp_dir", "co2_dir")},
     "contention": [CONTENTION, None],  # γ > −1 (densing.overlap.whatif.CONTENTION)
     "window": [Interval(Integral, 1, None)],
 }
