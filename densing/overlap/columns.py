@@ -117,6 +117,15 @@ class _Names:
         parts = self.parts[name]
         return np.concatenate(parts) if parts else np.empty(0, dtype=self.DTYPES[name])
 
+    def extend(self, other: "_Names", **mapped) -> None:
+        """Append ``other``'s rows (decoded from a later part of the same file; ``mapped``: a column's parts to
+        append instead of ``other``'s) and its counts."""
+        to_self = self.merge_codes(other)
+        for key, parts in other.parts.items():
+            self.parts[key].extend(mapped.get(key, [to_self[p] for p in parts] if key == "name_code" else parts))
+        self.events += other.events
+        self.duration_events += other.duration_events
+
 
 class KernelColumns(_Names):
     """GPU-trace rows (see the module docstring); ``add(events, mode)`` per decoded batch."""
@@ -236,19 +245,12 @@ class KernelColumns(_Names):
                              "(timestamps in another unit, or overflowed)")
 
     def extend(self, other: "KernelColumns") -> None:
-        """Append ``other``'s rows (decoded from a later part of the same file)."""
-        to_self = self.merge_codes(other)
-        for key, parts in other.parts.items():
-            if key == "name_code":
-                parts = [to_self[p] for p in parts]
-            self.parts[key].extend(parts)
+        super().extend(other)
         self.ts_float |= other.ts_float
         if other.ts_min is not None:
             self._lower_ts_min(other.ts_min)
         if other.span is not None:
             self._span(*other.span)
-        self.events += other.events
-        self.duration_events += other.duration_events
         self.has_collectives |= other.has_collectives
         self.add_timeless(other)
 
@@ -306,16 +308,10 @@ class OpColumns(_Names):
         return self.threads.setdefault(key, _THREAD_CODE_BASE + len(self.threads))
 
     def extend(self, other: "OpColumns") -> None:
-        to_self = self.merge_codes(other)
         thread_map = {code: self._thread_code(key) for key, code in other.threads.items()}
-        for key, parts in other.parts.items():
-            if key == "name_code":
-                parts = [to_self[p] for p in parts]
-            elif key == "tid" and thread_map:
-                parts = [np.array([thread_map.get(t, t) for t in p.tolist()], dtype=np.int64) for p in parts]
-            self.parts[key].extend(parts)
-        self.events += other.events
-        self.duration_events += other.duration_events
+        mapped = {"tid": [np.array([thread_map.get(t, t) for t in p.tolist()], dtype=np.int64)
+                          for p in other.parts["tid"]]} if thread_map else {}
+        super().extend(other, **mapped)
         self.stream_rows += other.stream_rows
 
 

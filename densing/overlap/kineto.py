@@ -70,6 +70,12 @@ class DecodeInfo:
         return DecodeInfo(rank, world_size, self.backend)
 
 
+def prefixed(path, exc: TraceError) -> TraceError:
+    """``exc`` as a TraceError whose message starts with ``path`` (added when it does not already)."""
+    msg = str(exc)
+    return TraceError(msg if msg.startswith(str(path)) else f"{path}: {msg}")
+
+
 def check_one_job(path, infos: Sequence[tuple[str, DecodeInfo]]) -> None:
     """A set's files (name, checked info) are one job's: every file that states a world size states the same
     one, and every file that states a backend the same backend; a TraceError naming two files that differ."""

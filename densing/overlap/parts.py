@@ -23,7 +23,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from densing.errors import TraceError
 from densing.overlap.cutting import Unsplittable, cut_before, events_start
 from densing.overlap.gzipio import expected_size, read_pieces
 from densing.overlap.kineto import BATCH_BYTES, GPU, decode_stream
@@ -102,11 +101,7 @@ def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
 
 
 def decode_part(path: str | Path, part: int, parts: int, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
-    """Columns and info of part ``part`` of ``parts`` of one file (errors name the file; the info
-    is None for all parts but the last). Raises Unsplittable when the file cannot be cut so."""
+    """Columns and info of part ``part`` of ``parts`` of one file (the info is None for all parts but the last).
+    Raises Unsplittable when the file cannot be cut so."""
     path = Path(path)
-    try:
-        return decode_stream(part_pieces(path, part, parts), path, kind, batch_bytes)
-    except TraceError as exc:
-        msg = str(exc)
-        raise TraceError(msg if msg.startswith(str(path)) else f"{path}: {msg}") from None
+    return decode_stream(part_pieces(path, part, parts), path, kind, batch_bytes)

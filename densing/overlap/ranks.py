@@ -19,7 +19,7 @@ from densing.errors import TraceError
 from densing.overlap.cpu_trace import CpuRank, cpu_rank, has_collectives
 from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
 from densing.overlap.cutting import Unsplittable
-from densing.overlap.kineto import BATCH_BYTES, GPU, DecodeInfo, decode_file
+from densing.overlap.kineto import BATCH_BYTES, GPU, DecodeInfo, decode_file, prefixed
 from densing.overlap.metrics import rank_metrics, rank_step_rows
 from densing.overlap.model import DEFAULT_KERNEL_RULES
 from densing.overlap.parts import decode_part
@@ -58,20 +58,6 @@ class RankOutcome:
     error: TraceError | None = None
 
 
-def _prefixed(path, exc: TraceError) -> TraceError:
-    msg = str(exc)
-    return TraceError(msg if msg.startswith(str(path)) else f"{path}: {msg}")
-
-
-def file_columns(path: str | Path, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
-    """Columns and info of one whole file (streamed in batches when large); errors name it."""
-    path = Path(path)
-    try:
-        return decode_file(path, kind, batch_bytes)
-    except TraceError as exc:
-        raise _prefixed(path, exc) from None
-
-
 def part_columns(path: str | Path, part: int, parts: int, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
     """Part ``part`` of ``parts`` of one file (:mod:`densing.overlap.parts`). An
     :class:`~densing.overlap.cutting.Unsplittable` or a TraceError is returned, not raised: the
@@ -86,10 +72,10 @@ def combined_columns(path: str | Path, kind: str, batch_bytes: int, *parts):
     """The parts' columns concatenated in order; the whole file read in one go when a part
     could not be cut or its bytes did not decode (the whole read then names the problem)."""
     if any(isinstance(p, Unsplittable) for p in parts):
-        return file_columns(path, kind, batch_bytes)
+        return decode_file(Path(path), kind, batch_bytes)
     for p in parts:
         if isinstance(p, TraceError):
-            raise _prefixed(path, p)
+            raise prefixed(path, p)
     cols, _ = parts[0]
     for other, _ in parts[1:]:
         cols.extend(other)
@@ -100,10 +86,11 @@ def decode_rank(path: str | Path, default_rank: int, kind: str = GPU, batch_byte
                 *parts) -> DecodedRank | CpuRank | TraceError:
     """One rank decoded (from its ``parts`` when given); a TraceError is returned, not raised."""
     try:
-        cols, info = combined_columns(path, kind, batch_bytes, *parts) if parts else file_columns(path, kind, batch_bytes)
+        cols, info = (combined_columns(path, kind, batch_bytes, *parts) if parts
+                      else decode_file(Path(path), kind, batch_bytes))
         return (decoded_rank if kind == GPU else cpu_rank)(path, cols, info, default_rank)
-    except TraceError as exc:
-        return _prefixed(path, exc)
+    except TraceError as exc:  # the file named once
+        return prefixed(path, exc)
 
 
 def outcome(rank: DecodedRank | CpuRank | TraceError, rules: str = DEFAULT_KERNEL_RULES,

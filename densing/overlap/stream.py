@@ -35,7 +35,7 @@ from densing.overlap.arrays import isin_codes
 from densing.overlap.columns import KernelColumns
 from densing.overlap.gzipio import is_gzip, read_pieces
 from densing.overlap.intervals import intersection_length, merge_intervals
-from densing.overlap.kineto import BATCH_BYTES, GPU, _add, event_batches
+from densing.overlap.kineto import BATCH_BYTES, GPU, _add, event_batches, prefixed
 from densing.overlap.metrics import RANK_COLUMNS, breakdown_row, stream_overlaps
 from densing.overlap.model import COMMUNICATION, COMPUTATION, DEFAULT_KERNEL_RULES, NoGpuKernelsError, kernel_category
 from densing.overlap.selection import check_events, filters_last_step, gpu_side
@@ -279,7 +279,7 @@ def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_b
             info = _decode_pass(path, p, batch_bytes)
             check_events(path, p.total)
         except TraceError as exc:
-            raise TraceError(str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}") from None
+            raise prefixed(path, exc) from None
         job = info.checked(path, 0)
         t = p.total
         origin = 0 if t.ts_float else int(t.ts_min)
