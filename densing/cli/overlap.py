@@ -218,14 +218,10 @@ def run(
     from densing.overlap.strategies.registry import parse
     from densing.overlap.train import TrainConfig, run_strategies
 
+    fields = {name: value for name, value in locals().items() if name in TrainConfig.__dataclass_fields__}
     names = [s.name for s in parse(strategies, "training")]
     modes = [m.strip() for m in tp_overlap.split(",") if m.strip()]
-    base = TrainConfig(steps=steps, batch_size=batch_size, seq_len=seq_len, d_model=d_model, n_layer=n_layer,
-                       n_head=n_head, lr=lr, seed=seed, corpus=corpus, profile_skip=profile_skip,
-                       profile_active=profile_active, bucket_mb=bucket_mb, local_steps=local_steps,
-                       outer_lr=outer_lr, outer_momentum=outer_momentum, outer_clip=outer_clip,
-                       staleness_penalty=staleness_penalty, gap_penalty=gap_penalty,
-                       outer_clip_mode=outer_clip_mode, tp_overlap=modes[0] if modes else "", tp_chunks=tp_chunks)
+    base = TrainConfig(**fields | {"tp_overlap": modes[0] if modes else ""})  # each option a field of the same name
     with working(f"checking {len(names)} strategies' runs before torchrun starts …") as say:
         summary = run_strategies(out, names, base, workers=workers, tp_overlaps=modes, repeats=repeats,
                                  nnodes=nnodes, node_rank=node_rank, rdzv_endpoint=rdzv_endpoint, on_progress=say)

@@ -246,16 +246,17 @@ class KernelColumns(_Names):
 
     def extend(self, other: "KernelColumns") -> None:
         super().extend(other)
+        self.add_facts(other)
+
+    def add_facts(self, other: "KernelColumns") -> None:
+        """Add what ``other`` (a later batch or part of the same file) says of the file besides its rows and counts:
+        float timestamps, the smallest one, the span, collectives and the kernels without a time."""
         self.ts_float |= other.ts_float
         if other.ts_min is not None:
             self._lower_ts_min(other.ts_min)
         if other.span is not None:
             self._span(*other.span)
         self.has_collectives |= other.has_collectives
-        self.add_timeless(other)
-
-    def add_timeless(self, other: "KernelColumns") -> None:
-        """Count ``other``'s kernels without a time (:meth:`_count_timeless`) here too."""
         if other.timeless and self.timeless_name is None:
             self.timeless_name = other.timeless_name
         self.timeless += other.timeless

@@ -128,11 +128,7 @@ class _Pass:
     def batch(self, cols: KernelColumns) -> None:
         t = self.total
         t.events, t.duration_events = t.events + cols.events, t.duration_events + cols.duration_events
-        t.add_timeless(cols)
-        t.ts_float |= cols.ts_float
-        if cols.ts_min is not None:
-            t._lower_ts_min(cols.ts_min)
-            t._span(*cols.span)
+        t.add_facts(cols)
         if not cols.parts["ts"]:
             return
         names = cols.names
@@ -153,9 +149,7 @@ class _Pass:
             lo, hi = int(rows["corr"].min()), int(rows["corr"].max())
             r = self.corr_range
             self.corr_range = [lo if r[0] is None else min(r[0], lo), hi if r[1] is None else max(r[1], hi)]
-        self._kernels(stream != -1, ts, ts_i, ts_f, cols, gpu, corr, code, names)
-
-    def _kernels(self, on_stream, ts, ts_i, ts_f, cols, gpu, corr, code, names) -> None:
+        on_stream = stream != -1  # the possible kernels, to the scratch windows
         if not on_stream.any():
             return
         category_of = np.fromiter((self._category(n) for n in names), dtype=np.int8, count=len(names))
@@ -163,7 +157,7 @@ class _Pass:
         rows["ts_i"], rows["ts_f"], rows["dur"] = ts_i[on_stream], ts_f[on_stream], cols.column("dur")[on_stream]
         rows["cat"], rows["gpu"], rows["corr"] = category_of[code[on_stream]], gpu[on_stream], corr[on_stream]
         rows["comm"] = cols.column("comm_bytes")[on_stream]
-        rows["stream"] = cols.column("stream")[on_stream]
+        rows["stream"] = stream[on_stream]
         w = self.scratch.window_us
         keys = (ts[on_stream] // w if ts.dtype == np.int64
                 else np.ceil(ts[on_stream]).astype(np.int64) // w)  # the window of the start as rounded (selection)
