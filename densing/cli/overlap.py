@@ -144,7 +144,7 @@ def whatif(
     """Predicted step time and scaling efficiency: sync DP, bucketed DDP, CO2 and T3 overlap."""
     from densing.numbers import parse_count
     from densing.overlap.strategies.registry import parse
-    from densing.overlap.whatif import WHATIF_CONSTRAINTS, calibrate, predict
+    from densing.overlap.whatif import WHATIF_CONSTRAINTS, calibrate, calibration_warnings, predict
     from densing.impossible import check_params
 
     # every option is checked before the trace is read: the grid's own numbers, then the calibration's
@@ -175,8 +175,6 @@ def whatif(
         local_steps=local_steps, contention=contention, latency_us=latency_us,
         bucket_bytes=bucket_mb * 2**20,
     )
-    from densing.overlap.whatif import calibration_warnings
-
     for line in calibration_warnings(calibration):  # after the inputs were checked: an error stays one line
         typer.echo(f"warning: {line}", err=True)
     print_frame(frame, fmt, title=f"what-if from {path}", keys=3)  # strategy, workers, bandwidth

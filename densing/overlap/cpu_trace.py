@@ -34,12 +34,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 from densing.errors import TraceError
 from densing.overlap.arrays import isin_codes

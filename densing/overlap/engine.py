@@ -17,12 +17,8 @@ an exception raised by a job is raised by ``run``.
   and only the top jobs' results come back. The workers must read the trace files at the same
   paths (a shared file system).
 
-:func:`make_engine` turns ``--scheduler`` into an engine; the default, ``auto``, keeps small sets
-in this process (start-up is most of a small set's time), uses local processes for a lone large
-file or a set of 32 MiB or more, and a local Dask cluster from 4 GiB (where ``dask[distributed]``
-is installed: its workers are restarted if one dies and it spills rather than fail; its
-start-up is paid back only on large sets — on one machine local processes are as fast,
-``bench/overlap_scale.results.txt``).
+:func:`make_engine` turns ``--scheduler`` into an engine; the default, ``auto``, chooses by the set's size
+(:data:`PARALLEL_MIN_BYTES`, :data:`LOCAL_CLUSTER_MIN_BYTES`; docs/profiling.md says why).
 """
 from __future__ import annotations
 
@@ -228,10 +224,6 @@ def _end_child(pid: int) -> None:
             time.sleep(0.005)
 
 
-def _run_chunk(jobs: list[Job]) -> list:
-    return [_evaluate(job) for job in jobs]
-
-
 @dataclass(frozen=True)
 class _Raised:
     exc: BaseException
@@ -260,7 +252,8 @@ class DaskEngine:
         plain = [i for i, job in enumerate(jobs) if not _deps(job)]
         size = max(1, -(-len(plain) // (self.workers * TASKS_PER_WORKER)))
         chunks = [plain[k:k + size] for k in range(0, len(plain), size)]
-        chunk_futures = [self.client.submit(_run_chunk, [jobs[i] for i in chunk], pure=False) for chunk in chunks]
+        chunk_futures = [self.client.submit(SerialEngine().run, [jobs[i] for i in chunk], pure=False)
+                         for chunk in chunks]
         graph = {i: submit(job) for i, job in enumerate(jobs) if _deps(job)}
         try:
             results: list = [None] * len(jobs)

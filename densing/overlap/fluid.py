@@ -14,13 +14,9 @@ a bucket is enqueued, an all-reduce finishes).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from densing.errors import InputError
 from densing.results import Result
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 SYNC_COPY_PASSES = 3   # flatten, average, unflatten: the passes over S bytes of the sync all-reduce
 

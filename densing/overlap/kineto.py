@@ -195,10 +195,6 @@ def _add(cols, events: list, kind: str, mode: int) -> None:
     cols.add(events, tolerant, float_ts)
 
 
-def _info(doc) -> DecodeInfo:
-    return doc.distributedInfo or DecodeInfo()
-
-
 def _decode_doc(data, kind: str, path: Path, mode: int = 0):
     try:
         return _decode(data, kind, mode, whole=True)
@@ -213,7 +209,7 @@ def decode_document(data, path: Path, kind: str = GPU):
     doc, mode = _decode_doc(data, kind, path)
     cols = new_columns(kind)
     _add(cols, doc.traceEvents or [], kind, mode)
-    return cols, _info(doc)
+    return cols, doc.distributedInfo or DecodeInfo()
 
 
 def event_batches(pieces: Iterable[bytes], path: Path, kind: str = GPU,
@@ -264,7 +260,7 @@ def event_batches(pieces: Iterable[bytes], path: Path, kind: str = GPU,
         doc, mode = _decode_doc(prefix + bytes(buf), kind, path, mode)
     except TraceError:
         raise Unsplittable from None
-    yield (doc.traceEvents or []), mode, _info(doc)
+    yield (doc.traceEvents or []), mode, doc.distributedInfo or DecodeInfo()
 
 
 def decode_stream(pieces: Iterable[bytes], path: Path, kind: str = GPU, batch_bytes: int = BATCH_BYTES):

@@ -34,7 +34,7 @@ strategy is read from its ``run.yaml``.
 from __future__ import annotations
 
 import math
-from numbers import Integral, Real
+from numbers import Integral
 from pathlib import Path
 
 import pandas as pd
@@ -114,7 +114,7 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
     )
 
 
-def validate(sync_dir: str | Path, *run_dirs: str | Path | None) -> tuple[RunCalibration, pd.DataFrame]:
+def validate(sync_dir: str | Path, *run_dirs: str | Path) -> tuple[RunCalibration, pd.DataFrame]:
     """Calibrate on ``sync_dir``, predict the step time of each run in ``run_dirs`` with its
     strategy's validation model (the strategy named in its ``run.yaml``), compare with measurement.
 
@@ -130,8 +130,6 @@ def validate(sync_dir: str | Path, *run_dirs: str | Path | None) -> tuple[RunCal
              "predicted_ms": get("sync", "validation").predict_run_s(cal, sync_meta["config"], True) * 1e3,
              "predicted_no_contention_ms": math.nan}]
     for run_dir in run_dirs:
-        if run_dir is None:
-            continue
         meta, _ = read_run(Path(run_dir))
         cfg = meta["config"]
         try:

@@ -65,8 +65,7 @@ def get(name: str, capability: str | None = None) -> Strategy:
         return _REGISTRY.get(name)
     known = names(capability)
     if name not in known:
-        what = f" with a {capability} model" if capability in ("whatif", "validation") else \
-            " with training hooks" if capability == "training" else ""
+        what = " with training hooks" if capability == "training" else f" with a {capability} model"
         raise _REGISTRY.unknown(name, known, what)
     return _REGISTRY[name]
 
