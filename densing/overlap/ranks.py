@@ -32,8 +32,6 @@ class RankFacts:
 
     path: str
     rank: int
-    world_size: int
-    kind: str
     step_names: frozenset
     has_collectives: bool  # gloo:* events: a CPU job's trace (if there are no GPU kernels)
     stream_rows: int  # CPU reading: events with an args.stream (GPU kernels after all)
@@ -100,12 +98,10 @@ def outcome(rank: DecodedRank | CpuRank | TraceError, rules: str = DEFAULT_KERNE
     if isinstance(rank, TraceError):
         return RankOutcome(error=rank)
     if isinstance(rank, CpuRank):
-        facts = RankFacts(rank.path, rank.rank, rank.world_size, "cpu", frozenset(), has_collectives(rank),
-                          rank.stream_rows, rank.info)
+        facts = RankFacts(rank.path, rank.rank, frozenset(), has_collectives(rank), rank.stream_rows, rank.info)
         variants = {None: lambda: cpu_rank_trace(rank, rank.first_ts or 0.0)}
     else:
-        facts = RankFacts(rank.path, rank.rank, rank.world_size, GPU, rank.step_names, rank.has_collectives, 0,
-                          rank.info)
+        facts = RankFacts(rank.path, rank.rank, rank.step_names, rank.has_collectives, 0, rank.info)
         keys = (True,) if filters_last_step(rank.step_names) else (True, False)
         variants = {k: (lambda k=k: to_rank_trace(rank, k, rank.first_ts, rules)) for k in keys}
     rows = {}

@@ -249,17 +249,6 @@ class _Sums:
         return {c: row[c] for c in RANK_COLUMNS}
 
 
-def _decode_pass(path: Path, p: _Pass, batch_bytes: int):
-    info = None
-    for events, mode, info in event_batches(read_pieces(path), path, GPU, batch_bytes):
-        cols = KernelColumns()
-        _add(cols, events, GPU, mode)
-        del events
-        p.batch(cols)
-    p.scratch.flush()
-    return info
-
-
 def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_bytes: int = BATCH_BYTES,
                     window_us: int = WINDOW_US, scratch_dir: str | None = None) -> dict:
     """The per-rank row (:data:`~densing.overlap.metrics.RANK_COLUMNS`) of one GPU trace file, in bounded memory
@@ -270,7 +259,13 @@ def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_b
     try:
         p = _Pass(scratch, rules)
         try:
-            info = _decode_pass(path, p, batch_bytes)
+            info = None
+            for events, mode, info in event_batches(read_pieces(path), path, GPU, batch_bytes):
+                cols = KernelColumns()
+                _add(cols, events, GPU, mode)
+                del events
+                p.batch(cols)
+            p.scratch.flush()
             check_events(path, p.total)
         except TraceError as exc:
             raise prefixed(path, exc) from None

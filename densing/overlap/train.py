@@ -83,13 +83,6 @@ def _corpus_size(name: str, max_bytes: int) -> int:
     return len(load_corpus(name, max_bytes))
 
 
-def _physical_memory() -> int | None:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):  # not a POSIX system
-        return None
-
-
 def check_launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: int = 1, node_rank: int = 0,
                  rdzv_endpoint: str | None = None) -> None:
     """Everything a run of ``config`` into ``run_dir`` would fail on once torchrun had started, checked here and
@@ -111,7 +104,10 @@ def check_launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nno
         raise InputError(f"seq_len: expected fewer than {size - 1:,} (corpus {config.corpus!r} holds {size:,} bytes), "
                          f"got {config.seq_len}")
     need = workers * (WORKER_BASE_BYTES + TRAIN_BYTES_PER_PARAM * sum(param_numel(config)))
-    memory = _physical_memory()
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # not a POSIX system
+        memory = None
     if memory is not None and need > memory:
         raise InputError(f"workers: {workers} worker(s) training a {sum(param_numel(config)):,}-parameter model "
                          f"(d_model {config.d_model}, n_layer {config.n_layer}) need about {need / 2**30:,.1f} GiB, more than "

@@ -180,18 +180,6 @@ def is_run_root(path: str | Path) -> bool:
                                                                       for n in RUN_NAMES)
 
 
-def repeat_roots(path: str | Path) -> list[Path]:
-    """The repeats under ``path``: ``r0``, ``r1``, … (``run --repeats N``), or ``path`` itself."""
-    path = Path(path)
-    reps = sorted((p for p in path.glob("r*") if p.name[1:].isdigit() and is_run_root(p)),
-                  key=lambda p: int(p.name[1:]))
-    if reps:
-        return reps
-    if is_run_root(path):
-        return [path]
-    raise InputError(f"{path}: expected a 'densing overlap run' output folder (sync/ or tp-none/, or r0/, r1/ …)")
-
-
 def validate_root(root: str | Path, contention: float | None = None) -> "pd.DataFrame":
     """Validate one repeat: ddp and co2 (and any other data-parallel run) predicted from its
     ``sync`` run; ``tp-chunked`` predicted by T3 from its ``tp-none`` run with the contention
@@ -235,10 +223,16 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
 
 
 def validate_repeats(path: str | Path, contention: float | None = None) -> "pd.DataFrame":
-    """:func:`validate_root` for every repeat under ``path``; a ``repeat`` column first."""
+    """:func:`validate_root` for every repeat under ``path`` (``r0``, ``r1``, … of ``run --repeats N``, or ``path``
+    itself); a ``repeat`` column first."""
     check(RUNS_CONSTRAINTS, sync_dir=path, contention=contention)
+    path = Path(path)
+    roots = sorted((p for p in path.glob("r*") if p.name[1:].isdigit() and is_run_root(p)),
+                   key=lambda p: int(p.name[1:])) or ([path] if is_run_root(path) else [])
+    if not roots:
+        raise InputError(f"{path}: expected a 'densing overlap run' output folder (sync/ or tp-none/, or r0/, r1/ …)")
     frames = []
-    for i, root in enumerate(repeat_roots(path)):
+    for i, root in enumerate(roots):
         f = validate_root(root, contention)
         f.insert(0, "repeat", i)
         frames.append(f)

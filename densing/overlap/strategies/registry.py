@@ -54,7 +54,8 @@ def unregister(name: str) -> None:
 
 def names(capability: str | None = None) -> tuple[str, ...]:
     """The registered strategies' names (those that have ``capability``), in registration order."""
-    _check_capability(capability)
+    if capability is not None and capability not in CAPABILITIES:
+        raise InputError(f"capability: expected one of {', '.join(CAPABILITIES)}, got {capability!r}")
     return tuple(n for n, s in _REGISTRY.items() if capability is None or s.can(capability))
 
 
@@ -84,8 +85,3 @@ def strategy_rows() -> list[dict]:
     """One row per registered strategy: name, summary and whether it has each capability."""
     return [{"strategy": s.name, **{c: s.can(c) for c in CAPABILITIES}, "summary": s.summary}
             for s in _REGISTRY.values()]
-
-
-def _check_capability(capability: str | None) -> None:
-    if capability is not None and capability not in CAPABILITIES:
-        raise InputError(f"capability: expected one of {', '.join(CAPABILITIES)}, got {capability!r}")
