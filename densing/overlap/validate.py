@@ -49,27 +49,12 @@ RUNS_CONSTRAINTS = {
 }
 
 from densing.errors import InputError
-from densing.overlap.analysis import measured_step_s
+from densing.overlap.analysis import analyze_steps, measured_step_s
 from densing.overlap.fluid import RunCalibration
 from densing.overlap.run_schema import METRICS_FILE, RUN_FILE, check_run_folder, read_run
+from densing.overlap.trace import annotation_frame
 
 PHASES = ("forward", "backward", "allreduce", "optimizer", "co2_outer")
-
-
-def _phase_medians(run_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per (rank, step): phase durations (s) and the ProfilerStep duration; and the collectives."""
-    from densing.overlap.trace import annotation_frame
-    from densing.overlap.analysis import analyze_steps
-
-    ann = annotation_frame(run_dir, PHASES)
-    ann = ann[ann["step"] >= 0]
-    phases = ann[ann["name"].isin(PHASES)].pivot_table(index=["rank", "step"], columns="name",
-                                                       values="duration_us", aggfunc="sum", fill_value=0.0)
-    steps = analyze_steps(run_dir).set_index(["rank", "step"])["step_time_us"]
-    phases = phases.join(steps, how="inner") / 1e6
-    coll = ann[~ann["name"].isin(PHASES)].copy()
-    coll["duration_s"] = coll["duration_us"] / 1e6
-    return phases.reset_index(), coll
 
 
 def calibrate_run(sync_dir: str | Path) -> RunCalibration:
@@ -80,7 +65,15 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
     if cfg.get("strategy") != "sync":
         raise InputError(f"{sync_dir / 'run.yaml'}: config.strategy: expected 'sync' for calibration, "
                          f"got {cfg.get('strategy')!r}")
-    phases, coll = _phase_medians(sync_dir)
+    # per (rank, step): the phases' durations and the ProfilerStep's (s); and the collectives
+    ann = annotation_frame(sync_dir, PHASES)
+    ann = ann[ann["step"] >= 0]
+    phases = ann[ann["name"].isin(PHASES)].pivot_table(index=["rank", "step"], columns="name",
+                                                       values="duration_us", aggfunc="sum", fill_value=0.0)
+    steps = analyze_steps(sync_dir).set_index(["rank", "step"])["step_time_us"]
+    phases = (phases.join(steps, how="inner") / 1e6).reset_index()
+    coll = ann[~ann["name"].isin(PHASES)].copy()
+    coll["duration_s"] = coll["duration_us"] / 1e6
     for name in ("forward", "backward", "allreduce", "optimizer"):
         if name not in phases.columns:
             raise InputError(f"{sync_dir}: no '{name}' annotations in the profiled steps")
