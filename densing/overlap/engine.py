@@ -78,9 +78,7 @@ class ProcessEngine:
     def run(self, jobs: list[Job]) -> list:
         leaves = [d for job in jobs for d in (_deps(job) or [job])]
         results = {}
-        if 1 < len(leaves) <= self.workers:
-            results = self._few(leaves)
-        elif len(leaves) > 1 and self.workers > 1:
+        if len(leaves) > self.workers > 1:
             from concurrent.futures.process import BrokenProcessPool  # here: start-up that small sets do not need
 
             from densing.runtime import end_pool, process_pool
@@ -98,12 +96,9 @@ class ProcessEngine:
                         results[id(leaf)] = _Raised(exc)
             finally:
                 end_pool(pool)
-        else:
-            for leaf in leaves:
-                try:
-                    results[id(leaf)] = _evaluate(leaf)
-                except Exception as exc:  # noqa: BLE001 - raised in job order below
-                    results[id(leaf)] = _Raised(exc)
+        else:  # no more leaves than workers; with one worker, each leaf here in turn
+            for batch in [leaves] if 0 < len(leaves) <= self.workers else [[leaf] for leaf in leaves]:
+                results.update(self._few(batch))
         out = []
         for job in jobs:
             deps = _deps(job)
