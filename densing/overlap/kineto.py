@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional, Sequence, Union
+from typing import Any, Iterable, Iterator, Optional, Union
 
 import msgspec
 
@@ -74,18 +74,6 @@ def prefixed(path, exc: TraceError) -> TraceError:
     """``exc`` as a TraceError whose message starts with ``path`` (added when it does not already)."""
     msg = str(exc)
     return TraceError(msg if msg.startswith(str(path)) else f"{path}: {msg}")
-
-
-def check_one_job(path, infos: Sequence[tuple[str, DecodeInfo]]) -> None:
-    """A set's files (name, checked info) are one job's: every file that states a world size states the same
-    one, and every file that states a backend the same backend; a TraceError naming two files that differ."""
-    for field in ("world_size", "backend"):
-        stated = [(name, getattr(info, field)) for name, info in infos if getattr(info, field) is not None]
-        other = next((item for item in stated if item[1] != stated[0][1]), None)
-        if other is not None:
-            (first, a), (second, b) = stated[0], other
-            raise TraceError(f"{path}: distributedInfo.{field}: {Path(first).name} says {a!r}, {Path(second).name} "
-                             f"says {b!r}: the traces of two jobs in one folder")
 
 
 class _Args(msgspec.Struct):

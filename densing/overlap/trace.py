@@ -23,7 +23,7 @@ from densing.overlap.cpu_trace import CpuRank, annotation_rows, has_collectives,
 from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
 from densing.overlap.engine import Job, SerialEngine, borrowed
 from densing.overlap.gzipio import expected_size, read_head
-from densing.overlap.kineto import BATCH_BYTES, CPU, GPU, check_one_job
+from densing.overlap.kineto import BATCH_BYTES, CPU, GPU
 from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankTrace, check_rules
 from densing.overlap.ranks import decode_rank, part_columns
 from densing.overlap.selection import DecodedRank, filters_last_step, to_rank_trace
@@ -82,11 +82,19 @@ def decode_ranks(files: list[Path], kind: str, engine) -> list:
 
 
 def check_ranks(path, ranks: list) -> None:
-    """The ranks (each with ``rank``, ``path`` and ``info``) are one job's, each rank number once."""
+    """The ranks (each with ``rank``, ``path`` and the checked ``info``) are one job's: each rank number once, every
+    file that states a world size states the same one, and every file that states a backend the same backend; a
+    TraceError naming two files that differ."""
     numbers = [r.rank for r in ranks]
     if len(set(numbers)) != len(numbers):
         raise TraceError(f"{path}: two trace files claim the same distributedInfo.rank")
-    check_one_job(path, [(r.path, r.info) for r in ranks])
+    for field in ("world_size", "backend"):
+        stated = [(r.path, getattr(r.info, field)) for r in ranks if getattr(r.info, field) is not None]
+        other = next((item for item in stated if item[1] != stated[0][1]), None)
+        if other is not None:
+            (first, a), (second, b) = stated[0], other
+            raise TraceError(f"{path}: distributedInfo.{field}: {Path(first).name} says {a!r}, {Path(second).name} "
+                             f"says {b!r}: the traces of two jobs in one folder")
 
 
 def gpu_traces(path, ranks: list[DecodedRank], rules: str = DEFAULT_KERNEL_RULES) -> list[RankTrace]:
