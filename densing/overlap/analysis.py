@@ -70,10 +70,6 @@ def set_rows(path: str | Path, scheduler="auto", workers: int | None = None,
             raise
 
 
-def _is_path(source) -> bool:
-    return isinstance(source, (str, Path))
-
-
 class RankTraces:
     """Read traces: a non-empty list or tuple of :class:`~densing.overlap.model.RankTrace`, as
     :func:`densing.overlap.read_traces` returns."""
@@ -108,7 +104,7 @@ def analyze_rows(source: str | Path | Iterable[RankTrace], scheduler: str = "aut
     is streamed in bounded memory (:mod:`densing.overlap.stream`) when ``stream`` is True, or, when it is None,
     from :data:`~densing.overlap.stream.STREAM_MIN_BYTES`; a file that cannot be streamed (compact JSON, no GPU
     kernels) is read whole."""
-    if _is_path(source):
+    if isinstance(source, (str, Path)):
         check_rules(rules)
         files = trace_files(source)
         if should_stream(files, stream) and sniff_kind(files) == GPU:
@@ -134,7 +130,7 @@ def analyze_steps(source: str | Path | Iterable[RankTrace], scheduler: str = "au
                   workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES) -> "pd.DataFrame":
     """Per (rank, ProfilerStep) breakdown; a kernel belongs to the step its launch falls in
     (:func:`densing.overlap.metrics.rank_step_rows`)."""
-    if _is_path(source):
+    if isinstance(source, (str, Path)):
         return steps_frame(set_rows(source, scheduler, workers, rules)[1])
     return steps_frame([row for t in source for row in rank_step_rows(t)])
 
