@@ -44,10 +44,6 @@ _SCHEDULER_HELP = ("Where the ranks' files are decoded and analysed: auto (this 
 ENGINE_CONSTRAINTS = {"workers": [Interval(Integral, 1, None), None]}
 
 
-def _check_workers(workers: Optional[int]) -> None:
-    check(ENGINE_CONSTRAINTS, workers=workers)
-
-
 #: ``overlap analyze``'s first columns at the terminal: the rank (and step), the overlap % and the exposed communication.
 FIRST = ("rank", "step", "comm_comp_overlap_pct", "exposed_comm_us", "comm_us")
 
@@ -68,7 +64,7 @@ def analyze(
     from densing.overlap.analysis import analyze as analyze_ranks, analyze_rows, analyze_steps
     from densing.overlap.model import check_rules
 
-    _check_workers(workers)
+    check(ENGINE_CONSTRAINTS, workers=workers)
     check_rules(kernel_rules)
     if stream and (steps or peer_wait):
         raise InputError("--stream: per rank only (without --steps or --peer-wait)")
@@ -108,7 +104,7 @@ def skew(
     from densing.overlap.analysis import analyze_steps
     from densing.overlap.metrics import SKEW_CONSTRAINTS, step_skew
 
-    _check_workers(workers)
+    check(ENGINE_CONSTRAINTS, workers=workers)
     check(SKEW_CONSTRAINTS, straggler_threshold_pct=threshold_pct)
     print_frame(step_skew(analyze_steps(path, scheduler, workers), threshold_pct), fmt, title=f"step skew {path}")
 
@@ -148,7 +144,7 @@ def whatif(
     """Predicted step time and scaling efficiency: sync DP, bucketed DDP, CO2 and T3 overlap."""
     from densing.numbers import parse_count
     from densing.overlap.strategies.registry import parse
-    from densing.overlap.whatif import WHATIF_CONSTRAINTS, calibrate, predict
+    from densing.overlap.whatif import WHATIF_CONSTRAINTS, calibrate, calibration_warnings, predict
     from densing.impossible import check_params
 
     # every option is checked before the trace is read: the grid's own numbers, then the calibration's
@@ -179,8 +175,6 @@ def whatif(
         local_steps=local_steps, contention=contention, latency_us=latency_us,
         bucket_bytes=bucket_mb * 2**20,
     )
-    from densing.overlap.whatif import calibration_warnings
-
     for line in calibration_warnings(calibration):  # after the inputs were checked: an error stays one line
         typer.echo(f"warning: {line}", err=True)
     print_frame(frame, fmt, title=f"what-if from {path}", keys=3)  # strategy, workers, bandwidth
@@ -222,14 +216,10 @@ def run(
     from densing.overlap.strategies.registry import parse
     from densing.overlap.train import TrainConfig, run_strategies
 
+    fields = {name: value for name, value in locals().items() if name in TrainConfig.__dataclass_fields__}
     names = [s.name for s in parse(strategies, "training")]
     modes = [m.strip() for m in tp_overlap.split(",") if m.strip()]
-    base = TrainConfig(steps=steps, batch_size=batch_size, seq_len=seq_len, d_model=d_model, n_layer=n_layer,
-                       n_head=n_head, lr=lr, seed=seed, corpus=corpus, profile_skip=profile_skip,
-                       profile_active=profile_active, bucket_mb=bucket_mb, local_steps=local_steps,
-                       outer_lr=outer_lr, outer_momentum=outer_momentum, outer_clip=outer_clip,
-                       staleness_penalty=staleness_penalty, gap_penalty=gap_penalty,
-                       outer_clip_mode=outer_clip_mode, tp_overlap=modes[0] if modes else "", tp_chunks=tp_chunks)
+    base = TrainConfig(**fields | {"tp_overlap": modes[0] if modes else ""})  # each option a field of the same name
     with working(f"checking {len(names)} strategies' runs before torchrun starts …") as say:
         summary = run_strategies(out, names, base, workers=workers, tp_overlaps=modes, repeats=repeats,
                                  nnodes=nnodes, node_rank=node_rank, rdzv_endpoint=rdzv_endpoint, on_progress=say)

@@ -1,15 +1,12 @@
-"""``densing overlap analyze PATH --format json``, parsed without building the typer app.
+"""``densing overlap analyze PATH --format json``, parsed without building the typer app (whose start-up costs a
+small set as much CPU as its decoding: docs/profiling_internals.md).
 
-On a small trace set, start-up is most of what a user of ``overlap analyze`` waits for: typer and click with every
-command module of the app cost about as much CPU as decoding a 10 MB trace. :func:`parse` recognises the command
-line of the machine-readable per-rank answer — ``overlap analyze PATH --format json``, with optionally
-``--kernel-rules hta|traceinsight``, ``--stream`` or ``--no-stream``, ``--scheduler NAME`` and ``--workers N``, each
-at most once, as ``--option value`` or ``--option=value`` — and :func:`run` answers it through the same library
-call (:func:`densing.overlap.analysis.analyze_rows`), output (that of :func:`densing.cli.output.print_json`, without
-importing the table layer), errors (one
-line, exit code 2) and process guard (:func:`densing.cli.guard.guarded`) as the typer command
-(:func:`densing.cli.overlap.analyze`). Any other command line, a help request or anything this parser does not
-know, goes to typer unchanged, so usage errors keep typer's words.
+:func:`parse` recognises that command line — with optionally ``--kernel-rules hta|traceinsight``, ``--stream`` or
+``--no-stream``, ``--scheduler NAME`` and ``--workers N``, each at most once, as ``--option value`` or
+``--option=value`` — and :func:`run` answers it as the typer command (:func:`densing.cli.overlap.analyze`) does: the
+same library call, output, one-line errors (exit code 2) and process guard (:func:`densing.cli.guard.guarded`). Any
+other command line, a help request or anything this parser does not know, goes to typer unchanged, so usage errors
+keep typer's words.
 """
 from __future__ import annotations
 
@@ -65,9 +62,16 @@ def run(options: dict) -> None:
     from densing.errors import DensingError
 
     with guarded():
-        try:
-            _analyze(Path(options["path"]), options.get("scheduler", "auto"), options.get("workers"),
-                     options.get("rules", "hta"), options.get("stream"))
+        try:  # what densing.cli.overlap.analyze does with --format json (its option checks hold by construction here)
+            import orjson
+
+            from densing.overlap.analysis import analyze_rows
+
+            rows = analyze_rows(Path(options["path"]), options.get("scheduler", "auto"), options.get("workers"),
+                                options.get("rules", "hta"), options.get("stream"))
+            # printed as densing.cli.output.print_json prints
+            out = orjson.dumps(rows, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY)
+            sys.stdout.write(out.decode() + "\n")
         except DensingError as exc:
             message = one_line(str(exc)) if str(exc) else type(exc).__name__
             print(f"error: {message}", file=sys.stderr)
@@ -76,13 +80,3 @@ def run(options: dict) -> None:
             print("error: interrupted", file=sys.stderr)
             sys.exit(130)
 
-
-def _analyze(path, scheduler: str, workers: int | None, rules: str, stream: bool | None) -> None:
-    """What :func:`densing.cli.overlap.analyze` does with ``--format json`` and without ``--steps``/``--peer-wait``
-    (its option checks hold by construction here: workers ≥ 1, rules one of the two names)."""
-    import orjson
-
-    from densing.overlap.analysis import analyze_rows
-
-    rows = analyze_rows(path, scheduler, workers, rules, stream)  # printed as densing.cli.output.print_json prints
-    sys.stdout.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n")

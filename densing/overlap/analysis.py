@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Iterable
 from densing.errors import TraceError
 from densing.overlap.cutting import Unsplittable
 from densing.overlap.engine import borrowed
-from densing.overlap.kineto import CPU, GPU, check_one_job
+from densing.overlap.kineto import CPU, GPU
 from densing.overlap.metrics import rank_row, rank_step_rows, rows_frame, steps_frame
 from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankTrace, check_rules
 from densing.overlap.ranks import RankOutcome
 from densing.overlap.ranks import rank_outcome as rank_job
 from densing.overlap.selection import filters_last_step
 from densing.overlap.stream import should_stream, stream_rank_row
-from densing.overlap.trace import run_ranks, sniff_kind, trace_files
+from densing.overlap.trace import check_ranks, run_ranks, sniff_kind, trace_files
 from densing.validation import Interval, validate_params
 
 if TYPE_CHECKING:
@@ -35,10 +35,7 @@ def _pick(path, outcomes: list[RankOutcome], kind: str) -> tuple[list[dict], lis
     for o in outcomes:
         if o.error is not None:
             raise o.error
-    numbers = [o.facts.rank for o in outcomes]
-    if len(set(numbers)) != len(numbers):
-        raise TraceError(f"{path}: two trace files claim the same distributedInfo.rank")
-    check_one_job(path, [(o.facts.path, o.facts.info) for o in outcomes])
+    check_ranks(path, [o.facts for o in outcomes])
     key = filters_last_step(frozenset().union(*(o.facts.step_names for o in outcomes))) if kind == GPU else None
     chosen = []
     for o in outcomes:
@@ -71,10 +68,6 @@ def set_rows(path: str | Path, scheduler="auto", workers: int | None = None,
             if kind == GPU and any(o.facts.has_collectives for o in outcomes):
                 return _pick(path, run_ranks(files, CPU, engine, rank_outcome), CPU)
             raise
-
-
-def _is_path(source) -> bool:
-    return isinstance(source, (str, Path))
 
 
 class RankTraces:
@@ -111,7 +104,7 @@ def analyze_rows(source: str | Path | Iterable[RankTrace], scheduler: str = "aut
     is streamed in bounded memory (:mod:`densing.overlap.stream`) when ``stream`` is True, or, when it is None,
     from :data:`~densing.overlap.stream.STREAM_MIN_BYTES`; a file that cannot be streamed (compact JSON, no GPU
     kernels) is read whole."""
-    if _is_path(source):
+    if isinstance(source, (str, Path)):
         check_rules(rules)
         files = trace_files(source)
         if should_stream(files, stream) and sniff_kind(files) == GPU:
@@ -137,7 +130,7 @@ def analyze_steps(source: str | Path | Iterable[RankTrace], scheduler: str = "au
                   workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES) -> "pd.DataFrame":
     """Per (rank, ProfilerStep) breakdown; a kernel belongs to the step its launch falls in
     (:func:`densing.overlap.metrics.rank_step_rows`)."""
-    if _is_path(source):
+    if isinstance(source, (str, Path)):
         return steps_frame(set_rows(source, scheduler, workers, rules)[1])
     return steps_frame([row for t in source for row in rank_step_rows(t)])
 

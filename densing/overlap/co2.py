@@ -63,24 +63,17 @@ CLIP_MODES = ("none", "elementwise", "l2")
 
 def outer_update(anchor: Sequence, previous_anchor: Sequence | None, stale_update: Sequence,
                  momentum: Sequence, outer_lr: float, outer_momentum: float,
-                 clip: float = math.inf, penalty: str | bool = "constant", gap_penalty: float = 1.0,
-                 clip_mode: str | None = None):
+                 clip: float = math.inf, penalty: str = "constant", gap_penalty: float = 1.0,
+                 clip_mode: str = "none"):
     """One CO2 outer step on lists of tensors (one per layer); returns (new anchor, new momentum, Λ).
 
     m = β·m + Λ ⊙ Δ̄_{t−1};  clip m;  x_{t+1,0} = x_{t,0} − α·m  (see the module docstring for the
     penalty and clipping modes and their sources). ``penalty``: ``constant`` (Λ = 1/``gap_penalty``)
-    or ``adaptive`` (Λ per layer from :func:`staleness_penalty`, gap x_{t,0} − x_{t−1,0}); True/False
-    mean adaptive/no penalty. ``clip_mode``: none, elementwise or l2 (default: l2 when ``clip`` is
-    finite, else none). Inputs are not modified.
+    or ``adaptive`` (Λ per layer from :func:`staleness_penalty`, gap x_{t,0} − x_{t−1,0}).
+    ``clip_mode``: none, elementwise or l2. Inputs are not modified.
     """
-    if penalty is True:
-        penalty = "adaptive"
-    elif penalty is False:
-        penalty, gap_penalty = "constant", 1.0
     if penalty not in PENALTY_MODES:
         raise ValueError(f"staleness_penalty: expected one of {', '.join(PENALTY_MODES)}, got {penalty!r}")
-    if clip_mode is None:
-        clip_mode = "l2" if math.isfinite(clip) else "none"
     if clip_mode not in CLIP_MODES:
         raise ValueError(f"outer_clip_mode: expected one of {', '.join(CLIP_MODES)}, got {clip_mode!r}")
     if penalty == "adaptive" and previous_anchor is not None:
@@ -116,7 +109,7 @@ class CO2:
     """
 
     def __init__(self, params, world_size: int, outer_lr: float = 1.0, outer_momentum: float = 0.0,
-                 clip: float = 1.0, penalty: str = "constant", group=None, gap_penalty: float = 1.0,
+                 clip: float = 1.0, penalty: str = "constant", gap_penalty: float = 1.0,
                  clip_mode: str = "none"):
         import torch
 
@@ -124,13 +117,10 @@ class CO2:
         self.world_size = int(world_size)
         self.outer_lr, self.outer_momentum, self.clip, self.penalty = outer_lr, outer_momentum, clip, penalty
         self.gap_penalty, self.clip_mode = gap_penalty, clip_mode
-        self.group = group
         with torch.no_grad():
             self.anchor = [p.detach().clone() for p in self.params]
         self.momentum = [torch.zeros_like(p) for p in self.anchor]
         self.pending: _Pending | None = None
-        self.rounds = 0
-        self.last_penalty: list[float] = []
 
     def outer_step(self) -> None:
         import torch
@@ -138,21 +128,20 @@ class CO2:
 
         with torch.no_grad():
             delta = torch.cat([(a - p.detach()).reshape(-1) for a, p in zip(self.anchor, self.params)])
-            work = dist.all_reduce(delta, group=self.group, async_op=True) if self.world_size > 1 else None
+            work = dist.all_reduce(delta, async_op=True) if self.world_size > 1 else None
             if self.pending is None:
                 new_anchor = self.anchor  # round 0: nothing has arrived yet
             else:
                 if self.pending.work is not None:
                     self.pending.work.wait()
                 stale = self._split(self.pending.buffer / self.world_size)
-                new_anchor, self.momentum, self.last_penalty = outer_update(
+                new_anchor, self.momentum, _ = outer_update(
                     self.anchor, self.pending.previous_anchor, stale, self.momentum, self.outer_lr,
                     self.outer_momentum, self.clip, self.penalty, self.gap_penalty, self.clip_mode)
             for p, a in zip(self.params, new_anchor):
                 p.copy_(a)
             self.pending = _Pending(work, delta, self.anchor)
             self.anchor = [a.clone() for a in new_anchor] if new_anchor is self.anchor else list(new_anchor)
-        self.rounds += 1
 
     def settle(self) -> None:
         """Wait for the outer all-reduce in flight and keep it pending (the next round applies it as usual)."""
@@ -161,8 +150,7 @@ class CO2:
 
     def finish(self) -> None:
         """Wait for the all-reduce still in flight (end of training) without applying it."""
-        if self.pending is not None and self.pending.work is not None:
-            self.pending.work.wait()
+        self.settle()
         self.pending = None
 
     def _split(self, flat):

@@ -46,8 +46,6 @@ _get_args = operator.attrgetter("args")
 _get_stream = operator.attrgetter("stream")
 _get_correlation = operator.attrgetter("correlation")
 _get_nelems = operator.attrgetter("in_nelems")
-_get_tid = operator.attrgetter("tid")
-_get_ph = operator.attrgetter("ph")
 
 
 def as_int(value: Any, default: int) -> int:
@@ -84,10 +82,16 @@ def indices(items: list, value) -> list[int]:
 
 
 class _Names:
-    """A file-wide name table: codes of names, batch by batch."""
+    """A file-wide name table (codes of names, batch by batch) and the columns' parts (one list per column of
+    ``DTYPES``), with the counts of events both collectors keep."""
+
+    DTYPES: dict = {}
 
     def __init__(self) -> None:
         self.lookup: dict = {}
+        self.events = 0
+        self.duration_events = 0
+        self.parts: dict[str, list] = {k: [] for k in self.DTYPES}
 
     @property
     def names(self) -> list:
@@ -109,6 +113,19 @@ class _Names:
         return np.fromiter((setdefault(name, len(lookup)) for name in other.lookup), dtype=np.int32,
                            count=len(other.lookup))
 
+    def column(self, name: str) -> np.ndarray:
+        parts = self.parts[name]
+        return np.concatenate(parts) if parts else np.empty(0, dtype=self.DTYPES[name])
+
+    def extend(self, other: "_Names", **mapped) -> None:
+        """Append ``other``'s rows (decoded from a later part of the same file; ``mapped``: a column's parts to
+        append instead of ``other``'s) and its counts."""
+        to_self = self.merge_codes(other)
+        for key, parts in other.parts.items():
+            self.parts[key].extend(mapped.get(key, [to_self[p] for p in parts] if key == "name_code" else parts))
+        self.events += other.events
+        self.duration_events += other.duration_events
+
 
 class KernelColumns(_Names):
     """GPU-trace rows (see the module docstring); ``add(events, mode)`` per decoded batch."""
@@ -121,12 +138,9 @@ class KernelColumns(_Names):
         self.ts_float = False
         self.ts_min = None  # smallest ts of all duration events (int, or float once ts_float)
         self.span = None  # (first start, last end) of the duration events, µs
-        self.events = 0
-        self.duration_events = 0
         self.has_collectives = False  # a gloo:* duration event: a CPU (gloo) job's trace
         self.timeless = 0  # kernels (events with args.stream) without a ts or a dur (absent or null): refused
         self.timeless_name = None  # the first one's name
-        self.parts: dict[str, list] = {k: [] for k in self.DTYPES}
 
     def add(self, events: list, tolerant: bool, float_ts: bool) -> None:
         self.events += len(events)
@@ -231,33 +245,25 @@ class KernelColumns(_Names):
                              "(timestamps in another unit, or overflowed)")
 
     def extend(self, other: "KernelColumns") -> None:
-        """Append ``other``'s rows (decoded from a later part of the same file)."""
-        to_self = self.merge_codes(other)
-        for key, parts in other.parts.items():
-            if key == "name_code":
-                parts = [to_self[p] for p in parts]
-            self.parts[key].extend(parts)
+        super().extend(other)
+        self.add_facts(other)
+
+    def add_facts(self, other: "KernelColumns") -> None:
+        """Add what ``other`` (a later batch or part of the same file) says of the file besides its rows and counts:
+        float timestamps, the smallest one, the span, collectives and the kernels without a time."""
         self.ts_float |= other.ts_float
         if other.ts_min is not None:
             self._lower_ts_min(other.ts_min)
         if other.span is not None:
             self._span(*other.span)
-        self.events += other.events
-        self.duration_events += other.duration_events
         self.has_collectives |= other.has_collectives
-        self.add_timeless(other)
-
-    def add_timeless(self, other: "KernelColumns") -> None:
-        """Count ``other``'s kernels without a time (:meth:`_count_timeless`) here too."""
         if other.timeless and self.timeless_name is None:
             self.timeless_name = other.timeless_name
         self.timeless += other.timeless
 
     def column(self, name: str) -> np.ndarray:
-        parts = self.parts[name]
-        if name == "ts" and self.ts_float:
-            parts = [p.astype(np.float64) for p in parts]
-        return np.concatenate(parts) if parts else np.empty(0, dtype=self.DTYPES[name])
+        values = super().column(name)
+        return values.astype(np.float64) if name == "ts" and self.ts_float else values
 
 
 # categories of OpColumns.cat
@@ -275,11 +281,8 @@ class OpColumns(_Names):
 
     def __init__(self) -> None:
         super().__init__()
-        self.events = 0
-        self.duration_events = 0
         self.stream_rows = 0
         self.threads: dict = {}  # non-integer thread ids -> their codes
-        self.parts: dict[str, list] = {k: [] for k in self.DTYPES}
 
     def add(self, events: list, tolerant: bool, float_ts: bool = True) -> None:
         self.events += len(events)
@@ -294,36 +297,23 @@ class OpColumns(_Names):
         dur = np.fromiter((float(e.dur) for e in kept), dtype=np.float64, count=n)
         refuse_impossible(ts, dur, [e.name for e in kept])
         tids = [e.tid for e in kept]
-        tid = np.fromiter((t if type(t) is int else self._thread_code(t) for t in tids), dtype=np.int64, count=n)
+        tid = np.fromiter((t if type(t) is int else self._thread_code(repr(t)) for t in tids), dtype=np.int64, count=n)
         codes, _, _ = self.codes([e.name for e in kept])
         cat = np.fromiter((_CAT_CODES.get(e.cat, CAT_OTHER) for e in kept), dtype=np.int8, count=n)
         self.duration_events += n
         for key, values in (("ts", ts), ("end", ts + dur), ("tid", tid), ("name_code", codes), ("cat", cat)):
             self.parts[key].append(values)
 
-    def _thread_code(self, tid) -> int:
-        key = repr(tid)
+    def _thread_code(self, key: str) -> int:
+        """The code of a thread id that is not an integer (``key``: its repr)."""
         return self.threads.setdefault(key, _THREAD_CODE_BASE + len(self.threads))
 
     def extend(self, other: "OpColumns") -> None:
-        to_self = self.merge_codes(other)
-        thread_map = {code: self._thread_code_for_key(key) for key, code in other.threads.items()}
-        for key, parts in other.parts.items():
-            if key == "name_code":
-                parts = [to_self[p] for p in parts]
-            elif key == "tid" and thread_map:
-                parts = [np.array([thread_map.get(t, t) for t in p.tolist()], dtype=np.int64) for p in parts]
-            self.parts[key].extend(parts)
-        self.events += other.events
-        self.duration_events += other.duration_events
+        thread_map = {code: self._thread_code(key) for key, code in other.threads.items()}
+        mapped = {"tid": [np.array([thread_map.get(t, t) for t in p.tolist()], dtype=np.int64)
+                          for p in other.parts["tid"]]} if thread_map else {}
+        super().extend(other, **mapped)
         self.stream_rows += other.stream_rows
-
-    def _thread_code_for_key(self, key: str) -> int:
-        return self.threads.setdefault(key, _THREAD_CODE_BASE + len(self.threads))
-
-    def column(self, name: str) -> np.ndarray:
-        parts = self.parts[name]
-        return np.concatenate(parts) if parts else np.empty(0, dtype=self.DTYPES[name])
 
 
 def refuse_impossible(ts: np.ndarray, dur: np.ndarray, names: list) -> None:

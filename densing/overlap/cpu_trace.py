@@ -34,31 +34,23 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:
-    import pandas as pd
-
 from densing.errors import TraceError
+from densing.overlap.arrays import isin_codes
 from densing.overlap.columns import CAT_CPU_OP, CAT_USER_ANNOTATION, COLLECTIVE_PREFIX, OpColumns
 from densing.overlap.intervals import merge_intervals, subtract_intervals
 from densing.overlap.kineto import DecodeInfo
 from densing.overlap.model import (COMMUNICATION, COMPUTATION, LANE_THREAD, OTHER, STEP_RE, RankTrace,
                                    step_containing)
 
-_COMM_CALL_PREFIXES = ("c10d::", "record_param_comms", "gloo:", "nccl:")
+_COMM_CALL_PREFIXES = ("c10d::", "record_param_comms", "gloo:", "nccl:")  # ops on a compute thread for a collective
 
 
 def is_collective(name: str) -> bool:
     """A collective's execution on a ProcessGroupGloo worker thread (``gloo:all_reduce`` …)."""
     return name.startswith(COLLECTIVE_PREFIX)
-
-
-def is_comm_call(name: str) -> bool:
-    """An op on a compute thread that dispatches or serves a collective."""
-    return name.startswith(_COMM_CALL_PREFIXES)
 
 
 @dataclass
@@ -94,10 +86,7 @@ def cpu_rank(path, cols: OpColumns, info: DecodeInfo, default_rank: int) -> CpuR
 
 
 def _name_mask(c: CpuRank, test) -> np.ndarray:
-    hits = [i for i, n in enumerate(c.names) if test(n)]
-    lookup = np.zeros(len(c.names) + 1, dtype=bool)
-    lookup[hits] = True
-    return lookup[c.name_code]
+    return isin_codes(c.name_code, [i for i, n in enumerate(c.names) if test(n)])
 
 
 def _steps(c: CpuRank):
@@ -122,7 +111,7 @@ def to_rank_trace(c: CpuRank, origin: float) -> RankTrace:
     on_compute = cpu_op & ~np.isin(tid, comm_threads)
     if not on_compute.any():
         raise TraceError(f"{c.path}: no cpu_op events outside the gloo threads")
-    call = on_compute & _name_mask(c, is_comm_call)
+    call = on_compute & _name_mask(c, lambda n: n.startswith(_COMM_CALL_PREFIXES))
 
     pieces = []  # (start, end, category, thread)
     for thread in np.unique(tid[on_compute]):

@@ -17,17 +17,14 @@ an exception raised by a job is raised by ``run``.
   and only the top jobs' results come back. The workers must read the trace files at the same
   paths (a shared file system).
 
-:func:`make_engine` turns ``--scheduler`` into an engine; the default, ``auto``, keeps small sets
-in this process (start-up is most of a small set's time), uses local processes for a lone large
-file or a set of 32 MiB or more, and a local Dask cluster from 4 GiB (where ``dask[distributed]``
-is installed: its workers are restarted if one dies and it spills rather than fail; its
-start-up is paid back only on large sets — on one machine local processes are as fast,
-``bench/overlap_scale.results.txt``).
+:func:`make_engine` turns ``--scheduler`` into an engine; the default, ``auto``, chooses by the set's size
+(:data:`PARALLEL_MIN_BYTES`, :data:`LOCAL_CLUSTER_MIN_BYTES`; docs/profiling.md says why).
 """
 from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -72,11 +69,6 @@ class SerialEngine:
         pass
 
 
-def fork_ok() -> bool:
-    """Whether local processes may be started by fork (Linux: fork is unsafe on macOS)."""
-    return sys.platform.startswith("linux")
-
-
 class ProcessEngine:
     """A local process pool; see the module docstring."""
 
@@ -86,9 +78,7 @@ class ProcessEngine:
     def run(self, jobs: list[Job]) -> list:
         leaves = [d for job in jobs for d in (_deps(job) or [job])]
         results = {}
-        if 1 < len(leaves) <= self.workers:
-            results = self._few(leaves)
-        elif len(leaves) > 1 and self.workers > 1:
+        if len(leaves) > self.workers > 1:
             from concurrent.futures.process import BrokenProcessPool  # here: start-up that small sets do not need
 
             from densing.runtime import end_pool, process_pool
@@ -106,12 +96,9 @@ class ProcessEngine:
                         results[id(leaf)] = _Raised(exc)
             finally:
                 end_pool(pool)
-        else:
-            for leaf in leaves:
-                try:
-                    results[id(leaf)] = _evaluate(leaf)
-                except Exception as exc:  # noqa: BLE001 - raised in job order below
-                    results[id(leaf)] = _Raised(exc)
+        else:  # no more leaves than workers; with one worker, each leaf here in turn
+            for batch in [leaves] if 0 < len(leaves) <= self.workers else [[leaf] for leaf in leaves]:
+                results.update(self._few(batch))
         out = []
         for job in jobs:
             deps = _deps(job)
@@ -232,10 +219,6 @@ def _end_child(pid: int) -> None:
             time.sleep(0.005)
 
 
-def _run_chunk(jobs: list[Job]) -> list:
-    return [_evaluate(job) for job in jobs]
-
-
 @dataclass(frozen=True)
 class _Raised:
     exc: BaseException
@@ -264,7 +247,8 @@ class DaskEngine:
         plain = [i for i, job in enumerate(jobs) if not _deps(job)]
         size = max(1, -(-len(plain) // (self.workers * TASKS_PER_WORKER)))
         chunks = [plain[k:k + size] for k in range(0, len(plain), size)]
-        chunk_futures = [self.client.submit(_run_chunk, [jobs[i] for i in chunk], pure=False) for chunk in chunks]
+        chunk_futures = [self.client.submit(SerialEngine().run, [jobs[i] for i in chunk], pure=False)
+                         for chunk in chunks]
         graph = {i: submit(job) for i, job in enumerate(jobs) if _deps(job)}
         try:
             results: list = [None] * len(jobs)
@@ -305,36 +289,18 @@ def local_cluster(workers: int | None = None) -> DaskEngine:
     return DaskEngine(distributed.Client(cluster), cluster)
 
 
-def dask_engine(address: str) -> DaskEngine:
-    """A client of the running Dask scheduler at ``address`` (``tcp://host:8786``)."""
-    distributed = _dask()
-    try:
-        client = distributed.Client(address, timeout="20s")
-    except (OSError, TimeoutError) as exc:
-        raise InputError(f"--scheduler: cannot reach a Dask scheduler at {address} ({exc})") from None
-    return DaskEngine(client)
-
-
-def _has_dask() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("distributed") is not None
-
-
-class borrowed:
+@contextmanager
+def borrowed(scheduler, files: list[Path], workers: int | None = None):
     """``with borrowed(scheduler, files, workers) as engine``: the engine :func:`make_engine`
     makes for a name (closed at the end), or an engine given as such (left open: its owner's)."""
-
-    def __init__(self, scheduler, files: list[Path], workers: int | None = None):
-        self.owned = isinstance(scheduler, str)
-        self.engine = make_engine(scheduler, files, workers) if self.owned else scheduler
-
-    def __enter__(self):
-        return self.engine
-
-    def __exit__(self, *exc) -> None:
-        if self.owned:
-            self.engine.close()
+    if not isinstance(scheduler, str):
+        yield scheduler
+        return
+    engine = make_engine(scheduler, files, workers)
+    try:
+        yield engine
+    finally:
+        engine.close()
 
 
 def make_engine(scheduler: str, files: list[Path], workers: int | None = None):
@@ -350,11 +316,19 @@ def make_engine(scheduler: str, files: list[Path], workers: int | None = None):
         if "://" not in scheduler and ":" not in scheduler:
             raise InputError(f"--scheduler: expected {', '.join(SCHEDULERS)} or a Dask scheduler address "
                              f"(tcp://host:8786), got {scheduler!r}")
-        return dask_engine(scheduler if "://" in scheduler else f"tcp://{scheduler}")
+        address = scheduler if "://" in scheduler else f"tcp://{scheduler}"
+        distributed = _dask()
+        try:  # a client of the running Dask scheduler there
+            client = distributed.Client(address, timeout="20s")
+        except (OSError, TimeoutError) as exc:
+            raise InputError(f"--scheduler: cannot reach a Dask scheduler at {address} ({exc})") from None
+        return DaskEngine(client)
+    import importlib.util
+
     cpus = workers or os.cpu_count() or 1
     total = sum(f.stat().st_size for f in files)
-    if total >= LOCAL_CLUSTER_MIN_BYTES and cpus > 1 and _has_dask():
+    if total >= LOCAL_CLUSTER_MIN_BYTES and cpus > 1 and importlib.util.find_spec("distributed") is not None:
         return local_cluster(workers)
-    if cpus > 1 and fork_ok() and (len(files) < cpus or total >= PARALLEL_MIN_BYTES):
-        return ProcessEngine(cpus)  # (a lone large file is split across the CPUs)
+    if cpus > 1 and sys.platform.startswith("linux") and (len(files) < cpus or total >= PARALLEL_MIN_BYTES):
+        return ProcessEngine(cpus)  # (a lone large file is split across the CPUs; fork is unsafe on macOS)
     return SerialEngine()

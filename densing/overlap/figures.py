@@ -40,17 +40,25 @@ _COLORS = {"idle": "#bdbdbd", "compute": "#1f77b4", "non-compute": "#ff7f0e",
            "communication": "#d62728", "memory": "#9467bd", "computation": "#1f77b4", "other": "#7f7f7f"}
 
 
+def _stacked(x, frames: list[pd.DataFrame], head: str = "") -> go.Figure:
+    """Stacked compute / non-compute / idle % bars of the rows of ``frames`` at ``x``, with the comm-comp overlap %
+    and exposed communication in the hover (after ``head``)."""
+    fig = go.Figure()
+    extra = np.concatenate([np.stack([df["comm_comp_overlap_pct"], df["exposed_comm_us"] / 1e3], axis=-1)
+                            for df in frames])
+    for column, label in [("compute_pct", "compute"), ("non_compute_pct", "non-compute"), ("idle_pct", "idle")]:
+        y = np.concatenate([df[column].to_numpy() for df in frames])
+        fig.add_bar(x=x, y=y, name=label, marker_color=_COLORS[label], customdata=extra,
+                    hovertemplate=(f"{head}{label} %{{y:.2f}}%<br>comm-comp overlap %{{customdata[0]:.2f}}%"
+                                   "<br>exposed comm %{customdata[1]:.1f} ms<extra></extra>"))
+    return fig
+
+
 @validate_params({"df": [BREAKDOWN]})
 def breakdown_figure(df: pd.DataFrame) -> go.Figure:
     """Stacked bars per rank: idle / compute / non-compute % of the GPU kernel span, with the
     comm-comp overlap % and exposed communication in the hover."""
-    ranks = df["rank"].astype(str)
-    fig = go.Figure()
-    for column, label in [("compute_pct", "compute"), ("non_compute_pct", "non-compute"), ("idle_pct", "idle")]:
-        fig.add_bar(x=ranks, y=df[column], name=label, marker_color=_COLORS[label],
-                    customdata=np.stack([df["comm_comp_overlap_pct"], df["exposed_comm_us"] / 1e3], axis=-1),
-                    hovertemplate=(f"rank %{{x}}<br>{label} %{{y:.2f}}%<br>comm-comp overlap %{{customdata[0]:.2f}}%"
-                                   "<br>exposed comm %{customdata[1]:.1f} ms<extra></extra>"))
+    fig = _stacked(df["rank"].astype(str), [df], head="rank %{x}<br>")
     fig.update_layout(barmode="stack", title="Temporal breakdown of the GPU kernel span per rank",
                       xaxis_title="rank", yaxis_title="% of kernel span", yaxis_range=[0, 100])
     return fig
@@ -114,16 +122,9 @@ def whatif_figure(df: pd.DataFrame) -> go.Figure:
 def runs_figure(frames: dict[str, pd.DataFrame]) -> go.Figure:
     """Several runs side by side (e.g. sync, ddp, co2): per run and rank, stacked compute /
     non-compute / idle %, with the comm-comp overlap % and exposed communication in the hover."""
-    fig = go.Figure()
-    for column, label in [("compute_pct", "compute"), ("non_compute_pct", "non-compute"), ("idle_pct", "idle")]:
-        x = [[name for name, df in frames.items() for _ in range(len(df))],
-             [f"rank {r}" for df in frames.values() for r in df["rank"]]]
-        y = np.concatenate([df[column].to_numpy() for df in frames.values()])
-        extra = np.concatenate([np.stack([df["comm_comp_overlap_pct"], df["exposed_comm_us"] / 1e3], axis=-1)
-                                for df in frames.values()])
-        fig.add_bar(x=x, y=y, name=label, marker_color=_COLORS[label], customdata=extra,
-                    hovertemplate=(f"{label} %{{y:.2f}}%<br>comm-comp overlap %{{customdata[0]:.2f}}%"
-                                   "<br>exposed comm %{customdata[1]:.1f} ms<extra></extra>"))
+    x = [[name for name, df in frames.items() for _ in range(len(df))],
+         [f"rank {r}" for df in frames.values() for r in df["rank"]]]
+    fig = _stacked(x, list(frames.values()))
     fig.update_layout(barmode="stack", title="Runs side by side: temporal breakdown per rank",
                       yaxis_title="% of span", yaxis_range=[0, 100])
     return fig

@@ -14,13 +14,9 @@ a bucket is enqueued, an all-reduce finishes).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from densing.errors import InputError
 from densing.results import Result
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 SYNC_COPY_PASSES = 3   # flatten, average, unflatten: the passes over S bytes of the sync all-reduce
 
@@ -70,13 +66,13 @@ def simulate(segments: list[tuple], rate_overlap: float) -> float:
         raise InputError(f"rate_overlap: expected in (0, 1], got {rate_overlap}")
     now, queue = 0.0, []  # queue: remaining alone-seconds of each all-reduce, FIFO
 
-    def advance(compute_left: float) -> float:
+    def advance(compute_left: float) -> None:
         """Run compute of ``compute_left`` alone-seconds with the queue draining beside it."""
         nonlocal now
         while compute_left > 1e-15:
             if not queue:
                 now += compute_left
-                return 0.0
+                return
             r = rate_overlap
             t_comp, t_comm = compute_left / r, queue[0] / r
             dt = min(t_comp, t_comm)
@@ -85,7 +81,6 @@ def simulate(segments: list[tuple], rate_overlap: float) -> float:
             queue[0] -= dt * r
             if queue[0] <= 1e-15:
                 queue.pop(0)
-        return 0.0
 
     for seg in segments:
         kind = seg[0]

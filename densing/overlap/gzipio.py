@@ -25,34 +25,6 @@ def read_bytes(path: Path) -> bytes:
         raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
-def inflate_pieces(path: Path, data: bytes, piece_bytes: int = PIECE_BYTES) -> Iterator[bytes]:
-    """``data``, the bytes of ``path``, decompressed from ``piece_bytes`` pieces if it is gzip
-    (every member of a multi-member file, zero padding between members skipped); the bytes
-    themselves otherwise. An empty or truncated gzip is a :class:`~densing.errors.TraceError`."""
-    if not is_gzip(path):
-        yield data
-        return
-    if not data:
-        raise TraceError(f"{path}: truncated gzip (an empty file)")
-    view = memoryview(data)
-    start = 0
-    try:
-        while start < len(data):
-            d = isal_zlib.decompressobj(31)
-            pos = start
-            while not d.eof and pos < len(data):
-                piece = view[pos:pos + piece_bytes]
-                yield d.decompress(piece)
-                pos += len(piece)
-            if not d.eof:
-                raise TraceError(f"{path}: truncated gzip (stream ends before its end marker)")
-            start = pos - len(d.unused_data)  # the member's end: the rest of its last piece was not used
-            while start < len(data) and data[start] == 0:  # zero padding before another member
-                start += 1
-    except isal_zlib.error as exc:
-        raise TraceError(f"{path}: corrupt gzip ({exc})") from None
-
-
 def read_pieces(path: Path, piece_bytes: int = PIECE_BYTES) -> Iterator[bytes]:
     """The decompressed file in pieces of at most ``piece_bytes``, read from the file as they are
     needed: memory holds one compressed and one decompressed piece, whatever the file's size."""
@@ -102,7 +74,7 @@ def _read(fh, path: Path, size: int) -> bytes:
 def read_whole(path: Path) -> bytes:
     """The whole decompressed file. The first gzip member is inflated in one call; when it ends
     the file (bar zero padding) that is the answer, otherwise every member follows through
-    :func:`inflate_pieces`, which also names a truncated or corrupt stream."""
+    :func:`read_pieces`, which also names a truncated or corrupt stream."""
     raw = read_bytes(path)
     if not is_gzip(path):
         return raw
@@ -113,29 +85,7 @@ def read_whole(path: Path) -> bytes:
             return data
     except isal_zlib.error:
         pass
-    return b"".join(inflate_pieces(path, raw))
-
-
-def read_prefix(path: Path, size: int) -> bytes:
-    """The first ``size`` decompressed bytes of the file (fewer when it is shorter; none for
-    ``size`` ≤ 0); a gzip is inflated only that far, across members."""
-    if size <= 0:
-        return b""
-    raw = read_bytes(path)
-    if not is_gzip(path):
-        return raw[:size]
-    out = bytearray()
-    try:
-        rest = raw
-        while rest and len(out) < size:
-            d = isal_zlib.decompressobj(31)
-            out += d.decompress(rest, size - len(out))
-            if not d.eof:
-                break  # the prefix is complete, or the stream is truncated (the real read names it)
-            rest = d.unused_data.lstrip(b"\0")
-    except isal_zlib.error:
-        return read_whole(path)[:size]  # names the problem, if it is the file's
-    return bytes(out)
+    return b"".join(read_pieces(path))
 
 
 def expected_size(path: Path) -> int:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional, Sequence, Union
+from typing import Any, Iterable, Iterator, Optional, Union
 
 import msgspec
 
@@ -70,16 +70,10 @@ class DecodeInfo:
         return DecodeInfo(rank, world_size, self.backend)
 
 
-def check_one_job(path, infos: Sequence[tuple[str, DecodeInfo]]) -> None:
-    """A set's files (name, checked info) are one job's: every file that states a world size states the same
-    one, and every file that states a backend the same backend; a TraceError naming two files that differ."""
-    for field in ("world_size", "backend"):
-        stated = [(name, getattr(info, field)) for name, info in infos if getattr(info, field) is not None]
-        other = next((item for item in stated if item[1] != stated[0][1]), None)
-        if other is not None:
-            (first, a), (second, b) = stated[0], other
-            raise TraceError(f"{path}: distributedInfo.{field}: {Path(first).name} says {a!r}, {Path(second).name} "
-                             f"says {b!r}: the traces of two jobs in one folder")
+def prefixed(path, exc: TraceError) -> TraceError:
+    """``exc`` as a TraceError whose message starts with ``path`` (added when it does not already)."""
+    msg = str(exc)
+    return TraceError(msg if msg.startswith(str(path)) else f"{path}: {msg}")
 
 
 class _Args(msgspec.Struct):
@@ -150,15 +144,9 @@ class _CpuEvent(msgspec.Struct, gc=False):
     args: _CpuArgs = _NO_CPU_ARGS
 
 
-class _DistributedInfo(msgspec.Struct):
-    rank: Any = None
-    world_size: Any = None
-    backend: Any = None
-
-
 def _doc_type(event_type: type) -> type:
     return msgspec.defstruct("_Doc", [("traceEvents", Optional[list[event_type]], None),
-                                      ("distributedInfo", Optional[_DistributedInfo], None)], gc=False)
+                                      ("distributedInfo", Optional[DecodeInfo], None)], gc=False)
 
 
 # per kind, the decode modes tried in order: (whole-document decoder, events-array decoder,
@@ -195,11 +183,6 @@ def _add(cols, events: list, kind: str, mode: int) -> None:
     cols.add(events, tolerant, float_ts)
 
 
-def _info(doc) -> DecodeInfo:
-    d = doc.distributedInfo
-    return DecodeInfo() if d is None else DecodeInfo(d.rank, d.world_size, d.backend)
-
-
 def _decode_doc(data, kind: str, path: Path, mode: int = 0):
     try:
         return _decode(data, kind, mode, whole=True)
@@ -214,29 +197,7 @@ def decode_document(data, path: Path, kind: str = GPU):
     doc, mode = _decode_doc(data, kind, path)
     cols = new_columns(kind)
     _add(cols, doc.traceEvents or [], kind, mode)
-    return cols, _info(doc)
-
-
-def decode_span(data, start: int, cut: int, kind: str = GPU):
-    """Columns of the events in ``data[start:cut + 2]`` (a span from the array's ``[`` or an event boundary of
-    :func:`densing.overlap.cutting.cut_before` to another). Raises msgspec's errors on a wrong cut."""
-    with memoryview(data) as view:
-        span = bytearray(view[start:cut + 2])
-    span[0] = 0x5B  # "["
-    span[-1] = 0x5D  # "]"
-    events, mode = _decode(span, kind, 0, whole=False)
-    del span
-    cols = new_columns(kind)
-    _add(cols, events, kind, mode)
-    return cols
-
-
-def decode_tail(data, tail: int, path: Path, kind: str = GPU):
-    """Columns and info of the document ``data`` without the events before ``data[tail + 1]``
-    (the last part of a split: the array's last span with the document's other keys)."""
-    bracket = events_start(data)
-    with memoryview(data) as view:
-        return decode_document(b"".join((view[:bracket], b"[", view[tail + 1:])), path, kind)
+    return cols, doc.distributedInfo or DecodeInfo()
 
 
 def event_batches(pieces: Iterable[bytes], path: Path, kind: str = GPU,
@@ -287,7 +248,7 @@ def event_batches(pieces: Iterable[bytes], path: Path, kind: str = GPU,
         doc, mode = _decode_doc(prefix + bytes(buf), kind, path, mode)
     except TraceError:
         raise Unsplittable from None
-    yield (doc.traceEvents or []), mode, _info(doc)
+    yield (doc.traceEvents or []), mode, doc.distributedInfo or DecodeInfo()
 
 
 def decode_stream(pieces: Iterable[bytes], path: Path, kind: str = GPU, batch_bytes: int = BATCH_BYTES):

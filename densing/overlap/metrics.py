@@ -59,13 +59,15 @@ def breakdown(start_us: np.ndarray, end_us: np.ndarray, category: np.ndarray) ->
     if start_us.size == 0:
         return {k: math.nan for k in RANK_COLUMNS if k not in ("rank", "world_size")} | {"kernel_count": 0}
     ms, me = merge_intervals(start_us, end_us)
-    span = float(me[-1] - ms[0])
-    busy = float(me.sum() - ms.sum())
     comm = category == COMMUNICATION
     comp = category == COMPUTATION
-    compute = union_length(start_us[comp], end_us[comp])
-    comm_time = union_length(start_us[comm], end_us[comm])
-    overlap = intersection_length(start_us[comm], end_us[comm], start_us[comp], end_us[comp])
+    return breakdown_row(int(start_us.size), float(me[-1] - ms[0]), float(me.sum() - ms.sum()),
+                         union_length(start_us[comp], end_us[comp]), union_length(start_us[comm], end_us[comm]),
+                         intersection_length(start_us[comm], end_us[comm], start_us[comp], end_us[comp]))
+
+
+def breakdown_row(count: int, span: float, busy: float, compute: float, comm_time: float, overlap: float) -> dict:
+    """The breakdown's columns from T, |∪ all|, |∪ comp|, |∪ comm| and |∪ comm ∩ ∪ comp| (see module docstring)."""
     idle = span - busy
     non_compute = span - compute - idle
 
@@ -73,7 +75,7 @@ def breakdown(start_us: np.ndarray, end_us: np.ndarray, category: np.ndarray) ->
         return 100.0 * x / total if total > 0 else math.nan
 
     return {
-        "kernel_count": int(start_us.size), "kernel_span_us": span, "idle_us": idle,
+        "kernel_count": count, "kernel_span_us": span, "idle_us": idle,
         "compute_us": compute, "non_compute_us": non_compute, "comm_us": comm_time,
         "overlap_us": overlap, "exposed_comm_us": comm_time - overlap,
         "comm_comp_overlap_pct": pct(overlap, comm_time), "idle_pct": pct(idle, span),

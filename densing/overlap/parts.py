@@ -14,9 +14,7 @@ batch by batch (:func:`densing.overlap.kineto.decode_stream`), so its memory is 
 * the last part is the head + ``[`` + its events + the rest of the document (its other keys,
   so its :class:`~densing.overlap.kineto.DecodeInfo` is the file's).
 
-A file of at most ``whole_bytes`` (64 MiB decompressed) is inflated in one call instead (twice
-as fast as in pieces) and each part decodes its own slice of it with one call; larger files are
-streamed as above. Concatenating the parts' columns in order gives the columns of the whole file, row for row.
+Concatenating the parts' columns in order gives the columns of the whole file, row for row.
 Where a boundary cannot be found (compact JSON, a stream shorter than its trailer says) a part
 raises :class:`~densing.overlap.cutting.Unsplittable` and the file is decoded in one task.
 """
@@ -25,12 +23,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from densing.errors import TraceError
 from densing.overlap.cutting import Unsplittable, cut_before, events_start
-from densing.overlap.gzipio import expected_size, read_pieces, read_prefix, read_whole
-from densing.overlap.kineto import BATCH_BYTES, GPU, decode_span, decode_stream, decode_tail
-
-WHOLE_BYTES = 64 << 20  # decompressed size up to which a part reads the whole file at once
+from densing.overlap.gzipio import expected_size, read_pieces
+from densing.overlap.kineto import BATCH_BYTES, GPU, decode_stream
 
 _OPEN = b'{"traceEvents": ['
 _CLOSE = b"]}"
@@ -105,55 +100,8 @@ def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
     yield _CLOSE
 
 
-def _decode_in_memory(path: Path, part: int, parts: int, kind: str):
-    size = expected_size(path)
-    if part < parts - 1:  # inflate only as far as this part's end (plus room to find the boundary)
-        limit = size * (part + 1) // parts + (1 << 20)
-        while True:
-            data = read_prefix(path, limit)
-            if len(data) < limit or _end_found(data, size, part, parts):
-                break
-            limit *= 2
-    else:
-        data = read_whole(path)
-    bracket = events_start(data)
-    if bracket < 0:
-        raise Unsplittable
-    targets = _targets(bracket, size, parts)
-    start = bracket
-    if part > 0:
-        cut, nxt = cut_before(data, max(targets[part], bracket + 1), len(data), forward=True)
-        if cut < 0:
-            raise Unsplittable
-        start = nxt - 1
-    if part == parts - 1:
-        return decode_tail(data, start, path, kind)
-    cut, _ = cut_before(data, max(targets[part + 1], start + 1), len(data), forward=True)
-    if cut < 0:
-        raise Unsplittable
-    try:
-        return decode_span(data, start, cut, kind), None
-    except Exception as exc:  # msgspec's errors: the cut was wrong, not the file
-        raise Unsplittable from exc
-
-
-def _end_found(data: bytes, size: int, part: int, parts: int) -> bool:
-    bracket = events_start(data)
-    if bracket < 0:
-        return False
-    target = _targets(bracket, size, parts)[part + 1]
-    return cut_before(data, target, len(data), forward=True)[0] >= 0
-
-
-def decode_part(path: str | Path, part: int, parts: int, kind: str = GPU, batch_bytes: int = BATCH_BYTES,
-                whole_bytes: int = WHOLE_BYTES):
-    """Columns and info of part ``part`` of ``parts`` of one file (errors name the file; the info
-    is None for all parts but the last). Raises Unsplittable when the file cannot be cut so."""
+def decode_part(path: str | Path, part: int, parts: int, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
+    """Columns and info of part ``part`` of ``parts`` of one file (the info is None for all parts but the last).
+    Raises Unsplittable when the file cannot be cut so."""
     path = Path(path)
-    try:
-        if expected_size(path) <= whole_bytes:
-            return _decode_in_memory(path, part, parts, kind)
-        return decode_stream(part_pieces(path, part, parts), path, kind, batch_bytes)
-    except TraceError as exc:
-        msg = str(exc)
-        raise TraceError(msg if msg.startswith(str(path)) else f"{path}: {msg}") from None
+    return decode_stream(part_pieces(path, part, parts), path, kind, batch_bytes)

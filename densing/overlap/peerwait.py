@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
 
-from densing.overlap.intervals import subtract_intervals, union_length
+from densing.overlap.intervals import intersection_length, subtract_intervals, union_length
 from densing.overlap.model import COMMUNICATION, COMPUTATION, RankTrace
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def peer_wait_rows(traces: Iterable[RankTrace]) -> list[dict]:
         wait[~ok] = 0.0
         comp = t.kernel_category == COMPUTATION
         comm_total = union_length(s, e)
-        exposed = float(comm_total - _covered(s, e, t.kernel_start_us[comp], t.kernel_end_us[comp]))
+        exposed = float(comm_total - intersection_length(s, e, t.kernel_start_us[comp], t.kernel_end_us[comp]))
         ws, we = subtract_intervals(s[ok], s[ok] + wait[ok], t.kernel_start_us[comp], t.kernel_end_us[comp])
         exposed_wait = min(exposed, float((we - ws).sum()))
         waited = union_length(s[ok], s[ok] + wait[ok])
@@ -76,12 +76,6 @@ def peer_wait_rows(traces: Iterable[RankTrace]) -> list[dict]:
                      "exposed_peer_wait_us": exposed_wait, "exposed_transfer_us": exposed - exposed_wait,
                      "matched": int(ok.sum()), "unmatched": int((~ok).sum())})
     return rows
-
-
-def _covered(s, e, cs, ce) -> float:
-    from densing.overlap.intervals import intersection_length
-
-    return intersection_length(s, e, cs, ce)
 
 
 def peer_wait(source: str | Path | Iterable[RankTrace]) -> "pd.DataFrame":

@@ -19,7 +19,7 @@ from densing.errors import TraceError
 from densing.overlap.cpu_trace import CpuRank, cpu_rank, has_collectives
 from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
 from densing.overlap.cutting import Unsplittable
-from densing.overlap.kineto import BATCH_BYTES, GPU, DecodeInfo, decode_file
+from densing.overlap.kineto import BATCH_BYTES, GPU, DecodeInfo, decode_file, prefixed
 from densing.overlap.metrics import rank_metrics, rank_step_rows
 from densing.overlap.model import DEFAULT_KERNEL_RULES
 from densing.overlap.parts import decode_part
@@ -32,8 +32,6 @@ class RankFacts:
 
     path: str
     rank: int
-    world_size: int
-    kind: str
     step_names: frozenset
     has_collectives: bool  # gloo:* events: a CPU job's trace (if there are no GPU kernels)
     stream_rows: int  # CPU reading: events with an args.stream (GPU kernels after all)
@@ -58,20 +56,6 @@ class RankOutcome:
     error: TraceError | None = None
 
 
-def _prefixed(path, exc: TraceError) -> TraceError:
-    msg = str(exc)
-    return TraceError(msg if msg.startswith(str(path)) else f"{path}: {msg}")
-
-
-def file_columns(path: str | Path, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
-    """Columns and info of one whole file (streamed in batches when large); errors name it."""
-    path = Path(path)
-    try:
-        return decode_file(path, kind, batch_bytes)
-    except TraceError as exc:
-        raise _prefixed(path, exc) from None
-
-
 def part_columns(path: str | Path, part: int, parts: int, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
     """Part ``part`` of ``parts`` of one file (:mod:`densing.overlap.parts`). An
     :class:`~densing.overlap.cutting.Unsplittable` or a TraceError is returned, not raised: the
@@ -86,34 +70,25 @@ def combined_columns(path: str | Path, kind: str, batch_bytes: int, *parts):
     """The parts' columns concatenated in order; the whole file read in one go when a part
     could not be cut or its bytes did not decode (the whole read then names the problem)."""
     if any(isinstance(p, Unsplittable) for p in parts):
-        return file_columns(path, kind, batch_bytes)
+        return decode_file(Path(path), kind, batch_bytes)
     for p in parts:
         if isinstance(p, TraceError):
-            raise _prefixed(path, p)
+            raise prefixed(path, p)
     cols, _ = parts[0]
     for other, _ in parts[1:]:
         cols.extend(other)
     return cols, parts[-1][1]
 
 
-def decoded(path: str | Path, default_rank: int, kind: str, columns) -> DecodedRank | CpuRank:
-    """The rank's decoded rows from a file's ``(columns, info)``."""
-    cols, info = columns
-    return decoded_rank(path, cols, info, default_rank) if kind == GPU else cpu_rank(path, cols, info, default_rank)
-
-
 def decode_rank(path: str | Path, default_rank: int, kind: str = GPU, batch_bytes: int = BATCH_BYTES,
                 *parts) -> DecodedRank | CpuRank | TraceError:
     """One rank decoded (from its ``parts`` when given); a TraceError is returned, not raised."""
     try:
-        columns = combined_columns(path, kind, batch_bytes, *parts) if parts else file_columns(path, kind, batch_bytes)
-        return decoded(path, default_rank, kind, columns)
-    except TraceError as exc:
-        return _prefixed(path, exc)
-
-
-def _rows(trace, steps: bool = True) -> RankRows:
-    return RankRows(rank_metrics(trace), rank_step_rows(trace) if steps else [])
+        cols, info = (combined_columns(path, kind, batch_bytes, *parts) if parts
+                      else decode_file(Path(path), kind, batch_bytes))
+        return (decoded_rank if kind == GPU else cpu_rank)(path, cols, info, default_rank)
+    except TraceError as exc:  # the file named once
+        return prefixed(path, exc)
 
 
 def outcome(rank: DecodedRank | CpuRank | TraceError, rules: str = DEFAULT_KERNEL_RULES,
@@ -123,18 +98,17 @@ def outcome(rank: DecodedRank | CpuRank | TraceError, rules: str = DEFAULT_KERNE
     if isinstance(rank, TraceError):
         return RankOutcome(error=rank)
     if isinstance(rank, CpuRank):
-        facts = RankFacts(rank.path, rank.rank, rank.world_size, "cpu", frozenset(), has_collectives(rank),
-                          rank.stream_rows, rank.info)
+        facts = RankFacts(rank.path, rank.rank, frozenset(), has_collectives(rank), rank.stream_rows, rank.info)
         variants = {None: lambda: cpu_rank_trace(rank, rank.first_ts or 0.0)}
     else:
-        facts = RankFacts(rank.path, rank.rank, rank.world_size, GPU, rank.step_names, rank.has_collectives, 0,
-                          rank.info)
+        facts = RankFacts(rank.path, rank.rank, rank.step_names, rank.has_collectives, 0, rank.info)
         keys = (True,) if filters_last_step(rank.step_names) else (True, False)
         variants = {k: (lambda k=k: to_rank_trace(rank, k, rank.first_ts, rules)) for k in keys}
     rows = {}
     for key, make in variants.items():
         try:
-            rows[key] = _rows(make(), steps)
+            trace = make()
+            rows[key] = RankRows(rank_metrics(trace), rank_step_rows(trace) if steps else [])
         except TraceError as exc:
             rows[key] = exc
     return RankOutcome(facts, rows)

@@ -84,10 +84,8 @@ METRICS_DOMAIN: dict[str, Column] = {
     "tokens": Column("a whole number ≥ 1", lambda v, run: _whole(v, 1, np.inf)),
     "loss": Column("a number ≥ 0, or NaN (a diverged step)", lambda v, run: ~(v >= 0) | np.isinf(v), missing=True),
     "profiled": Column("true or false (1 or 0)", lambda v, run: ~np.isin(v, (0.0, 1.0))),
-    "allreduce_wall_s": Column("a number of seconds ≥ 0, or empty", lambda v, run: ~(v >= 0) | np.isinf(v),
-                               missing=True),
-    "allreduce_cpu_s": Column("a number of seconds ≥ 0, or empty", lambda v, run: ~(v >= 0) | np.isinf(v),
-                              missing=True),
+    **dict.fromkeys(("allreduce_wall_s", "allreduce_cpu_s"),
+                    Column("a number of seconds ≥ 0, or empty", lambda v, run: ~(v >= 0) | np.isinf(v), missing=True)),
 }
 
 

@@ -58,7 +58,7 @@ def check_events(path, cols) -> None:
         raise TraceError(f"{path}: no traceEvents")
     if not cols.duration_events:
         raise TraceError(f"{path}: no duration events (traceEvents has no 'X' events with ts and dur)")
-    timeless = getattr(cols, "timeless", 0)
+    timeless = cols.timeless
     if timeless:  # left out, they would change every overlap number without a word
         raise TraceError(f"{path}: {timeless} kernel event{'s' if timeless != 1 else ''} (with args.stream) without a "
                          f"'ts' or 'dur' (absent or null), the first {cols.timeless_name!r}: where they ran cannot "
@@ -91,6 +91,12 @@ def decoded_rank(path, cols: KernelColumns, info: DecodeInfo, default_rank: int)
                        frozenset(n for n in names if "ProfilerStep" in n), origin, first, cols.has_collectives, job)
 
 
+def gpu_side(stream: np.ndarray, correlation: np.ndarray, name_code: np.ndarray, names: list) -> np.ndarray:
+    """HTA's GPU-side rows: those on a stream with a correlation id, and the device syncs."""
+    syncs = [i for i, n in enumerate(names) if n in SYNC_NAMES]
+    return ((stream >= 0) & (correlation >= 0)) | isin_codes(name_code, syncs)
+
+
 def filters_last_step(step_names: frozenset) -> bool:
     """HTA's rule: the last step is excluded when the set has two or more ProfilerStep names."""
     return len(step_names) >= 2
@@ -102,10 +108,7 @@ def to_rank_trace(d: DecodedRank, filter_last_step: bool, set_origin_us: float,
     (:func:`~densing.overlap.model.kernel_category`); raises
     :class:`~densing.overlap.model.NoGpuKernelsError` when none is left."""
     names = d.names
-    sync_codes = [i for i, n in enumerate(names) if n in SYNC_NAMES]
-    is_gpu = (d.stream >= 0) & (d.correlation >= 0)
-    if sync_codes:
-        is_gpu |= isin_codes(d.name_code, sync_codes)
+    is_gpu = gpu_side(d.stream, d.correlation, d.name_code, names)
     is_cpu = ~is_gpu
     step_code_to_number = {}
     for i, n in enumerate(names):

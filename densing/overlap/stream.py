@@ -32,13 +32,13 @@ import numpy as np
 
 from densing.errors import InputError, TraceError
 from densing.overlap.arrays import isin_codes
-from densing.overlap.columns import SYNC_NAMES, KernelColumns
+from densing.overlap.columns import KernelColumns
 from densing.overlap.gzipio import is_gzip, read_pieces
 from densing.overlap.intervals import intersection_length, merge_intervals
-from densing.overlap.kineto import BATCH_BYTES, GPU, _add, event_batches
-from densing.overlap.metrics import RANK_COLUMNS, stream_overlaps
+from densing.overlap.kineto import BATCH_BYTES, GPU, _add, event_batches, prefixed
+from densing.overlap.metrics import RANK_COLUMNS, breakdown_row, stream_overlaps
 from densing.overlap.model import COMMUNICATION, COMPUTATION, DEFAULT_KERNEL_RULES, NoGpuKernelsError, kernel_category
-from densing.overlap.selection import check_events, filters_last_step
+from densing.overlap.selection import check_events, filters_last_step, gpu_side
 
 WINDOW_US = 1_000_000  # trace time per scratch window
 STREAM_MIN_BYTES = {False: 1 << 30, True: 128 << 20}  # on-disk size (plain, gzip) from which `auto` streams
@@ -128,11 +128,7 @@ class _Pass:
     def batch(self, cols: KernelColumns) -> None:
         t = self.total
         t.events, t.duration_events = t.events + cols.events, t.duration_events + cols.duration_events
-        t.add_timeless(cols)
-        t.ts_float |= cols.ts_float
-        if cols.ts_min is not None:
-            t._lower_ts_min(cols.ts_min)
-            t._span(*cols.span)
+        t.add_facts(cols)
         if not cols.parts["ts"]:
             return
         names = cols.names
@@ -140,10 +136,7 @@ class _Pass:
         ts_i = ts if ts.dtype == np.int64 else np.zeros(ts.size, dtype=np.int64)
         ts_f = ts if ts.dtype == np.float64 else np.full(ts.size, np.nan)
         stream, corr, code = cols.column("stream"), cols.column("correlation"), cols.column("name_code")
-        sync = [i for i, n in enumerate(names) if n in SYNC_NAMES]
-        gpu = (stream >= 0) & (corr >= 0)
-        if sync:
-            gpu |= isin_codes(code, sync)
+        gpu = gpu_side(stream, corr, code, names)
         steps = [i for i, n in enumerate(names) if "ProfilerStep" in n]
         self.step_names.update(names[i] for i in steps)
         is_step = ~gpu & isin_codes(code, steps)
@@ -156,9 +149,7 @@ class _Pass:
             lo, hi = int(rows["corr"].min()), int(rows["corr"].max())
             r = self.corr_range
             self.corr_range = [lo if r[0] is None else min(r[0], lo), hi if r[1] is None else max(r[1], hi)]
-        self._kernels(stream != -1, ts, ts_i, ts_f, cols, gpu, corr, code, names)
-
-    def _kernels(self, on_stream, ts, ts_i, ts_f, cols, gpu, corr, code, names) -> None:
+        on_stream = stream != -1  # the possible kernels, to the scratch windows
         if not on_stream.any():
             return
         category_of = np.fromiter((self._category(n) for n in names), dtype=np.int8, count=len(names))
@@ -166,7 +157,7 @@ class _Pass:
         rows["ts_i"], rows["ts_f"], rows["dur"] = ts_i[on_stream], ts_f[on_stream], cols.column("dur")[on_stream]
         rows["cat"], rows["gpu"], rows["corr"] = category_of[code[on_stream]], gpu[on_stream], corr[on_stream]
         rows["comm"] = cols.column("comm_bytes")[on_stream]
-        rows["stream"] = cols.column("stream")[on_stream]
+        rows["stream"] = stream[on_stream]
         w = self.scratch.window_us
         keys = (ts[on_stream] // w if ts.dtype == np.int64
                 else np.ceil(ts[on_stream]).astype(np.int64) // w)  # the window of the start as rounded (selection)
@@ -251,31 +242,11 @@ class _Sums:
         self.overlap += intersection_length(ms, me, cs, ce)
 
     def row(self, rank: int, world_size: int) -> dict:
-        span = self.last - self.first
-        busy, compute, comm = self.length["all"], self.length["comp"], self.length["comm"]
-        idle = span - busy
-
-        def pct(x: float, total: float) -> float:
-            return 100.0 * x / total if total > 0 else math.nan
-
-        row = {"rank": rank, "world_size": world_size, "kernel_count": self.count, "kernel_span_us": span,
-               "idle_us": idle, "compute_us": compute, "non_compute_us": span - compute - idle, "comm_us": comm,
-               "overlap_us": self.overlap, "exposed_comm_us": comm - self.overlap,
-               "comm_comp_overlap_pct": pct(self.overlap, comm), "idle_pct": pct(idle, span),
-               "compute_pct": pct(compute, span), "non_compute_pct": pct(span - compute - idle, span),
-               "comm_bytes": self.comm_bytes if self.any_bytes else math.nan, "stream_overlaps": self.stream_overlaps}
+        row = {"rank": rank, "world_size": world_size, "comm_bytes": self.comm_bytes if self.any_bytes else math.nan,
+               "stream_overlaps": self.stream_overlaps}
+        row |= breakdown_row(self.count, self.last - self.first, self.length["all"], self.length["comp"],
+                             self.length["comm"], self.overlap)
         return {c: row[c] for c in RANK_COLUMNS}
-
-
-def _decode_pass(path: Path, p: _Pass, batch_bytes: int):
-    info = None
-    for events, mode, info in event_batches(read_pieces(path), path, GPU, batch_bytes):
-        cols = KernelColumns()
-        _add(cols, events, GPU, mode)
-        del events
-        p.batch(cols)
-    p.scratch.flush()
-    return info
 
 
 def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_bytes: int = BATCH_BYTES,
@@ -288,10 +259,16 @@ def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_b
     try:
         p = _Pass(scratch, rules)
         try:
-            info = _decode_pass(path, p, batch_bytes)
+            info = None
+            for events, mode, info in event_batches(read_pieces(path), path, GPU, batch_bytes):
+                cols = KernelColumns()
+                _add(cols, events, GPU, mode)
+                del events
+                p.batch(cols)
+            p.scratch.flush()
             check_events(path, p.total)
         except TraceError as exc:
-            raise TraceError(str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}") from None
+            raise prefixed(path, exc) from None
         job = info.checked(path, 0)
         t = p.total
         origin = 0 if t.ts_float else int(t.ts_min)

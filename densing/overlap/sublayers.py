@@ -48,13 +48,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 SUBLAYERS = {"attn": "proj", "mlp": "fc2"}  # sublayer → its producer GEMM's annotation
-
-
-def annotation_names() -> tuple[str, ...]:
-    names = []
-    for s, gemm in SUBLAYERS.items():
-        names += [f"tp/{s}", f"tp/{s}/{gemm}", f"tp/{s}/allreduce", f"tp/{s}/grad_allreduce"]
-    return tuple(names)
+ANNOTATIONS = tuple(f"tp/{s}{part}" for s, gemm in SUBLAYERS.items()
+                    for part in ("", f"/{gemm}", "/allreduce", "/grad_allreduce"))
 
 
 def covered_fraction(start: np.ndarray, end: np.ndarray, cover_start: np.ndarray,
@@ -94,7 +89,7 @@ def gemm_contention(gemm_start, gemm_end, coll_start, coll_end, concurrent_min: 
 def _frame(run_dir: Path):
     from densing.overlap.trace import annotation_frame
 
-    ann = annotation_frame(run_dir, annotation_names())
+    ann = annotation_frame(run_dir, ANNOTATIONS)
     ann = ann[ann["step"] >= 0]
     if not ann["name"].str.startswith("tp/").any():
         raise InputError(f"{run_dir}: no tp/* annotations in the profiled steps (not a tp run?)")
@@ -127,25 +122,17 @@ def sublayer_table(run_dir: str | Path) -> "pd.DataFrame":
 
 
 def measured_contention(run_dir: str | Path) -> float:
-    """γ of a (chunked) tp run: all producer GEMMs of all ranks and sublayers pooled."""
+    """γ of a (chunked) tp run: all producer GEMMs of all ranks and sublayers pooled, each sublayer's concurrent GEMMs
+    normalised by its alone mean (sublayers have different GEMM sizes)."""
     run_dir = Path(run_dir)
-    ann = _frame(run_dir)
-    alone, concurrent = [], []
-    for _, r in ann.groupby("rank"):
-        coll = r[r["name"].str.startswith("gloo:")]
-        g = r[r["name"].isin([f"tp/{s}/{gemm}" for s, gemm in SUBLAYERS.items()])]
-        # sublayers have different GEMM sizes: normalise each by its sublayer's alone mean
-        for name, gs in g.groupby("name"):
-            c = gemm_contention(gs["start_us"], gs["start_us"] + gs["duration_us"], coll["start_us"],
-                                coll["start_us"] + coll["duration_us"])
-            if c["gemm_alone_n"] and c["gemm_concurrent_n"]:
-                alone.append((c["gemm_alone_n"], 1.0))
-                concurrent.append((c["gemm_concurrent_n"], c["gemm_concurrent_us"] / c["gemm_alone_us"]))
-    if not concurrent:
+    table = sublayer_table(run_dir)
+    used = table[(table["gemm_alone_n"] > 0) & (table["gemm_concurrent_n"] > 0)]
+    if used.empty:
         raise InputError(f"{run_dir}: no producer GEMM ran beside a collective (a tp-none run? "
                          f"contention is measured on a --tp-overlap chunked run)")
-    n = sum(k for k, _ in concurrent)
-    return float(sum(k * v for k, v in concurrent) / n - 1.0)
+    counts = used["gemm_concurrent_n"].tolist()
+    ratios = (used["gemm_concurrent_us"] / used["gemm_alone_us"]).tolist()
+    return float(sum(k * v for k, v in zip(counts, ratios)) / sum(counts) - 1.0)
 
 
 def predict_t3(none_dir: str | Path, chunked_dir: str | Path, contention: float | None = None) -> dict:

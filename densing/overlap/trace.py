@@ -23,7 +23,7 @@ from densing.overlap.cpu_trace import CpuRank, annotation_rows, has_collectives,
 from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
 from densing.overlap.engine import Job, SerialEngine, borrowed
 from densing.overlap.gzipio import expected_size, read_head
-from densing.overlap.kineto import BATCH_BYTES, CPU, GPU, check_one_job
+from densing.overlap.kineto import BATCH_BYTES, CPU, GPU
 from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankTrace, check_rules
 from densing.overlap.ranks import decode_rank, part_columns
 from densing.overlap.selection import DecodedRank, filters_last_step, to_rank_trace
@@ -58,45 +58,49 @@ def sniff_kind(files: list[Path]) -> str:
     return CPU if m and m.group(1) == b"gloo" else GPU
 
 
-def rank_jobs(files: list[Path], kind: str, workers: int, job=decode_rank, batch_bytes: int = BATCH_BYTES,
-              split_min_bytes: int = SPLIT_MIN_BYTES) -> list[Job]:
-    """One job per file, ``job(path, default_rank, kind, batch_bytes, *parts)``; with fewer files
-    than ``workers``, a file of at least ``split_min_bytes`` (decompressed) is cut into ``workers``
-    part jobs (:func:`densing.overlap.ranks.part_columns`) that feed its job."""
-    split = workers if len(files) < workers else 1
+def run_ranks(files: list[Path], kind: str, engine, job=decode_rank, batch_bytes: int = BATCH_BYTES,
+              split_min_bytes: int = SPLIT_MIN_BYTES) -> list:
+    """One job per file, ``job(path, default_rank, kind, batch_bytes, *parts)``, run on ``engine``; their results in
+    file order. With fewer files than the engine's workers, a file of at least ``split_min_bytes`` (decompressed) is
+    cut into that many part jobs (:func:`densing.overlap.ranks.part_columns`) that feed its job."""
+    split = engine.workers if len(files) < engine.workers else 1
     jobs = []
     for i, f in enumerate(files):
         parts = split if split > 1 and expected_size(f) >= split_min_bytes else 1
         part_jobs = tuple(Job(part_columns, (f, k, parts, kind, batch_bytes)) for k in range(parts)) if parts > 1 else ()
         jobs.append(Job(job, (f, i, kind, batch_bytes) + part_jobs))
-    return jobs
+    return engine.run(jobs)
 
 
-def run_ranks(files: list[Path], kind: str, engine, job=decode_rank, **sizes) -> list:
-    """The files' jobs (:func:`rank_jobs`) run on ``engine``; their results in file order."""
-    return engine.run(rank_jobs(files, kind, engine.workers, job, **sizes))
-
-
-def decode_ranks(files: list[Path], kind: str, engine, **sizes) -> list:
+def decode_ranks(files: list[Path], kind: str, engine) -> list:
     """Decoded ranks, in file order; the first decode error (in file order) is raised."""
-    ranks = run_ranks(files, kind, engine, decode_rank, **sizes)
+    ranks = run_ranks(files, kind, engine, decode_rank)
     for r in ranks:
         if isinstance(r, TraceError):
             raise r
     return ranks
 
 
-def _unique_ranks(path, ranks: list) -> None:
+def check_ranks(path, ranks: list) -> None:
+    """The ranks (each with ``rank``, ``path`` and the checked ``info``) are one job's: each rank number once, every
+    file that states a world size states the same one, and every file that states a backend the same backend; a
+    TraceError naming two files that differ."""
     numbers = [r.rank for r in ranks]
     if len(set(numbers)) != len(numbers):
         raise TraceError(f"{path}: two trace files claim the same distributedInfo.rank")
-    check_one_job(path, [(r.path, r.info) for r in ranks])
+    for field in ("world_size", "backend"):
+        stated = [(r.path, getattr(r.info, field)) for r in ranks if getattr(r.info, field) is not None]
+        other = next((item for item in stated if item[1] != stated[0][1]), None)
+        if other is not None:
+            (first, a), (second, b) = stated[0], other
+            raise TraceError(f"{path}: distributedInfo.{field}: {Path(first).name} says {a!r}, {Path(second).name} "
+                             f"says {b!r}: the traces of two jobs in one folder")
 
 
 def gpu_traces(path, ranks: list[DecodedRank], rules: str = DEFAULT_KERNEL_RULES) -> list[RankTrace]:
     """The set's RankTraces under HTA's rules (the last step filtered when the set has two or
     more step names; times from the set's earliest event)."""
-    _unique_ranks(path, ranks)
+    check_ranks(path, ranks)
     filter_last_step = filters_last_step(frozenset().union(*(d.step_names for d in ranks)))
     origin = min(d.first_ts for d in ranks)
     return sorted((to_rank_trace(d, filter_last_step, origin, rules) for d in ranks), key=lambda t: t.rank)
@@ -104,18 +108,9 @@ def gpu_traces(path, ranks: list[DecodedRank], rules: str = DEFAULT_KERNEL_RULES
 
 def cpu_traces(path, ranks: list[CpuRank]) -> list[RankTrace]:
     """The set's RankTraces under the CPU-side definitions (:mod:`densing.overlap.cpu_trace`)."""
-    _unique_ranks(path, ranks)
+    check_ranks(path, ranks)
     origin = set_origin(ranks)
     return sorted((cpu_rank_trace(c, origin) for c in ranks), key=lambda t: t.rank)
-
-
-def read_ranks(files: list[Path], engine) -> tuple[str, list]:
-    """The kind of the set and its decoded ranks (each file decoded once, see the module docstring)."""
-    kind = sniff_kind(files)
-    ranks = decode_ranks(files, kind, engine)
-    if kind == CPU and (any(c.stream_rows for c in ranks) or not any(has_collectives(c) for c in ranks)):
-        kind, ranks = GPU, decode_ranks(files, GPU, engine)  # GPU kernels after all, or no collectives to read
-    return kind, ranks
 
 
 def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None = None,
@@ -131,7 +126,10 @@ def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None =
     check_rules(rules)
     files = trace_files(path)
     with borrowed(scheduler, files, workers) as engine:
-        kind, ranks = read_ranks(files, engine)
+        kind = sniff_kind(files)
+        ranks = decode_ranks(files, kind, engine)
+        if kind == CPU and (any(c.stream_rows for c in ranks) or not any(has_collectives(c) for c in ranks)):
+            kind, ranks = GPU, decode_ranks(files, GPU, engine)  # GPU kernels after all, or no collectives to read
         if kind == CPU:
             return cpu_traces(path, ranks)
         try:

@@ -3,11 +3,9 @@
 :func:`launch` starts W workers with torch's own launcher (``python -m torch.distributed.run``,
 gloo on CPU, nccl where CUDA is present; several nodes through torchrun's rendezvous flags), each
 running :func:`densing.overlap.train_worker.worker_main`: a GPT-style byte-level language model (size set by the
-configuration) trained on a real text corpus, with one of three strategies:
-
-one of the strategies with training hooks in :mod:`densing.overlap.strategies` (``sync``: a
-blocking all-reduce after backward; ``ddp``: DistributedDataParallel's gradient buckets; ``co2``:
-CO2 local updating, :mod:`densing.overlap.co2`; ``tp``: Megatron tensor parallelism with a
+configuration) trained on a real text corpus, with one of the strategies with training hooks in
+:mod:`densing.overlap.strategies` (``sync``: a blocking all-reduce after backward; ``ddp``: DistributedDataParallel's
+gradient buckets; ``co2``: CO2 local updating, :mod:`densing.overlap.co2`; ``tp``: Megatron tensor parallelism with a
 serialized or chunked all-reduce, :mod:`densing.overlap.strategies.tp`), each its own module.
 
 ``torch.profiler`` records one Kineto trace per rank with a schedule (skip, wait, warmup, active
@@ -51,15 +49,12 @@ TRAIN_BYTES_PER_PARAM = 16
 
 def torchrun_command(run_dir: Path, workers: int, nnodes: int = 1, node_rank: int = 0,
                      rdzv_endpoint: str | None = None) -> list[str]:
-    """The ``python -m torch.distributed.run`` command line that starts the workers of one node."""
-    if workers < 1:
-        raise InputError(f"workers: expected ≥ 1, got {workers}")
+    """The ``python -m torch.distributed.run`` command line that starts the workers of one node (a layout
+    :func:`_check_layout` accepts)."""
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", str(workers)]
     if nnodes == 1:
         cmd.append("--standalone")
     else:
-        if not rdzv_endpoint:
-            raise InputError("rdzv_endpoint: several nodes need --rdzv-endpoint HOST:PORT")
         cmd += ["--nnodes", str(nnodes), "--node-rank", str(node_rank), "--rdzv-backend", "c10d",
                 "--rdzv-endpoint", rdzv_endpoint]
     return cmd + ["-m", "densing.overlap.worker", str(run_dir)]
@@ -88,13 +83,6 @@ def _corpus_size(name: str, max_bytes: int) -> int:
     return len(load_corpus(name, max_bytes))
 
 
-def _physical_memory() -> int | None:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):  # not a POSIX system
-        return None
-
-
 def check_launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: int = 1, node_rank: int = 0,
                  rdzv_endpoint: str | None = None) -> None:
     """Everything a run of ``config`` into ``run_dir`` would fail on once torchrun had started, checked here and
@@ -116,7 +104,10 @@ def check_launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nno
         raise InputError(f"seq_len: expected fewer than {size - 1:,} (corpus {config.corpus!r} holds {size:,} bytes), "
                          f"got {config.seq_len}")
     need = workers * (WORKER_BASE_BYTES + TRAIN_BYTES_PER_PARAM * sum(param_numel(config)))
-    memory = _physical_memory()
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # not a POSIX system
+        memory = None
     if memory is not None and need > memory:
         raise InputError(f"workers: {workers} worker(s) training a {sum(param_numel(config)):,}-parameter model "
                          f"(d_model {config.d_model}, n_layer {config.n_layer}) need about {need / 2**30:,.1f} GiB, more than "

@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 
 from densing.errors import InputError
-from densing.io import atomic_write_bytes, atomic_write_text, read_text
-from densing.overlap.run_schema import METRICS_COLUMNS, RUN_FILE
+from densing.io import atomic_write_bytes, atomic_write_text
+from densing.overlap.run_schema import METRICS_COLUMNS, RUN_FILE, _load_yaml
 from densing.overlap.train_config import TrainConfig
 
 
@@ -141,7 +141,7 @@ def worker_main(run_dir: str | Path) -> None:
     from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
     run_dir = Path(run_dir)
-    meta, _ = _read_meta(run_dir)
+    meta = _load_yaml(run_dir / RUN_FILE)
     config = TrainConfig.from_dict(meta["config"], where=str(run_dir / RUN_FILE))
     cuda = torch.cuda.is_available()
     dist.init_process_group(backend="nccl" if cuda else "gloo")
@@ -212,14 +212,4 @@ def worker_main(run_dir: str | Path) -> None:
                       pd.DataFrame(rows, columns=METRICS_COLUMNS).to_csv(index=False))
     dist.barrier()
     dist.destroy_process_group()
-
-
-def _read_meta(run_dir: Path) -> tuple[dict, None]:
-    import yaml
-
-    path = run_dir / RUN_FILE
-    try:
-        return yaml.safe_load(read_text(path)), None
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
 

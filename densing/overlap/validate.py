@@ -34,7 +34,7 @@ strategy is read from its ``run.yaml``.
 from __future__ import annotations
 
 import math
-from numbers import Integral, Real
+from numbers import Integral
 from pathlib import Path
 
 import pandas as pd
@@ -43,52 +43,37 @@ from densing.validation import CONTENTION, ExistingPath, Interval, validate as c
 
 #: What the run comparisons take: run folders that exist, T3's γ (> −1, or None: measured), a window of ≥ 1 steps.
 RUNS_CONSTRAINTS = {
-    "sync_dir": [ExistingPath("folder")],
-    "run_dir": [ExistingPath("folder")],
-    "ddp_dir": [ExistingPath("folder")],
-    "co2_dir": [ExistingPath("folder")],
+    **{name: [ExistingPath("folder")] for name in ("sync_dir", "run_dir", "ddp_dir", "co2_dir")},
     "contention": [CONTENTION, None],  # γ > −1 (densing.overlap.whatif.CONTENTION)
     "window": [Interval(Integral, 1, None)],
 }
 
 from densing.errors import InputError
-from densing.overlap.analysis import measured_step_s
+from densing.overlap.analysis import analyze_steps, measured_step_s
 from densing.overlap.fluid import RunCalibration
+from densing.overlap.run_schema import METRICS_FILE, RUN_FILE, check_run_folder, read_run
+from densing.overlap.trace import annotation_frame
 
 PHASES = ("forward", "backward", "allreduce", "optimizer", "co2_outer")
-
-
-def _phase_medians(run_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per (rank, step): phase durations (s) and the ProfilerStep duration; and the collectives."""
-    from densing.overlap.trace import annotation_frame
-    from densing.overlap.analysis import analyze_steps
-
-    ann = annotation_frame(run_dir, PHASES)
-    ann = ann[ann["step"] >= 0]
-    phases = ann[ann["name"].isin(PHASES)].pivot_table(index=["rank", "step"], columns="name",
-                                                       values="duration_us", aggfunc="sum", fill_value=0.0)
-    steps = analyze_steps(run_dir).set_index(["rank", "step"])["step_time_us"]
-    phases = phases.join(steps, how="inner") / 1e6
-    coll = ann[~ann["name"].isin(PHASES)].copy()
-    coll["duration_s"] = coll["duration_us"] / 1e6
-    return phases.reset_index(), coll
-
-
-def _meta(run_dir: Path) -> tuple[dict, pd.DataFrame]:
-    from densing.overlap.run_schema import read_run
-
-    return read_run(run_dir)
 
 
 def calibrate_run(sync_dir: str | Path) -> RunCalibration:
     """Measure the model's inputs on a ``sync`` run directory (see the module docstring)."""
     sync_dir = Path(sync_dir)
-    meta, metrics = _meta(sync_dir)
+    meta, metrics = read_run(sync_dir)
     cfg = meta["config"]
     if cfg.get("strategy") != "sync":
         raise InputError(f"{sync_dir / 'run.yaml'}: config.strategy: expected 'sync' for calibration, "
                          f"got {cfg.get('strategy')!r}")
-    phases, coll = _phase_medians(sync_dir)
+    # per (rank, step): the phases' durations and the ProfilerStep's (s); and the collectives
+    ann = annotation_frame(sync_dir, PHASES)
+    ann = ann[ann["step"] >= 0]
+    phases = ann[ann["name"].isin(PHASES)].pivot_table(index=["rank", "step"], columns="name",
+                                                       values="duration_us", aggfunc="sum", fill_value=0.0)
+    steps = analyze_steps(sync_dir).set_index(["rank", "step"])["step_time_us"]
+    phases = (phases.join(steps, how="inner") / 1e6).reset_index()
+    coll = ann[~ann["name"].isin(PHASES)].copy()
+    coll["duration_s"] = coll["duration_us"] / 1e6
     for name in ("forward", "backward", "allreduce", "optimizer"):
         if name not in phases.columns:
             raise InputError(f"{sync_dir}: no '{name}' annotations in the profiled steps")
@@ -122,10 +107,7 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
     )
 
 
-# --------------------------------------------------------------------------- fluid simulation
-
-
-def validate(sync_dir: str | Path, *run_dirs: str | Path | None) -> tuple[RunCalibration, pd.DataFrame]:
+def validate(sync_dir: str | Path, *run_dirs: str | Path) -> tuple[RunCalibration, pd.DataFrame]:
     """Calibrate on ``sync_dir``, predict the step time of each run in ``run_dirs`` with its
     strategy's validation model (the strategy named in its ``run.yaml``), compare with measurement.
 
@@ -136,14 +118,12 @@ def validate(sync_dir: str | Path, *run_dirs: str | Path | None) -> tuple[RunCal
     from densing.overlap.strategies.registry import get
 
     cal = calibrate_run(sync_dir)
-    sync_meta, _ = _meta(Path(sync_dir))
+    sync_meta, _ = read_run(Path(sync_dir))
     rows = [{"strategy": "sync", "run": str(sync_dir), "measured_ms": cal.step_s * 1e3,
              "predicted_ms": get("sync", "validation").predict_run_s(cal, sync_meta["config"], True) * 1e3,
              "predicted_no_contention_ms": math.nan}]
     for run_dir in run_dirs:
-        if run_dir is None:
-            continue
-        meta, _ = _meta(Path(run_dir))
+        meta, _ = read_run(Path(run_dir))
         cfg = meta["config"]
         try:
             strategy = get(str(cfg.get("strategy")), "validation")
@@ -168,8 +148,6 @@ def profiler_overhead(run_dir: str | Path) -> dict:
     rank per step): the profiled steps are the schedule's active steps; the unprofiled ones are the
     steps outside the profiler's window [skip, skip + wait + warmup + active), without the first
     5 (warm-up). Returns profiled_ms, unprofiled_ms (means) and overhead_pct = 100·(p/u − 1)."""
-    from densing.overlap.run_schema import read_run
-
     meta, metrics = read_run(run_dir)
     cfg = meta["config"]
     skip = int(cfg.get("profile_skip", 0))
@@ -195,18 +173,6 @@ def is_run_root(path: str | Path) -> bool:
                                                                       for n in RUN_NAMES)
 
 
-def repeat_roots(path: str | Path) -> list[Path]:
-    """The repeats under ``path``: ``r0``, ``r1``, … (``run --repeats N``), or ``path`` itself."""
-    path = Path(path)
-    reps = sorted((p for p in path.glob("r*") if p.name[1:].isdigit() and is_run_root(p)),
-                  key=lambda p: int(p.name[1:]))
-    if reps:
-        return reps
-    if is_run_root(path):
-        return [path]
-    raise InputError(f"{path}: expected a 'densing overlap run' output folder (sync/ or tp-none/, or r0/, r1/ …)")
-
-
 def validate_root(root: str | Path, contention: float | None = None) -> "pd.DataFrame":
     """Validate one repeat: ddp and co2 (and any other data-parallel run) predicted from its
     ``sync`` run; ``tp-chunked`` predicted by T3 from its ``tp-none`` run with the contention
@@ -216,8 +182,6 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
     from densing.overlap.sublayers import predict_t3
 
     check(RUNS_CONSTRAINTS, sync_dir=root, contention=contention)
-
-    from densing.overlap.run_schema import check_run_folder
 
     root = Path(root)
     tensor_parallel = (root / "tp-none" / "run.yaml").exists() and (root / "tp-chunked" / "run.yaml").exists()
@@ -252,10 +216,16 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
 
 
 def validate_repeats(path: str | Path, contention: float | None = None) -> "pd.DataFrame":
-    """:func:`validate_root` for every repeat under ``path``; a ``repeat`` column first."""
+    """:func:`validate_root` for every repeat under ``path`` (``r0``, ``r1``, … of ``run --repeats N``, or ``path``
+    itself); a ``repeat`` column first."""
     check(RUNS_CONSTRAINTS, sync_dir=path, contention=contention)
+    path = Path(path)
+    roots = sorted((p for p in path.glob("r*") if p.name[1:].isdigit() and is_run_root(p)),
+                   key=lambda p: int(p.name[1:])) or ([path] if is_run_root(path) else [])
+    if not roots:
+        raise InputError(f"{path}: expected a 'densing overlap run' output folder (sync/ or tp-none/, or r0/, r1/ …)")
     frames = []
-    for i, root in enumerate(repeat_roots(path)):
+    for i, root in enumerate(roots):
         f = validate_root(root, contention)
         f.insert(0, "repeat", i)
         frames.append(f)
@@ -286,8 +256,6 @@ def convergence(ddp_dir: str | Path, co2_dir: str | Path, window: int = 20) -> p
 
     Each run is named by the strategy its own ``run.yaml`` records, whatever the argument order: the two runs must be
     of two strategies (a co2 run beside a ddp or sync run), and a run whose losses are all NaN is refused."""
-    from densing.overlap.run_schema import METRICS_FILE, RUN_FILE, read_run
-
     check(RUNS_CONSTRAINTS, window=window, ddp_dir=ddp_dir, co2_dir=co2_dir)
 
     out = []

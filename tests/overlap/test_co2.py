@@ -15,16 +15,16 @@ def t(*values):
 def test_plain_delayed_local_sgd():
     # β = 0, α = 1, no penalty: x_{t+1,0} = x_{t,0} − Δ̄_{t−1}
     anchor, stale = [t(1.0, 2.0)], [t(0.5, -1.0)]
-    new, m, lam = outer_update(anchor, None, stale, [t(0.0, 0.0)], outer_lr=1.0, outer_momentum=0.0, penalty=False)
+    new, m, lam = outer_update(anchor, None, stale, [t(0.0, 0.0)], outer_lr=1.0, outer_momentum=0.0)
     assert torch.equal(new[0], t(0.5, 3.0)) and torch.equal(m[0], stale[0]) and lam == [1.0]
 
 
 def test_momentum_and_clipping():
     anchor, stale, m0 = [t(0.0, 0.0)], [t(3.0, 0.0)], [t(1.0, 4.0)]
-    new, m, _ = outer_update(anchor, None, stale, m0, outer_lr=0.5, outer_momentum=0.5, penalty=False)
+    new, m, _ = outer_update(anchor, None, stale, m0, outer_lr=0.5, outer_momentum=0.5)
     assert torch.allclose(m[0], t(3.5, 2.0)) and torch.allclose(new[0], t(-1.75, -1.0))
     # ‖m‖ = √(3.5² + 2²) ≈ 4.03 > c = 1: m scaled to norm 1, direction kept
-    _, clipped, _ = outer_update(anchor, None, stale, m0, outer_lr=0.5, outer_momentum=0.5, clip=1.0, penalty=False)
+    _, clipped, _ = outer_update(anchor, None, stale, m0, outer_lr=0.5, outer_momentum=0.5, clip=1.0, clip_mode="l2")
     assert float(clipped[0].norm()) == pytest.approx(1.0)
     assert torch.allclose(clipped[0] / clipped[0].norm(), m[0] / m[0].norm())
 

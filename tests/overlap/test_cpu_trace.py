@@ -96,8 +96,8 @@ def test_a_gloo_set_is_decoded_once(tmp_path, monkeypatch):
     write(tmp_path / "rank0.json", hand_cpu_trace(shift=1000), rank=0)
     write(tmp_path / "rank1.json", hand_cpu_trace(shift=1010), rank=1)
     calls = []
-    real = ranks.file_columns
-    monkeypatch.setattr(ranks, "file_columns", lambda path, kind, *a: calls.append((path.name, kind)) or real(path, kind, *a))
+    real = ranks.decode_file
+    monkeypatch.setattr(ranks, "decode_file", lambda path, kind, *a: calls.append((path.name, kind)) or real(path, kind, *a))
     assert [t.rank for t in read_traces(tmp_path, scheduler="serial")] == [0, 1]
     assert sorted(calls) == [("rank0.json", CPU), ("rank1.json", CPU)]
     calls.clear()

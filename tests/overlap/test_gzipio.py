@@ -1,5 +1,5 @@
 """densing.overlap.gzipio: every reader gives back the bytes written, plain or gzip (one member or
-several), whole, in pieces or as a prefix; a bad file is a TraceError naming it."""
+several), whole, in pieces or as a head; a bad file is a TraceError naming it."""
 from __future__ import annotations
 
 import gzip
@@ -23,10 +23,7 @@ def _write(folder, name: str, raw: bytes):
 
 
 def _all_readers(path, piece: int) -> dict[str, bytes]:
-    raw = path.read_bytes()
-    return {"read_whole": gzipio.read_whole(path),
-            "read_pieces": b"".join(gzipio.read_pieces(path, piece)),
-            "inflate_pieces": b"".join(gzipio.inflate_pieces(path, raw, piece))}
+    return {"read_whole": gzipio.read_whole(path), "read_pieces": b"".join(gzipio.read_pieces(path, piece))}
 
 
 @FUZZ
@@ -39,8 +36,6 @@ def test_any_bytes_round_trip_through_every_reader(tmp_path_factory, data, piece
         assert out == data, name
     assert all(len(p) <= piece for p in gzipio.read_pieces(path, piece))  # memory holds one piece
     assert gzipio.expected_size(path) == len(data)
-    for size in (1, len(data) // 2 + 1, len(data) + 5):
-        assert gzipio.read_prefix(path, size) == data[:size]
     head = gzipio.read_head(path, 64)
     assert head == data[:len(head)] and len(head) == min(64, len(data))
 
@@ -53,14 +48,10 @@ def test_several_gzip_members_read_as_their_concatenation(tmp_path_factory, data
     bounds = [0, *sorted(min(c, len(data)) for c in cuts), len(data)]
     members = [gzip.compress(data[a:b]) for a, b in zip(bounds, bounds[1:])]
     path = _write(tmp_path_factory.mktemp("many"), "r.json.gz", (b"\0" * padding).join(members))
-    raw = path.read_bytes()
     out = {"read_whole": gzipio.read_whole(path), "read_pieces": b"".join(gzipio.read_pieces(path, piece))}
     assert out["read_pieces"] == data
-    assert b"".join(gzipio.inflate_pieces(path, raw, len(raw) + 1)) == data  # in one piece
-    assert b"".join(gzipio.inflate_pieces(path, raw, piece)) == data  # in pieces of any size
+    assert b"".join(gzipio.read_pieces(path, len(path.read_bytes()) + 1)) == data  # in one piece
     assert out["read_whole"] == data
-    for size in (1, len(data) // 2 + 1, len(data) + 5):
-        assert gzipio.read_prefix(path, size) == data[:size]
 
 
 def test_read_whole_reads_every_member_when_the_first_and_last_are_the_same_size(tmp_path):
@@ -69,15 +60,9 @@ def test_read_whole_reads_every_member_when_the_first_and_last_are_the_same_size
 
 
 @pytest.mark.parametrize("piece", [1, 4])
-def test_inflate_pieces_reads_every_member_whatever_the_piece_size(tmp_path, piece):
-    raw = gzip.compress(b"hello ") + gzip.compress(b"world")
-    path = _write(tmp_path, "r.json.gz", raw)
-    assert b"".join(gzipio.inflate_pieces(path, raw, piece)) == b"hello world"
-
-
-def test_read_prefix_reads_across_members(tmp_path):
-    path = _write(tmp_path, "r.json.gz", gzip.compress(b"abc") + gzip.compress(b"defgh"))
-    assert gzipio.read_prefix(path, 6) == b"abcdef"
+def test_read_pieces_reads_every_member_whatever_the_piece_size(tmp_path, piece):
+    path = _write(tmp_path, "r.json.gz", gzip.compress(b"hello ") + gzip.compress(b"world"))
+    assert b"".join(gzipio.read_pieces(path, piece)) == b"hello world"
 
 
 def test_expected_size_is_exact_for_one_member_and_the_last_members_for_several(tmp_path):
@@ -87,17 +72,11 @@ def test_expected_size_is_exact_for_one_member_and_the_last_members_for_several(
     assert gzipio.expected_size(one) == 8 and gzipio.expected_size(several) == 5
 
 
-def test_a_prefix_of_no_bytes_is_empty(tmp_path):
-    path = _write(tmp_path, "r.json.gz", gzip.compress(b"abc"))
-    assert gzipio.read_prefix(path, 0) == b""
-
-
 def test_read_head_reads_only_the_head_of_a_large_file(tmp_path):
     text = b'{"traceEvents": [\n' + b"".join(b'  {"ph": "X", "ts": %d},\n' % i for i in range(200_000))
     path = _write(tmp_path, "r.json.gz", gzip.compress(text))
     assert gzipio.read_head(path, 1000) == text[:1000]
     assert gzipio.read_head(path) == text[:1 << 16]  # compressible text: the whole limit
-    assert gzipio.read_prefix(path, 70_000) == text[:70_000]
     assert gzipio.expected_size(path) == len(text)
 
 
@@ -108,22 +87,13 @@ def test_read_head_reads_only_the_head_of_a_large_file(tmp_path):
 ], ids=["truncated", "bad-deflate", "not-gzip"])
 def test_a_bad_gzip_is_a_trace_error_naming_the_file(tmp_path, raw, words):
     path = _write(tmp_path, "r.json.gz", raw)
-    for read in (gzipio.read_whole, lambda p: b"".join(gzipio.read_pieces(p, 256)),
-                 lambda p: b"".join(gzipio.inflate_pieces(p, raw, 256))):
+    for read in (gzipio.read_whole, lambda p: b"".join(gzipio.read_pieces(p, 256))):
         with pytest.raises(TraceError) as raised:
             read(path)
         message = str(raised.value)
         assert message.startswith(f"{path}: ") and words in message and "\n" not in message
     if words == "corrupt gzip":
         assert gzipio.read_head(path) == b""  # the head leaves naming the problem to the real read
-
-
-def test_a_prefix_of_a_truncated_gzip_is_the_bytes_it_has(tmp_path):
-    """read_prefix is a look ahead: it gives what the stream holds; the whole read names the truncation."""
-    data = bytes(range(256)) * 40
-    path = _write(tmp_path, "r.json.gz", gzip.compress(data)[:-12])
-    head = gzipio.read_prefix(path, 1 << 20)
-    assert 0 < len(head) < len(data) and head == data[:len(head)]
 
 
 def test_an_unreadable_file_is_a_trace_error_naming_it(tmp_path):
@@ -141,7 +111,7 @@ def test_an_unreadable_file_is_a_trace_error_naming_it(tmp_path):
 
 def test_sizes_of_plain_and_tiny_files(tmp_path):
     plain = _write(tmp_path, "r.json", b"0123456789")
-    assert gzipio.expected_size(plain) == 10 and gzipio.read_prefix(plain, 4) == b"0123"
+    assert gzipio.expected_size(plain) == 10
     assert gzipio.read_head(plain, 3) == b"012" and list(gzipio.read_pieces(plain, 4)) == [b"0123", b"4567", b"89"]
     assert gzipio.expected_size(_write(tmp_path, "e.json.gz", b"")) == 0
     assert os.path.getsize(_write(tmp_path, "z.json.gz", gzip.compress(b""))) >= 18
@@ -150,6 +120,6 @@ def test_sizes_of_plain_and_tiny_files(tmp_path):
 
 def test_an_empty_gz_file_is_a_truncated_gzip_whole_and_in_pieces(tmp_path):
     empty = _write(tmp_path, "e.json.gz", b"")
-    for read in (gzipio.read_whole, lambda p: b"".join(gzipio.read_pieces(p)), lambda p: b"".join(gzipio.inflate_pieces(p, b""))):
+    for read in (gzipio.read_whole, lambda p: b"".join(gzipio.read_pieces(p))):
         with pytest.raises(TraceError, match=r"e\.json\.gz: truncated gzip \(an empty file\)"):
             read(empty)

@@ -62,4 +62,4 @@ def test_config_checks_and_launcher_command(tmp_path):
     cmd = torchrun_command(tmp_path, 2)
     assert cmd[1:3] == ["-m", "torch.distributed.run"] and "--standalone" in cmd
     with pytest.raises(InputError, match="rdzv"):
-        torchrun_command(tmp_path, 2, nnodes=2)
+        run_strategies(tmp_path, ["sync"], TrainConfig(), nnodes=2)

@@ -3,8 +3,8 @@ import pytest
 
 from densing.errors import InputError
 from densing.overlap.fluid import RunCalibration, contention_rate, simulate
-from densing.overlap.strategies.co2 import predict_co2_s
-from densing.overlap.strategies.ddp import ddp_buckets, predict_ddp_s
+from densing.overlap.strategies import co2, ddp
+from densing.overlap.strategies.ddp import ddp_buckets
 
 
 def cal(**kw):
@@ -39,13 +39,13 @@ def test_ddp_buckets_reverse_greedy():
 
 def test_ddp_and_co2_hand_cases():
     # one bucket (400 B): forward 1, backward 2, then the all-reduce alone 1 s, optimizer 0.5 → 4.5
-    assert predict_ddp_s(cal(), bucket_bytes=1e9) == pytest.approx(4.5)
+    assert ddp.predict_run_s(cal(), {"bucket_mb": 1e9 / 2**20}) == pytest.approx(4.5)
     # two buckets of 200 B (0.5 s each). b1 is sent at t = 2 (half the backward done); both run at half
     # speed, b1 ends at 3 with 0.5 s of backward done; the last 0.5 s of backward alone ends at 3.5;
     # b2 alone ends at 4; optimizer → 4.5 (without contention: b1 ends at 2.5, b2 at 3.5 → 4.0)
-    assert predict_ddp_s(cal(), bucket_bytes=200) == pytest.approx(4.5)
-    assert predict_ddp_s(cal(), bucket_bytes=200, contention=False) == pytest.approx(4.0)
+    assert ddp.predict_run_s(cal(), {"bucket_mb": 200 / 2**20}) == pytest.approx(4.5)
+    assert ddp.predict_run_s(cal(), {"bucket_mb": 200 / 2**20}, contention=False) == pytest.approx(4.0)
     # co2, τ = 2, copies free: round = 2·3.5 = 7 s of compute with a 1 s all-reduce beside it at half
     # speed (2 s together, 1 s of compute done) → 8 s per round → 4 s per step
-    assert predict_co2_s(cal(), 2) == pytest.approx(4.0)
-    assert predict_co2_s(cal(), 2, contention=False) == pytest.approx(3.5)
+    assert co2.predict_run_s(cal(), {"local_steps": 2}) == pytest.approx(4.0)
+    assert co2.predict_run_s(cal(), {"local_steps": 2}, contention=False) == pytest.approx(3.5)

@@ -3,10 +3,8 @@
 import pytest
 
 from densing.errors import InputError
-from densing.overlap.strategies.base import ring_allreduce_time_s
-from densing.overlap.strategies.co2 import co2_step_time_s
-from densing.overlap.strategies.ddp import ddp_step_time_s
-from densing.overlap.strategies.sync import sync_step_time_s
+from densing.overlap.strategies import co2, ddp, sync
+from densing.overlap.strategies.base import WhatIfPoint, ring_allreduce_time_s
 from densing.overlap.strategies.t3 import t3_step_time_s
 from densing.overlap.whatif import Calibration, calibrate, predict
 from overlap.overlap_tracegen import hand_trace, write_trace
@@ -20,10 +18,14 @@ def test_ring_allreduce():
         ring_allreduce_time_s(0, 1e9, 1e9)
 
 
+def point(compute_s, allreduce_s, workers=2, message_bytes=0.0, bandwidth=1.0, latency_s=0.0, **kw):
+    return WhatIfPoint(compute_s, workers, message_bytes, bandwidth, latency_s, allreduce_s, **kw)
+
+
 def test_sync_co2_t3():
-    assert sync_step_time_s(0.1, 0.05) == pytest.approx(0.15)
-    assert co2_step_time_s(0.1, 0.6, 4) == pytest.approx(0.15)   # max(0.1, 0.6/4)
-    assert co2_step_time_s(0.1, 0.2, 4) == pytest.approx(0.1)    # fully hidden
+    assert sync.step_time_s(point(0.1, 0.05)) == pytest.approx(0.15)
+    assert co2.step_time_s(point(0.1, 0.6, local_steps=4)) == pytest.approx(0.15)   # max(0.1, 0.6/4)
+    assert co2.step_time_s(point(0.1, 0.2, local_steps=4)) == pytest.approx(0.1)    # fully hidden
     assert t3_step_time_s(0.1, 0.05, 0.2) == pytest.approx(0.11)  # 0.1 + 0.2·0.05
     assert t3_step_time_s(0.1, 0.3, 0.2) == pytest.approx(0.3)    # comm-bound
     assert t3_step_time_s(0.1, 0.0, 0.2) == pytest.approx(0.1)
@@ -32,9 +34,9 @@ def test_sync_co2_t3():
 def test_ddp_buckets_hand_case():
     """C = 0.3 s, f_bwd = 2/3 → forward 0.1, backward 0.2; S = 2 buckets of 1 GB, p = 2, B = 10 GB/s,
     α = 0: T_ar(bucket) = 2·1/2·1e9/1e10 = 0.1.  r1 = 0.2, f1 = 0.3; r2 = 0.3, f2 = 0.4 → T = 0.4."""
-    t = ddp_step_time_s(0.3, 2, 2e9, 1e10, 0.0, bucket_bytes=1e9, backward_fraction=2 / 3)
+    t = ddp.step_time_s(point(0.3, 0.0, 2, 2e9, 1e10, 0.0, bucket_bytes=1e9, backward_fraction=2 / 3))
     assert t == pytest.approx(0.4)
-    assert ddp_step_time_s(0.3, 1, 2e9, 1e10) == 0.3
+    assert ddp.step_time_s(point(0.3, 0.0, 1, 2e9, 1e10)) == 0.3
 
 
 def test_predict_grid_and_efficiency():

@@ -19,21 +19,22 @@ from densing.overlap.strategies.base import Strategy, TrainContext, TrainHooks, 
 CO2_OUTER_PASSES = 12  # passes over S bytes in CO2.outer_step (see the module docstring)
 
 
-def co2_step_time_s(compute_s: float, allreduce_s: float, local_steps: int) -> float:
-    """CO2 (Sun et al. 2024): outer all-reduce hidden behind τ local steps:  T = max(C, T_ar/τ)."""
+def _check_local_steps(local_steps: int) -> None:
     if local_steps < 1:
         raise InputError(f"local_steps (τ): expected ≥ 1, got {local_steps}")
-    return max(compute_s, allreduce_s / local_steps)
 
 
 def step_time_s(point: WhatIfPoint) -> float:
-    return co2_step_time_s(point.compute_s, point.allreduce_s, point.local_steps)
+    """CO2 (Sun et al. 2024): outer all-reduce hidden behind τ local steps:  T = max(C, T_ar/τ)."""
+    _check_local_steps(point.local_steps)
+    return max(point.compute_s, point.allreduce_s / point.local_steps)
 
 
-def predict_co2_s(cal: RunCalibration, local_steps: int, contention: bool = True) -> float:
-    """CO2 step time (see the module docstring): round time / τ, the previous round's all-reduce under it."""
-    if local_steps < 1:
-        raise InputError(f"local_steps (τ): expected ≥ 1, got {local_steps}")
+def predict_run_s(cal: RunCalibration, config: dict, contention: bool = True) -> float:
+    """CO2 step time (see the module docstring): round time / τ, the previous round's all-reduce under it;
+    τ is the run's ``local_steps``."""
+    local_steps = int(config["local_steps"])
+    _check_local_steps(local_steps)
     rate = contention_rate(cal, contention)
     pass_s = cal.copy_s / SYNC_COPY_PASSES
     local = cal.forward_s + cal.backward_s + cal.optimizer_s + cal.overhead_s
@@ -42,10 +43,6 @@ def predict_co2_s(cal: RunCalibration, local_steps: int, contention: bool = True
     segs = [("send", cal.allreduce_s), ("compute", local_steps * local + 2 * pass_s), ("wait",),
             ("compute", (CO2_OUTER_PASSES - 2) * pass_s)]
     return simulate(segs, rate) / local_steps
-
-
-def predict_run_s(cal: RunCalibration, config: dict, contention: bool) -> float:
-    return predict_co2_s(cal, int(config["local_steps"]), contention)
 
 
 class Co2Hooks(TrainHooks):

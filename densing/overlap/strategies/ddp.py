@@ -15,36 +15,28 @@ from __future__ import annotations
 
 import math
 
-from densing.overlap_defaults import DEFAULT_BUCKET_MB
-
 from densing.overlap.fluid import SYNC_COPY_PASSES, RunCalibration, contention_rate, simulate
 from densing.overlap.strategies.base import (Strategy, TrainContext, TrainHooks, WhatIfPoint,
                                              ring_allreduce_time_s)
 
 
-def ddp_step_time_s(compute_s: float, workers: int, message_bytes: float,
-                    bandwidth_bytes_per_s: float, latency_s: float = 0.0,
-                    bucket_bytes: float = DEFAULT_BUCKET_MB * 2**20, backward_fraction: float = 2 / 3) -> float:
+def step_time_s(point: WhatIfPoint) -> float:
     """Bucketed DDP overlap (Li et al. 2020): buckets all-reduced as backward produces them.
 
     k = ⌈S/bucket⌉; r_i = (1 − f_bwd)·C + i·f_bwd·C/k; f_i = max(r_i, f_{i−1}) + T_ar(p, S/k);
     T = max(C, f_k).
     """
-    if workers == 1 or message_bytes <= 0:
+    compute_s, message_bytes, backward_fraction = point.compute_s, point.message_bytes, point.backward_fraction
+    if point.workers == 1 or message_bytes <= 0:
         return compute_s
-    k = max(1, math.ceil(message_bytes / bucket_bytes))
-    per_bucket = ring_allreduce_time_s(workers, message_bytes / k, bandwidth_bytes_per_s, latency_s)
+    k = max(1, math.ceil(message_bytes / point.bucket_bytes))
+    per_bucket = ring_allreduce_time_s(point.workers, message_bytes / k, point.bandwidth_bytes_per_s, point.latency_s)
     finish = 0.0
     forward = (1.0 - backward_fraction) * compute_s
     for i in range(1, k + 1):
         ready = forward + i * backward_fraction * compute_s / k
         finish = max(ready, finish) + per_bucket
     return max(compute_s, finish)
-
-
-def step_time_s(point: WhatIfPoint) -> float:
-    return ddp_step_time_s(point.compute_s, point.workers, point.message_bytes, point.bandwidth_bytes_per_s,
-                           point.latency_s, point.bucket_bytes, point.backward_fraction)
 
 
 def ddp_buckets(param_numel: tuple, bucket_bytes: float, bytes_per_param: float = 4.0) -> list[float]:
@@ -61,10 +53,11 @@ def ddp_buckets(param_numel: tuple, bucket_bytes: float, bytes_per_param: float 
     return buckets
 
 
-def predict_ddp_s(cal: RunCalibration, bucket_bytes: float, contention: bool = True) -> float:
-    """DDP step time (see the module docstring): buckets sent as backward produces them, FIFO."""
+def predict_run_s(cal: RunCalibration, config: dict, contention: bool = True) -> float:
+    """DDP step time (see the module docstring): buckets of the run's ``bucket_mb`` sent as backward produces them,
+    FIFO."""
     rate = contention_rate(cal, contention)
-    buckets = ddp_buckets(cal.param_numel, bucket_bytes)
+    buckets = ddp_buckets(cal.param_numel, float(config["bucket_mb"]) * 2**20)
     segs: list[tuple] = [("compute", cal.forward_s)]
     backward = cal.backward_s + cal.copy_s / SYNC_COPY_PASSES
     for b in buckets:
@@ -73,12 +66,6 @@ def predict_ddp_s(cal: RunCalibration, bucket_bytes: float, contention: bool = T
     segs += [("wait",), ("delay", cal.skew_s), ("compute", cal.copy_s * (SYNC_COPY_PASSES - 1) / SYNC_COPY_PASSES
                          + cal.optimizer_s + cal.overhead_s)]
     return simulate(segs, rate)
-
-
-
-
-def predict_run_s(cal: RunCalibration, config: dict, contention: bool) -> float:
-    return predict_ddp_s(cal, float(config["bucket_mb"]) * 2**20, contention)
 
 
 class DdpHooks(TrainHooks):

@@ -54,7 +54,8 @@ def unregister(name: str) -> None:
 
 def names(capability: str | None = None) -> tuple[str, ...]:
     """The registered strategies' names (those that have ``capability``), in registration order."""
-    _check_capability(capability)
+    if capability is not None and capability not in CAPABILITIES:
+        raise InputError(f"capability: expected one of {', '.join(CAPABILITIES)}, got {capability!r}")
     return tuple(n for n, s in _REGISTRY.items() if capability is None or s.can(capability))
 
 
@@ -65,8 +66,7 @@ def get(name: str, capability: str | None = None) -> Strategy:
         return _REGISTRY.get(name)
     known = names(capability)
     if name not in known:
-        what = f" with a {capability} model" if capability in ("whatif", "validation") else \
-            " with training hooks" if capability == "training" else ""
+        what = " with training hooks" if capability == "training" else f" with a {capability} model"
         raise _REGISTRY.unknown(name, known, what)
     return _REGISTRY[name]
 
@@ -85,8 +85,3 @@ def strategy_rows() -> list[dict]:
     """One row per registered strategy: name, summary and whether it has each capability."""
     return [{"strategy": s.name, **{c: s.can(c) for c in CAPABILITIES}, "summary": s.summary}
             for s in _REGISTRY.values()]
-
-
-def _check_capability(capability: str | None) -> None:
-    if capability is not None and capability not in CAPABILITIES:
-        raise InputError(f"capability: expected one of {', '.join(CAPABILITIES)}, got {capability!r}")

@@ -12,13 +12,9 @@ import time
 from densing.overlap.strategies.base import Strategy, TrainContext, TrainHooks, WhatIfPoint
 
 
-def sync_step_time_s(compute_s: float, allreduce_s: float) -> float:
-    """Synchronous data parallel, no overlap:  T = C + T_ar."""
-    return compute_s + allreduce_s
-
-
 def step_time_s(point: WhatIfPoint) -> float:
-    return sync_step_time_s(point.compute_s, point.allreduce_s)
+    """Synchronous data parallel, no overlap:  T = C + T_ar."""
+    return point.compute_s + point.allreduce_s
 
 
 def predict_run_s(cal, config: dict, contention: bool) -> float:
