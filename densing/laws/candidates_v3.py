@@ -302,7 +302,7 @@ def v3_held_out(row: dict, reason: str, held: dict | DensingError) -> str:
 # --------------------------------------------------------------------------------------------------------------------
 
 def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
-                  sizes: dict[str, float] | None = None, dispersion_floor: float = 1.0, shape: str = DEFAULT_SHAPE) -> dict:
+                  dispersion_floor: float = 1.0, shape: str = DEFAULT_SHAPE) -> dict:
     """Refit without the largest member by likelihood under ``shape`` and test its score within noise (rule v3 of
     :mod:`densing.laws.eligibility`).
 
@@ -315,13 +315,7 @@ def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
     """
     shape_constants(shape)
 
-    metric = metric_for(table, benchmark, metric)
-    members, _ = family_arrays(table, family, benchmark, metric=metric, keep_floor=True)
-    if sizes is not None:
-        points = pd.DataFrame({c: members[c] for c in ("model", "params", "score")})
-        points = points.assign(params=points["model"].map(sizes).astype(float))
-        points = points[points["params"].notna()].sort_values(["params", "model"]).reset_index(drop=True)
-        members = {c: points[c].to_numpy() for c in ("model", "params", "score")}
+    members, _ = family_arrays(table, family, benchmark, metric=metric_for(table, benchmark, metric), keep_floor=True)
     chance = CHANCE_LEVELS[benchmark]
     items = float(ITEM_COUNTS[benchmark])
     problem = held_out_problem(members, family, benchmark, items, shape)

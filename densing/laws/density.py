@@ -1,21 +1,11 @@
 """Per-model densities under an inversion (:mod:`densing.laws.inversion`): one engine for the CLI, the trend and the report.
 
-:func:`solve_densities` is the engine: ln ρ = ln(N̂/N) of every target under the inversion's point
-parameters (Xiao et al. 2024, eq. 4), a censored density as its bound
-(:func:`densing.laws.bounds.log_density_bounds`), and a percentile interval over draws that pick a
-bootstrap draw of the reference (``rng.integers``, at most ``n_draws``) and perturb each score by a
-normal error of its standard error. A draw that lands on a bound counts as −∞ / +∞, so an interval
-end among such draws is open (0 or ∞). Two tables show it:
-
-- :func:`density_table` (the trend's and the report's per-model table, ``densing measure``): one
-  row per target under any inversion (per benchmark or joint), and for the joint inversion the
-  per-benchmark densities and the Birge ratio beside it;
-- :func:`compute_density` (``densing density``, :func:`densing.compute_density`): one row per
-  model × reference fit with N̂, ρ, its bound, the censoring reason, L̂ and where N̂ leaves the
-  reference's data, and a geometric-mean row per model over several fits;
-  :func:`density_at_own_tokens` is the same at D0 = each target's own token count.
-
-A score without a standard error gets the binomial √(S(1 − S)/n) of its benchmark's item count
+:func:`solve_densities` is the engine (ln ρ of every target, a censored density as its bound, and a percentile
+interval over bootstrap draws of the reference and normal draws of the scores). Two tables show it:
+:func:`density_table` (the trend's and the report's per-model table, under any inversion) and
+:func:`compute_density` (``densing density``: one row per model × reference fit, and a geometric-mean row per model
+over several fits; :func:`density_at_own_tokens` is the same at D0 = each target's own token count). A score without
+a standard error gets the binomial √(S(1 − S)/n) of its benchmark's item count
 (:func:`densing.data.benchmarks.with_stderr`), as in the trend.
 """
 from __future__ import annotations

@@ -25,7 +25,7 @@ def _r_squared(observed: np.ndarray, predicted: np.ndarray) -> float:
 
 
 def fit_stage(
-    problem: Problem, *, loss: str = "soft_l1", f_scale: float = 1.0, max_nfev: int | None = None, x_scale="jac"
+    problem: Problem, *, loss: str = "soft_l1", f_scale: float = 1.0, x_scale="jac"
 ) -> StageFit:
     """Run least_squares from every start of ``problem`` and keep the lowest-cost solution."""
     from scipy.optimize import least_squares  # imported here: loading a stored fit needs no optimiser
@@ -42,7 +42,6 @@ def fit_stage(
                 loss=loss,
                 f_scale=f_scale,
                 x_scale=x_scale,
-                max_nfev=max_nfev,
             )
         except (ValueError, FloatingPointError):
             continue

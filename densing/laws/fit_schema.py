@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 import pandas as pd
@@ -86,10 +86,9 @@ def _check_law_domain(kind: str, params: dict, data: dict, source: str) -> None:
     """The point estimate's parameters, then every bootstrap draw's, inside :data:`FIT_DOMAIN`."""
     bad = _law_domain_error(kind, params)
     if bad is not None:
-        name, value = bad
-        expected = "expected a finite number" if not isinstance(value, (int, float)) or isinstance(value, bool) or \
-            not math.isfinite(value) else _domain_words(kind, name, params)
-        raise InputError(f"{source}: field 'params.{name}': {value!r} is outside the law's domain ({expected})")
+        name, value = bad  # a finite number: check_fit_dict has checked each one
+        raise InputError(f"{source}: field 'params.{name}': {value!r} is outside the law's domain "
+                         f"({_domain_words(kind, name, params)})")
     names = list(data.get("bootstrap_names") or [])
     for i, row in enumerate(data.get("bootstrap") or [], start=1):
         draw = {**params, **dict(zip(names, row))}
@@ -324,33 +323,18 @@ class StageFit(Result):
     cost: float
 
     def to_dict(self) -> dict:
-        return {
-            "law": self.law,
-            "params": dict(self.params),
-            "fixed": dict(self.fixed),
-            "r_squared": self.r_squared,
-            "rmse": self.rmse,
-            "residuals": list(self.residuals),
-            "converged": self.converged,
-            "message": self.message,
-            "n_points": self.n_points,
-            "cost": self.cost,
-        }
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        return {**values, "params": dict(self.params), "fixed": dict(self.fixed), "residuals": list(self.residuals)}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "StageFit":
-        return cls(
-            law=str(data["law"]),
-            params={k: float(v) for k, v in data["params"].items()},
-            fixed={k: float(v) for k, v in data.get("fixed", {}).items()},
-            r_squared=float(data["r_squared"]),
-            rmse=float(data["rmse"]),
-            residuals=tuple(float(v) for v in data["residuals"]),
-            converged=bool(data["converged"]),
-            message=str(data["message"]),
-            n_points=int(data["n_points"]),
-            cost=float(data["cost"]),
-        )
+    def from_dict(cls, data: dict) -> StageFit:
+        def numbers(values: dict) -> dict[str, float]:
+            return {k: float(v) for k, v in values.items()}
+
+        read = {"law": str, "params": numbers, "fixed": numbers, "r_squared": float, "rmse": float,
+                "residuals": lambda values: tuple(float(v) for v in values), "converged": bool, "message": str,
+                "n_points": int, "cost": float}
+        return cls(**{name: kind(data.get(name, {}) if name == "fixed" else data[name]) for name, kind in read.items()})
 
 
 #: A score law that explains less than half of its points' variance (R² < 0.5) is not one to invert

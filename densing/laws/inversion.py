@@ -7,23 +7,15 @@ the size a reference model trained on D0 tokens would need to score S (Xiao et a
     N̂(S) = ((L̂ − b·D0^-β − E) / a)^(−1/α)
     ρ = N̂ / N
 
-Scores at or below the sigmoid's floor d, at or above its ceiling c + d, or whose L̂ is at or below
-the data-limited floor b·D0^-β + E have no finite N̂: they are *censored* (N̂ = 0 or +inf) and
-carry a reason in the ``censored`` column — never a silent NaN.
+Scores without a finite N̂ are *censored* (N̂ = 0 or +inf) with a reason in the ``censored`` column, never a silent
+NaN (:func:`densing.laws.reference_fit.invert_scores`).
 
-**The inversion protocol.** An inversion takes the targets' scores (models × benchmarks, with
-standard errors) and gives, for the point parameters or for bootstrap draws of the reference and
-of the scores, ln ρ per model and its ``kind`` (0 exact, +1 lower bound, −1 upper bound, NaN
-dropped; :mod:`densing.laws.bounds`):
-
-- :class:`PerBenchmark` — one reference fit, the paper's inversion (eq. 4), censored scores as
-  bounds (:func:`densing.laws.bounds.log_density_bounds`); :meth:`PerBenchmark.invert` gives the
-  plain (L̂, N̂, reason) that :func:`densing.laws.density.compute_density` tabulates;
-- :class:`Joint` — several family fits of one family, the joint maximum-likelihood size
-  (:mod:`densing.laws.joint`); an x̂ at the edge of its range is a bound.
-
-Both share one interface, so the per-model tables (:mod:`densing.laws.density`), the trend's
-uncertainty (:mod:`densing.trend.uncertainty`) and the checks treat them alike.
+**The inversion protocol**: the targets' scores (models × benchmarks, with standard errors) → ln ρ per model and its
+``kind`` (0 exact, +1 lower bound, −1 upper bound, NaN dropped; :mod:`densing.laws.bounds`), for the point
+parameters or for bootstrap draws of the reference and of the scores. :class:`PerBenchmark` is the paper's
+inversion through one reference fit; :class:`Joint` the joint maximum-likelihood size over several family fits of
+one family (:mod:`densing.laws.joint`). The per-model tables (:mod:`densing.laws.density`), the trend's
+uncertainty and the checks treat both alike.
 """
 from __future__ import annotations
 
@@ -149,10 +141,7 @@ class PerBenchmark:
         count = scores.shape[-1]
         return scores.mean(axis=-1), np.sqrt(np.nansum(np.square(stderr), axis=-1)) / count
 
-    @property
-    def kind(self) -> str:
-        return "per-benchmark"
-
+    kind = "per-benchmark"
     #: a model enters only with every benchmark's score (a mean fit averages them)
     require = "all"
 
@@ -218,10 +207,7 @@ class Joint:
         suffix = "" if self.skill == "pooled" else f"[skill {self.skill}: first version]"
         return f"{_family_label(self.fit_list[0])}:joint({','.join(self.benchmarks)}){suffix}"
 
-    @property
-    def kind(self) -> str:
-        return "joint"
-
+    kind = "joint"
     #: a model enters with any of the benchmarks' scores (the others missing)
     require = "any"
 
