@@ -1,14 +1,8 @@
-"""A family's members in a results table as plain arrays: what :func:`densing.laws.family.family_points` frames and
-rule v3's candidate table (:mod:`densing.laws.candidates_v3`) reads for every family × benchmark without a frame.
-
-Inside :func:`densing.runtime.same_tables` a table's columns are read once (:func:`_table_columns`) and
-each family's rows cut from them; outside, each call selects the family's rows alone.
-
-Family members that break their family's order: a larger member scoring below a smaller one beyond noise.
-
-A family law (:mod:`densing.laws.family`) assumes the score rises with size within one recipe. A member that scores
-below a *smaller* member of its own family on several benchmarks is not that recipe at a larger size (a different
-data mix, a broken release, a mislabelled size), and a law fitted through it bends where the family does not.
+"""A family's members in a results table as plain arrays (what :func:`densing.laws.family.family_points` frames and
+rule v3's candidate table reads for every family × benchmark; inside :func:`densing.runtime.same_tables` a table's
+columns are read once and each family's rows cut from them), and the members that break their family's order: a
+larger member scoring below a smaller one beyond noise, which a family law (rising with size within one recipe)
+would bend through (docs/method.md, "Members that break their family's order").
 
 **The rule** (written before it was run on any table). A dense member L (no ``active_params``) breaks the order
 against a smaller dense member s of the same family on a benchmark when

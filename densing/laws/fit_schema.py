@@ -1,15 +1,8 @@
-"""The schema of a fit file (:data:`FORMAT`): its fields, and the domain of the law it holds (:data:`FIT_DOMAIN`).
-
-:func:`check_fit_dict` checks a fit's content, point estimate and every bootstrap draw, before
-:class:`densing.laws.reference_fit.ReferenceFit` is made from it; a value outside its domain is one InputError naming
-the file, the field (and the draw), the value and the domain.
-
-The points a reference fit is made on: which rows of a tidy table, averaged how, cut where.
-
-:func:`select_points` turns a tidy table into (model, params, train_tokens, score, loss, run) for
-one benchmark or the per-model mean of several; :func:`final_points` and :func:`past_run_fraction`
-are the cuts by training progress; :func:`reference_subset` the cuts by size and family;
-:func:`point_tuples` the points as a fit file stores them; :func:`data_hash` the hash a fit records of them.
+"""The schema of a fit file (:data:`FORMAT`, checked by :func:`check_fit_dict`: one InputError naming the file, the
+field, the draw, the value and the law's domain :data:`FIT_DOMAIN`), the points a reference fit is made on
+(:func:`select_points` for one benchmark or the per-model mean of several; the cuts :func:`final_points`,
+:func:`past_run_fraction` and :func:`reference_subset`; :func:`point_tuples` as a file stores them and
+:func:`data_hash` as it records them), one fitted stage (:class:`StageFit`) and the verdicts on a fit.
 """
 from __future__ import annotations
 

@@ -39,7 +39,6 @@ size reaches at D0: that member has no N' (NaN, with a reason in words).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -165,13 +164,6 @@ class LossLaw:
     beta: float
     source: str
     name: str
-
-    def __post_init__(self):
-        for field in ("A", "alpha", "B", "beta"):
-            if not (math.isfinite(getattr(self, field)) and getattr(self, field) > 0):
-                raise InputError(f"loss law {self.name!r}, field '{field}': expected a positive finite number")
-        if not math.isfinite(self.E):
-            raise InputError(f"loss law {self.name!r}, field 'E': expected a finite number")
 
     def loss(self, params, tokens) -> np.ndarray:
         """L(N, D) = E + A·N^-α + B·D^-β (Hoffmann et al. 2022, arXiv 2203.15556, eq. 2; constants

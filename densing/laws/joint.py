@@ -30,10 +30,8 @@ and the per-model interval draws it (score noise of sd √(σ_b² + S_b'(x̂)²�
 √(χ²/(B − 1)) (Birge 1932) per model is kept as a diagnostic: ≈ 1 when its benchmarks agree as
 well as the skill variance allows, ≫ 1 when they disagree more.
 
-The first version (``skill="none"``: no skill variance, the per-model interval's noise scaled by
-the Birge ratio where it exceeds 1) undercovered on planted data (0.59 for a nominal 0.95,
-``studies/family_trend_coverage.py``); the skill variance was added after that run, before any
-change was judged on the shipped table. Both are kept (``skill=``); the default is ``"pooled"``.
+``skill="none"`` is the first version (no skill variance, the interval's noise scaled by the Birge ratio where it
+exceeds 1), kept as a variant; its coverage beside the pooled one: docs/method.md ("One inversion over all benchmarks").
 """
 from __future__ import annotations
 

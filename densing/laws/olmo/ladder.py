@@ -250,18 +250,13 @@ def variant_errors(variants: dict[str, tuple[pd.DataFrame, dict]], targets: pd.D
     """Held-out relative score error of the chained prediction for several ways of fitting a ladder.
 
     ``variants`` maps a name to (the ladder table it fits, :func:`fit_reference` options by
-    benchmark or one dict for all). One row per (variant, benchmark, target model); no bootstrap.
+    benchmark). One row per (variant, benchmark, target model); no bootstrap.
     """
     rows = []
     for name, (frame, options) in variants.items():
         for benchmark, metric in benchmarks.items():
-            opts = options.get(benchmark, options) if isinstance(options, dict) else options
-            opts = {k: v for k, v in opts.items() if k in _FIT_KEYS}
-            fit = fit_reference(frame, benchmark, metric=metric, n_boot=0, **opts)
+            fit = fit_reference(frame, benchmark, metric=metric, n_boot=0, **options[benchmark])
             held = predict_held_out(fit, targets)
             held.insert(0, "variant", name)
             rows.append(held)
     return pd.concat(rows, ignore_index=True)
-
-
-_FIT_KEYS = {"law", "irreducible", "chance", "loss_points", "final_checkpoints", "min_run_fraction", "min_train_tokens"}
