@@ -20,6 +20,7 @@ from densing.laws.family_rows import family_arrays, metric_for
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_number
 from densing.runtime import same_tables
+from densing.validation import Frame, Options, validate_params
 
 # The thresholds of rule v3 (:mod:`densing.laws.eligibility`).
 
@@ -128,11 +129,22 @@ def _pool(found: dict, benchmarks: list[str]) -> dict[str, float]:
     return {b: pooled_dispersion(own[b]) for b in benchmarks}
 
 
-def candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | None,
-                   candidate_benchmarks: tuple[str, ...] = CANDIDATE_BENCHMARKS_V2, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
-    """Rule v3's candidate table (module docstring): every family with ≥ 3 models × ``candidate_benchmarks``, its laws
-    of ``shape`` (column ``shape``, read by :func:`densing.laws.eligibility.fit_of`)."""
-    targets, families, benchmarks, metrics = _candidates(targets, candidate_benchmarks)
+@validate_params({"targets": [Frame(("model", "benchmark", "value"))], "rule": [Options(RULE_VERSIONS)]})
+def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[str, ReferenceFit] | None = None,
+                    rule: str = DEFAULT_RULE, benchmarks: tuple[str, ...] | None = None, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
+    """One row per candidate (family × benchmark, and each shipped composed fit): rule v3
+    (:mod:`densing.laws.eligibility`) applied, in words. ``since`` is accepted and unused: rule v3 reads no release date.
+
+    Columns: ``rule``, ``shape``, ``reference``, ``family``, ``benchmark``, ``kind``, ``n_fitted``, ``sizes``,
+    ``size_span``, ``token_ratio``, ``d0``, ``largest_member``, ``largest_score``, the rule's measurements
+    (``top_decile``, ``reach_share``, the slope and its interval, the dispersions, ``top_saturated``, the held-out
+    member's score, prediction, relative error and z), ``eligible`` and ``why`` (the first rule it fails).
+
+    ``benchmarks``: the candidate benchmarks of another target table (:data:`densing.registry.TABLES`); default
+    :data:`CANDIDATE_BENCHMARKS_V2`, the public table's. ``shape``: the family law's shape
+    (:data:`densing.laws.family.SHAPES`).
+    """
+    targets, families, benchmarks, metrics = _candidates(targets, benchmarks or CANDIDATE_BENCHMARKS_V2)
     top_cache: dict = {}
     found = _own_fits(targets, families, benchmarks, metrics, item_counts().set_index("benchmark")["items"], shape)
     pooled = _pool(found, benchmarks)

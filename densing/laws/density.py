@@ -276,7 +276,7 @@ def _fit_table(rows: pd.DataFrame, fit: ReferenceFit, d0: float | None, *, seed:
     inversion = PerBenchmark(fit, d0)
     params = rows["params"].to_numpy(float)
     solved = solve_densities(rows, inversion, seed=seed, level=level, intervals=intervals)
-    loss_hat, size, reasons = inversion.invert(rows["score"].to_numpy(float)[:, None])
+    loss_hat, size, reasons = fit.invert(rows["score"].to_numpy(float), inversion.d0)
     density = np.exp(solved.log_density)
     out = rows[["model"]].copy()
     out["benchmark"] = fit.benchmark

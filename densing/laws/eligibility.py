@@ -53,32 +53,13 @@ from densing.laws.candidates_v3 import (  # noqa: F401 (public here)  # noqa: F4
     SATURATION_STDERRS,
     TOP_DECILE_QUANTILE,
     TOP_SHARE,
-    candidates_v3,
+    candidate_table,
     pooled_dispersion,
     pooled_dispersions,
 )
 from densing.laws.family import DEFAULT_SHAPE, fit_family
 from densing.laws.reference_fit import ReferenceFit
 from densing.runtime import per_table
-from densing.validation import Frame, Options, validate_params
-
-
-@validate_params({"targets": [Frame(("model", "benchmark", "value"))], "rule": [Options(RULE_VERSIONS)]})
-def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[str, ReferenceFit] | None = None,
-                    rule: str = DEFAULT_RULE, benchmarks: tuple[str, ...] | None = None, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
-    """One row per candidate (family × benchmark, and each shipped composed fit): rule v3 (module docstring) applied,
-    in words. ``since`` is accepted and unused: rule v3 reads no release date.
-
-    Columns: ``rule``, ``shape``, ``reference``, ``family``, ``benchmark``, ``kind``, ``n_fitted``, ``sizes``,
-    ``size_span``, ``token_ratio``, ``d0``, ``largest_member``, ``largest_score``, the rule's measurements
-    (``top_decile``, ``reach_share``, the slope and its interval, the dispersions, ``top_saturated``, the held-out
-    member's score, prediction, relative error and z), ``eligible`` and ``why`` (the first rule it fails).
-
-    ``benchmarks``: the candidate benchmarks of another target table (:data:`densing.registry.TABLES`); default
-    :data:`CANDIDATE_BENCHMARKS_V2`, the public table's. ``shape``: the family law's shape
-    (:data:`densing.laws.family.SHAPES`).
-    """
-    return candidates_v3(targets, composed, benchmarks or CANDIDATE_BENCHMARKS_V2, shape)
 
 
 def eligible_families(candidates: pd.DataFrame) -> pd.DataFrame:

@@ -28,7 +28,7 @@ import pandas as pd
 from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER, log_density_bounds, score_cap
 from densing.laws.reference_fit import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, ReferenceFit  # noqa: F401
-from densing.laws.reference_fit import as_fit, invert_scores
+from densing.laws.reference_fit import as_fit
 from densing.runtime import per_table
 
 
@@ -148,12 +148,6 @@ class PerBenchmark:
     @property
     def n_draws(self) -> int:
         return len(self.fit.bootstrap)
-
-    def invert(self, scores: np.ndarray, picks=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(L̂, N̂, censoring reason) of the mean score at D0 (eq. 4, :func:`invert_scores`), censored N̂ as 0 / +inf:
-        under the point parameters for ``scores`` (models, B), under the bootstrap draws ``picks`` for (draws, models, B)."""
-        p = self.fit.params if picks is None else self.fit.draw_columns(picks)
-        return invert_scores(p, np.asarray(scores, float).mean(axis=-1), self.d0)
 
     def point(self, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray):
         p = {k: float(v) for k, v in self.fit.params.items()}
