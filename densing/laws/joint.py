@@ -326,15 +326,6 @@ def skill_variance(fits: list[ReferenceFit], scores, stderr) -> float:
     return float(max(0.0, np.mean(np.var(x, axis=1, ddof=1) - measurement)))
 
 
-def _alone(fit: ReferenceFit, scores: np.ndarray) -> np.ndarray:
-    """N̂_b of one benchmark's scores inverted alone; NaN where a model has no score on it."""
-    missing = np.isnan(scores)
-    out = np.full(scores.shape, np.nan)
-    if (~missing).any():
-        out[~missing] = fit.invert(scores[~missing])[1]
-    return out
-
-
 @validate_params({"skill": [Options(SKILLS)]})
 def invert_joint(fits: list[ReferenceFit], scores, stderr, *, skill: str = "pooled", skill2: float | None = None) -> JointInversion:
     """x̂ per model (module docstring); ``scores`` and ``stderr`` of shape (models, B), B = len(fits).
@@ -369,7 +360,11 @@ def invert_joint(fits: list[ReferenceFit], scores, stderr, *, skill: str = "pool
     with np.errstate(divide="ignore", invalid="ignore"):
         birge = np.where(n_b > 1, np.sqrt(chi2 / np.maximum(n_b - 1, 1)), np.nan)
     censored = np.where(x <= LOG_SIZE_LOW + 1e-9, "below_range", np.where(x >= LOG_SIZE_HIGH - 1e-9, "above_range", ""))
-    alone = np.column_stack([_alone(fit, scores[:, b]) for b, fit in enumerate(fits)])
+    alone = np.full(scores.shape, np.nan)  # N̂_b of each benchmark's scores inverted alone; NaN where a model has none
+    for b, fit in enumerate(fits):
+        scored = ~np.isnan(scores[:, b])
+        if scored.any():
+            alone[scored, b] = fit.invert(scores[scored, b])[1]
     return JointInversion(log_size=x, censored=censored.astype(object), tau2=tau2, skill2=s2, weights=weights,
                           slope=slope[0], chi2=chi2, birge_ratio=birge, per_benchmark_size=alone)
 
