@@ -168,9 +168,8 @@ class PerBenchmark:
         return conditioning(self.fit, s, se, self.d0)
 
 
-#: The last joint inversions of point scores, by (id of the inversion, scores): :meth:`Joint.solve_point`'s.
+#: The last joint inversions of point scores, by (the inversion, scores): :meth:`Joint.solve_point`'s.
 _SOLVED: dict = {}
-_SOLVED_KEPT = 64
 
 
 @dataclass(frozen=True)
@@ -217,21 +216,11 @@ class Joint:
         """:func:`densing.laws.joint.invert_joint` of these scores: the same arrays asked again (a row's point
         densities, its weights and its conditioning ask for one set of scores) get the kept result, which callers
         must not change."""
-        from densing.laws.joint import invert_joint
+        from densing.laws.joint import invert_joint, kept
 
         scores, stderr = np.asarray(scores, float), np.asarray(stderr, float)
-        key = (scores.shape, scores.tobytes(), stderr.tobytes())
-        kept = _SOLVED.get((id(self), key))
-        if kept is not None and kept[0] is self:  # the id of this very object, not of one since collected
-            return kept[1]
-        solved = invert_joint(list(self.fit_list), scores, stderr, skill=self.skill)
-        for value in vars(solved).values():  # shared between callers: read-only
-            if isinstance(value, np.ndarray):
-                value.flags.writeable = False
-        if len(_SOLVED) >= _SOLVED_KEPT:
-            _SOLVED.pop(next(iter(_SOLVED)))
-        _SOLVED[(id(self), key)] = (self, solved)
-        return solved
+        return kept(_SOLVED, self, (scores.shape, scores.tobytes(), stderr.tobytes()),
+                    lambda: invert_joint(list(self.fit_list), scores, stderr, skill=self.skill))
 
     def point(self, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray):
         result = self.solve_point(scores, stderr)

@@ -77,24 +77,29 @@ def family_columns(fits: list[ReferenceFit], picks: np.ndarray | None = None) ->
     return out
 
 
-#: Each fit's bootstrap draws as columns (:meth:`ReferenceFit.draw_columns`), by the id of the fit, with a weak
-#: reference to it (an id is reused only after its object is collected).
+def kept(cache: dict, owner, key, make):
+    """``make()`` for ``owner`` and ``key``, made once while it stays among the last 64 values of ``cache`` (by the id
+    of ``owner``, with a weak reference to it: an id is reused only after its object is collected). Its arrays are
+    read-only: callers share them."""
+    found = cache.get((id(owner), key))
+    if found is not None and found[0]() is owner:
+        return found[1]
+    value = make()
+    for array in (value if isinstance(value, dict) else vars(value)).values():
+        if isinstance(array, np.ndarray):
+            array.flags.writeable = False
+    if len(cache) >= 64:
+        cache.pop(next(iter(cache)))
+    cache[(id(owner), key)] = (weakref.ref(owner), value)
+    return value
+
+
+#: Each fit's bootstrap draws as columns (:meth:`ReferenceFit.draw_columns`): the joint inversion asks at every solve.
 _COLUMNS: dict = {}
-_COLUMNS_KEPT = 64
 
 
 def _draw_columns(fit: ReferenceFit) -> dict[str, np.ndarray]:
-    """``fit.draw_columns()``, made once per fit (the joint inversion asks for it at every solve): read-only arrays."""
-    kept = _COLUMNS.get(id(fit))
-    if kept is not None and kept[0]() is fit:
-        return kept[1]
-    columns = fit.draw_columns()
-    for value in columns.values():
-        value.flags.writeable = False
-    if len(_COLUMNS) >= _COLUMNS_KEPT:
-        _COLUMNS.pop(next(iter(_COLUMNS)))
-    _COLUMNS[id(fit)] = (weakref.ref(fit), columns)
-    return columns
+    return kept(_COLUMNS, fit, None, fit.draw_columns)
 
 
 def _constants(p: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
