@@ -325,17 +325,9 @@ def is_censored(reasons: pd.Series) -> pd.Series:
     return reasons.fillna("").astype(str).ne("")
 
 
-def _geomean_kind(kinds: np.ndarray) -> np.ndarray:
-    """The kind of ρ_geo = exp(mean_i ln ρ_i) from its components' (models × fits): exact if every component is; a
-    lower (upper) bound if every component is exact or a lower (upper) bound; dropped (NaN) otherwise."""
-    exact = (kinds == EXACT).all(axis=1)
-    lower = np.isin(kinds, (EXACT, LOWER)).all(axis=1)
-    upper = np.isin(kinds, (EXACT, UPPER)).all(axis=1)
-    return np.where(exact, EXACT, np.where(lower, LOWER, np.where(upper, UPPER, np.nan)))
-
-
 def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: float) -> pd.DataFrame:
-    """ρ_geo = exp(mean_i ln ρ_i) over a model's benchmarks, a bound where a component is (:func:`_geomean_kind`).
+    """ρ_geo = exp(mean_i ln ρ_i) over a model's benchmarks: exact if every component is; a lower (upper) bound if
+    every component is exact or a lower (upper) bound; dropped (NaN) otherwise.
 
     Whole columns at a time (a per-model loop took most of the time on large tables)."""
     counts = result.groupby("model", sort=False)["benchmark"].nunique()
@@ -353,7 +345,8 @@ def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: 
     first = sub.drop_duplicates("model", keep="first").set_index("model").loc[models]
     censored = by_model["_censored"].any().loc[models].to_numpy()
     kinds = sub.pivot(index="model", columns="benchmark", values="_kind").loc[models].to_numpy(float)
-    kind = _geomean_kind(kinds)
+    lower, upper = np.isin(kinds, (EXACT, LOWER)).all(axis=1), np.isin(kinds, (EXACT, UPPER)).all(axis=1)
+    kind = np.where((kinds == EXACT).all(axis=1), EXACT, np.where(lower, LOWER, np.where(upper, UPPER, np.nan)))
     value = np.where(np.isnan(kind), np.nan, np.exp(by_model["_log"].mean().loc[models].to_numpy()))
     low = high = np.full(len(models), np.nan)
     if len(draws_by_fit) == n_fits:
