@@ -57,16 +57,6 @@ KIND = "family"
 MAX_REDRAWS = 100
 
 
-def _line(log_n: np.ndarray, z: np.ndarray) -> tuple[float, float]:
-    """(γ, l) of the OLS line z = γ·ln N − γ·l; NaN when the sizes do not vary."""
-    if np.unique(log_n).size < 2:
-        return math.nan, math.nan
-    slope, intercept = np.polyfit(log_n, z, 1)
-    if not slope > 0:
-        return float(slope), math.nan
-    return float(slope), float(-intercept / slope)
-
-
 def _bootstrap(log_n: np.ndarray, z: np.ndarray, n_boot: int, rng: np.random.Generator) -> tuple[list, int]:
     """``n_boot`` resamples of the members (redrawn while a resample has < 2 distinct sizes or no rising
     line), each refitted by OLS in closed form, vectorised over resamples: ([(γ, l), …], redraws)."""
@@ -114,13 +104,6 @@ def covariate(sizes, shape: str) -> np.ndarray:
     (:func:`densing.laws.forms.family_covariate`)."""
     fixed = shape_constants(shape)
     return forms.family_covariate(sizes, fixed.get("alpha"), fixed.get("n_unit", forms.POWER_N_UNIT))
-
-
-def logit_scores(scores, chance: float, scale: float) -> np.ndarray:
-    """logit((S − d)/c); NaN at or below the floor d or at or above the ceiling c + d."""
-    u = (np.asarray(scores, float) - chance) / scale
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where((u > 0) & (u < 1), np.log(u / (1 - u)), np.nan)
 
 
 def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
@@ -259,9 +242,13 @@ def _likelihood_estimate(where, log_n, scores, benchmark, chance, scale, dispers
 
 
 def _least_squares_estimate(where, log_n, scores, chance, scale, n_boot, rng) -> _Estimate:
-    """Ordinary least squares on logits; the draws resample the members."""
-    z = logit_scores(scores, chance, scale)
-    gamma, l = _line(log_n, z)
+    """Ordinary least squares on logits z = logit((S − d)/c) (NaN at or below the floor d or at or above the ceiling
+    c + d): the line z = γ·ln N − γ·l (the sizes vary: :func:`fit_family` checks); the draws resample the members."""
+    u = (np.asarray(scores, float) - chance) / scale
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where((u > 0) & (u < 1), np.log(u / (1 - u)), np.nan)
+    slope, intercept = np.polyfit(log_n, z, 1)
+    gamma, l = float(slope), float(-intercept / slope) if slope > 0 else math.nan
     if not (gamma > 0 and math.isfinite(l)):
         raise FitError(f"{where}: the score does not rise with size (logit slope {gamma:.3g})")
     draws, redraws = _bootstrap(log_n, z, n_boot, rng)
