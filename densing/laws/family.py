@@ -49,7 +49,7 @@ from densing.laws import forms
 from densing.laws.forms import HOFFMANN_2022
 from densing.laws.family_likelihood import Z_95, LikelihoodFit, likelihood_fit  # noqa: F401 (re-exported)
 from densing.laws.family_rows import family_arrays, family_columns, family_order_note, metric_for, table_metric  # noqa: F401 (public here)
-from densing.laws.fit_schema import POINT_COLUMNS, StageFit, data_hash
+from densing.laws.fit_schema import POINT_COLUMNS, StageFit, data_hash, r_squared
 from densing.laws.reference_fit import ReferenceFit
 from densing.validation import BOOTSTRAP_CONSTRAINTS, Options, validate_params
 
@@ -260,12 +260,11 @@ def _stage(log_n, scores, chance, scale, estimate: _Estimate, fixed: dict, *, n_
     gamma, l = estimate.gamma, estimate.level
     predicted = forms.performance_law(log_n, scale, gamma, l, chance)
     residuals = predicted - scores
-    total = float(np.sum((scores - scores.mean()) ** 2))
-    r2 = 1.0 - float(np.sum(residuals ** 2)) / total if total > 0 else math.nan
     return StageFit(law=KIND, params={"c": scale, "gamma": gamma, "l": l, "d": chance, **fixed},
-                         fixed={"c": scale, "d": chance, **fixed}, r_squared=r2, rmse=float(np.sqrt(np.mean(residuals ** 2))),
-                         residuals=tuple(float(v) for v in residuals), converged=True,
-                         message=estimate.message, n_points=n_points, cost=float(0.5 * np.sum(residuals ** 2)))
+                         fixed={"c": scale, "d": chance, **fixed}, r_squared=r_squared(scores, predicted),
+                         rmse=float(np.sqrt(np.mean(residuals ** 2))), residuals=tuple(float(v) for v in residuals),
+                         converged=True, message=estimate.message, n_points=n_points,
+                         cost=float(0.5 * np.sum(residuals ** 2)))
 
 
 def _record(table, family, benchmark, metric, points, dropped, estimate: _Estimate, fixed, *, shape, method, d0,

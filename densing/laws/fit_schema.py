@@ -295,6 +295,13 @@ def data_hash(frame, columns: list[str] | None = None) -> str:
 # One fitted stage of a fit file, and the verdicts on a fitted reference
 # --------------------------------------------------------------------------------------------------------------------
 
+def r_squared(observed: np.ndarray, predicted: np.ndarray) -> float:
+    """R² = 1 − Σ(S − Ŝ)² / Σ(S − S̄)² of a fitted stage (NaN when the observations do not vary)."""
+    ss_res = float(np.sum((observed - predicted) ** 2))
+    ss_tot = float(np.sum((observed - observed.mean()) ** 2))
+    return 1.0 - ss_res / ss_tot if ss_tot > 0 else float("nan")
+
+
 @dataclass(frozen=True)
 class StageFit(Result):
     """One fitted law: parameters, what was held fixed, and goodness-of-fit diagnostics.
