@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from densing.errors import FitError, InputError, WorkerError
+from densing.errors import FitError, WorkerError
 from densing.laws import fit as _fit
 from densing.laws import problems as _problems
 
@@ -44,13 +44,11 @@ def plan(stage_sets: tuple[pd.DataFrame, ...], runs: list[str], *, n_boot: int, 
     """The resampling unit and ``n_boot`` resamples: per resample, the picked rows of each stage's points.
 
     ``unit="auto"`` resamples runs when some run has several checkpoints (fewer runs than points
-    of the last stage), points otherwise.
+    of the last stage), points otherwise (:func:`densing.laws.reference.fit_reference` checks ``unit``).
     """
     chosen = unit
     if chosen == "auto":
         chosen = "series" if len(runs) < len(stage_sets[-1]) else "point"
-    if chosen not in UNITS:
-        raise InputError(f"bootstrap_unit: expected 'auto', 'series' or 'point', got {unit!r}")
     rng = np.random.default_rng(seed)
     if chosen == "series":
         members = [

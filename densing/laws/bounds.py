@@ -104,9 +104,9 @@ def near_chance(scores: np.ndarray, stderr: np.ndarray, benchmarks) -> np.ndarra
     return (scored.any(axis=1) & np.where(scored, at & ~np.isnan(chance)[None], True).all(axis=1)).astype(bool)
 
 
-def readings(frame: pd.DataFrame, suffix: str = "") -> list[str]:
+def readings(frame: pd.DataFrame) -> list[str]:
     """The ``reading`` column of a per-model table: ``value``, ``upper bound``, ``lower bound`` or ``none``, by the
     one rule of :func:`densing.display.density_reading` (censored by the law, or an interval reaching 0 or ∞)."""
     from densing.display import density_readings
 
-    return [reading for reading, _, _ in density_readings(frame, suffix) or []]
+    return [reading for reading, _, _ in density_readings(frame) or []]

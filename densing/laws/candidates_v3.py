@@ -1,19 +1,9 @@
-"""Rule v3's candidate table (:mod:`densing.laws.eligibility`, date-blind): every family with at least
-:data:`~densing.laws.candidates_v3.MIN_FAMILY_MODELS` models × the candidate benchmarks, each fitted by binomial
-likelihood with the benchmark's pooled dispersion (:func:`pooled_dispersion`) and judged by
-:func:`densing.laws.candidates_v3.v3_reasons` and :func:`densing.laws.candidates_v3.v3_held_out`. The table's
-fits — every family's own fit, then every held-out refit — run as batches of Fisher scoring
+"""Rule v3's candidate table (the rule is written in :mod:`densing.laws.eligibility`, date-blind): every family with
+at least :data:`MIN_FAMILY_MODELS` models × the candidate benchmarks, each fitted by binomial likelihood with the
+benchmark's pooled dispersion (:func:`pooled_dispersion`), judged by :func:`v3_reasons` (R2, R3, R2s, R4r, R4s) and
+:func:`v3_held_out` (R5z: refit without the family's largest member, its score predicted within noise). The fits —
+every family's own, then every held-out refit — run as batches of Fisher scoring
 (:func:`densing.laws.family_likelihood.likelihood_fits`: the same numbers, bit for bit, as fitting them one by one).
-
-The written rule of :mod:`densing.laws.eligibility`: its thresholds, and the reasons one candidate fails them.
-
-The thresholds of rule v3 (each named in the module docstring of :mod:`densing.laws.eligibility`) and the steps that
-judge one (family, benchmark) candidate: the top-decile targets (R4s, R4r), R2, R3, R2s, R4r, R4s
-(:func:`v3_reasons`) and the held-out test R5z (:func:`v3_held_out`).
-
-A family law's held-out checks: refit without the family's largest member and compare its predicted score with
-the measured one (R5 of rules v1 and v2 by relative error, ``tools/build_tables.py``; R5z of rule v3 within noise,
-:mod:`densing.laws.eligibility`).
 """
 from __future__ import annotations
 
@@ -30,8 +20,9 @@ from densing.laws.family_rows import family_arrays, metric_for
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_number
 from densing.runtime import same_tables
+from densing.validation import Frame, Options, validate_params
 
-# The written rule of :mod:`densing.laws.eligibility`: its thresholds (the reasons one candidate fails them: below).
+# The thresholds of rule v3 (:mod:`densing.laws.eligibility`).
 
 MIN_FAMILY_MODELS = 3
 MIN_SIZES = 3
@@ -112,15 +103,21 @@ def pooled_dispersions(targets: pd.DataFrame, benchmarks: tuple[str, ...] | None
                        shape: str = DEFAULT_SHAPE) -> dict[str, float]:
     """Rule v3's pooled dispersion of each benchmark over the table's families (:func:`pooled_dispersion`), their laws
     of ``shape``: what ``densing fit --family`` and the trend's references fit with."""
-    keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params")
-            if c in targets.columns]
-    targets = targets[keep].astype({c: object for c in ("model", "family", "benchmark", "metric") if c in keep})
-    counts = targets.drop_duplicates("model").groupby("family")["model"].count()
-    present = set(targets["benchmark"].astype(str))
-    chosen = [b for b in (benchmarks or CANDIDATE_BENCHMARKS_V2) if b in present]
-    metrics = {b: metric_for(targets, b, None) for b in chosen}
-    families = sorted(str(f) for f in counts[counts >= MIN_FAMILY_MODELS].index)
+    targets, families, chosen, metrics = _candidates(targets, benchmarks or CANDIDATE_BENCHMARKS_V2)
     return _pool(_own_fits(targets, families, chosen, metrics, item_counts().set_index("benchmark")["items"], shape), chosen)
+
+
+def _candidates(targets: pd.DataFrame, benchmarks) -> tuple[pd.DataFrame, list[str], list[str], dict[str, str]]:
+    """The columns of ``targets`` the candidates read, the families with ≥ :data:`MIN_FAMILY_MODELS` models, the
+    ``benchmarks`` the table has and each one's metric."""
+    keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params",
+                        "stderr") if c in targets.columns]
+    targets = targets[keep].astype({c: object for c in ("model", "family", "benchmark", "metric") if c in keep})
+    counts = targets.drop_duplicates("model").groupby("family")["model"].count() if "family" in targets.columns else pd.Series(dtype=int)
+    present = set(targets["benchmark"].astype(str))
+    chosen = [b for b in benchmarks if b in present]
+    metrics = {b: metric_for(targets, b, None) for b in chosen}
+    return targets, sorted(str(f) for f in counts[counts >= MIN_FAMILY_MODELS].index), chosen, metrics
 
 
 def _pool(found: dict, benchmarks: list[str]) -> dict[str, float]:
@@ -132,21 +129,24 @@ def _pool(found: dict, benchmarks: list[str]) -> dict[str, float]:
     return {b: pooled_dispersion(own[b]) for b in benchmarks}
 
 
-def candidates_v3(targets: pd.DataFrame, composed: dict[str, ReferenceFit] | None,
-                   candidate_benchmarks: tuple[str, ...] = CANDIDATE_BENCHMARKS_V2, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
-    """Rule v3's candidate table (module docstring): every family with ≥ 3 models × ``candidate_benchmarks``, its laws
-    of ``shape`` (column ``shape``, read by :func:`densing.laws.eligibility.fit_of`)."""
-    keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params",
-                        "stderr") if c in targets.columns]
-    targets = targets[keep].astype({c: object for c in ("model", "family", "benchmark", "metric") if c in keep})
-    counts = targets.drop_duplicates("model").groupby("family")["model"].count() if "family" in targets.columns else pd.Series(dtype=int)
-    present = set(targets["benchmark"].astype(str))
-    counted = item_counts().set_index("benchmark")["items"]
-    benchmarks = [b for b in candidate_benchmarks if b in present]
-    metrics = {b: metric_for(targets, b, None) for b in benchmarks}
-    families = sorted(str(f) for f in counts[counts >= MIN_FAMILY_MODELS].index)
+@validate_params({"targets": [Frame(("model", "benchmark", "value"))], "rule": [Options(RULE_VERSIONS)]})
+def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[str, ReferenceFit] | None = None,
+                    rule: str = DEFAULT_RULE, benchmarks: tuple[str, ...] | None = None, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
+    """One row per candidate (family × benchmark, and each shipped composed fit): rule v3
+    (:mod:`densing.laws.eligibility`) applied, in words. ``since`` is accepted and unused: rule v3 reads no release date.
+
+    Columns: ``rule``, ``shape``, ``reference``, ``family``, ``benchmark``, ``kind``, ``n_fitted``, ``sizes``,
+    ``size_span``, ``token_ratio``, ``d0``, ``largest_member``, ``largest_score``, the rule's measurements
+    (``top_decile``, ``reach_share``, the slope and its interval, the dispersions, ``top_saturated``, the held-out
+    member's score, prediction, relative error and z), ``eligible`` and ``why`` (the first rule it fails).
+
+    ``benchmarks``: the candidate benchmarks of another target table (:data:`densing.registry.TABLES`); default
+    :data:`CANDIDATE_BENCHMARKS_V2`, the public table's. ``shape``: the family law's shape
+    (:data:`densing.laws.family.SHAPES`).
+    """
+    targets, families, benchmarks, metrics = _candidates(targets, benchmarks or CANDIDATE_BENCHMARKS_V2)
     top_cache: dict = {}
-    found = _own_fits(targets, families, benchmarks, metrics, counted, shape)
+    found = _own_fits(targets, families, benchmarks, metrics, item_counts().set_index("benchmark")["items"], shape)
     pooled = _pool(found, benchmarks)
     rows, held = [], []
     for family in families:
@@ -310,11 +310,11 @@ def v3_held_out(row: dict, reason: str, held: dict | DensingError) -> str:
     return reason
 
 # --------------------------------------------------------------------------------------------------------------------
-# A family law's held-out checks: refit without the family's largest member and compare its predicted score with
+# A family law's held-out checks: refit without the family's largest member and compare its prediction with its score.
 # --------------------------------------------------------------------------------------------------------------------
 
 def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
-                  sizes: dict[str, float] | None = None, dispersion_floor: float = 1.0, shape: str = DEFAULT_SHAPE) -> dict:
+                  dispersion_floor: float = 1.0, shape: str = DEFAULT_SHAPE) -> dict:
     """Refit without the largest member by likelihood under ``shape`` and test its score within noise (rule v3 of
     :mod:`densing.laws.eligibility`).
 
@@ -327,13 +327,7 @@ def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
     """
     shape_constants(shape)
 
-    metric = metric_for(table, benchmark, metric)
-    members, _ = family_arrays(table, family, benchmark, metric=metric, keep_floor=True)
-    if sizes is not None:
-        points = pd.DataFrame({c: members[c] for c in ("model", "params", "score")})
-        points = points.assign(params=points["model"].map(sizes).astype(float))
-        points = points[points["params"].notna()].sort_values(["params", "model"]).reset_index(drop=True)
-        members = {c: points[c].to_numpy() for c in ("model", "params", "score")}
+    members, _ = family_arrays(table, family, benchmark, metric=metric_for(table, benchmark, metric), keep_floor=True)
     chance = CHANCE_LEVELS[benchmark]
     items = float(ITEM_COUNTS[benchmark])
     problem = held_out_problem(members, family, benchmark, items, shape)

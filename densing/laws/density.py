@@ -1,21 +1,11 @@
 """Per-model densities under an inversion (:mod:`densing.laws.inversion`): one engine for the CLI, the trend and the report.
 
-:func:`solve_densities` is the engine: ln ρ = ln(N̂/N) of every target under the inversion's point
-parameters (Xiao et al. 2024, eq. 4), a censored density as its bound
-(:func:`densing.laws.bounds.log_density_bounds`), and a percentile interval over draws that pick a
-bootstrap draw of the reference (``rng.integers``, at most ``n_draws``) and perturb each score by a
-normal error of its standard error. A draw that lands on a bound counts as −∞ / +∞, so an interval
-end among such draws is open (0 or ∞). Two tables show it:
-
-- :func:`density_table` (the trend's and the report's per-model table, ``densing measure``): one
-  row per target under any inversion (per benchmark or joint), and for the joint inversion the
-  per-benchmark densities and the Birge ratio beside it;
-- :func:`compute_density` (``densing density``, :func:`densing.compute_density`): one row per
-  model × reference fit with N̂, ρ, its bound, the censoring reason, L̂ and where N̂ leaves the
-  reference's data, and a geometric-mean row per model over several fits;
-  :func:`density_at_own_tokens` is the same at D0 = each target's own token count.
-
-A score without a standard error gets the binomial √(S(1 − S)/n) of its benchmark's item count
+:func:`solve_densities` is the engine (ln ρ of every target, a censored density as its bound, and a percentile
+interval over bootstrap draws of the reference and normal draws of the scores). Two tables show it:
+:func:`density_table` (the trend's and the report's per-model table, under any inversion) and
+:func:`compute_density` (``densing density``: one row per model × reference fit, and a geometric-mean row per model
+over several fits; :func:`density_at_own_tokens` is the same at D0 = each target's own token count). A score without
+a standard error gets the binomial √(S(1 − S)/n) of its benchmark's item count
 (:func:`densing.data.benchmarks.with_stderr`), as in the trend.
 """
 from __future__ import annotations
@@ -286,7 +276,7 @@ def _fit_table(rows: pd.DataFrame, fit: ReferenceFit, d0: float | None, *, seed:
     inversion = PerBenchmark(fit, d0)
     params = rows["params"].to_numpy(float)
     solved = solve_densities(rows, inversion, seed=seed, level=level, intervals=intervals)
-    loss_hat, size, reasons = inversion.invert(rows["score"].to_numpy(float)[:, None])
+    loss_hat, size, reasons = fit.invert(rows["score"].to_numpy(float), inversion.d0)
     density = np.exp(solved.log_density)
     out = rows[["model"]].copy()
     out["benchmark"] = fit.benchmark
@@ -335,17 +325,9 @@ def is_censored(reasons: pd.Series) -> pd.Series:
     return reasons.fillna("").astype(str).ne("")
 
 
-def _geomean_kind(kinds: np.ndarray) -> np.ndarray:
-    """The kind of ρ_geo = exp(mean_i ln ρ_i) from its components' (models × fits): exact if every component is; a
-    lower (upper) bound if every component is exact or a lower (upper) bound; dropped (NaN) otherwise."""
-    exact = (kinds == EXACT).all(axis=1)
-    lower = np.isin(kinds, (EXACT, LOWER)).all(axis=1)
-    upper = np.isin(kinds, (EXACT, UPPER)).all(axis=1)
-    return np.where(exact, EXACT, np.where(lower, LOWER, np.where(upper, UPPER, np.nan)))
-
-
 def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: float) -> pd.DataFrame:
-    """ρ_geo = exp(mean_i ln ρ_i) over a model's benchmarks, a bound where a component is (:func:`_geomean_kind`).
+    """ρ_geo = exp(mean_i ln ρ_i) over a model's benchmarks: exact if every component is; a lower (upper) bound if
+    every component is exact or a lower (upper) bound; dropped (NaN) otherwise.
 
     Whole columns at a time (a per-model loop took most of the time on large tables)."""
     counts = result.groupby("model", sort=False)["benchmark"].nunique()
@@ -363,7 +345,8 @@ def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: 
     first = sub.drop_duplicates("model", keep="first").set_index("model").loc[models]
     censored = by_model["_censored"].any().loc[models].to_numpy()
     kinds = sub.pivot(index="model", columns="benchmark", values="_kind").loc[models].to_numpy(float)
-    kind = _geomean_kind(kinds)
+    lower, upper = np.isin(kinds, (EXACT, LOWER)).all(axis=1), np.isin(kinds, (EXACT, UPPER)).all(axis=1)
+    kind = np.where((kinds == EXACT).all(axis=1), EXACT, np.where(lower, LOWER, np.where(upper, UPPER, np.nan)))
     value = np.where(np.isnan(kind), np.nan, np.exp(by_model["_log"].mean().loc[models].to_numpy()))
     low = high = np.full(len(models), np.nan)
     if len(draws_by_fit) == n_fits:

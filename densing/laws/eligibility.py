@@ -2,11 +2,9 @@
 the written rule that marks each eligible or says why not.
 
 :func:`candidate_table` fits every family of the target table with at least :data:`MIN_FAMILY_MODELS` models on
-every benchmark of :data:`CANDIDATE_BENCHMARKS_V2` (a chance level and an item count in the benchmark registry;
-:data:`EXCLUDED_BENCHMARKS_V2` are left out, each with its reason) by binomial likelihood
-(:func:`densing.laws.family.fit_family` with the default shape :data:`densing.laws.family.DEFAULT_SHAPE`, the paper's
-sigmoid of a power law S(N) = d + c·σ(γ·(u − l)), u = −(N/10⁹)^−0.34, d = chance, c + d = 1; ``shape=`` takes the
-ln N logistic), and applies rule v3 (:data:`DEFAULT_RULE`, date-blind). A candidate is eligible iff
+every benchmark of :data:`CANDIDATE_BENCHMARKS_V2` (:data:`EXCLUDED_BENCHMARKS_V2` left out, each with its reason) by
+binomial likelihood (:func:`densing.laws.family.fit_family`, default shape), and applies rule v3 (:data:`DEFAULT_RULE`,
+date-blind). A candidate is eligible iff
 
 - (R1) dense: mixture-of-experts members (an ``active_params`` value) are dropped from the fit;
 - (R2) at least :data:`MIN_SIZES` sizes with a known token count, any score;
@@ -24,14 +22,10 @@ ln N logistic), and applies rule v3 (:data:`DEFAULT_RULE`, date-blind). A candid
 φ̂ is the larger of the family's own Pearson dispersion and the benchmark's pooled one
 (:func:`pooled_dispersion`: the median over families with at least :data:`MIN_POOLING_MEMBERS` members, floored
 at 1). The held-out z is computed wherever R1–R2s hold, also where only R4r or R4s fail (a set's joint test reads
-it). A family eligible on a benchmark is a reference of its row; the references of a benchmark set are those of
-the common design (:func:`densing.trend.design.set_references`: a fit on every benchmark of the set, and the
-joint held-out test). A reference inverts no model of its own family (:func:`densing.trend.targets.reference_models`).
-
-Rules v1 and v2, the shipped candidate table's labelled variants (least squares on logits, a relative held-out
-error, a size span), are computed by the tool that builds that table (``tools/build_tables.py candidates``), not
-here. docs/method.md states the three rules, which thresholds were written before any trend was computed, and why
-v3 is the rule.
+it). A family eligible on a benchmark is a reference of its row; a benchmark set's references are the common
+design's (:func:`densing.trend.design.set_references`). Rules v1 and v2, the shipped candidate table's labelled
+variants, are computed by ``tools/build_tables.py candidates``; docs/method.md states the three rules and why v3 is
+the rule.
 """
 from __future__ import annotations
 
@@ -59,32 +53,13 @@ from densing.laws.candidates_v3 import (  # noqa: F401 (public here)  # noqa: F4
     SATURATION_STDERRS,
     TOP_DECILE_QUANTILE,
     TOP_SHARE,
-    candidates_v3,
+    candidate_table,
     pooled_dispersion,
     pooled_dispersions,
 )
 from densing.laws.family import DEFAULT_SHAPE, fit_family
 from densing.laws.reference_fit import ReferenceFit
 from densing.runtime import per_table
-from densing.validation import Frame, Options, validate_params
-
-
-@validate_params({"targets": [Frame(("model", "benchmark", "value"))], "rule": [Options(RULE_VERSIONS)]})
-def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[str, ReferenceFit] | None = None,
-                    rule: str = DEFAULT_RULE, benchmarks: tuple[str, ...] | None = None, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
-    """One row per candidate (family × benchmark, and each shipped composed fit): rule v3 (module docstring) applied,
-    in words. ``since`` is accepted and unused: rule v3 reads no release date.
-
-    Columns: ``rule``, ``shape``, ``reference``, ``family``, ``benchmark``, ``kind``, ``n_fitted``, ``sizes``,
-    ``size_span``, ``token_ratio``, ``d0``, ``largest_member``, ``largest_score``, the rule's measurements
-    (``top_decile``, ``reach_share``, the slope and its interval, the dispersions, ``top_saturated``, the held-out
-    member's score, prediction, relative error and z), ``eligible`` and ``why`` (the first rule it fails).
-
-    ``benchmarks``: the candidate benchmarks of another target table (:data:`densing.registry.TABLES`); default
-    :data:`CANDIDATE_BENCHMARKS_V2`, the public table's. ``shape``: the family law's shape
-    (:data:`densing.laws.family.SHAPES`).
-    """
-    return candidates_v3(targets, composed, benchmarks or CANDIDATE_BENCHMARKS_V2, shape)
 
 
 def eligible_families(candidates: pd.DataFrame) -> pd.DataFrame:

@@ -1,66 +1,39 @@
 """Family references: one model family of one recipe, fitted as S(N) at the family's own budget.
 
-The Densing Law paper (Xiao et al. 2024, arXiv 2412.04315, §2.2) fits its loss→score step on
-strong, well-trained models of one recipe (MiniCPM-3 checkpoints up to tens of billions of
-parameters) so that the performance law never has to be extrapolated to frontier scores. A public
-family of one recipe, evaluated in the same format as the targets, plays that role here, at the
-family's own training budget D_f. At fixed D the loss law's data term b·D^-β is a constant, and
-the paper's two steps (L = a·N^-α + b·D^-β, S = c·σ(−γ'·(L − l')) + d) become a sigmoid of a power law of the
-model size. Two shapes of that law are fitted (``shape=``), both with two free parameters (γ, l):
+The Densing Law paper (Xiao et al. 2024, arXiv 2412.04315, §2.2) fits its loss→score step on strong models of one
+recipe; a public family of one recipe plays that role here, at its own training budget D_f (docs/method.md, "The
+reference"). At fixed D the loss law's data term b·D^-β is a constant, and the paper's two steps
+(L = a·N^-α + b·D^-β, S = c·σ(−γ'·(L − l')) + d) become a sigmoid of a power law of the size. Two shapes
+(``shape=``), both with two free parameters (γ, l):
 
     power:          S(N) = d + c·σ(γ·(u − l)),   u = −(N / N_unit)^−α      (the paper's eqs. 2 and 3 at fixed D)
     logistic_ln_n:  S(N) = d + c·σ(γ·(ln N − l))                           (Ruan et al. 2024, arXiv 2405.10938, eq. 3)
 
-The **power** shape keeps the paper's power law inside the sigmoid: a, b·D^-β, l' and γ' fold into (γ, l)
-of a line in u, and α is fixed from a stated loss law — Hoffmann et al. 2022 (Chinchilla, arXiv 2203.15556,
-approach 3, α = 0.34: :data:`densing.laws.forms.HOFFMANN_2022`, the law densing already uses to bring
-members to one budget), N_unit = 10⁹ (:data:`densing.laws.forms.POWER_N_UNIT`, so that u is of order 1). The
-OLMo ladder's fitted α (``reference_fits/olmo_mmlu_two_step.json``: 0.356, its draws' 95% range 0.18–0.63)
-agrees with it but is one recipe's ladder below 1.5B parameters and too wide to fix a shape; the published α is
-the stated one. As N → ∞ the power shape flattens toward its asymptote d + c·σ(−γ·l), below the ceiling c + d:
-a family's growth slows where real families' does, which the logistic in ln N (rising to the ceiling) cannot.
-**logistic_ln_n**, a sigmoid of ln N as observational scaling laws take it, is a labelled option. The default is **power**: ``studies/family_law_shape.py`` compares the two by a criterion written
-before the comparison (the held-out binomial log-likelihood of each family's largest member, refitted on the others,
-summed over the family × benchmark rows of the public and Swallow tables), and the power shape predicts better
-(``studies/family_law_shape.results.txt``: Σℓ −5141 against −10118 over 194 rows; it wins 151 of them; the held-out
-|z| ≤ 1.96 in 170 of 194 against 150). Rules v1 and v2 (the shipped candidate table's variants, ``tools/build_tables.py``) keep
-the logistic in ln N they were written with.
+with d the benchmark's chance level, c + d = 1 and γ > 0. The power shape fixes α = 0.34 from Hoffmann et al. 2022
+(Chinchilla, arXiv 2203.15556, approach 3: :data:`densing.laws.forms.HOFFMANN_2022`) and N_unit = 10⁹
+(:data:`densing.laws.forms.POWER_N_UNIT`); as N → ∞ it flattens toward its asymptote d + c·σ(−γ·l), below the
+ceiling. It is the default, chosen by ``studies/family_law_shape.py`` (held-out binomial log-likelihood of each
+family's largest member: ``studies/family_law_shape.results.txt``); rules v1 and v2 keep the logistic in ln N.
 
-with d the benchmark's chance level and c + d = 1 (the same choice as the shipped composed fits:
-a perfect score is the ceiling), γ > 0 (a larger family member scores higher).
+**The fit is by binomial maximum likelihood** (``method="binomial"``, the default): a member's score S_i is a share
+of n_i items (:data:`densing.data.benchmarks.ITEM_COUNTS`), its log-likelihood n_i·[S_i·ln p_i + (1 − S_i)·ln(1 − p_i)]
+with p_i = S(N_i), maximised by Fisher scoring (:mod:`densing.laws.family_likelihood`; McCullagh & Nelder 1989,
+§2.5 and §9.2). Its uncertainty is parametric: (γ, l) drawn from N(θ̂, φ̂·I(θ̂)⁻¹), I the Fisher information and
+φ̂ = max(1, X²/(m − 2)) the Pearson dispersion over the m members (1 when m = 2); draws with γ ≤ 0 are redrawn
+(counted). A bootstrap over 3–7 members has a handful of distinct resamples, so it is not used;
+``studies/capability_coverage.py`` checks the interval on planted families.
 
-**The fit is by binomial maximum likelihood** (``method="binomial"``, the default). A member's score
-S_i is a share of n_i items (the item count of the benchmark's record,
-:data:`densing.data.benchmarks.ITEM_COUNTS`), so its log-likelihood is n_i·[S_i·ln p_i + (1 − S_i)·ln(1 − p_i)] with p_i = S(N_i). Each member weighs
-what its score tells: one near chance, where p_i barely moves with γ and l, carries little; none is
-dropped (a member at or below chance stays in the fit) and none gets leverage from a logit
-transform. The maximum is found by Fisher scoring with step halving (:mod:`densing.laws.family_likelihood`; McCullagh & Nelder 1989,
-§2.5 and §9.2: quasi-likelihood), vectorised over fits.
-
-Uncertainty is **parametric, from the likelihood**: (γ, l) are drawn from the normal
-approximation N(θ̂, φ̂·I(θ̂)⁻¹), I the Fisher information and φ̂ = max(1, X²/(m − 2)) the Pearson
-dispersion over the m members (1 when m = 2). The likelihood fit does not bootstrap over
-members: with 3–7 members it has a handful of distinct resamples (3
-members: 10, three of them one size), so its quantiles are coarse and it cannot draw a slope no
-resample shows; the likelihood's curvature carries the binomial noise of every member, and φ̂
-carries the members' departure from the law beyond it (their recipes are not identical). Draws
-with γ ≤ 0 are redrawn (counted). ``studies/capability_coverage.py`` checks the interval on
-planted families, misspecified ones included.
-
-``method="ols"`` is a labelled option: in logit space the law is a line,
-logit((S − d)/c) = γ·ln N − γ·l, fitted by ordinary least squares over the members above chance
-(those at or below carry no logit and are left out, counted), its uncertainty a bootstrap over
-members (resamples with fewer than 2 distinct sizes, or whose line does not rise, are redrawn).
+``method="ols"`` is a labelled option: logit((S − d)/c) = γ·ln N − γ·l by ordinary least squares over the members
+above chance, its uncertainty a bootstrap over members (resamples with fewer than 2 distinct sizes, or whose line
+does not rise, are redrawn).
 
 The inverse is the effective size at the family's budget:
 
     x̂(S) = l + logit((S − d)/c) / γ,      N̂ = e^x̂ (logistic_ln_n) or N_unit·(−x̂)^(−1/α) (power),   ρ = N̂ / N
 
-which is :func:`densing.laws.forms.loss_for_score` with the latent "loss" x = ln N or u. Under the power shape a
-score at or above the asymptote has x̂ ≥ 0, which no finite size reaches: N̂ = +inf, a lower bound
-(:func:`densing.laws.reference_fit.invert_scores`, ``above_ceiling``). D0 is D_f, the
-geometric mean of the fitted members' token counts; the law has no data term, so densities at
-another D0 are not defined by it (asking for one is an error).
+(:func:`densing.laws.reference_fit.invert_scores`; under the power shape a score at or above the asymptote has no
+finite N̂: ``above_ceiling``, a lower bound). D0 is D_f, the geometric mean of the fitted members' token counts; the
+law has no data term, so asking for another D0 is an error.
 """
 from __future__ import annotations
 
@@ -74,24 +47,14 @@ from densing.data.benchmarks import CHANCE_LEVELS, ITEM_COUNTS
 from densing.errors import FitError, InputError
 from densing.laws import forms
 from densing.laws.forms import HOFFMANN_2022
-from densing.laws.family_likelihood import Z_95, LikelihoodFit, binomial_mle, likelihood_fit  # noqa: F401 (re-exported)
+from densing.laws.family_likelihood import Z_95, LikelihoodFit, likelihood_fit  # noqa: F401 (re-exported)
 from densing.laws.family_rows import family_arrays, family_columns, family_order_note, metric_for, table_metric  # noqa: F401 (public here)
-from densing.laws.fit_schema import POINT_COLUMNS, StageFit, data_hash
+from densing.laws.fit_schema import POINT_COLUMNS, StageFit, data_hash, r_squared
 from densing.laws.reference_fit import ReferenceFit
 from densing.validation import BOOTSTRAP_CONSTRAINTS, Options, validate_params
 
 KIND = "family"
 MAX_REDRAWS = 100
-
-
-def _line(log_n: np.ndarray, z: np.ndarray) -> tuple[float, float]:
-    """(γ, l) of the OLS line z = γ·ln N − γ·l; NaN when the sizes do not vary."""
-    if np.unique(log_n).size < 2:
-        return math.nan, math.nan
-    slope, intercept = np.polyfit(log_n, z, 1)
-    if not slope > 0:
-        return float(slope), math.nan
-    return float(slope), float(-intercept / slope)
 
 
 def _bootstrap(log_n: np.ndarray, z: np.ndarray, n_boot: int, rng: np.random.Generator) -> tuple[list, int]:
@@ -141,13 +104,6 @@ def covariate(sizes, shape: str) -> np.ndarray:
     (:func:`densing.laws.forms.family_covariate`)."""
     fixed = shape_constants(shape)
     return forms.family_covariate(sizes, fixed.get("alpha"), fixed.get("n_unit", forms.POWER_N_UNIT))
-
-
-def logit_scores(scores, chance: float, scale: float) -> np.ndarray:
-    """logit((S − d)/c); NaN at or below the floor d or at or above the ceiling c + d."""
-    u = (np.asarray(scores, float) - chance) / scale
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where((u > 0) & (u < 1), np.log(u / (1 - u)), np.nan)
 
 
 def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
@@ -286,9 +242,13 @@ def _likelihood_estimate(where, log_n, scores, benchmark, chance, scale, dispers
 
 
 def _least_squares_estimate(where, log_n, scores, chance, scale, n_boot, rng) -> _Estimate:
-    """Ordinary least squares on logits; the draws resample the members."""
-    z = logit_scores(scores, chance, scale)
-    gamma, l = _line(log_n, z)
+    """Ordinary least squares on logits z = logit((S − d)/c) (NaN at or below the floor d or at or above the ceiling
+    c + d): the line z = γ·ln N − γ·l (the sizes vary: :func:`fit_family` checks); the draws resample the members."""
+    u = (np.asarray(scores, float) - chance) / scale
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where((u > 0) & (u < 1), np.log(u / (1 - u)), np.nan)
+    slope, intercept = np.polyfit(log_n, z, 1)
+    gamma, l = float(slope), float(-intercept / slope) if slope > 0 else math.nan
     if not (gamma > 0 and math.isfinite(l)):
         raise FitError(f"{where}: the score does not rise with size (logit slope {gamma:.3g})")
     draws, redraws = _bootstrap(log_n, z, n_boot, rng)
@@ -300,12 +260,11 @@ def _stage(log_n, scores, chance, scale, estimate: _Estimate, fixed: dict, *, n_
     gamma, l = estimate.gamma, estimate.level
     predicted = forms.performance_law(log_n, scale, gamma, l, chance)
     residuals = predicted - scores
-    total = float(np.sum((scores - scores.mean()) ** 2))
-    r2 = 1.0 - float(np.sum(residuals ** 2)) / total if total > 0 else math.nan
     return StageFit(law=KIND, params={"c": scale, "gamma": gamma, "l": l, "d": chance, **fixed},
-                         fixed={"c": scale, "d": chance, **fixed}, r_squared=r2, rmse=float(np.sqrt(np.mean(residuals ** 2))),
-                         residuals=tuple(float(v) for v in residuals), converged=True,
-                         message=estimate.message, n_points=n_points, cost=float(0.5 * np.sum(residuals ** 2)))
+                         fixed={"c": scale, "d": chance, **fixed}, r_squared=r_squared(scores, predicted),
+                         rmse=float(np.sqrt(np.mean(residuals ** 2))), residuals=tuple(float(v) for v in residuals),
+                         converged=True, message=estimate.message, n_points=n_points,
+                         cost=float(0.5 * np.sum(residuals ** 2)))
 
 
 def _record(table, family, benchmark, metric, points, dropped, estimate: _Estimate, fixed, *, shape, method, d0,

@@ -116,25 +116,8 @@ def _log_likelihood(eta, scores, counts, chance, scale):
     return np.sum(counts * (scores * np.log(p) + (1 - scores) * np.log1p(-p)), axis=-1)
 
 
-def binomial_mle(log_n, scores, items, chance: float, scale: float, *, weights=None) -> dict:
-    """Maximise Σ w_i·n_i·[S_i·ln p_i + (1 − S_i)·ln(1 − p_i)], p_i = d + c·σ(g·(x_i − x̄) + h), over (g, h).
-
-    The binomial likelihood of the family law S = d + c·σ(γ·(x − l)) (module docstring), x = ``log_n`` the
-    shape's covariate (ln N, or u = −(N / N_unit)^−α for the power shape), by
-    Fisher scoring with step halving, vectorised over rows of ``weights`` (B × m multiplicities; one
-    row of ones by default). Returns arrays ``slope``, ``offset`` (B,), ``information`` (B, 2, 2),
-    ``converged`` (B,), ``log_likelihood`` (B,) and the scalar ``centre`` x̄.
-    """
-    x, s, centre, g0, h0 = _start(log_n, scores, chance, scale)
-    n = np.broadcast_to(np.asarray(items, float), s.shape)
-    w = np.ones((1, s.size)) if weights is None else np.atleast_2d(np.asarray(weights, float))
-    batch = w.shape[0]
-    g, h, info, converged, ll = _scoring(x, s, w * n, chance, scale, np.full(batch, g0), np.full(batch, h0))
-    return {"slope": g, "offset": h, "information": info, "converged": converged, "log_likelihood": ll, "centre": centre}
-
-
 def _start(log_n, scores, chance: float, scale: float) -> tuple:
-    """One fit's centred covariate x − x̄, clipped scores, x̄ and the start (g₀, h₀) of :func:`binomial_mle`: OLS on
+    """One fit's centred covariate x − x̄, clipped scores, x̄ and the start (g₀, h₀) of Fisher scoring: OLS on
     the clipped logits z = logit(clip((S − d)/c, 0.05, 0.95)) (the logit transform only to start), g₀ = 0.5 unless
     the OLS slope exceeds 0.05."""
     x_all = np.asarray(log_n, float)
@@ -208,17 +191,7 @@ def likelihood_fit(log_n, scores, items, chance: float, scale: float, *, dispers
     (rule v3 pools one per benchmark over the table's families). Inside
     :func:`densing.runtime.same_tables` a maximum found for the same inputs (bit for bit) is reused.
     """
-    log_n = np.asarray(log_n, float)
-    scores = np.asarray(scores, float)
-    items = np.broadcast_to(np.asarray(items, float), scores.shape)
-    key = _key(log_n, scores, items, chance, scale)
-    maximum = recall(key)
-    if maximum is None:
-        found = binomial_mle(log_n, scores, items, chance, scale)
-        maximum = tuple(found[k][0] for k in ("slope", "offset")) + (found["centre"],) + tuple(
-            found[k][0] for k in ("information", "converged", "log_likelihood"))
-        keep(key, maximum)
-    return _finished(log_n, scores, items, chance, scale, *maximum, dispersion_floor)
+    return likelihood_fits([(log_n, scores, items, chance, scale)], dispersion_floor)[0]
 
 
 def _key(log_n, scores, items, chance, scale) -> tuple:

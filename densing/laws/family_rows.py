@@ -1,14 +1,8 @@
-"""A family's members in a results table as plain arrays: what :func:`densing.laws.family.family_points` frames and
-rule v3's candidate table (:mod:`densing.laws.candidates_v3`) reads for every family × benchmark without a frame.
-
-Inside :func:`densing.runtime.same_tables` a table's columns are read once (:func:`_table_columns`) and
-each family's rows cut from them; outside, each call selects the family's rows alone.
-
-Family members that break their family's order: a larger member scoring below a smaller one beyond noise.
-
-A family law (:mod:`densing.laws.family`) assumes the score rises with size within one recipe. A member that scores
-below a *smaller* member of its own family on several benchmarks is not that recipe at a larger size (a different
-data mix, a broken release, a mislabelled size), and a law fitted through it bends where the family does not.
+"""A family's members in a results table as plain arrays (what :func:`densing.laws.family.family_points` frames and
+rule v3's candidate table reads for every family × benchmark; inside :func:`densing.runtime.same_tables` a table's
+columns are read once and each family's rows cut from them), and the members that break their family's order: a
+larger member scoring below a smaller one beyond noise, which a family law (rising with size within one recipe)
+would bend through (docs/method.md, "Members that break their family's order").
 
 **The rule** (written before it was run on any table). A dense member L (no ``active_params``) breaks the order
 against a smaller dense member s of the same family on a benchmark when
@@ -113,9 +107,11 @@ STDERRS = 2.0
 COLUMNS = ("family", "model", "params", "smaller_model", "smaller_params", "n_benchmarks", "benchmarks")
 
 
-def _arrays(rows: pd.DataFrame) -> dict[str, np.ndarray]:
+@per_table
+def _table_arrays(rows: pd.DataFrame) -> dict[str, np.ndarray]:
     """The dense rows with a family, a score and a size as plain arrays; ``benchmark`` is ``benchmark:metric`` and
-    ``stderr`` the table's or the binomial one (NaN where neither exists)."""
+    ``stderr`` the table's or the binomial one (NaN where neither exists). Once per table inside
+    :func:`densing.runtime.same_tables` (each family's rows are its own rows of these)."""
     rows = with_stderr(rows)
     dense = rows["active_params"].isna() if "active_params" in rows.columns else pd.Series(True, index=rows.index)
     rows = rows[dense & rows["family"].notna() & rows["value"].notna() & (rows["params"] > 0)]
@@ -125,7 +121,7 @@ def _arrays(rows: pd.DataFrame) -> dict[str, np.ndarray]:
             "stderr": rows["stderr"].to_numpy(float)}
 
 
-def _breaks(a: dict[str, np.ndarray], min_benchmarks: int, stderrs: float) -> list[tuple]:
+def _breaks(a: dict[str, np.ndarray]) -> list[tuple]:
     """(family, model, params, smaller_model, smaller_params, n, benchmarks) of one family's arrays (module rule)."""
     found: dict[tuple, list[str]] = {}
     for benchmark in np.unique(a["benchmark"]):
@@ -133,15 +129,15 @@ def _breaks(a: dict[str, np.ndarray], min_benchmarks: int, stderrs: float) -> li
         for i in on:
             for j in on:
                 gap = a["score"][j] - a["score"][i]
-                if a["params"][i] > a["params"][j] and gap > stderrs * np.hypot(a["stderr"][i], a["stderr"][j]):
+                if a["params"][i] > a["params"][j] and gap > STDERRS * np.hypot(a["stderr"][i], a["stderr"][j]):
                     key = (a["family"][i], a["model"][i], a["params"][i], a["model"][j], a["params"][j])
                     found.setdefault(key, []).append(str(benchmark))
-    return [(*key, len(b), ", ".join(sorted(set(b)))) for key, b in found.items() if len(set(b)) >= min_benchmarks]
+    return [(*key, len(b), ", ".join(sorted(set(b)))) for key, b in found.items() if len(set(b)) >= MIN_BENCHMARKS]
 
 
-def order_breaks(table: pd.DataFrame, *, min_benchmarks: int = MIN_BENCHMARKS, stderrs: float = STDERRS) -> pd.DataFrame:
+def order_breaks(table: pd.DataFrame) -> pd.DataFrame:
     """Each (larger member, smaller member) pair of a family in which the larger scores below the smaller by more than
-    ``stderrs`` standard errors of the difference on ``min_benchmarks`` or more benchmarks (module docstring).
+    :data:`STDERRS` standard errors of the difference on :data:`MIN_BENCHMARKS` or more benchmarks (module docstring).
 
     Columns: family, model (the larger), params, smaller_model, smaller_params, n_benchmarks, benchmarks (the
     benchmarks that break the order, comma-separated ``benchmark:metric``), largest model first within a family.
@@ -149,7 +145,7 @@ def order_breaks(table: pd.DataFrame, *, min_benchmarks: int = MIN_BENCHMARKS, s
     require_columns(table, ("model", "benchmark", "metric", "value", "params", "family"), "order_breaks")
     a = _table_arrays(table)
     rows = [row for family in np.unique(a["family"])
-            for row in _breaks({k: v[a["family"] == family] for k, v in a.items()}, min_benchmarks, stderrs)]
+            for row in _breaks({k: v[a["family"] == family] for k, v in a.items()})]
     found = pd.DataFrame(rows, columns=list(COLUMNS))
     return (found.sort_values(["family", "params", "smaller_params"], ascending=[True, False, True])
             .reset_index(drop=True))
@@ -165,14 +161,7 @@ def _flagged(table: pd.DataFrame, family: str) -> tuple[str, ...]:
     mine = a["family"] == str(family)
     if not mine.any():
         return ()
-    return tuple(dict.fromkeys(row[1] for row in _breaks({k: v[mine] for k, v in a.items()}, MIN_BENCHMARKS, STDERRS)))
-
-
-@per_table
-def _table_arrays(table: pd.DataFrame) -> dict[str, np.ndarray]:
-    """:func:`_arrays` of the whole table, once per table inside :func:`densing.runtime.same_tables` (each
-    family's rows are its own rows of these: every step of :func:`_arrays` reads one row at a time)."""
-    return _arrays(table)
+    return tuple(dict.fromkeys(row[1] for row in _breaks({k: v[mine] for k, v in a.items()})))
 
 
 def family_order_note(table: pd.DataFrame, family: str, fitted) -> dict[str, str]:

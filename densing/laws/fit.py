@@ -14,18 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from densing.errors import FitError
-from densing.laws.fit_schema import StageFit
+from densing.laws.fit_schema import StageFit, r_squared
 from densing.laws.problems import Problem, theta_from_params
 
 
-def _r_squared(observed: np.ndarray, predicted: np.ndarray) -> float:
-    ss_res = float(np.sum((observed - predicted) ** 2))
-    ss_tot = float(np.sum((observed - observed.mean()) ** 2))
-    return 1.0 - ss_res / ss_tot if ss_tot > 0 else float("nan")
-
-
 def fit_stage(
-    problem: Problem, *, loss: str = "soft_l1", f_scale: float = 1.0, max_nfev: int | None = None, x_scale="jac"
+    problem: Problem, *, loss: str = "soft_l1", f_scale: float = 1.0, x_scale="jac"
 ) -> StageFit:
     """Run least_squares from every start of ``problem`` and keep the lowest-cost solution."""
     from scipy.optimize import least_squares  # imported here: loading a stored fit needs no optimiser
@@ -42,7 +36,6 @@ def fit_stage(
                 loss=loss,
                 f_scale=f_scale,
                 x_scale=x_scale,
-                max_nfev=max_nfev,
             )
         except (ValueError, FloatingPointError):
             continue
@@ -61,7 +54,7 @@ def fit_stage(
         law=problem.law,
         params=params,
         fixed=dict(problem.fixed),
-        r_squared=_r_squared(problem.observed, predicted),
+        r_squared=r_squared(problem.observed, predicted),
         rmse=float(np.sqrt(np.mean(residuals**2))),
         residuals=tuple(float(r) for r in residuals),
         converged=bool(best.status > 0),

@@ -1,21 +1,14 @@
-"""The schema of a fit file (:data:`FORMAT`): its fields, and the domain of the law it holds (:data:`FIT_DOMAIN`).
-
-:func:`check_fit_dict` checks a fit's content, point estimate and every bootstrap draw, before
-:class:`densing.laws.reference_fit.ReferenceFit` is made from it; a value outside its domain is one InputError naming
-the file, the field (and the draw), the value and the domain.
-
-The points a reference fit is made on: which rows of a tidy table, averaged how, cut where.
-
-:func:`select_points` turns a tidy table into (model, params, train_tokens, score, loss, run) for
-one benchmark or the per-model mean of several; :func:`final_points` and :func:`past_run_fraction`
-are the cuts by training progress; :func:`reference_subset` the cuts by size and family;
-:func:`point_tuples` the points as a fit file stores them; :func:`data_hash` the hash a fit records of them.
+"""The schema of a fit file (:data:`FORMAT`, checked by :func:`check_fit_dict`: one InputError naming the file, the
+field, the draw, the value and the law's domain :data:`FIT_DOMAIN`), the points a reference fit is made on
+(:func:`select_points` for one benchmark or the per-model mean of several; the cuts :func:`final_points`,
+:func:`past_run_fraction` and :func:`reference_subset`; :func:`point_tuples` as a file stores them and
+:func:`data_hash` as it records them), one fitted stage (:class:`StageFit`) and the verdicts on a fit.
 """
 from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 import pandas as pd
@@ -86,10 +79,9 @@ def _check_law_domain(kind: str, params: dict, data: dict, source: str) -> None:
     """The point estimate's parameters, then every bootstrap draw's, inside :data:`FIT_DOMAIN`."""
     bad = _law_domain_error(kind, params)
     if bad is not None:
-        name, value = bad
-        expected = "expected a finite number" if not isinstance(value, (int, float)) or isinstance(value, bool) or \
-            not math.isfinite(value) else _domain_words(kind, name, params)
-        raise InputError(f"{source}: field 'params.{name}': {value!r} is outside the law's domain ({expected})")
+        name, value = bad  # a finite number: check_fit_dict has checked each one
+        raise InputError(f"{source}: field 'params.{name}': {value!r} is outside the law's domain "
+                         f"({_domain_words(kind, name, params)})")
     names = list(data.get("bootstrap_names") or [])
     for i, row in enumerate(data.get("bootstrap") or [], start=1):
         draw = {**params, **dict(zip(names, row))}
@@ -303,6 +295,13 @@ def data_hash(frame, columns: list[str] | None = None) -> str:
 # One fitted stage of a fit file, and the verdicts on a fitted reference
 # --------------------------------------------------------------------------------------------------------------------
 
+def r_squared(observed: np.ndarray, predicted: np.ndarray) -> float:
+    """R² = 1 − Σ(S − Ŝ)² / Σ(S − S̄)² of a fitted stage (NaN when the observations do not vary)."""
+    ss_res = float(np.sum((observed - predicted) ** 2))
+    ss_tot = float(np.sum((observed - observed.mean()) ** 2))
+    return 1.0 - ss_res / ss_tot if ss_tot > 0 else float("nan")
+
+
 @dataclass(frozen=True)
 class StageFit(Result):
     """One fitted law: parameters, what was held fixed, and goodness-of-fit diagnostics.
@@ -324,33 +323,18 @@ class StageFit(Result):
     cost: float
 
     def to_dict(self) -> dict:
-        return {
-            "law": self.law,
-            "params": dict(self.params),
-            "fixed": dict(self.fixed),
-            "r_squared": self.r_squared,
-            "rmse": self.rmse,
-            "residuals": list(self.residuals),
-            "converged": self.converged,
-            "message": self.message,
-            "n_points": self.n_points,
-            "cost": self.cost,
-        }
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        return {**values, "params": dict(self.params), "fixed": dict(self.fixed), "residuals": list(self.residuals)}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "StageFit":
-        return cls(
-            law=str(data["law"]),
-            params={k: float(v) for k, v in data["params"].items()},
-            fixed={k: float(v) for k, v in data.get("fixed", {}).items()},
-            r_squared=float(data["r_squared"]),
-            rmse=float(data["rmse"]),
-            residuals=tuple(float(v) for v in data["residuals"]),
-            converged=bool(data["converged"]),
-            message=str(data["message"]),
-            n_points=int(data["n_points"]),
-            cost=float(data["cost"]),
-        )
+    def from_dict(cls, data: dict) -> StageFit:
+        def numbers(values: dict) -> dict[str, float]:
+            return {k: float(v) for k, v in values.items()}
+
+        read = {"law": str, "params": numbers, "fixed": numbers, "r_squared": float, "rmse": float,
+                "residuals": lambda values: tuple(float(v) for v in values), "converged": bool, "message": str,
+                "n_points": int, "cost": float}
+        return cls(**{name: kind(data.get(name, {}) if name == "fixed" else data[name]) for name, kind in read.items()})
 
 
 #: A score law that explains less than half of its points' variance (R² < 0.5) is not one to invert

@@ -23,23 +23,11 @@ on D0 tokens would need to reach that loss:
     L̂(S) = l − (1/γ)·ln(c/(S − d) − 1)
     N̂(S) = ((L̂ − b·D0^-β − E) / a)^(−1/α)
 
-**A family's members brought to one training budget D0** through a stated loss law (:func:`translate_members`).
-The law is the parametric form of Hoffmann et al. 2022, "Training Compute-Optimal Large Language
-Models" (arXiv 2203.15556), approach 3:
-
-    L(N, D) = E + A·N^-α + B·D^-β
-
-A member with N parameters trained on D tokens reaches L(N, D); its size at D0 is the N' that
-reaches the same loss on D0 tokens:
-
-    A·N'^-α = A·N^-α + B·(D^-β − D0^-β),   N' = (A / (A·N^-α + B·(D^-β − D0^-β)))^(1/α)
-
-Where the right-hand side is ≤ 0 the member's loss is at or below E + B·D0^-β, which no finite
-size reaches at D0: that member has no N' (NaN, with a reason in words).
+**A family's members brought to one training budget D0** through a stated loss law (:func:`translate_members`,
+the equations there; Hoffmann et al. 2022, arXiv 2203.15556, approach 3).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -165,13 +153,6 @@ class LossLaw:
     beta: float
     source: str
     name: str
-
-    def __post_init__(self):
-        for field in ("A", "alpha", "B", "beta"):
-            if not (math.isfinite(getattr(self, field)) and getattr(self, field) > 0):
-                raise InputError(f"loss law {self.name!r}, field '{field}': expected a positive finite number")
-        if not math.isfinite(self.E):
-            raise InputError(f"loss law {self.name!r}, field 'E': expected a finite number")
 
     def loss(self, params, tokens) -> np.ndarray:
         """L(N, D) = E + A·N^-α + B·D^-β (Hoffmann et al. 2022, arXiv 2203.15556, eq. 2; constants

@@ -1,16 +1,13 @@
 """Held-out checks of a reference law: fit on the small models, predict the large ones (Xiao et al. 2024, Fig. 2b).
 
-:func:`held_out_validation` fits below ``max_params`` and predicts the rest; :func:`held_out_check`
-is the same as a sorted table and a summary line; :func:`validate_held_out` is the one entry from a
-path: it reads the data through the format registry (:mod:`densing.data.formats`), takes the
-format's default cut of warm-up checkpoints, and hands a format with rules of its own (AI2's OLMo
-ladder: :func:`densing.laws.olmo.check.validate_ladder`) to them.
+:func:`held_out_validation` fits below ``max_params`` and predicts the rest; :func:`validate_held_out` is the
+one entry from a path (any format of :mod:`densing.data.formats`, AI2's OLMo ladder by its own rules), giving a
+sorted table and a summary line.
 """
 from __future__ import annotations
 
 from numbers import Real
 from pathlib import Path
-from typing import Callable
 
 import pandas as pd
 
@@ -71,52 +68,6 @@ def held_out_validation(
 
 
 
-def held_out_check(
-    frame: pd.DataFrame,
-    benchmark: str | list[str],
-    *,
-    max_params: float,
-    min_train_tokens: float | None = None,
-    final_only: bool = False,
-    **fit_options,
-) -> tuple[pd.DataFrame, str]:
-    """:func:`held_out_validation` as a report: the table and a one-line summary.
-
-    Held-out checkpoints trained on fewer than ``min_train_tokens`` are left out, as they are from
-    the fit; rows are ordered by run, then by tokens (step 1000 before step 103000);
-    ``final_only`` keeps each held-out run's last checkpoint. The summary gives the number of
-    held-out points, the mean and the largest relative score error |Ŝ − S| / S.
-    """
-    _, table = held_out_validation(
-        frame, benchmark, max_params=max_params, min_train_tokens=min_train_tokens, **fit_options
-    )
-    if min_train_tokens is not None:
-        table = table[table["train_tokens"] >= min_train_tokens]
-    if table.empty:
-        raise InputError(f"min_train_tokens {min_train_tokens:.3g}: no held-out checkpoint is trained that long")
-    if final_only:
-        table = table.loc[table.groupby("run")["train_tokens"].idxmax()]
-    table = table.sort_values(["params", "run", "train_tokens"], kind="stable").reset_index(drop=True)
-    worst = table.loc[table["relative_error"].idxmax()]
-    summary = (
-        f"{len(table)} held-out point(s) from {table['run'].nunique()} run(s) with N ≥ {max_params:.3g} "
-        f"({table['benchmark'].iloc[0]}): mean relative error {table['relative_error'].mean():.2%}, "
-        f"largest {worst['relative_error']:.2%} ({worst['model']})"
-    )
-    return table, summary
-
-
-def _olmo_ladder_held_out(path: Path, benchmark, *, max_params: float, metric: str | None, **_) -> tuple[pd.DataFrame, str]:
-    if not isinstance(benchmark, str):
-        raise InputError("benchmark: the OLMo ladder's check takes one benchmark")
-    return validate_ladder(read_olmo_ladder(path), benchmark, metric or ladder_benchmarks().get(benchmark, "len_norm"),
-                           max_params=max_params)
-
-
-#: Data formats (by registry name) whose held-out check follows rules of their own.
-HELD_OUT_RULES: dict[str, Callable[..., tuple[pd.DataFrame, str]]] = {"olmo_ladder": _olmo_ladder_held_out}
-
-
 def validate_held_out(
     path: str | Path,
     benchmark: str | list[str],
@@ -133,15 +84,34 @@ def validate_held_out(
 
     ``min_train_tokens="auto"`` takes the format's default (3e9 on the Pythia folder: its warm-up
     checkpoints; none otherwise), ``None`` keeps every checkpoint. ``metric`` defaults to ``acc``
-    (on the OLMo ladder, the task's own). A format in :data:`HELD_OUT_RULES` is checked by its rules;
-    any other by :func:`held_out_check` without bootstrap.
+    (on the OLMo ladder, the task's own). AI2's OLMo ladder is checked by its own rules
+    (:func:`densing.laws.olmo.check.validate_ladder`); any other format by :func:`held_out_validation` without
+    bootstrap, held-out checkpoints trained on fewer than ``min_train_tokens`` left out as they are from the fit, rows
+    ordered by run, then by tokens (step 1000 before step 103000), ``final_only`` keeping each held-out run's last
+    checkpoint. The summary gives the number of held-out points, the mean and the largest relative score error
+    |Ŝ − S| / S.
     """
     path = Path(path)
     data_format = sniff_format(path)
-    if data_format.name in HELD_OUT_RULES:
-        return HELD_OUT_RULES[data_format.name](path, benchmark, max_params=max_params, metric=metric)
+    if data_format.name == "olmo_ladder":
+        if not isinstance(benchmark, str):
+            raise InputError("benchmark: the OLMo ladder's check takes one benchmark")
+        return validate_ladder(read_olmo_ladder(path), benchmark, metric or ladder_benchmarks().get(benchmark, "len_norm"),
+                               max_params=max_params)
     tokens = data_format.min_train_tokens if min_train_tokens == "auto" else min_train_tokens
-    return held_out_check(
-        read_reference_data(path, suite=suite), benchmark, max_params=max_params, min_train_tokens=tokens,
-        final_only=final_only, law=law, metric=metric or "acc", chance=chance, n_boot=0,
+    _, table = held_out_validation(read_reference_data(path, suite=suite), benchmark, max_params=max_params,
+                                   min_train_tokens=tokens, law=law, metric=metric or "acc", chance=chance, n_boot=0)
+    if tokens is not None:
+        table = table[table["train_tokens"] >= tokens]
+    if table.empty:
+        raise InputError(f"min_train_tokens {tokens:.3g}: no held-out checkpoint is trained that long")
+    if final_only:
+        table = table.loc[table.groupby("run")["train_tokens"].idxmax()]
+    table = table.sort_values(["params", "run", "train_tokens"], kind="stable").reset_index(drop=True)
+    worst = table.loc[table["relative_error"].idxmax()]
+    summary = (
+        f"{len(table)} held-out point(s) from {table['run'].nunique()} run(s) with N ≥ {max_params:.3g} "
+        f"({table['benchmark'].iloc[0]}): mean relative error {table['relative_error'].mean():.2%}, "
+        f"largest {worst['relative_error']:.2%} ({worst['model']})"
     )
+    return table, summary

@@ -7,23 +7,15 @@ the size a reference model trained on D0 tokens would need to score S (Xiao et a
     N̂(S) = ((L̂ − b·D0^-β − E) / a)^(−1/α)
     ρ = N̂ / N
 
-Scores at or below the sigmoid's floor d, at or above its ceiling c + d, or whose L̂ is at or below
-the data-limited floor b·D0^-β + E have no finite N̂: they are *censored* (N̂ = 0 or +inf) and
-carry a reason in the ``censored`` column — never a silent NaN.
+Scores without a finite N̂ are *censored* (N̂ = 0 or +inf) with a reason in the ``censored`` column, never a silent
+NaN (:func:`densing.laws.reference_fit.invert_scores`).
 
-**The inversion protocol.** An inversion takes the targets' scores (models × benchmarks, with
-standard errors) and gives, for the point parameters or for bootstrap draws of the reference and
-of the scores, ln ρ per model and its ``kind`` (0 exact, +1 lower bound, −1 upper bound, NaN
-dropped; :mod:`densing.laws.bounds`):
-
-- :class:`PerBenchmark` — one reference fit, the paper's inversion (eq. 4), censored scores as
-  bounds (:func:`densing.laws.bounds.log_density_bounds`); :meth:`PerBenchmark.invert` gives the
-  plain (L̂, N̂, reason) that :func:`densing.laws.density.compute_density` tabulates;
-- :class:`Joint` — several family fits of one family, the joint maximum-likelihood size
-  (:mod:`densing.laws.joint`); an x̂ at the edge of its range is a bound.
-
-Both share one interface, so the per-model tables (:mod:`densing.laws.density`), the trend's
-uncertainty (:mod:`densing.trend.uncertainty`) and the checks treat them alike.
+**The inversion protocol**: the targets' scores (models × benchmarks, with standard errors) → ln ρ per model and its
+``kind`` (0 exact, +1 lower bound, −1 upper bound, NaN dropped; :mod:`densing.laws.bounds`), for the point
+parameters or for bootstrap draws of the reference and of the scores. :class:`PerBenchmark` is the paper's
+inversion through one reference fit; :class:`Joint` the joint maximum-likelihood size over several family fits of
+one family (:mod:`densing.laws.joint`). The per-model tables (:mod:`densing.laws.density`), the trend's
+uncertainty and the checks treat both alike.
 """
 from __future__ import annotations
 
@@ -36,7 +28,7 @@ import pandas as pd
 from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER, log_density_bounds, score_cap
 from densing.laws.reference_fit import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, ReferenceFit  # noqa: F401
-from densing.laws.reference_fit import as_fit, invert_scores
+from densing.laws.reference_fit import as_fit
 from densing.runtime import per_table
 
 
@@ -149,22 +141,13 @@ class PerBenchmark:
         count = scores.shape[-1]
         return scores.mean(axis=-1), np.sqrt(np.nansum(np.square(stderr), axis=-1)) / count
 
-    @property
-    def kind(self) -> str:
-        return "per-benchmark"
-
+    kind = "per-benchmark"
     #: a model enters only with every benchmark's score (a mean fit averages them)
     require = "all"
 
     @property
     def n_draws(self) -> int:
         return len(self.fit.bootstrap)
-
-    def invert(self, scores: np.ndarray, picks=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(L̂, N̂, censoring reason) of the mean score at D0 (eq. 4, :func:`invert_scores`), censored N̂ as 0 / +inf:
-        under the point parameters for ``scores`` (models, B), under the bootstrap draws ``picks`` for (draws, models, B)."""
-        p = self.fit.params if picks is None else self.fit.draw_columns(picks)
-        return invert_scores(p, np.asarray(scores, float).mean(axis=-1), self.d0)
 
     def point(self, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray):
         p = {k: float(v) for k, v in self.fit.params.items()}
@@ -185,9 +168,8 @@ class PerBenchmark:
         return conditioning(self.fit, s, se, self.d0)
 
 
-#: The last joint inversions of point scores, by (id of the inversion, scores): :meth:`Joint.solve_point`'s.
+#: The last joint inversions of point scores, by (the inversion, scores): :meth:`Joint.solve_point`'s.
 _SOLVED: dict = {}
-_SOLVED_KEPT = 64
 
 
 @dataclass(frozen=True)
@@ -218,10 +200,7 @@ class Joint:
         suffix = "" if self.skill == "pooled" else f"[skill {self.skill}: first version]"
         return f"{_family_label(self.fit_list[0])}:joint({','.join(self.benchmarks)}){suffix}"
 
-    @property
-    def kind(self) -> str:
-        return "joint"
-
+    kind = "joint"
     #: a model enters with any of the benchmarks' scores (the others missing)
     require = "any"
 
@@ -237,21 +216,11 @@ class Joint:
         """:func:`densing.laws.joint.invert_joint` of these scores: the same arrays asked again (a row's point
         densities, its weights and its conditioning ask for one set of scores) get the kept result, which callers
         must not change."""
-        from densing.laws.joint import invert_joint
+        from densing.laws.joint import invert_joint, kept
 
         scores, stderr = np.asarray(scores, float), np.asarray(stderr, float)
-        key = (scores.shape, scores.tobytes(), stderr.tobytes())
-        kept = _SOLVED.get((id(self), key))
-        if kept is not None and kept[0] is self:  # the id of this very object, not of one since collected
-            return kept[1]
-        solved = invert_joint(list(self.fit_list), scores, stderr, skill=self.skill)
-        for value in vars(solved).values():  # shared between callers: read-only
-            if isinstance(value, np.ndarray):
-                value.flags.writeable = False
-        if len(_SOLVED) >= _SOLVED_KEPT:
-            _SOLVED.pop(next(iter(_SOLVED)))
-        _SOLVED[(id(self), key)] = (self, solved)
-        return solved
+        return kept(_SOLVED, self, (scores.shape, scores.tobytes(), stderr.tobytes()),
+                    lambda: invert_joint(list(self.fit_list), scores, stderr, skill=self.skill))
 
     def point(self, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray):
         result = self.solve_point(scores, stderr)

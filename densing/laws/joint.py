@@ -30,10 +30,8 @@ and the per-model interval draws it (score noise of sd √(σ_b² + S_b'(x̂)²�
 √(χ²/(B − 1)) (Birge 1932) per model is kept as a diagnostic: ≈ 1 when its benchmarks agree as
 well as the skill variance allows, ≫ 1 when they disagree more.
 
-The first version (``skill="none"``: no skill variance, the per-model interval's noise scaled by
-the Birge ratio where it exceeds 1) undercovered on planted data (0.59 for a nominal 0.95,
-``studies/family_trend_coverage.py``); the skill variance was added after that run, before any
-change was judged on the shipped table. Both are kept (``skill=``); the default is ``"pooled"``.
+``skill="none"`` is the first version (no skill variance, the interval's noise scaled by the Birge ratio where it
+exceeds 1), kept as a variant; its coverage beside the pooled one: docs/method.md ("One inversion over all benchmarks").
 """
 from __future__ import annotations
 
@@ -79,24 +77,29 @@ def family_columns(fits: list[ReferenceFit], picks: np.ndarray | None = None) ->
     return out
 
 
-#: Each fit's bootstrap draws as columns (:meth:`ReferenceFit.draw_columns`), by the id of the fit, with a weak
-#: reference to it (an id is reused only after its object is collected).
+def kept(cache: dict, owner, key, make):
+    """``make()`` for ``owner`` and ``key``, made once while it stays among the last 64 values of ``cache`` (by the id
+    of ``owner``, with a weak reference to it: an id is reused only after its object is collected). Its arrays are
+    read-only: callers share them."""
+    found = cache.get((id(owner), key))
+    if found is not None and found[0]() is owner:
+        return found[1]
+    value = make()
+    for array in (value if isinstance(value, dict) else vars(value)).values():
+        if isinstance(array, np.ndarray):
+            array.flags.writeable = False
+    if len(cache) >= 64:
+        cache.pop(next(iter(cache)))
+    cache[(id(owner), key)] = (weakref.ref(owner), value)
+    return value
+
+
+#: Each fit's bootstrap draws as columns (:meth:`ReferenceFit.draw_columns`): the joint inversion asks at every solve.
 _COLUMNS: dict = {}
-_COLUMNS_KEPT = 64
 
 
 def _draw_columns(fit: ReferenceFit) -> dict[str, np.ndarray]:
-    """``fit.draw_columns()``, made once per fit (the joint inversion asks for it at every solve): read-only arrays."""
-    kept = _COLUMNS.get(id(fit))
-    if kept is not None and kept[0]() is fit:
-        return kept[1]
-    columns = fit.draw_columns()
-    for value in columns.values():
-        value.flags.writeable = False
-    if len(_COLUMNS) >= _COLUMNS_KEPT:
-        _COLUMNS.pop(next(iter(_COLUMNS)))
-    _COLUMNS[id(fit)] = (weakref.ref(fit), columns)
-    return columns
+    return kept(_COLUMNS, fit, None, fit.draw_columns)
 
 
 def _constants(p: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -328,15 +331,6 @@ def skill_variance(fits: list[ReferenceFit], scores, stderr) -> float:
     return float(max(0.0, np.mean(np.var(x, axis=1, ddof=1) - measurement)))
 
 
-def _alone(fit: ReferenceFit, scores: np.ndarray) -> np.ndarray:
-    """N̂_b of one benchmark's scores inverted alone; NaN where a model has no score on it."""
-    missing = np.isnan(scores)
-    out = np.full(scores.shape, np.nan)
-    if (~missing).any():
-        out[~missing] = fit.invert(scores[~missing])[1]
-    return out
-
-
 @validate_params({"skill": [Options(SKILLS)]})
 def invert_joint(fits: list[ReferenceFit], scores, stderr, *, skill: str = "pooled", skill2: float | None = None) -> JointInversion:
     """x̂ per model (module docstring); ``scores`` and ``stderr`` of shape (models, B), B = len(fits).
@@ -371,7 +365,11 @@ def invert_joint(fits: list[ReferenceFit], scores, stderr, *, skill: str = "pool
     with np.errstate(divide="ignore", invalid="ignore"):
         birge = np.where(n_b > 1, np.sqrt(chi2 / np.maximum(n_b - 1, 1)), np.nan)
     censored = np.where(x <= LOG_SIZE_LOW + 1e-9, "below_range", np.where(x >= LOG_SIZE_HIGH - 1e-9, "above_range", ""))
-    alone = np.column_stack([_alone(fit, scores[:, b]) for b, fit in enumerate(fits)])
+    alone = np.full(scores.shape, np.nan)  # N̂_b of each benchmark's scores inverted alone; NaN where a model has none
+    for b, fit in enumerate(fits):
+        scored = ~np.isnan(scores[:, b])
+        if scored.any():
+            alone[scored, b] = fit.invert(scores[scored, b])[1]
     return JointInversion(log_size=x, censored=censored.astype(object), tau2=tau2, skill2=s2, weights=weights,
                           slope=slope[0], chi2=chi2, birge_ratio=birge, per_benchmark_size=alone)
 

@@ -182,12 +182,7 @@ def _sigmoid_layout(chance: float | None, ceiling: float | None, max_score: floa
 
 def _fixed_values(chance: float | None, ceiling: float | None) -> dict[str, float]:
     """What the user held fixed: the floor d and/or the ceiling c + d."""
-    fixed = {}
-    if chance is not None:
-        fixed["d"] = chance
-    if ceiling is not None:
-        fixed["ceiling"] = ceiling
-    return fixed
+    return {name: value for name, value in (("d", chance), ("ceiling", ceiling)) if value is not None}
 
 
 def _sigmoid_bounds_and_start(free, y, chance, ceiling, max_score):
@@ -348,8 +343,7 @@ def theta_from_params(problem: Problem, params: dict[str, float]) -> np.ndarray:
     out = []
     for name in problem.names:
         if name == "u":
-            d = params["d"]
-            out.append(params["c"] / (problem.max_score - d))
+            out.append(params["c"] / (problem.max_score - params["d"]))
         elif name == "ln_a":
             out.append(math.log(params["a"]) - params["alpha"] * problem.centres[0])
         elif name == "ln_b":

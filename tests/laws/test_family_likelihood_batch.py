@@ -57,13 +57,13 @@ def test_inside_same_tables_a_maximum_is_found_once_for_the_same_inputs(monkeypa
     from densing.runtime import same_tables
 
     calls = []
-    real = family_likelihood.binomial_mle
-    monkeypatch.setattr(family_likelihood, "binomial_mle", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = family_likelihood._scoring
+    monkeypatch.setattr(family_likelihood, "_scoring", lambda *a, **k: calls.append(1) or real(*a, **k))
     problem = _problems()[5]
     outside = [likelihood_fit(*problem) for _ in range(2)]
     with same_tables():
         batched = likelihood_fits([problem], 3.0)[0]
         inside = likelihood_fit(*problem, dispersion_floor=3.0)  # the batch's maximum, refloored
         moved = likelihood_fit(problem[0], problem[1] + 1e-3, *problem[2:])  # other scores: a new maximum
-    assert len(calls) == 3 and _same(outside[0], outside[1]) and _same(inside, batched)
+    assert len(calls) == 4 and _same(outside[0], outside[1]) and _same(inside, batched)
     assert _same(inside, likelihood_fit(*problem, dispersion_floor=3.0)) and moved.slope != inside.slope

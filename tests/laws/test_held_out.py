@@ -31,11 +31,3 @@ def test_the_format_default_cut_applies_unless_given(tmp_path):
         assert everything["train_tokens"].min() == pytest.approx(1e9) and len(everything) > len(table)
     finally:
         unregister_format("toy")
-
-
-def test_a_format_with_rules_of_its_own_is_checked_by_them(tmp_path, monkeypatch):
-    path = _ladder(tmp_path / "ladder.csv")
-    seen = {}
-    monkeypatch.setitem(held_out.HELD_OUT_RULES, "table", lambda p, b, **kw: seen.setdefault("args", (p, b, kw)))
-    held_out.validate_held_out(path, "toy", max_params=5e9)
-    assert seen["args"][0] == path and seen["args"][2]["max_params"] == 5e9

@@ -117,24 +117,6 @@ class LadderCheck(Result):
             ("heldout", self.held_out), ("densities", self.densities), ("sensitivity", self.sensitivity))})
 
 
-def _load_fits(fits_dir: Path, benchmarks: dict[str, str]) -> dict[str, ReferenceFit]:
-    fits = {}
-    for benchmark in benchmarks:
-        path = Path(fits_dir) / f"olmo_{benchmark.removeprefix('olmes_')}_two_step.json"
-        if not path.exists():
-            raise InputError(f"{path}: no such fit; run `densing ladder fit` first")
-        fits[benchmark] = ReferenceFit.load(path)
-    return fits
-
-
-def _ai2_errors() -> pd.DataFrame:
-    table = pd.read_csv(AI2_TABLE)
-    table["benchmark"] = table["Task"].map(AI2_TASKS)
-    return table.rename(columns={"Rel Error": "ai2_relative_error", "Pred": "ai2_predicted_score"})[
-        ["benchmark", "ai2_predicted_score", "ai2_relative_error"]
-    ]
-
-
 def check_ladder(folder: str | Path, fits_dir: str | Path, *, level: float = 0.95) -> LadderCheck:
     """Held-out table, densities and sensitivity for the shipped OLMo ladder fits."""
     from densing.data.olmo import ai2_published_setup, ladder_benchmarks, read_olmo_ladder, split_ladder
@@ -142,11 +124,20 @@ def check_ladder(folder: str | Path, fits_dir: str | Path, *, level: float = 0.9
     if not 0 < level < 1:
         raise InputError(f"level: expected a number in (0, 1), got {level!r}")
     benchmarks = ladder_benchmarks()
-    fits = _load_fits(Path(fits_dir), benchmarks)
+    fits = {}
+    for benchmark in benchmarks:
+        path = Path(fits_dir) / f"olmo_{benchmark.removeprefix('olmes_')}_two_step.json"
+        if not path.exists():
+            raise InputError(f"{path}: no such fit; run `densing ladder fit` first")
+        fits[benchmark] = ReferenceFit.load(path)
     ladder, targets = split_ladder(read_olmo_ladder(folder))
     held_targets = targets[targets["model"].isin(HELD_OUT)]
     held = pd.concat([predict_held_out(fit, held_targets, level=level) for fit in fits.values()], ignore_index=True)
-    ai2 = _ai2_errors()
+    ai2 = pd.read_csv(AI2_TABLE)
+    ai2["benchmark"] = ai2["Task"].map(AI2_TASKS)
+    ai2 = ai2.rename(columns={"Rel Error": "ai2_relative_error", "Pred": "ai2_predicted_score"})[
+        ["benchmark", "ai2_predicted_score", "ai2_relative_error"]
+    ]
     held = held.merge(ai2, on="benchmark", how="left")
     held.loc[held["model"] != "olmo-2-13b", ["ai2_predicted_score", "ai2_relative_error"]] = np.nan
     densities = density_table(fits, targets[targets["model"].isin(DENSITY_TARGETS)], level=level)

@@ -80,9 +80,6 @@ def _split(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, float]:
     return frame[frame["params"] < largest], frame[frame["params"] >= largest], largest
 
 
-CRITERIA = ("score", "loss")
-
-
 def choose_irreducible(table: pd.DataFrame, criterion: str) -> dict[str, bool]:
     """Rule 2: E where its extrapolation error (``score_error`` with the floor free, or ``loss_error``) is lower."""
     column = f"{criterion}_error"
@@ -93,13 +90,8 @@ def choose_irreducible(table: pd.DataFrame, criterion: str) -> dict[str, bool]:
     }
 
 
-def select_options(frame: pd.DataFrame, benchmarks: dict[str, str], *, criterion: str = "score") -> LadderOptions:
-    """Rules 2 and 3 of the module docstring on the ladder ``frame``; ``benchmarks`` maps name → metric.
-
-    ``criterion`` is rule 2's error: ``score`` (the default, the chained prediction) or ``loss``.
-    """
-    if criterion not in CRITERIA:
-        raise InputError(f"criterion: expected one of {', '.join(CRITERIA)}, got {criterion!r}")
+def select_options(frame: pd.DataFrame, benchmarks: dict[str, str]) -> LadderOptions:
+    """Rules 2 and 3 of the module docstring on the ladder ``frame``; ``benchmarks`` maps name → metric."""
     small, large, largest = _split(frame)
     rows = []
     for benchmark, metric in benchmarks.items():
@@ -132,7 +124,7 @@ def select_options(frame: pd.DataFrame, benchmarks: dict[str, str], *, criterion
                     }
                 )
     table = pd.DataFrame(rows)
-    irreducible = choose_irreducible(table, criterion)
+    irreducible = choose_irreducible(table, "score")
     chosen = table[[irreducible[b] == e for b, e in zip(table["benchmark"], table["irreducible"])]]
     mean_by_floor = chosen.groupby("floor")["score_error"].mean()
     floor = str(mean_by_floor.idxmin()) if mean_by_floor.nunique() > 1 else "chance"
@@ -258,18 +250,13 @@ def variant_errors(variants: dict[str, tuple[pd.DataFrame, dict]], targets: pd.D
     """Held-out relative score error of the chained prediction for several ways of fitting a ladder.
 
     ``variants`` maps a name to (the ladder table it fits, :func:`fit_reference` options by
-    benchmark or one dict for all). One row per (variant, benchmark, target model); no bootstrap.
+    benchmark). One row per (variant, benchmark, target model); no bootstrap.
     """
     rows = []
     for name, (frame, options) in variants.items():
         for benchmark, metric in benchmarks.items():
-            opts = options.get(benchmark, options) if isinstance(options, dict) else options
-            opts = {k: v for k, v in opts.items() if k in _FIT_KEYS}
-            fit = fit_reference(frame, benchmark, metric=metric, n_boot=0, **opts)
+            fit = fit_reference(frame, benchmark, metric=metric, n_boot=0, **options[benchmark])
             held = predict_held_out(fit, targets)
             held.insert(0, "variant", name)
             rows.append(held)
     return pd.concat(rows, ignore_index=True)
-
-
-_FIT_KEYS = {"law", "irreducible", "chance", "loss_points", "final_checkpoints", "min_run_fraction", "min_train_tokens"}
