@@ -46,7 +46,7 @@ tasks the real run measures):
 25 planted final points (:func:`densing.laws.fit.fit_stage` of :func:`densing.laws.problems.loss_problem`, soft-ℓ1 at
 0.05, as :func:`densing.laws.reference.fit_reference` fits it) with ``--ladder-boot`` draws of resampled runs,
 each refitted from the point estimate (:func:`densing.laws.fit.refit_from`, as its series bootstrap does); then
-:func:`densing.designs.olmes.mc_reference.fit_mc_reference` on the planted checkpoints (the ceiling rule, the MC score
+:func:`tools.olmes_mc_reference.fit_mc_reference` on the planted checkpoints (the ceiling rule, the MC score
 law and ``--score-boot`` moving-block bootstrap draws), :func:`~densing.designs.olmes.mc_reference.offline_reference`
 with Δ̂ and σ_Δ, the R² verdict (:func:`densing.laws.fit_schema.fit_verdict`), the targets through
 :func:`densing.trend.targets.trend_targets`, and :func:`densing.trend.uncertainty.trend_uncertainty` with
@@ -87,6 +87,7 @@ from densing.laws import forms
 from densing.laws.fit_schema import fit_verdict
 from densing.laws.inversion import PerBenchmark
 from densing.designs.olmes import mc_reference as mc
+from tools import olmes_mc_reference as build
 from densing.laws.reference_fit import ReferenceFit
 from densing.constants import DAYS_PER_MONTH, LN2
 from densing.designs.olmes.trend import D0
@@ -162,8 +163,8 @@ def world_law(task: str, world: str) -> tuple[float, float, float, float]:
     if world == "model":
         p = mc_fit(task).params
     else:
-        points = mc.score_points(real_runs(), task)
-        p = mc.fit_score_law(points, mc.MC_CHANCE[task], ceiling=1.0, n_boot=0).stage.params
+        points = build.score_points(real_runs(), task)
+        p = build.fit_score_law(points, mc.MC_CHANCE[task], ceiling=1.0, n_boot=0).stage.params
     return float(p["c"]), float(p["gamma"]), float(p["l"]), float(p["d"])
 
 
@@ -175,7 +176,7 @@ def true_score(task: str, world: str, loss) -> np.ndarray:
 @lru_cache(maxsize=None)
 def checkpoint_noise(task: str) -> tuple[float, float]:
     """(φ, s): lag-one autocorrelation within runs and sd of the real checkpoints' residuals around the shipped law."""
-    points = mc.score_points(real_runs(), task)
+    points = build.score_points(real_runs(), task)
     residual = points["score"].to_numpy(float) - true_score(task, "model", points["loss"])
     runs = points["run"].to_numpy(str)
     pairs = [(residual[i], residual[i + 1]) for i in range(len(residual) - 1) if runs[i] == runs[i + 1]]
@@ -288,7 +289,7 @@ def measure(rng: np.random.Generator, task: str, world: str, months_list: tuple[
     measured = mc.Offset(task, float(offset.delta + offset.stderr * rng.standard_normal()), offset.stderr, ())
     tables = {m: target_table(rng, task, world, m) for m in months_list}  # drawn before any fit can fail
     try:
-        fit = mc.fit_mc_reference(loss_fit, runs, task, n_boot=args.score_boot, seed=seed)
+        fit = build.fit_mc_reference(loss_fit, runs, task, n_boot=args.score_boot, seed=seed)
     except DensingError as exc:
         out["error"] = f"reference fit failed: {type(exc).__name__}"
         return out

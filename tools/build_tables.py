@@ -286,26 +286,27 @@ def protocol(args) -> int:
 
 
 def mc_reference(args) -> int:
-    """The MC references of the four OLMES tasks (:mod:`densing.designs.olmes.mc_reference`): fit and write them, write
-    the offsets and the held-out chain, print them."""
+    """The MC references of the four OLMES tasks (:mod:`tools.olmes_mc_reference`): fit and write them, write the
+    offsets and the held-out chain, print them."""
     import pandas as pd
 
     from densing.data.olmo import read_olmo_mc_runs
     from densing.designs.olmes import mc_reference as mc
     from densing.laws.reference_fit import ReferenceFit
+    from tools import olmes_mc_reference as build
 
     runs = read_olmo_mc_runs(args.data)
     targets = mc.read_olmes_table(args.results_dir)
     offsets, held, lines = [], [], []
     for task in mc.MC_CHANCE:
         loss_fit = ReferenceFit.load(Path(args.fits_dir) / mc.LADDER_FIT.format(task=task))
-        fit = mc.fit_mc_reference(loss_fit, runs, task, n_boot=args.n_boot, seed=args.seed)
+        fit = build.fit_mc_reference(loss_fit, runs, task, n_boot=args.n_boot, seed=args.seed)
         out = fit.save(Path(args.fits_dir) / mc.MC_FIT.format(task=task))
-        fixed = mc.fit_mc_reference(loss_fit, runs, task, n_boot=args.n_boot, seed=args.seed, ceiling=1.0)
+        fixed = build.fit_mc_reference(loss_fit, runs, task, n_boot=args.n_boot, seed=args.seed, ceiling=1.0)
         fixed.save(Path(args.fits_dir) / mc.MC_FIT_CEILING_ONE.format(task=task))
         offset = mc.measure_offset(fit, targets)
         offsets.append(offset.frame())
-        held.append(mc.held_out(fit, offset, targets))
+        held.append(build.held_out(fit, offset, targets))
         stage = fit.stages[-1]
         p = fit.params
         lines.append(f"{task}: S_MC(L) = {p['c']:.4f}/(1 + e^(−({p['gamma']:.3f})(L − {p['l']:.4f}))) + {p['d']:g}, "

@@ -9,6 +9,7 @@ from tests.conftest import OLMO_LADDER, REPO_ROOT, needs_olmo
 from densing.errors import FitError, InputError
 from densing.laws import forms
 from densing.designs.olmes import mc_reference as mc
+from tools import olmes_mc_reference as build
 from densing.laws.reference_fit import ReferenceFit, invert_scores
 
 PLANTED = {"c": 0.6, "gamma": -18.0, "l": 0.80, "d": 0.25}
@@ -30,7 +31,7 @@ def planted_checkpoints(seed: int = 0) -> pd.DataFrame:
 
 def test_the_mc_score_law_recovers_planted_gamma_and_l_from_checkpoints():
     points = planted_checkpoints()
-    law = mc.fit_score_law(points, chance=0.25, n_boot=40, seed=1)
+    law = build.fit_score_law(points, chance=0.25, n_boot=40, seed=1)
     p = law.stage.params
     assert p["d"] == 0.25
     assert p["gamma"] == pytest.approx(PLANTED["gamma"], rel=0.15)
@@ -44,17 +45,17 @@ def test_the_mc_score_law_recovers_planted_gamma_and_l_from_checkpoints():
 
 def test_a_wrong_floor_is_not_recovered_so_the_test_can_fail():
     points = planted_checkpoints()
-    law = mc.fit_score_law(points, chance=0.40, n_boot=0)
+    law = build.fit_score_law(points, chance=0.40, n_boot=0)
     assert abs(law.stage.params["gamma"] - PLANTED["gamma"]) > 0.15 * abs(PLANTED["gamma"]) or \
         abs(law.stage.params["l"] - PLANTED["l"]) > 0.01
 
 
 def test_block_resamples_keep_every_run_and_its_size():
     runs = np.array(["a"] * 12 + ["b"] * 7 + ["c"])
-    for picks in mc.block_resamples(runs, 25, seed=3, block=5):
+    for picks in build.block_resamples(runs, 25, seed=3, block=5):
         assert [int((runs[picks] == r).sum()) for r in "abc"] == [12, 7, 1]
     with pytest.raises(InputError, match="block"):
-        mc.block_resamples(runs, 2, seed=0, block=0)
+        build.block_resamples(runs, 2, seed=0, block=0)
 
 
 def test_the_offset_is_the_mean_of_the_runs_and_its_error_adds_spread_and_binomial_terms():
@@ -117,7 +118,7 @@ def test_the_offset_moves_the_point_estimate_by_the_expected_amount_and_its_draw
 
 def test_an_unknown_task_and_a_fit_without_draws_are_errors():
     with pytest.raises(InputError, match="no MC reference"):
-        mc.score_points(pd.DataFrame(), "gsm8k")
+        build.score_points(pd.DataFrame(), "gsm8k")
     bare = ReferenceFit(kind="two-step", benchmark="x", metric="acc", params={**LOSS, **PLANTED}, stages=(), d0=1e12,
                         data_hash="x")
     with pytest.raises(FitError, match="bootstrap"):
@@ -144,7 +145,7 @@ def test_the_ceiling_one_fits_fix_c_plus_d_at_one_and_share_the_loss_law():
 def test_a_ceiling_at_or_below_chance_is_an_input_error():
     ladder = ReferenceFit.load(REPO_ROOT / "reference_fits" / mc.LADDER_FIT.format(task="mmlu"))
     with pytest.raises(InputError, match="ceiling: expected 'rule' or a number in"):
-        mc.fit_mc_reference(ladder, pd.DataFrame(), "mmlu", ceiling=0.2)
+        build.fit_mc_reference(ladder, pd.DataFrame(), "mmlu", ceiling=0.2)
 
 
 def test_four_mc_fits_ship_with_the_ladders_loss_law_and_the_floor_at_chance():
@@ -178,7 +179,7 @@ def test_the_shipped_mc_fits_regenerate_from_the_ladder_data():
         shipped = ReferenceFit.load(path)
         task = shipped.benchmark.removeprefix("olmes_").removesuffix("_mc_inloop")
         ladder = ReferenceFit.load(REPO_ROOT / "reference_fits" / mc.LADDER_FIT.format(task=task))
-        again = mc.fit_mc_reference(ladder, runs, task, n_boot=20, seed=0)
+        again = build.fit_mc_reference(ladder, runs, task, n_boot=20, seed=0)
         assert again.params == pytest.approx(shipped.params, rel=1e-6)
         # the same seed draws the same first resamples
         assert np.asarray(again.bootstrap) == pytest.approx(np.asarray(shipped.bootstrap[:20]), rel=1e-5)

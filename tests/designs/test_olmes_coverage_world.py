@@ -12,6 +12,7 @@ import pytest
 from densing.designs.olmes import mc_reference as mc
 from densing.trend import rules
 from densing.laws.bounds import EXACT
+from tools import olmes_mc_reference as build
 
 from tests.conftest import needs_olmo
 
@@ -47,7 +48,7 @@ def test_planted_checkpoint_errors_have_the_real_spread_and_within_run_correlati
     rows = [study.planted_runs(np.random.default_rng(seed), "mmlu", "model") for seed in range(20)]
     errors, lagged = [], []
     for frame in rows:
-        points = mc.score_points(frame, "mmlu")
+        points = build.score_points(frame, "mmlu")
         e = points["score"].to_numpy(float) - study.true_score("mmlu", "model", points["loss"])
         same = points["run"].to_numpy(str)[1:] == points["run"].to_numpy(str)[:-1]
         errors.append(e)

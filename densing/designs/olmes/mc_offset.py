@@ -11,9 +11,8 @@ import numpy as np
 import pandas as pd
 
 from densing.data.benchmarks import item_count
-from densing.designs.olmes.mc_tasks import HELD_OUT_32B, OFFLINE_BENCHMARK, OFFSET_ROWS, check_task
+from densing.designs.olmes.mc_tasks import OFFLINE_BENCHMARK, OFFSET_ROWS, check_task
 from densing.errors import FitError, InputError
-from densing.laws import forms
 from densing.laws.reference_fit import ReferenceFit
 
 
@@ -91,37 +90,3 @@ def offline_reference(fit: ReferenceFit, offset: Offset, *, seed: int = 0) -> Re
         bootstrap=tuple(tuple(float(v) for v in r) for r in draws), points=fit.points, benchmarks=(offset.benchmark,),
         loss_unit=fit.loss_unit, loss_points=fit.loss_points,
     )
-
-
-# ---------------------------------------------------------------------------------------------
-# held-out checks
-
-
-def held_out(fit: ReferenceFit, offset: Offset, targets: pd.DataFrame) -> pd.DataFrame:
-    """The chain (step 1 then step 2) on models it was not fitted for, with bootstrap 95% intervals.
-
-    Rows: each OLMo-2 run's in-loop final (its loss from the ladder's law at the run's N and D,
-    then S_MC: the ladder's loss law extrapolated to 7B/13B, the score law on its own runs), and
-    OLMo-2-0325-32B's offline OLMES score (:data:`HELD_OUT_32B`: loss law, S_MC, + Δ), which
-    nothing was fitted on.
-    """
-    rows = []
-    finals = fit.provenance.get("inloop_final") or {}
-    cases = [(run, v["params"], v["train_tokens"], v["score"], v["loss"], 0.0, "in-loop final") for run, v in finals.items()]
-    own = targets[(targets["model"] == HELD_OUT_32B["model"]) & (targets["benchmark"] == offset.benchmark)]
-    if len(own):
-        cases.append((HELD_OUT_32B["model"], HELD_OUT_32B["params"], HELD_OUT_32B["train_tokens"], float(own["value"].iloc[0]),
-                      math.nan, offset.delta, "offline OLMES (+ Δ)"))
-    cols = fit.draw_columns()
-    for model, n, d, measured, loss, shift, scale in cases:
-        loss_hat = float(fit.predict_loss(n, d))
-        predicted = float(fit.predict_score(n, d)) + shift
-        drawn = forms.composed_law(n, d, cols["a"], cols["alpha"], cols["b"], cols["beta"], cols["c"], cols["gamma"],
-                                   cols["l"], cols["d"], cols.get("E", 0.0))[:, 0] + shift
-        low, high = np.quantile(drawn, [0.025, 0.975])
-        rows.append({"task": fit.benchmark.removeprefix("olmes_").removesuffix("_mc_inloop"), "model": model, "scale": scale,
-                     "params": n, "train_tokens": d, "measured_loss": loss, "predicted_loss": loss_hat,
-                     "measured_score": measured, "predicted_score": predicted, "ci_low": float(low), "ci_high": float(high),
-                     "error": predicted - measured})
-    return pd.DataFrame(rows)
-
