@@ -287,11 +287,5 @@ def _dispatch(args: list[str]) -> None:
         sys.exit(code)
 
 
-def run() -> None:
-    """The ``densing`` console script: :func:`main`, then leave without tearing the interpreter down
-    (:func:`densing.cli.guard.leave`). Tests call :func:`main`, never this."""
-    leave(main)
-
-
 if __name__ == "__main__":
-    run()
+    leave(main)

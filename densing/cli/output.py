@@ -1,31 +1,11 @@
 """The one output layer of the command line: a DataFrame as a rich table, JSON or CSV.
 
-Every command renders through :func:`print_frame` (a table command) or :func:`print_document` (a command with a
-headline), so all of them follow the same rules:
+Every command renders through :func:`print_frame` (a table command: JSON a list of row objects) or
+:func:`print_document` (a command with a headline: JSON ``{"rows": [...], sections...}``); the rules of each format
+(cells by :mod:`densing.display`, tables laid out at the terminal's width by :mod:`densing.cli.layout`, the JSON
+shapes) are in docs/cli_reference.md ("Tables, numbers and names", "JSON output").
 
-- ``table``: a rich table with markup and highlighting off, so model names such as
-  ``org/[/x]model`` print literally; headers in words with their units and cells by the one rule
-  of :mod:`densing.display` (numbers to 3 significant figures, counts as 1.42B, durations in ms or
-  s, fractions as percentages; a missing value ``—``, an infinite one ``∞``); laid out at the terminal's
-  width by :mod:`densing.cli.layout` (a row's name, number, interval and status in one block; numbers never wrap,
-  names shortened with a key below, never broken; other text folds); no space at a line's end; columns with nothing
-  in them left out unless ``wide``; one row as a key/value table; a censored density (a ``bound`` column) as its
-  bound, ``≤ x`` / ``≥ x``, in every block.
-- ``json``, one shape per family of commands:
-
-  - a **table command** (``density``, ``fit``, ``validate``, ``eval``, every ``overlap`` command) prints a JSON
-    **list of row objects**, one per row of its table, the field names as in CSV;
-  - a **command with a headline** (``trend`` in each of its forms: the headline, ``--by benchmark``, ``--design
-    olmes``; ``ladder check``) prints one JSON **object** ``{"rows": [row objects], ...}``: its main table under
-    ``rows``, then named sections beside it (the verdict in words, further tables as lists of row objects, nested
-    objects).
-
-  In both, NaN and infinity become ``null`` (a censored effective size N̂ = +inf is therefore ``null`` with its
-  reason in the ``censored`` field), dates are ``YYYY-MM-DD``, the output is indented.
-- ``csv``: one header row, dates as ``YYYY-MM-DD``, no index.
-
-pandas, numpy and orjson are imported inside the functions, so importing this module (as every
-command module does) keeps ``densing --help`` quick.
+pandas, numpy and orjson are imported inside the functions, so importing this module keeps ``densing --help`` quick.
 """
 from __future__ import annotations
 
@@ -47,7 +27,6 @@ class Format(str, Enum):
     csv = "csv"
 
 
-FORMATS = tuple(f.value for f in Format)
 #: ``--format``'s help, the same in every command.
 FORMAT_HELP = ("table: words and numbers fitted to the terminal; json or csv: every field, one row a line "
                "(for files and scripts).")
@@ -76,13 +55,6 @@ def _plain(value):
 def records(frame) -> list[dict]:
     """JSON-ready list of dicts (NaN/inf → None, timestamps → YYYY-MM-DD)."""
     return [{str(k): _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
-
-
-def to_json(frame) -> str:
-    """A table command's JSON: a list of row objects (module docstring)."""
-    import orjson
-
-    return orjson.dumps(records(frame), option=orjson.OPT_INDENT_2).decode()
 
 
 def _json_ready(value):
@@ -117,12 +89,6 @@ def print_document(rows, /, **sections) -> None:
     import orjson
 
     sys.stdout.write(orjson.dumps(document(rows, **sections), option=orjson.OPT_INDENT_2).decode() + "\n")
-
-
-def to_csv(frame) -> str:
-    from densing.io import frame_to_csv
-
-    return frame_to_csv(frame)
 
 
 def columns_of(frame, *, wide: bool = False) -> list[Column]:
@@ -199,17 +165,9 @@ def _block_table(frame, columns: list[Column], block: list[int], caption: str | 
 
 def render_table(frame, *, title: str | None = None, width: int | None = None, file=None, keys: int | None = None,
                  wide: bool = False, together=(), identifiers=()) -> None:
-    """Print ``frame`` as rich tables: markup off, headers in words (:mod:`densing.display`), numbers
-    by :mod:`densing.numbers` on one line, no space at the end of a line.
-
-    Unless ``wide``, a column with nothing in it is left out. A single row prints as a key/value
-    table (one line per field). Otherwise the output fits the terminal's width (``width`` overrides
-    it; 80 when the output is not a terminal and ``COLUMNS`` is unset) by the rule of
-    :mod:`densing.cli.layout`: one line a row where it fits; else the row's name and the fields in ``together`` (its
-    number, interval and status) in the first block and the other columns in further blocks, each repeating the name;
-    a name (the key columns and ``identifiers``) shortened with an ellipsis, never broken, and given in full in a key
-    below; a number never broken. Only a single number wider than the terminal makes a line longer than it.
-    """
+    """Print ``frame`` as rich tables, markup off, no space at the end of a line: a single row as a key/value table,
+    else laid out at the terminal's width (``width`` overrides it) by :func:`densing.cli.layout.plan`, with a key
+    below of the names it shortened (``keys``, ``together``, ``identifiers``: :func:`print_frame`)."""
     from rich.text import Text
 
     console = _console(width, file)
@@ -260,20 +218,20 @@ def print_text(text: str, *, file=None) -> None:
 
 
 def _write_json(frame, **_) -> None:
-    sys.stdout.write(to_json(frame) + "\n")
+    import orjson
+
+    sys.stdout.write(orjson.dumps(records(frame), option=orjson.OPT_INDENT_2).decode() + "\n")
 
 
 def _write_csv(frame, **_) -> None:
-    sys.stdout.write(to_csv(frame))
+    from densing.io import frame_to_csv
 
-
-def _write_table(frame, *, title=None, keys=None, wide=False, together=(), identifiers=()) -> None:
-    render_table(frame, title=title, keys=keys, wide=wide, together=together, identifiers=identifiers)
+    sys.stdout.write(frame_to_csv(frame))
 
 
 #: The output formats, by name: each a writer ``(frame, *, title, keys, wide)`` of stdout (a
 #: :class:`densing.registry.Registry`; ``--format`` takes these names).
-OUTPUTS: Registry = Registry("--format", [(Format.table.value, _write_table), (Format.json.value, _write_json),
+OUTPUTS: Registry = Registry("--format", [(Format.table.value, render_table), (Format.json.value, _write_json),
                                           (Format.csv.value, _write_csv)],
                              check=lambda registry, name, write: check_callable(registry, name, "writer", write, 1))
 

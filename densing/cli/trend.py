@@ -111,10 +111,22 @@ def trend(
     _check_draws(n_boot, seed)
     result, forecast = _measure(results or profile.path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by,
                                 without_continual)
-    if by is By.benchmark:
-        _print_by_benchmark(result, forecast, fmt, wide, detail)
+    benchmark = by is By.benchmark
+    if fmt is Format.json:
+        document = (dict(rows=result.by_benchmark(), verdict=result.verdict, at_budget=result.by_benchmark_at_budget(),
+                         at_budget_notes=result.budget_notes, cross_check=result.cross_check(),
+                         influence=result.influence(), **({"forecast": forecast} if forecast else {}))
+                    if benchmark else result.document())
+        print_document(document.pop("rows"), **document)
+        return
+    if fmt is Format.csv:
+        print_frame(result.to_frame(by="benchmark" if benchmark else "rule"), fmt)
+        return
+    if benchmark:
+        _print_by_benchmark_detail(result, forecast, wide) if detail else _print_by_benchmark_screen(result, forecast)
     else:
-        _print_headline(result, fmt, wide, detail)
+        _print_headline_detail(result, wide) if detail else _print_headline_screen(result)
+    print_text(_closing(result))
 
 
 def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, without_continual):
@@ -147,28 +159,9 @@ BY_BENCHMARK_SHOWN = ["row", "months", "ci_low", "ci_high", "status", "n_models"
                       "slope_ci_high", "heterogeneity", "capability", "each_reference_months"]
 
 
-def _print_by_benchmark(result, forecast, fmt: Format, wide: bool, detail: bool = False) -> None:
-    """``densing trend --by benchmark``: the verdict, the rows per benchmark and set (the number, interval and state,
-    the reasons numbered below) and the closing line; ``--detail``: every column, the cross-check, the budget rows,
-    the forecast check."""
-    if fmt is Format.json:
-        print_document(result.by_benchmark(), verdict=result.verdict, at_budget=result.by_benchmark_at_budget(),
-                       at_budget_notes=result.budget_notes, cross_check=result.cross_check(), influence=result.influence(),
-                       **({"forecast": forecast} if forecast else {}))
-        return
-    if fmt is Format.csv:
-        print_frame(result.to_frame(by="benchmark"), fmt)
-        return
-    if detail:
-        _print_by_benchmark_detail(result, forecast, fmt, wide)
-    else:
-        _print_by_benchmark_screen(result, forecast)
-    print_text(_closing(result))
-
-
 def _print_by_benchmark_screen(result, forecast) -> None:
-    """One screen: the verdict, one row per benchmark and set with its months, 95% interval and state (the reasons
-    numbered once below), what ``--detail`` adds with its notes counted."""
+    """``densing trend --by benchmark``, one screen: the verdict, one row per benchmark and set with its months, 95%
+    interval and state (the reasons numbered once below), what ``--detail`` adds with its notes counted."""
     from densing.cli.layout import counted, short_statuses
 
     print_text(result.verdict)
@@ -189,8 +182,8 @@ def _print_by_benchmark_screen(result, forecast) -> None:
     print_text(f"--detail: {', '.join(more)}" + (f" ({line})" if line else ""))
 
 
-def _print_by_benchmark_detail(result, forecast, fmt: Format, wide: bool) -> None:
-    """``--by benchmark --detail``: every table and note."""
+def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
+    """``--by benchmark --detail``: every column, the cross-check, the budget rows, the forecast check."""
     from densing.numbers import format_count
     from densing.trend.capability import BUDGET_D0
 
@@ -198,7 +191,7 @@ def _print_by_benchmark_detail(result, forecast, fmt: Format, wide: bool) -> Non
     budget = result.by_benchmark_at_budget()
     print_text(result.verdict)
     shown = [c for c in BY_BENCHMARK_SHOWN if c in table.columns]
-    print_frame(table if wide else table[shown], fmt, wide=wide, keys=1, together=ROW_TOGETHER,
+    print_frame(table if wide else table[shown], wide=wide, keys=1, together=ROW_TOGETHER,
                 title="doubling time in months per benchmark and benchmark set (one design per row: every reference "
                       "inverts the same benchmarks for the same targets; pooled by random effects); slope A of ln ρmax "
                       "per day with its 95% interval; each reference's own months with its 95% interval")
@@ -206,19 +199,19 @@ def _print_by_benchmark_detail(result, forecast, fmt: Format, wide: bool) -> Non
         print_text(line)
     cross = result.cross_check()
     if len(cross):
-        print_frame(cross, fmt, wide=wide, keys=1, together=ROW_TOGETHER,
+        print_frame(cross, wide=wide, keys=1, together=ROW_TOGETHER,
                     title="two estimators of the same law: the frontier of densities under the references, and the "
                           "fixed-size time regression (logit of the score above chance ~ ln N + t, clustered by "
                           "family; no reference)")
     if len(budget):
-        print_frame(budget if wide else budget[[c for c in shown if c in budget.columns]], fmt, wide=wide, keys=1,
+        print_frame(budget if wide else budget[[c for c in shown if c in budget.columns]], wide=wide, keys=1,
                     together=ROW_TOGETHER,
                     title=f"budget sensitivity: the same rows with every reference's members brought to "
                           f"D0 = {format_count(BUDGET_D0)} tokens through the loss law of Hoffmann et al. 2022")
         for name, note in result.budget_notes.items():
             print_text(f"at one budget, {name}: {note}")
     if forecast:
-        _print_forecast(forecast, fmt, wide)
+        _print_forecast(forecast, wide)
 
 
 def _closing(result) -> str:
@@ -251,35 +244,18 @@ def _order_break_lines(result) -> list[str]:
             for r in result.order_breaks.itertuples(index=False)]
 
 
-def _print_forecast(forecast: dict, fmt: Format, wide: bool) -> None:
+def _print_forecast(forecast: dict, wide: bool) -> None:
     import pandas as pd
 
-    print_frame(pd.DataFrame(forecast["cutoffs"]), fmt, wide=wide,
+    print_frame(pd.DataFrame(forecast["cutoffs"]), wide=wide,
                 title=f"forecast check: the {forecast['row']} row's frontier line fitted on the models up to "
                       f"each cutoff (at least 12 months of them), carried to the later ones")
     print_text(forecast["summary"])
 
 
-def _print_headline(result, fmt: Format, wide: bool, detail: bool = False) -> None:
-    """``densing trend``: the verdict, the rules side by side (months with its interval), what ``--detail`` adds, the
-    closing line; ``--detail``: the why, the slopes and variance shares, the checks, the references (each one's months
-    with its interval), the sensitivity, the breakpoint."""
-    if fmt is Format.json:
-        document = result.document()
-        print_document(document.pop("rows"), **document)
-        return
-    if fmt is Format.csv:
-        print_frame(result.to_frame(), fmt)
-        return
-    if detail:
-        _print_headline_detail(result, fmt, wide)
-    else:
-        _print_headline_screen(result)
-    print_text(_closing(result))
-
-
 def _print_headline_screen(result) -> None:
-    """One screen: the verdict, the rules' months with their intervals, the checks and notes counted."""
+    """``densing trend``, one screen: the verdict, the rules' months with their intervals, the checks and notes
+    counted."""
     from densing.cli.layout import counted
 
     print_text(result.verdict)
@@ -295,21 +271,22 @@ def _print_headline_screen(result) -> None:
                + (f"; {line}" if line else "") + "; per benchmark: --by benchmark")
 
 
-def _print_headline_detail(result, fmt: Format, wide: bool) -> None:
-    """``densing trend --detail``: every table and note."""
+def _print_headline_detail(result, wide: bool) -> None:
+    """``densing trend --detail``: the why, the slopes and variance shares, the checks, the references, the
+    sensitivity, the breakpoint."""
     print_text(result.verdict)
     print_text(result.why)
-    print_frame(result.table(), fmt, keys=1, together=("months", "ci_low", "ci_high"),
+    print_frame(result.table(), keys=1, together=("months", "ci_low", "ci_high"),
                 title=f"doubling time in months and slope A of ln ρmax per day by frontier rule, each with its 95% "
                       f"interval (headline: {result.headline_rule}); shares of the slope variance", wide=wide)
     for rule, error in result.rule_errors.items():
         print_text(f"note: {rule} rule not fitted: {error}")
     print_text("note: the envelope row's interval is optimistic (its points are chosen on the response); the headline rule is the censored quantile")
-    print_frame(result.checks_table(), fmt, title="validity checks of the headline inversion", wide=wide)
-    print_frame(result.references, fmt, keys=1, together=("months", "ci_low", "ci_high"), identifiers=("benchmarks",),
+    print_frame(result.checks_table(), title="validity checks of the headline inversion", wide=wide)
+    print_frame(result.references, keys=1, together=("months", "ci_low", "ci_high"), identifiers=("benchmarks",),
                 title="the headline's references (pooling weight; months: its own doubling time with its 95% interval "
                       "over the same paired draws)", wide=wide)
-    print_frame(result.sensitivity, fmt, keys=2, together=("months", "doubling_time_months", "ci_low", "ci_high", "status"),
+    print_frame(result.sensitivity, keys=2, together=("months", "doubling_time_months", "ci_low", "ci_high", "status"),
                 title="sensitivity of the headline, one engine: each reference, the other frontier rules, every "
                       "reference at one budget, the family law's other shape", wide=wide)
     print_text(result.breakpoint_line())
@@ -335,7 +312,7 @@ def report(
     check_writable(out)  # first: an output that cannot be written is said before anything is imported or computed
     _check_draws(n_boot, seed)
     d0_tokens = _d0(d0)
-    from densing.report.build import build_report
+    from densing.report.compute import build_report
     from densing.validation import ExistingPath, validate
 
     validate({"traces": [ExistingPath("folder"), None]}, traces=traces)

@@ -1,4 +1,5 @@
-"""The report's one computation: the command's inputs in, a :class:`densing.report.model.Report` out.
+"""The report's one computation: the command's inputs in, a :class:`densing.report.model.Report` out, and
+:func:`build_report`: that model rendered (:func:`densing.report.render.render`) as the page.
 
 The headline measurement (:func:`densing.trend.measure.measure_trend`) and each registered second design's computation
 (:func:`densing.registry.designs`: a side job that shares nothing with the headline, so a forked worker computes it
@@ -19,11 +20,19 @@ from densing.constants import DEFAULT_EPOCH, NAMED_MODELS, PAPER
 from densing.laws.reference_fit import ReferenceFit
 from densing.registry import designs, ranked_designs
 from densing.report import model as m
+from densing.report.render import render
 from densing.trend.measure import Beside
 
 
 def _fits(pattern: str, folder: Path) -> tuple[ReferenceFit, ...]:
     return tuple(ReferenceFit.load(p) for p in sorted(glob.glob(str(folder / pattern))))
+
+
+def build_report(**options):
+    """The report page, its headline measurement and its per-model densities: (html, measurement, densities), for
+    :func:`compute_report`'s ``options``."""
+    report = compute_report(**options)
+    return render(report), report.measurement, report.densities
 
 
 @runtime.one_blas_thread  # the report's fits are on matrices of a few columns: one BLAS thread per process
@@ -32,8 +41,11 @@ def compute_report(*, results: str | Path | None = None, headline_fit: str | Pat
                    epoch: str = DEFAULT_EPOCH, since: str | None = DEFAULT_EPOCH, n_boot: int = 600, seed: int = 0,
                    traces: str | Path | None = None, command: str | None = None, measured=None,
                    yours: pd.DataFrame | None = None, yours_suite: str | None = None) -> m.Report:
-    """Every section the report shows, from the command's inputs (:func:`densing.report.build.build_report`'s
-    arguments); ``measured``: the headline measurement already computed on ``results`` (``densing measure``'s)."""
+    """Every section the report shows, from the command's inputs. The density figure draws the ``frontier`` rule;
+    ``command``: the command line printed in the footer (default: the library call's words); ``measured``: the
+    headline measurement already computed on ``results`` (``densing measure``'s); ``yours``: a user's models placed
+    against it (:func:`densing.placement.measure.place_models`' rows), the page's first section, highlighted on the
+    density figure; ``yours_suite``: the suite they were evaluated on, in words."""
     from densing.data import read_results
     from densing.trend import rules
     from densing.trend.measure import measure_trend

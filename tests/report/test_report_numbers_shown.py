@@ -31,7 +31,7 @@ def _is_nonzero_number(value) -> bool:
 @pytest.fixture(scope="module")
 def shown():
     """(frame, html) of every table of the report, and the page: every module that lays a table out is spied on."""
-    from densing.report import build, render, render_designs, render_parts
+    from densing.report import compute as build, render, render_parts
 
     recorded = []
     original_table = render.table_html
@@ -42,7 +42,7 @@ def shown():
         return out
 
     with pytest.MonkeyPatch.context() as patch:
-        for module in (render, render_designs, render_parts):
+        for module in (render, render_parts):
             patch.setattr(module, "table_html", table_spy)
         # the sections laid out in this process, where the spy is (by workers the page is the same bytes:
         # tests/report/test_report_inputs.py)
