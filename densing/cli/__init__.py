@@ -1,13 +1,9 @@
-"""The ``densing`` command line: thin typer commands over the library.
-
-``app.py`` holds the typer app and :func:`main`; ``output.py`` the one renderer (table, JSON,
-CSV); one module per command group: ``laws`` (fit, convert, validate, density), ``trend`` (trend,
-report), ``eval``, ``overlap`` and ``ladder``. Command modules import only typer, the output layer and
-the argument checks (:mod:`densing.validation`) at the top; the library loads inside the command that runs, so ``--help`` is quick.
+"""The ``densing`` command line: thin typer commands over the library (``app.py``: the typer app; ``output.py``: the
+one renderer; one module per command group). Command modules import only typer, the output layer and the argument
+checks at the top; the library loads inside the command that runs, so ``--help`` is quick.
 
 ``overlap analyze PATH --format json`` is answered without building the typer app at all
-(:mod:`densing.cli.overlap_fast`): :func:`main` and :func:`run` here look at the command line first; the typer app
-is ``densing.cli.app.app``.
+(:mod:`densing.cli.overlap_fast`): :func:`main` and :func:`run` here look at the command line first.
 """
 from __future__ import annotations
 

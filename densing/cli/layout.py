@@ -291,3 +291,17 @@ def browser_lines(path: Path) -> list[str]:
     shown = f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.0f} kB"
     return [f"wrote {path} ({shown}, self-contained: no network needed)",
             f"open it in a browser: {path.resolve().as_uri()}"]
+
+
+def command_words(command: str, options: dict) -> str:
+    """The command line that makes a written page again, for its footer: ``densing COMMAND`` and each option given (a
+    flag where its value is True; none where it is None or False)."""
+    import shlex
+
+    words = ["densing", command]
+    for option, value in options.items():
+        if value is True:
+            words.append(option)
+        elif value is not None and value is not False:
+            words += [option, f"{value:g}" if isinstance(value, float) else str(value)]
+    return shlex.join(words)

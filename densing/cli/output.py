@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from datetime import date, datetime
 from enum import Enum
 
-from densing.cli.layout import Column, header_lines, plan, table_width  # noqa: F401  (header_lines: re-exported)
+from densing.cli.layout import Column, plan, table_width
 from densing.registry import Registry, check_callable
 
 
@@ -86,9 +86,7 @@ def document(rows, /, **sections) -> dict:
 
 def print_document(rows, /, **sections) -> None:
     """Print :func:`document` as indented JSON: the ``--format json`` of a command with a headline."""
-    import orjson
-
-    sys.stdout.write(orjson.dumps(document(rows, **sections), option=orjson.OPT_INDENT_2).decode() + "\n")
+    print_json(document(rows, **sections))
 
 
 def columns_of(frame, *, wide: bool = False) -> list[Column]:
@@ -218,9 +216,7 @@ def print_text(text: str, *, file=None) -> None:
 
 
 def _write_json(frame, **_) -> None:
-    import orjson
-
-    sys.stdout.write(orjson.dumps(records(frame), option=orjson.OPT_INDENT_2).decode() + "\n")
+    print_json(records(frame))
 
 
 def _write_csv(frame, **_) -> None:
@@ -238,21 +234,17 @@ OUTPUTS: Registry = Registry("--format", [(Format.table.value, render_table), (F
 
 def print_frame(frame, fmt: Format | str = Format.table, *, title: str | None = None, keys: int | None = None,
                 wide: bool = False, together=(), identifiers=()) -> None:
-    """Print ``frame`` to stdout in ``fmt`` (table|json|csv: :data:`OUTPUTS`); the title is shown with tables only.
-
-    ``keys``: how many leading columns name a row (repeated in every block of a wide table); by
-    default the leading text columns. ``wide``: a table keeps its columns with nothing in them.
-    ``together``: the fields a table keeps in the row name's block whatever the width (its number, interval,
-    status); ``identifiers``: text fields that are names, shortened rather than broken (:mod:`densing.cli.layout`).
-    CSV and JSON keep the field names and the raw values whatever ``wide`` says."""
+    """Print ``frame`` to stdout in ``fmt`` (table|json|csv: :data:`OUTPUTS`); for a table only: the ``title``,
+    ``keys`` (how many leading columns name a row; default the leading text columns), ``wide`` (keep empty columns),
+    ``together`` (the fields kept in the row name's block) and ``identifiers`` (text fields shortened, never broken):
+    :func:`densing.cli.layout.plan`."""
     OUTPUTS.get(fmt.value if isinstance(fmt, Format) else fmt)(frame, title=title, keys=keys, wide=wide,
                                                               together=together, identifiers=identifiers)
 
 
 def print_json(value) -> None:
-    """Print an already JSON-able value (numpy scalars allowed), indented: a table command's row objects computed
-    without pandas (``overlap analyze``'s fast path). Anything else goes through :func:`print_frame` or
-    :func:`print_document`."""
+    """Print an already JSON-able value (numpy scalars allowed), indented: every JSON output's writer (``overlap
+    analyze``'s fast path calls it with row objects computed without pandas)."""
     import orjson
 
     sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n")
@@ -260,9 +252,8 @@ def print_json(value) -> None:
 
 @contextmanager
 def working(message: str):
-    """While the block runs, a spinner on stderr with what is being done and the time it has taken — only when stderr
-    is a terminal (a captured stderr keeps exactly a failing command's one line); yields ``say(text)``, which replaces
-    the words. The line goes when the block ends (transient)."""
+    """While the block runs, a transient spinner on stderr with what is being done and the time taken, only where
+    stderr is a terminal; yields ``say(text)``, which replaces the words."""
     stream = sys.stderr
     if not getattr(stream, "isatty", lambda: False)():
         yield lambda text: None

@@ -8,7 +8,8 @@ from typing import Optional
 import typer
 
 from densing import registry as _tables
-from densing.cli.layout import DETAIL_HELP, ROW_TOGETHER
+from densing.cli.layout import (DETAIL_HELP, ROW_TOGETHER, browser_lines, closing, command_words, counted,
+                                months_phrase, short_statuses, state_of)
 from densing.cli.output import FORMAT_HELP, SEED_HELP, Format, print_document, print_frame, print_text
 from densing.errors import InputError
 from densing.registry import designs
@@ -36,17 +37,12 @@ DESIGN_HELP = (f"'{LEADERBOARD}' (default): the leaderboard-based measurement of
                + " (a second design is a folder of densing/designs).")
 
 
-def _count(text: Optional[str], option: str) -> Optional[float]:
-    from densing.data import parse_count
-
-    return None if text is None else parse_count(text, field=option.lstrip("-"), where=option)
-
-
 def _d0(text: Optional[str]) -> Optional[float]:
     """``--d0``: a count of tokens, positive and at most ``densing.validation.MAX_D0_TOKENS`` (why: there)."""
+    from densing.data import parse_count
     from densing.validation import D0_TOKENS, validate
 
-    d0 = _count(text, "--d0")
+    d0 = None if text is None else parse_count(text, field="d0", where="--d0")
     validate({"d0": [D0_TOKENS, None]}, d0=d0)
     return d0
 
@@ -63,13 +59,6 @@ def _since(text: Optional[str], option: str = "--since") -> Optional[str]:
 TABLE_HELP = ("Target table by name (the default: the public table, results/public_models.csv): "
               + "; ".join(f"'{name}': {table.words}" for name, table in _tables.tables().items())
               + ". With --results, the table's benchmarks and sets applied to that file.")
-
-
-def _table(name: Optional[str], results: Optional[Path]):
-    """The target table's profile: ``--table`` by name, else the registered table whose file ``--results`` is."""
-    from densing import registry
-
-    return registry.table(name) if name is not None else registry.table_for_path(results)
 
 
 def _check_draws(n_boot: int, seed: int) -> None:
@@ -97,7 +86,8 @@ def trend(
     detail: bool = typer.Option(False, "--detail", help=DETAIL_HELP),
 ) -> None:
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
-    profile = _table(table_name, results)
+    # the target table's profile: --table by name, else the registered table whose file --results is
+    profile = _tables.table(table_name) if table_name is not None else _tables.table_for_path(results)
     d0_tokens = _d0(d0)  # before any work, for either design
     if design != LEADERBOARD:  # --table with it is refused by densing.cli.app.EXCLUSIVE
         choices = [name for name, d in designs().items() if d.run is not None]
@@ -162,8 +152,6 @@ BY_BENCHMARK_SHOWN = ["row", "months", "ci_low", "ci_high", "status", "n_models"
 def _print_by_benchmark_screen(result, forecast) -> None:
     """``densing trend --by benchmark``, one screen: the verdict, one row per benchmark and set with its months, 95%
     interval and state (the reasons numbered once below), what ``--detail`` adds with its notes counted."""
-    from densing.cli.layout import counted, short_statuses
-
     print_text(result.verdict)
     table = result.by_benchmark()
     cells, reasons = short_statuses(table["status"])
@@ -184,6 +172,8 @@ def _print_by_benchmark_screen(result, forecast) -> None:
 
 def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
     """``--by benchmark --detail``: every column, the cross-check, the budget rows, the forecast check."""
+    import pandas as pd
+
     from densing.numbers import format_count
     from densing.trend.capability import BUDGET_D0
 
@@ -211,13 +201,15 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
         for name, note in result.budget_notes.items():
             print_text(f"at one budget, {name}: {note}")
     if forecast:
-        _print_forecast(forecast, wide)
+        print_frame(pd.DataFrame(forecast["cutoffs"]), wide=wide,
+                    title=f"forecast check: the {forecast['row']} row's frontier line fitted on the models up to "
+                          f"each cutoff (at least 12 months of them), carried to the later ones")
+        print_text(forecast["summary"])
 
 
 def _closing(result) -> str:
     """The last line of ``densing trend``: the headline rule's doubling time with its interval and state, beside the
     paper's (:func:`densing.cli.layout.closing`: within the terminal's width)."""
-    from densing.cli.layout import closing, months_phrase, state_of
     from densing.constants import PAPER
 
     head = result.rules.get(result.headline_rule)
@@ -244,20 +236,9 @@ def _order_break_lines(result) -> list[str]:
             for r in result.order_breaks.itertuples(index=False)]
 
 
-def _print_forecast(forecast: dict, wide: bool) -> None:
-    import pandas as pd
-
-    print_frame(pd.DataFrame(forecast["cutoffs"]), wide=wide,
-                title=f"forecast check: the {forecast['row']} row's frontier line fitted on the models up to "
-                      f"each cutoff (at least 12 months of them), carried to the later ones")
-    print_text(forecast["summary"])
-
-
 def _print_headline_screen(result) -> None:
     """``densing trend``, one screen: the verdict, the rules' months with their intervals, the checks and notes
     counted."""
-    from densing.cli.layout import counted
-
     print_text(result.verdict)
     table = result.table()
     print_frame(table[["rule", "months", "ci_low", "ci_high", "n_models"]], Format.table, keys=1,
@@ -316,21 +297,15 @@ def report(
     from densing.validation import ExistingPath, validate
 
     validate({"traces": [ExistingPath("folder"), None]}, traces=traces)
-    import shlex
-
-    words = ["densing", "report", "--out", str(out), "--frontier", frontier, "--epoch", epoch, "--since", since or "none",
-             "--n-boot", str(n_boot), "--seed", str(seed)]
-    for option, value in (("--results", results), ("--fit", fit), ("--d0", d0), ("--traces", traces)):
-        if value is not None:
-            words += [option, str(value)]
+    words = command_words("report", {"--out": out, "--frontier": frontier, "--epoch": epoch, "--since": since or "none",
+                                     "--n-boot": n_boot, "--seed": seed, "--results": results, "--fit": fit,
+                                     "--d0": d0, "--traces": traces})
     html, measurement, _ = build_report(
         results=results, headline_fit=fit, d0=d0_tokens, frontier=frontier,
         epoch=_since(epoch, "--epoch") or DEFAULT_EPOCH, since=_since(since), n_boot=n_boot, seed=seed, traces=traces,
-        command=shlex.join(words),
+        command=words,
     )
     atomic_write_text(out, html)
-    from densing.cli.layout import browser_lines
-
     print_text(measurement.verdict)
     print_text(_closing(measurement))
     for line in browser_lines(out):

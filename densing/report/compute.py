@@ -1,11 +1,8 @@
 """The report's one computation: the command's inputs in, a :class:`densing.report.model.Report` out, and
 :func:`build_report`: that model rendered (:func:`densing.report.render.render`) as the page.
 
-The headline measurement (:func:`densing.trend.measure.measure_trend`) and each registered second design's computation
-(:func:`densing.registry.designs`: a side job that shares nothing with the headline, so a forked worker computes it
-meanwhile; the same seeds give the same numbers either way) are the long steps; every other section reads their
-results, each computed once. ``--results``, ``--since``, ``--seed`` and ``--n-boot`` reach every
-section but the stored Swallow record, which says so on the page.
+The headline measurement and each registered second design's side job (computed meanwhile by a forked worker: the
+same seeds give the same numbers either way) are the long steps; every other section reads their results.
 """
 from __future__ import annotations
 
@@ -22,10 +19,6 @@ from densing.registry import designs, ranked_designs
 from densing.report import model as m
 from densing.report.render import render
 from densing.trend.measure import Beside
-
-
-def _fits(pattern: str, folder: Path) -> tuple[ReferenceFit, ...]:
-    return tuple(ReferenceFit.load(p) for p in sorted(glob.glob(str(folder / pattern))))
 
 
 def build_report(**options):
@@ -62,12 +55,18 @@ def compute_report(*, results: str | Path | None = None, headline_fit: str | Pat
             given = ReferenceFit.load(headline_fit) if headline_fit else None
             measured = measure_trend(table, fits_dir=inputs.fits_dir, fit=given, d0=d0, since=since, epoch=epoch,
                                      n_boot=n_boot, seed=seed)
-        found = [(d, job.result()) for d, job in zip(second, jobs)]
+        computed = {d.name: job.result() for d, job in zip(second, jobs)}
     densities = _densities(measured, table)
-    rows = measured.by_benchmark()
+    rows, cross = measured.by_benchmark(), measured.cross_check()
     sections = [*([m.YoursSection(yours, measured, yours_suite)] if yours is not None else []),
-                *_lead_sections(measured, inputs, rows, yours)]
-    sections += [*_design_sections(rows, found), *_appendices(measured, densities, inputs)]
+                m.VerdictSection(measured, cross),
+                m.DensitySection(measured, inputs.frontier, with_intervals(measured.models, measured.densities), yours),
+                m.CapabilitySection(rows, cross, measured.sensitivity, measured.by_benchmark_at_budget(),
+                                    dict(measured.budget_notes))]
+    sections += [section for section in (design.section(computed.get(design.name), rows, PAPER["doubling_time_months"])
+                                         for design in ranked_designs() if design.section is not None)
+                 if section is not None]  # each registered design's section, in their rank's order
+    sections += _appendices(measured, densities, inputs)
     return m.Report(measured, densities, tuple(sections), inputs)
 
 
@@ -78,32 +77,14 @@ def _densities(measured, table: pd.DataFrame) -> pd.DataFrame:
     return dens.join(table.drop_duplicates("model").set_index("model")[meta], on="model") if meta else dens
 
 
-def _lead_sections(measured, inputs: m.Inputs, rows: pd.DataFrame, yours) -> list:
-    """The verdict, the density figure, the rows by capability: the page's first three sections."""
-    cross = measured.cross_check()
-    return [m.VerdictSection(measured, cross, PAPER),
-            m.DensitySection(measured, inputs.frontier, with_intervals(measured.models, measured.densities), yours),
-            m.CapabilitySection(rows, cross, measured.sensitivity, measured.by_benchmark_at_budget(),
-                                dict(measured.budget_notes), PAPER["doubling_time_months"])]
-
-
-def _design_sections(rows: pd.DataFrame, found: list) -> list:
-    """Each registered design's section (``found``: (design, its side computation's result)), in their ``rank``'s
-    order, each beside the public table's rows."""
-    months = PAPER["doubling_time_months"]
-    computed = dict((design.name, result) for design, result in found)
-    sections = (design.section(computed.get(design.name), rows, months) for design in ranked_designs()
-                if design.section is not None)
-    return [section for section in sections if section is not None]
-
-
 def _appendices(measured, densities: pd.DataFrame, inputs: m.Inputs) -> list:
     """The measurement in detail, the named models, then the appendices, the caveats and the overlap section."""
     corrections = inputs.results.parent / "corrections.csv"
     reference = str(densities["reference"].iloc[0]) if len(densities) else measured.reference
-    sections = [m.DetailSection(measured, PAPER), _named(measured, densities, reference, inputs.seed),
+    sections = [m.DetailSection(measured), _named(measured, densities, reference, inputs.seed),
                 m.ReferencesSection(measured.references),
-                m.LawsSection(tuple(measured.fits), tuple(f for f in _fits(m.DEFAULT_LAW_FITS, inputs.fits_dir))),
+                m.LawsSection(tuple(measured.fits), tuple(ReferenceFit.load(p) for p in
+                                                         sorted(glob.glob(str(inputs.fits_dir / m.DEFAULT_LAW_FITS))))),
                 m.CandidatesSection(measured.candidates),
                 m.PerModelSection(densities, reference, measured.d0),
                 m.CaveatsSection(densities, measured.left_out,
@@ -137,12 +118,10 @@ def per_benchmark_densities(models: pd.DataFrame, inversion, *, seed: int = 0) -
     from densing.laws.density import density_table
     from densing.laws.inversion import PerBenchmark
 
-    frames = []
-    for fit in inversion.fits if len(inversion.fits) > 1 and len(models) else ():
-        table = density_table(models, PerBenchmark(fit), seed=seed)
-        frames.append(table[["model", "density", "bound", "density_ci_low", "density_ci_high"]].assign(benchmark=fit.benchmark))
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["model", "density", "bound", "density_ci_low", "density_ci_high", "benchmark"])
+    columns = ["model", "density", "bound", "density_ci_low", "density_ci_high"]
+    frames = [density_table(models, PerBenchmark(fit), seed=seed)[columns].assign(benchmark=fit.benchmark)
+              for fit in (inversion.fits if len(inversion.fits) > 1 and len(models) else ())]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*columns, "benchmark"])
 
 
 def with_intervals(models: pd.DataFrame, densities: pd.DataFrame) -> pd.DataFrame:

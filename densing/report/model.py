@@ -1,14 +1,7 @@
-"""The report as a model: typed sections holding the results they show, computed by one function.
-
-:func:`compute_report` turns the command's inputs (the results table, the reference fits, ``since``, ``epoch``,
-``n_boot``, ``seed``, the frontier rule drawn, a trace folder, a user's placed models) into a :class:`Report`; the
-renderer (:mod:`densing.report.render`) turns that into the page and computes nothing. Every section is computed
-from those inputs, except a design's stored record (the Swallow tables' measurements cost far more than the rest of the
-report, :mod:`densing.designs.swallow.report`), whose page says so and names the command that makes it.
-
-Pipeline: shipped public results → densities under the shipped reference fits (Xiao et al. 2024, eq. 4) → trend of
-the frontier density over release dates (eq. 5, :mod:`densing.trend`) → the rows by capability, the designs beside
-it, the appendices.
+"""The report as a model: typed sections holding the results they show, computed by
+:func:`densing.report.compute.compute_report`; :mod:`densing.report.render` lays them out and computes nothing (the
+pipeline: docs/method.md). Every section is computed from the command's inputs, except a design's stored record, whose
+page says so.
 """
 from __future__ import annotations
 
@@ -62,7 +55,6 @@ class VerdictSection:
     title: ClassVar[str] = "Verdict"
     measurement: TrendMeasurement
     cross_check: pd.DataFrame
-    paper: dict
 
 
 @dataclass(frozen=True)
@@ -86,7 +78,6 @@ class CapabilitySection:
     sensitivity: pd.DataFrame
     at_budget: pd.DataFrame
     budget_notes: dict
-    paper_months: float
 
 
 @dataclass(frozen=True)
@@ -95,7 +86,6 @@ class DetailSection:
 
     title: ClassVar[str] = "The measurement in detail"
     measurement: TrendMeasurement
-    paper: dict
 
 
 @dataclass(frozen=True)
@@ -158,10 +148,8 @@ class OverlapSection:
 
 @dataclass(frozen=True)
 class Report(Result):
-    """What the page shows, section by section, and the headline measurement it leads with.
-
-    ``to_dict()``: the measurement's; ``to_frame()``: its rules side by side; ``conf_int()``: the headline's intervals; ``summary()``: the measurement's
-    summary and the sections' titles; its repr says whether the headline is measured."""
+    """What the page shows, section by section, and the headline measurement it leads with (``to_dict()``: the
+    measurement's)."""
 
     measurement: TrendMeasurement
     densities: pd.DataFrame

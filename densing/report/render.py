@@ -1,8 +1,7 @@
 """The report model (:mod:`densing.report.model`) as one self-contained HTML page: layout only, no computation.
 
-Each section type has one function here (a second design's in its folder, :mod:`densing.designs`) that lays its
-results out as figures, tables and words; numbers are written
-by :mod:`densing.display`' one rule (3 significant figures, a censored density as its bound).
+Each section type has one function here (a second design's in its folder) that lays its results out as figures,
+tables and words, the numbers by :mod:`densing.display`' one rule.
 """
 from __future__ import annotations
 
@@ -12,16 +11,16 @@ from dataclasses import dataclass
 import pandas as pd
 
 from densing import paths
+from densing.constants import PAPER
 from densing.display import BOUND_SIGNS, NO_READING, density_reading
 from densing.numbers import format_count
 from densing.numbers import format_months, format_number
-from densing.report import figures
 from densing.report import model as m
 from densing.report.html import Section, cards_html, esc, figure_html, page, table_html
 from densing.registry import designs
 from densing.report.render_parts import (DENSITY_MEANING, breakable, budget_parts, candidate_table, caveats_html,
-                                         density_intro, details, displayed, model_table, named_table, paper_table,
-                                         per_benchmark_table, references_table)
+                                         density_intro, details, displayed, loss_figure, model_table, named_table,
+                                         paper_table, per_benchmark_table, performance_figure, references_table)
 from densing.present import figures as trend_figures
 
 TITLE = {False: "densing report", True: "densing measure"}
@@ -34,11 +33,9 @@ SUBTITLE = {
 
 
 def render(report: m.Report) -> str:
-    """The page: each section of ``report`` in its order, the footer citing the command's inputs.
-
-    The sections are laid out independently of each other (a renderer reads its own section only), so they are
-    jobs of :func:`densing.trend.measure.run`: one process per core lays out its share, and the page joins them in
-    the report's order; the same bytes either way. The executor starts them in :func:`_layout_order`."""
+    """The page: each section of ``report`` in its order, the footer citing the command's inputs. Each section is
+    laid out on its own, a job of :func:`densing.trend.measure.run` (one process per core; the same bytes either
+    way), started in :func:`_layout_order`."""
     from densing.trend import measure
 
     laid = measure.run([_Layout(i) for i in _layout_order(report.sections)], report)
@@ -52,9 +49,8 @@ _DRAWN_FIRST = (m.LawsSection, m.DensitySection, m.CapabilitySection, m.OverlapS
 
 
 def _layout_order(sections) -> list[int]:
-    """The sections' indices in the order the executor starts their layouts: the ones that draw figures first (in
-    :data:`_DRAWN_FIRST`'s order), then the rest in the page's order, so that no long layout starts last while the
-    other process idles (a longest-first schedule)."""
+    """The sections' indices, longest layout first: the ones that draw figures (in :data:`_DRAWN_FIRST`'s order),
+    then the rest in the page's order."""
     def rank(i: int) -> tuple[int, int]:
         kind = type(sections[i])
         return (_DRAWN_FIRST.index(kind) if kind in _DRAWN_FIRST else len(_DRAWN_FIRST), i)
@@ -106,7 +102,7 @@ def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None) -> st
 
 
 def _verdict(s: m.VerdictSection) -> Section:
-    return Section(s.title, "", [verdict_html(s.measurement, s.paper, s.cross_check)])
+    return Section(s.title, "", [verdict_html(s.measurement, PAPER, s.cross_check)])
 
 
 def _density(s: m.DensitySection) -> Section:
@@ -138,7 +134,7 @@ CAPABILITY_INTRO = (
 def _capability(s: m.CapabilitySection) -> Section:
     rows = displayed(s.rows)
     cross = displayed(s.cross_check, s.rows) if len(s.cross_check) else s.cross_check
-    parts = [figure_html(trend_figures.forest_figure(rows, s.paper_months), "by-benchmark"),
+    parts = [figure_html(trend_figures.forest_figure(rows, PAPER["doubling_time_months"]), "by-benchmark"),
              table_html(rows[["row", "capability", "status", "months", "ci_low", "ci_high", "n_models"]], scroll=False),
              details("the references of each row, and each reference's own doubling time [95% CI]",
                      table_html(rows[["row", "references", "each_reference_months"]], scroll=False)),
@@ -165,7 +161,7 @@ def _detail(s: m.DetailSection) -> Section:
                        "<h3>Validity checks of the headline inversion</h3>",
                        table_html(s.measurement.checks_table(), scroll=False),
                        "<h3>The paper's numbers beside ours</h3>",
-                       table_html(paper_table(s.measurement, s.paper), scroll=False),
+                       table_html(paper_table(s.measurement, PAPER), scroll=False),
                        '<p class="sub">' + esc(DENSITY_MEANING) + "</p>"])
 
 
@@ -191,14 +187,14 @@ def _references(s: m.ReferencesSection) -> Section:
 
 
 def _laws(s: m.LawsSection) -> Section:
-    laws = [figure_html(figures.loss_figure(f), f"loss-{i}",
+    laws = [figure_html(loss_figure(f), f"loss-{i}",
                         "Pythia, LAMBADA: the two-step law's loss estimation (eq. 2), one line per model size.")
             for i, f in enumerate(s.law_fits) if f.kind == "two-step"]
-    laws.append(figure_html(figures.performance_figure(list(s.law_fits)), "performance-pythia",
+    laws.append(figure_html(performance_figure(list(s.law_fits)), "performance-pythia",
                             "Pythia's checkpoints: performance estimation (eq. 3) for the shipped Pythia references (not "
                             "used by the trend: Pythia scores far below the frontier). Panels marked 'poor fit' have R² "
                             "below 0.5."))
-    head = figure_html(figures.performance_figure(list(s.headline_fits)), "performance-trend-fits",
+    head = figure_html(performance_figure(list(s.headline_fits)), "performance-trend-fits",
                        "The headline reference: one family at its own budget, S(N) = c/(1 + e^(−γ(ln N − l))) + d per benchmark.")
     return Section(s.title, "The laws that turn a score into an effective size, on their own reference models.",
                    [head, *laws], collapsed=True)
@@ -328,6 +324,5 @@ RENDERERS = {m.VerdictSection: _verdict, m.DensitySection: _density, m.Capabilit
 
 
 def renderer(section):
-    """The function that lays ``section`` out: the report's own by the section's type, else the registered design's
-    that the section names (its ``design``)."""
+    """The function that lays ``section`` out: by its type, else its registered design's (its ``design``)."""
     return RENDERERS.get(type(section)) or designs()[section.design].render

@@ -184,7 +184,7 @@ def test_no_raw_inf_or_exponent_d0_in_the_text(report):
 
 
 def test_panel_grids_fill_their_rows():
-    from densing.report.figures import _grid
+    from densing.report.render_parts import _grid
 
     assert _grid(1) == (1, 1) and _grid(4) == (2, 2) and _grid(6) == (2, 3) and _grid(5) == (3, 2)
 
