@@ -56,7 +56,9 @@ def compute_report(*, results: str | Path | None = None, headline_fit: str | Pat
             measured = measure_trend(table, fits_dir=inputs.fits_dir, fit=given, d0=d0, since=since, epoch=epoch,
                                      n_boot=n_boot, seed=seed)
         computed = {d.name: job.result() for d, job in zip(second, jobs)}
-    densities = _densities(measured, table)
+    meta = [c for c in ("date_confidence", "train_tokens") if c in table.columns]  # beside each model's density
+    densities = measured.densities
+    densities = densities.join(table.drop_duplicates("model").set_index("model")[meta], on="model") if meta else densities
     rows, cross = measured.by_benchmark(), measured.cross_check()
     sections = [*([m.YoursSection(yours, measured, yours_suite)] if yours is not None else []),
                 m.VerdictSection(measured, cross),
@@ -68,13 +70,6 @@ def compute_report(*, results: str | Path | None = None, headline_fit: str | Pat
                  if section is not None]  # each registered design's section, in their rank's order
     sections += _appendices(measured, densities, inputs)
     return m.Report(measured, densities, tuple(sections), inputs)
-
-
-def _densities(measured, table: pd.DataFrame) -> pd.DataFrame:
-    """The headline's per-model densities with each model's date confidence and token count from the table."""
-    meta = [c for c in ("date_confidence", "train_tokens") if c in table.columns]
-    dens = measured.densities
-    return dens.join(table.drop_duplicates("model").set_index("model")[meta], on="model") if meta else dens
 
 
 def _appendices(measured, densities: pd.DataFrame, inputs: m.Inputs) -> list:
