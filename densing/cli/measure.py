@@ -154,7 +154,7 @@ def print_text_closing(result) -> None:
 def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, summary: bool = True) -> None:
     """The report (led by the user's models; none without ``out``), the CSV rows, and the placement in words."""
     from densing.io import atomic_write_text
-    from densing.report.compute import build_report
+    from densing.report.render import build_report
 
     if out is not None:
         left_out = f"; left out (no local split): {', '.join(result.left_out)}" if result.left_out else ""

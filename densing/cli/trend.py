@@ -293,7 +293,7 @@ def report(
     check_writable(out)  # first: an output that cannot be written is said before anything is imported or computed
     _check_draws(n_boot, seed)
     d0_tokens = _d0(d0)
-    from densing.report.compute import build_report
+    from densing.report.render import build_report
     from densing.validation import ExistingPath, validate
 
     validate({"traces": [ExistingPath("folder"), None]}, traces=traces)

@@ -1,4 +1,5 @@
-"""The report model (:mod:`densing.report.model`) as one self-contained HTML page: layout only, no computation.
+"""The report model (:mod:`densing.report.compute`) as one self-contained HTML page: layout only, no computation;
+:func:`build_report` computes and renders it.
 
 Each section type has one function here (a second design's in its folder) that lays its results out as figures,
 tables and words, the numbers by :mod:`densing.display`' one rule.
@@ -15,7 +16,7 @@ from densing.constants import PAPER
 from densing.display import BOUND_SIGNS, NO_READING, density_reading
 from densing.numbers import format_count
 from densing.numbers import format_months, format_number
-from densing.report import model as m
+from densing.report import compute as m
 from densing.report.html import Section, cards_html, esc, figure_html, page, table_html
 from densing.registry import designs
 from densing.report.render_parts import (DENSITY_MEANING, breakable, budget_parts, candidate_table, caveats_html,
@@ -30,6 +31,13 @@ SUBTITLE = {
     True: "Your models' capacity density against the frontier line of open LLMs, then the public trend they are placed on "
           "(the Densing Law, Xiao et al. 2024, arXiv 2412.04315). Sections marked ▸ are appendices: click to open.",
 }
+
+
+def build_report(**options):
+    """The report page, its headline measurement and its per-model densities: (html, measurement, densities), for
+    :func:`densing.report.compute.compute_report`'s ``options``."""
+    report = m.compute_report(**options)
+    return render(report), report.measurement, report.densities
 
 
 def render(report: m.Report) -> str:
@@ -242,7 +250,7 @@ def provenance_footer(inputs: m.Inputs) -> str:
 
     seed, n_boot = inputs.seed, inputs.n_boot
     digest = hashlib.sha256(inputs.results.read_bytes()).hexdigest()[:16]
-    command = inputs.command or (f"densing.report.compute.build_report(results={str(inputs.results)!r}, seed={seed}, "
+    command = inputs.command or (f"densing.report.render.build_report(results={str(inputs.results)!r}, seed={seed}, "
                                  f"n_boot={n_boot})")
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     drawn = "" if f"--seed {seed}" in command and f"--n-boot {n_boot}" in command else f" · seed {seed}, {n_boot} draws"
