@@ -70,7 +70,7 @@ def _command_paths() -> list[str]:
     import click
     import typer.main
 
-    from densing.cli import app
+    from densing.cli.app import app
 
     root = typer.main.get_command(app)
     found = []

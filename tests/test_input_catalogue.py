@@ -29,7 +29,7 @@ import click
 import pytest
 import typer.main
 
-from densing.cli import app
+from densing.cli.app import app
 from tests.cli_run import run
 from tests.overlap.overlap_tracegen import hand_trace, write_trace
 

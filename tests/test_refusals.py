@@ -75,7 +75,7 @@ def _declared_pairs():
 def test_the_declared_pairs_name_options_of_their_commands():
     import typer.main
 
-    from densing.cli import app
+    from densing.cli.app import app
     from densing.cli.app import EXCLUSIVE
 
     pairs = _declared_pairs()

@@ -1,14 +1,9 @@
-"""The typer app and the console-script entry :func:`main`.
+"""The typer app and the console-script entry :func:`main` (what becomes an error line: :func:`main`).
 
-A :class:`densing.errors.DensingError` becomes one line on stderr and exit code 2; anything else
-is a bug and keeps its traceback.
-
-Options that cannot apply together: one declared table per command, checked in one place before the command runs.
-
-:data:`EXCLUSIVE` maps a command (as typed after ``densing``: ``"fit"``, ``"overlap validate"``) to pairs of
-:class:`Given` conditions that the command cannot honour at once, each with the reason. :class:`CheckedCommand` (the
-click command class of every densing command, set below) refuses such a pair in one line naming
-both options before the command's body runs, so an option is never ignored in silence.
+Options that cannot apply together: :data:`EXCLUSIVE` maps a command (as typed after ``densing``: ``"fit"``,
+``"overlap validate"``) to the pairs of :class:`Given` conditions it cannot honour at once, each with the reason;
+:class:`CheckedCommand` (every command's class) refuses such a pair in one line naming both options before the
+command's body runs, so an option is never ignored in silence.
 """
 from __future__ import annotations
 
@@ -27,10 +22,6 @@ from densing.cli.guard import guarded, leave, one_line, plain_terminal
 from densing.cli.ladder import ladder_app
 from densing.cli.overlap import overlap_app
 from densing.errors import DensingError, InputError
-
-# --------------------------------------------------------------------------------------------------------------------
-# Options that cannot apply together (module docstring)
-# --------------------------------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Given:
@@ -99,25 +90,17 @@ EXCLUSIVE: dict[str, tuple[tuple[Given, Given, str], ...]] = {
 }
 
 
-def refuse_exclusive(ctx: click.Context) -> None:
-    """An InputError naming the first declared pair of :data:`EXCLUSIVE` that ``ctx``'s command line gives both of."""
-    command = ctx.command_path.split(" ", 1)[1] if " " in ctx.command_path else ctx.command_path
-    for first, second, why in EXCLUSIVE.get(command, ()):
-        if first.holds(ctx) and second.holds(ctx):
-            raise InputError(f"{second.flag(ctx)}: cannot apply with {first.flag(ctx)} ({why})")
-
-
 class CheckedCommand(TyperCommand):
-    """A typer command whose declared exclusive options (:data:`EXCLUSIVE`) are refused before its body runs."""
+    """A typer command that refuses, before its body runs, the first declared pair of :data:`EXCLUSIVE` its command
+    line gives both of."""
 
     def invoke(self, ctx: click.Context):
-        refuse_exclusive(ctx)
+        command = ctx.command_path.split(" ", 1)[1] if " " in ctx.command_path else ctx.command_path
+        for first, second, why in EXCLUSIVE.get(command, ()):
+            if first.holds(ctx) and second.holds(ctx):
+                raise InputError(f"{second.flag(ctx)}: cannot apply with {first.flag(ctx)} ({why})")
         return super().invoke(ctx)
 
-
-# --------------------------------------------------------------------------------------------------------------------
-# The application
-# --------------------------------------------------------------------------------------------------------------------
 
 #: ``densing --help``'s opening: what densing is, then three commands to start with (``\b``: click keeps the lines).
 HELP = """LLM evaluation and capacity-density analytics (Densing Law), and overlap profiling.
@@ -178,12 +161,8 @@ for _group in (app, eval_app, overlap_app, ladder_app):  # every command refuses
 
 
 def print_help(argv: list[str]) -> bool:
-    """Print the help of ``densing [group ...] [command] --help`` without parsing; False if argv is not that.
-
-    typer (0.29) builds a pydantic validator for each parameter while parsing, --help included,
-    which imports pydantic; a help screen needs no values, so it is rendered from
-    the command tree directly. Anything else on the line goes through typer as usual.
-    """
+    """Print the help of ``densing [group ...] [command] --help`` from the command tree, without parsing (typer
+    builds a pydantic validator per parameter while parsing, --help included); False if argv is not that."""
     if not argv or argv[-1] not in ("--help", "-h") or any(a.startswith("-") for a in argv[:-1]):
         return False
     command = typer.main.get_command(app)
@@ -227,8 +206,6 @@ def _empty_option(args: list[str]) -> str | None:
 def _argument_name(args: list[str], index: int) -> str:
     """The name (``PATH``) of the positional argument that ``args[index]`` fills, or ``argument N`` where the command
     line does not say (an unknown command, an option whose value is taken as the argument)."""
-    import click
-
     command = typer.main.get_command(app)
     context = command.context_class(command, info_name="densing")
     position = 0
@@ -256,8 +233,6 @@ def _argument_name(args: list[str], index: int) -> str:
 
 def _dispatch(args: list[str]) -> None:
     """Run the command line ``args`` through typer, errors as :func:`main` describes."""
-    import click
-
     empty = _empty_option(args)
     if empty is not None:  # refused before any work: an empty path is the working folder, an empty number nothing
         print(f"error: {empty}: an empty value (an unset shell variable?); give one", file=sys.stderr)
@@ -287,11 +262,5 @@ def _dispatch(args: list[str]) -> None:
         sys.exit(code)
 
 
-def run() -> None:
-    """The ``densing`` console script: :func:`main`, then leave without tearing the interpreter down
-    (:func:`densing.cli.guard.leave`). Tests call :func:`main`, never this."""
-    leave(main)
-
-
 if __name__ == "__main__":
-    run()
+    leave(main)

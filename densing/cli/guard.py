@@ -1,8 +1,6 @@
-"""What every command runs inside, typer or not: worker processes ended on every exit path, ``SIGTERM`` as an exit.
-
-:func:`guarded` is the frame of :func:`densing.cli.app.main` (typer's commands) and of
-:mod:`densing.cli.overlap_fast` (``overlap analyze`` parsed without typer); :func:`one_line` is the error line both
-print; :func:`leave` ends the console script. This module imports nothing beyond the standard library and :mod:`densing.runtime`.
+"""What every command runs inside, typer or not (:func:`guarded`): worker processes ended on every exit path,
+``SIGTERM`` as an exit; :func:`one_line` is the error line; :func:`leave` ends the console script. Only the standard
+library and :mod:`densing.runtime` are imported.
 """
 from __future__ import annotations
 
@@ -44,9 +42,8 @@ def _to_ascii(exc: UnicodeError):
 
 
 def plain_terminal() -> None:
-    """Let stdout and stderr degrade to ASCII (:func:`_to_ascii`) where their encoding is not UTF-8
-    (``PYTHONIOENCODING=ascii``, a C locale, a Windows code page): a character they cannot encode is spelled in ASCII,
-    never a ``UnicodeEncodeError``."""
+    """Let stdout and stderr spell in ASCII (:func:`_to_ascii`) a character their encoding (not UTF-8: a C locale, a
+    Windows code page) cannot encode, never a ``UnicodeEncodeError``."""
     import codecs
 
     codecs.register_error("densing-ascii", _to_ascii)
@@ -62,10 +59,8 @@ def plain_terminal() -> None:
 @contextmanager
 def guarded():
     """Run a command: ``SIGTERM`` raises :class:`~densing.runtime.Terminated` (exit 143, one line ``error:
-    terminated``) so that ``finally`` blocks run; ``SIGINT`` raises ``KeyboardInterrupt`` (exit 130) wherever it comes
-    from, also where the process started with it ignored (a background job of a shell script, a supervisor:
-    Python then installs no handler of its own); afterwards any worker process the command left alive is ended
-    (:mod:`densing.runtime`), and the previous handlers are put back."""
+    terminated``) so that ``finally`` blocks run; ``SIGINT`` raises ``KeyboardInterrupt`` (exit 130), also where the
+    process started with it ignored; afterwards any worker process left alive is ended and the handlers put back."""
     import signal
 
     from densing import runtime as workers
@@ -94,14 +89,8 @@ def guarded():
 
 
 def leave(main) -> None:
-    """Run ``main()``, then leave without tearing the interpreter down.
-
-    After the command has finished, the exit handlers run (``atexit``: child processes reaped,
-    logs flushed), stdout and stderr are flushed, and the process ends with ``os._exit``: freeing
-    every module's objects one by one at interpreter shutdown (numpy, typer, pandas …) takes
-    time and gives nothing back that the operating system does not reclaim anyway.
-    Exit codes are ``main``'s; an unexpected exception still ends with Python's traceback.
-    """
+    """Run ``main()``, then the exit handlers (``atexit``), flush stdout and stderr and end with ``os._exit`` (exit
+    codes ``main``'s): freeing every module's objects at interpreter shutdown takes time and gives nothing back."""
     import atexit
     import os
 

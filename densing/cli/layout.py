@@ -1,28 +1,10 @@
-"""How a table is laid out on a terminal of a given width: each column's width, the columns of each block, and the
-names shortened; :func:`densing.cli.output.render_table` prints what :func:`plan` decides.
+"""How a table is laid out on a terminal of a given width (:func:`plan`; the rule in docs/cli_reference.md, "Tables,
+numbers and names"): each column's width, the columns of each block, and the names shortened;
+:func:`densing.cli.output.render_table` prints what :func:`plan` decides.
 
-The rule, the same for every table command:
-
-1. one line a row where everything fits, headers broken between words where that makes it fit;
-2. otherwise the row's name (its key columns) and the columns that belong with it (``together``: its number, its
-   interval, its status) stay in the first block; the other columns follow, dealt in order into the first block's
-   room and then into further blocks, each repeating the name;
-3. a name (a key column, or a column named in ``identifiers``) never wraps: where it does not fit it is shortened with
-   an ellipsis (``densing_olmo_arc_cha…``; numbered where two would read alike) and a key below the table gives each
-   shortened name in full. A number never wraps; other text (a status, a note) folds between words.
-
-One screen: what a command prints by default at an 80×40 terminal — the answer first, one compact table, the
-notes counted, and a last line that repeats the answer; everything else behind ``--detail`` (and in ``--format
-json|csv``, which never change).
-
-The pieces every one-screen command shares:
-
-- :func:`short_statuses`: a column of statuses ``"state: reason; reason"`` as the state with numbered reasons
-  (``not measured [1,2]``) and the reasons once each below the table, so a status never folds into a paragraph;
-- :func:`counted`: repeated notes as one line that says how many and where to read them;
-- :func:`closing`: the last line, one sentence kept within the terminal's width (it drops its trailing clauses
-  rather than fold, so the last line always holds the answer);
-- :func:`browser_lines`: where a written page is and how to open it.
+Then the pieces every one-screen command shares (what a command prints by default at an 80×40 terminal: the answer
+first, one compact table, the notes counted, a last line that repeats the answer; everything else behind
+``--detail``): :func:`short_statuses`, :func:`counted`, :func:`closing`, :func:`browser_lines`.
 """
 from __future__ import annotations
 
@@ -238,24 +220,15 @@ def plan(columns: list[Column], limit: int, keys_given: int | None = None, toget
     return blocks, key
 
 # --------------------------------------------------------------------------------------------------------------------
-# One screen: what a command prints by default at an 80×40 terminal — the answer first, one compact table, the
+# One screen (module docstring)
 # --------------------------------------------------------------------------------------------------------------------
 
 #: A row's number, interval and status: kept beside its name in one block at any terminal width.
 ROW_TOGETHER = ("months", "ci_low", "ci_high", "status")
-#: The lines a default output may take (the terminal the one-screen layout is made for: 80 columns, 40 lines).
-SCREEN_LINES = 40
 #: ``densing density``'s rows on one screen (the densest; ``--detail``: every row).
 DENSITY_ROWS = 25
 #: What ``--detail`` adds, in the options' help.
 DETAIL_HELP = "Print everything: the explanation, every table and every note (the default fits one 80×40 screen)."
-
-
-def terminal_width() -> int:
-    """The width :func:`densing.cli.output.print_text` folds at (``COLUMNS``; 80 when the output is not a terminal)."""
-    from rich.console import Console
-
-    return Console(file=None).width
 
 
 def state_of(status: str) -> str:
@@ -288,8 +261,12 @@ def counted(lines: list[str], what: str, where: str) -> str | None:
 
 def closing(clauses: list[str], width: int | None = None) -> str:
     """The last line: ``clauses`` joined by ``"; "`` and ended with a full stop, the trailing clauses dropped until it
-    fits ``width`` (the first, the answer, is always kept)."""
-    width = terminal_width() if width is None else width
+    fits ``width`` (default: the terminal's, which :func:`densing.cli.output.print_text` folds at; the first clause,
+    the answer, is always kept)."""
+    if width is None:
+        from rich.console import Console
+
+        width = Console(file=None).width
     kept = [c for c in clauses if c]
     while len(kept) > 1 and len("; ".join(kept)) + 1 > width:
         kept.pop()
@@ -314,3 +291,17 @@ def browser_lines(path: Path) -> list[str]:
     shown = f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.0f} kB"
     return [f"wrote {path} ({shown}, self-contained: no network needed)",
             f"open it in a browser: {path.resolve().as_uri()}"]
+
+
+def command_words(command: str, options: dict) -> str:
+    """The command line that makes a written page again, for its footer: ``densing COMMAND`` and each option given (a
+    flag where its value is True; none where it is None or False)."""
+    import shlex
+
+    words = ["densing", command]
+    for option, value in options.items():
+        if value is True:
+            words.append(option)
+        elif value is not None and value is not False:
+            words += [option, f"{value:g}" if isinstance(value, float) else str(value)]
+    return shlex.join(words)

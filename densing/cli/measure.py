@@ -1,13 +1,6 @@
-"""``densing measure``: your models on the density chart.
-
-    densing measure --models my.yaml --suite leaderboard-v1 [--local-data] [--limit N] --out report.html
-                    [--store DIR] [--csv rows.csv]
-
-The store defaults to the user's cache (:func:`densing.paths.default_store`), never the repository's ``results/``.
-"""
+"""``densing measure``: your models on the density chart (evaluated with ``--models``, or ``--scores`` you have)."""
 from __future__ import annotations
 
-import shlex
 from dataclasses import replace
 from numbers import Integral
 from pathlib import Path
@@ -15,6 +8,8 @@ from typing import Optional
 
 import typer
 
+from densing.cli.layout import browser_lines, closing, command_words
+from densing.cli.output import Format, print_frame, print_progress, print_text
 from densing.errors import InputError
 
 
@@ -84,8 +79,10 @@ def measure(
                  n_boot=n_boot, seed=seed, backend=backend, device=device, batch_size=batch,
                  on_progress=say, allow_unsafe_code=allow_unsafe_code)
     say("writing the report …")
-    words = _command_words(models, checked.suite, out, store, n_boot, seed, local_data, allow_unsafe_code,
-                           {"--backend": backend, "--data-root": data_root, "--limit": limit, "--csv": csv, "--device": device})
+    words = command_words("measure", {"--models": models, "--suite": checked.suite, "--out": out, "--store": store,
+                                      "--n-boot": n_boot, "--seed": seed, "--local-data": local_data,
+                                      "--allow-unsafe-code": allow_unsafe_code, "--backend": backend,
+                                      "--data-root": data_root, "--limit": limit, "--csv": csv, "--device": device})
     _write(result, out, csv, words, n_boot, seed)
 
 
@@ -93,7 +90,6 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
                   out: Optional[Path], csv: Optional[Path], n_boot: int, seed: int) -> None:
     """``densing measure --scores``: the scores file placed against the headline of the shipped public table
     (:func:`densing.placement.own_scores.place`): one line per model, a table, and the answer last."""
-    from densing.cli.output import print_progress
     from densing.io import check_writable
     from densing.validation import Interval, validate
 
@@ -114,25 +110,15 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
     result = place(table, n_boot=n_boot, seed=seed)
     result = replace(result, suite=f"scores from {scores}")
     _print_placement(result)
-    if out is not None:
-        words = ["densing", "measure", "--scores", str(scores), "--out", str(out), "--n-boot", str(n_boot), "--seed", str(seed)]
-        for option, value in (("--model", model), ("--params", params), ("--release-date", release_date)):
-            if value is not None:
-                words += [option, value]
-        _write(result, out, csv, shlex.join(words), n_boot, seed, summary=False)
-    elif csv is not None:
-        from densing.io import atomic_write_text
-
-        atomic_write_text(csv, result.to_frame().to_csv(index=False, float_format="%.6g"))
-        print(f"wrote {csv}")
+    words = command_words("measure", {"--scores": scores, "--out": out, "--n-boot": n_boot, "--seed": seed,
+                                      "--model": model, "--params": params, "--release-date": release_date})
+    _write(result, out, csv, words, n_boot, seed, summary=False)
     print_text_closing(result)
 
 
 def _print_placement(result) -> None:
     """The placement in words (one paragraph per model) and one table: ρ with its interval, the frontier's band at the
     model's date, where it sits."""
-    from densing.cli.output import Format, print_frame, print_text
-
     print_text(result.summary())
     frame = result.to_frame()
     columns = [c for c in ("model", "density", "density_ci_low", "density_ci_high", "bound", "release_date",
@@ -144,8 +130,6 @@ def _print_placement(result) -> None:
 
 def print_text_closing(result) -> None:
     """The last line: the first model's density (or bound) and where it sits against the frontier's band."""
-    from densing.cli.output import print_text
-    from densing.cli.layout import closing
     from densing.display import BOUND_SIGNS, density_reading
     from densing.numbers import format_number
 
@@ -167,25 +151,23 @@ def print_text_closing(result) -> None:
     print_text(closing([f"{r['model']}: {said}, {where}", f"released {r['release_date']}", more]))
 
 
-def _write(result, out: Path, csv, words: str, n_boot: int, seed: int, summary: bool = True) -> None:
-    """The report (led by the user's models), the CSV rows, and the placement in words."""
-    from densing.cli.output import print_text
+def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, summary: bool = True) -> None:
+    """The report (led by the user's models; none without ``out``), the CSV rows, and the placement in words."""
     from densing.io import atomic_write_text
-    from densing.report.build import build_report
+    from densing.report.render import build_report
 
-    html, _, _ = build_report(n_boot=n_boot, seed=seed, measured=result.measurement, yours=result.to_frame(),
-                              yours_suite=result.protocol() + (f"; left out (no local split): {', '.join(result.left_out)}"
-                                                                 if result.left_out else ""), command=words)
-    atomic_write_text(out, html)
+    if out is not None:
+        left_out = f"; left out (no local split): {', '.join(result.left_out)}" if result.left_out else ""
+        html, _, _ = build_report(n_boot=n_boot, seed=seed, measured=result.measurement, yours=result.to_frame(),
+                                  yours_suite=result.protocol() + left_out, command=words)
+        atomic_write_text(out, html)
     if csv is not None:
         atomic_write_text(csv, result.to_frame().to_csv(index=False, float_format="%.6g"))
     if summary:
         print_text(result.summary())
-    from densing.cli.layout import browser_lines
-
     if csv is not None:
         print(f"wrote {csv}")
-    for line in browser_lines(out):
+    for line in browser_lines(out) if out is not None else ():
         print(line)
 
 
@@ -211,16 +193,3 @@ def _checked_options(batch_size: str, n_boot: int, seed: int, device, data_root,
         raise InputError(f"{store}: --store exists and is not a directory")
     return batch, store
 
-
-def _command_words(models, suite: str, out, store, n_boot: int, seed: int, local_data: bool, allow_unsafe_code: bool,
-                   options: dict) -> str:
-    """The command line that makes the report again, for its footer."""
-    import shlex
-
-    words = ["densing", "measure", "--models", str(models), "--suite", suite, "--out", str(out), "--store", str(store),
-             "--n-boot", str(n_boot), "--seed", str(seed)]
-    words += ["--local-data"] * local_data + ["--allow-unsafe-code"] * allow_unsafe_code
-    for option, value in options.items():
-        if value is not None:
-            words += [option, f"{value:g}" if isinstance(value, float) else str(value)]
-    return shlex.join(words)

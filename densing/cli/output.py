@@ -1,31 +1,11 @@
 """The one output layer of the command line: a DataFrame as a rich table, JSON or CSV.
 
-Every command renders through :func:`print_frame` (a table command) or :func:`print_document` (a command with a
-headline), so all of them follow the same rules:
+Every command renders through :func:`print_frame` (a table command: JSON a list of row objects) or
+:func:`print_document` (a command with a headline: JSON ``{"rows": [...], sections...}``); the rules of each format
+(cells by :mod:`densing.display`, tables laid out at the terminal's width by :mod:`densing.cli.layout`, the JSON
+shapes) are in docs/cli_reference.md ("Tables, numbers and names", "JSON output").
 
-- ``table``: a rich table with markup and highlighting off, so model names such as
-  ``org/[/x]model`` print literally; headers in words with their units and cells by the one rule
-  of :mod:`densing.display` (numbers to 3 significant figures, counts as 1.42B, durations in ms or
-  s, fractions as percentages; a missing value ``—``, an infinite one ``∞``); laid out at the terminal's
-  width by :mod:`densing.cli.layout` (a row's name, number, interval and status in one block; numbers never wrap,
-  names shortened with a key below, never broken; other text folds); no space at a line's end; columns with nothing
-  in them left out unless ``wide``; one row as a key/value table; a censored density (a ``bound`` column) as its
-  bound, ``≤ x`` / ``≥ x``, in every block.
-- ``json``, one shape per family of commands:
-
-  - a **table command** (``density``, ``fit``, ``validate``, ``eval``, every ``overlap`` command) prints a JSON
-    **list of row objects**, one per row of its table, the field names as in CSV;
-  - a **command with a headline** (``trend`` in each of its forms: the headline, ``--by benchmark``, ``--design
-    olmes``; ``ladder check``) prints one JSON **object** ``{"rows": [row objects], ...}``: its main table under
-    ``rows``, then named sections beside it (the verdict in words, further tables as lists of row objects, nested
-    objects).
-
-  In both, NaN and infinity become ``null`` (a censored effective size N̂ = +inf is therefore ``null`` with its
-  reason in the ``censored`` field), dates are ``YYYY-MM-DD``, the output is indented.
-- ``csv``: one header row, dates as ``YYYY-MM-DD``, no index.
-
-pandas, numpy and orjson are imported inside the functions, so importing this module (as every
-command module does) keeps ``densing --help`` quick.
+pandas, numpy and orjson are imported inside the functions, so importing this module keeps ``densing --help`` quick.
 """
 from __future__ import annotations
 
@@ -35,7 +15,7 @@ from contextlib import contextmanager
 from datetime import date, datetime
 from enum import Enum
 
-from densing.cli.layout import Column, header_lines, plan, table_width  # noqa: F401  (header_lines: re-exported)
+from densing.cli.layout import Column, plan, table_width
 from densing.registry import Registry, check_callable
 
 
@@ -47,7 +27,6 @@ class Format(str, Enum):
     csv = "csv"
 
 
-FORMATS = tuple(f.value for f in Format)
 #: ``--format``'s help, the same in every command.
 FORMAT_HELP = ("table: words and numbers fitted to the terminal; json or csv: every field, one row a line "
                "(for files and scripts).")
@@ -76,13 +55,6 @@ def _plain(value):
 def records(frame) -> list[dict]:
     """JSON-ready list of dicts (NaN/inf → None, timestamps → YYYY-MM-DD)."""
     return [{str(k): _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
-
-
-def to_json(frame) -> str:
-    """A table command's JSON: a list of row objects (module docstring)."""
-    import orjson
-
-    return orjson.dumps(records(frame), option=orjson.OPT_INDENT_2).decode()
 
 
 def _json_ready(value):
@@ -114,15 +86,7 @@ def document(rows, /, **sections) -> dict:
 
 def print_document(rows, /, **sections) -> None:
     """Print :func:`document` as indented JSON: the ``--format json`` of a command with a headline."""
-    import orjson
-
-    sys.stdout.write(orjson.dumps(document(rows, **sections), option=orjson.OPT_INDENT_2).decode() + "\n")
-
-
-def to_csv(frame) -> str:
-    from densing.io import frame_to_csv
-
-    return frame_to_csv(frame)
+    print_json(document(rows, **sections))
 
 
 def columns_of(frame, *, wide: bool = False) -> list[Column]:
@@ -199,17 +163,9 @@ def _block_table(frame, columns: list[Column], block: list[int], caption: str | 
 
 def render_table(frame, *, title: str | None = None, width: int | None = None, file=None, keys: int | None = None,
                  wide: bool = False, together=(), identifiers=()) -> None:
-    """Print ``frame`` as rich tables: markup off, headers in words (:mod:`densing.display`), numbers
-    by :mod:`densing.numbers` on one line, no space at the end of a line.
-
-    Unless ``wide``, a column with nothing in it is left out. A single row prints as a key/value
-    table (one line per field). Otherwise the output fits the terminal's width (``width`` overrides
-    it; 80 when the output is not a terminal and ``COLUMNS`` is unset) by the rule of
-    :mod:`densing.cli.layout`: one line a row where it fits; else the row's name and the fields in ``together`` (its
-    number, interval and status) in the first block and the other columns in further blocks, each repeating the name;
-    a name (the key columns and ``identifiers``) shortened with an ellipsis, never broken, and given in full in a key
-    below; a number never broken. Only a single number wider than the terminal makes a line longer than it.
-    """
+    """Print ``frame`` as rich tables, markup off, no space at the end of a line: a single row as a key/value table,
+    else laid out at the terminal's width (``width`` overrides it) by :func:`densing.cli.layout.plan`, with a key
+    below of the names it shortened (``keys``, ``together``, ``identifiers``: :func:`print_frame`)."""
     from rich.text import Text
 
     console = _console(width, file)
@@ -260,41 +216,35 @@ def print_text(text: str, *, file=None) -> None:
 
 
 def _write_json(frame, **_) -> None:
-    sys.stdout.write(to_json(frame) + "\n")
+    print_json(records(frame))
 
 
 def _write_csv(frame, **_) -> None:
-    sys.stdout.write(to_csv(frame))
+    from densing.io import frame_to_csv
 
-
-def _write_table(frame, *, title=None, keys=None, wide=False, together=(), identifiers=()) -> None:
-    render_table(frame, title=title, keys=keys, wide=wide, together=together, identifiers=identifiers)
+    sys.stdout.write(frame_to_csv(frame))
 
 
 #: The output formats, by name: each a writer ``(frame, *, title, keys, wide)`` of stdout (a
 #: :class:`densing.registry.Registry`; ``--format`` takes these names).
-OUTPUTS: Registry = Registry("--format", [(Format.table.value, _write_table), (Format.json.value, _write_json),
+OUTPUTS: Registry = Registry("--format", [(Format.table.value, render_table), (Format.json.value, _write_json),
                                           (Format.csv.value, _write_csv)],
                              check=lambda registry, name, write: check_callable(registry, name, "writer", write, 1))
 
 
 def print_frame(frame, fmt: Format | str = Format.table, *, title: str | None = None, keys: int | None = None,
                 wide: bool = False, together=(), identifiers=()) -> None:
-    """Print ``frame`` to stdout in ``fmt`` (table|json|csv: :data:`OUTPUTS`); the title is shown with tables only.
-
-    ``keys``: how many leading columns name a row (repeated in every block of a wide table); by
-    default the leading text columns. ``wide``: a table keeps its columns with nothing in them.
-    ``together``: the fields a table keeps in the row name's block whatever the width (its number, interval,
-    status); ``identifiers``: text fields that are names, shortened rather than broken (:mod:`densing.cli.layout`).
-    CSV and JSON keep the field names and the raw values whatever ``wide`` says."""
+    """Print ``frame`` to stdout in ``fmt`` (table|json|csv: :data:`OUTPUTS`); for a table only: the ``title``,
+    ``keys`` (how many leading columns name a row; default the leading text columns), ``wide`` (keep empty columns),
+    ``together`` (the fields kept in the row name's block) and ``identifiers`` (text fields shortened, never broken):
+    :func:`densing.cli.layout.plan`."""
     OUTPUTS.get(fmt.value if isinstance(fmt, Format) else fmt)(frame, title=title, keys=keys, wide=wide,
                                                               together=together, identifiers=identifiers)
 
 
 def print_json(value) -> None:
-    """Print an already JSON-able value (numpy scalars allowed), indented: a table command's row objects computed
-    without pandas (``overlap analyze``'s fast path). Anything else goes through :func:`print_frame` or
-    :func:`print_document`."""
+    """Print an already JSON-able value (numpy scalars allowed), indented: every JSON output's writer (``overlap
+    analyze``'s fast path calls it with row objects computed without pandas)."""
     import orjson
 
     sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n")
@@ -302,9 +252,8 @@ def print_json(value) -> None:
 
 @contextmanager
 def working(message: str):
-    """While the block runs, a spinner on stderr with what is being done and the time it has taken — only when stderr
-    is a terminal (a captured stderr keeps exactly a failing command's one line); yields ``say(text)``, which replaces
-    the words. The line goes when the block ends (transient)."""
+    """While the block runs, a transient spinner on stderr with what is being done and the time taken, only where
+    stderr is a terminal; yields ``say(text)``, which replaces the words."""
     stream = sys.stderr
     if not getattr(stream, "isatty", lambda: False)():
         yield lambda text: None

@@ -8,7 +8,8 @@ from typing import Optional
 import typer
 
 from densing import registry as _tables
-from densing.cli.layout import DETAIL_HELP, ROW_TOGETHER
+from densing.cli.layout import (DETAIL_HELP, ROW_TOGETHER, browser_lines, closing, command_words, counted,
+                                months_phrase, short_statuses, state_of)
 from densing.cli.output import FORMAT_HELP, SEED_HELP, Format, print_document, print_frame, print_text
 from densing.errors import InputError
 from densing.registry import designs
@@ -36,17 +37,12 @@ DESIGN_HELP = (f"'{LEADERBOARD}' (default): the leaderboard-based measurement of
                + " (a second design is a folder of densing/designs).")
 
 
-def _count(text: Optional[str], option: str) -> Optional[float]:
-    from densing.data import parse_count
-
-    return None if text is None else parse_count(text, field=option.lstrip("-"), where=option)
-
-
 def _d0(text: Optional[str]) -> Optional[float]:
     """``--d0``: a count of tokens, positive and at most ``densing.validation.MAX_D0_TOKENS`` (why: there)."""
+    from densing.data import parse_count
     from densing.validation import D0_TOKENS, validate
 
-    d0 = _count(text, "--d0")
+    d0 = None if text is None else parse_count(text, field="d0", where="--d0")
     validate({"d0": [D0_TOKENS, None]}, d0=d0)
     return d0
 
@@ -63,13 +59,6 @@ def _since(text: Optional[str], option: str = "--since") -> Optional[str]:
 TABLE_HELP = ("Target table by name (the default: the public table, results/public_models.csv): "
               + "; ".join(f"'{name}': {table.words}" for name, table in _tables.tables().items())
               + ". With --results, the table's benchmarks and sets applied to that file.")
-
-
-def _table(name: Optional[str], results: Optional[Path]):
-    """The target table's profile: ``--table`` by name, else the registered table whose file ``--results`` is."""
-    from densing import registry
-
-    return registry.table(name) if name is not None else registry.table_for_path(results)
 
 
 def _check_draws(n_boot: int, seed: int) -> None:
@@ -97,7 +86,8 @@ def trend(
     detail: bool = typer.Option(False, "--detail", help=DETAIL_HELP),
 ) -> None:
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
-    profile = _table(table_name, results)
+    # the target table's profile: --table by name, else the registered table whose file --results is
+    profile = _tables.table(table_name) if table_name is not None else _tables.table_for_path(results)
     d0_tokens = _d0(d0)  # before any work, for either design
     if design != LEADERBOARD:  # --table with it is refused by densing.cli.app.EXCLUSIVE
         choices = [name for name, d in designs().items() if d.run is not None]
@@ -111,10 +101,22 @@ def trend(
     _check_draws(n_boot, seed)
     result, forecast = _measure(results or profile.path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by,
                                 without_continual)
-    if by is By.benchmark:
-        _print_by_benchmark(result, forecast, fmt, wide, detail)
+    benchmark = by is By.benchmark
+    if fmt is Format.json:
+        document = (dict(rows=result.by_benchmark(), verdict=result.verdict, at_budget=result.by_benchmark_at_budget(),
+                         at_budget_notes=result.budget_notes, cross_check=result.cross_check(),
+                         influence=result.influence(), **({"forecast": forecast} if forecast else {}))
+                    if benchmark else result.document())
+        print_document(document.pop("rows"), **document)
+        return
+    if fmt is Format.csv:
+        print_frame(result.to_frame(by="benchmark" if benchmark else "rule"), fmt)
+        return
+    if benchmark:
+        _print_by_benchmark_detail(result, forecast, wide) if detail else _print_by_benchmark_screen(result, forecast)
     else:
-        _print_headline(result, fmt, wide, detail)
+        _print_headline_detail(result, wide) if detail else _print_headline_screen(result)
+    print_text(_closing(result))
 
 
 def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, without_continual):
@@ -147,30 +149,9 @@ BY_BENCHMARK_SHOWN = ["row", "months", "ci_low", "ci_high", "status", "n_models"
                       "slope_ci_high", "heterogeneity", "capability", "each_reference_months"]
 
 
-def _print_by_benchmark(result, forecast, fmt: Format, wide: bool, detail: bool = False) -> None:
-    """``densing trend --by benchmark``: the verdict, the rows per benchmark and set (the number, interval and state,
-    the reasons numbered below) and the closing line; ``--detail``: every column, the cross-check, the budget rows,
-    the forecast check."""
-    if fmt is Format.json:
-        print_document(result.by_benchmark(), verdict=result.verdict, at_budget=result.by_benchmark_at_budget(),
-                       at_budget_notes=result.budget_notes, cross_check=result.cross_check(), influence=result.influence(),
-                       **({"forecast": forecast} if forecast else {}))
-        return
-    if fmt is Format.csv:
-        print_frame(result.to_frame(by="benchmark"), fmt)
-        return
-    if detail:
-        _print_by_benchmark_detail(result, forecast, fmt, wide)
-    else:
-        _print_by_benchmark_screen(result, forecast)
-    print_text(_closing(result))
-
-
 def _print_by_benchmark_screen(result, forecast) -> None:
-    """One screen: the verdict, one row per benchmark and set with its months, 95% interval and state (the reasons
-    numbered once below), what ``--detail`` adds with its notes counted."""
-    from densing.cli.layout import counted, short_statuses
-
+    """``densing trend --by benchmark``, one screen: the verdict, one row per benchmark and set with its months, 95%
+    interval and state (the reasons numbered once below), what ``--detail`` adds with its notes counted."""
     print_text(result.verdict)
     table = result.by_benchmark()
     cells, reasons = short_statuses(table["status"])
@@ -189,8 +170,10 @@ def _print_by_benchmark_screen(result, forecast) -> None:
     print_text(f"--detail: {', '.join(more)}" + (f" ({line})" if line else ""))
 
 
-def _print_by_benchmark_detail(result, forecast, fmt: Format, wide: bool) -> None:
-    """``--by benchmark --detail``: every table and note."""
+def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
+    """``--by benchmark --detail``: every column, the cross-check, the budget rows, the forecast check."""
+    import pandas as pd
+
     from densing.numbers import format_count
     from densing.trend.capability import BUDGET_D0
 
@@ -198,7 +181,7 @@ def _print_by_benchmark_detail(result, forecast, fmt: Format, wide: bool) -> Non
     budget = result.by_benchmark_at_budget()
     print_text(result.verdict)
     shown = [c for c in BY_BENCHMARK_SHOWN if c in table.columns]
-    print_frame(table if wide else table[shown], fmt, wide=wide, keys=1, together=ROW_TOGETHER,
+    print_frame(table if wide else table[shown], wide=wide, keys=1, together=ROW_TOGETHER,
                 title="doubling time in months per benchmark and benchmark set (one design per row: every reference "
                       "inverts the same benchmarks for the same targets; pooled by random effects); slope A of ln ρmax "
                       "per day with its 95% interval; each reference's own months with its 95% interval")
@@ -206,25 +189,27 @@ def _print_by_benchmark_detail(result, forecast, fmt: Format, wide: bool) -> Non
         print_text(line)
     cross = result.cross_check()
     if len(cross):
-        print_frame(cross, fmt, wide=wide, keys=1, together=ROW_TOGETHER,
+        print_frame(cross, wide=wide, keys=1, together=ROW_TOGETHER,
                     title="two estimators of the same law: the frontier of densities under the references, and the "
                           "fixed-size time regression (logit of the score above chance ~ ln N + t, clustered by "
                           "family; no reference)")
     if len(budget):
-        print_frame(budget if wide else budget[[c for c in shown if c in budget.columns]], fmt, wide=wide, keys=1,
+        print_frame(budget if wide else budget[[c for c in shown if c in budget.columns]], wide=wide, keys=1,
                     together=ROW_TOGETHER,
                     title=f"budget sensitivity: the same rows with every reference's members brought to "
                           f"D0 = {format_count(BUDGET_D0)} tokens through the loss law of Hoffmann et al. 2022")
         for name, note in result.budget_notes.items():
             print_text(f"at one budget, {name}: {note}")
     if forecast:
-        _print_forecast(forecast, fmt, wide)
+        print_frame(pd.DataFrame(forecast["cutoffs"]), wide=wide,
+                    title=f"forecast check: the {forecast['row']} row's frontier line fitted on the models up to "
+                          f"each cutoff (at least 12 months of them), carried to the later ones")
+        print_text(forecast["summary"])
 
 
 def _closing(result) -> str:
     """The last line of ``densing trend``: the headline rule's doubling time with its interval and state, beside the
     paper's (:func:`densing.cli.layout.closing`: within the terminal's width)."""
-    from densing.cli.layout import closing, months_phrase, state_of
     from densing.constants import PAPER
 
     head = result.rules.get(result.headline_rule)
@@ -251,37 +236,9 @@ def _order_break_lines(result) -> list[str]:
             for r in result.order_breaks.itertuples(index=False)]
 
 
-def _print_forecast(forecast: dict, fmt: Format, wide: bool) -> None:
-    import pandas as pd
-
-    print_frame(pd.DataFrame(forecast["cutoffs"]), fmt, wide=wide,
-                title=f"forecast check: the {forecast['row']} row's frontier line fitted on the models up to "
-                      f"each cutoff (at least 12 months of them), carried to the later ones")
-    print_text(forecast["summary"])
-
-
-def _print_headline(result, fmt: Format, wide: bool, detail: bool = False) -> None:
-    """``densing trend``: the verdict, the rules side by side (months with its interval), what ``--detail`` adds, the
-    closing line; ``--detail``: the why, the slopes and variance shares, the checks, the references (each one's months
-    with its interval), the sensitivity, the breakpoint."""
-    if fmt is Format.json:
-        document = result.document()
-        print_document(document.pop("rows"), **document)
-        return
-    if fmt is Format.csv:
-        print_frame(result.to_frame(), fmt)
-        return
-    if detail:
-        _print_headline_detail(result, fmt, wide)
-    else:
-        _print_headline_screen(result)
-    print_text(_closing(result))
-
-
 def _print_headline_screen(result) -> None:
-    """One screen: the verdict, the rules' months with their intervals, the checks and notes counted."""
-    from densing.cli.layout import counted
-
+    """``densing trend``, one screen: the verdict, the rules' months with their intervals, the checks and notes
+    counted."""
     print_text(result.verdict)
     table = result.table()
     print_frame(table[["rule", "months", "ci_low", "ci_high", "n_models"]], Format.table, keys=1,
@@ -295,21 +252,22 @@ def _print_headline_screen(result) -> None:
                + (f"; {line}" if line else "") + "; per benchmark: --by benchmark")
 
 
-def _print_headline_detail(result, fmt: Format, wide: bool) -> None:
-    """``densing trend --detail``: every table and note."""
+def _print_headline_detail(result, wide: bool) -> None:
+    """``densing trend --detail``: the why, the slopes and variance shares, the checks, the references, the
+    sensitivity, the breakpoint."""
     print_text(result.verdict)
     print_text(result.why)
-    print_frame(result.table(), fmt, keys=1, together=("months", "ci_low", "ci_high"),
+    print_frame(result.table(), keys=1, together=("months", "ci_low", "ci_high"),
                 title=f"doubling time in months and slope A of ln ρmax per day by frontier rule, each with its 95% "
                       f"interval (headline: {result.headline_rule}); shares of the slope variance", wide=wide)
     for rule, error in result.rule_errors.items():
         print_text(f"note: {rule} rule not fitted: {error}")
     print_text("note: the envelope row's interval is optimistic (its points are chosen on the response); the headline rule is the censored quantile")
-    print_frame(result.checks_table(), fmt, title="validity checks of the headline inversion", wide=wide)
-    print_frame(result.references, fmt, keys=1, together=("months", "ci_low", "ci_high"), identifiers=("benchmarks",),
+    print_frame(result.checks_table(), title="validity checks of the headline inversion", wide=wide)
+    print_frame(result.references, keys=1, together=("months", "ci_low", "ci_high"), identifiers=("benchmarks",),
                 title="the headline's references (pooling weight; months: its own doubling time with its 95% interval "
                       "over the same paired draws)", wide=wide)
-    print_frame(result.sensitivity, fmt, keys=2, together=("months", "doubling_time_months", "ci_low", "ci_high", "status"),
+    print_frame(result.sensitivity, keys=2, together=("months", "doubling_time_months", "ci_low", "ci_high", "status"),
                 title="sensitivity of the headline, one engine: each reference, the other frontier rules, every "
                       "reference at one budget, the family law's other shape", wide=wide)
     print_text(result.breakpoint_line())
@@ -335,25 +293,19 @@ def report(
     check_writable(out)  # first: an output that cannot be written is said before anything is imported or computed
     _check_draws(n_boot, seed)
     d0_tokens = _d0(d0)
-    from densing.report.build import build_report
+    from densing.report.render import build_report
     from densing.validation import ExistingPath, validate
 
     validate({"traces": [ExistingPath("folder"), None]}, traces=traces)
-    import shlex
-
-    words = ["densing", "report", "--out", str(out), "--frontier", frontier, "--epoch", epoch, "--since", since or "none",
-             "--n-boot", str(n_boot), "--seed", str(seed)]
-    for option, value in (("--results", results), ("--fit", fit), ("--d0", d0), ("--traces", traces)):
-        if value is not None:
-            words += [option, str(value)]
+    words = command_words("report", {"--out": out, "--frontier": frontier, "--epoch": epoch, "--since": since or "none",
+                                     "--n-boot": n_boot, "--seed": seed, "--results": results, "--fit": fit,
+                                     "--d0": d0, "--traces": traces})
     html, measurement, _ = build_report(
         results=results, headline_fit=fit, d0=d0_tokens, frontier=frontier,
         epoch=_since(epoch, "--epoch") or DEFAULT_EPOCH, since=_since(since), n_boot=n_boot, seed=seed, traces=traces,
-        command=shlex.join(words),
+        command=words,
     )
     atomic_write_text(out, html)
-    from densing.cli.layout import browser_lines
-
     print_text(measurement.verdict)
     print_text(_closing(measurement))
     for line in browser_lines(out):

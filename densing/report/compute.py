@@ -1,16 +1,17 @@
-"""The report's one computation: the command's inputs in, a :class:`densing.report.model.Report` out.
-
-The headline measurement (:func:`densing.trend.measure.measure_trend`) and each registered second design's computation
-(:func:`densing.registry.designs`: a side job that shares nothing with the headline, so a forked worker computes it
-meanwhile; the same seeds give the same numbers either way) are the long steps; every other section reads their
-results, each computed once. ``--results``, ``--since``, ``--seed`` and ``--n-boot`` reach every
-section but the stored Swallow record, which says so on the page.
+"""The report as a model: typed sections holding the results they show, and the one computation that makes them
+(:func:`compute_report`: the command's inputs in, a :class:`Report` out); :mod:`densing.report.render` lays them out
+and computes nothing (the pipeline: docs/method.md). Every section is computed from the command's inputs, except a
+design's stored record, whose page says so. The headline measurement and each registered second design's side job
+(computed meanwhile by a forked worker: the same seeds give the same numbers either way) are the long steps; every
+other section reads their results.
 """
 from __future__ import annotations
 
 import contextlib
 import glob
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
 
 import pandas as pd
 
@@ -18,12 +19,174 @@ from densing import paths, runtime
 from densing.constants import DEFAULT_EPOCH, NAMED_MODELS, PAPER
 from densing.laws.reference_fit import ReferenceFit
 from densing.registry import designs, ranked_designs
-from densing.report import model as m
+from densing.results import Result
 from densing.trend.measure import Beside
+from densing.trend.measurement import TrendMeasurement
+
+if TYPE_CHECKING:
+    from densing.present.summary import Summary
+
+#: The public table the report reads without ``--results``.
+DEFAULT_RESULTS = paths.RESULTS / "public_models.csv"
+#: The reference law plots (Pythia) shown in the report's "Reference laws" section.
+DEFAULT_LAW_FITS = "pythia_*.json"
+@dataclass(frozen=True)
+class Inputs:
+    """The command's inputs, as the footer cites them."""
+
+    results: Path
+    fits_dir: Path
+    frontier: str
+    epoch: str
+    since: str | None
+    n_boot: int
+    seed: int
+    command: str | None = None
+    traces: Path | None = None
 
 
-def _fits(pattern: str, folder: Path) -> tuple[ReferenceFit, ...]:
-    return tuple(ReferenceFit.load(p) for p in sorted(glob.glob(str(folder / pattern))))
+@dataclass(frozen=True)
+class YoursSection:
+    """``densing measure``'s models placed against the headline's frontier line."""
+
+    title: ClassVar[str] = "Your models"
+    yours: pd.DataFrame
+    measurement: TrendMeasurement
+    suite: str | None
+
+
+@dataclass(frozen=True)
+class VerdictSection:
+    """The headline: densing's doubling time, its interval and status, the fixed-size cross-check, the paper's."""
+
+    title: ClassVar[str] = "Verdict"
+    measurement: TrendMeasurement
+    cross_check: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class DensitySection:
+    """The paper's Fig. 1: every model's density over its release date, the ``frontier`` rule's line drawn."""
+
+    title: ClassVar[str] = "Capacity density over time"
+    measurement: TrendMeasurement
+    frontier: str
+    points: pd.DataFrame          # the trend's models with their density intervals and N̂
+    highlight: pd.DataFrame | None
+
+
+@dataclass(frozen=True)
+class CapabilitySection:
+    """The doubling time per benchmark and per benchmark set, its cross-check, sensitivity and budget rows."""
+
+    title: ClassVar[str] = "The Densing Law by capability"
+    rows: pd.DataFrame            # TrendMeasurement.by_benchmark()
+    cross_check: pd.DataFrame
+    sensitivity: pd.DataFrame
+    at_budget: pd.DataFrame
+    budget_notes: dict
+
+
+@dataclass(frozen=True)
+class DetailSection:
+    """Every frontier rule's interval and variance shares, the checks, the paper's numbers beside ours."""
+
+    title: ClassVar[str] = "The measurement in detail"
+    measurement: TrendMeasurement
+
+
+@dataclass(frozen=True)
+class NamedModelsSection:
+    """The models the paper and the tables name: each density with its interval, per benchmark with its own."""
+
+    title: ClassVar[str] = "Named models"
+    densities: pd.DataFrame       # the named models' rows, in NAMED_MODELS' order
+    per_benchmark: pd.DataFrame   # model, benchmark, density, bound, interval: each benchmark inverted alone
+    missing: tuple[str, ...]      # named models with no row (a reference's own member, or no scores)
+    anchors: dict
+    reference: str
+
+
+@dataclass(frozen=True)
+class ReferencesSection:
+    title: ClassVar[str] = "Every eligible reference"
+    references: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class LawsSection:
+    """The headline reference's fits and the shipped Pythia laws."""
+
+    title: ClassVar[str] = "Reference laws"
+    headline_fits: tuple[ReferenceFit, ...]
+    law_fits: tuple[ReferenceFit, ...]
+
+
+@dataclass(frozen=True)
+class CandidatesSection:
+    title: ClassVar[str] = "Reference candidates"
+    candidates: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class PerModelSection:
+    title: ClassVar[str] = "Per-model densities"
+    densities: pd.DataFrame
+    reference: str
+    d0: float
+
+
+@dataclass(frozen=True)
+class CaveatsSection:
+    title: ClassVar[str] = "Data caveats"
+    densities: pd.DataFrame
+    left_out: pd.DataFrame
+    corrections: pd.DataFrame | None
+    results: Path
+
+
+@dataclass(frozen=True)
+class OverlapSection:
+    title: ClassVar[str] = "Communication/computation overlap"
+    traces: Path
+    numbers: pd.DataFrame
+    figures: tuple                # (title, plotly figure) per figure
+
+
+@dataclass(frozen=True)
+class Report(Result):
+    """What the page shows, section by section, and the headline measurement it leads with (``to_dict()``: the
+    measurement's)."""
+
+    measurement: TrendMeasurement
+    densities: pd.DataFrame
+    sections: tuple
+    inputs: Inputs
+
+    _dict_exclude = ("densities", "sections", "inputs")
+
+    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
+        """The headline's (1 − ``alpha``) intervals (:meth:`TrendMeasurement.conf_int`)."""
+        return self.measurement.conf_int(alpha)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The headline measurement's rules side by side (:meth:`TrendMeasurement.to_frame`)."""
+        return self.measurement.to_frame()
+
+    def summary(self) -> Summary:
+        """The measurement's summary with the report's sections as one more table."""
+        own = self.measurement.summary()
+        from densing.present.summary import Table
+
+        sections = Table("Report sections", ("section",), tuple((section.title,) for section in self.sections))
+        return replace(own, tables=(*own.tables, sections))
+
+    def __repr__(self) -> str:
+        return f"Report({self.measurement!r}; {len(self.sections)} sections)"
+
+    def section(self, kind: type):
+        """The section of type ``kind``, or None."""
+        return next((s for s in self.sections if isinstance(s, kind)), None)
 
 
 @runtime.one_blas_thread  # the report's fits are on matrices of a few columns: one BLAS thread per process
@@ -31,14 +194,17 @@ def compute_report(*, results: str | Path | None = None, headline_fit: str | Pat
                    fits_dir: str | Path | None = None, d0: float | None = None, frontier: str = "quantile",
                    epoch: str = DEFAULT_EPOCH, since: str | None = DEFAULT_EPOCH, n_boot: int = 600, seed: int = 0,
                    traces: str | Path | None = None, command: str | None = None, measured=None,
-                   yours: pd.DataFrame | None = None, yours_suite: str | None = None) -> m.Report:
-    """Every section the report shows, from the command's inputs (:func:`densing.report.build.build_report`'s
-    arguments); ``measured``: the headline measurement already computed on ``results`` (``densing measure``'s)."""
+                   yours: pd.DataFrame | None = None, yours_suite: str | None = None) -> Report:
+    """Every section the report shows, from the command's inputs. The density figure draws the ``frontier`` rule;
+    ``command``: the command line printed in the footer (default: the library call's words); ``measured``: the
+    headline measurement already computed on ``results`` (``densing measure``'s); ``yours``: a user's models placed
+    against it (:func:`densing.placement.measure.place_models`' rows), the page's first section, highlighted on the
+    density figure; ``yours_suite``: the suite they were evaluated on, in words."""
     from densing.data import read_results
     from densing.trend import rules
     from densing.trend.measure import measure_trend
 
-    inputs = m.Inputs(results=Path(results) if results else m.DEFAULT_RESULTS,
+    inputs = Inputs(results=Path(results) if results else DEFAULT_RESULTS,
                       fits_dir=Path(fits_dir) if fits_dir else paths.REFERENCE_FITS, frontier=rules.get(frontier).name,
                       epoch=epoch, since=since, n_boot=n_boot, seed=seed, command=command,
                       traces=Path(traces) if traces is not None else None)
@@ -50,60 +216,43 @@ def compute_report(*, results: str | Path | None = None, headline_fit: str | Pat
             given = ReferenceFit.load(headline_fit) if headline_fit else None
             measured = measure_trend(table, fits_dir=inputs.fits_dir, fit=given, d0=d0, since=since, epoch=epoch,
                                      n_boot=n_boot, seed=seed)
-        found = [(d, job.result()) for d, job in zip(second, jobs)]
-    densities = _densities(measured, table)
-    rows = measured.by_benchmark()
-    sections = [*([m.YoursSection(yours, measured, yours_suite)] if yours is not None else []),
-                *_lead_sections(measured, inputs, rows, yours)]
-    sections += [*_design_sections(rows, found), *_appendices(measured, densities, inputs)]
-    return m.Report(measured, densities, tuple(sections), inputs)
+        computed = {d.name: job.result() for d, job in zip(second, jobs)}
+    meta = [c for c in ("date_confidence", "train_tokens") if c in table.columns]  # beside each model's density
+    densities = measured.densities
+    densities = densities.join(table.drop_duplicates("model").set_index("model")[meta], on="model") if meta else densities
+    rows, cross = measured.by_benchmark(), measured.cross_check()
+    sections = [*([YoursSection(yours, measured, yours_suite)] if yours is not None else []),
+                VerdictSection(measured, cross),
+                DensitySection(measured, inputs.frontier, with_intervals(measured.models, measured.densities), yours),
+                CapabilitySection(rows, cross, measured.sensitivity, measured.by_benchmark_at_budget(),
+                                    dict(measured.budget_notes))]
+    sections += [section for section in (design.section(computed.get(design.name), rows, PAPER["doubling_time_months"])
+                                         for design in ranked_designs() if design.section is not None)
+                 if section is not None]  # each registered design's section, in their rank's order
+    sections += _appendices(measured, densities, inputs)
+    return Report(measured, densities, tuple(sections), inputs)
 
 
-def _densities(measured, table: pd.DataFrame) -> pd.DataFrame:
-    """The headline's per-model densities with each model's date confidence and token count from the table."""
-    meta = [c for c in ("date_confidence", "train_tokens") if c in table.columns]
-    dens = measured.densities
-    return dens.join(table.drop_duplicates("model").set_index("model")[meta], on="model") if meta else dens
-
-
-def _lead_sections(measured, inputs: m.Inputs, rows: pd.DataFrame, yours) -> list:
-    """The verdict, the density figure, the rows by capability: the page's first three sections."""
-    cross = measured.cross_check()
-    return [m.VerdictSection(measured, cross, PAPER),
-            m.DensitySection(measured, inputs.frontier, with_intervals(measured.models, measured.densities), yours),
-            m.CapabilitySection(rows, cross, measured.sensitivity, measured.by_benchmark_at_budget(),
-                                dict(measured.budget_notes), PAPER["doubling_time_months"])]
-
-
-def _design_sections(rows: pd.DataFrame, found: list) -> list:
-    """Each registered design's section (``found``: (design, its side computation's result)), in their ``rank``'s
-    order, each beside the public table's rows."""
-    months = PAPER["doubling_time_months"]
-    computed = dict((design.name, result) for design, result in found)
-    sections = (design.section(computed.get(design.name), rows, months) for design in ranked_designs()
-                if design.section is not None)
-    return [section for section in sections if section is not None]
-
-
-def _appendices(measured, densities: pd.DataFrame, inputs: m.Inputs) -> list:
+def _appendices(measured, densities: pd.DataFrame, inputs: Inputs) -> list:
     """The measurement in detail, the named models, then the appendices, the caveats and the overlap section."""
     corrections = inputs.results.parent / "corrections.csv"
     reference = str(densities["reference"].iloc[0]) if len(densities) else measured.reference
-    sections = [m.DetailSection(measured, PAPER), _named(measured, densities, reference, inputs.seed),
-                m.ReferencesSection(measured.references),
-                m.LawsSection(tuple(measured.fits), tuple(f for f in _fits(m.DEFAULT_LAW_FITS, inputs.fits_dir))),
-                m.CandidatesSection(measured.candidates),
-                m.PerModelSection(densities, reference, measured.d0),
-                m.CaveatsSection(densities, measured.left_out,
+    sections = [DetailSection(measured), _named(measured, densities, reference, inputs.seed),
+                ReferencesSection(measured.references),
+                LawsSection(tuple(measured.fits), tuple(ReferenceFit.load(p) for p in
+                                                         sorted(glob.glob(str(inputs.fits_dir / DEFAULT_LAW_FITS))))),
+                CandidatesSection(measured.candidates),
+                PerModelSection(densities, reference, measured.d0),
+                CaveatsSection(densities, measured.left_out,
                                  pd.read_csv(corrections) if corrections.exists() else None, inputs.results)]
     if inputs.traces is not None:
         from densing.overlap.figures import overlap_table, report_section
 
-        sections.append(m.OverlapSection(inputs.traces, overlap_table(inputs.traces), tuple(report_section(inputs.traces))))
+        sections.append(OverlapSection(inputs.traces, overlap_table(inputs.traces), tuple(report_section(inputs.traces))))
     return sections
 
 
-def _named(measured, densities: pd.DataFrame, reference: str, seed: int) -> m.NamedModelsSection:
+def _named(measured, densities: pd.DataFrame, reference: str, seed: int) -> NamedModelsSection:
     """The named models' rows in :data:`NAMED_MODELS`' order, and each one's density per benchmark with its interval."""
     from densing.trend.measure import PAPER_ANCHORS
 
@@ -112,7 +261,7 @@ def _named(measured, densities: pd.DataFrame, reference: str, seed: int) -> m.Na
     rows = rows.iloc[rows["model"].map(order).argsort(kind="stable")].reset_index(drop=True)
     missing = tuple(n for n in NAMED_MODELS if n not in set(rows["model"]))
     scored = measured.models[measured.models["model"].isin(rows["model"])]
-    return m.NamedModelsSection(rows, per_benchmark_densities(scored, measured.inversion, seed=seed),
+    return NamedModelsSection(rows, per_benchmark_densities(scored, measured.inversion, seed=seed),
                                 missing, PAPER_ANCHORS, reference)
 
 
@@ -125,12 +274,10 @@ def per_benchmark_densities(models: pd.DataFrame, inversion, *, seed: int = 0) -
     from densing.laws.density import density_table
     from densing.laws.inversion import PerBenchmark
 
-    frames = []
-    for fit in inversion.fits if len(inversion.fits) > 1 and len(models) else ():
-        table = density_table(models, PerBenchmark(fit), seed=seed)
-        frames.append(table[["model", "density", "bound", "density_ci_low", "density_ci_high"]].assign(benchmark=fit.benchmark))
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["model", "density", "bound", "density_ci_low", "density_ci_high", "benchmark"])
+    columns = ["model", "density", "bound", "density_ci_low", "density_ci_high"]
+    frames = [density_table(models, PerBenchmark(fit), seed=seed)[columns].assign(benchmark=fit.benchmark)
+              for fit in (inversion.fits if len(inversion.fits) > 1 and len(models) else ())]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*columns, "benchmark"])
 
 
 def with_intervals(models: pd.DataFrame, densities: pd.DataFrame) -> pd.DataFrame:

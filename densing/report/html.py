@@ -69,10 +69,8 @@ def _header_class(header) -> str:
 
 
 def table_html(frame: pd.DataFrame, *, scroll: bool = True) -> str:
-    """An HTML table of ``frame`` in a horizontally scrollable box (``scroll``: also at most 520 px
-    high): headers in words with their units and cells by the one rule of :mod:`densing.display`
-    (3 significant figures, 3.2×10⁻⁵, counts as 15T, fractions as percentages, yes/no for
-    booleans); every cell escaped; numbers right-aligned; long text wraps."""
+    """An HTML table of ``frame`` in a horizontally scrollable box (``scroll``: also at most 520 px high): headers
+    and cells by the one rule of :mod:`densing.display`, every cell escaped, numbers right-aligned, long text wraps."""
     shown = frame_columns(frame, html=True)  # a censored density as its bound (≤ x, ≥ x)
     # a header breaks between its words; one with a word too long for a narrow column may break inside it (class w)
     head = "".join(f"<th{_header_class(header)}>{esc(header)}</th>" for header, _ in shown)

@@ -1,25 +1,27 @@
-"""The report model (:mod:`densing.report.model`) as one self-contained HTML page: layout only, no computation.
+"""The report model (:mod:`densing.report.compute`) as one self-contained HTML page: layout only, no computation;
+:func:`build_report` computes and renders it.
 
-Each section type has one function here (the designs and ``densing measure``'s own section in
-:mod:`densing.report.render_designs`) that lays its results out as figures, tables and words; numbers are written
-by :mod:`densing.display`' one rule (3 significant figures, a censored density as its bound).
+Each section type has one function here (a second design's in its folder) that lays its results out as figures,
+tables and words, the numbers by :mod:`densing.display`' one rule.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import pandas as pd
 
+from densing import paths
+from densing.constants import PAPER
+from densing.display import BOUND_SIGNS, NO_READING, density_reading
 from densing.numbers import format_count
-from densing.numbers import format_months
-from densing.report import figures
-from densing.report import model as m
+from densing.numbers import format_months, format_number
+from densing.report import compute as m
 from densing.report.html import Section, cards_html, esc, figure_html, page, table_html
 from densing.registry import designs
-from densing.report.render_designs import DESIGN_RENDERERS, provenance_footer
 from densing.report.render_parts import (DENSITY_MEANING, breakable, budget_parts, candidate_table, caveats_html,
-                                         density_intro, details, displayed, model_table, named_table, paper_table,
-                                         per_benchmark_table, references_table)
+                                         density_intro, details, displayed, loss_figure, model_table, named_table,
+                                         paper_table, per_benchmark_table, performance_figure, references_table)
 from densing.present import figures as trend_figures
 
 TITLE = {False: "densing report", True: "densing measure"}
@@ -31,12 +33,17 @@ SUBTITLE = {
 }
 
 
-def render(report: m.Report) -> str:
-    """The page: each section of ``report`` in its order, the footer citing the command's inputs.
+def build_report(**options):
+    """The report page, its headline measurement and its per-model densities: (html, measurement, densities), for
+    :func:`densing.report.compute.compute_report`'s ``options``."""
+    report = m.compute_report(**options)
+    return render(report), report.measurement, report.densities
 
-    The sections are laid out independently of each other (a renderer reads its own section only), so they are
-    jobs of :func:`densing.trend.measure.run`: one process per core lays out its share, and the page joins them in
-    the report's order; the same bytes either way. The executor starts them in :func:`_layout_order`."""
+
+def render(report: m.Report) -> str:
+    """The page: each section of ``report`` in its order, the footer citing the command's inputs. Each section is
+    laid out on its own, a job of :func:`densing.trend.measure.run` (one process per core; the same bytes either
+    way), started in :func:`_layout_order`."""
     from densing.trend import measure
 
     laid = measure.run([_Layout(i) for i in _layout_order(report.sections)], report)
@@ -50,9 +57,8 @@ _DRAWN_FIRST = (m.LawsSection, m.DensitySection, m.CapabilitySection, m.OverlapS
 
 
 def _layout_order(sections) -> list[int]:
-    """The sections' indices in the order the executor starts their layouts: the ones that draw figures first (in
-    :data:`_DRAWN_FIRST`'s order), then the rest in the page's order, so that no long layout starts last while the
-    other process idles (a longest-first schedule)."""
+    """The sections' indices, longest layout first: the ones that draw figures (in :data:`_DRAWN_FIRST`'s order),
+    then the rest in the page's order."""
     def rank(i: int) -> tuple[int, int]:
         kind = type(sections[i])
         return (_DRAWN_FIRST.index(kind) if kind in _DRAWN_FIRST else len(_DRAWN_FIRST), i)
@@ -104,7 +110,7 @@ def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None) -> st
 
 
 def _verdict(s: m.VerdictSection) -> Section:
-    return Section(s.title, "", [verdict_html(s.measurement, s.paper, s.cross_check)])
+    return Section(s.title, "", [verdict_html(s.measurement, PAPER, s.cross_check)])
 
 
 def _density(s: m.DensitySection) -> Section:
@@ -136,7 +142,7 @@ CAPABILITY_INTRO = (
 def _capability(s: m.CapabilitySection) -> Section:
     rows = displayed(s.rows)
     cross = displayed(s.cross_check, s.rows) if len(s.cross_check) else s.cross_check
-    parts = [figure_html(trend_figures.forest_figure(rows, s.paper_months), "by-benchmark"),
+    parts = [figure_html(trend_figures.forest_figure(rows, PAPER["doubling_time_months"]), "by-benchmark"),
              table_html(rows[["row", "capability", "status", "months", "ci_low", "ci_high", "n_models"]], scroll=False),
              details("the references of each row, and each reference's own doubling time [95% CI]",
                      table_html(rows[["row", "references", "each_reference_months"]], scroll=False)),
@@ -163,7 +169,7 @@ def _detail(s: m.DetailSection) -> Section:
                        "<h3>Validity checks of the headline inversion</h3>",
                        table_html(s.measurement.checks_table(), scroll=False),
                        "<h3>The paper's numbers beside ours</h3>",
-                       table_html(paper_table(s.measurement, s.paper), scroll=False),
+                       table_html(paper_table(s.measurement, PAPER), scroll=False),
                        '<p class="sub">' + esc(DENSITY_MEANING) + "</p>"])
 
 
@@ -189,14 +195,14 @@ def _references(s: m.ReferencesSection) -> Section:
 
 
 def _laws(s: m.LawsSection) -> Section:
-    laws = [figure_html(figures.loss_figure(f), f"loss-{i}",
+    laws = [figure_html(loss_figure(f), f"loss-{i}",
                         "Pythia, LAMBADA: the two-step law's loss estimation (eq. 2), one line per model size.")
             for i, f in enumerate(s.law_fits) if f.kind == "two-step"]
-    laws.append(figure_html(figures.performance_figure(list(s.law_fits)), "performance-pythia",
+    laws.append(figure_html(performance_figure(list(s.law_fits)), "performance-pythia",
                             "Pythia's checkpoints: performance estimation (eq. 3) for the shipped Pythia references (not "
                             "used by the trend: Pythia scores far below the frontier). Panels marked 'poor fit' have R² "
                             "below 0.5."))
-    head = figure_html(figures.performance_figure(list(s.headline_fits)), "performance-trend-fits",
+    head = figure_html(performance_figure(list(s.headline_fits)), "performance-trend-fits",
                        "The headline reference: one family at its own budget, S(N) = c/(1 + e^(−γ(ln N − l))) + d per benchmark.")
     return Section(s.title, "The laws that turn a score into an effective size, on their own reference models.",
                    [head, *laws], collapsed=True)
@@ -234,13 +240,97 @@ def _overlap(s: m.OverlapSection) -> Section:
                    "figures.", parts)
 
 
+def provenance_footer(inputs: m.Inputs) -> str:
+    """The footer a screenshot can be cited by: densing's version and commit, the date, the command, the seed and
+    draws (said once: apart only where the command does not give them), and the input table's SHA-256 (HTML, escaped)."""
+    import datetime
+    import hashlib
+
+    from densing import __version__
+
+    seed, n_boot = inputs.seed, inputs.n_boot
+    digest = hashlib.sha256(inputs.results.read_bytes()).hexdigest()[:16]
+    command = inputs.command or (f"densing.report.render.build_report(results={str(inputs.results)!r}, seed={seed}, "
+                                 f"n_boot={n_boot})")
+    today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    drawn = "" if f"--seed {seed}" in command and f"--n-boot {n_boot}" in command else f" · seed {seed}, {n_boot} draws"
+    return (f"densing {esc(__version__)} · commit {esc(paths.source_commit())} · {today} · <code>{esc(command)}</code>"
+            f"{drawn} · {esc(inputs.results.name)} sha256 {digest}… · method: Xiao et al. 2024, arXiv 2412.04315")
+
+
+def _g(value) -> str:
+    return format_number(value, ".3g")
+
+
+def _your_place(row: dict) -> str:
+    """One model's place against the frontier line, in a few words (the first line a reader sees)."""
+    if row.get("reading") == "none":
+        return f"{row['model']}: not inverted, so not placed"
+    if row.get("frontier") in ("above", "below"):
+        return f"{row['model']} lies {row['frontier']} the frontier line"
+    return f"{row['model']}: undetermined against the frontier line (a bound on the line's far side)"
+
+
+def _your_density(row: dict) -> str:
+    """ρ as the one bound rule reads it (:func:`densing.display.density_reading`): a number, ≤ / ≥ a bound, or —."""
+    reading, number, _ = density_reading(row.get("density"), row.get("bound", ""), row.get("density_ci_low", math.nan),
+                                         row.get("density_ci_high", math.nan), row.get("near_chance", False))
+    if reading == NO_READING:
+        return "—"
+    return BOUND_SIGNS.get(reading, "") + _g(number)
+
+
+def _frontier_at(row: dict) -> str:
+    """The frontier line's ρmax at the model's date with the band of the slope's 95% interval there."""
+    low, high = row.get("frontier_density_ci_low", math.nan), row.get("frontier_density_ci_high", math.nan)
+    band = f" [{_g(low)}–{_g(high)}]" if not (math.isnan(float(low)) or math.isnan(float(high))) else ""
+    return _g(row["frontier_density"]) + band
+
+
+def _your_cards(r: dict, interval: str, suite: str | None, reference: str) -> str:
+    cards = [("density ρ" + ("" if r.get("reading") == "value" else f" ({r.get('reading')})"), _your_density(r)),
+             ("95% interval", interval),
+             (f"frontier line's ρmax at {r['release_date']}", _frontier_at(r)),
+             ("against the frontier line", str(r["frontier"]))]
+    cards += [("suite", suite)] if suite else []
+    cards += [("reference", str(r.get("reference") or reference))]
+    return (f'<p class="verdict"><strong>{esc(_your_place(r))}</strong></p>' + cards_html(cards)
+            + f'<p class="sub">{esc(r["words"])}.</p>')
+
+
+def _yours(s: m.YoursSection) -> Section:
+    """Your models (``densing measure``), the report's first section: for each model its density (or bound), the 95%
+    interval, the frontier line's ρmax at its release date and where it lies against the line, the suite and the
+    reference in cards, the verdict in words; then every model in one table."""
+    yours, measured, suite = s.yours, s.measurement, s.suite
+    # a censored density (a bound) has no interval to show: its draws are bounds too
+    intervals = ["— (a bound)" if isinstance(b, str) and b else f"{_g(lo)}–{_g(hi)}"
+                 for b, lo, hi in zip(yours["bound"].fillna(""), yours["density_ci_low"], yours["density_ci_high"])]
+    table = yours.assign(**{"95% interval": intervals, "density": [_your_density(r) for r in yours.to_dict("records")],
+                            "frontier_density": [_frontier_at(r) for r in yours.to_dict("records")]})
+    leads = [_your_cards(r, interval, suite, measured.inversion.name)
+             for r, interval in zip(yours.to_dict("records"), intervals)]
+    table = table.rename(columns={"frontier": "frontier line", "frontier_density": "line's ρmax at the date",
+                                  "inverted": "inverted on"})
+    columns = ["model", "release_date", "inverted on", "density", "95% interval", "reading", "line's ρmax at the date",
+               "frontier line", "words"]
+    evaluated = f"Evaluated with densing measure ({suite})" if suite else "Evaluated with densing measure"
+    how = (f"{evaluated}, inverted by the headline's own reference ({measured.inversion.name}) as the public models are; "
+           f"the frontier line is the headline rule's ({measured.headline_rule}), ln ρmax = A·t + B, at each model's "
+           "release date. A reading other than 'value' is a bound: the score is too close to chance (or beyond the "
+           "reference) for a number. The models are the stars on the density figure below (Capacity density over time); "
+           "the public trend they are placed on follows.")
+    return Section(s.title, "", [*leads, f'<p class="sub">{esc(how)}</p>',
+                                 details("your models in one table",
+                                         table_html(table[[c for c in columns if c in table.columns]], scroll=False))])
+
+
 RENDERERS = {m.VerdictSection: _verdict, m.DensitySection: _density, m.CapabilitySection: _capability,
              m.DetailSection: _detail, m.NamedModelsSection: _named, m.ReferencesSection: _references,
              m.LawsSection: _laws, m.CandidatesSection: _candidates, m.PerModelSection: _per_model,
-             m.CaveatsSection: _caveats, m.OverlapSection: _overlap, **DESIGN_RENDERERS}
+             m.CaveatsSection: _caveats, m.OverlapSection: _overlap, m.YoursSection: _yours}
 
 
 def renderer(section):
-    """The function that lays ``section`` out: the report's own by the section's type, else the registered design's
-    that the section names (its ``design``)."""
+    """The function that lays ``section`` out: by its type, else its registered design's (its ``design``)."""
     return RENDERERS.get(type(section)) or designs()[section.design].render

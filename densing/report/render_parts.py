@@ -1,17 +1,22 @@
-"""The report's tables and paragraphs as the page shows them: columns chosen, rows named, words around the numbers.
-
-Layout only: each function picks and names the columns of a result the model already holds; the cells are written
-by :func:`densing.report.html.table_html` (:mod:`densing.display`' one rule).
+"""The report's tables, paragraphs and law figures as the page shows them (layout only): columns chosen, rows named,
+words around the numbers (the cells written by :func:`densing.report.html.table_html`); the Plotly figures of the
+reference laws, their hover text HTML-escaped (model names are user data).
 """
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
+from densing.laws.fit_schema import POOR_FIT_R2  # one threshold: the fit summary and the figure agree
+from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_count
 from densing.numbers import format_months, format_number
+from densing.present.forest import PALETTE, escaped
 from densing.report.html import esc, table_html
 
 #: Why density relative to a family at its own budget is not the paper's density at D0 = 1T.
@@ -40,10 +45,9 @@ def breakable(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def row_names(rows: pd.DataFrame) -> dict[str, str]:
-    """Each row key of :meth:`TrendMeasurement.by_benchmark` → its name for a reader: a benchmark by its own name, a
-    set by its benchmarks joined by " + " and its short id ("MMLU + BBH + MATH-hard + HumanEval [paper]") — from its label's
-    parenthesis (:func:`densing.present.figures.row_display`), else from its ``benchmarks``, each named as the sets'
-    labels name it (a benchmark no label names in capitals: GSM8K)."""
+    """Each row key of :meth:`TrendMeasurement.by_benchmark` → its name for a reader: a benchmark its own, a set its
+    benchmarks joined by " + " and its short id ("MMLU + BBH + MATH-hard + HumanEval [paper]"), from its label
+    (:func:`densing.present.forest.row_display`), else from its ``benchmarks`` as labels name them (or in capitals)."""
     from densing.present.forest import row_display
 
     sets = rows[rows["capability"] == "set"]
@@ -146,13 +150,15 @@ def density_intro(measured, frontier: str, line) -> str:
     if line is None:
         return f"{points} The {frontier} rule has no line: {measured.rule_errors.get(frontier, 'it could not be fitted')}."
     return (f"{points} The solid line is the {frontier} rule exactly as in the tables (slope A = "
-            f"{_slope(line.slope_per_day, line.slope_ci_low, line.slope_ci_high)}/day, doubling "
+            f"{_slope(line)}/day, doubling "
             f"{_months(line)} months); its band is that slope's 95% interval (fit + score + models) — {role}. The other "
             "rules are in the legend: click to show them.")
 
 
-def _slope(value, low, high) -> str:
-    return f"{format_number(value, html=True)} (95% CI {format_number(low, html=True)} to {format_number(high, html=True)})"
+def _slope(line) -> str:
+    """A line's (a rule's, a segment's) slope per day with its 95% interval."""
+    low, high = format_number(line.slope_ci_low, html=True), format_number(line.slope_ci_high, html=True)
+    return f"{format_number(line.slope_per_day, html=True)} (95% CI {low} to {high})"
 
 
 def _months(rule) -> str:
@@ -171,16 +177,13 @@ def paper_table(measured, paper: dict) -> pd.DataFrame:
         if not np.isfinite(seg.slope_per_day):
             return f"not fitted ({seg.note})"
         same = " — the headline's models and interval" if seg.same_as_headline else ""
-        return f"{_slope(seg.slope_per_day, seg.slope_ci_low, seg.slope_ci_high)}{same}"
-
-    def slope(rule) -> str:
-        return _slope(rule.slope_per_day, rule.slope_ci_low, rule.slope_ci_high)
+        return f"{_slope(seg)}{same}"
 
     rows = [
         ("doubling time (months)", f"{paper['doubling_time_months']} (29 models; 3.5 over 51 in the journal version)",
          _months(head) + ("" if measured.measurable else " — not a measurement"),
          _months(envelope) if envelope else measured.rule_errors.get("envelope", "")),
-        ("slope A (per day)", f"{paper['slope_per_day']}", slope(head), slope(envelope) if envelope else "—"),
+        ("slope A (per day)", f"{paper['slope_per_day']}", _slope(head), _slope(envelope) if envelope else "—"),
         ("R² of the frontier fit", f"{paper['r_squared']}", "— (quantile line: no R²)", "—"),
         ("slope before ChatGPT (per day)", f"{paper['slope_before_chatgpt_per_day']}", segment(b.before), "—"),
         ("slope after ChatGPT (per day)", f"{paper['slope_after_chatgpt_per_day']}", segment(b.after), "—"),
@@ -218,3 +221,97 @@ def caveats_html(dens: pd.DataFrame, left: pd.DataFrame, corrections: pd.DataFra
         items.append(f"{len(corrections)} corrections to the source data ({esc(results.parent.name)}/corrections.csv, each with "
                      "its evidence): " + details("the corrections", table_html(table, scroll=False)))
     return '<ul class="caveats">' + "".join(f"<li>{i}</li>" for i in items or ["none"]) + "</ul>"
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# The reference laws' figures
+# --------------------------------------------------------------------------------------------------------------------
+
+def loss_figure(fit: ReferenceFit) -> go.Figure:
+    """Loss estimation: measured conditional loss vs training tokens per model size (the loss stage's points), with
+    the fitted L(N, D) = a·N^-α + b·D^-β [+E] (Xiao et al. 2024, eq. 2) drawn through each size."""
+    points = fit.loss_points_frame().dropna(subset=["loss"])
+    figure = go.Figure()
+    for i, (size, group) in enumerate(points.groupby("params")):
+        color = PALETTE[i % len(PALETTE)]
+        group = group.sort_values("train_tokens")
+        figure.add_trace(
+            go.Scatter(
+                x=group["train_tokens"], y=group["loss"], mode="markers", marker=dict(color=color, size=6),
+                name=f"N = {format_count(size)}", legendgroup=str(size),
+                text=[f"{m}<br>D = {format_count(d)}" for m, d in zip(escaped(group["model"]), group["train_tokens"])],
+                hovertemplate="%{text}<br>loss = %{y:.4f}<extra></extra>",
+            )
+        )
+        grid = np.geomspace(group["train_tokens"].min(), group["train_tokens"].max(), 60)
+        figure.add_trace(
+            go.Scatter(x=grid, y=fit.predict_loss(size, grid), mode="lines", line=dict(color=color), showlegend=False, legendgroup=str(size), hoverinfo="skip")
+        )
+    figure.update_layout(
+        title=f"Loss estimation · {html.escape(fit.benchmark)} (R² {fit.stages[0].r_squared:.3f})",
+        xaxis=dict(title="training tokens D", type="log", exponentformat="power"),
+        yaxis=dict(title="conditional loss −log P(answer | prompt)", type="log", exponentformat="power"),
+        height=420, margin=dict(l=60, r=20, t=50, b=50),
+    )
+    return figure
+
+
+def _panel_title(fit: ReferenceFit) -> str:
+    """Two short lines (HTML for plotly, escaped): the benchmark, then the law and its R² in a smaller
+    font; a fit below :data:`POOR_FIT_R2` gets a third, red line saying not to invert it."""
+    name = fit.benchmark if len(fit.benchmark) <= 24 else f"mean of {len(fit.benchmarks)} benchmarks"
+    title = f"{html.escape(name)}<br><span style='font-size:11px'>{html.escape(fit.kind)} · R² {fit.r_squared:.3f}</span>"
+    if fit.r_squared < POOR_FIT_R2:
+        title += f"<br><span style='font-size:11px;color:{PALETTE[3]}'>poor fit — do not invert</span>"
+    return title
+
+
+def _grid(count: int) -> tuple[int, int]:
+    """(rows, columns): three columns only when they fill every row, else two (one for one panel)."""
+    cols = 1 if count <= 1 else 3 if count % 3 == 0 else 2
+    return int(np.ceil(count / cols)), cols
+
+
+#: Pixels per row of panels and between rows (room for the x-axis title and a three-line panel title).
+PANEL_HEIGHT = 300
+PANEL_GAP = 120
+
+
+def performance_figure(fits: list[ReferenceFit]) -> go.Figure:
+    """Performance estimation: score vs (latent) loss of the reference points, with the fitted
+    S(L) = c / (1 + e^{−γ(L − l)}) + d (eq. 3), one panel per benchmark."""
+    rows, cols = _grid(len(fits))
+    top = 70 if any(f.r_squared < POOR_FIT_R2 for f in fits) else 55
+    height = rows * PANEL_HEIGHT + (rows - 1) * PANEL_GAP + top + 50
+    plot = height - top - 50
+    figure = make_subplots(rows=rows, cols=cols, subplot_titles=[_panel_title(f) for f in fits],
+                           vertical_spacing=(PANEL_GAP / plot) if rows > 1 else 0.0, horizontal_spacing=0.09)
+    for k, fit in enumerate(fits):
+        row, col = k // cols + 1, k % cols + 1
+        points = fit.points_frame()  # the panel's numbers first (the points' losses, the law's curve), then its drawing
+        if points.empty:  # a ladder fit keeps each run's final point, not its checkpoints
+            points = fit.loss_points_frame()
+        if fit.kind == "two-step":
+            loss = points["loss"].to_numpy(float)
+        else:
+            loss = fit.predict_loss(points["params"], points["train_tokens"])
+        positive = loss[np.isfinite(loss) & (loss > 0)]
+        spread = bool(positive.size and positive.max() / positive.min() > 20)
+        grid = np.geomspace(positive.min(), positive.max(), 200) if spread else np.linspace(np.nanmin(loss), np.nanmax(loss), 100)
+        curve = fit.predict_score_from_loss(grid)
+        figure.add_trace(
+            go.Scatter(
+                x=loss, y=points["score"], mode="markers", marker=dict(size=5, color=PALETTE[0], opacity=0.7),
+                text=escaped(points["model"]), hovertemplate="%{text}<br>L = %{x:.3f}<br>S = %{y:.3f}<extra></extra>", showlegend=False,
+            ),
+            row=row, col=col,
+        )
+        figure.add_trace(go.Scatter(x=grid, y=curve, mode="lines", line=dict(color=PALETTE[3]), showlegend=False, hoverinfo="skip"), row=row, col=col)
+        family_axis = "u = −(N/N_unit)^−α (family law, power shape)" if "alpha" in fit.params else "ln N (family law)"
+        figure.update_xaxes(title_text=("loss" if fit.kind == "two-step" else family_axis if fit.kind == "family"
+                                        else "latent loss L(N, D)") + (" (log)" if spread else ""),
+                            type="log" if spread else "linear", exponentformat="power", row=row, col=col)
+        figure.update_yaxes(title_text="score", row=row, col=col)
+    figure.update_annotations(font_size=13)
+    figure.update_layout(height=height, margin=dict(l=50, r=20, t=top, b=50))
+    return figure

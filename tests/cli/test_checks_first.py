@@ -31,7 +31,7 @@ def test_report_refuses_an_unwritable_out_before_any_work(run_cli, monkeypatch, 
     is never built (its builder would fail the test if it were called)."""
     if where == "proc" and not Path("/proc/self").is_dir():
         pytest.skip("no /proc here")
-    import densing.report.build as build
+    import densing.report.render as build
 
     def no_work(**_):
         raise AssertionError("the report was built before --out was checked")

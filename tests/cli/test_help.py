@@ -50,7 +50,8 @@ def test_help_imports_no_heavy_module(command):
 @pytest.mark.parametrize("command", [["fit"], ["overlap", "validate"], ["eval"], ["ladder", "check"]], ids=" ".join)
 def test_fast_help_matches_typer(capsys, command):
     """main() prints --help from the command tree; it is the same text typer prints after parsing."""
-    from densing.cli import app, main
+    from densing.cli import main
+    from densing.cli.app import app
 
     main([*command, "--help"])
     fast = capsys.readouterr().out
@@ -87,7 +88,7 @@ def test_every_option_says_what_it_does():
     import click
     import typer
 
-    from densing.cli import app
+    from densing.cli.app import app
 
     tree = list(_commands_of(typer.main.get_command(app)))
     options = [(path, p) for path, c in tree for p in c.params if isinstance(p, click.Option) and not p.hidden]

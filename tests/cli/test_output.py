@@ -97,7 +97,7 @@ def test_tables_fit_the_width_in_blocks(width, columns):
 
 
 def test_header_lines_break_between_words():
-    from densing.cli.output import header_lines
+    from densing.cli.layout import header_lines
 
     assert header_lines("95% CI low", 6) == "95% CI\nlow"
     assert header_lines("N (params)", 3) == "N\n(params)"

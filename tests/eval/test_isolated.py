@@ -88,7 +88,8 @@ def test_the_command_line_option_and_model_args_reach_the_sweep(tmp_path, monkey
     import yaml
     from typer.testing import CliRunner
 
-    from densing.cli import app, main
+    from densing.cli import main
+    from densing.cli.app import app
     from densing.eval import runner
 
     seen = {}

@@ -150,7 +150,7 @@ def test_shards_on_two_machines_merged_score_as_one_run(tmp_path, tiny_model, mo
     pytest.importorskip("lm_eval")
     from typer.testing import CliRunner
 
-    from densing.cli import app
+    from densing.cli.app import app
     from densing.eval.runner import run_sweep
 
     models, options, plain = _hellaswag_sweep(tmp_path, tiny_model)

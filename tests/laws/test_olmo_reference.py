@@ -24,7 +24,7 @@ def test_ten_fits_ship_and_none_holds_a_target_model():
 
 def test_a_shipped_ladder_fit_draws_its_runs_final_points():
     """The loss and performance panels of a ladder fit, which keeps each run's final point and not its checkpoints."""
-    from densing.report import figures
+    from densing.report import render_parts as figures
 
     fit = ReferenceFit.load(FITS[0])
     loss = figures.loss_figure(fit)

@@ -111,7 +111,7 @@ def test_the_olmes_rows_say_why_they_are_not_measured():
 @pytest.fixture(scope="module")
 def measured():
     from densing.data import read_results
-    from densing.report.build import DEFAULT_RESULTS
+    from densing.report.compute import DEFAULT_RESULTS
     from densing.trend.measure import measure_trend
 
     return measure_trend(read_results(DEFAULT_RESULTS), since="2023-02-24", epoch="2023-02-24", n_boot=60, seed=0)
@@ -141,7 +141,7 @@ def _report_figures(page: str) -> dict[str, tuple[list, dict]]:
 
 @pytest.fixture(scope="module")
 def report_figures():
-    from densing.report.build import build_report
+    from densing.report.render import build_report
 
     page, _, _ = build_report(n_boot=30)
     return _report_figures(page)
@@ -165,7 +165,7 @@ def test_the_report_draws_each_models_interval_at_first_and_never_says_hidden(re
 
 
 def test_only_the_frontier_is_named_by_text(measured):
-    from densing.report.build import with_intervals
+    from densing.report.compute import with_intervals
 
     figure = figures.density_figure(with_intervals(measured.models, measured.densities),
                                     measured.rules[measured.headline_rule], title="t")
@@ -212,7 +212,7 @@ def _assert_apart(boxes, layout):
 
 
 def test_the_shipped_frontier_labels_do_not_overlap(measured):
-    from densing.report.build import with_intervals
+    from densing.report.compute import with_intervals
 
     for rule in measured.rules:  # the headline rule and the others (`densing report --frontier`)
         figure = figures.density_figure(with_intervals(measured.models, measured.densities), measured.rules[rule], title="t")

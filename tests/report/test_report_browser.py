@@ -64,7 +64,7 @@ def chromium():
 
 @pytest.fixture(scope="module")
 def report_page(tmp_path_factory):
-    from densing.report.build import build_report
+    from densing.report.render import build_report
 
     work = tmp_path_factory.mktemp("report")
     table = pd.read_csv(REPO_ROOT / "results" / "public_models.csv")

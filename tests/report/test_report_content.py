@@ -8,7 +8,7 @@ import pytest
 
 @pytest.fixture(scope="module")
 def report():
-    from densing.report.build import build_report
+    from densing.report.render import build_report
 
     html, headline, dens = build_report(n_boot=60)
     return html, headline, dens
@@ -104,7 +104,7 @@ def _paper_row(html: str, quantity: str) -> list[str]:
 @pytest.fixture(scope="module")
 def measured():
     from densing.data import read_results
-    from densing.report.build import DEFAULT_RESULTS
+    from densing.report.compute import DEFAULT_RESULTS
     from densing.trend.measure import measure_trend
 
     return measure_trend(read_results(DEFAULT_RESULTS), since="2023-02-24", epoch="2023-02-24", n_boot=60, seed=0)
@@ -184,7 +184,7 @@ def test_no_raw_inf_or_exponent_d0_in_the_text(report):
 
 
 def test_panel_grids_fill_their_rows():
-    from densing.report.figures import _grid
+    from densing.report.render_parts import _grid
 
     assert _grid(1) == (1, 1) and _grid(4) == (2, 2) and _grid(6) == (2, 3) and _grid(5) == (3, 2)
 
@@ -208,7 +208,7 @@ def test_the_checks_are_written_on_the_density_figure(report, measured):
 
 def test_the_overlap_section_names_panels_and_gives_the_numbers():
     from densing.paths import SHARED_DATA
-    from densing.report.build import build_report
+    from densing.report.render import build_report
 
     folder = SHARED_DATA / "traces" / "hta" / "ddp_2rank"
     if not folder.exists():

@@ -80,7 +80,7 @@ def test_the_check_finds_overlapping_labels_cut_text_and_wide_tables(planted):
 
 
 def test_the_report_fits_900_and_1400_px_windows(planted, tmp_path):
-    from densing.report.build import build_report
+    from densing.report.render import build_report
 
     html, _, _ = build_report(n_boot=100)
     page = tmp_path / "report.html"

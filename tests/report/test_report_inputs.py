@@ -144,7 +144,7 @@ def test_the_model_holds_the_results_it_shows(default):
     inversion's own per-benchmark column wherever it is a value."""
     import numpy as np
 
-    from densing.report import model as m
+    from densing.report import compute as m
     from densing.results import Result
 
     assert isinstance(default, Result) and default.section(m.VerdictSection).measurement is default.measurement
@@ -177,7 +177,7 @@ def test_the_page_is_the_same_laid_out_by_workers_or_in_one_process(default, mon
 def test_the_layouts_that_draw_figures_start_first(default):
     """render starts the sections that draw Plotly figures first (a longest-first schedule over the workers), each
     section once; the page keeps the report's order (test above)."""
-    from densing.report import model as m
+    from densing.report import compute as m
     from densing.report.render import _DRAWN_FIRST, _layout_order
 
     order = _layout_order(default.sections)

@@ -31,7 +31,7 @@ def _is_nonzero_number(value) -> bool:
 @pytest.fixture(scope="module")
 def shown():
     """(frame, html) of every table of the report, and the page: every module that lays a table out is spied on."""
-    from densing.report import build, render, render_designs, render_parts
+    from densing.report import render, render_parts
 
     recorded = []
     original_table = render.table_html
@@ -42,12 +42,12 @@ def shown():
         return out
 
     with pytest.MonkeyPatch.context() as patch:
-        for module in (render, render_designs, render_parts):
+        for module in (render, render_parts):
             patch.setattr(module, "table_html", table_spy)
         # the sections laid out in this process, where the spy is (by workers the page is the same bytes:
         # tests/report/test_report_inputs.py)
         patch.setenv("DENSING_SERIAL", "1")
-        page, _, _ = build.build_report(n_boot=30)
+        page, _, _ = render.build_report(n_boot=30)
     return recorded, page
 
 

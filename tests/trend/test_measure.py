@@ -172,7 +172,7 @@ def test_verdict_rows_repr_and_json_agree_on_status_and_interval(shipped):
     by = {r["row"]: r for r in first["by_benchmark"]}
     assert by["paper"]["status"] == shipped.status and by["paper"]["ci_low"] == pytest.approx(own["ci_low"])
     # the report's cards and verdict carry the same status and interval
-    from densing.report.build import verdict_html
+    from densing.report.render import verdict_html
     from densing.trend.measurement import PAPER
 
     html = verdict_html(shipped, PAPER)
