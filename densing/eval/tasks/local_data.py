@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import gzip
 import json
 import os
 from functools import lru_cache
@@ -94,18 +95,14 @@ MMLU_GROUPS_LM_EVAL: dict[str, list[str]] = {
 }
 
 
-def benchmarks_folder(metadata: dict[str, Any] | None = None) -> Path:
-    """``<root>/benchmarks``: root from ``densing_data_root``, ``$DENSING_SHARED_DATA`` or ``../shared/data``."""
-    root = (metadata or {}).get("densing_data_root")
+def _file(metadata: dict[str, Any], *parts: str) -> Path:
+    """``<root>/benchmarks/<parts>``, root from ``densing_data_root``, $DENSING_SHARED_DATA or ../shared/data."""
+    root = metadata.get("densing_data_root")
     if not root:
         from densing.paths import SHARED_DATA
 
         root = SHARED_DATA
-    return Path(root) / "benchmarks"
-
-
-def _file(metadata: dict[str, Any], *parts: str) -> Path:
-    path = benchmarks_folder(metadata).joinpath(*parts)
+    path = Path(root, "benchmarks", *parts)
     if not path.is_file():
         from densing.errors import InputError
 
@@ -116,8 +113,13 @@ def _file(metadata: dict[str, Any], *parts: str) -> Path:
 
 
 def _jsonl(path: Path) -> list[dict]:
-    with open(path, encoding="utf-8") as handle:
+    """The records of a JSON-lines file (gzip-compressed where it ends ``.gz``)."""
+    with (gzip.open if path.suffix == ".gz" else open)(path, "rt", encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
+
+
+def _fields(rows: list[dict], keys: tuple[str, ...]) -> list[dict]:
+    return [{k: r[k] for k in keys} for r in rows]
 
 
 def _dataset(**splits: list[dict]) -> Any:
@@ -154,7 +156,7 @@ def load_winogrande(**metadata: Any) -> Any:
 
 def load_lambada(**metadata: Any) -> Any:
     """The OpenAI LAMBADA test file (lm-eval's ``lambada_openai``)."""
-    return _dataset(test=[{"text": d["text"]} for d in _jsonl(_file(metadata, "lambada", "lambada_test.jsonl"))])
+    return _dataset(test=_fields(_jsonl(_file(metadata, "lambada", "lambada_test.jsonl")), ("text",)))
 
 
 def _mmlu_rows(path: Path, subject: str) -> list[dict]:
@@ -181,12 +183,8 @@ def load_mmlu(subject: str = "abstract_algebra", **metadata: Any) -> Any:
 def load_humaneval(**metadata: Any) -> Any:
     """The 164 HumanEval problems (the HF ``openai/openai_humaneval`` fields: task_id, prompt,
     canonical_solution, test, entry_point), as lm-eval's ``humaneval`` test split."""
-    import gzip
-
-    with gzip.open(_file(metadata, "humaneval", "HumanEval.jsonl.gz"), "rt", encoding="utf-8") as handle:
-        rows = [json.loads(line) for line in handle if line.strip()]
     keys = ("task_id", "prompt", "canonical_solution", "test", "entry_point")
-    return _dataset(test=[{k: r[k] for k in keys} for r in rows])
+    return _dataset(test=_fields(_jsonl(_file(metadata, "humaneval", "HumanEval.jsonl.gz")), keys))
 
 
 #: The HF ``mbpp`` "full" config's splits, by task_id (inclusive ranges), as in the MBPP paper:
@@ -201,7 +199,7 @@ def load_mbpp(**metadata: Any) -> Any:
     rows = sorted(_jsonl(_file(metadata, "mbpp", "mbpp.jsonl")), key=lambda r: int(r["task_id"]))
     return _dataset(
         **{
-            split: [{k: r[k] for k in keys} for r in rows if low <= int(r["task_id"]) <= high]
+            split: _fields([r for r in rows if low <= int(r["task_id"]) <= high], keys)
             for split, (low, high) in MBPP_SPLITS.items()
         }
     )
@@ -224,12 +222,12 @@ def load_bbh(bbh_task: str = "boolean_expressions", **metadata: Any) -> Any:
     """One BBH task's examples (input, target) as the ``test`` split (lm-eval's ``SaylorTwift/bbh``)."""
     with open(_file(metadata, "bbh", "bbh", f"{bbh_task}.json"), encoding="utf-8") as handle:
         examples = json.load(handle)["examples"]
-    return _dataset(test=[{"input": e["input"], "target": e["target"]} for e in examples])
+    return _dataset(test=_fields(examples, ("input", "target")))
 
 
 def load_gsm8k(**metadata: Any) -> Any:
     """The GSM8K test split (question, answer), as lm-eval's ``openai/gsm8k`` "main" test split."""
-    return _dataset(test=[{"question": d["question"], "answer": d["answer"]} for d in _jsonl(_file(metadata, "gsm8k", "test.jsonl"))])
+    return _dataset(test=_fields(_jsonl(_file(metadata, "gsm8k", "test.jsonl")), ("question", "answer")))
 
 
 #: The MATH test split shipped with densing (module docstring).
@@ -238,10 +236,7 @@ MATH_FOLDER = Path(__file__).with_name("data") / "math"
 
 def math_test_rows() -> list[dict]:
     """The 5,000 MATH test problems (problem, level, type, solution, idx), in the shipped file's order."""
-    import gzip
-
-    with gzip.open(MATH_FOLDER / "MATH_test.jsonl.gz", "rt", encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
+    return _jsonl(MATH_FOLDER / "MATH_test.jsonl.gz")
 
 
 def math500_ids() -> list[tuple[str, int]]:
@@ -360,23 +355,21 @@ def write_mmlu_configs(directory: str | os.PathLike, prefix: str, groups: dict[s
 # BBH task files (27 tasks of lm-eval's bbh_cot_fewshot): generated from lm-eval's own YAMLs
 
 
-def _lm_eval_bbh_folder() -> Path:
-    import lm_eval
-
-    return Path(lm_eval.__file__).parent / "tasks" / "bbh" / "cot_fewshot"
-
-
 def write_bbh_configs(directory: str | os.PathLike, source: str | os.PathLike | None = None) -> None:
     """Write the local copy of lm-eval's ``bbh_cot_fewshot`` group into ``directory``: its template
     with the dataset read by :func:`load_bbh` instead of ``SaylorTwift/bbh``, one YAML per task
     (lm-eval's description, prompt and embedded 3-shot CoT exemplars, unchanged) and the group
     (lm-eval's aggregation). ``source`` is lm-eval's ``tasks/bbh/cot_fewshot`` folder (the
     installed lm-eval's by default)."""
+    from importlib.metadata import version
+
+    import lm_eval
     import yaml
 
-    source = Path(source) if source else _lm_eval_bbh_folder()
+    source = Path(source) if source else Path(lm_eval.__file__).parent / "tasks" / "bbh" / "cot_fewshot"
     directory = Path(directory)
-    stamp = f"# generated by densing.eval.tasks.local_data.write_bbh_configs from lm-eval {_version('lm_eval')}'s bbh/cot_fewshot/"
+    stamp = f"# generated by densing.eval.tasks.local_data.write_bbh_configs from lm-eval {version('lm_eval')}'s "
+    stamp += "bbh/cot_fewshot/"
     template = (source / "_cot_fewshot_template_yaml").read_text()
     if "dataset_path: SaylorTwift/bbh\n" not in template:
         raise ValueError(f"{source}: the template no longer reads SaylorTwift/bbh; check the copy by hand")
@@ -407,9 +400,3 @@ def write_bbh_configs(directory: str | os.PathLike, source: str | os.PathLike | 
     group["task"] = [f"densing_local_bbh_cot_fewshot_{name}" for name in BBH_TASKS]
     text = yaml.safe_dump(group, sort_keys=False, allow_unicode=True, width=100)
     (directory / "_densing_local_bbh_cot_fewshot.yaml").write_text(f"{stamp}_bbh_cot_fewshot.yaml\n{text}")
-
-
-def _version(package: str) -> str:
-    from importlib.metadata import version
-
-    return version(package)
