@@ -318,23 +318,17 @@ EXPECTED_LM_EVAL_WARNINGS: dict[str, tuple[str, ...]] = {
 }
 
 
-class _ExpectedWarnings:
-    """A logging filter dropping one logger's :data:`EXPECTED_LM_EVAL_WARNINGS`; every other record passes."""
-
-    def __init__(self, fragments: tuple[str, ...]):
-        self.fragments = fragments
-
-    def filter(self, record) -> bool:
-        message = str(record.msg)
-        return not any(fragment in message for fragment in self.fragments)
+def unexpected_warning(record) -> bool:
+    """A logging filter: False for a record of :data:`EXPECTED_LM_EVAL_WARNINGS` (by its logger), else True."""
+    return not any(fragment in str(record.msg) for fragment in EXPECTED_LM_EVAL_WARNINGS.get(record.name, ()))
 
 
 def quiet_expected_lm_eval_warnings() -> None:
-    """Install the filter of :data:`EXPECTED_LM_EVAL_WARNINGS` on lm-eval's loggers (once; other warnings pass)."""
+    """Install :func:`unexpected_warning` on lm-eval's loggers of :data:`EXPECTED_LM_EVAL_WARNINGS` (once)."""
     import logging
 
-    for name, fragments in EXPECTED_LM_EVAL_WARNINGS.items():
+    for name in EXPECTED_LM_EVAL_WARNINGS:
         logger = logging.getLogger(name)
-        if not any(isinstance(f, _ExpectedWarnings) for f in logger.filters):
-            logger.addFilter(_ExpectedWarnings(fragments))
+        if unexpected_warning not in logger.filters:
+            logger.addFilter(unexpected_warning)
 
