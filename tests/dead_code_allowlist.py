@@ -8,6 +8,3 @@ __dir__  # Python's dir() on the module: the lazy names listed before they load
 _repr_html_  # Jupyter's rich display of a result (the notebooks in docs/notebooks show them)
 register_format  # the data-format registry's extension point (docs/extending.md, docs/api.md)
 unregister_format  # register_format's inverse, for a caller that registers a format for a while
-write_mmlu_configs  # regenerates the shipped MMLU task configs; each config's first line names it
-write_bbh_configs  # regenerates the shipped BBH task configs; each config's first line names it
-write_configs  # regenerates densing/eval/tasks/oe_eval/*.yaml; each config's header names it

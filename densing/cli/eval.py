@@ -145,7 +145,9 @@ def sweep(
         raise InputError(
             "densing eval: --models and --benchmarks or --suite are required (or use 'densing eval ingest DIR')"
         )
-    names, left_out = _suite_names(suite, local_data)
+    from densing.eval.benchmarks import suite_benchmarks
+
+    names, left_out = suite_benchmarks(suite.strip(), local_data=local_data) if suite is not None else ([], [])
     batch, backend, settings, share = _sweep_options(
         limit=limit, batch_size=batch_size, output_format=output_format, device=device, trie_tokens=trie_tokens,
         slots=slots, data_root=data_root, include_path=include_path, backend=backend, prefix_cache=prefix_cache,
@@ -178,25 +180,14 @@ def _check_sources(specs: list, names: list[str], out: Path) -> None:
 
     from densing.errors import EvalError
 
-    for package, extra in (("lm_eval", "eval"),):
-        if importlib.util.find_spec(package) is None:
-            raise EvalError(f"densing eval needs the {extra} extra: no installed package {package!r} "
-                            f"(pip install -e '.[{extra}]')")
+    if importlib.util.find_spec("lm_eval") is None:
+        raise EvalError("densing eval needs the eval extra: no installed package 'lm_eval' (pip install -e '.[eval]')")
     from densing.eval.loading import check_model_source
     from densing.eval.store import part_path
 
     for spec in specs:  # its files and package; a Hub id's cache is the sweep's to read, once every option is checked
         if not all(part_path(out, spec.name, name).exists() for name in names):
             check_model_source(spec)
-
-
-def _suite_names(suite: str | None, local_data: bool) -> tuple[list[str], list[str]]:
-    """(the benchmarks of ``--suite``, those left out for want of a local split); none without a suite."""
-    if suite is None:
-        return [], []
-    from densing.eval.benchmarks import suite_benchmarks
-
-    return suite_benchmarks(suite.strip(), local_data=local_data)
 
 
 def _model_specs(models: Path, backend: str, model_args: str | None) -> list:
@@ -230,12 +221,10 @@ def _sweep_options(*, limit, batch_size: str, output_format, device, trie_tokens
                    backend: str, prefix_cache: bool, shard, time_limit, out):
     """(batch size, backend, prefix settings, shard): the sweep's options, each checked, before the models file is
     read (the backend's name is checked by the caller: it needs lm-eval)."""
-    from numbers import Integral
-
     from densing.eval import backends
     from densing.eval.loading import SWEEP_CONSTRAINTS
     from densing.io import check_writable_folder
-    from densing.validation import ExistingPath, Interval
+    from densing.validation import ExistingPath
 
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
     validate({**SWEEP_CONSTRAINTS, **OPTION_CONSTRAINTS}, limit=limit, batch_size=batch, output_format=output_format,

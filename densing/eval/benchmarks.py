@@ -41,6 +41,15 @@ TASKS_DIRECTORY = Path(__file__).parent / "tasks"
 #: request sets (registered below).
 KNOWN_BENCHMARKS: Registry[Benchmark] = RUNS
 #: lm-eval's prompts and metrics on the local splits (``densing eval --local-data``).
+#:
+#: The v1 benchmarks: lm-eval's prompts and metrics with the leaderboard's shots. MMLU draws its exemplars from the
+#: local dev split, as the protocol does; ARC, WinoGrande and GSM8K have no local training split, so their exemplars
+#: come from the evaluated split itself (never the item being scored) — the same prompt format, other exemplars.
+#: HellaSwag and TruthfulQA have no local split.
+#:
+#: The Swallow benchmarks: the same prompts, shots and metrics. MATH-500 is read from the MATH test split shipped with
+#: densing (``densing/eval/tasks/data/math``); GSM8K has no local training split, so its exemplars come from the test
+#: split itself (never the item being scored).
 LOCAL_BENCHMARKS: dict[str, Benchmark] = {
     b.name: b
     for b in (
@@ -66,6 +75,36 @@ LOCAL_BENCHMARKS: dict[str, Benchmark] = {
         Benchmark("piqa", "densing_local_piqa", 0, note="local dev split (lm-eval's validation)"),
         Benchmark("winogrande", "densing_local_winogrande", 0, note="local dev split (lm-eval's validation)"),
         Benchmark("lambada_openai", "densing_local_lambada_openai", 0, note="local OpenAI LAMBADA test file"),
+        Benchmark(
+            "openllm_v1_arc_challenge", "densing_local_arc_challenge", 25, metric="acc_norm",
+            note="25-shot, acc_norm, local test split (exemplars from the same split)",
+        ),
+        Benchmark("openllm_v1_mmlu", "densing_local_mmlu", 5, metric="acc", note="5-shot, acc, local test split, dev-split exemplars"),
+        Benchmark(
+            "openllm_v1_winogrande", "densing_local_winogrande", 5, metric="acc",
+            note="5-shot, acc, local dev split (exemplars from the same split)",
+        ),
+        Benchmark(
+            "openllm_v1_gsm8k", "densing_local_gsm8k", 5, "densing_local_gsm8k_5shot_loss", metric="exact_match,strict-match",
+            note="5-shot, exact match (strict-match), local test split (exemplars from the same split)",
+        ),
+        Benchmark("swallow_mmlu", "densing_local_mmlu", 5, metric="acc", note="5-shot, acc, local test split, dev-split exemplars"),
+        Benchmark(
+            "swallow_bbh", "densing_local_bbh_cot_fewshot", 3, None, metric="exact_match,get-answer",
+            note="3-shot CoT, exact match, 27 local task files, lm-eval's exemplars; no conditional loss",
+        ),
+        Benchmark(
+            "swallow_math", "densing_local_minerva_math500", 4, "densing_local_minerva_math500_loss", metric="exact_match",
+            note="4-shot Minerva prompt, MATH-500 from the shipped MATH test split, exact match",
+        ),
+        Benchmark(
+            "swallow_gsm8k", "densing_local_gsm8k", 4, "densing_local_gsm8k_4shot_loss", metric="exact_match,strict-match",
+            note="4-shot, exact match (strict-match), local test split (exemplars from the same split)",
+        ),
+        Benchmark(
+            "swallow_humaneval", "densing_local_humaneval", 0, "densing_local_humaneval_loss", metric="pass@1,create_test",
+            note="0-shot, pass@1 of one greedy completion (runs model code), local original file",
+        ),
     )
 }
 #: The OLMES ranked-classification 5-shot format of the OLMo ladder, on the local splits it uses (the records' runs
@@ -106,57 +145,6 @@ SUITES: dict[str, tuple[str, ...]] = {
                        "leaderboard_mmlu_pro", "leaderboard_musr"),
     "swallow-en": ("swallow_mmlu", "swallow_bbh", "swallow_math", "swallow_gsm8k", "swallow_humaneval"),
 }
-LEADERBOARD_V1_BENCHMARKS: dict[str, Benchmark] = {name: KNOWN_BENCHMARKS[name] for name in SUITES["leaderboard-v1"]}
-LEADERBOARD_V2_BENCHMARKS: dict[str, Benchmark] = {name: KNOWN_BENCHMARKS[name] for name in SUITES["leaderboard-v2"]}
-SWALLOW_BENCHMARKS: dict[str, Benchmark] = {name: KNOWN_BENCHMARKS[name] for name in SUITES["swallow-en"]}
-#: The v1 benchmarks on the local splits (``--local-data``): lm-eval's prompts and metrics with the
-#: leaderboard's shots. MMLU draws its exemplars from the local dev split, as the protocol does; ARC,
-#: WinoGrande and GSM8K have no local training split, so their exemplars come from the evaluated split
-#: itself (never the item being scored) — the same prompt format, other exemplars. HellaSwag and
-#: TruthfulQA have no local split.
-LOCAL_LEADERBOARD_V1_BENCHMARKS: dict[str, Benchmark] = {
-    b.name: b
-    for b in (
-        Benchmark(
-            "openllm_v1_arc_challenge", "densing_local_arc_challenge", 25, metric="acc_norm",
-            note="25-shot, acc_norm, local test split (exemplars from the same split)",
-        ),
-        Benchmark("openllm_v1_mmlu", "densing_local_mmlu", 5, metric="acc", note="5-shot, acc, local test split, dev-split exemplars"),
-        Benchmark(
-            "openllm_v1_winogrande", "densing_local_winogrande", 5, metric="acc",
-            note="5-shot, acc, local dev split (exemplars from the same split)",
-        ),
-        Benchmark(
-            "openllm_v1_gsm8k", "densing_local_gsm8k", 5, "densing_local_gsm8k_5shot_loss", metric="exact_match,strict-match",
-            note="5-shot, exact match (strict-match), local test split (exemplars from the same split)",
-        ),
-    )
-}
-#: The Swallow benchmarks on the local splits (``--local-data``): the same prompts, shots and metrics. MATH-500
-#: is read from the MATH test split shipped with densing (``densing/eval/tasks/data/math``); GSM8K has no local
-#: training split, so its exemplars come from the test split itself (never the item being scored).
-LOCAL_SWALLOW_BENCHMARKS: dict[str, Benchmark] = {
-    b.name: b
-    for b in (
-        Benchmark("swallow_mmlu", "densing_local_mmlu", 5, metric="acc", note="5-shot, acc, local test split, dev-split exemplars"),
-        Benchmark(
-            "swallow_bbh", "densing_local_bbh_cot_fewshot", 3, None, metric="exact_match,get-answer",
-            note="3-shot CoT, exact match, 27 local task files, lm-eval's exemplars; no conditional loss",
-        ),
-        Benchmark(
-            "swallow_math", "densing_local_minerva_math500", 4, "densing_local_minerva_math500_loss", metric="exact_match",
-            note="4-shot Minerva prompt, MATH-500 from the shipped MATH test split, exact match",
-        ),
-        Benchmark(
-            "swallow_gsm8k", "densing_local_gsm8k", 4, "densing_local_gsm8k_4shot_loss", metric="exact_match,strict-match",
-            note="4-shot, exact match (strict-match), local test split (exemplars from the same split)",
-        ),
-        Benchmark(
-            "swallow_humaneval", "densing_local_humaneval", 0, "densing_local_humaneval_loss", metric="pass@1,create_test",
-            note="0-shot, pass@1 of one greedy completion (runs model code), local original file",
-        ),
-    )
-}
 #: The public target table of the Open LLM Leaderboard suites (under ``densing.paths.RESULTS``).
 PUBLIC_TABLE = "public_models.csv"
 #: The Swallow LLM Leaderboard's table of pre-trained models (2025-06 file), under ``densing.paths.RESULTS``.
@@ -172,10 +160,8 @@ SUITE_TABLES: dict[str, str] = {
 #: (:data:`SUITE_TABLES`; ``results/public_models.csv`` for the leaderboard suites, metric ``score``), which
 #: ``densing trend`` inverts and ``densing measure`` places a user's models against. The suite's metric (``Benchmark.metric``) is the
 #: table's: acc_norm for ARC and HellaSwag, mc2 for TruthfulQA, strict match for GSM8K (v1); each v2
-#: member's own (:data:`LEADERBOARD_V2_BENCHMARKS`).
+#: member's own.
 PUBLIC_TABLE_BENCHMARKS: dict[str, str] = {run: record_of_run(run).name for runs in SUITES.values() for run in runs}
-LOCAL_BENCHMARKS.update(LOCAL_LEADERBOARD_V1_BENCHMARKS)
-LOCAL_BENCHMARKS.update(LOCAL_SWALLOW_BENCHMARKS)
 #: Benchmarks whose score task executes generated code (lm-eval's ``unsafe_code``).
 UNSAFE_CODE_BENCHMARKS = frozenset({"humaneval", "mbpp", "swallow_humaneval"})
 

@@ -190,9 +190,9 @@ def _yaml_closure(path: Path, into: set[Path]) -> None:
             _yaml_closure(path.parent / name, into)
 
 
-def benchmark_task_files(manager: Any, bench: Benchmark, roots: Sequence[str | Path]) -> list[tuple[str, Path]]:
-    """The task files under ``roots`` that ``bench`` is evaluated from, as ``(name, path)`` with ``name``
-    ``<i>/<path relative to roots[i]>``: the YAML of each of its lm-eval tasks and groups as ``manager`` indexes
+def tasks_digest(manager: Any, bench: Benchmark, roots: Sequence[str | Path]) -> str:
+    """SHA-256 (16 hex digits) of the task files under ``roots`` that ``bench`` is evaluated from (a task file added
+    or changed for another benchmark leaves it as it is), each named ``<i>/<path relative to roots[i]>``: the YAML of each of its lm-eval tasks and groups as ``manager`` indexes
     them (groups, tags and their members, recursively; each file with its ``include:`` chain), every Python module
     and JSON file under the roots (the loaders, metrics and few-shot examples the YAMLs name), and the splits
     shipped in ``<root>/data``. Files outside ``roots`` (lm-eval's built-in tasks) are fixed by lm-eval's version."""
@@ -228,13 +228,7 @@ def benchmark_task_files(manager: Any, bench: Benchmark, roots: Sequence[str | P
                 continue
             if path.suffix in (".py", ".json") or relative.parts[0] == "data" or path in yamls:
                 files[f"{i}/{relative.as_posix()}"] = path
-    return sorted(files.items())
-
-
-def tasks_digest(manager: Any, bench: Benchmark, roots: Sequence[str | Path]) -> str:
-    """SHA-256 (16 hex digits) of :func:`benchmark_task_files`: a task file added or changed for another
-    benchmark leaves it as it is."""
-    return _content_digest(benchmark_task_files(manager, bench, roots))
+    return _content_digest(files.items())
 
 
 def config_hash(
@@ -318,23 +312,17 @@ EXPECTED_LM_EVAL_WARNINGS: dict[str, tuple[str, ...]] = {
 }
 
 
-class _ExpectedWarnings:
-    """A logging filter dropping one logger's :data:`EXPECTED_LM_EVAL_WARNINGS`; every other record passes."""
-
-    def __init__(self, fragments: tuple[str, ...]):
-        self.fragments = fragments
-
-    def filter(self, record) -> bool:
-        message = str(record.msg)
-        return not any(fragment in message for fragment in self.fragments)
+def unexpected_warning(record) -> bool:
+    """A logging filter: False for a record of :data:`EXPECTED_LM_EVAL_WARNINGS` (by its logger), else True."""
+    return not any(fragment in str(record.msg) for fragment in EXPECTED_LM_EVAL_WARNINGS.get(record.name, ()))
 
 
 def quiet_expected_lm_eval_warnings() -> None:
-    """Install the filter of :data:`EXPECTED_LM_EVAL_WARNINGS` on lm-eval's loggers (once; other warnings pass)."""
+    """Install :func:`unexpected_warning` on lm-eval's loggers of :data:`EXPECTED_LM_EVAL_WARNINGS` (once)."""
     import logging
 
-    for name, fragments in EXPECTED_LM_EVAL_WARNINGS.items():
+    for name in EXPECTED_LM_EVAL_WARNINGS:
         logger = logging.getLogger(name)
-        if not any(isinstance(f, _ExpectedWarnings) for f in logger.filters):
-            logger.addFilter(_ExpectedWarnings(fragments))
+        if unexpected_warning not in logger.filters:
+            logger.addFilter(unexpected_warning)
 

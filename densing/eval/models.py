@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import datetime as _datetime
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import pandas as pd
@@ -47,20 +47,6 @@ from densing.results import Result
 from densing.validation import check_tokens
 
 DTYPES = ("auto", "float32", "float16", "bfloat16")
-_FIELDS = (
-    "name",
-    "model",
-    "revision",
-    "dtype",
-    "params",
-    "non_embedding_params",
-    "train_tokens",
-    "release_date",
-    "family",
-    "trust_remote_code",
-    "gguf_file",
-    "model_args",
-)
 #: model_args densing sets itself (from the entry's own fields and the command's options).
 RESERVED_MODEL_ARGS = ("pretrained", "revision", "dtype", "trust_remote_code", "gguf_file", "batch_size", "device")
 
@@ -108,6 +94,10 @@ class ModelSpec(Result):
     def model_directory(self) -> str:
         """``model`` with ``package:NAME`` resolved to the installed package's directory."""
         return resolve_model_location(self.model)
+
+
+#: A models-file entry's fields: :class:`ModelSpec`'s.
+_FIELDS = tuple(f.name for f in fields(ModelSpec))
 
 
 def _empty(value: object) -> bool:

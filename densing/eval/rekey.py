@@ -13,9 +13,9 @@ import pandas as pd
 
 from densing.errors import InputError
 from densing.eval import backends
-from densing.eval.harness import lm_eval_version, resolve_benchmarks, task_manager
+from densing.eval.harness import lm_eval_version
 from densing.eval.models import ModelSpec
-from densing.eval.runner import as_model_specs, sweep_data_root, sweep_hashes
+from densing.eval.runner import sweep_tasks, as_model_specs, sweep_hashes
 from densing.eval.store import part_path
 
 
@@ -48,15 +48,12 @@ def rekey_store(
     """
     import pyarrow.parquet as pq
 
-    from densing.eval.benchmarks import parse_benchmark_list
     from densing.eval.store import read_part_hash, rewrite_key
 
     specs = as_model_specs(models)
-    names = parse_benchmark_list(benchmarks) if isinstance(benchmarks, str) else list(dict.fromkeys(benchmarks))
     limit = None if limit is None else float(limit)
-    root = sweep_data_root(names, local_data, data_root)
-    manager = task_manager(include_paths, names, data_root=root, local_data=local_data)
-    benches = resolve_benchmarks(names, manager, local_data=local_data)
+    root, manager, benches = sweep_tasks(benchmarks, include_paths, local_data=local_data, data_root=data_root,
+                                          allow_unsafe_code=True)  # nothing runs
     backend = backends.with_prefix_cache(backend, prefix_cache)
     hashes = sweep_hashes(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
                           data_root=root)

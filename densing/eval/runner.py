@@ -162,7 +162,7 @@ def run_sweep(
     specs = as_model_specs(models)
     for spec in specs:
         record.check(spec)
-    data_root, manager, benches = _sweep_tasks(benchmarks, include_paths, local_data=local_data, data_root=data_root,
+    data_root, manager, benches = sweep_tasks(benchmarks, include_paths, local_data=local_data, data_root=data_root,
                                                allow_unsafe_code=allow_unsafe_code)
     store = check_writable_folder(store)  # a file there or above it, or no right to write: one line, before any model
     hashes = sweep_hashes(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
@@ -233,7 +233,7 @@ def _load(spec: ModelSpec, *, backend: str, device, batch_size, settings, shard,
     return lm, counts
 
 
-def _sweep_tasks(benchmarks: Sequence[str] | str, include_paths, *, local_data: bool, data_root,
+def sweep_tasks(benchmarks: Sequence[str] | str, include_paths, *, local_data: bool, data_root,
                  allow_unsafe_code: bool) -> tuple[Path | None, Any, list[Benchmark]]:
     """(the local data's folder, lm-eval's task manager, the benchmarks) of a sweep's ``benchmarks`` (a list, or a
     comma-separated string); a benchmark that runs model-generated code is refused without ``allow_unsafe_code``."""

@@ -214,10 +214,10 @@ def test_continuous_batching_refills_slots_across_groups_and_compacts(backends, 
     requests = _instances(pairs)
     expected = plain.generate_until(requests, disable_tqdm=True)
     calls = []
-    original = scheduler.generate_continuous
+    original = scheduler.ContinuousDecoder.run
     settings = PrefixSettings(rows_per_batch=2, slack=0, part_cost=1)
     with monkeypatch.context() as patch:
-        patch.setattr(scheduler, "generate_continuous", lambda *a, **k: calls.append(1) or original(*a, **k))
+        patch.setattr(scheduler.ContinuousDecoder, "run", lambda *a, **k: calls.append(1) or original(*a, **k))
         got = cached.with_settings(settings).generate_until(requests, disable_tqdm=True)
         fixed = cached.with_settings(replace(settings, fixed_batches=True)).generate_until(requests, disable_tqdm=True)
     assert got == expected == fixed

@@ -57,7 +57,7 @@ def test_lm_evals_warnings_about_what_densing_sets_on_purpose_are_dropped_and_no
     import lm_eval.api.task
     import lm_eval.evaluator
 
-    from densing.eval.harness import EXPECTED_LM_EVAL_WARNINGS, quiet_expected_lm_eval_warnings
+    from densing.eval.harness import EXPECTED_LM_EVAL_WARNINGS, quiet_expected_lm_eval_warnings, unexpected_warning
 
     sources = {"lm_eval.api.task": inspect.getsource(lm_eval.api.task),
                "lm_eval.evaluator": inspect.getsource(lm_eval.evaluator)}
@@ -66,7 +66,7 @@ def test_lm_evals_warnings_about_what_densing_sets_on_purpose_are_dropped_and_no
             assert fragment.lstrip(": ") in sources[name], (name, fragment)
     quiet_expected_lm_eval_warnings()
     quiet_expected_lm_eval_warnings()  # installed once
-    assert sum(type(f).__name__ == "_ExpectedWarnings" for f in logging.getLogger("lm_eval.evaluator").filters) == 1
+    assert logging.getLogger("lm_eval.evaluator").filters.count(unexpected_warning) == 1
     with caplog.at_level(logging.WARNING):
         logging.getLogger("lm_eval.api.task").warning("densing_local_mmlu_anatomy: Custom kwargs can be passed to "
                                                       "`--metadata` in console (as json string) or to the TaskManager.")

@@ -292,7 +292,8 @@ def test_gsm8k_is_lm_evals(tmp_path, manager):
 
 def test_bbh_is_lm_evals(tmp_path, manager):
     from densing.eval.benchmarks import TASKS_DIRECTORY
-    from densing.eval.tasks.local_data import BBH_TASKS, write_bbh_configs
+    from densing.eval.tasks.local_data import BBH_TASKS
+    from tools.task_configs import write_bbh_configs
 
     folder = TASKS_DIRECTORY / "local" / "bbh"
     write_bbh_configs(tmp_path)  # the shipped files are what the generator writes from lm-eval's

@@ -1,28 +1,10 @@
 """Evaluation backends: any model in lm-eval's model registry, and what densing does with one.
 
-``densing eval --backend NAME`` (and ``densing measure``, :func:`densing.eval.runner.run_sweep`) takes every name
-registered with lm-eval (``lm_eval.api.registry``, ``@register_model``): lm-eval's own (``hf``, ``vllm``, …) and
-those the modules of this package register. :func:`ensure_registered` is the one place that registers them: it
-imports lm-eval's models and every module of this package (``python -m densing.eval.backends`` runs lm-eval's own
-command line after it, so ``--model densing-hf`` works there too).
-
-What densing does with a backend beyond looking its class up is its :class:`Backend` record, in the registry
-:data:`BACKENDS` under the same name. A name without a record gets the default :class:`Backend`: the class is made
-by lm-eval's ``create_from_arg_string`` from the model's ``pretrained=…`` and ``model_args`` (``batch_size`` and
-``device`` as lm-eval's own command line passes them), its parameters counted from the loaded torch module (else
-from the model's config), each model in the sweep's own process, its name in the store key. The modules here:
-
-- :mod:`.hf`: the record of lm-eval's ``hf`` (typed keyword arguments, the device chosen here);
-- :mod:`.vllm`: the record of lm-eval's ``vllm`` (no GGUF files, ``auto`` batches, one process per model);
-- :mod:`.densing_hf`: ``densing-hf``, lm-eval's HF backend with densing's prefix engine (:mod:`.prefix`),
-  registered with lm-eval and here; e.g.::
-
-    python -m densing.eval.backends run --model densing-hf \\
-        --model_args pretrained=HuggingFaceTB/SmolLM2-135M,draft=4,rows_per_batch=16 --tasks gsm8k
-
-A new backend is one module in this package: its lm-eval class under ``@register_model("NAME")``, and a
-``BACKENDS.register("NAME", Backend(...))`` only where it needs more than the defaults
-(``tests/eval/test_new_backend.py`` runs a sweep through one).
+``densing eval --backend NAME`` takes every name registered with lm-eval: lm-eval's own and those the modules of this
+package register (:func:`ensure_registered`, the one place that registers them). What densing does with a backend
+beyond looking its class up is its :class:`Backend` record in :data:`BACKENDS` (a name without one gets the
+defaults). docs/extending.md ("An evaluation backend") says what a record decides and how a new backend is added;
+``python -m densing.eval.backends`` runs lm-eval's own command line with densing's backends registered.
 """
 from __future__ import annotations
 
@@ -128,16 +110,12 @@ def lm_eval_names() -> tuple[str, ...]:
     return tuple(sorted(MODEL_REGISTRY))
 
 
-def unknown(name: Any) -> InputError:
-    """The one-line error of a backend name lm-eval's model registry does not hold, listing the names it does."""
-    return InputError(f"backend: expected one of {', '.join(lm_eval_names())} (lm-eval's model registry), got {name!r}")
-
-
 def get(name: str) -> Backend:
     """The record of backend ``name``: its entry in :data:`BACKENDS`, else the default :class:`Backend`; a name
     lm-eval's model registry does not hold is an :class:`InputError` naming the ones it does."""
     if not isinstance(name, str) or name not in lm_eval_names():
-        raise unknown(name)
+        raise InputError(f"backend: expected one of {', '.join(lm_eval_names())} (lm-eval's model registry), "
+                         f"got {name!r}")
     return BACKENDS.get(name, None) or Backend(name)
 
 

@@ -30,7 +30,7 @@ Data layouts read (as shipped in that folder; sources as its README gives them, 
   (deepseek-ai/DeepSeek-Coder @2f9fd85; CC BY 4.0);
 - ``bbh/bbh/<task>.json``: ``{"examples": [{input, target}]}`` for each of the 27 BBH tasks
   (suzgunmirac/BIG-Bench-Hard @9ee07bd; MIT); the CoT exemplars are lm-eval's, embedded in the
-  task YAMLs (:func:`write_bbh_configs`), not read from ``bbh/cot-prompts``;
+  task YAMLs (written by ``tools/task_configs.py``), not read from ``bbh/cot-prompts``;
 - ``gsm8k/test.jsonl``: the original test split (question, answer) (openai/grade-school-math
   @3101c7d; MIT).
 
@@ -55,57 +55,25 @@ from __future__ import annotations
 
 import copy
 import csv
+import gzip
 import json
 import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-#: MMLU subjects by group. ``LM_EVAL`` is lm-eval's ``mmlu`` grouping; ``HENDRYCKS`` is the
-#: original MMLU categories (Hendrycks et al. 2021, ``categories.py``), which the OLMo ladder's
-#: weights follow (STEM 3,018 / humanities 4,705 / social sciences 3,077 / other 3,242 test
-#: questions = 0.215 / 0.335 / 0.219 / 0.231). They differ in one subject: anatomy (135 questions)
-#: is STEM in lm-eval and "other" (health) in the original categories.
-MMLU_GROUPS_LM_EVAL: dict[str, list[str]] = {
-    "stem": [
-        "abstract_algebra", "anatomy", "astronomy", "college_biology", "college_chemistry",
-        "college_computer_science", "college_mathematics", "college_physics", "computer_security",
-        "conceptual_physics", "electrical_engineering", "elementary_mathematics", "high_school_biology",
-        "high_school_chemistry", "high_school_computer_science", "high_school_mathematics",
-        "high_school_physics", "high_school_statistics", "machine_learning",
-    ],
-    "other": [
-        "business_ethics", "clinical_knowledge", "college_medicine", "global_facts", "human_aging",
-        "management", "marketing", "medical_genetics", "miscellaneous", "nutrition",
-        "professional_accounting", "professional_medicine", "virology",
-    ],
-    "social_sciences": [
-        "econometrics", "high_school_geography", "high_school_government_and_politics",
-        "high_school_macroeconomics", "high_school_microeconomics", "high_school_psychology",
-        "human_sexuality", "professional_psychology", "public_relations", "security_studies",
-        "sociology", "us_foreign_policy",
-    ],
-    "humanities": [
-        "formal_logic", "high_school_european_history", "high_school_us_history",
-        "high_school_world_history", "international_law", "jurisprudence", "logical_fallacies",
-        "moral_disputes", "moral_scenarios", "philosophy", "prehistory", "professional_law",
-        "world_religions",
-    ],
-}
-
-
-def benchmarks_folder(metadata: dict[str, Any] | None = None) -> Path:
-    """``<root>/benchmarks``: root from ``densing_data_root``, ``$DENSING_SHARED_DATA`` or ``../shared/data``."""
-    root = (metadata or {}).get("densing_data_root")
+def data_root(metadata: dict[str, Any]) -> Path:
+    """The task metadata's ``densing_data_root``, else ``$DENSING_SHARED_DATA``, else ``../shared/data``."""
+    root = metadata.get("densing_data_root")
     if not root:
         from densing.paths import SHARED_DATA
 
         root = SHARED_DATA
-    return Path(root) / "benchmarks"
+    return Path(root)
 
 
 def _file(metadata: dict[str, Any], *parts: str) -> Path:
-    path = benchmarks_folder(metadata).joinpath(*parts)
+    path = data_root(metadata).joinpath("benchmarks", *parts)
     if not path.is_file():
         from densing.errors import InputError
 
@@ -116,8 +84,13 @@ def _file(metadata: dict[str, Any], *parts: str) -> Path:
 
 
 def _jsonl(path: Path) -> list[dict]:
-    with open(path, encoding="utf-8") as handle:
+    """The records of a JSON-lines file (gzip-compressed where it ends ``.gz``)."""
+    with (gzip.open if path.suffix == ".gz" else open)(path, "rt", encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
+
+
+def _fields(rows: list[dict], keys: tuple[str, ...]) -> list[dict]:
+    return [{k: r[k] for k in keys} for r in rows]
 
 
 def _dataset(**splits: list[dict]) -> Any:
@@ -154,7 +127,7 @@ def load_winogrande(**metadata: Any) -> Any:
 
 def load_lambada(**metadata: Any) -> Any:
     """The OpenAI LAMBADA test file (lm-eval's ``lambada_openai``)."""
-    return _dataset(test=[{"text": d["text"]} for d in _jsonl(_file(metadata, "lambada", "lambada_test.jsonl"))])
+    return _dataset(test=_fields(_jsonl(_file(metadata, "lambada", "lambada_test.jsonl")), ("text",)))
 
 
 def _mmlu_rows(path: Path, subject: str) -> list[dict]:
@@ -181,12 +154,8 @@ def load_mmlu(subject: str = "abstract_algebra", **metadata: Any) -> Any:
 def load_humaneval(**metadata: Any) -> Any:
     """The 164 HumanEval problems (the HF ``openai/openai_humaneval`` fields: task_id, prompt,
     canonical_solution, test, entry_point), as lm-eval's ``humaneval`` test split."""
-    import gzip
-
-    with gzip.open(_file(metadata, "humaneval", "HumanEval.jsonl.gz"), "rt", encoding="utf-8") as handle:
-        rows = [json.loads(line) for line in handle if line.strip()]
     keys = ("task_id", "prompt", "canonical_solution", "test", "entry_point")
-    return _dataset(test=[{k: r[k] for k in keys} for r in rows])
+    return _dataset(test=_fields(_jsonl(_file(metadata, "humaneval", "HumanEval.jsonl.gz")), keys))
 
 
 #: The HF ``mbpp`` "full" config's splits, by task_id (inclusive ranges), as in the MBPP paper:
@@ -201,7 +170,7 @@ def load_mbpp(**metadata: Any) -> Any:
     rows = sorted(_jsonl(_file(metadata, "mbpp", "mbpp.jsonl")), key=lambda r: int(r["task_id"]))
     return _dataset(
         **{
-            split: [{k: r[k] for k in keys} for r in rows if low <= int(r["task_id"]) <= high]
+            split: _fields([r for r in rows if low <= int(r["task_id"]) <= high], keys)
             for split, (low, high) in MBPP_SPLITS.items()
         }
     )
@@ -224,12 +193,12 @@ def load_bbh(bbh_task: str = "boolean_expressions", **metadata: Any) -> Any:
     """One BBH task's examples (input, target) as the ``test`` split (lm-eval's ``SaylorTwift/bbh``)."""
     with open(_file(metadata, "bbh", "bbh", f"{bbh_task}.json"), encoding="utf-8") as handle:
         examples = json.load(handle)["examples"]
-    return _dataset(test=[{"input": e["input"], "target": e["target"]} for e in examples])
+    return _dataset(test=_fields(examples, ("input", "target")))
 
 
 def load_gsm8k(**metadata: Any) -> Any:
     """The GSM8K test split (question, answer), as lm-eval's ``openai/gsm8k`` "main" test split."""
-    return _dataset(test=[{"question": d["question"], "answer": d["answer"]} for d in _jsonl(_file(metadata, "gsm8k", "test.jsonl"))])
+    return _dataset(test=_fields(_jsonl(_file(metadata, "gsm8k", "test.jsonl")), ("question", "answer")))
 
 
 #: The MATH test split shipped with densing (module docstring).
@@ -238,10 +207,7 @@ MATH_FOLDER = Path(__file__).with_name("data") / "math"
 
 def math_test_rows() -> list[dict]:
     """The 5,000 MATH test problems (problem, level, type, solution, idx), in the shipped file's order."""
-    import gzip
-
-    with gzip.open(MATH_FOLDER / "MATH_test.jsonl.gz", "rt", encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
+    return _jsonl(MATH_FOLDER / "MATH_test.jsonl.gz")
 
 
 def math500_ids() -> list[tuple[str, int]]:
@@ -317,99 +283,3 @@ def olmes_winogrande_fewshot() -> list[dict]:
             }
         )
     return rows
-
-
-# ---------------------------------------------------------------------------------------------
-# MMLU task files (57 subjects per format): generated, not hand-written
-
-
-def _mmlu_subject_yaml(prefix: str, subject: str, group: str) -> str:
-    description = f"The following are multiple choice questions (with answers) about {subject.replace('_', ' ')}.\n\n"
-    return (
-        f"# generated by densing.eval.tasks.local_data.write_mmlu_configs\n"
-        f"include: _template.yaml\n"
-        f"task: {prefix}_{subject}\n"
-        f"tag: {prefix}_{group}_tasks\n"
-        f"dataset_kwargs:\n  subject: {subject}\n"
-        f"description: {json.dumps(description)}\n"
-    )
-
-
-def write_mmlu_configs(directory: str | os.PathLike, prefix: str, groups: dict[str, list[str]], metrics: list[str]) -> None:
-    """Write one YAML per MMLU subject, one group per category and the top group ``prefix``
-    (accuracy aggregated weighted by size, as lm-eval's ``mmlu``) into ``directory``, which holds
-    the shared ``_template.yaml``."""
-    directory = Path(directory)
-    for group, subjects in groups.items():
-        for subject in subjects:
-            (directory / f"{prefix}_{subject}.yaml").write_text(_mmlu_subject_yaml(prefix, subject, group))
-        aggregate = "".join(f"  - metric: {m}\n    weight_by_size: true\n" for m in metrics)
-        (directory / f"_{prefix}_{group}.yaml").write_text(
-            f"# generated by densing.eval.tasks.local_data.write_mmlu_configs\ngroup: {prefix}_{group}\n"
-            f"task:\n  - {prefix}_{group}_tasks\naggregate_metric_list:\n{aggregate}metadata:\n  version: 1.0\n"
-        )
-    aggregate = "".join(f"  - metric: {m}\n    weight_by_size: true\n" for m in metrics)
-    members = "".join(f"  - {prefix}_{group}\n" for group in groups)
-    (directory / f"_{prefix}.yaml").write_text(
-        f"# generated by densing.eval.tasks.local_data.write_mmlu_configs\ngroup: {prefix}\ntask:\n{members}"
-        f"aggregate_metric_list:\n{aggregate}metadata:\n  version: 1.0\n"
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# BBH task files (27 tasks of lm-eval's bbh_cot_fewshot): generated from lm-eval's own YAMLs
-
-
-def _lm_eval_bbh_folder() -> Path:
-    import lm_eval
-
-    return Path(lm_eval.__file__).parent / "tasks" / "bbh" / "cot_fewshot"
-
-
-def write_bbh_configs(directory: str | os.PathLike, source: str | os.PathLike | None = None) -> None:
-    """Write the local copy of lm-eval's ``bbh_cot_fewshot`` group into ``directory``: its template
-    with the dataset read by :func:`load_bbh` instead of ``SaylorTwift/bbh``, one YAML per task
-    (lm-eval's description, prompt and embedded 3-shot CoT exemplars, unchanged) and the group
-    (lm-eval's aggregation). ``source`` is lm-eval's ``tasks/bbh/cot_fewshot`` folder (the
-    installed lm-eval's by default)."""
-    import yaml
-
-    source = Path(source) if source else _lm_eval_bbh_folder()
-    directory = Path(directory)
-    stamp = f"# generated by densing.eval.tasks.local_data.write_bbh_configs from lm-eval {_version('lm_eval')}'s bbh/cot_fewshot/"
-    template = (source / "_cot_fewshot_template_yaml").read_text()
-    if "dataset_path: SaylorTwift/bbh\n" not in template:
-        raise ValueError(f"{source}: the template no longer reads SaylorTwift/bbh; check the copy by hand")
-    template = template.replace(
-        "dataset_path: SaylorTwift/bbh\n", "custom_dataset: !function densing.eval.tasks.local_data.load_bbh\n"
-    )
-    (directory / "_template.yaml").write_text(f"{stamp}_cot_fewshot_template_yaml\n{template}")
-    for name in BBH_TASKS:
-        config = yaml.safe_load((source / f"{name}.yaml").read_text())
-        if set(config) != {"dataset_name", "description", "doc_to_text", "include", "task", "fewshot_config"}:
-            raise ValueError(f"{source / name}.yaml: unexpected keys {sorted(config)}")
-        if config["dataset_name"] != name or config["task"] != f"bbh_cot_fewshot_{name}":
-            raise ValueError(f"{source / name}.yaml: names differ from {name!r}")
-        local = {
-            "include": "_template.yaml",
-            "task": f"densing_local_bbh_cot_fewshot_{name}",
-            "dataset_kwargs": {"bbh_task": name},
-            "description": config["description"],
-            "doc_to_text": config["doc_to_text"],
-            "fewshot_config": config["fewshot_config"],
-        }
-        text = yaml.safe_dump(local, sort_keys=False, allow_unicode=True, width=100)
-        (directory / f"densing_local_bbh_cot_fewshot_{name}.yaml").write_text(f"{stamp}{name}.yaml\n{text}")
-    group = yaml.safe_load((source / "_bbh_cot_fewshot.yaml").read_text())
-    if group["task"] != [f"bbh_cot_fewshot_{name}" for name in BBH_TASKS]:
-        raise ValueError(f"{source}/_bbh_cot_fewshot.yaml: the task list differs from BBH_TASKS")
-    group["group"] = "densing_local_bbh_cot_fewshot"
-    group["task"] = [f"densing_local_bbh_cot_fewshot_{name}" for name in BBH_TASKS]
-    text = yaml.safe_dump(group, sort_keys=False, allow_unicode=True, width=100)
-    (directory / "_densing_local_bbh_cot_fewshot.yaml").write_text(f"{stamp}_bbh_cot_fewshot.yaml\n{text}")
-
-
-def _version(package: str) -> str:
-    from importlib.metadata import version
-
-    return version(package)

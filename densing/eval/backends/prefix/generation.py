@@ -129,11 +129,12 @@ def generate_greedy(
         if progress is not None:
             progress.update(1)
 
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     if attention.supported(lm.model) and not settings.fixed_batches:
         with attention.attention_swapped(lm.model):
-            stats = scheduler.generate_continuous(lm, encoded, rows, max_gen_toks, stops, finish, settings, admit_until)
-        return results, stats
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+            decoder = scheduler.ContinuousDecoder(lm.model, lm.device, pad, encoded, rows, max_gen_toks, stops, finish,
+                                                  settings)
+            return results, decoder.run(admit_until)
     stats = fixed.generate_fixed(lm.model, lm.device, pad, encoded, rows, max_gen_toks, stops, finish, admit_until)
     return results, stats
 

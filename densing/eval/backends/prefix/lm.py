@@ -111,19 +111,20 @@ class PrefixCachedHFLM(HFLM):
         clone.settings, clone.decode_stats, clone.trie_stats = settings, DecodeStats(), TrieStats()
         return clone
 
-    def _my_share(self, requests: list[Any]) -> list[Any]:
-        k, n = self.shard  # type: ignore[misc]
-        return [r for r in requests if request_shard(r.args, n) == k]
+    def _sharded(self, run: Any, requests: list[Any], disable_tqdm: bool) -> list[Any]:
+        """``run(requests, disable_tqdm)``, or with a ``shard`` ``(k, n)`` run on shard ``k``'s share of ``requests``
+        (:func:`request_shard`) and then :class:`ShardFinished`."""
+        if self.shard is None:
+            return run(requests, disable_tqdm)
+        k, n = self.shard
+        mine = [r for r in requests if request_shard(r.args, n) == k]
+        if mine:
+            run(mine, disable_tqdm)
+        raise ShardFinished(len(mine), len(requests))
 
     def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list[tuple[float, bool]]:
-        """lm-eval's ``loglikelihood`` (which calls the trie scorer below), or this shard's share of
-        ``requests`` and :class:`ShardFinished`."""
-        if self.shard is None:
-            return super().loglikelihood(requests, disable_tqdm=disable_tqdm)
-        mine = self._my_share(requests)
-        if mine:
-            super().loglikelihood(mine, disable_tqdm=disable_tqdm)
-        raise ShardFinished(len(mine), len(requests))
+        """lm-eval's ``loglikelihood`` (which calls the trie scorer below), sharded (:meth:`_sharded`)."""
+        return self._sharded(super().loglikelihood, requests, disable_tqdm)
 
     def tok_encode(self, string: str, add_special_tokens: bool | None = None, left_truncate_len: int | None = None, **kwargs: Any) -> list[int]:
         """lm-eval's encoding, remembered for the last few strings: lm-eval encodes a request's
@@ -235,14 +236,8 @@ class PrefixCachedHFLM(HFLM):
     def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
         """Greedy requests through :func:`.generation.generate_greedy` (the prefix a
         batch shares computed once, then batched greedy steps; lm-eval's strings), grouped by their
-        generation keywords; any other request through lm-eval's own ``generate_until``. With a
-        ``shard``: this shard's share of ``requests``, then :class:`ShardFinished`."""
-        if self.shard is None:
-            return self._generate_until(requests, disable_tqdm)
-        mine = self._my_share(requests)
-        if mine:
-            self._generate_until(mine, disable_tqdm)
-        raise ShardFinished(len(mine), len(requests))
+        generation keywords; any other request through lm-eval's own ``generate_until``; sharded (:meth:`_sharded`)."""
+        return self._sharded(self._generate_until, requests, disable_tqdm)
 
     def _generate_until(self, requests: list[Any], disable_tqdm: bool) -> list[str]:
         from densing.eval.backends.prefix.generation import generate_greedy, greedy_settings, group_key

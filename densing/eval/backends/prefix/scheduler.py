@@ -286,17 +286,3 @@ class ContinuousDecoder:
                     self._end(slot)
                     break
         self.length = length + q
-
-
-def generate_continuous(
-    lm: Any, encoded: Sequence[Sequence[int]], rows: int, max_gen_toks: int,
-    stops: Callable[[list[int]], bool], finish: Callable[[int, list[int]], None],
-    settings: PrefixSettings, admit_until: float | None = None,
-) -> DecodeStats:
-    """Greedy-decode every request of ``encoded`` with :class:`ContinuousDecoder` on ``lm``'s model
-    (``rows`` slots); see :meth:`ContinuousDecoder.run` for ``admit_until``. Each step reads
-    :func:`.drafts.step_width` columns, with each row's keep rate estimated as (kept + 1) /
-    (compared + 2) over its request so far."""
-    pad = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
-    decoder = ContinuousDecoder(lm.model, lm.device, pad, encoded, rows, max_gen_toks, stops, finish, settings)
-    return decoder.run(admit_until)

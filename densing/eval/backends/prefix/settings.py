@@ -14,20 +14,8 @@ import math
 from dataclasses import dataclass, fields
 from types import MappingProxyType
 from numbers import Integral, Real
-from typing import Any
 
-from densing.validation import Interval, Options, validate
-
-
-@dataclass(frozen=True)
-class _Boolean:
-    """``True`` or ``False`` (not 0 or 1)."""
-
-    def matches(self, value: Any) -> bool:
-        return isinstance(value, bool)
-
-    def __str__(self) -> str:
-        return "true or false"
+from densing.validation import InstanceOf, Interval, Options, validate
 
 
 _COUNT = (Interval(Integral, 0, None),)
@@ -73,7 +61,7 @@ class PrefixSettings:
 #: What each field of :class:`PrefixSettings` may be.
 CONSTRAINTS = MappingProxyType({
     "rows_per_batch": (*_POSITIVE, None),
-    "fixed_batches": (_Boolean(),),
+    "fixed_batches": (InstanceOf(bool, "true or false"),),  # True or False, not 0 or 1
     "draft": _COUNT,
     "ngram": _POSITIVE,
     "step_base": (Interval(Real, 0, None), Options({math.inf})),

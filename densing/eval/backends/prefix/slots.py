@@ -61,13 +61,6 @@ class SlotCache(DynamicCache):
         self.parts: list | None = None  # set by plan() before each decoding step
         self.layers = [SlotLayer(self, prefixes[i]) for i in range(layers)]
 
-    def groups_of_rows(self) -> list[tuple[Any, Any]]:
-        """``[(group, rows)]``, rows a slice when all rows belong to one group, else an index tensor."""
-        present = dict.fromkeys(self.row_group)
-        if len(present) == 1:
-            return [(next(iter(present)), slice(None))]
-        return [(g, torch.tensor([r for r, h in enumerate(self.row_group) if h == g])) for g in present]
-
     def plan(self, widths: Sequence[int] | None) -> None:
         """Set the rows' own-column widths for the next forward: row ``r``'s allowed columns are among
         the last ``widths[r]`` (decoding: its region ends at the write column), and the rows are read
@@ -82,10 +75,13 @@ class SlotCache(DynamicCache):
 
     def parts_of_rows(self) -> list[tuple[Any, Any, int | None]]:
         """``[(group, rows, width)]`` for the attention: the plan's, else one part per group over all
-        columns (width ``None``)."""
+        columns (width ``None``; rows a slice when all rows belong to one group, else an index tensor)."""
         if self.parts is not None:
             return self.parts
-        return [(g, chosen, None) for g, chosen in self.groups_of_rows()]
+        present = dict.fromkeys(self.row_group)
+        if len(present) == 1:
+            return [(next(iter(present)), slice(None), None)]
+        return [(g, torch.tensor([r for r, h in enumerate(self.row_group) if h == g]), None) for g in present]
 
     def select(self, rows: list[int]) -> None:
         """Keep these rows only (in this order)."""
