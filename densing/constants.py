@@ -28,7 +28,7 @@ NAMED_MODELS = (
     "meta-llama/Meta-Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-70B", "meta-llama/Meta-Llama-3.1-405B-FP8",
 )
 
-#: The states of a row's doubling time (densing.trend.design, step 6): both ends of its interval determined, one, or
+#: The states of a row's doubling time (densing.trend.pooling, step 6): both ends of its interval determined, one, or
 #: neither (or the references disagree).
 MEASURED, BOUNDED, NOT_MEASURED = "measured", "bounded", "not measured"
 #: The level of the heterogeneity test, the one gate: references "disagree" when Cochran's Q's p-value is below it.

@@ -41,7 +41,7 @@ densing fit --data results/public_models.csv --families Cerebras-GPT --benchmark
 #    reference_fits/trend_reference_candidates.csv.
 python tools/build_tables.py candidates --results results/public_models.csv --fits-dir reference_fits
 #    Family laws shipped for `densing density --fit` (binomial likelihood, rule v3's pooled dispersion, the default
-#    power shape): the paper-like set's references under the common design (densing.trend.design.set_references:
+#    power shape): the paper-like set's references under the set rule (densing.trend.pooling.set_references:
 #    Qwen1.5 and Qwen2, each on all four benchmarks) and Llama-3.1 (at its 15T-token budget) on the knowledge &
 #    commonsense set.
 for pair in Qwen1.5:mmlu Qwen1.5:leaderboard_bbh Qwen1.5:math_hard Qwen1.5:humaneval \

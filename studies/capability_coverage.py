@@ -1,5 +1,5 @@
 """Coverage of densing's capability-trend intervals (the headline set and each benchmark's row) under the common
-design (:mod:`densing.trend.design`) on planted data; prints a table, asserts nothing.
+design (:mod:`densing.trend.pooling`) on planted data; prints a table, asserts nothing.
 
 **The worlds** (``--world``):
 
@@ -20,7 +20,7 @@ design (:mod:`densing.trend.design`) on planted data; prints a table, asserts no
 run it with their defaults: rule v3's candidate table and fits (:func:`densing.laws.eligibility.candidate_table`,
 :func:`~densing.laws.eligibility.eligible_fits`, ``--ref-boot`` draws, default 1,000 as shipped), then
 :func:`densing.trend.capability.trend_row` for the headline set (600 draws and 100 draws per source for the shares,
-as the headline) and for each benchmark (200 draws, as the side rows): the common design's complete-case targets,
+as the headline) and for each benchmark (200 draws, as the side rows): the common targets' complete-case targets,
 every reference inverting them all (its own family's models from the others), paired draws, random-effects pooling.
 
 **What counts as covered** (written before the power world was run). For each row and replicate the 95% interval
@@ -230,7 +230,7 @@ def _mean_finite(values) -> float:
 
 
 def state_of(row: dict) -> str:
-    """A recorded row's state under the package's rule (densing.trend.design, step 6): not measured where the
+    """A recorded row's state under the package's rule (densing.trend.pooling, step 6): not measured where the
     heterogeneity gate fails or neither end is determined, measured where both are, bounded otherwise."""
     checks = row.get("checks", {})
     if checks.get("heterogeneity", ["", None])[0] == "failed":
@@ -242,7 +242,7 @@ def state_of(row: dict) -> str:
 def states_table(records: list[dict]) -> list[str]:
     """Each row's states over the replicates that fitted it, and the latent slope's coverage within each state
     (replicates recorded before the states existed are left out)."""
-    out = ["the rows' states (densing.trend.design, step 6) and the latent coverage within each (± MC SE):"]
+    out = ["the rows' states (densing.trend.pooling, step 6) and the latent coverage within each (± MC SE):"]
     for name, _ in rows_measured():
         good = [r["rows"][name] for r in records if "rows" in r and name in r["rows"] and "error" not in r["rows"][name]
                 and "low_determined" in r["rows"][name]]

@@ -1,7 +1,7 @@
-"""The heterogeneity test of a row's common design on planted worlds built like the public table: its false-alarm rate
+"""The heterogeneity test of a row's common targets on planted worlds built like the public table: its false-alarm rate
 when the references share one slope, and its power when one reference's slope is twice the others'.
 
-**The planted world** (also the fixture of ``tests/trend/test_design.py``). Benchmark b has a canonical curve
+**The planted world** (also the fixture of ``tests/trend/test_pooling.py``). Benchmark b has a canonical curve
 S_b(x) = d_b + (1 − d_b)·σ(γ_b·(x − l_b)) of the effective size x = ln N̂ (MMLU and MATH-hard with the registry's
 chance levels and item counts); a target released t days after 2023-02-24 (uniform over two years, sizes log-uniform
 1B–70B) has ln ρ = A·t − 2 − u, u ~ Exponential(1), A a 3-month doubling time, so the 0.9 quantile of ln ρ given t is
@@ -11,7 +11,7 @@ c_f its level, k_f its shape. A family with k_f = 1 has the targets' shape and m
 grows half as fast in ln N̂, and the densities it gives trend with about twice the slope.
 
 **The measurement** is densing's: each family fitted per benchmark (:func:`densing.laws.family.fit_family`, the
-planted shape, logistic in ln N), inverted jointly, the row's common design and pooled trend (:mod:`densing.trend.design`). Printed: the
+planted shape, logistic in ln N), inverted jointly, the row's common targets and pooled trend (:mod:`densing.trend.pooling`). Printed: the
 share of replicates whose Q rejects one common slope at 5%, with its binomial standard error, for three references
 of the targets' shape (the false-alarm rate; nominal 0.05) and for two of that shape beside one of k_f = 0.5 (power).
 
@@ -101,12 +101,12 @@ STEEP = {"RefA": (200, 0.0, 1.0), "RefB": (350, 0.5, 1.0), "Steep": (500, 0.0, 0
 
 def rejected(seed: int, families: dict, n_boot: int) -> tuple[bool, float]:
     """One replicate: (whether Q rejects at 5%, its p-value)."""
-    from densing.trend import design
+    from densing.trend import pooling
 
     table = planted(seed, families=families)
-    chosen = design.common_design(table, [joint(table, f) for f in families], since=None)
-    result = design.pooled_trend(chosen, n_boot=n_boot, n_boot_share=0, seed=seed)
-    return result.pooled.p_value < design.HETEROGENEITY_ALPHA, result.pooled.p_value
+    chosen = pooling.common_targets(table, [joint(table, f) for f in families], since=None)
+    result = pooling.pooled_trend(chosen, n_boot=n_boot, n_boot_share=0, seed=seed)
+    return result.pooled.p_value < pooling.HETEROGENEITY_ALPHA, result.pooled.p_value
 
 
 #: ``--sources``: the draw sources whose paired draws give Σ, each compared with the test as shipped (all three).
@@ -119,21 +119,21 @@ def by_sources(seed: int, families: dict, n_boot: int) -> dict:
     alone and the draws' standard deviation of each reference's contrast with the first."""
     from scipy.stats import chi2
 
-    from densing.trend import design
+    from densing.trend import pooling
 
     table = planted(seed, families=families)
-    chosen = design.common_design(table, [joint(table, f) for f in families], since=None)
-    data = design._prepared(chosen)
-    y0, k0, _ = design._point(chosen, data)
-    lines = [design.rules.frontier_line("quantile", data["t"], y0[r, 0], k0[r, 0], data["labels"], 0.9)
+    chosen = pooling.common_targets(table, [joint(table, f) for f in families], since=None)
+    data = pooling._prepared(chosen)
+    y0, k0, _ = pooling._point(chosen, data)
+    lines = [pooling.rules.frontier_line("quantile", data["t"], y0[r, 0], k0[r, 0], data["labels"], 0.9)
              for r in range(len(families))]
     points = np.array([line[0] for line in lines])
     rng = np.random.default_rng(seed)
     out = {"points": points}
     for name, sources in SOURCE_SETS.items():
-        y, kind, index = design._densities(chosen, data, sources, n_boot, rng)
-        draws = design._slopes("quantile", 0.9, data, y, kind, index, lines)
-        pooled = design.pool_slopes(points, draws)
+        y, kind, index = pooling._densities(chosen, data, sources, n_boot, rng)
+        draws = pooling._slopes("quantile", 0.9, data, y, kind, index, lines)
+        pooled = pooling.pool_slopes(points, draws)
         out[name] = (float(chi2.sf(pooled.q, pooled.df)), np.nanstd(draws[1:] - draws[:1], axis=1))
     return out
 

@@ -48,7 +48,7 @@ def test_a_wheel_carries_the_package_and_the_shipped_data(tmp_path):
     assert done.returncode == 0, done.stderr[-1000:]
     (wheel,) = tmp_path.glob("densing-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert "densing/__init__.py" in names and "densing/trend/design.py" in names
+    assert "densing/__init__.py" in names and "densing/trend/pooling.py" in names
     assert "densing/_shipped/results/public_models.csv" in names
     assert any(n.startswith("densing/_shipped/reference_fits/") and n.endswith(".json") for n in names)
     assert any(n.startswith("densing/eval/tasks/data/") for n in names)

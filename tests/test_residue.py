@@ -12,7 +12,7 @@ import pytest
 
 
 def test_the_row_median_of_an_empty_window_is_nan():
-    from densing.trend.design import _row_nanmedian
+    from densing.trend.pooling import _row_nanmedian
 
     assert np.isnan(_row_nanmedian(np.empty((3, 0)))).all() and _row_nanmedian(np.empty((3, 0))).shape == (3,)
     values = np.array([[1.0, 3.0, np.nan], [2.0, np.nan, np.nan]])

@@ -182,7 +182,7 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
     print_text(result.verdict)
     shown = [c for c in BY_BENCHMARK_SHOWN if c in table.columns]
     print_frame(table if wide else table[shown], wide=wide, keys=1, together=ROW_TOGETHER,
-                title="doubling time in months per benchmark and benchmark set (one design per row: every reference "
+                title="doubling time in months per benchmark and benchmark set (common targets per row: every reference "
                       "inverts the same benchmarks for the same targets; pooled by random effects); slope A of ln ρmax "
                       "per day with its 95% interval; each reference's own months with its 95% interval")
     for line in _order_break_lines(result):

@@ -161,7 +161,7 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
                 row["why"] = f"R2: {b} has {fitted} (densing/data), so neither a floor nor a standard error"
                 continue
             reason = _v3_row(row, members, fitted, targets, family, b, pooled[b], top_cache)
-            # the held-out test also where only the reach rules fail: a set row's joint test (densing.trend.design) reads it
+            # the held-out test also where only the reach rules fail: a set row's joint test (densing.trend.pooling) reads it
             if not reason or reason.startswith(("R4r", "R4s")):
                 held.append((row, reason, members, dropped))  # its verdict after the held-out refits, run together
             else:

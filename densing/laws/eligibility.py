@@ -22,8 +22,8 @@ date-blind). A candidate is eligible iff
 φ̂ is the larger of the family's own Pearson dispersion and the benchmark's pooled one
 (:func:`pooled_dispersion`: the median over families with at least :data:`MIN_POOLING_MEMBERS` members, floored
 at 1). The held-out z is computed wherever R1–R2s hold, also where only R4r or R4s fail (a set's joint test reads
-it). A family eligible on a benchmark is a reference of its row; a benchmark set's references are the common
-design's (:func:`densing.trend.design.set_references`). Rules v1 and v2, the shipped candidate table's labelled
+it). A family eligible on a benchmark is a reference of its row; a benchmark set's references follow the set
+rule (:func:`densing.trend.pooling.set_references`). Rules v1 and v2, the shipped candidate table's labelled
 variants, are computed by ``tools/build_tables.py candidates``; docs/method.md states the three rules and why v3 is
 the rule.
 """

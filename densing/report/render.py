@@ -129,8 +129,8 @@ def _density(s: m.DensitySection) -> Section:
 
 
 CAPABILITY_INTRO = (
-    "Doubling time per benchmark (each inverted alone, the paper's eq. 4) and per benchmark set (jointly), one "
-    "design per row: every reference inverts the same benchmarks for the same targets (the models with every score "
+    "Doubling time per benchmark (each inverted alone, the paper's eq. 4) and per benchmark set (jointly), common "
+    "targets per row: every reference inverts the same benchmarks for the same targets (the models with every score "
     "of the row), a reference's own family measured by the others; 95% intervals over the reference fit, score "
     "noise, models and the spread between references (random-effects pooling over paired draws). Each row's "
     "status is its own: measured (both ends of the interval determined), bounded (one end determined, the other "

@@ -9,7 +9,7 @@ to be the paper's as far as the table carries it.
   item count, grouped by capability (:data:`CAPABILITY`, each benchmark record's group). Its references are every family that
   rule v3 makes eligible on it (:func:`references_of`); each is inverted
   per benchmark (the paper's eq. 4) and the row's interval draws the reference too
-  (:func:`densing.trend.design.pooled_trend`).
+  (:func:`densing.trend.pooling.pooled_trend`).
 - **Per set** (:data:`SETS`): a joint inversion (:mod:`densing.laws.joint`) over the set's
   benchmarks a family is eligible on (at least two), models lacking some scores using the ones they
   have. ``paper`` is the headline: MMLU, BBH, MATH-hard and HumanEval stand for the paper's MMLU,
@@ -37,15 +37,15 @@ from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.reference_fit import ReferenceFit
 from densing.verdict import row_record
 from densing.runtime import per_table
-from densing.trend import checks, design
+from densing.trend import checks, pooling
 from densing.trend.rules import envelope_index
-from densing.trend.uncertainty import TrendUncertainty, from_design
+from densing.trend.uncertainty import TrendUncertainty, from_row_trend
 
 
 def references_of(candidates: pd.DataFrame, benchmarks: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
-    """The references of a benchmark or a set under the common design (:func:`densing.trend.design.set_references`):
+    """The references of a benchmark or a set under the common targets (:func:`densing.trend.pooling.set_references`):
     family → the row's benchmarks, every one of them, families by name."""
-    return design.set_references(candidates, tuple(benchmarks))
+    return pooling.set_references(candidates, tuple(benchmarks))
 
 
 def row_benchmarks() -> tuple[str, ...]:
@@ -176,30 +176,30 @@ def row_fits(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found:
     return fits
 
 
-def row_design(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found: dict[str, tuple[str, ...]], *,
-               since: str | None, epoch: str, until: str | None = None) -> design.Design:
-    """The row's common design (:mod:`densing.trend.design`) over its references, the lead reference first (the family of
+def row_targets(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found: dict[str, tuple[str, ...]], *,
+               since: str | None, epoch: str, until: str | None = None) -> pooling.CommonTargets:
+    """The row's common targets (:mod:`densing.trend.pooling`) over its references, the lead reference first (the family of
     lowest mean held-out |z|)."""
     names = sorted(found, key=lambda f: (_held_out(candidates, f, found[f]), f))
     inversions = []
     for family in names:
         chosen = tuple(fits[(family, b)] for b in found[family])
         inversions.append(Joint(chosen) if len(chosen) > 1 else PerBenchmark(chosen[0], chosen[0].d0))
-    return design.common_design(targets, inversions, since=since, until=until, epoch=epoch)
+    return pooling.common_targets(targets, inversions, since=since, until=until, epoch=epoch)
 
 
 def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...], targets: pd.DataFrame,
               candidates: pd.DataFrame, fits: dict, *, since: str | None, epoch: str, n_boot: int, n_boot_share: int,
               seed: int, rule: str = "quantile") -> Row:
-    """One row: its references (:func:`references_of`), its common design and the pooled trend over them, its status."""
+    """One row: its references (:func:`references_of`), its common targets and the pooled trend over them, its status."""
     found = references_of(candidates, benchmarks)
     if not found:
         why = _why_none(candidates, benchmarks)
         return Row(name, label, capability, benchmarks, (), None, why)
     try:
         row_fits(targets, candidates, fits, found, seed=seed)
-        chosen = row_design(targets, candidates, fits, found, since=since, epoch=epoch)
-        result = from_design(design.pooled_trend(chosen, rule=rule, n_boot=n_boot, n_boot_share=n_boot_share, seed=seed),
+        chosen = row_targets(targets, candidates, fits, found, since=since, epoch=epoch)
+        result = from_row_trend(pooling.pooled_trend(chosen, rule=rule, n_boot=n_boot, n_boot_share=n_boot_share, seed=seed),
                              epoch=epoch)
     except DensingError as exc:
         return Row(name, label, capability, benchmarks, tuple(found), None, str(exc))
@@ -209,12 +209,12 @@ def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...
 
 def headline_checks(members: list, head: TrendUncertainty) -> tuple:
     """The headline's checks: saturation, conditioning and size confounding under every reference (failed if failed
-    under any), the within-family size slope as a finding, and the references' heterogeneity on the common design."""
+    under any), the within-family size slope as a finding, and the references' heterogeneity on the common targets."""
     per: dict[str, dict] = {}
     for inversion, models in members:
         for check in inversion_checks(models, inversion, size="confounding"):
             per.setdefault(check.name, {})[inversion.name] = check
-    return (*(checks.under_references(found) for found in per.values()), design.heterogeneity_check(head))
+    return (*(checks.under_references(found) for found in per.values()), pooling.heterogeneity_check(head))
 
 
 def headline_findings(members: list, head: TrendUncertainty) -> tuple:

@@ -124,7 +124,7 @@ def saturation(scores, stderr, cap, models, benchmarks=None) -> Check:
     names = [f"{m} ({b}, cap {c:.3f})" if b else str(m) for m, b, c, flag in zip(models, where, caps, near) if flag]
     return Check(
         "saturation", float(near.sum()), "a finding, not a gate: a target at the ceiling enters the frontier fit as a "
-        "lower bound (densing.trend.design, step 3)", REPORTED,
+        "lower bound (densing.trend.pooling, step 3)", REPORTED,
         f"{int(near.sum())} of {len(scores)} frontier models within {SATURATION_STDERRS:g} standard errors of the highest "
         f"score the reference expresses ({shown})" + (f": {', '.join(names)}" if names else ""),
     )
@@ -158,9 +158,9 @@ def size_dependence(frame: pd.DataFrame, level: float = 0.95, margin: float = SI
         return Check("size_dependence", math.nan, threshold, UNTESTABLE,
                      f"{families} target famil{'y' if families == 1 else 'ies'} with two or more sizes "
                      f"(need {MIN_SIZE_FAMILIES}): the within-family slope cannot be estimated")
-    design = pd.get_dummies(data["family"].astype(str), dtype=float)
-    design.insert(0, "log_params", np.log(data["params"].to_numpy(float)))
-    slope, low, high = ols_hc3_first(design.to_numpy(float), data["log_density"].to_numpy(float), level)
+    regressors = pd.get_dummies(data["family"].astype(str), dtype=float)
+    regressors.insert(0, "log_params", np.log(data["params"].to_numpy(float)))
+    slope, low, high = ols_hc3_first(regressors.to_numpy(float), data["log_density"].to_numpy(float), level)
     inside = -margin <= low and high <= margin
     return Check(
         "size_dependence", slope, threshold, _status(inside),

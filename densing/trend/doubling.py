@@ -1,7 +1,7 @@
 """The doubling time of capacity density against a reference: the notebook's entry point, the CLI's defaults.
 
 :func:`fit_trend` is ``densing.fit_trend``. It runs the one uncertainty engine
-(:mod:`densing.trend.design`: the common design and its pooled trend) that ``densing trend`` and the report run,
+(:mod:`densing.trend.pooling`: the common targets and its pooled trend) that ``densing trend`` and the report run,
 with the same defaults, so with its defaults it gives the CLI's headline number:
 
 - the targets are every dated model of a tidy *score* table released since ``since`` (default
@@ -40,9 +40,9 @@ from densing.trend.capability import headline_set
 from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
 from densing.laws.eligibility import composed_fits
 from densing.trend.targets import SCORE_COLUMNS, trend_targets, with_stderr
-from densing.trend import design
+from densing.trend import pooling
 from densing.trend.targets import check_window
-from densing.trend.uncertainty import TrendUncertainty, from_design
+from densing.trend.uncertainty import TrendUncertainty, from_row_trend
 
 #: What :func:`fit_trend`'s options may be (``rule`` is checked against the registered frontier rules).
 FIT_TREND_CONSTRAINTS = {
@@ -82,7 +82,7 @@ def fit_trend(
     ``reference``:
 
     - ``None`` (default): the headline's references, as ``densing trend`` chooses them
-      (:func:`densing.trend.design.set_references` on the headline's benchmark set), inverted jointly and pooled;
+      (:func:`densing.trend.pooling.set_references` on the headline's benchmark set), inverted jointly and pooled;
     - a family name (``"Llama-3.1"``): that family fitted per benchmark at its own budget on
       ``benchmarks`` (default: the benchmarks rule v3 makes it a reference of the headline's set on)
       and inverted jointly (one benchmark: the paper's inversion); ``benchmarks`` is a tuple or list
@@ -99,7 +99,7 @@ def fit_trend(
     engine's :class:`~densing.trend.uncertainty.TrendUncertainty` (``doubling_time_months`` and its
     interval, the shares, the heterogeneity test, the line: ``predict``, ``confidence_band``) with its ``status``:
     "measured", "bounded: why" or "not measured: why" — the headline's when every argument is the CLI's default. The trend is
-    the common design of :mod:`densing.trend.design`: the targets with every benchmark's score, every reference
+    the common targets of :mod:`densing.trend.pooling`: the targets with every benchmark's score, every reference
     inverting all of them but its own family's models, pooled by random effects over paired draws.
     """
     rules.get(rule)
@@ -130,8 +130,8 @@ def fit_trend(
         inversion = _inversion(reference, d0)
         rows, _ = trend_targets(targets, inversion, since=since, epoch=epoch)
         members = [(inversion, rows)]
-    chosen = design.common_design(targets, [inversion for inversion, _ in members], since=since, epoch=epoch)
-    result = from_design(design.pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot,
+    chosen = pooling.common_targets(targets, [inversion for inversion, _ in members], since=since, epoch=epoch)
+    result = from_row_trend(pooling.pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot,
                                              n_boot_share=n_boot_share, level=level, seed=seed), epoch=epoch)
     return replace(result, judged=True)
 
@@ -204,8 +204,8 @@ def _family_members(targets: pd.DataFrame, family: str | None, benchmarks, *, si
     label, _, found, _ = headline_set(candidates)
     if family is not None:
         if family not in found:
-            raise InputError(f"reference: the common design makes {family!r} no reference of the {label}; "
+            raise InputError(f"reference: the common targets make {family!r} no reference of the {label}; "
                              "name its benchmarks (benchmarks=...) to use it anyway")
         found = {family: found[family]}
     fits = capability.row_fits(targets, candidates, {}, found, seed=seed)
-    return capability.row_design(targets, candidates, fits, found, since=since, epoch=epoch).members()
+    return capability.row_targets(targets, candidates, fits, found, since=since, epoch=epoch).members()

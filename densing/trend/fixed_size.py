@@ -144,7 +144,7 @@ def _score_rows(table: pd.DataFrame, benchmark: str, metric: str | None, since: 
     return frame.reset_index(drop=True), int((share <= 0).sum()), int((share >= 1).sum())
 
 
-def _design(frame: pd.DataFrame) -> np.ndarray:
+def _regressors(frame: pd.DataFrame) -> np.ndarray:
     """Columns ln N, t (years), then one intercept per benchmark (one intercept for one benchmark)."""
     dummies = pd.get_dummies(frame["benchmark"], dtype=float).to_numpy()
     return np.column_stack([frame["log_params"].to_numpy(float), frame["years"].to_numpy(float), dummies])
@@ -206,7 +206,7 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
         return FixedSizeFit(**base, **dict.fromkeys(_NUMBERS, nan),
                             status=f"not measured: {len(frame)} scores from {n_families} families "
                                    f"(needs {MIN_SCORES} and {MIN_FAMILIES})")
-    x, y = _design(frame), frame["logit"].to_numpy(float)
+    x, y = _regressors(frame), frame["logit"].to_numpy(float)
     fit = cluster_ols(y, x, groups)  # statsmodels' OLS(...).fit(cov_type="cluster", use_t=True), tested against it
     (b_n, b_t), cov = fit.params[:2], fit.cov[:2, :2]
     (n_low, n_high), (t_low, t_high) = fit.conf_int(1 - level)[:2]
@@ -248,7 +248,7 @@ def fixed_size_trend(table: pd.DataFrame, benchmarks: str | tuple[str, ...], *, 
     """The fixed-size time regression of one benchmark, or of a set of benchmarks pooled with one intercept each and
     common slopes (module docstring), on the dense models of ``table`` released on or after ``since``; a set's models
     are its complete cases (``complete``: those with a score on every benchmark of the set, the targets of the
-    reference-based row, :mod:`densing.trend.design` step 1), or every model with any of its scores (``False``: a
+    reference-based row, :mod:`densing.trend.pooling` step 1), or every model with any of its scores (``False``: a
     broader sample, another estimand)."""
     validate(CONSTRAINTS, n_boot=n_boot, seed=seed, level=level)
     benchmarks = (benchmarks,) if isinstance(benchmarks, str) else tuple(benchmarks)

@@ -1,4 +1,4 @@
-"""The density trend as a measurement by capability: references by written rules, one design per row, every
+"""The density trend as a measurement by capability: references by written rules, common targets per row, every
 uncertainty carried, checks.
 
 :func:`measure_trend` is what ``densing trend`` and the report show:
@@ -7,8 +7,8 @@ uncertainty carried, checks.
    written before any trend under it was computed): families of one recipe and one budget, fitted per benchmark as
    the paper's sigmoid of a power law at their own budget by binomial likelihood (:mod:`densing.laws.family`),
    eligible by R1, R2, R2s, R3, R4r, R4s, R5z. A set's references follow the set rule
-   (:func:`densing.trend.design.set_references`).
-2. **One design per row** (:mod:`densing.trend.design`): the targets are the models released since ``since`` with
+   (:func:`densing.trend.pooling.set_references`).
+2. **Common targets per row** (:mod:`densing.trend.pooling`): the targets are the models released since ``since`` with
    every score of the row, each score with its standard error; every reference inverts the same benchmarks for the
    same targets, its own family's models from the other references (leave-one-family-out).
 3. **The rows** (:mod:`densing.trend.capability`): one per benchmark (the paper's inversion) and one per benchmark
@@ -150,7 +150,7 @@ def measure_trend(
     ``targets``, the row and the field).
 
     The path: the table → rule v3's references (:mod:`densing.laws.eligibility`) → the jobs of
-    :func:`densing.trend.plan.plan` (the headline's design, inversion, frontier and interval under every rule; every
+    :func:`densing.trend.plan.plan` (the headline's targets, inversion, frontier and interval under every rule; every
     row under every variant of the fits), computed by :func:`densing.trend.measure.run` → the checks → the verdict.
     """
     fit = _given_fit(fit, d0)
@@ -186,7 +186,7 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
     rows = [done[j.key] for j in jobs if isinstance(j, plan.RowJob) and j.variant == plan.DEFAULT]
     singles, sets = [r for r in rows if r.capability != "set"], [r for r in rows if r.capability == "set"]
     budget = tuple(done[j.key] for j in jobs if isinstance(j, plan.RowJob) and j.variant == plan.BUDGET)
-    members = h.design.members()
+    members = h.common.members()
     head_set = c.profile.headline_set if c.fit is None else None
     found = _with_variants(h.sensitivity, h.rules, done, head_set)
     head = h.rules[HEADLINE_RULE] = replace(h.result, judged=True)
@@ -199,7 +199,7 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
         reference_rule=h.reference_rule, d0=lead_inversion.d0, headline_rule=HEADLINE_RULE,
         rules=h.rules, rule_errors=h.rule_errors, checks=h.checks, sensitivity=found, breakpoint=h.breakpoint,
         candidates=c.candidates, references=reference_frame(members, head), densities=h.densities, models=h.points,
-        left_out=h.design.left_out, fits=tuple(lead_inversion.fits), inversion=lead_inversion, headline_set=h.label,
+        left_out=h.common.left_out, fits=tuple(lead_inversion.fits), inversion=lead_inversion, headline_set=h.label,
         benchmark_rows=tuple(singles), set_rows=tuple(sets), budget_rows=budget,
         budget_notes=done.get(plan.BUDGET.key, (None, {}, {}))[2], fixed_size=done.get("fixed_size"),
         order_breaks=reference_order_breaks(c.targets, {name.split(":")[0] for row in [*singles, *sets]

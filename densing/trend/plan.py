@@ -8,13 +8,13 @@ breakpoint (:class:`HeadlineJob`, :func:`measure_headline`); the fixed-size esti
 (:class:`FixedSizeJob`). :func:`plan` lists the jobs of a :class:`Context`; :func:`densing.trend.measure.run` computes
 them.
 
-**The headline's job** (:func:`measure_headline`): the paper-like set's common design under every frontier rule, its
+**The headline's job** (:func:`measure_headline`): the paper-like set's common targets under every frontier rule, its
 checks, its breakpoint and its per-model densities.
 
 The headline is the first set of the table whose references pass the set rule
 (:func:`densing.trend.capability.headline_set`), or the user's own fit (``--fit``) inverted per benchmark. Its
-design is :func:`densing.trend.design.common_design`; each frontier rule of :data:`densing.trend.rules.RULES` is a
-parameter of :func:`densing.trend.design.pooled_trend` on that one design.
+common targets are :func:`densing.trend.pooling.common_targets`'s; each frontier rule of :data:`densing.trend.rules.RULES` is a
+parameter of :func:`densing.trend.pooling.pooled_trend` on those targets.
 """
 from __future__ import annotations
 
@@ -29,9 +29,9 @@ from densing.laws.density import density_table
 from densing.laws.inversion import PerBenchmark
 from densing.numbers import format_count
 from densing.registry import TrendTable
-from densing.trend import capability, design, rules
+from densing.trend import capability, pooling, rules
 from densing.trend.measurement import Breakpoint, Segment
-from densing.trend.uncertainty import TrendUncertainty, from_design
+from densing.trend.uncertainty import TrendUncertainty, from_row_trend
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,7 @@ class FitsJob:
 @dataclass(frozen=True)
 class RowJob:
     """One row: a benchmark or a set, its references under ``variant``, its pooled trend over the headline's number of
-    draws (an end of a row's interval is determined only where the draws pin it: densing.trend.design, step 5)
+    draws (an end of a row's interval is determined only where the draws pin it: densing.trend.pooling, step 5)
     (:func:`densing.trend.capability.trend_row`)."""
 
     name: str
@@ -212,13 +212,13 @@ SENSITIVITY_D0 = (3e11, 1e12, 3e12)
 
 @dataclass(frozen=True)
 class Headline:
-    """What :func:`measure_headline` computes: the set and its design, each rule's pooled trend, the checks, the
+    """What :func:`measure_headline` computes: the set and its common targets, each rule's pooled trend, the checks, the
     breakpoint, the lead reference's densities and points, each reference's own doubling time."""
 
     label: str
     benchmarks: tuple[str, ...]
     missing: list            # the sets passed over before it, (name, label, why)
-    design: design.Design
+    common: pooling.CommonTargets
     reference_rule: str      # how the references were chosen, in words
     rules: dict              # rule → TrendUncertainty
     rule_errors: dict        # rule → why it has no trend
@@ -234,20 +234,20 @@ class Headline:
 
 
 def headline_members(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, profile, *, since: str | None,
-                     epoch: str, seed: int) -> tuple[str, tuple[str, ...], list, design.Design]:
-    """The headline's set and its common design: (label, benchmarks, the sets before it that have no reference, the
-    design, the lead reference first) — one selection for :func:`measure_headline` and
+                     epoch: str, seed: int) -> tuple[str, tuple[str, ...], list, pooling.CommonTargets]:
+    """The headline's set and its common targets: (label, benchmarks, the sets before it that have no reference, the
+    common targets, the lead reference first) — one selection for :func:`measure_headline` and
     :func:`densing.trend.measure.headline_densities`."""
     label, benchmarks, found, missing = capability.headline_set(candidates, profile.sets)
     capability.row_fits(targets, candidates, fits, found, seed=seed)
-    return label, benchmarks, missing, capability.row_design(targets, candidates, fits, found, since=since, epoch=epoch)
+    return label, benchmarks, missing, capability.row_targets(targets, candidates, fits, found, since=since, epoch=epoch)
 
 
 def measure_headline(context) -> Headline:
-    """The headline row of a :class:`densing.trend.plan.Context`: design → every frontier rule → checks →
+    """The headline row of a :class:`densing.trend.plan.Context`: common targets → every frontier rule → checks →
     breakpoint → densities → each reference's own doubling time."""
     c = context
-    label, benchmarks, missing, chosen, reference_rule = _design(c)
+    label, benchmarks, missing, chosen, reference_rule = _headline_targets(c)
     found, errors = by_rule(chosen, n_boot=c.n_boot, n_boot_side=c.n_boot_side, seed=c.seed, epoch=c.epoch)
     head = found[HEADLINE_RULE]
     members = chosen.members()
@@ -260,18 +260,18 @@ def measure_headline(context) -> Headline:
                                 seed=c.seed))
 
 
-def _design(c):
-    """(label, benchmarks, sets passed over, the common design, the reference rule in words) of the headline: the
-    user's fit alone, else the first set of the table that has references under the common design."""
+def _headline_targets(c):
+    """(label, benchmarks, sets passed over, the common targets, the reference rule in words) of the headline: the
+    user's fit alone, else the first set of the table that has references under the common targets."""
     if c.fit is not None:
         inversion = PerBenchmark(c.fit, c.fit.d0 if c.d0 is None else float(c.d0))
-        chosen = design.common_design(c.targets, [inversion], since=c.since, epoch=c.epoch)
+        chosen = pooling.common_targets(c.targets, [inversion], since=c.since, epoch=c.epoch)
         label = f"benchmark(s) of the given fit ({', '.join(inversion.benchmarks)})"
         return (label, tuple(inversion.benchmarks), [], chosen,
                 "given by the user (--fit); the rows per benchmark have their own references")
     label, benchmarks, missing, chosen = headline_members(c.targets, c.candidates, c.fits, c.profile, since=c.since,
                                                           epoch=c.epoch, seed=c.seed)
-    rule = ("the common design: every family with a fit on each of " + ", ".join(benchmarks) + " that rises with size "
+    rule = ("the set rule: every family with a fit on each of " + ", ".join(benchmarks) + " that rises with size "
             "on each, reaches the frontier on one and predicts its largest member jointly within noise; every reference "
             "inverts the same benchmarks for the same targets, its own family's models from the others, pooled by a "
             "random-effects model over paired draws")
@@ -282,20 +282,20 @@ def _design(c):
 SIDE_SHARE_DRAWS = 25
 
 
-def by_rule(chosen: design.Design, *, n_boot: int, n_boot_side: int, seed: int, epoch: str):
+def by_rule(chosen: pooling.CommonTargets, *, n_boot: int, n_boot_side: int, seed: int, epoch: str):
     """The headline's pooled trend under every frontier rule: the headline rule with ``n_boot`` draws and
     ``n_boot_side // 2`` of each source alone for the shares, every other rule with the first ``n_boot_side`` of the
-    same paired draws and the first :data:`SIDE_SHARE_DRAWS` of each source's (:func:`densing.trend.design.paired_draws`:
+    same paired draws and the first :data:`SIDE_SHARE_DRAWS` of each source's (:func:`densing.trend.pooling.paired_draws`:
     the rules differ by their lines only, not by their draws). ``n_boot_side`` is at most ``n_boot``
     (:func:`densing.trend.measure.measure_trend` caps it)."""
     found: dict[str, TrendUncertainty] = {}
     errors: dict[str, str] = {}
     head_share = n_boot_side // 2
-    draws = design.paired_draws(chosen, n_boot=n_boot, n_boot_share=head_share, seed=seed)
+    draws = pooling.paired_draws(chosen, n_boot=n_boot, n_boot_share=head_share, seed=seed)
     for rule in rules.RULES:
         head = rule == HEADLINE_RULE
         try:
-            found[rule] = from_design(design.pooled_trend(chosen, rule=rule, n_boot=n_boot if head else n_boot_side,
+            found[rule] = from_row_trend(pooling.pooled_trend(chosen, rule=rule, n_boot=n_boot if head else n_boot_side,
                                                           n_boot_share=head_share if head else min(SIDE_SHARE_DRAWS, head_share),
                                                           seed=seed, draws=draws),
                                       epoch=epoch)
@@ -306,7 +306,7 @@ def by_rule(chosen: design.Design, *, n_boot: int, n_boot_side: int, seed: int, 
     return found, errors
 
 
-def sensitivity(head: TrendUncertainty, chosen: design.Design, fit, targets, *, since, epoch: str, n_boot: int,
+def sensitivity(head: TrendUncertainty, chosen: pooling.CommonTargets, fit, targets, *, since, epoch: str, n_boot: int,
                 seed: int) -> pd.DataFrame:
     """Each reference's own doubling time with its interval over the paired draws; for a given fit with a data term,
     the same at other D0 (:data:`SENSITIVITY_D0`)."""
@@ -317,26 +317,26 @@ def sensitivity(head: TrendUncertainty, chosen: design.Design, fit, targets, *, 
                                                     head.reference_months_high)]
     if fit is not None and fit.has_data_term:
         for value in SENSITIVITY_D0:
-            variant = design.common_design(targets, [PerBenchmark(fit, value)], since=since, epoch=epoch)
-            r = from_design(design.pooled_trend(variant, n_boot=n_boot, n_boot_share=0, seed=seed), epoch=epoch)
+            variant = pooling.common_targets(targets, [PerBenchmark(fit, value)], since=since, epoch=epoch)
+            r = from_row_trend(pooling.pooled_trend(variant, n_boot=n_boot, n_boot_share=0, seed=seed), epoch=epoch)
             rows.append({"reference": variant.names[0], "inversion": f"D0 {format_count(value)}", "d0": value,
                          "doubling_time_months": r.doubling_time_months, "ci_low": r.doubling_time_months_ci_low,
                          "ci_high": r.doubling_time_months_ci_high})
     return pd.DataFrame(rows, columns=["reference", "inversion", "d0", "doubling_time_months", "ci_low", "ci_high"])
 
 
-def breakpoint(targets: pd.DataFrame, chosen: design.Design, head: TrendUncertainty, epoch: str, n_boot: int,
+def breakpoint(targets: pd.DataFrame, chosen: pooling.CommonTargets, head: TrendUncertainty, epoch: str, n_boot: int,
                seed: int) -> Breakpoint:
-    """Slopes before and after ChatGPT, each segment the same common design on its own window."""
+    """Slopes before and after ChatGPT, each segment the same common targets on its own window."""
     segments = {}
     for name, lo, hi in (("before", None, CHATGPT_RELEASE), ("after", CHATGPT_RELEASE, None)):
         try:
-            part = design.common_design(targets, chosen.inversions, since=lo, until=hi, epoch=epoch)
+            part = pooling.common_targets(targets, chosen.inversions, since=lo, until=hi, epoch=epoch)
             if set(part.frame["model"].astype(str)) == set(head.models):
                 segments[name] = Segment(name, head.n_models, head.slope_per_day, head.intercept, head.slope_ci_low,
                                          head.slope_ci_high, same_as_headline=True)
                 continue
-            r = from_design(design.pooled_trend(part, n_boot=n_boot, n_boot_share=0, seed=seed), epoch=epoch)
+            r = from_row_trend(pooling.pooled_trend(part, n_boot=n_boot, n_boot_share=0, seed=seed), epoch=epoch)
             segments[name] = Segment(name, r.n_models, r.slope_per_day, r.intercept, r.slope_ci_low, r.slope_ci_high)
         except DensingError as exc:
             segments[name] = Segment(name, 0, note=str(exc))
@@ -344,10 +344,10 @@ def breakpoint(targets: pd.DataFrame, chosen: design.Design, head: TrendUncertai
                       PAPER["slope_before_chatgpt_per_day"], PAPER["slope_after_chatgpt_per_day"])
 
 
-def lead_points(chosen: design.Design) -> pd.DataFrame:
+def lead_points(chosen: pooling.CommonTargets) -> pd.DataFrame:
     """Every target of the headline with its point ln ρ (``log_density``) and kind (``bound``) under the lead reference,
     the lead's own members from the others (the points its line is fitted on)."""
-    y, kind = design.point_densities(chosen)
+    y, kind = pooling.point_densities(chosen)
     return chosen.frame.assign(log_density=y[0], bound=kind[0])
 
 

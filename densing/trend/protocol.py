@@ -81,13 +81,13 @@ def measure_table(targets: pd.DataFrame, table: str, *, continual: bool = True, 
 
 
 def _forecast(targets: pd.DataFrame, head, *, since, epoch: str, n_boot: int, seed: int) -> dict:
-    """The forecast windows of the headline row (:func:`densing.trend.forecast.forecast_windows`): its common design's
+    """The forecast windows of the headline row (:func:`densing.trend.forecast.forecast_windows`): its common targets'
     densities under the lead reference (own members from the others), an early line at every cutoff."""
-    from densing.trend import design
+    from densing.trend import pooling
 
     try:
-        chosen = design.common_design(targets, [inv for inv, _ in head.members], since=since, epoch=epoch)
-        y, kind = design.point_densities(chosen)
+        chosen = pooling.common_targets(targets, [inv for inv, _ in head.members], since=since, epoch=epoch)
+        y, kind = pooling.point_densities(chosen)
         frame = pd.DataFrame({"t": chosen.frame["t"].to_numpy(float), "y": y[0], "kind": kind[0],
                               "model": chosen.frame["model"].astype(str).to_numpy(),
                               "family": chosen.frame["family"].to_numpy(object) if "family" in chosen.frame.columns

@@ -90,7 +90,7 @@ def screened_targets(targets: pd.DataFrame, reference, *, since: str | None = DE
                      epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, np.ndarray]:
     """Every model with the reference's benchmarks under its metric (the score matrix, dated: ``t``) and each one's
     reason to leave it out other than being the reference's own ("" where none): what :func:`trend_targets` and a
-    row's common design (:func:`densing.trend.design.common_design`) select from. Callers must not change them."""
+    row's common targets (:func:`densing.trend.pooling.common_targets`) select from. Callers must not change them."""
     inversion = as_inversion(reference, None)
     return _screened(_filled(targets), tuple(inversion.benchmarks), inversion.fits[0].metric, inversion.require,
                      since, until, epoch)

@@ -1,8 +1,8 @@
 """The doubling time with every source of uncertainty carried: fit, score noise, sampling of models, choice of reference.
 
-:class:`TrendUncertainty` is what every doubling time of the package is (the headline, each row, a design of another
+:class:`TrendUncertainty` is what every doubling time of the package is (the headline, each row, the targets of another
 table, the forecast's lines, :func:`densing.fit_trend`, :func:`trend_uncertainty`): the numbers of one run of the one
-engine, :func:`densing.trend.design.pooled_trend`, turned into a result by :func:`from_design`. One bootstrap draw k
+engine, :func:`densing.trend.pooling.pooled_trend`, turned into a result by :func:`from_row_trend`. One bootstrap draw k
 of the trend (ln ρ = A·t + B, Xiao et al. 2024 eq. 5) redraws:
 
 (a) **fit** — the reference law's parameters: one of the fit's own bootstrap draws (resampled
@@ -10,7 +10,7 @@ of the trend (ln ρ = A·t + B, Xiao et al. 2024 eq. 5) redraws:
 (b) **score** — each target's score: S + σ·z, z ~ N(0, 1), σ the score's standard error (the
     table's, or binomial from the benchmark's item count, :mod:`densing.data.benchmarks`);
 (c) **models** — the set of targets: families resampled with replacement, every member of a drawn family
-    entering once per draw (a one-stage family-cluster bootstrap, :mod:`densing.trend.design` step 3);
+    entering once per draw (a one-stage family-cluster bootstrap, :mod:`densing.trend.pooling` step 3);
 (d) **reference** — with several references, the between-reference spread τ² of the random-effects pool;
 
 then inverts every score into ln ρ or a bound (per benchmark or jointly, :mod:`densing.laws.inversion`) and fits the
@@ -37,12 +37,12 @@ from densing.laws.inversion import as_inversion
 from densing.results import Result
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.constants import DEFAULT_EPOCH, PAPER
-from densing.trend.design import RowTrend, pooled_trend, targets_design
+from densing.trend.pooling import RowTrend, pooled_trend, reference_targets
 from densing.trend.rules import doubling_months, envelope_index, slope_band
 from densing.trend.rules import get as rule_of
 from densing.trend.targets import dates_as_days, parse_epoch
 from densing.validation import DRAWS, Interval, validate_params
-from densing.trend.design import determined_ends, influence_items, months_interval, most_influential_model
+from densing.trend.pooling import determined_ends, influence_items, months_interval, most_influential_model
 from densing.verdict import determined_words, status_words, summary_items
 
 
@@ -93,7 +93,7 @@ class TrendUncertainty(Result):
     frontier_models: tuple[str, ...] = field(repr=False, default=())
     centre_days: float = field(repr=False, default=math.nan)
     r_squared: float = field(repr=False, default=math.nan)
-    #: the common design's heterogeneity test (densing.trend.design): Cochran's Q with the paired draws' covariance,
+    #: the common targets' heterogeneity test (densing.trend.pooling): Cochran's Q with the paired draws' covariance,
     #: its degrees of freedom (R − 1; 0 with one reference) and p-value, τ² (per day², Paule–Mandel) and I²
     heterogeneity_q: float = math.nan
     heterogeneity_df: int = 0
@@ -107,7 +107,7 @@ class TrendUncertainty(Result):
     #: words are :attr:`status`
     judged: bool = False
     #: the 95% Monte Carlo range of each end of the doubling time's interval (months; the spread reseeding the draws
-    #: gives it) and whether the end is determined (:data:`densing.trend.design.END_STABILITY`)
+    #: gives it) and whether the end is determined (:data:`densing.trend.pooling.END_STABILITY`)
     months_low_mc_low: float = math.nan
     months_low_mc_high: float = math.nan
     months_high_mc_low: float = math.nan
@@ -213,27 +213,27 @@ def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = Non
                       quantile: float = 0.9, n_boot: int = 1000, n_boot_share: int = 300, level: float = 0.95,
                       seed: int = 0, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
     """The trend over given targets under one reference, every source of uncertainty carried (module docstring): the
-    one engine (:func:`densing.trend.design.pooled_trend`) on a one-reference design
-    (:func:`densing.trend.design.targets_design`).
+    one engine (:func:`densing.trend.pooling.pooled_trend`) on one reference's common targets
+    (:func:`densing.trend.pooling.reference_targets`).
 
     ``models``: one row per target with ``model``, ``params``, ``t`` (days since ``epoch``), optionally ``family``, and
     the scores of the inversion's benchmarks (``score:<b>``, ``stderr:<b>``; or ``score`` and ``stderr`` for one
     benchmark). ``reference``: an inversion (:mod:`densing.laws.inversion`) or a :class:`ReferenceFit` (inverted per
     benchmark at ``d0``). ``n_boot_share = 0`` skips the shares (NaN). The result's ``status`` says what the draws
-    determine (:func:`densing.verdict.status_words`); a design's checks are the caller's.
+    determine (:func:`densing.verdict.status_words`); the targets' checks are the caller's.
     """
     inversion = as_inversion(reference, d0)
-    chosen = targets_design(inversion, _with_score_columns(models, inversion.benchmarks))
-    result = from_design(pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=n_boot_share,
+    chosen = reference_targets(inversion, _with_score_columns(models, inversion.benchmarks))
+    result = from_row_trend(pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=n_boot_share,
                                       level=level, seed=seed), epoch=epoch)
     return replace(result, judged=True)
 
 
 class Observed:
     """Values already on the trend's scale — ln ρ with its kind (0 exact, +1 lower bound, −1 upper bound), or −ln price
-    — standing where an inversion stands in a design: no law to invert, no fit draws, no score noise, so a design of
-    them draws only the set of targets (their families). Its two "benchmarks" are the columns ``score:y`` (the value)
-    and ``score:kind`` (the kind) of the design's frame (:func:`observed_trend`)."""
+    — standing where an inversion stands among common targets: no law to invert, no fit draws, no score noise, so their
+    draws are only the set of targets (their families). Its two "benchmarks" are the columns ``score:y`` (the value)
+    and ``score:kind`` (the kind) of the targets' frame (:func:`observed_trend`)."""
 
     name = "observed values"
     benchmarks = ("y", "kind")
@@ -252,31 +252,31 @@ class Observed:
 def observed_trend(t, y, kind, labels, *, families=None, rule: str = "quantile", quantile: float = 0.9,
                    n_boot: int = 1000, level: float = 0.95, seed: int = 0, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
     """The trend of given values (t days since ``epoch``, y, kind per point; ``labels`` their names, ``families`` their
-    families, default each point its own): the one engine on a design of :class:`Observed` values, whose draws
+    families, default each point its own): the one engine on common targets of :class:`Observed` values, whose draws
     resample the families (each point alone by default)."""
     t, y, kind = (np.asarray(a, float) for a in (t, y, kind))
     frame = pd.DataFrame({"model": np.asarray(labels).astype(str), "params": np.nan, "t": t, "score:y": y,
                           "stderr:y": 0.0, "score:kind": kind, "stderr:kind": 0.0})
     if families is not None:
         frame["family"] = np.asarray(families, dtype=object)
-    chosen = targets_design(Observed(), frame)
-    return from_design(pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=0, level=level,
+    chosen = reference_targets(Observed(), frame)
+    return from_row_trend(pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=0, level=level,
                                     seed=seed), epoch=epoch)
 
 
-def from_design(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
-    """A :class:`TrendUncertainty` of a row's pooled trend under its design (:func:`densing.trend.design.pooled_trend`)."""
-    design = result.design
-    labels = design.frame["model"].astype(str).to_numpy()
+def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
+    """A :class:`TrendUncertainty` of a row's pooled trend over its common targets (:func:`densing.trend.pooling.pooled_trend`)."""
+    common = result.common
+    labels = common.frame["model"].astype(str).to_numpy()
     kind = result.kind0[0]
-    lead = {"t": design.frame["t"].to_numpy(float), "y0": result.y0[0], "kind0": kind, "labels": labels}
+    lead = {"t": common.frame["t"].to_numpy(float), "y0": result.y0[0], "kind0": kind, "labels": labels}
     usable, r_squared = _frontier_points(result.rule, lead, result.slope_per_day, result.intercept)
     dt_low, dt_high = months_interval(result.slope_ci_low, result.slope_ci_high)
     own = [months_interval(lo, hi) for lo, hi in result.reference_ci]
     ok = result.draws[np.isfinite(result.draws)]
     pooled = result.pooled
     return TrendUncertainty(
-        rule=result.rule, inversion=" | ".join(design.names), slope_per_day=result.slope_per_day,
+        rule=result.rule, inversion=" | ".join(common.names), slope_per_day=result.slope_per_day,
         intercept=result.intercept, slope_ci_low=result.slope_ci_low, slope_ci_high=result.slope_ci_high,
         doubling_time_months=_months(result.slope_per_day), doubling_time_months_ci_low=dt_low,
         doubling_time_months_ci_high=dt_high, n_models=len(labels), n_exact=int((kind == EXACT).sum()),
@@ -286,7 +286,7 @@ def from_design(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUncerta
         slope_sd_fit=result.sds["fit"], slope_sd_score=result.sds["score"], slope_sd_models=result.sds["models"],
         slope_sd_all=float(np.std(ok)), failed_draws=result.failed_draws, models=tuple(labels), draws=result.draws,
         share_reference=result.shares["reference"], slope_sd_reference=result.sds["reference"],
-        n_references=len(design.names), reference_names=design.names, reference_weights=result.weights,
+        n_references=len(common.names), reference_names=common.names, reference_weights=result.weights,
         reference_slopes=result.reference_slopes, epoch=epoch, frontier_models=tuple(labels[usable]),
         centre_days=float(np.mean(lead["t"][usable])) if usable.size else math.nan, r_squared=r_squared,
         heterogeneity_q=pooled.q, heterogeneity_df=pooled.df, heterogeneity_p=pooled.p_value,
@@ -323,4 +323,4 @@ def _with_score_columns(models: pd.DataFrame, benchmarks: tuple[str, ...]) -> pd
     raise InputError(f"models: no scores for {', '.join(benchmarks)}")
 
 
-__all__ = ["Observed", "TrendUncertainty", "from_design", "observed_trend", "trend_uncertainty"]
+__all__ = ["Observed", "TrendUncertainty", "from_row_trend", "observed_trend", "trend_uncertainty"]

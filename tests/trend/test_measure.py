@@ -41,7 +41,7 @@ def shipped():
 
 
 def test_no_reference_inverts_its_own_family_and_every_model_is_a_target(shipped):
-    """The common design: a reference's own models are targets of the row, inverted by the other references only."""
+    """The common targets: a reference's own models are targets of the row, inverted by the other references only."""
     from densing.trend.targets import reference_models
 
     every = set(shipped.rules["quantile"].models)
@@ -146,7 +146,7 @@ def test_no_measured_row_leans_on_a_near_floor_reference(shipped):
         for name in row.references:
             family, rest = name.split(":")
             benchmarks = rest.removeprefix("joint(").rstrip(")").split(",")
-            # one benchmark: it reaches; a set (the common design): it reaches on at least one of the set's benchmarks
+            # one benchmark: it reaches; a set (the common targets): it reaches on at least one of the set's benchmarks
             assert any(table.loc[f"{family}:{b}", "reach_share"] >= REACH_SHARE for b in benchmarks), name
     determined = [r for r in shipped.benchmark_rows if r.status.split(":")[0] in ("measured", "bounded")]
     assert determined and all(r.status for r in shipped.benchmark_rows)
@@ -316,7 +316,7 @@ def test_a_single_model_that_carries_the_line_is_named():
 
     from densing.trend.rules import doubling_months
     from densing.verdict import _model_words
-    from densing.trend.design import most_influential_model
+    from densing.trend.pooling import most_influential_model
 
     slope = math.log(2) / (3.6 * 365.25 / 12)
     frame = pd.DataFrame({"family": ["a", "b", "late-dense"], "n_models": [1, 1, 1],

@@ -1,5 +1,5 @@
 """densing.trend.uncertainty: the slope of ln ρ = A·t + B with fit, score and model-sampling uncertainty, one reference
-(the one engine on a one-reference design; several references pooled are tests/trend/test_design.py's).
+(the one engine on a one-reference design; several references pooled are tests/trend/test_pooling.py's).
 
 Planted tables put every model on ln ρ = A·t − 1 − u (u ≥ 0) and turn it into a score through a
 known composed law: the interval must cover the planted A in most seeds, shrink with more models,

@@ -277,7 +277,7 @@ def _ceiling_one(task: str, ref: ReferenceFit, targets: pd.DataFrame, models: pd
 
 
 def row_statuses(rows: pd.DataFrame) -> list[str]:
-    """Each OLMES row's status in the words every design's rows use (:func:`densing.trend.design.status_words`):
+    """Each OLMES row's status in the words every design's rows use (:func:`densing.trend.pooling.status_words`):
     "measured", or "not measured: " and every reason — the row's error, an interval that reaches a zero slope (no
     finite upper end), each failed check, named."""
     out = []

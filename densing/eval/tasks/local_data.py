@@ -57,7 +57,6 @@ import copy
 import csv
 import gzip
 import json
-import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Any

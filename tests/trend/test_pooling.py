@@ -1,4 +1,4 @@
-"""The common design of a row (densing.trend.design) on planted worlds: complete cases, every model a target, pooling.
+"""The common targets of a row (densing.trend.pooling) on planted worlds: complete cases, every model a target, pooling.
 
 The planted world is studies/heterogeneity_level.py's (its docstring states it); ``late_only`` there scores MATH-hard
 only for targets released after a day, at another level than the references'."""
@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from densing.trend import design
+from densing.trend import pooling
 from densing.trend.rules import doubling_months
 
 from studies.heterogeneity_level import SLOPE, SIZES, planted  # the planted world, documented there
@@ -20,10 +20,10 @@ from studies.heterogeneity_level import joint as _joint  # each family fitted by
 def test_a_benchmark_only_late_models_have_makes_no_trend():
     """math_hard only after day 400, at a level 1.0 above the references' (in ln N̂): complete cases recover the slope."""
     table = planted(1, count=120, late_only=400, level_shift=1.0)
-    chosen = design.common_design(table, [_joint(table, "RefA")], since=None)
+    chosen = pooling.common_targets(table, [_joint(table, "RefA")], since=None)
     planted_targets = chosen.frame[chosen.frame["family"].str.startswith("T")]
     assert planted_targets["t"].min() > 400  # the complete cases: every target has both scores
-    result = design.pooled_trend(chosen, n_boot=200, n_boot_share=0, seed=0)
+    result = pooling.pooled_trend(chosen, n_boot=200, n_boot_share=0, seed=0)
     assert result.slope_ci_low < SLOPE < result.slope_ci_high
     # the models with a missing score are named, with the reason
     assert (chosen.left_out["reason"] == "a score missing on the row's benchmarks").sum() > 0
@@ -31,12 +31,12 @@ def test_a_benchmark_only_late_models_have_makes_no_trend():
 
 def test_every_reference_inverts_the_same_targets_and_benchmarks():
     table = planted(2)
-    chosen = design.common_design(table, [_joint(table, f) for f in ("RefA", "RefB", "RefC")], since=None)
+    chosen = pooling.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB", "RefC")], since=None)
     # each reference's own six members are targets of the row, inverted by the others
     assert chosen.own.sum(axis=1).tolist() == [len(SIZES)] * 3
     assert set(chosen.frame["family"]) >= {"RefA", "RefB", "RefC"}
     with pytest.raises(Exception, match="same benchmarks"):
-        design.common_design(table, [_joint(table, "RefA"), _joint(table, "RefB", ("mmlu",))], since=None)
+        pooling.common_targets(table, [_joint(table, "RefA"), _joint(table, "RefB", ("mmlu",))], since=None)
 
 
 def test_references_of_one_row_read_its_scores_under_one_metric():
@@ -49,7 +49,7 @@ def test_references_of_one_row_read_its_scores_under_one_metric():
     other = _joint(table, "RefB")
     other = Joint(tuple(replace(f, metric="acc_norm") for f in other.fit_list))
     with pytest.raises(InputError, match="under different metrics"):
-        design.common_design(table, [_joint(table, "RefA"), other], since=None)
+        pooling.common_targets(table, [_joint(table, "RefA"), other], since=None)
 
 
 def test_a_frontier_family_that_is_a_reference_stays_on_the_frontier():
@@ -57,8 +57,8 @@ def test_a_frontier_family_that_is_a_reference_stays_on_the_frontier():
     As a reference its own members get their densities from the others, so the row keeps them."""
     families = {"RefA": (200, 0.0, 1.0), "RefB": (350, 0.3, 1.0), "Front": (725, 1.5, 1.0)}
     table = planted(3, families=families)
-    chosen = design.common_design(table, [_joint(table, f) for f in families], since=None)
-    result = design.pooled_trend(chosen, n_boot=200, n_boot_share=0, seed=0)
+    chosen = pooling.common_targets(table, [_joint(table, f) for f in families], since=None)
+    result = pooling.pooled_trend(chosen, n_boot=200, n_boot_share=0, seed=0)
     front = chosen.frame["family"].to_numpy() == "Front"
     y = result.y0[2]  # under Front itself: its own members from RefA and RefB on Front's scale
     assert np.all(np.isfinite(y[front]))
@@ -80,9 +80,9 @@ def test_pooling_of_one_common_slope_rejects_at_about_its_level_and_finds_a_twof
     for _ in range(reps):
         draws = base + chol @ rng.standard_normal((3, 400))
         same = base + chol @ rng.standard_normal(3)
-        rejected_same += design.pool_slopes(same, draws).p_value < 0.05
+        rejected_same += pooling.pool_slopes(same, draws).p_value < 0.05
         double = same * np.array([1.0, 1.0, 2.0])
-        rejected_double += design.pool_slopes(double, draws).p_value < 0.05
+        rejected_double += pooling.pool_slopes(double, draws).p_value < 0.05
     assert 0.02 < rejected_same / reps < 0.09
     assert rejected_double / reps > 0.95
 
@@ -90,22 +90,22 @@ def test_pooling_of_one_common_slope_rejects_at_about_its_level_and_finds_a_twof
 def test_pooled_estimate_and_tau_on_planted_numbers():
     """One common slope: Â is the GLS mean and τ² = 0; spread points beyond Σ: τ² > 0 and I² > 0."""
     draws = np.random.default_rng(1).standard_normal((2, 2000)) * 1e-3
-    pooled = design.pool_slopes(np.array([1e-2, 1e-2]), draws)
+    pooled = pooling.pool_slopes(np.array([1e-2, 1e-2]), draws)
     assert pooled.slope == pytest.approx(1e-2) and pooled.tau_squared == 0.0 and pooled.q == pytest.approx(0.0, abs=1e-9)
-    spread = design.pool_slopes(np.array([0.0, 1e-2]), draws)
+    spread = pooling.pool_slopes(np.array([0.0, 1e-2]), draws)
     assert spread.tau_squared > 0 and spread.i_squared > 0.5 and spread.p_value < 1e-3
     assert spread.slope == pytest.approx(5e-3, rel=0.1)
 
 
 def test_status_names_heterogeneity_and_an_unbounded_interval():
     table = planted(4, families={"RefA": (200, 0.0, 1.0), "Steep": (350, 0.0, 0.5)})
-    chosen = design.common_design(table, [_joint(table, f) for f in ("RefA", "Steep")], since=None)
-    from densing.trend.uncertainty import from_design
+    chosen = pooling.common_targets(table, [_joint(table, f) for f in ("RefA", "Steep")], since=None)
+    from densing.trend.uncertainty import from_row_trend
 
-    result = from_design(design.pooled_trend(chosen, n_boot=200, n_boot_share=0, seed=0))
+    result = from_row_trend(pooling.pooled_trend(chosen, n_boot=200, n_boot_share=0, seed=0))
     months = [doubling_months(s) for s in result.reference_slopes]
     assert months[1] < months[0] / 1.5  # a family of half the shape gives about twice the slope
-    status = design.status_words(result)
+    status = pooling.status_words(result)
     assert status.startswith("not measured: its references disagree") and "Q = " in status
 
 
@@ -124,14 +124,14 @@ def test_set_references_keeps_the_families_its_rules_name():
             _candidate("E", "b1", True), _candidate("F", "b1", False, "R5z: held out", z=1.5),
             _candidate("F", "b2", True, z=0.5), _candidate("G", "b1", True, z=np.nan), _candidate("G", "b2", True)]
     candidates = pd.DataFrame(rows + [{**_candidate("A", "b1", True), "kind": "paper"}])
-    assert design.set_references(candidates, ("b1", "b2")) == {"A": ("b1", "b2"), "F": ("b1", "b2")}
-    assert design.set_references(candidates, ("b1", "b2"), strict=True) == {"A": ("b1", "b2"), "G": ("b1", "b2")}
-    assert design.set_references(candidates, ("b1",)) == {"A": ("b1",), "B": ("b1",), "E": ("b1",), "G": ("b1",)}
-    assert design.set_references(candidates, ("b3",)) == {}
+    assert pooling.set_references(candidates, ("b1", "b2")) == {"A": ("b1", "b2"), "F": ("b1", "b2")}
+    assert pooling.set_references(candidates, ("b1", "b2"), strict=True) == {"A": ("b1", "b2"), "G": ("b1", "b2")}
+    assert pooling.set_references(candidates, ("b1",)) == {"A": ("b1",), "B": ("b1",), "E": ("b1",), "G": ("b1",)}
+    assert pooling.set_references(candidates, ("b3",)) == {}
 
 
 def test_the_row_median_is_numpys_nanmedian_bit_for_bit():
-    """The offsets' median (design._row_nanmedian) against np.nanmedian: missing values, ties, rows with no value,
+    """The offsets' median (pooling._row_nanmedian) against np.nanmedian: missing values, ties, rows with no value,
     and the ±0 and ±inf it hands to numpy."""
     rng = np.random.default_rng(3)
     for trial in range(60):
@@ -143,7 +143,7 @@ def test_the_row_median_is_numpys_nanmedian_bit_for_bit():
             values[0, 0] = np.inf
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a row with no value: "All-NaN slice"
-            assert design._row_nanmedian(values).tobytes() == np.nanmedian(values, axis=1).tobytes()
+            assert pooling._row_nanmedian(values).tobytes() == np.nanmedian(values, axis=1).tobytes()
 
 
 def _same_trend(a, b) -> None:
@@ -155,35 +155,35 @@ def _same_trend(a, b) -> None:
 
 
 def test_a_rule_reads_the_same_numbers_from_draws_made_before_it():
-    """pooled_trend with the design's paired_draws passed in is pooled_trend drawing them itself (same counts, seed)."""
+    """pooled_trend with the common targets' paired_draws passed in is pooled_trend drawing them itself (same counts, seed)."""
     table = planted(2)
-    chosen = design.common_design(table, [_joint(table, f) for f in ("RefA", "RefB", "RefC")], since=None)
-    made = design.paired_draws(chosen, n_boot=60, n_boot_share=20, seed=5)
+    chosen = pooling.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB", "RefC")], since=None)
+    made = pooling.paired_draws(chosen, n_boot=60, n_boot_share=20, seed=5)
     for rule in ("quantile", "all", "envelope"):
-        _same_trend(design.pooled_trend(chosen, rule=rule, n_boot=60, n_boot_share=20, seed=5),
-                    design.pooled_trend(chosen, rule=rule, n_boot=60, n_boot_share=20, seed=5, draws=made))
+        _same_trend(pooling.pooled_trend(chosen, rule=rule, n_boot=60, n_boot_share=20, seed=5),
+                    pooling.pooled_trend(chosen, rule=rule, n_boot=60, n_boot_share=20, seed=5, draws=made))
     with pytest.raises(ValueError, match="61 draws and 20 of each source asked, 60 and 20 made"):
-        design.pooled_trend(chosen, n_boot=61, n_boot_share=20, draws=made)
-    other = design.common_design(table, [_joint(table, f) for f in ("RefA", "RefB")], since=None)
-    with pytest.raises(ValueError, match="made for another design"):
-        design.pooled_trend(other, n_boot=60, n_boot_share=20, draws=made)
+        pooling.pooled_trend(chosen, n_boot=61, n_boot_share=20, draws=made)
+    other = pooling.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB")], since=None)
+    with pytest.raises(ValueError, match="made for other targets"):
+        pooling.pooled_trend(other, n_boot=60, n_boot_share=20, draws=made)
 
 
 def test_the_headline_rules_share_one_set_of_draws_and_the_headline_its_own_numbers():
     """by_rule draws once: the headline rule's numbers are those it draws alone; every other rule reads the first
     n_boot_side of the same draws (and the first 25 of each source's), so it is pooled_trend given those draws."""
     from densing.trend.plan import SIDE_SHARE_DRAWS, by_rule
-    from densing.trend.uncertainty import from_design
+    from densing.trend.uncertainty import from_row_trend
 
     table = planted(2)
-    chosen = design.common_design(table, [_joint(table, f) for f in ("RefA", "RefB", "RefC")], since=None)
+    chosen = pooling.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB", "RefC")], since=None)
     found, errors = by_rule(chosen, n_boot=80, n_boot_side=60, seed=3, epoch="2023-02-24")
     assert not errors and set(found) == {"quantile", "all", "envelope"}
-    made = design.paired_draws(chosen, n_boot=80, n_boot_share=30, seed=3)
+    made = pooling.paired_draws(chosen, n_boot=80, n_boot_share=30, seed=3)
     for rule, result in found.items():
-        alone = (design.pooled_trend(chosen, rule=rule, n_boot=80, n_boot_share=30, seed=3) if rule == "quantile" else
-                 design.pooled_trend(chosen, rule=rule, n_boot=60, n_boot_share=SIDE_SHARE_DRAWS, seed=3, draws=made))
-        expected = from_design(alone, epoch="2023-02-24")
+        alone = (pooling.pooled_trend(chosen, rule=rule, n_boot=80, n_boot_share=30, seed=3) if rule == "quantile" else
+                 pooling.pooled_trend(chosen, rule=rule, n_boot=60, n_boot_share=SIDE_SHARE_DRAWS, seed=3, draws=made))
+        expected = from_row_trend(alone, epoch="2023-02-24")
         for name in ("slope_per_day", "slope_ci_low", "slope_ci_high", "doubling_time_months",
                      "doubling_time_months_ci_low", "doubling_time_months_ci_high", "share_fit", "share_score",
                      "share_models", "share_reference"):
@@ -201,10 +201,10 @@ def test_a_family_draw_counts_every_member_of_a_drawn_family_alike(codes, count,
     """The one-stage family bootstrap (design step 3): members of one family share their count in every draw, each
     draw draws G families (the counts of the families sum to G), and a model with no family is a family of its own."""
     families = [f"f{c}" if c else None for c in codes]
-    clusters = design.family_clusters(families)
+    clusters = pooling.family_clusters(families)
     groups = int(clusters.max()) + 1
     assert groups == len({f for f in families if f}) + sum(f is None for f in families)
-    weights = design._family_weights(clusters, count, np.random.default_rng(seed))
+    weights = pooling._family_weights(clusters, count, np.random.default_rng(seed))
     assert weights.shape == (count, len(codes))
     for g in range(groups):
         members = weights[:, clusters == g]
@@ -226,7 +226,7 @@ def test_the_family_bootstrap_covers_a_planted_slope_that_resampling_models_miss
             points.append((t, slope * t - gap + rng.normal(0, 0.1)))
             families.append(f"F{f}")
     t, y = np.array(points).T
-    clusters = design.family_clusters(families)
+    clusters = pooling.family_clusters(families)
     from densing.trend import rules
 
     def spread(weights):
@@ -234,8 +234,8 @@ def test_the_family_bootstrap_covers_a_planted_slope_that_resampling_models_miss
                                               np.zeros(weights.shape), weights, np.array(families), 0.9)
         return float(np.nanstd(lines[:, 0]))
 
-    by_family = spread(design._family_weights(clusters, 200, np.random.default_rng(0)))
-    by_model = spread(design._family_weights(np.arange(len(t)), 200, np.random.default_rng(0)))
+    by_family = spread(pooling._family_weights(clusters, 200, np.random.default_rng(0)))
+    by_model = spread(pooling._family_weights(np.arange(len(t)), 200, np.random.default_rng(0)))
     assert by_family > 1.2 * by_model
 
 
@@ -245,9 +245,9 @@ def test_a_target_at_a_references_ceiling_enters_as_a_lower_bound():
     scores = np.array([[0.50, 0.30], [0.50, 0.565], [0.70, 0.20]])
     sigma = np.full((3, 2), 0.01)
     caps = np.array([0.80, 0.571])
-    near = design.at_ceiling(scores, sigma, caps)  # 0.565 ≥ 0.571 − 0.02; 0.70 < 0.78
+    near = pooling.at_ceiling(scores, sigma, caps)  # 0.565 ≥ 0.571 − 0.02; 0.70 < 0.78
     assert near.tolist() == [False, True, False]
-    y, kind = design._ceiling_bounds(np.array([0.1, 0.2, 0.3]), np.array([EXACT, EXACT, LOWER]), near)
+    y, kind = pooling._ceiling_bounds(np.array([0.1, 0.2, 0.3]), np.array([EXACT, EXACT, LOWER]), near)
     assert kind.tolist() == [EXACT, LOWER, LOWER] and y.tolist() == [0.1, 0.2, 0.3]
 
 
@@ -258,11 +258,11 @@ def test_an_end_is_determined_where_the_order_statistics_pin_it():
     truth = float(np.quantile(rng.normal(size=2_000_000), 0.025))
     held = []
     for _ in range(300):
-        low, high = design.end_range(rng.normal(size=600), 0.025)
+        low, high = pooling.end_range(rng.normal(size=600), 0.025)
         held.append(low <= truth <= high)
     assert 0.90 <= np.mean(held) <= 0.99
-    narrow = design.end_range(rng.normal(size=20000), 0.025)
-    wide = design.end_range(rng.normal(size=200), 0.025)
+    narrow = pooling.end_range(rng.normal(size=20000), 0.025)
+    wide = pooling.end_range(rng.normal(size=200), 0.025)
     assert narrow[1] - narrow[0] < (wide[1] - wide[0]) / 4
 
 
@@ -271,23 +271,23 @@ def test_the_three_states_and_their_words():
 
     base = dict(heterogeneity_df=1, heterogeneity_p=0.8, reference_names=("A", "B"), reference_months={"A": 4.6, "B": 3.8},
                 heterogeneity_q=0.1, slope_ci_low=0.002)
-    state = lambda **k: design.status_words(SimpleNamespace(**{**base, **k})).split(":")[0]  # noqa: E731
+    state = lambda **k: pooling.status_words(SimpleNamespace(**{**base, **k})).split(":")[0]  # noqa: E731
     assert state(low_determined=True, high_determined=True) == "measured"
     assert state(low_determined=True, high_determined=False) == "bounded"
     assert state(low_determined=False, high_determined=False) == "not measured"
     assert state(low_determined=True, high_determined=True, heterogeneity_p=0.001) == "not measured"
-    words = design.status_words(SimpleNamespace(**{**base, "low_determined": True, "high_determined": False,
+    words = pooling.status_words(SimpleNamespace(**{**base, "low_determined": True, "high_determined": False,
                                                    "slope_ci_low": -1e-4}))
     assert words == "bounded: the upper end is not determined (its interval reaches a zero slope)"
 
 
 def test_leaving_a_family_out_is_the_pooled_line_without_its_targets():
     from densing.trend import rules
-    from densing.trend.uncertainty import from_design
+    from densing.trend.uncertainty import from_row_trend
 
     table = planted(5)
-    chosen = design.common_design(table, [_joint(table, f) for f in ("RefA", "RefB")], since=None)
-    row = design.pooled_trend(chosen, n_boot=50, n_boot_share=0, seed=0)
+    chosen = pooling.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB")], since=None)
+    row = pooling.pooled_trend(chosen, n_boot=50, n_boot_share=0, seed=0)
     influence = row.influence.set_index("family")
     frame = chosen.frame
     family = frame["family"].iloc[-1]
@@ -296,7 +296,7 @@ def test_leaving_a_family_out_is_the_pooled_line_without_its_targets():
                                  frame["model"].astype(str).to_numpy()[keep], 0.9)[0] for r in range(2)]
     assert influence.loc[family, "slope_per_day"] == pytest.approx(float(np.dot(row.weights, alone)), rel=1e-9)
     assert influence["n_models"].sum() == len(frame)
-    result = from_design(row)
+    result = from_row_trend(row)
     table_out = result.influence_frame()
     assert set(table_out["family"]) == set(frame["family"])
     moves = table_out["move_months"].abs().to_numpy()
@@ -307,9 +307,9 @@ def test_pooled_trend_declares_what_it_takes():
     from densing.errors import InputError
 
     table = planted(6)
-    chosen = design.common_design(table, [_joint(table, "RefA")], since=None)
+    chosen = pooling.common_targets(table, [_joint(table, "RefA")], since=None)
     for bad in ({"quantile": 1.5}, {"level": 0.0}, {"n_boot": 10 ** 9}, {"seed": -1}):
         with pytest.raises(InputError, match=next(iter(bad))):
-            design.pooled_trend(chosen, **bad)
-    with pytest.raises(InputError, match="design: expected a common design"):
-        design.pooled_trend("not a design")
+            pooling.pooled_trend(chosen, **bad)
+    with pytest.raises(InputError, match="targets: expected a row.s common targets"):
+        pooling.pooled_trend("not common targets")

@@ -1,12 +1,12 @@
-"""One design for every reference of a row: the same benchmarks, the same targets, paired draws, a pooled slope.
+"""Common targets for every reference of a row: the same benchmarks, the same targets, paired draws, a pooled slope.
 
 A row of the Densing Law (one benchmark, or a set of benchmarks) is measured against several reference families.
-Its design, the same for every reference:
+The common targets, the same for every reference:
 
 1. **The targets** are every dated model released since ``since`` that has a score (and a standard error) on
    *every* benchmark of the row: complete cases. A benchmark that exists only for later models (BBH and MATH-hard
    of the Open LLM Leaderboard v2) then cannot turn its level into a time trend, because no target is inverted from
-   a different mix of benchmarks than another (``tests/trend/test_design.py`` plants such a benchmark).
+   a different mix of benchmarks than another (``tests/trend/test_pooling.py`` plants such a benchmark).
 2. **Every reference inverts every target but its own family's models** (a family is never a target of its own
    law). A reference's own members get their density from the other references, put on its scale: the offset
    δ_r of reference r from the lead reference is the median of ln ρ_r − ln ρ_lead over the targets both invert
@@ -116,7 +116,7 @@ def heterogeneity_check(result):
 
 @dataclass(frozen=True)
 class FamilyInfluence(Result):
-    """One family left out of a row's targets (:func:`densing.trend.design.family_influence`): the point doubling
+    """One family left out of a row's targets (:func:`densing.trend.pooling.family_influence`): the point doubling
     time without its models and the move from the row's estimate (months; ∞ where the line no longer rises)."""
 
     family: str
@@ -160,8 +160,8 @@ def most_influential_model(result) -> dict:
 
 
 @dataclass(frozen=True)
-class Design:
-    """A row's common design: the complete-case targets and, per reference, which of them are its own."""
+class CommonTargets:
+    """A row's common targets: the complete-case targets and, per reference, which of them are its own."""
 
     inversions: tuple
     frame: pd.DataFrame = field(repr=False)
@@ -181,11 +181,11 @@ class Design:
         return [(inv, self.frame[~self.own[r]].reset_index(drop=True)) for r, inv in enumerate(self.inversions)]
 
 
-def common_design(targets: pd.DataFrame, inversions, *, since: str | None, epoch: str = DEFAULT_EPOCH,
-                  until: str | None = None) -> Design:
+def common_targets(targets: pd.DataFrame, inversions, *, since: str | None, epoch: str = DEFAULT_EPOCH,
+                  until: str | None = None) -> CommonTargets:
     """The row's targets (complete cases on its benchmarks, dated, with standard errors) and each reference's own models.
 
-    Every inversion must invert the same benchmarks (one design per row): an InputError otherwise."""
+    Every inversion must invert the same benchmarks (the common targets of a row): an InputError otherwise."""
     inversions = tuple(inversions)
     if not inversions:
         raise InputError("references: a row needs at least one reference")
@@ -193,11 +193,11 @@ def common_design(targets: pd.DataFrame, inversions, *, since: str | None, epoch
     for inv in inversions[1:]:
         if tuple(inv.benchmarks) != benchmarks:
             raise InputError(f"references: {inv.name} inverts {', '.join(inv.benchmarks)}, the row "
-                             f"{', '.join(benchmarks)}; one design per row needs the same benchmarks")
+                             f"{', '.join(benchmarks)}; the common targets of a row need the same benchmarks")
     keys = {(inv.fits[0].metric, inv.require) for inv in inversions}
     if len(keys) > 1:
         raise InputError(f"references: {', '.join(inv.name for inv in inversions)} read {', '.join(benchmarks)} under "
-                         "different metrics or completeness rules; one design per row needs one")
+                         "different metrics or completeness rules; the common targets of a row need one")
     dated, screened = screened_targets(targets, inversions[0], since=since, until=until, epoch=epoch)
     labels = target_labels(dated)
     owns = np.array([[m in own for m in labels] for own in map(own_models, inversions)], bool).reshape(len(inversions), -1)
@@ -212,7 +212,7 @@ def common_design(targets: pd.DataFrame, inversions, *, since: str | None, epoch
     final = kept[np.lexsort((labels[kept], dated["t"].to_numpy(float)[kept]))]  # by date, then name
     failing = np.flatnonzero((screened != "") & (first < len(inversions)))  # a screened-out model no reference owns
     failing = failing[np.argsort(first[failing], kind="stable")]
-    return Design(inversions, dated.iloc[final].reset_index(drop=True), owns[:, final],
+    return CommonTargets(inversions, dated.iloc[final].reset_index(drop=True), owns[:, final],
                   _left_out(labels, rows[~complete], failing, screened))
 
 
@@ -344,27 +344,27 @@ def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
     return Pooled(float(w @ a), w, q, df, p_value, tau2, max(0.0, (q - df) / q) if q > 0 else 0.0)
 
 
-def targets_design(inversion, frame: pd.DataFrame) -> Design:
-    """One reference's design over targets as given (a row per target: ``model``, ``params``, ``t``, optionally
-    ``family``, and the inversion's scores), none of them the reference's own: the design of
-    :func:`densing.trend.uncertainty.trend_uncertainty` (a one-reference design is a design)."""
+def reference_targets(inversion, frame: pd.DataFrame) -> CommonTargets:
+    """One reference's common targets, as given (a row per target: ``model``, ``params``, ``t``, optionally
+    ``family``, and the inversion's scores), none of them the reference's own: the targets of
+    :func:`densing.trend.uncertainty.trend_uncertainty` (one reference's targets are common targets too)."""
     frame = frame.reset_index(drop=True)
-    return Design((inversion,), frame, np.zeros((1, len(frame)), bool), pd.DataFrame(columns=["model", "reason"]))
+    return CommonTargets((inversion,), frame, np.zeros((1, len(frame)), bool), pd.DataFrame(columns=["model", "reason"]))
 
 
-def _prepared(design: Design) -> dict:
-    for inv in design.inversions:
+def _prepared(common: CommonTargets) -> dict:
+    for inv in common.inversions:
         if inv.n_draws < 1:
             raise FitError(f"{inv.name}: the reference fit has no bootstrap draws; its uncertainty cannot be carried")
-    frame = design.frame
-    scores, sigma = arrays(frame, design.benchmarks) if f"score:{design.benchmarks[0]}" in frame.columns else (
+    frame = common.frame
+    scores, sigma = arrays(frame, common.benchmarks) if f"score:{common.benchmarks[0]}" in frame.columns else (
         frame[["score"]].to_numpy(float), frame[["stderr"]].to_numpy(float))
     families = frame["family"].to_numpy(object) if "family" in frame.columns else [None] * len(frame)
     return {"t": frame["t"].to_numpy(float), "scores": scores, "sigma": sigma, "params": frame["params"].to_numpy(float),
             "labels": frame["model"].astype(str).to_numpy(), "n": len(frame), "clusters": family_clusters(families),
             "families": np.where(pd.isna(pd.Series(list(families), dtype=object)), frame["model"].astype(str).to_numpy(),
                                  np.asarray(list(families), dtype=object)),
-            "caps": [reference_caps(inv, scores.shape[1]) for inv in design.inversions]}
+            "caps": [reference_caps(inv, scores.shape[1]) for inv in common.inversions]}
 
 
 def reference_caps(inversion, columns: int) -> np.ndarray:
@@ -402,7 +402,7 @@ def _family_weights(clusters: np.ndarray, count: int, rng: np.random.Generator) 
     return counts[:, clusters]
 
 
-def _densities(design: Design, data: dict, sources: tuple[str, ...], count: int, rng: np.random.Generator
+def _densities(common: CommonTargets, data: dict, sources: tuple[str, ...], count: int, rng: np.random.Generator
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """ln ρ and kinds (R, K, n) of ``count`` paired draws of ``sources``, and each draw's count of every target (K, n):
     the family-cluster resample (module docstring, step 3), or every target once."""
@@ -415,7 +415,7 @@ def _densities(design: Design, data: dict, sources: tuple[str, ...], count: int,
     once = "score" not in sources and "fit" not in sources
     ys, kinds = [], []
     inverted = drawn[:1] if once else drawn
-    for inv, caps in zip(design.inversions, data["caps"]):
+    for inv, caps in zip(common.inversions, data["caps"]):
         picks = rng.integers(inv.n_draws, size=count) if "fit" in sources else None
         extra = {"weights": inv.weights(scores, sigma)} if hasattr(inv, "weights") else {}
         y, kind = inv.draws(picks, inverted, sigma, data["params"], **extra)
@@ -423,27 +423,27 @@ def _densities(design: Design, data: dict, sources: tuple[str, ...], count: int,
             y, kind = _ceiling_bounds(y, kind, at_ceiling(inverted, sigma, caps))
         ys.append(np.broadcast_to(y, (count, n)))
         kinds.append(np.broadcast_to(kind, (count, n)))
-    y, kind, _ = _scale(np.array(ys, float), np.array(kinds, float), design.own)
+    y, kind, _ = _scale(np.array(ys, float), np.array(kinds, float), common.own)
     return y, kind, weight
 
 
-def _point(design: Design, data: dict, ceilings: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _point(common: CommonTargets, data: dict, ceilings: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every reference's point ln ρ and kind (R, 1, n) and offsets; ``ceilings``: targets at a reference's ceiling
     enter as lower bounds (step 3)."""
     ys, kinds = [], []
-    for inv, caps in zip(design.inversions, data["caps"]):
+    for inv, caps in zip(common.inversions, data["caps"]):
         y, kind = inv.point(data["scores"], data["sigma"], data["params"])
         if ceilings:
             y, kind = _ceiling_bounds(np.asarray(y, float), np.asarray(kind, float),
                                       at_ceiling(data["scores"], data["sigma"], caps))
         ys.append(np.asarray(y, float))
         kinds.append(np.asarray(kind, float))
-    return _scale(np.array(ys)[:, None, :], np.array(kinds)[:, None, :], design.own)
+    return _scale(np.array(ys)[:, None, :], np.array(kinds)[:, None, :], common.own)
 
 
-def point_densities(design: Design) -> tuple[np.ndarray, np.ndarray]:
+def point_densities(common: CommonTargets) -> tuple[np.ndarray, np.ndarray]:
     """Every reference's point ln ρ and kind for every target of the row, (R, n): its own members from the others."""
-    y, kind, _ = _point(design, _prepared(design))
+    y, kind, _ = _point(common, _prepared(common))
     return y[:, 0], kind[:, 0]
 
 
@@ -461,9 +461,9 @@ def _slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndar
 
 @dataclass(frozen=True)
 class RowTrend:
-    """A row's pooled trend under its common design: the pooled line, its interval, each reference's own, heterogeneity."""
+    """A row's pooled trend under its common targets: the pooled line, its interval, each reference's own, heterogeneity."""
 
-    design: Design = field(repr=False)
+    common: CommonTargets = field(repr=False)
     rule: str
     slope_per_day: float
     intercept: float
@@ -499,12 +499,12 @@ SHARE_SOURCES = ("fit", "score", "models")
 
 @dataclass(frozen=True)
 class PairedDraws:
-    """A design's paired draws (module docstring, step 3), made once and read by every frontier rule: the first
+    """The common targets' paired draws (module docstring, step 3), made once and read by every frontier rule: the first
     ``n_boot`` draws of :attr:`main` and of :attr:`normals`, and the first ``n_boot_share`` of each source's draws
     alone, are a smaller bootstrap of the same kind (draws are independent of each other, and each draw's inversions
     are its own arithmetic), so the headline's rules share one set of draws: common random numbers across rules."""
 
-    design: Design = field(repr=False)
+    common: CommonTargets = field(repr=False)
     data: dict = field(repr=False)
     point: tuple = field(repr=False)  # (y0, kind0, δ0) of _point
     main: tuple = field(repr=False)  # (y, kind, index) of every source drawn together
@@ -521,19 +521,19 @@ class PairedDraws:
 
 
 @validate_params({"n_boot": [Interval(Integral, 2, None)], "n_boot_share": [Interval(Integral, 0, None)]})
-def paired_draws(design: Design, *, n_boot: int, n_boot_share: int, seed: int = 0) -> PairedDraws:
+def paired_draws(common: CommonTargets, *, n_boot: int, n_boot_share: int, seed: int = 0) -> PairedDraws:
     """``n_boot`` paired draws of every source together, their spread's ε, then ``n_boot_share`` draws of each source
     alone, from one generator seeded ``seed`` in that order (what :func:`pooled_trend` draws with the same arguments)."""
-    data = _prepared(design)
-    return _drawn(design, data, _point(design, data), n_boot, n_boot_share, seed)
+    data = _prepared(common)
+    return _drawn(common, data, _point(common, data), n_boot, n_boot_share, seed)
 
 
-def _drawn(design: Design, data: dict, point: tuple, n_boot: int, n_boot_share: int, seed: int) -> PairedDraws:
+def _drawn(common: CommonTargets, data: dict, point: tuple, n_boot: int, n_boot_share: int, seed: int) -> PairedDraws:
     rng = np.random.default_rng(seed)
-    main = _densities(design, data, SHARE_SOURCES, n_boot, rng)
+    main = _densities(common, data, SHARE_SOURCES, n_boot, rng)
     normals = rng.standard_normal(n_boot)
-    shares = {source: _densities(design, data, (source,), n_boot_share, rng) for source in SHARE_SOURCES} if n_boot_share else {}
-    return PairedDraws(design, data, point, main, normals, shares)
+    shares = {source: _densities(common, data, (source,), n_boot_share, rng) for source in SHARE_SOURCES} if n_boot_share else {}
+    return PairedDraws(common, data, point, main, normals, shares)
 
 
 def _first(drawn: tuple, count: int) -> tuple:
@@ -545,31 +545,31 @@ def _first(drawn: tuple, count: int) -> tuple:
 @validate_params({"n_boot": [Interval(Integral, 2, MAX_DRAWS)], "n_boot_share": [Interval(Integral, 0, MAX_DRAWS)],
                   "quantile": [Interval(Real, 0, 1, closed="neither")], "level": [Interval(Real, 0, 1, closed="neither")],
                   "seed": [Interval(Integral, 0, None)]})
-def pooled_trend(design: Design, *, rule: str = "quantile", quantile: float = 0.9, n_boot: int = 1000,
+def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: float = 0.9, n_boot: int = 1000,
                  n_boot_share: int = 300, level: float = 0.95, seed: int = 0, draws: PairedDraws | None = None) -> RowTrend:
     """The row's pooled slope with paired draws over every reference (module docstring, steps 3–4). ``draws``: the
-    design's :func:`paired_draws` made once for several rules (at least ``n_boot`` and ``n_boot_share`` of each; the
+    common targets' :func:`paired_draws` made once for several rules (at least ``n_boot`` and ``n_boot_share`` of each; the
     first of them are used, and ``seed`` is theirs); without it, they are drawn here."""
-    if not isinstance(design, Design):
-        raise InputError(f"design: expected a common design (common_design), got {design!r}")
+    if not isinstance(common, CommonTargets):
+        raise InputError(f"targets: expected a row's common targets (common_targets), got {common!r}")
     rules.get(rule)
-    if len(design.frame) < MIN_POINTS:
-        raise FitError(f"{rule} frontier: fewer than {MIN_POINTS} usable models (of {len(design.frame)} targets with "
-                       f"every score of {', '.join(design.benchmarks)}); no trend line")
-    data = draws.data if draws is not None else _prepared(design)
-    point = draws.point if draws is not None else _point(design, data)
+    if len(common.frame) < MIN_POINTS:
+        raise FitError(f"{rule} frontier: fewer than {MIN_POINTS} usable models (of {len(common.frame)} targets with "
+                       f"every score of {', '.join(common.benchmarks)}); no trend line")
+    data = draws.data if draws is not None else _prepared(common)
+    point = draws.point if draws is not None else _point(common, data)
     y0, kind0, delta0 = point
-    count = len(design.inversions)
+    count = len(common.inversions)
     lines0 = [rules.frontier_line(rule, data["t"], y0[r, 0], kind0[r, 0], data["labels"], quantile) for r in range(count)]
     points = np.array([line[0] for line in lines0])
     if not np.all(np.isfinite(points)):
-        bad = [design.names[r] for r in range(count) if not math.isfinite(points[r])]
+        bad = [common.names[r] for r in range(count) if not math.isfinite(points[r])]
         raise FitError(f"{rule} frontier under {', '.join(bad)}: fewer than {MIN_POINTS} usable models "
-                       f"(of {data['n']} targets with every score of {', '.join(design.benchmarks)}); no trend line")
+                       f"(of {data['n']} targets with every score of {', '.join(common.benchmarks)}); no trend line")
     if draws is None:
-        draws = _drawn(design, data, point, n_boot, n_boot_share, seed)
-    elif draws.design is not design:
-        raise ValueError("pooled_trend: the draws were made for another design")
+        draws = _drawn(common, data, point, n_boot, n_boot_share, seed)
+    elif draws.common is not common:
+        raise ValueError("pooled_trend: the draws were made for other targets")
     elif draws.n_boot < n_boot or draws.n_boot_share < n_boot_share:
         raise ValueError(f"pooled_trend: {n_boot} draws and {n_boot_share} of each source asked, {draws.n_boot} and "
                          f"{draws.n_boot_share} made")
@@ -596,11 +596,11 @@ def pooled_trend(design: Design, *, rule: str = "quantile", quantile: float = 0.
     total = sum(v ** 2 for v in sds.values())
     shares = {s: (v ** 2 / total if total > 0 else math.nan) for s, v in sds.items()}
     intercept = float(w @ np.array([line[1] for line in lines0]))
-    bare, bare_kind, _ = _point(design, data, ceilings=False)
+    bare, bare_kind, _ = _point(common, data, ceilings=False)
     without = float(w @ np.array([rules.frontier_line(rule, data["t"], bare[r, 0], bare_kind[r, 0], data["labels"],
                                                       quantile)[0] for r in range(count)]))
     bounded = tuple(int(np.sum((kind0[r, 0] == LOWER) & (bare_kind[r, 0] == EXACT))) for r in range(count))
-    return RowTrend(design, rule, pooled.slope, intercept, float(low), float(high), tuple(float(v) for v in points),
+    return RowTrend(common, rule, pooled.slope, intercept, float(low), float(high), tuple(float(v) for v in points),
                     per_ref, tuple(float(v) for v in w), pooled, shares, sds, combined, int(n_boot - ok.size), n_boot,
                     level, y0[:, 0], kind0[:, 0], tuple(float(v) for v in delta0[:, 0]),
                     ends_mc=(end_range(ok, tail), end_range(ok, 1 - tail)), slope_without_ceilings=without,
@@ -631,7 +631,7 @@ def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind
 
 def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, strict: bool = False
                    ) -> dict[str, tuple[str, ...]]:
-    """The reference families of a row under the common design: family → the row's benchmarks (all of them).
+    """The reference families of a row under the common targets: family → the row's benchmarks (all of them).
 
     One benchmark: the families rule v3 makes eligible on it (:mod:`densing.laws.eligibility`). A set of B
     benchmarks (the joint inversion), a family that on **every** benchmark of the set passes R1, R2, R3 and R2s (one
@@ -687,8 +687,8 @@ def _rule_columns(candidates: pd.DataFrame) -> dict[str, np.ndarray]:
             else np.full(len(candidates), np.nan)}
 
 
-__all__ = ["BOUNDED", "CEILING_STDERRS", "END_STABILITY", "MEASURED", "NOT_MEASURED", "Design",
-           "HETEROGENEITY_ALPHA", "PairedDraws", "Pooled", "RowTrend", "common_design", "targets_design",
+__all__ = ["BOUNDED", "CEILING_STDERRS", "END_STABILITY", "MEASURED", "NOT_MEASURED", "CommonTargets",
+           "HETEROGENEITY_ALPHA", "PairedDraws", "Pooled", "RowTrend", "common_targets", "reference_targets",
            "heterogeneity_check", "heterogeneity_words", "months_interval", "paired_draws", "pool_slopes", "pooled_trend",
            "set_references", "status_words", "at_ceiling", "end_range", "family_clusters", "family_influence",
            "reference_caps"]
