@@ -96,7 +96,7 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
     assert head["status"] == shipped.status
 
 
-def test_the_headline_references_are_the_common_designs_references_of_the_measured_set(shipped):
+def test_the_headline_references_are_the_set_rules_references_of_the_measured_set(shipped):
     from densing.trend.capability import SETS
     from densing.laws.eligibility import MAX_HELD_OUT_Z, REACH_SHARE
     from densing.trend.capability import references_of
