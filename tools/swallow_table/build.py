@@ -70,12 +70,18 @@ def _count(value: str, *, field: str, where: str) -> float:
     return math.nan if is_missing(value) else positive_count(value, field=field, where=where)
 
 
+def _rows(path: Path, frame: pd.DataFrame):
+    """(where, record) of each row of a curated file: ``where`` names the file, its line (the header is line 1) and the
+    row's model, as every refusal of the file does."""
+    for row, record in enumerate(frame.to_dict("records"), start=2):
+        yield f"{path}: row {row} ({record['model']})", record
+
+
 def read_lineage(path: str | Path) -> pd.DataFrame:
     """``lineage.csv``: a family per model; a parent exactly when the derivation is not ``from_scratch``."""
     path = Path(path)
     frame = _read_curated(path, LINEAGE_COLUMNS, "family and parent per model")
-    for row, record in enumerate(frame.to_dict("records"), start=2):
-        where = f"{path}: row {row} ({record['model']})"
+    for where, record in _rows(path, frame):
         if record["derivation"] not in DERIVATIONS:
             raise InputError(f"{where}: field 'derivation': expected one of {', '.join(DERIVATIONS)}, got {record['derivation']!r}")
         if is_missing(record["family"]) or is_missing(record["source_url"]):
@@ -90,8 +96,7 @@ def read_params(path: str | Path) -> pd.DataFrame:
     """``params.csv``: params (and active_params for a mixture of experts) with a basis and a source URL each."""
     path = Path(path)
     frame = _read_curated(path, PARAMS_COLUMNS, "parameter counts")
-    for row, record in enumerate(frame.to_dict("records"), start=2):
-        where = f"{path}: row {row} ({record['model']})"
+    for where, record in _rows(path, frame):
         params = _count(record["params"], field="params", where=where)
         active = _count(record["active_params"], field="active_params", where=where)
         if math.isnan(params):
@@ -109,8 +114,7 @@ def read_tokens(path: str | Path) -> pd.DataFrame:
     """``tokens.csv``: train_tokens with a source URL, or empty with a note that says why."""
     path = Path(path)
     frame = _read_curated(path, TOKENS_COLUMNS, "training tokens")
-    for row, record in enumerate(frame.to_dict("records"), start=2):
-        where = f"{path}: row {row} ({record['model']})"
+    for where, record in _rows(path, frame):
         tokens = _count(record["train_tokens"], field="train_tokens", where=where)
         if not math.isnan(tokens) and is_missing(record["source_url"]):
             raise InputError(f"{where}: field 'source_url': a token count needs its source")
