@@ -154,8 +154,9 @@ def read_olmo_ladder(
 
     ``rerun`` takes the ``*-1xC-rerun.csv`` files for the 1×C runs (they log twice as often as the
     originals; the checkpoints they share agree); ``rerun=False`` takes the originals, AI2's
-    published choice. The OLMo-2 1B, 7B and 13B rows AI2 uses as held-out targets follow them: 7B's single post-anneal row, the mean of 13B's last five rows (at the last row's step),
-    and the 1B's final row (same architecture as the ladder's 1B, so the same N).
+    published choice. The OLMo-2 1B, 7B and 13B rows AI2 uses as held-out targets follow them: 7B's single
+    post-anneal row, the mean of 13B's last five rows (at the last row's step), and the 1B's final row (same
+    architecture as the ladder's 1B, so the same N).
     """
     folder, tasks, per_size, per_label = _opened(folder, tasks, TASKS, "unknown OLMo ladder task(s)")
     rows: list[dict] = []

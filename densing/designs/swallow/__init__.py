@@ -1,7 +1,8 @@
 """The Swallow LLM Leaderboard (CC-BY 4.0, Swallow LLM team) as target tables in the paper's own protocol.
 
 The leaderboard's pre-trained models with their lineage, parameter and token counts (``results/swallow``, built by
-``python tools/build_tables.py swallow``: :mod:`tools.swallow_table`) are two registered target tables (:data:`densing.registry.TABLES`):
+``python tools/build_tables.py swallow``: :mod:`tools.swallow_table`) are two registered target tables
+(:data:`densing.registry.TABLES`):
 
 - ``swallow``: ``results/swallow/swallow_2025-06.csv`` — lm-evaluation-harness 0.4.2; MMLU 5-shot, BBH 3-shot chain
   of thought, MATH 4-shot, GSM8K 4-shot, HumanEval 0-shot; MATH is MATH-500: the paper's own benchmarks and shots
