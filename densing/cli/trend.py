@@ -112,10 +112,14 @@ def trend(
     if fmt is Format.csv:
         print_frame(result.to_frame(by="benchmark" if benchmark else "rule"), fmt)
         return
-    if benchmark:
-        _print_by_benchmark_detail(result, forecast, wide) if detail else _print_by_benchmark_screen(result, forecast)
+    if benchmark and detail:
+        _print_by_benchmark_detail(result, forecast, wide)
+    elif benchmark:
+        _print_by_benchmark_screen(result, forecast)
+    elif detail:
+        _print_headline_detail(result, wide)
     else:
-        _print_headline_detail(result, wide) if detail else _print_headline_screen(result)
+        _print_headline_screen(result)
     print_text(_closing(result))
 
 
