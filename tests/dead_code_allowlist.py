@@ -7,4 +7,3 @@ __getattr__  # Python calls a module's __getattr__ for a missing name: densing's
 __dir__  # Python's dir() on the module: the lazy names listed before they load
 _repr_html_  # Jupyter's rich display of a result (the notebooks in docs/notebooks show them)
 register_format  # the data-format registry's extension point (docs/extending.md, docs/api.md)
-unregister_format  # register_format's inverse, for a caller that registers a format for a while

@@ -53,7 +53,7 @@ def _benchmarks():
 def _benchmark_records():
     from densing.data import benchmarks
 
-    return benchmarks.BENCHMARKS, benchmarks.register, benchmarks.get, replace(benchmarks.get("sciq"), name="sciq_copy")
+    return benchmarks.BENCHMARKS, benchmarks.register, benchmarks.BENCHMARKS.get, replace(benchmarks.BENCHMARKS.get("sciq"), name="sciq_copy")
 
 
 def _backends():

@@ -107,16 +107,6 @@ def register(record: BenchmarkRecord) -> BenchmarkRecord:
     return BENCHMARKS.register(record.name, record)
 
 
-def unregister(name: str) -> None:
-    """Remove the record ``name`` (nothing if it is not registered)."""
-    BENCHMARKS.unregister(name)
-
-
-def get(name: str) -> BenchmarkRecord:
-    """The record of ``name``; an unknown name is an :class:`InputError` listing the known ones."""
-    return BENCHMARKS.get(name)
-
-
 class MissingField(InputError, KeyError):
     """A benchmark whose record lacks a field asked for (or that has no record): a ``KeyError`` to the mapping
     protocol (``in``, ``.get``), an :class:`InputError` naming the benchmark and the field to a user."""

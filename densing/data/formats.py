@@ -96,11 +96,6 @@ def register_format(data_format: DataFormat) -> DataFormat:
     return FORMATS.register(data_format.name, data_format, first=True)
 
 
-def unregister_format(name: str) -> None:
-    """Remove the format ``name`` (tests that register a format put the list back with this)."""
-    FORMATS.unregister(name)
-
-
 def sniff_format(path: str | Path, *, reference: bool = True) -> DataFormat:
     """The first format whose sniff accepts ``path`` (``reference=False``: leaving out reference layouts)."""
     path = Path(path)

@@ -27,7 +27,7 @@ def toy():
     try:
         yield TOY
     finally:
-        benchmarks.unregister(TOY.name)
+        BENCHMARKS.unregister(TOY.name)
 
 
 def _known_everywhere(name: str) -> dict[str, bool]:
@@ -80,7 +80,7 @@ def test_one_register_call_makes_a_benchmark_known_everywhere(toy, tmp_path):
 
 
 def test_unregistering_the_record_takes_it_out_of_every_view(toy):
-    benchmarks.unregister(toy.name)
+    BENCHMARKS.unregister(toy.name)
     assert not any(_known_everywhere(toy.name).values())
     from densing.eval import benchmarks as eval_benchmarks
 

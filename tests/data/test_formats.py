@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import densing
-from densing.data.formats import FORMATS, DataFormat, read_reference_data, register_format, sniff_format, unregister_format
+from densing.data.formats import FORMATS, DataFormat, read_reference_data, register_format, sniff_format
 from densing.data.schema import validate_results
 from densing.errors import InputError
 
@@ -20,7 +20,7 @@ def read_tsv(path: Path, **_) -> pd.DataFrame:
 def tsv():
     fmt = register_format(DataFormat("tsv", sniff=lambda p: p.suffix == ".tsv", read=read_tsv, description="tidy TSV"))
     yield fmt
-    unregister_format("tsv")
+    FORMATS.unregister("tsv")
 
 
 def _write(path: Path) -> Path:

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from densing.data.formats import DataFormat, register_format, unregister_format
+from densing.data.formats import FORMATS, DataFormat, register_format
 from densing.data.schema import validate_results
 from densing.laws import forms, held_out
 
@@ -30,4 +30,4 @@ def test_the_format_default_cut_applies_unless_given(tmp_path):
         everything, _ = held_out.validate_held_out(path, "toy", max_params=5e9, law="composed", min_train_tokens=None)
         assert everything["train_tokens"].min() == pytest.approx(1e9) and len(everything) > len(table)
     finally:
-        unregister_format("toy")
+        FORMATS.unregister("toy")
