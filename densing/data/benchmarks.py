@@ -349,9 +349,9 @@ register(BenchmarkRecord(
                   "al. 2021); the leaderboard's task file says 53 subjects, which it does not explain"),
     capability="knowledge", columns=("swallow_mmlu",), shots=5,
     runs=(Benchmark("swallow_mmlu", "mmlu", 5, metric="acc", note="5-shot, acc, dev-split exemplars"),),
-    same_data_as=("mmlu", "same test split and 5 shots as the public table's MMLU (Open LLM Leaderboard v1 via "
+    same_data_as=("mmlu", ("same test split and 5 shots as the public table's MMLU (Open LLM Leaderboard v1 via "
                           "ObsScaling), but lm-eval 0.4.2 and Swallow's prompt, not the v1 leaderboard's harness "
-                          "version and prompt; olmes_mmlu_mc is OLMES's multiple-choice format"),
+                          "version and prompt; olmes_mmlu_mc is OLMES's multiple-choice format")),
 ))
 register(BenchmarkRecord(
     "swallow_bbh", chance=0.0, chance_source="3-shot chain of thought, a generated answer scored by exact match: floor 0",
@@ -362,9 +362,9 @@ register(BenchmarkRecord(
     capability="reasoning & math", columns=("swallow_bbh",), shots=3,
     runs=(Benchmark("swallow_bbh", "bbh_cot_fewshot", 3, None, metric="exact_match,get-answer",
                     note="3-shot CoT, exact match; BBH has no reference chains of thought, so no conditional loss"),),
-    same_data_as=("leaderboard_bbh", "same BIG-Bench Hard data, but 3-shot chain of thought scored by exact match on "
+    same_data_as=("leaderboard_bbh", ("same BIG-Bench Hard data, but 3-shot chain of thought scored by exact match on "
                                      "27 subtasks; leaderboard_bbh is multiple choice (acc_norm) on 24 subtasks, with "
-                                     "a chance level above 0"),
+                                     "a chance level above 0")),
 ))
 register(BenchmarkRecord(
     "swallow_math", chance=0.0, chance_source="4-shot Minerva prompt, a generated answer scored by exact match: floor 0",
@@ -375,8 +375,8 @@ register(BenchmarkRecord(
     capability="reasoning & math", columns=("swallow_math",), shots=4,
     runs=(Benchmark("swallow_math", "minerva_math500", 4, "densing_minerva_math500_loss", metric="exact_match",
                     note="4-shot Minerva prompt, MATH-500, exact match"),),
-    same_data_as=("math_hard", "MATH-500, 500 problems of MATH's test split at every level (4-shot Minerva prompt); "
-                               "math_hard is the level-5 subset of the whole test split"),
+    same_data_as=("math_hard", ("MATH-500, 500 problems of MATH's test split at every level (4-shot Minerva prompt); "
+                               "math_hard is the level-5 subset of the whole test split")),
 ))
 register(BenchmarkRecord(
     "swallow_gsm8k", chance=0.0, chance_source="4-shot, a generated answer scored by exact match: floor 0",
@@ -385,8 +385,8 @@ register(BenchmarkRecord(
     capability="reasoning & math", columns=("swallow_gsm8k",), shots=4,
     runs=(Benchmark("swallow_gsm8k", "gsm8k", 4, "densing_gsm8k_4shot_loss", metric="exact_match,strict-match",
                     note="4-shot, exact match (strict-match); loss of the reference solution in the exemplars' form"),),
-    same_data_as=("gsm8k", "same test split, but 4 shots and Swallow's prompt; the public table's GSM8K is the Open "
-                           "LLM Leaderboard v1's 5-shot"),
+    same_data_as=("gsm8k", ("same test split, but 4 shots and Swallow's prompt; the public table's GSM8K is the Open "
+                           "LLM Leaderboard v1's 5-shot")),
 ))
 register(BenchmarkRecord(
     "swallow_humaneval", chance=0.0, chance_source="0-shot generated code scored by pass@1: floor 0",
@@ -397,8 +397,8 @@ register(BenchmarkRecord(
     capability="code", columns=("swallow_humaneval",), shots=0,
     runs=(Benchmark("swallow_humaneval", "humaneval", 0, "densing_humaneval_loss", metric="pass@1,create_test",
                     note="0-shot, pass@1 of one greedy completion (runs model code); the leaderboard samples 10"),),
-    same_data_as=("humaneval", "same 164 problems, but the bigcode harness's humaneval-unstripped (the prompt's final "
-                               "newline kept), pass@1 over 10 samples; ObsScaling's HumanEval is its own run"),
+    same_data_as=("humaneval", ("same 164 problems, but the bigcode harness's humaneval-unstripped (the prompt's final "
+                               "newline kept), pass@1 over 10 samples; ObsScaling's HumanEval is its own run")),
 ))
 
 # the public table's benchmarks without a capability row

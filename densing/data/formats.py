@@ -5,14 +5,13 @@ ingest``. :func:`register_format` puts a new one ahead of the shipped ones (docs
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pandas as pd
 
 from densing import paths
-
 from densing.data import readers
 from densing.errors import InputError
 from densing.registry import Registry, check_callable, check_range, check_type
