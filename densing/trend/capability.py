@@ -35,11 +35,11 @@ from densing.laws import eligibility
 from densing.laws.bounds import EXACT
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.reference_fit import ReferenceFit
-from densing.verdict import row_record
 from densing.runtime import per_table
 from densing.trend import checks, pooling
 from densing.trend.rules import envelope_index
 from densing.trend.uncertainty import TrendUncertainty, from_row_trend
+from densing.verdict import row_record
 
 
 def references_of(candidates: pd.DataFrame, benchmarks: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
@@ -130,14 +130,9 @@ def _nearest_caps(inversion, scores: np.ndarray, stderr: np.ndarray) -> tuple[np
     :func:`densing.laws.bounds.score_cap`) in standard errors: (that score, its standard error, that cap). A joint
     inversion's benchmarks have caps of their own (the power law's asymptotes differ), so each score meets its own
     benchmark's cap; a missing score is never the nearest. Also each pick's benchmark."""
-    from densing.laws.bounds import score_cap
-
     if not scores.size:
         return np.empty(0), np.empty(0), np.empty(0), []
-    if inversion.kind == "joint":
-        caps = np.array([float(score_cap({k: float(v) for k, v in f.params.items()}, f.d0)) for f in inversion.fits])
-    else:  # one fit (of one benchmark, or of the mean of several): its one cap for every column
-        caps = np.full(scores.shape[1], inversion.cap())
+    caps = pooling.reference_caps(inversion, scores.shape[1])
     sigma = np.nan_to_num(stderr)
     with np.errstate(divide="ignore", invalid="ignore"):
         margin = np.where(np.isnan(scores), -np.inf, (scores - caps) / np.where(sigma > 0, sigma, 1e-12))
@@ -217,11 +212,6 @@ def headline_checks(members: list, head: TrendUncertainty) -> tuple:
     return (*(checks.under_references(found) for found in per.values()), pooling.heterogeneity_check(head))
 
 
-def headline_findings(members: list, head: TrendUncertainty) -> tuple:
-    """:func:`headline_checks` as the package runs them (:func:`calibrated`): the gates, and the findings beside."""
-    return calibrated(headline_checks(members, head))
-
-
 def calibrated(found) -> tuple:
     """The checks as the package runs them: a check that is no gate (the heterogeneity test is the one gate;
     ``studies/gate_calibration.py`` says why the others are not) is a finding, shown with its result and status
@@ -281,8 +271,8 @@ def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit]
     any size reaches at D0) is left out and named; a reference left with fewer than 3 sizes is dropped, said so.
     Returns (fits keyed as ``fits``, {reference: what was left out or why it was dropped}).
     """
-    from densing.laws.forms import LOSS_LAWS, translate_members
     from densing.laws.family import fit_family
+    from densing.laws.forms import LOSS_LAWS, translate_members
 
     law = LOSS_LAWS[law_name]
     out: dict[tuple[str, str], ReferenceFit] = {}

@@ -5,7 +5,7 @@
 with the same defaults, so with its defaults it gives the CLI's headline number:
 
 - the targets are every dated model of a tidy *score* table released since ``since`` (default
-  2023-02-24, the epoch), the reference's own models left out (:func:`densing.trend.targets.trend_targets`),
+  2023-02-24, the epoch), the reference's own models left out (:func:`densing.trend.pooling.common_targets`),
   each score with its standard error (the table's, else binomial from the benchmark's item count);
 - the scores are inverted by the reference (per benchmark, or jointly over a family's benchmarks),
   a censored density entering as a bound;
@@ -19,30 +19,27 @@ verdict are :func:`densing.trend.measure.measure_trend`'s.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
 import difflib
 import os
+from collections.abc import Mapping
+from dataclasses import replace
 from numbers import Integral, Real
-from typing import Mapping
 
 import pandas as pd
 
+from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
 from densing.data.schema import table_argument
 from densing.errors import InputError
-from densing.paths import resolve_fit
-from densing.validation import D0_TOKENS, DRAWS, Date, Interval, Text, as_names, validate_params
+from densing.laws import eligibility
+from densing.laws.eligibility import composed_fits
 from densing.laws.inversion import Joint, PerBenchmark, as_inversion
 from densing.laws.reference_fit import ReferenceFit, as_fit
-from densing.laws import eligibility
-from densing.trend import capability, rules
+from densing.paths import resolve_fit
+from densing.trend import capability, pooling, rules
 from densing.trend.capability import headline_set
-from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
-from densing.laws.eligibility import composed_fits
-from densing.trend.targets import SCORE_COLUMNS, trend_targets, with_stderr
-from densing.trend import pooling
-from densing.trend.targets import check_window
+from densing.trend.targets import SCORE_COLUMNS, check_window, with_stderr
 from densing.trend.uncertainty import TrendUncertainty, from_row_trend
+from densing.validation import D0_TOKENS, DRAWS, Date, Interval, Text, as_names, validate_params
 
 #: What :func:`fit_trend`'s options may be (``rule`` is checked against the registered frontier rules).
 FIT_TREND_CONSTRAINTS = {
@@ -123,14 +120,11 @@ def fit_trend(
     if reference is None or isinstance(reference, str):
         if d0 is not None:
             raise InputError("d0: a family reference is inverted at its own budget; d0 goes with a ReferenceFit")
-        members = _family_members(targets, reference, benchmarks, since=since, epoch=epoch, seed=seed)
+        chosen = _family_targets(targets, reference, benchmarks, since=since, epoch=epoch, seed=seed)
     else:
         if benchmarks is not None:
             raise InputError("benchmarks: given with a family name only (a fit or an inversion has its own)")
-        inversion = _inversion(reference, d0)
-        rows, _ = trend_targets(targets, inversion, since=since, epoch=epoch)
-        members = [(inversion, rows)]
-    chosen = pooling.common_targets(targets, [inversion for inversion, _ in members], since=since, epoch=epoch)
+        chosen = pooling.common_targets(targets, [_inversion(reference, d0)], since=since, epoch=epoch)
     result = from_row_trend(pooling.pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot,
                                              n_boot_share=n_boot_share, level=level, seed=seed), epoch=epoch)
     return replace(result, judged=True)
@@ -194,13 +188,14 @@ def _inversion(reference, d0: float | None):
     return as_inversion(reference, d0)
 
 
-def _family_members(targets: pd.DataFrame, family: str | None, benchmarks, *, since, epoch, seed: int) -> list:
-    """(inversion, targets) per reference: the headline's (``family`` None), or one family's."""
+def _family_targets(targets: pd.DataFrame, family: str | None, benchmarks, *, since, epoch,
+                    seed: int) -> pooling.CommonTargets:
+    """The common targets of the headline's references (``family`` None), or of one family's."""
     candidates = eligibility.candidate_table(targets, since=since, composed=composed_fits(), rule=eligibility.DEFAULT_RULE)
     if family is not None and benchmarks is not None:  # fitted as rule v3 fits (likelihood, the pooled dispersion)
         chosen = tuple(eligibility.fit_of(targets, candidates, family, b, eligibility.FAMILY_BOOT, seed) for b in benchmarks)
         inversion = Joint(chosen) if len(chosen) > 1 else PerBenchmark(chosen[0])
-        return [(inversion, trend_targets(targets, inversion, since=since, epoch=epoch)[0])]
+        return pooling.common_targets(targets, [inversion], since=since, epoch=epoch)
     label, _, found, _ = headline_set(candidates)
     if family is not None:
         if family not in found:
@@ -208,4 +203,4 @@ def _family_members(targets: pd.DataFrame, family: str | None, benchmarks, *, si
                              "name its benchmarks (benchmarks=...) to use it anyway")
         found = {family: found[family]}
     fits = capability.row_fits(targets, candidates, {}, found, seed=seed)
-    return capability.row_targets(targets, candidates, fits, found, since=since, epoch=epoch).members()
+    return capability.row_targets(targets, candidates, fits, found, since=since, epoch=epoch)

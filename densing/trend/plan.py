@@ -253,7 +253,7 @@ def measure_headline(context) -> Headline:
     members = chosen.members()
     lead_inversion, lead_models = members[0]
     return Headline(label, benchmarks, missing, chosen, reference_rule, found, errors,
-                    capability.headline_findings(members, head),
+                    capability.calibrated(capability.headline_checks(members, head)),
                     breakpoint(c.targets, chosen, head, c.epoch, c.n_boot_side, c.seed),
                     density_table(lead_models, lead_inversion, seed=c.seed), lead_points(chosen),
                     sensitivity(head, chosen, c.fit, c.targets, since=c.since, epoch=c.epoch, n_boot=c.n_boot_side,

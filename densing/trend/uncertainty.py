@@ -28,23 +28,30 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
+from densing.constants import DEFAULT_EPOCH, PAPER
 from densing.errors import InputError
+from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.inversion import as_inversion
 from densing.results import Result
-from densing.laws.bounds import EXACT, LOWER, UPPER
-from densing.constants import DEFAULT_EPOCH, PAPER
-from densing.trend.pooling import RowTrend, pooled_trend, reference_targets
+from densing.trend.pooling import (
+    RowTrend,
+    determined_ends,
+    influence_items,
+    months_interval,
+    most_influential_model,
+    pooled_trend,
+    reference_targets,
+)
 from densing.trend.rules import doubling_months, envelope_index, slope_band
 from densing.trend.rules import get as rule_of
 from densing.trend.targets import dates_as_days, parse_epoch
 from densing.validation import DRAWS, Interval, validate_params
-from densing.trend.pooling import determined_ends, influence_items, months_interval, most_influential_model
 from densing.verdict import determined_words, status_words, summary_items
-
 
 
 @dataclass(frozen=True)
@@ -127,8 +134,8 @@ class TrendUncertainty(Result):
     _dict_exclude = ("models", "draws", "reference_names", "reference_weights", "reference_slopes", "epoch",
                      "frontier_models", "centre_days", "r_squared", "reference_months_low", "reference_months_high",
                      "ceiling_bounds")
-    _ci_estimates = {"slope": "slope_per_day"}
-    _shown_as = {"judged": "status"}
+    _ci_estimates: ClassVar[dict[str, str]] = {"slope": "slope_per_day"}
+    _shown_as: ClassVar[dict[str, str]] = {"judged": "status"}
 
     @property
     def status(self) -> str:
@@ -158,7 +165,7 @@ class TrendUncertainty(Result):
     @property
     def reference_months(self) -> dict[str, float]:
         """Each candidate reference's own point doubling time (months), by name."""
-        return {name: _months(slope) for name, slope in zip(self.reference_names, self.reference_slopes)}
+        return {name: doubling_months(slope) for name, slope in zip(self.reference_names, self.reference_slopes)}
 
     def determined(self) -> str:
         """What the draws determine, in words (:func:`densing.verdict.determined_words`)."""
@@ -201,10 +208,6 @@ class TrendUncertainty(Result):
         """
         centre = self.centre_days if math.isfinite(self.centre_days) else 0.0
         return slope_band(self._days(dates), centre, self.slope_per_day, self.intercept, self.slope_ci_low, self.slope_ci_high)
-
-
-def _months(slope: float) -> float:
-    return doubling_months(slope)
 
 
 @validate_params({"level": [Interval(Real, 0, 1, closed="neither")], "n_boot": [DRAWS],
@@ -278,7 +281,7 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUnce
     return TrendUncertainty(
         rule=result.rule, inversion=" | ".join(common.names), slope_per_day=result.slope_per_day,
         intercept=result.intercept, slope_ci_low=result.slope_ci_low, slope_ci_high=result.slope_ci_high,
-        doubling_time_months=_months(result.slope_per_day), doubling_time_months_ci_low=dt_low,
+        doubling_time_months=doubling_months(result.slope_per_day), doubling_time_months_ci_low=dt_low,
         doubling_time_months_ci_high=dt_high, n_models=len(labels), n_exact=int((kind == EXACT).sum()),
         n_lower_bounds=int((kind == LOWER).sum()), n_upper_bounds=int((kind == UPPER).sum()),
         n_dropped=int((~np.isfinite(kind)).sum()), n_boot=result.n_boot, level=result.level,
@@ -293,7 +296,7 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUnce
         tau_squared=pooled.tau_squared, i_squared=pooled.i_squared,
         reference_months_low=tuple(lo for lo, _ in own), reference_months_high=tuple(hi for _, hi in own),
         **determined_ends(result.ends_mc, result.slope_ci_low, result.slope_ci_high),
-        months_without_ceilings=_months(result.slope_without_ceilings), ceiling_bounds=result.ceiling_bounds,
+        months_without_ceilings=doubling_months(result.slope_without_ceilings), ceiling_bounds=result.ceiling_bounds,
         n_ceiling_bounds=int(sum(result.ceiling_bounds)), influence=influence_items(result),
         **most_influential_model(result),
     )
