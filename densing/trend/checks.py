@@ -68,7 +68,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from densing.constants import FAILED, MAX_SENSITIVITY_RATIO, PASSED, REPORTED, SIZE_SLOPE_MARGIN, UNTESTABLE  # noqa: F401
+from densing.constants import FAILED, MAX_SENSITIVITY_RATIO, PASSED, REPORTED, SIZE_SLOPE_MARGIN, UNTESTABLE
 from densing.numbers import format_number
 from densing.results import Result
 
@@ -296,7 +296,8 @@ class ClusterOLS:
 def cluster_ols(y, x, groups) -> ClusterOLS:
     """Fit y on the columns of x with errors clustered by ``groups`` (labels, one per row; module docstring)."""
     y, x = np.asarray(y, float), np.asarray(x, float)
-    codes, count = _codes(groups)
+    codes = np.unique(np.asarray(groups), return_inverse=True)[1].ravel()  # integer codes 0..G−1 of the groups
+    count = int(codes.max()) + 1 if codes.size else 0
     if count < 2:
         raise ValueError("cluster_ols: clustered errors need at least two groups")
     pinv = np.linalg.pinv(x)
@@ -309,10 +310,3 @@ def cluster_ols(y, x, groups) -> ClusterOLS:
     factor = count / (count - 1.0) * (rows - 1.0) / (rows - columns)
     cov = factor * (bread @ (summed.T @ summed) @ bread)
     return ClusterOLS(params, cov, count - 1)
-
-
-def _codes(groups) -> tuple[np.ndarray, int]:
-    """Integer codes 0..G−1 of the group labels, and G."""
-    _, codes = np.unique(np.asarray(groups), return_inverse=True)
-    codes = codes.ravel()
-    return codes, int(codes.max()) + 1 if codes.size else 0

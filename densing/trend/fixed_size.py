@@ -104,24 +104,23 @@ class FixedSizeFit(Result):
 _NUMBERS = tuple(f.name for f in FixedSizeFit.__dataclass_fields__.values() if f.type == "float")
 
 
-def score_rows(table: pd.DataFrame, benchmark: str, *, metric: str | None = None, since: str | None = DEFAULT_EPOCH,
+def score_rows(table: pd.DataFrame, benchmark: str, *, since: str | None = DEFAULT_EPOCH,
                epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, int, int]:
     """(rows, at floor, at ceiling): one row per dense dated model released on or after ``since`` with a score on
     ``benchmark`` strictly inside (d, 1): ``model``, ``family`` (the model where none), ``benchmark``, ``log_params``,
     ``years`` (since ``epoch``), ``logit`` = logit((S − d)/(1 − d)); and how many scores were at/below d or at 1.
     Once per table, benchmark and window inside :func:`densing.runtime.same_tables` (a set's row reads its
     benchmarks' rows again); callers must not change the rows."""
-    return _score_rows(table, benchmark, metric, since, epoch)
+    return _score_rows(table, benchmark, since, epoch)
 
 
 @per_table
-def _score_rows(table: pd.DataFrame, benchmark: str, metric: str | None, since: str | None,
-                epoch: str) -> tuple[pd.DataFrame, int, int]:
+def _score_rows(table: pd.DataFrame, benchmark: str, since: str | None, epoch: str) -> tuple[pd.DataFrame, int, int]:
     require_columns(table, ("model", "benchmark", "metric", "value", "params", "release_date"), "fixed-size regression")
     chance = CHANCE_LEVELS.get(benchmark)
     if chance is None:
         raise InputError(f"benchmark {benchmark!r}: no chance level in the registry; the fixed-size regression needs it")
-    metric = metric_for(table, benchmark, metric)
+    metric = metric_for(table, benchmark, None)
     rows = table[(table["benchmark"] == benchmark) & (table["metric"] == metric)]
     dates = pd.to_datetime(rows["release_date"])
     params = rows["params"].to_numpy(float)
@@ -193,6 +192,7 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
     """The fixed-size time regression on ``frame`` (:func:`score_rows`' columns, one benchmark or several stacked):
     z = β₀[benchmark] + β_N·ln N + β_t·t, doubling time = ln 2·β_N/β_t (module docstring), its delta and family
     cluster bootstrap intervals and the row's status."""
+    from scipy.special import stdtrit
 
     validate(CONSTRAINTS, n_boot=n_boot, seed=seed, level=level)
     benchmarks = tuple(dict.fromkeys(frame["benchmark"].astype(str)))
@@ -213,7 +213,7 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
     months = 12.0 * LN2 * b_n / b_t if b_t > 0 and b_n > 0 else math.inf
     gradient = 12.0 * LN2 * np.array([1.0 / b_t, -b_n / b_t ** 2])
     delta_se = float(np.sqrt(gradient @ cov @ gradient))
-    z = _t_quantile(level, n_families - 1)
+    z = float(stdtrit(n_families - 1, 0.5 + level / 2))  # Student's t with G − 1 degrees of freedom (use_t=True)
     rates = _rates(x, y, groups, n_boot, seed)
     tail = (1.0 - level) / 2.0
     rate_low, rate_high = (float(v) for v in np.quantile(rates, [tail, 1.0 - tail], method="inverted_cdf"))
@@ -233,13 +233,6 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
     else:
         status = MEASURED
     return FixedSizeFit(**base, **numbers, status=status)
-
-
-def _t_quantile(level: float, df: int) -> float:
-    """Student's t quantile with G − 1 degrees of freedom, G the clusters (what ``use_t=True`` gives the slopes)."""
-    from scipy.special import stdtrit
-
-    return float(stdtrit(df, 0.5 + level / 2))
 
 
 def fixed_size_trend(table: pd.DataFrame, benchmarks: str | tuple[str, ...], *, row: str | None = None,

@@ -3,17 +3,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import pandas as pd
 
-from densing.laws.reference_fit import ReferenceFit
-from densing.constants import MEASURED, NOT_MEASURED, REPORTED, UNTESTABLE
 from densing import verdict
-from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
-from densing.validation import Options, validate_params
-from densing.constants import PAPER
+from densing.constants import MEASURED, NOT_MEASURED, PAPER, REPORTED, UNTESTABLE
+from densing.laws.reference_fit import ReferenceFit
+from densing.numbers import json_number
+from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
 from densing.trend.uncertainty import TrendUncertainty
-
+from densing.validation import Options, validate_params
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class Segment(Result):
     note: str = ""
     same_as_headline: bool = False
 
-    _ci_estimates = {"slope": "slope_per_day"}
+    _ci_estimates: ClassVar[dict[str, str]] = {"slope": "slope_per_day"}
 
 
 @dataclass(frozen=True)
@@ -240,11 +240,11 @@ class TrendMeasurement(Result):
                  "paper": PAPER} for rule, result in self.rules.items()]
         return {"rows": rows, "verdict": self.verdict, "why": self.why, "status": self.status,
                 "headline": self.headline_summary(),
-                "sensitivity": _records(self.sensitivity), "references": _records(self.references),
-                "breakpoint": self.breakpoint.to_dict(), "by_benchmark": _records(self.by_benchmark()),
-                "by_benchmark_at_budget": _records(self.by_benchmark_at_budget()),
-                "cross_check": _records(self.cross_check()),
-                "order_breaks": _records(self.order_breaks) if self.order_breaks is not None else []}
+                "sensitivity": frame_records(self.sensitivity), "references": frame_records(self.references),
+                "breakpoint": self.breakpoint.to_dict(), "by_benchmark": frame_records(self.by_benchmark()),
+                "by_benchmark_at_budget": frame_records(self.by_benchmark_at_budget()),
+                "cross_check": frame_records(self.cross_check()),
+                "order_breaks": frame_records(self.order_breaks) if self.order_breaks is not None else []}
 
     def headline_summary(self) -> dict:
         """What the data determine about the headline (``densing trend --format json``'s ``headline``): its state
@@ -254,28 +254,20 @@ class TrendMeasurement(Result):
         if head is None:
             return {"state": "not measured"}
         return {"state": head.state or self.status.split(":")[0], "status": self.status,
-                "months": _finite(head.doubling_time_months),
-                "low": {"months": _finite(head.doubling_time_months_ci_low), "determined": head.low_determined,
-                        "monte_carlo_range": [_finite(head.months_low_mc_low), _finite(head.months_low_mc_high)]},
-                "high": {"months": _finite(head.doubling_time_months_ci_high), "determined": head.high_determined,
-                         "monte_carlo_range": [_finite(head.months_high_mc_low), _finite(head.months_high_mc_high)]},
-                "ceiling": {"bounds": head.n_ceiling_bounds, "months_with_bounds": _finite(head.doubling_time_months),
-                            "months_without_bounds": _finite(head.months_without_ceilings)},
-                "leave_one_family_out": _records(head.influence_frame())}
+                "months": json_number(head.doubling_time_months),
+                "low": {"months": json_number(head.doubling_time_months_ci_low), "determined": head.low_determined,
+                        "monte_carlo_range": [json_number(head.months_low_mc_low), json_number(head.months_low_mc_high)]},
+                "high": {"months": json_number(head.doubling_time_months_ci_high), "determined": head.high_determined,
+                         "monte_carlo_range": [json_number(head.months_high_mc_low), json_number(head.months_high_mc_high)]},
+                "ceiling": {"bounds": head.n_ceiling_bounds, "months_with_bounds": json_number(head.doubling_time_months),
+                            "months_without_bounds": json_number(head.months_without_ceilings)},
+                "leave_one_family_out": frame_records(head.influence_frame())}
 
     def influence(self) -> dict[str, list[dict]]:
         """Every row's leave-one-family-out table (``densing trend --by benchmark --format json``), by row."""
-        return {row.name: _records(row.result.influence_frame()) for row in (*self.benchmark_rows, *self.set_rows)
+        return {row.name: frame_records(row.result.influence_frame()) for row in (*self.benchmark_rows, *self.set_rows)
                 if row.result is not None}
 
     def breakpoint_line(self) -> str:
         return verdict.breakpoint_words(self.breakpoint)
-
-
-def _finite(value: float):
-    return value if isinstance(value, (int, float)) and math.isfinite(value) else None
-
-
-def _records(frame: pd.DataFrame) -> list[dict]:
-    return [{k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()} for r in frame.to_dict("records")]
 
