@@ -29,14 +29,14 @@ import numpy as np
 import pandas as pd
 
 from densing.data.benchmarks import item_count
-from densing.designs.olmes.mc_offset import Offset
-from densing.designs.olmes.mc_reference import LADDER_FIT
-from densing.designs.olmes.mc_tasks import (
+from densing.designs.olmes.mc_reference import (
     HELD_OUT_32B,
     INLOOP_BENCHMARK,
+    LADDER_FIT,
     MC_CHANCE,
     OFFLINE_BENCHMARK,
     OLMO2_MODELS,
+    Offset,
     check_task,
 )
 from densing.errors import FitError, InputError
@@ -179,7 +179,7 @@ def fit_mc_reference(loss_fit: ReferenceFit, runs: pd.DataFrame, task: str, *, n
     ``runs`` is :func:`densing.data.olmo.read_olmo_mc_runs`'s table. ``include_1b=False`` leaves the
     1B's row out of the score law. ``ceiling``: ``"rule"`` (:func:`select_ceiling` chooses free or 1) or
     a number fixing c + d (the ceiling's sensitivity fixes it at 1). The result is on the in-loop scale (benchmark
-    ``olmes_<task>_mc_inloop``); :func:`densing.designs.olmes.mc_offset.offline_reference` maps it to the OLMES
+    ``olmes_<task>_mc_inloop``); :func:`densing.designs.olmes.mc_reference.offline_reference` maps it to the OLMES
     table's.
     """
     from densing import __version__

@@ -7,7 +7,7 @@ to be the paper's as far as the table carries it.
 
 - **Per benchmark** (:func:`row_benchmarks`): every benchmark of the table with a chance level and an
   item count, grouped by capability (:data:`CAPABILITY`, each benchmark record's group). Its references are every family that
-  rule v3 makes eligible on it (:func:`references_of`); each is inverted
+  rule v3 makes eligible on it (:func:`densing.trend.pooling.set_references`); each is inverted
   per benchmark (the paper's eq. 4) and the row's interval draws the reference too
   (:func:`densing.trend.pooling.pooled_trend`).
 - **Per set** (:data:`SETS`): a joint inversion (:mod:`densing.laws.joint`) over the set's
@@ -42,12 +42,6 @@ from densing.trend.uncertainty import TrendUncertainty, from_row_trend
 from densing.verdict import row_record
 
 
-def references_of(candidates: pd.DataFrame, benchmarks: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
-    """The references of a benchmark or a set under the common targets (:func:`densing.trend.pooling.set_references`):
-    family → the row's benchmarks, every one of them, families by name."""
-    return pooling.set_references(candidates, tuple(benchmarks))
-
-
 def row_benchmarks() -> tuple[str, ...]:
     """The benchmarks with a row of their own: every registered benchmark with a capability group (:data:`CAPABILITY`,
     read from :data:`densing.data.benchmarks.BENCHMARKS`), in registration order."""
@@ -57,9 +51,6 @@ def row_benchmarks() -> tuple[str, ...]:
 #: Benchmark sets inverted jointly on the public table: name → (label, benchmarks) (each table's own:
 #: :data:`densing.registry.TABLES`).
 SETS: dict[str, tuple[str, tuple[str, ...]]] = _tables.TABLES["public"].sets
-HEADLINE_SET = _tables.TABLES["public"].headline_set
-#: The paper's benchmarks and what stands for each in the public table.
-PAPER_MAPPING: dict[str, str] = _tables.TABLES["public"].paper_mapping
 
 
 @dataclass(frozen=True)
@@ -186,8 +177,9 @@ def row_targets(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, fou
 def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...], targets: pd.DataFrame,
               candidates: pd.DataFrame, fits: dict, *, since: str | None, epoch: str, n_boot: int, n_boot_share: int,
               seed: int, rule: str = "quantile") -> Row:
-    """One row: its references (:func:`references_of`), its common targets and the pooled trend over them, its status."""
-    found = references_of(candidates, benchmarks)
+    """One row: its references (:func:`densing.trend.pooling.set_references`), its common targets and the pooled
+    trend over them, its status."""
+    found = pooling.set_references(candidates, tuple(benchmarks))
     if not found:
         why = _why_none(candidates, benchmarks)
         return Row(name, label, capability, benchmarks, (), None, why)
@@ -308,7 +300,7 @@ def headline_set(candidates: pd.DataFrame, sets: dict | None = None
     """
     missing: list[tuple[str, str, str]] = []
     for name, (label, benchmarks) in (SETS if sets is None else sets).items():
-        found = references_of(candidates, benchmarks)
+        found = pooling.set_references(candidates, tuple(benchmarks))
         if found:
             return label, benchmarks, found, missing
         missing.append((name, label, _why_none(candidates, benchmarks)))

@@ -99,7 +99,7 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
 def test_the_headline_references_are_the_set_rules_references_of_the_measured_set(shipped):
     from densing.trend.capability import SETS
     from densing.laws.eligibility import MAX_HELD_OUT_Z, REACH_SHARE
-    from densing.trend.capability import references_of
+    from densing.trend.pooling import set_references
 
     table = shipped.candidates
     assert set(table["rule"]) == {"v3"}
@@ -108,7 +108,7 @@ def test_the_headline_references_are_the_set_rules_references_of_the_measured_se
     assert (eligible["slope_ci_low"] > 0).all()
     assert (table.loc[~table["eligible"].astype(bool), "why"].str.len() > 0).all()
     benchmarks = next(b for label, b in SETS.values() if label == shipped.headline_set)
-    found = references_of(table, benchmarks)
+    found = set_references(table, benchmarks)
     assert found and all(b == benchmarks for b in found.values())  # every reference inverts every benchmark of the set
     assert shipped.fits[0].provenance["family"] in found
     # the lead reference is the one of lowest mean |z| of its held-out member over the set
@@ -221,10 +221,11 @@ def test_the_notebook_api_is_the_same_engine(shipped, rule):
 
 
 def test_sensitivity_holds_only_eligible_references_and_d0_only_with_a_data_term(shipped):
-    from densing.trend.capability import SETS, references_of
+    from densing.trend.capability import SETS
+    from densing.trend.pooling import set_references
 
     benchmarks = next(b for label, b in SETS.values() if label == shipped.headline_set)
-    families = set(references_of(shipped.candidates, benchmarks))
+    families = set(set_references(shipped.candidates, benchmarks))
     own = shipped.sensitivity[shipped.sensitivity["variant"] == "reference"]
     assert set(own["reference"].str.split(":").str[0]) == families
     assert (own["ci_low"] <= own["doubling_time_months"]).all()

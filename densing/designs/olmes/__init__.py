@@ -1,7 +1,7 @@
 """The paper's two-step design on AI2's recipe, a second measurement beside the leaderboard-based one.
 
 The OLMo ladder's loss law L(N, D) per task (:mod:`densing.laws.olmo`), an MC score law S(L) fitted on the OLMo-2
-checkpoints with the in-loop → offline offset carried (:mod:`.mc_reference`, :mod:`.mc_offset`, :mod:`.mc_tasks`),
+checkpoints with the in-loop → offline offset carried (:mod:`.mc_reference`),
 N̂ at D0 over AI2's OLMES table of 23 open base models (:mod:`.data`, ``results/olmes``), one doubling time per task
 (:mod:`.trend`); ``densing trend --design olmes`` prints it (:mod:`.cli`) and the report shows it beside the public
 table's rows (:mod:`.report`).
