@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from densing import paths
 from densing.data.benchmarks import WIDE_COLUMNS, WIDE_SHOTS
 from densing.data.schema import FRACTION_METRICS, SOURCE_COLUMN, SOURCE_ROW, validate_results
-from densing import paths
 from densing.errors import InputError
 from densing.validation import Options, Text, as_path, validate_params
 
@@ -53,7 +53,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
             raise InputError(f"{path}: unknown table format '{suffix}' (expected .csv or .parquet)")
     except InputError:
         raise
-    except Exception as exc:  # pandas / pyarrow parse errors
+    except Exception as exc:  # noqa: BLE001 (pandas / pyarrow parse errors, each its own type)
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InputError(f"{path}: cannot read table: {first}") from None
     return validate_results(frame, source=str(path))
@@ -129,10 +129,7 @@ def read_lm_eval_file(path: str | Path) -> pd.DataFrame:
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
     """Write a tidy table as CSV or Parquet (by suffix), atomically; rows sorted for stable diffs."""
-    from densing.io import atomic_write_bytes
-    from densing.io import frame_to_csv as to_csv
-
-    from densing.io import check_writable
+    from densing.io import atomic_write_bytes, check_writable, frame_to_csv
 
     path = check_writable(path)
     ordered = frame.sort_values(["model", "benchmark", "metric"], kind="stable").reset_index(drop=True)
@@ -144,7 +141,7 @@ def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
         return atomic_write_bytes(path, buffer.getvalue())
     if path.suffix.lower() != ".csv":
         raise InputError(f"{path}: unknown table format '{path.suffix}' (expected .csv or .parquet)")
-    return atomic_write_bytes(path, to_csv(ordered).encode())
+    return atomic_write_bytes(path, frame_to_csv(ordered).encode())
 
 
 # ---------------------------------------------------------------------------------------------

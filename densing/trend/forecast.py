@@ -154,13 +154,6 @@ def outcome_of(n_later: int, above_band_low: int, above_band_high: int) -> str:
     return "behind" if wilson_interval(above_band_low, n_later)[1] < ABOVE_SHARE else "holds"
 
 
-def _early_months(line: EarlyLine) -> tuple[float, float, float]:
-    from densing.trend.rules import doubling_months
-
-    return (doubling_months(line.slope_per_day), doubling_months(line.slope_per_day_ci_high),
-            doubling_months(line.slope_per_day_ci_low) if math.isfinite(line.slope_per_day_ci_low) else math.inf)
-
-
 def place_later(y: np.ndarray, kind: np.ndarray, edges: list[np.ndarray]) -> tuple[int, list[int]]:
     """(later models every edge places, the count of them above each edge): an exact point or a lower bound above an
     edge is above it, an exact point or an upper bound at or below it is below it; any other bound is undecided, and a
@@ -172,11 +165,12 @@ def place_later(y: np.ndarray, kind: np.ndarray, edges: list[np.ndarray]) -> tup
 
 
 def _one_cutoff(frame: pd.DataFrame, cut: float, epoch: pd.Timestamp, fit) -> ForecastCutoff:
-    from densing.trend.rules import slope_band
+    from densing.trend.rules import doubling_months, slope_band
 
     early, late = frame[frame["t"] <= cut], frame[frame["t"] > cut]
     line = fit(early)
-    months, low, high = _early_months(line)
+    months, low = doubling_months(line.slope_per_day), doubling_months(line.slope_per_day_ci_high)
+    high = doubling_months(line.slope_per_day_ci_low) if math.isfinite(line.slope_per_day_ci_low) else math.inf
     t_late = late["t"].to_numpy(float)
     centre = line.centre_days if math.isfinite(line.centre_days) else float(early["t"].mean())
     band = slope_band(t_late, centre, line.slope_per_day, line.intercept, line.slope_per_day_ci_low,

@@ -45,6 +45,7 @@ import os
 from dataclasses import replace
 from numbers import Integral, Real
 from pathlib import Path
+from typing import Self
 
 import pandas as pd
 
@@ -65,7 +66,7 @@ from densing.trend.plan import HEADLINE_RULE, SENSITIVITY_D0, headline_members, 
 from densing.trend.targets import SCORE_COLUMNS, check_window, with_stderr
 from densing.validation import DRAWS, Date, ExistingPath, Interval, Options, validate_params
 
-__all__ = ["PAPER_ANCHORS", "CANDIDATES_FILE", "HEADLINE_RULE", "SENSITIVITY_D0", "headline_densities",
+__all__ = ["CANDIDATES_FILE", "HEADLINE_RULE", "PAPER_ANCHORS", "SENSITIVITY_D0", "headline_densities",
            "measure_trend"]
 
 #: The paper's per-model anchors (Xiao et al. 2024, Fig. 1 and §3), shown beside ours.
@@ -254,8 +255,6 @@ def _workers(jobs: int) -> int:
 
 def _run_one(job, needed: dict):
     """One job in a worker (module level: the pool pickles it by name), the per-table memo kept across its jobs."""
-    from densing.runtime import same_tables
-
     with same_tables():
         return job.run(_context, needed)
 
@@ -327,7 +326,7 @@ class Beside:
     def __init__(self, function, arguments: dict) -> None:
         self.function, self.arguments, self._pool, self._future = function, arguments, None, None
 
-    def __enter__(self) -> Beside:
+    def __enter__(self) -> Self:
         if _workers(2):
             from densing.runtime import fork_context, process_pool
 

@@ -252,10 +252,12 @@ def measure_headline(context) -> Headline:
     head = found[HEADLINE_RULE]
     members = chosen.members()
     lead_inversion, lead_models = members[0]
+    y, kind = pooling.point_densities(chosen)  # the lead's points its line is fitted on, its own members from the others
     return Headline(label, benchmarks, missing, chosen, reference_rule, found, errors,
                     capability.calibrated(capability.headline_checks(members, head)),
                     breakpoint(c.targets, chosen, head, c.epoch, c.n_boot_side, c.seed),
-                    density_table(lead_models, lead_inversion, seed=c.seed), lead_points(chosen),
+                    density_table(lead_models, lead_inversion, seed=c.seed),
+                    chosen.frame.assign(log_density=y[0], bound=kind[0]),
                     sensitivity(head, chosen, c.fit, c.targets, since=c.since, epoch=c.epoch, n_boot=c.n_boot_side,
                                 seed=c.seed))
 
@@ -342,13 +344,6 @@ def breakpoint(targets: pd.DataFrame, chosen: pooling.CommonTargets, head: Trend
             segments[name] = Segment(name, 0, note=str(exc))
     return Breakpoint(CHATGPT_RELEASE, segments["before"], segments["after"],
                       PAPER["slope_before_chatgpt_per_day"], PAPER["slope_after_chatgpt_per_day"])
-
-
-def lead_points(chosen: pooling.CommonTargets) -> pd.DataFrame:
-    """Every target of the headline with its point ln ρ (``log_density``) and kind (``bound``) under the lead reference,
-    the lead's own members from the others (the points its line is fitted on)."""
-    y, kind = pooling.point_densities(chosen)
-    return chosen.frame.assign(log_density=y[0], bound=kind[0])
 
 
 def reference_frame(members: list, head: TrendUncertainty) -> pd.DataFrame:

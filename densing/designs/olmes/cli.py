@@ -3,27 +3,23 @@ design has no combined row, so ``--by`` makes no difference), its status in ever
 and the answer last; ``--detail``: the D0 sensitivity, the ceiling-1 law, every check and the models left out."""
 from __future__ import annotations
 
-from densing.cli.output import Format, print_document, print_frame, print_text
 from densing.cli.layout import ROW_TOGETHER
+from densing.cli.output import Format, print_document, print_frame, print_text
 
 
 def run(options) -> None:
-    """``densing trend --design olmes`` from the command's options (:class:`densing.registry.SecondDesign`)."""
-    olmes(options["results"], options["fit"], options["d0"], options["since"], options["epoch"], options["n_boot"],
-          options["seed"], options["fmt"], options["wide"], options["detail"])
-
-
-def olmes(results, fit, d0, since, epoch: str, n_boot: int, seed: int, fmt: Format, wide: bool = False,
-          detail: bool = False) -> None:
-    """``densing trend --design olmes``: the OLMES rows, their checks in words, the models left out."""
-    from densing.designs.olmes.trend import D0, measure_olmes
+    """``densing trend --design olmes`` from the command's options (:class:`densing.registry.SecondDesign`): the OLMES
+    rows, their checks in words, the models left out."""
+    from densing.designs.olmes.trend import D0, failed_and_fired, measure_olmes, row_statuses
     from densing.errors import InputError
 
-    for given, option in ((results, "--results"), (fit, "--fit")):
-        if given is not None:
-            raise InputError(f"{option}: --design olmes has its own targets (results/olmes) and references (the MC "
-                             f"references in reference_fits/olmo2_mc_*); {option} applies to --design leaderboard")
-    result = measure_olmes(d0=D0 if d0 is None else d0, since=since, epoch=epoch, n_boot=n_boot, seed=seed)
+    for option in ("results", "fit"):
+        if options[option] is not None:
+            raise InputError(f"--{option}: --design olmes has its own targets (results/olmes) and references (the MC "
+                             f"references in reference_fits/olmo2_mc_*); --{option} applies to --design leaderboard")
+    fmt, wide, detail = options["fmt"], options["wide"], options["detail"]
+    result = measure_olmes(d0=D0 if options["d0"] is None else options["d0"], since=options["since"],
+                           epoch=options["epoch"], n_boot=options["n_boot"], seed=options["seed"])
     if fmt is Format.json:
         print_document(result.rows, checks=result.checks,
                        left_out=result.left_out.drop_duplicates("model")[["model", "reason"]])
@@ -34,12 +30,9 @@ def olmes(results, fit, d0, since, epoch: str, n_boot: int, seed: int, fmt: Form
     print_text("The paper's two-step design on AI2's recipe over AI2's OLMES table: doubling time of the 0.9-quantile "
                "frontier per task, 95% intervals over the ladder's and the score law's fits, the offset, score noise "
                "and models (one row per task: the four MC references have four loss laws, so there is no combined row).")
-    from densing.designs.olmes.trend import row_statuses
-
     statuses = row_statuses(result.rows)
-    fired = (result.checks[result.checks["detail"].astype(str).str.startswith("fires: ")] if len(result.checks)
-             else result.checks)  # a finding, not a gate (densing.trend.capability.calibrated)
-    notes = [*(f"{r.benchmark}: {r.name} check failed — {r.detail}" for r in _failed(result.checks).itertuples()),
+    failed, fired = failed_and_fired(result.checks)  # a finding that fires is not a gate
+    notes = [*(f"{r.benchmark}: {r.name} check failed — {r.detail}" for r in failed.itertuples()),
              *(f"{r.benchmark}: finding (not a gate): {r.name} {r.detail}" for r in fired.itertuples()),
              "left out: " + "; ".join(f"{m} ({why})" for m, why in
                                       result.left_out.drop_duplicates("model")[["model", "reason"]].itertuples(index=False))]
@@ -72,15 +65,11 @@ def olmes(results, fit, d0, since, epoch: str, n_boot: int, seed: int, fmt: Form
     print_text(_olmes_closing(result.rows, statuses))
 
 
-def _failed(checks):
-    return checks[checks["status"] == "failed"] if len(checks) else checks
-
-
 def _olmes_closing(rows, statuses: list[str]) -> str:
     """The last line of ``--design olmes``: the measured tasks' doubling times, else how many have an estimate."""
     from densing.cli.layout import closing, state_of
-    from densing.numbers import format_number
     from densing.constants import PAPER
+    from densing.numbers import format_number
 
     measured = [f"{r.benchmark} {format_number(r.months)}" for r, s in zip(rows.itertuples(), statuses)
                 if state_of(s) == "measured"]

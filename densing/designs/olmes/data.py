@@ -29,8 +29,8 @@ import pandas as pd
 
 from densing.data.readers import read_text_table
 from densing.data.schema import is_missing, positive_count, validate_results
-from densing.numbers import parse_date
 from densing.errors import InputError
+from densing.numbers import parse_date
 
 #: Upstream of ``olmo2-32b.csv`` (see results/olmes/README.md).
 SOURCE = "allenai/OLMo@8cbfe6f9adce59c62a44ad41fda4478b5e4d19ad:olmo2-32b.csv"

@@ -7,12 +7,12 @@ from typing import ClassVar
 
 import pandas as pd
 
-from densing.numbers import format_count
 from densing.designs.olmes.trend import D0, beside_leaderboard, measure_olmes, row_statuses
+from densing.numbers import format_count
+from densing.present import figures as trend_figures
 from densing.report.html import Section, figure_html, table_html
 from densing.report.render_parts import details
 from densing.results import Result
-from densing.present import figures as trend_figures
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class OlmesSection:
     title: ClassVar[str] = "A second measurement: the paper's design on AI2's recipe"
     design: ClassVar[str] = "olmes"  # the registered design that renders it
     olmes: Result
-    beside: pd.DataFrame          # olmes_beside
+    beside: pd.DataFrame          # beside_leaderboard's table, its columns in words
     paper_months: float
 
 
@@ -34,16 +34,12 @@ def side(inputs) -> tuple:
 
 
 def section(olmes, rows: pd.DataFrame, paper_months: float) -> OlmesSection:
-    """The section's data: the OLMES rows and the table of them beside the public table's ``rows``."""
-    return OlmesSection(olmes, olmes_beside(olmes, rows, paper_months), paper_months)
-
-
-def olmes_beside(olmes, public_rows: pd.DataFrame, paper_months: float) -> pd.DataFrame:
-    """The OLMES design and the leaderboard-based rows task by task (:func:`densing.designs.olmes.trend.beside_leaderboard`)."""
-    side = beside_leaderboard(olmes, public_rows, paper_months)
-    return side.drop(columns=["paper"]).rename(columns={"olmes": "OLMES design, months [95% CI]",
-                                                        "olmes_checks": "its failed checks",
-                                                        "leaderboard": "leaderboard-based, months [95% CI]"})
+    """The section's data: the OLMES rows and the table of them beside the public table's ``rows``, task by task
+    (:func:`densing.designs.olmes.trend.beside_leaderboard`)."""
+    side = beside_leaderboard(olmes, rows, paper_months)
+    return OlmesSection(olmes, side.drop(columns=["paper"]).rename(columns={
+        "olmes": "OLMES design, months [95% CI]", "olmes_checks": "its failed checks",
+        "leaderboard": "leaderboard-based, months [95% CI]"}), paper_months)
 
 
 def render(s: OlmesSection) -> Section:

@@ -46,18 +46,16 @@ import numpy as np
 import pandas as pd
 
 from densing import paths
+from densing.constants import DEFAULT_EPOCH
 from densing.designs.olmes import mc_reference as mc
 from densing.errors import DensingError, FitError
 from densing.laws.fit_schema import fit_verdict
-
-# The inversion and the checks' entry point, in one place (they may move between modules).
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_months
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
 from densing.trend.capability import calibrated, inversion_checks
 from densing.trend.checks import FAILED
-from densing.constants import DEFAULT_EPOCH
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import trend_uncertainty
 from densing.validation import validate_params
@@ -202,6 +200,14 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
                       pd.concat(offsets, ignore_index=True))
 
 
+def failed_and_fired(checks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The failed gates and the findings that fire (``detail`` "fires: …", :func:`densing.trend.capability.calibrated`)
+    among the OLMES rows' ``checks``."""
+    if not len(checks):
+        return checks, checks
+    return checks[checks["status"] == FAILED], checks[checks["detail"].astype(str).str.startswith("fires: ")]
+
+
 def _interval(months: float, low: float, high: float) -> str:
     return f"{format_months(months)} [{format_months(low)}–{format_months(high)}]"
 
@@ -217,9 +223,7 @@ def beside_leaderboard(olmes: OlmesTrend, by_benchmark: pd.DataFrame, paper_mont
     """
     mine = olmes.rows.set_index("task")
     theirs = by_benchmark.set_index("row")
-    failed = olmes.checks[olmes.checks["status"] == "failed"] if len(olmes.checks) else olmes.checks
-    fired = (olmes.checks[olmes.checks["detail"].astype(str).str.startswith("fires: ")] if len(olmes.checks)
-             else olmes.checks)  # findings that fire (densing.trend.capability.calibrated)
+    failed, fired = failed_and_fired(olmes.checks)
     out = []
     for task, twin in LEADERBOARD_TWIN.items():
         if task in mine.index and np.isfinite(mine.loc[task, "months"]):
