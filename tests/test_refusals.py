@@ -133,7 +133,7 @@ def _bad_registrations():
     rule = rules.RULES["quantile"]
     strategy = strategies.get("ddp")
     data_format = formats.FORMATS["table"]
-    record = benchmarks.get("sciq")
+    record = benchmarks.BENCHMARKS.get("sciq")
     return {
         "rule: name 123": (rules.RULES, lambda: rules.RULES.register(123, rule), "a non-empty string"),
         "rule: name None": (rules.RULES, lambda: rules.RULES.register(None, rule), "a non-empty string"),

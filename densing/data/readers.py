@@ -170,16 +170,6 @@ def _model_args(args: object) -> dict[str, str]:
     return out
 
 
-def lm_eval_format(data: dict) -> str:
-    """'0.4' when metric keys carry a filter (``acc,none``) or 0.4 top-level keys exist, else '0.3'."""
-    if "n-shot" in data or "configs" in data or "lm_eval_version" in data:
-        return "0.4"
-    for metrics in data["results"].values():
-        if isinstance(metrics, dict) and any("," in k for k in metrics):
-            return "0.4"
-    return "0.3"
-
-
 @validate_params({"model": [Text(), None]})
 def read_lm_eval_json(path: str | Path, *, model: str | None = None) -> pd.DataFrame:
     """A *raw* tidy frame (DataFrame, not yet validated) read from one lm-eval results JSON (0.3 or 0.4 format).
@@ -194,7 +184,6 @@ def read_lm_eval_json(path: str | Path, *, model: str | None = None) -> pd.DataF
     """
     path = as_path(path)
     data = _load_json(path)
-    fmt = lm_eval_format(data)
     config = data.get("config") or {}
     args = _model_args(config.get("model_args"))
     name = model or data.get("model_name") or args.get("pretrained") or path.stem
@@ -210,8 +199,8 @@ def read_lm_eval_json(path: str | Path, *, model: str | None = None) -> pd.DataF
         for key, val in metrics.items():
             if key == "alias" or not isinstance(val, (int, float)) or isinstance(val, bool):
                 continue
-            metric, _, filt = key.partition(",")
-            if fmt == "0.4" and filt and filt != "none":
+            metric, _, filt = key.partition(",")  # 0.4 keys carry a filter (acc,none); 0.3 keys none
+            if filt and filt != "none":
                 metric = f"{metric},{filt}"
             if metric.endswith("_stderr") or "_stderr," in metric:
                 errors[metric.replace("_stderr", "")] = float(val)

@@ -16,7 +16,7 @@ from densing.numbers import format_number, json_number
 from densing.results import Result
 from densing.trend import rules
 from densing.trend.rules import doubling_days, doubling_interval
-from densing.trend.targets import days_since, parse_epoch, prepare
+from densing.trend.targets import days_since, density_points, parse_epoch, prepare
 from densing.trend.uncertainty import observed_trend
 from densing.validation import DRAWS, Interval, validate_params
 
@@ -26,12 +26,6 @@ if TYPE_CHECKING:
 # --------------------------------------------------------------------------------------------
 # corollaries (§4)
 # --------------------------------------------------------------------------------------------
-
-
-def density_points(frame: pd.DataFrame):
-    """The finite densities of a ``model, density`` frame (a censored or non-positive one left out, with why)."""
-    return prepare(frame, value_column="density", date_column="release_date",
-                   label_column="model", source="densities", unique_labels=True, sign=1.0)
 
 
 def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.DataFrame:
@@ -136,11 +130,11 @@ class CostHalvingFit(Result):
         from densing.present.summary import Summary
 
         return Summary(f"Inference price trend  ln price(t) = A·t + B   frontier: {self.frontier}", lines=(
-            f"A = {self.slope_per_day:.6g} /day  B = {self.intercept:.4g}  R² = {self.r_squared:.3f}  "
-            f"points {self.n_points}",
-            f"halving time {format_number(self.halving_time_days)} days = {format_number(self.halving_time_months)} "
-            f"months, {self.ci:.0%} bootstrap CI [{format_number(self.halving_time_days_ci_low)}, "
-            f"{format_number(self.halving_time_days_ci_high)}] days",
+            (f"A = {self.slope_per_day:.6g} /day  B = {self.intercept:.4g}  R² = {self.r_squared:.3f}  "
+             f"points {self.n_points}"),
+            (f"halving time {format_number(self.halving_time_days)} days = {format_number(self.halving_time_months)} "
+             f"months, {self.ci:.0%} bootstrap CI [{format_number(self.halving_time_days_ci_low)}, "
+             f"{format_number(self.halving_time_days_ci_high)}] days"),
         ))
 
 

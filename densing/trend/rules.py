@@ -24,16 +24,16 @@ interval draws.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 
+from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2, MIN_POINTS
 from densing.registry import Registry, check_callable, check_type
 from densing.trend.censored import censored_quantile_lines_weighted, tobit_lines_weighted
-from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2, MIN_POINTS
-from densing.trend.targets import days_since, parse_epoch, prepare
+from densing.trend.targets import days_since, density_points, parse_epoch
 
 Solve = Callable[..., np.ndarray]
 
@@ -41,12 +41,11 @@ Solve = Callable[..., np.ndarray]
 @dataclass(frozen=True)
 class FrontierRule:
     """A frontier rule: ``solve`` draws the lines of the rows of (y, kind, weight) (module docstring); ``legend``: the
-    line in words, for the report's figures; ``optimistic_interval``: its points are chosen on the response."""
+    line in words, for the report's figures."""
 
     name: str
     description: str
     solve: Solve
-    optimistic_interval: bool = False
     legend: str = ""
 
     def words(self) -> str:
@@ -68,11 +67,6 @@ RULES: Registry[FrontierRule] = Registry("frontier", check=_check_rule)
 def register(rule: FrontierRule) -> FrontierRule:
     """Add a rule to the registry (its name must be new: else a :class:`densing.errors.RegistryError`)."""
     return RULES.register(rule.name, rule)
-
-
-def names() -> tuple[str, ...]:
-    """The registered rules' names, in registration order (what ``--frontier`` accepts)."""
-    return RULES.names()
 
 
 def get(name: str) -> FrontierRule:
@@ -106,7 +100,7 @@ register(FrontierRule("quantile", "censored 0.9 regression quantile over every m
                       legend="0.9-quantile line"))
 register(FrontierRule("all", "Tobit mean line over every model, bounds as bounds", _tobit,
                       legend="line through every model (censored regression)"))
-register(FrontierRule("envelope", "the paper's record-setters, OLS (bounds at their values)", _envelope, optimistic_interval=True,
+register(FrontierRule("envelope", "the paper's record-setters, OLS (bounds at their values)", _envelope,
                       legend="line through the record-setters (the paper's rule)"))
 
 
@@ -163,8 +157,7 @@ def envelope_models(frame: pd.DataFrame) -> tuple[str, ...]:
     densities on one date: the alphabetically first name) and its density is strictly greater
     than every density released on an earlier date (Xiao et al. 2024, §3, Fig. 1 frontier).
     """
-    points, _ = prepare(frame, value_column="density", date_column="release_date",
-                         label_column="model", source="densities", unique_labels=True, sign=1.0)
+    points, _ = density_points(frame)
     days = days_since(points.dates, parse_epoch(DEFAULT_EPOCH))
     return tuple(points.labels[envelope_index(days, points.y, points.labels)])
 

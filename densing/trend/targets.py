@@ -16,15 +16,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from densing.constants import DEFAULT_EPOCH
 from densing.data.benchmarks import with_stderr
 from densing.data.schema import is_missing, require_columns
-from densing.numbers import parse_date
 from densing.errors import InputError
 from densing.laws.inversion import as_inversion, score_matrix
 from densing.laws.reference_fit import ReferenceFit
+from densing.numbers import parse_date
 from densing.runtime import per_table
-from densing.constants import DEFAULT_EPOCH
-
 
 #: The columns a score table needs (one row per model × benchmark × metric).
 SCORE_COLUMNS = ("model", "benchmark", "metric", "value", "params", "release_date")
@@ -286,6 +285,12 @@ def prepare(
         kind=np.asarray(kinds, int) if has_bound else None,
     )
     return points, excluded_frame
+
+
+def density_points(frame: pd.DataFrame) -> tuple[Points, pd.DataFrame]:
+    """The finite densities of a ``model, density`` frame (a censored or non-positive one left out, with why)."""
+    return prepare(frame, value_column="density", date_column="release_date",
+                   label_column="model", source="densities", unique_labels=True, sign=1.0)
 
 
 def days_since(dates: np.ndarray, epoch: pd.Timestamp) -> np.ndarray:

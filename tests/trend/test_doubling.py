@@ -19,7 +19,7 @@ from densing.errors import FitError, InputError
 from densing.laws import forms
 from densing.laws.reference_fit import ReferenceFit
 from densing.trend import envelope_models
-from densing.trend.rules import names as rule_names
+from densing.trend.rules import RULES
 
 EPOCH = pd.Timestamp("2023-02-24")
 LN2 = math.log(2.0)
@@ -62,7 +62,7 @@ def fit(table, rule="quantile", **options):
 # --- planted-slope recovery ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("rule", rule_names())
+@pytest.mark.parametrize("rule", RULES.names())
 def test_planted_doubling_time_is_recovered(planted, rule):
     result = fit(planted, rule)
     assert result.rule == rule and result.n_exact == len(planted) == result.n_models
@@ -89,7 +89,7 @@ def test_planted_intercept_and_predict(planted):
 
 
 def test_upper_frontiers_sit_above_the_mean_line(planted):
-    lines = {rule: fit(planted, rule, n_boot=2) for rule in rule_names()}
+    lines = {rule: fit(planted, rule, n_boot=2) for rule in RULES.names()}
     assert lines["quantile"].intercept > lines["all"].intercept
     assert lines["envelope"].intercept > lines["all"].intercept
 
@@ -105,7 +105,7 @@ def test_flat_trend_has_an_unbounded_interval_written_as_null():
     json.dumps(record, allow_nan=False)
 
 
-@pytest.mark.parametrize("rule", rule_names())
+@pytest.mark.parametrize("rule", RULES.names())
 @pytest.mark.parametrize("shift", [-1500, 45, 1000])  # an epoch inside the date domain (2018-06-11 to today)
 def test_the_epoch_moves_the_intercept_only(rule, shift):
     table = planted_scores(n=40, seed=11)

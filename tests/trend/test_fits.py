@@ -13,7 +13,7 @@ import pytest
 
 from densing.errors import InputError
 from densing.trend import compression_density, cost_halving_time, envelope_models
-from densing.trend.rules import names as rule_names
+from densing.trend.rules import RULES
 
 EPOCH = pd.Timestamp("2023-02-24")
 LN2 = math.log(2.0)
@@ -69,7 +69,7 @@ def test_cost_halving_time_planted():
                            "price_per_million_tokens": np.exp(log_price),
                            "model": ["gpt-3.5-level"] * n})
     prices.loc[3, "price_per_million_tokens"] = 0.0
-    for frontier in rule_names():
+    for frontier in RULES.names():
         fit = cost_halving_time(prices, frontier=frontier, n_boot=100)
         assert fit.slope_per_day < 0
         assert fit.halving_time_days == pytest.approx(halving_days, rel=0.07)

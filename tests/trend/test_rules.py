@@ -31,7 +31,7 @@ def test_a_registered_rule_needs_nothing_else(median_rule):
     import densing.trend.censored  # noqa: F401  (the rule's solver)
     from densing.present import figures
 
-    assert "median" in rules.names()
+    assert "median" in rules.RULES.names()
     # the engine: a planted table's doubling time under the new rule (every model sits on or below the line)
     result = densing.fit_trend(planted_scores(), planted_law(), rule="median", n_boot=60, n_boot_share=0, since=None, seed=1)
     assert result.rule == "median" and math.isfinite(result.doubling_time_months)
