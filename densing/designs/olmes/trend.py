@@ -48,7 +48,7 @@ import pandas as pd
 from densing import paths
 from densing.constants import DEFAULT_EPOCH
 from densing.designs.olmes import mc_reference as mc
-from densing.errors import DensingError, FitError
+from densing.errors import DensingError
 from densing.laws.fit_schema import fit_verdict
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
@@ -182,14 +182,7 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
                    n_lower=result.n_lower_bounds, n_upper=result.n_upper_bounds, share_fit=result.share_fit,
                    share_score=result.share_score, share_models=result.share_models)
         for other in sensitivity_d0:
-            key = _d0_key(other)
-            try:
-                side = trend_uncertainty(models, PerBenchmark(ref, other), rule=rule, quantile=0.9, n_boot=n_boot_side,
-                                         n_boot_share=0, seed=seed)
-                row[key] = side.doubling_time_months
-                row[key + "_ci"] = f"{side.doubling_time_months_ci_low:.3g}–{side.doubling_time_months_ci_high:.3g}"
-            except (DensingError, FitError) as exc:
-                row[key + "_ci"] = str(exc)
+            row.update(_side(_d0_key(other), models, PerBenchmark(ref, other), rule=rule, n_boot=n_boot_side, seed=seed))
         row.update(_ceiling_one(task, ref, targets, models, fits_dir, d0=d0, rule=rule, n_boot=n_boot_side, seed=seed))
         checks = calibrated(inversion_checks(models, inversion))
         for check in checks:
@@ -269,15 +262,23 @@ def _ceiling_one(task: str, ref: ReferenceFit, targets: pd.DataFrame, models: pd
     verdict = fit_verdict(fixed)
     if verdict:
         return {"months_ceiling_1_ci": f"not measured: the ceiling-1 law is a {verdict}"}
-    inversion = PerBenchmark(fixed, d0)
+    return _side("months_ceiling_1", models, PerBenchmark(fixed, d0), rule=rule, n_boot=n_boot, seed=seed,
+                 checked=True)
+
+
+def _side(key: str, models: pd.DataFrame, inversion, *, rule: str, n_boot: int, seed: int,
+          checked: bool = False) -> dict:
+    """A sensitivity column ``key`` and its interval in words ``key_ci``: the doubling time under ``inversion`` with
+    ``n_boot`` draws and no shares, or why there is none; ``checked``: the words name the failed checks."""
     try:
         side = trend_uncertainty(models, inversion, rule=rule, quantile=0.9, n_boot=n_boot, n_boot_share=0, seed=seed)
-    except (DensingError, FitError) as exc:
-        return {"months_ceiling_1_ci": str(exc)}
-    failed = ", ".join(c.name for c in calibrated(inversion_checks(models, inversion)) if c.failed)
-    return {"months_ceiling_1": side.doubling_time_months,
-            "months_ceiling_1_ci": f"{side.doubling_time_months_ci_low:.3g}–{side.doubling_time_months_ci_high:.3g}"
-                                   + (f" (failed: {failed})" if failed else " (every testable check passed)")}
+    except DensingError as exc:
+        return {f"{key}_ci": str(exc)}
+    words = f"{side.doubling_time_months_ci_low:.3g}–{side.doubling_time_months_ci_high:.3g}"
+    if checked:
+        failed = ", ".join(c.name for c in calibrated(inversion_checks(models, inversion)) if c.failed)
+        words += f" (failed: {failed})" if failed else " (every testable check passed)"
+    return {key: side.doubling_time_months, f"{key}_ci": words}
 
 
 def row_statuses(rows: pd.DataFrame) -> list[str]:
