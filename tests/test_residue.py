@@ -7,16 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
-
-
-def test_the_row_median_of_an_empty_window_is_nan():
-    from densing.trend.pooling import _row_nanmedian
-
-    assert np.isnan(_row_nanmedian(np.empty((3, 0)))).all() and _row_nanmedian(np.empty((3, 0))).shape == (3,)
-    values = np.array([[1.0, 3.0, np.nan], [2.0, np.nan, np.nan]])
-    assert _row_nanmedian(values).tolist() == [2.0, 2.0]
 
 
 @pytest.mark.parametrize("argv", [["trend", "--table", "swallow_2026", "--detail"],

@@ -63,19 +63,27 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
+from densing.constants import (
+    BOUNDED,
+    CEILING_STDERRS,
+    DAYS_PER_MONTH,
+    DEFAULT_EPOCH,
+    END_STABILITY,
+    HETEROGENEITY_ALPHA,
+    MEASURED,
+    MIN_POINTS,
+    NOT_MEASURED,
+)
 from densing.errors import FitError, InputError
 from densing.laws.bounds import EXACT, LOWER
 from densing.laws.inversion import arrays
+from densing.results import Result
 from densing.runtime import per_table
 from densing.trend import rules
 from densing.trend.rules import doubling_interval, doubling_months
-from densing.constants import DEFAULT_EPOCH, MIN_POINTS
 from densing.trend.targets import family_clusters, own_models, screened_targets, target_labels
-from densing.constants import (BOUNDED, CEILING_STDERRS, DAYS_PER_MONTH, END_STABILITY, HETEROGENEITY_ALPHA, MEASURED,
-                               NOT_MEASURED)
-from densing.verdict import heterogeneity_words, status_words
-from densing.results import Result
 from densing.validation import MAX_DRAWS, Interval, validate_params
+from densing.verdict import heterogeneity_words, status_words
 
 #: The least number of targets two references must both invert exactly to estimate their offset.
 MIN_SHARED = 3
@@ -92,7 +100,7 @@ def end_range(draws: np.ndarray, q: float, level: float = 0.95) -> tuple[float, 
     if k < 2:
         return math.nan, math.nan
     half = float(ndtri(0.5 + level / 2)) * math.sqrt(k * q * (1 - q))
-    low, high = int(math.floor(k * q - half)), int(math.ceil(k * q + half))
+    low, high = math.floor(k * q - half), math.ceil(k * q + half)
     return float(values[max(low, 0)]), float(values[min(high, k - 1)])
 
 
@@ -251,7 +259,7 @@ def _scale(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[np.ndarray
         enough = shared.sum(axis=1) >= MIN_SHARED
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a draw with no shared target: offset 0 below
-            delta[r] = np.where(enough, _row_nanmedian(diff), 0.0)
+            delta[r] = np.where(enough, np.nanmedian(diff, axis=1), 0.0)
     on_lead = y - delta[:, :, None]  # every reference's values on the lead's scale
     exact_lead = np.where(exact, on_lead, np.nan)
     with warnings.catch_warnings():
@@ -268,21 +276,6 @@ def _scale(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[np.ndarray
     y_out = np.where(own[:, None, :], fill[None] + delta[:, :, None], y)
     kind_out = np.where(own[:, None, :], fill_kind[None], kind)
     return y_out, kind_out, delta
-
-
-def _row_nanmedian(values: np.ndarray) -> np.ndarray:
-    """np.nanmedian over each row of (K, n): the middle of the sorted non-NaN values, or the mean (a + b)/2 of the two
-    middle ones. Where every value is finite and non-zero (no ±0 or ±inf whose order among equals could differ) the
-    same numbers from one sort of the array; np.nanmedian itself otherwise."""
-    present = ~np.isnan(values)
-    if values.shape[1] == 0 or not np.all(np.isfinite(values[present]) & (values[present] != 0)):
-        return np.nanmedian(values, axis=1)  # no target at all (a window with none): NaN, as np.nanmedian gives
-    count = present.sum(axis=1)
-    high = count // 2
-    low = np.where(count % 2 == 1, high, high - 1)
-    pick = np.stack([np.maximum(low, 0), np.minimum(high, values.shape[1] - 1)], axis=1)
-    middle = np.take_along_axis(np.sort(values, axis=1), pick, axis=1)
-    return np.where(count > 0, (middle[:, 0] + middle[:, 1]) / 2, np.nan)
 
 
 @dataclass(frozen=True)
@@ -304,7 +297,9 @@ def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
     Σ = the draws' covariance (finite columns only), V(τ²) = Σ + τ²I; Q = (A − Â1)ᵀΣ⁻¹(A − Â1) on R − 1 degrees of
     freedom (Â the GLS mean under Σ), τ² by Paule–Mandel, I² = max(0, (Q − df)/Q); the pooled slope wᵀA with
     w_r ∝ 1/(Σ_rr + τ²)."""
-    from scipy.special import chdtrc  # the χ² survival function (what scipy.stats.chi2.sf computes), without scipy.stats
+    from scipy.special import (
+        chdtrc,  # the χ² survival function (what scipy.stats.chi2.sf computes), without scipy.stats
+    )
 
     a = np.asarray(points, float)
     count = a.size
@@ -317,23 +312,22 @@ def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
     sigma = sigma + np.eye(count) * 1e-9 * max(float(np.trace(sigma)) / count, 1e-300)
     ones = np.ones(count)
 
-    def at(tau2: float) -> tuple[float, np.ndarray, float]:
+    def q_at(tau2: float) -> float:
+        """Q(τ²): the residuals from the GLS mean under V(τ²) = Σ + τ²I, weighted by V⁻¹."""
         inv = np.linalg.inv(sigma + tau2 * np.eye(count))
-        w = inv @ ones / float(ones @ inv @ ones)
-        est = float(w @ a)
-        resid = a - est
-        return est, w, float(resid @ inv @ resid)
+        resid = a - float(inv @ ones / float(ones @ inv @ ones) @ a)
+        return float(resid @ inv @ resid)
 
-    est0, w0, q = at(0.0)
+    q = q_at(0.0)
     df = count - 1
     tau2 = 0.0
     if q > df:
         low, high = 0.0, max(float(np.var(a)) * 10, float(np.max(np.diag(sigma))) * 10, 1e-300)
-        while at(high)[2] > df:
+        while q_at(high) > df:
             high *= 4
         for _ in range(80):
             mid = 0.5 * (low + high)
-            low, high = (mid, high) if at(mid)[2] > df else (low, mid)
+            low, high = (mid, high) if q_at(mid) > df else (low, mid)
         tau2 = high
     # the pooled slope weighs each reference by its own variance plus τ² (inverse-variance weights, all positive);
     # the GLS weights V⁻¹1/(1ᵀV⁻¹1) of strongly correlated slopes can be negative and put the pooled slope outside the
@@ -687,8 +681,8 @@ def _rule_columns(candidates: pd.DataFrame) -> dict[str, np.ndarray]:
             else np.full(len(candidates), np.nan)}
 
 
-__all__ = ["BOUNDED", "CEILING_STDERRS", "END_STABILITY", "MEASURED", "NOT_MEASURED", "CommonTargets",
-           "HETEROGENEITY_ALPHA", "PairedDraws", "Pooled", "RowTrend", "common_targets", "reference_targets",
-           "heterogeneity_check", "heterogeneity_words", "months_interval", "paired_draws", "pool_slopes", "pooled_trend",
-           "set_references", "status_words", "at_ceiling", "end_range", "family_clusters", "family_influence",
-           "reference_caps"]
+__all__ = ["BOUNDED", "CEILING_STDERRS", "END_STABILITY", "HETEROGENEITY_ALPHA", "MEASURED", "NOT_MEASURED",
+           "CommonTargets", "PairedDraws", "Pooled", "RowTrend", "at_ceiling", "common_targets", "end_range",
+           "family_clusters", "family_influence", "heterogeneity_check", "heterogeneity_words", "months_interval",
+           "paired_draws", "pool_slopes", "pooled_trend", "reference_caps", "reference_targets", "set_references",
+           "status_words"]

@@ -4,7 +4,6 @@ The planted world is studies/heterogeneity_level.py's (its docstring states it);
 only for targets released after a day, at another level than the references'."""
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -128,22 +127,6 @@ def test_set_references_keeps_the_families_its_rules_name():
     assert pooling.set_references(candidates, ("b1", "b2"), strict=True) == {"A": ("b1", "b2"), "G": ("b1", "b2")}
     assert pooling.set_references(candidates, ("b1",)) == {"A": ("b1",), "B": ("b1",), "E": ("b1",), "G": ("b1",)}
     assert pooling.set_references(candidates, ("b3",)) == {}
-
-
-def test_the_row_median_is_numpys_nanmedian_bit_for_bit():
-    """The offsets' median (pooling._row_nanmedian) against np.nanmedian: missing values, ties, rows with no value,
-    and the ±0 and ±inf it hands to numpy."""
-    rng = np.random.default_rng(3)
-    for trial in range(60):
-        values = rng.normal(size=(rng.integers(1, 200), rng.integers(1, 90))) * 10.0 ** rng.uniform(-4, 4)
-        values[rng.random(values.shape) < rng.uniform(0, 1)] = np.nan
-        if trial % 3 == 0:
-            values = np.round(values)  # ties, and signed zeros
-        if trial % 5 == 0:
-            values[0, 0] = np.inf
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a row with no value: "All-NaN slice"
-            assert pooling._row_nanmedian(values).tobytes() == np.nanmedian(values, axis=1).tobytes()
 
 
 def _same_trend(a, b) -> None:
