@@ -253,11 +253,11 @@ BUDGET_D0 = 1e12
 
 
 def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit], *, d0: float = BUDGET_D0,
-                law_name: str = "hoffmann_2022", seed: int = 0) -> tuple[dict[tuple[str, str], ReferenceFit], dict[str, str]]:
+                seed: int = 0) -> tuple[dict[tuple[str, str], ReferenceFit], dict[str, str]]:
     """Each reference fit refitted over its members' sizes at one budget ``d0`` (the budget sensitivity).
 
     A member of N parameters trained on D tokens reaches the loss L(N, D) = E + A·N^-α + B·D^-β of a published
-    law (:mod:`densing.laws.forms`, Hoffmann et al. 2022 by default); its size at D0 is the N' with
+    law (:mod:`densing.laws.forms`: Hoffmann et al. 2022); its size at D0 is the N' with
     L(N', D0) = L(N, D). The family law S(N') is refitted by likelihood over those sizes (the same pooled
     dispersion), so every reference expresses N̂ at the same D0. A member with no such N' (its loss is below what
     any size reaches at D0) is left out and named; a reference left with fewer than 3 sizes is dropped, said so.
@@ -266,7 +266,7 @@ def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit]
     from densing.laws.family import fit_family
     from densing.laws.forms import LOSS_LAWS, translate_members
 
-    law = LOSS_LAWS[law_name]
+    law = LOSS_LAWS["hoffmann_2022"]
     out: dict[tuple[str, str], ReferenceFit] = {}
     notes: dict[str, str] = {}
     for (family, benchmark), fit in fits.items():

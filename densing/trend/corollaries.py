@@ -167,7 +167,7 @@ def cost_halving_time(
         raise FitError(f"prices: {t.size} usable rows over {np.unique(t).size} dates; a line needs {MIN_POINTS} rows "
                        "on two dates at least")
     # no families: each row is its own (a model priced at several dates is several rows), so the draws resample rows
-    found = observed_trend(t, points.y, points.kinds(), points.labels, rule=frontier, quantile=quantile, n_boot=n_boot,
+    found = observed_trend(t, points.y, points.kind, points.labels, rule=frontier, quantile=quantile, n_boot=n_boot,
                            level=ci, seed=seed)
     draws = found.draws[np.isfinite(found.draws)]
     low, high = doubling_interval(found.slope_ci_low, found.slope_ci_high)

@@ -104,18 +104,14 @@ class FixedSizeFit(Result):
 _NUMBERS = tuple(f.name for f in FixedSizeFit.__dataclass_fields__.values() if f.type == "float")
 
 
-def score_rows(table: pd.DataFrame, benchmark: str, *, since: str | None = DEFAULT_EPOCH,
+@per_table
+def score_rows(table: pd.DataFrame, benchmark: str, since: str | None = DEFAULT_EPOCH,
                epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, int, int]:
     """(rows, at floor, at ceiling): one row per dense dated model released on or after ``since`` with a score on
     ``benchmark`` strictly inside (d, 1): ``model``, ``family`` (the model where none), ``benchmark``, ``log_params``,
     ``years`` (since ``epoch``), ``logit`` = logit((S − d)/(1 − d)); and how many scores were at/below d or at 1.
     Once per table, benchmark and window inside :func:`densing.runtime.same_tables` (a set's row reads its
-    benchmarks' rows again); callers must not change the rows."""
-    return _score_rows(table, benchmark, since, epoch)
-
-
-@per_table
-def _score_rows(table: pd.DataFrame, benchmark: str, since: str | None, epoch: str) -> tuple[pd.DataFrame, int, int]:
+    benchmarks' rows again; the arguments given by position); callers must not change the rows."""
     require_columns(table, ("model", "benchmark", "metric", "value", "params", "release_date"), "fixed-size regression")
     chance = CHANCE_LEVELS.get(benchmark)
     if chance is None:
@@ -200,8 +196,8 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
     groups = pd.factorize(frame["family"].astype(str))[0]
     n_families = int(groups.max() + 1) if len(groups) else 0
     nan = math.nan
-    base = dict(row=name, benchmarks=benchmarks, n_scores=len(frame), n_models=int(frame["model"].nunique()),
-                n_families=n_families, n_at_floor=n_at_floor, n_at_ceiling=n_at_ceiling, n_boot=n_boot)
+    base = {"row": name, "benchmarks": benchmarks, "n_scores": len(frame), "n_models": int(frame["model"].nunique()),
+            "n_families": n_families, "n_at_floor": n_at_floor, "n_at_ceiling": n_at_ceiling, "n_boot": n_boot}
     if n_families < MIN_FAMILIES or len(frame) < MIN_SCORES:
         return FixedSizeFit(**base, **dict.fromkeys(_NUMBERS, nan),
                             status=f"not measured: {len(frame)} scores from {n_families} families "
@@ -217,12 +213,13 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
     rates = _rates(x, y, groups, n_boot, seed)
     tail = (1.0 - level) / 2.0
     rate_low, rate_high = (float(v) for v in np.quantile(rates, [tail, 1.0 - tail], method="inverted_cdf"))
-    numbers = dict(slope_log_params=float(b_n), slope_log_params_ci_low=float(n_low), slope_log_params_ci_high=float(n_high),
-                   slope_per_year=float(b_t), slope_per_year_ci_low=float(t_low), slope_per_year_ci_high=float(t_high),
-                   doubling_time_months=months, doubling_time_months_ci_low=_months(rate_high),
-                   doubling_time_months_ci_high=_months(rate_low),
-                   delta_doubling_time_months_ci_low=months - z * delta_se if math.isfinite(months) else nan,
-                   delta_doubling_time_months_ci_high=months + z * delta_se if math.isfinite(months) else nan)
+    numbers = {"slope_log_params": float(b_n), "slope_log_params_ci_low": float(n_low),
+               "slope_log_params_ci_high": float(n_high), "slope_per_year": float(b_t),
+               "slope_per_year_ci_low": float(t_low), "slope_per_year_ci_high": float(t_high),
+               "doubling_time_months": months, "doubling_time_months_ci_low": _months(rate_high),
+               "doubling_time_months_ci_high": _months(rate_low),
+               "delta_doubling_time_months_ci_low": months - z * delta_se if math.isfinite(months) else nan,
+               "delta_doubling_time_months_ci_high": months + z * delta_se if math.isfinite(months) else nan}
     if b_n <= 0:
         status = f"not measured: the score does not rise with size at a fixed date (β_N = {b_n:.3g})"
     elif b_t <= 0:
@@ -247,7 +244,7 @@ def fixed_size_trend(table: pd.DataFrame, benchmarks: str | tuple[str, ...], *, 
     benchmarks = (benchmarks,) if isinstance(benchmarks, str) else tuple(benchmarks)
     if not benchmarks:
         raise InputError("fixed-size regression: no benchmark named")
-    found = [score_rows(table, b, since=since, epoch=epoch) for b in benchmarks]
+    found = [score_rows(table, b, since, epoch) for b in benchmarks]
     frame = pd.concat([f[0] for f in found], ignore_index=True)
     if complete and len(benchmarks) > 1:  # the row's targets: the models with a score on every benchmark of the set
         every = set.intersection(*(set(f[0]["model"].astype(str)) for f in found))

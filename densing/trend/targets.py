@@ -174,10 +174,7 @@ class Points:
     dates: np.ndarray  # datetime64[ns]
     values: np.ndarray  # the raw positive value (density or price)
     y: np.ndarray  # ln density, or −ln price for costs (so "higher is better" in both)
-    kind: np.ndarray | None = None  # 0 exact, +1 a lower bound, −1 an upper bound (a ``bound`` column); None: all exact
-
-    def kinds(self) -> np.ndarray:
-        return np.zeros(self.y.size, int) if self.kind is None else self.kind
+    kind: np.ndarray  # 0 exact, +1 a lower bound, −1 an upper bound (a ``bound`` column; all exact without one)
 
 
 #: Words and numbers a ``bound`` column may hold, and the kind each means (densing.trend.censored).
@@ -282,7 +279,7 @@ def prepare(
         if dates else np.asarray([], dtype="datetime64[ns]"),
         values=value_array,
         y=sign * np.log(value_array),
-        kind=np.asarray(kinds, int) if has_bound else None,
+        kind=np.asarray(kinds, int) if has_bound else np.zeros(value_array.size, int),
     )
     return points, excluded_frame
 
