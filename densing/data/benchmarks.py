@@ -22,17 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from densing.errors import InputError, RegistryError
 from densing.registry import Registry, check_range, check_type
-
-#: Per-subtask options and items of the Open LLM Leaderboard v2 benchmarks with subtasks (BBH,
-#: MuSR, GPQA): benchmark, subtask, lm_eval_task, choices, items, source.
-SUBTASK_TABLE = Path(__file__).with_name("leaderboard_v2_subtasks.csv")
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from densing.data.benchmarks import CHANCE_LEVELS, SUBTASK_TABLE
-from densing.data.benchmarks import binomial_stderr, item_count
+from densing.data import benchmarks
+from densing.data.benchmarks import CHANCE_LEVELS, binomial_stderr, item_count
+
+#: Per-subtask options and items of the Open LLM Leaderboard v2 benchmarks with subtasks (BBH, MuSR, GPQA):
+#: benchmark, subtask, lm_eval_task, choices, items, source (the file beside densing/data/benchmarks.py).
+SUBTASK_TABLE = Path(benchmarks.__file__).with_name("leaderboard_v2_subtasks.csv")
 
 ROOT = Path(__file__).resolve().parents[2]
 LEADERBOARD = ROOT / "results" / "obsscaling" / "base_llm_leaderboard_v2_eval.csv"

@@ -38,18 +38,15 @@ _SWALLOW_MAPPING = {
     "MBPP": "missing: not on the leaderboard",
 }
 
-registry.register_table(TrendTable(
-    "swallow", RESULTS / "swallow" / "swallow_2025-06.csv",
-    "the Swallow leaderboard (the paper's protocol, lm-eval 0.4.2, models to 2025-06)",
-    candidates=_SWALLOW_BENCHMARKS, sets=_SWALLOW_SETS, budget_benchmarks=_SWALLOW_BENCHMARKS,
-    budget_sets=("paper", "paper_gsm8k"), paper_mapping=_SWALLOW_MAPPING, cutoff=CUTOFFS["swallow"],
-))
-registry.register_table(TrendTable(
-    "swallow_2026", RESULTS / "swallow" / "swallow_2026-05.csv",
-    "the Swallow leaderboard's later protocol (models 2024-06 to 2025-11)",
-    candidates=_SWALLOW_BENCHMARKS, sets=_SWALLOW_SETS, budget_benchmarks=_SWALLOW_BENCHMARKS,
-    budget_sets=("paper", "paper_gsm8k"), paper_mapping=_SWALLOW_MAPPING, cutoff=CUTOFFS["swallow_2026"],
-))
+for _name, _file, _words in (
+        ("swallow", "swallow_2025-06.csv",
+         "the Swallow leaderboard (the paper's protocol, lm-eval 0.4.2, models to 2025-06)"),
+        ("swallow_2026", "swallow_2026-05.csv",
+         "the Swallow leaderboard's later protocol (models 2024-06 to 2025-11)")):
+    registry.register_table(TrendTable(
+        _name, RESULTS / "swallow" / _file, _words, candidates=_SWALLOW_BENCHMARKS, sets=_SWALLOW_SETS,
+        budget_benchmarks=_SWALLOW_BENCHMARKS, budget_sets=("paper", "paper_gsm8k"), paper_mapping=_SWALLOW_MAPPING,
+        cutoff=CUTOFFS[_name]))
 
 
 DESIGNS.register("swallow", SecondDesign(
