@@ -91,10 +91,9 @@ def _frontier(models: pd.DataFrame, y: np.ndarray, kind: np.ndarray) -> np.ndarr
     return usable[envelope_index(models["t"].to_numpy(float)[usable], y[usable], models["model"].astype(str).to_numpy()[usable])]
 
 
-def inversion_checks(models: pd.DataFrame, inversion, *, size: str = "confounding") -> tuple[checks.Check, ...]:
-    """Saturation and conditioning over the envelope's record-setters; size dependence over every exact density
-    (a gate under rule v1, ``size="dependence"``, a finding under v2 and v3) and size confounding; ``size="none"``:
-    saturation and conditioning only (every row of :func:`trend_row`)."""
+def inversion_checks(models: pd.DataFrame, inversion) -> tuple[checks.Check, ...]:
+    """Saturation and conditioning over the envelope's record-setters, size confounding, and size dependence over
+    every exact density (a finding under rules v2 and v3)."""
     all_scores, all_stderr = arrays(models, inversion.benchmarks)
     y, kind = inversion.point(all_scores, all_stderr, models["params"].to_numpy(float))  # point_densities' numbers
     at = _frontier(models, y, kind)
@@ -102,12 +101,8 @@ def inversion_checks(models: pd.DataFrame, inversion, *, size: str = "confoundin
     top, top_err, cap, where = _nearest_caps(inversion, scores, stderr)
     kappa = inversion.conditioning(scores, stderr) if len(at) else np.empty(0)
     found = (checks.saturation(top, top_err, cap, names, benchmarks=where), checks.conditioning(kappa, names))
-    if size == "none":
-        return found
     sizes = models.assign(log_density=np.where(kind == EXACT, y, np.nan))[["family", "params", "log_density"]]
     slope = checks.size_dependence(sizes)
-    if size == "dependence":
-        return (*found, slope)
     finding = replace(slope, status=checks.REPORTED if slope.status != checks.UNTESTABLE else slope.status,
                       threshold="a finding under rules v2 and v3 (not a gate)")
     families = models["family"].to_numpy(object) if "family" in models.columns else None
@@ -199,7 +194,7 @@ def headline_checks(members: list, head: TrendUncertainty) -> tuple:
     under any), the within-family size slope as a finding, and the references' heterogeneity on the common targets."""
     per: dict[str, dict] = {}
     for inversion, models in members:
-        for check in inversion_checks(models, inversion, size="confounding"):
+        for check in inversion_checks(models, inversion):
             per.setdefault(check.name, {})[inversion.name] = check
     return (*(checks.under_references(found) for found in per.values()), pooling.heterogeneity_check(head))
 

@@ -112,10 +112,7 @@ def read_olmes_scores(scores_path: str | Path) -> pd.DataFrame:
             if not (math.isfinite(score) and 0.0 <= score <= 100.0):
                 raise InputError(f"{where} ({model}): field '{column}': {text} is outside [0, 100] (scores are percentages)")
             columns[column].append(score)
-    out = pd.DataFrame({"Model": pd.Series(columns["Model"], dtype=object)})
-    for column in SCORE_FILE_COLUMNS[1:]:
-        out[column] = pd.Series(columns[column], dtype="float64")
-    return out
+    return pd.DataFrame({c: pd.Series(v, dtype=object if c == "Model" else "float64") for c, v in columns.items()})
 
 
 def read_olmes_models(models_path: str | Path, flops: dict[str, float] | None = None) -> pd.DataFrame:
@@ -176,10 +173,8 @@ def read_olmes_models(models_path: str | Path, flops: dict[str, float] | None = 
                 raise InputError(f"{where}: field 'train_tokens': {rec['train_tokens']} is not FLOPs/(6·params) = "
                                  f"{budget:g}/(6·{params:g}) = {expected:.6g}")
         rows.append({**rec, "params": params, "active_params": active, "train_tokens": tokens})
-    frame = pd.DataFrame(rows, columns=list(raw.columns))
-    for column in ("params", "active_params", "train_tokens"):
-        frame[column] = frame[column].astype("float64")
-    return frame
+    counts = dict.fromkeys(("params", "active_params", "train_tokens"), "float64")
+    return pd.DataFrame(rows, columns=list(raw.columns)).astype(counts)
 
 
 def read_olmes_targets(scores_path: str | Path, models_path: str | Path) -> pd.DataFrame:
