@@ -148,7 +148,6 @@ def read_olmo_ladder(
     folder: str | Path,
     *,
     rerun: bool = True,
-    tasks: list[str] | None = None,
 ) -> pd.DataFrame:
     """Read the OLMo ladder folder into the tidy table (see the module docstring).
 
@@ -158,7 +157,7 @@ def read_olmo_ladder(
     post-anneal row, the mean of 13B's last five rows (at the last row's step), and the 1B's final row (same
     architecture as the ladder's 1B, so the same N).
     """
-    folder, tasks, per_size, per_label = _opened(folder, tasks, TASKS, "unknown OLMo ladder task(s)")
+    folder, tasks, per_size, per_label = _opened(folder, None, TASKS, "unknown OLMo ladder task(s)")
     rows: list[dict] = []
     chosen: dict[tuple[str, str], Path] = {}
     for path in sorted(folder.glob("*xC*.csv")):

@@ -235,16 +235,13 @@ def read_lm_eval_json(path: str | Path, *, model: str | None = None) -> pd.DataF
     return frame
 
 
-def read_lm_eval_dir(path: str | Path, metadata: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Read every ``*.json`` lm-eval results file below ``path``; attach metadata and validate."""
+def read_lm_eval_dir(path: str | Path) -> pd.DataFrame:
+    """Read every ``*.json`` lm-eval results file below ``path`` and validate (parameter counts required)."""
     path = Path(path)
     files = sorted(p for p in path.rglob("*.json") if not p.name.startswith("samples_"))
     if not files:
         raise InputError(f"{path}: no lm-eval results JSON files found")
-    frames = [read_lm_eval_json(p) for p in files]
-    frame = pd.concat(frames, ignore_index=True)
-    if metadata is not None:
-        frame = attach_metadata(frame, metadata, source=str(path))
+    frame = pd.concat([read_lm_eval_json(p) for p in files], ignore_index=True)
     _require_params(frame, str(path))
     return validate_results(frame, source=str(path))
 

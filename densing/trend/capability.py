@@ -158,7 +158,7 @@ def row_fits(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found:
 
 
 def row_targets(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found: dict[str, tuple[str, ...]], *,
-               since: str | None, epoch: str, until: str | None = None) -> pooling.CommonTargets:
+               since: str | None, epoch: str) -> pooling.CommonTargets:
     """The row's common targets (:mod:`densing.trend.pooling`) over its references, the lead reference first (the family of
     lowest mean held-out |z|)."""
     names = sorted(found, key=lambda f: (_held_out(candidates, f, found[f]), f))
@@ -166,27 +166,26 @@ def row_targets(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, fou
     for family in names:
         chosen = tuple(fits[(family, b)] for b in found[family])
         inversions.append(Joint(chosen) if len(chosen) > 1 else PerBenchmark(chosen[0], chosen[0].d0))
-    return pooling.common_targets(targets, inversions, since=since, until=until, epoch=epoch)
+    return pooling.common_targets(targets, inversions, since=since, epoch=epoch)
 
 
 def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...], targets: pd.DataFrame,
               candidates: pd.DataFrame, fits: dict, *, since: str | None, epoch: str, n_boot: int, n_boot_share: int,
-              seed: int, rule: str = "quantile") -> Row:
+              seed: int) -> Row:
     """One row: its references (:func:`densing.trend.pooling.set_references`), its common targets and the pooled
-    trend over them, its status."""
+    trend over them (the censored 0.9 regression quantile), its status."""
     found = pooling.set_references(candidates, tuple(benchmarks))
     if not found:
-        why = _why_none(candidates, benchmarks)
-        return Row(name, label, capability, benchmarks, (), None, why)
+        return Row(name, label, capability, benchmarks, (), None, _why_none(candidates, benchmarks))
     try:
         row_fits(targets, candidates, fits, found, seed=seed)
         chosen = row_targets(targets, candidates, fits, found, since=since, epoch=epoch)
-        result = from_row_trend(pooling.pooled_trend(chosen, rule=rule, n_boot=n_boot, n_boot_share=n_boot_share, seed=seed),
-                             epoch=epoch)
+        result = from_row_trend(pooling.pooled_trend(chosen, n_boot=n_boot, n_boot_share=n_boot_share, seed=seed),
+                                epoch=epoch)
     except DensingError as exc:
         return Row(name, label, capability, benchmarks, tuple(found), None, str(exc))
-    members = chosen.members()
-    return Row(name, label, capability, benchmarks, chosen.names, replace(result, judged=True), members=tuple(members))
+    return Row(name, label, capability, benchmarks, chosen.names, replace(result, judged=True),
+               members=tuple(chosen.members()))
 
 
 def headline_checks(members: list, head: TrendUncertainty) -> tuple:

@@ -170,7 +170,7 @@ def size_dependence(frame: pd.DataFrame, level: float = 0.95, margin: float = SI
     )
 
 
-def size_confounding(t, y, kind, params, quantile: float = 0.9, families=None) -> Check:
+def size_confounding(t, y, kind, params, families=None) -> Check:
     """The size coefficient of ln ρ ~ t + ln N and its interval (module docstring).
 
         ln ρ_i = β₀ + β_t·t_i + β_N·ln N_i + ε_i,   OLS on the exact densities, errors clustered by family
@@ -178,10 +178,7 @@ def size_confounding(t, y, kind, params, quantile: float = 0.9, families=None) -
     ``t`` days, ``y`` ln ρ (or its bound), ``kind`` 0/+1/−1 (NaN dropped), ``params`` N, ``families`` (optional) the
     cluster of each model (each model its own cluster where None: HC-type errors). A bound is dropped (its value is not
     the density). Fails only when the 95% interval of β_N excludes 0 *and* |β̂_N| > :data:`SIZE_SLOPE_MARGIN`.
-    ``quantile`` is accepted and unused.
     """
-
-    del quantile
     t, y, kind, params = (np.asarray(a, float) for a in (t, y, kind, params))
     from densing.trend.targets import family_clusters
 

@@ -104,12 +104,11 @@ register(FrontierRule("envelope", "the paper's record-setters, OLS (bounds at th
                       legend="line through the record-setters (the paper's rule)"))
 
 
-def frontier_line(rule: str, t, y, kind, labels, quantile: float = 0.9, start: tuple[float, float] | None = None) -> tuple[float, float]:
+def frontier_line(rule: str, t, y, kind, labels, quantile: float = 0.9) -> tuple[float, float]:
     """(A per day, B) of one rule on the usable points (finite y and kind), each once: one row of
-    :func:`frontier_lines_weighted`; NaNs if unfittable (fewer than ``MIN_POINTS`` usable points, or one date).
-    ``start``: a line to start an iterative rule from."""
+    :func:`frontier_lines_weighted`; NaNs if unfittable (fewer than ``MIN_POINTS`` usable points, or one date)."""
     t, y, kind = np.asarray(t, float), np.asarray(y, float), np.asarray(kind, float)
-    line = frontier_lines_weighted(rule, t, y[None], kind[None], np.ones((1, t.size)), np.asarray(labels), quantile, start)
+    line = frontier_lines_weighted(rule, t, y[None], kind[None], np.ones((1, t.size)), np.asarray(labels), quantile)
     return float(line[0, 0]), float(line[0, 1])
 
 

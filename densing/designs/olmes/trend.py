@@ -140,13 +140,13 @@ def reference(task: str, targets: pd.DataFrame, fits_dir: str | Path | None = No
 
 
 def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | None = None, *, d0: float = D0,
-                  sensitivity_d0: tuple[float, ...] = SENSITIVITY_D0, since: str | None = None, epoch: str = DEFAULT_EPOCH,
-                  rule: str = "quantile", n_boot: int = 600, n_boot_share: int = 200, n_boot_side: int = 200,
-                  seed: int = 0) -> OlmesTrend:
-    """One row per task of :data:`TASKS` (module docstring): doubling time, interval, counts, D0 sensitivity, checks."""
+                  since: str | None = None, epoch: str = DEFAULT_EPOCH, n_boot: int = 600, n_boot_share: int = 200,
+                  n_boot_side: int = 200, seed: int = 0) -> OlmesTrend:
+    """One row per task of :data:`TASKS` (module docstring): doubling time, interval, counts, sensitivity to D0
+    (:data:`SENSITIVITY_D0`), checks; the censored 0.9 regression quantile."""
     from densing.validation import D0_TOKENS, validate
 
-    for tokens in (d0, *sensitivity_d0):
+    for tokens in (d0, *SENSITIVITY_D0):
         validate({"d0": [D0_TOKENS]}, d0=tokens)
     targets = mc.read_olmes_table(results_dir)
     rows, found, left, offsets = [], [], [], []
@@ -154,12 +154,12 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
         ref, offset = reference(task, targets, fits_dir, seed=seed)
         offsets.append(offset.frame())
         row = {"task": task, "benchmark": ref.benchmark, "reference": f"OLMo ladder loss law + OLMo-2 MC score law ({task})",
-               "d0": d0, "rule": rule, "quantile": 0.9, "since": since or "", "offset": offset.delta,
+               "d0": d0, "rule": "quantile", "quantile": 0.9, "since": since or "", "offset": offset.delta,
                "offset_stderr": offset.stderr, "score_r2": ref.stages[-1].r_squared,
                "ceiling": "free" if ref.provenance.get("ceiling") is None else ref.provenance["ceiling"],
                "months": math.nan, "ci_low": math.nan, "ci_high": math.nan, "n_models": 0, "n_exact": 0, "n_lower": 0,
                "n_upper": 0, "share_fit": math.nan, "share_score": math.nan, "share_models": math.nan,
-               **{_d0_key(x): math.nan for x in sensitivity_d0},
+               **{_d0_key(x): math.nan for x in SENSITIVITY_D0},
                "months_ceiling_1": math.nan, "months_ceiling_1_ci": "", "failed_checks": "", "error": ""}
         inversion = PerBenchmark(ref, d0)
         models, dropped = trend_targets(targets, inversion, since=since, epoch=epoch)
@@ -171,8 +171,7 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
             rows.append(row)
             continue
         try:
-            result = trend_uncertainty(models, inversion, rule=rule, quantile=0.9, n_boot=n_boot, n_boot_share=n_boot_share,
-                                       seed=seed)
+            result = trend_uncertainty(models, inversion, n_boot=n_boot, n_boot_share=n_boot_share, seed=seed)
         except DensingError as exc:
             row["error"] = str(exc)
             rows.append(row)
@@ -181,9 +180,9 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
                    ci_high=result.doubling_time_months_ci_high, n_models=result.n_models, n_exact=result.n_exact,
                    n_lower=result.n_lower_bounds, n_upper=result.n_upper_bounds, share_fit=result.share_fit,
                    share_score=result.share_score, share_models=result.share_models)
-        for other in sensitivity_d0:
-            row.update(_side(_d0_key(other), models, PerBenchmark(ref, other), rule=rule, n_boot=n_boot_side, seed=seed))
-        row.update(_ceiling_one(task, ref, targets, models, fits_dir, d0=d0, rule=rule, n_boot=n_boot_side, seed=seed))
+        for other in SENSITIVITY_D0:
+            row.update(_side(_d0_key(other), models, PerBenchmark(ref, other), n_boot=n_boot_side, seed=seed))
+        row.update(_ceiling_one(task, ref, targets, models, fits_dir, d0=d0, n_boot=n_boot_side, seed=seed))
         checks = calibrated(inversion_checks(models, inversion))
         for check in checks:
             found.append({"benchmark": ref.benchmark, **check.to_dict()})
@@ -247,7 +246,7 @@ def beside_leaderboard(olmes: OlmesTrend, by_benchmark: pd.DataFrame, paper_mont
 
 
 def _ceiling_one(task: str, ref: ReferenceFit, targets: pd.DataFrame, models: pd.DataFrame, fits_dir, *, d0: float,
-                 rule: str, n_boot: int, seed: int) -> dict:
+                 n_boot: int, seed: int) -> dict:
     """The ceiling's sensitivity: the doubling time with the MC law's ceiling c + d fixed at 1.
 
     Where the rule already chose 1 the row says so; where the ceiling-1 fit is not shipped
@@ -262,16 +261,14 @@ def _ceiling_one(task: str, ref: ReferenceFit, targets: pd.DataFrame, models: pd
     verdict = fit_verdict(fixed)
     if verdict:
         return {"months_ceiling_1_ci": f"not measured: the ceiling-1 law is a {verdict}"}
-    return _side("months_ceiling_1", models, PerBenchmark(fixed, d0), rule=rule, n_boot=n_boot, seed=seed,
-                 checked=True)
+    return _side("months_ceiling_1", models, PerBenchmark(fixed, d0), n_boot=n_boot, seed=seed, checked=True)
 
 
-def _side(key: str, models: pd.DataFrame, inversion, *, rule: str, n_boot: int, seed: int,
-          checked: bool = False) -> dict:
+def _side(key: str, models: pd.DataFrame, inversion, *, n_boot: int, seed: int, checked: bool = False) -> dict:
     """A sensitivity column ``key`` and its interval in words ``key_ci``: the doubling time under ``inversion`` with
     ``n_boot`` draws and no shares, or why there is none; ``checked``: the words name the failed checks."""
     try:
-        side = trend_uncertainty(models, inversion, rule=rule, quantile=0.9, n_boot=n_boot, n_boot_share=0, seed=seed)
+        side = trend_uncertainty(models, inversion, n_boot=n_boot, n_boot_share=0, seed=seed)
     except DensingError as exc:
         return {f"{key}_ci": str(exc)}
     words = f"{side.doubling_time_months_ci_low:.3g}–{side.doubling_time_months_ci_high:.3g}"
