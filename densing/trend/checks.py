@@ -16,13 +16,9 @@ which were fixed before which results were seen):
   sizes, exact densities), HC3 interval. An *equivalence* test (two one-sided tests at 2.5% each,
   i.e. the 95% interval): passes if the interval lies inside ±:data:`SIZE_SLOPE_MARGIN`, fails
   otherwise; untestable with fewer than :data:`MIN_SIZE_FAMILIES` such families.
-- **sensitivity** — the doubling time across the eligible references (per-benchmark and joint
-  inversions) and, for references that identify a data term, D0. Fails if any is not finite or
-  the largest is more than twice the smallest; untestable with fewer than 2 variants.
 
-A measurement is reported when no check has failed; an untestable check is named beside it. Every row
-of the capability trend (:func:`densing.trend.capability.trend_row`) runs saturation, conditioning and
-sensitivity under its own references; the headline's row adds size confounding.
+A measurement is reported when no check has failed; an untestable check is named beside it. The headline's row runs
+saturation, conditioning and size confounding under every reference (:func:`densing.trend.capability.headline_checks`).
 
 **The capability trend's checks** (written with rule v2 of :mod:`densing.laws.eligibility` and kept
 unchanged under rule v3; fixed here before any trend under rule v2 was computed):
@@ -40,9 +36,6 @@ unchanged under rule v3; fixed here before any trend under rule v2 was computed)
   regression would test nothing: a ratio of two slopes near 0 flips on noise.)
 - **size dependence** (the within-family slope above) stays reported as a finding (status
   ``reported``), not a gate.
-- **sensitivity** compares the candidate references of the *same* benchmark set (their own point
-  doubling times, within a factor :data:`MAX_SENSITIVITY_RATIO`); benchmarks disagreeing with each
-  other is the per-benchmark table, not a failure.
 - saturation and conditioning as above. With several candidate references each check is computed
   under every one of them and fails if it fails under any (:func:`under_references`).
 
@@ -68,7 +61,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from densing.constants import FAILED, MAX_SENSITIVITY_RATIO, PASSED, REPORTED, SIZE_SLOPE_MARGIN, UNTESTABLE
+from densing.constants import FAILED, PASSED, REPORTED, SIZE_SLOPE_MARGIN, UNTESTABLE
 from densing.numbers import format_number
 from densing.results import Result
 
@@ -245,23 +238,6 @@ def ols_hc3_first(x: np.ndarray, y: np.ndarray, level: float) -> tuple[float, fl
     z = float(ndtri(0.5 + level / 2))
     se = float(np.sqrt(cov[0, 0]))
     return float(beta[0]), float(beta[0] - z * se), float(beta[0] + z * se)
-
-
-def sensitivity(doubling_months, labels=None) -> Check:
-    """Spread of the doubling time across eligible references and inversions (module docstring)."""
-    values = np.asarray(doubling_months, float)
-    threshold = f"largest / smallest ≤ {MAX_SENSITIVITY_RATIO:g}, all finite"
-    if values.size < 2:
-        return Check("sensitivity", math.nan, threshold, UNTESTABLE,
-                     f"{values.size} variant{'' if values.size == 1 else 's'}: nothing to compare")
-    finite = values[np.isfinite(values) & (values > 0)]
-    ratio = math.inf if finite.size < values.size or finite.size == 0 else float(finite.max() / finite.min())
-    detail = (f"{values.size} variants: {finite.size} finite, from {finite.min():.3g} to {finite.max():.3g} months"
-              if finite.size else f"{values.size} variants: none finite")
-    if labels is not None and finite.size < values.size:
-        bad = [str(label) for label, v in zip(labels, values) if not (math.isfinite(v) and v > 0)]
-        detail += f" (not finite: {', '.join(bad)})"
-    return Check("sensitivity", ratio, threshold, _status(ratio <= MAX_SENSITIVITY_RATIO), detail)
 
 
 # --------------------------------------------------------------------------------------------------------------------
