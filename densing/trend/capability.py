@@ -5,7 +5,7 @@ HumanEval, MBPP — its ScalingBench); on the public table the doubling time dep
 benchmark than on the reference family, so densing reports it per benchmark and on a set chosen
 to be the paper's as far as the table carries it.
 
-- **Per benchmark** (:func:`row_benchmarks`): every benchmark of the table with a chance level and an
+- **Per benchmark** (:data:`CAPABILITY`, in registration order): every benchmark of the table with a chance level and an
   item count, grouped by capability (:data:`CAPABILITY`, each benchmark record's group). Its references are every family that
   rule v3 makes eligible on it (:func:`densing.trend.pooling.set_references`); each is inverted
   per benchmark (the paper's eq. 4) and the row's interval draws the reference too
@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from densing import registry as _tables
-from densing.data.benchmarks import CAPABILITY, CHANCE_LEVELS
+from densing.data.benchmarks import CAPABILITY, CHANCE_LEVELS  # noqa: F401 (CAPABILITY: the rows per benchmark)
 from densing.errors import DensingError, FitError
 from densing.laws import eligibility
 from densing.laws.bounds import EXACT
@@ -39,14 +39,6 @@ from densing.runtime import per_table
 from densing.trend import checks, pooling
 from densing.trend.rules import envelope_index
 from densing.trend.uncertainty import TrendUncertainty, from_row_trend
-from densing.verdict import row_record
-
-
-def row_benchmarks() -> tuple[str, ...]:
-    """The benchmarks with a row of their own: every registered benchmark with a capability group (:data:`CAPABILITY`,
-    read from :data:`densing.data.benchmarks.BENCHMARKS`), in registration order."""
-    return tuple(CAPABILITY)
-
 
 #: Benchmark sets inverted jointly on the public table: name → (label, benchmarks) (each table's own:
 #: :data:`densing.registry.TABLES`).
@@ -65,6 +57,7 @@ class Row:
     result: TrendUncertainty | None
     error: str = ""
     members: tuple = field(default=(), repr=False)   # (inversion, targets) per reference
+
     @property
     def status(self) -> str:
         """The one status of this row wherever it is shown: its trend's (:attr:`TrendUncertainty.status`), or
@@ -72,17 +65,9 @@ class Row:
         return self.result.status if self.result is not None else f"not measured: {self.error}"
 
     @property
-    def measured(self) -> bool:
-        return self.status == "measured"
-
-    @property
     def chance(self) -> float:
         """The chance score of a one-benchmark row (NaN for a set)."""
         return CHANCE_LEVELS.get(self.benchmarks[0], math.nan) if len(self.benchmarks) == 1 else math.nan
-
-    def record(self) -> dict:
-        """The row as one record of the rows' table (:func:`densing.verdict.row_record`)."""
-        return row_record(self)
 
 
 def _frontier(models: pd.DataFrame, y: np.ndarray, kind: np.ndarray) -> np.ndarray:

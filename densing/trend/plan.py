@@ -184,7 +184,7 @@ def plan(c: Context) -> list:
     headline = c.profile.headline_set if c.fit is None else None  # a given fit: the table's headline set is a row
     sets = [RowJob(name, label, "set", benchmarks) for name, (label, benchmarks) in c.profile.sets.items()
             if name != headline]
-    singles = [RowJob(b, b, capability.CAPABILITY[b], (b,)) for b in capability.row_benchmarks() if b in present]
+    singles = [RowJob(b, b, capability.CAPABILITY[b], (b,)) for b in capability.CAPABILITY if b in present]
     budget = [RowJob(b, b, capability.CAPABILITY[b], (b,), BUDGET) for b in c.profile.budget_benchmarks if b in present]
     budget += [RowJob(name, c.profile.sets[name][0], "set", c.profile.sets[name][1], BUDGET)
                for name in c.profile.budget_sets]
