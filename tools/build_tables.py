@@ -329,7 +329,12 @@ def olmes(args) -> int:
     from densing.designs.olmes.trend import measure_olmes
 
     result = measure_olmes(args.fits_dir, args.results_dir, d0=args.d0, n_boot=args.n_boot, seed=args.seed)
-    print(result.table())
+    rows = result.rows
+    columns = ["benchmark", "months", "ci_low", "ci_high", "n_models", "n_exact", "n_lower", "n_upper",
+               *[c for c in rows.columns if c.startswith("months_d0_") and not c.endswith("_ci")], "score_r2", "offset",
+               "failed_checks"]
+    notes = [f"{r.benchmark}: {r.error}" for r in rows.itertuples() if r.error]
+    print("\n".join([rows[columns].to_string(index=False, float_format=lambda v: f"{v:.3g}"), *notes]))
     print()
     print(result.checks[["benchmark", "name", "status", "detail"]].to_string(index=False))
     print()

@@ -114,15 +114,6 @@ class OlmesTrend(Result):
             ("models left out", len(self.left_out)),
             ("failed checks", int((self.checks["status"] == FAILED).sum()) if len(self.checks) else 0)]
 
-    def table(self) -> str:
-        cols = ["benchmark", "months", "ci_low", "ci_high", "n_models", "n_exact", "n_lower", "n_upper",
-                *[c for c in self.rows.columns if c.startswith("months_d0_") and not c.endswith("_ci")], "score_r2", "offset",
-                "failed_checks"]
-        frame = self.rows[cols].copy()
-        text = frame.to_string(index=False, float_format=lambda v: f"{v:.3g}")
-        notes = [f"{r.benchmark}: {r.error}" for r in self.rows.itertuples() if r.error]
-        return text + ("\n" + "\n".join(notes) if notes else "")
-
 
 def _d0_key(d0: float) -> str:
     """The sensitivity column of a D0: ``months_d0_0.3T``."""
