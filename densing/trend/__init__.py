@@ -19,10 +19,10 @@ the choice among them):
   verdict.
 
 Modules: :mod:`.targets` (which models enter), :mod:`.rules` (the frontier rules: the censored
-0.9 regression quantile, the paper's envelope, the Tobit mean line; :mod:`.censored`,
-:mod:`.censored`), :mod:`.capability` (rows per benchmark and set), :mod:`.checks`, :mod:`.measurement` (the result
-types). The references' rule (v3) is :mod:`densing.laws.eligibility`'s, and the
-inversions themselves (score → ρ, per benchmark or jointly) are :mod:`densing.laws.inversion`'s.
+0.9 regression quantile, the paper's envelope, the Tobit mean line; :mod:`.censored`), :mod:`.capability` (rows per
+benchmark and set), :mod:`.checks`, :mod:`.measurement` (the result types). The references' rule (v3) is
+:mod:`densing.laws.eligibility`'s, and the inversions themselves (score → ρ, per benchmark or jointly) are
+:mod:`densing.laws.inversion`'s.
 
 A second estimator beside the envelope, with no reference: :mod:`.fixed_size` (the fixed-size time regression, logit
 of the score above chance on ln N and t, clustered by family; :func:`.fixed_size.fixed_size_rows` gives a table's
@@ -38,8 +38,7 @@ from densing.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH
 
 #: The package's names made on first use (importing the package, or one light module of it such as
 #: :mod:`.tables`, loads no estimator).
-_LAZY = {"CostHalvingFit": "corollaries", "compression_density": "corollaries", "cost_halving_time": "corollaries",
-         "envelope_models": "rules"}
+_LAZY = {"CostHalvingFit": "corollaries", "compression_density": "corollaries", "cost_halving_time": "corollaries"}
 
 
 def __getattr__(name: str):
@@ -56,5 +55,4 @@ __all__ = [
     "CostHalvingFit",
     "compression_density",
     "cost_halving_time",
-    "envelope_models",
 ]

@@ -95,10 +95,6 @@ class FixedSizeFit(Result):
 
     _ci_estimates: ClassVar[dict[str, str]] = {"delta_doubling_time_months": "doubling_time_months"}
 
-    @property
-    def measured(self) -> bool:
-        return self.status == MEASURED
-
 
 #: The float fields of :class:`FixedSizeFit` (NaN in a row too thin to fit).
 _NUMBERS = tuple(f.name for f in FixedSizeFit.__dataclass_fields__.values() if f.type == "float")

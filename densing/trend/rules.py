@@ -28,12 +28,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
-from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2, MIN_POINTS
+from densing.constants import DAYS_PER_MONTH, LN2, MIN_POINTS
 from densing.registry import Registry, check_callable, check_type
 from densing.trend.censored import censored_quantile_lines_weighted, tobit_lines_weighted
-from densing.trend.targets import days_since, density_points, parse_epoch
 
 Solve = Callable[..., np.ndarray]
 
@@ -138,7 +136,9 @@ def frontier_lines_weighted(rule: str, t: np.ndarray, y: np.ndarray, kind: np.nd
 # --------------------------------------------------------------------------------------------------------------------
 
 def envelope_index(days: np.ndarray, y: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """Indices of the record-setters, in date order (rule in the module docstring)."""
+    """Indices of the record-setters, in date order: a model is on the envelope iff it has the highest ``y`` of its
+    date (equal values on one date: the alphabetically first name) and its ``y`` is strictly greater than every one of
+    an earlier date (Xiao et al. 2024, §3, Fig. 1 frontier)."""
     order = np.lexsort((labels.astype(str), -y, days))  # by date, then y desc, then name
     sorted_days = days[order]
     first_of_date = np.ones(len(order), dtype=bool)
@@ -147,18 +147,6 @@ def envelope_index(days: np.ndarray, y: np.ndarray, labels: np.ndarray) -> np.nd
     y_best = y[best_of_date]
     earlier_max = np.concatenate([[-np.inf], np.maximum.accumulate(y_best)[:-1]])
     return best_of_date[y_best > earlier_max].astype(int)
-
-
-def envelope_models(frame: pd.DataFrame) -> tuple[str, ...]:
-    """The models on the density envelope of ``frame``, in release order.
-
-    A model is on the envelope iff it has the highest density of its release date (equal
-    densities on one date: the alphabetically first name) and its density is strictly greater
-    than every density released on an earlier date (Xiao et al. 2024, §3, Fig. 1 frontier).
-    """
-    points, _ = density_points(frame)
-    days = days_since(points.dates, parse_epoch(DEFAULT_EPOCH))
-    return tuple(points.labels[envelope_index(days, points.y, points.labels)])
 
 
 def doubling_days(slope_per_day: float) -> float:

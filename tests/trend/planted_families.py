@@ -1,8 +1,20 @@
-"""Planted family tables shared by the trend tests (imported as a plain module, as ``overlap_tracegen`` is)."""
+"""Planted family tables shared by the trend tests (imported as a plain module, as ``overlap_tracegen`` is), and the
+models on a density table's envelope."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
+from densing.trend.rules import envelope_index
+from densing.trend.targets import days_since, density_points, parse_epoch
+
+
+def envelope_models(frame: pd.DataFrame) -> tuple[str, ...]:
+    """The models on the density envelope of a ``model, release_date, density`` frame, in release order
+    (:func:`densing.trend.rules.envelope_index`)."""
+    points, _ = density_points(frame)
+    return tuple(points.labels[envelope_index(days_since(points.dates, parse_epoch("2023-02-24")), points.y,
+                                              points.labels)])
 
 
 def family_table(seed: int = 0, noise: float = 0.0) -> pd.DataFrame:

@@ -10,9 +10,10 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from planted_families import envelope_models
 
 from densing.errors import InputError
-from densing.trend import compression_density, cost_halving_time, envelope_models
+from densing.trend import compression_density, cost_halving_time
 from densing.trend.rules import RULES
 
 EPOCH = pd.Timestamp("2023-02-24")
