@@ -19,14 +19,12 @@ import numpy as np
 import pandas as pd
 
 from densing import registry
-from densing.constants import DEFAULT_EPOCH
+from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
 from densing.errors import DensingError, InputError
 from densing.trend.forecast import forecast_windows
 
 #: The ``derivation`` of a model that continues another's pre-training (``results/swallow/lineage.csv``).
 CONTINUAL = "continual_pretraining"
-#: Draws of the shipped records (the CLI's defaults).
-N_BOOT, N_BOOT_SIDE = 600, 200
 
 
 def without_continual(targets: pd.DataFrame) -> pd.DataFrame:
@@ -60,15 +58,15 @@ def _clean(value):
 
 
 def measure_table(targets: pd.DataFrame, table: str, *, continual: bool = True, since: str | None = DEFAULT_EPOCH,
-                  epoch: str = DEFAULT_EPOCH, n_boot: int = N_BOOT, n_boot_side: int = N_BOOT_SIDE, seed: int = 0):
-    """(the measurement, its record): the trend by benchmark on ``table`` and its forecast check (module docstring)."""
+                  epoch: str = DEFAULT_EPOCH, n_boot: int = DEFAULT_N_BOOT, seed: int = 0):
+    """(the measurement, its record): the trend by benchmark on ``table`` and its forecast check (module docstring),
+    the other rows and the forecast's lines on the CLI's draws (:data:`densing.constants.DEFAULT_N_BOOT_SIDE`)."""
     from densing.trend.measure import measure_trend
 
     profile = registry.table(table)
     if not continual:
         targets = without_continual(targets)
-    measured = measure_trend(targets, table=profile, since=since, epoch=epoch, n_boot=n_boot, n_boot_side=n_boot_side,
-                             seed=seed)
+    measured = measure_trend(targets, table=profile, since=since, epoch=epoch, n_boot=n_boot, seed=seed)
     record = {"table": profile.name, "words": profile.words, "continual_pretraining": "kept" if continual else "dropped",
               "n_models": int(targets["model"].nunique()), "verdict": measured.verdict,
               "rows": measured.by_benchmark().to_dict("records"),
@@ -76,11 +74,11 @@ def measure_table(targets: pd.DataFrame, table: str, *, continual: bool = True, 
               "at_budget_notes": measured.budget_notes}
     head = measured.set_rows[0] if measured.set_rows else None
     if head is not None and head.members:
-        record["forecast"] = _forecast(targets, head, since=since, epoch=epoch, n_boot=n_boot_side, seed=seed)
+        record["forecast"] = _forecast(targets, head, since=since, epoch=epoch, seed=seed)
     return measured, _clean(record)
 
 
-def _forecast(targets: pd.DataFrame, head, *, since, epoch: str, n_boot: int, seed: int) -> dict:
+def _forecast(targets: pd.DataFrame, head, *, since, epoch: str, seed: int) -> dict:
     """The forecast windows of the headline row (:func:`densing.trend.forecast.forecast_windows`): its common targets'
     densities under the lead reference (own members from the others), an early line at every cutoff."""
     from densing.trend import pooling
@@ -92,7 +90,7 @@ def _forecast(targets: pd.DataFrame, head, *, since, epoch: str, n_boot: int, se
                               "model": chosen.frame["model"].astype(str).to_numpy(),
                               "family": chosen.frame["family"].to_numpy(object) if "family" in chosen.frame.columns
                               else None})
-        found = forecast_windows(frame, row=head.name, epoch=epoch, n_boot=n_boot, seed=seed)
+        found = forecast_windows(frame, row=head.name, epoch=epoch, n_boot=DEFAULT_N_BOOT_SIDE, seed=seed)
     except DensingError as exc:
         return {"row": head.name, "summary": f"Forecast not computed: {exc}", "cutoffs": []}
     return {"row": head.name, "summary": str(found.summary()), "cutoffs": found.to_frame().to_dict("records")}
