@@ -70,18 +70,14 @@ class Row:
         return CHANCE_LEVELS.get(self.benchmarks[0], math.nan) if len(self.benchmarks) == 1 else math.nan
 
 
-def _frontier(models: pd.DataFrame, y: np.ndarray, kind: np.ndarray) -> np.ndarray:
-    """Indices of the envelope's record-setters among the models with a value or a bound."""
-    usable = np.flatnonzero(np.isfinite(y) & np.isfinite(kind))
-    return usable[envelope_index(models["t"].to_numpy(float)[usable], y[usable], models["model"].astype(str).to_numpy()[usable])]
-
-
 def inversion_checks(models: pd.DataFrame, inversion) -> tuple[checks.Check, ...]:
     """Saturation and conditioning over the envelope's record-setters, size confounding, and size dependence over
     every exact density (a finding under rules v2 and v3)."""
     all_scores, all_stderr = arrays(models, inversion.benchmarks)
     y, kind = inversion.point(all_scores, all_stderr, models["params"].to_numpy(float))  # point_densities' numbers
-    at = _frontier(models, y, kind)
+    usable = np.flatnonzero(np.isfinite(y) & np.isfinite(kind))  # the envelope's record-setters among them: ``at``
+    at = usable[envelope_index(models["t"].to_numpy(float)[usable], y[usable],
+                               models["model"].astype(str).to_numpy()[usable])]
     scores, stderr, names = all_scores[at], all_stderr[at], models["model"].iloc[at].tolist()
     top, top_err, cap, where = _nearest_caps(inversion, scores, stderr)
     kappa = inversion.conditioning(scores, stderr) if len(at) else np.empty(0)

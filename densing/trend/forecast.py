@@ -76,7 +76,6 @@ OUTCOME_WORDS = {
     "ahead": "more than 10% of the later models lie above the early line's band: density rises faster than forecast",
     "holds": "the share of later models above the early line's band is consistent with the law's 10%: the forecast holds",
     "behind": "fewer than 10% of the later models lie above the early line's band: density rises slower than forecast",
-    "no verdict": "no verdict",
 }
 
 
@@ -134,15 +133,13 @@ class ForecastWindows(Result):
         return Summary(f"Forecast windows of {self.row}: {len(self.cutoffs)} cutoffs", lines=tuple(lines))
 
 
-def frontier_line(frame: pd.DataFrame, *, quantile: float = 0.9, n_boot: int = 200, seed: int = 0,
-                  level: float = 0.95) -> EarlyLine:
-    """The censored ``quantile`` line of ``y`` on ``t`` with its slope's percentile interval: the one engine on the
+def frontier_line(frame: pd.DataFrame, *, n_boot: int = 200, seed: int = 0) -> EarlyLine:
+    """The censored 0.9-quantile line of ``y`` on ``t`` with its slope's 95% percentile interval: the one engine on the
     frame's values (:func:`densing.trend.uncertainty.observed_trend`, draws of the models, or of their families where
     the frame has a ``family`` column), the default early line of :func:`forecast_windows`."""
     labels = frame["model"] if "model" in frame.columns else frame.index.astype(str)
     found = observed_trend(frame["t"], frame["y"], frame["kind"], labels,
-                           families=frame["family"] if "family" in frame.columns else None, quantile=quantile,
-                           n_boot=n_boot, level=level, seed=seed)
+                           families=frame["family"] if "family" in frame.columns else None, n_boot=n_boot, seed=seed)
     return EarlyLine(found.slope_per_day, found.slope_ci_low, found.slope_ci_high, found.intercept, len(frame),
                      float(frame["t"].mean()))
 
