@@ -265,11 +265,9 @@ def run(jobs: list, context) -> dict:
     count = _workers(len(jobs))
     if not count:
         return _here(jobs, context, {})
-    from densing.runtime import end_pool, fork_context, process_pool
-
     _context = context
     try:
-        pool = process_pool(count, fork_context("fork"))
+        pool = runtime.process_pool(count, runtime.fork_context("fork"))
     except (OSError, ValueError):
         _context = None
         return _here(jobs, context, {})
@@ -277,7 +275,7 @@ def run(jobs: list, context) -> dict:
         with runtime.frozen_heap():  # the workers are forked at the first submit
             done = _in_pool(pool, jobs)
     except BaseException:
-        end_pool(pool)
+        runtime.end_pool(pool)
         raise
     finally:
         _context = None
@@ -289,8 +287,6 @@ def _in_pool(pool, jobs: list) -> dict:
     """The results of ``jobs`` computed by ``pool``; where a worker dies, those finished so far."""
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
-
-    from densing.runtime import end_pool
 
     done: dict = {}
     waiting, running = list(jobs), {}
@@ -304,7 +300,7 @@ def _in_pool(pool, jobs: list) -> dict:
             try:
                 done[job.key] = future.result()
             except BrokenProcessPool:  # a worker died: the rest is computed here
-                end_pool(pool)
+                runtime.end_pool(pool)
                 return done
     return done
 
@@ -328,10 +324,8 @@ class Beside:
 
     def __enter__(self) -> Self:
         if _workers(2):
-            from densing.runtime import fork_context, process_pool
-
             try:
-                self._pool = process_pool(1, fork_context("fork"))
+                self._pool = runtime.process_pool(1, runtime.fork_context("fork"))
                 with runtime.frozen_heap():  # the worker is forked at the submit
                     self._future = self._pool.submit(self.function, **self.arguments)
             except (OSError, ValueError):
@@ -350,10 +344,8 @@ class Beside:
 
     def __exit__(self, kind, value, traceback) -> None:
         if self._pool is not None:
-            from densing.runtime import end_pool
-
             if kind is None:
                 self._pool.shutdown(wait=True)
             else:
-                end_pool(self._pool)
+                runtime.end_pool(self._pool)
             self._pool = None
