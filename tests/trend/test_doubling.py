@@ -13,13 +13,13 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from planted_families import envelope_models
 
 import densing
 from densing.errors import FitError, InputError
 from densing.laws import forms
 from densing.laws.reference_fit import ReferenceFit
 from densing.trend.rules import RULES
+from tests.trend.planted_families import envelope_models
 
 EPOCH = pd.Timestamp("2023-02-24")
 LN2 = math.log(2.0)
