@@ -71,6 +71,9 @@ class TrainHooks:
     #: each rank rank 0's data stream and counts the step's tokens once, not once per rank.
     shares_batch = False
 
+    def __init__(self, context: TrainContext):
+        self.context = context
+
     def wrap(self, model):
         """The module to call for the forward pass (e.g. a DistributedDataParallel wrapper)."""
         return model

@@ -49,9 +49,9 @@ class Co2Hooks(TrainHooks):
     def __init__(self, context: TrainContext):
         from densing.overlap.co2 import CO2
 
-        ctx = self.context = context
-        cfg = ctx.config
-        self.outer = CO2(ctx.params, ctx.world, cfg.outer_lr, cfg.outer_momentum, cfg.outer_clip,
+        super().__init__(context)
+        cfg = context.config
+        self.outer = CO2(context.params, context.world, cfg.outer_lr, cfg.outer_momentum, cfg.outer_clip,
                          cfg.staleness_penalty, gap_penalty=cfg.gap_penalty, clip_mode=cfg.outer_clip_mode)
 
     def after_optimizer(self, step: int) -> None:

@@ -16,8 +16,7 @@ from __future__ import annotations
 import math
 
 from densing.overlap.fluid import SYNC_COPY_PASSES, RunCalibration, contention_rate, simulate
-from densing.overlap.strategies.base import (Strategy, TrainContext, TrainHooks, WhatIfPoint,
-                                             ring_allreduce_time_s)
+from densing.overlap.strategies.base import Strategy, TrainHooks, WhatIfPoint, ring_allreduce_time_s
 
 
 def step_time_s(point: WhatIfPoint) -> float:
@@ -69,9 +68,6 @@ def predict_run_s(cal: RunCalibration, config: dict, contention: bool = True) ->
 
 
 class DdpHooks(TrainHooks):
-    def __init__(self, context: TrainContext):
-        self.context = context
-
     def wrap(self, model):
         from torch.nn.parallel import DistributedDataParallel
 

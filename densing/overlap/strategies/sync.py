@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from densing.overlap.strategies.base import Strategy, TrainContext, TrainHooks, WhatIfPoint
+from densing.overlap.strategies.base import Strategy, TrainHooks, WhatIfPoint
 
 
 def step_time_s(point: WhatIfPoint) -> float:
@@ -23,9 +23,6 @@ def predict_run_s(cal, config: dict, contention: bool) -> float:
 
 
 class SyncHooks(TrainHooks):
-    def __init__(self, context: TrainContext):
-        self.context = context
-
     def after_backward(self, step: int) -> tuple[float, float]:
         import torch
         import torch.distributed as dist
