@@ -113,7 +113,7 @@ class CO2:
                  clip_mode: str = "none"):
         import torch
 
-        self.params = [p for p in params]
+        self.params = list(params)
         self.world_size = int(world_size)
         self.outer_lr, self.outer_momentum, self.clip, self.penalty = outer_lr, outer_momentum, clip, penalty
         self.gap_penalty, self.clip_mode = gap_penalty, clip_mode
@@ -154,9 +154,4 @@ class CO2:
         self.pending = None
 
     def _split(self, flat):
-        out, offset = [], 0
-        for a in self.anchor:
-            n = a.numel()
-            out.append(flat[offset:offset + n].view_as(a))
-            offset += n
-        return out
+        return [piece.view_as(a) for piece, a in zip(flat.split([a.numel() for a in self.anchor]), self.anchor)]

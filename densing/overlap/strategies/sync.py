@@ -40,10 +40,8 @@ class SyncHooks(TrainHooks):
                 torch.cuda.synchronize()
             wall, cpu = time.perf_counter() - w0, time.process_time() - c0
             flat /= ctx.world
-            offset = 0
-            for g in grads:
-                g.copy_(flat[offset:offset + g.numel()].view_as(g))
-                offset += g.numel()
+            for g, piece in zip(grads, flat.split([g.numel() for g in grads])):
+                g.copy_(piece.view_as(g))
         return wall, cpu
 
 
