@@ -7,6 +7,7 @@ bytes, plus the rank's step annotations. Readers build it; metrics and figures o
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -55,6 +56,7 @@ class NoGpuKernelsError(TraceError):
     holds gloo collectives."""
 
 
+@functools.cache
 def kernel_category(name: str, rules: str = DEFAULT_KERNEL_RULES) -> int:
     """Classify a GPU kernel name as HTA 0.5.0 ``get_kernel_type`` does (``rules="hta"``), or as
     traceinsight 0.6.1's does (``rules="traceinsight"``).
@@ -66,7 +68,8 @@ def kernel_category(name: str, rules: str = DEFAULT_KERNEL_RULES) -> int:
     ``hipMemcpy…`` is communication); memory ``^(hip)?Memcpy``, ``^(hip)?Memset``, ``^dma``; computation any name that
     matches none of ``^nccl``, ``.*Memcpy``, ``.*Memset``, ``.*dma``, ``^.*Sync``, ``^Stream Wait Event``,
     ``cuda.*LaunchKernel``, ``^runFunction``, ``^hip``, ``^job_exe``, ``^packet``, ``^pe_exe``,
-    ``^cpum_exe_subgraph``, ``^hccl``, ``^collective_subgraph_execution``; other the rest.
+    ``^cpum_exe_subgraph``, ``^hccl``, ``^collective_subgraph_execution``; other the rest. Each answer is kept (a
+    trace names each kernel many times).
     """
     check_rules(rules)
     communication, memory, not_compute = _PATTERNS[rules]

@@ -115,12 +115,11 @@ class _Scratch:
 
 
 class _Pass:
-    """What the decoding pass keeps: scratch rows, step annotations, categories, file-wide facts."""
+    """What the decoding pass keeps: scratch rows, step annotations, file-wide facts."""
 
     def __init__(self, scratch: _Scratch, rules: str):
         self.scratch, self.rules = scratch, rules
         self.total = KernelColumns()  # counters, ts_min, span and the ts_float flag of the whole file
-        self.categories: dict[str, int] = {}
         self.step_names: set[str] = set()
         self.steps: list[tuple] = []  # (ts_i, ts_f) of every ProfilerStep annotation
         self.corr_range = [None, None]
@@ -152,7 +151,7 @@ class _Pass:
         on_stream = stream != -1  # the possible kernels, to the scratch windows
         if not on_stream.any():
             return
-        category_of = np.fromiter((self._category(n) for n in names), dtype=np.int8, count=len(names))
+        category_of = np.fromiter((kernel_category(n, self.rules) for n in names), dtype=np.int8, count=len(names))
         rows = np.empty(int(on_stream.sum()), dtype=ROW)
         rows["ts_i"], rows["ts_f"], rows["dur"] = ts_i[on_stream], ts_f[on_stream], cols.column("dur")[on_stream]
         rows["cat"], rows["gpu"], rows["corr"] = category_of[code[on_stream]], gpu[on_stream], corr[on_stream]
@@ -162,12 +161,6 @@ class _Pass:
         keys = (ts[on_stream] // w if ts.dtype == np.int64
                 else np.ceil(ts[on_stream]).astype(np.int64) // w)  # the window of the start as rounded (selection)
         self.scratch.add(keys, rows)
-
-    def _category(self, name: str) -> int:
-        cat = self.categories.get(name)
-        if cat is None:
-            cat = self.categories[name] = kernel_category(name, self.rules)
-        return cat
 
 
 def _final_start(ts_i: np.ndarray, ts_f: np.ndarray, ts_float: bool, origin: int) -> np.ndarray:
