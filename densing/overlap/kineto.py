@@ -192,14 +192,6 @@ def _decode_doc(data, kind: str, path: Path, mode: int = 0):
         raise TraceError(f"{path}: malformed JSON ({exc})") from None
 
 
-def decode_document(data, path: Path, kind: str = GPU):
-    """Columns and info of a whole trace document held in memory (decoded in one call)."""
-    doc, mode = _decode_doc(data, kind, path)
-    cols = new_columns(kind)
-    _add(cols, doc.traceEvents or [], kind, mode)
-    return cols, doc.distributedInfo or DecodeInfo()
-
-
 def event_batches(pieces: Iterable[bytes], path: Path, kind: str = GPU,
                   batch_bytes: int = BATCH_BYTES) -> Iterator[tuple[list, int, Optional[DecodeInfo]]]:
     """Yield ``(events, mode, info)`` batches of the ``traceEvents`` array of the document whose
@@ -263,9 +255,12 @@ def decode_file(path: Path, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
     """Columns and info of one trace file: read whole and decoded in one call when its
     decompressed size is at most ``batch_bytes``, else streamed in batches of that size (memory
     bounded by one batch); a file that cannot be streamed is decoded whole."""
-    if expected_size(path) <= batch_bytes:
-        return decode_document(read_whole(path), path, kind)
-    try:
-        return decode_stream(read_pieces(path), path, kind, batch_bytes)
-    except Unsplittable:
-        return decode_document(read_whole(path), path, kind)
+    if expected_size(path) > batch_bytes:
+        try:
+            return decode_stream(read_pieces(path), path, kind, batch_bytes)
+        except Unsplittable:
+            pass
+    doc, mode = _decode_doc(read_whole(path), kind, path)
+    cols = new_columns(kind)
+    _add(cols, doc.traceEvents or [], kind, mode)
+    return cols, doc.distributedInfo or DecodeInfo()
