@@ -107,12 +107,6 @@ class _Names:
         codes = np.fromiter(map(local.__getitem__, names), dtype=np.int32, count=len(names))
         return to_global[codes], uniques, codes
 
-    def merge_codes(self, other: "_Names") -> np.ndarray:
-        """For each of ``other``'s codes, the code of the same name here (added when new)."""
-        setdefault, lookup = self.lookup.setdefault, self.lookup
-        return np.fromiter((setdefault(name, len(lookup)) for name in other.lookup), dtype=np.int32,
-                           count=len(other.lookup))
-
     def column(self, name: str) -> np.ndarray:
         parts = self.parts[name]
         return np.concatenate(parts) if parts else np.empty(0, dtype=self.DTYPES[name])
@@ -120,7 +114,9 @@ class _Names:
     def extend(self, other: "_Names", **mapped) -> None:
         """Append ``other``'s rows (decoded from a later part of the same file; ``mapped``: a column's parts to
         append instead of ``other``'s) and its counts."""
-        to_self = self.merge_codes(other)
+        setdefault, lookup = self.lookup.setdefault, self.lookup  # each of other's codes → the same name's here
+        to_self = np.fromiter((setdefault(name, len(lookup)) for name in other.lookup), dtype=np.int32,
+                              count=len(other.lookup))
         for key, parts in other.parts.items():
             self.parts[key].extend(mapped.get(key, [to_self[p] for p in parts] if key == "name_code" else parts))
         self.events += other.events

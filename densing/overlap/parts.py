@@ -61,10 +61,6 @@ class _Stream:
                 raise Unsplittable
 
 
-def _targets(head_bracket: int, size: int, parts: int) -> list[int]:
-    return [head_bracket + k * (size - head_bracket) // parts for k in range(parts)]
-
-
 def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
     """The bytes of part ``part`` of ``parts`` as a JSON document (see the module docstring)."""
     stream = _Stream(path)
@@ -74,7 +70,8 @@ def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
             raise Unsplittable
         bracket = events_start(stream.buf)
     head = bytes(stream.buf[:bracket + 1])  # up to and including "["
-    targets = _targets(bracket, expected_size(path), parts)
+    size = expected_size(path)
+    targets = [bracket + k * (size - bracket) // parts for k in range(parts)]  # t_k (module docstring)
     if part == 0:
         start = bracket + 1
         yield head
