@@ -49,10 +49,6 @@ def _deps(job: Job) -> list[Job]:
     return [a for a in job.args if isinstance(a, Job)]
 
 
-def _call(job: Job, results: dict) -> Any:
-    return job.fn(*(results[id(a)] if isinstance(a, Job) else a for a in job.args))
-
-
 def _evaluate(job: Job) -> Any:
     return job.fn(*(_evaluate(a) if isinstance(a, Job) else a for a in job.args))
 
@@ -105,7 +101,8 @@ class ProcessEngine:
             for d in deps or [job]:
                 if isinstance(results[id(d)], _Raised):
                     raise results[id(d)].exc
-            out.append(_call(job, results) if deps else results[id(job)])
+            out.append(job.fn(*(results[id(a)] if isinstance(a, Job) else a for a in job.args)) if deps
+                       else results[id(job)])
         return out
 
     @staticmethod

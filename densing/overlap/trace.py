@@ -66,9 +66,9 @@ def run_ranks(files: list[Path], kind: str, engine, job=decode_rank, batch_bytes
     split = engine.workers if len(files) < engine.workers else 1
     jobs = []
     for i, f in enumerate(files):
-        parts = split if split > 1 and expected_size(f) >= split_min_bytes else 1
-        part_jobs = tuple(Job(part_columns, (f, k, parts, kind, batch_bytes)) for k in range(parts)) if parts > 1 else ()
-        jobs.append(Job(job, (f, i, kind, batch_bytes) + part_jobs))
+        parts = split if split > 1 and expected_size(f) >= split_min_bytes else 0
+        jobs.append(Job(job, (f, i, kind, batch_bytes, *(Job(part_columns, (f, k, parts, kind, batch_bytes))
+                                                          for k in range(parts)))))
     return engine.run(jobs)
 
 
@@ -140,11 +140,6 @@ def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None =
             raise
 
 
-def read_cpu_ranks(path: str | Path) -> list[CpuRank]:
-    """The set's files decoded as a CPU-only (gloo) job's ops (in this process)."""
-    return decode_ranks(trace_files(path), CPU, SerialEngine())
-
-
 def annotation_frame(path: str | Path, names: tuple[str, ...]):
     """The ``user_annotation`` events named in ``names`` (``record_function`` labels such as
     ``forward``) and the ``gloo:*`` collectives of a CPU set, one row each: rank, step (the
@@ -152,7 +147,7 @@ def annotation_frame(path: str | Path, names: tuple[str, ...]):
     first event)."""
     import pandas as pd
 
-    ranks = read_cpu_ranks(path)
+    ranks = decode_ranks(trace_files(path), CPU, SerialEngine())  # a CPU-only (gloo) job's ops, in this process
     origin = set_origin(ranks)
     rows = [row for c in ranks for row in annotation_rows(c, names, origin)]
     return pd.DataFrame(rows, columns=["rank", "step", "name", "start_us", "duration_us"])
