@@ -25,7 +25,7 @@ from typing import Iterator
 
 from densing.overlap.cutting import Unsplittable, cut_before, events_start
 from densing.overlap.gzipio import expected_size, read_pieces
-from densing.overlap.kineto import BATCH_BYTES, GPU, decode_stream
+from densing.overlap.kineto import GPU, decode_stream
 
 _OPEN = b'{"traceEvents": ['
 _CLOSE = b"]}"
@@ -97,8 +97,8 @@ def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
     yield _CLOSE
 
 
-def decode_part(path: str | Path, part: int, parts: int, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
+def decode_part(path: str | Path, part: int, parts: int, kind: str = GPU):
     """Columns and info of part ``part`` of ``parts`` of one file (the info is None for all parts but the last).
     Raises Unsplittable when the file cannot be cut so."""
     path = Path(path)
-    return decode_stream(part_pieces(path, part, parts), path, kind, batch_bytes)
+    return decode_stream(part_pieces(path, part, parts), path, kind)

@@ -23,7 +23,7 @@ from densing.overlap.cpu_trace import CpuRank, annotation_rows, has_collectives,
 from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
 from densing.overlap.engine import Job, SerialEngine, borrowed
 from densing.overlap.gzipio import expected_size, read_head
-from densing.overlap.kineto import BATCH_BYTES, CPU, GPU
+from densing.overlap.kineto import CPU, GPU
 from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankTrace, check_rules
 from densing.overlap.ranks import decode_rank, part_columns
 from densing.overlap.selection import DecodedRank, filters_last_step, to_rank_trace
@@ -58,17 +58,15 @@ def sniff_kind(files: list[Path]) -> str:
     return CPU if m and m.group(1) == b"gloo" else GPU
 
 
-def run_ranks(files: list[Path], kind: str, engine, job=decode_rank, batch_bytes: int = BATCH_BYTES,
-              split_min_bytes: int = SPLIT_MIN_BYTES) -> list:
-    """One job per file, ``job(path, default_rank, kind, batch_bytes, *parts)``, run on ``engine``; their results in
+def run_ranks(files: list[Path], kind: str, engine, job=decode_rank, split_min_bytes: int = SPLIT_MIN_BYTES) -> list:
+    """One job per file, ``job(path, default_rank, kind, *parts)``, run on ``engine``; their results in
     file order. With fewer files than the engine's workers, a file of at least ``split_min_bytes`` (decompressed) is
     cut into that many part jobs (:func:`densing.overlap.ranks.part_columns`) that feed its job."""
     split = engine.workers if len(files) < engine.workers else 1
     jobs = []
     for i, f in enumerate(files):
         parts = split if split > 1 and expected_size(f) >= split_min_bytes else 0
-        jobs.append(Job(job, (f, i, kind, batch_bytes, *(Job(part_columns, (f, k, parts, kind, batch_bytes))
-                                                          for k in range(parts)))))
+        jobs.append(Job(job, (f, i, kind, *(Job(part_columns, (f, k, parts, kind)) for k in range(parts)))))
     return engine.run(jobs)
 
 
