@@ -132,7 +132,6 @@ class KernelColumns(_Names):
     def __init__(self) -> None:
         super().__init__()
         self.ts_float = False
-        self.ts_min = None  # smallest ts of all duration events (int, or float once ts_float)
         self.span = None  # (first start, last end) of the duration events, µs
         self.has_collectives = False  # a gloo:* duration event: a CPU (gloo) job's trace
         self.timeless = 0  # kernels (events with args.stream) without a ts or a dur (absent or null): refused
@@ -149,7 +148,6 @@ class KernelColumns(_Names):
         refuse_impossible(ts, dur, names)  # an impossible value is an error, not data (it made comm_us negative)
         self.duration_events += ts.size
         if ts.size:
-            self._lower_ts_min(ts.min().item())
             self._span(ts.min().item(), (ts + dur).max().item())
         codes, uniques, local = self.codes(names)
         special = [i for i, u in enumerate(uniques) if "ProfilerStep" in u or u in SYNC_NAMES]
@@ -229,8 +227,10 @@ class KernelColumns(_Names):
                 if self.timeless_name is None:
                     self.timeless_name = str(event.name)
 
-    def _lower_ts_min(self, value) -> None:
-        self.ts_min = value if self.ts_min is None else min(self.ts_min, value)
+    @property
+    def ts_min(self):
+        """The smallest ts of all duration events (int, or float in a float-timestamp trace); None before any."""
+        return None if self.span is None else self.span[0]
 
     def _span(self, first, last) -> None:
         """Widen the events' span to [first, last] µs; TraceError when it exceeds :data:`MAX_TRACE_US`."""
@@ -246,10 +246,8 @@ class KernelColumns(_Names):
 
     def add_facts(self, other: "KernelColumns") -> None:
         """Add what ``other`` (a later batch or part of the same file) says of the file besides its rows and counts:
-        float timestamps, the smallest one, the span, collectives and the kernels without a time."""
+        float timestamps, the span (from the smallest one), collectives and the kernels without a time."""
         self.ts_float |= other.ts_float
-        if other.ts_min is not None:
-            self._lower_ts_min(other.ts_min)
         if other.span is not None:
             self._span(*other.span)
         self.has_collectives |= other.has_collectives

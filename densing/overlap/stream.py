@@ -119,7 +119,7 @@ class _Pass:
 
     def __init__(self, scratch: _Scratch, rules: str):
         self.scratch, self.rules = scratch, rules
-        self.total = KernelColumns()  # counters, ts_min, span and the ts_float flag of the whole file
+        self.total = KernelColumns()  # counters, span and the ts_float flag of the whole file
         self.step_names: set[str] = set()
         self.steps: list[tuple] = []  # (ts_i, ts_f) of every ProfilerStep annotation
         self.corr_range = [None, None]
