@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from densing.errors import TraceError
-from densing.overlap.cpu_trace import CpuRank, cpu_rank, has_collectives
+from densing.overlap.cpu_trace import CpuRank, cpu_rank
 from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
 from densing.overlap.cutting import Unsplittable
 from densing.overlap.kineto import GPU, DecodeInfo, decode_file, prefixed
@@ -99,7 +99,7 @@ def rank_outcome(path: str | Path, default_rank: int, kind: str = GPU, *parts, r
     if isinstance(rank, TraceError):
         return RankOutcome(error=rank)
     if isinstance(rank, CpuRank):
-        facts = RankFacts(rank.path, rank.rank, frozenset(), has_collectives(rank), rank.stream_rows, rank.info)
+        facts = RankFacts(rank.path, rank.rank, frozenset(), rank.has_collectives, rank.stream_rows, rank.info)
         variants = {None: lambda: cpu_rank_trace(rank, rank.first_ts or 0.0)}
     else:
         facts = RankFacts(rank.path, rank.rank, rank.step_names, rank.has_collectives, 0, rank.info)

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 from densing.errors import TraceError
-from densing.overlap.cpu_trace import CpuRank, annotation_rows, has_collectives, set_origin
+from densing.overlap.cpu_trace import CpuRank, annotation_rows, set_origin
 from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
 from densing.overlap.engine import Job, SerialEngine, borrowed
 from densing.overlap.gzipio import expected_size, read_head
@@ -124,18 +124,29 @@ def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None =
     check_rules(rules)
     files = trace_files(path)
     with borrowed(scheduler, files, workers) as engine:
-        kind = sniff_kind(files)
-        ranks = decode_ranks(files, kind, engine)
-        if kind == CPU and (any(c.stream_rows for c in ranks) or not any(has_collectives(c) for c in ranks)):
-            kind, ranks = GPU, decode_ranks(files, GPU, engine)  # GPU kernels after all, or no collectives to read
-        if kind == CPU:
-            return cpu_traces(path, ranks)
-        try:
-            return gpu_traces(path, ranks, rules)
-        except NoGpuKernelsError:
-            if any(d.has_collectives for d in ranks):  # a CPU-only (gloo) job whose files do not say so
-                return cpu_traces(path, decode_ranks(files, CPU, engine))
-            raise
+        return read_set(files, lambda kind: decode_ranks(files, kind, engine), lambda ranks: ranks,
+                        lambda ranks, kind: cpu_traces(path, ranks) if kind == CPU else gpu_traces(path, ranks, rules))
+
+
+def read_set(files: list[Path], run, facts, finish):
+    """``finish(results, kind)`` of ``results = run(kind)``: the set's files read as the kind they are. The first
+    file's ``distributedInfo.backend`` says which (:func:`sniff_kind`); a CPU set whose files hold GPU kernels
+    (``stream_rows``), or no collectives to read, is read again as a GPU set, and a GPU set without GPU kernels whose
+    ranks ran gloo collectives as a CPU set (a CPU-only job whose files do not say so). ``facts(results)``: each
+    rank's ``stream_rows`` and ``has_collectives``, None when a rank could not be read (``finish`` raises its error).
+    """
+    kind = sniff_kind(files)
+    results = run(kind)
+    known = facts(results)
+    if kind == CPU and known is not None and (
+            any(f.stream_rows for f in known) or not any(f.has_collectives for f in known)):
+        kind, results = GPU, run(GPU)
+    try:
+        return finish(results, kind)
+    except NoGpuKernelsError:
+        if kind == GPU and any(f.has_collectives for f in facts(results) or ()):
+            return finish(run(CPU), CPU)
+        raise
 
 
 def annotation_frame(path: str | Path, names: tuple[str, ...]):
