@@ -5,8 +5,8 @@ gloo on CPU, nccl where CUDA is present; several nodes through torchrun's rendez
 running :func:`densing.overlap.train_worker.worker_main`: a GPT-style byte-level language model (size set by the
 configuration) trained on a real text corpus, with one of the strategies with training hooks in
 :mod:`densing.overlap.strategies` (``sync``: a blocking all-reduce after backward; ``ddp``: DistributedDataParallel's
-gradient buckets; ``co2``: CO2 local updating, :mod:`densing.overlap.co2`; ``tp``: Megatron tensor parallelism with a
-serialized or chunked all-reduce, :mod:`densing.overlap.strategies.tp`), each its own module.
+gradient buckets; ``co2``: CO2 local updating; ``tp``: Megatron tensor parallelism with a serialized or chunked
+all-reduce), each its own module.
 
 ``torch.profiler`` records one Kineto trace per rank with a schedule (skip, wait, warmup, active
 steps) and ``ProfilerStep#N`` annotations, into the run directory (``rank<r>.json.gz``), which
@@ -35,7 +35,6 @@ from densing.overlap.run_schema import COMPLETE, LAUNCHER, METRICS_FILE, RUN_FIL
 from densing.overlap.train_config import TrainConfig
 from densing.overlap.train_worker import build_model, load_corpus, param_numel, worker_main  # noqa: F401
 from densing.validation import Interval, validate
-
 
 #: Host memory one worker process takes besides its model: the interpreter with torch loaded.
 WORKER_BASE_BYTES = 256 * 2**20

@@ -1,12 +1,13 @@
 """What one run of ``densing overlap run`` trains and profiles (:class:`TrainConfig`) and the domain of each of its
-fields (:data:`TRAIN_CONSTRAINTS`): the ``config`` of a run folder's ``run.yaml`` (:mod:`densing.overlap.run_schema`)."""
+fields (:data:`TRAIN_CONSTRAINTS`): the ``config`` of a run folder's ``run.yaml``
+(:mod:`densing.overlap.run_schema`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from numbers import Integral, Real
 
 from densing.errors import InputError
-from densing.overlap.co2 import CLIP_MODES, PENALTY_MODES
+from densing.overlap.strategies.co2 import CLIP_MODES, PENALTY_MODES
 from densing.overlap.strategies.tp import TP_OVERLAP_MODES
 from densing.overlap_defaults import DEFAULT_BUCKET_MB, MAX_BUCKET_MB
 from densing.validation import Interval, Options, validate
@@ -57,7 +58,7 @@ class TrainConfig:
     bucket_mb: float = DEFAULT_BUCKET_MB
     local_steps: int = 4  # CO2's τ
     outer_lr: float = 1.0
-    outer_momentum: float = 0.0  # the authors' setting at ≤ 16 GPUs (see densing.overlap.co2)
+    outer_momentum: float = 0.0  # the authors' setting at ≤ 16 GPUs (see densing.overlap.strategies.co2)
     outer_clip: float = 1.0  # CO2 outer momentum clipping threshold (used by the clip modes)
     staleness_penalty: str = "constant"  # CO2 penalty: constant (authors' code) | adaptive (densing's)
     gap_penalty: float = 1.0  # the constant penalty's divisor λ (1: no penalty, the authors' default)
