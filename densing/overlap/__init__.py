@@ -1,6 +1,6 @@
 """Training-trace profiling: communication/computation overlap in PyTorch-profiler traces.
 
-Plain data flows one way: bytes (:mod:`~densing.overlap.gzipio`, :mod:`~densing.overlap.cutting`)
+Plain data flows one way: bytes (:mod:`~densing.overlap.gzipio`)
 → columns (:mod:`~densing.overlap.kineto`, :mod:`~densing.overlap.columns`) → one rank's
 :class:`RankTrace` (:mod:`~densing.overlap.model`; HTA's rules in :mod:`~densing.overlap.selection`,
 the CPU-side definitions in :mod:`~densing.overlap.cpu_trace`) → rows

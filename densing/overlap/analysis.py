@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from densing.errors import TraceError
-from densing.overlap.cutting import Unsplittable
 from densing.overlap.engine import borrowed
-from densing.overlap.kineto import GPU
+from densing.overlap.kineto import GPU, Unsplittable
 from densing.overlap.metrics import rank_row, rank_step_rows, rows_frame, steps_frame
 from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankTrace, check_rules
 from densing.overlap.ranks import RankOutcome

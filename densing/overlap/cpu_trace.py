@@ -37,12 +37,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from densing.errors import TraceError
-from densing.overlap.arrays import isin_codes
-from densing.overlap.columns import CAT_CPU_OP, CAT_USER_ANNOTATION, COLLECTIVE_PREFIX, OpColumns
+from densing.overlap.columns import CAT_CPU_OP, CAT_USER_ANNOTATION, COLLECTIVE_PREFIX, OpColumns, isin_codes
 from densing.overlap.intervals import merge_intervals, subtract_intervals
 from densing.overlap.kineto import DecodeInfo
-from densing.overlap.model import (COMMUNICATION, COMPUTATION, LANE_THREAD, OTHER, STEP_RE, RankTrace,
-                                   step_containing)
+from densing.overlap.model import COMMUNICATION, COMPUTATION, LANE_THREAD, OTHER, STEP_RE, RankTrace, step_containing
 
 _COMM_CALL_PREFIXES = ("c10d::", "record_param_comms", "gloo:", "nccl:")  # ops on a compute thread for a collective
 

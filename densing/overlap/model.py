@@ -136,7 +136,7 @@ class RankTrace:
         return int(self.kernel_start_us.size)
 
     def __repr__(self) -> str:
-        """One line: the rank, its work items and steps (the arrays stay out of the repr; ``kernels_frame()`` has them)."""
+        """One line: the rank, its work items and steps (the arrays stay out of it; ``kernels_frame()`` has them)."""
         from pathlib import Path
 
         items = "kernels" if self.lane_kind == LANE_STREAM else "ops"

@@ -2,7 +2,7 @@
 
 A large file is decoded by ``parts`` independent tasks (on local processes or Dask workers, see
 :mod:`densing.overlap.engine`) that share nothing but the file's path. Part k of n covers the
-events between two event boundaries (:func:`densing.overlap.cutting.cut_before`): the first
+events between two event boundaries (:func:`densing.overlap.kineto.cut_before`): the first
 boundary at or after the target offset t_k = a + k·(L − a)/n of the decompressed stream (a: the
 ``[`` that opens ``traceEvents``; L: the decompressed size, the gzip trailer's ISIZE), which every
 task computes alike from the same bytes. A task inflates the stream from its start (gzip cannot
@@ -16,16 +16,15 @@ batch by batch (:func:`densing.overlap.kineto.decode_stream`), so its memory is 
 
 Concatenating the parts' columns in order gives the columns of the whole file, row for row.
 Where a boundary cannot be found (compact JSON, a stream shorter than its trailer says) a part
-raises :class:`~densing.overlap.cutting.Unsplittable` and the file is decoded in one task.
+raises :class:`~densing.overlap.kineto.Unsplittable` and the file is decoded in one task.
 """
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Iterator
 
-from densing.overlap.cutting import Unsplittable, cut_before, events_start
 from densing.overlap.gzipio import expected_size, read_pieces
-from densing.overlap.kineto import GPU, decode_stream
+from densing.overlap.kineto import GPU, Unsplittable, cut_before, decode_stream, events_start
 
 _OPEN = b'{"traceEvents": ['
 _CLOSE = b"]}"

@@ -19,8 +19,7 @@ from pathlib import Path
 from densing.errors import TraceError
 from densing.overlap.cpu_trace import CpuRank, cpu_rank
 from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
-from densing.overlap.cutting import Unsplittable
-from densing.overlap.kineto import GPU, DecodeInfo, decode_file, prefixed
+from densing.overlap.kineto import GPU, DecodeInfo, Unsplittable, decode_file, prefixed
 from densing.overlap.metrics import rank_metrics, rank_step_rows
 from densing.overlap.model import DEFAULT_KERNEL_RULES
 from densing.overlap.parts import decode_part
@@ -59,7 +58,7 @@ class RankOutcome:
 
 def part_columns(path: str | Path, part: int, parts: int, kind: str = GPU):
     """Part ``part`` of ``parts`` of one file (:mod:`densing.overlap.parts`). An
-    :class:`~densing.overlap.cutting.Unsplittable` or a TraceError is returned, not raised: the
+    :class:`~densing.overlap.kineto.Unsplittable` or a TraceError is returned, not raised: the
     combining job then reads the file whole, or raises the error."""
     try:
         return decode_part(path, part, parts, kind)

@@ -24,8 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from densing.errors import TraceError
-from densing.overlap.arrays import isin_codes, isin_sorted, sorted_unique
-from densing.overlap.columns import SYNC_NAMES, KernelColumns
+from densing.overlap.columns import SYNC_NAMES, KernelColumns, isin_codes, isin_sorted, sorted_unique
 from densing.overlap.kineto import DecodeInfo
 from densing.overlap.model import (DEFAULT_KERNEL_RULES, STEP_RE, NoGpuKernelsError, RankTrace, kernel_category,
                                    step_containing)

@@ -31,8 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from densing.errors import InputError, TraceError
-from densing.overlap.arrays import isin_codes
-from densing.overlap.columns import KernelColumns
+from densing.overlap.columns import KernelColumns, isin_codes
 from densing.overlap.gzipio import is_gzip, read_pieces
 from densing.overlap.intervals import intersection_length, merge_intervals
 from densing.overlap.kineto import BATCH_BYTES, GPU, _add, event_batches, prefixed
@@ -71,7 +70,8 @@ class _Scratch:
             self.dir = Path(tempfile.mkdtemp(prefix="densing-stream-", dir=folder))
         except OSError as exc:
             raise InputError(f"{folder or tempfile.gettempdir()}: cannot make the streaming scratch folder here "
-                             f"({exc.strerror or type(exc).__name__}); set DENSING_SCRATCH to a writable folder") from None
+                             f"({exc.strerror or type(exc).__name__}); set DENSING_SCRATCH to a writable "
+                             "folder") from None
         self.window_us = window_us
         self.pending: dict[int, list] = {}
         self.pending_rows = 0
@@ -246,7 +246,7 @@ def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_b
                     window_us: int = WINDOW_US, scratch_dir: str | None = None) -> dict:
     """The per-rank row (:data:`~densing.overlap.metrics.RANK_COLUMNS`) of one GPU trace file, in bounded memory
     (module docstring); scratch files in ``scratch_dir`` (the system's temporary folder by default), removed after.
-    Raises :class:`~densing.overlap.cutting.Unsplittable` for a file that cannot be cut into batches (compact JSON)."""
+    Raises :class:`~densing.overlap.kineto.Unsplittable` for a file that cannot be cut into batches (compact JSON)."""
     path = Path(path)
     scratch = _Scratch(scratch_dir or os.environ.get("DENSING_SCRATCH"), window_us)
     try:

@@ -1,4 +1,4 @@
-"""densing.overlap.cutting: cutting a Kineto ``traceEvents`` array at event boundaries, checked against
+"""densing.overlap.kineto's cutting a Kineto ``traceEvents`` array at event boundaries, checked against
 documents whose event offsets are known (generated here) and a brute-force boundary search."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from densing.overlap.cutting import Unsplittable, cut_before, events_start
+from densing.overlap.kineto import Unsplittable, cut_before, events_start
 
 # event fields: strings that look like JSON punctuation (a raw newline cannot occur in a JSON string)
 texts = st.text(alphabet=st.sampled_from(list('ab{}[],:" \n\t\\é')), max_size=12)

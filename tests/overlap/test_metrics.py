@@ -266,7 +266,7 @@ def test_multi_member_gzip_reads_like_one_member(tmp_path):
 def test_isin_sorted_equals_numpy_isin(values, pool):
     import numpy as np
 
-    from densing.overlap.arrays import isin_sorted
+    from densing.overlap.columns import isin_sorted
 
     values, pool = np.array(values, dtype=np.int64), np.array(pool, dtype=np.int64)
     np.testing.assert_array_equal(isin_sorted(values, np.unique(pool)), np.isin(values, pool))
@@ -278,7 +278,7 @@ def test_sorted_unique_and_isin_match_numpy():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from densing.overlap.arrays import isin_codes, sorted_unique
+    from densing.overlap.columns import isin_codes, sorted_unique
 
     ints = st.lists(st.integers(-5, 40), max_size=60)
 
