@@ -524,7 +524,7 @@ def _walk(domain: dict) -> list[tuple[str, object]]:
 
 def _run_file_cases() -> list:
     from densing.overlap.run_schema import RUN_DOMAIN
-    from densing.overlap.train_config import TRAIN_CONSTRAINTS
+    from densing.overlap.run_schema import TRAIN_CONSTRAINTS
 
     cases = [pytest.param({name: value}, name, value, id=f"{name}={value!r}") for name, value in _walk(RUN_DOMAIN)]
     cases += [pytest.param({"config": {name: value}}, f"config.{name}", value, id=f"config.{name}={value!r}")
@@ -553,7 +553,7 @@ def test_every_run_file_field_outside_its_domain_is_one_line_naming_file_field_v
 
 def test_the_run_file_walk_covers_every_declared_field():
     from densing.overlap.run_schema import RUN_DOMAIN
-    from densing.overlap.train_config import TRAIN_CONSTRAINTS
+    from densing.overlap.run_schema import TRAIN_CONSTRAINTS
 
     walked = {case.values[1] for case in RUN_FILE_CASES}
     assert walked == set(RUN_DOMAIN) | {f"config.{name}" for name in TRAIN_CONSTRAINTS}

@@ -31,8 +31,7 @@ import pandas as pd
 
 from densing.errors import InputError
 from densing.io import atomic_write_text
-from densing.overlap.run_schema import COMPLETE, LAUNCHER, METRICS_FILE, RUN_FILE
-from densing.overlap.train_config import TrainConfig
+from densing.overlap.run_schema import COMPLETE, LAUNCHER, METRICS_FILE, RUN_FILE, TrainConfig
 from densing.overlap.train_worker import build_model, load_corpus, param_numel, worker_main  # noqa: F401
 from densing.validation import Interval, validate
 
