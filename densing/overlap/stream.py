@@ -122,7 +122,7 @@ class _Pass:
         self.total = KernelColumns()  # counters, span and the ts_float flag of the whole file
         self.step_names: set[str] = set()
         self.steps: list[tuple] = []  # (ts_i, ts_f) of every ProfilerStep annotation
-        self.corr_range = [None, None]
+        self.corr_range = [math.inf, -math.inf]  # the CPU rows' correlation ids
 
     def batch(self, cols: KernelColumns) -> None:
         t = self.total
@@ -145,9 +145,8 @@ class _Pass:
             rows = np.empty(int(cpu.sum()), dtype=CPU_ROW)
             rows["ts_i"], rows["ts_f"], rows["corr"] = ts_i[cpu], ts_f[cpu], corr[cpu]
             rows.tofile(self.scratch.cpu)
-            lo, hi = int(rows["corr"].min()), int(rows["corr"].max())
-            r = self.corr_range
-            self.corr_range = [lo if r[0] is None else min(r[0], lo), hi if r[1] is None else max(r[1], hi)]
+            self.corr_range = [min(self.corr_range[0], int(rows["corr"].min())),
+                               max(self.corr_range[1], int(rows["corr"].max()))]
         on_stream = stream != -1  # the possible kernels, to the scratch windows
         if not on_stream.any():
             return
@@ -175,7 +174,7 @@ def _kept_ids(p: _Pass, last_start: float, origin: int) -> tuple[int, np.ndarray
     """HTA's kept correlation ids: those of CPU rows that start before ``last_start``, as a bit table over their
     range (one bit per id)."""
     low, high = p.corr_range
-    if low is None:
+    if low > high:
         return 0, np.zeros(0, dtype=np.uint8)
     bits = np.zeros((high - low) // 8 + 1, dtype=np.uint8)
     for rows in p.scratch.cpu_rows():

@@ -15,7 +15,7 @@ the profiled steps (µs per step):
 
 **Measured contention** (:func:`gemm_contention`): each producer-GEMM interval is classified by the
 fraction of it that a ``gloo:*`` collective of the same rank covers: *alone* (0) or *concurrent*
-(≥ ``concurrent_min``, default ½; partial overlaps in between are left out). With equal-sized
+(≥ :data:`CONCURRENT_MIN`, ½; partial overlaps in between are left out). With equal-sized
 GEMMs (the chunks of one run are equal: the tokens are split evenly)
 
     γ = mean(concurrent GEMM time) / mean(alone GEMM time) − 1,
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 SUBLAYERS = {"attn": "proj", "mlp": "fc2"}  # sublayer → its producer GEMM's annotation
+CONCURRENT_MIN = 0.5  # the covered fraction from which a GEMM runs beside a collective
 ANNOTATIONS = tuple(f"tp/{s}{part}" for s, gemm in SUBLAYERS.items()
                     for part in ("", f"/{gemm}", "/allreduce", "/grad_allreduce"))
 
@@ -72,18 +73,16 @@ def covered_fraction(start: np.ndarray, end: np.ndarray, cover_start: np.ndarray
         return np.where(length > 0, (covered_before(end) - covered_before(start)) / length, 0.0)
 
 
-def gemm_contention(gemm_start, gemm_end, coll_start, coll_end, concurrent_min: float = 0.5) -> dict:
+def gemm_contention(gemm_start, gemm_end, coll_start, coll_end) -> dict:
     """Measured contention γ of GEMM intervals against collective intervals (module docstring)."""
-    if not 0 < concurrent_min <= 1:
-        raise InputError(f"concurrent_min: expected in (0, 1], got {concurrent_min}")
     gemm_start, gemm_end = np.asarray(gemm_start, dtype=float), np.asarray(gemm_end, dtype=float)
-    frac = covered_fraction(gemm_start, gemm_end, np.asarray(coll_start, float), np.asarray(coll_end, float))
+    frac = covered_fraction(gemm_start, gemm_end, coll_start, coll_end)
     dur = gemm_end - gemm_start
-    alone, concurrent = dur[frac <= 0.0], dur[frac >= concurrent_min]
+    alone, concurrent = dur[frac <= 0.0], dur[frac >= CONCURRENT_MIN]
     a = float(alone.mean()) if alone.size else math.nan
     c = float(concurrent.mean()) if concurrent.size else math.nan
     return {"gemm_alone_n": int(alone.size), "gemm_alone_us": a, "gemm_concurrent_n": int(concurrent.size),
-            "gemm_concurrent_us": c, "contention": c / a - 1.0 if alone.size and concurrent.size and a > 0 else math.nan}
+            "gemm_concurrent_us": c, "contention": c / a - 1.0 if a > 0 else math.nan}  # NaN: a side is empty
 
 
 def _frame(run_dir: Path):
