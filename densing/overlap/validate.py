@@ -28,7 +28,7 @@ only measured there); :func:`profiler_overhead` puts the unprofiled step time be
 ``metrics.csv`` (profiled vs unprofiled wall-clock steps of the same run).
 
 Models: each strategy's validation model (``predict_run_s``, one module per strategy in
-:mod:`densing.overlap.strategies`) on the fluid model of :mod:`densing.overlap.fluid`; the run's
+:mod:`densing.overlap.strategies`) on the fluid model of :mod:`densing.overlap.strategies.base`; the run's
 strategy is read from its ``run.yaml``.
 """
 from __future__ import annotations
@@ -39,6 +39,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from densing.errors import InputError
+from densing.overlap.analysis import analyze_steps, measured_step_s
+from densing.overlap.run_schema import METRICS_FILE, RUN_FILE, check_run_folder, read_run
+from densing.overlap.strategies.base import RunCalibration
+from densing.overlap.trace import annotation_frame
 from densing.validation import CONTENTION, ExistingPath, Interval, validate as check
 
 #: What the run comparisons take: run folders that exist, T3's γ (> −1, or None: measured), a window of ≥ 1 steps.
@@ -47,12 +52,6 @@ RUNS_CONSTRAINTS = {
     "contention": [CONTENTION, None],  # γ > −1 (densing.overlap.whatif.CONTENTION)
     "window": [Interval(Integral, 1, None)],
 }
-
-from densing.errors import InputError
-from densing.overlap.analysis import analyze_steps, measured_step_s
-from densing.overlap.fluid import RunCalibration
-from densing.overlap.run_schema import METRICS_FILE, RUN_FILE, check_run_folder, read_run
-from densing.overlap.trace import annotation_frame
 
 PHASES = ("forward", "backward", "allreduce", "optimizer", "co2_outer")
 

@@ -4,10 +4,10 @@ steps, with the staleness gap penalty and outer momentum clipping in the authors
 no clipping) or densing's (adaptive per-tensor penalty, global ℓ2 clip): ``staleness_penalty``/``outer_clip_mode``.
 
 * what-if (steady state, per local step):  T = max(C, T_ar(p, S)/τ);
-* validation (:mod:`densing.overlap.fluid`): one round is τ local steps τ·(F + B + O + o) plus
-  the outer step (12 passes over S bytes: :meth:`CO2.outer_step`), during which
-  the previous round's all-reduce (T_ar) runs; the outer step waits for it. T = round / τ. The
-  ranks meet once per round, with a round of computation as slack, so Σ is not added.
+* validation (the fluid model, :mod:`densing.overlap.strategies.base`): one round is τ local steps τ·(F + B + O + o)
+  plus the outer step (12 passes over S bytes: :meth:`CO2.outer_step`), during which the previous round's all-reduce
+  (T_ar) runs; the outer step waits for it. T = round / τ. The ranks meet once per round, with a round of computation
+  as slack, so Σ is not added.
 
 **The outer update**, on torch tensors. CO2 runs τ local steps of an inner optimizer on every worker, then
 all-reduces the change of the model *asynchronously*: the all-reduce of round t runs while the τ local steps of round
@@ -57,8 +57,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from densing.errors import InputError
-from densing.overlap.fluid import SYNC_COPY_PASSES, RunCalibration, contention_rate, simulate
-from densing.overlap.strategies.base import Strategy, TrainContext, TrainHooks, WhatIfPoint
+from densing.overlap.strategies.base import (SYNC_COPY_PASSES, RunCalibration, Strategy, TrainContext, TrainHooks,
+                                             WhatIfPoint, contention_rate, simulate)
 
 CO2_OUTER_PASSES = 12  # passes over S bytes in CO2.outer_step
 
