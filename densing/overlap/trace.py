@@ -95,20 +95,20 @@ def check_ranks(path, ranks: list) -> None:
                              f"says {b!r}: the traces of two jobs in one folder")
 
 
-def gpu_traces(path, ranks: list[DecodedRank], rules: str = DEFAULT_KERNEL_RULES) -> list[RankTrace]:
-    """The set's RankTraces under HTA's rules (the last step filtered when the set has two or
-    more step names; times from the set's earliest event)."""
+def set_traces(path, ranks: list[DecodedRank] | list[CpuRank], kind: str,
+               rules: str = DEFAULT_KERNEL_RULES) -> list[RankTrace]:
+    """The set's RankTraces, by rank, times from the set's earliest event: a GPU set's under HTA's rules (the last step
+    filtered when the set has two or more step names), a CPU set's under the CPU-side definitions
+    (:mod:`densing.overlap.cpu_trace`)."""
     check_ranks(path, ranks)
-    filter_last_step = filters_last_step(frozenset().union(*(d.step_names for d in ranks)))
-    origin = min(d.first_ts for d in ranks)
-    return sorted((to_rank_trace(d, filter_last_step, origin, rules) for d in ranks), key=lambda t: t.rank)
-
-
-def cpu_traces(path, ranks: list[CpuRank]) -> list[RankTrace]:
-    """The set's RankTraces under the CPU-side definitions (:mod:`densing.overlap.cpu_trace`)."""
-    check_ranks(path, ranks)
-    origin = set_origin(ranks)
-    return sorted((cpu_rank_trace(c, origin) for c in ranks), key=lambda t: t.rank)
+    if kind == CPU:
+        origin = set_origin(ranks)
+        traces = (cpu_rank_trace(c, origin) for c in ranks)
+    else:
+        filter_last_step = filters_last_step(frozenset().union(*(d.step_names for d in ranks)))
+        origin = min(d.first_ts for d in ranks)
+        traces = (to_rank_trace(d, filter_last_step, origin, rules) for d in ranks)
+    return sorted(traces, key=lambda t: t.rank)
 
 
 def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None = None,
@@ -125,7 +125,7 @@ def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None =
     files = trace_files(path)
     with borrowed(scheduler, files, workers) as engine:
         return read_set(files, lambda kind: decode_ranks(files, kind, engine), lambda ranks: ranks,
-                        lambda ranks, kind: cpu_traces(path, ranks) if kind == CPU else gpu_traces(path, ranks, rules))
+                        lambda ranks, kind: set_traces(path, ranks, kind, rules))
 
 
 def read_set(files: list[Path], run, facts, finish):

@@ -10,7 +10,7 @@ from densing.overlap.intervals import subtract_intervals
 from densing.overlap.model import COMMUNICATION, COMPUTATION, LANE_THREAD, OTHER
 from densing.overlap.engine import SerialEngine
 from densing.overlap.kineto import CPU
-from densing.overlap.trace import annotation_frame, cpu_traces, decode_ranks, trace_files
+from densing.overlap.trace import annotation_frame, decode_ranks, set_traces, trace_files
 
 
 def op(name, ts, dur, tid=1, cat="cpu_op"):
@@ -55,7 +55,7 @@ def test_hand_trace_overlap_exposed_breakdown(tmp_path):
 
 def test_categories_steps_and_threads(tmp_path):
     write(tmp_path / "rank0.json", hand_cpu_trace())
-    (t,) = cpu_traces(tmp_path, decode_ranks(trace_files(tmp_path), CPU, SerialEngine()))
+    (t,) = set_traces(tmp_path, decode_ranks(trace_files(tmp_path), CPU, SerialEngine()), CPU)
     comm = t.kernel_category == COMMUNICATION
     assert t.lane_kind == LANE_THREAD and list(t.kernel_lane[comm]) == [9]
     assert t.kernel_names[t.kernel_name_code[comm][0]] == "gloo:all_reduce"
@@ -83,7 +83,7 @@ def test_no_collectives_is_a_trace_error(tmp_path):
     with pytest.raises(TraceError, match="no GPU kernels"):
         read_traces(tmp_path)
     with pytest.raises(TraceError, match="no CPU collectives"):
-        cpu_traces(tmp_path, decode_ranks(trace_files(tmp_path), CPU, SerialEngine()))
+        set_traces(tmp_path, decode_ranks(trace_files(tmp_path), CPU, SerialEngine()), CPU)
 
 
 def test_subtract_hand_case():

@@ -188,7 +188,7 @@ def test_a_file_cut_into_part_jobs_reads_like_one_job(tmp_path, parts):
     from densing.overlap.engine import ProcessEngine, SerialEngine
     from densing.overlap.kineto import GPU, decode_file
     from densing.overlap.parts import decode_part
-    from densing.overlap.trace import gpu_traces, run_ranks
+    from densing.overlap.trace import run_ranks, set_traces
 
     path = tmp_path / "r.json.gz"
     path.write_bytes(gzip.compress(_kineto_text(_many_steps()).encode()))
@@ -203,7 +203,7 @@ def test_a_file_cut_into_part_jobs_reads_like_one_job(tmp_path, parts):
     for name in ("ts", "dur", "stream", "correlation", "name_code", "comm_bytes"):
         np.testing.assert_array_equal(cols.column(name), whole.column(name), err_msg=name)
     for engine in (SerialEngine(), ProcessEngine(parts)):
-        _same_traces(one, gpu_traces(path, run_ranks([path], GPU, engine, split_min_bytes=0)))
+        _same_traces(one, set_traces(path, run_ranks([path], GPU, engine, split_min_bytes=0), GPU))
     assert one[0].step_number.size == 80 and one[0].kernel_count == 200 - 1  # last step's kernel excluded
 
 
