@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterable
 from densing.errors import TraceError
 from densing.overlap.engine import borrowed
 from densing.overlap.kineto import GPU, Unsplittable
-from densing.overlap.metrics import rank_row, rank_step_rows, rows_frame, steps_frame
+from densing.overlap.metrics import RANK_COLUMNS, STEP_COLUMNS, rank_row, rank_step_rows
 from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankTrace, check_rules
 from densing.overlap.ranks import RankOutcome
 from densing.overlap.ranks import rank_outcome as rank_job
@@ -110,7 +110,9 @@ def analyze(source: str | Path | Iterable[RankTrace], scheduler: str = "auto", w
     """Per-rank overlap and temporal breakdown of a trace file, directory, or read traces; a path's
     kernels are classified by ``rules`` (``hta``: HTA 0.5.0's categories, ``traceinsight``: 0.6.1's;
     read traces keep the categories they were read with); ``stream``: see :func:`analyze_rows`."""
-    return rows_frame(analyze_rows(source, scheduler, workers, rules, stream))
+    import pandas as pd
+
+    return pd.DataFrame(analyze_rows(source, scheduler, workers, rules, stream), columns=RANK_COLUMNS)
 
 
 @validate_params(ANALYZE_CONSTRAINTS)
@@ -118,9 +120,11 @@ def analyze_steps(source: str | Path | Iterable[RankTrace], scheduler: str = "au
                   workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES) -> "pd.DataFrame":
     """Per (rank, ProfilerStep) breakdown; a kernel belongs to the step its launch falls in
     (:func:`densing.overlap.metrics.rank_step_rows`)."""
-    if isinstance(source, (str, Path)):
-        return steps_frame(set_rows(source, scheduler, workers, rules)[1])
-    return steps_frame([row for t in source for row in rank_step_rows(t)])
+    import pandas as pd
+
+    rows = (set_rows(source, scheduler, workers, rules)[1] if isinstance(source, (str, Path))
+            else [row for t in source for row in rank_step_rows(t)])
+    return pd.DataFrame(rows, columns=STEP_COLUMNS)
 
 
 def measured_step_s(run_dir: str | Path) -> float:
