@@ -85,23 +85,18 @@ def gemm_contention(gemm_start, gemm_end, coll_start, coll_end) -> dict:
             "gemm_concurrent_us": c, "contention": c / a - 1.0 if a > 0 else math.nan}  # NaN: a side is empty
 
 
-def _frame(run_dir: Path):
-    from densing.overlap.trace import annotation_frame
-
-    ann = annotation_frame(run_dir, ANNOTATIONS)
-    ann = ann[ann["step"] >= 0]
-    if not ann["name"].str.startswith("tp/").any():
-        raise InputError(f"{run_dir}: no tp/* annotations in the profiled steps (not a tp run?)")
-    return ann
-
-
 def sublayer_table(run_dir: str | Path) -> "pd.DataFrame":
     """One row per (rank, sublayer) of a tp run: times per step (µs, means over the profiled
     steps) and the measured contention of its producer GEMM (see the module docstring)."""
     import pandas as pd
 
+    from densing.overlap.trace import annotation_frame
+
     run_dir = Path(run_dir)
-    ann = _frame(run_dir)
+    ann = annotation_frame(run_dir, ANNOTATIONS)
+    ann = ann[ann["step"] >= 0]
+    if not ann["name"].str.startswith("tp/").any():
+        raise InputError(f"{run_dir}: no tp/* annotations in the profiled steps (not a tp run?)")
     rows = []
     for rank, r in ann.groupby("rank"):
         coll = r[r["name"].str.startswith("gloo:")]
