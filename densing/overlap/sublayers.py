@@ -129,17 +129,20 @@ def measured_contention(run_dir: str | Path) -> float:
     return float(sum(k * v for k, v in zip(counts, ratios)) / sum(counts) - 1.0)
 
 
-def predict_t3(none_dir: str | Path, chunked_dir: str | Path, contention: float | None = None) -> dict:
-    """T3's prediction of the chunked run's step from the serialized run (module docstring)."""
-    from densing.overlap.strategies.t3 import t3_step_time_s
+def predict_t3(none_dir: str | Path, chunked_dir: str | Path, contention: float | None = None) -> tuple:
+    """T3's prediction of the chunked run's step from the serialized run (module docstring): (γ, the predicted step
+    with γ, the predicted step with no contention, γ = 0), steps in µs."""
     from densing.overlap.analysis import measured_step_s
+    from densing.overlap.strategies.t3 import t3_step_time_s
 
     table = sublayer_table(none_dir)
     gamma = measured_contention(chunked_dir) if contention is None else float(contention)
     per = table.groupby("sublayer")[["producer_gemm_us", "exposed_comm_us"]].mean()
     serial = float((per["producer_gemm_us"] + per["exposed_comm_us"]).sum())
-    fused = float(sum(t3_step_time_s(c, a, max(0.0, gamma)) for c, a in
-                      zip(per["producer_gemm_us"], per["exposed_comm_us"])))
     step_none = measured_step_s(none_dir) * 1e6
-    return {"contention": gamma, "serial_sublayers_us": serial, "t3_sublayers_us": fused,
-            "step_none_us": step_none, "predicted_us": step_none - serial + fused}
+
+    def predicted_us(g: float) -> float:
+        fused = float(sum(t3_step_time_s(c, a, g) for c, a in zip(per["producer_gemm_us"], per["exposed_comm_us"])))
+        return step_none - serial + fused
+
+    return gamma, predicted_us(max(0.0, gamma)), predicted_us(0.0)

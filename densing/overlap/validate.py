@@ -197,14 +197,13 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
         others = [root / n for n in ("ddp", "co2") if (root / n / "run.yaml").exists()]
         frames.append(validate(root / "sync", *others)[1])
     if tensor_parallel:
-        t3 = predict_t3(root / "tp-none", root / "tp-chunked", contention)
-        free = predict_t3(root / "tp-none", root / "tp-chunked", 0.0)["predicted_us"] / 1e3
-        measured = measured_step_s(root / "tp-chunked") * 1e3
+        gamma, predicted_us, free_us = predict_t3(root / "tp-none", root / "tp-chunked", contention)
+        predicted, free, measured = predicted_us / 1e3, free_us / 1e3, measured_step_s(root / "tp-chunked") * 1e3
         frames.append(pd.DataFrame([{
-            "strategy": "t3", "measured_ms": measured, "predicted_ms": t3["predicted_us"] / 1e3,
-            "error_pct": 100.0 * (t3["predicted_us"] / 1e3 - measured) / measured,
+            "strategy": "t3", "measured_ms": measured, "predicted_ms": predicted,
+            "error_pct": 100.0 * (predicted - measured) / measured,
             "predicted_no_contention_ms": free, "error_no_contention_pct": 100.0 * (free - measured) / measured,
-            "run": str(root / "tp-chunked"), "contention": t3["contention"]}]))
+            "run": str(root / "tp-chunked"), "contention": gamma}]))
     if not frames:
         raise InputError(f"{root}: no sync run and no tp-none + tp-chunked pair to validate")
     frame = pd.concat(frames, ignore_index=True)
