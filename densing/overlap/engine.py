@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import sys
-from contextlib import contextmanager
+from contextlib import closing, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -286,18 +286,10 @@ def local_cluster(workers: int | None = None) -> DaskEngine:
     return DaskEngine(distributed.Client(cluster), cluster)
 
 
-@contextmanager
 def borrowed(scheduler, files: list[Path], workers: int | None = None):
     """``with borrowed(scheduler, files, workers) as engine``: the engine :func:`make_engine`
     makes for a name (closed at the end), or an engine given as such (left open: its owner's)."""
-    if not isinstance(scheduler, str):
-        yield scheduler
-        return
-    engine = make_engine(scheduler, files, workers)
-    try:
-        yield engine
-    finally:
-        engine.close()
+    return closing(make_engine(scheduler, files, workers)) if isinstance(scheduler, str) else nullcontext(scheduler)
 
 
 def make_engine(scheduler: str, files: list[Path], workers: int | None = None):
