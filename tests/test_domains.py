@@ -354,7 +354,8 @@ def test_the_swallow_builder_refuses_is_post_yes_and_an_unparseable_house_date(t
 def test_the_swallow_builder_refuses_a_score_outside_zero_to_one(value, tmp_path):
     from tools.swallow_table.build import build_swallow
 
-    kept = "      XWINO: 0.91\n      MMLU: 0.774\n      GSM8K: 0.743"  # 01-ai/Yi-1.5-34B, a pre-trained model the table keeps
+    # 01-ai/Yi-1.5-34B, a pre-trained model the table keeps
+    kept = "      XWINO: 0.91\n      MMLU: 0.774\n      GSM8K: 0.743"
     source = _swallow_copy(tmp_path, kept, kept.replace("MMLU: 0.774", f"MMLU: {value}"))
     with pytest.raises(InputError) as raised:
         build_swallow(source, REPO_ROOT / "results" / "swallow", REPO_ROOT / "results" / "release_dates.csv")
@@ -684,7 +685,8 @@ MODELS_FILE_CASES = {
                      ("soon", "cannot parse 'soon'")],
     "trust_remote_code": [("maybe", "expected true or false")],
     "gguf_file": [("weights.bin", "ending .gguf")],
-    "model_args": [("'max_length=abc'", "max_length: expected a whole number ≥ 1"), ("'pretrained=x'", "set by densing")],
+    "model_args": [("'max_length=abc'", "max_length: expected a whole number ≥ 1"),
+                   ("'pretrained=x'", "set by densing")],
     "size": [("7B", "unknown field(s) size")],
 }
 
