@@ -354,7 +354,8 @@ def test_the_swallow_builder_refuses_is_post_yes_and_an_unparseable_house_date(t
 def test_the_swallow_builder_refuses_a_score_outside_zero_to_one(value, tmp_path):
     from tools.swallow_table.build import build_swallow
 
-    kept = "      XWINO: 0.91\n      MMLU: 0.774\n      GSM8K: 0.743"  # 01-ai/Yi-1.5-34B, a pre-trained model the table keeps
+    # 01-ai/Yi-1.5-34B, a pre-trained model the table keeps
+    kept = "      XWINO: 0.91\n      MMLU: 0.774\n      GSM8K: 0.743"
     source = _swallow_copy(tmp_path, kept, kept.replace("MMLU: 0.774", f"MMLU: {value}"))
     with pytest.raises(InputError) as raised:
         build_swallow(source, REPO_ROOT / "results" / "swallow", REPO_ROOT / "results" / "release_dates.csv")
@@ -524,7 +525,7 @@ def _walk(domain: dict) -> list[tuple[str, object]]:
 
 def _run_file_cases() -> list:
     from densing.overlap.run_schema import RUN_DOMAIN
-    from densing.overlap.train_config import TRAIN_CONSTRAINTS
+    from densing.overlap.run_schema import TRAIN_CONSTRAINTS
 
     cases = [pytest.param({name: value}, name, value, id=f"{name}={value!r}") for name, value in _walk(RUN_DOMAIN)]
     cases += [pytest.param({"config": {name: value}}, f"config.{name}", value, id=f"config.{name}={value!r}")
@@ -553,7 +554,7 @@ def test_every_run_file_field_outside_its_domain_is_one_line_naming_file_field_v
 
 def test_the_run_file_walk_covers_every_declared_field():
     from densing.overlap.run_schema import RUN_DOMAIN
-    from densing.overlap.train_config import TRAIN_CONSTRAINTS
+    from densing.overlap.run_schema import TRAIN_CONSTRAINTS
 
     walked = {case.values[1] for case in RUN_FILE_CASES}
     assert walked == set(RUN_DOMAIN) | {f"config.{name}" for name in TRAIN_CONSTRAINTS}
@@ -684,7 +685,8 @@ MODELS_FILE_CASES = {
                      ("soon", "cannot parse 'soon'")],
     "trust_remote_code": [("maybe", "expected true or false")],
     "gguf_file": [("weights.bin", "ending .gguf")],
-    "model_args": [("'max_length=abc'", "max_length: expected a whole number ≥ 1"), ("'pretrained=x'", "set by densing")],
+    "model_args": [("'max_length=abc'", "max_length: expected a whole number ≥ 1"),
+                   ("'pretrained=x'", "set by densing")],
     "size": [("7B", "unknown field(s) size")],
 }
 

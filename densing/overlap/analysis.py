@@ -15,16 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from densing.errors import TraceError
-from densing.overlap.cutting import Unsplittable
 from densing.overlap.engine import borrowed
-from densing.overlap.kineto import CPU, GPU
-from densing.overlap.metrics import rank_row, rank_step_rows, rows_frame, steps_frame
+from densing.overlap.kineto import GPU, Unsplittable
+from densing.overlap.metrics import RANK_COLUMNS, STEP_COLUMNS, rank_row, rank_step_rows
 from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankTrace, check_rules
 from densing.overlap.ranks import RankOutcome
 from densing.overlap.ranks import rank_outcome as rank_job
 from densing.overlap.selection import filters_last_step
 from densing.overlap.stream import should_stream, stream_rank_row
-from densing.overlap.trace import check_ranks, run_ranks, sniff_kind, trace_files
+from densing.overlap.trace import check_ranks, read_set, run_ranks, sniff_kind, trace_files
 from densing.validation import Interval, validate_params
 
 if TYPE_CHECKING:
@@ -37,15 +36,12 @@ def _pick(path, outcomes: list[RankOutcome], kind: str) -> tuple[list[dict], lis
             raise o.error
     check_ranks(path, [o.facts for o in outcomes])
     key = filters_last_step(frozenset().union(*(o.facts.step_names for o in outcomes))) if kind == GPU else None
-    chosen = []
-    for o in outcomes:
-        rows = o.rows[key]
-        if isinstance(rows, TraceError):
-            raise rows
-        chosen.append((o.facts.rank, rows))
-    chosen.sort(key=lambda item: item[0])
-    return ([r.row for _, r in chosen],
-            [step for _, r in chosen for step in r.steps])
+    rows = [o.rows[key] for o in outcomes]
+    for r in rows:
+        if isinstance(r, TraceError):
+            raise r
+    chosen = sorted(zip((o.facts.rank for o in outcomes), rows), key=lambda item: item[0])
+    return [r.row for _, r in chosen], [step for _, r in chosen for step in r.steps]
 
 
 def set_rows(path: str | Path, scheduler="auto", workers: int | None = None,
@@ -57,17 +53,9 @@ def set_rows(path: str | Path, scheduler="auto", workers: int | None = None,
     files = trace_files(path)
     rank_outcome = partial(rank_job, rules=rules, steps=steps)
     with borrowed(scheduler, files, workers) as engine:
-        kind = sniff_kind(files)
-        outcomes = run_ranks(files, kind, engine, rank_outcome)
-        if kind == CPU and not any(o.error for o in outcomes) and (
-                any(o.facts.stream_rows for o in outcomes) or not any(o.facts.has_collectives for o in outcomes)):
-            kind, outcomes = GPU, run_ranks(files, GPU, engine, rank_outcome)
-        try:
-            return _pick(path, outcomes, kind)
-        except NoGpuKernelsError:
-            if kind == GPU and any(o.facts.has_collectives for o in outcomes):
-                return _pick(path, run_ranks(files, CPU, engine, rank_outcome), CPU)
-            raise
+        return read_set(files, lambda kind: run_ranks(files, kind, engine, rank_outcome),
+                        lambda outcomes: None if any(o.error for o in outcomes) else [o.facts for o in outcomes],
+                        lambda outcomes, kind: _pick(path, outcomes, kind))
 
 
 class RankTraces:
@@ -98,8 +86,8 @@ ANALYZE_CONSTRAINTS = {"source": [TraceSource()], "workers": [Interval(Integral,
 
 
 @validate_params(ANALYZE_CONSTRAINTS)
-def analyze_rows(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
-                 workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES, stream: bool | None = None) -> list[dict]:
+def analyze_rows(source: str | Path | Iterable[RankTrace], scheduler: str = "auto", workers: int | None = None,
+                 rules: str = DEFAULT_KERNEL_RULES, stream: bool | None = None) -> list[dict]:
     """:func:`analyze`'s rows as plain dicts (no pandas: the command line's fast path). A set of one GPU trace file
     is streamed in bounded memory (:mod:`densing.overlap.stream`) when ``stream`` is True, or, when it is None,
     from :data:`~densing.overlap.stream.STREAM_MIN_BYTES`; a file that cannot be streamed (compact JSON, no GPU
@@ -117,12 +105,14 @@ def analyze_rows(source: str | Path | Iterable[RankTrace], scheduler: str = "aut
 
 
 @validate_params(ANALYZE_CONSTRAINTS)
-def analyze(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
-            workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES, stream: bool | None = None) -> "pd.DataFrame":
+def analyze(source: str | Path | Iterable[RankTrace], scheduler: str = "auto", workers: int | None = None,
+            rules: str = DEFAULT_KERNEL_RULES, stream: bool | None = None) -> "pd.DataFrame":
     """Per-rank overlap and temporal breakdown of a trace file, directory, or read traces; a path's
     kernels are classified by ``rules`` (``hta``: HTA 0.5.0's categories, ``traceinsight``: 0.6.1's;
     read traces keep the categories they were read with); ``stream``: see :func:`analyze_rows`."""
-    return rows_frame(analyze_rows(source, scheduler, workers, rules, stream))
+    import pandas as pd
+
+    return pd.DataFrame(analyze_rows(source, scheduler, workers, rules, stream), columns=RANK_COLUMNS)
 
 
 @validate_params(ANALYZE_CONSTRAINTS)
@@ -130,9 +120,11 @@ def analyze_steps(source: str | Path | Iterable[RankTrace], scheduler: str = "au
                   workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES) -> "pd.DataFrame":
     """Per (rank, ProfilerStep) breakdown; a kernel belongs to the step its launch falls in
     (:func:`densing.overlap.metrics.rank_step_rows`)."""
-    if isinstance(source, (str, Path)):
-        return steps_frame(set_rows(source, scheduler, workers, rules)[1])
-    return steps_frame([row for t in source for row in rank_step_rows(t)])
+    import pandas as pd
+
+    rows = (set_rows(source, scheduler, workers, rules)[1] if isinstance(source, (str, Path))
+            else [row for t in source for row in rank_step_rows(t)])
+    return pd.DataFrame(rows, columns=STEP_COLUMNS)
 
 
 def measured_step_s(run_dir: str | Path) -> float:

@@ -22,8 +22,35 @@ from typing import Any
 import numpy as np
 
 from densing.errors import TraceError
-from densing.overlap.arrays import isin_codes
 from densing.impossible import MAX_TRACE_US, first_impossible
+
+# Set membership on integer arrays without NumPy's ``unique``/``isin``, which import
+# ``numpy.ma`` (a part of a command's start-up) to ask whether an array is masked.
+
+
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)`` for a plain array: sorts and keeps each first occurrence."""
+    ordered = np.sort(values, kind="stable")
+    if ordered.size < 2:
+        return ordered
+    keep = np.empty(ordered.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
+
+
+def isin_codes(values: np.ndarray, codes) -> np.ndarray:
+    """``np.isin(values, codes)`` for integer ``codes``."""
+    return isin_sorted(values, sorted_unique(np.asarray(codes, dtype=values.dtype)))
+
+
+def isin_sorted(values: np.ndarray, sorted_unique_values: np.ndarray) -> np.ndarray:
+    """``np.isin(values, sorted_unique_values)`` by binary search (several times faster for int ids)."""
+    if not sorted_unique_values.size:
+        return np.zeros(values.shape, dtype=bool)
+    pos = np.minimum(np.searchsorted(sorted_unique_values, values), sorted_unique_values.size - 1)
+    return sorted_unique_values[pos] == values
+
 
 SYNC_NAMES = ("Event Sync", "Context Sync")
 COLLECTIVE_PREFIX = "gloo:"
@@ -107,12 +134,6 @@ class _Names:
         codes = np.fromiter(map(local.__getitem__, names), dtype=np.int32, count=len(names))
         return to_global[codes], uniques, codes
 
-    def merge_codes(self, other: "_Names") -> np.ndarray:
-        """For each of ``other``'s codes, the code of the same name here (added when new)."""
-        setdefault, lookup = self.lookup.setdefault, self.lookup
-        return np.fromiter((setdefault(name, len(lookup)) for name in other.lookup), dtype=np.int32,
-                           count=len(other.lookup))
-
     def column(self, name: str) -> np.ndarray:
         parts = self.parts[name]
         return np.concatenate(parts) if parts else np.empty(0, dtype=self.DTYPES[name])
@@ -120,7 +141,9 @@ class _Names:
     def extend(self, other: "_Names", **mapped) -> None:
         """Append ``other``'s rows (decoded from a later part of the same file; ``mapped``: a column's parts to
         append instead of ``other``'s) and its counts."""
-        to_self = self.merge_codes(other)
+        setdefault, lookup = self.lookup.setdefault, self.lookup  # each of other's codes → the same name's here
+        to_self = np.fromiter((setdefault(name, len(lookup)) for name in other.lookup), dtype=np.int32,
+                              count=len(other.lookup))
         for key, parts in other.parts.items():
             self.parts[key].extend(mapped.get(key, [to_self[p] for p in parts] if key == "name_code" else parts))
         self.events += other.events
@@ -136,7 +159,6 @@ class KernelColumns(_Names):
     def __init__(self) -> None:
         super().__init__()
         self.ts_float = False
-        self.ts_min = None  # smallest ts of all duration events (int, or float once ts_float)
         self.span = None  # (first start, last end) of the duration events, µs
         self.has_collectives = False  # a gloo:* duration event: a CPU (gloo) job's trace
         self.timeless = 0  # kernels (events with args.stream) without a ts or a dur (absent or null): refused
@@ -153,7 +175,6 @@ class KernelColumns(_Names):
         refuse_impossible(ts, dur, names)  # an impossible value is an error, not data (it made comm_us negative)
         self.duration_events += ts.size
         if ts.size:
-            self._lower_ts_min(ts.min().item())
             self._span(ts.min().item(), (ts + dur).max().item())
         codes, uniques, local = self.codes(names)
         special = [i for i, u in enumerate(uniques) if "ProfilerStep" in u or u in SYNC_NAMES]
@@ -233,8 +254,10 @@ class KernelColumns(_Names):
                 if self.timeless_name is None:
                     self.timeless_name = str(event.name)
 
-    def _lower_ts_min(self, value) -> None:
-        self.ts_min = value if self.ts_min is None else min(self.ts_min, value)
+    @property
+    def ts_min(self):
+        """The smallest ts of all duration events (int, or float in a float-timestamp trace); None before any."""
+        return None if self.span is None else self.span[0]
 
     def _span(self, first, last) -> None:
         """Widen the events' span to [first, last] µs; TraceError when it exceeds :data:`MAX_TRACE_US`."""
@@ -250,10 +273,8 @@ class KernelColumns(_Names):
 
     def add_facts(self, other: "KernelColumns") -> None:
         """Add what ``other`` (a later batch or part of the same file) says of the file besides its rows and counts:
-        float timestamps, the smallest one, the span, collectives and the kernels without a time."""
+        float timestamps, the span (from the smallest one), collectives and the kernels without a time."""
         self.ts_float |= other.ts_float
-        if other.ts_min is not None:
-            self._lower_ts_min(other.ts_min)
         if other.span is not None:
             self._span(*other.span)
         self.has_collectives |= other.has_collectives

@@ -21,14 +21,13 @@ union of merged intervals and \\ set difference:
 * compute % = 100·|C|/T, non-compute % = 100·(T − |C| − I)/T, idle % = 100·I/T;
 * comm-comp overlap % = 100·|M ∩ C| / |M|;  exposed communication = |M| − |M ∩ C|.
 
-These are HTA's formulas with "GPU kernels" replaced by "ops of the rank's threads": in the
-returned :class:`RankTrace`, C's disjoint pieces are ``computation``, the ``gloo:*`` events
-``communication`` and K's pieces ``other``, so :func:`densing.overlap.metrics.breakdown` computes
-every number unchanged. The lane column (``kernel_lane``, ``lane_kind == "thread"``) holds the thread id. An interval belongs to the
-``ProfilerStep#N`` (an annotation on the training thread) in which it starts. Collective sizes
-are not in CPU traces recorded without shapes: ``kernel_comm_bytes`` is NaN (give the model size
-to the what-if model). On a CPU, overlap is not free: the collective's thread takes cores from
-the computation (see :mod:`densing.overlap.validate`).
+These are HTA's formulas with "GPU kernels" replaced by "ops of the rank's threads": in the returned
+:class:`RankTrace`, C's disjoint pieces are ``computation``, the ``gloo:*`` events ``communication`` and K's pieces
+``other``, so :func:`densing.overlap.metrics.breakdown` computes every number unchanged. The lane column
+(``kernel_lane``, ``lane_kind == "thread"``) holds the thread id. An interval belongs to the ``ProfilerStep#N`` (an
+annotation on the training thread) in which it starts. Collective sizes are not in CPU traces recorded without shapes:
+``kernel_comm_bytes`` is NaN (give the model size to the what-if model). On a CPU, overlap is not free: the
+collective's thread takes cores from the computation (see :mod:`densing.overlap.validate`).
 """
 from __future__ import annotations
 
@@ -38,12 +37,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from densing.errors import TraceError
-from densing.overlap.arrays import isin_codes
-from densing.overlap.columns import CAT_CPU_OP, CAT_USER_ANNOTATION, COLLECTIVE_PREFIX, OpColumns
+from densing.overlap.columns import CAT_CPU_OP, CAT_USER_ANNOTATION, COLLECTIVE_PREFIX, OpColumns, isin_codes
 from densing.overlap.intervals import merge_intervals, subtract_intervals
 from densing.overlap.kineto import DecodeInfo
-from densing.overlap.model import (COMMUNICATION, COMPUTATION, LANE_THREAD, OTHER, STEP_RE, RankTrace,
-                                   step_containing)
+from densing.overlap.model import COMMUNICATION, COMPUTATION, LANE_THREAD, OTHER, STEP_RE, RankTrace, step_containing
 
 _COMM_CALL_PREFIXES = ("c10d::", "record_param_comms", "gloo:", "nccl:")  # ops on a compute thread for a collective
 
@@ -72,6 +69,10 @@ class CpuRank:
     @property
     def first_ts(self) -> float | None:
         return float(self.ts.min()) if self.ts.size else None
+
+    @property
+    def has_collectives(self) -> bool:
+        return any(is_collective(n) for n in self.names)
 
 
 def cpu_rank(path, cols: OpColumns, info: DecodeInfo, default_rank: int) -> CpuRank:
@@ -143,10 +144,6 @@ def to_rank_trace(c: CpuRank, origin: float) -> RankTrace:
         step_number=step_num, step_start_us=st_ts, step_end_us=st_end,
         step_names_seen=frozenset(f"ProfilerStep#{n}" for n in step_num), lane_kind=LANE_THREAD,
     )
-
-
-def has_collectives(c: CpuRank) -> bool:
-    return any(is_collective(n) for n in c.names)
 
 
 def set_origin(ranks: list[CpuRank]) -> float:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import sys
-from contextlib import contextmanager
+from contextlib import closing, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -47,10 +47,6 @@ class Job:
 
 def _deps(job: Job) -> list[Job]:
     return [a for a in job.args if isinstance(a, Job)]
-
-
-def _call(job: Job, results: dict) -> Any:
-    return job.fn(*(results[id(a)] if isinstance(a, Job) else a for a in job.args))
 
 
 def _evaluate(job: Job) -> Any:
@@ -105,7 +101,8 @@ class ProcessEngine:
             for d in deps or [job]:
                 if isinstance(results[id(d)], _Raised):
                     raise results[id(d)].exc
-            out.append(_call(job, results) if deps else results[id(job)])
+            out.append(job.fn(*(results[id(a)] if isinstance(a, Job) else a for a in job.args)) if deps
+                       else results[id(job)])
         return out
 
     @staticmethod
@@ -289,18 +286,10 @@ def local_cluster(workers: int | None = None) -> DaskEngine:
     return DaskEngine(distributed.Client(cluster), cluster)
 
 
-@contextmanager
 def borrowed(scheduler, files: list[Path], workers: int | None = None):
     """``with borrowed(scheduler, files, workers) as engine``: the engine :func:`make_engine`
     makes for a name (closed at the end), or an engine given as such (left open: its owner's)."""
-    if not isinstance(scheduler, str):
-        yield scheduler
-        return
-    engine = make_engine(scheduler, files, workers)
-    try:
-        yield engine
-    finally:
-        engine.close()
+    return closing(make_engine(scheduler, files, workers)) if isinstance(scheduler, str) else nullcontext(scheduler)
 
 
 def make_engine(scheduler: str, files: list[Path], workers: int | None = None):

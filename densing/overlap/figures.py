@@ -72,8 +72,7 @@ def timeline_figure(traces: Sequence[RankTrace], step: int | None = None, max_ke
     (the whole trace when there are no ProfilerStep annotations). At most ``max_kernels``
     longest kernels per rank are drawn."""
     if step is None:
-        common = set.intersection(*(set(int(s) for s in np.unique(t.kernel_step) if s >= 0) for t in traces)) \
-            if traces else set()
+        common = set.intersection(*(set(int(s) for s in np.unique(t.kernel_step) if s >= 0) for t in traces))
         step = min(common) if common else None
     fig = go.Figure()
     shown = set()
@@ -95,9 +94,9 @@ def timeline_figure(traces: Sequence[RankTrace], step: int | None = None, max_ke
                 customdata=np.asarray(t.kernel_names, dtype=object)[t.kernel_name_code[k]],
                 hovertemplate="%{customdata}<br>start %{base:.3f} ms, %{x:.3f} ms<extra></extra>")
             shown.add(name)
-    head = f"{label}: " if label else ""
     ranks = ", ".join(str(t.rank) for t in traces[:8]) + (" …" if len(traces) > 8 else "")
-    fig.update_layout(barmode="overlay", title=f"{head}kernels of ranks {ranks}" + (f", step {step}" if step is not None else ""),
+    title = f"kernels of ranks {ranks}" + (f", step {step}" if step is not None else "")
+    fig.update_layout(barmode="overlay", title=f"{label}: {title}" if label else title,
                       xaxis_title="time since first event (ms)", yaxis_title="", bargap=0.2)
     return fig
 

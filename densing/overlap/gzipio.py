@@ -18,13 +18,6 @@ def is_gzip(path: Path) -> bool:
     return path.name.endswith(".gz")
 
 
-def read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
-
-
 def read_pieces(path: Path, piece_bytes: int = PIECE_BYTES) -> Iterator[bytes]:
     """The decompressed file in pieces of at most ``piece_bytes``, read from the file as they are
     needed: memory holds one compressed and one decompressed piece, whatever the file's size."""
@@ -75,7 +68,10 @@ def read_whole(path: Path) -> bytes:
     """The whole decompressed file. The first gzip member is inflated in one call; when it ends
     the file (bar zero padding) that is the answer, otherwise every member follows through
     :func:`read_pieces`, which also names a truncated or corrupt stream."""
-    raw = read_bytes(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if not is_gzip(path):
         return raw
     try:

@@ -25,12 +25,50 @@ import msgspec
 
 from densing.errors import InputError, TraceError
 from densing.overlap.columns import NO_CAT, KernelColumns, OpColumns
-from densing.overlap.cutting import Unsplittable, cut_before, events_start
 from densing.overlap.gzipio import expected_size, read_pieces, read_whole
 from densing.validation import Text, WholeNumber, validate
 
 GPU, CPU = "gpu", "cpu"  # what a set's files are decoded for (see densing.overlap.columns)
 BATCH_BYTES = 8 << 20  # decompressed bytes decoded at a time when a file is streamed
+
+
+# Byte-level cutting of a Kineto trace's ``traceEvents`` array at event boundaries.
+#
+# Kineto writes one event per block: ``},\n`` closes an event and, after whitespace, ``{`` opens
+# the next. A newline cannot occur inside a JSON string, so such a place is always a boundary
+# between two events of the array (never inside one). Compact one-line JSON has no cut points;
+# callers then decode the document whole.
+class Unsplittable(Exception):
+    """The events array could not be cut here; decode the document whole."""
+
+
+def events_start(buf) -> int:
+    """Position of the ``[`` that opens the ``traceEvents`` array; -1 if not (yet) found;
+    raises :class:`Unsplittable` if the key is not followed by ``:`` and ``[``."""
+    key = buf.find(b'"traceEvents"')
+    bracket = buf.find(b"[", key) if key >= 0 else -1
+    if bracket >= 0 and buf[key + 13:bracket].strip() != b":":
+        raise Unsplittable
+    return bracket
+
+
+def cut_before(buf, lo: int, hi: int, forward: bool = False) -> tuple[int, int]:
+    """The last (or with ``forward`` the first) event boundary in ``buf[lo:hi]``: ``(cut, nxt)``
+    with ``buf[cut:cut + 2] == b"},"`` closing one event and ``buf[nxt] == "{"`` opening the next
+    after a newline and whitespace; ``(-1, -1)`` when there is none."""
+    while True:
+        cut = buf.find(b"},\n", lo, hi) if forward else buf.rfind(b"},\n", lo, hi)
+        if cut < 0:
+            return -1, -1
+        nxt = cut + 3
+        while nxt < len(buf) and buf[nxt] in b" \t\r\n":
+            nxt += 1
+        if nxt < len(buf) and buf[nxt] == 0x7B:  # "{"
+            return cut, nxt
+        if forward:
+            lo = cut + 1
+        else:
+            hi = cut + 2
 
 
 #: The schema of a trace's metadata, the fields of ``distributedInfo`` densing reads (each may be absent): a rank and
@@ -192,23 +230,15 @@ def _decode_doc(data, kind: str, path: Path, mode: int = 0):
         raise TraceError(f"{path}: malformed JSON ({exc})") from None
 
 
-def decode_document(data, path: Path, kind: str = GPU):
-    """Columns and info of a whole trace document held in memory (decoded in one call)."""
-    doc, mode = _decode_doc(data, kind, path)
-    cols = new_columns(kind)
-    _add(cols, doc.traceEvents or [], kind, mode)
-    return cols, doc.distributedInfo or DecodeInfo()
-
-
 def event_batches(pieces: Iterable[bytes], path: Path, kind: str = GPU,
                   batch_bytes: int = BATCH_BYTES) -> Iterator[tuple[list, int, Optional[DecodeInfo]]]:
     """Yield ``(events, mode, info)`` batches of the ``traceEvents`` array of the document whose
     bytes arrive in ``pieces``; ``info`` is None except on the last batch.
 
-    The array is cut at event boundaries (:mod:`densing.overlap.cutting`) once at least
+    The array is cut at event boundaries (:func:`cut_before`) once at least
     ``batch_bytes`` are buffered, so only one batch of decoded events is alive at a time. The
     last batch is decoded together with the document's other keys. Raises
-    :class:`~densing.overlap.cutting.Unsplittable` when the document cannot be read this way
+    :class:`Unsplittable` when the document cannot be read this way
     (compact one-line JSON, a cut that turns out wrong): decode it whole instead.
     """
     buf = bytearray()
@@ -263,9 +293,12 @@ def decode_file(path: Path, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
     """Columns and info of one trace file: read whole and decoded in one call when its
     decompressed size is at most ``batch_bytes``, else streamed in batches of that size (memory
     bounded by one batch); a file that cannot be streamed is decoded whole."""
-    if expected_size(path) <= batch_bytes:
-        return decode_document(read_whole(path), path, kind)
-    try:
-        return decode_stream(read_pieces(path), path, kind, batch_bytes)
-    except Unsplittable:
-        return decode_document(read_whole(path), path, kind)
+    if expected_size(path) > batch_bytes:
+        try:
+            return decode_stream(read_pieces(path), path, kind, batch_bytes)
+        except Unsplittable:
+            pass
+    doc, mode = _decode_doc(read_whole(path), kind, path)
+    cols = new_columns(kind)
+    _add(cols, doc.traceEvents or [], kind, mode)
+    return cols, doc.distributedInfo or DecodeInfo()

@@ -125,20 +125,6 @@ def rank_step_rows(trace: RankTrace) -> list[dict]:
     return rows
 
 
-def rows_frame(rows: list[dict]) -> "pd.DataFrame":
-    """Rank rows (:func:`rank_row`) as the per-rank DataFrame."""
-    import pandas as pd
-
-    return pd.DataFrame(rows, columns=RANK_COLUMNS)
-
-
-def steps_frame(rows: list[dict]) -> "pd.DataFrame":
-    """Step rows (:func:`rank_step_rows`) as the per-(rank, step) DataFrame."""
-    import pandas as pd
-
-    return pd.DataFrame(rows, columns=STEP_COLUMNS)
-
-
 #: What :func:`step_skew`'s threshold may be: a percentage over the median step time, ≥ 0 (a negative one
 #: would flag the slowest rank of every step, however even the steps).
 SKEW_CONSTRAINTS = {"steps": [Frame(("step", "rank", "step_time_us"), min_rows=0)],

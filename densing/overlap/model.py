@@ -7,6 +7,7 @@ bytes, plus the rank's step annotations. Readers build it; metrics and figures o
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -26,20 +27,20 @@ CATEGORY_NAMES = ("communication", "memory", "computation", "other")
 LANE_STREAM = "stream"  # GPU traces: the CUDA stream id (args.stream)
 LANE_THREAD = "thread"  # CPU (gloo) traces: the id of the thread that ran the op (tid)
 
-# HTA 0.5.0 hta/utils/utils.py: NCCL_KERNEL_RE, MEMORY_KERNEL_RE, NCCL_COMPUTE_KERNEL_RE.
-# RCCL kernels are also named "ncclKernel_*"/"ncclDevKernel_*"; gloo runs on the CPU and has
-# no GPU kernels.
-_COMM_RE = re.compile(r"^nccl.*Kernel")
-_MEMORY_RE = re.compile(r"(^Memcpy)|(^Memset)|(^dma)")
-_NOT_COMPUTE_RE = re.compile(r"(^nccl.*Kernel)|(.*(Memcpy)|(Memset))|(.*Sync)")
-
-# traceinsight 0.6.1 (HTA's successor) hta/common/types.py: CommunicateKernelGroupingPattern,
-# MemoryKernelGroupingPattern, ComputeKernelGroupingPattern (the last one inverse-matched).
-_TI_COMM_RE = re.compile(r"(^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*)")
-_TI_MEMORY_RE = re.compile(r"(^(hip)?Memcpy)|(^(hip)?Memset)|(^dma)")
-_TI_NOT_COMPUTE_RE = re.compile(
-    r"(^nccl)|(.*Memcpy)|(.*Memset)|(.*dma)|(^.*Sync)|(^Stream Wait Event)|(cuda.*LaunchKernel)|(^runFunction)"
-    r"|(^hip)|(^job_exe)|(^packet)|(^pe_exe)|(^cpum_exe_subgraph)|(^hccl)|(^collective_subgraph_execution)")
+#: Per kernel-category rules, the (communication, memory, not-computation) patterns of its ``get_kernel_type``:
+#: HTA 0.5.0 hta/utils/utils.py (NCCL_KERNEL_RE, MEMORY_KERNEL_RE, NCCL_COMPUTE_KERNEL_RE; RCCL kernels are also
+#: named "ncclKernel_*"/"ncclDevKernel_*"; gloo runs on the CPU and has no GPU kernels) and traceinsight 0.6.1
+#: (HTA's successor) hta/common/types.py (CommunicateKernelGroupingPattern, MemoryKernelGroupingPattern,
+#: ComputeKernelGroupingPattern, the last one inverse-matched).
+_PATTERNS = {
+    "hta": (re.compile(r"^nccl.*Kernel"), re.compile(r"(^Memcpy)|(^Memset)|(^dma)"),
+            re.compile(r"(^nccl.*Kernel)|(.*(Memcpy)|(Memset))|(.*Sync)")),
+    "traceinsight": (
+        re.compile(r"(^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*)"), re.compile(r"(^(hip)?Memcpy)|(^(hip)?Memset)|(^dma)"),
+        re.compile(r"(^nccl)|(.*Memcpy)|(.*Memset)|(.*dma)|(^.*Sync)|(^Stream Wait Event)|(cuda.*LaunchKernel)"
+                   r"|(^runFunction)|(^hip)|(^job_exe)|(^packet)|(^pe_exe)|(^cpum_exe_subgraph)|(^hccl)"
+                   r"|(^collective_subgraph_execution)")),
+}
 
 #: The kernel-category rules :func:`kernel_category` follows: ``hta`` (HolisticTraceAnalysis 0.5.0, the default)
 #: and ``traceinsight`` (traceinsight 0.6.1, which also counts ``hip*``, ``hccl*`` and every ``nccl*`` name as
@@ -55,47 +56,34 @@ class NoGpuKernelsError(TraceError):
     holds gloo collectives."""
 
 
+@functools.cache
 def kernel_category(name: str, rules: str = DEFAULT_KERNEL_RULES) -> int:
     """Classify a GPU kernel name as HTA 0.5.0 ``get_kernel_type`` does (``rules="hta"``), or as
-    traceinsight 0.6.1's does (``rules="traceinsight"``, :func:`traceinsight_category`).
+    traceinsight 0.6.1's does (``rules="traceinsight"``).
 
-    communication: ``^nccl.*Kernel``; memory: ``^Memcpy|^Memset|^dma``; computation: anything
-    else that is not ``.*Memcpy``, ``^Memset`` or ``.*Sync``; other: the rest (e.g. syncs).
+    ``hta``: communication ``^nccl.*Kernel``; memory ``^Memcpy|^Memset|^dma``; computation anything else that is not
+    ``.*Memcpy``, ``^Memset`` or ``.*Sync``; other the rest (e.g. syncs).
+
+    ``traceinsight``: communication ``^nccl.*``, ``^hip``, ``^hccl`` or ``.*ncclKernel.*`` (checked first, so
+    ``hipMemcpy…`` is communication); memory ``^(hip)?Memcpy``, ``^(hip)?Memset``, ``^dma``; computation any name that
+    matches none of ``^nccl``, ``.*Memcpy``, ``.*Memset``, ``.*dma``, ``^.*Sync``, ``^Stream Wait Event``,
+    ``cuda.*LaunchKernel``, ``^runFunction``, ``^hip``, ``^job_exe``, ``^packet``, ``^pe_exe``,
+    ``^cpum_exe_subgraph``, ``^hccl``, ``^collective_subgraph_execution``; other the rest. Each answer is kept (a
+    trace names each kernel many times).
     """
-    if rules != "hta":
-        check_rules(rules)
-        return traceinsight_category(name)
-    if _COMM_RE.match(name):
+    check_rules(rules)
+    communication, memory, not_compute = _PATTERNS[rules]
+    if communication.match(name):
         return COMMUNICATION
-    if _MEMORY_RE.match(name):
+    if memory.match(name):
         return MEMORY
-    if not _NOT_COMPUTE_RE.match(name):
-        return COMPUTATION
-    return OTHER
+    return OTHER if not_compute.match(name) else COMPUTATION
 
 
 def check_rules(rules: str) -> None:
     """An :class:`~densing.errors.InputError` naming ``rules`` unless it is one of :data:`KERNEL_RULES`."""
     if rules not in KERNEL_RULES:
         raise InputError(f"kernel rules: expected one of {', '.join(KERNEL_RULES)}, got {rules!r}")
-
-
-def traceinsight_category(name: str) -> int:
-    """Classify a GPU kernel name as traceinsight 0.6.1 ``get_kernel_type`` does.
-
-    communication: ``^nccl.*``, ``^hip``, ``^hccl`` or ``.*ncclKernel.*`` (checked first, so ``hipMemcpy…`` is
-    communication); memory: ``^(hip)?Memcpy``, ``^(hip)?Memset``, ``^dma``; computation: any name that matches none of
-    ``^nccl``, ``.*Memcpy``, ``.*Memset``, ``.*dma``, ``^.*Sync``, ``^Stream Wait Event``, ``cuda.*LaunchKernel``,
-    ``^runFunction``, ``^hip``, ``^job_exe``, ``^packet``, ``^pe_exe``, ``^cpum_exe_subgraph``, ``^hccl``,
-    ``^collective_subgraph_execution``; other: the rest.
-    """
-    if _TI_COMM_RE.match(name):
-        return COMMUNICATION
-    if _TI_MEMORY_RE.match(name):
-        return MEMORY
-    if not _TI_NOT_COMPUTE_RE.match(name):
-        return COMPUTATION
-    return OTHER
 
 
 def step_containing(times_us: np.ndarray, step_start_us: np.ndarray, step_end_us: np.ndarray,
@@ -148,7 +136,7 @@ class RankTrace:
         return int(self.kernel_start_us.size)
 
     def __repr__(self) -> str:
-        """One line: the rank, its work items and steps (the arrays stay out of the repr; ``kernels_frame()`` has them)."""
+        """One line: the rank, its work items and steps (the arrays stay out of it; ``kernels_frame()`` has them)."""
         from pathlib import Path
 
         items = "kernels" if self.lane_kind == LANE_STREAM else "ops"

@@ -2,7 +2,7 @@
 
 A large file is decoded by ``parts`` independent tasks (on local processes or Dask workers, see
 :mod:`densing.overlap.engine`) that share nothing but the file's path. Part k of n covers the
-events between two event boundaries (:func:`densing.overlap.cutting.cut_before`): the first
+events between two event boundaries (:func:`densing.overlap.kineto.cut_before`): the first
 boundary at or after the target offset t_k = a + k·(L − a)/n of the decompressed stream (a: the
 ``[`` that opens ``traceEvents``; L: the decompressed size, the gzip trailer's ISIZE), which every
 task computes alike from the same bytes. A task inflates the stream from its start (gzip cannot
@@ -16,16 +16,15 @@ batch by batch (:func:`densing.overlap.kineto.decode_stream`), so its memory is 
 
 Concatenating the parts' columns in order gives the columns of the whole file, row for row.
 Where a boundary cannot be found (compact JSON, a stream shorter than its trailer says) a part
-raises :class:`~densing.overlap.cutting.Unsplittable` and the file is decoded in one task.
+raises :class:`~densing.overlap.kineto.Unsplittable` and the file is decoded in one task.
 """
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Iterator
 
-from densing.overlap.cutting import Unsplittable, cut_before, events_start
 from densing.overlap.gzipio import expected_size, read_pieces
-from densing.overlap.kineto import BATCH_BYTES, GPU, decode_stream
+from densing.overlap.kineto import GPU, Unsplittable, cut_before, decode_stream, events_start
 
 _OPEN = b'{"traceEvents": ['
 _CLOSE = b"]}"
@@ -61,10 +60,6 @@ class _Stream:
                 raise Unsplittable
 
 
-def _targets(head_bracket: int, size: int, parts: int) -> list[int]:
-    return [head_bracket + k * (size - head_bracket) // parts for k in range(parts)]
-
-
 def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
     """The bytes of part ``part`` of ``parts`` as a JSON document (see the module docstring)."""
     stream = _Stream(path)
@@ -74,7 +69,8 @@ def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
             raise Unsplittable
         bracket = events_start(stream.buf)
     head = bytes(stream.buf[:bracket + 1])  # up to and including "["
-    targets = _targets(bracket, expected_size(path), parts)
+    size = expected_size(path)
+    targets = [bracket + k * (size - bracket) // parts for k in range(parts)]  # t_k (module docstring)
     if part == 0:
         start = bracket + 1
         yield head
@@ -100,8 +96,8 @@ def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
     yield _CLOSE
 
 
-def decode_part(path: str | Path, part: int, parts: int, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
+def decode_part(path: str | Path, part: int, parts: int, kind: str = GPU):
     """Columns and info of part ``part`` of ``parts`` of one file (the info is None for all parts but the last).
     Raises Unsplittable when the file cannot be cut so."""
     path = Path(path)
-    return decode_stream(part_pieces(path, part, parts), path, kind, batch_bytes)
+    return decode_stream(part_pieces(path, part, parts), path, kind)

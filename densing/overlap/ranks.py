@@ -8,7 +8,8 @@ with fewer computes its rows both ways and the driver picks one. The alignment o
 times: the metrics are sums and differences of times on the trace's own grid (whole µs for GPU
 traces, rounded as HTA rounds them; the float grid of the timestamps for CPU traces), which are
 exact, so a rank's rows are computed from its own first event and are the same numbers
-(``tools/overlap_same_output.py`` and ``tests/overlap/test_engine.py`` check it). What comes back is a :class:`RankOutcome`: facts, rows, or the error to raise.
+(``tools/overlap_same_output.py`` and ``tests/overlap/test_engine.py`` check it). What comes back is a
+:class:`RankOutcome`: facts, rows, or the error to raise.
 """
 from __future__ import annotations
 
@@ -16,10 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from densing.errors import TraceError
-from densing.overlap.cpu_trace import CpuRank, cpu_rank, has_collectives
+from densing.overlap.cpu_trace import CpuRank, cpu_rank
 from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
-from densing.overlap.cutting import Unsplittable
-from densing.overlap.kineto import BATCH_BYTES, GPU, DecodeInfo, decode_file, prefixed
+from densing.overlap.kineto import GPU, DecodeInfo, Unsplittable, decode_file, prefixed
 from densing.overlap.metrics import rank_metrics, rank_step_rows
 from densing.overlap.model import DEFAULT_KERNEL_RULES
 from densing.overlap.parts import decode_part
@@ -56,21 +56,21 @@ class RankOutcome:
     error: TraceError | None = None
 
 
-def part_columns(path: str | Path, part: int, parts: int, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
+def part_columns(path: str | Path, part: int, parts: int, kind: str = GPU):
     """Part ``part`` of ``parts`` of one file (:mod:`densing.overlap.parts`). An
-    :class:`~densing.overlap.cutting.Unsplittable` or a TraceError is returned, not raised: the
+    :class:`~densing.overlap.kineto.Unsplittable` or a TraceError is returned, not raised: the
     combining job then reads the file whole, or raises the error."""
     try:
-        return decode_part(path, part, parts, kind, batch_bytes)
+        return decode_part(path, part, parts, kind)
     except (Unsplittable, TraceError) as exc:
         return exc
 
 
-def combined_columns(path: str | Path, kind: str, batch_bytes: int, *parts):
-    """The parts' columns concatenated in order; the whole file read in one go when a part
+def combined_columns(path: str | Path, kind: str, *parts):
+    """The parts' columns concatenated in order; the whole file read in one go when there are no parts, or a part
     could not be cut or its bytes did not decode (the whole read then names the problem)."""
-    if any(isinstance(p, Unsplittable) for p in parts):
-        return decode_file(Path(path), kind, batch_bytes)
+    if not parts or any(isinstance(p, Unsplittable) for p in parts):
+        return decode_file(Path(path), kind)
     for p in parts:
         if isinstance(p, TraceError):
             raise prefixed(path, p)
@@ -80,25 +80,25 @@ def combined_columns(path: str | Path, kind: str, batch_bytes: int, *parts):
     return cols, parts[-1][1]
 
 
-def decode_rank(path: str | Path, default_rank: int, kind: str = GPU, batch_bytes: int = BATCH_BYTES,
-                *parts) -> DecodedRank | CpuRank | TraceError:
+def decode_rank(path: str | Path, default_rank: int, kind: str = GPU, *parts) -> DecodedRank | CpuRank | TraceError:
     """One rank decoded (from its ``parts`` when given); a TraceError is returned, not raised."""
     try:
-        cols, info = (combined_columns(path, kind, batch_bytes, *parts) if parts
-                      else decode_file(Path(path), kind, batch_bytes))
+        cols, info = combined_columns(path, kind, *parts)
         return (decoded_rank if kind == GPU else cpu_rank)(path, cols, info, default_rank)
     except TraceError as exc:  # the file named once
         return prefixed(path, exc)
 
 
-def outcome(rank: DecodedRank | CpuRank | TraceError, rules: str = DEFAULT_KERNEL_RULES,
-            steps: bool = True) -> RankOutcome:
-    """Facts and rows of a decoded rank (see the module docstring); GPU kernels classified by ``rules``; the per-step
-    rows only with ``steps`` (a per-rank answer has no use for them)."""
+def rank_outcome(path: str | Path, default_rank: int, kind: str = GPU, *parts, rules: str = DEFAULT_KERNEL_RULES,
+                 steps: bool = True) -> RankOutcome:
+    """The per-rank job: one rank's file decoded (or its parts combined), then its facts and rows (see the module
+    docstring); GPU kernels classified by ``rules``; the per-step rows only with ``steps`` (a per-rank answer has no
+    use for them)."""
+    rank = decode_rank(path, default_rank, kind, *parts)
     if isinstance(rank, TraceError):
         return RankOutcome(error=rank)
     if isinstance(rank, CpuRank):
-        facts = RankFacts(rank.path, rank.rank, frozenset(), has_collectives(rank), rank.stream_rows, rank.info)
+        facts = RankFacts(rank.path, rank.rank, frozenset(), rank.has_collectives, rank.stream_rows, rank.info)
         variants = {None: lambda: cpu_rank_trace(rank, rank.first_ts or 0.0)}
     else:
         facts = RankFacts(rank.path, rank.rank, rank.step_names, rank.has_collectives, 0, rank.info)
@@ -112,10 +112,3 @@ def outcome(rank: DecodedRank | CpuRank | TraceError, rules: str = DEFAULT_KERNE
         except TraceError as exc:
             rows[key] = exc
     return RankOutcome(facts, rows)
-
-
-def rank_outcome(path: str | Path, default_rank: int, kind: str = GPU, batch_bytes: int = BATCH_BYTES,
-                 *parts, rules: str = DEFAULT_KERNEL_RULES, steps: bool = True) -> RankOutcome:
-    """Decode one rank's file (or combine its parts) and compute its rows (the per-step ones with ``steps``): the
-    per-rank job."""
-    return outcome(decode_rank(path, default_rank, kind, batch_bytes, *parts), rules, steps)

@@ -24,8 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from densing.errors import TraceError
-from densing.overlap.arrays import isin_codes, isin_sorted, sorted_unique
-from densing.overlap.columns import SYNC_NAMES, KernelColumns
+from densing.overlap.columns import SYNC_NAMES, KernelColumns, isin_codes, isin_sorted, sorted_unique
 from densing.overlap.kineto import DecodeInfo
 from densing.overlap.model import (DEFAULT_KERNEL_RULES, STEP_RE, NoGpuKernelsError, RankTrace, kernel_category,
                                    step_containing)
@@ -110,11 +109,8 @@ def to_rank_trace(d: DecodedRank, filter_last_step: bool, set_origin_us: float,
     names = d.names
     is_gpu = gpu_side(d.stream, d.correlation, d.name_code, names)
     is_cpu = ~is_gpu
-    step_code_to_number = {}
-    for i, n in enumerate(names):
-        if "ProfilerStep" in n:
-            m = STEP_RE.search(n)
-            step_code_to_number[i] = int(m.group(1)) if m else -1
+    step_code_to_number = {i: int(m.group(1)) if (m := STEP_RE.search(n)) else -1
+                           for i, n in enumerate(names) if "ProfilerStep" in n}
     step_codes = np.fromiter(step_code_to_number.keys(), dtype=np.int32, count=len(step_code_to_number))
     is_step = is_cpu & isin_codes(d.name_code, step_codes)
 

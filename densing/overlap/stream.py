@@ -31,8 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from densing.errors import InputError, TraceError
-from densing.overlap.arrays import isin_codes
-from densing.overlap.columns import KernelColumns
+from densing.overlap.columns import KernelColumns, isin_codes
 from densing.overlap.gzipio import is_gzip, read_pieces
 from densing.overlap.intervals import intersection_length, merge_intervals
 from densing.overlap.kineto import BATCH_BYTES, GPU, _add, event_batches, prefixed
@@ -71,7 +70,8 @@ class _Scratch:
             self.dir = Path(tempfile.mkdtemp(prefix="densing-stream-", dir=folder))
         except OSError as exc:
             raise InputError(f"{folder or tempfile.gettempdir()}: cannot make the streaming scratch folder here "
-                             f"({exc.strerror or type(exc).__name__}); set DENSING_SCRATCH to a writable folder") from None
+                             f"({exc.strerror or type(exc).__name__}); set DENSING_SCRATCH to a writable "
+                             "folder") from None
         self.window_us = window_us
         self.pending: dict[int, list] = {}
         self.pending_rows = 0
@@ -115,15 +115,14 @@ class _Scratch:
 
 
 class _Pass:
-    """What the decoding pass keeps: scratch rows, step annotations, categories, file-wide facts."""
+    """What the decoding pass keeps: scratch rows, step annotations, file-wide facts."""
 
     def __init__(self, scratch: _Scratch, rules: str):
         self.scratch, self.rules = scratch, rules
-        self.total = KernelColumns()  # counters, ts_min, span and the ts_float flag of the whole file
-        self.categories: dict[str, int] = {}
+        self.total = KernelColumns()  # counters, span and the ts_float flag of the whole file
         self.step_names: set[str] = set()
         self.steps: list[tuple] = []  # (ts_i, ts_f) of every ProfilerStep annotation
-        self.corr_range = [None, None]
+        self.corr_range = [math.inf, -math.inf]  # the CPU rows' correlation ids
 
     def batch(self, cols: KernelColumns) -> None:
         t = self.total
@@ -146,13 +145,12 @@ class _Pass:
             rows = np.empty(int(cpu.sum()), dtype=CPU_ROW)
             rows["ts_i"], rows["ts_f"], rows["corr"] = ts_i[cpu], ts_f[cpu], corr[cpu]
             rows.tofile(self.scratch.cpu)
-            lo, hi = int(rows["corr"].min()), int(rows["corr"].max())
-            r = self.corr_range
-            self.corr_range = [lo if r[0] is None else min(r[0], lo), hi if r[1] is None else max(r[1], hi)]
+            self.corr_range = [min(self.corr_range[0], int(rows["corr"].min())),
+                               max(self.corr_range[1], int(rows["corr"].max()))]
         on_stream = stream != -1  # the possible kernels, to the scratch windows
         if not on_stream.any():
             return
-        category_of = np.fromiter((self._category(n) for n in names), dtype=np.int8, count=len(names))
+        category_of = np.fromiter((kernel_category(n, self.rules) for n in names), dtype=np.int8, count=len(names))
         rows = np.empty(int(on_stream.sum()), dtype=ROW)
         rows["ts_i"], rows["ts_f"], rows["dur"] = ts_i[on_stream], ts_f[on_stream], cols.column("dur")[on_stream]
         rows["cat"], rows["gpu"], rows["corr"] = category_of[code[on_stream]], gpu[on_stream], corr[on_stream]
@@ -162,12 +160,6 @@ class _Pass:
         keys = (ts[on_stream] // w if ts.dtype == np.int64
                 else np.ceil(ts[on_stream]).astype(np.int64) // w)  # the window of the start as rounded (selection)
         self.scratch.add(keys, rows)
-
-    def _category(self, name: str) -> int:
-        cat = self.categories.get(name)
-        if cat is None:
-            cat = self.categories[name] = kernel_category(name, self.rules)
-        return cat
 
 
 def _final_start(ts_i: np.ndarray, ts_f: np.ndarray, ts_float: bool, origin: int) -> np.ndarray:
@@ -182,7 +174,7 @@ def _kept_ids(p: _Pass, last_start: float, origin: int) -> tuple[int, np.ndarray
     """HTA's kept correlation ids: those of CPU rows that start before ``last_start``, as a bit table over their
     range (one bit per id)."""
     low, high = p.corr_range
-    if low is None:
+    if low > high:
         return 0, np.zeros(0, dtype=np.uint8)
     bits = np.zeros((high - low) // 8 + 1, dtype=np.uint8)
     for rows in p.scratch.cpu_rows():
@@ -253,7 +245,7 @@ def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_b
                     window_us: int = WINDOW_US, scratch_dir: str | None = None) -> dict:
     """The per-rank row (:data:`~densing.overlap.metrics.RANK_COLUMNS`) of one GPU trace file, in bounded memory
     (module docstring); scratch files in ``scratch_dir`` (the system's temporary folder by default), removed after.
-    Raises :class:`~densing.overlap.cutting.Unsplittable` for a file that cannot be cut into batches (compact JSON)."""
+    Raises :class:`~densing.overlap.kineto.Unsplittable` for a file that cannot be cut into batches (compact JSON)."""
     path = Path(path)
     scratch = _Scratch(scratch_dir or os.environ.get("DENSING_SCRATCH"), window_us)
     try:

@@ -15,7 +15,7 @@ the profiled steps (µs per step):
 
 **Measured contention** (:func:`gemm_contention`): each producer-GEMM interval is classified by the
 fraction of it that a ``gloo:*`` collective of the same rank covers: *alone* (0) or *concurrent*
-(≥ ``concurrent_min``, default ½; partial overlaps in between are left out). With equal-sized
+(≥ :data:`CONCURRENT_MIN`, ½; partial overlaps in between are left out). With equal-sized
 GEMMs (the chunks of one run are equal: the tokens are split evenly)
 
     γ = mean(concurrent GEMM time) / mean(alone GEMM time) − 1,
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 SUBLAYERS = {"attn": "proj", "mlp": "fc2"}  # sublayer → its producer GEMM's annotation
+CONCURRENT_MIN = 0.5  # the covered fraction from which a GEMM runs beside a collective
 ANNOTATIONS = tuple(f"tp/{s}{part}" for s, gemm in SUBLAYERS.items()
                     for part in ("", f"/{gemm}", "/allreduce", "/grad_allreduce"))
 
@@ -72,28 +73,16 @@ def covered_fraction(start: np.ndarray, end: np.ndarray, cover_start: np.ndarray
         return np.where(length > 0, (covered_before(end) - covered_before(start)) / length, 0.0)
 
 
-def gemm_contention(gemm_start, gemm_end, coll_start, coll_end, concurrent_min: float = 0.5) -> dict:
+def gemm_contention(gemm_start, gemm_end, coll_start, coll_end) -> dict:
     """Measured contention γ of GEMM intervals against collective intervals (module docstring)."""
-    if not 0 < concurrent_min <= 1:
-        raise InputError(f"concurrent_min: expected in (0, 1], got {concurrent_min}")
     gemm_start, gemm_end = np.asarray(gemm_start, dtype=float), np.asarray(gemm_end, dtype=float)
-    frac = covered_fraction(gemm_start, gemm_end, np.asarray(coll_start, float), np.asarray(coll_end, float))
+    frac = covered_fraction(gemm_start, gemm_end, coll_start, coll_end)
     dur = gemm_end - gemm_start
-    alone, concurrent = dur[frac <= 0.0], dur[frac >= concurrent_min]
+    alone, concurrent = dur[frac <= 0.0], dur[frac >= CONCURRENT_MIN]
     a = float(alone.mean()) if alone.size else math.nan
     c = float(concurrent.mean()) if concurrent.size else math.nan
     return {"gemm_alone_n": int(alone.size), "gemm_alone_us": a, "gemm_concurrent_n": int(concurrent.size),
-            "gemm_concurrent_us": c, "contention": c / a - 1.0 if alone.size and concurrent.size and a > 0 else math.nan}
-
-
-def _frame(run_dir: Path):
-    from densing.overlap.trace import annotation_frame
-
-    ann = annotation_frame(run_dir, ANNOTATIONS)
-    ann = ann[ann["step"] >= 0]
-    if not ann["name"].str.startswith("tp/").any():
-        raise InputError(f"{run_dir}: no tp/* annotations in the profiled steps (not a tp run?)")
-    return ann
+            "gemm_concurrent_us": c, "contention": c / a - 1.0 if a > 0 else math.nan}  # NaN: a side is empty
 
 
 def sublayer_table(run_dir: str | Path) -> "pd.DataFrame":
@@ -101,8 +90,13 @@ def sublayer_table(run_dir: str | Path) -> "pd.DataFrame":
     steps) and the measured contention of its producer GEMM (see the module docstring)."""
     import pandas as pd
 
+    from densing.overlap.trace import annotation_frame
+
     run_dir = Path(run_dir)
-    ann = _frame(run_dir)
+    ann = annotation_frame(run_dir, ANNOTATIONS)
+    ann = ann[ann["step"] >= 0]
+    if not ann["name"].str.startswith("tp/").any():
+        raise InputError(f"{run_dir}: no tp/* annotations in the profiled steps (not a tp run?)")
     rows = []
     for rank, r in ann.groupby("rank"):
         coll = r[r["name"].str.startswith("gloo:")]
@@ -135,17 +129,20 @@ def measured_contention(run_dir: str | Path) -> float:
     return float(sum(k * v for k, v in zip(counts, ratios)) / sum(counts) - 1.0)
 
 
-def predict_t3(none_dir: str | Path, chunked_dir: str | Path, contention: float | None = None) -> dict:
-    """T3's prediction of the chunked run's step from the serialized run (module docstring)."""
-    from densing.overlap.strategies.t3 import t3_step_time_s
+def predict_t3(none_dir: str | Path, chunked_dir: str | Path, contention: float | None = None) -> tuple:
+    """T3's prediction of the chunked run's step from the serialized run (module docstring): (γ, the predicted step
+    with γ, the predicted step with no contention, γ = 0), steps in µs."""
     from densing.overlap.analysis import measured_step_s
+    from densing.overlap.strategies.t3 import t3_step_time_s
 
     table = sublayer_table(none_dir)
     gamma = measured_contention(chunked_dir) if contention is None else float(contention)
     per = table.groupby("sublayer")[["producer_gemm_us", "exposed_comm_us"]].mean()
     serial = float((per["producer_gemm_us"] + per["exposed_comm_us"]).sum())
-    fused = float(sum(t3_step_time_s(c, a, max(0.0, gamma)) for c, a in
-                      zip(per["producer_gemm_us"], per["exposed_comm_us"])))
     step_none = measured_step_s(none_dir) * 1e6
-    return {"contention": gamma, "serial_sublayers_us": serial, "t3_sublayers_us": fused,
-            "step_none_us": step_none, "predicted_us": step_none - serial + fused}
+
+    def predicted_us(g: float) -> float:
+        fused = float(sum(t3_step_time_s(c, a, g) for c, a in zip(per["producer_gemm_us"], per["exposed_comm_us"])))
+        return step_none - serial + fused
+
+    return gamma, predicted_us(max(0.0, gamma)), predicted_us(0.0)

@@ -19,11 +19,11 @@ import re
 from pathlib import Path
 
 from densing.errors import TraceError
-from densing.overlap.cpu_trace import CpuRank, annotation_rows, has_collectives, set_origin
+from densing.overlap.cpu_trace import CpuRank, annotation_rows, set_origin
 from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
 from densing.overlap.engine import Job, SerialEngine, borrowed
 from densing.overlap.gzipio import expected_size, read_head
-from densing.overlap.kineto import BATCH_BYTES, CPU, GPU
+from densing.overlap.kineto import CPU, GPU
 from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankTrace, check_rules
 from densing.overlap.ranks import decode_rank, part_columns
 from densing.overlap.selection import DecodedRank, filters_last_step, to_rank_trace
@@ -58,17 +58,15 @@ def sniff_kind(files: list[Path]) -> str:
     return CPU if m and m.group(1) == b"gloo" else GPU
 
 
-def run_ranks(files: list[Path], kind: str, engine, job=decode_rank, batch_bytes: int = BATCH_BYTES,
-              split_min_bytes: int = SPLIT_MIN_BYTES) -> list:
-    """One job per file, ``job(path, default_rank, kind, batch_bytes, *parts)``, run on ``engine``; their results in
+def run_ranks(files: list[Path], kind: str, engine, job=decode_rank, split_min_bytes: int = SPLIT_MIN_BYTES) -> list:
+    """One job per file, ``job(path, default_rank, kind, *parts)``, run on ``engine``; their results in
     file order. With fewer files than the engine's workers, a file of at least ``split_min_bytes`` (decompressed) is
     cut into that many part jobs (:func:`densing.overlap.ranks.part_columns`) that feed its job."""
     split = engine.workers if len(files) < engine.workers else 1
     jobs = []
     for i, f in enumerate(files):
-        parts = split if split > 1 and expected_size(f) >= split_min_bytes else 1
-        part_jobs = tuple(Job(part_columns, (f, k, parts, kind, batch_bytes)) for k in range(parts)) if parts > 1 else ()
-        jobs.append(Job(job, (f, i, kind, batch_bytes) + part_jobs))
+        parts = split if split > 1 and expected_size(f) >= split_min_bytes else 0
+        jobs.append(Job(job, (f, i, kind, *(Job(part_columns, (f, k, parts, kind)) for k in range(parts)))))
     return engine.run(jobs)
 
 
@@ -97,20 +95,20 @@ def check_ranks(path, ranks: list) -> None:
                              f"says {b!r}: the traces of two jobs in one folder")
 
 
-def gpu_traces(path, ranks: list[DecodedRank], rules: str = DEFAULT_KERNEL_RULES) -> list[RankTrace]:
-    """The set's RankTraces under HTA's rules (the last step filtered when the set has two or
-    more step names; times from the set's earliest event)."""
+def set_traces(path, ranks: list[DecodedRank] | list[CpuRank], kind: str,
+               rules: str = DEFAULT_KERNEL_RULES) -> list[RankTrace]:
+    """The set's RankTraces, by rank, times from the set's earliest event: a GPU set's under HTA's rules (the last step
+    filtered when the set has two or more step names), a CPU set's under the CPU-side definitions
+    (:mod:`densing.overlap.cpu_trace`)."""
     check_ranks(path, ranks)
-    filter_last_step = filters_last_step(frozenset().union(*(d.step_names for d in ranks)))
-    origin = min(d.first_ts for d in ranks)
-    return sorted((to_rank_trace(d, filter_last_step, origin, rules) for d in ranks), key=lambda t: t.rank)
-
-
-def cpu_traces(path, ranks: list[CpuRank]) -> list[RankTrace]:
-    """The set's RankTraces under the CPU-side definitions (:mod:`densing.overlap.cpu_trace`)."""
-    check_ranks(path, ranks)
-    origin = set_origin(ranks)
-    return sorted((cpu_rank_trace(c, origin) for c in ranks), key=lambda t: t.rank)
+    if kind == CPU:
+        origin = set_origin(ranks)
+        traces = (cpu_rank_trace(c, origin) for c in ranks)
+    else:
+        filter_last_step = filters_last_step(frozenset().union(*(d.step_names for d in ranks)))
+        origin = min(d.first_ts for d in ranks)
+        traces = (to_rank_trace(d, filter_last_step, origin, rules) for d in ranks)
+    return sorted(traces, key=lambda t: t.rank)
 
 
 def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None = None,
@@ -126,23 +124,29 @@ def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None =
     check_rules(rules)
     files = trace_files(path)
     with borrowed(scheduler, files, workers) as engine:
-        kind = sniff_kind(files)
-        ranks = decode_ranks(files, kind, engine)
-        if kind == CPU and (any(c.stream_rows for c in ranks) or not any(has_collectives(c) for c in ranks)):
-            kind, ranks = GPU, decode_ranks(files, GPU, engine)  # GPU kernels after all, or no collectives to read
-        if kind == CPU:
-            return cpu_traces(path, ranks)
-        try:
-            return gpu_traces(path, ranks, rules)
-        except NoGpuKernelsError:
-            if any(d.has_collectives for d in ranks):  # a CPU-only (gloo) job whose files do not say so
-                return cpu_traces(path, decode_ranks(files, CPU, engine))
-            raise
+        return read_set(files, lambda kind: decode_ranks(files, kind, engine), lambda ranks: ranks,
+                        lambda ranks, kind: set_traces(path, ranks, kind, rules))
 
 
-def read_cpu_ranks(path: str | Path) -> list[CpuRank]:
-    """The set's files decoded as a CPU-only (gloo) job's ops (in this process)."""
-    return decode_ranks(trace_files(path), CPU, SerialEngine())
+def read_set(files: list[Path], run, facts, finish):
+    """``finish(results, kind)`` of ``results = run(kind)``: the set's files read as the kind they are. The first
+    file's ``distributedInfo.backend`` says which (:func:`sniff_kind`); a CPU set whose files hold GPU kernels
+    (``stream_rows``), or no collectives to read, is read again as a GPU set, and a GPU set without GPU kernels whose
+    ranks ran gloo collectives as a CPU set (a CPU-only job whose files do not say so). ``facts(results)``: each
+    rank's ``stream_rows`` and ``has_collectives``, None when a rank could not be read (``finish`` raises its error).
+    """
+    kind = sniff_kind(files)
+    results = run(kind)
+    known = facts(results)
+    if kind == CPU and known is not None and (
+            any(f.stream_rows for f in known) or not any(f.has_collectives for f in known)):
+        kind, results = GPU, run(GPU)
+    try:
+        return finish(results, kind)
+    except NoGpuKernelsError:
+        if kind == GPU and any(f.has_collectives for f in facts(results) or ()):
+            return finish(run(CPU), CPU)
+        raise
 
 
 def annotation_frame(path: str | Path, names: tuple[str, ...]):
@@ -152,7 +156,7 @@ def annotation_frame(path: str | Path, names: tuple[str, ...]):
     first event)."""
     import pandas as pd
 
-    ranks = read_cpu_ranks(path)
+    ranks = decode_ranks(trace_files(path), CPU, SerialEngine())  # a CPU-only (gloo) job's ops, in this process
     origin = set_origin(ranks)
     rows = [row for c in ranks for row in annotation_rows(c, names, origin)]
     return pd.DataFrame(rows, columns=["rank", "step", "name", "start_us", "duration_us"])

@@ -5,8 +5,8 @@ gloo on CPU, nccl where CUDA is present; several nodes through torchrun's rendez
 running :func:`densing.overlap.train_worker.worker_main`: a GPT-style byte-level language model (size set by the
 configuration) trained on a real text corpus, with one of the strategies with training hooks in
 :mod:`densing.overlap.strategies` (``sync``: a blocking all-reduce after backward; ``ddp``: DistributedDataParallel's
-gradient buckets; ``co2``: CO2 local updating, :mod:`densing.overlap.co2`; ``tp``: Megatron tensor parallelism with a
-serialized or chunked all-reduce, :mod:`densing.overlap.strategies.tp`), each its own module.
+gradient buckets; ``co2``: CO2 local updating; ``tp``: Megatron tensor parallelism with a serialized or chunked
+all-reduce), each its own module.
 
 ``torch.profiler`` records one Kineto trace per rank with a schedule (skip, wait, warmup, active
 steps) and ``ProfilerStep#N`` annotations, into the run directory (``rank<r>.json.gz``), which
@@ -31,11 +31,9 @@ import pandas as pd
 
 from densing.errors import InputError
 from densing.io import atomic_write_text
-from densing.overlap.run_schema import COMPLETE, LAUNCHER, METRICS_FILE, RUN_FILE
-from densing.overlap.train_config import TrainConfig
+from densing.overlap.run_schema import COMPLETE, LAUNCHER, METRICS_FILE, RUN_FILE, TrainConfig
 from densing.overlap.train_worker import build_model, load_corpus, param_numel, worker_main  # noqa: F401
 from densing.validation import Interval, validate
-
 
 #: Host memory one worker process takes besides its model: the interpreter with torch loaded.
 WORKER_BASE_BYTES = 256 * 2**20
@@ -110,12 +108,12 @@ def check_launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nno
         memory = None
     if memory is not None and need > memory:
         raise InputError(f"workers: {workers} worker(s) training a {sum(param_numel(config)):,}-parameter model "
-                         f"(d_model {config.d_model}, n_layer {config.n_layer}) need about {need / 2**30:,.1f} GiB, more than "
-                         f"this machine's {memory / 2**30:,.1f} GiB")
+                         f"(d_model {config.d_model}, n_layer {config.n_layer}) need about {need / 2**30:,.1f} GiB, "
+                         f"more than this machine's {memory / 2**30:,.1f} GiB")
 
 
 def launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: int = 1,
-           node_rank: int = 0, rdzv_endpoint: str | None = None, quiet: bool = True) -> pd.DataFrame:
+           node_rank: int = 0, rdzv_endpoint: str | None = None) -> pd.DataFrame:
     """Train and profile one run; returns the merged per-step metrics (see the module docstring).
 
     Writes ``run.yaml`` first (``status: running``; the workers read it), runs torchrun, merges the ranks' metrics
@@ -133,7 +131,7 @@ def launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: i
     _write_meta(run_dir, meta)
     status = "failed"
     try:
-        metrics = _torchrun(config, run_dir, workers, nnodes, node_rank, rdzv_endpoint, quiet)
+        metrics = _torchrun(config, run_dir, workers, nnodes, node_rank, rdzv_endpoint)
         status = COMPLETE
     except (KeyboardInterrupt, SystemExit):  # Ctrl-C; SIGTERM (densing.runtime.Terminated)
         status = "interrupted"
@@ -150,24 +148,22 @@ def _write_meta(run_dir: Path, meta: dict) -> None:
 
 
 def _torchrun(config: TrainConfig, run_dir: Path, workers: int, nnodes: int, node_rank: int,
-              rdzv_endpoint: str | None, quiet: bool) -> pd.DataFrame:
-    """Run the workers of this node under torchrun and merge their metrics; InputError when torchrun fails."""
+              rdzv_endpoint: str | None) -> pd.DataFrame:
+    """Run the workers of this node under torchrun and merge their metrics; InputError naming the last lines of its
+    output when torchrun fails."""
     from densing.runtime import end_subprocess
 
-    env = dict(os.environ)
-    threads = config.threads or max(1, (os.cpu_count() or 1) // workers)
-    env["OMP_NUM_THREADS"] = str(threads)
-    cmd = torchrun_command(run_dir, workers, nnodes, node_rank, rdzv_endpoint)
+    env = dict(os.environ, OMP_NUM_THREADS=str(config.threads or max(1, (os.cpu_count() or 1) // workers)))
     # its own process group: an error, Ctrl-C or SIGTERM here ends torchrun and its workers together
     group = {"process_group": 0} if sys.version_info >= (3, 11) else {"start_new_session": True}
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE if quiet else None,
-                            stderr=subprocess.PIPE if quiet else None, text=True, **group)
+    proc = subprocess.Popen(torchrun_command(run_dir, workers, nnodes, node_rank, rdzv_endpoint), env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **group)
     try:
         _, stderr = proc.communicate()
     finally:
         end_subprocess(proc, group=True)  # torchrun's workers too, should torchrun end before them
     if proc.returncode != 0:
-        tail = "" if not quiet else " | ".join((stderr or "").strip().splitlines()[-3:])
+        tail = " | ".join((stderr or "").strip().splitlines()[-3:])
         raise InputError(f"{run_dir}: torchrun exited with {proc.returncode}: {tail}")
     return merge_metrics(run_dir)
 

@@ -13,8 +13,7 @@ import pandas as pd
 
 from densing.errors import InputError
 from densing.io import atomic_write_bytes, atomic_write_text
-from densing.overlap.run_schema import METRICS_COLUMNS, RUN_FILE, _load_yaml
-from densing.overlap.train_config import TrainConfig
+from densing.overlap.run_schema import METRICS_COLUMNS, RUN_FILE, TrainConfig, _load_yaml
 
 
 # --------------------------------------------------------------------------- corpus

@@ -28,7 +28,7 @@ only measured there); :func:`profiler_overhead` puts the unprofiled step time be
 ``metrics.csv`` (profiled vs unprofiled wall-clock steps of the same run).
 
 Models: each strategy's validation model (``predict_run_s``, one module per strategy in
-:mod:`densing.overlap.strategies`) on the fluid model of :mod:`densing.overlap.fluid`; the run's
+:mod:`densing.overlap.strategies`) on the fluid model of :mod:`densing.overlap.strategies.base`; the run's
 strategy is read from its ``run.yaml``.
 """
 from __future__ import annotations
@@ -39,6 +39,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from densing.errors import InputError
+from densing.overlap.analysis import analyze_steps, measured_step_s
+from densing.overlap.run_schema import METRICS_FILE, RUN_FILE, check_run_folder, read_run
+from densing.overlap.strategies.base import RunCalibration
+from densing.overlap.trace import annotation_frame
 from densing.validation import CONTENTION, ExistingPath, Interval, validate as check
 
 #: What the run comparisons take: run folders that exist, T3's γ (> −1, or None: measured), a window of ≥ 1 steps.
@@ -47,12 +52,6 @@ RUNS_CONSTRAINTS = {
     "contention": [CONTENTION, None],  # γ > −1 (densing.overlap.whatif.CONTENTION)
     "window": [Interval(Integral, 1, None)],
 }
-
-from densing.errors import InputError
-from densing.overlap.analysis import analyze_steps, measured_step_s
-from densing.overlap.fluid import RunCalibration
-from densing.overlap.run_schema import METRICS_FILE, RUN_FILE, check_run_folder, read_run
-from densing.overlap.trace import annotation_frame
 
 PHASES = ("forward", "backward", "allreduce", "optimizer", "co2_outer")
 
@@ -198,14 +197,13 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
         others = [root / n for n in ("ddp", "co2") if (root / n / "run.yaml").exists()]
         frames.append(validate(root / "sync", *others)[1])
     if tensor_parallel:
-        t3 = predict_t3(root / "tp-none", root / "tp-chunked", contention)
-        free = predict_t3(root / "tp-none", root / "tp-chunked", 0.0)["predicted_us"] / 1e3
-        measured = measured_step_s(root / "tp-chunked") * 1e3
+        gamma, predicted_us, free_us = predict_t3(root / "tp-none", root / "tp-chunked", contention)
+        predicted, free, measured = predicted_us / 1e3, free_us / 1e3, measured_step_s(root / "tp-chunked") * 1e3
         frames.append(pd.DataFrame([{
-            "strategy": "t3", "measured_ms": measured, "predicted_ms": t3["predicted_us"] / 1e3,
-            "error_pct": 100.0 * (t3["predicted_us"] / 1e3 - measured) / measured,
+            "strategy": "t3", "measured_ms": measured, "predicted_ms": predicted,
+            "error_pct": 100.0 * (predicted - measured) / measured,
             "predicted_no_contention_ms": free, "error_no_contention_pct": 100.0 * (free - measured) / measured,
-            "run": str(root / "tp-chunked"), "contention": t3["contention"]}]))
+            "run": str(root / "tp-chunked"), "contention": gamma}]))
     if not frames:
         raise InputError(f"{root}: no sync run and no tp-none + tp-chunked pair to validate")
     frame = pd.concat(frames, ignore_index=True)

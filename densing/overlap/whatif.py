@@ -87,16 +87,12 @@ def calibrate(source: str | Path | Iterable[RankTrace], model_params: float | No
     carries them; otherwise S = model_params × bytes_per_param (one gradient all-reduce per step).
     """
     traces = read_traces(source) if isinstance(source, (str, Path)) else list(source)
-    compute, comm, exposed, span, nbytes = [], [], [], [], []
+    steps, nbytes = [], []  # each step's breakdown and collective bytes
     for t in traces:
         groups = [t.kernel_step == n for n in t.step_number]
         groups = [g for g in groups if g.any()] or [np.ones(t.kernel_count, dtype=bool)]
         for sel in groups:
-            b = breakdown(t.kernel_start_us[sel], t.kernel_end_us[sel], t.kernel_category[sel])
-            compute.append(b["compute_us"])
-            comm.append(b["comm_us"])
-            exposed.append(b["exposed_comm_us"])
-            span.append(b["kernel_span_us"])
+            steps.append(breakdown(t.kernel_start_us[sel], t.kernel_end_us[sel], t.kernel_category[sel]))
             cb = t.kernel_comm_bytes[sel & (t.kernel_category == COMMUNICATION)]
             nbytes.append(float(np.nansum(cb)) if np.isfinite(cb).any() else math.nan)
     per_step_bytes = float(np.nanmean(nbytes)) if np.isfinite(nbytes).any() else math.nan
@@ -106,11 +102,13 @@ def calibrate(source: str | Path | Iterable[RankTrace], model_params: float | No
     elif not math.isfinite(per_step_bytes):
         raise InputError("communication volume: the trace's collectives carry no message sizes "
                          "(args 'In msg nelems'/'dtype'); give the model size (--model-params)")
+    mean = {k: float(np.mean([b[k] for b in steps])) for k in ("compute_us", "comm_us", "exposed_comm_us",
+                                                                 "kernel_span_us")}
     return Calibration(
-        compute_time_per_step_us=float(np.mean(compute)), comm_time_per_step_us=float(np.mean(comm)),
-        exposed_comm_per_step_us=float(np.mean(exposed)), step_time_us=float(np.mean(span)),
+        compute_time_per_step_us=mean["compute_us"], comm_time_per_step_us=mean["comm_us"],
+        exposed_comm_per_step_us=mean["exposed_comm_us"], step_time_us=mean["kernel_span_us"],
         comm_bytes_per_step=per_step_bytes, comm_bytes_source=source_name,
-        world_size=max(t.world_size for t in traces), steps=len(compute),
+        world_size=max(t.world_size for t in traces), steps=len(steps),
     )
 
 

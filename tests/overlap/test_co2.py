@@ -1,11 +1,11 @@
-"""CO2's outer update on planted cases (equations in densing.overlap.co2)."""
+"""CO2's outer update on planted cases (equations in densing.overlap.strategies.co2)."""
 import math
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
-from densing.overlap.co2 import outer_update, staleness_penalty  # noqa: E402
+from densing.overlap.strategies.co2 import outer_update, staleness_penalty  # noqa: E402
 
 
 def t(*values):

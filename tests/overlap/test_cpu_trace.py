@@ -8,7 +8,9 @@ from densing.errors import TraceError
 from densing.overlap import analyze, analyze_steps, read_traces
 from densing.overlap.intervals import subtract_intervals
 from densing.overlap.model import COMMUNICATION, COMPUTATION, LANE_THREAD, OTHER
-from densing.overlap.trace import annotation_frame, cpu_traces, read_cpu_ranks
+from densing.overlap.engine import SerialEngine
+from densing.overlap.kineto import CPU
+from densing.overlap.trace import annotation_frame, decode_ranks, set_traces, trace_files
 
 
 def op(name, ts, dur, tid=1, cat="cpu_op"):
@@ -53,9 +55,10 @@ def test_hand_trace_overlap_exposed_breakdown(tmp_path):
 
 def test_categories_steps_and_threads(tmp_path):
     write(tmp_path / "rank0.json", hand_cpu_trace())
-    (t,) = cpu_traces(tmp_path, read_cpu_ranks(tmp_path))
+    (t,) = set_traces(tmp_path, decode_ranks(trace_files(tmp_path), CPU, SerialEngine()), CPU)
     comm = t.kernel_category == COMMUNICATION
-    assert t.lane_kind == LANE_THREAD and list(t.kernel_lane[comm]) == [9] and t.kernel_names[t.kernel_name_code[comm][0]] == "gloo:all_reduce"
+    assert t.lane_kind == LANE_THREAD and list(t.kernel_lane[comm]) == [9]
+    assert t.kernel_names[t.kernel_name_code[comm][0]] == "gloo:all_reduce"
     calls = t.kernel_category == OTHER
     assert list(zip(t.kernel_start_us[calls], t.kernel_end_us[calls])) == [(40, 42)]
     comp = t.kernel_category == COMPUTATION
@@ -80,7 +83,7 @@ def test_no_collectives_is_a_trace_error(tmp_path):
     with pytest.raises(TraceError, match="no GPU kernels"):
         read_traces(tmp_path)
     with pytest.raises(TraceError, match="no CPU collectives"):
-        cpu_traces(tmp_path, read_cpu_ranks(tmp_path))
+        set_traces(tmp_path, decode_ranks(trace_files(tmp_path), CPU, SerialEngine()), CPU)
 
 
 def test_subtract_hand_case():
@@ -97,7 +100,8 @@ def test_a_gloo_set_is_decoded_once(tmp_path, monkeypatch):
     write(tmp_path / "rank1.json", hand_cpu_trace(shift=1010), rank=1)
     calls = []
     real = ranks.decode_file
-    monkeypatch.setattr(ranks, "decode_file", lambda path, kind, *a: calls.append((path.name, kind)) or real(path, kind, *a))
+    monkeypatch.setattr(ranks, "decode_file",
+                        lambda path, kind, *a: calls.append((path.name, kind)) or real(path, kind, *a))
     assert [t.rank for t in read_traces(tmp_path, scheduler="serial")] == [0, 1]
     assert sorted(calls) == [("rank0.json", CPU), ("rank1.json", CPU)]
     calls.clear()

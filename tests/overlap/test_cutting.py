@@ -1,4 +1,4 @@
-"""densing.overlap.cutting: cutting a Kineto ``traceEvents`` array at event boundaries, checked against
+"""densing.overlap.kineto's cutting a Kineto ``traceEvents`` array at event boundaries, checked against
 documents whose event offsets are known (generated here) and a brute-force boundary search."""
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from densing.overlap.cutting import Unsplittable, cut_before, events_start
+from densing.overlap.kineto import Unsplittable, cut_before, events_start
 
 # event fields: strings that look like JSON punctuation (a raw newline cannot occur in a JSON string)
 texts = st.text(alphabet=st.sampled_from(list('ab{}[],:" \n\t\\é')), max_size=12)
 scalars = st.one_of(st.integers(-10**6, 10**6), texts, st.booleans(), st.none())
 events = st.fixed_dictionaries({"ph": st.sampled_from(["X", "i"]), "name": texts, "ts": st.integers(0, 10**9)},
-                               optional={"args": st.dictionaries(texts, st.one_of(scalars, st.dictionaries(texts, scalars, max_size=2)),
-                                                                 max_size=3)})
+                               optional={"args": st.dictionaries(
+                                   texts, st.one_of(scalars, st.dictionaries(texts, scalars, max_size=2)), max_size=3)})
 
 
 def kineto(evs: list[dict], indent: int | None = 2) -> tuple[bytes, list[tuple[int, int]]]:

@@ -188,7 +188,7 @@ def test_a_file_cut_into_part_jobs_reads_like_one_job(tmp_path, parts):
     from densing.overlap.engine import ProcessEngine, SerialEngine
     from densing.overlap.kineto import GPU, decode_file
     from densing.overlap.parts import decode_part
-    from densing.overlap.trace import gpu_traces, run_ranks
+    from densing.overlap.trace import run_ranks, set_traces
 
     path = tmp_path / "r.json.gz"
     path.write_bytes(gzip.compress(_kineto_text(_many_steps()).encode()))
@@ -203,7 +203,7 @@ def test_a_file_cut_into_part_jobs_reads_like_one_job(tmp_path, parts):
     for name in ("ts", "dur", "stream", "correlation", "name_code", "comm_bytes"):
         np.testing.assert_array_equal(cols.column(name), whole.column(name), err_msg=name)
     for engine in (SerialEngine(), ProcessEngine(parts)):
-        _same_traces(one, gpu_traces(path, run_ranks([path], GPU, engine, split_min_bytes=0)))
+        _same_traces(one, set_traces(path, run_ranks([path], GPU, engine, split_min_bytes=0), GPU))
     assert one[0].step_number.size == 80 and one[0].kernel_count == 200 - 1  # last step's kernel excluded
 
 
@@ -229,7 +229,7 @@ def test_a_part_jobs_error_is_raised_by_the_combining_job(tmp_path):
     path.write_text(_kineto_text(_many_steps()))
     first = decode_part(path, 0, 2)
     with pytest.raises(TraceError, match=f"^{path}: timestamp beyond 64-bit"):
-        combined_columns(path, GPU, 1 << 20, first, TraceError("timestamp beyond 64-bit integer range"))
+        combined_columns(path, GPU, first, TraceError("timestamp beyond 64-bit integer range"))
 
 
 def test_streamed_batches_may_switch_to_float_timestamps(tmp_path):
@@ -266,7 +266,7 @@ def test_multi_member_gzip_reads_like_one_member(tmp_path):
 def test_isin_sorted_equals_numpy_isin(values, pool):
     import numpy as np
 
-    from densing.overlap.arrays import isin_sorted
+    from densing.overlap.columns import isin_sorted
 
     values, pool = np.array(values, dtype=np.int64), np.array(pool, dtype=np.int64)
     np.testing.assert_array_equal(isin_sorted(values, np.unique(pool)), np.isin(values, pool))
@@ -278,7 +278,7 @@ def test_sorted_unique_and_isin_match_numpy():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from densing.overlap.arrays import isin_codes, sorted_unique
+    from densing.overlap.columns import isin_codes, sorted_unique
 
     ints = st.lists(st.integers(-5, 40), max_size=60)
 

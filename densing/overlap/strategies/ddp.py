@@ -5,7 +5,7 @@ bucket all-reduces overlap the rest of the backward pass.
 * what-if: the gradients form k = ⌈S / bucket⌉ buckets; bucket i is ready at
   r_i = (1 − f_bwd)·C + i·f_bwd·C/k and is all-reduced on one stream,
   f_i = max(r_i, f_{i−1}) + T_ar(p, S/k);  T = max(C, f_k).
-* validation (:mod:`densing.overlap.fluid`): backward produces the gradients in reverse
+* validation (the fluid model, :mod:`densing.overlap.strategies.base`): backward produces the gradients in reverse
   registration order; bucket i (DDP's greedy assignment) is ready at r_i = F + B·(bytes ready)/S
   and its all-reduce takes T_ar·S_i/S, FIFO on the collective thread; DDP copies the gradients
   into the buckets during backward (P/3) and back after the wait (2P/3); the last bucket waits
@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import math
 
-from densing.overlap.fluid import SYNC_COPY_PASSES, RunCalibration, contention_rate, simulate
-from densing.overlap.strategies.base import (Strategy, TrainContext, TrainHooks, WhatIfPoint,
-                                             ring_allreduce_time_s)
+from densing.overlap.strategies.base import (SYNC_COPY_PASSES, RunCalibration, Strategy, TrainHooks, WhatIfPoint,
+                                             contention_rate, ring_allreduce_time_s, simulate)
 
 
 def step_time_s(point: WhatIfPoint) -> float:
@@ -69,9 +68,6 @@ def predict_run_s(cal: RunCalibration, config: dict, contention: bool = True) ->
 
 
 class DdpHooks(TrainHooks):
-    def __init__(self, context: TrainContext):
-        self.context = context
-
     def wrap(self, model):
         from torch.nn.parallel import DistributedDataParallel
 

@@ -7,9 +7,11 @@ registry. :func:`register` adds one at run time (a plug-in, or a test).
 """
 from __future__ import annotations
 
+import math
+
 from densing.errors import InputError, RegistryError
 from densing.overlap.strategies import co2, ddp, sync, t3, tp
-from densing.overlap.strategies.base import CAPABILITIES, Strategy
+from densing.overlap.strategies.base import CAPABILITIES, Strategy, WhatIfPoint
 from densing.registry import Registry, check_callable, check_type
 
 _BUILT_IN = (sync.STRATEGY, ddp.STRATEGY, co2.STRATEGY, t3.STRATEGY, tp.STRATEGY)
@@ -19,10 +21,6 @@ def _check_strategy(registry: Registry, name: str, strategy) -> None:
     """A strategy is a :class:`Strategy` whose models take what their callers give (``step_time_s`` a what-if point,
     ``predict_run_s`` a calibration, a config and a contention switch, ``training`` a context), and whose what-if step
     time at a probe point (a 0.1 s step on 8 workers, 100 MB over 100 Gb/s) is a finite number ≥ 0."""
-    import math
-
-    from densing.overlap.strategies.base import WhatIfPoint
-
     check_type(registry, name, strategy, Strategy)
     check_callable(registry, name, "step_time_s", strategy.step_time_s, 1, optional=True)
     check_callable(registry, name, "predict_run_s", strategy.predict_run_s, 3, optional=True)

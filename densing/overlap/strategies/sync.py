@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from densing.overlap.strategies.base import Strategy, TrainContext, TrainHooks, WhatIfPoint
+from densing.overlap.strategies.base import Strategy, TrainHooks, WhatIfPoint
 
 
 def step_time_s(point: WhatIfPoint) -> float:
@@ -23,9 +23,6 @@ def predict_run_s(cal, config: dict, contention: bool) -> float:
 
 
 class SyncHooks(TrainHooks):
-    def __init__(self, context: TrainContext):
-        self.context = context
-
     def after_backward(self, step: int) -> tuple[float, float]:
         import torch
         import torch.distributed as dist
@@ -43,10 +40,8 @@ class SyncHooks(TrainHooks):
                 torch.cuda.synchronize()
             wall, cpu = time.perf_counter() - w0, time.process_time() - c0
             flat /= ctx.world
-            offset = 0
-            for g in grads:
-                g.copy_(flat[offset:offset + g.numel()].view_as(g))
-                offset += g.numel()
+            for g, piece in zip(grads, flat.split([g.numel() for g in grads])):
+                g.copy_(piece.view_as(g))
         return wall, cpu
 
 

@@ -165,7 +165,7 @@ class TpHooks(TrainHooks):
     shares_batch = True  # every rank computes on the same tokens
 
     def __init__(self, context: TrainContext):
-        self.context = context
+        super().__init__(context)
         cfg = context.config
         check_tp(cfg.d_model, cfg.n_head, context.world, cfg.batch_size * cfg.seq_len, cfg.tp_chunks,
                  cfg.tp_overlap)
