@@ -90,18 +90,13 @@ def format_months(value) -> str:
     return format_number(value)
 
 
-def power_of_ten(exponent: int, mantissa: int = 1) -> str:
-    """An axis tick as people read it: ``10⁻⁴``, ``2×10⁻⁴`` (never an SI prefix such as ``100μ``)."""
-    power = f"10{str(int(exponent)).translate(_SUPERSCRIPT)}"
-    return power if mantissa == 1 else f"{mantissa}×{power}"
-
-
 def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
     """(values, texts) of a log axis spanning ``10**low`` to ``10**high``: the powers of ten inside,
     and their 2× and 5× where fewer than three powers are inside."""
     exponents = range(math.floor(low), math.ceil(high) + 1)
     mantissas = (1,) if sum(low <= e <= high for e in exponents) >= 3 else (1, 2, 5)
-    ticks = [(m * 10.0**e, power_of_ten(e, m)) for e in exponents for m in mantissas
+    powers = {e: f"10{str(e).translate(_SUPERSCRIPT)}" for e in exponents}  # 10⁻⁴ and 2×10⁻⁴, never SI's 100μ
+    ticks = [(m * 10.0**e, powers[e] if m == 1 else f"{m}×{powers[e]}") for e in exponents for m in mantissas
              if low <= math.log10(m) + e <= high]
     return [v for v, _ in ticks], [t for _, t in ticks]
 
@@ -160,15 +155,6 @@ def json_number(value) -> float | None:
     """A number for JSON: a float, or None where it is missing or not finite."""
     return float(value) if value is not None and math.isfinite(value) else None
 
-
-def spread(values, spec: str = ".2f", between: str = "–") -> str:
-    """A repeated measurement as ``median [min<between>max]`` (each ``format(value, spec)``): the form
-    the bench scripts print a distribution in (median and spread, never one number)."""
-    import statistics
-
-    values = list(values)
-    low, mid, high = min(values), statistics.median(values), max(values)
-    return f"{format(mid, spec)} [{format(low, spec)}{between}{format(high, spec)}]"
 
 def json_value(value):
     """A value as JSON: a result (anything with ``to_dict`` and ``conf_int``) as its ``to_dict()``, a non-finite float
