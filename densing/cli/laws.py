@@ -40,7 +40,7 @@ def _count(text: Optional[str], option: str) -> Optional[float]:
     return count
 
 
-def _d0(text: Optional[str]) -> Optional[float]:
+def d0_option(text: Optional[str]) -> Optional[float]:
     """``--d0``: a count of tokens, positive and at most ``densing.validation.MAX_D0_TOKENS`` (why: there)."""
     from densing.validation import D0_TOKENS, validate
 
@@ -62,7 +62,7 @@ def _read(data: Path, *, suite: str | None = None, final_only: bool = False):
     return read_reference_data(data, suite=suite or "standard", final_only=final_only)
 
 
-def _size(text: Optional[str], option: str) -> Optional[float]:
+def size_option(text: Optional[str], option: str) -> Optional[float]:
     """A parameter count option: parsed, and plausible for a language model (unit mistakes named)."""
     from densing.impossible import check_params
 
@@ -102,7 +102,7 @@ def fit(
     from densing.laws.fit_schema import reference_subset
     from densing.laws.reference import fit_reference
 
-    d0_tokens = _d0(d0)  # before the data is read
+    d0_tokens = d0_option(d0)  # before the data is read
     if out is not None:
         from densing.io import check_writable
 
@@ -120,7 +120,7 @@ def fit(
         tokens = None if min_train_tokens == "none" else _count(min_train_tokens, "--min-train-tokens")
     frame = reference_subset(
         _read(data, suite=suite),
-        max_params=_size(max_params, "--max-params"),
+        max_params=size_option(max_params, "--max-params"),
         families=None if families is None else [f.strip() for f in families.split(",") if f.strip()],
         source=str(data),
     )
@@ -240,7 +240,7 @@ def validate(
         print_progress(f"reading {data} …")
     tokens = "auto" if min_train_tokens is None else None if min_train_tokens == "none" else _count(min_train_tokens, "--min-train-tokens")
     table, summary = validate_held_out(
-        data, _names(benchmark), max_params=_size(max_params, "--max-params"), law=law.value, metric=metric,
+        data, _names(benchmark), max_params=size_option(max_params, "--max-params"), law=law.value, metric=metric,
         chance=chance, min_train_tokens=tokens, final_only=final_only, suite=suite or "standard",
     )
     print_frame(table, fmt, title=f"held out: N ≥ {max_params}")
@@ -278,7 +278,7 @@ def density(
     from densing.numbers import format_count
 
     own_tokens = d0 is not None and d0.strip() == "train_tokens"
-    d0_tokens = None if own_tokens else _d0(d0)  # before the fits and the targets are read
+    d0_tokens = None if own_tokens else d0_option(d0)  # before the fits and the targets are read
     fits = [ReferenceFit.load(paths.resolve_fit(p)) for p in fit]
     source = targets or paths.DEFAULT_DENSITY_TARGETS
     if source.is_file() and source.stat().st_size > 5_000_000:  # reading ~150k rows takes seconds

@@ -8,6 +8,7 @@ from typing import Optional
 
 import typer
 
+from densing.cli.laws import size_option
 from densing.cli.layout import browser_lines, closing, command_words
 from densing.cli.output import Format, print_frame, print_progress, print_text
 from densing.errors import InputError
@@ -97,14 +98,9 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
     for path in (out, csv):
         if path is not None:
             check_writable(path)
-    size = None
-    if params is not None:
-        from densing.data import parse_count
-        from densing.impossible import check_params
-
-        size = check_params(parse_count(params, field="params", where="--params"), field="params", where="--params")
     from densing.placement.own_scores import place, read_scores
 
+    size = size_option(params, "--params")
     table = read_scores(scores, model=model, params=size, release_date=release_date)  # a bad file: said before the fit
     print_progress("measuring the headline on the shipped public table …")
     result = place(table, n_boot=n_boot, seed=seed)

@@ -8,6 +8,7 @@ from typing import Optional
 
 import typer
 
+from densing.cli.laws import size_option
 from densing.cli.output import Format, print_frame, print_json, working
 from densing.cli.output import FORMAT_HELP
 from densing.errors import InputError
@@ -142,14 +143,11 @@ def whatif(
     fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
 ) -> None:
     """Predicted step time and scaling efficiency: sync DP, bucketed DDP, CO2 and T3 overlap."""
-    from densing.numbers import parse_count
     from densing.overlap.strategies.registry import parse
     from densing.overlap.whatif import WHATIF_CONSTRAINTS, calibrate, calibration_warnings, predict
-    from densing.impossible import check_params
 
     # every option is checked before the trace is read: the grid's own numbers, then the calibration's
-    params = None if model_params is None else check_params(
-        parse_count(model_params, field="model_params", where="--model-params"), field="model_params", where="--model-params")
+    params = size_option(model_params, "--model-params")
     counts = [int(w) if float(w).is_integer() and abs(w) < 2**63 else w for w in _floats(workers, "--workers")]
     links = _floats(bandwidth_gbps, "--bandwidth-gbps")
     for w in counts:

@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from densing import registry as _tables
+from densing.cli.laws import d0_option
 from densing.cli.layout import (DETAIL_HELP, ROW_TOGETHER, browser_lines, closing, command_words, counted,
                                 months_phrase, short_statuses, state_of)
 from densing.cli.output import FORMAT_HELP, SEED_HELP, Format, print_document, print_frame, print_text
@@ -35,16 +36,6 @@ LEADERBOARD = "leaderboard"
 DESIGN_HELP = (f"'{LEADERBOARD}' (default): the leaderboard-based measurement of --table; "
                + "; ".join(f"'{name}': {d.help}" for name, d in designs().items() if d.run is not None)
                + " (a second design is a folder of densing/designs).")
-
-
-def _d0(text: Optional[str]) -> Optional[float]:
-    """``--d0``: a count of tokens, positive and at most ``densing.validation.MAX_D0_TOKENS`` (why: there)."""
-    from densing.data import parse_count
-    from densing.validation import D0_TOKENS, validate
-
-    d0 = None if text is None else parse_count(text, field="d0", where="--d0")
-    validate({"d0": [D0_TOKENS, None]}, d0=d0)
-    return d0
 
 
 def _since(text: Optional[str], option: str = "--since") -> Optional[str]:
@@ -88,7 +79,7 @@ def trend(
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
     # the target table's profile: --table by name, else the registered table whose file --results is
     profile = _tables.table(table_name) if table_name is not None else _tables.table_for_path(results)
-    d0_tokens = _d0(d0)  # before any work, for either design
+    d0_tokens = d0_option(d0)  # before any work, for either design
     if design != LEADERBOARD:  # --table with it is refused by densing.cli.app.EXCLUSIVE
         choices = [name for name, d in designs().items() if d.run is not None]
         if design not in choices:
@@ -296,7 +287,7 @@ def report(
 
     check_writable(out)  # first: an output that cannot be written is said before anything is imported or computed
     _check_draws(n_boot, seed)
-    d0_tokens = _d0(d0)
+    d0_tokens = d0_option(d0)
     from densing.report.render import build_report
     from densing.validation import ExistingPath, validate
 
