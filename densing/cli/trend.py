@@ -1,6 +1,7 @@
 """``densing trend | report``: the density trend over release dates, and the HTML report."""
 from __future__ import annotations
 
+import math
 from enum import Enum
 from pathlib import Path
 from typing import Optional
@@ -10,7 +11,7 @@ import typer
 from densing import registry as _tables
 from densing.cli.laws import d0_option
 from densing.cli.layout import (DETAIL_HELP, ROW_TOGETHER, browser_lines, closing, command_words, counted,
-                                months_phrase, short_statuses, state_of)
+                                short_statuses, state_of)
 from densing.cli.output import FORMAT_HELP, SEED_HELP, Format, print_document, print_frame, print_text
 from densing.errors import InputError
 from densing.registry import designs
@@ -218,8 +219,10 @@ def _closing(result) -> str:
         phrase = f"{format_months(est)} months, at least {format_months(low)} at 95%"
     elif state == "bounded" and head.high_determined:
         phrase = f"{format_months(est)} months, at most {format_months(high)} at 95%"
+    elif math.isfinite(est):
+        phrase = f"{format_months(est)} months (95% CI {format_months(low)}–{format_months(high)})"
     else:
-        phrase = months_phrase(est, low, high)
+        phrase = "no estimate"
     return closing([f"Doubling time: {phrase}, {state}", f"paper: {PAPER['doubling_time_months']} months"])
 
 
