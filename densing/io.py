@@ -43,18 +43,11 @@ def _stage(target: Path, data: bytes) -> str:
             handle.flush()
             os.fsync(handle.fileno())
     except BaseException as exc:
-        _unlink(tmp)
+        Path(tmp).unlink(missing_ok=True)
         if isinstance(exc, OSError):
             raise _cannot(target, exc) from None
         raise
     return tmp
-
-
-def _unlink(tmp: str) -> None:
-    try:
-        os.unlink(tmp)
-    except FileNotFoundError:
-        pass
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
@@ -66,7 +59,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     try:
         os.replace(tmp, target)
     except BaseException as exc:
-        _unlink(tmp)
+        Path(tmp).unlink(missing_ok=True)
         if isinstance(exc, OSError):
             raise _cannot(path, exc) from None
         raise
@@ -100,8 +93,7 @@ def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
         return paths
     finally:
         for tmp, _ in staged:
-            if os.path.lexists(tmp):
-                _unlink(tmp)
+            Path(tmp).unlink(missing_ok=True)
 
 
 def write_target(path: str | Path) -> Path:
