@@ -18,6 +18,7 @@ import pandas as pd
 from densing import paths, runtime
 from densing.constants import DEFAULT_EPOCH, NAMED_MODELS, PAPER
 from densing.laws.reference_fit import ReferenceFit
+from densing.present.figures import with_intervals
 from densing.registry import designs, ranked_designs
 from densing.results import Result
 from densing.trend.measure import Beside
@@ -278,9 +279,3 @@ def per_benchmark_densities(models: pd.DataFrame, inversion, *, seed: int = 0) -
     frames = [density_table(models, PerBenchmark(fit), seed=seed)[columns].assign(benchmark=fit.benchmark)
               for fit in (inversion.fits if len(inversion.fits) > 1 and len(models) else ())]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*columns, "benchmark"])
-
-
-def with_intervals(models: pd.DataFrame, densities: pd.DataFrame) -> pd.DataFrame:
-    """The trend's points with each model's 95% density interval and N̂ (the figure's hover and error bars)."""
-    extra = [c for c in ("density_ci_low", "density_ci_high", "effective_params") if c in densities.columns]
-    return models.join(densities.drop_duplicates("model").set_index("model")[extra], on="model") if extra else models
