@@ -13,7 +13,7 @@ flag), so every entry point fails the same way on the same bad value. The constr
 function (``function.parameter_constraints``), where the common test reads them.
 
 The value kinds that look at a value's type or shape (a DataFrame with given columns, an instance of a class, a whole
-number, a torch device string, a non-empty string, a list of names) are below :func:`validate_params`; the domains of
+number, a torch device string, a non-empty string) are below :func:`validate_params`; the domains of
 dates and parameter counts are :mod:`densing.impossible`'s.
 """
 from __future__ import annotations
@@ -173,10 +173,10 @@ def as_path(value: Any, name: str = "path"):
 def as_names(value: Any, name: str) -> tuple[str, ...]:
     """``value`` as a tuple of names: one string is one name, a list or tuple its names; InputError naming ``name``
     for anything else (an empty tuple, a blank string, a non-string)."""
-    if isinstance(value, str):
-        value = (value,)
-    validate({name: [Names()]}, **{name: value})
-    return tuple(v.strip() for v in value)
+    names = (value,) if isinstance(value, str) else value
+    if not (isinstance(names, (list, tuple)) and names and all(isinstance(v, str) and v.strip() for v in names)):
+        raise InputError(f"{name}: expected a non-empty list or tuple of non-empty strings, got {shown(names)}")
+    return tuple(v.strip() for v in names)
 
 
 #: The most draws a bootstrap takes: 100,000. Its Monte-Carlo error on a 95% interval's end is then a few hundredths
@@ -362,15 +362,3 @@ class Text:
 
     def __str__(self) -> str:
         return "a non-empty string"
-
-
-@dataclass(frozen=True)
-class Names:
-    """A non-empty list or tuple of non-empty strings (a lone string is not a list of names)."""
-
-    def matches(self, value: Any) -> bool:
-        return (isinstance(value, (list, tuple)) and len(value) > 0
-                and all(isinstance(v, str) and v.strip() != "" for v in value))
-
-    def __str__(self) -> str:
-        return "a non-empty list or tuple of non-empty strings"
