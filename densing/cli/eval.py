@@ -28,9 +28,8 @@ eval_app = typer.Typer(
 
 
 def _render(frame, output_format: str, columns: list[str]) -> None:
-    from densing.cli.output import OUTPUTS, print_frame
+    from densing.cli.output import print_frame
 
-    OUTPUTS.get(output_format)  # an unknown format is an InputError before any work
     if output_format == "table" and "metric" in columns and "value" in columns:  # the score beside its pair's name
         columns = [c for c in columns if c != "metric"]
         columns.insert(columns.index("value") + 1, "metric")

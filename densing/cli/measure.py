@@ -174,9 +174,9 @@ def _checked_options(batch_size: str, n_boot: int, seed: int, device, data_root,
 
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
     validate({"batch_size": [Interval(Integral, 1, None), Options({"auto"})], "n_boot": [Interval(Integral, 1, None)],
-              "seed": [Interval(Integral, 0, None)], "device": [Device(), None]}, batch_size=batch, n_boot=n_boot, seed=seed,
-             device=device)
-    validate({"data_root": [ExistingPath("folder"), None]}, data_root=data_root)
+              "seed": [Interval(Integral, 0, None)], "device": [Device(), None],
+              "data_root": [ExistingPath("folder"), None]}, batch_size=batch, n_boot=n_boot, seed=seed, device=device,
+             data_root=data_root)
     if store is None:
         from densing.paths import default_store
 
@@ -185,7 +185,5 @@ def _checked_options(batch_size: str, n_boot: int, seed: int, device, data_root,
     check_writable(out)
     if csv is not None:
         check_writable(csv)
-    if store.exists() and not store.is_dir():
-        raise InputError(f"{store}: --store exists and is not a directory")
     return batch, store
 

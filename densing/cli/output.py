@@ -52,11 +52,6 @@ def _plain(value):
     return value
 
 
-def records(frame) -> list[dict]:
-    """JSON-ready list of dicts (NaN/inf → None, timestamps → YYYY-MM-DD)."""
-    return [{str(k): _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
-
-
 def _json_ready(value):
     """``value`` as plain JSON: a DataFrame as its row objects, a result as its ``to_dict()``, mappings and sequences
     element by element, every scalar by :func:`_plain` (NaN and infinity → None, dates → YYYY-MM-DD)."""
@@ -64,7 +59,7 @@ def _json_ready(value):
     import pandas as pd
 
     if isinstance(value, pd.DataFrame):
-        return records(value)
+        return [{str(k): _plain(v) for k, v in row.items()} for row in value.to_dict("records")]
     if hasattr(value, "to_dict") and hasattr(value, "__dataclass_fields__"):
         return _json_ready(value.to_dict())
     if isinstance(value, dict):
@@ -216,7 +211,7 @@ def print_text(text: str, *, file=None) -> None:
 
 
 def _write_json(frame, **_) -> None:
-    print_json(records(frame))
+    print_json(_json_ready(frame))
 
 
 def _write_csv(frame, **_) -> None:
