@@ -54,7 +54,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     """Write ``data`` to a temporary file beside ``path``'s target (``path`` itself, or the file a symbolic link
     points to), fsync it, then rename it into place; ``path`` is checked first (:func:`check_writable`)."""
     path = check_writable(path)
-    target = write_target(path)
+    target = Path(os.path.realpath(path))  # where its symbolic links lead (a dangling link's target is made)
     tmp = _stage(target, data)
     try:
         os.replace(tmp, target)
@@ -83,7 +83,7 @@ def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
     staged: list[tuple[str, Path]] = []
     try:
         for path, text in zip(paths, texts.values()):
-            target = write_target(path)
+            target = Path(os.path.realpath(path))
             staged.append((_stage(target, text.encode("utf-8")), target))
         for tmp, target in staged:
             try:
@@ -94,12 +94,6 @@ def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
     finally:
         for tmp, _ in staged:
             Path(tmp).unlink(missing_ok=True)
-
-
-def write_target(path: str | Path) -> Path:
-    """The file a write to ``path`` replaces: ``path``, or where its symbolic links lead (resolved; a dangling link's
-    target is made)."""
-    return Path(os.path.realpath(path))
 
 
 def _file_kind(mode: int) -> str | None:
@@ -119,7 +113,7 @@ def check_writable(path: str | Path) -> Path:
 
     path = Path(path)
     _check_name_lengths(path)
-    target = write_target(path)
+    target = Path(os.path.realpath(path))
     where = f"{path} (a link to {target})" if os.path.islink(path) else path
     try:
         mode = os.stat(path).st_mode
