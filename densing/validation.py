@@ -39,11 +39,6 @@ from densing.impossible import date_domain, in_date_domain
 #: the law far outside the budgets it was fitted on.
 MAX_D0_TOKENS = 1e15
 
-#: t = 0 of the density trend: Llama-1's release, the paper's epoch (Xiao et al. 2024, §3). Here, beside the domain of
-#: dates, so that the command line's defaults read it without importing densing.trend.
-DEFAULT_EPOCH = "2023-02-24"
-
-
 @dataclass(frozen=True)
 class Interval:
     """A number of ``kind`` (``numbers.Real`` or ``numbers.Integral``) between ``left`` and ``right``.

@@ -8,14 +8,13 @@ from typing import Optional
 
 import typer
 
-from densing import registry as _tables
+from densing import registry
 from densing.cli.laws import d0_option
 from densing.cli.layout import (DETAIL_HELP, ROW_TOGETHER, browser_lines, closing, command_words, counted,
                                 short_statuses, state_of)
 from densing.cli.output import FORMAT_HELP, SEED_HELP, Format, print_document, print_frame, print_text
+from densing.constants import DEFAULT_EPOCH
 from densing.errors import InputError
-from densing.registry import designs
-from densing.validation import DEFAULT_EPOCH
 
 EPOCH_HELP = "t = 0 (default: Llama-1's release)."
 SINCE_HELP = "Only models released on or after this date ('none': all)."
@@ -35,7 +34,7 @@ class By(str, Enum):
 #: The main design: the leaderboard-based measurement of a target table (every other name is a registered design).
 LEADERBOARD = "leaderboard"
 DESIGN_HELP = (f"'{LEADERBOARD}' (default): the leaderboard-based measurement of --table; "
-               + "; ".join(f"'{name}': {d.help}" for name, d in designs().items() if d.run is not None)
+               + "; ".join(f"'{name}': {d.help}" for name, d in registry.designs().items() if d.run is not None)
                + " (a second design is a folder of densing/designs).")
 
 
@@ -49,7 +48,7 @@ def _since(text: Optional[str], option: str = "--since") -> Optional[str]:
 
 
 TABLE_HELP = ("Target table by name (the default: the public table, results/public_models.csv): "
-              + "; ".join(f"'{name}': {table.words}" for name, table in _tables.tables().items())
+              + "; ".join(f"'{name}': {table.words}" for name, table in registry.tables().items())
               + ". With --results, the table's benchmarks and sets applied to that file.")
 
 
@@ -79,14 +78,14 @@ def trend(
 ) -> None:
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
     # the target table's profile: --table by name, else the registered table whose file --results is
-    profile = _tables.table(table_name) if table_name is not None else _tables.table_for_path(results)
+    profile = registry.table(table_name) if table_name is not None else registry.table_for_path(results)
     d0_tokens = d0_option(d0)  # before any work, for either design
     if design != LEADERBOARD:  # --table with it is refused by densing.cli.app.EXCLUSIVE
-        choices = [name for name, d in designs().items() if d.run is not None]
+        choices = [name for name, d in registry.designs().items() if d.run is not None]
         if design not in choices:
             raise InputError(f"--design: expected one of {', '.join([LEADERBOARD, *choices])}, got {design!r}")
         _check_draws(n_boot, seed)
-        designs()[design].run({"results": results, "fit": fit, "d0": d0_tokens, "since": _since(since),
+        registry.designs()[design].run({"results": results, "fit": fit, "d0": d0_tokens, "since": _since(since),
                                "epoch": _since(epoch, "--epoch") or DEFAULT_EPOCH, "n_boot": n_boot, "seed": seed,
                                "fmt": fmt, "wide": wide, "detail": detail})
         return
