@@ -9,8 +9,7 @@ from pathlib import Path
 
 import typer
 
-from densing.cli.output import Format, print_document, print_frame, print_progress, working
-from densing.cli.output import FORMAT_HELP, SEED_HELP
+from densing.cli.output import FORMAT_HELP, SEED_HELP, Format, print_document, print_frame, print_progress, working
 from densing.validation import BOOTSTRAP_CONSTRAINTS, ExistingPath, validate_params
 
 ladder_app = typer.Typer(

@@ -9,8 +9,7 @@ from typing import Optional
 import typer
 
 from densing.cli.laws import size_option
-from densing.cli.output import Format, print_frame, print_json, working
-from densing.cli.output import FORMAT_HELP
+from densing.cli.output import FORMAT_HELP, Format, print_frame, print_json, working
 from densing.errors import InputError
 from densing.overlap_defaults import DEFAULT_BUCKET_MB
 from densing.validation import ExistingPath, Interval

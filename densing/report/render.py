@@ -14,8 +14,7 @@ import pandas as pd
 from densing import paths
 from densing.constants import PAPER
 from densing.display import BOUND_SIGNS, NO_READING, density_reading
-from densing.numbers import format_count
-from densing.numbers import format_months, format_number
+from densing.numbers import format_count, format_months, format_number
 from densing.report import compute as m
 from densing.report.html import Section, cards_html, esc, figure_html, page, table_html
 from densing.registry import designs

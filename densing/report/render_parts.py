@@ -14,8 +14,7 @@ from plotly.subplots import make_subplots
 
 from densing.laws.fit_schema import POOR_FIT_R2  # one threshold: the fit summary and the figure agree
 from densing.laws.reference_fit import ReferenceFit
-from densing.numbers import format_count
-from densing.numbers import format_months, format_number
+from densing.numbers import format_count, format_months, format_number
 from densing.present.forest import PALETTE, escaped
 from densing.report.html import esc, table_html
 
