@@ -19,8 +19,8 @@ goes through this module, which gives three guarantees:
   (:func:`end_pool`, :func:`end_process`: terminate, wait a moment, kill), and
   :func:`end_children` — run by the CLI after every command — ends any child still alive;
 * **a signal is an exit path**: the CLI turns ``SIGTERM`` into :class:`Terminated` (via
-  :func:`terminate_on_sigterm`), so the ``finally`` blocks run as they do on Ctrl-C, and makes ``SIGINT`` raise
-  ``KeyboardInterrupt`` even when the process started with it ignored (:func:`interrupt_on_sigint`), so
+  :func:`exits_on_signals`), so the ``finally`` blocks run as they do on Ctrl-C, and makes ``SIGINT`` raise
+  ``KeyboardInterrupt`` even when the process started with it ignored, so
   ``kill -INT PID`` is Ctrl-C from anywhere.
 
 A worker that dies (out of memory, killed) is reported by the pool at once
@@ -75,21 +75,15 @@ def _raise_terminated(signum, frame) -> None:  # noqa: ARG001 - signal handler s
     raise Terminated()
 
 
-def terminate_on_sigterm() -> None:
-    """Make ``SIGTERM`` raise :class:`Terminated` in the main thread (so cleanup runs); no-op elsewhere."""
+def exits_on_signals() -> None:
+    """In the main thread (no-op elsewhere): ``SIGTERM`` raises :class:`Terminated` (so cleanup runs), and ``SIGINT``
+    raises ``KeyboardInterrupt`` (Python's own handler), also where this process started with ``SIGINT`` ignored: a
+    shell script's background job or a supervisor passes it on ignored, Python then installs no handler, and ``kill
+    -INT PID`` would be dropped."""
     import threading
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _raise_terminated)
-
-
-def interrupt_on_sigint() -> None:
-    """Make ``SIGINT`` raise ``KeyboardInterrupt`` in the main thread (Python's own handler), also where this process
-    started with ``SIGINT`` ignored: a shell script's background job or a supervisor passes it on ignored, Python then
-    installs no handler, and ``kill -INT PID`` would be dropped. No-op outside the main thread."""
-    import threading
-
-    if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 

@@ -64,15 +64,16 @@ def guarded():
     import signal
 
     from densing import runtime as workers
-    from densing.runtime import Terminated, children, end_children, interrupt_on_sigint, terminate_on_sigterm
+    from densing.runtime import Terminated, children, end_children, exits_on_signals
 
     plain_terminal()  # a terminal that cannot encode ≤ ≥ ∞ ρ ± gets them in ASCII
     before = children()  # a caller's own processes (main called from Python) are not the command's
     previous = signal.getsignal(signal.SIGTERM)
     previous_int = signal.getsignal(signal.SIGINT)
     workers.terminated = False
-    terminate_on_sigterm()  # SIGTERM leaves like Ctrl-C: finally blocks end the worker processes
-    interrupt_on_sigint()  # `kill -INT PID` is Ctrl-C, even when the shell started densing with SIGINT ignored
+    # SIGTERM leaves like Ctrl-C (finally blocks end the worker processes); `kill -INT PID` is Ctrl-C, even when the
+    # shell started densing with SIGINT ignored
+    exits_on_signals()
     try:
         yield
         if workers.terminated:  # SIGTERM's exception was swallowed where it was raised
