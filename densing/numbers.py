@@ -55,12 +55,6 @@ def _special(value) -> str | None:
     return None
 
 
-def _is_integer(value) -> bool:
-    import numbers
-
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
 def significant(value: float, digits: int = DIGITS, *, html: bool = False) -> str:
     """A finite ``value`` to ``digits`` significant figures (see the module's rule); ``html``:
     scientific notation as ``3.2×10⁻⁵`` instead of ``3.2e-5``, and a negative number with the minus sign (−, U+2212)
@@ -110,7 +104,7 @@ def format_number(value, spec: str | None = None, *, digits: int = DIGITS, html:
         return special
     if spec is not None:
         return format(float(value), spec)
-    if (_is_integer(value) or float(value).is_integer()) and abs(float(value)) < WHOLE:
+    if float(value).is_integer() and abs(float(value)) < WHOLE:
         return str(int(value))
     return significant(value, digits, html=html)
 
