@@ -250,9 +250,9 @@ def frozen_heap():
 
 #: glibc's ``mallopt`` parameters (malloc.h): M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD.
 _M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD = -1, -2, -3
-_heap_kept = False
 
 
+@functools.cache
 def keep_freed_memory() -> None:
     """Ask glibc's allocator to serve arrays up to 256 MiB from the heap and keep what is freed (``mallopt``).
 
@@ -261,10 +261,6 @@ def keep_freed_memory() -> None:
     system time on every draw. Kept, the pages are reused; the process
     holds its peak memory until it ends. Once per process, inherited by forked workers; nothing where the C library
     has no ``mallopt`` (not glibc)."""
-    global _heap_kept
-    if _heap_kept:
-        return
-    _heap_kept = True
     try:
         import ctypes
 
