@@ -20,6 +20,7 @@ from densing.cli import laws, measure, trend
 from densing.cli.eval import eval_app
 from densing.cli.guard import guarded, leave, one_line, plain_terminal
 from densing.cli.ladder import ladder_app
+from densing.cli.output import command_group
 from densing.cli.overlap import overlap_app
 from densing.errors import DensingError, InputError
 
@@ -113,15 +114,7 @@ Quick start:
 
 Every command: densing COMMAND --help; examples of each: docs/cli.md."""
 
-app = typer.Typer(
-    name="densing",
-    help=HELP,
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # plain help: no rich import, flags without a type, paths never cut
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+app = command_group(HELP, name="densing", context_settings={"help_option_names": ["-h", "--help"]})
 
 
 def _version(value: bool) -> None:

@@ -13,18 +13,12 @@ from typing import Optional
 
 import typer
 
-from densing.cli.output import FORMAT_HELP
+from densing.cli.output import FORMAT_HELP, command_group
 from densing.errors import InputError
 from densing.validation import Interval, Options, validate
 
-eval_app = typer.Typer(
-    help="Run benchmarks through lm-eval, recording score and conditional loss, into a results store.",
-    invoke_without_command=True,
-    no_args_is_help=False,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # plain help: no rich import, flags without a type, paths never cut
-)
+eval_app = command_group("Run benchmarks through lm-eval, recording score and conditional loss, into a results store.",
+                         invoke_without_command=True, no_args_is_help=False)
 
 
 def _render(frame, output_format: str, columns: list[str]) -> None:

@@ -9,16 +9,12 @@ from pathlib import Path
 
 import typer
 
-from densing.cli.output import FORMAT_HELP, SEED_HELP, Format, print_document, print_frame, print_progress, working
+from densing.cli.output import (FORMAT_HELP, SEED_HELP, Format, command_group, print_document, print_frame,
+                                print_progress, working)
 from densing.validation import BOOTSTRAP_CONSTRAINTS, ExistingPath, validate_params
 
-ladder_app = typer.Typer(
-    help="Fit AI2's OLMo ladder as a two-step reference; check it on OLMo-2 7B/13B and give OLMo-2 densities.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # plain help: no rich import, flags without a type, paths never cut
-)
+ladder_app = command_group("Fit AI2's OLMo ladder as a two-step reference; check it on OLMo-2 7B/13B and give OLMo-2 "
+                           "densities.")
 
 
 @ladder_app.command("fit")

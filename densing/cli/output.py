@@ -19,6 +19,15 @@ from densing.cli.layout import Column, plan, table_width
 from densing.registry import Registry, check_callable
 
 
+def command_group(help: str, **settings):
+    """A typer app of densing's kind: plain help (no rich import, flags without a type, paths never cut), no shell
+    completion, Python's own tracebacks, its help when given no command (unless ``settings`` say otherwise)."""
+    import typer
+
+    return typer.Typer(help=help, **{"no_args_is_help": True, **settings}, add_completion=False,
+                       pretty_exceptions_enable=False, rich_markup_mode=None)
+
+
 class Format(str, Enum):
     """``--format`` of every command that prints a table."""
 

@@ -9,20 +9,14 @@ from typing import Optional
 import typer
 
 from densing.cli.laws import size_option
-from densing.cli.output import FORMAT_HELP, Format, print_frame, print_json, working
+from densing.cli.output import FORMAT_HELP, Format, command_group, print_frame, print_json, working
 from densing.errors import InputError
 from densing.overlap_defaults import DEFAULT_BUCKET_MB
 from densing.validation import ExistingPath, Interval
 from densing.validation import validate as check  # `validate` is a command here
 
-overlap_app = typer.Typer(
-    name="overlap",
-    help="Communication/computation overlap in PyTorch-profiler (Kineto) traces, and what-if models.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # plain help: no rich import, flags without a type, paths never cut
-)
+overlap_app = command_group("Communication/computation overlap in PyTorch-profiler (Kineto) traces, and what-if models.",
+                            name="overlap")
 
 
 def _floats(text: str, field: str) -> list[float]:
