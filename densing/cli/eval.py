@@ -14,8 +14,9 @@ from typing import Optional
 import typer
 
 from densing.cli.output import FORMAT_HELP, command_group
-from densing.errors import InputError
-from densing.validation import Interval, Options, validate
+from densing.errors import EvalError, InputError
+from densing.paths import default_store
+from densing.validation import ExistingPath, Interval, Options, validate
 
 eval_app = command_group("Run benchmarks through lm-eval, recording score and conditional loss, into a results store.",
                          invoke_without_command=True, no_args_is_help=False)
@@ -128,8 +129,6 @@ def sweep(
     if context.invoked_subcommand is not None:
         return
     if out is None:
-        from densing.paths import default_store
-
         out = default_store()
     if list_benchmarks:
         _list_benchmarks(output_format, local_data)
@@ -168,8 +167,6 @@ def _check_sources(specs: list, names: list[str], out: Path) -> None:
     A model whose every pair is in the store is not loaded and is not checked (the sweep checks its parts' config
     hashes, and a stale part's model then, still before evaluating)."""
     import importlib.util
-
-    from densing.errors import EvalError
 
     if importlib.util.find_spec("lm_eval") is None:
         raise EvalError("densing eval needs the eval extra: no installed package 'lm_eval' (pip install -e '.[eval]')")
@@ -224,7 +221,6 @@ def _sweep_options(*, limit, batch_size: str, output_format, device, trie_tokens
     from densing.eval import backends
     from densing.eval.loading import SWEEP_CONSTRAINTS
     from densing.io import check_writable_folder
-    from densing.validation import ExistingPath
 
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
     validate({**SWEEP_CONSTRAINTS, **OPTION_CONSTRAINTS}, limit=limit, batch_size=batch, output_format=output_format,
@@ -301,10 +297,9 @@ def ingest_command(
 ) -> None:
     """Read existing lm-eval outputs (0.3 and 0.4 formats) into the results store."""
     from densing.eval.ingest import ingest
-    from densing.paths import default_store
+    from densing.eval.models import read_models_file
 
     out = default_store() if out is None else out
-    from densing.eval.models import read_models_file
 
     metadata = None
     if models is not None:

@@ -8,13 +8,15 @@ from typing import Optional
 
 import typer
 
-from densing import registry
+from densing import paths, registry
 from densing.cli.laws import d0_option
 from densing.cli.layout import (DETAIL_HELP, ROW_TOGETHER, browser_lines, closing, command_words, counted,
                                 short_statuses, state_of)
 from densing.cli.output import FORMAT_HELP, SEED_HELP, Format, print_document, print_frame, print_text
-from densing.constants import DEFAULT_EPOCH
+from densing.constants import DEFAULT_EPOCH, PAPER
 from densing.errors import InputError
+from densing.numbers import format_count, format_months, parse_date
+from densing.validation import BOOTSTRAP_CONSTRAINTS, DRAWS, ExistingPath, validate
 
 EPOCH_HELP = "t = 0 (default: Llama-1's release)."
 SINCE_HELP = "Only models released on or after this date ('none': all)."
@@ -42,8 +44,6 @@ def _since(text: Optional[str], option: str = "--since") -> Optional[str]:
     """'none' or an ISO date (one line naming the option otherwise)."""
     if text in (None, "none"):
         return None
-    from densing.numbers import parse_date
-
     return parse_date(text, field=option.lstrip("-"), where=option).strftime("%Y-%m-%d")
 
 
@@ -54,8 +54,6 @@ TABLE_HELP = ("Target table by name (the default: the public table, results/publ
 
 def _check_draws(n_boot: int, seed: int) -> None:
     """--n-boot and --seed, checked before any work (and any worker process) starts."""
-    from densing.validation import BOOTSTRAP_CONSTRAINTS, DRAWS, validate
-
     validate({"n_boot": [DRAWS], "seed": BOOTSTRAP_CONSTRAINTS["seed"]}, n_boot=n_boot, seed=seed)
 
 
@@ -117,7 +115,6 @@ def trend(
 def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, without_continual):
     """The measurement ``densing trend`` prints (the registered protocol's, with its forecast check, for ``--by
     benchmark`` on a registered table with no --fit or --d0) → (measurement, forecast or None)."""
-    from densing import paths
     from densing.data import read_results
     from densing.laws.reference_fit import ReferenceFit
     from densing.trend.measure import measure_trend
@@ -169,7 +166,6 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
     """``--by benchmark --detail``: every column, the cross-check, the budget rows, the forecast check."""
     import pandas as pd
 
-    from densing.numbers import format_count
     from densing.trend.capability import BUDGET_D0
 
     table = result.by_benchmark()
@@ -205,14 +201,10 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
 def _closing(result) -> str:
     """The last line of ``densing trend``: the headline rule's doubling time with its interval and state, beside the
     paper's (:func:`densing.cli.layout.closing`: within the terminal's width)."""
-    from densing.constants import PAPER
-
     head = result.rules.get(result.headline_rule)
     state = state_of(result.status) or "not measured"
     if head is None:
         return closing([f"Doubling time: no estimate ({state}; the verdict above says why)"])
-    from densing.numbers import format_months
-
     est, low, high = head.doubling_time_months, head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
     if state == "bounded" and head.low_determined:  # the one determined end, and the state that says the other is open
         phrase = f"{format_months(est)} months, at least {format_months(low)} at 95%"
@@ -291,7 +283,6 @@ def report(
     _check_draws(n_boot, seed)
     d0_tokens = d0_option(d0)
     from densing.report.render import build_report
-    from densing.validation import ExistingPath, validate
 
     validate({"traces": [ExistingPath("folder"), None]}, traces=traces)
     words = command_words("report", {"--out": out, "--frontier": frontier, "--epoch": epoch, "--since": since or "none",
