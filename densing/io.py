@@ -11,8 +11,13 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import sys
 import tempfile
 from pathlib import Path
+
+from densing.errors import InputError
+from densing.paths import shipped_hint
+from densing.validation import as_path
 
 #: The longest file name (bytes) most file systems take (ext4, XFS, btrfs, tmpfs, APFS, NTFS in UTF-16 units).
 NAME_MAX = 255
@@ -21,8 +26,6 @@ _TEMP_NAME_BYTES = 200
 
 
 def _cannot(path: Path, exc: OSError):
-    from densing.errors import InputError
-
     return InputError(f"{path}: cannot write here ({exc.strerror or type(exc).__name__})")
 
 
@@ -72,8 +75,6 @@ def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
     written, so a failure leaves none of them; returns the paths written. Each file is checked as
     :func:`check_writable` checks one (a symbolic link is written through). ``folder`` '' is refused (it would mean
     the working folder)."""
-    from densing.validation import as_path
-
     folder = check_writable_folder(as_path(folder, "out"))
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -109,8 +110,6 @@ def check_writable(path: str | Path) -> Path:
     """Fail early (InputError, one line) when ``path`` cannot be written as a regular file: it is (or links to) a
     directory, a device, a named pipe or a socket; a name in it is longer than the file system allows; a link loop;
     a folder we may not write in. Returns ``path`` as a :class:`~pathlib.Path`."""
-    from densing.errors import InputError
-
     path = Path(path)
     _check_name_lengths(path)
     target = Path(os.path.realpath(path))
@@ -136,8 +135,6 @@ def check_writable(path: str | Path) -> Path:
 def _check_name_lengths(path: Path) -> None:
     """InputError when a name in ``path`` is longer than :data:`NAME_MAX` bytes or the whole is longer than the
     system's path limit."""
-    from densing.errors import InputError
-
     for part in path.parts:
         size = len(os.fsencode(part))
         if size > NAME_MAX:
@@ -184,8 +181,6 @@ def check_writable_folder(path: str | Path) -> Path:
     """Fail early (InputError) when the folder ``path`` (a results store, a run folder) cannot be made or written: a
     file, device, pipe or socket there, a file where one of its parents should be, a name too long, or a nearest
     existing parent not writable."""
-    from densing.errors import InputError
-
     path = Path(path)
     _check_name_lengths(path)
     if _exists(path) and not path.is_dir():
@@ -204,8 +199,6 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
 def read_text(path: str | Path) -> str:
     """A user's text file as UTF-8: bytes that are no UTF-8 text are an InputError naming the file and where; an
     ``OSError`` (no such file, a folder) is the caller's to word."""
-    from densing.errors import InputError
-
     path = Path(path)
     data = path.read_bytes()
     try:
@@ -217,9 +210,6 @@ def read_text(path: str | Path) -> str:
 def read_json_object(path: str | Path) -> dict:
     """Parse a JSON file whose top level is an object; InputError naming the file otherwise."""
     import orjson
-
-    from densing.errors import InputError
-    from densing.paths import shipped_hint
 
     path = Path(path)
     try:
@@ -258,8 +248,6 @@ def command_line() -> str | None:
     The command is recorded only when the program (``sys.argv[0]``) is the ``densing`` console script (or the root
     ``cli.py``), not a test runner or a notebook.
     """
-    import sys
-
     argv = sys.argv
     if not argv or not any(name in Path(argv[0]).name for name in ("densing", "cli.py")):
         return None

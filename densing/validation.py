@@ -27,6 +27,7 @@ import sys
 from dataclasses import dataclass
 from datetime import date, datetime
 from numbers import Integral, Real
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
 
@@ -116,8 +117,6 @@ class ExistingPath:
     def matches(self, value: Any) -> bool:
         if not isinstance(value, (str, os.PathLike)) or (isinstance(value, str) and not value.strip()):
             return False
-        from pathlib import Path
-
         try:
             path = Path(value)
             return path.is_dir() if self.kind == "folder" else path.is_file() if self.kind == "file" else path.exists()
@@ -156,8 +155,6 @@ class Date:
 def as_path(value: Any, name: str = "path"):
     """``value`` as a ``pathlib.Path``, or an InputError naming ``name``: not a string or ``os.PathLike``, or a blank
     string (``Path("")`` is the working folder: an unset variable, most likely)."""
-    from pathlib import Path
-
     if isinstance(value, str) and not value.strip():
         raise InputError(f"{name}: an empty path (an unset variable?) would mean the working folder; give a file or folder")
     if not isinstance(value, (str, os.PathLike)):

@@ -18,6 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from densing.constants import NAMED_MODELS, PAPER
+from densing.errors import InputError
 from densing.numbers import format_count, format_months, format_number, log_ticks
 from densing.present.forest import (  # noqa: F401 (public here)
     PALETTE,
@@ -319,7 +320,6 @@ def days_since(dates, origin) -> np.ndarray:
 def measurement_figure(m, kind: str = "density", *, rule: str | None = None, highlight: pd.DataFrame | None = None):
     """:meth:`densing.trend.measurement.TrendMeasurement.plot`: the figure of ``kind`` (``"density"``, ``"size"`` or
     ``"benchmarks"``) of a measurement, its arguments checked (an InputError names the one that is wrong)."""
-    from densing.errors import InputError
     if highlight is not None:
         if not isinstance(highlight, pd.DataFrame):
             raise InputError(f"highlight: expected a DataFrame of densing measure's rows, got {type(highlight).__name__}")

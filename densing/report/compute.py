@@ -11,7 +11,7 @@ import contextlib
 import glob
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 import pandas as pd
 
@@ -19,13 +19,11 @@ from densing import paths, runtime
 from densing.constants import DEFAULT_EPOCH, NAMED_MODELS, PAPER
 from densing.laws.reference_fit import ReferenceFit
 from densing.present.figures import with_intervals
+from densing.present.summary import Summary, Table
 from densing.registry import designs, ranked_designs
 from densing.results import Result
 from densing.trend.measure import Beside
 from densing.trend.measurement import TrendMeasurement
-
-if TYPE_CHECKING:
-    from densing.present.summary import Summary
 
 #: The public table the report reads without ``--results``.
 DEFAULT_RESULTS = paths.RESULTS / "public_models.csv"
@@ -177,8 +175,6 @@ class Report(Result):
     def summary(self) -> Summary:
         """The measurement's summary with the report's sections as one more table."""
         own = self.measurement.summary()
-        from densing.present.summary import Table
-
         sections = Table("Report sections", ("section",), tuple((section.title,) for section in self.sections))
         return replace(own, tables=(*own.tables, sections))
 

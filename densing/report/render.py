@@ -6,6 +6,8 @@ tables and words, the numbers by :mod:`densing.display`' one rule.
 """
 from __future__ import annotations
 
+import datetime
+import hashlib
 import math
 from dataclasses import dataclass
 
@@ -242,9 +244,6 @@ def _overlap(s: m.OverlapSection) -> Section:
 def provenance_footer(inputs: m.Inputs) -> str:
     """The footer a screenshot can be cited by: densing's version and commit, the date, the command, the seed and
     draws (said once: apart only where the command does not give them), and the input table's SHA-256 (HTML, escaped)."""
-    import datetime
-    import hashlib
-
     from densing import __version__
 
     seed, n_boot = inputs.seed, inputs.n_boot
