@@ -16,6 +16,7 @@ from datetime import date, datetime
 from enum import Enum
 
 from densing.cli.layout import Column, plan, table_width
+from densing.display import empty, frame_columns, is_numeric
 from densing.registry import Registry, check_callable
 
 
@@ -96,8 +97,6 @@ def print_document(rows, /, **sections) -> None:
 def columns_of(frame, *, wide: bool = False) -> list[Column]:
     """The columns of ``frame`` as people read them (:func:`densing.display.column`); unless
     ``wide``, a column with nothing in it (every cell missing or blank) is left out."""
-    from densing.display import empty, frame_columns, is_numeric
-
     out = []
     for name, (head, cells) in zip(frame.columns, frame_columns(frame)):
         out.append(Column(str(name), head, cells, is_numeric(frame[name].tolist())))
