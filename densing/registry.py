@@ -198,19 +198,15 @@ def lazy(module: str, attribute: str, count: int) -> Callable:
     return call
 
 
+@functools.cache
 def designs() -> Registry[SecondDesign]:
     """:data:`DESIGNS` once every folder of ``densing/designs`` is imported (each registers itself there, on the first
     call): removing a design's folder removes the design from the command line and the report."""
-    _import_designs()
-    return DESIGNS
-
-
-@functools.cache
-def _import_designs() -> None:
     package = importlib.import_module("densing.designs")
     for found in pkgutil.iter_modules(package.__path__):
         if found.ispkg:
             importlib.import_module(f"densing.designs.{found.name}")
+    return DESIGNS
 
 
 def ranked_designs() -> list[SecondDesign]:
