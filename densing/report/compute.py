@@ -17,12 +17,16 @@ import pandas as pd
 
 from densing import paths, runtime
 from densing.constants import DEFAULT_EPOCH, NAMED_MODELS, PAPER
+from densing.data import read_results
+from densing.laws.density import density_table
+from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
 from densing.present.figures import with_intervals
 from densing.present.summary import Summary, Table
 from densing.registry import designs, ranked_designs
 from densing.results import Result
-from densing.trend.measure import Beside
+from densing.trend import rules
+from densing.trend.measure import PAPER_ANCHORS, Beside, measure_trend
 from densing.trend.measurement import TrendMeasurement
 
 #: The public table the report reads without ``--results``.
@@ -197,10 +201,6 @@ def compute_report(*, results: str | Path | None = None, headline_fit: str | Pat
     headline measurement already computed on ``results`` (``densing measure``'s); ``yours``: a user's models placed
     against it (:func:`densing.placement.measure.place_models`' rows), the page's first section, highlighted on the
     density figure; ``yours_suite``: the suite they were evaluated on, in words."""
-    from densing.data import read_results
-    from densing.trend import rules
-    from densing.trend.measure import measure_trend
-
     inputs = Inputs(results=Path(results) if results else DEFAULT_RESULTS,
                       fits_dir=Path(fits_dir) if fits_dir else paths.REFERENCE_FITS, frontier=rules.get(frontier).name,
                       epoch=epoch, since=since, n_boot=n_boot, seed=seed, command=command,
@@ -251,8 +251,6 @@ def _appendices(measured, densities: pd.DataFrame, inputs: Inputs) -> list:
 
 def _named(measured, densities: pd.DataFrame, reference: str, seed: int) -> NamedModelsSection:
     """The named models' rows in :data:`NAMED_MODELS`' order, and each one's density per benchmark with its interval."""
-    from densing.trend.measure import PAPER_ANCHORS
-
     order = {name: i for i, name in enumerate(NAMED_MODELS)}
     rows = densities[densities["model"].isin(NAMED_MODELS)]
     rows = rows.iloc[rows["model"].map(order).argsort(kind="stable")].reset_index(drop=True)
@@ -268,9 +266,6 @@ def per_benchmark_densities(models: pd.DataFrame, inversion, *, seed: int = 0) -
     fit's bootstrap and the score's standard error (:func:`densing.laws.density.density_table`); one row per model
     and benchmark (none for a one-benchmark inversion: its density is the model's own). Its point density is the
     joint inversion's ``density:<benchmark>`` column."""
-    from densing.laws.density import density_table
-    from densing.laws.inversion import PerBenchmark
-
     columns = ["model", "density", "bound", "density_ci_low", "density_ci_high"]
     frames = [density_table(models, PerBenchmark(fit), seed=seed)[columns].assign(benchmark=fit.benchmark)
               for fit in (inversion.fits if len(inversion.fits) > 1 and len(models) else ())]

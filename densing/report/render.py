@@ -24,6 +24,7 @@ from densing.report.render_parts import (DENSITY_MEANING, breakable, budget_part
                                          density_intro, details, displayed, loss_figure, model_table, named_table,
                                          paper_table, per_benchmark_table, performance_figure, references_table)
 from densing.present import figures as trend_figures
+from densing.trend import measure
 
 TITLE = {False: "densing report", True: "densing measure"}
 SUBTITLE = {
@@ -45,8 +46,6 @@ def render(report: m.Report) -> str:
     """The page: each section of ``report`` in its order, the footer citing the command's inputs. Each section is
     laid out on its own, a job of :func:`densing.trend.measure.run` (one process per core; the same bytes either
     way), started in :func:`_layout_order`."""
-    from densing.trend import measure
-
     laid = measure.run([_Layout(i) for i in _layout_order(report.sections)], report)
     sections = [laid[i] for i in range(len(report.sections))]
     yours = report.section(m.YoursSection) is not None
