@@ -59,8 +59,6 @@ def significant(value: float, digits: int = DIGITS, *, html: bool = False) -> st
     """A finite ``value`` to ``digits`` significant figures (see the module's rule); ``html``:
     scientific notation as ``3.2×10⁻⁵`` instead of ``3.2e-5``, and a negative number with the minus sign (−, U+2212)
     its superscripts use rather than a hyphen."""
-    if not 1 <= digits <= 17:
-        raise ValueError(f"digits: expected 1 to 17 significant figures, got {digits}")
     value = float(value)
     if value == 0:
         return "0"
