@@ -11,15 +11,14 @@ from densing.validation import as_path
 REPO_ROOT = Path(os.environ.get("DENSING_HOME", Path(__file__).resolve().parents[1]))
 
 
-def _shipped(name: str, root: Path | None = None) -> Path:
-    """The top-level folder ``name`` of the source tree (``root``, default :data:`REPO_ROOT`), or its copy inside an
-    installed wheel.
+def _shipped(name: str) -> Path:
+    """The top-level folder ``name`` of the source tree (:data:`REPO_ROOT`), or its copy inside an installed wheel.
 
     A non-editable install has no source tree: the wheel carries ``reference_fits/`` and
     ``results/`` as package data under ``densing/_shipped/`` (pyproject.toml's force-include copies the
     top-level folders there), found with :mod:`importlib.resources`.
     """
-    tree = (REPO_ROOT if root is None else root) / name
+    tree = REPO_ROOT / name
     if tree.is_dir() or "DENSING_HOME" in os.environ:
         return tree
     from importlib.resources import files

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 
 from densing.constants import (
     BOUNDED,
@@ -296,6 +297,4 @@ def _top_influence(result) -> dict:
 
 def rows_frame(rows: list):
     """The rows as a table (``densing trend --by benchmark``): :func:`row_record` of each."""
-    import pandas as pd
-
     return pd.DataFrame([row_record(r) for r in rows])
