@@ -187,11 +187,6 @@ def column(field: str, values, *, html: bool = False) -> tuple[str, list[str]]:
     return header(field, unit), [one(v) for v in values]
 
 
-def empty(cells) -> bool:
-    """Whether a column says nothing: every cell missing (``—``) or blank."""
-    return all(c in (MISSING, "") for c in cells)
-
-
 #: A density's readings (:func:`density_reading`).
 VALUE, UPPER_BOUND, LOWER_BOUND, NO_READING = "value", "upper bound", "lower bound", "none"
 #: reading → the sign a bounded cell is shown with.

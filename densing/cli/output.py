@@ -16,7 +16,8 @@ from datetime import date, datetime
 from enum import Enum
 
 from densing.cli.layout import Column, plan, table_width
-from densing.display import empty, frame_columns, is_numeric
+from densing.display import frame_columns, is_numeric
+from densing.numbers import MISSING
 from densing.registry import Registry, check_callable
 
 
@@ -97,11 +98,10 @@ def print_document(rows, /, **sections) -> None:
 def columns_of(frame, *, wide: bool = False) -> list[Column]:
     """The columns of ``frame`` as people read them (:func:`densing.display.column`); unless
     ``wide``, a column with nothing in it (every cell missing or blank) is left out."""
-    out = []
-    for name, (head, cells) in zip(frame.columns, frame_columns(frame)):
-        out.append(Column(str(name), head, cells, is_numeric(frame[name].tolist())))
+    out = [Column(str(name), head, cells, is_numeric(frame[name].tolist()))
+           for name, (head, cells) in zip(frame.columns, frame_columns(frame))]
     if not wide:
-        kept = [c for c in out if not empty(c.cells)]
+        kept = [c for c in out if any(cell not in (MISSING, "") for cell in c.cells)]
         out = kept or out[:1]
     return out
 
