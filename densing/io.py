@@ -140,17 +140,13 @@ def _check_name_lengths(path: Path) -> None:
         if size > NAME_MAX:
             raise InputError(f"{part[:40]}…: a file or folder name of {size} bytes; the file system takes at most "
                              f"{NAME_MAX}")
-    limit = _path_max()
-    if limit and len(os.fsencode(str(path.absolute()))) >= limit:
-        raise InputError(f"{str(path)[:40]}…: a path of {len(os.fsencode(str(path.absolute())))} bytes; the system "
-                         f"takes at most {limit - 1}")
-
-
-def _path_max() -> int | None:
     try:
-        return os.pathconf("/", "PC_PATH_MAX")
+        limit = os.pathconf("/", "PC_PATH_MAX")
     except (OSError, ValueError):
-        return None
+        limit = None
+    size = len(os.fsencode(str(path.absolute())))
+    if limit and size >= limit:
+        raise InputError(f"{str(path)[:40]}…: a path of {size} bytes; the system takes at most {limit - 1}")
 
 
 def _writable_ancestor(folder: Path) -> Path | None:
