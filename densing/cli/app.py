@@ -243,13 +243,12 @@ def _dispatch(args: list[str]) -> None:
         print(f"error: {message}{where}", file=sys.stderr)
         sys.exit(2)
     except click.exceptions.Abort:  # Ctrl-C while click was prompting or parsing
-        print("error: interrupted", file=sys.stderr)
-        sys.exit(130)
+        code = 130
     except DensingError as exc:
         message = one_line(str(exc)) if str(exc) else type(exc).__name__
         print(f"error: {message}", file=sys.stderr)
         sys.exit(2)
-    if code == 130:  # typer's answer to Ctrl-C (KeyboardInterrupt) in a command
+    if code == 130:  # typer's answer to Ctrl-C (KeyboardInterrupt) in a command, and click's Abort
         print("error: interrupted", file=sys.stderr)
     if isinstance(code, int) and code:  # a command's typer.Exit(code)
         sys.exit(code)
