@@ -7,13 +7,14 @@
 """
 from __future__ import annotations
 
+from collections import Counter
 from numbers import Integral
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from densing.cli.output import FORMAT_HELP, command_group
+from densing.cli.output import FORMAT_HELP, OUTPUTS, command_group, print_frame
 from densing.errors import EvalError, InputError
 from densing.paths import default_store
 from densing.validation import ExistingPath, Interval, Options, validate
@@ -23,8 +24,6 @@ eval_app = command_group("Run benchmarks through lm-eval, recording score and co
 
 
 def _render(frame, output_format: str, columns: list[str]) -> None:
-    from densing.cli.output import print_frame
-
     if output_format == "table" and "metric" in columns and "value" in columns:  # the score beside its pair's name
         columns = [c for c in columns if c != "metric"]
         columns.insert(columns.index("value") + 1, "metric")
@@ -206,8 +205,6 @@ def _list_benchmarks(output_format: str, local_data: bool) -> None:
     """``densing eval --list``: the known benchmarks, their tasks, shots and metric."""
     from densing.eval.benchmarks import benchmark_table
 
-    from densing.cli.output import OUTPUTS, print_frame
-
     OUTPUTS.get(output_format)  # an unknown format is an InputError before any work
     print_frame(benchmark_table(local_data=local_data), output_format, keys=1, together=("score_task", "shots"),
                 identifiers=("score_task", "loss_task", "metric"),
@@ -307,12 +304,8 @@ def ingest_command(
 
         metadata = pd.DataFrame([s.to_dict() for s in read_models_file(models)]).drop(columns=["model"])
         metadata = metadata.rename(columns={"name": "model"})
-    counts = {"skipped": 0, "written": 0}
-
-    def on_progress(source: str, status: str) -> None:
-        counts[status] += 1
-
-    frame = ingest(directory, out, metadata=metadata, on_progress=on_progress)
+    counts = Counter()  # results files "written" and "skipped"
+    frame = ingest(directory, out, metadata=metadata, on_progress=lambda source, status: counts.update([status]))
     typer.echo(
         f"{len(frame)} row(s) from {counts['written'] + counts['skipped']} results file(s): "
         f"{counts['written']} written, {counts['skipped']} already in the store: {out}"
@@ -328,7 +321,6 @@ def merge_cache_command(
     """Merge the request caches of sharded runs made on several machines into one store."""
     import pandas as pd
 
-    from densing.cli.output import OUTPUTS, print_frame
     from densing.eval.request_cache import merge_request_caches
 
     OUTPUTS.get(output_format)  # an unknown format is an InputError before any work
