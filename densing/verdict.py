@@ -259,6 +259,7 @@ def row_record(row) -> dict:
     doubling time in words, the family whose removal moves it most."""
     r = row.result
     own = r.reference_months if r is not None else {}
+    top = r.influence_frame().head(1) if r is not None else []  # the family whose removal moves the estimate most
 
     def of(name: str, default=math.nan):
         return default if r is None else getattr(r, name)
@@ -281,18 +282,10 @@ def row_record(row) -> dict:
         "low_determined": of("low_determined", False), "high_determined": of("high_determined", False),
         "ci_high_beyond": of("months_high_mc_low"), "n_ceiling_bounds": of("n_ceiling_bounds", 0),
         "months_without_ceilings": of("months_without_ceilings"),
-        **_top_influence(r),
+        "most_influential_family": str(top["family"].iloc[0]) if len(top) else "",
+        "months_without_it": float(top["doubling_time_months"].iloc[0]) if len(top) else math.nan,
         "error": row.error,
     }
-
-
-def _top_influence(result) -> dict:
-    """The family whose removal moves a row's estimate most (leave one family out) and the estimate without it."""
-    frame = result.influence_frame() if result is not None else None
-    if frame is None or frame.empty:
-        return {"most_influential_family": "", "months_without_it": math.nan}
-    return {"most_influential_family": str(frame["family"].iloc[0]),
-            "months_without_it": float(frame["doubling_time_months"].iloc[0])}
 
 
 def rows_frame(rows: list):
