@@ -7,6 +7,7 @@
 """
 from __future__ import annotations
 
+import importlib.util
 from collections import Counter
 from numbers import Integral
 from pathlib import Path
@@ -165,8 +166,6 @@ def _check_sources(specs: list, names: list[str], out: Path) -> None:
     installed (:func:`densing.eval.loading.check_model_source`); a Hub id's files are looked up by the sweep.
     A model whose every pair is in the store is not loaded and is not checked (the sweep checks its parts' config
     hashes, and a stale part's model then, still before evaluating)."""
-    import importlib.util
-
     if importlib.util.find_spec("lm_eval") is None:
         raise EvalError("densing eval needs the eval extra: no installed package 'lm_eval' (pip install -e '.[eval]')")
     from densing.eval.loading import check_model_source
