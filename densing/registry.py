@@ -209,10 +209,6 @@ def designs() -> Registry[SecondDesign]:
     return DESIGNS
 
 
-def ranked_designs() -> list[SecondDesign]:
-    """The registered designs (:func:`designs`) in the order of their sections (``rank``, then name)."""
-    return sorted(designs().values(), key=lambda d: (d.rank, d.name))
-
 # --------------------------------------------------------------------------------------------------------------------
 # The target tables (module docstring)
 # --------------------------------------------------------------------------------------------------------------------

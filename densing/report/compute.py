@@ -23,7 +23,7 @@ from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
 from densing.present.figures import with_intervals
 from densing.present.summary import Summary, Table
-from densing.registry import designs, ranked_designs
+from densing.registry import designs
 from densing.results import Result
 from densing.trend import rules
 from densing.trend.measure import PAPER_ANCHORS, Beside, measure_trend
@@ -223,9 +223,9 @@ def compute_report(*, results: str | Path | None = None, headline_fit: str | Pat
                 DensitySection(measured, inputs.frontier, with_intervals(measured.models, measured.densities), yours),
                 CapabilitySection(rows, cross, measured.sensitivity, measured.by_benchmark_at_budget(),
                                     dict(measured.budget_notes))]
+    ranked = sorted(designs().values(), key=lambda d: (d.rank, d.name))  # the designs' sections: by rank, then name
     sections += [section for section in (design.section(computed.get(design.name), rows, PAPER["doubling_time_months"])
-                                         for design in ranked_designs() if design.section is not None)
-                 if section is not None]  # each registered design's section, in their rank's order
+                                         for design in ranked if design.section is not None) if section is not None]
     sections += _appendices(measured, densities, inputs)
     return Report(measured, densities, tuple(sections), inputs)
 
