@@ -1,5 +1,6 @@
 """Whole-process timing shared by the benches that run densing as a command (``report_time.py``, ``table_size.py``;
-``report_phases.py`` runs its children in :func:`environment`)."""
+``report_phases.py`` runs its children in :func:`environment`), and the form every bench prints a distribution in
+(:func:`spread`)."""
 from __future__ import annotations
 
 import os
@@ -33,3 +34,13 @@ def seconds(argv: list[str], env: dict, cwd: Path) -> tuple[float, float]:
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv)}: exit {done.returncode}: {done.stderr.decode()[-400:]}")
     return took, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def spread(values, spec: str = ".2f", between: str = "–") -> str:
+    """A repeated measurement as ``median [min<between>max]`` (each ``format(value, spec)``): the form
+    the bench scripts print a distribution in (median and spread, never one number)."""
+    import statistics
+
+    values = list(values)
+    low, mid, high = min(values), statistics.median(values), max(values)
+    return f"{format(mid, spec)} [{format(low, spec)}{between}{format(high, spec)}]"

@@ -35,7 +35,7 @@ import random
 import statistics
 import time
 
-from densing.numbers import spread
+from _timing import spread
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

@@ -30,7 +30,7 @@ import statistics
 import sys
 import time
 
-from densing.numbers import spread
+from _timing import spread
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")

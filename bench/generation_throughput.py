@@ -29,7 +29,7 @@ import argparse
 import os
 import time
 
-from densing.numbers import spread
+from _timing import spread
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")

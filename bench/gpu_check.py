@@ -56,7 +56,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from densing.numbers import spread  # noqa: E402
+from _timing import spread  # noqa: E402
 
 TASKS = (("densing_local_arc_challenge", 25), ("densing_local_winogrande", 5))
 GENERATION_TASK = ("densing_local_gsm8k_cot", 8)

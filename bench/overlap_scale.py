@@ -33,7 +33,7 @@ import sys
 import time
 from pathlib import Path
 
-from densing.numbers import spread
+from _timing import spread
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent

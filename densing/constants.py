@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from densing.validation import DEFAULT_EPOCH  # noqa: F401 (the trend's epoch, public here)
-
+#: t = 0 of the density trend: Llama-1's release, the paper's epoch (Xiao et al. 2024, §3).
+DEFAULT_EPOCH = "2023-02-24"
 CHATGPT_RELEASE = "2022-11-30"
 #: The paper's numbers (Xiao et al. 2024, §3 and Fig. 1/3), shown beside ours.
 PAPER = {

@@ -148,18 +148,6 @@ def is_numeric(values) -> bool:
     return bool(values) and all(_is_number(v) or _missing(v) for v in values)
 
 
-def _text(value, html: bool) -> str:
-    if _missing(value):
-        return MISSING
-    if _is_bool(value):
-        return "yes" if value else "no"
-    if _is_number(value):
-        return format_number(value, html=html)
-    if isinstance(value, (datetime, date)):
-        return value.strftime("%Y-%m-%d")
-    return str(value)
-
-
 def column(field: str, values, *, html: bool = False) -> tuple[str, list[str]]:
     """(header, cells) of one column: ``values`` as people read them, by the field's :func:`kind`.
 
@@ -174,8 +162,14 @@ def column(field: str, values, *, html: bool = False) -> tuple[str, list[str]]:
         scale = seconds * 1e6
 
     def one(value) -> str:
-        if _missing(value) or not _is_number(value):
-            return _text(value, html)
+        if _missing(value):
+            return MISSING
+        if _is_bool(value):
+            return "yes" if value else "no"
+        if isinstance(value, (datetime, date)):
+            return value.strftime("%Y-%m-%d")
+        if not _is_number(value):
+            return str(value)
         if how == "count":
             return format_count(value, html=html)
         if how == "fraction":
@@ -185,11 +179,6 @@ def column(field: str, values, *, html: bool = False) -> tuple[str, list[str]]:
         return format_number(value, html=html)
 
     return header(field, unit), [one(v) for v in values]
-
-
-def empty(cells) -> bool:
-    """Whether a column says nothing: every cell missing (``—``) or blank."""
-    return all(c in (MISSING, "") for c in cells)
 
 
 #: A density's readings (:func:`density_reading`).

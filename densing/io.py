@@ -11,8 +11,13 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import sys
 import tempfile
 from pathlib import Path
+
+from densing.errors import InputError
+from densing.paths import shipped_hint
+from densing.validation import as_path
 
 #: The longest file name (bytes) most file systems take (ext4, XFS, btrfs, tmpfs, APFS, NTFS in UTF-16 units).
 NAME_MAX = 255
@@ -21,8 +26,6 @@ _TEMP_NAME_BYTES = 200
 
 
 def _cannot(path: Path, exc: OSError):
-    from densing.errors import InputError
-
     return InputError(f"{path}: cannot write here ({exc.strerror or type(exc).__name__})")
 
 
@@ -43,30 +46,23 @@ def _stage(target: Path, data: bytes) -> str:
             handle.flush()
             os.fsync(handle.fileno())
     except BaseException as exc:
-        _unlink(tmp)
+        Path(tmp).unlink(missing_ok=True)
         if isinstance(exc, OSError):
             raise _cannot(target, exc) from None
         raise
     return tmp
 
 
-def _unlink(tmp: str) -> None:
-    try:
-        os.unlink(tmp)
-    except FileNotFoundError:
-        pass
-
-
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     """Write ``data`` to a temporary file beside ``path``'s target (``path`` itself, or the file a symbolic link
     points to), fsync it, then rename it into place; ``path`` is checked first (:func:`check_writable`)."""
     path = check_writable(path)
-    target = write_target(path)
+    target = Path(os.path.realpath(path))  # where its symbolic links lead (a dangling link's target is made)
     tmp = _stage(target, data)
     try:
         os.replace(tmp, target)
     except BaseException as exc:
-        _unlink(tmp)
+        Path(tmp).unlink(missing_ok=True)
         if isinstance(exc, OSError):
             raise _cannot(path, exc) from None
         raise
@@ -79,8 +75,6 @@ def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
     written, so a failure leaves none of them; returns the paths written. Each file is checked as
     :func:`check_writable` checks one (a symbolic link is written through). ``folder`` '' is refused (it would mean
     the working folder)."""
-    from densing.validation import as_path
-
     folder = check_writable_folder(as_path(folder, "out"))
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -90,7 +84,7 @@ def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
     staged: list[tuple[str, Path]] = []
     try:
         for path, text in zip(paths, texts.values()):
-            target = write_target(path)
+            target = Path(os.path.realpath(path))
             staged.append((_stage(target, text.encode("utf-8")), target))
         for tmp, target in staged:
             try:
@@ -100,14 +94,7 @@ def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
         return paths
     finally:
         for tmp, _ in staged:
-            if os.path.lexists(tmp):
-                _unlink(tmp)
-
-
-def write_target(path: str | Path) -> Path:
-    """The file a write to ``path`` replaces: ``path``, or where its symbolic links lead (resolved; a dangling link's
-    target is made)."""
-    return Path(os.path.realpath(path))
+            Path(tmp).unlink(missing_ok=True)
 
 
 def _file_kind(mode: int) -> str | None:
@@ -123,11 +110,9 @@ def check_writable(path: str | Path) -> Path:
     """Fail early (InputError, one line) when ``path`` cannot be written as a regular file: it is (or links to) a
     directory, a device, a named pipe or a socket; a name in it is longer than the file system allows; a link loop;
     a folder we may not write in. Returns ``path`` as a :class:`~pathlib.Path`."""
-    from densing.errors import InputError
-
     path = Path(path)
     _check_name_lengths(path)
-    target = write_target(path)
+    target = Path(os.path.realpath(path))
     where = f"{path} (a link to {target})" if os.path.islink(path) else path
     try:
         mode = os.stat(path).st_mode
@@ -150,24 +135,18 @@ def check_writable(path: str | Path) -> Path:
 def _check_name_lengths(path: Path) -> None:
     """InputError when a name in ``path`` is longer than :data:`NAME_MAX` bytes or the whole is longer than the
     system's path limit."""
-    from densing.errors import InputError
-
     for part in path.parts:
         size = len(os.fsencode(part))
         if size > NAME_MAX:
             raise InputError(f"{part[:40]}…: a file or folder name of {size} bytes; the file system takes at most "
                              f"{NAME_MAX}")
-    limit = _path_max()
-    if limit and len(os.fsencode(str(path.absolute()))) >= limit:
-        raise InputError(f"{str(path)[:40]}…: a path of {len(os.fsencode(str(path.absolute())))} bytes; the system "
-                         f"takes at most {limit - 1}")
-
-
-def _path_max() -> int | None:
     try:
-        return os.pathconf("/", "PC_PATH_MAX")
+        limit = os.pathconf("/", "PC_PATH_MAX")
     except (OSError, ValueError):
-        return None
+        limit = None
+    size = len(os.fsencode(str(path.absolute())))
+    if limit and size >= limit:
+        raise InputError(f"{str(path)[:40]}…: a path of {size} bytes; the system takes at most {limit - 1}")
 
 
 def _writable_ancestor(folder: Path) -> Path | None:
@@ -198,8 +177,6 @@ def check_writable_folder(path: str | Path) -> Path:
     """Fail early (InputError) when the folder ``path`` (a results store, a run folder) cannot be made or written: a
     file, device, pipe or socket there, a file where one of its parents should be, a name too long, or a nearest
     existing parent not writable."""
-    from densing.errors import InputError
-
     path = Path(path)
     _check_name_lengths(path)
     if _exists(path) and not path.is_dir():
@@ -218,8 +195,6 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
 def read_text(path: str | Path) -> str:
     """A user's text file as UTF-8: bytes that are no UTF-8 text are an InputError naming the file and where; an
     ``OSError`` (no such file, a folder) is the caller's to word."""
-    from densing.errors import InputError
-
     path = Path(path)
     data = path.read_bytes()
     try:
@@ -231,9 +206,6 @@ def read_text(path: str | Path) -> str:
 def read_json_object(path: str | Path) -> dict:
     """Parse a JSON file whose top level is an object; InputError naming the file otherwise."""
     import orjson
-
-    from densing.errors import InputError
-    from densing.paths import shipped_hint
 
     path = Path(path)
     try:
@@ -272,8 +244,6 @@ def command_line() -> str | None:
     The command is recorded only when the program (``sys.argv[0]``) is the ``densing`` console script (or the root
     ``cli.py``), not a test runner or a notebook.
     """
-    import sys
-
     argv = sys.argv
     if not argv or not any(name in Path(argv[0]).name for name in ("densing", "cli.py")):
         return None

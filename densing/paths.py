@@ -4,19 +4,21 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from densing.errors import InputError
+from densing.validation import as_path
+
 #: The source tree root (densing is installed editable from it, as the README says): the folder holding the package.
 REPO_ROOT = Path(os.environ.get("DENSING_HOME", Path(__file__).resolve().parents[1]))
 
 
-def _shipped(name: str, root: Path | None = None) -> Path:
-    """The top-level folder ``name`` of the source tree (``root``, default :data:`REPO_ROOT`), or its copy inside an
-    installed wheel.
+def _shipped(name: str) -> Path:
+    """The top-level folder ``name`` of the source tree (:data:`REPO_ROOT`), or its copy inside an installed wheel.
 
     A non-editable install has no source tree: the wheel carries ``reference_fits/`` and
     ``results/`` as package data under ``densing/_shipped/`` (pyproject.toml's force-include copies the
     top-level folders there), found with :mod:`importlib.resources`.
     """
-    tree = (REPO_ROOT if root is None else root) / name
+    tree = REPO_ROOT / name
     if tree.is_dir() or "DENSING_HOME" in os.environ:
         return tree
     from importlib.resources import files
@@ -39,8 +41,6 @@ def default_store() -> Path:
     try:
         home = Path.home()
     except RuntimeError:  # no HOME and no user entry to read it from
-        from densing.errors import InputError
-
         raise InputError("no home folder and no XDG_CACHE_HOME to hold the default results store; give --store DIR") from None
     return home / ".cache" / "densing" / "store"
 
@@ -88,10 +88,6 @@ def resolve_fit(text: str | os.PathLike, *, what: str | None = None) -> Path:
     ``pythia_lambada_openai_two_step``). A name that matches none is an :class:`~densing.errors.InputError` naming
     the closest shipped ones, and ``what`` (the argument's name; default the CLI's ``--fit``)."""
     import difflib
-
-    from densing.errors import InputError
-
-    from densing.validation import as_path
 
     path = as_path(text, "--fit" if what is None else what)  # '' would be the working folder
     if path.exists() or path.suffix == ".json" and path.parent != Path("."):

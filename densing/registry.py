@@ -32,14 +32,18 @@ shots, chain of thought on BBH, MATH-500 of every level), and the report says so
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
+import pkgutil
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from densing import paths
 from densing.errors import InputError, RegistryError
+from densing.validation import Interval
 
 T = TypeVar("T")
 _REQUIRED = object()
@@ -145,10 +149,6 @@ def check_range(registry: Registry, name: str, field: str, value: Any, low: floa
                 closed: str = "both", integer: bool = False, optional: bool = True) -> None:
     """A RegistryError unless ``value`` (``field`` of the item) is a finite number (an integer with ``integer``) in the
     interval from ``low`` to ``high`` (``closed``: ``"both"``, ``"left"``, ``"right"``, ``"neither"``; None: open)."""
-    from numbers import Integral, Real
-
-    from densing.validation import Interval
-
     if value is None and optional:
         return
     interval = Interval(Integral if integer else Real, low, high, closed)
@@ -189,8 +189,6 @@ DESIGNS: Registry[SecondDesign] = Registry("--design", check=_check_design)
 def lazy(module: str, attribute: str, count: int) -> Callable:
     """A function of ``count`` positional arguments that imports ``module`` when first called and calls its
     ``attribute`` with them: how a design registers its steps without loading them (the registry checks the count)."""
-    import importlib
-
     def call(*args):
         return getattr(importlib.import_module(module), attribute)(*args)
 
@@ -200,27 +198,16 @@ def lazy(module: str, attribute: str, count: int) -> Callable:
     return call
 
 
+@functools.cache
 def designs() -> Registry[SecondDesign]:
     """:data:`DESIGNS` once every folder of ``densing/designs`` is imported (each registers itself there, on the first
     call): removing a design's folder removes the design from the command line and the report."""
-    _import_designs()
-    return DESIGNS
-
-
-@functools.cache
-def _import_designs() -> None:
-    import importlib
-    import pkgutil
-
     package = importlib.import_module("densing.designs")
     for found in pkgutil.iter_modules(package.__path__):
         if found.ispkg:
             importlib.import_module(f"densing.designs.{found.name}")
+    return DESIGNS
 
-
-def ranked_designs() -> list[SecondDesign]:
-    """The registered designs (:func:`designs`) in the order of their sections (``rank``, then name)."""
-    return sorted(designs().values(), key=lambda d: (d.rank, d.name))
 
 # --------------------------------------------------------------------------------------------------------------------
 # The target tables (module docstring)

@@ -19,8 +19,8 @@ goes through this module, which gives three guarantees:
   (:func:`end_pool`, :func:`end_process`: terminate, wait a moment, kill), and
   :func:`end_children` — run by the CLI after every command — ends any child still alive;
 * **a signal is an exit path**: the CLI turns ``SIGTERM`` into :class:`Terminated` (via
-  :func:`terminate_on_sigterm`), so the ``finally`` blocks run as they do on Ctrl-C, and makes ``SIGINT`` raise
-  ``KeyboardInterrupt`` even when the process started with it ignored (:func:`interrupt_on_sigint`), so
+  :func:`exits_on_signals`), so the ``finally`` blocks run as they do on Ctrl-C, and makes ``SIGINT`` raise
+  ``KeyboardInterrupt`` even when the process started with it ignored, so
   ``kill -INT PID`` is Ctrl-C from anywhere.
 
 A worker that dies (out of memory, killed) is reported by the pool at once
@@ -30,12 +30,12 @@ A worker that dies (out of memory, killed) is reported by the pool at once
 forked with the parent's objects frozen never walks them; freed arrays are kept for reuse; the measurement's linear
 algebra runs on one BLAS thread per process.
 
-**The memo.** Values derived from a table, computed once while nothing changes the table: a :class:`TableMemo`.
+**The memo.** Values derived from a table, computed once while nothing changes the table.
 
 One measurement asks the same questions of one table many times (the score matrix of a benchmark tuple under every
-reference of every row; a family's members on a benchmark under every rule). A :class:`TableMemo` keeps the answer
-per (table, key), with a weak reference to the table, so an entry serves that very table object only. A memo is an
-object: :func:`same_tables` opens one for a block, and the functions marked :func:`per_table` read the memo open in the
+reference of every row; a family's members on a benchmark under every rule). A memo keeps the answer
+per (table, key), with a weak reference to the table, so an entry serves that very table object only.
+:func:`same_tables` opens one for a block, and the functions marked :func:`per_table` read the memo open in the
 current context (a :class:`contextvars.ContextVar`, as :mod:`decimal` holds its context); outside a block nothing is
 kept, so a table changed in place between two calls is read afresh. The blocks are opened by the measurement's
 entry points (:func:`densing.trend.measure.measure_trend`) and by each worker of :func:`densing.trend.measure.run`,
@@ -75,21 +75,15 @@ def _raise_terminated(signum, frame) -> None:  # noqa: ARG001 - signal handler s
     raise Terminated()
 
 
-def terminate_on_sigterm() -> None:
-    """Make ``SIGTERM`` raise :class:`Terminated` in the main thread (so cleanup runs); no-op elsewhere."""
+def exits_on_signals() -> None:
+    """In the main thread (no-op elsewhere): ``SIGTERM`` raises :class:`Terminated` (so cleanup runs), and ``SIGINT``
+    raises ``KeyboardInterrupt`` (Python's own handler), also where this process started with ``SIGINT`` ignored: a
+    shell script's background job or a supervisor passes it on ignored, Python then installs no handler, and ``kill
+    -INT PID`` would be dropped."""
     import threading
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _raise_terminated)
-
-
-def interrupt_on_sigint() -> None:
-    """Make ``SIGINT`` raise ``KeyboardInterrupt`` in the main thread (Python's own handler), also where this process
-    started with ``SIGINT`` ignored: a shell script's background job or a supervisor passes it on ignored, Python then
-    installs no handler, and ``kill -INT PID`` would be dropped. No-op outside the main thread."""
-    import threading
-
-    if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
@@ -178,21 +172,17 @@ def end_pool(pool, grace: float = GRACE_S) -> None:
         thread.join(grace)
 
 
-def end_subprocess(process, grace: float = GRACE_S, *, group: bool | None = None) -> None:
-    """Terminate a ``subprocess.Popen`` and its process group when it has one (kill after ``grace``).
-
-    ``group``: the process leads its own group (``process_group=0``); None finds out while it runs. The
-    group is ended too when its leader has already exited: members it leaves behind (torchrun's workers
-    when torchrun itself ends first) get ``SIGTERM``, then ``SIGKILL`` after ``grace``.
+def end_subprocess(process, grace: float = GRACE_S) -> None:
+    """Terminate a ``subprocess.Popen`` that leads its own process group (``process_group=0``), and the group (kill
+    after ``grace``). The group is ended too when its leader has already exited: members it leaves behind (torchrun's
+    workers when torchrun itself ends first) get ``SIGTERM``, then ``SIGKILL`` after ``grace``.
     """
     import subprocess
 
-    if group is None:
-        group = process.poll() is None and _own_group(process.pid)
     if process.poll() is None:
         for sig in (signal.SIGTERM, signal.SIGKILL):
             try:
-                os.killpg(process.pid, sig) if group else process.send_signal(sig)
+                os.killpg(process.pid, sig)
             except (ProcessLookupError, PermissionError):
                 pass
             try:
@@ -200,8 +190,7 @@ def end_subprocess(process, grace: float = GRACE_S, *, group: bool | None = None
                 break
             except subprocess.TimeoutExpired:
                 continue
-    if group:
-        _end_group(process.pid, grace)
+    _end_group(process.pid, grace)
 
 
 def _end_group(pgid: int, grace: float) -> None:
@@ -220,13 +209,6 @@ def _end_group(pgid: int, grace: float) -> None:
             except (ProcessLookupError, PermissionError):
                 return
             time.sleep(0.05)
-
-
-def _own_group(pid: int) -> bool:
-    try:
-        return os.getpgid(pid) == pid
-    except (ProcessLookupError, PermissionError):
-        return False
 
 
 def children() -> set:
@@ -268,9 +250,9 @@ def frozen_heap():
 
 #: glibc's ``mallopt`` parameters (malloc.h): M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD.
 _M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD = -1, -2, -3
-_heap_kept = False
 
 
+@functools.cache
 def keep_freed_memory() -> None:
     """Ask glibc's allocator to serve arrays up to 256 MiB from the heap and keep what is freed (``mallopt``).
 
@@ -279,10 +261,6 @@ def keep_freed_memory() -> None:
     system time on every draw. Kept, the pages are reused; the process
     holds its peak memory until it ends. Once per process, inherited by forked workers; nothing where the C library
     has no ``mallopt`` (not glibc)."""
-    global _heap_kept
-    if _heap_kept:
-        return
-    _heap_kept = True
     try:
         import ctypes
 
@@ -316,44 +294,20 @@ def one_blas_thread(function):
 # The memo of values derived from a table (module docstring)
 # --------------------------------------------------------------------------------------------------------------------
 
-class TableMemo:
-    """Values derived from tables, kept per (table, key) (module docstring), and values of plain inputs kept per key
-    (:meth:`keep`, :meth:`recall`). The caller must not change a value it gets back (copy it where it may)."""
-
-    def __init__(self) -> None:
-        self._kept: dict[tuple, tuple] = {}   # (id of the table, key) → (weak reference to the table, the value)
-        self._values: dict[tuple, object] = {}  # key → the value of keep
-
-    def derived(self, table, key: tuple, compute):
-        """``compute()``, a value of ``table`` named by ``key``, computed once for this very table object."""
-        slot = (id(table), key)
-        found = self._kept.get(slot)
-        if found is not None and found[0]() is table:
-            return found[1]
-        value = compute()
-        self._kept[slot] = (weakref.ref(table), value)
-        return value
-
-    def recall(self, key: tuple):
-        """The value :meth:`keep` put under ``key``, or None: for values of plain inputs named in full by ``key``."""
-        return self._values.get(key)
-
-    def keep(self, key: tuple, value) -> None:
-        self._values[key] = value
-
-
-#: The memo open in this context (None outside :func:`same_tables`).
-_OPEN: contextvars.ContextVar[TableMemo | None] = contextvars.ContextVar("densing_table_memo", default=None)
+#: The memo open in this context (None outside :func:`same_tables`): (id of the table, key) → (weak reference to the
+#: table, the value) for :func:`derived`; ("value", key) → the value for :func:`keep`. The caller must not change a
+#: value it gets back (copy it where it may).
+_OPEN: contextvars.ContextVar[dict | None] = contextvars.ContextVar("densing_table_memo", default=None)
 
 
 @contextlib.contextmanager
 def same_tables():
-    """Within the block, the :func:`per_table` functions keep their values in a new :class:`TableMemo`; a block inside
-    another one uses the outer block's memo. Yields the memo."""
-    memo = _OPEN.get() or TableMemo()
-    token = _OPEN.set(memo)
+    """Within the block, the :func:`per_table` functions keep their values in a new memo; a block inside another one
+    uses the outer block's memo."""
+    memo = _OPEN.get()
+    token = _OPEN.set({} if memo is None else memo)
     try:
-        yield memo
+        yield
     finally:
         _OPEN.reset(token)
 
@@ -364,22 +318,32 @@ def keeping() -> bool:
 
 
 def recall(key: tuple):
-    """:meth:`TableMemo.recall` of the open memo; None outside :func:`same_tables`."""
+    """The value :func:`keep` put under ``key`` in the open memo, or None (outside :func:`same_tables` too): for
+    values of plain inputs named in full by ``key``."""
     memo = _OPEN.get()
-    return None if memo is None else memo.recall(key)
+    return None if memo is None else memo.get(("value", key))
 
 
 def keep(key: tuple, value) -> None:
-    """:meth:`TableMemo.keep` in the open memo; nothing is kept outside :func:`same_tables`."""
+    """Keep ``value`` under ``key`` in the open memo; nothing is kept outside :func:`same_tables`."""
     memo = _OPEN.get()
     if memo is not None:
-        memo.keep(key, value)
+        memo[("value", key)] = value
 
 
 def derived(table, key: tuple, compute):
-    """:meth:`TableMemo.derived` in the open memo; ``compute()`` afresh outside :func:`same_tables`."""
+    """``compute()``, a value of ``table`` named by ``key``, computed once for this very table object in the open
+    memo; afresh outside :func:`same_tables`."""
     memo = _OPEN.get()
-    return compute() if memo is None else memo.derived(table, key, compute)
+    if memo is None:
+        return compute()
+    slot = (id(table), key)
+    found = memo.get(slot)
+    if found is not None and found[0]() is table:
+        return found[1]
+    value = compute()
+    memo[slot] = (weakref.ref(table), value)
+    return value
 
 
 def per_table(function):

@@ -13,7 +13,7 @@ flag), so every entry point fails the same way on the same bad value. The constr
 function (``function.parameter_constraints``), where the common test reads them.
 
 The value kinds that look at a value's type or shape (a DataFrame with given columns, an instance of a class, a whole
-number, a torch device string, a non-empty string, a list of names) are below :func:`validate_params`; the domains of
+number, a torch device string, a non-empty string) are below :func:`validate_params`; the domains of
 dates and parameter counts are :mod:`densing.impossible`'s.
 """
 from __future__ import annotations
@@ -27,6 +27,7 @@ import sys
 from dataclasses import dataclass
 from datetime import date, datetime
 from numbers import Integral, Real
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
 
@@ -38,11 +39,6 @@ from densing.impossible import date_domain, in_date_domain
 #: on the indexed web are some 5e14 tokens; a D0 above 1e15 is a unit slip (1e30), not a budget, and would read
 #: the law far outside the budgets it was fitted on.
 MAX_D0_TOKENS = 1e15
-
-#: t = 0 of the density trend: Llama-1's release, the paper's epoch (Xiao et al. 2024, §3). Here, beside the domain of
-#: dates, so that the command line's defaults read it without importing densing.trend.
-DEFAULT_EPOCH = "2023-02-24"
-
 
 @dataclass(frozen=True)
 class Interval:
@@ -121,8 +117,6 @@ class ExistingPath:
     def matches(self, value: Any) -> bool:
         if not isinstance(value, (str, os.PathLike)) or (isinstance(value, str) and not value.strip()):
             return False
-        from pathlib import Path
-
         try:
             path = Path(value)
             return path.is_dir() if self.kind == "folder" else path.is_file() if self.kind == "file" else path.exists()
@@ -161,8 +155,6 @@ class Date:
 def as_path(value: Any, name: str = "path"):
     """``value`` as a ``pathlib.Path``, or an InputError naming ``name``: not a string or ``os.PathLike``, or a blank
     string (``Path("")`` is the working folder: an unset variable, most likely)."""
-    from pathlib import Path
-
     if isinstance(value, str) and not value.strip():
         raise InputError(f"{name}: an empty path (an unset variable?) would mean the working folder; give a file or folder")
     if not isinstance(value, (str, os.PathLike)):
@@ -173,10 +165,10 @@ def as_path(value: Any, name: str = "path"):
 def as_names(value: Any, name: str) -> tuple[str, ...]:
     """``value`` as a tuple of names: one string is one name, a list or tuple its names; InputError naming ``name``
     for anything else (an empty tuple, a blank string, a non-string)."""
-    if isinstance(value, str):
-        value = (value,)
-    validate({name: [Names()]}, **{name: value})
-    return tuple(v.strip() for v in value)
+    names = (value,) if isinstance(value, str) else value
+    if not (isinstance(names, (list, tuple)) and names and all(isinstance(v, str) and v.strip() for v in names)):
+        raise InputError(f"{name}: expected a non-empty list or tuple of non-empty strings, got {shown(names)}")
+    return tuple(v.strip() for v in names)
 
 
 #: The most draws a bootstrap takes: 100,000. Its Monte-Carlo error on a 95% interval's end is then a few hundredths
@@ -362,15 +354,3 @@ class Text:
 
     def __str__(self) -> str:
         return "a non-empty string"
-
-
-@dataclass(frozen=True)
-class Names:
-    """A non-empty list or tuple of non-empty strings (a lone string is not a list of names)."""
-
-    def matches(self, value: Any) -> bool:
-        return (isinstance(value, (list, tuple)) and len(value) > 0
-                and all(isinstance(v, str) and v.strip() != "" for v in value))
-
-    def __str__(self) -> str:
-        return "a non-empty list or tuple of non-empty strings"

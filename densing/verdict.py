@@ -6,9 +6,9 @@ here computes a number the result does not hold."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from densing.constants import (
     BOUNDED,
@@ -22,9 +22,7 @@ from densing.constants import (
     SIZE_SLOPE_MARGIN,
 )
 from densing.numbers import format_count, format_months, format_number
-
-if TYPE_CHECKING:
-    from densing.present.summary import Summary
+from densing.present.summary import Summary, Table
 
 
 def heterogeneity_words(result) -> str:
@@ -102,7 +100,8 @@ def why_words(head, failed: list, untestable: list, sensitivity, missing: list, 
     """The sentences after the verdict: why not measured (or every check passed), the targets, what the interval carries."""
     carried = ("the reference fit, each score's standard error, the sampling of families (a family-cluster bootstrap)"
                + (f" and the spread among {head.n_references} references (τ)" if head.n_references > 1 else ""))
-    fired = [c for c in checks_fired(gates_and_findings)]
+    # the findings that fire (densing.trend.capability.calibrated); saturation's effect on the estimate: ceiling_words
+    fired = [c for c in gates_and_findings if c.status == REPORTED and c.detail.startswith("fires: ")]
     why = (" ".join(plain_reason(c, sensitivity) for c in failed)
            + (f" The gate (the references' heterogeneity) passed{' but ' + ', '.join(c.name for c in untestable) + ' (untestable)' if untestable else ''}."
               if not failed else "")
@@ -115,12 +114,6 @@ def why_words(head, failed: list, untestable: list, sensitivity, missing: list, 
     if missing:
         why = " ".join(f"The {lab} has no reference: {reason}." for _, lab, reason in missing) + " " + why
     return why.strip()
-
-
-def checks_fired(found) -> list:
-    """The findings that fire (:func:`densing.trend.capability.calibrated`), saturation's aside (its effect on the
-    estimate is :func:`ceiling_words`)."""
-    return [c for c in found if c.status == REPORTED and c.detail.startswith("fires: ")]
 
 
 def ceiling_words(head) -> str:
@@ -254,8 +247,6 @@ def measurement_summary(m) -> Summary:
                                         f"{format_number(head.slope_ci_low)} to {format_number(head.slope_ci_high)})"),
                   ("models", head.n_models)]
     checks = [(c.name, c.status, c.detail) for c in m.checks]
-    from densing.present.summary import Summary, Table
-
     return Summary("TrendMeasurement", lines=(m.headline,), items=tuple(items),
                    tables=(Table.of(m.table(), f"doubling time (months) by frontier rule; reference {m.reference}, "
                                                f"D0 = {format_count(m.d0)} tokens"),
@@ -268,47 +259,35 @@ def row_record(row) -> dict:
     doubling time in words, the family whose removal moves it most."""
     r = row.result
     own = r.reference_months if r is not None else {}
+    top = r.influence_frame().head(1) if r is not None else []  # the family whose removal moves the estimate most
+
+    def of(name: str, default=math.nan):
+        return default if r is None else getattr(r, name)
+
     return {
         "row": row.name, "label": row.label, "capability": row.capability, "status": row.status,
-        "benchmarks": ",".join(row.benchmarks),
-        "chance": row.chance,
+        "benchmarks": ",".join(row.benchmarks), "chance": row.chance,
         "references": ", ".join(row.references), "n_references": len(row.references),
-        "months": r.doubling_time_months if r else math.nan,
-        "ci_low": r.doubling_time_months_ci_low if r else math.nan,
-        "ci_high": r.doubling_time_months_ci_high if r else math.nan,
-        "slope_per_day": r.slope_per_day if r else math.nan,
-        "slope_ci_low": r.slope_ci_low if r else math.nan, "slope_ci_high": r.slope_ci_high if r else math.nan,
-        "n_models": r.n_models if r else 0,
+        "months": of("doubling_time_months"), "ci_low": of("doubling_time_months_ci_low"),
+        "ci_high": of("doubling_time_months_ci_high"), "slope_per_day": of("slope_per_day"),
+        "slope_ci_low": of("slope_ci_low"), "slope_ci_high": of("slope_ci_high"), "n_models": of("n_models", 0),
         "heterogeneity": heterogeneity_words(r) if r is not None else "",
-        "heterogeneity_q": r.heterogeneity_q if r else math.nan, "heterogeneity_p": r.heterogeneity_p if r else math.nan,
-        "i_squared": r.i_squared if r else math.nan,
-        "share_fit": r.share_fit if r else math.nan, "share_score": r.share_score if r else math.nan,
-        "share_models": r.share_models if r else math.nan, "share_reference": r.share_reference if r else math.nan,
+        **{name: of(name) for name in ("heterogeneity_q", "heterogeneity_p", "i_squared", "share_fit", "share_score",
+                                       "share_models", "share_reference")},
         "each_reference_months": "; ".join(
             f"{k.split(':')[0]} {_m(v)} [{_m(lo)}–{_m(hi)}]"
             for (k, v), lo, hi in zip(own.items(), r.reference_months_low or [math.nan] * len(own),
                                       r.reference_months_high or [math.nan] * len(own))) if r is not None else "",
         "state": (r.state if r is not None and r.state else row.status.split(":")[0]),
-        "low_determined": r.low_determined if r else False, "high_determined": r.high_determined if r else False,
-        "ci_high_beyond": r.months_high_mc_low if r else math.nan,
-        "n_ceiling_bounds": r.n_ceiling_bounds if r else 0,
-        "months_without_ceilings": r.months_without_ceilings if r else math.nan,
-        **_top_influence(r),
+        "low_determined": of("low_determined", False), "high_determined": of("high_determined", False),
+        "ci_high_beyond": of("months_high_mc_low"), "n_ceiling_bounds": of("n_ceiling_bounds", 0),
+        "months_without_ceilings": of("months_without_ceilings"),
+        "most_influential_family": str(top["family"].iloc[0]) if len(top) else "",
+        "months_without_it": float(top["doubling_time_months"].iloc[0]) if len(top) else math.nan,
         "error": row.error,
     }
 
 
-def _top_influence(result) -> dict:
-    """The family whose removal moves a row's estimate most (leave one family out) and the estimate without it."""
-    frame = result.influence_frame() if result is not None else None
-    if frame is None or frame.empty:
-        return {"most_influential_family": "", "months_without_it": math.nan}
-    return {"most_influential_family": str(frame["family"].iloc[0]),
-            "months_without_it": float(frame["doubling_time_months"].iloc[0])}
-
-
 def rows_frame(rows: list):
     """The rows as a table (``densing trend --by benchmark``): :func:`row_record` of each."""
-    import pandas as pd
-
     return pd.DataFrame([row_record(r) for r in rows])

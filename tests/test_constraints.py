@@ -23,7 +23,7 @@ import pytest
 
 import densing
 from densing.errors import DensingError, InputError
-from densing.validation import (Date, Device, ExistingPath, Frame, InstanceOf, Interval, Names, Options, Text,
+from densing.validation import (Date, Device, ExistingPath, Frame, InstanceOf, Interval, Options, Text,
                                 WholeNumber, shown, validate_params)
 
 #: Modules a walk does not import: entry points that run when imported, a worker's child process.
@@ -69,8 +69,6 @@ def _outside(constraint) -> list:
         return ["no-such-option", 3.5, ["a", "list"]]
     if isinstance(constraint, Text):
         return ["", "   ", 3]
-    if isinstance(constraint, Names):
-        return [(), ("mmlu", ""), ("mmlu", 3), "mmlu"]
     if isinstance(constraint, ExistingPath):
         return ["no/such/path", "", 3]
     if isinstance(constraint, Date):
@@ -111,8 +109,6 @@ def _inside(constraints: list):
             return sorted(constraint.values, key=str)[0]
         if isinstance(constraint, Text):
             return "text"
-        if isinstance(constraint, Names):
-            return ("mmlu",)
         if isinstance(constraint, ExistingPath):
             return str(Path(__file__)) if constraint.kind == "file" else str(Path(__file__).parent)
         if isinstance(constraint, Date):

@@ -1,10 +1,11 @@
-"""densing.numbers: the one number-to-text rule (missing, infinities, distributions)."""
+"""densing.numbers: the one number-to-text rule (missing, infinities); the benches' distributions (bench/_timing)."""
 import math
 import statistics
 
 from hypothesis import given, strategies as st
 
-from densing.numbers import format_number, json_number, spread
+from bench._timing import spread
+from densing.numbers import format_number, json_number
 
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
 

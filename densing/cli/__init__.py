@@ -1,6 +1,7 @@
 """The ``densing`` command line: thin typer commands over the library (``app.py``: the typer app; ``output.py``: the
-one renderer; one module per command group). Command modules import only typer, the output layer and the argument
-checks at the top; the library loads inside the command that runs, so ``--help`` is quick.
+one renderer; one module per command group). Command modules import typer, the output layer and densing's
+standard-library-only modules (errors, numbers, validation, paths, constants, display) at the top; the rest of the
+library loads inside the command that runs, so ``--help`` is quick.
 
 ``overlap analyze PATH --format json`` is answered without building the typer app at all
 (:mod:`densing.cli.overlap_fast`): :func:`main` and :func:`run` here look at the command line first.

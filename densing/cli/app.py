@@ -20,6 +20,7 @@ from densing.cli import laws, measure, trend
 from densing.cli.eval import eval_app
 from densing.cli.guard import guarded, leave, one_line, plain_terminal
 from densing.cli.ladder import ladder_app
+from densing.cli.output import command_group
 from densing.cli.overlap import overlap_app
 from densing.errors import DensingError, InputError
 
@@ -113,15 +114,7 @@ Quick start:
 
 Every command: densing COMMAND --help; examples of each: docs/cli.md."""
 
-app = typer.Typer(
-    name="densing",
-    help=HELP,
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # plain help: no rich import, flags without a type, paths never cut
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+app = command_group(HELP, name="densing", context_settings={"help_option_names": ["-h", "--help"]})
 
 
 def _version(value: bool) -> None:
@@ -250,13 +243,12 @@ def _dispatch(args: list[str]) -> None:
         print(f"error: {message}{where}", file=sys.stderr)
         sys.exit(2)
     except click.exceptions.Abort:  # Ctrl-C while click was prompting or parsing
-        print("error: interrupted", file=sys.stderr)
-        sys.exit(130)
+        code = 130
     except DensingError as exc:
         message = one_line(str(exc)) if str(exc) else type(exc).__name__
         print(f"error: {message}", file=sys.stderr)
         sys.exit(2)
-    if code == 130:  # typer's answer to Ctrl-C (KeyboardInterrupt) in a command
+    if code == 130:  # typer's answer to Ctrl-C (KeyboardInterrupt) in a command, and click's Abort
         print("error: interrupted", file=sys.stderr)
     if isinstance(code, int) and code:  # a command's typer.Exit(code)
         sys.exit(code)

@@ -7,30 +7,24 @@
 """
 from __future__ import annotations
 
+import importlib.util
+from collections import Counter
 from numbers import Integral
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from densing.cli.output import FORMAT_HELP
-from densing.errors import InputError
-from densing.validation import Interval, Options, validate
+from densing.cli.output import FORMAT_HELP, OUTPUTS, command_group, print_frame
+from densing.errors import EvalError, InputError
+from densing.paths import default_store
+from densing.validation import ExistingPath, Interval, Options, validate
 
-eval_app = typer.Typer(
-    help="Run benchmarks through lm-eval, recording score and conditional loss, into a results store.",
-    invoke_without_command=True,
-    no_args_is_help=False,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # plain help: no rich import, flags without a type, paths never cut
-)
+eval_app = command_group("Run benchmarks through lm-eval, recording score and conditional loss, into a results store.",
+                         invoke_without_command=True, no_args_is_help=False)
 
 
 def _render(frame, output_format: str, columns: list[str]) -> None:
-    from densing.cli.output import OUTPUTS, print_frame
-
-    OUTPUTS.get(output_format)  # an unknown format is an InputError before any work
     if output_format == "table" and "metric" in columns and "value" in columns:  # the score beside its pair's name
         columns = [c for c in columns if c != "metric"]
         columns.insert(columns.index("value") + 1, "metric")
@@ -135,8 +129,6 @@ def sweep(
     if context.invoked_subcommand is not None:
         return
     if out is None:
-        from densing.paths import default_store
-
         out = default_store()
     if list_benchmarks:
         _list_benchmarks(output_format, local_data)
@@ -174,10 +166,6 @@ def _check_sources(specs: list, names: list[str], out: Path) -> None:
     installed (:func:`densing.eval.loading.check_model_source`); a Hub id's files are looked up by the sweep.
     A model whose every pair is in the store is not loaded and is not checked (the sweep checks its parts' config
     hashes, and a stale part's model then, still before evaluating)."""
-    import importlib.util
-
-    from densing.errors import EvalError
-
     if importlib.util.find_spec("lm_eval") is None:
         raise EvalError("densing eval needs the eval extra: no installed package 'lm_eval' (pip install -e '.[eval]')")
     from densing.eval.loading import check_model_source
@@ -216,8 +204,6 @@ def _list_benchmarks(output_format: str, local_data: bool) -> None:
     """``densing eval --list``: the known benchmarks, their tasks, shots and metric."""
     from densing.eval.benchmarks import benchmark_table
 
-    from densing.cli.output import OUTPUTS, print_frame
-
     OUTPUTS.get(output_format)  # an unknown format is an InputError before any work
     print_frame(benchmark_table(local_data=local_data), output_format, keys=1, together=("score_task", "shots"),
                 identifiers=("score_task", "loss_task", "metric"),
@@ -231,7 +217,6 @@ def _sweep_options(*, limit, batch_size: str, output_format, device, trie_tokens
     from densing.eval import backends
     from densing.eval.loading import SWEEP_CONSTRAINTS
     from densing.io import check_writable_folder
-    from densing.validation import ExistingPath
 
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
     validate({**SWEEP_CONSTRAINTS, **OPTION_CONSTRAINTS}, limit=limit, batch_size=batch, output_format=output_format,
@@ -308,10 +293,9 @@ def ingest_command(
 ) -> None:
     """Read existing lm-eval outputs (0.3 and 0.4 formats) into the results store."""
     from densing.eval.ingest import ingest
-    from densing.paths import default_store
+    from densing.eval.models import read_models_file
 
     out = default_store() if out is None else out
-    from densing.eval.models import read_models_file
 
     metadata = None
     if models is not None:
@@ -319,12 +303,8 @@ def ingest_command(
 
         metadata = pd.DataFrame([s.to_dict() for s in read_models_file(models)]).drop(columns=["model"])
         metadata = metadata.rename(columns={"name": "model"})
-    counts = {"skipped": 0, "written": 0}
-
-    def on_progress(source: str, status: str) -> None:
-        counts[status] += 1
-
-    frame = ingest(directory, out, metadata=metadata, on_progress=on_progress)
+    counts = Counter()  # results files "written" and "skipped"
+    frame = ingest(directory, out, metadata=metadata, on_progress=lambda source, status: counts.update([status]))
     typer.echo(
         f"{len(frame)} row(s) from {counts['written'] + counts['skipped']} results file(s): "
         f"{counts['written']} written, {counts['skipped']} already in the store: {out}"
@@ -340,7 +320,6 @@ def merge_cache_command(
     """Merge the request caches of sharded runs made on several machines into one store."""
     import pandas as pd
 
-    from densing.cli.output import OUTPUTS, print_frame
     from densing.eval.request_cache import merge_request_caches
 
     OUTPUTS.get(output_format)  # an unknown format is an InputError before any work

@@ -4,8 +4,14 @@ library and :mod:`densing.runtime` are imported.
 """
 from __future__ import annotations
 
+import atexit
+import codecs
+import os
+import signal
 import sys
 from contextlib import contextmanager
+
+from densing import runtime
 
 #: The longest error line printed: a value echoed in a message (a YAML alias bomb, a pasted table) is cut to this.
 MAX_MESSAGE = 600
@@ -44,8 +50,6 @@ def _to_ascii(exc: UnicodeError):
 def plain_terminal() -> None:
     """Let stdout and stderr spell in ASCII (:func:`_to_ascii`) a character their encoding (not UTF-8: a C locale, a
     Windows code page) cannot encode, never a ``UnicodeEncodeError``."""
-    import codecs
-
     codecs.register_error("densing-ascii", _to_ascii)
     for stream in (sys.stdout, sys.stderr):
         encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
@@ -61,27 +65,23 @@ def guarded():
     """Run a command: ``SIGTERM`` raises :class:`~densing.runtime.Terminated` (exit 143, one line ``error:
     terminated``) so that ``finally`` blocks run; ``SIGINT`` raises ``KeyboardInterrupt`` (exit 130), also where the
     process started with it ignored; afterwards any worker process left alive is ended and the handlers put back."""
-    import signal
-
-    from densing import runtime as workers
-    from densing.runtime import Terminated, children, end_children, interrupt_on_sigint, terminate_on_sigterm
-
     plain_terminal()  # a terminal that cannot encode ≤ ≥ ∞ ρ ± gets them in ASCII
-    before = children()  # a caller's own processes (main called from Python) are not the command's
+    before = runtime.children()  # a caller's own processes (main called from Python) are not the command's
     previous = signal.getsignal(signal.SIGTERM)
     previous_int = signal.getsignal(signal.SIGINT)
-    workers.terminated = False
-    terminate_on_sigterm()  # SIGTERM leaves like Ctrl-C: finally blocks end the worker processes
-    interrupt_on_sigint()  # `kill -INT PID` is Ctrl-C, even when the shell started densing with SIGINT ignored
+    runtime.terminated = False
+    # SIGTERM leaves like Ctrl-C (finally blocks end the worker processes); `kill -INT PID` is Ctrl-C, even when the
+    # shell started densing with SIGINT ignored
+    runtime.exits_on_signals()
     try:
         yield
-        if workers.terminated:  # SIGTERM's exception was swallowed where it was raised
-            raise Terminated()
-    except Terminated:
+        if runtime.terminated:  # SIGTERM's exception was swallowed where it was raised
+            raise runtime.Terminated()
+    except runtime.Terminated:
         print("error: terminated", file=sys.stderr)
         raise
     finally:
-        end_children(keep=before)  # any worker process the command left alive ends with it
+        runtime.end_children(keep=before)  # any worker process the command left alive ends with it
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
         if previous_int is not None and previous_int is not signal.getsignal(signal.SIGINT):
@@ -91,9 +91,6 @@ def guarded():
 def leave(main) -> None:
     """Run ``main()``, then the exit handlers (``atexit``), flush stdout and stderr and end with ``os._exit`` (exit
     codes ``main``'s): freeing every module's objects at interpreter shutdown takes time and gives nothing back."""
-    import atexit
-    import os
-
     try:
         main()
         code = 0

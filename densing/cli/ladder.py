@@ -5,21 +5,18 @@ parse arguments, call it and render or write its tables.
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import typer
 
-from densing.cli.output import Format, print_document, print_frame, print_progress, working
-from densing.cli.output import FORMAT_HELP, SEED_HELP
+from densing.cli.output import (FORMAT_HELP, SEED_HELP, Format, command_group, print_document, print_frame,
+                                print_progress, working)
+from densing.numbers import format_number
 from densing.validation import BOOTSTRAP_CONSTRAINTS, ExistingPath, validate_params
 
-ladder_app = typer.Typer(
-    help="Fit AI2's OLMo ladder as a two-step reference; check it on OLMo-2 7B/13B and give OLMo-2 densities.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # plain help: no rich import, flags without a type, paths never cut
-)
+ladder_app = command_group("Fit AI2's OLMo ladder as a two-step reference; check it on OLMo-2 7B/13B and give OLMo-2 "
+                           "densities.")
 
 
 @ladder_app.command("fit")
@@ -35,12 +32,9 @@ def fit_command(
     jobs: int = typer.Option(1, "--jobs", help="Processes for the bootstrap (draws do not depend on it)."),
 ) -> None:
     """Choose the law's options inside the ladder, fit every task, write the fits."""
-    import sys
-
     from densing.data.olmo import ladder_benchmarks, read_olmo_ladder, split_ladder
     from densing.io import check_writable, check_writable_folder, write_file_set
     from densing.laws.olmo.ladder import fit_ladder
-    from densing.numbers import format_number
 
     if out_dir is not None:
         check_writable(check_writable_folder(out_dir) / "olmo_ladder_selection.csv")

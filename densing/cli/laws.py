@@ -1,15 +1,22 @@
 """``densing fit | convert | validate | density``: the reference law and its inversion."""
 from __future__ import annotations
 
+import sys
 from enum import Enum
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from densing.cli.layout import DETAIL_HELP
+from densing import paths, registry
+from densing.cli.layout import DENSITY_ROWS, DETAIL_HELP, closing
 from densing.cli.output import FORMAT_HELP, SEED_HELP, Format, print_frame, print_progress, print_text
-from densing.validation import BOOTSTRAP_CONSTRAINTS, validate_params
+from densing.constants import DEFAULT_EPOCH
+from densing.errors import FitError, InputError
+from densing.impossible import check_params
+from densing.numbers import format_count, format_number, parse_count
+from densing.validation import BOOTSTRAP_CONSTRAINTS, D0_TOKENS, validate_params
+from densing.validation import validate as check  # `validate` is a command here
 
 #: A density, its interval and whether it is a bound: kept beside the model's name in one block at any width.
 DENSITY_TOGETHER = ("density", "density_ci_low", "density_ci_high", "bound")
@@ -28,24 +35,18 @@ def _names(text: str) -> str | list[str]:
 
 
 def _count(text: Optional[str], option: str) -> Optional[float]:
-    from densing.data import parse_count
-
     if text is None:
         return None
-    from densing.validation import D0_TOKENS, validate
-
     count = parse_count(text, field=option.lstrip("-").replace("-", "_"), where=option)
     if option == "--min-train-tokens":  # a token count: no budget is above MAX_D0_TOKENS
-        validate({"min_train_tokens": [D0_TOKENS]}, min_train_tokens=count)
+        check({"min_train_tokens": [D0_TOKENS]}, min_train_tokens=count)
     return count
 
 
-def _d0(text: Optional[str]) -> Optional[float]:
+def d0_option(text: Optional[str]) -> Optional[float]:
     """``--d0``: a count of tokens, positive and at most ``densing.validation.MAX_D0_TOKENS`` (why: there)."""
-    from densing.validation import D0_TOKENS, validate
-
     d0 = _count(text, "--d0")
-    validate({"d0": [D0_TOKENS, None]}, d0=d0)
+    check({"d0": [D0_TOKENS, None]}, d0=d0)
     return d0
 
 
@@ -62,10 +63,8 @@ def _read(data: Path, *, suite: str | None = None, final_only: bool = False):
     return read_reference_data(data, suite=suite or "standard", final_only=final_only)
 
 
-def _size(text: Optional[str], option: str) -> Optional[float]:
+def size_option(text: Optional[str], option: str) -> Optional[float]:
     """A parameter count option: parsed, and plausible for a language model (unit mistakes named)."""
-    from densing.impossible import check_params
-
     count = _count(text, option)
     return None if count is None else check_params(count, field=option.lstrip("-").replace("-", "_"), where=option)
 
@@ -102,7 +101,7 @@ def fit(
     from densing.laws.fit_schema import reference_subset
     from densing.laws.reference import fit_reference
 
-    d0_tokens = _d0(d0)  # before the data is read
+    d0_tokens = d0_option(d0)  # before the data is read
     if out is not None:
         from densing.io import check_writable
 
@@ -120,7 +119,7 @@ def fit(
         tokens = None if min_train_tokens == "none" else _count(min_train_tokens, "--min-train-tokens")
     frame = reference_subset(
         _read(data, suite=suite),
-        max_params=_size(max_params, "--max-params"),
+        max_params=size_option(max_params, "--max-params"),
         families=None if families is None else [f.strip() for f in families.split(",") if f.strip()],
         source=str(data),
     )
@@ -145,7 +144,6 @@ def _fit_family(data: Path, benchmark: str, family: str, shape: str, *, metric: 
                 n_boot: int, seed: int):
     """``densing fit --family``: the family law on one family, its likelihood fit with rule v3's dispersion of the
     benchmark pooled over the table's families (the trend's)."""
-    from densing.errors import InputError
     from densing.io import command_line
     from densing.laws.eligibility import pooled_dispersions
     from densing.laws.family import fit_family, shape_constants
@@ -167,8 +165,6 @@ def _fit_family(data: Path, benchmark: str, family: str, shape: str, *, metric: 
 
 
 def _show_fit(result, out: Optional[Path], fmt: Format) -> None:
-    import sys
-
     from densing.laws.fit_schema import fit_verdict, interval_notes
 
     if out is not None:
@@ -201,7 +197,6 @@ def convert(
 ) -> None:
     """Convert results into one validated tidy table (CSV or Parquet)."""
     from densing.data import write_table
-    from densing.errors import InputError
     from densing.io import check_writable
 
     check_writable(out)  # before the data is read
@@ -240,7 +235,7 @@ def validate(
         print_progress(f"reading {data} …")
     tokens = "auto" if min_train_tokens is None else None if min_train_tokens == "none" else _count(min_train_tokens, "--min-train-tokens")
     table, summary = validate_held_out(
-        data, _names(benchmark), max_params=_size(max_params, "--max-params"), law=law.value, metric=metric,
+        data, _names(benchmark), max_params=size_option(max_params, "--max-params"), law=law.value, metric=metric,
         chance=chance, min_train_tokens=tokens, final_only=final_only, suite=suite or "standard",
     )
     print_frame(table, fmt, title=f"held out: N ≥ {max_params}")
@@ -268,17 +263,13 @@ def density(
     if not fit:
         _headline_density(targets, d0, level, include_poor_fits, fmt, wide, detail)
         return
-    import sys
-
-    from densing import paths
     from densing.data import read_results
     from densing.laws.density import compute_density, density_at_own_tokens, extrapolation_summary
     from densing.laws.fit_schema import fit_verdict
     from densing.laws.reference_fit import ReferenceFit
-    from densing.numbers import format_count
 
     own_tokens = d0 is not None and d0.strip() == "train_tokens"
-    d0_tokens = None if own_tokens else _d0(d0)  # before the fits and the targets are read
+    d0_tokens = None if own_tokens else d0_option(d0)  # before the fits and the targets are read
     fits = [ReferenceFit.load(paths.resolve_fit(p)) for p in fit]
     source = targets or paths.DEFAULT_DENSITY_TARGETS
     if source.is_file() and source.stat().st_size > 5_000_000:  # reading ~150k rows takes seconds
@@ -316,9 +307,6 @@ def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, 
     """``densing density`` without ``--fit``: the headline's per-model densities
     (:func:`densing.trend.measure.headline_densities`) on ``--targets`` (default the public table; a registered
     table's file takes its own headline, any other file the public table's rule, as ``densing trend --results``)."""
-    from densing.errors import FitError, InputError
-    from densing.validation import validate
-
     if d0 is not None:  # never ignored in silence: the headline's references have no data term
         raise InputError(f"--d0 {d0.strip()}: the headline's reference is a family at its own budget, which has no data "
                          "term, so D0 has no meaning for it; give --fit with a two-step law to invert at D0")
@@ -327,11 +315,8 @@ def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, 
                          "family inverted jointly (give --fit)")
     from densing.laws.density import DENSITY_CONSTRAINTS
 
-    validate({"level": DENSITY_CONSTRAINTS["level"]}, level=level)
-    from densing import registry
-    from densing.constants import DEFAULT_EPOCH
+    check({"level": DENSITY_CONSTRAINTS["level"]}, level=level)
     from densing.data import read_results
-    from densing.numbers import format_count
     from densing.trend.measure import headline_densities
 
     profile = registry.table_for_path(targets)
@@ -366,8 +351,6 @@ def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, 
 def _density_screen(result, reference: str, bounded: int, wide: bool) -> None:
     """``densing density`` on one screen: what it shows, the densest :data:`~densing.cli.layout.DENSITY_ROWS` models
     (ρ, its interval or bound, the release date), how many more and where."""
-    from densing.cli.layout import DENSITY_ROWS
-
     family = reference.split(":")[0]
     print_text(f"Capacity density ρ = N̂/N under the headline's lead reference, {family} at its own budget: one of the "
                f"references the headline pools, over the targets it inverts (its own family's models are not among "
@@ -382,9 +365,6 @@ def _density_screen(result, reference: str, bounded: int, wide: bool) -> None:
 
 def _density_closing(result) -> str:
     """The last line of ``densing density``: the densest model's density with its interval, and the median."""
-    from densing.cli.layout import closing
-    from densing.numbers import format_number
-
     if not len(result):
         return closing(["No model to show"])
     top = result.iloc[0]

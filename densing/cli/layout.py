@@ -273,18 +273,6 @@ def closing(clauses: list[str], width: int | None = None) -> str:
     return "; ".join(kept) + "."
 
 
-def months_phrase(months: float, low: float, high: float) -> str:
-    """``3.65 months (95% CI 2.71–127)`` by :func:`densing.numbers.format_number` (``∞`` for an open end)."""
-    from densing.numbers import format_number
-
-    def one(value: float) -> str:
-        return "∞" if value == math.inf else format_number(value)
-
-    if not math.isfinite(months):
-        return "no estimate"
-    return f"{one(months)} months (95% CI {one(low)}–{one(high)})"
-
-
 def browser_lines(path: Path) -> list[str]:
     """Where a written HTML page is and how to open it: its size, then its ``file://`` address (the last line)."""
     size = path.stat().st_size

@@ -1,6 +1,8 @@
 """``densing measure``: your models on the density chart (evaluated with ``--models``, or ``--scores`` you have)."""
 from __future__ import annotations
 
+import sys
+import time
 from dataclasses import replace
 from numbers import Integral
 from pathlib import Path
@@ -8,9 +10,14 @@ from typing import Optional
 
 import typer
 
+from densing.cli.laws import size_option
 from densing.cli.layout import browser_lines, closing, command_words
 from densing.cli.output import Format, print_frame, print_progress, print_text
+from densing.display import BOUND_SIGNS, density_reading
 from densing.errors import InputError
+from densing.numbers import format_number
+from densing.paths import default_store
+from densing.validation import Device, ExistingPath, Interval, Options, validate
 
 
 def measure(
@@ -51,9 +58,6 @@ def measure(
     """Place your models on the density chart — evaluated on a public protocol (--models), or from scores you already
     have (--scores): density with its 95% interval or bound, above, within or below the frontier's band at its date;
     writes the report with them highlighted."""
-    import sys
-    import time
-
     if scores is not None:
         _place_scores(scores, model_name, params, release_date, out, csv, n_boot, seed)
         return
@@ -91,20 +95,14 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
     """``densing measure --scores``: the scores file placed against the headline of the shipped public table
     (:func:`densing.placement.own_scores.place`): one line per model, a table, and the answer last."""
     from densing.io import check_writable
-    from densing.validation import Interval, validate
 
     validate({"n_boot": [Interval(Integral, 1, None)], "seed": [Interval(Integral, 0, None)]}, n_boot=n_boot, seed=seed)
     for path in (out, csv):
         if path is not None:
             check_writable(path)
-    size = None
-    if params is not None:
-        from densing.data import parse_count
-        from densing.impossible import check_params
-
-        size = check_params(parse_count(params, field="params", where="--params"), field="params", where="--params")
     from densing.placement.own_scores import place, read_scores
 
+    size = size_option(params, "--params")
     table = read_scores(scores, model=model, params=size, release_date=release_date)  # a bad file: said before the fit
     print_progress("measuring the headline on the shipped public table …")
     result = place(table, n_boot=n_boot, seed=seed)
@@ -130,9 +128,6 @@ def _print_placement(result) -> None:
 
 def print_text_closing(result) -> None:
     """The last line: the first model's density (or bound) and where it sits against the frontier's band."""
-    from densing.display import BOUND_SIGNS, density_reading
-    from densing.numbers import format_number
-
     frame = result.to_frame()
     if not len(frame):
         return
@@ -174,22 +169,17 @@ def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, su
 def _checked_options(batch_size: str, n_boot: int, seed: int, device, data_root, store, out: Path, csv):
     """Every option and output path checked before any work → (batch size, store folder)."""
     from densing.io import check_writable, check_writable_folder
-    from densing.validation import Device, ExistingPath, Interval, Options, validate
 
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
     validate({"batch_size": [Interval(Integral, 1, None), Options({"auto"})], "n_boot": [Interval(Integral, 1, None)],
-              "seed": [Interval(Integral, 0, None)], "device": [Device(), None]}, batch_size=batch, n_boot=n_boot, seed=seed,
-             device=device)
-    validate({"data_root": [ExistingPath("folder"), None]}, data_root=data_root)
+              "seed": [Interval(Integral, 0, None)], "device": [Device(), None],
+              "data_root": [ExistingPath("folder"), None]}, batch_size=batch, n_boot=n_boot, seed=seed, device=device,
+             data_root=data_root)
     if store is None:
-        from densing.paths import default_store
-
         store = default_store()
     check_writable_folder(store)
     check_writable(out)
     if csv is not None:
         check_writable(csv)
-    if store.exists() and not store.is_dir():
-        raise InputError(f"{store}: --store exists and is not a directory")
     return batch, store
 

@@ -16,7 +16,18 @@ from datetime import date, datetime
 from enum import Enum
 
 from densing.cli.layout import Column, plan, table_width
+from densing.display import frame_columns, is_numeric
+from densing.numbers import MISSING
 from densing.registry import Registry, check_callable
+
+
+def command_group(help: str, **settings):
+    """A typer app of densing's kind: plain help (no rich import, flags without a type, paths never cut), no shell
+    completion, Python's own tracebacks, its help when given no command (unless ``settings`` say otherwise)."""
+    import typer
+
+    return typer.Typer(help=help, **{"no_args_is_help": True, **settings}, add_completion=False,
+                       pretty_exceptions_enable=False, rich_markup_mode=None)
 
 
 class Format(str, Enum):
@@ -52,11 +63,6 @@ def _plain(value):
     return value
 
 
-def records(frame) -> list[dict]:
-    """JSON-ready list of dicts (NaN/inf → None, timestamps → YYYY-MM-DD)."""
-    return [{str(k): _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
-
-
 def _json_ready(value):
     """``value`` as plain JSON: a DataFrame as its row objects, a result as its ``to_dict()``, mappings and sequences
     element by element, every scalar by :func:`_plain` (NaN and infinity → None, dates → YYYY-MM-DD)."""
@@ -64,7 +70,7 @@ def _json_ready(value):
     import pandas as pd
 
     if isinstance(value, pd.DataFrame):
-        return records(value)
+        return [{str(k): _plain(v) for k, v in row.items()} for row in value.to_dict("records")]
     if hasattr(value, "to_dict") and hasattr(value, "__dataclass_fields__"):
         return _json_ready(value.to_dict())
     if isinstance(value, dict):
@@ -92,13 +98,10 @@ def print_document(rows, /, **sections) -> None:
 def columns_of(frame, *, wide: bool = False) -> list[Column]:
     """The columns of ``frame`` as people read them (:func:`densing.display.column`); unless
     ``wide``, a column with nothing in it (every cell missing or blank) is left out."""
-    from densing.display import empty, frame_columns, is_numeric
-
-    out = []
-    for name, (head, cells) in zip(frame.columns, frame_columns(frame)):
-        out.append(Column(str(name), head, cells, is_numeric(frame[name].tolist())))
+    out = [Column(str(name), head, cells, is_numeric(frame[name].tolist()))
+           for name, (head, cells) in zip(frame.columns, frame_columns(frame))]
     if not wide:
-        kept = [c for c in out if not empty(c.cells)]
+        kept = [c for c in out if any(cell not in (MISSING, "") for cell in c.cells)]
         out = kept or out[:1]
     return out
 
@@ -216,7 +219,7 @@ def print_text(text: str, *, file=None) -> None:
 
 
 def _write_json(frame, **_) -> None:
-    print_json(records(frame))
+    print_json(_json_ready(frame))
 
 
 def _write_csv(frame, **_) -> None:

@@ -8,21 +8,15 @@ from typing import Optional
 
 import typer
 
-from densing.cli.output import Format, print_frame, print_json, working
-from densing.cli.output import FORMAT_HELP
+from densing.cli.laws import size_option
+from densing.cli.output import FORMAT_HELP, Format, command_group, print_frame, print_json, working
 from densing.errors import InputError
 from densing.overlap_defaults import DEFAULT_BUCKET_MB
 from densing.validation import ExistingPath, Interval
 from densing.validation import validate as check  # `validate` is a command here
 
-overlap_app = typer.Typer(
-    name="overlap",
-    help="Communication/computation overlap in PyTorch-profiler (Kineto) traces, and what-if models.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # plain help: no rich import, flags without a type, paths never cut
-)
+overlap_app = command_group("Communication/computation overlap in PyTorch-profiler (Kineto) traces, and what-if models.",
+                            name="overlap")
 
 
 def _floats(text: str, field: str) -> list[float]:
@@ -142,14 +136,11 @@ def whatif(
     fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
 ) -> None:
     """Predicted step time and scaling efficiency: sync DP, bucketed DDP, CO2 and T3 overlap."""
-    from densing.numbers import parse_count
     from densing.overlap.strategies.registry import parse
     from densing.overlap.whatif import WHATIF_CONSTRAINTS, calibrate, calibration_warnings, predict
-    from densing.impossible import check_params
 
     # every option is checked before the trace is read: the grid's own numbers, then the calibration's
-    params = None if model_params is None else check_params(
-        parse_count(model_params, field="model_params", where="--model-params"), field="model_params", where="--model-params")
+    params = size_option(model_params, "--model-params")
     counts = [int(w) if float(w).is_integer() and abs(w) < 2**63 else w for w in _floats(workers, "--workers")]
     links = _floats(bandwidth_gbps, "--bandwidth-gbps")
     for w in counts:

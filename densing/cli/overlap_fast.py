@@ -11,6 +11,10 @@ keep typer's words.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+
+from densing.cli.guard import guarded, one_line
+from densing.errors import DensingError
 
 _VALUED = {"--format": "fmt", "--kernel-rules": "rules", "--scheduler": "scheduler", "--workers": "workers"}
 _FLAGS = {"--stream": True, "--no-stream": False}
@@ -56,11 +60,6 @@ def parse(argv: list[str]) -> dict | None:
 def run(options: dict) -> None:
     """Answer a command line :func:`parse` read: the rows as JSON on stdout; a
     :class:`~densing.errors.DensingError` is one line on stderr and exit code 2, Ctrl-C exit code 130."""
-    from pathlib import Path
-
-    from densing.cli.guard import guarded, one_line
-    from densing.errors import DensingError
-
     with guarded():
         try:  # what densing.cli.overlap.analyze does with --format json (its option checks hold by construction here)
             import orjson

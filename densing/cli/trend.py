@@ -1,19 +1,22 @@
 """``densing trend | report``: the density trend over release dates, and the HTML report."""
 from __future__ import annotations
 
+import math
 from enum import Enum
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from densing import registry as _tables
+from densing import paths, registry
+from densing.cli.laws import d0_option
 from densing.cli.layout import (DETAIL_HELP, ROW_TOGETHER, browser_lines, closing, command_words, counted,
-                                months_phrase, short_statuses, state_of)
+                                short_statuses, state_of)
 from densing.cli.output import FORMAT_HELP, SEED_HELP, Format, print_document, print_frame, print_text
+from densing.constants import DEFAULT_EPOCH, PAPER
 from densing.errors import InputError
-from densing.registry import designs
-from densing.validation import DEFAULT_EPOCH
+from densing.numbers import format_count, format_months, parse_date
+from densing.validation import BOOTSTRAP_CONSTRAINTS, DRAWS, ExistingPath, validate
 
 EPOCH_HELP = "t = 0 (default: Llama-1's release)."
 SINCE_HELP = "Only models released on or after this date ('none': all)."
@@ -33,38 +36,24 @@ class By(str, Enum):
 #: The main design: the leaderboard-based measurement of a target table (every other name is a registered design).
 LEADERBOARD = "leaderboard"
 DESIGN_HELP = (f"'{LEADERBOARD}' (default): the leaderboard-based measurement of --table; "
-               + "; ".join(f"'{name}': {d.help}" for name, d in designs().items() if d.run is not None)
+               + "; ".join(f"'{name}': {d.help}" for name, d in registry.designs().items() if d.run is not None)
                + " (a second design is a folder of densing/designs).")
-
-
-def _d0(text: Optional[str]) -> Optional[float]:
-    """``--d0``: a count of tokens, positive and at most ``densing.validation.MAX_D0_TOKENS`` (why: there)."""
-    from densing.data import parse_count
-    from densing.validation import D0_TOKENS, validate
-
-    d0 = None if text is None else parse_count(text, field="d0", where="--d0")
-    validate({"d0": [D0_TOKENS, None]}, d0=d0)
-    return d0
 
 
 def _since(text: Optional[str], option: str = "--since") -> Optional[str]:
     """'none' or an ISO date (one line naming the option otherwise)."""
     if text in (None, "none"):
         return None
-    from densing.numbers import parse_date
-
     return parse_date(text, field=option.lstrip("-"), where=option).strftime("%Y-%m-%d")
 
 
 TABLE_HELP = ("Target table by name (the default: the public table, results/public_models.csv): "
-              + "; ".join(f"'{name}': {table.words}" for name, table in _tables.tables().items())
+              + "; ".join(f"'{name}': {table.words}" for name, table in registry.tables().items())
               + ". With --results, the table's benchmarks and sets applied to that file.")
 
 
 def _check_draws(n_boot: int, seed: int) -> None:
     """--n-boot and --seed, checked before any work (and any worker process) starts."""
-    from densing.validation import BOOTSTRAP_CONSTRAINTS, DRAWS, validate
-
     validate({"n_boot": [DRAWS], "seed": BOOTSTRAP_CONSTRAINTS["seed"]}, n_boot=n_boot, seed=seed)
 
 
@@ -87,14 +76,14 @@ def trend(
 ) -> None:
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
     # the target table's profile: --table by name, else the registered table whose file --results is
-    profile = _tables.table(table_name) if table_name is not None else _tables.table_for_path(results)
-    d0_tokens = _d0(d0)  # before any work, for either design
+    profile = registry.table(table_name) if table_name is not None else registry.table_for_path(results)
+    d0_tokens = d0_option(d0)  # before any work, for either design
     if design != LEADERBOARD:  # --table with it is refused by densing.cli.app.EXCLUSIVE
-        choices = [name for name, d in designs().items() if d.run is not None]
+        choices = [name for name, d in registry.designs().items() if d.run is not None]
         if design not in choices:
             raise InputError(f"--design: expected one of {', '.join([LEADERBOARD, *choices])}, got {design!r}")
         _check_draws(n_boot, seed)
-        designs()[design].run({"results": results, "fit": fit, "d0": d0_tokens, "since": _since(since),
+        registry.designs()[design].run({"results": results, "fit": fit, "d0": d0_tokens, "since": _since(since),
                                "epoch": _since(epoch, "--epoch") or DEFAULT_EPOCH, "n_boot": n_boot, "seed": seed,
                                "fmt": fmt, "wide": wide, "detail": detail})
         return
@@ -126,7 +115,6 @@ def trend(
 def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, without_continual):
     """The measurement ``densing trend`` prints (the registered protocol's, with its forecast check, for ``--by
     benchmark`` on a registered table with no --fit or --d0) → (measurement, forecast or None)."""
-    from densing import paths
     from densing.data import read_results
     from densing.laws.reference_fit import ReferenceFit
     from densing.trend.measure import measure_trend
@@ -178,7 +166,6 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
     """``--by benchmark --detail``: every column, the cross-check, the budget rows, the forecast check."""
     import pandas as pd
 
-    from densing.numbers import format_count
     from densing.trend.capability import BUDGET_D0
 
     table = result.by_benchmark()
@@ -214,21 +201,19 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
 def _closing(result) -> str:
     """The last line of ``densing trend``: the headline rule's doubling time with its interval and state, beside the
     paper's (:func:`densing.cli.layout.closing`: within the terminal's width)."""
-    from densing.constants import PAPER
-
     head = result.rules.get(result.headline_rule)
     state = state_of(result.status) or "not measured"
     if head is None:
         return closing([f"Doubling time: no estimate ({state}; the verdict above says why)"])
-    from densing.numbers import format_months
-
     est, low, high = head.doubling_time_months, head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
     if state == "bounded" and head.low_determined:  # the one determined end, and the state that says the other is open
         phrase = f"{format_months(est)} months, at least {format_months(low)} at 95%"
     elif state == "bounded" and head.high_determined:
         phrase = f"{format_months(est)} months, at most {format_months(high)} at 95%"
+    elif math.isfinite(est):
+        phrase = f"{format_months(est)} months (95% CI {format_months(low)}–{format_months(high)})"
     else:
-        phrase = months_phrase(est, low, high)
+        phrase = "no estimate"
     return closing([f"Doubling time: {phrase}, {state}", f"paper: {PAPER['doubling_time_months']} months"])
 
 
@@ -296,9 +281,8 @@ def report(
 
     check_writable(out)  # first: an output that cannot be written is said before anything is imported or computed
     _check_draws(n_boot, seed)
-    d0_tokens = _d0(d0)
+    d0_tokens = d0_option(d0)
     from densing.report.render import build_report
-    from densing.validation import ExistingPath, validate
 
     validate({"traces": [ExistingPath("folder"), None]}, traces=traces)
     words = command_words("report", {"--out": out, "--frontier": frontier, "--epoch": epoch, "--since": since or "none",

@@ -87,7 +87,7 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
             if descriptor is not None:
                 os.close(descriptor)
         if process is not None:
-            end_subprocess(process, group=True)
+            end_subprocess(process)
         os.unlink(job.name)
     if last is not None and last[0] == "error":
         raise ERRORS.get(last[1], EvalError)(last[2])

@@ -161,7 +161,7 @@ def _torchrun(config: TrainConfig, run_dir: Path, workers: int, nnodes: int, nod
     try:
         _, stderr = proc.communicate()
     finally:
-        end_subprocess(proc, group=True)  # torchrun's workers too, should torchrun end before them
+        end_subprocess(proc)  # torchrun's workers too, should torchrun end before them
     if proc.returncode != 0:
         tail = " | ".join((stderr or "").strip().splitlines()[-3:])
         raise InputError(f"{run_dir}: torchrun exited with {proc.returncode}: {tail}")

@@ -18,6 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from densing.constants import NAMED_MODELS, PAPER
+from densing.errors import InputError
 from densing.numbers import format_count, format_months, format_number, log_ticks
 from densing.present.forest import (  # noqa: F401 (public here)
     PALETTE,
@@ -45,8 +46,8 @@ def _packed(text: str, width: int) -> list[str]:
     return lines
 
 
-def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: float | None = None,
-                   checks_text: str | None = None, highlight: pd.DataFrame | None = None) -> go.Figure:
+def density_figure(points: pd.DataFrame, line, *, title: str, others=(), checks_text: str | None = None,
+                   highlight: pd.DataFrame | None = None) -> go.Figure:
     """Capacity density over release dates on a log axis: every model the trend uses, a censored
     density drawn at its bound (▲ a lower bound, ▼ an upper bound), the frontier's points, and the
     line ln ρ = A·t + B of a rule of the measurement (:class:`densing.trend.uncertainty.TrendUncertainty`) with its
@@ -85,9 +86,6 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), reach: 
     if line is not None or others:
         dates = pd.date_range(frame["release_date"].min(), last, periods=80)
         low_y, high_y = _line_traces(figure, line, others, dates, low_y, high_y)
-    if reach is not None and np.isfinite(reach):
-        figure.add_hline(y=reach, line=dict(color="#888", dash="dot", width=1),
-                         annotation_text="reference's largest member scored at this density's reach", annotation_position="top left")
     check_lines = _packed(checks_text, CHECK_LINE) if checks_text else []
     if check_lines:  # the validity checks, on the figure itself, wrapped to the plot's width: read with the verdict
         figure.add_annotation(text="<br>".join(html.escape(line) for line in check_lines), xref="paper", yref="paper", x=0,
@@ -308,6 +306,12 @@ def _bound_bars(figure: go.Figure, rows: pd.DataFrame, shown: np.ndarray) -> Non
                                     marker=dict(symbol=symbols, size=sizes, color=PALETTE[2])))
 
 
+def with_intervals(models: pd.DataFrame, densities: pd.DataFrame) -> pd.DataFrame:
+    """The trend's points with each model's 95% density interval and N̂ (the figure's hover and error bars)."""
+    extra = [c for c in ("density_ci_low", "density_ci_high", "effective_params") if c in densities.columns]
+    return models.join(densities.drop_duplicates("model").set_index("model")[extra], on="model") if extra else models
+
+
 def days_since(dates, origin) -> np.ndarray:
     """Days from ``origin`` to each of ``dates`` (a figure's date axis in the units labels are placed in)."""
     return ((pd.to_datetime(pd.Series(list(dates))) - pd.Timestamp(origin)).dt.total_seconds() / 86400).to_numpy(float)
@@ -316,7 +320,6 @@ def days_since(dates, origin) -> np.ndarray:
 def measurement_figure(m, kind: str = "density", *, rule: str | None = None, highlight: pd.DataFrame | None = None):
     """:meth:`densing.trend.measurement.TrendMeasurement.plot`: the figure of ``kind`` (``"density"``, ``"size"`` or
     ``"benchmarks"``) of a measurement, its arguments checked (an InputError names the one that is wrong)."""
-    from densing.errors import InputError
     if highlight is not None:
         if not isinstance(highlight, pd.DataFrame):
             raise InputError(f"highlight: expected a DataFrame of densing measure's rows, got {type(highlight).__name__}")
@@ -330,9 +333,7 @@ def measurement_figure(m, kind: str = "density", *, rule: str | None = None, hig
         rule = rule or m.headline_rule
         if rule not in m.rules and rule not in m.rule_errors:
             raise InputError(f"rule: expected one of {sorted(m.rules)}, got {rule!r}")
-        extra = [c for c in ("density_ci_low", "density_ci_high", "effective_params") if c in m.densities.columns]
-        points = m.models.join(m.densities.drop_duplicates("model").set_index("model")[extra], on="model")
-        return density_figure(points, m.rules.get(rule), title=f"Capacity density vs release date · {rule} rule",
+        return density_figure(with_intervals(m.models, m.densities), m.rules.get(rule), title=f"Capacity density vs release date · {rule} rule",
                                       others=[r for name, r in m.rules.items() if name != rule], highlight=highlight)
     if kind == "size":
         return size_figure(m.models)

@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from densing.numbers import format_months, format_number
 
@@ -179,8 +180,6 @@ def uncertainty_figure(result, paper_months: float, *, title: str | None = None)
     paper's ``paper_months`` a dashed line. Right: each source's share of the slope variance (bars, its slope standard
     deviation in the hover); a source drawn alone in no draw (``n_boot_share = 0``) says so instead.
     """
-    from plotly.subplots import make_subplots
-
     months, low, high = result.doubling_time_months, result.doubling_time_months_ci_low, result.doubling_time_months_ci_high
     own = result.reference_months
     finite = [v for v in (months, low, high, paper_months, *own.values()) if np.isfinite(v) and v > 0]

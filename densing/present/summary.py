@@ -88,8 +88,5 @@ class Summary:
                 "tables": [{"caption": t.caption, "rows": [dict(zip(t.columns, map(json_value, r))) for r in t.rows]}
                            for t in self.tables]}
 
-    def __str__(self) -> str:
-        return self.as_text()
-
-    def _repr_html_(self) -> str:
-        return self.as_html()
+    __str__ = as_text
+    _repr_html_ = as_html

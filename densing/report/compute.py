@@ -11,20 +11,23 @@ import contextlib
 import glob
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 import pandas as pd
 
 from densing import paths, runtime
 from densing.constants import DEFAULT_EPOCH, NAMED_MODELS, PAPER
+from densing.data import read_results
+from densing.laws.density import density_table
+from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
-from densing.registry import designs, ranked_designs
+from densing.present.figures import with_intervals
+from densing.present.summary import Summary, Table
+from densing.registry import designs
 from densing.results import Result
-from densing.trend.measure import Beside
+from densing.trend import rules
+from densing.trend.measure import PAPER_ANCHORS, Beside, measure_trend
 from densing.trend.measurement import TrendMeasurement
-
-if TYPE_CHECKING:
-    from densing.present.summary import Summary
 
 #: The public table the report reads without ``--results``.
 DEFAULT_RESULTS = paths.RESULTS / "public_models.csv"
@@ -176,8 +179,6 @@ class Report(Result):
     def summary(self) -> Summary:
         """The measurement's summary with the report's sections as one more table."""
         own = self.measurement.summary()
-        from densing.present.summary import Table
-
         sections = Table("Report sections", ("section",), tuple((section.title,) for section in self.sections))
         return replace(own, tables=(*own.tables, sections))
 
@@ -200,10 +201,6 @@ def compute_report(*, results: str | Path | None = None, headline_fit: str | Pat
     headline measurement already computed on ``results`` (``densing measure``'s); ``yours``: a user's models placed
     against it (:func:`densing.placement.measure.place_models`' rows), the page's first section, highlighted on the
     density figure; ``yours_suite``: the suite they were evaluated on, in words."""
-    from densing.data import read_results
-    from densing.trend import rules
-    from densing.trend.measure import measure_trend
-
     inputs = Inputs(results=Path(results) if results else DEFAULT_RESULTS,
                       fits_dir=Path(fits_dir) if fits_dir else paths.REFERENCE_FITS, frontier=rules.get(frontier).name,
                       epoch=epoch, since=since, n_boot=n_boot, seed=seed, command=command,
@@ -226,9 +223,9 @@ def compute_report(*, results: str | Path | None = None, headline_fit: str | Pat
                 DensitySection(measured, inputs.frontier, with_intervals(measured.models, measured.densities), yours),
                 CapabilitySection(rows, cross, measured.sensitivity, measured.by_benchmark_at_budget(),
                                     dict(measured.budget_notes))]
+    ranked = sorted(designs().values(), key=lambda d: (d.rank, d.name))  # the designs' sections: by rank, then name
     sections += [section for section in (design.section(computed.get(design.name), rows, PAPER["doubling_time_months"])
-                                         for design in ranked_designs() if design.section is not None)
-                 if section is not None]  # each registered design's section, in their rank's order
+                                         for design in ranked if design.section is not None) if section is not None]
     sections += _appendices(measured, densities, inputs)
     return Report(measured, densities, tuple(sections), inputs)
 
@@ -254,8 +251,6 @@ def _appendices(measured, densities: pd.DataFrame, inputs: Inputs) -> list:
 
 def _named(measured, densities: pd.DataFrame, reference: str, seed: int) -> NamedModelsSection:
     """The named models' rows in :data:`NAMED_MODELS`' order, and each one's density per benchmark with its interval."""
-    from densing.trend.measure import PAPER_ANCHORS
-
     order = {name: i for i, name in enumerate(NAMED_MODELS)}
     rows = densities[densities["model"].isin(NAMED_MODELS)]
     rows = rows.iloc[rows["model"].map(order).argsort(kind="stable")].reset_index(drop=True)
@@ -271,16 +266,7 @@ def per_benchmark_densities(models: pd.DataFrame, inversion, *, seed: int = 0) -
     fit's bootstrap and the score's standard error (:func:`densing.laws.density.density_table`); one row per model
     and benchmark (none for a one-benchmark inversion: its density is the model's own). Its point density is the
     joint inversion's ``density:<benchmark>`` column."""
-    from densing.laws.density import density_table
-    from densing.laws.inversion import PerBenchmark
-
     columns = ["model", "density", "bound", "density_ci_low", "density_ci_high"]
     frames = [density_table(models, PerBenchmark(fit), seed=seed)[columns].assign(benchmark=fit.benchmark)
               for fit in (inversion.fits if len(inversion.fits) > 1 and len(models) else ())]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*columns, "benchmark"])
-
-
-def with_intervals(models: pd.DataFrame, densities: pd.DataFrame) -> pd.DataFrame:
-    """The trend's points with each model's 95% density interval and N̂ (the figure's hover and error bars)."""
-    extra = [c for c in ("density_ci_low", "density_ci_high", "effective_params") if c in densities.columns]
-    return models.join(densities.drop_duplicates("model").set_index("model")[extra], on="model") if extra else models

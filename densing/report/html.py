@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from plotly.offline import get_plotlyjs
 
 from densing.display import frame_columns
 
@@ -103,8 +104,6 @@ def cards_html(cards: list[tuple[str, str]], *, lead: bool = False) -> str:
 
 def page(title: str, subtitle: str, sections: list[Section], footer: str) -> str:
     """The whole page, plotly.js inlined so that it opens with no network; ``footer`` is HTML (escape its text)."""
-    from plotly.offline import get_plotlyjs
-
     body = []
     for section in sections:
         inner = [f'<p class="sub">{esc(section.intro)}</p>'] if section.intro else []

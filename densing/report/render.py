@@ -6,6 +6,8 @@ tables and words, the numbers by :mod:`densing.display`' one rule.
 """
 from __future__ import annotations
 
+import datetime
+import hashlib
 import math
 from dataclasses import dataclass
 
@@ -14,8 +16,7 @@ import pandas as pd
 from densing import paths
 from densing.constants import PAPER
 from densing.display import BOUND_SIGNS, NO_READING, density_reading
-from densing.numbers import format_count
-from densing.numbers import format_months, format_number
+from densing.numbers import format_count, format_months, format_number
 from densing.report import compute as m
 from densing.report.html import Section, cards_html, esc, figure_html, page, table_html
 from densing.registry import designs
@@ -23,6 +24,7 @@ from densing.report.render_parts import (DENSITY_MEANING, breakable, budget_part
                                          density_intro, details, displayed, loss_figure, model_table, named_table,
                                          paper_table, per_benchmark_table, performance_figure, references_table)
 from densing.present import figures as trend_figures
+from densing.trend import measure
 
 TITLE = {False: "densing report", True: "densing measure"}
 SUBTITLE = {
@@ -44,8 +46,6 @@ def render(report: m.Report) -> str:
     """The page: each section of ``report`` in its order, the footer citing the command's inputs. Each section is
     laid out on its own, a job of :func:`densing.trend.measure.run` (one process per core; the same bytes either
     way), started in :func:`_layout_order`."""
-    from densing.trend import measure
-
     laid = measure.run([_Layout(i) for i in _layout_order(report.sections)], report)
     sections = [laid[i] for i in range(len(report.sections))]
     yours = report.section(m.YoursSection) is not None
@@ -243,9 +243,6 @@ def _overlap(s: m.OverlapSection) -> Section:
 def provenance_footer(inputs: m.Inputs) -> str:
     """The footer a screenshot can be cited by: densing's version and commit, the date, the command, the seed and
     draws (said once: apart only where the command does not give them), and the input table's SHA-256 (HTML, escaped)."""
-    import datetime
-    import hashlib
-
     from densing import __version__
 
     seed, n_boot = inputs.seed, inputs.n_boot

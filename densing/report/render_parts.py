@@ -14,10 +14,10 @@ from plotly.subplots import make_subplots
 
 from densing.laws.fit_schema import POOR_FIT_R2  # one threshold: the fit summary and the figure agree
 from densing.laws.reference_fit import ReferenceFit
-from densing.numbers import format_count
-from densing.numbers import format_months, format_number
-from densing.present.forest import PALETTE, escaped
+from densing.numbers import format_count, format_months, format_number
+from densing.present.forest import PALETTE, escaped, row_display
 from densing.report.html import esc, table_html
+from densing.trend.capability import BUDGET_D0
 
 #: Why density relative to a family at its own budget is not the paper's density at D0 = 1T.
 DENSITY_MEANING = (
@@ -48,8 +48,6 @@ def row_names(rows: pd.DataFrame) -> dict[str, str]:
     """Each row key of :meth:`TrendMeasurement.by_benchmark` → its name for a reader: a benchmark its own, a set its
     benchmarks joined by " + " and its short id ("MMLU + BBH + MATH-hard + HumanEval [paper]"), from its label
     (:func:`densing.present.forest.row_display`), else from its ``benchmarks`` as labels name them (or in capitals)."""
-    from densing.present.forest import row_display
-
     sets = rows[rows["capability"] == "set"]
     sets = list(zip(sets["row"], sets["label"], sets["capability"], sets["benchmarks"]))  # the columns' own values
     known: dict[str, str] = {}
@@ -126,8 +124,6 @@ def budget_parts(table: pd.DataFrame, budget_notes: dict) -> list[str]:
     """The budget sensitivity under the per-benchmark table: the paper-like rows with every reference at one D0."""
     if not len(table):
         return []
-    from densing.trend.capability import BUDGET_D0
-
     notes = "".join(f"<li>{esc(name)}: {esc(note)}</li>" for name, note in budget_notes.items())
     body = (f'<p class="sub">Each reference family refitted over its members\' sizes at one budget D0 = '
             f"{format_count(BUDGET_D0)} tokens: a member of N parameters trained on D tokens stands for the N' that reaches "

@@ -165,7 +165,7 @@ def test_the_report_draws_each_models_interval_at_first_and_never_says_hidden(re
 
 
 def test_only_the_frontier_is_named_by_text(measured):
-    from densing.report.compute import with_intervals
+    from densing.present.figures import with_intervals
 
     figure = figures.density_figure(with_intervals(measured.models, measured.densities),
                                     measured.rules[measured.headline_rule], title="t")
@@ -212,7 +212,7 @@ def _assert_apart(boxes, layout):
 
 
 def test_the_shipped_frontier_labels_do_not_overlap(measured):
-    from densing.report.compute import with_intervals
+    from densing.present.figures import with_intervals
 
     for rule in measured.rules:  # the headline rule and the others (`densing report --frontier`)
         figure = figures.density_figure(with_intervals(measured.models, measured.densities), measured.rules[rule], title="t")
