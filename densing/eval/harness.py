@@ -262,47 +262,6 @@ def config_hash(
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-# ---------------------------------------------------------------------------------------------
-# requests
-
-
-#: lm-eval's default ``fewshot_random_seed`` (``simple_evaluate``), which seeds each task's few-shot sampler
-FEWSHOT_SEED = 1234
-
-
-def build_instances(
-    task_names: Sequence[str],
-    limit: int | None = None,
-    num_fewshot: int | None = None,
-    data_root: str | Path | None = None,
-    *,
-    include_paths: Sequence[str | Path] = (),
-) -> list[Any]:
-    """The lm-eval ``Instance`` objects (requests) of the named tasks, task by task in the given order.
-
-    The tasks are densing's shipped tasks (local-data and OLMES ones read their files under
-    ``data_root``, default ``$DENSING_SHARED_DATA`` or ``../shared/data``) and those under
-    ``include_paths``. ``limit`` takes the first docs of each task; ``num_fewshot``, when given,
-    replaces each task's own shot count. The few-shot examples are drawn with lm-eval's default
-    few-shot seed (:data:`FEWSHOT_SEED`), as ``lm_eval.simple_evaluate`` draws them: every call
-    builds the same requests. Builds requests only: no model is loaded.
-    """
-    # naming the tasks as needed leaves lm-eval's built-in tasks out of the index when none of them is
-    manager = task_manager(include_paths, needed=list(task_names), data_root=data_root)
-    loaded = manager.load(list(task_names))["tasks"]
-    instances: list[Any] = []
-    for name in task_names:
-        if name not in loaded:
-            raise EvalError(f"lm-eval task {name!r} is not available")
-        task = loaded[name]
-        if num_fewshot is not None:
-            task.set_config(key="num_fewshot", value=num_fewshot)
-        task.set_fewshot_seed(seed=FEWSHOT_SEED)
-        task.build_all_requests(limit=limit, rank=0, world_size=1)
-        instances.extend(task.instances)
-    return instances
-
-
 #: lm-eval warnings that describe what densing sets on purpose, logger → words of its messages: densing's
 #: local tasks read their splits through a ``custom_dataset`` loader, and densing gives each benchmark its
 #: protocol's shots. Left in, a leaderboard-v1 run prints 57 pairs of them for MMLU alone.

@@ -1,11 +1,12 @@
-"""densing.eval.request_cache: a store's lm-eval request cache read back, and cached strings put on a task's requests."""
+"""A store's lm-eval request cache read back (tools/lm_eval_requests.py), cached strings put on a task's requests
+(studies/bbh_per_task.py), and caches merged (densing.eval.request_cache)."""
 import pickle
 import sqlite3
 
 import pytest
 
 from densing.errors import InputError
-from densing.eval.request_cache import bbh_task_names, fill_from_cache, read_request_cache
+from tools.lm_eval_requests import bbh_task_names, read_request_cache
 
 
 def _store(tmp_path, entries: dict, models=("m",)):
@@ -44,6 +45,8 @@ class _Task:
 
 def test_cached_strings_fill_their_requests_and_the_rest_drop_out():
     from lm_eval.api.model import hash_args
+
+    from studies.bbh_per_task import fill_from_cache  # the study sets lm-eval's offline switches when imported
 
     done, missing = _Instance(("Q: 1+1?", {"until": ["\n"]})), _Instance(("Q: 2+2?", {"until": ["\n"]}))
     task = _Task([done, missing])
