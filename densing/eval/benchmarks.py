@@ -174,11 +174,6 @@ def register(benchmark: Benchmark) -> Benchmark:
     return KNOWN_BENCHMARKS.register(benchmark.name, benchmark)
 
 
-def get(name: str) -> Benchmark:
-    """The known benchmark ``name``; an unknown name is an :class:`densing.errors.InputError` listing the known ones."""
-    return KNOWN_BENCHMARKS.get(name)
-
-
 def suite_benchmarks(name: str, *, local_data: bool = False) -> tuple[list[str], list[str]]:
     """The benchmark names of suite ``name``, and those left out: with ``local_data``, the members
     that have no local split. An unknown suite is an :class:`InputError` naming the known ones."""

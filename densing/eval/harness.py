@@ -40,10 +40,6 @@ def lm_eval_version() -> str:
     return version("lm_eval")
 
 
-# ---------------------------------------------------------------------------------------------
-# benchmarks and tasks
-
-
 def task_manager(
     include_paths: Sequence[str | Path] = (),
     needed: Sequence[str] = (),
@@ -235,14 +231,14 @@ def config_hash(
     spec: ModelSpec,
     bench: Benchmark,
     *,
-    backend: str | Mapping[str, Any],
+    backend: Mapping[str, Any],
     limit: float | None,
     tasks_digest: str,
     data_digest: str | None = None,
 ) -> str:
     """SHA-256 (16 hex digits) of everything that changes a pair's rows: what model is loaded,
     the benchmark's tasks and shots, its task files (``tasks_digest``, :func:`tasks_digest`), the limit,
-    the backend (a name, or its record's key entries, :meth:`densing.eval.backends.Backend.key`: ``densing-hf``
+    the backend (its record's key entries, :meth:`densing.eval.backends.Backend.key`: ``densing-hf``
     is ``hf`` with the prefix cache), lm-eval's version, the content of the local data (``data_digest``, :func:`data_digest`;
     None for data from the Hub), and the metadata written into the rows (params, training tokens,
     release date). No path enters it: a store is found done wherever the repository and the data lie."""
@@ -258,7 +254,7 @@ def config_hash(
         payload["style"] = bench.style
     if data_digest is not None:
         payload["data"] = data_digest
-    payload.update({"backend": backend} if isinstance(backend, str) else backend)
+    payload.update(backend)
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 

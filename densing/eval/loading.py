@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from densing.errors import EvalError, InputError
 from densing.eval import backends
-from densing.eval.harness import require_lm_eval
 from densing.eval.models import ModelSpec
 from densing.validation import Device, WholeNumber, Interval, validate
 
@@ -150,8 +149,7 @@ def _count_parameters_from_config(spec: ModelSpec) -> ParameterCounts:
 
 
 def load_model(
-    spec: ModelSpec, *, backend: str, device: str | None, batch_size: int | str, prefix_cache: bool = False,
-    settings: PrefixSettings | None = None,
+    spec: ModelSpec, *, backend: str, device: str | None, batch_size: int | str, settings: PrefixSettings | None = None,
 ) -> tuple[Any, ParameterCounts]:
     """Load ``spec`` with lm-eval's backend ``backend``; return (lm, its parameter counts).
 
@@ -160,13 +158,10 @@ def load_model(
     (:class:`densing.eval.backends.prefix.lm.PrefixCachedHFLM`) runs every distinct token position of the
     log-likelihood requests once and decodes greedy requests over their shared prefixes (the same numbers and
     strings, far fewer forward passes on a CPU); ``settings`` (a
-    :class:`densing.eval.backends.prefix.settings.PrefixSettings`) configure it. ``prefix_cache=True`` is the
-    deprecated spelling of ``backend="densing-hf"``. The parameters are counted on the loaded torch module where
-    the lm-eval model holds one (``lm.model``), else on the model's config.
+    :class:`densing.eval.backends.prefix.settings.PrefixSettings`) configure it. The parameters are counted on the
+    loaded torch module where the lm-eval model holds one (``lm.model``), else on the model's config.
     """
-    require_lm_eval()
-    validate(SWEEP_CONSTRAINTS, device=device, backend=backend)
-    backend = backends.with_prefix_cache(backend, prefix_cache)
+    validate(SWEEP_CONSTRAINTS, device=device, backend=backend)  # the backend's check needs lm-eval (EvalError)
     record = backends.get(backend)
     record.check(spec)
     if settings is not None and not record.engine:
