@@ -196,12 +196,7 @@ def suite_table(name: str):
 
 def parse_benchmark_list(text: str) -> list[str]:
     """``"mmlu, bbh,mmlu"`` → ``["mmlu", "bbh"]`` (order kept, duplicates dropped)."""
-    names: list[str] = []
-    for part in text.split(","):
-        name = part.strip()
-        if name and name not in names:
-            names.append(name)
-    return names
+    return list(dict.fromkeys(name.strip() for name in text.split(",") if name.strip()))
 
 
 def benchmark_registry(local_data: bool) -> dict[str, Benchmark]:
@@ -222,10 +217,3 @@ def benchmark_table(local_data: bool = False):
                           "shots": "task default" if b.num_fewshot is None else b.num_fewshot,
                           "metric": b.metric or "task default", "style": b.style, "note": b.note}
                          for name, b in sorted(registry.items())])
-
-
-def close_names(name: str, known, count: int = 3) -> list[str]:
-    """Up to ``count`` known names close to ``name`` (difflib's ratio ≥ 0.6), for "did you mean"."""
-    import difflib
-
-    return difflib.get_close_matches(name, sorted(known), n=count, cutoff=0.6)

@@ -117,9 +117,9 @@ def resolve_benchmarks(names: Sequence[str], manager: Any, *, local_data: bool =
             companion = f"{name}_loss"
             bench = Benchmark(name, name, None, companion if companion in available else None)
         else:
-            from densing.eval.benchmarks import close_names
+            import difflib
 
-            close = close_names(name, set(KNOWN_BENCHMARKS) | set(registry))
+            close = difflib.get_close_matches(name, sorted(set(KNOWN_BENCHMARKS) | set(registry)), n=3, cutoff=0.6)
             hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
             raise EvalError(f"unknown benchmark {name!r}{hint} (densing eval --list names densing's benchmarks; any "
                             "lm-eval task name works too, including those under --include-path)")

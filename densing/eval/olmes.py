@@ -42,10 +42,6 @@ class ItemScores:
         return len(self.acc)
 
 
-def _without_leading_space(continuation: str) -> str:
-    return continuation[1:] if continuation.startswith(" ") else continuation
-
-
 def item_scores(samples: list[dict], task: Any) -> ItemScores:
     """Ladder scores of every logged sample (``log_samples=True``) of a multiple-choice task."""
     acc, len_norm, bpb = [], [], []
@@ -53,7 +49,7 @@ def item_scores(samples: list[dict], task: Any) -> ItemScores:
         gold = gold_index(task, sample["doc"])
         responses = sample["filtered_resps"]
         lls = np.array([float(r[0] if isinstance(r, (list, tuple)) else r) for r in responses])
-        answers = [_without_leading_space(str(arguments[1])) for arguments in sample["arguments"]]
+        answers = [str(arguments[1]).removeprefix(" ") for arguments in sample["arguments"]]
         if len(answers) != len(lls) or not answers:
             raise EvalError(f"task {task.config.task}: a logged sample has {len(answers)} requests and {len(lls)} responses")
         chars = np.array([max(len(a), 1) for a in answers], dtype=float)

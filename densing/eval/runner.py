@@ -276,8 +276,7 @@ def _evaluate_model(lm, counts, spec: ModelSpec, todo: list, manager, store: Pat
             on_progress(spec.name, bench.name, "running")
         value = hashes[spec.name, bench.name]
         try:
-            rows = evaluate_pair(lm, manager, spec, bench, params=counts.total, non_embedding_params=counts.non_embedding,
-                                 ladder_params=counts.ladder, limit=limit, use_cache=str(cache),
+            rows = evaluate_pair(lm, manager, spec, bench, counts, limit=limit, use_cache=str(cache),
                                  allow_unsafe_code=allow_unsafe_code, config_hash_value=value,
                                  backend=record.recorded_as, source=backend)
         except CachedOnly as stopped:  # computed requests are in the request cache; no part
