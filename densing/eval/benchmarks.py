@@ -31,6 +31,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from densing.data.benchmarks import RUNS, Benchmark, record_of_run
+from densing.eval.tasks.oe_eval_requests import REQUEST_SETS, task_name
 from densing.registry import Registry
 
 TASKS_DIRECTORY = Path(__file__).parent / "tasks"
@@ -112,23 +113,15 @@ LOCAL_BENCHMARKS: dict[str, Benchmark] = {
 OLMES_BENCHMARKS: dict[str, Benchmark] = {name: b for name, b in KNOWN_BENCHMARKS.items() if b.style == "olmes"}
 
 
-def _olmo_request_benchmarks() -> dict[str, Benchmark]:
-    from densing.eval.tasks.oe_eval_requests import REQUEST_SETS, task_name
-
-    return {
-        f"olmo_{task}_{variant}": Benchmark(
-            f"olmo_{task}_{variant}", task_name(task, variant), 0, style="olmes",
-            note=f"AI2's in-loop request set {task}/{variant}, requests verbatim",
-        )
-        for task, variant in REQUEST_SETS
-    }
-
-
 #: AI2's own request sets of the ladder (``olmo_<task>_<variant>``, e.g. ``olmo_hellaswag_rc_5shot``,
 #: ``olmo_arc_easy_test_rc_5shot``), read from ``<data root>/olmo_ladder/oe_eval_tasks`` and scored
 #: as the ladder scores them (:mod:`densing.eval.tasks.oe_eval_requests`). Their names come from the request files,
 #: so each is registered here, a record of that run alone.
-OLMO_REQUEST_BENCHMARKS: dict[str, Benchmark] = _olmo_request_benchmarks()
+OLMO_REQUEST_BENCHMARKS: dict[str, Benchmark] = {
+    f"olmo_{task}_{variant}": Benchmark(f"olmo_{task}_{variant}", task_name(task, variant), 0, style="olmes",
+                                        note=f"AI2's in-loop request set {task}/{variant}, requests verbatim")
+    for task, variant in REQUEST_SETS
+}
 for _name, _benchmark in OLMO_REQUEST_BENCHMARKS.items():
     KNOWN_BENCHMARKS.register(_name, _benchmark)
 

@@ -23,15 +23,12 @@ from densing.eval.benchmarks import (
 from densing.eval.models import ModelSpec
 
 
-def require_lm_eval() -> Any:
+def require_lm_eval() -> None:
     try:
         import lm_eval  # noqa: F401
         import torch  # noqa: F401
     except ImportError as exc:
-        raise EvalError(
-            f"densing eval needs the 'eval' extra (pip install 'densing[eval]'): {exc}"
-        ) from None
-    return lm_eval
+        raise EvalError(f"densing eval needs the 'eval' extra (pip install 'densing[eval]'): {exc}") from None
 
 
 def lm_eval_version() -> str:

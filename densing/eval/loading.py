@@ -135,19 +135,6 @@ def count_parameters(model: Any) -> ParameterCounts:
     return ParameterCounts(float(total), float(non_embedding), float(non_embedding + head))
 
 
-def _count_parameters_from_config(spec: ModelSpec) -> ParameterCounts:
-    import torch
-    from transformers import AutoConfig, AutoModelForCausalLM
-
-    extra = {"gguf_file": spec.gguf_file} if spec.gguf_file is not None else {}
-    config = AutoConfig.from_pretrained(
-        spec.model_directory(), revision=spec.revision, trust_remote_code=spec.trust_remote_code, **extra
-    )
-    with torch.device("meta"):
-        model = AutoModelForCausalLM.from_config(config, trust_remote_code=spec.trust_remote_code)
-    return count_parameters(model)
-
-
 def load_model(
     spec: ModelSpec, *, backend: str, device: str | None, batch_size: int | str, settings: PrefixSettings | None = None,
 ) -> tuple[Any, ParameterCounts]:
@@ -207,8 +194,15 @@ def _count_loaded(lm: Any, spec: ModelSpec) -> ParameterCounts:
     module = getattr(lm, "model", None)
     if isinstance(module, torch.nn.Module):
         return count_parameters(module)
-    try:
-        return _count_parameters_from_config(spec)
+    try:  # the model built on the meta device from its config: shapes without weights
+        from transformers import AutoConfig, AutoModelForCausalLM
+
+        extra = {"gguf_file": spec.gguf_file} if spec.gguf_file is not None else {}
+        config = AutoConfig.from_pretrained(spec.model_directory(), revision=spec.revision,
+                                            trust_remote_code=spec.trust_remote_code, **extra)
+        with torch.device("meta"):
+            model = AutoModelForCausalLM.from_config(config, trust_remote_code=spec.trust_remote_code)
+        return count_parameters(model)
     except Exception as exc:  # no config to read: the models file's counts, where it gives them
         if spec.params is None:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

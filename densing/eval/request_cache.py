@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from densing.errors import InputError
+from densing.eval.store import CACHE_DIRECTORY
+from densing.io import check_writable_folder
 from densing.results import Result
 
 
@@ -39,13 +42,7 @@ def merge_request_caches(sources, into: str | os.PathLike) -> list[MergedCache]:
     request two sources hold with different answers keeps the first answer and is counted. Each database is
     written to a temporary file beside it and moved into place whole. Raises
     :class:`~densing.errors.InputError` naming a source that is not a store with a request cache."""
-    from pathlib import Path
-
     from sqlitedict import SqliteDict
-
-    from densing.eval.store import CACHE_DIRECTORY
-
-    from densing.io import check_writable_folder
 
     into = check_writable_folder(into)
     stores = [Path(source) for source in sources]

@@ -125,18 +125,11 @@ def read_store(store: str | Path) -> pd.DataFrame:
     store = Path(store)
     if not store.is_dir():
         raise InputError(f"{store}: no such results store directory")
-    parts = sorted(p for p in store.rglob("*.parquet") if CACHE_DIRECTORY not in p.relative_to(store).parts)
-    if not parts:
+    if next(store.rglob("*.parquet"), None) is None:
         raise InputError(f"{store}: the results store has no parts (*.parquet)")
-    frames = []
-    for part in parts:
-        try:
-            frame = pd.read_parquet(part)
-        except Exception as exc:
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise InputError(f"{part}: cannot read Parquet part: {first}") from None
-        frames.append(validate_results(frame, source=str(part)))
-    return pd.concat(frames, ignore_index=True)
+    from densing.data.readers import read_results_store
+
+    return read_results_store(store)  # each part validated as it is read
 
 
 class CachedOnly(Exception):
