@@ -341,7 +341,7 @@ def merge_cache_command(
     import pandas as pd
 
     from densing.cli.output import OUTPUTS, print_frame
-    from densing.eval.request_cache import merge_request_caches
+    from densing.eval.store import merge_request_caches
 
     OUTPUTS.get(output_format)  # an unknown format is an InputError before any work
     merged = merge_request_caches(sources, into)

@@ -83,15 +83,11 @@ class LadderScores:
     items: int
 
 
-def ladder_scores(groups: dict[str, ItemScores], weights: dict[str, float] | None = None) -> LadderScores:
-    """Combine item scores: one group → its means; several → the ``weights``-weighted average of
-    the group means (the ladder's MMLU), standard errors √(Σ w_g² p_g(1 − p_g)/n_g)."""
+def ladder_scores(groups: dict[str, ItemScores], weights: dict[str, float]) -> LadderScores:
+    """Combine item scores: the ``weights``-weighted average of the group means (one group of weight 1: its means;
+    the ladder's MMLU: its four groups), standard errors √(Σ w_g² p_g(1 − p_g)/n_g)."""
     if not groups or any(len(g) == 0 for g in groups.values()):
         raise EvalError("ladder scores: a group has no scored items")
-    if weights is None:
-        if len(groups) != 1:
-            raise EvalError(f"ladder scores: {len(groups)} groups need weights")
-        weights = {next(iter(groups)): 1.0}
     if set(weights) != set(groups):
         raise EvalError(f"ladder scores: groups {sorted(groups)} do not match the weights' {sorted(weights)}")
     total = sum(weights.values())

@@ -231,7 +231,7 @@ def _olmes_scores(results: dict, loaded: dict, bench: Benchmark) -> Any:
         return concatenate([item_scores(samples.get(name, []), loaded["tasks"][name]) for name in leaves])
 
     if bench.score_task in loaded["tasks"]:
-        return ladder_scores({bench.name: scores([bench.score_task])})
+        return ladder_scores({bench.name: scores([bench.score_task])}, {bench.name: 1.0})
     groups = {g: f"{bench.score_task}_{g}" for g in MMLU_GROUPS}
     if not all(name in loaded["groups"] for name in groups.values()):
         raise EvalError(f"benchmark {bench.name!r}: OLMES scoring of a group needs the subgroups {', '.join(groups.values())}")

@@ -1,5 +1,5 @@
 """A store's lm-eval request cache read back (tools/lm_eval_requests.py), cached strings put on a task's requests
-(studies/bbh_per_task.py), and caches merged (densing.eval.request_cache)."""
+(studies/bbh_per_task.py), and caches merged (densing.eval.store)."""
 import pickle
 import sqlite3
 
@@ -74,7 +74,7 @@ def test_merged_caches_hold_the_union_and_count_each_sources_share(tmp_path):
     """Two machines' shards (disjoint) and a third store repeating one answer and contradicting another: the merged
     cache holds the union, the first answer wins, and every count adds up."""
     pytest.importorskip("sqlitedict")
-    from densing.eval.request_cache import merge_request_caches
+    from densing.eval.store import merge_request_caches
 
     a, b, c, into = (tmp_path / name for name in ("a", "b", "c", "into"))
     _db(a / ".cache" / "m-1" / "requests_rank0.db", {"k1": "one", "k2": (-1.5, True)})
@@ -102,7 +102,7 @@ def read_request_cache_folder(store, folder: str) -> dict:
 
 def test_a_source_that_is_no_sharded_store_is_one_line_and_nothing_is_written(tmp_path):
     pytest.importorskip("sqlitedict")
-    from densing.eval.request_cache import merge_request_caches
+    from densing.eval.store import merge_request_caches
 
     good = tmp_path / "good"
     _db(good / ".cache" / "m-1" / "requests_rank0.db", {"k": "v"})
