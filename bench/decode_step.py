@@ -6,7 +6,7 @@ slots with their own columns. Keys/values are random; the cost of a step does no
 values. Rounds alternate the order of what they compare; the first round warms up.
 
 ``runs``: with and without reading rows in runs.
-:func:`densing.eval.backends.prefix.attention.shared_prefix_attention` reads each run of rows
+:func:`densing.eval.backends.prefix.slots.shared_prefix_attention` reads each run of rows
 (:func:`densing.eval.backends.prefix.grouping.contiguous_parts`) over its own last ``width`` columns;
 the baseline reads every row over every column up to the longest row's (one run). ``rows − 1`` rows
 have own columns uniform in 40–300 (a question plus a short chain of thought) and one row has
@@ -76,7 +76,7 @@ def random_slot_cache(model, rows: int, capacity: int, prefix: int):
 def time_runs(arguments) -> int:
     import torch
 
-    from densing.eval.backends.prefix.attention import attention_swapped
+    from densing.eval.backends.prefix.slots import attention_swapped
     from densing.eval.backends.prefix.grouping import contiguous_parts
     from densing.eval.backends.prefix.settings import PrefixSettings
 
@@ -118,7 +118,7 @@ def time_drafts(arguments) -> int:
     import numpy as np
     import torch
 
-    from densing.eval.backends.prefix.attention import attention_swapped
+    from densing.eval.backends.prefix.slots import attention_swapped
 
     torch.set_num_threads(1)
     model = smollm2_model()

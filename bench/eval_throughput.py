@@ -29,7 +29,9 @@ import os
 import statistics
 import sys
 import time
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's densing and tools/
 from _timing import spread
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -99,7 +101,7 @@ def main() -> int:
     torch.set_num_threads(arguments.threads)
     from densing.eval.models import read_models_file
     from densing.eval.backends.prefix.grouping import distinct_token_count
-    from densing.eval.harness import build_instances
+    from tools.lm_eval_requests import build_instances
     from densing.eval.runner import load_model
     from densing.paths import RESULTS, SHARED_DATA
 

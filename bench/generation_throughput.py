@@ -27,8 +27,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's densing and tools/
 from _timing import spread
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -56,10 +59,10 @@ def main() -> int:
 
     torch.set_num_threads(arguments.threads)
     from densing.eval.backends.prefix.settings import PrefixSettings
-    from densing.eval.harness import build_instances
     from densing.eval.models import read_models_file
     from densing.eval.runner import load_model
     from densing.paths import RESULTS, SHARED_DATA
+    from tools.lm_eval_requests import build_instances
 
     settings = PrefixSettings(rows_per_batch=arguments.rows)  # densing at --batch-size 1 decodes --rows rows
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]

@@ -56,6 +56,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's densing and tools/
 from _timing import spread  # noqa: E402
 
 TASKS = (("densing_local_arc_challenge", 25), ("densing_local_winogrande", 5))
@@ -334,7 +335,7 @@ def _options() -> SimpleNamespace:
 
 def _requests(options: SimpleNamespace) -> tuple[list, list, list[str]]:
     """The log-likelihood instances of :data:`TASKS`, the generation instances (new tokens bounded) and every text."""
-    from densing.eval.harness import build_instances
+    from tools.lm_eval_requests import build_instances
 
     instances = []
     for task, shots in TASKS:

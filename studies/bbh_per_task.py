@@ -41,7 +41,24 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from densing.errors import DensingError  # noqa: E402
-from densing.eval.request_cache import BBH_PREFIX, bbh_task_names, fill_from_cache, read_request_cache  # noqa: E402
+from tools.lm_eval_requests import BBH_PREFIX, bbh_task_names, read_request_cache  # noqa: E402
+
+
+def fill_from_cache(task, cache: dict) -> list:
+    """The built instances of lm-eval TASK whose strings CACHE holds, each with ``resps`` set and TASK's filters
+    applied, as ``lm_eval.evaluator.evaluate`` leaves them; TASK's instances are narrowed to these."""
+    from lm_eval.api.model import hash_args
+
+    done = []
+    for instance in task.instances:
+        key = hash_args("generate_until", instance.args)
+        if key in cache:
+            instance.resps = [cache[key]]
+            done.append(instance)
+    task._instances = done
+    if done:
+        task.apply_filters()
+    return done
 
 
 def _tokenizer(models_file: str):

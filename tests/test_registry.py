@@ -47,7 +47,8 @@ def _output_formats():
 def _benchmarks():
     from densing.eval import benchmarks
 
-    return benchmarks.KNOWN_BENCHMARKS, benchmarks.register, benchmarks.get, replace(benchmarks.get("mmlu"), name="mmlu_copy")
+    known = benchmarks.KNOWN_BENCHMARKS
+    return known, benchmarks.register, known.get, replace(known.get("mmlu"), name="mmlu_copy")
 
 
 def _benchmark_records():

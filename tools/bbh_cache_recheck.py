@@ -34,9 +34,9 @@ def cached_bbh(store: str):
     from lm_eval.api.model import hash_args
 
     from densing.errors import DensingError
-    from densing.eval.harness import build_instances, task_manager
-    from densing.eval.request_cache import bbh_task_names, read_request_cache
+    from densing.eval.harness import task_manager
     from densing.paths import SHARED_DATA
+    from tools.lm_eval_requests import bbh_task_names, build_instances, read_request_cache
 
     try:
         cached = read_request_cache(store)

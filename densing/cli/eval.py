@@ -320,7 +320,7 @@ def merge_cache_command(
     """Merge the request caches of sharded runs made on several machines into one store."""
     import pandas as pd
 
-    from densing.eval.request_cache import merge_request_caches
+    from densing.eval.store import merge_request_caches
 
     OUTPUTS.get(output_format)  # an unknown format is an InputError before any work
     merged = merge_request_caches(sources, into)

@@ -31,6 +31,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from densing.data.benchmarks import RUNS, Benchmark, record_of_run
+from densing.eval.tasks.oe_eval_requests import REQUEST_SETS, task_name
 from densing.registry import Registry
 
 TASKS_DIRECTORY = Path(__file__).parent / "tasks"
@@ -112,23 +113,15 @@ LOCAL_BENCHMARKS: dict[str, Benchmark] = {
 OLMES_BENCHMARKS: dict[str, Benchmark] = {name: b for name, b in KNOWN_BENCHMARKS.items() if b.style == "olmes"}
 
 
-def _olmo_request_benchmarks() -> dict[str, Benchmark]:
-    from densing.eval.tasks.oe_eval_requests import REQUEST_SETS, task_name
-
-    return {
-        f"olmo_{task}_{variant}": Benchmark(
-            f"olmo_{task}_{variant}", task_name(task, variant), 0, style="olmes",
-            note=f"AI2's in-loop request set {task}/{variant}, requests verbatim",
-        )
-        for task, variant in REQUEST_SETS
-    }
-
-
 #: AI2's own request sets of the ladder (``olmo_<task>_<variant>``, e.g. ``olmo_hellaswag_rc_5shot``,
 #: ``olmo_arc_easy_test_rc_5shot``), read from ``<data root>/olmo_ladder/oe_eval_tasks`` and scored
 #: as the ladder scores them (:mod:`densing.eval.tasks.oe_eval_requests`). Their names come from the request files,
 #: so each is registered here, a record of that run alone.
-OLMO_REQUEST_BENCHMARKS: dict[str, Benchmark] = _olmo_request_benchmarks()
+OLMO_REQUEST_BENCHMARKS: dict[str, Benchmark] = {
+    f"olmo_{task}_{variant}": Benchmark(f"olmo_{task}_{variant}", task_name(task, variant), 0, style="olmes",
+                                        note=f"AI2's in-loop request set {task}/{variant}, requests verbatim")
+    for task, variant in REQUEST_SETS
+}
 for _name, _benchmark in OLMO_REQUEST_BENCHMARKS.items():
     KNOWN_BENCHMARKS.register(_name, _benchmark)
 
@@ -174,11 +167,6 @@ def register(benchmark: Benchmark) -> Benchmark:
     return KNOWN_BENCHMARKS.register(benchmark.name, benchmark)
 
 
-def get(name: str) -> Benchmark:
-    """The known benchmark ``name``; an unknown name is an :class:`densing.errors.InputError` listing the known ones."""
-    return KNOWN_BENCHMARKS.get(name)
-
-
 def suite_benchmarks(name: str, *, local_data: bool = False) -> tuple[list[str], list[str]]:
     """The benchmark names of suite ``name``, and those left out: with ``local_data``, the members
     that have no local split. An unknown suite is an :class:`InputError` naming the known ones."""
@@ -201,12 +189,7 @@ def suite_table(name: str):
 
 def parse_benchmark_list(text: str) -> list[str]:
     """``"mmlu, bbh,mmlu"`` → ``["mmlu", "bbh"]`` (order kept, duplicates dropped)."""
-    names: list[str] = []
-    for part in text.split(","):
-        name = part.strip()
-        if name and name not in names:
-            names.append(name)
-    return names
+    return list(dict.fromkeys(name.strip() for name in text.split(",") if name.strip()))
 
 
 def benchmark_registry(local_data: bool) -> dict[str, Benchmark]:
@@ -227,10 +210,3 @@ def benchmark_table(local_data: bool = False):
                           "shots": "task default" if b.num_fewshot is None else b.num_fewshot,
                           "metric": b.metric or "task default", "style": b.style, "note": b.note}
                          for name, b in sorted(registry.items())])
-
-
-def close_names(name: str, known, count: int = 3) -> list[str]:
-    """Up to ``count`` known names close to ``name`` (difflib's ratio ≥ 0.6), for "did you mean"."""
-    import difflib
-
-    return difflib.get_close_matches(name, sorted(known), n=count, cutoff=0.6)

@@ -23,25 +23,18 @@ from densing.eval.benchmarks import (
 from densing.eval.models import ModelSpec
 
 
-def require_lm_eval() -> Any:
+def require_lm_eval() -> None:
     try:
         import lm_eval  # noqa: F401
         import torch  # noqa: F401
     except ImportError as exc:
-        raise EvalError(
-            f"densing eval needs the 'eval' extra (pip install 'densing[eval]'): {exc}"
-        ) from None
-    return lm_eval
+        raise EvalError(f"densing eval needs the 'eval' extra (pip install 'densing[eval]'): {exc}") from None
 
 
 def lm_eval_version() -> str:
     from importlib.metadata import version
 
     return version("lm_eval")
-
-
-# ---------------------------------------------------------------------------------------------
-# benchmarks and tasks
 
 
 def task_manager(
@@ -121,9 +114,9 @@ def resolve_benchmarks(names: Sequence[str], manager: Any, *, local_data: bool =
             companion = f"{name}_loss"
             bench = Benchmark(name, name, None, companion if companion in available else None)
         else:
-            from densing.eval.benchmarks import close_names
+            import difflib
 
-            close = close_names(name, set(KNOWN_BENCHMARKS) | set(registry))
+            close = difflib.get_close_matches(name, sorted(set(KNOWN_BENCHMARKS) | set(registry)), n=3, cutoff=0.6)
             hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
             raise EvalError(f"unknown benchmark {name!r}{hint} (densing eval --list names densing's benchmarks; any "
                             "lm-eval task name works too, including those under --include-path)")
@@ -235,14 +228,14 @@ def config_hash(
     spec: ModelSpec,
     bench: Benchmark,
     *,
-    backend: str | Mapping[str, Any],
+    backend: Mapping[str, Any],
     limit: float | None,
     tasks_digest: str,
     data_digest: str | None = None,
 ) -> str:
     """SHA-256 (16 hex digits) of everything that changes a pair's rows: what model is loaded,
     the benchmark's tasks and shots, its task files (``tasks_digest``, :func:`tasks_digest`), the limit,
-    the backend (a name, or its record's key entries, :meth:`densing.eval.backends.Backend.key`: ``densing-hf``
+    the backend (its record's key entries, :meth:`densing.eval.backends.Backend.key`: ``densing-hf``
     is ``hf`` with the prefix cache), lm-eval's version, the content of the local data (``data_digest``, :func:`data_digest`;
     None for data from the Hub), and the metadata written into the rows (params, training tokens,
     release date). No path enters it: a store is found done wherever the repository and the data lie."""
@@ -258,49 +251,8 @@ def config_hash(
         payload["style"] = bench.style
     if data_digest is not None:
         payload["data"] = data_digest
-    payload.update({"backend": backend} if isinstance(backend, str) else backend)
+    payload.update(backend)
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-
-# ---------------------------------------------------------------------------------------------
-# requests
-
-
-#: lm-eval's default ``fewshot_random_seed`` (``simple_evaluate``), which seeds each task's few-shot sampler
-FEWSHOT_SEED = 1234
-
-
-def build_instances(
-    task_names: Sequence[str],
-    limit: int | None = None,
-    num_fewshot: int | None = None,
-    data_root: str | Path | None = None,
-    *,
-    include_paths: Sequence[str | Path] = (),
-) -> list[Any]:
-    """The lm-eval ``Instance`` objects (requests) of the named tasks, task by task in the given order.
-
-    The tasks are densing's shipped tasks (local-data and OLMES ones read their files under
-    ``data_root``, default ``$DENSING_SHARED_DATA`` or ``../shared/data``) and those under
-    ``include_paths``. ``limit`` takes the first docs of each task; ``num_fewshot``, when given,
-    replaces each task's own shot count. The few-shot examples are drawn with lm-eval's default
-    few-shot seed (:data:`FEWSHOT_SEED`), as ``lm_eval.simple_evaluate`` draws them: every call
-    builds the same requests. Builds requests only: no model is loaded.
-    """
-    # naming the tasks as needed leaves lm-eval's built-in tasks out of the index when none of them is
-    manager = task_manager(include_paths, needed=list(task_names), data_root=data_root)
-    loaded = manager.load(list(task_names))["tasks"]
-    instances: list[Any] = []
-    for name in task_names:
-        if name not in loaded:
-            raise EvalError(f"lm-eval task {name!r} is not available")
-        task = loaded[name]
-        if num_fewshot is not None:
-            task.set_config(key="num_fewshot", value=num_fewshot)
-        task.set_fewshot_seed(seed=FEWSHOT_SEED)
-        task.build_all_requests(limit=limit, rank=0, world_size=1)
-        instances.extend(task.instances)
-    return instances
 
 
 #: lm-eval warnings that describe what densing sets on purpose, logger → words of its messages: densing's

@@ -81,7 +81,7 @@ def _arguments(sample: dict) -> list[tuple[str, str]]:
 
 
 def samples_loss(path: Path, output_type: str) -> LossTotals:
-    """Conditional loss from a 0.4 samples JSONL of a multiple-choice or loglikelihood task.
+    """Conditional loss from a 0.4 samples JSONL of a multiple-choice or loglikelihood task (``output_type``).
 
     The gold request is the sample's ``target`` (a choice index, or the choice text); samples
     whose gold cannot be told (several contexts, one continuation: Winogrande-style) are skipped.
@@ -114,8 +114,6 @@ def samples_loss(path: Path, output_type: str) -> LossTotals:
                     index = int(target.strip())
             if not 0 <= index < len(arguments):
                 continue
-        else:
-            return EMPTY
         context, continuation = arguments[index]
         try:
             log_likelihood = _response_log_likelihood(responses[index])

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from densing.errors import EvalError, InputError
 from densing.eval import backends
-from densing.eval.harness import require_lm_eval
 from densing.eval.models import ModelSpec
 from densing.validation import Device, WholeNumber, Interval, validate
 
@@ -136,22 +135,8 @@ def count_parameters(model: Any) -> ParameterCounts:
     return ParameterCounts(float(total), float(non_embedding), float(non_embedding + head))
 
 
-def _count_parameters_from_config(spec: ModelSpec) -> ParameterCounts:
-    import torch
-    from transformers import AutoConfig, AutoModelForCausalLM
-
-    extra = {"gguf_file": spec.gguf_file} if spec.gguf_file is not None else {}
-    config = AutoConfig.from_pretrained(
-        spec.model_directory(), revision=spec.revision, trust_remote_code=spec.trust_remote_code, **extra
-    )
-    with torch.device("meta"):
-        model = AutoModelForCausalLM.from_config(config, trust_remote_code=spec.trust_remote_code)
-    return count_parameters(model)
-
-
 def load_model(
-    spec: ModelSpec, *, backend: str, device: str | None, batch_size: int | str, prefix_cache: bool = False,
-    settings: PrefixSettings | None = None,
+    spec: ModelSpec, *, backend: str, device: str | None, batch_size: int | str, settings: PrefixSettings | None = None,
 ) -> tuple[Any, ParameterCounts]:
     """Load ``spec`` with lm-eval's backend ``backend``; return (lm, its parameter counts).
 
@@ -160,13 +145,10 @@ def load_model(
     (:class:`densing.eval.backends.prefix.lm.PrefixCachedHFLM`) runs every distinct token position of the
     log-likelihood requests once and decodes greedy requests over their shared prefixes (the same numbers and
     strings, far fewer forward passes on a CPU); ``settings`` (a
-    :class:`densing.eval.backends.prefix.settings.PrefixSettings`) configure it. ``prefix_cache=True`` is the
-    deprecated spelling of ``backend="densing-hf"``. The parameters are counted on the loaded torch module where
-    the lm-eval model holds one (``lm.model``), else on the model's config.
+    :class:`densing.eval.backends.prefix.settings.PrefixSettings`) configure it. The parameters are counted on the
+    loaded torch module where the lm-eval model holds one (``lm.model``), else on the model's config.
     """
-    require_lm_eval()
-    validate(SWEEP_CONSTRAINTS, device=device, backend=backend)
-    backend = backends.with_prefix_cache(backend, prefix_cache)
+    validate(SWEEP_CONSTRAINTS, device=device, backend=backend)  # the backend's check needs lm-eval (EvalError)
     record = backends.get(backend)
     record.check(spec)
     if settings is not None and not record.engine:
@@ -212,8 +194,15 @@ def _count_loaded(lm: Any, spec: ModelSpec) -> ParameterCounts:
     module = getattr(lm, "model", None)
     if isinstance(module, torch.nn.Module):
         return count_parameters(module)
-    try:
-        return _count_parameters_from_config(spec)
+    try:  # the model built on the meta device from its config: shapes without weights
+        from transformers import AutoConfig, AutoModelForCausalLM
+
+        extra = {"gguf_file": spec.gguf_file} if spec.gguf_file is not None else {}
+        config = AutoConfig.from_pretrained(spec.model_directory(), revision=spec.revision,
+                                            trust_remote_code=spec.trust_remote_code, **extra)
+        with torch.device("meta"):
+            model = AutoModelForCausalLM.from_config(config, trust_remote_code=spec.trust_remote_code)
+        return count_parameters(model)
     except Exception as exc:  # no config to read: the models file's counts, where it gives them
         if spec.params is None:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

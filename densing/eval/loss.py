@@ -111,34 +111,20 @@ def gold_index(task: Any, doc: dict) -> int:
     return gold
 
 
-def sample_loss(
-    sample: dict,
-    output_type: str,
-    token_count: Callable[[str, str], int],
-    task: Any = None,
-) -> LossTotals:
-    """The conditional loss of one logged lm-eval sample (``log_samples=True``)."""
-    if output_type == "multiple_choice":
-        index = gold_index(task, sample["doc"])
-    elif output_type == "loglikelihood":
-        index = 0
-    else:
-        raise EvalError(f"conditional loss needs a multiple_choice or loglikelihood task, got {output_type!r}")
-    arguments = sample["arguments"][index]
-    context, continuation = str(arguments[0]), str(arguments[1])
-    response = sample["filtered_resps"][index]
-    log_likelihood = float(response[0] if isinstance(response, (list, tuple)) else response)
-    return LossTotals(
-        loss_total=-log_likelihood,
-        tokens=token_count(context, continuation),
-        bytes=continuation_byte_count(context, continuation),
-        samples=1,
-    )
-
-
 def task_loss(samples: list[dict], output_type: str, token_count: Callable[[str, str], int], task: Any = None) -> LossTotals:
-    """Sum of :func:`sample_loss` over a task's logged samples."""
+    """The conditional loss summed over a task's logged lm-eval samples (``log_samples=True``): each sample's gold
+    request (:func:`gold_index`; a ``loglikelihood`` sample's one request)."""
     total = EMPTY
     for sample in samples:
-        total = total + sample_loss(sample, output_type, token_count, task)
+        if output_type == "multiple_choice":
+            index = gold_index(task, sample["doc"])
+        elif output_type == "loglikelihood":
+            index = 0
+        else:
+            raise EvalError(f"conditional loss needs a multiple_choice or loglikelihood task, got {output_type!r}")
+        context, continuation = str(sample["arguments"][index][0]), str(sample["arguments"][index][1])
+        response = sample["filtered_resps"][index]
+        log_likelihood = float(response[0] if isinstance(response, (list, tuple)) else response)
+        total = total + LossTotals(-log_likelihood, token_count(context, continuation),
+                                   continuation_byte_count(context, continuation), 1)
     return total

@@ -42,10 +42,6 @@ class ItemScores:
         return len(self.acc)
 
 
-def _without_leading_space(continuation: str) -> str:
-    return continuation[1:] if continuation.startswith(" ") else continuation
-
-
 def item_scores(samples: list[dict], task: Any) -> ItemScores:
     """Ladder scores of every logged sample (``log_samples=True``) of a multiple-choice task."""
     acc, len_norm, bpb = [], [], []
@@ -53,7 +49,7 @@ def item_scores(samples: list[dict], task: Any) -> ItemScores:
         gold = gold_index(task, sample["doc"])
         responses = sample["filtered_resps"]
         lls = np.array([float(r[0] if isinstance(r, (list, tuple)) else r) for r in responses])
-        answers = [_without_leading_space(str(arguments[1])) for arguments in sample["arguments"]]
+        answers = [str(arguments[1]).removeprefix(" ") for arguments in sample["arguments"]]
         if len(answers) != len(lls) or not answers:
             raise EvalError(f"task {task.config.task}: a logged sample has {len(answers)} requests and {len(lls)} responses")
         chars = np.array([max(len(a), 1) for a in answers], dtype=float)
@@ -87,15 +83,11 @@ class LadderScores:
     items: int
 
 
-def ladder_scores(groups: dict[str, ItemScores], weights: dict[str, float] | None = None) -> LadderScores:
-    """Combine item scores: one group → its means; several → the ``weights``-weighted average of
-    the group means (the ladder's MMLU), standard errors √(Σ w_g² p_g(1 − p_g)/n_g)."""
+def ladder_scores(groups: dict[str, ItemScores], weights: dict[str, float]) -> LadderScores:
+    """Combine item scores: the ``weights``-weighted average of the group means (one group of weight 1: its means;
+    the ladder's MMLU: its four groups), standard errors √(Σ w_g² p_g(1 − p_g)/n_g)."""
     if not groups or any(len(g) == 0 for g in groups.values()):
         raise EvalError("ladder scores: a group has no scored items")
-    if weights is None:
-        if len(groups) != 1:
-            raise EvalError(f"ladder scores: {len(groups)} groups need weights")
-        weights = {next(iter(groups)): 1.0}
     if set(weights) != set(groups):
         raise EvalError(f"ladder scores: groups {sorted(groups)} do not match the weights' {sorted(weights)}")
     total = sum(weights.values())

@@ -22,6 +22,7 @@ import densing
 from densing.errors import EvalError
 from densing.eval.benchmarks import Benchmark
 from densing.eval.harness import lm_eval_version, quiet_expected_lm_eval_warnings
+from densing.eval.loading import ParameterCounts
 from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, log_space_perplexity, task_loss
 from densing.eval.models import ModelSpec
 
@@ -52,10 +53,8 @@ def evaluate_pair(
     manager: Any,
     spec: ModelSpec,
     bench: Benchmark,
+    counts: ParameterCounts,
     *,
-    params: float,
-    non_embedding_params: float,
-    ladder_params: float | None = None,
     limit: float | None,
     use_cache: str | None,
     allow_unsafe_code: bool = False,
@@ -63,7 +62,8 @@ def evaluate_pair(
     backend: str = "hf",
     source: str | None = None,
 ) -> pd.DataFrame:
-    """Run one benchmark on a loaded model through ``lm_eval.simple_evaluate``; return tidy rows.
+    """Run one benchmark on a loaded model through ``lm_eval.simple_evaluate``; return tidy rows. ``counts``: the
+    model's parameters as loaded (:func:`densing.eval.loading.load_model`), where the models file gives none.
 
     ``backend`` is what the rows' ``backend`` column records (:attr:`densing.eval.backends.Backend.recorded_as`),
     ``source`` the backend's name in their ``source`` column (default ``backend``). A model without a tokenizer
@@ -71,18 +71,18 @@ def evaluate_pair(
 
     An OLMES-style benchmark (``bench.style == "olmes"``) is scored as the OLMo ladder scores it
     (:mod:`densing.eval.olmes`): metrics ``acc`` and ``len_norm``, ``loss`` the mean bits per byte
-    of the correct answer (``loss_unit`` ``bpb``), ``params`` the ladder's count (``ladder_params``:
+    of the correct answer (``loss_unit`` ``bpb``), ``params`` the ladder's count (``counts.ladder``:
     input embedding excluded, output head included) unless the models file gives ``params``.
     """
     results, loaded, started = _run_harness(lm, manager, spec, bench, limit=limit, use_cache=use_cache,
                                    allow_unsafe_code=allow_unsafe_code)
     score = results["results"].get(bench.score_task)
     metrics = _metric_rows(score or {})
+    params = counts.total
     ladder = _olmes_scores(results, loaded, bench) if bench.style == "olmes" else None
     if ladder is not None:
         metrics = [("acc", ladder.acc, ladder.acc_stderr), ("len_norm", ladder.len_norm, ladder.len_norm_stderr)]
-        if ladder_params is not None:
-            params = ladder_params
+        params = counts.ladder
     if not metrics:
         raise EvalError(f"{spec.name} / {bench.name}: lm-eval reported no metric for task {bench.score_task!r}")
     score_leaves = _leaves(loaded, bench.score_task)
@@ -95,22 +95,21 @@ def evaluate_pair(
         shot = (results.get("n-shot") or {}).get(score_leaves[0])
     wall_seconds = time.perf_counter() - started
     version = lm_eval_version()
-    timestamp = _datetime.datetime.now(_datetime.timezone.utc).isoformat(timespec="seconds")
     common = {
         "n_shot": shot,
         "params": spec.params if spec.params is not None else params,
-        "non_embedding_params": spec.non_embedding_params if spec.non_embedding_params is not None else non_embedding_params,
+        "non_embedding_params": spec.non_embedding_params if spec.non_embedding_params is not None else counts.non_embedding,
         "train_tokens": spec.train_tokens,
         "release_date": spec.release_date,
         "family": spec.family,
         "revision": spec.revision,
         "source": f"densing {densing.__version__} eval via lm-eval {version} ({source or backend})",
-        "loss": ladder.bpb if ladder is not None else (totals.loss_per_sample if has_loss else math.nan),
+        "loss": ladder.bpb if ladder is not None else totals.loss_per_sample,  # each ratio NaN without samples
         "loss_unit": "bpb" if ladder is not None else "nats",
         "items": ladder.items if ladder is not None else scored,
-        "loss_per_token": totals.loss_per_token if has_loss else math.nan,
-        "loss_per_byte": totals.loss_per_byte if has_loss else math.nan,
-        "loss_per_sample": totals.loss_per_sample if has_loss else math.nan,
+        "loss_per_token": totals.loss_per_token,
+        "loss_per_byte": totals.loss_per_byte,
+        "loss_per_sample": totals.loss_per_sample,
         "loss_total": totals.loss_total if has_loss else math.nan,
         "loss_tokens": totals.tokens,
         "loss_bytes": totals.bytes,
@@ -122,7 +121,7 @@ def evaluate_pair(
         "backend": backend,
         "config_hash": config_hash_value,
         "lm_eval_version": version,
-        "timestamp": timestamp,
+        "timestamp": _datetime.datetime.now(_datetime.timezone.utc).isoformat(timespec="seconds"),
         "wall_seconds": wall_seconds,
     }
     return pd.DataFrame([{"model": spec.name, "benchmark": bench.name, "metric": metric, "value": value, "stderr": stderr,
@@ -232,7 +231,7 @@ def _olmes_scores(results: dict, loaded: dict, bench: Benchmark) -> Any:
         return concatenate([item_scores(samples.get(name, []), loaded["tasks"][name]) for name in leaves])
 
     if bench.score_task in loaded["tasks"]:
-        return ladder_scores({bench.name: scores([bench.score_task])})
+        return ladder_scores({bench.name: scores([bench.score_task])}, {bench.name: 1.0})
     groups = {g: f"{bench.score_task}_{g}" for g in MMLU_GROUPS}
     if not all(name in loaded["groups"] for name in groups.values()):
         raise EvalError(f"benchmark {bench.name!r}: OLMES scoring of a group needs the subgroups {', '.join(groups.values())}")
@@ -243,6 +242,4 @@ def _leaves(loaded: dict, name: str) -> list[str]:
     if name in loaded["tasks"]:
         return [name]
     group = loaded["groups"].get(name)
-    if group is None:
-        return []
-    return [t.task_name for t in group.get_all_tasks()]
+    return [] if group is None else [t.task_name for t in group.get_all_tasks()]

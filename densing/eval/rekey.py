@@ -126,8 +126,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if not args.store.is_dir():
             raise InputError(f"{args.store}: no such results store directory")
-        if not args.models.is_file():
-            raise InputError(f"{args.models}: no such models file")
         if args.suite is not None:
             from densing.eval.benchmarks import suite_benchmarks
 

@@ -48,17 +48,12 @@ from densing.validation import validate_params
 ProgressCallback = Callable[[str, str, str], None]
 
 
-# ---------------------------------------------------------------------------------------------
-# sweeps
-
-
 def as_model_specs(models: str | Path | Sequence[ModelSpec | dict]) -> list[ModelSpec]:
     """A models file path, or a list of :class:`ModelSpec` / mappings, as model specs."""
     if isinstance(models, (str, Path)):
         return read_models_file(models)
-    specs = []
-    for i, entry in enumerate(models):
-        specs.append(entry if isinstance(entry, ModelSpec) else model_spec_from_mapping(entry, where=f"models[{i}]"))
+    specs = [entry if isinstance(entry, ModelSpec) else model_spec_from_mapping(entry, where=f"models[{i}]")
+             for i, entry in enumerate(models)]
     if not specs:
         raise InputError("models: no model given")
     return specs
@@ -89,14 +84,13 @@ def sweep_hashes(
     limit: float | None = None,
     include_paths: Sequence[str | Path] = (),
     data_root: str | Path | None = None,
-    prefix_cache: bool = False,
 ) -> dict[tuple[str, str], str]:
     """The config hash of every (model, benchmark) pair of a sweep, by (model name, benchmark name): the
     benchmark's own task files (:func:`~densing.eval.harness.tasks_digest` over densing's task folder and
     ``include_paths``), when ``data_root`` is given the content of its local data
     (:func:`~densing.eval.harness.data_digest`), and the backend's key entries
-    (:meth:`densing.eval.backends.Backend.key`). ``prefix_cache=True``: deprecated, ``backend="densing-hf"``."""
-    key = backends.get(backends.with_prefix_cache(backend, prefix_cache)).key()
+    (:meth:`densing.eval.backends.Backend.key`)."""
+    key = backends.get(backend).key()
     roots = [TASKS_DIRECTORY, *map(Path, include_paths)]
     data = data_digest(data_root) if data_root is not None else None
     digests = {bench.name: tasks_digest(manager, bench, roots) for bench in benches}
@@ -182,8 +176,11 @@ def run_sweep(
             run_isolated(spec.name, {**options, "models": [spec], "benchmarks": [bench.name for bench in todo],
                                      "store": store}, on_progress)
             continue
-        lm, counts = _load(spec, backend=backend, device=device, batch_size=batch_size, settings=settings, shard=shard,
-                           time_limit=time_limit)
+        lm, counts = load_model(spec, backend=backend, device=device, batch_size=batch_size, settings=settings)
+        if shard is not None:  # this shard's share, and the time limit's end, set on the prefix engine
+            lm.shard = shard
+        if time_limit is not None:
+            lm.admit_until = time.monotonic() + time_limit
         try:
             other_rank |= _evaluate_model(lm, counts, spec, todo, manager, store, hashes, record, backend, limit=limit,
                                           allow_unsafe_code=allow_unsafe_code, on_progress=on_progress)
@@ -220,17 +217,6 @@ def _pending(store: Path, specs: list[ModelSpec], benches: list[Benchmark], hash
     if any(pending.values()):
         check_device_present(device)
     return pending
-
-
-def _load(spec: ModelSpec, *, backend: str, device, batch_size, settings, shard, time_limit):
-    """(lm, its parameter counts): ``spec`` loaded (:func:`load_model`), with this shard's share and the time limit's
-    end set on the prefix engine."""
-    lm, counts = load_model(spec, backend=backend, device=device, batch_size=batch_size, settings=settings)
-    if shard is not None:
-        lm.shard = shard
-    if time_limit is not None:
-        lm.admit_until = time.monotonic() + time_limit
-    return lm, counts
 
 
 def sweep_tasks(benchmarks: Sequence[str] | str, include_paths, *, local_data: bool, data_root,
@@ -290,8 +276,7 @@ def _evaluate_model(lm, counts, spec: ModelSpec, todo: list, manager, store: Pat
             on_progress(spec.name, bench.name, "running")
         value = hashes[spec.name, bench.name]
         try:
-            rows = evaluate_pair(lm, manager, spec, bench, params=counts.total, non_embedding_params=counts.non_embedding,
-                                 ladder_params=counts.ladder, limit=limit, use_cache=str(cache),
+            rows = evaluate_pair(lm, manager, spec, bench, counts, limit=limit, use_cache=str(cache),
                                  allow_unsafe_code=allow_unsafe_code, config_hash_value=value,
                                  backend=record.recorded_as, source=backend)
         except CachedOnly as stopped:  # computed requests are in the request cache; no part

@@ -74,8 +74,8 @@ def test_one_register_call_makes_a_benchmark_known_everywhere(toy, tmp_path):
     tidy = read_wide_csv(wide)
     assert list(tidy["benchmark"]) == ["toy_bench"] and list(tidy["n_shot"]) == [3]
     # densing eval runs each of its protocols by name, and knows whose score each is
-    assert eval_benchmarks.get("toy_bench").score_task == "toy_task"
-    assert eval_benchmarks.get("toy_protocol_bench").num_fewshot == 5
+    assert eval_benchmarks.KNOWN_BENCHMARKS.get("toy_bench").score_task == "toy_task"
+    assert eval_benchmarks.KNOWN_BENCHMARKS.get("toy_protocol_bench").num_fewshot == 5
     assert benchmarks.record_of_run("toy_protocol_bench") is toy
 
 
@@ -85,7 +85,7 @@ def test_unregistering_the_record_takes_it_out_of_every_view(toy):
     from densing.eval import benchmarks as eval_benchmarks
 
     with pytest.raises(InputError, match="expected one of"):
-        eval_benchmarks.get("toy_protocol_bench")
+        eval_benchmarks.KNOWN_BENCHMARKS.get("toy_protocol_bench")
     benchmarks.register(toy)  # the fixture unregisters it again
 
 
@@ -106,7 +106,7 @@ def test_eval_register_adds_a_run_to_the_record_of_its_name_and_takes_it_out_aga
     assert eval_benchmarks.register(run) is run
     try:
         assert BENCHMARKS["sciq"].runs == (run,) and BENCHMARKS["sciq"].chance == 0.25
-        assert eval_benchmarks.get("sciq") is run
+        assert eval_benchmarks.KNOWN_BENCHMARKS.get("sciq") is run
     finally:
         eval_benchmarks.KNOWN_BENCHMARKS.unregister("sciq")
     assert BENCHMARKS["sciq"] == before and "sciq" not in eval_benchmarks.KNOWN_BENCHMARKS

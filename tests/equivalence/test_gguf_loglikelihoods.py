@@ -136,7 +136,7 @@ class NumpyLlama:
 def test_log_likelihoods_match_a_numpy_forward_pass():
     import torch
 
-    from densing.eval.harness import build_instances
+    from tools.lm_eval_requests import build_instances
     from densing.eval.models import model_spec_from_mapping
     from densing.eval.loading import load_model
 

@@ -1,4 +1,4 @@
-"""densing.eval.harness.build_instances: the lm-eval requests of named tasks, without a model."""
+"""tools/lm_eval_requests.build_instances: the lm-eval requests of named tasks, without a model."""
 from __future__ import annotations
 
 import pytest
@@ -11,7 +11,7 @@ pytestmark = pytest.mark.eval
 
 
 def test_build_instances_of_an_included_task(tiny_tasks):
-    from densing.eval.harness import FEWSHOT_SEED, build_instances
+    from tools.lm_eval_requests import FEWSHOT_SEED, build_instances
 
     instances = build_instances(["tiny_mc"], limit=2, include_paths=[tiny_tasks])
     assert len(instances) == 6  # 2 docs x 3 choices
@@ -22,7 +22,7 @@ def test_build_instances_of_an_included_task(tiny_tasks):
 
 @pytest.mark.skipif(not (SHARED_DATA / "benchmarks").is_dir(), reason=f"{SHARED_DATA / 'benchmarks'}: no local benchmark splits")
 def test_build_instances_of_a_local_task_with_shots():
-    from densing.eval.harness import FEWSHOT_SEED, build_instances
+    from tools.lm_eval_requests import FEWSHOT_SEED, build_instances
 
     zero = build_instances(["densing_local_arc_easy"], limit=2, data_root=SHARED_DATA)
     two = build_instances(["densing_local_arc_easy"], limit=2, num_fewshot=2, data_root=SHARED_DATA)
@@ -40,7 +40,7 @@ def test_build_instances_draws_the_same_shots_with_lm_evals_seed():
 
     from lm_eval.evaluator import simple_evaluate
 
-    from densing.eval.harness import FEWSHOT_SEED, build_instances
+    from tools.lm_eval_requests import FEWSHOT_SEED, build_instances
 
     first, second = (build_instances(["densing_local_winogrande"], limit=3, num_fewshot=5, data_root=SHARED_DATA)
                      for _ in range(2))

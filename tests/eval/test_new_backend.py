@@ -80,7 +80,7 @@ def test_the_deprecated_prefix_cache_names_densing_hf_and_keeps_the_store_key(tm
     def key(**options):
         return sweep_hashes([spec], benches, manager, include_paths=[tiny_tasks], **options)["m", "tiny_mc"]
 
-    assert key(backend="densing-hf") == key(backend="hf", prefix_cache=True) != key(backend="hf")
+    assert key(backend="densing-hf") == key(backend=with_prefix_cache("hf", True)) != key(backend="hf")
     assert len({key(backend="hf"), key(backend="vllm"), key(backend=NAME)}) == 3
 
 

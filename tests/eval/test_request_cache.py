@@ -1,11 +1,12 @@
-"""densing.eval.request_cache: a store's lm-eval request cache read back, and cached strings put on a task's requests."""
+"""A store's lm-eval request cache read back (tools/lm_eval_requests.py), cached strings put on a task's requests
+(studies/bbh_per_task.py), and caches merged (densing.eval.store)."""
 import pickle
 import sqlite3
 
 import pytest
 
 from densing.errors import InputError
-from densing.eval.request_cache import bbh_task_names, fill_from_cache, read_request_cache
+from tools.lm_eval_requests import bbh_task_names, read_request_cache
 
 
 def _store(tmp_path, entries: dict, models=("m",)):
@@ -45,6 +46,8 @@ class _Task:
 def test_cached_strings_fill_their_requests_and_the_rest_drop_out():
     from lm_eval.api.model import hash_args
 
+    from studies.bbh_per_task import fill_from_cache  # the study sets lm-eval's offline switches when imported
+
     done, missing = _Instance(("Q: 1+1?", {"until": ["\n"]})), _Instance(("Q: 2+2?", {"until": ["\n"]}))
     task = _Task([done, missing])
     filled = fill_from_cache(task, {hash_args("generate_until", done.args): " 2"})
@@ -71,7 +74,7 @@ def test_merged_caches_hold_the_union_and_count_each_sources_share(tmp_path):
     """Two machines' shards (disjoint) and a third store repeating one answer and contradicting another: the merged
     cache holds the union, the first answer wins, and every count adds up."""
     pytest.importorskip("sqlitedict")
-    from densing.eval.request_cache import merge_request_caches
+    from densing.eval.store import merge_request_caches
 
     a, b, c, into = (tmp_path / name for name in ("a", "b", "c", "into"))
     _db(a / ".cache" / "m-1" / "requests_rank0.db", {"k1": "one", "k2": (-1.5, True)})
@@ -99,7 +102,7 @@ def read_request_cache_folder(store, folder: str) -> dict:
 
 def test_a_source_that_is_no_sharded_store_is_one_line_and_nothing_is_written(tmp_path):
     pytest.importorskip("sqlitedict")
-    from densing.eval.request_cache import merge_request_caches
+    from densing.eval.store import merge_request_caches
 
     good = tmp_path / "good"
     _db(good / ".cache" / "m-1" / "requests_rank0.db", {"k": "v"})

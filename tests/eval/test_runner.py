@@ -228,6 +228,7 @@ def test_no_results_is_quiet_on_a_rank_other_than_zero_and_an_error_on_rank_zero
     from densing.errors import EvalError
     from densing.eval import runner
     from densing.eval.benchmarks import Benchmark
+    from densing.eval.loading import ParameterCounts
     from densing.eval.models import model_spec_from_mapping
 
     class Manager:
@@ -243,8 +244,8 @@ def test_no_results_is_quiet_on_a_rank_other_than_zero_and_an_error_on_rank_zero
     spec = model_spec_from_mapping({"name": "m", "model": "gpt2"}, where="test")
     expected = runner.OtherRank if rank else EvalError
     with pytest.raises(expected):
-        runner.evaluate_pair(lm, Manager(), spec, Benchmark("b", "b"), params=1.0, non_embedding_params=1.0,
-                             ladder_params=1.0, limit=None, use_cache=None, allow_unsafe_code=False,
+        runner.evaluate_pair(lm, Manager(), spec, Benchmark("b", "b"), ParameterCounts(1.0, 1.0, 1.0), limit=None,
+                             use_cache=None, allow_unsafe_code=False,
                              config_hash_value="x", backend="hf")
 
 

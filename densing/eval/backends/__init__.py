@@ -61,15 +61,30 @@ class Backend:
         return f"{type(self).__name__}({self.name!r})"
 
 
+def keyword_arguments(spec: ModelSpec, batch_size: int | str) -> dict[str, Any]:
+    """What an HF-style lm-eval class is given for ``spec``: the model's location, dtype, ``trust_remote_code`` and
+    batch size, the revision and GGUF file where set, then the models file's own ``model_args``."""
+    arguments: dict[str, Any] = {
+        "pretrained": spec.model_directory(),
+        "dtype": spec.dtype,
+        "trust_remote_code": spec.trust_remote_code,
+        "batch_size": batch_size,
+    }
+    if spec.revision:
+        arguments["revision"] = spec.revision
+    if spec.gguf_file is not None:
+        arguments["gguf_file"] = spec.gguf_file
+    return {**arguments, **dict(spec.model_args)}
+
+
 def model_arg_string(spec: ModelSpec) -> str:
-    """``spec`` as lm-eval's ``--model_args``: ``pretrained``, ``dtype``, the revision, ``trust_remote_code`` and the
-    GGUF file where set, then the models file's own ``model_args``."""
-    pairs: list[tuple[str, Any]] = [("pretrained", spec.model_directory()), ("dtype", spec.dtype)]
-    pairs += [(k, v) for k, v in (("revision", spec.revision), ("gguf_file", spec.gguf_file)) if v is not None]
-    if spec.trust_remote_code:
-        pairs.append(("trust_remote_code", True))
-    pairs += list(spec.model_args)
-    return ",".join(f"{k}={v}" for k, v in pairs)
+    """``spec`` as lm-eval's ``--model_args``: :func:`keyword_arguments` without the batch size, and without
+    ``trust_remote_code`` where it is off."""
+    arguments = keyword_arguments(spec, 0)
+    del arguments["batch_size"]
+    if not arguments["trust_remote_code"]:
+        del arguments["trust_remote_code"]
+    return ",".join(f"{k}={v}" for k, v in arguments.items())
 
 
 #: densing's records of backends, by their name in lm-eval's model registry (a name without one gets :class:`Backend`).

@@ -4,24 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from densing.eval.backends import BACKENDS, Backend
+from densing.eval.backends import BACKENDS, Backend, keyword_arguments
 from densing.eval.models import ModelSpec
-
-
-def keyword_arguments(spec: ModelSpec, batch_size: int | str) -> dict[str, Any]:
-    """What an HF-style lm-eval class is given for ``spec``: the model's location, dtype, ``trust_remote_code`` and
-    batch size, the revision and GGUF file where set, then the models file's own ``model_args``."""
-    arguments: dict[str, Any] = {
-        "pretrained": spec.model_directory(),
-        "dtype": spec.dtype,
-        "trust_remote_code": spec.trust_remote_code,
-        "batch_size": batch_size,
-    }
-    if spec.revision:
-        arguments["revision"] = spec.revision
-    if spec.gguf_file is not None:
-        arguments["gguf_file"] = spec.gguf_file
-    return arguments
 
 
 class HFBackend(Backend):
@@ -32,7 +16,7 @@ class HFBackend(Backend):
              settings: Any = None) -> Any:
         import torch
 
-        arguments = {**keyword_arguments(spec, batch_size), **dict(spec.model_args)}
+        arguments = keyword_arguments(spec, batch_size)
         arguments["device"] = device or ("cuda" if torch.cuda.is_available() else "cpu")
         if settings is not None:
             arguments["settings"] = settings

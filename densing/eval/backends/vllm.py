@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from densing.errors import InputError
-from densing.eval.backends import BACKENDS, Backend
-from densing.eval.backends.hf import keyword_arguments
+from densing.eval.backends import BACKENDS, Backend, keyword_arguments
 from densing.eval.models import ModelSpec
 
 
@@ -25,8 +24,7 @@ class VLLMBackend(Backend):
     def load(self, model_class: type, spec: ModelSpec, *, device: str | None, batch_size: int | str,
              settings: Any = None) -> Any:
         # one prompt at a time would waste the GPU: vLLM schedules its own batches
-        arguments = keyword_arguments(spec, "auto" if batch_size == 1 else batch_size)
-        return model_class(**{**arguments, **dict(spec.model_args)})
+        return model_class(**keyword_arguments(spec, "auto" if batch_size == 1 else batch_size))
 
 
 BACKENDS.register("vllm", VLLMBackend("vllm"))

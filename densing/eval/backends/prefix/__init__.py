@@ -5,8 +5,7 @@
 - :mod:`.grouping`: shared token prefixes, request groups and batches, rows cut into runs;
 - :mod:`.trie`: the log-likelihood trie walk (every distinct token position once);
 - :mod:`.drafts`: n-gram drafts and the width of a drafted step;
-- :mod:`.slots`: the slot buffers of continuous batching;
-- :mod:`.attention`: cascade attention over a shared prefix;
+- :mod:`.slots`: the slot buffers of continuous batching and the cascade attention over a shared prefix;
 - :mod:`.scheduler`: continuous batching over shared prefixes;
 - :mod:`.fixed`: fixed-batch decoding over a shared prefix;
 - :mod:`.generation`: greedy ``generate_until`` with lm-eval's strings;

@@ -27,7 +27,7 @@ import json
 from types import MappingProxyType
 from typing import Any, Sequence
 
-from densing.eval.backends.prefix import attention, fixed, scheduler
+from densing.eval.backends.prefix import fixed, scheduler, slots
 from densing.eval.backends.prefix.settings import DecodeStats, PrefixSettings
 
 #: generation keywords the greedy path handles; any other one goes to lm-eval's ``generate``
@@ -130,8 +130,8 @@ def generate_greedy(
             progress.update(1)
 
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    if attention.supported(lm.model) and not settings.fixed_batches:
-        with attention.attention_swapped(lm.model):
+    if slots.supported(lm.model) and not settings.fixed_batches:
+        with slots.attention_swapped(lm.model):
             decoder = scheduler.ContinuousDecoder(lm.model, lm.device, pad, encoded, rows, max_gen_toks, stops, finish,
                                                   settings)
             return results, decoder.run(admit_until)

@@ -16,7 +16,7 @@ iteration-level scheduling, Yu et al. 2022, OSDI; the prefix held once as in Hyd
    needs any more are dropped by moving each live slot's region to the right end of a shorter span
    (*compaction*); when the queue is empty the buffer keeps only live slots (halving). A slot's
    state (its request, region, tokens, draft index and keep counts) is one :class:`Slot`.
-3. **Attention** (:mod:`.attention`): each row reads [its group's prefix ; its own masked columns].
+3. **Attention** (:mod:`.slots`): each row reads [its group's prefix ; its own masked columns].
 4. **Drafts** (:mod:`.drafts`): each step a row proposes up to ``settings.draft`` tokens from its own
    history; the step feeds ``[pending token ; draft]`` (padded to the step's width,
    :func:`.drafts.step_width`) and keeps the longest draft prefix equal to the model's greedy
@@ -28,7 +28,7 @@ Rows stop exactly where lm-eval's batch-1 ``generate`` stops them (the rule and 
 ``tests/eval/test_generation.py`` checks the strings are identical (toy Llama over
 hypothesis-generated prompt sets, SmolLM2 on GSM8K and BBH requests). Used for decoder models whose
 attention goes through transformers' attention interface without a sliding window
-(:func:`.attention.supported`); others take the fixed-batch path.
+(:func:`.slots.supported`); others take the fixed-batch path.
 """
 from __future__ import annotations
 
