@@ -80,7 +80,7 @@ def candidates(args) -> int:
                       ignore_index=True)
     out = Path(args.fits_dir) / CANDIDATES_FILE
     atomic_write_text(out, table.to_csv(index=False, float_format="%.6g"))
-    print(eligibility.eligible_families(table[table["rule"] == "v3"]).drop(columns="headline").to_string(index=False))
+    print(eligible_families(table[table["rule"] == "v3"]).drop(columns="headline").to_string(index=False))
     print(f"wrote {out}")
     return 0
 
@@ -242,7 +242,6 @@ def _v1_v2_rules(row: dict, rule: str, own, targets, family: str, benchmark: str
     """Rules v1's and v2's R2 to R5 on one family candidate, in order: ``row``'s ``why`` says the first it fails,
     or ``eligible`` is set; the held-out columns are filled where R5 is reached."""
     from densing.laws.candidates_v3 import MAX_TOKEN_RATIO, MIN_SIZES
-    from densing.laws.candidates_v3 import held_out_error
 
     if sizes < MIN_SIZES:
         row["why"] = f"R2: {sizes} sizes with a token count and a score above chance (need {MIN_SIZES})"
@@ -266,6 +265,48 @@ def _v1_v2_rules(row: dict, rule: str, own, targets, family: str, benchmark: str
                 row["eligible"] = True
         except DensingError as exc:
             row["why"] = f"R5: held-out refit impossible: {exc}"
+
+
+def held_out_error(table, family: str, benchmark: str, *, metric: str | None = None) -> dict:
+    """Refit without the largest member, predict its score (rule R5 of rules v1 and v2, with their fit by least
+    squares on logits, shape logistic_ln_n).
+
+    Returns ``held_out`` (model), ``measured``, ``predicted`` and ``relative_error`` |Ŝ − S| / S.
+    """
+    from densing.errors import FitError
+    from densing.laws.family import family_points, fit_family
+
+    points, _ = family_points(table, family, benchmark, metric=metric)
+    if len(points) < 3:
+        raise FitError(f"family {family!r}, {benchmark}: {len(points)} member(s); holding one out needs 3")
+    largest = points.iloc[-1]
+    fit = fit_family(table, family, benchmark, metric=metric, exclude=(str(largest["model"]),), n_boot=0, method="ols",
+                     shape="logistic_ln_n")
+    predicted = float(fit.predict_score(float(largest["params"]), float(largest["train_tokens"])))
+    measured = float(largest["score"])
+    return {"held_out": str(largest["model"]), "measured": measured, "predicted": predicted,
+            "relative_error": abs(predicted - measured) / measured}
+
+
+def eligible_families(candidates):
+    """Families with ≥ :data:`densing.laws.candidates_v3.MIN_BENCHMARKS` eligible benchmarks of one rule's candidate
+    table: ``family``, ``benchmarks``, ``mean_held_out_error`` (the mean |z| under rule v3, the mean relative error
+    under rules v1 and v2), ``headline`` (the lowest)."""
+    import pandas as pd
+
+    from densing.laws.candidates_v3 import MIN_BENCHMARKS
+
+    ok = candidates[candidates["eligible"].astype(bool) & (candidates["kind"] == "family")]
+    rows = []
+    for family, group in ok.groupby("family", sort=True):
+        if len(group) >= MIN_BENCHMARKS:
+            ordered = list(dict.fromkeys(b for b in candidates["benchmark"] if b in set(group["benchmark"])))
+            error = group["held_out_z"].abs() if "held_out_z" in group.columns else group["held_out_error"]
+            rows.append({"family": family, "benchmarks": tuple(ordered), "mean_held_out_error": float(error.mean())})
+    table = pd.DataFrame(rows, columns=["family", "benchmarks", "mean_held_out_error"])
+    table = table.sort_values(["mean_held_out_error", "family"]).reset_index(drop=True)
+    table["headline"] = table.index == 0
+    return table
 
 
 def protocol(args) -> int:

@@ -14,7 +14,7 @@ import pandas as pd
 
 from densing.data.benchmarks import CHANCE_LEVELS, ITEM_COUNTS, item_counts
 from densing.errors import DensingError, FitError
-from densing.laws.family import DEFAULT_SHAPE, covariate, family_points, fit_family, shape_constants
+from densing.laws.family import DEFAULT_SHAPE, covariate, shape_constants
 from densing.laws.family_likelihood import likelihood_fit, likelihood_fits
 from densing.laws.family_rows import family_arrays, metric_for
 from densing.laws.reference_fit import ReferenceFit
@@ -361,21 +361,3 @@ def held_out_result(found, members: dict, family: str, benchmark: str, items: fl
             "relative_error": abs(float(predicted) - measured) / measured if measured > 0 else math.inf,
             "dispersion": found.dispersion, "items": items, "slope": found.slope}
 
-
-def held_out_error(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
-                   method: str = "ols", shape: str = "logistic_ln_n") -> dict:
-    """Refit without the largest member, predict its score (rule R5 of rules v1 and v2, with their fit by least
-    squares on logits).
-
-    Returns ``held_out`` (model), ``measured``, ``predicted`` and ``relative_error`` |Ŝ − S| / S.
-    """
-    points, _ = family_points(table, family, benchmark, metric=metric)
-    if len(points) < 3:
-        raise FitError(f"family {family!r}, {benchmark}: {len(points)} member(s); holding one out needs 3")
-    largest = points.iloc[-1]
-    fit = fit_family(table, family, benchmark, metric=metric, exclude=(str(largest["model"]),), n_boot=0, method=method,
-                     shape=shape)
-    predicted = float(fit.predict_score(float(largest["params"]), float(largest["train_tokens"])))
-    measured = float(largest["score"])
-    return {"held_out": str(largest["model"]), "measured": measured, "predicted": predicted,
-            "relative_error": abs(predicted - measured) / measured}

@@ -62,21 +62,6 @@ from densing.laws.reference_fit import ReferenceFit
 from densing.runtime import per_table
 
 
-def eligible_families(candidates: pd.DataFrame) -> pd.DataFrame:
-    """Families with ≥ :data:`MIN_BENCHMARKS` eligible benchmarks: ``family``, ``benchmarks``, ``mean_held_out_error``, ``headline``."""
-    ok = candidates[candidates["eligible"].astype(bool) & (candidates["kind"] == "family")]
-    rows = []
-    for family, group in ok.groupby("family", sort=True):
-        if len(group) >= MIN_BENCHMARKS:
-            ordered = list(dict.fromkeys(b for b in candidates["benchmark"] if b in set(group["benchmark"])))
-            error = group["held_out_z"].abs() if "held_out_z" in group.columns else group["held_out_error"]
-            rows.append({"family": family, "benchmarks": tuple(ordered), "mean_held_out_error": float(error.mean())})
-    table = pd.DataFrame(rows, columns=["family", "benchmarks", "mean_held_out_error"])
-    table = table.sort_values(["mean_held_out_error", "family"]).reset_index(drop=True)
-    table["headline"] = table.index == 0
-    return table
-
-
 def fit_of(targets: pd.DataFrame, candidates: pd.DataFrame, family: str, benchmark: str, family_boot: int, seed: int
             ) -> ReferenceFit:
     """One candidate's fit as rule v3 makes it: by likelihood with the benchmark's pooled dispersion."""

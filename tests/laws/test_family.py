@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from densing.errors import FitError, InputError
 from densing.laws import forms
 from densing.laws.family import fit_family
-from densing.laws.candidates_v3 import held_out_error
+from tools.build_tables import held_out_error
 from densing.laws.reference_fit import ReferenceFit
 
 
