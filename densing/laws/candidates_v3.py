@@ -14,8 +14,8 @@ import pandas as pd
 
 from densing.data.benchmarks import CHANCE_LEVELS, ITEM_COUNTS, item_counts
 from densing.errors import DensingError, FitError
-from densing.laws.family import DEFAULT_SHAPE, covariate, shape_constants
-from densing.laws.family_likelihood import likelihood_fit, likelihood_fits
+from densing.laws.family import DEFAULT_SHAPE, covariate
+from densing.laws.family_likelihood import likelihood_fits
 from densing.laws.family_rows import family_arrays, metric_for
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_number
@@ -207,8 +207,7 @@ def _v3_row(row: dict, members: dict, fitted, targets: pd.DataFrame, family: str
 
 def _v3_held_out_rows(held: list, pooled: dict, shape: str) -> None:
     """Rule v3's R5z on each (row, reason, members, dropped) of ``held``: the refits without the largest member
-    (:func:`densing.laws.candidates_v3.held_out_test`'s, at the benchmark's pooled dispersion) run together, then
-    each row's verdict."""
+    (:func:`held_out_problem`, at the benchmark's pooled dispersion) run together, then each row's verdict."""
     outcomes: list = [None] * len(held)
     problems, slots = [], []
     for i, (row, _, members, _) in enumerate(held):
@@ -296,9 +295,9 @@ def v3_reasons(row: dict, fitted, chance: float, top: float, top_scores: np.ndar
 
 
 def v3_held_out(row: dict, reason: str, held: dict | DensingError) -> str:
-    """Rule v3's R5z on a candidate from its held-out test ``held`` (the answer of
-    :func:`densing.laws.candidates_v3.held_out_test`, or the error it raised): the test's columns filled in ``row``;
-    the reason it fails (``reason``, an earlier rule's, kept first), or ""."""
+    """Rule v3's R5z on a candidate from its held-out test ``held`` (the answer of :func:`held_out_result`, or the
+    error it raised): the test's columns filled in ``row``; the reason it fails (``reason``, an earlier rule's, kept
+    first), or ""."""
     if isinstance(held, DensingError):
         return reason or f"R5z: held-out refit impossible: {held}"
     row |= dict(held_out_model=held["held_out"], held_out_measured=held["measured"],
@@ -313,31 +312,10 @@ def v3_held_out(row: dict, reason: str, held: dict | DensingError) -> str:
 # A family law's held-out checks: refit without the family's largest member and compare its prediction with its score.
 # --------------------------------------------------------------------------------------------------------------------
 
-def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
-                  dispersion_floor: float = 1.0, shape: str = DEFAULT_SHAPE) -> dict:
-    """Refit without the largest member by likelihood under ``shape`` and test its score within noise (rule v3 of
-    :mod:`densing.laws.eligibility`).
-
-    z = (Ŝ − S) / √(se(Ŝ)² + φ̂·S(1 − S)/n): Ŝ the refit's prediction at the held-out size, se(Ŝ) its
-    delta-method standard error from φ̂·I⁻¹, φ̂ = max(1, ``dispersion_floor``, the refit's own), n
-    the benchmark's item count. A family whose members follow the law within their noise has
-    |z| ≤ 1.96 with probability about 0.95. Returns ``held_out``, ``measured``, ``predicted``,
-    ``predicted_stderr``, ``measured_stderr``, ``z``, ``relative_error``, ``dispersion`` (φ̂), ``items`` (n)
-    and ``slope`` (the refit's γ).
-    """
-    shape_constants(shape)
-
-    members, _ = family_arrays(table, family, benchmark, metric=metric_for(table, benchmark, metric), keep_floor=True)
-    chance = CHANCE_LEVELS[benchmark]
-    items = float(ITEM_COUNTS[benchmark])
-    problem = held_out_problem(members, family, benchmark, items, shape)
-    found = likelihood_fit(*problem, chance, 1 - chance, dispersion_floor=dispersion_floor)
-    return held_out_result(found, members, family, benchmark, items, shape)
-
-
 def held_out_problem(members: dict, family: str, benchmark: str, items: float, shape: str) -> tuple:
-    """The refit of :func:`held_out_test` as (covariate, scores, items) of every member but the largest (the last of
-    ``members``, :func:`densing.laws.family_rows.family_arrays`' arrays); FitError with fewer than 3 sizes."""
+    """Rule v3's held-out refit (R5z) as (covariate, scores, items) of every member but the largest (the last of
+    ``members``, :func:`densing.laws.family_rows.family_arrays`' arrays, sorted by size); FitError with fewer than 3
+    sizes."""
     params = np.asarray(members["params"], float)
     if np.unique(params).size < 3:
         raise FitError(f"family {family!r}, {benchmark}: {np.unique(params).size} size(s); holding the "
@@ -346,8 +324,16 @@ def held_out_problem(members: dict, family: str, benchmark: str, items: float, s
 
 
 def held_out_result(found, members: dict, family: str, benchmark: str, items: float, shape: str) -> dict:
-    """:func:`held_out_test`'s answer from the refit ``found`` (a :class:`LikelihoodFit` of :func:`held_out_problem`):
-    z = (Ŝ − S) / √(se(Ŝ)² + φ̂·S(1 − S)/n) of the largest member."""
+    """The held-out test of the largest member from the refit ``found`` (a :class:`LikelihoodFit` of
+    :func:`held_out_problem`): its score within noise.
+
+    z = (Ŝ − S) / √(se(Ŝ)² + φ̂·S(1 − S)/n): Ŝ the refit's prediction at the held-out size, se(Ŝ) its
+    delta-method standard error from φ̂·I⁻¹, φ̂ = max(1, the dispersion floor, the refit's own), n
+    the benchmark's item count. A family whose members follow the law within their noise has
+    |z| ≤ 1.96 with probability about 0.95. Returns ``held_out``, ``measured``, ``predicted``,
+    ``predicted_stderr``, ``measured_stderr``, ``z``, ``relative_error``, ``dispersion`` (φ̂), ``items`` (n)
+    and ``slope`` (the refit's γ).
+    """
     largest_model, largest_params = str(members["model"][-1]), float(members["params"][-1])
     if not found.converged:
         raise FitError(f"family {family!r}, {benchmark}: the refit without {largest_model} does not converge")

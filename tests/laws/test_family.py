@@ -145,7 +145,7 @@ def test_least_squares_on_logits_is_pulled_by_members_near_chance_and_the_likeli
 
 def test_held_out_z_rejects_calibrated_families_at_about_the_nominal_rate():
     """A family following the law within its binomial noise fails the ±1.96 held-out test about 5% of the time."""
-    from densing.laws.candidates_v3 import held_out_test
+    from studies.family_law_shape import held_out_test
 
     rng = np.random.default_rng(3)
     rejected, runs = 0, 300
@@ -160,7 +160,7 @@ def test_held_out_z_rejects_calibrated_families_at_about_the_nominal_rate():
 def test_held_out_z_carries_the_dispersion_of_families_off_their_curve():
     """Members off the law by more than their binomial noise: the test with only the refit's own dispersion rejects
     too often, and with a dispersion pooled over families of the same world (rule v3's) at about the nominal rate."""
-    from densing.laws.candidates_v3 import held_out_test
+    from studies.family_law_shape import held_out_test
     from densing.laws.family_likelihood import likelihood_fit
 
     sizes = (0.5e9, 1.8e9, 4e9, 7e9, 14e9, 32e9)
