@@ -23,9 +23,8 @@ with p_i = S(N_i), maximised by Fisher scoring (:mod:`densing.laws.family_likeli
 (counted). A bootstrap over 3–7 members has a handful of distinct resamples, so it is not used;
 ``studies/capability_coverage.py`` checks the interval on planted families.
 
-``method="ols"`` is a labelled option: logit((S − d)/c) = γ·ln N − γ·l by ordinary least squares over the members
-above chance, its uncertainty a bootstrap over members (resamples with fewer than 2 distinct sizes, or whose line
-does not rise, are redrawn).
+``method="ols"`` is a labelled option of rules v1 and v2 (``tools/build_tables.py``): logit((S − d)/c) = γ·ln N − γ·l
+by ordinary least squares over the members above chance, a point fit without draws (``n_boot=0``).
 
 The inverse is the effective size at the family's budget:
 
@@ -54,33 +53,6 @@ from densing.laws.reference_fit import ReferenceFit
 from densing.validation import BOOTSTRAP_CONSTRAINTS, Options, validate_params
 
 KIND = "family"
-MAX_REDRAWS = 100
-
-
-def _bootstrap(log_n: np.ndarray, z: np.ndarray, n_boot: int, rng: np.random.Generator) -> tuple[list, int]:
-    """``n_boot`` resamples of the members (redrawn while a resample has < 2 distinct sizes or no rising
-    line), each refitted by OLS in closed form, vectorised over resamples: ([(γ, l), …], redraws)."""
-    draws: list[tuple[float, float]] = []
-    redraws = 0
-    n = log_n.size
-    for _ in range(MAX_REDRAWS):
-        need = n_boot - len(draws)
-        if need <= 0:
-            break
-        pick = rng.integers(0, n, (need, n))
-        x, y = log_n[pick], z[pick]
-        xc = x - x.mean(axis=1, keepdims=True)
-        sxx = np.sum(xc * xc, axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            slope = np.sum(xc * (y - y.mean(axis=1, keepdims=True)), axis=1) / sxx
-            intercept = y.mean(axis=1) - slope * x.mean(axis=1)
-            level = -intercept / slope
-        ok = (sxx > 1e-12 * max(float(np.ptp(log_n)) ** 2, 1e-300)) & (slope > 0) & np.isfinite(level)
-        redraws += int((~ok).sum())
-        draws.extend(zip(slope[ok].tolist(), level[ok].tolist()))
-    return draws[:n_boot], redraws
-
-
 METHODS = ("binomial", "ols")
 #: The family law's shapes (module docstring) and the default.
 SHAPES = forms.FAMILY_SHAPES
@@ -147,7 +119,7 @@ def fit_family(
     ``table`` is a tidy results table with ``family`` (and ``active_params`` for mixtures of
     experts); ``exclude`` names members to leave out (the held-out check). ``method``: ``binomial``
     (maximum likelihood over each member's item count, parametric draws) or ``ols`` (least squares
-    on logits, bootstrap over members). ``sizes`` replaces members' N by another size (the budget
+    on logits, a point fit: ``n_boot=0``). ``sizes`` replaces members' N by another size (the budget
     translation of :mod:`densing.laws.forms`; a member mapped to NaN is left out), with ``d0`` the
     budget those sizes stand at. ``dispersion_floor``: the least dispersion φ̂ of the likelihood fit (rule v3
     passes the benchmark's pooled one). Needs at least two distinct sizes (above chance for ``ols``).
@@ -170,7 +142,7 @@ def fit_family(
     if method == "binomial":
         estimate = _likelihood_estimate(where, log_n, scores, benchmark, chance, scale, dispersion_floor, n_boot, rng)
     else:
-        estimate = _least_squares_estimate(where, log_n, scores, chance, scale, n_boot, rng)
+        estimate = _least_squares_estimate(where, log_n, scores, chance, scale, n_boot)
     stage = _stage(log_n, scores, chance, scale, estimate, fixed, n_points=scores.size)
     if len(estimate.draws) < n_boot:
         raise FitError(f"{where}: the fit's uncertainty cannot be drawn (no rising line)")
@@ -241,9 +213,11 @@ def _likelihood_estimate(where, log_n, scores, benchmark, chance, scale, dispers
                      "parametric: N(θ̂, φ̂·I⁻¹) of the likelihood", extra)
 
 
-def _least_squares_estimate(where, log_n, scores, chance, scale, n_boot, rng) -> _Estimate:
+def _least_squares_estimate(where, log_n, scores, chance, scale, n_boot) -> _Estimate:
     """Ordinary least squares on logits z = logit((S − d)/c) (NaN at or below the floor d or at or above the ceiling
-    c + d): the line z = γ·ln N − γ·l (the sizes vary: :func:`fit_family` checks); the draws resample the members."""
+    c + d): the line z = γ·ln N − γ·l (the sizes vary: :func:`fit_family` checks), without draws."""
+    if n_boot:
+        raise InputError(f"n_boot: method 'ols' is a point fit without draws; expected 0, got {n_boot!r}")
     u = (np.asarray(scores, float) - chance) / scale
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where((u > 0) & (u < 1), np.log(u / (1 - u)), np.nan)
@@ -251,8 +225,7 @@ def _least_squares_estimate(where, log_n, scores, chance, scale, n_boot, rng) ->
     gamma, l = float(slope), float(-intercept / slope) if slope > 0 else math.nan
     if not (gamma > 0 and math.isfinite(l)):
         raise FitError(f"{where}: the score does not rise with size (logit slope {gamma:.3g})")
-    draws, redraws = _bootstrap(log_n, z, n_boot, rng)
-    return _Estimate(gamma, l, "ordinary least squares in logit space (closed form)", draws, redraws, "model", {})
+    return _Estimate(gamma, l, "ordinary least squares in logit space (closed form)", [], 0, "model", {})
 
 
 def _stage(log_n, scores, chance, scale, estimate: _Estimate, fixed: dict, *, n_points: int) -> StageFit:

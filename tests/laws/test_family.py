@@ -63,7 +63,9 @@ def test_mixtures_unknown_budgets_and_chance_scores_are_dropped_and_named():
     table.loc[0, "value"] = 0.2  # below chance
     table.loc[1, "active_params"] = 1e9  # a mixture of experts
     table.loc[2, "train_tokens"] = np.nan
-    fit = fit_family(table, "F", "mmlu", n_boot=10, method="ols", shape="logistic_ln_n")
+    fit = fit_family(table, "F", "mmlu", n_boot=0, method="ols", shape="logistic_ln_n")
+    with pytest.raises(InputError, match="method 'ols' is a point fit without draws"):
+        fit_family(table, "F", "mmlu", n_boot=10, method="ols", shape="logistic_ln_n")
     dropped = fit.provenance["dropped"]
     assert dropped["at_chance"] == ["F-500M"] and dropped["moe"] == ["F-1800M"] and dropped["no_tokens"] == ["F-4000M"]
     assert fit.stages[0].n_points == len(table) - 3
