@@ -96,6 +96,8 @@ CANDIDATE_BENCHMARKS_V1: tuple[str, ...] = ("mmlu", "arc_challenge", "hellaswag"
 MIN_SIZE_SPAN = 20.0
 REACH_QUANTILE = 0.90
 MAX_HELD_OUT_ERROR = 0.05
+#: A family heads the candidates with at least this many eligible benchmarks (:func:`eligible_families`).
+MIN_BENCHMARKS = 2
 #: R4c: the largest median κ allowed over the top-decile targets (the trend's conditioning threshold).
 MAX_TOP_CONDITIONING = 2.0
 
@@ -289,12 +291,10 @@ def held_out_error(table, family: str, benchmark: str, *, metric: str | None = N
 
 
 def eligible_families(candidates):
-    """Families with ≥ :data:`densing.laws.candidates_v3.MIN_BENCHMARKS` eligible benchmarks of one rule's candidate
-    table: ``family``, ``benchmarks``, ``mean_held_out_error`` (the mean |z| under rule v3, the mean relative error
-    under rules v1 and v2), ``headline`` (the lowest)."""
+    """Families with ≥ :data:`MIN_BENCHMARKS` eligible benchmarks of one rule's candidate table: ``family``,
+    ``benchmarks``, ``mean_held_out_error`` (the mean |z| under rule v3, the mean relative error under rules v1 and
+    v2), ``headline`` (the lowest)."""
     import pandas as pd
-
-    from densing.laws.candidates_v3 import MIN_BENCHMARKS
 
     ok = candidates[candidates["eligible"].astype(bool) & (candidates["kind"] == "family")]
     rows = []

@@ -27,7 +27,6 @@ from densing.validation import Frame, Options, validate_params
 MIN_FAMILY_MODELS = 3
 MIN_SIZES = 3
 MAX_TOKEN_RATIO = 2.0
-MIN_BENCHMARKS = 2
 #: The benchmarks a family reference may be fitted on (tidy names of ``read_results``): the leaderboard-v1 columns and
 #: the leaderboard-v2 columns with a chance level and an item count (the name is rule v2's, which introduced them).
 CANDIDATE_BENCHMARKS_V2: tuple[str, ...] = ("mmlu", "arc_challenge", "hellaswag", "winogrande", "gsm8k", "humaneval",
@@ -42,8 +41,6 @@ EXCLUDED_BENCHMARKS_V2: dict[str, str] = {
 SATURATION_STDERRS = 2.0
 #: The share of highest-scoring targets R4s looks at.
 TOP_SHARE = 0.10
-#: A family is a reference of a benchmark set when eligible on at least this many of its benchmarks.
-MIN_SET_BENCHMARKS = 2
 #: The rules :func:`densing.laws.eligibility.candidate_table` applies (v1 and v2: ``tools/build_tables.py``).
 RULE_VERSIONS = ("v3",)
 #: Rule v3 (module docstring), R4r's share of the way from chance to the top-decile score.

@@ -36,23 +36,19 @@ from pathlib import Path
 import pandas as pd
 
 from densing import paths
-from densing.laws.candidates_v3 import (  # noqa: F401 (public here)  # noqa: F401 (the thresholds are public here)
+from densing.laws.candidates_v3 import (  # noqa: F401 (the thresholds are public here)
     CANDIDATE_BENCHMARKS_V2,
     DEFAULT_RULE,
     EXCLUDED_BENCHMARKS_V2,
     FAMILY_BOOT,
     MAX_HELD_OUT_Z,
     MAX_TOKEN_RATIO,
-    MIN_BENCHMARKS,
     MIN_FAMILY_MODELS,
     MIN_POOLING_MEMBERS,
-    MIN_SET_BENCHMARKS,
     MIN_SIZES,
     REACH_SHARE,
-    RULE_VERSIONS,
     SATURATION_STDERRS,
     TOP_DECILE_QUANTILE,
-    TOP_SHARE,
     candidate_table,
     pooled_dispersion,
     pooled_dispersions,

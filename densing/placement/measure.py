@@ -30,14 +30,11 @@ import pandas as pd
 
 from densing.errors import EvalError, InputError
 from densing.numbers import format_number
-from densing.placement.place import ABOVE, BELOW, CHANCE_STDERRS, UNDETERMINED, line_dates, place_models
+from densing.placement.place import line_dates, place_models
 from densing.results import Result
 
 if TYPE_CHECKING:
     from densing.present.summary import Summary
-
-__all__ = ["ABOVE", "BELOW", "CHANCE_STDERRS", "UNDETERMINED", "MeasureResult", "Plan", "binomial_items_stderr",
-           "check_offline_source", "hub_offline", "measure", "place_models", "plan", "public_scores"]
 
 
 _TRUE = {"1", "on", "yes", "true"}

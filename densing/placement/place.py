@@ -16,7 +16,7 @@ import pandas as pd
 
 from densing.constants import DAYS_PER_MONTH
 from densing.errors import InputError
-from densing.numbers import format_number
+from densing.numbers import format_number as _g
 from densing.display import CHANCE_STDERRS, LOWER_BOUND, NEAR_CHANCE, NO_READING, UPPER_BOUND, VALUE, density_reading
 
 #: The verdicts against the frontier line.
@@ -35,10 +35,6 @@ def _chance_note(scores: pd.DataFrame, benchmarks: Sequence[str]) -> dict[str, s
                 f"{row.benchmark} {_g(row.value)} is within {CHANCE_STDERRS:g} standard errors ({_g(row.stderr)}) of "
                 f"chance ({chance:g})")
     return {m: "; ".join(v) for m, v in notes.items()}
-
-
-def _g(value: float) -> str:
-    return format_number(value)
 
 
 def line_dates(measurement, rule: str) -> tuple[str, str] | None:
