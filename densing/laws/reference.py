@@ -138,9 +138,9 @@ def fit_reference(
     draws = [d for d in bootstrap.run(task, resamples, jobs=jobs) if d is not None]
     record = _record(names, metric=metric, n_shot=n_shot, chance=chance_level, ceiling=ceiling, irreducible=irreducible,
                      max_score=max_score, min_train_tokens=min_train_tokens, min_run_fraction=min_run_fraction,
-                     loss_points=loss_points, final_checkpoints=final_checkpoints, robust_loss=robust_loss,
-                     score_scale=score_scale, loss_scale=loss_scale, n_boot=n_boot, n_boot_failed=n_boot - len(draws),
-                     bootstrap_unit=unit, n_runs=len(runs), seed=seed)
+                     loss_points=loss_points, final_checkpoints=final_checkpoints if loss_points == "final" else None,
+                     robust_loss=robust_loss, score_scale=score_scale, loss_scale=loss_scale, n_boot=n_boot,
+                     n_boot_failed=n_boot - len(draws), bootstrap_unit=unit, n_runs=len(runs), seed=seed)
     record.update(provenance or {})
     return ReferenceFit(
         kind=law, benchmark=label, metric=metric, params=params, stages=stages, d0=float(d0),
@@ -177,18 +177,10 @@ def _stage_points(points: pd.DataFrame, loss_points: str, final_checkpoints: int
     return (points if loss_points == "all" else loss_set), points
 
 
-def _record(names: list[str], *, loss_points: str, final_checkpoints: int, **fields) -> dict:
+def _record(names: list[str], **fields) -> dict:
     """The fit's provenance: the benchmarks, the options as given (``final_checkpoints`` only with
-    ``loss_points="final"``) and the bootstrap's outcome, in the order of :data:`RECORD_FIELDS`."""
+    ``loss_points="final"``) and the bootstrap's outcome in the order of ``fields`` (the order a fit file writes
+    them), then densing's version."""
     from densing import __version__
 
-    fields.update(loss_points=loss_points, final_checkpoints=final_checkpoints if loss_points == "final" else None,
-                  densing_version=__version__)
-    return {"benchmarks": names, **{key: fields[key] for key in RECORD_FIELDS}}
-
-
-#: A reference fit's provenance fields after ``benchmarks``, in the order a fit file writes them.
-RECORD_FIELDS = ("metric", "n_shot", "chance", "ceiling", "irreducible", "max_score", "min_train_tokens",
-                 "min_run_fraction", "loss_points", "final_checkpoints", "robust_loss", "score_scale", "loss_scale",
-                 "n_boot", "n_boot_failed", "bootstrap_unit", "n_runs", "seed", "densing_version")
-
+    return {"benchmarks": names, **fields, "densing_version": __version__}

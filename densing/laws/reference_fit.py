@@ -126,13 +126,6 @@ class ReferenceFit(Result):
         """S(N, D), eqs. 2 and 3 composed."""
         return self.predict_score_from_loss(self.predict_loss(n_params, train_tokens))
 
-    def loss_for_score(self, scores) -> np.ndarray:
-        """L̂(S) = l − (1/γ)·ln(c/(S − d) − 1)  (eq. 4); NaN outside (d, c + d). ``scores`` are checked as
-        :meth:`effective_params` checks them (:meth:`checked_scores`)."""
-        p = self.params
-        scores = self.checked_scores(scores)
-        return forms.loss_for_score(scores, p["c"], p["gamma"], p["l"], p["d"])
-
     def invert(self, scores, d0: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(L̂, N̂, censoring reason) of each score at D0 tokens (eq. 4); see :func:`invert_scores`."""
         return invert_scores(self.params, np.asarray(scores, float), self._d0(d0))
