@@ -13,7 +13,8 @@ with two free parameters (γ, l), d the benchmark's chance level and c + d = 1:
 *Rows.* Two tables: the public table (``results/public_models.csv``, candidate benchmarks
 ``densing.registry.table("public").candidates``) and the Swallow table (``results/swallow/swallow_2025-06.csv``,
 ``registry.table("swallow").candidates``). A row is one family × benchmark of one table whose points
-(:func:`densing.laws.family.family_points` with ``keep_floor=True``: dense members with a token count, any score)
+(:func:`densing.laws.family_rows.family_arrays` with ``keep_floor=True``: dense members with a token count, any
+score)
 have at least 3 distinct sizes, the benchmark having a chance level and an item count n in the registry.
 
 *Held-out prediction.* In each row the largest member (the last point by size, as

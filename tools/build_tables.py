@@ -115,7 +115,7 @@ def candidate_table_v1_v2(targets, *, since: str | None, composed: dict | None =
     from densing.data.benchmarks import CHANCE_LEVELS
     from densing.data.benchmarks import item_counts
     from densing.laws.candidates_v3 import CANDIDATE_BENCHMARKS_V2, MIN_FAMILY_MODELS
-    from densing.laws.family import family_points, metric_for
+    from densing.laws.family import metric_for
 
     if rule not in ("v1", "v2"):
         raise DensingError(f"rule: expected v1 or v2, got {rule!r}")
@@ -269,6 +269,23 @@ def _v1_v2_rules(row: dict, rule: str, own, targets, family: str, benchmark: str
             row["why"] = f"R5: held-out refit impossible: {exc}"
 
 
+def family_points(table, family: str, benchmark: str, *, metric: str | None = None, keep_floor: bool = False):
+    """The family's members usable for a fit of ``benchmark`` as a frame of ``POINT_COLUMNS`` (the arrays of
+    :func:`densing.laws.family_rows.family_arrays`, the same members in the same order), and the dropped lists."""
+    import numpy as np
+    import pandas as pd
+
+    from densing.laws.family_rows import family_arrays
+    from densing.laws.fit_schema import POINT_COLUMNS
+
+    members, dropped = family_arrays(table, family, benchmark, metric=metric, keep_floor=keep_floor)
+    points = pd.DataFrame({
+        "model": members["model"], "params": members["params"], "train_tokens": members["train_tokens"],
+        "score": members["score"], "loss": np.full(members["model"].size, np.nan), "run": members["model"],
+    }, columns=list(POINT_COLUMNS))
+    return points, dropped
+
+
 def held_out_error(table, family: str, benchmark: str, *, metric: str | None = None) -> dict:
     """Refit without the largest member, predict its score (rule R5 of rules v1 and v2, with their fit by least
     squares on logits, shape logistic_ln_n).
@@ -276,7 +293,7 @@ def held_out_error(table, family: str, benchmark: str, *, metric: str | None = N
     Returns ``held_out`` (model), ``measured``, ``predicted`` and ``relative_error`` |Ŝ − S| / S.
     """
     from densing.errors import FitError
-    from densing.laws.family import family_points, fit_family
+    from densing.laws.family import fit_family
 
     points, _ = family_points(table, family, benchmark, metric=metric)
     if len(points) < 3:

@@ -78,23 +78,6 @@ def covariate(sizes, shape: str) -> np.ndarray:
     return forms.family_covariate(sizes, fixed.get("alpha"), fixed.get("n_unit", forms.POWER_N_UNIT))
 
 
-def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
-                  keep_floor: bool = False) -> tuple[pd.DataFrame, dict]:
-    """The family's members usable for a fit of ``benchmark`` and what was dropped, and why.
-
-    Returns the points (``POINT_COLUMNS``) and a dict of dropped model lists: ``moe`` (an
-    ``active_params`` value: not dense), ``no_tokens`` (unknown training budget), ``no_score``,
-    ``at_chance`` (score at or below the chance level: no logit; kept in the points, and not
-    listed, with ``keep_floor`` — the likelihood fit weighs them instead of dropping them).
-    """
-    members, dropped = family_arrays(table, family, benchmark, metric=metric, keep_floor=keep_floor)
-    points = pd.DataFrame({
-        "model": members["model"], "params": members["params"], "train_tokens": members["train_tokens"],
-        "score": members["score"], "loss": np.full(members["model"].size, np.nan), "run": members["model"],
-    }, columns=list(POINT_COLUMNS))
-    return points, dropped
-
-
 @validate_params({"n_boot": BOOTSTRAP_CONSTRAINTS["n_boot"], "seed": BOOTSTRAP_CONSTRAINTS["seed"],
                   "method": [Options(METHODS)]})
 def fit_family(
@@ -163,8 +146,8 @@ def fit_family(
 
 def _member_arrays(table, family, benchmark, metric, *, exclude, sizes, keep_floor) -> tuple[dict[str, np.ndarray], dict]:
     """The family's members that :func:`fit_family` fits, as plain arrays ``model``, ``params``, ``train_tokens`` and
-    ``score`` by size, then name (:func:`family_points`' rows, without building a frame: a measurement fits hundreds
-    of families), less the ``exclude``d members, at the translated ``sizes`` when given (a member mapped to NaN is
+    ``score`` by size, then name (:func:`densing.laws.family_rows.family_arrays`: a measurement fits hundreds of
+    families), less the ``exclude``d members, at the translated ``sizes`` when given (a member mapped to NaN is
     dropped, listed under ``no_size_at_d0``); and the dropped lists."""
     members, dropped = family_arrays(table, family, benchmark, metric=metric, keep_floor=keep_floor)
     if exclude:

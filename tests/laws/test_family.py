@@ -202,7 +202,7 @@ def test_held_out_error_predicts_the_largest_member_from_the_rest():
 
 def _members_by_frame(table, family, benchmark, *, exclude, sizes, keep_floor):
     """The members fit_family fits, selected on family_points' frame (the definition its arrays follow)."""
-    from densing.laws.family import family_points
+    from tools.build_tables import family_points
 
     points, dropped = family_points(table, family, benchmark, keep_floor=keep_floor)
     if exclude:
