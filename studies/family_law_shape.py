@@ -55,8 +55,7 @@ import densing
 from densing.data.benchmarks import CHANCE_LEVELS, ITEM_COUNTS
 from densing.errors import DensingError
 from densing.laws import eligibility
-from densing.laws.candidates_v3 import held_out_problem, held_out_result
-from densing.laws.family import DEFAULT_SHAPE, shape_constants
+from densing.laws.family import DEFAULT_SHAPE, held_out_problem, held_out_result, shape_constants
 from densing.laws.family_likelihood import likelihood_fit
 from densing.laws.family_rows import family_arrays, metric_for
 from densing import registry
@@ -70,8 +69,8 @@ WEIGHT_SHAPE = "logistic_ln_n"
 def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
                   dispersion_floor: float = 1.0, shape: str = DEFAULT_SHAPE) -> dict:
     """Rule v3's R5z on one family alone: refit without the largest member by likelihood under ``shape`` at
-    ``dispersion_floor`` (:func:`densing.laws.candidates_v3.held_out_problem`) and test its score within noise
-    (:func:`densing.laws.candidates_v3.held_out_result`: its z and the columns it returns)."""
+    ``dispersion_floor`` (:func:`densing.laws.family.held_out_problem`) and test its score within noise
+    (:func:`densing.laws.family.held_out_result`: its z and the columns it returns)."""
     shape_constants(shape)
     members, _ = family_arrays(table, family, benchmark, metric=metric_for(table, benchmark, metric), keep_floor=True)
     chance = CHANCE_LEVELS[benchmark]

@@ -91,7 +91,7 @@ def candidates(args) -> int:
 # quantile on the leaderboard-v1 benchmarks. The trend reads rule v3 only; these rows are the shipped table's record.
 
 #: Rule v1's benchmarks: the leaderboard-v1 columns (tidy names of ``read_results``); rule v2's are the package's
-#: :data:`densing.laws.candidates_v3.CANDIDATE_BENCHMARKS_V2`.
+#: :data:`densing.laws.eligibility.CANDIDATE_BENCHMARKS_V2`.
 CANDIDATE_BENCHMARKS_V1: tuple[str, ...] = ("mmlu", "arc_challenge", "hellaswag", "winogrande", "gsm8k", "humaneval")
 MIN_SIZE_SPAN = 20.0
 REACH_QUANTILE = 0.90
@@ -114,7 +114,7 @@ def candidate_table_v1_v2(targets, *, since: str | None, composed: dict | None =
 
     from densing.data.benchmarks import CHANCE_LEVELS
     from densing.data.benchmarks import item_counts
-    from densing.laws.candidates_v3 import CANDIDATE_BENCHMARKS_V2, MIN_FAMILY_MODELS
+    from densing.laws.eligibility import CANDIDATE_BENCHMARKS_V2, MIN_FAMILY_MODELS
     from densing.laws.family import metric_for
 
     if rule not in ("v1", "v2"):
@@ -214,7 +214,7 @@ def _top_decile_reasons(row: dict, own, targets, family: str, benchmark: str, me
     """Rule v2's R4s and R4c for one candidate: the reason it fails, or ""; fills ``top_saturated`` and ``top_kappa``."""
     import numpy as np
 
-    from densing.laws.candidates_v3 import SATURATION_STDERRS, top_targets
+    from densing.laws.eligibility import SATURATION_STDERRS, top_targets
     from densing.laws.family import fit_family
     from densing.laws.inversion import conditioning
 
@@ -243,7 +243,7 @@ def _v1_v2_rules(row: dict, rule: str, own, targets, family: str, benchmark: str
                  top_cache: dict) -> None:
     """Rules v1's and v2's R2 to R5 on one family candidate, in order: ``row``'s ``why`` says the first it fails,
     or ``eligible`` is set; the held-out columns are filled where R5 is reached."""
-    from densing.laws.candidates_v3 import MAX_TOKEN_RATIO, MIN_SIZES
+    from densing.laws.eligibility import MAX_TOKEN_RATIO, MIN_SIZES
 
     if sizes < MIN_SIZES:
         row["why"] = f"R2: {sizes} sizes with a token count and a score above chance (need {MIN_SIZES})"

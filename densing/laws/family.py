@@ -246,3 +246,43 @@ def _record(table, family, benchmark, metric, points, dropped, estimate: _Estima
         "n_boot": n_boot, "n_boot_redrawn": estimate.redraws, "bootstrap_unit": estimate.unit,
         "seed": seed, "densing_version": __version__, **estimate.extra,
     }
+
+# --------------------------------------------------------------------------------------------------------------------
+# A family law's held-out checks: refit without the family's largest member and compare its prediction with its score.
+# --------------------------------------------------------------------------------------------------------------------
+
+def held_out_problem(members: dict, family: str, benchmark: str, items: float, shape: str) -> tuple:
+    """Rule v3's held-out refit (R5z) as (covariate, scores, items) of every member but the largest (the last of
+    ``members``, :func:`densing.laws.family_rows.family_arrays`' arrays, sorted by size); FitError with fewer than 3
+    sizes."""
+    params = np.asarray(members["params"], float)
+    if np.unique(params).size < 3:
+        raise FitError(f"family {family!r}, {benchmark}: {np.unique(params).size} size(s); holding the "
+                       "largest out needs 3")
+    return covariate(params[:-1], shape), np.asarray(members["score"], float)[:-1], items
+
+
+def held_out_result(found, members: dict, family: str, benchmark: str, items: float, shape: str) -> dict:
+    """The held-out test of the largest member from the refit ``found`` (a :class:`LikelihoodFit` of
+    :func:`held_out_problem`): its score within noise.
+
+    z = (Ŝ − S) / √(se(Ŝ)² + φ̂·S(1 − S)/n): Ŝ the refit's prediction at the held-out size, se(Ŝ) its
+    delta-method standard error from φ̂·I⁻¹, φ̂ = max(1, the dispersion floor, the refit's own), n
+    the benchmark's item count. A family whose members follow the law within their noise has
+    |z| ≤ 1.96 with probability about 0.95. Returns ``held_out``, ``measured``, ``predicted``,
+    ``predicted_stderr``, ``measured_stderr``, ``z``, ``relative_error``, ``dispersion`` (φ̂), ``items`` (n)
+    and ``slope`` (the refit's γ).
+    """
+    largest_model, largest_params = str(members["model"][-1]), float(members["params"][-1])
+    if not found.converged:
+        raise FitError(f"family {family!r}, {benchmark}: the refit without {largest_model} does not converge")
+    predicted, spread = found.predict(covariate(largest_params, shape))
+    measured = float(members["score"][-1])
+    noise = math.sqrt(found.dispersion * measured * (1 - measured) / items)
+    total = math.sqrt(float(spread) ** 2 + noise ** 2)
+    z = (float(predicted) - measured) / total if total > 0 else math.inf
+    return {"held_out": largest_model, "measured": measured, "predicted": float(predicted),
+            "predicted_stderr": float(spread), "measured_stderr": noise, "z": z,
+            "relative_error": abs(float(predicted) - measured) / measured if measured > 0 else math.inf,
+            "dispersion": found.dispersion, "items": items, "slope": found.slope}
+
