@@ -15,7 +15,6 @@ import pandas as pd
 from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.schema import table_argument
 from densing.errors import InputError
-from densing.laws import bootstrap
 from densing.laws import fit as _fit
 from densing.laws.fit_schema import (
     POINT_COLUMNS,
@@ -55,7 +54,7 @@ FIT_CONSTRAINTS = {
     "law": [Options(LAWS)],
     "d0": [D0_TOKENS],
     "loss_points": [Options({"all", "final"})],
-    "bootstrap_unit": [Options({"auto", *bootstrap.UNITS})],
+    "bootstrap_unit": [Options({"auto", *_fit.UNITS})],
     "metric": [Text()],
     "n_shot": [Interval(Integral, 0, None), None],
     "ceiling": [Interval(Real, 0, None, closed="neither"), None],
@@ -133,9 +132,9 @@ def fit_reference(
     params = {name: value for stage in stages for name, value in stage.params.items()}
     boot_names = tuple(params)
     runs = list(dict.fromkeys(points["run"].astype(str)))
-    unit, resamples = bootstrap.plan(stage_sets, runs, n_boot=n_boot, seed=seed, unit=bootstrap_unit)
-    task = bootstrap.RefitTask(data, options, tuple(st.params for st in stages), boot_names, robust_loss, scales)
-    draws = [d for d in bootstrap.run(task, resamples, jobs=jobs) if d is not None]
+    unit, resamples = _fit.plan(stage_sets, runs, n_boot=n_boot, seed=seed, unit=bootstrap_unit)
+    task = _fit.RefitTask(data, options, tuple(st.params for st in stages), boot_names, robust_loss, scales)
+    draws = [d for d in _fit.run(task, resamples, jobs=jobs) if d is not None]
     record = _record(names, metric=metric, n_shot=n_shot, chance=chance_level, ceiling=ceiling, irreducible=irreducible,
                      max_score=max_score, min_train_tokens=min_train_tokens, min_run_fraction=min_run_fraction,
                      loss_points=loss_points, final_checkpoints=final_checkpoints if loss_points == "final" else None,
@@ -154,7 +153,7 @@ def fit_reference(
 def _point_fit(data: tuple, options: dict, robust_loss: str, scales: tuple) -> tuple[StageFit, ...]:
     """The law fitted on every point, stage by stage: the loss law, then the performance law (or the composed law)."""
     everything = tuple(np.arange(len(part[0])) for part in data)
-    problems = bootstrap.stage_problems(data, everything, **options)
+    problems = _fit.stage_problems(data, everything, **options)
     return tuple(_fit.fit_stage(problem, loss=robust_loss, f_scale=scale) for problem, scale in zip(problems, scales))
 
 
