@@ -87,7 +87,7 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
     store is not needed, and need not be installed."""
     from densing.eval.benchmarks import PUBLIC_TABLE_BENCHMARKS, suite_benchmarks, suite_table
     from densing.eval.loading import SWEEP_CONSTRAINTS
-    from densing.eval.runner import as_model_specs
+    from densing.eval.runner import as_model_specs, sweep_data_root
     from densing.paths import RESULTS
     from densing.validation import validate
 
@@ -106,13 +106,7 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
         if store is None or not all(part_path(store, spec.name, name).is_file() for name in names):
             check_offline_source(spec)
     validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
-    root = None
-    if local_data:
-        from densing.paths import SHARED_DATA
-
-        root = Path(data_root if data_root is not None else SHARED_DATA)
-        if not (root / "benchmarks").is_dir():
-            raise InputError(f"{root}: --data-root has no benchmarks/ folder (the local benchmark splits)")
+    root = sweep_data_root(names, local_data, data_root)  # the local splits' folder, checked; None from the Hub
     table = suite_table(suite.strip())
     if not table.is_file():  # a suite of another table than the public one (SUITE_TABLES) needs that table shipped
         raise InputError(f"--suite {suite.strip()}: its target table results/{table.relative_to(RESULTS).as_posix()} "
