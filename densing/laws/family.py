@@ -182,7 +182,7 @@ def _likelihood_estimate(where, log_n, scores, benchmark, chance, scale, dispers
     """Binomial maximum likelihood over each member's item count; parametric draws from N(θ̂, φ̂·I⁻¹)."""
     items = float(ITEM_COUNTS[benchmark])
     found = likelihood_fit(log_n, scores, items, chance, scale, dispersion_floor=dispersion_floor)
-    gamma, l = found.gamma, found.level
+    gamma, l = found.slope, found.level
     if not found.converged or not math.isfinite(found.slope):
         raise FitError(f"{where}: the likelihood fit does not converge (the scores do not determine the law)")
     if not (gamma > 0 and math.isfinite(l)):

@@ -64,10 +64,6 @@ class LikelihoodFit:
         return replace(self, dispersion=dispersion, covariance=covariance)
 
     @property
-    def gamma(self) -> float:
-        return self.slope
-
-    @property
     def level(self) -> float:
         """l = centre − h/γ (NaN unless γ > 0)."""
         return self.centre - self.offset / self.slope if self.slope > 0 else math.nan

@@ -103,7 +103,7 @@ def test_likelihood_fit_recovers_gamma_and_l_from_a_family_with_members_near_cha
         scores = binomial_family(0.6, 24.5, FLOOR_SIZES, 1319, rng)
         found = likelihood_fit(np.log(FLOOR_SIZES), scores, 1319, 0.25, 0.75)
         assert found.converged
-        slopes.append(found.gamma)
+        slopes.append(found.slope)
         levels.append(found.level)
         low, high = found.slope_interval()
         covered += low <= 0.6 <= high
@@ -189,7 +189,7 @@ def test_parametric_draws_have_the_fits_covariance():
     draws, redraws = found.draws(4000, np.random.default_rng(0))
     gammas = np.array([g for g, _ in draws])
     assert redraws == 0 and gammas.std() == pytest.approx(found.slope_stderr, rel=0.05)
-    assert np.median(gammas) == pytest.approx(found.gamma, abs=0.1 * found.slope_stderr)
+    assert np.median(gammas) == pytest.approx(found.slope, abs=0.1 * found.slope_stderr)
 
 
 def test_held_out_error_predicts_the_largest_member_from_the_rest():

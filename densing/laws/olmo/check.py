@@ -77,10 +77,6 @@ class LadderCheck(Result):
         return [("level", self.level), ("AI2's 13B mean error", self.ai2_mean_13b),
                 *((f"finding {i}", line) for i, line in enumerate(self.summary_lines(), 1))]
 
-    def mean_errors(self) -> pd.DataFrame:
-        five = self.held_out[self.held_out["benchmark"].isin(FIVE_TASKS)]
-        return five.groupby("model")["relative_error"].mean()
-
     def tables(self, compact: bool = True):
         held = self.held_out
         dens = self.densities
@@ -94,7 +90,8 @@ class LadderCheck(Result):
         yield "held-out mean relative error over MMLU, HellaSwag, PIQA, SIQA, CSQA under other fitting choices", self.sensitivity
 
     def summary_lines(self) -> list[str]:
-        means = self.mean_errors()
+        five = self.held_out[self.held_out["benchmark"].isin(FIVE_TASKS)]
+        means = five.groupby("model")["relative_error"].mean()
         lines = [f"{r.model} {r.benchmark}: {r.why}" for r in self.densities.itertuples(index=False) if r.why]
         for model in HELD_OUT:
             if model in means:
