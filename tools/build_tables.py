@@ -215,14 +215,13 @@ def _top_decile_reasons(row: dict, own, targets, family: str, benchmark: str, me
     import numpy as np
 
     from densing.laws.eligibility import SATURATION_STDERRS, top_targets
-    from densing.laws.family import fit_family
     from densing.laws.inversion import conditioning
 
     scores, stderr = top_targets(targets, benchmark, family, cache)
     if not scores.size or np.isnan(stderr).all():
         return f"R4c: no target of {benchmark} has a standard error (no item count), so conditioning cannot be judged"
     try:
-        fit = fit_family(own, family, benchmark, metric=metric, n_boot=0, method="ols", shape="logistic_ln_n")
+        fit = ols_family_fit(own, family, benchmark, metric=metric)
     except DensingError as exc:
         return f"R4c: the family law cannot be fitted: {exc}"
     cap = float(fit.params["c"]) + float(fit.params["d"])
@@ -286,6 +285,40 @@ def family_points(table, family: str, benchmark: str, *, metric: str | None = No
     return points, dropped
 
 
+def ols_family_fit(table, family: str, benchmark: str, *, metric: str | None = None, exclude: tuple[str, ...] = ()):
+    """Rules v1's and v2's family law, a point fit: S(N) = d + c·σ(γ·(ln N − l)) (d the chance level, c + d = 1) by
+    ordinary least squares on logits, logit((S − d)/c) = γ·ln N − γ·l over the members above chance
+    (:func:`family_points`, less the ``exclude``d), as a :class:`densing.laws.reference_fit.ReferenceFit` of kind
+    ``family`` at the members' geometric-mean budget."""
+    import math
+
+    import numpy as np
+
+    from densing.data.benchmarks import CHANCE_LEVELS
+    from densing.errors import FitError
+    from densing.laws.family_rows import metric_for
+    from densing.laws.reference_fit import ReferenceFit
+
+    metric = metric_for(table, benchmark, metric)
+    points, _ = family_points(table, family, benchmark, metric=metric)
+    points = points[~points["model"].isin(exclude)]
+    log_n, chance = np.log(points["params"].to_numpy(float)), CHANCE_LEVELS[benchmark]
+    if np.unique(log_n).size < 2:
+        raise FitError(f"family {family!r}, {benchmark}: {np.unique(log_n).size} distinct size(s) above chance; "
+                       "a family law needs 2")
+    u = (points["score"].to_numpy(float) - chance) / (1.0 - chance)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where((u > 0) & (u < 1), np.log(u / (1 - u)), np.nan)
+    slope, intercept = np.polyfit(log_n, z, 1)
+    gamma, level = float(slope), float(-intercept / slope) if slope > 0 else math.nan
+    if not (gamma > 0 and math.isfinite(level)):
+        raise FitError(f"family {family!r}, {benchmark}: the score does not rise with size (logit slope {gamma:.3g})")
+    return ReferenceFit(kind="family", benchmark=benchmark, metric=metric,
+                        params={"c": 1.0 - chance, "gamma": gamma, "l": level, "d": chance}, stages=(),
+                        d0=float(np.exp(np.mean(np.log(points["train_tokens"].to_numpy(float))))), data_hash="",
+                        benchmarks=(benchmark,))
+
+
 def held_out_error(table, family: str, benchmark: str, *, metric: str | None = None) -> dict:
     """Refit without the largest member, predict its score (rule R5 of rules v1 and v2, with their fit by least
     squares on logits, shape logistic_ln_n).
@@ -293,14 +326,12 @@ def held_out_error(table, family: str, benchmark: str, *, metric: str | None = N
     Returns ``held_out`` (model), ``measured``, ``predicted`` and ``relative_error`` |Ŝ − S| / S.
     """
     from densing.errors import FitError
-    from densing.laws.family import fit_family
 
     points, _ = family_points(table, family, benchmark, metric=metric)
     if len(points) < 3:
         raise FitError(f"family {family!r}, {benchmark}: {len(points)} member(s); holding one out needs 3")
     largest = points.iloc[-1]
-    fit = fit_family(table, family, benchmark, metric=metric, exclude=(str(largest["model"]),), n_boot=0, method="ols",
-                     shape="logistic_ln_n")
+    fit = ols_family_fit(table, family, benchmark, metric=metric, exclude=(str(largest["model"]),))
     predicted = float(fit.predict_score(float(largest["params"]), float(largest["train_tokens"])))
     measured = float(largest["score"])
     return {"held_out": str(largest["model"]), "measured": measured, "predicted": predicted,

@@ -338,7 +338,7 @@ def fit_of(targets: pd.DataFrame, candidates: pd.DataFrame, family: str, benchma
             ) -> ReferenceFit:
     """One candidate's fit as rule v3 makes it: by likelihood with the benchmark's pooled dispersion."""
     shape, floors = _fit_settings(candidates)
-    return fit_family(targets, family, benchmark, n_boot=family_boot, seed=seed, method="binomial",
+    return fit_family(targets, family, benchmark, n_boot=family_boot, seed=seed,
                       dispersion_floor=floors.get(benchmark, 1.0), shape=shape)
 
 

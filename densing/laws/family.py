@@ -15,7 +15,7 @@ with d the benchmark's chance level, c + d = 1 and γ > 0. The power shape fixes
 ceiling. It is the default, chosen by ``studies/family_law_shape.py`` (held-out binomial log-likelihood of each
 family's largest member: ``studies/family_law_shape.results.txt``); rules v1 and v2 keep the logistic in ln N.
 
-**The fit is by binomial maximum likelihood** (``method="binomial"``, the default): a member's score S_i is a share
+**The fit is by binomial maximum likelihood**: a member's score S_i is a share
 of n_i items (:data:`densing.data.benchmarks.ITEM_COUNTS`), its log-likelihood n_i·[S_i·ln p_i + (1 − S_i)·ln(1 − p_i)]
 with p_i = S(N_i), maximised by Fisher scoring (:mod:`densing.laws.family_likelihood`; McCullagh & Nelder 1989,
 §2.5 and §9.2). Its uncertainty is parametric: (γ, l) drawn from N(θ̂, φ̂·I(θ̂)⁻¹), I the Fisher information and
@@ -23,8 +23,7 @@ with p_i = S(N_i), maximised by Fisher scoring (:mod:`densing.laws.family_likeli
 (counted). A bootstrap over 3–7 members has a handful of distinct resamples, so it is not used;
 ``studies/capability_coverage.py`` checks the interval on planted families.
 
-``method="ols"`` is a labelled option of rules v1 and v2 (``tools/build_tables.py``): logit((S − d)/c) = γ·ln N − γ·l
-by ordinary least squares over the members above chance, a point fit without draws (``n_boot=0``).
+Rules v1 and v2 fit the logistic in ln N by least squares on logits instead (``tools/build_tables.py``).
 
 The inverse is the effective size at the family's budget:
 
@@ -50,10 +49,9 @@ from densing.laws.family_likelihood import Z_95, LikelihoodFit, likelihood_fit  
 from densing.laws.family_rows import family_arrays, family_columns, family_order_note, metric_for, table_metric  # noqa: F401 (public here)
 from densing.laws.fit_schema import POINT_COLUMNS, StageFit, data_hash, r_squared
 from densing.laws.reference_fit import ReferenceFit
-from densing.validation import BOOTSTRAP_CONSTRAINTS, Options, validate_params
+from densing.validation import BOOTSTRAP_CONSTRAINTS, validate_params
 
 KIND = "family"
-METHODS = ("binomial", "ols")
 #: The family law's shapes (module docstring) and the default.
 SHAPES = forms.FAMILY_SHAPES
 DEFAULT_SHAPE = "power"
@@ -78,8 +76,7 @@ def covariate(sizes, shape: str) -> np.ndarray:
     return forms.family_covariate(sizes, fixed.get("alpha"), fixed.get("n_unit", forms.POWER_N_UNIT))
 
 
-@validate_params({"n_boot": BOOTSTRAP_CONSTRAINTS["n_boot"], "seed": BOOTSTRAP_CONSTRAINTS["seed"],
-                  "method": [Options(METHODS)]})
+@validate_params({"n_boot": BOOTSTRAP_CONSTRAINTS["n_boot"], "seed": BOOTSTRAP_CONSTRAINTS["seed"]})
 def fit_family(
     table: pd.DataFrame,
     family: str,
@@ -89,7 +86,6 @@ def fit_family(
     exclude: tuple[str, ...] = (),
     n_boot: int = 1000,
     seed: int = 0,
-    method: str = "binomial",
     sizes: dict[str, float] | None = None,
     d0: float | None = None,
     dispersion_floor: float = 1.0,
@@ -100,39 +96,33 @@ def fit_family(
     (``shape="power"``) or ln N (``shape="logistic_ln_n"``).
 
     ``table`` is a tidy results table with ``family`` (and ``active_params`` for mixtures of
-    experts); ``exclude`` names members to leave out (the held-out check). ``method``: ``binomial``
-    (maximum likelihood over each member's item count, parametric draws) or ``ols`` (least squares
-    on logits, a point fit: ``n_boot=0``). ``sizes`` replaces members' N by another size (the budget
-    translation of :mod:`densing.laws.forms`; a member mapped to NaN is left out), with ``d0`` the
+    experts); ``exclude`` names members to leave out (the held-out check). ``sizes`` replaces members' N by another
+    size (the budget translation of :mod:`densing.laws.forms`; a member mapped to NaN is left out), with ``d0`` the
     budget those sizes stand at. ``dispersion_floor``: the least dispersion φ̂ of the likelihood fit (rule v3
-    passes the benchmark's pooled one). Needs at least two distinct sizes (above chance for ``ols``).
+    passes the benchmark's pooled one). Needs at least two distinct sizes.
     Returns a :class:`ReferenceFit` of kind ``family`` whose ``d0`` is the family's budget (or
     ``d0``) and whose ``provenance`` lists the dropped members and the likelihood fit's slope test.
     """
     fixed = shape_constants(shape)
     metric = metric if metric is not None else table_metric(table, benchmark)
-    points, dropped = _member_arrays(table, family, benchmark, metric, exclude=exclude, sizes=sizes,
-                                     keep_floor=method == "binomial")
+    points, dropped = _member_arrays(table, family, benchmark, metric, exclude=exclude, sizes=sizes)
     chance = CHANCE_LEVELS[benchmark]
     scale = 1.0 - chance
     log_n = covariate(points["params"], shape)
     scores = points["score"]
     if np.unique(log_n).size < 2:
-        raise FitError(f"family {family!r}, {benchmark}: {np.unique(log_n).size} distinct size(s)"
-                       f"{' above chance' if method == 'ols' else ''}; a family law needs 2")
+        raise FitError(f"family {family!r}, {benchmark}: {np.unique(log_n).size} distinct size(s); "
+                       "a family law needs 2")
     where = f"family {family!r}, {benchmark}"
     rng = np.random.default_rng(seed)
-    if method == "binomial":
-        estimate = _likelihood_estimate(where, log_n, scores, benchmark, chance, scale, dispersion_floor, n_boot, rng)
-    else:
-        estimate = _least_squares_estimate(where, log_n, scores, chance, scale, n_boot)
+    estimate = _likelihood_estimate(where, log_n, scores, benchmark, chance, scale, dispersion_floor, n_boot, rng)
     stage = _stage(log_n, scores, chance, scale, estimate, fixed, n_points=scores.size)
     if len(estimate.draws) < n_boot:
         raise FitError(f"{where}: the fit's uncertainty cannot be drawn (no rising line)")
     tokens = points["train_tokens"]
     budget = float(np.exp(np.mean(np.log(tokens)))) if d0 is None else float(d0)
-    record = _record(table, family, benchmark, metric, points, dropped, estimate, fixed, shape=shape, method=method,
-                     d0=d0, exclude=exclude, n_boot=n_boot, seed=seed)
+    record = _record(table, family, benchmark, metric, points, dropped, estimate, fixed, shape=shape, d0=d0,
+                     exclude=exclude, n_boot=n_boot, seed=seed)
     record.update(provenance or {})
     return ReferenceFit(
         kind=KIND, benchmark=benchmark, metric=metric, params=dict(stage.params), stages=(stage,), d0=budget,
@@ -144,12 +134,12 @@ def fit_family(
     )
 
 
-def _member_arrays(table, family, benchmark, metric, *, exclude, sizes, keep_floor) -> tuple[dict[str, np.ndarray], dict]:
+def _member_arrays(table, family, benchmark, metric, *, exclude, sizes) -> tuple[dict[str, np.ndarray], dict]:
     """The family's members that :func:`fit_family` fits, as plain arrays ``model``, ``params``, ``train_tokens`` and
     ``score`` by size, then name (:func:`densing.laws.family_rows.family_arrays`: a measurement fits hundreds of
     families), less the ``exclude``d members, at the translated ``sizes`` when given (a member mapped to NaN is
     dropped, listed under ``no_size_at_d0``); and the dropped lists."""
-    members, dropped = family_arrays(table, family, benchmark, metric=metric, keep_floor=keep_floor)
+    members, dropped = family_arrays(table, family, benchmark, metric=metric, keep_floor=True)
     if exclude:
         keep = ~np.isin(members["model"], list(exclude))
         members = {k: v[keep] for k, v in members.items()}
@@ -167,14 +157,12 @@ def _member_arrays(table, family, benchmark, metric, *, exclude, sizes, keep_flo
 
 @dataclass(frozen=True)
 class _Estimate:
-    """(γ, l) of one method, its draws of (γ, l), how many were redrawn, and what the fit record says of it."""
+    """(γ, l) of the likelihood fit, its draws of (γ, l), how many were redrawn, and what the fit record says of it."""
 
     gamma: float
     level: float
-    message: str
     draws: list
     redraws: int
-    unit: str
     extra: dict
 
 
@@ -192,23 +180,7 @@ def _likelihood_estimate(where, log_n, scores, benchmark, chance, scale, dispers
              "dispersion_floor": float(dispersion_floor), "slope_stderr": found.slope_stderr,
              "slope_ci": [low, high], "log_likelihood": found.log_likelihood}
     draws, redraws = found.draws(n_boot, rng) if n_boot and np.all(np.isfinite(found.covariance)) else ([], 0)
-    return _Estimate(gamma, l, "binomial maximum likelihood (Fisher scoring), covariance φ̂·I⁻¹", draws, redraws,
-                     "parametric: N(θ̂, φ̂·I⁻¹) of the likelihood", extra)
-
-
-def _least_squares_estimate(where, log_n, scores, chance, scale, n_boot) -> _Estimate:
-    """Ordinary least squares on logits z = logit((S − d)/c) (NaN at or below the floor d or at or above the ceiling
-    c + d): the line z = γ·ln N − γ·l (the sizes vary: :func:`fit_family` checks), without draws."""
-    if n_boot:
-        raise InputError(f"n_boot: method 'ols' is a point fit without draws; expected 0, got {n_boot!r}")
-    u = (np.asarray(scores, float) - chance) / scale
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where((u > 0) & (u < 1), np.log(u / (1 - u)), np.nan)
-    slope, intercept = np.polyfit(log_n, z, 1)
-    gamma, l = float(slope), float(-intercept / slope) if slope > 0 else math.nan
-    if not (gamma > 0 and math.isfinite(l)):
-        raise FitError(f"{where}: the score does not rise with size (logit slope {gamma:.3g})")
-    return _Estimate(gamma, l, "ordinary least squares in logit space (closed form)", [], 0, "model", {})
+    return _Estimate(gamma, l, draws, redraws, extra)
 
 
 def _stage(log_n, scores, chance, scale, estimate: _Estimate, fixed: dict, *, n_points: int) -> StageFit:
@@ -219,12 +191,12 @@ def _stage(log_n, scores, chance, scale, estimate: _Estimate, fixed: dict, *, n_
     return StageFit(law=KIND, params={"c": scale, "gamma": gamma, "l": l, "d": chance, **fixed},
                          fixed={"c": scale, "d": chance, **fixed}, r_squared=r_squared(scores, predicted),
                          rmse=float(np.sqrt(np.mean(residuals ** 2))), residuals=tuple(float(v) for v in residuals),
-                         converged=True, message=estimate.message, n_points=n_points,
-                         cost=float(0.5 * np.sum(residuals ** 2)))
+                         converged=True, message="binomial maximum likelihood (Fisher scoring), covariance φ̂·I⁻¹",
+                         n_points=n_points, cost=float(0.5 * np.sum(residuals ** 2)))
 
 
-def _record(table, family, benchmark, metric, points, dropped, estimate: _Estimate, fixed, *, shape, method, d0,
-            exclude, n_boot, seed) -> dict:
+def _record(table, family, benchmark, metric, points, dropped, estimate: _Estimate, fixed, *, shape, d0, exclude,
+            n_boot, seed) -> dict:
     """The fit's provenance: the law, the rule of its budget, the members dropped and kept, the bootstrap."""
     from densing import __version__
 
@@ -236,15 +208,16 @@ def _record(table, family, benchmark, metric, points, dropped, estimate: _Estima
         "asymptote": float(forms.family_asymptote(1.0 - chance, estimate.gamma, estimate.level, chance,
                                                   fixed.get("alpha"))),
         **({"alpha_source": POWER_ALPHA_SOURCE, **fixed} if fixed else {}),
-        "method": method,
+        "method": "binomial",
         "d0_rule": ("geometric mean of the fitted members' training tokens" if d0 is None
                     else "the budget the members' sizes were translated to"),
         "token_ratio": float(tokens.max() / tokens.min()), "dropped": {k: v for k, v in dropped.items() if v},
         "excluded": list(exclude),
         "order_breaks": family_order_note(table, family, points["model"]),  # flagged members: kept or left out
         "members": family_columns(table, family)["members"].tolist(),
-        "n_boot": n_boot, "n_boot_redrawn": estimate.redraws, "bootstrap_unit": estimate.unit,
-        "seed": seed, "densing_version": __version__, **estimate.extra,
+        "n_boot": n_boot, "n_boot_redrawn": estimate.redraws,
+        "bootstrap_unit": "parametric: N(θ̂, φ̂·I⁻¹) of the likelihood", "seed": seed, "densing_version": __version__,
+        **estimate.extra,
     }
 
 # --------------------------------------------------------------------------------------------------------------------

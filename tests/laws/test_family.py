@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from densing.errors import FitError, InputError
 from densing.laws import forms
 from densing.laws.family import fit_family
-from tools.build_tables import held_out_error
+from tools.build_tables import family_points, held_out_error, ols_family_fit
 from densing.laws.reference_fit import ReferenceFit
 
 
@@ -63,16 +63,14 @@ def test_mixtures_unknown_budgets_and_chance_scores_are_dropped_and_named():
     table.loc[0, "value"] = 0.2  # below chance
     table.loc[1, "active_params"] = 1e9  # a mixture of experts
     table.loc[2, "train_tokens"] = np.nan
-    fit = fit_family(table, "F", "mmlu", n_boot=0, method="ols", shape="logistic_ln_n")
-    with pytest.raises(InputError, match="method 'ols' is a point fit without draws"):
-        fit_family(table, "F", "mmlu", n_boot=10, method="ols", shape="logistic_ln_n")
-    dropped = fit.provenance["dropped"]
+    points, dropped = family_points(table, "F", "mmlu")  # rules v1 and v2's members: above chance
     assert dropped["at_chance"] == ["F-500M"] and dropped["moe"] == ["F-1800M"] and dropped["no_tokens"] == ["F-4000M"]
-    assert fit.stages[0].n_points == len(table) - 3
+    assert len(points) == len(table) - 3
     # the likelihood fit keeps the member below chance: it weighs, it does not drop
     kept = fit_family(table, "F", "mmlu", n_boot=10, shape="logistic_ln_n")
     assert "at_chance" not in kept.provenance["dropped"] and kept.stages[0].n_points == len(table) - 2
-    assert set(fit.provenance["members"]) == set(table["model"])  # every member, fitted or not: never a target
+    assert kept.provenance["dropped"]["moe"] == ["F-1800M"] and kept.provenance["dropped"]["no_tokens"] == ["F-4000M"]
+    assert set(kept.provenance["members"]) == set(table["model"])  # every member, fitted or not: never a target
 
 
 def test_a_family_whose_score_falls_with_size_is_refused():
@@ -124,11 +122,11 @@ def test_likelihood_and_least_squares_agree_on_exact_scores_and_the_likelihood_i
                     x0=[0.3, 0.0], method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 20000})
     assert found.slope == pytest.approx(best.x[0], abs=1e-4) and found.offset == pytest.approx(best.x[1], abs=1e-4)
     exact = forms.performance_law(x, 0.75, 0.6, 24.5, 0.25)
-    ols = fit_family(planted_family(0.6, 24.5, sizes=FLOOR_SIZES), "F", "mmlu", n_boot=0, method="ols", shape="logistic_ln_n")
+    ols = ols_family_fit(planted_family(0.6, 24.5, sizes=FLOOR_SIZES), "F", "mmlu")
     mle = fit_family(planted_family(0.6, 24.5, sizes=FLOOR_SIZES), "F", "mmlu", n_boot=0, shape="logistic_ln_n")
     assert ols.params["gamma"] == pytest.approx(mle.params["gamma"], rel=1e-5) and np.allclose(exact, mle.predict_score(
         np.asarray(FLOOR_SIZES), 3e12), atol=1e-6)
-    assert ols.provenance["method"] == "ols" and mle.provenance["method"] == "binomial"
+    assert mle.provenance["method"] == "binomial"
 
 
 def test_least_squares_on_logits_is_pulled_by_members_near_chance_and_the_likelihood_is_not():
@@ -139,7 +137,7 @@ def test_least_squares_on_logits_is_pulled_by_members_near_chance_and_the_likeli
         table = planted_family(0.6, 24.5, sizes=FLOOR_SIZES).assign(value=scores)
         if (scores <= 0.25).any():
             continue
-        err_ols.append(fit_family(table, "F", "mmlu", n_boot=0, method="ols", shape="logistic_ln_n").params["gamma"] - 0.6)
+        err_ols.append(ols_family_fit(table, "F", "mmlu").params["gamma"] - 0.6)
         err_mle.append(fit_family(table, "F", "mmlu", n_boot=0, shape="logistic_ln_n").params["gamma"] - 0.6)
     assert len(err_mle) > 20 and rng is not None
     assert np.sqrt(np.mean(np.square(err_mle))) < np.sqrt(np.mean(np.square(err_ols)))
@@ -202,8 +200,6 @@ def test_held_out_error_predicts_the_largest_member_from_the_rest():
 
 def _members_by_frame(table, family, benchmark, *, exclude, sizes, keep_floor):
     """The members fit_family fits, selected on family_points' frame (the definition its arrays follow)."""
-    from tools.build_tables import family_points
-
     points, dropped = family_points(table, family, benchmark, keep_floor=keep_floor)
     if exclude:
         points = points[~points["model"].isin(exclude)].reset_index(drop=True)
@@ -236,7 +232,7 @@ def test_a_family_fit_reads_the_members_of_its_frame(case):
               if i != 2} if case == "sizes" else None)
     expected, dropped = _members_by_frame(table, family, benchmark, exclude=exclude, sizes=sizes, keep_floor=True)
     found, found_dropped = _member_arrays(table, family, benchmark, table_metric(table, benchmark), exclude=exclude,
-                                          sizes=sizes, keep_floor=True)
+                                          sizes=sizes)
     assert found_dropped == dropped and (case != "sizes" or dropped["no_size_at_d0"] == [names[2]])
     for column in ("model", "params", "train_tokens", "score"):
         assert found[column].tolist() == expected[column].tolist()
