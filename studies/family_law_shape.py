@@ -13,8 +13,7 @@ with two free parameters (γ, l), d the benchmark's chance level and c + d = 1:
 *Rows.* Two tables: the public table (``results/public_models.csv``, candidate benchmarks
 ``densing.registry.table("public").candidates``) and the Swallow table (``results/swallow/swallow_2025-06.csv``,
 ``registry.table("swallow").candidates``). A row is one family × benchmark of one table whose points
-(:func:`densing.laws.family_rows.family_arrays` with ``keep_floor=True``: dense members with a token count, any
-score)
+(:func:`densing.laws.family_rows.family_arrays`: dense members with a token count, any score)
 have at least 3 distinct sizes, the benchmark having a chance level and an item count n in the registry.
 
 *Held-out prediction.* In each row the largest member (the last point by size, as
@@ -72,7 +71,7 @@ def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: s
     ``dispersion_floor`` (:func:`densing.laws.family.held_out_problem`) and test its score within noise
     (:func:`densing.laws.family.held_out_result`: its z and the columns it returns)."""
     shape_constants(shape)
-    members, _ = family_arrays(table, family, benchmark, metric=metric_for(table, benchmark, metric), keep_floor=True)
+    members, _ = family_arrays(table, family, benchmark, metric=metric_for(table, benchmark, metric))
     chance = CHANCE_LEVELS[benchmark]
     items = float(ITEM_COUNTS[benchmark])
     problem = held_out_problem(members, family, benchmark, items, shape)

@@ -270,14 +270,20 @@ def _v1_v2_rules(row: dict, rule: str, own, targets, family: str, benchmark: str
 
 def family_points(table, family: str, benchmark: str, *, metric: str | None = None, keep_floor: bool = False):
     """The family's members usable for a fit of ``benchmark`` as a frame of ``POINT_COLUMNS`` (the arrays of
-    :func:`densing.laws.family_rows.family_arrays`, the same members in the same order), and the dropped lists."""
+    :func:`densing.laws.family_rows.family_arrays`, the same members in the same order), and the dropped lists; unless
+    ``keep_floor``, less the members scoring at or below chance (listed under ``at_chance``)."""
     import numpy as np
     import pandas as pd
 
+    from densing.data.benchmarks import CHANCE_LEVELS
     from densing.laws.family_rows import family_arrays
     from densing.laws.fit_schema import POINT_COLUMNS
 
-    members, dropped = family_arrays(table, family, benchmark, metric=metric, keep_floor=keep_floor)
+    members, dropped = family_arrays(table, family, benchmark, metric=metric)
+    if not keep_floor:  # least squares on logits: a score at or below chance has no logit
+        floor = members["score"] <= CHANCE_LEVELS[benchmark]
+        dropped["at_chance"] = sorted(members["model"][floor])
+        members = {k: v[~floor] for k, v in members.items()}
     points = pd.DataFrame({
         "model": members["model"], "params": members["params"], "train_tokens": members["train_tokens"],
         "score": members["score"], "loss": np.full(members["model"].size, np.nan), "run": members["model"],

@@ -112,7 +112,7 @@ def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str],
                 if b not in CHANCE_LEVELS or b not in counted.index:
                     found[(family, b)] = (None, {}, "no chance level or item count in the registry")
                     continue
-                members, dropped = family_arrays(targets, family, b, metric=metrics[b], keep_floor=True)
+                members, dropped = family_arrays(targets, family, b, metric=metrics[b])
                 found[(family, b)] = (members, dropped, "")
                 if np.unique(members["params"]).size >= 2:
                     problems.append((covariate(members["params"], shape), members["score"], float(counted[b]),

@@ -139,7 +139,7 @@ def _member_arrays(table, family, benchmark, metric, *, exclude, sizes) -> tuple
     ``score`` by size, then name (:func:`densing.laws.family_rows.family_arrays`: a measurement fits hundreds of
     families), less the ``exclude``d members, at the translated ``sizes`` when given (a member mapped to NaN is
     dropped, listed under ``no_size_at_d0``); and the dropped lists."""
-    members, dropped = family_arrays(table, family, benchmark, metric=metric, keep_floor=True)
+    members, dropped = family_arrays(table, family, benchmark, metric=metric)
     if exclude:
         keep = ~np.isin(members["model"], list(exclude))
         members = {k: v[keep] for k, v in members.items()}

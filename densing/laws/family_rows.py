@@ -74,29 +74,25 @@ def _columns(rows: pd.DataFrame) -> dict[str, np.ndarray]:
                               else np.full(len(rows), np.nan))}
 
 
-def family_arrays(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
-                  keep_floor: bool = False) -> tuple[dict[str, np.ndarray], dict]:
+def family_arrays(table: pd.DataFrame, family: str, benchmark: str, *,
+                  metric: str | None = None) -> tuple[dict[str, np.ndarray], dict]:
     """The family's members usable for a fit of ``benchmark`` as plain arrays ``model``, ``params``, ``train_tokens``,
     ``score`` (by size, then name), without building a frame (rule v3's candidate table reads every family ×
     benchmark), and a dict of dropped model lists: ``moe`` (an ``active_params`` value: not dense), ``no_tokens``
-    (unknown training budget), ``no_score``, ``at_chance`` (score at or below the chance level: no logit; kept, and
-    not listed, with ``keep_floor`` — the likelihood fit weighs them instead of dropping them)."""
+    (unknown training budget), ``no_score``. A score at or below chance is kept: the likelihood fit weighs it."""
     metric = metric if metric is not None else table_metric(table, benchmark)
     mine = family_columns(table, family)
     members = mine["members"]
     if not len(members):
         raise InputError(f"family {family!r}: no models of that family in the table")
-    chance = CHANCE_LEVELS.get(benchmark)
-    if chance is None:
+    if benchmark not in CHANCE_LEVELS:
         raise InputError(f"benchmark {benchmark!r}: no chance level in the registry; a family reference needs its floor")
     pick = (mine["benchmark"] == benchmark) & (mine["metric"] == metric)
     model, value, params, tokens, active = (mine[c][pick] for c in ("model", "value", "params", "train_tokens", "active_params"))
     moe = ~np.isnan(active)
     no_tokens = ~moe & np.isnan(tokens)
-    at_chance = ~moe & ~no_tokens & (value <= chance) & (not keep_floor)
-    dropped = {"moe": sorted(model[moe]), "no_tokens": sorted(model[no_tokens]), "no_score": sorted(set(members) - set(model)),
-               "at_chance": sorted(model[at_chance])}
-    keep = ~(moe | no_tokens | at_chance)
+    dropped = {"moe": sorted(model[moe]), "no_tokens": sorted(model[no_tokens]), "no_score": sorted(set(members) - set(model))}
+    keep = ~(moe | no_tokens)
     order = np.lexsort((model[keep], params[keep]))
     return {"model": model[keep][order], "params": params[keep][order], "train_tokens": tokens[keep][order],
             "score": value[keep][order]}, dropped
