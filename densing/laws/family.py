@@ -36,7 +36,6 @@ law has no data term, so asking for another D0 is an error.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -114,20 +113,27 @@ def fit_family(
         raise FitError(f"family {family!r}, {benchmark}: {np.unique(log_n).size} distinct size(s); "
                        "a family law needs 2")
     where = f"family {family!r}, {benchmark}"
-    rng = np.random.default_rng(seed)
-    estimate = _likelihood_estimate(where, log_n, scores, benchmark, chance, scale, dispersion_floor, n_boot, rng)
-    stage = _stage(log_n, scores, chance, scale, estimate, fixed, n_points=scores.size)
-    if len(estimate.draws) < n_boot:
+    found = likelihood_fit(log_n, scores, float(ITEM_COUNTS[benchmark]), chance, scale,
+                           dispersion_floor=dispersion_floor)
+    if not found.converged or not math.isfinite(found.slope):
+        raise FitError(f"{where}: the likelihood fit does not converge (the scores do not determine the law)")
+    if not (found.slope > 0 and math.isfinite(found.level)):
+        raise FitError(f"{where}: the score does not rise with size (slope {found.slope:.3g})")
+    stage = _stage(log_n, scores, chance, scale, found.slope, found.level, fixed, n_points=scores.size)
+    # parametric draws from N(θ̂, φ̂·I⁻¹)
+    draws, redraws = (found.draws(n_boot, np.random.default_rng(seed))
+                      if n_boot and np.all(np.isfinite(found.covariance)) else ([], 0))
+    if len(draws) < n_boot:
         raise FitError(f"{where}: the fit's uncertainty cannot be drawn (no rising line)")
     tokens = points["train_tokens"]
     budget = float(np.exp(np.mean(np.log(tokens)))) if d0 is None else float(d0)
-    record = _record(table, family, benchmark, metric, points, dropped, estimate, fixed, shape=shape, d0=d0,
-                     exclude=exclude, n_boot=n_boot, seed=seed)
+    record = _record(table, family, benchmark, metric, points, dropped, found, fixed, shape=shape, d0=d0,
+                     exclude=exclude, n_boot=n_boot, redraws=redraws, seed=seed, dispersion_floor=dispersion_floor)
     record.update(provenance or {})
     return ReferenceFit(
         kind=KIND, benchmark=benchmark, metric=metric, params=dict(stage.params), stages=(stage,), d0=budget,
         data_hash=data_hash(points, list(POINT_COLUMNS[:4])), provenance=record,
-        bootstrap_names=("gamma", "l"), bootstrap=tuple(estimate.draws),
+        bootstrap_names=("gamma", "l"), bootstrap=tuple(draws),
         points=tuple((model, params, tokens, score, None, model) for model, params, tokens, score in zip(
             *(points[c].tolist() for c in ("model", "params", "train_tokens", "score")))),
         benchmarks=(benchmark,),
@@ -155,37 +161,8 @@ def _member_arrays(table, family, benchmark, metric, *, exclude, sizes) -> tuple
     return members, dropped
 
 
-@dataclass(frozen=True)
-class _Estimate:
-    """(γ, l) of the likelihood fit, its draws of (γ, l), how many were redrawn, and what the fit record says of it."""
-
-    gamma: float
-    level: float
-    draws: list
-    redraws: int
-    extra: dict
-
-
-def _likelihood_estimate(where, log_n, scores, benchmark, chance, scale, dispersion_floor, n_boot, rng) -> _Estimate:
-    """Binomial maximum likelihood over each member's item count; parametric draws from N(θ̂, φ̂·I⁻¹)."""
-    items = float(ITEM_COUNTS[benchmark])
-    found = likelihood_fit(log_n, scores, items, chance, scale, dispersion_floor=dispersion_floor)
-    gamma, l = found.slope, found.level
-    if not found.converged or not math.isfinite(found.slope):
-        raise FitError(f"{where}: the likelihood fit does not converge (the scores do not determine the law)")
-    if not (gamma > 0 and math.isfinite(l)):
-        raise FitError(f"{where}: the score does not rise with size (slope {gamma:.3g})")
-    low, high = found.slope_interval()
-    extra = {"items": items, "dispersion": found.dispersion, "own_dispersion": found.own_dispersion,
-             "dispersion_floor": float(dispersion_floor), "slope_stderr": found.slope_stderr,
-             "slope_ci": [low, high], "log_likelihood": found.log_likelihood}
-    draws, redraws = found.draws(n_boot, rng) if n_boot and np.all(np.isfinite(found.covariance)) else ([], 0)
-    return _Estimate(gamma, l, draws, redraws, extra)
-
-
-def _stage(log_n, scores, chance, scale, estimate: _Estimate, fixed: dict, *, n_points: int) -> StageFit:
+def _stage(log_n, scores, chance, scale, gamma: float, l: float, fixed: dict, *, n_points: int) -> StageFit:
     """The fitted law as one stage, with its R² and residuals on the members."""
-    gamma, l = estimate.gamma, estimate.level
     predicted = forms.performance_law(log_n, scale, gamma, l, chance)
     residuals = predicted - scores
     return StageFit(law=KIND, params={"c": scale, "gamma": gamma, "l": l, "d": chance, **fixed},
@@ -195,18 +172,19 @@ def _stage(log_n, scores, chance, scale, estimate: _Estimate, fixed: dict, *, n_
                          n_points=n_points, cost=float(0.5 * np.sum(residuals ** 2)))
 
 
-def _record(table, family, benchmark, metric, points, dropped, estimate: _Estimate, fixed, *, shape, d0, exclude,
-            n_boot, seed) -> dict:
-    """The fit's provenance: the law, the rule of its budget, the members dropped and kept, the bootstrap."""
+def _record(table, family, benchmark, metric, points, dropped, found, fixed, *, shape, d0, exclude, n_boot, redraws,
+            seed, dispersion_floor) -> dict:
+    """The fit's provenance: the law, the rule of its budget, the members dropped and kept, the bootstrap, the
+    likelihood fit ``found`` (its dispersion and slope test)."""
     from densing import __version__
 
+    low, high = found.slope_interval()
     tokens = np.asarray(points["train_tokens"], float)
     chance = CHANCE_LEVELS[benchmark]
     return {
         "family": family, "families": family, "benchmarks": [benchmark], "metric": metric, "chance": chance,
         "ceiling": 1.0, "law_form": LAW_FORMS[shape], "shape": shape,
-        "asymptote": float(forms.family_asymptote(1.0 - chance, estimate.gamma, estimate.level, chance,
-                                                  fixed.get("alpha"))),
+        "asymptote": float(forms.family_asymptote(1.0 - chance, found.slope, found.level, chance, fixed.get("alpha"))),
         **({"alpha_source": POWER_ALPHA_SOURCE, **fixed} if fixed else {}),
         "method": "binomial",
         "d0_rule": ("geometric mean of the fitted members' training tokens" if d0 is None
@@ -215,9 +193,11 @@ def _record(table, family, benchmark, metric, points, dropped, estimate: _Estima
         "excluded": list(exclude),
         "order_breaks": family_order_note(table, family, points["model"]),  # flagged members: kept or left out
         "members": family_columns(table, family)["members"].tolist(),
-        "n_boot": n_boot, "n_boot_redrawn": estimate.redraws,
+        "n_boot": n_boot, "n_boot_redrawn": redraws,
         "bootstrap_unit": "parametric: N(θ̂, φ̂·I⁻¹) of the likelihood", "seed": seed, "densing_version": __version__,
-        **estimate.extra,
+        "items": float(ITEM_COUNTS[benchmark]), "dispersion": found.dispersion, "own_dispersion": found.own_dispersion,
+        "dispersion_floor": float(dispersion_floor), "slope_stderr": found.slope_stderr, "slope_ci": [low, high],
+        "log_likelihood": found.log_likelihood,
     }
 
 # --------------------------------------------------------------------------------------------------------------------
