@@ -23,8 +23,7 @@ KINDS = (*LAWS, "family")
 
 FORMAT = "densing.reference_fit/1"
 #: The parameters each kind of fit holds (E, the irreducible loss, is optional for the two laws).
-_REQUIRED_PARAMS = {"two-step": ("a", "alpha", "b", "beta", "c", "gamma", "l", "d"),
-                    "composed": ("a", "alpha", "b", "beta", "c", "gamma", "l", "d"),
+_REQUIRED_PARAMS = {**dict.fromkeys(LAWS, ("a", "alpha", "b", "beta", "c", "gamma", "l", "d")),
                     "family": ("c", "gamma", "l", "d")}
 #: A family fit of the power shape also holds α and N_unit (both or neither: a file without them is logistic_ln_n).
 _FAMILY_SHAPE_PARAMS = ("alpha", "n_unit")

@@ -36,12 +36,10 @@ def _resolve_chance(chance: float | str | None, benchmarks: list[str]) -> float 
     if chance is None or chance == "none":
         return None
     if chance == "auto":
-        levels = []
-        for name in benchmarks:
-            if name not in CHANCE_LEVELS:
-                raise InputError(f"benchmark {name!r}: no known chance level; give chance as a number")
-            levels.append(CHANCE_LEVELS[name])
-        return float(np.mean(levels))
+        missing = [name for name in benchmarks if name not in CHANCE_LEVELS]
+        if missing:
+            raise InputError(f"benchmark {missing[0]!r}: no known chance level; give chance as a number")
+        return float(np.mean([CHANCE_LEVELS[name] for name in benchmarks]))
     try:
         return float(chance)
     except ValueError:

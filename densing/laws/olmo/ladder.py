@@ -136,7 +136,6 @@ def fit_ladder(
     n_boot: int = 200,
     seed: int = 0,
     jobs: int = 1,
-    d0: float = 1e12,
     provenance: dict | None = None,
 ) -> tuple[dict[str, ReferenceFit], LadderOptions]:
     """Fit every benchmark of a ladder by the module's rules; returns the fits and the options.
@@ -155,7 +154,7 @@ def fit_ladder(
         }
         try:
             fits[benchmark] = without_checkpoints(fit_reference(
-                frame, benchmark, metric=metric, n_boot=n_boot, seed=seed, jobs=jobs, d0=d0,
+                frame, benchmark, metric=metric, n_boot=n_boot, seed=seed, jobs=jobs,
                 provenance=record, **options.fit_options(benchmark),
             ))
         except FitError as exc:
