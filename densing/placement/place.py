@@ -72,26 +72,6 @@ def frontier_at(line, date: str, span: tuple[str, str] | None) -> dict:
     return out
 
 
-def _not_inverted(record: dict, left: pd.DataFrame, inversion) -> dict:
-    reason = left.loc[left["model"] == record["model"], "reason"]
-    why = reason.iloc[0] if len(reason) else "no score on " + ", ".join(inversion.benchmarks)
-    return {**record, "density": math.nan, "bound": "", "density_ci_low": math.nan, "density_ci_high": math.nan,
-            "near_chance": False, "reading": NO_READING, "frontier_density": math.nan, "frontier_density_ci_low": math.nan,
-            "frontier_density_ci_high": math.nan, "frontier_first_date": None, "frontier_last_date": None,
-            "frontier_note": "", "frontier": UNDETERMINED, "band": UNDETERMINED, "words": f"not inverted: {why}"}
-
-
-def _model_record(model: str, meta, own: pd.DataFrame, inversion) -> dict:
-    record = {"model": model, "params": float(meta["params"]), "release_date": str(meta["release_date"])[:10],
-              "release_date_source": meta.get("release_date_source", "")}
-    for r in own.itertuples():
-        record[f"score:{r.benchmark}"] = r.value
-        record[f"items:{r.benchmark}"] = int(r.items) if "items" in own.columns else math.nan
-    record["inverted"] = ",".join(b for b in inversion.benchmarks if b in set(own["benchmark"]))
-    record["reference"] = inversion.name
-    return record
-
-
 def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
                  span: tuple[str, str] | None = None, population: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per model of ``scores`` (:func:`densing.placement.measure.public_scores`' table) under ``inversion``,
@@ -126,10 +106,24 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
     first = scores.drop_duplicates("model").set_index("model")
     rows = []
     for model in first.index:
-        record = _model_record(model, first.loc[model], scores[scores["model"] == model], inversion)
+        meta, own = first.loc[model], scores[scores["model"] == model]
+        record = {"model": model, "params": float(meta["params"]), "release_date": str(meta["release_date"])[:10],
+                  "release_date_source": meta.get("release_date_source", "")}
+        for r in own.itertuples():
+            record[f"score:{r.benchmark}"] = r.value
+            record[f"items:{r.benchmark}"] = int(r.items) if "items" in own.columns else math.nan
+        record["inverted"] = ",".join(b for b in inversion.benchmarks if b in set(own["benchmark"]))
+        record["reference"] = inversion.name
         found = table[table["model"] == model]
         if found.empty:
-            rows.append(_not_inverted(record, left, inversion))
+            reason = left.loc[left["model"] == model, "reason"]
+            why = reason.iloc[0] if len(reason) else "no score on " + ", ".join(inversion.benchmarks)
+            rows.append({**record, "density": math.nan, "bound": "", "density_ci_low": math.nan,
+                         "density_ci_high": math.nan, "near_chance": False, "reading": NO_READING,
+                         "frontier_density": math.nan, "frontier_density_ci_low": math.nan,
+                         "frontier_density_ci_high": math.nan, "frontier_first_date": None, "frontier_last_date": None,
+                         "frontier_note": "", "frontier": UNDETERMINED, "band": UNDETERMINED,
+                         "words": f"not inverted: {why}"})
             continue
         d = found.iloc[0]
         record.update(density=float(d["density"]), bound=str(d["bound"]), density_ci_low=float(d["density_ci_low"]),
