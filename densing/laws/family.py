@@ -82,7 +82,6 @@ def fit_family(
     benchmark: str,
     *,
     metric: str | None = None,
-    exclude: tuple[str, ...] = (),
     n_boot: int = 1000,
     seed: int = 0,
     sizes: dict[str, float] | None = None,
@@ -94,17 +93,16 @@ def fit_family(
     """Fit S(N) = c/(1 + e^{−γ(x − l)}) + d on one family at its own budget (module docstring), x = u = −(N/N_unit)^−α
     (``shape="power"``) or ln N (``shape="logistic_ln_n"``).
 
-    ``table`` is a tidy results table with ``family`` (and ``active_params`` for mixtures of
-    experts); ``exclude`` names members to leave out (the held-out check). ``sizes`` replaces members' N by another
-    size (the budget translation of :mod:`densing.laws.forms`; a member mapped to NaN is left out), with ``d0`` the
-    budget those sizes stand at. ``dispersion_floor``: the least dispersion φ̂ of the likelihood fit (rule v3
-    passes the benchmark's pooled one). Needs at least two distinct sizes.
+    ``table`` is a tidy results table with ``family`` (and ``active_params`` for mixtures of experts). ``sizes``
+    replaces members' N by another size (the budget translation of :mod:`densing.laws.forms`; a member mapped to NaN
+    is left out), with ``d0`` the budget those sizes stand at. ``dispersion_floor``: the least dispersion φ̂ of the
+    likelihood fit (rule v3 passes the benchmark's pooled one). Needs at least two distinct sizes.
     Returns a :class:`ReferenceFit` of kind ``family`` whose ``d0`` is the family's budget (or
     ``d0``) and whose ``provenance`` lists the dropped members and the likelihood fit's slope test.
     """
     fixed = shape_constants(shape)
     metric = metric if metric is not None else table_metric(table, benchmark)
-    points, dropped = _member_arrays(table, family, benchmark, metric, exclude=exclude, sizes=sizes)
+    points, dropped = _member_arrays(table, family, benchmark, metric, sizes=sizes)
     chance = CHANCE_LEVELS[benchmark]
     scale = 1.0 - chance
     log_n = covariate(points["params"], shape)
@@ -128,7 +126,7 @@ def fit_family(
     tokens = points["train_tokens"]
     budget = float(np.exp(np.mean(np.log(tokens)))) if d0 is None else float(d0)
     record = _record(table, family, benchmark, metric, points, dropped, found, fixed, shape=shape, d0=d0,
-                     exclude=exclude, n_boot=n_boot, redraws=redraws, seed=seed, dispersion_floor=dispersion_floor)
+                     n_boot=n_boot, redraws=redraws, seed=seed, dispersion_floor=dispersion_floor)
     record.update(provenance or {})
     return ReferenceFit(
         kind=KIND, benchmark=benchmark, metric=metric, params=dict(stage.params), stages=(stage,), d0=budget,
@@ -140,15 +138,12 @@ def fit_family(
     )
 
 
-def _member_arrays(table, family, benchmark, metric, *, exclude, sizes) -> tuple[dict[str, np.ndarray], dict]:
+def _member_arrays(table, family, benchmark, metric, *, sizes) -> tuple[dict[str, np.ndarray], dict]:
     """The family's members that :func:`fit_family` fits, as plain arrays ``model``, ``params``, ``train_tokens`` and
     ``score`` by size, then name (:func:`densing.laws.family_rows.family_arrays`: a measurement fits hundreds of
-    families), less the ``exclude``d members, at the translated ``sizes`` when given (a member mapped to NaN is
-    dropped, listed under ``no_size_at_d0``); and the dropped lists."""
+    families), at the translated ``sizes`` when given (a member mapped to NaN is dropped, listed under
+    ``no_size_at_d0``); and the dropped lists."""
     members, dropped = family_arrays(table, family, benchmark, metric=metric)
-    if exclude:
-        keep = ~np.isin(members["model"], list(exclude))
-        members = {k: v[keep] for k, v in members.items()}
     if sizes is not None:
         translated = np.array([sizes.get(m, np.nan) for m in members["model"].tolist()], float)
         untranslated = sorted(members["model"][np.isnan(translated)].tolist())
@@ -172,8 +167,8 @@ def _stage(log_n, scores, chance, scale, gamma: float, l: float, fixed: dict, *,
                          n_points=n_points, cost=float(0.5 * np.sum(residuals ** 2)))
 
 
-def _record(table, family, benchmark, metric, points, dropped, found, fixed, *, shape, d0, exclude, n_boot, redraws,
-            seed, dispersion_floor) -> dict:
+def _record(table, family, benchmark, metric, points, dropped, found, fixed, *, shape, d0, n_boot, redraws, seed,
+            dispersion_floor) -> dict:
     """The fit's provenance: the law, the rule of its budget, the members dropped and kept, the bootstrap, the
     likelihood fit ``found`` (its dispersion and slope test)."""
     from densing import __version__
@@ -190,7 +185,7 @@ def _record(table, family, benchmark, metric, points, dropped, found, fixed, *, 
         "d0_rule": ("geometric mean of the fitted members' training tokens" if d0 is None
                     else "the budget the members' sizes were translated to"),
         "token_ratio": float(tokens.max() / tokens.min()), "dropped": {k: v for k, v in dropped.items() if v},
-        "excluded": list(exclude),
+        "excluded": [],  # a field of every family fit file: no member is left out by name
         "order_breaks": family_order_note(table, family, points["model"]),  # flagged members: kept or left out
         "members": family_columns(table, family)["members"].tolist(),
         "n_boot": n_boot, "n_boot_redrawn": redraws,

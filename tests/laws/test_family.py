@@ -198,11 +198,9 @@ def test_held_out_error_predicts_the_largest_member_from_the_rest():
     assert held_out_error(table, "F", "mmlu")["relative_error"] == pytest.approx(0.05 / table["value"].iloc[-1], rel=1e-6)
 
 
-def _members_by_frame(table, family, benchmark, *, exclude, sizes, keep_floor):
+def _members_by_frame(table, family, benchmark, *, sizes, keep_floor):
     """The members fit_family fits, selected on family_points' frame (the definition its arrays follow)."""
     points, dropped = family_points(table, family, benchmark, keep_floor=keep_floor)
-    if exclude:
-        points = points[~points["model"].isin(exclude)].reset_index(drop=True)
     if sizes is not None:
         points = points.assign(params=points["model"].map(sizes).astype(float))
         untranslated = sorted(points.loc[points["params"].isna(), "model"])
@@ -212,10 +210,10 @@ def _members_by_frame(table, family, benchmark, *, exclude, sizes, keep_floor):
     return points, dropped
 
 
-@pytest.mark.parametrize("case", ["plain", "exclude", "sizes"])
+@pytest.mark.parametrize("case", ["plain", "sizes"])
 def test_a_family_fit_reads_the_members_of_its_frame(case):
     """fit_family selects its members as plain arrays: the same members in the same order, the same drops, the same
-    points, data hash and numbers as family_points' frame with the held-out exclusion and the budget translation
+    points, data hash and numbers as family_points' frame with the budget translation
     applied to it (a member without a translated size dropped and named; two members at one translated size ordered
     by name)."""
     from densing import paths
@@ -225,19 +223,17 @@ def test_a_family_fit_reads_the_members_of_its_frame(case):
 
     table = read_results(paths.RESULTS / "public_models.csv")
     family, benchmark = "Qwen1.5", "mmlu"
-    frame, _ = _members_by_frame(table, family, benchmark, exclude=(), sizes=None, keep_floor=True)
+    frame, _ = _members_by_frame(table, family, benchmark, sizes=None, keep_floor=True)
     names = frame["model"].tolist()
-    exclude = (names[-1], names[1]) if case == "exclude" else ()
     sizes = ({m: (7e9 if i in (0, 1) else float(p) * 1.3) for i, (m, p) in enumerate(zip(names, frame["params"]))
               if i != 2} if case == "sizes" else None)
-    expected, dropped = _members_by_frame(table, family, benchmark, exclude=exclude, sizes=sizes, keep_floor=True)
-    found, found_dropped = _member_arrays(table, family, benchmark, table_metric(table, benchmark), exclude=exclude,
-                                          sizes=sizes)
+    expected, dropped = _members_by_frame(table, family, benchmark, sizes=sizes, keep_floor=True)
+    found, found_dropped = _member_arrays(table, family, benchmark, table_metric(table, benchmark), sizes=sizes)
     assert found_dropped == dropped and (case != "sizes" or dropped["no_size_at_d0"] == [names[2]])
     for column in ("model", "params", "train_tokens", "score"):
         assert found[column].tolist() == expected[column].tolist()
     assert data_hash(found, list(POINT_COLUMNS[:4])) == data_hash(expected, list(POINT_COLUMNS[:4]))
-    fit = fit_family(table, family, benchmark, n_boot=20, seed=3, exclude=exclude, sizes=sizes,
+    fit = fit_family(table, family, benchmark, n_boot=20, seed=3, sizes=sizes,
                      d0=1e12 if sizes else None)
     assert [p[:4] for p in fit.points] == [tuple(r) for r in expected[["model", "params", "train_tokens", "score"]].itertuples(index=False)]
     assert all(p[5] == p[0] and p[4] is None for p in fit.points)
