@@ -31,7 +31,6 @@ the rule.
 """
 from __future__ import annotations
 
-import glob
 import math
 from pathlib import Path
 
@@ -372,5 +371,5 @@ COMPOSED_FITS = ("pile_*_composed.json", "cerebras_*_composed.json")
 def composed_fits(folder: str | Path | None = None) -> dict[str, ReferenceFit]:
     """The shipped multi-family composed fits (candidates judged by the reach rule), by file name."""
     folder = Path(folder) if folder else paths.REFERENCE_FITS
-    found = sorted({p for pattern in COMPOSED_FITS for p in glob.glob(str(folder / pattern))})
-    return {Path(p).name: ReferenceFit.load(p) for p in found}
+    found = sorted({p for pattern in COMPOSED_FITS for p in folder.glob(pattern)})
+    return {p.name: ReferenceFit.load(p) for p in found}
