@@ -210,11 +210,11 @@ class ReferenceFit(Result):
 
     def points_frame(self) -> pd.DataFrame:
         """The reference points the score law was fitted on."""
-        return _points_frame(self.points)
+        return pd.DataFrame(list(self.points), columns=list(POINT_COLUMNS))
 
     def loss_points_frame(self) -> pd.DataFrame:
         """The reference points the loss law was fitted on (the score points unless they differ)."""
-        return _points_frame(self.loss_points or self.points)
+        return pd.DataFrame(list(self.loss_points or self.points), columns=list(POINT_COLUMNS))
 
     # -- serialisation -----------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -322,10 +322,6 @@ def _points_from_json(rows) -> tuple[tuple, ...]:
         run = str(p[5]) if len(p) > 5 and p[5] is not None else str(p[0])
         out.append((str(p[0]), float(p[1]), float(p[2]), float(p[3]), loss, run))
     return tuple(out)
-
-
-def _points_frame(points) -> pd.DataFrame:
-    return pd.DataFrame(list(points), columns=list(POINT_COLUMNS))
 
 
 BELOW_FLOOR = "below_floor"

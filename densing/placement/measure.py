@@ -37,12 +37,10 @@ if TYPE_CHECKING:
     from densing.present.summary import Summary
 
 
-_TRUE = {"1", "on", "yes", "true"}
-
-
 def hub_offline() -> bool:
     """True when ``HF_HUB_OFFLINE`` (or ``TRANSFORMERS_OFFLINE``) asks for no Hub access."""
-    return any(os.environ.get(name, "").strip().lower() in _TRUE for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+    return any(os.environ.get(name, "").strip().lower() in {"1", "on", "yes", "true"}
+               for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
 
 def check_offline_source(spec) -> None:
