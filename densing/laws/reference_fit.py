@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,8 +41,6 @@ DEFAULT_D0 = 1e12
 def _counts(values, name: str) -> np.ndarray:
     """``values`` (a number or a sequence of numbers) as a float array of counts (parameters, tokens), each positive
     and finite; an InputError naming ``name`` otherwise."""
-    from collections.abc import Mapping
-
     try:
         if isinstance(values, (str, bytes, Mapping)):
             raise TypeError
@@ -298,8 +297,6 @@ def as_fit(value, name: str = "fit") -> ReferenceFit:
 def as_fits(value, name: str = "fits") -> list[ReferenceFit]:
     """Several fit arguments: one (a fit, a path or a short name: :func:`as_fit`), a list or tuple of them, or a mapping
     to them; an InputError naming ``name`` (and the item) when there are none or one is not a fit."""
-    from collections.abc import Mapping
-
     if isinstance(value, (ReferenceFit, str, os.PathLike)):
         return [as_fit(value, name)]
     if isinstance(value, Mapping):

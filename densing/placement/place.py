@@ -19,8 +19,8 @@ from densing.errors import InputError
 from densing.numbers import format_number as _g
 from densing.display import CHANCE_STDERRS, LOWER_BOUND, NEAR_CHANCE, NO_READING, UPPER_BOUND, VALUE, density_reading
 
-#: The verdicts against the frontier line.
-ABOVE, BELOW, UNDETERMINED = "above", "below", "undetermined"
+#: The verdicts against the frontier line, and against the band of its slope interval at a date (``within`` it).
+ABOVE, BELOW, UNDETERMINED, WITHIN = "above", "below", "undetermined", "within"
 
 
 def _chance_note(scores: pd.DataFrame, benchmarks: Sequence[str]) -> dict[str, str]:
@@ -138,10 +138,6 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
             record["words"] += f"; {record['band']} the band"
         rows.append(record)
     return pd.DataFrame(rows)
-
-
-#: Where a density sits against the band of the line's slope interval at its date.
-WITHIN = "within"
 
 
 def band_position(reading: str, value: float, band_low: float, band_high: float) -> str:
