@@ -5,7 +5,7 @@ on every path, the heap and BLAS threads of the processes that compute, and the 
 
 densing starts worker processes in five places: the trend's workers
 (:func:`densing.trend.measure.run`), the bootstrap's ``--jobs`` processes
-(:mod:`densing.laws.bootstrap`), the overlap engine's local processes
+(:mod:`densing.laws.fit`), the overlap engine's local processes
 (:mod:`densing.overlap.engine`), ``densing eval --isolate``'s process per model (:mod:`densing.eval.isolated`) and ``torchrun`` (:mod:`densing.overlap.train`; its workers enter through
 :mod:`densing.overlap.worker`, which ties them to torchrun). Each of them
 goes through this module, which gives three guarantees:

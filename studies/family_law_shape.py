@@ -13,12 +13,12 @@ with two free parameters (γ, l), d the benchmark's chance level and c + d = 1:
 *Rows.* Two tables: the public table (``results/public_models.csv``, candidate benchmarks
 ``densing.registry.table("public").candidates``) and the Swallow table (``results/swallow/swallow_2025-06.csv``,
 ``registry.table("swallow").candidates``). A row is one family × benchmark of one table whose points
-(:func:`densing.laws.family.family_points` with ``keep_floor=True``: dense members with a token count, any score)
+(:func:`densing.laws.family_rows.family_arrays`: dense members with a token count, any score)
 have at least 3 distinct sizes, the benchmark having a chance level and an item count n in the registry.
 
 *Held-out prediction.* In each row the largest member (the last point by size, as
-:func:`densing.laws.candidates_v3.held_out_test` takes it) is held out, and each shape is refitted on the others by
-:func:`~densing.laws.candidates_v3.held_out_test` with that shape and rule v3's dispersion floor for that shape (the
+:func:`held_out_test` takes it) is held out, and each shape is refitted on the others by
+:func:`held_out_test` with that shape and rule v3's dispersion floor for that shape (the
 benchmark's pooled dispersion over the table's families, :func:`densing.laws.eligibility.pooled_dispersions`,
 computed under that shape). The refit predicts p̂ at the held-out size.
 
@@ -33,7 +33,7 @@ are compared on one scale and a shape's worse fit does not lower its own penalty
 
 *Decision.* The shape with the larger Σ ℓ over every row of both tables becomes the default (the other stays a
 labelled option); a tie keeps logistic_ln_n. Reported beside it, not deciding: the number of rows each shape wins
-(larger ℓ), and the R5z pass rate of each shape (|z| ≤ 1.96, z of :func:`~densing.laws.candidates_v3.held_out_test` under
+(larger ℓ), and the R5z pass rate of each shape (|z| ≤ 1.96, z of :func:`held_out_test` under
 that shape with its own pooled dispersion), over all rows and per table. A row where either shape's refit does not
 converge or does not rise is listed with its reason and left out of the sums, counted per shape.
 
@@ -54,14 +54,29 @@ import densing
 from densing.data.benchmarks import CHANCE_LEVELS, ITEM_COUNTS
 from densing.errors import DensingError
 from densing.laws import eligibility
-from densing.laws.family import shape_constants
-from densing.laws.candidates_v3 import held_out_test
+from densing.laws.family import DEFAULT_SHAPE, held_out_problem, held_out_result, shape_constants
+from densing.laws.family_likelihood import likelihood_fit
+from densing.laws.family_rows import family_arrays, metric_for
 from densing import registry
 
 TABLES = ("public", "swallow")
 SHAPES = ("logistic_ln_n", "power")
 #: The shape whose dispersion weighs every row (criterion: the shipped shape's, the same for both shapes).
 WEIGHT_SHAPE = "logistic_ln_n"
+
+
+def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
+                  dispersion_floor: float = 1.0, shape: str = DEFAULT_SHAPE) -> dict:
+    """Rule v3's R5z on one family alone: refit without the largest member by likelihood under ``shape`` at
+    ``dispersion_floor`` (:func:`densing.laws.family.held_out_problem`) and test its score within noise
+    (:func:`densing.laws.family.held_out_result`: its z and the columns it returns)."""
+    shape_constants(shape)
+    members, _ = family_arrays(table, family, benchmark, metric=metric_for(table, benchmark, metric))
+    chance = CHANCE_LEVELS[benchmark]
+    items = float(ITEM_COUNTS[benchmark])
+    problem = held_out_problem(members, family, benchmark, items, shape)
+    found = likelihood_fit(*problem, chance, 1 - chance, dispersion_floor=dispersion_floor)
+    return held_out_result(found, members, family, benchmark, items, shape)
 
 
 def held_out_deviance(measured: float, predicted: float, items: float, dispersion: float) -> float:

@@ -101,7 +101,6 @@ SIGNATURES = [
     _sig("invert", "scores", "scores", lambda v, c: densing.invert(c["fit"], v)),
     _sig("invert", "d0", "tokens", lambda v, c: densing.invert(c["fit"], [0.5], d0=v)),
     _sig("ReferenceFit.effective_params", "scores", "scores", lambda v, c: c["fit"].effective_params(v)),
-    _sig("ReferenceFit.loss_for_score", "scores", "scores", lambda v, c: c["fit"].loss_for_score(v)),
     _sig("ReferenceFit.predict_score", "n_params", "counts", lambda v, c: c["fit"].predict_score(v, 1e12)),
     _sig("ReferenceFit.predict_score", "train_tokens", "counts", lambda v, c: c["fit"].predict_score(7e9, v)),
     _sig("ReferenceFit.predict_loss", "train_tokens", "counts", lambda v, c: c["fit"].predict_loss(7e9, v)),

@@ -80,7 +80,7 @@ def candidates(args) -> int:
                       ignore_index=True)
     out = Path(args.fits_dir) / CANDIDATES_FILE
     atomic_write_text(out, table.to_csv(index=False, float_format="%.6g"))
-    print(eligibility.eligible_families(table[table["rule"] == "v3"]).drop(columns="headline").to_string(index=False))
+    print(eligible_families(table[table["rule"] == "v3"]).drop(columns="headline").to_string(index=False))
     print(f"wrote {out}")
     return 0
 
@@ -91,11 +91,13 @@ def candidates(args) -> int:
 # quantile on the leaderboard-v1 benchmarks. The trend reads rule v3 only; these rows are the shipped table's record.
 
 #: Rule v1's benchmarks: the leaderboard-v1 columns (tidy names of ``read_results``); rule v2's are the package's
-#: :data:`densing.laws.candidates_v3.CANDIDATE_BENCHMARKS_V2`.
+#: :data:`densing.laws.eligibility.CANDIDATE_BENCHMARKS_V2`.
 CANDIDATE_BENCHMARKS_V1: tuple[str, ...] = ("mmlu", "arc_challenge", "hellaswag", "winogrande", "gsm8k", "humaneval")
 MIN_SIZE_SPAN = 20.0
 REACH_QUANTILE = 0.90
 MAX_HELD_OUT_ERROR = 0.05
+#: A family heads the candidates with at least this many eligible benchmarks (:func:`eligible_families`).
+MIN_BENCHMARKS = 2
 #: R4c: the largest median κ allowed over the top-decile targets (the trend's conditioning threshold).
 MAX_TOP_CONDITIONING = 2.0
 
@@ -112,8 +114,8 @@ def candidate_table_v1_v2(targets, *, since: str | None, composed: dict | None =
 
     from densing.data.benchmarks import CHANCE_LEVELS
     from densing.data.benchmarks import item_counts
-    from densing.laws.candidates_v3 import CANDIDATE_BENCHMARKS_V2, MIN_FAMILY_MODELS
-    from densing.laws.family import family_points, metric_for
+    from densing.laws.eligibility import CANDIDATE_BENCHMARKS_V2, MIN_FAMILY_MODELS
+    from densing.laws.family import metric_for
 
     if rule not in ("v1", "v2"):
         raise DensingError(f"rule: expected v1 or v2, got {rule!r}")
@@ -212,15 +214,14 @@ def _top_decile_reasons(row: dict, own, targets, family: str, benchmark: str, me
     """Rule v2's R4s and R4c for one candidate: the reason it fails, or ""; fills ``top_saturated`` and ``top_kappa``."""
     import numpy as np
 
-    from densing.laws.candidates_v3 import SATURATION_STDERRS, top_targets
-    from densing.laws.family import fit_family
+    from densing.laws.eligibility import SATURATION_STDERRS, top_targets
     from densing.laws.inversion import conditioning
 
     scores, stderr = top_targets(targets, benchmark, family, cache)
     if not scores.size or np.isnan(stderr).all():
         return f"R4c: no target of {benchmark} has a standard error (no item count), so conditioning cannot be judged"
     try:
-        fit = fit_family(own, family, benchmark, metric=metric, n_boot=0, method="ols", shape="logistic_ln_n")
+        fit = ols_family_fit(own, family, benchmark, metric=metric)
     except DensingError as exc:
         return f"R4c: the family law cannot be fitted: {exc}"
     cap = float(fit.params["c"]) + float(fit.params["d"])
@@ -241,8 +242,7 @@ def _v1_v2_rules(row: dict, rule: str, own, targets, family: str, benchmark: str
                  top_cache: dict) -> None:
     """Rules v1's and v2's R2 to R5 on one family candidate, in order: ``row``'s ``why`` says the first it fails,
     or ``eligible`` is set; the held-out columns are filled where R5 is reached."""
-    from densing.laws.candidates_v3 import MAX_TOKEN_RATIO, MIN_SIZES
-    from densing.laws.candidates_v3 import held_out_error
+    from densing.laws.eligibility import MAX_TOKEN_RATIO, MIN_SIZES
 
     if sizes < MIN_SIZES:
         row["why"] = f"R2: {sizes} sizes with a token count and a score above chance (need {MIN_SIZES})"
@@ -266,6 +266,101 @@ def _v1_v2_rules(row: dict, rule: str, own, targets, family: str, benchmark: str
                 row["eligible"] = True
         except DensingError as exc:
             row["why"] = f"R5: held-out refit impossible: {exc}"
+
+
+def family_points(table, family: str, benchmark: str, *, metric: str | None = None, keep_floor: bool = False):
+    """The family's members usable for a fit of ``benchmark`` as a frame of ``POINT_COLUMNS`` (the arrays of
+    :func:`densing.laws.family_rows.family_arrays`, the same members in the same order), and the dropped lists; unless
+    ``keep_floor``, less the members scoring at or below chance (listed under ``at_chance``)."""
+    import numpy as np
+    import pandas as pd
+
+    from densing.data.benchmarks import CHANCE_LEVELS
+    from densing.laws.family_rows import family_arrays
+    from densing.laws.fit_schema import POINT_COLUMNS
+
+    members, dropped = family_arrays(table, family, benchmark, metric=metric)
+    if not keep_floor:  # least squares on logits: a score at or below chance has no logit
+        floor = members["score"] <= CHANCE_LEVELS[benchmark]
+        dropped["at_chance"] = sorted(members["model"][floor])
+        members = {k: v[~floor] for k, v in members.items()}
+    points = pd.DataFrame({
+        "model": members["model"], "params": members["params"], "train_tokens": members["train_tokens"],
+        "score": members["score"], "loss": np.full(members["model"].size, np.nan), "run": members["model"],
+    }, columns=list(POINT_COLUMNS))
+    return points, dropped
+
+
+def ols_family_fit(table, family: str, benchmark: str, *, metric: str | None = None, exclude: tuple[str, ...] = ()):
+    """Rules v1's and v2's family law, a point fit: S(N) = d + c·σ(γ·(ln N − l)) (d the chance level, c + d = 1) by
+    ordinary least squares on logits, logit((S − d)/c) = γ·ln N − γ·l over the members above chance
+    (:func:`family_points`, less the ``exclude``d), as a :class:`densing.laws.reference_fit.ReferenceFit` of kind
+    ``family`` at the members' geometric-mean budget."""
+    import math
+
+    import numpy as np
+
+    from densing.data.benchmarks import CHANCE_LEVELS
+    from densing.errors import FitError
+    from densing.laws.family_rows import metric_for
+    from densing.laws.reference_fit import ReferenceFit
+
+    metric = metric_for(table, benchmark, metric)
+    points, _ = family_points(table, family, benchmark, metric=metric)
+    points = points[~points["model"].isin(exclude)]
+    log_n, chance = np.log(points["params"].to_numpy(float)), CHANCE_LEVELS[benchmark]
+    if np.unique(log_n).size < 2:
+        raise FitError(f"family {family!r}, {benchmark}: {np.unique(log_n).size} distinct size(s) above chance; "
+                       "a family law needs 2")
+    u = (points["score"].to_numpy(float) - chance) / (1.0 - chance)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where((u > 0) & (u < 1), np.log(u / (1 - u)), np.nan)
+    slope, intercept = np.polyfit(log_n, z, 1)
+    gamma, level = float(slope), float(-intercept / slope) if slope > 0 else math.nan
+    if not (gamma > 0 and math.isfinite(level)):
+        raise FitError(f"family {family!r}, {benchmark}: the score does not rise with size (logit slope {gamma:.3g})")
+    return ReferenceFit(kind="family", benchmark=benchmark, metric=metric,
+                        params={"c": 1.0 - chance, "gamma": gamma, "l": level, "d": chance}, stages=(),
+                        d0=float(np.exp(np.mean(np.log(points["train_tokens"].to_numpy(float))))), data_hash="",
+                        benchmarks=(benchmark,))
+
+
+def held_out_error(table, family: str, benchmark: str, *, metric: str | None = None) -> dict:
+    """Refit without the largest member, predict its score (rule R5 of rules v1 and v2, with their fit by least
+    squares on logits, shape logistic_ln_n).
+
+    Returns ``held_out`` (model), ``measured``, ``predicted`` and ``relative_error`` |Ŝ − S| / S.
+    """
+    from densing.errors import FitError
+
+    points, _ = family_points(table, family, benchmark, metric=metric)
+    if len(points) < 3:
+        raise FitError(f"family {family!r}, {benchmark}: {len(points)} member(s); holding one out needs 3")
+    largest = points.iloc[-1]
+    fit = ols_family_fit(table, family, benchmark, metric=metric, exclude=(str(largest["model"]),))
+    predicted = float(fit.predict_score(float(largest["params"]), float(largest["train_tokens"])))
+    measured = float(largest["score"])
+    return {"held_out": str(largest["model"]), "measured": measured, "predicted": predicted,
+            "relative_error": abs(predicted - measured) / measured}
+
+
+def eligible_families(candidates):
+    """Families with ≥ :data:`MIN_BENCHMARKS` eligible benchmarks of one rule's candidate table: ``family``,
+    ``benchmarks``, ``mean_held_out_error`` (the mean |z| under rule v3, the mean relative error under rules v1 and
+    v2), ``headline`` (the lowest)."""
+    import pandas as pd
+
+    ok = candidates[candidates["eligible"].astype(bool) & (candidates["kind"] == "family")]
+    rows = []
+    for family, group in ok.groupby("family", sort=True):
+        if len(group) >= MIN_BENCHMARKS:
+            ordered = list(dict.fromkeys(b for b in candidates["benchmark"] if b in set(group["benchmark"])))
+            error = group["held_out_z"].abs() if "held_out_z" in group.columns else group["held_out_error"]
+            rows.append({"family": family, "benchmarks": tuple(ordered), "mean_held_out_error": float(error.mean())})
+    table = pd.DataFrame(rows, columns=["family", "benchmarks", "mean_held_out_error"])
+    table = table.sort_values(["mean_held_out_error", "family"]).reset_index(drop=True)
+    table["headline"] = table.index == 0
+    return table
 
 
 def protocol(args) -> int:

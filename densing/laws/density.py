@@ -24,7 +24,7 @@ from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER, near_chance, readings
 from densing.laws.fit_schema import fit_verdict
 from densing.laws.inversion import (ABOVE_LARGEST_N, BELOW_SMALLEST_N, Joint, PerBenchmark, arrays, extrapolation_notes,
-                                    score_matrix)
+                                    mean_score, score_matrix)
 from densing.laws.reference_fit import ReferenceFit, as_fits
 from densing.validation import D0_TOKENS, Interval, Options, validate_params
 
@@ -194,10 +194,8 @@ def _fit_rows(targets: pd.DataFrame, fit: ReferenceFit) -> pd.DataFrame:
     if rows.empty:
         return rows
     scores, stderr = arrays(rows, names)
-    rows["score"] = scores.mean(axis=1)
-    with np.errstate(invalid="ignore"):
-        known = ~np.isnan(stderr).all(axis=1)
-        rows["stderr"] = np.where(known, np.sqrt(np.nansum(np.square(stderr), axis=1)) / len(names), np.nan)
+    rows["score"], mean_stderr = mean_score(scores, stderr)
+    rows["stderr"] = np.where(np.isnan(stderr).all(axis=1), np.nan, mean_stderr)
     return rows
 
 

@@ -23,65 +23,321 @@ date-blind). A candidate is eligible iff
 (:func:`pooled_dispersion`: the median over families with at least :data:`MIN_POOLING_MEMBERS` members, floored
 at 1). The held-out z is computed wherever R1–R2s hold, also where only R4r or R4s fail (a set's joint test reads
 it). A family eligible on a benchmark is a reference of its row; a benchmark set's references follow the set
-rule (:func:`densing.trend.pooling.set_references`). Rules v1 and v2, the shipped candidate table's labelled
+rule (:func:`densing.trend.pooling.set_references`). The fits — every family's own, then every held-out refit — run
+as batches of Fisher scoring (:func:`densing.laws.family_likelihood.likelihood_fits`: the same numbers, bit for bit,
+as fitting them one by one). Rules v1 and v2, the shipped candidate table's labelled
 variants, are computed by ``tools/build_tables.py candidates``; docs/method.md states the three rules and why v3 is
 the rule.
 """
 from __future__ import annotations
 
-import glob
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from densing import paths
-from densing.laws.candidates_v3 import (  # noqa: F401 (public here)  # noqa: F401 (the thresholds are public here)
-    CANDIDATE_BENCHMARKS_V2,
-    DEFAULT_RULE,
-    EXCLUDED_BENCHMARKS_V2,
-    FAMILY_BOOT,
-    MAX_HELD_OUT_Z,
-    MAX_TOKEN_RATIO,
-    MIN_BENCHMARKS,
-    MIN_FAMILY_MODELS,
-    MIN_POOLING_MEMBERS,
-    MIN_SET_BENCHMARKS,
-    MIN_SIZES,
-    REACH_SHARE,
-    RULE_VERSIONS,
-    SATURATION_STDERRS,
-    TOP_DECILE_QUANTILE,
-    TOP_SHARE,
-    candidate_table,
-    pooled_dispersion,
-    pooled_dispersions,
-)
-from densing.laws.family import DEFAULT_SHAPE, fit_family
+from densing.data.benchmarks import CHANCE_LEVELS, ITEM_COUNTS, item_counts
+from densing.errors import DensingError
+from densing.laws.family import DEFAULT_SHAPE, covariate, fit_family, held_out_problem, held_out_result
+from densing.laws.family_likelihood import likelihood_fits
+from densing.laws.family_rows import family_arrays, metric_for
 from densing.laws.reference_fit import ReferenceFit
-from densing.runtime import per_table
+from densing.numbers import format_number
+from densing.runtime import per_table, same_tables
+from densing.validation import Frame, Options, validate_params
+
+# The thresholds of rule v3 (module docstring).
+
+MIN_FAMILY_MODELS = 3
+MIN_SIZES = 3
+MAX_TOKEN_RATIO = 2.0
+#: The benchmarks a family reference may be fitted on (tidy names of ``read_results``): the leaderboard-v1 columns and
+#: the leaderboard-v2 columns with a chance level and an item count (the name is rule v2's, which introduced them).
+CANDIDATE_BENCHMARKS_V2: tuple[str, ...] = ("mmlu", "arc_challenge", "hellaswag", "winogrande", "gsm8k", "humaneval",
+                                            "leaderboard_bbh", "math_hard", "mmlu_pro", "gpqa", "musr")
+#: Left out before any fit, each with its reason.
+EXCLUDED_BENCHMARKS_V2: dict[str, str] = {
+    "truthfulqa_mc2": "built so that scale does not help (Lin et al. 2022); mc2 has no chance floor",
+    "xwinograd": "multilingual; no item count in the registry",
+    "ifeval": "instruction following, scored by rule checks: no chance floor for the law",
+}
+#: R4s: a top-decile target within this many standard errors of the law's ceiling saturates it.
+SATURATION_STDERRS = 2.0
+#: The share of highest-scoring targets R4s looks at.
+TOP_SHARE = 0.10
+#: The rules :func:`candidate_table` applies (v1 and v2: ``tools/build_tables.py``).
+RULE_VERSIONS = ("v3",)
+#: Rule v3 (module docstring), R4r's share of the way from chance to the top-decile score.
+REACH_SHARE = 0.5
+#: R4r's top-decile score: this quantile of the benchmark's scores over the table's models outside the family.
+TOP_DECILE_QUANTILE = 0.90
+#: R5z: the largest |z| of the held-out member (two-sided 95%).
+MAX_HELD_OUT_Z = 1.959963984540054
+#: The pooled dispersion takes the families with at least this many members on the benchmark (2 residual dof).
+MIN_POOLING_MEMBERS = 4
+#: The rule the trend, the report and the API use.
+DEFAULT_RULE = "v3"
+#: Bootstrap draws of each family fit of a reference (one seed for all: draw k resamples the same members).
+FAMILY_BOOT = 1000
 
 
-def eligible_families(candidates: pd.DataFrame) -> pd.DataFrame:
-    """Families with ≥ :data:`MIN_BENCHMARKS` eligible benchmarks: ``family``, ``benchmarks``, ``mean_held_out_error``, ``headline``."""
-    ok = candidates[candidates["eligible"].astype(bool) & (candidates["kind"] == "family")]
-    rows = []
-    for family, group in ok.groupby("family", sort=True):
-        if len(group) >= MIN_BENCHMARKS:
-            ordered = list(dict.fromkeys(b for b in candidates["benchmark"] if b in set(group["benchmark"])))
-            error = group["held_out_z"].abs() if "held_out_z" in group.columns else group["held_out_error"]
-            rows.append({"family": family, "benchmarks": tuple(ordered), "mean_held_out_error": float(error.mean())})
-    table = pd.DataFrame(rows, columns=["family", "benchmarks", "mean_held_out_error"])
-    table = table.sort_values(["mean_held_out_error", "family"]).reset_index(drop=True)
-    table["headline"] = table.index == 0
-    return table
+
+_V3_COLUMNS = ("reference", "family", "benchmark", "kind", "n_fitted", "sizes", "size_span", "token_ratio", "d0",
+               "largest_member", "largest_score", "top_decile", "reach_share", "slope", "slope_ci_low", "slope_ci_high",
+               "dispersion", "pooled_dispersion", "top_saturated", "held_out_model", "held_out_measured", "held_out_predicted",
+               "held_out_error", "held_out_z", "eligible", "why")
+
+
+def pooled_dispersion(own: dict[str, float]) -> float:
+    """Rule v3's dispersion of one benchmark: the median of the families' own X²/(m − 2) (those with at least
+    :data:`MIN_POOLING_MEMBERS` members), floored at 1; 1 when no family has that many."""
+    values = [v for v in own.values() if math.isfinite(v)]
+    return max(1.0, float(np.median(values))) if values else 1.0
+
+
+def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str], metrics: dict, counted: pd.Series,
+              shape: str = DEFAULT_SHAPE) -> dict:
+    """Each (family, benchmark)'s members (:func:`densing.laws.family_rows.family_arrays`), dropped members and likelihood
+    fit of ``shape`` at dispersion floor 1 (its own dispersion; "" with fewer than 2 sizes, a reason where the registry
+    lacks a chance level or an item count), the fits run together (:func:`likelihood_fits`: the same fits, bit for
+    bit). ``targets`` is read within :func:`same_tables` (each family's rows selected once)."""
+    found: dict[tuple[str, str], tuple] = {}
+    problems, fitted_keys = [], []
+    with same_tables():
+        for family in families:
+            for b in benchmarks:
+                if b not in CHANCE_LEVELS or b not in counted.index:
+                    found[(family, b)] = (None, {}, "no chance level or item count in the registry")
+                    continue
+                members, dropped = family_arrays(targets, family, b, metric=metrics[b])
+                found[(family, b)] = (members, dropped, "")
+                if np.unique(members["params"]).size >= 2:
+                    problems.append((covariate(members["params"], shape), members["score"], float(counted[b]),
+                                     CHANCE_LEVELS[b], 1 - CHANCE_LEVELS[b]))
+                    fitted_keys.append((family, b))
+    for key, fitted in zip(fitted_keys, likelihood_fits(problems, 1.0)):
+        found[key] = (*found[key][:2], fitted)
+    return found
+
+
+def pooled_dispersions(targets: pd.DataFrame, benchmarks: tuple[str, ...] | None = None,
+                       shape: str = DEFAULT_SHAPE) -> dict[str, float]:
+    """Rule v3's pooled dispersion of each benchmark over the table's families (:func:`pooled_dispersion`), their laws
+    of ``shape``: what ``densing fit --family`` and the trend's references fit with."""
+    targets, families, chosen, metrics = _candidates(targets, benchmarks or CANDIDATE_BENCHMARKS_V2)
+    return _pool(_own_fits(targets, families, chosen, metrics, item_counts().set_index("benchmark")["items"], shape), chosen)
+
+
+def _candidates(targets: pd.DataFrame, benchmarks) -> tuple[pd.DataFrame, list[str], list[str], dict[str, str]]:
+    """The columns of ``targets`` the candidates read, the families with ≥ :data:`MIN_FAMILY_MODELS` models, the
+    ``benchmarks`` the table has and each one's metric."""
+    keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params",
+                        "stderr") if c in targets.columns]
+    targets = targets[keep].astype({c: object for c in ("model", "family", "benchmark", "metric") if c in keep})
+    counts = targets.drop_duplicates("model").groupby("family")["model"].count() if "family" in targets.columns else pd.Series(dtype=int)
+    present = set(targets["benchmark"].astype(str))
+    chosen = [b for b in benchmarks if b in present]
+    metrics = {b: metric_for(targets, b, None) for b in chosen}
+    return targets, sorted(str(f) for f in counts[counts >= MIN_FAMILY_MODELS].index), chosen, metrics
+
+
+def _pool(found: dict, benchmarks: list[str]) -> dict[str, float]:
+    """The pooled dispersion of each benchmark from :func:`_own_fits`'s fits (families of ≥ MIN_POOLING_MEMBERS members)."""
+    own: dict[str, dict[str, float]] = {b: {} for b in benchmarks}
+    for (family, b), (_, _, fitted) in found.items():
+        if not isinstance(fitted, str) and fitted.converged and fitted.n_members >= MIN_POOLING_MEMBERS:
+            own[b][family] = fitted.own_dispersion
+    return {b: pooled_dispersion(own[b]) for b in benchmarks}
+
+
+@validate_params({"targets": [Frame(("model", "benchmark", "value"))], "rule": [Options(RULE_VERSIONS)]})
+def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[str, ReferenceFit] | None = None,
+                    rule: str = DEFAULT_RULE, benchmarks: tuple[str, ...] | None = None, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
+    """One row per candidate (family × benchmark, and each shipped composed fit): rule v3
+    (module docstring) applied, in words. ``since`` is accepted and unused: rule v3 reads no release date.
+
+    Columns: ``rule``, ``shape``, ``reference``, ``family``, ``benchmark``, ``kind``, ``n_fitted``, ``sizes``,
+    ``size_span``, ``token_ratio``, ``d0``, ``largest_member``, ``largest_score``, the rule's measurements
+    (``top_decile``, ``reach_share``, the slope and its interval, the dispersions, ``top_saturated``, the held-out
+    member's score, prediction, relative error and z), ``eligible`` and ``why`` (the first rule it fails).
+
+    ``benchmarks``: the candidate benchmarks of another target table (:data:`densing.registry.TABLES`); default
+    :data:`CANDIDATE_BENCHMARKS_V2`, the public table's. ``shape``: the family law's shape
+    (:data:`densing.laws.family.SHAPES`).
+    """
+    targets, families, benchmarks, metrics = _candidates(targets, benchmarks or CANDIDATE_BENCHMARKS_V2)
+    top_cache: dict = {}
+    found = _own_fits(targets, families, benchmarks, metrics, item_counts().set_index("benchmark")["items"], shape)
+    pooled = _pool(found, benchmarks)
+    rows, held = [], []
+    for family in families:
+        for b in benchmarks:
+            members, dropped, fitted = found[(family, b)]
+            row = {c: math.nan for c in _V3_COLUMNS}
+            row |= dict(reference=f"{family}:{b}", family=family, benchmark=b, kind="family", n_fitted=0, sizes=0,
+                        largest_member="", held_out_model="", eligible=False, why="",
+                        dispersion=pooled.get(b, math.nan), pooled_dispersion=pooled.get(b, math.nan))
+            rows.append(row)
+            if members is None:
+                row["why"] = f"R2: {b} has {fitted} (densing/data), so neither a floor nor a standard error"
+                continue
+            reason = _v3_row(row, members, fitted, targets, family, b, pooled[b], top_cache)
+            # the held-out test also where only the reach rules fail: a set row's joint test (densing.trend.pooling) reads it
+            if not reason or reason.startswith(("R4r", "R4s")):
+                held.append((row, reason, members, dropped))  # its verdict after the held-out refits, run together
+            else:
+                _v3_verdict(row, reason, dropped)
+    _v3_held_out_rows(held, pooled, shape)
+    rows += [_v3_composed_row(name, fit) for name, fit in sorted((composed or {}).items())]
+    out = pd.DataFrame(rows, columns=list(_V3_COLUMNS))
+    out.insert(0, "rule", "v3")
+    out.insert(1, "shape", shape)
+    return out
+
+
+def _v3_row(row: dict, members: dict, fitted, targets: pd.DataFrame, family: str, b: str, pooled: float,
+            top_cache: dict) -> str:
+    """One family candidate's columns before the held-out test, its own fit ``fitted`` refloored at the benchmark's
+    ``pooled`` dispersion; the first of R2, R3, R2s, R4r, R4s it fails (:func:`v3_reasons`), or ""."""
+    chance = CHANCE_LEVELS[b]
+    sizes = np.unique(members["params"])
+    row["n_fitted"], row["sizes"] = members["params"].size, int(sizes.size)
+    if sizes.size:
+        tokens = members["train_tokens"]
+        row |= dict(size_span=float(sizes.max() / sizes.min()), token_ratio=float(tokens.max() / tokens.min()),
+                    d0=float(np.exp(np.mean(np.log(tokens)))))
+        best = int(np.argmax(members["score"]))
+        row["largest_member"] = str(members["model"][-1])
+        row["largest_score"] = float(members["score"][best])
+    top_scores, top_stderr = top_targets(targets, b, family, top_cache)
+    values = top_cache[b][0][(top_cache[b][2] != family) & ~np.isnan(top_cache[b][0])]
+    top = float(np.quantile(values, TOP_DECILE_QUANTILE)) if values.size else math.nan
+    row["top_decile"] = top
+    row["reach_share"] = (row["largest_score"] - chance) / (top - chance) if top > chance else math.nan
+    if isinstance(fitted, str) and sizes.size >= 2:
+        fitted = "no fit"
+    if not isinstance(fitted, str):
+        if not fitted.converged:
+            fitted = "the likelihood does not converge (the scores do not determine the law)"
+        else:
+            fitted = fitted.with_dispersion_floor(pooled)  # the same maximum: the floor moves only φ̂ and the covariance
+            low, high = fitted.slope_interval()
+            row |= dict(slope=fitted.slope, slope_ci_low=low, slope_ci_high=high, dispersion=fitted.dispersion)
+    return v3_reasons(row, fitted, chance, top, top_scores, top_stderr)
+
+
+def _v3_held_out_rows(held: list, pooled: dict, shape: str) -> None:
+    """Rule v3's R5z on each (row, reason, members, dropped) of ``held``: the refits without the largest member
+    (:func:`densing.laws.family.held_out_problem`, at the benchmark's pooled dispersion) run together, then each
+    row's verdict."""
+    outcomes: list = [None] * len(held)
+    problems, slots = [], []
+    for i, (row, _, members, _) in enumerate(held):
+        b = row["benchmark"]
+        try:
+            problems.append((*held_out_problem(members, row["family"], b, float(ITEM_COUNTS[b]), shape),
+                             CHANCE_LEVELS[b], 1 - CHANCE_LEVELS[b]))
+            slots.append(i)
+        except DensingError as exc:
+            outcomes[i] = exc
+    refits = likelihood_fits(problems, [pooled[held[i][0]["benchmark"]] for i in slots])
+    for i, found in zip(slots, refits):
+        row, members = held[i][0], held[i][2]
+        try:
+            outcomes[i] = held_out_result(found, members, row["family"], row["benchmark"], float(ITEM_COUNTS[row["benchmark"]]),
+                                          shape)
+        except DensingError as exc:
+            outcomes[i] = exc
+    for (row, reason, _, dropped), outcome in zip(held, outcomes):
+        _v3_verdict(row, v3_held_out(row, reason, outcome), dropped)
+
+
+def _v3_verdict(row: dict, reason: str, dropped: dict) -> None:
+    """``row``'s ``eligible`` and ``why``: the reason it fails, then the members R1 and R3 left out."""
+    row["eligible"] = not reason
+    notes = [f"{k.replace('_', ' ')}: {', '.join(v)}" for k, v in dropped.items() if v and k != "no_score"]
+    row["why"] = "; ".join(([reason] if reason else []) + [f"R1/R3 not fitted — {n}" for n in notes])
+
+
+def _v3_composed_row(name: str, fit: ReferenceFit) -> dict:
+    """A shipped composed fit's row of rule v3's table: shown, never eligible (v3 takes families of one recipe)."""
+    points = fit.points_frame()
+    top = points.sort_values("params").iloc[-1]
+    row = {c: math.nan for c in _V3_COLUMNS}
+    row |= dict(reference=name.removesuffix(".json"), family=str(fit.provenance.get("families", "")),
+                benchmark=fit.benchmark, kind=fit.kind, n_fitted=len(points), sizes=int(points["params"].nunique()),
+                size_span=float(points["params"].max() / points["params"].min()),
+                token_ratio=float(points["train_tokens"].max() / points["train_tokens"].min()), d0=fit.d0,
+                largest_member=str(top["model"]), largest_score=float(top["score"]), held_out_model="", eligible=False,
+                why="rule v3 takes families of one recipe; a composed fit of several recipes and budgets is shown, not used")
+    return row
+
+
+def top_targets(targets: pd.DataFrame, benchmark: str, family: str, cache: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(scores, standard errors) of the top :data:`TOP_SHARE` of ``benchmark``'s scores over the table's models
+    outside ``family``, any release date (R4s)."""
+    if benchmark not in cache:
+        rows = targets[targets["benchmark"] == benchmark]
+        fam = rows["family"].fillna("").astype(str).to_numpy() if "family" in rows.columns else np.full(len(rows), "")
+        stderr = rows["stderr"].to_numpy(float) if "stderr" in rows.columns else np.full(len(rows), np.nan)
+        cache[benchmark] = (rows["value"].to_numpy(float), stderr, fam)
+    values, stderr, fam = cache[benchmark]
+    keep = (fam != family) & ~np.isnan(values)
+    values, stderr = values[keep], stderr[keep]
+    if not values.size:
+        return values, stderr
+    count = max(1, math.ceil(TOP_SHARE * values.size))
+    order = np.argsort(-values, kind="stable")[:count]
+    return values[order], stderr[order]
+
+
+def v3_reasons(row: dict, fitted, chance: float, top: float, top_scores: np.ndarray, top_stderr: np.ndarray) -> str:
+    """The first of rule v3's R2, R3, R2s, R4r, R4s a candidate fails, in words ("" when it passes them). R4s's
+    ceiling is c + d = 1 under either shape (module docstring)."""
+    if row["sizes"] < MIN_SIZES:
+        return f"R2: {row['sizes']} sizes with a token count (need {MIN_SIZES})"
+    if row["token_ratio"] > MAX_TOKEN_RATIO:
+        return f"R3: token counts differ {row['token_ratio']:.3g}× (allowed {MAX_TOKEN_RATIO:g}×)"
+    if isinstance(fitted, str):
+        return f"R2s: the likelihood fit fails: {fitted}"
+    if not row["slope_ci_low"] > 0:
+        return (f"R2s: the slope's 95% interval [{format_number(row['slope_ci_low'])}, {format_number(row['slope_ci_high'])}] "
+                "does not lie above "
+                "zero (the scores do not rise with size beyond their noise)")
+    if not row["reach_share"] >= REACH_SHARE:
+        return (f"R4r: its best member ({row['largest_score']:.3f}) reaches {row['reach_share']:.0%} of the way from chance "
+                f"({chance:.3g}) to the top-decile score {top:.3f} (need {REACH_SHARE:.0%})")
+    cap = 1.0
+    saturated = int(np.sum(top_scores >= cap - SATURATION_STDERRS * np.nan_to_num(top_stderr)))
+    row["top_saturated"] = saturated
+    if saturated:
+        return (f"R4s: {saturated} of the {top_scores.size} top-decile targets score within {SATURATION_STDERRS:g} standard "
+                f"errors of the law's ceiling {cap:.3g}")
+    return ""
+
+
+def v3_held_out(row: dict, reason: str, held: dict | DensingError) -> str:
+    """Rule v3's R5z on a candidate from its held-out test ``held`` (the answer of
+    :func:`densing.laws.family.held_out_result`, or the error it raised): the test's columns filled in ``row``; the
+    reason it fails (``reason``, an earlier rule's, kept first), or ""."""
+    if isinstance(held, DensingError):
+        return reason or f"R5z: held-out refit impossible: {held}"
+    row |= dict(held_out_model=held["held_out"], held_out_measured=held["measured"],
+                held_out_predicted=held["predicted"], held_out_error=held["relative_error"], held_out_z=held["z"])
+    if not reason and not abs(held["z"]) <= MAX_HELD_OUT_Z:
+        return (f"R5z: the held-out {held['held_out']} scores {held['measured']:.3f}, the refit predicts "
+                f"{held['predicted']:.3f} ± {held['predicted_stderr']:.3f}: z = {held['z']:+.2f} "
+                f"(allowed ±{MAX_HELD_OUT_Z:.2f})")
+    return reason
 
 
 def fit_of(targets: pd.DataFrame, candidates: pd.DataFrame, family: str, benchmark: str, family_boot: int, seed: int
             ) -> ReferenceFit:
     """One candidate's fit as rule v3 makes it: by likelihood with the benchmark's pooled dispersion."""
     shape, floors = _fit_settings(candidates)
-    return fit_family(targets, family, benchmark, n_boot=family_boot, seed=seed, method="binomial",
+    return fit_family(targets, family, benchmark, n_boot=family_boot, seed=seed,
                       dispersion_floor=floors.get(benchmark, 1.0), shape=shape)
 
 
@@ -115,5 +371,5 @@ COMPOSED_FITS = ("pile_*_composed.json", "cerebras_*_composed.json")
 def composed_fits(folder: str | Path | None = None) -> dict[str, ReferenceFit]:
     """The shipped multi-family composed fits (candidates judged by the reach rule), by file name."""
     folder = Path(folder) if folder else paths.REFERENCE_FITS
-    found = sorted({p for pattern in COMPOSED_FITS for p in glob.glob(str(folder / pattern))})
-    return {Path(p).name: ReferenceFit.load(p) for p in found}
+    found = sorted({p for pattern in COMPOSED_FITS for p in folder.glob(pattern)})
+    return {p.name: ReferenceFit.load(p) for p in found}

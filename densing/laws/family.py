@@ -15,7 +15,7 @@ with d the benchmark's chance level, c + d = 1 and γ > 0. The power shape fixes
 ceiling. It is the default, chosen by ``studies/family_law_shape.py`` (held-out binomial log-likelihood of each
 family's largest member: ``studies/family_law_shape.results.txt``); rules v1 and v2 keep the logistic in ln N.
 
-**The fit is by binomial maximum likelihood** (``method="binomial"``, the default): a member's score S_i is a share
+**The fit is by binomial maximum likelihood**: a member's score S_i is a share
 of n_i items (:data:`densing.data.benchmarks.ITEM_COUNTS`), its log-likelihood n_i·[S_i·ln p_i + (1 − S_i)·ln(1 − p_i)]
 with p_i = S(N_i), maximised by Fisher scoring (:mod:`densing.laws.family_likelihood`; McCullagh & Nelder 1989,
 §2.5 and §9.2). Its uncertainty is parametric: (γ, l) drawn from N(θ̂, φ̂·I(θ̂)⁻¹), I the Fisher information and
@@ -23,9 +23,7 @@ with p_i = S(N_i), maximised by Fisher scoring (:mod:`densing.laws.family_likeli
 (counted). A bootstrap over 3–7 members has a handful of distinct resamples, so it is not used;
 ``studies/capability_coverage.py`` checks the interval on planted families.
 
-``method="ols"`` is a labelled option: logit((S − d)/c) = γ·ln N − γ·l by ordinary least squares over the members
-above chance, its uncertainty a bootstrap over members (resamples with fewer than 2 distinct sizes, or whose line
-does not rise, are redrawn).
+Rules v1 and v2 fit the logistic in ln N by least squares on logits instead (``tools/build_tables.py``).
 
 The inverse is the effective size at the family's budget:
 
@@ -38,7 +36,6 @@ law has no data term, so asking for another D0 is an error.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -51,37 +48,9 @@ from densing.laws.family_likelihood import Z_95, LikelihoodFit, likelihood_fit  
 from densing.laws.family_rows import family_arrays, family_columns, family_order_note, metric_for, table_metric  # noqa: F401 (public here)
 from densing.laws.fit_schema import POINT_COLUMNS, StageFit, data_hash, r_squared
 from densing.laws.reference_fit import ReferenceFit
-from densing.validation import BOOTSTRAP_CONSTRAINTS, Options, validate_params
+from densing.validation import BOOTSTRAP_CONSTRAINTS, validate_params
 
 KIND = "family"
-MAX_REDRAWS = 100
-
-
-def _bootstrap(log_n: np.ndarray, z: np.ndarray, n_boot: int, rng: np.random.Generator) -> tuple[list, int]:
-    """``n_boot`` resamples of the members (redrawn while a resample has < 2 distinct sizes or no rising
-    line), each refitted by OLS in closed form, vectorised over resamples: ([(γ, l), …], redraws)."""
-    draws: list[tuple[float, float]] = []
-    redraws = 0
-    n = log_n.size
-    for _ in range(MAX_REDRAWS):
-        need = n_boot - len(draws)
-        if need <= 0:
-            break
-        pick = rng.integers(0, n, (need, n))
-        x, y = log_n[pick], z[pick]
-        xc = x - x.mean(axis=1, keepdims=True)
-        sxx = np.sum(xc * xc, axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            slope = np.sum(xc * (y - y.mean(axis=1, keepdims=True)), axis=1) / sxx
-            intercept = y.mean(axis=1) - slope * x.mean(axis=1)
-            level = -intercept / slope
-        ok = (sxx > 1e-12 * max(float(np.ptp(log_n)) ** 2, 1e-300)) & (slope > 0) & np.isfinite(level)
-        redraws += int((~ok).sum())
-        draws.extend(zip(slope[ok].tolist(), level[ok].tolist()))
-    return draws[:n_boot], redraws
-
-
-METHODS = ("binomial", "ols")
 #: The family law's shapes (module docstring) and the default.
 SHAPES = forms.FAMILY_SHAPES
 DEFAULT_SHAPE = "power"
@@ -106,35 +75,15 @@ def covariate(sizes, shape: str) -> np.ndarray:
     return forms.family_covariate(sizes, fixed.get("alpha"), fixed.get("n_unit", forms.POWER_N_UNIT))
 
 
-def family_points(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
-                  keep_floor: bool = False) -> tuple[pd.DataFrame, dict]:
-    """The family's members usable for a fit of ``benchmark`` and what was dropped, and why.
-
-    Returns the points (``POINT_COLUMNS``) and a dict of dropped model lists: ``moe`` (an
-    ``active_params`` value: not dense), ``no_tokens`` (unknown training budget), ``no_score``,
-    ``at_chance`` (score at or below the chance level: no logit; kept in the points, and not
-    listed, with ``keep_floor`` — the likelihood fit weighs them instead of dropping them).
-    """
-    members, dropped = family_arrays(table, family, benchmark, metric=metric, keep_floor=keep_floor)
-    points = pd.DataFrame({
-        "model": members["model"], "params": members["params"], "train_tokens": members["train_tokens"],
-        "score": members["score"], "loss": np.full(members["model"].size, np.nan), "run": members["model"],
-    }, columns=list(POINT_COLUMNS))
-    return points, dropped
-
-
-@validate_params({"n_boot": BOOTSTRAP_CONSTRAINTS["n_boot"], "seed": BOOTSTRAP_CONSTRAINTS["seed"],
-                  "method": [Options(METHODS)]})
+@validate_params({"n_boot": BOOTSTRAP_CONSTRAINTS["n_boot"], "seed": BOOTSTRAP_CONSTRAINTS["seed"]})
 def fit_family(
     table: pd.DataFrame,
     family: str,
     benchmark: str,
     *,
     metric: str | None = None,
-    exclude: tuple[str, ...] = (),
     n_boot: int = 1000,
     seed: int = 0,
-    method: str = "binomial",
     sizes: dict[str, float] | None = None,
     d0: float | None = None,
     dispersion_floor: float = 1.0,
@@ -144,60 +93,57 @@ def fit_family(
     """Fit S(N) = c/(1 + e^{−γ(x − l)}) + d on one family at its own budget (module docstring), x = u = −(N/N_unit)^−α
     (``shape="power"``) or ln N (``shape="logistic_ln_n"``).
 
-    ``table`` is a tidy results table with ``family`` (and ``active_params`` for mixtures of
-    experts); ``exclude`` names members to leave out (the held-out check). ``method``: ``binomial``
-    (maximum likelihood over each member's item count, parametric draws) or ``ols`` (least squares
-    on logits, bootstrap over members). ``sizes`` replaces members' N by another size (the budget
-    translation of :mod:`densing.laws.forms`; a member mapped to NaN is left out), with ``d0`` the
-    budget those sizes stand at. ``dispersion_floor``: the least dispersion φ̂ of the likelihood fit (rule v3
-    passes the benchmark's pooled one). Needs at least two distinct sizes (above chance for ``ols``).
+    ``table`` is a tidy results table with ``family`` (and ``active_params`` for mixtures of experts). ``sizes``
+    replaces members' N by another size (the budget translation of :mod:`densing.laws.forms`; a member mapped to NaN
+    is left out), with ``d0`` the budget those sizes stand at. ``dispersion_floor``: the least dispersion φ̂ of the
+    likelihood fit (rule v3 passes the benchmark's pooled one). Needs at least two distinct sizes.
     Returns a :class:`ReferenceFit` of kind ``family`` whose ``d0`` is the family's budget (or
     ``d0``) and whose ``provenance`` lists the dropped members and the likelihood fit's slope test.
     """
     fixed = shape_constants(shape)
     metric = metric if metric is not None else table_metric(table, benchmark)
-    points, dropped = _member_arrays(table, family, benchmark, metric, exclude=exclude, sizes=sizes,
-                                     keep_floor=method == "binomial")
+    points, dropped = _member_arrays(table, family, benchmark, metric, sizes=sizes)
     chance = CHANCE_LEVELS[benchmark]
     scale = 1.0 - chance
     log_n = covariate(points["params"], shape)
     scores = points["score"]
     if np.unique(log_n).size < 2:
-        raise FitError(f"family {family!r}, {benchmark}: {np.unique(log_n).size} distinct size(s)"
-                       f"{' above chance' if method == 'ols' else ''}; a family law needs 2")
+        raise FitError(f"family {family!r}, {benchmark}: {np.unique(log_n).size} distinct size(s); "
+                       "a family law needs 2")
     where = f"family {family!r}, {benchmark}"
-    rng = np.random.default_rng(seed)
-    if method == "binomial":
-        estimate = _likelihood_estimate(where, log_n, scores, benchmark, chance, scale, dispersion_floor, n_boot, rng)
-    else:
-        estimate = _least_squares_estimate(where, log_n, scores, chance, scale, n_boot, rng)
-    stage = _stage(log_n, scores, chance, scale, estimate, fixed, n_points=scores.size)
-    if len(estimate.draws) < n_boot:
+    found = likelihood_fit(log_n, scores, float(ITEM_COUNTS[benchmark]), chance, scale,
+                           dispersion_floor=dispersion_floor)
+    if not found.converged or not math.isfinite(found.slope):
+        raise FitError(f"{where}: the likelihood fit does not converge (the scores do not determine the law)")
+    if not (found.slope > 0 and math.isfinite(found.level)):
+        raise FitError(f"{where}: the score does not rise with size (slope {found.slope:.3g})")
+    stage = _stage(log_n, scores, chance, scale, found.slope, found.level, fixed, n_points=scores.size)
+    # parametric draws from N(θ̂, φ̂·I⁻¹)
+    draws, redraws = (found.draws(n_boot, np.random.default_rng(seed))
+                      if n_boot and np.all(np.isfinite(found.covariance)) else ([], 0))
+    if len(draws) < n_boot:
         raise FitError(f"{where}: the fit's uncertainty cannot be drawn (no rising line)")
     tokens = points["train_tokens"]
     budget = float(np.exp(np.mean(np.log(tokens)))) if d0 is None else float(d0)
-    record = _record(table, family, benchmark, metric, points, dropped, estimate, fixed, shape=shape, method=method,
-                     d0=d0, exclude=exclude, n_boot=n_boot, seed=seed)
+    record = _record(table, family, benchmark, metric, points, dropped, found, fixed, shape=shape, d0=d0,
+                     n_boot=n_boot, redraws=redraws, seed=seed, dispersion_floor=dispersion_floor)
     record.update(provenance or {})
     return ReferenceFit(
         kind=KIND, benchmark=benchmark, metric=metric, params=dict(stage.params), stages=(stage,), d0=budget,
         data_hash=data_hash(points, list(POINT_COLUMNS[:4])), provenance=record,
-        bootstrap_names=("gamma", "l"), bootstrap=tuple(estimate.draws),
+        bootstrap_names=("gamma", "l"), bootstrap=tuple(draws),
         points=tuple((model, params, tokens, score, None, model) for model, params, tokens, score in zip(
             *(points[c].tolist() for c in ("model", "params", "train_tokens", "score")))),
         benchmarks=(benchmark,),
     )
 
 
-def _member_arrays(table, family, benchmark, metric, *, exclude, sizes, keep_floor) -> tuple[dict[str, np.ndarray], dict]:
+def _member_arrays(table, family, benchmark, metric, *, sizes) -> tuple[dict[str, np.ndarray], dict]:
     """The family's members that :func:`fit_family` fits, as plain arrays ``model``, ``params``, ``train_tokens`` and
-    ``score`` by size, then name (:func:`family_points`' rows, without building a frame: a measurement fits hundreds
-    of families), less the ``exclude``d members, at the translated ``sizes`` when given (a member mapped to NaN is
-    dropped, listed under ``no_size_at_d0``); and the dropped lists."""
-    members, dropped = family_arrays(table, family, benchmark, metric=metric, keep_floor=keep_floor)
-    if exclude:
-        keep = ~np.isin(members["model"], list(exclude))
-        members = {k: v[keep] for k, v in members.items()}
+    ``score`` by size, then name (:func:`densing.laws.family_rows.family_arrays`: a measurement fits hundreds of
+    families), at the translated ``sizes`` when given (a member mapped to NaN is dropped, listed under
+    ``no_size_at_d0``); and the dropped lists."""
+    members, dropped = family_arrays(table, family, benchmark, metric=metric)
     if sizes is not None:
         translated = np.array([sizes.get(m, np.nan) for m in members["model"].tolist()], float)
         untranslated = sorted(members["model"][np.isnan(translated)].tolist())
@@ -210,83 +156,81 @@ def _member_arrays(table, family, benchmark, metric, *, exclude, sizes, keep_flo
     return members, dropped
 
 
-@dataclass(frozen=True)
-class _Estimate:
-    """(γ, l) of one method, its draws of (γ, l), how many were redrawn, and what the fit record says of it."""
-
-    gamma: float
-    level: float
-    message: str
-    draws: list
-    redraws: int
-    unit: str
-    extra: dict
-
-
-def _likelihood_estimate(where, log_n, scores, benchmark, chance, scale, dispersion_floor, n_boot, rng) -> _Estimate:
-    """Binomial maximum likelihood over each member's item count; parametric draws from N(θ̂, φ̂·I⁻¹)."""
-    items = float(ITEM_COUNTS[benchmark])
-    found = likelihood_fit(log_n, scores, items, chance, scale, dispersion_floor=dispersion_floor)
-    gamma, l = found.gamma, found.level
-    if not found.converged or not math.isfinite(found.slope):
-        raise FitError(f"{where}: the likelihood fit does not converge (the scores do not determine the law)")
-    if not (gamma > 0 and math.isfinite(l)):
-        raise FitError(f"{where}: the score does not rise with size (slope {gamma:.3g})")
-    low, high = found.slope_interval()
-    extra = {"items": items, "dispersion": found.dispersion, "own_dispersion": found.own_dispersion,
-             "dispersion_floor": float(dispersion_floor), "slope_stderr": found.slope_stderr,
-             "slope_ci": [low, high], "log_likelihood": found.log_likelihood}
-    draws, redraws = found.draws(n_boot, rng) if n_boot and np.all(np.isfinite(found.covariance)) else ([], 0)
-    return _Estimate(gamma, l, "binomial maximum likelihood (Fisher scoring), covariance φ̂·I⁻¹", draws, redraws,
-                     "parametric: N(θ̂, φ̂·I⁻¹) of the likelihood", extra)
-
-
-def _least_squares_estimate(where, log_n, scores, chance, scale, n_boot, rng) -> _Estimate:
-    """Ordinary least squares on logits z = logit((S − d)/c) (NaN at or below the floor d or at or above the ceiling
-    c + d): the line z = γ·ln N − γ·l (the sizes vary: :func:`fit_family` checks); the draws resample the members."""
-    u = (np.asarray(scores, float) - chance) / scale
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where((u > 0) & (u < 1), np.log(u / (1 - u)), np.nan)
-    slope, intercept = np.polyfit(log_n, z, 1)
-    gamma, l = float(slope), float(-intercept / slope) if slope > 0 else math.nan
-    if not (gamma > 0 and math.isfinite(l)):
-        raise FitError(f"{where}: the score does not rise with size (logit slope {gamma:.3g})")
-    draws, redraws = _bootstrap(log_n, z, n_boot, rng)
-    return _Estimate(gamma, l, "ordinary least squares in logit space (closed form)", draws, redraws, "model", {})
-
-
-def _stage(log_n, scores, chance, scale, estimate: _Estimate, fixed: dict, *, n_points: int) -> StageFit:
+def _stage(log_n, scores, chance, scale, gamma: float, l: float, fixed: dict, *, n_points: int) -> StageFit:
     """The fitted law as one stage, with its R² and residuals on the members."""
-    gamma, l = estimate.gamma, estimate.level
     predicted = forms.performance_law(log_n, scale, gamma, l, chance)
     residuals = predicted - scores
     return StageFit(law=KIND, params={"c": scale, "gamma": gamma, "l": l, "d": chance, **fixed},
                          fixed={"c": scale, "d": chance, **fixed}, r_squared=r_squared(scores, predicted),
                          rmse=float(np.sqrt(np.mean(residuals ** 2))), residuals=tuple(float(v) for v in residuals),
-                         converged=True, message=estimate.message, n_points=n_points,
-                         cost=float(0.5 * np.sum(residuals ** 2)))
+                         converged=True, message="binomial maximum likelihood (Fisher scoring), covariance φ̂·I⁻¹",
+                         n_points=n_points, cost=float(0.5 * np.sum(residuals ** 2)))
 
 
-def _record(table, family, benchmark, metric, points, dropped, estimate: _Estimate, fixed, *, shape, method, d0,
-            exclude, n_boot, seed) -> dict:
-    """The fit's provenance: the law, the rule of its budget, the members dropped and kept, the bootstrap."""
+def _record(table, family, benchmark, metric, points, dropped, found, fixed, *, shape, d0, n_boot, redraws, seed,
+            dispersion_floor) -> dict:
+    """The fit's provenance: the law, the rule of its budget, the members dropped and kept, the bootstrap, the
+    likelihood fit ``found`` (its dispersion and slope test)."""
     from densing import __version__
 
+    low, high = found.slope_interval()
     tokens = np.asarray(points["train_tokens"], float)
     chance = CHANCE_LEVELS[benchmark]
     return {
         "family": family, "families": family, "benchmarks": [benchmark], "metric": metric, "chance": chance,
         "ceiling": 1.0, "law_form": LAW_FORMS[shape], "shape": shape,
-        "asymptote": float(forms.family_asymptote(1.0 - chance, estimate.gamma, estimate.level, chance,
-                                                  fixed.get("alpha"))),
+        "asymptote": float(forms.family_asymptote(1.0 - chance, found.slope, found.level, chance, fixed.get("alpha"))),
         **({"alpha_source": POWER_ALPHA_SOURCE, **fixed} if fixed else {}),
-        "method": method,
+        "method": "binomial",
         "d0_rule": ("geometric mean of the fitted members' training tokens" if d0 is None
                     else "the budget the members' sizes were translated to"),
         "token_ratio": float(tokens.max() / tokens.min()), "dropped": {k: v for k, v in dropped.items() if v},
-        "excluded": list(exclude),
+        "excluded": [],  # a field of every family fit file: no member is left out by name
         "order_breaks": family_order_note(table, family, points["model"]),  # flagged members: kept or left out
         "members": family_columns(table, family)["members"].tolist(),
-        "n_boot": n_boot, "n_boot_redrawn": estimate.redraws, "bootstrap_unit": estimate.unit,
-        "seed": seed, "densing_version": __version__, **estimate.extra,
+        "n_boot": n_boot, "n_boot_redrawn": redraws,
+        "bootstrap_unit": "parametric: N(θ̂, φ̂·I⁻¹) of the likelihood", "seed": seed, "densing_version": __version__,
+        "items": float(ITEM_COUNTS[benchmark]), "dispersion": found.dispersion, "own_dispersion": found.own_dispersion,
+        "dispersion_floor": float(dispersion_floor), "slope_stderr": found.slope_stderr, "slope_ci": [low, high],
+        "log_likelihood": found.log_likelihood,
     }
+
+# --------------------------------------------------------------------------------------------------------------------
+# A family law's held-out checks: refit without the family's largest member and compare its prediction with its score.
+# --------------------------------------------------------------------------------------------------------------------
+
+def held_out_problem(members: dict, family: str, benchmark: str, items: float, shape: str) -> tuple:
+    """Rule v3's held-out refit (R5z) as (covariate, scores, items) of every member but the largest (the last of
+    ``members``, :func:`densing.laws.family_rows.family_arrays`' arrays, sorted by size); FitError with fewer than 3
+    sizes."""
+    params = np.asarray(members["params"], float)
+    if np.unique(params).size < 3:
+        raise FitError(f"family {family!r}, {benchmark}: {np.unique(params).size} size(s); holding the "
+                       "largest out needs 3")
+    return covariate(params[:-1], shape), np.asarray(members["score"], float)[:-1], items
+
+
+def held_out_result(found, members: dict, family: str, benchmark: str, items: float, shape: str) -> dict:
+    """The held-out test of the largest member from the refit ``found`` (a :class:`LikelihoodFit` of
+    :func:`held_out_problem`): its score within noise.
+
+    z = (Ŝ − S) / √(se(Ŝ)² + φ̂·S(1 − S)/n): Ŝ the refit's prediction at the held-out size, se(Ŝ) its
+    delta-method standard error from φ̂·I⁻¹, φ̂ = max(1, the dispersion floor, the refit's own), n
+    the benchmark's item count. A family whose members follow the law within their noise has
+    |z| ≤ 1.96 with probability about 0.95. Returns ``held_out``, ``measured``, ``predicted``,
+    ``predicted_stderr``, ``measured_stderr``, ``z``, ``relative_error``, ``dispersion`` (φ̂), ``items`` (n)
+    and ``slope`` (the refit's γ).
+    """
+    largest_model, largest_params = str(members["model"][-1]), float(members["params"][-1])
+    if not found.converged:
+        raise FitError(f"family {family!r}, {benchmark}: the refit without {largest_model} does not converge")
+    predicted, spread = found.predict(covariate(largest_params, shape))
+    measured = float(members["score"][-1])
+    noise = math.sqrt(found.dispersion * measured * (1 - measured) / items)
+    total = math.sqrt(float(spread) ** 2 + noise ** 2)
+    z = (float(predicted) - measured) / total if total > 0 else math.inf
+    return {"held_out": largest_model, "measured": measured, "predicted": float(predicted),
+            "predicted_stderr": float(spread), "measured_stderr": noise, "z": z,
+            "relative_error": abs(float(predicted) - measured) / measured if measured > 0 else math.inf,
+            "dispersion": found.dispersion, "items": items, "slope": found.slope}
+

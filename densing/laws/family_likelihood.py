@@ -1,5 +1,5 @@
 """The family law's binomial maximum likelihood: Fisher scoring over the law's covariate, the dispersion-scaled
-covariance, parametric draws (the fit :func:`densing.laws.family.fit_family` makes with ``method="binomial"``).
+covariance, parametric draws (the fit :func:`densing.laws.family.fit_family` makes).
 
 The law is S = d + c·σ(γ·(x − l)), x the shape's covariate of the size (ln N, or u = −(N/N_unit)^−α for the power
 shape: :func:`densing.laws.family.covariate`); a member's score S_i is a share of n_i items, so its log-likelihood is
@@ -62,10 +62,6 @@ class LikelihoodFit:
         if not np.all(np.isfinite(covariance)) or covariance[0, 0] <= 0 or covariance[1, 1] <= 0:
             covariance = np.full((2, 2), np.inf)
         return replace(self, dispersion=dispersion, covariance=covariance)
-
-    @property
-    def gamma(self) -> float:
-        return self.slope
 
     @property
     def level(self) -> float:

@@ -1,4 +1,4 @@
-"""A family's members in a results table as plain arrays (what :func:`densing.laws.family.family_points` frames and
+"""A family's members in a results table as plain arrays (what :func:`densing.laws.family.fit_family` fits and
 rule v3's candidate table reads for every family × benchmark; inside :func:`densing.runtime.same_tables` a table's
 columns are read once and each family's rows cut from them), and the members that break their family's order: a
 larger member scoring below a smaller one beyond noise, which a family law (rising with size within one recipe)
@@ -74,26 +74,25 @@ def _columns(rows: pd.DataFrame) -> dict[str, np.ndarray]:
                               else np.full(len(rows), np.nan))}
 
 
-def family_arrays(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
-                  keep_floor: bool = False) -> tuple[dict[str, np.ndarray], dict]:
-    """:func:`densing.laws.family.family_points` as plain arrays ``model``, ``params``, ``train_tokens``, ``score`` (by size, then name),
-    without building a frame (rule v3's candidate table reads every family × benchmark), and the dropped lists."""
+def family_arrays(table: pd.DataFrame, family: str, benchmark: str, *,
+                  metric: str | None = None) -> tuple[dict[str, np.ndarray], dict]:
+    """The family's members usable for a fit of ``benchmark`` as plain arrays ``model``, ``params``, ``train_tokens``,
+    ``score`` (by size, then name), without building a frame (rule v3's candidate table reads every family ×
+    benchmark), and a dict of dropped model lists: ``moe`` (an ``active_params`` value: not dense), ``no_tokens``
+    (unknown training budget), ``no_score``. A score at or below chance is kept: the likelihood fit weighs it."""
     metric = metric if metric is not None else table_metric(table, benchmark)
     mine = family_columns(table, family)
     members = mine["members"]
     if not len(members):
         raise InputError(f"family {family!r}: no models of that family in the table")
-    chance = CHANCE_LEVELS.get(benchmark)
-    if chance is None:
+    if benchmark not in CHANCE_LEVELS:
         raise InputError(f"benchmark {benchmark!r}: no chance level in the registry; a family reference needs its floor")
     pick = (mine["benchmark"] == benchmark) & (mine["metric"] == metric)
     model, value, params, tokens, active = (mine[c][pick] for c in ("model", "value", "params", "train_tokens", "active_params"))
     moe = ~np.isnan(active)
     no_tokens = ~moe & np.isnan(tokens)
-    at_chance = ~moe & ~no_tokens & (value <= chance) & (not keep_floor)
-    dropped = {"moe": sorted(model[moe]), "no_tokens": sorted(model[no_tokens]), "no_score": sorted(set(members) - set(model)),
-               "at_chance": sorted(model[at_chance])}
-    keep = ~(moe | no_tokens | at_chance)
+    dropped = {"moe": sorted(model[moe]), "no_tokens": sorted(model[no_tokens]), "no_score": sorted(set(members) - set(model))}
+    keep = ~(moe | no_tokens)
     order = np.lexsort((model[keep], params[keep]))
     return {"model": model[keep][order], "params": params[keep][order], "train_tokens": tokens[keep][order],
             "score": value[keep][order]}, dropped

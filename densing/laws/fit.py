@@ -8,12 +8,23 @@ fits a problem (the verdicts on a fitted reference are :mod:`densing.laws.fit_sc
 
 A fit is a frozen :class:`densing.laws.fit_schema.StageFit` that knows its diagnostics (R², RMSE, residuals,
 convergence).
+
+The bootstrap of :func:`densing.laws.reference.fit_reference` is here too: a *plan* draws ``n_boot`` resamples of
+the fit's points with one seeded generator: whole training runs (``"series"``: checkpoints of one run are not
+independent) or single points (``"point"``). The *runner* refits every resample from the point estimate — stage by
+stage, the same least squares problems as the point fit (:func:`stage_problems`) — in one process or spread over
+``jobs`` processes (:func:`densing.runtime.process_pool`: they end with this one); the draws come back in resample
+order, so they do not depend on ``jobs``.
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import NamedTuple
 
-from densing.errors import FitError
+import numpy as np
+import pandas as pd
+
+from densing.errors import FitError, WorkerError
+from densing.laws import problems as _problems
 from densing.laws.fit_schema import StageFit, r_squared
 from densing.laws.problems import Problem, theta_from_params
 
@@ -72,3 +83,103 @@ def refit_from(problem: Problem, params: dict[str, float], *, loss: str, f_scale
     """
     warm = Problem(**{**problem.__dict__, "starts": [theta_from_params(problem, params)]})
     return fit_stage(warm, loss=loss, f_scale=f_scale, x_scale=1.0)
+
+
+UNITS = ("series", "point")
+
+
+def stage_problems(data, picks, *, law, irreducible, chance, ceiling, max_score):
+    """The least-squares problems of ``law``: stage k on the points ``picks[k]`` of ``data[k]``.
+
+    ``data[k]`` is (params, train_tokens, score, loss) of stage k's points; the two-step law's
+    stages are L(N, D) = a·N^-α + b·D^-β [+E] then S(L) = c/(1 + e^{−γ(L − l)}) + d, the composed
+    law one stage S(N, D) (Xiao et al. 2024, eqs. 2–3).
+    """
+    if law == "two-step":
+        n, t, _, x = (a[picks[0]] for a in data[0])
+        _, _, s2, x2 = (a[picks[1]] for a in data[1])
+        return [
+            _problems.loss_problem(n, t, x, irreducible=irreducible),
+            _problems.performance_problem(x2, s2, chance=chance, ceiling=ceiling, max_score=max_score),
+        ]
+    n, t, s, _ = (a[picks[0]] for a in data[0])
+    return [_problems.composed_problem(n, t, s, chance=chance, ceiling=ceiling, max_score=max_score)]
+
+
+def plan(stage_sets: tuple[pd.DataFrame, ...], runs: list[str], *, n_boot: int, seed: int,
+         unit: str = "auto") -> tuple[str, list[tuple[np.ndarray, ...]]]:
+    """The resampling unit and ``n_boot`` resamples: per resample, the picked rows of each stage's points.
+
+    ``unit="auto"`` resamples runs when some run has several checkpoints (fewer runs than points
+    of the last stage), points otherwise (:func:`densing.laws.reference.fit_reference` checks ``unit``).
+    """
+    chosen = unit
+    if chosen == "auto":
+        chosen = "series" if len(runs) < len(stage_sets[-1]) else "point"
+    rng = np.random.default_rng(seed)
+    if chosen == "series":
+        members = [
+            {run: np.flatnonzero(part["run"].astype(str).to_numpy() == run) for run in runs} for part in stage_sets
+        ]
+    resamples = []
+    for _ in range(n_boot):
+        if chosen == "point":
+            resamples.append(tuple(rng.integers(0, len(part), len(part)) for part in stage_sets))
+        else:
+            picked = [runs[i] for i in rng.integers(0, len(runs), len(runs))]
+            resamples.append(tuple(np.concatenate([m[r] for r in picked]) for m in members))
+    return chosen, resamples
+
+
+class RefitTask(NamedTuple):
+    """What a refit needs (picklable, for worker processes)."""
+
+    data: tuple
+    options: dict
+    stage_params: tuple[dict, ...]
+    names: tuple[str, ...]
+    robust_loss: str
+    scales: tuple[float, ...]
+
+
+def refit_chunk(task: RefitTask, resamples) -> list:
+    """Refit every resample from the point estimate; a failed refit gives None (counted)."""
+    out = []
+    for picks in resamples:
+        try:
+            merged: dict[str, float] = {}
+            for problem, start, scale in zip(stage_problems(task.data, picks, **task.options), task.stage_params,
+                                             task.scales):
+                merged.update(refit_from(problem, start, loss=task.robust_loss, f_scale=scale).params)
+            out.append(tuple(merged[k] for k in task.names))
+        except FitError:
+            out.append(None)
+    return out
+
+
+def run(task: RefitTask, resamples: list, *, jobs: int = 1) -> list:
+    """The refitted parameters of every resample, in resample order (None where a refit failed).
+
+    With ``jobs`` > 1 (and at least two resamples per process) the resamples are dealt round-robin
+    to ``jobs`` processes; the order is restored, so the draws are the same for any ``jobs``.
+    """
+    n_boot = len(resamples)
+    chunks = [resamples[i::jobs] for i in range(jobs)] if jobs > 1 and n_boot >= 2 * jobs else [resamples]
+    if len(chunks) == 1:
+        return refit_chunk(task, resamples)
+    from concurrent.futures.process import BrokenProcessPool
+
+    from densing.runtime import end_pool, process_pool
+
+    pool = process_pool(len(chunks))
+    try:
+        parts = list(pool.map(refit_chunk, [task] * len(chunks), chunks))
+    except BrokenProcessPool:
+        raise WorkerError("jobs: a bootstrap worker process died (out of memory or killed); "
+                          "run again with fewer --jobs") from None
+    finally:  # an error, Ctrl-C or SIGTERM ends the other workers now
+        end_pool(pool)
+    ordered = [None] * n_boot
+    for offset, part in enumerate(parts):
+        ordered[offset::len(chunks)] = part
+    return ordered

@@ -23,8 +23,7 @@ KINDS = (*LAWS, "family")
 
 FORMAT = "densing.reference_fit/1"
 #: The parameters each kind of fit holds (E, the irreducible loss, is optional for the two laws).
-_REQUIRED_PARAMS = {"two-step": ("a", "alpha", "b", "beta", "c", "gamma", "l", "d"),
-                    "composed": ("a", "alpha", "b", "beta", "c", "gamma", "l", "d"),
+_REQUIRED_PARAMS = {**dict.fromkeys(LAWS, ("a", "alpha", "b", "beta", "c", "gamma", "l", "d")),
                     "family": ("c", "gamma", "l", "d")}
 #: A family fit of the power shape also holds α and N_unit (both or neither: a file without them is logistic_ln_n).
 _FAMILY_SHAPE_PARAMS = ("alpha", "n_unit")
@@ -48,10 +47,14 @@ FIT_DOMAIN = {
 }
 
 
+def _finite(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+
+
 def _law_domain_error(kind: str, p: dict) -> tuple[str, object] | None:
     """The first parameter of ``p`` (one fit's values) outside :data:`FIT_DOMAIN`, with its value; None if none is."""
     for name, value in p.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if not _finite(value):
             return name, value
     for name in _POSITIVE_PARAMS:
         if name in p and p[name] <= 0:
@@ -68,20 +71,17 @@ def _law_domain_error(kind: str, p: dict) -> tuple[str, object] | None:
 
 
 def _domain_words(kind: str, name: str, p: dict) -> str:
+    if not _finite(p[name]):
+        return "expected a finite number"
     if name in ("c", "d"):
         return f"c = {p['c']!r}, d = {p['d']!r}, c + d = {p['c'] + p['d']!r}; expected 0 ≤ d < c + d ≤ 1"
     if name == "gamma":
         return f"a {kind} fit has a {'positive' if kind == 'family' else 'negative'} gamma"
-    return f"expected {FIT_DOMAIN[name]}" if name in FIT_DOMAIN else "expected a finite number"
+    return f"expected {FIT_DOMAIN[name]}"
 
 
-def _check_law_domain(kind: str, params: dict, data: dict, source: str) -> None:
-    """The point estimate's parameters, then every bootstrap draw's, inside :data:`FIT_DOMAIN`."""
-    bad = _law_domain_error(kind, params)
-    if bad is not None:
-        name, value = bad  # a finite number: check_fit_dict has checked each one
-        raise InputError(f"{source}: field 'params.{name}': {value!r} is outside the law's domain "
-                         f"({_domain_words(kind, name, params)})")
+def _check_draws_domain(kind: str, params: dict, data: dict, source: str) -> None:
+    """Every bootstrap draw's parameters (the point estimate's where a draw has none) inside :data:`FIT_DOMAIN`."""
     names = list(data.get("bootstrap_names") or [])
     for i, row in enumerate(data.get("bootstrap") or [], start=1):
         draw = {**params, **dict(zip(names, row))}
@@ -119,15 +119,10 @@ def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
     extra = sorted(set(params) - allowed)
     if extra:
         raise InputError(f"{source}: field 'params': a {kind} fit has no parameter(s) {', '.join(extra)}")
-    for name, value in params.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise InputError(f"{source}: field 'params.{name}': expected a finite number, got {value!r}")
-    if "E" in params and params["E"] < 0:
-        raise InputError(f"{source}: field 'params.E': expected a non-negative number, got {params['E']!r}")
-    gamma = params["gamma"]
-    if (kind == "family") != (gamma > 0) or gamma == 0:
-        sign = "positive" if kind == "family" else "negative"
-        raise InputError(f"{source}: field 'params.gamma': a {kind} fit has a {sign} gamma, got {gamma!r}")
+    bad = _law_domain_error(kind, params)
+    if bad is not None:
+        raise InputError(f"{source}: field 'params.{bad[0]}': {bad[1]!r} is outside the law's domain "
+                         f"({_domain_words(kind, bad[0], params)})")
     d0 = data.get("d0")
     if not D0_TOKENS.matches(d0):
         raise InputError(f"{source}: field 'd0': expected a positive number of tokens up to {MAX_D0_TOKENS:g} "
@@ -150,7 +145,7 @@ def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
         if not isinstance(row, list) or len(row) != len(names):
             raise InputError(f"{source}: field 'bootstrap': draw {i} has {len(row) if isinstance(row, list) else 'no'} "
                              f"values for {len(names)} parameter(s)")
-    _check_law_domain(kind, params, data, source)
+    _check_draws_domain(kind, params, data, source)
     if not data.get("stages"):
         raise InputError(f"{source}: field 'stages': the fit has no fitted stage")
 

@@ -177,8 +177,6 @@ class LossLaw:
         return np.where(reachable, (self.A / np.where(reachable, loss_above_floor, 1.0)) ** (1.0 / self.alpha), np.nan)
 
 
-# Hoffmann et al. 2022, "Training Compute-Optimal Large Language Models", arXiv 2203.15556,
-# approach 3, the fitted law of eq. 10: E = 1.69, A = 406.4, B = 410.7, α = 0.34, β = 0.28.
 HOFFMANN_2022 = LossLaw(
     E=1.69, A=406.4, alpha=0.34, B=410.7, beta=0.28, name="hoffmann_2022",
     source="Hoffmann et al. 2022, Training Compute-Optimal Large Language Models, arXiv 2203.15556, "

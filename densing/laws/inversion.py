@@ -112,6 +112,12 @@ def _family_label(fit: ReferenceFit) -> str:
     return ", ".join(families) or "?"
 
 
+def mean_score(scores: np.ndarray, stderr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A mean fit's score is the mean over its benchmarks (the last axis), σ = √(Σσ²)/B (a missing σ counted as 0);
+    one benchmark passes through."""
+    return scores.mean(axis=-1), np.sqrt(np.nansum(np.square(stderr), axis=-1)) / scores.shape[-1]
+
+
 @dataclass(frozen=True)
 class PerBenchmark:
     """The paper's inversion through one reference fit at D0 (default the fit's own; a law without a data term has
@@ -135,12 +141,6 @@ class PerBenchmark:
     def name(self) -> str:
         return f"{_family_label(self.fit)}:{self.fit.benchmark}"
 
-    @staticmethod
-    def _mean(scores: np.ndarray, stderr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """A mean fit's score is the mean over its benchmarks, σ = √(Σσ²)/B; one benchmark passes through."""
-        count = scores.shape[-1]
-        return scores.mean(axis=-1), np.sqrt(np.nansum(np.square(stderr), axis=-1)) / count
-
     kind = "per-benchmark"
     #: a model enters only with every benchmark's score (a mean fit averages them)
     require = "all"
@@ -151,20 +151,20 @@ class PerBenchmark:
 
     def point(self, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray):
         p = {k: float(v) for k, v in self.fit.params.items()}
-        s, se = self._mean(scores, stderr)
+        s, se = mean_score(scores, stderr)
         return log_density_bounds(p, s, se, params, self.d0)
 
     def draws(self, picks, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray):
         """``scores`` (draws, models, 1): ln ρ and kind of shape (draws, models)."""
         p = self.fit.draw_columns(picks) if picks is not None else self.fit.point_columns(scores.shape[0])
-        s, _ = self._mean(scores, stderr)
-        return log_density_bounds(p, s, self._mean(stderr, stderr)[1], params, self.d0)
+        s, _ = mean_score(scores, stderr)
+        return log_density_bounds(p, s, mean_score(stderr, stderr)[1], params, self.d0)
 
     def cap(self) -> float:
         return float(score_cap({k: float(v) for k, v in self.fit.params.items()}, self.d0))
 
     def conditioning(self, scores: np.ndarray, stderr: np.ndarray) -> np.ndarray:
-        s, se = self._mean(scores, stderr)
+        s, se = mean_score(scores, stderr)
         return conditioning(self.fit, s, se, self.d0)
 
 
@@ -176,29 +176,25 @@ _SOLVED: dict = {}
 class Joint:
     """The joint maximum-likelihood size over the family fits of one family (:mod:`densing.laws.joint`)."""
 
-    fit_list: tuple[ReferenceFit, ...]
+    fits: tuple[ReferenceFit, ...]
     skill: str = "pooled"  # the between-benchmark variance (densing.laws.joint): "pooled" or "none"
 
     def __post_init__(self) -> None:
-        families = {_family_label(f) for f in self.fit_list}
-        if len(families) != 1 or any(f.has_data_term for f in self.fit_list):
+        families = {_family_label(f) for f in self.fits}
+        if len(families) != 1 or any(f.has_data_term for f in self.fits):
             raise InputError("fits: the joint inversion takes family references of one family")
-        counts = {len(f.bootstrap) for f in self.fit_list}
+        counts = {len(f.bootstrap) for f in self.fits}
         if len(counts) != 1:
             raise InputError("fits: the family fits of a joint inversion need the same number of bootstrap draws")
 
     @property
-    def fits(self) -> tuple[ReferenceFit, ...]:
-        return self.fit_list
-
-    @property
     def benchmarks(self) -> tuple[str, ...]:
-        return tuple(f.benchmark for f in self.fit_list)
+        return tuple(f.benchmark for f in self.fits)
 
     @property
     def name(self) -> str:
         suffix = "" if self.skill == "pooled" else f"[skill {self.skill}: first version]"
-        return f"{_family_label(self.fit_list[0])}:joint({','.join(self.benchmarks)}){suffix}"
+        return f"{_family_label(self.fits[0])}:joint({','.join(self.benchmarks)}){suffix}"
 
     kind = "joint"
     #: a model enters with any of the benchmarks' scores (the others missing)
@@ -206,11 +202,11 @@ class Joint:
 
     @property
     def d0(self) -> float:
-        return self.fit_list[0].d0
+        return self.fits[0].d0
 
     @property
     def n_draws(self) -> int:
-        return len(self.fit_list[0].bootstrap)
+        return len(self.fits[0].bootstrap)
 
     def solve_point(self, scores, stderr):
         """:func:`densing.laws.joint.invert_joint` of these scores: the same arrays asked again (a row's point
@@ -220,7 +216,7 @@ class Joint:
 
         scores, stderr = np.asarray(scores, float), np.asarray(stderr, float)
         return kept(_SOLVED, self, (scores.shape, scores.tobytes(), stderr.tobytes()),
-                    lambda: invert_joint(list(self.fit_list), scores, stderr, skill=self.skill))
+                    lambda: invert_joint(list(self.fits), scores, stderr, skill=self.skill))
 
     def point(self, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray):
         result = self.solve_point(scores, stderr)
@@ -236,15 +232,14 @@ class Joint:
         (:meth:`weights`), fixed across draws."""
         from densing.laws.joint import LOG_SIZE_HIGH, LOG_SIZE_LOW, family_columns, solve, start_points
 
-        w = weights
-        p = family_columns(list(self.fit_list), picks) if picks is not None else family_columns(list(self.fit_list))
-        w = np.broadcast_to(w[None], scores.shape)
+        p = family_columns(list(self.fits), picks)
+        w = np.broadcast_to(weights[None], scores.shape)
         x = solve(p, scores, w, start_points(p, scores, w))
         kind = np.where(x <= LOG_SIZE_LOW + 1e-9, UPPER, np.where(x >= LOG_SIZE_HIGH - 1e-9, LOWER, EXACT)).astype(float)
         return x - np.log(params)[None, :], kind
 
     def cap(self) -> float:
-        return float(min(score_cap({k: float(v) for k, v in f.params.items()}, f.d0) for f in self.fit_list))
+        return float(min(score_cap({k: float(v) for k, v in f.params.items()}, f.d0) for f in self.fits))
 
     def conditioning(self, scores: np.ndarray, stderr: np.ndarray) -> np.ndarray:
         """How many-fold the joint ρ moves for one standard error: exp of |Δx̂| when every score moves by +σ or −σ."""

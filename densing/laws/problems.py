@@ -106,19 +106,16 @@ def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> 
             out["E"] = math.exp(theta[4])
         return out
 
-    def predict_theta(theta):
-        value = np.exp(theta[0] - theta[1] * ln_n) + np.exp(theta[2] - theta[3] * ln_t)
-        if irreducible:
-            value = value + math.exp(theta[4])
-        return value
-
-    def residual(theta):
-        return np.log(predict_theta(theta)) - log_y
-
-    def jacobian(theta):
+    def terms(theta):
         term_n = np.exp(theta[0] - theta[1] * ln_n)
         term_t = np.exp(theta[2] - theta[3] * ln_t)
-        total = term_n + term_t + (math.exp(theta[4]) if irreducible else 0.0)
+        return term_n, term_t, term_n + term_t + (math.exp(theta[4]) if irreducible else 0.0)
+
+    def residual(theta):
+        return np.log(terms(theta)[2]) - log_y
+
+    def jacobian(theta):
+        term_n, term_t, total = terms(theta)
         cols = [term_n / total, -ln_n * term_n / total, term_t / total, -ln_t * term_t / total]
         if irreducible:
             cols.append(np.full_like(total, math.exp(theta[4])) / total)

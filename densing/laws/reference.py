@@ -15,7 +15,6 @@ import pandas as pd
 from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.schema import table_argument
 from densing.errors import InputError
-from densing.laws import bootstrap
 from densing.laws import fit as _fit
 from densing.laws.fit_schema import (
     POINT_COLUMNS,
@@ -37,12 +36,10 @@ def _resolve_chance(chance: float | str | None, benchmarks: list[str]) -> float 
     if chance is None or chance == "none":
         return None
     if chance == "auto":
-        levels = []
-        for name in benchmarks:
-            if name not in CHANCE_LEVELS:
-                raise InputError(f"benchmark {name!r}: no known chance level; give chance as a number")
-            levels.append(CHANCE_LEVELS[name])
-        return float(np.mean(levels))
+        missing = [name for name in benchmarks if name not in CHANCE_LEVELS]
+        if missing:
+            raise InputError(f"benchmark {missing[0]!r}: no known chance level; give chance as a number")
+        return float(np.mean([CHANCE_LEVELS[name] for name in benchmarks]))
     try:
         return float(chance)
     except ValueError:
@@ -55,7 +52,7 @@ FIT_CONSTRAINTS = {
     "law": [Options(LAWS)],
     "d0": [D0_TOKENS],
     "loss_points": [Options({"all", "final"})],
-    "bootstrap_unit": [Options({"auto", *bootstrap.UNITS})],
+    "bootstrap_unit": [Options({"auto", *_fit.UNITS})],
     "metric": [Text()],
     "n_shot": [Interval(Integral, 0, None), None],
     "ceiling": [Interval(Real, 0, None, closed="neither"), None],
@@ -133,14 +130,14 @@ def fit_reference(
     params = {name: value for stage in stages for name, value in stage.params.items()}
     boot_names = tuple(params)
     runs = list(dict.fromkeys(points["run"].astype(str)))
-    unit, resamples = bootstrap.plan(stage_sets, runs, n_boot=n_boot, seed=seed, unit=bootstrap_unit)
-    task = bootstrap.RefitTask(data, options, tuple(st.params for st in stages), boot_names, robust_loss, scales)
-    draws = [d for d in bootstrap.run(task, resamples, jobs=jobs) if d is not None]
+    unit, resamples = _fit.plan(stage_sets, runs, n_boot=n_boot, seed=seed, unit=bootstrap_unit)
+    task = _fit.RefitTask(data, options, tuple(st.params for st in stages), boot_names, robust_loss, scales)
+    draws = [d for d in _fit.run(task, resamples, jobs=jobs) if d is not None]
     record = _record(names, metric=metric, n_shot=n_shot, chance=chance_level, ceiling=ceiling, irreducible=irreducible,
                      max_score=max_score, min_train_tokens=min_train_tokens, min_run_fraction=min_run_fraction,
-                     loss_points=loss_points, final_checkpoints=final_checkpoints, robust_loss=robust_loss,
-                     score_scale=score_scale, loss_scale=loss_scale, n_boot=n_boot, n_boot_failed=n_boot - len(draws),
-                     bootstrap_unit=unit, n_runs=len(runs), seed=seed)
+                     loss_points=loss_points, final_checkpoints=final_checkpoints if loss_points == "final" else None,
+                     robust_loss=robust_loss, score_scale=score_scale, loss_scale=loss_scale, n_boot=n_boot,
+                     n_boot_failed=n_boot - len(draws), bootstrap_unit=unit, n_runs=len(runs), seed=seed)
     record.update(provenance or {})
     return ReferenceFit(
         kind=law, benchmark=label, metric=metric, params=params, stages=stages, d0=float(d0),
@@ -154,7 +151,7 @@ def fit_reference(
 def _point_fit(data: tuple, options: dict, robust_loss: str, scales: tuple) -> tuple[StageFit, ...]:
     """The law fitted on every point, stage by stage: the loss law, then the performance law (or the composed law)."""
     everything = tuple(np.arange(len(part[0])) for part in data)
-    problems = bootstrap.stage_problems(data, everything, **options)
+    problems = _fit.stage_problems(data, everything, **options)
     return tuple(_fit.fit_stage(problem, loss=robust_loss, f_scale=scale) for problem, scale in zip(problems, scales))
 
 
@@ -177,18 +174,10 @@ def _stage_points(points: pd.DataFrame, loss_points: str, final_checkpoints: int
     return (points if loss_points == "all" else loss_set), points
 
 
-def _record(names: list[str], *, loss_points: str, final_checkpoints: int, **fields) -> dict:
+def _record(names: list[str], **fields) -> dict:
     """The fit's provenance: the benchmarks, the options as given (``final_checkpoints`` only with
-    ``loss_points="final"``) and the bootstrap's outcome, in the order of :data:`RECORD_FIELDS`."""
+    ``loss_points="final"``) and the bootstrap's outcome in the order of ``fields`` (the order a fit file writes
+    them), then densing's version."""
     from densing import __version__
 
-    fields.update(loss_points=loss_points, final_checkpoints=final_checkpoints if loss_points == "final" else None,
-                  densing_version=__version__)
-    return {"benchmarks": names, **{key: fields[key] for key in RECORD_FIELDS}}
-
-
-#: A reference fit's provenance fields after ``benchmarks``, in the order a fit file writes them.
-RECORD_FIELDS = ("metric", "n_shot", "chance", "ceiling", "irreducible", "max_score", "min_train_tokens",
-                 "min_run_fraction", "loss_points", "final_checkpoints", "robust_loss", "score_scale", "loss_scale",
-                 "n_boot", "n_boot_failed", "bootstrap_unit", "n_runs", "seed", "densing_version")
-
+    return {"benchmarks": names, **fields, "densing_version": __version__}

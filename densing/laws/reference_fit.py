@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,8 +41,6 @@ DEFAULT_D0 = 1e12
 def _counts(values, name: str) -> np.ndarray:
     """``values`` (a number or a sequence of numbers) as a float array of counts (parameters, tokens), each positive
     and finite; an InputError naming ``name`` otherwise."""
-    from collections.abc import Mapping
-
     try:
         if isinstance(values, (str, bytes, Mapping)):
             raise TypeError
@@ -125,13 +124,6 @@ class ReferenceFit(Result):
     def predict_score(self, n_params, train_tokens) -> np.ndarray:
         """S(N, D), eqs. 2 and 3 composed."""
         return self.predict_score_from_loss(self.predict_loss(n_params, train_tokens))
-
-    def loss_for_score(self, scores) -> np.ndarray:
-        """L̂(S) = l − (1/γ)·ln(c/(S − d) − 1)  (eq. 4); NaN outside (d, c + d). ``scores`` are checked as
-        :meth:`effective_params` checks them (:meth:`checked_scores`)."""
-        p = self.params
-        scores = self.checked_scores(scores)
-        return forms.loss_for_score(scores, p["c"], p["gamma"], p["l"], p["d"])
 
     def invert(self, scores, d0: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(L̂, N̂, censoring reason) of each score at D0 tokens (eq. 4); see :func:`invert_scores`."""
@@ -217,11 +209,11 @@ class ReferenceFit(Result):
 
     def points_frame(self) -> pd.DataFrame:
         """The reference points the score law was fitted on."""
-        return _points_frame(self.points)
+        return pd.DataFrame(list(self.points), columns=list(POINT_COLUMNS))
 
     def loss_points_frame(self) -> pd.DataFrame:
         """The reference points the loss law was fitted on (the score points unless they differ)."""
-        return _points_frame(self.loss_points or self.points)
+        return pd.DataFrame(list(self.loss_points or self.points), columns=list(POINT_COLUMNS))
 
     # -- serialisation -----------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -305,8 +297,6 @@ def as_fit(value, name: str = "fit") -> ReferenceFit:
 def as_fits(value, name: str = "fits") -> list[ReferenceFit]:
     """Several fit arguments: one (a fit, a path or a short name: :func:`as_fit`), a list or tuple of them, or a mapping
     to them; an InputError naming ``name`` (and the item) when there are none or one is not a fit."""
-    from collections.abc import Mapping
-
     if isinstance(value, (ReferenceFit, str, os.PathLike)):
         return [as_fit(value, name)]
     if isinstance(value, Mapping):
@@ -329,10 +319,6 @@ def _points_from_json(rows) -> tuple[tuple, ...]:
         run = str(p[5]) if len(p) > 5 and p[5] is not None else str(p[0])
         out.append((str(p[0]), float(p[1]), float(p[2]), float(p[3]), loss, run))
     return tuple(out)
-
-
-def _points_frame(points) -> pd.DataFrame:
-    return pd.DataFrame(list(points), columns=list(POINT_COLUMNS))
 
 
 BELOW_FLOOR = "below_floor"

@@ -30,22 +30,17 @@ import pandas as pd
 
 from densing.errors import EvalError, InputError
 from densing.numbers import format_number
-from densing.placement.place import ABOVE, BELOW, CHANCE_STDERRS, UNDETERMINED, line_dates, place_models
+from densing.placement.place import line_dates, place_models
 from densing.results import Result
 
 if TYPE_CHECKING:
     from densing.present.summary import Summary
 
-__all__ = ["ABOVE", "BELOW", "CHANCE_STDERRS", "UNDETERMINED", "MeasureResult", "Plan", "binomial_items_stderr",
-           "check_offline_source", "hub_offline", "measure", "place_models", "plan", "public_scores"]
-
-
-_TRUE = {"1", "on", "yes", "true"}
-
 
 def hub_offline() -> bool:
     """True when ``HF_HUB_OFFLINE`` (or ``TRANSFORMERS_OFFLINE``) asks for no Hub access."""
-    return any(os.environ.get(name, "").strip().lower() in _TRUE for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+    return any(os.environ.get(name, "").strip().lower() in {"1", "on", "yes", "true"}
+               for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
 
 def check_offline_source(spec) -> None:
@@ -90,7 +85,7 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
     store is not needed, and need not be installed."""
     from densing.eval.benchmarks import PUBLIC_TABLE_BENCHMARKS, suite_benchmarks, suite_table
     from densing.eval.loading import SWEEP_CONSTRAINTS
-    from densing.eval.runner import as_model_specs
+    from densing.eval.runner import as_model_specs, sweep_data_root
     from densing.paths import RESULTS
     from densing.validation import validate
 
@@ -109,13 +104,7 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
         if store is None or not all(part_path(store, spec.name, name).is_file() for name in names):
             check_offline_source(spec)
     validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
-    root = None
-    if local_data:
-        from densing.paths import SHARED_DATA
-
-        root = Path(data_root if data_root is not None else SHARED_DATA)
-        if not (root / "benchmarks").is_dir():
-            raise InputError(f"{root}: --data-root has no benchmarks/ folder (the local benchmark splits)")
+    root = sweep_data_root(names, local_data, data_root)  # the local splits' folder, checked; None from the Hub
     table = suite_table(suite.strip())
     if not table.is_file():  # a suite of another table than the public one (SUITE_TABLES) needs that table shipped
         raise InputError(f"--suite {suite.strip()}: its target table results/{table.relative_to(RESULTS).as_posix()} "
@@ -286,10 +275,11 @@ def measure(
     store = default_store() if store is None else store
     checked = plan(models, suite, limit=limit, local_data=local_data, data_root=data_root, backend=backend, device=device,
                    store=store)
+    words = {"skipped": "in the store, reused", "running": "evaluating …"}  # the sweep's progress, per pair
     rows = run_sweep(list(checked.specs), list(checked.benchmarks), store, backend=backend, limit=checked.limit,
-                     device=device, batch_size=batch_size, on_progress=_pair_progress(say), local_data=local_data,
-                     data_root=checked.data_root, prefix_cache=prefix_cache, allow_unsafe_code=allow_unsafe_code,
-                     check_source=check_offline_source)
+                     device=device, batch_size=batch_size, local_data=local_data, data_root=checked.data_root,
+                     on_progress=lambda model, bench, status: say(f"{model} / {bench}: " + words.get(status, status)),
+                     prefix_cache=prefix_cache, allow_unsafe_code=allow_unsafe_code, check_source=check_offline_source)
     scores = public_scores(rows, checked.specs)
     return place_against(results or suite_table(checked.suite), scores, measurement, n_boot=n_boot, seed=seed, say=say,
                          suite=checked.suite, limit=checked.limit, left_out=checked.left_out)
@@ -298,51 +288,30 @@ def measure(
 def place_against(table: str | Path, scores: pd.DataFrame, measurement, *, n_boot: int | None, seed: int, suite: str,
                   say: ProgressCallback | None = None, **fields) -> MeasureResult:
     """``scores``' models placed against the headline of the target ``table`` (``measurement``: that headline
-    already computed; else measured with ``n_boot`` draws), inverted beside the models it inverts
-    (:func:`place_models`), as a :class:`MeasureResult` of ``suite``; ``fields``: its other fields."""
-    from densing.trend.measure import HEADLINE_RULE
+    already computed; else ``densing trend``'s headline measured on ``table`` with ``n_boot`` draws), inverted beside
+    the models it inverts (:func:`place_models`' ``population``: their score rows in ``table``; none where the
+    measurement keeps no per-model densities), as a :class:`MeasureResult` of ``suite``; ``fields``: its other
+    fields."""
+    from densing.constants import DEFAULT_N_BOOT
+    from densing.data import read_results
+    from densing.registry import table_for_path
+    from densing.trend.measure import HEADLINE_RULE, measure_trend
 
     if measurement is None:
-        measurement = _headline(table, n_boot, seed, say)
+        draws = DEFAULT_N_BOOT if n_boot is None else n_boot
+        if say is not None:
+            say(f"measuring the headline trend on the suite's target table ({draws} draws) …")
+        measurement = measure_trend(read_results(table), n_boot=draws, seed=seed, table=table_for_path(table))
+    population = None
+    if getattr(measurement, "densities", None) is not None:
+        rows = read_results(table)
+        population = rows[rows["model"].isin(set(measurement.densities["model"]))]
     line = measurement.rules[HEADLINE_RULE]
     placed = place_models(scores, measurement.inversion, line, seed=seed, span=line_dates(measurement, HEADLINE_RULE),
-                          population=_population(table, measurement))
+                          population=population)
     return MeasureResult(
         suite=suite, reference=measurement.inversion.name,
         inverted_benchmarks=tuple(b for b in measurement.inversion.benchmarks if b in set(scores["benchmark"])),
         frontier_rule=HEADLINE_RULE, slope_per_day=line.slope_per_day, intercept=line.intercept, epoch=line.epoch,
         slope_ci_low=getattr(line, "slope_ci_low", math.nan), slope_ci_high=getattr(line, "slope_ci_high", math.nan),
         models=placed, scores=scores, measurement=measurement, **fields)
-
-
-def _pair_progress(say: ProgressCallback):
-    """The sweep's progress (model, benchmark, status) as a line of words for ``say``."""
-    def progress(model: str, benchmark: str, status: str) -> None:
-        say(f"{model} / {benchmark}: " + {"skipped": "in the store, reused", "running": "evaluating …"}.get(status, status))
-
-    return progress
-
-
-def _population(path: str | Path, measurement) -> pd.DataFrame | None:
-    """The score rows of the models the headline inverts (:func:`place_models`' ``population``), from the target
-    table at ``path``."""
-    from densing.data import read_results
-
-    densities = getattr(measurement, "densities", None)
-    if densities is None:  # a measurement that keeps no per-model densities: the models are inverted alone
-        return None
-    table = read_results(path)
-    return table[table["model"].isin(set(densities["model"]))]
-
-
-def _headline(path: str | Path, n_boot: int | None, seed: int, say: ProgressCallback | None):
-    """The headline measurement of ``densing trend`` on the target table at ``path``."""
-    from densing.constants import DEFAULT_N_BOOT
-    from densing.data import read_results
-    from densing.registry import table_for_path as for_path
-    from densing.trend.measure import measure_trend
-
-    draws = DEFAULT_N_BOOT if n_boot is None else n_boot
-    if say is not None:
-        say(f"measuring the headline trend on the suite's target table ({draws} draws) …")
-    return measure_trend(read_results(path), n_boot=draws, seed=seed, table=for_path(path))

@@ -43,16 +43,6 @@ def lm_eval_tasks() -> dict[str, tuple[str, str | None]]:
     return found
 
 
-def _metric(task: str, metrics: list[str], wanted: str | None, path: Path) -> str:
-    if wanted is not None and wanted in metrics:
-        return wanted
-    for metric in METRIC_PREFERENCE:
-        if metric in metrics:
-            return metric
-    raise InputError(f"{path}: field 'results.{task}': none of the metrics {', '.join(metrics)} is one densing reads "
-                     f"({', '.join(METRIC_PREFERENCE)})")
-
-
 def _from_lm_eval(path: Path, model: str | None) -> pd.DataFrame:
     """One lm-eval results JSON as the public table's rows (module docstring, step 1)."""
     from densing.data.readers import read_lm_eval_json
@@ -65,7 +55,12 @@ def _from_lm_eval(path: Path, model: str | None) -> pd.DataFrame:
         if task not in tasks:
             continue
         benchmark, wanted = tasks[task]
-        chosen = group[group["metric"] == _metric(task, group["metric"].tolist(), wanted, path)].iloc[0]
+        metrics = group["metric"].tolist()  # the run's headline metric where it has one, else the first preferred
+        metric = next((m for m in (wanted, *METRIC_PREFERENCE) if m is not None and m in metrics), None)
+        if metric is None:
+            raise InputError(f"{path}: field 'results.{task}': none of the metrics {', '.join(metrics)} is one densing "
+                             f"reads ({', '.join(METRIC_PREFERENCE)})")
+        chosen = group[group["metric"] == metric].iloc[0]
         rows.append({"model": chosen["model"], "benchmark": benchmark, "metric": "score", "value": float(chosen["value"]),
                      "stderr": float(chosen["stderr"]), "suite_benchmark": task})
     if not rows:

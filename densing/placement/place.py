@@ -16,11 +16,11 @@ import pandas as pd
 
 from densing.constants import DAYS_PER_MONTH
 from densing.errors import InputError
-from densing.numbers import format_number
+from densing.numbers import format_number as _g
 from densing.display import CHANCE_STDERRS, LOWER_BOUND, NEAR_CHANCE, NO_READING, UPPER_BOUND, VALUE, density_reading
 
-#: The verdicts against the frontier line.
-ABOVE, BELOW, UNDETERMINED = "above", "below", "undetermined"
+#: The verdicts against the frontier line, and against the band of its slope interval at a date (``within`` it).
+ABOVE, BELOW, UNDETERMINED, WITHIN = "above", "below", "undetermined", "within"
 
 
 def _chance_note(scores: pd.DataFrame, benchmarks: Sequence[str]) -> dict[str, str]:
@@ -35,10 +35,6 @@ def _chance_note(scores: pd.DataFrame, benchmarks: Sequence[str]) -> dict[str, s
                 f"{row.benchmark} {_g(row.value)} is within {CHANCE_STDERRS:g} standard errors ({_g(row.stderr)}) of "
                 f"chance ({chance:g})")
     return {m: "; ".join(v) for m, v in notes.items()}
-
-
-def _g(value: float) -> str:
-    return format_number(value)
 
 
 def line_dates(measurement, rule: str) -> tuple[str, str] | None:
@@ -76,26 +72,6 @@ def frontier_at(line, date: str, span: tuple[str, str] | None) -> dict:
     return out
 
 
-def _not_inverted(record: dict, left: pd.DataFrame, inversion) -> dict:
-    reason = left.loc[left["model"] == record["model"], "reason"]
-    why = reason.iloc[0] if len(reason) else "no score on " + ", ".join(inversion.benchmarks)
-    return {**record, "density": math.nan, "bound": "", "density_ci_low": math.nan, "density_ci_high": math.nan,
-            "near_chance": False, "reading": NO_READING, "frontier_density": math.nan, "frontier_density_ci_low": math.nan,
-            "frontier_density_ci_high": math.nan, "frontier_first_date": None, "frontier_last_date": None,
-            "frontier_note": "", "frontier": UNDETERMINED, "band": UNDETERMINED, "words": f"not inverted: {why}"}
-
-
-def _model_record(model: str, meta, own: pd.DataFrame, inversion) -> dict:
-    record = {"model": model, "params": float(meta["params"]), "release_date": str(meta["release_date"])[:10],
-              "release_date_source": meta.get("release_date_source", "")}
-    for r in own.itertuples():
-        record[f"score:{r.benchmark}"] = r.value
-        record[f"items:{r.benchmark}"] = int(r.items) if "items" in own.columns else math.nan
-    record["inverted"] = ",".join(b for b in inversion.benchmarks if b in set(own["benchmark"]))
-    record["reference"] = inversion.name
-    return record
-
-
 def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
                  span: tuple[str, str] | None = None, population: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per model of ``scores`` (:func:`densing.placement.measure.public_scores`' table) under ``inversion``,
@@ -130,10 +106,24 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
     first = scores.drop_duplicates("model").set_index("model")
     rows = []
     for model in first.index:
-        record = _model_record(model, first.loc[model], scores[scores["model"] == model], inversion)
+        meta, own = first.loc[model], scores[scores["model"] == model]
+        record = {"model": model, "params": float(meta["params"]), "release_date": str(meta["release_date"])[:10],
+                  "release_date_source": meta.get("release_date_source", "")}
+        for r in own.itertuples():
+            record[f"score:{r.benchmark}"] = r.value
+            record[f"items:{r.benchmark}"] = int(r.items) if "items" in own.columns else math.nan
+        record["inverted"] = ",".join(b for b in inversion.benchmarks if b in set(own["benchmark"]))
+        record["reference"] = inversion.name
         found = table[table["model"] == model]
         if found.empty:
-            rows.append(_not_inverted(record, left, inversion))
+            reason = left.loc[left["model"] == model, "reason"]
+            why = reason.iloc[0] if len(reason) else "no score on " + ", ".join(inversion.benchmarks)
+            rows.append({**record, "density": math.nan, "bound": "", "density_ci_low": math.nan,
+                         "density_ci_high": math.nan, "near_chance": False, "reading": NO_READING,
+                         "frontier_density": math.nan, "frontier_density_ci_low": math.nan,
+                         "frontier_density_ci_high": math.nan, "frontier_first_date": None, "frontier_last_date": None,
+                         "frontier_note": "", "frontier": UNDETERMINED, "band": UNDETERMINED,
+                         "words": f"not inverted: {why}"})
             continue
         d = found.iloc[0]
         record.update(density=float(d["density"]), bound=str(d["bound"]), density_ci_low=float(d["density_ci_low"]),
@@ -148,10 +138,6 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
             record["words"] += f"; {record['band']} the band"
         rows.append(record)
     return pd.DataFrame(rows)
-
-
-#: Where a density sits against the band of the line's slope interval at its date.
-WITHIN = "within"
 
 
 def band_position(reading: str, value: float, band_low: float, band_high: float) -> str:

@@ -143,6 +143,6 @@ def test_a_family_fit_on_a_benchmark_without_an_item_count_is_refused_by_name():
     BENCHMARKS.register("toy_no_items", BenchmarkRecord("toy_no_items", chance=0.25, chance_source="4-way"))
     try:
         with pytest.raises(InputError, match="toy_no_items.*no item count"):
-            fit_family(table, "F", "toy_no_items", method="binomial")
+            fit_family(table, "F", "toy_no_items")
     finally:
         BENCHMARKS.unregister("toy_no_items")

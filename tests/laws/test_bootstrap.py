@@ -1,9 +1,9 @@
-"""The bootstrap's plan and runner (densing/laws/bootstrap.py): which rows each resample picks, and
+"""The bootstrap's plan and runner (densing/laws/fit.py): which rows each resample picks, and
 draws that do not depend on how many processes refit them."""
 import numpy as np
 import pandas as pd
 
-from densing.laws import bootstrap, forms
+from densing.laws import fit as bootstrap, forms
 
 
 def _stage(runs: list[str], per_run: int) -> pd.DataFrame:

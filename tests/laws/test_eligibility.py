@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from densing.laws import eligibility, forms
-from tools.build_tables import candidate_table_v1_v2
+from tools.build_tables import candidate_table_v1_v2, eligible_families
 
 
 def _family(name: str, sizes, tokens, *, gamma=0.45, level=22.0, benchmark="mmlu", shift=0.0, active=None, date="2024-01-01"):
@@ -49,10 +49,10 @@ def test_a_family_needs_two_eligible_benchmarks_and_the_lowest_held_out_error_le
     base = _table()
     second = base.assign(benchmark="hellaswag")
     table = candidate_table_v1_v2(pd.concat([base, second], ignore_index=True), since="2023-01-01", rule="v1")
-    families = eligibility.eligible_families(table)
+    families = eligible_families(table)
     assert list(families["family"]) == ["Good"] and families["headline"].tolist() == [True]
     assert families["benchmarks"].iloc[0] == ("mmlu", "hellaswag")
-    only_one = eligibility.eligible_families(candidate_table_v1_v2(base, since="2023-01-01", rule="v1"))
+    only_one = eligible_families(candidate_table_v1_v2(base, since="2023-01-01", rule="v1"))
     assert only_one.empty  # one eligible benchmark is not a family reference
 
 

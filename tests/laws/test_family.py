@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from densing.errors import FitError, InputError
 from densing.laws import forms
 from densing.laws.family import fit_family
-from densing.laws.candidates_v3 import held_out_error
+from tools.build_tables import family_points, held_out_error, ols_family_fit
 from densing.laws.reference_fit import ReferenceFit
 
 
@@ -63,14 +63,14 @@ def test_mixtures_unknown_budgets_and_chance_scores_are_dropped_and_named():
     table.loc[0, "value"] = 0.2  # below chance
     table.loc[1, "active_params"] = 1e9  # a mixture of experts
     table.loc[2, "train_tokens"] = np.nan
-    fit = fit_family(table, "F", "mmlu", n_boot=10, method="ols", shape="logistic_ln_n")
-    dropped = fit.provenance["dropped"]
+    points, dropped = family_points(table, "F", "mmlu")  # rules v1 and v2's members: above chance
     assert dropped["at_chance"] == ["F-500M"] and dropped["moe"] == ["F-1800M"] and dropped["no_tokens"] == ["F-4000M"]
-    assert fit.stages[0].n_points == len(table) - 3
+    assert len(points) == len(table) - 3
     # the likelihood fit keeps the member below chance: it weighs, it does not drop
     kept = fit_family(table, "F", "mmlu", n_boot=10, shape="logistic_ln_n")
     assert "at_chance" not in kept.provenance["dropped"] and kept.stages[0].n_points == len(table) - 2
-    assert set(fit.provenance["members"]) == set(table["model"])  # every member, fitted or not: never a target
+    assert kept.provenance["dropped"]["moe"] == ["F-1800M"] and kept.provenance["dropped"]["no_tokens"] == ["F-4000M"]
+    assert set(kept.provenance["members"]) == set(table["model"])  # every member, fitted or not: never a target
 
 
 def test_a_family_whose_score_falls_with_size_is_refused():
@@ -101,7 +101,7 @@ def test_likelihood_fit_recovers_gamma_and_l_from_a_family_with_members_near_cha
         scores = binomial_family(0.6, 24.5, FLOOR_SIZES, 1319, rng)
         found = likelihood_fit(np.log(FLOOR_SIZES), scores, 1319, 0.25, 0.75)
         assert found.converged
-        slopes.append(found.gamma)
+        slopes.append(found.slope)
         levels.append(found.level)
         low, high = found.slope_interval()
         covered += low <= 0.6 <= high
@@ -122,11 +122,11 @@ def test_likelihood_and_least_squares_agree_on_exact_scores_and_the_likelihood_i
                     x0=[0.3, 0.0], method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 20000})
     assert found.slope == pytest.approx(best.x[0], abs=1e-4) and found.offset == pytest.approx(best.x[1], abs=1e-4)
     exact = forms.performance_law(x, 0.75, 0.6, 24.5, 0.25)
-    ols = fit_family(planted_family(0.6, 24.5, sizes=FLOOR_SIZES), "F", "mmlu", n_boot=0, method="ols", shape="logistic_ln_n")
+    ols = ols_family_fit(planted_family(0.6, 24.5, sizes=FLOOR_SIZES), "F", "mmlu")
     mle = fit_family(planted_family(0.6, 24.5, sizes=FLOOR_SIZES), "F", "mmlu", n_boot=0, shape="logistic_ln_n")
     assert ols.params["gamma"] == pytest.approx(mle.params["gamma"], rel=1e-5) and np.allclose(exact, mle.predict_score(
         np.asarray(FLOOR_SIZES), 3e12), atol=1e-6)
-    assert ols.provenance["method"] == "ols" and mle.provenance["method"] == "binomial"
+    assert mle.provenance["method"] == "binomial"
 
 
 def test_least_squares_on_logits_is_pulled_by_members_near_chance_and_the_likelihood_is_not():
@@ -137,7 +137,7 @@ def test_least_squares_on_logits_is_pulled_by_members_near_chance_and_the_likeli
         table = planted_family(0.6, 24.5, sizes=FLOOR_SIZES).assign(value=scores)
         if (scores <= 0.25).any():
             continue
-        err_ols.append(fit_family(table, "F", "mmlu", n_boot=0, method="ols", shape="logistic_ln_n").params["gamma"] - 0.6)
+        err_ols.append(ols_family_fit(table, "F", "mmlu").params["gamma"] - 0.6)
         err_mle.append(fit_family(table, "F", "mmlu", n_boot=0, shape="logistic_ln_n").params["gamma"] - 0.6)
     assert len(err_mle) > 20 and rng is not None
     assert np.sqrt(np.mean(np.square(err_mle))) < np.sqrt(np.mean(np.square(err_ols)))
@@ -145,7 +145,7 @@ def test_least_squares_on_logits_is_pulled_by_members_near_chance_and_the_likeli
 
 def test_held_out_z_rejects_calibrated_families_at_about_the_nominal_rate():
     """A family following the law within its binomial noise fails the ±1.96 held-out test about 5% of the time."""
-    from densing.laws.candidates_v3 import held_out_test
+    from studies.family_law_shape import held_out_test
 
     rng = np.random.default_rng(3)
     rejected, runs = 0, 300
@@ -160,7 +160,7 @@ def test_held_out_z_rejects_calibrated_families_at_about_the_nominal_rate():
 def test_held_out_z_carries_the_dispersion_of_families_off_their_curve():
     """Members off the law by more than their binomial noise: the test with only the refit's own dispersion rejects
     too often, and with a dispersion pooled over families of the same world (rule v3's) at about the nominal rate."""
-    from densing.laws.candidates_v3 import held_out_test
+    from studies.family_law_shape import held_out_test
     from densing.laws.family_likelihood import likelihood_fit
 
     sizes = (0.5e9, 1.8e9, 4e9, 7e9, 14e9, 32e9)
@@ -187,7 +187,7 @@ def test_parametric_draws_have_the_fits_covariance():
     draws, redraws = found.draws(4000, np.random.default_rng(0))
     gammas = np.array([g for g, _ in draws])
     assert redraws == 0 and gammas.std() == pytest.approx(found.slope_stderr, rel=0.05)
-    assert np.median(gammas) == pytest.approx(found.gamma, abs=0.1 * found.slope_stderr)
+    assert np.median(gammas) == pytest.approx(found.slope, abs=0.1 * found.slope_stderr)
 
 
 def test_held_out_error_predicts_the_largest_member_from_the_rest():
@@ -198,13 +198,9 @@ def test_held_out_error_predicts_the_largest_member_from_the_rest():
     assert held_out_error(table, "F", "mmlu")["relative_error"] == pytest.approx(0.05 / table["value"].iloc[-1], rel=1e-6)
 
 
-def _members_by_frame(table, family, benchmark, *, exclude, sizes, keep_floor):
+def _members_by_frame(table, family, benchmark, *, sizes, keep_floor):
     """The members fit_family fits, selected on family_points' frame (the definition its arrays follow)."""
-    from densing.laws.family import family_points
-
     points, dropped = family_points(table, family, benchmark, keep_floor=keep_floor)
-    if exclude:
-        points = points[~points["model"].isin(exclude)].reset_index(drop=True)
     if sizes is not None:
         points = points.assign(params=points["model"].map(sizes).astype(float))
         untranslated = sorted(points.loc[points["params"].isna(), "model"])
@@ -214,10 +210,10 @@ def _members_by_frame(table, family, benchmark, *, exclude, sizes, keep_floor):
     return points, dropped
 
 
-@pytest.mark.parametrize("case", ["plain", "exclude", "sizes"])
+@pytest.mark.parametrize("case", ["plain", "sizes"])
 def test_a_family_fit_reads_the_members_of_its_frame(case):
     """fit_family selects its members as plain arrays: the same members in the same order, the same drops, the same
-    points, data hash and numbers as family_points' frame with the held-out exclusion and the budget translation
+    points, data hash and numbers as family_points' frame with the budget translation
     applied to it (a member without a translated size dropped and named; two members at one translated size ordered
     by name)."""
     from densing import paths
@@ -227,19 +223,17 @@ def test_a_family_fit_reads_the_members_of_its_frame(case):
 
     table = read_results(paths.RESULTS / "public_models.csv")
     family, benchmark = "Qwen1.5", "mmlu"
-    frame, _ = _members_by_frame(table, family, benchmark, exclude=(), sizes=None, keep_floor=True)
+    frame, _ = _members_by_frame(table, family, benchmark, sizes=None, keep_floor=True)
     names = frame["model"].tolist()
-    exclude = (names[-1], names[1]) if case == "exclude" else ()
     sizes = ({m: (7e9 if i in (0, 1) else float(p) * 1.3) for i, (m, p) in enumerate(zip(names, frame["params"]))
               if i != 2} if case == "sizes" else None)
-    expected, dropped = _members_by_frame(table, family, benchmark, exclude=exclude, sizes=sizes, keep_floor=True)
-    found, found_dropped = _member_arrays(table, family, benchmark, table_metric(table, benchmark), exclude=exclude,
-                                          sizes=sizes, keep_floor=True)
+    expected, dropped = _members_by_frame(table, family, benchmark, sizes=sizes, keep_floor=True)
+    found, found_dropped = _member_arrays(table, family, benchmark, table_metric(table, benchmark), sizes=sizes)
     assert found_dropped == dropped and (case != "sizes" or dropped["no_size_at_d0"] == [names[2]])
     for column in ("model", "params", "train_tokens", "score"):
         assert found[column].tolist() == expected[column].tolist()
     assert data_hash(found, list(POINT_COLUMNS[:4])) == data_hash(expected, list(POINT_COLUMNS[:4]))
-    fit = fit_family(table, family, benchmark, n_boot=20, seed=3, exclude=exclude, sizes=sizes,
+    fit = fit_family(table, family, benchmark, n_boot=20, seed=3, sizes=sizes,
                      d0=1e12 if sizes else None)
     assert [p[:4] for p in fit.points] == [tuple(r) for r in expected[["model", "params", "train_tokens", "score"]].itertuples(index=False)]
     assert all(p[5] == p[0] and p[4] is None for p in fit.points)

@@ -14,7 +14,7 @@ from densing.errors import InputError
 from densing.laws import forms
 from densing.laws.bounds import LOWER, log_density_bounds, score_cap
 from densing.laws.family import POWER_ALPHA, fit_family
-from densing.laws.candidates_v3 import held_out_test
+from studies.family_law_shape import held_out_test
 from densing.laws.joint import _predict, family_columns, invert_joint
 from densing.laws.reference_fit import ABOVE_CEILING, ReferenceFit
 

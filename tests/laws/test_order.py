@@ -51,7 +51,8 @@ def test_a_family_fit_says_whether_it_kept_a_member_that_breaks_the_order():
                      "m": {"mmlu": 0.60, "gsm8k": 0.50}, "l": {"mmlu": 0.52, "gsm8k": 0.40}}, sizes, stderr=0.005)
     kept = fit_family(table, "Fam", "mmlu", n_boot=20)
     assert kept.provenance["order_breaks"] == {"l": "kept"}
-    left_out = fit_family(table, "Fam", "mmlu", n_boot=20, exclude=("l",))
+    # the budget translation leaves "l" out (no size at D0 given)
+    left_out = fit_family(table, "Fam", "mmlu", n_boot=20, sizes={m: n for m, n in sizes.items() if m != "l"}, d0=1e12)
     assert left_out.provenance["order_breaks"] == {"l": "left out"}
     in_order = fit_family(table[table["model"] != "l"], "Fam", "mmlu", n_boot=20)
     assert in_order.provenance["order_breaks"] == {}

@@ -71,8 +71,8 @@ def test_predictions_are_the_stated_equations():
     np.testing.assert_allclose(fit.predict_score_from_loss(loss), score, rtol=1e-12)
     np.testing.assert_allclose(fit.predict_score(n, d), score, rtol=1e-12)
     # eq. 4 inverts eq. 3, and NaN outside (d, c + d)
-    np.testing.assert_allclose(fit.loss_for_score(score), loss, rtol=1e-9)
-    assert np.isnan(fit.loss_for_score([0.2, 0.96])).all()
+    np.testing.assert_allclose(fit.invert(score)[0], loss, rtol=1e-9)
+    assert np.isnan(fit.invert([0.2, 0.96])[0]).all()
 
 
 def test_effective_params_invert_the_forward_law_at_d0_and_another_d0():

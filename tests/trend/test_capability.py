@@ -23,7 +23,7 @@ from densing.laws.bounds import EXACT, LOWER
 from densing.laws.inversion import Joint
 from densing.trend.uncertainty import trend_uncertainty
 from planted_families import family_table
-from tools.build_tables import MAX_TOP_CONDITIONING, candidate_table_v1_v2
+from tools.build_tables import MAX_TOP_CONDITIONING, candidate_table_v1_v2, eligible_families
 
 
 def test_rule_v2_on_a_hand_table_reads_no_date_and_names_each_failure():
@@ -38,7 +38,7 @@ def test_rule_v2_on_a_hand_table_reads_no_date_and_names_each_failure():
     moved = table.assign(release_date="2019-01-01")
     again = candidate_table_v1_v2(moved, since="2023-02-24", rule="v2")
     pd.testing.assert_frame_equal(v2.drop(columns=["reach_score"]), again.drop(columns=["reach_score"]))
-    families = eligibility.eligible_families(v2).set_index("family")
+    families = eligible_families(v2).set_index("family")
     assert families.loc["Good", "benchmarks"] == ("mmlu", "winogrande")
     # a benchmark without a chance level or item count is a candidate with its reason, never an exception
     odd = pd.concat([table, table[table["benchmark"] == "mmlu"].assign(benchmark="math_hard_unknown")])

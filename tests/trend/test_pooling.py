@@ -46,7 +46,7 @@ def test_references_of_one_row_read_its_scores_under_one_metric():
 
     table = planted(2)
     other = _joint(table, "RefB")
-    other = Joint(tuple(replace(f, metric="acc_norm") for f in other.fit_list))
+    other = Joint(tuple(replace(f, metric="acc_norm") for f in other.fits))
     with pytest.raises(InputError, match="under different metrics"):
         pooling.common_targets(table, [_joint(table, "RefA"), other], since=None)
 

@@ -18,7 +18,7 @@ import pandas as pd
 from densing import paths
 from densing.errors import InputError
 from densing.io import write_file_set
-from densing.laws.olmo.ladder import density_table, predict_held_out, variant_errors
+from densing.laws.olmo.ladder import choose_irreducible, density_table, predict_held_out, variant_errors
 from densing.laws.reference_fit import ReferenceFit
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
 from densing.validation import validate_params
@@ -77,10 +77,6 @@ class LadderCheck(Result):
         return [("level", self.level), ("AI2's 13B mean error", self.ai2_mean_13b),
                 *((f"finding {i}", line) for i, line in enumerate(self.summary_lines(), 1))]
 
-    def mean_errors(self) -> pd.DataFrame:
-        five = self.held_out[self.held_out["benchmark"].isin(FIVE_TASKS)]
-        return five.groupby("model")["relative_error"].mean()
-
     def tables(self, compact: bool = True):
         held = self.held_out
         dens = self.densities
@@ -94,7 +90,8 @@ class LadderCheck(Result):
         yield "held-out mean relative error over MMLU, HellaSwag, PIQA, SIQA, CSQA under other fitting choices", self.sensitivity
 
     def summary_lines(self) -> list[str]:
-        means = self.mean_errors()
+        five = self.held_out[self.held_out["benchmark"].isin(FIVE_TASKS)]
+        means = five.groupby("model")["relative_error"].mean()
         lines = [f"{r.model} {r.benchmark}: {r.why}" for r in self.densities.itertuples(index=False) if r.why]
         for model in HELD_OUT:
             if model in means:
@@ -149,13 +146,18 @@ def check_ladder(folder: str | Path, fits_dir: str | Path, *, level: float = 0.9
     original, _ = split_ladder(read_olmo_ladder(folder, rerun=False))
     five = {b: m for b, m in benchmarks.items() if b in FIVE_TASKS}
     floor = next(iter(fits.values())).provenance.get("ladder_floor", "free")
+    selection, by_loss = Path(fits_dir) / "olmo_ladder_selection.csv", {}  # rule 2 by loss, where its table is written
+    if selection.exists():
+        chosen = choose_irreducible(pd.read_csv(selection), "loss")
+        by_loss = {"E chosen by the loss-only extrapolation error": (
+            ladder, {b: {**o, "irreducible": chosen.get(b, o["irreducible"])} for b, o in shipped.items()})}
     variants = {
         f"shipped rules (25 runs, E by chained score error, floor {floor})": (ladder, shipped),
         "AI2's runs: 190M–1B × 1,2,5,10×C, original 1×C files (densing's fitting, not AI2's Huber fit)": (ai2_published_setup(original), shipped),
         "floor fixed at chance": (ladder, {b: {**o, "chance": "auto"} for b, o in shipped.items()}),
         "no irreducible term E": (ladder, {b: {**o, "irreducible": False} for b, o in shipped.items()}),
         "E on every task": (ladder, {b: {**o, "irreducible": True} for b, o in shipped.items()}),
-        **_loss_criterion_variant(Path(fits_dir), ladder, shipped),
+        **by_loss,
         "loss law on every checkpoint past 10% (not final points)": (ladder, {b: {**o, "loss_points": "all"} for b, o in shipped.items()}),
     }
     errors = variant_errors(variants, held_targets, five)
@@ -164,18 +166,6 @@ def check_ladder(folder: str | Path, fits_dir: str | Path, *, level: float = 0.9
     sensitivity = sensitivity.rename(columns={m: f"{m}_mean_error" for m in HELD_OUT})
     ai2_mean = float(ai2[ai2["benchmark"].isin(FIVE_TASKS)]["ai2_relative_error"].mean())
     return LadderCheck(held_out=held, densities=densities, sensitivity=sensitivity, ai2_mean_13b=ai2_mean, level=level)
-
-
-def _loss_criterion_variant(fits_dir: Path, ladder: pd.DataFrame, shipped: dict) -> dict:
-    """The variant whose E per task is chosen by the loss-only extrapolation error (rule 2 by loss)."""
-    from densing.laws.olmo.ladder import choose_irreducible
-
-    path = fits_dir / "olmo_ladder_selection.csv"
-    if not path.exists():
-        return {}
-    by_loss = choose_irreducible(pd.read_csv(path), "loss")
-    options = {b: {**o, "irreducible": by_loss.get(b, o["irreducible"])} for b, o in shipped.items()}
-    return {"E chosen by the loss-only extrapolation error": (ladder, options)}
 
 
 def validate_ladder(frame: pd.DataFrame, benchmark: str, metric: str, *, max_params: float) -> tuple[pd.DataFrame, str]:

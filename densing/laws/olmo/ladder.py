@@ -72,14 +72,6 @@ class LadderOptions:
         }
 
 
-def _split(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, float]:
-    sizes = np.sort(frame["params"].unique())
-    if sizes.size < 3:
-        raise InputError(f"ladder: {sizes.size} model size(s); choosing the law's options needs at least 3")
-    largest = float(sizes[-1])
-    return frame[frame["params"] < largest], frame[frame["params"] >= largest], largest
-
-
 def choose_irreducible(table: pd.DataFrame, criterion: str) -> dict[str, bool]:
     """Rule 2: E where its extrapolation error (``score_error`` with the floor free, or ``loss_error``) is lower."""
     column = f"{criterion}_error"
@@ -92,7 +84,11 @@ def choose_irreducible(table: pd.DataFrame, criterion: str) -> dict[str, bool]:
 
 def select_options(frame: pd.DataFrame, benchmarks: dict[str, str]) -> LadderOptions:
     """Rules 2 and 3 of the module docstring on the ladder ``frame``; ``benchmarks`` maps name → metric."""
-    small, large, largest = _split(frame)
+    sizes = np.sort(frame["params"].unique())
+    if sizes.size < 3:
+        raise InputError(f"ladder: {sizes.size} model size(s); choosing the law's options needs at least 3")
+    largest = float(sizes[-1])
+    small, large = frame[frame["params"] < largest], frame[frame["params"] >= largest]
     rows = []
     for benchmark, metric in benchmarks.items():
         _, held = select_points(large, benchmark, metric=metric, need_loss=True)
@@ -140,7 +136,6 @@ def fit_ladder(
     n_boot: int = 200,
     seed: int = 0,
     jobs: int = 1,
-    d0: float = 1e12,
     provenance: dict | None = None,
 ) -> tuple[dict[str, ReferenceFit], LadderOptions]:
     """Fit every benchmark of a ladder by the module's rules; returns the fits and the options.
@@ -159,7 +154,7 @@ def fit_ladder(
         }
         try:
             fits[benchmark] = without_checkpoints(fit_reference(
-                frame, benchmark, metric=metric, n_boot=n_boot, seed=seed, jobs=jobs, d0=d0,
+                frame, benchmark, metric=metric, n_boot=n_boot, seed=seed, jobs=jobs,
                 provenance=record, **options.fit_options(benchmark),
             ))
         except FitError as exc:
