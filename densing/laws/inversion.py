@@ -20,7 +20,7 @@ uncertainty and the checks treat both alike.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -168,16 +168,14 @@ class PerBenchmark:
         return conditioning(self.fit, s, se, self.d0)
 
 
-#: The last joint inversions of point scores, by (the inversion, scores): :meth:`Joint.solve_point`'s.
-_SOLVED: dict = {}
-
-
 @dataclass(frozen=True)
 class Joint:
     """The joint maximum-likelihood size over the family fits of one family (:mod:`densing.laws.joint`)."""
 
     fits: tuple[ReferenceFit, ...]
     skill: str = "pooled"  # the between-benchmark variance (densing.laws.joint): "pooled" or "none"
+    #: The last 64 joint inversions of point scores, by (shape, scores, stderr): :meth:`solve_point`'s.
+    solved: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         families = {_family_label(f) for f in self.fits}
@@ -210,13 +208,20 @@ class Joint:
 
     def solve_point(self, scores, stderr):
         """:func:`densing.laws.joint.invert_joint` of these scores: the same arrays asked again (a row's point
-        densities, its weights and its conditioning ask for one set of scores) get the kept result, which callers
-        must not change."""
-        from densing.laws.joint import invert_joint, kept
+        densities, its weights and its conditioning ask for one set of scores) get the kept result, whose arrays are
+        read-only."""
+        from densing.laws.joint import invert_joint
 
         scores, stderr = np.asarray(scores, float), np.asarray(stderr, float)
-        return kept(_SOLVED, self, (scores.shape, scores.tobytes(), stderr.tobytes()),
-                    lambda: invert_joint(list(self.fits), scores, stderr, skill=self.skill))
+        key = (scores.shape, scores.tobytes(), stderr.tobytes())
+        if key not in self.solved:
+            if len(self.solved) >= 64:
+                self.solved.pop(next(iter(self.solved)))
+            self.solved[key] = found = invert_joint(list(self.fits), scores, stderr, skill=self.skill)
+            for value in vars(found).values():
+                if isinstance(value, np.ndarray):
+                    value.flags.writeable = False
+        return self.solved[key]
 
     def point(self, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray):
         result = self.solve_point(scores, stderr)

@@ -36,7 +36,6 @@ exceeds 1), kept as a variant; its coverage beside the pooled one: docs/method.m
 from __future__ import annotations
 
 import math
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,35 +70,10 @@ def family_columns(fits: list[ReferenceFit], picks: np.ndarray | None = None) ->
     out = {k: np.empty((len(picks), 1, len(fits))) for k in names}
     picks = np.asarray(picks)
     for j, fit in enumerate(fits):
-        p = _draw_columns(fit)
-        for k in out:
-            out[k][:, 0, j] = p[k][picks].reshape(-1)
+        p = fit.bootstrap_columns
+        for k, column in out.items():
+            column[:, 0, j] = p[k][picks].reshape(-1)
     return out
-
-
-def kept(cache: dict, owner, key, make):
-    """``make()`` for ``owner`` and ``key``, made once while it stays among the last 64 values of ``cache`` (by the id
-    of ``owner``, with a weak reference to it: an id is reused only after its object is collected). Its arrays are
-    read-only: callers share them."""
-    found = cache.get((id(owner), key))
-    if found is not None and found[0]() is owner:
-        return found[1]
-    value = make()
-    for array in (value if isinstance(value, dict) else vars(value)).values():
-        if isinstance(array, np.ndarray):
-            array.flags.writeable = False
-    if len(cache) >= 64:
-        cache.pop(next(iter(cache)))
-    cache[(id(owner), key)] = (weakref.ref(owner), value)
-    return value
-
-
-#: Each fit's bootstrap draws as columns (:meth:`ReferenceFit.draw_columns`): the joint inversion asks at every solve.
-_COLUMNS: dict = {}
-
-
-def _draw_columns(fit: ReferenceFit) -> dict[str, np.ndarray]:
-    return kept(_COLUMNS, fit, None, fit.draw_columns)
 
 
 def _constants(p: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -154,7 +128,7 @@ def prediction_variance(fits: list[ReferenceFit], x: np.ndarray) -> np.ndarray:
     for j, fit in enumerate(fits):
         if not fit.bootstrap:
             continue
-        p = _draw_columns(fit)
+        p = fit.bootstrap_columns
         alpha, unit = forms.family_alpha(p), p.get("n_unit", forms.POWER_N_UNIT)
         if alpha is not None and _constant(alpha) and _constant(unit):  # α fixed (not drawn): one covariate per model
             alpha, unit = alpha[:1], (unit[:1] if np.ndim(unit) else unit)  # a fit without n_unit: the default number

@@ -12,6 +12,7 @@ A :class:`ReferenceFit` (made by :func:`densing.laws.reference.fit_reference` or
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Mapping
@@ -152,6 +153,15 @@ class ReferenceFit(Result):
             draws = draws[np.asarray(picks)]
         columns = {name: draws[:, i][:, None] for i, name in enumerate(self.bootstrap_names)}
         return {k: columns.get(k, np.full((len(draws), 1), float(v))) for k, v in self.params.items()}
+
+    @functools.cached_property
+    def bootstrap_columns(self) -> dict[str, np.ndarray]:
+        """:meth:`draw_columns` of every draw, made once per fit and read-only (the joint inversion reads them at
+        every solve)."""
+        columns = self.draw_columns()
+        for column in columns.values():
+            column.flags.writeable = False
+        return columns
 
     def point_columns(self, rows: int = 1) -> dict[str, np.ndarray]:
         """The point estimate as columns of shape (rows, 1), shaped as :meth:`draw_columns` gives draws."""
