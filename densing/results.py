@@ -14,12 +14,14 @@ from __future__ import annotations
 import math
 from dataclasses import fields
 from numbers import Real
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from densing.errors import InputError
 from densing.numbers import json_value
-from densing.present.summary import Summary
 from densing.validation import Interval, validate_params
+
+if TYPE_CHECKING:
+    from densing.present.summary import Summary
 
 CONF_INT_COLUMNS = ("estimate", "ci_low", "ci_high")
 #: The level of a result's stored intervals when it has no field saying so.
@@ -66,6 +68,8 @@ class Result:
     def summary(self) -> Summary:
         """The result as a :class:`~densing.present.summary.Summary` (``print`` it for the terminal's text; a notebook
         shows its HTML): the type's name, then the (name, value) pairs of :meth:`_summary_items`."""
+        from densing.present.summary import Summary
+
         return Summary(type(self).__name__, items=tuple(self._summary_items()))
 
     def _summary_items(self) -> list[tuple[str, object]]:

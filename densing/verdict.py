@@ -6,6 +6,7 @@ here computes a number the result does not hold."""
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -22,7 +23,9 @@ from densing.constants import (
     SIZE_SLOPE_MARGIN,
 )
 from densing.numbers import format_count, format_months, format_number
-from densing.present.summary import Summary, Table
+
+if TYPE_CHECKING:
+    from densing.present.summary import Summary
 
 
 def heterogeneity_words(result) -> str:
@@ -247,6 +250,8 @@ def measurement_summary(m) -> Summary:
                                         f"{format_number(head.slope_ci_low)} to {format_number(head.slope_ci_high)})"),
                   ("models", head.n_models)]
     checks = [(c.name, c.status, c.detail) for c in m.checks]
+    from densing.present.summary import Summary, Table
+
     return Summary("TrendMeasurement", lines=(m.headline,), items=tuple(items),
                    tables=(Table.of(m.table(), f"doubling time (months) by frontier rule; reference {m.reference}, "
                                                f"D0 = {format_count(m.d0)} tokens"),

@@ -10,12 +10,12 @@ import typer
 
 from densing import paths, registry
 from densing.cli.layout import DENSITY_ROWS, DETAIL_HELP, closing
-from densing.cli.output import FORMAT_HELP, SEED_HELP, Format, print_frame, print_progress, print_text
+from densing.cli.output import (FORMAT_HELP, SEED_HELP, Format, count_option, d0_option, print_frame, print_progress,
+                                print_text, size_option)
 from densing.constants import DEFAULT_EPOCH
 from densing.errors import FitError, InputError
-from densing.impossible import check_params
-from densing.numbers import format_count, format_number, parse_count
-from densing.validation import BOOTSTRAP_CONSTRAINTS, D0_TOKENS, validate_params
+from densing.numbers import format_count, format_number
+from densing.validation import BOOTSTRAP_CONSTRAINTS, validate_params
 from densing.validation import validate as check  # `validate` is a command here
 
 #: A density, its interval and whether it is a bound: kept beside the model's name in one block at any width.
@@ -34,22 +34,6 @@ def _names(text: str) -> str | list[str]:
     return names[0] if len(names) == 1 else names
 
 
-def _count(text: Optional[str], option: str) -> Optional[float]:
-    if text is None:
-        return None
-    count = parse_count(text, field=option.lstrip("-").replace("-", "_"), where=option)
-    if option == "--min-train-tokens":  # a token count: no budget is above MAX_D0_TOKENS
-        check({"min_train_tokens": [D0_TOKENS]}, min_train_tokens=count)
-    return count
-
-
-def d0_option(text: Optional[str]) -> Optional[float]:
-    """``--d0``: a count of tokens, positive and at most ``densing.validation.MAX_D0_TOKENS`` (why: there)."""
-    d0 = _count(text, "--d0")
-    check({"d0": [D0_TOKENS, None]}, d0=d0)
-    return d0
-
-
 def _read(data: Path, *, suite: str | None = None, final_only: bool = False):
     """:func:`densing.data.read_reference_data`, saying on stderr that a folder is being read (the
     Pythia folder is thousands of JSON files: seconds). ``--suite`` and ``convert --final-only`` are refused on data
@@ -61,12 +45,6 @@ def _read(data: Path, *, suite: str | None = None, final_only: bool = False):
     if data.is_dir():
         print_progress(f"reading {data} …")
     return read_reference_data(data, suite=suite or "standard", final_only=final_only)
-
-
-def size_option(text: Optional[str], option: str) -> Optional[float]:
-    """A parameter count option: parsed, and plausible for a language model (unit mistakes named)."""
-    count = _count(text, option)
-    return None if count is None else check_params(count, field=option.lstrip("-").replace("-", "_"), where=option)
 
 
 @validate_params(BOOTSTRAP_CONSTRAINTS)
@@ -116,7 +94,7 @@ def fit(
     if min_train_tokens is None:
         tokens = data_format.min_train_tokens
     else:
-        tokens = None if min_train_tokens == "none" else _count(min_train_tokens, "--min-train-tokens")
+        tokens = None if min_train_tokens == "none" else count_option(min_train_tokens, "--min-train-tokens")
     frame = reference_subset(
         _read(data, suite=suite),
         max_params=size_option(max_params, "--max-params"),
@@ -233,7 +211,7 @@ def validate(
     pythia_only(data, suite)
     if data.is_dir():
         print_progress(f"reading {data} …")
-    tokens = "auto" if min_train_tokens is None else None if min_train_tokens == "none" else _count(min_train_tokens, "--min-train-tokens")
+    tokens = "auto" if min_train_tokens is None else None if min_train_tokens == "none" else count_option(min_train_tokens, "--min-train-tokens")
     table, summary = validate_held_out(
         data, _names(benchmark), max_params=size_option(max_params, "--max-params"), law=law.value, metric=metric,
         chance=chance, min_train_tokens=tokens, final_only=final_only, suite=suite or "standard",

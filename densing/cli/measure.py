@@ -10,9 +10,8 @@ from typing import Optional
 
 import typer
 
-from densing.cli.laws import size_option
 from densing.cli.layout import browser_lines, closing, command_words
-from densing.cli.output import Format, print_frame, print_progress, print_text
+from densing.cli.output import Format, print_frame, print_progress, print_text, size_option
 from densing.display import BOUND_SIGNS, density_reading
 from densing.errors import InputError
 from densing.numbers import format_number

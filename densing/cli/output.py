@@ -14,11 +14,15 @@ import sys
 from contextlib import contextmanager
 from datetime import date, datetime
 from enum import Enum
+from typing import Optional
 
 from densing.cli.layout import Column, plan, table_width
 from densing.display import frame_columns, is_numeric
-from densing.numbers import MISSING
+from densing.impossible import check_params
+from densing.numbers import MISSING, parse_count
 from densing.registry import Registry, check_callable
+from densing.validation import D0_TOKENS
+from densing.validation import validate as check
 
 
 def command_group(help: str, **settings):
@@ -28,6 +32,29 @@ def command_group(help: str, **settings):
 
     return typer.Typer(help=help, **{"no_args_is_help": True, **settings}, add_completion=False,
                        pretty_exceptions_enable=False, rich_markup_mode=None)
+
+
+def count_option(text: Optional[str], option: str) -> Optional[float]:
+    """A count option (``--d0``, ``--min-train-tokens``, a size): parsed, with the option named in its error."""
+    if text is None:
+        return None
+    count = parse_count(text, field=option.lstrip("-").replace("-", "_"), where=option)
+    if option == "--min-train-tokens":  # a token count: no budget is above MAX_D0_TOKENS
+        check({"min_train_tokens": [D0_TOKENS]}, min_train_tokens=count)
+    return count
+
+
+def d0_option(text: Optional[str]) -> Optional[float]:
+    """``--d0``: a count of tokens, positive and at most ``densing.validation.MAX_D0_TOKENS`` (why: there)."""
+    d0 = count_option(text, "--d0")
+    check({"d0": [D0_TOKENS, None]}, d0=d0)
+    return d0
+
+
+def size_option(text: Optional[str], option: str) -> Optional[float]:
+    """A parameter count option: parsed, and plausible for a language model (unit mistakes named)."""
+    count = count_option(text, option)
+    return None if count is None else check_params(count, field=option.lstrip("-").replace("-", "_"), where=option)
 
 
 class Format(str, Enum):

@@ -8,8 +8,7 @@ from typing import Optional
 
 import typer
 
-from densing.cli.laws import size_option
-from densing.cli.output import FORMAT_HELP, Format, command_group, print_frame, print_json, working
+from densing.cli.output import FORMAT_HELP, Format, command_group, print_frame, print_json, size_option, working
 from densing.errors import InputError
 from densing.overlap_defaults import DEFAULT_BUCKET_MB
 from densing.validation import ExistingPath, Interval

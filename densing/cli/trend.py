@@ -9,10 +9,9 @@ from typing import Optional
 import typer
 
 from densing import paths, registry
-from densing.cli.laws import d0_option
 from densing.cli.layout import (DETAIL_HELP, ROW_TOGETHER, browser_lines, closing, command_words, counted,
                                 short_statuses, state_of)
-from densing.cli.output import FORMAT_HELP, SEED_HELP, Format, print_document, print_frame, print_text
+from densing.cli.output import FORMAT_HELP, SEED_HELP, Format, d0_option, print_document, print_frame, print_text
 from densing.constants import DEFAULT_EPOCH, PAPER
 from densing.errors import InputError
 from densing.numbers import format_count, format_months, parse_date
