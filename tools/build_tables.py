@@ -452,7 +452,7 @@ def fixed_size(args) -> int:
     from densing.trend.fixed_size import fixed_size_rows
 
     found = []
-    for name, table in registry.TABLES.items():
+    for name, table in registry.tables().items():
         rows = fixed_size_rows(read_results(table.path), name, n_boot=args.n_boot, seed=args.seed)
         found.append(rows.assign(benchmarks=rows["benchmarks"].map(" ".join)).drop(columns="estimator")
                      .assign(table=name))
