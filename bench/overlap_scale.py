@@ -25,12 +25,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from _timing import spread
@@ -80,7 +78,7 @@ print(json.dumps({"wall_s": time.perf_counter() - t0,
 
 
 def make_sets(data: Path, events: int, big_events: int) -> dict[str, Path]:
-    gen = [sys.executable, str(HERE / "overlap_synthetic.py")]
+    gen = [sys.executable, str(REPO / "tools" / "overlap_synthetic.py")]
     full = data / "r1024"
     if not (full / "rank-1023.json.gz").exists():
         subprocess.run(gen + [str(full), "--ranks", "1024", "--events", str(events), "--seed", "11"],
