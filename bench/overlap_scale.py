@@ -116,23 +116,9 @@ def set_bytes(path: Path) -> tuple[int, int]:
     return sum(f.stat().st_size for f in files), sum(expected_size(f) for f in files)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("data", type=Path)
-    parser.add_argument("--events", type=int, default=20_000)
-    parser.add_argument("--big-events", type=int, default=100_000)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--schedulers", default="serial,processes,local")
-    parser.add_argument("--sets", default="r64,r64_big,r256,r1024")
-    parser.add_argument("--hta-ranks", type=int, default=8)
-    parser.add_argument("--hta-python", type=Path, default=HERE / ".hta-venv" / "bin" / "python")
-    args = parser.parse_args()
-    args.data.mkdir(parents=True, exist_ok=True)
-    sets = make_sets(args.data, args.events, args.big_events)
-    schedulers = args.schedulers.split(",")
-    load = os.getloadavg()
-    print(f"{os.cpu_count()} CPUs; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
-          f"{args.repeat} runs per cell, engines in turn; median [min–max]")
+def grid(args, sets: dict, schedulers: list[str]) -> dict:
+    """Every set under every engine, ``--repeat`` times in turn: prints a row per (set, engine) and returns the runs'
+    wall times, driver and worker memory by (set, engine)."""
     print(f"{'set':<8} {'ranks':>5} {'events/rank':>11} {'engine':<9} {'wall s':>20} {'driver MiB':>20} "
           f"{'worker MiB (max)':>20} {'driver KiB/rank':>15}")
     results: dict = {}
@@ -153,7 +139,11 @@ def main() -> None:
                                   "startup": [x["startup_s"] for x in r], "ranks": ranks, "events": events}
             print(f"{name:<8} {ranks:>5} {events:>11} {s:<9} {spread([x['wall_s'] for x in r], '.2f'):>20} "
                   f"{spread(driver, '.1f'):>20} {spread(worker, '.1f'):>20} {statistics.median(driver) * 1024 / ranks:>15.0f}")
+    return results
 
+
+def memory_growth(args, results: dict, schedulers: list[str]) -> None:
+    """The driver's memory against ranks (r256 → r1024) and against events (r64 → r64_big), medians."""
     print("\nDriver memory against ranks and events (medians):")
     for s in schedulers:
         d = {n: statistics.median(results[(n, s)]["driver"]) for n in args.sets.split(",") if (n, s) in results}
@@ -163,30 +153,39 @@ def main() -> None:
         if {"r64", "r64_big"} <= d.keys():
             print(f"  {s:<9} r64 {d['r64']:.1f} MiB → r64_big (5x events) {d['r64_big']:.1f} MiB")
 
-    hta = {}
-    if args.hta_python.exists() and args.hta_ranks:
-        print(f"\nBaseline: HTA 0.5.0 and densing (serial) on the first ranks of r1024, paired, {args.repeat} runs:")
-        for n in (args.hta_ranks // 2, args.hta_ranks):
-            sub = args.data / f"hta_r{n}"
-            sub.mkdir(exist_ok=True)
-            for r in range(n):
-                link = sub / f"rank-{r}.json.gz"
-                if not link.exists():
-                    link.symlink_to(sets["r1024"] / f"rank-{r}.json.gz")
-            pairs = []
-            for _ in range(args.repeat):
-                a = measure([sys.executable, "-c", DRIVER, str(sub), "serial"])
-                b = measure([str(args.hta_python), "-c", HTA, str(sub)])
-                pairs.append((a, b))
-            ratio = [b["wall_s"] / a["wall_s"] for a, b in pairs]
-            hta[n] = {"wall": statistics.median(b["wall_s"] for _, b in pairs),
-                      "mib": statistics.median(b["driver_mib"] for _, b in pairs)}
-            print(f"  {n:>3} ranks: HTA {hta[n]['wall']:.2f} s, {hta[n]['mib']:.0f} MiB; densing "
-                  f"{statistics.median(a['wall_s'] for a, _ in pairs):.2f} s, "
-                  f"{statistics.median(a['driver_mib'] for a, _ in pairs):.0f} MiB; HTA/densing wall "
-                  f"{spread(ratio, '.1f')}x")
 
-    # the projection: per-rank figures of the largest measured set
+def hta_baseline(args, sets: dict) -> dict:
+    """HTA 0.5.0 against densing (serial) on the first ``--hta-ranks`` and half as many ranks of r1024, paired: by
+    rank count, HTA's median wall seconds and driver MiB (empty without HTA's interpreter)."""
+    hta = {}
+    if not (args.hta_python.exists() and args.hta_ranks):
+        return hta
+    print(f"\nBaseline: HTA 0.5.0 and densing (serial) on the first ranks of r1024, paired, {args.repeat} runs:")
+    for n in (args.hta_ranks // 2, args.hta_ranks):
+        sub = args.data / f"hta_r{n}"
+        sub.mkdir(exist_ok=True)
+        for r in range(n):
+            link = sub / f"rank-{r}.json.gz"
+            if not link.exists():
+                link.symlink_to(sets["r1024"] / f"rank-{r}.json.gz")
+        pairs = []
+        for _ in range(args.repeat):
+            a = measure([sys.executable, "-c", DRIVER, str(sub), "serial"])
+            b = measure([str(args.hta_python), "-c", HTA, str(sub)])
+            pairs.append((a, b))
+        ratio = [b["wall_s"] / a["wall_s"] for a, b in pairs]
+        hta[n] = {"wall": statistics.median(b["wall_s"] for _, b in pairs),
+                  "mib": statistics.median(b["driver_mib"] for _, b in pairs)}
+        print(f"  {n:>3} ranks: HTA {hta[n]['wall']:.2f} s, {hta[n]['mib']:.0f} MiB; densing "
+              f"{statistics.median(a['wall_s'] for a, _ in pairs):.2f} s, "
+              f"{statistics.median(a['driver_mib'] for a, _ in pairs):.0f} MiB; HTA/densing wall "
+              f"{spread(ratio, '.1f')}x")
+    return hta
+
+
+def projection(sets: dict, results: dict, schedulers: list[str], hta: dict) -> None:
+    """Each engine's driver memory and time, and HTA's, projected to HTA #250's 200 GB from the per-rank figures of
+    the largest measured set."""
     comp, raw = set_bytes(sets["r1024"])
     per_rank_raw = raw / 1024
     ranks_200 = HTA_200GB / per_rank_raw
@@ -210,6 +209,28 @@ def main() -> None:
         print(f"  HTA 0.5.0: {per_rank:.0f} MiB per extra rank = {per_mb:.1f} MiB per MB of trace → "
               f"{per_mb * HTA_200GB / 1e6 / 2**10:,.0f} GiB at 200 GB in one process (#250 reports 950 GB); "
               f"{(hta[large]['wall'] - hta[small]['wall']) / (large - small):.2f} s per rank")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", type=Path)
+    parser.add_argument("--events", type=int, default=20_000)
+    parser.add_argument("--big-events", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--schedulers", default="serial,processes,local")
+    parser.add_argument("--sets", default="r64,r64_big,r256,r1024")
+    parser.add_argument("--hta-ranks", type=int, default=8)
+    parser.add_argument("--hta-python", type=Path, default=HERE / ".hta-venv" / "bin" / "python")
+    args = parser.parse_args()
+    args.data.mkdir(parents=True, exist_ok=True)
+    sets = make_sets(args.data, args.events, args.big_events)
+    schedulers = args.schedulers.split(",")
+    load = os.getloadavg()
+    print(f"{os.cpu_count()} CPUs; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
+          f"{args.repeat} runs per cell, engines in turn; median [min–max]")
+    results = grid(args, sets, schedulers)
+    memory_growth(args, results, schedulers)
+    projection(sets, results, schedulers, hta_baseline(args, sets))
 
 
 if __name__ == "__main__":
