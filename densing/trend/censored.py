@@ -70,48 +70,55 @@ def _costs(kind: np.ndarray, weight: np.ndarray, quantile: float) -> tuple[np.nd
 
 def _cost_of(t, y, above, below, slope: np.ndarray, intercept: np.ndarray) -> np.ndarray:
     """Σ_i above_i·max(r_i, 0) + below_i·max(−r_i, 0), r = y − (A·t + B), per row: Powell's objective (module
-    docstring) with the costs of :func:`_costs`."""
-    residual = y - (slope[:, None] * t + intercept[:, None])
-    return np.sum(np.where(residual > 0, above * residual, -below * residual), axis=1)
+    docstring) with the costs of :func:`_costs` (``below`` passed negated, −below)."""
+    residual = slope[:, None] * t
+    residual += intercept[:, None]
+    np.subtract(y, residual, out=residual)
+    return np.sum(np.where(residual > 0, above * residual, below * residual), axis=1)
 
 
-def _rotate(t, y, above, below, valid, pivot: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _rotate(t, y, above, below, out, pivot: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The best line through each row's ``pivot`` point: (A, B, the other point it passes through).
 
     Along the lines through p (slope A), point i's residual is d_i·(s_i − A), d_i = t_i − t_p, so its term is
     up_i·max(s_i − A, 0) + down_i·max(A − s_i, 0) with (up, down) = |d_i|·(above, below) for d_i > 0 and
-    |d_i|·(below, above) for d_i < 0; a point of p's date does not move. The sum's derivative in A,
-    Σ_{s_i < A} down_i − Σ_{s_i > A} up_i, first reaches 0 at the s_(k) where the cumulative (up + down) of the
-    sorted s reaches Σ up: that slope is the best (the smallest such where the minimum is flat)."""
-    rows = np.arange(t.shape[0])
-    t_p, y_p = t[rows, pivot][:, None], y[rows, pivot][:, None]
+    |d_i|·(below, above) for d_i < 0. The sum's derivative in A, Σ_{s_i < A} down_i − Σ_{s_i > A} up_i, first
+    reaches 0 at the s_(k) where the cumulative (up + down) of the sorted s reaches Σ up: that slope is the best
+    (the smallest such where the minimum is flat). A point that does not count (``out``; its above and below are 0)
+    or has p's date (|d_i| = 0) does not move: its s is +inf, which sorts last, and it weighs nothing. ``t`` is one
+    row of dates (n,) or one per row."""
+    count, n = y.shape
+    rows = np.arange(count)
+    flat = rows * n
+    t_p = (t[pivot] if t.ndim == 1 else t[rows, pivot])[:, None]
+    y_p = y[rows, pivot][:, None]
     d = t - t_p
-    moving = valid & (d != 0)
+    forward = d > 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        s = np.where(moving, (y - y_p) / d, np.inf)  # a point that does not move sorts last and weighs nothing
+        s = np.subtract(y, y_p)
+        s /= d
+    still = d == 0
+    still |= out
+    s[still] = np.inf
     size = np.abs(d)
-    up = np.where(moving, np.where(d > 0, above, below) * size, 0.0)
-    down = np.where(moving, np.where(d > 0, below, above) * size, 0.0)
-    order = _stable_order(s)
-    reached = np.cumsum(np.take_along_axis(up + down, order, axis=1), axis=1)
+    up = np.where(forward, above, below)
+    up *= size
+    down = np.where(forward, below, above)
+    down *= size
+    down += up
+    order = np.argsort(s, axis=1)
+    order += flat[:, None]
+    ranked = s.ravel()[order]
+    tied = ((ranked[:, 1:] == ranked[:, :-1]) & np.isfinite(ranked[:, 1:])).any(axis=1)
+    if tied.any():  # the stable order for rows whose finite values tie, the only rows where the two sorts can differ
+        order[tied] = np.argsort(s[tied], axis=1, kind="stable") + flat[tied, None]
+    reached = np.cumsum(down.ravel()[order], axis=1)
     need = up.sum(axis=1)
     # a relative 1e-12 forgives the rounding of the two sums (else a row whose down-costs are all 0 finds no k)
     k = np.argmax(reached >= (need - 1e-12 * reached[:, -1])[:, None], axis=1)
     other = order[rows, k]
-    slope = np.where(moving.any(axis=1), s[rows, other], math.nan)
-    return slope, y_p[:, 0] - slope * t_p[:, 0], other
-
-
-def _stable_order(s: np.ndarray) -> np.ndarray:
-    """Each row's stable ascending order of ``s`` over its finite values: numpy's default (unstable, vectorised) sort,
-    and the stable sort for the rows whose finite values tie, the only rows where the two orders can differ there.
-    The order among the infinite values (the points that weigh nothing) is left free."""
-    order = np.argsort(s, axis=1)
-    ranked = np.take_along_axis(s, order, axis=1)
-    tied = ((ranked[:, 1:] == ranked[:, :-1]) & np.isfinite(ranked[:, 1:])).any(axis=1)
-    if tied.any():
-        order[tied] = np.argsort(s[tied], axis=1, kind="stable")
-    return order
+    slope = np.where(still.all(axis=1), math.nan, s.ravel()[other])
+    return slope, y_p[:, 0] - slope * t_p[:, 0], other - flat
 
 
 def _first_pivots(t, y, valid, start) -> np.ndarray:
@@ -134,27 +141,32 @@ def censored_quantile_lines_weighted(t, y, kind, weight, quantile: float = 0.9, 
     t, y, kind, weight = (np.asarray(a, float) for a in (t, y, kind, weight))
     shape = np.broadcast_shapes(t.shape, y.shape, kind.shape, weight.shape)
     shape = shape if len(shape) == 2 else (1, *shape)
+    shared = t.ndim == 1 and bool(np.isfinite(t).all())  # one row of dates for every problem: kept as one row
     t, y, kind, weight = (np.broadcast_to(a, shape) for a in (t, y, kind, weight))
     if shape[1] == 0:
         return np.full(shape[0], math.nan), np.full(shape[0], math.nan), np.zeros(shape[0], dtype=np.int64)
     valid = (weight > 0) & np.isfinite(y) & np.isfinite(kind) & np.isfinite(t)
-    y, t = np.where(valid, y, 0.0), np.where(valid, t, 0.0)
+    y, t = np.where(valid, y, 0.0), (t[0] if shared else np.where(valid, t, 0.0))
     above, below = _costs(kind, np.where(valid, weight, 0.0), quantile)
     count = y.shape[0]
     pivot = _first_pivots(t, y, valid, start)
     slope, intercept = np.full(count, math.nan), np.full(count, math.nan)
     best, pivots = np.full(count, math.inf), np.zeros(count, dtype=np.int64)
     live = np.flatnonzero(valid.any(axis=1))
+    parts = (y, ~valid, above, below, -below) if live.size == count else None
     for _ in range(MAX_PIVOTS):
         if not live.size:
             break
-        parts = (t[live], y[live], above[live], below[live])
-        a, b, other = _rotate(*parts, valid[live], pivot[live])
-        value = _cost_of(*parts, a, b)
+        if parts is None:
+            parts = (y[live], ~valid[live], above[live], below[live], -below[live])
+        part_t = t if shared else t[live]
+        a, b, other = _rotate(part_t, parts[0], parts[2], parts[3], parts[1], pivot[live])
+        value = _cost_of(part_t, parts[0], parts[2], parts[4], a, b)
         previous = best[live]
         with np.errstate(invalid="ignore"):
             better = np.isfinite(a) & (value < np.where(np.isfinite(previous), previous - 1e-12 * np.abs(previous), np.inf))
-        live = live[better]
+        if not better.all():
+            live, parts = live[better], None
         slope[live], intercept[live], best[live], pivot[live] = a[better], b[better], value[better], other[better]
         pivots[live] += 1
     return slope, intercept, pivots

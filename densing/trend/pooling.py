@@ -245,6 +245,18 @@ def _left_out(labels: np.ndarray, incomplete: np.ndarray, failing: np.ndarray, s
     return pd.DataFrame({"model": names[at], "reason": reasons[at]})
 
 
+def _row_medians(values: np.ndarray, counted: np.ndarray) -> np.ndarray:
+    """Each row's median over its ``counted`` finite values (the rest NaN), as ``np.nanmedian(values, axis=1)``
+    computes it (the mean of the two middle values of the sorted row, (a + b)/2; one middle value for an odd count),
+    without its masked-array pass per call; NaN for a row with none."""
+    ordered = np.sort(values, axis=1)  # NaNs last
+    rows, high = np.arange(len(values)), counted // 2
+    low = np.where(counted % 2 == 1, high, high - 1)
+    with np.errstate(invalid="ignore"):
+        return np.where(counted > 0, (ordered[rows, low] + ordered[rows, np.minimum(high, values.shape[1] - 1)]) / 2,
+                        np.nan)
+
+
 def _scale(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every reference's ln ρ for every target (module docstring, step 2), shapes (R, K, n): own members from the
     other references on this one's scale; also the offsets δ (R, K)."""
@@ -256,10 +268,8 @@ def _scale(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[np.ndarray
     for r in range(1, count):
         shared = exact[r] & exact[0]
         diff = np.where(shared, y[r] - y[0], np.nan)
-        enough = shared.sum(axis=1) >= MIN_SHARED
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a draw with no shared target: offset 0 below
-            delta[r] = np.where(enough, np.nanmedian(diff, axis=1), 0.0)
+        counted = shared.sum(axis=1)
+        delta[r] = np.where(counted >= MIN_SHARED, _row_medians(diff, counted), 0.0)
     on_lead = y - delta[:, :, None]  # every reference's values on the lead's scale
     exact_lead = np.where(exact, on_lead, np.nan)
     with warnings.catch_warnings():

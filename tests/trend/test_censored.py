@@ -212,3 +212,22 @@ def test_a_planted_line_through_exact_points_is_found_whatever_the_start():
     for start in (None, (0.0, 0.0), (-1.0, 50.0)):
         slope, intercept, _ = censored_quantile_lines_weighted(t, y[None], kind, 1.0, 0.9, start)
         assert slope[0] == pytest.approx(0.003, rel=1e-9) and intercept[0] == pytest.approx(-1.0, abs=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(3, 30), draws=st.integers(1, 8))
+def test_dates_given_once_or_per_row_give_the_same_lines_to_the_bit(seed, n, draws):
+    """One row of dates serves every problem as the same dates repeated per row do (the solver keeps a shared row of
+    dates as one row; a date that is not finite leaves its point out either way)."""
+    from densing.trend.censored import censored_quantile_lines_weighted
+
+    rng = np.random.default_rng(seed)
+    t = np.round(rng.uniform(0, 600, n), -1)
+    y = 0.004 * t + rng.normal(0, 1, (draws, n))
+    kind = rng.choice([EXACT, EXACT, LOWER, UPPER], (draws, n))
+    weight = rng.integers(0, 3, (draws, n)).astype(float)
+    for dates in (t, np.where(rng.random(n) < 0.2, np.nan, t)):
+        once = censored_quantile_lines_weighted(dates, y, kind, weight, 0.9)
+        per_row = censored_quantile_lines_weighted(np.broadcast_to(dates, y.shape).copy(), y, kind, weight, 0.9)
+        for a, b in zip(once, per_row):
+            assert np.array_equal(a, b, equal_nan=True)

@@ -296,3 +296,21 @@ def test_pooled_trend_declares_what_it_takes():
             pooling.pooled_trend(chosen, **bad)
     with pytest.raises(InputError, match="targets: expected a row.s common targets"):
         pooling.pooled_trend("not common targets")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 40), st.floats(0, 1), st.booleans(), st.integers(0, 2 ** 31))
+def test_the_offsets_row_median_is_numpys_nanmedian_to_the_bit(rows, width, missing, rounded, seed):
+    """The offsets' median per draw (design step 2) is ``np.nanmedian(values, axis=1)`` bit for bit: odd and even
+    counts, ties, a row with no value (NaN), values over many magnitudes."""
+    import warnings
+
+    rng = np.random.default_rng(seed)
+    values = rng.standard_normal((rows, width)) * 10.0 ** rng.uniform(-3, 3, size=(rows, 1))
+    values = np.round(values, 1) if rounded else values
+    values[rng.random(values.shape) < missing] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        expected = np.nanmedian(values, axis=1)
+    got = pooling._row_medians(values, np.sum(~np.isnan(values), axis=1))
+    assert np.array_equal(got, expected, equal_nan=True)
