@@ -90,11 +90,10 @@ def summary_items(result) -> list[tuple[str, object]]:
     """The first lines of a result's ``summary()``: its state, what is determined, the largest leave-one-family-out
     move (every family: ``influence_frame()``)."""
     items = [("state", result.state or "not judged"), ("doubling time", determined_words(result))]
-    frame = result.influence_frame()
-    if len(frame):
-        top = frame.iloc[0]
-        items.append(("leave one family out", f"without {top['family']} ({int(top['n_models'])} models): "
-                      f"{top['doubling_time_months']:.3g} months (the largest move; every family: influence_frame())"))
+    top = result.largest_influence()
+    if top is not None:
+        items.append(("leave one family out", f"without {top.family} ({int(top.n_models)} models): "
+                      f"{float(top.doubling_time_months):.3g} months (the largest move; every family: influence_frame())"))
     return items
 
 
@@ -170,11 +169,10 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
 def _influence_words(head, *, always: bool) -> str:
     """The family whose removal moves the estimate most: named when that moves it beyond an end of the interval, or
     (``always``) as the reason an end is open."""
-    frame = head.influence_frame()
-    if frame.empty:
+    top = head.largest_influence()
+    if top is None:
         return _model_words(head)
-    top = frame.iloc[0]
-    months = float(top["doubling_time_months"])
+    months = float(top.doubling_time_months)
     low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
     beyond = not (low <= months <= high)
     if not (beyond or always):
@@ -182,7 +180,7 @@ def _influence_words(head, *, always: bool) -> str:
     shown = (f"the estimate is {format_months(months)} months" if math.isfinite(months) else
              "the frontier line no longer rises (no doubling time)")
     words = ", beyond the interval" if beyond else ", the largest move of any family"
-    return (f" Leave one family out: without {top['family']} ({int(top['n_models'])} models) {shown}{words} "
+    return (f" Leave one family out: without {top.family} ({int(top.n_models)} models) {shown}{words} "
             "(every family: --format json)." + _model_words(head))
 
 
@@ -264,7 +262,7 @@ def row_record(row) -> dict:
     doubling time in words, the family whose removal moves it most."""
     r = row.result
     own = r.reference_months if r is not None else {}
-    top = r.influence_frame().head(1) if r is not None else []  # the family whose removal moves the estimate most
+    top = r.largest_influence() if r is not None else None  # the family whose removal moves the estimate most
 
     def of(name: str, default=math.nan):
         return default if r is None else getattr(r, name)
@@ -287,8 +285,8 @@ def row_record(row) -> dict:
         "low_determined": of("low_determined", False), "high_determined": of("high_determined", False),
         "ci_high_beyond": of("months_high_mc_low"), "n_ceiling_bounds": of("n_ceiling_bounds", 0),
         "months_without_ceilings": of("months_without_ceilings"),
-        "most_influential_family": str(top["family"].iloc[0]) if len(top) else "",
-        "months_without_it": float(top["doubling_time_months"].iloc[0]) if len(top) else math.nan,
+        "most_influential_family": str(top.family) if top is not None else "",
+        "months_without_it": float(top.doubling_time_months) if top is not None else math.nan,
         "error": row.error,
     }
 

@@ -148,6 +148,12 @@ class TrendUncertainty(Result):
         """"measured", "bounded" or "not measured": the status's first words ("" where no status was judged)."""
         return self.status.split(":")[0]
 
+    def largest_influence(self):
+        """The leave-one-family-out item whose removal moves the estimate most (the first row of
+        :meth:`influence_frame`; a removal that leaves no rising line moves most), or None without one."""
+        moves = [math.inf if math.isnan(item.move_months) else abs(item.move_months) for item in self.influence]
+        return self.influence[moves.index(max(moves))] if moves else None
+
     def influence_frame(self) -> pd.DataFrame:
         """The leave-one-family-out table as a DataFrame, the largest move first."""
         columns = ["family", "n_models", "doubling_time_months", "move_months"]
