@@ -63,9 +63,10 @@ def loss_for_score(score, c, gamma, l, d):
     s = np.asarray(score, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # S a hair above d: ratio → ∞, L̂ → its limit
         inside = (s - d) / c
-        ok = (inside > 0) & (inside < 1)
-        ratio = np.where(ok, 1.0 / np.where(ok, inside, 0.5) - 1.0, np.nan)
-        return l - np.log(ratio) / gamma
+        ratio = np.divide(1.0, inside, out=np.empty(np.shape(inside)))
+        ratio -= 1.0
+        ratio[~((inside > 0) & (inside < 1))] = np.nan
+        return l - np.log(ratio, out=ratio) / gamma
 
 
 def params_for_loss(loss, train_tokens, a, alpha, b, beta, E=0.0):
