@@ -166,8 +166,8 @@ def _moved(p: dict[str, np.ndarray], x: np.ndarray, scores: np.ndarray, weights:
     pred, slope, curve = _predict(p, x, second=True)
     residual = np.subtract(scores, pred, out=pred)
     weighted = weights * slope
-    num = _nansum(weighted * residual)
-    gauss = _nansum(np.multiply(weighted, slope, out=weighted))
+    gauss = _nansum(np.multiply(weighted, slope, out=slope))
+    num = _nansum(np.multiply(weighted, residual, out=weighted))
     residual *= weights
     residual *= curve
     newton = gauss - _nansum(residual)
@@ -250,19 +250,33 @@ def _single(a: np.ndarray) -> np.ndarray:
 def _inverted(p: dict[str, np.ndarray], u: np.ndarray) -> np.ndarray:
     """x_b = ln N̂_b of the shares u = (S_b − d_b)/c_b in (0, 1): the covariate l_b + logit(u)/γ_b, as ln N (power:
     ln N_unit − ln(−v)/α, +inf at or above the asymptote)."""
-    v = p["l"] + np.log(u / (1 - u)) / p["gamma"]
+    v = np.subtract(1, u)
+    np.divide(u, v, out=v)
+    np.log(v, out=v)
+    v = v / p["gamma"]
+    v += p["l"]
     if "alpha" not in p:
         return v
+    inside = v < 0
+    np.negative(v, out=v)
+    v[~inside] = 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(v < 0, np.log(p["n_unit"]) - np.log(np.where(v < 0, -v, 1.0)) / p["alpha"], np.inf)
+        np.log(v, out=v)
+    v /= p["alpha"]
+    v = np.subtract(np.log(p["n_unit"]), v, out=v)
+    v[~inside] = np.inf
+    return v
 
 
 def start_points(p: dict[str, np.ndarray], scores: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """x₀: the weighted mean of the per-benchmark inversions x_b of l_b + logit((S_b − d_b)/c_b)/γ_b (clipped to the grid)."""
-    u = np.clip((scores - p["d"]) / p["c"], 1e-6, 1 - 1e-6)
-    x = np.clip(_inverted(p, u), LOG_SIZE_LOW, LOG_SIZE_HIGH)
+    u = (scores - p["d"]) / p["c"]
+    x = _inverted(p, np.clip(u, 1e-6, 1 - 1e-6, out=u))
+    np.clip(x, LOG_SIZE_LOW, LOG_SIZE_HIGH, out=x)
+    x[np.isnan(x)] = 0.0
     w = np.where(np.isnan(scores), 0.0, weights)
-    return np.sum(w * np.nan_to_num(x), axis=-1) / np.maximum(np.sum(w, axis=-1), 1e-300)
+    x *= w
+    return np.sum(x, axis=-1) / np.maximum(np.sum(w, axis=-1), 1e-300)
 
 
 SKILLS = ("pooled", "none")
