@@ -222,15 +222,16 @@ def solve(p: dict[str, np.ndarray], scores: np.ndarray, weights: np.ndarray, sta
     for _ in range(ITERATIONS):
         moved = _moved(pa, xa, sa, wa)
         flat, xa = moved.reshape(-1), xa.reshape(-1)
-        flat[done] = xa[done]  # before out is written: xa may be out itself
+        np.copyto(flat, xa, where=done)  # before out is written: xa may be out itself
         done |= np.abs(flat - xa) < TOLERANCE  # a size pinned at the range's edge no longer moves
         out[active] = flat
         if done.all():
             break
         if done.sum() > 0.3 * len(done):  # the converged rows leave the arrays, gathered from the whole ones
-            going = ~done
-            active, xa, done = active[going], flat[going][None], done[going]
-            draw, model = np.divmod(active, models)
+            going = np.flatnonzero(~done)
+            active, xa, done = active[going], flat[going][None], np.zeros(len(going), bool)
+            draw = active // models
+            model = active - draw * models
             pa = {k: gathered(v) for k, v in law.items()}
             sa, wa = gathered(law_scores), gathered(law_weights)
         else:
