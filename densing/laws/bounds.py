@@ -54,10 +54,11 @@ def log_density_bounds(p, scores, stderr, params, d0: float) -> tuple[np.ndarray
     shape = np.broadcast_shapes(np.shape(size), scores.shape, np.shape(params))
     size, code = np.broadcast_to(size, shape), np.broadcast_to(code, shape)
     with np.errstate(divide="ignore", invalid="ignore"):
-        y = np.log(size / params)
+        y = np.divide(size, params, out=np.empty(shape))
+        np.log(y, out=y)
     exact = (code == 0) & np.isfinite(y)  # no reason
     kind = np.where(exact, float(EXACT), np.nan)
-    y = np.where(exact, y, np.nan)
+    np.copyto(y, np.nan, where=~exact)
     censored = code != 0
     if censored.any():
         censored = np.nonzero(censored) if censored.ndim else censored  # the censored elements, in order

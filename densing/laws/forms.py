@@ -61,12 +61,17 @@ def loss_for_score(score, c, gamma, l, d):
     Defined for d < S < c + d (with c > 0); elsewhere returns NaN — callers censor those scores.
     """
     s = np.asarray(score, dtype=float)
+    shape = np.broadcast_shapes(s.shape, *(np.shape(v) for v in (c, gamma, l, d)))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # S a hair above d: ratio → ∞, L̂ → its limit
-        inside = (s - d) / c
-        ratio = np.divide(1.0, inside, out=np.empty(np.shape(inside)))
+        inside = np.subtract(s, d, out=np.empty(shape))  # (S − d)/c, then the ratio, then L̂: one array
+        inside /= c
+        ok = (inside > 0) & (inside < 1)
+        ratio = np.divide(1.0, inside, out=inside)
         ratio -= 1.0
-        ratio[~((inside > 0) & (inside < 1))] = np.nan
-        return l - np.log(ratio, out=ratio) / gamma
+        np.copyto(ratio, np.nan, where=~ok)
+        np.log(ratio, out=ratio)
+        ratio /= gamma
+        return np.subtract(l, ratio, out=ratio)[()]
 
 
 def params_for_loss(loss, train_tokens, a, alpha, b, beta, E=0.0):
@@ -110,8 +115,14 @@ def family_size(latent, alpha=None, n_unit=POWER_N_UNIT):
         if alpha is None:
             return np.exp(x)
         alpha = np.asarray(alpha, float)
-        out = np.where(x < 0, n_unit * np.power(np.where(x < 0, -x, 1.0), -1.0 / alpha), np.inf)
-    return np.where(np.isnan(x), np.nan, out)
+        inside = x < 0
+        out = np.negative(x, out=np.empty(np.broadcast_shapes(x.shape, alpha.shape, np.shape(n_unit))))
+        np.copyto(out, 1.0, where=~inside)
+        np.power(out, -1.0 / alpha, out=out)
+        out *= n_unit
+        np.copyto(out, np.inf, where=~inside)
+    np.copyto(out, np.nan, where=np.isnan(x))
+    return out
 
 
 def family_asymptote(c, gamma, l, d, alpha=None):

@@ -374,7 +374,9 @@ def censored_inversion(p, scores: np.ndarray, d0: float) -> tuple[np.ndarray, np
         top = p["c"] + p["d"]
     below = scores <= p["d"]
     above = (scores >= top) & ~below
-    size = np.where(below, 0.0, np.where(above, np.inf, size))
+    size = np.asarray(size)  # a new array: N̂ = +inf above the ceiling, 0 at or below the floor
+    np.copyto(size, np.inf, where=above)
+    np.copyto(size, 0.0, where=below)
     code = np.zeros(np.shape(size), np.int8)
     if not family:
         floor = p["b"] * d0 ** (-np.asarray(p["beta"])) + p.get("E", 0.0)
