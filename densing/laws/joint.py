@@ -113,9 +113,7 @@ def _predict(p: dict[str, np.ndarray], x: np.ndarray, second: bool = False):
     core = q["c·gamma"] * s
     rest = np.subtract(1, s)
     core *= rest
-    slope = core * dv
-    value = q["c"] * s
-    value += q["d"]
+    curve = None
     if second:
         curve = np.multiply(2, s, out=rest)
         np.subtract(1, curve, out=curve)
@@ -124,8 +122,10 @@ def _predict(p: dict[str, np.ndarray], x: np.ndarray, second: bool = False):
         curve *= dv
         curve += d2v
         curve *= core
-        return value, slope, curve
-    return value, slope
+    slope = np.multiply(core, dv, out=core)
+    value = np.multiply(q["c"], s, out=s)
+    value += q["d"]
+    return (value, slope, curve) if second else (value, slope)
 
 
 def prediction_variance(fits: list[ReferenceFit], x: np.ndarray) -> np.ndarray:
