@@ -115,14 +115,8 @@ def family_size(latent, alpha=None, n_unit=POWER_N_UNIT):
         if alpha is None:
             return np.exp(x)
         alpha = np.asarray(alpha, float)
-        inside = x < 0
-        out = np.negative(x, out=np.empty(np.broadcast_shapes(x.shape, alpha.shape, np.shape(n_unit))))
-        np.copyto(out, 1.0, where=~inside)
-        np.power(out, -1.0 / alpha, out=out)
-        out *= n_unit
-        np.copyto(out, np.inf, where=~inside)
-    np.copyto(out, np.nan, where=np.isnan(x))
-    return out
+        out = np.where(x < 0, n_unit * np.power(np.where(x < 0, -x, 1.0), -1.0 / alpha), np.inf)
+    return np.where(np.isnan(x), np.nan, out)
 
 
 def family_asymptote(c, gamma, l, d, alpha=None):

@@ -198,16 +198,12 @@ def solve(p: dict[str, np.ndarray], scores: np.ndarray, weights: np.ndarray, sta
     if x.size == 0:  # no model: nothing to solve
         return x[..., 0]
     shape = np.broadcast_shapes(x.shape, np.shape(scores), np.shape(weights), *(np.shape(v) for v in p.values()))
-    lead, models = shape[:-2], (shape[-2] if len(shape) > 1 else 1)
+    models = shape[-2] if len(shape) > 1 else 1
 
     def cube(a):  # a as (B, draws, models), contiguous; an axis it is broadcast along (stride 0) of length 1
         a = np.asarray(a, float)
         a = a[tuple(slice(0, 1) if step == 0 else slice(None) for step in a.strides)]
-        a = a.reshape((1,) * (len(shape) - a.ndim) + a.shape)
-        if len(shape) != 3:  # the draws on one axis
-            a = np.broadcast_to(a, lead + a.shape[-2:]) if math.prod(a.shape[:-2]) > 1 else a
-            a = a.reshape((-1,) + ((1,) + a.shape)[-2:])
-        return np.ascontiguousarray(np.moveaxis(a, -1, 0))
+        return np.ascontiguousarray(np.moveaxis(a.reshape((-1,) + ((1, 1) + a.shape)[-2:]), -1, 0))
 
     def gathered(a):  # (B or 1, rows or 1): the active (draw, model) rows
         at = (active if a.shape[2] > 1 else draw) if a.shape[1] > 1 else (model if a.shape[2] > 1 else None)
@@ -216,7 +212,7 @@ def solve(p: dict[str, np.ndarray], scores: np.ndarray, weights: np.ndarray, sta
     law = {k: _single(cube(v)) for k, v in _constants(p).items()}
     law_scores, law_weights = cube(scores), cube(weights)
     pa, sa, wa = law, law_scores, law_weights
-    xa = np.broadcast_to(cube(x), (1, math.prod(lead), models)).copy()  # one row per (draw, model)
+    xa = np.broadcast_to(cube(x), (1, math.prod(shape[:-2]), models)).copy()  # one row per (draw, model)
     out, active = xa.reshape(-1), np.arange(xa.size)
     done = np.zeros(len(out), bool)  # rows of the arrays that have converged: they stay where they are
     for _ in range(ITERATIONS):
@@ -251,21 +247,17 @@ def _single(a: np.ndarray) -> np.ndarray:
 def _inverted(p: dict[str, np.ndarray], u: np.ndarray) -> np.ndarray:
     """x_b = ln N̂_b of the shares u = (S_b − d_b)/c_b in (0, 1): the covariate l_b + logit(u)/γ_b, as ln N (power:
     ln N_unit − ln(−v)/α, +inf at or above the asymptote)."""
-    v = np.subtract(1, u)
-    np.divide(u, v, out=v)
-    np.log(v, out=v)
-    v = v / p["gamma"]
-    v += p["l"]
+    v = p["l"] + np.log(u / (1 - u)) / p["gamma"]
     if "alpha" not in p:
         return v
-    inside = v < 0
+    inside = v < 0  # below the asymptote; v becomes ln N in place
     np.negative(v, out=v)
-    v[~inside] = 1.0
+    np.copyto(v, 1.0, where=~inside)
     with np.errstate(divide="ignore", invalid="ignore"):
         np.log(v, out=v)
     v /= p["alpha"]
     v = np.subtract(np.log(p["n_unit"]), v, out=v)
-    v[~inside] = np.inf
+    np.copyto(v, np.inf, where=~inside)
     return v
 
 
