@@ -19,10 +19,10 @@ and whether a model's inverted scores are at chance (``near_chance``), one of th
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from densing.laws import forms
-from densing.laws.reference_fit import BELOW_FLOOR, invert_scores
-import pandas as pd
+from densing.laws.reference_fit import censored_inversion
 
 #: The kind of a density: a value, or a bound on it (NaN: dropped, the law cannot express even the bound).
 EXACT, LOWER, UPPER = 0, 1, -1
@@ -50,21 +50,21 @@ def log_density_bounds(p, scores, stderr, params, d0: float) -> tuple[np.ndarray
     scores = np.asarray(scores, float)
     sigma = np.nan_to_num(np.asarray(stderr, float))
     params = np.asarray(params, float)
-    _, size, reasons = invert_scores(p, scores, d0)
+    _, size, code = censored_inversion(p, scores, d0)
     shape = np.broadcast_shapes(np.shape(size), scores.shape, np.shape(params))
-    size, reasons = np.broadcast_to(size, shape), np.broadcast_to(reasons, shape)
-    exact, below = reasons == "", reasons == BELOW_FLOOR
-    above = ~(exact | below)  # the other reasons: beyond_data_limit, above_ceiling
+    size, code = np.broadcast_to(size, shape), np.broadcast_to(code, shape)
     with np.errstate(divide="ignore", invalid="ignore"):
-        y = np.log(size / params)
-    kind = np.full(shape, np.nan)
-    exact &= np.isfinite(y)
-    kind[exact] = EXACT
-    y = np.where(exact, y, np.nan)
-    censored = above | below
+        y = np.divide(size, params, out=np.empty(shape))
+        np.log(y, out=y)
+    exact = (code == 0) & np.isfinite(y)  # no reason
+    kind = np.where(exact, float(EXACT), np.nan)
+    np.copyto(y, np.nan, where=~exact)
+    censored = code != 0
     if censored.any():
-        at = _bounds_at(p, scores, sigma, params, censored, above[censored], d0, shape)
-        kind[censored] = np.where(np.isfinite(at), np.where(above[censored], LOWER, UPPER), np.nan)
+        censored = np.nonzero(censored) if censored.ndim else censored  # the censored elements, in order
+        above = code[censored] != 3  # the reasons but below_floor: beyond_data_limit, above_ceiling
+        at = _bounds_at(p, scores, sigma, params, censored, above, d0, shape)
+        kind[censored] = np.where(np.isfinite(at), np.where(above, LOWER, UPPER), np.nan)
         y[censored] = np.where(np.isfinite(at), at, np.nan)
     return y, kind
 
@@ -80,10 +80,10 @@ def _bounds_at(p, scores, sigma, params, censored, high, d0: float, shape) -> np
     s, se = pick(scores), np.broadcast_to(sigma, shape)[censored]
     moved = np.where(high, np.minimum(s, np.asarray(score_cap(sub, d0))) - MARGIN_STDERRS * se,
                      np.maximum(s, np.asarray(sub["d"])) + MARGIN_STDERRS * se)
-    _, size, reasons = invert_scores(sub, moved, d0)
+    _, size, code = censored_inversion(sub, moved, d0)
     with np.errstate(divide="ignore", invalid="ignore"):
         y = np.log(size / np.broadcast_to(params, shape)[censored])
-    return np.where(reasons == "", y, np.nan)
+    return np.where(code == 0, y, np.nan)
 
 # --------------------------------------------------------------------------------------------------------------------
 # How a per-model density is read — a value or a bound — by the one rule of :func:`densing.display.density_reading`:

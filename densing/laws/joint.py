@@ -105,21 +105,27 @@ def _predict(p: dict[str, np.ndarray], x: np.ndarray, second: bool = False):
     S'' = c·γ·σ(1−σ)·(γ·(1 − 2σ)·v'² + v'')."""
     q = _constants(p)
     v, dv, d2v = _latent(q, x)
-    s = np.clip(q["-gamma"] * (v - q["l"]), -700, 700)  # −γ·(v − l): σ = 1 / (1 + e^(−γ·(v − l)))
+    s = q["-gamma"] * (v - q["l"])  # −γ·(v − l): σ = 1 / (1 + e^(−γ·(v − l)))
+    np.clip(s, -700, 700, out=s)
     np.exp(s, out=s)
     s += 1.0
     np.divide(1.0, s, out=s)
     core = q["c·gamma"] * s
-    core *= 1 - s
-    slope = core * dv
+    rest = np.subtract(1, s)
+    core *= rest
+    curve = None
     if second:
-        curve = q["gamma"] * (1 - 2 * s)
+        curve = np.multiply(2, s, out=rest)
+        np.subtract(1, curve, out=curve)
+        curve *= q["gamma"]
         curve *= dv
         curve *= dv
         curve += d2v
         curve *= core
-        return q["d"] + q["c"] * s, slope, curve
-    return q["d"] + q["c"] * s, slope
+    slope = np.multiply(core, dv, out=core)
+    value = np.multiply(q["c"], s, out=s)
+    value += q["d"]
+    return (value, slope, curve) if second else (value, slope)
 
 
 def prediction_variance(fits: list[ReferenceFit], x: np.ndarray) -> np.ndarray:
@@ -145,29 +151,33 @@ def _constant(column) -> bool:
 
 
 def _nansum(terms: np.ndarray) -> np.ndarray:
-    """np.nansum over the last axis (a few benchmarks), keeping it: where no term is NaN, the terms added left to right,
-    as numpy's sum adds so few (the same number: ``tests/laws/test_joint.py`` holds the solve to np.nansum's)."""
-    if not terms.shape[-1]:
-        return np.nansum(terms, axis=-1, keepdims=True)
-    total = terms[..., :1].copy()
-    for b in range(1, terms.shape[-1]):
-        total += terms[..., b:b + 1]
-    return np.nansum(terms, axis=-1, keepdims=True) if np.isnan(total).any() else total
+    """np.nansum over the first axis (a few benchmarks), keeping it: where no term is NaN, the terms added first to
+    last, as numpy's sum adds so few (the same number: ``tests/laws/test_joint.py`` holds the solve to np.nansum's)."""
+    if not len(terms):
+        return np.nansum(terms, axis=0, keepdims=True)
+    total = terms[:1] + terms[1:2] if len(terms) > 1 else terms[:1].copy()
+    for b in range(2, len(terms)):
+        total += terms[b:b + 1]
+    return np.nansum(terms, axis=0, keepdims=True) if np.isnan(total).any() else total
 
 
 def _moved(p: dict[str, np.ndarray], x: np.ndarray, scores: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """x after one safeguarded Newton step (:func:`solve`), arrays broadcast to (..., B), x of shape (..., 1)."""
+    """x after one safeguarded Newton step (:func:`solve`), arrays broadcast to (B, ...), x of shape (1, ...)."""
     pred, slope, curve = _predict(p, x, second=True)
-    residual = scores - pred
+    residual = np.subtract(scores, pred, out=pred)
     weighted = weights * slope
-    num = _nansum(weighted * residual)
-    gauss = _nansum(weighted * slope)
-    newton = gauss - _nansum(weights * residual * curve)
+    gauss = _nansum(np.multiply(weighted, slope, out=slope))
+    num = _nansum(np.multiply(weighted, residual, out=weighted))
+    residual *= weights
+    residual *= curve
+    newton = gauss - _nansum(residual)
     den = np.where(newton > 0.1 * gauss, newton, gauss)
     with np.errstate(divide="ignore", invalid="ignore"):
         step = np.where(den > 0, num / den, np.sign(num) * MAX_STEP)
-    step = np.clip(np.nan_to_num(step), -MAX_STEP, MAX_STEP)
-    return np.clip(x + step, LOG_SIZE_LOW, LOG_SIZE_HIGH)
+    step[np.isnan(step)] = 0.0
+    np.clip(step, -MAX_STEP, MAX_STEP, out=step)
+    step += x
+    return np.clip(step, LOG_SIZE_LOW, LOG_SIZE_HIGH, out=step)
 
 
 def solve(p: dict[str, np.ndarray], scores: np.ndarray, weights: np.ndarray, start: np.ndarray) -> np.ndarray:
@@ -180,34 +190,58 @@ def solve(p: dict[str, np.ndarray], scores: np.ndarray, weights: np.ndarray, sta
     :data:`TOLERANCE` (1e-8 in ln N, far below any interval; that last step is kept) or after 30 steps, and
     leaves the arrays stepped on, so its value never depends on the others solved beside it (one stopping rule for
     the whole solve would keep converged rows moving by about 1e-15 for as long as its slowest row, one creeping to
-    the range's edge, goes on).
+    the range's edge, goes on). The arrays are held benchmarks first, (B, draws, models), each of the law's constants
+    with an axis of length 1 wherever it holds one number along it (a power law's α for every benchmark and draw), so
+    that no row carries a copy of them; the rows still moving are gathered from these whole arrays.
     """
     x = np.clip(np.asarray(start, float), LOG_SIZE_LOW, LOG_SIZE_HIGH)[..., None]
     if x.size == 0:  # no model: nothing to solve
         return x[..., 0]
     shape = np.broadcast_shapes(x.shape, np.shape(scores), np.shape(weights), *(np.shape(v) for v in p.values()))
+    models = shape[-2] if len(shape) > 1 else 1
 
-    def flat(a):  # one row per (draw, model)
-        return np.broadcast_to(a, shape[:-1] + (np.shape(a)[-1],)).reshape(math.prod(shape[:-1]), -1)
+    def cube(a):  # a as (B, draws, models), contiguous; an axis it is broadcast along (stride 0) of length 1
+        a = np.asarray(a, float)
+        a = a[tuple(slice(0, 1) if step == 0 else slice(None) for step in a.strides)]
+        return np.ascontiguousarray(np.moveaxis(a.reshape((-1,) + ((1, 1) + a.shape)[-2:]), -1, 0))
 
-    out = flat(x).copy()
-    active = np.arange(len(out))
-    pa, sa, wa, xa = {k: flat(v) for k, v in _constants(p).items()}, flat(scores), flat(weights), out
+    def gathered(a):  # (B or 1, rows or 1): the active (draw, model) rows
+        at = (active if a.shape[2] > 1 else draw) if a.shape[1] > 1 else (model if a.shape[2] > 1 else None)
+        return a.reshape(len(a), -1) if at is None else np.take(a.reshape(len(a), -1), at, axis=1)
+
+    law = {k: _single(cube(v)) for k, v in _constants(p).items()}
+    law_scores, law_weights = cube(scores), cube(weights)
+    pa, sa, wa = law, law_scores, law_weights
+    xa = np.broadcast_to(cube(x), (1, math.prod(shape[:-2]), models)).copy()  # one row per (draw, model)
+    out, active = xa.reshape(-1), np.arange(xa.size)
     done = np.zeros(len(out), bool)  # rows of the arrays that have converged: they stay where they are
     for _ in range(ITERATIONS):
         moved = _moved(pa, xa, sa, wa)
-        moved[done] = xa[done]  # before out is written: xa may be out itself
-        done |= (np.abs(moved - xa) < TOLERANCE)[:, 0]  # a size pinned at the range's edge no longer moves
-        out[active] = moved
+        flat, xa = moved.reshape(-1), xa.reshape(-1)
+        np.copyto(flat, xa, where=done)  # before out is written: xa may be out itself
+        done |= np.abs(flat - xa) < TOLERANCE  # a size pinned at the range's edge no longer moves
+        out[active] = flat
         if done.all():
             break
-        if done.sum() > 0.3 * len(done):  # the converged rows leave the arrays
-            going = ~done
-            active, xa, done = active[going], moved[going], done[going]
-            pa, sa, wa = {k: v[going] for k, v in pa.items()}, sa[going], wa[going]
+        if done.sum() > 0.3 * len(done):  # the converged rows leave the arrays, gathered from the whole ones
+            going = np.flatnonzero(~done)
+            active, xa, done = active[going], flat[going][None], np.zeros(len(going), bool)
+            draw = active // models
+            model = active - draw * models
+            pa = {k: gathered(v) for k, v in law.items()}
+            sa, wa = gathered(law_scores), gathered(law_weights)
         else:
             xa = moved
-    return out[:, 0].reshape(shape[:-1])
+    return out.reshape(shape[:-1])
+
+
+def _single(a: np.ndarray) -> np.ndarray:
+    """``a`` with each axis along which it holds one number (the same bits) cut to length 1."""
+    for axis in range(a.ndim):
+        first = a[(slice(None),) * axis + (slice(0, 1),)]
+        if a.shape[axis] > 1 and np.all((a == first) & (np.signbit(a) == np.signbit(first))):
+            a = first
+    return a
 
 
 def _inverted(p: dict[str, np.ndarray], u: np.ndarray) -> np.ndarray:
@@ -216,16 +250,26 @@ def _inverted(p: dict[str, np.ndarray], u: np.ndarray) -> np.ndarray:
     v = p["l"] + np.log(u / (1 - u)) / p["gamma"]
     if "alpha" not in p:
         return v
+    inside = v < 0  # below the asymptote; v becomes ln N in place
+    np.negative(v, out=v)
+    np.copyto(v, 1.0, where=~inside)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(v < 0, np.log(p["n_unit"]) - np.log(np.where(v < 0, -v, 1.0)) / p["alpha"], np.inf)
+        np.log(v, out=v)
+    v /= p["alpha"]
+    v = np.subtract(np.log(p["n_unit"]), v, out=v)
+    np.copyto(v, np.inf, where=~inside)
+    return v
 
 
 def start_points(p: dict[str, np.ndarray], scores: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """x₀: the weighted mean of the per-benchmark inversions x_b of l_b + logit((S_b − d_b)/c_b)/γ_b (clipped to the grid)."""
-    u = np.clip((scores - p["d"]) / p["c"], 1e-6, 1 - 1e-6)
-    x = np.clip(_inverted(p, u), LOG_SIZE_LOW, LOG_SIZE_HIGH)
+    u = (scores - p["d"]) / p["c"]
+    x = _inverted(p, np.clip(u, 1e-6, 1 - 1e-6, out=u))
+    np.clip(x, LOG_SIZE_LOW, LOG_SIZE_HIGH, out=x)
+    x[np.isnan(x)] = 0.0
     w = np.where(np.isnan(scores), 0.0, weights)
-    return np.sum(w * np.nan_to_num(x), axis=-1) / np.maximum(np.sum(w, axis=-1), 1e-300)
+    x *= w
+    return np.sum(x, axis=-1) / np.maximum(np.sum(w, axis=-1), 1e-300)
 
 
 SKILLS = ("pooled", "none")

@@ -353,6 +353,16 @@ def invert_scores(p, scores: np.ndarray, d0: float) -> tuple[np.ndarray, np.ndar
     (−log P ≥ 0) and which lies below the data-limited floor, is returned as NaN (the reason says why). ``p``'s values may be arrays
     (one row per bootstrap draw) that broadcast against ``scores``.
     """
+    loss_hat, size, code = censored_inversion(p, scores, d0)
+    return loss_hat, size, REASONS[code.ravel()].reshape(code.shape)
+
+
+#: The censoring reasons of :func:`invert_scores` by their code in :func:`censored_inversion`.
+REASONS = np.array(["", BEYOND_DATA_LIMIT, ABOVE_CEILING, BELOW_FLOOR], dtype=object)
+
+
+def censored_inversion(p, scores: np.ndarray, d0: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`invert_scores` with each reason as its code, the position in :data:`REASONS` (0 for none)."""
     loss_hat = forms.loss_for_score(scores, p["c"], p["gamma"], p["l"], p["d"])
     family = "a" not in p  # the family law (densing.laws.family): the latent loss is its covariate, no data term
     if family:
@@ -364,14 +374,16 @@ def invert_scores(p, scores: np.ndarray, d0: float) -> tuple[np.ndarray, np.ndar
         top = p["c"] + p["d"]
     below = scores <= p["d"]
     above = (scores >= top) & ~below
-    size = np.where(below, 0.0, np.where(above, np.inf, size))
-    reasons = np.full(np.shape(size), "", dtype=object)
+    size = np.asarray(size)  # a new array: N̂ = +inf above the ceiling, 0 at or below the floor
+    np.copyto(size, np.inf, where=above)
+    np.copyto(size, 0.0, where=below)
+    code = np.zeros(np.shape(size), np.int8)
     if not family:
         floor = p["b"] * d0 ** (-np.asarray(p["beta"])) + p.get("E", 0.0)
-        reasons[np.broadcast_to(np.asarray(loss_hat <= floor), reasons.shape)] = BEYOND_DATA_LIMIT
-    reasons[np.broadcast_to(above, reasons.shape)] = ABOVE_CEILING
-    reasons[np.broadcast_to(below, reasons.shape)] = BELOW_FLOOR
+        code[np.broadcast_to(np.asarray(loss_hat <= floor), code.shape)] = 1
+    code[np.broadcast_to(above, code.shape)] = 2
+    code[np.broadcast_to(below, code.shape)] = 3
     if not family:  # no loss is negative (−log P ≥ 0): such a score is beyond the data limit, its L̂ NaN
         with np.errstate(invalid="ignore"):
             loss_hat = np.where(loss_hat < 0, np.nan, loss_hat)
-    return loss_hat, size, reasons
+    return loss_hat, size, code
