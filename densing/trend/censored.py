@@ -29,7 +29,10 @@ global minimum. The solver walks the vertices (the simplex method of Barrodale &
 Roberts 1973 for two coefficients): from a pivot point p it finds the best line through p exactly — along the lines
 through p, point i's term is |t_i − t_p|·(its cost) of the slope's distance to s_i = (y_i − y_p)/(t_i − t_p), so
 the best slope is a weighted quantile of the s_i (:func:`_rotate`) — then pivots on the point that line reaches,
-and stops when the rotation about the new pivot no longer lowers the objective (both edges of the vertex then rise).
+and stops when the rotation about the new pivot no longer lowers the objective (both edges of the vertex then rise),
+or sooner, where the vertex's own optimality condition (its two multipliers inside their ranges, the LP's dual) already
+certifies it as the unique minimum: that rotation would return the same line (:func:`_cost_and_check`). Where the
+minimum is flat, or the line passes near a third point, nothing is certified and the rotation decides.
 Every step is one array computation over all problems still walking, so a bootstrap's draws are solved together;
 each row's arithmetic is its own, so a problem's line is the same number solved alone or among others of its size.
 ``tests/trend/test_censored.py`` holds it to an exhaustive search (every line through two
@@ -68,13 +71,39 @@ def _costs(kind: np.ndarray, weight: np.ndarray, quantile: float) -> tuple[np.nd
     return above, below
 
 
-def _cost_of(t, y, above, below, slope: np.ndarray, intercept: np.ndarray) -> np.ndarray:
-    """Σ_i above_i·max(r_i, 0) + below_i·max(−r_i, 0), r = y − (A·t + B), per row: Powell's objective (module
-    docstring) with the costs of :func:`_costs` (``below`` passed negated, −below)."""
+def _cost_and_check(t, y, above, below, slope, intercept, pivot, other, scale) -> tuple[np.ndarray, np.ndarray]:
+    """(value, optimal) of each row's line through its points ``pivot`` (p) and ``other`` (q): Powell's objective
+    Σ_i above_i·max(r_i, 0) + below_i·max(−r_i, 0), r = y − (A·t + B) (module docstring; ``below`` passed negated,
+    −below), and whether the vertex is certified as the unique minimum.
+
+    The certificate is the vertex's optimality condition: with g_i = above_i where r_i > 0 and −below_i where r_i < 0
+    (the objective's derivative in r_i), 0 is a subgradient iff multipliers λ_p ∈ [−below_p, above_p] and
+    λ_q ∈ [−below_q, above_q] solve Σ_{i≠p,q} g_i·(t_i, 1) + λ_p·(t_p, 1) + λ_q·(t_q, 1) = 0. A row is certified where
+    both lie inside their ranges by more than the sums' rounding (``scale``: per row Σ_i (above_i + below_i),
+    Σ_i (above_i + below_i)·|t_i| and max_i |y_i|) and no other point lies on the line within rounding: then no line
+    through p or q is as low, and the rotation about q would return the same line."""
+    rows = np.arange(len(slope))
     residual = slope[:, None] * t
     residual += intercept[:, None]
     np.subtract(y, residual, out=residual)
-    return np.sum(np.where(residual > 0, above * residual, below * residual), axis=1)
+    g = np.where(residual > 0, above, below)
+    value = np.sum(g * residual, axis=1)
+    t_p, t_q = (t[pivot], t[other]) if t.ndim == 1 else (t[rows, pivot], t[rows, other])
+    g_p, g_q = g[rows, pivot], g[rows, other]
+    flat = g.sum(axis=1) - g_p - g_q
+    g *= t
+    moment = g.sum(axis=1) - g_p * t_p - g_q * t_q
+    gap = t_q - t_p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam_q = (flat * t_p - moment) / gap
+        margin = 1e-9 * (scale[0] * (1 + np.abs(t_p) / np.abs(gap)) + scale[1] / np.abs(gap))
+    lam_p = -flat - lam_q
+    optimal = ((lam_p > below[rows, pivot] + margin) & (lam_p < above[rows, pivot] - margin)
+               & (lam_q > below[rows, other] + margin) & (lam_q < above[rows, other] - margin))
+    size = scale[2] + np.abs(slope) * np.max(np.abs(t), axis=-1) + np.abs(intercept)
+    near = np.abs(residual) <= 1e-9 * size[:, None]
+    near[rows, pivot] = near[rows, other] = False
+    return value, optimal & ~near.any(axis=1)
 
 
 def _rotate(t, y, above, below, out, pivot: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -153,22 +182,27 @@ def censored_quantile_lines_weighted(t, y, kind, weight, quantile: float = 0.9, 
     slope, intercept = np.full(count, math.nan), np.full(count, math.nan)
     best, pivots = np.full(count, math.inf), np.zeros(count, dtype=np.int64)
     live = np.flatnonzero(valid.any(axis=1))
-    parts = (y, ~valid, above, below, -below) if live.size == count else None
+    total = above + below
+    scale = (total.sum(axis=1), (total * np.abs(t)).sum(axis=1), np.max(np.abs(y), axis=1))
+    parts = (y, ~valid, above, below, -below, scale) if live.size == count else None
     for _ in range(MAX_PIVOTS):
         if not live.size:
             break
         if parts is None:
-            parts = (y[live], ~valid[live], above[live], below[live], -below[live])
+            parts = (y[live], ~valid[live], above[live], below[live], -below[live], tuple(v[live] for v in scale))
         part_t = t if shared else t[live]
         a, b, other = _rotate(part_t, parts[0], parts[2], parts[3], parts[1], pivot[live])
-        value = _cost_of(part_t, parts[0], parts[2], parts[4], a, b)
+        value, optimal = _cost_and_check(part_t, parts[0], parts[2], parts[4], a, b, pivot[live], other, parts[5])
         previous = best[live]
         with np.errstate(invalid="ignore"):
             better = np.isfinite(a) & (value < np.where(np.isfinite(previous), previous - 1e-12 * np.abs(previous), np.inf))
-        if not better.all():
-            live, parts = live[better], None
-        slope[live], intercept[live], best[live], pivot[live] = a[better], b[better], value[better], other[better]
-        pivots[live] += 1
+        slope[live[better]], intercept[live[better]] = a[better], b[better]
+        best[live[better]], pivot[live[better]] = value[better], other[better]
+        pivots[live[better]] += 1
+        going = better & ~optimal  # a certified vertex is the minimum: the rotation about q would not lower it
+        if not going.all():
+            live, parts = live[going], None
+    return slope, intercept, pivots
     return slope, intercept, pivots
 
 # --------------------------------------------------------------------------------------------------------------------

@@ -231,3 +231,42 @@ def test_dates_given_once_or_per_row_give_the_same_lines_to_the_bit(seed, n, dra
         per_row = censored_quantile_lines_weighted(np.broadcast_to(dates, y.shape).copy(), y, kind, weight, 0.9)
         for a, b in zip(once, per_row):
             assert np.array_equal(a, b, equal_nan=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(4, 25), quantile=st.sampled_from([0.1, 0.5, 0.9]),
+       bounds=st.booleans())
+def test_the_vertex_certificate_holds_at_the_minimum_and_nowhere_above_it(seed, n, quantile, bounds):
+    """The walk's early stop (``_cost_and_check``): a vertex it certifies is the exhaustive minimum (every line through
+    two points of distinct dates), bounds or not; where every point is exact and one vertex is the minimum, that vertex
+    is certified (a bound's multiplier may sit at the end of its range, where nothing is certified and the rotation
+    decides); the value it returns is Powell's objective."""
+    from densing.trend.censored import _cost_and_check, _costs
+
+    rng = np.random.default_rng(seed)
+    t = rng.uniform(0, 600, n)
+    y = 0.004 * t + rng.normal(0, 1, n)
+    kind = rng.choice([EXACT, EXACT, EXACT, LOWER, UPPER] if bounds else [EXACT], n).astype(float)
+    above, below = _costs(kind, np.ones(n), quantile)
+    total = above + below
+    scale = (total.sum()[None], (total * np.abs(t)).sum()[None], np.max(np.abs(y))[None])
+    lines = []
+    for p in range(n):
+        for q in range(n):
+            if t[q] != t[p]:
+                slope = (y[q] - y[p]) / (t[q] - t[p])
+                lines.append((powell_objective(t, y, kind, slope, y[p] - slope * t[p], quantile), p, q, slope))
+    lowest = min(v for v, *_ in lines)
+    for value, p, q, slope in lines:
+        got, certified = _cost_and_check(t, y[None], above[None], -below[None], np.array([slope]),
+                                         np.array([y[p] - slope * t[p]]), np.array([p]), np.array([q]), scale)
+        assert got[0] == pytest.approx(value, rel=1e-9, abs=1e-12)
+        if certified[0]:
+            assert value <= lowest + 1e-9 * (1 + abs(lowest))
+    best = [(p, q) for value, p, q, _ in lines if value <= lowest + 1e-12 * (1 + abs(lowest))]
+    if not bounds and len({frozenset(v) for v in best}) == 1:  # one vertex is the minimum: certified from either end
+        for p, q in best:
+            slope = (y[q] - y[p]) / (t[q] - t[p])
+            _, certified = _cost_and_check(t, y[None], above[None], -below[None], np.array([slope]),
+                                           np.array([y[p] - slope * t[p]]), np.array([p]), np.array([q]), scale)
+            assert certified[0]
