@@ -120,9 +120,8 @@ def frontier_lines_weighted(rule: str, t: np.ndarray, y: np.ndarray, kind: np.nd
     y, kind, weight = np.asarray(y, float), np.asarray(kind, float), np.asarray(weight, float)
     usable = np.isfinite(y) & np.isfinite(kind) & (weight > 0)
     counted = np.where(usable, weight, 0.0)
-    dated = np.where(usable, t[None, :], np.nan)
     with np.errstate(invalid="ignore"):
-        spread = np.nanmax(dated, axis=1, initial=-np.inf) - np.nanmin(dated, axis=1, initial=np.inf)
+        spread = np.where(usable, t, -np.inf).max(axis=1) - np.where(usable, t, np.inf).min(axis=1)
     fittable = (counted.sum(axis=1) >= MIN_POINTS) & (spread > 0)
     out = np.full((y.shape[0], 2), math.nan)
     rows = np.flatnonzero(fittable)
