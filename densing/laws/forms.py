@@ -61,17 +61,11 @@ def loss_for_score(score, c, gamma, l, d):
     Defined for d < S < c + d (with c > 0); elsewhere returns NaN — callers censor those scores.
     """
     s = np.asarray(score, dtype=float)
-    shape = np.broadcast_shapes(s.shape, *(np.shape(v) for v in (c, gamma, l, d)))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # S a hair above d: ratio → ∞, L̂ → its limit
-        inside = np.subtract(s, d, out=np.empty(shape))  # (S − d)/c, then the ratio, then L̂: one array
-        inside /= c
+        inside = (s - d) / c
         ok = (inside > 0) & (inside < 1)
-        ratio = np.divide(1.0, inside, out=inside)
-        ratio -= 1.0
-        np.copyto(ratio, np.nan, where=~ok)
-        np.log(ratio, out=ratio)
-        ratio /= gamma
-        return np.subtract(l, ratio, out=ratio)[()]
+        ratio = np.where(ok, 1.0 / np.where(ok, inside, 0.5) - 1.0, np.nan)
+        return l - np.log(ratio) / gamma
 
 
 def params_for_loss(loss, train_tokens, a, alpha, b, beta, E=0.0):

@@ -250,26 +250,16 @@ def _inverted(p: dict[str, np.ndarray], u: np.ndarray) -> np.ndarray:
     v = p["l"] + np.log(u / (1 - u)) / p["gamma"]
     if "alpha" not in p:
         return v
-    inside = v < 0  # below the asymptote; v becomes ln N in place
-    np.negative(v, out=v)
-    np.copyto(v, 1.0, where=~inside)
     with np.errstate(divide="ignore", invalid="ignore"):
-        np.log(v, out=v)
-    v /= p["alpha"]
-    v = np.subtract(np.log(p["n_unit"]), v, out=v)
-    np.copyto(v, np.inf, where=~inside)
-    return v
+        return np.where(v < 0, np.log(p["n_unit"]) - np.log(np.where(v < 0, -v, 1.0)) / p["alpha"], np.inf)
 
 
 def start_points(p: dict[str, np.ndarray], scores: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """x₀: the weighted mean of the per-benchmark inversions x_b of l_b + logit((S_b − d_b)/c_b)/γ_b (clipped to the grid)."""
-    u = (scores - p["d"]) / p["c"]
-    x = _inverted(p, np.clip(u, 1e-6, 1 - 1e-6, out=u))
-    np.clip(x, LOG_SIZE_LOW, LOG_SIZE_HIGH, out=x)
-    x[np.isnan(x)] = 0.0
+    u = np.clip((scores - p["d"]) / p["c"], 1e-6, 1 - 1e-6)
+    x = np.clip(_inverted(p, u), LOG_SIZE_LOW, LOG_SIZE_HIGH)
     w = np.where(np.isnan(scores), 0.0, weights)
-    x *= w
-    return np.sum(x, axis=-1) / np.maximum(np.sum(w, axis=-1), 1e-300)
+    return np.sum(w * np.nan_to_num(x), axis=-1) / np.maximum(np.sum(w, axis=-1), 1e-300)
 
 
 SKILLS = ("pooled", "none")

@@ -83,16 +83,13 @@ def _cost_and_check(t, y, above, below, slope, intercept, pivot, other, scale) -
     Σ_i (above_i + below_i)·|t_i| and max_i |y_i|) and no other point lies on the line within rounding: then no line
     through p or q is as low, and the rotation about q would return the same line."""
     rows = np.arange(len(slope))
-    residual = slope[:, None] * t
-    residual += intercept[:, None]
-    np.subtract(y, residual, out=residual)
+    residual = y - (slope[:, None] * t + intercept[:, None])
     g = np.where(residual > 0, above, below)
     value = np.sum(g * residual, axis=1)
     t_p, t_q = (t[pivot], t[other]) if t.ndim == 1 else (t[rows, pivot], t[rows, other])
     g_p, g_q = g[rows, pivot], g[rows, other]
     flat = g.sum(axis=1) - g_p - g_q
-    g *= t
-    moment = g.sum(axis=1) - g_p * t_p - g_q * t_q
+    moment = (g * t).sum(axis=1) - g_p * t_p - g_q * t_q
     gap = t_q - t_p
     with np.errstate(divide="ignore", invalid="ignore"):
         lam_q = (flat * t_p - moment) / gap
@@ -124,17 +121,12 @@ def _rotate(t, y, above, below, out, pivot: np.ndarray) -> tuple[np.ndarray, np.
     d = t - t_p
     forward = d > 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        s = np.subtract(y, y_p)
-        s /= d
-    still = d == 0
-    still |= out
+        s = (y - y_p) / d
+    still = (d == 0) | out
     s[still] = np.inf
     size = np.abs(d)
-    up = np.where(forward, above, below)
-    up *= size
-    down = np.where(forward, below, above)
-    down *= size
-    down += up
+    up = np.where(forward, above, below) * size
+    down = np.where(forward, below, above) * size + up  # up + down
     order = np.argsort(s, axis=1)
     order += flat[:, None]
     ranked = s.ravel()[order]
@@ -202,7 +194,6 @@ def censored_quantile_lines_weighted(t, y, kind, weight, quantile: float = 0.9, 
         going = better & ~optimal  # a certified vertex is the minimum: the rotation about q would not lower it
         if not going.all():
             live, parts = live[going], None
-    return slope, intercept, pivots
     return slope, intercept, pivots
 
 # --------------------------------------------------------------------------------------------------------------------

@@ -238,10 +238,7 @@ def _left_out(labels: np.ndarray, incomplete: np.ndarray, failing: np.ndarray, s
     names = labels[np.concatenate([incomplete, failing])]
     reasons = np.concatenate([np.full(incomplete.size, "a score missing on the row's benchmarks", dtype=object),
                               np.asarray(screened[failing], dtype=object)])
-    first: dict = {}
-    for i, name in enumerate(names.tolist()):
-        first.setdefault(name, i)
-    at = np.fromiter(first.values(), np.intp, len(first))
+    at = np.sort(np.unique(names.astype(str), return_index=True)[1])  # each model's first row, in order
     return pd.DataFrame({"model": names[at], "reason": reasons[at]})
 
 
@@ -251,10 +248,8 @@ def _row_medians(values: np.ndarray, counted: np.ndarray) -> np.ndarray:
     without its masked-array pass per call; NaN for a row with none."""
     ordered = np.sort(values, axis=1)  # NaNs last
     rows, high = np.arange(len(values)), counted // 2
-    low = np.where(counted % 2 == 1, high, high - 1)
-    with np.errstate(invalid="ignore"):
-        return np.where(counted > 0, (ordered[rows, low] + ordered[rows, np.minimum(high, values.shape[1] - 1)]) / 2,
-                        np.nan)
+    low = np.where(counted % 2 == 1, high, high - 1)  # a row with none: its last value and its first, both NaN
+    return (ordered[rows, low] + ordered[rows, high]) / 2
 
 
 def _scale(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
