@@ -85,6 +85,15 @@ def replicate_table(world: World, frame: pd.DataFrame, rng: np.random.Generator)
     return with_stderr(table)
 
 
+def frontier_line(rule: str, t, y, kind, labels, quantile: float = 0.9) -> tuple[float, float]:
+    """(A per day, B) of one frontier rule on the usable points (finite y and kind), each once: one row of
+    :func:`densing.trend.rules.frontier_lines_weighted`; NaNs if unfittable (fewer than ``MIN_POINTS`` usable points,
+    or one date)."""
+    t, y, kind = np.asarray(t, float), np.asarray(y, float), np.asarray(kind, float)
+    line = rules.frontier_lines_weighted(rule, t, y[None], kind[None], np.ones((1, t.size)), np.asarray(labels), quantile)
+    return float(line[0, 0]), float(line[0, 1])
+
+
 def population_slope(inversion, table: pd.DataFrame, epoch: str = DEFAULT_EPOCH) -> tuple[float, float]:
     """(slope, its standard error over blocks): the frontier_line slope (censored 0.9 quantile) of the inversion's ln ρ
     over blocks of :data:`BLOCK` targets of ``table``, averaged (densing's exact quantile solver is pairwise in n)."""
@@ -93,7 +102,7 @@ def population_slope(inversion, table: pd.DataFrame, epoch: str = DEFAULT_EPOCH)
     y, kind = inversion.point(scores, sigma, models["params"].to_numpy(float))
     t, labels = models["t"].to_numpy(float), models["model"].astype(str).to_numpy()
     blocks = max(1, len(models) // BLOCK)
-    slopes = np.array([rules.frontier_line("quantile", t[i::blocks], y[i::blocks], kind[i::blocks], labels[i::blocks])[0]
+    slopes = np.array([frontier_line("quantile", t[i::blocks], y[i::blocks], kind[i::blocks], labels[i::blocks])[0]
                        for i in range(blocks)])
     return float(np.mean(slopes)), float(np.std(slopes, ddof=1) / math.sqrt(blocks)) if blocks > 1 else math.nan
 

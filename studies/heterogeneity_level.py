@@ -120,12 +120,13 @@ def by_sources(seed: int, families: dict, n_boot: int) -> dict:
     from scipy.stats import chi2
 
     from densing.trend import pooling
+    from studies._planted import frontier_line
 
     table = planted(seed, families=families)
     chosen = pooling.common_targets(table, [joint(table, f) for f in families], since=None)
     data = pooling._prepared(chosen)
     y0, k0, _ = pooling._point(chosen, data)
-    lines = [pooling.rules.frontier_line("quantile", data["t"], y0[r, 0], k0[r, 0], data["labels"], 0.9)
+    lines = [frontier_line("quantile", data["t"], y0[r, 0], k0[r, 0], data["labels"], 0.9)
              for r in range(len(families))]
     points = np.array([line[0] for line in lines])
     rng = np.random.default_rng(seed)

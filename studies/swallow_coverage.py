@@ -55,7 +55,7 @@ their date, left out).
 **The estimands** (as in :mod:`studies.capability_coverage`), per row and replicate:
 
 - *claimed* — the equal-weight mean, over the row's references, of each reference's population slope: the slope of
-  :func:`densing.trend.rules.frontier_line` (censored 0.9 quantile) of ln ρ under the reference's *true* curves
+  :func:`studies._planted.frontier_line` (censored 0.9 quantile) of ln ρ under the reference's *true* curves
   (``fit_family`` on its members' noise-free scores, which recovers S_b∘h_f exactly), inverted per benchmark or
   jointly over the benchmarks the reference covers, from the noise-free scores of ``--population`` targets of the
   same design (mean over blocks of 2,000: :func:`studies._planted.population_slope`).

@@ -143,9 +143,11 @@ def _rotate(t, y, above, below, out, pivot: np.ndarray) -> tuple[np.ndarray, np.
 
 
 def _first_pivots(t, y, valid, start) -> np.ndarray:
-    """Each row's first pivot: the valid point nearest the ``start`` line (A, B), or nearest the mean date without one."""
-    if start is not None and all(math.isfinite(v) for v in start):
-        gap = np.abs(y - (start[0] * t + start[1]))
+    """Each row's first pivot: the valid point nearest the ``start`` line (A, B: numbers, or one each per row), or
+    nearest the mean date without one (or where a start is not finite)."""
+    if start is not None and np.all(np.isfinite(start)):
+        slope, intercept = (np.asarray(v, float)[..., None] for v in start)
+        gap = np.abs(y - (slope * t + intercept))
     else:
         centre = (t * valid).sum(axis=1) / np.maximum(valid.sum(axis=1), 1)
         gap = np.abs(t - centre[:, None])
@@ -156,8 +158,9 @@ def censored_quantile_lines_weighted(t, y, kind, weight, quantile: float = 0.9, 
                                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(A, B, pivots) of Powell's censored q-th regression quantile of each row of ``y`` (shape (problems, n)), the
     points weighted by ``weight`` (module docstring: the vertex walk). ``t``, ``y``, ``kind`` and ``weight`` broadcast
-    to one shape (problems, n); a point with zero weight, or a non-finite value or kind, does not count. ``start``: a line (A, B)
-    near which to begin (a bootstrap passes its point estimate). NaNs where no point has a date of its own to pair with.
+    to one shape (problems, n); a point with zero weight, or a non-finite value or kind, does not count. ``start``: a
+    line (A, B) near which to begin, numbers or one each per problem (a bootstrap passes its point estimate). NaNs
+    where no point has a date of its own to pair with.
     """
     t, y, kind, weight = (np.asarray(a, float) for a in (t, y, kind, weight))
     shape = np.broadcast_shapes(t.shape, y.shape, kind.shape, weight.shape)
@@ -288,7 +291,8 @@ def tobit_lines_weighted(t, y, kind, weight, start: tuple[float, float] | None =
     sigma = 1.0 / gamma
     for r in np.flatnonzero(~settled):
         index = np.repeat(np.arange(t.size), weight[r].astype(int))
-        slope[r], intercept[r], sigma[r] = tobit_line(t[index], y[r, index], kind[r, index], start)
+        row_start = None if start is None else tuple(np.broadcast_to(v, len(y))[r] for v in start)
+        slope[r], intercept[r], sigma[r] = tobit_line(t[index], y[r, index], kind[r, index], row_start)
     return slope, intercept, sigma
 
 
@@ -297,8 +301,8 @@ def _olsen_start(u, y, kind, weight, start, centre, scale) -> np.ndarray:
     points, or through all where fewer than 3 are exact), σ the weighted spread of its residuals there (≥ 1e-3)."""
     exact_w = np.where(kind == EXACT, weight, 0.0)
     fit_w = np.where((exact_w.sum(axis=1) >= 3)[:, None], exact_w, weight)
-    if start is not None and all(math.isfinite(v) for v in start):
-        slope0 = start[0] * scale
+    if start is not None and np.all(np.isfinite(start)):  # numbers, or one each per row
+        slope0 = np.asarray(start[0], float) * scale
         intercept0 = start[1] + start[0] * centre
     else:
         sw = fit_w.sum(axis=1)

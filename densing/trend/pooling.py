@@ -449,13 +449,14 @@ def point_densities(common: CommonTargets) -> tuple[np.ndarray, np.ndarray]:
 def _slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, weight: np.ndarray,
             start) -> np.ndarray:
     """Each reference's frontier slope in each draw, (R, K): draw k counts target i ``weight[k, i]`` times (the
-    family resample), every reference's draws solved together per reference."""
-    count = y.shape[0]
-    out = np.empty((count, y.shape[1]))
-    for r in range(count):
-        out[r] = rules.frontier_lines_weighted(rule, data["t"], y[r], kind[r], weight, data["labels"], quantile,
-                                               start=start[r])[:, 0]
-    return out
+    family resample), reference r's draws starting from its line ``start[r]`` (A, B); every reference's draws are
+    solved together, each row on its own."""
+    count, draws = y.shape[:2]
+    starts = np.repeat(np.asarray(start, float), draws, axis=0)
+    lines = rules.frontier_lines_weighted(rule, data["t"], y.reshape(count * draws, -1), kind.reshape(count * draws, -1),
+                                          np.tile(weight, (count, 1)), data["labels"], quantile,
+                                          start=(starts[:, 0], starts[:, 1]))
+    return np.ascontiguousarray(lines[:, 0]).reshape(count, draws)  # contiguous: numpy's dot adds it as before
 
 
 @dataclass(frozen=True)
@@ -559,8 +560,9 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     point = draws.point if draws is not None else _point(common, data)
     y0, kind0, delta0 = point
     count = len(common.inversions)
-    lines0 = [rules.frontier_line(rule, data["t"], y0[r, 0], kind0[r, 0], data["labels"], quantile) for r in range(count)]
-    points = np.array([line[0] for line in lines0])
+    lines0 = rules.frontier_lines_weighted(rule, data["t"], y0[:, 0], kind0[:, 0], np.ones(y0[:, 0].shape), data["labels"],
+                                           quantile)  # every reference's point line, (R, 2)
+    points = np.ascontiguousarray(lines0[:, 0])
     if not np.all(np.isfinite(points)):
         bad = [common.names[r] for r in range(count) if not math.isfinite(points[r])]
         raise FitError(f"{rule} frontier under {', '.join(bad)}: fewer than {MIN_POINTS} usable models "
@@ -594,10 +596,10 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     sds["reference"] = spread if n_boot_share else math.nan
     total = sum(v ** 2 for v in sds.values())
     shares = {s: (v ** 2 / total if total > 0 else math.nan) for s, v in sds.items()}
-    intercept = float(w @ np.array([line[1] for line in lines0]))
+    intercept = float(w @ np.ascontiguousarray(lines0[:, 1]))
     bare, bare_kind, _ = _point(common, data, ceilings=False)
-    without = float(w @ np.array([rules.frontier_line(rule, data["t"], bare[r, 0], bare_kind[r, 0], data["labels"],
-                                                      quantile)[0] for r in range(count)]))
+    without = float(w @ np.ascontiguousarray(rules.frontier_lines_weighted(
+        rule, data["t"], bare[:, 0], bare_kind[:, 0], np.ones(bare[:, 0].shape), data["labels"], quantile)[:, 0]))
     bounded = tuple(int(np.sum((kind0[r, 0] == LOWER) & (bare_kind[r, 0] == EXACT))) for r in range(count))
     return RowTrend(common, rule, pooled.slope, intercept, float(low), float(high), tuple(float(v) for v in points),
                     per_ref, tuple(float(v) for v in w), pooled, shares, sds, combined, int(n_boot - ok.size), n_boot,
@@ -619,9 +621,11 @@ def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind
     clusters = data["clusters"] if by == "family" else np.arange(len(labels))
     groups = int(clusters.max()) + 1 if clusters.size else 0
     weight = (clusters[None, :] != np.arange(groups)[:, None]).astype(float)  # (families, n): 0 on the left-out one
-    slopes = np.array([rules.frontier_lines_weighted(rule, data["t"], np.broadcast_to(y[r], weight.shape),
-                                                     np.broadcast_to(kind[r], weight.shape), weight, labels, quantile,
-                                                     start=starts[r])[:, 0] for r in range(y.shape[0])])
+    stack = np.repeat(np.arange(len(y)), groups)  # reference r's problems, one per left-out group, solved together
+    start = np.asarray(starts, float)[stack]
+    lines = rules.frontier_lines_weighted(rule, data["t"], y[stack], kind[stack], np.tile(weight, (len(y), 1)), labels,
+                                          quantile, start=(start[:, 0], start[:, 1]))
+    slopes = np.ascontiguousarray(lines[:, 0]).reshape(len(y), groups)
     names = [str((data["families"] if by == "family" else labels)[np.flatnonzero(clusters == g)[0]])
              for g in range(groups)]
     return pd.DataFrame({"family": names, "n_models": np.bincount(clusters, minlength=groups),

@@ -102,20 +102,13 @@ register(FrontierRule("envelope", "the paper's record-setters, OLS (bounds at th
                       legend="line through the record-setters (the paper's rule)"))
 
 
-def frontier_line(rule: str, t, y, kind, labels, quantile: float = 0.9) -> tuple[float, float]:
-    """(A per day, B) of one rule on the usable points (finite y and kind), each once: one row of
-    :func:`frontier_lines_weighted`; NaNs if unfittable (fewer than ``MIN_POINTS`` usable points, or one date)."""
-    t, y, kind = np.asarray(t, float), np.asarray(y, float), np.asarray(kind, float)
-    line = frontier_lines_weighted(rule, t, y[None], kind[None], np.ones((1, t.size)), np.asarray(labels), quantile)
-    return float(line[0, 0]), float(line[0, 1])
-
-
 def frontier_lines_weighted(rule: str, t: np.ndarray, y: np.ndarray, kind: np.ndarray, weight: np.ndarray,
                             labels: np.ndarray, quantile: float = 0.9, start: tuple[float, float] | None = None) -> np.ndarray:
     """The rule's lines of the rows of ``y`` (problems, n) over the points ``t`` and ``labels`` (n,), each point
     counted ``weight`` (problems, n) times — a bootstrap's resamples as counts, so the points are stacked once: shape
     (problems, 2). Usable points: finite y and kind, weight > 0; a row with fewer than ``MIN_POINTS`` of them (counted
-    with their weights) or one date gives NaNs. The rule's ``solve`` on the other rows."""
+    with their weights) or one date gives NaNs. The rule's ``solve`` on the other rows, from ``start`` (A, B) where
+    the rule takes one: numbers, or one each per row."""
     chosen = get(rule)
     y, kind, weight = np.asarray(y, float), np.asarray(kind, float), np.asarray(weight, float)
     usable = np.isfinite(y) & np.isfinite(kind) & (weight > 0)
@@ -127,6 +120,8 @@ def frontier_lines_weighted(rule: str, t: np.ndarray, y: np.ndarray, kind: np.nd
     rows = np.flatnonzero(fittable)
     if not rows.size:
         return out
+    if start is not None and np.ndim(start[0]):  # one start per row: the fittable rows' own
+        start = tuple(np.asarray(v, float)[rows] for v in start)
     out[rows] = chosen.solve(t, y[rows], kind[rows], counted[rows], np.asarray(labels), quantile, start)
     return out
 

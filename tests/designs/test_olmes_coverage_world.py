@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from densing.designs.olmes import mc_reference as mc
-from densing.trend import rules
 from densing.laws.bounds import EXACT
+from studies._planted import frontier_line
 from tools import olmes_mc_reference as build
 
 from tests.conftest import needs_olmo
@@ -36,7 +36,7 @@ def test_the_planted_frontiers_090_quantile_line_has_the_planted_slope(study, mo
     rng = np.random.default_rng(0)
     t = np.repeat(np.linspace(144.0, 747.0, 12), 50)  # the real targets' span of dates, many targets per date
     y = study.planted_log_rho(rng, "arc_challenge", months, t)
-    slope, intercept = rules.frontier_line("quantile", t, y, np.full(t.size, EXACT), np.arange(t.size).astype(str), 0.9)
+    slope, intercept = frontier_line("quantile", t, y, np.full(t.size, EXACT), np.arange(t.size).astype(str), 0.9)
     b, g = study.FRONTIER["arc_challenge"]
     assert slope == pytest.approx(study.slope_of(months), rel=0.1)
     assert slope * t.max() + intercept == pytest.approx(b - g * np.log(10 / 9), abs=0.25)

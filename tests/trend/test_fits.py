@@ -106,7 +106,7 @@ def test_the_quantile_rule_without_bounds_is_statsmodels_quantreg():
     """With no bound the censored quantile line is Koenker–Bassett's regression quantile: statsmodels' QuantReg."""
     import statsmodels.api as sm
 
-    from densing.trend import rules
+    from studies._planted import frontier_line
 
     rng = np.random.default_rng(7)
     for q in (0.5, 0.9):
@@ -114,4 +114,4 @@ def test_the_quantile_rule_without_bounds_is_statsmodels_quantreg():
         y = 0.8 * t + rng.standard_t(3, 90)
         reference = sm.QuantReg(y, sm.add_constant(t)).fit(q=q, max_iter=5000, p_tol=1e-10).params[1]
         labels = np.array([f"m{i}" for i in range(t.size)])
-        assert rules.frontier_line("quantile", t, y, np.zeros(t.size), labels, q)[0] == pytest.approx(reference, abs=1e-4)
+        assert frontier_line("quantile", t, y, np.zeros(t.size), labels, q)[0] == pytest.approx(reference, abs=1e-4)

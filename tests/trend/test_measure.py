@@ -193,12 +193,12 @@ def test_verdict_rows_repr_and_json_agree_on_status_and_interval(shipped):
 
 def test_api_and_cli_give_the_same_slope_for_the_same_rule(shipped):
     """One engine: the registry's rule on the measurement's points gives the measurement's slope."""
-    from densing.trend import rules
+    from studies._planted import frontier_line
 
     models = shipped.models
     for rule, result in shipped.rules.items():
-        slope, intercept = rules.frontier_line(rule, models["t"].to_numpy(float), models["log_density"].to_numpy(float),
-                                               models["bound"].to_numpy(float), models["model"].astype(str).to_numpy())
+        slope, intercept = frontier_line(rule, models["t"].to_numpy(float), models["log_density"].to_numpy(float),
+                                         models["bound"].to_numpy(float), models["model"].astype(str).to_numpy())
         # the points are the lead reference's: its own slope; the measurement's is the pooled (weighted) one
         assert slope == pytest.approx(result.reference_slopes[0], rel=1e-9)
         assert result.slope_per_day == pytest.approx(np.dot(result.reference_weights, result.reference_slopes), rel=1e-9)

@@ -265,8 +265,8 @@ def test_the_three_states_and_their_words():
 
 
 def test_leaving_a_family_out_is_the_pooled_line_without_its_targets():
-    from densing.trend import rules
     from densing.trend.uncertainty import from_row_trend
+    from studies._planted import frontier_line
 
     table = planted(5)
     chosen = pooling.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB")], since=None)
@@ -275,8 +275,8 @@ def test_leaving_a_family_out_is_the_pooled_line_without_its_targets():
     frame = chosen.frame
     family = frame["family"].iloc[-1]
     keep = (frame["family"] != family).to_numpy()
-    alone = [rules.frontier_line("quantile", frame["t"].to_numpy(float)[keep], row.y0[r][keep], row.kind0[r][keep],
-                                 frame["model"].astype(str).to_numpy()[keep], 0.9)[0] for r in range(2)]
+    alone = [frontier_line("quantile", frame["t"].to_numpy(float)[keep], row.y0[r][keep], row.kind0[r][keep],
+                           frame["model"].astype(str).to_numpy()[keep], 0.9)[0] for r in range(2)]
     assert influence.loc[family, "slope_per_day"] == pytest.approx(float(np.dot(row.weights, alone)), rel=1e-9)
     assert influence["n_models"].sum() == len(frame)
     result = from_row_trend(row)

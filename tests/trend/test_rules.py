@@ -11,6 +11,7 @@ import densing
 from densing.errors import InputError
 from densing.trend import rules
 from densing.trend.rules import FrontierRule
+from studies._planted import frontier_line
 from tests.trend.test_doubling import LN2, planted_law, planted_scores
 
 
@@ -114,6 +115,6 @@ def test_the_mean_rules_point_line_is_tobit_lines_optimum():
     y = 0.004 * t - 2 + 0.4 * rng.standard_normal(t.size)
     kind = rng.choice([0.0, 0.0, 1.0, -1.0], size=t.size)
     labels = np.array([f"m{i}" for i in range(t.size)])
-    slope, intercept = rules.frontier_line("all", t, y, kind, labels)
+    slope, intercept = frontier_line("all", t, y, kind, labels)
     expected = tobit_line(t, y, kind.astype(int))
     assert (slope, intercept) == pytest.approx(expected[:2], rel=1e-6, abs=1e-9)

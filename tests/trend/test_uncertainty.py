@@ -17,7 +17,7 @@ import pytest
 from densing.errors import FitError, InputError
 from densing.laws import forms
 from densing.laws.reference_fit import ReferenceFit
-from densing.trend import rules
+from studies._planted import frontier_line
 from densing.laws.bounds import EXACT
 from densing.constants import DAYS_PER_MONTH
 from densing.trend.uncertainty import TrendUncertainty, observed_trend, trend_uncertainty
@@ -62,20 +62,20 @@ def test_a_rules_line_recovers_a_planted_line(rule):
     t = np.sort(rng.uniform(0, 600, 80))
     y = SLOPE * t - 1.0 - np.abs(rng.normal(0, 0.5, 80))
     kind, labels = np.full(80, EXACT, float), np.array([f"m{i}" for i in range(80)])
-    assert rules.frontier_line(rule, t, y, kind, labels)[0] == pytest.approx(SLOPE, rel=0.25)
-    exact = rules.frontier_line(rule, t, SLOPE * t - 1.0, kind, labels)[0]  # every point on the line
+    assert frontier_line(rule, t, y, kind, labels)[0] == pytest.approx(SLOPE, rel=0.25)
+    exact = frontier_line(rule, t, SLOPE * t - 1.0, kind, labels)[0]  # every point on the line
     assert exact == pytest.approx(SLOPE, rel=1e-3)
     found = observed_trend(t, y, kind, labels, rule=rule, n_boot=100)  # the engine on the values themselves
-    assert found.slope_per_day == rules.frontier_line(rule, t, y, kind, labels)[0]
+    assert found.slope_per_day == frontier_line(rule, t, y, kind, labels)[0]
     assert found.slope_ci_low <= found.slope_per_day <= found.slope_ci_high
 
 
 def test_a_rules_line_is_nan_on_too_few_points_or_one_date():
     kind, labels = np.full(2, EXACT, float), np.array(["a", "b"])
-    assert math.isnan(rules.frontier_line("all", np.array([0.0, 1.0]), np.array([0.0, 1.0]), kind, labels)[0])
+    assert math.isnan(frontier_line("all", np.array([0.0, 1.0]), np.array([0.0, 1.0]), kind, labels)[0])
     same_day = np.zeros(5)
-    assert math.isnan(rules.frontier_line("all", same_day, np.arange(5.0), np.full(5, EXACT, float),
-                                          np.array(list("abcde")))[0])
+    assert math.isnan(frontier_line("all", same_day, np.arange(5.0), np.full(5, EXACT, float),
+                                    np.array(list("abcde")))[0])
 
 
 # --- the interval on planted data ----------------------------------------------------------------
