@@ -183,11 +183,12 @@ def censored_quantile_lines_weighted(t, y, kind, weight, quantile: float = 0.9, 
     for _ in range(MAX_PIVOTS):
         if not live.size:
             break
-        if parts is None:
+        if parts is None:  # the rows still walking: their values, the points that do not count, costs and scales
             parts = (y[live], ~valid[live], above[live], below[live], -below[live], tuple(v[live] for v in scale))
-        part_t = t if shared else t[live]
-        a, b, other = _rotate(part_t, parts[0], parts[2], parts[3], parts[1], pivot[live])
-        value, optimal = _cost_and_check(part_t, parts[0], parts[2], parts[4], a, b, pivot[live], other, parts[5])
+        y_l, out_l, above_l, below_l, negated_l, scale_l = parts
+        t_l = t if shared else t[live]
+        a, b, other = _rotate(t_l, y_l, above_l, below_l, out_l, pivot[live])
+        value, optimal = _cost_and_check(t_l, y_l, above_l, negated_l, a, b, pivot[live], other, scale_l)
         previous = best[live]
         with np.errstate(invalid="ignore"):
             better = np.isfinite(a) & (value < np.where(np.isfinite(previous), previous - 1e-12 * np.abs(previous), np.inf))

@@ -453,9 +453,9 @@ def _slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndar
     solved together, each row on its own."""
     count, draws = y.shape[:2]
     starts = np.repeat(np.asarray(start, float), draws, axis=0)
-    lines = rules.frontier_lines_weighted(rule, data["t"], y.reshape(count * draws, -1), kind.reshape(count * draws, -1),
-                                          np.tile(weight, (count, 1)), data["labels"], quantile,
-                                          start=(starts[:, 0], starts[:, 1]))
+    lines = rules.frontier_lines_weighted(rule, data["t"], y.reshape(count * draws, -1),
+                                          kind.reshape(count * draws, -1), np.tile(weight, (count, 1)), data["labels"],
+                                          quantile, start=(starts[:, 0], starts[:, 1]))
     return np.ascontiguousarray(lines[:, 0]).reshape(count, draws)  # contiguous: numpy's dot adds it as before
 
 
@@ -560,8 +560,8 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     point = draws.point if draws is not None else _point(common, data)
     y0, kind0, delta0 = point
     count = len(common.inversions)
-    lines0 = rules.frontier_lines_weighted(rule, data["t"], y0[:, 0], kind0[:, 0], np.ones(y0[:, 0].shape), data["labels"],
-                                           quantile)  # every reference's point line, (R, 2)
+    lines0 = rules.frontier_lines_weighted(rule, data["t"], y0[:, 0], kind0[:, 0], np.ones(y0[:, 0].shape),
+                                           data["labels"], quantile)  # every reference's point line, (R, 2)
     points = np.ascontiguousarray(lines0[:, 0])
     if not np.all(np.isfinite(points)):
         bad = [common.names[r] for r in range(count) if not math.isfinite(points[r])]
@@ -621,11 +621,9 @@ def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind
     clusters = data["clusters"] if by == "family" else np.arange(len(labels))
     groups = int(clusters.max()) + 1 if clusters.size else 0
     weight = (clusters[None, :] != np.arange(groups)[:, None]).astype(float)  # (families, n): 0 on the left-out one
-    stack = np.repeat(np.arange(len(y)), groups)  # reference r's problems, one per left-out group, solved together
-    start = np.asarray(starts, float)[stack]
-    lines = rules.frontier_lines_weighted(rule, data["t"], y[stack], kind[stack], np.tile(weight, (len(y), 1)), labels,
-                                          quantile, start=(start[:, 0], start[:, 1]))
-    slopes = np.ascontiguousarray(lines[:, 0]).reshape(len(y), groups)
+    problems = (len(y), groups, y.shape[1])  # reference r's points once per left-out group, solved together
+    slopes = _slopes(rule, quantile, data, np.broadcast_to(y[:, None], problems),
+                     np.broadcast_to(kind[:, None], problems), weight, starts)
     names = [str((data["families"] if by == "family" else labels)[np.flatnonzero(clusters == g)[0]])
              for g in range(groups)]
     return pd.DataFrame({"family": names, "n_models": np.bincount(clusters, minlength=groups),

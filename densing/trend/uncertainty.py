@@ -148,20 +148,22 @@ class TrendUncertainty(Result):
         """"measured", "bounded" or "not measured": the status's first words ("" where no status was judged)."""
         return self.status.split(":")[0]
 
+    def _by_move(self) -> list:
+        """The leave-one-family-out items, the largest move first (a removal that leaves no rising line, an infinite
+        or undefined estimate, moves most; equal moves in the items' order)."""
+        return sorted(self.influence, key=lambda item: -(abs(item.move_months) if not math.isnan(item.move_months)
+                                                         else math.inf))
+
     def largest_influence(self):
         """The leave-one-family-out item whose removal moves the estimate most (the first row of
-        :meth:`influence_frame`; a removal that leaves no rising line moves most), or None without one."""
-        moves = [math.inf if math.isnan(item.move_months) else abs(item.move_months) for item in self.influence]
-        return self.influence[moves.index(max(moves))] if moves else None
+        :meth:`influence_frame`), or None without one."""
+        return self._by_move()[0] if self.influence else None
 
     def influence_frame(self) -> pd.DataFrame:
         """The leave-one-family-out table as a DataFrame, the largest move first."""
         columns = ["family", "n_models", "doubling_time_months", "move_months"]
-        frame = pd.DataFrame([[getattr(item, c) for c in columns] for item in self.influence], columns=columns)
-        frame = frame.astype({"n_models": int, "doubling_time_months": float, "move_months": float})
-        # the largest move first; a removal that leaves no rising line (an infinite or undefined estimate) moves most
-        order = np.argsort(-np.nan_to_num(np.abs(frame["move_months"].to_numpy()), nan=np.inf), kind="stable")
-        return frame.iloc[order].reset_index(drop=True)
+        frame = pd.DataFrame([[getattr(item, c) for c in columns] for item in self._by_move()], columns=columns)
+        return frame.astype({"n_models": int, "doubling_time_months": float, "move_months": float})
 
     @property
     def legend(self) -> str:
