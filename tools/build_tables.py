@@ -4,6 +4,7 @@
         --corrections results/corrections.csv --active-params results/active_params.csv --out results/public_models.csv
     python tools/build_tables.py swallow --source ../shared/data/swallow --curated results/swallow \\
         --dates results/release_dates.csv --out results/swallow
+    python tools/build_tables.py openllm-v2 --out results/openllm_v2
     python tools/build_tables.py candidates --results results/public_models.csv --fits-dir reference_fits
     python tools/build_tables.py protocol --out results/swallow/trend
     python tools/build_tables.py mc-reference --data ../shared/data/olmo_ladder --fits-dir reference_fits \\
@@ -59,6 +60,21 @@ def swallow(args) -> int:
     outputs = build_swallow(args.source, args.curated, args.dates)
     written = write_swallow(outputs, args.out)
     for path, (_, frame) in zip(written, outputs.items()):
+        print(f"wrote {path}: {len(frame)} rows", file=sys.stderr)
+    return 0
+
+
+def openllm_v2(args) -> int:
+    """The Open LLM Leaderboard v2's official pretrained base models (:mod:`tools.openllm_v2_table.build`): with --raw,
+    the shipped extract made anew from the whole contents file first; build and write every output; one line per
+    file on stderr."""
+    from tools.openllm_v2_table.build import EXTRACT, build_openllm_v2, extract, write_openllm_v2
+
+    source = Path(args.out) / EXTRACT
+    if args.raw:
+        print(f"wrote {source}: {extract(args.raw, source)} official rows", file=sys.stderr)
+    outputs = build_openllm_v2(source, Path(args.out) / "curated.csv", args.public, args.obsscaling_v2)
+    for path, (_, frame) in zip(write_openllm_v2(outputs, args.out), outputs.items()):
         print(f"wrote {path}: {len(frame)} rows", file=sys.stderr)
     return 0
 
@@ -493,6 +509,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--curated", required=True, help="folder with lineage.csv, params.csv, tokens.csv")
     p.add_argument("--dates", required=True, help="the house's release_dates.csv")
     p.add_argument("--out", required=True, help="output folder (files written atomically)")
+
+    p = command("openllm-v2", openllm_v2)
+    p.add_argument("--out", default=str(paths.RESULTS / "openllm_v2"),
+                   help="the table's folder: curated.csv and the extract are read there, the outputs written there")
+    p.add_argument("--raw", default=None, help="the whole csv/huggingface_v2.csv (checked by its SHA-256): make the "
+                   "extract anew from it")
+    p.add_argument("--public", default=str(paths.RESULTS / "public_models.csv"))
+    p.add_argument("--obsscaling-v2", default=str(paths.RESULTS / "obsscaling" / "base_llm_leaderboard_v2_eval.csv"))
 
     p = command("candidates", candidates)
     p.add_argument("--results", default=str(paths.RESULTS / "public_models.csv"))

@@ -7,6 +7,7 @@ before it reaches the page, in tables and in figure hover text alike, so a model
 from __future__ import annotations
 
 import html
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -14,6 +15,7 @@ import pandas as pd
 from plotly.offline import get_plotlyjs
 
 from densing.display import frame_columns
+from densing.numbers import format_months
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#fafbfc}
@@ -119,3 +121,35 @@ def page(title: str, subtitle: str, sections: list[Section], footer: str) -> str
         f"<body><main><h1>{esc(title)}</h1><p class=\"sub\">{esc(subtitle)}</p>{''.join(body)}"
         f"<footer>{footer}</footer></main></body></html>\n"
     )
+
+
+# -- a stored record's rows (months and 95% intervals as JSON writes them) --------------------------------------
+
+def months_words(months, low, high) -> str:
+    """'months [low–high]' of a record (JSON writes an infinite doubling time, no trend, as null): '∞' for null."""
+    if months is None and low is None and high is None:
+        return "—"  # no line was fitted
+    words = lambda v: "∞" if v is None else format_months(v)  # noqa: E731
+    return f"{words(months)} [{words(low) if low is not None else '0'}–{words(high)}]"
+
+
+def record_cell(row: dict | None) -> str:
+    """'months [low–high]' of a row, '(estimate)' after it where a check fails; 'not measured' with no interval."""
+    if not row:
+        return "—"
+    months, low, high = (row.get(k) for k in ("months", "ci_low", "ci_high"))
+    if low is None and (months is None or not math.isfinite(months)):
+        return "not measured"
+    return months_words(months, low, high) + ("" if row.get("status") == "measured" else " (estimate)")
+
+
+def record_agreement(a: dict | None, b: dict | None) -> str:
+    """Whether two rows' 95% intervals overlap, in words."""
+    def ends(row):
+        if not row or row.get("ci_low") is None:
+            return None
+        return (row.get("ci_low") or 0.0, row.get("ci_high") if row.get("ci_high") is not None else math.inf)
+    x, y = ends(a), ends(b)
+    if x is None or y is None:
+        return "cannot be compared (a row has no interval)"
+    return "intervals overlap" if x[0] <= y[1] and y[0] <= x[1] else "intervals do not overlap"

@@ -7,7 +7,6 @@ out the section.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -15,8 +14,7 @@ from typing import ClassVar
 import pandas as pd
 
 from densing import paths
-from densing.numbers import format_months
-from densing.report.html import Section, esc, table_html
+from densing.report.html import Section, esc, months_words, record_agreement, record_cell, table_html
 
 #: The Swallow leaderboard's stored rows (:mod:`densing.trend.protocol`'s records) and the command that makes them.
 PROTOCOL_RECORDS = paths.RESULTS / "swallow" / "trend"
@@ -80,36 +78,6 @@ FORECAST_COLUMNS = (("cutoff", ("cutoff",)), ("early months", ("early_window_mon
                     ("above the band's upper edge", ("above_band_high",)), ("verdict", ("verdict",)))
 
 
-def months_words(months, low, high) -> str:
-    """'months [low–high]' of a record (JSON writes an infinite doubling time, no trend, as null): '∞' for null."""
-    if months is None and low is None and high is None:
-        return "—"  # no line was fitted
-    words = lambda v: "∞" if v is None else format_months(v)  # noqa: E731
-    return f"{words(months)} [{words(low) if low is not None else '0'}–{words(high)}]"
-
-
-def _cell(row: dict | None) -> str:
-    """'months [low–high]' of a row, '(estimate)' after it where a check fails; 'not measured' with no interval."""
-    if not row:
-        return "—"
-    months, low, high = (row.get(k) for k in ("months", "ci_low", "ci_high"))
-    if low is None and (months is None or not math.isfinite(months)):
-        return "not measured"
-    return months_words(months, low, high) + ("" if row.get("status") == "measured" else " (estimate)")
-
-
-def _agreement(a: dict | None, b: dict | None) -> str:
-    """Whether two rows' 95% intervals overlap, in words."""
-    def ends(row):
-        if not row or row.get("ci_low") is None:
-            return None
-        return (row.get("ci_low") or 0.0, row.get("ci_high") if row.get("ci_high") is not None else math.inf)
-    x, y = ends(a), ends(b)
-    if x is None or y is None:
-        return "cannot be compared (a row has no interval)"
-    return "intervals overlap" if x[0] <= y[1] and y[0] <= x[1] else "intervals do not overlap"
-
-
 def protocol_comparison(records: dict, public_rows: pd.DataFrame) -> pd.DataFrame:
     """One row per capability of :data:`PROTOCOL_PAIRS`: the public table's months [95% CI], each Swallow record's,
     the Swallow references' own months, and whether the public and the 2025-06 intervals overlap."""
@@ -117,12 +85,12 @@ def protocol_comparison(records: dict, public_rows: pd.DataFrame) -> pd.DataFram
     by = {stem: {r["row"]: r for r in rec["rows"]} for stem, rec in records.items()}
     rows = []
     for left, right, label in PROTOCOL_PAIRS:
-        rows.append({"row": label, "public table (leaderboard protocol)": _cell(public.get(left)),
-                     "Swallow 2025-06 (the paper's protocol)": _cell(by["swallow"].get(right)),
+        rows.append({"row": label, "public table (leaderboard protocol)": record_cell(public.get(left)),
+                     "Swallow 2025-06 (the paper's protocol)": record_cell(by["swallow"].get(right)),
                      "its references (own months)": (by["swallow"].get(right) or {}).get("each_reference_months", ""),
-                     "without continual pre-training": _cell(by.get("swallow_without_continual", {}).get(right)),
-                     "Swallow 2026-05 (later protocol)": _cell(by.get("swallow_2026", {}).get(right)),
-                     "public vs Swallow 2025-06": _agreement(public.get(left), by["swallow"].get(right))})
+                     "without continual pre-training": record_cell(by.get("swallow_without_continual", {}).get(right)),
+                     "Swallow 2026-05 (later protocol)": record_cell(by.get("swallow_2026", {}).get(right)),
+                     "public vs Swallow 2025-06": record_agreement(public.get(left), by["swallow"].get(right))})
     return pd.DataFrame(rows)
 
 

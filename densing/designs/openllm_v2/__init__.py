@@ -1,0 +1,42 @@
+"""The Open LLM Leaderboard v2's official pretrained base models as a second, independent target table.
+
+The table (``results/openllm_v2/openllm_v2_2025-03.csv``, built by ``python tools/build_tables.py openllm-v2``:
+:mod:`tools.openllm_v2_table`) holds every official provider's pretrained base model of the leaderboard's v2
+contents, scored by one harness (lm-evaluation-harness as the leaderboard ran it: BBH 3-shot, MATH level 5 4-shot,
+MMLU-Pro 5-shot, GPQA, MuSR, IFEval) until the leaderboard closed in March 2025. It is one registered target table
+(:data:`densing.registry.TABLES`), ``openllm_v2``, whose first set is the v2-native row (MMLU-Pro + BBH + MATH-hard),
+declared in ``results/openllm_v2/DECLARATION.md`` before the table or any result on it existed; ``densing trend
+--table openllm_v2 --by benchmark`` measures it through the same engine and reference rule as the public table.
+The report shows its stored record (``results/openllm_v2/trend.json``) beside the public table's headline
+(:mod:`.report`).
+"""
+from __future__ import annotations
+
+from densing import registry
+from densing.paths import RESULTS
+from densing.registry import DESIGNS, SecondDesign, TrendTable, lazy
+
+#: The forecast check's cutoff: half a year before the table's last models (the declaration's).
+CUTOFF = "2024-09-30"
+#: The v2-native set: the name and benchmarks every table that holds them measures it under.
+V2_NATIVE = ("v2_native", "v2-native set (MMLU-Pro, BBH, MATH-hard)", ("mmlu_pro", "leaderboard_bbh", "math_hard"))
+_BENCHMARKS = ("leaderboard_bbh", "math_hard", "mmlu_pro", "gpqa", "musr")
+
+registry.register_table(TrendTable(
+    "openllm_v2", RESULTS / "openllm_v2" / "openllm_v2_2025-03.csv",
+    "the Open LLM Leaderboard v2's official base models (one harness, models to 2025-03)",
+    candidates=_BENCHMARKS, sets={V2_NATIVE[0]: V2_NATIVE[1:]},
+    budget_benchmarks=V2_NATIVE[2], budget_sets=(V2_NATIVE[0],),
+    paper_mapping={
+        "MMLU": "missing: MMLU-Pro (5-shot, ten options) stands in the v2-native set",
+        "BBH": "leaderboard_bbh (multiple choice, 3-shot)",
+        "MATH": "math_hard (MATH level 5, 4-shot)",
+        "HumanEval": "missing: not on the leaderboard",
+        "MBPP": "missing: not on the leaderboard",
+    },
+    cutoff=CUTOFF))
+
+DESIGNS.register("openllm_v2", SecondDesign(
+    "openllm_v2", "the Open LLM Leaderboard v2's official base models (--table openllm_v2)", None, None,
+    lazy("densing.designs.openllm_v2.report", "section", 3), lazy("densing.designs.openllm_v2.report", "render", 1),
+    rank=5))

@@ -1,0 +1,1 @@
+"""The Open LLM Leaderboard v2's official pretrained base models as a target table (:mod:`.build`)."""
