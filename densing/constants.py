@@ -33,8 +33,11 @@ NAMED_MODELS = (
 MEASURED, BOUNDED, NOT_MEASURED = "measured", "bounded", "not measured"
 #: The level of the heterogeneity test, the one gate: references "disagree" when Cochran's Q's p-value is below it.
 HETEROGENEITY_ALPHA = 0.05
-#: An interval end is determined when its 95% Monte Carlo range spans at most this fraction of it (step 5).
+#: A determined interval end whose 95% Monte Carlo range spans more than this fraction of it is reported with that
+#: range (densing.trend.pooling, step 5): a precision statement, not a state.
 END_STABILITY = 0.25
+#: The most draws a judged row doubles to while an end's sign is undecided (600 → 1,200 → 2,400 → 4,800; step 5).
+DRAWS_CAP = 4800
 #: A score this many standard errors or less below its benchmark's cap is at the reference's ceiling (step 3).
 CEILING_STDERRS = 2.0
 #: The statuses of a check (densing.trend.checks); a finding that gates nothing is "reported".

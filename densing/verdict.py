@@ -14,6 +14,7 @@ import pandas as pd
 from densing.constants import (
     BOUNDED,
     CEILING_STDERRS,
+    END_STABILITY,
     HETEROGENEITY_ALPHA,
     MAX_SENSITIVITY_RATIO,
     MEASURED,
@@ -39,9 +40,33 @@ def heterogeneity_words(result) -> str:
             f"I² = {result.i_squared:.0%}, τ = {format_number(tau)} in ln ρ per year")
 
 
+def row_state(result) -> str:
+    """A row's state (:mod:`densing.trend.pooling`, step 6) from its numbers: *not measured* when the heterogeneity
+    test rejects one common slope or neither end of the interval is determined, *measured* when both are, *bounded*
+    when one is."""
+    if result.heterogeneity_df > 0 and result.heterogeneity_p < HETEROGENEITY_ALPHA:
+        return NOT_MEASURED
+    low, high = result.low_determined, result.high_determined
+    return MEASURED if low and high else BOUNDED if low or high else NOT_MEASURED
+
+
+def fold(result) -> str:
+    """How wide a measured interval is: its ratio high/low, "2.3-fold" (months high over months low)."""
+    ratio = result.doubling_time_months_ci_high / result.doubling_time_months_ci_low
+    return f"{format_number(ratio, '.2g') if ratio < 100 else format_number(ratio, '.0f')}-fold"
+
+
+def _open_why(result, end: str) -> str:
+    """Why an end is not determined (step 5): undecided at the draws used, or its interval reaches a zero slope."""
+    if getattr(result, f"{end}_undecided", False):
+        return f"undecided at {result.n_boot:,} draws"
+    return "its interval reaches a zero slope"
+
+
 def status_words(result) -> str:
     """A row's one status (module docstring, step 6) from its :class:`~densing.trend.uncertainty.TrendUncertainty`:
-    "measured" (both ends of the interval determined), "bounded: " and which end is not determined, or
+    "measured, 2.3-fold" (both ends of the interval determined, and the interval's ratio high/low), "bounded: " and
+    which end is not determined and why (its interval reaches a zero slope, or undecided at the draws used), or
     "not measured: " and every reason — the heterogeneity test (the one gate: saturation, conditioning and size
     confounding fire in more than 10% of the planted worlds where the estimate is right,
     studies/gate_calibration.results.txt, so they are findings shown beside the number) rejects one common slope, or
@@ -53,36 +78,44 @@ def status_words(result) -> str:
                        f"on {result.heterogeneity_df} df, p = {format_number(result.heterogeneity_p)}; {own} months)")
     low, high = result.low_determined, result.high_determined
     if not (low or high):
-        reasons.append("neither end of its interval is determined" if result.slope_ci_low > 0 else
-                       "its interval reaches a zero slope and its lower end is not determined")
+        reasons.append(f"neither end of its interval is determined ({_open_why(result, 'low')})"
+                       if result.low_undecided else f"neither end of its interval is determined ({_open_why(result, 'high')})")
     if reasons:
         return f"{NOT_MEASURED}: " + "; ".join(reasons)
     if low and high:
-        return MEASURED
+        return f"{MEASURED}, {fold(result)}"
     if low:
-        # the range's near edge ("beyond X months") is the row's ci_high_beyond and the verdict's, not the status's:
-        # one status, the same words, on every row it fits
-        why = ("its interval reaches a zero slope" if not result.slope_ci_low > 0 else
-               "it moves with the Monte Carlo draws")
-        return f"{BOUNDED}: the upper end is not determined ({why})"
-    return f"{BOUNDED}: the lower end is not determined (it moves with the Monte Carlo draws)"
+        return f"{BOUNDED}: the upper end is not determined ({_open_why(result, 'high')})"
+    return f"{BOUNDED}: the lower end is not determined ({_open_why(result, 'low')})"
 
 
 def _m(months: float) -> str:
     return format_months(months) if math.isfinite(months) else "∞"
 
 
+def precision_words(result, end: str) -> str:
+    """A determined end's Monte Carlo range where it spans more than :data:`~densing.constants.END_STABILITY` of the
+    end (step 5: a precision, never hidden), " (Monte Carlo range 9.2–16.8)"; "" otherwise."""
+    value = result.doubling_time_months_ci_low if end == "low" else result.doubling_time_months_ci_high
+    a, b = getattr(result, f"months_{end}_mc_low"), getattr(result, f"months_{end}_mc_high")
+    if not getattr(result, f"{end}_determined") or not b - a > END_STABILITY * value:
+        return ""
+    return f" (Monte Carlo range {_m(a)}–{_m(b)})"
+
+
 def determined_words(result) -> str:
     """What the draws determine, in words: "3.61 months [95% CI 2.59–5.1]" (both ends), "3.61 months, at least 2.59
-    at 95%; the upper end not determined" (one), or the estimate and its interval, "neither end determined"."""
+    at 95%; the upper end not determined" (one), or the estimate and its interval, "neither end determined"; a
+    determined end with a wide Monte Carlo range carries it (:func:`precision_words`)."""
     est, low, high = result.doubling_time_months, result.doubling_time_months_ci_low, result.doubling_time_months_ci_high
     level = f"{result.level:.0%}"
+    lo, hi = precision_words(result, "low"), precision_words(result, "high")
     if result.low_determined and result.high_determined:
-        return f"{_m(est)} months [{level} CI {_m(low)}–{_m(high)}]"
+        return f"{_m(est)} months [{level} CI {_m(low)}{lo}–{_m(high)}{hi}]"
     if result.low_determined:
-        return f"{_m(est)} months, at least {_m(low)} at {level}; the upper end not determined"
+        return f"{_m(est)} months, at least {_m(low)}{lo} at {level}; the upper end not determined"
     if result.high_determined:
-        return f"{_m(est)} months, at most {_m(high)} at {level}; the lower end not determined"
+        return f"{_m(est)} months, at most {_m(high)}{hi} at {level}; the lower end not determined"
     return f"{_m(est)} months [{level} CI {_m(low)}–{_m(high)}]; neither end determined"
 
 
@@ -141,25 +174,26 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
     paper = PAPER["doubling_time_months"]
     est = format_months(head.doubling_time_months)
     low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
-    interval = f"95% CI {format_months(low)}–{format_months(high)}"
+    interval = f"95% CI {format_months(low)}{precision_words(head, 'low')}–{format_months(high)}{precision_words(head, 'high')}"
     where = f"on the {label} of {table_words}, against {refs}"
-    state = status.split(":")[0]
+    state = row_state(head)
     if missing:
         return (f"Doubling time not measured on the {missing[0][1]}: {missing[0][2]}. On the {label} of {table_words}, "
                 f"against {refs}: {est} months ({interval}), {status}; the paper reports {paper} months.")
     if state == MEASURED:
         inside = "inside" if low <= paper <= high else "outside"
-        return (f"Capacity density doubles every {est} months ({interval}) {where}; the paper's {paper} months lies "
-                f"{inside} the interval." + _influence_words(head, always=False))
+        return (f"Capacity density doubles every {est} months ({interval}; {fold(head)}) {where}; the paper's {paper} "
+                f"months lies {inside} the interval." + _influence_words(head, always=False))
     if state == BOUNDED:
         if head.low_determined:
             beyond = head.months_high_mc_low
             open_end = ("the upper end is not determined"
-                        + (f" (beyond {format_months(beyond)} months)" if math.isfinite(beyond) else
-                           " (the draws reach a zero slope)"))
-            ends = f"at least {format_months(low)} months at 95%; {open_end}"
+                        + (f" (beyond {format_months(beyond)} months; {_open_why(head, 'high')})" if math.isfinite(beyond)
+                           else " (the draws reach a zero slope)"))
+            ends = f"at least {format_months(low)}{precision_words(head, 'low')} months at 95%; {open_end}"
         else:
-            ends = f"at most {format_months(high)} months at 95%; the lower end is not determined"
+            ends = (f"at most {format_months(high)}{precision_words(head, 'high')} months at 95%; the lower end is not "
+                    "determined")
         return (f"Capacity density doubles every {est} months {where}: {ends}." + _influence_words(head, always=True)
                 + f" The paper reports {paper} months.")
     return (f"Doubling time not measured {where}: {status.removeprefix('not measured: ')}. The estimate, {est} months "
@@ -281,9 +315,11 @@ def row_record(row) -> dict:
             f"{k.split(':')[0]} {_m(v)} [{_m(lo)}–{_m(hi)}]"
             for (k, v), lo, hi in zip(own.items(), r.reference_months_low or [math.nan] * len(own),
                                       r.reference_months_high or [math.nan] * len(own))) if r is not None else "",
-        "state": (r.state if r is not None and r.state else row.status.split(":")[0]),
+        "state": r.state if r is not None and r.state else NOT_MEASURED,
         "low_determined": of("low_determined", False), "high_determined": of("high_determined", False),
-        "ci_high_beyond": of("months_high_mc_low"), "n_ceiling_bounds": of("n_ceiling_bounds", 0),
+        "ci_high_beyond": of("months_high_mc_low"), "n_draws": of("n_boot", 0),
+        "precision": (precision_words(r, "low") + precision_words(r, "high")).strip() if r is not None else "",
+        "n_ceiling_bounds": of("n_ceiling_bounds", 0),
         "months_without_ceilings": of("months_without_ceilings"),
         "most_influential_family": str(top.family) if top is not None else "",
         "months_without_it": float(top.doubling_time_months) if top is not None else math.nan,

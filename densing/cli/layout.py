@@ -232,8 +232,9 @@ DETAIL_HELP = "Print everything: the explanation, every table and every note (th
 
 
 def state_of(status: str) -> str:
-    """A status's state, the words before its first ``:`` (``"not measured: …"`` → ``"not measured"``)."""
-    return str(status).split(":", 1)[0].strip()
+    """A status's state, the words before its first ``:`` or ``,`` (``"not measured: …"`` → ``"not measured"``,
+    ``"measured, 2.3-fold"`` → ``"measured"``)."""
+    return str(status).split(":", 1)[0].split(",", 1)[0].strip()
 
 
 def short_statuses(statuses) -> tuple[list[str], list[str]]:

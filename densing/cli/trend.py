@@ -10,7 +10,7 @@ import typer
 
 from densing import paths, registry
 from densing.cli.layout import (DETAIL_HELP, ROW_TOGETHER, browser_lines, closing, command_words, counted,
-                                short_statuses, state_of)
+                                short_statuses)
 from densing.cli.output import FORMAT_HELP, SEED_HELP, Format, d0_option, print_document, print_frame, print_text
 from densing.constants import DEFAULT_EPOCH, PAPER
 from densing.errors import InputError
@@ -201,7 +201,7 @@ def _closing(result) -> str:
     """The last line of ``densing trend``: the headline rule's doubling time with its interval and state, beside the
     paper's (:func:`densing.cli.layout.closing`: within the terminal's width)."""
     head = result.rules.get(result.headline_rule)
-    state = state_of(result.status) or "not measured"
+    state = result.state
     if head is None:
         return closing([f"Doubling time: no estimate ({state}; the verdict above says why)"])
     est, low, high = head.doubling_time_months, head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
@@ -213,7 +213,8 @@ def _closing(result) -> str:
         phrase = f"{format_months(est)} months (95% CI {format_months(low)}–{format_months(high)})"
     else:
         phrase = "no estimate"
-    return closing([f"Doubling time: {phrase}, {state}", f"paper: {PAPER['doubling_time_months']} months"])
+    shown = result.status if state == "measured" else state  # measured: its interval's ratio high/low beside it
+    return closing([f"Doubling time: {phrase}, {shown}", f"paper: {PAPER['doubling_time_months']} months"])
 
 
 def _order_break_lines(result) -> list[str]:

@@ -140,7 +140,8 @@ def record_cell(row: dict | None) -> str:
     months, low, high = (row.get(k) for k in ("months", "ci_low", "ci_high"))
     if low is None and (months is None or not math.isfinite(months)):
         return "not measured"
-    return months_words(months, low, high) + ("" if row.get("status") == "measured" else " (estimate)")
+    measured = row.get("state", str(row.get("status", "")).split(",")[0]) == "measured"  # a record without "state"
+    return months_words(months, low, high) + ("" if measured else " (estimate)")
 
 
 def record_agreement(a: dict | None, b: dict | None) -> str:

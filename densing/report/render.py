@@ -88,8 +88,7 @@ def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None) -> st
     head = measured.rules[measured.headline_rule]
     ours = (f"{format_months(head.doubling_time_months)} months "
             f"[{format_months(head.doubling_time_months_ci_low)}–{format_months(head.doubling_time_months_ci_high)}]")
-    status = measured.status
-    state = status.split(":")[0]
+    status, state = measured.status, measured.state
     label = {"measured": "", "bounded": " (one end determined)"}.get(state, " (an estimate)")
     cross = measured.cross_check() if cross is None else cross
     row = cross[cross["row"] == (measured.set_rows[0].name if measured.set_rows else "")] if len(cross) else cross
@@ -118,7 +117,7 @@ def _density(s: m.DensitySection) -> Section:
     line = measured.rules.get(frontier)  # the measurement's own line (slope, intercept, interval, frontier points)
     checks = ("checks: " + " · ".join(f"{c.name.replace('_', ' ')} {c.status}" for c in measured.checks)
               + {"measured": "", "bounded": " — one end of the slope's interval is determined (bounded)"}.get(
-                  measured.status.split(":")[0], " — the line is an estimate, not a measurement"))
+                  measured.state, " — the line is an estimate, not a measurement"))
     trend = trend_figures.density_figure(
         s.points, line, others=[r for rule, r in measured.rules.items() if rule != frontier],
         title=f"Capacity density vs release date · {frontier} rule", checks_text=checks, highlight=s.highlight)

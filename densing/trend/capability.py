@@ -161,7 +161,8 @@ def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...
     try:
         row_fits(targets, candidates, fits, found, seed=seed)
         chosen = row_targets(targets, candidates, fits, found, since=since, epoch=epoch)
-        result = from_row_trend(pooling.pooled_trend(chosen, n_boot=n_boot, n_boot_share=n_boot_share, seed=seed),
+        result = from_row_trend(pooling.pooled_trend(chosen, n_boot=n_boot, n_boot_share=n_boot_share, seed=seed,
+                                                      draws_cap=pooling.DRAWS_CAP),
                                 epoch=epoch)
     except DensingError as exc:
         return Row(name, label, capability, benchmarks, tuple(found), None, str(exc))

@@ -126,7 +126,8 @@ def fit_trend(
             raise InputError("benchmarks: given with a family name only (a fit or an inversion has its own)")
         chosen = pooling.common_targets(targets, [_inversion(reference, d0)], since=since, epoch=epoch)
     result = from_row_trend(pooling.pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot,
-                                             n_boot_share=n_boot_share, level=level, seed=seed), epoch=epoch)
+                                             n_boot_share=n_boot_share, level=level, seed=seed,
+                                             draws_cap=pooling.DRAWS_CAP), epoch=epoch)
     return replace(result, judged=True)
 
 

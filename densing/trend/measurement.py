@@ -126,9 +126,15 @@ class TrendMeasurement(Result):
         return head.status if head is not None else NOT_MEASURED
 
     @property
+    def state(self) -> str:
+        """The headline's state (:func:`densing.verdict.row_state`): "not measured" where its set has no reference."""
+        head = self.rules.get(self.headline_rule)
+        return NOT_MEASURED if self.missing or head is None else head.state or NOT_MEASURED
+
+    @property
     def measurable(self) -> bool:
         """Whether the headline is measured (both ends of its interval determined, its references agreeing)."""
-        return self.status == MEASURED
+        return self.state == MEASURED
 
     @property
     def verdict(self) -> str:
@@ -253,11 +259,13 @@ class TrendMeasurement(Result):
         head = self.rules.get(self.headline_rule)
         if head is None:
             return {"state": "not measured"}
-        return {"state": head.state or self.status.split(":")[0], "status": self.status,
-                "months": json_number(head.doubling_time_months),
+        return {"state": self.state, "status": self.status,
+                "months": json_number(head.doubling_time_months), "n_draws": head.n_boot,
                 "low": {"months": json_number(head.doubling_time_months_ci_low), "determined": head.low_determined,
+                        "undecided": head.low_undecided,
                         "monte_carlo_range": [json_number(head.months_low_mc_low), json_number(head.months_low_mc_high)]},
                 "high": {"months": json_number(head.doubling_time_months_ci_high), "determined": head.high_determined,
+                         "undecided": head.high_undecided,
                          "monte_carlo_range": [json_number(head.months_high_mc_low), json_number(head.months_high_mc_high)]},
                 "ceiling": {"bounds": head.n_ceiling_bounds, "months_with_bounds": json_number(head.doubling_time_months),
                             "months_without_bounds": json_number(head.months_without_ceilings)},

@@ -299,7 +299,8 @@ def by_rule(chosen: pooling.CommonTargets, *, n_boot: int, n_boot_side: int, see
         try:
             found[rule] = from_row_trend(pooling.pooled_trend(chosen, rule=rule, n_boot=n_boot if head else n_boot_side,
                                                           n_boot_share=head_share if head else min(SIDE_SHARE_DRAWS, head_share),
-                                                          seed=seed, draws=draws),
+                                                          seed=seed, draws=draws,
+                                                          draws_cap=pooling.DRAWS_CAP if head else None),
                                       epoch=epoch)
         except DensingError as exc:
             if head:

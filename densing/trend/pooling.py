@@ -36,14 +36,20 @@ The common targets, the same for every reference:
    the interval carries fit, score noise, the sampling of families and the between-reference spread τ. Each
    source's share of the pooled slope's variance: its draws alone for fit, score and models, τ²‖w‖² for the
    reference.
-5. **The interval's ends and their Monte Carlo range.** Each end of the slope's percentile interval has a 95% Monte
-   Carlo range, the order statistics of the K draws at ranks K·q ∓ 1.96·√(K·q·(1 − q)) (:func:`end_range`): the
-   spread that reseeding the draws gives it. An end of the doubling time's interval is **determined** when it is
-   finite and its range spans at most :data:`END_STABILITY` (25%) of it; an end that is not is reported as "not
-   determined", with the range's near edge ("beyond X months") where that is finite.
-6. **The row's state**: *measured* (both ends determined), *bounded* (one end determined: "at least 2.6 months at
-   95%; the upper end is not determined"), *not measured* (neither end determined, the heterogeneity test rejects
-   one common slope at 5% (``HETEROGENEITY_ALPHA``), the one gate). A check is a gate only
+5. **The interval's ends, decided by the data.** An end of the doubling time's interval is finite exactly when the
+   slope's quantile behind it is positive (q = 0.025 for the upper end in months, 0.975 for the lower). Each quantile
+   has a 95% Monte Carlo range, the order statistics of the K draws at ranks K·q ∓ 1.96·√(K·q·(1 − q)) (:func:`end_range`:
+   the spread that reseeding the draws gives it), and the draws decide the quantile's sign at that confidence: the
+   whole range > 0, the end is **determined**; the whole range ≤ 0, it is **not determined** (its interval reaches a
+   zero slope); a range that straddles 0 leaves it **undecided**, and the row's draws are doubled (600 → 1,200 →
+   2,400 → 4,800, :data:`DRAWS_CAP`; the draws made so far kept, :func:`more_draws`) and the end decided again; an end
+   still undecided at the cap is not determined, undecided at that many draws. A determined end whose range spans
+   more than :data:`END_STABILITY` (25%) of it is reported with its range ("at most 12.4 months (Monte Carlo range
+   9.2–16.8)"): a precision, not a state. Every row reports the draws it used.
+6. **The row's state**: *measured* (both ends determined; the interval's ratio high/low beside it, "measured,
+   2.3-fold"), *bounded* (one end determined: "at least 2.6 months at 95%; the upper end is not determined"), *not
+   measured* (neither end determined, or the heterogeneity test rejects one common slope at 5% (``HETEROGENEITY_ALPHA``),
+   the one gate). A check is a gate only
    where its false-alarm rate as run is at most 10% on planted data and its power is measured
    (``studies/gate_calibration.py``, the table in docs/method.md); the others are findings shown beside the number.
 7. **Influence by family**: every family of the targets left out in turn (:func:`family_influence`), the pooled point
@@ -57,7 +63,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -68,6 +74,7 @@ from densing.constants import (
     CEILING_STDERRS,
     DAYS_PER_MONTH,
     DEFAULT_EPOCH,
+    DRAWS_CAP,
     END_STABILITY,
     HETEROGENEITY_ALPHA,
     MEASURED,
@@ -92,7 +99,7 @@ MIN_SHARED = 3
 def end_range(draws: np.ndarray, q: float, level: float = 0.95) -> tuple[float, float]:
     """The ``level`` Monte Carlo range of the q-quantile of ``draws`` (K of them): the order statistics at ranks
     K·q ∓ z·√(K·q·(1 − q)) (the binomial distribution of how many draws fall below the quantile; Hyndman & Fan 1996,
-    the distribution-free interval of a quantile), the spread that reseeding the draws gives its end (step 6)."""
+    the distribution-free interval of a quantile), the spread that reseeding the draws gives its end (step 5)."""
     from scipy.special import ndtri
 
     values = np.sort(np.asarray(draws, float))
@@ -133,16 +140,23 @@ class FamilyInfluence(Result):
     move_months: float
 
 
+def undecided(mc_range: tuple[float, float]) -> bool:
+    """Whether a slope quantile's Monte Carlo range (:func:`end_range`) straddles 0, a < 0 < b or a = 0 < b: the draws
+    do not decide its sign (step 5); NaN decides nothing further."""
+    a, b = mc_range
+    return bool(a <= 0 < b)
+
+
 def determined_ends(ends_mc: tuple, slope_low: float, slope_high: float) -> dict:
-    """The doubling time's interval ends' Monte Carlo ranges in months and whether each is determined: finite, and its
-    95% range at most :data:`END_STABILITY` of the end. ``ends_mc``: the slope's ends' ranges (:func:`end_range`)."""
+    """The doubling time's interval ends' Monte Carlo ranges in months, and each end's decision (step 5): determined
+    when the slope quantile behind it (0.975 for the lower end in months, 0.025 for the upper) has its whole 95% range
+    > 0, undecided when the range straddles 0. ``ends_mc``: the slope's ends' ranges (:func:`end_range`)."""
     (low_a, low_b), (high_a, high_b) = ends_mc  # the slope's low end's range, the slope's high end's
     out = {"months_low_mc_low": doubling_months(high_b), "months_low_mc_high": doubling_months(high_a),
            "months_high_mc_low": doubling_months(low_b), "months_high_mc_high": doubling_months(low_a)}
-    ends = {"low": doubling_months(slope_high), "high": doubling_months(slope_low)}
-    for end, value in ends.items():
-        a, b = out[f"months_{end}_mc_low"], out[f"months_{end}_mc_high"]
-        out[f"{end}_determined"] = bool(all(math.isfinite(v) for v in (a, b, value)) and b - a <= END_STABILITY * value)
+    for end, (a, b) in {"low": (high_a, high_b), "high": (low_a, low_b)}.items():
+        out[f"{end}_determined"] = bool(a > 0)
+        out[f"{end}_undecided"] = undecided((a, b))
     return out
 
 
@@ -482,7 +496,7 @@ class RowTrend:
     y0: np.ndarray = field(repr=False)
     kind0: np.ndarray = field(repr=False)
     offsets: tuple[float, ...]
-    #: the slope's interval ends' 95% Monte Carlo ranges, ((low end's), (high end's)) per day (step 6)
+    #: the slope's interval ends' 95% Monte Carlo ranges, ((low end's), (high end's)) per day (step 5)
     ends_mc: tuple = ((math.nan, math.nan), (math.nan, math.nan))
     #: the pooled point slope with no target entered as a ceiling bound, and how many targets each reference bounds
     slope_without_ceilings: float = math.nan
@@ -510,6 +524,7 @@ class PairedDraws:
     main: tuple = field(repr=False)  # (y, kind, index) of every source drawn together
     normals: np.ndarray = field(repr=False)  # ε_k of the between-reference spread
     shares: dict = field(repr=False)  # source → (y, kind, index) of that source drawn alone
+    seed: int = 0
 
     @property
     def n_boot(self) -> int:
@@ -533,7 +548,20 @@ def _drawn(common: CommonTargets, data: dict, point: tuple, n_boot: int, n_boot_
     main = _densities(common, data, SHARE_SOURCES, n_boot, rng)
     normals = rng.standard_normal(n_boot)
     shares = {source: _densities(common, data, (source,), n_boot_share, rng) for source in SHARE_SOURCES} if n_boot_share else {}
-    return PairedDraws(common, data, point, main, normals, shares)
+    return PairedDraws(common, data, point, main, normals, shares, seed)
+
+
+def more_draws(draws: PairedDraws, n_boot: int) -> PairedDraws:
+    """``draws`` with paired draws of every source added up to ``n_boot`` (step 5's doubling), the draws made so far
+    kept first: the added ones come from a generator seeded (seed, draws made so far), so a row's 1,200 draws are its
+    600 and 600 more, whatever the rule that asks."""
+    have = draws.n_boot
+    if n_boot <= have:
+        return draws
+    rng = np.random.default_rng([draws.seed, have])
+    added = _densities(draws.common, draws.data, SHARE_SOURCES, n_boot - have, rng)
+    main = tuple(np.concatenate([old, new], axis=1 if old.ndim == 3 else 0) for old, new in zip(draws.main, added))
+    return replace(draws, main=main, normals=np.concatenate([draws.normals, rng.standard_normal(n_boot - have)]))
 
 
 def _first(drawn: tuple, count: int) -> tuple:
@@ -544,12 +572,15 @@ def _first(drawn: tuple, count: int) -> tuple:
 
 @validate_params({"n_boot": [Interval(Integral, 2, MAX_DRAWS)], "n_boot_share": [Interval(Integral, 0, MAX_DRAWS)],
                   "quantile": [Interval(Real, 0, 1, closed="neither")], "level": [Interval(Real, 0, 1, closed="neither")],
-                  "seed": [Interval(Integral, 0, None)]})
+                  "seed": [Interval(Integral, 0, None)], "draws_cap": [Interval(Integral, 2, MAX_DRAWS), None]})
 def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: float = 0.9, n_boot: int = 1000,
-                 n_boot_share: int = 300, level: float = 0.95, seed: int = 0, draws: PairedDraws | None = None) -> RowTrend:
-    """The row's pooled slope with paired draws over every reference (module docstring, steps 3–4). ``draws``: the
+                 n_boot_share: int = 300, level: float = 0.95, seed: int = 0, draws: PairedDraws | None = None,
+                 draws_cap: int | None = None) -> RowTrend:
+    """The row's pooled slope with paired draws over every reference (module docstring, steps 3–5). ``draws``: the
     common targets' :func:`paired_draws` made once for several rules (at least ``n_boot`` and ``n_boot_share`` of each; the
-    first of them are used, and ``seed`` is theirs); without it, they are drawn here."""
+    first of them are used, and ``seed`` is theirs); without it, they are drawn here. ``draws_cap`` (a judged row's:
+    :data:`DRAWS_CAP`): while an end of the interval is undecided (step 5) the draws are doubled, up to the cap;
+    None: ``n_boot`` draws, decided or not. The result's ``n_boot`` is the draws used."""
     if not isinstance(common, CommonTargets):
         raise InputError(f"targets: expected a row's common targets (common_targets), got {common!r}")
     rules.get(rule)
@@ -574,16 +605,26 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     elif draws.n_boot < n_boot or draws.n_boot_share < n_boot_share:
         raise ValueError(f"pooled_trend: {n_boot} draws and {n_boot_share} of each source asked, {draws.n_boot} and "
                          f"{draws.n_boot_share} made")
-    y, kind, index = _first(draws.main, n_boot)
-    slopes = _slopes(rule, quantile, data, y, kind, index, lines0)
-    pooled = pool_slopes(points, slopes)
-    w = pooled.weights
-    spread = math.sqrt(pooled.tau_squared * float(w @ w))
-    combined = w @ slopes + spread * draws.normals[:n_boot]
-    ok = combined[np.isfinite(combined)]
-    if ok.size < 2:
-        raise FitError(f"{rule} frontier: the bootstrap could not fit a line in any draw")
     tail = (1 - level) / 2
+    slopes = _slopes(rule, quantile, data, *_first(draws.main, n_boot), lines0)
+    while True:
+        pooled = pool_slopes(points, slopes)
+        w = pooled.weights
+        spread = math.sqrt(pooled.tau_squared * float(w @ w))
+        combined = w @ slopes + spread * draws.normals[:slopes.shape[1]]
+        ok = combined[np.isfinite(combined)]
+        if ok.size < 2:
+            raise FitError(f"{rule} frontier: the bootstrap could not fit a line in any draw")
+        ends_mc = (end_range(ok, tail), end_range(ok, 1 - tail))
+        made = slopes.shape[1]
+        if draws_cap is None or made >= draws_cap or not any(map(undecided, ends_mc)):
+            break
+        more = min(2 * made, draws_cap)  # step 5: an undecided end, twice the draws
+        draws = more_draws(draws, more)
+        y, kind, index = draws.main
+        slopes = np.concatenate([slopes, _slopes(rule, quantile, data, y[:, made:more], kind[:, made:more],
+                                                 index[made:more], lines0)], axis=1)
+    n_boot = slopes.shape[1]
     low, high = np.quantile(ok, [tail, 1 - tail])
     per_ref = tuple((float(np.nanquantile(slopes[r], tail)), float(np.nanquantile(slopes[r], 1 - tail))) for r in range(count))
     sds = {}
@@ -604,7 +645,7 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     return RowTrend(common, rule, pooled.slope, intercept, float(low), float(high), tuple(float(v) for v in points),
                     per_ref, tuple(float(v) for v in w), pooled, shares, sds, combined, int(n_boot - ok.size), n_boot,
                     level, y0[:, 0], kind0[:, 0], tuple(float(v) for v in delta0[:, 0]),
-                    ends_mc=(end_range(ok, tail), end_range(ok, 1 - tail)), slope_without_ceilings=without,
+                    ends_mc=ends_mc, slope_without_ceilings=without,
                     ceiling_bounds=bounded, influence=family_influence(rule, quantile, data, y0[:, 0], kind0[:, 0], w,
                                                                        lines0),
                     model_influence=family_influence(rule, quantile, data, y0[:, 0], kind0[:, 0], w, lines0, by="model"))
@@ -689,7 +730,7 @@ def _rule_columns(candidates: pd.DataFrame) -> dict[str, np.ndarray]:
 
 
 __all__ = ["BOUNDED", "CEILING_STDERRS", "END_STABILITY", "HETEROGENEITY_ALPHA", "MEASURED", "NOT_MEASURED",
-           "CommonTargets", "PairedDraws", "Pooled", "RowTrend", "at_ceiling", "common_targets", "end_range",
+           "DRAWS_CAP", "CommonTargets", "PairedDraws", "Pooled", "RowTrend", "at_ceiling", "common_targets", "end_range",
            "family_clusters", "family_influence", "heterogeneity_check", "heterogeneity_words", "months_interval",
-           "paired_draws", "pool_slopes", "pooled_trend", "reference_caps", "reference_targets", "set_references",
+           "more_draws", "paired_draws", "pool_slopes", "pooled_trend", "reference_caps", "reference_targets", "set_references",
            "status_words"]

@@ -33,7 +33,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from densing.constants import DEFAULT_EPOCH, PAPER
+from densing.constants import DEFAULT_EPOCH, DRAWS_CAP, PAPER
 from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.inversion import as_inversion
@@ -51,7 +51,7 @@ from densing.trend.rules import doubling_months, envelope_index, slope_band
 from densing.trend.rules import get as rule_of
 from densing.trend.targets import dates_as_days, parse_epoch
 from densing.validation import DRAWS, Interval, validate_params
-from densing.verdict import determined_words, status_words, summary_items
+from densing.verdict import determined_words, row_state, status_words, summary_items
 
 
 @dataclass(frozen=True)
@@ -114,13 +114,16 @@ class TrendUncertainty(Result):
     #: words are :attr:`status`
     judged: bool = False
     #: the 95% Monte Carlo range of each end of the doubling time's interval (months; the spread reseeding the draws
-    #: gives it) and whether the end is determined (:data:`densing.trend.pooling.END_STABILITY`)
+    #: gives it), whether the end is determined (the slope quantile behind it > 0 over its whole range) and whether it
+    #: is undecided (the range straddles 0 at the draws used, ``n_boot``: densing.trend.pooling, step 5)
     months_low_mc_low: float = math.nan
     months_low_mc_high: float = math.nan
     months_high_mc_low: float = math.nan
     months_high_mc_high: float = math.nan
     low_determined: bool = False
     high_determined: bool = False
+    low_undecided: bool = False
+    high_undecided: bool = False
     #: the point doubling time with no target entered as a ceiling bound, and the targets each reference bounds
     months_without_ceilings: float = math.nan
     ceiling_bounds: tuple[int, ...] = field(repr=False, default=())
@@ -145,8 +148,8 @@ class TrendUncertainty(Result):
 
     @property
     def state(self) -> str:
-        """"measured", "bounded" or "not measured": the status's first words ("" where no status was judged)."""
-        return self.status.split(":")[0]
+        """"measured", "bounded" or "not measured" (:func:`densing.verdict.row_state`; "" where no state is judged)."""
+        return row_state(self) if self.judged else ""
 
     def _by_move(self) -> list:
         """The leave-one-family-out items, the largest move first (a removal that leaves no rising line, an infinite
@@ -236,7 +239,7 @@ def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = Non
     inversion = as_inversion(reference, d0)
     chosen = reference_targets(inversion, _with_score_columns(models, inversion.benchmarks))
     result = from_row_trend(pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=n_boot_share,
-                                      level=level, seed=seed), epoch=epoch)
+                                      level=level, seed=seed, draws_cap=DRAWS_CAP), epoch=epoch)
     return replace(result, judged=True)
 
 
