@@ -50,10 +50,13 @@ def row_state(result) -> str:
     return MEASURED if low and high else BOUNDED if low or high else NOT_MEASURED
 
 
-def fold(result) -> str:
-    """How wide a measured interval is: its ratio high/low, "2.3-fold" (months high over months low)."""
-    ratio = result.doubling_time_months_ci_high / result.doubling_time_months_ci_low
+def fold(ratio: float) -> str:
+    """How wide a measured interval is, from its ratio high/low (months high over months low): "2.3-fold"."""
     return f"{format_number(ratio, '.2g') if ratio < 100 else format_number(ratio, '.0f')}-fold"
+
+
+def _fold_of(result) -> str:
+    return fold(result.doubling_time_months_ci_high / result.doubling_time_months_ci_low)
 
 
 def _open_why(result, end: str) -> str:
@@ -83,7 +86,7 @@ def status_words(result) -> str:
     if reasons:
         return f"{NOT_MEASURED}: " + "; ".join(reasons)
     if low and high:
-        return f"{MEASURED}, {fold(result)}"
+        return f"{MEASURED}, {_fold_of(result)}"
     if low:
         return f"{BOUNDED}: the upper end is not determined ({_open_why(result, 'high')})"
     return f"{BOUNDED}: the lower end is not determined ({_open_why(result, 'low')})"
@@ -182,7 +185,7 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
                 f"against {refs}: {est} months ({interval}), {status}; the paper reports {paper} months.")
     if state == MEASURED:
         inside = "inside" if low <= paper <= high else "outside"
-        return (f"Capacity density doubles every {est} months ({interval}; {fold(head)}) {where}; the paper's {paper} "
+        return (f"Capacity density doubles every {est} months ({interval}; {_fold_of(head)}) {where}; the paper's {paper} "
                 f"months lies {inside} the interval." + _influence_words(head, always=False))
     if state == BOUNDED:
         if head.low_determined:
@@ -318,7 +321,8 @@ def row_record(row) -> dict:
         "state": r.state if r is not None and r.state else NOT_MEASURED,
         "low_determined": of("low_determined", False), "high_determined": of("high_determined", False),
         "ci_high_beyond": of("months_high_mc_low"), "n_draws": of("n_boot", 0),
-        "precision": (precision_words(r, "low") + precision_words(r, "high")).strip() if r is not None else "",
+        "precision": "; ".join(f"{end} end{precision_words(r, end)}" for end in ("low", "high")
+                               if precision_words(r, end)) if r is not None else "",
         "n_ceiling_bounds": of("n_ceiling_bounds", 0),
         "months_without_ceilings": of("months_without_ceilings"),
         "most_influential_family": str(top.family) if top is not None else "",

@@ -58,6 +58,7 @@ from densing.trend.capability import calibrated, inversion_checks
 from densing.trend.checks import FAILED
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import trend_uncertainty
+from densing.verdict import fold
 from densing.validation import validate_params
 
 #: The paper's D0 and the sensitivity's.
@@ -148,7 +149,8 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
                "d0": d0, "rule": "quantile", "quantile": 0.9, "since": since or "", "offset": offset.delta,
                "offset_stderr": offset.stderr, "score_r2": ref.stages[-1].r_squared,
                "ceiling": "free" if ref.provenance.get("ceiling") is None else ref.provenance["ceiling"],
-               "months": math.nan, "ci_low": math.nan, "ci_high": math.nan, "n_models": 0, "n_exact": 0, "n_lower": 0,
+               "months": math.nan, "ci_low": math.nan, "ci_high": math.nan, "n_draws": 0, "low_determined": False,
+               "high_determined": False, "high_undecided": False, "n_models": 0, "n_exact": 0, "n_lower": 0,
                "n_upper": 0, "share_fit": math.nan, "share_score": math.nan, "share_models": math.nan,
                **{_d0_key(x): math.nan for x in SENSITIVITY_D0},
                "months_ceiling_1": math.nan, "months_ceiling_1_ci": "", "failed_checks": "", "error": ""}
@@ -168,7 +170,9 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
             rows.append(row)
             continue
         row.update(months=result.doubling_time_months, ci_low=result.doubling_time_months_ci_low,
-                   ci_high=result.doubling_time_months_ci_high, n_models=result.n_models, n_exact=result.n_exact,
+                   ci_high=result.doubling_time_months_ci_high, n_draws=result.n_boot,
+                   low_determined=result.low_determined, high_determined=result.high_determined,
+                   high_undecided=result.high_undecided, n_models=result.n_models, n_exact=result.n_exact,
                    n_lower=result.n_lower_bounds, n_upper=result.n_upper_bounds, share_fit=result.share_fit,
                    share_score=result.share_score, share_models=result.share_models)
         for other in SENSITIVITY_D0:
@@ -271,15 +275,18 @@ def _side(key: str, models: pd.DataFrame, inversion, *, n_boot: int, seed: int, 
 
 def row_statuses(rows: pd.DataFrame) -> list[str]:
     """Each OLMES row's status in the words every design's rows use (:func:`densing.trend.pooling.status_words`):
-    "measured", or "not measured: " and every reason — the row's error, an interval that reaches a zero slope (no
-    finite upper end), each failed check, named."""
+    "measured, 6.4-fold" (the interval's ratio high/low), or "not measured: " and every reason — the row's error, an
+    upper end not determined (its slope quantile's Monte Carlo range not above 0, :mod:`densing.trend.pooling` step 5),
+    each failed check, named."""
     out = []
     for r in rows.itertuples():
         error = str(r.error or "")
         if error:
             out.append(error if error.startswith("not measured") else f"not measured: {error}")
             continue
-        reasons = [] if math.isfinite(r.ci_high) else ["its interval reaches a zero slope (no finite upper end)"]
+        reasons = [] if r.low_determined and r.high_determined else [
+            f"the upper end is not determined (undecided at {int(r.n_draws):,} draws)" if r.high_undecided else
+            "its interval reaches a zero slope (no finite upper end)"]
         reasons += [n.strip() for n in str(r.failed_checks or "").split(",") if n.strip()]
-        out.append("measured" if not reasons else "not measured: " + "; ".join(reasons))
+        out.append(f"measured, {fold(r.ci_high / r.ci_low)}" if not reasons else "not measured: " + "; ".join(reasons))
     return out
