@@ -76,7 +76,7 @@ def shipped_states(n_boot: int, *, seed: int = 0) -> pd.DataFrame:
 
 def _interval(r) -> str:
     words = lambda v: "∞" if not math.isfinite(v) else f"{v:.3g}"  # noqa: E731
-    return "—" if not math.isfinite(r["months"]) else f"{words(r['months'])} [{words(r['ci_low'])}–{words(r['ci_high'])}]"
+    return "—" if math.isnan(r["months"]) else f"{words(r['months'])} [{words(r['ci_low'])}–{words(r['ci_high'])}]"
 
 
 def main(argv: list[str] | None = None) -> int:

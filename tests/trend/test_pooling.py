@@ -252,16 +252,64 @@ def test_an_end_is_determined_where_the_order_statistics_pin_it():
 def test_the_three_states_and_their_words():
     from types import SimpleNamespace
 
+    from densing.verdict import row_state
+
     base = dict(heterogeneity_df=1, heterogeneity_p=0.8, reference_names=("A", "B"), reference_months={"A": 4.6, "B": 3.8},
-                heterogeneity_q=0.1, slope_ci_low=0.002)
-    state = lambda **k: pooling.status_words(SimpleNamespace(**{**base, **k})).split(":")[0]  # noqa: E731
-    assert state(low_determined=True, high_determined=True) == "measured"
-    assert state(low_determined=True, high_determined=False) == "bounded"
-    assert state(low_determined=False, high_determined=False) == "not measured"
-    assert state(low_determined=True, high_determined=True, heterogeneity_p=0.001) == "not measured"
-    words = pooling.status_words(SimpleNamespace(**{**base, "low_determined": True, "high_determined": False,
-                                                   "slope_ci_low": -1e-4}))
-    assert words == "bounded: the upper end is not determined (its interval reaches a zero slope)"
+                heterogeneity_q=0.1, slope_ci_low=0.002, low_undecided=False, high_undecided=False, n_boot=600,
+                doubling_time_months_ci_low=2.0, doubling_time_months_ci_high=4.6)
+    for k, state in (({"low_determined": True, "high_determined": True}, "measured"),
+                     ({"low_determined": True, "high_determined": False}, "bounded"),
+                     ({"low_determined": False, "high_determined": False}, "not measured"),
+                     ({"low_determined": True, "high_determined": True, "heterogeneity_p": 0.001}, "not measured")):
+        result = SimpleNamespace(**{**base, **k})
+        assert row_state(result) == state and pooling.status_words(result).startswith(state)
+    words = lambda **k: pooling.status_words(SimpleNamespace(**{**base, "low_determined": True, **k}))  # noqa: E731
+    assert words(high_determined=True) == "measured, 2.3-fold"  # the interval's ratio high/low beside the state
+    assert words(high_determined=False) == "bounded: the upper end is not determined (its interval reaches a zero slope)"
+    assert words(high_determined=False, high_undecided=True, n_boot=4800) == (
+        "bounded: the upper end is not determined (undecided at 4,800 draws)")
+
+
+def test_an_end_is_decided_by_the_sign_of_its_quantile_range():
+    """Step 5: the slope's 0.025 quantile wholly above 0 over its Monte Carlo range, the upper end is determined; wholly
+    at or below 0, not determined; straddling 0, undecided — whatever the range's width."""
+    ends = lambda low: pooling.determined_ends((low, (0.01, 0.011)), 0.001, 0.0105)  # noqa: E731
+    wide = ends((1e-5, 0.002))  # its months range spans far more than 25% of the end: determined all the same
+    assert wide["high_determined"] and not wide["high_undecided"] and wide["low_determined"]
+    assert wide["months_high_mc_high"] > 4 * wide["months_high_mc_low"]
+    closed = ends((-0.002, 0.0))
+    assert not closed["high_determined"] and not closed["high_undecided"]
+    straddles = ends((-0.001, 0.001))
+    assert not straddles["high_determined"] and straddles["high_undecided"]
+
+
+def _observed(t: np.ndarray, y: np.ndarray) -> pooling.CommonTargets:
+    from densing.trend.uncertainty import Observed
+
+    frame = pd.DataFrame({"model": [f"m{i}" for i in range(t.size)], "params": np.nan, "t": t, "score:y": y,
+                          "stderr:y": 0.0, "score:kind": 0.0, "stderr:kind": 0.0})
+    return pooling.reference_targets(Observed(), frame)
+
+
+def test_an_undecided_end_doubles_the_draws_and_keeps_the_first():
+    """A row whose slope's 0.025 quantile is 0 at its first draws (observed values tilted by that quantile: the
+    censored quantile line is equivariant, y + c·t moves every draw's slope by c) is undecided there and doubles its
+    draws up to the cap; the doubled set keeps the first draws."""
+    rng = np.random.default_rng(0)
+    t = np.sort(rng.uniform(0, 700, 40))
+    y = 0.002 * t + rng.normal(0, 0.8, t.size)
+    base = pooling.pooled_trend(_observed(t, y), n_boot=100, n_boot_share=0, seed=4)
+    tilted = _observed(t, y - float(np.quantile(base.draws, 0.025)) * t)
+    at_first = pooling.pooled_trend(tilted, n_boot=100, n_boot_share=0, seed=4)
+    assert at_first.n_boot == 100 and pooling.undecided(at_first.ends_mc[0])  # no cap: 100 draws, undecided
+    grown = pooling.pooled_trend(tilted, n_boot=100, n_boot_share=0, seed=4, draws_cap=800)
+    assert grown.n_boot in (200, 400, 800) and np.array_equal(grown.draws[:100], at_first.draws)
+    assert grown.n_boot == 800 or not any(map(pooling.undecided, grown.ends_mc))  # stops on a decision or the cap
+    decided = pooling.pooled_trend(_observed(t, y + 0.01 * t), n_boot=100, n_boot_share=0, seed=4, draws_cap=800)
+    assert decided.n_boot == 100  # decided at the first draws: no more are made
+    made = pooling.paired_draws(tilted, n_boot=50, n_boot_share=0, seed=4)
+    more = pooling.more_draws(made, 120)
+    assert more.n_boot == 120 and np.array_equal(more.main[0][:, :50], made.main[0])
 
 
 def test_leaving_a_family_out_is_the_pooled_line_without_its_targets():
