@@ -106,6 +106,14 @@ def precision_words(result, end: str) -> str:
     return f" (Monte Carlo range {_m(a)}–{_m(b)})"
 
 
+def ranges_words(result) -> str:
+    """Every determined end's wide Monte Carlo range (:func:`precision_words`) named by its end: "the upper end's
+    Monte Carlo range 18.8–31.6 months"; "" where none is wide."""
+    return "; ".join(f"the {'lower' if end == 'low' else 'upper'} end's Monte Carlo range"
+                     f"{precision_words(result, end)[len(' (Monte Carlo range'):-1]} months"
+                     for end in ("low", "high") if precision_words(result, end))
+
+
 def determined_words(result) -> str:
     """What the draws determine, in words: "3.61 months [95% CI 2.59–5.1]" (both ends), "3.61 months, at least 2.59
     at 95%; the upper end not determined" (one), or the estimate and its interval, "neither end determined"; a
@@ -177,7 +185,7 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
     paper = PAPER["doubling_time_months"]
     est = format_months(head.doubling_time_months)
     low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
-    interval = f"95% CI {format_months(low)}{precision_words(head, 'low')}–{format_months(high)}{precision_words(head, 'high')}"
+    interval = f"95% CI {format_months(low)}–{format_months(high)}"
     where = f"on the {label} of {table_words}, against {refs}"
     state = row_state(head)
     if missing:
@@ -185,8 +193,10 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
                 f"against {refs}: {est} months ({interval}), {status}; the paper reports {paper} months.")
     if state == MEASURED:
         inside = "inside" if low <= paper <= high else "outside"
-        return (f"Capacity density doubles every {est} months ({interval}; {_fold_of(head)}) {where}; the paper's {paper} "
-                f"months lies {inside} the interval." + _influence_words(head, always=False))
+        ranges = ranges_words(head)
+        return (f"Capacity density doubles every {est} months ({interval}, {_fold_of(head)}"
+                f"{'; ' + ranges if ranges else ''}) {where}; the paper's {paper} months lies {inside} the interval."
+                + _influence_words(head, always=False))
     if state == BOUNDED:
         if head.low_determined:
             beyond = head.months_high_mc_low
@@ -321,8 +331,7 @@ def row_record(row) -> dict:
         "state": r.state if r is not None and r.state else NOT_MEASURED,
         "low_determined": of("low_determined", False), "high_determined": of("high_determined", False),
         "ci_high_beyond": of("months_high_mc_low"), "n_draws": of("n_boot", 0),
-        "precision": "; ".join(f"{end} end{precision_words(r, end)}" for end in ("low", "high")
-                               if precision_words(r, end)) if r is not None else "",
+        "precision": ranges_words(r) if r is not None else "",
         "n_ceiling_bounds": of("n_ceiling_bounds", 0),
         "months_without_ceilings": of("months_without_ceilings"),
         "most_influential_family": str(top.family) if top is not None else "",

@@ -26,9 +26,9 @@ def _m(value) -> str:
 
 def rows_table(document: dict) -> list[str]:
     cross = {r["row"]: r for r in document.get("cross_check", [])}
-    out = ["| capability | row | references (own months [95% CI]) | months [95% CI] | models | status | heterogeneity "
+    out = ["| capability | row | references (own months [95% CI]) | months [95% CI] | models | draws | status | heterogeneity "
            "| leave one family out: the largest move | fixed-size months [95% CI], same models |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for r in document["rows"]:
         fixed = cross.get(r["row"])
         fixed_text = (f"{_m(fixed['fixed_size_months'])} [{_m(fixed['fixed_size_ci_low'])}–{_m(fixed['fixed_size_ci_high'])}]"
@@ -37,7 +37,7 @@ def rows_table(document: dict) -> list[str]:
         family = r.get("most_influential_family") or ""
         lofo = f"without {family}: {_m(r.get('months_without_it'))}" if family else "—"
         out.append(f"| {r['capability']} | {r['label']} | {r['each_reference_months'] or '—'} | {months} | {r['n_models']} "
-                   f"| {r['status']} | {r.get('heterogeneity', '')} | {lofo} | {fixed_text} |")
+                   f"| {r.get('n_draws', '—')} | {r['status']}{'; ' + r['precision'] if r.get('precision') else ''} | {r.get('heterogeneity', '')} | {lofo} | {fixed_text} |")
     return out
 
 
