@@ -81,8 +81,7 @@ def status_words(result) -> str:
                        f"on {result.heterogeneity_df} df, p = {format_number(result.heterogeneity_p)}; {own} months)")
     low, high = result.low_determined, result.high_determined
     if not (low or high):
-        reasons.append(f"neither end of its interval is determined ({_open_why(result, 'low')})"
-                       if result.low_undecided else f"neither end of its interval is determined ({_open_why(result, 'high')})")
+        reasons.append(f"neither end of its interval is determined ({_open_why(result, 'low' if result.low_undecided else 'high')})")
     if reasons:
         return f"{NOT_MEASURED}: " + "; ".join(reasons)
     if low and high:

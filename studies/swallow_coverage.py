@@ -244,9 +244,10 @@ def rows_measured() -> list[tuple[str, tuple[str, ...]]]:
 
 
 def status_kind(status: str) -> str:
-    """A row's status in a word: "measured", or the reason(s) of "not measured: …" without their numbers."""
-    if status == "measured":
-        return status
+    """A row's status in a word: "measured" (its ratio high/low left out), or the reason(s) of "not measured: …"
+    without their numbers."""
+    if status.startswith("measured"):
+        return "measured"
     words, done = status.removeprefix("not measured: "), ""
     while words != done:  # innermost parentheses first: "(Qwen3 ∞ (no trend), …)"
         words, done = re.sub(r"\s*\([^()]*\)", "", words), words

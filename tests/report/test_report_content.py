@@ -41,7 +41,7 @@ def test_the_verdict_block_leads_in_plain_words(report):
     # the verdict names the doubling time in words and the paper's figure beside it
     assert "Doubling time" in verdict or "doubles every" in verdict
     assert "3.3 months" in verdict
-    state = headline.status.split(":")[0]
+    state = headline.state
     if state == "bounded":  # the estimate and the one determined end first, then the family that moves it most
         assert ("at least" in verdict or "at most" in verdict) and "not determined" in verdict
         assert "Leave one family out" in text.split("Verdict", 1)[1][:2000]
