@@ -277,6 +277,8 @@ register_table(TrendTable(
         "paper_gsm8k": ("paper-like set with GSM8K for MATH", ("mmlu", "leaderboard_bbh", "gsm8k", "humaneval")),
         "knowledge_commonsense": ("knowledge & commonsense set (MMLU, HellaSwag, WinoGrande; rule v2's headline set)",
                                   ("mmlu", "hellaswag", "winogrande")),
+        "v2_native": ("v2-native set (MMLU-Pro, BBH, MATH-hard; on this table a finding, seen after its headline)",
+                      ("mmlu_pro", "leaderboard_bbh", "math_hard")),
     },
     budget_benchmarks=("mmlu", "leaderboard_bbh", "math_hard", "humaneval", "gsm8k"),
     budget_sets=("paper", "paper_gsm8k"),
