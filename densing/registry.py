@@ -174,11 +174,14 @@ class SecondDesign:
     section: Callable | None = None
     render: Callable | None = None
     rank: int = 100
+    #: ``line()``: one line ``densing trend`` prints beside the public table's headline (a stored record's verdict in
+    #: short; None: none)
+    line: Callable | None = None
 
 
 def _check_design(registry: Registry, name: str, item: Any) -> None:
     check_type(registry, name, item, SecondDesign)
-    for step, count in (("run", 1), ("side", 1), ("section", 3), ("render", 1)):
+    for step, count in (("run", 1), ("side", 1), ("section", 3), ("render", 1), ("line", 0)):
         check_callable(registry, name, step, getattr(item, step), count, optional=True)
 
 

@@ -104,3 +104,30 @@ def render(s: SecondTableSection) -> Section:
              "<h3>The late frontier</h3>", f'<p class="sub">{esc(late_words(s.late))}</p>',
              table_html(late, scroll=False)]
     return Section(s.title, intro, parts)
+
+
+def terminal_line() -> str | None:
+    """The declared row beside the public table's headline at the terminal: its months, interval and state, and the
+    family without which it moves most, from the stored record (None where it is not shipped)."""
+    if not RECORD.exists():
+        return None
+    record = json.loads(RECORD.read_text(encoding="utf-8"))
+    row = next((r for r in record["rows"] if r["row"] == "v2_native"), None)
+    if row is None or row.get("months") is None:
+        return None
+    return (f"Through 2025-03 on a second table (the Open LLM Leaderboard v2's {record['n_models']} official base "
+            f"models; MMLU-Pro + BBH + MATH-hard, declared before its data): {row_words(row)}; without "
+            f"{row['most_influential_family']} {format_months(row['months_without_it'])} months (densing trend "
+            f"--table openllm_v2 --by benchmark).")
+
+
+def row_words(row: dict) -> str:
+    """A record's row as its state says it: both ends where both are determined, the determined one otherwise."""
+    months, low, high = (format_months(row[k]) if row[k] is not None else "∞" for k in ("months", "ci_low", "ci_high"))
+    if row.get("low_determined") and row.get("high_determined"):
+        return f"{months} months (95% CI {low}–{high}), {row['state']}"
+    if row.get("low_determined"):
+        return f"{months} months, at least {low} at 95%, {row['state']} (the upper end is not determined)"
+    if row.get("high_determined"):
+        return f"{months} months, at most {high} at 95%, {row['state']} (the lower end is not determined)"
+    return f"{months} months, {row['state']}"
