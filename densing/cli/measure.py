@@ -14,7 +14,7 @@ from densing.cli.layout import browser_lines, closing, command_words
 from densing.cli.output import Format, print_frame, print_progress, print_text, size_option
 from densing.display import BOUND_SIGNS, density_reading
 from densing.errors import InputError
-from densing.numbers import format_number
+from densing.numbers import format_count, format_number
 from densing.paths import default_store
 from densing.validation import Device, ExistingPath, Interval, Options, validate
 
@@ -118,11 +118,12 @@ def _print_placement(result) -> None:
     model's date, where it sits."""
     print_text(result.summary())
     frame = result.to_frame()
-    columns = [c for c in ("model", "density", "density_ci_low", "density_ci_high", "bound", "release_date",
+    columns = [c for c in ("model", "density", "density_ci_low", "density_ci_high", "bound", "effective_params",
+                           "effective_params_ci_low", "effective_params_ci_high", "release_date",
                            "frontier_density_ci_low", "frontier_density_ci_high", "band") if c in frame.columns]
     print_frame(frame[columns].rename(columns={"frontier_density_ci_low": "band_low",
                                                "frontier_density_ci_high": "band_high"}), Format.table, keys=1,
-                together=("density", "density_ci_low", "density_ci_high", "bound", "band"))
+                together=("density", "density_ci_low", "density_ci_high", "bound", "effective_params", "band"))
 
 
 def print_text_closing(result) -> None:
@@ -134,9 +135,11 @@ def print_text_closing(result) -> None:
     reading, stated, _ = density_reading(r["density"], r["bound"], r["density_ci_low"], r["density_ci_high"],
                                          bool(r["near_chance"]))
     if reading == "value":
-        said = f"ρ = {format_number(stated)} (95% CI {format_number(r['density_ci_low'])}–{format_number(r['density_ci_high'])})"
+        said = (f"ρ = {format_number(stated)} (95% CI {format_number(r['density_ci_low'])}–"
+                f"{format_number(r['density_ci_high'])}), N̂ = {format_count(r['effective_params'])} (95% CI "
+                f"{format_count(r['effective_params_ci_low'])}–{format_count(r['effective_params_ci_high'])})")
     elif reading in BOUND_SIGNS:
-        said = f"ρ {BOUND_SIGNS[reading]}{format_number(stated)}"
+        said = f"ρ {BOUND_SIGNS[reading]}{format_number(stated)}, N̂ {BOUND_SIGNS[reading]}{format_count(r['params'] * stated)}"
     else:
         said = "ρ undetermined"
     where = {"within": "within the frontier's band", "above": "above the frontier's band",
