@@ -26,6 +26,9 @@ def measure(
                                           "model as results/public_models.csv) or an lm-eval results JSON; placed "
                                           "without evaluating (with a model's size and date: its columns, or --params "
                                           "and --release-date)."),
+    template: Optional[Path] = typer.Option(None, "--template", help="Write a scores file to fill in (one row per "
+                                            "model, a column per headline benchmark) to this new file ('-': stdout), "
+                                            "and stop; an existing file is refused."),
     model_name: Optional[str] = typer.Option(None, "--model", help="With --scores: the model's name (an lm-eval JSON's "
                                              "own, else its file's)."),
     params: Optional[str] = typer.Option(None, "--params", help="With --scores: the model's parameter count (7e9, 7B)."),
@@ -57,6 +60,9 @@ def measure(
     """Place your models on the density chart — evaluated on a public protocol (--models), or from scores you already
     have (--scores): density with its 95% interval or bound, above, within or below the frontier's band at its date;
     writes the report with them highlighted."""
+    if template is not None:
+        _write_template(template)
+        return
     if scores is not None:
         _place_scores(scores, model_name, params, release_date, out, csv, n_boot, seed)
         return
@@ -87,6 +93,7 @@ def measure(
                                       "--allow-unsafe-code": allow_unsafe_code, "--backend": backend,
                                       "--data-root": data_root, "--limit": limit, "--csv": csv, "--device": device})
     _write(result, out, csv, words, n_boot, seed)
+    print_text_closing(result)
 
 
 def _place_scores(scores: Path, model: Optional[str], params: Optional[str], release_date: Optional[str],
@@ -111,6 +118,21 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
                                       "--model": model, "--params": params, "--release-date": release_date})
     _write(result, out, csv, words, n_boot, seed, summary=False)
     print_text_closing(result)
+
+
+def _write_template(path: Path) -> None:
+    """``densing measure --template FILE``: the scores file to fill in, written to a new file (or stdout for ``-``)."""
+    from densing.io import atomic_write_text, check_writable
+    from densing.placement.own_scores import scores_template
+
+    if str(path) == "-":
+        print(scores_template(), end="")
+        return
+    if path.exists() or path.is_symlink():
+        raise InputError(f"{path}: --template: the file exists; give a new file name (densing never overwrites it)")
+    atomic_write_text(check_writable(path), scores_template())
+    print(f"wrote {path}: fill in params (7e9 or 7B), release_date (YYYY-MM-DD) and the scores (fractions in [0, 1]), "
+          f"then run densing measure --scores {path}")
 
 
 def _print_placement(result) -> None:
@@ -143,7 +165,7 @@ def print_text_closing(result) -> None:
     else:
         said = "ρ undetermined"
     where = {"within": "within the frontier's band", "above": "above the frontier's band",
-             "below": "below the frontier's band"}.get(r["band"], "undetermined against the frontier")
+             "below": "below the frontier's band"}.get(r["band"], "undetermined against the frontier's band")
     more = f"{len(frame) - 1} more model(s) in the table above" if len(frame) > 1 else ""
     print_text(closing([f"{r['model']}: {said}, {where}", f"released {r['release_date']}", more]))
 

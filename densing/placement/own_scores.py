@@ -114,6 +114,19 @@ def scores_rows(frame: pd.DataFrame, source: str, *, model: str | None = None, p
     return with_stderr(frame)
 
 
+def scores_template() -> str:
+    """A scores file to fill in, as CSV text: one row per model (``model``, ``params``, ``release_date``) and a column
+    per benchmark of the headline's set, under the public table's names, the cells to fill left empty."""
+    from densing import paths
+    from densing.data.benchmarks import BENCHMARKS
+    from densing.registry import table_for_path
+
+    table = table_for_path(paths.DEFAULT_DENSITY_TARGETS)
+    benchmarks = table.sets[table.headline_set][1]
+    header = ["model", "params", "release_date", *(BENCHMARKS[b].columns[0] for b in benchmarks)]
+    return ",".join(header) + "\n" + ",".join(["my-org/my-model", "", ""] + [""] * len(benchmarks)) + "\n"
+
+
 def place(scores, *, model: str | None = None, params: float | None = None, release_date: str | None = None,
           n_boot: int | None = None, seed: int = 0, measurement=None):
     """Place the models of ``scores`` (a scores file's path, or a table as :func:`read_scores` returns) against the
