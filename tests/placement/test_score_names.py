@@ -153,3 +153,41 @@ def test_the_aliases_are_the_registrys_names():
         for column in record.columns:
             assert known[column.lower()] == name
     assert known["bbh"] == "leaderboard_bbh" and known["math-hard"] == "math_hard" and known["mmlu"] == "mmlu"
+
+
+def _names_rows() -> list[str]:
+    """docs/measure.md's table of names, one row per benchmark of the public table, from the alias table."""
+    from densing.data.names import METRIC_PREFERENCE, aliases, score_metric
+    from densing.registry import TABLES
+
+    names: dict[str, list[str]] = {}
+    for name, benchmark in aliases().items():
+        names.setdefault(benchmark, []).append(f"`{name}`")
+    rows = []
+    for benchmark in TABLES["public"].candidates:
+        metric = score_metric(benchmark) or f"the first of {', '.join(METRIC_PREFERENCE)}"
+        rows.append(f"| {benchmark} | {', '.join(sorted(names[benchmark]))} | {metric} |")
+    return rows
+
+
+def test_the_docs_list_the_names_the_alias_table_accepts():
+    from conftest import REPO_ROOT
+
+    page = (REPO_ROOT / "docs" / "measure.md").read_text()
+    for row in _names_rows():
+        assert row in page, f"docs/measure.md lacks the row {row}"
+
+
+def test_the_template_is_a_scores_file_to_fill_in(tmp_path, run_cli):
+    path = tmp_path / "scores.csv"
+    code, out, err = run_cli("measure", "--template", str(path))
+    assert code == 0 and str(path) in out, err
+    header, row = path.read_text().splitlines()
+    assert header == "model,params,release_date,MMLU,leaderboard_bbh,leaderboard_math_hard,HumanEval"
+    code, _, err = run_cli("measure", "--template", str(path))  # never over a file
+    assert code == 2 and "exists" in err and err.count("\n") == 1
+    code, out, _ = run_cli("measure", "--template", "-")
+    assert code == 0 and out.splitlines()[0] == header
+    path.write_text(f"{header}\nmy-model,1.5B,2025-01-15,0.6,0.42,0.15,0.35\n")
+    code, out, err = run_cli("measure", "--scores", str(path), "--n-boot", "20")
+    assert code == 0 and "my-model: ρ = " in out and "N̂ = " in out, err
