@@ -100,8 +100,9 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
                   out: Optional[Path], csv: Optional[Path], n_boot: int, seed: int) -> None:
     """``densing measure --scores``: the scores file placed against the headline of the shipped public table
     (:func:`densing.placement.own_scores.place`): one line per model, a table, and the answer last."""
-    from densing.io import check_writable
+    from densing.io import check_outputs_apart, check_writable
 
+    check_outputs_apart({"--out": out, "--csv": csv}, {"--scores": scores})
     validate({"n_boot": [Interval(Integral, 1, None)], "seed": [Interval(Integral, 0, None)]}, n_boot=n_boot, seed=seed)
     for path in (out, csv):
         if path is not None:
@@ -192,8 +193,9 @@ def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, su
 
 def _checked_options(batch_size: str, n_boot: int, seed: int, device, data_root, store, out: Path, csv):
     """Every option and output path checked before any work → (batch size, store folder)."""
-    from densing.io import check_writable, check_writable_folder
+    from densing.io import check_outputs_apart, check_writable, check_writable_folder
 
+    check_outputs_apart({"--out": out, "--csv": csv}, {})
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
     validate({"batch_size": [Interval(Integral, 1, None), Options({"auto"})], "n_boot": [Interval(Integral, 1, None)],
               "seed": [Interval(Integral, 0, None)], "device": [Device(), None],

@@ -191,3 +191,13 @@ def test_the_template_is_a_scores_file_to_fill_in(tmp_path, run_cli):
     path.write_text(f"{header}\nmy-model,1.5B,2025-01-15,0.6,0.42,0.15,0.35\n")
     code, out, err = run_cli("measure", "--scores", str(path), "--n-boot", "20")
     assert code == 0 and "my-model: ρ = " in out and "N̂ = " in out, err
+
+
+@pytest.mark.parametrize("outputs", [["--out", "{scores}"], ["--csv", "{scores}"], ["--out", "{x}", "--csv", "{x}"]])
+def test_an_output_that_is_an_input_or_another_output_is_refused(outputs, tmp_path, run_cli):
+    scores = SPELLINGS["report"](tmp_path / "scores.csv")
+    before = scores.read_text()
+    words = [w.format(scores=scores, x=tmp_path / "x.csv") for w in outputs]
+    code, out, err = run_cli("measure", "--scores", str(scores), *words)
+    assert code == 2 and err.count("\n") == 1 and "a file of its own" in err, err
+    assert scores.read_text() == before and not (tmp_path / "x.csv").exists()
