@@ -92,7 +92,7 @@ def resolve_fit(text: str | os.PathLike, *, what: str | None = None) -> Path:
 
     path = as_path(text, "--fit" if what is None else what)  # '' would be the working folder
     given = f"--fit {text}" if what is None else f"{what}: {str(text)!r}"
-    if path.exists():
+    if path.exists() or path.is_symlink():  # a broken link or a loop: the reader says which
         return path
     if path.parent != Path(".") or path.suffix == ".json":  # a path, never a shipped fit's name
         raise InputError(f"{given}: no such file (a path is read as given; a shipped fit is named without a folder "
