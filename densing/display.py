@@ -55,6 +55,8 @@ HEADERS = {
     # density
     "params": "N (params)",
     "effective_params": "N̂ (params)",
+    "effective_params_ci_low": "N̂ 95% low",
+    "effective_params_ci_high": "N̂ 95% high",
     "density": "ρ",
     "density_ci_low": "ρ 95% low",
     "density_ci_high": "ρ 95% high",
@@ -86,7 +88,8 @@ HEADERS = {
 #: Fields holding a fraction that a table shows as a percentage (one representation per quantity).
 FRACTIONS = frozenset({"held_out_error", "share_fit", "share_score", "share_models", "share_reference", "i_squared"})
 #: Fields holding a count (parameters, tokens, FLOPs), written in words.
-COUNTS = frozenset({"params", "effective_params", "train_tokens", "d0", "tokens", "flops", "max_params", "min_params"})
+COUNTS = frozenset({"params", "effective_params", "effective_params_ci_low", "effective_params_ci_high", "train_tokens",
+                    "d0", "tokens", "flops", "max_params", "min_params"})
 
 
 def kind(field: str) -> str:

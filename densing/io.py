@@ -132,6 +132,19 @@ def check_writable(path: str | Path) -> Path:
     return path
 
 
+def check_outputs_apart(outputs: dict[str, object], inputs: dict[str, object]) -> None:
+    """InputError when two of ``outputs`` ({option: path or None}), or an output and one of ``inputs``, are one file:
+    an output never replaces an input nor another output."""
+    seen: dict[str, str] = {}
+    for role, given in [*((k, v) for k, v in inputs.items()), *((k, v) for k, v in outputs.items())]:
+        if given is None or str(given) == "-":
+            continue
+        key = os.path.realpath(str(given))
+        if key in seen and role in outputs:
+            raise InputError(f"{given}: {role} is also {seen[key]}; give {role} a file of its own")
+        seen.setdefault(key, role)
+
+
 def _check_name_lengths(path: Path) -> None:
     """InputError when a name in ``path`` is longer than :data:`NAME_MAX` bytes or the whole is longer than the
     system's path limit."""

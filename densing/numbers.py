@@ -220,9 +220,9 @@ def _parse_date(value: object, *, field: str, where: str | None) -> pd.Timestamp
         stamp = pd.Timestamp(value)
         return (stamp.tz_convert("UTC").tz_localize(None) if stamp.tzinfo is not None else stamp).normalize()
     text = "" if value is None else str(value).strip()
-    for fmt in ("%Y-%m-%d", "%Y-%m", "%Y/%m/%d"):
+    for fmt in ("%Y-%m-%d", "%Y-%m"):
         try:
             return pd.Timestamp(datetime.strptime(text, fmt))
         except ValueError:
             continue
-    raise InputError(f"{_where(where)}field '{field}': cannot parse {text!r} as a date (expected YYYY-MM-DD)")
+    raise InputError(f"{_where(where)}field '{field}': cannot parse {text!r} as a date (expected YYYY-MM-DD, or YYYY-MM for the first of the month)")

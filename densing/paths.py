@@ -85,13 +85,18 @@ def source_commit() -> str:
 def resolve_fit(text: str | os.PathLike, *, what: str | None = None) -> Path:
     """A reference fit given as a path or by a short name: ``reference_fits/NAME.json``, ``family_NAME.json`` or
     ``NAME_two_step.json`` / ``NAME_composed.json`` among the shipped fits (``llama-3.1_mmlu``,
-    ``pythia_lambada_openai_two_step``). A name that matches none is an :class:`~densing.errors.InputError` naming
+    ``pythia_lambada_openai_two_step``); a path that does not exist (a folder part, or ``.json``) is refused, never
+    replaced by a shipped fit of its name. A name that matches none is an :class:`~densing.errors.InputError` naming
     the closest shipped ones, and ``what`` (the argument's name; default the CLI's ``--fit``)."""
     import difflib
 
     path = as_path(text, "--fit" if what is None else what)  # '' would be the working folder
-    if path.exists() or path.suffix == ".json" and path.parent != Path("."):
+    given = f"--fit {text}" if what is None else f"{what}: {str(text)!r}"
+    if path.exists() or path.is_symlink():  # a broken link or a loop: the reader says which
         return path
+    if path.parent != Path(".") or path.suffix == ".json":  # a path, never a shipped fit's name
+        raise InputError(f"{given}: no such file (a path is read as given; a shipped fit is named without a folder "
+                         "or .json)")
     name = path.name.removesuffix(".json")
     for candidate in (name, f"family_{name}", f"{name}_two_step", f"{name}_composed"):
         found = REFERENCE_FITS / f"{candidate}.json"
@@ -100,5 +105,4 @@ def resolve_fit(text: str | os.PathLike, *, what: str | None = None) -> Path:
     shipped = sorted(p.stem for p in REFERENCE_FITS.glob("*.json"))
     close = difflib.get_close_matches(name, shipped, n=3, cutoff=0.5) or difflib.get_close_matches(f"family_{name}", shipped, n=3, cutoff=0.5)
     hint = f"; close: {', '.join(close)}" if close else f"; the shipped fits are in {REFERENCE_FITS}"
-    given = f"--fit {text}" if what is None else f"{what}: {str(text)!r}"
     raise InputError(f"{given}: no such file, nor a shipped fit of that name{hint}")

@@ -174,11 +174,14 @@ class SecondDesign:
     section: Callable | None = None
     render: Callable | None = None
     rank: int = 100
+    #: ``line()``: one line ``densing trend`` prints beside the public table's headline (a stored record's verdict in
+    #: short; None: none)
+    line: Callable | None = None
 
 
 def _check_design(registry: Registry, name: str, item: Any) -> None:
     check_type(registry, name, item, SecondDesign)
-    for step, count in (("run", 1), ("side", 1), ("section", 3), ("render", 1)):
+    for step, count in (("run", 1), ("side", 1), ("section", 3), ("render", 1), ("line", 0)):
         check_callable(registry, name, step, getattr(item, step), count, optional=True)
 
 
@@ -277,6 +280,8 @@ register_table(TrendTable(
         "paper_gsm8k": ("paper-like set with GSM8K for MATH", ("mmlu", "leaderboard_bbh", "gsm8k", "humaneval")),
         "knowledge_commonsense": ("knowledge & commonsense set (MMLU, HellaSwag, WinoGrande; rule v2's headline set)",
                                   ("mmlu", "hellaswag", "winogrande")),
+        "v2_native": ("v2-native set (MMLU-Pro, BBH, MATH-hard; on this table a finding, seen after its headline)",
+                      ("mmlu_pro", "leaderboard_bbh", "math_hard")),
     },
     budget_benchmarks=("mmlu", "leaderboard_bbh", "math_hard", "humaneval", "gsm8k"),
     budget_sets=("paper", "paper_gsm8k"),

@@ -74,6 +74,10 @@ def test_a_fit_by_its_short_name_resolves_to_the_shipped_file_and_a_miss_names_c
     assert paths.resolve_fit(given) == given  # a path that exists is taken as given
     with pytest.raises(densing.InputError, match=r"--fit lama-3.1_mmlu: no such file.*close: family_llama-3.1_mmlu"):
         paths.resolve_fit("lama-3.1_mmlu")
+    for missing in (tmp_path / "no_folder" / "family_llama-3.1_mmlu.json", tmp_path / "llama-3.1_mmlu",
+                    "family_llama-3.1_mmlu.json"):
+        with pytest.raises(densing.InputError, match=r"no such file \(a path is read as given"):
+            paths.resolve_fit(missing)
 
 
 def test_the_source_commit_is_twelve_hex_digits_and_says_in_words_when_files_differ():

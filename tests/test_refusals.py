@@ -62,7 +62,12 @@ OPTION_WORDS = {"family": ["--family", "pythia"], "law": ["--law", "two-step"], 
                 "contention": ["--contention", "0.1"], "calibration": ["--calibration"], "runs": ["{folder}"],
                 "scores": ["--scores", "{folder}/scores.csv"], "models": ["--models", "{folder}/models.yaml"],
                 "local_data": ["--local-data"], "model_name": ["--model", "x"], "params": ["--params", "7B"],
-                "release_date": ["--release-date", "2024-06-01"],
+                "release_date": ["--release-date", "2024-06-01"], "suite": ["--suite", "swallow-en"],
+                "limit": ["--limit", "5"], "store": ["--store", "{folder}"], "backend": ["--backend", "vllm"],
+                "device": ["--device", "cpu"], "batch_size": ["--batch-size", "4"], "data_root": ["--data-root", "{folder}"],
+                "allow_unsafe_code": ["--allow-unsafe-code"], "prefix_cache": ["--prefix-cache"],
+                "template": ["--template", "{folder}/template.csv"], "out": ["--out", "{folder}/report.html"],
+                "csv": ["--csv", "{folder}/rows.csv"],
                 "contention_from": ["--contention-from", "{folder}"]}
 
 

@@ -5,6 +5,7 @@
     python tools/build_tables.py swallow --source ../shared/data/swallow --curated results/swallow \\
         --dates results/release_dates.csv --out results/swallow
     python tools/build_tables.py openllm-v2 --out results/openllm_v2
+    python tools/build_tables.py openllm-v2-trend --out results/openllm_v2/trend.json
     python tools/build_tables.py candidates --results results/public_models.csv --fits-dir reference_fits
     python tools/build_tables.py protocol --out results/swallow/trend
     python tools/build_tables.py mc-reference --data ../shared/data/olmo_ladder --fits-dir reference_fits \\
@@ -76,6 +77,20 @@ def openllm_v2(args) -> int:
     outputs = build_openllm_v2(source, Path(args.out) / "curated.csv", args.public, args.obsscaling_v2)
     for path, (_, frame) in zip(write_openllm_v2(outputs, args.out), outputs.items()):
         print(f"wrote {path}: {len(frame)} rows", file=sys.stderr)
+    return 0
+
+
+def openllm_v2_trend(args) -> int:
+    """The Open LLM Leaderboard v2 table's trend record (:data:`densing.designs.openllm_v2.report.RECORD`):
+    :func:`densing.trend.protocol.measure_table` with every row's leave-one-family-out table, as JSON."""
+    from densing import registry
+    from densing.data import read_results
+    from densing.trend.protocol import _clean, measure_table
+
+    measured, record = measure_table(read_results(registry.table("openllm_v2").path), "openllm_v2")
+    record["influence"] = _clean(measured.influence())
+    atomic_write_text(Path(args.out), json.dumps(record, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
+    print(f"wrote {args.out}: {record['verdict']}")
     return 0
 
 
@@ -517,6 +532,9 @@ def parser() -> argparse.ArgumentParser:
                    "extract anew from it")
     p.add_argument("--public", default=str(paths.RESULTS / "public_models.csv"))
     p.add_argument("--obsscaling-v2", default=str(paths.RESULTS / "obsscaling" / "base_llm_leaderboard_v2_eval.csv"))
+
+    p = command("openllm-v2-trend", openllm_v2_trend)
+    p.add_argument("--out", default=str(paths.RESULTS / "openllm_v2" / "trend.json"))
 
     p = command("candidates", candidates)
     p.add_argument("--results", default=str(paths.RESULTS / "public_models.csv"))

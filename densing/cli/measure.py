@@ -14,7 +14,7 @@ from densing.cli.layout import browser_lines, closing, command_words
 from densing.cli.output import Format, print_frame, print_progress, print_text, size_option
 from densing.display import BOUND_SIGNS, density_reading
 from densing.errors import InputError
-from densing.numbers import format_number
+from densing.numbers import format_count, format_number
 from densing.paths import default_store
 from densing.validation import Device, ExistingPath, Interval, Options, validate
 
@@ -26,6 +26,9 @@ def measure(
                                           "model as results/public_models.csv) or an lm-eval results JSON; placed "
                                           "without evaluating (with a model's size and date: its columns, or --params "
                                           "and --release-date)."),
+    template: Optional[Path] = typer.Option(None, "--template", help="Write a scores file to fill in (one row per "
+                                            "model, a column per headline benchmark) to this new file ('-': stdout), "
+                                            "and stop; an existing file is refused."),
     model_name: Optional[str] = typer.Option(None, "--model", help="With --scores: the model's name (an lm-eval JSON's "
                                              "own, else its file's)."),
     params: Optional[str] = typer.Option(None, "--params", help="With --scores: the model's parameter count (7e9, 7B)."),
@@ -57,6 +60,9 @@ def measure(
     """Place your models on the density chart — evaluated on a public protocol (--models), or from scores you already
     have (--scores): density with its 95% interval or bound, above, within or below the frontier's band at its date;
     writes the report with them highlighted."""
+    if template is not None:
+        _write_template(template)
+        return
     if scores is not None:
         _place_scores(scores, model_name, params, release_date, out, csv, n_boot, seed)
         return
@@ -87,14 +93,16 @@ def measure(
                                       "--allow-unsafe-code": allow_unsafe_code, "--backend": backend,
                                       "--data-root": data_root, "--limit": limit, "--csv": csv, "--device": device})
     _write(result, out, csv, words, n_boot, seed)
+    print_text_closing(result)
 
 
 def _place_scores(scores: Path, model: Optional[str], params: Optional[str], release_date: Optional[str],
                   out: Optional[Path], csv: Optional[Path], n_boot: int, seed: int) -> None:
     """``densing measure --scores``: the scores file placed against the headline of the shipped public table
     (:func:`densing.placement.own_scores.place`): one line per model, a table, and the answer last."""
-    from densing.io import check_writable
+    from densing.io import check_outputs_apart, check_writable
 
+    check_outputs_apart({"--out": out, "--csv": csv}, {"--scores": scores})
     validate({"n_boot": [Interval(Integral, 1, None)], "seed": [Interval(Integral, 0, None)]}, n_boot=n_boot, seed=seed)
     for path in (out, csv):
         if path is not None:
@@ -113,16 +121,32 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
     print_text_closing(result)
 
 
+def _write_template(path: Path) -> None:
+    """``densing measure --template FILE``: the scores file to fill in, written to a new file (or stdout for ``-``)."""
+    from densing.io import atomic_write_text, check_writable
+    from densing.placement.own_scores import scores_template
+
+    if str(path) == "-":
+        print(scores_template(), end="")
+        return
+    if path.exists() or path.is_symlink():
+        raise InputError(f"{path}: --template: the file exists; give a new file name (densing never overwrites it)")
+    atomic_write_text(check_writable(path), scores_template())
+    print(f"wrote {path}: fill in params (7e9 or 7B), release_date (YYYY-MM-DD) and the scores (fractions in [0, 1]), "
+          f"then run densing measure --scores {path}")
+
+
 def _print_placement(result) -> None:
     """The placement in words (one paragraph per model) and one table: ρ with its interval, the frontier's band at the
     model's date, where it sits."""
     print_text(result.summary())
     frame = result.to_frame()
-    columns = [c for c in ("model", "density", "density_ci_low", "density_ci_high", "bound", "release_date",
+    columns = [c for c in ("model", "density", "density_ci_low", "density_ci_high", "bound", "effective_params",
+                           "effective_params_ci_low", "effective_params_ci_high", "release_date",
                            "frontier_density_ci_low", "frontier_density_ci_high", "band") if c in frame.columns]
     print_frame(frame[columns].rename(columns={"frontier_density_ci_low": "band_low",
                                                "frontier_density_ci_high": "band_high"}), Format.table, keys=1,
-                together=("density", "density_ci_low", "density_ci_high", "bound", "band"))
+                together=("density", "density_ci_low", "density_ci_high", "bound", "effective_params", "band"))
 
 
 def print_text_closing(result) -> None:
@@ -134,13 +158,15 @@ def print_text_closing(result) -> None:
     reading, stated, _ = density_reading(r["density"], r["bound"], r["density_ci_low"], r["density_ci_high"],
                                          bool(r["near_chance"]))
     if reading == "value":
-        said = f"ρ = {format_number(stated)} (95% CI {format_number(r['density_ci_low'])}–{format_number(r['density_ci_high'])})"
+        said = (f"ρ = {format_number(stated)} (95% CI {format_number(r['density_ci_low'])}–"
+                f"{format_number(r['density_ci_high'])}), N̂ = {format_count(r['effective_params'])} (95% CI "
+                f"{format_count(r['effective_params_ci_low'])}–{format_count(r['effective_params_ci_high'])})")
     elif reading in BOUND_SIGNS:
-        said = f"ρ {BOUND_SIGNS[reading]}{format_number(stated)}"
+        said = f"ρ {BOUND_SIGNS[reading]}{format_number(stated)}, N̂ {BOUND_SIGNS[reading]}{format_count(r['params'] * stated)}"
     else:
         said = "ρ undetermined"
     where = {"within": "within the frontier's band", "above": "above the frontier's band",
-             "below": "below the frontier's band"}.get(r["band"], "undetermined against the frontier")
+             "below": "below the frontier's band"}.get(r["band"], "undetermined against the frontier's band")
     more = f"{len(frame) - 1} more model(s) in the table above" if len(frame) > 1 else ""
     print_text(closing([f"{r['model']}: {said}, {where}", f"released {r['release_date']}", more]))
 
@@ -167,8 +193,9 @@ def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, su
 
 def _checked_options(batch_size: str, n_boot: int, seed: int, device, data_root, store, out: Path, csv):
     """Every option and output path checked before any work → (batch size, store folder)."""
-    from densing.io import check_writable, check_writable_folder
+    from densing.io import check_outputs_apart, check_writable, check_writable_folder
 
+    check_outputs_apart({"--out": out, "--csv": csv}, {})
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
     validate({"batch_size": [Interval(Integral, 1, None), Options({"auto"})], "n_boot": [Interval(Integral, 1, None)],
               "seed": [Interval(Integral, 0, None)], "device": [Device(), None],

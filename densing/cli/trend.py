@@ -107,7 +107,8 @@ def trend(
     elif detail:
         _print_headline_detail(result, wide)
     else:
-        _print_headline_screen(result)
+        shipped = results is None or Path(results).resolve() == profile.path.resolve()
+        _print_headline_screen(result, beside=profile.name == "public" and shipped and fit is None and d0_tokens is None)
     print_text(_closing(result))
 
 
@@ -225,9 +226,9 @@ def _order_break_lines(result) -> list[str]:
             for r in result.order_breaks.itertuples(index=False)]
 
 
-def _print_headline_screen(result) -> None:
+def _print_headline_screen(result, beside: bool = False) -> None:
     """``densing trend``, one screen: the verdict, the rules' months with their intervals, the checks and notes
-    counted."""
+    counted; ``beside``: each design's line (a second table's stored row) after them."""
     print_text(result.verdict)
     table = result.table()
     print_frame(table[["rule", "months", "ci_low", "ci_high", "n_models"]], Format.table, keys=1,
@@ -239,6 +240,10 @@ def _print_headline_screen(result) -> None:
     line = counted(notes, "notes", "listed there")
     print_text(f"--detail: why, {checks}, the references, the sensitivity, the breakpoint"
                + (f"; {line}" if line else "") + "; per benchmark: --by benchmark")
+    if beside:  # the second tables' stored rows beside the public table's headline
+        for design in registry.designs().values():
+            if design.line is not None and (words := design.line()):
+                print_text(words)
 
 
 def _print_headline_detail(result, wide: bool) -> None:

@@ -62,15 +62,16 @@ def read_table(path: str | Path) -> pd.DataFrame:
 WIDE_METRIC = "score"
 
 
-def wide_to_tidy(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFrame:
-    """Melt a one-row-per-model table with score columns (:data:`densing.data.benchmarks.WIDE_COLUMNS`: the shipped
-    public table, the Swallow LLM Leaderboard's tables) into tidy rows.
+def wide_to_tidy(frame: pd.DataFrame, source: str = "<table>", columns: dict | None = None) -> pd.DataFrame:
+    """Melt a one-row-per-model table with score columns (``columns``: {column: benchmark}, by default
+    :data:`densing.data.benchmarks.WIDE_COLUMNS`: the shipped public table, the Swallow LLM Leaderboard's tables) into
+    tidy rows.
 
     Empty scores are skipped (a model without that benchmark); the per-model columns (params,
     train_tokens, release_date, family, active_params, …) are repeated on each row. A table without an
     ``n_shot`` column gets the shots of :data:`densing.data.benchmarks.WIDE_SHOTS` for the benchmarks that have one.
     """
-    columns, shots = dict(WIDE_COLUMNS), dict(WIDE_SHOTS)
+    columns, shots = dict(WIDE_COLUMNS) if columns is None else columns, dict(WIDE_SHOTS)
     scores = [c for c in frame.columns if c in columns]
     if not scores:
         raise InputError(f"{source}: neither a tidy table (model, benchmark, metric, value, params) nor a wide one with score columns")
@@ -156,6 +157,9 @@ def _load_json(path: Path) -> dict:
     data = read_json_object(path)
     if not isinstance(data.get("results"), dict):
         raise InputError(f"{path}: field 'results': not an lm-eval results JSON (no 'results' mapping)")
+    for field in ("config", "n-shot", "configs"):
+        if data.get(field) is not None and not isinstance(data[field], dict):
+            raise InputError(f"{path}: field '{field}': expected an object, got {type(data[field]).__name__}")
     return data
 
 
@@ -172,6 +176,13 @@ def _model_args(args: object) -> dict[str, str]:
 
 @validate_params({"model": [Text(), None]})
 def read_lm_eval_json(path: str | Path, *, model: str | None = None) -> pd.DataFrame:
+    """A *raw* tidy frame (DataFrame, not yet validated) read from one lm-eval results JSON (0.3 or 0.4 format):
+    :func:`read_lm_eval_results`' frame."""
+    return read_lm_eval_results(path, model=model)[0]
+
+
+@validate_params({"model": [Text(), None]})
+def read_lm_eval_results(path: str | Path, *, model: str | None = None) -> tuple[pd.DataFrame, dict]:
     """A *raw* tidy frame (DataFrame, not yet validated) read from one lm-eval results JSON (0.3 or 0.4 format).
 
     One row per (task, metric); ``*_stderr`` entries become a ``stderr`` column. Where a task
@@ -180,7 +191,8 @@ def read_lm_eval_json(path: str | Path, *, model: str | None = None) -> pd.DataF
     other metric rows (Xiao et al. 2024, §2.2 define the loss this way).
 
     ``params`` is not in an lm-eval JSON: the returned frame has ``params`` = NaN unless the
-    caller attaches it (see :func:`attach_metadata`); it is therefore *not* validated here.
+    caller attaches it (see :func:`attach_metadata`); it is therefore *not* validated here. Returned with the file's
+    JSON object, from the one reading of the file.
     """
     path = as_path(path)
     data = _load_json(path)
@@ -197,8 +209,12 @@ def read_lm_eval_json(path: str | Path, *, model: str | None = None) -> pd.DataF
         values: dict[str, float] = {}
         errors: dict[str, float] = {}
         for key, val in metrics.items():
-            if key == "alias" or not isinstance(val, (int, float)) or isinstance(val, bool):
-                continue
+            if key == "alias" or val is None or val == "N/A" or isinstance(val, (dict, list)):
+                continue  # lm-eval writes N/A for a group's standard error it does not compute
+            if not isinstance(val, (int, float)) or isinstance(val, bool):
+                if "," not in key and key.partition("_stderr")[0] not in FRACTION_METRICS:
+                    continue  # a field lm-eval writes beside the metrics (a name, a version)
+                raise InputError(f"{path}: field 'results.{task}.{key}': expected a number, got {val!r}")
             metric, _, filt = key.partition(",")  # 0.4 keys carry a filter (acc,none); 0.3 keys none
             if filt and filt != "none":
                 metric = f"{metric},{filt}"
@@ -232,7 +248,7 @@ def read_lm_eval_json(path: str | Path, *, model: str | None = None) -> pd.DataF
         raise InputError(f"{path}: field 'results': no metrics found")
     frame = pd.DataFrame(rows)
     frame["params"] = math.nan
-    return frame
+    return frame, data
 
 
 def read_lm_eval_dir(path: str | Path) -> pd.DataFrame:

@@ -156,9 +156,8 @@ def _validated(frame: pd.DataFrame, source: str) -> pd.DataFrame:
         out = {c: [] for c in COLUMNS}
         records = frame.to_dict("records")
         for i, rec in enumerate(records, start=1):
-            where = f"{source}: row {rec[SOURCE_ROW]}, column {rec[SOURCE_COLUMN]!r}" if SOURCE_ROW in rec else \
-                f"{source}: row {i}"
-            _read_row(rec, where, out)
+            where = f"{source}: row {rec[SOURCE_ROW]}" if SOURCE_ROW in rec else f"{source}: row {i}"
+            _read_row(rec, where, out, f"{where}, column {rec[SOURCE_COLUMN]!r}" if SOURCE_ROW in rec else where)
     result = pd.DataFrame({column: (pd.to_datetime(pd.Series(out[column], dtype="object")) if dtype is None
                                     else pd.Series(out[column], dtype=dtype)) for column, dtype in _DTYPES.items()})
     extra = [c for c in frame.columns if c not in COLUMNS and c not in (SOURCE_ROW, SOURCE_COLUMN)]
@@ -245,12 +244,13 @@ _FIELDS = (("model", _name, False), ("benchmark", _name, False), ("metric", _nam
            ("family", _text, False), ("revision", _text, False), ("run", _text, False))
 
 
-def _read_row(rec: dict, where: str, out: dict[str, list]) -> None:
-    """One record of a results table, each field checked (InputError naming ``where`` and the field) and appended to
-    its column of ``out``."""
+def _read_row(rec: dict, where: str, out: dict[str, list], score_where: str | None = None) -> None:
+    """One record of a results table, each field checked (InputError naming ``where`` and the field; a score and its
+    standard error ``score_where``, a wide table's row and column) and appended to its column of ``out``."""
     metric, fraction = "", False
     for field, read, by_metric in _FIELDS:
-        value = read(rec.get(field), field, where, metric, fraction) if by_metric else read(rec.get(field), field, where)
+        value = read(rec.get(field), field, score_where or where, metric, fraction) if by_metric else \
+            read(rec.get(field), field, where)
         out[field].append(value)
         if field == "metric":
             metric, fraction = value, value in FRACTION_METRICS

@@ -3,9 +3,9 @@ anything (``densing measure --scores FILE``, :func:`place`, ``densing.place``).
 
 1. **The scores.** :func:`read_scores` reads a tidy table or a wide one (the shipped ``results/public_models.csv``'s
    layout: one row per model, a column per benchmark), or one lm-eval results JSON, whose tasks are named as lm-eval
-   names them (``mmlu``, ``leaderboard_bbh``, ``leaderboard_math_hard``, ``humaneval``, …) and become the public
-   table's benchmarks through the benchmark registry (:data:`densing.data.benchmarks.BENCHMARKS`: each record's runs
-   and their score tasks), each at its run's headline metric. A model's size and release date come from the file's
+   names them (``mmlu``, ``leaderboard_bbh``, ``leaderboard_math_hard``, ``humaneval``, …). Every one is read by one
+   names contract (:mod:`densing.data.names`: the names of the benchmarks and of their metrics, case-insensitive;
+   a name that maps to nothing is refused, never dropped), each benchmark at its run's headline metric. A model's size and release date come from the file's
    ``params`` and ``release_date`` columns, or from ``params=`` / ``release_date=`` (an lm-eval JSON has neither; its
    ``config.model_num_parameters`` is read where lm-eval wrote it). A score without a standard error gets the binomial
    one of its benchmark's item count (:func:`densing.data.benchmarks.with_stderr`).
@@ -22,80 +22,52 @@ import pandas as pd
 
 from densing.errors import InputError
 
-#: The metric an lm-eval task's score is read at where its benchmark's run names none, in this order of preference.
-METRIC_PREFERENCE = ("acc_norm", "acc", "exact_match,strict-match", "exact_match", "pass@1,create_test", "pass@1",
-                     "prompt_level_strict_acc")
-
-
-def lm_eval_tasks() -> dict[str, tuple[str, str | None]]:
-    """{lm-eval score task: (the public table's benchmark, the run's headline metric or None)} from the benchmark
-    registry; a task two records run (Swallow's ``mmlu``) maps to the first, the public table's."""
-    from densing.data.benchmarks import BENCHMARKS
-
-    found: dict[str, tuple[str, str | None]] = {}
-    for name, record in BENCHMARKS.items():
-        for run in record.runs:
-            if run.style != "lm-eval":
-                continue
-            known = found.get(run.score_task)
-            if known is None or (known[0] == name and known[1] is None and run.metric is not None):
-                found[run.score_task] = (name, run.metric)
-    return found
-
-
 def _from_lm_eval(path: Path, model: str | None) -> pd.DataFrame:
-    """One lm-eval results JSON as the public table's rows (module docstring, step 1)."""
-    from densing.data.readers import read_lm_eval_json
-    from densing.io import read_json_object
+    """One lm-eval results JSON as tidy rows of its tasks (module docstring, step 1), read once: a task that is a
+    subtask of a group the file holds (its ``group_subtasks``) is part of that group's score."""
+    from densing.data.readers import read_lm_eval_results
 
-    raw = read_lm_eval_json(path, model=model)
-    tasks = lm_eval_tasks()
-    rows = []
-    for task, group in raw.groupby("benchmark", sort=False):
-        if task not in tasks:
-            continue
-        benchmark, wanted = tasks[task]
-        metrics = group["metric"].tolist()  # the run's headline metric where it has one, else the first preferred
-        metric = next((m for m in (wanted, *METRIC_PREFERENCE) if m is not None and m in metrics), None)
-        if metric is None:
-            raise InputError(f"{path}: field 'results.{task}': none of the metrics {', '.join(metrics)} is one densing "
-                             f"reads ({', '.join(METRIC_PREFERENCE)})")
-        chosen = group[group["metric"] == metric].iloc[0]
-        rows.append({"model": chosen["model"], "benchmark": benchmark, "metric": "score", "value": float(chosen["value"]),
-                     "stderr": float(chosen["stderr"]), "suite_benchmark": task})
-    if not rows:
-        raise InputError(f"{path}: field 'results': no task densing knows ({', '.join(sorted(raw['benchmark'].unique())[:8])}"
-                         f"; known: {', '.join(sorted(tasks)[:12])}, …)")
-    frame = pd.DataFrame(rows)
-    config = read_json_object(path).get("config") or {}
-    size = config.get("model_num_parameters")
-    frame["params"] = float(size) if isinstance(size, (int, float)) and size > 0 else math.nan
-    frame["release_date"] = None
-    return frame
+    raw, data = read_lm_eval_results(path, model=model)
+    groups = data.get("group_subtasks") if isinstance(data.get("group_subtasks"), dict) else {}
+    parts = {task for group, tasks in groups.items() if group in data["results"] and isinstance(tasks, list)
+             for task in tasks}
+    raw = raw[~raw["benchmark"].isin(parts)].copy()
+    size = (data.get("config") or {}).get("model_num_parameters")
+    raw["params"] = size if size is not None else math.nan
+    return raw
 
 
-def read_scores(path: str | Path, *, model: str | None = None, params: float | None = None,
-                release_date: str | None = None) -> pd.DataFrame:
-    """A scores file as the public table's rows: ``model, benchmark, metric, value, stderr, params, release_date,
-    release_date_source`` (module docstring, step 1). ``model``, ``params`` and ``release_date`` name, size and date a
-    one-model file (they override the file's); a model left without a size or a date is an
-    :class:`~densing.errors.InputError` naming the file and the field."""
-    from densing.data import read_results
-    from densing.data.benchmarks import with_stderr
+def _read(path: Path, model: str | None) -> pd.DataFrame:
+    """The rows of a scores file as written, read once (a pipe too): an lm-eval results JSON by its ``.json``, a
+    Parquet table by ``.parquet``/``.pq``, else CSV."""
+    from densing.data.readers import read_csv_file
+
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        return _from_lm_eval(path, model)
+    if suffix in (".parquet", ".pq"):
+        try:
+            return pd.read_parquet(path)
+        except Exception as exc:  # noqa: BLE001 (pyarrow's errors, each its own type)
+            raise InputError(f"{path}: cannot read Parquet: {str(exc).splitlines()[0] if str(exc) else exc!r}") from None
+    return read_csv_file(path, dtype=str, keep_default_na=False, na_values=[""])
+
+
+def _with_given(frame: pd.DataFrame, source: str, model: str | None, params: float | None,
+                release_date: str | None) -> pd.DataFrame:
+    """``frame`` with the model's name, size and date given (they override the file's); a model left without a size
+    or a date is an InputError naming ``source`` and the field."""
     from densing.numbers import parse_date
-    from densing.validation import as_path
 
-    path = as_path(path, "scores")
-    if not path.exists():
-        raise InputError(f"{path}: scores: no such file (a table, tidy or one row per model, or an lm-eval results JSON)")
-    if path.is_dir():
-        raise InputError(f"{path}: scores: a folder; give one file (a table, or an lm-eval results JSON)")
-    frame = _from_lm_eval(path, model) if path.suffix.lower() == ".json" else read_results(path).copy()
-    frame["release_date_source"] = "scores file"
+    frame = frame.copy()
+    if model is None and "model" not in frame.columns:
+        raise InputError(f"{source}: no 'model' column (give one, or --model for a one-model file)")
     given = {"model": model, "params": params, "release_date": release_date}
-    if any(v is not None for v in given.values()) and frame["model"].nunique() > 1:
+    models = frame["model"].nunique() if "model" in frame.columns else 1
+    if any(v is not None for v in given.values()) and models > 1:
         names = ", ".join(f"--{k.replace('_', '-')}" for k, v in given.items() if v is not None)
-        raise InputError(f"{path}: {frame['model'].nunique()} models in the file; {names} name, size or date one model")
+        raise InputError(f"{source}: {models} models in the file; {names} name, size or date one model")
+    frame["release_date_source"] = "scores file"
     if model is not None:
         frame["model"] = model
     if params is not None:
@@ -104,12 +76,55 @@ def read_scores(path: str | Path, *, model: str | None = None, params: float | N
         frame["release_date"] = parse_date(release_date, field="release_date", where="--release-date").strftime("%Y-%m-%d")
         frame["release_date_source"] = "given"
     for field, option in (("params", "--params"), ("release_date", "--release-date")):
-        missing = frame.loc[frame[field].isna(), "model"].unique() if field in frame.columns else frame["model"].unique()
+        if field in frame.columns:
+            missing = frame.loc[frame[field].isna() | (frame[field].astype(str).str.strip() == ""), "model"].unique()
+        else:
+            missing = frame["model"].unique()
         if len(missing):
-            raise InputError(f"{path}: field '{field}': no value for {', '.join(map(str, missing[:3]))} (give {option} "
+            raise InputError(f"{source}: field '{field}': no value for {', '.join(map(str, missing[:3]))} (give {option} "
                              f"or a '{field}' column)")
-    frame["release_date"] = pd.to_datetime(frame["release_date"]).dt.strftime("%Y-%m-%d")
+    return frame
+
+
+def read_scores(path: str | Path, *, model: str | None = None, params: float | None = None,
+                release_date: str | None = None) -> pd.DataFrame:
+    """A scores file as the public table's rows: ``model, benchmark, metric, value, stderr, params, release_date,
+    release_date_source`` (module docstring, step 1; the names it may use: :mod:`densing.data.names`). ``model``,
+    ``params`` and ``release_date`` name, size and date a one-model file (they override the file's); a model left
+    without a size or a date is an :class:`~densing.errors.InputError` naming the file and the field."""
+    from densing.validation import as_path
+
+    path = as_path(path, "scores")
+    if not path.exists():
+        raise InputError(f"{path}: scores: no such file (a table, tidy or one row per model, or an lm-eval results JSON)")
+    if path.is_dir():
+        raise InputError(f"{path}: scores: a folder; give one file (a table, or an lm-eval results JSON)")
+    return scores_rows(_read(path, model), str(path), model=model, params=params, release_date=release_date)
+
+
+def scores_rows(frame: pd.DataFrame, source: str, *, model: str | None = None, params: float | None = None,
+                release_date: str | None = None) -> pd.DataFrame:
+    """A table of scores as written (tidy or wide, a file's or a DataFrame given to :func:`place`) as the public
+    table's checked rows (:func:`read_scores`), by one names contract (:func:`densing.data.names.scores_table`)."""
+    from densing.data.benchmarks import with_stderr
+    from densing.data.names import scores_table
+
+    frame = scores_table(_with_given(frame, source, model, params, release_date), source)
+    frame["release_date"] = frame["release_date"].dt.strftime("%Y-%m-%d")
     return with_stderr(frame)
+
+
+def scores_template() -> str:
+    """A scores file to fill in, as CSV text: one row per model (``model``, ``params``, ``release_date``) and a column
+    per benchmark of the headline's set, under the public table's names, the cells to fill left empty."""
+    from densing import paths
+    from densing.data.benchmarks import BENCHMARKS
+    from densing.registry import table_for_path
+
+    table = table_for_path(paths.DEFAULT_DENSITY_TARGETS)
+    benchmarks = table.sets[table.headline_set][1]
+    header = ["model", "params", "release_date", *(BENCHMARKS[b].columns[0] for b in benchmarks)]
+    return ",".join(header) + "\n" + ",".join(["my-org/my-model", "", ""] + [""] * len(benchmarks)) + "\n"
 
 
 def place(scores, *, model: str | None = None, params: float | None = None, release_date: str | None = None,
@@ -128,7 +143,9 @@ def place(scores, *, model: str | None = None, params: float | None = None, rele
     if isinstance(scores, (str, Path)):
         source = str(scores)
         scores = read_scores(scores, model=model, params=params, release_date=release_date)
-    elif not isinstance(scores, pd.DataFrame):
+    elif isinstance(scores, pd.DataFrame):
+        scores = scores_rows(scores, "scores", model=model, params=params, release_date=release_date)
+    else:
         raise InputError(f"scores: expected a path or a DataFrame, got {type(scores).__name__}")
     return place_against(paths.DEFAULT_DENSITY_TARGETS, scores, measurement, n_boot=n_boot, seed=seed,
                          suite=f"scores from {source}", limit=None, evaluated=False)

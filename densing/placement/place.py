@@ -81,7 +81,8 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
     → ln ρmax and ``epoch``); ``span``: the line's range of dates (:func:`line_dates`). Columns: the model, its date
     and where the date comes from, its scores and item counts (``score:<b>``, ``items:<b>``), the benchmarks inverted,
     ``reference`` (the inversion the density comes from), ρ (``density``; censored where ``bound`` says so), its 95%
-    interval, ``reading`` (``value``, ``upper bound``, ``lower bound``, ``none``: :func:`densing.display.density_reading`),
+    interval, the effective size N̂ = ρ·N with its interval (``effective_params``, ``_ci_low``, ``_ci_high``),
+    ``reading`` (``value``, ``upper bound``, ``lower bound``, ``none``: :func:`densing.display.density_reading`),
     the line at the date (:func:`frontier_at`), ``frontier`` (above, below, undetermined), ``band`` (above, within,
     below the band of the slope's interval at the date, or undetermined: :func:`band_position`) and ``words``.
 
@@ -128,6 +129,8 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
         d = found.iloc[0]
         record.update(density=float(d["density"]), bound=str(d["bound"]), density_ci_low=float(d["density_ci_low"]),
                       density_ci_high=float(d["density_ci_high"]), near_chance=bool(d["near_chance"]))
+        record.update({f"effective_params{end}": record[f"density{end}"] * record["params"]
+                       for end in ("", "_ci_low", "_ci_high")})  # N̂ = ρ·N (Xiao et al. 2024, eq. 1)
         record.update(frontier_at(line, record["release_date"], span))
         record.update(_verdict(record, chance.get(model)))
         _, stated, _ = density_reading(record["density"], record["bound"], record["density_ci_low"],
@@ -136,6 +139,9 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
                                        record["frontier_density_ci_high"])
         if record["band"] != UNDETERMINED:
             record["words"] += f"; {record['band']} the band"
+        if missing := [b for b in inversion.benchmarks if b not in set(own["benchmark"])]:
+            record["words"] += (f"; no score on {', '.join(missing)}, which the reference inverts with "
+                                f"{record['inverted'].replace(',', ', ')}")
         rows.append(record)
     return pd.DataFrame(rows)
 

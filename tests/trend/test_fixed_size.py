@@ -91,7 +91,7 @@ def test_the_shipped_rows_are_a_fresh_computation():
     from densing.trend.fixed_size import fixed_size_rows
 
     shipped = pd.read_csv(paths.RESULTS / "fixed_size.csv")
-    for name in ("public", "swallow"):
+    for name in ("public", "swallow", "openllm_v2"):
         fresh = fixed_size_rows(read_results(registry.table(name).path), name, n_boot=1000, seed=0)
         mine = shipped[shipped["table"] == name].reset_index(drop=True)
         assert fresh["row"].tolist() == mine["row"].tolist() and fresh["status"].tolist() == mine["status"].tolist()

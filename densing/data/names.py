@@ -1,0 +1,162 @@
+"""The names scores come under, one contract for every way they come in (a wide or tidy table, an lm-eval results
+JSON, a DataFrame given to ``densing.place``): :func:`scores_table` turns any of them into the public table's rows,
+one ``score`` per model and benchmark, or refuses the name it cannot read.
+
+**Benchmarks.** A benchmark is named, in any case, by its id in the benchmark registry (``mmlu``, ``math_hard``), a wide
+table's column of its scores (``MMLU``, ``leaderboard_bbh``, ``leaderboard_math_hard``, ``HumanEval``), the name of a
+run of ``densing eval`` or of the lm-eval task it runs (``openllm_v1_mmlu``, ``leaderboard_math_hard``), or the name the
+report displays it by (a registered table's benchmark sets list theirs: ``BBH``, ``MATH-hard``), every one read from
+:data:`densing.data.benchmarks.BENCHMARKS` and the tables' sets (:func:`aliases`). Where two benchmarks answer to one
+name, a benchmark of a table (one with wide columns) comes first, in registration order: ``mmlu`` is the public table's
+MMLU, not Swallow's, and ``bbh`` the leaderboard's multiple-choice BBH the headline inverts. A name that maps to no
+benchmark is an :class:`~densing.errors.InputError` naming it, with the closest names (difflib).
+
+**Metrics.** A score is read at the metric of its benchmark's run (``acc`` for MMLU, ``acc_norm`` for BBH,
+``exact_match`` for MATH-hard), else at the first of :data:`METRIC_PREFERENCE` the benchmark has (HumanEval's
+``pass@1``); lm-eval's filter after the comma (``acc,none``, ``exact_match,strict-match``) names the same metric, and
+``score`` is any benchmark's score. A benchmark with rows at other metrics only is refused naming them; its other
+metrics beside the score (lm-eval writes ``acc`` and ``acc_norm`` of one task) are not scores of the benchmark.
+"""
+from __future__ import annotations
+
+import difflib
+
+import pandas as pd
+
+from densing.errors import InputError
+
+#: The metric a benchmark's score is read at where its run names none, in this order of preference.
+METRIC_PREFERENCE = ("acc_norm", "acc", "exact_match,strict-match", "exact_match", "pass@1,create_test", "pass@1",
+                     "prompt_level_strict_acc")
+#: The metric of a row that is its benchmark's score, whatever the benchmark.
+SCORE = "score"
+#: A wide table's columns that are no scores: the tidy table's columns and the public table's own.
+TABLE_COLUMNS = ("date_confidence", "date_source", "derivation", "release_date_source")
+
+
+def _display_names() -> dict[str, str]:
+    """{the name the report displays a benchmark by: the benchmark}, from each registered table's sets whose label
+    lists its benchmarks in parentheses in their order (``paper-like set (MMLU, BBH, MATH-hard, HumanEval)``)."""
+    from densing.registry import tables
+
+    found: dict[str, str] = {}
+    for table in tables().values():
+        for label, benchmarks in table.sets.values():
+            if "(" not in label:
+                continue
+            shown = [part.strip() for part in label[label.find("(") + 1:label.rfind(")")].split(";")[0].split(",")]
+            if len(shown) == len(benchmarks):
+                for name, benchmark in zip(shown, benchmarks):
+                    found.setdefault(name, benchmark)
+    return found
+
+
+def aliases() -> dict[str, str]:
+    """{a name in lower case: the benchmark it names}, every name of the module docstring's contract."""
+    from densing.data.benchmarks import BENCHMARKS
+
+    records = list(BENCHMARKS.values())
+    tabled = [r for r in records if r.columns]
+    found: dict[str, str] = {}
+
+    def add(name: str, benchmark: str) -> None:
+        found.setdefault(name.strip().lower(), benchmark)
+
+    for record in tabled:
+        for name in (record.name, *record.columns, *(n for run in record.runs for n in (run.name, run.score_task))):
+            add(name, record.name)
+    for name, benchmark in _display_names().items():
+        add(name, benchmark)
+    for record in records:
+        for name in (record.name, *(n for run in record.runs for n in (run.name, run.score_task))):
+            add(name, record.name)
+    return found
+
+
+def benchmark_for(name: object, *, where: str, known: dict[str, str] | None = None) -> str:
+    """The benchmark ``name`` names (module docstring); an InputError naming ``where`` and the closest names else."""
+    known = aliases() if known is None else known
+    found = known.get(str(name).strip().lower())
+    if found is None:
+        close = difflib.get_close_matches(str(name).strip().lower(), list(known), n=3, cutoff=0.6)
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        raise InputError(f"{where}: {str(name)!r} is no benchmark densing knows{hint} (docs/measure.md lists the "
+                         "names a scores file may use)")
+    return found
+
+
+def score_metric(benchmark: str) -> str | None:
+    """The metric ``benchmark``'s score is read at: its first run's that names one, else None (the first of
+    :data:`METRIC_PREFERENCE` found)."""
+    from densing.data.benchmarks import BENCHMARKS
+
+    record = BENCHMARKS.get(benchmark, None)
+    return next((run.metric for run in (record.runs if record else ()) if run.metric), None)
+
+
+def _plain(metric: str) -> str:
+    """A metric without lm-eval's ``none`` filter (``acc,none`` is ``acc``)."""
+    metric = str(metric).strip()
+    return metric[:-len(",none")] if metric.endswith(",none") else metric
+
+
+def metric_rank(benchmark: str, metric: str) -> int | None:
+    """How near ``metric`` is to ``benchmark``'s score (0 nearest; ``score`` is 0), None where it is not its score."""
+    metric = _plain(metric)
+    if metric == SCORE:
+        return 0
+    wanted = score_metric(benchmark)
+    if wanted is not None:
+        return 1 if metric == wanted else 2 if metric.partition(",")[0] == wanted.partition(",")[0] else None
+    return 3 + METRIC_PREFERENCE.index(metric) if metric in METRIC_PREFERENCE else None
+
+
+def _wide_columns(frame: pd.DataFrame, source: str, known: dict[str, str]) -> dict[str, str]:
+    """{a wide table's score column: its benchmark}; a column that is neither a table's nor a benchmark's is refused."""
+    from densing.data.schema import COLUMNS
+
+    scores = {}
+    for column in frame.columns:
+        if str(column) in COLUMNS or str(column) in TABLE_COLUMNS:
+            continue
+        scores[column] = benchmark_for(column, where=f"{source}: column {str(column)!r}", known=known)
+    twice = pd.Series(list(scores.values()))
+    if twice.duplicated().any():
+        benchmark = twice[twice.duplicated()].iloc[0]
+        names = [str(c) for c, b in scores.items() if b == benchmark]
+        raise InputError(f"{source}: columns {', '.join(repr(n) for n in names)} all name benchmark {benchmark!r}; "
+                         "keep one")
+    if not scores:
+        raise InputError(f"{source}: no score column (a wide table has a column per benchmark; a tidy one the columns "
+                         "model, benchmark, metric, value)")
+    return scores
+
+
+def scores_table(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+    """``frame`` — a tidy table (a ``benchmark`` column) or a wide one (a column per benchmark), as read from a file or
+    given — as the public table's validated rows, one ``score`` per model and benchmark (module docstring): every
+    score, size and date checked by :func:`densing.data.schema.validate_results`."""
+    from densing.data.readers import wide_to_tidy
+    from densing.data.schema import SOURCE_COLUMN, require_columns, validate_results
+
+    known = aliases()
+    if "benchmark" not in frame.columns:
+        frame = wide_to_tidy(frame, source=source, columns=_wide_columns(frame, source, known))
+    require_columns(frame, ("model", "benchmark", "metric", "value"), source)
+    frame = frame.reset_index(drop=True)
+    named = frame[SOURCE_COLUMN] if SOURCE_COLUMN in frame.columns else frame["benchmark"]
+    benchmarks = {name: benchmark_for(name, where=f"{source}: benchmark", known=known)
+                  for name in pd.unique(frame["benchmark"].astype(str))}
+    frame = frame.assign(benchmark=frame["benchmark"].astype(str).map(benchmarks))
+    ranks = [metric_rank(b, m) for b, m in zip(frame["benchmark"], frame["metric"].astype(str))]
+    frame = frame.assign(_rank=pd.array(ranks, dtype="Int64"), _named=named.astype(str))
+    for (model, benchmark), rows in frame.groupby(["model", "benchmark"], sort=False):
+        if rows["_rank"].isna().all():
+            wanted = score_metric(benchmark) or " or ".join(METRIC_PREFERENCE)
+            raise InputError(f"{source}: {rows['_named'].iloc[0]} of {model}: metric(s) "
+                             f"{', '.join(pd.unique(rows['metric'].astype(str)))}: none is {benchmark}'s score "
+                             f"({wanted}, or '{SCORE}')")
+    kept = frame[frame["_rank"].notna()]
+    best = kept.groupby(["model", "benchmark"], sort=False)["_rank"].transform("min")
+    kept = kept[kept["_rank"] == best].assign(metric=SCORE).drop(columns=["_rank", "_named"])
+    return validate_results(kept, source=source)

@@ -1,0 +1,128 @@
+"""The Open LLM Leaderboard v2 table (results/openllm_v2/, tools/openllm_v2_table, densing/designs/openllm_v2): the
+shipped files are a fresh build, the rule's decisions hold, the ObsScaling cross-check is what the README says, the
+shipped record is a fresh measurement, and the declaration precedes every result on the table."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from densing.errors import InputError
+from tools.openllm_v2_table.build import EXTRACT, TABLE, build_openllm_v2, read_curated, write_openllm_v2
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = ROOT / "results" / "openllm_v2"
+PUBLIC = ROOT / "results" / "public_models.csv"
+OBSSCALING_V2 = ROOT / "results" / "obsscaling" / "base_llm_leaderboard_v2_eval.csv"
+V2_NATIVE = ("leaderboard_mmlu_pro", "leaderboard_bbh", "leaderboard_math_hard")
+
+
+@pytest.fixture(scope="module")
+def built() -> dict[str, pd.DataFrame]:
+    return build_openllm_v2(SHIPPED / EXTRACT, SHIPPED / "curated.csv", PUBLIC, OBSSCALING_V2)
+
+
+def test_the_shipped_files_are_a_fresh_build(built, tmp_path):
+    for path in write_openllm_v2(built, tmp_path):
+        assert path.read_bytes() == (SHIPPED / path.name).read_bytes(), path.name
+
+
+def test_every_official_row_is_decided_and_the_kept_ones_are_pretrained_base_models(built):
+    models, table = built["models"], built[TABLE.removesuffix(".csv")]
+    assert len(models) == 470 and models["decision"].value_counts().to_dict() == {"refused": 332, "kept": 138}
+    assert models.loc[models["decision"] == "refused", "reason"].str.len().gt(0).all()
+    assert len(table) == 138 and table["model"].is_unique
+    for name in table["model"].str.lower():
+        assert not any(mark in name for mark in ("instruct", "chat", "-it", "flan", "dolly"))
+    assert "microsoft/phi-4" not in set(table["model"]) and "gpt2" not in set(table["model"])
+
+
+def test_the_pitfalls_are_handled_by_rule(built):
+    table = built[TABLE.removesuffix(".csv")].set_index("model")
+    assert table.loc["internlm/internlm2-1_8b", "params"] == 1_890_000_000  # listed as 8.0 B
+    for moe in ("ibm-granite/granite-3.0-1b-a400m-base", "ibm-granite/granite-3.1-3b-a800m-base"):
+        assert pd.notna(table.loc[moe, "active_params"])  # features_is_moe says dense
+    assert table.loc["distilbert/distilgpt2", "release_date"] == ""  # uploaded on the Hub's migration day
+    assert table.loc["Qwen/Qwen2.5-7B", "release_date"] == "2024-09-19" != table.loc["Qwen/Qwen2.5-7B", "upload_date"]
+    assert (table["source"] == "fboulnois/llm-leaderboard-csv@0f4e5c69c6fb6515afa31ae61f4d699649bc9503").all()
+
+
+def test_four_or_more_families_after_the_public_table_carry_the_declared_rows_scores(built):
+    table = built[TABLE.removesuffix(".csv")]
+    late = table[(table["release_date"].fillna("") > "2024-07-31")].dropna(subset=list(V2_NATIVE))
+    counts = late["family"].value_counts()
+    assert (counts >= 2).sum() >= 4 and {"Qwen2.5", "granite-3.0", "Falcon3", "SmolLM2"} <= set(counts.index)
+
+
+def test_the_obsscaling_cross_check_is_the_readmes(built):
+    overlap = built["overlap"]
+    assert overlap["model"].nunique() == 66
+    spread = overlap.assign(gap=overlap["difference"].abs()).groupby("benchmark")["gap"].max()
+    assert spread[["leaderboard_mmlu_pro", "leaderboard_gpqa", "leaderboard_bbh"]].max() < 0.006
+    assert spread["leaderboard_musr"] < 0.01 and 0.04 < spread["leaderboard_math_hard"] < 0.05
+    ifeval = overlap.loc[overlap["benchmark"] == "leaderboard_ifeval", "difference"]
+    assert (ifeval < 0).all()
+
+
+def test_a_curated_file_that_refuses_and_fills_or_repeats_a_model_is_refused(tmp_path):
+    good = (SHIPPED / "curated.csv").read_text(encoding="utf-8").splitlines()
+    bad = tmp_path / "curated.csv"
+    bad.write_text("\n".join([good[0], "gpt2,an alias,GPT-2,,,,,,,"]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match="row 2 .*refused model has no other field"):
+        read_curated(bad)
+    bad.write_text("\n".join([good[0], good[1], good[1]]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match="row 3 .*appears twice"):
+        read_curated(bad)
+
+
+def test_a_stale_curated_row_is_refused(tmp_path):
+    folder = tmp_path / "t"
+    shutil.copytree(SHIPPED, folder)
+    with (folder / "curated.csv").open("a", encoding="utf-8") as handle:
+        handle.write("nobody/none,,X,,,,,,https://example.org,\n")
+    with pytest.raises(InputError, match="does not hold: \\['nobody/none'\\]"):
+        build_openllm_v2(folder / EXTRACT, folder / "curated.csv", PUBLIC, OBSSCALING_V2)
+
+
+def test_the_shipped_record_is_a_fresh_measurement():
+    """results/openllm_v2/trend.json (python tools/build_tables.py openllm-v2-trend) equals what the engine computes."""
+    from densing import registry
+    from densing.data import read_results
+    from densing.trend.protocol import measure_table
+
+    shipped = json.loads((SHIPPED / "trend.json").read_text(encoding="utf-8"))
+    measured, fresh = measure_table(read_results(registry.table("openllm_v2").path), "openllm_v2")
+    assert fresh["verdict"] == shipped["verdict"]
+    for new, old in zip(fresh["rows"], shipped["rows"], strict=True):
+        assert new["row"] == old["row"] and new["status"] == old["status"]
+        for key in ("months", "ci_low", "ci_high"):
+            assert (new[key] is None and old[key] is None) or new[key] == pytest.approx(old[key], rel=1e-9)
+    head = next(r for r in shipped["rows"] if r["row"] == "v2_native")
+    assert head["state"] and shipped["influence"]["v2_native"]  # the declared row's state and leave-one-family-out
+    assert {r["family"] for r in shipped["influence"]["v2_native"]} == set(
+        measured.influence()["v2_native"][i]["family"] for i in range(len(shipped["influence"]["v2_native"])))
+
+
+def test_the_declaration_precedes_every_result_on_the_table():
+    """The commit order is the evidence: the declaration's first commit is an ancestor of the first commit of any
+    result on the table (skipped outside a git checkout)."""
+    git = shutil.which("git")
+    if git is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+
+    def first(path: str) -> str:
+        found = subprocess.run([git, "log", "--format=%H", "--diff-filter=A", "--", path], cwd=ROOT,
+                               capture_output=True, text=True, check=True).stdout.split()
+        return found[-1] if found else ""
+
+    declared = first("results/openllm_v2/DECLARATION.md")
+    if not declared:
+        pytest.skip("shallow history: the declaration's commit is not in it")
+    for result in ("results/openllm_v2/trend_first.json", "results/openllm_v2/trend.json"):
+        commit = first(result)
+        assert commit and commit != declared
+        assert subprocess.run([git, "merge-base", "--is-ancestor", declared, commit], cwd=ROOT).returncode == 0
