@@ -125,7 +125,7 @@ def row_words(row: dict) -> str:
     """A record's row as its state says it: both ends where both are determined, the determined one otherwise."""
     months, low, high = (format_months(row[k]) if row[k] is not None else "∞" for k in ("months", "ci_low", "ci_high"))
     if row.get("low_determined") and row.get("high_determined"):
-        return f"{months} months (95% CI {low}–{high}), {row['state']}"
+        return f"{months} months (95% CI {low}–{high}), {row['status']}"  # measured: its ratio high/low beside it
     if row.get("low_determined"):
         return f"{months} months, at least {low} at 95%, {row['state']} (the upper end is not determined)"
     if row.get("high_determined"):
