@@ -266,7 +266,7 @@ def _side(key: str, models: pd.DataFrame, inversion, *, n_boot: int, seed: int, 
         side = trend_uncertainty(models, inversion, n_boot=n_boot, n_boot_share=0, seed=seed)
     except DensingError as exc:
         return {f"{key}_ci": str(exc)}
-    words = f"{side.doubling_time_months_ci_low:.3g}–{side.doubling_time_months_ci_high:.3g}"
+    words = f"{format_months(side.doubling_time_months_ci_low)}–{format_months(side.doubling_time_months_ci_high)}"
     if checked:
         failed = ", ".join(c.name for c in calibrated(inversion_checks(models, inversion)) if c.failed)
         words += f" (failed: {failed})" if failed else " (every testable check passed)"
