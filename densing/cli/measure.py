@@ -11,7 +11,7 @@ from typing import Optional
 import typer
 
 from densing.cli.layout import browser_lines, closing, command_words
-from densing.cli.output import Format, print_frame, print_progress, print_text, size_option
+from densing.cli.output import Format, draws_option, print_frame, print_progress, print_text, size_option
 from densing.display import BOUND_SIGNS, density_reading
 from densing.errors import InputError
 from densing.numbers import format_count, format_number
@@ -103,7 +103,7 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
     from densing.io import check_outputs_apart, check_writable
 
     check_outputs_apart({"--out": out, "--csv": csv}, {"--scores": scores})
-    validate({"n_boot": [Interval(Integral, 1, None)], "seed": [Interval(Integral, 0, None)]}, n_boot=n_boot, seed=seed)
+    draws_option(n_boot, seed)
     for path in (out, csv):
         if path is not None:
             check_writable(path)
@@ -197,10 +197,9 @@ def _checked_options(batch_size: str, n_boot: int, seed: int, device, data_root,
 
     check_outputs_apart({"--out": out, "--csv": csv}, {})
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
-    validate({"batch_size": [Interval(Integral, 1, None), Options({"auto"})], "n_boot": [Interval(Integral, 1, None)],
-              "seed": [Interval(Integral, 0, None)], "device": [Device(), None],
-              "data_root": [ExistingPath("folder"), None]}, batch_size=batch, n_boot=n_boot, seed=seed, device=device,
-             data_root=data_root)
+    draws_option(n_boot, seed)
+    validate({"batch_size": [Interval(Integral, 1, None), Options({"auto"})], "device": [Device(), None],
+              "data_root": [ExistingPath("folder"), None]}, batch_size=batch, device=device, data_root=data_root)
     if store is None:
         store = default_store()
     check_writable_folder(store)
