@@ -140,7 +140,7 @@ class Date:
         if isinstance(value, date):
             day = value.date() if isinstance(value, datetime) else value
         elif isinstance(value, str):
-            for fmt in ("%Y-%m-%d", "%Y-%m", "%Y/%m/%d"):
+            for fmt in ("%Y-%m-%d", "%Y-%m"):
                 try:
                     day = datetime.strptime(value.strip(), fmt).date()
                     break
