@@ -135,3 +135,13 @@ def test_whatif_warns_on_a_trace_without_real_compute(tmp_path, capsys):
 
     frame = pd.read_csv(io.StringIO(out))
     assert len(frame) == 2 * 4 and frame["scaling_efficiency"].isna().all()  # never 0.0 as if meaningful
+
+
+def test_run_without_torch_names_the_train_extra_and_leaves_nothing(tmp_path, capsys, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # torch not installed, as importlib sees it
+    code, out, err = run(["overlap", "run", str(tmp_path / "runs"), "--strategies", "sync"], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert "pip install 'densing[train]'" in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
