@@ -27,7 +27,7 @@ def measure(
                                           "without evaluating (with a model's size and date: its columns, or --params "
                                           "and --release-date)."),
     template: Optional[Path] = typer.Option(None, "--template", help="Write a scores file to fill in (one row per "
-                                            "model, a column per headline benchmark) to this new file ('-': stdout), "
+                                            "model, a column per headline benchmark) to this new file ('-': stdout; missing folders are made), "
                                             "and stop; an existing file is refused."),
     model_name: Optional[str] = typer.Option(None, "--model", help="With --scores: the model's name (an lm-eval JSON's "
                                              "own, else its file's)."),
@@ -40,12 +40,12 @@ def measure(
         None, "--data-root", help="Folder holding benchmarks/ (default: $DENSING_SHARED_DATA or ../shared/data)."
     ),
     limit: Optional[float] = typer.Option(None, "--limit", metavar="N", help="At most N items per task, a whole number (MMLU: N in each of its subjects); the intervals are those of the items scored."),
-    out: Optional[Path] = typer.Option(None, "--out", help="HTML report to write (atomically; default report.html with "
+    out: Optional[Path] = typer.Option(None, "--out", help="HTML report to write (atomically; missing folders are made; default report.html with "
                                        "--models, none with --scores)."),
     store: Optional[Path] = typer.Option(
         None, "--store", help="Results store, a folder (a rerun reuses its pairs; default: $XDG_CACHE_HOME/densing/store, "
         "else ~/.cache/densing/store)."),
-    csv: Optional[Path] = typer.Option(None, "--csv", help="Also write one row per model (scores, density, verdict) as CSV."),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="Also write one row per model (scores, density, verdict) as CSV (missing folders are made)."),
     backend: str = typer.Option("hf", "--backend", help="Any name in lm-eval's model registry (hf, vllm and others) "
                                 "or densing-hf (densing's prefix engine: hf's numbers, shared prompt prefixes computed once)."),
     device: Optional[str] = typer.Option(None, "--device", help="torch device (default: cuda if available, else cpu)."),

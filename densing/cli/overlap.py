@@ -177,7 +177,7 @@ def whatif(
 
 @overlap_app.command()
 def run(
-    out: Path = typer.Argument(..., help="Output folder: one sub-folder per strategy (traces rank<r>.json.gz, metrics.csv, run.yaml)."),
+    out: Path = typer.Argument(..., help="Output folder (missing folders are made): one sub-folder per strategy (traces rank<r>.json.gz, metrics.csv, run.yaml)."),
     strategies: str = typer.Option("all", "--strategies", help="Comma-separated names with training hooks (see 'densing overlap strategies'); all: every one."),
     workers: int = typer.Option(2, "--workers", help="Workers per node (torchrun --nproc-per-node)."),
     steps: int = typer.Option(200, "--steps", help="Training steps per run (at least the profiler's skip + wait + warm-up + active)."),

@@ -264,7 +264,7 @@ def _print_headline_detail(result, wide: bool) -> None:
 
 
 def report(
-    out: Path = typer.Option(Path("report.html"), "--out", help="HTML file to write (atomically)."),
+    out: Path = typer.Option(Path("report.html"), "--out", help="HTML file to write (atomically; missing folders are made)."),
     results: Optional[Path] = typer.Option(None, "--results", help=RESULTS_HELP),
     fit: Optional[Path] = typer.Option(None, "--fit", help=FIT_HELP),
     d0: Optional[str] = typer.Option(None, "--d0", help=D0_HELP),
