@@ -302,19 +302,42 @@ def training_run(device) -> dict:
     return result
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with densing's refusal: one line ``error: …`` on stderr, exit 2 (no usage block)."""
+
+    def error(self, message: str):
+        print(f"error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _count(least: int, why: str = ""):
+    """An argparse type: a whole number ≥ ``least`` (``why``: the reason for the bound, where it is not 1)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < least:
+            raise argparse.ArgumentTypeError(f"expected a whole number ≥ {least}{why}, got {text!r}")
+        return value
+    return parse
+
+
 def _options() -> SimpleNamespace:
-    """The command line, each count at its full or its dry-run default where not given."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", type=Path, help="folder for gpu_check.json and gpu_check.txt")
+    """The command line, each count at its full or its dry-run default where not given; a bad value, or an OUT that
+    cannot be a folder written here, refused before any work."""
+    parser = _Parser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, help="folder for gpu_check.json and gpu_check.txt (made if missing)")
     parser.add_argument("--dry-run", action="store_true", help="CPU, tiny float32 model, few items, no training run")
     parser.add_argument("--data-root", type=Path, default=None, help="folder holding benchmarks/ (default: densing's)")
-    parser.add_argument("--items", type=int, default=None, help="items of each task (default 200; dry run 3)")
-    parser.add_argument("--agreement-items", type=int, default=None, help="float32 items of each task (default 50; dry run 3)")
-    parser.add_argument("--repeats", type=int, default=None, help="timing rounds (default 3; dry run 1)")
-    parser.add_argument("--batch-size", type=int, default=32, help="hf's batch size")
-    parser.add_argument("--vocab", type=int, default=None, help="BPE vocabulary (default 32000; dry run 4000)")
-    parser.add_argument("--gen-requests", type=int, default=None, help="GSM8K requests generated (default 16; dry run 2)")
-    parser.add_argument("--gen-tokens", type=int, default=None, help="new tokens per request at most (default 64; dry run 8)")
+    parser.add_argument("--items", type=_count(1), default=None, help="items of each task (default 200; dry run 3)")
+    parser.add_argument("--agreement-items", type=_count(1), default=None, help="float32 items of each task (default 50; dry run 3)")
+    parser.add_argument("--repeats", type=_count(1), default=None, help="timing rounds (default 3; dry run 1)")
+    parser.add_argument("--batch-size", type=_count(1), default=32, help="hf's batch size")
+    parser.add_argument("--vocab", type=_count(258, " (the 256 bytes and the two special tokens)"), default=None,
+                        help="BPE vocabulary (default 32000; dry run 4000)")
+    parser.add_argument("--gen-requests", type=_count(1), default=None, help="GSM8K requests generated (default 16; dry run 2)")
+    parser.add_argument("--gen-tokens", type=_count(1), default=None, help="new tokens per request at most (default 64; dry run 8)")
     parser.add_argument("--no-train", action="store_true", help="leave the profiled training run out")
     parser.add_argument("--real-model", type=Path, default=None, metavar="FILE.gguf",
                         help="a pretrained causal LM in one GGUF file: its agreement in float32 and bfloat16 and its accuracy")
@@ -322,6 +345,13 @@ def _options() -> SimpleNamespace:
     dry = arguments.dry_run
     if arguments.real_model is not None and not arguments.real_model.is_file():
         parser.error(f"--real-model {arguments.real_model}: no such file")
+    from densing.errors import DensingError
+    from densing.io import check_writable_folder
+
+    try:
+        check_writable_folder(arguments.out)
+    except DensingError as exc:
+        parser.error(f"OUT {exc}")
 
     def pick(value, full, small):
         return value if value is not None else (small if dry else full)

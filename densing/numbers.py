@@ -225,4 +225,10 @@ def _parse_date(value: object, *, field: str, where: str | None) -> pd.Timestamp
             return pd.Timestamp(datetime.strptime(text, fmt))
         except ValueError:
             continue
-    raise InputError(f"{_where(where)}field '{field}': cannot parse {text!r} as a date (expected YYYY-MM-DD, or YYYY-MM for the first of the month)")
+    try:  # an ISO date-time with its zone (2023-02-25T01:00+09:00, …Z): its day in UTC
+        stamp = datetime.fromisoformat(text) if len(text) > 10 and text[10] in "T " else None
+    except ValueError:
+        stamp = None
+    if stamp is not None and stamp.tzinfo is not None:
+        return _parse_date(stamp, field=field, where=where)
+    raise InputError(f"{_where(where)}field '{field}': cannot parse {text!r} as a date (expected YYYY-MM-DD, YYYY-MM for the first of the month, or a date-time with its zone for its day in UTC)")

@@ -140,7 +140,7 @@ class Date:
         if isinstance(value, date):
             day = value.date() if isinstance(value, datetime) else value
         elif isinstance(value, str):
-            for fmt in ("%Y-%m-%d", "%Y-%m", "%Y/%m/%d"):
+            for fmt in ("%Y-%m-%d", "%Y-%m"):
                 try:
                     day = datetime.strptime(value.strip(), fmt).date()
                     break
@@ -187,6 +187,12 @@ BOOTSTRAP_CONSTRAINTS = MappingProxyType({
 #: How many draws an interval is read from: at least one, at most :data:`MAX_DRAWS` (the trend's bootstrap,
 #: ``densing trend --n-boot``).
 DRAWS = Interval(Integral, 1, MAX_DRAWS)
+
+#: The fewest draws a printed 95% interval is read from: 40 (1/0.025), so that each end, the draws' 2.5% or 97.5%
+#: quantile, has a draw beyond it; from fewer an end is the most extreme draw itself, and can fall on the far side of
+#: its estimate ("3.63 months, at least 4.03"). The commands that print an interval refuse fewer
+#: (:func:`densing.cli.output.draws_option`).
+MIN_INTERVAL_DRAWS = 40
 
 #: What a D0 may be: a positive number of tokens up to :data:`MAX_D0_TOKENS` (finite: a bound excludes NaN and ∞).
 D0_TOKENS = Interval(Real, 0, MAX_D0_TOKENS, closed="right")

@@ -1,6 +1,6 @@
 """Eight ``densing report --out same.html`` at once leave one valid report and no temporary file.
 
-Usage: python studies/concurrent_reports.py [N] [--n-boot K]   (defaults: 8 writers, 20 draws)
+Usage: python studies/concurrent_reports.py [N] [--n-boot K]   (defaults: 8 writers, 40 draws)
 
 Each writer builds the whole report and renames its temporary file into place
 (:func:`densing.io.atomic_write_text`), so the last rename wins and a reader never sees a part of
@@ -22,7 +22,7 @@ from pathlib import Path
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("writers", nargs="?", type=int, default=8)
-    parser.add_argument("--n-boot", type=int, default=20)
+    parser.add_argument("--n-boot", type=int, default=40)
     args = parser.parse_args()
     env = dict(os.environ, OMP_NUM_THREADS="1")
     cli = [sys.executable, "-c", "from densing.cli import run; run()", "report", "--n-boot", str(args.n_boot)]

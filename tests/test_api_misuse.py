@@ -234,7 +234,7 @@ def test_invert_joint_refuses_what_is_no_fit_list_or_no_score(fit):
         with pytest.raises(densing.InputError, match="^fits: expected a non-empty list of ReferenceFit"):
             invert_joint(fits, [[0.5]], [[0.01]])
     for scores, stderr in (([[1.5]], [[0.01]]), ([[0.5]], [[-0.01]]), ([["x"]], [[0.01]]), ([[math.inf]], [[0.0]])):
-        with pytest.raises(densing.InputError, match="^scores, stderr: expected"):
+        with pytest.raises(densing.InputError, match=r"^(scores, stderr|(scores|stderr) \(model 0, benchmark \w+\)): expected"):
             invert_joint([fit], scores, stderr)
     assert np.isfinite(invert_joint([fit], [[0.5]], [[0.01]]).log_size).all()
 

@@ -74,7 +74,7 @@ def test_report_into_proc_is_one_line(run_cli):
 
     if not os.path.isdir("/proc/self"):
         pytest.skip("no /proc on this system")
-    code, _, err = run_cli("report", "--out", "/proc/densing-report.html", "--n-boot", "20")
+    code, _, err = run_cli("report", "--out", "/proc/densing-report.html", "--n-boot", "40")
     assert code == 2 and "cannot write here" in err and err.count("\n") == 1
 
 
@@ -149,3 +149,15 @@ def test_a_value_echoed_in_an_error_is_cut_to_one_readable_line(tmp_path, run_cl
     assert err.count("\n") == 1 and err.startswith("error: ") and "models[0]" in err
     assert len(err) < 700 and "characters cut" in err
     assert not (tmp_path / "store").exists()
+
+
+@pytest.mark.parametrize("command", [("trend",), ("report", "--out", "{tmp}/r.html"),
+                                     ("measure", "--scores", "tests/placement/fixtures/lm_eval_results.json",
+                                      "--release-date", "2024-06-07")])
+def test_too_few_draws_for_a_95_percent_interval_are_refused(tmp_path, run_cli, command):
+    """From 10 draws an interval's end is the most extreme draw, and once read "3.63 months, at least 4.03"."""
+    args = [a.format(tmp=tmp_path) for a in command]
+    code, out, err = run_cli(*args, "--n-boot", "10", "--seed", "6")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("error: --n-boot: 10 draws are too few for a 95% interval") and "at least 40" in err
+    assert list(tmp_path.iterdir()) == []

@@ -287,7 +287,7 @@ def test_fit_json_carries_the_verdict_and_whether_each_interval_holds_its_estima
                   "value": rng.uniform(0.3, 0.6, 21), "params": n, "train_tokens": np.tile([1e10, 1e11, 3e11], 7)}
                  ).to_csv(tmp_path / "random.csv", index=False)
     code, out, _ = run_cli("fit", "--data", tmp_path / "random.csv", "--benchmark", "toy", "--law", "composed",
-                           "--n-boot", "20", "--format", "json")
+                           "--n-boot", "40", "--format", "json")
     rows = json.loads(out)
     assert code == 0 and {r["fit_verdict"] for r in rows} == {"poor fit: R² -0.022 < 0.5"}
     for r in rows:

@@ -111,3 +111,33 @@ def test_a_doubling_time_in_words_has_the_digits_of_the_table_beside_it():
         ["3.46", "1.37", "18.5", "0.568", "4"]
     assert (format_months(float("inf")), format_months(None), format_months(float("nan"))) == ("∞", "—", "—")
 
+
+
+def test_a_date_time_with_its_zone_counts_as_its_day_in_utc():
+    import pandas as pd
+    import pytest
+
+    from densing.errors import InputError
+    from densing.numbers import parse_date
+
+    assert parse_date("2023-02-25T01:00+09:00") == pd.Timestamp("2023-02-24")
+    assert parse_date("2023-02-25 10:00:00+09:00") == pd.Timestamp("2023-02-25")
+    assert parse_date("2023-02-24T23:30Z") == pd.Timestamp("2023-02-24")
+    for naive in ("2023-02-25T01:00", "2023/02/25", "25.02.2023"):  # a time without its zone names no one day
+        with pytest.raises(InputError, match="field 'release_date': cannot parse"):
+            parse_date(naive)
+
+
+def test_a_tokyo_zoned_date_column_gives_the_doubling_time_of_its_utc_dates(tmp_path, run_cli):
+    import pandas as pd
+
+    table = pd.read_csv("results/public_models.csv")
+    day_before = (pd.to_datetime(table["release_date"]) - pd.Timedelta(days=1)).dt.strftime("%Y-%m-%d")
+    table.assign(release_date=table["release_date"] + "T08:00:00+09:00").to_csv(tmp_path / "tokyo.csv", index=False)
+    table.assign(release_date=day_before).to_csv(tmp_path / "utc.csv", index=False)  # 08:00 in Tokyo: the day before
+    rows = {}
+    for name in ("tokyo", "utc"):
+        code, out, err = run_cli("trend", "--results", tmp_path / f"{name}.csv", "--n-boot", "40", "--format", "csv")
+        assert code == 0, err
+        rows[name] = out
+    assert rows["tokyo"] == rows["utc"]

@@ -149,3 +149,32 @@ def test_a_folder_output_that_is_a_pipe_or_a_name_too_long_is_one_line(argv, spe
         code, out, err = run_cli(*[a.format(path=path, data=OLMO_LADDER) for a in argv])
         assert code == 2 and err.count("\n") == 1 and words in err, err
         assert stat.S_ISFIFO(os.lstat(specials / "pipe").st_mode)
+
+
+#: Every output option of the command line (command path, option name): each makes the folders its path names that
+#: are missing, and its help says so.
+OUTPUT_OPTIONS = [(("report",), "--out"), (("fit",), "--out"), (("convert",), "--out"), (("measure",), "--out"),
+                  (("measure",), "--csv"), (("measure",), "--template"), (("eval",), "--out"),
+                  (("eval", "ingest"), "--out"), (("ladder", "fit"), "--out-dir"), (("ladder", "check"), "--out-dir"),
+                  (("overlap", "run"), "OUT")]
+
+
+@pytest.mark.parametrize("path, option", OUTPUT_OPTIONS)
+def test_every_output_option_says_that_missing_folders_are_made(path, option):
+    import typer.main
+
+    from densing.cli.app import app
+
+    command = typer.main.get_command(app)
+    for name in path:
+        command = command.commands[name]
+    found = [p for p in command.params if option in getattr(p, "opts", ()) or p.human_readable_name == option]
+    assert len(found) == 1, (path, option)
+    assert "missing folders are made" in " ".join(found[0].help.split()), (path, option, found[0].help)
+
+
+def test_report_out_into_a_missing_folder_makes_it(tmp_path, run_cli):
+    page = tmp_path / "site" / "pages" / "report.html"
+    code, out, err = run_cli("report", "--out", page, "--n-boot", "40")
+    assert code == 0, err
+    assert page.is_file() and page.read_text().lstrip().lower().startswith("<!doctype html")

@@ -1,6 +1,6 @@
 """The functions of the package that run for ``densing trend``, and the files they live in.
 
-    python tools/headline_path.py [--n-boot 20] [--list] [-- EXTRA ARGS OF densing trend]
+    python tools/headline_path.py [--n-boot 40] [--list] [-- EXTRA ARGS OF densing trend]
 
 Runs ``densing trend`` in this process (serial: ``DENSING_SERIAL=1``, so the forked workers' calls are traced too;
 ``--n-boot`` draws, few by default, since the path does not depend on their number) under ``sys.setprofile`` and
@@ -50,7 +50,7 @@ def traced(args: list[str]) -> dict[str, set[str]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n-boot", type=int, default=20)
+    parser.add_argument("--n-boot", type=int, default=40)
     parser.add_argument("--list", action="store_true", help="every file with its number of functions")
     parser.add_argument("extra", nargs="*", help="more arguments of densing trend (after --)")
     options = parser.parse_args()

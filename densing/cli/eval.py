@@ -91,7 +91,7 @@ def sweep(
     backend: str = typer.Option("hf", "--backend", help="Any name in lm-eval's model registry (hf, vllm and others) "
                                 "or densing-hf (densing's prefix engine: hf's numbers, shared prompt prefixes computed once)."),
     limit: Optional[float] = typer.Option(None, "--limit", metavar="N", help="At most N items per task, a whole number (MMLU: N in each of its subjects; a quick look, not the protocol)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Results store directory (default: densing's store in the "
+    out: Optional[Path] = typer.Option(None, "--out", help="Results store directory (missing folders are made; default: densing's store in the "
                                        "user cache, ~/.cache/densing/store or $XDG_CACHE_HOME/densing/store; "
                                        "densing measure uses the same one)."),
     include_path: list[Path] = typer.Option([], "--include-path", help="Extra directory of lm-eval task YAML."),
@@ -286,7 +286,7 @@ def _sweep_with_progress(specs: list, names: list[str], out, *, shard, shard_tex
 @eval_app.command("ingest")
 def ingest_command(
     directory: Path = typer.Argument(..., help="Directory of lm-eval outputs (results JSON, samples JSONL)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Results store directory (default: densing's store in the "
+    out: Optional[Path] = typer.Option(None, "--out", help="Results store directory (missing folders are made; default: densing's store in the "
                                        "user cache, ~/.cache/densing/store or $XDG_CACHE_HOME/densing/store; "
                                        "densing measure uses the same one)."),
     models: Optional[Path] = typer.Option(None, "--models", help="Models file giving params/train_tokens by name."),

@@ -88,22 +88,59 @@ def guarded():
             signal.signal(signal.SIGINT, previous_int)
 
 
-def leave(main) -> None:
-    """Run ``main()``, then the exit handlers (``atexit``), flush stdout and stderr and end with ``os._exit`` (exit
-    codes ``main``'s): freeing every module's objects at interpreter shutdown takes time and gives nothing back."""
+#: The exit code of a command whose reader went away (``densing trend | head -1``), said by no line: 1, as click, rich
+#: and Python's own advice on SIGPIPE give it.
+BROKEN_PIPE_EXIT = 1
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at ``/dev/null``: what is still buffered for a reader that went away is dropped at exit,
+    not raised again (Python's note on SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, ValueError, OSError):  # no stdout, or one without a file descriptor
+        pass
+
+
+def _exit_code(main) -> int:
+    """Run ``main()``; its exit code."""
     try:
         main()
-        code = 0
     except SystemExit as exc:
         if exc.code is None or isinstance(exc.code, int):
-            code = exc.code or 0
-        else:  # sys.exit("message"): Python prints it and exits 1
-            print(exc.code, file=sys.stderr)
-            code = 1
+            return exc.code or 0
+        print(exc.code, file=sys.stderr)  # sys.exit("message"): Python prints it and exits 1
+        return 1
+    except BrokenPipeError:
+        _quiet_stdout()
+        return BROKEN_PIPE_EXIT
+    return 0
+
+
+def leave(main) -> None:
+    """Run ``main()``, then the exit handlers (``atexit``), flush stdout and stderr and end with ``os._exit`` (exit
+    codes ``main``'s): freeing every module's objects at interpreter shutdown takes time and gives nothing back.
+
+    The process's own streams: a closed stderr (``2>&-``) takes the error line nowhere (never into stdout) and keeps
+    the exit code; a closed stdout (``>&-``) is refused before any work, one line on stderr, exit 2; a reader that
+    goes away (``| head -1``) ends the command silently with :data:`BROKEN_PIPE_EXIT`."""
+    if sys.stderr is None:  # print(file=None) would write to stdout
+        sys.stderr = open(os.devnull, "w")
+    if sys.stdout is None:
+        print("error: standard output is closed; densing prints its answer there (redirect it to a file or "
+              "/dev/null instead)", file=sys.stderr)
+        code = 2
+    else:
+        code = _exit_code(main)
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.flush()
-        except (BrokenPipeError, ValueError, OSError):  # a reader that went away (| head), a closed stream
+            if stream is not None:
+                stream.flush()
+        except BrokenPipeError:  # a reader that went away (| head) while the last lines waited in the buffer
+            _quiet_stdout()
+            code = code or BROKEN_PIPE_EXIT
+        except (ValueError, OSError):  # a closed stream
             pass
     os._exit(code)

@@ -25,7 +25,8 @@ def fit_command(
     data: Path = typer.Option(..., "--data", help="The OLMo ladder folder (../shared/data/olmo_ladder)."),
     out_dir: Path | None = typer.Option(
         None, "--out-dir",
-        help="Where to write olmo_<task>_two_step.json and the selection table (the shipped ones: reference_fits). "
+        help="Where to write olmo_<task>_two_step.json and the selection table (the shipped ones: reference_fits; "
+             "missing folders are made). "
              "Without it nothing is written."),
     n_boot: int = typer.Option(200, "--n-boot", help="Bootstrap resamples of the ladder's runs."),
     seed: int = typer.Option(0, "--seed", help=SEED_HELP),
@@ -71,7 +72,7 @@ def fit_command(
 def check_command(
     data: Path = typer.Option(..., "--data", help="The OLMo ladder folder (../shared/data/olmo_ladder)."),
     fits_dir: Path = typer.Option(Path("reference_fits"), "--fits-dir", help="Folder with olmo_<task>_two_step.json."),
-    out_dir: Path | None = typer.Option(None, "--out-dir", help="Also write heldout.csv, densities.csv, sensitivity.csv here."),
+    out_dir: Path | None = typer.Option(None, "--out-dir", help="Also write heldout.csv, densities.csv, sensitivity.csv here (missing folders are made)."),
     level: float = typer.Option(0.95, "--level", help="Confidence level of the intervals."),
     fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
 ) -> None:

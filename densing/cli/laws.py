@@ -52,7 +52,7 @@ def fit(
     data: Path = typer.Option(..., "--data", help=DATA_HELP),
     benchmark: str = typer.Option(..., "--benchmark", help="Benchmark name; several comma-separated are averaged per model."),
     law: Law = typer.Option(Law.two_step, "--law", help="two-step needs losses; composed uses scores only."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write the fit as JSON here (atomically)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write the fit as JSON here (atomically; missing folders are made)."),
     metric: str = typer.Option("acc", "--metric", help="Score metric of the rows to fit (acc, acc_norm, len_norm or another the table has)."),
     n_shot: Optional[int] = typer.Option(None, "--n-shot", help="Only the rows with this many shots (default: every row)."),
     chance: str = typer.Option("none", "--chance", help="Fix the floor d: 'auto' (benchmark's chance level), a number, or 'none'."),
@@ -168,7 +168,7 @@ def _show_fit(result, out: Optional[Path], fmt: Format) -> None:
 
 def convert(
     data: Path = typer.Option(..., "--data", help=DATA_HELP),
-    out: Path = typer.Option(..., "--out", help="Tidy CSV or Parquet to write (atomically)."),
+    out: Path = typer.Option(..., "--out", help="Tidy CSV or Parquet to write (atomically; missing folders are made)."),
     suite: Optional[str] = typer.Option(None, "--suite", help="Pythia suite when --data is the Pythia evals folder (default standard; refused on other data)."),
     final_only: bool = typer.Option(False, "--final-only", help="Pythia: keep only the final checkpoint (step 143000)."),
     benchmarks: Optional[str] = typer.Option(None, "--benchmarks", help="Keep only these benchmarks (comma-separated)."),

@@ -11,7 +11,7 @@ from typing import Optional
 import typer
 
 from densing.cli.layout import browser_lines, closing, command_words
-from densing.cli.output import Format, print_frame, print_progress, print_text, size_option
+from densing.cli.output import Format, draws_option, print_frame, print_progress, print_text, size_option
 from densing.display import BOUND_SIGNS, density_reading
 from densing.errors import InputError
 from densing.numbers import format_count, format_number
@@ -27,7 +27,7 @@ def measure(
                                           "without evaluating (with a model's size and date: its columns, or --params "
                                           "and --release-date)."),
     template: Optional[Path] = typer.Option(None, "--template", help="Write a scores file to fill in (one row per "
-                                            "model, a column per headline benchmark) to this new file ('-': stdout), "
+                                            "model, a column per headline benchmark) to this new file ('-': stdout; missing folders are made), "
                                             "and stop; an existing file is refused."),
     model_name: Optional[str] = typer.Option(None, "--model", help="With --scores: the model's name (an lm-eval JSON's "
                                              "own, else its file's)."),
@@ -40,12 +40,12 @@ def measure(
         None, "--data-root", help="Folder holding benchmarks/ (default: $DENSING_SHARED_DATA or ../shared/data)."
     ),
     limit: Optional[float] = typer.Option(None, "--limit", metavar="N", help="At most N items per task, a whole number (MMLU: N in each of its subjects); the intervals are those of the items scored."),
-    out: Optional[Path] = typer.Option(None, "--out", help="HTML report to write (atomically; default report.html with "
+    out: Optional[Path] = typer.Option(None, "--out", help="HTML report to write (atomically; missing folders are made; default report.html with "
                                        "--models, none with --scores)."),
     store: Optional[Path] = typer.Option(
         None, "--store", help="Results store, a folder (a rerun reuses its pairs; default: $XDG_CACHE_HOME/densing/store, "
         "else ~/.cache/densing/store)."),
-    csv: Optional[Path] = typer.Option(None, "--csv", help="Also write one row per model (scores, density, verdict) as CSV."),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="Also write one row per model (scores, density, verdict) as CSV (missing folders are made)."),
     backend: str = typer.Option("hf", "--backend", help="Any name in lm-eval's model registry (hf, vllm and others) "
                                 "or densing-hf (densing's prefix engine: hf's numbers, shared prompt prefixes computed once)."),
     device: Optional[str] = typer.Option(None, "--device", help="torch device (default: cuda if available, else cpu)."),
@@ -103,7 +103,7 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
     from densing.io import check_outputs_apart, check_writable
 
     check_outputs_apart({"--out": out, "--csv": csv}, {"--scores": scores})
-    validate({"n_boot": [Interval(Integral, 1, None)], "seed": [Interval(Integral, 0, None)]}, n_boot=n_boot, seed=seed)
+    draws_option(n_boot, seed)
     for path in (out, csv):
         if path is not None:
             check_writable(path)
@@ -197,10 +197,9 @@ def _checked_options(batch_size: str, n_boot: int, seed: int, device, data_root,
 
     check_outputs_apart({"--out": out, "--csv": csv}, {})
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
-    validate({"batch_size": [Interval(Integral, 1, None), Options({"auto"})], "n_boot": [Interval(Integral, 1, None)],
-              "seed": [Interval(Integral, 0, None)], "device": [Device(), None],
-              "data_root": [ExistingPath("folder"), None]}, batch_size=batch, n_boot=n_boot, seed=seed, device=device,
-             data_root=data_root)
+    draws_option(n_boot, seed)
+    validate({"batch_size": [Interval(Integral, 1, None), Options({"auto"})], "device": [Device(), None],
+              "data_root": [ExistingPath("folder"), None]}, batch_size=batch, device=device, data_root=data_root)
     if store is None:
         store = default_store()
     check_writable_folder(store)

@@ -13,6 +13,7 @@ import math
 import sys
 from contextlib import contextmanager
 from datetime import date, datetime
+from numbers import Integral
 from enum import Enum
 from typing import Optional
 
@@ -21,7 +22,8 @@ from densing.display import frame_columns, is_numeric
 from densing.impossible import check_params
 from densing.numbers import MISSING, parse_count
 from densing.registry import Registry, check_callable
-from densing.validation import D0_TOKENS
+from densing.errors import InputError
+from densing.validation import BOOTSTRAP_CONSTRAINTS, D0_TOKENS, MAX_DRAWS, MIN_INTERVAL_DRAWS, Interval
 from densing.validation import validate as check
 
 
@@ -55,6 +57,16 @@ def size_option(text: Optional[str], option: str) -> Optional[float]:
     """A parameter count option: parsed, and plausible for a language model (unit mistakes named)."""
     count = count_option(text, option)
     return None if count is None else check_params(count, field=option.lstrip("-").replace("-", "_"), where=option)
+
+
+def draws_option(n_boot: int, seed: int) -> None:
+    """``--n-boot`` and ``--seed`` of a command that prints a 95% interval, checked before any work: at least
+    :data:`~densing.validation.MIN_INTERVAL_DRAWS` draws (why: there), at most ``MAX_DRAWS``; a seed ≥ 0."""
+    if isinstance(n_boot, int) and n_boot < MIN_INTERVAL_DRAWS:
+        raise InputError(f"--n-boot: {n_boot} draws are too few for a 95% interval (each end needs a draw beyond it); "
+                         f"give at least {MIN_INTERVAL_DRAWS}")
+    check({"n_boot": [Interval(Integral, MIN_INTERVAL_DRAWS, MAX_DRAWS)], "seed": BOOTSTRAP_CONSTRAINTS["seed"]},
+          n_boot=n_boot, seed=seed)
 
 
 class Format(str, Enum):

@@ -8,7 +8,8 @@ from typing import Optional
 
 import typer
 
-from densing.cli.output import FORMAT_HELP, Format, command_group, print_frame, print_json, size_option, working
+from densing.cli.output import (FORMAT_HELP, Format, command_group, print_frame, print_json, print_text,
+                               size_option, working)
 from densing.errors import InputError
 from densing.overlap_defaults import DEFAULT_BUCKET_MB
 from densing.validation import ExistingPath, Interval
@@ -136,7 +137,7 @@ def whatif(
 ) -> None:
     """Predicted step time and scaling efficiency: sync DP, bucketed DDP, CO2 and T3 overlap."""
     from densing.overlap.strategies.registry import parse
-    from densing.overlap.whatif import WHATIF_CONSTRAINTS, calibrate, calibration_warnings, predict
+    from densing.overlap.whatif import WHATIF_CONSTRAINTS, calibrate, calibration_warnings, idle_note, predict
 
     # every option is checked before the trace is read: the grid's own numbers, then the calibration's
     params = size_option(model_params, "--model-params")
@@ -168,11 +169,15 @@ def whatif(
     for line in calibration_warnings(calibration):  # after the inputs were checked: an error stays one line
         typer.echo(f"warning: {line}", err=True)
     print_frame(frame, fmt, title=f"what-if from {path}", keys=3)  # strategy, workers, bandwidth
+    if fmt is Format.table:
+        print_text(idle_note(calibration))
+    else:  # stdout is the rows alone
+        typer.echo(f"note: {idle_note(calibration)}", err=True)
 
 
 @overlap_app.command()
 def run(
-    out: Path = typer.Argument(..., help="Output folder: one sub-folder per strategy (traces rank<r>.json.gz, metrics.csv, run.yaml)."),
+    out: Path = typer.Argument(..., help="Output folder (missing folders are made): one sub-folder per strategy (traces rank<r>.json.gz, metrics.csv, run.yaml)."),
     strategies: str = typer.Option("all", "--strategies", help="Comma-separated names with training hooks (see 'densing overlap strategies'); all: every one."),
     workers: int = typer.Option(2, "--workers", help="Workers per node (torchrun --nproc-per-node)."),
     steps: int = typer.Option(200, "--steps", help="Training steps per run (at least the profiler's skip + wait + warm-up + active)."),

@@ -11,11 +11,12 @@ import typer
 from densing import paths, registry
 from densing.cli.layout import (DETAIL_HELP, ROW_TOGETHER, browser_lines, closing, command_words, counted,
                                 short_statuses)
-from densing.cli.output import FORMAT_HELP, SEED_HELP, Format, d0_option, print_document, print_frame, print_text
+from densing.cli.output import (FORMAT_HELP, SEED_HELP, Format, d0_option, draws_option, print_document, print_frame,
+                                print_text)
 from densing.constants import DEFAULT_EPOCH, PAPER
 from densing.errors import InputError
 from densing.numbers import format_count, format_months, parse_date
-from densing.validation import BOOTSTRAP_CONSTRAINTS, DRAWS, ExistingPath, validate
+from densing.validation import ExistingPath, validate
 
 EPOCH_HELP = "t = 0 (default: Llama-1's release)."
 SINCE_HELP = "Only models released on or after this date ('none': all)."
@@ -51,11 +52,6 @@ TABLE_HELP = ("Target table by name (the default: the public table, results/publ
               + ". With --results, the table's benchmarks and sets applied to that file.")
 
 
-def _check_draws(n_boot: int, seed: int) -> None:
-    """--n-boot and --seed, checked before any work (and any worker process) starts."""
-    validate({"n_boot": [DRAWS], "seed": BOOTSTRAP_CONSTRAINTS["seed"]}, n_boot=n_boot, seed=seed)
-
-
 def trend(
     results: Optional[Path] = typer.Option(None, "--results", help=RESULTS_HELP),
     fit: Optional[Path] = typer.Option(None, "--fit", help=FIT_HELP),
@@ -81,12 +77,12 @@ def trend(
         choices = [name for name, d in registry.designs().items() if d.run is not None]
         if design not in choices:
             raise InputError(f"--design: expected one of {', '.join([LEADERBOARD, *choices])}, got {design!r}")
-        _check_draws(n_boot, seed)
+        draws_option(n_boot, seed)
         registry.designs()[design].run({"results": results, "fit": fit, "d0": d0_tokens, "since": _since(since),
                                "epoch": _since(epoch, "--epoch") or DEFAULT_EPOCH, "n_boot": n_boot, "seed": seed,
                                "fmt": fmt, "wide": wide, "detail": detail})
         return
-    _check_draws(n_boot, seed)
+    draws_option(n_boot, seed)
     result, forecast = _measure(results or profile.path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by,
                                 without_continual)
     benchmark = by is By.benchmark
@@ -269,7 +265,7 @@ def _print_headline_detail(result, wide: bool) -> None:
 
 
 def report(
-    out: Path = typer.Option(Path("report.html"), "--out", help="HTML file to write (atomically)."),
+    out: Path = typer.Option(Path("report.html"), "--out", help="HTML file to write (atomically; missing folders are made)."),
     results: Optional[Path] = typer.Option(None, "--results", help=RESULTS_HELP),
     fit: Optional[Path] = typer.Option(None, "--fit", help=FIT_HELP),
     d0: Optional[str] = typer.Option(None, "--d0", help=D0_HELP),
@@ -285,7 +281,7 @@ def report(
     from densing.io import atomic_write_text, check_writable
 
     check_writable(out)  # first: an output that cannot be written is said before anything is imported or computed
-    _check_draws(n_boot, seed)
+    draws_option(n_boot, seed)
     d0_tokens = d0_option(d0)
     from densing.report.render import build_report
 

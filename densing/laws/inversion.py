@@ -247,11 +247,12 @@ class Joint:
         return float(min(score_cap({k: float(v) for k, v in f.params.items()}, f.d0) for f in self.fits))
 
     def conditioning(self, scores: np.ndarray, stderr: np.ndarray) -> np.ndarray:
-        """How many-fold the joint ρ moves for one standard error: exp of |Δx̂| when every score moves by +σ or −σ."""
+        """How many-fold the joint ρ moves for one standard error: exp of |Δx̂| when every score moves by +σ or −σ,
+        the moved score kept in [0, 1] (0.999 + σ is 1, not a score no benchmark gives)."""
         base = self.solve_point(scores, stderr).log_size
         sigma = np.nan_to_num(stderr)
-        up = self.solve_point(scores + sigma, stderr).log_size
-        down = self.solve_point(scores - sigma, stderr).log_size
+        up = self.solve_point(np.clip(scores + sigma, 0, 1), stderr).log_size
+        down = self.solve_point(np.clip(scores - sigma, 0, 1), stderr).log_size
         return np.exp(np.maximum(np.abs(up - base), np.abs(base - down)))
 
 

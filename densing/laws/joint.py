@@ -355,8 +355,14 @@ def invert_joint(fits: list[ReferenceFit], scores, stderr, *, skill: str = "pool
         scores, stderr = np.asarray(scores, float), np.asarray(stderr, float)
     except (TypeError, ValueError):
         raise InputError("scores, stderr: expected numbers (arrays of shape (models, len(fits)))") from None
-    if np.any((scores < 0) | (scores > 1)) or np.any(stderr < 0) or np.isinf(scores).any() or np.isinf(stderr).any():
-        raise InputError("scores, stderr: expected scores in [0, 1] and standard errors ≥ 0 (NaN for none)")
+    for name, array, bad in (("scores", scores, (scores < 0) | (scores > 1) | np.isinf(scores)),
+                             ("stderr", stderr, (stderr < 0) | np.isinf(stderr))):
+        if np.any(bad):  # the first one named: its model (row) and benchmark (column, fits' order)
+            at = tuple(int(i) for i in np.argwhere(np.atleast_1d(bad))[0])
+            named = len(at) > 1 and at[1] < len(fits)
+            where = f"model {at[0]}" + (f", benchmark {fits[at[1]].benchmark}" if named else "")
+            expected = "a score in [0, 1]" if name == "scores" else "a standard error ≥ 0 (NaN for none)"
+            raise InputError(f"{name} ({where}): expected {expected}, got {np.atleast_1d(array)[at]:g}")
     sigma2 = np.square(np.nan_to_num(stderr))
     if scores.ndim != 2 or scores.shape[1] != len(fits):
         raise InputError(f"scores: expected shape (models, {len(fits)}), got {scores.shape}")

@@ -84,11 +84,15 @@ def _corpus_size(name: str, max_bytes: int) -> int:
 def check_launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: int = 1, node_rank: int = 0,
                  rdzv_endpoint: str | None = None) -> None:
     """Everything a run of ``config`` into ``run_dir`` would fail on once torchrun had started, checked here and
-    writing nothing: the configuration, the node layout, tp's split of the model, the output folder, the corpus
-    (there, and longer than a training window) and the memory the node's workers need; InputError naming the
-    first that fails."""
+    writing nothing: torch installed, the configuration, the node layout, tp's split of the model, the output folder,
+    the corpus (there, and longer than a training window) and the memory the node's workers need; InputError naming
+    the first that fails."""
+    from importlib.util import find_spec
+
     from densing.io import check_writable_folder
 
+    if find_spec("torch") is None:  # torchrun and the workers are torch's
+        raise InputError("densing overlap run trains with torch, which is not installed: pip install 'densing[train]'")
     config.check()
     _check_layout(workers, nnodes, node_rank, rdzv_endpoint)
     if config.strategy == "tp":

@@ -75,6 +75,8 @@ class Calibration(Result):
     comm_bytes_source: str  # "trace args" or "model size"
     world_size: int
     steps: int
+    #: the measured step's time with no kernel running (host work, data loading, waits): no prediction includes it
+    idle_time_per_step_us: float = math.nan
 
 
 @validate_params({"source": ANALYZE_CONSTRAINTS["source"],
@@ -103,12 +105,12 @@ def calibrate(source: str | Path | Iterable[RankTrace], model_params: float | No
         raise InputError("communication volume: the trace's collectives carry no message sizes "
                          "(args 'In msg nelems'/'dtype'); give the model size (--model-params)")
     mean = {k: float(np.mean([b[k] for b in steps])) for k in ("compute_us", "comm_us", "exposed_comm_us",
-                                                                 "kernel_span_us")}
+                                                                 "kernel_span_us", "idle_us")}
     return Calibration(
         compute_time_per_step_us=mean["compute_us"], comm_time_per_step_us=mean["comm_us"],
         exposed_comm_per_step_us=mean["exposed_comm_us"], step_time_us=mean["kernel_span_us"],
         comm_bytes_per_step=per_step_bytes, comm_bytes_source=source_name,
-        world_size=max(t.world_size for t in traces), steps=len(steps),
+        world_size=max(t.world_size for t in traces), steps=len(steps), idle_time_per_step_us=mean["idle_us"],
     )
 
 
@@ -119,6 +121,19 @@ def calibration_warnings(calibration: Calibration) -> list[str]:
         return [f"compute_time_per_step_us: {c:.3g} µs per step is below {MIN_COMPUTE_US:g} µs — the trace "
                 f"holds no real training step; scaling efficiency is not reported (NaN)"]
     return []
+
+
+def idle_note(calibration: Calibration) -> str:
+    """What every predicted step leaves out: the measured step's idle time (no kernel running), its share of the
+    step. A prediction is compute and communication alone, as HTA's what-if, so a trace mostly idle (a step of 220 ms,
+    78% idle) is predicted far below its measured step."""
+    from densing.numbers import time_unit
+
+    idle, step = calibration.idle_time_per_step_us, calibration.step_time_us
+    unit, scale = time_unit(step * 1e-6)
+    share = f", {100 * idle / step:.1f}% of the measured {step * 1e-6 / scale:.4g} {unit} step" if step > 0 else ""
+    return (f"predicted steps are compute and communication alone; idle time is excluded (measured: "
+            f"{idle * 1e-6 / scale:.4g} {unit} per step{share})")
 
 
 @validate_params({"calibration": [InstanceOf(Calibration, "a Calibration (densing.overlap.calibrate)")]})

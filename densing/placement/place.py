@@ -24,17 +24,48 @@ ABOVE, BELOW, UNDETERMINED, WITHIN = "above", "below", "undetermined", "within"
 
 
 def _chance_note(scores: pd.DataFrame, benchmarks: Sequence[str]) -> dict[str, str]:
-    """Per model, the inverted scores within :data:`CHANCE_STDERRS` standard errors of chance, in words."""
+    """Per model, the inverted scores within :data:`CHANCE_STDERRS` standard errors of chance, in words; where every
+    one is (the density is then a bound), how many items would make it a number (:func:`_items_to_clear_chance`)."""
     from densing.data.benchmarks import CHANCE_LEVELS
 
     notes: dict[str, list[str]] = {}
-    for row in scores[scores["benchmark"].isin(benchmarks)].itertuples():
+    needs: dict[str, list[tuple[float, str, float]]] = {}
+    inverted = scores[scores["benchmark"].isin(benchmarks)]
+    for row in inverted.itertuples():
         chance = CHANCE_LEVELS.get(str(row.benchmark))
         if chance is not None and row.value - chance < CHANCE_STDERRS * row.stderr:
             notes.setdefault(str(row.model), []).append(
                 f"{row.benchmark} {_g(row.value)} is within {CHANCE_STDERRS:g} standard errors ({_g(row.stderr)}) of "
                 f"chance ({chance:g})")
+            needs.setdefault(str(row.model), []).append(_items_to_clear_chance(row, chance))
+    counts = inverted["model"].astype(str).value_counts()
+    for model, need in needs.items():
+        if len(need) == counts[model]:  # every inverted score at chance: the items are too few for a number
+            notes[model].append(_too_few_items(need))
     return {m: "; ".join(v) for m, v in notes.items()}
+
+
+def _items_to_clear_chance(row, chance: float) -> tuple[float, str, float]:
+    """(items needed, benchmark, items now) for ``row``'s score to stand :data:`CHANCE_STDERRS` standard errors above
+    chance, its standard error scaling as 1/√n: n' = n·(k·σ / (S − chance))². n is the row's item count, else the
+    count a binomial standard error σ = √(S(1 − S)/n) implies; needed ∞ where the score is at or below chance."""
+    value, stderr = float(row.value), float(row.stderr)
+    items = float(getattr(row, "items", math.nan))
+    if not math.isfinite(items) and stderr > 0:
+        items = value * (1 - value) / stderr ** 2
+    margin = value - chance
+    needed = items * (CHANCE_STDERRS * stderr / margin) ** 2 if margin > 0 and stderr > 0 else math.inf
+    return needed, str(row.benchmark), items
+
+
+def _too_few_items(need: list[tuple[float, str, float]]) -> str:
+    """The words of :func:`_chance_note` for a model whose every score is at chance: the benchmark that needs the
+    fewest items to leave it, and how many."""
+    needed, benchmark, items = min(need)
+    if not (math.isfinite(needed) and math.isfinite(items) and items > 0):
+        return "more items cannot make it a number: no score is above chance"
+    return (f"too few items for a number: {benchmark}'s standard error is that of about {items:,.0f} items, and about "
+            f"{math.ceil(needed):,} would take its score {CHANCE_STDERRS:g} standard errors clear of chance")
 
 
 def line_dates(measurement, rule: str) -> tuple[str, str] | None:

@@ -100,7 +100,7 @@ def test_density_json_keeps_numbers_and_the_bound_column(run_cli):
 
 def test_a_command_with_a_headline_prints_rows_and_sections(run_cli):
     """``trend --design olmes`` (the quickest of the family): one object, its table under ``rows``."""
-    code, out, err = run_cli("trend", "--design", "olmes", "--n-boot", "20", "--format", "json")
+    code, out, err = run_cli("trend", "--design", "olmes", "--n-boot", "40", "--format", "json")
     assert code == 0, err
     document = json.loads(out)
     assert isinstance(document, dict) and list(document)[0] == "rows"

@@ -21,36 +21,36 @@ def _run(run_cli, monkeypatch, *args: str) -> str:
 
 @pytest.mark.slow
 def test_trend_fits_one_screen_and_ends_with_the_doubling_time(run_cli, monkeypatch):
-    out = _run(run_cli, monkeypatch, "trend", "--n-boot", "30")
+    out = _run(run_cli, monkeypatch, "trend", "--n-boot", "40")
     lines = out.rstrip("\n").split("\n")
     assert len(lines) <= 40, len(lines)
     assert max(len(line) for line in lines) <= 80
-    document = json.loads(_run(run_cli, monkeypatch, "trend", "--n-boot", "30", "--format", "json"))
+    document = json.loads(_run(run_cli, monkeypatch, "trend", "--n-boot", "40", "--format", "json"))
     head = next(row for row in document["rows"] if row["headline"])
     assert lines[-1].startswith("Doubling time: ")
     assert f"{format_number(head['doubling_time_months'])} months" in lines[-1], lines[-1]
     assert document["verdict"].split()[0] == lines[0].split()[0]  # the verdict first
     assert "--detail" in out
-    detail = _run(run_cli, monkeypatch, "trend", "--n-boot", "30", "--detail")
+    detail = _run(run_cli, monkeypatch, "trend", "--n-boot", "40", "--detail")
     assert len(detail.splitlines()) > 60 and "validity checks" in detail and "sensitivity" in detail
     assert detail.rstrip("\n").split("\n")[-1] == lines[-1]
-    assert json.loads(_run(run_cli, monkeypatch, "trend", "--n-boot", "30", "--format", "json", "--detail")) == document
+    assert json.loads(_run(run_cli, monkeypatch, "trend", "--n-boot", "40", "--format", "json", "--detail")) == document
 
 
 @pytest.mark.slow
 def test_trend_by_benchmark_fits_one_screen_with_its_reasons_once(run_cli, monkeypatch):
-    out = _run(run_cli, monkeypatch, "trend", "--by", "benchmark", "--n-boot", "30")
+    out = _run(run_cli, monkeypatch, "trend", "--by", "benchmark", "--n-boot", "40")
     lines = out.rstrip("\n").split("\n")
     assert len(lines) <= 40, len(lines)
     assert lines[-1].startswith("Doubling time: ")
     reasons = [line for line in lines if line.startswith("[1] ")]
     assert len(reasons) == 1  # each reason once, below the table
     assert "at one budget," not in out  # the repeated notes are counted, not listed
-    assert "at one budget," in _run(run_cli, monkeypatch, "trend", "--by", "benchmark", "--n-boot", "30", "--detail")
+    assert "at one budget," in _run(run_cli, monkeypatch, "trend", "--by", "benchmark", "--n-boot", "40", "--detail")
 
 
 def test_olmes_design_has_a_status_column(run_cli, monkeypatch):
-    out = _run(run_cli, monkeypatch, "trend", "--design", "olmes", "--n-boot", "30")
+    out = _run(run_cli, monkeypatch, "trend", "--design", "olmes", "--n-boot", "40")
     lines = out.rstrip("\n").split("\n")
     assert len(lines) <= 40
     header = next(line for line in lines if line.startswith("benchmark"))
@@ -74,7 +74,7 @@ def test_density_fits_one_screen_and_detail_lists_every_model(run_cli, monkeypat
 @pytest.mark.slow
 def test_report_prints_at_most_15_lines_ending_with_the_page(run_cli, monkeypatch, tmp_path):
     page = tmp_path / "report.html"
-    out = _run(run_cli, monkeypatch, "report", "--out", str(page), "--n-boot", "30")
+    out = _run(run_cli, monkeypatch, "report", "--out", str(page), "--n-boot", "40")
     lines = out.rstrip("\n").split("\n")
     assert len(lines) <= 15, len(lines)
     assert lines[-1] == f"open it in a browser: {page.resolve().as_uri()}"

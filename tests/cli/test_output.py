@@ -184,7 +184,7 @@ def test_text_columns_fold_and_names_are_shortened_without_losing_a_character(wi
 
 
 @pytest.mark.parametrize("width", [60, 80, 120])
-@pytest.mark.parametrize("command", [("eval", "--list"), ("trend", "--n-boot", "30"), ("trend", "--by", "benchmark", "--n-boot", "30"),
+@pytest.mark.parametrize("command", [("eval", "--list"), ("trend", "--n-boot", "40"), ("trend", "--by", "benchmark", "--n-boot", "40"),
                                      ("density", "--fit", "llama-3.1_mmlu", "--targets", "results/public_models.csv")])
 def test_every_table_printing_command_fits_its_width(run_cli, monkeypatch, width, command):
     from rich.cells import cell_len  # display columns: N̂ is two code points in one column

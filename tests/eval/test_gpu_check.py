@@ -79,3 +79,21 @@ def test_the_dry_run_scores_a_real_model_in_both_dtypes(tmp_path):
     assert real["accuracy_float32"]["hf"] == real["accuracy_float32"]["densing-hf"]  # the same argmax in float32
     assert set(real["bfloat16_hf_vs_densing"]["argmax_agreement"]) == tasks
     assert f"real model {SMOLLM2_GGUF} (134,515,008 parameters" in done.stdout
+
+
+@pytest.mark.parametrize("where, options, words", [
+    ("a file", (), "OUT {out}: exists and is not a folder"),
+    ("folder", ("--items", "0"), "argument --items: expected a whole number ≥ 1, got '0'"),
+    ("folder", ("--repeats", "0"), "argument --repeats: expected a whole number ≥ 1, got '0'"),
+    ("folder", ("--vocab", "0"), "argument --vocab: expected a whole number ≥ 258"),
+    ("folder", ("--items", "many"), "argument --items: expected a whole number ≥ 1, got 'many'"),
+])
+def test_a_bad_argument_is_one_line_and_exit_2_before_any_work(tmp_path, where, options, words):
+    out = tmp_path / where
+    if where == "a file":
+        out.write_text("")
+    done = subprocess.run([sys.executable, str(REPO_ROOT / "bench" / "gpu_check.py"), str(out), "--dry-run", *options],
+                          capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("error: " + words.format(out=out)), done.stderr
+    assert [p.name for p in tmp_path.iterdir()] == (["a file"] if where == "a file" else [])

@@ -22,7 +22,7 @@ def test_measure_end_to_end(tmp_path, tiny_model, run_cli, monkeypatch):
     models = write_models_yaml(tmp_path / "my.yaml", [tiny_model])
     args = ["measure", "--models", models, "--suite", "leaderboard-v1", "--local-data", "--data-root", SHARED_DATA,
             "--limit", "2", "--device", "cpu", "--store", tmp_path / "store", "--out", tmp_path / "report.html",
-            "--csv", tmp_path / "rows.csv", "--n-boot", "20"]
+            "--csv", tmp_path / "rows.csv", "--n-boot", "40"]
     code, out, err = run_cli(*args)
     assert code == 0, err
     rows = pd.read_csv(tmp_path / "rows.csv")

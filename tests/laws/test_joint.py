@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from densing.laws import forms
 from densing.laws.family import fit_family
+from densing.errors import InputError
 from densing.laws.joint import LOG_SIZE_LOW, invert_joint
 
 from tests.laws.test_family import planted_family
@@ -174,3 +175,21 @@ def test_prediction_variance_is_the_variance_of_each_draws_prediction():
     assert np.array_equal(joint.prediction_variance([fit], x)[:, 0], np.var(by_draw, axis=0))
     default = dataclasses.replace(fit, params={k: v for k, v in fit.params.items() if k != "n_unit"})
     assert np.array_equal(joint.prediction_variance([default], x), joint.prediction_variance([fit], x))
+
+
+def test_conditioning_keeps_a_score_moved_by_one_standard_error_in_its_domain():
+    from densing.laws.inversion import Joint
+
+    joint = Joint(tuple(_fits(n_boot=2)))
+    scores = _scores(np.array([math.log(1e10), math.log(1e11)]))
+    scores[1, 0] = 0.999  # one edge score: 0.999 + σ leaves [0, 1] unless the move is clipped
+    kappa = joint.conditioning(scores, np.full(scores.shape, 0.01))
+    assert kappa.shape == (2,) and np.all(kappa >= 1)
+
+
+def test_a_score_outside_its_domain_is_refused_naming_its_model_and_benchmark():
+    fits = _fits(n_boot=2)
+    scores = _scores(np.array([math.log(1e10), math.log(1e11)]))
+    scores[1, 1] = 1.02
+    with pytest.raises(InputError, match=r"scores \(model 1, benchmark hellaswag\): expected a score in \[0, 1\], got 1.02"):
+        invert_joint(fits, scores, np.full(scores.shape, 0.01))

@@ -128,10 +128,30 @@ def test_wide_tables_repeat_the_row_names_in_every_block(tmp_path, capsys, monke
 def test_whatif_warns_on_a_trace_without_real_compute(tmp_path, capsys):
     write_trace(tmp_path / "rank-0.json", hand_trace())  # 15 µs of computation per step
     code, out, err = run(["overlap", "whatif", str(tmp_path), "--workers", "2", "--format", "csv"], capsys)
-    assert code == 0 and err.startswith("warning: compute_time_per_step_us") and err.count("\n") == 1
+    assert code == 0 and err.startswith("warning: compute_time_per_step_us") and err.count("\n") == 2
+    assert err.splitlines()[1].startswith("note: predicted steps are compute and communication alone")
     import io
 
     import pandas as pd
 
     frame = pd.read_csv(io.StringIO(out))
     assert len(frame) == 2 * 4 and frame["scaling_efficiency"].isna().all()  # never 0.0 as if meaningful
+
+
+def test_run_without_torch_names_the_train_extra_and_leaves_nothing(tmp_path, capsys, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # torch not installed, as importlib sees it
+    code, out, err = run(["overlap", "run", str(tmp_path / "runs"), "--strategies", "sync"], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert "pip install 'densing[train]'" in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv"])
+def test_whatif_says_idle_time_is_excluded_and_shows_the_measured_idle(tmp_path, capsys, fmt):
+    write_trace(tmp_path / "rank-0.json", hand_trace())  # a 35 µs step, 8 µs of it with no kernel running
+    code, out, err = run(["overlap", "whatif", str(tmp_path), "--model-params", "1e6", "--format", fmt], capsys)
+    assert code == 0, err
+    said = " ".join((out if fmt == "table" else err).split())
+    assert ("idle time is excluded (measured: 8 µs per step, 22.9% of the measured 35 µs step)" in said), said

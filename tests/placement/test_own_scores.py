@@ -71,7 +71,7 @@ def test_lm_eval_results_json_is_placed_like_the_table(one_row, measurement):
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["csv", "json"])
 def test_the_command_line_places_a_scores_file_and_ends_with_the_answer(kind, one_row, run_cli, monkeypatch):
-    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("COLUMNS", "120")  # the answer with ρ's and N̂'s intervals is one line of a wide terminal
     args = [str(one_row)] if kind == "csv" else [str(LM_EVAL), "--release-date", "2024-06-07"]
     code, out, err = run_cli("measure", "--scores", *args, "--n-boot", "40")
     assert code == 0, err

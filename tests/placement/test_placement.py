@@ -251,3 +251,15 @@ def test_a_measure_result_plots_its_models_against_the_headline_line():
     with pytest.raises(InputError, match="keeps no headline measurement"):
         MeasureResult(suite="leaderboard-v1", limit=None, reference="", inverted_benchmarks=(), frontier_rule="quantile",
                       slope_per_day=0.0, intercept=0.0, epoch="2023-02-24").plot()
+
+
+def test_a_twenty_item_evaluation_says_its_items_are_too_few_and_how_many_would_do(inversion):
+    """20 MMLU items at 0.40: σ = √(0.4·0.6/20) = 0.110, within 2σ of chance (0.25); n' = 20·(2σ/0.15)² ≈ 42.7."""
+    few = place_models(_planted(0.40, 20), inversion, FlatLine(0.0)).iloc[0]
+    assert few["reading"] == "upper bound"
+    assert ("too few items for a number: mmlu's standard error is that of about 20 items, and about 43 would take its "
+            "score 2 standard errors clear of chance") in few["words"]
+    enough = place_models(_planted(0.40, 2000), inversion, FlatLine(0.0)).iloc[0]
+    assert "too few items" not in enough["words"]
+    at_chance = place_models(_planted(0.2, 20), inversion, FlatLine(0.0)).iloc[0]
+    assert "more items cannot make it a number: no score is above chance" in at_chance["words"]

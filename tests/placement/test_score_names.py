@@ -189,7 +189,7 @@ def test_the_template_is_a_scores_file_to_fill_in(tmp_path, run_cli):
     code, out, _ = run_cli("measure", "--template", "-")
     assert code == 0 and out.splitlines()[0] == header
     path.write_text(f"{header}\nmy-model,1.5B,2025-01-15,0.6,0.42,0.15,0.35\n")
-    code, out, err = run_cli("measure", "--scores", str(path), "--n-boot", "20")
+    code, out, err = run_cli("measure", "--scores", str(path), "--n-boot", "40")
     assert code == 0 and "my-model: ρ = " in out and "N̂ = " in out, err
 
 

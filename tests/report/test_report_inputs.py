@@ -10,7 +10,7 @@ import pytest
 from tests.report import page_text
 
 #: Few draws: the test compares pages, not numbers.
-DRAWS = ("--n-boot", "20")
+DRAWS = ("--n-boot", "40")
 #: The sections each option must change (the rest of the page may change too).
 READ_BY_ALL = {"Verdict", "Capacity density over time", "The Densing Law by capability", "The measurement in detail",
                "Every eligible reference"}

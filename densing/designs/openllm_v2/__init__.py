@@ -39,4 +39,4 @@ registry.register_table(TrendTable(
 DESIGNS.register("openllm_v2", SecondDesign(
     "openllm_v2", "the Open LLM Leaderboard v2's official base models (--table openllm_v2)", None, None,
     lazy("densing.designs.openllm_v2.report", "section", 3), lazy("densing.designs.openllm_v2.report", "render", 1),
-    rank=5, line=lazy("densing.designs.openllm_v2.report", "terminal_line", 0)))
+    rank=5, line=lazy("densing.designs.openllm_v2.report", "line", 0)))

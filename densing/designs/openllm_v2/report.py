@@ -106,7 +106,7 @@ def render(s: SecondTableSection) -> Section:
     return Section(s.title, intro, parts)
 
 
-def terminal_line() -> str | None:
+def line() -> str | None:
     """The declared row beside the public table's headline at the terminal: its months, interval and state, and the
     family without which it moves most, from the stored record (None where it is not shipped)."""
     if not RECORD.exists():
