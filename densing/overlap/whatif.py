@@ -127,13 +127,14 @@ def idle_note(calibration: Calibration) -> str:
     """What every predicted step leaves out: the measured step's idle time (no kernel running), its share of the
     step. A prediction is compute and communication alone, as HTA's what-if, so a trace mostly idle (a step of 220 ms,
     78% idle) is predicted far below its measured step."""
-    from densing.numbers import time_unit
+    from densing.numbers import format_number, time_unit
 
     idle, step = calibration.idle_time_per_step_us, calibration.step_time_us
     unit, scale = time_unit(step * 1e-6)
-    share = f", {100 * idle / step:.1f}% of the measured {step * 1e-6 / scale:.4g} {unit} step" if step > 0 else ""
+    share = (f", {format_number(100 * idle / step)}% of the measured {format_number(step * 1e-6 / scale)} {unit} step"
+             if step > 0 else "")
     return (f"predicted steps are compute and communication alone; idle time is excluded (measured: "
-            f"{idle * 1e-6 / scale:.4g} {unit} per step{share})")
+            f"{format_number(idle * 1e-6 / scale)} {unit} per step{share})")
 
 
 @validate_params({"calibration": [InstanceOf(Calibration, "a Calibration (densing.overlap.calibrate)")]})
