@@ -152,13 +152,24 @@ def why_words(head, failed: list, untestable: list, sensitivity, missing: list, 
               if not failed else "")
            + (" Findings beside the number, not gates (they fire in more than 10% of planted worlds where the "
               "estimate is right): " + " ".join(plain_reason(c, sensitivity) for c in fired) if fired else "")
-           + ceiling_words(head)
+           + ceiling_words(head) + open_end_words(head)
            + f" {head.n_models} models released since {since or 'any date'} with every score of the set, against {refs} "
              f"(each family at its own budget; {heterogeneity_words(head)}); the interval carries {carried}. "
              f"References by {reference_rule}.")
     if missing:
         why = " ".join(f"The {lab} has no reference: {reason}." for _, lab, reason in missing) + " " + why
     return why.strip()
+
+
+def open_end_words(head) -> str:
+    """What opens the upper end, with its numbers: the draws with no rising line, the family all or most of them
+    lack and the family most of them hold, each beside its share of all draws (the family-cluster resample)."""
+    if not head.open_families:
+        return ""
+    n_open, n_draws, (lacked, lack_open, lack_all), (held, hold_open, hold_all) = head.open_families
+    return (f" What opens the upper end: {n_open} of {n_draws} draws ({100 * n_open / n_draws:.1f}%) have no rising "
+            f"line; {100 * lack_open:.0f}% of them lack {lacked} (of all draws {100 * lack_all:.0f}%) and "
+            f"{100 * hold_open:.0f}% hold {held} (of all draws {100 * hold_all:.0f}%).")
 
 
 def ceiling_words(head) -> str:

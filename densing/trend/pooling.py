@@ -505,6 +505,8 @@ class RowTrend:
     influence: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
     #: leave-one-model-out, the same columns (``family`` holds the model)
     model_influence: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
+    #: the draws with no rising line and the families they lack and hold most beyond all draws (:func:`open_draws`)
+    open_families: tuple = ()
 
 
 #: The sources each drawn alone for the shares of the pooled slope's variance (module docstring, step 4).
@@ -648,7 +650,27 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
                     ends_mc=ends_mc, slope_without_ceilings=without,
                     ceiling_bounds=bounded, influence=family_influence(rule, quantile, data, y0[:, 0], kind0[:, 0], w,
                                                                        lines0),
-                    model_influence=family_influence(rule, quantile, data, y0[:, 0], kind0[:, 0], w, lines0, by="model"))
+                    model_influence=family_influence(rule, quantile, data, y0[:, 0], kind0[:, 0], w, lines0, by="model"),
+                    open_families=open_draws(data, _first(draws.main, n_boot)[2], combined))
+
+
+def open_draws(data: dict, counts: np.ndarray, combined: np.ndarray) -> tuple:
+    """What the draws with no rising line (a pooled slope ≤ 0: the ones that open the interval's upper end) have in
+    common: ``(n_open, n_draws, lacking, holding)``, ``lacking`` the family the most of them lack beyond the share of
+    all draws that lack it, ``holding`` the family the most of them hold beyond its share of all draws, each as
+    ``(family, share of the open draws, share of all draws)``; ``()`` where no draw is open. ``counts``: each draw's
+    count of every target (K, n), the family-cluster resample (step 3): a family is held by a draw that counts it."""
+    shut = ~(combined > 0) & np.isfinite(combined)
+    if not shut.any():
+        return ()
+    first = np.unique(data["clusters"], return_index=True)[1]  # each family's first target
+    held = counts[:, first] > 0  # (K, families)
+    names = np.asarray(data["families"], dtype=object)[first]
+    lack_open, lack_all = (~held[shut]).mean(axis=0), (~held).mean(axis=0)
+    hold_open, hold_all = held[shut].mean(axis=0), held.mean(axis=0)
+    a, b = int(np.argmax(lack_open - lack_all)), int(np.argmax(hold_open - hold_all))
+    return (int(shut.sum()), int(combined.size), (str(names[a]), float(lack_open[a]), float(lack_all[a])),
+            (str(names[b]), float(hold_open[b]), float(hold_all[b])))
 
 
 def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, w: np.ndarray,

@@ -132,6 +132,8 @@ class TrendUncertainty(Result):
     influence: tuple = ()
     most_influential_model: str = ""
     months_without_model: float = math.nan
+    #: the draws with no rising line and the families they lack and hold most (densing.trend.pooling.open_draws)
+    open_families: tuple = ()
 
     # the bulky per-model names and per-draw slopes, and the line's drawing aids, stay out of JSON
     _dict_exclude = ("models", "draws", "reference_names", "reference_weights", "reference_slopes", "epoch",
@@ -309,7 +311,7 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUnce
         **determined_ends(result.ends_mc, result.slope_ci_low, result.slope_ci_high),
         months_without_ceilings=doubling_months(result.slope_without_ceilings), ceiling_bounds=result.ceiling_bounds,
         n_ceiling_bounds=int(sum(result.ceiling_bounds)), influence=influence_items(result),
-        **most_influential_model(result),
+        **most_influential_model(result), open_families=result.open_families,
     )
 
 
