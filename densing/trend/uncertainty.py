@@ -138,7 +138,7 @@ class TrendUncertainty(Result):
     # the bulky per-model names and per-draw slopes, and the line's drawing aids, stay out of JSON
     _dict_exclude = ("models", "draws", "reference_names", "reference_weights", "reference_slopes", "epoch",
                      "frontier_models", "centre_days", "r_squared", "reference_months_low", "reference_months_high",
-                     "ceiling_bounds")
+                     "ceiling_bounds", "open_families")
     _ci_estimates: ClassVar[dict[str, str]] = {"slope": "slope_per_day"}
     _shown_as: ClassVar[dict[str, str]] = {"judged": "status"}
 
