@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -46,13 +45,17 @@ def task_manager(
 ) -> Any:
     """An lm-eval ``TaskManager`` that sees densing's shipped tasks and the user's include paths.
 
-    Indexing lm-eval's ~15,000 built-in task configs takes tens of seconds, so when every name in
-    ``needed`` (benchmark names, see :func:`resolve_benchmarks`) is found without them, the
-    built-in tasks are left out of the index. ``data_root`` reaches the local-data tasks' loaders
-    as the task metadata ``densing_data_root`` (:mod:`densing.eval.tasks.local_data`).
+    Indexing lm-eval's ~15,000 built-in task configs takes tens of seconds, so with ``needed`` (benchmark names,
+    see :func:`resolve_benchmarks`) the index holds only the folders their tasks are defined in
+    (:func:`densing.eval.task_index.task_folders`: each task, group and tag the run reaches indexed as the whole
+    index holds it; the include paths whole); an unknown name is the error :func:`resolve_benchmarks` gives.
+    Without ``needed``, the whole index. ``data_root`` reaches the local-data tasks' loaders as the task metadata
+    ``densing_data_root`` (:mod:`densing.eval.tasks.local_data`).
     """
     require_lm_eval()
     from lm_eval.tasks import TaskManager
+
+    from densing.eval.task_index import builtin_root, task_folders
 
     metadata = {"densing_data_root": str(data_root)} if data_root is not None else None
 
@@ -62,34 +65,20 @@ def task_manager(
             raise InputError(f"{path}: include path is not a directory of lm-eval task YAML files")
         paths.append(str(path))
     if needed:
-        local = TaskManager(include_path=paths, include_defaults=False, metadata=metadata)
-        available = set(local.all_tasks)
         registry = benchmark_registry(local_data)
-        missing = [
-            task
-            for name in needed
-            for task in (registry[name].tasks() if name in registry else [name])
-            if task not in available
-        ]
-        if not missing:
-            return local
-        words = _builtin_task_words()
-        for task in missing:
-            if task not in words:  # appears in no built-in task file: cannot be a built-in task
-                resolve_benchmarks(needed, local, local_data=local_data)  # raises the error naming the benchmark
+        names = [task for name in needed for task in (registry[name].tasks() if name in registry else [name])]
+        companions = [f"{name}_loss" for name in needed if name not in registry]  # resolve_benchmarks' companion
+
+        def build(folders: list[str]) -> Any:
+            return TaskManager(include_path=folders, include_defaults=False, metadata=metadata)
+
+        found = task_folders(names, [builtin_root(), *paths], len(paths) - 1, build, optional=companions)
+        if found is not None:
+            manager = found[1]
+            if not set(names) <= set(manager.all_tasks):
+                resolve_benchmarks(needed, manager, local_data=local_data)  # raises the error naming the benchmark
+            return manager
     return TaskManager(include_path=paths, metadata=metadata)
-
-
-def _builtin_task_words() -> set[str]:
-    """Every word in lm-eval's built-in task files (a cheap superset of the built-in task names)."""
-    import lm_eval
-
-    words: set[str] = set()
-    root = Path(lm_eval.__file__).parent / "tasks"
-    for path in root.rglob("*"):
-        if path.is_file() and (path.suffix in (".yaml", ".yml", ".py") or "yaml" in path.name):
-            words.update(re.findall(r"[A-Za-z0-9_.\-]+", path.read_text(errors="ignore")))
-    return words
 
 
 def resolve_benchmarks(names: Sequence[str], manager: Any, *, local_data: bool = False) -> list[Benchmark]:

@@ -1,0 +1,252 @@
+"""The folders of task files that lm-eval's task manager indexes for a run: those its tasks are defined in, not
+lm-eval's ~15,000 built-in configs (which take tens of seconds to index).
+
+lm-eval's ``TaskManager`` indexes the ``*.yaml`` files under each of its roots (lm-eval's own task folder first, then
+each ``include_path``): within a root the first file (in path order) to define a name keeps it, and a later root's
+entry replaces an earlier root's. :func:`task_folders` gives roots that index every name a run reaches exactly as
+the whole index does:
+
+- each name is looked for in the roots from the last (the one whose entry wins) to lm-eval's own, and taken from the
+  first root that defines it: a task or group by its top-level ``task:``/``group:`` key, a tag by a top-level
+  ``tag:`` (each file with what the files it ``include:``\\ s define, :class:`TaskFiles`);
+- of that root, the folder indexed for the name is the deepest one holding every ``*.yaml`` file that defines it,
+  so that the name's entry is built within one root as the whole index builds it (a tag's every member, a
+  duplicate's first file); folders inside another chosen folder are left to it;
+- the names a run reaches are its tasks and, recursively, the members of its groups and tags (:func:`reached`,
+  read from the index built so far); a member defined in no folder yet indexed adds its folder, and the index is
+  built again until nothing is added.
+
+A name no file defines but some file mentions (a definition this reading does not see) gives ``None``: the caller
+builds the whole index. ``tests/eval/test_task_index.py`` checks every name of the whole index against the files
+found for it, and each of densing's benchmarks' entries and requests against the whole index's.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+#: A top-level key of a task file (quoted or not) and the rest of its line.
+_TOP_LEVEL = re.compile(r"""^["']?(task|group|tag|include)["']?[ \t]*:[ \t]*(.*)$""")
+#: An item of a block list under a top-level key (indented or not).
+_LIST_ITEM = re.compile(r"""^[ \t]*-[ \t]*(.*)$""")
+
+
+def _scalar(text: str) -> str:
+    """A YAML scalar as written on one line: without a trailing comment and its quotes."""
+    text = re.sub(r"""[ \t]+#.*$""", "", text).strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        text = text[1:-1]
+    return text
+
+
+def _values(first: str, items: list[str]) -> list[str]:
+    """The names a top-level key gives: its scalar, its flow list ``[a, b]``, or the scalars of its block list."""
+    first = _scalar(first)
+    if not first:
+        return [_scalar(item) for item in items if _scalar(item)]
+    if first.startswith("["):
+        return [_scalar(part) for part in first.strip("[]").split(",") if _scalar(part)]
+    return [first]
+
+
+@dataclass(frozen=True)
+class FileKeys:
+    """What one task file says at its top level: names it defines (``task:``/``group:`` scalars, ``tag:`` names) and
+    the files it includes (resolved against its folder)."""
+
+    defines: frozenset[str]
+    includes: tuple[Path, ...]
+
+
+def read_keys(path: Path, text: str) -> FileKeys:
+    """:class:`FileKeys` of the task file ``path`` whose content is ``text`` (read line by line, not as YAML: a
+    group's ``task:`` list names members, not definitions)."""
+    defines: set[str] = set()
+    includes: list[Path] = []
+    lines = text.splitlines()
+    for number, line in enumerate(lines):
+        match = _TOP_LEVEL.match(line)
+        if match is None:
+            continue
+        key, rest = match.groups()
+        items = []
+        if not _scalar(rest):  # a block list: the indented ``- item`` lines that follow
+            for following in lines[number + 1:]:
+                item = _LIST_ITEM.match(following)
+                if item is None:
+                    if following.strip() and not following.lstrip().startswith("#"):
+                        break
+                    continue
+                items.append(item.group(1))
+        if key == "include":
+            includes.extend(path.parent / name for name in _values(rest, items))
+        elif key == "tag" or not (_scalar(rest) == "" or _scalar(rest).startswith("[")):
+            defines.update(_values(rest, items))  # a task:/group: list names a group's members
+    return FileKeys(frozenset(defines), tuple(includes))
+
+
+@dataclass
+class TaskFiles:
+    """The task files under one root: each file's keys, and where each name is defined (by the ``*.yaml`` files the
+    index reads, each with what the files it includes define, recursively)."""
+
+    root: Path
+    keys: dict[Path, FileKeys] = field(default_factory=dict)
+    texts: dict[Path, str] = field(default_factory=dict)
+    _defined: dict[str, list[Path]] | None = None
+
+    @classmethod
+    def scan(cls, root: str | Path) -> "TaskFiles":
+        """Read every file under ``root`` whose name says YAML (``*.yaml``, ``*.yml``, an include such as
+        ``_default_template_yaml``), skipping the folders lm-eval's index skips."""
+        files = cls(Path(root))
+        for folder, folders, names in os.walk(files.root):
+            folders[:] = [name for name in folders if name not in ("__pycache__", ".ipynb_checkpoints")]
+            for name in names:
+                if "yaml" in name or name.endswith(".yml"):
+                    path = Path(folder) / name
+                    try:
+                        text = path.read_text(errors="ignore")
+                    except OSError:
+                        continue
+                    files.texts[path] = text
+                    files.keys[path] = read_keys(path, text)
+        return files
+
+    def _read(self, path: Path) -> FileKeys | None:
+        """The keys of ``path``, read now if the scan did not (an include named without "yaml")."""
+        if path not in self.keys:
+            try:
+                text = path.read_text(errors="ignore")
+            except OSError:
+                return None
+            self.texts[path] = text
+            self.keys[path] = read_keys(path, text)
+        return self.keys[path]
+
+    def _effective(self, path: Path, seen: frozenset[Path] = frozenset()) -> set[str]:
+        """What ``path`` defines with the files it includes, recursively."""
+        keys = self._read(path)
+        if keys is None or path in seen:
+            return set()
+        names = set(keys.defines)
+        for included in keys.includes:
+            names |= self._effective(Path(os.path.normpath(included)), seen | {path})
+        return names
+
+    def definitions(self) -> dict[str, list[Path]]:
+        """Each name defined under the root, with the ``*.yaml`` files that define it (sorted)."""
+        if self._defined is None:
+            defined: dict[str, list[Path]] = {}
+            for path in sorted(path for path in self.keys if path.suffix == ".yaml"):
+                for name in self._effective(path):
+                    defined.setdefault(name, []).append(path)
+            self._defined = defined
+        return self._defined
+
+    def folder_of(self, name: str) -> Path | None:
+        """The deepest folder holding every file that defines ``name`` (None: no file here defines it)."""
+        paths = self.definitions().get(name)
+        if not paths:
+            return None
+        return Path(os.path.commonpath([str(path.parent) for path in paths]))
+
+    def mentions(self, name: str) -> bool:
+        """Whether any file under the root holds ``name`` at all (a superset of those that define it)."""
+        return any(name in text for text in self.texts.values())
+
+
+_BUILT_IN: dict[str, TaskFiles] = {}
+
+
+def builtin_root() -> Path:
+    """lm-eval's own task folder (``lm_eval/tasks``)."""
+    import lm_eval
+
+    return Path(lm_eval.__file__).parent / "tasks"
+
+
+def _files(root: Path) -> TaskFiles:
+    """The task files under ``root``, read once per process for lm-eval's own folder (fixed by its version), else
+    read again at each call (an include path may change between sweeps of one process)."""
+    if root != builtin_root():
+        return TaskFiles.scan(root)
+    if str(root) not in _BUILT_IN:
+        _BUILT_IN[str(root)] = TaskFiles.scan(root)
+    return _BUILT_IN[str(root)]
+
+
+def reached(index: dict[str, Any], names: Iterable[str]) -> set[str]:
+    """``names`` and every name their entries in lm-eval's task ``index`` lead to: a group's members (names, or
+    mappings with ``task`` or ``group``), a tag's tasks, recursively."""
+    seen: set[str] = set()
+    pending = list(names)
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        entry = index.get(name)
+        if entry is None:
+            continue
+        kind = getattr(entry.kind, "name", str(entry.kind))
+        if kind == "TAG":
+            pending.extend(entry.tags)
+        members = (entry.cfg or {}).get("task") if kind == "GROUP" else None
+        for member in members if isinstance(members, list) else [members] if members else []:
+            if isinstance(member, str):
+                pending.append(member)
+            elif isinstance(member, dict):
+                pending.extend(member[key] for key in ("task", "group") if isinstance(member.get(key), str))
+    return seen
+
+
+def task_folders(names: Sequence[str], roots: Sequence[str | Path], whole: int,
+                 build: Callable[[list[str]], Any], optional: Sequence[str] = ()) -> tuple[list[str], Any] | None:
+    """(the folders to index, the index ``build`` makes of them) for a run of the tasks ``names`` and, where some
+    file defines them, ``optional`` (module docstring). ``roots`` are in lm-eval's order (an entry of a later one
+    wins); the last ``whole`` of them (the user's include paths) are indexed whole, the others by the folders
+    chosen. A root is read only once a name is defined in none after it. None: a name of ``names`` is mentioned
+    but defined nowhere this reading sees; index everything. A member of a group that no file defines is left
+    out, as lm-eval's index leaves it (lm-eval builds it from the group's own lines)."""
+    roots = [Path(root) for root in roots]
+    files: dict[int, TaskFiles] = {}
+    chosen: dict[int, set[Path]] = {}
+    looked: set[str] = set()
+    first_whole = len(roots) - whole
+
+    def add(name: str) -> bool:
+        """Choose the folder of ``name``; False when it is one of ``names``, mentioned but not defined."""
+        for i in range(len(roots) - 1, -1, -1):
+            if i not in files:
+                files[i] = _files(roots[i])
+            folder = files[i].folder_of(name)
+            if folder is not None:
+                if i < first_whole:
+                    chosen.setdefault(i, set()).add(folder)
+                return True
+        return name not in names or not any(root.mentions(name) for root in files.values())
+
+    pending = set(names) | set(optional)
+    while True:
+        for name in sorted(pending - looked):
+            looked.add(name)
+            if not add(name):
+                return None
+        folders = [str(folder) for i in sorted(chosen) for folder in _outermost(chosen[i])]
+        index = build(folders + [str(root) for root in roots[first_whole:]])
+        pending = reached(index.task_index, [*names, *optional])
+        if pending <= looked:
+            return folders, index
+
+
+def _outermost(folders: set[Path]) -> list[Path]:
+    """``folders`` without those inside another of them, sorted."""
+    kept = []
+    for folder in sorted(folders, key=lambda path: len(path.parts)):
+        if not any(folder == other or other in folder.parents for other in kept):
+            kept.append(folder)
+    return sorted(kept)
