@@ -8,7 +8,8 @@ the whole index does:
 
 - each name is looked for in the roots from the last (the one whose entry wins) to lm-eval's own, and taken from the
   first root that defines it: a task or group by its top-level ``task:``/``group:`` key, a tag by a top-level
-  ``tag:`` (each file with what the files it ``include:``\\ s define, :class:`TaskFiles`);
+  ``tag:``, each file's keys merged with those of the files it includes as lm-eval merges them, its own over
+  theirs (:class:`TaskFiles`);
 - of that root, the folder indexed for the name is the deepest one holding every ``*.yaml`` file that defines it,
   so that the name's entry is built within one root as the whole index builds it (a tag's every member, a
   duplicate's first file); folders inside another chosen folder are left to it;
@@ -54,17 +55,21 @@ def _values(first: str, items: list[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class FileKeys:
-    """What one task file says at its top level: names it defines (``task:``/``group:`` scalars, ``tag:`` names) and
-    the files it includes (resolved against its folder)."""
+    """What one task file says at its top level: the names each of its ``task``, ``group`` and ``tag`` keys defines
+    (a ``task:`` list names a group's members, so it defines none; the key is there all the same), and the files
+    it includes (resolved against its folder)."""
 
-    defines: frozenset[str]
+    names: dict[str, tuple[str, ...]]
     includes: tuple[Path, ...]
+
+    @property
+    def defines(self) -> set[str]:
+        return {name for names in self.names.values() for name in names}
 
 
 def read_keys(path: Path, text: str) -> FileKeys:
-    """:class:`FileKeys` of the task file ``path`` whose content is ``text`` (read line by line, not as YAML: a
-    group's ``task:`` list names members, not definitions)."""
-    defines: set[str] = set()
+    """:class:`FileKeys` of the task file ``path`` whose content is ``text`` (read line by line, not as YAML)."""
+    names: dict[str, tuple[str, ...]] = {}
     includes: list[Path] = []
     lines = text.splitlines()
     for number, line in enumerate(lines):
@@ -73,7 +78,7 @@ def read_keys(path: Path, text: str) -> FileKeys:
             continue
         key, rest = match.groups()
         items = []
-        if not _scalar(rest):  # a block list: the indented ``- item`` lines that follow
+        if not _scalar(rest):  # a block list: the ``- item`` lines that follow
             for following in lines[number + 1:]:
                 item = _LIST_ITEM.match(following)
                 if item is None:
@@ -83,9 +88,11 @@ def read_keys(path: Path, text: str) -> FileKeys:
                 items.append(item.group(1))
         if key == "include":
             includes.extend(path.parent / name for name in _values(rest, items))
-        elif key == "tag" or not (_scalar(rest) == "" or _scalar(rest).startswith("[")):
-            defines.update(_values(rest, items))  # a task:/group: list names a group's members
-    return FileKeys(frozenset(defines), tuple(includes))
+        elif key == "tag" or (_scalar(rest) and not _scalar(rest).startswith("[")):
+            names[key] = tuple(_values(rest, items))
+        else:  # a task: list, a group's members
+            names[key] = ()
+    return FileKeys(names, tuple(includes))
 
 
 @dataclass
@@ -127,22 +134,24 @@ class TaskFiles:
             self.keys[path] = read_keys(path, text)
         return self.keys[path]
 
-    def _effective(self, path: Path, seen: frozenset[Path] = frozenset()) -> set[str]:
-        """What ``path`` defines with the files it includes, recursively."""
+    def _effective(self, path: Path, seen: frozenset[Path] = frozenset()) -> dict[str, tuple[str, ...]]:
+        """The ``task``, ``group`` and ``tag`` keys of ``path`` as lm-eval merges its includes: each included file's
+        (recursively, a later one over an earlier), then the file's own over them."""
         keys = self._read(path)
         if keys is None or path in seen:
-            return set()
-        names = set(keys.defines)
+            return {}
+        merged: dict[str, tuple[str, ...]] = {}
         for included in keys.includes:
-            names |= self._effective(Path(os.path.normpath(included)), seen | {path})
-        return names
+            merged.update(self._effective(Path(os.path.normpath(included)), seen | {path}))
+        merged.update(keys.names)
+        return merged
 
     def definitions(self) -> dict[str, list[Path]]:
         """Each name defined under the root, with the ``*.yaml`` files that define it (sorted)."""
         if self._defined is None:
             defined: dict[str, list[Path]] = {}
             for path in sorted(path for path in self.keys if path.suffix == ".yaml"):
-                for name in self._effective(path):
+                for name in {name for names in self._effective(path).values() for name in names}:
                     defined.setdefault(name, []).append(path)
             self._defined = defined
         return self._defined
