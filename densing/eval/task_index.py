@@ -30,17 +30,31 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 #: A top-level key of a task file (quoted or not) and the rest of its line.
-_TOP_LEVEL = re.compile(r"""^["']?(task|group|tag|include)["']?[ \t]*:[ \t]*(.*)$""")
+_TOP_LEVEL = re.compile(r"""^["']?(task|group|tag|include)["']?[ \t]*:[ \t]*(.*)$""", re.M)
 #: An item of a block list under a top-level key (indented or not).
 _LIST_ITEM = re.compile(r"""^[ \t]*-[ \t]*(.*)$""")
+_COMMENT = re.compile(r"""[ \t]+#.*$""")
 
 
 def _scalar(text: str) -> str:
     """A YAML scalar as written on one line: without a trailing comment and its quotes."""
-    text = re.sub(r"""[ \t]+#.*$""", "", text).strip()
+    text = _COMMENT.sub("", text).strip()
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
         text = text[1:-1]
     return text
+
+
+def _block_items(text: str, start: int) -> list[str]:
+    """The ``- item`` lines of a block list that begins at offset ``start`` of ``text`` (blank lines and comments
+    between them skipped)."""
+    items = []
+    for line in text[start:].split("\n"):
+        item = _LIST_ITEM.match(line)
+        if item is not None:
+            items.append(item.group(1))
+        elif line.strip() and not line.lstrip().startswith("#"):
+            break
+    return items
 
 
 def _values(first: str, items: list[str]) -> list[str]:
@@ -57,37 +71,27 @@ def _values(first: str, items: list[str]) -> list[str]:
 class FileKeys:
     """What one task file says at its top level: the names each of its ``task``, ``group`` and ``tag`` keys defines
     (a ``task:`` list names a group's members, so it defines none; the key is there all the same), and the files
-    it includes (resolved against its folder)."""
+    it includes (resolved against its folder, normalised)."""
 
     names: dict[str, tuple[str, ...]]
-    includes: tuple[Path, ...]
+    includes: tuple[str, ...]
 
     @property
     def defines(self) -> set[str]:
         return {name for names in self.names.values() for name in names}
 
 
-def read_keys(path: Path, text: str) -> FileKeys:
-    """:class:`FileKeys` of the task file ``path`` whose content is ``text`` (read line by line, not as YAML)."""
+def read_keys(path: str | Path, text: str) -> FileKeys:
+    """:class:`FileKeys` of the task file ``path`` whose content is ``text`` (its top-level lines read as text, not
+    parsed as YAML)."""
     names: dict[str, tuple[str, ...]] = {}
-    includes: list[Path] = []
-    lines = text.splitlines()
-    for number, line in enumerate(lines):
-        match = _TOP_LEVEL.match(line)
-        if match is None:
-            continue
+    includes: list[str] = []
+    folder = os.path.dirname(str(path))
+    for match in _TOP_LEVEL.finditer(text):
         key, rest = match.groups()
-        items = []
-        if not _scalar(rest):  # a block list: the ``- item`` lines that follow
-            for following in lines[number + 1:]:
-                item = _LIST_ITEM.match(following)
-                if item is None:
-                    if following.strip() and not following.lstrip().startswith("#"):
-                        break
-                    continue
-                items.append(item.group(1))
+        items = _block_items(text, match.end() + 1) if not _scalar(rest) else []
         if key == "include":
-            includes.extend(path.parent / name for name in _values(rest, items))
+            includes.extend(os.path.normpath(os.path.join(folder, name)) for name in _values(rest, items))
         elif key == "tag" or (_scalar(rest) and not _scalar(rest).startswith("[")):
             names[key] = tuple(_values(rest, items))
         else:  # a task: list, a group's members
@@ -97,12 +101,13 @@ def read_keys(path: Path, text: str) -> FileKeys:
 
 @dataclass
 class TaskFiles:
-    """The task files under one root: each file's keys, and where each name is defined (by the ``*.yaml`` files the
-    index reads, each with what the files it includes define, recursively)."""
+    """The task files under one root, and where each name is defined: by the ``*.yaml`` files lm-eval's index reads,
+    each file's keys merged with those of the files it includes as lm-eval merges them (:meth:`definitions`)."""
 
     root: Path
-    keys: dict[Path, FileKeys] = field(default_factory=dict)
-    texts: dict[Path, str] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=dict)
+    _keys: dict[str, FileKeys | None] = field(default_factory=dict)
+    _merged: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     _defined: dict[str, list[Path]] | None = None
 
     @classmethod
@@ -114,45 +119,44 @@ class TaskFiles:
             folders[:] = [name for name in folders if name not in ("__pycache__", ".ipynb_checkpoints")]
             for name in names:
                 if "yaml" in name or name.endswith(".yml"):
-                    path = Path(folder) / name
-                    try:
-                        text = path.read_text(errors="ignore")
-                    except OSError:
-                        continue
-                    files.texts[path] = text
-                    files.keys[path] = read_keys(path, text)
+                    files._read(os.path.join(folder, name))
         return files
 
-    def _read(self, path: Path) -> FileKeys | None:
-        """The keys of ``path``, read now if the scan did not (an include named without "yaml")."""
-        if path not in self.keys:
+    def _read(self, path: str) -> FileKeys | None:
+        """The keys of ``path``, read on first use (an include named without "yaml" is read when included)."""
+        if path not in self._keys:
             try:
-                text = path.read_text(errors="ignore")
+                with open(path, "rb") as handle:
+                    text = handle.read().decode("utf-8", "ignore")
             except OSError:
+                self._keys[path] = None
                 return None
             self.texts[path] = text
-            self.keys[path] = read_keys(path, text)
-        return self.keys[path]
+            self._keys[path] = read_keys(path, text)
+        return self._keys[path]
 
-    def _effective(self, path: Path, seen: frozenset[Path] = frozenset()) -> dict[str, tuple[str, ...]]:
+    def _effective(self, path: str, seen: frozenset[str] = frozenset()) -> dict[str, tuple[str, ...]]:
         """The ``task``, ``group`` and ``tag`` keys of ``path`` as lm-eval merges its includes: each included file's
         (recursively, a later one over an earlier), then the file's own over them."""
+        if path in self._merged:
+            return self._merged[path]
         keys = self._read(path)
-        if keys is None or path in seen:
+        if keys is None or path in seen:  # a cycle: lm-eval refuses the file
             return {}
         merged: dict[str, tuple[str, ...]] = {}
         for included in keys.includes:
-            merged.update(self._effective(Path(os.path.normpath(included)), seen | {path}))
+            merged.update(self._effective(included, seen | {path}))
         merged.update(keys.names)
+        self._merged[path] = merged
         return merged
 
     def definitions(self) -> dict[str, list[Path]]:
-        """Each name defined under the root, with the ``*.yaml`` files that define it (sorted)."""
+        """Each name defined under the root, with the ``*.yaml`` files that define it (in path order)."""
         if self._defined is None:
             defined: dict[str, list[Path]] = {}
-            for path in sorted(path for path in self.keys if path.suffix == ".yaml"):
+            for path in sorted(path for path in self.texts if path.endswith(".yaml")):
                 for name in {name for names in self._effective(path).values() for name in names}:
-                    defined.setdefault(name, []).append(path)
+                    defined.setdefault(name, []).append(Path(path))
             self._defined = defined
         return self._defined
 

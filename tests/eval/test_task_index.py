@@ -36,11 +36,11 @@ dataset_name: bbj
 """
     keys = read_keys(tmp_path / "a.yaml", text)
     assert keys.defines == {"bbh_zeroshot_snarks", "adr_tasks", "adr_prompt_4"}
-    assert keys.includes == (tmp_path / "_template_yaml",)
+    assert keys.includes == (str(tmp_path / "_template_yaml"),)
     group = read_keys(tmp_path / "g.yaml", "group: mmlu\ntask:\n  - mmlu_stem\n  - task: mmlu_other\ntag: [x, 'y']\n"
                       "include:\n  - ../one.yaml\n  - two.yaml\n")
     assert group.defines == {"mmlu", "x", "y"}  # a group's task: list names members, not definitions
-    assert group.includes == (tmp_path / "../one.yaml", tmp_path / "two.yaml")
+    assert group.includes == (str(tmp_path.parent / "one.yaml"), str(tmp_path / "two.yaml"))
 
 
 def test_a_tag_given_by_an_include_without_yaml_in_its_name_is_found(tmp_path):
