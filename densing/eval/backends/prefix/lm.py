@@ -32,6 +32,7 @@ from lm_eval.models.huggingface import HFLM
 from tqdm import tqdm
 
 from densing.errors import InputError
+from densing.eval.backends.prefix.encoding import batch_encodable, encode_pairs
 from densing.eval.backends.prefix.slots import cache_kwargs
 from densing.eval.backends.prefix.settings import SETTING_NAMES, DecodeStats, PrefixSettings, Sizing, TrieStats
 from densing.eval.backends.prefix.trie import ancestor_mask, compact, plan_forwards
@@ -123,8 +124,17 @@ class PrefixCachedHFLM(HFLM):
         raise ShardFinished(len(mine), len(requests))
 
     def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list[tuple[float, bool]]:
-        """lm-eval's ``loglikelihood`` (which calls the trie scorer below), sharded (:meth:`_sharded`)."""
-        return self._sharded(super().loglikelihood, requests, disable_tqdm)
+        """lm-eval's ``loglikelihood`` (which calls the trie scorer below) with the call's strings encoded in batches
+        (:func:`.encoding.encode_pairs`: lm-eval's ids), sharded (:meth:`_sharded`)."""
+        return self._sharded(self._loglikelihood, requests, disable_tqdm)
+
+    def _loglikelihood(self, requests: list[Any], disable_tqdm: bool) -> list[tuple[float, bool]]:
+        if getattr(self, "enable_thinking", False) or not batch_encodable(self):
+            return super().loglikelihood(requests, disable_tqdm=disable_tqdm)  # lm-eval's, one string at a time
+        pairs = [request.args for request in requests]
+        encoded = encode_pairs(self, pairs)
+        return self._loglikelihood_tokens([(pair, context, continuation) for pair, (context, continuation)
+                                           in zip(pairs, encoded)], disable_tqdm=disable_tqdm)
 
     def tok_encode(self, string: str, add_special_tokens: bool | None = None, left_truncate_len: int | None = None, **kwargs: Any) -> list[int]:
         """lm-eval's encoding, remembered for the last few strings: lm-eval encodes a request's
