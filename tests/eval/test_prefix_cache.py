@@ -220,3 +220,21 @@ def test_loglikelihood_of_batch_encoded_requests_equals_lm_evals_encoding(backen
     expected = plain.loglikelihood(requests, disable_tqdm=True)
     assert [greedy for _, greedy in got] == [greedy for _, greedy in expected]
     assert [ll for ll, _ in got] == pytest.approx([ll for ll, _ in expected], abs=1e-4)
+
+
+@pytest.mark.parametrize("budget", [7, 64, 4096])
+def test_the_next_pass_prepared_ahead_gives_identical_results(backends, budget):
+    """Each pass's inputs made while the pass before runs (``prefetch``, the default) or after it: the same numbers,
+    bit for bit, over several passes of real task requests."""
+    from densing.eval.backends.prefix.encoding import encode_pairs
+    from densing.eval.backends.prefix.settings import PrefixSettings
+
+    plain, cached = backends
+    pairs = [(context, continuation) for context, continuation in _encoding_requests()
+             if context.strip() and len(plain.tok_encode(continuation)) < plain.max_length]
+    requests = [(pair, *encoded) for pair, encoded in zip(pairs, encode_pairs(cached, pairs))]
+    ahead = cached.with_settings(PrefixSettings(tokens_per_batch=budget))
+    after = cached.with_settings(PrefixSettings(tokens_per_batch=budget, prefetch=False))
+    assert ahead._loglikelihood_tokens(requests, disable_tqdm=True) == after._loglikelihood_tokens(requests,
+                                                                                                   disable_tqdm=True)
+    assert ahead.trie_stats == after.trie_stats and ahead.trie_stats.forwards > 1
