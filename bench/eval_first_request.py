@@ -133,7 +133,8 @@ def main() -> None:
                 variants[f"baseline {commit}"] = environment(package)
             for env in variants.values():  # warm-up: each tree's bytecode written, the files in the page cache
                 first_request(command, {**base_env, **env}, tmp / "warm")
-            print(f"densing {' '.join(command)}  (tiny random GPT-2 of tests/eval/conftest.py; fresh store each run)")
+            shown = " ".join(command).replace(str(models), "MODELS")
+            print(f"densing {shown}  (MODELS: the tiny random GPT-2 of tests/eval/conftest.py; a fresh store each run)")
             print(f"{os.cpu_count()} CPUs; load average before: {_load()}")
             seconds: dict[str, list[float]] = {name: [] for name in variants}
             names = list(variants)

@@ -45,7 +45,7 @@ def task_manager(
 ) -> Any:
     """An lm-eval ``TaskManager`` that sees densing's shipped tasks and the user's include paths.
 
-    Indexing lm-eval's ~15,000 built-in task configs takes tens of seconds, so with ``needed`` (benchmark names,
+    Indexing lm-eval's ~15,000 built-in task configs takes tens of seconds on a small CPU, so with ``needed`` (benchmark names,
     see :func:`resolve_benchmarks`) the index holds only the folders their tasks are defined in
     (:func:`densing.eval.task_index.task_folders`: each task, group and tag the run reaches indexed as the whole
     index holds it; the include paths whole); an unknown name is the error :func:`resolve_benchmarks` gives.
