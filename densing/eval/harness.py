@@ -20,6 +20,7 @@ from densing.eval.benchmarks import (
     benchmark_registry,
 )
 from densing.eval.models import ModelSpec
+from densing.eval.task_index import builtin_root, reached, task_folders
 
 
 def require_lm_eval() -> None:
@@ -54,8 +55,6 @@ def task_manager(
     """
     require_lm_eval()
     from lm_eval.tasks import TaskManager
-
-    from densing.eval.task_index import builtin_root, task_folders
 
     metadata = {"densing_data_root": str(data_root)} if data_root is not None else None
 
@@ -180,27 +179,10 @@ def tasks_digest(manager: Any, bench: Benchmark, roots: Sequence[str | Path]) ->
     shipped in ``<root>/data``. Files outside ``roots`` (lm-eval's built-in tasks) are fixed by lm-eval's version."""
     index = manager.task_index
     yamls: set[Path] = set()
-    seen: set[str] = set()
-    pending = list(bench.tasks())
-    while pending:
-        name = pending.pop()
-        if name in seen:
-            continue
-        seen.add(name)
+    for name in reached(index, bench.tasks()):
         entry = index.get(name)
-        if entry is None:
-            continue
-        kind = getattr(entry.kind, "name", str(entry.kind))
-        if kind == "TAG":
-            pending.extend(sorted(entry.tags))
-        if entry.yaml_path:
+        if entry is not None and entry.yaml_path:
             _yaml_closure(Path(entry.yaml_path), yamls)
-        members = (entry.cfg or {}).get("task") if kind == "GROUP" else None
-        for member in members if isinstance(members, list) else [members] if members else []:
-            if isinstance(member, str):
-                pending.append(member)
-            elif isinstance(member, dict) and isinstance(member.get("task"), str):
-                pending.append(member["task"])
     resolved = [Path(root).resolve() for root in roots]
     files: dict[str, Path] = {}
     for i, root in enumerate(resolved):

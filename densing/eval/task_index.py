@@ -76,10 +76,6 @@ class FileKeys:
     names: dict[str, tuple[str, ...]]
     includes: tuple[str, ...]
 
-    @property
-    def defines(self) -> set[str]:
-        return {name for names in self.names.values() for name in names}
-
 
 def read_keys(path: str | Path, text: str) -> FileKeys:
     """:class:`FileKeys` of the task file ``path`` whose content is ``text`` (its top-level lines read as text, not

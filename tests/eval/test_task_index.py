@@ -35,11 +35,11 @@ tag:
 dataset_name: bbj
 """
     keys = read_keys(tmp_path / "a.yaml", text)
-    assert keys.defines == {"bbh_zeroshot_snarks", "adr_tasks", "adr_prompt_4"}
+    assert keys.names == {"task": ("bbh_zeroshot_snarks",), "tag": ("adr_tasks", "adr_prompt_4")}
     assert keys.includes == (str(tmp_path / "_template_yaml"),)
     group = read_keys(tmp_path / "g.yaml", "group: mmlu\ntask:\n  - mmlu_stem\n  - task: mmlu_other\ntag: [x, 'y']\n"
                       "include:\n  - ../one.yaml\n  - two.yaml\n")
-    assert group.defines == {"mmlu", "x", "y"}  # a group's task: list names members, not definitions
+    assert group.names == {"group": ("mmlu",), "task": (), "tag": ("x", "y")}  # a task: list names members
     assert group.includes == (str(tmp_path.parent / "one.yaml"), str(tmp_path / "two.yaml"))
 
 
