@@ -17,8 +17,9 @@ the whole index does:
   read from the index built so far); a member defined in no folder yet indexed adds its folder, and the index is
   built again until nothing is added.
 
-A name no file defines but some file mentions (a definition this reading does not see) gives ``None``: the caller
-builds the whole index. ``tests/eval/test_task_index.py`` checks every name of the whole index against the files
+A task of the run that no file defines but some file mentions (a definition this reading does not see) gives
+``None``: the caller builds the whole index. A group's member that no file defines is left out, as the whole index
+leaves it (lm-eval builds such a member from the group's own lines). ``tests/eval/test_task_index.py`` checks every name of the whole index against the files
 found for it, and each of densing's benchmarks' entries and requests against the whole index's.
 """
 from __future__ import annotations
