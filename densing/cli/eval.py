@@ -161,7 +161,7 @@ def sweep(
 
 
 def _check_sources(specs: list, names: list[str], out: Path) -> None:
-    """Before lm-eval builds its task index (tens of seconds): the eval extra is installed, and every model with a
+    """Before lm-eval builds its task index (seconds): the eval extra is installed, and every model with a
     pair missing from the store can be loaded — its local path or GGUF file exists, its package (``package:NAME``) is
     installed (:func:`densing.eval.loading.check_model_source`); a Hub id's files are looked up by the sweep.
     A model whose every pair is in the store is not loaded and is not checked (the sweep checks its parts' config
@@ -249,7 +249,7 @@ def _sweep_with_progress(specs: list, names: list[str], out, *, shard, shard_tex
         console=Console(stderr=True),
     )
     bar = progress.add_task("", total=len(specs) * len(names))
-    if progress.console.is_terminal:  # at once on a terminal: lm-eval's task index takes tens of seconds to build
+    if progress.console.is_terminal:  # at once on a terminal: the imports and lm-eval's task index take seconds
         progress.update(bar, description="reading lm-eval's task index …")
         progress.start()
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -21,6 +20,7 @@ from densing.eval.benchmarks import (
     benchmark_registry,
 )
 from densing.eval.models import ModelSpec
+from densing.eval.task_index import builtin_root, reached, task_folders
 
 
 def require_lm_eval() -> None:
@@ -46,10 +46,12 @@ def task_manager(
 ) -> Any:
     """An lm-eval ``TaskManager`` that sees densing's shipped tasks and the user's include paths.
 
-    Indexing lm-eval's ~15,000 built-in task configs takes tens of seconds, so when every name in
-    ``needed`` (benchmark names, see :func:`resolve_benchmarks`) is found without them, the
-    built-in tasks are left out of the index. ``data_root`` reaches the local-data tasks' loaders
-    as the task metadata ``densing_data_root`` (:mod:`densing.eval.tasks.local_data`).
+    Indexing lm-eval's ~15,000 built-in task configs takes tens of seconds on a small CPU, so with ``needed`` (benchmark names,
+    see :func:`resolve_benchmarks`) the index holds only the folders their tasks are defined in
+    (:func:`densing.eval.task_index.task_folders`: each task, group and tag the run reaches indexed as the whole
+    index holds it; the include paths whole); an unknown name is the error :func:`resolve_benchmarks` gives.
+    Without ``needed``, the whole index. ``data_root`` reaches the local-data tasks' loaders as the task metadata
+    ``densing_data_root`` (:mod:`densing.eval.tasks.local_data`).
     """
     require_lm_eval()
     from lm_eval.tasks import TaskManager
@@ -62,34 +64,20 @@ def task_manager(
             raise InputError(f"{path}: include path is not a directory of lm-eval task YAML files")
         paths.append(str(path))
     if needed:
-        local = TaskManager(include_path=paths, include_defaults=False, metadata=metadata)
-        available = set(local.all_tasks)
         registry = benchmark_registry(local_data)
-        missing = [
-            task
-            for name in needed
-            for task in (registry[name].tasks() if name in registry else [name])
-            if task not in available
-        ]
-        if not missing:
-            return local
-        words = _builtin_task_words()
-        for task in missing:
-            if task not in words:  # appears in no built-in task file: cannot be a built-in task
-                resolve_benchmarks(needed, local, local_data=local_data)  # raises the error naming the benchmark
+        names = [task for name in needed for task in (registry[name].tasks() if name in registry else [name])]
+        companions = [f"{name}_loss" for name in needed if name not in registry]  # resolve_benchmarks' companion
+
+        def build(folders: list[str]) -> Any:
+            return TaskManager(include_path=folders, include_defaults=False, metadata=metadata)
+
+        found = task_folders(names, [builtin_root(), *paths], len(paths) - 1, build, optional=companions)
+        if found is not None:
+            manager = found[1]
+            if not set(names) <= set(manager.all_tasks):
+                resolve_benchmarks(needed, manager, local_data=local_data)  # raises the error naming the benchmark
+            return manager
     return TaskManager(include_path=paths, metadata=metadata)
-
-
-def _builtin_task_words() -> set[str]:
-    """Every word in lm-eval's built-in task files (a cheap superset of the built-in task names)."""
-    import lm_eval
-
-    words: set[str] = set()
-    root = Path(lm_eval.__file__).parent / "tasks"
-    for path in root.rglob("*"):
-        if path.is_file() and (path.suffix in (".yaml", ".yml", ".py") or "yaml" in path.name):
-            words.update(re.findall(r"[A-Za-z0-9_.\-]+", path.read_text(errors="ignore")))
-    return words
 
 
 def resolve_benchmarks(names: Sequence[str], manager: Any, *, local_data: bool = False) -> list[Benchmark]:
@@ -191,27 +179,10 @@ def tasks_digest(manager: Any, bench: Benchmark, roots: Sequence[str | Path]) ->
     shipped in ``<root>/data``. Files outside ``roots`` (lm-eval's built-in tasks) are fixed by lm-eval's version."""
     index = manager.task_index
     yamls: set[Path] = set()
-    seen: set[str] = set()
-    pending = list(bench.tasks())
-    while pending:
-        name = pending.pop()
-        if name in seen:
-            continue
-        seen.add(name)
+    for name in reached(index, bench.tasks()):
         entry = index.get(name)
-        if entry is None:
-            continue
-        kind = getattr(entry.kind, "name", str(entry.kind))
-        if kind == "TAG":
-            pending.extend(sorted(entry.tags))
-        if entry.yaml_path:
+        if entry is not None and entry.yaml_path:
             _yaml_closure(Path(entry.yaml_path), yamls)
-        members = (entry.cfg or {}).get("task") if kind == "GROUP" else None
-        for member in members if isinstance(members, list) else [members] if members else []:
-            if isinstance(member, str):
-                pending.append(member)
-            elif isinstance(member, dict) and isinstance(member.get("task"), str):
-                pending.append(member["task"])
     resolved = [Path(root).resolve() for root in roots]
     files: dict[str, Path] = {}
     for i, root in enumerate(resolved):

