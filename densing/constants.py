@@ -28,9 +28,6 @@ NAMED_MODELS = (
     "meta-llama/Meta-Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-70B", "meta-llama/Meta-Llama-3.1-405B-FP8",
 )
 
-#: The states of a row's doubling time (densing.trend.pooling, step 6): both ends of its interval determined, one, or
-#: neither (or the references disagree).
-MEASURED, BOUNDED, NOT_MEASURED = "measured", "bounded", "not measured"
 #: The level of the heterogeneity test, the one gate: references "disagree" when Cochran's Q's p-value is below it.
 HETEROGENEITY_ALPHA = 0.05
 #: A determined interval end whose 95% Monte Carlo range spans more than this fraction of it is reported with that

@@ -34,6 +34,7 @@ def leaderboard_states(table: str, n_boot: int, *, continual: bool = True, seed:
     benchmark and set, the headline (its own draws, shared by the frontier rules), the rows at one budget."""
     from densing import registry
     from densing.data import read_results
+    from densing.present.words import state_words
     from densing.trend.measure import measure_trend
     from densing.trend.protocol import measure_table
 
@@ -45,7 +46,7 @@ def leaderboard_states(table: str, n_boot: int, *, continual: bool = True, seed:
         measured, _ = measure_table(targets, table, continual=continual, n_boot=n_boot, seed=seed)
     name = table if continual else f"{table} without continual"
     head = measured.rules[measured.headline_rule]
-    out = [{"table": name, "row": "headline", "state": measured.state, "status": measured.status,
+    out = [{"table": name, "row": "headline", "state": state_words(measured.state), "status": measured.status,
             "months": head.doubling_time_months, "ci_low": head.doubling_time_months_ci_low,
             "ci_high": head.doubling_time_months_ci_high, "n_draws": head.n_boot}]
     out += _rows(measured.by_benchmark(), name)
@@ -55,13 +56,13 @@ def leaderboard_states(table: str, n_boot: int, *, continual: bool = True, seed:
 
 def olmes_states(n_boot: int, *, seed: int = 0) -> list[dict]:
     """The rows of ``densing trend --design olmes`` at ``n_boot`` starting draws."""
-    from densing.cli.layout import state_of
-    from densing.designs.olmes.trend import measure_olmes, row_statuses
+    from densing.designs.olmes.trend import measure_olmes, row_states, row_statuses
+    from densing.present.words import state_words
 
     rows = measure_olmes(n_boot=n_boot, seed=seed).rows
-    return [{"table": "olmes", "row": r["benchmark"], "state": state_of(status), "status": status,
+    return [{"table": "olmes", "row": r["benchmark"], "state": state_words(state), "status": status,
              "months": r["months"], "ci_low": r["ci_low"], "ci_high": r["ci_high"], "n_draws": int(r["n_draws"])}
-            for r, status in zip(rows.to_dict("records"), row_statuses(rows))]
+            for r, status, state in zip(rows.to_dict("records"), row_statuses(rows), row_states(rows))]
 
 
 def shipped_states(n_boot: int, *, seed: int = 0) -> pd.DataFrame:

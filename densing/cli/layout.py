@@ -4,7 +4,7 @@ numbers and names"): each column's width, the columns of each block, and the nam
 
 Then the pieces every one-screen command shares (what a command prints by default at an 80×40 terminal: the answer
 first, one compact table, the notes counted, a last line that repeats the answer; everything else behind
-``--detail``): :func:`short_statuses`, :func:`counted`, :func:`closing`, :func:`browser_lines`.
+``--detail``): :func:`counted`, :func:`closing`, :func:`browser_lines`.
 """
 from __future__ import annotations
 
@@ -229,28 +229,6 @@ ROW_TOGETHER = ("months", "ci_low", "ci_high", "status")
 DENSITY_ROWS = 25
 #: What ``--detail`` adds, in the options' help.
 DETAIL_HELP = "Print everything: the explanation, every table and every note (the default fits one 80×40 screen)."
-
-
-def state_of(status: str) -> str:
-    """A status's state, the words before its first ``:`` or ``,`` (``"not measured: …"`` → ``"not measured"``,
-    ``"measured, 2.3-fold"`` → ``"measured"``)."""
-    return str(status).split(":", 1)[0].split(",", 1)[0].strip()
-
-
-def short_statuses(statuses) -> tuple[list[str], list[str]]:
-    """Each status ``"state: reason; reason"`` as ``"state [1,2]"``, the reasons numbered in order of first use →
-    (the short cells, the reasons' lines ``"[1] reason"``). A status without reasons is kept as it is."""
-    reasons: dict[str, int] = {}
-    cells = []
-    for status in statuses:
-        text = "" if status is None or (isinstance(status, float) and math.isnan(status)) else str(status)
-        state, _, why = text.partition(":")
-        numbers = []
-        for reason in (r.strip() for r in why.split(";")):
-            if reason:
-                numbers.append(reasons.setdefault(reason, len(reasons) + 1))
-        cells.append(f"{state.strip()} [{','.join(map(str, numbers))}]" if numbers else text)
-    return cells, [f"[{n}] {reason}" for reason, n in reasons.items()]
 
 
 def counted(lines: list[str], what: str, where: str) -> str | None:

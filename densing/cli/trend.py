@@ -9,13 +9,12 @@ from typing import Optional
 import typer
 
 from densing import paths, registry
-from densing.cli.layout import (DETAIL_HELP, ROW_TOGETHER, browser_lines, closing, command_words, counted,
-                                short_statuses)
+from densing.cli.layout import DETAIL_HELP, ROW_TOGETHER, browser_lines, closing, command_words, counted
 from densing.cli.output import (FORMAT_HELP, SEED_HELP, Format, d0_option, draws_option, print_document, print_frame,
                                 print_text)
 from densing.constants import DEFAULT_EPOCH, PAPER
 from densing.errors import InputError
-from densing.numbers import format_count, format_months, parse_date
+from densing.numbers import format_count, parse_date
 from densing.validation import ExistingPath, validate
 
 EPOCH_HELP = "t = 0 (default: Llama-1's release)."
@@ -141,8 +140,10 @@ def _print_by_benchmark_screen(result, forecast) -> None:
     """``densing trend --by benchmark``, one screen: the verdict, one row per benchmark and set with its months, 95%
     interval and state (the reasons numbered once below), what ``--detail`` adds with its notes counted."""
     print_text(result.verdict)
+    from densing.present.words import row_parts, short_statuses
+
     table = result.by_benchmark()
-    cells, reasons = short_statuses(table["status"])
+    cells, reasons = short_statuses([row_parts(r) for r in (*result.benchmark_rows, *result.set_rows)])
     shown = table[[c for c in ("row", "months", "ci_low", "ci_high") if c in table.columns]].assign(status=cells)
     print_frame(shown, Format.table, keys=1, together=ROW_TOGETHER,
                 title="doubling time in months per benchmark and benchmark set, with its 95% interval")
@@ -195,23 +196,12 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
 
 
 def _closing(result) -> str:
-    """The last line of ``densing trend``: the headline rule's doubling time with its interval and state, beside the
-    paper's (:func:`densing.cli.layout.closing`: within the terminal's width)."""
-    head = result.rules.get(result.headline_rule)
-    state = result.state
-    if head is None:
-        return closing([f"Doubling time: no estimate ({state}; the verdict above says why)"])
-    est, low, high = head.doubling_time_months, head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
-    if state == "bounded" and head.low_determined:  # the one determined end, and the state that says the other is open
-        phrase = f"{format_months(est)} months, at least {format_months(low)} at 95%"
-    elif state == "bounded" and head.high_determined:
-        phrase = f"{format_months(est)} months, at most {format_months(high)} at 95%"
-    elif math.isfinite(est):
-        phrase = f"{format_months(est)} months (95% CI {format_months(low)}–{format_months(high)})"
-    else:
-        phrase = "no estimate"
-    shown = result.status if state == "measured" else state  # measured: its interval's ratio high/low beside it
-    return closing([f"Doubling time: {phrase}, {shown}", f"paper: {PAPER['doubling_time_months']} months"])
+    """The last line of ``densing trend``: the headline's doubling time with its interval and state
+    (:func:`densing.present.words.closing_words`) beside the paper's, within the terminal's width
+    (:func:`densing.cli.layout.closing`)."""
+    from densing.present.words import closing_words
+
+    return closing([closing_words(result), f"paper: {PAPER['doubling_time_months']} months"])
 
 
 def _order_break_lines(result) -> list[str]:

@@ -16,6 +16,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from densing.numbers import format_months, format_number
+from densing.present.words import STATE_OF_WORDS, STATE_WORDS, not_measured
+from densing.states import State, family_of
 
 #: The forest plot's default title (the public table's rows); the OLMES design's plot passes its own.
 FOREST_TITLE = "Doubling time by benchmark and benchmark set · the public leaderboard table"
@@ -24,27 +26,49 @@ FOREST_ROW = 34
 
 
 def _short_reason(text: str, limit: int = 90) -> str:
-    """A row's status in a few words: ``not measured`` and its reason up to the first parenthesis (the families and
-    their numbers stay in the hover), cut at a word past ``limit`` characters."""
+    """A not-measured row's status in a few words: up to its first parenthesis (the families and their numbers stay
+    in the hover), cut at a word past ``limit`` characters."""
     text = " ".join(str(text).split())
     text = text.split(" (", 1)[0].rstrip(" :;,")
-    if not text.startswith("not measured"):
-        text = f"not measured: {text}" if text else "not measured"
     if len(text) > limit:
         text = text[:limit].rsplit(" ", 1)[0].rstrip(" :;,") + "…"
     return text
 
 
-def _not_measured(row) -> str:
-    """The row's reason for not being measured, or "" for a measured row (``status`` where the rows have it, else
-    ``error``; a row without a doubling time is not measured whatever its columns say)."""
+#: A state's words (a rows table's ``state`` column) → the state.
+_STATE_OF_WORDS = STATE_OF_WORDS
+
+
+def row_state(row) -> State:
+    """A row's :class:`~densing.states.State`: its ``state`` column where the rows have one; else measured where it has
+    a doubling time and no error, not measured otherwise (a row without a doubling time is not measured whatever its
+    columns say)."""
+    state = _STATE_OF_WORDS.get(str(getattr(row, "state", "") or ""))
+    if not np.isfinite(row.months):
+        return State.NOT_MEASURED
+    if state is not None:
+        return state
+    return State.NOT_MEASURED if str(getattr(row, "error", "") or "") else State.MEASURED
+
+
+def _not_measured(row, state: State) -> str:
+    """A not-measured row's status in words (``status`` where the rows have it, else its ``error``); "" for a row
+    that is measured or bounded."""
+    if state is not State.NOT_MEASURED:
+        return ""
     status = str(getattr(row, "status", "") or "")
-    error = str(getattr(row, "error", "") or "")
-    if status.startswith("not measured"):
+    if status and _STATE_OF_WORDS.get(str(getattr(row, "state", "") or "")) is State.NOT_MEASURED:
         return status
-    if error and (error.startswith("not measured") or not np.isfinite(row.months)):
-        return error
-    return "" if np.isfinite(row.months) else "not measured"
+    return not_measured(str(getattr(row, "error", "") or ""))
+
+
+#: The forest plot's legend: one entry per state that occurs (name, filled, colour, marker).
+STATE_STYLES = {
+    State.MEASURED: (f"{STATE_WORDS[State.MEASURED]} (point, 95% CI)", "#1f77b4", "circle"),
+    State.BOUNDED: (f"{STATE_WORDS[State.BOUNDED]}: one end determined (point, 95% CI)", "#e07b00", "diamond"),
+    State.NOT_MEASURED: (f"{STATE_WORDS[State.NOT_MEASURED]}: the estimate (point, 95% CI), grey", "#8a93a6",
+                         "circle-open"),
+}
 
 
 def _drawn(rows: pd.DataFrame) -> list[float]:
@@ -95,17 +119,16 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
     rows = rows.iloc[::-1].reset_index(drop=True)  # the first row on top
     labels = [f"{row_display(r.row, getattr(r, 'label', r.row), r.capability)} · {r.capability}" for r in rows.itertuples()]
     edge = forest_axis_end(rows, paper_months)
-    reasons = [_not_measured(r) for r in rows.itertuples()]
+    states = [row_state(r) for r in rows.itertuples()]
+    reasons = [_not_measured(r, state) for r, state in zip(rows.itertuples(), states)]
     hover = [html.escape(f"{r.row}: " + (
         f"{'' if not why else 'estimate '}{format_months(r.months)} months (95% CI {format_months(r.ci_low)}–"
         f"{format_months(r.ci_high)}); references {r.references}; each: {r.each_reference_months}"
         + (f"; {why}" if why else "") if np.isfinite(r.months) else why))
         for r, why in zip(rows.itertuples(), reasons)]
     figure = go.Figure()
-    styles = (("measured (point, 95% CI)", False, "#1f77b4", "circle"),
-              ("not measured: the estimate (point, 95% CI), grey", True, "#8a93a6", "circle-open"))
-    for name, unmeasured, color, symbol in styles:
-        mine = [i for i, why in enumerate(reasons) if bool(why) == unmeasured and np.isfinite(rows.at[i, "months"])]
+    for state, (name, color, symbol) in STATE_STYLES.items():
+        mine = [i for i, own in enumerate(states) if own is state and np.isfinite(rows.at[i, "months"])]
         if not mine:
             continue
         segments_x, segments_y, arrows_x, arrows_y = [], [], [], []
@@ -202,7 +225,7 @@ def uncertainty_figure(result, paper_months: float, *, title: str | None = None)
         name=f"doubling time ({result.rule} rule, {result.n_models} models)", marker=dict(size=11, color=PALETTE[0]),
         hovertemplate=f"{format_months(months)} months (A = {result.slope_per_day:.4g}/day)<extra></extra>"), row=1, col=1)
     if own:
-        names = [name.split(":")[0] for name in own]
+        names = [family_of(name) for name in own]
         figure.add_trace(go.Scatter(
             x=[v if np.isfinite(v) else edge for v in own.values()], y=names, mode="markers",
             name="each reference's own point estimate", marker=dict(size=10, symbol="diamond-open", color=PALETTE[3],

@@ -16,6 +16,8 @@ from plotly.offline import get_plotlyjs
 
 from densing.display import frame_columns
 from densing.numbers import format_months
+from densing.present.words import CELL_MARKS, STATE_OF_WORDS, state_words
+from densing.states import State
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#fafbfc}
@@ -134,14 +136,15 @@ def months_words(months, low, high) -> str:
 
 
 def record_cell(row: dict | None) -> str:
-    """'months [low–high]' of a row, '(estimate)' after it where a check fails; 'not measured' with no interval."""
+    """'months [low–high]' of a stored row, its state's mark after it (:data:`densing.present.words.CELL_MARKS`:
+    "(bounded)", "(estimate)"); its state's words where it has no interval."""
     if not row:
         return "—"
     months, low, high = (row.get(k) for k in ("months", "ci_low", "ci_high"))
+    state = STATE_OF_WORDS.get(row.get("state"), State.NOT_MEASURED)
     if low is None and (months is None or not math.isfinite(months)):
-        return "not measured"
-    measured = row.get("state", str(row.get("status", "")).split(",")[0]) == "measured"  # a record without "state"
-    return months_words(months, low, high) + ("" if measured else " (estimate)")
+        return state_words(State.NOT_MEASURED)
+    return months_words(months, low, high) + CELL_MARKS[state]
 
 
 def record_agreement(a: dict | None, b: dict | None) -> str:

@@ -24,6 +24,7 @@ from densing.report.render_parts import (DENSITY_MEANING, breakable, budget_part
                                          density_intro, details, displayed, loss_figure, model_table, named_table,
                                          paper_table, per_benchmark_table, performance_figure, references_table)
 from densing.present import figures as trend_figures
+from densing.present.words import CARD_LABELS, LINE_NOTES
 from densing.trend import measure
 
 TITLE = {False: "densing report", True: "densing measure"}
@@ -88,8 +89,7 @@ def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None) -> st
     head = measured.rules[measured.headline_rule]
     ours = (f"{format_months(head.doubling_time_months)} months "
             f"[{format_months(head.doubling_time_months_ci_low)}–{format_months(head.doubling_time_months_ci_high)}]")
-    status, state = measured.status, measured.state
-    label = {"measured": "", "bounded": " (one end determined)"}.get(state, " (an estimate)")
+    status, label = measured.status, CARD_LABELS[measured.state]
     cross = measured.cross_check() if cross is None else cross
     row = cross[cross["row"] == (measured.set_rows[0].name if measured.set_rows else "")] if len(cross) else cross
     fixed = (f"{format_months(row['fixed_size_months'].iloc[0])} months [{format_months(row['fixed_size_ci_low'].iloc[0])}–"
@@ -116,8 +116,7 @@ def _density(s: m.DensitySection) -> Section:
     measured, frontier = s.measurement, s.frontier
     line = measured.rules.get(frontier)  # the measurement's own line (slope, intercept, interval, frontier points)
     checks = ("checks: " + " · ".join(f"{c.name.replace('_', ' ')} {c.status}" for c in measured.checks)
-              + {"measured": "", "bounded": " — one end of the slope's interval is determined (bounded)"}.get(
-                  measured.state, " — the line is an estimate, not a measurement"))
+              + LINE_NOTES[measured.state])
     trend = trend_figures.density_figure(
         s.points, line, others=[r for rule, r in measured.rules.items() if rule != frontier],
         title=f"Capacity density vs release date · {frontier} rule", checks_text=checks, highlight=s.highlight)

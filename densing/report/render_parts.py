@@ -16,6 +16,7 @@ from densing.laws.fit_schema import POOR_FIT_R2  # one threshold: the fit summar
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_count, format_months, format_number
 from densing.present.forest import PALETTE, escaped, row_display
+from densing.present.words import CAPTION_CLAUSES, PAPER_MARKS
 from densing.report.html import esc, table_html
 from densing.trend.capability import BUDGET_D0
 
@@ -142,7 +143,7 @@ def density_intro(measured, frontier: str, line) -> str:
               "the tables name (their names on hover). Each model's own 95% interval is a grey bar, up to orders of magnitude "
               "long: its legend entry hides and shows them.")
     role = ("it is the headline rule" if frontier == measured.headline_rule else f"drawn for comparison; the headline rule is "
-            f"{measured.headline_rule}") + ("" if measured.measurable else ", and the doubling time is not measured")
+            f"{measured.headline_rule}") + CAPTION_CLAUSES[measured.state]
     if line is None:
         return f"{points} The {frontier} rule has no line: {measured.rule_errors.get(frontier, 'it could not be fitted')}."
     return (f"{points} The solid line is the {frontier} rule exactly as in the tables (slope A = "
@@ -177,7 +178,7 @@ def paper_table(measured, paper: dict) -> pd.DataFrame:
 
     rows = [
         ("doubling time (months)", f"{paper['doubling_time_months']} (29 models; 3.5 over 51 in the journal version)",
-         _months(head) + ("" if measured.measurable else " — not a measurement"),
+         _months(head) + PAPER_MARKS[measured.state],
          _months(envelope) if envelope else measured.rule_errors.get("envelope", "")),
         ("slope A (per day)", f"{paper['slope_per_day']}", _slope(head), _slope(envelope) if envelope else "—"),
         ("R² of the frontier fit", f"{paper['r_squared']}", "— (quantile line: no R²)", "—"),

@@ -36,6 +36,7 @@ from densing.laws.bounds import EXACT
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.reference_fit import ReferenceFit
 from densing.runtime import per_table
+from densing.states import State
 from densing.trend import checks, pooling
 from densing.trend.rules import envelope_index
 from densing.trend.uncertainty import TrendUncertainty, from_row_trend
@@ -59,10 +60,16 @@ class Row:
     members: tuple = field(default=(), repr=False)   # (inversion, targets) per reference
 
     @property
+    def state(self) -> State:
+        """This row's :class:`~densing.states.State`: its trend's, or not measured where it has none."""
+        return self.result.state if self.result is not None and self.result.state is not None else State.NOT_MEASURED
+
+    @property
     def status(self) -> str:
-        """The one status of this row wherever it is shown: its trend's (:attr:`TrendUncertainty.status`), or
-        "not measured: " and why it has none."""
-        return self.result.status if self.result is not None else f"not measured: {self.error}"
+        """The one status of this row wherever it is shown (:func:`densing.present.words.row_status`)."""
+        from densing.present.words import row_status
+
+        return row_status(self)
 
     @property
     def chance(self) -> float:
@@ -187,7 +194,7 @@ def calibrated(found) -> tuple:
     return tuple(c if c.name == "heterogeneity" or c.status not in (checks.PASSED, checks.FAILED)
                  else replace(c, status=checks.REPORTED, threshold=f"a finding, not a gate ({FINDING_WORDS}); "
                               f"it fires where it fails: {c.threshold}",
-                              detail=("fires: " if c.failed else "does not fire: ") + c.detail)
+                              detail=("fires: " if c.failed else "does not fire: ") + c.detail, fired=c.failed)
                  for c in found)
 
 

@@ -81,6 +81,10 @@ class Check(Result):
     threshold: str
     status: str
     detail: str
+    #: a finding's state (:func:`densing.trend.capability.calibrated`): whether it fires where it would have failed
+    fired: bool = False
+
+    _dict_exclude = ("fired",)
 
     @property
     def passed(self) -> bool:

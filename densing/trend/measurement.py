@@ -7,13 +7,20 @@ from typing import ClassVar
 
 import pandas as pd
 
-from densing import verdict
-from densing.constants import MEASURED, NOT_MEASURED, PAPER, REPORTED, UNTESTABLE
+from densing.constants import PAPER
 from densing.laws.reference_fit import ReferenceFit
-from densing.numbers import json_number
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
+from densing.states import State
 from densing.trend.uncertainty import TrendUncertainty
 from densing.validation import Options, validate_params
+
+
+def _words():
+    """The presentation layer's words (:mod:`densing.present.words`), which these results' convenience properties
+    call (a statsmodels result's ``summary()`` calls its ``iolib`` the same way)."""
+    from densing.present import words
+
+    return words
 
 
 @dataclass(frozen=True)
@@ -118,41 +125,29 @@ class TrendMeasurement(Result):
 
     @property
     def status(self) -> str:
-        """The headline row's status (:attr:`densing.trend.uncertainty.TrendUncertainty.status`), or "not measured: "
-        and the set that has no reference."""
-        if self.missing:
-            return f"not measured: the {self.missing[0][1]} has no reference"
-        head = self.rules.get(self.headline_rule)
-        return head.status if head is not None else NOT_MEASURED
+        """The headline's state and reasons in words (:func:`densing.present.words.measurement_status`)."""
+        return _words().measurement_status(self)
 
     @property
-    def state(self) -> str:
-        """The headline's state (:func:`densing.verdict.row_state`): "not measured" where its set has no reference."""
+    def state(self) -> State:
+        """The headline's :class:`~densing.states.State`: not measured where its set has no reference."""
         head = self.rules.get(self.headline_rule)
-        return NOT_MEASURED if self.missing or head is None else head.state or NOT_MEASURED
+        return State.NOT_MEASURED if self.missing or head is None else head.state or State.NOT_MEASURED
 
     @property
     def measurable(self) -> bool:
         """Whether the headline is measured (both ends of its interval determined, its references agreeing)."""
-        return self.state == MEASURED
+        return self.state is State.MEASURED
 
     @property
     def verdict(self) -> str:
-        """The first sentence a researcher can cite (:func:`densing.verdict.headline_verdict`)."""
-        head = self.rules[self.headline_rule]
-        refs = ", ".join(name.split(":")[0] for name in head.reference_names)
-        return verdict.headline_verdict(head, self.headline_set, refs, head.status, table_words=self.table_words,
-                                        missing=list(self.missing))
+        """The first sentence a researcher can cite (:func:`densing.present.words.headline_verdict`)."""
+        return _words().measurement_verdict(self)
 
     @property
     def why(self) -> str:
-        """The sentences after the verdict (:func:`densing.verdict.why_words`)."""
-        head = self.rules[self.headline_rule]
-        gates = [x for x in self.checks if x.status != REPORTED]
-        return verdict.why_words(head, [x for x in gates if x.failed], [x for x in gates if x.status == UNTESTABLE],
-                                 self.sensitivity, list(self.missing), since=self.since,
-                                 refs=", ".join(name.split(":")[0] for name in head.reference_names),
-                                 reference_rule=self.reference_rule, gates_and_findings=self.checks)
+        """The sentences after the verdict (:func:`densing.present.words.why_words`)."""
+        return _words().measurement_why(self)
 
     @property
     def headline(self) -> str:
@@ -165,15 +160,15 @@ class TrendMeasurement(Result):
                 "verdict": self.verdict, "why": self.why}
 
     def summary(self):
-        """The headline as a :class:`~densing.present.summary.Summary` (:func:`densing.verdict.measurement_summary`):
+        """The headline as a :class:`~densing.present.summary.Summary` (:func:`densing.present.words.measurement_summary`):
         the set, status, verdict, reference, the headline rule's doubling time and interval, the rules side by side and
         the checks."""
-        return verdict.measurement_summary(self)
+        return _words().measurement_summary(self)
 
     def by_benchmark(self) -> pd.DataFrame:
         """One row per benchmark (capability, references, doubling time and 95% interval, each reference's own),
         then one per benchmark set, the headline's first (``densing trend --by benchmark``)."""
-        return verdict.rows_frame([*self.benchmark_rows, *self.set_rows])
+        return _words().rows_frame([*self.benchmark_rows, *self.set_rows])
 
     def cross_check(self) -> pd.DataFrame:
         """The two estimators of each row side by side: the frontier of densities under the references (this
@@ -195,7 +190,7 @@ class TrendMeasurement(Result):
 
     def by_benchmark_at_budget(self) -> pd.DataFrame:
         """The budget sensitivity: the paper-like rows with every reference brought to one D0 (empty without it)."""
-        return verdict.rows_frame(list(self.budget_rows)) if self.budget_rows else pd.DataFrame()
+        return _words().rows_frame(list(self.budget_rows)) if self.budget_rows else pd.DataFrame()
 
     @property
     def fit(self) -> ReferenceFit:
@@ -230,10 +225,7 @@ class TrendMeasurement(Result):
         return measurement_figure(self, kind, rule=rule, highlight=highlight)
 
     def __repr__(self) -> str:
-        head = self.rules.get(self.headline_rule)
-        shown = f"{self.status}; {head.determined()}" if head is not None else self.status
-        families = ", ".join(dict.fromkeys(name.split(":")[0] for name in self.reference.split(" | ")))
-        return f"TrendMeasurement({self.headline_set}: {shown}; references {families})"
+        return _words().measurement_repr(self)
 
     def document(self) -> dict:
         """What ``densing trend --format json`` prints: ``rows``, one per frontier rule (its result's
@@ -253,23 +245,9 @@ class TrendMeasurement(Result):
                 "order_breaks": frame_records(self.order_breaks) if self.order_breaks is not None else []}
 
     def headline_summary(self) -> dict:
-        """What the data determine about the headline (``densing trend --format json``'s ``headline``): its state
-        (measured, bounded, not measured), the estimate, each end of the interval with its 95% Monte Carlo range and
-        whether it is determined, the ceiling bounds' effect, and the leave-one-family-out table (largest move first)."""
-        head = self.rules.get(self.headline_rule)
-        if head is None:
-            return {"state": "not measured"}
-        return {"state": self.state, "status": self.status,
-                "months": json_number(head.doubling_time_months), "n_draws": head.n_boot,
-                "low": {"months": json_number(head.doubling_time_months_ci_low), "determined": head.low_determined,
-                        "undecided": head.low_undecided,
-                        "monte_carlo_range": [json_number(head.months_low_mc_low), json_number(head.months_low_mc_high)]},
-                "high": {"months": json_number(head.doubling_time_months_ci_high), "determined": head.high_determined,
-                         "undecided": head.high_undecided,
-                         "monte_carlo_range": [json_number(head.months_high_mc_low), json_number(head.months_high_mc_high)]},
-                "ceiling": {"bounds": head.n_ceiling_bounds, "months_with_bounds": json_number(head.doubling_time_months),
-                            "months_without_bounds": json_number(head.months_without_ceilings)},
-                "leave_one_family_out": frame_records(head.influence_frame())}
+        """What the data determine about the headline (``densing trend --format json``'s ``headline``:
+        :func:`densing.present.words.headline_summary`)."""
+        return _words().headline_summary(self)
 
     def influence(self) -> dict[str, list[dict]]:
         """Every row's leave-one-family-out table (``densing trend --by benchmark --format json``), by row."""
@@ -277,5 +255,5 @@ class TrendMeasurement(Result):
                 if row.result is not None}
 
     def breakpoint_line(self) -> str:
-        return verdict.breakpoint_words(self.breakpoint)
+        return _words().breakpoint_words(self.breakpoint)
 

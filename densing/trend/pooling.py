@@ -70,16 +70,13 @@ import numpy as np
 import pandas as pd
 
 from densing.constants import (
-    BOUNDED,
     CEILING_STDERRS,
     DAYS_PER_MONTH,
     DEFAULT_EPOCH,
     DRAWS_CAP,
     END_STABILITY,
     HETEROGENEITY_ALPHA,
-    MEASURED,
     MIN_POINTS,
-    NOT_MEASURED,
 )
 from densing.errors import FitError, InputError
 from densing.laws.bounds import EXACT, LOWER
@@ -90,7 +87,7 @@ from densing.trend import rules
 from densing.trend.rules import doubling_interval, doubling_months
 from densing.trend.targets import family_clusters, own_models, screened_targets, target_labels
 from densing.validation import MAX_DRAWS, Interval, validate_params
-from densing.verdict import heterogeneity_words, status_words
+from densing.present.words import heterogeneity_words
 
 #: The least number of targets two references must both invert exactly to estimate their offset.
 MIN_SHARED = 3
@@ -751,8 +748,7 @@ def _rule_columns(candidates: pd.DataFrame) -> dict[str, np.ndarray]:
             else np.full(len(candidates), np.nan)}
 
 
-__all__ = ["BOUNDED", "CEILING_STDERRS", "END_STABILITY", "HETEROGENEITY_ALPHA", "MEASURED", "NOT_MEASURED",
+__all__ = ["CEILING_STDERRS", "END_STABILITY", "HETEROGENEITY_ALPHA",
            "DRAWS_CAP", "CommonTargets", "PairedDraws", "Pooled", "RowTrend", "at_ceiling", "common_targets", "end_range",
            "family_clusters", "family_influence", "heterogeneity_check", "heterogeneity_words", "months_interval",
-           "more_draws", "paired_draws", "pool_slopes", "pooled_trend", "reference_caps", "reference_targets", "set_references",
-           "status_words"]
+           "more_draws", "paired_draws", "pool_slopes", "pooled_trend", "reference_caps", "reference_targets", "set_references"]

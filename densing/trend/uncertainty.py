@@ -51,7 +51,15 @@ from densing.trend.rules import doubling_months, envelope_index, slope_band
 from densing.trend.rules import get as rule_of
 from densing.trend.targets import dates_as_days, parse_epoch
 from densing.validation import DRAWS, Interval, validate_params
-from densing.verdict import determined_words, row_state, status_words, summary_items
+from densing.states import State, reasons_of, state_of
+
+
+def _words():
+    """The presentation layer's words (:mod:`densing.present.words`): a result's convenience properties call it, as
+    a statsmodels result's ``summary()`` calls its ``iolib``; nothing here writes a word itself."""
+    from densing.present import words
+
+    return words
 
 
 @dataclass(frozen=True)
@@ -143,15 +151,22 @@ class TrendUncertainty(Result):
     _shown_as: ClassVar[dict[str, str]] = {"judged": "status"}
 
     @property
-    def status(self) -> str:
-        """"measured", "bounded: why" or "not measured: why", in the words of :func:`densing.verdict.status_words`
-        from this trend's numbers; "" where no state is judged."""
-        return status_words(self) if self.judged else ""
+    def state(self) -> State | None:
+        """This trend's :class:`~densing.states.State` from its numbers (:func:`densing.states.state_of`); None where
+        no state is judged."""
+        return state_of(self) if self.judged else None
 
     @property
-    def state(self) -> str:
-        """"measured", "bounded" or "not measured" (:func:`densing.verdict.row_state`; "" where no state is judged)."""
-        return row_state(self) if self.judged else ""
+    def reasons(self) -> tuple:
+        """Why this trend is bounded or not measured, as records (:func:`densing.states.reasons_of`); () where it is
+        measured or not judged."""
+        return reasons_of(self) if self.judged and self.state is not State.MEASURED else ()
+
+    @property
+    def status(self) -> str:
+        """This trend's state and reasons in words (:func:`densing.present.words.status_words`): "measured, 2.3-fold",
+        "bounded: why" or "not measured: why"; "" where no state is judged."""
+        return _words().status_words(self)
 
     def _by_move(self) -> list:
         """The leave-one-family-out items, the largest move first (a removal that leaves no rising line, an infinite
@@ -181,19 +196,15 @@ class TrendUncertainty(Result):
         return {name: doubling_months(slope) for name, slope in zip(self.reference_names, self.reference_slopes)}
 
     def determined(self) -> str:
-        """What the draws determine, in words (:func:`densing.verdict.determined_words`)."""
-        return determined_words(self)
+        """What the draws determine, in words (:func:`densing.present.words.determined_words`)."""
+        return _words().determined_words(self)
 
     def _summary_items(self) -> list[tuple[str, object]]:
-        """The state and what is determined first (:func:`densing.verdict.summary_items`), then the fields."""
-        return summary_items(self) + [(n, v) for n, v in super()._summary_items() if n != "influence"]
+        """The state and what is determined first (:func:`densing.present.words.summary_items`), then the fields."""
+        return _words().summary_items(self) + [(n, v) for n, v in super()._summary_items() if n != "influence"]
 
     def __repr__(self) -> str:
-        return (f"TrendUncertainty({self.rule}, {self.state or 'state not judged'}: doubling time {self.determined()}, "
-                f"A = {self.slope_per_day:.3g}/day [{self.slope_ci_low:.3g}, {self.slope_ci_high:.3g}], "
-                f"{self.n_models} models, {self.n_references} reference(s)"
-                + (f"; Q p = {self.heterogeneity_p:.2g}, I² = {self.i_squared:.0%}" if self.heterogeneity_df else "")
-                + (f"; {self.status}" if ":" in self.status else "") + ")")
+        return _words().uncertainty_repr(self)
 
     @validate_params({"paper_months": [Interval(Real, 0, None, closed="neither"), None]})
     def plot(self, *, paper_months: float | None = None, title: str | None = None):

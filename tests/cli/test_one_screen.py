@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from densing.cli.layout import closing, short_statuses
+from densing.cli.layout import closing
+from densing.present.words import short_statuses
 from densing.numbers import format_number
 
 
@@ -82,7 +83,7 @@ def test_report_prints_at_most_15_lines_ending_with_the_page(run_cli, monkeypatc
 
 
 def test_short_statuses_number_each_reason_once():
-    cells, reasons = short_statuses(["measured", "not measured: a; b", "not measured: b", None])
+    cells, reasons = short_statuses([("measured", ()), ("not measured", ("a", "b")), ("not measured", ("b",)), ("", ())])
     assert cells == ["measured", "not measured [1,2]", "not measured [2]", ""]
     assert reasons == ["[1] a", "[2] b"]
 

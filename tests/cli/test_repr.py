@@ -8,6 +8,7 @@ import pytest
 import densing
 from densing import paths
 from densing.laws.reference_fit import ReferenceFit
+from densing.present.words import state_words
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +29,7 @@ def test_trend_fit_repr():
     fit = densing.fit_trend(planted_scores(n=30, start_day=0, end_day=700), planted_law(), rule="all", n_boot=20,
                             n_boot_share=0, since=None)
     text = repr(fit)
-    assert text.startswith(f"TrendUncertainty(all, {fit.state}: doubling time") and len(text) < 300 and text.count("\n") == 0
+    assert text.startswith(f"TrendUncertainty(all, {state_words(fit.state)}: doubling time") and len(text) < 300 and text.count("\n") == 0
     assert "<table>" in fit._repr_html_() and "doubling_time_months" in fit._repr_html_()
 
 

@@ -41,11 +41,13 @@ def test_the_verdict_block_leads_in_plain_words(report):
     # the verdict names the doubling time in words and the paper's figure beside it
     assert "Doubling time" in verdict or "doubles every" in verdict
     assert "3.3 months" in verdict
+    from densing.states import State
+
     state = headline.state
-    if state == "bounded":  # the estimate and the one determined end first, then the family that moves it most
+    if state is State.BOUNDED:  # the estimate and the one determined end first, then the family that moves it most
         assert ("at least" in verdict or "at most" in verdict) and "not determined" in verdict
         assert "Leave one family out" in text.split("Verdict", 1)[1][:2000]
-    elif state == "not measured":
+    elif state is State.NOT_MEASURED:
         block = text.split("Verdict", 1)[1][:2000]
         # a verdict that withholds the number says why, in words
         assert "not measured" in verdict and any(words in block for words in (

@@ -148,7 +148,9 @@ def test_the_model_holds_the_results_it_shows(default):
     from densing.results import Result
 
     assert isinstance(default, Result) and default.section(m.VerdictSection).measurement is default.measurement
-    assert default.measurement.state in repr(default)  # the state, in the repr
+    from densing.present.words import state_words
+
+    assert state_words(default.measurement.state) in repr(default)  # the state, in the repr
     assert default.conf_int().equals(default.measurement.conf_int())
     named = default.section(m.NamedModelsSection)
     values = named.per_benchmark[named.per_benchmark["bound"] == ""]

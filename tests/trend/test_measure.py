@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from densing.laws import forms
+from densing.states import State
 from densing.laws.reference_fit import ReferenceFit
 from densing.laws.bounds import EXACT, LOWER, UPPER, log_density_bounds, score_cap
 
@@ -64,14 +65,16 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
     failed = [c for c in shipped.checks if c.failed]
     headline_set = "paper-like set (MMLU, BBH, MATH-hard, HumanEval)"
     assert shipped.headline_set == headline_set  # rule v3 gives the paper-like set references
+    from densing.present.words import STATE_WORDS
+
     state = shipped.state
-    assert state in ("measured", "bounded", "not measured") and shipped.status.startswith(state)
+    assert shipped.status.startswith(STATE_WORDS[state])
     head = shipped.rules[shipped.headline_rule]
     if shipped.measurable:
         assert shipped.verdict.startswith("Capacity density doubles every") and headline_set in shipped.verdict
         assert not failed and shipped.status.startswith("measured, ") and shipped.status.endswith("-fold")
         assert "lies inside the interval" in shipped.verdict or "lies outside the interval" in shipped.verdict
-    elif state == "bounded":  # the estimate and its one determined end come first, then why the other is open
+    elif state is State.BOUNDED:  # the estimate and its one determined end come first, then why the other is open
         first = shipped.verdict.split(". ")[0]
         assert first.startswith("Capacity density doubles every") and headline_set in first and not failed
         end = "at least" if head.low_determined else "at most"
@@ -84,7 +87,7 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
         assert "is not a measurement" in shipped.verdict
     assert "R2" not in shipped.verdict and "rule v" not in shipped.verdict  # rule codes stay behind "why, in full"
     if failed:
-        from densing.verdict import plain_reason  # one plain sentence per failed check, in the why
+        from densing.present.words import plain_reason  # one plain sentence per failed check, in the why
 
         assert all(plain_reason(c, shipped.sensitivity) in shipped.why for c in failed)
     document = json.loads(json.dumps(shipped.document(), default=str))
@@ -148,7 +151,7 @@ def test_no_measured_row_leans_on_a_near_floor_reference(shipped):
             benchmarks = rest.removeprefix("joint(").rstrip(")").split(",")
             # one benchmark: it reaches; a set (the common targets): it reaches on at least one of the set's benchmarks
             assert any(table.loc[f"{family}:{b}", "reach_share"] >= REACH_SHARE for b in benchmarks), name
-    determined = [r for r in shipped.benchmark_rows if r.result is not None and r.result.state in ("measured", "bounded")]
+    determined = [r for r in shipped.benchmark_rows if r.result is not None and r.result.state in (State.MEASURED, State.BOUNDED)]
     assert determined and all(r.status for r in shipped.benchmark_rows)
 
 
@@ -286,7 +289,9 @@ def test_the_json_says_what_the_data_determine(shipped):
     of the targets."""
     head = shipped.rules[shipped.headline_rule]
     summary = json.loads(json.dumps(shipped.document()))["headline"]
-    assert summary["state"] == shipped.state == head.state in ("measured", "bounded", "not measured")
+    from densing.present.words import STATE_WORDS
+
+    assert summary["state"] == STATE_WORDS[shipped.state] == STATE_WORDS[head.state]
     assert summary["n_draws"] == head.n_boot >= 2
     for end in ("low", "high"):
         assert set(summary[end]) == {"months", "determined", "undecided", "monte_carlo_range"}
@@ -319,7 +324,7 @@ def test_a_single_model_that_carries_the_line_is_named():
     from types import SimpleNamespace
 
     from densing.trend.rules import doubling_months
-    from densing.verdict import _model_words
+    from densing.present.words import _model_words
     from densing.trend.pooling import most_influential_model
 
     slope = math.log(2) / (3.6 * 365.25 / 12)

@@ -104,7 +104,9 @@ def test_status_names_heterogeneity_and_an_unbounded_interval():
     result = from_row_trend(pooling.pooled_trend(chosen, n_boot=200, n_boot_share=0, seed=0))
     months = [doubling_months(s) for s in result.reference_slopes]
     assert months[1] < months[0] / 1.5  # a family of half the shape gives about twice the slope
-    status = pooling.status_words(result)
+    from densing.present.words import status_words
+
+    status = status_words(result)
     assert status.startswith("not measured: its references disagree") and "Q = " in status
 
 
@@ -252,7 +254,13 @@ def test_an_end_is_determined_where_the_order_statistics_pin_it():
 def test_the_three_states_and_their_words():
     from types import SimpleNamespace
 
-    from densing.verdict import row_state
+    from densing.present.words import STATE_WORDS, status_words
+    from densing.states import state_of
+
+    def judged(**fields):
+        result = SimpleNamespace(**fields)
+        result.state = state_of(result)
+        return result
 
     base = dict(heterogeneity_df=1, heterogeneity_p=0.8, reference_names=("A", "B"), reference_months={"A": 4.6, "B": 3.8},
                 heterogeneity_q=0.1, slope_ci_low=0.002, low_undecided=False, high_undecided=False, n_boot=600,
@@ -261,9 +269,9 @@ def test_the_three_states_and_their_words():
                      ({"low_determined": True, "high_determined": False}, "bounded"),
                      ({"low_determined": False, "high_determined": False}, "not measured"),
                      ({"low_determined": True, "high_determined": True, "heterogeneity_p": 0.001}, "not measured")):
-        result = SimpleNamespace(**{**base, **k})
-        assert row_state(result) == state and pooling.status_words(result).startswith(state)
-    words = lambda **k: pooling.status_words(SimpleNamespace(**{**base, "low_determined": True, **k}))  # noqa: E731
+        result = judged(**{**base, **k})
+        assert STATE_WORDS[result.state] == state and status_words(result).startswith(state)
+    words = lambda **k: status_words(judged(**{**base, "low_determined": True, **k}))  # noqa: E731
     assert words(high_determined=True) == "measured, 2.3-fold"  # the interval's ratio high/low beside the state
     assert words(high_determined=False) == "bounded: the upper end is not determined (its interval reaches a zero slope)"
     assert words(high_determined=False, high_undecided=True, n_boot=4800) == (

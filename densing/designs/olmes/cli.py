@@ -10,7 +10,7 @@ from densing.cli.output import Format, print_document, print_frame, print_text
 def run(options) -> None:
     """``densing trend --design olmes`` from the command's options (:class:`densing.registry.SecondDesign`): the OLMES
     rows, their checks in words, the models left out."""
-    from densing.designs.olmes.trend import D0, failed_and_fired, measure_olmes, row_statuses
+    from densing.designs.olmes.trend import D0, failed_and_fired, measure_olmes, row_parts, row_states, row_statuses
     from densing.errors import InputError
 
     for option in ("results", "fit"):
@@ -52,9 +52,10 @@ def run(options) -> None:
         print_text("beside the leaderboard-based rows and the paper's 3.3 months: densing report (its second-measurement "
                    "section)")
     else:
-        from densing.cli.layout import counted, short_statuses
+        from densing.cli.layout import counted
+        from densing.present.words import short_statuses
 
-        cells, reasons = short_statuses(statuses)
+        cells, reasons = short_statuses(row_parts(result.rows))
         print_frame(result.rows[["benchmark", "months", "ci_low", "ci_high", "n_models"]].assign(status=cells), fmt,
                     keys=1, together=ROW_TOGETHER,
                     title="doubling time in months per OLMES task, with its 95% interval")
@@ -62,17 +63,18 @@ def run(options) -> None:
             print_text(line)
         line = counted(notes, "notes (the failed checks' details, the models left out)", "--detail lists them")
         print_text("--detail: the D0 sensitivity, the ceiling-1 law, the score law's R²" + (f"; {line}" if line else ""))
-    print_text(_olmes_closing(result.rows, statuses))
+    print_text(_olmes_closing(result.rows, row_states(result.rows)))
 
 
-def _olmes_closing(rows, statuses: list[str]) -> str:
+def _olmes_closing(rows, states: list) -> str:
     """The last line of ``--design olmes``: the measured tasks' doubling times, else how many have an estimate."""
-    from densing.cli.layout import closing, state_of
+    from densing.cli.layout import closing
     from densing.constants import PAPER
     from densing.numbers import format_number
+    from densing.states import State
 
-    measured = [f"{r.benchmark} {format_number(r.months)}" for r, s in zip(rows.itertuples(), statuses)
-                if state_of(s) == "measured"]
+    measured = [f"{r.benchmark} {format_number(r.months)}" for r, s in zip(rows.itertuples(), states)
+                if s is State.MEASURED]
     estimated = int(rows["months"].notna().sum())
     answer = (f"OLMES doubling time in months: {', '.join(measured)}" if measured else
               f"OLMES: no task measured ({estimated} of {len(rows)} with an estimate)")

@@ -7,9 +7,10 @@ from typing import ClassVar
 
 import pandas as pd
 
-from densing.designs.olmes.trend import D0, beside_leaderboard, measure_olmes, row_statuses
+from densing.designs.olmes.trend import D0, beside_leaderboard, measure_olmes, row_states, row_statuses
 from densing.numbers import format_count
 from densing.present import figures as trend_figures
+from densing.present.words import state_words
 from densing.report.html import Section, figure_html, table_html
 from densing.report.render_parts import details
 from densing.results import Result
@@ -48,7 +49,8 @@ def render(s: OlmesSection) -> Section:
     rows = olmes.rows.assign(row=olmes.rows["task"], capability="OLMES MC", references=olmes.rows["reference"],
                              each_reference_months="one reference")
     rows["error"] = rows["error"].fillna("")
-    rows["status"] = row_statuses(rows)  # a failed check reads "not measured" here as on the leaderboard's rows
+    rows["status"] = row_statuses(rows)  # a failed check leaves a row not measured here as on the leaderboard's rows
+    rows["state"] = [state_words(s) for s in row_states(rows)]
     d0_columns = [c for c in olmes.rows.columns if c.startswith("months_d0_") and not c.endswith("_ci")]
     shown = ["task", "months", "ci_low", "ci_high"] + [c for d in d0_columns for c in (d, f"{d}_ci")] + [
         "months_ceiling_1", "months_ceiling_1_ci", "ceiling", "score_r2", "offset", "offset_stderr"]

@@ -58,7 +58,8 @@ from densing.trend.capability import calibrated, inversion_checks
 from densing.trend.checks import FAILED
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import trend_uncertainty
-from densing.verdict import fold
+from densing.present.words import fold, joined, not_measured, state_words
+from densing.states import State
 from densing.validation import validate_params
 
 #: The paper's D0 and the sensitivity's.
@@ -159,7 +160,7 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
         left.append(dropped.assign(benchmark=ref.benchmark))
         verdict = fit_verdict(ref)
         if verdict:
-            row["error"] = f"not measured: the MC score law is a {verdict} on the OLMo-2 checkpoints (bits per byte does not order MC accuracy)"
+            row["error"] = f"the MC score law is a {verdict} on the OLMo-2 checkpoints (bits per byte does not order MC accuracy)"
             row["n_models"] = len(models)
             rows.append(row)
             continue
@@ -180,7 +181,7 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
         row.update(_ceiling_one(task, ref, targets, models, fits_dir, d0=d0, n_boot=n_boot_side, seed=seed))
         checks = calibrated(inversion_checks(models, inversion))
         for check in checks:
-            found.append({"benchmark": ref.benchmark, **check.to_dict()})
+            found.append({"benchmark": ref.benchmark, **check.to_dict(), "fired": check.fired})
         row["failed_checks"] = ", ".join(c.name for c in checks if c.failed)
         rows.append(row)
     return OlmesTrend(pd.DataFrame(rows), pd.DataFrame(found), pd.concat(left, ignore_index=True),
@@ -188,11 +189,11 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
 
 
 def failed_and_fired(checks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The failed gates and the findings that fire (``detail`` "fires: …", :func:`densing.trend.capability.calibrated`)
+    """The failed gates and the findings that fire (``fired``, :func:`densing.trend.capability.calibrated`)
     among the OLMES rows' ``checks``."""
     if not len(checks):
         return checks, checks
-    return checks[checks["status"] == FAILED], checks[checks["detail"].astype(str).str.startswith("fires: ")]
+    return checks[checks["status"] == FAILED], checks[checks["fired"].astype(bool)]
 
 
 def _interval(months: float, low: float, high: float) -> str:
@@ -221,20 +222,20 @@ def beside_leaderboard(olmes: OlmesTrend, by_benchmark: pd.DataFrame, paper_mont
             checks = "; ".join(words) if words else "all testable checks pass"
         else:
             left_ok, checks = False, ""
-            left = mine.loc[task, "error"] if task in mine.index else NO_REFERENCE[task]
+            left = not_measured(mine.loc[task, "error"]) if task in mine.index else NO_REFERENCE[task]
         if twin in theirs.index and np.isfinite(theirs.loc[twin, "months"]):
             t = theirs.loc[twin]
             right, right_ok = _interval(t["months"], t["ci_low"], t["ci_high"]), True
         else:
             right_ok = False
             right = theirs.loc[twin, "error"] if twin in theirs.index else "not in the public table"
-            right = right or "not measured"
+            right = right or state_words(State.NOT_MEASURED)
         if left_ok and right_ok:
             overlap = mine.loc[task, "ci_low"] <= theirs.loc[twin, "ci_high"] and theirs.loc[twin, "ci_low"] <= mine.loc[task, "ci_high"]
             agreement = "consistent: the 95% intervals overlap" if overlap else "they disagree: the 95% intervals are disjoint"
         else:
             missing = [name for name, ok in (("OLMES design", left_ok), ("leaderboard", right_ok)) if not ok]
-            agreement = "cannot compare: " + " and ".join(missing) + " not measured"
+            agreement = "cannot compare: " + " and ".join(missing) + " " + state_words(State.NOT_MEASURED)
         out.append({"benchmark": task, "olmes": left, "olmes_checks": checks, "leaderboard": right,
                     "agreement": agreement, "paper": f"{paper_months:g} (its set of five)"})
     return pd.DataFrame(out)
@@ -251,11 +252,11 @@ def _ceiling_one(task: str, ref: ReferenceFit, targets: pd.DataFrame, models: pd
         return {"months_ceiling_1_ci": "the rule's own choice"}
     folder = Path(fits_dir) if fits_dir else paths.REFERENCE_FITS
     if not (folder / mc.MC_FIT_CEILING_ONE.format(task=task)).exists():
-        return {"months_ceiling_1_ci": f"not measured: {mc.MC_FIT_CEILING_ONE.format(task=task)} not in {folder.name}"}
+        return {"months_ceiling_1_ci": not_measured(f"{mc.MC_FIT_CEILING_ONE.format(task=task)} not in {folder.name}")}
     fixed, _ = reference(task, targets, fits_dir, seed=seed, name=mc.MC_FIT_CEILING_ONE)
     verdict = fit_verdict(fixed)
     if verdict:
-        return {"months_ceiling_1_ci": f"not measured: the ceiling-1 law is a {verdict}"}
+        return {"months_ceiling_1_ci": not_measured(f"the ceiling-1 law is a {verdict}")}
     return _side("months_ceiling_1", models, PerBenchmark(fixed, d0), n_boot=n_boot, seed=seed, checked=True)
 
 
@@ -274,19 +275,31 @@ def _side(key: str, models: pd.DataFrame, inversion, *, n_boot: int, seed: int, 
 
 
 def row_statuses(rows: pd.DataFrame) -> list[str]:
-    """Each OLMES row's status in the words every design's rows use (:func:`densing.trend.pooling.status_words`):
-    "measured, 6.4-fold" (the interval's ratio high/low), or "not measured: " and every reason — the row's error, an
-    upper end not determined (its slope quantile's Monte Carlo range not above 0, :mod:`densing.trend.pooling` step 5),
-    each failed check, named."""
+    """Each OLMES row's status in the words every design's rows use (:func:`densing.present.words.status_words`):
+    "measured, 6.4-fold" (the interval's ratio high/low), or "not measured: " and every reason (:func:`row_parts`)."""
+    return [joined(*parts) for parts in row_parts(rows)]
+
+
+def row_states(rows: pd.DataFrame) -> list[State]:
+    """Each OLMES row's :class:`~densing.states.State`: measured where it has an interval, no error and no failed
+    check (:func:`row_parts`), else not measured."""
+    return [State.NOT_MEASURED if reasons else State.MEASURED for _, reasons in row_parts(rows)]
+
+
+def row_parts(rows: pd.DataFrame) -> list[tuple[str, tuple[str, ...]]]:
+    """Each OLMES row's status as (head, reasons) (:func:`densing.present.words.status_parts`): measured with its
+    interval's ratio high/low, or not measured and every reason — the row's error, an upper end not determined (its
+    slope quantile's Monte Carlo range not above 0, :mod:`densing.trend.pooling` step 5), each failed check, named."""
     out = []
     for r in rows.itertuples():
         error = str(r.error or "")
         if error:
-            out.append(error if error.startswith("not measured") else f"not measured: {error}")
+            out.append((state_words(State.NOT_MEASURED), (error,)))
             continue
         reasons = [] if r.low_determined and r.high_determined else [
             f"the upper end is not determined (undecided at {int(r.n_draws):,} draws)" if r.high_undecided else
             "its interval reaches a zero slope (no finite upper end)"]
         reasons += [n.strip() for n in str(r.failed_checks or "").split(",") if n.strip()]
-        out.append(f"measured, {fold(r.ci_high / r.ci_low)}" if not reasons else "not measured: " + "; ".join(reasons))
+        out.append((f"{state_words(State.MEASURED)}, {fold(r.ci_high / r.ci_low)}", ()) if not reasons
+                   else (state_words(State.NOT_MEASURED), tuple(reasons)))
     return out

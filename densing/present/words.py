@@ -1,8 +1,9 @@
-"""The trend's words, in one place: a row's status, what its draws determine, the verdict a researcher can cite and
-the sentences after it, each check's reason in plain words, and the summaries of the trend's results. Every function
-reads a result's numbers and states (:class:`densing.trend.uncertainty.TrendUncertainty`,
+"""The trend's words, in one place: a state's words, a row's status, what its draws determine, the verdict a
+researcher can cite and the sentences after it, each check's reason in plain words, and the summaries of the trend's
+results. Every function reads a result's numbers, its :class:`~densing.states.State` and its reasons
+(:mod:`densing.states`; :class:`densing.trend.uncertainty.TrendUncertainty`,
 :class:`densing.trend.measurement.TrendMeasurement`, a :class:`densing.trend.checks.Check`) and writes words; nothing
-here computes a number the result does not hold."""
+here computes a number the result does not hold, and nothing anywhere reads a state back out of these words."""
 from __future__ import annotations
 
 import math
@@ -12,18 +13,17 @@ import numpy as np
 import pandas as pd
 
 from densing.constants import (
-    BOUNDED,
     CEILING_STDERRS,
     END_STABILITY,
-    HETEROGENEITY_ALPHA,
     MAX_SENSITIVITY_RATIO,
-    MEASURED,
-    NOT_MEASURED,
     PAPER,
     REPORTED,
     SIZE_SLOPE_MARGIN,
+    UNTESTABLE,
 )
-from densing.numbers import format_count, format_months, format_number
+from densing.numbers import format_count, format_months, format_number, json_number
+from densing.results import frame_records
+from densing.states import EndOpen, ReferencesDisagree, State, family_of, reasons_of, state_of
 
 if TYPE_CHECKING:
     from densing.present.summary import Summary
@@ -40,14 +40,34 @@ def heterogeneity_words(result) -> str:
             f"I² = {result.i_squared:.0%}, τ = {format_number(tau)} in ln ρ per year")
 
 
-def row_state(result) -> str:
-    """A row's state (:mod:`densing.trend.pooling`, step 6) from its numbers: *not measured* when the heterogeneity
-    test rejects one common slope or neither end of the interval is determined, *measured* when both are, *bounded*
-    when one is."""
-    if result.heterogeneity_df > 0 and result.heterogeneity_p < HETEROGENEITY_ALPHA:
-        return NOT_MEASURED
-    low, high = result.low_determined, result.high_determined
-    return MEASURED if low and high else BOUNDED if low or high else NOT_MEASURED
+#: The words of each state: the only place they are written.
+STATE_WORDS = {State.MEASURED: "measured", State.BOUNDED: "bounded", State.NOT_MEASURED: "not measured"}
+#: What a row with no judged state reads.
+NOT_JUDGED = "not judged"
+#: A state's words → the state (a table's or a stored record's ``state`` value).
+STATE_OF_WORDS = {words: state for state, words in STATE_WORDS.items()}
+#: What each state adds where the report shows a number: beside a doubling time and its interval in a card, after a
+#: stored record's cell, after the headline in the table beside the paper's, at the end of the density chart's checks
+#: line, and in the density chart's caption.
+CARD_LABELS = {State.MEASURED: "", State.BOUNDED: " (one end determined)", State.NOT_MEASURED: " (an estimate)"}
+CELL_MARKS = {State.MEASURED: "", State.BOUNDED: " (bounded)", State.NOT_MEASURED: " (estimate)"}
+PAPER_MARKS = {State.MEASURED: "", State.BOUNDED: " — bounded: one end of the interval is determined",
+               State.NOT_MEASURED: " — not a measurement"}
+LINE_NOTES = {State.MEASURED: "", State.BOUNDED: " — one end of the slope's interval is determined (bounded)",
+              State.NOT_MEASURED: " — the line is an estimate, not a measurement"}
+CAPTION_CLAUSES = {State.MEASURED: "",
+                   State.BOUNDED: ", and the doubling time is bounded (one end of its interval is determined)",
+                   State.NOT_MEASURED: ", and the doubling time is not measured"}
+
+
+def state_words(state: State | None) -> str:
+    """A state's words ("measured", "bounded", "not measured"); "" for no state (a trend whose state is not judged)."""
+    return STATE_WORDS[state] if state is not None else ""
+
+
+def not_measured(why: str = "") -> str:
+    """"not measured: why" (or "not measured" with no reason): the status of a row with no doubling time."""
+    return f"{STATE_WORDS[State.NOT_MEASURED]}: {why}" if why else STATE_WORDS[State.NOT_MEASURED]
 
 
 def fold(ratio: float) -> str:
@@ -59,36 +79,83 @@ def _fold_of(result) -> str:
     return fold(result.doubling_time_months_ci_high / result.doubling_time_months_ci_low)
 
 
-def _open_why(result, end: str) -> str:
+def _open_why(reason: EndOpen) -> str:
     """Why an end is not determined (step 5): undecided at the draws used, or its interval reaches a zero slope."""
-    if getattr(result, f"{end}_undecided", False):
-        return f"undecided at {result.n_boot:,} draws"
+    if reason.undecided:
+        return f"undecided at {reason.n_draws:,} draws"
     return "its interval reaches a zero slope"
 
 
+def _open_end(result, end: str) -> EndOpen:
+    return next(r for r in reasons_of(result) if isinstance(r, EndOpen) and r.end == end)
+
+
+def reason_words(reason, reasons: tuple = ()) -> str:
+    """One reason (:mod:`densing.states`) in words: the references' disagreement with Q, its p-value and each
+    reference's doubling time, or which end is not determined and why (``reasons``: every reason of the row, so that
+    two open ends read as "neither end")."""
+    if isinstance(reason, ReferencesDisagree):
+        own = ", ".join(f"{family} {_m(m)}" for family, m in reason.reference_months)
+        return (f"its references disagree beyond their shared uncertainty (Q = {format_number(reason.q)} "
+                f"on {reason.df} df, p = {format_number(reason.p)}; {own} months)")
+    ends = [r for r in reasons if isinstance(r, EndOpen)] or [reason]
+    if len(ends) == 2:
+        low, high = ends
+        return f"neither end of its interval is determined ({_open_why(low if low.undecided else high)})"
+    return f"the {'lower' if reason.end == 'low' else 'upper'} end is not determined ({_open_why(reason)})"
+
+
 def status_words(result) -> str:
-    """A row's one status (module docstring, step 6) from its :class:`~densing.trend.uncertainty.TrendUncertainty`:
+    """A row's one status (module docstring, step 6) from its state and reasons (:mod:`densing.states`):
     "measured, 2.3-fold" (both ends of the interval determined, and the interval's ratio high/low), "bounded: " and
     which end is not determined and why (its interval reaches a zero slope, or undecided at the draws used), or
     "not measured: " and every reason — the heterogeneity test (the one gate: saturation, conditioning and size
     confounding fire in more than 10% of the planted worlds where the estimate is right,
     studies/gate_calibration.results.txt, so they are findings shown beside the number) rejects one common slope, or
-    neither end of the interval is determined."""
-    reasons = []
-    if result.heterogeneity_df > 0 and result.heterogeneity_p < HETEROGENEITY_ALPHA:
-        own = ", ".join(f"{name.split(':')[0]} {_m(m)}" for name, m in result.reference_months.items())
-        reasons.append(f"its references disagree beyond their shared uncertainty (Q = {format_number(result.heterogeneity_q)} "
-                       f"on {result.heterogeneity_df} df, p = {format_number(result.heterogeneity_p)}; {own} months)")
-    low, high = result.low_determined, result.high_determined
-    if not (low or high):
-        reasons.append(f"neither end of its interval is determined ({_open_why(result, 'low' if result.low_undecided else 'high')})")
-    if reasons:
-        return f"{NOT_MEASURED}: " + "; ".join(reasons)
-    if low and high:
-        return f"{MEASURED}, {_fold_of(result)}"
-    if low:
-        return f"{BOUNDED}: the upper end is not determined ({_open_why(result, 'high')})"
-    return f"{BOUNDED}: the lower end is not determined ({_open_why(result, 'low')})"
+    neither end of the interval is determined; "" where no state is judged."""
+    return joined(*status_parts(result))
+
+
+def joined(head: str, reasons: tuple[str, ...]) -> str:
+    """A status from its parts: ``head`` alone, or ``"head: reason; reason"``."""
+    return f"{head}: {'; '.join(reasons)}" if reasons else head
+
+
+def status_parts(result) -> tuple[str, tuple[str, ...]]:
+    """A status as (head, reasons in words): ("measured, 2.3-fold", ()), ("bounded", (why,)), ("not measured",
+    (why, …)); ("", ()) where no state is judged. The terminal numbers the reasons (:func:`short_statuses`)."""
+    state = result.state
+    if state is None:
+        return "", ()
+    if state is State.MEASURED:
+        return f"{STATE_WORDS[state]}, {_fold_of(result)}", ()
+    return STATE_WORDS[state], _reason_list(result)
+
+
+def reasons_text(result) -> str:
+    """The reasons of a bounded or not-measured row in words (:func:`status_words` after its state): the
+    references' disagreement, then the open end or ends."""
+    return "; ".join(_reason_list(result))
+
+
+def _reason_list(result) -> tuple[str, ...]:
+    state, reasons = state_of(result), reasons_of(result)
+    shown = [r for r in reasons if isinstance(r, ReferencesDisagree)]
+    ends = [r for r in reasons if isinstance(r, EndOpen)]
+    if state is State.NOT_MEASURED and len(ends) == 2 or state is State.BOUNDED:
+        shown += ends[:1]
+    return tuple(reason_words(r, tuple(ends)) for r in shown)
+
+
+def short_statuses(parts) -> tuple[list[str], list[str]]:
+    """Each status's parts (head, reasons) as ``"head [1,2]"``, the reasons numbered in order of first use → (the
+    short cells, the reasons' lines ``"[1] reason"``). A status without reasons is its head."""
+    numbers: dict[str, int] = {}
+    cells = []
+    for head, reasons in parts:
+        own = [numbers.setdefault(reason, len(numbers) + 1) for reason in reasons if reason]
+        cells.append(f"{head} [{','.join(map(str, own))}]" if own else head)
+    return cells, [f"[{n}] {reason}" for reason, n in numbers.items()]
 
 
 def _m(months: float) -> str:
@@ -129,10 +196,21 @@ def determined_words(result) -> str:
     return f"{_m(est)} months [{level} CI {_m(low)}–{_m(high)}]; neither end determined"
 
 
+def uncertainty_repr(result) -> str:
+    """A :class:`~densing.trend.uncertainty.TrendUncertainty`'s ``repr``: rule, state, what is determined, the slope,
+    the models and references, the heterogeneity test and the reasons of a row that is not measured."""
+    reasons = reasons_text(result) if result.state not in (None, State.MEASURED) else ""
+    return (f"TrendUncertainty({result.rule}, {state_words(result.state) or 'state not judged'}: doubling time "
+            f"{determined_words(result)}, A = {result.slope_per_day:.3g}/day [{result.slope_ci_low:.3g}, "
+            f"{result.slope_ci_high:.3g}], {result.n_models} models, {result.n_references} reference(s)"
+            + (f"; Q p = {result.heterogeneity_p:.2g}, I² = {result.i_squared:.0%}" if result.heterogeneity_df else "")
+            + (f"; {status_words(result)}" if reasons else "") + ")")
+
+
 def summary_items(result) -> list[tuple[str, object]]:
     """The first lines of a result's ``summary()``: its state, what is determined, the largest leave-one-family-out
     move (every family: ``influence_frame()``)."""
-    items = [("state", result.state or "not judged"), ("doubling time", determined_words(result))]
+    items = [("state", state_words(result.state) or NOT_JUDGED), ("doubling time", determined_words(result))]
     top = result.largest_influence()
     if top is not None:
         items.append(("leave one family out", f"without {top.family} ({int(top.n_models)} models): "
@@ -146,7 +224,7 @@ def why_words(head, failed: list, untestable: list, sensitivity, missing: list, 
     carried = ("the reference fit, each score's standard error, the sampling of families (a family-cluster bootstrap)"
                + (f" and the spread among {head.n_references} references (τ)" if head.n_references > 1 else ""))
     # the findings that fire (densing.trend.capability.calibrated); saturation's effect on the estimate: ceiling_words
-    fired = [c for c in gates_and_findings if c.status == REPORTED and c.detail.startswith("fires: ")]
+    fired = [c for c in gates_and_findings if c.status == REPORTED and c.fired]
     why = (" ".join(plain_reason(c, sensitivity) for c in failed)
            + (f" The gate (the references' heterogeneity) passed{' but ' + ', '.join(c.name for c in untestable) + ' (untestable)' if untestable else ''}."
               if not failed else "")
@@ -179,7 +257,7 @@ def ceiling_words(head) -> str:
     bounds = sum(head.ceiling_bounds)
     if not bounds:
         return ""
-    each = ", ".join(f"{name.split(':')[0]} {count}" for name, count in zip(head.reference_names, head.ceiling_bounds))
+    each = ", ".join(f"{family_of(name)} {count}" for name, count in zip(head.reference_names, head.ceiling_bounds))
     return (f" {bounds} target inversions sit within {CEILING_STDERRS:g} standard errors of a reference's ceiling "
             f"({each}) and enter the frontier fit as lower bounds: {format_months(head.doubling_time_months)} months "
             f"with them, {format_months(head.months_without_ceilings)} months without.")
@@ -197,21 +275,21 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
     low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
     interval = f"95% CI {format_months(low)}–{format_months(high)}"
     where = f"on the {label} of {table_words}, against {refs}"
-    state = row_state(head)
+    state = state_of(head)
     if missing:
         return (f"Doubling time not measured on the {missing[0][1]}: {missing[0][2]}. On the {label} of {table_words}, "
                 f"against {refs}: {est} months ({interval}), {status}; the paper reports {paper} months.")
-    if state == MEASURED:
+    if state is State.MEASURED:
         inside = "inside" if low <= paper <= high else "outside"
         ranges = ranges_words(head)
         return (f"Capacity density doubles every {est} months ({interval}, {_fold_of(head)}"
                 f"{'; ' + ranges if ranges else ''}) {where}; the paper's {paper} months lies {inside} the interval."
                 + _influence_words(head, always=False))
-    if state == BOUNDED:
+    if state is State.BOUNDED:
         if head.low_determined:
             beyond = head.months_high_mc_low
             open_end = ("the upper end is not determined"
-                        + (f" (beyond {format_months(beyond)} months; {_open_why(head, 'high')})" if math.isfinite(beyond)
+                        + (f" (beyond {format_months(beyond)} months; {_open_why(_open_end(head, 'high'))})" if math.isfinite(beyond)
                            else " (the draws reach a zero slope)"))
             ends = f"at least {format_months(low)}{precision_words(head, 'low')} months at 95%; {open_end}"
         else:
@@ -219,7 +297,7 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
                     "determined")
         return (f"Capacity density doubles every {est} months {where}: {ends}." + _influence_words(head, always=True)
                 + f" The paper reports {paper} months.")
-    return (f"Doubling time not measured {where}: {status.removeprefix('not measured: ')}. The estimate, {est} months "
+    return (f"Doubling time not measured {where}: {reasons_text(head)}. The estimate, {est} months "
             f"({interval}), is not a measurement; the paper reports {paper} months." + _influence_words(head, always=False))
 
 
@@ -291,6 +369,84 @@ def breakpoint_words(bp) -> str:
             f"(paper: {bp.paper_before_per_day}/day → {bp.paper_after_per_day}/day)")
 
 
+def _families(names) -> str:
+    return ", ".join(family_of(name) for name in names)
+
+
+def measurement_status(m) -> str:
+    """A :class:`densing.trend.measurement.TrendMeasurement`'s status: its headline row's (:func:`status_words`), or
+    "not measured: " and the set that has no reference."""
+    if m.missing:
+        return not_measured(f"the {m.missing[0][1]} has no reference")
+    head = m.rules.get(m.headline_rule)
+    return status_words(head) if head is not None else state_words(State.NOT_MEASURED)
+
+
+def measurement_verdict(m) -> str:
+    """The measurement's first sentence (:func:`headline_verdict` of its headline row)."""
+    head = m.rules[m.headline_rule]
+    return headline_verdict(head, m.headline_set, _families(head.reference_names), status_words(head),
+                            table_words=m.table_words, missing=list(m.missing))
+
+
+def measurement_why(m) -> str:
+    """The sentences after the measurement's verdict (:func:`why_words`)."""
+    head = m.rules[m.headline_rule]
+    gates = [x for x in m.checks if x.status != REPORTED]
+    return why_words(head, [x for x in gates if x.failed], [x for x in gates if x.status == UNTESTABLE],
+                     m.sensitivity, list(m.missing), since=m.since, refs=_families(head.reference_names),
+                     reference_rule=m.reference_rule, gates_and_findings=m.checks)
+
+
+def closing_words(m) -> str:
+    """The first clause of ``densing trend``'s last line: the headline's doubling time with its interval, or its one
+    determined end, and its state ("measured, 2.3-fold" with the interval's ratio)."""
+    head = m.rules.get(m.headline_rule)
+    state = m.state
+    if head is None:
+        return f"Doubling time: no estimate ({state_words(state)}; the verdict above says why)"
+    est, low, high = head.doubling_time_months, head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
+    if state is State.BOUNDED and head.low_determined:  # the one determined end, and the state that says the other is open
+        phrase = f"{format_months(est)} months, at least {format_months(low)} at 95%"
+    elif state is State.BOUNDED and head.high_determined:
+        phrase = f"{format_months(est)} months, at most {format_months(high)} at 95%"
+    elif math.isfinite(est):
+        phrase = f"{format_months(est)} months (95% CI {format_months(low)}–{format_months(high)})"
+    else:
+        phrase = "no estimate"
+    shown = status_parts(head)[0] if state is State.MEASURED else state_words(state)
+    return f"Doubling time: {phrase}, {shown}"
+
+
+def measurement_repr(m) -> str:
+    head = m.rules.get(m.headline_rule)
+    shown = f"{m.status}; {determined_words(head)}" if head is not None else m.status
+    families = ", ".join(dict.fromkeys(family_of(name) for name in m.reference.split(" | ")))
+    return f"TrendMeasurement({m.headline_set}: {shown}; references {families})"
+
+
+def headline_summary(m) -> dict:
+    """What the data determine about the headline (``densing trend --format json``'s ``headline``): its state
+    (measured, bounded, not measured), the estimate, each end of the interval with its 95% Monte Carlo range and
+    whether it is determined, the ceiling bounds' effect, and the leave-one-family-out table (largest move first)."""
+    head = m.rules.get(m.headline_rule)
+    if head is None:
+        return {"state": state_words(State.NOT_MEASURED)}
+
+    def end(name: str) -> dict:
+        return {"months": json_number(getattr(head, f"doubling_time_months_ci_{name}")),
+                "determined": getattr(head, f"{name}_determined"), "undecided": getattr(head, f"{name}_undecided"),
+                "monte_carlo_range": [json_number(getattr(head, f"months_{name}_mc_low")),
+                                      json_number(getattr(head, f"months_{name}_mc_high"))]}
+
+    return {"state": state_words(m.state), "status": m.status,
+            "months": json_number(head.doubling_time_months), "n_draws": head.n_boot, "low": end("low"),
+            "high": end("high"),
+            "ceiling": {"bounds": head.n_ceiling_bounds, "months_with_bounds": json_number(head.doubling_time_months),
+                        "months_without_bounds": json_number(head.months_without_ceilings)},
+            "leave_one_family_out": frame_records(head.influence_frame())}
+
+
 def measurement_summary(m) -> Summary:
     """A :class:`densing.trend.measurement.TrendMeasurement` as a reader sees it: the set, status, verdict, reference,
     D0 and rule, the headline rule's doubling time and interval, then the frontier rules side by side and the checks."""
@@ -311,6 +467,19 @@ def measurement_summary(m) -> Summary:
                    tables=(Table.of(m.table(), f"doubling time (months) by frontier rule; reference {m.reference}, "
                                                f"D0 = {format_count(m.d0)} tokens"),
                            Table("validity checks", ("check", "result", "detail"), tuple(checks))))
+
+
+def row_status(row) -> str:
+    """A :class:`densing.trend.capability.Row`'s one status wherever it is shown: its trend's
+    (:func:`status_words`), or "not measured: " and why it has none."""
+    return joined(*row_parts(row))
+
+
+def row_parts(row) -> tuple[str, tuple[str, ...]]:
+    """A :class:`densing.trend.capability.Row`'s status as (head, reasons) (:func:`status_parts`)."""
+    if row.result is not None:
+        return status_parts(row.result)
+    return STATE_WORDS[State.NOT_MEASURED], (row.error,) if row.error else ()
 
 
 def row_record(row) -> dict:
@@ -335,10 +504,10 @@ def row_record(row) -> dict:
         **{name: of(name) for name in ("heterogeneity_q", "heterogeneity_p", "i_squared", "share_fit", "share_score",
                                        "share_models", "share_reference")},
         "each_reference_months": "; ".join(
-            f"{k.split(':')[0]} {_m(v)} [{_m(lo)}–{_m(hi)}]"
+            f"{family_of(k)} {_m(v)} [{_m(lo)}–{_m(hi)}]"
             for (k, v), lo, hi in zip(own.items(), r.reference_months_low or [math.nan] * len(own),
                                       r.reference_months_high or [math.nan] * len(own))) if r is not None else "",
-        "state": r.state if r is not None and r.state else NOT_MEASURED,
+        "state": state_words(r.state if r is not None and r.state is not None else State.NOT_MEASURED),
         "low_determined": of("low_determined", False), "high_determined": of("high_determined", False),
         "ci_high_beyond": of("months_high_mc_low"), "n_draws": of("n_boot", 0),
         "precision": ranges_words(r) if r is not None else "",
