@@ -55,6 +55,33 @@ class NoReference:
     why: str
 
 
+@dataclass(frozen=True)
+class TooFewScores:
+    """A fixed-size regression (:mod:`densing.trend.fixed_size`) with fewer scores or families than it needs."""
+
+    n_scores: int
+    n_families: int
+    min_scores: int
+    min_families: int
+
+
+@dataclass(frozen=True)
+class NoRise:
+    """A fixed-size regression whose score does not rise with ``variable`` (``"size"``: β_N ≤ 0 at a fixed date;
+    ``"date"``: β_t ≤ 0 per year at a fixed size), its ``slope``."""
+
+    variable: str
+    slope: float
+
+
+@dataclass(frozen=True)
+class RateReachesZero:
+    """A fixed-size regression whose bootstrap interval (at ``level``) of the time slope reaches 0 or below: its
+    doubling time is unbounded."""
+
+    level: float
+
+
 def family_of(reference_name: str) -> str:
     """The family of a reference fit's name, ``"<family>:<benchmark>"`` → ``"<family>"`` (a name without a
     benchmark is its own family)."""

@@ -56,10 +56,7 @@ def _not_measured(row, state: State) -> str:
     that is measured or bounded."""
     if state is not State.NOT_MEASURED:
         return ""
-    status = str(getattr(row, "status", "") or "")
-    if status and _STATE_OF_WORDS.get(str(getattr(row, "state", "") or "")) is State.NOT_MEASURED:
-        return status
-    return not_measured(str(getattr(row, "error", "") or ""))
+    return str(getattr(row, "status", "") or "") or not_measured(str(getattr(row, "error", "") or ""))
 
 
 #: The forest plot's legend: one entry per state that occurs (name, filled, colour, marker).

@@ -23,7 +23,16 @@ from densing.constants import (
 )
 from densing.numbers import format_count, format_months, format_number, json_number
 from densing.results import frame_records
-from densing.states import EndOpen, ReferencesDisagree, State, family_of, reasons_of, state_of
+from densing.states import (
+    EndOpen,
+    NoRise,
+    ReferencesDisagree,
+    State,
+    TooFewScores,
+    family_of,
+    reasons_of,
+    state_of,
+)
 
 if TYPE_CHECKING:
     from densing.present.summary import Summary
@@ -467,6 +476,25 @@ def measurement_summary(m) -> Summary:
                    tables=(Table.of(m.table(), f"doubling time (months) by frontier rule; reference {m.reference}, "
                                                f"D0 = {format_count(m.d0)} tokens"),
                            Table("validity checks", ("check", "result", "detail"), tuple(checks))))
+
+
+def fixed_size_status(fit) -> str:
+    """A :class:`densing.trend.fixed_size.FixedSizeFit`'s status: "measured", or "not measured: " and its reason
+    (too few scores or families, a score that does not rise with size or date, a rate interval reaching 0)."""
+    reason = fit.reason
+    if fit.state is State.MEASURED:
+        return STATE_WORDS[State.MEASURED]
+    if isinstance(reason, TooFewScores):
+        why = (f"{reason.n_scores} scores from {reason.n_families} families (needs {reason.min_scores} and "
+               f"{reason.min_families})")
+    elif isinstance(reason, NoRise) and reason.variable == "size":
+        why = f"the score does not rise with size at a fixed date (β_N = {reason.slope:.3g})"
+    elif isinstance(reason, NoRise):
+        why = f"the score does not rise with the release date at a fixed size (β_t = {reason.slope:.3g} per year)"
+    else:
+        why = (f"the bootstrap's {reason.level:.0%} interval of the time slope reaches 0 or below "
+               "(doubling time unbounded)")
+    return not_measured(why)
 
 
 def row_status(row) -> str:

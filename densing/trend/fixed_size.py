@@ -53,6 +53,7 @@ from densing.errors import InputError
 from densing.laws.family import metric_for
 from densing.results import Result
 from densing.runtime import per_table
+from densing.states import NoRise, RateReachesZero, State, TooFewScores
 from densing.trend.checks import cluster_ols
 from densing.trend.targets import days_since, parse_epoch
 from densing.validation import Interval, validate
@@ -60,7 +61,6 @@ from densing.validation import Interval, validate
 DAYS_PER_YEAR = 365.25
 MIN_FAMILIES = 5       # clustered standard errors and a family bootstrap need several clusters
 MIN_SCORES = 10
-MEASURED = "measured"
 #: What :func:`fit_fixed_size` and :func:`fixed_size_trend` take (checked by :func:`densing.validation.validate`).
 CONSTRAINTS = {"n_boot": [Interval(Integral, 1, None)], "seed": [Interval(Integral, 0, None)],
                "level": [Interval(Real, 0, 1, closed="neither")]}
@@ -90,10 +90,22 @@ class FixedSizeFit(Result):
     delta_doubling_time_months_ci_low: float
     delta_doubling_time_months_ci_high: float
     n_boot: int
-    status: str
+    state: State
     estimator: str = "fixed-size time regression (logit of the score above chance ~ ln N + t, clustered by family)"
+    #: why it is not measured (:class:`~densing.states.TooFewScores`, :class:`~densing.states.NoRise`,
+    #: :class:`~densing.states.RateReachesZero`); None where it is measured
+    reason: object = None
 
     _ci_estimates: ClassVar[dict[str, str]] = {"delta_doubling_time_months": "doubling_time_months"}
+    _shown_as: ClassVar[dict[str, str]] = {"state": "status"}
+    _dict_exclude = ("reason",)
+
+    @property
+    def status(self) -> str:
+        """The state and reason in words (:func:`densing.present.words.fixed_size_status`)."""
+        from densing.present.words import fixed_size_status
+
+        return fixed_size_status(self)
 
 
 #: The float fields of :class:`FixedSizeFit` (NaN in a row too thin to fit).
@@ -195,9 +207,8 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
     base = {"row": name, "benchmarks": benchmarks, "n_scores": len(frame), "n_models": int(frame["model"].nunique()),
             "n_families": n_families, "n_at_floor": n_at_floor, "n_at_ceiling": n_at_ceiling, "n_boot": n_boot}
     if n_families < MIN_FAMILIES or len(frame) < MIN_SCORES:
-        return FixedSizeFit(**base, **dict.fromkeys(_NUMBERS, nan),
-                            status=f"not measured: {len(frame)} scores from {n_families} families "
-                                   f"(needs {MIN_SCORES} and {MIN_FAMILIES})")
+        return FixedSizeFit(**base, **dict.fromkeys(_NUMBERS, nan), state=State.NOT_MEASURED,
+                            reason=TooFewScores(len(frame), n_families, MIN_SCORES, MIN_FAMILIES))
     x, y = _regressors(frame), frame["logit"].to_numpy(float)
     fit = cluster_ols(y, x, groups)  # statsmodels' OLS(...).fit(cov_type="cluster", use_t=True), tested against it
     (b_n, b_t), cov = fit.params[:2], fit.cov[:2, :2]
@@ -216,16 +227,9 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
                "doubling_time_months_ci_high": _months(rate_low),
                "delta_doubling_time_months_ci_low": months - z * delta_se if math.isfinite(months) else nan,
                "delta_doubling_time_months_ci_high": months + z * delta_se if math.isfinite(months) else nan}
-    if b_n <= 0:
-        status = f"not measured: the score does not rise with size at a fixed date (β_N = {b_n:.3g})"
-    elif b_t <= 0:
-        status = f"not measured: the score does not rise with the release date at a fixed size (β_t = {b_t:.3g} per year)"
-    elif rate_low <= 0:
-        status = (f"not measured: the bootstrap's {level:.0%} interval of the time slope reaches 0 or below "
-                  "(doubling time unbounded)")
-    else:
-        status = MEASURED
-    return FixedSizeFit(**base, **numbers, status=status)
+    reason = (NoRise("size", float(b_n)) if b_n <= 0 else NoRise("date", float(b_t)) if b_t <= 0
+              else RateReachesZero(level) if rate_low <= 0 else None)
+    return FixedSizeFit(**base, **numbers, state=State.MEASURED if reason is None else State.NOT_MEASURED, reason=reason)
 
 
 def fixed_size_trend(table: pd.DataFrame, benchmarks: str | tuple[str, ...], *, row: str | None = None,

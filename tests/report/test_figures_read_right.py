@@ -19,14 +19,14 @@ from densing.present import figures, forest
 def _rows() -> pd.DataFrame:
     """A hand-made forest: measured, measured to ∞, not measured with an estimate, not measured without a number."""
     return pd.DataFrame([
-        {"row": "alpha", "capability": "knowledge", "status": "measured", "months": 3.0, "ci_low": 2.0, "ci_high": 9.5,
+        {"row": "alpha", "capability": "knowledge", "state": "measured", "status": "measured", "months": 3.0, "ci_low": 2.0, "ci_high": 9.5,
          "references": "A", "each_reference_months": "A 3.0", "error": ""},
-        {"row": "beta", "capability": "reasoning", "status": "measured", "months": 4.0, "ci_low": 1.26, "ci_high": math.inf,
+        {"row": "beta", "capability": "reasoning", "state": "measured", "status": "measured", "months": 4.0, "ci_low": 1.26, "ci_high": math.inf,
          "references": "B", "each_reference_months": "B 4.0", "error": ""},
-        {"row": "gamma", "capability": "set", "status": "not measured: its references disagree (X 2.1, Y 5.5)",
+        {"row": "gamma", "capability": "set", "state": "not measured", "status": "not measured: its references disagree (X 2.1, Y 5.5)",
          "months": 3.5, "ci_low": 1.3, "ci_high": 15.4, "references": "X, Y", "each_reference_months": "X 2.1, Y 5.5",
          "error": "its references disagree"},
-        {"row": "delta", "capability": "code", "status": "not measured: no reference (the ladder has no loss law for it)",
+        {"row": "delta", "capability": "code", "state": "not measured", "status": "not measured: no reference (the ladder has no loss law for it)",
          "months": math.nan, "ci_low": math.nan, "ci_high": math.nan, "references": "", "each_reference_months": "",
          "error": "not measured: no reference (the ladder has no loss law for it)"},
     ])
@@ -101,7 +101,7 @@ def test_the_paper_is_a_line_across_the_rows_and_no_status_lies_on_a_row_line():
 
 def test_the_olmes_rows_say_why_they_are_not_measured():
     frame = _rows().drop(columns="status")  # the OLMES rows carry their reason in ``error`` alone
-    frame.loc[2, "error"] = ""
+    frame.loc[2, ["error", "state"]] = ["", "measured"]  # a row with no error is measured
     frame.loc[3, "error"] = "the frontier has 2 models (3 needed)"
     figure = figures.forest_figure(frame, 3.3, title="OLMES")
     notes = {a.y: html_mod.unescape(a.text) for a in figure.layout.annotations if "not measured" in (a.text or "")}

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from densing.errors import InputError
-from densing.trend.fixed_size import MEASURED, fixed_size_trend, score_rows
+from densing.states import State
+from densing.trend.fixed_size import fixed_size_trend, score_rows
 
 EPOCH = pd.Timestamp("2023-02-24")
 
@@ -35,7 +36,7 @@ def planted_table(months: float, *, seed: int = 0, families: int = 30, slope_log
 @pytest.mark.parametrize("months", [3.0, 8.0])
 def test_a_planted_doubling_time_is_recovered_within_both_intervals(months):
     found = fixed_size_trend(planted_table(months), "mmlu", n_boot=400)
-    assert found.status == MEASURED
+    assert found.state is State.MEASURED and found.status == "measured"
     assert found.doubling_time_months_ci_low < months < found.doubling_time_months_ci_high
     assert found.delta_doubling_time_months_ci_low < months < found.delta_doubling_time_months_ci_high
     assert found.slope_log_params_ci_low < 0.7 < found.slope_log_params_ci_high

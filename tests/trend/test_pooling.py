@@ -104,9 +104,11 @@ def test_status_names_heterogeneity_and_an_unbounded_interval():
     result = from_row_trend(pooling.pooled_trend(chosen, n_boot=200, n_boot_share=0, seed=0))
     months = [doubling_months(s) for s in result.reference_slopes]
     assert months[1] < months[0] / 1.5  # a family of half the shape gives about twice the slope
+    from dataclasses import replace
+
     from densing.present.words import status_words
 
-    status = status_words(result)
+    status = status_words(replace(result, judged=True))  # the words of a judged row
     assert status.startswith("not measured: its references disagree") and "Q = " in status
 
 
@@ -264,7 +266,8 @@ def test_the_three_states_and_their_words():
 
     base = dict(heterogeneity_df=1, heterogeneity_p=0.8, reference_names=("A", "B"), reference_months={"A": 4.6, "B": 3.8},
                 heterogeneity_q=0.1, slope_ci_low=0.002, low_undecided=False, high_undecided=False, n_boot=600,
-                doubling_time_months_ci_low=2.0, doubling_time_months_ci_high=4.6)
+                doubling_time_months_ci_low=2.0, doubling_time_months_ci_high=4.6, months_low_mc_low=1.9,
+                months_high_mc_low=4.4)
     for k, state in (({"low_determined": True, "high_determined": True}, "measured"),
                      ({"low_determined": True, "high_determined": False}, "bounded"),
                      ({"low_determined": False, "high_determined": False}, "not measured"),

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from densing.states import State
+
 ROWS = ("math_hard", "winogrande", "gpqa")
 
 
@@ -28,7 +30,7 @@ def test_a_rows_state_is_the_same_from_600_and_from_4000_draws(public, name):
     rows = [trend_row(name, name, "", (name,), targets, candidates, fits, since="2023-02-24", epoch="2023-02-24",
                       n_boot=n, n_boot_share=0, seed=0) for n in (600, 4000)]
     states = [row.result.state for row in rows]
-    assert states[0] == states[1] in ("measured", "bounded"), [row.status for row in rows]
+    assert states[0] == states[1] in (State.MEASURED, State.BOUNDED), [row.status for row in rows]
     assert rows[0].result.n_boot >= 600 and rows[1].result.n_boot >= 4000  # the draws used, reported
     if name == "gpqa":  # undecided at 600 draws: doubled until the data decide
         assert rows[0].result.n_boot > 600

@@ -1,0 +1,132 @@
+"""One voice: a row's state is said the same way wherever it is shown — the terminal's cell, the rows' table and
+JSON, ``summary()``, the report's cards, captions, tables and the forest plot's legend — because every one of them
+reads the row's :class:`~densing.states.State` and :mod:`densing.present.words` makes the words."""
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from types import SimpleNamespace
+
+import pytest
+
+from densing.present.words import (CAPTION_CLAUSES, CARD_LABELS, LINE_NOTES, PAPER_MARKS, STATE_WORDS, closing_words,
+                                   row_parts, row_record, short_statuses, status_parts, status_words, summary_items)
+from densing.states import EndOpen, ReferencesDisagree, State, reasons_of, state_of
+
+#: The words of a state in running text, the longest first ("not measured" holds "measured").
+STATE_PATTERN = re.compile(r"not measured|bounded|(?<![a-z] )(?<![a-z])measured")
+
+
+def _result(heterogeneous: bool, low: bool, high: bool, low_undecided: bool, high_undecided: bool):
+    """A planted trend's numbers: every combination of the heterogeneity test and each end's sign."""
+    result = SimpleNamespace(
+        heterogeneity_df=1, heterogeneity_p=0.001 if heterogeneous else 0.6, heterogeneity_q=9.1,
+        reference_names=("A:mmlu", "B:mmlu"), reference_months={"A:mmlu": 4.6, "B:mmlu": 2.1},
+        reference_months_low=(3.0, 1.5), reference_months_high=(8.0, 3.0),
+        low_determined=low, high_determined=high, low_undecided=low_undecided and not low,
+        high_undecided=high_undecided and not high, n_boot=1200, level=0.95,
+        doubling_time_months=3.4, doubling_time_months_ci_low=2.5, doubling_time_months_ci_high=6.0,
+        months_low_mc_low=2.4, months_low_mc_high=2.6, months_high_mc_low=5.5, months_high_mc_high=6.5,
+        slope_per_day=0.0067, slope_ci_low=0.0038, slope_ci_high=0.009, n_models=40, n_references=2,
+        i_squared=0.8, tau_squared=1e-6, influence=(), most_influential_model="", months_without_model=float("nan"),
+        share_fit=0.2, share_score=0.1, share_models=0.6, share_reference=0.1, n_ceiling_bounds=0,
+        months_without_ceilings=3.4)
+    result.state = state_of(result)
+    result.reasons = reasons_of(result) if result.state is not State.MEASURED else ()
+    result.largest_influence = lambda: None
+    return result
+
+
+COMBINATIONS = list(itertools.product([False, True], repeat=5))
+
+
+@pytest.mark.parametrize("combination", COMBINATIONS)
+def test_every_state_and_reason_reads_one_state_everywhere(combination):
+    result = _result(*combination)
+    said = STATE_WORDS[result.state]
+    head, reasons = status_parts(result)
+    assert head.split(",")[0] == said and status_words(result).startswith(said)
+    assert dict(summary_items(result))["state"] == said
+    row = SimpleNamespace(result=result, error="", name="r", label="r", capability="knowledge", benchmarks=("mmlu",),
+                          references=("A:mmlu", "B:mmlu"), chance=0.25, status=status_words(result))
+    assert row_record(row)["state"] == said
+    cell = short_statuses([row_parts(row)])[0][0]
+    assert set(STATE_PATTERN.findall(cell)) == {said}
+    assert set(STATE_PATTERN.findall(status_words(result))) <= {said}  # no reason names another state
+    # the reasons are records with their numbers: which end, undecided or not, the draws, the references' Q
+    kinds = {type(r) for r in result.reasons}
+    assert (ReferencesDisagree in kinds) == (combination[0] and result.state is State.NOT_MEASURED)
+    assert all(r.n_draws == 1200 for r in result.reasons if isinstance(r, EndOpen))
+
+
+def test_the_report_marks_differ_by_state():
+    """Each state's card label, caption clause, the paper table's mark and the density line's note name that state
+    and no other (the page read "bounded" in the card and "not measured" in the caption of one number)."""
+    for table in (CARD_LABELS, CAPTION_CLAUSES, PAPER_MARKS, LINE_NOTES):
+        for state, words in table.items():
+            assert set(STATE_PATTERN.findall(words)) <= {STATE_WORDS[state]}, (state, words)
+
+
+@pytest.fixture(scope="module")
+def report():
+    from densing.report.render import build_report
+
+    html, measurement, _ = build_report(n_boot=60)
+    return html, measurement
+
+
+def _rows(measurement):
+    return [*measurement.benchmark_rows, *measurement.set_rows]
+
+
+def test_every_shipped_row_says_one_state_in_the_terminal_the_json_and_its_summary(report):
+    _, measurement = report
+    document = json.loads(json.dumps(measurement.document()))
+    by_row = {r["row"]: r for r in document["by_benchmark"]}
+    cells, _ = short_statuses([row_parts(r) for r in _rows(measurement)])
+    for row, cell in zip(_rows(measurement), cells):
+        said = STATE_WORDS[row.state]
+        assert set(STATE_PATTERN.findall(cell)) == {said}, (row.name, cell)
+        assert by_row[row.name]["state"] == said and by_row[row.name]["status"].startswith(said), row.name
+        if row.result is not None:
+            assert dict(row.result.summary().items)["state"] == said, row.name
+    head = document["headline"]
+    assert head["state"] == STATE_WORDS[measurement.state] and head["status"].startswith(head["state"])
+    assert set(STATE_PATTERN.findall(closing_words(measurement))) <= {STATE_WORDS[measurement.state]}
+
+
+def _visible_rows(html: str) -> list[str]:
+    """The page's table rows as text (tags dropped, entities kept as written)."""
+    rows = re.findall(r"<tr>(.*?)</tr>", html, flags=re.S)
+    return [re.sub(r"<[^>]+>", " ", row) for row in rows]
+
+
+def test_the_rendered_report_gives_no_row_two_states(report):
+    """Every row of the page's rows table names at most one state; the headline's card, caption, the table beside
+    the paper and the density line's note name the headline's state and no other."""
+    html, measurement = report
+    names = {r.name for r in _rows(measurement)}
+    checked = 0
+    for text in _visible_rows(html):
+        cells = text.split()
+        if cells and cells[0] in names:
+            found = set(STATE_PATTERN.findall(text))
+            assert len(found) <= 1, (cells[0], found)
+            checked += 1
+    assert checked >= len(names)
+    state = measurement.state
+    for table in (CARD_LABELS, CAPTION_CLAUSES, PAPER_MARKS, LINE_NOTES):
+        for other, words in table.items():
+            if words and other is not state:
+                assert words not in html.replace("&#x27;", "'"), (other, words)
+
+
+def test_the_forest_legend_has_one_entry_per_state_shown(report):
+    from densing.present.forest import STATE_STYLES
+
+    html, measurement = report
+    shown = {r.state for r in _rows(measurement) if r.result is not None and r.result.doubling_time_months == r.result.doubling_time_months}
+    for state, (name, _, _) in STATE_STYLES.items():
+        if state in shown:
+            assert json.dumps(name)[1:-1] in html, name
