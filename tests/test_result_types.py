@@ -56,7 +56,7 @@ def test_conf_int_maps_every_ci_pair_to_a_row_and_follows_nested_results():
 def test_a_result_without_intervals_gives_no_rows():
     from densing.trend.checks import Check
 
-    frame = Check("saturation", 0.1, "< 0.5", "passed", "fine").conf_int()
+    frame = Check("saturation", 0.1, "passed").conf_int()
     assert _is_interval_frame(frame) and frame.empty
 
 

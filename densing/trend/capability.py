@@ -92,7 +92,7 @@ def inversion_checks(models: pd.DataFrame, inversion) -> tuple[checks.Check, ...
     sizes = models.assign(log_density=np.where(kind == EXACT, y, np.nan))[["family", "params", "log_density"]]
     slope = checks.size_dependence(sizes)
     finding = replace(slope, status=checks.REPORTED if slope.status != checks.UNTESTABLE else slope.status,
-                      threshold="a finding under rules v2 and v3 (not a gate)")
+                      finding=checks.SIZE_FINDING)
     families = models["family"].to_numpy(object) if "family" in models.columns else None
     confounding = checks.size_confounding(models["t"].to_numpy(float), y, kind, models["params"].to_numpy(float),
                                           families=families)
@@ -192,14 +192,8 @@ def calibrated(found) -> tuple:
     ``studies/gate_calibration.py`` says why the others are not) is a finding, shown with its result and status
     ``reported``, never ``failed``."""
     return tuple(c if c.name == "heterogeneity" or c.status not in (checks.PASSED, checks.FAILED)
-                 else replace(c, status=checks.REPORTED, threshold=f"a finding, not a gate ({FINDING_WORDS}); "
-                              f"it fires where it fails: {c.threshold}",
-                              detail=("fires: " if c.failed else "does not fire: ") + c.detail, fired=c.failed)
+                 else replace(c, status=checks.REPORTED, finding=checks.CALIBRATED, fired=c.failed)
                  for c in found)
-
-
-#: Why a check is a finding: its false-alarm rate where its threat is absent (docs/method.md, "Gates and findings").
-FINDING_WORDS = "it fires in more than 10% of planted worlds where the estimate is right: studies/gate_calibration.py"
 
 
 def _held_out(candidates: pd.DataFrame, family: str, benchmarks: tuple[str, ...]) -> float:

@@ -62,7 +62,7 @@ import numpy as np
 import pandas as pd
 
 from densing.constants import FAILED, PASSED, REPORTED, SIZE_SLOPE_MARGIN, UNTESTABLE
-from densing.numbers import format_number
+from densing.numbers import json_value
 from densing.results import Result
 
 SATURATION_STDERRS = 2.0
@@ -74,17 +74,88 @@ MIN_SIZE_CONFOUNDING_CLUSTERS = 3
 
 
 
+# The facts of each check: its numbers, the words made from them by densing.present.words (check_detail,
+# check_threshold).
+@dataclass(frozen=True)
+class NoFrontier:
+    """Saturation or conditioning with no frontier model to judge."""
+
+
+@dataclass(frozen=True)
+class Saturated:
+    """Saturation: ``n_near`` of ``n_frontier`` frontier models within 2 standard errors of their cap (the caps'
+    range), each named with its benchmark and cap where given."""
+
+    n_near: int
+    n_frontier: int
+    cap_low: float
+    cap_high: float
+    near: tuple[tuple[str, str | None, float], ...]
+
+
+@dataclass(frozen=True)
+class Conditioned:
+    """Conditioning: the median κ over ``n_frontier`` models and the worst model's κ."""
+
+    median: float
+    n_frontier: int
+    worst_model: str
+    worst: float
+
+
+@dataclass(frozen=True)
+class TooFew:
+    """A check that cannot be computed: ``count`` of ``what`` where it needs ``needed``."""
+
+    what: str
+    count: int
+    needed: int
+
+
+@dataclass(frozen=True)
+class Slope:
+    """A size slope with its interval: the within-family slope (size dependence: ``margin``, ``families``,
+    ``n_models``) or the ln N coefficient of ln ρ ~ t + ln N (size confounding: also ``clusters`` by family or model,
+    their count and the bounds dropped)."""
+
+    slope: float
+    low: float
+    high: float
+    level: float
+    margin: float
+    n_models: int
+    families: int = 0
+    clusters: str = ""
+    n_clusters: int = 0
+    bounds: int = 0
+
+
+@dataclass(frozen=True)
+class Heterogeneity:
+    """The references' heterogeneity test: Cochran's Q, its degrees of freedom and p-value, I² and τ² (per day²)."""
+
+    q: float
+    df: int
+    p: float
+    i_squared: float
+    tau_squared: float
+
+
 @dataclass(frozen=True)
 class Check(Result):
+    """A validity check's result: its ``value``, ``status`` (passed, failed, untestable, reported) and ``facts`` (one
+    of the records above); ``across`` holds each candidate reference's own check where it is judged under several,
+    ``finding`` why it is a finding and not a gate ("" for a gate; :data:`CALIBRATED` or :data:`SIZE_FINDING`), and
+    ``fired`` whether a finding fires where it would have failed. Its ``threshold`` and ``detail`` are words
+    (:func:`densing.present.words.check_threshold`, :func:`densing.present.words.check_detail`)."""
+
     name: str
     value: float
-    threshold: str
     status: str
-    detail: str
-    #: a finding's state (:func:`densing.trend.capability.calibrated`): whether it fires where it would have failed
+    facts: object = None
+    across: tuple = ()
+    finding: str = ""
     fired: bool = False
-
-    _dict_exclude = ("fired",)
 
     @property
     def passed(self) -> bool:
@@ -94,17 +165,32 @@ class Check(Result):
     def failed(self) -> bool:
         return self.status == FAILED
 
+    @property
+    def threshold(self) -> str:
+        """What the check tests against, in words."""
+        from densing.present.words import check_threshold
+
+        return check_threshold(self)
+
+    @property
+    def detail(self) -> str:
+        """What it found, in words."""
+        from densing.present.words import check_detail
+
+        return check_detail(self)
+
     def to_dict(self) -> dict:
-        return {**super().to_dict(), "passed": self.passed}
+        return {"name": self.name, "value": json_value(self.value), "threshold": self.threshold, "status": self.status,
+                "detail": self.detail, "passed": self.passed}
+
+
+#: Why a check is a finding: calibrated (it fires in more than 10% of planted worlds where the estimate is right), or
+#: the within-family size slope (reported beside size confounding, the check that replaces it).
+CALIBRATED, SIZE_FINDING = "calibrated", "size"
 
 
 def _status(ok: bool) -> str:
     return PASSED if ok else FAILED
-
-
-def _g(value: float) -> str:
-    """A number for the words of a check: 3 significant digits, ∞ for an infinity."""
-    return format_number(value, ".3g")
 
 
 def saturation(scores, stderr, cap, models, benchmarks=None) -> Check:
@@ -112,32 +198,25 @@ def saturation(scores, stderr, cap, models, benchmarks=None) -> Check:
     own benchmark's cap, named by ``benchmarks`` where given)."""
     scores, sigma = np.asarray(scores, float), np.nan_to_num(np.asarray(stderr, float))
     caps = np.broadcast_to(np.asarray(cap, float), scores.shape)
-    shown = (format_number(caps.min()) if caps.size and np.ptp(caps) == 0 else
-             f"{format_number(caps.min())} to {format_number(caps.max())} by benchmark" if caps.size else "none")
     if scores.size == 0:
-        return Check("saturation", math.nan, "0 frontier models within 2 SE of the cap", UNTESTABLE, "no frontier model")
+        return Check("saturation", math.nan, UNTESTABLE, NoFrontier())
     near = scores >= caps - SATURATION_STDERRS * sigma
     where = list(benchmarks) if benchmarks is not None else [None] * len(scores)
-    names = [f"{m} ({b}, cap {c:.3f})" if b else str(m) for m, b, c, flag in zip(models, where, caps, near) if flag]
-    return Check(
-        "saturation", float(near.sum()), "a finding, not a gate: a target at the ceiling enters the frontier fit as a "
-        "lower bound (densing.trend.pooling, step 3)", REPORTED,
-        f"{int(near.sum())} of {len(scores)} frontier models within {SATURATION_STDERRS:g} standard errors of the highest "
-        f"score the reference expresses ({shown})" + (f": {', '.join(names)}" if names else ""),
-    )
+    named = tuple((str(m), b, float(c)) for m, b, c, flag in zip(models, where, caps, near) if flag)
+    return Check("saturation", float(near.sum()), REPORTED,
+                 Saturated(int(near.sum()), len(scores), float(caps.min()), float(caps.max()), named))
 
 
 def conditioning(kappa, models) -> Check:
     """Median κ over the frontier models (module docstring); an infinite κ counts as infinite."""
     kappa = np.asarray(kappa, float)
     if kappa.size == 0:
-        return Check("conditioning", math.nan, f"median κ ≤ {MAX_MEDIAN_CONDITIONING:g}", UNTESTABLE, "no frontier model")
+        return Check("conditioning", math.nan, UNTESTABLE, NoFrontier())
     kappa = np.where(np.isnan(kappa), np.inf, kappa)
     median = float(np.median(kappa))
     worst = int(np.argmax(kappa))
-    detail = (f"median over {kappa.size} frontier models: one standard error of the score moves ρ {_g(median)}-fold"
-              f" (worst {models[worst]}: {_g(kappa[worst])}-fold)")
-    return Check("conditioning", median, f"median κ ≤ {MAX_MEDIAN_CONDITIONING:g}", _status(median <= MAX_MEDIAN_CONDITIONING), detail)
+    return Check("conditioning", median, _status(median <= MAX_MEDIAN_CONDITIONING),
+                 Conditioned(median, int(kappa.size), str(models[worst]), float(kappa[worst])))
 
 
 def size_dependence(frame: pd.DataFrame, level: float = 0.95, margin: float = SIZE_SLOPE_MARGIN) -> Check:
@@ -146,25 +225,19 @@ def size_dependence(frame: pd.DataFrame, level: float = 0.95, margin: float = SI
     ``frame``: ``family``, ``params``, ``log_density`` (exact densities only). Passes when the
     ``level`` interval of the slope lies inside ±``margin`` (module docstring).
     """
-    threshold = f"{level:.0%} CI of the slope inside ±{margin:g}"
     data = frame.dropna(subset=["family", "log_density"])
     sizes = data.groupby("family")["params"].nunique()
     data = data[data["family"].isin(sizes[sizes >= 2].index)]
     families = data["family"].nunique()
     if families < MIN_SIZE_FAMILIES or len(data) < families + 2:
-        return Check("size_dependence", math.nan, threshold, UNTESTABLE,
-                     f"{families} target famil{'y' if families == 1 else 'ies'} with two or more sizes "
-                     f"(need {MIN_SIZE_FAMILIES}): the within-family slope cannot be estimated")
+        return Check("size_dependence", math.nan, UNTESTABLE,
+                     Slope(math.nan, math.nan, math.nan, level, margin, len(data), families=int(families)))
     regressors = pd.get_dummies(data["family"].astype(str), dtype=float)
     regressors.insert(0, "log_params", np.log(data["params"].to_numpy(float)))
     slope, low, high = ols_hc3_first(regressors.to_numpy(float), data["log_density"].to_numpy(float), level)
     inside = -margin <= low and high <= margin
-    return Check(
-        "size_dependence", slope, threshold, _status(inside),
-        f"within-family slope of ln ρ on ln N: {slope:+.3f} (95% CI {low:+.3f} to {high:+.3f}, "
-        f"{'inside' if inside else 'not inside'} ±{margin:g}; {families} families, {len(data)} models, "
-        "family fixed effects, HC3)",
-    )
+    return Check("size_dependence", slope, _status(inside),
+                 Slope(slope, low, high, level, margin, len(data), families=int(families)))
 
 
 def size_confounding(t, y, kind, params, families=None) -> Check:
@@ -181,33 +254,29 @@ def size_confounding(t, y, kind, params, families=None) -> Check:
 
     groups = np.arange(t.size) if families is None else family_clusters(families)
     use = np.isfinite(y) & (kind == 0) & np.isfinite(t) & np.isfinite(params) & (params > 0)
-    threshold = f"fails where the 95% CI of the ln N coefficient excludes 0 and |coefficient| > {SIZE_SLOPE_MARGIN:g}"
     bounds = int((np.isfinite(y) & np.isfinite(kind) & (kind != 0)).sum())
     if int(use.sum()) < MIN_SIZE_CONFOUNDING_MODELS or np.ptp(np.log(params[use])) == 0:
-        return Check("size_confounding", math.nan, threshold, UNTESTABLE,
-                     f"{int(use.sum())} exact densities (need {MIN_SIZE_CONFOUNDING_MODELS}) or one size only")
+        return Check("size_confounding", math.nan, UNTESTABLE,
+                     TooFew("exact densities", int(use.sum()), MIN_SIZE_CONFOUNDING_MODELS))
     t, y, log_n, groups = t[use], y[use], np.log(params[use]), pd.factorize(groups[use])[0]
     if groups.max() + 1 < MIN_SIZE_CONFOUNDING_CLUSTERS:
-        return Check("size_confounding", math.nan, threshold, UNTESTABLE,
-                     f"{groups.max() + 1} clusters of exact densities (need {MIN_SIZE_CONFOUNDING_CLUSTERS})")
+        return Check("size_confounding", math.nan, UNTESTABLE,
+                     TooFew("clusters", int(groups.max() + 1), MIN_SIZE_CONFOUNDING_CLUSTERS))
     x = np.column_stack([np.ones_like(t), t, log_n - log_n.mean()])
     fit = cluster_ols(y, x, groups)  # statsmodels' OLS(...).fit(cov_type="cluster", use_t=True), tested against it
     coefficient = float(fit.params[2])
     low, high = (float(v) for v in fit.conf_int(0.05)[2])
     excludes = low > 0 or high < 0
     material = abs(coefficient) > SIZE_SLOPE_MARGIN
-    clusters = "family" if families is not None else "model"
-    return Check(
-        "size_confounding", coefficient, threshold, _status(not (excludes and material)),
-        f"ln N coefficient of ln ρ ~ t + ln N: {coefficient:+.3f} (95% CI {low:+.3f} to {high:+.3f}, "
-        f"{'excludes' if excludes else 'includes'} 0; {'above' if material else 'within'} ±{SIZE_SLOPE_MARGIN:g}); "
-        f"OLS on {t.size} exact densities clustered by {clusters} ({groups.max() + 1} clusters), {bounds} bounds dropped",
-    )
+    return Check("size_confounding", coefficient, _status(not (excludes and material)),
+                 Slope(coefficient, low, high, 0.95, SIZE_SLOPE_MARGIN, int(t.size),
+                       clusters="family" if families is not None else "model", n_clusters=int(groups.max() + 1),
+                       bounds=bounds))
 
 
 def under_references(found: dict[str, Check]) -> Check:
     """One check over several candidate references: failed if it fails under any, passed if it passes under every
-    one that can test it, untestable if none can; the detail names each reference's result."""
+    one that can test it, untestable if none can; ``across`` holds each reference's own check."""
     items = list(found.items())
     if len(items) == 1:
         return items[0][1]
@@ -217,8 +286,7 @@ def under_references(found: dict[str, Check]) -> Check:
                                                 (REPORTED if REPORTED in statuses else PASSED))
     values = [c.value for _, c in items if isinstance(c.value, (int, float)) and math.isfinite(c.value)]
     worst = max(values, key=abs if first.name == "size_confounding" else None) if values else math.nan
-    detail = "; ".join(f"under {name}: {c.status}, {c.detail}" for name, c in items)
-    return Check(first.name, float(worst), first.threshold + " under every candidate reference", status, detail)
+    return Check(first.name, float(worst), status, first.facts, across=tuple(items), finding=first.finding)
 
 
 def ols_hc3_first(x: np.ndarray, y: np.ndarray, level: float) -> tuple[float, float, float]:

@@ -87,7 +87,6 @@ from densing.trend import rules
 from densing.trend.rules import doubling_interval, doubling_months
 from densing.trend.targets import family_clusters, own_models, screened_targets, target_labels
 from densing.validation import MAX_DRAWS, Interval, validate_params
-from densing.present.words import heterogeneity_words
 
 #: The least number of targets two references must both invert exactly to estimate their offset.
 MIN_SHARED = 3
@@ -119,11 +118,12 @@ def heterogeneity_check(result):
     failed when Q's p-value is below :data:`HETEROGENEITY_ALPHA`, untestable with one reference."""
     from densing.trend import checks
 
-    threshold = f"one common slope not rejected at {HETEROGENEITY_ALPHA:g} (Cochran's Q with the paired draws' covariance)"
+    facts = checks.Heterogeneity(float(result.heterogeneity_q), int(result.heterogeneity_df),
+                                 float(result.heterogeneity_p), float(result.i_squared), float(result.tau_squared))
     if result.heterogeneity_df == 0:
-        return checks.Check("heterogeneity", math.nan, threshold, checks.UNTESTABLE, heterogeneity_words(result))
+        return checks.Check("heterogeneity", math.nan, checks.UNTESTABLE, facts)
     status = checks.FAILED if result.heterogeneity_p < HETEROGENEITY_ALPHA else checks.PASSED
-    return checks.Check("heterogeneity", float(result.heterogeneity_p), threshold, status, heterogeneity_words(result))
+    return checks.Check("heterogeneity", float(result.heterogeneity_p), status, facts)
 
 
 @dataclass(frozen=True)
@@ -750,5 +750,5 @@ def _rule_columns(candidates: pd.DataFrame) -> dict[str, np.ndarray]:
 
 __all__ = ["CEILING_STDERRS", "END_STABILITY", "HETEROGENEITY_ALPHA",
            "DRAWS_CAP", "CommonTargets", "PairedDraws", "Pooled", "RowTrend", "at_ceiling", "common_targets", "end_range",
-           "family_clusters", "family_influence", "heterogeneity_check", "heterogeneity_words", "months_interval",
+           "family_clusters", "family_influence", "heterogeneity_check", "months_interval",
            "more_draws", "paired_draws", "pool_slopes", "pooled_trend", "reference_caps", "reference_targets", "set_references"]

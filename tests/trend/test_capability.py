@@ -122,8 +122,8 @@ def test_size_confounding_drops_bounds_and_counts_them():
 
 
 def test_checks_under_several_references_fail_if_any_fails():
-    ok = checks.Check("saturation", 0.0, "t", checks.PASSED, "fine")
-    bad = checks.Check("saturation", 2.0, "t", checks.FAILED, "two")
+    ok = checks.Check("saturation", 0.0, checks.PASSED, checks.Saturated(0, 3, 0.9, 0.9, ()))
+    bad = checks.Check("saturation", 2.0, checks.FAILED, checks.Saturated(2, 3, 0.9, 0.9, (("m", None, 0.9),) * 2))
     assert checks.under_references({"a": ok, "b": bad}).failed
     assert checks.under_references({"a": ok, "b": ok}).passed
 
