@@ -31,7 +31,7 @@ from densing.errors import DensingError, InputError
 from densing.laws.density import point_densities
 from densing.present.summary import Summary
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
-from densing.trend.forecast import MIN_LATER, outcome_of, place_later
+from densing.trend.forecast import MIN_LATER, Outcome, outcome_of, place_later
 from densing.trend.targets import days_since, parse_epoch
 from densing.trend.uncertainty import TrendUncertainty, trend_uncertainty
 from densing.validation import validate_params
@@ -117,8 +117,8 @@ def _counts(frame: pd.DataFrame, inversion, fit: TrendUncertainty) -> tuple[int,
     return placed, *above
 
 
-VERDICTS = {"ahead": "the later models run ahead of the forecast", "behind": "the later models fall behind the forecast",
-            "holds": "the forecast holds"}
+VERDICTS = {Outcome.AHEAD: "the later models run ahead of the forecast",
+            Outcome.BEHIND: "the later models fall behind the forecast", Outcome.HOLDS: "the forecast holds"}
 
 
 def _verdict(n: int, above_low: int, above_high: int) -> str:

@@ -485,7 +485,7 @@ def fixed_size(args) -> int:
     found = []
     for name, table in registry.tables().items():
         rows = fixed_size_rows(read_results(table.path), name, n_boot=args.n_boot, seed=args.seed)
-        found.append(rows.assign(benchmarks=rows["benchmarks"].map(" ".join)).drop(columns="estimator")
+        found.append(rows.assign(benchmarks=rows["benchmarks"].map(" ".join))
                      .assign(table=name))
     frame = pd.concat(found, ignore_index=True)
     frame = frame[["table", *[c for c in frame.columns if c != "table"]]]

@@ -35,6 +35,7 @@ from densing.states import (
     state_of,
 )
 from densing.trend import checks
+from densing.trend.forecast import FewLater, Outcome, WideEarlyLine
 
 if TYPE_CHECKING:
     from densing.present.summary import Summary
@@ -448,6 +449,31 @@ def plain_reason(check, sensitivity) -> str:
     if check.name == "conditioning":
         return f"One standard error of a frontier model's score moves its density {format_number(check.value, '.3g')}-fold (the rule allows 2)."
     return f"{check.name}: {check.detail}."
+
+
+#: A forecast cutoff's outcome (:class:`densing.trend.forecast.Outcome`): its name, and its sentence.
+OUTCOME_NAMES = {Outcome.AHEAD: "ahead", Outcome.HOLDS: "holds", Outcome.BEHIND: "behind",
+                 Outcome.NO_VERDICT: "no verdict"}
+OUTCOME_WORDS = {
+    Outcome.AHEAD: "more than 10% of the later models lie above the early line's band: density rises faster than "
+                   "forecast",
+    Outcome.HOLDS: "the share of later models above the early line's band is consistent with the law's 10%: the "
+                   "forecast holds",
+    Outcome.BEHIND: "fewer than 10% of the later models lie above the early line's band: density rises slower than "
+                    "forecast",
+}
+
+
+def forecast_verdict(cutoff) -> str:
+    """A :class:`densing.trend.forecast.ForecastCutoff`'s verdict: its outcome's sentence, or "no verdict: " and why
+    (the early line too wide, too few later models)."""
+    reason = cutoff.reason
+    if isinstance(reason, WideEarlyLine):
+        return (f"{OUTCOME_NAMES[Outcome.NO_VERDICT]}: the early line's doubling time is {format_number(reason.low)} to "
+                f"{format_number(reason.high)} months (unbounded or more than {reason.max_width:g}-fold wide)")
+    if isinstance(reason, FewLater):
+        return f"{OUTCOME_NAMES[Outcome.NO_VERDICT]}: {reason.count} later models (at least {reason.needed} needed)"
+    return OUTCOME_WORDS[cutoff.state]
 
 
 def breakpoint_words(bp) -> str:

@@ -91,11 +91,13 @@ class FixedSizeFit(Result):
     delta_doubling_time_months_ci_high: float
     n_boot: int
     state: State
-    estimator: str = "fixed-size time regression (logit of the score above chance ~ ln N + t, clustered by family)"
     #: why it is not measured (:class:`~densing.states.TooFewScores`, :class:`~densing.states.NoRise`,
     #: :class:`~densing.states.RateReachesZero`); None where it is measured
     reason: object = None
 
+    #: what the fit is, for a table that holds it beside the reference-based rows
+    estimator: ClassVar[str] = ("fixed-size time regression (logit of the score above chance ~ ln N + t, clustered by "
+                                "family)")
     _ci_estimates: ClassVar[dict[str, str]] = {"delta_doubling_time_months": "doubling_time_months"}
     _shown_as: ClassVar[dict[str, str]] = {"state": "status"}
     _dict_exclude = ("reason",)

@@ -8,9 +8,10 @@ share 0.10 of them. The check is run where a target table names a ``cutoff`` (:c
 """
 from __future__ import annotations
 
+import enum
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -65,18 +66,39 @@ def wilson_interval(count: int, total: int, level: float = 0.95) -> tuple[float,
 #:   :func:`place_later` places them (a bound counts where it decides). A 0.9-quantile line predicts a share 0.10 above
 #:   it: ``ahead`` when the Wilson 95% interval of the share above the band's upper edge lies above 0.10, ``behind``
 #:   when that of the share above its lower edge lies below 0.10, else ``holds``; fewer than :data:`MIN_LATER`
-#:   later models → no verdict. The outcome is a function of
-#:   these counts alone and its words of the outcome alone (:data:`OUTCOME_WORDS`): the same counts read the same
-#:   under every reference.
+#:   later models → no verdict. The outcome (:class:`Outcome`) is a function of these counts alone and its words of the
+#:   outcome alone (:data:`densing.present.words.OUTCOME_WORDS`): the same counts read the same under every reference.
 MIN_EARLY_MONTHS = 12.0
 STEP_MONTHS = 3.0
 END_MARGIN_MONTHS = 6.0
 MAX_EARLY_WIDTH = 4.0
-OUTCOME_WORDS = {
-    "ahead": "more than 10% of the later models lie above the early line's band: density rises faster than forecast",
-    "holds": "the share of later models above the early line's band is consistent with the law's 10%: the forecast holds",
-    "behind": "fewer than 10% of the later models lie above the early line's band: density rises slower than forecast",
-}
+
+
+class Outcome(enum.Enum):
+    """A cutoff's outcome (the rule above): the later models run ahead of the early line's band, the forecast holds,
+    they fall behind it, or there is no verdict (the early line too uncertain, too few later models)."""
+
+    AHEAD = enum.auto()
+    HOLDS = enum.auto()
+    BEHIND = enum.auto()
+    NO_VERDICT = enum.auto()
+
+
+@dataclass(frozen=True)
+class WideEarlyLine:
+    """No verdict: the early line's doubling-time interval (months) is unbounded or more than ``max_width``-fold wide."""
+
+    low: float
+    high: float
+    max_width: float
+
+
+@dataclass(frozen=True)
+class FewLater:
+    """No verdict: ``count`` later models placed where the check needs ``needed``."""
+
+    count: int
+    needed: int
 
 
 @dataclass(frozen=True)
@@ -106,8 +128,25 @@ class ForecastCutoff(Result):
     above_line: int
     above_band_low: int
     above_band_high: int
-    outcome: str
-    verdict: str
+    state: Outcome
+    #: why there is no verdict (:class:`WideEarlyLine`, :class:`FewLater`); None where there is one
+    reason: object = None
+
+    _shown_as: ClassVar[dict[str, str]] = {"state": "outcome", "reason": "verdict"}
+
+    @property
+    def outcome(self) -> str:
+        """The outcome's name: "ahead", "holds", "behind" or "no verdict" (:mod:`densing.present.words`)."""
+        from densing.present.words import OUTCOME_NAMES
+
+        return OUTCOME_NAMES[self.state]
+
+    @property
+    def verdict(self) -> str:
+        """The outcome in a sentence, or why there is none (:func:`densing.present.words.forecast_verdict`)."""
+        from densing.present.words import forecast_verdict
+
+        return forecast_verdict(self)
 
 
 @dataclass(frozen=True)
@@ -144,11 +183,11 @@ def frontier_line(frame: pd.DataFrame, *, n_boot: int = 200, seed: int = 0) -> E
                      float(frame["t"].mean()))
 
 
-def outcome_of(n_later: int, above_band_low: int, above_band_high: int) -> str:
-    """``ahead``, ``holds`` or ``behind`` from the later models above the band's edges alone (the rule above)."""
+def outcome_of(n_later: int, above_band_low: int, above_band_high: int) -> Outcome:
+    """Ahead, holds or behind from the later models above the band's edges alone (the rule above)."""
     if wilson_interval(above_band_high, n_later)[0] > ABOVE_SHARE:
-        return "ahead"
-    return "behind" if wilson_interval(above_band_low, n_later)[1] < ABOVE_SHARE else "holds"
+        return Outcome.AHEAD
+    return Outcome.BEHIND if wilson_interval(above_band_low, n_later)[1] < ABOVE_SHARE else Outcome.HOLDS
 
 
 def place_later(y: np.ndarray, kind: np.ndarray, edges: list[np.ndarray]) -> tuple[int, list[int]]:
@@ -175,16 +214,14 @@ def _one_cutoff(frame: pd.DataFrame, cut: float, epoch: pd.Timestamp, fit) -> Fo
     edges = [line.intercept + line.slope_per_day * t_late, *band]
     placed, (above, above_low, above_high) = place_later(late["y"].to_numpy(float), late["kind"].to_numpy(float), edges)
     if not (math.isfinite(high) and low > 0) or high / low > MAX_EARLY_WIDTH:
-        outcome, words = "no verdict", (f"no verdict: the early line's doubling time is {format_number(low)} to "
-                                        f"{format_number(high)} months (unbounded or more than {MAX_EARLY_WIDTH:g}-fold wide)")
+        outcome, reason = Outcome.NO_VERDICT, WideEarlyLine(low, high, MAX_EARLY_WIDTH)
     elif placed < MIN_LATER:
-        outcome, words = "no verdict", f"no verdict: {placed} later models (at least {MIN_LATER} needed)"
+        outcome, reason = Outcome.NO_VERDICT, FewLater(placed, MIN_LATER)
     else:
-        outcome = outcome_of(placed, above_low, above_high)
-        words = OUTCOME_WORDS[outcome]
+        outcome, reason = outcome_of(placed, above_low, above_high), None
     date = (epoch + pd.Timedelta(days=float(cut))).strftime("%Y-%m-%d")
     return ForecastCutoff(date, float((cut - early["t"].min()) / DAYS_PER_MONTH), len(early), months, low, high,
-                          placed, above, above_low, above_high, outcome, words)
+                          placed, above, above_low, above_high, outcome, reason)
 
 
 def forecast_windows(frame: pd.DataFrame, *, row: str = "", epoch: str = DEFAULT_EPOCH, fit=None,

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from densing.errors import InputError
-from densing.trend.forecast import OUTCOME_WORDS, EarlyLine, forecast_windows, outcome_of
+from densing.present.words import OUTCOME_WORDS
+from densing.trend.forecast import EarlyLine, Outcome, forecast_windows, outcome_of
 
 
 def _points(jump: float = 0.0, noise: float = 0.5, seed: int = 0, n: int = 240, days: float = 1000.0) -> pd.DataFrame:
@@ -50,9 +51,10 @@ def test_one_outcome_reads_the_same_under_any_early_line():
     assert (found[0][["above_line", "above_band_low", "above_band_high"]].to_numpy() == 0).all()  # far above every model
     assert (found[1][["above_line", "above_band_low", "above_band_high"]].to_numpy() == 0).all()
     assert (found[0]["verdict"] == found[1]["verdict"]).all()
-    assert set(found[0]["verdict"]) == {OUTCOME_WORDS["behind"]}
-    assert outcome_of(44, 0, 0) == "behind" and outcome_of(40, 4, 4) == "holds" and outcome_of(40, 30, 20) == "ahead"
-    assert outcome_of(44, 9, 0) == "holds"   # 0 above the upper edge but the lower edge admits the 10%
+    assert set(found[0]["verdict"]) == {OUTCOME_WORDS[Outcome.BEHIND]}
+    assert outcome_of(44, 0, 0) is Outcome.BEHIND and outcome_of(40, 4, 4) is Outcome.HOLDS
+    assert outcome_of(40, 30, 20) is Outcome.AHEAD
+    assert outcome_of(44, 9, 0) is Outcome.HOLDS   # 0 above the upper edge but the lower edge admits the 10%
 
 
 def test_a_table_too_short_for_a_year_and_half_a_year_is_refused_in_one_line():
