@@ -28,6 +28,11 @@ NAMED_MODELS = (
     "meta-llama/Meta-Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-70B", "meta-llama/Meta-Llama-3.1-405B-FP8",
 )
 
+#: The validity checks' thresholds (densing.trend.checks): a frontier score within this many standard errors of its
+#: cap is saturated; the median κ conditioning allows; the families with two or more sizes the size slope needs.
+SATURATION_STDERRS = 2.0
+MAX_MEDIAN_CONDITIONING = 2.0
+MIN_SIZE_FAMILIES = 2
 #: The level of the heterogeneity test, the one gate: references "disagree" when Cochran's Q's p-value is below it.
 HETEROGENEITY_ALPHA = 0.05
 #: A determined interval end whose 95% Monte Carlo range spans more than this fraction of it is reported with that

@@ -232,3 +232,8 @@ def _parse_date(value: object, *, field: str, where: str | None) -> pd.Timestamp
     if stamp is not None and stamp.tzinfo is not None:
         return _parse_date(stamp, field=field, where=where)
     raise InputError(f"{_where(where)}field '{field}': cannot parse {text!r} as a date (expected YYYY-MM-DD, YYYY-MM for the first of the month, or a date-time with its zone for its day in UTC)")
+
+
+def frame_records(frame) -> list[dict]:
+    """A DataFrame's rows as JSON-ready dicts: numpy scalars as Python numbers, a non-finite number as None."""
+    return [{str(k): json_value(v) for k, v in row.items()} for row in frame.to_dict("records")]

@@ -17,7 +17,7 @@ from numbers import Real
 from typing import TYPE_CHECKING, ClassVar
 
 from densing.errors import InputError
-from densing.numbers import json_value
+from densing.numbers import frame_records, json_value  # noqa: F401 (frame_records: public here)
 from densing.validation import Interval, validate_params
 
 if TYPE_CHECKING:
@@ -28,11 +28,6 @@ CONF_INT_COLUMNS = ("estimate", "ci_low", "ci_high")
 DEFAULT_LEVEL = 0.95
 #: What ``conf_int``'s ``alpha`` may be.
 ALPHA_CONSTRAINTS = {"alpha": [Interval(Real, 0, 1, closed="neither")]}
-
-
-def frame_records(frame) -> list[dict]:
-    """A DataFrame's rows as JSON-ready dicts: numpy scalars as Python numbers, a non-finite number as None."""
-    return [{str(k): json_value(v) for k, v in row.items()} for row in frame.to_dict("records")]
 
 
 def interval_frame(rows: dict[str, tuple[float, float, float]]):

@@ -7,6 +7,10 @@ words.
 - The reasons, each a small record with its numbers: :class:`ReferencesDisagree` (the heterogeneity test, the one
   gate), :class:`EndOpen` (an end of the interval not determined: its interval reaches a zero slope, or its sign is
   undecided at the draws used), :class:`NoReference` (a set whose benchmark no reference covers).
+- A fixed-size fit's reasons (:class:`TooFewScores`, :class:`NoRise`, :class:`RateReachesZero`), a validity check's
+  facts (:class:`Saturated`, :class:`Conditioned`, :class:`Slope`, :class:`TooFew`, :class:`Heterogeneity`,
+  :class:`NoFrontier`) and a forecast cutoff's :class:`Outcome` with why it has no verdict (:class:`WideEarlyLine`,
+  :class:`FewLater`).
 """
 from __future__ import annotations
 
@@ -80,6 +84,107 @@ class RateReachesZero:
     doubling time is unbounded."""
 
     level: float
+
+
+# The facts of a validity check (densing.trend.checks): its numbers; densing.present.words makes its threshold and
+# detail from them.
+@dataclass(frozen=True)
+class NoFrontier:
+    """Saturation or conditioning with no frontier model to judge."""
+
+
+@dataclass(frozen=True)
+class Saturated:
+    """Saturation: ``n_near`` of ``n_frontier`` frontier models within 2 standard errors of their cap (the caps'
+    range), each named with its benchmark and cap where given."""
+
+    n_near: int
+    n_frontier: int
+    cap_low: float
+    cap_high: float
+    near: tuple[tuple[str, str | None, float], ...]
+
+
+@dataclass(frozen=True)
+class Conditioned:
+    """Conditioning: the median κ over ``n_frontier`` models and the worst model's κ."""
+
+    median: float
+    n_frontier: int
+    worst_model: str
+    worst: float
+
+
+@dataclass(frozen=True)
+class TooFew:
+    """A check that cannot be computed: ``count`` of ``what`` where it needs ``needed``."""
+
+    what: str
+    count: int
+    needed: int
+
+
+@dataclass(frozen=True)
+class Slope:
+    """A size slope with its interval: the within-family slope (size dependence: ``margin``, ``families``,
+    ``n_models``) or the ln N coefficient of ln ρ ~ t + ln N (size confounding: also ``clusters`` by family or model,
+    their count and the bounds dropped)."""
+
+    slope: float
+    low: float
+    high: float
+    level: float
+    margin: float
+    n_models: int
+    families: int = 0
+    clusters: str = ""
+    n_clusters: int = 0
+    bounds: int = 0
+
+
+@dataclass(frozen=True)
+class Heterogeneity:
+    """The references' heterogeneity test: Cochran's Q, its degrees of freedom and p-value, I² and τ² (per day²)."""
+
+    q: float
+    df: int
+    p: float
+    i_squared: float
+    tau_squared: float
+
+
+#: Why a check is a finding: calibrated (it fires in more than 10% of planted worlds where the estimate is right), or
+#: the within-family size slope (reported beside size confounding, the check that replaces it).
+CALIBRATED, SIZE_FINDING = "calibrated", "size"
+
+
+
+# A forecast cutoff's outcome and why it has no verdict (densing.trend.forecast).
+class Outcome(enum.Enum):
+    """A cutoff's outcome (the rule above): the later models run ahead of the early line's band, the forecast holds,
+    they fall behind it, or there is no verdict (the early line too uncertain, too few later models)."""
+
+    AHEAD = enum.auto()
+    HOLDS = enum.auto()
+    BEHIND = enum.auto()
+    NO_VERDICT = enum.auto()
+
+
+@dataclass(frozen=True)
+class WideEarlyLine:
+    """No verdict: the early line's doubling-time interval (months) is unbounded or more than ``max_width``-fold wide."""
+
+    low: float
+    high: float
+    max_width: float
+
+
+@dataclass(frozen=True)
+class FewLater:
+    """No verdict: ``count`` later models placed where the check needs ``needed``."""
+
+    count: int
+    needed: int
 
 
 def family_of(reference_name: str) -> str:

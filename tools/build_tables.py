@@ -453,9 +453,10 @@ def olmes(args) -> int:
     """The OLMES trend (:func:`densing.designs.olmes.trend.measure_olmes`): print its rows and checks; with --out, write the
     rows as CSV and the checks beside them."""
     from densing.designs.olmes.trend import measure_olmes
+    from densing.present.words import not_measured
 
     result = measure_olmes(args.fits_dir, args.results_dir, d0=args.d0, n_boot=args.n_boot, seed=args.seed)
-    rows = result.rows
+    rows = result.rows.assign(error=[not_measured(e) if e else "" for e in result.rows["error"].fillna("")])
     columns = ["benchmark", "months", "ci_low", "ci_high", "n_models", "n_exact", "n_lower", "n_upper",
                *[c for c in rows.columns if c.startswith("months_d0_") and not c.endswith("_ci")], "score_r2", "offset",
                "failed_checks"]
@@ -467,8 +468,9 @@ def olmes(args) -> int:
     print("left out:", "; ".join(f"{m} ({r})" for m, r in result.left_out.drop_duplicates("model")[["model", "reason"]].itertuples(index=False)))
     if args.out:
         out = Path(args.out)
-        atomic_write_text(out, result.rows.to_csv(index=False, float_format="%.6g"))
-        atomic_write_text(out.with_name(out.stem + "_checks.csv"), result.checks.to_csv(index=False, float_format="%.6g"))
+        atomic_write_text(out, rows.to_csv(index=False, float_format="%.6g"))
+        atomic_write_text(out.with_name(out.stem + "_checks.csv"),
+                          result.checks.drop(columns="fired").to_csv(index=False, float_format="%.6g"))
         print(f"wrote {out} and {out.with_name(out.stem + '_checks.csv')}")
     return 0
 

@@ -8,7 +8,6 @@ first, one compact table, the notes counted, a last line that repeats the answer
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from pathlib import Path

@@ -1,7 +1,6 @@
 """``densing trend | report``: the density trend over release dates, and the HTML report."""
 from __future__ import annotations
 
-import math
 from enum import Enum
 from pathlib import Path
 from typing import Optional

@@ -15,27 +15,14 @@ import pandas as pd
 from densing.constants import (
     CEILING_STDERRS,
     END_STABILITY,
-    HETEROGENEITY_ALPHA,
     MAX_SENSITIVITY_RATIO,
     PAPER,
     REPORTED,
     SIZE_SLOPE_MARGIN,
     UNTESTABLE,
 )
-from densing.numbers import format_count, format_months, format_number, json_number
-from densing.results import frame_records
-from densing.states import (
-    EndOpen,
-    NoRise,
-    ReferencesDisagree,
-    State,
-    TooFewScores,
-    family_of,
-    reasons_of,
-    state_of,
-)
-from densing.trend import checks
-from densing.trend.forecast import FewLater, Outcome, WideEarlyLine
+from densing.numbers import format_count, format_months, format_number, frame_records, json_number
+from densing.states import EndOpen, ReferencesDisagree, State, family_of, reasons_of, state_of
 
 if TYPE_CHECKING:
     from densing.present.summary import Summary
@@ -44,96 +31,16 @@ if TYPE_CHECKING:
 def heterogeneity_words(result) -> str:
     """The heterogeneity test of a :class:`~densing.trend.uncertainty.TrendUncertainty` in one clause: Q, its degrees of
     freedom and p-value, I², and τ as a factor on the doubling time's slope per year."""
-    return _heterogeneity(result.heterogeneity_q, result.heterogeneity_df, result.heterogeneity_p, result.i_squared,
+    return heterogeneity_text(result.heterogeneity_q, result.heterogeneity_df, result.heterogeneity_p, result.i_squared,
                           result.tau_squared)
 
 
-def _heterogeneity(q: float, df: int, p: float, i_squared: float, tau_squared: float) -> str:
+def heterogeneity_text(q: float, df: int, p: float, i_squared: float, tau_squared: float) -> str:
     if df == 0:
         return "one reference: heterogeneity not testable"
     tau = math.sqrt(max(tau_squared, 0.0)) * 365.25
     return (f"Q = {format_number(q)} on {df} df, p = {format_number(p)}, "
             f"I² = {i_squared:.0%}, τ = {format_number(tau)} in ln ρ per year")
-
-
-#: Why a calibrated check is a finding: its false-alarm rate where its threat is absent (docs/method.md, "Gates and
-#: findings").
-FINDING_WORDS = "it fires in more than 10% of planted worlds where the estimate is right: studies/gate_calibration.py"
-
-
-def _threshold_of(check) -> str:
-    """What one check tests against, before it is judged under several references or made a finding."""
-    name, facts = check.name, check.facts
-    if check.finding == checks.SIZE_FINDING:
-        return "a finding under rules v2 and v3 (not a gate)"
-    if name == "saturation":
-        return ("0 frontier models within 2 SE of the cap" if isinstance(facts, checks.NoFrontier) else
-                "a finding, not a gate: a target at the ceiling enters the frontier fit as a lower bound "
-                "(densing.trend.pooling, step 3)")
-    if name == "conditioning":
-        return f"median κ ≤ {checks.MAX_MEDIAN_CONDITIONING:g}"
-    if name == "size_dependence":
-        return f"{facts.level:.0%} CI of the slope inside ±{facts.margin:g}"
-    if name == "size_confounding":
-        return f"fails where the 95% CI of the ln N coefficient excludes 0 and |coefficient| > {SIZE_SLOPE_MARGIN:g}"
-    return f"one common slope not rejected at {HETEROGENEITY_ALPHA:g} (Cochran's Q with the paired draws' covariance)"
-
-
-def check_threshold(check) -> str:
-    """A :class:`densing.trend.checks.Check`'s threshold in words: what it tests against, "under every candidate
-    reference" where it is judged under several, and, for a calibrated finding, why it is no gate."""
-    text = _threshold_of(check) + (" under every candidate reference" if check.across else "")
-    if check.finding == checks.CALIBRATED:
-        return f"a finding, not a gate ({FINDING_WORDS}); it fires where it fails: {text}"
-    return text
-
-
-def _facts_words(check) -> str:
-    """What one check found, from its facts (:mod:`densing.trend.checks`)."""
-    facts, g = check.facts, (lambda v: format_number(v, ".3g"))
-    if isinstance(facts, checks.NoFrontier):
-        return "no frontier model"
-    if isinstance(facts, checks.Saturated):
-        shown = (format_number(facts.cap_low) if facts.cap_low == facts.cap_high else
-                 f"{format_number(facts.cap_low)} to {format_number(facts.cap_high)} by benchmark")
-        names = [f"{m} ({b}, cap {c:.3f})" if b else m for m, b, c in facts.near]
-        return (f"{facts.n_near} of {facts.n_frontier} frontier models within {checks.SATURATION_STDERRS:g} standard "
-                f"errors of the highest score the reference expresses ({shown})"
-                + (f": {', '.join(names)}" if names else ""))
-    if isinstance(facts, checks.Conditioned):
-        return (f"median over {facts.n_frontier} frontier models: one standard error of the score moves ρ "
-                f"{g(facts.median)}-fold (worst {facts.worst_model}: {g(facts.worst)}-fold)")
-    if isinstance(facts, checks.TooFew):
-        if facts.what == "exact densities":
-            return f"{facts.count} exact densities (need {facts.needed}) or one size only"
-        return f"{facts.count} clusters of exact densities (need {facts.needed})"
-    if isinstance(facts, checks.Heterogeneity):
-        return _heterogeneity(facts.q, facts.df, facts.p, facts.i_squared, facts.tau_squared)
-    if check.name == "size_dependence":
-        if not math.isfinite(facts.slope):
-            return (f"{facts.families} target famil{'y' if facts.families == 1 else 'ies'} with two or more sizes "
-                    f"(need {checks.MIN_SIZE_FAMILIES}): the within-family slope cannot be estimated")
-        inside = -facts.margin <= facts.low and facts.high <= facts.margin
-        return (f"within-family slope of ln ρ on ln N: {facts.slope:+.3f} (95% CI {facts.low:+.3f} to {facts.high:+.3f}, "
-                f"{'inside' if inside else 'not inside'} ±{facts.margin:g}; {facts.families} families, "
-                f"{facts.n_models} models, family fixed effects, HC3)")
-    excludes, material = facts.low > 0 or facts.high < 0, abs(facts.slope) > facts.margin
-    return (f"ln N coefficient of ln ρ ~ t + ln N: {facts.slope:+.3f} (95% CI {facts.low:+.3f} to {facts.high:+.3f}, "
-            f"{'excludes' if excludes else 'includes'} 0; {'above' if material else 'within'} ±{facts.margin:g}); "
-            f"OLS on {facts.n_models} exact densities clustered by {facts.clusters} ({facts.n_clusters} clusters), "
-            f"{facts.bounds} bounds dropped")
-
-
-def check_detail(check) -> str:
-    """What a :class:`densing.trend.checks.Check` found, in words: its facts, or each candidate reference's status and
-    facts; a calibrated finding says first whether it fires."""
-    if check.across:
-        text = "; ".join(f"under {name}: {c.status}, {check_detail(c)}" for name, c in check.across)
-    else:
-        text = _facts_words(check)
-    if check.finding == checks.CALIBRATED:
-        return ("fires: " if check.fired else "does not fire: ") + text
-    return text
 
 
 #: The words of each state: the only place they are written.
@@ -451,31 +358,6 @@ def plain_reason(check, sensitivity) -> str:
     return f"{check.name}: {check.detail}."
 
 
-#: A forecast cutoff's outcome (:class:`densing.trend.forecast.Outcome`): its name, and its sentence.
-OUTCOME_NAMES = {Outcome.AHEAD: "ahead", Outcome.HOLDS: "holds", Outcome.BEHIND: "behind",
-                 Outcome.NO_VERDICT: "no verdict"}
-OUTCOME_WORDS = {
-    Outcome.AHEAD: "more than 10% of the later models lie above the early line's band: density rises faster than "
-                   "forecast",
-    Outcome.HOLDS: "the share of later models above the early line's band is consistent with the law's 10%: the "
-                   "forecast holds",
-    Outcome.BEHIND: "fewer than 10% of the later models lie above the early line's band: density rises slower than "
-                    "forecast",
-}
-
-
-def forecast_verdict(cutoff) -> str:
-    """A :class:`densing.trend.forecast.ForecastCutoff`'s verdict: its outcome's sentence, or "no verdict: " and why
-    (the early line too wide, too few later models)."""
-    reason = cutoff.reason
-    if isinstance(reason, WideEarlyLine):
-        return (f"{OUTCOME_NAMES[Outcome.NO_VERDICT]}: the early line's doubling time is {format_number(reason.low)} to "
-                f"{format_number(reason.high)} months (unbounded or more than {reason.max_width:g}-fold wide)")
-    if isinstance(reason, FewLater):
-        return f"{OUTCOME_NAMES[Outcome.NO_VERDICT]}: {reason.count} later models (at least {reason.needed} needed)"
-    return OUTCOME_WORDS[cutoff.state]
-
-
 def breakpoint_words(bp) -> str:
     """A :class:`densing.trend.measurement.Breakpoint` in one line: each side's slope with its interval (or why it has
     none) beside the paper's."""
@@ -588,25 +470,6 @@ def measurement_summary(m) -> Summary:
                    tables=(Table.of(m.table(), f"doubling time (months) by frontier rule; reference {m.reference}, "
                                                f"D0 = {format_count(m.d0)} tokens"),
                            Table("validity checks", ("check", "result", "detail"), tuple(checks))))
-
-
-def fixed_size_status(fit) -> str:
-    """A :class:`densing.trend.fixed_size.FixedSizeFit`'s status: "measured", or "not measured: " and its reason
-    (too few scores or families, a score that does not rise with size or date, a rate interval reaching 0)."""
-    reason = fit.reason
-    if fit.state is State.MEASURED:
-        return STATE_WORDS[State.MEASURED]
-    if isinstance(reason, TooFewScores):
-        why = (f"{reason.n_scores} scores from {reason.n_families} families (needs {reason.min_scores} and "
-               f"{reason.min_families})")
-    elif isinstance(reason, NoRise) and reason.variable == "size":
-        why = f"the score does not rise with size at a fixed date (β_N = {reason.slope:.3g})"
-    elif isinstance(reason, NoRise):
-        why = f"the score does not rise with the release date at a fixed size (β_t = {reason.slope:.3g} per year)"
-    else:
-        why = (f"the bootstrap's {reason.level:.0%} interval of the time slope reaches 0 or below "
-               "(doubling time unbounded)")
-    return not_measured(why)
 
 
 def row_status(row) -> str:

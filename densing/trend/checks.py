@@ -61,84 +61,33 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from densing.constants import FAILED, PASSED, REPORTED, SIZE_SLOPE_MARGIN, UNTESTABLE
+from densing.constants import (  # noqa: F401 (the thresholds: public here)
+    FAILED,
+    MAX_MEDIAN_CONDITIONING,
+    MIN_SIZE_FAMILIES,
+    PASSED,
+    REPORTED,
+    SATURATION_STDERRS,
+    SIZE_SLOPE_MARGIN,
+    UNTESTABLE,
+)
 from densing.numbers import json_value
 from densing.results import Result
+from densing.states import (  # noqa: F401 (the facts: public here)
+    CALIBRATED,
+    SIZE_FINDING,
+    Conditioned,
+    Heterogeneity,
+    NoFrontier,
+    Saturated,
+    Slope,
+    TooFew,
+)
 
-SATURATION_STDERRS = 2.0
-MAX_MEDIAN_CONDITIONING = 2.0
-MIN_SIZE_FAMILIES = 2
 MIN_SIZE_CONFOUNDING_MODELS = 10
 #: Clustered errors need several clusters (their degrees of freedom are the clusters less one).
 MIN_SIZE_CONFOUNDING_CLUSTERS = 3
 
-
-
-# The facts of each check: its numbers, the words made from them by densing.present.words (check_detail,
-# check_threshold).
-@dataclass(frozen=True)
-class NoFrontier:
-    """Saturation or conditioning with no frontier model to judge."""
-
-
-@dataclass(frozen=True)
-class Saturated:
-    """Saturation: ``n_near`` of ``n_frontier`` frontier models within 2 standard errors of their cap (the caps'
-    range), each named with its benchmark and cap where given."""
-
-    n_near: int
-    n_frontier: int
-    cap_low: float
-    cap_high: float
-    near: tuple[tuple[str, str | None, float], ...]
-
-
-@dataclass(frozen=True)
-class Conditioned:
-    """Conditioning: the median κ over ``n_frontier`` models and the worst model's κ."""
-
-    median: float
-    n_frontier: int
-    worst_model: str
-    worst: float
-
-
-@dataclass(frozen=True)
-class TooFew:
-    """A check that cannot be computed: ``count`` of ``what`` where it needs ``needed``."""
-
-    what: str
-    count: int
-    needed: int
-
-
-@dataclass(frozen=True)
-class Slope:
-    """A size slope with its interval: the within-family slope (size dependence: ``margin``, ``families``,
-    ``n_models``) or the ln N coefficient of ln ρ ~ t + ln N (size confounding: also ``clusters`` by family or model,
-    their count and the bounds dropped)."""
-
-    slope: float
-    low: float
-    high: float
-    level: float
-    margin: float
-    n_models: int
-    families: int = 0
-    clusters: str = ""
-    n_clusters: int = 0
-    bounds: int = 0
-
-
-@dataclass(frozen=True)
-class Heterogeneity:
-    """The references' heterogeneity test: Cochran's Q, its degrees of freedom and p-value, I² and τ² (per day²)."""
-
-    q: float
-    df: int
-    p: float
-    i_squared: float
-    tau_squared: float
 
 
 @dataclass(frozen=True)
@@ -168,25 +117,20 @@ class Check(Result):
     @property
     def threshold(self) -> str:
         """What the check tests against, in words."""
-        from densing.present.words import check_threshold
+        from densing.present.findings import check_threshold
 
         return check_threshold(self)
 
     @property
     def detail(self) -> str:
         """What it found, in words."""
-        from densing.present.words import check_detail
+        from densing.present.findings import check_detail
 
         return check_detail(self)
 
     def to_dict(self) -> dict:
         return {"name": self.name, "value": json_value(self.value), "threshold": self.threshold, "status": self.status,
                 "detail": self.detail, "passed": self.passed}
-
-
-#: Why a check is a finding: calibrated (it fires in more than 10% of planted worlds where the estimate is right), or
-#: the within-family size slope (reported beside size confounding, the check that replaces it).
-CALIBRATED, SIZE_FINDING = "calibrated", "size"
 
 
 def _status(ok: bool) -> str:

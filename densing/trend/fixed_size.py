@@ -105,7 +105,7 @@ class FixedSizeFit(Result):
     @property
     def status(self) -> str:
         """The state and reason in words (:func:`densing.present.words.fixed_size_status`)."""
-        from densing.present.words import fixed_size_status
+        from densing.present.findings import fixed_size_status
 
         return fixed_size_status(self)
 

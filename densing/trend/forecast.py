@@ -8,7 +8,6 @@ share 0.10 of them. The check is run where a target table names a ``cutoff`` (:c
 """
 from __future__ import annotations
 
-import enum
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
@@ -21,6 +20,7 @@ from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.numbers import format_number
 from densing.results import Result
+from densing.states import FewLater, Outcome, WideEarlyLine
 from densing.trend.targets import parse_epoch
 from densing.trend.uncertainty import observed_trend
 
@@ -74,33 +74,6 @@ END_MARGIN_MONTHS = 6.0
 MAX_EARLY_WIDTH = 4.0
 
 
-class Outcome(enum.Enum):
-    """A cutoff's outcome (the rule above): the later models run ahead of the early line's band, the forecast holds,
-    they fall behind it, or there is no verdict (the early line too uncertain, too few later models)."""
-
-    AHEAD = enum.auto()
-    HOLDS = enum.auto()
-    BEHIND = enum.auto()
-    NO_VERDICT = enum.auto()
-
-
-@dataclass(frozen=True)
-class WideEarlyLine:
-    """No verdict: the early line's doubling-time interval (months) is unbounded or more than ``max_width``-fold wide."""
-
-    low: float
-    high: float
-    max_width: float
-
-
-@dataclass(frozen=True)
-class FewLater:
-    """No verdict: ``count`` later models placed where the check needs ``needed``."""
-
-    count: int
-    needed: int
-
-
 @dataclass(frozen=True)
 class EarlyLine:
     """A frontier line ln ρ = intercept + slope·t (t days since the epoch) and the interval of its slope."""
@@ -137,14 +110,14 @@ class ForecastCutoff(Result):
     @property
     def outcome(self) -> str:
         """The outcome's name: "ahead", "holds", "behind" or "no verdict" (:mod:`densing.present.words`)."""
-        from densing.present.words import OUTCOME_NAMES
+        from densing.present.findings import OUTCOME_NAMES
 
         return OUTCOME_NAMES[self.state]
 
     @property
     def verdict(self) -> str:
         """The outcome in a sentence, or why there is none (:func:`densing.present.words.forecast_verdict`)."""
-        from densing.present.words import forecast_verdict
+        from densing.present.findings import forecast_verdict
 
         return forecast_verdict(self)
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from densing.errors import InputError
-from densing.present.words import OUTCOME_WORDS
+from densing.present.findings import OUTCOME_WORDS
 from densing.trend.forecast import EarlyLine, Outcome, forecast_windows, outcome_of
 
 
