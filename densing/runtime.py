@@ -450,8 +450,8 @@ def _here(jobs: list, context, done: dict) -> dict:
 
 class Beside:
     """One computation, ``function(**arguments)``, in one forked worker while the caller goes on (a design's side
-    computation for the report); :meth:`result` takes it, or computes it here where there was no worker or it died. A ``with`` block
-    owns the worker: it ends when the block is left, on every path."""
+    computation for the report); :meth:`result` takes it, or computes it here where there was no worker or it died. A
+    ``with`` block owns the worker: it ends when the block is left, on every path."""
 
     def __init__(self, function, arguments: dict) -> None:
         self.function, self.arguments, self._pool, self._future = function, arguments, None, None

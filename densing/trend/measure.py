@@ -158,9 +158,9 @@ def measure_trend(
 
 def _candidate_table(targets: pd.DataFrame, since: str | None, fits_dir, profile: TrendTable,
                      shown: frozenset) -> pd.DataFrame:
-    """Rule v3's candidate table over the table's candidate benchmarks where a section shown reads them all
+    """The reference rule's candidate table over the table's candidate benchmarks where a section shown reads them all
     (``candidates``, ``rows``, ``sensitivity``); else over the headline set's benchmarks, the rows the headline reads
-    (rule v3 judges each benchmark on its own families and pooled dispersion: the same rows, bit for bit, in a table
+    (the rule judges each benchmark on its own families and pooled dispersion: the same rows, bit for bit, in a table
     of fewer benchmarks), or over all of them where that set has no reference (the headline is then another set)."""
     composed = composed_fits(fits_dir)
     every = profile.candidates

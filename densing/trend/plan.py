@@ -73,8 +73,9 @@ BUDGET = Variant(d0=capability.BUDGET_D0)
 #: D0), ``breakpoint`` (the slopes before and after ChatGPT), ``densities`` (the lead reference's per-model densities),
 #: ``rows`` (one row per benchmark and per set, at the references' own budgets and at one, and the fixed-size
 #: estimator), ``order_breaks`` (the members that break their family's order, in the references of every row
-#: computed), ``candidates`` (rule v3's table over every candidate benchmark of the target table; without it, and
-#: without ``rows`` and ``sensitivity``, which read it, the headline set's benchmarks only: the rows the headline reads).
+#: computed), ``candidates`` (the reference rule's candidate table over every candidate benchmark of the target
+#: table; without it, and without ``rows`` and ``sensitivity``, which read it, over the headline set's benchmarks:
+#: the rows the headline reads).
 SECTIONS = ("sensitivity", "breakpoint", "densities", "rows", "order_breaks", "candidates")
 
 
@@ -212,7 +213,8 @@ def plan(c: Context) -> list:
     rows, side = "rows" in c.sections, "sensitivity" in c.sections
     sets = [RowJob(name, label, "set", benchmarks) for name, (label, benchmarks) in c.profile.sets.items()
             if name != headline] if rows else []
-    singles = [RowJob(b, b, capability.CAPABILITY[b], (b,)) for b in capability.CAPABILITY if b in present] if rows else []
+    singles = [RowJob(b, b, capability.CAPABILITY[b], (b,)) for b in capability.CAPABILITY
+               if b in present] if rows else []
     budget = [RowJob(b, b, capability.CAPABILITY[b], (b,), BUDGET) for b in c.profile.budget_benchmarks if b in present]
     budget += [RowJob(name, c.profile.sets[name][0], "set", c.profile.sets[name][1], BUDGET)
                for name in c.profile.budget_sets]
