@@ -5,13 +5,12 @@
 The baseline is ``git archive REV`` unpacked into a temporary folder and run with ``PYTHONPATH`` (and the working
 folder) set to it; this tree is run the same way. The two alternate, run by run, so that both see the same machine.
 CPU is the user + system time of the command and every process it waited for (``getrusage(RUSAGE_CHILDREN)``
-around each run: the forked workers included). Prints each run, then per tree the median, minimum and maximum, and
-the ratio of the medians (this tree / baseline): the issue's goal for ``densing trend`` is a CPU ratio of 0.5 or less.
+around each run: the forked workers included). Both run with compiled bytecode cached (:data:`_timing.BYTECODE`).
+Prints each run, then per tree the median, minimum and maximum, and the ratio of the medians (this tree / baseline).
 """
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import statistics
 import subprocess
@@ -22,12 +21,14 @@ import time
 from io import BytesIO
 from pathlib import Path
 
+from _timing import BYTECODE, environment  # bench/ is the script's folder
+
 REPO = Path(__file__).resolve().parent.parent
 
 
 def run_once(source: Path, args: list[str]) -> tuple[float, float]:
     """(CPU seconds, wall seconds) of one ``densing ARGS`` run from ``source``."""
-    env = {**os.environ, "PYTHONPATH": str(source), "DENSING_HOME": str(source)}
+    env = {**environment(source), "DENSING_HOME": str(source)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", "from densing.cli import run; run()", *args], cwd=source, env=env,
@@ -62,7 +63,7 @@ def main() -> int:
                 cpu, wall = run_once(source, command)
                 found[name].append((cpu, wall))
                 print(f"run {i + 1} {name:<9} CPU {cpu:.2f} s, wall {wall:.2f} s", flush=True)
-    print(f"densing {' '.join(command)}: {args.runs} paired runs, baseline {args.baseline}")
+    print(f"densing {' '.join(command)}: {args.runs} paired runs, baseline {args.baseline}; {BYTECODE}")
     for name, values in found.items():
         print(f"  {name:<9} CPU s {_stats([c for c, _ in values])}; wall s {_stats([w for _, w in values])}")
     ratio_cpu = statistics.median(c for c, _ in found["this tree"]) / statistics.median(c for c, _ in found["baseline"])

@@ -1,10 +1,11 @@
 """The package's runtime, in one module apart from the science: the processes densing starts and how each ends
-on every path, the heap and BLAS threads of the processes that compute, and the memo of values derived from a table.
+on every path, the job executor that computes declared jobs on them, the heap and BLAS threads of the processes that
+compute, and the memo of values derived from a table.
 
 **Processes.** Worker processes that end with their parent, on every exit path.
 
-densing starts worker processes in five places: the trend's workers
-(:func:`densing.trend.measure.run`), the bootstrap's ``--jobs`` processes
+densing starts worker processes in five places: the job executor's workers (:func:`run`: the trend's jobs and
+the report's layout; :class:`Beside`: a design's side computation for the report), the bootstrap's ``--jobs`` processes
 (:mod:`densing.laws.fit`), the overlap engine's local processes
 (:mod:`densing.overlap.engine`), ``densing eval --isolate``'s process per model (:mod:`densing.eval.isolated`) and ``torchrun`` (:mod:`densing.overlap.train`; its workers enter through
 :mod:`densing.overlap.worker`, which ties them to torchrun). Each of them
@@ -26,6 +27,16 @@ goes through this module, which gives three guarantees:
 A worker that dies (out of memory, killed) is reported by the pool at once
 (``BrokenProcessPool``); :class:`~densing.errors.WorkerError` turns that into one line.
 
+**The job executor** (:func:`run`, :class:`Beside`). A job is a typed value with a ``key``, the keys it ``needs`` and
+``run(context, needed)`` (the trend's jobs: :mod:`densing.trend.plan`; the report's sections laid out:
+:mod:`densing.report.render`). :func:`run` forks one worker per core (``concurrent.futures`` with the ``fork`` start
+method: the workers inherit the context, which is never pickled), starts every job whose needs are met in the order
+given, passes each job the results it needs, and returns every result by key. Where there is one core or one job, no
+``fork`` or ``DENSING_SERIAL`` is set, the jobs run here in the same order; a job's result depends only on its fields,
+the context and what it needs, so the numbers are the same either way. The executor owns its processes: they end when
+:func:`run` returns or leaves by an exception, and a worker that dies costs time, not the result: the jobs it left
+are computed here. :class:`Beside` runs one computation in one forked worker beside the caller's.
+
 **The heap and BLAS threads** (:func:`frozen_heap`, :func:`keep_freed_memory`, :func:`one_blas_thread`): a worker
 forked with the parent's objects frozen never walks them; freed arrays are kept for reuse; the measurement's linear
 algebra runs on one BLAS thread per process.
@@ -38,8 +49,8 @@ per (table, key), with a weak reference to the table, so an entry serves that ve
 :func:`same_tables` opens one for a block, and the functions marked :func:`per_table` read the memo open in the
 current context (a :class:`contextvars.ContextVar`, as :mod:`decimal` holds its context); outside a block nothing is
 kept, so a table changed in place between two calls is read afresh. The blocks are opened by the measurement's
-entry points (:func:`densing.trend.measure.measure_trend`) and by each worker of :func:`densing.trend.measure.run`,
-whose tables nothing changes while they run.
+entry points (:func:`densing.trend.measure.measure_trend`) and by each worker of :func:`run`, whose tables nothing
+changes while they run.
 """
 from __future__ import annotations
 
@@ -51,6 +62,7 @@ import os
 import signal
 import sys
 import weakref
+from typing import Self
 
 #: Seconds a terminated worker is given to exit before it is killed.
 GRACE_S = 2.0
@@ -357,3 +369,117 @@ def per_table(function):
         return derived(table, (name, *args), lambda: function(table, *args))
 
     return kept
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# The job executor: one process per core, or here (module docstring)
+# --------------------------------------------------------------------------------------------------------------------
+
+#: The context of the :func:`run` in progress; forked workers inherit it.
+_context = None
+
+
+def _workers(jobs: int) -> int:
+    """How many processes :func:`run` forks for ``jobs`` jobs: one per core, at most one per job; 0 for none."""
+    cores = os.cpu_count() or 1
+    if cores < 2 or jobs < 2 or not hasattr(os, "fork") or os.environ.get("DENSING_SERIAL"):
+        return 0
+    return min(cores, jobs)
+
+
+def _run_one(job, needed: dict):
+    """One job in a worker (module level: the pool pickles it by name), the per-table memo kept across its jobs."""
+    with same_tables():
+        return job.run(_context, needed)
+
+
+def run(jobs: list, context) -> dict:
+    """Every job's result by its key (the job executor: module docstring)."""
+    global _context
+    count = _workers(len(jobs))
+    if not count:
+        return _here(jobs, context, {})
+    _context = context
+    try:
+        pool = process_pool(count, fork_context("fork"))
+    except (OSError, ValueError):
+        _context = None
+        return _here(jobs, context, {})
+    try:
+        with frozen_heap():  # the workers are forked at the first submit
+            done = _in_pool(pool, jobs)
+    except BaseException:
+        end_pool(pool)
+        raise
+    finally:
+        _context = None
+    pool.shutdown(wait=True)
+    return done if len(done) == len(jobs) else _here(jobs, context, done)
+
+
+def _in_pool(pool, jobs: list) -> dict:
+    """The results of ``jobs`` computed by ``pool``; where a worker dies, those finished so far."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    done: dict = {}
+    waiting, running = list(jobs), {}
+    while waiting or running:
+        for job in [j for j in waiting if all(n in done for n in j.needs)]:
+            waiting.remove(job)
+            running[pool.submit(_run_one, job, {n: done[n] for n in job.needs})] = job
+        finished, _ = wait(running, return_when=FIRST_COMPLETED)
+        for future in finished:
+            job = running.pop(future)
+            try:
+                done[job.key] = future.result()
+            except BrokenProcessPool:  # a worker died: the rest is computed here
+                end_pool(pool)
+                return done
+    return done
+
+
+def _here(jobs: list, context, done: dict) -> dict:
+    """The jobs not in ``done`` computed in this process, in order (each job after those it needs)."""
+    done = dict(done)
+    for job in jobs:
+        if job.key not in done:
+            done[job.key] = job.run(context, {n: done[n] for n in job.needs})
+    return done
+
+
+class Beside:
+    """One computation, ``function(**arguments)``, in one forked worker while the caller goes on (a design's side
+    computation for the report); :meth:`result` takes it, or computes it here where there was no worker or it died. A
+    ``with`` block owns the worker: it ends when the block is left, on every path."""
+
+    def __init__(self, function, arguments: dict) -> None:
+        self.function, self.arguments, self._pool, self._future = function, arguments, None, None
+
+    def __enter__(self) -> Self:
+        if _workers(2):
+            try:
+                self._pool = process_pool(1, fork_context("fork"))
+                with frozen_heap():  # the worker is forked at the submit
+                    self._future = self._pool.submit(self.function, **self.arguments)
+            except (OSError, ValueError):
+                self._pool = None
+        return self
+
+    def result(self):
+        if self._future is not None:
+            from concurrent.futures.process import BrokenProcessPool
+
+            try:
+                return self._future.result()
+            except BrokenProcessPool:
+                pass
+        return self.function(**self.arguments)
+
+    def __exit__(self, kind, value, traceback) -> None:
+        if self._pool is not None:
+            if kind is None:
+                self._pool.shutdown(wait=True)
+            else:
+                end_pool(self._pool)
+            self._pool = None

@@ -41,7 +41,7 @@ def leaderboard_states(table: str, n_boot: int, *, continual: bool = True, seed:
     profile = registry.table(table)
     targets = read_results(profile.path)
     if profile.cutoff is None:
-        measured = measure_trend(targets, table=profile, n_boot=n_boot, seed=seed, rows="all")
+        measured = measure_trend(targets, table=profile, n_boot=n_boot, seed=seed, sections="all")
     else:
         measured, _ = measure_table(targets, table, continual=continual, n_boot=n_boot, seed=seed)
     name = table if continual else f"{table} without continual"

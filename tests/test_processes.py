@@ -6,7 +6,8 @@ The commands run as the console script does (``densing.cli.run``), output sent t
 its own setsid group (``start_new_session``: the group's id is its pid). A process "left behind" is any process
 with that id still alive after the command has exited, or any descendant seen just before the signal
 (torchrun starts its workers with setsid too) still alive. The commands that start workers: ``trend`` and ``report``
-(the trend's workers, :mod:`densing.trend.plan`), ``fit --jobs`` and ``ladder fit --jobs`` (the
+(the job executor's workers, :func:`densing.runtime.run`; ``trend --detail``: the
+headline and its sensitivity rows), ``fit --jobs`` and ``ladder fit --jobs`` (the
 bootstrap's processes), ``overlap analyze --scheduler processes`` (a process per file, or a pool)
 and ``overlap run`` (torchrun and its workers).
 """
@@ -128,7 +129,7 @@ def traces(tmp_path_factory) -> Path:
 
 #: Each command that starts workers, on a workload long enough to be interrupted: (arguments, workers).
 WORKLOADS = {
-    "trend": (lambda tmp, tr: ["trend", "--n-boot", "400"], 1),
+    "trend": (lambda tmp, tr: ["trend", "--n-boot", "400", "--detail"], 1),  # its sensitivity rows: the workers
     "report": (lambda tmp, tr: ["report", "--n-boot", "400", "--out", tmp / "r.html"], 1),
     "fit --jobs": (lambda tmp, tr: ["fit", "--data", PYTHIA, "--benchmark", "lambada_openai", "--n-boot", "2000",
                                     "--jobs", "2"], 2),
@@ -189,7 +190,8 @@ def test_ctrl_c_in_a_terminal_reaches_the_workers_too(tmp_path, traces):
 def test_an_error_while_the_workers_run_ends_them(command, tmp_path):
     """One model released since 2024-07-30 (a window with none is refused before any worker starts): too few to draw
     a trend through, so the headline fails while the workers run."""
-    args = [command, "--n-boot", "50", "--since", "2024-07-30"] + (["--out", tmp_path / "r.html"] if command == "report" else [])
+    args = [command, "--n-boot", "50", "--since", "2024-07-30"] + (["--out", tmp_path / "r.html"] if command == "report"
+                                                                   else ["--detail"])
     for attempt in range(3):  # the error comes at a different moment of the worker's life each time
         process = _start(args, tmp_path)
         seen = _workers(process, 1)

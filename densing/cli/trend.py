@@ -31,6 +31,12 @@ class By(str, Enum):
     benchmark = "benchmark"
 
 
+#: The sections of the measurement (:data:`densing.trend.plan.SECTIONS`) each output of the headline shows, so the
+#: only ones computed; ``--by benchmark`` shows every row and computes every section.
+SHOWN = {"screen": (), "csv": (), "detail": ("sensitivity", "breakpoint"),
+         "json": ("sensitivity", "breakpoint", "order_breaks")}
+
+
 #: The main design: the leaderboard-based measurement of a target table (every other name is a registered design).
 LEADERBOARD = "leaderboard"
 DESIGN_HELP = (f"'{LEADERBOARD}' (default): the leaderboard-based measurement of --table; "
@@ -81,8 +87,10 @@ def trend(
                                "fmt": fmt, "wide": wide, "detail": detail})
         return
     draws_option(n_boot, seed)
+    shown = "all" if by is By.benchmark else SHOWN[fmt.value if fmt is not Format.table else
+                                                   "detail" if detail else "screen"]
     result, forecast = _measure(results or profile.path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by,
-                                without_continual)
+                                without_continual, shown)
     benchmark = by is By.benchmark
     if fmt is Format.json:
         document = (dict(rows=result.by_benchmark(), verdict=result.verdict, at_budget=result.by_benchmark_at_budget(),
@@ -106,7 +114,7 @@ def trend(
     print_text(_closing(result))
 
 
-def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, without_continual):
+def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, without_continual, shown):
     """The measurement ``densing trend`` prints (the registered protocol's, with its forecast check, for ``--by
     benchmark`` on a registered table with no --fit or --d0) → (measurement, forecast or None)."""
     from densing.data import read_results
@@ -127,7 +135,7 @@ def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, with
         targets = drop_continual(targets)
     return measure_trend(targets, fit=None if fit is None else ReferenceFit.load(paths.resolve_fit(fit)), d0=d0_tokens,
                          since=_since(since), epoch=start, n_boot=n_boot, seed=seed, table=profile,
-                         rows="all" if by is By.benchmark else "headline"), None
+                         sections=shown), None
 
 
 #: ``--by benchmark``'s columns at the terminal (``--wide``: all of them).

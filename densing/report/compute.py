@@ -26,7 +26,7 @@ from densing.present.summary import Summary, Table
 from densing.registry import designs
 from densing.results import Result
 from densing.trend import rules
-from densing.trend.measure import PAPER_ANCHORS, Beside, measure_trend
+from densing.trend.measure import PAPER_ANCHORS, measure_trend
 from densing.trend.measurement import TrendMeasurement
 
 #: The public table the report reads without ``--results``.
@@ -208,7 +208,7 @@ def compute_report(*, results: str | Path | None = None, headline_fit: str | Pat
     table = read_results(inputs.results)
     second = [d for d in designs().values() if d.side is not None]
     with contextlib.ExitStack() as stack:  # the block owns every side job's worker: each ends on every path
-        jobs = [stack.enter_context(Beside(*d.side(inputs))) for d in second]
+        jobs = [stack.enter_context(runtime.Beside(*d.side(inputs))) for d in second]
         if measured is None:
             given = ReferenceFit.load(headline_fit) if headline_fit else None
             measured = measure_trend(table, fits_dir=inputs.fits_dir, fit=given, d0=d0, since=since, epoch=epoch,

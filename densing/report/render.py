@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from densing import paths
+from densing import paths, runtime
 from densing.constants import PAPER
 from densing.display import BOUND_SIGNS, NO_READING, density_reading
 from densing.numbers import format_count, format_months, format_number
@@ -25,7 +25,6 @@ from densing.report.render_parts import (DENSITY_MEANING, breakable, budget_part
                                          paper_table, per_benchmark_table, performance_figure, references_table)
 from densing.present import figures as trend_figures
 from densing.present.words import CARD_LABELS, LINE_NOTES
-from densing.trend import measure
 
 TITLE = {False: "densing report", True: "densing measure"}
 SUBTITLE = {
@@ -45,9 +44,9 @@ def build_report(**options):
 
 def render(report: m.Report) -> str:
     """The page: each section of ``report`` in its order, the footer citing the command's inputs. Each section is
-    laid out on its own, a job of :func:`densing.trend.measure.run` (one process per core; the same bytes either
+    laid out on its own, a job of :func:`densing.runtime.run` (one process per core; the same bytes either
     way), started in :func:`_layout_order`."""
-    laid = measure.run([_Layout(i) for i in _layout_order(report.sections)], report)
+    laid = runtime.run([_Layout(i) for i in _layout_order(report.sections)], report)
     sections = [laid[i] for i in range(len(report.sections))]
     yours = report.section(m.YoursSection) is not None
     return page(TITLE[yours], SUBTITLE[yours], sections, provenance_footer(report.inputs))
@@ -69,7 +68,7 @@ def _layout_order(sections) -> list[int]:
 
 @dataclass(frozen=True)
 class _Layout:
-    """One section's layout, a job of :func:`densing.trend.measure.run` (the report is its context)."""
+    """One section's layout, a job of :func:`densing.runtime.run` (the report is its context)."""
 
     index: int
     needs: tuple = ()

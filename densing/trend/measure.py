@@ -23,29 +23,17 @@ uncertainty carried, checks.
    reference at D0 = 1T, the family law logistic in ln N); the fixed-size time regression as a second estimator. The
    doubling time is "measured" when no check fails; otherwise the words say which failed.
 
-**Computing the jobs.** :func:`run` computes the jobs, one process per core, and returns each result by its job's key (it also lays out the
-report's sections, :func:`densing.report.render.render`; :class:`Beside` runs one computation beside the caller's).
-
-A job is a typed value with a ``key``, the keys it ``needs`` and ``run(context,
-needed)``. :func:`run` forks one worker per core (``concurrent.futures`` with the ``fork`` start method: the
-workers inherit the context, which is never pickled), starts every job whose needs are met in the order given,
-passes each job the results it needs, and returns every result by key. Where there is one core, no ``fork`` or
-``DENSING_SERIAL`` is set, the jobs run here in the same order; a job's result depends only on its fields, the
-context and what it needs, so the numbers are the same either way.
-
-The executor owns its processes: they end when :func:`run` returns or leaves by an exception (an error, Ctrl-C,
-``SIGTERM`` turned into :class:`densing.runtime.Terminated`), and a worker dies with this process
-(:func:`densing.runtime.worker_setup`). A worker that dies (out of memory, killed) costs time, not the result: the jobs
-it left are computed here.
+**Computing the jobs.** :func:`densing.runtime.run`, the package's job executor, computes the jobs of
+:func:`densing.trend.plan.plan`, one process per core (or here: the same numbers either way), and ends its processes
+on every path. The caller names the sections it shows beside the headline (``sections``,
+:data:`densing.trend.plan.SECTIONS`); the plan holds their jobs only.
 """
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import replace
 from numbers import Integral, Real
 from pathlib import Path
-from typing import Self
 
 import pandas as pd
 
@@ -60,7 +48,7 @@ from densing.laws.family_rows import reference_order_breaks
 from densing.laws.reference_fit import ReferenceFit, as_fit
 from densing.registry import TrendTable
 from densing.runtime import same_tables
-from densing.trend import capability, plan
+from densing.trend import capability, plan, pooling
 from densing.trend.measurement import TrendMeasurement
 from densing.trend.plan import HEADLINE_RULE, SENSITIVITY_D0, headline_members, reference_frame
 from densing.trend.targets import SCORE_COLUMNS, check_window, with_stderr
@@ -86,7 +74,7 @@ TREND_CONSTRAINTS = {
     "since": [Date(), None],
     "epoch": [Date()],
     "fits_dir": [ExistingPath("folder"), None],
-    "rows": [Options(("all", "headline"))],
+    "sections": [Options(("all",)), plan.Sections()],
 }
 
 
@@ -130,14 +118,15 @@ def measure_trend(
     n_boot_side: int = DEFAULT_N_BOOT_SIDE,
     seed: int = 0,
     table: str | TrendTable = "public",
-    rows: str = "all",
+    sections="all",
 ) -> TrendMeasurement:
     """A :class:`TrendMeasurement`: the Densing Law by capability on a tidy target table (module docstring): the
     headline on the paper-like set, one row per benchmark and per set, the sensitivity rows. The defaults are the CLI's.
 
-    ``rows``: what is computed — ``"all"`` (every row: the report, ``--by benchmark``, the notebook) or
-    ``"headline"`` (the headline with its sensitivity rows, what ``densing trend`` prints; the rows per benchmark, the
-    other sets and the fixed-size estimator are not computed, and their tables are empty).
+    ``sections``: what is computed beside the headline (its every frontier rule, checks and verdict) — ``"all"``
+    (every section: the report, ``--by benchmark``, the notebook) or the names of those shown, from
+    :data:`densing.trend.plan.SECTIONS` (``densing trend`` asks for what its format prints; a section not asked for is
+    not computed: its table is empty, its breakpoint or densities None).
 
     ``n_boot``: the headline's draws; ``n_boot_side``: every other row's, at most ``n_boot``.
     ``table``: which registered target table ``targets`` is (:data:`densing.registry.TABLES`: its candidate
@@ -152,19 +141,37 @@ def measure_trend(
 
     The path: the table → rule v3's references (:mod:`densing.laws.eligibility`) → the jobs of
     :func:`densing.trend.plan.plan` (the headline's targets, inversion, frontier and interval under every rule; every
-    row under every variant of the fits), computed by :func:`densing.trend.measure.run` → the checks → the verdict.
+    row under every variant of the fits), computed by :func:`densing.runtime.run` → the checks → the verdict.
     """
     fit = _given_fit(fit, d0)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))  # once: no later step fills it again
     check_window(targets, since)  # a window that leaves no model is refused, naming the filter
     profile = registry.table(table)
-    candidates = eligibility.candidate_table(targets, since=since, composed=composed_fits(fits_dir),
-                                             rule=eligibility.DEFAULT_RULE, benchmarks=profile.candidates)
+    shown = plan.sections(sections)
+    candidates = _candidate_table(targets, since, fits_dir, profile, shown)
     context = plan.Context(targets, candidates, eligibility.eligible_fits(targets, candidates, seed=seed), profile,
                            since=since, epoch=epoch, seed=seed, n_boot=n_boot, n_boot_side=min(n_boot_side, n_boot),
-                           fit=fit, d0=d0, scope=rows)
+                           fit=fit, d0=d0, sections=shown)
     jobs = plan.plan(context)
-    return _measurement(context, jobs, run(jobs, context))
+    return _measurement(context, jobs, runtime.run(jobs, context))
+
+
+def _candidate_table(targets: pd.DataFrame, since: str | None, fits_dir, profile: TrendTable,
+                     shown: frozenset) -> pd.DataFrame:
+    """The reference rule's candidate table over the table's candidate benchmarks where a section shown reads them all
+    (``candidates``, ``rows``, ``sensitivity``); else over the headline set's benchmarks, the rows the headline reads
+    (the rule judges each benchmark on its own families and pooled dispersion: the same rows, bit for bit, in a table
+    of fewer benchmarks), or over all of them where that set has no reference (the headline is then another set)."""
+    composed = composed_fits(fits_dir)
+    every = profile.candidates
+    if not {"candidates", "rows", "sensitivity"} & shown:
+        first = profile.sets[profile.headline_set][1]
+        few = eligibility.candidate_table(targets, since=since, composed=composed, rule=eligibility.DEFAULT_RULE,
+                                          benchmarks=tuple(b for b in every if b in first))
+        if pooling.set_references(few, tuple(first)):
+            return few
+    return eligibility.candidate_table(targets, since=since, composed=composed, rule=eligibility.DEFAULT_RULE,
+                                       benchmarks=every)
 
 
 def _given_fit(fit, d0: float | None) -> ReferenceFit | None:
@@ -189,7 +196,8 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
     budget = tuple(done[j.key] for j in jobs if isinstance(j, plan.RowJob) and j.variant == plan.BUDGET)
     members = h.common.members()
     head_set = c.profile.headline_set if c.fit is None else None
-    found = _with_variants(h.sensitivity, h.rules, done, head_set)
+    found = (_with_variants(h.sensitivity, h.rules, done, head_set) if h.sensitivity is not None
+             else pd.DataFrame(columns=SENSITIVITY_COLUMNS))
     head = h.rules[HEADLINE_RULE] = replace(h.result, judged=True)
     lead_inversion = members[0][0]
     if head_set is not None and not h.missing:
@@ -204,7 +212,8 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
         benchmark_rows=tuple(singles), set_rows=tuple(sets), budget_rows=budget,
         budget_notes=done.get(plan.BUDGET.key, (None, {}, {}))[2], fixed_size=done.get("fixed_size"),
         order_breaks=reference_order_breaks(c.targets, {name.split(":")[0] for row in [*singles, *sets]
-                                                                          for name in row.references}), table_words=c.profile.words, missing=tuple(h.missing),
+                                                        for name in row.references})
+        if "order_breaks" in c.sections else None, table_words=c.profile.words, missing=tuple(h.missing),
         since=c.since,
     )
 
@@ -235,117 +244,3 @@ def _with_variants(sensitivity: pd.DataFrame, found_rules: dict, side: dict, hea
                          "ci_low": r.doubling_time_months_ci_low if r else math.nan,
                          "ci_high": r.doubling_time_months_ci_high if r else math.nan, "status": row.status})
     return pd.DataFrame(rows, columns=SENSITIVITY_COLUMNS)
-
-
-# --------------------------------------------------------------------------------------------------------------------
-# Computing the jobs: one process per core, or here
-# --------------------------------------------------------------------------------------------------------------------
-
-#: The context of the :func:`run` in progress; forked workers inherit it.
-_context = None
-
-
-def _workers(jobs: int) -> int:
-    """How many processes :func:`run` forks for ``jobs`` jobs: one per core, at most one per job; 0 for none."""
-    cores = os.cpu_count() or 1
-    if cores < 2 or jobs < 2 or not hasattr(os, "fork") or os.environ.get("DENSING_SERIAL"):
-        return 0
-    return min(cores, jobs)
-
-
-def _run_one(job, needed: dict):
-    """One job in a worker (module level: the pool pickles it by name), the per-table memo kept across its jobs."""
-    with same_tables():
-        return job.run(_context, needed)
-
-
-def run(jobs: list, context) -> dict:
-    """Every job's result by its key (module docstring)."""
-    global _context
-    count = _workers(len(jobs))
-    if not count:
-        return _here(jobs, context, {})
-    _context = context
-    try:
-        pool = runtime.process_pool(count, runtime.fork_context("fork"))
-    except (OSError, ValueError):
-        _context = None
-        return _here(jobs, context, {})
-    try:
-        with runtime.frozen_heap():  # the workers are forked at the first submit
-            done = _in_pool(pool, jobs)
-    except BaseException:
-        runtime.end_pool(pool)
-        raise
-    finally:
-        _context = None
-    pool.shutdown(wait=True)
-    return done if len(done) == len(jobs) else _here(jobs, context, done)
-
-
-def _in_pool(pool, jobs: list) -> dict:
-    """The results of ``jobs`` computed by ``pool``; where a worker dies, those finished so far."""
-    from concurrent.futures import FIRST_COMPLETED, wait
-    from concurrent.futures.process import BrokenProcessPool
-
-    done: dict = {}
-    waiting, running = list(jobs), {}
-    while waiting or running:
-        for job in [j for j in waiting if all(n in done for n in j.needs)]:
-            waiting.remove(job)
-            running[pool.submit(_run_one, job, {n: done[n] for n in job.needs})] = job
-        finished, _ = wait(running, return_when=FIRST_COMPLETED)
-        for future in finished:
-            job = running.pop(future)
-            try:
-                done[job.key] = future.result()
-            except BrokenProcessPool:  # a worker died: the rest is computed here
-                runtime.end_pool(pool)
-                return done
-    return done
-
-
-def _here(jobs: list, context, done: dict) -> dict:
-    """The jobs not in ``done`` computed in this process, in order (each job after those it needs)."""
-    done = dict(done)
-    for job in jobs:
-        if job.key not in done:
-            done[job.key] = job.run(context, {n: done[n] for n in job.needs})
-    return done
-
-
-class Beside:
-    """One computation, ``function(**arguments)``, in one forked worker while the caller goes on (the report's OLMES
-    design); :meth:`result` takes it, or computes it here where there was no worker or it died. A ``with`` block
-    owns the worker: it ends when the block is left, on every path."""
-
-    def __init__(self, function, arguments: dict) -> None:
-        self.function, self.arguments, self._pool, self._future = function, arguments, None, None
-
-    def __enter__(self) -> Self:
-        if _workers(2):
-            try:
-                self._pool = runtime.process_pool(1, runtime.fork_context("fork"))
-                with runtime.frozen_heap():  # the worker is forked at the submit
-                    self._future = self._pool.submit(self.function, **self.arguments)
-            except (OSError, ValueError):
-                self._pool = None
-        return self
-
-    def result(self):
-        if self._future is not None:
-            from concurrent.futures.process import BrokenProcessPool
-
-            try:
-                return self._future.result()
-            except BrokenProcessPool:
-                pass
-        return self.function(**self.arguments)
-
-    def __exit__(self, kind, value, traceback) -> None:
-        if self._pool is not None:
-            if kind is None:
-                self._pool.shutdown(wait=True)
-            else:
-                runtime.end_pool(self._pool)
-            self._pool = None

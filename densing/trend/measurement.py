@@ -69,7 +69,7 @@ class TrendMeasurement(Result):
     rule_errors: dict[str, str]
     checks: tuple                                           # densing.trend.checks.Check, gates and findings
     sensitivity: pd.DataFrame
-    breakpoint: Breakpoint
+    breakpoint: Breakpoint | None                           # None where its section is not asked for
     candidates: pd.DataFrame
     references: pd.DataFrame
     densities: pd.DataFrame = field(repr=False)
@@ -239,7 +239,7 @@ class TrendMeasurement(Result):
         return {"rows": rows, "verdict": self.verdict, "why": self.why, "status": self.status,
                 "headline": self.headline_summary(),
                 "sensitivity": frame_records(self.sensitivity), "references": frame_records(self.references),
-                "breakpoint": self.breakpoint.to_dict(), "by_benchmark": frame_records(self.by_benchmark()),
+                "breakpoint": self.breakpoint.to_dict() if self.breakpoint is not None else None, "by_benchmark": frame_records(self.by_benchmark()),
                 "by_benchmark_at_budget": frame_records(self.by_benchmark_at_budget()),
                 "cross_check": frame_records(self.cross_check()),
                 "order_breaks": frame_records(self.order_breaks) if self.order_breaks is not None else []}
@@ -255,5 +255,6 @@ class TrendMeasurement(Result):
                 if row.result is not None}
 
     def breakpoint_line(self) -> str:
-        return _words().breakpoint_words(self.breakpoint)
+        """The breakpoint in one line ("" where its section is not asked for)."""
+        return _words().breakpoint_words(self.breakpoint) if self.breakpoint is not None else ""
 

@@ -5,7 +5,7 @@ family law logistic in ln N; every reference brought to D0 = 1T) — is one :cla
 (:func:`densing.trend.capability.trend_row`) on one :class:`Variant` of the references' fits. The fits of a variant
 other than the default are a :class:`FitsJob` its rows wait for. The headline adds its frontier rules, checks and
 breakpoint (:class:`HeadlineJob`, :func:`measure_headline`); the fixed-size estimator needs no reference
-(:class:`FixedSizeJob`). :func:`plan` lists the jobs of a :class:`Context`; :func:`densing.trend.measure.run` computes
+(:class:`FixedSizeJob`). :func:`plan` lists the jobs of a :class:`Context`; :func:`densing.runtime.run` computes
 them.
 
 **The headline's job** (:func:`measure_headline`): the paper-like set's common targets under every frontier rule, its
@@ -67,6 +67,34 @@ DEFAULT = Variant()
 LOGISTIC = Variant(shape="logistic_ln_n")
 BUDGET = Variant(d0=capability.BUDGET_D0)
 
+#: The sections of a measurement beside its headline (every frontier rule's trend, the checks, the verdict: always
+#: computed), each computed only where the caller shows it: ``sensitivity`` (each reference's own doubling time, the
+#: other frontier rules, the headline set at one budget and under the family law's other shape, a given fit at other
+#: D0), ``breakpoint`` (the slopes before and after ChatGPT), ``densities`` (the lead reference's per-model densities),
+#: ``rows`` (one row per benchmark and per set, at the references' own budgets and at one, and the fixed-size
+#: estimator), ``order_breaks`` (the members that break their family's order, in the references of every row
+#: computed), ``candidates`` (the reference rule's candidate table over every candidate benchmark of the target
+#: table; without it, and without ``rows`` and ``sensitivity``, which read it, over the headline set's benchmarks:
+#: the rows the headline reads).
+SECTIONS = ("sensitivity", "breakpoint", "densities", "rows", "order_breaks", "candidates")
+
+
+class Sections:
+    """What a ``sections`` argument may be: a list, tuple or set of names of :data:`SECTIONS` (empty: the headline
+    alone)."""
+
+    def matches(self, value) -> bool:
+        return isinstance(value, (list, tuple, set, frozenset)) and all(
+            isinstance(v, str) and v in SECTIONS for v in value)
+
+    def __str__(self) -> str:
+        return "a list of sections from " + ", ".join(repr(v) for v in SECTIONS)
+
+
+def sections(value) -> frozenset:
+    """A ``sections`` argument (``"all"`` or names of :data:`SECTIONS`, checked by :class:`Sections`) as a set."""
+    return frozenset(SECTIONS if value == "all" else value)
+
 
 @dataclass
 class Context:
@@ -87,9 +115,8 @@ class Context:
     n_boot_side: int
     fit: object = None       # the user's ReferenceFit (--fit), None for rule v3's references
     d0: float | None = None  # the D0 of the user's fit
-    #: what the caller asks for: "all" (every row, the report's and the notebook's measurement) or "headline" (the
-    #: headline with its sensitivity rows: what ``densing trend`` prints); :func:`plan` makes those jobs only
-    scope: str = "all"
+    #: the sections the caller shows beside the headline (:data:`SECTIONS`); :func:`plan` makes their jobs only
+    sections: frozenset = frozenset(SECTIONS)
     eligible: dict = field(init=False)
 
     def __post_init__(self) -> None:
@@ -176,28 +203,28 @@ class FixedSizeJob:
 
 
 def plan(c: Context) -> list:
-    """The jobs the caller asks for (``c.scope``), the longest first (an executor starts them in this order): the
-    headline, the variants' fits (the rows of a variant wait for them), the fixed-size estimator, the sets, the
-    benchmarks, the sensitivity rows; for ``scope="headline"`` the headline and its own sensitivity rows only (the
-    headline set under the other law shape and at one budget, with the fits they need)."""
+    """The jobs of the sections the caller asks for (``c.sections``), the longest first (an executor starts them in
+    this order): the headline, the variants' fits (the rows of a variant wait for them), the fixed-size estimator, the
+    sets, the benchmarks, the sensitivity rows. ``rows``: the sets, the benchmarks, each at the references' own budgets
+    and at one, and the fixed-size estimator; ``sensitivity``: the headline set under the other law shape and at one
+    budget, with the fits they need; the headline alone where neither is asked for."""
     present = set(c.targets["benchmark"].astype(str))
     headline = c.profile.headline_set if c.fit is None else None  # a given fit: the table's headline set is a row
+    rows, side = "rows" in c.sections, "sensitivity" in c.sections
     sets = [RowJob(name, label, "set", benchmarks) for name, (label, benchmarks) in c.profile.sets.items()
-            if name != headline]
-    singles = [RowJob(b, b, capability.CAPABILITY[b], (b,)) for b in capability.CAPABILITY if b in present]
+            if name != headline] if rows else []
+    singles = [RowJob(b, b, capability.CAPABILITY[b], (b,)) for b in capability.CAPABILITY
+               if b in present] if rows else []
     budget = [RowJob(b, b, capability.CAPABILITY[b], (b,), BUDGET) for b in c.profile.budget_benchmarks if b in present]
     budget += [RowJob(name, c.profile.sets[name][0], "set", c.profile.sets[name][1], BUDGET)
                for name in c.profile.budget_sets]
-    shape = [] if headline is None else [RowJob(headline, c.profile.sets[headline][0], "set", c.profile.sets[headline][1],
-                                                LOGISTIC)]
+    budget = [job for job in budget if rows or (side and job.name == headline)]
+    shape = [] if headline is None or not side else [RowJob(headline, c.profile.sets[headline][0], "set",
+                                                              c.profile.sets[headline][1], LOGISTIC)]
     read = {b for job in shape for b in job.benchmarks}  # what the other shape's candidate table is needed for
     fits = [FitsJob(LOGISTIC, tuple(b for b in c.profile.candidates if b in read) or c.profile.candidates)] if shape else []
-    if c.scope == "headline":
-        budget = [job for job in budget if job.name == headline]
     fits += [FitsJob(BUDGET)] if budget else []
-    if c.scope == "headline":
-        return [HeadlineJob(), *fits, *shape, *budget]
-    return [HeadlineJob(), *fits, FixedSizeJob(), *sets, *singles, *shape, *budget]
+    return [HeadlineJob(), *fits, *([FixedSizeJob()] if rows else []), *sets, *singles, *shape, *budget]
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -223,10 +250,10 @@ class Headline:
     rules: dict              # rule → TrendUncertainty
     rule_errors: dict        # rule → why it has no trend
     checks: tuple
-    breakpoint: Breakpoint
-    densities: pd.DataFrame
+    breakpoint: Breakpoint | None  # None where the caller does not ask for it (Context.sections), as the two below
+    densities: pd.DataFrame | None
     points: pd.DataFrame     # every target with its point ln ρ under the lead reference
-    sensitivity: pd.DataFrame
+    sensitivity: pd.DataFrame | None
 
     @property
     def result(self) -> TrendUncertainty:
@@ -245,7 +272,8 @@ def headline_members(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict
 
 def measure_headline(context) -> Headline:
     """The headline row of a :class:`densing.trend.plan.Context`: common targets → every frontier rule → checks →
-    breakpoint → densities → each reference's own doubling time."""
+    breakpoint → densities → each reference's own doubling time (the last three where ``context.sections`` asks for
+    them)."""
     c = context
     label, benchmarks, missing, chosen, reference_rule = _headline_targets(c)
     found, errors = by_rule(chosen, n_boot=c.n_boot, n_boot_side=c.n_boot_side, seed=c.seed, epoch=c.epoch)
@@ -255,11 +283,12 @@ def measure_headline(context) -> Headline:
     y, kind = pooling.point_densities(chosen)  # the lead's points its line is fitted on, its own members from the others
     return Headline(label, benchmarks, missing, chosen, reference_rule, found, errors,
                     capability.calibrated(capability.headline_checks(members, head)),
-                    breakpoint(c.targets, chosen, head, c.epoch, c.n_boot_side, c.seed),
-                    density_table(lead_models, lead_inversion, seed=c.seed),
+                    breakpoint(c.targets, chosen, head, c.epoch, c.n_boot_side, c.seed)
+                    if "breakpoint" in c.sections else None,
+                    density_table(lead_models, lead_inversion, seed=c.seed) if "densities" in c.sections else None,
                     chosen.frame.assign(log_density=y[0], bound=kind[0]),
                     sensitivity(head, chosen, c.fit, c.targets, since=c.since, epoch=c.epoch, n_boot=c.n_boot_side,
-                                seed=c.seed))
+                                seed=c.seed) if "sensitivity" in c.sections else None)
 
 
 def _headline_targets(c):

@@ -1,5 +1,6 @@
-"""densing.trend.plan and densing.trend.plan: declared jobs, computed in one process per core or here, with the
-same results; a job waits for the jobs it needs; the processes end on every path."""
+"""densing.trend.plan and densing.runtime's job executor: declared jobs, computed in one process per core or here,
+with the same results; a job waits for the jobs it needs; the processes end on every path; the plan holds the jobs of
+the sections asked for."""
 from __future__ import annotations
 
 import os
@@ -7,7 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from densing.trend import measure as executor
+from densing import runtime as executor
 from densing.trend import plan
 
 
@@ -119,6 +120,33 @@ def test_the_plan_holds_one_job_per_row_and_variant():
                                    n_boot=10, n_boot_side=10, fit=object()))
     assert profile.headline_set in {job.key for job in given} and not any(k.startswith("shape:") for k in
                                                                           (job.key for job in given))
+
+
+def test_the_plan_holds_the_jobs_of_the_sections_asked_for():
+    """No section beside the headline: the headline's job alone (computed here: no worker for one job);
+    ``sensitivity``: the headline set under the other shape and at one budget, with their fits; ``rows``: every row
+    and the fixed-size estimator, no other shape."""
+    import pandas as pd
+
+    from densing import registry
+
+    profile = registry.table("public")
+    targets = pd.DataFrame({"benchmark": ["mmlu", "gsm8k", "hellaswag"]})
+
+    def keys(sections) -> list:
+        context = plan.Context(targets, pd.DataFrame(), {}, profile, since=None, epoch="2023-02-24", seed=0,
+                               n_boot=10, n_boot_side=10, sections=plan.sections(sections))
+        return [job.key for job in plan.plan(context)]
+
+    headline = profile.headline_set
+    assert keys(()) == ["headline"] and keys(("breakpoint", "densities", "order_breaks", "candidates")) == ["headline"]
+    assert keys(("sensitivity",)) == ["headline", plan.LOGISTIC.key, plan.BUDGET.key, f"shape:{headline}",
+                                      f"budget:{headline}"]
+    rows = keys(("rows",))
+    assert "fixed_size" in rows and "mmlu" in rows and f"budget:{headline}" in rows
+    assert not any(k.startswith("shape:") for k in rows) and plan.LOGISTIC.key not in rows
+    assert set(keys("all")) == set(keys(("rows",))) | set(keys(("sensitivity",)))
+    assert executor._workers(1) == 0
 
 
 def test_the_heap_is_frozen_while_workers_are_forked_and_left_as_it_was(monkeypatch):

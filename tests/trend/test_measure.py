@@ -337,3 +337,29 @@ def test_a_single_model_that_carries_the_line_is_named():
                            doubling_time_months_ci_low=2.6, doubling_time_months_ci_high=5.0)
     assert _model_words(head).startswith(" One model carries the line: without late-dense the estimate is 9")
     assert _model_words(SimpleNamespace(**{**vars(head), "doubling_time_months_ci_high": math.inf})) == ""
+
+
+def test_the_headline_alone_reads_the_candidate_rows_of_its_set_the_same_bit_for_bit():
+    """Without the sections that read every candidate benchmark, the candidate table covers the headline set's
+    benchmarks: those rows are the full table's, bit for bit; where that set has no reference, the table is the full
+    one."""
+    from densing import registry
+    from densing.data import read_results
+    from densing.trend.measure import _candidate_table
+    from densing.trend.targets import with_stderr
+
+    profile = registry.table("public")
+    targets = with_stderr(read_results(profile.path))
+    few = _candidate_table(targets, None, None, profile, frozenset({"breakpoint"}))
+    full = _candidate_table(targets, None, None, profile, frozenset({"candidates"}))
+    first = set(profile.sets[profile.headline_set][1])
+
+    def families(table):  # the families' rows (the shipped composed fits' rows follow them, the same in both)
+        return table[table["kind"] == "family"]
+
+    assert set(families(few)["benchmark"]) == first and set(families(full)["benchmark"]) > first
+    kept = full[(full["kind"] != "family") | full["benchmark"].isin(first)]
+    pd.testing.assert_frame_equal(few.reset_index(drop=True), kept.reset_index(drop=True), check_exact=True)
+    without = targets[targets["benchmark"] != "math_hard"]  # the headline set has no reference: the full table
+    fallback = _candidate_table(without, None, None, profile, frozenset())
+    assert set(families(fallback)["benchmark"]) > first - {"math_hard"}
