@@ -187,6 +187,15 @@ class FewLater:
     needed: int
 
 
+@dataclass(frozen=True)
+class ReferencesBy:
+    """How a headline's references were chosen: ``given`` by the user (``--fit``), or the set rule over
+    ``benchmarks`` (densing.trend.plan)."""
+
+    given: bool
+    benchmarks: tuple[str, ...]
+
+
 def family_of(reference_name: str) -> str:
     """The family of a reference fit's name, ``"<family>:<benchmark>"`` → ``"<family>"`` (a name without a
     benchmark is its own family)."""

@@ -398,7 +398,7 @@ def measurement_why(m) -> str:
     gates = [x for x in m.checks if x.status != REPORTED]
     return why_words(head, [x for x in gates if x.failed], [x for x in gates if x.status == UNTESTABLE],
                      m.sensitivity, list(m.missing), since=m.since, refs=_families(head.reference_names),
-                     reference_rule=m.reference_rule, gates_and_findings=m.checks)
+                     reference_rule=references_words(m.references_by), gates_and_findings=m.checks)
 
 
 def closing_words(m) -> str:
@@ -419,6 +419,16 @@ def closing_words(m) -> str:
         phrase = "no estimate"
     shown = status_parts(head)[0] if state is State.MEASURED else state_words(state)
     return f"Doubling time: {phrase}, {shown}"
+
+
+def references_words(by) -> str:
+    """How a headline's references were chosen (:class:`densing.states.ReferencesBy`), in words."""
+    if by.given:
+        return "given by the user (--fit); the rows per benchmark have their own references"
+    return ("the set rule: every family with a fit on each of " + ", ".join(by.benchmarks) + " that rises with size "
+            "on each, reaches the frontier on one and predicts its largest member jointly within noise; every reference "
+            "inverts the same benchmarks for the same targets, its own family's models from the others, pooled by a "
+            "random-effects model over paired draws")
 
 
 def measurement_repr(m) -> str:

@@ -205,7 +205,7 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
                                members=tuple(members)), *sets]
     return TrendMeasurement(
         reference=" | ".join(head.reference_names) + (" (given)" if c.fit is not None else ""),
-        reference_rule=h.reference_rule, d0=lead_inversion.d0, headline_rule=HEADLINE_RULE,
+        references_by=h.references_by, d0=lead_inversion.d0, headline_rule=HEADLINE_RULE,
         rules=h.rules, rule_errors=h.rule_errors, checks=h.checks, sensitivity=found, breakpoint=h.breakpoint,
         candidates=c.candidates, references=reference_frame(members, head), densities=h.densities, models=h.points,
         left_out=h.common.left_out, fits=tuple(lead_inversion.fits), inversion=lead_inversion, headline_set=h.label,

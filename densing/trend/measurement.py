@@ -10,7 +10,7 @@ import pandas as pd
 from densing.constants import PAPER
 from densing.laws.reference_fit import ReferenceFit
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
-from densing.states import State
+from densing.states import ReferencesBy, State
 from densing.trend.uncertainty import TrendUncertainty
 from densing.validation import Options, validate_params
 
@@ -33,10 +33,17 @@ class Segment(Result):
     intercept: float = math.nan
     slope_ci_low: float = math.nan
     slope_ci_high: float = math.nan
-    note: str = ""
+    #: why the side has no fit (the error its fit raised); None where it has one
+    error: Exception | None = None
     same_as_headline: bool = False
 
     _ci_estimates: ClassVar[dict[str, str]] = {"slope": "slope_per_day"}
+    _shown_as: ClassVar[dict[str, str]] = {"error": "note"}
+
+    @property
+    def note(self) -> str:
+        """Why the side has no fit: its error's message ("" where it has a fit)."""
+        return str(self.error) if self.error is not None else ""
 
 
 @dataclass(frozen=True)
@@ -62,7 +69,7 @@ class TrendMeasurement(Result):
     intervals (``doubling_time_months``, ``slope``; no rows when it has no trend), each rule's own in
     ``rules[name].conf_int()``."""
     reference: str
-    reference_rule: str
+    references_by: ReferencesBy
     d0: float
     headline_rule: str
     rules: dict[str, TrendUncertainty]
@@ -93,6 +100,12 @@ class TrendMeasurement(Result):
     _dict_exclude = ("sensitivity", "candidates", "references", "densities", "models", "left_out", "fits",
                      "inversion", "benchmark_rows", "set_rows", "budget_rows", "fixed_size", "order_breaks",
                      "budget_notes", "missing")
+    _shown_as: ClassVar[dict[str, str]] = {"references_by": "reference_rule"}
+
+    @property
+    def reference_rule(self) -> str:
+        """How the headline's references were chosen, in words (:func:`densing.present.words.references_words`)."""
+        return _words().references_words(self.references_by)
 
     @validate_params({"by": [Options(("rule", "benchmark"))]})
     def to_frame(self, by: str = "rule") -> pd.DataFrame:

@@ -29,6 +29,7 @@ from densing.laws.density import density_table
 from densing.laws.inversion import PerBenchmark
 from densing.numbers import format_count
 from densing.registry import TrendTable
+from densing.states import ReferencesBy
 from densing.trend import capability, pooling, rules
 from densing.trend.measurement import Breakpoint, Segment
 from densing.trend.uncertainty import TrendUncertainty, from_row_trend
@@ -246,7 +247,7 @@ class Headline:
     benchmarks: tuple[str, ...]
     missing: list            # the sets passed over before it, (name, label, why)
     common: pooling.CommonTargets
-    reference_rule: str      # how the references were chosen, in words
+    references_by: ReferencesBy  # how the references were chosen (densing.states.ReferencesBy)
     rules: dict              # rule → TrendUncertainty
     rule_errors: dict        # rule → why it has no trend
     checks: tuple
@@ -275,13 +276,13 @@ def measure_headline(context) -> Headline:
     breakpoint → densities → each reference's own doubling time (the last three where ``context.sections`` asks for
     them)."""
     c = context
-    label, benchmarks, missing, chosen, reference_rule = _headline_targets(c)
+    label, benchmarks, missing, chosen, references_by = _headline_targets(c)
     found, errors = by_rule(chosen, n_boot=c.n_boot, n_boot_side=c.n_boot_side, seed=c.seed, epoch=c.epoch)
     head = found[HEADLINE_RULE]
     members = chosen.members()
     lead_inversion, lead_models = members[0]
     y, kind = pooling.point_densities(chosen)  # the lead's points its line is fitted on, its own members from the others
-    return Headline(label, benchmarks, missing, chosen, reference_rule, found, errors,
+    return Headline(label, benchmarks, missing, chosen, references_by, found, errors,
                     capability.calibrated(capability.headline_checks(members, head)),
                     breakpoint(c.targets, chosen, head, c.epoch, c.n_boot_side, c.seed)
                     if "breakpoint" in c.sections else None,
@@ -292,21 +293,16 @@ def measure_headline(context) -> Headline:
 
 
 def _headline_targets(c):
-    """(label, benchmarks, sets passed over, the common targets, the reference rule in words) of the headline: the
+    """(label, benchmarks, sets passed over, the common targets, how the references were chosen) of the headline: the
     user's fit alone, else the first set of the table that has references under the common targets."""
     if c.fit is not None:
         inversion = PerBenchmark(c.fit, c.fit.d0 if c.d0 is None else float(c.d0))
         chosen = pooling.common_targets(c.targets, [inversion], since=c.since, epoch=c.epoch)
         label = f"benchmark(s) of the given fit ({', '.join(inversion.benchmarks)})"
-        return (label, tuple(inversion.benchmarks), [], chosen,
-                "given by the user (--fit); the rows per benchmark have their own references")
+        return label, tuple(inversion.benchmarks), [], chosen, ReferencesBy(True, tuple(inversion.benchmarks))
     label, benchmarks, missing, chosen = headline_members(c.targets, c.candidates, c.fits, c.profile, since=c.since,
                                                           epoch=c.epoch, seed=c.seed)
-    rule = ("the set rule: every family with a fit on each of " + ", ".join(benchmarks) + " that rises with size "
-            "on each, reaches the frontier on one and predicts its largest member jointly within noise; every reference "
-            "inverts the same benchmarks for the same targets, its own family's models from the others, pooled by a "
-            "random-effects model over paired draws")
-    return label, benchmarks, missing, chosen, rule
+    return label, benchmarks, missing, chosen, ReferencesBy(False, tuple(benchmarks))
 
 
 #: The draws of each source alone behind another rule's shares (at most the headline's).
@@ -371,7 +367,7 @@ def breakpoint(targets: pd.DataFrame, chosen: pooling.CommonTargets, head: Trend
             r = from_row_trend(pooling.pooled_trend(part, n_boot=n_boot, n_boot_share=0, seed=seed), epoch=epoch)
             segments[name] = Segment(name, r.n_models, r.slope_per_day, r.intercept, r.slope_ci_low, r.slope_ci_high)
         except DensingError as exc:
-            segments[name] = Segment(name, 0, note=str(exc))
+            segments[name] = Segment(name, 0, error=exc)
     return Breakpoint(CHATGPT_RELEASE, segments["before"], segments["after"],
                       PAPER["slope_before_chatgpt_per_day"], PAPER["slope_after_chatgpt_per_day"])
 
