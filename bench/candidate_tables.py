@@ -42,15 +42,14 @@ times = {"candidate table, power": [], "eligible fits": [], "candidate table, lo
 for _ in range(int(sys.argv[1])):
     with same_tables():
         t = time.process_time()
-        power = eligibility.candidate_table(targets, since="2023-02-24", composed=composed, rule="v3",
-                                            benchmarks=benchmarks)
+        power = eligibility.candidate_table(targets, composed=composed, benchmarks=benchmarks)
         times["candidate table, power"].append(time.process_time() - t)
         t = time.process_time()
         fits = eligibility.eligible_fits(targets, power, seed=0)
         times["eligible fits"].append(time.process_time() - t)
     with same_tables():
         t = time.process_time()
-        logistic = eligibility.candidate_table(targets, since="2023-02-24", composed=None, rule="v3",
+        logistic = eligibility.candidate_table(targets, composed=None,
                                                shape="logistic_ln_n", benchmarks=benchmarks)
         times["candidate table, logistic"].append(time.process_time() - t)
 laws = {k: (f.params, f.provenance, f.bootstrap, f.points, f.d0, f.data_hash) for k, f in fits.items()}

@@ -305,7 +305,7 @@ def run_replicate(r: int, variant: Variant, seed: int, n_boot: int) -> dict:
     benchmarks = spec.benchmarks
     record: dict = {"replicate": r, "latent": variant.slope}
     try:
-        candidates = eligibility.candidate_table(table, since=EPOCH, rule="v3", benchmarks=benchmarks)
+        candidates = eligibility.candidate_table(table, benchmarks=benchmarks)
     except DensingError as exc:
         record["error"] = f"candidate table: {exc}"
         return record
@@ -468,7 +468,7 @@ def real_row(table: str, seed: int = 0, n_boot: int = DEFAULT_N_BOOT) -> dict:
     spec = SPECS[table]
     real = with_stderr(read_wide_csv(spec.path))
     benchmarks = spec.benchmarks
-    candidates = eligibility.candidate_table(real, since=EPOCH, rule="v3", benchmarks=benchmarks)
+    candidates = eligibility.candidate_table(real, benchmarks=benchmarks)
     found = {f: benchmarks for f in spec.references}
     fits = capability.row_fits(real, candidates, {}, found, seed=seed)
     common = capability.row_targets(real, candidates, fits, found, since=EPOCH, epoch=EPOCH)

@@ -259,7 +259,7 @@ def run_replicate(r: int, args) -> dict:
     table, frame = replicate_table(rng, args.targets)
     record = {"replicate": r, "rows": {}, "targets": int(len(frame))}
     try:
-        candidates = eligibility.candidate_table(table, since=EPOCH, rule="v3", benchmarks=registry.table("swallow").candidates)
+        candidates = eligibility.candidate_table(table, benchmarks=registry.table("swallow").candidates)
         fits = eligibility.eligible_fits(table, candidates, seed=r, family_boot=args.ref_boot)
     except DensingError as exc:
         record["error"] = f"rule v3: {exc}"

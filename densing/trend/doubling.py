@@ -192,8 +192,8 @@ def _inversion(reference, d0: float | None):
 def _family_targets(targets: pd.DataFrame, family: str | None, benchmarks, *, since, epoch,
                     seed: int) -> pooling.CommonTargets:
     """The common targets of the headline's references (``family`` None), or of one family's."""
-    candidates = eligibility.candidate_table(targets, since=since, composed=composed_fits(), rule=eligibility.DEFAULT_RULE)
-    if family is not None and benchmarks is not None:  # fitted as rule v3 fits (likelihood, the pooled dispersion)
+    candidates = eligibility.candidate_table(targets, composed=composed_fits())
+    if family is not None and benchmarks is not None:  # fitted as the reference rule fits them (likelihood, pooled dispersion)
         chosen = tuple(eligibility.fit_of(targets, candidates, family, b, eligibility.FAMILY_BOOT, seed) for b in benchmarks)
         inversion = Joint(chosen) if len(chosen) > 1 else PerBenchmark(chosen[0])
         return pooling.common_targets(targets, [inversion], since=since, epoch=epoch)

@@ -93,7 +93,7 @@ TREND_CONSTRAINTS = {
 @validate_params({k: TREND_CONSTRAINTS[k] for k in ("seed", "since", "epoch")})
 @same_tables()
 def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH,
-                       seed: int = 0, level: float = 0.95, table: str | TrendTable = "public") -> pd.DataFrame:
+                       seed: int = 0, level: float = 0.95, table: str | TrendTable | None = None) -> pd.DataFrame:
     """The headline's per-model densities without its trend: the rows of :func:`measure_trend`'s ``densities`` (the
     report's "Per-model densities") for the same ``targets``, ``since``, ``epoch`` and ``seed`` — rule v3's references
     chosen on the table, the headline set's lead reference (a family at its own budget, inverted jointly), every target
@@ -105,8 +105,7 @@ def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPO
     profile = registry.table(table)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))
     check_window(targets, since)  # a window that leaves no model is refused, naming the filter
-    candidates = eligibility.candidate_table(targets, since=since, composed=composed_fits(None),
-                                             rule=eligibility.DEFAULT_RULE, benchmarks=profile.candidates)
+    candidates = eligibility.candidate_table(targets, composed=composed_fits(None), benchmarks=profile.candidates)
     fits = eligibility.eligible_fits(targets, candidates, seed=seed)
     label, _, missing, chosen = headline_members(targets, candidates, fits, profile, since=since, epoch=epoch, seed=seed)
     inversion, models = chosen.members()[0]
@@ -129,7 +128,7 @@ def measure_trend(
     n_boot: int = DEFAULT_N_BOOT,
     n_boot_side: int = DEFAULT_N_BOOT_SIDE,
     seed: int = 0,
-    table: str | TrendTable = "public",
+    table: str | TrendTable | None = None,
     rows: str = "all",
 ) -> TrendMeasurement:
     """A :class:`TrendMeasurement`: the Densing Law by capability on a tidy target table (module docstring): the
@@ -141,7 +140,7 @@ def measure_trend(
 
     ``n_boot``: the headline's draws; ``n_boot_side``: every other row's, at most ``n_boot``.
     ``table``: which registered target table ``targets`` is (:data:`densing.registry.TABLES`: its candidate
-    benchmarks, sets, budget rows, words).
+    benchmarks, sets, budget rows, words); None: the leading table (:func:`densing.registry.leading_table`).
 
     ``fit`` replaces the headline's references by one fit (inverted per benchmark at ``d0``, default its own D0);
     the rows per benchmark still use rule v3's references. It is a :class:`ReferenceFit`, a fit file or a shipped
@@ -158,8 +157,7 @@ def measure_trend(
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))  # once: no later step fills it again
     check_window(targets, since)  # a window that leaves no model is refused, naming the filter
     profile = registry.table(table)
-    candidates = eligibility.candidate_table(targets, since=since, composed=composed_fits(fits_dir),
-                                             rule=eligibility.DEFAULT_RULE, benchmarks=profile.candidates)
+    candidates = eligibility.candidate_table(targets, composed=composed_fits(fits_dir), benchmarks=profile.candidates)
     context = plan.Context(targets, candidates, eligibility.eligible_fits(targets, candidates, seed=seed), profile,
                            since=since, epoch=epoch, seed=seed, n_boot=n_boot, n_boot_side=min(n_boot_side, n_boot),
                            fit=fit, d0=d0, scope=rows)

@@ -119,8 +119,8 @@ class FitsJob:
             wanted = {k: f for k, f in c.eligible.items() if k[1] in c.profile.budget_benchmarks}
             fits, notes = capability.budget_fits(c.targets, wanted, d0=self.variant.d0, seed=c.seed)
             return c.candidates, fits, notes
-        candidates = eligibility.candidate_table(c.targets, since=c.since, composed=None, rule=eligibility.DEFAULT_RULE,
-                                                 shape=self.variant.shape, benchmarks=self.benchmarks)
+        candidates = eligibility.candidate_table(c.targets, composed=None, shape=self.variant.shape,
+                                                 benchmarks=self.benchmarks)
         return candidates, {}, {}
 
 
