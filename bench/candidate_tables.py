@@ -1,4 +1,4 @@
-"""CPU time of rule v3's candidate tables and the eligible family fits, as ``densing report`` makes them, against a
+"""CPU time of the reference rule's candidate tables and the eligible family fits, as ``densing report`` makes them, against a
 baseline commit.
 
 Each tree (this checkout, and ``--baseline`` checked out with ``git worktree`` in a temporary folder) runs one
@@ -79,7 +79,7 @@ def main() -> None:
         current, current_digest = run_tree(ROOT, args.runs)
         baseline, baseline_digest = run_tree(base, args.runs)
         load_after = os.getloadavg()
-    print(f"rule v3's candidate tables and eligible fits on the public table: {args.runs} runs each, CPU seconds; "
+    print(f"the reference rule's candidate tables and eligible fits on the public table: {args.runs} runs each, CPU seconds; "
           f"{os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
     for step in current:
         now, before = statistics.median(current[step]), statistics.median(baseline[step])

@@ -29,7 +29,7 @@ population slope over the planted A: the censored 0.9 frontier line of ln ρ und
 its members' noise-free scores), inverted jointly from the noise-free scores of :data:`POPULATION` targets drawn from
 the table's targets, each a family of its own with a fresh gap and skill (:func:`studies._planted.population_slope`).
 
-**The measurement** is the CLI's: rule v3's candidate table on the planted table, the row's references fitted by
+**The measurement** is the CLI's: the reference rule's candidate table on the planted table, the row's references fitted by
 :func:`densing.laws.eligibility.fit_of` (1,000 draws), their common targets in the lead order
 (:func:`densing.trend.capability.row_targets`) and :func:`densing.trend.pooling.pooled_trend` with 600 draws, the
 state by :func:`densing.trend.uncertainty.from_row_trend`. The references are the real row's (``--references real``);

@@ -3,7 +3,7 @@ uncertainty carried, checks.
 
 :func:`measure_trend` is what ``densing trend`` and the report show:
 
-1. **The references** of a benchmark follow rule v3 of :mod:`densing.laws.eligibility` (date-blind, its thresholds
+1. **The references** of a benchmark follow the reference rule of :mod:`densing.laws.eligibility` (date-blind, its thresholds
    written before any trend under it was computed): families of one recipe and one budget, fitted per benchmark as
    the paper's sigmoid of a power law at their own budget by binomial likelihood (:mod:`densing.laws.family`),
    eligible by R1, R2, R2s, R3, R4r, R4s, R5z. A set's references follow the set rule
@@ -95,7 +95,7 @@ TREND_CONSTRAINTS = {
 def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH,
                        seed: int = 0, level: float = 0.95, table: str | TrendTable | None = None) -> pd.DataFrame:
     """The headline's per-model densities without its trend: the rows of :func:`measure_trend`'s ``densities`` (the
-    report's "Per-model densities") for the same ``targets``, ``since``, ``epoch`` and ``seed`` — rule v3's references
+    report's "Per-model densities") for the same ``targets``, ``since``, ``epoch`` and ``seed`` — the reference rule's references
     chosen on the table, the headline set's lead reference (a family at its own budget, inverted jointly), every target
     released since ``since`` but the family's own models. Seconds: no trend, no bootstrap of the line.
 
@@ -143,13 +143,13 @@ def measure_trend(
     benchmarks, sets, budget rows, words); None: the leading table (:func:`densing.registry.leading_table`).
 
     ``fit`` replaces the headline's references by one fit (inverted per benchmark at ``d0``, default its own D0);
-    the rows per benchmark still use rule v3's references. It is a :class:`ReferenceFit`, a fit file or a shipped
+    the rows per benchmark still use the reference rule's references. It is a :class:`ReferenceFit`, a fit file or a shipped
     fit's short name (``"llama-3.1_mmlu"``, as the CLI's ``--fit``). ``fits_dir``: the folder of the composed fits
     (default the shipped ``reference_fits/``); one that does not exist is an input error. ``targets`` is checked as a
     table file is (counts written ``7B`` parsed; an impossible score or a missing column is an InputError naming
     ``targets``, the row and the field).
 
-    The path: the table → rule v3's references (:mod:`densing.laws.eligibility`) → the jobs of
+    The path: the table → the reference rule's references (:mod:`densing.laws.eligibility`) → the jobs of
     :func:`densing.trend.plan.plan` (the headline's targets, inversion, frontier and interval under every rule; every
     row under every variant of the fits), computed by :func:`densing.trend.measure.run` → the checks → the verdict.
     """
@@ -171,7 +171,7 @@ def _given_fit(fit, d0: float | None) -> ReferenceFit | None:
     fit = None if fit is None else as_fit(fit, "fit")
     if d0 is not None:
         if fit is None:
-            raise InputError("--d0: rule v3's references are families at their own budgets, which have no data term, so "
+            raise InputError("--d0: the reference rule's references are families at their own budgets, which have no data term, so "
                              "D0 has no meaning for them; give --fit with a two-step law to invert at D0, or read the "
                              "budget rows (every reference brought to D0 = 1T) of densing trend --by benchmark")
         fit._d0(float(d0))  # a fit without a data term refuses a D0 other than its own, in one line

@@ -70,7 +70,7 @@ BUDGET = Variant(d0=capability.BUDGET_D0)
 
 @dataclass
 class Context:
-    """What every job reads: the checked target table, rule v3's candidates and eligible fits, the options.
+    """What every job reads: the checked target table, the reference rule's candidates and eligible fits, the options.
 
     ``fits`` grows as rows fit a set's references on benchmarks they are not eligible on alone (one fit per
     family and benchmark, the same seed: the same fit wherever it is made); ``eligible`` is the eligible fits as
@@ -85,7 +85,7 @@ class Context:
     seed: int
     n_boot: int
     n_boot_side: int
-    fit: object = None       # the user's ReferenceFit (--fit), None for rule v3's references
+    fit: object = None       # the user's ReferenceFit (--fit), None for the reference rule's references
     d0: float | None = None  # the D0 of the user's fit
     #: what the caller asks for: "all" (every row, the report's and the notebook's measurement) or "headline" (the
     #: headline with its sensitivity rows: what ``densing trend`` prints); :func:`plan` makes those jobs only
@@ -98,11 +98,11 @@ class Context:
 
 @dataclass(frozen=True)
 class FitsJob:
-    """The candidates, fits and notes of one :class:`Variant`: rule v3's candidate table under another law shape
+    """The candidates, fits and notes of one :class:`Variant`: the reference rule's candidate table under another law shape
     (its fits made by the rows that need them), or the eligible fits of the budget benchmarks refitted at one D0.
 
     ``benchmarks`` (the other shape's job only): its rows' benchmarks, in the table's candidate order; its candidate
-    table has rows for these only (rule v3 judges each benchmark on its own families and pooled dispersion, so a
+    table has rows for these only (the reference rule judges each benchmark on its own families and pooled dispersion, so a
     benchmark's rows are the same numbers in a table of fewer benchmarks). The budget variant refits the eligible fits
     of the table's budget benchmarks."""
 
