@@ -1,4 +1,4 @@
-"""CPU time of rule v3's candidate tables and the eligible family fits, as ``densing report`` makes them, against a
+"""CPU time of the reference rule's candidate tables and the eligible family fits, as ``densing report`` makes them, against a
 baseline commit.
 
 Each tree (this checkout, and ``--baseline`` checked out with ``git worktree`` in a temporary folder) runs one
@@ -42,15 +42,14 @@ times = {"candidate table, power": [], "eligible fits": [], "candidate table, lo
 for _ in range(int(sys.argv[1])):
     with same_tables():
         t = time.process_time()
-        power = eligibility.candidate_table(targets, since="2023-02-24", composed=composed, rule="v3",
-                                            benchmarks=benchmarks)
+        power = eligibility.candidate_table(targets, composed=composed, benchmarks=benchmarks)
         times["candidate table, power"].append(time.process_time() - t)
         t = time.process_time()
         fits = eligibility.eligible_fits(targets, power, seed=0)
         times["eligible fits"].append(time.process_time() - t)
     with same_tables():
         t = time.process_time()
-        logistic = eligibility.candidate_table(targets, since="2023-02-24", composed=None, rule="v3",
+        logistic = eligibility.candidate_table(targets, composed=None,
                                                shape="logistic_ln_n", benchmarks=benchmarks)
         times["candidate table, logistic"].append(time.process_time() - t)
 laws = {k: (f.params, f.provenance, f.bootstrap, f.points, f.d0, f.data_hash) for k, f in fits.items()}
@@ -80,7 +79,7 @@ def main() -> None:
         current, current_digest = run_tree(ROOT, args.runs)
         baseline, baseline_digest = run_tree(base, args.runs)
         load_after = os.getloadavg()
-    print(f"rule v3's candidate tables and eligible fits on the public table: {args.runs} runs each, CPU seconds; "
+    print(f"the reference rule's candidate tables and eligible fits on the public table: {args.runs} runs each, CPU seconds; "
           f"{os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
     for step in current:
         now, before = statistics.median(current[step]), statistics.median(baseline[step])

@@ -345,12 +345,11 @@ def _options() -> SimpleNamespace:
     dry = arguments.dry_run
     if arguments.real_model is not None and not arguments.real_model.is_file():
         parser.error(f"--real-model {arguments.real_model}: no such file")
-    from densing.errors import DensingError
     from densing.io import check_writable_folder
 
     try:
         check_writable_folder(arguments.out)
-    except DensingError as exc:
+    except ValueError as exc:  # the InputError it raises (densing.errors: an InputError is a ValueError)
         parser.error(f"OUT {exc}")
 
     def pick(value, full, small):

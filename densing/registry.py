@@ -5,33 +5,30 @@ docs/extending.md, "The registry every extension point shares"). A registry made
 ``(name, item)`` first (:func:`check_type`, :func:`check_callable`, :func:`check_range`); a bad registration is a
 :class:`densing.errors.RegistryError` naming the registry, the name, the field and what was expected, and leaves the
 registry unchanged. It is a mutable mapping: ``registry[name] = item`` sets an entry without the duplicate check (what
-``monkeypatch.setitem`` needs to put an entry back), and ``register`` is the checked way in. The frontier rules
-(:data:`densing.trend.rules.RULES`), the target tables (:data:`TABLES`), the overlap strategies
-(:mod:`densing.overlap.strategies.registry`), the reference-data formats (:data:`densing.data.formats.FORMATS`), the
-benchmark records (:data:`densing.data.benchmarks.BENCHMARKS`), the runs ``densing eval`` reads from them
-(:data:`densing.eval.benchmarks.KNOWN_BENCHMARKS`) and densing's records of evaluation backends
-(:data:`densing.eval.backends.BACKENDS`, keyed by lm-eval's model names) and the second designs (:data:`DESIGNS`,
-the folders of ``densing/designs``: :func:`designs`) are registries.
+``monkeypatch.setitem`` needs to put an entry back), and ``register`` is the checked way in. A registry made with
+``found_in`` (a package) is filled by discovery, as lm-eval's registries are: before its first read or registration
+every subpackage of that package is imported (:func:`discover`), and each registers its own items; the registry names
+none of them, and a removed folder is a removed entry. The frontier rules (:data:`densing.trend.rules.RULES`), the
+target tables (:data:`TABLES`), the overlap strategies (:mod:`densing.overlap.strategies.registry`), the
+reference-data formats (:data:`densing.data.formats.FORMATS`), the benchmark records
+(:data:`densing.data.benchmarks.BENCHMARKS`), the runs ``densing eval`` reads from them
+(:data:`densing.eval.benchmarks.KNOWN_BENCHMARKS`), densing's records of evaluation backends
+(:data:`densing.eval.backends.BACKENDS`, keyed by lm-eval's model names) and the measurement designs (:data:`DESIGNS`)
+are registries.
+
+**The measurement designs** are the folders of :data:`DESIGN_PACKAGE`, one :class:`Design` each (its words, its
+``densing trend --design`` printer, its report section), found by discovery; a design that measures target tables
+registers them too (:func:`register_table`).
 
 **The target tables** a density trend is measured on, each with its benchmarks, sets and words: one record each.
 A :class:`TrendTable` says what :func:`densing.trend.measure.measure_trend` needs to know of a table beyond its
-rows: the benchmarks rule v3 may fit a reference family on, the benchmark sets inverted jointly (the first is the
-headline's), the benchmarks and sets of the budget sensitivity, and how the verdict names it. A new table is one :func:`register_table` call.
-
-- ``public``: ``results/public_models.csv`` (ObsScaling, Open LLM Leaderboard v1 and v2 scores).
-- ``swallow``, ``swallow_2026``: the Swallow LLM Leaderboard's two protocols, registered by their design's folder
-  (:mod:`densing.designs.swallow`); every lookup imports the designs first (:func:`designs`).
-
-**Which table leads** (written before any trend on the Swallow tables was computed): the report's and ``densing
-trend``'s headline stays the public table's, because the rest of the report (the density figure, the named models,
-the checks, the OLMES comparison) is built on that measurement; the Swallow tables are measured through the same
-engine and rule and shown beside it, row by row, with their agreement said, in the report's section "The paper's
-protocol, 2023–2025". Of the two, the Swallow row is the one *closest to the paper's protocol* (its benchmarks in its
-shots, chain of thought on BBH, MATH-500 of every level), and the report says so wherever the two disagree.
+rows: the benchmarks the reference rule may fit a family on, the benchmark sets inverted jointly (the first is the
+headline's), the benchmarks and sets of the budget sensitivity, and how the verdict names it. One table *leads*
+(:func:`leading_table`): ``densing trend`` measures it when no ``--table`` is named, and a ``--results`` file that no
+table registers is read with its profile.
 """
 from __future__ import annotations
 
-import functools
 import importlib
 import inspect
 import pkgutil
@@ -41,7 +38,6 @@ from numbers import Integral, Real
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from densing import paths
 from densing.errors import InputError, RegistryError
 from densing.validation import Interval
 
@@ -49,18 +45,49 @@ T = TypeVar("T")
 _REQUIRED = object()
 
 
+#: The packages :func:`discover` has imported the subpackages of (or is importing them now).
+_DISCOVERED: set[str] = set()
+
+
+def discover(package: str) -> None:
+    """Import every subpackage of ``package`` (a dotted name), once per process: each registers what it holds when it
+    is imported. A folder that is not there is not found, so removing one removes what it registered."""
+    if package in _DISCOVERED:
+        return
+    _DISCOVERED.add(package)  # first: a subpackage that reads a registry while it is imported finds it in progress
+    try:
+        root = importlib.import_module(package)
+        for found in pkgutil.iter_modules(root.__path__):
+            if found.ispkg:
+                importlib.import_module(f"{package}.{found.name}")
+    except BaseException:
+        _DISCOVERED.discard(package)
+        raise
+
+
 class Registry(MutableMapping[str, T], Generic[T]):
     """Named items in registration order. ``what`` names the registry in its errors (``"frontier"``,
     ``"--table"``); ``items``: ``(name, item)`` pairs registered at once; ``check(registry, name, item)``: what an item
-    must be, run before it is added (a RegistryError refuses it)."""
+    must be, run before it is added (a RegistryError refuses it); ``found_in``: the package whose subpackages register
+    the items, imported (:func:`discover`) before the registry is first read or added to."""
+
+    found_in: str | None = None
 
     def __init__(self, what: str, items: Iterable[tuple[str, T]] = (),
-                 check: Callable[["Registry", str, Any], None] | None = None) -> None:
+                 check: Callable[["Registry", str, Any], None] | None = None, found_in: str | None = None) -> None:
         self.what = what
         self.check = check
+        self.found_in = found_in
         self._items: dict[str, T] = {}
         for name, item in items:
             self.register(name, item)
+
+    @property
+    def _found(self) -> dict[str, T]:
+        """The items, once the subpackages of ``found_in`` have registered theirs."""
+        if self.found_in is not None:
+            discover(self.found_in)
+        return self._items
 
     def register(self, name: str, item: T, *, first: bool = False) -> T:
         """Add ``item`` under ``name`` (a non-empty string not yet registered, an item passing the registry's
@@ -70,7 +97,7 @@ class Registry(MutableMapping[str, T], Generic[T]):
             raise RegistryError(f"{self.what}: a name is a non-empty string, got {name!r}")
         if self.check is not None:
             self.check(self, name, item)
-        if name in self._items:
+        if name in self._found:
             raise RegistryError(f"{self.what}: {name!r} is already registered")
         if first:
             self._items = {name: item, **self._items}
@@ -80,13 +107,13 @@ class Registry(MutableMapping[str, T], Generic[T]):
 
     def unregister(self, name: str) -> None:
         """Remove ``name`` (nothing if it is not registered)."""
-        self._items.pop(name, None)
+        self._found.pop(name, None)
 
     def get(self, name: str, default=_REQUIRED):
         """The item registered as ``name``; an unknown name is an :class:`InputError` listing the known ones
         (with ``default``, as ``dict.get``: the default instead of the error)."""
         try:
-            return self._items[name]
+            return self._found[name]
         except (KeyError, TypeError):
             if default is not _REQUIRED:
                 return default
@@ -95,27 +122,27 @@ class Registry(MutableMapping[str, T], Generic[T]):
     def unknown(self, name, known: Iterable[str] | None = None, note: str = "") -> InputError:
         """The error of an unknown ``name``: ``"<what>: expected one of <known><note>, got <name>"`` (``known``:
         default every registered name)."""
-        listed = ", ".join(self._items if known is None else known)
+        listed = ", ".join(self._found if known is None else known)
         return InputError(f"{self.what}: expected one of {listed}{note}, got {name!r}")
 
     def names(self) -> tuple[str, ...]:
         """The registered names, in registration order."""
-        return tuple(self._items)
+        return tuple(self._found)
 
     def __getitem__(self, name: str) -> T:
-        return self._items[name]
+        return self._found[name]
 
     def __setitem__(self, name: str, item: T) -> None:
-        self._items[name] = item
+        self._found[name] = item
 
     def __delitem__(self, name: str) -> None:
-        del self._items[name]
+        del self._found[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._items)
+        return iter(self._found)
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._found)
 
     def __repr__(self) -> str:
         return f"Registry({self.what!r}, names={list(self._items)!r})"
@@ -156,16 +183,21 @@ def check_range(registry: Registry, name: str, field: str, value: Any, low: floa
         raise RegistryError(f"{registry.what} {name!r}: field {field!r}: expected {interval}, got {value!r}")
 
 
+#: The package whose folders are the measurement designs (:data:`DESIGNS`, :data:`TABLES`): each folder's
+#: ``__init__`` registers its design and its tables when :func:`discover` imports it.
+DESIGN_PACKAGE = "densing.designs"
+
+
 @dataclass(frozen=True)
-class SecondDesign:
-    """A second measurement design, one folder of ``densing/designs`` that registers itself (:func:`designs`):
-    ``help`` its words; ``run(options)`` (None: no ``--design`` of its own, as a design of target tables found by
-    ``--table``) prints ``densing trend --design NAME`` from the command's options (a mapping: results, fit, d0, since,
-    epoch, n_boot, seed, fmt, wide, detail); for the report, ``side(inputs) -> (function, arguments)`` the computation
-    run beside the headline (in a worker of its own; None: none), ``section(result, rows, paper_months)`` the section's
-    data (None: no section) from that result (None without a side computation), the public table's rows and the
-    paper's doubling time, and ``render(section)`` its part of the page; ``rank``: its section's place among the
-    designs' sections (lower first)."""
+class Design:
+    """A measurement design, one folder of :data:`DESIGN_PACKAGE` that registers itself: ``help`` its words;
+    ``run(options)`` (None: no ``--design`` of its own, as a design of target tables found by ``--table``) prints
+    ``densing trend --design NAME`` from the command's options (a mapping: results, fit, d0, since, epoch, n_boot,
+    seed, fmt, wide, detail); for the report, ``side(inputs) -> (function, arguments)`` the computation run beside the
+    headline (in a worker of its own; None: none), ``section(result, rows, paper_months)`` the section's data (None:
+    no section) from that result (None without a side computation), the leading table's rows and the paper's doubling
+    time, and ``render(section)`` its part of the page; ``rank``: its section's place among the designs' sections
+    (lower first)."""
 
     name: str
     help: str
@@ -174,19 +206,19 @@ class SecondDesign:
     section: Callable | None = None
     render: Callable | None = None
     rank: int = 100
-    #: ``line()``: one line ``densing trend`` prints beside the public table's headline (a stored record's verdict in
+    #: ``line()``: one line ``densing trend`` prints beside the leading table's headline (a stored record's verdict in
     #: short; None: none)
     line: Callable | None = None
 
 
 def _check_design(registry: Registry, name: str, item: Any) -> None:
-    check_type(registry, name, item, SecondDesign)
+    check_type(registry, name, item, Design)
     for step, count in (("run", 1), ("side", 1), ("section", 3), ("render", 1), ("line", 0)):
         check_callable(registry, name, step, getattr(item, step), count, optional=True)
 
 
-#: The registered second designs, by name (``densing trend --design NAME``, the report's sections beside the rows).
-DESIGNS: Registry[SecondDesign] = Registry("--design", check=_check_design)
+#: The registered designs, by name (``densing trend --design NAME``, the report's sections beside the rows).
+DESIGNS: Registry[Design] = Registry("--design", check=_check_design, found_in=DESIGN_PACKAGE)
 
 
 def lazy(module: str, attribute: str, count: int) -> Callable:
@@ -201,14 +233,10 @@ def lazy(module: str, attribute: str, count: int) -> Callable:
     return call
 
 
-@functools.cache
-def designs() -> Registry[SecondDesign]:
-    """:data:`DESIGNS` once every folder of ``densing/designs`` is imported (each registers itself there, on the first
-    call): removing a design's folder removes the design from the command line and the report."""
-    package = importlib.import_module("densing.designs")
-    for found in pkgutil.iter_modules(package.__path__):
-        if found.ispkg:
-            importlib.import_module(f"densing.designs.{found.name}")
+def designs() -> Registry[Design]:
+    """:data:`DESIGNS`, every folder of :data:`DESIGN_PACKAGE` registered: removing a design's folder removes the
+    design from the command line and the report."""
+    discover(DESIGN_PACKAGE)
     return DESIGNS
 
 
@@ -223,7 +251,7 @@ class TrendTable:
     name: str
     path: Path
     words: str                                   # how a verdict names the table: "the public table"
-    candidates: tuple[str, ...]                  # benchmarks rule v3 may fit a family on
+    candidates: tuple[str, ...]                  # benchmarks the reference rule may fit a family on
     sets: dict[str, tuple[str, tuple[str, ...]]]  # name → (label, benchmarks); the first is the headline's
     budget_benchmarks: tuple[str, ...] = ()
     budget_sets: tuple[str, ...] = ()
@@ -231,65 +259,61 @@ class TrendTable:
     #: the forecast check's cutoff (an ISO date): ``densing trend --table NAME --by benchmark`` then measures the table
     #: with its forecast check (:func:`densing.trend.protocol.measure_table`); None: no forecast check
     cutoff: str | None = None
+    #: the table ``densing trend`` measures when no ``--table`` is named (:func:`leading_table`; one table at most)
+    leads: bool = False
 
     @property
     def headline_set(self) -> str:
         return next(iter(self.sets))
 
 
-#: The registered target tables, by name (a :class:`densing.registry.Registry`).
-TABLES: Registry[TrendTable] = Registry("--table", check=lambda registry, name, table: check_type(registry, name, table,
-                                                                                                 TrendTable))
+def _check_table(registry: Registry, name: str, item: Any) -> None:
+    check_type(registry, name, item, TrendTable)
+    leading = [other.name for other in registry.values() if other.leads]
+    if item.leads and leading:
+        raise RegistryError(f"{registry.what} {name!r}: field 'leads': expected one leading table, and "
+                            f"{leading[0]!r} leads already")
+
+
+#: The registered target tables, by name (a :class:`Registry` filled by the designs' folders).
+TABLES: Registry[TrendTable] = Registry("--table", check=_check_table, found_in=DESIGN_PACKAGE)
 
 
 def register_table(table: TrendTable) -> TrendTable:
-    """Add ``table`` to :data:`TABLES` (its name must be new: else a :class:`densing.errors.RegistryError`)."""
-    return TABLES.register(table.name, table)
+    """Add ``table`` to :data:`TABLES` (its name must be new: else a :class:`densing.errors.RegistryError`); the table
+    that leads goes ahead of the others, so every listing of the tables names it first."""
+    return TABLES.register(table.name, table, first=table.leads)
 
 
 def tables() -> Registry[TrendTable]:
-    """:data:`TABLES` with every design's tables registered (:func:`densing.registry.designs` imports them)."""
-    designs()
+    """:data:`TABLES`, every design's tables registered."""
+    discover(DESIGN_PACKAGE)
     return TABLES
 
 
-def table(name: str | TrendTable) -> TrendTable:
-    """The registered table ``name`` (a :class:`TrendTable` is returned as it is); an unknown name is an InputError."""
+def leading_table() -> TrendTable:
+    """The registered table that leads (:attr:`TrendTable.leads`); an InputError when no registered table does."""
+    for found in tables().values():
+        if found.leads:
+            return found
+    raise InputError(f"{TABLES.what}: no registered table leads, so a table must be named: one of "
+                     f"{', '.join(TABLES) or '(none registered)'}")
+
+
+def table(name: str | TrendTable | None = None) -> TrendTable:
+    """The registered table ``name`` (a :class:`TrendTable` is returned as it is; None: :func:`leading_table`); an
+    unknown name is an InputError."""
     if isinstance(name, TrendTable):
         return name
-    return tables().get(name)
+    return leading_table() if name is None else tables().get(name)
 
 
 def table_for_path(path: str | Path | None) -> TrendTable:
-    """The registered table whose file is ``path`` (the public table's profile for any other file: a table of the
-    public table's benchmarks, as ``--results`` has always taken)."""
+    """The registered table whose file is ``path`` (the leading table's profile for any other file: a table of the
+    leading table's benchmarks, as ``--results`` takes)."""
     if path is not None:
         resolved = Path(path).resolve()
         for found in tables().values():
             if found.path.resolve() == resolved:
                 return found
-    return TABLES["public"]
-
-
-register_table(TrendTable(
-    "public", paths.RESULTS / "public_models.csv", "the public table",
-    candidates=("mmlu", "arc_challenge", "hellaswag", "winogrande", "gsm8k", "humaneval",
-                "leaderboard_bbh", "math_hard", "mmlu_pro", "gpqa", "musr"),
-    sets={
-        "paper": ("paper-like set (MMLU, BBH, MATH-hard, HumanEval)", ("mmlu", "leaderboard_bbh", "math_hard", "humaneval")),
-        "paper_gsm8k": ("paper-like set with GSM8K for MATH", ("mmlu", "leaderboard_bbh", "gsm8k", "humaneval")),
-        "knowledge_commonsense": ("knowledge & commonsense set (MMLU, HellaSwag, WinoGrande; rule v2's headline set)",
-                                  ("mmlu", "hellaswag", "winogrande")),
-        "v2_native": ("v2-native set (MMLU-Pro, BBH, MATH-hard; on this table a finding, seen after its headline)",
-                      ("mmlu_pro", "leaderboard_bbh", "math_hard")),
-    },
-    budget_benchmarks=("mmlu", "leaderboard_bbh", "math_hard", "humaneval", "gsm8k"),
-    budget_sets=("paper", "paper_gsm8k"),
-    paper_mapping={
-        "MMLU": "mmlu (Open LLM Leaderboard v1, 5-shot)",
-        "BBH": "leaderboard_bbh (leaderboard v2, multiple-choice BBH, 72 models)",
-        "MATH": "math_hard (leaderboard v2: MATH level 5 only, 72 models); gsm8k in the variant",
-        "HumanEval": "humaneval (pass@1, 127 models)",
-        "MBPP": "missing: not in the table",
-    },
-))
+    return leading_table()

@@ -17,7 +17,7 @@ design (:mod:`densing.trend.pooling`) on planted data; prints a table, asserts n
   densing's default power law every one of its references is fitted by a law of another shape.
 
 **The measurement** is densing's own engine, as ``densing trend --by benchmark`` and :func:`densing.measure_trend`
-run it with their defaults: rule v3's candidate table and fits (:func:`densing.laws.eligibility.candidate_table`,
+run it with their defaults: the reference rule's candidate table and fits (:func:`densing.laws.eligibility.candidate_table`,
 :func:`~densing.laws.eligibility.eligible_fits`, ``--ref-boot`` draws, default 1,000 as shipped), then
 :func:`densing.trend.capability.trend_row` for the headline set (600 draws and 100 draws per source for the shares,
 as the headline) and for each benchmark (200 draws, as the side rows): the common targets' complete-case targets,
@@ -162,28 +162,27 @@ def _candidate_record(candidates: pd.DataFrame) -> dict:
 
 
 def run_replicate(r: int, args) -> dict:
-    """One replicate: the planted table, the rule (``--rule``), every row measured; a JSON-able record per row."""
+    """One replicate: the planted table, the reference rule's candidates, every row measured; a JSON-able record per
+    row."""
     rng = np.random.default_rng(np.random.SeedSequence([args.seed, r]))
     table, frame = W.replicate_table(rng, args.targets)
     record = {"replicate": r, "rows": {},
               "missing_share": W.missing_share(frame),
               "targets": int((frame["t"] >= 0).sum())}
     try:
-        candidates = eligibility.candidate_table(table, since=EPOCH, rule=args.rule)
+        candidates = eligibility.candidate_table(table)
         fits = eligibility.eligible_fits(table, candidates, seed=r, family_boot=args.ref_boot)
     except DensingError as exc:
-        record["error"] = f"rule {args.rule}: {exc}"
+        record["error"] = f"candidate table: {exc}"
         return record
     record["eligible"] = sorted(f"{f}:{b}" for f, b in fits)
     record["candidates"] = _candidate_record(candidates)
     budget_fits: dict = {}
     if any(name.startswith("budget:") for name, _ in rows_measured()):
         wanted = {k: f for k, f in fits.items() if k[1] in W.BUDGET_ROWS}
-        budget_fits, _ = capability.budget_fits(table, wanted, seed=r) if args.rule == "v3" else ({}, {})
+        budget_fits, _ = capability.budget_fits(table, wanted, seed=r)
     for name, benchmarks in rows_measured():
         budget = name.startswith("budget:")
-        if budget and args.rule != "v3":
-            continue
         try:
             row = capability.trend_row(name, name, "planted", benchmarks, table, candidates, budget_fits if budget else fits,
                                        since=EPOCH, epoch=EPOCH, n_boot=args.n_boot if name == "headline" else args.n_side,
@@ -290,7 +289,7 @@ def summarise(records: list[dict], args) -> list[str]:
         out.append(f"{name:<10} {planted:>7} {len(good):>6} {len(bad) + total - len(rows):>6}  {pc:>13.3f} {sc:>7.3f}  "
                    f"{pl:>12.3f} {sl:>7.3f}  {pa:>14.3f} {sa:>7.3f}  {width:>12.5f}  {_months(claimed):>12} {_months(latent):>11}")
         if bad:
-            counts = pd.Series([x["error"].split(":")[0] if not x.get("no_reference") else f"no reference passes rule {args.rule}"
+            counts = pd.Series([x["error"].split(":")[0] if not x.get("no_reference") else "no reference passes the reference rule"
                                 for x in bad]).value_counts()
             reasons_out.append(f"  {name}: " + ", ".join(f"{n} × {why}" for why, n in counts.items()))
         if good:
@@ -397,7 +396,6 @@ def main() -> None:
     parser.add_argument("--ref-boot", type=int, default=1000, help="bootstrap draws of each family fit")
     parser.add_argument("--population", type=int, default=20000, help="targets of the population slopes")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--rule", choices=("v2", "v3"), default="v3", help="the reference rule (v3: densing's)")
     parser.add_argument("--no-limits", dest="limits", action="store_false",
                         help="skip the limits from binomial scores (the score-noise bias and its column of population "
                         "slopes), which recompute every reference's population slope; list the stored slopes instead")
@@ -421,7 +419,7 @@ def main() -> None:
 
 def _config(args) -> str:
     return (f"world={args.world} seed={args.seed} targets={args.targets} n_boot={args.n_boot} n_side={args.n_side} "
-            f"n_share={args.n_share} ref_boot={args.ref_boot} population={args.population} rule={args.rule} "
+            f"n_share={args.n_share} ref_boot={args.ref_boot} population={args.population} "
             f"families={','.join(W.FAMILY_NAMES)}")
 
 

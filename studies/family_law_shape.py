@@ -18,7 +18,7 @@ have at least 3 distinct sizes, the benchmark having a chance level and an item 
 
 *Held-out prediction.* In each row the largest member (the last point by size, as
 :func:`held_out_test` takes it) is held out, and each shape is refitted on the others by
-:func:`held_out_test` with that shape and rule v3's dispersion floor for that shape (the
+:func:`held_out_test` with that shape and the reference rule's dispersion floor for that shape (the
 benchmark's pooled dispersion over the table's families, :func:`densing.laws.eligibility.pooled_dispersions`,
 computed under that shape). The refit predicts p̂ at the held-out size.
 
@@ -27,7 +27,7 @@ prediction):
 
     ℓ = (n / φ)·[S·ln(p̂ / S) + (1 − S)·ln((1 − p̂) / (1 − S))]
 
-S the held-out member's score, φ the dispersion rule v3 gives the family under the shipped shape (logistic_ln_n:
+S the held-out member's score, φ the dispersion the reference rule gives the family under the shipped shape (logistic_ln_n:
 max(1, the benchmark's pooled dispersion, the refit's own X²/(m − 2))), the same φ for both shapes, so that the two
 are compared on one scale and a shape's worse fit does not lower its own penalty.
 
@@ -50,14 +50,14 @@ import numpy as np
 import pandas as pd
 from scipy.special import xlogy
 
-import densing
+from densing import registry
+from densing.data import read_results
 from densing.data.benchmarks import CHANCE_LEVELS, ITEM_COUNTS
 from densing.errors import DensingError
 from densing.laws import eligibility
 from densing.laws.family import DEFAULT_SHAPE, held_out_problem, held_out_result, shape_constants
 from densing.laws.family_likelihood import likelihood_fit
 from densing.laws.family_rows import family_arrays, metric_for
-from densing import registry
 
 TABLES = ("public", "swallow")
 SHAPES = ("logistic_ln_n", "power")
@@ -88,7 +88,7 @@ def held_out_deviance(measured: float, predicted: float, items: float, dispersio
 
 def table_rows(name: str) -> list[dict]:
     """Every family × benchmark row of one table (module docstring) under both shapes."""
-    table = densing.read_results(str(registry.table(name).path))
+    table = read_results(str(registry.table(name).path))
     benchmarks = tuple(b for b in registry.table(name).candidates
                        if b in set(table["benchmark"].astype(str)) and b in CHANCE_LEVELS and b in ITEM_COUNTS)
     pooled = {shape: eligibility.pooled_dispersions(table, benchmarks, shape=shape) for shape in SHAPES}

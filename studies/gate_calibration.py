@@ -3,7 +3,7 @@ it names is absent and its power where the threat is planted, as it is run.
 
 **As run.** A check is computed the way ``densing trend`` computes it: under every reference of the row, failing when
 it fails under any (:func:`densing.trend.checks.under_references`), on the row's complete-case targets, its
-references chosen by rule v3 and the set rule from the replicate's own planted table
+references chosen by the reference rule and the set rule from the replicate's own planted table
 (:func:`studies.capability_coverage.run_replicate`, which records every check of every row).
 
 **The worlds** (:mod:`studies._power_world`: the public table's models, families, sizes, dates and missing scores,

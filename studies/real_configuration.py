@@ -29,7 +29,7 @@ population slope over the planted A: the censored 0.9 frontier line of ln ρ und
 its members' noise-free scores), inverted jointly from the noise-free scores of :data:`POPULATION` targets drawn from
 the table's targets, each a family of its own with a fresh gap and skill (:func:`studies._planted.population_slope`).
 
-**The measurement** is the CLI's: rule v3's candidate table on the planted table, the row's references fitted by
+**The measurement** is the CLI's: the reference rule's candidate table on the planted table, the row's references fitted by
 :func:`densing.laws.eligibility.fit_of` (1,000 draws), their common targets in the lead order
 (:func:`densing.trend.capability.row_targets`) and :func:`densing.trend.pooling.pooled_trend` with 600 draws, the
 state by :func:`densing.trend.uncertainty.from_row_trend`. The references are the real row's (``--references real``);
@@ -307,7 +307,7 @@ def run_replicate(r: int, variant: Variant, seed: int, n_boot: int) -> dict:
     benchmarks = spec.benchmarks
     record: dict = {"replicate": r, "latent": variant.slope}
     try:
-        candidates = eligibility.candidate_table(table, since=EPOCH, rule="v3", benchmarks=benchmarks)
+        candidates = eligibility.candidate_table(table, benchmarks=benchmarks)
     except DensingError as exc:
         record["error"] = f"candidate table: {exc}"
         return record
@@ -470,7 +470,7 @@ def real_row(table: str, seed: int = 0, n_boot: int = DEFAULT_N_BOOT) -> dict:
     spec = SPECS[table]
     real = with_stderr(read_wide_csv(spec.path))
     benchmarks = spec.benchmarks
-    candidates = eligibility.candidate_table(real, since=EPOCH, rule="v3", benchmarks=benchmarks)
+    candidates = eligibility.candidate_table(real, benchmarks=benchmarks)
     found = {f: benchmarks for f in spec.references}
     fits = capability.row_fits(real, candidates, {}, found, seed=seed)
     common = capability.row_targets(real, candidates, fits, found, since=EPOCH, epoch=EPOCH)

@@ -39,7 +39,7 @@ correlation −0.338 with the release date in days since 2023-12-19 (newer model
   so its smaller members lie above the frontier of its date). As in densing, a family's own models are never its
   targets; they are targets of the other reference, dated t_f.
 
-**The measurement** is densing's own: rule v3's candidate table over the Swallow profile's candidate benchmarks
+**The measurement** is densing's own: the reference rule's candidate table over the Swallow profile's candidate benchmarks
 (:func:`densing.laws.eligibility.candidate_table` with ``benchmarks=registry.table("swallow").candidates``), every
 eligible (family, benchmark) fitted (:func:`densing.laws.eligibility.eligible_fits`, ``--ref-boot`` draws), then
 :func:`densing.trend.capability.trend_row` for each benchmark and for the paper-like set ``paper`` (swallow_mmlu,
@@ -259,10 +259,10 @@ def run_replicate(r: int, args) -> dict:
     table, frame = replicate_table(rng, args.targets)
     record = {"replicate": r, "rows": {}, "targets": int(len(frame))}
     try:
-        candidates = eligibility.candidate_table(table, since=EPOCH, rule="v3", benchmarks=registry.table("swallow").candidates)
+        candidates = eligibility.candidate_table(table, benchmarks=registry.table("swallow").candidates)
         fits = eligibility.eligible_fits(table, candidates, seed=r, family_boot=args.ref_boot)
     except DensingError as exc:
-        record["error"] = f"rule v3: {exc}"
+        record["error"] = f"candidate table: {exc}"
         return record
     record["eligible"] = sorted(f"{f}:{b}" for f, b in fits)
     record["candidates"] = {f"{x.family}:{x.benchmark}": (str(x.why).split(":")[0] if not x.eligible else "")
@@ -430,7 +430,7 @@ def candidate_summary(records: list[dict]) -> list[str]:
             found.setdefault(key, []).append(code)
     if not found:
         return []
-    out = ["rule v3's verdict on each planted reference (share of replicates eligible; commonest refusal)"]
+    out = ["the reference rule's verdict on each planted reference (share of replicates eligible; commonest refusal)"]
     for family in FAMILIES:
         cells = []
         for bench in BENCHMARKS:

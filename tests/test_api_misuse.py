@@ -274,7 +274,7 @@ def test_candidate_table_and_the_draws_refuse_impossible_values(public):
 
     for targets in ("targets", pd.DataFrame(), public.drop(columns="value")):
         with pytest.raises(densing.InputError, match="^targets: expected a DataFrame with column"):
-            candidate_table(targets, since=None)
+            candidate_table(targets)
     for call in (lambda: densing.measure_trend(public, n_boot=10**20), lambda: densing.fit_trend(public, n_boot=10**20)):
         with pytest.raises(densing.InputError, match=r"^n_boot: expected an integer in \[1, 100000\]"):
             call()

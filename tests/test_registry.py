@@ -18,7 +18,7 @@ def _rules():
 def _tables():
     from densing import registry
 
-    return registry.TABLES, registry.register_table, registry.table, replace(registry.TABLES["public"], name="public_copy")
+    return registry.TABLES, registry.register_table, registry.table, replace(registry.leading_table(), name="public_copy", leads=False)
 
 
 def _strategies():

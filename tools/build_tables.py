@@ -17,7 +17,7 @@
 Each writes its files atomically and byte-identically for the same inputs; the computation is the package's
 (:mod:`tools.public_table.build`, :mod:`tools.swallow_table.build`, :mod:`densing.laws.eligibility`,
 :mod:`densing.trend.protocol`, :mod:`densing.designs.olmes.mc_reference`, :mod:`densing.designs.olmes.trend`,
-:mod:`densing.trend.fixed_size`), but for the candidate table's rules v1 and v2 (:func:`candidate_table_v1_v2`,
+:mod:`densing.trend.fixed_size`), but for the candidate table's rules v1 and v2 (:func:`earlier_candidate_table`,
 labelled variants the package does not compute); otherwise this script only reads the arguments, writes and prints. An error of the package (:class:`densing.errors.DensingError`) is
 one line ``error: …`` on stderr and exit status 2.
 """
@@ -95,8 +95,9 @@ def openllm_v2_trend(args) -> int:
 
 
 def candidates(args) -> int:
-    """The shipped candidate table of the trend's references: rule v3 (:mod:`densing.laws.eligibility`), then rules v2
-    and v1 (:func:`candidate_table_v1_v2`, labelled variants the package does not compute)."""
+    """The shipped candidate table of the trend's references: the reference rule (:mod:`densing.laws.eligibility`,
+    its rows labelled ``v3``), then the earlier rules v2 and v1 (:func:`earlier_candidate_table`, labelled variants
+    the package does not compute)."""
     import pandas as pd
 
     from densing.data import read_results
@@ -105,13 +106,14 @@ def candidates(args) -> int:
     from densing.trend.targets import with_stderr
 
     targets, composed = with_stderr(read_results(args.results)), eligibility.composed_fits(args.fits_dir)
-    # rule v3 (the references of every row) first, rules v2 and v1 (labelled variants) after it; the rule column says which
-    table = pd.concat([eligibility.candidate_table(targets, since=args.since, composed=composed),
-                       *(candidate_table_v1_v2(targets, since=args.since, composed=composed, rule=rule) for rule in ("v2", "v1"))],
+    # the reference rule (the references of every row) first, the earlier rules (labelled variants) after it; the rule
+    # column says which
+    table = pd.concat([eligibility.candidate_table(targets, composed=composed),
+                       *(earlier_candidate_table(targets, since=args.since, composed=composed, rule=rule) for rule in ("v2", "v1"))],
                       ignore_index=True)
     out = Path(args.fits_dir) / CANDIDATES_FILE
     atomic_write_text(out, table.to_csv(index=False, float_format="%.6g"))
-    print(eligible_families(table[table["rule"] == "v3"]).drop(columns="headline").to_string(index=False))
+    print(eligible_families(table[table["rule"] == eligibility.RULE_LABEL]).drop(columns="headline").to_string(index=False))
     print(f"wrote {out}")
     return 0
 
@@ -119,11 +121,12 @@ def candidates(args) -> int:
 # -- rules v1 and v2 ------------------------------------------------------------------------------------------------
 # The candidate table's labelled variants (docs/method.md, "The rules"): least squares on logits, a relative held-out
 # error, a size span; v2 with the saturation and conditioning of the top-decile targets, v1 with the dated reach
-# quantile on the leaderboard-v1 benchmarks. The trend reads rule v3 only; these rows are the shipped table's record.
+# quantile on the leaderboard-v1 benchmarks. The trend reads the reference rule only; these rows are the shipped table's
+# record.
 
 #: Rule v1's benchmarks: the leaderboard-v1 columns (tidy names of ``read_results``); rule v2's are the package's
-#: :data:`densing.laws.eligibility.CANDIDATE_BENCHMARKS_V2`.
-CANDIDATE_BENCHMARKS_V1: tuple[str, ...] = ("mmlu", "arc_challenge", "hellaswag", "winogrande", "gsm8k", "humaneval")
+#: :data:`densing.laws.eligibility.CANDIDATE_BENCHMARKS`.
+LEADERBOARD_V1_BENCHMARKS: tuple[str, ...] = ("mmlu", "arc_challenge", "hellaswag", "winogrande", "gsm8k", "humaneval")
 MIN_SIZE_SPAN = 20.0
 REACH_QUANTILE = 0.90
 MAX_HELD_OUT_ERROR = 0.05
@@ -133,9 +136,9 @@ MIN_BENCHMARKS = 2
 MAX_TOP_CONDITIONING = 2.0
 
 
-def candidate_table_v1_v2(targets, *, since: str | None, composed: dict | None = None, rule: str = "v2"):
+def earlier_candidate_table(targets, *, since: str | None, composed: dict | None = None, rule: str = "v2"):
     """One row per candidate (family × benchmark, and each composed fit) under rule ``rule`` (``v1``: R1–R5 over
-    :data:`CANDIDATE_BENCHMARKS_V1`; ``v2``: R1–R3, R4s, R4c, R5 over ``CANDIDATE_BENCHMARKS_V2``, with the columns
+    :data:`LEADERBOARD_V1_BENCHMARKS`; ``v2``: R1–R3, R4s, R4c, R5 over ``CANDIDATE_BENCHMARKS``, with the columns
     ``top_saturated`` and ``top_kappa`` and no reach, ``reach_score`` NaN: v2 reads no release date); the columns of
     :func:`densing.laws.eligibility.candidate_table`, ``eligible`` and ``why`` (the first rule it fails)."""
     import math
@@ -145,12 +148,12 @@ def candidate_table_v1_v2(targets, *, since: str | None, composed: dict | None =
 
     from densing.data.benchmarks import CHANCE_LEVELS
     from densing.data.benchmarks import item_counts
-    from densing.laws.eligibility import CANDIDATE_BENCHMARKS_V2, MIN_FAMILY_MODELS
+    from densing.laws.eligibility import CANDIDATE_BENCHMARKS, MIN_FAMILY_MODELS
     from densing.laws.family import metric_for
 
     if rule not in ("v1", "v2"):
         raise DensingError(f"rule: expected v1 or v2, got {rule!r}")
-    benchmarks = CANDIDATE_BENCHMARKS_V1 if rule == "v1" else CANDIDATE_BENCHMARKS_V2
+    benchmarks = LEADERBOARD_V1_BENCHMARKS if rule == "v1" else CANDIDATE_BENCHMARKS
     rows = []
     counts = targets.drop_duplicates("model").groupby("family")["model"].count() if "family" in targets.columns else pd.Series(dtype=int)
     keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params", "release_date",
@@ -190,7 +193,7 @@ def candidate_table_v1_v2(targets, *, since: str | None, composed: dict | None =
                 row["largest_member"] = str(points["model"].iloc[-1])
                 row["largest_score"] = float(points["score"].iloc[-1])
             notes = [f"{k.replace('_', ' ')}: {', '.join(v)}" for k, v in dropped.items() if v and k != "no_score"]
-            _v1_v2_rules(row, rule, own, targets, family, benchmark, metrics[benchmark], int(sizes.size), top_cache)
+            _earlier_rules(row, rule, own, targets, family, benchmark, metrics[benchmark], int(sizes.size), top_cache)
             if notes:
                 row["why"] = "; ".join(([row["why"]] if row["why"] else []) + [f"R1/R3 not fitted — {n}" for n in notes])
     rows += [_composed_row(name, fit, targets, since, reach_cache) for name, fit in sorted((composed or {}).items())]
@@ -269,7 +272,7 @@ def _top_decile_reasons(row: dict, own, targets, family: str, benchmark: str, me
     return ""
 
 
-def _v1_v2_rules(row: dict, rule: str, own, targets, family: str, benchmark: str, metric: str, sizes: int,
+def _earlier_rules(row: dict, rule: str, own, targets, family: str, benchmark: str, metric: str, sizes: int,
                  top_cache: dict) -> None:
     """Rules v1's and v2's R2 to R5 on one family candidate, in order: ``row``'s ``why`` says the first it fails,
     or ``eligible`` is set; the held-out columns are filled where R5 is reached."""
@@ -377,7 +380,7 @@ def held_out_error(table, family: str, benchmark: str, *, metric: str | None = N
 
 def eligible_families(candidates):
     """Families with ≥ :data:`MIN_BENCHMARKS` eligible benchmarks of one rule's candidate table: ``family``,
-    ``benchmarks``, ``mean_held_out_error`` (the mean |z| under rule v3, the mean relative error under rules v1 and
+    ``benchmarks``, ``mean_held_out_error`` (the mean |z| under the reference rule, the mean relative error under rules v1 and
     v2), ``headline`` (the lowest)."""
     import pandas as pd
 

@@ -120,7 +120,7 @@ def fit(
 
 def _fit_family(data: Path, benchmark: str, family: str, shape: str, *, metric: str, d0_tokens: float, suite: str | None,
                 n_boot: int, seed: int):
-    """``densing fit --family``: the family law on one family, its likelihood fit with rule v3's dispersion of the
+    """``densing fit --family``: the family law on one family, its likelihood fit with the reference rule's dispersion of the
     benchmark pooled over the table's families (the trend's)."""
     from densing.io import command_line
     from densing.laws.eligibility import pooled_dispersions

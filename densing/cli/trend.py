@@ -21,7 +21,7 @@ SINCE_HELP = "Only models released on or after this date ('none': all)."
 RESULTS_HELP = "Target results (default: results/public_models.csv)."
 FIT_HELP = "Reference fit (default: the one the reference rule chooses, see README)."
 D0_HELP = ("Tokens D0 of the inversion: with --fit of a law with a data term, or --design olmes (default 1T); "
-           "refused for rule v3's family references, which have none.")
+           "refused for the reference rule's family references, which have none.")
 N_BOOT_HELP = "Bootstrap draws of the headline rule (fit × score × models)."
 WIDE_HELP = "Tables: keep the columns with nothing in them (and, where a command has more, every column)."
 
@@ -110,7 +110,7 @@ def trend(
         _print_headline_detail(result, wide)
     else:
         shipped = results is None or Path(results).resolve() == profile.path.resolve()
-        _print_headline_screen(result, beside=profile.name == "public" and shipped and fit is None and d0_tokens is None)
+        _print_headline_screen(result, beside=profile.leads and shipped and fit is None and d0_tokens is None)
     print_text(_closing(result))
 
 

@@ -2,9 +2,9 @@
 the written rule that marks each eligible or says why not.
 
 :func:`candidate_table` fits every family of the target table with at least :data:`MIN_FAMILY_MODELS` models on
-every benchmark of :data:`CANDIDATE_BENCHMARKS_V2` (:data:`EXCLUDED_BENCHMARKS_V2` left out, each with its reason) by
-binomial likelihood (:func:`densing.laws.family.fit_family`, default shape), and applies rule v3 (:data:`DEFAULT_RULE`,
-date-blind). A candidate is eligible iff
+every benchmark of :data:`CANDIDATE_BENCHMARKS` (:data:`EXCLUDED_BENCHMARKS` left out, each with its reason) by
+binomial likelihood (:func:`densing.laws.family.fit_family`, default shape), and applies the reference rule (the third
+of docs/method.md's rules, labelled ``v3`` in the table's ``rule`` column; date-blind). A candidate is eligible iff
 
 - (R1) dense: mixture-of-experts members (an ``active_params`` value) are dropped from the fit;
 - (R2) at least :data:`MIN_SIZES` sizes with a known token count, any score;
@@ -25,9 +25,9 @@ at 1). The held-out z is computed wherever R1–R2s hold, also where only R4r or
 it). A family eligible on a benchmark is a reference of its row; a benchmark set's references follow the set
 rule (:func:`densing.trend.pooling.set_references`). The fits — every family's own, then every held-out refit — run
 as batches of Fisher scoring (:func:`densing.laws.family_likelihood.likelihood_fits`: the same numbers, bit for bit,
-as fitting them one by one). Rules v1 and v2, the shipped candidate table's labelled
-variants, are computed by ``tools/build_tables.py candidates``; docs/method.md states the three rules and why v3 is
-the rule.
+as fitting them one by one). The earlier rules, the shipped candidate table's rows labelled ``v1`` and ``v2``, are
+computed by ``tools/build_tables.py candidates``; docs/method.md states the three rules and why this one is the
+rule.
 """
 from __future__ import annotations
 
@@ -46,19 +46,19 @@ from densing.laws.family_rows import family_arrays, metric_for
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_number
 from densing.runtime import per_table, same_tables
-from densing.validation import Frame, Options, validate_params
+from densing.validation import Frame, validate_params
 
-# The thresholds of rule v3 (module docstring).
+# The thresholds of the reference rule (module docstring).
 
 MIN_FAMILY_MODELS = 3
 MIN_SIZES = 3
 MAX_TOKEN_RATIO = 2.0
 #: The benchmarks a family reference may be fitted on (tidy names of ``read_results``): the leaderboard-v1 columns and
-#: the leaderboard-v2 columns with a chance level and an item count (the name is rule v2's, which introduced them).
-CANDIDATE_BENCHMARKS_V2: tuple[str, ...] = ("mmlu", "arc_challenge", "hellaswag", "winogrande", "gsm8k", "humaneval",
-                                            "leaderboard_bbh", "math_hard", "mmlu_pro", "gpqa", "musr")
+#: the leaderboard-v2 columns with a chance level and an item count.
+CANDIDATE_BENCHMARKS: tuple[str, ...] = ("mmlu", "arc_challenge", "hellaswag", "winogrande", "gsm8k", "humaneval",
+                                         "leaderboard_bbh", "math_hard", "mmlu_pro", "gpqa", "musr")
 #: Left out before any fit, each with its reason.
-EXCLUDED_BENCHMARKS_V2: dict[str, str] = {
+EXCLUDED_BENCHMARKS: dict[str, str] = {
     "truthfulqa_mc2": "built so that scale does not help (Lin et al. 2022); mc2 has no chance floor",
     "xwinograd": "multilingual; no item count in the registry",
     "ifeval": "instruction following, scored by rule checks: no chance floor for the law",
@@ -67,9 +67,7 @@ EXCLUDED_BENCHMARKS_V2: dict[str, str] = {
 SATURATION_STDERRS = 2.0
 #: The share of highest-scoring targets R4s looks at.
 TOP_SHARE = 0.10
-#: The rules :func:`candidate_table` applies (v1 and v2: ``tools/build_tables.py``).
-RULE_VERSIONS = ("v3",)
-#: Rule v3 (module docstring), R4r's share of the way from chance to the top-decile score.
+#: R4r's share of the way from chance to the top-decile score.
 REACH_SHARE = 0.5
 #: R4r's top-decile score: this quantile of the benchmark's scores over the table's models outside the family.
 TOP_DECILE_QUANTILE = 0.90
@@ -77,21 +75,22 @@ TOP_DECILE_QUANTILE = 0.90
 MAX_HELD_OUT_Z = 1.959963984540054
 #: The pooled dispersion takes the families with at least this many members on the benchmark (2 residual dof).
 MIN_POOLING_MEMBERS = 4
-#: The rule the trend, the report and the API use.
-DEFAULT_RULE = "v3"
+#: The label of the reference rule's rows in a candidate table's ``rule`` column (the shipped table's other rows, of the
+#: earlier rules, are labelled ``v2`` and ``v1``: ``tools/build_tables.py candidates``).
+RULE_LABEL = "v3"
 #: Bootstrap draws of each family fit of a reference (one seed for all: draw k resamples the same members).
 FAMILY_BOOT = 1000
 
 
 
-_V3_COLUMNS = ("reference", "family", "benchmark", "kind", "n_fitted", "sizes", "size_span", "token_ratio", "d0",
+_COLUMNS = ("reference", "family", "benchmark", "kind", "n_fitted", "sizes", "size_span", "token_ratio", "d0",
                "largest_member", "largest_score", "top_decile", "reach_share", "slope", "slope_ci_low", "slope_ci_high",
                "dispersion", "pooled_dispersion", "top_saturated", "held_out_model", "held_out_measured", "held_out_predicted",
                "held_out_error", "held_out_z", "eligible", "why")
 
 
 def pooled_dispersion(own: dict[str, float]) -> float:
-    """Rule v3's dispersion of one benchmark: the median of the families' own X²/(m − 2) (those with at least
+    """The reference rule's dispersion of one benchmark: the median of the families' own X²/(m − 2) (those with at least
     :data:`MIN_POOLING_MEMBERS` members), floored at 1; 1 when no family has that many."""
     values = [v for v in own.values() if math.isfinite(v)]
     return max(1.0, float(np.median(values))) if values else 1.0
@@ -124,9 +123,9 @@ def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str],
 
 def pooled_dispersions(targets: pd.DataFrame, benchmarks: tuple[str, ...] | None = None,
                        shape: str = DEFAULT_SHAPE) -> dict[str, float]:
-    """Rule v3's pooled dispersion of each benchmark over the table's families (:func:`pooled_dispersion`), their laws
+    """The reference rule's pooled dispersion of each benchmark over the table's families (:func:`pooled_dispersion`), their laws
     of ``shape``: what ``densing fit --family`` and the trend's references fit with."""
-    targets, families, chosen, metrics = _candidates(targets, benchmarks or CANDIDATE_BENCHMARKS_V2)
+    targets, families, chosen, metrics = _candidates(targets, benchmarks or CANDIDATE_BENCHMARKS)
     return _pool(_own_fits(targets, families, chosen, metrics, item_counts().set_index("benchmark")["items"], shape), chosen)
 
 
@@ -152,11 +151,11 @@ def _pool(found: dict, benchmarks: list[str]) -> dict[str, float]:
     return {b: pooled_dispersion(own[b]) for b in benchmarks}
 
 
-@validate_params({"targets": [Frame(("model", "benchmark", "value"))], "rule": [Options(RULE_VERSIONS)]})
-def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[str, ReferenceFit] | None = None,
-                    rule: str = DEFAULT_RULE, benchmarks: tuple[str, ...] | None = None, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
-    """One row per candidate (family × benchmark, and each shipped composed fit): rule v3
-    (module docstring) applied, in words. ``since`` is accepted and unused: rule v3 reads no release date.
+@validate_params({"targets": [Frame(("model", "benchmark", "value"))]})
+def candidate_table(targets: pd.DataFrame, *, composed: dict[str, ReferenceFit] | None = None,
+                    benchmarks: tuple[str, ...] | None = None, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
+    """One row per candidate (family × benchmark, and each shipped composed fit): the reference rule (module
+    docstring) applied, in words. The rule reads no release date, so the table is the same for every window.
 
     Columns: ``rule``, ``shape``, ``reference``, ``family``, ``benchmark``, ``kind``, ``n_fitted``, ``sizes``,
     ``size_span``, ``token_ratio``, ``d0``, ``largest_member``, ``largest_score``, the rule's measurements
@@ -164,10 +163,10 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
     member's score, prediction, relative error and z), ``eligible`` and ``why`` (the first rule it fails).
 
     ``benchmarks``: the candidate benchmarks of another target table (:data:`densing.registry.TABLES`); default
-    :data:`CANDIDATE_BENCHMARKS_V2`, the public table's. ``shape``: the family law's shape
+    :data:`CANDIDATE_BENCHMARKS`, the public table's. ``shape``: the family law's shape
     (:data:`densing.laws.family.SHAPES`).
     """
-    targets, families, benchmarks, metrics = _candidates(targets, benchmarks or CANDIDATE_BENCHMARKS_V2)
+    targets, families, benchmarks, metrics = _candidates(targets, benchmarks or CANDIDATE_BENCHMARKS)
     top_cache: dict = {}
     found = _own_fits(targets, families, benchmarks, metrics, item_counts().set_index("benchmark")["items"], shape)
     pooled = _pool(found, benchmarks)
@@ -175,7 +174,7 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
     for family in families:
         for b in benchmarks:
             members, dropped, fitted = found[(family, b)]
-            row = {c: math.nan for c in _V3_COLUMNS}
+            row = {c: math.nan for c in _COLUMNS}
             row |= dict(reference=f"{family}:{b}", family=family, benchmark=b, kind="family", n_fitted=0, sizes=0,
                         largest_member="", held_out_model="", eligible=False, why="",
                         dispersion=pooled.get(b, math.nan), pooled_dispersion=pooled.get(b, math.nan))
@@ -183,24 +182,24 @@ def candidate_table(targets: pd.DataFrame, *, since: str | None, composed: dict[
             if members is None:
                 row["why"] = f"R2: {b} has {fitted} (densing/data), so neither a floor nor a standard error"
                 continue
-            reason = _v3_row(row, members, fitted, targets, family, b, pooled[b], top_cache)
+            reason = _family_row(row, members, fitted, targets, family, b, pooled[b], top_cache)
             # the held-out test also where only the reach rules fail: a set row's joint test (densing.trend.pooling) reads it
             if not reason or reason.startswith(("R4r", "R4s")):
                 held.append((row, reason, members, dropped))  # its verdict after the held-out refits, run together
             else:
-                _v3_verdict(row, reason, dropped)
-    _v3_held_out_rows(held, pooled, shape)
-    rows += [_v3_composed_row(name, fit) for name, fit in sorted((composed or {}).items())]
-    out = pd.DataFrame(rows, columns=list(_V3_COLUMNS))
-    out.insert(0, "rule", "v3")
+                _verdict(row, reason, dropped)
+    _held_out_rows(held, pooled, shape)
+    rows += [_composed_row(name, fit) for name, fit in sorted((composed or {}).items())]
+    out = pd.DataFrame(rows, columns=list(_COLUMNS))
+    out.insert(0, "rule", RULE_LABEL)
     out.insert(1, "shape", shape)
     return out
 
 
-def _v3_row(row: dict, members: dict, fitted, targets: pd.DataFrame, family: str, b: str, pooled: float,
-            top_cache: dict) -> str:
+def _family_row(row: dict, members: dict, fitted, targets: pd.DataFrame, family: str, b: str, pooled: float,
+                top_cache: dict) -> str:
     """One family candidate's columns before the held-out test, its own fit ``fitted`` refloored at the benchmark's
-    ``pooled`` dispersion; the first of R2, R3, R2s, R4r, R4s it fails (:func:`v3_reasons`), or ""."""
+    ``pooled`` dispersion; the first of R2, R3, R2s, R4r, R4s it fails (:func:`_first_failure`), or ""."""
     chance = CHANCE_LEVELS[b]
     sizes = np.unique(members["params"])
     row["n_fitted"], row["sizes"] = members["params"].size, int(sizes.size)
@@ -225,11 +224,11 @@ def _v3_row(row: dict, members: dict, fitted, targets: pd.DataFrame, family: str
             fitted = fitted.with_dispersion_floor(pooled)  # the same maximum: the floor moves only φ̂ and the covariance
             low, high = fitted.slope_interval()
             row |= dict(slope=fitted.slope, slope_ci_low=low, slope_ci_high=high, dispersion=fitted.dispersion)
-    return v3_reasons(row, fitted, chance, top, top_scores, top_stderr)
+    return _first_failure(row, fitted, chance, top, top_scores, top_stderr)
 
 
-def _v3_held_out_rows(held: list, pooled: dict, shape: str) -> None:
-    """Rule v3's R5z on each (row, reason, members, dropped) of ``held``: the refits without the largest member
+def _held_out_rows(held: list, pooled: dict, shape: str) -> None:
+    """R5z on each (row, reason, members, dropped) of ``held``: the refits without the largest member
     (:func:`densing.laws.family.held_out_problem`, at the benchmark's pooled dispersion) run together, then each
     row's verdict."""
     outcomes: list = [None] * len(held)
@@ -251,27 +250,28 @@ def _v3_held_out_rows(held: list, pooled: dict, shape: str) -> None:
         except DensingError as exc:
             outcomes[i] = exc
     for (row, reason, _, dropped), outcome in zip(held, outcomes):
-        _v3_verdict(row, v3_held_out(row, reason, outcome), dropped)
+        _verdict(row, _held_out_reason(row, reason, outcome), dropped)
 
 
-def _v3_verdict(row: dict, reason: str, dropped: dict) -> None:
+def _verdict(row: dict, reason: str, dropped: dict) -> None:
     """``row``'s ``eligible`` and ``why``: the reason it fails, then the members R1 and R3 left out."""
     row["eligible"] = not reason
     notes = [f"{k.replace('_', ' ')}: {', '.join(v)}" for k, v in dropped.items() if v and k != "no_score"]
     row["why"] = "; ".join(([reason] if reason else []) + [f"R1/R3 not fitted — {n}" for n in notes])
 
 
-def _v3_composed_row(name: str, fit: ReferenceFit) -> dict:
-    """A shipped composed fit's row of rule v3's table: shown, never eligible (v3 takes families of one recipe)."""
+def _composed_row(name: str, fit: ReferenceFit) -> dict:
+    """A shipped composed fit's row of the candidate table: shown, never eligible (the rule takes families of one
+    recipe)."""
     points = fit.points_frame()
     top = points.sort_values("params").iloc[-1]
-    row = {c: math.nan for c in _V3_COLUMNS}
+    row = {c: math.nan for c in _COLUMNS}
     row |= dict(reference=name.removesuffix(".json"), family=str(fit.provenance.get("families", "")),
                 benchmark=fit.benchmark, kind=fit.kind, n_fitted=len(points), sizes=int(points["params"].nunique()),
                 size_span=float(points["params"].max() / points["params"].min()),
                 token_ratio=float(points["train_tokens"].max() / points["train_tokens"].min()), d0=fit.d0,
                 largest_member=str(top["model"]), largest_score=float(top["score"]), held_out_model="", eligible=False,
-                why="rule v3 takes families of one recipe; a composed fit of several recipes and budgets is shown, not used")
+                why="the reference rule takes families of one recipe; a composed fit of several recipes and budgets is shown, not used")
     return row
 
 
@@ -293,8 +293,9 @@ def top_targets(targets: pd.DataFrame, benchmark: str, family: str, cache: dict)
     return values[order], stderr[order]
 
 
-def v3_reasons(row: dict, fitted, chance: float, top: float, top_scores: np.ndarray, top_stderr: np.ndarray) -> str:
-    """The first of rule v3's R2, R3, R2s, R4r, R4s a candidate fails, in words ("" when it passes them). R4s's
+def _first_failure(row: dict, fitted, chance: float, top: float, top_scores: np.ndarray, top_stderr: np.ndarray
+                   ) -> str:
+    """The first of the rule's R2, R3, R2s, R4r, R4s a candidate fails, in words ("" when it passes them). R4s's
     ceiling is c + d = 1 under either shape (module docstring)."""
     if row["sizes"] < MIN_SIZES:
         return f"R2: {row['sizes']} sizes with a token count (need {MIN_SIZES})"
@@ -318,8 +319,8 @@ def v3_reasons(row: dict, fitted, chance: float, top: float, top_scores: np.ndar
     return ""
 
 
-def v3_held_out(row: dict, reason: str, held: dict | DensingError) -> str:
-    """Rule v3's R5z on a candidate from its held-out test ``held`` (the answer of
+def _held_out_reason(row: dict, reason: str, held: dict | DensingError) -> str:
+    """R5z on a candidate from its held-out test ``held`` (the answer of
     :func:`densing.laws.family.held_out_result`, or the error it raised): the test's columns filled in ``row``; the
     reason it fails (``reason``, an earlier rule's, kept first), or ""."""
     if isinstance(held, DensingError):
@@ -335,7 +336,7 @@ def v3_held_out(row: dict, reason: str, held: dict | DensingError) -> str:
 
 def fit_of(targets: pd.DataFrame, candidates: pd.DataFrame, family: str, benchmark: str, family_boot: int, seed: int
             ) -> ReferenceFit:
-    """One candidate's fit as rule v3 makes it: by likelihood with the benchmark's pooled dispersion."""
+    """One candidate's fit as the reference rule makes it: by likelihood with the benchmark's pooled dispersion."""
     shape, floors = _fit_settings(candidates)
     return fit_family(targets, family, benchmark, n_boot=family_boot, seed=seed,
                       dispersion_floor=floors.get(benchmark, 1.0), shape=shape)

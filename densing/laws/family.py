@@ -96,7 +96,7 @@ def fit_family(
     ``table`` is a tidy results table with ``family`` (and ``active_params`` for mixtures of experts). ``sizes``
     replaces members' N by another size (the budget translation of :mod:`densing.laws.forms`; a member mapped to NaN
     is left out), with ``d0`` the budget those sizes stand at. ``dispersion_floor``: the least dispersion φ̂ of the
-    likelihood fit (rule v3 passes the benchmark's pooled one). Needs at least two distinct sizes.
+    likelihood fit (the reference rule passes the benchmark's pooled one). Needs at least two distinct sizes.
     Returns a :class:`ReferenceFit` of kind ``family`` whose ``d0`` is the family's budget (or
     ``d0``) and whose ``provenance`` lists the dropped members and the likelihood fit's slope test.
     """

@@ -23,7 +23,7 @@ MAX_REDRAWS = 100
 #: Fisher-scoring iterations of the likelihood fit, and step halvings per iteration.
 MAX_SCORING_STEPS = 200
 MAX_HALVINGS = 40
-#: The normal quantile of a two-sided 95% interval (the slope test of rule v3, the held-out z test).
+#: The normal quantile of a two-sided 95% interval (the reference rule's slope test, the held-out z test).
 Z_95 = 1.959963984540054
 
 
@@ -53,7 +53,7 @@ class LikelihoodFit:
     def with_dispersion_floor(self, dispersion_floor: float) -> LikelihoodFit:
         """The same maximum at another dispersion floor: φ̂ = max(1, ``dispersion_floor``, X²/(m − 2)) (1 in place
         of the Pearson term when m = 2) and the covariance φ̂·I(θ̂)⁻¹, I the ``information`` at θ̂
-        (:func:`likelihood_fit`; rule v3 refloors a family's own fit at its benchmark's pooled dispersion)."""
+        (:func:`likelihood_fit`; the reference rule refloors a family's own fit at its benchmark's pooled dispersion)."""
         dispersion = max(1.0, float(dispersion_floor), self.own_dispersion if self.n_members > 2 else 1.0)
         try:
             covariance = dispersion * np.linalg.inv(self.information)
@@ -184,7 +184,7 @@ def likelihood_fit(log_n, scores, items, chance: float, scale: float, *, dispers
 
     φ̂ = max(1, ``dispersion_floor``, X²/(m − 2)), X² = Σ n_i·(S_i − p̂_i)²/(p̂_i·(1 − p̂_i)) the Pearson
     statistic (its own term left out when m = 2). ``dispersion_floor``: a dispersion known from elsewhere
-    (rule v3 pools one per benchmark over the table's families). Inside
+    (the reference rule pools one per benchmark over the table's families). Inside
     :func:`densing.runtime.same_tables` a maximum found for the same inputs (bit for bit) is reused.
     """
     return likelihood_fits([(log_n, scores, items, chance, scale)], dispersion_floor)[0]

@@ -1,5 +1,5 @@
 """A family's members in a results table as plain arrays (what :func:`densing.laws.family.fit_family` fits and
-rule v3's candidate table reads for every family × benchmark; inside :func:`densing.runtime.same_tables` a table's
+the reference rule's candidate table reads for every family × benchmark; inside :func:`densing.runtime.same_tables` a table's
 columns are read once and each family's rows cut from them), and the members that break their family's order: a
 larger member scoring below a smaller one beyond noise, which a family law (rising with size within one recipe)
 would bend through (docs/method.md, "Members that break their family's order").
@@ -77,7 +77,7 @@ def _columns(rows: pd.DataFrame) -> dict[str, np.ndarray]:
 def family_arrays(table: pd.DataFrame, family: str, benchmark: str, *,
                   metric: str | None = None) -> tuple[dict[str, np.ndarray], dict]:
     """The family's members usable for a fit of ``benchmark`` as plain arrays ``model``, ``params``, ``train_tokens``,
-    ``score`` (by size, then name), without building a frame (rule v3's candidate table reads every family ×
+    ``score`` (by size, then name), without building a frame (the reference rule's candidate table reads every family ×
     benchmark), and a dict of dropped model lists: ``moe`` (an ``active_params`` value: not dense), ``no_tokens``
     (unknown training budget), ``no_score``. A score at or below chance is kept: the likelihood fit weighs it."""
     metric = metric if metric is not None else table_metric(table, benchmark)

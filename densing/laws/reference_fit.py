@@ -304,6 +304,19 @@ def as_fit(value, name: str = "fit") -> ReferenceFit:
         raise InputError(f"{name}: {exc}") from None
 
 
+def names_a_fit(text: str, name: str = "fit") -> bool:
+    """Whether ``text`` is a fit file's path or a shipped fit's short name, as :func:`as_fit` reads it (a family's
+    name, ``Llama-3.1``, is neither); ``name``: the argument's, as :func:`as_fit` takes it."""
+    if text.strip().endswith(".json"):
+        return True
+    from densing.paths import resolve_fit
+
+    try:
+        return resolve_fit(text, what=name).is_file()
+    except InputError:
+        return False
+
+
 def as_fits(value, name: str = "fits") -> list[ReferenceFit]:
     """Several fit arguments: one (a fit, a path or a short name: :func:`as_fit`), a list or tuple of them, or a mapping
     to them; an InputError naming ``name`` (and the item) when there are none or one is not a fit."""

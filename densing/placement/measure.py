@@ -109,7 +109,7 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
     if not table.is_file():  # a suite of another table than the public one (SUITE_TABLES) needs that table shipped
         raise InputError(f"--suite {suite.strip()}: its target table results/{table.relative_to(RESULTS).as_posix()} "
                          "is not shipped, so there is no table to place the models against")
-    # the headline is measured on the first benchmark set that rule v3 gives a reference (the table's sets)
+    # the headline is measured on the first benchmark set that the reference rule gives a reference (the table's sets)
     from densing.registry import table_for_path as for_path
 
     inverted = {b for _, members in for_path(table).sets.values() for b in members}

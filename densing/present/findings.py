@@ -41,7 +41,7 @@ def _threshold_of(check) -> str:
     """What one check tests against, before it is judged under several references or made a finding."""
     name, facts = check.name, check.facts
     if check.finding == SIZE_FINDING:
-        return "a finding under rules v2 and v3 (not a gate)"
+        return "a finding (not a gate)"
     if name == "saturation":
         return ("0 frontier models within 2 SE of the cap" if isinstance(facts, NoFrontier) else
                 "a finding, not a gate: a target at the ceiling enters the frontier fit as a lower bound "

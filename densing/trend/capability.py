@@ -1,4 +1,5 @@
-"""The Densing Law by capability: one doubling time per benchmark, and per benchmark set, each under rule v3.
+"""The Densing Law by capability: one doubling time per benchmark, and per benchmark set, each under the
+reference rule of :mod:`densing.laws.eligibility`.
 
 The paper measures its 3.3 months on five benchmarks (Xiao et al. 2024, §3: MMLU, BBH, MATH,
 HumanEval, MBPP — its ScalingBench); on the public table the doubling time depends far more on the
@@ -7,16 +8,16 @@ to be the paper's as far as the table carries it.
 
 - **Per benchmark** (:data:`CAPABILITY`, in registration order): every benchmark of the table with a chance level and an
   item count, grouped by capability (:data:`CAPABILITY`, each benchmark record's group). Its references are every family that
-  rule v3 makes eligible on it (:func:`densing.trend.pooling.set_references`); each is inverted
+  the reference rule makes eligible on it (:func:`densing.trend.pooling.set_references`); each is inverted
   per benchmark (the paper's eq. 4) and the row's interval draws the reference too
   (:func:`densing.trend.pooling.pooled_trend`).
-- **Per set** (:data:`SETS`): a joint inversion (:mod:`densing.laws.joint`) over the set's
-  benchmarks a family is eligible on (at least two), models lacking some scores using the ones they
-  have. ``paper`` is the headline: MMLU, BBH, MATH-hard and HumanEval stand for the paper's MMLU,
+- **Per set** (the table's sets, :attr:`densing.registry.TrendTable.sets`): a joint inversion
+  (:mod:`densing.laws.joint`) over the set's benchmarks a family is eligible on (at least two), models lacking
+  some scores using the ones they have. ``paper`` is the headline: MMLU, BBH, MATH-hard and HumanEval stand for the paper's MMLU,
   BBH, MATH and HumanEval (MATH-hard is MATH's level-5 subset, the only MATH score the table has;
   MBPP is not in the table). This set was chosen *after* the per-benchmark rows had been seen, for
   the reason that it is the paper's own set; ``paper_gsm8k`` puts GSM8K in MATH's place, and
-  ``knowledge_commonsense`` (MMLU, HellaSwag, WinoGrande) is rule v2's headline set, the headline before the
+  ``knowledge_commonsense`` (MMLU, HellaSwag, WinoGrande) is the headline before the
   paper-like set was chosen, kept as a second, labelled row.
 """
 from __future__ import annotations
@@ -40,11 +41,6 @@ from densing.states import State
 from densing.trend import checks, pooling
 from densing.trend.rules import envelope_index
 from densing.trend.uncertainty import TrendUncertainty, from_row_trend
-
-#: Benchmark sets inverted jointly on the public table: name → (label, benchmarks) (each table's own:
-#: :data:`densing.registry.TABLES`).
-SETS: dict[str, tuple[str, tuple[str, ...]]] = _tables.TABLES["public"].sets
-
 
 @dataclass(frozen=True)
 class Row:
@@ -79,7 +75,7 @@ class Row:
 
 def inversion_checks(models: pd.DataFrame, inversion) -> tuple[checks.Check, ...]:
     """Saturation and conditioning over the envelope's record-setters, size confounding, and size dependence over
-    every exact density (a finding under rules v2 and v3)."""
+    every exact density (a finding, not a gate)."""
     all_scores, all_stderr = arrays(models, inversion.benchmarks)
     y, kind = inversion.point(all_scores, all_stderr, models["params"].to_numpy(float))  # point_densities' numbers
     usable = np.flatnonzero(np.isfinite(y) & np.isfinite(kind))  # the envelope's record-setters among them: ``at``
@@ -126,8 +122,7 @@ def _why_none(candidates: pd.DataFrame, benchmarks: tuple[str, ...]) -> str:
     passing = ""
     if len(eligible):  # eligible on one benchmark of a set only: name them, they are what the set lacks
         passing = "; eligible on one only: " + ", ".join(f"{f} ({b})" for f, b in zip(eligible["family"], eligible["benchmark"]))
-    rule = str(candidates["rule"].iloc[0]) if "rule" in candidates.columns and len(candidates) else eligibility.DEFAULT_RULE
-    return (f"no family passes rule {rule} on {'it' if len(benchmarks) == 1 else 'two of them'} ("
+    return (f"no family passes the reference rule on {'it' if len(benchmarks) == 1 else 'two of them'} ("
             + ", ".join(f"{count} fail {rule}" for rule, count in reasons.items()) + passing
             + "; the candidate table says which)")
 
@@ -197,7 +192,8 @@ def calibrated(found) -> tuple:
 
 
 def _held_out(candidates: pd.DataFrame, family: str, benchmarks: tuple[str, ...]) -> float:
-    """The family's mean held-out miss over ``benchmarks``: |z| under rule v3, the relative error under v1 and v2."""
+    """The family's mean held-out miss over ``benchmarks``: |z| (the held-out test of the reference rule), the relative error
+    where the candidate table has no z (the shipped table's rows of the earlier rules v1 and v2)."""
     rows = _held_out_columns(candidates)
     at = sorted(i for b in dict.fromkeys(benchmarks) for i in rows["at"].get((family, b), ()))
     z = rows["held_out_z"]
@@ -276,11 +272,10 @@ def headline_set(candidates: pd.DataFrame, sets: dict | None = None
     measured in its place and the words say why (never silently). FitError when no set has a reference.
     """
     missing: list[tuple[str, str, str]] = []
-    for name, (label, benchmarks) in (SETS if sets is None else sets).items():
+    for name, (label, benchmarks) in (_tables.leading_table().sets if sets is None else sets).items():
         found = pooling.set_references(candidates, tuple(benchmarks))
         if found:
             return label, benchmarks, found, missing
         missing.append((name, label, _why_none(candidates, benchmarks)))
-    rule = str(candidates["rule"].iloc[0]) if len(candidates) else eligibility.DEFAULT_RULE
-    raise FitError(f"no family passes rule {rule} on two benchmarks of any benchmark set; the candidate table "
-                   f"(rule='{rule}') says why each fails")
+    raise FitError("no family passes the reference rule on two benchmarks of any benchmark set; the candidate table "
+                   "says why each fails")

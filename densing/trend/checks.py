@@ -20,8 +20,8 @@ which were fixed before which results were seen):
 A measurement is reported when no check has failed; an untestable check is named beside it. The headline's row runs
 saturation, conditioning and size confounding under every reference (:func:`densing.trend.capability.headline_checks`).
 
-**The capability trend's checks** (written with rule v2 of :mod:`densing.laws.eligibility` and kept
-unchanged under rule v3; fixed here before any trend under rule v2 was computed):
+**The capability trend's checks** (fixed here before any capability trend was computed; docs/method.md gives their
+history beside the reference rule's):
 
 - **size confounding** replaces size dependence as the gate. What the size check guards against is
   the size mix of the targets confounding the trend (larger models released later, and denser or

@@ -33,8 +33,7 @@ from densing.errors import InputError
 from densing.laws import eligibility
 from densing.laws.eligibility import composed_fits
 from densing.laws.inversion import Joint, PerBenchmark, as_inversion
-from densing.laws.reference_fit import ReferenceFit, as_fit
-from densing.paths import resolve_fit
+from densing.laws.reference_fit import ReferenceFit, as_fit, names_a_fit
 from densing.trend import capability, pooling, rules
 from densing.trend.capability import headline_set
 from densing.trend.targets import SCORE_COLUMNS, check_window, with_stderr
@@ -81,7 +80,7 @@ def fit_trend(
     - ``None`` (default): the headline's references, as ``densing trend`` chooses them
       (:func:`densing.trend.pooling.set_references` on the headline's benchmark set), inverted jointly and pooled;
     - a family name (``"Llama-3.1"``): that family fitted per benchmark at its own budget on
-      ``benchmarks`` (default: the benchmarks rule v3 makes it a reference of the headline's set on)
+      ``benchmarks`` (default: the benchmarks the reference rule makes it a reference of the headline's set on)
       and inverted jointly (one benchmark: the paper's inversion); ``benchmarks`` is a tuple or list
       of names, or one string naming one benchmark; an empty one is an input error;
     - a :class:`~densing.laws.reference_fit.ReferenceFit` (inverted per benchmark at ``d0``, default its
@@ -146,19 +145,9 @@ def _reference_argument(reference):
     other string is a family name; a blank one is refused."""
     if isinstance(reference, str) and not reference.strip():
         raise InputError("reference: expected a family name, a ReferenceFit, a fit file or a shipped fit's name, got ''")
-    if isinstance(reference, os.PathLike) or isinstance(reference, str) and _names_a_fit(reference):
+    if isinstance(reference, os.PathLike) or isinstance(reference, str) and names_a_fit(reference, "reference"):
         return as_fit(reference, "reference")
     return reference
-
-
-def _names_a_fit(text: str) -> bool:
-    """Whether ``text`` is a fit file's path or a shipped fit's name (family names, ``Llama-3.1``, are neither)."""
-    if text.strip().endswith(".json"):
-        return True
-    try:
-        return resolve_fit(text, what="reference").is_file()
-    except InputError:
-        return False
 
 
 def _check_table(targets) -> None:
@@ -192,8 +181,8 @@ def _inversion(reference, d0: float | None):
 def _family_targets(targets: pd.DataFrame, family: str | None, benchmarks, *, since, epoch,
                     seed: int) -> pooling.CommonTargets:
     """The common targets of the headline's references (``family`` None), or of one family's."""
-    candidates = eligibility.candidate_table(targets, since=since, composed=composed_fits(), rule=eligibility.DEFAULT_RULE)
-    if family is not None and benchmarks is not None:  # fitted as rule v3 fits (likelihood, the pooled dispersion)
+    candidates = eligibility.candidate_table(targets, composed=composed_fits())
+    if family is not None and benchmarks is not None:  # fitted as the reference rule fits them (likelihood, pooled dispersion)
         chosen = tuple(eligibility.fit_of(targets, candidates, family, b, eligibility.FAMILY_BOOT, seed) for b in benchmarks)
         inversion = Joint(chosen) if len(chosen) > 1 else PerBenchmark(chosen[0])
         return pooling.common_targets(targets, [inversion], since=since, epoch=epoch)

@@ -255,7 +255,7 @@ def fixed_size_trend(table: pd.DataFrame, benchmarks: str | tuple[str, ...], *, 
                           n_at_floor=sum(f[1] for f in found), n_at_ceiling=sum(f[2] for f in found))
 
 
-def fixed_size_rows(table: pd.DataFrame, profile="public", *, since: str | None = DEFAULT_EPOCH,
+def fixed_size_rows(table: pd.DataFrame, profile=None, *, since: str | None = DEFAULT_EPOCH,
                     epoch: str = DEFAULT_EPOCH, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """The cross-check rows of a target table: one per benchmark of its profile's sets, then one per set
     (:mod:`densing.registry`), each :class:`FixedSizeFit`'s ``to_frame()`` row."""

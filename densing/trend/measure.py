@@ -3,7 +3,7 @@ uncertainty carried, checks.
 
 :func:`measure_trend` is what ``densing trend`` and the report show:
 
-1. **The references** of a benchmark follow rule v3 of :mod:`densing.laws.eligibility` (date-blind, its thresholds
+1. **The references** of a benchmark follow the reference rule of :mod:`densing.laws.eligibility` (date-blind, its thresholds
    written before any trend under it was computed): families of one recipe and one budget, fitted per benchmark as
    the paper's sigmoid of a power law at their own budget by binomial likelihood (:mod:`densing.laws.family`),
    eligible by R1, R2, R2s, R3, R4r, R4s, R5z. A set's references follow the set rule
@@ -81,9 +81,9 @@ TREND_CONSTRAINTS = {
 @validate_params({k: TREND_CONSTRAINTS[k] for k in ("seed", "since", "epoch")})
 @same_tables()
 def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH,
-                       seed: int = 0, level: float = 0.95, table: str | TrendTable = "public") -> pd.DataFrame:
+                       seed: int = 0, level: float = 0.95, table: str | TrendTable | None = None) -> pd.DataFrame:
     """The headline's per-model densities without its trend: the rows of :func:`measure_trend`'s ``densities`` (the
-    report's "Per-model densities") for the same ``targets``, ``since``, ``epoch`` and ``seed`` — rule v3's references
+    report's "Per-model densities") for the same ``targets``, ``since``, ``epoch`` and ``seed`` — the reference rule's references
     chosen on the table, the headline set's lead reference (a family at its own budget, inverted jointly), every target
     released since ``since`` but the family's own models. Seconds: no trend, no bootstrap of the line.
 
@@ -93,8 +93,7 @@ def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPO
     profile = registry.table(table)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))
     check_window(targets, since)  # a window that leaves no model is refused, naming the filter
-    candidates = eligibility.candidate_table(targets, since=since, composed=composed_fits(None),
-                                             rule=eligibility.DEFAULT_RULE, benchmarks=profile.candidates)
+    candidates = eligibility.candidate_table(targets, composed=composed_fits(None), benchmarks=profile.candidates)
     fits = eligibility.eligible_fits(targets, candidates, seed=seed)
     label, _, missing, chosen = headline_members(targets, candidates, fits, profile, since=since, epoch=epoch, seed=seed)
     inversion, models = chosen.members()[0]
@@ -117,7 +116,7 @@ def measure_trend(
     n_boot: int = DEFAULT_N_BOOT,
     n_boot_side: int = DEFAULT_N_BOOT_SIDE,
     seed: int = 0,
-    table: str | TrendTable = "public",
+    table: str | TrendTable | None = None,
     sections="all",
 ) -> TrendMeasurement:
     """A :class:`TrendMeasurement`: the Densing Law by capability on a tidy target table (module docstring): the
@@ -130,16 +129,16 @@ def measure_trend(
 
     ``n_boot``: the headline's draws; ``n_boot_side``: every other row's, at most ``n_boot``.
     ``table``: which registered target table ``targets`` is (:data:`densing.registry.TABLES`: its candidate
-    benchmarks, sets, budget rows, words).
+    benchmarks, sets, budget rows, words); None: the leading table (:func:`densing.registry.leading_table`).
 
     ``fit`` replaces the headline's references by one fit (inverted per benchmark at ``d0``, default its own D0);
-    the rows per benchmark still use rule v3's references. It is a :class:`ReferenceFit`, a fit file or a shipped
+    the rows per benchmark still use the reference rule's references. It is a :class:`ReferenceFit`, a fit file or a shipped
     fit's short name (``"llama-3.1_mmlu"``, as the CLI's ``--fit``). ``fits_dir``: the folder of the composed fits
     (default the shipped ``reference_fits/``); one that does not exist is an input error. ``targets`` is checked as a
     table file is (counts written ``7B`` parsed; an impossible score or a missing column is an InputError naming
     ``targets``, the row and the field).
 
-    The path: the table → rule v3's references (:mod:`densing.laws.eligibility`) → the jobs of
+    The path: the table → the reference rule's references (:mod:`densing.laws.eligibility`) → the jobs of
     :func:`densing.trend.plan.plan` (the headline's targets, inversion, frontier and interval under every rule; every
     row under every variant of the fits), computed by :func:`densing.runtime.run` → the checks → the verdict.
     """
@@ -148,7 +147,7 @@ def measure_trend(
     check_window(targets, since)  # a window that leaves no model is refused, naming the filter
     profile = registry.table(table)
     shown = plan.sections(sections)
-    candidates = _candidate_table(targets, since, fits_dir, profile, shown)
+    candidates = _candidate_table(targets, fits_dir, profile, shown)
     context = plan.Context(targets, candidates, eligibility.eligible_fits(targets, candidates, seed=seed), profile,
                            since=since, epoch=epoch, seed=seed, n_boot=n_boot, n_boot_side=min(n_boot_side, n_boot),
                            fit=fit, d0=d0, sections=shown)
@@ -156,8 +155,7 @@ def measure_trend(
     return _measurement(context, jobs, runtime.run(jobs, context))
 
 
-def _candidate_table(targets: pd.DataFrame, since: str | None, fits_dir, profile: TrendTable,
-                     shown: frozenset) -> pd.DataFrame:
+def _candidate_table(targets: pd.DataFrame, fits_dir, profile: TrendTable, shown: frozenset) -> pd.DataFrame:
     """The reference rule's candidate table over the table's candidate benchmarks where a section shown reads them all
     (``candidates``, ``rows``, ``sensitivity``); else over the headline set's benchmarks, the rows the headline reads
     (the rule judges each benchmark on its own families and pooled dispersion: the same rows, bit for bit, in a table
@@ -166,12 +164,10 @@ def _candidate_table(targets: pd.DataFrame, since: str | None, fits_dir, profile
     every = profile.candidates
     if not {"candidates", "rows", "sensitivity"} & shown:
         first = profile.sets[profile.headline_set][1]
-        few = eligibility.candidate_table(targets, since=since, composed=composed, rule=eligibility.DEFAULT_RULE,
-                                          benchmarks=tuple(b for b in every if b in first))
+        few = eligibility.candidate_table(targets, composed=composed, benchmarks=tuple(b for b in every if b in first))
         if pooling.set_references(few, tuple(first)):
             return few
-    return eligibility.candidate_table(targets, since=since, composed=composed, rule=eligibility.DEFAULT_RULE,
-                                       benchmarks=every)
+    return eligibility.candidate_table(targets, composed=composed, benchmarks=every)
 
 
 def _given_fit(fit, d0: float | None) -> ReferenceFit | None:
@@ -180,7 +176,7 @@ def _given_fit(fit, d0: float | None) -> ReferenceFit | None:
     fit = None if fit is None else as_fit(fit, "fit")
     if d0 is not None:
         if fit is None:
-            raise InputError("--d0: rule v3's references are families at their own budgets, which have no data term, so "
+            raise InputError("--d0: the reference rule's references are families at their own budgets, which have no data term, so "
                              "D0 has no meaning for them; give --fit with a two-step law to invert at D0, or read the "
                              "budget rows (every reference brought to D0 = 1T) of densing trend --by benchmark")
         fit._d0(float(d0))  # a fit without a data term refuses a D0 other than its own, in one line

@@ -99,7 +99,7 @@ def sections(value) -> frozenset:
 
 @dataclass
 class Context:
-    """What every job reads: the checked target table, rule v3's candidates and eligible fits, the options.
+    """What every job reads: the checked target table, the reference rule's candidates and eligible fits, the options.
 
     ``fits`` grows as rows fit a set's references on benchmarks they are not eligible on alone (one fit per
     family and benchmark, the same seed: the same fit wherever it is made); ``eligible`` is the eligible fits as
@@ -114,7 +114,7 @@ class Context:
     seed: int
     n_boot: int
     n_boot_side: int
-    fit: object = None       # the user's ReferenceFit (--fit), None for rule v3's references
+    fit: object = None       # the user's ReferenceFit (--fit), None for the reference rule's references
     d0: float | None = None  # the D0 of the user's fit
     #: the sections the caller shows beside the headline (:data:`SECTIONS`); :func:`plan` makes their jobs only
     sections: frozenset = frozenset(SECTIONS)
@@ -126,11 +126,11 @@ class Context:
 
 @dataclass(frozen=True)
 class FitsJob:
-    """The candidates, fits and notes of one :class:`Variant`: rule v3's candidate table under another law shape
+    """The candidates, fits and notes of one :class:`Variant`: the reference rule's candidate table under another law shape
     (its fits made by the rows that need them), or the eligible fits of the budget benchmarks refitted at one D0.
 
     ``benchmarks`` (the other shape's job only): its rows' benchmarks, in the table's candidate order; its candidate
-    table has rows for these only (rule v3 judges each benchmark on its own families and pooled dispersion, so a
+    table has rows for these only (the reference rule judges each benchmark on its own families and pooled dispersion, so a
     benchmark's rows are the same numbers in a table of fewer benchmarks). The budget variant refits the eligible fits
     of the table's budget benchmarks."""
 
@@ -147,8 +147,8 @@ class FitsJob:
             wanted = {k: f for k, f in c.eligible.items() if k[1] in c.profile.budget_benchmarks}
             fits, notes = capability.budget_fits(c.targets, wanted, d0=self.variant.d0, seed=c.seed)
             return c.candidates, fits, notes
-        candidates = eligibility.candidate_table(c.targets, since=c.since, composed=None, rule=eligibility.DEFAULT_RULE,
-                                                 shape=self.variant.shape, benchmarks=self.benchmarks)
+        candidates = eligibility.candidate_table(c.targets, composed=None, shape=self.variant.shape,
+                                                 benchmarks=self.benchmarks)
         return candidates, {}, {}
 
 

@@ -694,12 +694,12 @@ def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, str
                    ) -> dict[str, tuple[str, ...]]:
     """The reference families of a row under the common targets: family → the row's benchmarks (all of them).
 
-    One benchmark: the families rule v3 makes eligible on it (:mod:`densing.laws.eligibility`). A set of B
+    One benchmark: the families the reference rule makes eligible on it (:mod:`densing.laws.eligibility`). A set of B
     benchmarks (the joint inversion), a family that on **every** benchmark of the set passes R1, R2, R3 and R2s (one
     recipe, three sizes with token counts, comparable budgets, a slope that rises beyond its noise), on **at least
     one** passes R4r and R4s (it reaches the set's frontier on some capability, and the joint size is identified
     there), and whose largest member the refits without it predict within noise on the set jointly:
-    Σ_b z_b² ≤ χ²(B) at 0.95 (R5z over the set; z_b the held-out test of rule v3 on benchmark b). The joint
+    Σ_b z_b² ≤ χ²(B) at 0.95 (R5z over the set; z_b the held-out test of the reference rule on benchmark b). The joint
     inversion weighs each benchmark by what it tells (its slope and the fit's spread at the target's size), so a
     benchmark the family does not reach far enters as a weak term, not as a trend. Rule v3's per-benchmark
     eligibility on every benchmark of the set is kept as a labelled variant (``strict=True``).

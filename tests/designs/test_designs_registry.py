@@ -1,11 +1,12 @@
-"""The second designs are found, not wired: each folder of densing/designs registers itself, the command line and the
-report read the registry, and a design that is not registered is not there."""
+"""The designs are found, not wired: each folder of densing/designs registers itself (and its target tables), the
+command line and the report read the registries, densing/registry.py names no design, and a design whose folder is
+removed is not there while the rest of the package works."""
 from __future__ import annotations
 
 import pytest
 
 from densing.errors import RegistryError
-from densing.registry import DESIGNS, SecondDesign, designs
+from densing.registry import DESIGNS, Design, designs
 from tests.cli_run import run
 
 
@@ -35,9 +36,9 @@ def test_a_design_removed_from_the_registry_is_gone_from_the_command_line(monkey
 
 def test_a_design_is_checked_at_registration():
     with pytest.raises(RegistryError, match="field 'run'"):
-        DESIGNS.register("bad", SecondDesign("bad", "words", run=42))
+        DESIGNS.register("bad", Design("bad", "words", run=42))
     with pytest.raises(RegistryError, match="field 'section'"):
-        DESIGNS.register("bad", SecondDesign("bad", "words", run=lambda options: None, section=lambda result: None))
+        DESIGNS.register("bad", Design("bad", "words", run=lambda options: None, section=lambda result: None))
     assert "bad" not in DESIGNS
 
 
@@ -51,4 +52,78 @@ def test_a_designs_steps_load_on_their_first_call_and_keep_their_count():
     step = lazy("json", "dumps", 1)
     assert step([1, 2]) == "[1, 2]" and len(inspect.signature(step).parameters) == 1
     with pytest.raises(RegistryError, match="field 'section'"):
-        DESIGNS.register("bad", SecondDesign("bad", "words", None, section=lazy("json", "dumps", 1)))
+        DESIGNS.register("bad", Design("bad", "words", None, section=lazy("json", "dumps", 1)))
+
+
+def test_the_registry_names_no_design():
+    """densing/registry.py holds the mechanism only: no design's name, no import of a design's folder."""
+    from pathlib import Path
+
+    import densing.registry
+
+    text = Path(densing.registry.__file__).read_text()
+    for name in designs():
+        assert f'"{name}"' not in text and f"designs.{name}" not in text, name
+    assert "import densing.designs" not in text and "from densing.designs" not in text
+
+
+def test_one_table_leads_and_a_second_leading_table_is_refused():
+    from dataclasses import replace
+
+    from densing.registry import TABLES, leading_table, register_table, table, table_for_path
+
+    lead = leading_table()
+    assert lead.leads and table() is lead and table_for_path(None) is lead and next(iter(TABLES)) == lead.name
+    assert [t.name for t in TABLES.values() if t.leads] == [lead.name]
+    with pytest.raises(RegistryError, match="field 'leads'"):
+        register_table(replace(lead, name="another_lead"))
+    assert "another_lead" not in TABLES
+
+
+def _without(tmp_path, *folders: str):
+    """A copy of the package with the design ``folders`` removed (the copy's root, for PYTHONPATH)."""
+    import shutil
+    from pathlib import Path
+
+    import densing
+
+    root = tmp_path / "tree"
+    shutil.copytree(Path(densing.__file__).parent, root / "densing", ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in folders:
+        shutil.rmtree(root / "densing" / "designs" / folder)
+    return root
+
+
+_PROBE = """
+import json
+from densing import registry
+from densing.errors import InputError
+try:
+    lead = registry.leading_table().name
+except InputError as exc:
+    lead = str(exc)
+print(json.dumps({"designs": list(registry.designs()), "tables": list(registry.tables()), "lead": lead}))
+"""
+
+
+@pytest.mark.parametrize("removed", [("olmes",), ("swallow", "openllm_v2"), ("public",)])
+def test_a_removed_design_folder_leaves_a_working_package(tmp_path, removed):
+    """The designs of a copy of the package without some folders are the others, with their tables; without the
+    leading table's folder, asking for the leading table is one InputError that lists the tables left."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = _without(tmp_path, *removed)
+    done = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, cwd=tmp_path,
+                          env=dict(os.environ, PYTHONPATH=str(root)), timeout=120)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert set(found["designs"]) == set(designs()) - set(removed)
+    kept = {"olmes": set(), "openllm_v2": {"openllm_v2"}, "public": {"public"}, "swallow": {"swallow", "swallow_2026"}}
+    assert set(found["tables"]) == set().union(*(kept[d] for d in found["designs"]))
+    if "public" in removed:
+        assert found["lead"].startswith("--table: no registered table leads") and "swallow" in found["lead"]
+    else:
+        assert found["lead"] == "public"

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from densing.laws import eligibility, forms
-from tools.build_tables import candidate_table_v1_v2, eligible_families
+from tools.build_tables import earlier_candidate_table, eligible_families
 
 
 def _family(name: str, sizes, tokens, *, gamma=0.45, level=22.0, benchmark="mmlu", shift=0.0, active=None, date="2024-01-01"):
@@ -33,7 +33,7 @@ def _table() -> pd.DataFrame:
 
 
 def test_each_rule_excludes_the_candidate_it_should():
-    table = candidate_table_v1_v2(_table(), since="2023-01-01", rule="v1")
+    table = earlier_candidate_table(_table(), since="2023-01-01", rule="v1")
     why = table.set_index("reference")["why"]
     eligible = table.set_index("reference")["eligible"]
     assert eligible["Good:mmlu"] and why["Good:mmlu"] == ""
@@ -48,22 +48,22 @@ def test_each_rule_excludes_the_candidate_it_should():
 def test_a_family_needs_two_eligible_benchmarks_and_the_lowest_held_out_error_leads():
     base = _table()
     second = base.assign(benchmark="hellaswag")
-    table = candidate_table_v1_v2(pd.concat([base, second], ignore_index=True), since="2023-01-01", rule="v1")
+    table = earlier_candidate_table(pd.concat([base, second], ignore_index=True), since="2023-01-01", rule="v1")
     families = eligible_families(table)
     assert list(families["family"]) == ["Good"] and families["headline"].tolist() == [True]
     assert families["benchmarks"].iloc[0] == ("mmlu", "hellaswag")
-    only_one = eligible_families(candidate_table_v1_v2(base, since="2023-01-01", rule="v1"))
+    only_one = eligible_families(earlier_candidate_table(base, since="2023-01-01", rule="v1"))
     assert only_one.empty  # one eligible benchmark is not a family reference
 
 
 def test_mixture_of_experts_members_are_not_fitted():
     table = _table()
     table.loc[(table["family"] == "Good") & (table["params"] == 70e9), "active_params"] = 14e9
-    row = candidate_table_v1_v2(table, since="2023-01-01", rule="v1").set_index("reference").loc["Good:mmlu"]
+    row = earlier_candidate_table(table, since="2023-01-01", rule="v1").set_index("reference").loc["Good:mmlu"]
     assert "moe: Good-4" in row["why"] and row["sizes"] == 4
 
 
-def _v3_table() -> pd.DataFrame:
+def _rule_table() -> pd.DataFrame:
     big = (0.5e9, 2e9, 7e9, 20e9, 70e9)
     targets = _family("T", (1e9, 3e9, 7e9, 13e9, 34e9, 70e9), 2e12, gamma=0.5, level=23.0)
     code_targets = _family("T", (1e9, 3e9, 7e9, 13e9, 34e9, 70e9), 2e12, gamma=0.5, level=23.0, benchmark="humaneval")
@@ -88,9 +88,9 @@ def _v3_table() -> pd.DataFrame:
 # (its top members bend below the logistic) on the held-out test; under the power shape (the default) the floor
 # family's slope is not above its noise (R2s), and the saturating family bends as a power law does: it passes.
 @pytest.mark.parametrize("shape, floor_rule, saturating_rule", [("logistic_ln_n", "R4r:", "R5z:"), ("power", "R2s:", "")])
-def test_rule_v3_refuses_the_floor_and_the_misspecified_and_keeps_a_noisy_informative_family(shape, floor_rule,
-                                                                                             saturating_rule):
-    table = eligibility.candidate_table(_v3_table(), since=None, rule="v3", shape=shape).set_index("reference")
+def test_the_rule_refuses_the_floor_and_the_misspecified_and_keeps_a_noisy_informative_family(shape, floor_rule,
+                                                                                               saturating_rule):
+    table = eligibility.candidate_table(_rule_table(), shape=shape).set_index("reference")
     assert (table["shape"] == shape).all()
     assert table.loc["Good:mmlu", "eligible"] and table.loc["Good:mmlu", "why"] == ""
     assert table.loc["Code:humaneval", "eligible"], table.loc["Code:humaneval", "why"]
@@ -104,32 +104,27 @@ def test_rule_v3_refuses_the_floor_and_the_misspecified_and_keeps_a_noisy_inform
     assert (table["rule"] == "v3").all()
 
 
-def test_rule_v3_refuses_a_family_whose_slope_is_not_above_its_noise():
+def test_the_rule_refuses_a_family_whose_slope_is_not_above_its_noise():
     flat = _family("Flat", (0.5e9, 2e9, 7e9, 20e9, 70e9), 3e12, level=22.0, gamma=0.45)
     flat["value"] = 0.70 + np.array([0.004, -0.003, 0.002, -0.004, 0.003])  # no rise with size, high above chance
-    table = pd.concat([_v3_table(), flat], ignore_index=True)
-    row = eligibility.candidate_table(table, since=None, rule="v3").set_index("reference").loc["Flat:mmlu"]
+    table = pd.concat([_rule_table(), flat], ignore_index=True)
+    row = eligibility.candidate_table(table).set_index("reference").loc["Flat:mmlu"]
     assert not row["eligible"] and row["why"].startswith("R2s:")
 
 
-def test_v3_fits_are_likelihood_fits_with_the_pooled_dispersion():
-    table = _v3_table()
-    v3 = eligibility.candidate_table(table, since=None, rule="v3")
-    fits = eligibility.eligible_fits(table, v3, family_boot=50)
+def test_the_rules_fits_are_likelihood_fits_with_the_pooled_dispersion():
+    table = _rule_table()
+    found = eligibility.candidate_table(table)
+    fits = eligibility.eligible_fits(table, found, family_boot=50)
     fit = fits[("Good", "mmlu")]
     assert fit.provenance["method"] == "binomial"
-    pooled = float(v3.loc[v3["benchmark"] == "mmlu", "pooled_dispersion"].iloc[0])
+    pooled = float(found.loc[found["benchmark"] == "mmlu", "pooled_dispersion"].iloc[0])
     assert fit.provenance["dispersion_floor"] == pytest.approx(pooled) and fit.provenance["dispersion"] >= pooled
 
 
-def test_the_package_applies_rule_v3_only():
-    with pytest.raises(Exception, match="rule"):
-        eligibility.candidate_table(_table(), since=None, rule="v2")
-
-
 @pytest.mark.parametrize("shape", ["power", "logistic_ln_n"])
-def test_rule_v3_judges_each_benchmark_on_its_own(shape):
-    """A benchmark's rows of rule v3's candidate table are the same numbers in a table of fewer benchmarks (each
+def test_the_rule_judges_each_benchmark_on_its_own(shape):
+    """A benchmark's rows of the candidate table are the same numbers in a table of fewer benchmarks (each
     benchmark's families and pooled dispersion are its own): what lets the trend's other law shape fit only the
     benchmarks its rows read (densing.trend.plan.FitsJob)."""
     from densing import paths
@@ -139,8 +134,8 @@ def test_rule_v3_judges_each_benchmark_on_its_own(shape):
     table = with_stderr(read_results(paths.RESULTS / "public_models.csv"))
     every = ("mmlu", "arc_challenge", "hellaswag", "gsm8k", "humaneval", "leaderboard_bbh", "math_hard")
     fewer = ("mmlu", "leaderboard_bbh", "math_hard")
-    whole = eligibility.candidate_table(table, since=None, benchmarks=every, shape=shape)
-    part = eligibility.candidate_table(table, since=None, benchmarks=fewer, shape=shape)
+    whole = eligibility.candidate_table(table, benchmarks=every, shape=shape)
+    part = eligibility.candidate_table(table, benchmarks=fewer, shape=shape)
     chosen = whole[whole["benchmark"].isin(fewer)].reset_index(drop=True)
     assert len(part) == len(chosen) > 0
     pd.testing.assert_frame_equal(part.sort_values(["benchmark", "family"]).reset_index(drop=True),

@@ -23,12 +23,12 @@ from densing.laws.bounds import EXACT, LOWER
 from densing.laws.inversion import Joint
 from densing.trend.uncertainty import trend_uncertainty
 from planted_families import family_table
-from tools.build_tables import MAX_TOP_CONDITIONING, candidate_table_v1_v2, eligible_families
+from tools.build_tables import MAX_TOP_CONDITIONING, earlier_candidate_table, eligible_families
 
 
 def test_rule_v2_on_a_hand_table_reads_no_date_and_names_each_failure():
     table = family_table()
-    v2 = candidate_table_v1_v2(table, since="2023-02-24", rule="v2")
+    v2 = earlier_candidate_table(table, since="2023-02-24", rule="v2")
     good = v2[v2["family"] == "Good"].set_index("benchmark")
     assert good.loc["mmlu", "eligible"] and good.loc["winogrande", "eligible"]
     assert good.loc["mmlu", "top_kappa"] <= MAX_TOP_CONDITIONING and np.isnan(good.loc["mmlu", "reach_score"])
@@ -36,15 +36,15 @@ def test_rule_v2_on_a_hand_table_reads_no_date_and_names_each_failure():
     assert narrow.empty  # fewer than 3 models: not a candidate
     # no release date is read: moving every target's date changes nothing
     moved = table.assign(release_date="2019-01-01")
-    again = candidate_table_v1_v2(moved, since="2023-02-24", rule="v2")
+    again = earlier_candidate_table(moved, since="2023-02-24", rule="v2")
     pd.testing.assert_frame_equal(v2.drop(columns=["reach_score"]), again.drop(columns=["reach_score"]))
     families = eligible_families(v2).set_index("family")
     assert families.loc["Good", "benchmarks"] == ("mmlu", "winogrande")
     # a benchmark without a chance level or item count is a candidate with its reason, never an exception
     odd = pd.concat([table, table[table["benchmark"] == "mmlu"].assign(benchmark="math_hard_unknown")])
-    found = candidate_table_v1_v2(odd.assign(benchmark=odd["benchmark"].replace("math_hard_unknown", "musr_x")),
+    found = earlier_candidate_table(odd.assign(benchmark=odd["benchmark"].replace("math_hard_unknown", "musr_x")),
                                   since=None, rule="v2")
-    assert set(found["benchmark"]) <= set(eligibility.CANDIDATE_BENCHMARKS_V2)
+    assert set(found["benchmark"]) <= set(eligibility.CANDIDATE_BENCHMARKS)
 
 
 def test_rule_v2_fails_a_top_decile_that_saturates_the_law():
@@ -52,7 +52,7 @@ def test_rule_v2_fails_a_top_decile_that_saturates_the_law():
     top = table["family"].str.startswith("T") & (table["benchmark"] == "mmlu")
     table.loc[top, "value"] = 0.999
     table.loc[top, "stderr"] = 0.001
-    v2 = candidate_table_v1_v2(table, since=None, rule="v2").set_index("reference")
+    v2 = earlier_candidate_table(table, since=None, rule="v2").set_index("reference")
     assert not v2.loc["Good:mmlu", "eligible"] and v2.loc["Good:mmlu", "why"].startswith("R4s")
 
 
@@ -137,11 +137,12 @@ def shipped():
 
 
 def test_one_row_per_benchmark_with_a_number_or_its_reason(shipped):
-    from densing.trend.capability import CAPABILITY, SETS
+    from densing.registry import leading_table
+    from densing.trend.capability import CAPABILITY
 
     table = shipped.by_benchmark()
     present = set(shipped.candidates["benchmark"])
-    assert list(table["row"]) == [b for b in CAPABILITY if b in present] + list(SETS)
+    assert list(table["row"]) == [b for b in CAPABILITY if b in present] + list(leading_table().sets)
     for row in table.itertuples():
         assert np.isfinite(row.months) != bool(row.error)
         if np.isfinite(row.months):
@@ -195,7 +196,7 @@ def test_why_a_set_has_no_reference_names_the_families_eligible_on_one_benchmark
     from densing.trend.capability import _why_none
 
     table = family_table()
-    v2 = candidate_table_v1_v2(table, since=None, rule="v2")
+    v2 = earlier_candidate_table(table, since=None, rule="v2")
     words = _why_none(v2, ("mmlu", "gsm8k"))
     assert "other" not in words and "eligible on one only: Good (mmlu)" in words
 

@@ -85,7 +85,7 @@ def test_the_population_slope_recovers_the_planted_slope_under_the_targets_shape
 
 def test_one_tiny_replicate_runs_and_records_each_row(bench, world):
     args = SimpleNamespace(world="logistic_ln_n", seed=0, targets=120, n_boot=20, n_side=20, n_share=0, ref_boot=50,
-                           population=1000, rule="v3", limits=True)
+                           population=1000, limits=True)
     record = bench.run_replicate(0, args)
     assert "error" not in record
     assert set(record["rows"]) == {"headline", *world.BENCHMARKS, *(f"budget:{b}" for b in world.BUDGET_ROWS)}

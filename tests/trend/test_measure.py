@@ -64,7 +64,7 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
     assert "3.3 months" in shipped.verdict
     failed = [c for c in shipped.checks if c.failed]
     headline_set = "paper-like set (MMLU, BBH, MATH-hard, HumanEval)"
-    assert shipped.headline_set == headline_set  # rule v3 gives the paper-like set references
+    assert shipped.headline_set == headline_set  # the reference rule gives the paper-like set references
     from densing.present.words import STATE_WORDS
 
     state = shipped.state
@@ -100,7 +100,7 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
 
 
 def test_the_headline_references_are_the_set_rules_references_of_the_measured_set(shipped):
-    from densing.trend.capability import SETS
+    from densing.registry import leading_table
     from densing.laws.eligibility import MAX_HELD_OUT_Z, REACH_SHARE
     from densing.trend.pooling import set_references
 
@@ -110,7 +110,7 @@ def test_the_headline_references_are_the_set_rules_references_of_the_measured_se
     assert (eligible["held_out_z"].abs() <= MAX_HELD_OUT_Z).all() and (eligible["reach_share"] >= REACH_SHARE).all()
     assert (eligible["slope_ci_low"] > 0).all()
     assert (table.loc[~table["eligible"].astype(bool), "why"].str.len() > 0).all()
-    benchmarks = next(b for label, b in SETS.values() if label == shipped.headline_set)
+    benchmarks = next(b for label, b in leading_table().sets.values() if label == shipped.headline_set)
     found = set_references(table, benchmarks)
     assert found and all(b == benchmarks for b in found.values())  # every reference inverts every benchmark of the set
     assert shipped.fits[0].provenance["family"] in found
@@ -128,10 +128,10 @@ def test_the_shipped_candidate_table_is_the_rules_output():
     from densing.laws.eligibility import candidate_table
 
     targets = with_stderr(read_results("results/public_models.csv"))
-    from tools.build_tables import candidate_table_v1_v2
+    from tools.build_tables import earlier_candidate_table
 
-    fresh = pd.concat([candidate_table(targets, since="2023-02-24", composed=composed_fits()),
-                       *(candidate_table_v1_v2(targets, since="2023-02-24", composed=composed_fits(), rule=rule)
+    fresh = pd.concat([candidate_table(targets, composed=composed_fits()),
+                       *(earlier_candidate_table(targets, since="2023-02-24", composed=composed_fits(), rule=rule)
                          for rule in ("v2", "v1"))], ignore_index=True)
     shipped = pd.read_csv(f"reference_fits/{CANDIDATES_FILE}", keep_default_na=False, na_values=[""])
     assert list(shipped["rule"]) == list(fresh["rule"])
@@ -224,10 +224,10 @@ def test_the_notebook_api_is_the_same_engine(shipped, rule):
 
 
 def test_sensitivity_holds_only_eligible_references_and_d0_only_with_a_data_term(shipped):
-    from densing.trend.capability import SETS
+    from densing.registry import leading_table
     from densing.trend.pooling import set_references
 
-    benchmarks = next(b for label, b in SETS.values() if label == shipped.headline_set)
+    benchmarks = next(b for label, b in leading_table().sets.values() if label == shipped.headline_set)
     families = set(set_references(shipped.candidates, benchmarks))
     own = shipped.sensitivity[shipped.sensitivity["variant"] == "reference"]
     assert set(own["reference"].str.split(":").str[0]) == families

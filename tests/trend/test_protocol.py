@@ -65,7 +65,7 @@ def test_the_shipped_swallow_record_is_a_fresh_computation():
 
 def test_every_candidate_benchmark_of_every_table_has_its_records():
     """The benchmark checklist of docs/extending.md: a chance level, an item count with a source and a capability
-    group for every benchmark a registered table lets rule v3 fit a reference on."""
+    group for every benchmark a registered table lets the reference rule fit a reference on."""
     from densing import registry
     from densing.data.benchmarks import CHANCE_LEVELS, item_counts
     from densing.trend.capability import CAPABILITY

@@ -18,7 +18,7 @@ def public():
     from densing.data.benchmarks import with_stderr
 
     targets = with_stderr(read_results("results/public_models.csv"))
-    candidates = eligibility.candidate_table(targets, since="2023-02-24", rule=eligibility.DEFAULT_RULE)
+    candidates = eligibility.candidate_table(targets)
     return targets, candidates, eligibility.eligible_fits(targets, candidates, seed=0)
 
 

@@ -8,10 +8,10 @@ table's rows (:mod:`.report`).
 """
 from __future__ import annotations
 
-from densing.registry import DESIGNS, SecondDesign, lazy
+from densing.registry import DESIGNS, Design, lazy
 
 _REPORT = "densing.designs.olmes.report"
-DESIGNS.register("olmes", SecondDesign(
+DESIGNS.register("olmes", Design(
     "olmes", "the paper's two-step design on AI2's recipe (OLMo ladder loss law + OLMo-2 MC score law, N̂ at D0, "
     "default 1T) over AI2's OLMES table (results/olmes), a second, independent measurement",
     lazy("densing.designs.olmes.cli", "run", 1), lazy(_REPORT, "side", 1), lazy(_REPORT, "section", 3),

@@ -8,7 +8,7 @@ from densing.cli.output import Format, print_document, print_frame, print_text
 
 
 def run(options) -> None:
-    """``densing trend --design olmes`` from the command's options (:class:`densing.registry.SecondDesign`): the OLMES
+    """``densing trend --design olmes`` from the command's options (:class:`densing.registry.Design`): the OLMES
     rows, their checks in words, the models left out."""
     from densing.designs.olmes.trend import D0, failed_and_fired, measure_olmes, row_parts, row_states, row_statuses
     from densing.errors import InputError

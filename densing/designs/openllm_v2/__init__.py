@@ -12,9 +12,8 @@ The report shows its stored record (``results/openllm_v2/trend.json``) beside th
 """
 from __future__ import annotations
 
-from densing import registry
 from densing.paths import RESULTS
-from densing.registry import DESIGNS, SecondDesign, TrendTable, lazy
+from densing.registry import DESIGNS, Design, TrendTable, lazy, register_table
 
 #: The forecast check's cutoff: half a year before the table's last models (the declaration's).
 CUTOFF = "2024-09-30"
@@ -22,7 +21,7 @@ CUTOFF = "2024-09-30"
 V2_NATIVE = ("v2_native", "v2-native set (MMLU-Pro, BBH, MATH-hard)", ("mmlu_pro", "leaderboard_bbh", "math_hard"))
 _BENCHMARKS = ("leaderboard_bbh", "math_hard", "mmlu_pro", "gpqa", "musr")
 
-registry.register_table(TrendTable(
+register_table(TrendTable(
     "openllm_v2", RESULTS / "openllm_v2" / "openllm_v2_2025-03.csv",
     "the Open LLM Leaderboard v2's official base models (one harness, models to 2025-03)",
     candidates=_BENCHMARKS, sets={V2_NATIVE[0]: V2_NATIVE[1:]},
@@ -36,7 +35,7 @@ registry.register_table(TrendTable(
     },
     cutoff=CUTOFF))
 
-DESIGNS.register("openllm_v2", SecondDesign(
+DESIGNS.register("openllm_v2", Design(
     "openllm_v2", "the Open LLM Leaderboard v2's official base models (--table openllm_v2)", None, None,
     lazy("densing.designs.openllm_v2.report", "section", 3), lazy("densing.designs.openllm_v2.report", "render", 1),
     rank=5, line=lazy("densing.designs.openllm_v2.report", "line", 0)))

@@ -16,9 +16,8 @@ stored records beside the public table's rows (:mod:`.report`).
 """
 from __future__ import annotations
 
-from densing import registry
 from densing.paths import RESULTS
-from densing.registry import DESIGNS, SecondDesign, TrendTable, lazy
+from densing.registry import DESIGNS, Design, TrendTable, lazy, register_table
 
 #: The forecast check's cutoff of each table (:mod:`densing.trend.forecast`): half a year before the end of each
 #: protocol's models.
@@ -43,12 +42,12 @@ for _name, _file, _words in (
          "the Swallow leaderboard (the paper's protocol, lm-eval 0.4.2, models to 2025-06)"),
         ("swallow_2026", "swallow_2026-05.csv",
          "the Swallow leaderboard's later protocol (models 2024-06 to 2025-11)")):
-    registry.register_table(TrendTable(
+    register_table(TrendTable(
         _name, RESULTS / "swallow" / _file, _words, candidates=_SWALLOW_BENCHMARKS, sets=_SWALLOW_SETS,
         budget_benchmarks=_SWALLOW_BENCHMARKS, budget_sets=("paper", "paper_gsm8k"), paper_mapping=_SWALLOW_MAPPING,
         cutoff=CUTOFFS[_name]))
 
 
-DESIGNS.register("swallow", SecondDesign(
+DESIGNS.register("swallow", Design(
     "swallow", "the Swallow leaderboard's tables in the paper's protocol (--table swallow, swallow_2026)", None, None,
     lazy("densing.designs.swallow.report", "section", 3), lazy("densing.designs.swallow.report", "render", 1), rank=10))
