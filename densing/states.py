@@ -188,6 +188,23 @@ class FewLater:
 
 
 @dataclass(frozen=True)
+class NoFamilyScored:
+    """A row with no reference: no family of the table has three models scored on its ``benchmarks``."""
+
+    benchmarks: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NoFamilyPasses:
+    """A row with no reference: no family passes the reference rule on its ``n_benchmarks`` benchmarks; each failing
+    clause's code with its count, and the families eligible on one benchmark of a set only (family, benchmark)."""
+
+    n_benchmarks: int
+    failures: tuple[tuple[str, int], ...]
+    eligible_on_one: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class ReferencesBy:
     """How a headline's references were chosen: ``given`` by the user (``--fit``), or the set rule over
     ``benchmarks`` (densing.trend.plan)."""

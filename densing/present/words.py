@@ -22,7 +22,16 @@ from densing.constants import (
     UNTESTABLE,
 )
 from densing.numbers import format_count, format_months, format_number, frame_records, json_number
-from densing.states import EndOpen, ReferencesDisagree, State, family_of, reasons_of, state_of
+from densing.states import (
+    EndOpen,
+    NoFamilyPasses,
+    NoFamilyScored,
+    ReferencesDisagree,
+    State,
+    family_of,
+    reasons_of,
+    state_of,
+)
 
 if TYPE_CHECKING:
     from densing.present.summary import Summary
@@ -493,6 +502,22 @@ def row_parts(row) -> tuple[str, tuple[str, ...]]:
     if row.result is not None:
         return status_parts(row.result)
     return STATE_WORDS[State.NOT_MEASURED], (row.error,) if row.error else ()
+
+
+def row_reason(reason) -> str:
+    """Why a :class:`densing.trend.capability.Row` has no trend, in words: no family scored, no family passing the
+    reference rule (each failing clause counted), or its fit's error; "" for None."""
+    if reason is None:
+        return ""
+    if isinstance(reason, NoFamilyScored):
+        return f"no family of the table has three models scored on {', '.join(reason.benchmarks)}"
+    if isinstance(reason, NoFamilyPasses):
+        passing = ("; eligible on one only: " + ", ".join(f"{f} ({b})" for f, b in reason.eligible_on_one)
+                   if reason.eligible_on_one else "")
+        return (f"no family passes the reference rule on {'it' if reason.n_benchmarks == 1 else 'two of them'} ("
+                + ", ".join(f"{count} fail {code}" for code, count in reason.failures) + passing
+                + "; the candidate table says which)")
+    return str(reason)
 
 
 def row_record(row) -> dict:

@@ -37,7 +37,7 @@ from densing.laws.bounds import EXACT
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.reference_fit import ReferenceFit
 from densing.runtime import per_table
-from densing.states import State
+from densing.states import NoFamilyPasses, NoFamilyScored, State
 from densing.trend import checks, pooling
 from densing.trend.rules import envelope_index
 from densing.trend.uncertainty import TrendUncertainty, from_row_trend
@@ -52,8 +52,17 @@ class Row:
     benchmarks: tuple[str, ...]
     references: tuple[str, ...]
     result: TrendUncertainty | None
-    error: str = ""
+    #: why it has no trend: :class:`~densing.states.NoFamilyScored`, :class:`~densing.states.NoFamilyPasses`, or the
+    #: error its fit raised; None where it has one
+    reason: object = None
     members: tuple = field(default=(), repr=False)   # (inversion, targets) per reference
+
+    @property
+    def error(self) -> str:
+        """Why the row has no trend, in words (:func:`densing.present.words.row_reason`); "" where it has one."""
+        from densing.present.words import row_reason
+
+        return row_reason(self.reason)
 
     @property
     def state(self) -> State:
@@ -112,19 +121,18 @@ def _nearest_caps(inversion, scores: np.ndarray, stderr: np.ndarray) -> tuple[np
     return scores[rows, pick], stderr[rows, pick], caps[pick], [names[i] for i in pick]
 
 
-def _why_none(candidates: pd.DataFrame, benchmarks: tuple[str, ...]) -> str:
+def _why_none(candidates: pd.DataFrame, benchmarks: tuple[str, ...]):
+    """Why no family is a reference of ``benchmarks``: none has three models scored on them, or none passes the
+    reference rule (each failing clause's code — the candidate table's ``why`` begins with it — and its count, and the
+    families eligible on one benchmark of a set only)."""
     rows = candidates[(candidates["kind"] == "family") & candidates["benchmark"].isin(benchmarks)]
     if rows.empty:
-        return f"no family of the table has three models scored on {', '.join(benchmarks)}"
+        return NoFamilyScored(tuple(benchmarks))
     eligible = rows[rows["eligible"].astype(bool)]
     failing = rows[~rows["eligible"].astype(bool)]
-    reasons = failing["why"].astype(str).str.extract(r"^(R\d[a-z]?)")[0].fillna("other").value_counts()
-    passing = ""
-    if len(eligible):  # eligible on one benchmark of a set only: name them, they are what the set lacks
-        passing = "; eligible on one only: " + ", ".join(f"{f} ({b})" for f, b in zip(eligible["family"], eligible["benchmark"]))
-    return (f"no family passes the reference rule on {'it' if len(benchmarks) == 1 else 'two of them'} ("
-            + ", ".join(f"{count} fail {rule}" for rule, count in reasons.items()) + passing
-            + "; the candidate table says which)")
+    codes = failing["why"].astype(str).str.extract(r"^(R\d[a-z]?)")[0].fillna("other").value_counts()
+    return NoFamilyPasses(len(benchmarks), tuple((str(c), int(n)) for c, n in codes.items()),
+                          tuple(zip(eligible["family"].astype(str), eligible["benchmark"].astype(str))))
 
 
 def row_fits(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found: dict[str, tuple[str, ...]], *,
@@ -167,7 +175,7 @@ def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...
                                                       draws_cap=pooling.DRAWS_CAP),
                                 epoch=epoch)
     except DensingError as exc:
-        return Row(name, label, capability, benchmarks, tuple(found), None, str(exc))
+        return Row(name, label, capability, benchmarks, tuple(found), None, exc)
     return Row(name, label, capability, benchmarks, chosen.names, replace(result, judged=True),
                members=tuple(chosen.members()))
 
