@@ -350,8 +350,8 @@ def test_the_headline_alone_reads_the_candidate_rows_of_its_set_the_same_bit_for
 
     profile = registry.table("public")
     targets = with_stderr(read_results(profile.path))
-    few = _candidate_table(targets, None, None, profile, frozenset({"breakpoint"}))
-    full = _candidate_table(targets, None, None, profile, frozenset({"candidates"}))
+    few = _candidate_table(targets, None, profile, frozenset({"breakpoint"}))
+    full = _candidate_table(targets, None, profile, frozenset({"candidates"}))
     first = set(profile.sets[profile.headline_set][1])
 
     def families(table):  # the families' rows (the shipped composed fits' rows follow them, the same in both)
