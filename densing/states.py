@@ -6,7 +6,7 @@ words.
   *bounded* (one end determined), *not measured* (neither end determined, or the references disagree).
 - The reasons, each a small record with its numbers: :class:`ReferencesDisagree` (the heterogeneity test, the one
   gate), :class:`EndOpen` (an end of the interval not determined: its interval reaches a zero slope, or its sign is
-  undecided at the draws used), :class:`NoReference` (a set whose benchmark no reference covers).
+  undecided at the draws used).
 - A fixed-size fit's reasons (:class:`TooFewScores`, :class:`NoRise`, :class:`RateReachesZero`), a validity check's
   facts (:class:`Saturated`, :class:`Conditioned`, :class:`Slope`, :class:`TooFew`, :class:`Heterogeneity`,
   :class:`NoFrontier`) and a forecast cutoff's :class:`Outcome` with why it has no verdict (:class:`WideEarlyLine`,
@@ -49,14 +49,6 @@ class EndOpen:
     undecided: bool
     n_draws: int
     beyond_months: float
-
-
-@dataclass(frozen=True)
-class NoReference:
-    """A benchmark set with no eligible reference: its label and the reason the reference rule gives."""
-
-    label: str
-    why: str
 
 
 @dataclass(frozen=True)

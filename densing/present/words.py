@@ -299,9 +299,10 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
                 + _influence_words(head, always=False))
     if state is State.BOUNDED:
         if head.low_determined:
-            beyond = head.months_high_mc_low
+            end = _open_end(head, "high")
+            beyond = end.beyond_months
             open_end = ("the upper end is not determined"
-                        + (f" (beyond {format_months(beyond)} months; {_open_why(_open_end(head, 'high'))})" if math.isfinite(beyond)
+                        + (f" (beyond {format_months(beyond)} months; {_open_why(end)})" if math.isfinite(beyond)
                            else " (the draws reach a zero slope)"))
             ends = f"at least {format_months(low)}{precision_words(head, 'low')} months at 95%; {open_end}"
         else:
