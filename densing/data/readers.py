@@ -15,7 +15,7 @@ import pandas as pd
 from densing import paths
 from densing.data.benchmarks import WIDE_COLUMNS, WIDE_SHOTS
 from densing.data.schema import FRACTION_METRICS, SOURCE_COLUMN, SOURCE_ROW, validate_results
-from densing.errors import InputError
+from densing.errors import InputError, first_line
 from densing.validation import Options, Text, as_path, validate_params
 
 # ---------------------------------------------------------------------------------------------
@@ -34,8 +34,7 @@ def read_csv_file(path: Path, **options) -> pd.DataFrame:
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, not a CSV file") from None
     except (pd.errors.ParserError, ValueError, OSError) as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise InputError(f"{path}: cannot read CSV: {first}") from None
+        raise InputError(f"{path}: cannot read CSV: {first_line(exc)}") from None
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
@@ -54,8 +53,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001 (pandas / pyarrow parse errors, each its own type)
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise InputError(f"{path}: cannot read table: {first}") from None
+        raise InputError(f"{path}: cannot read table: {first_line(exc)}") from None
     return validate_results(frame, source=str(path))
 
 
