@@ -27,9 +27,9 @@ MINERVA_NAMES = (
 
 
 def minerva_utils_path() -> Path:
-    import lm_eval
+    from densing.eval.task_index import builtin_root
 
-    return Path(lm_eval.__file__).parent / "tasks" / "minerva_math" / "utils.py"
+    return builtin_root() / "minerva_math" / "utils.py"
 
 
 @lru_cache(maxsize=1)
