@@ -306,8 +306,5 @@ def frame_columns(frame, *, html: bool = False) -> list[tuple[str, list[str]]]:
     replaced = {}
     for suffix in _suffixes(frame):
         replaced.update(_bounded_cells(frame, suffix, density_readings(frame, suffix), html))
-    out = []
-    for name in frame.columns:
-        head, cells = column(name, frame[name].tolist(), html=html)
-        out.append((head, replaced.get(str(name), cells)))
-    return out
+    return [(head, replaced.get(str(name), cells))
+            for name in frame.columns for head, cells in [column(name, frame[name].tolist(), html=html)]]

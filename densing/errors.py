@@ -34,3 +34,9 @@ class WorkerError(DensingError, RuntimeError):
 class RegistryError(InputError):
     """A registration refused by one of densing's registries (:class:`densing.registry.Registry`): a name taken twice,
     a name that is not a non-empty string, or an item that is not what the registry holds."""
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of ``exc``'s message (its type's name where it has none): a third party's error in one line."""
+    text = str(exc)
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -60,13 +60,17 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     target = Path(os.path.realpath(path))  # where its symbolic links lead (a dangling link's target is made)
     tmp = _stage(target, data)
     try:
-        os.replace(tmp, target)
-    except BaseException as exc:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise _cannot(path, exc) from None
-        raise
+        _move(tmp, target, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)  # gone once moved
     return path
+
+
+def _move(tmp: str, target: Path, shown: Path) -> None:
+    try:
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise _cannot(shown, exc) from None
 
 
 def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
@@ -87,10 +91,7 @@ def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
             target = Path(os.path.realpath(path))
             staged.append((_stage(target, text.encode("utf-8")), target))
         for tmp, target in staged:
-            try:
-                os.replace(tmp, target)
-            except OSError as exc:
-                raise _cannot(target, exc) from None
+            _move(tmp, target, target)
         return paths
     finally:
         for tmp, _ in staged:
@@ -119,7 +120,7 @@ def check_writable(path: str | Path) -> Path:
     except FileNotFoundError:
         mode = None
     except OSError as exc:  # a link loop, a file where a folder should be, a name too long
-        raise InputError(f"{where}: cannot write here ({exc.strerror or type(exc).__name__})") from None
+        raise _cannot(where, exc) from None
     kind = None if mode is None else _file_kind(mode)
     if kind == "a directory":
         raise InputError(f"{where}: is a directory; give a file name to write")
@@ -238,17 +239,13 @@ def read_json_object(path: str | Path) -> dict:
 
 def frame_to_csv(frame) -> str:
     """A DataFrame as CSV text: header row, no index, dates as YYYY-MM-DD, ``\\n`` line ends."""
-    import io
-
     import pandas as pd
 
     out = frame.copy()
     for column in out.columns:
         if pd.api.types.is_datetime64_any_dtype(out[column]):
             out[column] = out[column].dt.strftime("%Y-%m-%d")
-    buffer = io.StringIO()
-    out.to_csv(buffer, index=False, lineterminator="\n")
-    return buffer.getvalue()
+    return out.to_csv(index=False, lineterminator="\n")
 
 
 def command_line() -> str | None:

@@ -158,14 +158,8 @@ def whatif(
 
         contention = measured_contention(contention_from)
         typer.echo(f"T3 contention γ = {contention:.3f}, measured on {contention_from}", err=True)
-    frame = predict(
-        calibration,
-        workers=counts,
-        bandwidths_gbps=links,
-        strategies=names,
-        local_steps=local_steps, contention=contention, latency_us=latency_us,
-        bucket_bytes=bucket_mb * 2**20,
-    )
+    frame = predict(calibration, workers=counts, bandwidths_gbps=links, strategies=names, local_steps=local_steps,
+                    contention=contention, latency_us=latency_us, bucket_bytes=bucket_mb * 2**20)
     for line in calibration_warnings(calibration):  # after the inputs were checked: an error stays one line
         typer.echo(f"warning: {line}", err=True)
     print_frame(frame, fmt, title=f"what-if from {path}", keys=3)  # strategy, workers, bandwidth

@@ -115,11 +115,8 @@ def _wide_columns(frame: pd.DataFrame, source: str, known: dict[str, str]) -> di
     """{a wide table's score column: its benchmark}; a column that is neither a table's nor a benchmark's is refused."""
     from densing.data.schema import COLUMNS
 
-    scores = {}
-    for column in frame.columns:
-        if str(column) in COLUMNS or str(column) in TABLE_COLUMNS:
-            continue
-        scores[column] = benchmark_for(column, where=f"{source}: column {str(column)!r}", known=known)
+    scores = {column: benchmark_for(column, where=f"{source}: column {str(column)!r}", known=known)
+              for column in frame.columns if str(column) not in COLUMNS and str(column) not in TABLE_COLUMNS}
     twice = pd.Series(list(scores.values()))
     if twice.duplicated().any():
         benchmark = twice[twice.duplicated()].iloc[0]

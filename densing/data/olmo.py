@@ -162,13 +162,8 @@ def read_olmo_ladder(
     chosen: dict[tuple[str, str], Path] = {}
     for path in sorted(folder.glob("*xC*.csv")):
         match = LADDER_FILE.match(path.name)
-        if not match:
-            continue
-        key = (match["size"], match["mult"])
-        is_rerun = bool(match["rerun"])
-        if key[1] == "1" and is_rerun != rerun:
-            continue
-        chosen[key] = path
+        if match and (match["mult"] != "1" or bool(match["rerun"]) == rerun):
+            chosen[(match["size"], match["mult"])] = path
     if not chosen:
         raise InputError(f"{folder}: no ladder files named like 1B-2xC.csv")
     for (size, mult), path in sorted(chosen.items()):

@@ -15,7 +15,7 @@ import pandas as pd
 from densing import paths
 from densing.data.benchmarks import WIDE_COLUMNS, WIDE_SHOTS
 from densing.data.schema import FRACTION_METRICS, SOURCE_COLUMN, SOURCE_ROW, validate_results
-from densing.errors import InputError
+from densing.errors import InputError, first_line
 from densing.validation import Options, Text, as_path, validate_params
 
 # ---------------------------------------------------------------------------------------------
@@ -34,8 +34,7 @@ def read_csv_file(path: Path, **options) -> pd.DataFrame:
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, not a CSV file") from None
     except (pd.errors.ParserError, ValueError, OSError) as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise InputError(f"{path}: cannot read CSV: {first}") from None
+        raise InputError(f"{path}: cannot read CSV: {first_line(exc)}") from None
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
@@ -54,8 +53,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001 (pandas / pyarrow parse errors, each its own type)
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise InputError(f"{path}: cannot read table: {first}") from None
+        raise InputError(f"{path}: cannot read table: {first_line(exc)}") from None
     return validate_results(frame, source=str(path))
 
 
@@ -135,11 +133,7 @@ def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
     path = check_writable(path)
     ordered = frame.sort_values(["model", "benchmark", "metric"], kind="stable").reset_index(drop=True)
     if path.suffix.lower() in (".parquet", ".pq"):
-        import io
-
-        buffer = io.BytesIO()
-        ordered.to_parquet(buffer, index=False)
-        return atomic_write_bytes(path, buffer.getvalue())
+        return atomic_write_bytes(path, ordered.to_parquet(index=False))
     if path.suffix.lower() != ".csv":
         raise InputError(f"{path}: unknown table format '{path.suffix}' (expected .csv or .parquet)")
     return atomic_write_bytes(path, frame_to_csv(ordered).encode())
@@ -166,12 +160,8 @@ def _load_json(path: Path) -> dict:
 def _model_args(args: object) -> dict[str, str]:
     if isinstance(args, dict):
         return {str(k): str(v) for k, v in args.items()}
-    out: dict[str, str] = {}
-    for part in str(args or "").split(","):
-        if "=" in part:
-            key, _, val = part.partition("=")
-            out[key.strip()] = val.strip()
-    return out
+    pairs = (part.partition("=") for part in str(args or "").split(","))
+    return {key.strip(): value.strip() for key, sep, value in pairs if sep}
 
 
 @validate_params({"model": [Text(), None]})
@@ -280,10 +270,7 @@ def attach_metadata(frame: pd.DataFrame, metadata: pd.DataFrame, *, source: str 
     for column in ("params", "train_tokens", "release_date", "family", "active_params"):
         if column in meta.columns:
             mapped = out["model"].map(meta[column])
-            if column in out.columns:
-                out[column] = out[column].where(out[column].notna(), mapped)
-            else:
-                out[column] = mapped
+            out[column] = out[column].where(out[column].notna(), mapped) if column in out.columns else mapped
     return out
 
 
@@ -354,22 +341,13 @@ def read_pythia_evals(
     for model_dir, size in pythia_runs(root, suite=suite, shots=shots):
         shot_dir = model_dir / shots
         for path in sorted(shot_dir.glob("*.json")):
-            step_match = _STEP.search(path.stem)
-            if not step_match:
+            step = int(found.group(1)) if (found := _STEP.search(path.stem)) else 0
+            if step == 0 or final_only and step != 143000:  # no step, or step 0 (D = 0)
                 continue
-            step = int(step_match.group(1))
-            if step == 0:
-                continue
-            if final_only and step != 143000:
-                continue
-            frame = read_lm_eval_json(path, model=f"{model_dir.name}@step{step}")
-            frame["params"] = float(PYTHIA_PARAMS[size])
-            frame["train_tokens"] = float(step * PYTHIA_TOKENS_PER_STEP)
-            frame["release_date"] = PYTHIA_RELEASE_DATE
-            frame["family"] = "pythia-deduped" if suite == "deduped" else "pythia"
-            frame["revision"] = f"step{step}"
-            frame["run"] = model_dir.name
-            frames.append(frame)
+            frames.append(read_lm_eval_json(path, model=f"{model_dir.name}@step{step}").assign(
+                params=float(PYTHIA_PARAMS[size]), train_tokens=float(step * PYTHIA_TOKENS_PER_STEP),
+                release_date=PYTHIA_RELEASE_DATE, family="pythia-deduped" if suite == "deduped" else "pythia",
+                revision=f"step{step}", run=model_dir.name))
     if not frames:
         raise InputError(f"{root}: no Pythia {suite} {shots} result files found")
     frame = pd.concat(frames, ignore_index=True)

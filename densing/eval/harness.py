@@ -13,12 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import yaml
 
 from densing.errors import EvalError, InputError
-from densing.eval.benchmarks import (
-    KNOWN_BENCHMARKS,
-    TASKS_DIRECTORY,
-    Benchmark,
-    benchmark_registry,
-)
+from densing.eval.benchmarks import KNOWN_BENCHMARKS, TASKS_DIRECTORY, Benchmark, benchmark_registry
 from densing.eval.models import ModelSpec
 from densing.eval.task_index import builtin_root, reached, task_folders
 
@@ -93,9 +88,7 @@ def resolve_benchmarks(names: Sequence[str], manager: Any, *, local_data: bool =
     resolved = []
     for name in names:
         if local_data and name in KNOWN_BENCHMARKS and name not in registry:
-            raise EvalError(
-                f"benchmark {name!r} has no local-data version (offline: {', '.join(sorted(registry))})"
-            )
+            raise EvalError(f"benchmark {name!r} has no local-data version (offline: {', '.join(sorted(registry))})")
         if name in registry:
             bench = registry[name]
         elif name in available:
@@ -135,16 +128,9 @@ def data_digest(data_root: str | Path) -> str:
     :data:`DATA_FOLDERS` by its path relative to ``data_root`` and its content (hidden files left out).
     Where the folder lies does not enter it: a copy at another path has the same digest."""
     root = Path(data_root)
-    files = []
-    for folder in DATA_FOLDERS:
-        base = root / folder
-        if not base.is_dir():
-            continue
-        for path in base.rglob("*"):
-            relative = path.relative_to(root)
-            if path.is_file() and not any(part.startswith(".") for part in relative.parts):
-                files.append((relative.as_posix(), path))
-    return _content_digest(files)
+    files = [(path.relative_to(root), path) for folder in DATA_FOLDERS for path in (root / folder).rglob("*")]
+    return _content_digest((relative.as_posix(), path) for relative, path in files
+                           if path.is_file() and not any(part.startswith(".") for part in relative.parts))
 
 
 class _TaskYamlLoader(yaml.SafeLoader):

@@ -49,11 +49,8 @@ def _file_hash(*paths: Path, extra: str = "") -> str:
 
 
 def _ingest_frames_pythia(root: Path) -> list[tuple[Path, pd.DataFrame]]:
-    frames = []
-    for suite in ("standard", "deduped"):
-        for shots in ("zero-shot", "five-shot"):
-            if pythia_runs(root, suite=suite, shots=shots):
-                frames.append(read_pythia_evals(root, suite=suite, shots=shots))
+    frames = [read_pythia_evals(root, suite=suite, shots=shots) for suite in ("standard", "deduped")
+              for shots in ("zero-shot", "five-shot") if pythia_runs(root, suite=suite, shots=shots)]
     if not frames:
         raise InputError(f"{root}: no Pythia result files found")
     frame = pd.concat(frames, ignore_index=True)
@@ -80,6 +77,16 @@ def _arguments(sample: dict) -> list[tuple[str, str]]:
     return [(str(a[0]), a[1]) for a in arguments or []]
 
 
+def _gold_index(target: object, continuations: list[str]) -> int:
+    """The gold choice's position: a choice index, the choice's text or its index as text; -1 where none."""
+    if isinstance(target, int) and not isinstance(target, bool):
+        return target
+    if not isinstance(target, str):
+        return -1
+    text = target.strip()
+    return continuations.index(text) if text in continuations else int(text) if text.isdigit() else -1
+
+
 def samples_loss(path: Path, output_type: str) -> LossTotals:
     """Conditional loss from a 0.4 samples JSONL of a multiple-choice or loglikelihood task (``output_type``).
 
@@ -102,16 +109,7 @@ def samples_loss(path: Path, output_type: str) -> LossTotals:
             continuations = [str(c) for _, c in arguments]
             if len(set(continuations)) < len(continuations):
                 continue
-            target = sample.get("target")
-            index = -1
-            if isinstance(target, int) and not isinstance(target, bool):
-                index = target
-            elif isinstance(target, str):
-                stripped = [c.strip() for c in continuations]
-                if target.strip() in stripped:
-                    index = stripped.index(target.strip())
-                elif target.strip().isdigit():
-                    index = int(target.strip())
+            index = _gold_index(sample.get("target"), [c.strip() for c in continuations])
             if not 0 <= index < len(arguments):
                 continue
         context, continuation = arguments[index]
@@ -128,11 +126,8 @@ def _samples_files(results_path: Path) -> dict[str, Path]:
     if not match:
         return {}
     date = match.group(1)
-    found = {}
-    for path in results_path.parent.glob(f"samples_*_{date}.jsonl"):
-        task = path.stem[len("samples_") : -len(f"_{date}")]
-        found[task] = path
-    return found
+    return {path.stem[len("samples_"):-len(f"_{date}")]: path
+            for path in results_path.parent.glob(f"samples_*_{date}.jsonl")}
 
 
 def _ingest_lm_eval_file(path: Path, metadata: pd.DataFrame | None) -> pd.DataFrame:
@@ -145,10 +140,8 @@ def _ingest_lm_eval_file(path: Path, metadata: pd.DataFrame | None) -> pd.DataFr
     if isinstance(count, (int, float)) and count > 0:
         frame["params"] = frame["params"].where(frame["params"].notna(), float(count))
     if frame["params"].isna().any():
-        raise InputError(
-            f"{path}: model {frame['model'].iloc[0]!r}: no parameter count (not in the results JSON; "
-            "pass --models FILE with a 'params' field for this model name)"
-        )
+        raise InputError(f"{path}: model {frame['model'].iloc[0]!r}: no parameter count (not in the results JSON; "
+                         "pass --models FILE with a 'params' field for this model name)")
     configs = data.get("configs") or {}
     for column in ("loss_per_byte", "loss_per_sample", "loss_total", "loss_bytes", "loss_samples"):
         frame[column] = math.nan
@@ -159,13 +152,10 @@ def _ingest_lm_eval_file(path: Path, metadata: pd.DataFrame | None) -> pd.DataFr
         totals = samples_loss(samples_path, output_type)
         if totals.samples == 0:
             continue
-        rows = frame["benchmark"] == task
-        frame.loc[rows, "loss"] = totals.loss_per_sample
-        frame.loc[rows, "loss_per_sample"] = totals.loss_per_sample
-        frame.loc[rows, "loss_per_byte"] = totals.loss_per_byte
-        frame.loc[rows, "loss_total"] = totals.loss_total
-        frame.loc[rows, "loss_bytes"] = totals.bytes
-        frame.loc[rows, "loss_samples"] = totals.samples
+        for column, value in (("loss", totals.loss_per_sample), ("loss_per_sample", totals.loss_per_sample),
+                              ("loss_per_byte", totals.loss_per_byte), ("loss_total", totals.loss_total),
+                              ("loss_bytes", totals.bytes), ("loss_samples", totals.samples)):
+            frame.loc[frame["benchmark"] == task, column] = value
     return frame
 
 
@@ -195,8 +185,7 @@ def ingest(
         if not files:
             raise InputError(f"{root}: no lm-eval results JSON files found")
         parts = [(path, _ingest_lm_eval_file(path, metadata)) for path in files]
-    frames = []
-    planned = []
+    frames, planned = [], []
     for source, frame in parts:
         models = frame["model"].unique()
         if len(models) != 1:
@@ -205,10 +194,7 @@ def ingest(
         key = f"ingest {source.relative_to(root) if source.is_relative_to(root) else source.name}"
         meta_text = "" if metadata is None else metadata.to_json()
         value = _file_hash(source, *sorted(extra.values()), extra=meta_text)
-        frame = frame.copy()
-        frame["source"] = str(source)
-        frame["config_hash"] = value
-        frame["ingested_from"] = str(source.relative_to(root))
+        frame = frame.assign(source=str(source), config_hash=value, ingested_from=str(source.relative_to(root)))
         planned.append((str(models[0]), key, frame, value))
     from densing.data.schema import validate_results
 
@@ -216,12 +202,10 @@ def ingest(
     if not pythia:
         planned = [(m, k, validate_results(f, source=str(f["source"].iloc[0])), v) for m, k, f, v in planned]
     for model, key, frame, value in planned:
-        if is_done(store, model, key, value):
-            status = "skipped"
-        else:
+        done = is_done(store, model, key, value)
+        if not done:
             write_part(store, model, key, frame, value, validated=True)
-            status = "written"
         if on_progress:
-            on_progress(str(frame["source"].iloc[0]), status)
+            on_progress(str(frame["source"].iloc[0]), "skipped" if done else "written")
         frames.append(frame)
     return pd.concat(frames, ignore_index=True)

@@ -11,7 +11,7 @@ from numbers import Real
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from densing.errors import EvalError, InputError
+from densing.errors import EvalError, InputError, first_line
 from densing.eval import backends
 from densing.eval.models import ModelSpec
 from densing.validation import Device, WholeNumber, Interval, validate
@@ -161,8 +161,7 @@ def load_model(
     except EvalError:
         raise
     except Exception as exc:  # transformers / hub / vllm load errors
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise EvalError(f"model {spec.name!r}: cannot load {spec.model}: {first}") from None
+        raise EvalError(f"model {spec.name!r}: cannot load {spec.model}: {first_line(exc)}") from None
     return lm, counts
 
 
@@ -205,9 +204,8 @@ def _count_loaded(lm: Any, spec: ModelSpec) -> ParameterCounts:
         return count_parameters(model)
     except Exception as exc:  # no config to read: the models file's counts, where it gives them
         if spec.params is None:
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise EvalError(f"model {spec.name!r}: the backend holds no torch module and {spec.model} has no config to "
-                            f"count parameters from ({first}); give params in the models file") from None
+                            f"count parameters from ({first_line(exc)}); give params in the models file") from None
         non_embedding = spec.non_embedding_params if spec.non_embedding_params is not None else math.nan
         return ParameterCounts(float(spec.params), float(non_embedding), float(spec.params))
 
@@ -221,5 +219,4 @@ def registered_model(name: str) -> type:
     try:
         return get_model(name)
     except (ValueError, ImportError) as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise EvalError(f"backend {name!r}: {first}") from None
+        raise EvalError(f"backend {name!r}: {first_line(exc)}") from None

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Callable
 
 from densing.errors import EvalError
@@ -50,12 +50,7 @@ class LossTotals:
         return self.loss_total / self.samples if self.samples else math.nan
 
     def __add__(self, other: "LossTotals") -> "LossTotals":
-        return LossTotals(
-            self.loss_total + other.loss_total,
-            self.tokens + other.tokens,
-            self.bytes + other.bytes,
-            self.samples + other.samples,
-        )
+        return LossTotals(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
 
 
 EMPTY = LossTotals(0.0, 0, 0, 0)

@@ -39,7 +39,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from densing.errors import InputError
+from densing.errors import InputError, first_line
 from densing.impossible import check_params
 from densing.io import read_text
 from densing.numbers import parse_count, parse_date
@@ -79,12 +79,8 @@ class ModelSpec(Result):
 
     def load_identity(self) -> dict:
         """The fields that change what is evaluated (they enter the config hash)."""
-        identity = {
-            "model": self.model,
-            "revision": self.revision,
-            "dtype": self.dtype,
-            "trust_remote_code": self.trust_remote_code,
-        }
+        identity = {"model": self.model, "revision": self.revision, "dtype": self.dtype,
+                    "trust_remote_code": self.trust_remote_code}
         if self.model_args:  # absent otherwise, so older stores keep their hashes
             identity["model_args"] = [list(pair) for pair in self.model_args]
         if self.gguf_file is not None:  # absent otherwise, so older stores keep their hashes
@@ -101,11 +97,7 @@ _FIELDS = tuple(f.name for f in fields(ModelSpec))
 
 
 def _empty(value: object) -> bool:
-    if value is None:
-        return True
-    if isinstance(value, float) and math.isnan(value):
-        return True
-    return isinstance(value, str) and value.strip() == ""
+    return value is None or isinstance(value, float) and math.isnan(value) or isinstance(value, str) and not value.strip()
 
 
 def _bool(value: object, *, where: str) -> bool:
@@ -148,9 +140,11 @@ def model_spec_from_mapping(entry: object, *, where: str) -> ModelSpec:
         raise InputError(f"{where}: unknown field(s) {', '.join(unknown)} (known: {', '.join(_FIELDS)})")
     if _empty(entry.get("model")):
         raise InputError(f"{where}: field 'model' is empty (expected a Hugging Face id or a local path)")
-    model = str(entry["model"]).strip()
-    name = model if _empty(entry.get("name")) else str(entry["name"]).strip()
-    dtype = "auto" if _empty(entry.get("dtype")) else str(entry["dtype"]).strip()
+    def text(field: str, default: str | None = None) -> str | None:
+        return default if _empty(entry.get(field)) else str(entry[field]).strip()
+
+    model = text("model")
+    name, dtype = text("name", model), text("dtype", "auto")
     if dtype not in DTYPES:
         raise InputError(f"{where}: field 'dtype': expected one of {', '.join(DTYPES)}, got {dtype!r}")
     counts: dict[str, float | None] = {}
@@ -165,7 +159,7 @@ def model_spec_from_mapping(entry: object, *, where: str) -> ModelSpec:
         raise InputError(f"{where}: field 'non_embedding_params': {counts['non_embedding_params']:g} is above params "
                          f"({counts['params']:g}); expected a part of the model's parameters")
     gguf = entry.get("gguf_file")
-    if not _empty(gguf) and not str(gguf).strip().lower().endswith(".gguf"):
+    if not (text("gguf_file") or ".gguf").lower().endswith(".gguf"):
         raise InputError(f"{where}: field 'gguf_file': expected a file name ending .gguf, got {gguf!r}")
     release = entry.get("release_date")
     release_date = None if _empty(release) else parse_date(release, where=where, in_domain=False).strftime("%Y-%m-%d")
@@ -175,20 +169,10 @@ def model_spec_from_mapping(entry: object, *, where: str) -> ModelSpec:
         if not EARLIEST_RELEASE <= release_date <= today:
             raise InputError(f"{where}: field 'release_date': {release_date} is not between {EARLIEST_RELEASE} and today "
                              f"({today})")
-    return ModelSpec(
-        name=name,
-        model=model,
-        revision=None if _empty(entry.get("revision")) else str(entry["revision"]).strip(),
-        dtype=dtype,
-        params=counts["params"],
-        non_embedding_params=counts["non_embedding_params"],
-        train_tokens=counts["train_tokens"],
-        release_date=release_date,
-        family=None if _empty(entry.get("family")) else str(entry["family"]).strip(),
-        trust_remote_code=_bool(entry.get("trust_remote_code"), where=where),
-        gguf_file=None if _empty(entry.get("gguf_file")) else str(entry["gguf_file"]).strip(),
-        model_args=parse_model_args(entry.get("model_args"), where=where),
-    )
+    return ModelSpec(name=name, model=model, revision=text("revision"), dtype=dtype, **counts,
+                     release_date=release_date, family=text("family"),
+                     trust_remote_code=_bool(entry.get("trust_remote_code"), where=where), gguf_file=text("gguf_file"),
+                     model_args=parse_model_args(entry.get("model_args"), where=where))
 
 
 def parse_model_args(value: object, *, where: str) -> tuple[tuple[str, object], ...]:
@@ -273,8 +257,7 @@ def read_models_file(path: str | Path) -> list[ModelSpec]:
         try:
             data = yaml.load(read_text(path), Loader=_TextDatesLoader)
         except yaml.YAMLError as exc:
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise InputError(f"{path}: malformed YAML ({first})") from None
+            raise InputError(f"{path}: malformed YAML ({first_line(exc)})") from None
         if isinstance(data, dict) and "models" in data:
             data = data["models"]
         if not isinstance(data, list) or not data:
@@ -284,8 +267,7 @@ def read_models_file(path: str | Path) -> list[ModelSpec]:
         try:
             frame = pd.read_csv(path, dtype=str, keep_default_na=False)
         except Exception as exc:  # pandas parse errors
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise InputError(f"{path}: cannot read CSV ({first})") from None
+            raise InputError(f"{path}: cannot read CSV ({first_line(exc)})") from None
         if "model" not in frame.columns:
             raise InputError(f"{path}: missing required column 'model' (have: {', '.join(frame.columns)})")
         if len(frame) == 0:
@@ -294,9 +276,8 @@ def read_models_file(path: str | Path) -> list[ModelSpec]:
     else:
         raise InputError(f"{path}: unknown models file format '{suffix}' (expected .yaml, .yml or .csv)")
     specs = [model_spec_from_mapping(entry, where=where) for where, entry in entries]
-    seen: set[str] = set()
-    for spec in specs:
-        if spec.name in seen:
-            raise InputError(f"{path}: model name {spec.name!r} appears twice (names must be unique)")
-        seen.add(spec.name)
+    names = [spec.name for spec in specs]
+    twice = next((name for i, name in enumerate(names) if name in names[:i]), None)
+    if twice is not None:
+        raise InputError(f"{path}: model name {twice!r} appears twice (names must be unique)")
     return specs

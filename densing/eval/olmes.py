@@ -91,20 +91,15 @@ def ladder_scores(groups: dict[str, ItemScores], weights: dict[str, float]) -> L
     if set(weights) != set(groups):
         raise EvalError(f"ladder scores: groups {sorted(groups)} do not match the weights' {sorted(weights)}")
     total = sum(weights.values())
-    values: dict[str, float] = {"acc": 0.0, "len_norm": 0.0, "bpb": 0.0}
-    variances = {"acc": 0.0, "len_norm": 0.0}
-    for name, scores in groups.items():
-        w = weights[name] / total
-        for key in values:
-            values[key] += w * float(np.mean(getattr(scores, key)))
-        for key in variances:
-            p = float(np.mean(getattr(scores, key)))
-            variances[key] += w**2 * _binomial_stderr(p, len(scores)) ** 2
-    return LadderScores(
-        acc=values["acc"],
-        acc_stderr=math.sqrt(variances["acc"]),
-        len_norm=values["len_norm"],
-        len_norm_stderr=math.sqrt(variances["len_norm"]),
-        bpb=values["bpb"],
-        items=sum(len(g) for g in groups.values()),
-    )
+    means = {name: {key: float(np.mean(getattr(scores, key))) for key in ("acc", "len_norm", "bpb")}
+             for name, scores in groups.items()}
+
+    def mean(key: str) -> float:
+        return sum(weights[name] / total * means[name][key] for name in groups)
+
+    def stderr(key: str) -> float:  # √(Σ w_g² p_g(1 − p_g)/n_g)
+        return math.sqrt(sum((weights[name] / total) ** 2 * _binomial_stderr(means[name][key], len(groups[name])) ** 2
+                             for name in groups))
+
+    return LadderScores(acc=mean("acc"), acc_stderr=stderr("acc"), len_norm=mean("len_norm"),
+                        len_norm_stderr=stderr("len_norm"), bpb=mean("bpb"), items=sum(len(g) for g in groups.values()))

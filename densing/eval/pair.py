@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 import densing
-from densing.errors import EvalError
+from densing.errors import EvalError, first_line
 from densing.eval.benchmarks import Benchmark
 from densing.eval.harness import lm_eval_version, quiet_expected_lm_eval_warnings
 from densing.eval.loading import ParameterCounts
@@ -141,8 +141,7 @@ def _run_harness(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, *, li
     try:
         loaded = manager.load(bench.tasks())  # builds the tasks: reads (or downloads) their datasets
     except Exception as exc:  # datasets / hub / config errors
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise EvalError(f"benchmark {bench.name!r}: cannot load lm-eval task(s) {', '.join(bench.tasks())}: {first}") from None
+        raise EvalError(f"benchmark {bench.name!r}: cannot load lm-eval task(s) {', '.join(bench.tasks())}: {first_line(exc)}") from None
     for task in loaded["tasks"].values():
         guard_aggregations(task, f"{spec.name} / {bench.name}")
     top = [loaded["groups"].get(name) or loaded["tasks"][name] for name in bench.tasks()]

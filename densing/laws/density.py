@@ -147,9 +147,8 @@ def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: floa
     solved = solve_densities(models, inversion, seed=seed, level=level, n_draws=n_draws)
     params = models["params"].to_numpy(float)
     out = models[["model", "params", "release_date"] + [c for c in ("family",) if c in models.columns]].copy()
-    for name, values in solved.columns.items():
-        out[name] = values
-    for name, values in per_benchmark_intervals(models, inversion, seed=seed, level=level, n_draws=n_draws).items():
+    for name, values in [*solved.columns.items(),
+                         *per_benchmark_intervals(models, inversion, seed=seed, level=level, n_draws=n_draws).items()]:
         out[name] = values
     out["density"] = np.exp(solved.log_density)
     out["bound"] = bound_words(solved.kind)

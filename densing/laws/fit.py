@@ -117,18 +117,11 @@ def plan(stage_sets: tuple[pd.DataFrame, ...], runs: list[str], *, n_boot: int, 
     if chosen == "auto":
         chosen = "series" if len(runs) < len(stage_sets[-1]) else "point"
     rng = np.random.default_rng(seed)
-    if chosen == "series":
-        members = [
-            {run: np.flatnonzero(part["run"].astype(str).to_numpy() == run) for run in runs} for part in stage_sets
-        ]
-    resamples = []
-    for _ in range(n_boot):
-        if chosen == "point":
-            resamples.append(tuple(rng.integers(0, len(part), len(part)) for part in stage_sets))
-        else:
-            picked = [runs[i] for i in rng.integers(0, len(runs), len(runs))]
-            resamples.append(tuple(np.concatenate([m[r] for r in picked]) for m in members))
-    return chosen, resamples
+    if chosen == "point":
+        return chosen, [tuple(rng.integers(0, len(part), len(part)) for part in stage_sets) for _ in range(n_boot)]
+    members = [{run: np.flatnonzero(part["run"].astype(str).to_numpy() == run) for run in runs} for part in stage_sets]
+    picks = ([runs[i] for i in rng.integers(0, len(runs), len(runs))] for _ in range(n_boot))
+    return chosen, [tuple(np.concatenate([m[r] for r in picked]) for m in members) for picked in picks]
 
 
 class RefitTask(NamedTuple):

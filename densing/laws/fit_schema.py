@@ -353,12 +353,8 @@ def interval_notes(fit, level: float = 0.95) -> list[str]:
     their percentile interval can miss the point estimate. Such an interval is reported as it is,
     with this note, rather than re-centred.
     """
-    table = fit.parameter_ci(level)
-    notes = []
-    for row in table.itertuples(index=False):
-        if math.isnan(row.ci_low) or row.ci_low <= row.estimate <= row.ci_high:
-            continue
-        notes.append(f"{row.parameter} = {row.estimate:.4g} lies outside its bootstrap interval "
-                     f"[{row.ci_low:.4g}, {row.ci_high:.4g}]: the resampled fits settle elsewhere, "
-                     f"so {row.parameter} is poorly determined by these points")
-    return notes
+    return [f"{row.parameter} = {row.estimate:.4g} lies outside its bootstrap interval "
+            f"[{row.ci_low:.4g}, {row.ci_high:.4g}]: the resampled fits settle elsewhere, "
+            f"so {row.parameter} is poorly determined by these points"
+            for row in fit.parameter_ci(level).itertuples(index=False)
+            if not (math.isnan(row.ci_low) or row.ci_low <= row.estimate <= row.ci_high)]

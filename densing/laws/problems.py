@@ -39,7 +39,6 @@ def check_sigmoid_options(chance: float | None, ceiling: float | None, max_score
         raise InputError(f"ceiling: {ceiling!r} must exceed chance {chance!r}")
 
 
-
 @dataclass(frozen=True)
 class Problem:
     """A law in an internal parameterisation θ, ready for least_squares."""
@@ -96,12 +95,8 @@ def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> 
     ln_n, ln_t = np.log(n) - centre_n, np.log(t) - centre_t
 
     def to_params(theta):
-        out = {
-            "a": math.exp(theta[0] + theta[1] * centre_n),
-            "alpha": float(theta[1]),
-            "b": math.exp(theta[2] + theta[3] * centre_t),
-            "beta": float(theta[3]),
-        }
+        out = {"a": math.exp(theta[0] + theta[1] * centre_n), "alpha": float(theta[1]),
+               "b": math.exp(theta[2] + theta[3] * centre_t), "beta": float(theta[3])}
         if irreducible:
             out["E"] = math.exp(theta[4])
         return out
@@ -138,17 +133,9 @@ def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> 
                 theta.append(math.log(max(float(y.min()) / 2, 1e-6)))
             starts.append(np.array(theta))
     return Problem(
-        law="loss",
-        names=("ln_a", "alpha", "ln_b", "beta") + (("ln_E",) if irreducible else ()),
-        centres=(centre_n, centre_t),
-        to_params=to_params,
-        residual=residual,
-        predict=predict,
-        observed=y,
-        lower=lower,
-        upper=upper,
-        starts=starts,
-        jacobian=jacobian,
+        law="loss", names=("ln_a", "alpha", "ln_b", "beta") + (("ln_E",) if irreducible else ()),
+        centres=(centre_n, centre_t), to_params=to_params, residual=residual, predict=predict, observed=y,
+        lower=lower, upper=upper, starts=starts, jacobian=jacobian,
     )
 
 
@@ -186,14 +173,12 @@ def _sigmoid_bounds_and_start(free, y, chance, ceiling, max_score):
     lower, upper, start = [], [], []
     d0 = chance if chance is not None else max(float(y.min()) - 0.01, 0.0)
     for name in free:
-        if name == "d":
-            lower.append(0.0)  # the floor of a score in [0, 1] (the domain of d: 0 ≤ d < c + d ≤ 1)
-            upper.append(float(y.min()) + 1e-6 if y.size else 1.0)
-            start.append(d0)
+        if name == "d":  # the floor of a score in [0, 1] (the domain of d: 0 ≤ d < c + d ≤ 1)
+            bounds = (0.0, float(y.min()) + 1e-6 if y.size else 1.0, d0)
         else:
-            lower.append(1e-4)
-            upper.append(1.0)
-            start.append(min(1.0, max((float(y.max()) - d0) / (max_score - d0) + 0.02, 0.05)))
+            bounds = (1e-4, 1.0, min(1.0, max((float(y.max()) - d0) / (max_score - d0) + 0.02, 0.05)))
+        for column, value in zip((lower, upper, start), bounds):
+            column.append(value)
     return lower, upper, start
 
 
@@ -218,33 +203,22 @@ def performance_problem(
         c, d = resolve(values)
         return {"c": c, "gamma": values["gamma"], "l": values["l"], "d": d}
 
-    def residual(theta):
-        p = to_params(theta)
-        return forms.performance_law(x, p["c"], p["gamma"], p["l"], p["d"]) - y
-
     def predict(p):
         return forms.performance_law(x, p["c"], p["gamma"], p["l"], p["d"])
+
+    def residual(theta):
+        return predict(to_params(theta)) - y
 
     _check_points("performance law", y.size, len(names))
     span = float(x.max() - x.min()) or 1.0
     extra_lower, extra_upper, extra_start = _sigmoid_bounds_and_start(free, y, chance, ceiling, max_score)
     lower = [-200.0, max(float(x.min()) - 3 * span, 0.0)] + extra_lower  # l is a loss: ≥ 0 (fit_schema.FIT_DOMAIN)
     upper = [-1e-3, max(float(x.max()) + 3 * span, 1e-6)] + extra_upper
-    starts = []
-    for gamma in (-0.5, -2.0, -8.0):
-        for quantile in (0.25, 0.5, 0.75):
-            starts.append(np.array([gamma * 4 / span, float(np.quantile(x, quantile))] + extra_start))
+    starts = [np.array([gamma * 4 / span, float(np.quantile(x, quantile))] + extra_start)
+              for gamma in (-0.5, -2.0, -8.0) for quantile in (0.25, 0.5, 0.75)]
     return Problem(
-        law="performance",
-        names=names,
-        to_params=to_params,
-        residual=residual,
-        predict=predict,
-        observed=y,
-        lower=np.array(lower),
-        upper=np.array(upper),
-        starts=starts,
-        fixed=_fixed_values(chance, ceiling),
+        law="performance", names=names, to_params=to_params, residual=residual, predict=predict, observed=y,
+        lower=np.array(lower), upper=np.array(upper), starts=starts, fixed=_fixed_values(chance, ceiling),
         max_score=max_score,
     )
 
@@ -271,29 +245,19 @@ def composed_problem(
     def to_params(theta):
         values = dict(zip(names, map(float, theta)))
         c, d = resolve(values)
-        return {
-            "a": math.exp(values["ln_a"] + values["alpha"] * centre_n),
-            "alpha": values["alpha"],
-            "b": math.exp(values["ln_b"] + values["beta"] * centre_t),
-            "beta": values["beta"],
-            "c": c,
-            "gamma": gamma,
-            "l": values["l"],
-            "d": d,
-        }
+        return {"a": math.exp(values["ln_a"] + values["alpha"] * centre_n), "alpha": values["alpha"],
+                "b": math.exp(values["ln_b"] + values["beta"] * centre_t), "beta": values["beta"],
+                "c": c, "gamma": gamma, "l": values["l"], "d": d}
 
     def parts(theta):
         term_n = np.exp(theta[0] - theta[1] * ln_n)
         term_t = np.exp(theta[2] - theta[3] * ln_t)
-        latent = term_n + term_t
-        z = np.clip(latent - theta[4], -700, 700)  # −γ(L − l) with γ = −1
-        sig = 1.0 / (1.0 + np.exp(z))
-        return term_n, term_t, sig
+        z = np.clip(term_n + term_t - theta[4], -700, 700)  # −γ(L − l) with γ = −1
+        return term_n, term_t, 1.0 / (1.0 + np.exp(z))
 
     def residual(theta):
         p = to_params(theta)
-        _, _, sig = parts(theta)
-        return p["c"] * sig + p["d"] - y
+        return p["c"] * parts(theta)[2] + p["d"] - y
 
     def jacobian(theta):
         p = to_params(theta)
@@ -324,15 +288,10 @@ def composed_problem(
 def _amplitude_columns(free, values: dict, floor: float, sig, ceiling: float | None, max_score: float) -> list:
     """The Jacobian's columns of the sigmoid's free amplitudes (S = c·σ + d): ∂S/∂u for c = (max_score − d)·u, and
     ∂S/∂d for d free (c = ceiling − d with a ceiling, c = (max_score − d)·u without)."""
-    cols = []
-    for name in free:
-        if name == "u":  # c = (max_score − d)·u
-            cols.append((max_score - floor) * sig)
-        elif ceiling is not None:  # d free, c = ceiling − d
-            cols.append(1.0 - sig)
-        else:  # d free, c = (max_score − d)·u
-            cols.append(1.0 - values["u"] * sig)
-    return cols
+    return [(max_score - floor) * sig if name == "u"  # c = (max_score − d)·u
+            else 1.0 - sig if ceiling is not None  # d free, c = ceiling − d
+            else 1.0 - values["u"] * sig  # d free, c = (max_score − d)·u
+            for name in free]
 
 
 def theta_from_params(problem: Problem, params: dict[str, float]) -> np.ndarray:

@@ -175,16 +175,13 @@ def compare(base: "pd.DataFrame", candidate: "pd.DataFrame", base_steps: "pd.Dat
     """
     import pandas as pd
 
-    rows = []
-    for m in COMPARED:
-        b, c = float(base[m].mean()), float(candidate[m].mean())
-        rows.append({"metric": m, "base": b, "candidate": c, "delta": c - b,
-                     "ratio": c / b if b else math.nan})
+    def row(metric: str, b: float, c: float) -> dict:
+        return {"metric": metric, "base": b, "candidate": c, "delta": c - b, "ratio": c / b if b else math.nan}
+
+    rows = [row(m, float(base[m].mean()), float(candidate[m].mean())) for m in COMPARED]
     if base_steps is not None and candidate_steps is not None and len(base_steps) and len(candidate_steps):
-        b = float(base_steps["step_time_us"].mean())
-        c = float(candidate_steps["step_time_us"].mean())
-        rows.append({"metric": "step_time_us", "base": b, "candidate": c, "delta": c - b,
-                     "ratio": c / b if b else math.nan})
+        b, c = float(base_steps["step_time_us"].mean()), float(candidate_steps["step_time_us"].mean())
+        rows.append(row("step_time_us", b, c))
         rows.append({"metric": "step_time_speedup", "base": 1.0, "candidate": b / c if c else math.nan,
                      "delta": (b / c - 1.0) if c else math.nan, "ratio": b / c if c else math.nan})
     return pd.DataFrame(rows, columns=["metric", "base", "candidate", "delta", "ratio"])

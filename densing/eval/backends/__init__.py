@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from densing.errors import EvalError, InputError
 from densing.registry import Registry, check_type
+from densing.validation import validate
 
 if TYPE_CHECKING:
     from densing.eval.models import ModelSpec
@@ -128,9 +129,7 @@ def lm_eval_names() -> tuple[str, ...]:
 def get(name: str) -> Backend:
     """The record of backend ``name``: its entry in :data:`BACKENDS`, else the default :class:`Backend`; a name
     lm-eval's model registry does not hold is an :class:`InputError` naming the ones it does."""
-    if not isinstance(name, str) or name not in lm_eval_names():
-        raise InputError(f"backend: expected one of {', '.join(lm_eval_names())} (lm-eval's model registry), "
-                         f"got {name!r}")
+    validate({"backend": [BackendName()]}, backend=name)
     return BACKENDS.get(name, None) or Backend(name)
 
 

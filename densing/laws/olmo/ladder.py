@@ -247,11 +247,7 @@ def variant_errors(variants: dict[str, tuple[pd.DataFrame, dict]], targets: pd.D
     ``variants`` maps a name to (the ladder table it fits, :func:`fit_reference` options by
     benchmark). One row per (variant, benchmark, target model); no bootstrap.
     """
-    rows = []
-    for name, (frame, options) in variants.items():
-        for benchmark, metric in benchmarks.items():
-            fit = fit_reference(frame, benchmark, metric=metric, n_boot=0, **options[benchmark])
-            held = predict_held_out(fit, targets)
-            held.insert(0, "variant", name)
-            rows.append(held)
-    return pd.concat(rows, ignore_index=True)
+    rows = [predict_held_out(fit_reference(frame, benchmark, metric=metric, n_boot=0, **options[benchmark]), targets)
+            .assign(variant=name) for name, (frame, options) in variants.items() for benchmark, metric in benchmarks.items()]
+    out = pd.concat(rows, ignore_index=True)
+    return out[["variant", *(column for column in out.columns if column != "variant")]]

@@ -59,6 +59,7 @@ from typing import Sequence
 from densing.errors import InputError
 from densing.overlap.strategies.base import (SYNC_COPY_PASSES, RunCalibration, Strategy, TrainContext, TrainHooks,
                                              WhatIfPoint, contention_rate, simulate)
+from densing.validation import Options, validate
 
 CO2_OUTER_PASSES = 12  # passes over S bytes in CO2.outer_step
 
@@ -91,11 +92,8 @@ def predict_run_s(cal: RunCalibration, config: dict, contention: bool = True) ->
 
 def staleness_penalty(stale_update: Sequence, gap: Sequence) -> list[float]:
     """Per layer λ_l = ‖Δ̄_l‖ / (‖Δ̄_l‖ + ‖gap_l‖); 1 where both are zero (see the module docstring)."""
-    out = []
-    for u, g in zip(stale_update, gap):
-        nu, ng = float(u.norm()), float(g.norm())
-        out.append(1.0 if nu + ng == 0.0 else nu / (nu + ng))
-    return out
+    norms = [(float(u.norm()), float(g.norm())) for u, g in zip(stale_update, gap)]
+    return [1.0 if nu + ng == 0.0 else nu / (nu + ng) for nu, ng in norms]
 
 
 PENALTY_MODES = ("constant", "adaptive")
@@ -113,16 +111,12 @@ def outer_update(anchor: Sequence, previous_anchor: Sequence | None, stale_updat
     or ``adaptive`` (Λ per layer from :func:`staleness_penalty`, gap x_{t,0} − x_{t−1,0}).
     ``clip_mode``: none, elementwise or l2. Inputs are not modified.
     """
-    if penalty not in PENALTY_MODES:
-        raise ValueError(f"staleness_penalty: expected one of {', '.join(PENALTY_MODES)}, got {penalty!r}")
-    if clip_mode not in CLIP_MODES:
-        raise ValueError(f"outer_clip_mode: expected one of {', '.join(CLIP_MODES)}, got {clip_mode!r}")
+    validate({"staleness_penalty": [Options(PENALTY_MODES)], "outer_clip_mode": [Options(CLIP_MODES)]},
+             staleness_penalty=penalty, outer_clip_mode=clip_mode)
     if penalty == "adaptive" and previous_anchor is not None:
         lambdas = staleness_penalty(stale_update, [a - p for a, p in zip(anchor, previous_anchor)])
-    elif penalty == "adaptive":
-        lambdas = [1.0] * len(stale_update)
     else:
-        lambdas = [1.0 / gap_penalty] * len(stale_update)
+        lambdas = [1.0 if penalty == "adaptive" else 1.0 / gap_penalty] * len(stale_update)
     new_m = [outer_momentum * m + lam * u for m, u, lam in zip(momentum, stale_update, lambdas)]
     if clip_mode == "l2":
         norm = math.sqrt(sum(float(m.pow(2).sum()) for m in new_m))

@@ -13,22 +13,15 @@ from typing import Any, Sequence
 
 def shared_prefix_length(a: Sequence[int], b: Sequence[int]) -> int:
     """Length of the longest common prefix of two token sequences."""
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
 def distinct_token_count(sequences: Sequence[Sequence[int]]) -> int:
     """Number of distinct prefixes (trie nodes) of ``sequences``: ``Σ len_i − Σ lcp(s_{i−1}, s_i)``
     over the sequences in lexicographic order — the token positions a trie cache runs once each."""
     ordered = sorted(map(list, sequences))
-    total, previous = 0, []
-    for sequence in ordered:
-        total += len(sequence) - shared_prefix_length(previous, sequence)
-        previous = sequence
-    return total
+    return sum(len(sequence) - shared_prefix_length(previous, sequence)
+               for previous, sequence in zip([[]] + ordered, ordered))
 
 
 def batches(encoded: Sequence[Sequence[int]], rows: int) -> list[tuple[list[int], int]]:

@@ -77,9 +77,8 @@ def plan_forwards(
     if token_budget < 1:
         raise ValueError(f"token_budget: expected a positive number, got {token_budget}")
     order = sorted(range(len(inputs)), key=lambda i: list(inputs[i]))
-    lcp = [0] * len(order)  # with the previous request in order (the cache's path)
-    for k in range(1, len(order)):
-        lcp[k] = shared_prefix_length(inputs[order[k - 1]], inputs[order[k]])
+    # with the previous request in order (the cache's path)
+    lcp = [0] + [shared_prefix_length(inputs[before], inputs[after]) for before, after in zip(order, order[1:])]
     forwards: list[Forward] = []
     start = 0
     while start < len(order):
