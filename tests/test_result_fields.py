@@ -56,7 +56,8 @@ def _result_types() -> list[type]:
             yield sub
             yield from below(sub)
 
-    return sorted({c for c in below(Result) if dataclasses.is_dataclass(c)}, key=lambda c: (c.__module__, c.__name__))
+    return sorted({c for c in below(Result) if dataclasses.is_dataclass(c) and c.__module__.startswith("densing.")},
+                  key=lambda c: (c.__module__, c.__name__))
 
 
 def _string_fields(cls) -> list[str]:

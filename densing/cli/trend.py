@@ -204,9 +204,9 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
 
 def _closing(result) -> str:
     """The last line of ``densing trend``: the headline's doubling time with its interval and state
-    (:func:`densing.present.words.closing_words`) beside the paper's, within the terminal's width
+    (:func:`densing.present.verdict.closing_words`) beside the paper's, within the terminal's width
     (:func:`densing.cli.layout.closing`)."""
-    from densing.present.words import closing_words
+    from densing.present.verdict import closing_words
 
     return closing([closing_words(result), f"paper: {PAPER['doubling_time_months']} months"])
 

@@ -23,6 +23,13 @@ def _words():
     return words
 
 
+def _verdict():
+    """The headline's words (:mod:`densing.present.verdict`)."""
+    from densing.present import verdict
+
+    return verdict
+
+
 @dataclass(frozen=True)
 class Segment(Result):
     """One side of the breakpoint: its slope with the full interval, or why it has none."""
@@ -104,8 +111,8 @@ class TrendMeasurement(Result):
 
     @property
     def reference_rule(self) -> str:
-        """How the headline's references were chosen, in words (:func:`densing.present.words.references_words`)."""
-        return _words().references_words(self.references_by)
+        """How the headline's references were chosen, in words (:func:`densing.present.verdict.references_words`)."""
+        return _verdict().references_words(self.references_by)
 
     @validate_params({"by": [Options(("rule", "benchmark"))]})
     def to_frame(self, by: str = "rule") -> pd.DataFrame:
@@ -138,8 +145,8 @@ class TrendMeasurement(Result):
 
     @property
     def status(self) -> str:
-        """The headline's state and reasons in words (:func:`densing.present.words.measurement_status`)."""
-        return _words().measurement_status(self)
+        """The headline's state and reasons in words (:func:`densing.present.verdict.measurement_status`)."""
+        return _verdict().measurement_status(self)
 
     @property
     def state(self) -> State:
@@ -154,13 +161,13 @@ class TrendMeasurement(Result):
 
     @property
     def verdict(self) -> str:
-        """The first sentence a researcher can cite (:func:`densing.present.words.headline_verdict`)."""
-        return _words().measurement_verdict(self)
+        """The first sentence a researcher can cite (:func:`densing.present.verdict.headline_verdict`)."""
+        return _verdict().measurement_verdict(self)
 
     @property
     def why(self) -> str:
-        """The sentences after the verdict (:func:`densing.present.words.why_words`)."""
-        return _words().measurement_why(self)
+        """The sentences after the verdict (:func:`densing.present.verdict.why_words`)."""
+        return _verdict().measurement_why(self)
 
     @property
     def headline(self) -> str:
@@ -173,10 +180,10 @@ class TrendMeasurement(Result):
                 "verdict": self.verdict, "why": self.why}
 
     def summary(self):
-        """The headline as a :class:`~densing.present.summary.Summary` (:func:`densing.present.words.measurement_summary`):
+        """The headline as a :class:`~densing.present.summary.Summary` (:func:`densing.present.verdict.measurement_summary`):
         the set, status, verdict, reference, the headline rule's doubling time and interval, the rules side by side and
         the checks."""
-        return _words().measurement_summary(self)
+        return _verdict().measurement_summary(self)
 
     def by_benchmark(self) -> pd.DataFrame:
         """One row per benchmark (capability, references, doubling time and 95% interval, each reference's own),
@@ -238,7 +245,7 @@ class TrendMeasurement(Result):
         return measurement_figure(self, kind, rule=rule, highlight=highlight)
 
     def __repr__(self) -> str:
-        return _words().measurement_repr(self)
+        return _verdict().measurement_repr(self)
 
     def document(self) -> dict:
         """What ``densing trend --format json`` prints: ``rows``, one per frontier rule (its result's
@@ -259,8 +266,8 @@ class TrendMeasurement(Result):
 
     def headline_summary(self) -> dict:
         """What the data determine about the headline (``densing trend --format json``'s ``headline``:
-        :func:`densing.present.words.headline_summary`)."""
-        return _words().headline_summary(self)
+        :func:`densing.present.verdict.headline_summary`)."""
+        return _verdict().headline_summary(self)
 
     def influence(self) -> dict[str, list[dict]]:
         """Every row's leave-one-family-out table (``densing trend --by benchmark --format json``), by row."""
@@ -269,5 +276,5 @@ class TrendMeasurement(Result):
 
     def breakpoint_line(self) -> str:
         """The breakpoint in one line ("" where its section is not asked for)."""
-        return _words().breakpoint_words(self.breakpoint) if self.breakpoint is not None else ""
+        return _verdict().breakpoint_words(self.breakpoint) if self.breakpoint is not None else ""
 

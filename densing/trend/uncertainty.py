@@ -195,10 +195,6 @@ class TrendUncertainty(Result):
         """Each candidate reference's own point doubling time (months), by name."""
         return {name: doubling_months(slope) for name, slope in zip(self.reference_names, self.reference_slopes)}
 
-    def determined(self) -> str:
-        """What the draws determine, in words (:func:`densing.present.words.determined_words`)."""
-        return _words().determined_words(self)
-
     def _summary_items(self) -> list[tuple[str, object]]:
         """The state and what is determined first (:func:`densing.present.words.summary_items`), then the fields."""
         return _words().summary_items(self) + [(n, v) for n, v in super()._summary_items() if n != "influence"]

@@ -193,11 +193,14 @@ def test_the_tables_multiple_choice_bbh_is_a_row_with_a_number(shipped):
 
 
 def test_why_a_set_has_no_reference_names_the_families_eligible_on_one_benchmark_only():
+    from densing.present.words import row_reason
     from densing.trend.capability import _why_none
 
     table = family_table()
     v2 = earlier_candidate_table(table, since=None, rule="v2")
-    words = _why_none(v2, ("mmlu", "gsm8k"))
+    reason = _why_none(v2, ("mmlu", "gsm8k"))
+    assert ("Good", "mmlu") in reason.eligible_on_one and "other" not in dict(reason.failures)  # the record's values
+    words = row_reason(reason)
     assert "other" not in words and "eligible on one only: Good (mmlu)" in words
 
 

@@ -85,7 +85,7 @@ def test_the_hc3_interval_is_statsmodels():
 
 
 def test_each_failed_check_has_a_plain_sentence():
-    from densing.present.words import plain_reason
+    from densing.present.verdict import plain_reason
 
     sensitivity = pd.DataFrame({"doubling_time_months": [2.7, 11.4]})
     size = checks.size_dependence(_families(0.5))
@@ -135,6 +135,6 @@ def test_size_confounding_drops_bounds_and_says_so():
 
 
 def plain_reason_of(check):
-    from densing.present.words import plain_reason
+    from densing.present.verdict import plain_reason
 
     return plain_reason(check, pd.DataFrame({"doubling_time_months": []}))

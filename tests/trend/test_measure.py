@@ -87,7 +87,7 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
         assert "is not a measurement" in shipped.verdict
     assert "R2" not in shipped.verdict and "rule v" not in shipped.verdict  # rule codes stay behind "why, in full"
     if failed:
-        from densing.present.words import plain_reason  # one plain sentence per failed check, in the why
+        from densing.present.verdict import plain_reason  # one plain sentence per failed check, in the why
 
         assert all(plain_reason(c, shipped.sensitivity) in shipped.why for c in failed)
     document = json.loads(json.dumps(shipped.document(), default=str))
@@ -324,7 +324,7 @@ def test_a_single_model_that_carries_the_line_is_named():
     from types import SimpleNamespace
 
     from densing.trend.rules import doubling_months
-    from densing.present.words import _model_words
+    from densing.present.verdict import _model_words
     from densing.trend.pooling import most_influential_model
 
     slope = math.log(2) / (3.6 * 365.25 / 12)
@@ -361,5 +361,5 @@ def test_the_headline_alone_reads_the_candidate_rows_of_its_set_the_same_bit_for
     kept = full[(full["kind"] != "family") | full["benchmark"].isin(first)]
     pd.testing.assert_frame_equal(few.reset_index(drop=True), kept.reset_index(drop=True), check_exact=True)
     without = targets[targets["benchmark"] != "math_hard"]  # the headline set has no reference: the full table
-    fallback = _candidate_table(without, None, None, profile, frozenset())
+    fallback = _candidate_table(without, None, profile, frozenset())
     assert set(families(fallback)["benchmark"]) > first - {"math_hard"}

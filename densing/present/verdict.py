@@ -1,0 +1,300 @@
+"""The headline's words, from its result's numbers, state and reasons (:mod:`densing.states`): the verdict a
+researcher can cite and the sentences after it, each failed check's reason in plain words, the closing line, the
+JSON's ``headline``, the breakpoint's line and the measurement's ``summary()``. A row's state and status are
+:mod:`densing.present.words`."""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from densing.constants import (
+    CEILING_STDERRS,
+    MAX_SENSITIVITY_RATIO,
+    PAPER,
+    REPORTED,
+    SIZE_SLOPE_MARGIN,
+    UNTESTABLE,
+)
+from densing.numbers import format_count, format_months, format_number, frame_records, json_number
+from densing.present.words import (
+    determined_words,
+    fold_of,
+    heterogeneity_words,
+    not_measured,
+    open_end,
+    open_why,
+    precision_words,
+    ranges_words,
+    reasons_text,
+    state_words,
+    status_parts,
+    status_words,
+)
+from densing.states import State, family_of, state_of
+
+if TYPE_CHECKING:
+    from densing.present.summary import Summary
+
+
+def why_words(head, failed: list, untestable: list, sensitivity, missing: list, *, since,
+         refs: str, reference_rule: str, gates_and_findings: tuple = ()) -> str:
+    """The sentences after the verdict: why not measured (or every check passed), the targets, what the interval carries."""
+    carried = ("the reference fit, each score's standard error, the sampling of families (a family-cluster bootstrap)"
+               + (f" and the spread among {head.n_references} references (τ)" if head.n_references > 1 else ""))
+    # the findings that fire (densing.trend.capability.calibrated); saturation's effect on the estimate: ceiling_words
+    fired = [c for c in gates_and_findings if c.status == REPORTED and c.fired]
+    why = (" ".join(plain_reason(c, sensitivity) for c in failed)
+           + (f" The gate (the references' heterogeneity) passed{' but ' + ', '.join(c.name for c in untestable) + ' (untestable)' if untestable else ''}."
+              if not failed else "")
+           + (" Findings beside the number, not gates (they fire in more than 10% of planted worlds where the "
+              "estimate is right): " + " ".join(plain_reason(c, sensitivity) for c in fired) if fired else "")
+           + ceiling_words(head) + open_end_words(head)
+           + f" {head.n_models} models released since {since or 'any date'} with every score of the set, against {refs} "
+             f"(each family at its own budget; {heterogeneity_words(head)}); the interval carries {carried}. "
+             f"References by {reference_rule}.")
+    if missing:
+        why = " ".join(f"The {lab} has no reference: {reason}." for _, lab, reason in missing) + " " + why
+    return why.strip()
+
+
+def open_end_words(head) -> str:
+    """What opens the upper end, with its numbers: the draws with no rising line, the family all or most of them
+    lack and the family most of them hold, each beside its share of all draws (the family-cluster resample)."""
+    if not head.open_families:
+        return ""
+    n_open, n_draws, (lacked, lack_open, lack_all), (held, hold_open, hold_all) = head.open_families
+    return (f" What opens the upper end: {n_open} of {n_draws} draws ({100 * n_open / n_draws:.1f}%) have no rising "
+            f"line; {100 * lack_open:.0f}% of them lack {lacked} (of all draws {100 * lack_all:.0f}%) and "
+            f"{100 * hold_open:.0f}% hold {held} (of all draws {100 * hold_all:.0f}%).")
+
+
+def ceiling_words(head) -> str:
+    """The ceiling finding as its effect on the estimate: how many targets enter the frontier fit as lower bounds
+    under each reference (a score within 2 standard errors of the reference's ceiling), and the estimate without
+    them."""
+    bounds = sum(head.ceiling_bounds)
+    if not bounds:
+        return ""
+    each = ", ".join(f"{family_of(name)} {count}" for name, count in zip(head.reference_names, head.ceiling_bounds))
+    return (f" {bounds} target inversions sit within {CEILING_STDERRS:g} standard errors of a reference's ceiling "
+            f"({each}) and enter the frontier fit as lower bounds: {format_months(head.doubling_time_months)} months "
+            f"with them, {format_months(head.months_without_ceilings)} months without.")
+
+
+def headline_verdict(head, label: str, refs: str, status: str, *, table_words: str,
+                     missing: list | None = None) -> str:
+    """The first sentence a researcher can cite, by the row's state (:func:`status_words`): the
+    estimate and its determined ends first — *measured* (a two-sided interval), *bounded* (one determined end: "at
+    least 2.6 months at 95%; the upper end is not determined"), *not measured* (why, the estimate labelled) — then
+    the benchmarks, table and references, the family whose removal moves the estimate most where it matters, and the
+    paper's figure."""
+    paper = PAPER["doubling_time_months"]
+    est = format_months(head.doubling_time_months)
+    low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
+    interval = f"95% CI {format_months(low)}–{format_months(high)}"
+    where = f"on the {label} of {table_words}, against {refs}"
+    state = state_of(head)
+    if missing:
+        return (f"Doubling time not measured on the {missing[0][1]}: {missing[0][2]}. On the {label} of {table_words}, "
+                f"against {refs}: {est} months ({interval}), {status}; the paper reports {paper} months.")
+    if state is State.MEASURED:
+        inside = "inside" if low <= paper <= high else "outside"
+        ranges = ranges_words(head)
+        return (f"Capacity density doubles every {est} months ({interval}, {fold_of(head)}"
+                f"{'; ' + ranges if ranges else ''}) {where}; the paper's {paper} months lies {inside} the interval."
+                + _influence_words(head, always=False))
+    if state is State.BOUNDED:
+        if head.low_determined:
+            end = open_end(head, "high")
+            beyond = end.beyond_months
+            upper = ("the upper end is not determined"
+                     + (f" (beyond {format_months(beyond)} months; {open_why(end)})" if math.isfinite(beyond)
+                        else " (the draws reach a zero slope)"))
+            ends = f"at least {format_months(low)}{precision_words(head, 'low')} months at 95%; {upper}"
+        else:
+            ends = (f"at most {format_months(high)}{precision_words(head, 'high')} months at 95%; the lower end is not "
+                    "determined")
+        return (f"Capacity density doubles every {est} months {where}: {ends}." + _influence_words(head, always=True)
+                + f" The paper reports {paper} months.")
+    return (f"Doubling time not measured {where}: {reasons_text(head)}. The estimate, {est} months "
+            f"({interval}), is not a measurement; the paper reports {paper} months." + _influence_words(head, always=False))
+
+
+def _influence_words(head, *, always: bool) -> str:
+    """The family whose removal moves the estimate most: named when that moves it beyond an end of the interval, or
+    (``always``) as the reason an end is open."""
+    top = head.largest_influence()
+    if top is None:
+        return _model_words(head)
+    months = float(top.doubling_time_months)
+    low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
+    beyond = not (low <= months <= high)
+    if not (beyond or always):
+        return _model_words(head)
+    shown = (f"the estimate is {format_months(months)} months" if math.isfinite(months) else
+             "the frontier line no longer rises (no doubling time)")
+    words = ", beyond the interval" if beyond else ", the largest move of any family"
+    return (f" Leave one family out: without {top.family} ({int(top.n_models)} models) {shown}{words} "
+            "(every family: --format json)." + _model_words(head))
+
+
+def _model_words(head) -> str:
+    """The one target whose removal moves the estimate beyond the interval (a date or a score that carries the line
+    alone), named; "" where no single model does."""
+    months, model = head.months_without_model, head.most_influential_model
+    low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
+    if not model or low <= months <= high:
+        return ""
+    shown = f"{format_months(months)} months" if math.isfinite(months) else "no rising line"
+    return f" One model carries the line: without {model} the estimate is {shown}, beyond the interval."
+
+
+def plain_reason(check, sensitivity) -> str:
+    """One plain sentence for a failed check (the check's own ``detail`` keeps the numbers in full)."""
+    if check.name == "size_dependence":
+        return (f"Within a family, larger models come out denser (ln ρ rises {check.value:+.2f} per unit of ln N; the rule "
+                f"needs a slope shown to lie within ±{SIZE_SLOPE_MARGIN:g}), so the reference's shape in N does not "
+                "match the targets' and density mixes size with release date.")
+    if check.name == "sensitivity":
+        values = sensitivity["doubling_time_months"].to_numpy(float)
+        finite = values[np.isfinite(values)]
+        spread = f"from {finite.min():.1f} to {finite.max():.1f} months" if finite.size else "none finite"
+        return (f"The eligible references and inversions disagree: their doubling times run {spread}, more than the factor "
+                f"{MAX_SENSITIVITY_RATIO:g} the rule allows.")
+    if check.name == "heterogeneity":
+        return (f"The references' own doubling times differ beyond their shared uncertainty on the same targets and "
+                f"benchmarks ({check.detail}), so the row has no one doubling time.")
+    if check.name == "size_confounding":
+        return (f"At a fixed release date, ln ρ changes {check.value:+.2f} per unit of ln N, beyond noise and beyond the "
+                f"±{SIZE_SLOPE_MARGIN:g} the rule allows, so the targets' size mix confounds the trend.")
+    if check.name == "saturation":
+        return "Frontier models score at the highest score the reference can express, so their densities are set by that cap."
+    if check.name == "conditioning":
+        return f"One standard error of a frontier model's score moves its density {format_number(check.value, '.3g')}-fold (the rule allows 2)."
+    return f"{check.name}: {check.detail}."
+
+
+def breakpoint_words(bp) -> str:
+    """A :class:`densing.trend.measurement.Breakpoint` in one line: each side's slope with its interval (or why it has
+    none) beside the paper's."""
+    def words(seg) -> str:
+        if not math.isfinite(seg.slope_per_day):
+            return f"not fitted ({seg.note})"
+        same = ", the same models and interval as the headline" if seg.same_as_headline else ""
+        return (f"{format_number(seg.slope_per_day)}/day (95% CI {format_number(seg.slope_ci_low)} to "
+                f"{format_number(seg.slope_ci_high)}, {seg.n_models} models{same})")
+
+    return (f"breakpoint {bp.date}: slope before {words(bp.before)}, after {words(bp.after)} "
+            f"(paper: {bp.paper_before_per_day}/day → {bp.paper_after_per_day}/day)")
+
+
+def _families(names) -> str:
+    return ", ".join(family_of(name) for name in names)
+
+
+def measurement_status(m) -> str:
+    """A :class:`densing.trend.measurement.TrendMeasurement`'s status: its headline row's (:func:`status_words`), or
+    "not measured: " and the set that has no reference."""
+    if m.missing:
+        return not_measured(f"the {m.missing[0][1]} has no reference")
+    head = m.rules.get(m.headline_rule)
+    return status_words(head) if head is not None else state_words(State.NOT_MEASURED)
+
+
+def measurement_verdict(m) -> str:
+    """The measurement's first sentence (:func:`headline_verdict` of its headline row)."""
+    head = m.rules[m.headline_rule]
+    return headline_verdict(head, m.headline_set, _families(head.reference_names), status_words(head),
+                            table_words=m.table_words, missing=list(m.missing))
+
+
+def measurement_why(m) -> str:
+    """The sentences after the measurement's verdict (:func:`why_words`)."""
+    head = m.rules[m.headline_rule]
+    gates = [x for x in m.checks if x.status != REPORTED]
+    return why_words(head, [x for x in gates if x.failed], [x for x in gates if x.status == UNTESTABLE],
+                     m.sensitivity, list(m.missing), since=m.since, refs=_families(head.reference_names),
+                     reference_rule=references_words(m.references_by), gates_and_findings=m.checks)
+
+
+def closing_words(m) -> str:
+    """The first clause of ``densing trend``'s last line: the headline's doubling time with its interval, or its one
+    determined end, and its state ("measured, 2.3-fold" with the interval's ratio)."""
+    head = m.rules.get(m.headline_rule)
+    state = m.state
+    if head is None:
+        return f"Doubling time: no estimate ({state_words(state)}; the verdict above says why)"
+    est, low, high = head.doubling_time_months, head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
+    if state is State.BOUNDED and head.low_determined:  # the one determined end, and the state that says the other is open
+        phrase = f"{format_months(est)} months, at least {format_months(low)} at 95%"
+    elif state is State.BOUNDED and head.high_determined:
+        phrase = f"{format_months(est)} months, at most {format_months(high)} at 95%"
+    elif math.isfinite(est):
+        phrase = f"{format_months(est)} months (95% CI {format_months(low)}–{format_months(high)})"
+    else:
+        phrase = "no estimate"
+    shown = status_parts(head)[0] if state is State.MEASURED else state_words(state)
+    return f"Doubling time: {phrase}, {shown}"
+
+
+def references_words(by) -> str:
+    """How a headline's references were chosen (:class:`densing.states.ReferencesBy`), in words."""
+    if by.given:
+        return "given by the user (--fit); the rows per benchmark have their own references"
+    return ("the set rule: every family with a fit on each of " + ", ".join(by.benchmarks) + " that rises with size "
+            "on each, reaches the frontier on one and predicts its largest member jointly within noise; every reference "
+            "inverts the same benchmarks for the same targets, its own family's models from the others, pooled by a "
+            "random-effects model over paired draws")
+
+
+def measurement_repr(m) -> str:
+    head = m.rules.get(m.headline_rule)
+    shown = f"{m.status}; {determined_words(head)}" if head is not None else m.status
+    families = ", ".join(dict.fromkeys(family_of(name) for name in m.reference.split(" | ")))
+    return f"TrendMeasurement({m.headline_set}: {shown}; references {families})"
+
+
+def headline_summary(m) -> dict:
+    """What the data determine about the headline (``densing trend --format json``'s ``headline``): its state
+    (measured, bounded, not measured), the estimate, each end of the interval with its 95% Monte Carlo range and
+    whether it is determined, the ceiling bounds' effect, and the leave-one-family-out table (largest move first)."""
+    head = m.rules.get(m.headline_rule)
+    if head is None:
+        return {"state": state_words(State.NOT_MEASURED)}
+
+    def end(name: str) -> dict:
+        return {"months": json_number(getattr(head, f"doubling_time_months_ci_{name}")),
+                "determined": getattr(head, f"{name}_determined"), "undecided": getattr(head, f"{name}_undecided"),
+                "monte_carlo_range": [json_number(getattr(head, f"months_{name}_mc_low")),
+                                      json_number(getattr(head, f"months_{name}_mc_high"))]}
+
+    return {"state": state_words(m.state), "status": m.status,
+            "months": json_number(head.doubling_time_months), "n_draws": head.n_boot, "low": end("low"),
+            "high": end("high"),
+            "ceiling": {"bounds": head.n_ceiling_bounds, "months_with_bounds": json_number(head.doubling_time_months),
+                        "months_without_bounds": json_number(head.months_without_ceilings)},
+            "leave_one_family_out": frame_records(head.influence_frame())}
+
+
+def measurement_summary(m) -> Summary:
+    """A :class:`densing.trend.measurement.TrendMeasurement` as a reader sees it: the set, status, verdict, reference,
+    D0 and rule, the headline rule's doubling time and interval, then the frontier rules side by side and the checks."""
+    head = m.rules.get(m.headline_rule)
+    items = [("benchmark set", m.headline_set), ("status", m.status), ("verdict", m.verdict),
+             ("reference", m.reference), ("d0", m.d0), ("frontier rule", m.headline_rule)]
+    if head is not None:
+        items += [("what is determined", determined_words(head)), ("doubling time (months)", head.doubling_time_months),
+                  (f"{head.level:.0%} interval (months)",
+                   f"{format_number(head.doubling_time_months_ci_low)} to {format_number(head.doubling_time_months_ci_high)}"),
+                  ("slope A (per day)", f"{format_number(head.slope_per_day)} ({head.level:.0%} interval "
+                                        f"{format_number(head.slope_ci_low)} to {format_number(head.slope_ci_high)})"),
+                  ("models", head.n_models)]
+    checks = [(c.name, c.status, c.detail) for c in m.checks]
+    from densing.present.summary import Summary, Table
+
+    return Summary("TrendMeasurement", lines=(m.headline,), items=tuple(items),
+                   tables=(Table.of(m.table(), f"doubling time (months) by frontier rule; reference {m.reference}, "
+                                               f"D0 = {format_count(m.d0)} tokens"),
+                           Table("validity checks", ("check", "result", "detail"), tuple(checks))))
