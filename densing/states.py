@@ -17,7 +17,6 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from densing.constants import HETEROGENEITY_ALPHA
 
 
 class State(enum.Enum):
@@ -209,32 +208,3 @@ def family_of(reference_name: str) -> str:
     """The family of a reference fit's name, ``"<family>:<benchmark>"`` → ``"<family>"`` (a name without a
     benchmark is its own family)."""
     return reference_name.partition(":")[0]
-
-
-def heterogeneous(result) -> bool:
-    """Whether a trend's references disagree (the heterogeneity test rejects one common slope)."""
-    return result.heterogeneity_df > 0 and result.heterogeneity_p < HETEROGENEITY_ALPHA
-
-
-def state_of(result) -> State:
-    """A trend's state from its numbers (:mod:`densing.trend.pooling`, step 6): not measured when the references
-    disagree or neither end of the interval is determined, measured when both are, bounded when one is."""
-    if heterogeneous(result):
-        return State.NOT_MEASURED
-    low, high = result.low_determined, result.high_determined
-    return State.MEASURED if low and high else State.BOUNDED if low or high else State.NOT_MEASURED
-
-
-def reasons_of(result) -> tuple:
-    """Why a trend is not measured, as records: the references' disagreement, then each open end (the lower end
-    first where both are open and neither is undecided, as the interval reads)."""
-    reasons: list = []
-    if heterogeneous(result):
-        reasons.append(ReferencesDisagree(float(result.heterogeneity_q), int(result.heterogeneity_df),
-                                          float(result.heterogeneity_p),
-                                          tuple((family_of(name), float(m)) for name, m in result.reference_months.items())))
-    for end in ("low", "high"):
-        if not getattr(result, f"{end}_determined"):
-            reasons.append(EndOpen(end, bool(getattr(result, f"{end}_undecided", False)), int(result.n_boot),
-                                   float(getattr(result, f"months_{end}_mc_low"))))
-    return tuple(reasons)

@@ -71,7 +71,6 @@ from densing.laws.family import fit_family
 from densing.laws.inversion import Joint
 from densing.paths import RESULTS
 from densing.present.words import STATE_WORDS
-from densing.states import family_of
 from densing.trend import capability, pooling, rules
 from densing.trend.targets import with_stderr
 from densing.trend.uncertainty import from_row_trend
@@ -351,7 +350,7 @@ def run_replicate(r: int, variant: Variant, seed: int, n_boot: int) -> dict:
     record.update({
         "family_weighted": weighted, "oracle_family_weighted": oracle_weighted,
         "residuals": residuals(t, trend.y0, trend.kind0, labels, families, spec.frontier),
-        "references": [family_of(name) for name in common.names], "point": trend.slope_per_day,
+        "references": [name.partition(":")[0] for name in common.names], "point": trend.slope_per_day,
         "low": trend.slope_ci_low, "high": trend.slope_ci_high, "state": STATE_WORDS[result.state],
         "p": trend.pooled.p_value, "reference_slopes": list(trend.reference_slopes), "weights": list(trend.weights),
         "without_ceilings": trend.slope_without_ceilings, "ceiling_bounds": int(sum(trend.ceiling_bounds)),

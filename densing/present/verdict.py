@@ -32,7 +32,7 @@ from densing.present.words import (
     status_parts,
     status_words,
 )
-from densing.states import State, family_of, state_of
+from densing.states import State, family_of
 
 if TYPE_CHECKING:
     from densing.present.summary import Summary
@@ -95,7 +95,7 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
     low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
     interval = f"95% CI {format_months(low)}–{format_months(high)}"
     where = f"on the {label} of {table_words}, against {refs}"
-    state = state_of(head)
+    state = head.state
     if missing:
         return (f"Doubling time not measured on the {missing[0][1]}: {missing[0][2]}. On the {label} of {table_words}, "
                 f"against {refs}: {est} months ({interval}), {status}; the paper reports {paper} months.")

@@ -19,8 +19,6 @@ from densing.states import (
     ReferencesDisagree,
     State,
     family_of,
-    reasons_of,
-    state_of,
 )
 
 
@@ -59,6 +57,14 @@ CAPTION_CLAUSES = {State.MEASURED: "",
                    State.NOT_MEASURED: ", and the doubling time is not measured"}
 
 
+def record_mark(words: str | None) -> str:
+    """What follows a stored record's months by its ``state`` value (:data:`CELL_MARKS`); with no interval (None), the
+    words of not measured."""
+    if words is None:
+        return STATE_WORDS[State.NOT_MEASURED]
+    return CELL_MARKS[STATE_OF_WORDS.get(words, State.NOT_MEASURED)]
+
+
 def state_words(state: State | None) -> str:
     """A state's words ("measured", "bounded", "not measured"); "" for no state (a trend whose state is not judged)."""
     return STATE_WORDS[state] if state is not None else ""
@@ -86,7 +92,7 @@ def open_why(reason: EndOpen) -> str:
 
 
 def open_end(result, end: str) -> EndOpen:
-    return next(r for r in reasons_of(result) if isinstance(r, EndOpen) and r.end == end)
+    return next(r for r in result.reasons if isinstance(r, EndOpen) and r.end == end)
 
 
 def reason_words(reason, reasons: tuple = ()) -> str:
@@ -138,7 +144,7 @@ def reasons_text(result) -> str:
 
 
 def _reason_list(result) -> tuple[str, ...]:
-    state, reasons = state_of(result), reasons_of(result)
+    state, reasons = result.state, result.reasons
     shown = [r for r in reasons if isinstance(r, ReferencesDisagree)]
     ends = [r for r in reasons if isinstance(r, EndOpen)]
     if state is State.NOT_MEASURED and len(ends) == 2 or state is State.BOUNDED:

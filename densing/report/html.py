@@ -16,8 +16,7 @@ from plotly.offline import get_plotlyjs
 
 from densing.display import frame_columns
 from densing.numbers import format_months
-from densing.present.words import CELL_MARKS, STATE_OF_WORDS, state_words
-from densing.states import State
+from densing.present.words import record_mark
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#fafbfc}
@@ -141,10 +140,9 @@ def record_cell(row: dict | None) -> str:
     if not row:
         return "—"
     months, low, high = (row.get(k) for k in ("months", "ci_low", "ci_high"))
-    state = STATE_OF_WORDS.get(row.get("state"), State.NOT_MEASURED)
     if low is None and (months is None or not math.isfinite(months)):
-        return state_words(State.NOT_MEASURED)
-    return months_words(months, low, high) + CELL_MARKS[state]
+        return record_mark(None)
+    return months_words(months, low, high) + record_mark(row.get("state"))
 
 
 def record_agreement(a: dict | None, b: dict | None) -> str:

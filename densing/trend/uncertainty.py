@@ -33,7 +33,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from densing.constants import DEFAULT_EPOCH, DRAWS_CAP, PAPER
+from densing.constants import DEFAULT_EPOCH, DRAWS_CAP, HETEROGENEITY_ALPHA, PAPER
 from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.inversion import as_inversion
@@ -51,7 +51,36 @@ from densing.trend.rules import doubling_months, envelope_index, slope_band
 from densing.trend.rules import get as rule_of
 from densing.trend.targets import dates_as_days, parse_epoch
 from densing.validation import DRAWS, Interval, validate_params
-from densing.states import State, reasons_of, state_of
+from densing.states import EndOpen, ReferencesDisagree, State, family_of
+
+
+def heterogeneous(result) -> bool:
+    """Whether a trend's references disagree (the heterogeneity test rejects one common slope)."""
+    return result.heterogeneity_df > 0 and result.heterogeneity_p < HETEROGENEITY_ALPHA
+
+
+def state_of(result) -> State:
+    """A trend's state from its numbers (:mod:`densing.trend.pooling`, step 6): not measured when the references
+    disagree or neither end of the interval is determined, measured when both are, bounded when one is."""
+    if heterogeneous(result):
+        return State.NOT_MEASURED
+    low, high = result.low_determined, result.high_determined
+    return State.MEASURED if low and high else State.BOUNDED if low or high else State.NOT_MEASURED
+
+
+def reasons_of(result) -> tuple:
+    """Why a trend is not measured, as records: the references' disagreement, then each open end (the lower end
+    first where both are open and neither is undecided, as the interval reads)."""
+    reasons: list = []
+    if heterogeneous(result):
+        reasons.append(ReferencesDisagree(float(result.heterogeneity_q), int(result.heterogeneity_df),
+                                          float(result.heterogeneity_p),
+                                          tuple((family_of(name), float(m)) for name, m in result.reference_months.items())))
+    for end in ("low", "high"):
+        if not getattr(result, f"{end}_determined"):
+            reasons.append(EndOpen(end, bool(getattr(result, f"{end}_undecided", False)), int(result.n_boot),
+                                   float(getattr(result, f"months_{end}_mc_low"))))
+    return tuple(reasons)
 
 
 def _words():
@@ -152,13 +181,13 @@ class TrendUncertainty(Result):
 
     @property
     def state(self) -> State | None:
-        """This trend's :class:`~densing.states.State` from its numbers (:func:`densing.states.state_of`); None where
+        """This trend's :class:`~densing.states.State` from its numbers (:func:`state_of`); None where
         no state is judged."""
         return state_of(self) if self.judged else None
 
     @property
     def reasons(self) -> tuple:
-        """Why this trend is bounded or not measured, as records (:func:`densing.states.reasons_of`); () where it is
+        """Why this trend is bounded or not measured, as records (:func:`reasons_of`); () where it is
         measured or not judged."""
         return reasons_of(self) if self.judged and self.state is not State.MEASURED else ()
 

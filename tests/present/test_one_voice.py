@@ -13,7 +13,8 @@ import pytest
 from densing.present.verdict import closing_words
 from densing.present.words import (CAPTION_CLAUSES, CARD_LABELS, LINE_NOTES, PAPER_MARKS, STATE_WORDS, row_parts,
                                    row_record, short_statuses, status_parts, status_words, summary_items)
-from densing.states import EndOpen, ReferencesDisagree, State, reasons_of, state_of
+from densing.states import EndOpen, ReferencesDisagree, State
+from densing.trend.uncertainty import reasons_of, state_of
 
 #: The words of a state in running text, the longest first ("not measured" holds "measured").
 STATE_PATTERN = re.compile(r"not measured|bounded|(?<![a-z] )(?<![a-z])measured")

@@ -257,11 +257,12 @@ def test_the_three_states_and_their_words():
     from types import SimpleNamespace
 
     from densing.present.words import STATE_WORDS, status_words
-    from densing.states import state_of
+    from densing.trend.uncertainty import reasons_of, state_of
 
     def judged(**fields):
         result = SimpleNamespace(**fields)
         result.state = state_of(result)
+        result.reasons = reasons_of(result)
         return result
 
     base = dict(heterogeneity_df=1, heterogeneity_p=0.8, reference_names=("A", "B"), reference_months={"A": 4.6, "B": 3.8},
