@@ -19,6 +19,8 @@ from densing.constants import (
 )
 from densing.numbers import format_count, format_months, format_number, frame_records, json_number
 from densing.present.words import (
+    STATE_OF_WORDS,
+    STATE_WORDS,
     determined_words,
     fold_of,
     heterogeneity_words,
@@ -219,24 +221,42 @@ def measurement_why(m) -> str:
                      reference_rule=references_words(m.references_by), gates_and_findings=m.checks)
 
 
+def months_phrase(months: float, low: float, high: float, state: State, head: str, *, low_determined: bool,
+                  high_determined: bool) -> str:
+    """A row's doubling time as one clause by its state: both ends where it is measured, its one determined end where
+    it is bounded, its interval otherwise; then its status's head (``head``: "measured, 2.3-fold", "bounded")."""
+    if state is State.BOUNDED and low_determined:  # the one determined end, and the state that says the other is open
+        phrase = f"{format_months(months)} months, at least {format_months(low)} at 95%"
+    elif state is State.BOUNDED and high_determined:
+        phrase = f"{format_months(months)} months, at most {format_months(high)} at 95%"
+    elif math.isfinite(months):
+        phrase = f"{format_months(months)} months (95% CI {format_months(low)}–{format_months(high)})"
+    else:
+        phrase = "no estimate"
+    return f"{phrase}, {head}"
+
+
 def closing_words(m) -> str:
     """The first clause of ``densing trend``'s last line: the headline's doubling time with its interval, or its one
-    determined end, and its state ("measured, 2.3-fold" with the interval's ratio)."""
+    determined end, and its state ("measured, 2.3-fold" with the interval's ratio): :func:`months_phrase`."""
     head = m.rules.get(m.headline_rule)
     state = m.state
     if head is None:
         return f"Doubling time: no estimate ({state_words(state)}; the verdict above says why)"
-    est, low, high = head.doubling_time_months, head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
-    if state is State.BOUNDED and head.low_determined:  # the one determined end, and the state that says the other is open
-        phrase = f"{format_months(est)} months, at least {format_months(low)} at 95%"
-    elif state is State.BOUNDED and head.high_determined:
-        phrase = f"{format_months(est)} months, at most {format_months(high)} at 95%"
-    elif math.isfinite(est):
-        phrase = f"{format_months(est)} months (95% CI {format_months(low)}–{format_months(high)})"
-    else:
-        phrase = "no estimate"
     shown = status_parts(head)[0] if state is State.MEASURED else state_words(state)
-    return f"Doubling time: {phrase}, {shown}"
+    return "Doubling time: " + months_phrase(head.doubling_time_months, head.doubling_time_months_ci_low,
+                                             head.doubling_time_months_ci_high, state, shown,
+                                             low_determined=head.low_determined, high_determined=head.high_determined)
+
+
+def record_phrase(row: dict) -> str:
+    """A stored row (a trend record's ``rows``) as one clause by its state (:func:`months_phrase`); an end stored as
+    None is ∞."""
+    state = STATE_OF_WORDS.get(row.get("state"), State.NOT_MEASURED)
+    value = {k: row[k] if row.get(k) is not None else math.inf for k in ("months", "ci_low", "ci_high")}
+    head = row["status"] if state is State.MEASURED else STATE_WORDS[state]
+    return months_phrase(value["months"], value["ci_low"], value["ci_high"], state, head,
+                         low_determined=bool(row.get("low_determined")), high_determined=bool(row.get("high_determined")))
 
 
 def references_words(by) -> str:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import ClassVar
 
 import pandas as pd
 
 from densing import paths
 from densing.numbers import format_months
+from densing.present.verdict import record_phrase
 from densing.report.html import Section, esc, record_agreement, record_cell, table_html
 
 RECORD = paths.RESULTS / "openllm_v2" / "trend.json"
@@ -116,18 +116,6 @@ def line() -> str | None:
     if row is None or row.get("months") is None:
         return None
     return (f"Through 2025-03 on a second table (the Open LLM Leaderboard v2's {record['n_models']} official base "
-            f"models; MMLU-Pro + BBH + MATH-hard, declared before its data): {row_words(row)}; without "
+            f"models; MMLU-Pro + BBH + MATH-hard, declared before its data): {record_phrase(row)}; without "
             f"{row['most_influential_family']} {format_months(row['months_without_it'])} months (densing trend "
             f"--table openllm_v2 --by benchmark).")
-
-
-def row_words(row: dict) -> str:
-    """A record's row as its state says it: both ends where both are determined, the determined one otherwise."""
-    months, low, high = (format_months(row[k]) if row[k] is not None else "∞" for k in ("months", "ci_low", "ci_high"))
-    if row.get("low_determined") and row.get("high_determined"):
-        return f"{months} months (95% CI {low}–{high}), {row['status']}"  # measured: its ratio high/low beside it
-    if row.get("low_determined"):
-        return f"{months} months, at least {low} at 95%, {row['state']} (the upper end is not determined)"
-    if row.get("high_determined"):
-        return f"{months} months, at most {high} at 95%, {row['state']} (the lower end is not determined)"
-    return f"{months} months, {row['state']}"
