@@ -256,9 +256,14 @@ def quantile_lines_left_out(t, y, kind, quantile: float, groups: np.ndarray
         size = np.max(np.where(valid, np.abs(y), 0.0), axis=1) + np.abs(slope) * np.max(np.abs(t)) + np.abs(intercept)
         near = valid & (np.abs(residual) <= LEAVE_OUT_MARGIN * size[:, None])
     near[rows, p] = near[rows, q] = False
+    # a point that does not count enters the walk's certificate at y = 0 (its residual −(A·t + B)): one of them on the
+    # line leaves the vertex uncertified, a group's members once the group is left out
+    with np.errstate(invalid="ignore"):
+        at_zero = np.abs(slope[:, None] * t + intercept[:, None]) <= LEAVE_OUT_MARGIN * size[:, None]
     holds = np.zeros((count, width), bool)
     holds[rows, groups[p]] = holds[rows, groups[q]] = True
-    single = (p != q) & np.isfinite(slope) & ~near.any(axis=1)
+    holds |= _group_sums(at_zero.astype(float), groups, width) > 0
+    single = (p != q) & np.isfinite(slope) & ~near.any(axis=1) & ~(at_zero & ~valid).any(axis=1)
     return slope, intercept, inside & ~holds & single[:, None]
 
 

@@ -118,15 +118,12 @@ def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind
 
 def left_out_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, clusters: np.ndarray,
                     groups: int, starts) -> np.ndarray:
-    """Each reference's frontier slope with each group of ``clusters`` left out, (R, groups): the full line's slope
-    where the group cannot move it (:func:`kept`), the rest solved as :func:`frontier_slopes` solves them (the group
-    at weight 0, from the reference's line ``starts[r]``)."""
-    count = len(y)
+    """Each reference's frontier slope with each group of ``clusters`` left out, (R, groups): the update's slope where
+    it knows it (:func:`updated`), the rest solved as :func:`frontier_slopes` solves them (the group at weight 0, from
+    the reference's line ``starts[r]``)."""
     starts = np.asarray(starts, float)
-    keep = kept(rule, quantile, data, y, kind, clusters, groups, starts)
-    slopes = np.empty((count, groups))
-    slopes[:] = starts[:, :1]
-    r, g = np.nonzero(~keep)
+    known, slopes = updated(rule, quantile, data, y, kind, clusters, groups, starts)
+    r, g = np.nonzero(~known)
     if r.size:
         weight = (clusters[None, :] != g[:, None]).astype(float)  # (problems, n): 0 on the left-out group
         lines = rules.frontier_lines_weighted(rule, data["t"], y[r], kind[r], weight, data["labels"], quantile,
@@ -135,28 +132,35 @@ def left_out_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind:
     return np.ascontiguousarray(slopes)
 
 
-def kept(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, clusters: np.ndarray, groups: int,
-         starts: np.ndarray) -> np.ndarray:
-    """Whether leaving each group out keeps each reference's full line, (R, groups) (module docstring): False for
-    every group under a rule without an update, and wherever the full line is not the one ``starts`` holds or too
-    few points remain to fit a line."""
+def updated(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, clusters: np.ndarray,
+            groups: int, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(known, slopes), (R, groups): which removals the update knows (module docstring) and their slopes; none under a
+    rule without an update, nor where too few points remain to fit a line (the refit's NaN)."""
     count = len(y)
     solver = rules.get(rule).solve
     usable = np.isfinite(y) & np.isfinite(kind)
     left = usable.sum(axis=1)[:, None] - np.stack([np.bincount(clusters, weights=u, minlength=groups) for u in usable])
     enough = left >= MIN_POINTS
+    slopes = np.full((count, groups), np.nan)
     if solver is rules.get("quantile").solve:
-        slope, _, keep = quantile_lines_left_out(data["t"], y, kind, quantile, clusters)
-        same = slope.view(np.int64) == np.ascontiguousarray(starts[:, 0]).view(np.int64)  # the full line the refits start from, to the bit
-        return keep[:, :groups] & same[:, None] & enough
+        slope, intercept, known = quantile_lines_left_out(data["t"], y, kind, quantile, clusters)
+        same = (_bits(slope) == _bits(starts[:, 0])) & (_bits(intercept) == _bits(starts[:, 1]))  # the refits' start
+        slopes[:] = slope[:, None]
+        return known & same[:, None] & enough, slopes
     if solver is rules.get("envelope").solve:
-        keep = np.zeros((count, groups), bool)
+        known = np.zeros((count, groups), bool)
         for r in range(count):
             if not math.isfinite(starts[r, 0]):
                 continue
             counted = np.flatnonzero(usable[r])
             setters = counted[rules.envelope_index(data["t"][counted], y[r, counted], data["labels"][counted])]
-            keep[r] = True
-            keep[r, np.unique(clusters[setters])] = False
-        return keep & enough
-    return np.zeros((count, groups), bool)
+            known[r] = True
+            known[r, np.unique(clusters[setters])] = False
+        slopes[:] = starts[:, :1]
+        return known & enough, slopes
+    return np.zeros((count, groups), bool), slopes
+
+
+def _bits(values: np.ndarray) -> np.ndarray:
+    """Each float's bits, to compare two arrays to the bit (NaN included)."""
+    return np.ascontiguousarray(values, dtype=float).view(np.int64)
