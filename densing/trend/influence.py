@@ -34,6 +34,10 @@ from densing.trend.censored import quantile_lines_left_out
 from densing.trend.rules import doubling_months
 
 
+#: The most points (problems × targets) of the removals solved again in one call: about 16 MB an array.
+SOLVE_CELLS = 2 ** 21
+
+
 @dataclass(frozen=True)
 class FamilyInfluence(Result):
     """One family left out of a row's targets (:func:`densing.trend.pooling.family_influence`): the point doubling
@@ -123,8 +127,10 @@ def left_out_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind:
     the reference's line ``starts[r]``)."""
     starts = np.asarray(starts, float)
     known, slopes = updated(rule, quantile, data, y, kind, clusters, groups, starts)
-    r, g = np.nonzero(~known)
-    if r.size:
+    problems = np.nonzero(~known)
+    step = max(1, SOLVE_CELLS // max(y.shape[1], 1))  # each problem is solved on its own: chunks bound the memory
+    for at in range(0, problems[0].size, step):
+        r, g = (v[at:at + step] for v in problems)
         weight = (clusters[None, :] != g[:, None]).astype(float)  # (problems, n): 0 on the left-out group
         lines = rules.frontier_lines_weighted(rule, data["t"], y[r], kind[r], weight, data["labels"], quantile,
                                               start=(starts[r, 0], starts[r, 1]))

@@ -54,7 +54,9 @@ The common targets, the same for every reference:
    (``studies/gate_calibration.py``, the table in docs/method.md); the others are findings shown beside the number.
 7. **Influence by family**: every family of the targets left out in turn (:func:`family_influence`), the pooled point
    estimate without it and its move; the verdict names the family whose removal moves the estimate beyond the
-   interval, or whose removal moves it most where an end is open.
+   interval, or whose removal moves it most where an end is open. Each removal is an update of the full lines
+   (:mod:`densing.trend.influence`: only the families that can move a line are solved again), so the tables cost
+   about the row's draws' order, not one solve over the whole row per family and per model.
 
 Epoch AI's benchmark stitching pools per-reference rates with a hierarchical model (epoch-research/benchmark-stitching);
 Incompressible Knowledge Probes (arXiv 2604.24827) estimate reference uncertainty by leaving one family out.

@@ -81,6 +81,17 @@ def test_a_removal_keeps_the_quantile_line_unless_it_can_move_it():
                           np.full(some.size, starts[0, 0]))
 
 
+@pytest.mark.parametrize("rule", ["quantile", "all"])
+def test_the_removals_solved_in_chunks_are_the_removals_solved_at_once(monkeypatch, rule):
+    data, y, kind, clusters = random_row(11, 3, 80, 12, bounds=True, ties=True)
+    starts = point_lines(rule, 0.9, data, y, kind)
+    whole = influence.left_out_slopes(rule, 0.9, data, y, kind, np.arange(80), 80, starts)
+    monkeypatch.setattr(influence, "SOLVE_CELLS", 80 * 7)  # seven problems a call
+    assert np.array_equal(influence.left_out_slopes(rule, 0.9, data, y, kind, np.arange(80), 80, starts), whole,
+                          equal_nan=True)
+    assert np.array_equal(whole, refit(rule, 0.9, data, y, kind, np.arange(80), starts), equal_nan=True)
+
+
 @pytest.mark.parametrize("rule", ["quantile", "all", "envelope"])
 def test_an_update_is_the_refit_to_the_bit_on_the_shipped_rows(monkeypatch, rule):
     """Every leave-one-out table the notebook path computes on the shipped table, under every rule (the families' and
