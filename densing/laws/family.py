@@ -200,7 +200,7 @@ def _record(table, family, benchmark, metric, points, dropped, found, fixed, *, 
 # --------------------------------------------------------------------------------------------------------------------
 
 def held_out_problem(members: dict, family: str, benchmark: str, items: float, shape: str) -> tuple:
-    """Rule v3's held-out refit (R5z) as (covariate, scores, items) of every member but the largest (the last of
+    """The reference rule's held-out refit (R5z) as (covariate, scores, items) of every member but the largest (the last of
     ``members``, :func:`densing.laws.family_rows.family_arrays`' arrays, sorted by size); FitError with fewer than 3
     sizes."""
     params = np.asarray(members["params"], float)

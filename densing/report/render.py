@@ -206,7 +206,7 @@ def _laws(s: m.LawsSection) -> Section:
 
 
 CANDIDATES_INTRO = (
-    "Rule v3 (densing/laws/eligibility.py, date-blind, its thresholds written before any trend under it; every family "
+    "The reference rule (densing/laws/eligibility.py, date-blind, its thresholds written before any trend under it; every family "
     "fitted by binomial likelihood): R1 dense; R2 ≥ 3 sizes with a token count; R2s the slope's 95% interval above "
     "zero; R3 token counts within 2×; R4r the best member at least half the way from chance to the top-decile score; "
     "R4s no top-decile target within 2 standard errors of the law's ceiling; R5z the largest member, held out, within "

@@ -162,13 +162,20 @@ def censored_quantile_lines_weighted(t, y, kind, weight, quantile: float = 0.9, 
     line (A, B) near which to begin, numbers or one each per problem (a bootstrap passes its point estimate). NaNs
     where no point has a date of its own to pair with.
     """
+    return _walk(t, y, kind, weight, quantile, start)[:3]
+
+
+def _walk(t, y, kind, weight, quantile: float, start) -> tuple[np.ndarray, ...]:
+    """:func:`censored_quantile_lines_weighted`'s (A, B, pivots), and each row's vertex: the two points its line
+    passes through (the pivot and the point the last accepted rotation reached; 0 and 0 for a row with no line)."""
     t, y, kind, weight = (np.asarray(a, float) for a in (t, y, kind, weight))
     shape = np.broadcast_shapes(t.shape, y.shape, kind.shape, weight.shape)
     shape = shape if len(shape) == 2 else (1, *shape)
     shared = t.ndim == 1 and bool(np.isfinite(t).all())  # one row of dates for every problem: kept as one row
     t, y, kind, weight = (np.broadcast_to(a, shape) for a in (t, y, kind, weight))
     if shape[1] == 0:
-        return np.full(shape[0], math.nan), np.full(shape[0], math.nan), np.zeros(shape[0], dtype=np.int64)
+        none = np.zeros(shape[0], dtype=np.int64)
+        return np.full(shape[0], math.nan), np.full(shape[0], math.nan), none, none, none
     valid = (weight > 0) & np.isfinite(y) & np.isfinite(kind) & np.isfinite(t)
     y, t = np.where(valid, y, 0.0), (t[0] if shared else np.where(valid, t, 0.0))
     above, below = _costs(kind, np.where(valid, weight, 0.0), quantile)
@@ -176,6 +183,7 @@ def censored_quantile_lines_weighted(t, y, kind, weight, quantile: float = 0.9, 
     pivot = _first_pivots(t, y, valid, start)
     slope, intercept = np.full(count, math.nan), np.full(count, math.nan)
     best, pivots = np.full(count, math.inf), np.zeros(count, dtype=np.int64)
+    first, second = np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64)
     live = np.flatnonzero(valid.any(axis=1))
     total = above + below
     scale = (total.sum(axis=1), (total * np.abs(t)).sum(axis=1), np.max(np.abs(y), axis=1))
@@ -193,12 +201,77 @@ def censored_quantile_lines_weighted(t, y, kind, weight, quantile: float = 0.9, 
         with np.errstate(invalid="ignore"):
             better = np.isfinite(a) & (value < np.where(np.isfinite(previous), previous - 1e-12 * np.abs(previous), np.inf))
         slope[live[better]], intercept[live[better]] = a[better], b[better]
+        first[live[better]], second[live[better]] = pivot[live[better]], other[better]
         best[live[better]], pivot[live[better]] = value[better], other[better]
         pivots[live[better]] += 1
         going = better & ~optimal  # a certified vertex is the minimum: the rotation about q would not lower it
         if not going.all():
             live, parts = live[going], None
-    return slope, intercept, pivots
+    return slope, intercept, pivots, first, second
+
+#: How far inside their ranges a vertex's multipliers must lie, relative to the sums behind them, for a leave-out to
+#: keep the vertex (:func:`quantile_lines_left_out`): a hundred times the walk's own certificate's margin.
+LEAVE_OUT_MARGIN = 1e-7
+
+
+def quantile_lines_left_out(t, y, kind, quantile: float, groups: np.ndarray
+                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(A, B, kept): each row's censored quantile line of its points, every point counted once
+    (:func:`censored_quantile_lines_weighted` with weight 1 and no start), and for every group ``g`` of ``groups``
+    (n,) (integers 0 … G − 1) whether leaving the group's points out keeps the line, (rows, G): whether the row's
+    vertex (p, q) stays the unique minimum without them.
+
+    Only a group that holds p or q, or whose points' terms hold the vertex's multipliers inside their ranges, can move
+    the line; every other group changes the sums Σ g_i·(t_i, 1) behind the multipliers (:func:`_cost_and_check`) by
+    its own terms only: λ_q = (flat·t_p − moment)/(t_q − t_p), λ_p = −flat − λ_q with flat and moment less the group's
+    Σ g_i and Σ g_i·t_i. A group is kept where both multipliers stay inside their ranges by :data:`LEAVE_OUT_MARGIN`
+    of the full problem's sums (wider than the walk's certificate) and no third point lies on the line within that
+    margin; the walk on the remaining points, started from this line, then begins at p or q, rotates to the other and
+    certifies it: the same slope (y_q − y_p)/(t_q − t_p), to the bit. An O(rows·n) pass over the rows' residuals."""
+    t, y, kind = np.asarray(t, float), np.asarray(y, float), np.asarray(kind, float)
+    groups = np.asarray(groups, np.int64)
+    count, n = y.shape
+    width = int(groups.max()) + 1 if groups.size else 0
+    slope, intercept, _, p, q = _walk(t, y, kind, np.ones((count, n)), quantile, None)
+    valid = np.isfinite(y) & np.isfinite(kind) & np.isfinite(t)
+    above, below = _costs(kind, valid.astype(float), quantile)
+    rows = np.arange(count)
+    with np.errstate(invalid="ignore"):
+        residual = np.where(valid, y, 0.0) - (slope[:, None] * t + intercept[:, None])
+    g = np.where(valid, np.where(residual > 0, above, -below), 0.0)
+    g[rows, p] = g[rows, q] = 0.0
+    flat = g.sum(axis=1)[:, None] - _group_sums(g, groups, width)
+    moment = (g * t).sum(axis=1)[:, None] - _group_sums(g * t, groups, width)
+    t_p, t_q = t[p][:, None], t[q][:, None]
+    total = above + below
+    gap = t_q - t_p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam_q = (flat * t_p - moment) / gap
+        margin = LEAVE_OUT_MARGIN * (total.sum(axis=1)[:, None] * (1 + np.abs(t_p) / np.abs(gap))
+                                     + (total * np.abs(t)).sum(axis=1)[:, None] / np.abs(gap))
+    lam_p = -flat - lam_q
+    inside = ((lam_p > -below[rows, p][:, None] + margin) & (lam_p < above[rows, p][:, None] - margin)
+              & (lam_q > -below[rows, q][:, None] + margin) & (lam_q < above[rows, q][:, None] - margin))
+    with np.errstate(invalid="ignore"):
+        size = np.max(np.where(valid, np.abs(y), 0.0), axis=1) + np.abs(slope) * np.max(np.abs(t)) + np.abs(intercept)
+        near = valid & (np.abs(residual) <= LEAVE_OUT_MARGIN * size[:, None])
+    near[rows, p] = near[rows, q] = False
+    # a point that does not count enters the walk's certificate at y = 0 (its residual −(A·t + B)): one of them on the
+    # line leaves the vertex uncertified, a group's members once the group is left out
+    with np.errstate(invalid="ignore"):
+        at_zero = np.abs(slope[:, None] * t + intercept[:, None]) <= LEAVE_OUT_MARGIN * size[:, None]
+    holds = np.zeros((count, width), bool)
+    holds[rows, groups[p]] = holds[rows, groups[q]] = True
+    holds |= _group_sums(at_zero.astype(float), groups, width) > 0
+    single = (p != q) & np.isfinite(slope) & ~near.any(axis=1) & ~(at_zero & ~valid).any(axis=1)
+    return slope, intercept, inside & ~holds & single[:, None]
+
+
+def _group_sums(values: np.ndarray, groups: np.ndarray, width: int) -> np.ndarray:
+    """Each row's sum of ``values`` (rows, n) over every group (rows, width)."""
+    count = values.shape[0]
+    at = (np.arange(count)[:, None] * width + groups[None, :]).ravel()
+    return np.bincount(at, weights=values.ravel(), minlength=count * width).reshape(count, width)
 
 # --------------------------------------------------------------------------------------------------------------------
 # The Tobit line (module docstring)

@@ -54,7 +54,9 @@ The common targets, the same for every reference:
    (``studies/gate_calibration.py``, the table in docs/method.md); the others are findings shown beside the number.
 7. **Influence by family**: every family of the targets left out in turn (:func:`family_influence`), the pooled point
    estimate without it and its move; the verdict names the family whose removal moves the estimate beyond the
-   interval, or whose removal moves it most where an end is open.
+   interval, or whose removal moves it most where an end is open. Each removal is an update of the full lines
+   (:mod:`densing.trend.influence`: only the families that can move a line are solved again), so the tables cost
+   about the row's draws' order, not one solve over the whole row per family and per model.
 
 Epoch AI's benchmark stitching pools per-reference rates with a hierarchical model (epoch-research/benchmark-stitching);
 Incompressible Knowledge Probes (arXiv 2604.24827) estimate reference uncertainty by leaving one family out.
@@ -71,7 +73,6 @@ import pandas as pd
 
 from densing.constants import (
     CEILING_STDERRS,
-    DAYS_PER_MONTH,
     DEFAULT_EPOCH,
     DRAWS_CAP,
     END_STABILITY,
@@ -81,101 +82,31 @@ from densing.constants import (
 from densing.errors import FitError, InputError
 from densing.laws.bounds import EXACT, LOWER
 from densing.laws.inversion import arrays
-from densing.results import Result
 from densing.runtime import per_table
 from densing.trend import rules
-from densing.trend.rules import doubling_interval, doubling_months
+from densing.trend.influence import (  # step 7, and the names the package reads here
+    FamilyInfluence,
+    family_influence,
+    frontier_slopes,
+    influence_items,
+    most_influential_model,
+    open_draws,
+)
+from densing.trend.random_effects import (  # steps 4 and 5, and the names the package reads here
+    Pooled,
+    determined_ends,
+    end_range,
+    heterogeneity_check,
+    months_interval,
+    pool_slopes,
+    undecided,
+)
+from densing.trend.row_references import set_references
 from densing.trend.targets import family_clusters, own_models, screened_targets, target_labels
 from densing.validation import MAX_DRAWS, Interval, validate_params
 
 #: The least number of targets two references must both invert exactly to estimate their offset.
 MIN_SHARED = 3
-
-
-def end_range(draws: np.ndarray, q: float, level: float = 0.95) -> tuple[float, float]:
-    """The ``level`` Monte Carlo range of the q-quantile of ``draws`` (K of them): the order statistics at ranks
-    K·q ∓ z·√(K·q·(1 − q)) (the binomial distribution of how many draws fall below the quantile; Hyndman & Fan 1996,
-    the distribution-free interval of a quantile), the spread that reseeding the draws gives its end (step 5)."""
-    from scipy.special import ndtri
-
-    values = np.sort(np.asarray(draws, float))
-    k = values.size
-    if k < 2:
-        return math.nan, math.nan
-    half = float(ndtri(0.5 + level / 2)) * math.sqrt(k * q * (1 - q))
-    low, high = math.floor(k * q - half), math.ceil(k * q + half)
-    return float(values[max(low, 0)]), float(values[min(high, k - 1)])
-
-
-def months_interval(low: float, high: float) -> tuple[float, float]:
-    """A slope interval (per day) as a doubling-time interval in months (an interval reaching 0 is unbounded)."""
-    a, b = doubling_interval(low, high)
-    return a / DAYS_PER_MONTH, b / DAYS_PER_MONTH
-
-
-def heterogeneity_check(result):
-    """The heterogeneity test as a :class:`~densing.trend.checks.Check` (the checks table shows it beside the others):
-    failed when Q's p-value is below :data:`HETEROGENEITY_ALPHA`, untestable with one reference."""
-    from densing.trend import checks
-
-    facts = checks.Heterogeneity(float(result.heterogeneity_q), int(result.heterogeneity_df),
-                                 float(result.heterogeneity_p), float(result.i_squared), float(result.tau_squared))
-    if result.heterogeneity_df == 0:
-        return checks.Check("heterogeneity", math.nan, checks.UNTESTABLE, facts)
-    status = checks.FAILED if result.heterogeneity_p < HETEROGENEITY_ALPHA else checks.PASSED
-    return checks.Check("heterogeneity", float(result.heterogeneity_p), status, facts)
-
-
-@dataclass(frozen=True)
-class FamilyInfluence(Result):
-    """One family left out of a row's targets (:func:`densing.trend.pooling.family_influence`): the point doubling
-    time without its models and the move from the row's estimate (months; ∞ where the line no longer rises)."""
-
-    family: str
-    n_models: int
-    doubling_time_months: float
-    move_months: float
-
-
-def undecided(mc_range: tuple[float, float]) -> bool:
-    """Whether a slope quantile's Monte Carlo range (:func:`end_range`) straddles 0, a < 0 < b or a = 0 < b: the draws
-    do not decide its sign (step 5); NaN decides nothing further."""
-    a, b = mc_range
-    return bool(a <= 0 < b)
-
-
-def determined_ends(ends_mc: tuple, slope_low: float, slope_high: float) -> dict:
-    """The doubling time's interval ends' Monte Carlo ranges in months, and each end's decision (step 5): determined
-    when the slope quantile behind it (0.975 for the lower end in months, 0.025 for the upper) has its whole 95% range
-    > 0, undecided when the range straddles 0. ``ends_mc``: the slope's ends' ranges (:func:`end_range`)."""
-    (low_a, low_b), (high_a, high_b) = ends_mc  # the slope's low end's range, the slope's high end's
-    out = {"months_low_mc_low": doubling_months(high_b), "months_low_mc_high": doubling_months(high_a),
-           "months_high_mc_low": doubling_months(low_b), "months_high_mc_high": doubling_months(low_a)}
-    for end, (a, b) in {"low": (high_a, high_b), "high": (low_a, low_b)}.items():
-        out[f"{end}_determined"] = bool(a > 0)
-        out[f"{end}_undecided"] = undecided((a, b))
-    return out
-
-
-def influence_items(result) -> tuple:
-    point = doubling_months(result.slope_per_day)
-    return tuple(FamilyInfluence(str(r.family), int(r.n_models), doubling_months(r.slope_per_day),
-                                 doubling_months(r.slope_per_day) - point)
-                 for r in result.influence.itertuples()) if len(result.influence) else ()
-
-
-def most_influential_model(result) -> dict:
-    """The target whose removal moves a row's point estimate most (leave one model out: a model's date or score that
-    carries the line), and the doubling time without it (months; ∞ where the line no longer rises)."""
-    frame = result.model_influence
-    if not len(frame):
-        return {"most_influential_model": "", "months_without_model": math.nan}
-    point = doubling_months(result.slope_per_day)
-    months = np.array([doubling_months(v) for v in frame["slope_per_day"]])
-    with np.errstate(invalid="ignore"):  # ∞ − ∞: a line that rises neither with nor without the model
-        move = np.nan_to_num(np.abs(months - point), nan=np.inf)
-    top = int(np.argmax(move))
-    return {"most_influential_model": str(frame["family"].iloc[top]), "months_without_model": float(months[top])}
 
 
 @dataclass(frozen=True)
@@ -294,66 +225,6 @@ def _scale(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[np.ndarray
     return y_out, kind_out, delta
 
 
-@dataclass(frozen=True)
-class Pooled:
-    """The random-effects pooling of R slopes (module docstring, step 4)."""
-
-    slope: float
-    weights: np.ndarray
-    q: float
-    df: int
-    p_value: float
-    tau_squared: float
-    i_squared: float
-
-
-def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
-    """Pool ``points`` (R,) whose paired draws are ``draws`` (R, K) by the generalised random-effects model.
-
-    Σ = the draws' covariance (finite columns only), V(τ²) = Σ + τ²I; Q = (A − Â1)ᵀΣ⁻¹(A − Â1) on R − 1 degrees of
-    freedom (Â the GLS mean under Σ), τ² by Paule–Mandel, I² = max(0, (Q − df)/Q); the pooled slope wᵀA with
-    w_r ∝ 1/(Σ_rr + τ²)."""
-    from scipy.special import (
-        chdtrc,  # the χ² survival function (what scipy.stats.chi2.sf computes), without scipy.stats
-    )
-
-    a = np.asarray(points, float)
-    count = a.size
-    if count == 1:
-        return Pooled(float(a[0]), np.ones(1), math.nan, 0, math.nan, 0.0, math.nan)
-    ok = np.all(np.isfinite(draws), axis=0)
-    if ok.sum() < count + 2:
-        raise FitError("pooling: too few paired draws fit a line under every reference")
-    sigma = np.atleast_2d(np.cov(draws[:, ok]))
-    sigma = sigma + np.eye(count) * 1e-9 * max(float(np.trace(sigma)) / count, 1e-300)
-    ones = np.ones(count)
-
-    def q_at(tau2: float) -> float:
-        """Q(τ²): the residuals from the GLS mean under V(τ²) = Σ + τ²I, weighted by V⁻¹."""
-        inv = np.linalg.inv(sigma + tau2 * np.eye(count))
-        resid = a - float(inv @ ones / float(ones @ inv @ ones) @ a)
-        return float(resid @ inv @ resid)
-
-    q = q_at(0.0)
-    df = count - 1
-    tau2 = 0.0
-    if q > df:
-        low, high = 0.0, max(float(np.var(a)) * 10, float(np.max(np.diag(sigma))) * 10, 1e-300)
-        while q_at(high) > df:
-            high *= 4
-        for _ in range(80):
-            mid = 0.5 * (low + high)
-            low, high = (mid, high) if q_at(mid) > df else (low, mid)
-        tau2 = high
-    # the pooled slope weighs each reference by its own variance plus τ² (inverse-variance weights, all positive);
-    # the GLS weights V⁻¹1/(1ᵀV⁻¹1) of strongly correlated slopes can be negative and put the pooled slope outside the
-    # references' range. The draws wᵀA^(k) still carry the covariance into the interval.
-    w = 1.0 / (np.diag(sigma) + tau2)
-    w = w / w.sum()
-    p_value = 1.0 if q < 0 else float(chdtrc(df, q))  # χ²(df)'s survival function at Q (1 below its support)
-    return Pooled(float(w @ a), w, q, df, p_value, tau2, max(0.0, (q - df) / q) if q > 0 else 0.0)
-
-
 def reference_targets(inversion, frame: pd.DataFrame) -> CommonTargets:
     """One reference's common targets, as given (a row per target: ``model``, ``params``, ``t``, optionally
     ``family``, and the inversion's scores), none of them the reference's own: the targets of
@@ -455,19 +326,6 @@ def point_densities(common: CommonTargets) -> tuple[np.ndarray, np.ndarray]:
     """Every reference's point ln ρ and kind for every target of the row, (R, n): its own members from the others."""
     y, kind, _ = _point(common, _prepared(common))
     return y[:, 0], kind[:, 0]
-
-
-def _slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, weight: np.ndarray,
-            start) -> np.ndarray:
-    """Each reference's frontier slope in each draw, (R, K): draw k counts target i ``weight[k, i]`` times (the
-    family resample), reference r's draws starting from its line ``start[r]`` (A, B); every reference's draws are
-    solved together, each row on its own."""
-    count, draws = y.shape[:2]
-    starts = np.repeat(np.asarray(start, float), draws, axis=0)
-    lines = rules.frontier_lines_weighted(rule, data["t"], y.reshape(count * draws, -1),
-                                          kind.reshape(count * draws, -1), np.tile(weight, (count, 1)), data["labels"],
-                                          quantile, start=(starts[:, 0], starts[:, 1]))
-    return np.ascontiguousarray(lines[:, 0]).reshape(count, draws)  # contiguous: numpy's dot adds it as before
 
 
 @dataclass(frozen=True)
@@ -605,7 +463,7 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
         raise ValueError(f"pooled_trend: {n_boot} draws and {n_boot_share} of each source asked, {draws.n_boot} and "
                          f"{draws.n_boot_share} made")
     tail = (1 - level) / 2
-    slopes = _slopes(rule, quantile, data, *_first(draws.main, n_boot), lines0)
+    slopes = frontier_slopes(rule, quantile, data, *_first(draws.main, n_boot), lines0)
     while True:
         pooled = pool_slopes(points, slopes)
         w = pooled.weights
@@ -621,7 +479,7 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
         more = min(2 * made, draws_cap)  # step 5: an undecided end, twice the draws
         draws = more_draws(draws, more)
         y, kind, index = draws.main
-        slopes = np.concatenate([slopes, _slopes(rule, quantile, data, y[:, made:more], kind[:, made:more],
+        slopes = np.concatenate([slopes, frontier_slopes(rule, quantile, data, y[:, made:more], kind[:, made:more],
                                                  index[made:more], lines0)], axis=1)
     n_boot = slopes.shape[1]
     low, high = np.quantile(ok, [tail, 1 - tail])
@@ -630,7 +488,7 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     for source in SHARE_SOURCES:
         if n_boot_share:
             ys, ks, ix = _first(draws.shares[source], n_boot_share)
-            sds[source] = float(np.nanstd(w @ _slopes(rule, quantile, data, ys, ks, ix, lines0)))
+            sds[source] = float(np.nanstd(w @ frontier_slopes(rule, quantile, data, ys, ks, ix, lines0)))
         else:
             sds[source] = math.nan
     sds["reference"] = spread if n_boot_share else math.nan
@@ -651,104 +509,8 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
                     open_families=open_draws(data, _first(draws.main, n_boot)[2], combined))
 
 
-def open_draws(data: dict, counts: np.ndarray, combined: np.ndarray) -> tuple:
-    """What the draws with no rising line (a pooled slope ≤ 0: the ones that open the interval's upper end) have in
-    common: ``(n_open, n_draws, lacking, holding)``, ``lacking`` the family the most of them lack beyond the share of
-    all draws that lack it, ``holding`` the family the most of them hold beyond its share of all draws, each as
-    ``(family, share of the open draws, share of all draws)``; ``()`` where no draw is open. ``counts``: each draw's
-    count of every target (K, n), the family-cluster resample (step 3): a family is held by a draw that counts it."""
-    shut = ~(combined > 0) & np.isfinite(combined)
-    if not shut.any():
-        return ()
-    first = np.unique(data["clusters"], return_index=True)[1]  # each family's first target
-    held = counts[:, first] > 0  # (K, families)
-    names = np.asarray(data["families"], dtype=object)[first]
-    lack_open, lack_all = (~held[shut]).mean(axis=0), (~held).mean(axis=0)
-    hold_open, hold_all = held[shut].mean(axis=0), held.mean(axis=0)
-    a, b = int(np.argmax(lack_open - lack_all)), int(np.argmax(hold_open - hold_all))
-    return (int(shut.sum()), int(combined.size), (str(names[a]), float(lack_open[a]), float(lack_all[a])),
-            (str(names[b]), float(hold_open[b]), float(hold_all[b])))
-
-
-def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, w: np.ndarray,
-                     starts, *, by: str = "family") -> pd.DataFrame:
-    """Leave one family out (Incompressible Knowledge Probes, arXiv 2604.24827): for every family of the targets, the
-    pooled point slope Σ_r w_r·A_r with that family's targets left out of every reference's frontier line (the
-    references and their weights kept); ``by="model"``: every target left out alone (the model whose date or score
-    moves the line most). ``y``, ``kind`` (R, n) the point densities; columns ``family`` (the model's name with
-    ``by="model"``), ``n_models``, ``slope_per_day``."""
-    labels = data["labels"]
-    clusters = data["clusters"] if by == "family" else np.arange(len(labels))
-    groups = int(clusters.max()) + 1 if clusters.size else 0
-    weight = (clusters[None, :] != np.arange(groups)[:, None]).astype(float)  # (families, n): 0 on the left-out one
-    problems = (len(y), groups, y.shape[1])  # reference r's points once per left-out group, solved together
-    slopes = _slopes(rule, quantile, data, np.broadcast_to(y[:, None], problems),
-                     np.broadcast_to(kind[:, None], problems), weight, starts)
-    names = [str((data["families"] if by == "family" else labels)[np.flatnonzero(clusters == g)[0]])
-             for g in range(groups)]
-    return pd.DataFrame({"family": names, "n_models": np.bincount(clusters, minlength=groups),
-                         "slope_per_day": w @ slopes})
-
-
-def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, strict: bool = False
-                   ) -> dict[str, tuple[str, ...]]:
-    """The reference families of a row under the common targets: family → the row's benchmarks (all of them).
-
-    One benchmark: the families the reference rule makes eligible on it (:mod:`densing.laws.eligibility`). A set of B
-    benchmarks (the joint inversion), a family that on **every** benchmark of the set passes R1, R2, R3 and R2s (one
-    recipe, three sizes with token counts, comparable budgets, a slope that rises beyond its noise), on **at least
-    one** passes R4r and R4s (it reaches the set's frontier on some capability, and the joint size is identified
-    there), and whose largest member the refits without it predict within noise on the set jointly:
-    Σ_b z_b² ≤ χ²(B) at 0.95 (R5z over the set; z_b the held-out test of the reference rule on benchmark b). The joint
-    inversion weighs each benchmark by what it tells (its slope and the fit's spread at the target's size), so a
-    benchmark the family does not reach far enters as a weak term, not as a trend. Rule v3's per-benchmark
-    eligibility on every benchmark of the set is kept as a labelled variant (``strict=True``).
-    """
-    from scipy.special import gammaincinv  # χ²'s quantile 2·P⁻¹(B/2, p) (what scipy.stats.chi2.ppf computes)
-
-    columns = _rule_columns(candidates)
-    chosen = np.flatnonzero(columns["family_row"] & np.isin(columns["benchmark"], list(benchmarks)))
-    out: dict[str, tuple[str, ...]] = {}
-    eligible, benchmark, code = (columns[k][chosen] for k in ("eligible", "benchmark", "code"))
-    z_all = columns["held_out_z"][chosen] if len(benchmarks) > 1 and not strict else None
-    bound = float(2 * gammaincinv(len(benchmarks) / 2, 0.95))
-    groups: dict = {}
-    for i, family in enumerate(columns["family"][chosen]):
-        groups.setdefault(family, []).append(i)
-    for family, at in sorted(groups.items()):
-        at = np.asarray(at)
-        if set(benchmark[at]) != set(benchmarks):
-            continue
-        if len(benchmarks) == 1 or strict:
-            if eligible[at].all():
-                out[str(family)] = tuple(benchmarks)
-            continue
-        if np.isin(code[at], ["R1", "R2", "R3", "R2s"]).any():
-            continue
-        if not np.isin(code[at], ["", "R5z"]).any():  # R4r and R4s pass on at least one benchmark
-            continue
-        z = z_all[at]
-        if not np.all(np.isfinite(z)) or float(np.sum(z ** 2)) > bound:
-            continue
-        out[str(family)] = tuple(benchmarks)
-    return out
-
-
-@per_table
-def _rule_columns(candidates: pd.DataFrame) -> dict[str, np.ndarray]:
-    """What :func:`set_references` reads of a candidate table, as arrays, once per table inside
-    :func:`densing.runtime.same_tables`: which rows are families, each row's family, benchmark, eligibility,
-    held-out z and the first rule it fails ("" when eligible; the notes of an eligible row name no failure)."""
-    eligible = candidates["eligible"].astype(bool).to_numpy()
-    code = candidates["why"].fillna("").astype(str).str.extract(r"^(R\d[a-z]?):")[0].fillna("").to_numpy(object)
-    code[eligible] = ""
-    return {"family_row": (candidates["kind"] == "family").to_numpy(bool), "family": candidates["family"].to_numpy(object),
-            "benchmark": candidates["benchmark"].to_numpy(object), "eligible": eligible, "code": code,
-            "held_out_z": candidates["held_out_z"].to_numpy(float) if "held_out_z" in candidates.columns
-            else np.full(len(candidates), np.nan)}
-
-
-__all__ = ["CEILING_STDERRS", "END_STABILITY", "HETEROGENEITY_ALPHA",
-           "DRAWS_CAP", "CommonTargets", "PairedDraws", "Pooled", "RowTrend", "at_ceiling", "common_targets", "end_range",
-           "family_clusters", "family_influence", "heterogeneity_check", "months_interval",
-           "more_draws", "paired_draws", "pool_slopes", "pooled_trend", "reference_caps", "reference_targets", "set_references"]
+__all__ = ["CEILING_STDERRS", "END_STABILITY", "HETEROGENEITY_ALPHA", "DRAWS_CAP", "CommonTargets", "FamilyInfluence", "PairedDraws", "Pooled", "RowTrend", "at_ceiling",
+           "common_targets", "determined_ends", "end_range", "family_clusters", "family_influence", "heterogeneity_check",
+           "influence_items", "months_interval", "more_draws", "most_influential_model",
+           "open_draws", "paired_draws", "pool_slopes", "pooled_trend", "reference_caps", "reference_targets",
+           "set_references", "undecided"]

@@ -1,0 +1,172 @@
+"""Influence on a row's pooled trend (:mod:`densing.trend.pooling`, step 7): each family, and each model, left out.
+
+Leaving a family out of every reference's frontier line is one problem per reference and family; solved as refits,
+that is quadratic in the row's models (one solve over the whole row per family, and per model). A removal is an
+update of the full solution instead, for the rules whose line is decided by a few of its points:
+
+- ``quantile`` (Powell's censored regression quantile, :mod:`densing.trend.censored`): the line is a vertex, a line
+  through two points p and q, and its optimality is two multipliers inside their ranges. A group that holds neither
+  p nor q changes the sums behind the multipliers by its own terms only; where they stay inside by a margin, the line
+  stays (:func:`densing.trend.censored.quantile_lines_left_out`). Only the groups that hold p or q, or that push a
+  multiplier to its range's edge, are solved again.
+- ``envelope`` (the paper's record-setters): a model that sets no record changes no record when it leaves (the best
+  of its date stays the best, and the earlier maximum of every later date stays); only groups that hold a
+  record-setter are solved again.
+- every other rule (the Tobit line, whose every point moves the likelihood) is solved again for every group.
+
+A group solved again is solved as the refit solves it (the same problem of n points, its group at weight 0, started
+from the full line): each problem's arithmetic is its own, so the kept and the solved slopes together are the
+refits' numbers to the bit (``tests/trend/test_influence.py`` holds them to the refits on the shipped rows and on
+random tables).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from densing.constants import MIN_POINTS
+from densing.results import Result
+from densing.trend import rules
+from densing.trend.censored import quantile_lines_left_out
+from densing.trend.rules import doubling_months
+
+
+#: The most points (problems × targets) of the removals solved again in one call: about 16 MB an array.
+SOLVE_CELLS = 2 ** 21
+
+
+@dataclass(frozen=True)
+class FamilyInfluence(Result):
+    """One family left out of a row's targets (:func:`densing.trend.pooling.family_influence`): the point doubling
+    time without its models and the move from the row's estimate (months; ∞ where the line no longer rises)."""
+
+    family: str
+    n_models: int
+    doubling_time_months: float
+    move_months: float
+
+
+def influence_items(result) -> tuple:
+    point = doubling_months(result.slope_per_day)
+    return tuple(FamilyInfluence(str(r.family), int(r.n_models), doubling_months(r.slope_per_day),
+                                 doubling_months(r.slope_per_day) - point)
+                 for r in result.influence.itertuples()) if len(result.influence) else ()
+
+
+def most_influential_model(result) -> dict:
+    """The target whose removal moves a row's point estimate most (leave one model out: a model's date or score that
+    carries the line), and the doubling time without it (months; ∞ where the line no longer rises)."""
+    frame = result.model_influence
+    if not len(frame):
+        return {"most_influential_model": "", "months_without_model": math.nan}
+    point = doubling_months(result.slope_per_day)
+    months = np.array([doubling_months(v) for v in frame["slope_per_day"]])
+    with np.errstate(invalid="ignore"):  # ∞ − ∞: a line that rises neither with nor without the model
+        move = np.nan_to_num(np.abs(months - point), nan=np.inf)
+    top = int(np.argmax(move))
+    return {"most_influential_model": str(frame["family"].iloc[top]), "months_without_model": float(months[top])}
+
+
+def open_draws(data: dict, counts: np.ndarray, combined: np.ndarray) -> tuple:
+    """What the draws with no rising line (a pooled slope ≤ 0: the ones that open the interval's upper end) have in
+    common: ``(n_open, n_draws, lacking, holding)``, ``lacking`` the family the most of them lack beyond the share of
+    all draws that lack it, ``holding`` the family the most of them hold beyond its share of all draws, each as
+    ``(family, share of the open draws, share of all draws)``; ``()`` where no draw is open. ``counts``: each draw's
+    count of every target (K, n), the family-cluster resample (step 3): a family is held by a draw that counts it."""
+    shut = ~(combined > 0) & np.isfinite(combined)
+    if not shut.any():
+        return ()
+    first = np.unique(data["clusters"], return_index=True)[1]  # each family's first target
+    held = counts[:, first] > 0  # (K, families)
+    names = np.asarray(data["families"], dtype=object)[first]
+    lack_open, lack_all = (~held[shut]).mean(axis=0), (~held).mean(axis=0)
+    hold_open, hold_all = held[shut].mean(axis=0), held.mean(axis=0)
+    a, b = int(np.argmax(lack_open - lack_all)), int(np.argmax(hold_open - hold_all))
+    return (int(shut.sum()), int(combined.size), (str(names[a]), float(lack_open[a]), float(lack_all[a])),
+            (str(names[b]), float(hold_open[b]), float(hold_all[b])))
+
+
+def frontier_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, weight: np.ndarray,
+                    start) -> np.ndarray:
+    """Each reference's frontier slope in each draw, (R, K): draw k counts target i ``weight[k, i]`` times (the
+    family resample), reference r's draws starting from its line ``start[r]`` (A, B); every reference's draws are
+    solved together, each row on its own."""
+    count, draws = y.shape[:2]
+    starts = np.repeat(np.asarray(start, float), draws, axis=0)
+    lines = rules.frontier_lines_weighted(rule, data["t"], y.reshape(count * draws, -1),
+                                          kind.reshape(count * draws, -1), np.tile(weight, (count, 1)), data["labels"],
+                                          quantile, start=(starts[:, 0], starts[:, 1]))
+    return np.ascontiguousarray(lines[:, 0]).reshape(count, draws)  # contiguous: numpy's dot adds it as before
+
+
+def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, w: np.ndarray,
+                     starts, *, by: str = "family") -> pd.DataFrame:
+    """Leave one family out (Incompressible Knowledge Probes, arXiv 2604.24827): for every family of the targets, the
+    pooled point slope Σ_r w_r·A_r with that family's targets left out of every reference's frontier line (the
+    references and their weights kept); ``by="model"``: every target left out alone (the model whose date or score
+    moves the line most). ``y``, ``kind`` (R, n) the point densities, ``starts`` (R, 2) each reference's point line;
+    columns ``family`` (the model's name with ``by="model"``), ``n_models``, ``slope_per_day``. Each slope is the
+    refit's (module docstring: the groups that can move a line are solved again, the others keep it)."""
+    labels = data["labels"]
+    clusters = data["clusters"] if by == "family" else np.arange(len(labels))
+    groups = int(clusters.max()) + 1 if clusters.size else 0
+    slopes = left_out_slopes(rule, quantile, data, y, kind, clusters, groups, starts)
+    first = np.unique(clusters, return_index=True)[1]  # each group's first target (groups are numbered 0 … G − 1)
+    names = [str(v) for v in np.asarray(data["families"] if by == "family" else labels, dtype=object)[first]]
+    return pd.DataFrame({"family": names, "n_models": np.bincount(clusters, minlength=groups),
+                         "slope_per_day": w @ slopes})
+
+
+def left_out_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, clusters: np.ndarray,
+                    groups: int, starts) -> np.ndarray:
+    """Each reference's frontier slope with each group of ``clusters`` left out, (R, groups): the update's slope where
+    it knows it (:func:`updated`), the rest solved as :func:`frontier_slopes` solves them (the group at weight 0, from
+    the reference's line ``starts[r]``)."""
+    starts = np.asarray(starts, float)
+    known, slopes = updated(rule, quantile, data, y, kind, clusters, groups, starts)
+    problems = np.nonzero(~known)
+    step = max(1, SOLVE_CELLS // max(y.shape[1], 1))  # each problem is solved on its own: chunks bound the memory
+    for at in range(0, problems[0].size, step):
+        r, g = (v[at:at + step] for v in problems)
+        weight = (clusters[None, :] != g[:, None]).astype(float)  # (problems, n): 0 on the left-out group
+        lines = rules.frontier_lines_weighted(rule, data["t"], y[r], kind[r], weight, data["labels"], quantile,
+                                              start=(starts[r, 0], starts[r, 1]))
+        slopes[r, g] = lines[:, 0]
+    return np.ascontiguousarray(slopes)
+
+
+def updated(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, clusters: np.ndarray,
+            groups: int, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(known, slopes), (R, groups): which removals the update knows (module docstring) and their slopes; none under a
+    rule without an update, nor where too few points remain to fit a line (the refit's NaN)."""
+    count = len(y)
+    solver = rules.get(rule).solve
+    usable = np.isfinite(y) & np.isfinite(kind)
+    left = usable.sum(axis=1)[:, None] - np.stack([np.bincount(clusters, weights=u, minlength=groups) for u in usable])
+    enough = left >= MIN_POINTS
+    slopes = np.full((count, groups), np.nan)
+    if solver is rules.get("quantile").solve:
+        slope, intercept, known = quantile_lines_left_out(data["t"], y, kind, quantile, clusters)
+        same = (_bits(slope) == _bits(starts[:, 0])) & (_bits(intercept) == _bits(starts[:, 1]))  # the refits' start
+        slopes[:] = slope[:, None]
+        return known & same[:, None] & enough, slopes
+    if solver is rules.get("envelope").solve:
+        known = np.zeros((count, groups), bool)
+        for r in range(count):
+            if not math.isfinite(starts[r, 0]):
+                continue
+            counted = np.flatnonzero(usable[r])
+            setters = counted[rules.envelope_index(data["t"][counted], y[r, counted], data["labels"][counted])]
+            known[r] = True
+            known[r, np.unique(clusters[setters])] = False
+        slopes[:] = starts[:, :1]
+        return known & enough, slopes
+    return np.zeros((count, groups), bool), slopes
+
+
+def _bits(values: np.ndarray) -> np.ndarray:
+    """Each float's bits, to compare two arrays to the bit (NaN included)."""
+    return np.ascontiguousarray(values, dtype=float).view(np.int64)

@@ -1,0 +1,127 @@
+"""The pooling of a row's references' slopes and the decision of its interval's ends (:mod:`densing.trend.pooling`,
+steps 4 and 5): the generalised random-effects model over the paired draws (DerSimonian & Laird 1986; Gleser &
+Olkin 2009), its heterogeneity test as a check, each end's Monte Carlo range and whether the draws decide it."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from densing.constants import DAYS_PER_MONTH, HETEROGENEITY_ALPHA
+from densing.errors import FitError
+from densing.trend.rules import doubling_interval, doubling_months
+
+
+def end_range(draws: np.ndarray, q: float, level: float = 0.95) -> tuple[float, float]:
+    """The ``level`` Monte Carlo range of the q-quantile of ``draws`` (K of them): the order statistics at ranks
+    K·q ∓ z·√(K·q·(1 − q)) (the binomial distribution of how many draws fall below the quantile; Hyndman & Fan 1996,
+    the distribution-free interval of a quantile), the spread that reseeding the draws gives its end (step 5)."""
+    from scipy.special import ndtri
+
+    values = np.sort(np.asarray(draws, float))
+    k = values.size
+    if k < 2:
+        return math.nan, math.nan
+    half = float(ndtri(0.5 + level / 2)) * math.sqrt(k * q * (1 - q))
+    low, high = math.floor(k * q - half), math.ceil(k * q + half)
+    return float(values[max(low, 0)]), float(values[min(high, k - 1)])
+
+
+def months_interval(low: float, high: float) -> tuple[float, float]:
+    """A slope interval (per day) as a doubling-time interval in months (an interval reaching 0 is unbounded)."""
+    a, b = doubling_interval(low, high)
+    return a / DAYS_PER_MONTH, b / DAYS_PER_MONTH
+
+
+def heterogeneity_check(result):
+    """The heterogeneity test as a :class:`~densing.trend.checks.Check` (the checks table shows it beside the others):
+    failed when Q's p-value is below :data:`HETEROGENEITY_ALPHA`, untestable with one reference."""
+    from densing.trend import checks
+
+    facts = checks.Heterogeneity(float(result.heterogeneity_q), int(result.heterogeneity_df),
+                                 float(result.heterogeneity_p), float(result.i_squared), float(result.tau_squared))
+    if result.heterogeneity_df == 0:
+        return checks.Check("heterogeneity", math.nan, checks.UNTESTABLE, facts)
+    status = checks.FAILED if result.heterogeneity_p < HETEROGENEITY_ALPHA else checks.PASSED
+    return checks.Check("heterogeneity", float(result.heterogeneity_p), status, facts)
+
+
+def undecided(mc_range: tuple[float, float]) -> bool:
+    """Whether a slope quantile's Monte Carlo range (:func:`end_range`) straddles 0, a < 0 < b or a = 0 < b: the draws
+    do not decide its sign (step 5); NaN decides nothing further."""
+    a, b = mc_range
+    return bool(a <= 0 < b)
+
+
+def determined_ends(ends_mc: tuple, slope_low: float, slope_high: float) -> dict:
+    """The doubling time's interval ends' Monte Carlo ranges in months, and each end's decision (step 5): determined
+    when the slope quantile behind it (0.975 for the lower end in months, 0.025 for the upper) has its whole 95% range
+    > 0, undecided when the range straddles 0. ``ends_mc``: the slope's ends' ranges (:func:`end_range`)."""
+    (low_a, low_b), (high_a, high_b) = ends_mc  # the slope's low end's range, the slope's high end's
+    out = {"months_low_mc_low": doubling_months(high_b), "months_low_mc_high": doubling_months(high_a),
+           "months_high_mc_low": doubling_months(low_b), "months_high_mc_high": doubling_months(low_a)}
+    for end, (a, b) in {"low": (high_a, high_b), "high": (low_a, low_b)}.items():
+        out[f"{end}_determined"] = bool(a > 0)
+        out[f"{end}_undecided"] = undecided((a, b))
+    return out
+
+
+@dataclass(frozen=True)
+class Pooled:
+    """The random-effects pooling of R slopes (module docstring, step 4)."""
+
+    slope: float
+    weights: np.ndarray
+    q: float
+    df: int
+    p_value: float
+    tau_squared: float
+    i_squared: float
+
+
+def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
+    """Pool ``points`` (R,) whose paired draws are ``draws`` (R, K) by the generalised random-effects model.
+
+    Σ = the draws' covariance (finite columns only), V(τ²) = Σ + τ²I; Q = (A − Â1)ᵀΣ⁻¹(A − Â1) on R − 1 degrees of
+    freedom (Â the GLS mean under Σ), τ² by Paule–Mandel, I² = max(0, (Q − df)/Q); the pooled slope wᵀA with
+    w_r ∝ 1/(Σ_rr + τ²)."""
+    from scipy.special import (
+        chdtrc,  # the χ² survival function (what scipy.stats.chi2.sf computes), without scipy.stats
+    )
+
+    a = np.asarray(points, float)
+    count = a.size
+    if count == 1:
+        return Pooled(float(a[0]), np.ones(1), math.nan, 0, math.nan, 0.0, math.nan)
+    ok = np.all(np.isfinite(draws), axis=0)
+    if ok.sum() < count + 2:
+        raise FitError("pooling: too few paired draws fit a line under every reference")
+    sigma = np.atleast_2d(np.cov(draws[:, ok]))
+    sigma = sigma + np.eye(count) * 1e-9 * max(float(np.trace(sigma)) / count, 1e-300)
+    ones = np.ones(count)
+
+    def q_at(tau2: float) -> float:
+        """Q(τ²): the residuals from the GLS mean under V(τ²) = Σ + τ²I, weighted by V⁻¹."""
+        inv = np.linalg.inv(sigma + tau2 * np.eye(count))
+        resid = a - float(inv @ ones / float(ones @ inv @ ones) @ a)
+        return float(resid @ inv @ resid)
+
+    q = q_at(0.0)
+    df = count - 1
+    tau2 = 0.0
+    if q > df:
+        low, high = 0.0, max(float(np.var(a)) * 10, float(np.max(np.diag(sigma))) * 10, 1e-300)
+        while q_at(high) > df:
+            high *= 4
+        for _ in range(80):
+            mid = 0.5 * (low + high)
+            low, high = (mid, high) if q_at(mid) > df else (low, mid)
+        tau2 = high
+    # the pooled slope weighs each reference by its own variance plus τ² (inverse-variance weights, all positive);
+    # the GLS weights V⁻¹1/(1ᵀV⁻¹1) of strongly correlated slopes can be negative and put the pooled slope outside the
+    # references' range. The draws wᵀA^(k) still carry the covariance into the interval.
+    w = 1.0 / (np.diag(sigma) + tau2)
+    w = w / w.sum()
+    p_value = 1.0 if q < 0 else float(chdtrc(df, q))  # χ²(df)'s survival function at Q (1 below its support)
+    return Pooled(float(w @ a), w, q, df, p_value, tau2, max(0.0, (q - df) / q) if q > 0 else 0.0)
