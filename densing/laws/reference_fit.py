@@ -336,12 +336,8 @@ def as_fits(value, name: str = "fits") -> list[ReferenceFit]:
 
 def _points_from_json(rows) -> tuple[tuple, ...]:
     """Points as stored: (model, N, D, score, loss[, run]); older files have no run."""
-    out = []
-    for p in rows:
-        loss = None if p[4] is None else float(p[4])
-        run = str(p[5]) if len(p) > 5 and p[5] is not None else str(p[0])
-        out.append((str(p[0]), float(p[1]), float(p[2]), float(p[3]), loss, run))
-    return tuple(out)
+    return tuple((str(p[0]), float(p[1]), float(p[2]), float(p[3]), None if p[4] is None else float(p[4]),
+                  str(p[5]) if len(p) > 5 and p[5] is not None else str(p[0])) for p in rows)
 
 
 BELOW_FLOOR = "below_floor"

@@ -13,7 +13,7 @@ each shipped rule's reference implementation (one problem at a time, the points 
   (:func:`densing.trend.censored.censored_quantile_lines_weighted`); with no bounds it is Koenker–Bassett's
   regression quantile. The headline rule.
 - ``all`` — the Tobit (censored Gaussian) mean line over every model
-  (:func:`densing.trend.censored.tobit_line`); with no bounds it is OLS.
+  (:func:`densing.trend.tobit.tobit_line`); with no bounds it is OLS.
 - ``envelope`` — the paper's record-setters (Xiao et al. 2024, §3: a model is on the envelope if
   it is denser than every model released before it), OLS through them, bounds at their values;
   its points are chosen on the response, so its bootstrap interval is optimistic.
@@ -31,7 +31,8 @@ import numpy as np
 
 from densing.constants import DAYS_PER_MONTH, LN2, MIN_POINTS
 from densing.registry import Registry, check_callable, check_type
-from densing.trend.censored import censored_quantile_lines_weighted, tobit_lines_weighted
+from densing.trend.censored import censored_quantile_lines_weighted
+from densing.trend.tobit import tobit_lines_weighted
 
 Solve = Callable[..., np.ndarray]
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.trend.censored import censored_quantile_lines_weighted
-from densing.trend.censored import tobit_line, tobit_lines_weighted
+from densing.trend.tobit import tobit_line, tobit_lines_weighted
 
 SLOPE, INTERCEPT, SIGMA = 0.004, 1.0, 0.5
 

@@ -66,7 +66,7 @@ def _reference_line(rule: str, t, y, kind, labels) -> tuple[float, float]:
     polyfit, the Tobit line by L-BFGS-B (tobit_line)."""
     from densing.trend.censored import censored_quantile_lines_weighted
     from densing.trend.rules import envelope_index
-    from densing.trend.censored import tobit_line
+    from densing.trend.tobit import tobit_line
 
     usable = np.isfinite(y) & np.isfinite(kind)
     t, y, kind, labels = t[usable], y[usable], kind[usable], labels[usable]
@@ -108,7 +108,7 @@ def test_a_resample_as_counts_gives_the_line_of_its_points_repeated(rule):
 def test_the_mean_rules_point_line_is_tobit_lines_optimum():
     """The ``all`` rule's point line (Newton, tobit_lines_weighted on one row) against tobit_line (L-BFGS-B), on a
     planted line with a third of the points bounds of either kind: the same optimum to L-BFGS-B's tolerance."""
-    from densing.trend.censored import tobit_line
+    from densing.trend.tobit import tobit_line
 
     rng = np.random.default_rng(3)
     t = np.sort(rng.uniform(0, 900, 90))
