@@ -293,21 +293,31 @@ def print_json(value) -> None:
 
 
 @contextmanager
-def working(message: str):
+def working(message: str, *, after: float = 0.0):
     """While the block runs, a transient spinner on stderr with what is being done and the time taken, only where
-    stderr is a terminal; yields ``say(text)``, which replaces the words."""
+    stderr is a terminal, shown once the block has run ``after`` seconds (a quick command shows none); yields
+    ``say(text)``, which replaces the words."""
     stream = sys.stderr
     if not getattr(stream, "isatty", lambda: False)():
         yield lambda text: None
         return
+    import threading
+
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                         console=Console(stderr=True), transient=True)
     task = progress.add_task(message, total=None)
-    with progress:
+    timer = threading.Timer(after, progress.start)
+    timer.daemon = True
+    timer.start()
+    try:
         yield lambda text: progress.update(task, description=text)
+    finally:
+        timer.cancel()
+        timer.join()
+        progress.stop()
 
 
 def print_progress(message: str) -> None:

@@ -10,7 +10,7 @@ import typer
 from densing import paths, registry
 from densing.cli.layout import DETAIL_HELP, ROW_TOGETHER, browser_lines, closing, command_words, counted
 from densing.cli.output import (FORMAT_HELP, SEED_HELP, Format, d0_option, draws_option, print_document, print_frame,
-                                print_text)
+                                print_text, working)
 from densing.constants import DEFAULT_EPOCH, PAPER
 from densing.errors import InputError
 from densing.numbers import format_count, parse_date
@@ -23,6 +23,8 @@ FIT_HELP = "Reference fit (default: the one the reference rule chooses, see READ
 D0_HELP = ("Tokens D0 of the inversion: with --fit of a law with a data term, or --design olmes (default 1T); "
            "refused for the reference rule's family references, which have none.")
 N_BOOT_HELP = "Bootstrap draws of the headline rule (fit × score × models)."
+#: Seconds a command runs before its spinner shows (on a terminal): the shipped table's trend and report finish first.
+PROGRESS_AFTER_S = 5.0
 WIDE_HELP = "Tables: keep the columns with nothing in them (and, where a command has more, every column)."
 
 
@@ -89,8 +91,9 @@ def trend(
     draws_option(n_boot, seed)
     shown = "all" if by is By.benchmark else SHOWN[fmt.value if fmt is not Format.table else
                                                    "detail" if detail else "screen"]
-    result, forecast = _measure(results or profile.path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by,
-                                without_continual, shown)
+    with working(f"measuring the trend of {Path(results or profile.path).name} …", after=PROGRESS_AFTER_S):
+        result, forecast = _measure(results or profile.path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by,
+                                    without_continual, shown)
     benchmark = by is By.benchmark
     if fmt is Format.json:
         document = (dict(rows=result.by_benchmark(), verdict=result.verdict, at_budget=result.by_benchmark_at_budget(),
@@ -286,11 +289,13 @@ def report(
     words = command_words("report", {"--out": out, "--frontier": frontier, "--epoch": epoch, "--since": since or "none",
                                      "--n-boot": n_boot, "--seed": seed, "--results": results, "--fit": fit,
                                      "--d0": d0, "--traces": traces})
-    html, measurement, _ = build_report(
-        results=results, headline_fit=fit, d0=d0_tokens, frontier=frontier,
-        epoch=_since(epoch, "--epoch") or DEFAULT_EPOCH, since=_since(since), n_boot=n_boot, seed=seed, traces=traces,
-        command=words,
-    )
+    with working(f"computing the report of {Path(results).name if results else 'the public table'} …",
+                 after=PROGRESS_AFTER_S):
+        html, measurement, _ = build_report(
+            results=results, headline_fit=fit, d0=d0_tokens, frontier=frontier,
+            epoch=_since(epoch, "--epoch") or DEFAULT_EPOCH, since=_since(since), n_boot=n_boot, seed=seed,
+            traces=traces, command=words,
+        )
     atomic_write_text(out, html)
     print_text(measurement.verdict)
     print_text(_closing(measurement))
