@@ -329,7 +329,7 @@ def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, 
 def _density_screen(result, reference: str, bounded: int, wide: bool) -> None:
     """``densing density`` on one screen: what it shows, the densest :data:`~densing.cli.layout.DENSITY_ROWS` models
     (ρ, its interval or bound, the release date), how many more and where."""
-    family = reference.split(":")[0]
+    family = reference.partition(":")[0]
     print_text(f"Capacity density ρ = N̂/N under the headline's lead reference, {family} at its own budget: one of the "
                f"references the headline pools, over the targets it inverts (its own family's models are not among "
                f"them), densest first; {result.attrs.get('headline_set', 'the headline set')}, {len(result)} models.")

@@ -48,6 +48,7 @@ from densing.laws.family_rows import reference_order_breaks
 from densing.laws.reference_fit import ReferenceFit, as_fit
 from densing.registry import TrendTable
 from densing.runtime import same_tables
+from densing.states import family_of
 from densing.trend import capability, plan, pooling
 from densing.trend.measurement import TrendMeasurement
 from densing.trend.plan import HEADLINE_RULE, SENSITIVITY_D0, headline_members, reference_frame
@@ -207,7 +208,7 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
         left_out=h.common.left_out, fits=tuple(lead_inversion.fits), inversion=lead_inversion, headline_set=h.label,
         benchmark_rows=tuple(singles), set_rows=tuple(sets), budget_rows=budget,
         budget_notes=done.get(plan.BUDGET.key, (None, {}, {}))[2], fixed_size=done.get("fixed_size"),
-        order_breaks=reference_order_breaks(c.targets, {name.split(":")[0] for row in [*singles, *sets]
+        order_breaks=reference_order_breaks(c.targets, {family_of(name) for row in [*singles, *sets]
                                                         for name in row.references})
         if "order_breaks" in c.sections else None, table_words=c.profile.words, missing=tuple(h.missing),
         since=c.since,
@@ -234,7 +235,7 @@ def _with_variants(sensitivity: pd.DataFrame, found_rules: dict, side: dict, hea
         row = side.get(which.row_key(headline)) if headline is not None else None
         if row is not None:
             r = row.result
-            rows.append({"variant": variant, "reference": ", ".join(x.split(":")[0] for x in row.references),
+            rows.append({"variant": variant, "reference": ", ".join(family_of(x) for x in row.references),
                          "inversion": "pooled", "d0": math.nan,
                          "doubling_time_months": r.doubling_time_months if r else math.nan,
                          "ci_low": r.doubling_time_months_ci_low if r else math.nan,

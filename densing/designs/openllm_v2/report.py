@@ -18,6 +18,7 @@ from densing import paths
 from densing.numbers import format_months
 from densing.present.verdict import record_phrase
 from densing.report.html import Section, esc, record_agreement, record_cell, table_html
+from densing.states import family_of
 
 RECORD = paths.RESULTS / "openllm_v2" / "trend.json"
 RECORD_COMMAND = "python tools/build_tables.py openllm-v2-trend --out results/openllm_v2/trend.json"
@@ -59,7 +60,7 @@ def comparison(record: dict, public: dict) -> pd.DataFrame:
     return pd.DataFrame([{
         "row": label, "public table (ObsScaling's extract, to 2024-07)": record_cell(public.get(name)),
         "Open LLM Leaderboard v2 (to 2025-03)": record_cell(mine.get(name)),
-        "its references": ", ".join(r.split(":")[0] for r in (mine.get(name) or {}).get("references", "").split(", ")
+        "its references": ", ".join(family_of(r) for r in (mine.get(name) or {}).get("references", "").split(", ")
                                     if r),
         "the two tables": record_agreement(public.get(name), mine.get(name))} for name, label in PAIRS])
 
