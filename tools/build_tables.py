@@ -80,6 +80,21 @@ def openllm_v2(args) -> int:
     return 0
 
 
+def openllm_v2_contents(args) -> int:
+    """The whole Open LLM Leaderboard v2 as a user's target table (:mod:`tools.openllm_v2_table.contents`): the
+    table at --out, the rows it cannot hold beside it (``<out>.refused.csv``), one line per file on stderr."""
+    from densing.io import atomic_write_text
+    from tools.openllm_v2_table.contents import contents_table
+
+    table, refused = contents_table(args.raw, args.public)
+    out = Path(args.out)
+    atomic_write_text(out, table.to_csv(index=False))
+    beside = out.with_name(out.stem + ".refused.csv")
+    atomic_write_text(beside, refused.to_csv(index=False))
+    print(f"wrote {out}: {len(table)} models; {beside}: {len(refused)} rows refused", file=sys.stderr)
+    return 0
+
+
 def openllm_v2_trend(args) -> int:
     """The Open LLM Leaderboard v2 table's trend record (:data:`densing.designs.openllm_v2.report.RECORD`):
     :func:`densing.trend.protocol.measure_table` with every row's leave-one-family-out table, as JSON."""
@@ -537,6 +552,11 @@ def parser() -> argparse.ArgumentParser:
                    "extract anew from it")
     p.add_argument("--public", default=str(paths.RESULTS / "public_models.csv"))
     p.add_argument("--obsscaling-v2", default=str(paths.RESULTS / "obsscaling" / "base_llm_leaderboard_v2_eval.csv"))
+
+    p = command("openllm-v2-contents", openllm_v2_contents)
+    p.add_argument("--raw", required=True, help="the whole csv/huggingface_v2.csv (checked by its SHA-256)")
+    p.add_argument("--public", default=str(paths.RESULTS / "public_models.csv"))
+    p.add_argument("--out", required=True, help="the table's CSV (its refusals beside it, <out>.refused.csv)")
 
     p = command("openllm-v2-trend", openllm_v2_trend)
     p.add_argument("--out", default=str(paths.RESULTS / "openllm_v2" / "trend.json"))
