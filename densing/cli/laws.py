@@ -15,6 +15,7 @@ from densing.cli.output import (FORMAT_HELP, SEED_HELP, Format, count_option, d0
 from densing.constants import DEFAULT_EPOCH
 from densing.errors import FitError, InputError
 from densing.numbers import format_count, format_number
+from densing.states import family_of
 from densing.validation import BOOTSTRAP_CONSTRAINTS, validate_params
 from densing.validation import validate as check  # `validate` is a command here
 
@@ -329,7 +330,7 @@ def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, 
 def _density_screen(result, reference: str, bounded: int, wide: bool) -> None:
     """``densing density`` on one screen: what it shows, the densest :data:`~densing.cli.layout.DENSITY_ROWS` models
     (ρ, its interval or bound, the release date), how many more and where."""
-    family = reference.partition(":")[0]
+    family = family_of(reference)
     print_text(f"Capacity density ρ = N̂/N under the headline's lead reference, {family} at its own budget: one of the "
                f"references the headline pools, over the targets it inverts (its own family's models are not among "
                f"them), densest first; {result.attrs.get('headline_set', 'the headline set')}, {len(result)} models.")

@@ -35,15 +35,11 @@ def _short_reason(text: str, limit: int = 90) -> str:
     return text
 
 
-#: A state's words (a rows table's ``state`` column) → the state.
-_STATE_OF_WORDS = STATE_OF_WORDS
-
-
 def row_state(row) -> State:
     """A row's :class:`~densing.states.State`: its ``state`` column where the rows have one; else measured where it has
     a doubling time and no error, not measured otherwise (a row without a doubling time is not measured whatever its
     columns say)."""
-    state = _STATE_OF_WORDS.get(str(getattr(row, "state", "") or ""))
+    state = STATE_OF_WORDS.get(str(getattr(row, "state", "") or ""))
     if not np.isfinite(row.months):
         return State.NOT_MEASURED
     if state is not None:

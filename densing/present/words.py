@@ -58,10 +58,7 @@ CAPTION_CLAUSES = {State.MEASURED: "",
 
 
 def record_mark(words: str | None) -> str:
-    """What follows a stored record's months by its ``state`` value (:data:`CELL_MARKS`); with no interval (None), the
-    words of not measured."""
-    if words is None:
-        return STATE_WORDS[State.NOT_MEASURED]
+    """What follows a stored record's months by its ``state`` value (:data:`CELL_MARKS`)."""
     return CELL_MARKS[STATE_OF_WORDS.get(words, State.NOT_MEASURED)]
 
 

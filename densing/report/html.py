@@ -16,7 +16,7 @@ from plotly.offline import get_plotlyjs
 
 from densing.display import frame_columns
 from densing.numbers import format_months
-from densing.present.words import record_mark
+from densing.present.words import not_measured, record_mark
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#fafbfc}
@@ -141,7 +141,7 @@ def record_cell(row: dict | None) -> str:
         return "—"
     months, low, high = (row.get(k) for k in ("months", "ci_low", "ci_high"))
     if low is None and (months is None or not math.isfinite(months)):
-        return record_mark(None)
+        return not_measured()
     return months_words(months, low, high) + record_mark(row.get("state"))
 
 
