@@ -275,28 +275,20 @@ def _fit_table(rows: pd.DataFrame, fit: ReferenceFit, d0: float | None, *, seed:
     solved = solve_densities(rows, inversion, seed=seed, level=level, intervals=intervals)
     loss_hat, size, reasons = fit.invert(rows["score"].to_numpy(float), inversion.d0)
     density = np.exp(solved.log_density)
-    out = rows[["model"]].copy()
-    out["benchmark"] = fit.benchmark
-    out["params"] = params
-    out["score"] = rows["score"].to_numpy(float)
-    out["loss_hat"] = loss_hat
-    out["effective_params"] = density * params
-    out["density"] = density
-    out["bound"] = bound_words(solved.kind)
-    out["censored"] = reasons
-    out["density_ci_low"], out["density_ci_high"] = solved.low, solved.high
-    out["near_chance"] = near_chance(*arrays(rows, fit.benchmarks), fit.benchmarks) if len(fit.benchmarks) == 1 \
-        else np.zeros(len(rows), bool)  # a mean fit's score is a mean: its chance level is not one benchmark's
+    out = rows[["model"]].assign(
+        benchmark=fit.benchmark, params=params, score=rows["score"].to_numpy(float), loss_hat=loss_hat,
+        effective_params=density * params, density=density, bound=bound_words(solved.kind), censored=reasons,
+        density_ci_low=solved.low, density_ci_high=solved.high,
+        # a mean fit's score is a mean: its chance level is not one benchmark's
+        near_chance=near_chance(*arrays(rows, fit.benchmarks), fit.benchmarks) if len(fit.benchmarks) == 1
+        else np.zeros(len(rows), bool))
     out["reading"] = readings(out)
-    out["effective_params_ci_low"] = solved.low * params
-    out["effective_params_ci_high"] = solved.high * params
-    out["extrapolation"] = extrapolation_notes(fit, size, inversion.d0)
-    for column in ("stderr", "train_tokens", "release_date", "family", "active_params"):
-        if column in rows.columns:
-            out[column] = rows[column].to_numpy()
-    out["d0"] = inversion.d0
-    out["reference_fit"] = f"{fit.kind}:{fit.benchmark}"
-    out["fit_verdict"] = fit_verdict(fit)
+    out = out.assign(
+        effective_params_ci_low=solved.low * params, effective_params_ci_high=solved.high * params,
+        extrapolation=extrapolation_notes(fit, size, inversion.d0),
+        **{c: rows[c].to_numpy() for c in ("stderr", "train_tokens", "release_date", "family", "active_params")
+           if c in rows.columns},
+        d0=inversion.d0, reference_fit=f"{fit.kind}:{fit.benchmark}", fit_verdict=fit_verdict(fit))
     return out, solved.draws
 
 
@@ -356,22 +348,12 @@ def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: 
             warnings.simplefilter("ignore", RuntimeWarning)  # a model whose every draw is NaN: no interval
             low, high = np.exp(np.nanquantile(geo, [(1 - level) / 2, (1 + level) / 2], axis=1, method=_CI_QUANTILE_METHOD))
     params = first["params"].to_numpy(float)
-    out = {
-        "model": list(models),
-        "benchmark": "geomean",
-        "params": params,
-        "score": np.nan,
-        "loss_hat": np.nan,
-        "effective_params": value * params,
-        "density": value,
-        "bound": bound_words(kind),
-        "censored": np.where(censored, COMPONENT_CENSORED, ""),
-        "density_ci_low": low,
-        "density_ci_high": high,
-        "effective_params_ci_low": low * params,
-        "effective_params_ci_high": high * params,
-        "extrapolation": np.where(by_model["_extrapolates"].any().loc[models].to_numpy(), "a component extrapolates", None),
-    }
+    out = {"model": list(models), "benchmark": "geomean", "params": params, "score": np.nan, "loss_hat": np.nan,
+           "effective_params": value * params, "density": value, "bound": bound_words(kind),
+           "censored": np.where(censored, COMPONENT_CENSORED, ""), "density_ci_low": low, "density_ci_high": high,
+           "effective_params_ci_low": low * params, "effective_params_ci_high": high * params,
+           "extrapolation": np.where(by_model["_extrapolates"].any().loc[models].to_numpy(), "a component extrapolates",
+                                     None)}
     for column in ("train_tokens", "release_date", "family", "d0"):
         if column in result.columns:
             out[column] = first[column].to_numpy()

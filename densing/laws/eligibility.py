@@ -22,12 +22,10 @@ of docs/method.md's rules, labelled ``v3`` in the table's ``rule`` column; date-
 φ̂ is the larger of the family's own Pearson dispersion and the benchmark's pooled one
 (:func:`pooled_dispersion`: the median over families with at least :data:`MIN_POOLING_MEMBERS` members, floored
 at 1). The held-out z is computed wherever R1–R2s hold, also where only R4r or R4s fail (a set's joint test reads
-it). A family eligible on a benchmark is a reference of its row; a benchmark set's references follow the set
-rule (:func:`densing.trend.pooling.set_references`). The fits — every family's own, then every held-out refit — run
-as batches of Fisher scoring (:func:`densing.laws.family_likelihood.likelihood_fits`: the same numbers, bit for bit,
-as fitting them one by one). The earlier rules, the shipped candidate table's rows labelled ``v1`` and ``v2``, are
-computed by ``tools/build_tables.py candidates``; docs/method.md states the three rules and why this one is the
-rule.
+it). A set's references follow the set rule (:func:`densing.trend.pooling.set_references`). The fits run as batches of
+Fisher scoring (:func:`densing.laws.family_likelihood.likelihood_fits`). The earlier rules (rows labelled ``v1``,
+``v2``) are computed by ``tools/build_tables.py candidates``; docs/method.md states the three rules and why this one is
+the rule.
 """
 from __future__ import annotations
 
@@ -81,12 +79,10 @@ RULE_LABEL = "v3"
 #: Bootstrap draws of each family fit of a reference (one seed for all: draw k resamples the same members).
 FAMILY_BOOT = 1000
 
-
-
 _COLUMNS = ("reference", "family", "benchmark", "kind", "n_fitted", "sizes", "size_span", "token_ratio", "d0",
-               "largest_member", "largest_score", "top_decile", "reach_share", "slope", "slope_ci_low", "slope_ci_high",
-               "dispersion", "pooled_dispersion", "top_saturated", "held_out_model", "held_out_measured", "held_out_predicted",
-               "held_out_error", "held_out_z", "eligible", "why")
+            "largest_member", "largest_score", "top_decile", "reach_share", "slope", "slope_ci_low", "slope_ci_high",
+            "dispersion", "pooled_dispersion", "top_saturated", "held_out_model", "held_out_measured",
+            "held_out_predicted", "held_out_error", "held_out_z", "eligible", "why")
 
 
 def pooled_dispersion(own: dict[str, float]) -> float:
@@ -96,7 +92,7 @@ def pooled_dispersion(own: dict[str, float]) -> float:
     return max(1.0, float(np.median(values))) if values else 1.0
 
 
-def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str], metrics: dict, counted: pd.Series,
+def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str], metrics: dict,
               shape: str = DEFAULT_SHAPE) -> dict:
     """Each (family, benchmark)'s members (:func:`densing.laws.family_rows.family_arrays`), dropped members and likelihood
     fit of ``shape`` at dispersion floor 1 (its own dispersion; "" with fewer than 2 sizes, a reason where the registry
@@ -104,6 +100,7 @@ def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str],
     bit). ``targets`` is read within :func:`same_tables` (each family's rows selected once)."""
     found: dict[tuple[str, str], tuple] = {}
     problems, fitted_keys = [], []
+    counted = item_counts().set_index("benchmark")["items"]
     with same_tables():
         for family in families:
             for b in benchmarks:
@@ -126,7 +123,7 @@ def pooled_dispersions(targets: pd.DataFrame, benchmarks: tuple[str, ...] | None
     """The reference rule's pooled dispersion of each benchmark over the table's families (:func:`pooled_dispersion`), their laws
     of ``shape``: what ``densing fit --family`` and the trend's references fit with."""
     targets, families, chosen, metrics = _candidates(targets, benchmarks or CANDIDATE_BENCHMARKS)
-    return _pool(_own_fits(targets, families, chosen, metrics, item_counts().set_index("benchmark")["items"], shape), chosen)
+    return _pool(_own_fits(targets, families, chosen, metrics, shape), chosen)
 
 
 def _candidates(targets: pd.DataFrame, benchmarks) -> tuple[pd.DataFrame, list[str], list[str], dict[str, str]]:
@@ -168,7 +165,7 @@ def candidate_table(targets: pd.DataFrame, *, composed: dict[str, ReferenceFit] 
     """
     targets, families, benchmarks, metrics = _candidates(targets, benchmarks or CANDIDATE_BENCHMARKS)
     top_cache: dict = {}
-    found = _own_fits(targets, families, benchmarks, metrics, item_counts().set_index("benchmark")["items"], shape)
+    found = _own_fits(targets, families, benchmarks, metrics, shape)
     pooled = _pool(found, benchmarks)
     rows, held = [], []
     for family in families:
@@ -352,8 +349,6 @@ def _fit_settings(candidates: pd.DataFrame) -> tuple[str, dict[str, float]]:
         if benchmark not in floors:
             floors[benchmark] = float(pooled) if math.isfinite(pooled) else 1.0
     return shape, floors
-
-
 
 
 def eligible_fits(targets: pd.DataFrame, candidates: pd.DataFrame, *, seed: int = 0,

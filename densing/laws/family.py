@@ -13,7 +13,8 @@ with d the benchmark's chance level, c + d = 1 and γ > 0. The power shape fixes
 (Chinchilla, arXiv 2203.15556, approach 3: :data:`densing.laws.forms.HOFFMANN_2022`) and N_unit = 10⁹
 (:data:`densing.laws.forms.POWER_N_UNIT`); as N → ∞ it flattens toward its asymptote d + c·σ(−γ·l), below the
 ceiling. It is the default, chosen by ``studies/family_law_shape.py`` (held-out binomial log-likelihood of each
-family's largest member: ``studies/family_law_shape.results.txt``); rules v1 and v2 keep the logistic in ln N.
+family's largest member: ``studies/family_law_shape.results.txt``); rules v1 and v2 keep the logistic in ln N, fitted
+by least squares on logits (``tools/build_tables.py``).
 
 **The fit is by binomial maximum likelihood**: a member's score S_i is a share
 of n_i items (:data:`densing.data.benchmarks.ITEM_COUNTS`), its log-likelihood n_i·[S_i·ln p_i + (1 − S_i)·ln(1 − p_i)]
@@ -22,8 +23,6 @@ with p_i = S(N_i), maximised by Fisher scoring (:mod:`densing.laws.family_likeli
 φ̂ = max(1, X²/(m − 2)) the Pearson dispersion over the m members (1 when m = 2); draws with γ ≤ 0 are redrawn
 (counted). A bootstrap over 3–7 members has a handful of distinct resamples, so it is not used;
 ``studies/capability_coverage.py`` checks the interval on planted families.
-
-Rules v1 and v2 fit the logistic in ln N by least squares on logits instead (``tools/build_tables.py``).
 
 The inverse is the effective size at the family's budget:
 
@@ -93,12 +92,11 @@ def fit_family(
     """Fit S(N) = c/(1 + e^{−γ(x − l)}) + d on one family at its own budget (module docstring), x = u = −(N/N_unit)^−α
     (``shape="power"``) or ln N (``shape="logistic_ln_n"``).
 
-    ``table`` is a tidy results table with ``family`` (and ``active_params`` for mixtures of experts). ``sizes``
-    replaces members' N by another size (the budget translation of :mod:`densing.laws.forms`; a member mapped to NaN
-    is left out), with ``d0`` the budget those sizes stand at. ``dispersion_floor``: the least dispersion φ̂ of the
-    likelihood fit (the reference rule passes the benchmark's pooled one). Needs at least two distinct sizes.
-    Returns a :class:`ReferenceFit` of kind ``family`` whose ``d0`` is the family's budget (or
-    ``d0``) and whose ``provenance`` lists the dropped members and the likelihood fit's slope test.
+    ``table``: a tidy results table with ``family`` (and ``active_params`` for mixtures of experts). ``sizes``
+    replaces members' N (the budget translation of :mod:`densing.laws.forms`; NaN leaves a member out), ``d0`` the
+    budget they stand at. ``dispersion_floor``: the least φ̂ (the reference rule passes the benchmark's pooled one).
+    Needs two distinct sizes. Returns a :class:`ReferenceFit` of kind ``family`` at the family's budget (or ``d0``)
+    whose ``provenance`` lists the dropped members and the likelihood fit's slope test.
     """
     fixed = shape_constants(shape)
     metric = metric if metric is not None else table_metric(table, benchmark)
@@ -161,10 +159,10 @@ def _stage(log_n, scores, chance, scale, gamma: float, l: float, fixed: dict, *,
     predicted = forms.performance_law(log_n, scale, gamma, l, chance)
     residuals = predicted - scores
     return StageFit(law=KIND, params={"c": scale, "gamma": gamma, "l": l, "d": chance, **fixed},
-                         fixed={"c": scale, "d": chance, **fixed}, r_squared=r_squared(scores, predicted),
-                         rmse=float(np.sqrt(np.mean(residuals ** 2))), residuals=tuple(float(v) for v in residuals),
-                         converged=True, message="binomial maximum likelihood (Fisher scoring), covariance φ̂·I⁻¹",
-                         n_points=n_points, cost=float(0.5 * np.sum(residuals ** 2)))
+                    fixed={"c": scale, "d": chance, **fixed}, r_squared=r_squared(scores, predicted),
+                    rmse=float(np.sqrt(np.mean(residuals ** 2))), residuals=tuple(float(v) for v in residuals),
+                    converged=True, message="binomial maximum likelihood (Fisher scoring), covariance φ̂·I⁻¹",
+                    n_points=n_points, cost=float(0.5 * np.sum(residuals ** 2)))
 
 
 def _record(table, family, benchmark, metric, points, dropped, found, fixed, *, shape, d0, n_boot, redraws, seed,
@@ -212,14 +210,14 @@ def held_out_problem(members: dict, family: str, benchmark: str, items: float, s
 
 def held_out_result(found, members: dict, family: str, benchmark: str, items: float, shape: str) -> dict:
     """The held-out test of the largest member from the refit ``found`` (a :class:`LikelihoodFit` of
-    :func:`held_out_problem`): its score within noise.
+    :func:`held_out_problem`): its score within noise,
 
-    z = (Ŝ − S) / √(se(Ŝ)² + φ̂·S(1 − S)/n): Ŝ the refit's prediction at the held-out size, se(Ŝ) its
-    delta-method standard error from φ̂·I⁻¹, φ̂ = max(1, the dispersion floor, the refit's own), n
-    the benchmark's item count. A family whose members follow the law within their noise has
-    |z| ≤ 1.96 with probability about 0.95. Returns ``held_out``, ``measured``, ``predicted``,
-    ``predicted_stderr``, ``measured_stderr``, ``z``, ``relative_error``, ``dispersion`` (φ̂), ``items`` (n)
-    and ``slope`` (the refit's γ).
+        z = (Ŝ − S) / √(se(Ŝ)² + φ̂·S(1 − S)/n)
+
+    Ŝ the refit's prediction at the held-out size, se(Ŝ) its delta-method standard error from φ̂·I⁻¹, φ̂ = max(1,
+    the dispersion floor, the refit's own), n the item count; |z| ≤ 1.96 with probability about 0.95 for a family
+    that follows the law within its noise. Returns ``held_out``, ``measured``, ``predicted``, ``predicted_stderr``,
+    ``measured_stderr``, ``z``, ``relative_error``, ``dispersion`` (φ̂), ``items`` (n) and ``slope`` (γ).
     """
     largest_model, largest_params = str(members["model"][-1]), float(members["params"][-1])
     if not found.converged:

@@ -1,14 +1,8 @@
 """Inversion of a reference fit: score → effective parameter size at D0 → capacity density.
 
-For a target model with N parameters scoring S on a benchmark, the effective parameter size is
-the size a reference model trained on D0 tokens would need to score S (Xiao et al. 2024, eq. 4):
-
-    L̂(S) = l − (1/γ)·ln(c/(S − d) − 1)
-    N̂(S) = ((L̂ − b·D0^-β − E) / a)^(−1/α)
-    ρ = N̂ / N
-
-Scores without a finite N̂ are *censored* (N̂ = 0 or +inf) with a reason in the ``censored`` column, never a silent
-NaN (:func:`densing.laws.reference_fit.invert_scores`).
+ρ = N̂ / N for a target model with N parameters scoring S, N̂ the size a reference model trained on D0 tokens would
+need to score S (Xiao et al. 2024, eq. 4: :func:`densing.laws.reference_fit.invert_scores`, which gives a score
+without a finite N̂ as *censored*, N̂ = 0 or +inf with a reason, never a silent NaN).
 
 **The inversion protocol**: the targets' scores (models × benchmarks, with standard errors) → ln ρ per model and its
 ``kind`` (0 exact, +1 lower bound, −1 upper bound, NaN dropped; :mod:`densing.laws.bounds`), for the point
@@ -294,14 +288,11 @@ def _column(matrix: np.ndarray, j: int | None, count: int) -> np.ndarray:
 
 @per_table
 def _by_model(targets: pd.DataFrame, metric: str | None) -> dict:
-    """What :func:`score_matrix` selects from, for every benchmark of the table at once, as arrays: ``models`` (the
-    models with a row under ``metric``, sorted, as text), ``column`` (benchmark → its column), ``scores`` and
-    ``errors`` (models × benchmarks: each model's mean score and mean standard error on each benchmark, NaN where it
-    has no row; ``errors`` None where the table has no standard errors), ``first`` (the position among the rows of
-    each model's first row on each benchmark) and ``carried`` (each row's size, family, date, tokens). Once per
-    table and metric inside :func:`densing.runtime.same_tables` (a measurement asks for many benchmark
-    tuples of one table; callers must not change them). A model's mean on a benchmark is over the same rows
-    whichever tuple asks."""
+    """What :func:`score_matrix` selects from, for every benchmark of the table at once: ``models`` (those with a row
+    under ``metric``, sorted, as text), ``column`` (benchmark → its column), ``scores`` and ``errors`` (models ×
+    benchmarks: mean score and mean standard error, NaN where no row; ``errors`` None without standard errors),
+    ``first`` (the position of each model's first row on each benchmark) and ``carried`` (each row's size, family,
+    date, tokens). Once per table and metric inside :func:`densing.runtime.same_tables` (callers must not change it)."""
     rows = targets if metric is None else targets[targets["metric"] == metric]
     grouped = rows.groupby(["model", "benchmark"], sort=True)  # the mean of a model's rows on a benchmark
     scores = grouped["value"].mean().unstack("benchmark")

@@ -183,16 +183,12 @@ def _moved(p: dict[str, np.ndarray], x: np.ndarray, scores: np.ndarray, weights:
 def solve(p: dict[str, np.ndarray], scores: np.ndarray, weights: np.ndarray, start: np.ndarray) -> np.ndarray:
     """x̂ minimising Σ_b w_b (S_b − S_b(x))² by safeguarded Newton steps; arrays broadcast to (draws, models, B).
 
-    The curvature is Σ w (S'² − r·S''), r = S − S(x) (Newton: quadratic convergence even when the
-    benchmarks disagree, where Gauss–Newton's Σ w S'² converges only linearly); where it is not
-    positive, the Gauss–Newton curvature is used. Steps are clipped to ±2 in ln N and x to its range.
-    Each (draw, model) is solved on its own: it stops once its step moves it by less than
-    :data:`TOLERANCE` (1e-8 in ln N, far below any interval; that last step is kept) or after 30 steps, and
-    leaves the arrays stepped on, so its value never depends on the others solved beside it (one stopping rule for
-    the whole solve would keep converged rows moving by about 1e-15 for as long as its slowest row, one creeping to
-    the range's edge, goes on). The arrays are held benchmarks first, (B, draws, models), each of the law's constants
-    with an axis of length 1 wherever it holds one number along it (a power law's α for every benchmark and draw), so
-    that no row carries a copy of them; the rows still moving are gathered from these whole arrays.
+    The curvature is Σ w (S'² − r·S''), r = S − S(x) (Newton: quadratic convergence even when the benchmarks
+    disagree), or the Gauss–Newton Σ w S'² where it is not positive. Steps are clipped to ±2 in ln N and x to its
+    range. Each (draw, model) stops on its own, once a step moves it by less than :data:`TOLERANCE` (that step kept)
+    or after 30 steps, so its value never depends on the others solved beside it. The arrays are held benchmarks
+    first, (B, draws, models), a constant along an axis cut to length 1 there (a power law's α); the rows still
+    moving are gathered from them.
     """
     x = np.clip(np.asarray(start, float), LOG_SIZE_LOW, LOG_SIZE_HIGH)[..., None]
     if x.size == 0:  # no model: nothing to solve

@@ -74,6 +74,23 @@ def check_identifiable(law: str, n_params: np.ndarray, train_tokens: np.ndarray)
                            f"one {what} (its exponent fits any value): give points at two or more")
 
 
+def _power_terms(n: np.ndarray, t: np.ndarray):
+    """The terms a·N^-α, b·D^-β of θ = (ln a − α·m_N, α, ln b − β·m_D, β, …), m_N and m_D the mean ln N and ln D of the
+    points (centring the amplitudes decorrelates them from the exponents: the optimizer then needs far fewer steps):
+    (m_N, m_D), ln N − m_N, ln D − m_D, θ → (a·N^-α, b·D^-β) and θ → {a, α, b, β}."""
+    centres = float(np.mean(np.log(n))), float(np.mean(np.log(t)))
+    ln_n, ln_t = np.log(n) - centres[0], np.log(t) - centres[1]
+
+    def terms(theta):
+        return np.exp(theta[0] - theta[1] * ln_n), np.exp(theta[2] - theta[3] * ln_t)
+
+    def amplitudes(theta) -> dict[str, float]:
+        return {"a": math.exp(theta[0] + theta[1] * centres[0]), "alpha": float(theta[1]),
+                "b": math.exp(theta[2] + theta[3] * centres[1]), "beta": float(theta[3])}
+
+    return centres, ln_n, ln_t, terms, amplitudes
+
+
 # --------------------------------------------------------------------------------------------
 # loss law
 
@@ -81,9 +98,7 @@ def check_identifiable(law: str, n_params: np.ndarray, train_tokens: np.ndarray)
 def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> Problem:
     """The loss law L = a·N^-α + b·D^-β [+ E] (eq. 2), residual ln L̂ − ln L.
 
-    θ = (ln a − α·m_N, α, ln b − β·m_D, β[, ln E]) with m_N, m_D the mean ln N and ln D of the
-    points: centring the amplitudes decorrelates them from the exponents (the optimizer then needs
-    far fewer steps); α, β ∈ [0.01, 3].
+    θ = (ln a − α·m_N, α, ln b − β·m_D, β[, ln E]) (:func:`_power_terms`); α, β ∈ [0.01, 3].
     """
     n = np.asarray(n_params, float)
     t = np.asarray(train_tokens, float)
@@ -91,19 +106,13 @@ def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> 
     if np.any(y <= 0):
         raise FitError("loss law: every loss must be positive to be fitted in log space")
     log_y = np.log(y)
-    centre_n, centre_t = float(np.mean(np.log(n))), float(np.mean(np.log(t)))
-    ln_n, ln_t = np.log(n) - centre_n, np.log(t) - centre_t
+    centres, ln_n, ln_t, power_terms, amplitudes = _power_terms(n, t)
 
     def to_params(theta):
-        out = {"a": math.exp(theta[0] + theta[1] * centre_n), "alpha": float(theta[1]),
-               "b": math.exp(theta[2] + theta[3] * centre_t), "beta": float(theta[3])}
-        if irreducible:
-            out["E"] = math.exp(theta[4])
-        return out
+        return {**amplitudes(theta), **({"E": math.exp(theta[4])} if irreducible else {})}
 
     def terms(theta):
-        term_n = np.exp(theta[0] - theta[1] * ln_n)
-        term_t = np.exp(theta[2] - theta[3] * ln_t)
+        term_n, term_t = power_terms(theta)
         return term_n, term_t, term_n + term_t + (math.exp(theta[4]) if irreducible else 0.0)
 
     def residual(theta):
@@ -134,7 +143,7 @@ def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> 
             starts.append(np.array(theta))
     return Problem(
         law="loss", names=("ln_a", "alpha", "ln_b", "beta") + (("ln_E",) if irreducible else ()),
-        centres=(centre_n, centre_t), to_params=to_params, residual=residual, predict=predict, observed=y,
+        centres=centres, to_params=to_params, residual=residual, predict=predict, observed=y,
         lower=lower, upper=upper, starts=starts, jacobian=jacobian,
     )
 
@@ -146,10 +155,11 @@ def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> 
 def _sigmoid_layout(chance: float | None, ceiling: float | None, max_score: float):
     """Which sigmoid amplitudes are free, and how θ maps to (c, d).
 
-    ``chance`` fixes the floor d; ``ceiling`` fixes c + d. With no ceiling the amplitude is
-    c = (max_score − d)·u with u ∈ (0, 1], so that the law never promises more than
+    ``chance`` fixes the floor d; ``ceiling`` fixes c + d (both checked: :func:`check_sigmoid_options`). With no
+    ceiling the amplitude is c = (max_score − d)·u with u ∈ (0, 1], so that the law never promises more than
     ``max_score`` (1 for accuracies) — the box-bounded form of the constraint c + d ≤ max_score.
     """
+    check_sigmoid_options(chance, ceiling, max_score)
     free = []
     if chance is None:
         free.append("d")
@@ -194,7 +204,6 @@ def performance_problem(
     """
     x = np.asarray(loss, float)
     y = np.asarray(score, float)
-    check_sigmoid_options(chance, ceiling, max_score)
     free, resolve = _sigmoid_layout(chance, ceiling, max_score)
     names = ("gamma", "l") + tuple(free)
 
@@ -228,15 +237,12 @@ def composed_problem(
 ) -> Problem:
     """The composed law S = c / (1 + e^{−γ(a·N^-α + b·D^-β − l)}) + d on (N, D, S), γ = −1.
 
-    θ = (ln a − α·m_N, α, ln b − β·m_D, β, l[, d][, u]) (amplitudes centred as in
-    :func:`loss_problem`); residual Ŝ − S; an analytic Jacobian.
+    θ = (ln a − α·m_N, α, ln b − β·m_D, β, l[, d][, u]) (:func:`_power_terms`); residual Ŝ − S; an analytic Jacobian.
     """
     n = np.asarray(n_params, float)
     t = np.asarray(train_tokens, float)
     y = np.asarray(score, float)
-    centre_n, centre_t = float(np.mean(np.log(n))), float(np.mean(np.log(t)))
-    ln_n, ln_t = np.log(n) - centre_n, np.log(t) - centre_t
-    check_sigmoid_options(chance, ceiling, max_score)
+    centres, ln_n, ln_t, power_terms, amplitudes = _power_terms(n, t)
     free, resolve = _sigmoid_layout(chance, ceiling, max_score)
     names = ("ln_a", "alpha", "ln_b", "beta", "l") + tuple(free)
     gamma = -1.0
@@ -245,13 +251,10 @@ def composed_problem(
     def to_params(theta):
         values = dict(zip(names, map(float, theta)))
         c, d = resolve(values)
-        return {"a": math.exp(values["ln_a"] + values["alpha"] * centre_n), "alpha": values["alpha"],
-                "b": math.exp(values["ln_b"] + values["beta"] * centre_t), "beta": values["beta"],
-                "c": c, "gamma": gamma, "l": values["l"], "d": d}
+        return {**amplitudes(theta), "c": c, "gamma": gamma, "l": values["l"], "d": d}
 
     def parts(theta):
-        term_n = np.exp(theta[0] - theta[1] * ln_n)
-        term_t = np.exp(theta[2] - theta[3] * ln_t)
+        term_n, term_t = power_terms(theta)
         z = np.clip(term_n + term_t - theta[4], -700, 700)  # −γ(L − l) with γ = −1
         return term_n, term_t, 1.0 / (1.0 + np.exp(z))
 
@@ -280,7 +283,7 @@ def composed_problem(
     return Problem(
         law="composed", names=names, to_params=to_params, residual=residual, predict=predict, observed=y,
         lower=np.array(lower), upper=np.array(upper), starts=starts,
-        fixed={"gamma": gamma, **_fixed_values(chance, ceiling)}, max_score=max_score, centres=(centre_n, centre_t),
+        fixed={"gamma": gamma, **_fixed_values(chance, ceiling)}, max_score=max_score, centres=centres,
         jacobian=jacobian,
     )
 

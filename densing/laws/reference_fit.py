@@ -227,43 +227,26 @@ class ReferenceFit(Result):
 
     # -- serialisation -----------------------------------------------------------------------
     def to_dict(self) -> dict:
-        return {
-            "format": FORMAT,
-            "kind": self.kind,
-            "benchmark": self.benchmark,
-            "benchmarks": list(self.benchmarks),
-            "metric": self.metric,
-            "loss_unit": self.loss_unit,
-            "params": dict(self.params),
-            "d0": self.d0,
-            "data_hash": self.data_hash,
-            "provenance": dict(self.provenance),
-            "stages": [s.to_dict() for s in self.stages],
-            "bootstrap_names": list(self.bootstrap_names),
-            "bootstrap": [list(r) for r in self.bootstrap],
-            "points": [list(p) for p in self.points],
-            "loss_points": [list(p) for p in self.loss_points],
-        }
+        return {"format": FORMAT, "kind": self.kind, "benchmark": self.benchmark, "benchmarks": list(self.benchmarks),
+                "metric": self.metric, "loss_unit": self.loss_unit, "params": dict(self.params), "d0": self.d0,
+                "data_hash": self.data_hash, "provenance": dict(self.provenance),
+                "stages": [s.to_dict() for s in self.stages], "bootstrap_names": list(self.bootstrap_names),
+                "bootstrap": [list(r) for r in self.bootstrap], "points": [list(p) for p in self.points],
+                "loss_points": [list(p) for p in self.loss_points]}
 
     @classmethod
     def from_dict(cls, data: dict, *, source: str = "<fit>") -> ReferenceFit:
         try:
             check_fit_dict(data, source=source)
             return cls(
-                kind=str(data["kind"]),
-                benchmark=str(data["benchmark"]),
-                metric=str(data["metric"]),
+                kind=str(data["kind"]), benchmark=str(data["benchmark"]), metric=str(data["metric"]),
                 params={k: float(v) for k, v in data["params"].items()},
-                stages=tuple(StageFit.from_dict(s) for s in data["stages"]),
-                d0=float(data["d0"]),
-                data_hash=str(data["data_hash"]),
-                provenance=dict(data.get("provenance", {})),
+                stages=tuple(StageFit.from_dict(s) for s in data["stages"]), d0=float(data["d0"]),
+                data_hash=str(data["data_hash"]), provenance=dict(data.get("provenance", {})),
                 bootstrap_names=tuple(data.get("bootstrap_names", ())),
                 bootstrap=tuple(tuple(float(v) for v in r) for r in data.get("bootstrap", ())),
-                points=_points_from_json(data.get("points", ())),
-                benchmarks=tuple(data.get("benchmarks") or ()),
-                loss_unit=data.get("loss_unit"),
-                loss_points=_points_from_json(data.get("loss_points", ())),
+                points=_points_from_json(data.get("points", ())), benchmarks=tuple(data.get("benchmarks") or ()),
+                loss_unit=data.get("loss_unit"), loss_points=_points_from_json(data.get("loss_points", ())),
             )
         except KeyError as exc:
             raise InputError(f"{source}: field {exc.args[0]!r} is missing") from None
@@ -350,17 +333,14 @@ def invert_scores(p, scores: np.ndarray, d0: float) -> tuple[np.ndarray, np.ndar
 
         L̂(S) = l − (1/γ)·ln(c/(S − d) − 1),   N̂ = ((L̂ − b·D0^-β − E) / a)^(−1/α)
 
-    For a family law (``p`` without ``a``: :mod:`densing.laws.family`) the latent L̂ is the shape's covariate
-    and there is no data-limited floor: N̂ = exp(L̂) (logistic_ln_n), or N̂ = N_unit·(−L̂)^(−1/α) for the power
-    shape (``p`` with ``alpha`` and ``n_unit``), whose scores at or above its asymptote d + c·σ(−γ·l) have L̂ ≥ 0 and
-    no finite N̂.
+    For a family law (``p`` without ``a``: :mod:`densing.laws.family`) L̂ is the shape's covariate, with no data
+    term: N̂ = exp(L̂) (logistic_ln_n) or N_unit·(−L̂)^(−1/α) (power; none at or above its asymptote d + c·σ(−γ·l)).
 
-    The one place the censoring rules live: a score at or below the floor d gets N̂ = 0
-    (``below_floor``); at or above the ceiling c + d (a family law's asymptote), N̂ = +inf (``above_ceiling``); a loss L̂ at or
-    below the data-limited floor b·D0^-β + E, which no finite model trained on D0 tokens reaches,
-    N̂ = +inf (``beyond_data_limit``). Elsewhere the reason is ''. A loss-based law's L̂ below 0, which no loss is
-    (−log P ≥ 0) and which lies below the data-limited floor, is returned as NaN (the reason says why). ``p``'s values may be arrays
-    (one row per bootstrap draw) that broadcast against ``scores``.
+    The one place the censoring rules live: N̂ = 0 at or below the floor d (``below_floor``); N̂ = +inf at or above
+    the ceiling c + d or a family law's asymptote (``above_ceiling``), or where L̂ is at or below the data-limited
+    floor b·D0^-β + E, which no finite model trained on D0 tokens reaches (``beyond_data_limit``; a negative L̂ is
+    returned as NaN there: −log P ≥ 0); '' elsewhere. ``p``'s values may be arrays (one row per bootstrap draw)
+    that broadcast against ``scores``.
     """
     loss_hat, size, code = censored_inversion(p, scores, d0)
     return loss_hat, size, REASONS[code.ravel()].reshape(code.shape)

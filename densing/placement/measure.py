@@ -1,20 +1,12 @@
 """Your models on the density chart: ``densing measure`` and :func:`measure` (``densing.measure``).
 
-A user's models are evaluated on a public protocol (``--suite leaderboard-v1``, ``leaderboard-v2`` or
-``swallow-en``, :data:`densing.eval.benchmarks.SUITES`) through the eval runner and its store, and placed against
-the headline measurement of ``densing trend`` (:func:`densing.trend.measure.measure_trend` on the suite's target
-table, :data:`densing.eval.benchmarks.SUITE_TABLES`: the shipped public table for the leaderboard suites, the
-Swallow LLM Leaderboard's table ``results/swallow/swallow_2025-06.csv`` for ``swallow-en``).
-
-The steps, each said in full in docs/measure.md: (1) every input checked before any evaluation; (2) the evaluation
-through :func:`densing.eval.runner.run_sweep` into a store (a rerun reuses it); (3) each suite benchmark's headline
-metric as the public table's benchmark (:data:`densing.eval.benchmarks.PUBLIC_TABLE_BENCHMARKS`), with the binomial
-standard error of the items actually scored; (4) the headline's own inversion; (5) the model against the headline
-rule's frontier line ln ρmax = A·t + B at its release date. A density is a bound by the one rule of
-:func:`densing.display.density_reading`.
-
-Steps 4 and 5 live in :mod:`densing.placement.place`; this module holds steps 1 and 3 (:func:`plan`,
-:func:`public_scores`), the result and the entry point.
+A user's models are evaluated on a public protocol (:data:`densing.eval.benchmarks.SUITES`) through the eval runner
+and its store, and placed against the headline of ``densing trend`` measured on the suite's target table
+(:data:`densing.eval.benchmarks.SUITE_TABLES`). The steps, each said in full in docs/measure.md: (1) every input
+checked before any evaluation (:func:`plan`); (2) the evaluation (:func:`densing.eval.runner.run_sweep`); (3) each
+suite benchmark's headline metric as the public table's benchmark, with the binomial standard error of the items
+scored (:func:`public_scores`); (4) the headline's own inversion and (5) the model against the headline rule's
+frontier line ln ρmax = A·t + B at its release date (both in :mod:`densing.placement.place`).
 """
 from __future__ import annotations
 
@@ -256,16 +248,12 @@ def measure(
     """Evaluate ``models`` on ``suite`` and place them on the density chart (module docstring) → :class:`MeasureResult`.
 
     ``models``: a models file or a list of model specs / mappings (as ``densing eval``). ``limit``: at most N items per
-    task (the standard errors and the intervals are those of N items). ``store``: the results store, a folder (a rerun
-    reuses its pairs; default :func:`densing.paths.default_store`, ``$XDG_CACHE_HOME/densing/store`` or
-    ``~/.cache/densing/store``). ``results``: the target table (default the suite's, :data:`densing.eval.benchmarks.SUITE_TABLES`: the
-    shipped ``results/public_models.csv`` for the leaderboard suites); ``n_boot`` and
-    ``seed``: the headline's draws (default the CLI's). ``measurement``: a headline
-    :class:`~densing.trend.measurement.TrendMeasurement` already computed on that table, to reuse.
-    ``on_progress(line)``: progress in words. ``backend``: any name in lm-eval's model registry, as ``densing eval
-    --backend`` (``densing-hf``: densing's prefix engine; ``prefix_cache=True`` is its deprecated spelling).
-    ``allow_unsafe_code``: run benchmarks that execute model-written code
-    (HumanEval), as ``densing eval --allow-unsafe-code``.
+    task (the standard errors and the intervals are those of N items). ``store``: the results store, a folder
+    (default :func:`densing.paths.default_store`). ``results``: the target table (default the suite's,
+    :data:`densing.eval.benchmarks.SUITE_TABLES`); ``n_boot`` and ``seed``: the headline's draws (default the CLI's);
+    ``measurement``: a headline :class:`~densing.trend.measurement.TrendMeasurement` already computed on that table.
+    ``on_progress(line)``: progress in words. ``backend``, ``prefix_cache`` (the deprecated spelling of
+    ``densing-hf``) and ``allow_unsafe_code`` (HumanEval runs model-written code) as ``densing eval``'s options.
     """
     from densing.eval.benchmarks import suite_table
     from densing.eval.runner import run_sweep

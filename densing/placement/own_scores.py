@@ -1,14 +1,12 @@
 """Your scores on the chart: a model whose scores you already have, placed against the headline without evaluating
 anything (``densing measure --scores FILE``, :func:`place`, ``densing.place``).
 
-1. **The scores.** :func:`read_scores` reads a tidy table or a wide one (the shipped ``results/public_models.csv``'s
-   layout: one row per model, a column per benchmark), or one lm-eval results JSON, whose tasks are named as lm-eval
-   names them (``mmlu``, ``leaderboard_bbh``, ``leaderboard_math_hard``, ``humaneval``, …). Every one is read by one
-   names contract (:mod:`densing.data.names`: the names of the benchmarks and of their metrics, case-insensitive;
-   a name that maps to nothing is refused, never dropped), each benchmark at its run's headline metric. A model's size and release date come from the file's
-   ``params`` and ``release_date`` columns, or from ``params=`` / ``release_date=`` (an lm-eval JSON has neither; its
-   ``config.model_num_parameters`` is read where lm-eval wrote it). A score without a standard error gets the binomial
-   one of its benchmark's item count (:func:`densing.data.benchmarks.with_stderr`).
+1. **The scores.** :func:`read_scores` reads a tidy table, a wide one (``results/public_models.csv``'s layout) or one
+   lm-eval results JSON, by one names contract (:mod:`densing.data.names`: a name that maps to nothing is refused,
+   never dropped), each benchmark at its run's headline metric. A model's size and release date come from the file's
+   ``params`` and ``release_date`` columns (an lm-eval JSON's ``config.model_num_parameters``) or from ``params=`` /
+   ``release_date=``. A score without a standard error gets the binomial one
+   (:func:`densing.data.benchmarks.with_stderr`).
 2. **The headline and the placement** as ``densing measure``'s (docs/measure.md, steps 4–5): the headline measured
    on the shipped public table, never on the scores file, and each model placed by
    :func:`densing.placement.place.place_models`.

@@ -62,14 +62,9 @@ class LadderOptions:
     held_size: float
 
     def fit_options(self, benchmark: str) -> dict:
-        return {
-            "law": "two-step",
-            "irreducible": self.irreducible[benchmark],
-            "chance": "auto" if self.floor == "chance" else None,
-            "loss_points": "final",
-            "final_checkpoints": FINAL_CHECKPOINTS,
-            "min_run_fraction": MIN_RUN_FRACTION,
-        }
+        return {"law": "two-step", "irreducible": self.irreducible[benchmark],
+                "chance": "auto" if self.floor == "chance" else None, "loss_points": "final",
+                "final_checkpoints": FINAL_CHECKPOINTS, "min_run_fraction": MIN_RUN_FRACTION}
 
 
 def choose_irreducible(table: pd.DataFrame, criterion: str) -> dict[str, bool]:
@@ -96,11 +91,9 @@ def select_options(frame: pd.DataFrame, benchmarks: dict[str, str]) -> LadderOpt
         _, train = select_points(small, benchmark, metric=metric, need_loss=True)
         train_final = final_points(train, FINAL_CHECKPOINTS)
         for irreducible in (False, True):
-            stage = _fit.fit_stage(
-                _problems.loss_problem(train_final["params"], train_final["train_tokens"], train_final["loss"], irreducible=irreducible),
-                loss="soft_l1",
-                f_scale=0.05,
-            )
+            stage = _fit.fit_stage(_problems.loss_problem(train_final["params"], train_final["train_tokens"],
+                                                          train_final["loss"], irreducible=irreducible),
+                                   loss="soft_l1", f_scale=0.05)
             predicted_loss = forms.loss_law(target["params"], target["train_tokens"], **stage.params)
             loss_error = float(np.mean(np.abs(predicted_loss - target["loss"]) / target["loss"]))
             for floor in FLOORS:
@@ -110,15 +103,8 @@ def select_options(frame: pd.DataFrame, benchmarks: dict[str, str]) -> LadderOpt
                     final_checkpoints=FINAL_CHECKPOINTS, min_run_fraction=MIN_RUN_FRACTION, n_boot=0,
                 )
                 predicted = fit.predict_score(target["params"], target["train_tokens"])
-                rows.append(
-                    {
-                        "benchmark": benchmark,
-                        "irreducible": irreducible,
-                        "floor": floor,
-                        "loss_error": loss_error,
-                        "score_error": float(np.mean(np.abs(predicted - target["score"]) / target["score"])),
-                    }
-                )
+                rows.append({"benchmark": benchmark, "irreducible": irreducible, "floor": floor, "loss_error": loss_error,
+                             "score_error": float(np.mean(np.abs(predicted - target["score"]) / target["score"]))})
     table = pd.DataFrame(rows)
     irreducible = choose_irreducible(table, "score")
     chosen = table[[irreducible[b] == e for b, e in zip(table["benchmark"], table["irreducible"])]]
@@ -144,14 +130,12 @@ def fit_ladder(
     (:func:`without_checkpoints`)."""
     options = options or select_options(frame, benchmarks)
     fits = {}
+    record = {
+        "ladder_rules": "densing.laws.ladder (final points for the loss law, checkpoints past 10% for the performance law; "
+        "E and floor chosen by the chained score error of extrapolating to the ladder's largest size)",
+        "ladder_held_size": options.held_size, "ladder_floor": options.floor, **(provenance or {}),
+    }
     for benchmark, metric in benchmarks.items():
-        record = {
-            "ladder_rules": "densing.laws.ladder (final points for the loss law, checkpoints past 10% for the performance law; "
-            "E and floor chosen by the chained score error of extrapolating to the ladder's largest size)",
-            "ladder_held_size": options.held_size,
-            "ladder_floor": options.floor,
-            **(provenance or {}),
-        }
         try:
             fits[benchmark] = without_checkpoints(fit_reference(
                 frame, benchmark, metric=metric, n_boot=n_boot, seed=seed, jobs=jobs,
@@ -163,14 +147,10 @@ def fit_ladder(
 
 
 def without_checkpoints(fit: ReferenceFit) -> ReferenceFit:
-    """``fit`` less the points of its performance stage and their residuals.
-
-    Those points are the ladder's checkpoints past 10% of each run (2,928 per task on AI2's ladder), the same runs
-    for every task: the ladder table holds them and ``densing ladder fit`` selects them again
-    (:func:`densing.laws.fit_schema.select_points`). Nothing reads them from the fit: the laws, the bootstrap draws, the
-    stage's R², RMSE and point count, and the loss stage's points (each run's final point, which
-    :meth:`ReferenceFit.loss_points_frame` and the MC reference read) stay. A fit whose loss stage has no points of
-    its own (both stages on the same points) is returned as it is.
+    """``fit`` less the points of its performance stage and their residuals: the ladder's checkpoints past 10% of
+    each run (2,928 per task on AI2's ladder), which the ladder table holds and nothing reads from the fit. The laws,
+    the draws, the stage's diagnostics and the loss stage's points (read by :meth:`ReferenceFit.loss_points_frame` and
+    the MC reference) stay; a fit without loss points of its own is returned as it is.
     """
     if not fit.loss_points:
         return fit
