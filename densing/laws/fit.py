@@ -1,20 +1,12 @@
-"""Fitting the Densing Law's forms with ``scipy.optimize.least_squares``.
+"""Fitting the Densing Law's forms with ``scipy.optimize.least_squares``, and the bootstrap of a reference fit.
 
-One fitting routine (:func:`fit_stage`) serves every law: it takes the law's residual function in
-an internal parameterisation, several starting points and bounds, runs ``least_squares`` with a
-robust loss from each start and keeps the lowest cost. The laws themselves are in
-:mod:`densing.laws.forms`, each one's parameterisation as a problem in :mod:`densing.laws.problems`; this module
-fits a problem (the verdicts on a fitted reference are :mod:`densing.laws.fit_schema`'s).
+One fitting routine (:func:`fit_stage`) serves every law (:mod:`densing.laws.forms`), each posed as a problem in
+:mod:`densing.laws.problems`: ``least_squares`` with a robust loss from several starts, the lowest cost kept, as a
+frozen :class:`densing.laws.fit_schema.StageFit` with its diagnostics.
 
-A fit is a frozen :class:`densing.laws.fit_schema.StageFit` that knows its diagnostics (R², RMSE, residuals,
-convergence).
-
-The bootstrap of :func:`densing.laws.reference.fit_reference` is here too: a *plan* draws ``n_boot`` resamples of
-the fit's points with one seeded generator: whole training runs (``"series"``: checkpoints of one run are not
-independent) or single points (``"point"``). The *runner* refits every resample from the point estimate — stage by
-stage, the same least squares problems as the point fit (:func:`stage_problems`) — in one process or spread over
-``jobs`` processes (:func:`densing.runtime.process_pool`: they end with this one); the draws come back in resample
-order, so they do not depend on ``jobs``.
+The bootstrap of :func:`densing.laws.reference.fit_reference`: :func:`plan` draws the resamples with one seeded
+generator, :func:`run` refits each from the point estimate, stage by stage (:func:`stage_problems`), in one process
+or several (:func:`densing.runtime.process_pool`), the draws in resample order whatever ``jobs``.
 """
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Fitting a reference: the two-step (or composed) law of a benchmark fitted on a tidy table, with its bootstrap.
-
-``fit_reference`` takes a tidy results table of *reference* models (same training recipe, many
-sizes N and token counts D) and returns an immutable :class:`ReferenceFit`
-(:mod:`densing.laws.reference_fit`: it predicts, inverts, carries the bootstrap draws of its
-parameters and serialises; its names stay importable from here).
+"""Fitting a reference: the two-step (or composed) law of a benchmark fitted on a tidy table of *reference* models
+(one training recipe, many sizes N and token counts D), with its bootstrap: :func:`fit_reference` → an immutable
+:class:`~densing.laws.reference_fit.ReferenceFit`.
 """
 from __future__ import annotations
 
@@ -16,21 +13,10 @@ from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.schema import table_argument
 from densing.errors import InputError
 from densing.laws import fit as _fit
-from densing.laws.fit_schema import (
-    POINT_COLUMNS,
-    StageFit,
-    data_hash,
-    final_points,
-    past_run_fraction,
-    point_tuples,
-    select_points,
-)
+from densing.laws.fit_schema import (POINT_COLUMNS, data_hash, final_points, past_run_fraction, point_tuples,
+                                     select_points)
 from densing.laws.reference_fit import DEFAULT_D0, LAWS, ReferenceFit
 from densing.validation import BOOTSTRAP_CONSTRAINTS, D0_TOKENS, Interval, Options, Text, as_names, validate_params
-
-# ------------------------------------------------------------------------------------------------
-# fitting from a tidy table
-
 
 def _resolve_chance(chance: float | str | None, benchmarks: list[str]) -> float | None:
     if chance is None or chance == "none":
@@ -126,7 +112,8 @@ def fit_reference(
     data = tuple(tuple(part[c].to_numpy(float) for c in ("params", "train_tokens", "score", "loss")) for part in stage_sets)
     options = dict(law=law, irreducible=irreducible, chance=chance_level, ceiling=ceiling, max_score=max_score)
     scales = (loss_scale, score_scale) if law == "two-step" else (score_scale,)
-    stages = _point_fit(data, options, robust_loss, scales)
+    problems = _fit.stage_problems(data, tuple(np.arange(len(part[0])) for part in data), **options)  # every point
+    stages = tuple(_fit.fit_stage(problem, loss=robust_loss, f_scale=scale) for problem, scale in zip(problems, scales))
     params = {name: value for stage in stages for name, value in stage.params.items()}
     boot_names = tuple(params)
     runs = list(dict.fromkeys(points["run"].astype(str)))
@@ -146,13 +133,6 @@ def fit_reference(
         benchmarks=tuple(names), loss_unit=_loss_unit(frame, names) if law == "two-step" else None,
         loss_points=point_tuples(loss_set) if law == "two-step" and loss_points == "final" else (),
     )
-
-
-def _point_fit(data: tuple, options: dict, robust_loss: str, scales: tuple) -> tuple[StageFit, ...]:
-    """The law fitted on every point, stage by stage: the loss law, then the performance law (or the composed law)."""
-    everything = tuple(np.arange(len(part[0])) for part in data)
-    problems = _fit.stage_problems(data, everything, **options)
-    return tuple(_fit.fit_stage(problem, loss=robust_loss, f_scale=scale) for problem, scale in zip(problems, scales))
 
 
 def _loss_unit(frame: pd.DataFrame, names: list[str]) -> str:
