@@ -85,9 +85,7 @@ def _bounds_at(p, scores, sigma, params, censored, high, d0: float, shape) -> np
         y = np.log(size / np.broadcast_to(params, shape)[censored])
     return np.where(code == 0, y, np.nan)
 
-# --------------------------------------------------------------------------------------------------------------------
-# How a per-model density is read — a value or a bound — by the one rule of :func:`densing.display.density_reading`:
-# --------------------------------------------------------------------------------------------------------------------
+# -- how a per-model density is read: a value or a bound ---------------------------------------------------------------
 
 def near_chance(scores: np.ndarray, stderr: np.ndarray, benchmarks) -> np.ndarray:
     """Per model (rows of ``scores``, ``stderr``: models × benchmarks), whether every score it has is within

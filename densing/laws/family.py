@@ -193,9 +193,7 @@ def _record(table, family, benchmark, metric, points, dropped, found, fixed, *, 
         "log_likelihood": found.log_likelihood,
     }
 
-# --------------------------------------------------------------------------------------------------------------------
-# A family law's held-out checks: refit without the family's largest member and compare its prediction with its score.
-# --------------------------------------------------------------------------------------------------------------------
+# -- a family law's held-out check: refit without its largest member, predict that member ------------------------------
 
 def held_out_problem(members: dict, family: str, benchmark: str, items: float, shape: str) -> tuple:
     """The reference rule's held-out refit (R5z) as (covariate, scores, items) of every member but the largest (the last of

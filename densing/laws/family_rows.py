@@ -97,9 +97,7 @@ def family_arrays(table: pd.DataFrame, family: str, benchmark: str, *,
     return {"model": model[keep][order], "params": params[keep][order], "train_tokens": tokens[keep][order],
             "score": value[keep][order]}, dropped
 
-# --------------------------------------------------------------------------------------------------------------------
-# Family members that break their family's order: a larger member scoring below a smaller one beyond noise.
-# --------------------------------------------------------------------------------------------------------------------
+# -- family members that break their family's order: a larger member scoring below a smaller one beyond noise ----------
 
 MIN_BENCHMARKS = 2
 STDERRS = 2.0

@@ -149,9 +149,7 @@ def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
     if not data.get("stages"):
         raise InputError(f"{source}: field 'stages': the fit has no fitted stage")
 
-# --------------------------------------------------------------------------------------------------------------------
-# The points a reference fit is made on: which rows of a tidy table, averaged how, cut where.
-# --------------------------------------------------------------------------------------------------------------------
+# -- the points a reference fit is made on: which rows of a tidy table, averaged how, cut where ------------------------
 
 #: The columns of a reference point (a fit file stores its points in this order).
 POINT_COLUMNS = ("model", "params", "train_tokens", "score", "loss", "run")
@@ -286,9 +284,7 @@ def data_hash(frame, columns: list[str] | None = None) -> str:
     return digest[:16]
 
 
-# --------------------------------------------------------------------------------------------------------------------
-# One fitted stage of a fit file, and the verdicts on a fitted reference
-# --------------------------------------------------------------------------------------------------------------------
+# -- one fitted stage of a fit file, and the verdicts on a fitted reference --------------------------------------------
 
 def r_squared(observed: np.ndarray, predicted: np.ndarray) -> float:
     """R² = 1 − Σ(S − Ŝ)² / Σ(S − S̄)² of a fitted stage (NaN when the observations do not vary)."""

@@ -125,9 +125,7 @@ def family_alpha(p):
     logistic_ln_n (a family fit without ``alpha``: files written before the power shape existed)."""
     return p.get("alpha") if "a" not in p else None
 
-# --------------------------------------------------------------------------------------------------------------------
-# A family's members brought to one training budget D0 through a stated loss law.
-# --------------------------------------------------------------------------------------------------------------------
+# -- a family's members brought to one training budget D0 through a stated loss law ------------------------------------
 
 def _positive_counts(values, field: str) -> np.ndarray:
     """``values`` as a float array, or an InputError naming ``field`` and the first bad value."""
@@ -182,9 +180,7 @@ HOFFMANN_2022 = LossLaw(
     source="Hoffmann et al. 2022, Training Compute-Optimal Large Language Models, arXiv 2203.15556, "
            "eq. 10 (approach 3)",
 )
-# Besiroglu et al. 2024, "Chinchilla Scaling: A replication attempt", arXiv 2404.10102: approach 3
-# refitted to the data of Hoffmann et al.'s figure 4 (five outliers dropped): E = 1.8172,
-# A = 482.01, B = 2085.43, α = 0.3478, β = 0.3658.
+# approach 3 refitted to the data of Hoffmann et al.'s figure 4, five outliers dropped
 BESIROGLU_2024 = LossLaw(
     E=1.8172, A=482.01, alpha=0.3478, B=2085.43, beta=0.3658, name="besiroglu_2024",
     source="Besiroglu et al. 2024, Chinchilla Scaling: A replication attempt, arXiv 2404.10102 "

@@ -97,8 +97,7 @@ def conditioning(fit: ReferenceFit, scores, stderr, d0: float | None = None) -> 
     return np.where(np.isnan(sigma), np.nan, kappa)
 
 
-# ---------------------------------------------------------------------------------------------
-# the protocol: one benchmark, or all jointly
+# -- the protocol: one benchmark, or all jointly -----------------------------------------------------------------------
 
 
 def _family_label(fit: ReferenceFit) -> str:

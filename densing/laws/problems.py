@@ -91,8 +91,7 @@ def _power_terms(n: np.ndarray, t: np.ndarray):
     return centres, ln_n, ln_t, terms, amplitudes
 
 
-# --------------------------------------------------------------------------------------------
-# loss law
+# -- loss law ----------------------------------------------------------------------------------------------------------
 
 
 def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> Problem:
@@ -148,8 +147,7 @@ def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> 
     )
 
 
-# --------------------------------------------------------------------------------------------
-# performance law and composed law share the sigmoid's (c, l, d) handling
+# -- performance law and composed law share the sigmoid's (c, l, d) handling -------------------------------------------
 
 
 def _sigmoid_layout(chance: float | None, ceiling: float | None, max_score: float):
