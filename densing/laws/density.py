@@ -199,17 +199,9 @@ def _fit_rows(targets: pd.DataFrame, fit: ReferenceFit) -> pd.DataFrame:
 
 
 @validate_params(DENSITY_CONSTRAINTS)
-def compute_density(
-    targets: pd.DataFrame,
-    fits: ReferenceFit | Iterable[ReferenceFit] | Mapping[str, ReferenceFit],
-    *,
-    d0: float | None = None,
-    level: float = 0.95,
-    aggregate: bool = True,
-    seed: int = 0,
-    intervals: bool = True,
-    include_poor_fits: bool = False,
-) -> pd.DataFrame:
+def compute_density(targets: pd.DataFrame, fits: ReferenceFit | Iterable[ReferenceFit] | Mapping[str, ReferenceFit], *,
+                    d0: float | None = None, level: float = 0.95, aggregate: bool = True, seed: int = 0,
+                    intervals: bool = True, include_poor_fits: bool = False) -> pd.DataFrame:
     """A table of the effective parameter size and capacity density ρ = N̂/N of every target model (eq. 4).
 
     ``targets`` is a tidy results table; each fit picks the rows of its benchmark(s) and metric (a mean fit inverts

@@ -21,9 +21,7 @@ from densing.laws.fit_schema import StageFit, r_squared
 from densing.laws.problems import Problem, theta_from_params
 
 
-def fit_stage(
-    problem: Problem, *, loss: str = "soft_l1", f_scale: float = 1.0, x_scale="jac"
-) -> StageFit:
+def fit_stage(problem: Problem, *, loss: str = "soft_l1", f_scale: float = 1.0, x_scale="jac") -> StageFit:
     """Run least_squares from every start of ``problem`` and keep the lowest-cost solution."""
     from scipy.optimize import least_squares  # imported here: loading a stored fit needs no optimiser
 
@@ -31,15 +29,8 @@ def fit_stage(
     for start in problem.starts:
         x0 = np.clip(start, problem.lower + 1e-9, problem.upper - 1e-9)
         try:
-            result = least_squares(
-                problem.residual,
-                x0,
-                jac=problem.jacobian,
-                bounds=(problem.lower, problem.upper),
-                loss=loss,
-                f_scale=f_scale,
-                x_scale=x_scale,
-            )
+            result = least_squares(problem.residual, x0, jac=problem.jacobian, bounds=(problem.lower, problem.upper),
+                                   loss=loss, f_scale=f_scale, x_scale=x_scale)
         except (ValueError, FloatingPointError):
             continue
         if not np.isfinite(result.cost):
@@ -53,18 +44,10 @@ def fit_stage(
     residuals = predicted - problem.observed
     if not np.all(np.isfinite(residuals)):
         raise FitError(f"{problem.law}: the fitted law gives non-finite predictions")
-    return StageFit(
-        law=problem.law,
-        params=params,
-        fixed=dict(problem.fixed),
-        r_squared=r_squared(problem.observed, predicted),
-        rmse=float(np.sqrt(np.mean(residuals**2))),
-        residuals=tuple(float(r) for r in residuals),
-        converged=bool(best.status > 0),
-        message=str(best.message),
-        n_points=int(problem.observed.size),
-        cost=float(best.cost),
-    )
+    return StageFit(law=problem.law, params=params, fixed=dict(problem.fixed),
+                    r_squared=r_squared(problem.observed, predicted), rmse=float(np.sqrt(np.mean(residuals**2))),
+                    residuals=tuple(float(r) for r in residuals), converged=bool(best.status > 0),
+                    message=str(best.message), n_points=int(problem.observed.size), cost=float(best.cost))
 
 
 def refit_from(problem: Problem, params: dict[str, float], *, loss: str, f_scale: float) -> StageFit:

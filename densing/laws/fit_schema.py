@@ -155,14 +155,8 @@ def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
 POINT_COLUMNS = ("model", "params", "train_tokens", "score", "loss", "run")
 
 
-def select_points(
-    frame: pd.DataFrame,
-    benchmark: str | list[str],
-    *,
-    metric: str = "acc",
-    n_shot: int | None = None,
-    need_loss: bool = False,
-) -> tuple[str, pd.DataFrame]:
+def select_points(frame: pd.DataFrame, benchmark: str | list[str], *, metric: str = "acc", n_shot: int | None = None,
+                  need_loss: bool = False) -> tuple[str, pd.DataFrame]:
     """Reference points (model, params, train_tokens, score, loss, run) for a benchmark.
 
     A list of benchmarks gives their per-model average (models with all of them), as the paper
@@ -178,10 +172,8 @@ def select_points(
         raise InputError(f"benchmark {'/'.join(names)!r} with metric {metric!r}: no rows in the data (benchmarks: {have})")
     missing_tokens = rows[rows["train_tokens"].isna()]
     if len(missing_tokens):
-        raise InputError(
-            f"model {missing_tokens['model'].iloc[0]!r}: field 'train_tokens' is empty; "
-            "reference points need both params and train_tokens"
-        )
+        raise InputError(f"model {missing_tokens['model'].iloc[0]!r}: field 'train_tokens' is empty; "
+                         "reference points need both params and train_tokens")
     if need_loss and rows["loss"].isna().any():
         bad = rows[rows["loss"].isna()]["model"].iloc[0]
         raise InputError(f"model {bad!r}: field 'loss' is empty; the two-step law needs conditional losses (use --law composed)")
@@ -193,13 +185,8 @@ def select_points(
     run = rows["run"] if "run" in rows.columns else pd.Series(pd.NA, index=rows.index)
     rows["run"] = run.astype("string").fillna(rows["model"].astype("string"))
     grouped = rows.groupby("model", sort=True).agg(
-        params=("params", "first"),
-        train_tokens=("train_tokens", "first"),
-        score=("value", "mean"),
-        loss=("loss", "mean"),
-        run=("run", "first"),
-        n=("benchmark", "nunique"),
-    )
+        params=("params", "first"), train_tokens=("train_tokens", "first"), score=("value", "mean"),
+        loss=("loss", "mean"), run=("run", "first"), n=("benchmark", "nunique"))
     grouped = grouped[grouped["n"] == len(names)].drop(columns="n").reset_index()
     label = names[0] if len(names) == 1 else f"mean({','.join(names)})"
     return label, grouped[list(POINT_COLUMNS)]
@@ -237,19 +224,12 @@ def past_run_fraction(points: pd.DataFrame, fraction: float) -> pd.DataFrame:
 
 
 def point_tuples(points: pd.DataFrame) -> tuple[tuple, ...]:
-    return tuple(
-        (str(r.model), float(r.params), float(r.train_tokens), float(r.score), None if pd.isna(r.loss) else float(r.loss), str(r.run))
-        for r in points.itertuples(index=False)
-    )
+    return tuple((str(r.model), float(r.params), float(r.train_tokens), float(r.score),
+                  None if pd.isna(r.loss) else float(r.loss), str(r.run)) for r in points.itertuples(index=False))
 
 
-def reference_subset(
-    frame: pd.DataFrame,
-    *,
-    max_params: float | None = None,
-    families: list[str] | None = None,
-    source: str = "<data>",
-) -> pd.DataFrame:
+def reference_subset(frame: pd.DataFrame, *, max_params: float | None = None, families: list[str] | None = None,
+                     source: str = "<data>") -> pd.DataFrame:
     """The rows of ``frame`` to fit on: models below ``max_params`` and of the given ``families``.
 
     An unknown family is an :class:`InputError` naming ``source``.

@@ -23,14 +23,8 @@ from densing.validation import Interval, as_names, validate_params
 
 
 @validate_params({"max_params": [Interval(Real, 0, None, closed="neither")]})
-def held_out_validation(
-    frame: pd.DataFrame,
-    benchmark: str | list[str],
-    *,
-    max_params: float,
-    targets: pd.DataFrame | None = None,
-    **fit_options,
-) -> tuple[ReferenceFit, pd.DataFrame]:
+def held_out_validation(frame: pd.DataFrame, benchmark: str | list[str], *, max_params: float,
+                        targets: pd.DataFrame | None = None, **fit_options) -> tuple[ReferenceFit, pd.DataFrame]:
     """(fit, table): a fit on the reference models with N < ``max_params`` and its predictions of the larger ones.
 
     The held-out models are ``frame``'s rows with N ≥ ``max_params``, or, with ``targets``, the
@@ -68,18 +62,10 @@ def held_out_validation(
 
 
 
-def validate_held_out(
-    path: str | Path,
-    benchmark: str | list[str],
-    *,
-    max_params: float,
-    law: str = "two-step",
-    metric: str | None = None,
-    chance: float | str | None = "none",
-    min_train_tokens: float | str | None = "auto",
-    final_only: bool = False,
-    suite: str = "standard",
-) -> tuple[pd.DataFrame, str]:
+def validate_held_out(path: str | Path, benchmark: str | list[str], *, max_params: float, law: str = "two-step",
+                      metric: str | None = None, chance: float | str | None = "none",
+                      min_train_tokens: float | str | None = "auto", final_only: bool = False, suite: str = "standard"
+                      ) -> tuple[pd.DataFrame, str]:
     """The held-out check of the reference data at ``path``, whatever its format: (table, summary).
 
     ``min_train_tokens="auto"`` takes the format's default (3e9 on the Pythia folder: its warm-up

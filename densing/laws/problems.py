@@ -190,9 +190,8 @@ def _sigmoid_bounds_and_start(free, y, chance, ceiling, max_score):
     return lower, upper, start
 
 
-def performance_problem(
-    loss, score, *, chance: float | None = None, ceiling: float | None = None, max_score: float = 1.0
-) -> Problem:
+def performance_problem(loss, score, *, chance: float | None = None, ceiling: float | None = None,
+                        max_score: float = 1.0) -> Problem:
     """The performance law S = c / (1 + e^{−γ(L − l)}) + d (eq. 3), residual Ŝ − S.
 
     θ = (γ, l[, d][, u]) with γ ∈ [−200, −1e-3] (score rises as loss falls), l ≥ 0 (a loss) and a free d ≥ 0 (a score's
@@ -230,9 +229,8 @@ def performance_problem(
     )
 
 
-def composed_problem(
-    n_params, train_tokens, score, *, chance: float | None = None, ceiling: float | None = None, max_score: float = 1.0
-) -> Problem:
+def composed_problem(n_params, train_tokens, score, *, chance: float | None = None, ceiling: float | None = None,
+                     max_score: float = 1.0) -> Problem:
     """The composed law S = c / (1 + e^{−γ(a·N^-α + b·D^-β − l)}) + d on (N, D, S), γ = −1.
 
     θ = (ln a − α·m_N, α, ln b − β·m_D, β, l[, d][, u]) (:func:`_power_terms`); residual Ŝ − S; an analytic Jacobian.

@@ -54,31 +54,13 @@ FIT_CONSTRAINTS = {
 
 
 @validate_params(FIT_CONSTRAINTS)
-def fit_reference(
-    frame: pd.DataFrame,
-    benchmark: str | list[str],
-    *,
-    law: str = "two-step",
-    metric: str = "acc",
-    n_shot: int | None = None,
-    chance: float | str | None = None,
-    ceiling: float | None = None,
-    irreducible: bool = False,
-    max_score: float = 1.0,
-    min_train_tokens: float | None = None,
-    loss_points: str = "all",
-    final_checkpoints: int = 5,
-    min_run_fraction: float = 0.0,
-    d0: float = DEFAULT_D0,
-    n_boot: int = 200,
-    seed: int = 0,
-    bootstrap_unit: str = "auto",
-    jobs: int = 1,
-    robust_loss: str = "soft_l1",
-    score_scale: float = 0.02,
-    loss_scale: float = 0.05,
-    provenance: dict | None = None,
-) -> ReferenceFit:
+def fit_reference(frame: pd.DataFrame, benchmark: str | list[str], *, law: str = "two-step", metric: str = "acc",
+                  n_shot: int | None = None, chance: float | str | None = None, ceiling: float | None = None,
+                  irreducible: bool = False, max_score: float = 1.0, min_train_tokens: float | None = None,
+                  loss_points: str = "all", final_checkpoints: int = 5, min_run_fraction: float = 0.0,
+                  d0: float = DEFAULT_D0, n_boot: int = 200, seed: int = 0, bootstrap_unit: str = "auto", jobs: int = 1,
+                  robust_loss: str = "soft_l1", score_scale: float = 0.02, loss_scale: float = 0.05,
+                  provenance: dict | None = None) -> ReferenceFit:
     """A :class:`ReferenceFit`: the Densing Law fitted on reference models, with its bootstrap.
 
     ``frame``: a tidy table of the reference models (a DataFrame; counts written ``7B`` are parsed). ``benchmark``: one

@@ -226,25 +226,11 @@ def _items(count) -> str:
 ProgressCallback = Callable[[str], None]
 
 
-def measure(
-    models,
-    suite: str = "leaderboard-v1",
-    *,
-    limit: float | None = None,
-    local_data: bool = False,
-    data_root: str | Path | None = None,
-    store: str | Path | None = None,
-    results: str | Path | None = None,
-    n_boot: int | None = None,
-    seed: int = 0,
-    backend: str = "hf",
-    device: str | None = None,
-    batch_size: int | str = 1,
-    prefix_cache: bool = False,
-    on_progress: ProgressCallback | None = None,
-    measurement=None,
-    allow_unsafe_code: bool = False,
-) -> MeasureResult:
+def measure(models, suite: str = "leaderboard-v1", *, limit: float | None = None, local_data: bool = False,
+            data_root: str | Path | None = None, store: str | Path | None = None, results: str | Path | None = None,
+            n_boot: int | None = None, seed: int = 0, backend: str = "hf", device: str | None = None,
+            batch_size: int | str = 1, prefix_cache: bool = False, on_progress: ProgressCallback | None = None,
+            measurement=None, allow_unsafe_code: bool = False) -> MeasureResult:
     """Evaluate ``models`` on ``suite`` and place them on the density chart (module docstring) → :class:`MeasureResult`.
 
     ``models``: a models file or a list of model specs / mappings (as ``densing eval``). ``limit``: at most N items per

@@ -114,16 +114,9 @@ def select_options(frame: pd.DataFrame, benchmarks: dict[str, str]) -> LadderOpt
     return LadderOptions(irreducible=irreducible, floor=floor, table=table, held_size=largest)
 
 
-def fit_ladder(
-    frame: pd.DataFrame,
-    benchmarks: dict[str, str],
-    *,
-    options: LadderOptions | None = None,
-    n_boot: int = 200,
-    seed: int = 0,
-    jobs: int = 1,
-    provenance: dict | None = None,
-) -> tuple[dict[str, ReferenceFit], LadderOptions]:
+def fit_ladder(frame: pd.DataFrame, benchmarks: dict[str, str], *, options: LadderOptions | None = None,
+               n_boot: int = 200, seed: int = 0, jobs: int = 1, provenance: dict | None = None
+               ) -> tuple[dict[str, ReferenceFit], LadderOptions]:
     """Fit every benchmark of a ladder by the module's rules; returns the fits and the options.
 
     Each fit keeps its loss stage's points (one per run) but not the performance stage's checkpoints
