@@ -145,19 +145,14 @@ def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: floa
     bound by the one rule), ``near_chance`` (:func:`near_chance`), ``effective_params`` (ρ·N), ``reference`` (the inversion the row comes from) and ``d0``.
     """
     solved = solve_densities(models, inversion, seed=seed, level=level, n_draws=n_draws)
-    params = models["params"].to_numpy(float)
-    out = models[["model", "params", "release_date"] + [c for c in ("family",) if c in models.columns]].copy()
-    for name, values in [*solved.columns.items(),
-                         *per_benchmark_intervals(models, inversion, seed=seed, level=level, n_draws=n_draws).items()]:
-        out[name] = values
-    out["density"] = np.exp(solved.log_density)
-    out["bound"] = bound_words(solved.kind)
-    out["density_ci_low"], out["density_ci_high"] = solved.low, solved.high
-    out["near_chance"] = near_chance(*arrays(models, inversion.benchmarks), inversion.benchmarks)
+    density = np.exp(solved.log_density)
+    out = models[["model", "params", "release_date"] + [c for c in ("family",) if c in models.columns]].assign(
+        **solved.columns, **per_benchmark_intervals(models, inversion, seed=seed, level=level, n_draws=n_draws),
+        density=density, bound=bound_words(solved.kind), density_ci_low=solved.low, density_ci_high=solved.high,
+        near_chance=near_chance(*arrays(models, inversion.benchmarks), inversion.benchmarks))
     out["reading"] = readings(out)
-    out["effective_params"] = np.exp(solved.log_density) * params
-    out["reference"] = inversion.name
-    out["d0"] = inversion.d0
+    out = out.assign(effective_params=density * models["params"].to_numpy(float), reference=inversion.name,
+                     d0=inversion.d0)
     return out.sort_values("density", ascending=False).reset_index(drop=True)
 
 

@@ -16,12 +16,10 @@ ceiling. It is the default, chosen by ``studies/family_law_shape.py`` (held-out 
 family's largest member: ``studies/family_law_shape.results.txt``); rules v1 and v2 keep the logistic in ln N, fitted
 by least squares on logits (``tools/build_tables.py``).
 
-**The fit is by binomial maximum likelihood**: a member's score S_i is a share
-of n_i items (:data:`densing.data.benchmarks.ITEM_COUNTS`), its log-likelihood n_i·[S_i·ln p_i + (1 − S_i)·ln(1 − p_i)]
-with p_i = S(N_i), maximised by Fisher scoring (:mod:`densing.laws.family_likelihood`; McCullagh & Nelder 1989,
-§2.5 and §9.2). Its uncertainty is parametric: (γ, l) drawn from N(θ̂, φ̂·I(θ̂)⁻¹), I the Fisher information and
-φ̂ = max(1, X²/(m − 2)) the Pearson dispersion over the m members (1 when m = 2); draws with γ ≤ 0 are redrawn
-(counted). A bootstrap over 3–7 members has a handful of distinct resamples, so it is not used;
+**The fit is by binomial maximum likelihood** (:mod:`densing.laws.family_likelihood`; each score a share of n_i items,
+:data:`densing.data.benchmarks.ITEM_COUNTS`). Its uncertainty is parametric: (γ, l) drawn from N(θ̂, φ̂·I(θ̂)⁻¹), I the
+Fisher information and φ̂ = max(1, X²/(m − 2)) the Pearson dispersion over the m members (1 when m = 2); draws with
+γ ≤ 0 are redrawn (counted). A bootstrap over 3–7 members has a handful of distinct resamples, so it is not used;
 ``studies/capability_coverage.py`` checks the interval on planted families.
 
 The inverse is the effective size at the family's budget:

@@ -1,8 +1,6 @@
-"""The schema of a fit file (:data:`FORMAT`, checked by :func:`check_fit_dict`: one InputError naming the file, the
-field, the draw, the value and the law's domain :data:`FIT_DOMAIN`), the points a reference fit is made on
-(:func:`select_points` for one benchmark or the per-model mean of several; the cuts :func:`final_points`,
-:func:`past_run_fraction` and :func:`reference_subset`; :func:`point_tuples` as a file stores them and
-:func:`data_hash` as it records them), one fitted stage (:class:`StageFit`) and the verdicts on a fit.
+"""The schema of a fit file (:data:`FORMAT`, checked by :func:`check_fit_dict` against the law's domain
+:data:`FIT_DOMAIN`), the points a reference fit is made on (:func:`select_points` and the cuts of them), one fitted
+stage (:class:`StageFit`) and the verdicts on a fit.
 """
 from __future__ import annotations
 
@@ -193,11 +191,9 @@ def select_points(frame: pd.DataFrame, benchmark: str | list[str], *, metric: st
 
 
 def final_points(points: pd.DataFrame, last: int = 5) -> pd.DataFrame:
-    """One point per run: the mean score and loss of its last ``last`` checkpoints, at the last D.
-
-    A run's intermediate checkpoints sit inside its learning-rate schedule, so the loss law is
-    fitted on each run's end (AI2 fits its ladder's step 1 on the final checkpoints, smoothed by a
-    moving average of 5: allenai/OLMo-ladder ``src/scripts/paper/README.md``, ``--moving_avg 5``).
+    """One point per run: the mean score and loss of its last ``last`` checkpoints, at the last D (a run's earlier
+    checkpoints sit inside its learning-rate schedule; AI2 fits its ladder's step 1 so: allenai/OLMo-ladder
+    ``src/scripts/paper/README.md``, ``--moving_avg 5``).
     """
     if last < 1:
         raise InputError(f"final checkpoints: expected a positive count, got {last!r}")
@@ -322,12 +318,8 @@ def fit_verdict(fit) -> str | None:
 
 
 def interval_notes(fit, level: float = 0.95) -> list[str]:
-    """One sentence per parameter whose bootstrap percentile interval does not contain its point estimate.
-
-    The draws are refits of resampled points started from the point fit; when most of them settle
-    elsewhere (a flat or multi-modal cost surface: the parameter is poorly determined by the data),
-    their percentile interval can miss the point estimate. Such an interval is reported as it is,
-    with this note, rather than re-centred.
+    """One sentence per parameter whose bootstrap percentile interval misses its point estimate (most refits settle
+    elsewhere: a flat or multi-modal cost surface). Such an interval is reported as it is, with this note.
     """
     return [f"{row.parameter} = {row.estimate:.4g} lies outside its bootstrap interval "
             f"[{row.ci_low:.4g}, {row.ci_high:.4g}]: the resampled fits settle elsewhere, "
