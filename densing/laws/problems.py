@@ -1,11 +1,7 @@
 """Each law of :mod:`densing.laws.forms` as a least-squares problem: its internal parameterisation θ, residual,
-bounds and starting points (:func:`densing.laws.fit.fit_stage` solves any of them).
-
-- the loss law ``L = a·N^-α + b·D^-β [+ E]`` is fitted in log space, residual ln L̂ − ln L
-  (Xiao et al. 2024, eq. 2; log-space fitting as in Hoffmann et al. 2022), with a = e^{θ₀},
-  b = e^{θ₂} so that the amplitudes stay positive;
-- the performance law ``S = c / (1 + e^{−γ(L − l)}) + d`` (eq. 3), residual Ŝ − S, with γ < 0;
-- the composed law (eqs. 2+3) on (N, D, S), with γ fixed to −1 (see :mod:`densing.laws.forms`).
+bounds and starting points (:func:`densing.laws.fit.fit_stage` solves any of them): the loss law in log space, residual
+ln L̂ − ln L (log-space fitting as in Hoffmann et al. 2022), the performance law and the composed law (γ = −1) on
+scores, residual Ŝ − S.
 """
 from __future__ import annotations
 
@@ -195,9 +191,7 @@ def performance_problem(loss, score, *, chance: float | None = None, ceiling: fl
     """The performance law S = c / (1 + e^{−γ(L − l)}) + d (eq. 3), residual Ŝ − S.
 
     θ = (γ, l[, d][, u]) with γ ∈ [−200, −1e-3] (score rises as loss falls), l ≥ 0 (a loss) and a free d ≥ 0 (a score's
-    floor). ``chance`` fixes d
-    (the benchmark's floor) and ``ceiling`` fixes c + d, when the user says so; otherwise
-    c = (max_score − d)·u (see :func:`_sigmoid_layout`).
+    floor); ``chance`` and ``ceiling`` fix d and c + d (:func:`_sigmoid_layout`).
     """
     x = np.asarray(loss, float)
     y = np.asarray(score, float)
