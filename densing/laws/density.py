@@ -72,10 +72,9 @@ def bound_words(kind: np.ndarray) -> np.ndarray:
 class Densities:
     """What :func:`solve_densities` gives for the rows of ``models``, in their order.
 
-    ``log_density``: ln ρ, or the bound's ln ρ; ``kind``: 0 exact, +1 lower bound, −1 upper bound,
-    NaN dropped; ``low``/``high``: the interval of ρ (NaN without draws); ``draws``: ln ρ of each
-    draw (draws × models) with a bound as −∞ / +∞, or ``None``; ``columns``: the joint inversion's
-    Birge ratio and per-benchmark densities.
+    ``log_density``: ln ρ, or the bound's ln ρ; ``kind``: 0 exact, +1 lower bound, −1 upper bound, NaN dropped;
+    ``low``/``high``: the interval of ρ (NaN without draws); ``draws``: ln ρ of each draw (draws × models) with a bound
+    as −∞ / +∞, or ``None``; ``columns``: the joint inversion's Birge ratio and per-benchmark densities.
     """
 
     log_density: np.ndarray
@@ -199,23 +198,18 @@ def compute_density(targets: pd.DataFrame, fits: ReferenceFit | Iterable[Referen
                     intervals: bool = True, include_poor_fits: bool = False) -> pd.DataFrame:
     """A table of the effective parameter size and capacity density ρ = N̂/N of every target model (eq. 4).
 
-    ``targets`` is a tidy results table; each fit picks the rows of its benchmark(s) and metric (a mean fit inverts
-    the mean score). Each fit's densities and intervals are :func:`solve_densities`' through
-    ``PerBenchmark(fit, d0)`` — the numbers of :func:`density_table` for the same rows, seed and level — with a
-    missing standard error filled binomially (:func:`densing.data.benchmarks.with_stderr`). A censored density is
-    its bound: ``density`` holds the bound and ``bound`` says which ("upper bound": ρ ≤ it; "lower bound": ρ ≥ it;
-    "dropped": NaN, the law cannot express even the bound); ``censored`` keeps the reason and ``loss_hat`` L̂;
-    ``reading`` reads each row by the one rule (:func:`readings`: an interval reaching 0 or ∞ makes a bound too).
-    With ``aggregate`` and several fits, one more row per model (benchmark ``geomean``) holds the geometric mean
-    ρ_geo = exp(mean_i ln ρ_i) of its per-benchmark densities, its interval the percentile interval of the
-    per-draw geometric means (a draw mixing −∞ and +∞ left out); it is a bound where a component is (reason
-    ``component_censored``) and dropped where components bound it in opposite directions.
-    ``fits``: a :class:`ReferenceFit`, a fit file or a shipped fit's short name (``"llama-3.1_mmlu"``, as the CLI's
-    ``--fit``), or a list or mapping of them. ``targets`` is checked as a table file is (counts written ``7B`` parsed;
-    an impossible score, a missing column: an InputError naming ``targets``, the row and the field).
-    ``intervals=False`` skips the confidence intervals (NaN) when only point values are needed.
-    A fit with a verdict (:func:`densing.laws.fit_schema.fit_verdict`: R² below 0.5) keeps its rows, with the verdict in
-    the ``fit_verdict`` column, but is left out of the geometric mean unless ``include_poor_fits``.
+    ``targets``: a tidy results table, checked as a table file is (an InputError naming ``targets``, the row and the
+    field); each fit picks the rows of its benchmark(s) and metric (a mean fit inverts the mean score), with the
+    numbers of :func:`density_table` through ``PerBenchmark(fit, d0)`` for the same rows, seed and level. A censored
+    density is its bound: ``bound`` says which (:func:`bound_words`), ``censored`` keeps the reason, ``loss_hat`` L̂;
+    ``reading`` reads each row by the one rule (:func:`readings`). With ``aggregate`` and several fits, one more row
+    per model (benchmark ``geomean``) holds ρ_geo = exp(mean_i ln ρ_i), its interval the percentile interval of the
+    per-draw geometric means (a draw mixing −∞ and +∞ left out); a bound where a component is (reason
+    ``component_censored``), dropped where components bound it in opposite directions. ``fits``: a
+    :class:`ReferenceFit`, a fit file or a shipped fit's short name (as the CLI's ``--fit``), or a list or mapping of
+    them. ``intervals=False`` skips the intervals (NaN). A fit with a verdict
+    (:func:`densing.laws.fit_schema.fit_verdict`: R² below 0.5) keeps its rows, the verdict in ``fit_verdict``, but is
+    left out of the geometric mean unless ``include_poor_fits``.
     """
     fits = as_fits(fits, "fits")
     targets = table_argument(targets, "targets")

@@ -77,7 +77,8 @@ def family_arrays(table: pd.DataFrame, family: str, benchmark: str, *,
                   metric: str | None = None) -> tuple[dict[str, np.ndarray], dict]:
     """The family's members usable for a fit of ``benchmark`` as plain arrays ``model``, ``params``, ``train_tokens``,
     ``score`` (by size, then name), and the dropped models: ``moe`` (an ``active_params`` value: not dense),
-    ``no_tokens`` (unknown training budget), ``no_score``. A score at or below chance is kept: the likelihood weighs it."""
+    ``no_tokens`` (unknown training budget), ``no_score``. A score at or below chance is kept (the likelihood weighs
+    it)."""
     metric = metric if metric is not None else table_metric(table, benchmark)
     mine = family_columns(table, family)
     members = mine["members"]

@@ -88,7 +88,8 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
     specs = as_model_specs(models)
     if not isinstance(suite, str):
         raise InputError(f"suite: expected a suite name, got {suite!r}")
-    names, left_out = suite_benchmarks(suite.strip(), local_data=local_data)
+    suite = suite.strip()
+    names, left_out = suite_benchmarks(suite, local_data=local_data)
     validate({k: SWEEP_CONSTRAINTS[k] for k in ("limit", "device")}, limit=limit, device=device)
     from densing.eval.store import part_path
 
@@ -97,18 +98,18 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
             check_offline_source(spec)
     validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
     root = sweep_data_root(names, local_data, data_root)  # the local splits' folder, checked; None from the Hub
-    table = suite_table(suite.strip())
+    table = suite_table(suite)
     if not table.is_file():  # a suite of another table than the public one (SUITE_TABLES) needs that table shipped
-        raise InputError(f"--suite {suite.strip()}: its target table results/{table.relative_to(RESULTS).as_posix()} "
+        raise InputError(f"--suite {suite}: its target table results/{table.relative_to(RESULTS).as_posix()} "
                          "is not shipped, so there is no table to place the models against")
     # the headline is measured on the first benchmark set that the reference rule gives a reference (the table's sets)
-    from densing.registry import table_for_path as for_path
+    from densing.registry import table_for_path
 
-    inverted = {b for _, members in for_path(table).sets.values() for b in members}
+    inverted = {b for _, members in table_for_path(table).sets.values() for b in members}
     if not inverted & {PUBLIC_TABLE_BENCHMARKS[b] for b in names}:
-        raise InputError(f"--suite {suite.strip()}: none of its benchmarks ({', '.join(names)}) is in a benchmark set the "
+        raise InputError(f"--suite {suite}: none of its benchmarks ({', '.join(names)}) is in a benchmark set the "
                          f"headline is measured on ({', '.join(sorted(inverted))}), so no score could be inverted")
-    return Plan(tuple(specs), suite.strip(), tuple(names), tuple(left_out), None if limit is None else float(limit), root)
+    return Plan(tuple(specs), suite, tuple(names), tuple(left_out), None if limit is None else float(limit), root)
 
 
 def binomial_items_stderr(score, items) -> np.ndarray:

@@ -1,34 +1,30 @@
 """A model ladder as a reference: the two-step law on runs of one recipe, choices made inside it.
 
-A *ladder* is one training recipe run at several sizes N and token budgets D, each run logging
-many checkpoints with a conditional loss and a score (AI2's OLMo ladder: Bhagia et al. 2024,
-arXiv 2412.04403; :mod:`densing.data.olmo`). :func:`fit_ladder` fits the Densing Law's two steps
-on it (Xiao et al. 2024, eqs. 2–3)::
+A *ladder* is one training recipe run at several sizes N and token budgets D, each run logging many checkpoints with a
+conditional loss and a score (AI2's OLMo ladder: Bhagia et al. 2024, arXiv 2412.04403; :mod:`densing.data.olmo`).
+:func:`fit_ladder` fits the Densing Law's two steps on it (Xiao et al. 2024, eqs. 2–3)::
 
     L(N, D) = a·N^-α + b·D^-β [+ E]          on each run's final point
     S(L)    = c / (1 + e^(−γ(L − l))) + d    on the checkpoints past 10% of each run
 
 with every choice fixed by a rule that looks only at the ladder, never at a held-out model:
 
-1. **Data of each step.** The loss law is fitted on one point per run, the mean of its last 5
-   checkpoints (a run's intermediate checkpoints sit inside its learning-rate schedule); the
-   performance law on every checkpoint at or past 10% of its run's tokens. Both are AI2's
-   (``--moving_avg 5``, ``--skip_perc 0.1`` in allenai/OLMo-ladder ``src/scripts/paper/README.md``).
-2. **The irreducible term E, per task.** Fit the two-step law with and without E on the runs
-   below the ladder's largest size and predict the largest size's final *scores* (the chained
-   prediction: step 1, then step 2, with the floor free); keep E where the mean absolute
-   relative score error is lower (a tie — within 0.1% of each other, as when the fitted E
-   collapses to zero — keeps the simpler law, without E). The criterion is the score because
-   the score is what a reference predicts and inverts; the loss-only error is kept in the table
-   (``loss_error``) and, used as the criterion instead, is a row of the check's sensitivity table.
-3. **The sigmoid's floor d, one choice for the whole ladder.** Free, or fixed at the task's
-   chance level: the variant with the lower mean absolute relative error of the chained
-   prediction of the largest size's final scores from the smaller sizes, averaged over the
-   tasks (each with its rule-2 choice of E), is used for every task.
+1. **Data of each step.** The loss law on one point per run, the mean of its last 5 checkpoints (a run's intermediate
+   checkpoints sit inside its learning-rate schedule); the performance law on every checkpoint at or past 10% of its
+   run's tokens. Both are AI2's (``--moving_avg 5``, ``--skip_perc 0.1`` in allenai/OLMo-ladder
+   ``src/scripts/paper/README.md``).
+2. **The irreducible term E, per task.** Fit the two-step law with and without E on the runs below the ladder's
+   largest size and predict the largest size's final *scores* (the chained prediction: step 1, then step 2, the floor
+   free); keep E where the mean absolute relative score error is lower (a tie within 0.1%, as when the fitted E
+   collapses to zero, keeps the law without E). The score is the criterion because it is what a reference predicts
+   and inverts; the loss-only error is kept in the table (``loss_error``), and as the criterion it is a row of the
+   check's sensitivity table.
+3. **The sigmoid's floor d, one choice for the whole ladder.** Free, or fixed at the task's chance level: the variant
+   with the lower mean absolute relative error of that chained prediction, averaged over the tasks (each with its
+   rule-2 choice of E), is used for every task.
 
-The split in rules 2–3 (fit N < N_max, predict N_max) mirrors what the ladder is for:
-extrapolating in N; it never sees OLMo-2 7B or 13B. :func:`select_options` returns the choices
-and the table they came from.
+Rules 2–3 (fit N < N_max, predict N_max) mirror what the ladder is for, extrapolating in N; they never see OLMo-2 7B
+or 13B. :func:`select_options` returns the choices and the table they came from.
 """
 from __future__ import annotations
 
@@ -103,7 +99,8 @@ def select_options(frame: pd.DataFrame, benchmarks: dict[str, str]) -> LadderOpt
                     final_checkpoints=FINAL_CHECKPOINTS, min_run_fraction=MIN_RUN_FRACTION, n_boot=0,
                 )
                 predicted = fit.predict_score(target["params"], target["train_tokens"])
-                rows.append({"benchmark": benchmark, "irreducible": irreducible, "floor": floor, "loss_error": loss_error,
+                rows.append({"benchmark": benchmark, "irreducible": irreducible, "floor": floor,
+                             "loss_error": loss_error,
                              "score_error": float(np.mean(np.abs(predicted - target["score"]) / target["score"]))})
     table = pd.DataFrame(rows)
     irreducible = choose_irreducible(table, "score")
@@ -124,8 +121,8 @@ def fit_ladder(frame: pd.DataFrame, benchmarks: dict[str, str], *, options: Ladd
     options = options or select_options(frame, benchmarks)
     fits = {}
     record = {
-        "ladder_rules": "densing.laws.ladder (final points for the loss law, checkpoints past 10% for the performance law; "
-        "E and floor chosen by the chained score error of extrapolating to the ladder's largest size)",
+        "ladder_rules": "densing.laws.ladder (final points for the loss law, checkpoints past 10% for the performance "
+        "law; E and floor chosen by the chained score error of extrapolating to the ladder's largest size)",
         "ladder_held_size": options.held_size, "ladder_floor": options.floor, **(provenance or {}),
     }
     for benchmark, metric in benchmarks.items():
@@ -180,14 +177,10 @@ def predict_held_out(fit: ReferenceFit, targets: pd.DataFrame, level: float = 0.
 
 
 def density_table(fits: dict[str, ReferenceFit], targets: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
-    """Density of each target at its own token count (D0 = the target's D), with κ.
-
-    ρ = N̂/N with N̂ the size a ladder model trained on the target's own D tokens would need for
-    the target's score (Xiao et al. 2024, eq. 4 at D0 = D): a model of the ladder's recipe should
-    come out at ρ ≈ 1. The interval combines the fit's bootstrap draws and the score's binomial
-    standard error (:func:`densing.laws.density.density_at_own_tokens`; a censored ρ is its bound, ``bound`` says
-    which); ``conditioning`` is κ, the fold change of ρ for one standard error of the score
-    (:func:`densing.laws.inversion.conditioning`); ``ci_fold`` is the interval's width as a factor (high / low).
+    """Density of each target at its own token count (Xiao et al. 2024, eq. 4 at D0 = the target's D: ρ ≈ 1 expected
+    of the ladder's recipe), its interval from the fit's draws and the score's binomial standard error
+    (:func:`densing.laws.density.density_at_own_tokens`; a censored ρ is its bound), ``conditioning`` κ (the fold
+    change of ρ for one standard error: :func:`densing.laws.inversion.conditioning`) and ``ci_fold`` (high / low).
     """
     out = density_at_own_tokens(targets, list(fits.values()), level=level, aggregate=False)
     out["conditioning"] = [
