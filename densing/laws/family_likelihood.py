@@ -31,10 +31,10 @@ Z_95 = 1.959963984540054
 class LikelihoodFit:
     """The binomial maximum-likelihood family law on one benchmark (module docstring).
 
-    The linear predictor is η = g·(x − ``centre``) + h, x the shape's covariate (ln N or u; centred for
-    conditioning); γ = g and l = centre − h/g. ``covariance`` is φ̂·I(g, h)⁻¹, ``dispersion`` φ̂ the Pearson dispersion
-    used (its floor, its own), ``own_dispersion`` the family's own X²/(m − 2) (NaN with two members),
-    ``converged`` whether Fisher scoring met its tolerance.
+    The linear predictor is η = g·(x − ``centre``) + h, x the shape's covariate (ln N or u; centred for conditioning); γ
+    = g and l = centre − h/g. ``covariance`` is φ̂·I(g, h)⁻¹, ``dispersion`` the φ̂ used (its floor, its own),
+    ``own_dispersion`` the family's own X²/(m − 2) (NaN with two members), ``converged`` whether Fisher scoring met its
+    tolerance.
     """
 
     slope: float

@@ -51,11 +51,8 @@ def fit_stage(problem: Problem, *, loss: str = "soft_l1", f_scale: float = 1.0, 
 
 
 def refit_from(problem: Problem, params: dict[str, float], *, loss: str, f_scale: float) -> StageFit:
-    """Refit ``problem`` from one warm start at ``params`` (used by the bootstrap).
-
-    Unit variable scaling: from a warm start it needs about half the evaluations of Jacobian
-    scaling (measured on the Pythia composed fits, bench/bootstrap_density.py).
-    """
+    """Refit ``problem`` from one warm start at ``params`` (the bootstrap's refit), with unit variable scaling: from a
+    warm start it needs about half the evaluations of Jacobian scaling (bench/bootstrap_density.py)."""
     warm = Problem(**{**problem.__dict__, "starts": [theta_from_params(problem, params)]})
     return fit_stage(warm, loss=loss, f_scale=f_scale, x_scale=1.0)
 
@@ -64,12 +61,9 @@ UNITS = ("series", "point")
 
 
 def stage_problems(data, picks, *, law, irreducible, chance, ceiling, max_score):
-    """The least-squares problems of ``law``: stage k on the points ``picks[k]`` of ``data[k]``.
-
-    ``data[k]`` is (params, train_tokens, score, loss) of stage k's points; the two-step law's
-    stages are L(N, D) = a·N^-α + b·D^-β [+E] then S(L) = c/(1 + e^{−γ(L − l)}) + d, the composed
-    law one stage S(N, D) (Xiao et al. 2024, eqs. 2–3).
-    """
+    """The least-squares problems of ``law``: stage k on the points ``picks[k]`` of ``data[k]``, (params, train_tokens,
+    score, loss); the two-step law's stages L(N, D) = a·N^-α + b·D^-β [+E] then S(L) = c/(1 + e^{−γ(L − l)}) + d, the
+    composed law's one stage S(N, D) (Xiao et al. 2024, eqs. 2–3)."""
     if law == "two-step":
         n, t, _, x = (a[picks[0]] for a in data[0])
         _, _, s2, x2 = (a[picks[1]] for a in data[1])
@@ -126,11 +120,9 @@ def refit_chunk(task: RefitTask, resamples) -> list:
 
 
 def run(task: RefitTask, resamples: list, *, jobs: int = 1) -> list:
-    """The refitted parameters of every resample, in resample order (None where a refit failed).
-
-    With ``jobs`` > 1 (and at least two resamples per process) the resamples are dealt round-robin
-    to ``jobs`` processes; the order is restored, so the draws are the same for any ``jobs``.
-    """
+    """The refitted parameters of every resample, in resample order (None where a refit failed): with ``jobs`` > 1 (and
+    two resamples a process) dealt round-robin to ``jobs`` processes, the order restored, so the draws are the same for
+    any ``jobs``."""
     n_boot = len(resamples)
     chunks = [resamples[i::jobs] for i in range(jobs)] if jobs > 1 and n_boot >= 2 * jobs else [resamples]
     if len(chunks) == 1:

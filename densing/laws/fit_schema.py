@@ -155,12 +155,9 @@ POINT_COLUMNS = ("model", "params", "train_tokens", "score", "loss", "run")
 
 def select_points(frame: pd.DataFrame, benchmark: str | list[str], *, metric: str = "acc", n_shot: int | None = None,
                   need_loss: bool = False) -> tuple[str, pd.DataFrame]:
-    """Reference points (model, params, train_tokens, score, loss, run) for a benchmark.
-
-    A list of benchmarks gives their per-model average (models with all of them), as the paper
-    fits the average score across benchmarks; its name is ``mean(b1,b2,…)``. ``run`` is the
-    table's ``run`` column where set (checkpoints of one training run), else the model.
-    """
+    """Reference points (model, params, train_tokens, score, loss, run) for a benchmark, or the per-model mean of a list
+    of benchmarks (models with all of them, as the paper fits the average score), named ``mean(b1,b2,…)``. ``run`` is
+    the table's ``run`` column where set (checkpoints of one training run), else the model."""
     names = [benchmark] if isinstance(benchmark, str) else list(benchmark)
     rows = frame[frame["benchmark"].isin(names) & (frame["metric"] == metric)]
     if n_shot is not None:
@@ -208,11 +205,8 @@ def final_points(points: pd.DataFrame, last: int = 5) -> pd.DataFrame:
 
 
 def past_run_fraction(points: pd.DataFrame, fraction: float) -> pd.DataFrame:
-    """Checkpoints at or past ``fraction`` of their run's final token count.
-
-    AI2 skips the first 10% of each ladder run in its step 2 (``--skip_perc 0.1``): early
-    checkpoints are far from the trained models the law is used for.
-    """
+    """Checkpoints at or past ``fraction`` of their run's final token count (AI2 skips the first 10% of each ladder run
+    in its step 2, ``--skip_perc 0.1``: early checkpoints are far from the trained models the law is used for)."""
     if not 0.0 <= fraction < 1.0:
         raise InputError(f"run fraction: expected a number in [0, 1), got {fraction!r}")
     final = points.groupby("run")["train_tokens"].transform("max")
@@ -271,11 +265,8 @@ def r_squared(observed: np.ndarray, predicted: np.ndarray) -> float:
 
 @dataclass(frozen=True)
 class StageFit(Result):
-    """One fitted law: parameters, what was held fixed, and goodness-of-fit diagnostics.
-
-    ``r_squared`` and ``rmse`` are on the natural scale of the fitted quantity (loss or score);
-    ``residuals`` are prediction − observation in that scale, in input order.
-    """
+    """One fitted law: parameters, what was held fixed, and goodness-of-fit diagnostics: ``r_squared``, ``rmse`` and
+    ``residuals`` (prediction − observation, in input order) on the natural scale of the fitted loss or score."""
     _dict_exclude = ("residuals",)
 
     law: str

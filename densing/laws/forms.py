@@ -71,8 +71,8 @@ def loss_for_score(score, c, gamma, l, d):
 def params_for_loss(loss, train_tokens, a, alpha, b, beta, E=0.0):
     """N̂ = ((L̂ − b·D0^-β − E) / a)^(−1/α)  (Xiao et al. 2024, eq. 4, second half).
 
-    Defined where L̂ exceeds the data-limited floor b·D0^-β + E; elsewhere returns +inf (no finite
-    model size reaches that loss at D0 tokens). NaN losses stay NaN.
+    Defined where L̂ exceeds the data-limited floor b·D0^-β + E; elsewhere +inf (no finite model size reaches that loss
+    at D0 tokens). NaN losses stay NaN.
     """
     x = np.asarray(loss, dtype=float)
     floor = b * np.asarray(train_tokens, dtype=float) ** (-beta) + E
@@ -190,12 +190,12 @@ LOSS_LAWS = {law.name: law for law in (HOFFMANN_2022, BESIROGLU_2024)}
 
 
 def translate_members(params, tokens, d0, law: LossLaw = HOFFMANN_2022) -> tuple[np.ndarray, list[str]]:
-    """Each member's size at one training budget ``d0`` (tokens) under ``law``, and one sentence per
-    member with no such size (member i is ``params[i]``, trained on ``tokens[i]``).
+    """Each member's size at one training budget ``d0`` (tokens) under ``law``, and one sentence per member with no such
+    size (member i is ``params[i]``, trained on ``tokens[i]``).
 
-    N' = (A / (A·N^-α + B·(D^-β − D0^-β)))^(1/α), from L(N, D) = E + A·N^-α + B·D^-β (Hoffmann et
-    al. 2022, arXiv 2203.15556, approach 3): N' on D0 tokens reaches the loss N reaches on D.
-    A member whose loss is at or below E + B·D0^-β has none: NaN, and the sentence says why.
+    N' = (A / (A·N^-α + B·(D^-β − D0^-β)))^(1/α), from L(N, D) = E + A·N^-α + B·D^-β (Hoffmann et al. 2022, arXiv
+    2203.15556, approach 3): N' on D0 tokens reaches the loss N reaches on D; none (NaN) where that loss is at or below
+    E + B·D0^-β.
     """
     sizes = np.atleast_1d(law.size_at(params, tokens, d0)).ravel()
     params, tokens = (np.ravel(v) for v in np.broadcast_arrays(np.asarray(params, float), np.asarray(tokens, float)))

@@ -46,11 +46,9 @@ ABOVE_LARGEST_N = "above the reference's largest N"
 def extrapolation_notes(fit: ReferenceFit, effective_params, d0: float | None = None) -> list[str | None]:
     """Where an inversion leaves the reference's data, in words; ``None`` where it stays inside.
 
-    N̂ is the size at which the reference's loss law, evaluated at D0 tokens, reaches the target's
-    score (eq. 4). That is an interpolation only while (N̂, D0) lies within the points the law was
-    fitted on: N̂ between their smallest and largest N, and D0 at most their largest D. Outside,
-    the number rests on the law's functional form alone, which the reference's data did not test.
-    Censored values (N̂ = 0 or ∞) have their own reason and get no note here.
+    N̂ (eq. 4) is an interpolation only while (N̂, D0) lies within the points the law was fitted on: N̂ between their
+    smallest and largest N, and D0 at most their largest D; outside, it rests on the law's form alone. Censored values
+    (N̂ = 0 or ∞) have their own reason and get no note here.
     """
     sizes = np.asarray(effective_params, float)
     points = fit.loss_points_frame()
@@ -80,10 +78,9 @@ def conditioning(fit: ReferenceFit, scores, stderr, d0: float | None = None) -> 
 
         κ(S) = max(ρ(S + σ) / ρ(S), ρ(S) / ρ(S − σ))   (≥ 1; +inf where S ± σ is censored)
 
-    The inversion N̂ = ((L̂(S) − b·D0^-β − E)/a)^(−1/α) divides by the excess of L̂ over the
-    data-limited floor, which nears zero for strong models, so a small error in S becomes a large
-    factor in ρ. κ is that factor for one σ (the larger of the two one-sided ratios); NaN where σ
-    is unknown or ρ(S) itself is censored.
+    The inversion N̂ = ((L̂(S) − b·D0^-β − E)/a)^(−1/α) divides by the excess of L̂ over the data-limited floor, which
+    nears zero for strong models, so a small error in S becomes a large factor in ρ. NaN where σ is unknown or ρ(S) is
+    censored.
     """
     s = np.asarray(scores, float)
     sigma = np.asarray(stderr, float)

@@ -336,11 +336,9 @@ def skill_variance(fits: list[ReferenceFit], scores, stderr) -> float:
 def invert_joint(fits: list[ReferenceFit], scores, stderr, *, skill: str = "pooled", skill2: float | None = None) -> JointInversion:
     """x̂ per model (module docstring); ``scores`` and ``stderr`` of shape (models, B), B = len(fits).
 
-    A missing score (NaN) is a benchmark the model was not scored on: it has no term in χ², no
-    weight in the start point, and the model is left out of the skill variance's estimate (which
-    needs every score); a model needs at least one score.
-
-    ``skill="pooled"`` estimates s² from these models (or takes ``skill2``); ``"none"`` sets it to 0.
+    A missing score (NaN) is a benchmark the model was not scored on: no term in χ², no weight in the start point, and
+    the model left out of the skill variance's estimate; a model needs one score. ``skill="pooled"`` estimates s² from
+    these models (or takes ``skill2``); ``"none"`` sets it to 0.
     """
     if not isinstance(fits, (list, tuple)) or not fits or not all(isinstance(f, ReferenceFit) for f in fits):
         raise InputError(f"fits: expected a non-empty list of ReferenceFit, got {str(fits)[:80]}")

@@ -59,13 +59,11 @@ def _counts(values, name: str) -> np.ndarray:
 class ReferenceFit(Result):
     """A fitted reference law for one benchmark (or an average of benchmarks).
 
-    ``kind`` is the law (``two-step`` or ``composed``); ``benchmarks`` the benchmark(s) whose score
-    the law predicts (several: their per-model mean, named ``benchmark``); ``loss_unit`` the unit
-    of the two-step law's loss (``nats`` or ``bpb``). ``params`` holds the natural parameters
-    a, alpha, b, beta[, E], c, gamma, l, d; ``stages`` the per-stage fits (loss + performance for
-    two-step, composed otherwise); ``bootstrap`` one row of parameters per bootstrap resample,
-    columns ``bootstrap_names``. ``points`` are the points of the score stage and ``loss_points``
-    those of the loss stage where they differ (e.g. each run's final checkpoints).
+    ``kind`` is the law; ``benchmarks`` the benchmark(s) whose score it predicts (several: their per-model mean, named
+    ``benchmark``); ``loss_unit`` the unit of the two-step law's loss (``nats`` or ``bpb``). ``params`` holds the
+    natural parameters a, alpha, b, beta[, E], c, gamma, l, d; ``stages`` the per-stage fits; ``bootstrap`` one row of
+    parameters per resample, columns ``bootstrap_names``. ``points`` are the score stage's points, ``loss_points`` the
+    loss stage's where they differ (e.g. each run's final checkpoints).
     """
     _dict_exclude = ("stages", "bootstrap", "points", "loss_points", "provenance")
 

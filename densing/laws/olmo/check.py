@@ -1,11 +1,10 @@
 """The OLMo ladder's check: held-out OLMo-2 7B/13B predictions beside AI2's, OLMo-2 densities, sensitivity.
 
-AI2 checks its ladder by predicting the final accuracy of OLMo-2 7B and 13B from the ladder alone
-(Bhagia et al. 2024, arXiv 2412.04403; their 13B errors ship in
-``results/olmo_ladder/ai2_chained_main.csv``). :func:`check_ladder` does the same with the shipped
-fits, adds the densities of OLMo-2 1B, 7B and 13B at their own token counts (the same recipe, so
-ρ ≈ 1 is expected) with their conditioning, and the held-out error under other reasonable ways of
-fitting the ladder, so that the choice of rules is visible.
+AI2 checks its ladder by predicting the final accuracy of OLMo-2 7B and 13B from the ladder alone (Bhagia et al. 2024,
+arXiv 2412.04403; their 13B errors ship in ``results/olmo_ladder/ai2_chained_main.csv``). :func:`check_ladder` does the
+same with the shipped fits, adds the densities of OLMo-2 1B, 7B and 13B at their own token counts (the same recipe: ρ ≈
+1 expected) with their conditioning, and the held-out error under other reasonable ways of fitting the ladder, so that
+the choice of rules is visible.
 """
 from __future__ import annotations
 
@@ -169,13 +168,10 @@ def check_ladder(folder: str | Path, fits_dir: str | Path, *, level: float = 0.9
 
 
 def validate_ladder(frame: pd.DataFrame, benchmark: str, metric: str, *, max_params: float) -> tuple[pd.DataFrame, str]:
-    """Fit small, predict large on a ladder table (runs + full runs), by the ladder's rules.
-
-    The reference is the ladder's runs with N < ``max_params`` (options chosen inside them by
-    :func:`densing.laws.olmo.ladder.select_options`); held out are the ladder runs with N ≥
-    ``max_params`` (their final point: mean of the last 5 checkpoints) and every full run at or
-    above that size. Returns one row per held-out model and a summary line.
-    """
+    """Fit small, predict large on a ladder table (runs + full runs), by the ladder's rules: the reference is the
+    ladder's runs with N < ``max_params`` (:func:`densing.laws.olmo.ladder.select_options` inside them), held out the
+    ladder runs at or above it (their final point) and every full run there. One row per held-out model, and a
+    summary."""
     from densing.data.olmo import split_ladder
     from densing.laws.olmo.ladder import FINAL_CHECKPOINTS, fit_ladder
     from densing.laws.fit_schema import final_points, select_points

@@ -149,12 +149,9 @@ def without_checkpoints(fit: ReferenceFit) -> ReferenceFit:
 
 
 def predict_held_out(fit: ReferenceFit, targets: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
-    """Chained prediction of held-out models' scores from ``fit`` with bootstrap intervals.
-
-    One row per target model with the fit's benchmark: measured and predicted loss (step 1) and
-    score (steps 1 + 2), the relative score error |Ŝ − S| / S (AI2's figure of merit for its
-    ladder), and the percentile interval of Ŝ over the fit's bootstrap draws.
-    """
+    """Chained prediction of held-out models' scores from ``fit``: one row per target model with the fit's benchmark,
+    measured and predicted loss (step 1) and score (steps 1 + 2), the relative score error |Ŝ − S| / S (AI2's figure of
+    merit for its ladder) and the percentile interval of Ŝ over the fit's bootstrap draws."""
     _, points = select_points(targets, list(fit.benchmarks), metric=fit.metric)
     out = points[["model", "params", "train_tokens"]].copy()
     out.insert(1, "benchmark", fit.benchmark)
@@ -208,11 +205,9 @@ def _why(row) -> str:
 
 
 def variant_errors(variants: dict[str, tuple[pd.DataFrame, dict]], targets: pd.DataFrame, benchmarks: dict[str, str]) -> pd.DataFrame:
-    """Held-out relative score error of the chained prediction for several ways of fitting a ladder.
-
-    ``variants`` maps a name to (the ladder table it fits, :func:`fit_reference` options by
-    benchmark). One row per (variant, benchmark, target model); no bootstrap.
-    """
+    """Held-out relative score error of the chained prediction for several ways of fitting a ladder: ``variants`` maps a
+    name to (the ladder table, :func:`fit_reference` options by benchmark); one row per (variant, benchmark, target
+    model); no bootstrap."""
     rows = [predict_held_out(fit_reference(frame, benchmark, metric=metric, n_boot=0, **options[benchmark]), targets)
             .assign(variant=name) for name, (frame, options) in variants.items() for benchmark, metric in benchmarks.items()]
     out = pd.concat(rows, ignore_index=True)
