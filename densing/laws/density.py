@@ -97,13 +97,12 @@ def solve_densities(models: pd.DataFrame, inversion, *, seed: int = 0, level: fl
     interval: the one computation behind every per-model density table.
 
     Point: ln ρ = ln(N̂(S)/N) under the point parameters (eq. 4), a censored score's density as its bound
-    (:func:`densing.laws.bounds.log_density_bounds`). Interval (level ``level``): ``min(n_draws, B)`` draws, each
-    a bootstrap draw of the reference picked at random (``rng.integers``, seeded) and the scores plus a normal error
-    of their standard error σ; for the joint inversion σ also carries the between-benchmark skill variance
-    (sd √(σ² + S'(x̂)²·s²), :mod:`densing.laws.joint`; with ``skill="none"``, σ scaled by the model's Birge ratio
-    where it exceeds 1). The interval ends are the (1 ∓ level)/2 quantiles (``inverted_cdf``: an observed draw) of
-    the draws' ln ρ, a draw on a bound counted as −∞ / +∞: an end that falls among them is open (0 or ∞).
-    ``intervals=False`` or a reference without bootstrap draws: NaN ends.
+    (:func:`densing.laws.bounds.log_density_bounds`). Interval (level ``level``): ``min(n_draws, B)`` draws, each a
+    bootstrap draw of the reference picked at random (seeded) and the scores plus a normal error of their standard error
+    σ; for the joint inversion σ also carries the skill variance (sd √(σ² + S'(x̂)²·s²), :mod:`densing.laws.joint`; with
+    ``skill="none"``, σ scaled by the Birge ratio where it exceeds 1). The ends are the (1 ∓ level)/2 quantiles
+    (``inverted_cdf``: an observed draw) of the draws' ln ρ, a draw on a bound counted as −∞ / +∞: an end among them is
+    open (0 or ∞). ``intervals=False`` or a reference without draws: NaN ends.
     """
     scores, stderr = arrays(models, inversion.benchmarks)
     params = models["params"].to_numpy(float)
@@ -140,8 +139,8 @@ def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: floa
 
     Columns: model, params, release_date (family), for the joint inversion ``birge_ratio`` and ``density:<b>`` per
     benchmark with its bound and interval (:func:`per_benchmark_intervals`), then ``density`` (ρ or its bound),
-    ``bound`` (:func:`bound_words`), ``density_ci_low``, ``density_ci_high``, ``reading`` (:func:`readings`: value or
-    bound by the one rule), ``near_chance`` (:func:`near_chance`), ``effective_params`` (ρ·N), ``reference`` (the inversion the row comes from) and ``d0``.
+    ``bound`` (:func:`bound_words`), ``density_ci_low``, ``density_ci_high``, ``near_chance`` (:func:`near_chance`),
+    ``reading`` (:func:`readings`), ``effective_params`` (ρ·N), ``reference`` (the inversion's name) and ``d0``.
     """
     solved = solve_densities(models, inversion, seed=seed, level=level, n_draws=n_draws)
     density = np.exp(solved.log_density)
@@ -296,10 +295,8 @@ def is_censored(reasons: pd.Series) -> pd.Series:
 
 
 def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: float) -> pd.DataFrame:
-    """ρ_geo = exp(mean_i ln ρ_i) over a model's benchmarks: exact if every component is; a lower (upper) bound if
-    every component is exact or a lower (upper) bound; dropped (NaN) otherwise.
-
-    Whole columns at a time (a per-model loop took most of the time on large tables)."""
+    """ρ_geo = exp(mean_i ln ρ_i) over a model's benchmarks, whole columns at a time: exact if every component is; a
+    lower (upper) bound if every component is exact or a lower (upper) bound; dropped (NaN) otherwise."""
     counts = result.groupby("model", sort=False)["benchmark"].nunique()
     models = counts.index[counts == n_fits]
     if not len(models):

@@ -90,10 +90,10 @@ def pooled_dispersion(own: dict[str, float]) -> float:
 
 def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str], metrics: dict,
               shape: str = DEFAULT_SHAPE) -> dict:
-    """Each (family, benchmark)'s members (:func:`densing.laws.family_rows.family_arrays`), dropped members and likelihood
-    fit of ``shape`` at dispersion floor 1 (its own dispersion; "" with fewer than 2 sizes, a reason where the registry
-    lacks a chance level or an item count), the fits run together (:func:`likelihood_fits`: the same fits, bit for
-    bit). ``targets`` is read within :func:`same_tables` (each family's rows selected once)."""
+    """Each (family, benchmark)'s members and dropped members (:func:`densing.laws.family_rows.family_arrays`) and
+    likelihood fit of ``shape`` at dispersion floor 1 ("" with fewer than 2 sizes, a reason where the registry lacks a
+    chance level or an item count), the fits run together (:func:`likelihood_fits`), ``targets`` read within
+    :func:`same_tables`."""
     found: dict[tuple[str, str], tuple] = {}
     problems, fitted_keys = [], []
     counted = item_counts().set_index("benchmark")["items"]
@@ -147,17 +147,15 @@ def _pool(found: dict, benchmarks: list[str]) -> dict[str, float]:
 @validate_params({"targets": [Frame(("model", "benchmark", "value"))]})
 def candidate_table(targets: pd.DataFrame, *, composed: dict[str, ReferenceFit] | None = None,
                     benchmarks: tuple[str, ...] | None = None, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
-    """One row per candidate (family × benchmark, and each shipped composed fit): the reference rule (module
-    docstring) applied, in words. The rule reads no release date, so the table is the same for every window.
+    """One row per candidate (family × benchmark, and each shipped composed fit): the reference rule (module docstring)
+    applied, in words; date-blind, so the same for every window.
 
     Columns: ``rule``, ``shape``, ``reference``, ``family``, ``benchmark``, ``kind``, ``n_fitted``, ``sizes``,
     ``size_span``, ``token_ratio``, ``d0``, ``largest_member``, ``largest_score``, the rule's measurements
     (``top_decile``, ``reach_share``, the slope and its interval, the dispersions, ``top_saturated``, the held-out
     member's score, prediction, relative error and z), ``eligible`` and ``why`` (the first rule it fails).
-
-    ``benchmarks``: the candidate benchmarks of another target table (:data:`densing.registry.TABLES`); default
-    :data:`CANDIDATE_BENCHMARKS`, the public table's. ``shape``: the family law's shape
-    (:data:`densing.laws.family.SHAPES`).
+    ``benchmarks``: another target table's candidates (:data:`densing.registry.TABLES`; default
+    :data:`CANDIDATE_BENCHMARKS`). ``shape``: the family law's (:data:`densing.laws.family.SHAPES`).
     """
     targets, families, benchmarks, metrics = _candidates(targets, benchmarks or CANDIDATE_BENCHMARKS)
     top_cache: dict = {}

@@ -125,10 +125,9 @@ def fit_family(table: pd.DataFrame, family: str, benchmark: str, *, metric: str 
 
 
 def _member_arrays(table, family, benchmark, metric, *, sizes) -> tuple[dict[str, np.ndarray], dict]:
-    """The family's members that :func:`fit_family` fits, as plain arrays ``model``, ``params``, ``train_tokens`` and
-    ``score`` by size, then name (:func:`densing.laws.family_rows.family_arrays`: a measurement fits hundreds of
-    families), at the translated ``sizes`` when given (a member mapped to NaN is dropped, listed under
-    ``no_size_at_d0``); and the dropped lists."""
+    """The members :func:`fit_family` fits (:func:`densing.laws.family_rows.family_arrays`' arrays, by size, then name),
+    at the translated ``sizes`` when given (a member mapped to NaN dropped, listed under ``no_size_at_d0``), and the
+    dropped lists."""
     members, dropped = family_arrays(table, family, benchmark, metric=metric)
     if sizes is not None:
         translated = np.array([sizes.get(m, np.nan) for m in members["model"].tolist()], float)
@@ -184,9 +183,8 @@ def _record(table, family, benchmark, metric, points, dropped, found, fixed, *, 
 # -- a family law's held-out check: refit without its largest member, predict that member ------------------------------
 
 def held_out_problem(members: dict, family: str, benchmark: str, items: float, shape: str) -> tuple:
-    """The reference rule's held-out refit (R5z) as (covariate, scores, items) of every member but the largest (the last of
-    ``members``, :func:`densing.laws.family_rows.family_arrays`' arrays, sorted by size); FitError with fewer than 3
-    sizes."""
+    """The reference rule's held-out refit (R5z) as (covariate, scores, items) of every member but the largest (the last
+    of ``members``, sorted by size); FitError with fewer than 3 sizes."""
     params = np.asarray(members["params"], float)
     if np.unique(params).size < 3:
         raise FitError(f"family {family!r}, {benchmark}: {np.unique(params).size} size(s); holding the "

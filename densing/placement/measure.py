@@ -70,11 +70,9 @@ class Plan:
 def plan(models, suite: str, *, limit: float | None = None, local_data: bool = False,
          data_root: str | Path | None = None, backend: str = "hf", device: str | None = None,
          store: str | Path | None = None) -> Plan:
-    """Check every input of :func:`measure` (docs/measure.md, step 1) without evaluating anything.
-
-    A model with a part in ``store`` for each of the suite's benchmarks has its source checked by the sweep instead,
-    once the parts' config hashes are read (still before anything is evaluated): a model whose pairs are all in the
-    store is not needed, and need not be installed."""
+    """Check every input of :func:`measure` (docs/measure.md, step 1) without evaluating anything. A model with a part
+    in ``store`` for each of the suite's benchmarks has its source checked by the sweep instead, once the parts' config
+    hashes are read: a model whose pairs are all stored need not be installed."""
     from densing.eval.benchmarks import PUBLIC_TABLE_BENCHMARKS, suite_benchmarks, suite_table
     from densing.eval.loading import SWEEP_CONSTRAINTS
     from densing.eval.runner import as_model_specs, sweep_data_root
@@ -151,12 +149,9 @@ def public_scores(rows: pd.DataFrame, specs: Sequence, *, today: str | None = No
 
 @dataclass(frozen=True)
 class MeasureResult(Result):
-    """What :func:`measure` returns: the user's models placed against the headline measurement.
-
-    ``to_frame()``: one row per model (:func:`place_models`' columns); ``summary()``: the same in words;
-    ``scores``: the suite's scores on the public table's names; ``measurement``: the headline's
-    :class:`~densing.trend.measurement.TrendMeasurement`.
-    """
+    """What :func:`measure` returns: the user's models placed against the headline measurement. ``to_frame()``: one row
+    per model (:func:`place_models`' columns); ``summary()``: the same in words; ``scores``: the suite's scores on the
+    public table's names; ``measurement``: the headline's :class:`~densing.trend.measurement.TrendMeasurement`."""
 
     suite: str
     limit: float | None
@@ -262,11 +257,9 @@ def measure(models, suite: str = "leaderboard-v1", *, limit: float | None = None
 
 def place_against(table: str | Path, scores: pd.DataFrame, measurement, *, n_boot: int | None, seed: int, suite: str,
                   say: ProgressCallback | None = None, **fields) -> MeasureResult:
-    """``scores``' models placed against the headline of the target ``table`` (``measurement``: that headline
-    already computed; else ``densing trend``'s headline measured on ``table`` with ``n_boot`` draws), inverted beside
-    the models it inverts (:func:`place_models`' ``population``: their score rows in ``table``; none where the
-    measurement keeps no per-model densities), as a :class:`MeasureResult` of ``suite``; ``fields``: its other
-    fields."""
+    """``scores``' models placed against the headline of the target ``table`` (``measurement``, or ``densing trend``'s
+    headline measured on ``table`` with ``n_boot`` draws), inverted beside the models it inverts (:func:`place_models`'
+    ``population``), as a :class:`MeasureResult` of ``suite``; ``fields``: its other fields."""
     from densing.constants import DEFAULT_N_BOOT
     from densing.data import read_results
     from densing.registry import table_for_path

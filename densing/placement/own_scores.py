@@ -129,11 +129,9 @@ def place(scores, *, model: str | None = None, params: float | None = None, rele
           n_boot: int | None = None, seed: int = 0, measurement=None):
     """Place the models of ``scores`` (a scores file's path, or a table as :func:`read_scores` returns) against the
     headline measured on the shipped public table (module docstring) → :class:`~densing.placement.measure.MeasureResult`
-    (``to_frame()``: density, its 95% interval or bound, ``frontier`` above/below/undetermined, ``band``
-    above/within/below the band of the line's slope interval at the model's date, ``words``).
-
-    ``n_boot``, ``seed``: the headline's draws (default the CLI's); ``measurement``: a headline
-    :class:`~densing.trend.measurement.TrendMeasurement` of the public table already computed, to reuse."""
+    (:func:`densing.placement.place.place_models`' columns). ``n_boot``, ``seed``: the headline's draws (default the
+    CLI's); ``measurement``: a headline :class:`~densing.trend.measurement.TrendMeasurement` of the public table, to
+    reuse."""
     from densing import paths
     from densing.placement.measure import place_against
 

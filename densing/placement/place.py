@@ -1,10 +1,9 @@
-"""``densing measure``'s fourth and fifth steps: each model's density under the headline's inversion, read by the
-one rule for bounds (:func:`densing.display.density_reading`), and placed against the frontier line at its date.
+"""``densing measure``'s fourth and fifth steps: each model's density under the headline's inversion, read by the one
+rule for bounds (:func:`densing.display.density_reading`), and placed against the frontier line at its date.
 
-The line is ln ρmax = A·t + B (Xiao et al. 2024, eq. 5). At a date t its ρmax comes with the band of the slope's
-95% interval through the frontier's centre (:meth:`densing.trend.uncertainty.TrendUncertainty.confidence_band`, the
-band the density figure draws) and with the line's range of dates (its first and last model's release); a date
-outside that range is an extrapolation of the line, and the words say so.
+The line is ln ρmax = A·t + B (Xiao et al. 2024, eq. 5). At a date t its ρmax comes with the band of the slope's 95%
+interval through the frontier's centre (:meth:`densing.trend.uncertainty.TrendUncertainty.confidence_band`, the band the
+density figure draws) and with the line's range of dates; a date outside it is an extrapolation, and the words say so.
 """
 from __future__ import annotations
 
@@ -106,21 +105,18 @@ def frontier_at(line, date: str, span: tuple[str, str] | None) -> dict:
 def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
                  span: tuple[str, str] | None = None, population: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per model of ``scores`` (:func:`densing.placement.measure.public_scores`' table) under ``inversion``,
-    against the frontier ``line``.
+    against the frontier ``line`` (the headline's :class:`~densing.trend.uncertainty.TrendUncertainty`: anything with
+    ``predict(dates)`` → ln ρmax and ``epoch``); ``span``: the line's range of dates (:func:`line_dates`).
 
-    ``line`` is the headline's :class:`~densing.trend.uncertainty.TrendUncertainty` (anything with ``predict(dates)``
-    → ln ρmax and ``epoch``); ``span``: the line's range of dates (:func:`line_dates`). Columns: the model, its date
-    and where the date comes from, its scores and item counts (``score:<b>``, ``items:<b>``), the benchmarks inverted,
-    ``reference`` (the inversion the density comes from), ρ (``density``; censored where ``bound`` says so), its 95%
-    interval, the effective size N̂ = ρ·N with its interval (``effective_params``, ``_ci_low``, ``_ci_high``),
-    ``reading`` (``value``, ``upper bound``, ``lower bound``, ``none``: :func:`densing.display.density_reading`),
-    the line at the date (:func:`frontier_at`), ``frontier`` (above, below, undetermined), ``band`` (above, within,
-    below the band of the slope's interval at the date, or undetermined: :func:`band_position`) and ``words``.
+    Columns: the model, its date and where it comes from, its scores and item counts (``score:<b>``, ``items:<b>``), the
+    benchmarks inverted, ``reference``, ρ (``density``, a bound where ``bound`` says so) and its 95% interval, N̂ = ρ·N
+    with its interval (``effective_params``, ``_ci_low``, ``_ci_high``), ``reading``
+    (:func:`densing.display.density_reading`), the line at the date (:func:`frontier_at`), ``frontier`` (above, below,
+    undetermined), ``band`` (:func:`band_position`) and ``words``.
 
-    ``population``: score rows (the public table's) of the models the headline inverts; ``scores``' models are
-    inverted beside them (a row of the same model name replaced by ``scores``'), so that what the joint inversion
-    estimates from the models it inverts together (the between-benchmark variance s², :mod:`densing.laws.joint`) is the
-    headline's, not that of one model alone.
+    ``population``: score rows of the models the headline inverts; ``scores``' models are inverted beside them (a row of
+    the same model replaced by ``scores``'), so that what the joint inversion estimates from the models together (the
+    between-benchmark variance s², :mod:`densing.laws.joint`) is the headline's, not that of one model alone.
     """
     from densing.laws.density import density_table
     from densing.trend.targets import trend_targets
@@ -178,10 +174,9 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
 
 
 def band_position(reading: str, value: float, band_low: float, band_high: float) -> str:
-    """``above``, ``within`` or ``below`` the band [``band_low``, ``band_high``] of the frontier line's slope interval
-    at the model's date, or ``undetermined``: a density (``reading`` value) by where it lies; an upper bound ρ ≤ x is
-    below when x < the band's low end, a lower bound ρ ≥ x above when x > its high end, else undetermined; no reading
-    or no band, undetermined."""
+    """``above``, ``within`` or ``below`` the band [``band_low``, ``band_high``] of the line's slope interval at the
+    model's date, or ``undetermined``: a value by where it lies; an upper bound ρ ≤ x below when x < the band's low end,
+    a lower bound ρ ≥ x above when x > its high end; else (and without a reading or a band) undetermined."""
     if not (math.isfinite(band_low) and math.isfinite(band_high)) or not math.isfinite(value):
         return UNDETERMINED
     if reading == VALUE:
