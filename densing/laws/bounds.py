@@ -29,11 +29,8 @@ MARGIN_STDERRS = 2.0
 
 
 def score_cap(p, d0: float):
-    """Highest score the law expresses at D0: S(L_min), L_min = b·D0^-β + E (N → ∞), below c + d.
-
-    A family law (no data term) reaches its asymptote as N → ∞: the ceiling c + d (logistic_ln_n), d + c·σ(−γ·l)
-    (power; :func:`densing.laws.forms.family_asymptote`).
-    """
+    """Highest score the law expresses at D0: S(L_min), L_min = b·D0^-β + E (N → ∞), below c + d; a family law's
+    asymptote: c + d (logistic_ln_n), d + c·σ(−γ·l) (power; :func:`densing.laws.forms.family_asymptote`)."""
     if "b" not in p:
         return forms.family_asymptote(p["c"], p["gamma"], p["l"], p["d"], forms.family_alpha(p))
     floor_loss = p["b"] * d0 ** (-np.asarray(p["beta"])) + p.get("E", 0.0)
@@ -41,11 +38,9 @@ def score_cap(p, d0: float):
 
 
 def log_density_bounds(p, scores, stderr, params, d0: float) -> tuple[np.ndarray, np.ndarray]:
-    """(y, kind): y = ln ρ or the bound's ln ρ; kind 0 exact, +1 lower bound, −1 upper bound, NaN dropped.
-
-    ``p``'s values and ``scores`` broadcast (rows = draws); ``stderr`` and ``params`` per model. The bounds' scores
-    are inverted only where a score is censored (each element's numbers are those of the whole array's inversion).
-    """
+    """(y, kind): y = ln ρ or the bound's ln ρ; kind 0 exact, +1 lower bound, −1 upper bound, NaN dropped. ``p``'s
+    values and ``scores`` broadcast (rows = draws); ``stderr`` and ``params`` per model. The bounds' scores are inverted
+    only where a score is censored (each element's numbers are those of the whole array's inversion)."""
     scores = np.asarray(scores, float)
     sigma = np.nan_to_num(np.asarray(stderr, float))
     params = np.asarray(params, float)

@@ -75,8 +75,8 @@ def covariate(sizes, shape: str) -> np.ndarray:
 @validate_params({"n_boot": BOOTSTRAP_CONSTRAINTS["n_boot"], "seed": BOOTSTRAP_CONSTRAINTS["seed"]})
 def fit_family(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None, n_boot: int = 1000,
                seed: int = 0, sizes: dict[str, float] | None = None, d0: float | None = None,
-               dispersion_floor: float = 1.0, provenance: dict | None = None, shape: str = DEFAULT_SHAPE
-               ) -> ReferenceFit:
+               dispersion_floor: float = 1.0, provenance: dict | None = None,
+               shape: str = DEFAULT_SHAPE) -> ReferenceFit:
     """Fit S(N) = c/(1 + e^{−γ(x − l)}) + d on one family at its own budget (module docstring), x = u = −(N/N_unit)^−α
     (``shape="power"``) or ln N (``shape="logistic_ln_n"``).
 

@@ -134,10 +134,8 @@ def _breaks(a: dict[str, np.ndarray]) -> list[tuple]:
 def order_breaks(table: pd.DataFrame) -> pd.DataFrame:
     """Each (larger member, smaller member) pair of a family in which the larger scores below the smaller by more than
     :data:`STDERRS` standard errors of the difference on :data:`MIN_BENCHMARKS` or more benchmarks (module docstring).
-
-    Columns: family, model (the larger), params, smaller_model, smaller_params, n_benchmarks, benchmarks (the
-    benchmarks that break the order, comma-separated ``benchmark:metric``), largest model first within a family.
-    """
+    Columns: family, model (the larger), params, smaller_model, smaller_params, n_benchmarks, benchmarks (those that
+    break the order, comma-separated ``benchmark:metric``), largest model first within a family."""
     require_columns(table, ("model", "benchmark", "metric", "value", "params", "family"), "order_breaks")
     a = _table_arrays(table)
     rows = [row for family in np.unique(a["family"])

@@ -220,10 +220,8 @@ def point_tuples(points: pd.DataFrame) -> tuple[tuple, ...]:
 
 def reference_subset(frame: pd.DataFrame, *, max_params: float | None = None, families: list[str] | None = None,
                      source: str = "<data>") -> pd.DataFrame:
-    """The rows of ``frame`` to fit on: models below ``max_params`` and of the given ``families``.
-
-    An unknown family is an :class:`InputError` naming ``source``.
-    """
+    """The rows of ``frame`` to fit on: models below ``max_params`` and of the given ``families`` (an unknown family is
+    an :class:`InputError` naming ``source``)."""
     if max_params is not None:
         frame = frame[frame["params"] < max_params]
     if families is not None:

@@ -56,10 +56,8 @@ def composed_law(n_params, train_tokens, a, alpha, b, beta, c, gamma, l, d, E=0.
 
 
 def loss_for_score(score, c, gamma, l, d):
-    """L̂(S) = l − (1/γ)·ln(c/(S − d) − 1)  (Xiao et al. 2024, eq. 4, first half).
-
-    Defined for d < S < c + d (with c > 0); elsewhere returns NaN — callers censor those scores.
-    """
+    """L̂(S) = l − (1/γ)·ln(c/(S − d) − 1)  (Xiao et al. 2024, eq. 4, first half); defined for d < S < c + d (c > 0),
+    NaN elsewhere (callers censor those scores)."""
     s = np.asarray(score, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # S a hair above d: ratio → ∞, L̂ → its limit
         inside = (s - d) / c
@@ -69,11 +67,8 @@ def loss_for_score(score, c, gamma, l, d):
 
 
 def params_for_loss(loss, train_tokens, a, alpha, b, beta, E=0.0):
-    """N̂ = ((L̂ − b·D0^-β − E) / a)^(−1/α)  (Xiao et al. 2024, eq. 4, second half).
-
-    Defined where L̂ exceeds the data-limited floor b·D0^-β + E; elsewhere +inf (no finite model size reaches that loss
-    at D0 tokens). NaN losses stay NaN.
-    """
+    """N̂ = ((L̂ − b·D0^-β − E) / a)^(−1/α)  (Xiao et al. 2024, eq. 4, second half); +inf where L̂ does not exceed the
+    data-limited floor b·D0^-β + E (no finite size reaches that loss at D0 tokens); NaN losses stay NaN."""
     x = np.asarray(loss, dtype=float)
     floor = b * np.asarray(train_tokens, dtype=float) ** (-beta) + E
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

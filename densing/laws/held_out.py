@@ -57,8 +57,8 @@ def held_out_validation(frame: pd.DataFrame, benchmark: str | list[str], *, max_
 
 def validate_held_out(path: str | Path, benchmark: str | list[str], *, max_params: float, law: str = "two-step",
                       metric: str | None = None, chance: float | str | None = "none",
-                      min_train_tokens: float | str | None = "auto", final_only: bool = False, suite: str = "standard"
-                      ) -> tuple[pd.DataFrame, str]:
+                      min_train_tokens: float | str | None = "auto", final_only: bool = False,
+                      suite: str = "standard") -> tuple[pd.DataFrame, str]:
     """The held-out check of the reference data at ``path``, whatever its format: (table, summary).
 
     ``min_train_tokens="auto"`` takes the format's default (3e9 on the Pythia folder: its warm-up checkpoints; none

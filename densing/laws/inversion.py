@@ -248,12 +248,10 @@ class Joint:
 
 def score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric: str | None = None,
                  require: str = "all") -> pd.DataFrame:
-    """One row per model with every benchmark's score and standard error (``score:<b>``, ``stderr:<b>``).
-
-    ``require="all"``: models missing any of ``benchmarks`` are left out; ``"any"`` (the joint
-    inversion): a model with at least one of them is kept, NaN where it has no score. Carries ``params``, ``family``,
-    ``release_date``, ``active_params`` and ``train_tokens`` where the table has them.
-    """
+    """One row per model with every benchmark's score and standard error (``score:<b>``, ``stderr:<b>``): with
+    ``require="all"`` only models with all of ``benchmarks``, with ``"any"`` (the joint inversion) those with one (NaN
+    where none), carrying ``params``, ``family``, ``release_date``, ``active_params`` and ``train_tokens`` where
+    present."""
     found = _by_model(targets, metric)
     keep = list(benchmarks)
     at = [found["column"].get(b) for b in keep]

@@ -91,10 +91,8 @@ def _power_terms(n: np.ndarray, t: np.ndarray):
 
 
 def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> Problem:
-    """The loss law L = a·N^-α + b·D^-β [+ E] (eq. 2), residual ln L̂ − ln L.
-
-    θ = (ln a − α·m_N, α, ln b − β·m_D, β[, ln E]) (:func:`_power_terms`); α, β ∈ [0.01, 3].
-    """
+    """The loss law L = a·N^-α + b·D^-β [+ E] (eq. 2), residual ln L̂ − ln L;
+    θ = (ln a − α·m_N, α, ln b − β·m_D, β[, ln E]) (:func:`_power_terms`), α, β ∈ [0.01, 3]."""
     n = np.asarray(n_params, float)
     t = np.asarray(train_tokens, float)
     y = np.asarray(loss, float)
@@ -147,12 +145,9 @@ def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> 
 
 
 def _sigmoid_layout(chance: float | None, ceiling: float | None, max_score: float):
-    """Which sigmoid amplitudes are free, and how θ maps to (c, d).
-
-    ``chance`` fixes the floor d; ``ceiling`` fixes c + d (both checked: :func:`check_sigmoid_options`). With no
-    ceiling the amplitude is c = (max_score − d)·u with u ∈ (0, 1], so that the law never promises more than
-    ``max_score`` (1 for accuracies) — the box-bounded form of the constraint c + d ≤ max_score.
-    """
+    """Which sigmoid amplitudes are free, and how θ maps to (c, d): ``chance`` fixes the floor d, ``ceiling``
+    fixes c + d (both checked: :func:`check_sigmoid_options`); with no ceiling c = (max_score − d)·u, u ∈ (0, 1], so
+    that the law never promises more than ``max_score``: the box-bounded form of c + d ≤ max_score."""
     check_sigmoid_options(chance, ceiling, max_score)
     free = []
     if chance is None:
@@ -188,11 +183,9 @@ def _sigmoid_bounds_and_start(free, y, chance, ceiling, max_score):
 
 def performance_problem(loss, score, *, chance: float | None = None, ceiling: float | None = None,
                         max_score: float = 1.0) -> Problem:
-    """The performance law S = c / (1 + e^{−γ(L − l)}) + d (eq. 3), residual Ŝ − S.
-
-    θ = (γ, l[, d][, u]) with γ ∈ [−200, −1e-3] (score rises as loss falls), l ≥ 0 (a loss) and a free d ≥ 0 (a score's
-    floor); ``chance`` and ``ceiling`` fix d and c + d (:func:`_sigmoid_layout`).
-    """
+    """The performance law S = c / (1 + e^{−γ(L − l)}) + d (eq. 3), residual Ŝ − S: θ = (γ, l[, d][, u]) with
+    γ ∈ [−200, −1e-3] (score rises as loss falls), l ≥ 0 (a loss) and a free d ≥ 0 (a score's floor); ``chance`` and
+    ``ceiling`` fix d and c + d (:func:`_sigmoid_layout`)."""
     x = np.asarray(loss, float)
     y = np.asarray(score, float)
     free, resolve = _sigmoid_layout(chance, ceiling, max_score)
@@ -225,10 +218,8 @@ def performance_problem(loss, score, *, chance: float | None = None, ceiling: fl
 
 def composed_problem(n_params, train_tokens, score, *, chance: float | None = None, ceiling: float | None = None,
                      max_score: float = 1.0) -> Problem:
-    """The composed law S = c / (1 + e^{−γ(a·N^-α + b·D^-β − l)}) + d on (N, D, S), γ = −1.
-
-    θ = (ln a − α·m_N, α, ln b − β·m_D, β, l[, d][, u]) (:func:`_power_terms`); residual Ŝ − S; an analytic Jacobian.
-    """
+    """The composed law S = c / (1 + e^{−γ(a·N^-α + b·D^-β − l)}) + d on (N, D, S), γ = −1;
+    θ = (ln a − α·m_N, α, ln b − β·m_D, β, l[, d][, u]) (:func:`_power_terms`); residual Ŝ − S; an analytic Jacobian."""
     n = np.asarray(n_params, float)
     t = np.asarray(train_tokens, float)
     y = np.asarray(score, float)

@@ -129,10 +129,8 @@ class ReferenceFit(Result):
         return invert_scores(self.params, np.asarray(scores, float), self._d0(d0))
 
     def effective_params(self, scores, d0: float | None = None) -> np.ndarray:
-        """N̂(S) = ((L̂(S) − b·D0^-β − E) / a)^(−1/α)  (eq. 4), with censored values 0 / +inf.
-
-        ``scores`` are checked as a table's scores are: a NaN, an infinity or, for a fraction metric, a score outside
-        [0, 1] is an InputError naming ``scores`` (the inside of the laws calls :meth:`invert`, unchecked)."""
+        """N̂(S) = ((L̂(S) − b·D0^-β − E) / a)^(−1/α)  (eq. 4), with censored values 0 / +inf; ``scores`` checked as a
+        table's are (:meth:`checked_scores`; the inside of the laws calls :meth:`invert`, unchecked)."""
         return self.invert(self.checked_scores(scores), d0)[1]
 
     def checked_scores(self, scores, name: str = "scores") -> np.ndarray:

@@ -43,11 +43,10 @@ GOAL_MEAN_ERROR = 0.023  # the goal: AI2's own 13B mean error over the five task
 @dataclass(frozen=True)
 class LadderCheck(Result):
     """The ladder's check (module docstring): held-out predictions, densities, the sensitivity to the fitting rules.
-
-    ``to_dict()``: each table as a list of JSON-ready records, AI2's 13B mean error and the level; ``to_frame()``: the
-    held-out predictions; ``summary()``: the lines of :meth:`summary_lines`; ``conf_int(alpha)``: one row per
-    held-out prediction (``<model>.<benchmark>.predicted_score``) and per density (``<model>.<benchmark>.density``),
-    at the level the check was computed at (alpha = 1 − ``level``)."""
+    ``to_dict()``: each table as JSON-ready records, AI2's 13B mean error and the level; ``to_frame()``: the held-out
+    predictions; ``summary()``: :meth:`summary_lines`; ``conf_int(alpha)``: one row per held-out prediction
+    (``<model>.<benchmark>.predicted_score``) and per density (``<model>.<benchmark>.density``), at the check's
+    level."""
 
     held_out: pd.DataFrame
     densities: pd.DataFrame

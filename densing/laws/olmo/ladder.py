@@ -112,12 +112,10 @@ def select_options(frame: pd.DataFrame, benchmarks: dict[str, str]) -> LadderOpt
 
 
 def fit_ladder(frame: pd.DataFrame, benchmarks: dict[str, str], *, options: LadderOptions | None = None,
-               n_boot: int = 200, seed: int = 0, jobs: int = 1, provenance: dict | None = None
-               ) -> tuple[dict[str, ReferenceFit], LadderOptions]:
-    """Fit every benchmark of a ladder by the module's rules; returns the fits and the options.
-
-    Each fit keeps its loss stage's points (one per run) but not the performance stage's checkpoints
-    (:func:`without_checkpoints`)."""
+               n_boot: int = 200, seed: int = 0, jobs: int = 1,
+               provenance: dict | None = None) -> tuple[dict[str, ReferenceFit], LadderOptions]:
+    """Every benchmark of a ladder fitted by the module's rules, and the options; each fit keeps its loss stage's points
+    (one per run), not the performance stage's checkpoints (:func:`without_checkpoints`)."""
     options = options or select_options(frame, benchmarks)
     fits = {}
     record = {
