@@ -64,9 +64,9 @@ def log_density_bounds(p, scores, stderr, params, d0: float) -> tuple[np.ndarray
 
 
 def _bounds_at(p, scores, sigma, params, censored, high, d0: float, shape) -> np.ndarray:
-    """ln ρ of the bound at each ``censored`` element (NaN where the law cannot express it): the score moved 2σ
-    inward from the cap where ``high`` (above what the law reaches), from the floor elsewhere, inverted under
-    those elements' parameters — one inversion of them all."""
+    """ln ρ of the bound at each ``censored`` element (NaN where the law cannot express it): the score moved 2σ inward
+    from the cap where ``high``, from the floor elsewhere, inverted under those elements' parameters in one
+    inversion."""
     def pick(value):
         return np.broadcast_to(np.asarray(value, float), shape)[censored] if np.ndim(value) else value
 

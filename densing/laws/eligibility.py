@@ -165,10 +165,10 @@ def candidate_table(targets: pd.DataFrame, *, composed: dict[str, ReferenceFit] 
     for family in families:
         for b in benchmarks:
             members, dropped, fitted = found[(family, b)]
-            row = {c: math.nan for c in _COLUMNS}
-            row |= dict(reference=f"{family}:{b}", family=family, benchmark=b, kind="family", n_fitted=0, sizes=0,
-                        largest_member="", held_out_model="", eligible=False, why="",
-                        dispersion=pooled.get(b, math.nan), pooled_dispersion=pooled.get(b, math.nan))
+            row = dict.fromkeys(_COLUMNS, math.nan) | dict(
+                reference=f"{family}:{b}", family=family, benchmark=b, kind="family", n_fitted=0, sizes=0,
+                largest_member="", held_out_model="", eligible=False, why="",
+                dispersion=pooled.get(b, math.nan), pooled_dispersion=pooled.get(b, math.nan))
             rows.append(row)
             if members is None:
                 row["why"] = f"R2: {b} has {fitted} (densing/data), so neither a floor nor a standard error"
@@ -256,14 +256,14 @@ def _composed_row(name: str, fit: ReferenceFit) -> dict:
     recipe)."""
     points = fit.points_frame()
     top = points.sort_values("params").iloc[-1]
-    row = {c: math.nan for c in _COLUMNS}
-    row |= dict(reference=name.removesuffix(".json"), family=str(fit.provenance.get("families", "")),
-                benchmark=fit.benchmark, kind=fit.kind, n_fitted=len(points), sizes=int(points["params"].nunique()),
-                size_span=float(points["params"].max() / points["params"].min()),
-                token_ratio=float(points["train_tokens"].max() / points["train_tokens"].min()), d0=fit.d0,
-                largest_member=str(top["model"]), largest_score=float(top["score"]), held_out_model="", eligible=False,
-                why="the reference rule takes families of one recipe; a composed fit of several recipes and budgets is shown, not used")
-    return row
+    return dict.fromkeys(_COLUMNS, math.nan) | dict(
+        reference=name.removesuffix(".json"), family=str(fit.provenance.get("families", "")),
+        benchmark=fit.benchmark, kind=fit.kind, n_fitted=len(points), sizes=int(points["params"].nunique()),
+        size_span=float(points["params"].max() / points["params"].min()),
+        token_ratio=float(points["train_tokens"].max() / points["train_tokens"].min()), d0=fit.d0,
+        largest_member=str(top["model"]), largest_score=float(top["score"]), held_out_model="", eligible=False,
+        why="the reference rule takes families of one recipe; a composed fit of several recipes and budgets is shown, "
+            "not used")
 
 
 def top_targets(targets: pd.DataFrame, benchmark: str, family: str, cache: dict) -> tuple[np.ndarray, np.ndarray]:

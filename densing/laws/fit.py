@@ -77,11 +77,9 @@ def stage_problems(data, picks, *, law, irreducible, chance, ceiling, max_score)
 
 def plan(stage_sets: tuple[pd.DataFrame, ...], runs: list[str], *, n_boot: int, seed: int,
          unit: str = "auto") -> tuple[str, list[tuple[np.ndarray, ...]]]:
-    """The resampling unit and ``n_boot`` resamples: per resample, the picked rows of each stage's points.
-
-    ``unit="auto"`` resamples runs when some run has several checkpoints (fewer runs than points
-    of the last stage), points otherwise (:func:`densing.laws.reference.fit_reference` checks ``unit``).
-    """
+    """The resampling unit and ``n_boot`` resamples, each the picked rows of each stage's points: ``unit="auto"``
+    resamples runs where some run has several checkpoints (fewer runs than points of the last stage), points
+    otherwise."""
     chosen = unit
     if chosen == "auto":
         chosen = "series" if len(runs) < len(stage_sets[-1]) else "point"

@@ -87,9 +87,9 @@ def _with_given(frame: pd.DataFrame, source: str, model: str | None, params: flo
 def read_scores(path: str | Path, *, model: str | None = None, params: float | None = None,
                 release_date: str | None = None) -> pd.DataFrame:
     """A scores file as the public table's rows: ``model, benchmark, metric, value, stderr, params, release_date,
-    release_date_source`` (module docstring, step 1; the names it may use: :mod:`densing.data.names`). ``model``,
-    ``params`` and ``release_date`` name, size and date a one-model file (they override the file's); a model left
-    without a size or a date is an :class:`~densing.errors.InputError` naming the file and the field."""
+    release_date_source`` (module docstring, step 1). ``model``, ``params`` and ``release_date`` name, size and date a
+    one-model file (overriding the file's); a model left without a size or a date is an
+    :class:`~densing.errors.InputError` naming the file and the field."""
     from densing.validation import as_path
 
     path = as_path(path, "scores")

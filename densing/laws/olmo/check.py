@@ -95,10 +95,8 @@ class LadderCheck(Result):
             if model in means:
                 value = means[model]
                 verdict = "meets" if value <= GOAL_MEAN_ERROR else "misses"
-                lines.append(
-                    f"{model}: mean relative error over the five tasks {value:.2%} "
-                    f"(AI2's 13B: {self.ai2_mean_13b:.2%}; goal ≤ {GOAL_MEAN_ERROR:.1%}: {verdict})"
-                )
+                lines.append(f"{model}: mean relative error over the five tasks {value:.2%} "
+                             f"(AI2's 13B: {self.ai2_mean_13b:.2%}; goal ≤ {GOAL_MEAN_ERROR:.1%}: {verdict})")
         d13 = self.densities[(self.densities["model"] == "olmo-2-13b") & self.densities["benchmark"].isin(FIVE_TASKS)]
         narrow = int((d13["ci_fold"] < 5).sum())
         contains = self.densities.groupby("model")["ci_contains_1"].agg(["sum", "size"])
@@ -130,9 +128,8 @@ def check_ladder(folder: str | Path, fits_dir: str | Path, *, level: float = 0.9
     held = pd.concat([predict_held_out(fit, held_targets, level=level) for fit in fits.values()], ignore_index=True)
     ai2 = pd.read_csv(AI2_TABLE)
     ai2["benchmark"] = ai2["Task"].map(AI2_TASKS)
-    ai2 = ai2.rename(columns={"Rel Error": "ai2_relative_error", "Pred": "ai2_predicted_score"})[
-        ["benchmark", "ai2_predicted_score", "ai2_relative_error"]
-    ]
+    ai2 = ai2.rename(columns={"Rel Error": "ai2_relative_error", "Pred": "ai2_predicted_score"})
+    ai2 = ai2[["benchmark", "ai2_predicted_score", "ai2_relative_error"]]
     held = held.merge(ai2, on="benchmark", how="left")
     held.loc[held["model"] != "olmo-2-13b", ["ai2_predicted_score", "ai2_relative_error"]] = np.nan
     densities = density_table(fits, targets[targets["model"].isin(DENSITY_TARGETS)], level=level)
@@ -159,8 +156,8 @@ def check_ladder(folder: str | Path, fits_dir: str | Path, *, level: float = 0.9
         "loss law on every checkpoint past 10% (not final points)": (ladder, {b: {**o, "loss_points": "all"} for b, o in shipped.items()}),
     }
     errors = variant_errors(variants, held_targets, five)
-    sensitivity = errors.pivot_table(index="variant", columns="model", values="relative_error", aggfunc="mean", sort=False).reset_index()
-    sensitivity.columns.name = None
+    sensitivity = errors.pivot_table(index="variant", columns="model", values="relative_error", aggfunc="mean",
+                                     sort=False).reset_index().rename_axis(columns=None)
     sensitivity = sensitivity.rename(columns={m: f"{m}_mean_error" for m in HELD_OUT})
     ai2_mean = float(ai2[ai2["benchmark"].isin(FIVE_TASKS)]["ai2_relative_error"].mean())
     return LadderCheck(held_out=held, densities=densities, sensitivity=sensitivity, ai2_mean_13b=ai2_mean, level=level)
