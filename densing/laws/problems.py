@@ -126,14 +126,10 @@ def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> 
     check_identifiable("loss law", n, t)
     lower = np.array([-30.0, 0.01, -30.0, 0.01] + ([-20.0] if irreducible else []))
     upper = np.array([30.0, 3.0, 30.0, 3.0] + ([math.log(max(y.max(), 1e-6))] if irreducible else []))
-    starts = []
     scale = float(np.median(y))
-    for alpha in (0.1, 0.3, 0.6):
-        for beta in (0.1, 0.3, 0.6):
-            theta = [math.log(scale / 2), alpha, math.log(scale / 2), beta]
-            if irreducible:
-                theta.append(math.log(max(float(y.min()) / 2, 1e-6)))
-            starts.append(np.array(theta))
+    floor_start = [math.log(max(float(y.min()) / 2, 1e-6))] if irreducible else []
+    starts = [np.array([math.log(scale / 2), alpha, math.log(scale / 2), beta] + floor_start)
+              for alpha in (0.1, 0.3, 0.6) for beta in (0.1, 0.3, 0.6)]
     return Problem(
         law="loss", names=("ln_a", "alpha", "ln_b", "beta") + (("ln_E",) if irreducible else ()),
         centres=centres, to_params=to_params, residual=residual, predict=predict, observed=y,
