@@ -1,12 +1,10 @@
-"""Per-model densities under an inversion (:mod:`densing.laws.inversion`): one engine for the CLI, the trend and the report.
+"""Per-model densities under an inversion (:mod:`densing.laws.inversion`), for the CLI, the trend and the report.
 
-:func:`solve_densities` is the engine (ln ρ of every target, a censored density as its bound, and a percentile
-interval over bootstrap draws of the reference and normal draws of the scores). Two tables show it:
-:func:`density_table` (the trend's and the report's per-model table, under any inversion) and
-:func:`compute_density` (``densing density``: one row per model × reference fit, and a geometric-mean row per model
-over several fits; :func:`density_at_own_tokens` is the same at D0 = each target's own token count). A score without
-a standard error gets the binomial √(S(1 − S)/n) of its benchmark's item count
-(:func:`densing.data.benchmarks.with_stderr`), as in the trend.
+:func:`solve_densities` is the one engine (ln ρ of every target, a censored density as its bound, and a percentile
+interval over bootstrap draws of the reference and normal draws of the scores); :func:`density_table` (the trend's and
+the report's per-model table) and :func:`compute_density` (``densing density``: one row per model × reference fit, and a
+geometric-mean row per model; :func:`density_at_own_tokens` at D0 = each target's own token count) show it. A score
+without a standard error gets the binomial √(S(1 − S)/n) (:func:`densing.data.benchmarks.with_stderr`).
 """
 from __future__ import annotations
 

@@ -338,11 +338,9 @@ def _fit_settings(candidates: pd.DataFrame) -> tuple[str, dict[str, float]]:
     """What :func:`fit_of` reads of a candidate table: its family law's shape and each benchmark's pooled dispersion
     (the first row's; 1 where NaN), read once per table inside :func:`same_tables`."""
     shape = str(candidates["shape"].iloc[0]) if "shape" in candidates.columns else DEFAULT_SHAPE
-    floors: dict[str, float] = {}
-    for benchmark, pooled in zip(candidates["benchmark"].tolist(), candidates["pooled_dispersion"].to_numpy(float)):
-        if benchmark not in floors:
-            floors[benchmark] = float(pooled) if math.isfinite(pooled) else 1.0
-    return shape, floors
+    first = candidates.drop_duplicates("benchmark")
+    return shape, {b: float(v) if math.isfinite(v) else 1.0
+                   for b, v in zip(first["benchmark"].tolist(), first["pooled_dispersion"].to_numpy(float))}
 
 
 def eligible_fits(targets: pd.DataFrame, candidates: pd.DataFrame, *, seed: int = 0,

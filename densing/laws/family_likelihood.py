@@ -207,10 +207,10 @@ def likelihood_fits(problems: list[tuple], dispersion_floors) -> list[Likelihood
     for m in sorted({p[1].size for i, p in enumerate(prepared) if i not in maxima}):
         rows = [i for i, p in enumerate(prepared) if p[1].size == m and i not in maxima]
         pick = [prepared[i] for i in rows]
-        column = [[p[3]] for p in pick], [[p[4]] for p in pick]
         g, h, info, converged, ll = _scoring(
             np.stack([p[5][0] for p in pick]), np.stack([p[5][1] for p in pick]), np.stack([p[2] for p in pick]),
-            np.array(column[0]), np.array(column[1]), np.array([p[5][3] for p in pick]), np.array([p[5][4] for p in pick]))
+            np.array([[p[3]] for p in pick]), np.array([[p[4]] for p in pick]), np.array([p[5][3] for p in pick]),
+            np.array([p[5][4] for p in pick]))
         for k, i in enumerate(rows):
             maxima[i] = (g[k], h[k], prepared[i][5][2], info[k], converged[k], ll[k])
             keep(_key(*prepared[i][:5]), maxima[i])

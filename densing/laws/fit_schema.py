@@ -29,14 +29,11 @@ _POSITIVE_PARAMS = ("a", "alpha", "b", "beta", "c", "n_unit")
 #: Tolerance of the bound c + d ≤ 1 (a fitted ceiling at 1 lands a rounding error above it).
 _CEILING_TOLERANCE = 1e-9
 
-#: The domain of a fit's law, checked on the point estimate and on every bootstrap draw. Amplitudes and exponents
-#: (a, α, b, β) are positive, E ≥ 0; the score law S = c·σ(−γ(L − l)) + d maps onto scores in [0, 1], so
-#: 0 ≤ d < c + d ≤ 1 (floor, then ceiling); γ < 0 for the loss-based laws (the score rises as the loss falls) and
-#: γ > 0 for the family law (it rises with ln N). l is where the sigmoid is halfway: for the two-step law a loss, so
-#: l ≥ 0 (−log P ≥ 0; it may lie below the law's floor E, where the models see only the sigmoid's upper half, as
-#: the MMLU ladder's draws do); for the composed law (γ fixed at −1, e^{L − l} = e^{−l}·e^{L}) and the family law
-#: (l = ln N at the midpoint, drawn from the likelihood's normal approximation) l is any finite number.
-#: D0 is a positive number of tokens up to MAX_D0_TOKENS (the bound of ``--d0``).
+#: The domain of a fit's law, checked on the point estimate and on every bootstrap draw. The score law
+#: S = c·σ(−γ(L − l)) + d maps onto scores in [0, 1]; γ < 0 for the loss-based laws (the score rises as the loss
+#: falls), > 0 for the family law (it rises with ln N). l is where the sigmoid is halfway: for the two-step law a loss
+#: (−log P ≥ 0; it may lie below the law's floor E, as the MMLU ladder's draws do); for the composed law (γ fixed at
+#: −1, e^{L − l} = e^{−l}·e^{L}) and the family law (l = ln N at the midpoint) any finite number.
 FIT_DOMAIN = {
     "a": "positive (> 0)", "alpha": "positive (> 0)", "n_unit": "positive (> 0)", "b": "positive (> 0)", "beta": "positive (> 0)",
     "E": "non-negative (≥ 0)", "c": "in (0, 1]", "d": "0 ≤ d < c + d ≤ 1",

@@ -53,8 +53,6 @@ def held_out_validation(frame: pd.DataFrame, benchmark: str | list[str], *, max_
     return fit, points
 
 
-
-
 def validate_held_out(path: str | Path, benchmark: str | list[str], *, max_params: float, law: str = "two-step",
                       metric: str | None = None, chance: float | str | None = "none",
                       min_train_tokens: float | str | None = "auto", final_only: bool = False,

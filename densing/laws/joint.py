@@ -62,8 +62,7 @@ def family_columns(fits: list[ReferenceFit], picks: np.ndarray | None = None) ->
         raise InputError("fits: the joint inversion takes family laws of one shape; these mix power and logistic_ln_n")
     names = ("c", "gamma", "l", "d") + (("alpha", "n_unit") if shapes == {True} else ())
     if picks is None:
-        cols = {k: np.array([[[float(f.params[k]) for f in fits]]]) for k in names}
-        return cols
+        return {k: np.array([[[float(f.params[k]) for f in fits]]]) for k in names}
     out = {k: np.empty((len(picks), 1, len(fits))) for k in names}
     picks = np.asarray(picks)
     for j, fit in enumerate(fits):

@@ -1,14 +1,10 @@
 """The reference fit as an object: the fitted two-step (or composed) law of a benchmark, its inversion, its file.
 
-A :class:`ReferenceFit` (made by :func:`densing.laws.reference.fit_reference` or
-:func:`densing.laws.family.fit_family`, or loaded from JSON)
-
-- predicts scores ``S(N, D)``, and losses for the two-step law;
-- inverts a score into the effective parameter size at D0 tokens (Xiao et al. 2024, eq. 4;
-  :func:`invert_scores`);
-- carries bootstrap draws of its parameters (resampled reference points, seeded) so that
-  effective sizes and densities get confidence intervals;
-- serialises to JSON with provenance (:data:`FORMAT`, checked by :func:`check_fit_dict`) and loads back identically.
+A :class:`ReferenceFit` (made by :func:`densing.laws.reference.fit_reference` or :func:`densing.laws.family.fit_family`,
+or loaded from JSON) predicts scores ``S(N, D)`` (and losses for the two-step law), inverts a score into the effective
+parameter size at D0 tokens (Xiao et al. 2024, eq. 4; :func:`invert_scores`), carries bootstrap draws of its parameters
+for intervals, and serialises to JSON with provenance (:data:`FORMAT`, checked by :func:`check_fit_dict`), loading back
+identically.
 """
 from __future__ import annotations
 

@@ -1,15 +1,11 @@
 """Your scores on the chart: a model whose scores you already have, placed against the headline without evaluating
-anything (``densing measure --scores FILE``, :func:`place`, ``densing.place``).
+anything (``densing measure --scores FILE``, :func:`place`, ``densing.place``; docs/measure.md says it in full).
 
-1. **The scores.** :func:`read_scores` reads a tidy table, a wide one (``results/public_models.csv``'s layout) or one
-   lm-eval results JSON, by one names contract (:mod:`densing.data.names`: a name that maps to nothing is refused,
-   never dropped), each benchmark at its run's headline metric. A model's size and release date come from the file's
-   ``params`` and ``release_date`` columns (an lm-eval JSON's ``config.model_num_parameters``) or from ``params=`` /
-   ``release_date=``. A score without a standard error gets the binomial one
-   (:func:`densing.data.benchmarks.with_stderr`).
-2. **The headline and the placement** as ``densing measure``'s (docs/measure.md, steps 4–5): the headline measured
-   on the shipped public table, never on the scores file, and each model placed by
-   :func:`densing.placement.place.place_models`.
+:func:`read_scores` reads a tidy table, a wide one or one lm-eval results JSON by one names contract
+(:mod:`densing.data.names`: a name that maps to nothing is refused, never dropped), each benchmark at its run's headline
+metric, a missing standard error the binomial one (:func:`densing.data.benchmarks.with_stderr`). The headline is
+measured on the shipped public table, never on the scores file, and each model placed by
+:func:`densing.placement.place.place_models`.
 """
 from __future__ import annotations
 
