@@ -197,10 +197,8 @@ def _family_row(row: dict, members: dict, fitted, targets: pd.DataFrame, family:
     if sizes.size:
         tokens = members["train_tokens"]
         row |= dict(size_span=float(sizes.max() / sizes.min()), token_ratio=float(tokens.max() / tokens.min()),
-                    d0=float(np.exp(np.mean(np.log(tokens)))))
-        best = int(np.argmax(members["score"]))
-        row["largest_member"] = str(members["model"][-1])
-        row["largest_score"] = float(members["score"][best])
+                    d0=float(np.exp(np.mean(np.log(tokens)))), largest_member=str(members["model"][-1]),
+                    largest_score=float(np.max(members["score"])))
     top_scores, top_stderr = top_targets(targets, b, family, top_cache)
     values = top_cache[b][0][(top_cache[b][2] != family) & ~np.isnan(top_cache[b][0])]
     top = float(np.quantile(values, TOP_DECILE_QUANTILE)) if values.size else math.nan

@@ -93,10 +93,9 @@ def fit_family(table: pd.DataFrame, family: str, benchmark: str, *, metric: str 
     scale = 1.0 - chance
     log_n = covariate(points["params"], shape)
     scores = points["score"]
-    if np.unique(log_n).size < 2:
-        raise FitError(f"family {family!r}, {benchmark}: {np.unique(log_n).size} distinct size(s); "
-                       "a family law needs 2")
     where = f"family {family!r}, {benchmark}"
+    if np.unique(log_n).size < 2:
+        raise FitError(f"{where}: {np.unique(log_n).size} distinct size(s); a family law needs 2")
     found = likelihood_fit(log_n, scores, float(ITEM_COUNTS[benchmark]), chance, scale,
                            dispersion_floor=dispersion_floor)
     if not found.converged or not math.isfinite(found.slope):

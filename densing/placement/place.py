@@ -84,11 +84,8 @@ def frontier_at(line, date: str, span: tuple[str, str] | None) -> dict:
     and ``frontier_note``: where ``date`` lies outside the range, how far (the line is extrapolated there)."""
     when = pd.to_datetime([date])
     out = {"frontier_density": float(np.exp(line.predict(when)[0]))}
-    if hasattr(line, "confidence_band"):
-        low, high = line.confidence_band(when)
-        out.update(frontier_density_ci_low=float(np.exp(low[0])), frontier_density_ci_high=float(np.exp(high[0])))
-    else:
-        out.update(frontier_density_ci_low=math.nan, frontier_density_ci_high=math.nan)
+    low, high = line.confidence_band(when) if hasattr(line, "confidence_band") else ([math.nan], [math.nan])
+    out.update(frontier_density_ci_low=float(np.exp(low[0])), frontier_density_ci_high=float(np.exp(high[0])))
     first, last = span or (None, None)
     out.update(frontier_first_date=first, frontier_last_date=last, frontier_note="")
     if span is not None:

@@ -17,7 +17,9 @@ import pandas as pd
 from densing import paths
 from densing.errors import InputError
 from densing.io import write_file_set
-from densing.laws.olmo.ladder import choose_irreducible, density_table, predict_held_out, variant_errors
+from densing.laws.fit_schema import final_points, select_points
+from densing.laws.olmo.ladder import (FINAL_CHECKPOINTS, choose_irreducible, density_table, fit_ladder, predict_held_out,
+                                      variant_errors)
 from densing.laws.reference_fit import ReferenceFit
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
 from densing.validation import validate_params
@@ -169,8 +171,6 @@ def validate_ladder(frame: pd.DataFrame, benchmark: str, metric: str, *, max_par
     ladder runs at or above it (their final point) and every full run there. One row per held-out model, and a
     summary."""
     from densing.data.olmo import split_ladder
-    from densing.laws.olmo.ladder import FINAL_CHECKPOINTS, fit_ladder
-    from densing.laws.fit_schema import final_points, select_points
 
     ladder, full = split_ladder(frame)
     train = ladder[ladder["params"] < max_params]
