@@ -151,23 +151,20 @@ def predict_held_out(fit: ReferenceFit, targets: pd.DataFrame, level: float = 0.
     measured and predicted loss (step 1) and score (steps 1 + 2), the relative score error |Ŝ − S| / S (AI2's figure of
     merit for its ladder) and the percentile interval of Ŝ over the fit's bootstrap draws."""
     _, points = select_points(targets, list(fit.benchmarks), metric=fit.metric)
-    out = points[["model", "params", "train_tokens"]].copy()
+    n, t = points["params"], points["train_tokens"]
+    out = points[["model", "params", "train_tokens"]].assign(
+        measured_loss=points["loss"], predicted_loss=fit.predict_loss(n, t), measured_score=points["score"],
+        predicted_score=fit.predict_score(n, t))
     out.insert(1, "benchmark", fit.benchmark)
-    out["measured_loss"] = points["loss"]
-    out["predicted_loss"] = fit.predict_loss(points["params"], points["train_tokens"])
-    out["measured_score"] = points["score"]
-    out["predicted_score"] = fit.predict_score(points["params"], points["train_tokens"])
     out["relative_error"] = (out["predicted_score"] - out["measured_score"]).abs() / out["measured_score"]
     low = high = np.full(len(out), np.nan)
     if fit.bootstrap:
         cols = fit.draw_columns()
-        n = points["params"].to_numpy(float)[None, :]
-        t = points["train_tokens"].to_numpy(float)[None, :]
-        loss = forms.loss_law(n, t, cols["a"], cols["alpha"], cols["b"], cols["beta"], cols.get("E", 0.0))
+        loss = forms.loss_law(n.to_numpy(float)[None, :], t.to_numpy(float)[None, :], cols["a"], cols["alpha"], cols["b"],
+                              cols["beta"], cols.get("E", 0.0))
         score = forms.performance_law(loss, cols["c"], cols["gamma"], cols["l"], cols["d"])
         low, high = np.quantile(score, [(1 - level) / 2, (1 + level) / 2], axis=0)
-    out["predicted_score_ci_low"] = low
-    out["predicted_score_ci_high"] = high
+    out["predicted_score_ci_low"], out["predicted_score_ci_high"] = low, high
     return out
 
 
