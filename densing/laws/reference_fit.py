@@ -185,11 +185,9 @@ class ReferenceFit(Result):
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy one-row-per-parameter table with the fit's identity and diagnostics."""
-        frame = self.parameter_ci()
+        frame = self.parameter_ci().assign(r_squared=self.r_squared, n_points=self.stages[-1].n_points)
         frame.insert(0, "benchmark", self.benchmark)
         frame.insert(1, "law", self.kind)
-        frame["r_squared"] = self.r_squared
-        frame["n_points"] = self.stages[-1].n_points
         return frame
 
     def __repr__(self) -> str:

@@ -137,8 +137,8 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
         for r in own.itertuples():
             record[f"score:{r.benchmark}"] = r.value
             record[f"items:{r.benchmark}"] = int(r.items) if "items" in own.columns else math.nan
-        record["inverted"] = ",".join(b for b in inversion.benchmarks if b in set(own["benchmark"]))
-        record["reference"] = inversion.name
+        record.update(inverted=",".join(b for b in inversion.benchmarks if b in set(own["benchmark"])),
+                      reference=inversion.name)
         found = table[table["model"] == model]
         if found.empty:
             reason = left.loc[left["model"] == model, "reason"]
