@@ -59,9 +59,8 @@ def extrapolation_notes(fit: ReferenceFit, effective_params, d0: float | None = 
     tokens = fit.d0 if d0 is None else d0
     n_low, n_high = float(points["params"].min()), float(points["params"].max())
     d_high = float(points["train_tokens"].max())
-    common = []
-    if tokens > d_high:
-        common.append(f"D0 {format_count(tokens)} is {tokens / d_high:.3g}x the reference's largest D ({format_count(d_high)})")
+    common = ([f"D0 {format_count(tokens)} is {tokens / d_high:.3g}x the reference's largest D ({format_count(d_high)})"]
+              if tokens > d_high else [])
     notes: list[str | None] = []
     for size in sizes:
         parts = list(common)

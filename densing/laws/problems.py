@@ -145,11 +145,7 @@ def _sigmoid_layout(chance: float | None, ceiling: float | None, max_score: floa
     fixes c + d (both checked: :func:`check_sigmoid_options`); with no ceiling c = (max_score − d)·u, u ∈ (0, 1], so
     that the law never promises more than ``max_score``: the box-bounded form of c + d ≤ max_score."""
     check_sigmoid_options(chance, ceiling, max_score)
-    free = []
-    if chance is None:
-        free.append("d")
-    if ceiling is None:
-        free.append("u")
+    free = [name for name, fixed in (("d", chance), ("u", ceiling)) if fixed is None]
 
     def resolve(values: dict[str, float]) -> tuple[float, float]:
         d = chance if chance is not None else values["d"]

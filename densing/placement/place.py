@@ -187,14 +187,14 @@ def band_position(reading: str, value: float, band_low: float, band_high: float)
 
 def _said(reading: str, stated: float, why: str, r: dict, chance_words: str | None) -> str:
     """The density in words, as the rule reads it."""
+    sign = "≤" if reading == UPPER_BOUND else "≥"
     if why == NEAR_CHANCE:
         return (f"ρ ≤ {_g(stated)} (the 95% interval's upper end; {chance_words or why}, so the density is a bound, "
                 "not a number)")
     if why == "censored":
         side = "at or below" if reading == UPPER_BOUND else "beyond"
-        return f"ρ {'≤' if reading == UPPER_BOUND else '≥'} {_g(stated)} (a {reading}: the score is {side} what the reference can resolve)"
+        return f"ρ {sign} {_g(stated)} (a {reading}: the score is {side} what the reference can resolve)"
     if reading in (UPPER_BOUND, LOWER_BOUND):
-        sign = "≤" if reading == UPPER_BOUND else "≥"
         end = "upper" if reading == UPPER_BOUND else "lower"
         return f"ρ {sign} {_g(stated)} (the 95% interval's {end} end; its {why.removeprefix('95% interval ')}, so the density is a bound, not a number)"
     if reading == NO_READING:

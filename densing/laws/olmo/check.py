@@ -78,8 +78,7 @@ class LadderCheck(Result):
                 *((f"finding {i}", line) for i, line in enumerate(self.summary_lines(), 1))]
 
     def tables(self, compact: bool = True):
-        held = self.held_out
-        dens = self.densities
+        held, dens = self.held_out, self.densities
         if compact:
             held = held[["model", "benchmark", "measured_score", "predicted_score", "predicted_score_ci_low",
                          "predicted_score_ci_high", "relative_error", "ai2_relative_error"]]
