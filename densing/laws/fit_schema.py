@@ -80,11 +80,9 @@ def _check_draws_domain(kind: str, params: dict, data: dict, source: str) -> Non
     names = list(data.get("bootstrap_names") or [])
     for i, row in enumerate(data.get("bootstrap") or [], start=1):
         draw = {**params, **dict(zip(names, row))}
-        bad = _law_domain_error(kind, draw)
-        if bad is not None:
-            name, value = bad
-            raise InputError(f"{source}: field 'bootstrap': draw {i}: {name} = {value!r} is outside the law's domain "
-                             f"({_domain_words(kind, name, draw)})")
+        if (bad := _law_domain_error(kind, draw)) is not None:
+            raise InputError(f"{source}: field 'bootstrap': draw {i}: {bad[0]} = {bad[1]!r} is outside the law's "
+                             f"domain ({_domain_words(kind, bad[0], draw)})")
 
 
 def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
@@ -108,14 +106,11 @@ def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
     if kind == "family" and len(set(_FAMILY_SHAPE_PARAMS) & set(params)) == 1:
         raise InputError(f"{source}: field 'params': a family fit of the power shape needs both "
                          f"{' and '.join(_FAMILY_SHAPE_PARAMS)}")
-    missing = [p for p in _REQUIRED_PARAMS[kind] if p not in params]
-    if missing:
+    if missing := [p for p in _REQUIRED_PARAMS[kind] if p not in params]:
         raise InputError(f"{source}: field 'params': a {kind} fit needs {', '.join(missing)}")
-    extra = sorted(set(params) - allowed)
-    if extra:
+    if extra := sorted(set(params) - allowed):
         raise InputError(f"{source}: field 'params': a {kind} fit has no parameter(s) {', '.join(extra)}")
-    bad = _law_domain_error(kind, params)
-    if bad is not None:
+    if (bad := _law_domain_error(kind, params)) is not None:
         raise InputError(f"{source}: field 'params.{bad[0]}': {bad[1]!r} is outside the law's domain "
                          f"({_domain_words(kind, bad[0], params)})")
     d0 = data.get("d0")
@@ -133,8 +128,7 @@ def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
             raise InputError(f"{source}: field 'benchmark': {data.get('benchmark')!r} does not match the benchmarks "
                              f"the fit was made on ({label!r}); refit rather than rename")
     names = data.get("bootstrap_names") or []
-    unknown = sorted(set(names) - set(params))
-    if unknown:
+    if unknown := sorted(set(names) - set(params)):
         raise InputError(f"{source}: field 'bootstrap_names': {', '.join(unknown)} not among the fit's parameters")
     for i, row in enumerate(data.get("bootstrap") or [], start=1):
         if not isinstance(row, list) or len(row) != len(names):
