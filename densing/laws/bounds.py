@@ -1,20 +1,19 @@
 """Densities as values or bounds, under one parameter draw of a reference law.
 
-A score inverts to an effective size N̂ (Xiao et al. 2024, eq. 4) unless the reference cannot
-express it at D0 (:func:`densing.laws.reference_fit.invert_scores`). Such a density is a bound:
+A score inverts to an effective size N̂ (Xiao et al. 2024, eq. 4) unless the reference cannot express it at D0
+(:func:`densing.laws.reference_fit.invert_scores`). Such a density is a bound:
 
-- above what the law reaches (``beyond_data_limit``, ``above_ceiling``): the true score is at
-  least S − 2σ (σ the score's standard error), and the law is monotone, so
-  ρ ≥ ρ(min(S, S_cap) − 2σ), with S_cap the highest score the law expresses at D0
-  (:func:`score_cap`): a **lower bound**;
+- above what the law reaches (``beyond_data_limit``, ``above_ceiling``): the true score is at least S − 2σ (σ the
+  score's standard error), and the law is monotone, so ρ ≥ ρ(min(S, S_cap) − 2σ), with S_cap the highest score the
+  law expresses at D0 (:func:`score_cap`): a **lower bound**;
 - at or below the floor d (``below_floor``): ρ ≤ ρ(max(S, d) + 2σ): an **upper bound**.
 
-A bound that the law cannot express either (the score's whole 2σ range beyond the cap, or a zero
-σ at the cap) carries no information and is dropped (``kind`` NaN), counted by the caller.
+A bound that the law cannot express either (the score's whole 2σ range beyond the cap, or a zero σ at the cap)
+carries no information and is dropped (``kind`` NaN), counted by the caller.
 
-How a per-model density is read — a value or a bound — by the one rule of :func:`densing.display.density_reading`:
-the ``reading`` column of :func:`densing.laws.density.density_table` and :func:`densing.laws.density.compute_density`,
-and whether a model's inverted scores are at chance (``near_chance``), one of the rule's causes.
+How a per-model density is read, a value or a bound, by the one rule of :func:`densing.display.density_reading`: the
+``reading`` column of the density tables (:mod:`densing.laws.density`), and whether a model's inverted scores are at
+chance (``near_chance``), one of the rule's causes.
 """
 from __future__ import annotations
 
@@ -30,11 +29,8 @@ MARGIN_STDERRS = 2.0
 
 
 def score_cap(p, d0: float):
-    """Highest score the law expresses at D0: S(L_min), L_min = b·D0^-β + E (N → ∞), below c + d.
-
-    A family law (no data term) reaches its asymptote as N → ∞: the ceiling c + d (logistic_ln_n), d + c·σ(−γ·l)
-    (power; :func:`densing.laws.forms.family_asymptote`).
-    """
+    """Highest score the law expresses at D0: S(L_min), L_min = b·D0^-β + E (N → ∞), below c + d; a family law's
+    asymptote: c + d (logistic_ln_n), d + c·σ(−γ·l) (power; :func:`densing.laws.forms.family_asymptote`)."""
     if "b" not in p:
         return forms.family_asymptote(p["c"], p["gamma"], p["l"], p["d"], forms.family_alpha(p))
     floor_loss = p["b"] * d0 ** (-np.asarray(p["beta"])) + p.get("E", 0.0)
@@ -42,11 +38,9 @@ def score_cap(p, d0: float):
 
 
 def log_density_bounds(p, scores, stderr, params, d0: float) -> tuple[np.ndarray, np.ndarray]:
-    """(y, kind): y = ln ρ or the bound's ln ρ; kind 0 exact, +1 lower bound, −1 upper bound, NaN dropped.
-
-    ``p``'s values and ``scores`` broadcast (rows = draws); ``stderr`` and ``params`` per model. The bounds' scores
-    are inverted only where a score is censored (each element's numbers are those of the whole array's inversion).
-    """
+    """(y, kind): y = ln ρ or the bound's ln ρ; kind 0 exact, +1 lower bound, −1 upper bound, NaN dropped. ``p``'s
+    values and ``scores`` broadcast (rows = draws); ``stderr`` and ``params`` per model. The bounds' scores are inverted
+    only where a score is censored (each element's numbers are those of the whole array's inversion)."""
     scores = np.asarray(scores, float)
     sigma = np.nan_to_num(np.asarray(stderr, float))
     params = np.asarray(params, float)
@@ -70,9 +64,9 @@ def log_density_bounds(p, scores, stderr, params, d0: float) -> tuple[np.ndarray
 
 
 def _bounds_at(p, scores, sigma, params, censored, high, d0: float, shape) -> np.ndarray:
-    """ln ρ of the bound at each ``censored`` element (NaN where the law cannot express it): the score moved 2σ
-    inward from the cap where ``high`` (above what the law reaches), from the floor elsewhere, inverted under
-    those elements' parameters — one inversion of them all."""
+    """ln ρ of the bound at each ``censored`` element (NaN where the law cannot express it): the score moved 2σ inward
+    from the cap where ``high``, from the floor elsewhere, inverted under those elements' parameters in one
+    inversion."""
     def pick(value):
         return np.broadcast_to(np.asarray(value, float), shape)[censored] if np.ndim(value) else value
 
@@ -85,9 +79,7 @@ def _bounds_at(p, scores, sigma, params, censored, high, d0: float, shape) -> np
         y = np.log(size / np.broadcast_to(params, shape)[censored])
     return np.where(code == 0, y, np.nan)
 
-# --------------------------------------------------------------------------------------------------------------------
-# How a per-model density is read — a value or a bound — by the one rule of :func:`densing.display.density_reading`:
-# --------------------------------------------------------------------------------------------------------------------
+# -- how a per-model density is read: a value or a bound ---------------------------------------------------------------
 
 def near_chance(scores: np.ndarray, stderr: np.ndarray, benchmarks) -> np.ndarray:
     """Per model (rows of ``scores``, ``stderr``: models × benchmarks), whether every score it has is within

@@ -1,12 +1,10 @@
-"""Per-model densities under an inversion (:mod:`densing.laws.inversion`): one engine for the CLI, the trend and the report.
+"""Per-model densities under an inversion (:mod:`densing.laws.inversion`), for the CLI, the trend and the report.
 
-:func:`solve_densities` is the engine (ln ρ of every target, a censored density as its bound, and a percentile
-interval over bootstrap draws of the reference and normal draws of the scores). Two tables show it:
-:func:`density_table` (the trend's and the report's per-model table, under any inversion) and
-:func:`compute_density` (``densing density``: one row per model × reference fit, and a geometric-mean row per model
-over several fits; :func:`density_at_own_tokens` is the same at D0 = each target's own token count). A score without
-a standard error gets the binomial √(S(1 − S)/n) of its benchmark's item count
-(:func:`densing.data.benchmarks.with_stderr`), as in the trend.
+:func:`solve_densities` is the one engine (ln ρ of every target, a censored density as its bound, and a percentile
+interval over bootstrap draws of the reference and normal draws of the scores); :func:`density_table` (the trend's and
+the report's per-model table) and :func:`compute_density` (``densing density``: one row per model × reference fit, and a
+geometric-mean row per model; :func:`density_at_own_tokens` at D0 = each target's own token count) show it. A score
+without a standard error gets the binomial √(S(1 − S)/n) (:func:`densing.data.benchmarks.with_stderr`).
 """
 from __future__ import annotations
 
@@ -72,10 +70,9 @@ def bound_words(kind: np.ndarray) -> np.ndarray:
 class Densities:
     """What :func:`solve_densities` gives for the rows of ``models``, in their order.
 
-    ``log_density``: ln ρ, or the bound's ln ρ; ``kind``: 0 exact, +1 lower bound, −1 upper bound,
-    NaN dropped; ``low``/``high``: the interval of ρ (NaN without draws); ``draws``: ln ρ of each
-    draw (draws × models) with a bound as −∞ / +∞, or ``None``; ``columns``: the joint inversion's
-    Birge ratio and per-benchmark densities.
+    ``log_density``: ln ρ, or the bound's ln ρ; ``kind``: 0 exact, +1 lower bound, −1 upper bound, NaN dropped;
+    ``low``/``high``: the interval of ρ (NaN without draws); ``draws``: ln ρ of each draw (draws × models) with a bound
+    as −∞ / +∞, or ``None``; ``columns``: the joint inversion's Birge ratio and per-benchmark densities.
     """
 
     log_density: np.ndarray
@@ -98,13 +95,12 @@ def solve_densities(models: pd.DataFrame, inversion, *, seed: int = 0, level: fl
     interval: the one computation behind every per-model density table.
 
     Point: ln ρ = ln(N̂(S)/N) under the point parameters (eq. 4), a censored score's density as its bound
-    (:func:`densing.laws.bounds.log_density_bounds`). Interval (level ``level``): ``min(n_draws, B)`` draws, each
-    a bootstrap draw of the reference picked at random (``rng.integers``, seeded) and the scores plus a normal error
-    of their standard error σ; for the joint inversion σ also carries the between-benchmark skill variance
-    (sd √(σ² + S'(x̂)²·s²), :mod:`densing.laws.joint`; with ``skill="none"``, σ scaled by the model's Birge ratio
-    where it exceeds 1). The interval ends are the (1 ∓ level)/2 quantiles (``inverted_cdf``: an observed draw) of
-    the draws' ln ρ, a draw on a bound counted as −∞ / +∞: an end that falls among them is open (0 or ∞).
-    ``intervals=False`` or a reference without bootstrap draws: NaN ends.
+    (:func:`densing.laws.bounds.log_density_bounds`). Interval (level ``level``): ``min(n_draws, B)`` draws, each a
+    bootstrap draw of the reference picked at random (seeded) and the scores plus a normal error of their standard error
+    σ; for the joint inversion σ also carries the skill variance (sd √(σ² + S'(x̂)²·s²), :mod:`densing.laws.joint`; with
+    ``skill="none"``, σ scaled by the Birge ratio where it exceeds 1). The ends are the (1 ∓ level)/2 quantiles
+    (``inverted_cdf``: an observed draw) of the draws' ln ρ, a draw on a bound counted as −∞ / +∞: an end among them is
+    open (0 or ∞). ``intervals=False`` or a reference without draws: NaN ends.
     """
     scores, stderr = arrays(models, inversion.benchmarks)
     params = models["params"].to_numpy(float)
@@ -141,23 +137,18 @@ def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: floa
 
     Columns: model, params, release_date (family), for the joint inversion ``birge_ratio`` and ``density:<b>`` per
     benchmark with its bound and interval (:func:`per_benchmark_intervals`), then ``density`` (ρ or its bound),
-    ``bound`` (:func:`bound_words`), ``density_ci_low``, ``density_ci_high``, ``reading`` (:func:`readings`: value or
-    bound by the one rule), ``near_chance`` (:func:`near_chance`), ``effective_params`` (ρ·N), ``reference`` (the inversion the row comes from) and ``d0``.
+    ``bound`` (:func:`bound_words`), ``density_ci_low``, ``density_ci_high``, ``near_chance`` (:func:`near_chance`),
+    ``reading`` (:func:`readings`), ``effective_params`` (ρ·N), ``reference`` (the inversion's name) and ``d0``.
     """
     solved = solve_densities(models, inversion, seed=seed, level=level, n_draws=n_draws)
-    params = models["params"].to_numpy(float)
-    out = models[["model", "params", "release_date"] + [c for c in ("family",) if c in models.columns]].copy()
-    for name, values in [*solved.columns.items(),
-                         *per_benchmark_intervals(models, inversion, seed=seed, level=level, n_draws=n_draws).items()]:
-        out[name] = values
-    out["density"] = np.exp(solved.log_density)
-    out["bound"] = bound_words(solved.kind)
-    out["density_ci_low"], out["density_ci_high"] = solved.low, solved.high
-    out["near_chance"] = near_chance(*arrays(models, inversion.benchmarks), inversion.benchmarks)
+    density = np.exp(solved.log_density)
+    out = models[["model", "params", "release_date"] + [c for c in ("family",) if c in models.columns]].assign(
+        **solved.columns, **per_benchmark_intervals(models, inversion, seed=seed, level=level, n_draws=n_draws),
+        density=density, bound=bound_words(solved.kind), density_ci_low=solved.low, density_ci_high=solved.high,
+        near_chance=near_chance(*arrays(models, inversion.benchmarks), inversion.benchmarks))
     out["reading"] = readings(out)
-    out["effective_params"] = np.exp(solved.log_density) * params
-    out["reference"] = inversion.name
-    out["d0"] = inversion.d0
+    out = out.assign(effective_params=density * models["params"].to_numpy(float), reference=inversion.name,
+                     d0=inversion.d0)
     return out.sort_values("density", ascending=False).reset_index(drop=True)
 
 
@@ -199,36 +190,23 @@ def _fit_rows(targets: pd.DataFrame, fit: ReferenceFit) -> pd.DataFrame:
 
 
 @validate_params(DENSITY_CONSTRAINTS)
-def compute_density(
-    targets: pd.DataFrame,
-    fits: ReferenceFit | Iterable[ReferenceFit] | Mapping[str, ReferenceFit],
-    *,
-    d0: float | None = None,
-    level: float = 0.95,
-    aggregate: bool = True,
-    seed: int = 0,
-    intervals: bool = True,
-    include_poor_fits: bool = False,
-) -> pd.DataFrame:
+def compute_density(targets: pd.DataFrame, fits: ReferenceFit | Iterable[ReferenceFit] | Mapping[str, ReferenceFit], *,
+                    d0: float | None = None, level: float = 0.95, aggregate: bool = True, seed: int = 0,
+                    intervals: bool = True, include_poor_fits: bool = False) -> pd.DataFrame:
     """A table of the effective parameter size and capacity density ρ = N̂/N of every target model (eq. 4).
 
-    ``targets`` is a tidy results table; each fit picks the rows of its benchmark(s) and metric (a mean fit inverts
-    the mean score). Each fit's densities and intervals are :func:`solve_densities`' through
-    ``PerBenchmark(fit, d0)`` — the numbers of :func:`density_table` for the same rows, seed and level — with a
-    missing standard error filled binomially (:func:`densing.data.benchmarks.with_stderr`). A censored density is
-    its bound: ``density`` holds the bound and ``bound`` says which ("upper bound": ρ ≤ it; "lower bound": ρ ≥ it;
-    "dropped": NaN, the law cannot express even the bound); ``censored`` keeps the reason and ``loss_hat`` L̂;
-    ``reading`` reads each row by the one rule (:func:`readings`: an interval reaching 0 or ∞ makes a bound too).
-    With ``aggregate`` and several fits, one more row per model (benchmark ``geomean``) holds the geometric mean
-    ρ_geo = exp(mean_i ln ρ_i) of its per-benchmark densities, its interval the percentile interval of the
-    per-draw geometric means (a draw mixing −∞ and +∞ left out); it is a bound where a component is (reason
-    ``component_censored``) and dropped where components bound it in opposite directions.
-    ``fits``: a :class:`ReferenceFit`, a fit file or a shipped fit's short name (``"llama-3.1_mmlu"``, as the CLI's
-    ``--fit``), or a list or mapping of them. ``targets`` is checked as a table file is (counts written ``7B`` parsed;
-    an impossible score, a missing column: an InputError naming ``targets``, the row and the field).
-    ``intervals=False`` skips the confidence intervals (NaN) when only point values are needed.
-    A fit with a verdict (:func:`densing.laws.fit_schema.fit_verdict`: R² below 0.5) keeps its rows, with the verdict in
-    the ``fit_verdict`` column, but is left out of the geometric mean unless ``include_poor_fits``.
+    ``targets``: a tidy results table, checked as a table file is (an InputError naming ``targets``, the row and the
+    field); each fit picks the rows of its benchmark(s) and metric (a mean fit inverts the mean score), with the
+    numbers of :func:`density_table` through ``PerBenchmark(fit, d0)`` for the same rows, seed and level. A censored
+    density is its bound: ``bound`` says which (:func:`bound_words`), ``censored`` keeps the reason, ``loss_hat`` L̂;
+    ``reading`` reads each row by the one rule (:func:`readings`). With ``aggregate`` and several fits, one more row
+    per model (benchmark ``geomean``) holds ρ_geo = exp(mean_i ln ρ_i), its interval the percentile interval of the
+    per-draw geometric means (a draw mixing −∞ and +∞ left out); a bound where a component is (reason
+    ``component_censored``), dropped where components bound it in opposite directions. ``fits``: a
+    :class:`ReferenceFit`, a fit file or a shipped fit's short name (as the CLI's ``--fit``), or a list or mapping of
+    them. ``intervals=False`` skips the intervals (NaN). A fit with a verdict
+    (:func:`densing.laws.fit_schema.fit_verdict`: R² below 0.5) keeps its rows, the verdict in ``fit_verdict``, but is
+    left out of the geometric mean unless ``include_poor_fits``.
     """
     fits = as_fits(fits, "fits")
     targets = table_argument(targets, "targets")
@@ -275,28 +253,20 @@ def _fit_table(rows: pd.DataFrame, fit: ReferenceFit, d0: float | None, *, seed:
     solved = solve_densities(rows, inversion, seed=seed, level=level, intervals=intervals)
     loss_hat, size, reasons = fit.invert(rows["score"].to_numpy(float), inversion.d0)
     density = np.exp(solved.log_density)
-    out = rows[["model"]].copy()
-    out["benchmark"] = fit.benchmark
-    out["params"] = params
-    out["score"] = rows["score"].to_numpy(float)
-    out["loss_hat"] = loss_hat
-    out["effective_params"] = density * params
-    out["density"] = density
-    out["bound"] = bound_words(solved.kind)
-    out["censored"] = reasons
-    out["density_ci_low"], out["density_ci_high"] = solved.low, solved.high
-    out["near_chance"] = near_chance(*arrays(rows, fit.benchmarks), fit.benchmarks) if len(fit.benchmarks) == 1 \
-        else np.zeros(len(rows), bool)  # a mean fit's score is a mean: its chance level is not one benchmark's
+    out = rows[["model"]].assign(
+        benchmark=fit.benchmark, params=params, score=rows["score"].to_numpy(float), loss_hat=loss_hat,
+        effective_params=density * params, density=density, bound=bound_words(solved.kind), censored=reasons,
+        density_ci_low=solved.low, density_ci_high=solved.high,
+        # a mean fit's score is a mean: its chance level is not one benchmark's
+        near_chance=near_chance(*arrays(rows, fit.benchmarks), fit.benchmarks) if len(fit.benchmarks) == 1
+        else np.zeros(len(rows), bool))
     out["reading"] = readings(out)
-    out["effective_params_ci_low"] = solved.low * params
-    out["effective_params_ci_high"] = solved.high * params
-    out["extrapolation"] = extrapolation_notes(fit, size, inversion.d0)
-    for column in ("stderr", "train_tokens", "release_date", "family", "active_params"):
-        if column in rows.columns:
-            out[column] = rows[column].to_numpy()
-    out["d0"] = inversion.d0
-    out["reference_fit"] = f"{fit.kind}:{fit.benchmark}"
-    out["fit_verdict"] = fit_verdict(fit)
+    out = out.assign(
+        effective_params_ci_low=solved.low * params, effective_params_ci_high=solved.high * params,
+        extrapolation=extrapolation_notes(fit, size, inversion.d0),
+        **{c: rows[c].to_numpy() for c in ("stderr", "train_tokens", "release_date", "family", "active_params")
+           if c in rows.columns},
+        d0=inversion.d0, reference_fit=f"{fit.kind}:{fit.benchmark}", fit_verdict=fit_verdict(fit))
     return out, solved.draws
 
 
@@ -323,10 +293,8 @@ def is_censored(reasons: pd.Series) -> pd.Series:
 
 
 def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: float) -> pd.DataFrame:
-    """ρ_geo = exp(mean_i ln ρ_i) over a model's benchmarks: exact if every component is; a lower (upper) bound if
-    every component is exact or a lower (upper) bound; dropped (NaN) otherwise.
-
-    Whole columns at a time (a per-model loop took most of the time on large tables)."""
+    """ρ_geo = exp(mean_i ln ρ_i) over a model's benchmarks, whole columns at a time: exact if every component is; a
+    lower (upper) bound if every component is exact or a lower (upper) bound; dropped (NaN) otherwise."""
     counts = result.groupby("model", sort=False)["benchmark"].nunique()
     models = counts.index[counts == n_fits]
     if not len(models):
@@ -356,22 +324,12 @@ def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: 
             warnings.simplefilter("ignore", RuntimeWarning)  # a model whose every draw is NaN: no interval
             low, high = np.exp(np.nanquantile(geo, [(1 - level) / 2, (1 + level) / 2], axis=1, method=_CI_QUANTILE_METHOD))
     params = first["params"].to_numpy(float)
-    out = {
-        "model": list(models),
-        "benchmark": "geomean",
-        "params": params,
-        "score": np.nan,
-        "loss_hat": np.nan,
-        "effective_params": value * params,
-        "density": value,
-        "bound": bound_words(kind),
-        "censored": np.where(censored, COMPONENT_CENSORED, ""),
-        "density_ci_low": low,
-        "density_ci_high": high,
-        "effective_params_ci_low": low * params,
-        "effective_params_ci_high": high * params,
-        "extrapolation": np.where(by_model["_extrapolates"].any().loc[models].to_numpy(), "a component extrapolates", None),
-    }
+    out = {"model": list(models), "benchmark": "geomean", "params": params, "score": np.nan, "loss_hat": np.nan,
+           "effective_params": value * params, "density": value, "bound": bound_words(kind),
+           "censored": np.where(censored, COMPONENT_CENSORED, ""), "density_ci_low": low, "density_ci_high": high,
+           "effective_params_ci_low": low * params, "effective_params_ci_high": high * params,
+           "extrapolation": np.where(by_model["_extrapolates"].any().loc[models].to_numpy(), "a component extrapolates",
+                                     None)}
     for column in ("train_tokens", "release_date", "family", "d0"):
         if column in result.columns:
             out[column] = first[column].to_numpy()

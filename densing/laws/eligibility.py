@@ -2,7 +2,7 @@
 the written rule that marks each eligible or says why not.
 
 :func:`candidate_table` fits every family of the target table with at least :data:`MIN_FAMILY_MODELS` models on
-every benchmark of :data:`CANDIDATE_BENCHMARKS` (:data:`EXCLUDED_BENCHMARKS` left out, each with its reason) by
+every benchmark of :data:`CANDIDATE_BENCHMARKS` (the others left out, each for its reason there) by
 binomial likelihood (:func:`densing.laws.family.fit_family`, default shape), and applies the reference rule (the third
 of docs/method.md's rules, labelled ``v3`` in the table's ``rule`` column; date-blind). A candidate is eligible iff
 
@@ -22,12 +22,10 @@ of docs/method.md's rules, labelled ``v3`` in the table's ``rule`` column; date-
 φ̂ is the larger of the family's own Pearson dispersion and the benchmark's pooled one
 (:func:`pooled_dispersion`: the median over families with at least :data:`MIN_POOLING_MEMBERS` members, floored
 at 1). The held-out z is computed wherever R1–R2s hold, also where only R4r or R4s fail (a set's joint test reads
-it). A family eligible on a benchmark is a reference of its row; a benchmark set's references follow the set
-rule (:func:`densing.trend.pooling.set_references`). The fits — every family's own, then every held-out refit — run
-as batches of Fisher scoring (:func:`densing.laws.family_likelihood.likelihood_fits`: the same numbers, bit for bit,
-as fitting them one by one). The earlier rules, the shipped candidate table's rows labelled ``v1`` and ``v2``, are
-computed by ``tools/build_tables.py candidates``; docs/method.md states the three rules and why this one is the
-rule.
+it). A set's references follow the set rule (:func:`densing.trend.pooling.set_references`). The fits run as batches of
+Fisher scoring (:func:`densing.laws.family_likelihood.likelihood_fits`). The earlier rules (rows labelled ``v1``,
+``v2``) are computed by ``tools/build_tables.py candidates``; docs/method.md states the three rules and why this one is
+the rule.
 """
 from __future__ import annotations
 
@@ -54,15 +52,11 @@ MIN_FAMILY_MODELS = 3
 MIN_SIZES = 3
 MAX_TOKEN_RATIO = 2.0
 #: The benchmarks a family reference may be fitted on (tidy names of ``read_results``): the leaderboard-v1 columns and
-#: the leaderboard-v2 columns with a chance level and an item count.
+#: the leaderboard-v2 columns with a chance level and an item count. Left out: truthfulqa_mc2 (built so that scale does
+#: not help, Lin et al. 2022; no chance floor), xwinograd (multilingual; no item count in the registry), ifeval (scored
+#: by rule checks: no chance floor for the law).
 CANDIDATE_BENCHMARKS: tuple[str, ...] = ("mmlu", "arc_challenge", "hellaswag", "winogrande", "gsm8k", "humaneval",
                                          "leaderboard_bbh", "math_hard", "mmlu_pro", "gpqa", "musr")
-#: Left out before any fit, each with its reason.
-EXCLUDED_BENCHMARKS: dict[str, str] = {
-    "truthfulqa_mc2": "built so that scale does not help (Lin et al. 2022); mc2 has no chance floor",
-    "xwinograd": "multilingual; no item count in the registry",
-    "ifeval": "instruction following, scored by rule checks: no chance floor for the law",
-}
 #: R4s: a top-decile target within this many standard errors of the law's ceiling saturates it.
 SATURATION_STDERRS = 2.0
 #: The share of highest-scoring targets R4s looks at.
@@ -81,12 +75,10 @@ RULE_LABEL = "v3"
 #: Bootstrap draws of each family fit of a reference (one seed for all: draw k resamples the same members).
 FAMILY_BOOT = 1000
 
-
-
 _COLUMNS = ("reference", "family", "benchmark", "kind", "n_fitted", "sizes", "size_span", "token_ratio", "d0",
-               "largest_member", "largest_score", "top_decile", "reach_share", "slope", "slope_ci_low", "slope_ci_high",
-               "dispersion", "pooled_dispersion", "top_saturated", "held_out_model", "held_out_measured", "held_out_predicted",
-               "held_out_error", "held_out_z", "eligible", "why")
+            "largest_member", "largest_score", "top_decile", "reach_share", "slope", "slope_ci_low", "slope_ci_high",
+            "dispersion", "pooled_dispersion", "top_saturated", "held_out_model", "held_out_measured",
+            "held_out_predicted", "held_out_error", "held_out_z", "eligible", "why")
 
 
 def pooled_dispersion(own: dict[str, float]) -> float:
@@ -96,14 +88,15 @@ def pooled_dispersion(own: dict[str, float]) -> float:
     return max(1.0, float(np.median(values))) if values else 1.0
 
 
-def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str], metrics: dict, counted: pd.Series,
+def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str], metrics: dict,
               shape: str = DEFAULT_SHAPE) -> dict:
-    """Each (family, benchmark)'s members (:func:`densing.laws.family_rows.family_arrays`), dropped members and likelihood
-    fit of ``shape`` at dispersion floor 1 (its own dispersion; "" with fewer than 2 sizes, a reason where the registry
-    lacks a chance level or an item count), the fits run together (:func:`likelihood_fits`: the same fits, bit for
-    bit). ``targets`` is read within :func:`same_tables` (each family's rows selected once)."""
+    """Each (family, benchmark)'s members and dropped members (:func:`densing.laws.family_rows.family_arrays`) and
+    likelihood fit of ``shape`` at dispersion floor 1 ("" with fewer than 2 sizes, a reason where the registry lacks a
+    chance level or an item count), the fits run together (:func:`likelihood_fits`), ``targets`` read within
+    :func:`same_tables`."""
     found: dict[tuple[str, str], tuple] = {}
     problems, fitted_keys = [], []
+    counted = item_counts().set_index("benchmark")["items"]
     with same_tables():
         for family in families:
             for b in benchmarks:
@@ -126,7 +119,7 @@ def pooled_dispersions(targets: pd.DataFrame, benchmarks: tuple[str, ...] | None
     """The reference rule's pooled dispersion of each benchmark over the table's families (:func:`pooled_dispersion`), their laws
     of ``shape``: what ``densing fit --family`` and the trend's references fit with."""
     targets, families, chosen, metrics = _candidates(targets, benchmarks or CANDIDATE_BENCHMARKS)
-    return _pool(_own_fits(targets, families, chosen, metrics, item_counts().set_index("benchmark")["items"], shape), chosen)
+    return _pool(_own_fits(targets, families, chosen, metrics, shape), chosen)
 
 
 def _candidates(targets: pd.DataFrame, benchmarks) -> tuple[pd.DataFrame, list[str], list[str], dict[str, str]]:
@@ -154,30 +147,28 @@ def _pool(found: dict, benchmarks: list[str]) -> dict[str, float]:
 @validate_params({"targets": [Frame(("model", "benchmark", "value"))]})
 def candidate_table(targets: pd.DataFrame, *, composed: dict[str, ReferenceFit] | None = None,
                     benchmarks: tuple[str, ...] | None = None, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
-    """One row per candidate (family × benchmark, and each shipped composed fit): the reference rule (module
-    docstring) applied, in words. The rule reads no release date, so the table is the same for every window.
+    """One row per candidate (family × benchmark, and each shipped composed fit): the reference rule (module docstring)
+    applied, in words; date-blind, so the same for every window.
 
     Columns: ``rule``, ``shape``, ``reference``, ``family``, ``benchmark``, ``kind``, ``n_fitted``, ``sizes``,
     ``size_span``, ``token_ratio``, ``d0``, ``largest_member``, ``largest_score``, the rule's measurements
     (``top_decile``, ``reach_share``, the slope and its interval, the dispersions, ``top_saturated``, the held-out
     member's score, prediction, relative error and z), ``eligible`` and ``why`` (the first rule it fails).
-
-    ``benchmarks``: the candidate benchmarks of another target table (:data:`densing.registry.TABLES`); default
-    :data:`CANDIDATE_BENCHMARKS`, the public table's. ``shape``: the family law's shape
-    (:data:`densing.laws.family.SHAPES`).
+    ``benchmarks``: another target table's candidates (:data:`densing.registry.TABLES`; default
+    :data:`CANDIDATE_BENCHMARKS`). ``shape``: the family law's (:data:`densing.laws.family.SHAPES`).
     """
     targets, families, benchmarks, metrics = _candidates(targets, benchmarks or CANDIDATE_BENCHMARKS)
     top_cache: dict = {}
-    found = _own_fits(targets, families, benchmarks, metrics, item_counts().set_index("benchmark")["items"], shape)
+    found = _own_fits(targets, families, benchmarks, metrics, shape)
     pooled = _pool(found, benchmarks)
     rows, held = [], []
     for family in families:
         for b in benchmarks:
             members, dropped, fitted = found[(family, b)]
-            row = {c: math.nan for c in _COLUMNS}
-            row |= dict(reference=f"{family}:{b}", family=family, benchmark=b, kind="family", n_fitted=0, sizes=0,
-                        largest_member="", held_out_model="", eligible=False, why="",
-                        dispersion=pooled.get(b, math.nan), pooled_dispersion=pooled.get(b, math.nan))
+            row = dict.fromkeys(_COLUMNS, math.nan) | dict(
+                reference=f"{family}:{b}", family=family, benchmark=b, kind="family", n_fitted=0, sizes=0,
+                largest_member="", held_out_model="", eligible=False, why="",
+                dispersion=pooled.get(b, math.nan), pooled_dispersion=pooled.get(b, math.nan))
             rows.append(row)
             if members is None:
                 row["why"] = f"R2: {b} has {fitted} (densing/data), so neither a floor nor a standard error"
@@ -206,10 +197,8 @@ def _family_row(row: dict, members: dict, fitted, targets: pd.DataFrame, family:
     if sizes.size:
         tokens = members["train_tokens"]
         row |= dict(size_span=float(sizes.max() / sizes.min()), token_ratio=float(tokens.max() / tokens.min()),
-                    d0=float(np.exp(np.mean(np.log(tokens)))))
-        best = int(np.argmax(members["score"]))
-        row["largest_member"] = str(members["model"][-1])
-        row["largest_score"] = float(members["score"][best])
+                    d0=float(np.exp(np.mean(np.log(tokens)))), largest_member=str(members["model"][-1]),
+                    largest_score=float(np.max(members["score"])))
     top_scores, top_stderr = top_targets(targets, b, family, top_cache)
     values = top_cache[b][0][(top_cache[b][2] != family) & ~np.isnan(top_cache[b][0])]
     top = float(np.quantile(values, TOP_DECILE_QUANTILE)) if values.size else math.nan
@@ -265,14 +254,14 @@ def _composed_row(name: str, fit: ReferenceFit) -> dict:
     recipe)."""
     points = fit.points_frame()
     top = points.sort_values("params").iloc[-1]
-    row = {c: math.nan for c in _COLUMNS}
-    row |= dict(reference=name.removesuffix(".json"), family=str(fit.provenance.get("families", "")),
-                benchmark=fit.benchmark, kind=fit.kind, n_fitted=len(points), sizes=int(points["params"].nunique()),
-                size_span=float(points["params"].max() / points["params"].min()),
-                token_ratio=float(points["train_tokens"].max() / points["train_tokens"].min()), d0=fit.d0,
-                largest_member=str(top["model"]), largest_score=float(top["score"]), held_out_model="", eligible=False,
-                why="the reference rule takes families of one recipe; a composed fit of several recipes and budgets is shown, not used")
-    return row
+    return dict.fromkeys(_COLUMNS, math.nan) | dict(
+        reference=name.removesuffix(".json"), family=str(fit.provenance.get("families", "")),
+        benchmark=fit.benchmark, kind=fit.kind, n_fitted=len(points), sizes=int(points["params"].nunique()),
+        size_span=float(points["params"].max() / points["params"].min()),
+        token_ratio=float(points["train_tokens"].max() / points["train_tokens"].min()), d0=fit.d0,
+        largest_member=str(top["model"]), largest_score=float(top["score"]), held_out_model="", eligible=False,
+        why="the reference rule takes families of one recipe; a composed fit of several recipes and budgets is shown, "
+            "not used")
 
 
 def top_targets(targets: pd.DataFrame, benchmark: str, family: str, cache: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -347,13 +336,9 @@ def _fit_settings(candidates: pd.DataFrame) -> tuple[str, dict[str, float]]:
     """What :func:`fit_of` reads of a candidate table: its family law's shape and each benchmark's pooled dispersion
     (the first row's; 1 where NaN), read once per table inside :func:`same_tables`."""
     shape = str(candidates["shape"].iloc[0]) if "shape" in candidates.columns else DEFAULT_SHAPE
-    floors: dict[str, float] = {}
-    for benchmark, pooled in zip(candidates["benchmark"].tolist(), candidates["pooled_dispersion"].to_numpy(float)):
-        if benchmark not in floors:
-            floors[benchmark] = float(pooled) if math.isfinite(pooled) else 1.0
-    return shape, floors
-
-
+    first = candidates.drop_duplicates("benchmark")
+    return shape, {b: float(v) if math.isfinite(v) else 1.0
+                   for b, v in zip(first["benchmark"].tolist(), first["pooled_dispersion"].to_numpy(float))}
 
 
 def eligible_fits(targets: pd.DataFrame, candidates: pd.DataFrame, *, seed: int = 0,

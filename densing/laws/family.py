@@ -13,17 +13,14 @@ with d the benchmark's chance level, c + d = 1 and γ > 0. The power shape fixes
 (Chinchilla, arXiv 2203.15556, approach 3: :data:`densing.laws.forms.HOFFMANN_2022`) and N_unit = 10⁹
 (:data:`densing.laws.forms.POWER_N_UNIT`); as N → ∞ it flattens toward its asymptote d + c·σ(−γ·l), below the
 ceiling. It is the default, chosen by ``studies/family_law_shape.py`` (held-out binomial log-likelihood of each
-family's largest member: ``studies/family_law_shape.results.txt``); rules v1 and v2 keep the logistic in ln N.
+family's largest member: ``studies/family_law_shape.results.txt``); rules v1 and v2 keep the logistic in ln N, fitted
+by least squares on logits (``tools/build_tables.py``).
 
-**The fit is by binomial maximum likelihood**: a member's score S_i is a share
-of n_i items (:data:`densing.data.benchmarks.ITEM_COUNTS`), its log-likelihood n_i·[S_i·ln p_i + (1 − S_i)·ln(1 − p_i)]
-with p_i = S(N_i), maximised by Fisher scoring (:mod:`densing.laws.family_likelihood`; McCullagh & Nelder 1989,
-§2.5 and §9.2). Its uncertainty is parametric: (γ, l) drawn from N(θ̂, φ̂·I(θ̂)⁻¹), I the Fisher information and
-φ̂ = max(1, X²/(m − 2)) the Pearson dispersion over the m members (1 when m = 2); draws with γ ≤ 0 are redrawn
-(counted). A bootstrap over 3–7 members has a handful of distinct resamples, so it is not used;
+**The fit is by binomial maximum likelihood** (:mod:`densing.laws.family_likelihood`; each score a share of n_i items,
+:data:`densing.data.benchmarks.ITEM_COUNTS`). Its uncertainty is parametric: (γ, l) drawn from N(θ̂, φ̂·I(θ̂)⁻¹), I the
+Fisher information and φ̂ = max(1, X²/(m − 2)) the Pearson dispersion over the m members (1 when m = 2); draws with
+γ ≤ 0 are redrawn (counted). A bootstrap over 3–7 members has a handful of distinct resamples, so it is not used;
 ``studies/capability_coverage.py`` checks the interval on planted families.
-
-Rules v1 and v2 fit the logistic in ln N by least squares on logits instead (``tools/build_tables.py``).
 
 The inverse is the effective size at the family's budget:
 
@@ -76,29 +73,18 @@ def covariate(sizes, shape: str) -> np.ndarray:
 
 
 @validate_params({"n_boot": BOOTSTRAP_CONSTRAINTS["n_boot"], "seed": BOOTSTRAP_CONSTRAINTS["seed"]})
-def fit_family(
-    table: pd.DataFrame,
-    family: str,
-    benchmark: str,
-    *,
-    metric: str | None = None,
-    n_boot: int = 1000,
-    seed: int = 0,
-    sizes: dict[str, float] | None = None,
-    d0: float | None = None,
-    dispersion_floor: float = 1.0,
-    provenance: dict | None = None,
-    shape: str = DEFAULT_SHAPE,
-) -> ReferenceFit:
+def fit_family(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None, n_boot: int = 1000,
+               seed: int = 0, sizes: dict[str, float] | None = None, d0: float | None = None,
+               dispersion_floor: float = 1.0, provenance: dict | None = None,
+               shape: str = DEFAULT_SHAPE) -> ReferenceFit:
     """Fit S(N) = c/(1 + e^{−γ(x − l)}) + d on one family at its own budget (module docstring), x = u = −(N/N_unit)^−α
     (``shape="power"``) or ln N (``shape="logistic_ln_n"``).
 
-    ``table`` is a tidy results table with ``family`` (and ``active_params`` for mixtures of experts). ``sizes``
-    replaces members' N by another size (the budget translation of :mod:`densing.laws.forms`; a member mapped to NaN
-    is left out), with ``d0`` the budget those sizes stand at. ``dispersion_floor``: the least dispersion φ̂ of the
-    likelihood fit (the reference rule passes the benchmark's pooled one). Needs at least two distinct sizes.
-    Returns a :class:`ReferenceFit` of kind ``family`` whose ``d0`` is the family's budget (or
-    ``d0``) and whose ``provenance`` lists the dropped members and the likelihood fit's slope test.
+    ``table``: a tidy results table with ``family`` (and ``active_params`` for mixtures of experts). ``sizes``
+    replaces members' N (the budget translation of :mod:`densing.laws.forms`; NaN leaves a member out), ``d0`` the
+    budget they stand at. ``dispersion_floor``: the least φ̂ (the reference rule passes the benchmark's pooled one).
+    Needs two distinct sizes. Returns a :class:`ReferenceFit` of kind ``family`` at the family's budget (or ``d0``)
+    whose ``provenance`` lists the dropped members and the likelihood fit's slope test.
     """
     fixed = shape_constants(shape)
     metric = metric if metric is not None else table_metric(table, benchmark)
@@ -107,10 +93,9 @@ def fit_family(
     scale = 1.0 - chance
     log_n = covariate(points["params"], shape)
     scores = points["score"]
-    if np.unique(log_n).size < 2:
-        raise FitError(f"family {family!r}, {benchmark}: {np.unique(log_n).size} distinct size(s); "
-                       "a family law needs 2")
     where = f"family {family!r}, {benchmark}"
+    if np.unique(log_n).size < 2:
+        raise FitError(f"{where}: {np.unique(log_n).size} distinct size(s); a family law needs 2")
     found = likelihood_fit(log_n, scores, float(ITEM_COUNTS[benchmark]), chance, scale,
                            dispersion_floor=dispersion_floor)
     if not found.converged or not math.isfinite(found.slope):
@@ -139,10 +124,9 @@ def fit_family(
 
 
 def _member_arrays(table, family, benchmark, metric, *, sizes) -> tuple[dict[str, np.ndarray], dict]:
-    """The family's members that :func:`fit_family` fits, as plain arrays ``model``, ``params``, ``train_tokens`` and
-    ``score`` by size, then name (:func:`densing.laws.family_rows.family_arrays`: a measurement fits hundreds of
-    families), at the translated ``sizes`` when given (a member mapped to NaN is dropped, listed under
-    ``no_size_at_d0``); and the dropped lists."""
+    """The members :func:`fit_family` fits (:func:`densing.laws.family_rows.family_arrays`' arrays, by size, then name),
+    at the translated ``sizes`` when given (a member mapped to NaN dropped, listed under ``no_size_at_d0``), and the
+    dropped lists."""
     members, dropped = family_arrays(table, family, benchmark, metric=metric)
     if sizes is not None:
         translated = np.array([sizes.get(m, np.nan) for m in members["model"].tolist()], float)
@@ -161,10 +145,10 @@ def _stage(log_n, scores, chance, scale, gamma: float, l: float, fixed: dict, *,
     predicted = forms.performance_law(log_n, scale, gamma, l, chance)
     residuals = predicted - scores
     return StageFit(law=KIND, params={"c": scale, "gamma": gamma, "l": l, "d": chance, **fixed},
-                         fixed={"c": scale, "d": chance, **fixed}, r_squared=r_squared(scores, predicted),
-                         rmse=float(np.sqrt(np.mean(residuals ** 2))), residuals=tuple(float(v) for v in residuals),
-                         converged=True, message="binomial maximum likelihood (Fisher scoring), covariance φ̂·I⁻¹",
-                         n_points=n_points, cost=float(0.5 * np.sum(residuals ** 2)))
+                    fixed={"c": scale, "d": chance, **fixed}, r_squared=r_squared(scores, predicted),
+                    rmse=float(np.sqrt(np.mean(residuals ** 2))), residuals=tuple(float(v) for v in residuals),
+                    converged=True, message="binomial maximum likelihood (Fisher scoring), covariance φ̂·I⁻¹",
+                    n_points=n_points, cost=float(0.5 * np.sum(residuals ** 2)))
 
 
 def _record(table, family, benchmark, metric, points, dropped, found, fixed, *, shape, d0, n_boot, redraws, seed,
@@ -195,14 +179,11 @@ def _record(table, family, benchmark, metric, points, dropped, found, fixed, *, 
         "log_likelihood": found.log_likelihood,
     }
 
-# --------------------------------------------------------------------------------------------------------------------
-# A family law's held-out checks: refit without the family's largest member and compare its prediction with its score.
-# --------------------------------------------------------------------------------------------------------------------
+# -- a family law's held-out check: refit without its largest member, predict that member ------------------------------
 
 def held_out_problem(members: dict, family: str, benchmark: str, items: float, shape: str) -> tuple:
-    """The reference rule's held-out refit (R5z) as (covariate, scores, items) of every member but the largest (the last of
-    ``members``, :func:`densing.laws.family_rows.family_arrays`' arrays, sorted by size); FitError with fewer than 3
-    sizes."""
+    """The reference rule's held-out refit (R5z) as (covariate, scores, items) of every member but the largest (the last
+    of ``members``, sorted by size); FitError with fewer than 3 sizes."""
     params = np.asarray(members["params"], float)
     if np.unique(params).size < 3:
         raise FitError(f"family {family!r}, {benchmark}: {np.unique(params).size} size(s); holding the "
@@ -212,14 +193,14 @@ def held_out_problem(members: dict, family: str, benchmark: str, items: float, s
 
 def held_out_result(found, members: dict, family: str, benchmark: str, items: float, shape: str) -> dict:
     """The held-out test of the largest member from the refit ``found`` (a :class:`LikelihoodFit` of
-    :func:`held_out_problem`): its score within noise.
+    :func:`held_out_problem`): its score within noise,
 
-    z = (Ŝ − S) / √(se(Ŝ)² + φ̂·S(1 − S)/n): Ŝ the refit's prediction at the held-out size, se(Ŝ) its
-    delta-method standard error from φ̂·I⁻¹, φ̂ = max(1, the dispersion floor, the refit's own), n
-    the benchmark's item count. A family whose members follow the law within their noise has
-    |z| ≤ 1.96 with probability about 0.95. Returns ``held_out``, ``measured``, ``predicted``,
-    ``predicted_stderr``, ``measured_stderr``, ``z``, ``relative_error``, ``dispersion`` (φ̂), ``items`` (n)
-    and ``slope`` (the refit's γ).
+        z = (Ŝ − S) / √(se(Ŝ)² + φ̂·S(1 − S)/n)
+
+    Ŝ the refit's prediction at the held-out size, se(Ŝ) its delta-method standard error from φ̂·I⁻¹, φ̂ = max(1,
+    the dispersion floor, the refit's own), n the item count; |z| ≤ 1.96 with probability about 0.95 for a family
+    that follows the law within its noise. Returns ``held_out``, ``measured``, ``predicted``, ``predicted_stderr``,
+    ``measured_stderr``, ``z``, ``relative_error``, ``dispersion`` (φ̂), ``items`` (n) and ``slope`` (γ).
     """
     largest_model, largest_params = str(members["model"][-1]), float(members["params"][-1])
     if not found.converged:

@@ -31,10 +31,9 @@ Z_95 = 1.959963984540054
 class LikelihoodFit:
     """The binomial maximum-likelihood family law on one benchmark (module docstring).
 
-    The linear predictor is η = g·(x − ``centre``) + h, x the shape's covariate (ln N or u; centred for
-    conditioning); γ = g and l = centre − h/g. ``covariance`` is φ̂·I(g, h)⁻¹, ``dispersion`` φ̂ the Pearson dispersion
-    used (its floor, its own), ``own_dispersion`` the family's own X²/(m − 2) (NaN with two members),
-    ``converged`` whether Fisher scoring met its tolerance.
+    The linear predictor is η = g·(x − ``centre``) + h, x the shape's covariate (ln N or u, centred for conditioning),
+    so γ = g and l = centre − h/g. ``covariance`` is φ̂·I(g, h)⁻¹, ``dispersion`` the φ̂ used, ``own_dispersion`` the
+    family's own X²/(m − 2) (NaN with two members), ``converged`` whether Fisher scoring met its tolerance.
     """
 
     slope: float
@@ -178,14 +177,12 @@ def _scoring(x, s, counts, chance, scale, g, h) -> tuple:
 
 
 def likelihood_fit(log_n, scores, items, chance: float, scale: float, *, dispersion_floor: float = 1.0) -> LikelihoodFit:
-    """The family law by binomial maximum likelihood with its dispersion-scaled covariance (module docstring).
+    """The family law by binomial maximum likelihood with its dispersion-scaled covariance (module docstring);
+    ``log_n``: the shape's covariate of the members' sizes (:func:`covariate`).
 
-    ``log_n``: the shape's covariate of the members' sizes (:func:`covariate`: ln N, or u for the power shape).
-
-    φ̂ = max(1, ``dispersion_floor``, X²/(m − 2)), X² = Σ n_i·(S_i − p̂_i)²/(p̂_i·(1 − p̂_i)) the Pearson
-    statistic (its own term left out when m = 2). ``dispersion_floor``: a dispersion known from elsewhere
-    (the reference rule pools one per benchmark over the table's families). Inside
-    :func:`densing.runtime.same_tables` a maximum found for the same inputs (bit for bit) is reused.
+    φ̂ = max(1, ``dispersion_floor``, X²/(m − 2)), X² = Σ n_i·(S_i − p̂_i)²/(p̂_i·(1 − p̂_i)) the Pearson statistic (its
+    own term left out when m = 2); ``dispersion_floor``: one known from elsewhere (the reference rule pools one per
+    benchmark). Inside :func:`densing.runtime.same_tables` a maximum found for the same inputs (bit for bit) is reused.
     """
     return likelihood_fits([(log_n, scores, items, chance, scale)], dispersion_floor)[0]
 
@@ -210,10 +207,10 @@ def likelihood_fits(problems: list[tuple], dispersion_floors) -> list[Likelihood
     for m in sorted({p[1].size for i, p in enumerate(prepared) if i not in maxima}):
         rows = [i for i, p in enumerate(prepared) if p[1].size == m and i not in maxima]
         pick = [prepared[i] for i in rows]
-        column = [[p[3]] for p in pick], [[p[4]] for p in pick]
         g, h, info, converged, ll = _scoring(
             np.stack([p[5][0] for p in pick]), np.stack([p[5][1] for p in pick]), np.stack([p[2] for p in pick]),
-            np.array(column[0]), np.array(column[1]), np.array([p[5][3] for p in pick]), np.array([p[5][4] for p in pick]))
+            np.array([[p[3]] for p in pick]), np.array([[p[4]] for p in pick]), np.array([p[5][3] for p in pick]),
+            np.array([p[5][4] for p in pick]))
         for k, i in enumerate(rows):
             maxima[i] = (g[k], h[k], prepared[i][5][2], info[k], converged[k], ll[k])
             keep(_key(*prepared[i][:5]), maxima[i])

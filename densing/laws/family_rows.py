@@ -1,8 +1,7 @@
-"""A family's members in a results table as plain arrays (what :func:`densing.laws.family.fit_family` fits and
-the reference rule's candidate table reads for every family × benchmark; inside :func:`densing.runtime.same_tables` a table's
-columns are read once and each family's rows cut from them), and the members that break their family's order: a
-larger member scoring below a smaller one beyond noise, which a family law (rising with size within one recipe)
-would bend through (docs/method.md, "Members that break their family's order").
+"""A family's members in a results table as plain arrays (what :func:`densing.laws.family.fit_family` fits and the
+reference rule's candidate table reads for every family × benchmark), and the members that break their family's
+order: a larger member scoring below a smaller one beyond noise, which a family law (rising with size within one
+recipe) would bend through (docs/method.md, "Members that break their family's order").
 
 **The rule** (written before it was run on any table). A dense member L (no ``active_params``) breaks the order
 against a smaller dense member s of the same family on a benchmark when
@@ -77,9 +76,9 @@ def _columns(rows: pd.DataFrame) -> dict[str, np.ndarray]:
 def family_arrays(table: pd.DataFrame, family: str, benchmark: str, *,
                   metric: str | None = None) -> tuple[dict[str, np.ndarray], dict]:
     """The family's members usable for a fit of ``benchmark`` as plain arrays ``model``, ``params``, ``train_tokens``,
-    ``score`` (by size, then name), without building a frame (the reference rule's candidate table reads every family ×
-    benchmark), and a dict of dropped model lists: ``moe`` (an ``active_params`` value: not dense), ``no_tokens``
-    (unknown training budget), ``no_score``. A score at or below chance is kept: the likelihood fit weighs it."""
+    ``score`` (by size, then name), and the dropped models: ``moe`` (an ``active_params`` value: not dense),
+    ``no_tokens`` (unknown training budget), ``no_score``. A score at or below chance is kept (the likelihood weighs
+    it)."""
     metric = metric if metric is not None else table_metric(table, benchmark)
     mine = family_columns(table, family)
     members = mine["members"]
@@ -97,9 +96,7 @@ def family_arrays(table: pd.DataFrame, family: str, benchmark: str, *,
     return {"model": model[keep][order], "params": params[keep][order], "train_tokens": tokens[keep][order],
             "score": value[keep][order]}, dropped
 
-# --------------------------------------------------------------------------------------------------------------------
-# Family members that break their family's order: a larger member scoring below a smaller one beyond noise.
-# --------------------------------------------------------------------------------------------------------------------
+# -- family members that break their family's order: a larger member scoring below a smaller one beyond noise ----------
 
 MIN_BENCHMARKS = 2
 STDERRS = 2.0
@@ -137,10 +134,8 @@ def _breaks(a: dict[str, np.ndarray]) -> list[tuple]:
 def order_breaks(table: pd.DataFrame) -> pd.DataFrame:
     """Each (larger member, smaller member) pair of a family in which the larger scores below the smaller by more than
     :data:`STDERRS` standard errors of the difference on :data:`MIN_BENCHMARKS` or more benchmarks (module docstring).
-
-    Columns: family, model (the larger), params, smaller_model, smaller_params, n_benchmarks, benchmarks (the
-    benchmarks that break the order, comma-separated ``benchmark:metric``), largest model first within a family.
-    """
+    Columns: family, model (the larger), params, smaller_model, smaller_params, n_benchmarks, benchmarks (those that
+    break the order, comma-separated ``benchmark:metric``), largest model first within a family."""
     require_columns(table, ("model", "benchmark", "metric", "value", "params", "family"), "order_breaks")
     a = _table_arrays(table)
     rows = [row for family in np.unique(a["family"])

@@ -1,20 +1,12 @@
-"""Fitting the Densing Law's forms with ``scipy.optimize.least_squares``.
+"""Fitting the Densing Law's forms with ``scipy.optimize.least_squares``, and the bootstrap of a reference fit.
 
-One fitting routine (:func:`fit_stage`) serves every law: it takes the law's residual function in
-an internal parameterisation, several starting points and bounds, runs ``least_squares`` with a
-robust loss from each start and keeps the lowest cost. The laws themselves are in
-:mod:`densing.laws.forms`, each one's parameterisation as a problem in :mod:`densing.laws.problems`; this module
-fits a problem (the verdicts on a fitted reference are :mod:`densing.laws.fit_schema`'s).
+One fitting routine (:func:`fit_stage`) serves every law (:mod:`densing.laws.forms`), each posed as a problem in
+:mod:`densing.laws.problems`: ``least_squares`` with a robust loss from several starts, the lowest cost kept, as a
+frozen :class:`densing.laws.fit_schema.StageFit` with its diagnostics.
 
-A fit is a frozen :class:`densing.laws.fit_schema.StageFit` that knows its diagnostics (R², RMSE, residuals,
-convergence).
-
-The bootstrap of :func:`densing.laws.reference.fit_reference` is here too: a *plan* draws ``n_boot`` resamples of
-the fit's points with one seeded generator: whole training runs (``"series"``: checkpoints of one run are not
-independent) or single points (``"point"``). The *runner* refits every resample from the point estimate — stage by
-stage, the same least squares problems as the point fit (:func:`stage_problems`) — in one process or spread over
-``jobs`` processes (:func:`densing.runtime.process_pool`: they end with this one); the draws come back in resample
-order, so they do not depend on ``jobs``.
+The bootstrap of :func:`densing.laws.reference.fit_reference`: :func:`plan` draws the resamples with one seeded
+generator, :func:`run` refits each from the point estimate, stage by stage (:func:`stage_problems`), in one process
+or several (:func:`densing.runtime.process_pool`), the draws in resample order whatever ``jobs``.
 """
 from __future__ import annotations
 
@@ -29,9 +21,7 @@ from densing.laws.fit_schema import StageFit, r_squared
 from densing.laws.problems import Problem, theta_from_params
 
 
-def fit_stage(
-    problem: Problem, *, loss: str = "soft_l1", f_scale: float = 1.0, x_scale="jac"
-) -> StageFit:
+def fit_stage(problem: Problem, *, loss: str = "soft_l1", f_scale: float = 1.0, x_scale="jac") -> StageFit:
     """Run least_squares from every start of ``problem`` and keep the lowest-cost solution."""
     from scipy.optimize import least_squares  # imported here: loading a stored fit needs no optimiser
 
@@ -39,15 +29,8 @@ def fit_stage(
     for start in problem.starts:
         x0 = np.clip(start, problem.lower + 1e-9, problem.upper - 1e-9)
         try:
-            result = least_squares(
-                problem.residual,
-                x0,
-                jac=problem.jacobian,
-                bounds=(problem.lower, problem.upper),
-                loss=loss,
-                f_scale=f_scale,
-                x_scale=x_scale,
-            )
+            result = least_squares(problem.residual, x0, jac=problem.jacobian, bounds=(problem.lower, problem.upper),
+                                   loss=loss, f_scale=f_scale, x_scale=x_scale)
         except (ValueError, FloatingPointError):
             continue
         if not np.isfinite(result.cost):
@@ -61,26 +44,15 @@ def fit_stage(
     residuals = predicted - problem.observed
     if not np.all(np.isfinite(residuals)):
         raise FitError(f"{problem.law}: the fitted law gives non-finite predictions")
-    return StageFit(
-        law=problem.law,
-        params=params,
-        fixed=dict(problem.fixed),
-        r_squared=r_squared(problem.observed, predicted),
-        rmse=float(np.sqrt(np.mean(residuals**2))),
-        residuals=tuple(float(r) for r in residuals),
-        converged=bool(best.status > 0),
-        message=str(best.message),
-        n_points=int(problem.observed.size),
-        cost=float(best.cost),
-    )
+    return StageFit(law=problem.law, params=params, fixed=dict(problem.fixed),
+                    r_squared=r_squared(problem.observed, predicted), rmse=float(np.sqrt(np.mean(residuals**2))),
+                    residuals=tuple(float(r) for r in residuals), converged=bool(best.status > 0),
+                    message=str(best.message), n_points=int(problem.observed.size), cost=float(best.cost))
 
 
 def refit_from(problem: Problem, params: dict[str, float], *, loss: str, f_scale: float) -> StageFit:
-    """Refit ``problem`` from one warm start at ``params`` (used by the bootstrap).
-
-    Unit variable scaling: from a warm start it needs about half the evaluations of Jacobian
-    scaling (measured on the Pythia composed fits, bench/bootstrap_density.py).
-    """
+    """Refit ``problem`` from one warm start at ``params`` (the bootstrap's refit), with unit variable scaling: from a
+    warm start it needs about half the evaluations of Jacobian scaling (bench/bootstrap_density.py)."""
     warm = Problem(**{**problem.__dict__, "starts": [theta_from_params(problem, params)]})
     return fit_stage(warm, loss=loss, f_scale=f_scale, x_scale=1.0)
 
@@ -89,12 +61,9 @@ UNITS = ("series", "point")
 
 
 def stage_problems(data, picks, *, law, irreducible, chance, ceiling, max_score):
-    """The least-squares problems of ``law``: stage k on the points ``picks[k]`` of ``data[k]``.
-
-    ``data[k]`` is (params, train_tokens, score, loss) of stage k's points; the two-step law's
-    stages are L(N, D) = a·N^-α + b·D^-β [+E] then S(L) = c/(1 + e^{−γ(L − l)}) + d, the composed
-    law one stage S(N, D) (Xiao et al. 2024, eqs. 2–3).
-    """
+    """The least-squares problems of ``law``: stage k on the points ``picks[k]`` of ``data[k]``, (params, train_tokens,
+    score, loss); the two-step law's stages L(N, D) = a·N^-α + b·D^-β [+E] then S(L) = c/(1 + e^{−γ(L − l)}) + d, the
+    composed law's one stage S(N, D) (Xiao et al. 2024, eqs. 2–3)."""
     if law == "two-step":
         n, t, _, x = (a[picks[0]] for a in data[0])
         _, _, s2, x2 = (a[picks[1]] for a in data[1])
@@ -108,11 +77,9 @@ def stage_problems(data, picks, *, law, irreducible, chance, ceiling, max_score)
 
 def plan(stage_sets: tuple[pd.DataFrame, ...], runs: list[str], *, n_boot: int, seed: int,
          unit: str = "auto") -> tuple[str, list[tuple[np.ndarray, ...]]]:
-    """The resampling unit and ``n_boot`` resamples: per resample, the picked rows of each stage's points.
-
-    ``unit="auto"`` resamples runs when some run has several checkpoints (fewer runs than points
-    of the last stage), points otherwise (:func:`densing.laws.reference.fit_reference` checks ``unit``).
-    """
+    """The resampling unit and ``n_boot`` resamples, each the picked rows of each stage's points: ``unit="auto"``
+    resamples runs where some run has several checkpoints (fewer runs than points of the last stage), points
+    otherwise."""
     chosen = unit
     if chosen == "auto":
         chosen = "series" if len(runs) < len(stage_sets[-1]) else "point"
@@ -151,11 +118,9 @@ def refit_chunk(task: RefitTask, resamples) -> list:
 
 
 def run(task: RefitTask, resamples: list, *, jobs: int = 1) -> list:
-    """The refitted parameters of every resample, in resample order (None where a refit failed).
-
-    With ``jobs`` > 1 (and at least two resamples per process) the resamples are dealt round-robin
-    to ``jobs`` processes; the order is restored, so the draws are the same for any ``jobs``.
-    """
+    """The refitted parameters of every resample, in resample order (None where a refit failed): with ``jobs`` > 1 (and
+    two resamples a process) dealt round-robin to ``jobs`` processes, the order restored, so the draws are the same for
+    any ``jobs``."""
     n_boot = len(resamples)
     chunks = [resamples[i::jobs] for i in range(jobs)] if jobs > 1 and n_boot >= 2 * jobs else [resamples]
     if len(chunks) == 1:

@@ -1,8 +1,6 @@
-"""The schema of a fit file (:data:`FORMAT`, checked by :func:`check_fit_dict`: one InputError naming the file, the
-field, the draw, the value and the law's domain :data:`FIT_DOMAIN`), the points a reference fit is made on
-(:func:`select_points` for one benchmark or the per-model mean of several; the cuts :func:`final_points`,
-:func:`past_run_fraction` and :func:`reference_subset`; :func:`point_tuples` as a file stores them and
-:func:`data_hash` as it records them), one fitted stage (:class:`StageFit`) and the verdicts on a fit.
+"""The schema of a fit file (:data:`FORMAT`, checked by :func:`check_fit_dict` against the law's domain
+:data:`FIT_DOMAIN`), the points a reference fit is made on (:func:`select_points` and the cuts of them), one fitted
+stage (:class:`StageFit`) and the verdicts on a fit.
 """
 from __future__ import annotations
 
@@ -31,14 +29,11 @@ _POSITIVE_PARAMS = ("a", "alpha", "b", "beta", "c", "n_unit")
 #: Tolerance of the bound c + d ≤ 1 (a fitted ceiling at 1 lands a rounding error above it).
 _CEILING_TOLERANCE = 1e-9
 
-#: The domain of a fit's law, checked on the point estimate and on every bootstrap draw. Amplitudes and exponents
-#: (a, α, b, β) are positive, E ≥ 0; the score law S = c·σ(−γ(L − l)) + d maps onto scores in [0, 1], so
-#: 0 ≤ d < c + d ≤ 1 (floor, then ceiling); γ < 0 for the loss-based laws (the score rises as the loss falls) and
-#: γ > 0 for the family law (it rises with ln N). l is where the sigmoid is halfway: for the two-step law a loss, so
-#: l ≥ 0 (−log P ≥ 0; it may lie below the law's floor E, where the models see only the sigmoid's upper half, as
-#: the MMLU ladder's draws do); for the composed law (γ fixed at −1, e^{L − l} = e^{−l}·e^{L}) and the family law
-#: (l = ln N at the midpoint, drawn from the likelihood's normal approximation) l is any finite number.
-#: D0 is a positive number of tokens up to MAX_D0_TOKENS (the bound of ``--d0``).
+#: The domain of a fit's law, checked on the point estimate and on every bootstrap draw. The score law
+#: S = c·σ(−γ(L − l)) + d maps onto scores in [0, 1]; γ < 0 for the loss-based laws (the score rises as the loss
+#: falls), > 0 for the family law (it rises with ln N). l is where the sigmoid is halfway: for the two-step law a loss
+#: (−log P ≥ 0; it may lie below the law's floor E, as the MMLU ladder's draws do); for the composed law (γ fixed at
+#: −1, e^{L − l} = e^{−l}·e^{L}) and the family law (l = ln N at the midpoint) any finite number.
 FIT_DOMAIN = {
     "a": "positive (> 0)", "alpha": "positive (> 0)", "n_unit": "positive (> 0)", "b": "positive (> 0)", "beta": "positive (> 0)",
     "E": "non-negative (≥ 0)", "c": "in (0, 1]", "d": "0 ≤ d < c + d ≤ 1",
@@ -85,11 +80,9 @@ def _check_draws_domain(kind: str, params: dict, data: dict, source: str) -> Non
     names = list(data.get("bootstrap_names") or [])
     for i, row in enumerate(data.get("bootstrap") or [], start=1):
         draw = {**params, **dict(zip(names, row))}
-        bad = _law_domain_error(kind, draw)
-        if bad is not None:
-            name, value = bad
-            raise InputError(f"{source}: field 'bootstrap': draw {i}: {name} = {value!r} is outside the law's domain "
-                             f"({_domain_words(kind, name, draw)})")
+        if (bad := _law_domain_error(kind, draw)) is not None:
+            raise InputError(f"{source}: field 'bootstrap': draw {i}: {bad[0]} = {bad[1]!r} is outside the law's "
+                             f"domain ({_domain_words(kind, bad[0], draw)})")
 
 
 def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
@@ -113,14 +106,11 @@ def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
     if kind == "family" and len(set(_FAMILY_SHAPE_PARAMS) & set(params)) == 1:
         raise InputError(f"{source}: field 'params': a family fit of the power shape needs both "
                          f"{' and '.join(_FAMILY_SHAPE_PARAMS)}")
-    missing = [p for p in _REQUIRED_PARAMS[kind] if p not in params]
-    if missing:
+    if missing := [p for p in _REQUIRED_PARAMS[kind] if p not in params]:
         raise InputError(f"{source}: field 'params': a {kind} fit needs {', '.join(missing)}")
-    extra = sorted(set(params) - allowed)
-    if extra:
+    if extra := sorted(set(params) - allowed):
         raise InputError(f"{source}: field 'params': a {kind} fit has no parameter(s) {', '.join(extra)}")
-    bad = _law_domain_error(kind, params)
-    if bad is not None:
+    if (bad := _law_domain_error(kind, params)) is not None:
         raise InputError(f"{source}: field 'params.{bad[0]}': {bad[1]!r} is outside the law's domain "
                          f"({_domain_words(kind, bad[0], params)})")
     d0 = data.get("d0")
@@ -138,8 +128,7 @@ def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
             raise InputError(f"{source}: field 'benchmark': {data.get('benchmark')!r} does not match the benchmarks "
                              f"the fit was made on ({label!r}); refit rather than rename")
     names = data.get("bootstrap_names") or []
-    unknown = sorted(set(names) - set(params))
-    if unknown:
+    if unknown := sorted(set(names) - set(params)):
         raise InputError(f"{source}: field 'bootstrap_names': {', '.join(unknown)} not among the fit's parameters")
     for i, row in enumerate(data.get("bootstrap") or [], start=1):
         if not isinstance(row, list) or len(row) != len(names):
@@ -149,28 +138,17 @@ def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
     if not data.get("stages"):
         raise InputError(f"{source}: field 'stages': the fit has no fitted stage")
 
-# --------------------------------------------------------------------------------------------------------------------
-# The points a reference fit is made on: which rows of a tidy table, averaged how, cut where.
-# --------------------------------------------------------------------------------------------------------------------
+# -- the points a reference fit is made on: which rows of a tidy table, averaged how, cut where ------------------------
 
 #: The columns of a reference point (a fit file stores its points in this order).
 POINT_COLUMNS = ("model", "params", "train_tokens", "score", "loss", "run")
 
 
-def select_points(
-    frame: pd.DataFrame,
-    benchmark: str | list[str],
-    *,
-    metric: str = "acc",
-    n_shot: int | None = None,
-    need_loss: bool = False,
-) -> tuple[str, pd.DataFrame]:
-    """Reference points (model, params, train_tokens, score, loss, run) for a benchmark.
-
-    A list of benchmarks gives their per-model average (models with all of them), as the paper
-    fits the average score across benchmarks; its name is ``mean(b1,b2,…)``. ``run`` is the
-    table's ``run`` column where set (checkpoints of one training run), else the model.
-    """
+def select_points(frame: pd.DataFrame, benchmark: str | list[str], *, metric: str = "acc", n_shot: int | None = None,
+                  need_loss: bool = False) -> tuple[str, pd.DataFrame]:
+    """Reference points (model, params, train_tokens, score, loss, run) for a benchmark, or the per-model mean of a list
+    of benchmarks (models with all of them, as the paper fits the average score), named ``mean(b1,b2,…)``. ``run`` is
+    the table's ``run`` column where set (checkpoints of one training run), else the model."""
     names = [benchmark] if isinstance(benchmark, str) else list(benchmark)
     rows = frame[frame["benchmark"].isin(names) & (frame["metric"] == metric)]
     if n_shot is not None:
@@ -180,10 +158,8 @@ def select_points(
         raise InputError(f"benchmark {'/'.join(names)!r} with metric {metric!r}: no rows in the data (benchmarks: {have})")
     missing_tokens = rows[rows["train_tokens"].isna()]
     if len(missing_tokens):
-        raise InputError(
-            f"model {missing_tokens['model'].iloc[0]!r}: field 'train_tokens' is empty; "
-            "reference points need both params and train_tokens"
-        )
+        raise InputError(f"model {missing_tokens['model'].iloc[0]!r}: field 'train_tokens' is empty; "
+                         "reference points need both params and train_tokens")
     if need_loss and rows["loss"].isna().any():
         bad = rows[rows["loss"].isna()]["model"].iloc[0]
         raise InputError(f"model {bad!r}: field 'loss' is empty; the two-step law needs conditional losses (use --law composed)")
@@ -195,24 +171,17 @@ def select_points(
     run = rows["run"] if "run" in rows.columns else pd.Series(pd.NA, index=rows.index)
     rows["run"] = run.astype("string").fillna(rows["model"].astype("string"))
     grouped = rows.groupby("model", sort=True).agg(
-        params=("params", "first"),
-        train_tokens=("train_tokens", "first"),
-        score=("value", "mean"),
-        loss=("loss", "mean"),
-        run=("run", "first"),
-        n=("benchmark", "nunique"),
-    )
+        params=("params", "first"), train_tokens=("train_tokens", "first"), score=("value", "mean"),
+        loss=("loss", "mean"), run=("run", "first"), n=("benchmark", "nunique"))
     grouped = grouped[grouped["n"] == len(names)].drop(columns="n").reset_index()
     label = names[0] if len(names) == 1 else f"mean({','.join(names)})"
     return label, grouped[list(POINT_COLUMNS)]
 
 
 def final_points(points: pd.DataFrame, last: int = 5) -> pd.DataFrame:
-    """One point per run: the mean score and loss of its last ``last`` checkpoints, at the last D.
-
-    A run's intermediate checkpoints sit inside its learning-rate schedule, so the loss law is
-    fitted on each run's end (AI2 fits its ladder's step 1 on the final checkpoints, smoothed by a
-    moving average of 5: allenai/OLMo-ladder ``src/scripts/paper/README.md``, ``--moving_avg 5``).
+    """One point per run: the mean score and loss of its last ``last`` checkpoints, at the last D (a run's earlier
+    checkpoints sit inside its learning-rate schedule; AI2 fits its ladder's step 1 so: allenai/OLMo-ladder
+    ``src/scripts/paper/README.md``, ``--moving_avg 5``).
     """
     if last < 1:
         raise InputError(f"final checkpoints: expected a positive count, got {last!r}")
@@ -227,11 +196,8 @@ def final_points(points: pd.DataFrame, last: int = 5) -> pd.DataFrame:
 
 
 def past_run_fraction(points: pd.DataFrame, fraction: float) -> pd.DataFrame:
-    """Checkpoints at or past ``fraction`` of their run's final token count.
-
-    AI2 skips the first 10% of each ladder run in its step 2 (``--skip_perc 0.1``): early
-    checkpoints are far from the trained models the law is used for.
-    """
+    """Checkpoints at or past ``fraction`` of their run's final token count (AI2 skips the first 10% of each ladder run
+    in its step 2, ``--skip_perc 0.1``: early checkpoints are far from the trained models the law is used for)."""
     if not 0.0 <= fraction < 1.0:
         raise InputError(f"run fraction: expected a number in [0, 1), got {fraction!r}")
     final = points.groupby("run")["train_tokens"].transform("max")
@@ -239,23 +205,14 @@ def past_run_fraction(points: pd.DataFrame, fraction: float) -> pd.DataFrame:
 
 
 def point_tuples(points: pd.DataFrame) -> tuple[tuple, ...]:
-    return tuple(
-        (str(r.model), float(r.params), float(r.train_tokens), float(r.score), None if pd.isna(r.loss) else float(r.loss), str(r.run))
-        for r in points.itertuples(index=False)
-    )
+    return tuple((str(r.model), float(r.params), float(r.train_tokens), float(r.score),
+                  None if pd.isna(r.loss) else float(r.loss), str(r.run)) for r in points.itertuples(index=False))
 
 
-def reference_subset(
-    frame: pd.DataFrame,
-    *,
-    max_params: float | None = None,
-    families: list[str] | None = None,
-    source: str = "<data>",
-) -> pd.DataFrame:
-    """The rows of ``frame`` to fit on: models below ``max_params`` and of the given ``families``.
-
-    An unknown family is an :class:`InputError` naming ``source``.
-    """
+def reference_subset(frame: pd.DataFrame, *, max_params: float | None = None, families: list[str] | None = None,
+                     source: str = "<data>") -> pd.DataFrame:
+    """The rows of ``frame`` to fit on: models below ``max_params`` and of the given ``families`` (an unknown family is
+    an :class:`InputError` naming ``source``)."""
     if max_params is not None:
         frame = frame[frame["params"] < max_params]
     if families is not None:
@@ -286,9 +243,7 @@ def data_hash(frame, columns: list[str] | None = None) -> str:
     return digest[:16]
 
 
-# --------------------------------------------------------------------------------------------------------------------
-# One fitted stage of a fit file, and the verdicts on a fitted reference
-# --------------------------------------------------------------------------------------------------------------------
+# -- one fitted stage of a fit file, and the verdicts on a fitted reference --------------------------------------------
 
 def r_squared(observed: np.ndarray, predicted: np.ndarray) -> float:
     """R² = 1 − Σ(S − Ŝ)² / Σ(S − S̄)² of a fitted stage (NaN when the observations do not vary)."""
@@ -299,11 +254,8 @@ def r_squared(observed: np.ndarray, predicted: np.ndarray) -> float:
 
 @dataclass(frozen=True)
 class StageFit(Result):
-    """One fitted law: parameters, what was held fixed, and goodness-of-fit diagnostics.
-
-    ``r_squared`` and ``rmse`` are on the natural scale of the fitted quantity (loss or score);
-    ``residuals`` are prediction − observation in that scale, in input order.
-    """
+    """One fitted law: parameters, what was held fixed, and goodness-of-fit diagnostics: ``r_squared``, ``rmse`` and
+    ``residuals`` (prediction − observation, in input order) on the natural scale of the fitted loss or score."""
     _dict_exclude = ("residuals",)
 
     law: str
@@ -346,12 +298,8 @@ def fit_verdict(fit) -> str | None:
 
 
 def interval_notes(fit, level: float = 0.95) -> list[str]:
-    """One sentence per parameter whose bootstrap percentile interval does not contain its point estimate.
-
-    The draws are refits of resampled points started from the point fit; when most of them settle
-    elsewhere (a flat or multi-modal cost surface: the parameter is poorly determined by the data),
-    their percentile interval can miss the point estimate. Such an interval is reported as it is,
-    with this note, rather than re-centred.
+    """One sentence per parameter whose bootstrap percentile interval misses its point estimate (most refits settle
+    elsewhere: a flat or multi-modal cost surface). Such an interval is reported as it is, with this note.
     """
     return [f"{row.parameter} = {row.estimate:.4g} lies outside its bootstrap interval "
             f"[{row.ci_low:.4g}, {row.ci_high:.4g}]: the resampled fits settle elsewhere, "

@@ -4,27 +4,25 @@ Step 1, the loss law (their eq. 2, the Kaplan/Chinchilla form):
 
     L(N, D) = a·N^-α + b·D^-β  [+ E]
 
-with N the parameter count, D the training tokens and the optional irreducible term E of
-Hoffmann et al. 2022 (Chinchilla). Step 2, the performance law (their eq. 3):
+with N the parameter count, D the training tokens and the optional irreducible term E of Hoffmann et al. 2022
+(Chinchilla). Step 2, the performance law (their eq. 3), mapping conditional loss to a downstream score (a score rises
+as the loss falls, so γ < 0 here):
 
     S(L) = c / (1 + exp(−γ·(L − l))) + d
 
-mapping conditional loss to a downstream score. Because a score rises as the loss falls, γ < 0
-in this parameterisation. Composed for reported scores only (no losses measured):
+Composed for reported scores only (no losses measured); its latent loss has no unit of its own ((a, b, l, 1/γ) scale
+together without changing S), so densing fixes γ = −1 there (the inversion is unaffected):
 
     S(N, D) = c / (1 + exp(−γ·(a·N^-α + b·D^-β − l))) + d
 
-In the composed law the latent loss has no unit of its own: (a, b, l, 1/γ) can all be scaled by
-one factor without changing S, so densing fixes γ = −1 there (the inversion is unaffected).
-
-The inverse (their eq. 4) gives the loss a score needs, then the size a reference model trained
-on D0 tokens would need to reach that loss:
+The inverse (their eq. 4) gives the loss a score needs, then the size a reference model trained on D0 tokens would need
+to reach that loss:
 
     L̂(S) = l − (1/γ)·ln(c/(S − d) − 1)
     N̂(S) = ((L̂ − b·D0^-β − E) / a)^(−1/α)
 
-**A family's members brought to one training budget D0** through a stated loss law (:func:`translate_members`,
-the equations there; Hoffmann et al. 2022, arXiv 2203.15556, approach 3).
+**A family's members brought to one training budget D0** through a stated loss law (:func:`translate_members`, the
+equations there; Hoffmann et al. 2022, arXiv 2203.15556, approach 3).
 """
 from __future__ import annotations
 
@@ -56,10 +54,8 @@ def composed_law(n_params, train_tokens, a, alpha, b, beta, c, gamma, l, d, E=0.
 
 
 def loss_for_score(score, c, gamma, l, d):
-    """L̂(S) = l − (1/γ)·ln(c/(S − d) − 1)  (Xiao et al. 2024, eq. 4, first half).
-
-    Defined for d < S < c + d (with c > 0); elsewhere returns NaN — callers censor those scores.
-    """
+    """L̂(S) = l − (1/γ)·ln(c/(S − d) − 1)  (Xiao et al. 2024, eq. 4, first half); defined for d < S < c + d (c > 0),
+    NaN elsewhere (callers censor those scores)."""
     s = np.asarray(score, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # S a hair above d: ratio → ∞, L̂ → its limit
         inside = (s - d) / c
@@ -69,11 +65,8 @@ def loss_for_score(score, c, gamma, l, d):
 
 
 def params_for_loss(loss, train_tokens, a, alpha, b, beta, E=0.0):
-    """N̂ = ((L̂ − b·D0^-β − E) / a)^(−1/α)  (Xiao et al. 2024, eq. 4, second half).
-
-    Defined where L̂ exceeds the data-limited floor b·D0^-β + E; elsewhere returns +inf (no finite
-    model size reaches that loss at D0 tokens). NaN losses stay NaN.
-    """
+    """N̂ = ((L̂ − b·D0^-β − E) / a)^(−1/α)  (Xiao et al. 2024, eq. 4, second half); +inf where L̂ does not exceed the
+    data-limited floor b·D0^-β + E (no finite size reaches that loss at D0 tokens); NaN losses stay NaN."""
     x = np.asarray(loss, dtype=float)
     floor = b * np.asarray(train_tokens, dtype=float) ** (-beta) + E
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -125,9 +118,7 @@ def family_alpha(p):
     logistic_ln_n (a family fit without ``alpha``: files written before the power shape existed)."""
     return p.get("alpha") if "a" not in p else None
 
-# --------------------------------------------------------------------------------------------------------------------
-# A family's members brought to one training budget D0 through a stated loss law.
-# --------------------------------------------------------------------------------------------------------------------
+# -- a family's members brought to one training budget D0 through a stated loss law ------------------------------------
 
 def _positive_counts(values, field: str) -> np.ndarray:
     """``values`` as a float array, or an InputError naming ``field`` and the first bad value."""
@@ -182,9 +173,7 @@ HOFFMANN_2022 = LossLaw(
     source="Hoffmann et al. 2022, Training Compute-Optimal Large Language Models, arXiv 2203.15556, "
            "eq. 10 (approach 3)",
 )
-# Besiroglu et al. 2024, "Chinchilla Scaling: A replication attempt", arXiv 2404.10102: approach 3
-# refitted to the data of Hoffmann et al.'s figure 4 (five outliers dropped): E = 1.8172,
-# A = 482.01, B = 2085.43, α = 0.3478, β = 0.3658.
+# approach 3 refitted to the data of Hoffmann et al.'s figure 4, five outliers dropped
 BESIROGLU_2024 = LossLaw(
     E=1.8172, A=482.01, alpha=0.3478, B=2085.43, beta=0.3658, name="besiroglu_2024",
     source="Besiroglu et al. 2024, Chinchilla Scaling: A replication attempt, arXiv 2404.10102 "
@@ -194,12 +183,12 @@ LOSS_LAWS = {law.name: law for law in (HOFFMANN_2022, BESIROGLU_2024)}
 
 
 def translate_members(params, tokens, d0, law: LossLaw = HOFFMANN_2022) -> tuple[np.ndarray, list[str]]:
-    """Each member's size at one training budget ``d0`` (tokens) under ``law``, and one sentence per
-    member with no such size (member i is ``params[i]``, trained on ``tokens[i]``).
+    """Each member's size at one training budget ``d0`` (tokens) under ``law``, and one sentence per member with no such
+    size (member i is ``params[i]``, trained on ``tokens[i]``).
 
-    N' = (A / (A·N^-α + B·(D^-β − D0^-β)))^(1/α), from L(N, D) = E + A·N^-α + B·D^-β (Hoffmann et
-    al. 2022, arXiv 2203.15556, approach 3): N' on D0 tokens reaches the loss N reaches on D.
-    A member whose loss is at or below E + B·D0^-β has none: NaN, and the sentence says why.
+    N' = (A / (A·N^-α + B·(D^-β − D0^-β)))^(1/α), from L(N, D) = E + A·N^-α + B·D^-β (Hoffmann et al. 2022, arXiv
+    2203.15556, approach 3): N' on D0 tokens reaches the loss N reaches on D; none (NaN) where that loss is at or below
+    E + B·D0^-β.
     """
     sizes = np.atleast_1d(law.size_at(params, tokens, d0)).ravel()
     params, tokens = (np.ravel(v) for v in np.broadcast_arrays(np.asarray(params, float), np.asarray(tokens, float)))

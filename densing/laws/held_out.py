@@ -1,8 +1,5 @@
-"""Held-out checks of a reference law: fit on the small models, predict the large ones (Xiao et al. 2024, Fig. 2b).
-
-:func:`held_out_validation` fits below ``max_params`` and predicts the rest; :func:`validate_held_out` is the
-one entry from a path (any format of :mod:`densing.data.formats`, AI2's OLMo ladder by its own rules), giving a
-sorted table and a summary line.
+"""Held-out checks of a reference law: fit on the small models, predict the large ones (Xiao et al. 2024, Fig. 2b),
+from a table (:func:`held_out_validation`) or from a path of any format (:func:`validate_held_out`).
 """
 from __future__ import annotations
 
@@ -23,22 +20,12 @@ from densing.validation import Interval, as_names, validate_params
 
 
 @validate_params({"max_params": [Interval(Real, 0, None, closed="neither")]})
-def held_out_validation(
-    frame: pd.DataFrame,
-    benchmark: str | list[str],
-    *,
-    max_params: float,
-    targets: pd.DataFrame | None = None,
-    **fit_options,
-) -> tuple[ReferenceFit, pd.DataFrame]:
-    """(fit, table): a fit on the reference models with N < ``max_params`` and its predictions of the larger ones.
-
-    The held-out models are ``frame``'s rows with N ≥ ``max_params``, or, with ``targets``, the
-    rows of ``targets`` with N ≥ ``max_params`` (models of the same recipe that are not part of
-    the reference ladder, e.g. OLMo-2 7B and 13B beside AI2's ladder). Returns the fit and one row
-    per held-out point: measured and predicted score (and loss for the two-step law), the errors
-    and the relative score error |Ŝ − S| / S — the paper's Figure 2b check of extrapolation in N,
-    and AI2's check of its ladder.
+def held_out_validation(frame: pd.DataFrame, benchmark: str | list[str], *, max_params: float,
+                        targets: pd.DataFrame | None = None, **fit_options) -> tuple[ReferenceFit, pd.DataFrame]:
+    """(fit, table): a fit on the reference models with N < ``max_params`` and its predictions of the larger ones:
+    ``frame``'s rows with N ≥ ``max_params``, or ``targets``' (models of the same recipe outside the reference, e.g.
+    OLMo-2 7B and 13B beside AI2's ladder). One row per held-out point: measured and predicted score (and loss for the
+    two-step law), the errors and the relative score error |Ŝ − S| / S.
     """
     as_names(benchmark, "benchmark")
     frame = table_argument(frame, "frame", reference=True)
@@ -66,30 +53,18 @@ def held_out_validation(
     return fit, points
 
 
-
-
-def validate_held_out(
-    path: str | Path,
-    benchmark: str | list[str],
-    *,
-    max_params: float,
-    law: str = "two-step",
-    metric: str | None = None,
-    chance: float | str | None = "none",
-    min_train_tokens: float | str | None = "auto",
-    final_only: bool = False,
-    suite: str = "standard",
-) -> tuple[pd.DataFrame, str]:
+def validate_held_out(path: str | Path, benchmark: str | list[str], *, max_params: float, law: str = "two-step",
+                      metric: str | None = None, chance: float | str | None = "none",
+                      min_train_tokens: float | str | None = "auto", final_only: bool = False,
+                      suite: str = "standard") -> tuple[pd.DataFrame, str]:
     """The held-out check of the reference data at ``path``, whatever its format: (table, summary).
 
-    ``min_train_tokens="auto"`` takes the format's default (3e9 on the Pythia folder: its warm-up
-    checkpoints; none otherwise), ``None`` keeps every checkpoint. ``metric`` defaults to ``acc``
-    (on the OLMo ladder, the task's own). AI2's OLMo ladder is checked by its own rules
-    (:func:`densing.laws.olmo.check.validate_ladder`); any other format by :func:`held_out_validation` without
-    bootstrap, held-out checkpoints trained on fewer than ``min_train_tokens`` left out as they are from the fit, rows
-    ordered by run, then by tokens (step 1000 before step 103000), ``final_only`` keeping each held-out run's last
-    checkpoint. The summary gives the number of held-out points, the mean and the largest relative score error
-    |Ŝ − S| / S.
+    ``min_train_tokens="auto"`` takes the format's default (3e9 on the Pythia folder: its warm-up checkpoints; none
+    otherwise), ``None`` keeps every checkpoint. ``metric`` defaults to ``acc`` (on the OLMo ladder, the task's own).
+    AI2's OLMo ladder is checked by its own rules (:func:`densing.laws.olmo.check.validate_ladder`); any other format by
+    :func:`held_out_validation` without bootstrap, held-out checkpoints below ``min_train_tokens`` left out as from the
+    fit, rows ordered by run, then by tokens, ``final_only`` keeping each held-out run's last checkpoint. The summary
+    gives the number of held-out points, the mean and the largest relative score error |Ŝ − S| / S.
     """
     path = Path(path)
     data_format = sniff_format(path)

@@ -1,14 +1,8 @@
 """Inversion of a reference fit: score → effective parameter size at D0 → capacity density.
 
-For a target model with N parameters scoring S on a benchmark, the effective parameter size is
-the size a reference model trained on D0 tokens would need to score S (Xiao et al. 2024, eq. 4):
-
-    L̂(S) = l − (1/γ)·ln(c/(S − d) − 1)
-    N̂(S) = ((L̂ − b·D0^-β − E) / a)^(−1/α)
-    ρ = N̂ / N
-
-Scores without a finite N̂ are *censored* (N̂ = 0 or +inf) with a reason in the ``censored`` column, never a silent
-NaN (:func:`densing.laws.reference_fit.invert_scores`).
+ρ = N̂ / N for a target model with N parameters scoring S, N̂ the size a reference model trained on D0 tokens would
+need to score S (Xiao et al. 2024, eq. 4: :func:`densing.laws.reference_fit.invert_scores`, which gives a score
+without a finite N̂ as *censored*, N̂ = 0 or +inf with a reason, never a silent NaN).
 
 **The inversion protocol**: the targets' scores (models × benchmarks, with standard errors) → ln ρ per model and its
 ``kind`` (0 exact, +1 lower bound, −1 upper bound, NaN dropped; :mod:`densing.laws.bounds`), for the point
@@ -52,11 +46,9 @@ ABOVE_LARGEST_N = "above the reference's largest N"
 def extrapolation_notes(fit: ReferenceFit, effective_params, d0: float | None = None) -> list[str | None]:
     """Where an inversion leaves the reference's data, in words; ``None`` where it stays inside.
 
-    N̂ is the size at which the reference's loss law, evaluated at D0 tokens, reaches the target's
-    score (eq. 4). That is an interpolation only while (N̂, D0) lies within the points the law was
-    fitted on: N̂ between their smallest and largest N, and D0 at most their largest D. Outside,
-    the number rests on the law's functional form alone, which the reference's data did not test.
-    Censored values (N̂ = 0 or ∞) have their own reason and get no note here.
+    N̂ (eq. 4) is an interpolation only while (N̂, D0) lies within the points the law was fitted on: N̂ between their
+    smallest and largest N, and D0 at most their largest D; outside, it rests on the law's form alone. Censored values
+    (N̂ = 0 or ∞) have their own reason and get no note here.
     """
     sizes = np.asarray(effective_params, float)
     points = fit.loss_points_frame()
@@ -67,9 +59,8 @@ def extrapolation_notes(fit: ReferenceFit, effective_params, d0: float | None = 
     tokens = fit.d0 if d0 is None else d0
     n_low, n_high = float(points["params"].min()), float(points["params"].max())
     d_high = float(points["train_tokens"].max())
-    common = []
-    if tokens > d_high:
-        common.append(f"D0 {format_count(tokens)} is {tokens / d_high:.3g}x the reference's largest D ({format_count(d_high)})")
+    common = ([f"D0 {format_count(tokens)} is {tokens / d_high:.3g}x the reference's largest D ({format_count(d_high)})"]
+              if tokens > d_high else [])
     notes: list[str | None] = []
     for size in sizes:
         parts = list(common)
@@ -86,10 +77,9 @@ def conditioning(fit: ReferenceFit, scores, stderr, d0: float | None = None) -> 
 
         κ(S) = max(ρ(S + σ) / ρ(S), ρ(S) / ρ(S − σ))   (≥ 1; +inf where S ± σ is censored)
 
-    The inversion N̂ = ((L̂(S) − b·D0^-β − E)/a)^(−1/α) divides by the excess of L̂ over the
-    data-limited floor, which nears zero for strong models, so a small error in S becomes a large
-    factor in ρ. κ is that factor for one σ (the larger of the two one-sided ratios); NaN where σ
-    is unknown or ρ(S) itself is censored.
+    The inversion N̂ = ((L̂(S) − b·D0^-β − E)/a)^(−1/α) divides by the excess of L̂ over the data-limited floor, which
+    nears zero for strong models, so a small error in S becomes a large factor in ρ. NaN where σ is unknown or ρ(S) is
+    censored.
     """
     s = np.asarray(scores, float)
     sigma = np.asarray(stderr, float)
@@ -103,8 +93,7 @@ def conditioning(fit: ReferenceFit, scores, stderr, d0: float | None = None) -> 
     return np.where(np.isnan(sigma), np.nan, kappa)
 
 
-# ---------------------------------------------------------------------------------------------
-# the protocol: one benchmark, or all jointly
+# -- the protocol: one benchmark, or all jointly -----------------------------------------------------------------------
 
 
 def _family_label(fit: ReferenceFit) -> str:
@@ -258,12 +247,10 @@ class Joint:
 
 def score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric: str | None = None,
                  require: str = "all") -> pd.DataFrame:
-    """One row per model with every benchmark's score and standard error (``score:<b>``, ``stderr:<b>``).
-
-    ``require="all"``: models missing any of ``benchmarks`` are left out; ``"any"`` (the joint
-    inversion): a model with at least one of them is kept, NaN where it has no score. Carries ``params``, ``family``,
-    ``release_date``, ``active_params`` and ``train_tokens`` where the table has them.
-    """
+    """One row per model with every benchmark's score and standard error (``score:<b>``, ``stderr:<b>``): with
+    ``require="all"`` only models with all of ``benchmarks``, with ``"any"`` (the joint inversion) those with one (NaN
+    where none), carrying ``params``, ``family``, ``release_date``, ``active_params`` and ``train_tokens`` where
+    present."""
     found = _by_model(targets, metric)
     keep = list(benchmarks)
     at = [found["column"].get(b) for b in keep]
@@ -294,14 +281,11 @@ def _column(matrix: np.ndarray, j: int | None, count: int) -> np.ndarray:
 
 @per_table
 def _by_model(targets: pd.DataFrame, metric: str | None) -> dict:
-    """What :func:`score_matrix` selects from, for every benchmark of the table at once, as arrays: ``models`` (the
-    models with a row under ``metric``, sorted, as text), ``column`` (benchmark → its column), ``scores`` and
-    ``errors`` (models × benchmarks: each model's mean score and mean standard error on each benchmark, NaN where it
-    has no row; ``errors`` None where the table has no standard errors), ``first`` (the position among the rows of
-    each model's first row on each benchmark) and ``carried`` (each row's size, family, date, tokens). Once per
-    table and metric inside :func:`densing.runtime.same_tables` (a measurement asks for many benchmark
-    tuples of one table; callers must not change them). A model's mean on a benchmark is over the same rows
-    whichever tuple asks."""
+    """What :func:`score_matrix` selects from, for every benchmark of the table at once: ``models`` (those with a row
+    under ``metric``, sorted, as text), ``column`` (benchmark → its column), ``scores`` and ``errors`` (models ×
+    benchmarks: mean score and mean standard error, NaN where no row; ``errors`` None without standard errors),
+    ``first`` (the position of each model's first row on each benchmark) and ``carried`` (each row's size, family,
+    date, tokens). Once per table and metric inside :func:`densing.runtime.same_tables` (callers must not change it)."""
     rows = targets if metric is None else targets[targets["metric"] == metric]
     grouped = rows.groupby(["model", "benchmark"], sort=True)  # the mean of a model's rows on a benchmark
     scores = grouped["value"].mean().unstack("benchmark")

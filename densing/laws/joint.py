@@ -1,34 +1,31 @@
 """One effective size per model from all of its scores at once (beyond the paper).
 
-The Densing Law paper inverts each benchmark separately and averages the densities. Given one
-reference law per benchmark b, S_b(x) with x = ln N̂ (the family laws of
-:mod:`densing.laws.family`, all fitted on one family at one budget, all of one shape:
-S_b(x) = d_b + c_b·σ(γ_b·(x − l_b)) for logistic_ln_n, S_b(x) = d_b + c_b·σ(γ_b·(u(x) − l_b)) with
-u(x) = −exp(−α·(x − ln N_unit)) for power, u' = −α·u, u'' = α²·u), a model's scores S_b with
-standard errors σ_b are explained jointly by the x̂ that minimises the effective-variance
-chi-square (Orear 1982, "Least squares when both variables have uncertainties", Am. J. Phys. 50)
+The Densing Law paper inverts each benchmark separately and averages the densities. Given one reference law per
+benchmark b, S_b(x) with x = ln N̂ (the family laws of :mod:`densing.laws.family`, fitted on one family at one budget,
+all of one shape: S_b(x) = d_b + c_b·σ(γ_b·(x − l_b)) for logistic_ln_n, S_b(x) = d_b + c_b·σ(γ_b·(u(x) − l_b)) with
+u(x) = −exp(−α·(x − ln N_unit)) for power, u' = −α·u, u'' = α²·u), a model's scores S_b with standard errors σ_b are
+explained jointly by the x̂ that minimises the effective-variance chi-square (Orear 1982, "Least squares when both
+variables have uncertainties", Am. J. Phys. 50)
 
     χ²(x) = Σ_b (S_b − S_b(x))² / (σ_b² + τ_b²),          τ_b² = Var_k[S_b^(k)(x₀)]
 
-τ_b² being the reference's own uncertainty at the model's size (the variance of the prediction
-over the fit's bootstrap draws k, at the start point x₀), so a benchmark the reference predicts
-poorly there weighs less. Under Gaussian errors this is the maximum-likelihood x for fixed
-weights. It is solved by safeguarded Newton steps from x₀ = the weighted mean of the per-benchmark
-inversions, vectorised over models and draws, within [ln 10⁵, ln 10¹⁵]; an x̂ at the lower
-(upper) edge is censored: the scores say only that N̂ is below (above) it.
+τ_b² being the reference's own uncertainty at the model's size (the variance of the prediction over the fit's
+bootstrap draws k, at the start point x₀), so a benchmark the reference predicts poorly there weighs less: under
+Gaussian errors, the maximum-likelihood x for fixed weights. It is solved by safeguarded Newton steps from x₀ = the
+weighted mean of the per-benchmark inversions, vectorised over models and draws, within [ln 10⁵, ln 10¹⁵]; an x̂ at
+the lower (upper) edge is censored: the scores say only that N̂ is below (above) it.
 
-**Disagreement between benchmarks** (a model stronger at one benchmark than the reference family
-is, relative to another) is a random effect, as in a random-effects meta-analysis (DerSimonian &
-Laird 1986): each benchmark's size x_b = x + δ_b + noise with δ_b ~ N(0, s²), s² the *skill
-variance* in (ln N)², pooled over the models by the method of moments,
+**Disagreement between benchmarks** (a model stronger at one benchmark than the reference family is, relative to
+another) is a random effect, as in a random-effects meta-analysis (DerSimonian & Laird 1986): each benchmark's size
+x_b = x + δ_b + noise with δ_b ~ N(0, s²), s² the *skill variance* in (ln N)², pooled over the models by the method
+of moments,
 
     s² = max(0, mean over models of [Var_b(x_b) − mean_b (σ_b / S_b'(x_b))²])
 
-(models whose every score lies inside (d + 2σ, c + d − 2σ), so that x_b exists). It enters the
-weights as S_b'(x₀)²·s², so that a benchmark is not trusted beyond what models' skills allow,
-and the per-model interval draws it (score noise of sd √(σ_b² + S_b'(x̂)²·s²)). The Birge ratio
-√(χ²/(B − 1)) (Birge 1932) per model is kept as a diagnostic: ≈ 1 when its benchmarks agree as
-well as the skill variance allows, ≫ 1 when they disagree more.
+(models whose every score lies inside (d + 2σ, c + d − 2σ), so that x_b exists). It enters the weights as
+S_b'(x₀)²·s², so that a benchmark is not trusted beyond what models' skills allow, and the per-model interval draws
+it (score noise of sd √(σ_b² + S_b'(x̂)²·s²)). The Birge ratio √(χ²/(B − 1)) (Birge 1932) per model is kept as a
+diagnostic: ≈ 1 when its benchmarks agree as well as the skill variance allows, ≫ 1 when they disagree more.
 
 ``skill="none"`` is the first version (no skill variance, the interval's noise scaled by the Birge ratio where it
 exceeds 1), kept as a variant; its coverage beside the pooled one: docs/method.md ("One inversion over all benchmarks").
@@ -65,8 +62,7 @@ def family_columns(fits: list[ReferenceFit], picks: np.ndarray | None = None) ->
         raise InputError("fits: the joint inversion takes family laws of one shape; these mix power and logistic_ln_n")
     names = ("c", "gamma", "l", "d") + (("alpha", "n_unit") if shapes == {True} else ())
     if picks is None:
-        cols = {k: np.array([[[float(f.params[k]) for f in fits]]]) for k in names}
-        return cols
+        return {k: np.array([[[float(f.params[k]) for f in fits]]]) for k in names}
     out = {k: np.empty((len(picks), 1, len(fits))) for k in names}
     picks = np.asarray(picks)
     for j, fit in enumerate(fits):
@@ -183,16 +179,12 @@ def _moved(p: dict[str, np.ndarray], x: np.ndarray, scores: np.ndarray, weights:
 def solve(p: dict[str, np.ndarray], scores: np.ndarray, weights: np.ndarray, start: np.ndarray) -> np.ndarray:
     """x̂ minimising Σ_b w_b (S_b − S_b(x))² by safeguarded Newton steps; arrays broadcast to (draws, models, B).
 
-    The curvature is Σ w (S'² − r·S''), r = S − S(x) (Newton: quadratic convergence even when the
-    benchmarks disagree, where Gauss–Newton's Σ w S'² converges only linearly); where it is not
-    positive, the Gauss–Newton curvature is used. Steps are clipped to ±2 in ln N and x to its range.
-    Each (draw, model) is solved on its own: it stops once its step moves it by less than
-    :data:`TOLERANCE` (1e-8 in ln N, far below any interval; that last step is kept) or after 30 steps, and
-    leaves the arrays stepped on, so its value never depends on the others solved beside it (one stopping rule for
-    the whole solve would keep converged rows moving by about 1e-15 for as long as its slowest row, one creeping to
-    the range's edge, goes on). The arrays are held benchmarks first, (B, draws, models), each of the law's constants
-    with an axis of length 1 wherever it holds one number along it (a power law's α for every benchmark and draw), so
-    that no row carries a copy of them; the rows still moving are gathered from these whole arrays.
+    The curvature is Σ w (S'² − r·S''), r = S − S(x) (Newton: quadratic convergence even when the benchmarks
+    disagree), or the Gauss–Newton Σ w S'² where it is not positive. Steps are clipped to ±2 in ln N and x to its
+    range. Each (draw, model) stops on its own, once a step moves it by less than :data:`TOLERANCE` (that step kept)
+    or after 30 steps, so its value never depends on the others solved beside it. The arrays are held benchmarks
+    first, (B, draws, models), a constant along an axis cut to length 1 there (a power law's α); the rows still
+    moving are gathered from them.
     """
     x = np.clip(np.asarray(start, float), LOG_SIZE_LOW, LOG_SIZE_HIGH)[..., None]
     if x.size == 0:  # no model: nothing to solve
@@ -343,11 +335,9 @@ def skill_variance(fits: list[ReferenceFit], scores, stderr) -> float:
 def invert_joint(fits: list[ReferenceFit], scores, stderr, *, skill: str = "pooled", skill2: float | None = None) -> JointInversion:
     """x̂ per model (module docstring); ``scores`` and ``stderr`` of shape (models, B), B = len(fits).
 
-    A missing score (NaN) is a benchmark the model was not scored on: it has no term in χ², no
-    weight in the start point, and the model is left out of the skill variance's estimate (which
-    needs every score); a model needs at least one score.
-
-    ``skill="pooled"`` estimates s² from these models (or takes ``skill2``); ``"none"`` sets it to 0.
+    A missing score (NaN) is a benchmark the model was not scored on: no term in χ², no weight in the start point, and
+    the model left out of the skill variance's estimate; a model needs one score. ``skill="pooled"`` estimates s² from
+    these models (or takes ``skill2``); ``"none"`` sets it to 0.
     """
     if not isinstance(fits, (list, tuple)) or not fits or not all(isinstance(f, ReferenceFit) for f in fits):
         raise InputError(f"fits: expected a non-empty list of ReferenceFit, got {str(fits)[:80]}")

@@ -1,11 +1,7 @@
 """Each law of :mod:`densing.laws.forms` as a least-squares problem: its internal parameterisation θ, residual,
-bounds and starting points (:func:`densing.laws.fit.fit_stage` solves any of them).
-
-- the loss law ``L = a·N^-α + b·D^-β [+ E]`` is fitted in log space, residual ln L̂ − ln L
-  (Xiao et al. 2024, eq. 2; log-space fitting as in Hoffmann et al. 2022), with a = e^{θ₀},
-  b = e^{θ₂} so that the amplitudes stay positive;
-- the performance law ``S = c / (1 + e^{−γ(L − l)}) + d`` (eq. 3), residual Ŝ − S, with γ < 0;
-- the composed law (eqs. 2+3) on (N, D, S), with γ fixed to −1 (see :mod:`densing.laws.forms`).
+bounds and starting points (:func:`densing.laws.fit.fit_stage` solves any of them): the loss law in log space, residual
+ln L̂ − ln L (log-space fitting as in Hoffmann et al. 2022), the performance law and the composed law (γ = −1) on
+scores, residual Ŝ − S.
 """
 from __future__ import annotations
 
@@ -74,36 +70,42 @@ def check_identifiable(law: str, n_params: np.ndarray, train_tokens: np.ndarray)
                            f"one {what} (its exponent fits any value): give points at two or more")
 
 
-# --------------------------------------------------------------------------------------------
-# loss law
+def _power_terms(n: np.ndarray, t: np.ndarray):
+    """The terms a·N^-α, b·D^-β of θ = (ln a − α·m_N, α, ln b − β·m_D, β, …), m_N and m_D the mean ln N and ln D of the
+    points (centring the amplitudes decorrelates them from the exponents: the optimizer then needs far fewer steps):
+    (m_N, m_D), ln N − m_N, ln D − m_D, θ → (a·N^-α, b·D^-β) and θ → {a, α, b, β}."""
+    centres = float(np.mean(np.log(n))), float(np.mean(np.log(t)))
+    ln_n, ln_t = np.log(n) - centres[0], np.log(t) - centres[1]
+
+    def terms(theta):
+        return np.exp(theta[0] - theta[1] * ln_n), np.exp(theta[2] - theta[3] * ln_t)
+
+    def amplitudes(theta) -> dict[str, float]:
+        return {"a": math.exp(theta[0] + theta[1] * centres[0]), "alpha": float(theta[1]),
+                "b": math.exp(theta[2] + theta[3] * centres[1]), "beta": float(theta[3])}
+
+    return centres, ln_n, ln_t, terms, amplitudes
+
+
+# -- loss law ----------------------------------------------------------------------------------------------------------
 
 
 def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> Problem:
-    """The loss law L = a·N^-α + b·D^-β [+ E] (eq. 2), residual ln L̂ − ln L.
-
-    θ = (ln a − α·m_N, α, ln b − β·m_D, β[, ln E]) with m_N, m_D the mean ln N and ln D of the
-    points: centring the amplitudes decorrelates them from the exponents (the optimizer then needs
-    far fewer steps); α, β ∈ [0.01, 3].
-    """
+    """The loss law L = a·N^-α + b·D^-β [+ E] (eq. 2), residual ln L̂ − ln L;
+    θ = (ln a − α·m_N, α, ln b − β·m_D, β[, ln E]) (:func:`_power_terms`), α, β ∈ [0.01, 3]."""
     n = np.asarray(n_params, float)
     t = np.asarray(train_tokens, float)
     y = np.asarray(loss, float)
     if np.any(y <= 0):
         raise FitError("loss law: every loss must be positive to be fitted in log space")
     log_y = np.log(y)
-    centre_n, centre_t = float(np.mean(np.log(n))), float(np.mean(np.log(t)))
-    ln_n, ln_t = np.log(n) - centre_n, np.log(t) - centre_t
+    centres, ln_n, ln_t, power_terms, amplitudes = _power_terms(n, t)
 
     def to_params(theta):
-        out = {"a": math.exp(theta[0] + theta[1] * centre_n), "alpha": float(theta[1]),
-               "b": math.exp(theta[2] + theta[3] * centre_t), "beta": float(theta[3])}
-        if irreducible:
-            out["E"] = math.exp(theta[4])
-        return out
+        return {**amplitudes(theta), **({"E": math.exp(theta[4])} if irreducible else {})}
 
     def terms(theta):
-        term_n = np.exp(theta[0] - theta[1] * ln_n)
-        term_t = np.exp(theta[2] - theta[3] * ln_t)
+        term_n, term_t = power_terms(theta)
         return term_n, term_t, term_n + term_t + (math.exp(theta[4]) if irreducible else 0.0)
 
     def residual(theta):
@@ -124,37 +126,26 @@ def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> 
     check_identifiable("loss law", n, t)
     lower = np.array([-30.0, 0.01, -30.0, 0.01] + ([-20.0] if irreducible else []))
     upper = np.array([30.0, 3.0, 30.0, 3.0] + ([math.log(max(y.max(), 1e-6))] if irreducible else []))
-    starts = []
     scale = float(np.median(y))
-    for alpha in (0.1, 0.3, 0.6):
-        for beta in (0.1, 0.3, 0.6):
-            theta = [math.log(scale / 2), alpha, math.log(scale / 2), beta]
-            if irreducible:
-                theta.append(math.log(max(float(y.min()) / 2, 1e-6)))
-            starts.append(np.array(theta))
+    floor_start = [math.log(max(float(y.min()) / 2, 1e-6))] if irreducible else []
+    starts = [np.array([math.log(scale / 2), alpha, math.log(scale / 2), beta] + floor_start)
+              for alpha in (0.1, 0.3, 0.6) for beta in (0.1, 0.3, 0.6)]
     return Problem(
         law="loss", names=("ln_a", "alpha", "ln_b", "beta") + (("ln_E",) if irreducible else ()),
-        centres=(centre_n, centre_t), to_params=to_params, residual=residual, predict=predict, observed=y,
+        centres=centres, to_params=to_params, residual=residual, predict=predict, observed=y,
         lower=lower, upper=upper, starts=starts, jacobian=jacobian,
     )
 
 
-# --------------------------------------------------------------------------------------------
-# performance law and composed law share the sigmoid's (c, l, d) handling
+# -- performance law and composed law share the sigmoid's (c, l, d) handling -------------------------------------------
 
 
 def _sigmoid_layout(chance: float | None, ceiling: float | None, max_score: float):
-    """Which sigmoid amplitudes are free, and how θ maps to (c, d).
-
-    ``chance`` fixes the floor d; ``ceiling`` fixes c + d. With no ceiling the amplitude is
-    c = (max_score − d)·u with u ∈ (0, 1], so that the law never promises more than
-    ``max_score`` (1 for accuracies) — the box-bounded form of the constraint c + d ≤ max_score.
-    """
-    free = []
-    if chance is None:
-        free.append("d")
-    if ceiling is None:
-        free.append("u")
+    """Which sigmoid amplitudes are free, and how θ maps to (c, d): ``chance`` fixes the floor d, ``ceiling``
+    fixes c + d (both checked: :func:`check_sigmoid_options`); with no ceiling c = (max_score − d)·u, u ∈ (0, 1], so
+    that the law never promises more than ``max_score``: the box-bounded form of c + d ≤ max_score."""
+    check_sigmoid_options(chance, ceiling, max_score)
+    free = [name for name, fixed in (("d", chance), ("u", ceiling)) if fixed is None]
 
     def resolve(values: dict[str, float]) -> tuple[float, float]:
         d = chance if chance is not None else values["d"]
@@ -182,19 +173,13 @@ def _sigmoid_bounds_and_start(free, y, chance, ceiling, max_score):
     return lower, upper, start
 
 
-def performance_problem(
-    loss, score, *, chance: float | None = None, ceiling: float | None = None, max_score: float = 1.0
-) -> Problem:
-    """The performance law S = c / (1 + e^{−γ(L − l)}) + d (eq. 3), residual Ŝ − S.
-
-    θ = (γ, l[, d][, u]) with γ ∈ [−200, −1e-3] (score rises as loss falls), l ≥ 0 (a loss) and a free d ≥ 0 (a score's
-    floor). ``chance`` fixes d
-    (the benchmark's floor) and ``ceiling`` fixes c + d, when the user says so; otherwise
-    c = (max_score − d)·u (see :func:`_sigmoid_layout`).
-    """
+def performance_problem(loss, score, *, chance: float | None = None, ceiling: float | None = None,
+                        max_score: float = 1.0) -> Problem:
+    """The performance law S = c / (1 + e^{−γ(L − l)}) + d (eq. 3), residual Ŝ − S: θ = (γ, l[, d][, u]) with
+    γ ∈ [−200, −1e-3] (score rises as loss falls), l ≥ 0 (a loss) and a free d ≥ 0 (a score's floor); ``chance`` and
+    ``ceiling`` fix d and c + d (:func:`_sigmoid_layout`)."""
     x = np.asarray(loss, float)
     y = np.asarray(score, float)
-    check_sigmoid_options(chance, ceiling, max_score)
     free, resolve = _sigmoid_layout(chance, ceiling, max_score)
     names = ("gamma", "l") + tuple(free)
 
@@ -223,20 +208,14 @@ def performance_problem(
     )
 
 
-def composed_problem(
-    n_params, train_tokens, score, *, chance: float | None = None, ceiling: float | None = None, max_score: float = 1.0
-) -> Problem:
-    """The composed law S = c / (1 + e^{−γ(a·N^-α + b·D^-β − l)}) + d on (N, D, S), γ = −1.
-
-    θ = (ln a − α·m_N, α, ln b − β·m_D, β, l[, d][, u]) (amplitudes centred as in
-    :func:`loss_problem`); residual Ŝ − S; an analytic Jacobian.
-    """
+def composed_problem(n_params, train_tokens, score, *, chance: float | None = None, ceiling: float | None = None,
+                     max_score: float = 1.0) -> Problem:
+    """The composed law S = c / (1 + e^{−γ(a·N^-α + b·D^-β − l)}) + d on (N, D, S), γ = −1;
+    θ = (ln a − α·m_N, α, ln b − β·m_D, β, l[, d][, u]) (:func:`_power_terms`); residual Ŝ − S; an analytic Jacobian."""
     n = np.asarray(n_params, float)
     t = np.asarray(train_tokens, float)
     y = np.asarray(score, float)
-    centre_n, centre_t = float(np.mean(np.log(n))), float(np.mean(np.log(t)))
-    ln_n, ln_t = np.log(n) - centre_n, np.log(t) - centre_t
-    check_sigmoid_options(chance, ceiling, max_score)
+    centres, ln_n, ln_t, power_terms, amplitudes = _power_terms(n, t)
     free, resolve = _sigmoid_layout(chance, ceiling, max_score)
     names = ("ln_a", "alpha", "ln_b", "beta", "l") + tuple(free)
     gamma = -1.0
@@ -245,13 +224,10 @@ def composed_problem(
     def to_params(theta):
         values = dict(zip(names, map(float, theta)))
         c, d = resolve(values)
-        return {"a": math.exp(values["ln_a"] + values["alpha"] * centre_n), "alpha": values["alpha"],
-                "b": math.exp(values["ln_b"] + values["beta"] * centre_t), "beta": values["beta"],
-                "c": c, "gamma": gamma, "l": values["l"], "d": d}
+        return {**amplitudes(theta), "c": c, "gamma": gamma, "l": values["l"], "d": d}
 
     def parts(theta):
-        term_n = np.exp(theta[0] - theta[1] * ln_n)
-        term_t = np.exp(theta[2] - theta[3] * ln_t)
+        term_n, term_t = power_terms(theta)
         z = np.clip(term_n + term_t - theta[4], -700, 700)  # −γ(L − l) with γ = −1
         return term_n, term_t, 1.0 / (1.0 + np.exp(z))
 
@@ -280,7 +256,7 @@ def composed_problem(
     return Problem(
         law="composed", names=names, to_params=to_params, residual=residual, predict=predict, observed=y,
         lower=np.array(lower), upper=np.array(upper), starts=starts,
-        fixed={"gamma": gamma, **_fixed_values(chance, ceiling)}, max_score=max_score, centres=(centre_n, centre_t),
+        fixed={"gamma": gamma, **_fixed_values(chance, ceiling)}, max_score=max_score, centres=centres,
         jacobian=jacobian,
     )
 

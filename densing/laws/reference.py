@@ -1,9 +1,6 @@
-"""Fitting a reference: the two-step (or composed) law of a benchmark fitted on a tidy table, with its bootstrap.
-
-``fit_reference`` takes a tidy results table of *reference* models (same training recipe, many
-sizes N and token counts D) and returns an immutable :class:`ReferenceFit`
-(:mod:`densing.laws.reference_fit`: it predicts, inverts, carries the bootstrap draws of its
-parameters and serialises; its names stay importable from here).
+"""Fitting a reference: the two-step (or composed) law of a benchmark fitted on a tidy table of *reference* models
+(one training recipe, many sizes N and token counts D), with its bootstrap: :func:`fit_reference` → an immutable
+:class:`~densing.laws.reference_fit.ReferenceFit`.
 """
 from __future__ import annotations
 
@@ -16,21 +13,10 @@ from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.schema import table_argument
 from densing.errors import InputError
 from densing.laws import fit as _fit
-from densing.laws.fit_schema import (
-    POINT_COLUMNS,
-    StageFit,
-    data_hash,
-    final_points,
-    past_run_fraction,
-    point_tuples,
-    select_points,
-)
+from densing.laws.fit_schema import (POINT_COLUMNS, data_hash, final_points, past_run_fraction, point_tuples,
+                                     select_points)
 from densing.laws.reference_fit import DEFAULT_D0, LAWS, ReferenceFit
 from densing.validation import BOOTSTRAP_CONSTRAINTS, D0_TOKENS, Interval, Options, Text, as_names, validate_params
-
-# ------------------------------------------------------------------------------------------------
-# fitting from a tidy table
-
 
 def _resolve_chance(chance: float | str | None, benchmarks: list[str]) -> float | None:
     if chance is None or chance == "none":
@@ -68,52 +54,30 @@ FIT_CONSTRAINTS = {
 
 
 @validate_params(FIT_CONSTRAINTS)
-def fit_reference(
-    frame: pd.DataFrame,
-    benchmark: str | list[str],
-    *,
-    law: str = "two-step",
-    metric: str = "acc",
-    n_shot: int | None = None,
-    chance: float | str | None = None,
-    ceiling: float | None = None,
-    irreducible: bool = False,
-    max_score: float = 1.0,
-    min_train_tokens: float | None = None,
-    loss_points: str = "all",
-    final_checkpoints: int = 5,
-    min_run_fraction: float = 0.0,
-    d0: float = DEFAULT_D0,
-    n_boot: int = 200,
-    seed: int = 0,
-    bootstrap_unit: str = "auto",
-    jobs: int = 1,
-    robust_loss: str = "soft_l1",
-    score_scale: float = 0.02,
-    loss_scale: float = 0.05,
-    provenance: dict | None = None,
-) -> ReferenceFit:
+def fit_reference(frame: pd.DataFrame, benchmark: str | list[str], *, law: str = "two-step", metric: str = "acc",
+                  n_shot: int | None = None, chance: float | str | None = None, ceiling: float | None = None,
+                  irreducible: bool = False, max_score: float = 1.0, min_train_tokens: float | None = None,
+                  loss_points: str = "all", final_checkpoints: int = 5, min_run_fraction: float = 0.0,
+                  d0: float = DEFAULT_D0, n_boot: int = 200, seed: int = 0, bootstrap_unit: str = "auto", jobs: int = 1,
+                  robust_loss: str = "soft_l1", score_scale: float = 0.02, loss_scale: float = 0.05,
+                  provenance: dict | None = None) -> ReferenceFit:
     """A :class:`ReferenceFit`: the Densing Law fitted on reference models, with its bootstrap.
 
     ``frame``: a tidy table of the reference models (a DataFrame; counts written ``7B`` are parsed). ``benchmark``: one
     benchmark's name, or a list or tuple of names (their mean is fitted); an empty one is an input error.
 
     ``law="two-step"`` fits L(N, D) = a·N^-α + b·D^-β [+E] on (N, D, loss) in log space and then
-    S(L) = c/(1 + e^{−γ(L − l)}) + d on (loss, score) (Xiao et al. 2024, eqs. 2–3).
-    ``law="composed"`` fits S(N, D) directly on (N, D, score), for tables without losses.
-    ``chance`` fixes d ("auto" takes the benchmark's chance level), ``ceiling`` fixes c + d;
-    otherwise c + d ≤ ``max_score`` (1 for accuracies). ``min_train_tokens`` drops reference
-    points trained on fewer tokens (e.g. checkpoints inside the learning-rate warm-up);
-    ``min_run_fraction`` drops checkpoints before that fraction of their run's final tokens.
-    ``loss_points="final"`` fits the loss law on one point per run (the mean of its last
-    ``final_checkpoints`` checkpoints, :func:`final_points`) and the performance law on every
-    checkpoint kept; ``"all"`` fits both on the same points.
-    Robust loss ``robust_loss`` with scales ``score_scale`` (score units) and ``loss_scale``
-    (log-loss units). ``n_boot`` resamples are refitted from the point estimate; their parameters
-    are kept for confidence intervals. ``bootstrap_unit="series"`` resamples whole training runs
-    (the ``run`` column), since checkpoints of one run are not independent; ``"point"`` resamples
-    points; ``"auto"`` picks runs when some run has several checkpoints. ``jobs`` > 1 spreads the
-    resamples over processes; the draws are the same for any ``jobs``.
+    S(L) = c/(1 + e^{−γ(L − l)}) + d on (loss, score) (Xiao et al. 2024, eqs. 2–3); ``law="composed"`` fits S(N, D)
+    on (N, D, score), for tables without losses. ``chance`` fixes d ("auto": the benchmark's chance level),
+    ``ceiling`` fixes c + d; otherwise c + d ≤ ``max_score`` (1 for accuracies). ``min_train_tokens`` drops points
+    trained on fewer tokens (e.g. inside the learning-rate warm-up); ``min_run_fraction`` drops checkpoints before that
+    fraction of their run's final tokens. ``loss_points="final"`` fits the loss law on one point per run
+    (:func:`final_points` of its last ``final_checkpoints``) and the performance law on every checkpoint kept;
+    ``"all"`` fits both on the same points. Robust loss ``robust_loss`` with scales ``score_scale`` (score units) and
+    ``loss_scale`` (log-loss units). ``n_boot`` resamples are refitted from the point estimate, their parameters kept
+    for intervals: ``bootstrap_unit="series"`` resamples whole runs (the ``run`` column: checkpoints of one run are not
+    independent), ``"point"`` points, ``"auto"`` runs when some run has several checkpoints. ``jobs`` > 1 spreads them
+    over processes, the draws the same.
     """
     names = list(as_names(benchmark, "benchmark"))
     frame = table_argument(frame, "frame", reference=True)
@@ -126,7 +90,8 @@ def fit_reference(
     data = tuple(tuple(part[c].to_numpy(float) for c in ("params", "train_tokens", "score", "loss")) for part in stage_sets)
     options = dict(law=law, irreducible=irreducible, chance=chance_level, ceiling=ceiling, max_score=max_score)
     scales = (loss_scale, score_scale) if law == "two-step" else (score_scale,)
-    stages = _point_fit(data, options, robust_loss, scales)
+    problems = _fit.stage_problems(data, tuple(np.arange(len(part[0])) for part in data), **options)  # every point
+    stages = tuple(_fit.fit_stage(problem, loss=robust_loss, f_scale=scale) for problem, scale in zip(problems, scales))
     params = {name: value for stage in stages for name, value in stage.params.items()}
     boot_names = tuple(params)
     runs = list(dict.fromkeys(points["run"].astype(str)))
@@ -146,13 +111,6 @@ def fit_reference(
         benchmarks=tuple(names), loss_unit=_loss_unit(frame, names) if law == "two-step" else None,
         loss_points=point_tuples(loss_set) if law == "two-step" and loss_points == "final" else (),
     )
-
-
-def _point_fit(data: tuple, options: dict, robust_loss: str, scales: tuple) -> tuple[StageFit, ...]:
-    """The law fitted on every point, stage by stage: the loss law, then the performance law (or the composed law)."""
-    everything = tuple(np.arange(len(part[0])) for part in data)
-    problems = _fit.stage_problems(data, everything, **options)
-    return tuple(_fit.fit_stage(problem, loss=robust_loss, f_scale=scale) for problem, scale in zip(problems, scales))
 
 
 def _loss_unit(frame: pd.DataFrame, names: list[str]) -> str:

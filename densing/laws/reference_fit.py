@@ -1,14 +1,10 @@
 """The reference fit as an object: the fitted two-step (or composed) law of a benchmark, its inversion, its file.
 
-A :class:`ReferenceFit` (made by :func:`densing.laws.reference.fit_reference` or
-:func:`densing.laws.family.fit_family`, or loaded from JSON)
-
-- predicts scores ``S(N, D)``, and losses for the two-step law;
-- inverts a score into the effective parameter size at D0 tokens (Xiao et al. 2024, eq. 4;
-  :func:`invert_scores`);
-- carries bootstrap draws of its parameters (resampled reference points, seeded) so that
-  effective sizes and densities get confidence intervals;
-- serialises to JSON with provenance (:data:`FORMAT`, checked by :func:`check_fit_dict`) and loads back identically.
+A :class:`ReferenceFit` (made by :func:`densing.laws.reference.fit_reference` or :func:`densing.laws.family.fit_family`,
+or loaded from JSON) predicts scores ``S(N, D)`` (and losses for the two-step law), inverts a score into the effective
+parameter size at D0 tokens (Xiao et al. 2024, eq. 4; :func:`invert_scores`), carries bootstrap draws of its parameters
+for intervals, and serialises to JSON with provenance (:data:`FORMAT`, checked by :func:`check_fit_dict`), loading back
+identically.
 """
 from __future__ import annotations
 
@@ -59,13 +55,11 @@ def _counts(values, name: str) -> np.ndarray:
 class ReferenceFit(Result):
     """A fitted reference law for one benchmark (or an average of benchmarks).
 
-    ``kind`` is the law (``two-step`` or ``composed``); ``benchmarks`` the benchmark(s) whose score
-    the law predicts (several: their per-model mean, named ``benchmark``); ``loss_unit`` the unit
-    of the two-step law's loss (``nats`` or ``bpb``). ``params`` holds the natural parameters
-    a, alpha, b, beta[, E], c, gamma, l, d; ``stages`` the per-stage fits (loss + performance for
-    two-step, composed otherwise); ``bootstrap`` one row of parameters per bootstrap resample,
-    columns ``bootstrap_names``. ``points`` are the points of the score stage and ``loss_points``
-    those of the loss stage where they differ (e.g. each run's final checkpoints).
+    ``kind`` is the law; ``benchmarks`` the benchmark(s) whose score it predicts (several: their per-model mean, named
+    ``benchmark``); ``loss_unit`` the unit of the two-step law's loss (``nats`` or ``bpb``). ``params`` holds the
+    natural parameters a, alpha, b, beta[, E], c, gamma, l, d; ``stages`` the per-stage fits; ``bootstrap`` one row of
+    parameters per resample, columns ``bootstrap_names``. ``points`` are the score stage's points, ``loss_points`` the
+    loss stage's where they differ (e.g. each run's final checkpoints).
     """
     _dict_exclude = ("stages", "bootstrap", "points", "loss_points", "provenance")
 
@@ -131,10 +125,8 @@ class ReferenceFit(Result):
         return invert_scores(self.params, np.asarray(scores, float), self._d0(d0))
 
     def effective_params(self, scores, d0: float | None = None) -> np.ndarray:
-        """N̂(S) = ((L̂(S) − b·D0^-β − E) / a)^(−1/α)  (eq. 4), with censored values 0 / +inf.
-
-        ``scores`` are checked as a table's scores are: a NaN, an infinity or, for a fraction metric, a score outside
-        [0, 1] is an InputError naming ``scores`` (the inside of the laws calls :meth:`invert`, unchecked)."""
+        """N̂(S) = ((L̂(S) − b·D0^-β − E) / a)^(−1/α)  (eq. 4), with censored values 0 / +inf; ``scores`` checked as a
+        table's are (:meth:`checked_scores`; the inside of the laws calls :meth:`invert`, unchecked)."""
         return self.invert(self.checked_scores(scores), d0)[1]
 
     def checked_scores(self, scores, name: str = "scores") -> np.ndarray:
@@ -193,11 +185,9 @@ class ReferenceFit(Result):
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy one-row-per-parameter table with the fit's identity and diagnostics."""
-        frame = self.parameter_ci()
+        frame = self.parameter_ci().assign(r_squared=self.r_squared, n_points=self.stages[-1].n_points)
         frame.insert(0, "benchmark", self.benchmark)
         frame.insert(1, "law", self.kind)
-        frame["r_squared"] = self.r_squared
-        frame["n_points"] = self.stages[-1].n_points
         return frame
 
     def __repr__(self) -> str:
@@ -227,43 +217,26 @@ class ReferenceFit(Result):
 
     # -- serialisation -----------------------------------------------------------------------
     def to_dict(self) -> dict:
-        return {
-            "format": FORMAT,
-            "kind": self.kind,
-            "benchmark": self.benchmark,
-            "benchmarks": list(self.benchmarks),
-            "metric": self.metric,
-            "loss_unit": self.loss_unit,
-            "params": dict(self.params),
-            "d0": self.d0,
-            "data_hash": self.data_hash,
-            "provenance": dict(self.provenance),
-            "stages": [s.to_dict() for s in self.stages],
-            "bootstrap_names": list(self.bootstrap_names),
-            "bootstrap": [list(r) for r in self.bootstrap],
-            "points": [list(p) for p in self.points],
-            "loss_points": [list(p) for p in self.loss_points],
-        }
+        return {"format": FORMAT, "kind": self.kind, "benchmark": self.benchmark, "benchmarks": list(self.benchmarks),
+                "metric": self.metric, "loss_unit": self.loss_unit, "params": dict(self.params), "d0": self.d0,
+                "data_hash": self.data_hash, "provenance": dict(self.provenance),
+                "stages": [s.to_dict() for s in self.stages], "bootstrap_names": list(self.bootstrap_names),
+                "bootstrap": [list(r) for r in self.bootstrap], "points": [list(p) for p in self.points],
+                "loss_points": [list(p) for p in self.loss_points]}
 
     @classmethod
     def from_dict(cls, data: dict, *, source: str = "<fit>") -> ReferenceFit:
         try:
             check_fit_dict(data, source=source)
             return cls(
-                kind=str(data["kind"]),
-                benchmark=str(data["benchmark"]),
-                metric=str(data["metric"]),
+                kind=str(data["kind"]), benchmark=str(data["benchmark"]), metric=str(data["metric"]),
                 params={k: float(v) for k, v in data["params"].items()},
-                stages=tuple(StageFit.from_dict(s) for s in data["stages"]),
-                d0=float(data["d0"]),
-                data_hash=str(data["data_hash"]),
-                provenance=dict(data.get("provenance", {})),
+                stages=tuple(StageFit.from_dict(s) for s in data["stages"]), d0=float(data["d0"]),
+                data_hash=str(data["data_hash"]), provenance=dict(data.get("provenance", {})),
                 bootstrap_names=tuple(data.get("bootstrap_names", ())),
                 bootstrap=tuple(tuple(float(v) for v in r) for r in data.get("bootstrap", ())),
-                points=_points_from_json(data.get("points", ())),
-                benchmarks=tuple(data.get("benchmarks") or ()),
-                loss_unit=data.get("loss_unit"),
-                loss_points=_points_from_json(data.get("loss_points", ())),
+                points=_points_from_json(data.get("points", ())), benchmarks=tuple(data.get("benchmarks") or ()),
+                loss_unit=data.get("loss_unit"), loss_points=_points_from_json(data.get("loss_points", ())),
             )
         except KeyError as exc:
             raise InputError(f"{source}: field {exc.args[0]!r} is missing") from None
@@ -350,17 +323,14 @@ def invert_scores(p, scores: np.ndarray, d0: float) -> tuple[np.ndarray, np.ndar
 
         L̂(S) = l − (1/γ)·ln(c/(S − d) − 1),   N̂ = ((L̂ − b·D0^-β − E) / a)^(−1/α)
 
-    For a family law (``p`` without ``a``: :mod:`densing.laws.family`) the latent L̂ is the shape's covariate
-    and there is no data-limited floor: N̂ = exp(L̂) (logistic_ln_n), or N̂ = N_unit·(−L̂)^(−1/α) for the power
-    shape (``p`` with ``alpha`` and ``n_unit``), whose scores at or above its asymptote d + c·σ(−γ·l) have L̂ ≥ 0 and
-    no finite N̂.
+    For a family law (``p`` without ``a``: :mod:`densing.laws.family`) L̂ is the shape's covariate, with no data
+    term: N̂ = exp(L̂) (logistic_ln_n) or N_unit·(−L̂)^(−1/α) (power; none at or above its asymptote d + c·σ(−γ·l)).
 
-    The one place the censoring rules live: a score at or below the floor d gets N̂ = 0
-    (``below_floor``); at or above the ceiling c + d (a family law's asymptote), N̂ = +inf (``above_ceiling``); a loss L̂ at or
-    below the data-limited floor b·D0^-β + E, which no finite model trained on D0 tokens reaches,
-    N̂ = +inf (``beyond_data_limit``). Elsewhere the reason is ''. A loss-based law's L̂ below 0, which no loss is
-    (−log P ≥ 0) and which lies below the data-limited floor, is returned as NaN (the reason says why). ``p``'s values may be arrays
-    (one row per bootstrap draw) that broadcast against ``scores``.
+    The one place the censoring rules live: N̂ = 0 at or below the floor d (``below_floor``); N̂ = +inf at or above
+    the ceiling c + d or a family law's asymptote (``above_ceiling``), or where L̂ is at or below the data-limited
+    floor b·D0^-β + E, which no finite model trained on D0 tokens reaches (``beyond_data_limit``; a negative L̂ is
+    returned as NaN there: −log P ≥ 0); '' elsewhere. ``p``'s values may be arrays (one row per bootstrap draw)
+    that broadcast against ``scores``.
     """
     loss_hat, size, code = censored_inversion(p, scores, d0)
     return loss_hat, size, REASONS[code.ravel()].reshape(code.shape)

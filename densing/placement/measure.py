@@ -1,20 +1,12 @@
 """Your models on the density chart: ``densing measure`` and :func:`measure` (``densing.measure``).
 
-A user's models are evaluated on a public protocol (``--suite leaderboard-v1``, ``leaderboard-v2`` or
-``swallow-en``, :data:`densing.eval.benchmarks.SUITES`) through the eval runner and its store, and placed against
-the headline measurement of ``densing trend`` (:func:`densing.trend.measure.measure_trend` on the suite's target
-table, :data:`densing.eval.benchmarks.SUITE_TABLES`: the shipped public table for the leaderboard suites, the
-Swallow LLM Leaderboard's table ``results/swallow/swallow_2025-06.csv`` for ``swallow-en``).
-
-The steps, each said in full in docs/measure.md: (1) every input checked before any evaluation; (2) the evaluation
-through :func:`densing.eval.runner.run_sweep` into a store (a rerun reuses it); (3) each suite benchmark's headline
-metric as the public table's benchmark (:data:`densing.eval.benchmarks.PUBLIC_TABLE_BENCHMARKS`), with the binomial
-standard error of the items actually scored; (4) the headline's own inversion; (5) the model against the headline
-rule's frontier line ln ρmax = A·t + B at its release date. A density is a bound by the one rule of
-:func:`densing.display.density_reading`.
-
-Steps 4 and 5 live in :mod:`densing.placement.place`; this module holds steps 1 and 3 (:func:`plan`,
-:func:`public_scores`), the result and the entry point.
+A user's models are evaluated on a public protocol (:data:`densing.eval.benchmarks.SUITES`) through the eval runner
+and its store, and placed against the headline of ``densing trend`` measured on the suite's target table
+(:data:`densing.eval.benchmarks.SUITE_TABLES`). The steps, each said in full in docs/measure.md: (1) every input
+checked before any evaluation (:func:`plan`); (2) the evaluation (:func:`densing.eval.runner.run_sweep`); (3) each
+suite benchmark's headline metric as the public table's benchmark, with the binomial standard error of the items
+scored (:func:`public_scores`); (4) the headline's own inversion and (5) the model against the headline rule's
+frontier line ln ρmax = A·t + B at its release date (both in :mod:`densing.placement.place`).
 """
 from __future__ import annotations
 
@@ -78,11 +70,9 @@ class Plan:
 def plan(models, suite: str, *, limit: float | None = None, local_data: bool = False,
          data_root: str | Path | None = None, backend: str = "hf", device: str | None = None,
          store: str | Path | None = None) -> Plan:
-    """Check every input of :func:`measure` (docs/measure.md, step 1) without evaluating anything.
-
-    A model with a part in ``store`` for each of the suite's benchmarks has its source checked by the sweep instead,
-    once the parts' config hashes are read (still before anything is evaluated): a model whose pairs are all in the
-    store is not needed, and need not be installed."""
+    """Check every input of :func:`measure` (docs/measure.md, step 1) without evaluating anything. A model with a part
+    in ``store`` for each of the suite's benchmarks has its source checked by the sweep instead, once the parts' config
+    hashes are read: a model whose pairs are all stored need not be installed."""
     from densing.eval.benchmarks import PUBLIC_TABLE_BENCHMARKS, suite_benchmarks, suite_table
     from densing.eval.loading import SWEEP_CONSTRAINTS
     from densing.eval.runner import as_model_specs, sweep_data_root
@@ -96,7 +86,8 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
     specs = as_model_specs(models)
     if not isinstance(suite, str):
         raise InputError(f"suite: expected a suite name, got {suite!r}")
-    names, left_out = suite_benchmarks(suite.strip(), local_data=local_data)
+    suite = suite.strip()
+    names, left_out = suite_benchmarks(suite, local_data=local_data)
     validate({k: SWEEP_CONSTRAINTS[k] for k in ("limit", "device")}, limit=limit, device=device)
     from densing.eval.store import part_path
 
@@ -105,18 +96,18 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
             check_offline_source(spec)
     validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
     root = sweep_data_root(names, local_data, data_root)  # the local splits' folder, checked; None from the Hub
-    table = suite_table(suite.strip())
+    table = suite_table(suite)
     if not table.is_file():  # a suite of another table than the public one (SUITE_TABLES) needs that table shipped
-        raise InputError(f"--suite {suite.strip()}: its target table results/{table.relative_to(RESULTS).as_posix()} "
+        raise InputError(f"--suite {suite}: its target table results/{table.relative_to(RESULTS).as_posix()} "
                          "is not shipped, so there is no table to place the models against")
     # the headline is measured on the first benchmark set that the reference rule gives a reference (the table's sets)
-    from densing.registry import table_for_path as for_path
+    from densing.registry import table_for_path
 
-    inverted = {b for _, members in for_path(table).sets.values() for b in members}
+    inverted = {b for _, members in table_for_path(table).sets.values() for b in members}
     if not inverted & {PUBLIC_TABLE_BENCHMARKS[b] for b in names}:
-        raise InputError(f"--suite {suite.strip()}: none of its benchmarks ({', '.join(names)}) is in a benchmark set the "
+        raise InputError(f"--suite {suite}: none of its benchmarks ({', '.join(names)}) is in a benchmark set the "
                          f"headline is measured on ({', '.join(sorted(inverted))}), so no score could be inverted")
-    return Plan(tuple(specs), suite.strip(), tuple(names), tuple(left_out), None if limit is None else float(limit), root)
+    return Plan(tuple(specs), suite, tuple(names), tuple(left_out), None if limit is None else float(limit), root)
 
 
 def binomial_items_stderr(score, items) -> np.ndarray:
@@ -158,12 +149,9 @@ def public_scores(rows: pd.DataFrame, specs: Sequence, *, today: str | None = No
 
 @dataclass(frozen=True)
 class MeasureResult(Result):
-    """What :func:`measure` returns: the user's models placed against the headline measurement.
-
-    ``to_frame()``: one row per model (:func:`place_models`' columns); ``summary()``: the same in words;
-    ``scores``: the suite's scores on the public table's names; ``measurement``: the headline's
-    :class:`~densing.trend.measurement.TrendMeasurement`.
-    """
+    """What :func:`measure` returns: the user's models placed against the headline measurement. ``to_frame()``: one row
+    per model (:func:`place_models`' columns); ``summary()``: the same in words; ``scores``: the suite's scores on the
+    public table's names; ``measurement``: the headline's :class:`~densing.trend.measurement.TrendMeasurement`."""
 
     suite: str
     limit: float | None
@@ -234,38 +222,20 @@ def _items(count) -> str:
 ProgressCallback = Callable[[str], None]
 
 
-def measure(
-    models,
-    suite: str = "leaderboard-v1",
-    *,
-    limit: float | None = None,
-    local_data: bool = False,
-    data_root: str | Path | None = None,
-    store: str | Path | None = None,
-    results: str | Path | None = None,
-    n_boot: int | None = None,
-    seed: int = 0,
-    backend: str = "hf",
-    device: str | None = None,
-    batch_size: int | str = 1,
-    prefix_cache: bool = False,
-    on_progress: ProgressCallback | None = None,
-    measurement=None,
-    allow_unsafe_code: bool = False,
-) -> MeasureResult:
+def measure(models, suite: str = "leaderboard-v1", *, limit: float | None = None, local_data: bool = False,
+            data_root: str | Path | None = None, store: str | Path | None = None, results: str | Path | None = None,
+            n_boot: int | None = None, seed: int = 0, backend: str = "hf", device: str | None = None,
+            batch_size: int | str = 1, prefix_cache: bool = False, on_progress: ProgressCallback | None = None,
+            measurement=None, allow_unsafe_code: bool = False) -> MeasureResult:
     """Evaluate ``models`` on ``suite`` and place them on the density chart (module docstring) → :class:`MeasureResult`.
 
     ``models``: a models file or a list of model specs / mappings (as ``densing eval``). ``limit``: at most N items per
-    task (the standard errors and the intervals are those of N items). ``store``: the results store, a folder (a rerun
-    reuses its pairs; default :func:`densing.paths.default_store`, ``$XDG_CACHE_HOME/densing/store`` or
-    ``~/.cache/densing/store``). ``results``: the target table (default the suite's, :data:`densing.eval.benchmarks.SUITE_TABLES`: the
-    shipped ``results/public_models.csv`` for the leaderboard suites); ``n_boot`` and
-    ``seed``: the headline's draws (default the CLI's). ``measurement``: a headline
-    :class:`~densing.trend.measurement.TrendMeasurement` already computed on that table, to reuse.
-    ``on_progress(line)``: progress in words. ``backend``: any name in lm-eval's model registry, as ``densing eval
-    --backend`` (``densing-hf``: densing's prefix engine; ``prefix_cache=True`` is its deprecated spelling).
-    ``allow_unsafe_code``: run benchmarks that execute model-written code
-    (HumanEval), as ``densing eval --allow-unsafe-code``.
+    task (the standard errors and the intervals are those of N items). ``store``: the results store, a folder
+    (default :func:`densing.paths.default_store`). ``results``: the target table (default the suite's,
+    :data:`densing.eval.benchmarks.SUITE_TABLES`); ``n_boot`` and ``seed``: the headline's draws (default the CLI's);
+    ``measurement``: a headline :class:`~densing.trend.measurement.TrendMeasurement` already computed on that table.
+    ``on_progress(line)``: progress in words. ``backend``, ``prefix_cache`` (the deprecated spelling of
+    ``densing-hf``) and ``allow_unsafe_code`` (HumanEval runs model-written code) as ``densing eval``'s options.
     """
     from densing.eval.benchmarks import suite_table
     from densing.eval.runner import run_sweep
@@ -287,11 +257,9 @@ def measure(
 
 def place_against(table: str | Path, scores: pd.DataFrame, measurement, *, n_boot: int | None, seed: int, suite: str,
                   say: ProgressCallback | None = None, **fields) -> MeasureResult:
-    """``scores``' models placed against the headline of the target ``table`` (``measurement``: that headline
-    already computed; else ``densing trend``'s headline measured on ``table`` with ``n_boot`` draws), inverted beside
-    the models it inverts (:func:`place_models`' ``population``: their score rows in ``table``; none where the
-    measurement keeps no per-model densities), as a :class:`MeasureResult` of ``suite``; ``fields``: its other
-    fields."""
+    """``scores``' models placed against the headline of the target ``table`` (``measurement``, or ``densing trend``'s
+    headline measured on ``table`` with ``n_boot`` draws), inverted beside the models it inverts (:func:`place_models`'
+    ``population``), as a :class:`MeasureResult` of ``suite``; ``fields``: its other fields."""
     from densing.constants import DEFAULT_N_BOOT
     from densing.data import read_results
     from densing.registry import table_for_path

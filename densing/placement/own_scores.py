@@ -1,17 +1,11 @@
 """Your scores on the chart: a model whose scores you already have, placed against the headline without evaluating
-anything (``densing measure --scores FILE``, :func:`place`, ``densing.place``).
+anything (``densing measure --scores FILE``, :func:`place`, ``densing.place``; docs/measure.md says it in full).
 
-1. **The scores.** :func:`read_scores` reads a tidy table or a wide one (the shipped ``results/public_models.csv``'s
-   layout: one row per model, a column per benchmark), or one lm-eval results JSON, whose tasks are named as lm-eval
-   names them (``mmlu``, ``leaderboard_bbh``, ``leaderboard_math_hard``, ``humaneval``, …). Every one is read by one
-   names contract (:mod:`densing.data.names`: the names of the benchmarks and of their metrics, case-insensitive;
-   a name that maps to nothing is refused, never dropped), each benchmark at its run's headline metric. A model's size and release date come from the file's
-   ``params`` and ``release_date`` columns, or from ``params=`` / ``release_date=`` (an lm-eval JSON has neither; its
-   ``config.model_num_parameters`` is read where lm-eval wrote it). A score without a standard error gets the binomial
-   one of its benchmark's item count (:func:`densing.data.benchmarks.with_stderr`).
-2. **The headline and the placement** as ``densing measure``'s (docs/measure.md, steps 4–5): the headline measured
-   on the shipped public table, never on the scores file, and each model placed by
-   :func:`densing.placement.place.place_models`.
+:func:`read_scores` reads a tidy table, a wide one or one lm-eval results JSON by one names contract
+(:mod:`densing.data.names`: a name that maps to nothing is refused, never dropped), each benchmark at its run's headline
+metric, a missing standard error the binomial one (:func:`densing.data.benchmarks.with_stderr`). The headline is
+measured on the shipped public table, never on the scores file, and each model placed by
+:func:`densing.placement.place.place_models`.
 """
 from __future__ import annotations
 
@@ -89,9 +83,9 @@ def _with_given(frame: pd.DataFrame, source: str, model: str | None, params: flo
 def read_scores(path: str | Path, *, model: str | None = None, params: float | None = None,
                 release_date: str | None = None) -> pd.DataFrame:
     """A scores file as the public table's rows: ``model, benchmark, metric, value, stderr, params, release_date,
-    release_date_source`` (module docstring, step 1; the names it may use: :mod:`densing.data.names`). ``model``,
-    ``params`` and ``release_date`` name, size and date a one-model file (they override the file's); a model left
-    without a size or a date is an :class:`~densing.errors.InputError` naming the file and the field."""
+    release_date_source`` (module docstring, step 1). ``model``, ``params`` and ``release_date`` name, size and date a
+    one-model file (overriding the file's); a model left without a size or a date is an
+    :class:`~densing.errors.InputError` naming the file and the field."""
     from densing.validation import as_path
 
     path = as_path(path, "scores")
@@ -131,11 +125,9 @@ def place(scores, *, model: str | None = None, params: float | None = None, rele
           n_boot: int | None = None, seed: int = 0, measurement=None):
     """Place the models of ``scores`` (a scores file's path, or a table as :func:`read_scores` returns) against the
     headline measured on the shipped public table (module docstring) → :class:`~densing.placement.measure.MeasureResult`
-    (``to_frame()``: density, its 95% interval or bound, ``frontier`` above/below/undetermined, ``band``
-    above/within/below the band of the line's slope interval at the model's date, ``words``).
-
-    ``n_boot``, ``seed``: the headline's draws (default the CLI's); ``measurement``: a headline
-    :class:`~densing.trend.measurement.TrendMeasurement` of the public table already computed, to reuse."""
+    (:func:`densing.placement.place.place_models`' columns). ``n_boot``, ``seed``: the headline's draws (default the
+    CLI's); ``measurement``: a headline :class:`~densing.trend.measurement.TrendMeasurement` of the public table, to
+    reuse."""
     from densing import paths
     from densing.placement.measure import place_against
 

@@ -1,10 +1,9 @@
-"""``densing measure``'s fourth and fifth steps: each model's density under the headline's inversion, read by the
-one rule for bounds (:func:`densing.display.density_reading`), and placed against the frontier line at its date.
+"""``densing measure``'s fourth and fifth steps: each model's density under the headline's inversion, read by the one
+rule for bounds (:func:`densing.display.density_reading`), and placed against the frontier line at its date.
 
-The line is ln ρmax = A·t + B (Xiao et al. 2024, eq. 5). At a date t its ρmax comes with the band of the slope's
-95% interval through the frontier's centre (:meth:`densing.trend.uncertainty.TrendUncertainty.confidence_band`, the
-band the density figure draws) and with the line's range of dates (its first and last model's release); a date
-outside that range is an extrapolation of the line, and the words say so.
+The line is ln ρmax = A·t + B (Xiao et al. 2024, eq. 5). At a date t its ρmax comes with the band of the slope's 95%
+interval through the frontier's centre (:meth:`densing.trend.uncertainty.TrendUncertainty.confidence_band`, the band the
+density figure draws) and with the line's range of dates; a date outside it is an extrapolation, and the words say so.
 """
 from __future__ import annotations
 
@@ -85,11 +84,8 @@ def frontier_at(line, date: str, span: tuple[str, str] | None) -> dict:
     and ``frontier_note``: where ``date`` lies outside the range, how far (the line is extrapolated there)."""
     when = pd.to_datetime([date])
     out = {"frontier_density": float(np.exp(line.predict(when)[0]))}
-    if hasattr(line, "confidence_band"):
-        low, high = line.confidence_band(when)
-        out.update(frontier_density_ci_low=float(np.exp(low[0])), frontier_density_ci_high=float(np.exp(high[0])))
-    else:
-        out.update(frontier_density_ci_low=math.nan, frontier_density_ci_high=math.nan)
+    low, high = line.confidence_band(when) if hasattr(line, "confidence_band") else ([math.nan], [math.nan])
+    out.update(frontier_density_ci_low=float(np.exp(low[0])), frontier_density_ci_high=float(np.exp(high[0])))
     first, last = span or (None, None)
     out.update(frontier_first_date=first, frontier_last_date=last, frontier_note="")
     if span is not None:
@@ -106,21 +102,18 @@ def frontier_at(line, date: str, span: tuple[str, str] | None) -> dict:
 def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
                  span: tuple[str, str] | None = None, population: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per model of ``scores`` (:func:`densing.placement.measure.public_scores`' table) under ``inversion``,
-    against the frontier ``line``.
+    against the frontier ``line`` (the headline's :class:`~densing.trend.uncertainty.TrendUncertainty`: anything with
+    ``predict(dates)`` → ln ρmax and ``epoch``); ``span``: the line's range of dates (:func:`line_dates`).
 
-    ``line`` is the headline's :class:`~densing.trend.uncertainty.TrendUncertainty` (anything with ``predict(dates)``
-    → ln ρmax and ``epoch``); ``span``: the line's range of dates (:func:`line_dates`). Columns: the model, its date
-    and where the date comes from, its scores and item counts (``score:<b>``, ``items:<b>``), the benchmarks inverted,
-    ``reference`` (the inversion the density comes from), ρ (``density``; censored where ``bound`` says so), its 95%
-    interval, the effective size N̂ = ρ·N with its interval (``effective_params``, ``_ci_low``, ``_ci_high``),
-    ``reading`` (``value``, ``upper bound``, ``lower bound``, ``none``: :func:`densing.display.density_reading`),
-    the line at the date (:func:`frontier_at`), ``frontier`` (above, below, undetermined), ``band`` (above, within,
-    below the band of the slope's interval at the date, or undetermined: :func:`band_position`) and ``words``.
+    Columns: the model, its date and where it comes from, its scores and item counts (``score:<b>``, ``items:<b>``), the
+    benchmarks inverted, ``reference``, ρ (``density``, a bound where ``bound`` says so) and its 95% interval, N̂ = ρ·N
+    with its interval (``effective_params``, ``_ci_low``, ``_ci_high``), ``reading``
+    (:func:`densing.display.density_reading`), the line at the date (:func:`frontier_at`), ``frontier`` (above, below,
+    undetermined), ``band`` (:func:`band_position`) and ``words``.
 
-    ``population``: score rows (the public table's) of the models the headline inverts; ``scores``' models are
-    inverted beside them (a row of the same model name replaced by ``scores``'), so that what the joint inversion
-    estimates from the models it inverts together (the between-benchmark variance s², :mod:`densing.laws.joint`) is the
-    headline's, not that of one model alone.
+    ``population``: score rows of the models the headline inverts; ``scores``' models are inverted beside them (a row of
+    the same model replaced by ``scores``'), so that what the joint inversion estimates from the models together (the
+    between-benchmark variance s², :mod:`densing.laws.joint`) is the headline's, not that of one model alone.
     """
     from densing.laws.density import density_table
     from densing.trend.targets import trend_targets
@@ -144,8 +137,8 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
         for r in own.itertuples():
             record[f"score:{r.benchmark}"] = r.value
             record[f"items:{r.benchmark}"] = int(r.items) if "items" in own.columns else math.nan
-        record["inverted"] = ",".join(b for b in inversion.benchmarks if b in set(own["benchmark"]))
-        record["reference"] = inversion.name
+        record.update(inverted=",".join(b for b in inversion.benchmarks if b in set(own["benchmark"])),
+                      reference=inversion.name)
         found = table[table["model"] == model]
         if found.empty:
             reason = left.loc[left["model"] == model, "reason"]
@@ -178,10 +171,9 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
 
 
 def band_position(reading: str, value: float, band_low: float, band_high: float) -> str:
-    """``above``, ``within`` or ``below`` the band [``band_low``, ``band_high``] of the frontier line's slope interval
-    at the model's date, or ``undetermined``: a density (``reading`` value) by where it lies; an upper bound ρ ≤ x is
-    below when x < the band's low end, a lower bound ρ ≥ x above when x > its high end, else undetermined; no reading
-    or no band, undetermined."""
+    """``above``, ``within`` or ``below`` the band [``band_low``, ``band_high``] of the line's slope interval at the
+    model's date, or ``undetermined``: a value by where it lies; an upper bound ρ ≤ x below when x < the band's low end,
+    a lower bound ρ ≥ x above when x > its high end; else (and without a reading or a band) undetermined."""
     if not (math.isfinite(band_low) and math.isfinite(band_high)) or not math.isfinite(value):
         return UNDETERMINED
     if reading == VALUE:
@@ -195,14 +187,14 @@ def band_position(reading: str, value: float, band_low: float, band_high: float)
 
 def _said(reading: str, stated: float, why: str, r: dict, chance_words: str | None) -> str:
     """The density in words, as the rule reads it."""
+    sign = "≤" if reading == UPPER_BOUND else "≥"
     if why == NEAR_CHANCE:
         return (f"ρ ≤ {_g(stated)} (the 95% interval's upper end; {chance_words or why}, so the density is a bound, "
                 "not a number)")
     if why == "censored":
         side = "at or below" if reading == UPPER_BOUND else "beyond"
-        return f"ρ {'≤' if reading == UPPER_BOUND else '≥'} {_g(stated)} (a {reading}: the score is {side} what the reference can resolve)"
+        return f"ρ {sign} {_g(stated)} (a {reading}: the score is {side} what the reference can resolve)"
     if reading in (UPPER_BOUND, LOWER_BOUND):
-        sign = "≤" if reading == UPPER_BOUND else "≥"
         end = "upper" if reading == UPPER_BOUND else "lower"
         return f"ρ {sign} {_g(stated)} (the 95% interval's {end} end; its {why.removeprefix('95% interval ')}, so the density is a bound, not a number)"
     if reading == NO_READING:

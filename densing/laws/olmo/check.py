@@ -1,11 +1,10 @@
 """The OLMo ladder's check: held-out OLMo-2 7B/13B predictions beside AI2's, OLMo-2 densities, sensitivity.
 
-AI2 checks its ladder by predicting the final accuracy of OLMo-2 7B and 13B from the ladder alone
-(Bhagia et al. 2024, arXiv 2412.04403; their 13B errors ship in
-``results/olmo_ladder/ai2_chained_main.csv``). :func:`check_ladder` does the same with the shipped
-fits, adds the densities of OLMo-2 1B, 7B and 13B at their own token counts (the same recipe, so
-ρ ≈ 1 is expected) with their conditioning, and the held-out error under other reasonable ways of
-fitting the ladder, so that the choice of rules is visible.
+AI2 checks its ladder by predicting the final accuracy of OLMo-2 7B and 13B from the ladder alone (Bhagia et al. 2024,
+arXiv 2412.04403; their 13B errors ship in ``results/olmo_ladder/ai2_chained_main.csv``). :func:`check_ladder` does the
+same with the shipped fits, adds the densities of OLMo-2 1B, 7B and 13B at their own token counts (the same recipe: ρ ≈
+1 expected) with their conditioning, and the held-out error under other reasonable ways of fitting the ladder, so that
+the choice of rules is visible.
 """
 from __future__ import annotations
 
@@ -18,7 +17,9 @@ import pandas as pd
 from densing import paths
 from densing.errors import InputError
 from densing.io import write_file_set
-from densing.laws.olmo.ladder import choose_irreducible, density_table, predict_held_out, variant_errors
+from densing.laws.fit_schema import final_points, select_points
+from densing.laws.olmo.ladder import (FINAL_CHECKPOINTS, choose_irreducible, density_table, fit_ladder, predict_held_out,
+                                      variant_errors)
 from densing.laws.reference_fit import ReferenceFit
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
 from densing.validation import validate_params
@@ -44,11 +45,10 @@ GOAL_MEAN_ERROR = 0.023  # the goal: AI2's own 13B mean error over the five task
 @dataclass(frozen=True)
 class LadderCheck(Result):
     """The ladder's check (module docstring): held-out predictions, densities, the sensitivity to the fitting rules.
-
-    ``to_dict()``: each table as a list of JSON-ready records, AI2's 13B mean error and the level; ``to_frame()``: the
-    held-out predictions; ``summary()``: the lines of :meth:`summary_lines`; ``conf_int(alpha)``: one row per
-    held-out prediction (``<model>.<benchmark>.predicted_score``) and per density (``<model>.<benchmark>.density``),
-    at the level the check was computed at (alpha = 1 − ``level``)."""
+    ``to_dict()``: each table as JSON-ready records, AI2's 13B mean error and the level; ``to_frame()``: the held-out
+    predictions; ``summary()``: :meth:`summary_lines`; ``conf_int(alpha)``: one row per held-out prediction
+    (``<model>.<benchmark>.predicted_score``) and per density (``<model>.<benchmark>.density``), at the check's
+    level."""
 
     held_out: pd.DataFrame
     densities: pd.DataFrame
@@ -78,8 +78,7 @@ class LadderCheck(Result):
                 *((f"finding {i}", line) for i, line in enumerate(self.summary_lines(), 1))]
 
     def tables(self, compact: bool = True):
-        held = self.held_out
-        dens = self.densities
+        held, dens = self.held_out, self.densities
         if compact:
             held = held[["model", "benchmark", "measured_score", "predicted_score", "predicted_score_ci_low",
                          "predicted_score_ci_high", "relative_error", "ai2_relative_error"]]
@@ -97,10 +96,8 @@ class LadderCheck(Result):
             if model in means:
                 value = means[model]
                 verdict = "meets" if value <= GOAL_MEAN_ERROR else "misses"
-                lines.append(
-                    f"{model}: mean relative error over the five tasks {value:.2%} "
-                    f"(AI2's 13B: {self.ai2_mean_13b:.2%}; goal ≤ {GOAL_MEAN_ERROR:.1%}: {verdict})"
-                )
+                lines.append(f"{model}: mean relative error over the five tasks {value:.2%} "
+                             f"(AI2's 13B: {self.ai2_mean_13b:.2%}; goal ≤ {GOAL_MEAN_ERROR:.1%}: {verdict})")
         d13 = self.densities[(self.densities["model"] == "olmo-2-13b") & self.densities["benchmark"].isin(FIVE_TASKS)]
         narrow = int((d13["ci_fold"] < 5).sum())
         contains = self.densities.groupby("model")["ci_contains_1"].agg(["sum", "size"])
@@ -132,9 +129,8 @@ def check_ladder(folder: str | Path, fits_dir: str | Path, *, level: float = 0.9
     held = pd.concat([predict_held_out(fit, held_targets, level=level) for fit in fits.values()], ignore_index=True)
     ai2 = pd.read_csv(AI2_TABLE)
     ai2["benchmark"] = ai2["Task"].map(AI2_TASKS)
-    ai2 = ai2.rename(columns={"Rel Error": "ai2_relative_error", "Pred": "ai2_predicted_score"})[
-        ["benchmark", "ai2_predicted_score", "ai2_relative_error"]
-    ]
+    ai2 = ai2.rename(columns={"Rel Error": "ai2_relative_error", "Pred": "ai2_predicted_score"})
+    ai2 = ai2[["benchmark", "ai2_predicted_score", "ai2_relative_error"]]
     held = held.merge(ai2, on="benchmark", how="left")
     held.loc[held["model"] != "olmo-2-13b", ["ai2_predicted_score", "ai2_relative_error"]] = np.nan
     densities = density_table(fits, targets[targets["model"].isin(DENSITY_TARGETS)], level=level)
@@ -161,24 +157,19 @@ def check_ladder(folder: str | Path, fits_dir: str | Path, *, level: float = 0.9
         "loss law on every checkpoint past 10% (not final points)": (ladder, {b: {**o, "loss_points": "all"} for b, o in shipped.items()}),
     }
     errors = variant_errors(variants, held_targets, five)
-    sensitivity = errors.pivot_table(index="variant", columns="model", values="relative_error", aggfunc="mean", sort=False).reset_index()
-    sensitivity.columns.name = None
+    sensitivity = errors.pivot_table(index="variant", columns="model", values="relative_error", aggfunc="mean",
+                                     sort=False).reset_index().rename_axis(columns=None)
     sensitivity = sensitivity.rename(columns={m: f"{m}_mean_error" for m in HELD_OUT})
     ai2_mean = float(ai2[ai2["benchmark"].isin(FIVE_TASKS)]["ai2_relative_error"].mean())
     return LadderCheck(held_out=held, densities=densities, sensitivity=sensitivity, ai2_mean_13b=ai2_mean, level=level)
 
 
 def validate_ladder(frame: pd.DataFrame, benchmark: str, metric: str, *, max_params: float) -> tuple[pd.DataFrame, str]:
-    """Fit small, predict large on a ladder table (runs + full runs), by the ladder's rules.
-
-    The reference is the ladder's runs with N < ``max_params`` (options chosen inside them by
-    :func:`densing.laws.olmo.ladder.select_options`); held out are the ladder runs with N ≥
-    ``max_params`` (their final point: mean of the last 5 checkpoints) and every full run at or
-    above that size. Returns one row per held-out model and a summary line.
-    """
+    """Fit small, predict large on a ladder table (runs + full runs), by the ladder's rules: the reference is the
+    ladder's runs with N < ``max_params`` (:func:`densing.laws.olmo.ladder.select_options` inside them), held out the
+    ladder runs at or above it (their final point) and every full run there. One row per held-out model, and a
+    summary."""
     from densing.data.olmo import split_ladder
-    from densing.laws.olmo.ladder import FINAL_CHECKPOINTS, fit_ladder
-    from densing.laws.fit_schema import final_points, select_points
 
     ladder, full = split_ladder(frame)
     train = ladder[ladder["params"] < max_params]

@@ -1,34 +1,30 @@
 """A model ladder as a reference: the two-step law on runs of one recipe, choices made inside it.
 
-A *ladder* is one training recipe run at several sizes N and token budgets D, each run logging
-many checkpoints with a conditional loss and a score (AI2's OLMo ladder: Bhagia et al. 2024,
-arXiv 2412.04403; :mod:`densing.data.olmo`). :func:`fit_ladder` fits the Densing Law's two steps
-on it (Xiao et al. 2024, eqs. 2–3)::
+A *ladder* is one training recipe run at several sizes N and token budgets D, each run logging many checkpoints with a
+conditional loss and a score (AI2's OLMo ladder: Bhagia et al. 2024, arXiv 2412.04403; :mod:`densing.data.olmo`).
+:func:`fit_ladder` fits the Densing Law's two steps on it (Xiao et al. 2024, eqs. 2–3)::
 
     L(N, D) = a·N^-α + b·D^-β [+ E]          on each run's final point
     S(L)    = c / (1 + e^(−γ(L − l))) + d    on the checkpoints past 10% of each run
 
 with every choice fixed by a rule that looks only at the ladder, never at a held-out model:
 
-1. **Data of each step.** The loss law is fitted on one point per run, the mean of its last 5
-   checkpoints (a run's intermediate checkpoints sit inside its learning-rate schedule); the
-   performance law on every checkpoint at or past 10% of its run's tokens. Both are AI2's
-   (``--moving_avg 5``, ``--skip_perc 0.1`` in allenai/OLMo-ladder ``src/scripts/paper/README.md``).
-2. **The irreducible term E, per task.** Fit the two-step law with and without E on the runs
-   below the ladder's largest size and predict the largest size's final *scores* (the chained
-   prediction: step 1, then step 2, with the floor free); keep E where the mean absolute
-   relative score error is lower (a tie — within 0.1% of each other, as when the fitted E
-   collapses to zero — keeps the simpler law, without E). The criterion is the score because
-   the score is what a reference predicts and inverts; the loss-only error is kept in the table
-   (``loss_error``) and, used as the criterion instead, is a row of the check's sensitivity table.
-3. **The sigmoid's floor d, one choice for the whole ladder.** Free, or fixed at the task's
-   chance level: the variant with the lower mean absolute relative error of the chained
-   prediction of the largest size's final scores from the smaller sizes, averaged over the
-   tasks (each with its rule-2 choice of E), is used for every task.
+1. **Data of each step.** The loss law on one point per run, the mean of its last 5 checkpoints (a run's intermediate
+   checkpoints sit inside its learning-rate schedule); the performance law on every checkpoint at or past 10% of its
+   run's tokens. Both are AI2's (``--moving_avg 5``, ``--skip_perc 0.1`` in allenai/OLMo-ladder
+   ``src/scripts/paper/README.md``).
+2. **The irreducible term E, per task.** Fit the two-step law with and without E on the runs below the ladder's
+   largest size and predict the largest size's final *scores* (the chained prediction: step 1, then step 2, the floor
+   free); keep E where the mean absolute relative score error is lower (a tie within 0.1%, as when the fitted E
+   collapses to zero, keeps the law without E). The score is the criterion because it is what a reference predicts
+   and inverts; the loss-only error is kept in the table (``loss_error``), and as the criterion it is a row of the
+   check's sensitivity table.
+3. **The sigmoid's floor d, one choice for the whole ladder.** Free, or fixed at the task's chance level: the variant
+   with the lower mean absolute relative error of that chained prediction, averaged over the tasks (each with its
+   rule-2 choice of E), is used for every task.
 
-The split in rules 2–3 (fit N < N_max, predict N_max) mirrors what the ladder is for:
-extrapolating in N; it never sees OLMo-2 7B or 13B. :func:`select_options` returns the choices
-and the table they came from.
+Rules 2–3 (fit N < N_max, predict N_max) mirror what the ladder is for, extrapolating in N; they never see OLMo-2 7B
+or 13B. :func:`select_options` returns the choices and the table they came from.
 """
 from __future__ import annotations
 
@@ -62,14 +58,9 @@ class LadderOptions:
     held_size: float
 
     def fit_options(self, benchmark: str) -> dict:
-        return {
-            "law": "two-step",
-            "irreducible": self.irreducible[benchmark],
-            "chance": "auto" if self.floor == "chance" else None,
-            "loss_points": "final",
-            "final_checkpoints": FINAL_CHECKPOINTS,
-            "min_run_fraction": MIN_RUN_FRACTION,
-        }
+        return {"law": "two-step", "irreducible": self.irreducible[benchmark],
+                "chance": "auto" if self.floor == "chance" else None, "loss_points": "final",
+                "final_checkpoints": FINAL_CHECKPOINTS, "min_run_fraction": MIN_RUN_FRACTION}
 
 
 def choose_irreducible(table: pd.DataFrame, criterion: str) -> dict[str, bool]:
@@ -96,11 +87,9 @@ def select_options(frame: pd.DataFrame, benchmarks: dict[str, str]) -> LadderOpt
         _, train = select_points(small, benchmark, metric=metric, need_loss=True)
         train_final = final_points(train, FINAL_CHECKPOINTS)
         for irreducible in (False, True):
-            stage = _fit.fit_stage(
-                _problems.loss_problem(train_final["params"], train_final["train_tokens"], train_final["loss"], irreducible=irreducible),
-                loss="soft_l1",
-                f_scale=0.05,
-            )
+            stage = _fit.fit_stage(_problems.loss_problem(train_final["params"], train_final["train_tokens"],
+                                                          train_final["loss"], irreducible=irreducible),
+                                   loss="soft_l1", f_scale=0.05)
             predicted_loss = forms.loss_law(target["params"], target["train_tokens"], **stage.params)
             loss_error = float(np.mean(np.abs(predicted_loss - target["loss"]) / target["loss"]))
             for floor in FLOORS:
@@ -110,15 +99,9 @@ def select_options(frame: pd.DataFrame, benchmarks: dict[str, str]) -> LadderOpt
                     final_checkpoints=FINAL_CHECKPOINTS, min_run_fraction=MIN_RUN_FRACTION, n_boot=0,
                 )
                 predicted = fit.predict_score(target["params"], target["train_tokens"])
-                rows.append(
-                    {
-                        "benchmark": benchmark,
-                        "irreducible": irreducible,
-                        "floor": floor,
-                        "loss_error": loss_error,
-                        "score_error": float(np.mean(np.abs(predicted - target["score"]) / target["score"])),
-                    }
-                )
+                rows.append({"benchmark": benchmark, "irreducible": irreducible, "floor": floor,
+                             "loss_error": loss_error,
+                             "score_error": float(np.mean(np.abs(predicted - target["score"]) / target["score"]))})
     table = pd.DataFrame(rows)
     irreducible = choose_irreducible(table, "score")
     chosen = table[[irreducible[b] == e for b, e in zip(table["benchmark"], table["irreducible"])]]
@@ -128,30 +111,19 @@ def select_options(frame: pd.DataFrame, benchmarks: dict[str, str]) -> LadderOpt
     return LadderOptions(irreducible=irreducible, floor=floor, table=table, held_size=largest)
 
 
-def fit_ladder(
-    frame: pd.DataFrame,
-    benchmarks: dict[str, str],
-    *,
-    options: LadderOptions | None = None,
-    n_boot: int = 200,
-    seed: int = 0,
-    jobs: int = 1,
-    provenance: dict | None = None,
-) -> tuple[dict[str, ReferenceFit], LadderOptions]:
-    """Fit every benchmark of a ladder by the module's rules; returns the fits and the options.
-
-    Each fit keeps its loss stage's points (one per run) but not the performance stage's checkpoints
-    (:func:`without_checkpoints`)."""
+def fit_ladder(frame: pd.DataFrame, benchmarks: dict[str, str], *, options: LadderOptions | None = None,
+               n_boot: int = 200, seed: int = 0, jobs: int = 1,
+               provenance: dict | None = None) -> tuple[dict[str, ReferenceFit], LadderOptions]:
+    """Every benchmark of a ladder fitted by the module's rules, and the options; each fit keeps its loss stage's points
+    (one per run), not the performance stage's checkpoints (:func:`without_checkpoints`)."""
     options = options or select_options(frame, benchmarks)
     fits = {}
+    record = {
+        "ladder_rules": "densing.laws.ladder (final points for the loss law, checkpoints past 10% for the performance "
+        "law; E and floor chosen by the chained score error of extrapolating to the ladder's largest size)",
+        "ladder_held_size": options.held_size, "ladder_floor": options.floor, **(provenance or {}),
+    }
     for benchmark, metric in benchmarks.items():
-        record = {
-            "ladder_rules": "densing.laws.ladder (final points for the loss law, checkpoints past 10% for the performance law; "
-            "E and floor chosen by the chained score error of extrapolating to the ladder's largest size)",
-            "ladder_held_size": options.held_size,
-            "ladder_floor": options.floor,
-            **(provenance or {}),
-        }
         try:
             fits[benchmark] = without_checkpoints(fit_reference(
                 frame, benchmark, metric=metric, n_boot=n_boot, seed=seed, jobs=jobs,
@@ -163,14 +135,10 @@ def fit_ladder(
 
 
 def without_checkpoints(fit: ReferenceFit) -> ReferenceFit:
-    """``fit`` less the points of its performance stage and their residuals.
-
-    Those points are the ladder's checkpoints past 10% of each run (2,928 per task on AI2's ladder), the same runs
-    for every task: the ladder table holds them and ``densing ladder fit`` selects them again
-    (:func:`densing.laws.fit_schema.select_points`). Nothing reads them from the fit: the laws, the bootstrap draws, the
-    stage's R², RMSE and point count, and the loss stage's points (each run's final point, which
-    :meth:`ReferenceFit.loss_points_frame` and the MC reference read) stay. A fit whose loss stage has no points of
-    its own (both stages on the same points) is returned as it is.
+    """``fit`` less the points of its performance stage and their residuals: the ladder's checkpoints past 10% of
+    each run (2,928 per task on AI2's ladder), which the ladder table holds and nothing reads from the fit. The laws,
+    the draws, the stage's diagnostics and the loss stage's points (read by :meth:`ReferenceFit.loss_points_frame` and
+    the MC reference) stay; a fit without loss points of its own is returned as it is.
     """
     if not fit.loss_points:
         return fit
@@ -179,42 +147,32 @@ def without_checkpoints(fit: ReferenceFit) -> ReferenceFit:
 
 
 def predict_held_out(fit: ReferenceFit, targets: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
-    """Chained prediction of held-out models' scores from ``fit`` with bootstrap intervals.
-
-    One row per target model with the fit's benchmark: measured and predicted loss (step 1) and
-    score (steps 1 + 2), the relative score error |Ŝ − S| / S (AI2's figure of merit for its
-    ladder), and the percentile interval of Ŝ over the fit's bootstrap draws.
-    """
+    """Chained prediction of held-out models' scores from ``fit``: one row per target model with the fit's benchmark,
+    measured and predicted loss (step 1) and score (steps 1 + 2), the relative score error |Ŝ − S| / S (AI2's figure of
+    merit for its ladder) and the percentile interval of Ŝ over the fit's bootstrap draws."""
     _, points = select_points(targets, list(fit.benchmarks), metric=fit.metric)
-    out = points[["model", "params", "train_tokens"]].copy()
+    n, t = points["params"], points["train_tokens"]
+    out = points[["model", "params", "train_tokens"]].assign(
+        measured_loss=points["loss"], predicted_loss=fit.predict_loss(n, t), measured_score=points["score"],
+        predicted_score=fit.predict_score(n, t))
     out.insert(1, "benchmark", fit.benchmark)
-    out["measured_loss"] = points["loss"]
-    out["predicted_loss"] = fit.predict_loss(points["params"], points["train_tokens"])
-    out["measured_score"] = points["score"]
-    out["predicted_score"] = fit.predict_score(points["params"], points["train_tokens"])
     out["relative_error"] = (out["predicted_score"] - out["measured_score"]).abs() / out["measured_score"]
     low = high = np.full(len(out), np.nan)
     if fit.bootstrap:
         cols = fit.draw_columns()
-        n = points["params"].to_numpy(float)[None, :]
-        t = points["train_tokens"].to_numpy(float)[None, :]
-        loss = forms.loss_law(n, t, cols["a"], cols["alpha"], cols["b"], cols["beta"], cols.get("E", 0.0))
+        loss = forms.loss_law(n.to_numpy(float)[None, :], t.to_numpy(float)[None, :], cols["a"], cols["alpha"], cols["b"],
+                              cols["beta"], cols.get("E", 0.0))
         score = forms.performance_law(loss, cols["c"], cols["gamma"], cols["l"], cols["d"])
         low, high = np.quantile(score, [(1 - level) / 2, (1 + level) / 2], axis=0)
-    out["predicted_score_ci_low"] = low
-    out["predicted_score_ci_high"] = high
+    out["predicted_score_ci_low"], out["predicted_score_ci_high"] = low, high
     return out
 
 
 def density_table(fits: dict[str, ReferenceFit], targets: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
-    """Density of each target at its own token count (D0 = the target's D), with κ.
-
-    ρ = N̂/N with N̂ the size a ladder model trained on the target's own D tokens would need for
-    the target's score (Xiao et al. 2024, eq. 4 at D0 = D): a model of the ladder's recipe should
-    come out at ρ ≈ 1. The interval combines the fit's bootstrap draws and the score's binomial
-    standard error (:func:`densing.laws.density.density_at_own_tokens`; a censored ρ is its bound, ``bound`` says
-    which); ``conditioning`` is κ, the fold change of ρ for one standard error of the score
-    (:func:`densing.laws.inversion.conditioning`); ``ci_fold`` is the interval's width as a factor (high / low).
+    """Density of each target at its own token count (Xiao et al. 2024, eq. 4 at D0 = the target's D: ρ ≈ 1 expected
+    of the ladder's recipe), its interval from the fit's draws and the score's binomial standard error
+    (:func:`densing.laws.density.density_at_own_tokens`; a censored ρ is its bound), ``conditioning`` κ (the fold
+    change of ρ for one standard error: :func:`densing.laws.inversion.conditioning`) and ``ci_fold`` (high / low).
     """
     out = density_at_own_tokens(targets, list(fits.values()), level=level, aggregate=False)
     out["conditioning"] = [
@@ -242,11 +200,9 @@ def _why(row) -> str:
 
 
 def variant_errors(variants: dict[str, tuple[pd.DataFrame, dict]], targets: pd.DataFrame, benchmarks: dict[str, str]) -> pd.DataFrame:
-    """Held-out relative score error of the chained prediction for several ways of fitting a ladder.
-
-    ``variants`` maps a name to (the ladder table it fits, :func:`fit_reference` options by
-    benchmark). One row per (variant, benchmark, target model); no bootstrap.
-    """
+    """Held-out relative score error of the chained prediction for several ways of fitting a ladder: ``variants`` maps a
+    name to (the ladder table, :func:`fit_reference` options by benchmark); one row per (variant, benchmark, target
+    model); no bootstrap."""
     rows = [predict_held_out(fit_reference(frame, benchmark, metric=metric, n_boot=0, **options[benchmark]), targets)
             .assign(variant=name) for name, (frame, options) in variants.items() for benchmark, metric in benchmarks.items()]
     out = pd.concat(rows, ignore_index=True)
