@@ -1,22 +1,14 @@
 """Every benchmark densing knows, one :class:`BenchmarkRecord` each, in one registry (:data:`BENCHMARKS`).
 
-A record holds what the rest of densing asks of a benchmark (its fields: :class:`BenchmarkRecord`, and
-docs/extending.md, "A benchmark"): its chance level, the item count of its scored split, its capability group, the
-wide tables' columns of its scores and how ``densing eval`` runs it, each with its source.
+A record holds what densing asks of a benchmark (docs/extending.md, "A benchmark"), each fact with its source. A new
+benchmark is one :func:`register` call; :data:`CHANCE_LEVELS`, :data:`ITEM_COUNTS`, :data:`CAPABILITY`,
+:data:`WIDE_COLUMNS`, :data:`WIDE_SHOTS`, :data:`PROTOCOL_MAPPING` (name → one field) and :data:`RUNS` (the runs by run
+name: ``densing.eval.benchmarks.KNOWN_BENCHMARKS``) are views of the registry, read at each access. Which tables and
+suites include a benchmark is theirs to say (:mod:`densing.registry`, :data:`densing.eval.benchmarks.SUITES`).
 
-A new benchmark is one :func:`register` call. The names every other module reads are views of the registry, read at
-each access: :data:`CHANCE_LEVELS`, :data:`ITEM_COUNTS`, :data:`CAPABILITY`, :data:`WIDE_COLUMNS`, :data:`WIDE_SHOTS`,
-:data:`PROTOCOL_MAPPING` (mappings of names to one field) and :data:`RUNS` (the runs by run name, the registry
-``densing.eval.benchmarks.KNOWN_BENCHMARKS`` is). Which table's candidates and sets include a benchmark is the
-table's own record (:mod:`densing.registry`), and which suite runs it the suite's
-(:data:`densing.eval.benchmarks.SUITES`).
-
-The chance levels of the leaderboard-v2 benchmarks with subtasks derive from ``leaderboard_v2_subtasks.csv`` beside
-this module: Σ nᵢ/kᵢ / Σ nᵢ over a benchmark's subtasks (nᵢ items, kᵢ options), the item-weighted mean of 1/k, which
-``tests/data/test_benchmark_facts.py`` computes exactly and holds each level to.
-
-A score S on n independent items has the binomial standard error √(S(1 − S)/n): where a results table carries no
-``stderr``, :func:`with_stderr` fills it in with n the item count of the benchmark's record.
+The chance level of a leaderboard-v2 benchmark with subtasks is Σ nᵢ/kᵢ / Σ nᵢ over its subtasks (nᵢ items, kᵢ
+options; ``leaderboard_v2_subtasks.csv`` beside this module, held exactly by ``tests/data/test_benchmark_facts.py``).
+A score S on n independent items has the binomial standard error √(S(1 − S)/n) (:func:`with_stderr`).
 """
 from __future__ import annotations
 
@@ -32,10 +24,8 @@ from densing.registry import Registry, check_range, check_type
 
 @dataclass(frozen=True)
 class Benchmark:
-    """One protocol ``densing eval`` runs: what lm-eval runs for the score and for the conditional loss.
-
-    ``name`` is the run's name (``densing eval --benchmarks NAME``); the record holding it names the benchmark whose
-    score it measures."""
+    """One protocol ``densing eval --benchmarks NAME`` runs: the lm-eval tasks of the score and of the conditional
+    loss. The record holding it names the benchmark whose score it measures."""
 
     name: str
     score_task: str
@@ -51,9 +41,8 @@ class Benchmark:
 
 @dataclass(frozen=True)
 class BenchmarkRecord:
-    """One benchmark: its tidy name and everything densing knows of it (module docstring). A field left at its
-    default is a fact densing does not have: no chance level, no item count, no capability row, no wide column, not
-    run by ``densing eval``."""
+    """One benchmark: its tidy name and everything densing knows of it; a field left at its default is a fact
+    densing does not have."""
 
     name: str
     chance: float | None = None
@@ -68,7 +57,6 @@ class BenchmarkRecord:
     same_data_as: tuple[str, str] | None = None  # (another table's benchmark of the same data, how they differ)
 
 
-#: The registered benchmarks, by tidy name (a :class:`densing.registry.Registry`).
 def _check_record(registry: Registry, name: str, record) -> None:
     """A benchmark record is a :class:`BenchmarkRecord` registered under its own name, whose chance level is a
     probability below 1 (a floor of 1 leaves no room for a score), its item count and shots whole numbers (items > 0,
@@ -86,12 +74,13 @@ def _check_record(registry: Registry, name: str, record) -> None:
         raise RegistryError(f"benchmark {name!r}: field 'runs': expected a tuple of Benchmark records, got {record.runs!r}")
 
 
+#: The registered benchmarks, by tidy name (a :class:`densing.registry.Registry`).
 BENCHMARKS: Registry[BenchmarkRecord] = Registry("benchmark", check=_check_record)
 
 
 def register(record: BenchmarkRecord) -> BenchmarkRecord:
-    """Add ``record`` to :data:`BENCHMARKS` (its name must be new, and so must its columns and run names: else a
-    :class:`densing.errors.RegistryError`); every view then reads it."""
+    """Add ``record`` to :data:`BENCHMARKS`; a name, column or run name already registered is a
+    :class:`densing.errors.RegistryError`."""
     columns, runs = WIDE_COLUMNS._columns(), set(RUNS.names())  # each view read once, not once per name it holds
     for column in record.columns:
         if column in columns:
@@ -111,9 +100,8 @@ class MissingField(InputError, KeyError):
 
 
 class FieldView(Mapping):
-    """Benchmark name → one field of its record, for every registered record that has the field (not ``None``),
-    read from :data:`BENCHMARKS` at each access. ``what``: the field in words, for the error of a benchmark
-    without it (:class:`MissingField`)."""
+    """Benchmark name → one field of its record, for every record whose field is not ``None``, read at each access.
+    ``what``: the field in words, for :class:`MissingField`."""
 
     def __init__(self, field: str, what: str) -> None:
         self.field = field
@@ -137,8 +125,7 @@ class FieldView(Mapping):
 
 
 class ColumnView(Mapping):
-    """Wide-table column → the benchmark whose scores it holds (:attr:`BenchmarkRecord.columns`), read at each
-    access."""
+    """Wide-table column → the benchmark whose scores it holds, read at each access."""
 
     def _columns(self) -> dict[str, str]:
         return {column: name for name, record in BENCHMARKS.items() for column in record.columns}
@@ -157,9 +144,8 @@ class ColumnView(Mapping):
 
 
 class RunRegistry(Registry[Benchmark]):
-    """Run name → :class:`Benchmark`, over every record's runs in registration order, read at each access: the
-    registry ``densing eval`` looks a benchmark up in. :meth:`register` adds the run to the record of the same name
-    (a record of that run alone where there is none); :meth:`unregister` takes it out again."""
+    """Run name → :class:`Benchmark` over every record's runs, read at each access (``densing eval``'s registry).
+    :meth:`register` adds the run to the record of the same name (a record of that run alone where there is none)."""
 
     def __init__(self) -> None:  # no items of its own: the records hold them
         self.what = "benchmark"
@@ -219,8 +205,7 @@ RUNS: RunRegistry = RunRegistry()
 
 
 def record_of_run(run: str) -> BenchmarkRecord:
-    """The record whose runs include the run named ``run`` (the benchmark its score is); an unknown run is an
-    :class:`InputError`."""
+    """The record whose runs include ``run``; an unknown run is an :class:`InputError`."""
     for record in BENCHMARKS.values():
         if any(r.name == run for r in record.runs):
             return record
@@ -494,7 +479,7 @@ for _name, _split, _items, _what in (
 register(BenchmarkRecord("HumanEval", items=164, split="test", items_source="ObsScaling HumanEval pass@1 (Chen et al. 2021)"))
 
 def item_counts() -> pd.DataFrame:
-    """The registered item counts as a table: benchmark, split, items, source (one row per record with a count)."""
+    """The registered item counts as a table: benchmark, split, items, source."""
     rows = [(name, BENCHMARKS[name].split, items, BENCHMARKS[name].items_source) for name, items in ITEM_COUNTS.items()]
     return pd.DataFrame(rows, columns=["benchmark", "split", "items", "source"])
 

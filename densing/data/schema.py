@@ -75,7 +75,10 @@ def is_missing(value: object) -> bool:
 
 def require_columns(frame: pd.DataFrame, columns, source: str) -> None:
     """Raise InputError naming ``source`` when ``frame`` lacks any of ``columns``, has a column twice, or has no rows."""
-    _refuse_twice(frame, source)
+    twice = frame.columns[frame.columns.duplicated()]
+    if len(twice):  # which of two ``model`` columns is meant cannot be known
+        raise InputError(f"{source}: column {str(twice[0])!r} appears {int((frame.columns == twice[0]).sum())} times; "
+                         "a table names each column once")
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise InputError(
@@ -84,15 +87,6 @@ def require_columns(frame: pd.DataFrame, columns, source: str) -> None:
         )
     if len(frame) == 0:
         raise InputError(f"{source}: the table has no rows")
-
-
-def _refuse_twice(frame: pd.DataFrame, source: str) -> None:
-    """InputError naming ``source`` and the column when a column name appears twice (which of two ``model`` or
-    ``value`` columns is meant cannot be known; pandas would hand a table where a column is expected)."""
-    twice = frame.columns[frame.columns.duplicated()]
-    if len(twice):
-        raise InputError(f"{source}: column {str(twice[0])!r} appears {int((frame.columns == twice[0]).sum())} times; "
-                         "a table names each column once")
 
 
 def _float(value: object, *, field: str, where: str) -> float:
@@ -124,9 +118,8 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
     return result
 
 
-#: The tables :func:`validate_results` returned, by id: (a weak reference, the fingerprint of their contents).
-#: :func:`table_argument` passes such a table on unchecked while it is unchanged (the report's table is read, then
-#: given to the measurement: one check, not two).
+#: The tables :func:`validate_results` returned, by id: (a weak reference, the fingerprint of their contents), which
+#: :func:`table_argument` passes on unchecked while unchanged.
 _VALIDATED: dict[int, tuple] = {}
 
 
@@ -148,9 +141,8 @@ def _still_validated(frame: pd.DataFrame) -> bool:
 
 
 def _validated(frame: pd.DataFrame, source: str) -> pd.DataFrame:
-    """:func:`validate_results`' checks and canonical form (its docstring): every column read a column at a time
-    (:func:`_by_columns`); where a cell fails, row by row (:func:`_read_row`), so that the error names the first row
-    and field that fail in the row's order."""
+    """:func:`validate_results`' checks, a column at a time (:func:`_by_columns`); where a cell fails, row by row
+    (:func:`_read_row`), so that the error names the first row and field that fail."""
     out = _by_columns(frame)
     if out is None:
         out = {c: [] for c in COLUMNS}
@@ -235,8 +227,8 @@ def _text(value: object, field: str, where: str) -> str | None:
     return None if is_missing(value) else str(value)
 
 
-#: Each field of a row in the order :func:`_read_row` reads it, and the function that reads its cell (those that take
-#: the row's metric marked True): the one definition of a cell's check and canonical value for both readings.
+#: Each field in the order :func:`_read_row` reads it, the function that checks its cell, and whether it takes the
+#: row's metric: the one definition of a cell's check for both readings.
 _FIELDS = (("model", _name, False), ("benchmark", _name, False), ("metric", _name, False), ("value", _value, True),
            ("params", _params, False), ("train_tokens", _count, False), ("active_params", _count, False),
            ("loss", _loss, False), ("loss_unit", _loss_unit, False), ("stderr", _stderr, True),
@@ -245,8 +237,8 @@ _FIELDS = (("model", _name, False), ("benchmark", _name, False), ("metric", _nam
 
 
 def _read_row(rec: dict, where: str, out: dict[str, list], score_where: str | None = None) -> None:
-    """One record of a results table, each field checked (InputError naming ``where`` and the field; a score and its
-    standard error ``score_where``, a wide table's row and column) and appended to its column of ``out``."""
+    """One record's fields checked (InputError naming ``where``, or for a score and its standard error
+    ``score_where``: a wide table's row and column) and appended to their columns of ``out``."""
     metric, fraction = "", False
     for field, read, by_metric in _FIELDS:
         value = read(rec.get(field), field, score_where or where, metric, fraction) if by_metric else \
@@ -257,9 +249,8 @@ def _read_row(rec: dict, where: str, out: dict[str, list], score_where: str | No
 
 
 def _by_columns(frame: pd.DataFrame) -> dict[str, list] | None:
-    """Every field of :data:`_FIELDS` read a column at a time by the same functions as :func:`_read_row` (the same
-    values), a distinct cell read once (dates and counts repeat down a column); None where any cell fails (its row's
-    error is :func:`_read_row`'s to give)."""
+    """Every field of :data:`_FIELDS` read a column at a time by :func:`_read_row`'s functions, a distinct text cell
+    once; None where any cell fails (:func:`_read_row` then names it)."""
     out: dict[str, list] = {}
     n = len(frame)
     try:
@@ -317,8 +308,8 @@ def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, refere
 
 
 def _check_name_case(result: pd.DataFrame, source: str) -> pd.DataFrame:
-    """Model ids on the Hugging Face Hub are case-insensitive: two spellings of one name with different
-    scores for one measurement are one model measured twice, which cannot be (identical rows may stay)."""
+    """Refuse two spellings of one model id (the Hub's ids are case-insensitive) with different scores for one
+    measurement."""
     lower = result["model"].str.lower()
     spelled = result.assign(_lower=lower).groupby("_lower", sort=False)["model"].nunique()
     clashing = set(spelled.index[spelled > 1])
@@ -340,8 +331,7 @@ def _check_name_case(result: pd.DataFrame, source: str) -> pd.DataFrame:
 
 
 def _differing(rows: pd.DataFrame):
-    """(index, the first column that differs, the first row, this row) of each row after the first whose numbers are
-    not the first row's (NaN equal to NaN)."""
+    """(index, first differing column, first row, this row) of each later row whose numbers differ (NaN equals NaN)."""
     values = rows.astype("float64")
     first = values.iloc[0]
     for index, other in values.iloc[1:].iterrows():
