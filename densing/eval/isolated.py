@@ -1,9 +1,8 @@
 """One process per model: each model of a sweep evaluated in a child process of its own.
 
-vLLM holds GPU memory (its engine, CUDA graphs, NCCL communicators, worker processes) until the process
-that created it exits; ``del lm`` and ``gc.collect()`` give little of it back, so the second model of a
-sweep run in one process finds the GPU full. ``run_sweep(..., isolate=True)`` (the default for the
-``vllm`` backend; ``densing eval --isolate``) therefore runs each model with pairs still to do as::
+vLLM holds GPU memory (its engine, CUDA graphs, NCCL communicators, worker processes) until the process that
+created it exits, so the second model of a sweep run in one process finds the GPU full. ``run_sweep(...,
+isolate=True)`` (the ``vllm`` backend's default; ``densing eval --isolate``) runs each model with pairs to do as::
 
     python -m densing.eval.isolated_child JOB EVENTS_FD
 
@@ -13,12 +12,11 @@ one JSON line ``["progress", model, benchmark, status]`` to the inherited descri
 its last line is ``["done"]`` or ``["error", class name, message]``. Its stdout goes to the parent's
 stderr, so library chatter never reaches the results a CLI prints on stdout.
 
-The parent (:func:`run_isolated`) replays the events into its own ``on_progress`` and waits. A child's
-:class:`~densing.errors.InputError` or :class:`~densing.errors.EvalError` is raised again in the parent
-with the same message; a child that dies without saying why (a signal, the out-of-memory killer) is an
-``EvalError`` naming the model and the exit status. On every path out of the parent — return, error,
-Ctrl-C, ``SIGTERM`` — the child's whole process group is ended (:func:`densing.runtime.end_subprocess`),
-vLLM's engine and worker processes with it; the child also dies with its parent (``PR_SET_PDEATHSIG``).
+The parent (:func:`run_isolated`) replays the events into its own ``on_progress``. A child's
+:class:`~densing.errors.InputError` or :class:`~densing.errors.EvalError` is raised again in the parent with the same
+message; a child that dies without saying why is an ``EvalError`` naming the model and the exit status. On every path
+out of the parent the child's whole process group is ended (:func:`densing.runtime.end_subprocess`); the child also
+dies with its parent (``PR_SET_PDEATHSIG``).
 """
 from __future__ import annotations
 
@@ -39,10 +37,8 @@ ERRORS = {"InputError": InputError, "EvalError": EvalError}
 
 
 def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callable | None = None) -> None:
-    """Run ``run_sweep(**arguments)`` for one model in a child process; replay its progress; raise its error.
-
-    ``arguments`` are run_sweep's keyword arguments without ``on_progress`` (picklable: model specs,
-    benchmark names, paths, numbers, :class:`~densing.eval.backends.prefix.settings.PrefixSettings`)."""
+    """Run ``run_sweep(**arguments)`` (picklable keyword arguments, no ``on_progress``) for one model in a child
+    process; replay its progress; raise its error."""
     from functools import partial
 
     from densing.runtime import end_subprocess
@@ -97,8 +93,7 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
 
 
 def _child_environment() -> dict:
-    """This process's environment, with the folder holding this ``densing`` first on PYTHONPATH (a notebook that
-    imports densing from a source tree the interpreter does not know by itself)."""
+    """This process's environment, with the folder holding this ``densing`` first on PYTHONPATH."""
     from pathlib import Path
 
     import densing
@@ -117,7 +112,6 @@ def _has_fileno(stream) -> bool:
 
 
 def _own_group_dying_with(parent: int) -> None:
-    """In the child before it runs Python: lead a process group of its own, ignore Ctrl-C (the parent decides),
-    and die with ``parent`` (:func:`densing.runtime.worker_setup`)."""
+    """In the child before it runs Python: lead a process group of its own, and :func:`densing.runtime.worker_setup`."""
     os.setpgid(0, 0)
     worker_setup(parent)

@@ -1,6 +1,5 @@
-"""A sweep's models: where each comes from (checked before anything runs), its parameter counts, and loading it
-into an lm-eval model: the class registered under the backend's name in lm-eval's model registry, made as the
-backend's record says (:mod:`densing.eval.backends`).
+"""A sweep's models: where each comes from (checked before anything runs), its parameter counts, and loading it with
+the class lm-eval's model registry holds under the backend's name, made as its record says (:mod:`.backends`).
 """
 from __future__ import annotations
 
@@ -78,9 +77,8 @@ def _device_count(kind: str) -> int | None:
 
 
 def check_device_present(device: str | None) -> None:
-    """An InputError when ``device`` (checked as :class:`~densing.validation.Device`) names a CUDA, MPS or XPU device
-    this machine does not have: lm-eval would fall back to the CPU without a word. Imports torch: call it once the
-    sweep has a model to load."""
+    """An InputError when ``device`` names a CUDA, MPS or XPU device this machine does not have (lm-eval would fall
+    back to the CPU without a word). Imports torch."""
     if device is None:
         return
     kind, _, index = device.partition(":")
@@ -101,26 +99,17 @@ class ParameterCounts(NamedTuple):
 def count_parameters(model: Any) -> ParameterCounts:
     """Total, non-embedding and OLMo-ladder parameter counts of a torch model.
 
-    Non-embedding excludes every ``nn.Embedding`` (token and learned position embeddings) and an
-    output projection not tied to the input embedding (Kaplan et al. 2020, §2.1 count N this way).
-
-    The ladder count is N as AI2's OLMo ladder counts it (its ``configs/*.json`` ``n``): the input
-    embeddings excluded, the vocab × d output head included,
+    Non-embedding excludes every ``nn.Embedding`` (token and learned position embeddings) and an output projection
+    not tied to the input embedding (Kaplan et al. 2020, §2.1 count N this way). The ladder count is N as AI2's OLMo
+    ladder counts it (its ``configs/*.json`` ``n``),
 
         N_ladder = non-embedding + numel(output head),
 
-    and for a model whose head is tied to its input embedding the shared matrix counts once, as
-    the head (it is used as the output projection; a tied model's N_ladder is then its total less
-    any learned position embeddings).
+    a head tied to the input embedding counted once, as the head.
     """
     import torch
 
-    seen: set[int] = set()
-    total = 0
-    for parameter in model.parameters():
-        if id(parameter) not in seen:
-            seen.add(id(parameter))
-            total += parameter.numel()
+    total = sum(p.numel() for p in model.parameters())  # parameters() yields a tied weight once
     embedding_ids: set[int] = set()
     for module in model.modules():
         if isinstance(module, torch.nn.Embedding):
@@ -138,15 +127,11 @@ def count_parameters(model: Any) -> ParameterCounts:
 def load_model(
     spec: ModelSpec, *, backend: str, device: str | None, batch_size: int | str, settings: PrefixSettings | None = None,
 ) -> tuple[Any, ParameterCounts]:
-    """Load ``spec`` with lm-eval's backend ``backend``; return (lm, its parameter counts).
-
-    The class is the one lm-eval's model registry holds under ``backend`` (:func:`registered_model`), made as the
-    backend's record says (:meth:`densing.eval.backends.Backend.load`). ``densing-hf``
-    (:class:`densing.eval.backends.prefix.lm.PrefixCachedHFLM`) runs every distinct token position of the
-    log-likelihood requests once and decodes greedy requests over their shared prefixes (the same numbers and
-    strings, far fewer forward passes on a CPU); ``settings`` (a
-    :class:`densing.eval.backends.prefix.settings.PrefixSettings`) configure it. The parameters are counted on the
-    loaded torch module where the lm-eval model holds one (``lm.model``), else on the model's config.
+    """Load ``spec`` with lm-eval's backend ``backend`` (:func:`registered_model`, made by
+    :meth:`densing.eval.backends.Backend.load`); return (lm, its parameter counts, :func:`_count_loaded`).
+    ``settings`` (:class:`densing.eval.backends.prefix.settings.PrefixSettings`) configure the prefix engine
+    (``densing-hf``: every distinct token position of the log-likelihood requests run once, greedy requests decoded
+    over their shared prefixes; the same numbers and strings).
     """
     validate(SWEEP_CONSTRAINTS, device=device, backend=backend)  # the backend's check needs lm-eval (EvalError)
     record = backends.get(backend)
@@ -167,8 +152,7 @@ def load_model(
 
 @contextlib.contextmanager
 def quiet_loading():
-    """Hugging Face Hub's and transformers' progress bars off while a model loads (``Loading weights``, a GGUF's
-    de-quantisation, a download): a load that fails is then one line, and the sweep's own bar says what runs."""
+    """Hugging Face Hub's and transformers' progress bars off while a model loads: a failed load is then one line."""
     from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
     from transformers.utils import logging as transformers_logging
 
@@ -211,8 +195,7 @@ def _count_loaded(lm: Any, spec: ModelSpec) -> ParameterCounts:
 
 
 def registered_model(name: str) -> type:
-    """lm-eval's model class registered as ``name`` (``lm_eval.api.registry.get_model``), densing's backends among
-    them (:func:`densing.eval.backends.ensure_registered`)."""
+    """lm-eval's model class registered as ``name``, densing's backends among them."""
     backends.ensure_registered()
     from lm_eval.api.registry import get_model
 

@@ -84,8 +84,7 @@ class LadderScores:
 
 
 def ladder_scores(groups: dict[str, ItemScores], weights: dict[str, float]) -> LadderScores:
-    """Combine item scores: the ``weights``-weighted average of the group means (one group of weight 1: its means;
-    the ladder's MMLU: its four groups), standard errors √(Σ w_g² p_g(1 − p_g)/n_g)."""
+    """The ``weights``-weighted average of the group means, standard errors √(Σ w_g² p_g(1 − p_g)/n_g)."""
     if not groups or any(len(g) == 0 for g in groups.values()):
         raise EvalError("ladder scores: a group has no scored items")
     if set(weights) != set(groups):

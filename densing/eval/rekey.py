@@ -1,5 +1,4 @@
-"""Re-keying a results store: a sweep's parts get the key the sweep computes now (:func:`rekey_store`),
-their rows unchanged — for parts made before the key changed what it holds. It loads no model.
+"""Re-keying a results store: a sweep's parts get the key the sweep computes now, rows unchanged (:func:`rekey_store`).
 
     python -m densing.eval.rekey STORE --models M (--benchmarks B | --suite S) [--local-data] [--data-root D]
         [--limit N] [--backend B] [--include-path P]
@@ -23,28 +22,17 @@ from densing.eval.store import part_path
 REKEY_COLUMNS = ("model_path", "revision", "score_task", "limit", "backend", "lm_eval_version")
 
 
-def rekey_store(
-    store: str | Path,
-    models: str | Path | Sequence[ModelSpec | dict],
-    benchmarks: Sequence[str] | str,
-    *,
-    backend: str = "hf",
-    limit: float | None = None,
-    include_paths: Sequence[str | Path] = (),
-    local_data: bool = False,
-    data_root: str | Path | None = None,
-    prefix_cache: bool = False,
-) -> list[tuple[str, str, str]]:
-    """Give the parts of a sweep the config hash the sweep computes now (:func:`sweep_hashes`), rewriting the key
-    (the part's ``densing.config_hash`` metadata and its ``config_hash`` column) and nothing else; the options are
-    those of the sweep (``densing eval`` / ``densing measure``). For a store whose parts were written under another
-    form of the key: the caller vouches that each part was evaluated with the task files and local data the sweep
-    reads now (``git log`` on the benchmark's task files says whether they changed since the part's timestamp).
+def rekey_store(store: str | Path, models: str | Path | Sequence[ModelSpec | dict], benchmarks: Sequence[str] | str,
+                *, backend: str = "hf", limit: float | None = None, include_paths: Sequence[str | Path] = (),
+                local_data: bool = False, data_root: str | Path | None = None,
+                prefix_cache: bool = False) -> list[tuple[str, str, str]]:
+    """Give the parts of a sweep (its options: ``densing eval``'s) the config hash it computes now
+    (:func:`sweep_hashes`), rewriting the key and nothing else (:func:`densing.eval.store.rewrite_key`). The caller
+    vouches that each part was evaluated with the task files and local data the sweep reads now.
 
-    A part is left as it is when it is absent, or when its rows disagree with the sweep on what they record
-    (:data:`REKEY_COLUMNS`: model path, revision, score task, limit, backend, lm-eval version). No model is loaded.
-    Returns ``(model, benchmark, outcome)`` per pair: ``"rekeyed OLD → NEW"``, ``"current"``, ``"absent"``, or
-    ``"differs: …"``.
+    A part is left as it is when it is absent, or when its rows disagree with the sweep on :data:`REKEY_COLUMNS`. No
+    model is loaded. Returns ``(model, benchmark, outcome)`` per pair: ``"rekeyed OLD → NEW"``, ``"current"``,
+    ``"absent"``, or ``"differs: …"``.
     """
     import pyarrow.parquet as pq
 
@@ -99,10 +87,8 @@ def _comparable(value: Any) -> Any:
     return str(value)
 
 
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m densing.eval.rekey STORE --models M (--benchmarks B | --suite S) [sweep options]``: give a
-    sweep's parts the key the sweep computes now (:func:`rekey_store`), one line per pair."""
+    """The command line of the module docstring: :func:`rekey_store`, one line per pair."""
     import argparse
     import sys
 

@@ -19,8 +19,8 @@ the whole index does:
 
 A task of the run that no file defines but some file mentions (a definition this reading does not see) gives
 ``None``: the caller builds the whole index. A group's member that no file defines is left out, as the whole index
-leaves it (lm-eval builds such a member from the group's own lines). ``tests/eval/test_task_index.py`` checks every name of the whole index against the files
-found for it, and each of densing's benchmarks' entries and requests against the whole index's.
+leaves it (lm-eval builds it from the group's own lines). ``tests/eval/test_task_index.py`` checks every name of the
+whole index against the files found for it.
 """
 from __future__ import annotations
 
@@ -71,8 +71,7 @@ def _values(first: str, items: list[str]) -> list[str]:
 @dataclass(frozen=True)
 class FileKeys:
     """What one task file says at its top level: the names each of its ``task``, ``group`` and ``tag`` keys defines
-    (a ``task:`` list names a group's members, so it defines none; the key is there all the same), and the files
-    it includes (resolved against its folder, normalised)."""
+    (a ``task:`` list of a group's members defines none) and the files it includes (normalised paths)."""
 
     names: dict[str, tuple[str, ...]]
     includes: tuple[str, ...]
@@ -109,8 +108,8 @@ class TaskFiles:
 
     @classmethod
     def scan(cls, root: str | Path) -> "TaskFiles":
-        """Read every file under ``root`` whose name says YAML (``*.yaml``, ``*.yml``, an include such as
-        ``_default_template_yaml``), skipping the folders lm-eval's index skips."""
+        """Read every file under ``root`` whose name says YAML (``_default_template_yaml`` too), skipping the folders
+        lm-eval's index skips."""
         files = cls(Path(root))
         for folder, folders, names in os.walk(files.root):
             folders[:] = [name for name in folders if name not in ("__pycache__", ".ipynb_checkpoints")]
@@ -180,8 +179,7 @@ def builtin_root() -> Path:
 
 
 def _files(root: Path) -> TaskFiles:
-    """The task files under ``root``, read once per process for lm-eval's own folder (fixed by its version), else
-    read again at each call (an include path may change between sweeps of one process)."""
+    """The task files under ``root``, read once per process for lm-eval's own folder, else at each call."""
     if root != builtin_root():
         return TaskFiles.scan(root)
     if str(root) not in _BUILT_IN:
@@ -217,11 +215,9 @@ def reached(index: dict[str, Any], names: Iterable[str]) -> set[str]:
 def task_folders(names: Sequence[str], roots: Sequence[str | Path], whole: int,
                  build: Callable[[list[str]], Any], optional: Sequence[str] = ()) -> tuple[list[str], Any] | None:
     """(the folders to index, the index ``build`` makes of them) for a run of the tasks ``names`` and, where some
-    file defines them, ``optional`` (module docstring). ``roots`` are in lm-eval's order (an entry of a later one
-    wins); the last ``whole`` of them (the user's include paths) are indexed whole, the others by the folders
-    chosen. A root is read only once a name is defined in none after it. None: a name of ``names`` is mentioned
-    but defined nowhere this reading sees; index everything. A member of a group that no file defines is left
-    out, as lm-eval's index leaves it (lm-eval builds it from the group's own lines)."""
+    file defines them, ``optional``; None to index everything (module docstring). ``roots`` are in lm-eval's order;
+    the last ``whole`` of them (the user's include paths) are indexed whole. A root is read only once a name is
+    defined in none after it."""
     roots = [Path(root) for root in roots]
     files: dict[int, TaskFiles] = {}
     chosen: dict[int, set[Path]] = {}
