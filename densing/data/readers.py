@@ -211,19 +211,10 @@ def read_lm_eval_results(path: str | Path, *, model: str | None = None) -> tuple
             if metric.partition(",")[0] in FRACTION_METRICS and not 0.0 <= val <= 1.0:
                 percent = f" (a percentage? lm-eval writes {val / 100:g} for {val:g}%)" if 1.0 < val <= 100.0 else ""
                 raise InputError(f"{path}: field 'results.{task}.{metric}': {val:g} is outside [0, 1]{percent}")
-            rows.append(
-                {
-                    "model": name,
-                    "benchmark": task,
-                    "metric": metric,
-                    "value": val,
-                    "stderr": errors.get(metric, math.nan),
-                    "n_shot": shot,
-                    "loss": math.nan if metric in _LOSS_FROM_PERPLEXITY else loss,
-                    "revision": revision,
-                    "source": str(path),
-                }
-            )
+            rows.append({"model": name, "benchmark": task, "metric": metric, "value": val,
+                         "stderr": errors.get(metric, math.nan), "n_shot": shot,
+                         "loss": math.nan if metric in _LOSS_FROM_PERPLEXITY else loss, "revision": revision,
+                         "source": str(path)})
     if not rows:
         raise InputError(f"{path}: field 'results': no metrics found")
     frame = pd.DataFrame(rows)
@@ -310,13 +301,8 @@ def pythia_runs(root: str | Path, *, suite: str, shots: str) -> list[tuple[Path,
 
 @validate_params({"suite": [Options({"standard", "deduped"})], "shots": [Options({"zero-shot", "five-shot"})],
                   "final_only": [Options({True, False})]})
-def read_pythia_evals(
-    root: str | Path,
-    *,
-    suite: str = "deduped",
-    shots: str = "zero-shot",
-    final_only: bool = False,
-) -> pd.DataFrame:
+def read_pythia_evals(root: str | Path, *, suite: str = "deduped", shots: str = "zero-shot",
+                      final_only: bool = False) -> pd.DataFrame:
     """A validated tidy table of the Pythia suite's evaluations (0.3 format).
 
     ``suite``: ``"standard"`` (the standard 1b has no published evals here) or ``"deduped"``. Models are

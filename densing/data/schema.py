@@ -28,19 +28,8 @@ from densing.numbers import parse_count, parse_date
 from densing.validation import check_tokens
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("model", "benchmark", "metric", "value", "params")
-OPTIONAL_COLUMNS: tuple[str, ...] = (
-    "n_shot",
-    "train_tokens",
-    "release_date",
-    "source",
-    "loss",
-    "loss_unit",
-    "stderr",
-    "active_params",
-    "family",
-    "revision",
-    "run",
-)
+OPTIONAL_COLUMNS: tuple[str, ...] = ("n_shot", "train_tokens", "release_date", "source", "loss", "loss_unit", "stderr",
+                                     "active_params", "family", "revision", "run")
 LOSS_UNITS: tuple[str, ...] = ("nats", "bpb")
 COLUMNS: tuple[str, ...] = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
 #: Metrics that are fractions: a value outside [0, 1] is impossible, not data.

@@ -2,11 +2,9 @@
 
 lm-eval's ``TemplateLM.loglikelihood`` encodes each request with ``_encode_pair``: the context's trailing spaces moved
 to the continuation, then ``tok_encode(context + continuation)`` and ``tok_encode(context)``, the continuation's ids
-being the whole string's after the context's. One call of the tokenizer per string costs more on the host than the
-tokenizer's work (a 1,199-request call spent 3.0 s of 6.4 s of host time there on a GPU). :func:`encode_pairs` makes
-the same ids: every distinct string once, in batches of the fast tokenizer (its Rust ``encode_batch``), with the
-special tokens ``tok_encode`` asks for (``add_bos_token``, and none for a string that already starts with the BOS
-string); an empty context takes lm-eval's own rule. A tokenizer that is not a fast one leaves the call to lm-eval
+being the whole string's after the context's, one tokenizer call per string. :func:`encode_pairs` makes the same ids
+from every distinct string once, in batches of the fast tokenizer, with the special tokens ``tok_encode`` asks for;
+an empty context takes lm-eval's own rule. A tokenizer that is not a fast one leaves the call to lm-eval
 (:func:`batch_encodable`).
 """
 from __future__ import annotations

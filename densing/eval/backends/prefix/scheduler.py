@@ -1,11 +1,8 @@
 """Continuous batched greedy decoding over shared few-shot prefixes.
 
-Fixed batches (:mod:`.fixed`) run until their longest row stops, so one row that never meets a stop
-string (BBH allows 1,024 new tokens) keeps the batch going at one or two live rows for hundreds of
-steps, and every row carries its own copy of the few-shot block's keys/values through attention.
-Measured on SmolLM2-135M with 32 BBH requests: 6,378 tokens in 1,024 steps, 6.2 live rows per step
-on average. :class:`ContinuousDecoder` keeps the batch full and the prefix single (Orca's
-iteration-level scheduling, Yu et al. 2022, OSDI; the prefix held once as in Hydragen):
+Fixed batches (:mod:`.fixed`) run until their longest row stops (BBH allows 1,024 new tokens), and every row carries
+its own copy of the few-shot block's keys/values. :class:`ContinuousDecoder` keeps the batch full and the prefix
+single (Orca's iteration-level scheduling, Yu et al. 2022, OSDI; the prefix held once as in Hydragen):
 
 1. **Groups** (:func:`.grouping.prefix_groups`): sorted requests cut where neighbours share little;
    a group's prefix keys/values are computed once at batch 1 and held once.
@@ -23,12 +20,9 @@ iteration-level scheduling, Yu et al. 2022, OSDI; the prefix held once as in Hyd
    choices plus the model's next token. Columns of rejected draft tokens stay in the slot, masked
    (*holes*), until compaction squeezes them out.
 
-Rows stop exactly where lm-eval's batch-1 ``generate`` stops them (the rule and the strings are
-:mod:`.generation`'s). The arithmetic differs from lm-eval's in float rounding only;
-``tests/eval/test_generation.py`` checks the strings are identical (toy Llama over
-hypothesis-generated prompt sets, SmolLM2 on GSM8K and BBH requests). Used for decoder models whose
-attention goes through transformers' attention interface without a sliding window
-(:func:`.slots.supported`); others take the fixed-batch path.
+Rows stop exactly where lm-eval's batch-1 ``generate`` stops them (:mod:`.generation`), with the same strings
+(``tests/eval/test_generation.py``). Used for the models :func:`.slots.supported` names; others take the fixed-batch
+path.
 """
 from __future__ import annotations
 
@@ -103,9 +97,8 @@ class ContinuousDecoder:
         return [r for r, slot in enumerate(self.slots) if slot.live]
 
     def run(self, admit_until: float | None = None) -> DecodeStats:
-        """Decode every request; with ``admit_until`` (a ``time.monotonic()`` instant) no request is
-        admitted after it, except the first slots' fill: the rows in flight finish and the rest are
-        left undone (never ``finish``ed). Returns what was done."""
+        """Decode every request and return what was done; with ``admit_until`` (a ``time.monotonic()`` instant) no
+        request but the first slots' fill is admitted after it, and the rest are never ``finish``ed."""
         admitted = False
         while True:
             closed = admitted and admit_until is not None and time.monotonic() >= admit_until
