@@ -8,12 +8,10 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-import yaml
-
 from densing.errors import EvalError, InputError
 from densing.eval.benchmarks import KNOWN_BENCHMARKS, TASKS_DIRECTORY, Benchmark, benchmark_registry
 from densing.eval.models import ModelSpec
-from densing.eval.task_index import builtin_root, reached, task_folders
+from densing.eval.task_index import builtin_root, read_keys, reached, task_folders
 
 
 def require_lm_eval() -> None:
@@ -120,28 +118,15 @@ def data_digest(data_root: str | Path) -> str:
                            if path.is_file() and not any(part.startswith(".") for part in relative.parts))
 
 
-class _TaskYamlLoader(yaml.SafeLoader):
-    """A YAML loader that reads lm-eval task files for their structure: ``!function`` and other tags as plain text."""
-
-
-_TaskYamlLoader.add_multi_constructor("!", lambda loader, suffix, node: loader.construct_scalar(node)
-                                      if isinstance(node, yaml.ScalarNode) else None)
-
-
 def _yaml_closure(path: Path, into: set[Path]) -> None:
-    """``path`` and the files its ``include:`` names (relative to it), recursively, into ``into``."""
+    """``path`` and the files its ``include:`` names (:func:`~densing.eval.task_index.read_keys`), recursively, into
+    ``into``."""
     path = path.resolve()
     if path in into or not path.is_file():
         return
     into.add(path)
-    try:
-        config = yaml.load(path.read_text(), Loader=_TaskYamlLoader)
-    except yaml.YAMLError:
-        return  # lm-eval reports a broken task file when it loads it; its bytes are in the digest all the same
-    included = config.get("include") if isinstance(config, dict) else None
-    for name in included if isinstance(included, list) else [included] if included else []:
-        if isinstance(name, str):
-            _yaml_closure(path.parent / name, into)
+    for name in read_keys(path, path.read_bytes().decode("utf-8", "ignore")).includes:
+        _yaml_closure(Path(name), into)
 
 
 def tasks_digest(manager: Any, bench: Benchmark, roots: Sequence[str | Path]) -> str:

@@ -6,9 +6,8 @@ choice's continuation ``" " + answer_i`` given the 5-shot prompt:
 
 - ``acc``: the choice with the largest ``ll_i`` is the gold one (OLMES ``acc_raw``);
 - ``len_norm``: the choice with the largest ``ll_i / c_i`` is the gold one, ``c_i`` the number of
-  characters of the continuation without its leading space (``cont_str_len = len(continuation) −
-  1``; OLMES ``acc_per_char``). For answers that follow a one-space target delimiter this is
-  lm-eval's ``acc_norm`` (``ll_i / len(choice_i)``);
+  characters of the continuation without its leading space (OLMES ``acc_per_char``; lm-eval's ``acc_norm``
+  for answers after a one-space target delimiter);
 - ``bpb``: bits per byte of the correct answer, ``−ll_gold / b_gold / ln 2`` with ``b_gold`` the
   UTF-8 bytes of the gold continuation without its leading space (``cont_byte_len``), averaged over
   items (the ladder's ``*_rc_5shot_bpb`` columns are a mean of per-item values, not a ratio of sums).
@@ -32,7 +31,7 @@ LN2 = math.log(2.0)
 
 @dataclass(frozen=True)
 class ItemScores:
-    """Per-item ladder scores of one lm-eval task: 0/1 accuracy, 0/1 len_norm accuracy, bpb."""
+    """Per-item ladder scores of one lm-eval task."""
 
     acc: np.ndarray
     len_norm: np.ndarray

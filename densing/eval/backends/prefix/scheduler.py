@@ -6,18 +6,14 @@ single (Orca's iteration-level scheduling, Yu et al. 2022, OSDI; the prefix held
 
 1. **Groups** (:func:`.grouping.prefix_groups`): sorted requests cut where neighbours share little;
    a group's prefix keys/values are computed once at batch 1 and held once.
-2. **Slots** (:mod:`.slots`): ``rows`` slots each hold one request's own tokens. When a request
-   stops, its slot is refilled from the queue (the next request of this group, or of the next
-   group): the entrants' suffixes are prefilled together (right-aligned, causal, with their true
-   positions) and copied into their slots so that they end at the current column. Columns nobody
-   needs any more are dropped by moving each live slot's region to the right end of a shorter span
-   (*compaction*); when the queue is empty the buffer keeps only live slots (halving). A slot's
-   state (its request, region, tokens, draft index and keep counts) is one :class:`Slot`.
+2. **Slots** (:mod:`.slots`, :class:`Slot`): ``rows`` slots each hold one request's own tokens. A stopped request's
+   slot is refilled from the queue: the entrants' suffixes are prefilled together (right-aligned, with their true
+   positions) and copied into their slots to end at the current column. Columns nobody needs are dropped by moving
+   each live slot's region to the right end of a shorter span (*compaction*); when the queue is empty the buffer
+   keeps only live slots (halving).
 3. **Attention** (:mod:`.slots`): each row reads [its group's prefix ; its own masked columns].
-4. **Drafts** (:mod:`.drafts`): each step a row proposes up to ``settings.draft`` tokens from its own
-   history; the step feeds ``[pending token ; draft]`` (padded to the step's width,
-   :func:`.drafts.step_width`) and keeps the longest draft prefix equal to the model's greedy
-   choices plus the model's next token. Columns of rejected draft tokens stay in the slot, masked
+4. **Drafts** (:mod:`.drafts`): each step a row proposes up to ``settings.draft`` tokens from its own history
+   (the step's width: :func:`.drafts.step_width`); columns of rejected draft tokens stay in the slot, masked
    (*holes*), until compaction squeezes them out.
 
 Rows stop exactly where lm-eval's batch-1 ``generate`` stops them (:mod:`.generation`), with the same strings
