@@ -111,12 +111,8 @@ def _sizes(folder: Path) -> tuple[dict[str, float], dict[str, float]]:
             by_label[label] = float(entry["n"])
             for p in entry.get("paths", []):
                 by_file[Path(p).name] = float(entry["n"])
-    per_size = {}
-    for name, n in by_file.items():
-        match = LADDER_FILE.match(name)
-        if match:
-            per_size[match["size"]] = n
-    return per_size, by_label
+    sized = ((LADDER_FILE.match(name), n) for name, n in by_file.items())
+    return {match["size"]: n for match, n in sized if match}, by_label
 
 
 def _rows(frame: pd.DataFrame, *, run: str, params: float, tokens: np.ndarray, steps: np.ndarray, source: str,

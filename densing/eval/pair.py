@@ -127,17 +127,9 @@ def _run_harness(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, *, li
         guard_aggregations(task, f"{spec.name} / {bench.name}")
     top = [loaded["groups"].get(name) or loaded["tasks"][name] for name in bench.tasks()]
     started = time.perf_counter()
-    results = lm_eval.simple_evaluate(
-        model=lm,
-        tasks=top,
-        task_manager=manager,
-        num_fewshot=bench.num_fewshot,
-        limit=limit,
-        use_cache=use_cache,
-        log_samples=True,
-        bootstrap_iters=0,
-        confirm_run_unsafe_code=allow_unsafe_code,
-    )
+    results = lm_eval.simple_evaluate(model=lm, tasks=top, task_manager=manager, num_fewshot=bench.num_fewshot,
+                                      limit=limit, use_cache=use_cache, log_samples=True, bootstrap_iters=0,
+                                      confirm_run_unsafe_code=allow_unsafe_code)
     if results is None:
         if getattr(lm, "rank", 0) != 0:  # data parallel (accelerate launch): rank 0 gathers the results and writes
             raise OtherRank(spec.name, bench.name)

@@ -139,8 +139,11 @@ def run_sweep(
             run_isolated(spec.name, {**options, "models": [spec], "benchmarks": [bench.name for bench in todo],
                                      "store": store}, on_progress)
             continue
-        lm, counts = _load(spec, backend=backend, device=device, batch_size=batch_size, settings=settings, shard=shard,
-                           time_limit=time_limit)
+        lm, counts = load_model(spec, backend=backend, device=device, batch_size=batch_size, settings=settings)
+        if shard is not None:  # the prefix engine's share and the time limit's end
+            lm.shard = shard
+        if time_limit is not None:
+            lm.admit_until = time.monotonic() + time_limit
         try:
             other_rank |= _evaluate_model(lm, counts, spec, todo, manager, store, hashes, record, backend, limit=limit,
                                           allow_unsafe_code=allow_unsafe_code, on_progress=on_progress)
@@ -175,16 +178,6 @@ def _pending(store: Path, specs: list[ModelSpec], benches: list[Benchmark], hash
     if any(pending.values()):
         check_device_present(device)
     return pending
-
-
-def _load(spec: ModelSpec, *, backend: str, device, batch_size, settings, shard, time_limit):
-    """(lm, its parameter counts) of :func:`load_model`, with the shard and the time limit's end set on the lm."""
-    lm, counts = load_model(spec, backend=backend, device=device, batch_size=batch_size, settings=settings)
-    if shard is not None:
-        lm.shard = shard
-    if time_limit is not None:
-        lm.admit_until = time.monotonic() + time_limit
-    return lm, counts
 
 
 def sweep_tasks(benchmarks: Sequence[str] | str, include_paths, *, local_data: bool, data_root,

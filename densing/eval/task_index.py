@@ -1,21 +1,17 @@
 """The folders of task files that lm-eval's task manager indexes for a run: those its tasks are defined in, not
 lm-eval's ~15,000 built-in configs (which take tens of seconds to index).
 
-lm-eval's ``TaskManager`` indexes the ``*.yaml`` files under each of its roots (lm-eval's own task folder first, then
-each ``include_path``): within a root the first file (in path order) to define a name keeps it, and a later root's
-entry replaces an earlier root's. :func:`task_folders` gives roots that index every name a run reaches exactly as
-the whole index does:
+lm-eval's ``TaskManager`` indexes the ``*.yaml`` files under each of its roots (its own task folder, then each
+``include_path``): within a root the first file (in path order) to define a name keeps it, and a later root's entry
+replaces an earlier root's. :func:`task_folders` gives roots that index every name a run reaches exactly as the
+whole index does:
 
-- each name is looked for in the roots from the last (the one whose entry wins) to lm-eval's own, and taken from the
-  first root that defines it: a task or group by its top-level ``task:``/``group:`` key, a tag by a top-level
-  ``tag:``, each file's keys merged with those of the files it includes as lm-eval merges them, its own over
-  theirs (:class:`TaskFiles`);
-- of that root, the folder indexed for the name is the deepest one holding every ``*.yaml`` file that defines it,
-  so that the name's entry is built within one root as the whole index builds it (a tag's every member, a
-  duplicate's first file); folders inside another chosen folder are left to it;
-- the names a run reaches are its tasks and, recursively, the members of its groups and tags (:func:`reached`,
-  read from the index built so far); a member defined in no folder yet indexed adds its folder, and the index is
-  built again until nothing is added.
+- each name is taken from the last root that defines it (by a top-level ``task:``, ``group:`` or ``tag:`` key, each
+  file's keys merged with those of the files it includes, its own over theirs: :class:`TaskFiles`);
+- of that root, the folder indexed for the name is the deepest one holding every file that defines it, so that its
+  entry is built as the whole index builds it; folders inside another chosen folder are left to it;
+- the names a run reaches are its tasks and, recursively, the members of its groups and tags (:func:`reached`, read
+  from the index built so far); the index is built again until no member adds a folder.
 
 A task of the run that no file defines but some file mentions (a definition this reading does not see) gives
 ``None``: the caller builds the whole index. A group's member that no file defines is left out, as the whole index
