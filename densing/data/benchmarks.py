@@ -41,8 +41,7 @@ class Benchmark:
 
 @dataclass(frozen=True)
 class BenchmarkRecord:
-    """One benchmark: its tidy name and everything densing knows of it; a field left at its default is a fact
-    densing does not have."""
+    """One benchmark: its tidy name and what densing knows of it (a field left at its default: nothing)."""
 
     name: str
     chance: float | None = None
@@ -79,8 +78,7 @@ BENCHMARKS: Registry[BenchmarkRecord] = Registry("benchmark", check=_check_recor
 
 
 def register(record: BenchmarkRecord) -> BenchmarkRecord:
-    """Add ``record`` to :data:`BENCHMARKS`; a name, column or run name already registered is a
-    :class:`densing.errors.RegistryError`."""
+    """Add ``record`` to :data:`BENCHMARKS`; a name, column or run name already there is a ``RegistryError``."""
     columns, runs = WIDE_COLUMNS._columns(), set(RUNS.names())  # each view read once, not once per name it holds
     for column in record.columns:
         if column in columns:
@@ -100,8 +98,7 @@ class MissingField(InputError, KeyError):
 
 
 class FieldView(Mapping):
-    """Benchmark name → one field of its record, for every record whose field is not ``None``, read at each access.
-    ``what``: the field in words, for :class:`MissingField`."""
+    """Benchmark name → one field of its record where not ``None``, read at each access; ``what``: the field's words."""
 
     def __init__(self, field: str, what: str) -> None:
         self.field = field

@@ -59,8 +59,7 @@ def _path_only(read: Callable[[Path], pd.DataFrame]) -> Callable[..., pd.DataFra
 PYTHIA_MIN_TRAIN_TOKENS = 3e9
 
 def _check_format(registry: Registry, name: str, data_format) -> None:
-    """A data format is a :class:`DataFormat` whose ``sniff`` takes a path, whose ``read`` takes a path (and options)
-    and whose ``min_train_tokens`` is None or a positive count."""
+    """A :class:`DataFormat` whose ``sniff`` and ``read`` take a path and ``min_train_tokens`` is None or positive."""
     check_type(registry, name, data_format, DataFormat)
     check_callable(registry, name, "sniff", data_format.sniff, 1)
     check_callable(registry, name, "read", data_format.read, 1)
@@ -85,8 +84,7 @@ FORMATS: Registry[DataFormat] = Registry("data format", check=_check_format, ite
 
 
 def register_format(data_format: DataFormat) -> DataFormat:
-    """Add ``data_format`` ahead of the shipped formats; a name already registered is a
-    :class:`densing.errors.RegistryError`."""
+    """Add ``data_format`` ahead of the shipped formats (a name already registered is a ``RegistryError``)."""
     return FORMATS.register(data_format.name, data_format, first=True)
 
 

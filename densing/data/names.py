@@ -83,8 +83,7 @@ def benchmark_for(name: object, *, where: str, known: dict[str, str] | None = No
 
 
 def score_metric(benchmark: str) -> str | None:
-    """The metric ``benchmark``'s score is read at: its first run's that names one, else None (the first of
-    :data:`METRIC_PREFERENCE` found)."""
+    """The metric ``benchmark``'s score is read at: its first run's that names one, else None."""
     from densing.data.benchmarks import BENCHMARKS
 
     record = BENCHMARKS.get(benchmark, None)

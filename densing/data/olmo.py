@@ -218,8 +218,7 @@ def split_ladder(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def ai2_published_setup(frame: pd.DataFrame) -> pd.DataFrame:
-    """The runs of AI2's published fit: 190M–1B × {1, 2, 5, 10}×C (read the folder with ``rerun=False`` for their
-    original 1×C files)."""
+    """The runs of AI2's published fit: 190M–1B × {1, 2, 5, 10}×C (their 1×C files: read with ``rerun=False``)."""
     run = frame["run"].astype(str)
     return frame[run.str.startswith("olmo-ladder-") & ~run.str.contains("-3B-") & ~run.str.endswith("-0.5xC")]
 

@@ -130,8 +130,7 @@ def _still_validated(frame: pd.DataFrame) -> bool:
 
 
 def _validated(frame: pd.DataFrame, source: str) -> pd.DataFrame:
-    """:func:`validate_results`' checks, a column at a time (:func:`_by_columns`); where a cell fails, row by row
-    (:func:`_read_row`), so that the error names the first row and field that fail."""
+    """:func:`validate_results`' checks a column at a time; where a cell fails, row by row to name the first."""
     out = _by_columns(frame)
     if out is None:
         out = {c: [] for c in COLUMNS}
@@ -297,8 +296,7 @@ def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, refere
 
 
 def _check_name_case(result: pd.DataFrame, source: str) -> pd.DataFrame:
-    """Refuse two spellings of one model id (the Hub's ids are case-insensitive) with different scores for one
-    measurement."""
+    """Refuse two spellings of one (case-insensitive) Hub id with different scores for one measurement."""
     lower = result["model"].str.lower()
     spelled = result.assign(_lower=lower).groupby("_lower", sort=False)["model"].nunique()
     clashing = set(spelled.index[spelled > 1])

@@ -120,8 +120,7 @@ def register(benchmark: Benchmark) -> Benchmark:
 
 
 def suite_benchmarks(name: str, *, local_data: bool = False) -> tuple[list[str], list[str]]:
-    """The benchmark names of suite ``name``, and those left out (with ``local_data``: those without a local
-    split). An unknown suite is an :class:`InputError` naming the known ones."""
+    """The benchmarks of suite ``name``, and those left out (``local_data``: without a local split); else InputError."""
     from densing.errors import InputError
 
     if name not in SUITES:

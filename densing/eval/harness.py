@@ -65,8 +65,7 @@ def task_manager(include_paths: Sequence[str | Path] = (), needed: Sequence[str]
 
 
 def resolve_benchmarks(names: Sequence[str], manager: Any, *, local_data: bool = False) -> list[Benchmark]:
-    """Benchmarks for ``names``: known ones from the registry, else lm-eval task/group names. With ``local_data`` a
-    known benchmark with no local version is an error, not a fall-back to the Hub."""
+    """Benchmarks for ``names``: the registry's, else lm-eval tasks or groups (``local_data``: no Hub fall-back)."""
     if not names:
         raise InputError("--benchmarks: no benchmark given")
     available = set(manager.all_tasks)
@@ -119,8 +118,7 @@ def data_digest(data_root: str | Path) -> str:
 
 
 def _yaml_closure(path: Path, into: set[Path]) -> None:
-    """``path`` and the files its ``include:`` names (:func:`~densing.eval.task_index.read_keys`), recursively, into
-    ``into``."""
+    """Add ``path`` and, recursively, the files its ``include:`` names (:func:`.task_index.read_keys`) to ``into``."""
     path = path.resolve()
     if path in into or not path.is_file():
         return

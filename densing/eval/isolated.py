@@ -37,8 +37,7 @@ ERRORS = {"InputError": InputError, "EvalError": EvalError}
 
 
 def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callable | None = None) -> None:
-    """Run ``run_sweep(**arguments)`` (picklable keyword arguments, no ``on_progress``) for one model in a child
-    process; replay its progress; raise its error."""
+    """Run ``run_sweep(**arguments)`` for one model in a child process; replay its progress; raise its error."""
     from functools import partial
 
     from densing.runtime import end_subprocess

@@ -101,8 +101,7 @@ def gold_index(task: Any, doc: dict) -> int:
 
 
 def task_loss(samples: list[dict], output_type: str, token_count: Callable[[str, str], int], task: Any = None) -> LossTotals:
-    """The conditional loss summed over a task's logged lm-eval samples (``log_samples=True``): each sample's gold
-    request (:func:`gold_index`; a ``loglikelihood`` sample's one request)."""
+    """The conditional loss summed over the gold requests (:func:`gold_index`) of a task's logged lm-eval samples."""
     total = EMPTY
     for sample in samples:
         if output_type == "multiple_choice":

@@ -168,8 +168,7 @@ def _guarded(aggregate: Any, where: str) -> Any:
 
 def _conditional_loss(lm: Any, results: dict, loaded: dict, bench: Benchmark,
                       score_leaves: list[str]) -> tuple[list[str], LossTotals]:
-    """(the tasks the loss is read from, their loss totals): the score task's own requests when it scores
-    continuations, else the companion loss task's."""
+    """(the loss's tasks, their totals): the score task's where it scores continuations, else the companion's."""
     leaf_tasks = loaded["tasks"]
     loss_leaves: list[str] = []
     if score_leaves and all(leaf_tasks[t].OUTPUT_TYPE in ("multiple_choice", "loglikelihood") for t in score_leaves):

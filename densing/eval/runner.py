@@ -98,15 +98,11 @@ def run_sweep(
     checked (``check_source``) and is loaded. ``on_progress(model, benchmark, status)`` gets ``"skipped"``,
     ``"running"``, ``"done"``, ``"sharded"`` or ``"stopped"``.
 
-    ``shard = (k, n)`` (``0 ≤ k < n``, prefix engine only): compute only shard ``k`` of each pair's uncached requests
-    into the request cache under ``store`` and write no part (``"sharded"``); the same sweep without a shard then
-    scores from the cache. ``time_limit`` (seconds, prefix engine only): greedy generation admits no new request that
-    long after the model loaded; the requests in flight finish into the cache and the pair is left unscored
-    (``"stopped"``), to resume by running again (log-likelihood requests are not limited).
-
-    ``isolate`` (default: the backend's :attr:`~densing.eval.backends.Backend.isolate`): each model with pairs to do
-    runs in a child process of its own (:mod:`densing.eval.isolated`), so its GPU memory is returned before the next
-    model loads; progress and errors arrive as without it.
+    ``shard = (k, n)`` and ``time_limit`` (seconds) need the prefix engine (docs/evaluation.md): a shard computes only
+    its share of each pair's uncached requests into the request cache and writes no part (``"sharded"``); past the
+    time limit greedy generation admits no new request and the pair is left unscored (``"stopped"``), to resume by
+    running again. ``isolate`` (default: the backend's :attr:`~densing.eval.backends.Backend.isolate`): each model with
+    pairs to do runs in a child process of its own (:mod:`densing.eval.isolated`).
     """
     # the options as given, for a model's own process (isolate): every parameter but the sweep's own
     options = {name: value for name, value in locals().items() if name not in _SWEEP_OWN}
@@ -182,8 +178,8 @@ def _pending(store: Path, specs: list[ModelSpec], benches: list[Benchmark], hash
 
 def sweep_tasks(benchmarks: Sequence[str] | str, include_paths, *, local_data: bool, data_root,
                  allow_unsafe_code: bool) -> tuple[Path | None, Any, list[Benchmark]]:
-    """(the local data's folder, lm-eval's task manager, the benchmarks) of ``benchmarks`` (a list, or comma-separated
-    names); a benchmark that runs model-generated code is refused without ``allow_unsafe_code``."""
+    """(the local data's folder, lm-eval's task manager, the benchmarks) of ``benchmarks``; one that runs
+    model-generated code is refused without ``allow_unsafe_code``."""
     from densing.eval.benchmarks import parse_benchmark_list
 
     names = parse_benchmark_list(benchmarks) if isinstance(benchmarks, str) else list(dict.fromkeys(benchmarks))
@@ -199,8 +195,7 @@ def sweep_tasks(benchmarks: Sequence[str] | str, include_paths, *, local_data: b
 
 
 def _check_engine_options(record, backend: str, store, *, shard, isolate, time_limit, settings) -> bool:
-    """Check the options that need the prefix engine or one process per model against the backend's ``record``;
-    return whether each model runs in a process of its own."""
+    """Check the options that need the prefix engine or one process per model; return whether to isolate."""
     if shard is not None:
         k, n = shard
         if not (isinstance(k, int) and isinstance(n, int) and 0 <= k < n):
@@ -254,8 +249,7 @@ def _evaluate_model(lm, counts, spec: ModelSpec, todo: list, manager, store: Pat
 
 def evaluate(models: str | Path | Sequence[ModelSpec | dict], benchmarks: Sequence[str] | str, *,
              store: str | Path | None = None, **options: Any) -> pd.DataFrame:
-    """The pandas equivalent of ``densing eval``: run (or resume) a sweep, return its tidy rows (without ``store``, in
-    a temporary store removed afterwards)."""
+    """The pandas ``densing eval``: run (or resume) a sweep, return its rows (without ``store``, in a temporary one)."""
     if store is not None:
         return run_sweep(models, benchmarks, store, **options)
     import tempfile

@@ -38,8 +38,7 @@ def _slug(text: str) -> str:
 
 
 def part_path(store: str | Path, model: str, benchmark: str) -> Path:
-    """Where the part of (model, benchmark) lives: ``<store>/<model>/<benchmark>-<hash>.parquet`` (the hash of the
-    exact names keeps names that slug alike apart)."""
+    """Where the part of (model, benchmark) lives: ``<store>/<model>/<benchmark>-<hash of the exact names>.parquet``."""
     digest = hashlib.sha256(f"{model}\x1f{benchmark}".encode()).hexdigest()[:10]
     return Path(store) / _slug(model) / f"{_slug(benchmark)}-{digest}.parquet"
 
@@ -63,8 +62,7 @@ def is_done(store: str | Path, model: str, benchmark: str, config_hash: str) -> 
 
 def write_part(store: str | Path, model: str, benchmark: str, rows: pd.DataFrame, config_hash: str, *,
                validated: bool = False) -> Path:
-    """Validate ``rows`` (unless ``validated``: :func:`validate_results`, extra columns kept) and write them as the
-    part of (model, benchmark), atomically."""
+    """Validate ``rows`` (unless ``validated``) and write them as the part of (model, benchmark), atomically."""
     path = part_path(store, model, benchmark)
     frame = rows if validated else validate_results(rows, source=f"{model} / {benchmark}")
     _write_table(path, pa.Table.from_pandas(frame, preserve_index=False), config_hash)
@@ -146,13 +144,11 @@ class ShardFinished(CachedOnly):
 
 
 class TimeLimitReached(CachedOnly):
-    """The prefix engine's generation stopped admitting requests at the time limit and drained the ones in flight
-    (``densing eval --time-limit MINUTES``)."""
+    """The prefix engine's generation reached its time limit and drained the requests in flight (``--time-limit``)."""
 
 
 def request_shard(args: Sequence[Any], shards: int) -> int:
-    """The shard (``0 … shards−1``) of a request with arguments ``args``: CRC-32 of their JSON, so every process and
-    every resumed run splits the requests alike."""
+    """The shard (``0 … shards−1``) of a request with arguments ``args``: CRC-32 of their JSON (stable across runs)."""
     return zlib.crc32(json.dumps(list(args), sort_keys=True, default=str).encode()) % shards
 
 

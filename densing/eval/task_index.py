@@ -42,8 +42,7 @@ def _scalar(text: str) -> str:
 
 
 def _block_items(text: str, start: int) -> list[str]:
-    """The ``- item`` lines of a block list that begins at offset ``start`` of ``text`` (blank lines and comments
-    between them skipped)."""
+    """The ``- item`` lines of a block list that begins at offset ``start`` of ``text``, blanks and comments skipped."""
     items = []
     for line in text[start:].split("\n"):
         item = _LIST_ITEM.match(line)
@@ -74,8 +73,7 @@ class FileKeys:
 
 
 def read_keys(path: str | Path, text: str) -> FileKeys:
-    """:class:`FileKeys` of the task file ``path`` whose content is ``text`` (its top-level lines read as text, not
-    parsed as YAML)."""
+    """:class:`FileKeys` of the task file ``path`` whose content is ``text`` (read as lines, not parsed as YAML)."""
     names: dict[str, tuple[str, ...]] = {}
     includes: list[str] = []
     folder = os.path.dirname(str(path))
@@ -104,8 +102,7 @@ class TaskFiles:
 
     @classmethod
     def scan(cls, root: str | Path) -> "TaskFiles":
-        """Read every file under ``root`` whose name says YAML (``_default_template_yaml`` too), skipping the folders
-        lm-eval's index skips."""
+        """Read every file under ``root`` whose name says YAML, skipping the folders lm-eval's index skips."""
         files = cls(Path(root))
         for folder, folders, names in os.walk(files.root):
             folders[:] = [name for name in folders if name not in ("__pycache__", ".ipynb_checkpoints")]
@@ -184,8 +181,7 @@ def _files(root: Path) -> TaskFiles:
 
 
 def reached(index: dict[str, Any], names: Iterable[str]) -> set[str]:
-    """``names`` and every name their entries in lm-eval's task ``index`` lead to: a group's members (names, or
-    mappings with ``task`` or ``group``), a tag's tasks, recursively."""
+    """``names`` and every name their entries in lm-eval's task ``index`` lead to (members, tags), recursively."""
     seen: set[str] = set()
     pending = list(names)
     while pending:

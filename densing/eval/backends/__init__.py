@@ -45,8 +45,7 @@ class Backend:
 
     def load(self, model_class: type, spec: ModelSpec, *, device: str | None, batch_size: int | str,
              settings: Any = None) -> Any:
-        """The lm-eval model of ``spec``: ``model_class.create_from_arg_string`` of :func:`model_arg_string`, with
-        ``batch_size`` and ``device`` (when given) as lm-eval's command line passes them."""
+        """The lm-eval model of ``spec``, made as lm-eval's command line makes it (:func:`model_arg_string`)."""
         return model_class.create_from_arg_string(model_arg_string(spec), {"batch_size": batch_size, "device": device})
 
     def __repr__(self) -> str:
@@ -69,8 +68,8 @@ def keyword_arguments(spec: ModelSpec, batch_size: int | str) -> dict[str, Any]:
 
 
 def model_arg_string(spec: ModelSpec) -> str:
-    """``spec`` as lm-eval's ``--model_args``: :func:`keyword_arguments` without the batch size, and without
-    ``trust_remote_code`` where it is off."""
+    """``spec`` as lm-eval's ``--model_args``: :func:`keyword_arguments` but the batch size (and a false
+    ``trust_remote_code``)."""
     arguments = keyword_arguments(spec, 0)
     del arguments["batch_size"]
     if not arguments["trust_remote_code"]:
@@ -86,8 +85,7 @@ _registered = False
 
 
 def ensure_registered() -> None:
-    """Register lm-eval's own models, then each module of this package (once; the one place densing's backends are
-    registered)."""
+    """Register lm-eval's own models, then each module of this package (once)."""
     global _registered
     if _registered:
         return

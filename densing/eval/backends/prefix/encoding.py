@@ -16,8 +16,7 @@ BATCH = 1024
 
 
 def batch_encodable(lm: Any) -> bool:
-    """Whether ``lm``'s strings can be encoded in batches with ``tok_encode``'s ids: a causal model (a seq2seq one
-    encodes the continuation alone) with a fast tokenizer."""
+    """Whether ``lm``'s strings can be encoded in batches: a causal model with a fast tokenizer."""
     return getattr(lm, "backend", None) == "causal" and bool(getattr(lm.tokenizer, "is_fast", False))
 
 
@@ -47,8 +46,7 @@ def encode_strings(lm: Any, strings: Sequence[str]) -> dict[str, list[int]]:
 
 
 def encode_pairs(lm: Any, pairs: Sequence[tuple[str, str]]) -> list[tuple[list[int], list[int]]]:
-    """(context ids, continuation ids) of each (context, continuation) as lm-eval's ``TemplateLM.loglikelihood``
-    encodes it (module docstring), the strings encoded together (:func:`encode_strings`)."""
+    """(context ids, continuation ids) of each (context, continuation) as lm-eval encodes it (module docstring)."""
     split: list[tuple[str, str] | None] = []
     for context, continuation in pairs:
         spaces = len(context) - len(context.rstrip())

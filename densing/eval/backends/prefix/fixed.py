@@ -69,8 +69,7 @@ def generate_fixed(
     model: Any, device: Any, pad: int, encoded: Sequence[Sequence[int]], rows: int, max_gen_toks: int,
     stops: Callable[[list[int]], bool], finish: Callable[[int, list[int]], None], admit_until: float | None = None,
 ) -> DecodeStats:
-    """Greedy-decode ``encoded`` in fixed batches of ``rows`` (``stops`` and ``finish`` as in
-    :class:`.scheduler.ContinuousDecoder`); no batch after the first starts once ``admit_until`` has passed."""
+    """Greedy-decode ``encoded`` in fixed batches of ``rows`` (as :class:`.scheduler.ContinuousDecoder` decodes)."""
     stats = DecodeStats()
     prefix_tokens: list[int] = []
     prefix_cache: DynamicCache | None = None

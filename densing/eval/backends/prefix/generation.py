@@ -38,8 +38,7 @@ NEUTRAL_CONFIG = MappingProxyType({
 
 
 def greedy_settings(lm: Any, gen_kwargs: dict) -> tuple[list[str], int] | None:
-    """``(until, max_gen_toks)`` as lm-eval's ``generate_until`` derives them, when the request is
-    plain greedy decoding the fast path reproduces; ``None`` otherwise."""
+    """``(until, max_gen_toks)`` as lm-eval derives them for plain greedy decoding; ``None`` for any other request."""
     from lm_eval.models.utils import handle_stop_sequences, normalize_gen_kwargs
 
     kwargs = dict(normalize_gen_kwargs(gen_kwargs, lm.max_gen_toks))

@@ -103,8 +103,7 @@ class PrefixCachedHFLM(HFLM):
                 pass
 
     def with_settings(self, settings: PrefixSettings) -> "PrefixCachedHFLM":
-        """A copy of this lm (the same model and tokenizer, not reloaded) that runs with ``settings`` (the GPU check's
-        trie passes of other sizes, ``bench/gpu_check.py``)."""
+        """A copy of this lm (the same model and tokenizer, not reloaded) that runs with ``settings``."""
         import copy
 
         if not isinstance(settings, PrefixSettings):
@@ -115,8 +114,7 @@ class PrefixCachedHFLM(HFLM):
         return clone
 
     def _sharded(self, run: Any, requests: list[Any], disable_tqdm: bool) -> list[Any]:
-        """``run(requests, disable_tqdm)``, or with a ``shard`` ``(k, n)`` run on shard ``k``'s share of ``requests``
-        (:func:`request_shard`) and then :class:`ShardFinished`."""
+        """``run(requests, disable_tqdm)``, or with a ``shard`` run on its share, then :class:`ShardFinished`."""
         if self.shard is None:
             return run(requests, disable_tqdm)
         k, n = self.shard
@@ -164,8 +162,7 @@ class PrefixCachedHFLM(HFLM):
         return all(type(layer) is DynamicLayer for layer in getattr(cache, "layers", []))
 
     def token_budget(self) -> int:
-        """New trie nodes per log-likelihood forward pass: ``settings.tokens_per_batch`` (``--trie-tokens``), else
-        the device's (:meth:`~.settings.Sizing.tokens_per_batch`); the backend's ``batch_size`` does not scale it."""
+        """New trie nodes per log-likelihood pass: ``settings.tokens_per_batch``, else the device's."""
         given = self.settings.tokens_per_batch
         return given if given is not None else self.sizing.tokens_per_batch()
 
@@ -248,14 +245,12 @@ class PrefixCachedHFLM(HFLM):
         )
 
     def generation_rows(self) -> int:
-        """Requests decoded together by the greedy path: ``settings.rows_per_batch`` (``--slots``), else the
-        device's (:meth:`~.settings.Sizing.rows_per_batch`)."""
+        """Requests decoded together: ``settings.rows_per_batch`` (``--slots``), else the device's."""
         given = self.settings.rows_per_batch
         return given if given is not None else self.sizing.rows_per_batch()
 
     def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
-        """Greedy requests through :func:`.generation.generate_greedy`, grouped by their generation keywords; any
-        other request through lm-eval's own ``generate_until``; sharded (:meth:`_sharded`)."""
+        """Greedy requests through :func:`.generation.generate_greedy`, others through lm-eval's; sharded."""
         return self._sharded(self._generate_until, requests, disable_tqdm)
 
     def _generate_until(self, requests: list[Any], disable_tqdm: bool) -> list[str]:

@@ -37,8 +37,7 @@ from densing.eval.backends.prefix.slots import SlotCache
 
 @dataclass
 class Slot:
-    """One slot's decoding state. ``request`` is ``None`` while the slot is idle (its other fields
-    then keep their last values, which only the idle row's own discarded outputs read)."""
+    """One slot's decoding state; ``request`` is ``None`` while the slot is idle."""
 
     request: int | None = None
     start: int = 0  # first column of its region in the slot buffer

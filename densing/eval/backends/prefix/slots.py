@@ -25,8 +25,7 @@ from densing.eval.backends.prefix.grouping import contiguous_parts
 
 
 class SlotLayer(DynamicLayer):
-    """One layer's keys/values: group prefixes held once, per-slot regions in one buffer written at
-    the owning cache's ``write_at`` column."""
+    """One layer's keys/values: group prefixes held once, per-slot regions in one buffer (module docstring)."""
 
     def __init__(self, owner: SlotCache, prefixes: dict) -> None:
         super().__init__()
@@ -64,8 +63,7 @@ class SlotCache(DynamicCache):
         self.layers = [SlotLayer(self, prefixes[i]) for i in range(layers)]
 
     def plan(self, widths: Sequence[int] | None) -> None:
-        """Set the rows' own-column widths for the next forward (row ``r`` reads its last ``widths[r]`` columns, in
-        the runs of :func:`contiguous_parts`); ``None``: one part per group over all columns."""
+        """Row ``r`` reads its last ``widths[r]`` columns in the next forward, in :func:`contiguous_parts`' runs."""
         if widths is None:
             self.parts = None
             return
@@ -115,8 +113,7 @@ ATTENTION_NAME = "densing_shared_prefix"
 
 
 def supported(model: Any) -> bool:
-    """Whether continuous batching can decode ``model``: a decoder of a :data:`SUPPORTED` type without a
-    sliding window."""
+    """Whether continuous batching can decode ``model``: a :data:`SUPPORTED` decoder without a sliding window."""
     config = getattr(model, "config", None)
     return (
         config is not None
