@@ -105,9 +105,8 @@ def read_results(path: str | Path) -> pd.DataFrame:
 
 
 def read_reference_data(path: str | Path, *, suite: str = "standard", final_only: bool = False) -> pd.DataFrame:
-    """Reference results from any layout of :data:`FORMATS` as one tidy table: the Pythia evaluations folder
-    (``suite``, ``final_only`` as in :func:`densing.data.readers.read_pythia_evals`), AI2's OLMo ladder (its own runs
-    only: the full OLMo-2 runs are targets), or anything :func:`read_results` reads."""
+    """Reference results from any layout of :data:`FORMATS` as one tidy table (``suite``, ``final_only``: as
+    :func:`densing.data.readers.read_pythia_evals` takes them; AI2's OLMo ladder: its own runs only)."""
     path = as_path(path)
     data_format = sniff_format(path)
     if not data_format.reference_only and not path.exists():

@@ -126,9 +126,8 @@ def _wide_columns(frame: pd.DataFrame, source: str, known: dict[str, str]) -> di
 
 
 def scores_table(frame: pd.DataFrame, source: str) -> pd.DataFrame:
-    """``frame`` — a tidy table (a ``benchmark`` column) or a wide one (a column per benchmark), as read from a file or
-    given — as the public table's validated rows, one ``score`` per model and benchmark (module docstring): every
-    score, size and date checked by :func:`densing.data.schema.validate_results`."""
+    """``frame``, a tidy or a wide table, as the public table's validated rows (:func:`.schema.validate_results`), one
+    ``score`` per model and benchmark (module docstring)."""
     from densing.data.readers import wide_to_tidy
     from densing.data.schema import SOURCE_COLUMN, require_columns, validate_results
 

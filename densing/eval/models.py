@@ -150,9 +150,8 @@ def model_spec_from_mapping(entry: object, *, where: str) -> ModelSpec:
 
 
 def parse_model_args(value: object, *, where: str) -> tuple[tuple[str, object], ...]:
-    """A models-file ``model_args`` (a mapping, or lm-eval's ``k=v,k=v`` text, read as ``simple_parse_args_string``
-    reads it) as sorted ``(key, value)`` pairs; keys densing sets itself (:data:`RESERVED_MODEL_ARGS`) are an
-    :class:`InputError`."""
+    """A models-file ``model_args`` (a mapping, or ``k=v,k=v`` read as lm-eval's ``simple_parse_args_string``) as
+    sorted ``(key, value)`` pairs; a key of :data:`RESERVED_MODEL_ARGS` is an :class:`InputError`."""
     if _empty(value):
         return ()
     if isinstance(value, str):

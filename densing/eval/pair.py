@@ -111,9 +111,8 @@ def evaluate_pair(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, coun
 
 def _run_harness(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, *, limit: float | None,
                  use_cache: str | None, allow_unsafe_code: bool) -> tuple[dict, dict, float]:
-    """(lm-eval's results, the loaded tasks, the ``time.perf_counter()`` the run started at) of ``bench``'s tasks
-    run with their samples logged. A task that does not load, or no results on rank 0, is an EvalError; no results
-    on another rank of a data-parallel run, :class:`OtherRank`."""
+    """(lm-eval's results, the loaded tasks, the ``time.perf_counter()`` it started at) of ``bench``'s tasks, samples
+    logged. A task that does not load, or no results, is an EvalError (:class:`OtherRank` on a rank ≠ 0)."""
     import lm_eval
 
     quiet_expected_lm_eval_warnings()

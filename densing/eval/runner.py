@@ -260,8 +260,7 @@ def evaluate(models: str | Path | Sequence[ModelSpec | dict], benchmarks: Sequen
 
 def decoding_identity(lm) -> dict:
     """What produced a cached answer, for the request cache's key: the backend class, densing's decoder version
-    (:data:`densing.eval.backends.prefix.lm.DECODER_VERSION`) where it decodes, and the lm-eval and transformers
-    versions."""
+    where it decodes (:data:`densing.eval.backends.prefix.lm.DECODER_VERSION`), lm-eval's and transformers'."""
     import lm_eval
 
     identity = {"class": f"{type(lm).__module__}.{type(lm).__qualname__}", "lm_eval": lm_eval.__version__}

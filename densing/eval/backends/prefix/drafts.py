@@ -17,8 +17,7 @@ from typing import Sequence
 
 class NgramIndex:
     """A row's history (prompt and continuation) and its drafts: ``draft(k)`` is the ``k`` tokens that followed the
-    latest earlier occurrence of the longest of the history's last ``longest`` … 1 tokens, ``[]`` where there is
-    none."""
+    latest earlier occurrence of the longest of the history's last ``longest`` … 1 tokens (``[]``: none)."""
 
     def __init__(self, tokens: Sequence[int], longest: int) -> None:
         self.tokens: list[int] = []

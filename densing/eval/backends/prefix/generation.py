@@ -92,8 +92,7 @@ def generate_greedy(lm: Any, contexts: Sequence[str], gen_kwargs: dict, until: l
                     rows: int, settings: PrefixSettings, progress: Any = None,
                     admit_until: float | None = None) -> tuple[list[str | None], DecodeStats]:
     """Greedy continuations of ``contexts`` (one gen-kwargs group) as lm-eval's batch-1 ``generate_until`` returns
-    them, and what decoding did; ``rows`` requests decode together. With ``admit_until`` (a ``time.monotonic()``
-    instant), requests not started by then (after the first batch or slot fill) stay ``None``."""
+    them, and what decoding did; requests not started by ``admit_until`` (``time.monotonic()``) stay ``None``."""
     tokenizer = lm.tokenizer
     encoded = [encode_context(lm, c, max_gen_toks) for c in contexts]
     eos_ids = eos_token_ids(lm)

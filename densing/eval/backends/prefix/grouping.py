@@ -25,9 +25,8 @@ def distinct_token_count(sequences: Sequence[Sequence[int]]) -> int:
 
 
 def batches(encoded: Sequence[Sequence[int]], rows: int) -> list[tuple[list[int], int]]:
-    """Requests in lexicographic order of their tokens, ``rows`` at a time, each batch with the
-    length of the prefix all its requests share (at most the shortest one's length − 1, so every
-    row has a token of its own to prefill)."""
+    """Requests in lexicographic order of their tokens, ``rows`` at a time, each batch with the length of the prefix
+    all its requests share (at most the shortest one's length − 1: every row prefills a token of its own)."""
     order = sorted(range(len(encoded)), key=lambda i: list(encoded[i]))
     out = []
     for start in range(0, len(order), rows):

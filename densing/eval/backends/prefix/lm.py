@@ -38,9 +38,8 @@ DECODER_VERSION = 2
 
 
 class PassInputs(NamedTuple):
-    """One trie pass's tensors (:meth:`PrefixCachedHFLM._pass_inputs`): the model's inputs, then ``rows`` and
-    ``targets`` (a kept row and its target token per scored token) and ``owners`` (on the host: each scored token's
-    request in the pass)."""
+    """One trie pass's tensors: the model's inputs, then per scored token its kept row and target token, and (on the
+    host) its request in the pass."""
 
     tokens: torch.Tensor
     positions: torch.Tensor

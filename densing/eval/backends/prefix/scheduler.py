@@ -59,9 +59,8 @@ class Slot:
 
 
 class ContinuousDecoder:
-    """Greedy decoding of ``encoded`` (token lists) with continuous batching over shared prefixes
-    (see the module). ``stops(tokens)`` says whether a row ends after its new ``tokens``;
-    ``finish(index, tokens)`` receives each request's new tokens when it ends."""
+    """Greedy decoding of ``encoded`` (token lists) with continuous batching (see the module): ``stops(tokens)``
+    says whether a row ends after its new ``tokens``; ``finish(index, tokens)`` receives them when it ends."""
 
     def __init__(
         self, model: Any, device: Any, pad: int, encoded: Sequence[Sequence[int]], rows: int, max_gen_toks: int,
