@@ -90,8 +90,7 @@ def register(record: BenchmarkRecord) -> BenchmarkRecord:
 
 
 class MissingField(InputError, KeyError):
-    """A benchmark whose record lacks a field asked for (or that has no record): a ``KeyError`` to the mapping
-    protocol (``in``, ``.get``), an :class:`InputError` naming the benchmark and the field to a user."""
+    """A benchmark without the field asked for: a ``KeyError`` to the mapping protocol, an InputError to a user."""
 
     def __str__(self) -> str:
         return str(self.args[0])
@@ -210,16 +209,9 @@ def record_of_run(run: str) -> BenchmarkRecord:
 
 
 # ---------------------------------------------------------------------------------------------
-# the records
-#
-# The protocols of the runs and their sources are docs/evaluation.md's: the Open LLM Leaderboard v1 (``openllm_v1_*``,
-# the public table's MMLU … GSM8K columns, from ObsScaling) and v2 (``leaderboard_*``) suites, and the Swallow LLM
-# Leaderboard's English tasks (``swallow_*``, ``results/swallow/``) with where densing's runs differ from the
-# leaderboard's. A protocol's benchmarks keep their own names: the same data under another harness, prompt or format
-# is another protocol (``same_data_as`` says how each relates to the other table's benchmark).
-#
-# The records of the benchmarks with a capability group come first, in the order of ``densing trend --by benchmark``'s
-# rows.
+# the records: the runs' protocols and sources are docs/evaluation.md's. The same data under another harness, prompt
+# or format is another protocol with its own name (``same_data_as``). The benchmarks with a capability group come
+# first, in the order of ``densing trend --by benchmark``'s rows.
 
 _OBSSCALING = "ObsScaling / Open LLM Leaderboard v1"
 
@@ -257,9 +249,8 @@ register(BenchmarkRecord(
 ))
 register(BenchmarkRecord(
     # lm-eval's group score (acc_norm, `aggregation: mean, weight_by_size: true`) is the mean over all items, so the
-    # chance level is the item-weighted mean of 1/k over subtasks (micro average). The leaderboard's own normalised
-    # 0-100 scores instead normalise each subtask and average the subtasks. "bbh" is the chain-of-thought exact match
-    # of densing eval, whose floor is 0: the leaderboard's multiple-choice BBH has lm-eval's group name.
+    # chance level is the item-weighted mean of 1/k over subtasks (the leaderboard's 0-100 scores normalise each
+    # subtask instead). "bbh" is densing eval's chain-of-thought exact match, whose floor is 0.
     "leaderboard_bbh", chance=109422332 / 379275435,
     chance_source=("multiple choice with 2 to 7 options per subtask: the item-weighted mean of 1/k over its 24 "
                    "subtasks, 5,761 items (leaderboard_v2_subtasks.csv)"),

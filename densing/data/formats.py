@@ -115,8 +115,8 @@ def read_reference_data(path: str | Path, *, suite: str = "standard", final_only
 
 
 def pythia_only(data: Path, suite: str | None, final_only: bool = False) -> None:
-    """An InputError when ``--suite`` (or ``convert``'s ``--final-only``) is given with data that is not the Pythia
-    evals folder: no other reader has a suite or checkpoints to keep, and the option would change nothing."""
+    """An InputError when ``--suite`` (or ``convert``'s ``--final-only``) is given with data not the Pythia evals
+    folder (the option would change nothing)."""
     if (suite is None and not final_only) or not data.exists():
         return
     found = sniff_format(data)

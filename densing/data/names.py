@@ -32,8 +32,7 @@ TABLE_COLUMNS = ("date_confidence", "date_source", "derivation", "release_date_s
 
 
 def _display_names() -> dict[str, str]:
-    """{the name the report displays a benchmark by: the benchmark}, from each registered table's sets whose label
-    lists its benchmarks in parentheses in their order (``paper-like set (MMLU, BBH, MATH-hard, HumanEval)``)."""
+    """{displayed name: benchmark}, from the table sets whose label lists them (``paper-like set (MMLU, BBH, …)``)."""
     from densing.registry import tables
 
     found: dict[str, str] = {}

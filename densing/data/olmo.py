@@ -65,8 +65,7 @@ FULL_RUNS: dict[str, dict] = {
 
 
 def _task_values(frame: pd.DataFrame, task: str, source: str, form: str = "rc") -> tuple[np.ndarray, np.ndarray]:
-    """(accuracy, bits per byte of the correct answer in the RC format) per row of a ladder file for one task;
-    ``form`` ``"mc"``: the multiple-choice accuracy (:data:`MC_TASKS`)."""
+    """(accuracy, RC bits per byte of the correct answer) per row of a ladder file for one task (``"mc"``: MC)."""
     split, metric = (MC_TASKS if form == "mc" else TASKS)[task]
     groups = MMLU_GROUPS if task == "mmlu" else {None: 1.0}
     score = np.zeros(len(frame))

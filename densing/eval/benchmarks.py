@@ -151,8 +151,7 @@ def benchmark_registry(local_data: bool) -> dict[str, Benchmark]:
 
 
 def benchmark_table(local_data: bool = False):
-    """One row per benchmark densing knows (``densing eval --list``): name, the lm-eval task of its score and of its
-    conditional loss, shots, metric, the scoring style and the note. ``local_data``: the offline registry's names."""
+    """One row per benchmark densing knows (``densing eval --list``; ``local_data``: the offline registry's)."""
     import pandas as pd
 
     registry = benchmark_registry(local_data)

@@ -109,8 +109,7 @@ DATA_FOLDERS = ("benchmarks", "olmo_ladder/oe_eval_tasks")
 
 
 def data_digest(data_root: str | Path) -> str:
-    """SHA-256 (16 hex digits) of every file of :data:`DATA_FOLDERS` under ``data_root`` but hidden ones, by its
-    relative path and content: a copy at another path has the same digest."""
+    """SHA-256 (16 hex digits) of every unhidden file of :data:`DATA_FOLDERS` by relative path and content."""
     root = Path(data_root)
     files = [(path.relative_to(root), path) for folder in DATA_FOLDERS for path in (root / folder).rglob("*")]
     return _content_digest((relative.as_posix(), path) for relative, path in files

@@ -47,15 +47,13 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
         pickle.dump({**arguments, "isolate": False}, job)
     process = None
     try:
-        # its own process group (an error, Ctrl-C or SIGTERM here ends the child and everything it started);
-        # the child's stdout is this process's stderr
+        # its own process group, ended with everything it started on any way out of here
         process = subprocess.Popen(
             [sys.executable, "-m", "densing.eval.isolated", job.name, str(write_end)],
             stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else None, pass_fds=(write_end,),
             preexec_fn=partial(_own_group_dying_with, os.getpid()), env=_child_environment(),
         )
-        # each end changes owner whole: a Ctrl-C between closing (or wrapping) a descriptor and forgetting it would
-        # have the cleanup below close it a second time, and that error would hide the interrupt
+        # each end changes owner whole: a Ctrl-C in between would have the cleanup below close it twice
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         try:
             os.close(write_end)

@@ -20,10 +20,8 @@ if TYPE_CHECKING:
 
 #: What :func:`densing.eval.runner.run_sweep`'s and :func:`load_model`'s arguments may be (checked before any model loads).
 SWEEP_CONSTRAINTS = {
-    # any name in lm-eval's model registry (lm-eval's own and densing's, :mod:`densing.eval.backends`)
     "backend": [backends.BackendName()],
-    # a count of items per task: lm-eval reads a limit below 1 as a fraction, which "at most N items" does not mean;
-    # 10⁷ is above every benchmark's size (a larger count is a typing slip, refused before any model loads)
+    # items per task (lm-eval reads a limit below 1 as a fraction); 10⁷ is above every benchmark's size
     "limit": [WholeNumber(1, 1e7), None],
     "time_limit": [Interval(Real, 0, None, closed="neither"), None],
     # None: cuda where there is one, else the CPU; a device no backend knows is refused rather than ignored
@@ -77,8 +75,7 @@ def _device_count(kind: str) -> int | None:
 
 
 def check_device_present(device: str | None) -> None:
-    """An InputError when ``device`` names a CUDA, MPS or XPU device this machine does not have (lm-eval would fall
-    back to the CPU without a word). Imports torch."""
+    """An InputError when ``device`` names a CUDA, MPS or XPU device this machine lacks (lm-eval would use the CPU)."""
     if device is None:
         return
     kind, _, index = device.partition(":")
@@ -170,8 +167,7 @@ def quiet_loading():
 
 
 def _count_loaded(lm: Any, spec: ModelSpec) -> ParameterCounts:
-    """The parameter counts of a loaded lm-eval model: its torch module's (``lm.model``), else its config's, else
-    (a model with neither, such as one behind an API) the models file's ``params`` and ``non_embedding_params``."""
+    """The parameter counts of a loaded lm-eval model: its torch module's, else its config's, else the models file's."""
     import torch
 
     module = getattr(lm, "model", None)

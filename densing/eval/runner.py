@@ -60,8 +60,7 @@ def sweep_data_root(names: Sequence[str], local_data: bool, data_root: str | Pat
 def sweep_hashes(specs: Sequence[ModelSpec], benches: Sequence[Benchmark], manager: Any, *, backend: str = "hf",
                  limit: float | None = None, include_paths: Sequence[str | Path] = (),
                  data_root: str | Path | None = None) -> dict[tuple[str, str], str]:
-    """The config hash (:func:`~densing.eval.harness.config_hash`) of every pair of a sweep, by (model name,
-    benchmark name), over densing's task folder and ``include_paths`` and, where given, ``data_root``'s data."""
+    """The config hash (:func:`~densing.eval.harness.config_hash`) of every pair of a sweep, by (model, benchmark)."""
     key = backends.get(backend).key()
     roots = [TASKS_DIRECTORY, *map(Path, include_paths)]
     data = data_digest(data_root) if data_root is not None else None
@@ -220,8 +219,8 @@ def _check_engine_options(record, backend: str, store, *, shard, isolate, time_l
 
 def _evaluate_model(lm, counts, spec: ModelSpec, todo: list, manager, store: Path, hashes: dict, record, backend: str,
                     *, limit: float | None, allow_unsafe_code: bool, on_progress: ProgressCallback | None) -> bool:
-    """Evaluate one loaded model on its pairs to do into store parts, with a request cache keyed by its load and
-    decoding identity; True when this process is a rank ≠ 0 of a data-parallel run (rank 0 writes the parts)."""
+    """Evaluate one loaded model on its pairs to do into store parts (its own request cache); True on a rank ≠ 0 of a
+    data-parallel run (rank 0 writes the parts)."""
     identity = hashlib.sha256(json.dumps([spec.load_identity(), record.recorded_as, decoding_identity(lm)],
                                          sort_keys=True).encode()).hexdigest()[:12]
     cache = store / CACHE_DIRECTORY / f"{_slug(spec.name)}-{identity}" / "requests"

@@ -91,8 +91,7 @@ def read_keys(path: str | Path, text: str) -> FileKeys:
 
 @dataclass
 class TaskFiles:
-    """The task files under one root, and where each name is defined: by the ``*.yaml`` files lm-eval's index reads,
-    each file's keys merged with those of the files it includes as lm-eval merges them (:meth:`definitions`)."""
+    """The task files under one root, and the ``*.yaml`` files that define each name (:meth:`definitions`)."""
 
     root: Path
     texts: dict[str, str] = field(default_factory=dict)
@@ -125,8 +124,7 @@ class TaskFiles:
         return self._keys[path]
 
     def _effective(self, path: str, seen: frozenset[str] = frozenset()) -> dict[str, tuple[str, ...]]:
-        """The ``task``, ``group`` and ``tag`` keys of ``path`` as lm-eval merges its includes: each included file's
-        (recursively, a later one over an earlier), then the file's own over them."""
+        """The ``task``, ``group`` and ``tag`` keys of ``path`` over its includes' (recursively), as lm-eval merges."""
         if path in self._merged:
             return self._merged[path]
         keys = self._read(path)

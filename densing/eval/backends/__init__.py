@@ -115,8 +115,7 @@ def lm_eval_names() -> tuple[str, ...]:
 
 
 def get(name: str) -> Backend:
-    """The record of backend ``name``: its entry in :data:`BACKENDS`, else the default :class:`Backend`; a name
-    lm-eval's model registry does not hold is an :class:`InputError` naming the ones it does."""
+    """The record of backend ``name`` (else the default :class:`Backend`); a name lm-eval lacks is an InputError."""
     validate({"backend": [BackendName()]}, backend=name)
     return BACKENDS.get(name, None) or Backend(name)
 

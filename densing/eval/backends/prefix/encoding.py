@@ -65,8 +65,7 @@ def encode_pairs(lm: Any, pairs: Sequence[tuple[str, str]]) -> list[tuple[list[i
 
 
 def _encode_empty_context(lm: Any, context: str, continuation: str) -> tuple[list[int], list[int]]:
-    """lm-eval's encoding of a request whose context is empty (the prefix token, BOS or EOS, as the context) or
-    spaces alone (``_encode_pair``'s: the spaces go to the continuation, the context's ids are those of "")."""
+    """lm-eval's encoding of a request whose context is empty (the prefix token as the context) or spaces alone."""
     if context:
         return lm._encode_pair(context, continuation)
     continuation_ids = lm.tok_encode(continuation, add_special_tokens=False)

@@ -20,8 +20,8 @@ from densing.eval.backends.prefix.settings import DecodeStats
 
 
 class ReservedLayer(DynamicLayer):
-    """A ``DynamicLayer`` whose keys/values live in a buffer of ``rows`` × ``capacity`` positions allocated once and
-    written in place; it starts with the shared prefix's ``keys`` and ``values`` (broadcast over the rows), if any."""
+    """A ``DynamicLayer`` whose keys/values live in a buffer of ``rows`` × ``capacity`` positions written in place,
+    starting with the shared prefix's ``keys`` and ``values`` (broadcast over the rows), if any."""
 
     def __init__(self, rows: int, capacity: int, keys: torch.Tensor | None = None,
                  values: torch.Tensor | None = None) -> None:

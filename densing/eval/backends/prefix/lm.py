@@ -52,8 +52,8 @@ class PassInputs(NamedTuple):
 
 
 def device_sizing(model: Any, device: Any, max_length: int) -> Sizing:
-    """The :class:`~.settings.Sizing` of ``model`` on ``device``: on CUDA, the device's and model's numbers (keys and
-    values per position ``2 · layers · kv_heads · head_dim · dtype bytes``); elsewhere the device type alone."""
+    """The :class:`~.settings.Sizing` of ``model`` on ``device`` (keys and values per position: ``2 · layers ·
+    kv_heads · head_dim · dtype bytes``)."""
     device = torch.device(device)
     if device.type != "cuda":
         return Sizing(device.type)

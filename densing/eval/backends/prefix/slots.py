@@ -52,8 +52,7 @@ class SlotLayer(DynamicLayer):
 
 
 class SlotCache(DynamicCache):
-    """The cache :func:`shared_prefix_attention` reads (module docstring), with each row's group (``row_group``);
-    ``part_cost`` prices one more attention run (:func:`~densing.eval.backends.prefix.grouping.contiguous_parts`)."""
+    """The cache :func:`shared_prefix_attention` reads (module docstring), with each row's group (``row_group``)."""
 
     def __init__(self, config: Any, layers: int, rows: int, capacity: int, prefixes: list[dict], part_cost: int) -> None:
         super().__init__(config=config)
