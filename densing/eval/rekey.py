@@ -34,10 +34,6 @@ def rekey_store(store: str | Path, models: str | Path | Sequence[ModelSpec | dic
     model is loaded. Returns ``(model, benchmark, outcome)`` per pair: ``"rekeyed OLD → NEW"``, ``"current"``,
     ``"absent"``, or ``"differs: …"``.
     """
-    import pyarrow.parquet as pq
-
-    from densing.eval.store import read_part_hash, rewrite_key
-
     specs = as_model_specs(models)
     limit = None if limit is None else float(limit)
     root, manager, benches = sweep_tasks(benchmarks, include_paths, local_data=local_data, data_root=data_root,
@@ -45,37 +41,35 @@ def rekey_store(store: str | Path, models: str | Path | Sequence[ModelSpec | dic
     backend = backends.with_prefix_cache(backend, prefix_cache)
     hashes = sweep_hashes(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
                           data_root=root)
-    version = lm_eval_version()
-    outcomes = []
-    for spec in specs:
-        expected = {"model_path": spec.model, "revision": spec.revision, "limit": limit,
-                    "backend": backends.get(backend).recorded_as,
-                    "lm_eval_version": version}
-        for bench in benches:
-            path = part_path(store, spec.name, bench.name)
-            old, new = read_part_hash(path), hashes[spec.name, bench.name]
-            if old is None:
-                outcomes.append((spec.name, bench.name, "absent"))
-                continue
-            if old == new:
-                outcomes.append((spec.name, bench.name, "current"))
-                continue
-            missing = [column for column in REKEY_COLUMNS if column not in pq.read_schema(path).names]
-            if missing:
-                outcomes.append((spec.name, bench.name, f"differs: no column {', '.join(missing)} (not a sweep's part)"))
-                continue
-            rows = pq.read_table(path, columns=list(REKEY_COLUMNS)).to_pandas()
-            differs = []
-            for column, want in {**expected, "score_task": bench.score_task}.items():
-                values = {_comparable(value) for value in rows[column].tolist()}
-                if values != {_comparable(want)}:
-                    differs.append(f"{column} {', '.join(sorted(map(str, values)))} (the sweep: {_comparable(want)})")
-            if differs:
-                outcomes.append((spec.name, bench.name, "differs: " + "; ".join(differs)))
-                continue
-            rewrite_key(path, new)
-            outcomes.append((spec.name, bench.name, f"rekeyed {old} → {new}"))
-    return outcomes
+    common = {"limit": limit, "backend": backends.get(backend).recorded_as, "lm_eval_version": lm_eval_version()}
+    return [(spec.name, bench.name, _rekey_part(part_path(store, spec.name, bench.name), hashes[spec.name, bench.name],
+                                                {"model_path": spec.model, "revision": spec.revision, **common,
+                                                 "score_task": bench.score_task}))
+            for spec in specs for bench in benches]
+
+
+def _rekey_part(path: Path, new: str, expected: dict[str, Any]) -> str:
+    """Give the part at ``path`` the key ``new`` where its rows record ``expected``; the outcome in words."""
+    import pyarrow.parquet as pq
+
+    from densing.eval.store import read_part_hash, rewrite_key
+
+    old = read_part_hash(path)
+    if old is None or old == new:
+        return "absent" if old is None else "current"
+    missing = [column for column in REKEY_COLUMNS if column not in pq.read_schema(path).names]
+    if missing:
+        return f"differs: no column {', '.join(missing)} (not a sweep's part)"
+    rows = pq.read_table(path, columns=list(REKEY_COLUMNS)).to_pandas()
+    differs = []
+    for column, want in expected.items():
+        values = {_comparable(value) for value in rows[column].tolist()}
+        if values != {_comparable(want)}:
+            differs.append(f"{column} {', '.join(sorted(map(str, values)))} (the sweep: {_comparable(want)})")
+    if differs:
+        return "differs: " + "; ".join(differs)
+    rewrite_key(path, new)
+    return f"rekeyed {old} → {new}"
 
 
 def _comparable(value: Any) -> Any:
