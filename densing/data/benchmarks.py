@@ -24,8 +24,7 @@ from densing.registry import Registry, check_range, check_type
 
 @dataclass(frozen=True)
 class Benchmark:
-    """One protocol ``densing eval --benchmarks NAME`` runs: the lm-eval tasks of the score and of the conditional
-    loss. The record holding it names the benchmark whose score it measures."""
+    """One protocol ``densing eval --benchmarks NAME`` runs: the lm-eval tasks of the score and of the loss."""
 
     name: str
     score_task: str

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from densing import paths
-from densing.data import readers
+from densing.data import olmo, readers
 from densing.errors import InputError
 from densing.registry import Registry, check_callable, check_range, check_type
 from densing.validation import as_path
@@ -37,15 +37,7 @@ def _pythia(path: Path, *, suite: str = "standard", final_only: bool = False, **
     return readers.read_pythia_evals(path, suite=suite, final_only=final_only)
 
 
-def _is_olmo_ladder(path: Path) -> bool:
-    from densing.data import olmo  # the OLMo ladder's reader, imported where a folder may be one
-
-    return olmo.is_olmo_ladder(path)
-
-
 def _olmo_ladder(path: Path, **_) -> pd.DataFrame:
-    from densing.data import olmo
-
     return olmo.split_ladder(olmo.read_olmo_ladder(path))[0]  # its own runs: the full OLMo-2 runs are targets
 
 
@@ -70,7 +62,7 @@ def _check_format(registry: Registry, name: str, data_format) -> None:
 FORMATS: Registry[DataFormat] = Registry("data format", check=_check_format, items=((f.name, f) for f in [
     DataFormat("pythia_evals", readers.is_pythia_evals, _pythia, "the Pythia suite's evaluations folder",
                reference_only=True, min_train_tokens=PYTHIA_MIN_TRAIN_TOKENS),
-    DataFormat("olmo_ladder", _is_olmo_ladder, _olmo_ladder, "AI2's OLMo ladder folder", reference_only=True),
+    DataFormat("olmo_ladder", olmo.is_olmo_ladder, _olmo_ladder, "AI2's OLMo ladder folder", reference_only=True),
     DataFormat("results_store", lambda p: p.is_dir() and any(p.rglob("*.parquet")),
                _path_only(readers.read_results_store), "a results store (Parquet parts)"),
     DataFormat("lm_eval_dir", lambda p: p.is_dir(), _path_only(readers.read_lm_eval_dir),
@@ -115,8 +107,7 @@ def read_reference_data(path: str | Path, *, suite: str = "standard", final_only
 
 
 def pythia_only(data: Path, suite: str | None, final_only: bool = False) -> None:
-    """An InputError when ``--suite`` (or ``convert``'s ``--final-only``) is given with data not the Pythia evals
-    folder (the option would change nothing)."""
+    """An InputError when ``--suite`` (or ``--final-only``) is given with data not the Pythia evals folder."""
     if (suite is None and not final_only) or not data.exists():
         return
     found = sniff_format(data)

@@ -125,8 +125,7 @@ def _wide_columns(frame: pd.DataFrame, source: str, known: dict[str, str]) -> di
 
 
 def scores_table(frame: pd.DataFrame, source: str) -> pd.DataFrame:
-    """``frame``, a tidy or a wide table, as the public table's validated rows (:func:`.schema.validate_results`), one
-    ``score`` per model and benchmark (module docstring)."""
+    """``frame``, a tidy or a wide table, as validated rows of one ``score`` per model and benchmark (module doc)."""
     from densing.data.readers import wide_to_tidy
     from densing.data.schema import SOURCE_COLUMN, require_columns, validate_results
 

@@ -147,8 +147,8 @@ def _ingest_lm_eval_file(path: Path, metadata: pd.DataFrame | None) -> pd.DataFr
 
 def ingest(directory: str | Path, store: str | Path, *, metadata: pd.DataFrame | None = None,
            on_progress: Callable[[str, str], None] | None = None) -> pd.DataFrame:
-    """Read the lm-eval outputs under ``directory`` into ``store`` (all validated before a part is written); return the
-    ingested rows. ``on_progress(source, status)`` gets ``"skipped"`` or ``"written"``."""
+    """Read and validate the lm-eval outputs under ``directory``, then write them into ``store``; return their rows.
+    ``on_progress(source, status)`` gets ``"skipped"`` or ``"written"``."""
     root = Path(directory)
     if not root.is_dir():
         raise InputError(f"{root}: no such directory of lm-eval outputs")

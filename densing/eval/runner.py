@@ -177,8 +177,7 @@ def _pending(store: Path, specs: list[ModelSpec], benches: list[Benchmark], hash
 
 def sweep_tasks(benchmarks: Sequence[str] | str, include_paths, *, local_data: bool, data_root,
                  allow_unsafe_code: bool) -> tuple[Path | None, Any, list[Benchmark]]:
-    """(the local data's folder, lm-eval's task manager, the benchmarks) of ``benchmarks``; one that runs
-    model-generated code is refused without ``allow_unsafe_code``."""
+    """(the local data's folder, lm-eval's task manager, the benchmarks) of ``benchmarks``; unsafe code is refused."""
     from densing.eval.benchmarks import parse_benchmark_list
 
     names = parse_benchmark_list(benchmarks) if isinstance(benchmarks, str) else list(dict.fromkeys(benchmarks))
@@ -219,8 +218,7 @@ def _check_engine_options(record, backend: str, store, *, shard, isolate, time_l
 
 def _evaluate_model(lm, counts, spec: ModelSpec, todo: list, manager, store: Path, hashes: dict, record, backend: str,
                     *, limit: float | None, allow_unsafe_code: bool, on_progress: ProgressCallback | None) -> bool:
-    """Evaluate one loaded model on its pairs to do into store parts (its own request cache); True on a rank ≠ 0 of a
-    data-parallel run (rank 0 writes the parts)."""
+    """Evaluate one loaded model on its pairs to do into store parts; True on a rank ≠ 0 of a data-parallel run."""
     identity = hashlib.sha256(json.dumps([spec.load_identity(), record.recorded_as, decoding_identity(lm)],
                                          sort_keys=True).encode()).hexdigest()[:12]
     cache = store / CACHE_DIRECTORY / f"{_slug(spec.name)}-{identity}" / "requests"

@@ -154,8 +154,7 @@ def request_shard(args: Sequence[Any], shards: int) -> int:
 
 @dataclass(frozen=True)
 class MergedCache(Result):
-    """One request cache of a merged store: its folder, its requests, how many came from each source, and how many
-    a source repeated with the same answer and with another (the first is kept)."""
+    """One merged request cache: its folder, its requests, those from each source, and the repeats (same, other)."""
 
     folder: str
     requests: int

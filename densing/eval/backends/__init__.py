@@ -68,8 +68,7 @@ def keyword_arguments(spec: ModelSpec, batch_size: int | str) -> dict[str, Any]:
 
 
 def model_arg_string(spec: ModelSpec) -> str:
-    """``spec`` as lm-eval's ``--model_args``: :func:`keyword_arguments` but the batch size (and a false
-    ``trust_remote_code``)."""
+    """``spec`` as lm-eval's ``--model_args``: :func:`keyword_arguments` but the batch size and a false switch."""
     arguments = keyword_arguments(spec, 0)
     del arguments["batch_size"]
     if not arguments["trust_remote_code"]:

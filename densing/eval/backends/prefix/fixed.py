@@ -147,8 +147,7 @@ def _prefix_cache(model: Any, device: Any, cache: DynamicCache | None, tokens: l
 
 
 def _left_padded(suffixes: list, shared: int, width: int, capacity: int, pad: int):
-    """(input ids, positions, attention mask) of a batch's ``suffixes`` after ``shared`` prefix tokens, padded on the
-    left to ``width``; the mask spans ``capacity`` positions (prefix, suffix, tokens to generate)."""
+    """(input ids, positions, attention mask over ``capacity``) of ``suffixes`` after ``shared`` tokens, left-padded."""
     n = len(suffixes)
     input_ids = torch.full((n, width), pad, dtype=torch.long)
     positions = torch.zeros((n, width), dtype=torch.long)

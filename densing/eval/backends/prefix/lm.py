@@ -38,8 +38,7 @@ DECODER_VERSION = 2
 
 
 class PassInputs(NamedTuple):
-    """One trie pass's tensors: the model's inputs, then per scored token its kept row and target token, and (on the
-    host) its request in the pass."""
+    """One trie pass's tensors: the model's inputs, then per scored token its row, target and (on the host) request."""
 
     tokens: torch.Tensor
     positions: torch.Tensor
@@ -52,8 +51,7 @@ class PassInputs(NamedTuple):
 
 
 def device_sizing(model: Any, device: Any, max_length: int) -> Sizing:
-    """The :class:`~.settings.Sizing` of ``model`` on ``device`` (keys and values per position: ``2 · layers ·
-    kv_heads · head_dim · dtype bytes``)."""
+    """The :class:`~.settings.Sizing` of ``model`` on ``device`` (keys/values: 2·layers·kv_heads·head_dim·bytes)."""
     device = torch.device(device)
     if device.type != "cuda":
         return Sizing(device.type)

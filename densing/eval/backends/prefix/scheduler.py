@@ -91,8 +91,7 @@ class ContinuousDecoder:
         return [r for r, slot in enumerate(self.slots) if slot.live]
 
     def run(self, admit_until: float | None = None) -> DecodeStats:
-        """Decode every request and return what was done; with ``admit_until`` (a ``time.monotonic()`` instant) no
-        request but the first slots' fill is admitted after it, and the rest are never ``finish``ed."""
+        """Decode every request, return what was done; after ``admit_until`` only the first slots' fill is admitted."""
         admitted = False
         while True:
             closed = admitted and admit_until is not None and time.monotonic() >= admit_until
