@@ -107,23 +107,18 @@ def count_parameters(model: Any) -> ParameterCounts:
     import torch
 
     total = sum(p.numel() for p in model.parameters())  # parameters() yields a tied weight once
-    embedding_ids: set[int] = set()
-    for module in model.modules():
-        if isinstance(module, torch.nn.Embedding):
-            embedding_ids.update(id(p) for p in module.parameters())
     output = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
-    if output is not None:
-        embedding_ids.update(id(p) for p in output.parameters())
-    embedding = sum(p.numel() for p in model.parameters() if id(p) in embedding_ids)
-    # parameters() deduplicates tied weights, so a tied head is counted once, with the embedding
+    embeddings = [m for m in model.modules() if isinstance(m, torch.nn.Embedding)]
+    embeddings += [output] if output is not None else []
+    embedding_ids = {id(p) for module in embeddings for p in module.parameters()}
+    embedding = sum(p.numel() for p in model.parameters() if id(p) in embedding_ids)  # a tied head counted once
     head = sum(p.numel() for p in output.parameters()) if output is not None else 0
     non_embedding = total - embedding
     return ParameterCounts(float(total), float(non_embedding), float(non_embedding + head))
 
 
-def load_model(
-    spec: ModelSpec, *, backend: str, device: str | None, batch_size: int | str, settings: PrefixSettings | None = None,
-) -> tuple[Any, ParameterCounts]:
+def load_model(spec: ModelSpec, *, backend: str, device: str | None, batch_size: int | str,
+               settings: PrefixSettings | None = None) -> tuple[Any, ParameterCounts]:
     """Load ``spec`` with lm-eval's backend ``backend`` (:func:`registered_model`, made by
     :meth:`densing.eval.backends.Backend.load`); return (lm, its parameter counts, :func:`_count_loaded`).
     ``settings`` (:class:`densing.eval.backends.prefix.settings.PrefixSettings`) configure the prefix engine
