@@ -56,9 +56,8 @@ class BenchmarkRecord:
 
 
 def _check_record(registry: Registry, name: str, record) -> None:
-    """A benchmark record is a :class:`BenchmarkRecord` registered under its own name, whose chance level is a
-    probability below 1 (a floor of 1 leaves no room for a score), its item count and shots whole numbers (items > 0,
-    shots ≥ 0), its wide columns strings and its runs :class:`Benchmark` records."""
+    """A :class:`BenchmarkRecord` under its own name, its chance level in [0, 1), items > 0 and shots ≥ 0 whole
+    numbers, its columns strings and its runs :class:`Benchmark` records."""
     check_type(registry, name, record, BenchmarkRecord)
     if record.name != name:
         raise RegistryError(f"benchmark {name!r}: a record is registered under its own name, {record.name!r}")

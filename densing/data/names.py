@@ -2,13 +2,10 @@
 JSON, a DataFrame given to ``densing.place``): :func:`scores_table` turns any of them into the public table's rows,
 one ``score`` per model and benchmark, or refuses the name it cannot read.
 
-**Benchmarks** (docs/measure.md, "The names a scores file may use"). A benchmark is named, in any case, by its id in
-the benchmark registry, a wide table's column of its scores, a ``densing eval`` run or the lm-eval task it runs, or
-the name the report displays it by (a registered table's sets list theirs), every one read from
-:data:`densing.data.benchmarks.BENCHMARKS` and the tables' sets (:func:`aliases`). Where two benchmarks answer to one
-name, a benchmark of a table (one with wide columns) comes first, in registration order: ``mmlu`` is the public table's
-MMLU, not Swallow's. A name that maps to no benchmark is an :class:`~densing.errors.InputError` naming it, with the
-closest names (difflib).
+**Benchmarks** (docs/measure.md, "The names a scores file may use"; :func:`aliases`). Where two benchmarks answer to
+one name, a benchmark of a table (one with wide columns) comes first, in registration order: ``mmlu`` is the public
+table's MMLU, not Swallow's. A name that maps to no benchmark is an :class:`~densing.errors.InputError` naming it, with
+the closest names (difflib).
 
 **Metrics.** A score is read at the metric of its benchmark's run, else at the first of :data:`METRIC_PREFERENCE` the
 benchmark has; lm-eval's filter after the comma names the same metric, and ``score`` is any benchmark's score. A
@@ -48,7 +45,8 @@ def _display_names() -> dict[str, str]:
 
 
 def aliases() -> dict[str, str]:
-    """{a name in lower case: the benchmark it names}, every name of the module docstring's contract."""
+    """{a name in lower case: the benchmark it names}: its id in the benchmark registry, a wide table's column of its
+    scores, a ``densing eval`` run or the lm-eval task it runs, or the name the report displays it by."""
     from densing.data.benchmarks import BENCHMARKS
 
     records = list(BENCHMARKS.values())

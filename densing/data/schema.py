@@ -264,12 +264,9 @@ def _by_columns(frame: pd.DataFrame) -> dict[str, list] | None:
 
 def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, reference: bool = False) -> pd.DataFrame:
     """A tidy table given to the API as argument ``name``, checked as a table file is: InputError naming ``name`` (and
-    the row and field) when it is not a DataFrame, lacks one of ``columns`` or fails :func:`validate_results`.
-
-    A table of scores (``reference=False``) is always validated and normalised (counts written ``7B`` parsed, an
-    impossible score refused); a reference table (``reference=True``: the checkpoints a law is fitted on, often many
-    thousands of rows from a reader that has checked them) is validated only when a count or score column holds
-    something other than numbers (strings such as ``7B`` a notebook wrote)."""
+    the row and field) when it is not a DataFrame, lacks one of ``columns`` or fails :func:`validate_results`. A table
+    of scores is always validated; a reference table (``reference=True``: often thousands of checkpoints a reader has
+    checked) only where a count or score column holds something other than possible numbers."""
     if not isinstance(frame, pd.DataFrame):
         raise InputError(f"{name}: expected a pandas DataFrame (a tidy table, such as densing.read_results(path)), "
                          f"got {type(frame).__name__}")

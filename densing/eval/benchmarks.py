@@ -1,12 +1,10 @@
 """Benchmarks densing knows by name, in the settings of Xiao et al. 2024 (§3.1), over lm-eval tasks.
 
-A :class:`Benchmark` names the lm-eval task (or group) whose metrics are the score, the number of few-shot examples,
-and, for a generative task, a companion ``loglikelihood`` task (shipped as lm-eval YAML in ``densing/eval/tasks``)
-that scores the reference solution as the continuation of the same prompt: the conditional loss
-−log P(answer | prompt) (§2.2). A multiple-choice or loglikelihood task's loss comes from its own requests (the gold
-continuation). The runs are part of the benchmark records of :data:`densing.data.benchmarks.BENCHMARKS`;
-:data:`KNOWN_BENCHMARKS` reads them. :data:`LOCAL_BENCHMARKS`, :data:`OLMES_BENCHMARKS` and
-:data:`OLMO_REQUEST_BENCHMARKS` run on local files (``<data root>/benchmarks``, :mod:`densing.eval.tasks.local_data`).
+A :class:`Benchmark` names the lm-eval task (or group) of the score, the shots, and for a generative task a companion
+``loglikelihood`` task (in ``densing/eval/tasks``) that scores the reference solution after the same prompt: the
+conditional loss −log P(answer | prompt) (§2.2); a multiple-choice task's loss comes from its own requests. The runs
+are part of the records of :data:`densing.data.benchmarks.BENCHMARKS`. :data:`LOCAL_BENCHMARKS`,
+:data:`OLMES_BENCHMARKS` and :data:`OLMO_REQUEST_BENCHMARKS` run on local files (:mod:`densing.eval.tasks.local_data`).
 
 Any other lm-eval task name (built in, or under a user ``--include-path``) is a benchmark too; a generative task
 ``T`` gets its loss from a task named ``T_loss`` when one exists.

@@ -2,10 +2,9 @@
 
 A part holds every row of one (model, benchmark) evaluation, or of one ingested lm-eval results file, and is
 written atomically (a temporary file beside it, then :func:`os.replace`): a kill -9 loses at most the part in flight.
-Several writers may share a store: each temporary file names its writer's process, and only those of writers no
-longer running are cleared. Each row carries the ``config_hash`` of its run; a sweep skips a part stored under the
-hash it would write. ``densing fit --data DIR`` reads the directory whole (:func:`densing.data.read_results`);
-temporary files (``.tmp``) and the request cache (``.cache/``) are not read as results.
+Several writers may share a store: only the temporary files of writers no longer running are cleared. Each row
+carries the ``config_hash`` of its run; a sweep skips a part stored under the hash it would write.
+:func:`densing.data.read_results` reads the directory whole, but its temporary files and request cache (``.cache/``).
 
 lm-eval caches each request's answer in ``STORE/.cache/MODEL-ID/requests_rank0.db`` (an ``sqlitedict`` table
 ``unnamed``: key = ``lm_eval.api.model.hash_args(request type, args)``, value = the pickled answer).

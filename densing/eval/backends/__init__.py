@@ -54,12 +54,8 @@ class Backend:
 
 def keyword_arguments(spec: ModelSpec, batch_size: int | str) -> dict[str, Any]:
     """What an HF-style lm-eval class is given for ``spec``, the models file's own ``model_args`` last."""
-    arguments: dict[str, Any] = {
-        "pretrained": spec.model_directory(),
-        "dtype": spec.dtype,
-        "trust_remote_code": spec.trust_remote_code,
-        "batch_size": batch_size,
-    }
+    arguments: dict[str, Any] = {"pretrained": spec.model_directory(), "dtype": spec.dtype,
+                                 "trust_remote_code": spec.trust_remote_code, "batch_size": batch_size}
     if spec.revision:
         arguments["revision"] = spec.revision
     if spec.gguf_file is not None:
