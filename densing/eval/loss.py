@@ -1,8 +1,7 @@
 """Conditional loss from the requests lm-eval already made (no extra forward passes).
 
-For a multiple-choice sample, lm-eval scores every choice as a continuation of the prompt; the
-gold choice's log-likelihood is log P(answer | prompt). For a ``loglikelihood`` sample (a
-companion task scoring a reference solution) it is the one request's log-likelihood. We sum
+The gold choice's log-likelihood in a multiple-choice sample, or the one request's in a ``loglikelihood`` sample (a
+companion task scoring a reference solution), is log P(answer | prompt). We sum
 
     loss_total = Σ_i −log P(answer_i | prompt_i)
 

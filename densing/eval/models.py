@@ -133,9 +133,8 @@ def model_spec_from_mapping(entry: object, *, where: str) -> ModelSpec:
             counts["non_embedding_params"] > counts["params"]:
         raise InputError(f"{where}: field 'non_embedding_params': {counts['non_embedding_params']:g} is above params "
                          f"({counts['params']:g}); expected a part of the model's parameters")
-    gguf = entry.get("gguf_file")
     if not (text("gguf_file") or ".gguf").lower().endswith(".gguf"):
-        raise InputError(f"{where}: field 'gguf_file': expected a file name ending .gguf, got {gguf!r}")
+        raise InputError(f"{where}: field 'gguf_file': expected a file name ending .gguf, got {entry['gguf_file']!r}")
     release = entry.get("release_date")
     release_date = None if _empty(release) else parse_date(release, where=where, in_domain=False).strftime("%Y-%m-%d")
     if release_date is not None:  # every reader's date domain: a models file admits what a table admits

@@ -1,19 +1,17 @@
 """Scores in the format of AI2's OLMo ladder, from the requests lm-eval logged.
 
-The ladder (allenai/OLMo ``olmo/eval/downstream.py``, ``ICLMetric``) scores an OLMES
-ranked-classification task from the log-likelihood ``ll_i = Σ_t log P(x_t | prefix)`` of every
-choice's continuation ``" " + answer_i`` given the 5-shot prompt:
+The ladder (allenai/OLMo ``olmo/eval/downstream.py``, ``ICLMetric``) scores an OLMES ranked-classification task from
+the log-likelihood ``ll_i = Σ_t log P(x_t | prefix)`` of every choice's continuation ``" " + answer_i``:
 
 - ``acc``: the choice with the largest ``ll_i`` is the gold one (OLMES ``acc_raw``);
 - ``len_norm``: the choice with the largest ``ll_i / c_i`` is the gold one, ``c_i`` the number of
   characters of the continuation without its leading space (OLMES ``acc_per_char``; lm-eval's ``acc_norm``
   for answers after a one-space target delimiter);
-- ``bpb``: bits per byte of the correct answer, ``−ll_gold / b_gold / ln 2`` with ``b_gold`` the
-  UTF-8 bytes of the gold continuation without its leading space (``cont_byte_len``), averaged over
-  items (the ladder's ``*_rc_5shot_bpb`` columns are a mean of per-item values, not a ratio of sums).
+- ``bpb``: bits per byte of the correct answer, ``−ll_gold / b_gold / ln 2`` with ``b_gold`` the UTF-8 bytes of the
+  gold continuation without its leading space (``cont_byte_len``), averaged over items (as the ladder's
+  ``*_rc_5shot_bpb`` columns are: a mean of per-item values, not a ratio of sums).
 
-MMLU is the average of its four groups (each a mean over its questions) weighted as the ladder
-weights them (:data:`densing.data.olmo.MMLU_GROUPS`), for accuracy and bits per byte alike.
+MMLU is the average of its four groups weighted as :data:`densing.data.olmo.MMLU_GROUPS` (accuracy and bpb alike).
 """
 from __future__ import annotations
 
