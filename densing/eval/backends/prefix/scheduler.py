@@ -16,9 +16,8 @@ single (Orca's iteration-level scheduling, Yu et al. 2022, OSDI; the prefix held
    (the step's width: :func:`.drafts.step_width`); columns of rejected draft tokens stay in the slot, masked
    (*holes*), until compaction squeezes them out.
 
-Rows stop exactly where lm-eval's batch-1 ``generate`` stops them (:mod:`.generation`), with the same strings
-(``tests/eval/test_generation.py``). Used for the models :func:`.slots.supported` names; others take the fixed-batch
-path.
+Rows stop exactly where lm-eval's batch-1 ``generate`` stops them (:mod:`.generation`), with the same strings. Used
+for the models :func:`.slots.supported` names; others take the fixed-batch path.
 """
 from __future__ import annotations
 
