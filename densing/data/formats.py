@@ -22,8 +22,7 @@ class DataFormat:
     """One layout of results on disk: ``sniff(path) -> bool`` and ``read(path, **options) -> DataFrame`` (the options
     of :func:`read_reference_data`, those it has no use for ignored). ``reference_only``: a layout of reference runs,
     which :func:`read_results` does not consider. ``min_train_tokens``: the default cut for fitting and held-out
-    checks (Pythia's warm-up checkpoints), ``None`` for none.
-    """
+    checks (Pythia's warm-up checkpoints), ``None`` for none."""
 
     name: str
     sniff: Callable[[Path], bool]

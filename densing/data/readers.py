@@ -62,8 +62,7 @@ WIDE_METRIC = "score"
 def wide_to_tidy(frame: pd.DataFrame, source: str = "<table>", columns: dict | None = None) -> pd.DataFrame:
     """Melt a one-row-per-model table with score columns (``columns``: {column: benchmark}, by default
     :data:`densing.data.benchmarks.WIDE_COLUMNS`) into tidy rows, the per-model columns repeated on each row and empty
-    scores skipped. A table without ``n_shot`` gets :data:`densing.data.benchmarks.WIDE_SHOTS` where they are set.
-    """
+    scores skipped. A table without ``n_shot`` gets :data:`densing.data.benchmarks.WIDE_SHOTS` where they are set."""
     columns, shots = dict(WIDE_COLUMNS) if columns is None else columns, dict(WIDE_SHOTS)
     scores = [c for c in frame.columns if c in columns]
     if not scores:

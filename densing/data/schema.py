@@ -91,13 +91,12 @@ def _float(value: object, *, field: str, where: str) -> float:
 def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFrame:
     """Check and normalise a tidy results table; return a new DataFrame in canonical form.
 
-    Raises :class:`InputError` naming ``source``, the row (1-based, header not counted) and the
-    field for: a missing required column, an empty table, an empty model/benchmark/metric, a
-    non-numeric or NaN value or loss, a params/train_tokens that does not parse or is not
-    positive, an unparseable release date or one outside the date domain
-    (:func:`densing.impossible.check_date`: before 2018-06-11 or after today), an impossible value (:data:`densing.impossible.IMPOSSIBLE`:
-    a fraction outside [0, 1], a negative loss, a standard error below 0 or, for a fraction, above 0.5)
-    and two model names equal but for case with different scores for one measurement.
+    Raises :class:`InputError` naming ``source``, the row (1-based, header not counted) and the field for: a missing
+    required column, an empty table, an empty model/benchmark/metric, a non-numeric or NaN value or loss, a
+    params/train_tokens that does not parse or is not positive, an unparseable release date or one outside the date
+    domain (:func:`densing.impossible.check_date`: before 2018-06-11 or after today), an impossible value
+    (:data:`densing.impossible.IMPOSSIBLE`: a fraction outside [0, 1], a negative loss, a standard error below 0 or,
+    for a fraction, above 0.5) and two model names equal but for case with different scores for one measurement.
     """
     require_columns(frame, REQUIRED_COLUMNS, source)
     result = _validated(frame, source)

@@ -110,10 +110,8 @@ UNSAFE_CODE_BENCHMARKS = frozenset({"humaneval", "mbpp", "swallow_humaneval"})
 
 
 def register(benchmark: Benchmark) -> Benchmark:
-    """Add ``benchmark`` to :data:`KNOWN_BENCHMARKS` (a name already there is a
-    :class:`densing.errors.RegistryError`), as :meth:`densing.data.benchmarks.RunRegistry.register` adds a run. A
-    benchmark with a chance level, an item count or a table column is a :func:`densing.data.benchmarks.register`
-    call instead."""
+    """Add ``benchmark`` to :data:`KNOWN_BENCHMARKS` as :meth:`densing.data.benchmarks.RunRegistry.register` does (a
+    benchmark with a chance level, an item count or a table column: :func:`densing.data.benchmarks.register`)."""
     return KNOWN_BENCHMARKS.register(benchmark.name, benchmark)
 
 

@@ -121,10 +121,7 @@ def load_model(spec: ModelSpec, *, backend: str, device: str | None, batch_size:
                settings: PrefixSettings | None = None) -> tuple[Any, ParameterCounts]:
     """Load ``spec`` with lm-eval's backend ``backend`` (:func:`registered_model`, made by
     :meth:`densing.eval.backends.Backend.load`); return (lm, its parameter counts, :func:`_count_loaded`).
-    ``settings`` (:class:`densing.eval.backends.prefix.settings.PrefixSettings`) configure the prefix engine
-    (``densing-hf``: every distinct token position of the log-likelihood requests run once, greedy requests decoded
-    over their shared prefixes; the same numbers and strings).
-    """
+    ``settings`` (:class:`densing.eval.backends.prefix.settings.PrefixSettings`) configure the prefix engine."""
     validate(SWEEP_CONSTRAINTS, device=device, backend=backend)  # the backend's check needs lm-eval (EvalError)
     record = backends.get(backend)
     record.check(spec)

@@ -165,12 +165,10 @@ class MergedCache(Result):
 def merge_request_caches(sources, into: str | os.PathLike) -> list[MergedCache]:
     """Merge the request caches of the stores ``sources`` into store ``into`` (``densing eval merge-cache``).
 
-    The shards of one sweep run on several machines (``densing eval --shard K/N``) each fill a request cache with a
-    disjoint share of the requests; merged, the sweep run without ``--shard`` on ``into`` scores every pair from it.
-    Each cache folder (``.cache/MODEL-ID``: ID names the model, backend and decoding code) becomes one
-    ``requests_rank0.db`` in ``into`` holding the union of every ``requests_rank*.db`` of that folder, ``into``'s own
-    first, then ``sources`` in order; each database is moved into place whole. Raises
-    :class:`~densing.errors.InputError` naming a source that is not a store with a request cache."""
+    Each cache folder (``.cache/MODEL-ID``, ID naming the model, backend and decoding code) becomes one
+    ``requests_rank0.db`` in ``into`` holding the union of that folder's ``requests_rank*.db`` (``into``'s own first,
+    then ``sources`` in order), moved into place whole. A source that is not a store with a request cache is an
+    :class:`~densing.errors.InputError`."""
     from sqlitedict import SqliteDict
 
     into = check_writable_folder(into)
