@@ -1,22 +1,14 @@
 """Every benchmark densing knows, one :class:`BenchmarkRecord` each, in one registry (:data:`BENCHMARKS`).
 
-A record holds what the rest of densing asks of a benchmark (its fields: :class:`BenchmarkRecord`, and
-docs/extending.md, "A benchmark"): its chance level, the item count of its scored split, its capability group, the
-wide tables' columns of its scores and how ``densing eval`` runs it, each with its source.
+A record holds what densing asks of a benchmark (docs/extending.md, "A benchmark"), each fact with its source. A new
+benchmark is one :func:`register` call; :data:`CHANCE_LEVELS`, :data:`ITEM_COUNTS`, :data:`CAPABILITY`,
+:data:`WIDE_COLUMNS`, :data:`WIDE_SHOTS`, :data:`PROTOCOL_MAPPING` (name → one field) and :data:`RUNS` (the runs by run
+name: ``densing.eval.benchmarks.KNOWN_BENCHMARKS``) are views of the registry, read at each access. Which tables and
+suites include a benchmark is theirs to say (:mod:`densing.registry`, :data:`densing.eval.benchmarks.SUITES`).
 
-A new benchmark is one :func:`register` call. The names every other module reads are views of the registry, read at
-each access: :data:`CHANCE_LEVELS`, :data:`ITEM_COUNTS`, :data:`CAPABILITY`, :data:`WIDE_COLUMNS`, :data:`WIDE_SHOTS`,
-:data:`PROTOCOL_MAPPING` (mappings of names to one field) and :data:`RUNS` (the runs by run name, the registry
-``densing.eval.benchmarks.KNOWN_BENCHMARKS`` is). Which table's candidates and sets include a benchmark is the
-table's own record (:mod:`densing.registry`), and which suite runs it the suite's
-(:data:`densing.eval.benchmarks.SUITES`).
-
-The chance levels of the leaderboard-v2 benchmarks with subtasks derive from ``leaderboard_v2_subtasks.csv`` beside
-this module: Σ nᵢ/kᵢ / Σ nᵢ over a benchmark's subtasks (nᵢ items, kᵢ options), the item-weighted mean of 1/k, which
-``tests/data/test_benchmark_facts.py`` computes exactly and holds each level to.
-
-A score S on n independent items has the binomial standard error √(S(1 − S)/n): where a results table carries no
-``stderr``, :func:`with_stderr` fills it in with n the item count of the benchmark's record.
+The chance level of a leaderboard-v2 benchmark with subtasks is Σ nᵢ/kᵢ / Σ nᵢ over its subtasks (nᵢ items, kᵢ
+options; ``leaderboard_v2_subtasks.csv`` beside this module, held exactly by ``tests/data/test_benchmark_facts.py``).
+A score S on n independent items has the binomial standard error √(S(1 − S)/n) (:func:`with_stderr`).
 """
 from __future__ import annotations
 
@@ -32,10 +24,7 @@ from densing.registry import Registry, check_range, check_type
 
 @dataclass(frozen=True)
 class Benchmark:
-    """One protocol ``densing eval`` runs: what lm-eval runs for the score and for the conditional loss.
-
-    ``name`` is the run's name (``densing eval --benchmarks NAME``); the record holding it names the benchmark whose
-    score it measures."""
+    """One protocol ``densing eval --benchmarks NAME`` runs: the lm-eval tasks of the score and of the loss."""
 
     name: str
     score_task: str
@@ -51,9 +40,7 @@ class Benchmark:
 
 @dataclass(frozen=True)
 class BenchmarkRecord:
-    """One benchmark: its tidy name and everything densing knows of it (module docstring). A field left at its
-    default is a fact densing does not have: no chance level, no item count, no capability row, no wide column, not
-    run by ``densing eval``."""
+    """One benchmark: its tidy name and what densing knows of it (a field left at its default: nothing)."""
 
     name: str
     chance: float | None = None
@@ -68,11 +55,9 @@ class BenchmarkRecord:
     same_data_as: tuple[str, str] | None = None  # (another table's benchmark of the same data, how they differ)
 
 
-#: The registered benchmarks, by tidy name (a :class:`densing.registry.Registry`).
 def _check_record(registry: Registry, name: str, record) -> None:
-    """A benchmark record is a :class:`BenchmarkRecord` registered under its own name, whose chance level is a
-    probability below 1 (a floor of 1 leaves no room for a score), its item count and shots whole numbers (items > 0,
-    shots ≥ 0), its wide columns strings and its runs :class:`Benchmark` records."""
+    """A :class:`BenchmarkRecord` under its own name, its chance level in [0, 1), items > 0 and shots ≥ 0 whole
+    numbers, its columns strings and its runs :class:`Benchmark` records."""
     check_type(registry, name, record, BenchmarkRecord)
     if record.name != name:
         raise RegistryError(f"benchmark {name!r}: a record is registered under its own name, {record.name!r}")
@@ -86,12 +71,12 @@ def _check_record(registry: Registry, name: str, record) -> None:
         raise RegistryError(f"benchmark {name!r}: field 'runs': expected a tuple of Benchmark records, got {record.runs!r}")
 
 
+#: The registered benchmarks, by tidy name (a :class:`densing.registry.Registry`).
 BENCHMARKS: Registry[BenchmarkRecord] = Registry("benchmark", check=_check_record)
 
 
 def register(record: BenchmarkRecord) -> BenchmarkRecord:
-    """Add ``record`` to :data:`BENCHMARKS` (its name must be new, and so must its columns and run names: else a
-    :class:`densing.errors.RegistryError`); every view then reads it."""
+    """Add ``record`` to :data:`BENCHMARKS`; a name, column or run name already there is a ``RegistryError``."""
     columns, runs = WIDE_COLUMNS._columns(), set(RUNS.names())  # each view read once, not once per name it holds
     for column in record.columns:
         if column in columns:
@@ -103,17 +88,14 @@ def register(record: BenchmarkRecord) -> BenchmarkRecord:
 
 
 class MissingField(InputError, KeyError):
-    """A benchmark whose record lacks a field asked for (or that has no record): a ``KeyError`` to the mapping
-    protocol (``in``, ``.get``), an :class:`InputError` naming the benchmark and the field to a user."""
+    """A benchmark without the field asked for: a ``KeyError`` to the mapping protocol, an InputError to a user."""
 
     def __str__(self) -> str:
         return str(self.args[0])
 
 
 class FieldView(Mapping):
-    """Benchmark name → one field of its record, for every registered record that has the field (not ``None``),
-    read from :data:`BENCHMARKS` at each access. ``what``: the field in words, for the error of a benchmark
-    without it (:class:`MissingField`)."""
+    """Benchmark name → one field of its record where not ``None``, read at each access; ``what``: the field's words."""
 
     def __init__(self, field: str, what: str) -> None:
         self.field = field
@@ -137,8 +119,7 @@ class FieldView(Mapping):
 
 
 class ColumnView(Mapping):
-    """Wide-table column → the benchmark whose scores it holds (:attr:`BenchmarkRecord.columns`), read at each
-    access."""
+    """Wide-table column → the benchmark whose scores it holds, read at each access."""
 
     def _columns(self) -> dict[str, str]:
         return {column: name for name, record in BENCHMARKS.items() for column in record.columns}
@@ -157,9 +138,8 @@ class ColumnView(Mapping):
 
 
 class RunRegistry(Registry[Benchmark]):
-    """Run name → :class:`Benchmark`, over every record's runs in registration order, read at each access: the
-    registry ``densing eval`` looks a benchmark up in. :meth:`register` adds the run to the record of the same name
-    (a record of that run alone where there is none); :meth:`unregister` takes it out again."""
+    """Run name → :class:`Benchmark` over every record's runs, read at each access (``densing eval``'s registry).
+    :meth:`register` adds the run to the record of the same name (a record of that run alone where there is none)."""
 
     def __init__(self) -> None:  # no items of its own: the records hold them
         self.what = "benchmark"
@@ -219,8 +199,7 @@ RUNS: RunRegistry = RunRegistry()
 
 
 def record_of_run(run: str) -> BenchmarkRecord:
-    """The record whose runs include the run named ``run`` (the benchmark its score is); an unknown run is an
-    :class:`InputError`."""
+    """The record whose runs include ``run``; an unknown run is an :class:`InputError`."""
     for record in BENCHMARKS.values():
         if any(r.name == run for r in record.runs):
             return record
@@ -228,16 +207,9 @@ def record_of_run(run: str) -> BenchmarkRecord:
 
 
 # ---------------------------------------------------------------------------------------------
-# the records
-#
-# The protocols of the runs and their sources are docs/evaluation.md's: the Open LLM Leaderboard v1 (``openllm_v1_*``,
-# the public table's MMLU … GSM8K columns, from ObsScaling) and v2 (``leaderboard_*``) suites, and the Swallow LLM
-# Leaderboard's English tasks (``swallow_*``, ``results/swallow/``) with where densing's runs differ from the
-# leaderboard's. A protocol's benchmarks keep their own names: the same data under another harness, prompt or format
-# is another protocol (``same_data_as`` says how each relates to the other table's benchmark).
-#
-# The records of the benchmarks with a capability group come first, in the order of ``densing trend --by benchmark``'s
-# rows.
+# the records: the runs' protocols and sources are docs/evaluation.md's. The same data under another harness, prompt
+# or format is another protocol with its own name (``same_data_as``). The benchmarks with a capability group come
+# first, in the order of ``densing trend --by benchmark``'s rows.
 
 _OBSSCALING = "ObsScaling / Open LLM Leaderboard v1"
 
@@ -275,9 +247,8 @@ register(BenchmarkRecord(
 ))
 register(BenchmarkRecord(
     # lm-eval's group score (acc_norm, `aggregation: mean, weight_by_size: true`) is the mean over all items, so the
-    # chance level is the item-weighted mean of 1/k over subtasks (micro average). The leaderboard's own normalised
-    # 0-100 scores instead normalise each subtask and average the subtasks. "bbh" is the chain-of-thought exact match
-    # of densing eval, whose floor is 0: the leaderboard's multiple-choice BBH has lm-eval's group name.
+    # chance level is the item-weighted mean of 1/k over subtasks (the leaderboard's 0-100 scores normalise each
+    # subtask instead). "bbh" is densing eval's chain-of-thought exact match, whose floor is 0.
     "leaderboard_bbh", chance=109422332 / 379275435,
     chance_source=("multiple choice with 2 to 7 options per subtask: the item-weighted mean of 1/k over its 24 "
                    "subtasks, 5,761 items (leaderboard_v2_subtasks.csv)"),
@@ -494,7 +465,7 @@ for _name, _split, _items, _what in (
 register(BenchmarkRecord("HumanEval", items=164, split="test", items_source="ObsScaling HumanEval pass@1 (Chen et al. 2021)"))
 
 def item_counts() -> pd.DataFrame:
-    """The registered item counts as a table: benchmark, split, items, source (one row per record with a count)."""
+    """The registered item counts as a table: benchmark, split, items, source."""
     rows = [(name, BENCHMARKS[name].split, items, BENCHMARKS[name].items_source) for name, items in ITEM_COUNTS.items()]
     return pd.DataFrame(rows, columns=["benchmark", "split", "items", "source"])
 

@@ -1,7 +1,6 @@
-"""The registry of reference-data formats, :data:`FORMATS`: one :class:`DataFormat` per layout on disk (a name,
-``sniff(path) -> bool``, ``read(path, **options) -> DataFrame``), tried in order, the first whose sniff says yes
-reading the path, for :func:`read_results`, :func:`read_reference_data`, the held-out check and ``densing eval
-ingest``. :func:`register_format` puts a new one ahead of the shipped ones (docs/extending.md).
+"""The registry of reference-data formats, :data:`FORMATS`: one :class:`DataFormat` per layout on disk, tried in
+order, the first whose ``sniff`` says yes reading the path. :func:`register_format` puts a new one ahead of the shipped
+ones (docs/extending.md).
 """
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from densing import paths
-from densing.data import readers
+from densing.data import olmo, readers
 from densing.errors import InputError
 from densing.registry import Registry, check_callable, check_range, check_type
 from densing.validation import as_path
@@ -20,14 +19,10 @@ from densing.validation import as_path
 
 @dataclass(frozen=True)
 class DataFormat:
-    """One layout of results on disk.
-
-    ``read(path, **options)`` takes the options of :func:`read_reference_data` (``suite``,
-    ``final_only``) and ignores those it has no use for. ``reference_only`` formats are layouts
-    of reference *runs* (checkpoints of a suite): :func:`read_results` does not consider them.
-    ``min_train_tokens`` is the format's default cut for fitting and held-out checks (Pythia's
-    warm-up checkpoints), ``None`` for none.
-    """
+    """One layout of results on disk: ``sniff(path) -> bool`` and ``read(path, **options) -> DataFrame`` (the options
+    of :func:`read_reference_data`, those it has no use for ignored). ``reference_only``: a layout of reference runs,
+    which :func:`read_results` does not consider. ``min_train_tokens``: the default cut for fitting and held-out
+    checks (Pythia's warm-up checkpoints), ``None`` for none."""
 
     name: str
     sniff: Callable[[Path], bool]
@@ -41,15 +36,7 @@ def _pythia(path: Path, *, suite: str = "standard", final_only: bool = False, **
     return readers.read_pythia_evals(path, suite=suite, final_only=final_only)
 
 
-def _is_olmo_ladder(path: Path) -> bool:
-    from densing.data import olmo  # the OLMo ladder's reader, imported where a folder may be one
-
-    return olmo.is_olmo_ladder(path)
-
-
 def _olmo_ladder(path: Path, **_) -> pd.DataFrame:
-    from densing.data import olmo
-
     return olmo.split_ladder(olmo.read_olmo_ladder(path))[0]  # its own runs: the full OLMo-2 runs are targets
 
 
@@ -62,21 +49,19 @@ def _path_only(read: Callable[[Path], pd.DataFrame]) -> Callable[..., pd.DataFra
 #: shipped Pythia fits leave them out, and so does ``densing validate`` on the Pythia folder.
 PYTHIA_MIN_TRAIN_TOKENS = 3e9
 
-#: The formats, by name, tried in registration order (a :class:`densing.registry.Registry`); the last one (a tidy
-#: CSV/Parquet table) takes any path and names what is wrong with it.
 def _check_format(registry: Registry, name: str, data_format) -> None:
-    """A data format is a :class:`DataFormat` whose ``sniff`` takes a path, whose ``read`` takes a path (and options)
-    and whose ``min_train_tokens`` is None or a positive count."""
+    """A :class:`DataFormat` whose ``sniff`` and ``read`` take a path and ``min_train_tokens`` is None or positive."""
     check_type(registry, name, data_format, DataFormat)
     check_callable(registry, name, "sniff", data_format.sniff, 1)
     check_callable(registry, name, "read", data_format.read, 1)
     check_range(registry, name, "min_train_tokens", data_format.min_train_tokens, 0, None, closed="neither")
 
 
+#: The formats, by name, tried in registration order; the last (a tidy table) takes any path and names what is wrong.
 FORMATS: Registry[DataFormat] = Registry("data format", check=_check_format, items=((f.name, f) for f in [
     DataFormat("pythia_evals", readers.is_pythia_evals, _pythia, "the Pythia suite's evaluations folder",
                reference_only=True, min_train_tokens=PYTHIA_MIN_TRAIN_TOKENS),
-    DataFormat("olmo_ladder", _is_olmo_ladder, _olmo_ladder, "AI2's OLMo ladder folder", reference_only=True),
+    DataFormat("olmo_ladder", olmo.is_olmo_ladder, _olmo_ladder, "AI2's OLMo ladder folder", reference_only=True),
     DataFormat("results_store", lambda p: p.is_dir() and any(p.rglob("*.parquet")),
                _path_only(readers.read_results_store), "a results store (Parquet parts)"),
     DataFormat("lm_eval_dir", lambda p: p.is_dir(), _path_only(readers.read_lm_eval_dir),
@@ -90,8 +75,7 @@ FORMATS: Registry[DataFormat] = Registry("data format", check=_check_format, ite
 
 
 def register_format(data_format: DataFormat) -> DataFormat:
-    """Add ``data_format`` ahead of the shipped formats; a name already registered is a
-    :class:`densing.errors.RegistryError`."""
+    """Add ``data_format`` ahead of the shipped formats (a name already registered is a ``RegistryError``)."""
     return FORMATS.register(data_format.name, data_format, first=True)
 
 
@@ -105,23 +89,15 @@ def sniff_format(path: str | Path, *, reference: bool = True) -> DataFormat:
 
 
 def read_results(path: str | Path) -> pd.DataFrame:
-    """A validated tidy table (DataFrame) read from a table file, a results-store directory, lm-eval JSON(s), or a registered format.
-
-    A CSV/Parquet without ``benchmark`` but with known score columns is read as a wide table of
-    public models (one row per model) and melted with :func:`densing.data.readers.wide_to_tidy`.
-    An empty path (an unset shell variable, say) is refused: it would read the working folder.
-    """
+    """A validated tidy table read from any format of :data:`FORMATS` but the reference runs' (a wide CSV is melted
+    by :func:`densing.data.readers.wide_to_tidy`). An empty path is refused: it would read the working folder."""
     path = as_path(path)
     return sniff_format(path, reference=False).read(path)
 
 
 def read_reference_data(path: str | Path, *, suite: str = "standard", final_only: bool = False) -> pd.DataFrame:
-    """Reference results from any layout the command line accepts, as one tidy table.
-
-    The Pythia evaluations folder (``suite``, ``final_only`` as in
-    :func:`densing.data.readers.read_pythia_evals`), AI2's OLMo ladder (its own runs only: the full
-    OLMo-2 runs are targets, not reference), or anything :func:`read_results` reads.
-    """
+    """Reference results from any layout of :data:`FORMATS` as one tidy table (``suite``, ``final_only``: as
+    :func:`densing.data.readers.read_pythia_evals` takes them; AI2's OLMo ladder: its own runs only)."""
     path = as_path(path)
     data_format = sniff_format(path)
     if not data_format.reference_only and not path.exists():
@@ -130,8 +106,7 @@ def read_reference_data(path: str | Path, *, suite: str = "standard", final_only
 
 
 def pythia_only(data: Path, suite: str | None, final_only: bool = False) -> None:
-    """An InputError when ``--suite`` (or ``convert``'s ``--final-only``) is given with data that is not the Pythia
-    evals folder: no other reader has a suite or checkpoints to keep, and the option would change nothing."""
+    """An InputError when ``--suite`` (or ``--final-only``) is given with data not the Pythia evals folder."""
     if (suite is None and not final_only) or not data.exists():
         return
     found = sniff_format(data)

@@ -2,20 +2,14 @@
 JSON, a DataFrame given to ``densing.place``): :func:`scores_table` turns any of them into the public table's rows,
 one ``score`` per model and benchmark, or refuses the name it cannot read.
 
-**Benchmarks.** A benchmark is named, in any case, by its id in the benchmark registry (``mmlu``, ``math_hard``), a wide
-table's column of its scores (``MMLU``, ``leaderboard_bbh``, ``leaderboard_math_hard``, ``HumanEval``), the name of a
-run of ``densing eval`` or of the lm-eval task it runs (``openllm_v1_mmlu``, ``leaderboard_math_hard``), or the name the
-report displays it by (a registered table's benchmark sets list theirs: ``BBH``, ``MATH-hard``), every one read from
-:data:`densing.data.benchmarks.BENCHMARKS` and the tables' sets (:func:`aliases`). Where two benchmarks answer to one
-name, a benchmark of a table (one with wide columns) comes first, in registration order: ``mmlu`` is the public table's
-MMLU, not Swallow's, and ``bbh`` the leaderboard's multiple-choice BBH the headline inverts. A name that maps to no
-benchmark is an :class:`~densing.errors.InputError` naming it, with the closest names (difflib).
+**Benchmarks** (docs/measure.md, "The names a scores file may use"; :func:`aliases`). Where two benchmarks answer to
+one name, a benchmark of a table (one with wide columns) comes first, in registration order: ``mmlu`` is the public
+table's MMLU, not Swallow's. A name that maps to no benchmark is an :class:`~densing.errors.InputError` naming it, with
+the closest names (difflib).
 
-**Metrics.** A score is read at the metric of its benchmark's run (``acc`` for MMLU, ``acc_norm`` for BBH,
-``exact_match`` for MATH-hard), else at the first of :data:`METRIC_PREFERENCE` the benchmark has (HumanEval's
-``pass@1``); lm-eval's filter after the comma (``acc,none``, ``exact_match,strict-match``) names the same metric, and
-``score`` is any benchmark's score. A benchmark with rows at other metrics only is refused naming them; its other
-metrics beside the score (lm-eval writes ``acc`` and ``acc_norm`` of one task) are not scores of the benchmark.
+**Metrics.** A score is read at the metric of its benchmark's run, else at the first of :data:`METRIC_PREFERENCE` the
+benchmark has; lm-eval's filter after the comma names the same metric, and ``score`` is any benchmark's score. A
+benchmark with rows at other metrics only is refused naming them; its other metrics beside the score are not scores.
 """
 from __future__ import annotations
 
@@ -35,8 +29,7 @@ TABLE_COLUMNS = ("date_confidence", "date_source", "derivation", "release_date_s
 
 
 def _display_names() -> dict[str, str]:
-    """{the name the report displays a benchmark by: the benchmark}, from each registered table's sets whose label
-    lists its benchmarks in parentheses in their order (``paper-like set (MMLU, BBH, MATH-hard, HumanEval)``)."""
+    """{displayed name: benchmark}, from the table sets whose label lists them (``paper-like set (MMLU, BBH, …)``)."""
     from densing.registry import tables
 
     found: dict[str, str] = {}
@@ -52,7 +45,8 @@ def _display_names() -> dict[str, str]:
 
 
 def aliases() -> dict[str, str]:
-    """{a name in lower case: the benchmark it names}, every name of the module docstring's contract."""
+    """{a name in lower case: the benchmark it names}: its id in the benchmark registry, a wide table's column of its
+    scores, a ``densing eval`` run or the lm-eval task it runs, or the name the report displays it by."""
     from densing.data.benchmarks import BENCHMARKS
 
     records = list(BENCHMARKS.values())
@@ -86,8 +80,7 @@ def benchmark_for(name: object, *, where: str, known: dict[str, str] | None = No
 
 
 def score_metric(benchmark: str) -> str | None:
-    """The metric ``benchmark``'s score is read at: its first run's that names one, else None (the first of
-    :data:`METRIC_PREFERENCE` found)."""
+    """The metric ``benchmark``'s score is read at: its first run's that names one, else None."""
     from densing.data.benchmarks import BENCHMARKS
 
     record = BENCHMARKS.get(benchmark, None)
@@ -130,9 +123,7 @@ def _wide_columns(frame: pd.DataFrame, source: str, known: dict[str, str]) -> di
 
 
 def scores_table(frame: pd.DataFrame, source: str) -> pd.DataFrame:
-    """``frame`` — a tidy table (a ``benchmark`` column) or a wide one (a column per benchmark), as read from a file or
-    given — as the public table's validated rows, one ``score`` per model and benchmark (module docstring): every
-    score, size and date checked by :func:`densing.data.schema.validate_results`."""
+    """``frame``, a tidy or a wide table, as validated rows of one ``score`` per model and benchmark (module doc)."""
     from densing.data.readers import wide_to_tidy
     from densing.data.schema import SOURCE_COLUMN, require_columns, validate_results
 

@@ -1,13 +1,10 @@
 """Reader for AI2's OLMo model ladder (allenai/OLMo ``scripts/scaling/data/peteish-moreeval/``).
 
-The ladder is one training recipe (OLMo 2 architecture and data) at five sizes × five token
-budgets (0.5, 1, 2, 5, 10 × the Chinchilla budget of 20 tokens per parameter), every logged
-checkpoint evaluated in the OLMES *ranked-classification* 5-shot format (Bhagia et al. 2024,
-*Establishing Task Scaling Laws via Compute-Efficient Model Ladders*, arXiv 2412.04403), plus the
-full OLMo-2 1B, 7B and 13B runs in the same columns.
-
-:func:`read_olmo_ladder` returns the tidy results table (:mod:`densing.data.schema`), one row per
-(checkpoint, task):
+The ladder is one training recipe (OLMo 2 architecture and data) at five sizes × five token budgets (0.5, 1, 2, 5,
+10 × the Chinchilla budget of 20 tokens per parameter), every logged checkpoint evaluated in the OLMES
+*ranked-classification* 5-shot format (Bhagia et al. 2024, *Establishing Task Scaling Laws via Compute-Efficient Model
+Ladders*, arXiv 2412.04403), plus the full OLMo-2 1B, 7B and 13B runs in the same columns. :func:`read_olmo_ladder`
+returns the tidy results table (:mod:`densing.data.schema`), one row per (checkpoint, task):
 
 - ``benchmark`` = ``olmes_<task>``, ``metric`` = ``len_norm`` (BoolQ: ``acc``), ``n_shot`` = 5;
 - ``loss`` = the bits per byte of the correct answer given the prompt (the file's
@@ -21,10 +18,9 @@ full OLMo-2 1B, 7B and 13B runs in the same columns.
 - ``train_tokens`` = ``throughput/total_tokens``, or ``_step`` × ``batch_size_in_tokens`` where the
   file has no token counter (the OLMo-2 1B and 13B files).
 
-Splits follow AI2's own task keys (``src/scripts/paper/figures/chained_main.csv`` in
-allenai/OLMo-ladder): MMLU, ARC-Easy, ARC-Challenge and OpenBookQA use the test split, the rest the
-validation split; MMLU is the average of its four groups weighted by their test-question shares
-(STEM 0.215, humanities 0.335, social sciences 0.219, other 0.231), for accuracy and loss alike.
+Splits follow AI2's own task keys (``src/scripts/paper/figures/chained_main.csv`` in allenai/OLMo-ladder): MMLU,
+ARC-Easy, ARC-Challenge and OpenBookQA use the test split, the rest the validation split; MMLU is the average of its
+four groups weighted by their test-question shares (:data:`MMLU_GROUPS`), for accuracy and loss alike.
 """
 from __future__ import annotations
 
@@ -65,8 +61,7 @@ FULL_RUNS: dict[str, dict] = {
 
 
 def _task_values(frame: pd.DataFrame, task: str, source: str, form: str = "rc") -> tuple[np.ndarray, np.ndarray]:
-    """(accuracy, bits per byte of the correct answer in the RC format) per row of a ladder file for one task;
-    ``form`` ``"mc"``: the multiple-choice accuracy (:data:`MC_TASKS`)."""
+    """(accuracy, RC bits per byte of the correct answer) per row of a ladder file for one task (``"mc"``: MC)."""
     split, metric = (MC_TASKS if form == "mc" else TASKS)[task]
     groups = MMLU_GROUPS if task == "mmlu" else {None: 1.0}
     score = np.zeros(len(frame))
@@ -82,8 +77,7 @@ def _task_values(frame: pd.DataFrame, task: str, source: str, form: str = "rc") 
 
 
 def _opened(folder: str | Path, tasks: list[str] | None, known: dict, unknown_words: str):
-    """(the ladder folder, the tasks asked for, N per ladder size and per full-run config: :func:`_sizes`); an
-    InputError for a path that is no folder or a task not in ``known``."""
+    """(the ladder folder, the tasks asked for, :func:`_sizes`); an InputError for no folder or an unknown task."""
     folder = Path(folder)
     if not folder.is_dir():
         raise InputError(f"{folder}: not a folder (expected the OLMo ladder data)")
@@ -112,12 +106,8 @@ def _sizes(folder: Path) -> tuple[dict[str, float], dict[str, float]]:
             by_label[label] = float(entry["n"])
             for p in entry.get("paths", []):
                 by_file[Path(p).name] = float(entry["n"])
-    per_size = {}
-    for name, n in by_file.items():
-        match = LADDER_FILE.match(name)
-        if match:
-            per_size[match["size"]] = n
-    return per_size, by_label
+    sized = ((LADDER_FILE.match(name), n) for name, n in by_file.items())
+    return {match["size"]: n for match, n in sized if match}, by_label
 
 
 def _rows(frame: pd.DataFrame, *, run: str, params: float, tokens: np.ndarray, steps: np.ndarray, source: str,
@@ -127,9 +117,7 @@ def _rows(frame: pd.DataFrame, *, run: str, params: float, tokens: np.ndarray, s
         score, loss = _task_values(frame, task, source)
         split, metric = TASKS[task]
         n_items = item_count(PREFIX + task)
-        for i in range(len(frame)):
-            if not (np.isfinite(score[i]) and np.isfinite(loss[i])):
-                continue
+        for i in np.flatnonzero(np.isfinite(score) & np.isfinite(loss)):
             out.append(_row(run, int(steps[i]), PREFIX + task, metric, score[i], loss[i], n_items, params, tokens[i],
                             f"allenai/OLMo peteish-moreeval/{source} ({split} split, OLMES RC 5-shot)"))
     return out
@@ -144,18 +132,13 @@ def _row(run: str, step: int, benchmark: str, metric: str, score: float, loss: f
             "family": "olmo-2", "source": source}
 
 
-def read_olmo_ladder(
-    folder: str | Path,
-    *,
-    rerun: bool = True,
-) -> pd.DataFrame:
+def read_olmo_ladder(folder: str | Path, *, rerun: bool = True) -> pd.DataFrame:
     """Read the OLMo ladder folder into the tidy table (see the module docstring).
 
-    ``rerun`` takes the ``*-1xC-rerun.csv`` files for the 1×C runs (they log twice as often as the
-    originals; the checkpoints they share agree); ``rerun=False`` takes the originals, AI2's
-    published choice. The OLMo-2 1B, 7B and 13B rows AI2 uses as held-out targets follow them: 7B's single
-    post-anneal row, the mean of 13B's last five rows (at the last row's step), and the 1B's final row (same
-    architecture as the ladder's 1B, so the same N).
+    ``rerun`` takes the ``*-1xC-rerun.csv`` files for the 1×C runs (they log twice as often; the checkpoints they
+    share agree); ``rerun=False`` the originals, AI2's published choice. The OLMo-2 rows AI2 uses as held-out targets
+    follow (:data:`FULL_RUNS`): 7B's post-anneal row, the mean of 13B's last five rows (at the last row's step), and
+    the 1B's final row (the ladder's 1B architecture, so the same N).
     """
     folder, tasks, per_size, per_label = _opened(folder, None, TASKS, "unknown OLMo ladder task(s)")
     rows: list[dict] = []
@@ -173,15 +156,9 @@ def read_olmo_ladder(
         for column in ("_step", "throughput/total_tokens"):
             if column not in frame.columns:
                 raise InputError(f"{path}: missing column {column!r}")
-        rows += _rows(
-            frame,
-            run=f"olmo-ladder-{size}-{mult}xC",
-            params=per_size[size],
-            tokens=frame["throughput/total_tokens"].to_numpy(float),
-            steps=frame["_step"].to_numpy(float),
-            source=path.name,
-            tasks=tasks,
-        )
+        rows += _rows(frame, run=f"olmo-ladder-{size}-{mult}xC", params=per_size[size],
+                      tokens=frame["throughput/total_tokens"].to_numpy(float), steps=frame["_step"].to_numpy(float),
+                      source=path.name, tasks=tasks)
     for run, spec in FULL_RUNS.items():
         path = folder / spec["file"]
         if not path.exists():
@@ -236,10 +213,7 @@ def split_ladder(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def ai2_published_setup(frame: pd.DataFrame) -> pd.DataFrame:
-    """The runs of AI2's published fit: 190M–1B × {1, 2, 5, 10}×C (no 3B, no 0.5×C).
-
-    Read the folder with ``rerun=False`` for their original 1×C files.
-    """
+    """The runs of AI2's published fit: 190M–1B × {1, 2, 5, 10}×C (their 1×C files: read with ``rerun=False``)."""
     run = frame["run"].astype(str)
     return frame[run.str.startswith("olmo-ladder-") & ~run.str.contains("-3B-") & ~run.str.endswith("-0.5xC")]
 
@@ -265,9 +239,8 @@ MC_TASKS: dict[str, tuple[str, str]] = {
 #: The in-loop MC rows' benchmark names: ``olmes_<task>_mc_inloop`` (the offline OLMES table's are
 #: ``olmes_<task>_mc``: same items and format, another evaluation harness, :mod:`densing.designs.olmes.mc_reference`).
 MC_SUFFIX = "_mc_inloop"
-#: The full runs with MC columns, each as the files that make it, in training order, and the
-#: number of last rows that make its in-loop *final* score (7B: the one post-anneal row;
-#: 13B: the last five rows, as :data:`FULL_RUNS` takes them; 1B: its one row).
+#: The full runs with MC columns: the files that make each, in training order, and the number of last rows that
+#: make its in-loop *final* score (as :data:`FULL_RUNS` takes them).
 MC_RUNS: dict[str, dict] = {
     "olmo-2-1b": {"files": ("peteish1_eval_final.csv",), "like": "1B", "final_rows": 1},
     "olmo-2-7b": {"files": ("peteish7_eval_full.csv", "peteish7_eval_anneal.csv"), "config": "7B-4T", "final_rows": 1},
@@ -278,13 +251,10 @@ MC_RUNS: dict[str, dict] = {
 def read_olmo_mc_runs(folder: str | Path, *, tasks: list[str] | None = None) -> pd.DataFrame:
     """The OLMo-2 1B, 7B and 13B runs' checkpoints with their in-loop MC accuracies, in the tidy table.
 
-    One row per (checkpoint, task) of :data:`MC_RUNS`: ``benchmark`` = ``olmes_<task>_mc_inloop``,
-    ``metric`` = ``acc``, ``value`` the MC accuracy (MMLU: ``len_norm``, group-weighted),
-    ``loss`` = the bits per byte of the correct answer (the RC columns the ladder's loss law is
-    fitted on, ``loss_unit`` = ``bpb``), ``stderr`` binomial with the RC split's item count (same
-    items), ``run`` the run, ``model`` ``<run>@step<k>``, ``params`` as :func:`read_olmo_ladder`
-    counts it. The 7B run is its full file followed by its post-anneal row; the column
-    ``final`` marks the rows that make each run's in-loop final score (:data:`MC_RUNS`).
+    One row per (checkpoint, task) of :data:`MC_RUNS`, as :func:`read_olmo_ladder`'s but ``benchmark`` =
+    ``olmes_<task>_mc_inloop``, ``metric`` = ``acc`` and ``value`` the MC accuracy (MMLU: ``len_norm``,
+    group-weighted); ``loss`` stays the RC columns' bits per byte (the ladder's loss law's). The column ``final``
+    marks the rows that make each run's in-loop final score.
     """
     folder, tasks, per_size, per_label = _opened(folder, tasks, MC_TASKS, "no MC columns for task(s)")
     rows: list[dict] = []

@@ -1,7 +1,6 @@
 """Readers that turn files into validated tidy results tables (:mod:`densing.data.schema`): a tidy CSV or Parquet
 file, a wide one-row-per-model CSV, lm-evaluation-harness results JSON (0.3 or 0.4 format), the Pythia suite's
-published evaluations with each checkpoint's parameter count and training tokens. Only readers touch files;
-everything they return has passed :func:`validate_results` (or is a raw frame documented as such).
+published evaluations. What they return has passed :func:`validate_results`, unless documented as a raw frame.
 """
 from __future__ import annotations
 
@@ -62,13 +61,8 @@ WIDE_METRIC = "score"
 
 def wide_to_tidy(frame: pd.DataFrame, source: str = "<table>", columns: dict | None = None) -> pd.DataFrame:
     """Melt a one-row-per-model table with score columns (``columns``: {column: benchmark}, by default
-    :data:`densing.data.benchmarks.WIDE_COLUMNS`: the shipped public table, the Swallow LLM Leaderboard's tables) into
-    tidy rows.
-
-    Empty scores are skipped (a model without that benchmark); the per-model columns (params,
-    train_tokens, release_date, family, active_params, …) are repeated on each row. A table without an
-    ``n_shot`` column gets the shots of :data:`densing.data.benchmarks.WIDE_SHOTS` for the benchmarks that have one.
-    """
+    :data:`densing.data.benchmarks.WIDE_COLUMNS`) into tidy rows, the per-model columns repeated on each row and empty
+    scores skipped. A table without ``n_shot`` gets :data:`densing.data.benchmarks.WIDE_SHOTS` where they are set."""
     columns, shots = dict(WIDE_COLUMNS) if columns is None else columns, dict(WIDE_SHOTS)
     scores = [c for c in frame.columns if c in columns]
     if not scores:
@@ -166,23 +160,18 @@ def _model_args(args: object) -> dict[str, str]:
 
 @validate_params({"model": [Text(), None]})
 def read_lm_eval_json(path: str | Path, *, model: str | None = None) -> pd.DataFrame:
-    """A *raw* tidy frame (DataFrame, not yet validated) read from one lm-eval results JSON (0.3 or 0.4 format):
-    :func:`read_lm_eval_results`' frame."""
+    """:func:`read_lm_eval_results`' raw frame (not yet validated)."""
     return read_lm_eval_results(path, model=model)[0]
 
 
 @validate_params({"model": [Text(), None]})
 def read_lm_eval_results(path: str | Path, *, model: str | None = None) -> tuple[pd.DataFrame, dict]:
-    """A *raw* tidy frame (DataFrame, not yet validated) read from one lm-eval results JSON (0.3 or 0.4 format).
+    """(a *raw* tidy frame, not yet validated; the file's JSON object) read from one lm-eval results JSON (0.3 or 0.4).
 
-    One row per (task, metric); ``*_stderr`` entries become a ``stderr`` column. Where a task
-    reports a perplexity (``ppl`` in 0.3, ``perplexity`` in 0.4, as LAMBADA does), its log is the
-    mean conditional loss −log P(answer | context) and is put in the ``loss`` column of the task's
-    other metric rows (Xiao et al. 2024, §2.2 define the loss this way).
-
-    ``params`` is not in an lm-eval JSON: the returned frame has ``params`` = NaN unless the
-    caller attaches it (see :func:`attach_metadata`); it is therefore *not* validated here. Returned with the file's
-    JSON object, from the one reading of the file.
+    One row per (task, metric); ``*_stderr`` entries become a ``stderr`` column. Where a task reports a perplexity
+    (``ppl`` in 0.3, ``perplexity`` in 0.4, as LAMBADA does), its log, the mean conditional loss
+    −log P(answer | context) (Xiao et al. 2024, §2.2), fills the ``loss`` column of the task's other rows.
+    ``params`` is NaN (an lm-eval JSON has none) until the caller attaches it (:func:`attach_metadata`).
     """
     path = as_path(path)
     data = _load_json(path)
@@ -221,19 +210,10 @@ def read_lm_eval_results(path: str | Path, *, model: str | None = None) -> tuple
             if metric.partition(",")[0] in FRACTION_METRICS and not 0.0 <= val <= 1.0:
                 percent = f" (a percentage? lm-eval writes {val / 100:g} for {val:g}%)" if 1.0 < val <= 100.0 else ""
                 raise InputError(f"{path}: field 'results.{task}.{metric}': {val:g} is outside [0, 1]{percent}")
-            rows.append(
-                {
-                    "model": name,
-                    "benchmark": task,
-                    "metric": metric,
-                    "value": val,
-                    "stderr": errors.get(metric, math.nan),
-                    "n_shot": shot,
-                    "loss": math.nan if metric in _LOSS_FROM_PERPLEXITY else loss,
-                    "revision": revision,
-                    "source": str(path),
-                }
-            )
+            rows.append({"model": name, "benchmark": task, "metric": metric, "value": val,
+                         "stderr": errors.get(metric, math.nan), "n_shot": shot,
+                         "loss": math.nan if metric in _LOSS_FROM_PERPLEXITY else loss, "revision": revision,
+                         "source": str(path)})
     if not rows:
         raise InputError(f"{path}: field 'results': no metrics found")
     frame = pd.DataFrame(rows)
@@ -320,19 +300,13 @@ def pythia_runs(root: str | Path, *, suite: str, shots: str) -> list[tuple[Path,
 
 @validate_params({"suite": [Options({"standard", "deduped"})], "shots": [Options({"zero-shot", "five-shot"})],
                   "final_only": [Options({True, False})]})
-def read_pythia_evals(
-    root: str | Path,
-    *,
-    suite: str = "deduped",
-    shots: str = "zero-shot",
-    final_only: bool = False,
-) -> pd.DataFrame:
-    """A validated tidy table (DataFrame) of the Pythia suite's evaluations (0.3 format).
+def read_pythia_evals(root: str | Path, *, suite: str = "deduped", shots: str = "zero-shot",
+                      final_only: bool = False) -> pd.DataFrame:
+    """A validated tidy table of the Pythia suite's evaluations (0.3 format).
 
-    ``suite`` is ``"standard"`` (pythia-70m … 12b; the standard 1b has no published evals here) or
-    ``"deduped"``; ``shots`` is ``"zero-shot"`` or ``"five-shot"``. Model names are
-    ``pythia-<size>[-deduped]@step<N>`` with ``run`` = ``pythia-<size>[-deduped]``; D = step × 2,097,152 tokens (step 0 is dropped: D = 0
-    has no place in a law with D^-β). Batch-size ablations and intervention runs are skipped.
+    ``suite``: ``"standard"`` (the standard 1b has no published evals here) or ``"deduped"``. Models are
+    ``pythia-<size>[-deduped]@step<N>`` with that ``run``; D = step × 2,097,152 tokens (step 0, D = 0, is dropped:
+    it has no place in a law with D^-β). Batch-size ablations and intervention runs are skipped.
     """
     root = as_path(root, "root")
     if not root.is_dir():

@@ -28,19 +28,8 @@ from densing.numbers import parse_count, parse_date
 from densing.validation import check_tokens
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("model", "benchmark", "metric", "value", "params")
-OPTIONAL_COLUMNS: tuple[str, ...] = (
-    "n_shot",
-    "train_tokens",
-    "release_date",
-    "source",
-    "loss",
-    "loss_unit",
-    "stderr",
-    "active_params",
-    "family",
-    "revision",
-    "run",
-)
+OPTIONAL_COLUMNS: tuple[str, ...] = ("n_shot", "train_tokens", "release_date", "source", "loss", "loss_unit", "stderr",
+                                     "active_params", "family", "revision", "run")
 LOSS_UNITS: tuple[str, ...] = ("nats", "bpb")
 COLUMNS: tuple[str, ...] = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
 #: Metrics that are fractions: a value outside [0, 1] is impossible, not data.
@@ -75,7 +64,10 @@ def is_missing(value: object) -> bool:
 
 def require_columns(frame: pd.DataFrame, columns, source: str) -> None:
     """Raise InputError naming ``source`` when ``frame`` lacks any of ``columns``, has a column twice, or has no rows."""
-    _refuse_twice(frame, source)
+    twice = frame.columns[frame.columns.duplicated()]
+    if len(twice):  # which of two ``model`` columns is meant cannot be known
+        raise InputError(f"{source}: column {str(twice[0])!r} appears {int((frame.columns == twice[0]).sum())} times; "
+                         "a table names each column once")
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise InputError(
@@ -84,15 +76,6 @@ def require_columns(frame: pd.DataFrame, columns, source: str) -> None:
         )
     if len(frame) == 0:
         raise InputError(f"{source}: the table has no rows")
-
-
-def _refuse_twice(frame: pd.DataFrame, source: str) -> None:
-    """InputError naming ``source`` and the column when a column name appears twice (which of two ``model`` or
-    ``value`` columns is meant cannot be known; pandas would hand a table where a column is expected)."""
-    twice = frame.columns[frame.columns.duplicated()]
-    if len(twice):
-        raise InputError(f"{source}: column {str(twice[0])!r} appears {int((frame.columns == twice[0]).sum())} times; "
-                         "a table names each column once")
 
 
 def _float(value: object, *, field: str, where: str) -> float:
@@ -108,13 +91,12 @@ def _float(value: object, *, field: str, where: str) -> float:
 def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFrame:
     """Check and normalise a tidy results table; return a new DataFrame in canonical form.
 
-    Raises :class:`InputError` naming ``source``, the row (1-based, header not counted) and the
-    field for: a missing required column, an empty table, an empty model/benchmark/metric, a
-    non-numeric or NaN value or loss, a params/train_tokens that does not parse or is not
-    positive, an unparseable release date or one outside the date domain
-    (:func:`densing.impossible.check_date`: before 2018-06-11 or after today), an impossible value (:data:`densing.impossible.IMPOSSIBLE`:
-    a fraction outside [0, 1], a negative loss, a standard error below 0 or, for a fraction, above 0.5)
-    and two model names equal but for case with different scores for one measurement.
+    Raises :class:`InputError` naming ``source``, the row (1-based, header not counted) and the field for: a missing
+    required column, an empty table, an empty model/benchmark/metric, a non-numeric or NaN value or loss, a
+    params/train_tokens that does not parse or is not positive, an unparseable release date or one outside the date
+    domain (:func:`densing.impossible.check_date`: before 2018-06-11 or after today), an impossible value
+    (:data:`densing.impossible.IMPOSSIBLE`: a fraction outside [0, 1], a negative loss, a standard error below 0 or,
+    for a fraction, above 0.5) and two model names equal but for case with different scores for one measurement.
     """
     require_columns(frame, REQUIRED_COLUMNS, source)
     result = _validated(frame, source)
@@ -124,9 +106,8 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
     return result
 
 
-#: The tables :func:`validate_results` returned, by id: (a weak reference, the fingerprint of their contents).
-#: :func:`table_argument` passes such a table on unchecked while it is unchanged (the report's table is read, then
-#: given to the measurement: one check, not two).
+#: The tables :func:`validate_results` returned, by id: (a weak reference, the fingerprint of their contents), which
+#: :func:`table_argument` passes on unchecked while unchanged.
 _VALIDATED: dict[int, tuple] = {}
 
 
@@ -148,9 +129,7 @@ def _still_validated(frame: pd.DataFrame) -> bool:
 
 
 def _validated(frame: pd.DataFrame, source: str) -> pd.DataFrame:
-    """:func:`validate_results`' checks and canonical form (its docstring): every column read a column at a time
-    (:func:`_by_columns`); where a cell fails, row by row (:func:`_read_row`), so that the error names the first row
-    and field that fail in the row's order."""
+    """:func:`validate_results`' checks a column at a time; where a cell fails, row by row to name the first."""
     out = _by_columns(frame)
     if out is None:
         out = {c: [] for c in COLUMNS}
@@ -235,8 +214,8 @@ def _text(value: object, field: str, where: str) -> str | None:
     return None if is_missing(value) else str(value)
 
 
-#: Each field of a row in the order :func:`_read_row` reads it, and the function that reads its cell (those that take
-#: the row's metric marked True): the one definition of a cell's check and canonical value for both readings.
+#: Each field in the order :func:`_read_row` reads it, the function that checks its cell, and whether it takes the
+#: row's metric: the one definition of a cell's check for both readings.
 _FIELDS = (("model", _name, False), ("benchmark", _name, False), ("metric", _name, False), ("value", _value, True),
            ("params", _params, False), ("train_tokens", _count, False), ("active_params", _count, False),
            ("loss", _loss, False), ("loss_unit", _loss_unit, False), ("stderr", _stderr, True),
@@ -245,8 +224,8 @@ _FIELDS = (("model", _name, False), ("benchmark", _name, False), ("metric", _nam
 
 
 def _read_row(rec: dict, where: str, out: dict[str, list], score_where: str | None = None) -> None:
-    """One record of a results table, each field checked (InputError naming ``where`` and the field; a score and its
-    standard error ``score_where``, a wide table's row and column) and appended to its column of ``out``."""
+    """One record's fields checked (InputError naming ``where``, or for a score and its standard error
+    ``score_where``: a wide table's row and column) and appended to their columns of ``out``."""
     metric, fraction = "", False
     for field, read, by_metric in _FIELDS:
         value = read(rec.get(field), field, score_where or where, metric, fraction) if by_metric else \
@@ -257,9 +236,8 @@ def _read_row(rec: dict, where: str, out: dict[str, list], score_where: str | No
 
 
 def _by_columns(frame: pd.DataFrame) -> dict[str, list] | None:
-    """Every field of :data:`_FIELDS` read a column at a time by the same functions as :func:`_read_row` (the same
-    values), a distinct cell read once (dates and counts repeat down a column); None where any cell fails (its row's
-    error is :func:`_read_row`'s to give)."""
+    """Every field of :data:`_FIELDS` read a column at a time by :func:`_read_row`'s functions, a distinct text cell
+    once; None where any cell fails (:func:`_read_row` then names it)."""
     out: dict[str, list] = {}
     n = len(frame)
     try:
@@ -285,12 +263,9 @@ def _by_columns(frame: pd.DataFrame) -> dict[str, list] | None:
 
 def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, reference: bool = False) -> pd.DataFrame:
     """A tidy table given to the API as argument ``name``, checked as a table file is: InputError naming ``name`` (and
-    the row and field) when it is not a DataFrame, lacks one of ``columns`` or fails :func:`validate_results`.
-
-    A table of scores (``reference=False``) is always validated and normalised (counts written ``7B`` parsed, an
-    impossible score refused); a reference table (``reference=True``: the checkpoints a law is fitted on, often many
-    thousands of rows from a reader that has checked them) is validated only when a count or score column holds
-    something other than numbers (strings such as ``7B`` a notebook wrote)."""
+    the row and field) when it is not a DataFrame, lacks one of ``columns`` or fails :func:`validate_results`. A table
+    of scores is always validated; a reference table (``reference=True``: often thousands of checkpoints a reader has
+    checked) only where a count or score column holds something other than possible numbers."""
     if not isinstance(frame, pd.DataFrame):
         raise InputError(f"{name}: expected a pandas DataFrame (a tidy table, such as densing.read_results(path)), "
                          f"got {type(frame).__name__}")
@@ -317,8 +292,7 @@ def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, refere
 
 
 def _check_name_case(result: pd.DataFrame, source: str) -> pd.DataFrame:
-    """Model ids on the Hugging Face Hub are case-insensitive: two spellings of one name with different
-    scores for one measurement are one model measured twice, which cannot be (identical rows may stay)."""
+    """Refuse two spellings of one (case-insensitive) Hub id with different scores for one measurement."""
     lower = result["model"].str.lower()
     spelled = result.assign(_lower=lower).groupby("_lower", sort=False)["model"].nunique()
     clashing = set(spelled.index[spelled > 1])
@@ -340,8 +314,7 @@ def _check_name_case(result: pd.DataFrame, source: str) -> pd.DataFrame:
 
 
 def _differing(rows: pd.DataFrame):
-    """(index, the first column that differs, the first row, this row) of each row after the first whose numbers are
-    not the first row's (NaN equal to NaN)."""
+    """(index, first differing column, first row, this row) of each later row whose numbers differ (NaN equals NaN)."""
     values = rows.astype("float64")
     first = values.iloc[0]
     for index, other in values.iloc[1:].iterrows():

@@ -1,8 +1,5 @@
-"""lm-eval runner: benchmark sweeps recording score and conditional loss into a results store.
-
-The pandas entry points are :func:`evaluate` (run or resume a sweep, return its tidy rows),
-:func:`ingest` (existing lm-eval outputs into a store) and :func:`read_store`. torch and lm-eval
-(the ``eval`` extra) are imported only when a sweep runs.
+"""lm-eval runner: benchmark sweeps recording score and conditional loss into a results store (:func:`evaluate`,
+:func:`ingest`, :func:`read_store`). torch and lm-eval (the ``eval`` extra) are imported only when a sweep runs.
 """
 from densing.eval.benchmarks import KNOWN_BENCHMARKS, Benchmark
 from densing.eval.ingest import ingest

@@ -1,30 +1,13 @@
 """Benchmarks densing knows by name, in the settings of Xiao et al. 2024 (§3.1), over lm-eval tasks.
 
-Each benchmark's runs are part of its record in :data:`densing.data.benchmarks.BENCHMARKS` (with its chance level,
-item count, capability group and table columns); :data:`KNOWN_BENCHMARKS` is the registry of those runs by name, read
-from the records at each access. A :class:`Benchmark` names the lm-eval task (or group) whose metrics are the score, the number of
-few-shot examples, and — for generative tasks — a companion ``loglikelihood`` task that scores
-the reference solution as the continuation of the same prompt, which gives the conditional loss
-−log P(answer | prompt) (§2.2). For multiple-choice and loglikelihood tasks the loss comes from
-the score task's own requests (the gold continuation), so no companion is needed.
+A :class:`Benchmark` names the lm-eval task (or group) of the score, the shots, and for a generative task a companion
+``loglikelihood`` task (in ``densing/eval/tasks``) that scores the reference solution after the same prompt: the
+conditional loss −log P(answer | prompt) (§2.2); a multiple-choice task's loss comes from its own requests. The runs
+are part of the records of :data:`densing.data.benchmarks.BENCHMARKS`. :data:`LOCAL_BENCHMARKS`,
+:data:`OLMES_BENCHMARKS` and :data:`OLMO_REQUEST_BENCHMARKS` run on local files (:mod:`densing.eval.tasks.local_data`).
 
-The score tasks are lm-eval's own configs; the companion tasks are shipped as lm-eval YAML in
-``densing/eval/tasks`` and loaded through ``TaskManager(include_path=...)``.
-
-Two more sets run on local files (the original splits in ``<data root>/benchmarks``, see
-:mod:`densing.eval.tasks.local_data`), so nothing is fetched from the Hub:
-
-- :data:`LOCAL_BENCHMARKS`: the same benchmark names with lm-eval's own prompts and metrics, chosen
-  with ``densing eval --local-data``;
-- :data:`OLMES_BENCHMARKS` (``olmes_arc_easy`` …): the OLMES ranked-classification 5-shot format of
-  AI2's OLMo ladder, scored as the ladder scores them (``len_norm`` accuracy, bits per byte of the
-  correct answer; :mod:`densing.eval.olmes`), so a model can be inverted through the ladder's fits;
-- :data:`OLMO_REQUEST_BENCHMARKS` (``olmo_hellaswag_rc_5shot`` …): AI2's own in-loop request sets
-  of the ladder, verbatim, scored the same way (:mod:`densing.eval.tasks.oe_eval_requests`).
-
-Any other lm-eval task name (built in, or found in a user ``--include-path``) can be used as a
-benchmark too: its kind is read from the task's ``output_type``, and a generative task ``T`` gets
-its loss from a task named ``T_loss`` when one exists.
+Any other lm-eval task name (built in, or under a user ``--include-path``) is a benchmark too; a generative task
+``T`` gets its loss from a task named ``T_loss`` when one exists.
 """
 from __future__ import annotations
 
@@ -36,87 +19,59 @@ from densing.registry import Registry
 
 TASKS_DIRECTORY = Path(__file__).parent / "tasks"
 
-#: Every benchmark run densing knows, by name (a :class:`densing.registry.Registry` read from the benchmark records'
-#: runs, :data:`densing.data.benchmarks.RUNS`): the paper's five benchmarks in its settings, the common zero-shot
-#: multiple-choice set, the OLMES runs, the leaderboard v1 and v2 protocols, the Swallow leaderboard's, and AI2's
-#: request sets (registered below).
+#: Every benchmark run densing knows, by name: the benchmark records' runs (:data:`densing.data.benchmarks.RUNS`)
+#: and AI2's request sets (registered below).
 KNOWN_BENCHMARKS: Registry[Benchmark] = RUNS
-#: lm-eval's prompts and metrics on the local splits (``densing eval --local-data``).
-#:
-#: The v1 benchmarks: lm-eval's prompts and metrics with the leaderboard's shots. MMLU draws its exemplars from the
-#: local dev split, as the protocol does; ARC, WinoGrande and GSM8K have no local training split, so their exemplars
-#: come from the evaluated split itself (never the item being scored) — the same prompt format, other exemplars.
-#: HellaSwag and TruthfulQA have no local split.
-#:
-#: The Swallow benchmarks: the same prompts, shots and metrics. MATH-500 is read from the MATH test split shipped with
-#: densing (``densing/eval/tasks/data/math``); GSM8K has no local training split, so its exemplars come from the test
-#: split itself (never the item being scored).
-LOCAL_BENCHMARKS: dict[str, Benchmark] = {
-    b.name: b
-    for b in (
-        Benchmark("mmlu", "densing_local_mmlu", 5, note="5-shot, local test split, dev-split exemplars"),
-        Benchmark(
-            "bbh", "densing_local_bbh_cot_fewshot", 3, None,
-            note="3-shot CoT, 27 local task files, lm-eval's exemplars; no conditional loss",
-        ),
-        Benchmark(
-            "humaneval", "densing_local_humaneval", 0, "densing_local_humaneval_loss",
-            note="0-shot, pass@1 (runs model code), local original file",
-        ),
-        Benchmark(
-            "mbpp", "densing_local_mbpp", 3, "densing_local_mbpp_loss",
-            note="3-shot, pass@1 (runs model code), local original file, test = task_ids 11-510",
-        ),
-        Benchmark(
-            "gsm8k", "densing_local_gsm8k_cot", 8, "densing_local_gsm8k_loss",
-            note="8-shot CoT, exact match, local test split",
-        ),
-        Benchmark("arc_easy", "densing_local_arc_easy", 0, note="local test split"),
-        Benchmark("arc_challenge", "densing_local_arc_challenge", 0, note="local test split"),
-        Benchmark("piqa", "densing_local_piqa", 0, note="local dev split (lm-eval's validation)"),
-        Benchmark("winogrande", "densing_local_winogrande", 0, note="local dev split (lm-eval's validation)"),
-        Benchmark("lambada_openai", "densing_local_lambada_openai", 0, note="local OpenAI LAMBADA test file"),
-        Benchmark(
-            "openllm_v1_arc_challenge", "densing_local_arc_challenge", 25, metric="acc_norm",
-            note="25-shot, acc_norm, local test split (exemplars from the same split)",
-        ),
-        Benchmark("openllm_v1_mmlu", "densing_local_mmlu", 5, metric="acc", note="5-shot, acc, local test split, dev-split exemplars"),
-        Benchmark(
-            "openllm_v1_winogrande", "densing_local_winogrande", 5, metric="acc",
-            note="5-shot, acc, local dev split (exemplars from the same split)",
-        ),
-        Benchmark(
-            "openllm_v1_gsm8k", "densing_local_gsm8k", 5, "densing_local_gsm8k_5shot_loss", metric="exact_match,strict-match",
-            note="5-shot, exact match (strict-match), local test split (exemplars from the same split)",
-        ),
-        Benchmark("swallow_mmlu", "densing_local_mmlu", 5, metric="acc", note="5-shot, acc, local test split, dev-split exemplars"),
-        Benchmark(
-            "swallow_bbh", "densing_local_bbh_cot_fewshot", 3, None, metric="exact_match,get-answer",
-            note="3-shot CoT, exact match, 27 local task files, lm-eval's exemplars; no conditional loss",
-        ),
-        Benchmark(
-            "swallow_math", "densing_local_minerva_math500", 4, "densing_local_minerva_math500_loss", metric="exact_match",
-            note="4-shot Minerva prompt, MATH-500 from the shipped MATH test split, exact match",
-        ),
-        Benchmark(
-            "swallow_gsm8k", "densing_local_gsm8k", 4, "densing_local_gsm8k_4shot_loss", metric="exact_match,strict-match",
-            note="4-shot, exact match (strict-match), local test split (exemplars from the same split)",
-        ),
-        Benchmark(
-            "swallow_humaneval", "densing_local_humaneval", 0, "densing_local_humaneval_loss", metric="pass@1,create_test",
-            note="0-shot, pass@1 of one greedy completion (runs model code), local original file",
-        ),
-    )
-}
+#: lm-eval's prompts and metrics on the local splits (``densing eval --local-data``), with the v1 and Swallow
+#: leaderboards' shots. MMLU draws its exemplars from the local dev split; ARC, WinoGrande and GSM8K have no local
+#: training split, so theirs come from the evaluated split itself (never the item being scored). HellaSwag and
+#: TruthfulQA have no local split; MATH-500 is read from the shipped MATH test split (``densing/eval/tasks/data/math``).
+LOCAL_BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
+    Benchmark("mmlu", "densing_local_mmlu", 5, note="5-shot, local test split, dev-split exemplars"),
+    Benchmark("bbh", "densing_local_bbh_cot_fewshot", 3, None,
+              note="3-shot CoT, 27 local task files, lm-eval's exemplars; no conditional loss"),
+    Benchmark("humaneval", "densing_local_humaneval", 0, "densing_local_humaneval_loss",
+              note="0-shot, pass@1 (runs model code), local original file"),
+    Benchmark("mbpp", "densing_local_mbpp", 3, "densing_local_mbpp_loss",
+              note="3-shot, pass@1 (runs model code), local original file, test = task_ids 11-510"),
+    Benchmark("gsm8k", "densing_local_gsm8k_cot", 8, "densing_local_gsm8k_loss",
+              note="8-shot CoT, exact match, local test split"),
+    Benchmark("arc_easy", "densing_local_arc_easy", 0, note="local test split"),
+    Benchmark("arc_challenge", "densing_local_arc_challenge", 0, note="local test split"),
+    Benchmark("piqa", "densing_local_piqa", 0, note="local dev split (lm-eval's validation)"),
+    Benchmark("winogrande", "densing_local_winogrande", 0, note="local dev split (lm-eval's validation)"),
+    Benchmark("lambada_openai", "densing_local_lambada_openai", 0, note="local OpenAI LAMBADA test file"),
+    Benchmark("openllm_v1_arc_challenge", "densing_local_arc_challenge", 25, metric="acc_norm",
+              note="25-shot, acc_norm, local test split (exemplars from the same split)"),
+    Benchmark("openllm_v1_mmlu", "densing_local_mmlu", 5, metric="acc",
+              note="5-shot, acc, local test split, dev-split exemplars"),
+    Benchmark("openllm_v1_winogrande", "densing_local_winogrande", 5, metric="acc",
+              note="5-shot, acc, local dev split (exemplars from the same split)"),
+    Benchmark("openllm_v1_gsm8k", "densing_local_gsm8k", 5, "densing_local_gsm8k_5shot_loss",
+              metric="exact_match,strict-match",
+              note="5-shot, exact match (strict-match), local test split (exemplars from the same split)"),
+    Benchmark("swallow_mmlu", "densing_local_mmlu", 5, metric="acc",
+              note="5-shot, acc, local test split, dev-split exemplars"),
+    Benchmark("swallow_bbh", "densing_local_bbh_cot_fewshot", 3, None, metric="exact_match,get-answer",
+              note="3-shot CoT, exact match, 27 local task files, lm-eval's exemplars; no conditional loss"),
+    Benchmark("swallow_math", "densing_local_minerva_math500", 4, "densing_local_minerva_math500_loss",
+              metric="exact_match",
+              note="4-shot Minerva prompt, MATH-500 from the shipped MATH test split, exact match"),
+    Benchmark("swallow_gsm8k", "densing_local_gsm8k", 4, "densing_local_gsm8k_4shot_loss",
+              metric="exact_match,strict-match",
+              note="4-shot, exact match (strict-match), local test split (exemplars from the same split)"),
+    Benchmark("swallow_humaneval", "densing_local_humaneval", 0, "densing_local_humaneval_loss",
+              metric="pass@1,create_test",
+              note="0-shot, pass@1 of one greedy completion (runs model code), local original file"),
+)}
 #: The OLMES ranked-classification 5-shot format of the OLMo ladder, on the local splits it uses (the records' runs
 #: of style ``olmes``).
 OLMES_BENCHMARKS: dict[str, Benchmark] = {name: b for name, b in KNOWN_BENCHMARKS.items() if b.style == "olmes"}
 
 
-#: AI2's own request sets of the ladder (``olmo_<task>_<variant>``, e.g. ``olmo_hellaswag_rc_5shot``,
-#: ``olmo_arc_easy_test_rc_5shot``), read from ``<data root>/olmo_ladder/oe_eval_tasks`` and scored
-#: as the ladder scores them (:mod:`densing.eval.tasks.oe_eval_requests`). Their names come from the request files,
-#: so each is registered here, a record of that run alone.
+#: AI2's own request sets of the ladder (``olmo_<task>_<variant>``, e.g. ``olmo_hellaswag_rc_5shot``), read from
+#: ``<data root>/olmo_ladder/oe_eval_tasks`` and scored as the ladder scores them
+#: (:mod:`densing.eval.tasks.oe_eval_requests`); each is registered here, a record of that run alone.
 OLMO_REQUEST_BENCHMARKS: dict[str, Benchmark] = {
     f"olmo_{task}_{variant}": Benchmark(f"olmo_{task}_{variant}", task_name(task, variant), 0, style="olmes",
                                         note=f"AI2's in-loop request set {task}/{variant}, requests verbatim")
@@ -125,12 +80,9 @@ OLMO_REQUEST_BENCHMARKS: dict[str, Benchmark] = {
 for _name, _benchmark in OLMO_REQUEST_BENCHMARKS.items():
     KNOWN_BENCHMARKS.register(_name, _benchmark)
 
-#: Named sets of benchmark runs (``densing eval --suite NAME``), each reproducing a public protocol (the runs' records
-#: in :mod:`densing.data.benchmarks` say the protocols and their sources):
-#:
-#: - ``leaderboard-v1``: the Open LLM Leaderboard v1, the protocol of the public table's MMLU … GSM8K columns;
-#: - ``leaderboard-v2``: lm-eval's ``leaderboard`` group, the protocol of the public table's ``leaderboard_*`` columns;
-#: - ``swallow-en``: the Swallow LLM Leaderboard's English tasks of pre-trained models.
+#: Named sets of benchmark runs (``densing eval --suite NAME``), each a public protocol (its runs' records say its
+#: sources): the Open LLM Leaderboard v1 (the public table's MMLU … GSM8K columns) and v2 (its ``leaderboard_*``
+#: columns), and the Swallow LLM Leaderboard's English tasks of pre-trained models.
 SUITES: dict[str, tuple[str, ...]] = {
     "leaderboard-v1": ("openllm_v1_arc_challenge", "openllm_v1_hellaswag", "openllm_v1_mmlu",
                        "openllm_v1_truthfulqa_mc2", "openllm_v1_winogrande", "openllm_v1_gsm8k"),
@@ -149,27 +101,22 @@ SUITE_TABLES: dict[str, str] = {
     "leaderboard-v2": PUBLIC_TABLE,
     "swallow-en": SWALLOW_TABLE,
 }
-#: Each suite benchmark → the benchmark name of the same score in its suite's target table
-#: (:data:`SUITE_TABLES`; ``results/public_models.csv`` for the leaderboard suites, metric ``score``), which
-#: ``densing trend`` inverts and ``densing measure`` places a user's models against. The suite's metric (``Benchmark.metric``) is the
-#: table's: acc_norm for ARC and HellaSwag, mc2 for TruthfulQA, strict match for GSM8K (v1); each v2
-#: member's own.
+#: Each suite benchmark → the benchmark of the same score (metric ``score``) in its suite's target table
+#: (:data:`SUITE_TABLES`), which ``densing trend`` inverts and ``densing measure`` places a user's models against;
+#: the run's ``Benchmark.metric`` is the table's.
 PUBLIC_TABLE_BENCHMARKS: dict[str, str] = {run: record_of_run(run).name for runs in SUITES.values() for run in runs}
 #: Benchmarks whose score task executes generated code (lm-eval's ``unsafe_code``).
 UNSAFE_CODE_BENCHMARKS = frozenset({"humaneval", "mbpp", "swallow_humaneval"})
 
 
 def register(benchmark: Benchmark) -> Benchmark:
-    """Add ``benchmark`` to :data:`KNOWN_BENCHMARKS` (its name must be new: else a
-    :class:`densing.errors.RegistryError`): a run of the benchmark record of the same name, or a record of that run
-    alone; ``densing eval --benchmarks`` then runs it by name. A benchmark with a chance level, an item count or a
-    table column is one :func:`densing.data.benchmarks.register` call of its whole record instead."""
+    """Add ``benchmark`` to :data:`KNOWN_BENCHMARKS` as :meth:`densing.data.benchmarks.RunRegistry.register` does (a
+    benchmark with a chance level, an item count or a table column: :func:`densing.data.benchmarks.register`)."""
     return KNOWN_BENCHMARKS.register(benchmark.name, benchmark)
 
 
 def suite_benchmarks(name: str, *, local_data: bool = False) -> tuple[list[str], list[str]]:
-    """The benchmark names of suite ``name``, and those left out: with ``local_data``, the members
-    that have no local split. An unknown suite is an :class:`InputError` naming the known ones."""
+    """The benchmarks of suite ``name``, and those left out (``local_data``: without a local split); else InputError."""
     from densing.errors import InputError
 
     if name not in SUITES:
@@ -193,16 +140,14 @@ def parse_benchmark_list(text: str) -> list[str]:
 
 
 def benchmark_registry(local_data: bool) -> dict[str, Benchmark]:
-    """Known benchmarks: lm-eval's Hub-backed tasks, or with ``local_data`` their local-file
-    versions (plus the OLMES ones, which are always local)."""
+    """Known benchmarks, or with ``local_data`` their local-file versions (and the always local OLMES ones)."""
     if local_data:
         return {**LOCAL_BENCHMARKS, **OLMES_BENCHMARKS, **OLMO_REQUEST_BENCHMARKS}
     return KNOWN_BENCHMARKS
 
 
 def benchmark_table(local_data: bool = False):
-    """One row per benchmark densing knows (``densing eval --list``): name, the lm-eval task of its score and of its
-    conditional loss, shots, metric, the scoring style and the note. ``local_data``: the offline registry's names."""
+    """One row per benchmark densing knows (``densing eval --list``; ``local_data``: the offline registry's)."""
     import pandas as pd
 
     registry = benchmark_registry(local_data)

@@ -1,7 +1,5 @@
-"""The lm-eval harness as the sweep uses it: its presence and version, its task manager, benchmarks resolved
-to its tasks, and the config hash that says whether a stored pair is still current.
-
-torch and lm_eval are imported inside functions: the core package imports without the ``eval`` extra.
+"""The lm-eval harness as the sweep uses it: its presence and version, its task manager, benchmarks resolved to its
+tasks, and the config hash that says whether a stored pair is current. torch and lm_eval are imported inside functions.
 """
 from __future__ import annotations
 
@@ -10,12 +8,10 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-import yaml
-
 from densing.errors import EvalError, InputError
 from densing.eval.benchmarks import KNOWN_BENCHMARKS, TASKS_DIRECTORY, Benchmark, benchmark_registry
 from densing.eval.models import ModelSpec
-from densing.eval.task_index import builtin_root, reached, task_folders
+from densing.eval.task_index import builtin_root, read_keys, reached, task_folders
 
 
 def require_lm_eval() -> None:
@@ -32,21 +28,14 @@ def lm_eval_version() -> str:
     return version("lm_eval")
 
 
-def task_manager(
-    include_paths: Sequence[str | Path] = (),
-    needed: Sequence[str] = (),
-    *,
-    data_root: str | Path | None = None,
-    local_data: bool = False,
-) -> Any:
+def task_manager(include_paths: Sequence[str | Path] = (), needed: Sequence[str] = (), *,
+                 data_root: str | Path | None = None, local_data: bool = False) -> Any:
     """An lm-eval ``TaskManager`` that sees densing's shipped tasks and the user's include paths.
 
-    Indexing lm-eval's ~15,000 built-in task configs takes tens of seconds on a small CPU, so with ``needed`` (benchmark names,
-    see :func:`resolve_benchmarks`) the index holds only the folders their tasks are defined in
-    (:func:`densing.eval.task_index.task_folders`: each task, group and tag the run reaches indexed as the whole
-    index holds it; the include paths whole); an unknown name is the error :func:`resolve_benchmarks` gives.
-    Without ``needed``, the whole index. ``data_root`` reaches the local-data tasks' loaders as the task metadata
-    ``densing_data_root`` (:mod:`densing.eval.tasks.local_data`).
+    With ``needed`` (benchmark names, :func:`resolve_benchmarks`) it indexes only the folders their tasks are defined
+    in (:func:`densing.eval.task_index.task_folders`; the include paths whole), not lm-eval's ~15,000 built-in configs;
+    an unknown name is :func:`resolve_benchmarks`' error. ``data_root`` reaches the local-data tasks' loaders as the
+    task metadata ``densing_data_root`` (:mod:`densing.eval.tasks.local_data`).
     """
     require_lm_eval()
     from lm_eval.tasks import TaskManager
@@ -76,11 +65,7 @@ def task_manager(
 
 
 def resolve_benchmarks(names: Sequence[str], manager: Any, *, local_data: bool = False) -> list[Benchmark]:
-    """Benchmarks for ``names``: known ones from the registry, else lm-eval task/group names.
-
-    With ``local_data`` the known names resolve to their local-file versions, and a known
-    benchmark with no local version is an error (rather than a silent fall-back to the Hub).
-    """
+    """Benchmarks for ``names``: the registry's, else lm-eval tasks or groups (``local_data``: no Hub fall-back)."""
     if not names:
         raise InputError("--benchmarks: no benchmark given")
     available = set(manager.all_tasks)
@@ -124,45 +109,28 @@ DATA_FOLDERS = ("benchmarks", "olmo_ladder/oe_eval_tasks")
 
 
 def data_digest(data_root: str | Path) -> str:
-    """SHA-256 (16 hex digits) of the local data under ``data_root`` that the loaders read: every file of
-    :data:`DATA_FOLDERS` by its path relative to ``data_root`` and its content (hidden files left out).
-    Where the folder lies does not enter it: a copy at another path has the same digest."""
+    """SHA-256 (16 hex digits) of every unhidden file of :data:`DATA_FOLDERS` by relative path and content."""
     root = Path(data_root)
     files = [(path.relative_to(root), path) for folder in DATA_FOLDERS for path in (root / folder).rglob("*")]
     return _content_digest((relative.as_posix(), path) for relative, path in files
                            if path.is_file() and not any(part.startswith(".") for part in relative.parts))
 
 
-class _TaskYamlLoader(yaml.SafeLoader):
-    """A YAML loader that reads lm-eval task files for their structure: ``!function`` and other tags as plain text."""
-
-
-_TaskYamlLoader.add_multi_constructor("!", lambda loader, suffix, node: loader.construct_scalar(node)
-                                      if isinstance(node, yaml.ScalarNode) else None)
-
-
 def _yaml_closure(path: Path, into: set[Path]) -> None:
-    """``path`` and the files its ``include:`` names (relative to it), recursively, into ``into``."""
+    """Add ``path`` and, recursively, the files its ``include:`` names (:func:`.task_index.read_keys`) to ``into``."""
     path = path.resolve()
     if path in into or not path.is_file():
         return
     into.add(path)
-    try:
-        config = yaml.load(path.read_text(), Loader=_TaskYamlLoader)
-    except yaml.YAMLError:
-        return  # lm-eval reports a broken task file when it loads it; its bytes are in the digest all the same
-    included = config.get("include") if isinstance(config, dict) else None
-    for name in included if isinstance(included, list) else [included] if included else []:
-        if isinstance(name, str):
-            _yaml_closure(path.parent / name, into)
+    for name in read_keys(path, path.read_bytes().decode("utf-8", "ignore")).includes:
+        _yaml_closure(Path(name), into)
 
 
 def tasks_digest(manager: Any, bench: Benchmark, roots: Sequence[str | Path]) -> str:
-    """SHA-256 (16 hex digits) of the task files under ``roots`` that ``bench`` is evaluated from (a task file added
-    or changed for another benchmark leaves it as it is), each named ``<i>/<path relative to roots[i]>``: the YAML of each of its lm-eval tasks and groups as ``manager`` indexes
-    them (groups, tags and their members, recursively; each file with its ``include:`` chain), every Python module
-    and JSON file under the roots (the loaders, metrics and few-shot examples the YAMLs name), and the splits
-    shipped in ``<root>/data``. Files outside ``roots`` (lm-eval's built-in tasks) are fixed by lm-eval's version."""
+    """SHA-256 (16 hex digits) of the task files under ``roots`` that ``bench`` is evaluated from, each named
+    ``<i>/<path relative to roots[i]>``: the YAML of its tasks, groups, tags and their members as ``manager`` indexes
+    them (with their ``include:`` chains), every Python and JSON file under the roots, and the splits in
+    ``<root>/data``. lm-eval's built-in tasks are fixed by lm-eval's version."""
     index = manager.task_index
     yamls: set[Path] = set()
     for name in reached(index, bench.tasks()):
@@ -181,21 +149,12 @@ def tasks_digest(manager: Any, bench: Benchmark, roots: Sequence[str | Path]) ->
     return _content_digest(files.items())
 
 
-def config_hash(
-    spec: ModelSpec,
-    bench: Benchmark,
-    *,
-    backend: Mapping[str, Any],
-    limit: float | None,
-    tasks_digest: str,
-    data_digest: str | None = None,
-) -> str:
-    """SHA-256 (16 hex digits) of everything that changes a pair's rows: what model is loaded,
-    the benchmark's tasks and shots, its task files (``tasks_digest``, :func:`tasks_digest`), the limit,
-    the backend (its record's key entries, :meth:`densing.eval.backends.Backend.key`: ``densing-hf``
-    is ``hf`` with the prefix cache), lm-eval's version, the content of the local data (``data_digest``, :func:`data_digest`;
-    None for data from the Hub), and the metadata written into the rows (params, training tokens,
-    release date). No path enters it: a store is found done wherever the repository and the data lie."""
+def config_hash(spec: ModelSpec, bench: Benchmark, *, backend: Mapping[str, Any], limit: float | None,
+                tasks_digest: str, data_digest: str | None = None) -> str:
+    """SHA-256 (16 hex digits) of everything that changes a pair's rows: the model loaded and the metadata written
+    into its rows, the benchmark's tasks and shots, its task files (:func:`tasks_digest`), the limit, the backend's
+    key entries (:meth:`densing.eval.backends.Backend.key`), lm-eval's version and the local data (:func:`data_digest`;
+    None for the Hub's). No path enters it: a store is found done wherever the repository and the data lie."""
     payload: dict[str, Any] = {
         "model": spec.load_identity(),
         "metadata": {k: getattr(spec, k) for k in ("name", "params", "non_embedding_params", "train_tokens", "release_date", "family")},
@@ -212,9 +171,8 @@ def config_hash(
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-#: lm-eval warnings that describe what densing sets on purpose, logger → words of its messages: densing's
-#: local tasks read their splits through a ``custom_dataset`` loader, and densing gives each benchmark its
-#: protocol's shots. Left in, a leaderboard-v1 run prints 57 pairs of them for MMLU alone.
+#: lm-eval warnings about what densing sets on purpose (local tasks' ``custom_dataset`` loaders, each protocol's
+#: shots), logger → words of its messages: a leaderboard-v1 run would print 57 pairs of them for MMLU alone.
 EXPECTED_LM_EVAL_WARNINGS: dict[str, tuple[str, ...]] = {
     "lm_eval.api.task": (": Custom kwargs can be passed to `--metadata`",),
     "lm_eval.evaluator": ("Overwriting default num_fewshot of ",),

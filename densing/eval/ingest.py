@@ -1,22 +1,12 @@
-"""Ingest existing lm-eval outputs into a results store (``densing eval ingest DIR``).
+"""Ingest existing lm-eval outputs into a results store (``densing eval ingest DIR``), one part per results file (a
+file already ingested with the same content is skipped).
 
-Two layouts are recognised:
-
-- the Pythia suite's published evaluations (lm-eval 0.3 format, ``pythia-<size>[-deduped]/
-  {zero-shot,five-shot}/*_step<N>.json``), read with :func:`densing.data.read_pythia_evals`, so the
-  rows are exactly those the Pythia fits use (parameters and training tokens attached);
-- any other directory of lm-eval results JSON (0.3 or 0.4), read with
-  :func:`densing.data.read_lm_eval_json`. Where a 0.4 ``samples_<task>_<date>.jsonl`` sits beside
-  a ``results_<date>.json``, the conditional loss −log P(answer | prompt) is computed from the
-  logged log-likelihoods of the gold continuations (Xiao et al. 2024, §2.2): ``loss`` (mean per
-  sample), ``loss_per_byte`` and the byte counts. Per-token losses need the model's tokenizer and
-  are left empty.
-
-Parameter counts come from the results JSON (``config.model_num_parameters``, written by lm-eval
-0.4's HF backend) or from a models file (``--models``, matched on the model name).
-
-One store part is written per ingested results file, atomically; a file already ingested with the
-same content is skipped.
+The Pythia suite's published evaluations are read with :func:`densing.data.read_pythia_evals` (the rows the Pythia
+fits use); any other directory of lm-eval results JSON (0.3 or 0.4) with :func:`densing.data.read_lm_eval_json`,
+parameter counts from the JSON (``config.model_num_parameters``) or a models file (``--models``). Where a 0.4
+``samples_<task>_<date>.jsonl`` sits beside a ``results_<date>.json``, the conditional loss −log P(answer | prompt)
+(Xiao et al. 2024, §2.2) is computed from the logged log-likelihoods of the gold continuations: ``loss`` (mean per
+sample), ``loss_per_byte`` and the byte counts (per-token losses need the model's tokenizer).
 """
 from __future__ import annotations
 
@@ -32,7 +22,7 @@ import pandas as pd
 
 import densing
 from densing.data.formats import sniff_format
-from densing.data.readers import attach_metadata, pythia_runs, read_lm_eval_json, read_pythia_evals
+from densing.data.readers import attach_metadata, pythia_runs, read_lm_eval_results, read_pythia_evals
 from densing.errors import InputError
 from densing.eval.loss import EMPTY, LossTotals, continuation_byte_count
 from densing.eval.store import is_done, write_part
@@ -88,11 +78,8 @@ def _gold_index(target: object, continuations: list[str]) -> int:
 
 
 def samples_loss(path: Path, output_type: str) -> LossTotals:
-    """Conditional loss from a 0.4 samples JSONL of a multiple-choice or loglikelihood task (``output_type``).
-
-    The gold request is the sample's ``target`` (a choice index, or the choice text); samples
-    whose gold cannot be told (several contexts, one continuation: Winogrande-style) are skipped.
-    """
+    """Conditional loss from a 0.4 samples JSONL of a multiple-choice or loglikelihood task (``output_type``): the
+    gold request is the sample's ``target``; samples whose gold cannot be told (Winogrande-style) are skipped."""
     total = EMPTY
     for number, line in enumerate(path.read_bytes().splitlines(), start=1):
         if not line.strip():
@@ -131,8 +118,7 @@ def _samples_files(results_path: Path) -> dict[str, Path]:
 
 
 def _ingest_lm_eval_file(path: Path, metadata: pd.DataFrame | None) -> pd.DataFrame:
-    frame = read_lm_eval_json(path)
-    data = orjson.loads(path.read_bytes())
+    frame, data = read_lm_eval_results(path)
     config = data.get("config") or {}
     if metadata is not None:  # the user's metadata first, then the count lm-eval wrote
         frame = attach_metadata(frame, metadata, source=str(path))
@@ -159,18 +145,10 @@ def _ingest_lm_eval_file(path: Path, metadata: pd.DataFrame | None) -> pd.DataFr
     return frame
 
 
-def ingest(
-    directory: str | Path,
-    store: str | Path,
-    *,
-    metadata: pd.DataFrame | None = None,
-    on_progress: Callable[[str, str], None] | None = None,
-) -> pd.DataFrame:
-    """Read the lm-eval outputs under ``directory`` into ``store``; return the ingested rows.
-
-    Everything is read and validated before the first part is written, so a bad file leaves the
-    store untouched. ``on_progress(source, status)`` gets ``"skipped"`` or ``"written"``.
-    """
+def ingest(directory: str | Path, store: str | Path, *, metadata: pd.DataFrame | None = None,
+           on_progress: Callable[[str, str], None] | None = None) -> pd.DataFrame:
+    """Read and validate the lm-eval outputs under ``directory``, then write them into ``store``; return their rows.
+    ``on_progress(source, status)`` gets ``"skipped"`` or ``"written"``."""
     root = Path(directory)
     if not root.is_dir():
         raise InputError(f"{root}: no such directory of lm-eval outputs")

@@ -1,24 +1,22 @@
 """One process per model: each model of a sweep evaluated in a child process of its own.
 
-vLLM holds GPU memory (its engine, CUDA graphs, NCCL communicators, worker processes) until the process
-that created it exits; ``del lm`` and ``gc.collect()`` give little of it back, so the second model of a
-sweep run in one process finds the GPU full. ``run_sweep(..., isolate=True)`` (the default for the
-``vllm`` backend; ``densing eval --isolate``) therefore runs each model with pairs still to do as::
+vLLM holds GPU memory (its engine, CUDA graphs, NCCL communicators, worker processes) until the process that
+created it exits, so the second model of a sweep run in one process finds the GPU full. ``run_sweep(...,
+isolate=True)`` (the ``vllm`` backend's default; ``densing eval --isolate``) runs each model with pairs to do as::
 
     python -m densing.eval.isolated_child JOB EVENTS_FD
 
-in its own process group. ``JOB`` is a pickle of the child's ``run_sweep`` arguments (that one model,
-its pending benchmarks, the same options, ``isolate=False``); the child writes each progress event as
-one JSON line ``["progress", model, benchmark, status]`` to the inherited descriptor ``EVENTS_FD``, and
-its last line is ``["done"]`` or ``["error", class name, message]``. Its stdout goes to the parent's
-stderr, so library chatter never reaches the results a CLI prints on stdout.
+in its own process group. ``JOB`` is a pickle of the child's ``run_sweep`` arguments (that one model, its pending
+benchmarks, the same options, ``isolate=False``); the child writes each progress event as one JSON line
+``["progress", model, benchmark, status]`` to the inherited descriptor ``EVENTS_FD``, its last line ``["done"]`` or
+``["error", class name, message]``. Its stdout goes to the parent's stderr, so library chatter never reaches the
+results a CLI prints on stdout.
 
-The parent (:func:`run_isolated`) replays the events into its own ``on_progress`` and waits. A child's
-:class:`~densing.errors.InputError` or :class:`~densing.errors.EvalError` is raised again in the parent
-with the same message; a child that dies without saying why (a signal, the out-of-memory killer) is an
-``EvalError`` naming the model and the exit status. On every path out of the parent — return, error,
-Ctrl-C, ``SIGTERM`` — the child's whole process group is ended (:func:`densing.runtime.end_subprocess`),
-vLLM's engine and worker processes with it; the child also dies with its parent (``PR_SET_PDEATHSIG``).
+The parent (:func:`run_isolated`) replays the events into its own ``on_progress``. A child's
+:class:`~densing.errors.InputError` or :class:`~densing.errors.EvalError` is raised again in the parent with the same
+message; a child that dies without saying why is an ``EvalError`` naming the model and the exit status. On every path
+out of the parent the child's whole process group is ended (:func:`densing.runtime.end_subprocess`); the child also
+dies with its parent (``PR_SET_PDEATHSIG``).
 """
 from __future__ import annotations
 
@@ -39,10 +37,7 @@ ERRORS = {"InputError": InputError, "EvalError": EvalError}
 
 
 def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callable | None = None) -> None:
-    """Run ``run_sweep(**arguments)`` for one model in a child process; replay its progress; raise its error.
-
-    ``arguments`` are run_sweep's keyword arguments without ``on_progress`` (picklable: model specs,
-    benchmark names, paths, numbers, :class:`~densing.eval.backends.prefix.settings.PrefixSettings`)."""
+    """Run ``run_sweep(**arguments)`` for one model in a child process; replay its progress; raise its error."""
     from functools import partial
 
     from densing.runtime import end_subprocess
@@ -52,15 +47,13 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
         pickle.dump({**arguments, "isolate": False}, job)
     process = None
     try:
-        # its own process group (an error, Ctrl-C or SIGTERM here ends the child and everything it started);
-        # the child's stdout is this process's stderr
+        # its own process group, ended with everything it started on any way out of here
         process = subprocess.Popen(
             [sys.executable, "-m", "densing.eval.isolated_child", job.name, str(write_end)],
             stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else None, pass_fds=(write_end,),
             preexec_fn=partial(_own_group_dying_with, os.getpid()), env=_child_environment(),
         )
-        # each end changes owner whole: a Ctrl-C between closing (or wrapping) a descriptor and forgetting it would
-        # have the cleanup below close it a second time, and that error would hide the interrupt
+        # each end changes owner whole: a Ctrl-C in between would have the cleanup below close it twice
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         try:
             os.close(write_end)
@@ -97,8 +90,7 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
 
 
 def _child_environment() -> dict:
-    """This process's environment, with the folder holding this ``densing`` first on PYTHONPATH (a notebook that
-    imports densing from a source tree the interpreter does not know by itself)."""
+    """This process's environment, with the folder holding this ``densing`` first on PYTHONPATH."""
     from pathlib import Path
 
     import densing
@@ -117,7 +109,6 @@ def _has_fileno(stream) -> bool:
 
 
 def _own_group_dying_with(parent: int) -> None:
-    """In the child before it runs Python: lead a process group of its own, ignore Ctrl-C (the parent decides),
-    and die with ``parent`` (:func:`densing.runtime.worker_setup`)."""
+    """In the child before it runs Python: lead a process group of its own, and :func:`densing.runtime.worker_setup`."""
     os.setpgid(0, 0)
     worker_setup(parent)

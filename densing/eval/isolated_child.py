@@ -1,6 +1,5 @@
-"""The child's side of :mod:`densing.eval.isolated`: ``python -m densing.eval.isolated_child JOB EVENTS_FD`` runs
-``run_sweep(**JOB)`` for one model and writes its progress, then ``["done"]`` or ``["error", class, message]``, as
-JSON lines to descriptor EVENTS_FD; exit status 0, or 2 on a densing error."""
+"""The child's side of :mod:`densing.eval.isolated` (its protocol): ``run_sweep(**JOB)`` for one model, events as JSON
+lines to descriptor EVENTS_FD; exit status 0, or 2 on a densing error."""
 from __future__ import annotations
 
 import json

@@ -1,6 +1,5 @@
-"""A sweep's models: where each comes from (checked before anything runs), its parameter counts, and loading it
-into an lm-eval model: the class registered under the backend's name in lm-eval's model registry, made as the
-backend's record says (:mod:`densing.eval.backends`).
+"""A sweep's models: where each comes from (checked before anything runs), its parameter counts, and loading it with
+the class lm-eval's model registry holds under the backend's name, made as its record says (:mod:`.backends`).
 """
 from __future__ import annotations
 
@@ -21,10 +20,8 @@ if TYPE_CHECKING:
 
 #: What :func:`densing.eval.runner.run_sweep`'s and :func:`load_model`'s arguments may be (checked before any model loads).
 SWEEP_CONSTRAINTS = {
-    # any name in lm-eval's model registry (lm-eval's own and densing's, :mod:`densing.eval.backends`)
     "backend": [backends.BackendName()],
-    # a count of items per task: lm-eval reads a limit below 1 as a fraction, which "at most N items" does not mean;
-    # 10⁷ is above every benchmark's size (a larger count is a typing slip, refused before any model loads)
+    # items per task (lm-eval reads a limit below 1 as a fraction); 10⁷ is above every benchmark's size
     "limit": [WholeNumber(1, 1e7), None],
     "time_limit": [Interval(Real, 0, None, closed="neither"), None],
     # None: cuda where there is one, else the CPU; a device no backend knows is refused rather than ignored
@@ -78,9 +75,7 @@ def _device_count(kind: str) -> int | None:
 
 
 def check_device_present(device: str | None) -> None:
-    """An InputError when ``device`` (checked as :class:`~densing.validation.Device`) names a CUDA, MPS or XPU device
-    this machine does not have: lm-eval would fall back to the CPU without a word. Imports torch: call it once the
-    sweep has a model to load."""
+    """An InputError when ``device`` names a CUDA, MPS or XPU device this machine lacks (lm-eval would use the CPU)."""
     if device is None:
         return
     kind, _, index = device.partition(":")
@@ -101,53 +96,32 @@ class ParameterCounts(NamedTuple):
 def count_parameters(model: Any) -> ParameterCounts:
     """Total, non-embedding and OLMo-ladder parameter counts of a torch model.
 
-    Non-embedding excludes every ``nn.Embedding`` (token and learned position embeddings) and an
-    output projection not tied to the input embedding (Kaplan et al. 2020, §2.1 count N this way).
-
-    The ladder count is N as AI2's OLMo ladder counts it (its ``configs/*.json`` ``n``): the input
-    embeddings excluded, the vocab × d output head included,
+    Non-embedding excludes every ``nn.Embedding`` (token and learned position embeddings) and an output projection
+    not tied to the input embedding (Kaplan et al. 2020, §2.1 count N this way). The ladder count is N as AI2's OLMo
+    ladder counts it (its ``configs/*.json`` ``n``),
 
         N_ladder = non-embedding + numel(output head),
 
-    and for a model whose head is tied to its input embedding the shared matrix counts once, as
-    the head (it is used as the output projection; a tied model's N_ladder is then its total less
-    any learned position embeddings).
+    a head tied to the input embedding counted once, as the head.
     """
     import torch
 
-    seen: set[int] = set()
-    total = 0
-    for parameter in model.parameters():
-        if id(parameter) not in seen:
-            seen.add(id(parameter))
-            total += parameter.numel()
-    embedding_ids: set[int] = set()
-    for module in model.modules():
-        if isinstance(module, torch.nn.Embedding):
-            embedding_ids.update(id(p) for p in module.parameters())
+    total = sum(p.numel() for p in model.parameters())  # parameters() yields a tied weight once
     output = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
-    if output is not None:
-        embedding_ids.update(id(p) for p in output.parameters())
-    embedding = sum(p.numel() for p in model.parameters() if id(p) in embedding_ids)
-    # parameters() deduplicates tied weights, so a tied head is counted once, with the embedding
+    embeddings = [m for m in model.modules() if isinstance(m, torch.nn.Embedding)]
+    embeddings += [output] if output is not None else []
+    embedding_ids = {id(p) for module in embeddings for p in module.parameters()}
+    embedding = sum(p.numel() for p in model.parameters() if id(p) in embedding_ids)  # a tied head counted once
     head = sum(p.numel() for p in output.parameters()) if output is not None else 0
     non_embedding = total - embedding
     return ParameterCounts(float(total), float(non_embedding), float(non_embedding + head))
 
 
-def load_model(
-    spec: ModelSpec, *, backend: str, device: str | None, batch_size: int | str, settings: PrefixSettings | None = None,
-) -> tuple[Any, ParameterCounts]:
-    """Load ``spec`` with lm-eval's backend ``backend``; return (lm, its parameter counts).
-
-    The class is the one lm-eval's model registry holds under ``backend`` (:func:`registered_model`), made as the
-    backend's record says (:meth:`densing.eval.backends.Backend.load`). ``densing-hf``
-    (:class:`densing.eval.backends.prefix.lm.PrefixCachedHFLM`) runs every distinct token position of the
-    log-likelihood requests once and decodes greedy requests over their shared prefixes (the same numbers and
-    strings, far fewer forward passes on a CPU); ``settings`` (a
-    :class:`densing.eval.backends.prefix.settings.PrefixSettings`) configure it. The parameters are counted on the
-    loaded torch module where the lm-eval model holds one (``lm.model``), else on the model's config.
-    """
+def load_model(spec: ModelSpec, *, backend: str, device: str | None, batch_size: int | str,
+               settings: PrefixSettings | None = None) -> tuple[Any, ParameterCounts]:
+    """Load ``spec`` with lm-eval's backend ``backend`` (:func:`registered_model`, made by
+    :meth:`densing.eval.backends.Backend.load`); return (lm, its parameter counts, :func:`_count_loaded`).
+    ``settings`` (:class:`densing.eval.backends.prefix.settings.PrefixSettings`) configure the prefix engine."""
     validate(SWEEP_CONSTRAINTS, device=device, backend=backend)  # the backend's check needs lm-eval (EvalError)
     record = backends.get(backend)
     record.check(spec)
@@ -167,8 +141,7 @@ def load_model(
 
 @contextlib.contextmanager
 def quiet_loading():
-    """Hugging Face Hub's and transformers' progress bars off while a model loads (``Loading weights``, a GGUF's
-    de-quantisation, a download): a load that fails is then one line, and the sweep's own bar says what runs."""
+    """Hugging Face Hub's and transformers' progress bars off while a model loads: a failed load is then one line."""
     from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
     from transformers.utils import logging as transformers_logging
 
@@ -186,8 +159,7 @@ def quiet_loading():
 
 
 def _count_loaded(lm: Any, spec: ModelSpec) -> ParameterCounts:
-    """The parameter counts of a loaded lm-eval model: its torch module's (``lm.model``), else its config's, else
-    (a model with neither, such as one behind an API) the models file's ``params`` and ``non_embedding_params``."""
+    """The parameter counts of a loaded lm-eval model: its torch module's, else its config's, else the models file's."""
     import torch
 
     module = getattr(lm, "model", None)
@@ -211,8 +183,7 @@ def _count_loaded(lm: Any, spec: ModelSpec) -> ParameterCounts:
 
 
 def registered_model(name: str) -> type:
-    """lm-eval's model class registered as ``name`` (``lm_eval.api.registry.get_model``), densing's backends among
-    them (:func:`densing.eval.backends.ensure_registered`)."""
+    """lm-eval's model class registered as ``name``, densing's backends among them."""
     backends.ensure_registered()
     from lm_eval.api.registry import get_model
 

@@ -1,8 +1,7 @@
 """Conditional loss from the requests lm-eval already made (no extra forward passes).
 
-For a multiple-choice sample, lm-eval scores every choice as a continuation of the prompt; the
-gold choice's log-likelihood is log P(answer | prompt). For a ``loglikelihood`` sample (a
-companion task scoring a reference solution) it is the one request's log-likelihood. We sum
+The gold choice's log-likelihood in a multiple-choice sample, or the one request's in a ``loglikelihood`` sample (a
+companion task scoring a reference solution), is log P(answer | prompt). We sum
 
     loss_total = Σ_i −log P(answer_i | prompt_i)
 
@@ -11,12 +10,9 @@ over the samples and record the continuation token and byte counts, so that
     loss_per_token = loss_total / Σ tokens_i,   loss_per_byte = loss_total / Σ bytes_i,
     loss_per_sample = loss_total / n
 
-are all available (Xiao et al. 2024, §2.2 define the conditional loss as −log P(answer | prompt)).
-The ``loss`` column of the results table is ``loss_per_sample``, the mean over samples of
-−log P(answer | prompt): the convention of lm-eval's ``perplexity`` (ln ppl), and so of the Pythia
-LAMBADA losses the core fits use.
-Token counts come from the evaluated model's own tokenizer through lm-eval's ``_encode_pair``, the
-function that built the scored request, so they are the tokens whose log-probabilities were summed.
+(Xiao et al. 2024, §2.2 define the conditional loss as −log P(answer | prompt)). The ``loss`` column of the results
+table is ``loss_per_sample``: the convention of lm-eval's ``perplexity`` (ln ppl), and so of the Pythia LAMBADA losses.
+Token counts come from lm-eval's ``_encode_pair``, the function that built the scored request.
 """
 from __future__ import annotations
 
@@ -60,11 +56,9 @@ LOG_FLOAT_MAX = math.log(sys.float_info.max)
 
 
 def log_space_perplexity(items) -> float:
-    """lm-eval's ``perplexity`` aggregation, ``exp(−(1/n)·Σ ℓ_i)`` over the samples' log-likelihoods ``ℓ_i`` (its log
-    is the conditional loss −log P(answer | prompt) per sample, Xiao et al. 2024, §2.2), with the mean taken in log
-    space and exponentiated only where the result is a finite float: a model whose answers cost more than
-    ``LOG_FLOAT_MAX`` (≈ 709.8) nats on average gets ``inf``, where lm-eval's own ``math.exp(-mean(items))`` raises
-    OverflowError. :func:`densing.eval.pair.guard_aggregations` puts it in place of lm-eval's."""
+    """lm-eval's ``perplexity`` aggregation, ``exp(−(1/n)·Σ ℓ_i)`` over the samples' log-likelihoods ``ℓ_i``, but
+    ``inf`` where the mean loss exceeds ``LOG_FLOAT_MAX`` (≈ 709.8 nats) and lm-eval's ``math.exp`` would raise
+    OverflowError."""
     values = [float(item) for item in items]
     if not values:
         return math.nan
@@ -73,8 +67,7 @@ def log_space_perplexity(items) -> float:
 
 
 def continuation_token_count(lm: Any, context: str, continuation: str) -> int:
-    """Number of continuation tokens lm-eval scores for (context, continuation), as in
-    ``TemplateLM.loglikelihood``: an empty context is replaced by the prefix token."""
+    """Number of continuation tokens lm-eval's ``TemplateLM.loglikelihood`` scores for (context, continuation)."""
     if context == "":
         encoded = lm.tok_encode(continuation, add_special_tokens=False)
         if encoded and lm.prefix_token_id == encoded[0]:
@@ -107,8 +100,7 @@ def gold_index(task: Any, doc: dict) -> int:
 
 
 def task_loss(samples: list[dict], output_type: str, token_count: Callable[[str, str], int], task: Any = None) -> LossTotals:
-    """The conditional loss summed over a task's logged lm-eval samples (``log_samples=True``): each sample's gold
-    request (:func:`gold_index`; a ``loglikelihood`` sample's one request)."""
+    """The conditional loss summed over the gold requests (:func:`gold_index`) of a task's logged lm-eval samples."""
     total = EMPTY
     for sample in samples:
         if output_type == "multiple_choice":

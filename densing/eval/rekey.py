@@ -1,5 +1,4 @@
-"""Re-keying a results store: a sweep's parts get the key the sweep computes now (:func:`rekey_store`),
-their rows unchanged — for parts made before the key changed what it holds. It loads no model.
+"""Re-keying a results store: a sweep's parts get the key the sweep computes now, rows unchanged (:func:`rekey_store`).
 
     python -m densing.eval.rekey STORE --models M (--benchmarks B | --suite S) [--local-data] [--data-root D]
         [--limit N] [--backend B] [--include-path P]
@@ -23,33 +22,18 @@ from densing.eval.store import part_path
 REKEY_COLUMNS = ("model_path", "revision", "score_task", "limit", "backend", "lm_eval_version")
 
 
-def rekey_store(
-    store: str | Path,
-    models: str | Path | Sequence[ModelSpec | dict],
-    benchmarks: Sequence[str] | str,
-    *,
-    backend: str = "hf",
-    limit: float | None = None,
-    include_paths: Sequence[str | Path] = (),
-    local_data: bool = False,
-    data_root: str | Path | None = None,
-    prefix_cache: bool = False,
-) -> list[tuple[str, str, str]]:
-    """Give the parts of a sweep the config hash the sweep computes now (:func:`sweep_hashes`), rewriting the key
-    (the part's ``densing.config_hash`` metadata and its ``config_hash`` column) and nothing else; the options are
-    those of the sweep (``densing eval`` / ``densing measure``). For a store whose parts were written under another
-    form of the key: the caller vouches that each part was evaluated with the task files and local data the sweep
-    reads now (``git log`` on the benchmark's task files says whether they changed since the part's timestamp).
+def rekey_store(store: str | Path, models: str | Path | Sequence[ModelSpec | dict], benchmarks: Sequence[str] | str,
+                *, backend: str = "hf", limit: float | None = None, include_paths: Sequence[str | Path] = (),
+                local_data: bool = False, data_root: str | Path | None = None,
+                prefix_cache: bool = False) -> list[tuple[str, str, str]]:
+    """Give the parts of a sweep (its options: ``densing eval``'s) the config hash it computes now
+    (:func:`sweep_hashes`), rewriting the key and nothing else (:func:`densing.eval.store.rewrite_key`). The caller
+    vouches that each part was evaluated with the task files and local data the sweep reads now.
 
-    A part is left as it is when it is absent, or when its rows disagree with the sweep on what they record
-    (:data:`REKEY_COLUMNS`: model path, revision, score task, limit, backend, lm-eval version). No model is loaded.
-    Returns ``(model, benchmark, outcome)`` per pair: ``"rekeyed OLD → NEW"``, ``"current"``, ``"absent"``, or
-    ``"differs: …"``.
+    A part is left as it is when it is absent, or when its rows disagree with the sweep on :data:`REKEY_COLUMNS`. No
+    model is loaded. Returns ``(model, benchmark, outcome)`` per pair: ``"rekeyed OLD → NEW"``, ``"current"``,
+    ``"absent"``, or ``"differs: …"``.
     """
-    import pyarrow.parquet as pq
-
-    from densing.eval.store import read_part_hash, rewrite_key
-
     specs = as_model_specs(models)
     limit = None if limit is None else float(limit)
     root, manager, benches = sweep_tasks(benchmarks, include_paths, local_data=local_data, data_root=data_root,
@@ -57,37 +41,35 @@ def rekey_store(
     backend = backends.with_prefix_cache(backend, prefix_cache)
     hashes = sweep_hashes(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
                           data_root=root)
-    version = lm_eval_version()
-    outcomes = []
-    for spec in specs:
-        expected = {"model_path": spec.model, "revision": spec.revision, "limit": limit,
-                    "backend": backends.get(backend).recorded_as,
-                    "lm_eval_version": version}
-        for bench in benches:
-            path = part_path(store, spec.name, bench.name)
-            old, new = read_part_hash(path), hashes[spec.name, bench.name]
-            if old is None:
-                outcomes.append((spec.name, bench.name, "absent"))
-                continue
-            if old == new:
-                outcomes.append((spec.name, bench.name, "current"))
-                continue
-            missing = [column for column in REKEY_COLUMNS if column not in pq.read_schema(path).names]
-            if missing:
-                outcomes.append((spec.name, bench.name, f"differs: no column {', '.join(missing)} (not a sweep's part)"))
-                continue
-            rows = pq.read_table(path, columns=list(REKEY_COLUMNS)).to_pandas()
-            differs = []
-            for column, want in {**expected, "score_task": bench.score_task}.items():
-                values = {_comparable(value) for value in rows[column].tolist()}
-                if values != {_comparable(want)}:
-                    differs.append(f"{column} {', '.join(sorted(map(str, values)))} (the sweep: {_comparable(want)})")
-            if differs:
-                outcomes.append((spec.name, bench.name, "differs: " + "; ".join(differs)))
-                continue
-            rewrite_key(path, new)
-            outcomes.append((spec.name, bench.name, f"rekeyed {old} → {new}"))
-    return outcomes
+    common = {"limit": limit, "backend": backends.get(backend).recorded_as, "lm_eval_version": lm_eval_version()}
+    return [(spec.name, bench.name, _rekey_part(part_path(store, spec.name, bench.name), hashes[spec.name, bench.name],
+                                                {"model_path": spec.model, "revision": spec.revision, **common,
+                                                 "score_task": bench.score_task}))
+            for spec in specs for bench in benches]
+
+
+def _rekey_part(path: Path, new: str, expected: dict[str, Any]) -> str:
+    """Give the part at ``path`` the key ``new`` where its rows record ``expected``; the outcome in words."""
+    import pyarrow.parquet as pq
+
+    from densing.eval.store import read_part_hash, rewrite_key
+
+    old = read_part_hash(path)
+    if old is None or old == new:
+        return "absent" if old is None else "current"
+    missing = [column for column in REKEY_COLUMNS if column not in pq.read_schema(path).names]
+    if missing:
+        return f"differs: no column {', '.join(missing)} (not a sweep's part)"
+    rows = pq.read_table(path, columns=list(REKEY_COLUMNS)).to_pandas()
+    differs = []
+    for column, want in expected.items():
+        values = {_comparable(value) for value in rows[column].tolist()}
+        if values != {_comparable(want)}:
+            differs.append(f"{column} {', '.join(sorted(map(str, values)))} (the sweep: {_comparable(want)})")
+    if differs:
+        return "differs: " + "; ".join(differs)
+    rewrite_key(path, new)
+    return f"rekeyed {old} → {new}"
 
 
 def _comparable(value: Any) -> Any:
@@ -99,10 +81,8 @@ def _comparable(value: Any) -> Any:
     return str(value)
 
 
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m densing.eval.rekey STORE --models M (--benchmarks B | --suite S) [sweep options]``: give a
-    sweep's parts the key the sweep computes now (:func:`rekey_store`), one line per pair."""
+    """The command line of the module docstring: :func:`rekey_store`, one line per pair."""
     import argparse
     import sys
 

@@ -1,13 +1,6 @@
-"""Run benchmark sweeps through lm-eval (the real harness, not a re-implementation of it).
-
-For every (model, benchmark) pair :func:`run_sweep` runs ``lm_eval.simple_evaluate`` with
-``log_samples=True`` and lm-eval's request cache on, reads the score from lm-eval's results and
-the conditional loss from the logged samples of the same requests (:mod:`densing.eval.pair`),
-and writes one atomic store part (see :mod:`densing.eval.store`). Pairs already in the store with
-the same config hash are skipped without loading the model.
-
-torch and lm_eval are imported inside functions: the core package imports without the ``eval``
-extra.
+"""Run benchmark sweeps through lm-eval (the real harness, not a re-implementation of it): every (model, benchmark)
+pair through :func:`densing.eval.pair.evaluate_pair` with lm-eval's request cache on, written as one atomic store
+part (:mod:`densing.eval.store`). torch and lm_eval are imported inside functions.
 """
 from __future__ import annotations
 
@@ -23,20 +16,9 @@ import pandas as pd
 
 from densing.data.schema import validate_results
 from densing.errors import EvalError, InputError
-from densing.eval.benchmarks import (
-    OLMES_BENCHMARKS,
-    OLMO_REQUEST_BENCHMARKS,
-    TASKS_DIRECTORY,
-    UNSAFE_CODE_BENCHMARKS,
-    Benchmark,
-)
-from densing.eval.harness import (
-    config_hash,
-    data_digest,
-    resolve_benchmarks,
-    task_manager,
-    tasks_digest,
-)
+from densing.eval.benchmarks import (OLMES_BENCHMARKS, OLMO_REQUEST_BENCHMARKS, TASKS_DIRECTORY,
+                                     UNSAFE_CODE_BENCHMARKS, Benchmark)
+from densing.eval.harness import config_hash, data_digest, resolve_benchmarks, task_manager, tasks_digest
 from densing.eval import backends
 from densing.eval.loading import SWEEP_CONSTRAINTS, check_device_present, check_model_source, load_model
 from densing.eval.pair import OtherRank, evaluate_pair
@@ -75,31 +57,18 @@ def sweep_data_root(names: Sequence[str], local_data: bool, data_root: str | Pat
     return root
 
 
-def sweep_hashes(
-    specs: Sequence[ModelSpec],
-    benches: Sequence[Benchmark],
-    manager: Any,
-    *,
-    backend: str = "hf",
-    limit: float | None = None,
-    include_paths: Sequence[str | Path] = (),
-    data_root: str | Path | None = None,
-) -> dict[tuple[str, str], str]:
-    """The config hash of every (model, benchmark) pair of a sweep, by (model name, benchmark name): the
-    benchmark's own task files (:func:`~densing.eval.harness.tasks_digest` over densing's task folder and
-    ``include_paths``), when ``data_root`` is given the content of its local data
-    (:func:`~densing.eval.harness.data_digest`), and the backend's key entries
-    (:meth:`densing.eval.backends.Backend.key`)."""
+def sweep_hashes(specs: Sequence[ModelSpec], benches: Sequence[Benchmark], manager: Any, *, backend: str = "hf",
+                 limit: float | None = None, include_paths: Sequence[str | Path] = (),
+                 data_root: str | Path | None = None) -> dict[tuple[str, str], str]:
+    """The config hash (:func:`~densing.eval.harness.config_hash`) of every pair of a sweep, by (model, benchmark)."""
     key = backends.get(backend).key()
     roots = [TASKS_DIRECTORY, *map(Path, include_paths)]
     data = data_digest(data_root) if data_root is not None else None
     digests = {bench.name: tasks_digest(manager, bench, roots) for bench in benches}
-    return {
-        (spec.name, bench.name): config_hash(spec, bench, backend=key, limit=None if limit is None else float(limit),
-                                             tasks_digest=digests[bench.name], data_digest=data)
-        for spec in specs
-        for bench in benches
-    }
+    limit = None if limit is None else float(limit)
+    return {(spec.name, bench.name): config_hash(spec, bench, backend=key, limit=limit,
+                                                 tasks_digest=digests[bench.name], data_digest=data)
+            for spec in specs for bench in benches}
 
 
 #: :func:`run_sweep`'s arguments that are the sweep's own, not options a model's own process is given.
@@ -115,35 +84,24 @@ def run_sweep(
     shard: tuple[int, int] | None = None, time_limit: float | None = None, isolate: bool | None = None,
     check_source: Callable[[ModelSpec], None] = check_model_source,
 ) -> pd.DataFrame:
-    """Evaluate every model on every benchmark into ``store``; return the sweep's rows.
+    """Evaluate every model on every benchmark into ``store``; return the rows of the sweep's parts that exist.
 
-    ``local_data`` runs the known benchmarks on local files (:data:`LOCAL_BENCHMARKS`) instead of
-    the Hub; the ``olmes_*`` benchmarks always do. Their folder is ``data_root``/benchmarks
-    (default: ``$DENSING_SHARED_DATA`` or ``../shared/data``). ``backend``: any name in lm-eval's model registry
-    (:mod:`densing.eval.backends`); ``densing-hf`` scores log-likelihood requests with a shared-prefix key/value
-    cache (see :func:`load_model`), and ``settings`` (a
-    :class:`~densing.eval.backends.prefix.settings.PrefixSettings`) set its passes and slots. ``prefix_cache=True``
-    is the deprecated spelling of ``backend="densing-hf"``.
+    ``local_data`` runs the known benchmarks on local files (:data:`LOCAL_BENCHMARKS`) instead of the Hub (the
+    ``olmes_*`` ones always do), under ``data_root``/benchmarks (default ``$DENSING_SHARED_DATA`` or
+    ``../shared/data``). ``backend``: any name in lm-eval's model registry (:mod:`densing.eval.backends`);
+    ``settings`` (:class:`~densing.eval.backends.prefix.settings.PrefixSettings`) configure the prefix engine
+    (``densing-hf``, :func:`load_model`); ``prefix_cache=True`` is the deprecated spelling of ``backend="densing-hf"``.
 
-    Everything is checked before anything runs (models file, model paths, benchmark names,
-    backend), so bad input leaves the store untouched. Pairs whose part is in the store with the
-    same config hash (:func:`sweep_hashes`) are skipped, and a model whose pairs are all done is not loaded: its
-    source (``check_source``, default :func:`check_model_source`) is checked only when it has pairs to do.
-    ``on_progress(model, benchmark, status)`` is called with status ``"skipped"``, ``"running"``,
-    ``"done"``, ``"sharded"`` (this shard's share is in the request cache) or ``"stopped"`` (the
-    time limit came first).
+    Everything is checked before anything runs, so bad input leaves the store untouched. Pairs whose part is stored
+    under the same config hash (:func:`sweep_hashes`) are skipped, and only a model with pairs to do has its source
+    checked (``check_source``) and is loaded. ``on_progress(model, benchmark, status)`` gets ``"skipped"``,
+    ``"running"``, ``"done"``, ``"sharded"`` or ``"stopped"``.
 
-    ``shard = (k, n)`` (``0 ≤ k < n``, needs ``densing-hf``): compute only shard ``k`` of each
-    pair's uncached requests into lm-eval's request cache under ``store`` and write no part
-    (status ``"sharded"``); ``n`` such processes share the work, and the same sweep without a shard
-    then scores from the cache. ``time_limit`` (seconds, needs ``densing-hf``): greedy generation
-    admits no new request once that long has passed since the model was loaded; the requests in
-    flight finish into the cache and the pair is left unscored (``"stopped"``), to resume by running
-    again (log-likelihood requests are not limited). Returns the rows of the parts that exist.
-
-    ``isolate`` (default: the backend's :attr:`~densing.eval.backends.Backend.isolate`, on for ``vllm``): each model with pairs to do is evaluated in a child
-    process of its own (:mod:`densing.eval.isolated`), so the GPU memory it held is returned before the next
-    model loads; progress and errors arrive as without it, and the child's processes end with this one.
+    ``shard = (k, n)`` and ``time_limit`` (seconds) need the prefix engine (docs/evaluation.md): a shard computes only
+    its share of each pair's uncached requests into the request cache and writes no part (``"sharded"``); past the
+    time limit greedy generation admits no new request and the pair is left unscored (``"stopped"``), to resume by
+    running again. ``isolate`` (default: the backend's :attr:`~densing.eval.backends.Backend.isolate`): each model with
+    pairs to do runs in a child process of its own (:mod:`densing.eval.isolated`).
     """
     # the options as given, for a model's own process (isolate): every parameter but the sweep's own
     options = {name: value for name, value in locals().items() if name not in _SWEEP_OWN}
@@ -176,8 +134,11 @@ def run_sweep(
             run_isolated(spec.name, {**options, "models": [spec], "benchmarks": [bench.name for bench in todo],
                                      "store": store}, on_progress)
             continue
-        lm, counts = _load(spec, backend=backend, device=device, batch_size=batch_size, settings=settings, shard=shard,
-                           time_limit=time_limit)
+        lm, counts = load_model(spec, backend=backend, device=device, batch_size=batch_size, settings=settings)
+        if shard is not None:  # the prefix engine's share and the time limit's end
+            lm.shard = shard
+        if time_limit is not None:
+            lm.admit_until = time.monotonic() + time_limit
         try:
             other_rank |= _evaluate_model(lm, counts, spec, todo, manager, store, hashes, record, backend, limit=limit,
                                           allow_unsafe_code=allow_unsafe_code, on_progress=on_progress)
@@ -190,8 +151,7 @@ def run_sweep(
 
 
 def _sweep_rows(store: Path, specs: list[ModelSpec], benches: list[Benchmark], *, every_part: bool) -> pd.DataFrame:
-    """The sweep's rows, read back from its store parts: every pair's (``every_part``), or the parts that exist (a
-    shard's run, or one with a time limit, leaves pairs unscored)."""
+    """The sweep's rows read back from its parts: every pair's (``every_part``), or those that exist."""
     frames = []
     for spec in specs:
         for bench in benches:
@@ -203,9 +163,8 @@ def _sweep_rows(store: Path, specs: list[ModelSpec], benches: list[Benchmark], *
 
 def _pending(store: Path, specs: list[ModelSpec], benches: list[Benchmark], hashes: dict,
              check_source: Callable[[ModelSpec], None], device) -> dict[str, list[Benchmark]]:
-    """Each model's benchmarks whose part is not in the store under the sweep's key; a model with pairs to do has its
-    source checked (one whose pairs are all in the store is neither loaded nor looked for), and where any pair is to
-    do, the device is one this machine has — all before any model loads."""
+    """Each model's benchmarks whose part is not stored under the sweep's key; before any model loads, the source of
+    each model with pairs to do is checked, and where any pair is to do, that this machine has the device."""
     pending = {spec.name: [b for b in benches if not is_done(store, spec.name, b.name, hashes[spec.name, b.name])]
                for spec in specs}
     for spec in specs:
@@ -216,21 +175,9 @@ def _pending(store: Path, specs: list[ModelSpec], benches: list[Benchmark], hash
     return pending
 
 
-def _load(spec: ModelSpec, *, backend: str, device, batch_size, settings, shard, time_limit):
-    """(lm, its parameter counts): ``spec`` loaded (:func:`load_model`), with this shard's share and the time limit's
-    end set on the prefix engine."""
-    lm, counts = load_model(spec, backend=backend, device=device, batch_size=batch_size, settings=settings)
-    if shard is not None:
-        lm.shard = shard
-    if time_limit is not None:
-        lm.admit_until = time.monotonic() + time_limit
-    return lm, counts
-
-
 def sweep_tasks(benchmarks: Sequence[str] | str, include_paths, *, local_data: bool, data_root,
                  allow_unsafe_code: bool) -> tuple[Path | None, Any, list[Benchmark]]:
-    """(the local data's folder, lm-eval's task manager, the benchmarks) of a sweep's ``benchmarks`` (a list, or a
-    comma-separated string); a benchmark that runs model-generated code is refused without ``allow_unsafe_code``."""
+    """(the local data's folder, lm-eval's task manager, the benchmarks) of ``benchmarks``; unsafe code is refused."""
     from densing.eval.benchmarks import parse_benchmark_list
 
     names = parse_benchmark_list(benchmarks) if isinstance(benchmarks, str) else list(dict.fromkeys(benchmarks))
@@ -246,8 +193,7 @@ def sweep_tasks(benchmarks: Sequence[str] | str, include_paths, *, local_data: b
 
 
 def _check_engine_options(record, backend: str, store, *, shard, isolate, time_limit, settings) -> bool:
-    """The sweep's options that need the prefix engine or one process per model, checked against the backend's
-    ``record``; returns whether each model runs in a process of its own (``isolate``, default the backend's)."""
+    """Check the options that need the prefix engine or one process per model; return whether to isolate."""
     if shard is not None:
         k, n = shard
         if not (isinstance(k, int) and isinstance(n, int) and 0 <= k < n):
@@ -272,9 +218,7 @@ def _check_engine_options(record, backend: str, store, *, shard, isolate, time_l
 
 def _evaluate_model(lm, counts, spec: ModelSpec, todo: list, manager, store: Path, hashes: dict, record, backend: str,
                     *, limit: float | None, allow_unsafe_code: bool, on_progress: ProgressCallback | None) -> bool:
-    """Evaluate one loaded model on its pairs to do, each written as a store part, with its own request cache
-    (keyed by the model's load and decoding identity); True when this process is a rank ≠ 0 of a data-parallel
-    run (rank 0 writes the parts)."""
+    """Evaluate one loaded model on its pairs to do into store parts; True on a rank ≠ 0 of a data-parallel run."""
     identity = hashlib.sha256(json.dumps([spec.load_identity(), record.recorded_as, decoding_identity(lm)],
                                          sort_keys=True).encode()).hexdigest()[:12]
     cache = store / CACHE_DIRECTORY / f"{_slug(spec.name)}-{identity}" / "requests"
@@ -300,17 +244,9 @@ def _evaluate_model(lm, counts, spec: ModelSpec, todo: list, manager, store: Pat
     return other_rank
 
 
-def evaluate(
-    models: str | Path | Sequence[ModelSpec | dict],
-    benchmarks: Sequence[str] | str,
-    *,
-    store: str | Path | None = None,
-    **options: Any,
-) -> pd.DataFrame:
-    """The pandas equivalent of ``densing eval``: run (or resume) a sweep, return its tidy rows.
-
-    Without ``store`` the rows are computed in a temporary store that is removed afterwards.
-    """
+def evaluate(models: str | Path | Sequence[ModelSpec | dict], benchmarks: Sequence[str] | str, *,
+             store: str | Path | None = None, **options: Any) -> pd.DataFrame:
+    """The pandas ``densing eval``: run (or resume) a sweep, return its rows (without ``store``, in a temporary one)."""
     if store is not None:
         return run_sweep(models, benchmarks, store, **options)
     import tempfile
@@ -321,8 +257,7 @@ def evaluate(
 
 def decoding_identity(lm) -> dict:
     """What produced a cached answer, for the request cache's key: the backend class, densing's decoder version
-    (:data:`densing.eval.backends.prefix.lm.DECODER_VERSION`) for its own decoding path, and the lm-eval and
-    transformers versions — a change of any of them never reuses an older string."""
+    where it decodes (:data:`densing.eval.backends.prefix.lm.DECODER_VERSION`), lm-eval's and transformers'."""
     import lm_eval
 
     identity = {"class": f"{type(lm).__module__}.{type(lm).__qualname__}", "lm_eval": lm_eval.__version__}
@@ -343,8 +278,7 @@ NETWORK_FILE_SYSTEMS = ("nfs", "nfs4", "cifs", "smb3", "smbfs", "fuse.sshfs", "9
 
 
 def network_file_system(path: Path, mounts: str = "/proc/mounts") -> str | None:
-    """The type of the network file system ``path`` lies on (the longest mount point above it in ``mounts``), or
-    None for a local one or where the mount table cannot be read."""
+    """The type of the network file system ``path`` lies on (its longest mount point in ``mounts``), else None."""
     try:
         table = Path(mounts).read_text()
     except OSError:

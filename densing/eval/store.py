@@ -1,20 +1,13 @@
 """The results store: one directory of Parquet parts, each a tidy table for one unit of work.
 
-A part holds every row of one (model, benchmark) evaluation, or of one ingested lm-eval results
-file. Parts are written atomically (a temporary file in the same directory, then
-:func:`os.replace`), so an interrupted sweep leaves either the whole part or nothing: a kill -9
-loses at most the part in flight. Several writers may share a store: each temporary file names its
-writer's process, and only those of writers no longer running are cleared. Each row carries the ``config_hash`` of the run that produced
-it; a sweep skips a part whose stored hash equals the hash it would write.
-
-The directory as a whole is what ``densing fit --data DIR`` reads
-(:func:`densing.data.read_results` concatenates ``*.parquet`` and validates them); temporary
-files end in ``.tmp`` and the request cache lives in ``.cache/``, so neither is read as results.
+A part holds every row of one (model, benchmark) evaluation, or of one ingested lm-eval results file, and is
+written atomically (a temporary file beside it, then :func:`os.replace`): a kill -9 loses at most the part in flight.
+Several writers may share a store: only the temporary files of writers no longer running are cleared. Each row
+carries the ``config_hash`` of its run; a sweep skips a part stored under the hash it would write.
+:func:`densing.data.read_results` reads the directory whole, but its temporary files and request cache (``.cache/``).
 
 lm-eval caches each request's answer in ``STORE/.cache/MODEL-ID/requests_rank0.db`` (an ``sqlitedict`` table
-``unnamed``: key = ``lm_eval.api.model.hash_args(request type, args)``, value = the pickled answer);
-:func:`merge_request_caches` (``densing eval merge-cache``) joins the caches that shards of one sweep filled on
-several machines.
+``unnamed``: key = ``lm_eval.api.model.hash_args(request type, args)``, value = the pickled answer).
 """
 from __future__ import annotations
 
@@ -44,10 +37,7 @@ def _slug(text: str) -> str:
 
 
 def part_path(store: str | Path, model: str, benchmark: str) -> Path:
-    """Where the part of (model, benchmark) lives: ``<store>/<model>/<benchmark>-<hash>.parquet``.
-
-    The short hash of the exact names keeps distinct names that slug alike apart.
-    """
+    """Where the part of (model, benchmark) lives: ``<store>/<model>/<benchmark>-<hash of the exact names>.parquet``."""
     digest = hashlib.sha256(f"{model}\x1f{benchmark}".encode()).hexdigest()[:10]
     return Path(store) / _slug(model) / f"{_slug(benchmark)}-{digest}.parquet"
 
@@ -69,13 +59,9 @@ def is_done(store: str | Path, model: str, benchmark: str, config_hash: str) -> 
     return read_part_hash(part_path(store, model, benchmark)) == config_hash
 
 
-def write_part(
-    store: str | Path, model: str, benchmark: str, rows: pd.DataFrame, config_hash: str, *, validated: bool = False
-) -> Path:
-    """Validate ``rows`` (unless ``validated``) and write them as the part of (model, benchmark),
-    atomically. The rows must pass :func:`validate_results` (so they carry ``params``); extra
-    columns are kept.
-    """
+def write_part(store: str | Path, model: str, benchmark: str, rows: pd.DataFrame, config_hash: str, *,
+               validated: bool = False) -> Path:
+    """Validate ``rows`` (unless ``validated``) and write them as the part of (model, benchmark), atomically."""
     path = part_path(store, model, benchmark)
     frame = rows if validated else validate_results(rows, source=f"{model} / {benchmark}")
     _write_table(path, pa.Table.from_pandas(frame, preserve_index=False), config_hash)
@@ -83,8 +69,7 @@ def write_part(
 
 
 def rewrite_key(path: Path, config_hash: str) -> None:
-    """Give the part at ``path`` the key ``config_hash`` (its ``densing.config_hash`` metadata and its
-    ``config_hash`` column), atomically; every other column and value is kept as it is."""
+    """Give the part at ``path`` the key ``config_hash`` (metadata and column), atomically; nothing else changes."""
     table = pq.read_table(path)
     if "config_hash" in table.column_names:
         index = table.column_names.index("config_hash")
@@ -141,9 +126,8 @@ def read_store(store: str | Path) -> pd.DataFrame:
 
 
 class CachedOnly(Exception):
-    """A run that put ``computed`` of ``total`` uncached requests into lm-eval's request cache and
-    stops without scoring (caught by :func:`densing.eval.runner.run_sweep`, which writes no part);
-    running the sweep again resumes from the cache. ``status`` is the sweep's progress status for it."""
+    """A run that put ``computed`` of ``total`` uncached requests into the request cache and stops without scoring
+    (:func:`densing.eval.runner.run_sweep` writes no part; running again resumes). ``status``: its progress status."""
 
     status = "stopped"
 
@@ -153,32 +137,23 @@ class CachedOnly(Exception):
 
 
 class ShardFinished(CachedOnly):
-    """Raised by :class:`densing.eval.backends.prefix.lm.PrefixCachedHFLM` with a ``shard`` once its share
-    of a request batch is in the request cache (``densing eval --shard K/N``)."""
+    """The prefix engine's share of a request batch is in the request cache (``densing eval --shard K/N``)."""
 
     status = "sharded"
 
 
 class TimeLimitReached(CachedOnly):
-    """Raised by :class:`densing.eval.backends.prefix.lm.PrefixCachedHFLM` with ``admit_until`` set when
-    generation stopped admitting requests at the time limit and drained the ones in flight
-    (``densing eval --time-limit MINUTES``)."""
-
-    status = "stopped"
+    """The prefix engine's generation reached its time limit and drained the requests in flight (``--time-limit``)."""
 
 
 def request_shard(args: Sequence[Any], shards: int) -> int:
-    """The shard (``0 … shards−1``) of a request with arguments ``args`` (its context, continuation or
-    generation keywords): CRC-32 of their JSON, so every process and every resumed run splits a
-    benchmark's requests the same way whatever is already cached."""
+    """The shard (``0 … shards−1``) of a request with arguments ``args``: CRC-32 of their JSON (stable across runs)."""
     return zlib.crc32(json.dumps(list(args), sort_keys=True, default=str).encode()) % shards
 
 
 @dataclass(frozen=True)
 class MergedCache(Result):
-    """One request cache of a merged store: its folder under ``.cache``, the requests it holds, how many came
-    from each source, how many a source repeated with the same answer, and how many it repeated with another
-    (the first source's answer is kept)."""
+    """One merged request cache: its folder, its requests, those from each source, and the repeats (same, other)."""
 
     folder: str
     requests: int
@@ -190,15 +165,10 @@ class MergedCache(Result):
 def merge_request_caches(sources, into: str | os.PathLike) -> list[MergedCache]:
     """Merge the request caches of the stores ``sources`` into store ``into`` (``densing eval merge-cache``).
 
-    The shards of one sweep run on several machines (``densing eval --shard K/N``, each into a store on its
-    own local disk) each fill a request cache with a disjoint share of the requests; merged, the sweep run
-    without ``--shard`` on ``into`` scores every pair from the cache. Each cache folder
-    (``.cache/MODEL-ID``, where ID names the model, backend and decoding code, so only caches of the same
-    decoder meet) becomes one ``requests_rank0.db`` in ``into`` holding the union of the sources' requests
-    (every ``requests_rank*.db`` of the folder; ``into``'s own cache first, then ``sources`` in order). A
-    request two sources hold with different answers keeps the first answer and is counted. Each database is
-    written to a temporary file beside it and moved into place whole. Raises
-    :class:`~densing.errors.InputError` naming a source that is not a store with a request cache."""
+    Each cache folder (``.cache/MODEL-ID``, ID naming the model, backend and decoding code) becomes one
+    ``requests_rank0.db`` in ``into`` holding the union of that folder's ``requests_rank*.db`` (``into``'s own first,
+    then ``sources`` in order), moved into place whole. A source that is not a store with a request cache is an
+    :class:`~densing.errors.InputError`."""
     from sqlitedict import SqliteDict
 
     into = check_writable_folder(into)

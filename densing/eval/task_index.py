@@ -1,26 +1,22 @@
 """The folders of task files that lm-eval's task manager indexes for a run: those its tasks are defined in, not
 lm-eval's ~15,000 built-in configs (which take tens of seconds to index).
 
-lm-eval's ``TaskManager`` indexes the ``*.yaml`` files under each of its roots (lm-eval's own task folder first, then
-each ``include_path``): within a root the first file (in path order) to define a name keeps it, and a later root's
-entry replaces an earlier root's. :func:`task_folders` gives roots that index every name a run reaches exactly as
-the whole index does:
+lm-eval's ``TaskManager`` indexes the ``*.yaml`` files under each of its roots (its own task folder, then each
+``include_path``): within a root the first file (in path order) to define a name keeps it, and a later root's entry
+replaces an earlier root's. :func:`task_folders` gives roots that index every name a run reaches exactly as the
+whole index does:
 
-- each name is looked for in the roots from the last (the one whose entry wins) to lm-eval's own, and taken from the
-  first root that defines it: a task or group by its top-level ``task:``/``group:`` key, a tag by a top-level
-  ``tag:``, each file's keys merged with those of the files it includes as lm-eval merges them, its own over
-  theirs (:class:`TaskFiles`);
-- of that root, the folder indexed for the name is the deepest one holding every ``*.yaml`` file that defines it,
-  so that the name's entry is built within one root as the whole index builds it (a tag's every member, a
-  duplicate's first file); folders inside another chosen folder are left to it;
-- the names a run reaches are its tasks and, recursively, the members of its groups and tags (:func:`reached`,
-  read from the index built so far); a member defined in no folder yet indexed adds its folder, and the index is
-  built again until nothing is added.
+- each name is taken from the last root that defines it (by a top-level ``task:``, ``group:`` or ``tag:`` key, each
+  file's keys merged with those of the files it includes, its own over theirs: :class:`TaskFiles`);
+- of that root, the folder indexed for the name is the deepest one holding every file that defines it, so that its
+  entry is built as the whole index builds it; folders inside another chosen folder are left to it;
+- the names a run reaches are its tasks and, recursively, the members of its groups and tags (:func:`reached`, read
+  from the index built so far); the index is built again until no member adds a folder.
 
 A task of the run that no file defines but some file mentions (a definition this reading does not see) gives
 ``None``: the caller builds the whole index. A group's member that no file defines is left out, as the whole index
-leaves it (lm-eval builds such a member from the group's own lines). ``tests/eval/test_task_index.py`` checks every name of the whole index against the files
-found for it, and each of densing's benchmarks' entries and requests against the whole index's.
+leaves it (lm-eval builds it from the group's own lines). ``tests/eval/test_task_index.py`` checks every name of the
+whole index against the files found for it.
 """
 from __future__ import annotations
 
@@ -46,8 +42,7 @@ def _scalar(text: str) -> str:
 
 
 def _block_items(text: str, start: int) -> list[str]:
-    """The ``- item`` lines of a block list that begins at offset ``start`` of ``text`` (blank lines and comments
-    between them skipped)."""
+    """The ``- item`` lines of a block list that begins at offset ``start`` of ``text``, blanks and comments skipped."""
     items = []
     for line in text[start:].split("\n"):
         item = _LIST_ITEM.match(line)
@@ -71,16 +66,14 @@ def _values(first: str, items: list[str]) -> list[str]:
 @dataclass(frozen=True)
 class FileKeys:
     """What one task file says at its top level: the names each of its ``task``, ``group`` and ``tag`` keys defines
-    (a ``task:`` list names a group's members, so it defines none; the key is there all the same), and the files
-    it includes (resolved against its folder, normalised)."""
+    (a ``task:`` list of a group's members defines none) and the files it includes (normalised paths)."""
 
     names: dict[str, tuple[str, ...]]
     includes: tuple[str, ...]
 
 
 def read_keys(path: str | Path, text: str) -> FileKeys:
-    """:class:`FileKeys` of the task file ``path`` whose content is ``text`` (its top-level lines read as text, not
-    parsed as YAML)."""
+    """:class:`FileKeys` of the task file ``path`` whose content is ``text`` (read as lines, not parsed as YAML)."""
     names: dict[str, tuple[str, ...]] = {}
     includes: list[str] = []
     folder = os.path.dirname(str(path))
@@ -98,8 +91,7 @@ def read_keys(path: str | Path, text: str) -> FileKeys:
 
 @dataclass
 class TaskFiles:
-    """The task files under one root, and where each name is defined: by the ``*.yaml`` files lm-eval's index reads,
-    each file's keys merged with those of the files it includes as lm-eval merges them (:meth:`definitions`)."""
+    """The task files under one root, and the ``*.yaml`` files that define each name (:meth:`definitions`)."""
 
     root: Path
     texts: dict[str, str] = field(default_factory=dict)
@@ -109,8 +101,7 @@ class TaskFiles:
 
     @classmethod
     def scan(cls, root: str | Path) -> "TaskFiles":
-        """Read every file under ``root`` whose name says YAML (``*.yaml``, ``*.yml``, an include such as
-        ``_default_template_yaml``), skipping the folders lm-eval's index skips."""
+        """Read every file under ``root`` whose name says YAML, skipping the folders lm-eval's index skips."""
         files = cls(Path(root))
         for folder, folders, names in os.walk(files.root):
             folders[:] = [name for name in folders if name not in ("__pycache__", ".ipynb_checkpoints")]
@@ -133,8 +124,7 @@ class TaskFiles:
         return self._keys[path]
 
     def _effective(self, path: str, seen: frozenset[str] = frozenset()) -> dict[str, tuple[str, ...]]:
-        """The ``task``, ``group`` and ``tag`` keys of ``path`` as lm-eval merges its includes: each included file's
-        (recursively, a later one over an earlier), then the file's own over them."""
+        """The ``task``, ``group`` and ``tag`` keys of ``path`` over its includes' (recursively), as lm-eval merges."""
         if path in self._merged:
             return self._merged[path]
         keys = self._read(path)
@@ -180,8 +170,7 @@ def builtin_root() -> Path:
 
 
 def _files(root: Path) -> TaskFiles:
-    """The task files under ``root``, read once per process for lm-eval's own folder (fixed by its version), else
-    read again at each call (an include path may change between sweeps of one process)."""
+    """The task files under ``root``, read once per process for lm-eval's own folder, else at each call."""
     if root != builtin_root():
         return TaskFiles.scan(root)
     if str(root) not in _BUILT_IN:
@@ -190,8 +179,7 @@ def _files(root: Path) -> TaskFiles:
 
 
 def reached(index: dict[str, Any], names: Iterable[str]) -> set[str]:
-    """``names`` and every name their entries in lm-eval's task ``index`` lead to: a group's members (names, or
-    mappings with ``task`` or ``group``), a tag's tasks, recursively."""
+    """``names`` and every name their entries in lm-eval's task ``index`` lead to (members, tags), recursively."""
     seen: set[str] = set()
     pending = list(names)
     while pending:
@@ -217,11 +205,9 @@ def reached(index: dict[str, Any], names: Iterable[str]) -> set[str]:
 def task_folders(names: Sequence[str], roots: Sequence[str | Path], whole: int,
                  build: Callable[[list[str]], Any], optional: Sequence[str] = ()) -> tuple[list[str], Any] | None:
     """(the folders to index, the index ``build`` makes of them) for a run of the tasks ``names`` and, where some
-    file defines them, ``optional`` (module docstring). ``roots`` are in lm-eval's order (an entry of a later one
-    wins); the last ``whole`` of them (the user's include paths) are indexed whole, the others by the folders
-    chosen. A root is read only once a name is defined in none after it. None: a name of ``names`` is mentioned
-    but defined nowhere this reading sees; index everything. A member of a group that no file defines is left
-    out, as lm-eval's index leaves it (lm-eval builds it from the group's own lines)."""
+    file defines them, ``optional``; None to index everything (module docstring). ``roots`` are in lm-eval's order;
+    the last ``whole`` of them (the user's include paths) are indexed whole. A root is read only once a name is
+    defined in none after it."""
     roots = [Path(root) for root in roots]
     files: dict[int, TaskFiles] = {}
     chosen: dict[int, set[Path]] = {}

@@ -1,10 +1,9 @@
 """Evaluation backends: any model in lm-eval's model registry, and what densing does with one.
 
-``densing eval --backend NAME`` takes every name registered with lm-eval: lm-eval's own and those the modules of this
-package register (:func:`ensure_registered`, the one place that registers them). What densing does with a backend
-beyond looking its class up is its :class:`Backend` record in :data:`BACKENDS` (a name without one gets the
-defaults). docs/extending.md ("An evaluation backend") says what a record decides and how a new backend is added;
-``python -m densing.eval.backends`` runs lm-eval's own command line with densing's backends registered.
+``densing eval --backend NAME`` takes every name registered with lm-eval, lm-eval's own and those the modules of this
+package register (:func:`ensure_registered`). What densing does with a backend is its :class:`Backend` record in
+:data:`BACKENDS` (docs/extending.md, "An evaluation backend"); ``python -m densing.eval.backends`` runs lm-eval's own
+command line with densing's backends registered.
 """
 from __future__ import annotations
 
@@ -19,22 +18,14 @@ if TYPE_CHECKING:
 
 
 class Backend:
-    """What densing does with the lm-eval model registered as ``name``; the defaults suit any lm-eval model.
+    """What densing does with the lm-eval model registered as ``name``; the defaults suit any lm-eval model, and
+    subclasses override what differs (:mod:`.hf`, :mod:`.vllm`, :mod:`.densing_hf`)."""
 
-    Subclasses override what differs (:mod:`.hf`, :mod:`.vllm`, :mod:`.densing_hf`):
-
-    - :attr:`isolate`: each model in a process of its own by default (``run_sweep(isolate=None)``);
-    - :attr:`engine`: it is densing's prefix engine, which takes ``settings``, ``shard`` and ``time_limit``;
-    - :attr:`prefix_cache_of`: the backend that the deprecated ``prefix_cache=True`` (``--prefix-cache``) on it
-      names this one instead;
-    - :meth:`key`: what the store key (:func:`densing.eval.harness.config_hash`) and the rows' ``backend`` column
-      record of it;
-    - :meth:`check`: refuse a model before anything runs;
-    - :meth:`load`: make the lm-eval model from its class.
-    """
-
+    #: each model in a process of its own by default (``run_sweep(isolate=None)``)
     isolate: bool = False
+    #: densing's prefix engine, which takes ``settings``, ``shard`` and ``time_limit``
     engine: bool = False
+    #: the backend that the deprecated ``prefix_cache=True`` on it names this one instead
     prefix_cache_of: str | None = None
 
     def __init__(self, name: str) -> None:
@@ -54,8 +45,7 @@ class Backend:
 
     def load(self, model_class: type, spec: ModelSpec, *, device: str | None, batch_size: int | str,
              settings: Any = None) -> Any:
-        """The lm-eval model of ``spec``: ``model_class.create_from_arg_string`` of :func:`model_arg_string`, with
-        ``batch_size`` and ``device`` (when given) as lm-eval's command line passes them."""
+        """The lm-eval model of ``spec``, made as lm-eval's command line makes it (:func:`model_arg_string`)."""
         return model_class.create_from_arg_string(model_arg_string(spec), {"batch_size": batch_size, "device": device})
 
     def __repr__(self) -> str:
@@ -63,14 +53,9 @@ class Backend:
 
 
 def keyword_arguments(spec: ModelSpec, batch_size: int | str) -> dict[str, Any]:
-    """What an HF-style lm-eval class is given for ``spec``: the model's location, dtype, ``trust_remote_code`` and
-    batch size, the revision and GGUF file where set, then the models file's own ``model_args``."""
-    arguments: dict[str, Any] = {
-        "pretrained": spec.model_directory(),
-        "dtype": spec.dtype,
-        "trust_remote_code": spec.trust_remote_code,
-        "batch_size": batch_size,
-    }
+    """What an HF-style lm-eval class is given for ``spec``, the models file's own ``model_args`` last."""
+    arguments: dict[str, Any] = {"pretrained": spec.model_directory(), "dtype": spec.dtype,
+                                 "trust_remote_code": spec.trust_remote_code, "batch_size": batch_size}
     if spec.revision:
         arguments["revision"] = spec.revision
     if spec.gguf_file is not None:
@@ -79,8 +64,7 @@ def keyword_arguments(spec: ModelSpec, batch_size: int | str) -> dict[str, Any]:
 
 
 def model_arg_string(spec: ModelSpec) -> str:
-    """``spec`` as lm-eval's ``--model_args``: :func:`keyword_arguments` without the batch size, and without
-    ``trust_remote_code`` where it is off."""
+    """``spec`` as lm-eval's ``--model_args``: :func:`keyword_arguments` but the batch size and a false switch."""
     arguments = keyword_arguments(spec, 0)
     del arguments["batch_size"]
     if not arguments["trust_remote_code"]:
@@ -96,8 +80,7 @@ _registered = False
 
 
 def ensure_registered() -> None:
-    """Register every backend with lm-eval and in :data:`BACKENDS`: lm-eval's own models, then each module of this
-    package (once; the one place densing's backends are registered)."""
+    """Register lm-eval's own models, then each module of this package (once)."""
     global _registered
     if _registered:
         return
@@ -127,16 +110,14 @@ def lm_eval_names() -> tuple[str, ...]:
 
 
 def get(name: str) -> Backend:
-    """The record of backend ``name``: its entry in :data:`BACKENDS`, else the default :class:`Backend`; a name
-    lm-eval's model registry does not hold is an :class:`InputError` naming the ones it does."""
+    """The record of backend ``name`` (else the default :class:`Backend`); a name lm-eval lacks is an InputError."""
     validate({"backend": [BackendName()]}, backend=name)
     return BACKENDS.get(name, None) or Backend(name)
 
 
 def with_prefix_cache(backend: str, prefix_cache: bool) -> str:
-    """The backend that ``prefix_cache=True`` (deprecated; ``--prefix-cache``) on ``backend`` names: the one whose
-    record says :attr:`Backend.prefix_cache_of` that backend (``hf`` → ``densing-hf``); ``backend`` itself without
-    it, or when it is already such an engine."""
+    """The backend that ``prefix_cache=True`` (deprecated; ``--prefix-cache``) on ``backend`` names (the engine whose
+    :attr:`Backend.prefix_cache_of` it is: ``hf`` → ``densing-hf``); ``backend`` itself without it."""
     if not prefix_cache:
         return backend
     ensure_registered()
@@ -154,8 +135,7 @@ def engine_names() -> str:
 
 
 class BackendName:
-    """A constraint of :func:`densing.validation.validate`: a name in lm-eval's model registry (checked before any
-    model loads; listing the names needs lm-eval, so they are read when a name is checked)."""
+    """A constraint of :func:`densing.validation.validate`: a name in lm-eval's model registry, read when checked."""
 
     def matches(self, value: Any) -> bool:
         return isinstance(value, str) and value in lm_eval_names()

@@ -1,6 +1,5 @@
-"""lm-eval's command line with densing's backends registered: ``python -m densing.eval.backends``
-takes exactly ``lm_eval``'s arguments, and ``--model densing-hf`` names
-:class:`densing.eval.backends.prefix.lm.PrefixCachedHFLM` (its settings go in ``--model_args``)."""
+"""``python -m densing.eval.backends``: lm-eval's command line with densing's backends registered (``--model
+densing-hf``, its settings in ``--model_args``)."""
 from __future__ import annotations
 
 

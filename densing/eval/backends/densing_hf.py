@@ -1,11 +1,6 @@
 """``densing-hf``: lm-eval's HF backend with densing's prefix engine (:mod:`densing.eval.backends.prefix`), registered
-here, once, with lm-eval's model registry (the class :class:`~densing.eval.backends.prefix.lm.PrefixCachedHFLM`) and
-in :data:`densing.eval.backends.BACKENDS` (its record).
-
-It takes the engine's settings (:class:`~densing.eval.backends.prefix.settings.PrefixSettings`), a shard of the
-requests and a time limit. Its numbers are ``hf``'s (to float rounding), so the store key and the rows' ``backend``
-column record it as ``hf`` with the prefix cache (the key the results it has made are found under), and the
-deprecated ``prefix_cache=True`` (``--prefix-cache``) on ``hf`` names it.
+here with lm-eval's model registry and in :data:`densing.eval.backends.BACKENDS`. Its numbers are ``hf``'s (to float
+rounding), so the store key and the rows' ``backend`` column record it as ``hf`` with the prefix cache.
 """
 from __future__ import annotations
 

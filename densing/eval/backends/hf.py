@@ -9,8 +9,7 @@ from densing.eval.models import ModelSpec
 
 
 class HFBackend(Backend):
-    """lm-eval's ``HFLM`` (and a subclass of it): made from keyword arguments on ``device`` (default cuda where
-    there is one, else the CPU)."""
+    """lm-eval's ``HFLM`` (and a subclass of it), made from keyword arguments (module docstring)."""
 
     def load(self, model_class: type, spec: ModelSpec, *, device: str | None, batch_size: int | str,
              settings: Any = None) -> Any:

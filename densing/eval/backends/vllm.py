@@ -1,6 +1,5 @@
-"""lm-eval's ``vllm`` backend as densing runs it: keyword arguments, batches that vLLM schedules itself (``auto``
-for a batch size of 1), no GGUF files, and each model in a process of its own so that its GPU memory is returned
-before the next model loads."""
+"""lm-eval's ``vllm`` backend as densing runs it: keyword arguments, batches vLLM schedules itself, no GGUF files,
+and each model in a process of its own (:mod:`densing.eval.isolated`)."""
 from __future__ import annotations
 
 from typing import Any

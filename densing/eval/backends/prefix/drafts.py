@@ -6,10 +6,8 @@ Decoding", arXiv 2402.02057): a row proposes the tokens that followed the latest
 of its last ``n … 1`` tokens in its own prompt and continuation (:class:`NgramIndex`). A decoding
 step feeds ``[pending token ; draft]`` and keeps the longest draft prefix equal to the model's own
 greedy choices plus the model's next token: greedy decoding's tokens, several per step when the text
-repeats itself. On BBH, SmolLM2-135M runs to 1,024 tokens on 38% of the requests (over 90% on five
-of its 27 tasks; ``bench/bbh_per_task.py --models``), mostly repeating its own lines. Draft tokens
-are not free: every slot computes every query column of a step, so the step reads
-:func:`step_width` columns. Pure Python, no torch.
+repeats itself (as small models on BBH do, ``bench/bbh_per_task.py --models``). Every slot computes
+every query column of a step, so the step reads :func:`step_width` columns. Pure Python, no torch.
 """
 from __future__ import annotations
 
@@ -18,10 +16,8 @@ from typing import Sequence
 
 
 class NgramIndex:
-    """A row's history (prompt and continuation) and its drafts: ``draft(k)`` is the ``k`` tokens
-    that followed the latest earlier occurrence of the longest of the history's last ``longest`` …
-    1 tokens (prompt-lookup decoding), ``[]`` when even the last token never occurred before. Each
-    n-gram maps to the end of its latest occurrence that is not the history's own end."""
+    """A row's history (prompt and continuation) and its drafts: ``draft(k)`` is the ``k`` tokens that followed the
+    latest earlier occurrence of the longest of the history's last ``longest`` … 1 tokens (``[]``: none)."""
 
     def __init__(self, tokens: Sequence[int], longest: int) -> None:
         self.tokens: list[int] = []

@@ -2,11 +2,9 @@
 
 lm-eval's ``TemplateLM.loglikelihood`` encodes each request with ``_encode_pair``: the context's trailing spaces moved
 to the continuation, then ``tok_encode(context + continuation)`` and ``tok_encode(context)``, the continuation's ids
-being the whole string's after the context's. One call of the tokenizer per string costs more on the host than the
-tokenizer's work (a 1,199-request call spent 3.0 s of 6.4 s of host time there on a GPU). :func:`encode_pairs` makes
-the same ids: every distinct string once, in batches of the fast tokenizer (its Rust ``encode_batch``), with the
-special tokens ``tok_encode`` asks for (``add_bos_token``, and none for a string that already starts with the BOS
-string); an empty context takes lm-eval's own rule. A tokenizer that is not a fast one leaves the call to lm-eval
+being the whole string's after the context's, one tokenizer call per string. :func:`encode_pairs` makes the same ids
+from every distinct string once, in batches of the fast tokenizer, with the special tokens ``tok_encode`` asks for;
+an empty context takes lm-eval's own rule. A tokenizer that is not a fast one leaves the call to lm-eval
 (:func:`batch_encodable`).
 """
 from __future__ import annotations
@@ -18,8 +16,7 @@ BATCH = 1024
 
 
 def batch_encodable(lm: Any) -> bool:
-    """Whether ``lm``'s strings can be encoded in batches with ``tok_encode``'s ids: a causal model (a seq2seq one
-    encodes the continuation alone) with a fast tokenizer."""
+    """Whether ``lm``'s strings can be encoded in batches: a causal model with a fast tokenizer."""
     return getattr(lm, "backend", None) == "causal" and bool(getattr(lm.tokenizer, "is_fast", False))
 
 
@@ -49,8 +46,7 @@ def encode_strings(lm: Any, strings: Sequence[str]) -> dict[str, list[int]]:
 
 
 def encode_pairs(lm: Any, pairs: Sequence[tuple[str, str]]) -> list[tuple[list[int], list[int]]]:
-    """(context ids, continuation ids) of each (context, continuation) as lm-eval's ``TemplateLM.loglikelihood``
-    encodes it (module docstring), the strings encoded together (:func:`encode_strings`)."""
+    """(context ids, continuation ids) of each (context, continuation) as lm-eval encodes it (module docstring)."""
     split: list[tuple[str, str] | None] = []
     for context, continuation in pairs:
         spaces = len(context) - len(context.rstrip())
@@ -69,8 +65,7 @@ def encode_pairs(lm: Any, pairs: Sequence[tuple[str, str]]) -> list[tuple[list[i
 
 
 def _encode_empty_context(lm: Any, context: str, continuation: str) -> tuple[list[int], list[int]]:
-    """lm-eval's encoding of a request whose context is empty (the prefix token, BOS or EOS, as the context) or
-    spaces alone (``_encode_pair``'s: the spaces go to the continuation, the context's ids are those of "")."""
+    """lm-eval's encoding of a request whose context is empty (the prefix token as the context) or spaces alone."""
     if context:
         return lm._encode_pair(context, continuation)
     continuation_ids = lm.tok_encode(continuation, add_special_tokens=False)

@@ -1,15 +1,10 @@
-"""Greedy decoding in fixed batches over a shared prefix: the path for models continuous batching
-does not cover (and a bench's baseline).
+"""Greedy decoding in fixed batches over a shared prefix: the path for models continuous batching does not cover.
 
-The requests, sorted by their tokens, are cut into batches of ``rows`` (:func:`.grouping.batches`);
-the longest common token prefix of a batch (the few-shot block, capped one token short of the
-shortest context) runs through the model once at batch 1 — and not again when the next batch starts
-with the same prefix. Its keys/values are copied into a preallocated cache of ``rows`` rows
-(capacity prefix + longest suffix + ``max_gen_toks``, :class:`ReservedLayer`), each row's own suffix
-is prefilled right-aligned after it, the gap (padding) masked out by the 2-D attention mask and
-every token given its true position (``position_ids``), so each row sees exactly its own context.
-Then greedy steps (``argmax`` of the last position's logits) for all live rows at once; a row that
-stops leaves the batch, and the batch runs until its last row stops.
+The requests, sorted by their tokens, are cut into batches of ``rows`` (:func:`.grouping.batches`); a batch's shared
+prefix runs through the model once at batch 1 (and not again when the next batch starts with it), its keys/values
+copied into a preallocated cache of ``rows`` rows (:class:`ReservedLayer`). Each row's own suffix is prefilled
+right-aligned after it, the padding masked out and every token given its true position, so each row sees exactly its
+own context; then greedy steps for all live rows at once until the batch's last row stops.
 """
 from __future__ import annotations
 
@@ -25,10 +20,8 @@ from densing.eval.backends.prefix.settings import DecodeStats
 
 
 class ReservedLayer(DynamicLayer):
-    """A ``DynamicLayer`` whose keys/values live in a buffer of ``rows`` × ``capacity`` positions allocated once:
-    an update writes in place instead of concatenating the whole cache at every step. It starts with the shared
-    prefix's ``keys`` and ``values`` (batch 1, broadcast over the rows), or without a prefix empty, allocated at the
-    first update."""
+    """A ``DynamicLayer`` whose keys/values live in a buffer of ``rows`` × ``capacity`` positions written in place,
+    starting with the shared prefix's ``keys`` and ``values`` (broadcast over the rows), if any."""
 
     def __init__(self, rows: int, capacity: int, keys: torch.Tensor | None = None,
                  values: torch.Tensor | None = None) -> None:
@@ -76,9 +69,7 @@ def generate_fixed(
     model: Any, device: Any, pad: int, encoded: Sequence[Sequence[int]], rows: int, max_gen_toks: int,
     stops: Callable[[list[int]], bool], finish: Callable[[int, list[int]], None], admit_until: float | None = None,
 ) -> DecodeStats:
-    """Greedy-decode ``encoded`` in fixed batches of ``rows`` (see the module). ``stops`` and
-    ``finish`` as in :class:`.scheduler.ContinuousDecoder`; with ``admit_until`` (a
-    ``time.monotonic()`` instant) no batch after the first starts once it has passed."""
+    """Greedy-decode ``encoded`` in fixed batches of ``rows`` (as :class:`.scheduler.ContinuousDecoder` decodes)."""
     stats = DecodeStats()
     prefix_tokens: list[int] = []
     prefix_cache: DynamicCache | None = None
@@ -156,8 +147,7 @@ def _prefix_cache(model: Any, device: Any, cache: DynamicCache | None, tokens: l
 
 
 def _left_padded(suffixes: list, shared: int, width: int, capacity: int, pad: int):
-    """(input ids, positions, attention mask) of a batch's ``suffixes`` after ``shared`` prefix tokens, padded on the
-    left to ``width``; the mask spans ``capacity`` positions (prefix, suffix, tokens to generate)."""
+    """(input ids, positions, attention mask over ``capacity``) of ``suffixes`` after ``shared`` tokens, left-padded."""
     n = len(suffixes)
     input_ids = torch.full((n, width), pad, dtype=torch.long)
     positions = torch.zeros((n, width), dtype=torch.long)

@@ -1,9 +1,8 @@
 """Greedy ``generate_until`` over shared prefixes, with lm-eval's strings.
 
-lm-eval's HF backend generates one request at a time by default (``model.generate`` with batch 1),
-recomputing a task's few-shot block (GSM8K 8-shot CoT: ~800 of ~900 prompt tokens) for every
-question, then decodes one token per forward pass at batch 1. :func:`generate_greedy` produces the
-same strings for greedy requests with far fewer and far fuller forward passes:
+lm-eval's HF backend generates one request at a time (``model.generate`` at batch 1), recomputing a task's few-shot
+block for every question. :func:`generate_greedy` produces the same strings for greedy requests with far fewer and
+far fuller forward passes:
 
 1. every context is encoded exactly as lm-eval's ``generate_until`` encodes it at batch 1
    (``tok_batch_encode`` with left truncation to ``max_length − max_gen_toks``);
@@ -14,12 +13,9 @@ same strings for greedy requests with far fewer and far fuller forward passes:
    ``len(encode(stop)) + 2`` tokens (lm-eval's ``MultiTokenEOSCriteria``) — its text is decoded,
    cut at ``until`` and stored through ``cache_hook.add_partial`` (so runs resume).
 
-The arithmetic differs from lm-eval's batch-1 ``generate`` only in float rounding (other matmul
-shapes, the prefix and suffix computed in separate passes), so the argmax — and with it the text —
-is identical unless two logits tie to within that rounding (tested on a toy model over
-hypothesis-generated prompts and on SmolLM2 in ``tests/eval/test_generation.py``; the bench is
-``bench/generation_throughput.py``). Sampling, beam search and any other generation keyword go to
-lm-eval's own path, as do models whose generation config adds logits processors.
+The arithmetic differs from lm-eval's batch-1 ``generate`` only in float rounding, so the text is identical unless
+two logits tie to within it (``tests/eval/test_generation.py``; ``bench/generation_throughput.py``). Any other
+generation keyword, and a generation config that adds logits processors, goes to lm-eval's own path.
 """
 from __future__ import annotations
 
@@ -42,8 +38,7 @@ NEUTRAL_CONFIG = MappingProxyType({
 
 
 def greedy_settings(lm: Any, gen_kwargs: dict) -> tuple[list[str], int] | None:
-    """``(until, max_gen_toks)`` as lm-eval's ``generate_until`` derives them, when the request is
-    plain greedy decoding the fast path reproduces; ``None`` otherwise."""
+    """``(until, max_gen_toks)`` as lm-eval derives them for plain greedy decoding; ``None`` for any other request."""
     from lm_eval.models.utils import handle_stop_sequences, normalize_gen_kwargs
 
     kwargs = dict(normalize_gen_kwargs(gen_kwargs, lm.max_gen_toks))
@@ -93,22 +88,11 @@ def encode_context(lm: Any, context: str, max_gen_toks: int) -> list[int]:
     return ids[0].tolist()
 
 
-def generate_greedy(
-    lm: Any,
-    contexts: Sequence[str],
-    gen_kwargs: dict,
-    until: list[str],
-    max_gen_toks: int,
-    rows: int,
-    settings: PrefixSettings,
-    progress: Any = None,
-    admit_until: float | None = None,
-) -> tuple[list[str | None], DecodeStats]:
-    """Greedy continuations of ``contexts`` (one gen-kwargs group), as lm-eval's batch-1
-    ``generate_until`` returns them, and what decoding did; see the module. ``rows`` requests decode
-    together; ``settings.fixed_batches`` forces the fixed-batch path. With ``admit_until`` (a
-    ``time.monotonic()`` instant), requests not started by then (after the first batch or slot fill)
-    stay ``None``."""
+def generate_greedy(lm: Any, contexts: Sequence[str], gen_kwargs: dict, until: list[str], max_gen_toks: int,
+                    rows: int, settings: PrefixSettings, progress: Any = None,
+                    admit_until: float | None = None) -> tuple[list[str | None], DecodeStats]:
+    """Greedy continuations of ``contexts`` (one gen-kwargs group) as lm-eval's batch-1 ``generate_until`` returns
+    them, and what decoding did; requests not started by ``admit_until`` (``time.monotonic()``) stay ``None``."""
     tokenizer = lm.tokenizer
     encoded = [encode_context(lm, c, max_gen_toks) for c in contexts]
     eos_ids = eos_token_ids(lm)

@@ -25,9 +25,8 @@ def distinct_token_count(sequences: Sequence[Sequence[int]]) -> int:
 
 
 def batches(encoded: Sequence[Sequence[int]], rows: int) -> list[tuple[list[int], int]]:
-    """Requests in lexicographic order of their tokens, ``rows`` at a time, each batch with the
-    length of the prefix all its requests share (at most the shortest one's length − 1, so every
-    row has a token of its own to prefill)."""
+    """Requests in lexicographic order of their tokens, ``rows`` at a time, each batch with the length of the prefix
+    all its requests share (at most the shortest one's length − 1: every row prefills a token of its own)."""
     order = sorted(range(len(encoded)), key=lambda i: list(encoded[i]))
     out = []
     for start in range(0, len(order), rows):
@@ -40,10 +39,8 @@ def batches(encoded: Sequence[Sequence[int]], rows: int) -> list[tuple[list[int]
 
 
 def prefix_groups(encoded: Sequence[Sequence[int]]) -> list[tuple[list[int], int]]:
-    """``[(request indices in token order, prefix length)]``: sorted requests cut where two
-    neighbours share fewer than half the shorter one's tokens (BBH: one group per task, GSM8K: one
-    group); the prefix is what the whole group shares, capped one token short of its shortest
-    request."""
+    """``[(request indices in token order, prefix length)]``: sorted requests cut where two neighbours share fewer
+    than half the shorter one's tokens; the prefix is what the group shares, capped one token short of its shortest."""
     order = sorted(range(len(encoded)), key=lambda i: list(encoded[i]))
     groups: list[tuple[list[int], int]] = []
     members: list[int] = []
@@ -66,10 +63,8 @@ def contiguous_parts(widths: Sequence[int], groups: Sequence[Any], part_cost: in
     """``[(start, stop, width)]``: the rows ``0 … len(widths)−1`` cut into runs of one group each,
     ``width`` the largest of the run's widths, minimising ``Σ (stop − start)·width + part_cost`` over
     all such cuts (dynamic programming over the cut points, O(rows²)). A run's rows read the last
-    ``width`` columns of their slots, so one row that has decoded 1,000 tokens costs its own run
-    1,000 columns and not every row's; runs are slices of the slot buffer (no copies), and
-    ``part_cost`` (:attr:`PrefixSettings.part_cost <.settings.PrefixSettings>`) prices the fixed work
-    of one more run (its prefix read, a dozen small kernels per layer) in row-columns."""
+    ``width`` columns of their slots, so a long row costs its own run its columns and not every row's;
+    ``part_cost`` (:attr:`PrefixSettings.part_cost <.settings.PrefixSettings>`) prices one more run in row-columns."""
     n = len(widths)
     best = [0] * (n + 1)
     cut = [0] * (n + 1)

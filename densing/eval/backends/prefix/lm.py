@@ -1,25 +1,19 @@
-"""``densing-hf``: lm-eval's HF backend with the prefix engine (registered in lm-eval's model registry).
+"""``densing-hf``: lm-eval's HF backend with the prefix engine (registered by :mod:`densing.eval.backends.densing_hf`).
 
-:class:`PrefixCachedHFLM` is lm-eval's ``HFLM`` whose log-likelihood requests run over the trie of
-their tokens (:mod:`.trie`: every distinct token position once) and whose greedy ``generate_until``
-requests decode over shared prefixes (:mod:`.generation`: continuous batching, n-gram drafts). Tasks,
-prompts, few-shot examples, metrics and lm-eval's request cache are untouched; only the arithmetic
-is regrouped, so results agree with the plain backend to float rounding (tested against it in
-``tests/eval/test_prefix_cache.py`` and ``tests/eval/test_generation.py`` on hypothesis-generated
-request sets, and on SmolLM2 by ``bench/eval_throughput.py``). Models whose cache is not a plain
-``DynamicCache`` (sliding-window layers) or whose attention cannot take a custom 4-D mask (flash
-attention), and encoder-decoder models, go through lm-eval's plain path; so do sampled requests.
+:class:`PrefixCachedHFLM` is lm-eval's ``HFLM`` whose log-likelihood requests run over the trie of their tokens
+(:mod:`.trie`) and whose greedy ``generate_until`` requests decode over shared prefixes (:mod:`.generation`). Tasks,
+prompts, metrics and lm-eval's request cache are untouched; only the arithmetic is regrouped, so results agree with
+the plain backend to float rounding (``tests/eval/test_prefix_cache.py``, ``tests/eval/test_generation.py``,
+``bench/eval_throughput.py``). Models whose cache is not a plain ``DynamicCache`` or whose attention cannot take a
+custom 4-D mask, encoder-decoder models and sampled requests go through lm-eval's plain path.
 
-Its settings are one :class:`~.settings.PrefixSettings`, given whole (``settings=``) or field by
-field as keyword arguments — which is how lm-eval's ``--model_args`` reaches them; the pass and row
-counts left ``None`` there are sized to the device (:func:`device_sizing`, :class:`~.settings.Sizing`),
-and on a CUDA device a model loaded with eager attention runs PyTorch's SDPA instead::
+Its settings are one :class:`~.settings.PrefixSettings`, given whole (``settings=``) or field by field as keyword
+arguments (lm-eval's ``--model_args``); the counts left ``None`` are sized to the device (:func:`device_sizing`), and
+on a CUDA device a model loaded with eager attention runs PyTorch's SDPA instead::
 
     lm = get_model("densing-hf").create_from_arg_string("pretrained=HuggingFaceTB/SmolLM2-135M,draft=2")
 
-:mod:`densing.eval.backends.densing_hf` registers the class under ``densing-hf`` (``lm_eval.api.registry``;
-:func:`densing.eval.backends.ensure_registered` imports it). This module imports lm-eval and torch at module level:
-import it only when the ``eval`` extra is installed.
+This module imports lm-eval and torch at module level.
 """
 from __future__ import annotations
 
@@ -44,10 +38,7 @@ DECODER_VERSION = 2
 
 
 class PassInputs(NamedTuple):
-    """One trie pass's tensors (:meth:`PrefixCachedHFLM._pass_inputs`): ``tokens``, ``positions``, the tree ``mask``,
-    ``cache_position`` and ``keep_rows`` (the nodes whose logits are kept) for the model; ``rows`` and ``targets``
-    (a kept row and its target token per scored token) to score; ``owners`` (on the host: each scored token's
-    request in the pass) to sum."""
+    """One trie pass's tensors: the model's inputs, then per scored token its row, target and (on the host) request."""
 
     tokens: torch.Tensor
     positions: torch.Tensor
@@ -60,10 +51,7 @@ class PassInputs(NamedTuple):
 
 
 def device_sizing(model: Any, device: Any, max_length: int) -> Sizing:
-    """The :class:`~.settings.Sizing` of ``model`` on ``device``: on CUDA, the device's memory and streaming
-    multiprocessors (``torch.cuda.get_device_properties``), the bytes of the model's dtype, its vocabulary, hidden
-    width and keys/values per position (``2 · layers · kv_heads · head_dim · dtype bytes``); elsewhere the device
-    type alone (the CPU's sizes)."""
+    """The :class:`~.settings.Sizing` of ``model`` on ``device`` (keys/values: 2·layers·kv_heads·head_dim·bytes)."""
     device = torch.device(device)
     if device.type != "cuda":
         return Sizing(device.type)
@@ -84,16 +72,11 @@ def device_sizing(model: Any, device: Any, max_length: int) -> Sizing:
 
 
 class PrefixCachedHFLM(HFLM):
-    """``HFLM`` whose log-likelihood requests run over the trie of their tokens and whose greedy
-    generation decodes over shared prefixes (see the module), configured by ``settings`` (or its
-    fields as keyword arguments; the rest go to ``HFLM``). After each call, ``trie_stats``
-    (:class:`~.settings.TrieStats`) and ``decode_stats`` (:class:`~.settings.DecodeStats`, summed
-    over the call's generation-keyword groups) say what it computed.
+    """``HFLM`` with the prefix engine (see the module), configured by ``settings`` (or its fields as keyword
+    arguments; the rest go to ``HFLM``). After each call, ``trie_stats`` and ``decode_stats`` say what it computed.
 
-    With ``shard = (k, n)`` it computes only the requests of shard ``k`` of ``n``
-    (:func:`request_shard`), which lm-eval's request cache keeps, and raises :class:`ShardFinished`
-    instead of returning: ``n`` processes fill one cache, and a run without a shard then scores
-    every request from it."""
+    With ``shard = (k, n)`` it computes only shard ``k`` of the requests (:func:`request_shard`) into lm-eval's
+    request cache and raises :class:`ShardFinished` instead of returning."""
 
     decoder_version = DECODER_VERSION  # part of the request cache's key (densing.eval.runner.decoding_identity)
 
@@ -117,8 +100,7 @@ class PrefixCachedHFLM(HFLM):
                 pass
 
     def with_settings(self, settings: PrefixSettings) -> "PrefixCachedHFLM":
-        """A copy of this lm (the same model and tokenizer, not reloaded) that runs with ``settings`` (the GPU check's
-        trie passes of other sizes, ``bench/gpu_check.py``)."""
+        """A copy of this lm (the same model and tokenizer, not reloaded) that runs with ``settings``."""
         import copy
 
         if not isinstance(settings, PrefixSettings):
@@ -129,8 +111,7 @@ class PrefixCachedHFLM(HFLM):
         return clone
 
     def _sharded(self, run: Any, requests: list[Any], disable_tqdm: bool) -> list[Any]:
-        """``run(requests, disable_tqdm)``, or with a ``shard`` ``(k, n)`` run on shard ``k``'s share of ``requests``
-        (:func:`request_shard`) and then :class:`ShardFinished`."""
+        """``run(requests, disable_tqdm)``, or with a ``shard`` run on its share, then :class:`ShardFinished`."""
         if self.shard is None:
             return run(requests, disable_tqdm)
         k, n = self.shard
@@ -140,8 +121,7 @@ class PrefixCachedHFLM(HFLM):
         raise ShardFinished(len(mine), len(requests))
 
     def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list[tuple[float, bool]]:
-        """lm-eval's ``loglikelihood`` (which calls the trie scorer below) with the call's strings encoded in batches
-        (:func:`.encoding.encode_pairs`: lm-eval's ids), sharded (:meth:`_sharded`)."""
+        """lm-eval's ``loglikelihood`` with the strings encoded in batches (:func:`.encoding.encode_pairs`), sharded."""
         return self._sharded(self._loglikelihood, requests, disable_tqdm)
 
     def _loglikelihood(self, requests: list[Any], disable_tqdm: bool) -> list[tuple[float, bool]]:
@@ -153,8 +133,7 @@ class PrefixCachedHFLM(HFLM):
                                            in zip(pairs, encoded)], disable_tqdm=disable_tqdm)
 
     def tok_encode(self, string: str, add_special_tokens: bool | None = None, left_truncate_len: int | None = None, **kwargs: Any) -> list[int]:
-        """lm-eval's encoding, remembered for the last few strings: lm-eval encodes a request's
-        context once per choice (``_encode_pair``), and a question's choices come in a row."""
+        """lm-eval's encoding, remembered for the last few strings (a question's choices share a context)."""
         from collections import OrderedDict
 
         if kwargs:
@@ -180,8 +159,7 @@ class PrefixCachedHFLM(HFLM):
         return all(type(layer) is DynamicLayer for layer in getattr(cache, "layers", []))
 
     def token_budget(self) -> int:
-        """New trie nodes per log-likelihood forward pass: ``settings.tokens_per_batch`` (``--trie-tokens``), else
-        the device's (:meth:`~.settings.Sizing.tokens_per_batch`); the backend's ``batch_size`` does not scale it."""
+        """New trie nodes per log-likelihood pass: ``settings.tokens_per_batch``, else the device's."""
         given = self.settings.tokens_per_batch
         return given if given is not None else self.sizing.tokens_per_batch()
 
@@ -244,9 +222,7 @@ class PrefixCachedHFLM(HFLM):
         return results  # type: ignore[return-value]
 
     def _pass_inputs(self, forward: Forward, requests: list[Any], dtype: torch.dtype) -> PassInputs:
-        """The tensors of one trie pass (:class:`PassInputs`), on the model's device but the owners': its tokens and
-        their positions, the tree mask over the ``keep`` cached positions and the new nodes, and every scored
-        (request, token) of the pass: its logits row, its target token, its request."""
+        """The tensors of one trie pass (:class:`PassInputs`), on the model's device but the owners'."""
         n = len(forward.tokens)
         mask = torch.zeros((1, 1, n, forward.keep + n), dtype=dtype, device=self.device)
         mask[0, 0, :, forward.keep:].masked_fill_(~ancestor_mask(forward.parents, self.device), torch.finfo(dtype).min)
@@ -266,15 +242,12 @@ class PrefixCachedHFLM(HFLM):
         )
 
     def generation_rows(self) -> int:
-        """Requests decoded together by the greedy path: ``settings.rows_per_batch`` (``--slots``), else the
-        device's (:meth:`~.settings.Sizing.rows_per_batch`)."""
+        """Requests decoded together: ``settings.rows_per_batch`` (``--slots``), else the device's."""
         given = self.settings.rows_per_batch
         return given if given is not None else self.sizing.rows_per_batch()
 
     def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
-        """Greedy requests through :func:`.generation.generate_greedy` (the prefix a
-        batch shares computed once, then batched greedy steps; lm-eval's strings), grouped by their
-        generation keywords; any other request through lm-eval's own ``generate_until``; sharded (:meth:`_sharded`)."""
+        """Greedy requests through :func:`.generation.generate_greedy`, others through lm-eval's; sharded."""
         return self._sharded(self._generate_until, requests, disable_tqdm)
 
     def _generate_until(self, requests: list[Any], disable_tqdm: bool) -> list[str]:

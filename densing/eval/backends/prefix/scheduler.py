@@ -1,34 +1,23 @@
 """Continuous batched greedy decoding over shared few-shot prefixes.
 
-Fixed batches (:mod:`.fixed`) run until their longest row stops, so one row that never meets a stop
-string (BBH allows 1,024 new tokens) keeps the batch going at one or two live rows for hundreds of
-steps, and every row carries its own copy of the few-shot block's keys/values through attention.
-Measured on SmolLM2-135M with 32 BBH requests: 6,378 tokens in 1,024 steps, 6.2 live rows per step
-on average. :class:`ContinuousDecoder` keeps the batch full and the prefix single (Orca's
-iteration-level scheduling, Yu et al. 2022, OSDI; the prefix held once as in Hydragen):
+Fixed batches (:mod:`.fixed`) run until their longest row stops (BBH allows 1,024 new tokens), and every row carries
+its own copy of the few-shot block's keys/values. :class:`ContinuousDecoder` keeps the batch full and the prefix
+single (Orca's iteration-level scheduling, Yu et al. 2022, OSDI; the prefix held once as in Hydragen):
 
 1. **Groups** (:func:`.grouping.prefix_groups`): sorted requests cut where neighbours share little;
    a group's prefix keys/values are computed once at batch 1 and held once.
-2. **Slots** (:mod:`.slots`): ``rows`` slots each hold one request's own tokens. When a request
-   stops, its slot is refilled from the queue (the next request of this group, or of the next
-   group): the entrants' suffixes are prefilled together (right-aligned, causal, with their true
-   positions) and copied into their slots so that they end at the current column. Columns nobody
-   needs any more are dropped by moving each live slot's region to the right end of a shorter span
-   (*compaction*); when the queue is empty the buffer keeps only live slots (halving). A slot's
-   state (its request, region, tokens, draft index and keep counts) is one :class:`Slot`.
+2. **Slots** (:mod:`.slots`, :class:`Slot`): ``rows`` slots each hold one request's own tokens. A stopped request's
+   slot is refilled from the queue: the entrants' suffixes are prefilled together (right-aligned, with their true
+   positions) and copied into their slots to end at the current column. Columns nobody needs are dropped by moving
+   each live slot's region to the right end of a shorter span (*compaction*); when the queue is empty the buffer
+   keeps only live slots (halving).
 3. **Attention** (:mod:`.slots`): each row reads [its group's prefix ; its own masked columns].
-4. **Drafts** (:mod:`.drafts`): each step a row proposes up to ``settings.draft`` tokens from its own
-   history; the step feeds ``[pending token ; draft]`` (padded to the step's width,
-   :func:`.drafts.step_width`) and keeps the longest draft prefix equal to the model's greedy
-   choices plus the model's next token. Columns of rejected draft tokens stay in the slot, masked
+4. **Drafts** (:mod:`.drafts`): each step a row proposes up to ``settings.draft`` tokens from its own history
+   (the step's width: :func:`.drafts.step_width`); columns of rejected draft tokens stay in the slot, masked
    (*holes*), until compaction squeezes them out.
 
-Rows stop exactly where lm-eval's batch-1 ``generate`` stops them (the rule and the strings are
-:mod:`.generation`'s). The arithmetic differs from lm-eval's in float rounding only;
-``tests/eval/test_generation.py`` checks the strings are identical (toy Llama over
-hypothesis-generated prompt sets, SmolLM2 on GSM8K and BBH requests). Used for decoder models whose
-attention goes through transformers' attention interface without a sliding window
-(:func:`.slots.supported`); others take the fixed-batch path.
+Rows stop exactly where lm-eval's batch-1 ``generate`` stops them (:mod:`.generation`), with the same strings. Used
+for the models :func:`.slots.supported` names; others take the fixed-batch path.
 """
 from __future__ import annotations
 
@@ -47,8 +36,7 @@ from densing.eval.backends.prefix.slots import SlotCache
 
 @dataclass
 class Slot:
-    """One slot's decoding state. ``request`` is ``None`` while the slot is idle (its other fields
-    then keep their last values, which only the idle row's own discarded outputs read)."""
+    """One slot's decoding state; ``request`` is ``None`` while the slot is idle."""
 
     request: int | None = None
     start: int = 0  # first column of its region in the slot buffer
@@ -70,9 +58,8 @@ class Slot:
 
 
 class ContinuousDecoder:
-    """Greedy decoding of ``encoded`` (token lists) with continuous batching over shared prefixes
-    (see the module). ``stops(tokens)`` says whether a row ends after its new ``tokens``;
-    ``finish(index, tokens)`` receives each request's new tokens when it ends."""
+    """Greedy decoding of ``encoded`` (token lists) with continuous batching (see the module): ``stops(tokens)``
+    says whether a row ends after its new ``tokens``; ``finish(index, tokens)`` receives them when it ends."""
 
     def __init__(
         self, model: Any, device: Any, pad: int, encoded: Sequence[Sequence[int]], rows: int, max_gen_toks: int,
@@ -103,9 +90,7 @@ class ContinuousDecoder:
         return [r for r, slot in enumerate(self.slots) if slot.live]
 
     def run(self, admit_until: float | None = None) -> DecodeStats:
-        """Decode every request; with ``admit_until`` (a ``time.monotonic()`` instant) no request is
-        admitted after it, except the first slots' fill: the rows in flight finish and the rest are
-        left undone (never ``finish``ed). Returns what was done."""
+        """Decode every request, return what was done; after ``admit_until`` only the first slots' fill is admitted."""
         admitted = False
         while True:
             closed = admitted and admit_until is not None and time.monotonic() >= admit_until

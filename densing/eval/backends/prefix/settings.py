@@ -1,12 +1,6 @@
-"""The prefix backend's settings (one frozen value passed through construction) and its statistics.
-
-:class:`PrefixSettings` holds every number the engine's algorithms take as given: how many requests
-decode together, the draft length and the step cost model of drafted decoding, the compaction slack
-and the run cost of the slot buffer, the trie walk's token budget and recompute tolerance. Values
-are checked when the settings are made: a bad one is an :class:`~densing.errors.InputError` naming
-the field. The two that size the work to the machine, ``rows_per_batch`` and ``tokens_per_batch``,
-default to ``None``: :class:`Sizing` derives them from the device the model runs on. :class:`DecodeStats` and :class:`TrieStats` are what a call did, returned to (or kept by
-the lm for) whoever reads them. Pure Python, no torch.
+"""The prefix backend's settings (:class:`PrefixSettings`, one frozen value checked when made: a bad field is an
+:class:`~densing.errors.InputError` naming it), the device-sized defaults (:class:`Sizing`) and the statistics of a
+call (:class:`DecodeStats`, :class:`TrieStats`). Pure Python, no torch.
 """
 from __future__ import annotations
 
@@ -33,9 +27,8 @@ class PrefixSettings:
     ``ngram``: the longest n-gram a row's draft index matches.
     ``step_base``: a decoding step's cost per slot that does not grow with its query columns, in units
     of one query column (:func:`densing.eval.backends.prefix.drafts.step_width`); ``inf``: columns are
-    free, every step reads the longest draft. Measured by ``bench/decode_step.py drafts`` beside BBH
-    shards: 1.48, and 0.90 [0.49–1.28] round by round in a second run; an idle machine gives more
-    (~4.8). The choice barely matters (``tools/bbh_cache_recheck.results.txt``, the paired round).
+    free, every step reads the longest draft. Measured by ``bench/decode_step.py drafts``; the choice barely
+    matters (``tools/bbh_cache_recheck.results.txt``).
     ``slack``: columns a slot region may waste before the slot buffer is compacted.
     ``part_cost``: the fixed cost of one more attention run, in row-columns
     (:func:`densing.eval.backends.prefix.grouping.contiguous_parts`).
@@ -95,13 +88,9 @@ ACTIVATION_WIDTHS = 16
 
 @dataclass(frozen=True)
 class Sizing:
-    """The device and model numbers the engine's device-sized defaults derive from.
-
-    ``device``: ``"cuda"`` or any other device type (which gets the CPU's sizes); ``memory_bytes`` and
-    ``multiprocessors``: the accelerator's (``torch.cuda.get_device_properties``); ``dtype_bytes``: bytes of one
-    value of the model's dtype; ``vocab_size``, ``hidden_size``, ``kv_bytes_per_token`` (keys and values of one
-    position over all layers) and ``max_length``: the model's. Pure arithmetic, no torch
-    (:func:`densing.eval.backends.prefix.lm.device_sizing` reads them).
+    """The device and model numbers the engine's device-sized defaults derive from
+    (:func:`densing.eval.backends.prefix.lm.device_sizing` reads them). ``device``: ``"cuda"`` or any other device
+    type (which gets the CPU's sizes); ``kv_bytes_per_token``: keys and values of one position over all layers.
     """
 
     device: str
@@ -152,8 +141,7 @@ def _power_of_two_at_most(value: int) -> int:
 
 @dataclass
 class DecodeStats:
-    """What greedy decoding did: new tokens, decoding steps (forward passes that extend live rows),
-    draft tokens read (``draft_proposed``) and kept (``draft_accepted``)."""
+    """What greedy decoding did: new tokens, decoding steps, draft tokens read and kept."""
 
     generated_tokens: int = 0
     decode_steps: int = 0

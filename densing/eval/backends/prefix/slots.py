@@ -1,10 +1,9 @@
 """Slot storage of continuous batching and the cascade attention that reads it.
 
-Each group prefix's keys/values are held once, each request's own keys/values in a per-slot region of one
-preallocated buffer per layer: ``rows`` slots each hold one request's own tokens (its suffix after the group prefix,
-then its new tokens) in columns of a ``[rows, kv_heads, capacity, head_dim]`` buffer; every slot writes a step's
-tokens at the same column (``write_at``), and which columns are a slot's own is the scheduler's mask. The group
-prefixes (``[kv_heads, P, head_dim]`` per layer and group) live in dictionaries shared by every cache of one decode.
+Each group prefix's keys/values (``[kv_heads, P, head_dim]`` per layer and group) are held once, in dictionaries
+shared by every cache of one decode; ``rows`` slots each hold one request's own tokens (its suffix, then its new
+tokens) in columns of a ``[rows, kv_heads, capacity, head_dim]`` buffer per layer, every slot writing a step's tokens
+at the same column (``write_at``); which columns are a slot's own is the scheduler's mask.
 
 Each row attends to [its group's prefix ; its own columns] (:func:`shared_prefix_attention`): the prefix's
 keys/values are read once for all rows of the group, as two matmuls and one joint softmax — the "cascade" split of
@@ -26,8 +25,7 @@ from densing.eval.backends.prefix.grouping import contiguous_parts
 
 
 class SlotLayer(DynamicLayer):
-    """One layer's keys/values: group prefixes held once, per-slot regions in one buffer written at
-    the owning cache's ``write_at`` column."""
+    """One layer's keys/values: group prefixes held once, per-slot regions in one buffer (module docstring)."""
 
     def __init__(self, owner: SlotCache, prefixes: dict) -> None:
         super().__init__()
@@ -54,10 +52,7 @@ class SlotLayer(DynamicLayer):
 
 
 class SlotCache(DynamicCache):
-    """The cache :func:`shared_prefix_attention` reads:
-    ``rows`` slot regions of ``capacity`` columns per layer, the group prefixes (shared with other
-    caches of the same decode), and each row's group (``row_group``). ``part_cost`` prices one more
-    attention run (:func:`~densing.eval.backends.prefix.grouping.contiguous_parts`)."""
+    """The cache :func:`shared_prefix_attention` reads (module docstring), with each row's group (``row_group``)."""
 
     def __init__(self, config: Any, layers: int, rows: int, capacity: int, prefixes: list[dict], part_cost: int) -> None:
         super().__init__(config=config)
@@ -67,9 +62,7 @@ class SlotCache(DynamicCache):
         self.layers = [SlotLayer(self, prefixes[i]) for i in range(layers)]
 
     def plan(self, widths: Sequence[int] | None) -> None:
-        """Set the rows' own-column widths for the next forward: row ``r``'s allowed columns are among
-        the last ``widths[r]`` (decoding: its region ends at the write column), and the rows are read
-        in the runs of :func:`contiguous_parts`. ``None``: one part per group over all columns."""
+        """Row ``r`` reads its last ``widths[r]`` columns in the next forward, in :func:`contiguous_parts`' runs."""
         if widths is None:
             self.parts = None
             return
@@ -79,8 +72,7 @@ class SlotCache(DynamicCache):
         ]
 
     def parts_of_rows(self) -> list[tuple[Any, Any, int | None]]:
-        """``[(group, rows, width)]`` for the attention: the plan's, else one part per group over all
-        columns (width ``None``; rows a slice when all rows belong to one group, else an index tensor)."""
+        """``[(group, rows, width)]`` for the attention: the plan's, else one part per group over all columns."""
         if self.parts is not None:
             return self.parts
         present = dict.fromkeys(self.row_group)
@@ -120,8 +112,7 @@ ATTENTION_NAME = "densing_shared_prefix"
 
 
 def supported(model: Any) -> bool:
-    """Whether continuous batching can decode ``model``: a decoder of a :data:`SUPPORTED` type without a
-    sliding window."""
+    """Whether continuous batching can decode ``model``: a :data:`SUPPORTED` decoder without a sliding window."""
     config = getattr(model, "config", None)
     return (
         config is not None

@@ -1,9 +1,7 @@
 """The trie walk that scores log-likelihood requests with every distinct token position run once.
 
-lm-eval scores every (context, continuation) pair with its own forward pass over the whole
-sequence. A 5-shot task repeats the same few-shot block in every request, and the same question
-once per choice, so on a CPU most of the work is recomputing identical prefixes. The backend
-computes exactly the same quantity,
+lm-eval scores every (context, continuation) pair with its own forward pass, recomputing the few-shot block of
+every request and each question once per choice. The backend computes exactly the same quantity,
 
     log P(continuation | context) = Σ_t log softmax(f(x_<t))[x_t]   over the continuation tokens,
 
@@ -12,21 +10,15 @@ continuation)[-(max_length + 1):][:-1]``), but over the *trie* of those token se
 position shared by several requests (same tokens up to and including it) is one trie node, and
 each node is run through the model once.
 
-The method (:func:`plan_forwards`): sort the requests' token sequences lexicographically, so a
-trie's subtrees are contiguous and the distinct-node count is ``Σ len_i − Σ lcp(s_{i−1}, s_i)``
-(:func:`.grouping.distinct_token_count`). Walk them in that order in chunks. The key/value cache
-always holds the full path of the last request scored. A chunk of consecutive requests reuses the
-cache up to ``keep`` = the prefix all of them share with it (and with each other, and never past the
-first position whose logits any of them needs), and lays out the rest of its sub-trie as one flat
-sequence of distinct nodes ("tree attention", as in SpecInfer, Miao et al. 2024, arXiv 2305.09781):
-node *j* sits at position ``depth(j)`` and attends, by a 4-D additive mask (:func:`ancestor_mask`),
-to the ``keep`` cached positions and to its own ancestors in the sub-trie — exactly the tokens
-before it in every request it belongs to, so its hidden states equal those of a plain causal pass
-over any of those requests. One forward pass per chunk; logits only at the nodes whose next-token
-distribution some request scores. Afterwards the cache is compacted to ``keep`` + the last
-request's path (:func:`compact`), ready for the next chunk. A chunk holds up to ``token_budget``
-new nodes (:attr:`PrefixSettings.tokens_per_batch <.settings.PrefixSettings>` × batch size; a
-single request longer than that is one chunk of its own).
+The method (:func:`plan_forwards`): walk the requests' token sequences in lexicographic order (a trie's subtrees are
+then contiguous, :func:`.grouping.distinct_token_count`) in chunks, the key/value cache holding the full path of the
+last request scored. A chunk of consecutive requests reuses the cache up to ``keep`` = the prefix all of them share
+with it (never past the first position whose logits any of them needs), and lays out the rest of its sub-trie as one
+flat sequence of distinct nodes ("tree attention", as in SpecInfer, Miao et al. 2024, arXiv 2305.09781): node *j* sits
+at position ``depth(j)`` and attends, by a 4-D additive mask (:func:`ancestor_mask`), to the ``keep`` cached positions
+and its own ancestors — exactly the tokens before it in every request it belongs to. One forward pass per chunk of up
+to ``token_budget`` new nodes, logits only where some request scores them; then the cache is compacted to ``keep`` +
+the last request's path (:func:`compact`).
 """
 from __future__ import annotations
 
@@ -65,14 +57,11 @@ def plan_forwards(
 ) -> list[Forward]:
     """The forward passes that score every request with each trie node computed once.
 
-    ``inputs[i]`` is the token sequence fed for request *i* and ``first_needed[i]`` the first
-    position whose logits it scores (``len(inputs[i]) − len(continuation)``). Requests are visited
-    in lexicographic order of ``inputs``; a pass takes consecutive requests while its new nodes
-    stay within ``token_budget`` (at least one request per pass) and its shared root ``keep`` stays
-    within ``recompute_tolerance`` positions of where it started (a lower root would run the
-    first request's cached positions again). So a position runs more than once only within that
-    tolerance, or where a request's ``first_needed`` lies inside the prefix it shares with the
-    previous request (its last context token, for a question's second and later choices).
+    ``inputs[i]`` is the token sequence fed for request *i* and ``first_needed[i]`` the first position whose logits it
+    scores. A pass takes consecutive requests (in lexicographic order) while its new nodes stay within
+    ``token_budget`` (at least one request) and its root ``keep`` within ``recompute_tolerance`` positions of where it
+    started; a position runs again only within that tolerance, or where a request's ``first_needed`` lies inside the
+    prefix it shares with the previous request (a question's later choices).
     """
     if token_budget < 1:
         raise ValueError(f"token_budget: expected a positive number, got {token_budget}")
