@@ -1,40 +1,19 @@
 """A second, independent Densing Law: the paper's two-step design on AI2's recipe, over AI2's OLMES table.
 
-:func:`measure_olmes` measures the doubling time of the maximum capacity density per task of
-AI2's OLMES table (``results/olmes/``: 23 open base models, MC format) with densing's trend engine:
+:func:`measure_olmes` measures the doubling time of the maximum capacity density per task of AI2's OLMES table
+(``results/olmes/``, whose README states the method and its departures from the paper) with densing's trend engine:
+each task's MC reference (:mod:`densing.designs.olmes.mc_reference`: the OLMo ladder's loss law and an MC score law
+on the OLMo-2 checkpoints, moved offline by the offset Δ, one more draw of the reference), the paper's eq. 4 at a
+fixed D0 (:class:`PerBenchmark`; 10¹² tokens, 3·10¹¹ and 3·10¹² beside), every dated model but the OLMo-2 rows as
+targets (``since=None``: no cut), the censored 0.9 regression quantile with fit, score and model-sampling uncertainty
+(:func:`densing.trend.uncertainty.trend_uncertainty`) and the checks of
+:func:`densing.trend.capability.inversion_checks`. A score law with R² < 0.5 on its checkpoints
+(:func:`densing.laws.fit_schema.fit_verdict`) is not inverted: its row says so instead of a number.
 
-- **the reference** of each task is its MC reference (:mod:`densing.designs.olmes.mc_reference`): the
-  OLMo ladder's loss law L(N, D) on the correct answer's bits per byte, and an MC score law S(L)
-  fitted on the OLMo-2 checkpoints, moved to the offline scale by the in-loop → offline offset Δ
-  (measured on the table's OLMo-2 7B/13B rows, its uncertainty one more draw of the reference);
-- **the inversion** is the paper's eq. 4 at a fixed D0 (:class:`PerBenchmark`): N̂ is the size a
-  model of AI2's recipe trained on D0 tokens would need for the score, ρ = N̂ / N; D0 = 10¹² tokens
-  (the paper's) for the headline rows, 3·10¹¹ and 3·10¹² beside them;
-- **the targets** are every dated model of the table except the OLMo-2 rows (7B and 13B define the
-  offset and the score law; 32B is the same recipe and the chain's held-out check): StableLM-2-12B
-  and Zamba-2-7B have no release date and drop out, leaving 18 models from 2023-07 to 2025-03;
-  ``since=None`` by default (no cut: the table starts after the default epoch, Llama-1's release,
-  anyway), t in days since that epoch;
-- **the trend** is the censored 0.9 regression quantile of ln ρ on t (:mod:`densing.trend.rules`),
-  bounds as bounds, with fit (the ladder's and the score law's draws, and Δ's), score (binomial
-  σ from the OLMES split's item count) and model-sampling uncertainty carried
-  (:func:`densing.trend.uncertainty.trend_uncertainty`): ln ρmax = A·t + B, doubling time ln 2 / A;
-- **the checks** (:func:`densing.trend.capability.inversion_checks`): saturation and conditioning on
-  the envelope's record-setters, size confounding, the within-family size slope as a finding. A
-  score law explaining less than half its checkpoints' variance (R² < 0.5,
-  :func:`densing.laws.fit_schema.fit_verdict`) is not inverted: that row says so instead of a number.
-
-There is no combined row. The engine's combined per-benchmark inversion is a fit of the *mean*
-score over benchmarks (:class:`PerBenchmark` averages a mean fit's scores); the four MC references
-have four different loss laws (the ladder's per task), so a mean of them is no two-step law, and a
-fit of the mean would need the ladder refitted on the mean bits per byte and an MC score law on the
-mean in-loop accuracy — which would average in WinoGrande's and HellaSwag's score laws, the two that
-fail R² ≥ 0.5 on the checkpoints.
-
-What ~18 models can answer: whether the frontier's density rose from 2023 to 2025 on a benchmark
-and roughly how fast (an interval of a factor of several); what they cannot: a breakpoint, a
-difference between benchmarks smaller than those intervals, or a frontier above what the
-reference expresses at D0 (such models are lower bounds, and the saturation check names them).
+There is no combined row. The engine's combined inversion is a fit of the *mean* score over benchmarks; the four MC
+references have four loss laws (the ladder's per task), so a mean of them is no two-step law, and a fit of the mean
+would need the ladder refitted on the mean bits per byte and an MC score law on the mean in-loop accuracy — which
+would average in WinoGrande's and HellaSwag's score laws, the two that fail R² ≥ 0.5 on the checkpoints.
 """
 from __future__ import annotations
 
