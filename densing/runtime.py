@@ -209,7 +209,7 @@ def end_children(grace: float = GRACE_S, keep: set = frozenset()) -> list[int]:
 
 
 # --------------------------------------------------------------------------------------------------------------------
-# The heap and BLAS threads of the processes that compute (module docstring)
+# The heap and BLAS threads of the processes that compute
 # --------------------------------------------------------------------------------------------------------------------
 
 @contextlib.contextmanager
