@@ -245,7 +245,7 @@ def validate_params(constraints: Mapping[str, list]) -> Callable:
 
 
 def check_tokens(value: float, *, field: str = "train_tokens", where: str | None = None) -> float:
-    """A number of training tokens in (0, :data:`MAX_D0_TOKENS`]; an InputError naming the likely unit slip otherwise."""
+    """A number of training tokens in (0, :data:`MAX_D0_TOKENS`]; an InputError naming the unit slip otherwise."""
     if D0_TOKENS.matches(value):
         return value
     prefix = f"{where}: " if where else ""

@@ -20,7 +20,7 @@ from densing.states import (
 
 
 def heterogeneity_words(result) -> str:
-    """The heterogeneity test of a :class:`~densing.trend.uncertainty.TrendUncertainty` in one clause: Q, df, p, I², τ."""
+    """A :class:`~densing.trend.uncertainty.TrendUncertainty`'s heterogeneity test in one clause: Q, df, p, I², τ."""
     return heterogeneity_text(result.heterogeneity_q, result.heterogeneity_df, result.heterogeneity_p, result.i_squared,
                           result.tau_squared)
 
@@ -173,7 +173,7 @@ def ranges_words(result) -> str:
 
 def determined_words(result) -> str:
     """What the draws determine: "3.61 months [95% CI 2.59–5.1]" (both ends), "3.61 months, at least 2.59 at 95%; the
-    upper end not determined" (one), or the interval and "neither end determined"; wide ranges by :func:`precision_words`."""
+    upper end not determined" (one), or the interval and "neither end determined"; with :func:`precision_words`."""
     est, low, high = result.doubling_time_months, result.doubling_time_months_ci_low, result.doubling_time_months_ci_high
     level = f"{result.level:.0%}"
     lo, hi = precision_words(result, "low"), precision_words(result, "high")
