@@ -59,11 +59,8 @@ NO_REFERENCE = {
 
 @dataclass(frozen=True)
 class OlmesTrend(Result):
-    """The per-task rows, their checks, the models left out (with the reason) and the offsets.
-
-    ``to_dict()``: each frame as a list of JSON-ready records; ``to_frame()``: the per-task rows; ``summary()``:
-    one line per task, its doubling time and interval; ``conf_int()``: one row per task,
-    ``<benchmark>.doubling_time_months``."""
+    """The per-task rows, their checks, the models left out (with the reason) and the offsets; ``to_dict()``: each
+    frame as JSON-ready records; ``conf_int()``: one row per task, ``<benchmark>.doubling_time_months``."""
 
     rows: pd.DataFrame
     checks: pd.DataFrame
@@ -180,14 +177,9 @@ def _interval(months: float, low: float, high: float) -> str:
 
 
 def beside_leaderboard(olmes: OlmesTrend, by_benchmark: pd.DataFrame, paper_months: float) -> pd.DataFrame:
-    """The two designs benchmark by benchmark: one row per task of :data:`LEADERBOARD_TWIN`.
-
-    ``by_benchmark``: :meth:`densing.trend.measurement.TrendMeasurement.by_benchmark` (the leaderboard-based rows).
-    Columns: ``benchmark``; ``olmes`` and ``leaderboard`` (months [95% interval], or why not measured);
-    ``olmes_checks`` (the failed gates and the findings that fire of the OLMES row, in words); ``agreement``: whether both are measured and
-    their 95% intervals overlap (a consistent trend — with intervals this wide, not a proof of equality), or which
-    side is missing; ``paper``: the paper's doubling time over its own benchmark set (Xiao et al. 2024).
-    """
+    """The two designs task by task (:data:`LEADERBOARD_TWIN`) beside ``by_benchmark`` (the leaderboard-based rows):
+    ``olmes`` and ``leaderboard`` (months [95% interval], or why not measured), ``olmes_checks`` (in words),
+    ``agreement`` (whether the 95% intervals overlap: a consistent trend, not a proof of equality) and ``paper``."""
     mine = olmes.rows.set_index("task")
     theirs = by_benchmark.set_index("row")
     failed, fired = failed_and_fired(olmes.checks)
@@ -222,11 +214,8 @@ def beside_leaderboard(olmes: OlmesTrend, by_benchmark: pd.DataFrame, paper_mont
 
 def _ceiling_one(task: str, ref: ReferenceFit, targets: pd.DataFrame, models: pd.DataFrame, fits_dir, *, d0: float,
                  n_boot: int, seed: int) -> dict:
-    """The ceiling's sensitivity: the doubling time with the MC law's ceiling c + d fixed at 1.
-
-    Where the rule already chose 1 the row says so; where the ceiling-1 fit is not shipped
-    (``reference_fits/olmo2_mc_<task>_ceiling1_two_step.json``) it says that instead of a number.
-    """
+    """The ceiling's sensitivity: the doubling time with the MC law's ceiling c + d fixed at 1, or why there is none
+    (the rule's own choice, or no shipped ceiling-1 fit)."""
     if ref.provenance.get("ceiling") == 1.0:
         return {"months_ceiling_1_ci": "the rule's own choice"}
     folder = Path(fits_dir) if fits_dir else paths.REFERENCE_FITS
@@ -266,9 +255,8 @@ def row_states(rows: pd.DataFrame) -> list[State]:
 
 
 def row_parts(rows: pd.DataFrame) -> list[tuple[str, tuple[str, ...]]]:
-    """Each OLMES row's status as (head, reasons) (:func:`densing.present.words.status_parts`): measured with its
-    interval's ratio high/low, or not measured and every reason — the row's error, an upper end not determined (its
-    slope quantile's Monte Carlo range not above 0, :mod:`densing.trend.pooling` step 5), each failed check, named."""
+    """Each OLMES row's status as (head, reasons) (:func:`densing.present.words.status_parts`): measured, or not
+    measured and every reason (its error, an upper end not determined, each failed check)."""
     out = []
     for r in rows.itertuples():
         error = str(r.error or "")

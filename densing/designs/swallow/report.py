@@ -1,8 +1,5 @@
 """The Swallow tables' section of the report: their stored records (``results/swallow/trend``) beside the public
-table's rows, capability by capability, and their forecast check (registered with the design, :mod:`densing.designs.swallow`).
-
-Each function compares results already computed (months and 95% intervals) and returns a frame; :func:`render` lays
-out the section.
+table's rows, capability by capability, and their forecast check; :func:`render` lays it out.
 """
 from __future__ import annotations
 
