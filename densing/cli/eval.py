@@ -1,10 +1,5 @@
-"""``densing eval``: benchmark sweeps through lm-eval into a results store, and ingest of old runs.
-
-    densing eval --models models.yaml --benchmarks mmlu,arc_easy [--backend NAME] [--limit N]
-                 [--out STORE]
-    densing eval --models models.yaml --suite leaderboard-v1 [--local-data]
-    densing eval ingest DIR [--out STORE] [--models models.yaml]
-"""
+"""``densing eval``: benchmark sweeps through lm-eval into a results store, ingest of old runs, and the merge of
+sharded request caches."""
 from __future__ import annotations
 
 import importlib.util
@@ -54,8 +49,7 @@ QUICK_BACKENDS = ("hf",)
 
 
 def _prefix_settings(backend: str, trie_tokens: int | None, slots: int | None):
-    """``--trie-tokens`` and ``--slots`` as the prefix engine's settings (None: its defaults); they need a backend
-    with the engine (``--backend densing-hf``)."""
+    """``--trie-tokens`` and ``--slots`` as the prefix engine's settings (None: its defaults)."""
     if trie_tokens is None and slots is None:
         return None
     from densing.eval import backends
@@ -161,11 +155,8 @@ def sweep(
 
 
 def _check_sources(specs: list, names: list[str], out: Path) -> None:
-    """Before lm-eval builds its task index (seconds): the eval extra is installed, and every model with a
-    pair missing from the store can be loaded — its local path or GGUF file exists, its package (``package:NAME``) is
-    installed (:func:`densing.eval.loading.check_model_source`); a Hub id's files are looked up by the sweep.
-    A model whose every pair is in the store is not loaded and is not checked (the sweep checks its parts' config
-    hashes, and a stale part's model then, still before evaluating)."""
+    """Before lm-eval builds its task index (seconds): the eval extra is installed, and every model with a pair
+    missing from the store can be loaded (:func:`densing.eval.loading.check_model_source`)."""
     if importlib.util.find_spec("lm_eval") is None:
         raise EvalError("densing eval needs the eval extra: no installed package 'lm_eval' (pip install -e '.[eval]')")
     from densing.eval.loading import check_model_source
@@ -186,10 +177,8 @@ def _suite_names(suite: str | None, local_data: bool) -> tuple[list[str], list[s
 
 
 def _model_specs(models: Path, backend: str, model_args: str | None) -> list:
-    """The models file's specs, with ``--model-args``; the backend's name checked around the file: its names are
-    lm-eval's, read by importing lm-eval (seconds), which a bad value elsewhere need not wait for; the default is
-    checked after the models file and the models' sources (:func:`_check_sources`), so that a missing one is said at
-    once, any other name before it."""
+    """The models file's specs, with ``--model-args``; a backend other than the default is checked first (its names
+    are lm-eval's: seconds to read), the default after the models' sources."""
     from densing.eval.loading import SWEEP_CONSTRAINTS
     from densing.eval.models import read_models_file, with_model_args
 
@@ -212,8 +201,8 @@ def _list_benchmarks(output_format: str, local_data: bool) -> None:
 
 def _sweep_options(*, limit, batch_size: str, output_format, device, trie_tokens, slots, data_root, include_path,
                    backend: str, prefix_cache: bool, shard, time_limit, out):
-    """(batch size, backend, prefix settings, shard): the sweep's options, each checked, before the models file is
-    read (the backend's name is checked by the caller: it needs lm-eval)."""
+    """(batch size, backend, prefix settings, shard): the sweep's options, each checked before the models file is
+    read (but the backend's name)."""
     from densing.eval import backends
     from densing.eval.loading import SWEEP_CONSTRAINTS
     from densing.io import check_writable_folder
@@ -235,8 +224,7 @@ def _sweep_options(*, limit, batch_size: str, output_format, device, trie_tokens
 
 
 def _sweep_with_progress(specs: list, names: list[str], out, *, shard, shard_text: str | None, **options):
-    """:func:`densing.eval.runner.run_sweep` with a progress bar on stderr (stdout carries only the results), then
-    one line of what was done, stopped or sharded (``shard_text``: ``--shard`` as given)."""
+    """:func:`densing.eval.runner.run_sweep` with a progress bar on stderr, then what was done, stopped or sharded."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

@@ -98,8 +98,7 @@ def measure(
 
 def _place_scores(scores: Path, model: Optional[str], params: Optional[str], release_date: Optional[str],
                   out: Optional[Path], csv: Optional[Path], n_boot: int, seed: int) -> None:
-    """``densing measure --scores``: the scores file placed against the headline of the shipped public table
-    (:func:`densing.placement.own_scores.place`): one line per model, a table, and the answer last."""
+    """``densing measure --scores``: the scores file placed against the shipped public table's headline."""
     from densing.io import check_outputs_apart, check_writable
 
     check_outputs_apart({"--out": out, "--csv": csv}, {"--scores": scores})
@@ -137,8 +136,7 @@ def _write_template(path: Path) -> None:
 
 
 def _print_placement(result) -> None:
-    """The placement in words (one paragraph per model) and one table: ρ with its interval, the frontier's band at the
-    model's date, where it sits."""
+    """The placement in words (one paragraph per model) and one table."""
     print_text(result.summary())
     frame = result.to_frame()
     columns = [c for c in ("model", "density", "density_ci_low", "density_ci_high", "bound", "effective_params",
@@ -172,7 +170,7 @@ def print_text_closing(result) -> None:
 
 
 def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, summary: bool = True) -> None:
-    """The report (led by the user's models; none without ``out``), the CSV rows, and the placement in words."""
+    """The report led by the user's models (with ``out``), the CSV rows, and the placement in words."""
     from densing.io import atomic_write_text
     from densing.report.render import build_report
 

@@ -1,7 +1,4 @@
-"""The report's tables, paragraphs and law figures as the page shows them (layout only): columns chosen, rows named,
-words around the numbers (the cells written by :func:`densing.report.html.table_html`); the Plotly figures of the
-reference laws, their hover text HTML-escaped (model names are user data).
-"""
+"""The report's tables, paragraphs and reference-law figures as the page shows them (layout only)."""
 from __future__ import annotations
 
 import html
@@ -36,8 +33,7 @@ def details(summary: str, body: str) -> str:
 
 
 def breakable(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame with a space after each comma and colon of its text cells, so a long reference name
-    (``Qwen1.5:joint(mmlu,leaderboard_bbh,…)``) breaks between words and the table fits a 900 px window."""
+    """The frame with a space after each comma and colon of its text cells, so a long reference name breaks."""
     out = frame.copy()
     for column in out.columns:
         if out[column].dtype == object or pd.api.types.is_string_dtype(out[column].dtype):
@@ -46,9 +42,8 @@ def breakable(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def row_names(rows: pd.DataFrame) -> dict[str, str]:
-    """Each row key of :meth:`TrendMeasurement.by_benchmark` → its name for a reader: a benchmark its own, a set its
-    benchmarks joined by " + " and its short id ("MMLU + BBH + MATH-hard + HumanEval [paper]"), from its label
-    (:func:`densing.present.forest.row_display`), else from its ``benchmarks`` as labels name them (or in capitals)."""
+    """Each row key of :meth:`TrendMeasurement.by_benchmark` → its name for a reader
+    (:func:`densing.present.forest.row_display`; a set without one from its ``benchmarks`` as labels name them)."""
     sets = rows[rows["capability"] == "set"]
     sets = list(zip(sets["row"], sets["label"], sets["capability"], sets["benchmarks"]))  # the columns' own values
     known: dict[str, str] = {}
@@ -64,8 +59,8 @@ def row_names(rows: pd.DataFrame) -> dict[str, str]:
 
 
 def displayed(frame: pd.DataFrame, named_by: pd.DataFrame | None = None) -> pd.DataFrame:
-    """``frame`` with its ``row`` column named for a reader (:func:`row_names` of ``named_by``, default ``frame``),
-    and its ``label`` too where it has one (so a figure that names rows by their label names them the same)."""
+    """``frame`` with its ``row`` (and ``label``) named for a reader by :func:`row_names` of ``named_by`` (default
+    ``frame``)."""
     names = row_names(frame if named_by is None else named_by)
     shown = [names.get(r, r) for r in frame["row"]]
     return frame.assign(row=shown, **({"label": shown} if "label" in frame.columns else {}))
@@ -254,8 +249,7 @@ def loss_figure(fit: ReferenceFit) -> go.Figure:
 
 
 def _panel_title(fit: ReferenceFit) -> str:
-    """Two short lines (HTML for plotly, escaped): the benchmark, then the law and its R² in a smaller
-    font; a fit below :data:`POOR_FIT_R2` gets a third, red line saying not to invert it."""
+    """The benchmark, then the law and its R² (HTML, escaped); below :data:`POOR_FIT_R2` a red "do not invert"."""
     name = fit.benchmark if len(fit.benchmark) <= 24 else f"mean of {len(fit.benchmarks)} benchmarks"
     title = f"{html.escape(name)}<br><span style='font-size:11px'>{html.escape(fit.kind)} · R² {fit.r_squared:.3f}</span>"
     if fit.r_squared < POOR_FIT_R2:
