@@ -257,12 +257,6 @@ def reading_words(reading: str, why: str) -> str:
     return f"{reading} ({_CAUSES[why]})" if why in _CAUSES else reading
 
 
-def _suffixes(frame) -> list[str]:
-    """"" for ``density``, ``:mmlu`` for each ``density:mmlu`` (a joint inversion's per-benchmark density)."""
-    names = [str(c) for c in frame.columns]
-    return [""] * ("density" in names) + [c[len("density"):] for c in names if c.startswith("density:")]
-
-
 def _bounded_cells(frame, suffix: str, readings, html: bool) -> dict[str, list[str]]:
     """The cells of ``density{suffix}`` (and N̂, and ``bound{suffix}``) as :func:`density_reading` reads each row."""
     out = {}
@@ -287,8 +281,9 @@ def _bounded_cells(frame, suffix: str, readings, html: bool) -> dict[str, list[s
 def frame_columns(frame, *, html: bool = False) -> list[tuple[str, list[str]]]:
     """(header, cells) of every column of ``frame`` (:func:`column`), each density and N̂ as :func:`density_reading`
     reads its row (a bound as ``≤ x`` / ``≥ x``) and the ``bound`` column saying why."""
-    replaced = {}
-    for suffix in _suffixes(frame):
+    replaced, names = {}, [str(c) for c in frame.columns]
+    # "" for density, ":mmlu" for each density:mmlu (a joint inversion's per-benchmark density)
+    for suffix in [""] * ("density" in names) + [c[len("density"):] for c in names if c.startswith("density:")]:
         replaced.update(_bounded_cells(frame, suffix, density_readings(frame, suffix), html))
     return [(head, replaced.get(str(name), cells))
             for name in frame.columns for head, cells in [column(name, frame[name].tolist(), html=html)]]

@@ -78,9 +78,8 @@ class Registry(MutableMapping[str, T], Generic[T]):
         return self._items
 
     def register(self, name: str, item: T, *, first: bool = False) -> T:
-        """Add ``item`` under ``name`` (a non-empty string not yet registered, an item passing the registry's
-        ``check``) and return it; ``first``: ahead of the others (a registry tried in order, such as the data
-        formats). A refused registration leaves the registry unchanged."""
+        """Add ``item`` under ``name`` (new, and passing ``check``) and return it; ``first``: ahead of the others (a
+        registry tried in order)."""
         if not isinstance(name, str) or not name.strip():
             raise RegistryError(f"{self.what}: a name is a non-empty string, got {name!r}")
         if self.check is not None:
@@ -98,8 +97,7 @@ class Registry(MutableMapping[str, T], Generic[T]):
         self._found.pop(name, None)
 
     def get(self, name: str, default=_REQUIRED):
-        """The item registered as ``name``; an unknown name is an :class:`InputError` listing the known ones
-        (with ``default``, as ``dict.get``: the default instead of the error)."""
+        """The item registered as ``name``; an unknown one is ``default`` where given, else :meth:`unknown`'s error."""
         try:
             return self._found[name]
         except (KeyError, TypeError):
@@ -261,8 +259,7 @@ TABLES: Registry[TrendTable] = Registry("--table", check=_check_table, found_in=
 
 
 def register_table(table: TrendTable) -> TrendTable:
-    """Add ``table`` to :data:`TABLES` (its name must be new: else a :class:`densing.errors.RegistryError`); the table
-    that leads goes ahead of the others, so every listing of the tables names it first."""
+    """Add ``table`` to :data:`TABLES` (a new name), the one that leads ahead of the others."""
     return TABLES.register(table.name, table, first=table.leads)
 
 
@@ -290,8 +287,7 @@ def table(name: str | TrendTable | None = None) -> TrendTable:
 
 
 def table_for_path(path: str | Path | None) -> TrendTable:
-    """The registered table whose file is ``path`` (the leading table's profile for any other file: a table of the
-    leading table's benchmarks, as ``--results`` takes)."""
+    """The registered table whose file is ``path``, else the leading table."""
     if path is not None:
         resolved = Path(path).resolve()
         for found in tables().values():

@@ -58,10 +58,8 @@ def _raise_terminated(signum, frame) -> None:  # noqa: ARG001 - signal handler s
 
 
 def exits_on_signals() -> None:
-    """In the main thread (no-op elsewhere): ``SIGTERM`` raises :class:`Terminated` (so cleanup runs), and ``SIGINT``
-    raises ``KeyboardInterrupt`` (Python's own handler), also where this process started with ``SIGINT`` ignored: a
-    shell script's background job or a supervisor passes it on ignored, Python then installs no handler, and ``kill
-    -INT PID`` would be dropped."""
+    """In the main thread: ``SIGTERM`` raises :class:`Terminated` (so cleanup runs), and ``SIGINT``
+    ``KeyboardInterrupt``, also where the process started with it ignored (a shell's background job)."""
     import threading
 
     if threading.current_thread() is threading.main_thread():
@@ -93,10 +91,9 @@ _CONTEXTS: dict = {}
 
 
 def fork_context(method: str | None = None):
-    """A ``multiprocessing`` context of ``method`` (default: ``fork`` on Linux, where a worker inherits the
-    parent's imports; ``spawn`` where fork is unsafe). This process holds ``SIGINT`` and ``SIGTERM`` while it
-    forks (delivered right after), and the worker starts with them blocked until :func:`worker_setup`
-    (a spawned process is pickled, so it keeps the plain class)."""
+    """A ``multiprocessing`` context of ``method`` (default: ``fork`` on Linux, else ``spawn``) whose forks hold
+    ``SIGINT`` and ``SIGTERM`` (delivered right after), the worker starting with them blocked until
+    :func:`worker_setup`."""
     import multiprocessing
 
     method = method or ("fork" if sys.platform.startswith("linux") else "spawn")
@@ -137,10 +134,8 @@ def end_process(process, grace: float = GRACE_S) -> None:
 
 
 def end_pool(pool, grace: float = GRACE_S) -> None:
-    """Stop a ``ProcessPoolExecutor`` now: queued work cancelled, its processes terminated and reaped.
-
-    Safe to call on a pool that has finished (it then only shuts it down) and more than once.
-    """
+    """Stop a ``ProcessPoolExecutor`` now: queued work cancelled, its processes terminated and reaped (safe on a
+    finished pool, and more than once)."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
@@ -154,10 +149,8 @@ def end_pool(pool, grace: float = GRACE_S) -> None:
 
 
 def end_subprocess(process, grace: float = GRACE_S) -> None:
-    """Terminate a ``subprocess.Popen`` that leads its own process group (``process_group=0``), and the group (kill
-    after ``grace``). The group is ended too when its leader has already exited: members it leaves behind (torchrun's
-    workers when torchrun itself ends first) get ``SIGTERM``, then ``SIGKILL`` after ``grace``.
-    """
+    """Terminate a ``subprocess.Popen`` that leads its own process group (``process_group=0``) and the group (kill
+    after ``grace``), the group also where its leader has exited (torchrun's workers after torchrun)."""
     import subprocess
 
     if process.poll() is None:
@@ -200,8 +193,7 @@ def children() -> set:
 
 
 def end_children(grace: float = GRACE_S, keep: set = frozenset()) -> list[int]:
-    """End every ``multiprocessing`` child of this process still alive but those in ``keep`` (children that
-    were there before, e.g. a notebook's own); their ids (none in a clean run)."""
+    """End every ``multiprocessing`` child still alive but those in ``keep`` (a notebook's own); their ids."""
     ended = [c for c in children() if c not in keep]
     for child in ended:
         end_process(child, grace)
@@ -292,8 +284,7 @@ def keeping() -> bool:
 
 
 def recall(key: tuple):
-    """The value :func:`keep` put under ``key`` in the open memo, or None (outside :func:`same_tables` too): for
-    values of plain inputs named in full by ``key``."""
+    """The value :func:`keep` put under ``key`` (plain inputs named in full) in the open memo, or None."""
     memo = _OPEN.get()
     return None if memo is None else memo.get(("value", key))
 
@@ -322,8 +313,7 @@ def derived(table, key: tuple, compute):
 
 def per_table(function):
     """``function(table, *args)`` kept per (table, args) in the open memo (:func:`derived`; ``args`` hashable; the
-    caller must not change the value it gets back). The key names the function by module and qualified name, so two
-    functions never share an entry."""
+    caller must not change the value it gets back)."""
     name = (function.__module__, function.__qualname__)
 
     @functools.wraps(function)

@@ -131,7 +131,9 @@ def sweep(
         raise InputError(
             "densing eval: --models and --benchmarks or --suite are required (or use 'densing eval ingest DIR')"
         )
-    names, left_out = _suite_names(suite, local_data)
+    from densing.eval.benchmarks import suite_benchmarks
+
+    names, left_out = suite_benchmarks(suite.strip(), local_data=local_data) if suite is not None else ([], [])
     batch, backend, settings, share = _sweep_options(
         limit=limit, batch_size=batch_size, output_format=output_format, device=device, trie_tokens=trie_tokens,
         slots=slots, data_root=data_root, include_path=include_path, backend=backend, prefix_cache=prefix_cache,
@@ -165,15 +167,6 @@ def _check_sources(specs: list, names: list[str], out: Path) -> None:
     for spec in specs:  # its files and package; a Hub id's cache is the sweep's to read, once every option is checked
         if not all(part_path(out, spec.name, name).exists() for name in names):
             check_model_source(spec)
-
-
-def _suite_names(suite: str | None, local_data: bool) -> tuple[list[str], list[str]]:
-    """(the benchmarks of ``--suite``, those left out for want of a local split); none without a suite."""
-    if suite is None:
-        return [], []
-    from densing.eval.benchmarks import suite_benchmarks
-
-    return suite_benchmarks(suite.strip(), local_data=local_data)
 
 
 def _model_specs(models: Path, backend: str, model_args: str | None) -> list:

@@ -42,13 +42,6 @@ def row_state(row) -> State:
     return State.NOT_MEASURED if str(getattr(row, "error", "") or "") else State.MEASURED
 
 
-def _not_measured(row, state: State) -> str:
-    """A not-measured row's status (``status``, else its ``error``); "" for any other row."""
-    if state is not State.NOT_MEASURED:
-        return ""
-    return str(getattr(row, "status", "") or "") or not_measured(str(getattr(row, "error", "") or ""))
-
-
 #: The forest plot's legend: one entry per state that occurs (name, filled, colour, marker).
 STATE_STYLES = {
     State.MEASURED: (f"{STATE_WORDS[State.MEASURED]} (point, 95% CI)", "#1f77b4", "circle"),
@@ -90,7 +83,8 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
     drawn = [paper_months, *_drawn(rows)]
     edge = float(max(drawn) * 1.15)
     states = [row_state(r) for r in rows.itertuples()]
-    reasons = [_not_measured(r, state) for r, state in zip(rows.itertuples(), states)]
+    reasons = [(str(getattr(r, "status", "") or "") or not_measured(str(getattr(r, "error", "") or "")))
+               if state is State.NOT_MEASURED else "" for r, state in zip(rows.itertuples(), states)]  # its status
     hover = [html.escape(f"{r.row}: " + (
         f"{'' if not why else 'estimate '}{format_months(r.months)} months (95% CI {format_months(r.ci_low)}–"
         f"{format_months(r.ci_high)}); references {r.references}; each: {r.each_reference_months}"
