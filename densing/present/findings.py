@@ -1,7 +1,5 @@
 """The words of the trend's findings beside its rows, from their facts (:mod:`densing.states`): each validity
-check's threshold and detail (:class:`densing.trend.checks.Check`), a forecast cutoff's verdict
-(:class:`densing.trend.forecast.ForecastCutoff`) and a fixed-size fit's status
-(:class:`densing.trend.fixed_size.FixedSizeFit`). A row's own state and verdict are :mod:`densing.present.words`."""
+check's threshold and detail, a forecast cutoff's verdict and a fixed-size fit's status."""
 from __future__ import annotations
 
 import math

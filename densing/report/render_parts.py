@@ -227,24 +227,18 @@ def loss_figure(fit: ReferenceFit) -> go.Figure:
     for i, (size, group) in enumerate(points.groupby("params")):
         color = PALETTE[i % len(PALETTE)]
         group = group.sort_values("train_tokens")
-        figure.add_trace(
-            go.Scatter(
-                x=group["train_tokens"], y=group["loss"], mode="markers", marker=dict(color=color, size=6),
-                name=f"N = {format_count(size)}", legendgroup=str(size),
-                text=[f"{m}<br>D = {format_count(d)}" for m, d in zip(escaped(group["model"]), group["train_tokens"])],
-                hovertemplate="%{text}<br>loss = %{y:.4f}<extra></extra>",
-            )
-        )
+        figure.add_trace(go.Scatter(
+            x=group["train_tokens"], y=group["loss"], mode="markers", marker=dict(color=color, size=6),
+            name=f"N = {format_count(size)}", legendgroup=str(size),
+            text=[f"{m}<br>D = {format_count(d)}" for m, d in zip(escaped(group["model"]), group["train_tokens"])],
+            hovertemplate="%{text}<br>loss = %{y:.4f}<extra></extra>"))
         grid = np.geomspace(group["train_tokens"].min(), group["train_tokens"].max(), 60)
-        figure.add_trace(
-            go.Scatter(x=grid, y=fit.predict_loss(size, grid), mode="lines", line=dict(color=color), showlegend=False, legendgroup=str(size), hoverinfo="skip")
-        )
-    figure.update_layout(
-        title=f"Loss estimation · {html.escape(fit.benchmark)} (R² {fit.stages[0].r_squared:.3f})",
-        xaxis=dict(title="training tokens D", type="log", exponentformat="power"),
-        yaxis=dict(title="conditional loss −log P(answer | prompt)", type="log", exponentformat="power"),
-        height=420, margin=dict(l=60, r=20, t=50, b=50),
-    )
+        figure.add_trace(go.Scatter(x=grid, y=fit.predict_loss(size, grid), mode="lines", line=dict(color=color),
+                                    showlegend=False, legendgroup=str(size), hoverinfo="skip"))
+    figure.update_layout(title=f"Loss estimation · {html.escape(fit.benchmark)} (R² {fit.stages[0].r_squared:.3f})",
+                         xaxis=dict(title="training tokens D", type="log", exponentformat="power"),
+                         yaxis=dict(title="conditional loss −log P(answer | prompt)", type="log",
+                                    exponentformat="power"), height=420, margin=dict(l=60, r=20, t=50, b=50))
     return figure
 
 
@@ -290,13 +284,10 @@ def performance_figure(fits: list[ReferenceFit]) -> go.Figure:
         spread = bool(positive.size and positive.max() / positive.min() > 20)
         grid = np.geomspace(positive.min(), positive.max(), 200) if spread else np.linspace(np.nanmin(loss), np.nanmax(loss), 100)
         curve = fit.predict_score_from_loss(grid)
-        figure.add_trace(
-            go.Scatter(
-                x=loss, y=points["score"], mode="markers", marker=dict(size=5, color=PALETTE[0], opacity=0.7),
-                text=escaped(points["model"]), hovertemplate="%{text}<br>L = %{x:.3f}<br>S = %{y:.3f}<extra></extra>", showlegend=False,
-            ),
-            row=row, col=col,
-        )
+        figure.add_trace(go.Scatter(
+            x=loss, y=points["score"], mode="markers", marker=dict(size=5, color=PALETTE[0], opacity=0.7),
+            text=escaped(points["model"]), hovertemplate="%{text}<br>L = %{x:.3f}<br>S = %{y:.3f}<extra></extra>",
+            showlegend=False), row=row, col=col)
         figure.add_trace(go.Scatter(x=grid, y=curve, mode="lines", line=dict(color=PALETTE[3]), showlegend=False, hoverinfo="skip"), row=row, col=col)
         family_axis = "u = −(N/N_unit)^−α (family law, power shape)" if "alpha" in fit.params else "ln N (family law)"
         figure.update_xaxes(title_text=("loss" if fit.kind == "two-step" else family_axis if fit.kind == "family"

@@ -1,6 +1,5 @@
-"""``densing trend --design olmes``: the paper's two-step design on AI2's recipe, one row per OLMES task (the OLMES
-design has no combined row, so ``--by`` makes no difference), its status in every design's words, the notes counted
-and the answer last; ``--detail``: the D0 sensitivity, the ceiling-1 law, every check and the models left out."""
+"""``densing trend --design olmes``: one row per OLMES task (no combined row: ``--by`` makes no difference), the notes
+counted, the answer last; ``--detail``: the D0 sensitivity, the ceiling-1 law, every check, the models left out."""
 from __future__ import annotations
 
 from densing.cli.layout import ROW_TOGETHER
@@ -8,8 +7,7 @@ from densing.cli.output import Format, print_document, print_frame, print_text
 
 
 def run(options) -> None:
-    """``densing trend --design olmes`` from the command's options (:class:`densing.registry.Design`): the OLMES
-    rows, their checks in words, the models left out."""
+    """``densing trend --design olmes`` from the command's options (:class:`densing.registry.Design`)."""
     from densing.designs.olmes.trend import D0, failed_and_fired, measure_olmes, row_parts, row_states, row_statuses
     from densing.errors import InputError
 
