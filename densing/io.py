@@ -54,20 +54,24 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     """Write ``data`` to a temporary file beside ``path``'s target (the file a symbolic link points to), fsync it,
     then rename it into place; ``path`` is checked first (:func:`check_writable`)."""
     path = check_writable(path)
-    target = Path(os.path.realpath(path))  # where its symbolic links lead (a dangling link's target is made)
-    tmp = _stage(target, data)
-    try:
-        _move(tmp, target, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)  # gone once moved
+    _write_all([(Path(os.path.realpath(path)), data, path)])  # a dangling link's target is made
     return path
 
 
-def _move(tmp: str, target: Path, shown: Path) -> None:
+def _write_all(files: list[tuple[Path, bytes, Path]]) -> None:
+    """Each (target, data, name shown in an error) staged (:func:`_stage`), then all moved into place."""
+    staged: list[tuple[str, Path, Path]] = []
     try:
-        os.replace(tmp, target)
-    except OSError as exc:
-        raise _cannot(shown, exc) from None
+        for target, data, shown in files:
+            staged.append((_stage(target, data), target, shown))
+        for tmp, target, shown in staged:
+            try:
+                os.replace(tmp, target)
+            except OSError as exc:
+                raise _cannot(shown, exc) from None
+    finally:
+        for tmp, _, _ in staged:
+            Path(tmp).unlink(missing_ok=True)  # gone once moved
 
 
 def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
@@ -80,17 +84,9 @@ def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
     except OSError as exc:
         raise _cannot(folder, exc) from None
     paths = [check_writable(folder / name) for name in texts]
-    staged: list[tuple[str, Path]] = []
-    try:
-        for path, text in zip(paths, texts.values()):
-            target = Path(os.path.realpath(path))
-            staged.append((_stage(target, text.encode("utf-8")), target))
-        for tmp, target in staged:
-            _move(tmp, target, target)
-        return paths
-    finally:
-        for tmp, _ in staged:
-            Path(tmp).unlink(missing_ok=True)
+    targets = [Path(os.path.realpath(path)) for path in paths]
+    _write_all([(target, text.encode("utf-8"), target) for target, text in zip(targets, texts.values())])
+    return paths
 
 
 def _file_kind(mode: int) -> str | None:
