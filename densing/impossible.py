@@ -94,8 +94,7 @@ def check_scores(scores: Any, *, name: str = "scores", metric: str = "", fractio
 
 
 def first_impossible(field: str, values) -> tuple[int, str, int] | None:
-    """The first index of a trace column ``values`` (numpy) breaking a rule of ``field``, the rule's words and how
-    many values break it; None if none does."""
+    """(first index, the rule's words, how many) of a trace column ``values`` breaking a rule of ``field``, or None."""
     import numpy as np
 
     values = np.asarray(values, dtype=np.float64)
@@ -133,8 +132,7 @@ def in_date_domain(day) -> bool:
 
 
 def check_date(value: Any, *, field: str = "release_date", where: str | None = None):
-    """``value`` (a date or a pandas Timestamp) if it lies in [:data:`EARLIEST_DATE`, today]; otherwise an InputError
-    naming ``where``, ``field``, the value and the domain."""
+    """``value`` (a date or a Timestamp) if it lies in [:data:`EARLIEST_DATE`, today]; else an InputError."""
     day = value.date() if isinstance(value, datetime) else value
     if in_date_domain(day):
         return value

@@ -194,8 +194,7 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
 
 
 def read_text(path: str | Path) -> str:
-    """A user's text file as UTF-8: bytes that are no UTF-8 text are an InputError naming the file and where; an
-    ``OSError`` (no such file, a folder) is the caller's to word."""
+    """A user's text file as UTF-8 (else an InputError naming the file and where); an ``OSError`` is the caller's."""
     path = Path(path)
     data = path.read_bytes()
     try:
@@ -236,8 +235,7 @@ def frame_to_csv(frame) -> str:
 
 
 def command_line() -> str | None:
-    """The ``densing …`` invocation, for a fit's provenance; None when the program is not the ``densing`` console
-    script or the root ``cli.py`` (a test runner, a notebook)."""
+    """The ``densing …`` invocation, for a fit's provenance; None when not run as ``densing`` or ``cli.py``."""
     argv = sys.argv
     if not argv or not any(name in Path(argv[0]).name for name in ("densing", "cli.py")):
         return None

@@ -64,8 +64,7 @@ def significant(value: float, digits: int = DIGITS, *, html: bool = False) -> st
 
 
 def format_months(value) -> str:
-    """A doubling time (months) in a sentence, a legend or a cell: :func:`format_number`'s rule, so a sentence and
-    the table beside it print the same digits."""
+    """A doubling time (months) by :func:`format_number`'s rule: a sentence and its table print the same digits."""
     return format_number(value)
 
 
@@ -81,8 +80,7 @@ def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
 
 
 def format_number(value, spec: str | None = None, *, digits: int = DIGITS, html: bool = False) -> str:
-    """``value`` as text by the module's rule, or ``format(value, spec)`` where a sentence asks for a fixed form
-    (``".1f"``)."""
+    """``value`` as text by the module's rule, or ``format(value, spec)`` where a sentence asks for a fixed form."""
     special = _special(value)
     if special is not None:
         return special
@@ -115,8 +113,7 @@ _TIME_UNITS = (("h", 3600.0), ("min", 60.0), ("s", 1.0), ("ms", 1e-3), ("µs", 1
 
 
 def time_unit(seconds) -> tuple[str, float]:
-    """(unit, seconds per unit) for durations of about ``seconds``: the largest unit it is at least one of (0.436 s
-    reads 436 ms), seconds for 0."""
+    """(unit, seconds per unit) for durations of about ``seconds``: the largest unit it is at least one of."""
     special = _special(seconds)
     if special is not None or float(seconds) == 0:
         return "s", 1.0

@@ -1,20 +1,15 @@
 """The package's runtime, apart from the science: the processes densing starts and how each ends on every path, the
 job executor, the heap and BLAS threads of the processes that compute, and the memo of values derived from a table.
 
-**Processes.** Every worker densing starts (the executor's, :func:`run` and :class:`Beside`; the bootstrap's
-``--jobs``, :mod:`densing.laws.fit`; the overlap engine's, :mod:`densing.overlap.engine`; ``densing eval
---isolate``'s, :mod:`densing.eval.isolated`; ``torchrun``'s, :mod:`densing.overlap.train` and
-:mod:`densing.overlap.worker`) goes through this module, with three guarantees: a worker dies with its parent
-(:func:`worker_setup`); every exit path reaps (:func:`end_pool`, :func:`end_process` in a ``finally``, and
-:func:`end_children` after every command); a signal is an exit path (:func:`exits_on_signals`). A worker that dies
-is reported by the pool at once (``BrokenProcessPool``); :class:`~densing.errors.WorkerError` makes it one line.
+**Processes.** Every worker densing starts (the executor's, the bootstrap's, the overlap engine's, ``densing eval
+--isolate``'s, ``torchrun``'s) goes through this module: a worker dies with its parent (:func:`worker_setup`), every
+exit path reaps (:func:`end_pool`, :func:`end_process`, :func:`end_children`), a signal is an exit path
+(:func:`exits_on_signals`).
 
 **The job executor** (:func:`run`). A job is a typed value with a ``key``, the keys it ``needs`` and ``run(context,
-needed)`` (:mod:`densing.trend.plan`, :mod:`densing.report.render`). :func:`run` forks one worker per core (the
-workers inherit the context, never pickled), starts every job whose needs are met in the order given and returns
-every result by key. With one core or one job, no ``fork`` or ``DENSING_SERIAL`` set, the jobs run here in the same
-order: a job's result depends only on its fields, the context and what it needs, so the numbers are the same. The
-workers end when :func:`run` returns or raises; the jobs a dead worker left are computed here.
+needed)``. :func:`run` forks one worker per core (they inherit the context, never pickled), starts every job whose
+needs are met and returns every result by key; with one core or one job, no ``fork`` or ``DENSING_SERIAL`` set, the
+jobs run here in the same order, with the same numbers. The jobs a dead worker left are computed here.
 
 **The memo.** One measurement asks the same questions of one table many times; a memo keeps the answer per (table,
 key), with a weak reference to the table, so an entry serves that very table object only. :func:`same_tables` opens

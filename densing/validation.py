@@ -99,8 +99,7 @@ class Options:
 
 @dataclass(frozen=True)
 class ExistingPath:
-    """A path (a string or ``os.PathLike``, not blank) to something that exists: ``kind`` ``"file"``, ``"folder"`` or
-    ``"any"``."""
+    """A path to something that exists: ``kind`` ``"file"``, ``"folder"`` or ``"any"``."""
 
     kind: str = "any"
 
@@ -315,8 +314,7 @@ _DEVICE_RE = re.compile(rf"(?:{'|'.join(DEVICE_TYPES)})(?::(?:0|[1-9][0-9]{{0,3}
 
 @dataclass(frozen=True)
 class Device:
-    """A torch device string: a type of :data:`DEVICE_TYPES`, optionally ``:N`` (``cuda:1``), parsed before torch
-    loads."""
+    """A torch device string: a type of :data:`DEVICE_TYPES`, optionally ``:N`` (``cuda:1``), read without torch."""
 
     def matches(self, value: Any) -> bool:
         return isinstance(value, str) and _DEVICE_RE.fullmatch(value) is not None

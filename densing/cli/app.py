@@ -94,8 +94,7 @@ EXCLUSIVE: dict[str, tuple[tuple[Given, Given, str], ...]] = {
 
 
 class CheckedCommand(TyperCommand):
-    """A typer command that refuses, before its body runs, the first declared pair of :data:`EXCLUSIVE` its command
-    line gives both of."""
+    """A typer command that refuses, before its body runs, a pair of :data:`EXCLUSIVE` options given together."""
 
     def invoke(self, ctx: click.Context):
         command = ctx.command_path.split(" ", 1)[1] if " " in ctx.command_path else ctx.command_path
@@ -196,8 +195,7 @@ def _empty_option(args: list[str]) -> str | None:
 
 
 def _argument_name(args: list[str], index: int) -> str:
-    """The name (``PATH``) of the positional argument that ``args[index]`` fills, or ``argument N`` where the command
-    line does not say."""
+    """The name (``PATH``) of the positional argument that ``args[index]`` fills, else ``argument N``."""
     command = typer.main.get_command(app)
     context = command.context_class(command, info_name="densing")
     position = 0

@@ -18,8 +18,7 @@ MAX_MESSAGE = 600
 
 
 def one_line(message: str) -> str:
-    """The first line of ``message``, its middle cut out past :data:`MAX_MESSAGE` characters (the field named first
-    and the end of the value stay)."""
+    """The first line of ``message``, its middle cut out past :data:`MAX_MESSAGE` characters."""
     line = message.splitlines()[0] if message else ""
     if len(line) <= MAX_MESSAGE:
         return line

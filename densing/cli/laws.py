@@ -325,8 +325,7 @@ def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, 
 
 
 def _density_screen(result, reference: str, bounded: int, wide: bool) -> None:
-    """``densing density`` on one screen: the densest :data:`~densing.cli.layout.DENSITY_ROWS` models, and where the
-    rest are."""
+    """``densing density`` on one screen: the densest :data:`~densing.cli.layout.DENSITY_ROWS` models."""
     family = family_of(reference)
     print_text(f"Capacity density ρ = N̂/N under the headline's lead reference, {family} at its own budget: one of the "
                f"references the headline pools, over the targets it inverts (its own family's models are not among "

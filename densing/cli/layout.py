@@ -85,8 +85,7 @@ def _widen_headers(columns: list[Column], limit: int) -> None:
 
 
 def key_positions(columns: list[Column], keys_given: int | None = None) -> list[int]:
-    """Positions of the columns that name a row: ``keys_given`` leading ones, else the leading text columns (at most
-    :data:`MAX_KEY_COLUMNS`)."""
+    """Positions of the columns that name a row: ``keys_given`` leading ones, else the leading text columns."""
     if keys_given is not None:
         return list(range(min(keys_given, len(columns))))
     keys: list[int] = []

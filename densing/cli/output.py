@@ -229,8 +229,7 @@ def render_table(frame, *, title: str | None = None, width: int | None = None, f
 
 
 def _key_lines(key: dict[str, str], width: int) -> list:
-    """The key below a table of shortened names: ``short  full name`` a line (the full name on its own line where
-    both do not fit ``width``)."""
+    """The key below a table of shortened names: ``short  full name`` a line, within ``width``."""
     from rich.text import Text
 
     if not key:

@@ -29,8 +29,7 @@ def _value(key: str, text: str):
 
 
 def parse(argv: list[str]) -> dict | None:
-    """The options of a plain ``overlap analyze … --format json`` command line (see the module docstring), or None
-    for anything else."""
+    """The options of a plain ``overlap analyze … --format json`` command line, or None for anything else."""
     if len(argv) < 3 or argv[0] != "overlap" or argv[1] != "analyze":
         return None
     found: dict = {}

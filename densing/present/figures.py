@@ -30,8 +30,7 @@ from densing.present.forest import (  # noqa: F401 (public here)
 
 
 def _packed(text: str, width: int) -> list[str]:
-    """``text``'s items (separated by " · ") packed into lines of at most ``width`` characters, an item never broken
-    (a longer item wraps on its own)."""
+    """``text``'s items (separated by " · ") packed into lines of at most ``width`` characters, none broken."""
     lines: list[str] = []
     for item in text.split(" · "):
         if lines and len(lines[-1]) + 3 + len(item) <= width:
@@ -148,8 +147,7 @@ def _hover(frame: pd.DataFrame, has_ci: bool) -> list[str]:
 
 
 def _on_frontier(frame: pd.DataFrame, line) -> pd.Series:
-    """The frontier's points: those the line was fitted on, or (the envelope's, fitted on every model) those at or
-    above it; none without a line."""
+    """The frontier's points: those the line was fitted on, or (the envelope's) those at or above it."""
     if line is None:
         return pd.Series(False, index=frame.index)
     used = set(line.frontier_models)

@@ -124,8 +124,7 @@ OUTCOME_WORDS = {
 
 
 def forecast_verdict(cutoff) -> str:
-    """A :class:`densing.trend.forecast.ForecastCutoff`'s verdict: its outcome's sentence, or "no verdict: " and why
-    (the early line too wide, too few later models)."""
+    """A :class:`densing.trend.forecast.ForecastCutoff`'s verdict: its outcome's sentence, or "no verdict: " and why."""
     reason = cutoff.reason
     if isinstance(reason, WideEarlyLine):
         return (f"{OUTCOME_NAMES[Outcome.NO_VERDICT]}: the early line's doubling time is {format_number(reason.low)} to "
@@ -136,8 +135,7 @@ def forecast_verdict(cutoff) -> str:
 
 
 def fixed_size_status(fit) -> str:
-    """A :class:`densing.trend.fixed_size.FixedSizeFit`'s status: "measured", or "not measured: " and its reason
-    (too few scores or families, a score that does not rise with size or date, a rate interval reaching 0)."""
+    """A :class:`densing.trend.fixed_size.FixedSizeFit`'s status: "measured", or "not measured: " and its reason."""
     reason = fit.reason
     if fit.state is State.MEASURED:
         return STATE_WORDS[State.MEASURED]

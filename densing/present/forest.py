@@ -258,8 +258,7 @@ LABEL_POSITIONS = ("top center", "bottom center", "middle right", "middle left",
 
 
 def label_box(x: float, y: float, text: str, position: str) -> tuple[float, float, float, float]:
-    """The box (left, bottom, right, top; px, y upward) plotly gives a label of ``text`` at ``position`` beside a
-    frontier marker at pixel (``x``, ``y``)."""
+    """The box (left, bottom, right, top; px) plotly gives a label at ``position`` beside a marker at (``x``, ``y``)."""
     offset = FRONTIER_MARKER / 1.6 + 1
     width = CHAR_WIDTH * len(html.unescape(text))
     if "left" in position:

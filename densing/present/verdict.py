@@ -60,8 +60,7 @@ def why_words(head, failed: list, untestable: list, sensitivity, missing: list, 
 
 
 def open_end_words(head) -> str:
-    """What opens the upper end: the draws with no rising line, the family most of them lack and the family most of
-    them hold, each beside its share of all draws."""
+    """What opens the upper end: the draws with no rising line and the families most of them lack and hold."""
     if not head.open_families:
         return ""
     n_open, n_draws, (lacked, lack_open, lack_all), (held, hold_open, hold_all) = head.open_families
@@ -71,8 +70,7 @@ def open_end_words(head) -> str:
 
 
 def ceiling_words(head) -> str:
-    """The ceiling finding as its effect on the estimate: the targets that enter as lower bounds under each
-    reference, and the estimate without them."""
+    """The ceiling finding: the targets that enter as lower bounds, and the estimate without them."""
     bounds = sum(head.ceiling_bounds)
     if not bounds:
         return ""
@@ -287,8 +285,7 @@ def headline_summary(m) -> dict:
 
 
 def measurement_summary(m) -> Summary:
-    """A :class:`densing.trend.measurement.TrendMeasurement` as a reader sees it: its items, the frontier rules side
-    by side and the checks."""
+    """A :class:`densing.trend.measurement.TrendMeasurement` as a reader sees it (its ``summary()``)."""
     head = m.rules.get(m.headline_rule)
     items = [("benchmark set", m.headline_set), ("status", m.status), ("verdict", m.verdict),
              ("reference", m.reference), ("d0", m.d0), ("frontier rule", m.headline_rule)]

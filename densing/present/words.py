@@ -197,8 +197,7 @@ def uncertainty_repr(result) -> str:
 
 
 def summary_items(result) -> list[tuple[str, object]]:
-    """The first lines of a result's ``summary()``: its state, what is determined, the largest leave-one-family-out
-    move."""
+    """The first lines of a result's ``summary()``: its state, what is determined, the largest family move."""
     items = [("state", state_words(result.state) or NOT_JUDGED), ("doubling time", determined_words(result))]
     top = result.largest_influence()
     if top is not None:
@@ -235,8 +234,7 @@ def row_reason(reason) -> str:
 
 
 def row_record(row) -> dict:
-    """One row of the rows' table (``densing trend --by benchmark``, its CSV and JSON): a
-    :class:`densing.trend.capability.Row`'s numbers, state, status and words."""
+    """A :class:`densing.trend.capability.Row` as one row of ``densing trend --by benchmark``'s table."""
     r = row.result
     own = r.reference_months if r is not None else {}
     top = r.largest_influence() if r is not None else None  # the family whose removal moves the estimate most

@@ -155,8 +155,7 @@ class OverlapSection:
 
 @dataclass(frozen=True)
 class Report(Result):
-    """What the page shows, section by section, and the headline measurement it leads with (``to_dict()``: the
-    measurement's)."""
+    """What the page shows, section by section, and the headline measurement it leads with."""
 
     measurement: TrendMeasurement
     densities: pd.DataFrame

@@ -33,8 +33,7 @@ SUBTITLE = {
 
 
 def build_report(**options):
-    """The report page, its headline measurement and its per-model densities: (html, measurement, densities), for
-    :func:`densing.report.compute.compute_report`'s ``options``."""
+    """(html, measurement, densities) of :func:`densing.report.compute.compute_report`'s ``options``."""
     report = m.compute_report(**options)
     return render(report), report.measurement, report.densities
 
@@ -53,8 +52,7 @@ _DRAWN_FIRST = (m.LawsSection, m.DensitySection, m.CapabilitySection, m.OverlapS
 
 
 def _layout_order(sections) -> list[int]:
-    """The sections' indices, longest layout first: the ones that draw figures (in :data:`_DRAWN_FIRST`'s order),
-    then the rest in the page's order."""
+    """The sections' indices, longest layout first (:data:`_DRAWN_FIRST`), then the rest in the page's order."""
     def rank(i: int) -> tuple[int, int]:
         kind = type(sections[i])
         return (_DRAWN_FIRST.index(kind) if kind in _DRAWN_FIRST else len(_DRAWN_FIRST), i)
@@ -79,8 +77,7 @@ class _Layout:
 
 
 def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None) -> str:
-    """The block a reader sees first: the verdict, densing's doubling time first and largest, the fixed-size
-    cross-check (``cross``: :meth:`TrendMeasurement.cross_check`), the paper's."""
+    """The block a reader sees first: the verdict, densing's doubling time, the ``cross`` check, the paper's."""
     head = measured.rules[measured.headline_rule]
     ours = (f"{format_months(head.doubling_time_months)} months "
             f"[{format_months(head.doubling_time_months_ci_low)}–{format_months(head.doubling_time_months_ci_high)}]")

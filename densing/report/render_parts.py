@@ -59,8 +59,7 @@ def row_names(rows: pd.DataFrame) -> dict[str, str]:
 
 
 def displayed(frame: pd.DataFrame, named_by: pd.DataFrame | None = None) -> pd.DataFrame:
-    """``frame`` with its ``row`` (and ``label``) named for a reader by :func:`row_names` of ``named_by`` (default
-    ``frame``)."""
+    """``frame`` with its ``row`` (and ``label``) named by :func:`row_names` of ``named_by`` (default ``frame``)."""
     names = row_names(frame if named_by is None else named_by)
     shown = [names.get(r, r) for r in frame["row"]]
     return frame.assign(row=shown, **({"label": shown} if "label" in frame.columns else {}))
@@ -159,8 +158,7 @@ def _months(rule) -> str:
 
 
 def paper_table(measured, paper: dict) -> pd.DataFrame:
-    """The paper's numbers beside ours (headline rule; the envelope, the paper's own rule, beside), each of ours
-    with its 95% interval."""
+    """The paper's numbers beside ours (the headline rule, and the envelope, the paper's own rule)."""
     head = measured.rules[measured.headline_rule]
     envelope = measured.rules.get("envelope")
     b = measured.breakpoint

@@ -28,15 +28,13 @@ class OlmesSection:
 
 
 def side(inputs) -> tuple:
-    """The OLMES design on the report's fits, window, draws and seed, computed beside the headline; its shares' draws
-    skipped (the page shows its intervals, drawn first: the same numbers either way)."""
+    """The OLMES design on the report's inputs, computed beside the headline (no shares' draws: the page shows none)."""
     return measure_olmes, {"fits_dir": inputs.fits_dir, "d0": D0, "since": inputs.since, "n_boot": inputs.n_boot,
                            "n_boot_share": 0, "seed": inputs.seed}
 
 
 def section(olmes, rows: pd.DataFrame, paper_months: float) -> OlmesSection:
-    """The section's data: the OLMES rows and the table of them beside the public table's ``rows``, task by task
-    (:func:`densing.designs.olmes.trend.beside_leaderboard`)."""
+    """The section's data: the OLMES rows beside the public table's ``rows`` (:func:`beside_leaderboard`)."""
     side = beside_leaderboard(olmes, rows, paper_months)
     return OlmesSection(olmes, side.drop(columns=["paper"]).rename(columns={
         "olmes": "OLMES design, months [95% CI]", "olmes_checks": "its failed checks",

@@ -111,8 +111,7 @@ def reference(task: str, targets: pd.DataFrame, fits_dir: str | Path | None = No
 def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | None = None, *, d0: float = D0,
                   since: str | None = None, epoch: str = DEFAULT_EPOCH, n_boot: int = 600, n_boot_share: int = 200,
                   n_boot_side: int = 200, seed: int = 0) -> OlmesTrend:
-    """One row per task of :data:`TASKS` (module docstring): doubling time, interval, counts, sensitivity to D0
-    (:data:`SENSITIVITY_D0`), checks; the censored 0.9 regression quantile."""
+    """One row per task of :data:`TASKS` (module docstring): doubling time, interval, counts, sensitivity, checks."""
     from densing.validation import D0_TOKENS, validate
 
     for tokens in (d0, *SENSITIVITY_D0):
@@ -165,8 +164,7 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
 
 
 def failed_and_fired(checks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The failed gates and the findings that fire (``fired``, :func:`densing.trend.capability.calibrated`)
-    among the OLMES rows' ``checks``."""
+    """The failed gates and the findings that fire among the OLMES rows' ``checks``."""
     if not len(checks):
         return checks, checks
     return checks[checks["status"] == FAILED], checks[checks["fired"].astype(bool)]
@@ -243,14 +241,12 @@ def _side(key: str, models: pd.DataFrame, inversion, *, n_boot: int, seed: int, 
 
 
 def row_statuses(rows: pd.DataFrame) -> list[str]:
-    """Each OLMES row's status in the words every design's rows use (:func:`densing.present.words.status_words`):
-    "measured, 6.4-fold" (the interval's ratio high/low), or "not measured: " and every reason (:func:`row_parts`)."""
+    """Each OLMES row's status in every design's words (:func:`row_parts` joined)."""
     return [joined(*parts) for parts in row_parts(rows)]
 
 
 def row_states(rows: pd.DataFrame) -> list[State]:
-    """Each OLMES row's :class:`~densing.states.State`: measured where it has an interval, no error and no failed
-    check (:func:`row_parts`), else not measured."""
+    """Each OLMES row's :class:`~densing.states.State`: measured where :func:`row_parts` gives no reason."""
     return [State.NOT_MEASURED if reasons else State.MEASURED for _, reasons in row_parts(rows)]
 
 
