@@ -53,11 +53,8 @@ STATE_STYLES = {
 
 def _drawn(rows: pd.DataFrame) -> list[float]:
     """The finite doubling times and interval ends the forest plot draws for ``rows``."""
-    values = []
-    for column in ("months", "ci_low", "ci_high"):
-        data = pd.to_numeric(rows[column], errors="coerce").to_numpy(float)
-        values += list(data[np.isfinite(data)])
-    return values
+    columns = [pd.to_numeric(rows[c], errors="coerce").to_numpy(float) for c in ("months", "ci_low", "ci_high")]
+    return [v for data in columns for v in data[np.isfinite(data)]]
 
 
 def row_display(row: str, label: str, capability: str) -> str:

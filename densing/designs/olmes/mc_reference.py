@@ -1,25 +1,19 @@
 """The paper's two-step reference on AI2's recipe in the multiple-choice (MC) format, and the in-loop → offline offset.
 
-AI2's OLMES table (:mod:`densing.designs.olmes.data`) scores 23 open base models on ARC-Challenge,
-HellaSwag, WinoGrande and MMLU in the OLMES *multiple-choice* format. The Densing Law's two
-steps (Xiao et al. 2024, arXiv 2412.04315, eqs. 2–4) are built for them from AI2's own recipe:
+AI2's OLMES table scores 23 open base models on ARC-Challenge, HellaSwag, WinoGrande and MMLU in the OLMES MC format.
+The Densing Law's two steps (Xiao et al. 2024, arXiv 2412.04315, eqs. 2–4) are built for them from AI2's recipe:
 
-1. **Loss law, from the ladder** (:mod:`densing.laws.olmo.ladder`, the shipped
-   ``reference_fits/olmo_<task>_two_step.json``): the bits per byte of the correct answer of the
-   ranked-classification prompt, fitted on the ladder's 25 runs (190M–3B × 0.5–10×C)::
+1. **Loss law** (:mod:`densing.laws.olmo.ladder`, ``reference_fits/olmo_<task>_two_step.json``): the bits per byte of
+   the correct answer, fitted on the ladder's 25 runs, with its bootstrap draws, unchanged::
 
        L(N, D) = a·N^-α + b·D^-β [+ E]
 
-   with the ladder's own a, α, b, β[, E] and their bootstrap draws (resampled runs), unchanged.
-2. **MC score law, from the OLMo-2 runs** (the shipped ``reference_fits/olmo2_mc_<task>_two_step.json``, built by
-   :mod:`tools.olmes_mc_reference`, ``python tools/build_tables.py mc-reference``): the same sigmoid as the ladder's
-   (eq. 3) on the in-loop MC accuracy of the OLMo-2 7B and 13B checkpoints past 10% of their runs::
+2. **MC score law** (``reference_fits/olmo2_mc_<task>_two_step.json``, ``python tools/build_tables.py mc-reference``)
+   on the in-loop MC accuracy of the OLMo-2 7B and 13B checkpoints past 10% of their runs (eq. 3), the ceiling c + d
+   free (≤ 1) or fixed at 1, a moving-block bootstrap within each run paired with the ladder's draws::
 
        S_MC(L) = c / (1 + e^(−γ(L − l))) + d,    d = the task's chance level (fixed)
 
-   the ceiling c + d free (≤ 1) or fixed at 1 by a rule that sees only the runs; a moving-block bootstrap within
-   each run, its draw k paired with the ladder's loss draw k. (AI2's own MC step 2, ``configs/step2_mc_*.json`` in
-   the ladder folder, takes 7B steps 170k–450k and 13B 50k–150k; here every checkpoint past 10% of both runs.)
 3. **Inversion at D0** (eq. 4): L̂ = l − (1/γ)·ln(c/(S − d) − 1), then
    N̂ = ((L̂ − b·D0^-β − E)/a)^(−1/α), D0 = 10¹² tokens (the paper's) by default.
 
@@ -108,10 +102,8 @@ def offset_from(task: str, pairs: dict[str, tuple[float, float, float, float]]) 
     """Δ and σ_Δ from run → (offline score, its σ, in-loop score, its σ) (module docstring's equations)."""
     if len(pairs) < 1:
         raise InputError(f"{task}: no run with both an offline and an in-loop score; no offset")
-    terms = []
-    for run, (offline, se_off, inloop, se_in) in pairs.items():
-        terms.append({"run": run, "offline": offline, "offline_stderr": se_off, "inloop": inloop,
-                      "inloop_stderr": se_in, "delta": offline - inloop})
+    terms = [{"run": run, "offline": offline, "offline_stderr": se_off, "inloop": inloop, "inloop_stderr": se_in,
+              "delta": offline - inloop} for run, (offline, se_off, inloop, se_in) in pairs.items()]
     deltas = np.array([t["delta"] for t in terms])
     k = len(terms)
     spread = float(np.var(deltas, ddof=1) / k) if k > 1 else 0.0  # (Δ7 − Δ13)²/4 for two runs

@@ -80,15 +80,14 @@ def protocol_comparison(records: dict, public_rows: pd.DataFrame) -> pd.DataFram
     the Swallow references' own months, and whether the public and the 2025-06 intervals overlap."""
     public = {r["row"]: r for r in public_rows.to_dict("records")}
     by = {stem: {r["row"]: r for r in rec["rows"]} for stem, rec in records.items()}
-    rows = []
-    for left, right, label in PROTOCOL_PAIRS:
-        rows.append({"row": label, "public table (leaderboard protocol)": record_cell(public.get(left)),
-                     "Swallow 2025-06 (the paper's protocol)": record_cell(by["swallow"].get(right)),
-                     "its references (own months)": (by["swallow"].get(right) or {}).get("each_reference_months", ""),
-                     "without continual pre-training": record_cell(by.get("swallow_without_continual", {}).get(right)),
-                     "Swallow 2026-05 (later protocol)": record_cell(by.get("swallow_2026", {}).get(right)),
-                     "public vs Swallow 2025-06": record_agreement(public.get(left), by["swallow"].get(right))})
-    return pd.DataFrame(rows)
+    return pd.DataFrame([{
+        "row": label, "public table (leaderboard protocol)": record_cell(public.get(left)),
+        "Swallow 2025-06 (the paper's protocol)": record_cell(by["swallow"].get(right)),
+        "its references (own months)": (by["swallow"].get(right) or {}).get("each_reference_months", ""),
+        "without continual pre-training": record_cell(by.get("swallow_without_continual", {}).get(right)),
+        "Swallow 2026-05 (later protocol)": record_cell(by.get("swallow_2026", {}).get(right)),
+        "public vs Swallow 2025-06": record_agreement(public.get(left), by["swallow"].get(right))}
+        for left, right, label in PROTOCOL_PAIRS])
 
 
 def forecast_tables(records: dict) -> tuple[tuple[str, str, pd.DataFrame], ...]:
