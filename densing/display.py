@@ -10,8 +10,7 @@ from datetime import date, datetime
 
 from densing.numbers import MISSING, format_count, format_number, time_unit
 
-#: Field name → header, where it is not the field with ``_`` read as a space. A header is a few short words: a table
-#: may wrap it between words, never inside one.
+#: Field name → header, where it is not the field with ``_`` read as a space (a few short words).
 HEADERS = {
     # trend
     "row": "benchmark or set",

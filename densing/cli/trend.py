@@ -33,8 +33,8 @@ class By(str, Enum):
     benchmark = "benchmark"
 
 
-#: The sections of the measurement (:data:`densing.trend.plan.SECTIONS`) each output of the headline shows, so the
-#: only ones computed; ``--by benchmark`` shows every row and computes every section.
+#: The sections of the measurement (:data:`densing.trend.plan.SECTIONS`) each output of the headline shows and
+#: computes; ``--by benchmark`` computes every section.
 SHOWN = {"screen": (), "csv": (), "detail": ("sensitivity", "breakpoint"),
          "json": ("sensitivity", "breakpoint", "order_breaks")}
 
@@ -76,7 +76,6 @@ def trend(
     detail: bool = typer.Option(False, "--detail", help=DETAIL_HELP),
 ) -> None:
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
-    # the target table's profile: --table by name, else the registered table whose file --results is
     profile = registry.table(table_name) if table_name is not None else registry.table_for_path(results)
     d0_tokens = d0_option(d0)  # before any work, for either design
     if design != LEADERBOARD:  # --table with it is refused by densing.cli.app.EXCLUSIVE

@@ -184,12 +184,10 @@ def _point_traces(figure: go.Figure, frame: pd.DataFrame, marked: pd.Series, has
 #: The density figure's per-model intervals (drawn at first) and its frontier (named by label where one fits).
 INTERVALS_NAME = "each model's 95% interval (grey bars)"
 FRONTIER_NAME = "the frontier: models at or above the line (named where a label fits; every name on hover)"
-#: The density figure's margins (px): the legend sits in the bottom margin (in the figure's own coordinates), so it
-#: never takes height from the plot area (:data:`densing.present.forest.PLOT_HEIGHT`).
+#: The density figure's margins (px): the legend sits in the bottom one, never taking height from the plot area.
 DENSITY_MARGIN_TOP = 80
 DENSITY_MARGIN_BOTTOM = 240
-#: The validity checks' line above the plot wraps at this many characters (12 px text in a 900 px window's plot
-#: area), each line after the first adding this many px to the top margin.
+#: The checks' line above the plot wraps at this many characters, each line after the first adding this many px.
 CHECK_LINE = 100
 CHECK_LINE_HEIGHT = 16
 
@@ -234,8 +232,7 @@ def size_figure(points: pd.DataFrame) -> go.Figure:
     return figure
 
 
-#: A legend under a figure: entries a line holds in the narrowest window the report is read in (900 px), and a
-#: line's height (px); the figure grows by its lines, so that no legend scrolls.
+#: A legend under a figure: entries a line holds in a 900 px window, and a line's height (px): no legend scrolls.
 LEGEND_PER_LINE = 5
 LEGEND_LINE = 22
 

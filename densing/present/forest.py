@@ -240,8 +240,7 @@ def family_style(index: int) -> tuple[str, str, str]:
 
 #: The density figure's plot area's height (px): six decades and more of density.
 PLOT_HEIGHT = 620
-#: The width (px) the frontier's labels are placed for: the plot area in a 900 px window (about 760 px) or less, so
-#: that they do not overlap there or in any wider window (every name stays on hover).
+#: The width (px) the frontier's labels are placed for: a 900 px window's plot area or less (names stay on hover).
 PLOT_WIDTH = 740
 #: A label's font size (px), the width of one of its characters and its height (px), generous for plotly's sans-serif.
 LABEL_FONT = 10

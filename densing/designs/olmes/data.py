@@ -34,8 +34,7 @@ OLMES_BENCHMARKS: dict[str, str] = {
     "MMLU Pro": "olmes_mmlu_pro",
     "TriviaQA": "olmes_triviaqa",
 }
-#: The table gives one number per task without naming its metric (accuracy for the multiple-choice
-#: tasks, exact match or F1 for the generative ones), so every score is ``score``.
+#: The table gives one number per task without naming its metric, so every score is ``score``.
 OLMES_METRIC = "score"
 SCORE_FILE_COLUMNS: tuple[str, ...] = ("Model", "FLOPs", "Average", *OLMES_BENCHMARKS)
 MODEL_COLUMNS: tuple[str, ...] = (

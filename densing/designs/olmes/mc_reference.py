@@ -55,8 +55,7 @@ INLOOP_BENCHMARK: dict[str, str] = {task: f"olmes_{task}_mc_inloop" for task in 
 OFFSET_ROWS: dict[str, str] = {"olmo-2-7b": "OLMo-2-1124-7B", "olmo-2-13b": "OLMo-2-1124-13B"}
 #: Every OLMo-2 row of the OLMES table: the reference's recipe, never a target.
 OLMO2_MODELS: tuple[str, ...] = ("OLMo-2-1124-7B", "OLMo-2-1124-13B", "OLMo-2-0324-32B")
-#: OLMo-2-0325-32B for the held-out chain: N counted as the ladder counts it is not published; the
-#: nominal 32e9 is used (the 0.5e9 input embedding it would exclude is 1.6% of it), D = 6e12 (models.csv).
+#: OLMo-2-0325-32B for the held-out chain: the nominal N (the ladder's count is not published), D = 6e12 (models.csv).
 HELD_OUT_32B = {"model": "OLMo-2-0324-32B", "params": 32e9, "train_tokens": 6e12}
 
 

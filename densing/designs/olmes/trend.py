@@ -45,8 +45,7 @@ from densing.validation import validate_params
 D0 = 1e12
 SENSITIVITY_D0 = (3e11, 3e12)
 TASKS = tuple(mc.MC_CHANCE)
-#: The OLMES table's task beside the public (leaderboard) table's benchmark of the same capability: other prompts
-#: and formats, so the two designs are compared by their trends, never by their levels.
+#: Each OLMES task beside the public table's benchmark of the same capability (compared by trends, never levels).
 LEADERBOARD_TWIN = {"arc_challenge": "arc_challenge", "hellaswag": "hellaswag", "winogrande": "winogrande",
                     "mmlu": "mmlu", "gsm8k": "gsm8k", "mmlu_pro": "mmlu_pro"}
 #: Why a task of the OLMES table that the leaderboard table also has gets no MC reference.

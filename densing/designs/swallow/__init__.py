@@ -10,8 +10,7 @@ from __future__ import annotations
 from densing.paths import RESULTS
 from densing.registry import DESIGNS, Design, TrendTable, lazy, register_table
 
-#: The forecast check's cutoff of each table (:mod:`densing.trend.forecast`): half a year before the end of each
-#: protocol's models.
+#: The forecast check's cutoff of each table (:mod:`densing.trend.forecast`): half a year before its last models.
 CUTOFFS: dict[str, str] = {"swallow": "2024-06-30", "swallow_2026": "2025-06-30"}
 
 _SWALLOW_SETS = {
