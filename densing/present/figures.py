@@ -16,17 +16,8 @@ from densing.constants import NAMED_MODELS, PAPER
 from densing.errors import InputError
 from densing.numbers import format_count, format_months, format_number, log_ticks
 from densing.present.forest import (  # noqa: F401 (public here)
-    PALETTE,
-    escaped,
-    family_style,
-    FRONTIER_MARKER,
-    LABEL_FONT,
-    PLOT_HEIGHT,
-    forest_figure,
-    place_labels,
-    row_display,
-    uncertainty_figure,
-)
+    PALETTE, escaped, family_style, FRONTIER_MARKER, LABEL_FONT, PLOT_HEIGHT, forest_figure, place_labels, row_display,
+    uncertainty_figure)
 
 
 def _packed(text: str, width: int) -> list[str]:

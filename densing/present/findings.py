@@ -4,30 +4,12 @@ from __future__ import annotations
 
 import math
 
-from densing.constants import (
-    HETEROGENEITY_ALPHA,
-    MAX_MEDIAN_CONDITIONING,
-    MIN_SIZE_FAMILIES,
-    SATURATION_STDERRS,
-    SIZE_SLOPE_MARGIN,
-)
+from densing.constants import (HETEROGENEITY_ALPHA, MAX_MEDIAN_CONDITIONING, MIN_SIZE_FAMILIES, SATURATION_STDERRS,
+                               SIZE_SLOPE_MARGIN)
 from densing.numbers import format_number
 from densing.present.words import STATE_WORDS, heterogeneity_text, not_measured
-from densing.states import (
-    CALIBRATED,
-    SIZE_FINDING,
-    Conditioned,
-    FewLater,
-    Heterogeneity,
-    NoFrontier,
-    NoRise,
-    Outcome,
-    Saturated,
-    State,
-    TooFew,
-    TooFewScores,
-    WideEarlyLine,
-)
+from densing.states import (CALIBRATED, SIZE_FINDING, Conditioned, FewLater, Heterogeneity, NoFrontier, NoRise, Outcome,
+                            Saturated, State, TooFew, TooFewScores, WideEarlyLine)
 
 
 #: Why a calibrated check is a finding: its false-alarm rate where its threat is absent (docs/method.md, "Gates and

@@ -7,31 +7,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from densing.constants import (
-    CEILING_STDERRS,
-    MAX_SENSITIVITY_RATIO,
-    PAPER,
-    REPORTED,
-    SIZE_SLOPE_MARGIN,
-    UNTESTABLE,
-)
+from densing.constants import CEILING_STDERRS, MAX_SENSITIVITY_RATIO, PAPER, REPORTED, SIZE_SLOPE_MARGIN, UNTESTABLE
 from densing.numbers import format_count, format_months, format_number, frame_records, json_number
-from densing.present.words import (
-    STATE_OF_WORDS,
-    STATE_WORDS,
-    determined_words,
-    fold_of,
-    heterogeneity_words,
-    not_measured,
-    open_end,
-    open_why,
-    precision_words,
-    ranges_words,
-    reasons_text,
-    state_words,
-    status_parts,
-    status_words,
-)
+from densing.present.words import (STATE_OF_WORDS, STATE_WORDS, determined_words, fold_of, heterogeneity_words,
+                                   not_measured, open_end, open_why, precision_words, ranges_words, reasons_text,
+                                   state_words, status_parts, status_words)
 from densing.states import State, family_of
 
 if TYPE_CHECKING:

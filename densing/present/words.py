@@ -9,14 +9,7 @@ import pandas as pd
 
 from densing.constants import END_STABILITY
 from densing.numbers import format_months, format_number
-from densing.states import (
-    EndOpen,
-    NoFamilyPasses,
-    NoFamilyScored,
-    ReferencesDisagree,
-    State,
-    family_of,
-)
+from densing.states import EndOpen, NoFamilyPasses, NoFamilyScored, ReferencesDisagree, State, family_of
 
 
 def heterogeneity_words(result) -> str:
