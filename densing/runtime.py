@@ -201,9 +201,8 @@ def end_children(grace: float = GRACE_S, keep: set = frozenset()) -> list[int]:
 
 @contextlib.contextmanager
 def frozen_heap():
-    """Within the block, the objects the garbage collector tracks are frozen (``gc.freeze``): a worker forked in it
-    never walks them, so it neither spends time on them nor copies the pages that hold them (a collection writes to
-    each object it walks). Nothing where something else has frozen objects already (its freezing is its own to undo)."""
+    """Within the block, the garbage collector's objects are frozen (``gc.freeze``): a worker forked in it never walks
+    (nor copies) their pages. Nothing where something else has frozen objects already (its freezing to undo)."""
     if gc.get_freeze_count():
         yield
         return
@@ -220,11 +219,9 @@ _M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD = -1, -2, -3
 
 @functools.cache
 def keep_freed_memory() -> None:
-    """Ask glibc's allocator to serve arrays up to 256 MiB from the heap and keep what is freed (``mallopt``).
-
-    The bootstrap allocates and frees arrays of a few MiB thousands of times; by default each is a fresh ``mmap``
-    whose pages the kernel zeroes again on every draw. Kept, the pages are reused (the process holds its peak memory).
-    Once per process, inherited by forked workers; nothing without glibc's ``mallopt``."""
+    """Ask glibc's allocator to serve arrays up to 256 MiB from the heap and keep what is freed (``mallopt``): the
+    bootstrap's arrays of a few MiB reuse pages the kernel would zero again on every draw (the process holds its peak
+    memory). Once per process, inherited by forked workers; nothing without glibc's ``mallopt``."""
     try:
         import ctypes
 
@@ -236,9 +233,8 @@ def keep_freed_memory() -> None:
 
 
 def one_blas_thread(function):
-    """Decorator: ``function`` runs with BLAS and OpenMP held to one thread each (threadpoolctl) and the allocator
-    keeping freed memory (:func:`keep_freed_memory`): the measurement runs one process per core on matrices of a few
-    columns, where BLAS threads only oversubscribe the cores."""
+    """Decorator: ``function`` runs with BLAS and OpenMP held to one thread each (threadpoolctl: the measurement runs
+    one process per core on matrices of a few columns) and :func:`keep_freed_memory`."""
 
     @functools.wraps(function)
     def call(*args, **kwargs):
@@ -396,9 +392,8 @@ def _here(jobs: list, context, done: dict) -> dict:
 
 
 class Beside:
-    """``function(**arguments)`` in one forked worker while the caller goes on (a design's side computation for the
-    report); :meth:`result` takes it, or computes it here where there was no worker or it died. The ``with`` block
-    owns the worker."""
+    """``function(**arguments)`` in one forked worker, owned by the ``with`` block, while the caller goes on;
+    :meth:`result` takes it, or computes it here where there was no worker or it died."""
 
     def __init__(self, function, arguments: dict) -> None:
         self.function, self.arguments, self._pool, self._future = function, arguments, None, None

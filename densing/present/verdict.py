@@ -62,9 +62,8 @@ def ceiling_words(head) -> str:
 
 def headline_verdict(head, label: str, refs: str, status: str, *, table_words: str,
                      missing: list | None = None) -> str:
-    """The first sentence a researcher can cite, by the row's state: the estimate and its determined ends (both,
-    one, or none and why), the benchmarks, table and references, the most influential family where it matters, and
-    the paper's figure."""
+    """The first sentence a researcher can cite, by the row's state: the estimate and its determined ends, the
+    benchmarks, table and references, the most influential family where it matters, and the paper's figure."""
     paper = PAPER["doubling_time_months"]
     est = format_months(head.doubling_time_months)
     low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high

@@ -130,11 +130,8 @@ def measure_offset(fit: ReferenceFit, targets: pd.DataFrame) -> Offset:
 
 
 def offline_reference(fit: ReferenceFit, offset: Offset, *, seed: int = 0) -> ReferenceFit:
-    """``fit`` on the offline scale: d → d + Δ, and d_k → d_k + Δ_k, Δ_k ~ N(Δ, σ_Δ²) per bootstrap draw (seeded).
-
-    Inverting S through it equals inverting S − Δ through ``fit`` (eq. 4 with d + Δ). The benchmark
-    becomes the OLMES table's name and the metric its ``score``.
-    """
+    """``fit`` on the offline scale: d → d + Δ, and d_k → d_k + Δ_k, Δ_k ~ N(Δ, σ_Δ²) per bootstrap draw (seeded),
+    its benchmark the OLMES table's name, metric ``score``: inverting S through it inverts S − Δ through ``fit``."""
     if "d" not in fit.params or not fit.bootstrap:
         raise FitError(f"{fit.benchmark}: a two-step fit with bootstrap draws is needed to carry the offset")
     params = dict(fit.params)
