@@ -40,8 +40,7 @@ def default_store() -> Path:
     return home / ".cache" / "densing" / "store"
 
 
-#: The targets of `densing density` without --targets: the public table, the headline's (with no --fit, the
-#: headline's own reference inverts them).
+#: The public table: the targets of ``densing density`` without ``--targets``, the report's without ``--results``.
 DEFAULT_DENSITY_TARGETS = RESULTS / "public_models.csv"
 
 

@@ -26,8 +26,6 @@ from densing.trend import rules
 from densing.trend.measure import PAPER_ANCHORS, measure_trend
 from densing.trend.measurement import TrendMeasurement
 
-#: The public table the report reads without ``--results``.
-DEFAULT_RESULTS = paths.RESULTS / "public_models.csv"
 #: The reference law plots (Pythia) shown in the report's "Reference laws" section.
 DEFAULT_LAW_FITS = "pythia_*.json"
 @dataclass(frozen=True)
@@ -195,7 +193,7 @@ def compute_report(*, results: str | Path | None = None, headline_fit: str | Pat
     """Every section the report shows, from the command's inputs: ``frontier`` the density figure's rule, ``command``
     the footer's command line, ``measured`` a headline measurement already computed on ``results``, ``yours`` a
     user's models placed against it (the first section) and ``yours_suite`` their suite in words."""
-    inputs = Inputs(results=Path(results) if results else DEFAULT_RESULTS,
+    inputs = Inputs(results=Path(results) if results else paths.DEFAULT_DENSITY_TARGETS,
                       fits_dir=Path(fits_dir) if fits_dir else paths.REFERENCE_FITS, frontier=rules.get(frontier).name,
                       epoch=epoch, since=since, n_boot=n_boot, seed=seed, command=command,
                       traces=Path(traces) if traces is not None else None)
