@@ -80,8 +80,7 @@ def sweep(
     benchmarks: Optional[str] = typer.Option(None, "--benchmarks", help="Comma-separated benchmark names."),
     suite: Optional[str] = typer.Option(
         None, "--suite", help="A protocol's benchmarks: leaderboard-v1 (Open LLM Leaderboard v1), leaderboard-v2 or swallow-en "
-        "(Swallow LLM Leaderboard, English: MMLU, BBH, MATH-500, GSM8K, HumanEval)."
-    ),
+        "(Swallow LLM Leaderboard, English: MMLU, BBH, MATH-500, GSM8K, HumanEval)."),
     backend: str = typer.Option("hf", "--backend", help="Any name in lm-eval's model registry (hf, vllm and others) "
                                 "or densing-hf (densing's prefix engine: hf's numbers, shared prompt prefixes computed once)."),
     limit: Optional[float] = typer.Option(None, "--limit", metavar="N", help="At most N items per task, a whole number (MMLU: N in each of its subjects; a quick look, not the protocol)."),
@@ -92,8 +91,7 @@ def sweep(
     device: Optional[str] = typer.Option(None, "--device", help="torch device (default: cuda if available, else cpu)."),
     model_args: Optional[str] = typer.Option(
         None, "--model-args", help="k=v,k=v passed to the lm-eval backend for every model (vllm: tensor_parallel_size=2,"
-        "gpu_memory_utilization=0.85,max_model_len=4096); a models file's own model_args win."
-    ),
+        "gpu_memory_utilization=0.85,max_model_len=4096); a models file's own model_args win."),
     batch_size: str = typer.Option("1", "--batch-size", help="The backend's batch size, or 'auto' (vllm: auto)."),
     trie_tokens: Optional[int] = typer.Option(None, "--trie-tokens", help="densing-hf: new trie tokens per log-likelihood pass (default: sized to the device; 512 on a CPU)."),
     slots: Optional[int] = typer.Option(None, "--slots", help="densing-hf: requests decoded together in greedy generation (default: sized to the device; 16 on a CPU)."),
@@ -101,22 +99,18 @@ def sweep(
     output_format: str = typer.Option("table", "--format", metavar="[table|json|csv]", help=FORMAT_HELP),
     local_data: bool = typer.Option(False, "--local-data", help="Run the known benchmarks on local splits (no Hub)."),
     data_root: Optional[Path] = typer.Option(
-        None, "--data-root", help="Folder holding benchmarks/ (default: $DENSING_SHARED_DATA or ../shared/data)."
-    ),
+        None, "--data-root", help="Folder holding benchmarks/ (default: $DENSING_SHARED_DATA or ../shared/data)."),
     prefix_cache: bool = typer.Option(False, "--prefix-cache", hidden=True,
                                       help="Deprecated: the same as --backend densing-hf."),
     shard: Optional[str] = typer.Option(
         None, "--shard", help="K/N: compute only shard K of N of the requests into the request cache, write no result "
-        "(run N such processes, then the same command without --shard to score); needs --backend densing-hf."
-    ),
+        "(run N such processes, then the same command without --shard to score); needs --backend densing-hf."),
     time_limit: Optional[float] = typer.Option(
         None, "--time-limit", help="Minutes: greedy generation admits no new request after this, lets the ones in flight "
-        "finish into the request cache and stops without scoring (run again to resume); needs --backend densing-hf."
-    ),
+        "finish into the request cache and stops without scoring (run again to resume); needs --backend densing-hf."),
     isolate: Optional[bool] = typer.Option(
         None, "--isolate/--no-isolate", help="Each model in a process of its own, so its GPU memory is returned before "
-        "the next loads (default: on for vllm)."
-    ),
+        "the next loads (default: on for vllm)."),
     list_benchmarks: bool = typer.Option(False, "--list", help="List the known benchmarks (lm-eval tasks, shots, metric) and exit."),
 ) -> None:
     """Evaluate every model on every benchmark (skipping pairs already in the store)."""

@@ -197,8 +197,7 @@ def validate(
     min_train_tokens: Optional[str] = typer.Option(
         None, "--min-train-tokens",
         help="Leave out checkpoints trained on fewer tokens, from the fit and the held-out rows. "
-             "Default: 3e9 on the Pythia folder (drops the warm-up checkpoints, steps 1 to 1000), none otherwise.",
-    ),
+             "Default: 3e9 on the Pythia folder (drops the warm-up checkpoints, steps 1 to 1000), none otherwise."),
     final_only: bool = typer.Option(False, "--final-only", help="Report only each held-out run's last checkpoint."),
     suite: Optional[str] = typer.Option(None, "--suite", help="Pythia suite when --data is the Pythia evals folder (default standard; refused on other data)."),
     fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),

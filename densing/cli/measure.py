@@ -37,8 +37,7 @@ def measure(
     suite: str = typer.Option("leaderboard-v1", "--suite", help="The public protocol: leaderboard-v1, leaderboard-v2 or swallow-en."),
     local_data: bool = typer.Option(False, "--local-data", help="Run the suite's benchmarks on local splits (no Hub)."),
     data_root: Optional[Path] = typer.Option(
-        None, "--data-root", help="Folder holding benchmarks/ (default: $DENSING_SHARED_DATA or ../shared/data)."
-    ),
+        None, "--data-root", help="Folder holding benchmarks/ (default: $DENSING_SHARED_DATA or ../shared/data)."),
     limit: Optional[float] = typer.Option(None, "--limit", metavar="N", help="At most N items per task, a whole number (MMLU: N in each of its subjects); the intervals are those of the items scored."),
     out: Optional[Path] = typer.Option(None, "--out", help="HTML report to write (atomically; missing folders are made; default report.html with "
                                        "--models, none with --scores)."),
