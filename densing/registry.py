@@ -2,12 +2,9 @@
 every extension point shares").
 
 A :class:`Registry` maps names to items in registration order; ``check`` (:func:`check_type`, :func:`check_callable`,
-:func:`check_range`) refuses a bad registration with a :class:`densing.errors.RegistryError` naming the registry, the
-name, the field and what was expected, and leaves the registry unchanged. ``registry[name] = item`` sets an entry
-without the duplicate check (``monkeypatch.setitem``); ``register`` is the checked way in. A registry made with
-``found_in`` is filled by discovery (:func:`discover`), so a removed folder is a removed entry. The frontier rules,
-target tables, overlap strategies, data formats, benchmark records, evaluation backends and measurement designs are
-registries.
+:func:`check_range`) refuses a bad registration with a :class:`densing.errors.RegistryError`, leaving the registry
+unchanged. ``registry[name] = item`` sets an entry without the duplicate check (``monkeypatch.setitem``); ``register``
+is the checked way in. A registry made with ``found_in`` is filled by discovery (:func:`discover`).
 
 **The measurement designs** are the folders of :data:`DESIGN_PACKAGE`, one :class:`Design` each; a design that
 measures target tables registers them too (:func:`register_table`). **The target tables**: a :class:`TrendTable` says

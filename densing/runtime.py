@@ -11,11 +11,9 @@ needed)``. :func:`run` forks one worker per core (they inherit the context, neve
 needs are met and returns every result by key; with one core or one job, no ``fork`` or ``DENSING_SERIAL`` set, the
 jobs run here in the same order, with the same numbers. The jobs a dead worker left are computed here.
 
-**The memo.** One measurement asks the same questions of one table many times; a memo keeps the answer per (table,
-key), with a weak reference to the table, so an entry serves that very table object only. :func:`same_tables` opens
-one for a block (held in a :class:`contextvars.ContextVar`, as :mod:`decimal` holds its context) and the
-:func:`per_table` functions read it; outside a block nothing is kept, so a table changed in place is read afresh.
-:func:`densing.trend.measure.measure_trend` and each worker of :func:`run` open the blocks.
+**The memo.** One measurement asks the same questions of one table many times: :func:`same_tables` opens a memo for a
+block (a :class:`contextvars.ContextVar`, as :mod:`decimal` holds its context) that keeps each answer per (table, key),
+the table weakly referenced; outside a block nothing is kept, so a table changed in place is read afresh.
 """
 from __future__ import annotations
 

@@ -1,14 +1,11 @@
 """A second, independent Densing Law: the paper's two-step design on AI2's recipe, over AI2's OLMES table.
 
 :func:`measure_olmes` measures the doubling time of the maximum capacity density per task of AI2's OLMES table
-(``results/olmes/``, whose README states the method and its departures from the paper) with densing's trend engine:
-each task's MC reference (:mod:`densing.designs.olmes.mc_reference`: the OLMo ladder's loss law and an MC score law
-on the OLMo-2 checkpoints, moved offline by the offset Δ, one more draw of the reference), the paper's eq. 4 at a
-fixed D0 (:class:`PerBenchmark`; 10¹² tokens, 3·10¹¹ and 3·10¹² beside), every dated model but the OLMo-2 rows as
-targets (``since=None``: no cut), the censored 0.9 regression quantile with fit, score and model-sampling uncertainty
-(:func:`densing.trend.uncertainty.trend_uncertainty`) and the checks of
-:func:`densing.trend.capability.inversion_checks`. A score law with R² < 0.5 on its checkpoints
-(:func:`densing.laws.fit_schema.fit_verdict`) is not inverted: its row says so instead of a number.
+(``results/olmes/``, whose README states the method) with densing's trend engine: each task's MC reference
+(:mod:`densing.designs.olmes.mc_reference`), the paper's eq. 4 at a fixed D0 (10¹² tokens; 3·10¹¹ and 3·10¹²
+beside), every dated model but the OLMo-2 rows as targets, the censored 0.9 regression quantile
+(:func:`densing.trend.uncertainty.trend_uncertainty`) and its checks. A score law with R² < 0.5 on its checkpoints
+is not inverted: its row says so instead of a number.
 
 There is no combined row. The engine's combined inversion is a fit of the *mean* score over benchmarks; the four MC
 references have four loss laws (the ladder's per task), so a mean of them is no two-step law, and a fit of the mean
