@@ -1,18 +1,6 @@
-"""A column shown to people: its header in words with its unit, its cells by :mod:`densing.numbers`.
-
-The terminal tables (:mod:`densing.cli.output`), the report's tables (:mod:`densing.report.html`)
-and nothing else use this module; CSV and JSON keep the machine field names and raw values.
-
-A field's header is its entry in :data:`HEADERS`, else the field with ``_`` read as a space (``density:mmlu`` as
-``ρ mmlu``); its cells follow the field's kind (:func:`kind`): a count in words (``1.42B``), a fraction as a
-percentage (the header saying ``(%)``, as a ``*_pct`` one's), a duration in µs in the unit its column reads in, any
-other number by :func:`densing.numbers.format_number`, a date as ``YYYY-MM-DD``, a boolean as yes/no, a missing
-value as ``—``.
-
-A table with a ``density`` column shows each row's density and effective size as :func:`density_reading` reads
-it — the one rule for when a density is a bound (censored by the law, or an interval that reaches 0 or ∞) — a
-bound as ``≤ 0.000743`` / ``≥ 2.31`` (:func:`frame_columns`), so every block of a wide terminal table and every
-HTML table says it, whichever columns it holds.
+"""A column shown to people (the terminal's tables and the report's; CSV and JSON keep the fields and raw values):
+its header in words with its unit (:func:`header`), its cells by the field's :func:`kind` and
+:mod:`densing.numbers`, each density as :func:`density_reading` reads it, a bound as ``≤ 0.000743`` / ``≥ 2.31``.
 """
 from __future__ import annotations
 
@@ -22,8 +10,7 @@ from datetime import date, datetime
 
 from densing.numbers import MISSING, format_count, format_number, time_unit
 
-#: Field name → header, where it is not the field with ``_`` read as a space. A header is a few short words: a table
-#: may wrap it between words, never inside one.
+#: Field name → header, where it is not the field with ``_`` read as a space (a few short words).
 HEADERS = {
     # trend
     "row": "benchmark or set",
@@ -152,9 +139,9 @@ def is_numeric(values) -> bool:
 
 
 def column(field: str, values, *, html: bool = False) -> tuple[str, list[str]]:
-    """(header, cells) of one column: ``values`` as people read them, by the field's :func:`kind`.
-
-    A text value in a numeric field (a count already written as ``7B``) is kept as it is."""
+    """(header, cells) of one column: ``values`` as people read them, by the field's :func:`kind`: a count in words
+    (``1.42B``), a fraction as a percentage, a duration in its column's unit, a date as ``YYYY-MM-DD``, a boolean as
+    yes/no, a missing value as ``—``, text as it is."""
     values = list(values)
     how = kind(field)
     unit = None
@@ -219,9 +206,7 @@ def density_reading(density, bound="", low=math.nan, high=math.nan, near_chance=
        (0 to ∞): reading ``none``, the data say nothing about ρ.
     4. Otherwise a ``value``: ρ = ``density`` within [``low``, ``high``] (no interval computed: a value too).
 
-    ``densing density``, ``densing measure``, the report's per-model tables (:func:`frame_columns`) and the API's
-    per-model frames (the ``reading`` column of :func:`densing.laws.density.density_table` and
-    :func:`densing.laws.density.compute_density`) all read a density by this function (docs/measure.md)."""
+    Every command, table and per-model frame reads a density by this function (docs/measure.md)."""
     bound = "" if bound is None or (isinstance(bound, float) and math.isnan(bound)) else str(bound)
     rho, low, high = _number(density), _number(low), _number(high)
     if bound in BOUND_SIGNS:
@@ -241,9 +226,8 @@ def density_reading(density, bound="", low=math.nan, high=math.nan, near_chance=
 
 
 def density_readings(frame, suffix: str = "") -> list[tuple[str, float, str]] | None:
-    """:func:`density_reading` of every row of a frame with a ``density`` column (``density{suffix}``, its
-    ``bound{suffix}``, ``density_ci_low{suffix}``/``density_ci_high{suffix}`` and ``near_chance{suffix}`` where present; ``suffix`` ``:mmlu``
-    for a joint inversion's per-benchmark columns); None without the density column."""
+    """:func:`density_reading` of every row of a frame from its ``density{suffix}``, ``bound``, ``density_ci_*`` and
+    ``near_chance`` columns of that suffix (``:mmlu``: a joint inversion's per-benchmark ones); None without density."""
     columns = getattr(frame, "columns", ())
     if f"density{suffix}" not in columns:
         return None
@@ -263,19 +247,13 @@ _CAUSES = {INTERVAL_REASONS[UPPER_BOUND]: "interval", INTERVAL_REASONS[LOWER_BOU
 
 
 def reading_words(reading: str, why: str) -> str:
-    """The ``bound`` cell a table shows: "upper bound" (censored), "upper bound (interval)" (the 95% interval reaches
-    0), "lower bound (interval)" (it reaches ∞), "upper bound (chance)" (at chance), "" for a value."""
+    """The ``bound`` cell a table shows: "upper bound" (censored), "upper bound (interval)", "lower bound (interval)",
+    "upper bound (chance)", "" for a value."""
     if reading == VALUE:
         return ""
     if reading == NO_READING:
         return why
     return f"{reading} ({_CAUSES[why]})" if why in _CAUSES else reading
-
-
-def _suffixes(frame) -> list[str]:
-    """"" for ``density``, ``:mmlu`` for each ``density:mmlu`` (a joint inversion's per-benchmark density)."""
-    names = [str(c) for c in frame.columns]
-    return [""] * ("density" in names) + [c[len("density"):] for c in names if c.startswith("density:")]
 
 
 def _bounded_cells(frame, suffix: str, readings, html: bool) -> dict[str, list[str]]:
@@ -300,11 +278,11 @@ def _bounded_cells(frame, suffix: str, readings, html: bool) -> dict[str, list[s
 
 
 def frame_columns(frame, *, html: bool = False) -> list[tuple[str, list[str]]]:
-    """(header, cells) of every column of ``frame`` (:func:`column`), each density and its effective size written
-    as :func:`density_reading` reads its row: a bound as ``≤ x`` / ``≥ x`` (the censored value, or the interval's
-    end that is not 0 or ∞), and the ``bound`` column saying why."""
-    replaced = {}
-    for suffix in _suffixes(frame):
+    """(header, cells) of every column of ``frame`` (:func:`column`), each density and N̂ as :func:`density_reading`
+    reads its row (a bound as ``≤ x`` / ``≥ x``) and the ``bound`` column saying why."""
+    replaced, names = {}, [str(c) for c in frame.columns]
+    # "" for density, ":mmlu" for each density:mmlu (a joint inversion's per-benchmark density)
+    for suffix in [""] * ("density" in names) + [c[len("density"):] for c in names if c.startswith("density:")]:
         replaced.update(_bounded_cells(frame, suffix, density_readings(frame, suffix), html))
     return [(head, replaced.get(str(name), cells))
             for name in frame.columns for head, cells in [column(name, frame[name].tolist(), html=html)]]

@@ -1,8 +1,5 @@
-"""One error hierarchy for densing.
-
-Library code raises a :class:`DensingError` subclass whose message names the file, row or field
-and what was expected. The CLI turns any ``DensingError`` into one line on stderr and exit code 2;
-anything else is a bug and keeps its traceback.
+"""One error hierarchy for densing: library code raises a :class:`DensingError` whose message names the file, row or
+field and what was expected; the CLI turns it into one line on stderr and exit code 2.
 """
 from __future__ import annotations
 

@@ -1,16 +1,6 @@
-"""Impossible values: one registry of the values no measurement can have, for every reader (the results table, the
-profiler traces), and the checks that apply it.
-
-A results row's score outside [0, 1] (for a fraction), a negative loss or standard error; a trace event's NaN,
-infinite or out-of-range timestamp, its negative or decade-long duration: :data:`IMPOSSIBLE` lists each with its
-words, :func:`check_impossible` applies it to one results field, :func:`check_scores` to scores given as numbers,
-:func:`first_impossible` to a trace column.
-
-The domains of a model's parameter count and of a date are here too. A parameter count is a plain number of
-parameters (7e9); one below :data:`MIN_PARAMS` or above :data:`MAX_PARAMS` is almost always a unit mistake (``7``
-meaning 7B, ``6900`` meaning 6.9B in millions): :func:`check_params` says so. The lower bound is 1e4, not the 1e6 of
-the smallest published language models, because densing's own evaluation runs real tiny test models (about 43,000
-parameters) through the same tables. A date lies in [:data:`EARLIEST_DATE`, today] (:func:`check_date`).
+"""Impossible values: one registry of the values no measurement can have (:data:`IMPOSSIBLE`), for every reader (the
+results table, the profiler traces), and the checks that apply it; and the domains of a parameter count
+(:func:`check_params`) and of a date (:func:`check_date`).
 """
 from __future__ import annotations
 
@@ -30,10 +20,9 @@ MAX_TIMESTAMP_US = float(2**63)
 
 @dataclass(frozen=True)
 class Impossible:
-    """A value no measurement can have: ``field``'s value ``v`` is refused when ``test(v, fraction)``
-    holds (``fraction``: the row's metric is a fraction). A results rule's ``why`` completes
-    "field 'F': V …" and may name ``{metric}``; a trace rule gets numpy arrays (``fraction=False``)
-    and its ``why`` names what V is ("negative duration")."""
+    """A value no measurement can have: ``field``'s value ``v`` is refused when ``test(v, fraction)`` holds
+    (``fraction``: the row's metric is a fraction; a trace rule gets numpy arrays). A results rule's ``why`` completes
+    "field 'F': V …" and may name ``{metric}``; a trace rule's names what V is."""
 
     table: str  # "results" (one row of the tidy table) or "trace" (a profiler trace's events)
     field: str
@@ -41,13 +30,9 @@ class Impossible:
     why: str
 
 
-#: Every impossible value densing refuses where it reads data, by table and field. The results
-#: table's rows are checked by :func:`check_impossible` (from :func:`densing.data.validate_results`), a
-#: trace's columns by :func:`first_impossible` (from :mod:`densing.overlap.columns`). Two rules span
-#: rows rather than one value and are applied where the rows meet: in the results table, two
-#: model names equal but for case with different scores for one measurement
-#: (``densing.data.schema``: model ids on the Hugging Face Hub are case-insensitive, so they are one
-#: model measured twice); in a trace, events spanning more than :data:`MAX_TRACE_US`.
+#: Every impossible value densing refuses where it reads data, by table and field. Two rules span rows and are
+#: applied where the rows meet: two model names equal but for case with different scores for one measurement
+#: (``densing.data.schema``: Hub ids are case-insensitive), and trace events spanning more than :data:`MAX_TRACE_US`.
 IMPOSSIBLE: tuple[Impossible, ...] = (
     Impossible("results", "value", lambda v, fraction: fraction and not 0.0 <= v <= 1.0,
                "is outside [0, 1], the range of metric '{metric}'"),
@@ -66,12 +51,20 @@ IMPOSSIBLE: tuple[Impossible, ...] = (
 )
 
 
-def check_impossible(field: str, value: float, *, where: str, metric: str = "", fraction: bool = False) -> float:
-    """``value`` of a results-table ``field``, or InputError naming ``where`` and the rule it breaks."""
+def _refusal(field: str, value: float, metric: str, fraction: bool) -> str | None:
+    """``"V why (hint)"`` of the first results rule ``value`` breaks, None where it breaks none."""
     for rule in IMPOSSIBLE:
         if rule.table == "results" and rule.field == field and rule.test(value, fraction):
             hint = f" (a percentage? write {value / 100:g} for {value:g}%)" if field == "value" and 1.0 < value <= 100.0 else ""
-            raise InputError(f"{where}: field '{field}': {value:g} {rule.why.format(metric=metric)}{hint}")
+            return f"{value:g} {rule.why.format(metric=metric)}{hint}"
+    return None
+
+
+def check_impossible(field: str, value: float, *, where: str, metric: str = "", fraction: bool = False) -> float:
+    """``value`` of a results-table ``field``, or InputError naming ``where`` and the rule it breaks."""
+    refusal = _refusal(field, value, metric, fraction)
+    if refusal is not None:
+        raise InputError(f"{where}: field '{field}': {refusal}")
     return value
 
 
@@ -94,16 +87,14 @@ def check_scores(scores: Any, *, name: str = "scores", metric: str = "", fractio
         where = name if array.ndim == 0 else f"{name}[{i}]"
         if not math.isfinite(value):
             raise InputError(f"{where}: {'NaN' if math.isnan(value) else value} score cannot be inverted (expected a finite number)")
-        for rule in IMPOSSIBLE:
-            if rule.table == "results" and rule.field == "value" and rule.test(value, fraction):
-                hint = f" (a percentage? write {value / 100:g} for {value:g}%)" if 1.0 < value <= 100.0 else ""
-                raise InputError(f"{where}: {value:g} {rule.why.format(metric=metric)}{hint}")
+        refusal = _refusal("value", value, metric, fraction)
+        if refusal is not None:
+            raise InputError(f"{where}: {refusal}")
     return array
 
 
 def first_impossible(field: str, values) -> tuple[int, str, int] | None:
-    """The first index of a trace column ``values`` (numpy) breaking a rule of ``field``, the rule's words and how
-    many values break it; None if none does."""
+    """(first index, the rule's words, how many) of a trace column ``values`` breaking a rule of ``field``, or None."""
     import numpy as np
 
     values = np.asarray(values, dtype=np.float64)
@@ -119,16 +110,15 @@ def first_impossible(field: str, values) -> tuple[int, str, int] | None:
 # The domains of a parameter count and of a date (module docstring)
 # --------------------------------------------------------------------------------------------------------------------
 
-#: Plausible parameter counts of a language model: below 1e4 or above 1e13 is a unit mistake.
+#: Plausible parameter counts of a language model: outside them a unit mistake (``7`` for 7B). 1e4, not the 1e6 of the
+#: smallest published models: densing's evaluation runs tiny test models (about 43,000 parameters).
 MIN_PARAMS = 1e4
 MAX_PARAMS = 1e13
 
-#: The earliest date of anything densing reads (release dates, ``--since``, ``--epoch``, the API's ``since``): the day
-#: dated generatively pre-trained language models start, 2018-06-11, when OpenAI published GPT-1 ("Improving Language
-#: Understanding by Generative Pre-Training", Radford et al.), the first decoder-only transformer pre-trained as a
-#: language model and the line every model densing compares descends from (the oldest in its tables, GPT-2, is from
-#: 2019-02). A date before it is no language model's release: an empty cell read as a spreadsheet's or Unix's day zero
-#: (1899-12-30, 1900-01-01, 1970-01-01), a typo (2001 for 2021), a date of something else. The latest is today.
+#: The earliest date of anything densing reads (release dates, ``--since``, ``--epoch``): 2018-06-11, when OpenAI
+#: published GPT-1 ("Improving Language Understanding by Generative Pre-Training", Radford et al.), the first
+#: decoder-only transformer pre-trained as a language model. A date before it is an empty cell read as a day zero
+#: (1899-12-30, 1970-01-01), a typo or a date of something else. The latest is today.
 EARLIEST_DATE = "2018-06-11"
 
 
@@ -142,8 +132,7 @@ def in_date_domain(day) -> bool:
 
 
 def check_date(value: Any, *, field: str = "release_date", where: str | None = None):
-    """``value`` (a date or a pandas Timestamp) if it lies in [:data:`EARLIEST_DATE`, today]; otherwise an InputError
-    naming ``where``, ``field``, the value and the domain."""
+    """``value`` (a date or a Timestamp) if it lies in [:data:`EARLIEST_DATE`, today]; else an InputError."""
     day = value.date() if isinstance(value, datetime) else value
     if in_date_domain(day):
         return value

@@ -1,10 +1,7 @@
 """Atomic file writes: a reader never sees a half-written output file, nor one file of a set without the others.
 
-An output path is written only where it names a regular file or nothing: a folder, a device, a named pipe or a socket
-is refused (:class:`~densing.errors.InputError`, one line) by :func:`check_writable`, which the commands call before
-any work. A symbolic link is written through: the file it points to is replaced (and must itself be a regular file or
-absent), the link stays — as ``open(path, "w")`` and a shell's ``>`` do. A name longer than the file system allows is
-refused in the same way.
+An output path is written only where it names a regular file or nothing (:func:`check_writable`, called before any
+work); a symbolic link is written through, as ``open(path, "w")`` and a shell's ``>`` do.
 """
 from __future__ import annotations
 
@@ -54,48 +51,42 @@ def _stage(target: Path, data: bytes) -> str:
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
-    """Write ``data`` to a temporary file beside ``path``'s target (``path`` itself, or the file a symbolic link
-    points to), fsync it, then rename it into place; ``path`` is checked first (:func:`check_writable`)."""
+    """Write ``data`` to a temporary file beside ``path``'s target (the file a symbolic link points to), fsync it,
+    then rename it into place; ``path`` is checked first (:func:`check_writable`)."""
     path = check_writable(path)
-    target = Path(os.path.realpath(path))  # where its symbolic links lead (a dangling link's target is made)
-    tmp = _stage(target, data)
-    try:
-        _move(tmp, target, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)  # gone once moved
+    _write_all([(Path(os.path.realpath(path)), data, path)])  # a dangling link's target is made
     return path
 
 
-def _move(tmp: str, target: Path, shown: Path) -> None:
+def _write_all(files: list[tuple[Path, bytes, Path]]) -> None:
+    """Each (target, data, name shown in an error) staged (:func:`_stage`), then all moved into place."""
+    staged: list[tuple[str, Path, Path]] = []
     try:
-        os.replace(tmp, target)
-    except OSError as exc:
-        raise _cannot(shown, exc) from None
+        for target, data, shown in files:
+            staged.append((_stage(target, data), target, shown))
+        for tmp, target, shown in staged:
+            try:
+                os.replace(tmp, target)
+            except OSError as exc:
+                raise _cannot(shown, exc) from None
+    finally:
+        for tmp, _, _ in staged:
+            Path(tmp).unlink(missing_ok=True)  # gone once moved
 
 
 def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
-    """Write the files ``texts`` (file name → text) into ``folder`` as a set: each to a temporary file beside its
-    target first, then every one moved into place (``os.replace``, atomic within one file system) only once all are
-    written, so a failure leaves none of them; returns the paths written. Each file is checked as
-    :func:`check_writable` checks one (a symbolic link is written through). ``folder`` '' is refused (it would mean
-    the working folder)."""
+    """Write the files ``texts`` (file name → text) into ``folder`` as a set: every one staged first, then each moved
+    into place (``os.replace``) once all are written, so a failure leaves none of them; the paths written. Each file
+    is checked by :func:`check_writable`; ``folder`` '' is refused (it would mean the working folder)."""
     folder = check_writable_folder(as_path(folder, "out"))
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise _cannot(folder, exc) from None
     paths = [check_writable(folder / name) for name in texts]
-    staged: list[tuple[str, Path]] = []
-    try:
-        for path, text in zip(paths, texts.values()):
-            target = Path(os.path.realpath(path))
-            staged.append((_stage(target, text.encode("utf-8")), target))
-        for tmp, target in staged:
-            _move(tmp, target, target)
-        return paths
-    finally:
-        for tmp, _ in staged:
-            Path(tmp).unlink(missing_ok=True)
+    targets = [Path(os.path.realpath(path)) for path in paths]
+    _write_all([(target, text.encode("utf-8"), target) for target, text in zip(targets, texts.values())])
+    return paths
 
 
 def _file_kind(mode: int) -> str | None:
@@ -108,9 +99,9 @@ def _file_kind(mode: int) -> str | None:
 
 
 def check_writable(path: str | Path) -> Path:
-    """Fail early (InputError, one line) when ``path`` cannot be written as a regular file: it is (or links to) a
-    directory, a device, a named pipe or a socket; a name in it is longer than the file system allows; a link loop;
-    a folder we may not write in. Returns ``path`` as a :class:`~pathlib.Path`."""
+    """``path`` as a :class:`~pathlib.Path`; an InputError (one line) where it cannot be written as a regular file:
+    it is (or links to) a directory, a device, a pipe or a socket, a name is too long, a link loops, or its folder
+    may not be written in."""
     path = Path(path)
     _check_name_lengths(path)
     target = Path(os.path.realpath(path))
@@ -147,8 +138,7 @@ def check_outputs_apart(outputs: dict[str, object], inputs: dict[str, object]) -
 
 
 def _check_name_lengths(path: Path) -> None:
-    """InputError when a name in ``path`` is longer than :data:`NAME_MAX` bytes or the whole is longer than the
-    system's path limit."""
+    """InputError when a name in ``path`` is longer than :data:`NAME_MAX` bytes or the whole than the path limit."""
     for part in path.parts:
         size = len(os.fsencode(part))
         if size > NAME_MAX:
@@ -164,8 +154,7 @@ def _check_name_lengths(path: Path) -> None:
 
 
 def _writable_ancestor(folder: Path) -> Path | None:
-    """The nearest of ``folder`` and its parents that exists, where it is a folder this process may write in (so
-    ``folder`` can be made below it); None otherwise (a file in the way, no right to write, nothing exists)."""
+    """The nearest existing of ``folder`` and its parents, where it is a folder this process may write in; else None."""
     existing = next((p for p in (folder, *folder.parents) if _exists(p)), None)
     if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK):
         return None
@@ -188,9 +177,7 @@ def _exists(path: Path) -> bool:
 
 
 def check_writable_folder(path: str | Path) -> Path:
-    """Fail early (InputError) when the folder ``path`` (a results store, a run folder) cannot be made or written: a
-    file, device, pipe or socket there, a file where one of its parents should be, a name too long, or a nearest
-    existing parent not writable."""
+    """``path``; an InputError where the folder (a results store, a run folder) cannot be made or written."""
     path = Path(path)
     _check_name_lengths(path)
     if _exists(path) and not path.is_dir():
@@ -207,8 +194,7 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
 
 
 def read_text(path: str | Path) -> str:
-    """A user's text file as UTF-8: bytes that are no UTF-8 text are an InputError naming the file and where; an
-    ``OSError`` (no such file, a folder) is the caller's to word."""
+    """A user's text file as UTF-8 (else an InputError naming the file and where); an ``OSError`` is the caller's."""
     path = Path(path)
     data = path.read_bytes()
     try:
@@ -249,11 +235,7 @@ def frame_to_csv(frame) -> str:
 
 
 def command_line() -> str | None:
-    """The ``densing …`` invocation, for a fit's provenance; None when not run as ``densing``.
-
-    The command is recorded only when the program (``sys.argv[0]``) is the ``densing`` console script (or the root
-    ``cli.py``), not a test runner or a notebook.
-    """
+    """The ``densing …`` invocation, for a fit's provenance; None when not run as ``densing`` or ``cli.py``."""
     argv = sys.argv
     if not argv or not any(name in Path(argv[0]).name for name in ("densing", "cli.py")):
         return None

@@ -1,21 +1,10 @@
-"""Numbers as text and as JSON: the one rule every table, sentence and JSON document follows.
+"""Numbers as text and as JSON: the one rule every table, sentence and JSON document follows (docs/cli_reference.md).
 
-Text (:func:`format_number` without a ``spec``): a number to ``digits`` significant figures (3 by
-default), never fixed decimals, so that no non-zero value prints as ``0``:
-
-- between 0.001 and 100 000 in positional notation (``0.00321``, ``4.86``, ``12300``), trailing
-  zeros dropped; a whole number below a million in full (``7875``, ``106``);
-- otherwise in scientific notation, ``3.2e-5`` as text and ``3.2×10⁻⁵`` in HTML (never ``e-05``
-  or ``e+``).
-
-A missing number (None, NaN) is ``—``, an infinity ``∞`` or ``−∞`` (the minus sign U+2212, as in
-running text). Counts (parameters, tokens, FLOPs) are written in words, ``1.42B``, ``15T``
-(:func:`format_count`); a column of durations in the unit that reads (:func:`time_unit`). JSON: a non-finite
-number is ``null`` (:func:`json_number`).
-
-At the input edge the same counts and dates are parsed as people write them (:func:`parse_count`: ``7B``, ``1.1b``,
-``350M``, ``2T``, ``7e9``; :func:`parse_date`: ``2023-02-24``, ``2023-02``), or refused with an InputError naming
-where the bad value came from. Parameter and token counts are plain numbers inside densing (7e9, never "7" billions).
+Text (:func:`format_number`): 3 significant figures, never fixed decimals, so that no non-zero value prints as ``0``:
+positional between 0.001 and 100 000 (``0.00321``, ``12300``), a whole number below a million in full, scientific
+otherwise (``3.2e-5``; ``3.2×10⁻⁵`` in HTML). Missing is ``—``, an infinity ``∞`` or ``−∞``; counts in words
+(``1.42B``, :func:`format_count`); JSON: a non-finite number is ``null``. At the input edge counts and dates are
+parsed as people write them (:func:`parse_count`, :func:`parse_date`) or refused with an InputError naming where.
 """
 from __future__ import annotations
 
@@ -56,9 +45,8 @@ def _special(value) -> str | None:
 
 
 def significant(value: float, digits: int = DIGITS, *, html: bool = False) -> str:
-    """A finite ``value`` to ``digits`` significant figures (see the module's rule); ``html``:
-    scientific notation as ``3.2×10⁻⁵`` instead of ``3.2e-5``, and a negative number with the minus sign (−, U+2212)
-    its superscripts use rather than a hyphen."""
+    """A finite ``value`` to ``digits`` significant figures (the module's rule); ``html``: ``3.2×10⁻⁵`` and the minus
+    sign (−, U+2212) rather than a hyphen."""
     value = float(value)
     if value == 0:
         return "0"
@@ -76,9 +64,7 @@ def significant(value: float, digits: int = DIGITS, *, html: bool = False) -> st
 
 
 def format_months(value) -> str:
-    """A doubling time (months) in a sentence, a legend or a table cell: the module's one rule (3 significant
-    figures, 3.46, 18.5, 0.568, 150), ∞ for an infinite one (a slope interval reaching 0), — for none; so a sentence
-    and the table beside it print the same digits."""
+    """A doubling time (months) by :func:`format_number`'s rule: a sentence and its table print the same digits."""
     return format_number(value)
 
 
@@ -94,9 +80,7 @@ def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
 
 
 def format_number(value, spec: str | None = None, *, digits: int = DIGITS, html: bool = False) -> str:
-    """``value`` as text: None or NaN as —, ±infinity as ∞ / −∞; a whole number below a million in full;
-    any other number to ``digits`` significant figures (:func:`significant`), or ``format(value,
-    spec)`` where a sentence asks for a fixed form (``spec``, e.g. ``".1f"`` for months in prose)."""
+    """``value`` as text by the module's rule, or ``format(value, spec)`` where a sentence asks for a fixed form."""
     special = _special(value)
     if special is not None:
         return special
@@ -112,9 +96,7 @@ _SCALES = (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3))
 
 
 def format_count(value, digits: int = DIGITS, *, html: bool = False) -> str:
-    """A count (parameters, tokens, FLOPs) the way people write it: 6.9e9 → ``6.9B``, 3.5e11 →
-    ``350B``, 1.5e13 → ``15T``, 7e4 → ``70K``; below a thousand as a number; —, ∞ as in
-    :func:`format_number`."""
+    """A count (parameters, tokens, FLOPs) as people write it: 6.9e9 → ``6.9B``, 1.5e13 → ``15T``, 7e4 → ``70K``."""
     special = _special(value)
     if special is not None:
         return special
@@ -131,8 +113,7 @@ _TIME_UNITS = (("h", 3600.0), ("min", 60.0), ("s", 1.0), ("ms", 1e-3), ("µs", 1
 
 
 def time_unit(seconds) -> tuple[str, float]:
-    """(unit, seconds per unit) for durations of about ``seconds`` (a typical value of a column):
-    the largest unit it is at least one of (``ms`` for 0.436 s would read 436 ms), seconds for 0."""
+    """(unit, seconds per unit) for durations of about ``seconds``: the largest unit it is at least one of."""
     special = _special(seconds)
     if special is not None or float(seconds) == 0:
         return "s", 1.0
@@ -177,11 +158,8 @@ def _where(where: str | None) -> str:
 
 
 def parse_count(value: object, *, field: str = "params", where: str | None = None) -> float:
-    """Parse a count written as ``7B``, ``1.1b``, ``350M``, ``2T``, ``7e9`` or a plain number.
-
-    Returns a positive finite float. Raises :class:`InputError` naming ``where`` and ``field``
-    for anything else (empty, negative, zero, NaN, unknown suffix).
-    """
+    """A count written as ``7B``, ``1.1b``, ``350M``, ``2T``, ``7e9`` or a plain number, as a positive finite float;
+    an :class:`InputError` naming ``where`` and ``field`` for anything else."""
     if isinstance(value, bool):
         raise InputError(f"{_where(where)}field '{field}': expected a count like 7e9 or '7B', got {value!r}")
     if isinstance(value, (int, float)):
@@ -231,7 +209,8 @@ def _parse_date(value: object, *, field: str, where: str | None) -> pd.Timestamp
         stamp = None
     if stamp is not None and stamp.tzinfo is not None:
         return _parse_date(stamp, field=field, where=where)
-    raise InputError(f"{_where(where)}field '{field}': cannot parse {text!r} as a date (expected YYYY-MM-DD, YYYY-MM for the first of the month, or a date-time with its zone for its day in UTC)")
+    raise InputError(f"{_where(where)}field '{field}': cannot parse {text!r} as a date (expected YYYY-MM-DD, YYYY-MM "
+                     "for the first of the month, or a date-time with its zone for its day in UTC)")
 
 
 def frame_records(frame) -> list[dict]:

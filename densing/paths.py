@@ -12,12 +12,8 @@ REPO_ROOT = Path(os.environ.get("DENSING_HOME", Path(__file__).resolve().parents
 
 
 def _shipped(name: str) -> Path:
-    """The top-level folder ``name`` of the source tree (:data:`REPO_ROOT`), or its copy inside an installed wheel.
-
-    A non-editable install has no source tree: the wheel carries ``reference_fits/`` and
-    ``results/`` as package data under ``densing/_shipped/`` (pyproject.toml's force-include copies the
-    top-level folders there), found with :mod:`importlib.resources`.
-    """
+    """The top-level folder ``name`` of the source tree (:data:`REPO_ROOT`), or its copy inside an installed wheel
+    (``densing/_shipped/``, pyproject.toml's force-include)."""
     tree = REPO_ROOT / name
     if tree.is_dir() or "DENSING_HOME" in os.environ:
         return tree
@@ -32,9 +28,8 @@ SHARED_DATA = Path(os.environ.get("DENSING_SHARED_DATA", REPO_ROOT.parent / "sha
 
 
 def default_store() -> Path:
-    """Where ``densing measure`` keeps its results store unless told otherwise (``--store DIR``): a folder of the
-    user's cache, ``$XDG_CACHE_HOME/densing/store``, or ``~/.cache/densing/store`` where ``XDG_CACHE_HOME`` is unset
-    or not absolute (the XDG base directory rule) — never inside the source tree's shipped ``results/``."""
+    """Where ``densing measure`` keeps its results store unless told otherwise: ``$XDG_CACHE_HOME/densing/store``, or
+    ``~/.cache/densing/store`` where ``XDG_CACHE_HOME`` is unset or not absolute (the XDG base directory rule)."""
     cache = os.environ.get("XDG_CACHE_HOME", "").strip()
     if cache and Path(cache).is_absolute():
         return Path(cache) / "densing" / "store"
@@ -45,8 +40,7 @@ def default_store() -> Path:
     return home / ".cache" / "densing" / "store"
 
 
-#: The targets of `densing density` without --targets: the public table, the headline's (with no --fit, the
-#: headline's own reference inverts them).
+#: The public table: the targets of ``densing density`` without ``--targets``, the report's without ``--results``.
 DEFAULT_DENSITY_TARGETS = RESULTS / "public_models.csv"
 
 
@@ -64,9 +58,8 @@ def shipped_hint(path) -> str:
 
 
 def source_commit() -> str:
-    """The git commit of the source tree densing runs from (12 hex digits, then `` with changes`` if tracked files
-    differ from it), or
-    ``not a git checkout`` for an installed wheel. Runs ``git`` with a 5 s limit; the child always ends."""
+    """The git commit of the source tree (12 hex digits, then `` with changes`` if tracked files differ from it), or
+    ``not a git checkout`` for an installed wheel; ``git`` runs with a 5 s limit."""
     import subprocess
 
     root = Path(__file__).resolve().parents[1]
@@ -83,11 +76,9 @@ def source_commit() -> str:
 
 
 def resolve_fit(text: str | os.PathLike, *, what: str | None = None) -> Path:
-    """A reference fit given as a path or by a short name: ``reference_fits/NAME.json``, ``family_NAME.json`` or
-    ``NAME_two_step.json`` / ``NAME_composed.json`` among the shipped fits (``llama-3.1_mmlu``,
-    ``pythia_lambada_openai_two_step``); a path that does not exist (a folder part, or ``.json``) is refused, never
-    replaced by a shipped fit of its name. A name that matches none is an :class:`~densing.errors.InputError` naming
-    the closest shipped ones, and ``what`` (the argument's name; default the CLI's ``--fit``)."""
+    """A reference fit given as a path or by a shipped fit's short name (``NAME``, ``family_NAME``, ``NAME_two_step``
+    or ``NAME_composed``: ``llama-3.1_mmlu``); a path that does not exist is refused, never replaced by a shipped fit.
+    An unknown name is an :class:`~densing.errors.InputError` naming ``what`` (default ``--fit``) and the closest."""
     import difflib
 
     path = as_path(text, "--fit" if what is None else what)  # '' would be the working folder

@@ -1,29 +1,14 @@
-"""One registry of named things: the shape every extension point of densing shares.
+"""One registry of named things: the shape every extension point of densing shares (docs/extending.md, "The registry
+every extension point shares").
 
-A :class:`Registry` maps names to items in registration order (``register``, ``get``, ``unregister``:
-docs/extending.md, "The registry every extension point shares"). A registry made with ``check`` runs it on each new
-``(name, item)`` first (:func:`check_type`, :func:`check_callable`, :func:`check_range`); a bad registration is a
-:class:`densing.errors.RegistryError` naming the registry, the name, the field and what was expected, and leaves the
-registry unchanged. It is a mutable mapping: ``registry[name] = item`` sets an entry without the duplicate check (what
-``monkeypatch.setitem`` needs to put an entry back), and ``register`` is the checked way in. A registry made with
-``found_in`` (a package) is filled by discovery, as lm-eval's registries are: before its first read or registration
-every subpackage of that package is imported (:func:`discover`), and each registers its own items; the registry names
-none of them, and a removed folder is a removed entry. The frontier rules (:data:`densing.trend.rules.RULES`), the
-target tables (:data:`TABLES`), the overlap strategies (:mod:`densing.overlap.strategies.registry`), the
-reference-data formats (:data:`densing.data.formats.FORMATS`), the benchmark records
-(:data:`densing.data.benchmarks.BENCHMARKS`), the runs ``densing eval`` reads from them
-(:data:`densing.eval.benchmarks.KNOWN_BENCHMARKS`), densing's records of evaluation backends
-(:data:`densing.eval.backends.BACKENDS`, keyed by lm-eval's model names) and the measurement designs (:data:`DESIGNS`)
-are registries.
+A :class:`Registry` maps names to items in registration order; ``check`` (:func:`check_type`, :func:`check_callable`,
+:func:`check_range`) refuses a bad registration with a :class:`densing.errors.RegistryError`, leaving the registry
+unchanged. ``registry[name] = item`` sets an entry without the duplicate check (``monkeypatch.setitem``); ``register``
+is the checked way in. A registry made with ``found_in`` is filled by discovery (:func:`discover`).
 
-**The measurement designs** are the folders of :data:`DESIGN_PACKAGE`, one :class:`Design` each (its words, its
-``densing trend --design`` printer, its report section), found by discovery; a design that measures target tables
-registers them too (:func:`register_table`).
-
-**The target tables** a density trend is measured on, each with its benchmarks, sets and words: one record each.
-A :class:`TrendTable` says what :func:`densing.trend.measure.measure_trend` needs to know of a table beyond its
-rows: the benchmarks the reference rule may fit a family on, the benchmark sets inverted jointly (the first is the
-headline's), the benchmarks and sets of the budget sensitivity, and how the verdict names it. One table *leads*
+**The measurement designs** are the folders of :data:`DESIGN_PACKAGE`, one :class:`Design` each; a design that
+measures target tables registers them too (:func:`register_table`). **The target tables**: a :class:`TrendTable` says
+what :func:`densing.trend.measure.measure_trend` needs to know of a table beyond its rows. One table *leads*
 (:func:`leading_table`): ``densing trend`` measures it when no ``--table`` is named, and a ``--results`` file that no
 table registers is read with its profile.
 """
@@ -71,7 +56,7 @@ class Registry(MutableMapping[str, T], Generic[T]):
     must be, run before it is added (a RegistryError refuses it); ``found_in``: the package whose subpackages register
     the items, imported (:func:`discover`) before the registry is first read or added to."""
 
-    found_in: str | None = None
+    found_in: str | None = None  # a subclass that sets its own items needs none
 
     def __init__(self, what: str, items: Iterable[tuple[str, T]] = (),
                  check: Callable[["Registry", str, Any], None] | None = None, found_in: str | None = None) -> None:
@@ -90,9 +75,8 @@ class Registry(MutableMapping[str, T], Generic[T]):
         return self._items
 
     def register(self, name: str, item: T, *, first: bool = False) -> T:
-        """Add ``item`` under ``name`` (a non-empty string not yet registered, an item passing the registry's
-        ``check``) and return it; ``first``: ahead of the others (a registry tried in order, such as the data
-        formats). A refused registration leaves the registry unchanged."""
+        """Add ``item`` under ``name`` (new, and passing ``check``) and return it; ``first``: ahead of the others (a
+        registry tried in order)."""
         if not isinstance(name, str) or not name.strip():
             raise RegistryError(f"{self.what}: a name is a non-empty string, got {name!r}")
         if self.check is not None:
@@ -110,8 +94,7 @@ class Registry(MutableMapping[str, T], Generic[T]):
         self._found.pop(name, None)
 
     def get(self, name: str, default=_REQUIRED):
-        """The item registered as ``name``; an unknown name is an :class:`InputError` listing the known ones
-        (with ``default``, as ``dict.get``: the default instead of the error)."""
+        """The item registered as ``name``; an unknown one is ``default`` where given, else :meth:`unknown`'s error."""
         try:
             return self._found[name]
         except (KeyError, TypeError):
@@ -190,14 +173,12 @@ DESIGN_PACKAGE = "densing.designs"
 
 @dataclass(frozen=True)
 class Design:
-    """A measurement design, one folder of :data:`DESIGN_PACKAGE` that registers itself: ``help`` its words;
-    ``run(options)`` (None: no ``--design`` of its own, as a design of target tables found by ``--table``) prints
-    ``densing trend --design NAME`` from the command's options (a mapping: results, fit, d0, since, epoch, n_boot,
-    seed, fmt, wide, detail); for the report, ``side(inputs) -> (function, arguments)`` the computation run beside the
-    headline (in a worker of its own; None: none), ``section(result, rows, paper_months)`` the section's data (None:
-    no section) from that result (None without a side computation), the leading table's rows and the paper's doubling
-    time, and ``render(section)`` its part of the page; ``rank``: its section's place among the designs' sections
-    (lower first)."""
+    """A measurement design, one folder of :data:`DESIGN_PACKAGE`: ``help`` its words; ``run(options)`` prints
+    ``densing trend --design NAME`` from the command's options (None: no ``--design`` of its own); for the report,
+    ``side(inputs) -> (function, arguments)`` the computation run beside the headline in a worker,
+    ``section(result, rows, paper_months)`` the section's data (None: no section) from that result, the leading
+    table's rows and the paper's doubling time, ``render(section)`` its part of the page, ``rank`` its place among the
+    designs' sections (lower first); any step may be None."""
 
     name: str
     help: str
@@ -206,9 +187,7 @@ class Design:
     section: Callable | None = None
     render: Callable | None = None
     rank: int = 100
-    #: ``line()``: one line ``densing trend`` prints beside the leading table's headline (a stored record's verdict in
-    #: short; None: none)
-    line: Callable | None = None
+    line: Callable | None = None  # ``line()``: what ``densing trend`` prints beside the headline
 
 
 def _check_design(registry: Registry, name: str, item: Any) -> None:
@@ -222,8 +201,8 @@ DESIGNS: Registry[Design] = Registry("--design", check=_check_design, found_in=D
 
 
 def lazy(module: str, attribute: str, count: int) -> Callable:
-    """A function of ``count`` positional arguments that imports ``module`` when first called and calls its
-    ``attribute`` with them: how a design registers its steps without loading them (the registry checks the count)."""
+    """A function of ``count`` positional arguments that imports ``module`` and calls its ``attribute`` with them: a
+    design's step registered without loading it (the registry checks the count)."""
     def call(*args):
         return getattr(importlib.import_module(module), attribute)(*args)
 
@@ -234,8 +213,7 @@ def lazy(module: str, attribute: str, count: int) -> Callable:
 
 
 def designs() -> Registry[Design]:
-    """:data:`DESIGNS`, every folder of :data:`DESIGN_PACKAGE` registered: removing a design's folder removes the
-    design from the command line and the report."""
+    """:data:`DESIGNS`, every folder of :data:`DESIGN_PACKAGE` registered."""
     discover(DESIGN_PACKAGE)
     return DESIGNS
 
@@ -246,7 +224,8 @@ def designs() -> Registry[Design]:
 
 @dataclass(frozen=True)
 class TrendTable:
-    """One target table's benchmarks and words (module docstring)."""
+    """One target table: its words, the benchmarks the reference rule may fit a family on, the sets inverted jointly,
+    the benchmarks and sets of the budget sensitivity, the paper's benchmarks' stand-ins."""
 
     name: str
     path: Path
@@ -256,11 +235,8 @@ class TrendTable:
     budget_benchmarks: tuple[str, ...] = ()
     budget_sets: tuple[str, ...] = ()
     paper_mapping: dict[str, str] = field(default_factory=dict)  # the paper's benchmark → what stands for it here
-    #: the forecast check's cutoff (an ISO date): ``densing trend --table NAME --by benchmark`` then measures the table
-    #: with its forecast check (:func:`densing.trend.protocol.measure_table`); None: no forecast check
-    cutoff: str | None = None
-    #: the table ``densing trend`` measures when no ``--table`` is named (:func:`leading_table`; one table at most)
-    leads: bool = False
+    cutoff: str | None = None  # the forecast check's (ISO date; :func:`densing.trend.protocol.measure_table`)
+    leads: bool = False  # measured when no ``--table`` is named (:func:`leading_table`; one table at most)
 
     @property
     def headline_set(self) -> str:
@@ -280,8 +256,7 @@ TABLES: Registry[TrendTable] = Registry("--table", check=_check_table, found_in=
 
 
 def register_table(table: TrendTable) -> TrendTable:
-    """Add ``table`` to :data:`TABLES` (its name must be new: else a :class:`densing.errors.RegistryError`); the table
-    that leads goes ahead of the others, so every listing of the tables names it first."""
+    """Add ``table`` to :data:`TABLES` (a new name), the one that leads ahead of the others."""
     return TABLES.register(table.name, table, first=table.leads)
 
 
@@ -309,8 +284,7 @@ def table(name: str | TrendTable | None = None) -> TrendTable:
 
 
 def table_for_path(path: str | Path | None) -> TrendTable:
-    """The registered table whose file is ``path`` (the leading table's profile for any other file: a table of the
-    leading table's benchmarks, as ``--results`` takes)."""
+    """The registered table whose file is ``path``, else the leading table."""
     if path is not None:
         resolved = Path(path).resolve()
         for found in tables().values():

@@ -1,13 +1,6 @@
 """The base of densing's result objects (statsmodels' ``Results`` is the model): a frozen dataclass that inherits
 :class:`Result` gets ``to_dict()``, ``to_frame()``, ``summary()``, ``conf_int(alpha)`` and ``_repr_html_()``, as
-docs/api.md ("Result types") says.
-
-What a type declares: ``_dict_exclude``, its bulky fields left out of the dict, the frame and the summary;
-``_ci_estimates``, the field of an interval ``X``'s estimate where it is not ``X`` (``{"slope": "slope_per_day"}``);
-``_level_field``, the field holding its intervals' level (default ``level``, else :data:`DEFAULT_LEVEL`): an alpha
-other than 1 − that level is an :class:`~densing.errors.InputError` naming it; ``_summary_items()``, the (name,
-value) pairs ``summary()`` shows (default: the fields of ``to_dict``). A type whose JSON or table has another shape
-overrides the method; a type whose dict gains a derived value extends ``to_dict`` with ``{**super().to_dict(), ...}``.
+docs/api.md ("Result types") says; a type declares its exceptions in the class attributes of :class:`Result`.
 """
 from __future__ import annotations
 
@@ -42,9 +35,9 @@ def interval_frame(rows: dict[str, tuple[float, float, float]]):
 class Result:
     """Mixin for frozen dataclasses of results: ``to_dict``, ``to_frame``, ``_repr_html_``."""
 
-    _dict_exclude: ClassVar[tuple[str, ...]] = ()
+    _dict_exclude: ClassVar[tuple[str, ...]] = ()  # bulky fields left out of the dict, the frame and the summary
     _ci_estimates: ClassVar[dict[str, str]] = {}   # interval X → the field of its estimate, where it is not X
-    _level_field: ClassVar[str] = "level"          # the field holding the level of its intervals, where it has one
+    _level_field: ClassVar[str] = "level"          # the field holding its intervals' level (else DEFAULT_LEVEL)
     _shown_as: ClassVar[dict[str, str]] = {}      # a field → the property shown in its place (a state → its words)
 
     def _fields(self) -> list[str]:
@@ -68,16 +61,15 @@ class Result:
         return Summary(type(self).__name__, items=tuple(self._summary_items()))
 
     def _summary_items(self) -> list[tuple[str, object]]:
-        """The (name, value) pairs of :meth:`summary` and the notebook table: the fields of :meth:`to_dict`."""
+        """The (name, value) pairs :meth:`summary` shows: the fields of :meth:`to_dict`."""
         return [(name, getattr(self, name)) for name in self._fields()]
 
     def interval_level(self) -> float:
-        """The level of the intervals this result holds (module docstring)."""
+        """The level of the intervals this result holds."""
         return float(getattr(self, self._level_field, DEFAULT_LEVEL))
 
     def _check_alpha(self, alpha: float) -> None:
-        """An :class:`~densing.errors.InputError` unless ``alpha`` is 1 − the level of the intervals this result
-        holds."""
+        """An :class:`~densing.errors.InputError` unless ``alpha`` is 1 − its intervals' level."""
         level = self.interval_level()
         alpha = float(alpha)  # np.float32(0.05) is 0.05 to single precision, as its user means
         if not math.isclose(1.0 - alpha, level, abs_tol=1e-6):
@@ -86,10 +78,9 @@ class Result:
 
     @validate_params(ALPHA_CONSTRAINTS)
     def conf_int(self, alpha: float = 0.05):
-        """The (1 − ``alpha``) intervals of the headline numbers: a DataFrame indexed by ``quantity`` with columns
-        ``estimate``, ``ci_low``, ``ci_high`` (module docstring: each ``X_ci_low``/``X_ci_high`` pair is row ``X``, a
-        nested result's rows are ``field.X``); no rows when the result has no intervals. An alpha other than the
-        one its intervals were computed at is an InputError naming that level."""
+        """The (1 − ``alpha``) intervals: a DataFrame indexed by ``quantity`` (each ``X_ci_low``/``X_ci_high`` pair
+        is row ``X``, a nested result's ``field.X``) with columns ``estimate``, ``ci_low``, ``ci_high``. An alpha
+        other than the one its intervals were computed at is an InputError naming that level."""
         names = [f.name for f in fields(self)]
         rows: dict[str, tuple[float, float, float]] = {}
         for name in names:

@@ -1,56 +1,19 @@
-"""The package's runtime, in one module apart from the science: the processes densing starts and how each ends
-on every path, the job executor that computes declared jobs on them, the heap and BLAS threads of the processes that
-compute, and the memo of values derived from a table.
+"""The package's runtime, apart from the science: the processes densing starts and how each ends on every path, the
+job executor, the heap and BLAS threads of the processes that compute, and the memo of values derived from a table.
 
-**Processes.** Worker processes that end with their parent, on every exit path.
+**Processes.** Every worker densing starts (the executor's, the bootstrap's, the overlap engine's, ``densing eval
+--isolate``'s, ``torchrun``'s) goes through this module: a worker dies with its parent (:func:`worker_setup`), every
+exit path reaps (:func:`end_pool`, :func:`end_process`, :func:`end_children`), a signal is an exit path
+(:func:`exits_on_signals`).
 
-densing starts worker processes in five places: the job executor's workers (:func:`run`: the trend's jobs and
-the report's layout; :class:`Beside`: a design's side computation for the report), the bootstrap's ``--jobs`` processes
-(:mod:`densing.laws.fit`), the overlap engine's local processes
-(:mod:`densing.overlap.engine`), ``densing eval --isolate``'s process per model (:mod:`densing.eval.isolated`) and ``torchrun`` (:mod:`densing.overlap.train`; its workers enter through
-:mod:`densing.overlap.worker`, which ties them to torchrun). Each of them
-goes through this module, which gives three guarantees:
+**The job executor** (:func:`run`). A job is a typed value with a ``key``, the keys it ``needs`` and ``run(context,
+needed)``. :func:`run` forks one worker per core (they inherit the context, never pickled), starts every job whose
+needs are met and returns every result by key; with one core or one job, no ``fork`` or ``DENSING_SERIAL`` set, the
+jobs run here in the same order, with the same numbers. The jobs a dead worker left are computed here.
 
-* **a worker dies with its parent**: :func:`worker_setup` runs first in every forked worker; on
-  Linux it asks the kernel to send the worker ``SIGKILL`` when its parent dies
-  (``prctl(PR_SET_PDEATHSIG)``), so neither a ``kill -9`` of the parent nor an ``os._exit``
-  leaves a worker waiting on a pipe nobody reads. The worker ignores ``SIGINT``: a terminal's
-  Ctrl-C reaches the whole process group, and the parent decides what happens to its workers;
-* **every exit path reaps**: the code that starts workers ends them in a ``finally``
-  (:func:`end_pool`, :func:`end_process`: terminate, wait a moment, kill), and
-  :func:`end_children` — run by the CLI after every command — ends any child still alive;
-* **a signal is an exit path**: the CLI turns ``SIGTERM`` into :class:`Terminated` (via
-  :func:`exits_on_signals`), so the ``finally`` blocks run as they do on Ctrl-C, and makes ``SIGINT`` raise
-  ``KeyboardInterrupt`` even when the process started with it ignored, so
-  ``kill -INT PID`` is Ctrl-C from anywhere.
-
-A worker that dies (out of memory, killed) is reported by the pool at once
-(``BrokenProcessPool``); :class:`~densing.errors.WorkerError` turns that into one line.
-
-**The job executor** (:func:`run`, :class:`Beside`). A job is a typed value with a ``key``, the keys it ``needs`` and
-``run(context, needed)`` (the trend's jobs: :mod:`densing.trend.plan`; the report's sections laid out:
-:mod:`densing.report.render`). :func:`run` forks one worker per core (``concurrent.futures`` with the ``fork`` start
-method: the workers inherit the context, which is never pickled), starts every job whose needs are met in the order
-given, passes each job the results it needs, and returns every result by key. Where there is one core or one job, no
-``fork`` or ``DENSING_SERIAL`` is set, the jobs run here in the same order; a job's result depends only on its fields,
-the context and what it needs, so the numbers are the same either way. The executor owns its processes: they end when
-:func:`run` returns or leaves by an exception, and a worker that dies costs time, not the result: the jobs it left
-are computed here. :class:`Beside` runs one computation in one forked worker beside the caller's.
-
-**The heap and BLAS threads** (:func:`frozen_heap`, :func:`keep_freed_memory`, :func:`one_blas_thread`): a worker
-forked with the parent's objects frozen never walks them; freed arrays are kept for reuse; the measurement's linear
-algebra runs on one BLAS thread per process.
-
-**The memo.** Values derived from a table, computed once while nothing changes the table.
-
-One measurement asks the same questions of one table many times (the score matrix of a benchmark tuple under every
-reference of every row; a family's members on a benchmark under every rule). A memo keeps the answer
-per (table, key), with a weak reference to the table, so an entry serves that very table object only.
-:func:`same_tables` opens one for a block, and the functions marked :func:`per_table` read the memo open in the
-current context (a :class:`contextvars.ContextVar`, as :mod:`decimal` holds its context); outside a block nothing is
-kept, so a table changed in place between two calls is read afresh. The blocks are opened by the measurement's
-entry points (:func:`densing.trend.measure.measure_trend`) and by each worker of :func:`run`, whose tables nothing
-changes while they run.
+**The memo.** One measurement asks the same questions of one table many times: :func:`same_tables` opens a memo for a
+block (a :class:`contextvars.ContextVar`, as :mod:`decimal` holds its context) that keeps each answer per (table, key),
+the table weakly referenced; outside a block nothing is kept, so a table changed in place is read afresh.
 """
 from __future__ import annotations
 
@@ -88,10 +51,8 @@ def _raise_terminated(signum, frame) -> None:  # noqa: ARG001 - signal handler s
 
 
 def exits_on_signals() -> None:
-    """In the main thread (no-op elsewhere): ``SIGTERM`` raises :class:`Terminated` (so cleanup runs), and ``SIGINT``
-    raises ``KeyboardInterrupt`` (Python's own handler), also where this process started with ``SIGINT`` ignored: a
-    shell script's background job or a supervisor passes it on ignored, Python then installs no handler, and ``kill
-    -INT PID`` would be dropped."""
+    """In the main thread: ``SIGTERM`` raises :class:`Terminated` (so cleanup runs), and ``SIGINT``
+    ``KeyboardInterrupt``, also where the process started with it ignored (a shell's background job)."""
     import threading
 
     if threading.current_thread() is threading.main_thread():
@@ -100,11 +61,10 @@ def exits_on_signals() -> None:
 
 
 def worker_setup(parent: int) -> None:
-    """First thing in a worker process: die with ``parent`` (Linux), ignore Ctrl-C, default ``SIGTERM``.
-
-    The worker starts with ``SIGINT`` and ``SIGTERM`` blocked (:func:`fork_context`'s processes), so a
-    Ctrl-C that reaches it before this runs is dropped here rather than printing a traceback from its
-    start-up, and a ``SIGTERM`` then ends it."""
+    """First thing in a worker process: on Linux the kernel sends it ``SIGKILL`` when ``parent`` dies
+    (``prctl(PR_SET_PDEATHSIG)``: no worker is left waiting on a pipe nobody reads); it ignores Ctrl-C (which reaches
+    the whole process group: the parent decides) and takes ``SIGTERM``'s default. It starts with both blocked
+    (:func:`fork_context`), so a Ctrl-C before this runs is dropped rather than printing a start-up traceback."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):
@@ -124,10 +84,9 @@ _CONTEXTS: dict = {}
 
 
 def fork_context(method: str | None = None):
-    """A ``multiprocessing`` context of ``method`` (default: ``fork`` on Linux, where a worker inherits the
-    parent's imports; ``spawn`` where fork is unsafe). This process holds ``SIGINT`` and ``SIGTERM`` while it
-    forks (delivered right after), and the worker starts with them blocked until :func:`worker_setup`
-    (a spawned process is pickled, so it keeps the plain class)."""
+    """A ``multiprocessing`` context of ``method`` (default: ``fork`` on Linux, else ``spawn``) whose forks hold
+    ``SIGINT`` and ``SIGTERM`` (delivered right after), the worker starting with them blocked until
+    :func:`worker_setup`."""
     import multiprocessing
 
     method = method or ("fork" if sys.platform.startswith("linux") else "spawn")
@@ -168,10 +127,8 @@ def end_process(process, grace: float = GRACE_S) -> None:
 
 
 def end_pool(pool, grace: float = GRACE_S) -> None:
-    """Stop a ``ProcessPoolExecutor`` now: queued work cancelled, its processes terminated and reaped.
-
-    Safe to call on a pool that has finished (it then only shuts it down) and more than once.
-    """
+    """Stop a ``ProcessPoolExecutor`` now: queued work cancelled, its processes terminated and reaped (safe on a
+    finished pool, and more than once)."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
@@ -185,10 +142,8 @@ def end_pool(pool, grace: float = GRACE_S) -> None:
 
 
 def end_subprocess(process, grace: float = GRACE_S) -> None:
-    """Terminate a ``subprocess.Popen`` that leads its own process group (``process_group=0``), and the group (kill
-    after ``grace``). The group is ended too when its leader has already exited: members it leaves behind (torchrun's
-    workers when torchrun itself ends first) get ``SIGTERM``, then ``SIGKILL`` after ``grace``.
-    """
+    """Terminate a ``subprocess.Popen`` that leads its own process group (``process_group=0``) and the group (kill
+    after ``grace``), the group also where its leader has exited (torchrun's workers after torchrun)."""
     import subprocess
 
     if process.poll() is None:
@@ -231,8 +186,7 @@ def children() -> set:
 
 
 def end_children(grace: float = GRACE_S, keep: set = frozenset()) -> list[int]:
-    """End every ``multiprocessing`` child of this process still alive but those in ``keep`` (children that
-    were there before, e.g. a notebook's own); their ids (none in a clean run)."""
+    """End every ``multiprocessing`` child still alive but those in ``keep`` (a notebook's own); their ids."""
     ended = [c for c in children() if c not in keep]
     for child in ended:
         end_process(child, grace)
@@ -240,16 +194,13 @@ def end_children(grace: float = GRACE_S, keep: set = frozenset()) -> list[int]:
 
 
 # --------------------------------------------------------------------------------------------------------------------
-# The heap and BLAS threads of the processes that compute (module docstring)
+# The heap and BLAS threads of the processes that compute
 # --------------------------------------------------------------------------------------------------------------------
 
 @contextlib.contextmanager
 def frozen_heap():
-    """Within the block, the objects the garbage collector tracks are frozen (``gc.freeze``): a worker forked in it
-    never walks them in its own collections, so it neither spends its time on this process's objects (the imported
-    libraries, the table) nor copies every page that holds one (a collection writes to each object it walks, and a
-    forked page is copied on its first write). Unfrozen when the block is left; nothing where something else has
-    frozen objects already (``gc.get_freeze_count``), whose freezing is its own to undo."""
+    """Within the block, the garbage collector's objects are frozen (``gc.freeze``): a worker forked in it never walks
+    (nor copies) their pages. Nothing where something else has frozen objects already (its freezing to undo)."""
     if gc.get_freeze_count():
         yield
         return
@@ -266,13 +217,9 @@ _M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD = -1, -2, -3
 
 @functools.cache
 def keep_freed_memory() -> None:
-    """Ask glibc's allocator to serve arrays up to 256 MiB from the heap and keep what is freed (``mallopt``).
-
-    The bootstrap allocates and frees arrays of a few MiB thousands of times; by default each comes from a fresh
-    ``mmap`` and goes back to the kernel when freed, and the kernel zeroes its pages again on the next one, in
-    system time on every draw. Kept, the pages are reused; the process
-    holds its peak memory until it ends. Once per process, inherited by forked workers; nothing where the C library
-    has no ``mallopt`` (not glibc)."""
+    """Ask glibc's allocator to serve arrays up to 256 MiB from the heap and keep what is freed (``mallopt``): the
+    bootstrap's arrays of a few MiB reuse pages the kernel would zero again on every draw (the process holds its peak
+    memory). Once per process, inherited by forked workers; nothing without glibc's ``mallopt``."""
     try:
         import ctypes
 
@@ -284,12 +231,8 @@ def keep_freed_memory() -> None:
 
 
 def one_blas_thread(function):
-    """Decorator: ``function`` runs with BLAS and OpenMP held to one thread each (threadpoolctl), restored after,
-    and with the allocator keeping freed memory (:func:`keep_freed_memory`).
-
-    The measurement runs in one process per core whose linear algebra is on matrices of a few columns: BLAS
-    threads only oversubscribe the cores (L-BFGS-B's steps of the Tobit line ran about four times slower with them
-    on a busy two-core machine)."""
+    """Decorator: ``function`` runs with BLAS and OpenMP held to one thread each (threadpoolctl: the measurement runs
+    one process per core on matrices of a few columns) and :func:`keep_freed_memory`."""
 
     @functools.wraps(function)
     def call(*args, **kwargs):
@@ -330,8 +273,7 @@ def keeping() -> bool:
 
 
 def recall(key: tuple):
-    """The value :func:`keep` put under ``key`` in the open memo, or None (outside :func:`same_tables` too): for
-    values of plain inputs named in full by ``key``."""
+    """The value :func:`keep` put under ``key`` (plain inputs named in full) in the open memo, or None."""
     memo = _OPEN.get()
     return None if memo is None else memo.get(("value", key))
 
@@ -360,8 +302,7 @@ def derived(table, key: tuple, compute):
 
 def per_table(function):
     """``function(table, *args)`` kept per (table, args) in the open memo (:func:`derived`; ``args`` hashable; the
-    caller must not change the value it gets back). The key names the function by module and qualified name, so two
-    functions never share an entry."""
+    caller must not change the value it gets back)."""
     name = (function.__module__, function.__qualname__)
 
     @functools.wraps(function)
@@ -449,9 +390,8 @@ def _here(jobs: list, context, done: dict) -> dict:
 
 
 class Beside:
-    """One computation, ``function(**arguments)``, in one forked worker while the caller goes on (a design's side
-    computation for the report); :meth:`result` takes it, or computes it here where there was no worker or it died. A
-    ``with`` block owns the worker: it ends when the block is left, on every path."""
+    """``function(**arguments)`` in one forked worker, owned by the ``with`` block, while the caller goes on;
+    :meth:`result` takes it, or computes it here where there was no worker or it died."""
 
     def __init__(self, function, arguments: dict) -> None:
         self.function, self.arguments, self._pool, self._future = function, arguments, None, None

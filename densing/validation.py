@@ -6,15 +6,9 @@ A public function declares what each argument may be on itself, with :func:`vali
                       "chance": [Interval(Real, 0, 1, closed="left"), Options({"auto", "none"}), None]})
     def fit(table, *, n_boot=200, chance=None): ...
 
-and every call checks them before the body runs. A value matching none of its constraints is an
-:class:`~densing.errors.InputError` with one message for every kind of constraint, ``NAME: expected
-WHAT, got VALUE`` (WHAT: the constraints' descriptions joined by "or"; NAME: the argument, never a CLI
-flag), so every entry point fails the same way on the same bad value. The constraints stay on the
-function (``function.parameter_constraints``), where the common test reads them.
-
-The value kinds that look at a value's type or shape (a DataFrame with given columns, an instance of a class, a whole
-number, a torch device string, a non-empty string) are below :func:`validate_params`; the domains of
-dates and parameter counts are :mod:`densing.impossible`'s.
+and every call checks them before the body runs: a value matching none of its constraints is an
+:class:`~densing.errors.InputError`, ``NAME: expected WHAT, got VALUE``, so every entry point fails the same way on
+the same bad value. The domains of dates and parameter counts are :mod:`densing.impossible`'s.
 """
 from __future__ import annotations
 
@@ -34,19 +28,15 @@ from typing import Any, Callable, Iterable, Mapping
 from densing.errors import InputError
 from densing.impossible import date_domain, in_date_domain
 
-#: The largest D0 (the reference model's training tokens in an inversion): 1e15 tokens. The largest published
-#: pre-training budgets are tens of trillions of tokens (Qwen3: 3.6e13), and published estimates of all the text
-#: on the indexed web are some 5e14 tokens; a D0 above 1e15 is a unit slip (1e30), not a budget, and would read
-#: the law far outside the budgets it was fitted on.
+#: The largest D0 (training tokens): 1e15. The largest published pre-training budgets are tens of trillions of
+#: tokens (Qwen3: 3.6e13) and published estimates of all the text on the indexed web some 5e14: more is a unit slip.
 MAX_D0_TOKENS = 1e15
+
 
 @dataclass(frozen=True)
 class Interval:
-    """A number of ``kind`` (``numbers.Real`` or ``numbers.Integral``) between ``left`` and ``right``.
-
-    ``None`` leaves a side open-ended; ``closed`` is ``"both"``, ``"left"``, ``"right"`` or
-    ``"neither"``. NaN and infinities never match (a finite bound excludes them anyway).
-    """
+    """A finite number of ``kind`` (``numbers.Real`` or ``numbers.Integral``) between ``left`` and ``right`` (None:
+    open-ended); ``closed`` is ``"both"``, ``"left"``, ``"right"`` or ``"neither"``."""
 
     kind: type
     left: float | None
@@ -109,8 +99,7 @@ class Options:
 
 @dataclass(frozen=True)
 class ExistingPath:
-    """A path (a string or ``os.PathLike``, not blank) to something that exists: ``kind`` ``"file"``, ``"folder"`` or
-    ``"any"``."""
+    """A path to something that exists: ``kind`` ``"file"``, ``"folder"`` or ``"any"``."""
 
     kind: str = "any"
 
@@ -129,9 +118,8 @@ class ExistingPath:
 
 @dataclass(frozen=True)
 class Date:
-    """A date: a ``datetime.date`` (a pandas Timestamp is one) or an ISO string (``2023-02-24``, ``2023-02``), in
-    [:data:`densing.impossible.EARLIEST_DATE`, today]. A date-time with a time zone is refused: which day it is depends on the zone
-    (``stamp.tz_convert("UTC").date()`` says the UTC one)."""
+    """A date (a ``datetime.date``, a pandas Timestamp, or ISO ``2023-02-24``, ``2023-02``) in
+    [:data:`densing.impossible.EARLIEST_DATE`, today]; no time zone (its day depends on the zone)."""
 
     def matches(self, value: Any) -> bool:
         day = None
@@ -171,9 +159,8 @@ def as_names(value: Any, name: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in names)
 
 
-#: The most draws a bootstrap takes: 100,000. Its Monte-Carlo error on a 95% interval's end is then a few hundredths
-#: of a percentile, below anything a reader of the interval could use; beyond it the arrays of draws (draws × targets
-#: × references, 8 bytes each) outgrow a workstation's memory (10**20 draws is a slip, not a request).
+#: The most draws a bootstrap takes: 100,000, where the Monte-Carlo error of a 95% interval's end is a few hundredths
+#: of a percentile; beyond it the arrays of draws (draws × targets × references) outgrow a workstation's memory.
 MAX_DRAWS = 100_000
 
 #: What a fit's bootstrap may be asked for (``fit_reference``, ``fit_family``, ``densing fit``, ``densing ladder fit``):
@@ -188,10 +175,8 @@ BOOTSTRAP_CONSTRAINTS = MappingProxyType({
 #: ``densing trend --n-boot``).
 DRAWS = Interval(Integral, 1, MAX_DRAWS)
 
-#: The fewest draws a printed 95% interval is read from: 40 (1/0.025), so that each end, the draws' 2.5% or 97.5%
-#: quantile, has a draw beyond it; from fewer an end is the most extreme draw itself, and can fall on the far side of
-#: its estimate ("3.63 months, at least 4.03"). The commands that print an interval refuse fewer
-#: (:func:`densing.cli.output.draws_option`).
+#: The fewest draws a printed 95% interval is read from: 40 (1/0.025), so that each end has a draw beyond it (from
+#: fewer an end is the most extreme draw, and can fall beyond its estimate): :func:`densing.cli.output.draws_option`.
 MIN_INTERVAL_DRAWS = 40
 
 #: What a D0 may be: a positive number of tokens up to :data:`MAX_D0_TOKENS` (finite: a bound excludes NaN and ∞).
@@ -204,12 +189,8 @@ CONTENTION = Interval(Real, -1, None, closed="neither")
 
 
 def validate(constraints: Mapping[str, list], **arguments: Any) -> None:
-    """Check every argument against its declared constraints; InputError naming the first that fails.
-
-    ``constraints`` maps an argument's name to a list of allowed forms (an :class:`Interval`, an
-    :class:`Options`, or ``None`` for "may be None"); the argument is valid if any form matches.
-    Arguments without a declaration are not checked.
-    """
+    """Check every declared argument against its constraints (a list of allowed forms, ``None`` for "may be None"):
+    an InputError ``NAME: expected A or B, got VALUE`` naming the first that matches none."""
     for name, value in arguments.items():
         allowed = constraints.get(name)
         if allowed is None or any(value is None if c is None else c.matches(value) for c in allowed):
@@ -236,14 +217,9 @@ def shown(value: Any) -> str:
 
 
 def validate_params(constraints: Mapping[str, list]) -> Callable:
-    """A decorator: check a function's arguments against ``constraints`` (as :func:`validate` reads them) on every
-    call, before its body runs (scikit-learn's ``validate_params``).
-
-    The arguments are bound to the signature, defaults filled in, and the declared ones checked in the order they
-    are declared (a check that imports something slow can come last); a call that does not bind (a missing or unknown argument) reaches the function, which raises Python's own
-    TypeError. The constraints stay readable on the function as ``parameter_constraints``. Declaring an argument
-    the function does not take is a TypeError at import: a constraint that checks nothing is a mistake.
-    """
+    """A decorator: :func:`validate` a function's arguments, defaults filled in, in the order declared, before its body
+    runs; a call that does not bind reaches the function (Python's own TypeError). The constraints stay on the
+    function as ``parameter_constraints``; one on an argument it does not take is a TypeError at import."""
     def attach(function: Callable) -> Callable:
         signature = inspect.signature(function)
         unknown = sorted(set(constraints) - set(signature.parameters))
@@ -268,8 +244,7 @@ def validate_params(constraints: Mapping[str, list]) -> Callable:
 
 
 def check_tokens(value: float, *, field: str = "train_tokens", where: str | None = None) -> float:
-    """A number of training tokens in (0, :data:`MAX_D0_TOKENS`]; an InputError naming the likely unit slip otherwise
-    (the largest published budgets are tens of trillions of tokens, all the text on the indexed web some 5e14)."""
+    """A number of training tokens in (0, :data:`MAX_D0_TOKENS`]; an InputError naming the unit slip otherwise."""
     if D0_TOKENS.matches(value):
         return value
     prefix = f"{where}: " if where else ""
@@ -278,7 +253,7 @@ def check_tokens(value: float, *, field: str = "train_tokens", where: str | None
 
 
 # --------------------------------------------------------------------------------------------------------------------
-# The value kinds that look at a value's type or shape (module docstring)
+# The value kinds that look at a value's type or shape: a DataFrame, an instance, a whole number, a device, text
 # --------------------------------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -339,10 +314,7 @@ _DEVICE_RE = re.compile(rf"(?:{'|'.join(DEVICE_TYPES)})(?::(?:0|[1-9][0-9]{{0,3}
 
 @dataclass(frozen=True)
 class Device:
-    """A torch device string: a type of :data:`DEVICE_TYPES`, optionally ``:N`` (the device index, as ``cuda:1``).
-
-    Parsed here, not by ``torch.device``: the check runs before any model (and torch, an optional extra) loads.
-    """
+    """A torch device string: a type of :data:`DEVICE_TYPES`, optionally ``:N`` (``cuda:1``), read without torch."""
 
     def matches(self, value: Any) -> bool:
         return isinstance(value, str) and _DEVICE_RE.fullmatch(value) is not None

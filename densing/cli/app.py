@@ -1,9 +1,6 @@
-"""The typer app and the console-script entry :func:`main` (what becomes an error line: :func:`main`).
-
-Options that cannot apply together: :data:`EXCLUSIVE` maps a command (as typed after ``densing``: ``"fit"``,
-``"overlap validate"``) to the pairs of :class:`Given` conditions it cannot honour at once, each with the reason;
-:class:`CheckedCommand` (every command's class) refuses such a pair in one line naming both options before the
-command's body runs, so an option is never ignored in silence.
+"""The typer app and the console-script entry :func:`main`. :data:`EXCLUSIVE` declares the options each command
+cannot apply together; :class:`CheckedCommand` refuses such a pair before the command runs, so an option is never
+ignored in silence.
 """
 from __future__ import annotations
 
@@ -26,8 +23,8 @@ from densing.errors import DensingError, InputError
 
 @dataclass(frozen=True)
 class Given:
-    """An option given on the command line (``param``: its parameter name), and with ``value`` (its value as typed,
-    e.g. ``"olmes"``) only when it holds that value, with ``other_than`` only when it holds another value."""
+    """An option ``param`` given on the command line (with ``value``: holding that value; with ``other_than``:
+    holding another)."""
 
     param: str
     value: str | None = None
@@ -52,7 +49,7 @@ class Given:
 
 _FAMILY = "the family law S(N) = c/(1+e^(-γ(ln N - l))) + d is fitted on one family at its own budget, with d = chance " \
           "and c + d = 1"
-#: Per command, the pairs of options that cannot apply together, and why.
+#: Per command (as typed after ``densing``), the pairs of options that cannot apply together, and why.
 EXCLUSIVE: dict[str, tuple[tuple[Given, Given, str], ...]] = {
     "fit": (
         (Given("family"), Given("law"), f"{_FAMILY}; --law chooses between the two-step and composed laws"),
@@ -97,8 +94,7 @@ EXCLUSIVE: dict[str, tuple[tuple[Given, Given, str], ...]] = {
 
 
 class CheckedCommand(TyperCommand):
-    """A typer command that refuses, before its body runs, the first declared pair of :data:`EXCLUSIVE` its command
-    line gives both of."""
+    """A typer command that refuses, before its body runs, a pair of :data:`EXCLUSIVE` options given together."""
 
     def invoke(self, ctx: click.Context):
         command = ctx.command_path.split(" ", 1)[1] if " " in ctx.command_path else ctx.command_path
@@ -138,8 +134,7 @@ def _main(
 
 
 def summary(text: str | None) -> str | None:
-    """A command's line in its group's help: the first paragraph of its help, whole (click cuts a summary it makes
-    itself at the terminal's width with "..."; one it is given it wraps instead): its first sentence."""
+    """A command's line in its group's help: the first sentence of its help, whole (click would cut its own)."""
     if not text:
         return None
     first = " ".join(text.strip().split("\n\n", 1)[0].split())
@@ -159,8 +154,8 @@ for _group in (app, eval_app, overlap_app, ladder_app):  # every command refuses
 
 
 def print_help(argv: list[str]) -> bool:
-    """Print the help of ``densing [group ...] [command] --help`` from the command tree, without parsing (typer
-    builds a pydantic validator per parameter while parsing, --help included); False if argv is not that."""
+    """Print the help of ``densing [group ...] [command] --help`` from the command tree without parsing (which is
+    slow); False if argv is not that."""
     if not argv or argv[-1] not in ("--help", "-h") or any(a.startswith("-") for a in argv[:-1]):
         return False
     command = typer.main.get_command(app)
@@ -175,11 +170,9 @@ def print_help(argv: list[str]) -> bool:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry. A usage error (unknown option, bad value) and a
-    :class:`DensingError` each become one line on stderr and exit code 2; ``densing`` or a group
-    without a command prints its help (exit 2); Ctrl-C exits 130 and ``SIGTERM`` 143, each with one
-    line, after every worker process has ended (:mod:`densing.runtime`); anything else is a bug and
-    keeps its traceback."""
+    """Console-script entry. A usage error and a :class:`DensingError` each become one line on stderr and exit 2;
+    ``densing`` or a group without a command prints its help (exit 2); Ctrl-C exits 130 and ``SIGTERM`` 143, each
+    with one line, after every worker has ended; anything else is a bug and keeps its traceback."""
     args = sys.argv[1:] if argv is None else list(argv)
     plain_terminal()  # help screens too (click itself writes UTF-8 where a stream says ASCII, not where it says Latin-1)
     if print_help(args):
@@ -189,8 +182,8 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _empty_option(args: list[str]) -> str | None:
-    """The first option or argument given an empty value (``--out ""``, ``--out=``, a positional ``""``): typer would
-    read an empty path as the working folder. An argument is named as its help shows it (``PATH``)."""
+    """The first option or argument given an empty value (``--out ""``, ``--out=``, a positional ``""``; typer would
+    read it as the working folder), an argument named as its help shows it (``PATH``)."""
     for i, word in enumerate(args):
         if word.startswith("--") and "=" in word and word.split("=", 1)[1] == "":
             return word.split("=", 1)[0]
@@ -202,8 +195,7 @@ def _empty_option(args: list[str]) -> str | None:
 
 
 def _argument_name(args: list[str], index: int) -> str:
-    """The name (``PATH``) of the positional argument that ``args[index]`` fills, or ``argument N`` where the command
-    line does not say (an unknown command, an option whose value is taken as the argument)."""
+    """The name (``PATH``) of the positional argument that ``args[index]`` fills, else ``argument N``."""
     command = typer.main.get_command(app)
     context = command.context_class(command, info_name="densing")
     position = 0

@@ -1,10 +1,5 @@
-"""``densing eval``: benchmark sweeps through lm-eval into a results store, and ingest of old runs.
-
-    densing eval --models models.yaml --benchmarks mmlu,arc_easy [--backend NAME] [--limit N]
-                 [--out STORE]
-    densing eval --models models.yaml --suite leaderboard-v1 [--local-data]
-    densing eval ingest DIR [--out STORE] [--models models.yaml]
-"""
+"""``densing eval``: benchmark sweeps through lm-eval into a results store, ingest of old runs, and the merge of
+sharded request caches."""
 from __future__ import annotations
 
 import importlib.util
@@ -54,8 +49,7 @@ QUICK_BACKENDS = ("hf",)
 
 
 def _prefix_settings(backend: str, trie_tokens: int | None, slots: int | None):
-    """``--trie-tokens`` and ``--slots`` as the prefix engine's settings (None: its defaults); they need a backend
-    with the engine (``--backend densing-hf``)."""
+    """``--trie-tokens`` and ``--slots`` as the prefix engine's settings (None: its defaults)."""
     if trie_tokens is None and slots is None:
         return None
     from densing.eval import backends
@@ -86,8 +80,7 @@ def sweep(
     benchmarks: Optional[str] = typer.Option(None, "--benchmarks", help="Comma-separated benchmark names."),
     suite: Optional[str] = typer.Option(
         None, "--suite", help="A protocol's benchmarks: leaderboard-v1 (Open LLM Leaderboard v1), leaderboard-v2 or swallow-en "
-        "(Swallow LLM Leaderboard, English: MMLU, BBH, MATH-500, GSM8K, HumanEval)."
-    ),
+        "(Swallow LLM Leaderboard, English: MMLU, BBH, MATH-500, GSM8K, HumanEval)."),
     backend: str = typer.Option("hf", "--backend", help="Any name in lm-eval's model registry (hf, vllm and others) "
                                 "or densing-hf (densing's prefix engine: hf's numbers, shared prompt prefixes computed once)."),
     limit: Optional[float] = typer.Option(None, "--limit", metavar="N", help="At most N items per task, a whole number (MMLU: N in each of its subjects; a quick look, not the protocol)."),
@@ -98,8 +91,7 @@ def sweep(
     device: Optional[str] = typer.Option(None, "--device", help="torch device (default: cuda if available, else cpu)."),
     model_args: Optional[str] = typer.Option(
         None, "--model-args", help="k=v,k=v passed to the lm-eval backend for every model (vllm: tensor_parallel_size=2,"
-        "gpu_memory_utilization=0.85,max_model_len=4096); a models file's own model_args win."
-    ),
+        "gpu_memory_utilization=0.85,max_model_len=4096); a models file's own model_args win."),
     batch_size: str = typer.Option("1", "--batch-size", help="The backend's batch size, or 'auto' (vllm: auto)."),
     trie_tokens: Optional[int] = typer.Option(None, "--trie-tokens", help="densing-hf: new trie tokens per log-likelihood pass (default: sized to the device; 512 on a CPU)."),
     slots: Optional[int] = typer.Option(None, "--slots", help="densing-hf: requests decoded together in greedy generation (default: sized to the device; 16 on a CPU)."),
@@ -107,22 +99,18 @@ def sweep(
     output_format: str = typer.Option("table", "--format", metavar="[table|json|csv]", help=FORMAT_HELP),
     local_data: bool = typer.Option(False, "--local-data", help="Run the known benchmarks on local splits (no Hub)."),
     data_root: Optional[Path] = typer.Option(
-        None, "--data-root", help="Folder holding benchmarks/ (default: $DENSING_SHARED_DATA or ../shared/data)."
-    ),
+        None, "--data-root", help="Folder holding benchmarks/ (default: $DENSING_SHARED_DATA or ../shared/data)."),
     prefix_cache: bool = typer.Option(False, "--prefix-cache", hidden=True,
                                       help="Deprecated: the same as --backend densing-hf."),
     shard: Optional[str] = typer.Option(
         None, "--shard", help="K/N: compute only shard K of N of the requests into the request cache, write no result "
-        "(run N such processes, then the same command without --shard to score); needs --backend densing-hf."
-    ),
+        "(run N such processes, then the same command without --shard to score); needs --backend densing-hf."),
     time_limit: Optional[float] = typer.Option(
         None, "--time-limit", help="Minutes: greedy generation admits no new request after this, lets the ones in flight "
-        "finish into the request cache and stops without scoring (run again to resume); needs --backend densing-hf."
-    ),
+        "finish into the request cache and stops without scoring (run again to resume); needs --backend densing-hf."),
     isolate: Optional[bool] = typer.Option(
         None, "--isolate/--no-isolate", help="Each model in a process of its own, so its GPU memory is returned before "
-        "the next loads (default: on for vllm)."
-    ),
+        "the next loads (default: on for vllm)."),
     list_benchmarks: bool = typer.Option(False, "--list", help="List the known benchmarks (lm-eval tasks, shots, metric) and exit."),
 ) -> None:
     """Evaluate every model on every benchmark (skipping pairs already in the store)."""
@@ -137,7 +125,9 @@ def sweep(
         raise InputError(
             "densing eval: --models and --benchmarks or --suite are required (or use 'densing eval ingest DIR')"
         )
-    names, left_out = _suite_names(suite, local_data)
+    from densing.eval.benchmarks import suite_benchmarks
+
+    names, left_out = suite_benchmarks(suite.strip(), local_data=local_data) if suite is not None else ([], [])
     batch, backend, settings, share = _sweep_options(
         limit=limit, batch_size=batch_size, output_format=output_format, device=device, trie_tokens=trie_tokens,
         slots=slots, data_root=data_root, include_path=include_path, backend=backend, prefix_cache=prefix_cache,
@@ -161,11 +151,8 @@ def sweep(
 
 
 def _check_sources(specs: list, names: list[str], out: Path) -> None:
-    """Before lm-eval builds its task index (seconds): the eval extra is installed, and every model with a
-    pair missing from the store can be loaded — its local path or GGUF file exists, its package (``package:NAME``) is
-    installed (:func:`densing.eval.loading.check_model_source`); a Hub id's files are looked up by the sweep.
-    A model whose every pair is in the store is not loaded and is not checked (the sweep checks its parts' config
-    hashes, and a stale part's model then, still before evaluating)."""
+    """Before lm-eval builds its task index (seconds): the eval extra is installed, and every model with a pair
+    missing from the store can be loaded (:func:`densing.eval.loading.check_model_source`)."""
     if importlib.util.find_spec("lm_eval") is None:
         raise EvalError("densing eval needs the eval extra: no installed package 'lm_eval' (pip install -e '.[eval]')")
     from densing.eval.loading import check_model_source
@@ -176,20 +163,9 @@ def _check_sources(specs: list, names: list[str], out: Path) -> None:
             check_model_source(spec)
 
 
-def _suite_names(suite: str | None, local_data: bool) -> tuple[list[str], list[str]]:
-    """(the benchmarks of ``--suite``, those left out for want of a local split); none without a suite."""
-    if suite is None:
-        return [], []
-    from densing.eval.benchmarks import suite_benchmarks
-
-    return suite_benchmarks(suite.strip(), local_data=local_data)
-
-
 def _model_specs(models: Path, backend: str, model_args: str | None) -> list:
-    """The models file's specs, with ``--model-args``; the backend's name checked around the file: its names are
-    lm-eval's, read by importing lm-eval (seconds), which a bad value elsewhere need not wait for; the default is
-    checked after the models file and the models' sources (:func:`_check_sources`), so that a missing one is said at
-    once, any other name before it."""
+    """The models file's specs, with ``--model-args``; a backend other than the default is checked first (its names
+    are lm-eval's: seconds to read), the default after the models' sources."""
     from densing.eval.loading import SWEEP_CONSTRAINTS
     from densing.eval.models import read_models_file, with_model_args
 
@@ -212,8 +188,8 @@ def _list_benchmarks(output_format: str, local_data: bool) -> None:
 
 def _sweep_options(*, limit, batch_size: str, output_format, device, trie_tokens, slots, data_root, include_path,
                    backend: str, prefix_cache: bool, shard, time_limit, out):
-    """(batch size, backend, prefix settings, shard): the sweep's options, each checked, before the models file is
-    read (the backend's name is checked by the caller: it needs lm-eval)."""
+    """(batch size, backend, prefix settings, shard): the sweep's options, each checked before the models file is
+    read (but the backend's name)."""
     from densing.eval import backends
     from densing.eval.loading import SWEEP_CONSTRAINTS
     from densing.io import check_writable_folder
@@ -235,8 +211,7 @@ def _sweep_options(*, limit, batch_size: str, output_format, device, trie_tokens
 
 
 def _sweep_with_progress(specs: list, names: list[str], out, *, shard, shard_text: str | None, **options):
-    """:func:`densing.eval.runner.run_sweep` with a progress bar on stderr (stdout carries only the results), then
-    one line of what was done, stopped or sharded (``shard_text``: ``--shard`` as given)."""
+    """:func:`densing.eval.runner.run_sweep` with a progress bar on stderr, then what was done, stopped or sharded."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

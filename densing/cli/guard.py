@@ -18,8 +18,7 @@ MAX_MESSAGE = 600
 
 
 def one_line(message: str) -> str:
-    """The first line of ``message``, its middle cut out past :data:`MAX_MESSAGE` characters (the field named first
-    and the end of the value stay)."""
+    """The first line of ``message``, its middle cut out past :data:`MAX_MESSAGE` characters."""
     line = message.splitlines()[0] if message else ""
     if len(line) <= MAX_MESSAGE:
         return line
@@ -34,8 +33,8 @@ ASCII_FOR = {"≤": "<=", "≥": ">=", "∞": "inf", "ρ": "rho", "±": "+/-", "
 
 
 def _to_ascii(exc: UnicodeError):
-    """The codec error handler ``densing-ascii``: a character the stream cannot encode becomes its ASCII spelling
-    (:data:`ASCII_FOR`), its letters without accents (é → e), or a ``\\u`` escape."""
+    """The codec error handler ``densing-ascii``: a character the stream cannot encode in ASCII (:data:`ASCII_FOR`,
+    é → e, or a ``\\u`` escape)."""
     import unicodedata
 
     if not isinstance(exc, UnicodeEncodeError):
@@ -48,8 +47,7 @@ def _to_ascii(exc: UnicodeError):
 
 
 def plain_terminal() -> None:
-    """Let stdout and stderr spell in ASCII (:func:`_to_ascii`) a character their encoding (not UTF-8: a C locale, a
-    Windows code page) cannot encode, never a ``UnicodeEncodeError``."""
+    """Let stdout and stderr spell in ASCII (:func:`_to_ascii`) what their encoding cannot encode."""
     codecs.register_error("densing-ascii", _to_ascii)
     for stream in (sys.stdout, sys.stderr):
         encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
@@ -62,16 +60,13 @@ def plain_terminal() -> None:
 
 @contextmanager
 def guarded():
-    """Run a command: ``SIGTERM`` raises :class:`~densing.runtime.Terminated` (exit 143, one line ``error:
-    terminated``) so that ``finally`` blocks run; ``SIGINT`` raises ``KeyboardInterrupt`` (exit 130), also where the
-    process started with it ignored; afterwards any worker process left alive is ended and the handlers put back."""
-    plain_terminal()  # a terminal that cannot encode ≤ ≥ ∞ ρ ± gets them in ASCII
+    """Run a command: ``SIGTERM`` raises :class:`~densing.runtime.Terminated` (exit 143, ``error: terminated``) and
+    ``SIGINT`` ``KeyboardInterrupt`` (exit 130); afterwards any worker left alive is ended, the handlers put back."""
+    plain_terminal()
     before = runtime.children()  # a caller's own processes (main called from Python) are not the command's
     previous = signal.getsignal(signal.SIGTERM)
     previous_int = signal.getsignal(signal.SIGINT)
     runtime.terminated = False
-    # SIGTERM leaves like Ctrl-C (finally blocks end the worker processes); `kill -INT PID` is Ctrl-C, even when the
-    # shell started densing with SIGINT ignored
     runtime.exits_on_signals()
     try:
         yield
@@ -88,14 +83,12 @@ def guarded():
             signal.signal(signal.SIGINT, previous_int)
 
 
-#: The exit code of a command whose reader went away (``densing trend | head -1``), said by no line: 1, as click, rich
-#: and Python's own advice on SIGPIPE give it.
+#: The exit code of a command whose reader went away (``densing trend | head -1``): 1, as click and Python's advice.
 BROKEN_PIPE_EXIT = 1
 
 
 def _quiet_stdout() -> None:
-    """Point standard output at ``/dev/null``: what is still buffered for a reader that went away is dropped at exit,
-    not raised again (Python's note on SIGPIPE)."""
+    """Point standard output at ``/dev/null``: what is buffered for a reader that went away is dropped at exit."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -119,12 +112,9 @@ def _exit_code(main) -> int:
 
 
 def leave(main) -> None:
-    """Run ``main()``, then the exit handlers (``atexit``), flush stdout and stderr and end with ``os._exit`` (exit
-    codes ``main``'s): freeing every module's objects at interpreter shutdown takes time and gives nothing back.
-
-    The process's own streams: a closed stderr (``2>&-``) takes the error line nowhere (never into stdout) and keeps
-    the exit code; a closed stdout (``>&-``) is refused before any work, one line on stderr, exit 2; a reader that
-    goes away (``| head -1``) ends the command silently with :data:`BROKEN_PIPE_EXIT`."""
+    """Run ``main()``, the exit handlers, flush stdout and stderr and end with ``os._exit`` (``main``'s exit code):
+    freeing every module's objects at shutdown gives nothing back. A closed stderr takes the error line nowhere, a
+    closed stdout is refused (exit 2), a reader that goes away ends the command with :data:`BROKEN_PIPE_EXIT`."""
     if sys.stderr is None:  # print(file=None) would write to stdout
         sys.stderr = open(os.devnull, "w")
     if sys.stdout is None:

@@ -1,8 +1,5 @@
-"""``densing ladder``: fit a model ladder as a reference and check it on held-out models.
-
-The library does the work (:mod:`densing.laws.olmo.ladder`, :mod:`densing.data.olmo`); these commands
-parse arguments, call it and render or write its tables.
-"""
+"""``densing ladder``: fit a model ladder as a reference (:mod:`densing.laws.olmo.ladder`) and check it on held-out
+models."""
 from __future__ import annotations
 
 import sys

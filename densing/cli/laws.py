@@ -36,9 +36,8 @@ def _names(text: str) -> str | list[str]:
 
 
 def _read(data: Path, *, suite: str | None = None, final_only: bool = False):
-    """:func:`densing.data.read_reference_data`, saying on stderr that a folder is being read (the
-    Pythia folder is thousands of JSON files: seconds). ``--suite`` and ``convert --final-only`` are refused on data
-    other than the Pythia evals folder (:func:`densing.data.formats.pythia_only`)."""
+    """:func:`densing.data.read_reference_data`, saying on stderr that a folder is being read; ``--suite`` and
+    ``--final-only`` only on the Pythia evals folder (:func:`densing.data.formats.pythia_only`)."""
     from densing.data import read_reference_data
     from densing.data.formats import pythia_only
 
@@ -121,8 +120,7 @@ def fit(
 
 def _fit_family(data: Path, benchmark: str, family: str, shape: str, *, metric: str, d0_tokens: float, suite: str | None,
                 n_boot: int, seed: int):
-    """``densing fit --family``: the family law on one family, its likelihood fit with the reference rule's dispersion of the
-    benchmark pooled over the table's families (the trend's)."""
+    """``densing fit --family``: the family law on one family, with the trend's pooled dispersion of the benchmark."""
     from densing.io import command_line
     from densing.laws.eligibility import pooled_dispersions
     from densing.laws.family import fit_family, shape_constants
@@ -199,8 +197,7 @@ def validate(
     min_train_tokens: Optional[str] = typer.Option(
         None, "--min-train-tokens",
         help="Leave out checkpoints trained on fewer tokens, from the fit and the held-out rows. "
-             "Default: 3e9 on the Pythia folder (drops the warm-up checkpoints, steps 1 to 1000), none otherwise.",
-    ),
+             "Default: 3e9 on the Pythia folder (drops the warm-up checkpoints, steps 1 to 1000), none otherwise."),
     final_only: bool = typer.Option(False, "--final-only", help="Report only each held-out run's last checkpoint."),
     suite: Optional[str] = typer.Option(None, "--suite", help="Pythia suite when --data is the Pythia evals folder (default standard; refused on other data)."),
     fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
@@ -283,9 +280,8 @@ def density(
 
 def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, include_poor_fits: bool, fmt: Format,
                       wide: bool, detail: bool = False) -> None:
-    """``densing density`` without ``--fit``: the headline's per-model densities
-    (:func:`densing.trend.measure.headline_densities`) on ``--targets`` (default the public table; a registered
-    table's file takes its own headline, any other file the public table's rule, as ``densing trend --results``)."""
+    """``densing density`` without ``--fit``: the headline's per-model densities on ``--targets``
+    (:func:`densing.trend.measure.headline_densities`; a table's profile as ``densing trend --results`` reads it)."""
     if d0 is not None:  # never ignored in silence: the headline's references have no data term
         raise InputError(f"--d0 {d0.strip()}: the headline's reference is a family at its own budget, which has no data "
                          "term, so D0 has no meaning for it; give --fit with a two-step law to invert at D0")
@@ -328,8 +324,7 @@ def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, 
 
 
 def _density_screen(result, reference: str, bounded: int, wide: bool) -> None:
-    """``densing density`` on one screen: what it shows, the densest :data:`~densing.cli.layout.DENSITY_ROWS` models
-    (ρ, its interval or bound, the release date), how many more and where."""
+    """``densing density`` on one screen: the densest :data:`~densing.cli.layout.DENSITY_ROWS` models."""
     family = family_of(reference)
     print_text(f"Capacity density ρ = N̂/N under the headline's lead reference, {family} at its own budget: one of the "
                f"references the headline pools, over the targets it inverts (its own family's models are not among "

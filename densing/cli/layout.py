@@ -1,10 +1,7 @@
-"""How a table is laid out on a terminal of a given width (:func:`plan`; the rule in docs/cli_reference.md, "Tables,
-numbers and names"): each column's width, the columns of each block, and the names shortened;
-:func:`densing.cli.output.render_table` prints what :func:`plan` decides.
-
-Then the pieces every one-screen command shares (what a command prints by default at an 80×40 terminal: the answer
-first, one compact table, the notes counted, a last line that repeats the answer; everything else behind
-``--detail``): :func:`counted`, :func:`closing`, :func:`browser_lines`.
+"""How a table is laid out on a terminal of a given width (:func:`plan`; the rule in docs/cli_reference.md): each
+column's width, the columns of each block, the names shortened. Then the pieces every one-screen command shares (the
+answer first, one compact table, the notes counted, a last line that repeats the answer): :func:`counted`,
+:func:`closing`, :func:`browser_lines`.
 """
 from __future__ import annotations
 
@@ -23,9 +20,7 @@ MAX_KEY_COLUMNS = 2
 
 
 def header_lines(text: str, width: int) -> str:
-    """``text`` broken between words into lines of at most ``width`` characters where it can be
-    (``95% CI low`` at width 6: ``95% CI`` / ``low``); a word is never broken, and a word longer
-    than ``width`` has a line of its own."""
+    """``text`` broken between words into lines of at most ``width`` characters (a longer word has its own line)."""
     lines = [""]
     for word in text.split(" "):
         if lines[-1] and len(lines[-1]) + 1 + len(word) > width:
@@ -59,8 +54,7 @@ class Column:
         return _longest_word(self.header)
 
     def narrowest(self) -> int:
-        """The least width without shortening: its widest number or name (other text folds down to
-        :data:`MIN_TEXT_WIDTH`), its longest header word."""
+        """The least width without shortening (text folds down to :data:`MIN_TEXT_WIDTH`)."""
         whole = self.numeric or self.identifier
         return max(self.widest_cell() if whole else min(self.widest_cell(), MIN_TEXT_WIDTH), self.least_header())
 
@@ -70,8 +64,7 @@ class Column:
 
 
 def table_width(columns: list[Column], positions) -> int:
-    """Characters a ``box.SIMPLE_HEAD`` table without edges, one space of padding after each cell, takes for these
-    columns: Σ (width + 2) − 1."""
+    """Characters an edgeless table with one space of padding takes for these columns: Σ (width + 2) − 1."""
     return sum(columns[p].width + 2 for p in positions) - 1
 
 
@@ -80,8 +73,8 @@ def _lines_at(text: str, width: int) -> int:
 
 
 def _widen_headers(columns: list[Column], limit: int) -> None:
-    """Spend the room left within ``limit`` on headers: each column, left to right, as wide as puts
-    its header on two lines, then on one, where the table still fits."""
+    """Spend the room left within ``limit`` on headers: each column as wide as puts its header on two lines, then on
+    one, where the table still fits."""
     for most in (2, 1):
         for c in columns:
             if _lines_at(c.header, c.width) <= most:
@@ -92,8 +85,7 @@ def _widen_headers(columns: list[Column], limit: int) -> None:
 
 
 def key_positions(columns: list[Column], keys_given: int | None = None) -> list[int]:
-    """Positions of the columns that name a row: ``keys_given`` leading ones (whatever they hold: a rank), else the
-    leading text columns, at most :data:`MAX_KEY_COLUMNS`."""
+    """Positions of the columns that name a row: ``keys_given`` leading ones, else the leading text columns."""
     if keys_given is not None:
         return list(range(min(keys_given, len(columns))))
     keys: list[int] = []
@@ -105,9 +97,8 @@ def key_positions(columns: list[Column], keys_given: int | None = None) -> list[
 
 
 def shorten(cells: list[str], width: int) -> tuple[list[str], dict[str, str]]:
-    """Each cell longer than ``width`` cut to ``width`` characters, its middle given as ``…`` (its start and its end
-    kept: ``Qwen/Qwe…1.5-110B``; numbered, ``…2``, where two different names would still read alike) → (the cells as
-    shown, {shortened: full name})."""
+    """Each cell longer than ``width`` cut to it, its middle as ``…`` (``Qwen/Qwe…1.5-110B``; numbered, ``…2``, where
+    two names would read alike) → (the cells as shown, {shortened: full name})."""
     shown, key = [], {}
     head = (width - 1) * 2 // 5
     for cell in cells:
@@ -124,8 +115,8 @@ def shorten(cells: list[str], width: int) -> tuple[list[str], dict[str, str]]:
 
 
 def _shrink_names(columns: list[Column], names: list[Column], excess) -> None:
-    """Shorten the widest of ``names`` step by step (down to the next widest; equal ones one character each in turn;
-    none below :data:`MIN_NAME_WIDTH` or its header's longest word) while ``excess()`` is above 0."""
+    """Shorten the widest of ``names`` step by step (none below :data:`MIN_NAME_WIDTH` or its header's longest word)
+    while ``excess()`` is above 0."""
     while excess() > 0:
         shrinkable = [c for c in names if c.width > max(MIN_NAME_WIDTH, c.least_header())]
         if not shrinkable:
@@ -137,10 +128,9 @@ def _shrink_names(columns: list[Column], names: list[Column], excess) -> None:
 
 
 def _fit_first_block(columns: list[Column], first: list[int], keys: list[int], limit: int) -> None:
-    """Widths for the first block's columns so that it fits ``limit``: text that folds at
-    :data:`MIN_TOGETHER_TEXT`, names shortened (:func:`_shrink_names`) until the block fits (then text folded down to
-    its longest word) and the keys leave room for the widest other number beside them in a later block, then the room
-    left spent on the folding text."""
+    """Widths for the first block's columns so that it fits ``limit``: text folds at :data:`MIN_TOGETHER_TEXT`, names
+    are shortened until the block fits and the keys leave room for a later block's widest number, then the room left
+    goes to the folding text."""
     for p in first:
         c = columns[p]
         whole = c.numeric or c.identifier
@@ -163,9 +153,8 @@ def _fit_first_block(columns: list[Column], first: list[int], keys: list[int], l
 
 
 def _deal(columns: list[Column], first: list[int], keys: list[int], limit: int) -> list[list[int]]:
-    """The blocks: ``first``, then every other column in order, into the room left in the current block, else a new
-    block that repeats the keys; a text column takes the width of its cells up to a block's room, where it folds (a
-    name is shortened to it)."""
+    """The blocks: ``first``, then every other column in order into the current block's room, else a new block that
+    repeats the keys; a text column as wide as its cells up to the room."""
     room = limit - table_width(columns, keys) - 2 if keys else limit
     blocks, current = [], list(first)
     for p in range(len(columns)):
@@ -231,16 +220,15 @@ DETAIL_HELP = "Print everything: the explanation, every table and every note (th
 
 
 def counted(lines: list[str], what: str, where: str) -> str | None:
-    """``lines`` (notes, warnings) as one line: ``"3 notes on order breaks: --detail"`` (None when there are none)."""
+    """``lines`` as one line: ``"3 notes on order breaks: --detail"`` (None when there are none)."""
     if not lines:
         return None
     return f"{len(lines)} {what}: {where}"
 
 
 def closing(clauses: list[str], width: int | None = None) -> str:
-    """The last line: ``clauses`` joined by ``"; "`` and ended with a full stop, the trailing clauses dropped until it
-    fits ``width`` (default: the terminal's, which :func:`densing.cli.output.print_text` folds at; the first clause,
-    the answer, is always kept)."""
+    """The last line: ``clauses`` joined by ``"; "`` with a full stop, trailing clauses dropped until it fits ``width``
+    (default: the terminal's; the first clause, the answer, is always kept)."""
     if width is None:
         from rich.console import Console
 
@@ -260,8 +248,7 @@ def browser_lines(path: Path) -> list[str]:
 
 
 def command_words(command: str, options: dict) -> str:
-    """The command line that makes a written page again, for its footer: ``densing COMMAND`` and each option given (a
-    flag where its value is True; none where it is None or False)."""
+    """The command line that makes a written page again, for its footer (a flag where its value is True)."""
     import shlex
 
     words = ["densing", command]

@@ -37,8 +37,7 @@ def measure(
     suite: str = typer.Option("leaderboard-v1", "--suite", help="The public protocol: leaderboard-v1, leaderboard-v2 or swallow-en."),
     local_data: bool = typer.Option(False, "--local-data", help="Run the suite's benchmarks on local splits (no Hub)."),
     data_root: Optional[Path] = typer.Option(
-        None, "--data-root", help="Folder holding benchmarks/ (default: $DENSING_SHARED_DATA or ../shared/data)."
-    ),
+        None, "--data-root", help="Folder holding benchmarks/ (default: $DENSING_SHARED_DATA or ../shared/data)."),
     limit: Optional[float] = typer.Option(None, "--limit", metavar="N", help="At most N items per task, a whole number (MMLU: N in each of its subjects); the intervals are those of the items scored."),
     out: Optional[Path] = typer.Option(None, "--out", help="HTML report to write (atomically; missing folders are made; default report.html with "
                                        "--models, none with --scores)."),
@@ -98,8 +97,7 @@ def measure(
 
 def _place_scores(scores: Path, model: Optional[str], params: Optional[str], release_date: Optional[str],
                   out: Optional[Path], csv: Optional[Path], n_boot: int, seed: int) -> None:
-    """``densing measure --scores``: the scores file placed against the headline of the shipped public table
-    (:func:`densing.placement.own_scores.place`): one line per model, a table, and the answer last."""
+    """``densing measure --scores``: the scores file placed against the shipped public table's headline."""
     from densing.io import check_outputs_apart, check_writable
 
     check_outputs_apart({"--out": out, "--csv": csv}, {"--scores": scores})
@@ -137,8 +135,7 @@ def _write_template(path: Path) -> None:
 
 
 def _print_placement(result) -> None:
-    """The placement in words (one paragraph per model) and one table: ρ with its interval, the frontier's band at the
-    model's date, where it sits."""
+    """The placement in words (one paragraph per model) and one table."""
     print_text(result.summary())
     frame = result.to_frame()
     columns = [c for c in ("model", "density", "density_ci_low", "density_ci_high", "bound", "effective_params",
@@ -172,7 +169,7 @@ def print_text_closing(result) -> None:
 
 
 def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, summary: bool = True) -> None:
-    """The report (led by the user's models; none without ``out``), the CSV rows, and the placement in words."""
+    """The report led by the user's models (with ``out``), the CSV rows, and the placement in words."""
     from densing.io import atomic_write_text
     from densing.report.render import build_report
 

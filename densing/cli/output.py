@@ -1,11 +1,7 @@
-"""The one output layer of the command line: a DataFrame as a rich table, JSON or CSV.
-
-Every command renders through :func:`print_frame` (a table command: JSON a list of row objects) or
-:func:`print_document` (a command with a headline: JSON ``{"rows": [...], sections...}``); the rules of each format
-(cells by :mod:`densing.display`, tables laid out at the terminal's width by :mod:`densing.cli.layout`, the JSON
-shapes) are in docs/cli_reference.md ("Tables, numbers and names", "JSON output").
-
-pandas, numpy and orjson are imported inside the functions, so importing this module keeps ``densing --help`` quick.
+"""The one output layer of the command line: a DataFrame as a rich table, JSON or CSV, through :func:`print_frame`
+(JSON a list of row objects) or :func:`print_document` (JSON ``{"rows": [...], sections...}``); each format's rules
+are in docs/cli_reference.md. pandas, numpy and orjson are imported inside the functions (``densing --help`` stays
+quick).
 """
 from __future__ import annotations
 
@@ -28,8 +24,8 @@ from densing.validation import validate as check
 
 
 def command_group(help: str, **settings):
-    """A typer app of densing's kind: plain help (no rich import, flags without a type, paths never cut), no shell
-    completion, Python's own tracebacks, its help when given no command (unless ``settings`` say otherwise)."""
+    """A typer app of densing's kind: plain help, no shell completion, Python's own tracebacks, its help when given no
+    command (unless ``settings`` say otherwise)."""
     import typer
 
     return typer.Typer(help=help, **{"no_args_is_help": True, **settings}, add_completion=False,
@@ -61,7 +57,7 @@ def size_option(text: Optional[str], option: str) -> Optional[float]:
 
 def draws_option(n_boot: int, seed: int) -> None:
     """``--n-boot`` and ``--seed`` of a command that prints a 95% interval, checked before any work: at least
-    :data:`~densing.validation.MIN_INTERVAL_DRAWS` draws (why: there), at most ``MAX_DRAWS``; a seed ≥ 0."""
+    :data:`~densing.validation.MIN_INTERVAL_DRAWS` draws, at most ``MAX_DRAWS``; a seed ≥ 0."""
     if isinstance(n_boot, int) and n_boot < MIN_INTERVAL_DRAWS:
         raise InputError(f"--n-boot: {n_boot} draws are too few for a 95% interval (each end needs a draw beyond it); "
                          f"give at least {MIN_INTERVAL_DRAWS}")
@@ -103,8 +99,8 @@ def _plain(value):
 
 
 def _json_ready(value):
-    """``value`` as plain JSON: a DataFrame as its row objects, a result as its ``to_dict()``, mappings and sequences
-    element by element, every scalar by :func:`_plain` (NaN and infinity → None, dates → YYYY-MM-DD)."""
+    """``value`` as plain JSON: a DataFrame as its row objects, a result as its ``to_dict()``, containers element by
+    element, NaN and infinity as None, dates as YYYY-MM-DD."""
     import numpy as np
     import pandas as pd
 
@@ -122,8 +118,8 @@ def _json_ready(value):
 
 
 def document(rows, /, **sections) -> dict:
-    """A command with a headline's JSON object: ``{"rows": [row objects], **sections}`` (module docstring); ``rows``
-    a DataFrame or a list of row dicts, each section any JSON-able value (a DataFrame as its rows)."""
+    """A command with a headline's JSON object: ``{"rows": [row objects], **sections}``, each section any JSON-able
+    value (a DataFrame as its rows)."""
     if "rows" in sections:
         raise ValueError("document: 'rows' is the main table, not a section")
     return {"rows": _json_ready(rows), **{name: _json_ready(value) for name, value in sections.items()}}
@@ -135,8 +131,7 @@ def print_document(rows, /, **sections) -> None:
 
 
 def columns_of(frame, *, wide: bool = False) -> list[Column]:
-    """The columns of ``frame`` as people read them (:func:`densing.display.column`); unless
-    ``wide``, a column with nothing in it (every cell missing or blank) is left out."""
+    """The columns of ``frame`` as people read them; unless ``wide``, a column with nothing in it is left out."""
     out = [Column(str(name), head, cells, is_numeric(frame[name].tolist()))
            for name, (head, cells) in zip(frame.columns, frame_columns(frame))]
     if not wide:
@@ -145,8 +140,7 @@ def columns_of(frame, *, wide: bool = False) -> list[Column]:
     return out
 
 
-#: Padding of a cell (top, right, bottom, left): one space after it, and the divider — together two
-#: spaces between columns (:func:`densing.cli.layout.table_width`).
+#: Padding of a cell (top, right, bottom, left): one space after it, and the divider (two spaces between columns).
 PADDING = (0, 1, 0, 0)
 
 
@@ -157,8 +151,7 @@ def _console(width: int | None, file):
 
 
 def _emit(console, *renderables, whole=()) -> None:
-    """Print ``renderables`` on ``console``, then the lines ``whole`` unbroken whatever their length, with no space at
-    the end of any line (rich pads cells to their width)."""
+    """Print ``renderables`` on ``console``, then the lines ``whole`` unbroken, with no space at the end of a line."""
     with console.capture() as captured:
         for renderable in renderables:
             console.print(renderable)
@@ -205,9 +198,8 @@ def _block_table(frame, columns: list[Column], block: list[int], caption: str | 
 
 def render_table(frame, *, title: str | None = None, width: int | None = None, file=None, keys: int | None = None,
                  wide: bool = False, together=(), identifiers=()) -> None:
-    """Print ``frame`` as rich tables, markup off, no space at the end of a line: a single row as a key/value table,
-    else laid out at the terminal's width (``width`` overrides it) by :func:`densing.cli.layout.plan`, with a key
-    below of the names it shortened (``keys``, ``together``, ``identifiers``: :func:`print_frame`)."""
+    """Print ``frame`` as rich tables, markup off: a single row as a key/value table, else laid out at the terminal's
+    ``width`` by :func:`densing.cli.layout.plan`, with a key below of the names it shortened."""
     from rich.text import Text
 
     console = _console(width, file)
@@ -237,8 +229,7 @@ def render_table(frame, *, title: str | None = None, width: int | None = None, f
 
 
 def _key_lines(key: dict[str, str], width: int) -> list:
-    """The key below a table of shortened names: ``short  full name`` a line, or the full name on a line of its own
-    where both do not fit ``width``; never broken."""
+    """The key below a table of shortened names: ``short  full name`` a line, within ``width``."""
     from rich.text import Text
 
     if not key:
@@ -250,8 +241,7 @@ def _key_lines(key: dict[str, str], width: int) -> list:
 
 
 def print_text(text: str, *, file=None) -> None:
-    """Print prose (a headline, a note) folded at word boundaries to the terminal's width (80 when
-    the output is not a terminal), with markup off so names print literally."""
+    """Print prose folded at word boundaries to the terminal's width (80 off a terminal), markup off."""
     from rich.text import Text
 
     _emit(_console(None, file), *(Text(paragraph) for paragraph in str(text).split("\n")))
@@ -267,8 +257,7 @@ def _write_csv(frame, **_) -> None:
     sys.stdout.write(frame_to_csv(frame))
 
 
-#: The output formats, by name: each a writer ``(frame, *, title, keys, wide)`` of stdout (a
-#: :class:`densing.registry.Registry`; ``--format`` takes these names).
+#: The output formats, by name: each a writer ``(frame, *, title, keys, wide)`` of stdout (``--format``'s names).
 OUTPUTS: Registry = Registry("--format", [(Format.table.value, render_table), (Format.json.value, _write_json),
                                           (Format.csv.value, _write_csv)],
                              check=lambda registry, name, write: check_callable(registry, name, "writer", write, 1))
@@ -276,17 +265,15 @@ OUTPUTS: Registry = Registry("--format", [(Format.table.value, render_table), (F
 
 def print_frame(frame, fmt: Format | str = Format.table, *, title: str | None = None, keys: int | None = None,
                 wide: bool = False, together=(), identifiers=()) -> None:
-    """Print ``frame`` to stdout in ``fmt`` (table|json|csv: :data:`OUTPUTS`); for a table only: the ``title``,
-    ``keys`` (how many leading columns name a row; default the leading text columns), ``wide`` (keep empty columns),
-    ``together`` (the fields kept in the row name's block) and ``identifiers`` (text fields shortened, never broken):
-    :func:`densing.cli.layout.plan`."""
+    """Print ``frame`` to stdout in ``fmt`` (:data:`OUTPUTS`); for a table only: the ``title``, ``keys`` (how many
+    leading columns name a row), ``wide`` (keep empty columns), ``together`` (fields kept in the row name's block)
+    and ``identifiers`` (text shortened, never broken): :func:`densing.cli.layout.plan`."""
     OUTPUTS.get(fmt.value if isinstance(fmt, Format) else fmt)(frame, title=title, keys=keys, wide=wide,
                                                               together=together, identifiers=identifiers)
 
 
 def print_json(value) -> None:
-    """Print an already JSON-able value (numpy scalars allowed), indented: every JSON output's writer (``overlap
-    analyze``'s fast path calls it with row objects computed without pandas)."""
+    """Print an already JSON-able value (numpy scalars allowed), indented: every JSON output's writer."""
     import orjson
 
     sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n")
@@ -294,9 +281,8 @@ def print_json(value) -> None:
 
 @contextmanager
 def working(message: str, *, after: float = 0.0):
-    """While the block runs, a transient spinner on stderr with what is being done and the time taken, only where
-    stderr is a terminal, shown once the block has run ``after`` seconds (a quick command shows none); yields
-    ``say(text)``, which replaces the words."""
+    """While the block runs, a transient spinner on stderr (a terminal only) with ``message`` and the time taken,
+    shown after ``after`` seconds; yields ``say(text)``, which replaces the words."""
     stream = sys.stderr
     if not getattr(stream, "isatty", lambda: False)():
         yield lambda text: None
@@ -321,8 +307,7 @@ def working(message: str, *, after: float = 0.0):
 
 
 def print_progress(message: str) -> None:
-    """Say on stderr what a long step is doing — only when stderr is a terminal, so that a failing
-    command still leaves exactly one line (its error) on a captured stderr."""
+    """Say on stderr what a long step is doing, only on a terminal (a captured stderr keeps one error line)."""
     stream = sys.stderr
     if getattr(stream, "isatty", lambda: False)():
         print(message, file=stream, flush=True)

@@ -212,7 +212,6 @@ def run(
     with working(f"checking {len(names)} strategies' runs before torchrun starts …") as say:
         summary = run_strategies(out, names, base, workers=workers, tp_overlaps=modes, repeats=repeats,
                                  nnodes=nnodes, node_rank=node_rank, rdzv_endpoint=rdzv_endpoint, on_progress=say)
-    # the run column (last) is the folder under OUT: short, never cut mid-word
     print_frame(summary, fmt, title=f"runs in {out} (step time: median of the unprofiled steps)")
 
 

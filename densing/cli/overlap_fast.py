@@ -1,12 +1,9 @@
 """``densing overlap analyze PATH --format json``, parsed without building the typer app (whose start-up costs a
 small set as much CPU as its decoding: docs/profiling_internals.md).
 
-:func:`parse` recognises that command line — with optionally ``--kernel-rules hta|traceinsight``, ``--stream`` or
-``--no-stream``, ``--scheduler NAME`` and ``--workers N``, each at most once, as ``--option value`` or
-``--option=value`` — and :func:`run` answers it as the typer command (:func:`densing.cli.overlap.analyze`) does: the
-same library call, output, one-line errors (exit code 2) and process guard (:func:`densing.cli.guard.guarded`). Any
-other command line, a help request or anything this parser does not know, goes to typer unchanged, so usage errors
-keep typer's words.
+:func:`parse` recognises that command line (with ``--kernel-rules``, ``--stream``/``--no-stream``, ``--scheduler``
+and ``--workers``, each at most once) and :func:`run` answers it as :func:`densing.cli.overlap.analyze` does; any
+other command line goes to typer unchanged, so usage errors keep typer's words.
 """
 from __future__ import annotations
 
@@ -32,8 +29,7 @@ def _value(key: str, text: str):
 
 
 def parse(argv: list[str]) -> dict | None:
-    """The options of a plain ``overlap analyze … --format json`` command line (see the module docstring), or None
-    for anything else."""
+    """The options of a plain ``overlap analyze … --format json`` command line, or None for anything else."""
     if len(argv) < 3 or argv[0] != "overlap" or argv[1] != "analyze":
         return None
     found: dict = {}

@@ -33,8 +33,8 @@ class By(str, Enum):
     benchmark = "benchmark"
 
 
-#: The sections of the measurement (:data:`densing.trend.plan.SECTIONS`) each output of the headline shows, so the
-#: only ones computed; ``--by benchmark`` shows every row and computes every section.
+#: The sections of the measurement (:data:`densing.trend.plan.SECTIONS`) each output of the headline shows and
+#: computes; ``--by benchmark`` computes every section.
 SHOWN = {"screen": (), "csv": (), "detail": ("sensitivity", "breakpoint"),
          "json": ("sensitivity", "breakpoint", "order_breaks")}
 
@@ -76,7 +76,6 @@ def trend(
     detail: bool = typer.Option(False, "--detail", help=DETAIL_HELP),
 ) -> None:
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
-    # the target table's profile: --table by name, else the registered table whose file --results is
     profile = registry.table(table_name) if table_name is not None else registry.table_for_path(results)
     d0_tokens = d0_option(d0)  # before any work, for either design
     if design != LEADERBOARD:  # --table with it is refused by densing.cli.app.EXCLUSIVE
@@ -147,8 +146,8 @@ BY_BENCHMARK_SHOWN = ["row", "months", "ci_low", "ci_high", "status", "n_models"
 
 
 def _print_by_benchmark_screen(result, forecast) -> None:
-    """``densing trend --by benchmark``, one screen: the verdict, one row per benchmark and set with its months, 95%
-    interval and state (the reasons numbered once below), what ``--detail`` adds with its notes counted."""
+    """``densing trend --by benchmark``, one screen: the verdict, each row's months, interval and state (the reasons
+    numbered below), what ``--detail`` adds."""
     print_text(result.verdict)
     from densing.present.words import row_parts, short_statuses
 
@@ -206,9 +205,7 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
 
 
 def _closing(result) -> str:
-    """The last line of ``densing trend``: the headline's doubling time with its interval and state
-    (:func:`densing.present.verdict.closing_words`) beside the paper's, within the terminal's width
-    (:func:`densing.cli.layout.closing`)."""
+    """The last line of ``densing trend``: the headline's doubling time beside the paper's."""
     from densing.present.verdict import closing_words
 
     return closing([closing_words(result), f"paper: {PAPER['doubling_time_months']} months"])
@@ -223,8 +220,8 @@ def _order_break_lines(result) -> list[str]:
 
 
 def _print_headline_screen(result, beside: bool = False) -> None:
-    """``densing trend``, one screen: the verdict, the rules' months with their intervals, the checks and notes
-    counted; ``beside``: each design's line (a second table's stored row) after them."""
+    """``densing trend``, one screen: the verdict, the rules' months, the checks and notes counted; ``beside``: each
+    design's line after them."""
     print_text(result.verdict)
     table = result.table()
     print_frame(table[["rule", "months", "ci_low", "ci_high", "n_models"]], Format.table, keys=1,
@@ -243,8 +240,7 @@ def _print_headline_screen(result, beside: bool = False) -> None:
 
 
 def _print_headline_detail(result, wide: bool) -> None:
-    """``densing trend --detail``: the why, the slopes and variance shares, the checks, the references, the
-    sensitivity, the breakpoint."""
+    """``densing trend --detail``: the why, every table and the breakpoint."""
     print_text(result.verdict)
     print_text(result.why)
     print_frame(result.table(), keys=1, together=("months", "ci_low", "ci_high"),

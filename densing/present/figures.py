@@ -1,11 +1,6 @@
 """The trend's figures (plotly): capacity density over release dates with the frontier line, and density against
-size by family (the doubling time's forest plot and uncertainty panels are :mod:`densing.present.forest`'s, re-exported
-here). The report draws them and the results' ``.plot()`` methods return them, so a notebook gets the report's own
-figures.
-
-Where a figure's labels go: the box plotly gives a label beside a marker, and a greedy placement in which no label
-overlaps another or a marker (a label that fits nowhere is left to the hover). The density figure names its frontier
-this way (:func:`densing.present.figures.density_figure`).
+size by family (the forest plot and uncertainty panels are :mod:`densing.present.forest`'s, re-exported here). The
+report draws them and the results' ``.plot()`` methods return them, so a notebook gets the report's own figures.
 """
 from __future__ import annotations
 
@@ -21,22 +16,12 @@ from densing.constants import NAMED_MODELS, PAPER
 from densing.errors import InputError
 from densing.numbers import format_count, format_months, format_number, log_ticks
 from densing.present.forest import (  # noqa: F401 (public here)
-    PALETTE,
-    escaped,
-    family_style,
-    FRONTIER_MARKER,
-    LABEL_FONT,
-    PLOT_HEIGHT,
-    forest_figure,
-    place_labels,
-    row_display,
-    uncertainty_figure,
-)
+    PALETTE, escaped, family_style, FRONTIER_MARKER, LABEL_FONT, PLOT_HEIGHT, forest_figure, place_labels, row_display,
+    uncertainty_figure)
 
 
 def _packed(text: str, width: int) -> list[str]:
-    """``text``'s items (separated by " · ") packed into lines of at most ``width`` characters, an item never broken
-    (a longer item wraps on its own)."""
+    """``text``'s items (separated by " · ") packed into lines of at most ``width`` characters, none broken."""
     lines: list[str] = []
     for item in text.split(" · "):
         if lines and len(lines[-1]) + 3 + len(item) <= width:
@@ -48,15 +33,12 @@ def _packed(text: str, width: int) -> list[str]:
 
 def density_figure(points: pd.DataFrame, line, *, title: str, others=(), checks_text: str | None = None,
                    highlight: pd.DataFrame | None = None) -> go.Figure:
-    """Capacity density over release dates on a log axis: every model the trend uses, a censored
-    density drawn at its bound (▲ a lower bound, ▼ an upper bound), the frontier's points, and the
-    line ln ρ = A·t + B of a rule of the measurement (:class:`densing.trend.uncertainty.TrendUncertainty`) with its
-    slope's 95% band
-    (Xiao et al. 2024, eq. 5). ``points``: ``model``, ``release_date``, ``params``, ``score``,
-    ``log_density`` and ``bound`` (0 exact, +1 lower bound, −1 upper bound). ``line`` may be None
-    (the rule could not be fitted): the points are drawn alone. ``highlight``: a user's models (``densing measure``:
-    ``model``, ``release_date``, ``density``, ``density_ci_low``/``_high``, ``reading``), drawn as labelled stars with
-    their 95% intervals; the line is drawn out to their dates."""
+    """Capacity density over release dates on a log axis: every model the trend uses (a censored density at its
+    bound, ▲ lower, ▼ upper), the frontier's points, and a rule's line ln ρ = A·t + B with its slope's 95% band
+    (Xiao et al. 2024, eq. 5). ``points``: ``model``, ``release_date``, ``params``, ``score``, ``log_density`` and
+    ``bound`` (0 exact, +1 lower bound, −1 upper bound); ``line``: a
+    :class:`densing.trend.uncertainty.TrendUncertainty` or None (the points alone); ``highlight``: a user's models
+    (:data:`HIGHLIGHT_COLUMNS`), labelled stars with their intervals, the line drawn out to their dates."""
     frame = points[np.isfinite(points["log_density"]) & np.isfinite(points["bound"])].copy()
     frame["release_date"] = pd.to_datetime(frame["release_date"])
     frame["density"] = np.exp(frame["log_density"])
@@ -114,8 +96,8 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), checks_
 
 
 def _line_traces(figure: go.Figure, line, others, dates, low_y: float, high_y: float) -> tuple[float, float]:
-    """The rule's line over ``dates`` with its slope's 95% band, and the other rules' lines (legend toggles, off at
-    first); returns the log10 range of densities the axis must show, widened to the line."""
+    """The rule's line over ``dates`` with its 95% band, and the other rules' lines (legend toggles, off at first);
+    returns the log10 range of densities widened to the line."""
     if line is not None:
         low, high = line.confidence_band(dates)
         figure.add_trace(go.Scatter(x=list(dates) + list(dates[::-1]), y=list(np.exp(high)) + list(np.exp(low)[::-1]), fill="toself",
@@ -137,8 +119,7 @@ def _line_traces(figure: go.Figure, line, others, dates, low_y: float, high_y: f
 
 
 def _hover(frame: pd.DataFrame, has_ci: bool) -> list[str]:
-    """Each point's hover text: the model, its date and family, N and N̂, its scores, its density (or bound) and
-    interval."""
+    """Each point's hover text: model, date, family, N, N̂, scores, density (or bound) and interval."""
     relation = {0: "density", 1: "density ≥", -1: "density ≤"}
     score_columns = [c for c in frame.columns if str(c).startswith("score:")] or ["score"]
     scores = ["<br>".join(f"{str(c).removeprefix('score:') if c != 'score' else 'score'} {v:.3f}" for c, v in zip(score_columns, row))
@@ -157,8 +138,7 @@ def _hover(frame: pd.DataFrame, has_ci: bool) -> list[str]:
 
 
 def _on_frontier(frame: pd.DataFrame, line) -> pd.Series:
-    """Which points are the frontier's: those the line was fitted on, or (for the envelope, whose record-setters
-    are all the models) those at or above the line at their date; none without a line."""
+    """The frontier's points: those the line was fitted on, or (the envelope's) those at or above it."""
     if line is None:
         return pd.Series(False, index=frame.index)
     used = set(line.frontier_models)
@@ -169,8 +149,7 @@ def _on_frontier(frame: pd.DataFrame, line) -> pd.Series:
 
 
 def _point_traces(figure: go.Figure, frame: pd.DataFrame, marked: pd.Series, has_ci: bool) -> None:
-    """The models off the frontier, one trace per kind of density (exact, lower bound, upper bound), and the
-    per-model 95% intervals under them."""
+    """The models off the frontier, one trace per kind of density, and the per-model 95% intervals under them."""
     styles = ((0, "a model's density", "circle", 7),
               (1, "a model's density is at least this (its score lies beyond what the reference reaches)", "triangle-up", 9),
               (-1, "a model's density is at most this (its score is at or below the reference's floor)", "triangle-down", 9))
@@ -196,12 +175,10 @@ def _point_traces(figure: go.Figure, frame: pd.DataFrame, marked: pd.Series, has
 #: The density figure's per-model intervals (drawn at first) and its frontier (named by label where one fits).
 INTERVALS_NAME = "each model's 95% interval (grey bars)"
 FRONTIER_NAME = "the frontier: models at or above the line (named where a label fits; every name on hover)"
-#: The density figure's margins (px): the legend sits in the bottom margin (in the figure's own coordinates), so it
-#: never takes height from the plot area (:data:`densing.present.forest.PLOT_HEIGHT`).
+#: The density figure's margins (px): the legend sits in the bottom one, never taking height from the plot area.
 DENSITY_MARGIN_TOP = 80
 DENSITY_MARGIN_BOTTOM = 240
-#: The validity checks' line above the plot wraps at this many characters (12 px text in a 900 px window's plot
-#: area), each line after the first adding this many px to the top margin.
+#: The checks' line above the plot wraps at this many characters, each line after the first adding this many px.
 CHECK_LINE = 100
 CHECK_LINE_HEIGHT = 16
 
@@ -212,9 +189,8 @@ def _short(model: str) -> str:
 
 
 def size_figure(points: pd.DataFrame) -> go.Figure:
-    """ln ρ against ln N, one colour, marker and line per family with two or more sizes (:func:`family_style`; what
-    the size check looks at): within a family of one recipe, density should not depend on size if the reference's
-    shape in N is the targets'. Bounds are drawn as ▲/▼ and left out of the family lines."""
+    """ln ρ against ln N, one style per family with two or more sizes (what the size check looks at); bounds are
+    ▲/▼ and left out of the family lines."""
     frame = points[np.isfinite(points["log_density"]) & np.isfinite(points["params"])].copy()
     figure = go.Figure()
     families = frame.groupby("family")["params"].nunique() if "family" in frame.columns else pd.Series(dtype=int)
@@ -247,8 +223,7 @@ def size_figure(points: pd.DataFrame) -> go.Figure:
     return figure
 
 
-#: A legend under a figure: entries a line holds in the narrowest window the report is read in (900 px), and a
-#: line's height (px); the figure grows by its lines, so that no legend scrolls.
+#: A legend under a figure: entries a line holds in a 900 px window, and a line's height (px): no legend scrolls.
 LEGEND_PER_LINE = 5
 LEGEND_LINE = 22
 
@@ -258,8 +233,8 @@ HIGHLIGHT_COLUMNS = ("model", "release_date", "density", "density_ci_low", "dens
 
 
 def _highlight(figure: go.Figure, yours: pd.DataFrame, low_y: float, high_y: float, last):
-    """A user's models as labelled stars (their 95% intervals as bars; a bound drawn at its value with a half-open bar,
-    :func:`_bound_bars`); returns the y range (log10) and the last date widened to take them in."""
+    """A user's models as labelled stars with their intervals (a bound: :func:`_bound_bars`); returns the y range
+    (log10) and the last date widened to take them in."""
     rows = yours[np.isfinite(yours["density"].astype(float))].copy()
     if rows.empty:
         return low_y, high_y, last
@@ -289,8 +264,8 @@ BOUND_DECADES = 1.0
 
 
 def _bound_bars(figure: go.Figure, rows: pd.DataFrame, shown: np.ndarray) -> None:
-    """Each bound of ``rows`` as a half-open bar: from its end (``shown``) a decade towards the side the density may
-    lie on, an arrowhead there (ρ ≤ x: down; ρ ≥ x: up), so that a bound never reads as a point."""
+    """Each bound of ``rows`` as a half-open bar from its end (``shown``) a decade towards the side the density may
+    lie on, an arrowhead there: a bound never reads as a point."""
     xs, ys, symbols, sizes = [], [], [], []
     for date, value, reading in zip(rows["release_date"], shown, rows["reading"]):
         if reading not in ("upper bound", "lower bound") or not value > 0:

@@ -1,35 +1,15 @@
 """The words of the trend's findings beside its rows, from their facts (:mod:`densing.states`): each validity
-check's threshold and detail (:class:`densing.trend.checks.Check`), a forecast cutoff's verdict
-(:class:`densing.trend.forecast.ForecastCutoff`) and a fixed-size fit's status
-(:class:`densing.trend.fixed_size.FixedSizeFit`). A row's own state and verdict are :mod:`densing.present.words`."""
+check's threshold and detail, a forecast cutoff's verdict and a fixed-size fit's status."""
 from __future__ import annotations
 
 import math
 
-from densing.constants import (
-    HETEROGENEITY_ALPHA,
-    MAX_MEDIAN_CONDITIONING,
-    MIN_SIZE_FAMILIES,
-    SATURATION_STDERRS,
-    SIZE_SLOPE_MARGIN,
-)
+from densing.constants import (HETEROGENEITY_ALPHA, MAX_MEDIAN_CONDITIONING, MIN_SIZE_FAMILIES, SATURATION_STDERRS,
+                               SIZE_SLOPE_MARGIN)
 from densing.numbers import format_number
 from densing.present.words import STATE_WORDS, heterogeneity_text, not_measured
-from densing.states import (
-    CALIBRATED,
-    SIZE_FINDING,
-    Conditioned,
-    FewLater,
-    Heterogeneity,
-    NoFrontier,
-    NoRise,
-    Outcome,
-    Saturated,
-    State,
-    TooFew,
-    TooFewScores,
-    WideEarlyLine,
-)
+from densing.states import (CALIBRATED, SIZE_FINDING, Conditioned, FewLater, Heterogeneity, NoFrontier, NoRise, Outcome,
+                            Saturated, State, TooFew, TooFewScores, WideEarlyLine)
 
 
 #: Why a calibrated check is a finding: its false-alarm rate where its threat is absent (docs/method.md, "Gates and
@@ -126,8 +106,7 @@ OUTCOME_WORDS = {
 
 
 def forecast_verdict(cutoff) -> str:
-    """A :class:`densing.trend.forecast.ForecastCutoff`'s verdict: its outcome's sentence, or "no verdict: " and why
-    (the early line too wide, too few later models)."""
+    """A :class:`densing.trend.forecast.ForecastCutoff`'s verdict: its outcome's sentence, or "no verdict: " and why."""
     reason = cutoff.reason
     if isinstance(reason, WideEarlyLine):
         return (f"{OUTCOME_NAMES[Outcome.NO_VERDICT]}: the early line's doubling time is {format_number(reason.low)} to "
@@ -138,8 +117,7 @@ def forecast_verdict(cutoff) -> str:
 
 
 def fixed_size_status(fit) -> str:
-    """A :class:`densing.trend.fixed_size.FixedSizeFit`'s status: "measured", or "not measured: " and its reason
-    (too few scores or families, a score that does not rise with size or date, a rate interval reaching 0)."""
+    """A :class:`densing.trend.fixed_size.FixedSizeFit`'s status: "measured", or "not measured: " and its reason."""
     reason = fit.reason
     if fit.state is State.MEASURED:
         return STATE_WORDS[State.MEASURED]

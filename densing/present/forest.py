@@ -1,9 +1,6 @@
-"""The doubling time's figures (plotly): per benchmark and benchmark set with its 95% interval (a forest plot),
-what a :class:`densing.trend.uncertainty.TrendUncertainty` holds (the interval over every source and each source's
-share of the slope variance), and a measurement's figure by kind (:func:`measurement_figure`).
-
-What the trend's figures share: the palette, each family's colour, marker and line, and text made safe for plotly's
-HTML labels.
+"""The doubling time's figures (plotly): the forest plot per benchmark and set, and what a
+:class:`densing.trend.uncertainty.TrendUncertainty` holds; what the trend's figures share (the palette, each family's
+style, safe label text) and where their labels go.
 """
 from __future__ import annotations
 
@@ -26,8 +23,7 @@ FOREST_ROW = 34
 
 
 def _short_reason(text: str, limit: int = 90) -> str:
-    """A not-measured row's status in a few words: up to its first parenthesis (the families and their numbers stay
-    in the hover), cut at a word past ``limit`` characters."""
+    """A not-measured row's status up to its first parenthesis, cut at a word past ``limit`` characters."""
     text = " ".join(str(text).split())
     text = text.split(" (", 1)[0].rstrip(" :;,")
     if len(text) > limit:
@@ -36,23 +32,14 @@ def _short_reason(text: str, limit: int = 90) -> str:
 
 
 def row_state(row) -> State:
-    """A row's :class:`~densing.states.State`: its ``state`` column where the rows have one; else measured where it has
-    a doubling time and no error, not measured otherwise (a row without a doubling time is not measured whatever its
-    columns say)."""
+    """A row's :class:`~densing.states.State`: not measured without a doubling time, else its ``state`` column, else
+    measured where it has no error."""
     state = STATE_OF_WORDS.get(str(getattr(row, "state", "") or ""))
     if not np.isfinite(row.months):
         return State.NOT_MEASURED
     if state is not None:
         return state
     return State.NOT_MEASURED if str(getattr(row, "error", "") or "") else State.MEASURED
-
-
-def _not_measured(row, state: State) -> str:
-    """A not-measured row's status in words (``status`` where the rows have it, else its ``error``); "" for a row
-    that is measured or bounded."""
-    if state is not State.NOT_MEASURED:
-        return ""
-    return str(getattr(row, "status", "") or "") or not_measured(str(getattr(row, "error", "") or ""))
 
 
 #: The forest plot's legend: one entry per state that occurs (name, filled, colour, marker).
@@ -66,29 +53,13 @@ STATE_STYLES = {
 
 def _drawn(rows: pd.DataFrame) -> list[float]:
     """The finite doubling times and interval ends the forest plot draws for ``rows``."""
-    values = []
-    for column in ("months", "ci_low", "ci_high"):
-        data = pd.to_numeric(rows[column], errors="coerce").to_numpy(float)
-        values += list(data[np.isfinite(data)])
-    return values
-
-
-def forest_axis_start(rows: pd.DataFrame, paper_months: float) -> float:
-    """The forest plot's left end (months) on its log axis: a third below the smallest positive finite number drawn,
-    so that no interval starts at the edge."""
-    return float(min([paper_months] + [v for v in _drawn(rows) if v > 0]) / 1.5)
-
-
-def forest_axis_end(rows: pd.DataFrame, paper_months: float) -> float:
-    """The forest plot's right end (months): 15% past the largest finite number drawn (an interval's end, a doubling
-    time, the paper's), so that a finite interval never reaches it; only an infinite end runs to it, as an arrow."""
-    return float(max([paper_months] + _drawn(rows)) * 1.15)
+    columns = [pd.to_numeric(rows[c], errors="coerce").to_numpy(float) for c in ("months", "ci_low", "ci_high")]
+    return [v for data in columns for v in data[np.isfinite(data)]]
 
 
 def row_display(row: str, label: str, capability: str) -> str:
-    """A row's name for a reader: a benchmark's own name, a set's benchmarks joined by " + " (its label's parenthesis)
-    with the set's short id after it, as the terminal, the README and the JSON name it ("MMLU + BBH + MATH-hard +
-    HumanEval [paper]")."""
+    """A row's name for a reader: a benchmark's own, a set's benchmarks (its label's parenthesis) joined by " + " with
+    its short id ("MMLU + BBH + MATH-hard + HumanEval [paper]")."""
     if capability != "set" or "(" not in str(label):
         return str(row)
     inside = str(label)[str(label).find("(") + 1:str(label).rfind(")")].split(";")[0]
@@ -99,21 +70,18 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
     """Doubling time per benchmark and per benchmark set with its 95% interval (a forest plot), the paper's drawn.
 
     ``rows``: :meth:`densing.trend.measurement.TrendMeasurement.by_benchmark` (or rows with its ``row``,
-    ``capability``, ``months``, ``ci_low``, ``ci_high`` and ``error`` columns). A measured row is a filled point with
-    its interval; a row that is not measured says so on the plot at its row, with its short reason (the full one in
-    the hover): under its estimate's grey bar when it has one, alone on its line when it has none — at the plot's left
-    edge on a white ground, never across a bar's line. An interval's end at ∞ is an arrow running off the right edge
-    of the axis, labelled ∞; the axis — logarithmic in months, so that 2 and 100 months both read — ends past every
-    finite number (:func:`forest_axis_end`), so no finite interval reaches the edge, and starts below every positive
-    one (:func:`forest_axis_start`). The paper's value is a dashed red line across the rows, under the bars and the
-    statuses, named at its top. ``title`` names the rows' source (the two
-    forest plots of the report differ by it).
+    ``capability``, ``months``, ``ci_low``, ``ci_high`` and ``error`` columns). A row that is not measured says so at
+    its row, its short reason at the plot's left edge (the full one in the hover). The axis is logarithmic in months,
+    from a third below the smallest positive number drawn to 15% past the largest finite one, so no finite interval
+    reaches its edges; an end at ∞ is an arrow off the right edge, labelled ∞. The paper's value is a dashed red line.
     """
     rows = rows.iloc[::-1].reset_index(drop=True)  # the first row on top
     labels = [f"{row_display(r.row, getattr(r, 'label', r.row), r.capability)} · {r.capability}" for r in rows.itertuples()]
-    edge = forest_axis_end(rows, paper_months)
+    drawn = [paper_months, *_drawn(rows)]
+    edge = float(max(drawn) * 1.15)
     states = [row_state(r) for r in rows.itertuples()]
-    reasons = [_not_measured(r, state) for r, state in zip(rows.itertuples(), states)]
+    reasons = [(str(getattr(r, "status", "") or "") or not_measured(str(getattr(r, "error", "") or "")))
+               if state is State.NOT_MEASURED else "" for r, state in zip(rows.itertuples(), states)]  # its status
     hover = [html.escape(f"{r.row}: " + (
         f"{'' if not why else 'estimate '}{format_months(r.months)} months (95% CI {format_months(r.ci_low)}–"
         f"{format_months(r.ci_high)}); references {r.references}; each: {r.each_reference_months}"
@@ -165,7 +133,7 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
                                     marker=dict(size=1, opacity=0), text=[hover[i] for i in empty],
                                     hovertemplate="%{text}<extra></extra>"))
     _paper_line(figure, paper_months, labels[-1])
-    start = forest_axis_start(rows, paper_months)
+    start = float(min(v for v in drawn if v > 0) / 1.5)
     figure.update_layout(title=title, xaxis_title="doubling time (months, log scale)",
                          xaxis=dict(type="log", range=[math.log10(start), math.log10(edge)]),
                          yaxis=dict(type="category", categoryorder="array", categoryarray=labels, range=[-0.6, len(labels) - 0.4]),
@@ -175,8 +143,7 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
 
 
 def _paper_line(figure: go.Figure, paper_months: float, top: str) -> None:
-    """The paper's value: a dashed line across every row, under the traces and the statuses (a shape takes data
-    coordinates on a log axis), named by a text point above the ``top`` row."""
+    """The paper's value: a dashed line under the traces, named above the ``top`` row."""
     figure.add_vline(x=paper_months, line=dict(color="#d62728", dash="dash", width=1.5), layer="below")
     figure.add_trace(go.Scatter(x=[paper_months], y=[top], mode="text", name=f"paper: {paper_months:g} months",
                                 text=[f"paper {paper_months:g}"], textposition="top center", cliponaxis=False,
@@ -189,13 +156,9 @@ SOURCE_WORDS = {"fit": "reference fit", "score": "score noise", "models": "sampl
 
 
 def uncertainty_figure(result, paper_months: float, *, title: str | None = None) -> go.Figure:
-    """What a :class:`densing.trend.uncertainty.TrendUncertainty` holds, in two panels.
-
-    Left: the doubling time with its interval over every source together (a point and its bar; an end at ∞ an arrow
-    to the axis' edge, labelled ∞), each candidate reference's own point doubling time beside it (open diamonds), the
-    paper's ``paper_months`` a dashed line. Right: each source's share of the slope variance (bars, its slope standard
-    deviation in the hover); a source drawn alone in no draw (``n_boot_share = 0``) says so instead.
-    """
+    """What a :class:`densing.trend.uncertainty.TrendUncertainty` holds, in two panels: the doubling time with its
+    interval over every source, each reference's own point estimate and the paper's ``paper_months``; each source's
+    share of the slope variance ("not drawn" where ``n_boot_share = 0``)."""
     months, low, high = result.doubling_time_months, result.doubling_time_months_ci_low, result.doubling_time_months_ci_high
     own = result.reference_months
     finite = [v for v in (months, low, high, paper_months, *own.values()) if np.isfinite(v) and v > 0]
@@ -266,8 +229,7 @@ FAMILY_MARKS = (("circle", "solid"), ("square", "dash"), ("diamond", "dot"), ("x
 
 
 def family_style(index: int) -> tuple[str, str, str]:
-    """(colour, marker symbol, line dash) of the ``index``-th family of a figure: :data:`PALETTE`'s ten colours, then
-    the same colours with the next marker and dash (:data:`FAMILY_MARKS`), so up to 40 families never look alike."""
+    """(colour, marker symbol, line dash) of the ``index``-th family: up to 40 families never look alike."""
     symbol, dash = FAMILY_MARKS[(index // len(PALETTE)) % len(FAMILY_MARKS)]
     return PALETTE[index % len(PALETTE)], symbol, dash
 
@@ -278,8 +240,7 @@ def family_style(index: int) -> tuple[str, str, str]:
 
 #: The density figure's plot area's height (px): six decades and more of density.
 PLOT_HEIGHT = 620
-#: The width (px) the frontier's labels are placed for: the plot area in a 900 px window (about 760 px) or less, so
-#: that they do not overlap there or in any wider window (every name stays on hover).
+#: The width (px) the frontier's labels are placed for: a 900 px window's plot area or less (names stay on hover).
 PLOT_WIDTH = 740
 #: A label's font size (px), the width of one of its characters and its height (px), generous for plotly's sans-serif.
 LABEL_FONT = 10
@@ -293,9 +254,7 @@ LABEL_POSITIONS = ("top center", "bottom center", "middle right", "middle left",
 
 
 def label_box(x: float, y: float, text: str, position: str) -> tuple[float, float, float, float]:
-    """The box (left, bottom, right, top; px, y upward) that plotly gives a label of ``text`` at ``position`` beside
-    a frontier marker at pixel (``x``, ``y``): it sets the text ``FRONTIER_MARKER / 1.6 + 1`` px off the point,
-    to the side(s) the position names."""
+    """The box (left, bottom, right, top; px) plotly gives a label at ``position`` beside a marker at (``x``, ``y``)."""
     offset = FRONTIER_MARKER / 1.6 + 1
     width = CHAR_WIDTH * len(html.unescape(text))
     if "left" in position:
@@ -318,11 +277,9 @@ def _overlap(a, b) -> bool:
 
 
 def place_labels(x, y, texts, x_range, y_range, *, width: float = PLOT_WIDTH, height: float = PLOT_HEIGHT) -> list[str | None]:
-    """Where each point's label goes (a plotly ``textposition``), or None where no position fits: greedy, the
-    densest point first, each label taking the first of :data:`LABEL_POSITIONS` whose box (:func:`label_box`) stays
-    inside the plot area and overlaps no label already placed and no point's marker. ``x``, ``y``: the points in the
-    axes' units (days, log10 density), ``x_range``/``y_range`` the axes' ends, ``width``/``height`` the plot area
-    (px) the placement is for."""
+    """Each point's label position (a plotly ``textposition``), or None where none fits: greedy, the densest point
+    first, the first of :data:`LABEL_POSITIONS` whose box stays inside the plot area (``width``×``height`` px) and
+    overlaps no label or marker. ``x``, ``y`` in the axes' units, ``x_range``/``y_range`` the axes' ends."""
     x = np.asarray(x, float)
     y = np.asarray(y, float)
     px = (x - x_range[0]) / (x_range[1] - x_range[0]) * width

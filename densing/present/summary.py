@@ -1,7 +1,5 @@
-"""One summary of a result, three renderings (statsmodels' ``iolib.summary.Summary`` is the model): a title, lines of
-words, (name, value) items and tables, shown as terminal text (``str``), HTML (``_repr_html_``: notebooks and the
-report) and JSON (``to_dict``). Every number is written by :func:`densing.numbers.format_number` (3 significant
-figures, ∞, —), so the text and the HTML of one result print the same digits."""
+"""One summary of a result, three renderings (statsmodels' ``iolib.summary.Summary`` is the model): terminal text,
+HTML and JSON, every number by :func:`densing.numbers.format_number`, so the text and the HTML print the same digits."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -57,9 +55,8 @@ class Table:
 
 @dataclass(frozen=True)
 class Summary:
-    """A result as a reader sees it (module docstring): ``title``, ``lines`` of words, ``items`` (name, value) and
-    ``tables``. ``str()`` and :meth:`as_text` give the terminal's text, :meth:`as_html` the notebook's and the
-    report's, :meth:`to_dict` the JSON."""
+    """A result as a reader sees it: ``title``, ``lines`` of words, ``items`` (name, value) and ``tables``, as
+    :meth:`as_text` (``str``), :meth:`as_html` (notebooks, the report) and :meth:`to_dict` (JSON)."""
 
     title: str
     lines: tuple[str, ...] = ()

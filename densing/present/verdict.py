@@ -1,7 +1,5 @@
-"""The headline's words, from its result's numbers, state and reasons (:mod:`densing.states`): the verdict a
-researcher can cite and the sentences after it, each failed check's reason in plain words, the closing line, the
-JSON's ``headline``, the breakpoint's line and the measurement's ``summary()``. A row's state and status are
-:mod:`densing.present.words`."""
+"""The headline's words, from its result's numbers, state and reasons (:mod:`densing.states`): the verdict and the
+sentences after it, the closing line, the JSON's ``headline``, the breakpoint's line and ``summary()``."""
 from __future__ import annotations
 
 import math
@@ -9,31 +7,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from densing.constants import (
-    CEILING_STDERRS,
-    MAX_SENSITIVITY_RATIO,
-    PAPER,
-    REPORTED,
-    SIZE_SLOPE_MARGIN,
-    UNTESTABLE,
-)
+from densing.constants import CEILING_STDERRS, MAX_SENSITIVITY_RATIO, PAPER, REPORTED, SIZE_SLOPE_MARGIN, UNTESTABLE
 from densing.numbers import format_count, format_months, format_number, frame_records, json_number
-from densing.present.words import (
-    STATE_OF_WORDS,
-    STATE_WORDS,
-    determined_words,
-    fold_of,
-    heterogeneity_words,
-    not_measured,
-    open_end,
-    open_why,
-    precision_words,
-    ranges_words,
-    reasons_text,
-    state_words,
-    status_parts,
-    status_words,
-)
+from densing.present.words import (STATE_OF_WORDS, STATE_WORDS, determined_words, fold_of, heterogeneity_words,
+                                   not_measured, open_end, open_why, precision_words, ranges_words, reasons_text,
+                                   state_words, status_parts, status_words)
 from densing.states import State, family_of
 
 if TYPE_CHECKING:
@@ -62,8 +40,7 @@ def why_words(head, failed: list, untestable: list, sensitivity, missing: list, 
 
 
 def open_end_words(head) -> str:
-    """What opens the upper end, with its numbers: the draws with no rising line, the family all or most of them
-    lack and the family most of them hold, each beside its share of all draws (the family-cluster resample)."""
+    """What opens the upper end: the draws with no rising line and the families most of them lack and hold."""
     if not head.open_families:
         return ""
     n_open, n_draws, (lacked, lack_open, lack_all), (held, hold_open, hold_all) = head.open_families
@@ -73,9 +50,7 @@ def open_end_words(head) -> str:
 
 
 def ceiling_words(head) -> str:
-    """The ceiling finding as its effect on the estimate: how many targets enter the frontier fit as lower bounds
-    under each reference (a score within 2 standard errors of the reference's ceiling), and the estimate without
-    them."""
+    """The ceiling finding: the targets that enter as lower bounds, and the estimate without them."""
     bounds = sum(head.ceiling_bounds)
     if not bounds:
         return ""
@@ -87,11 +62,8 @@ def ceiling_words(head) -> str:
 
 def headline_verdict(head, label: str, refs: str, status: str, *, table_words: str,
                      missing: list | None = None) -> str:
-    """The first sentence a researcher can cite, by the row's state (:func:`status_words`): the
-    estimate and its determined ends first — *measured* (a two-sided interval), *bounded* (one determined end: "at
-    least 2.6 months at 95%; the upper end is not determined"), *not measured* (why, the estimate labelled) — then
-    the benchmarks, table and references, the family whose removal moves the estimate most where it matters, and the
-    paper's figure."""
+    """The first sentence a researcher can cite, by the row's state: the estimate and its determined ends, the
+    benchmarks, table and references, the most influential family where it matters, and the paper's figure."""
     paper = PAPER["doubling_time_months"]
     est = format_months(head.doubling_time_months)
     low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
@@ -125,8 +97,7 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
 
 
 def _influence_words(head, *, always: bool) -> str:
-    """The family whose removal moves the estimate most: named when that moves it beyond an end of the interval, or
-    (``always``) as the reason an end is open."""
+    """The family whose removal moves the estimate most, where that moves it beyond the interval (or ``always``)."""
     top = head.largest_influence()
     if top is None:
         return _model_words(head)
@@ -143,8 +114,7 @@ def _influence_words(head, *, always: bool) -> str:
 
 
 def _model_words(head) -> str:
-    """The one target whose removal moves the estimate beyond the interval (a date or a score that carries the line
-    alone), named; "" where no single model does."""
+    """The one target whose removal moves the estimate beyond the interval; "" where no single model does."""
     months, model = head.months_without_model, head.most_influential_model
     low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
     if not model or low <= months <= high:
@@ -179,8 +149,7 @@ def plain_reason(check, sensitivity) -> str:
 
 
 def breakpoint_words(bp) -> str:
-    """A :class:`densing.trend.measurement.Breakpoint` in one line: each side's slope with its interval (or why it has
-    none) beside the paper's."""
+    """A :class:`densing.trend.measurement.Breakpoint` in one line: each side's slope beside the paper's."""
     def words(seg) -> str:
         if not math.isfinite(seg.slope_per_day):
             return f"not fitted ({seg.note})"
@@ -197,8 +166,7 @@ def _families(names) -> str:
 
 
 def measurement_status(m) -> str:
-    """A :class:`densing.trend.measurement.TrendMeasurement`'s status: its headline row's (:func:`status_words`), or
-    "not measured: " and the set that has no reference."""
+    """A :class:`densing.trend.measurement.TrendMeasurement`'s status: its headline row's, or why it has none."""
     if m.missing:
         return not_measured(f"the {m.missing[0][1]} has no reference")
     head = m.rules.get(m.headline_rule)
@@ -223,9 +191,9 @@ def measurement_why(m) -> str:
 
 def months_phrase(months: float, low: float, high: float, state: State, head: str, *, low_determined: bool,
                   high_determined: bool) -> str:
-    """A row's doubling time as one clause by its state: both ends where it is measured, its one determined end where
-    it is bounded, its interval otherwise; then its status's head (``head``: "measured, 2.3-fold", "bounded")."""
-    if state is State.BOUNDED and low_determined:  # the one determined end, and the state that says the other is open
+    """A row's doubling time as one clause by its state (its interval, or its one determined end where it is
+    bounded), then its status's ``head`` ("measured, 2.3-fold", "bounded")."""
+    if state is State.BOUNDED and low_determined:
         phrase = f"{format_months(months)} months, at least {format_months(low)} at 95%"
     elif state is State.BOUNDED and high_determined:
         phrase = f"{format_months(months)} months, at most {format_months(high)} at 95%"
@@ -237,8 +205,7 @@ def months_phrase(months: float, low: float, high: float, state: State, head: st
 
 
 def closing_words(m) -> str:
-    """The first clause of ``densing trend``'s last line: the headline's doubling time with its interval, or its one
-    determined end, and its state ("measured, 2.3-fold" with the interval's ratio): :func:`months_phrase`."""
+    """The first clause of ``densing trend``'s last line: the headline's :func:`months_phrase`."""
     head = m.rules.get(m.headline_rule)
     state = m.state
     if head is None:
@@ -250,8 +217,7 @@ def closing_words(m) -> str:
 
 
 def record_phrase(row: dict) -> str:
-    """A stored row (a trend record's ``rows``) as one clause by its state (:func:`months_phrase`); an end stored as
-    None is ∞."""
+    """A stored row (a trend record's ``rows``) as :func:`months_phrase`; an end stored as None is ∞."""
     state = STATE_OF_WORDS.get(row.get("state"), State.NOT_MEASURED)
     value = {k: row[k] if row.get(k) is not None else math.inf for k in ("months", "ci_low", "ci_high")}
     head = row["status"] if state is State.MEASURED else STATE_WORDS[state]
@@ -277,9 +243,8 @@ def measurement_repr(m) -> str:
 
 
 def headline_summary(m) -> dict:
-    """What the data determine about the headline (``densing trend --format json``'s ``headline``): its state
-    (measured, bounded, not measured), the estimate, each end of the interval with its 95% Monte Carlo range and
-    whether it is determined, the ceiling bounds' effect, and the leave-one-family-out table (largest move first)."""
+    """``densing trend --format json``'s ``headline``: the state, the estimate, each end with its Monte Carlo range
+    and whether it is determined, the ceiling bounds' effect, and the leave-one-family-out table."""
     head = m.rules.get(m.headline_rule)
     if head is None:
         return {"state": state_words(State.NOT_MEASURED)}
@@ -299,8 +264,7 @@ def headline_summary(m) -> dict:
 
 
 def measurement_summary(m) -> Summary:
-    """A :class:`densing.trend.measurement.TrendMeasurement` as a reader sees it: the set, status, verdict, reference,
-    D0 and rule, the headline rule's doubling time and interval, then the frontier rules side by side and the checks."""
+    """A :class:`densing.trend.measurement.TrendMeasurement` as a reader sees it (its ``summary()``)."""
     head = m.rules.get(m.headline_rule)
     items = [("benchmark set", m.headline_set), ("status", m.status), ("verdict", m.verdict),
              ("reference", m.reference), ("d0", m.d0), ("frontier rule", m.headline_rule)]

@@ -1,8 +1,5 @@
 """The trend's words, in one place: a state's words, a row's status and reasons, what its draws determine, the rows'
-table (the headline's sentences are :mod:`densing.present.verdict`, the findings' :mod:`densing.present.findings`).
-Every function reads a result's numbers, its :class:`~densing.states.State` and its reasons
-(:mod:`densing.states`; :class:`densing.trend.uncertainty.TrendUncertainty`,
-:class:`densing.trend.measurement.TrendMeasurement`, a :class:`densing.trend.checks.Check`) and writes words; nothing
+table. Every function reads a result's numbers, :class:`~densing.states.State` and reasons and writes words; nothing
 here computes a number the result does not hold, and nothing anywhere reads a state back out of these words."""
 from __future__ import annotations
 
@@ -12,19 +9,11 @@ import pandas as pd
 
 from densing.constants import END_STABILITY
 from densing.numbers import format_months, format_number
-from densing.states import (
-    EndOpen,
-    NoFamilyPasses,
-    NoFamilyScored,
-    ReferencesDisagree,
-    State,
-    family_of,
-)
+from densing.states import EndOpen, NoFamilyPasses, NoFamilyScored, ReferencesDisagree, State, family_of
 
 
 def heterogeneity_words(result) -> str:
-    """The heterogeneity test of a :class:`~densing.trend.uncertainty.TrendUncertainty` in one clause: Q, its degrees of
-    freedom and p-value, I², and τ as a factor on the doubling time's slope per year."""
+    """A :class:`~densing.trend.uncertainty.TrendUncertainty`'s heterogeneity test in one clause: Q, df, p, I², τ."""
     return heterogeneity_text(result.heterogeneity_q, result.heterogeneity_df, result.heterogeneity_p, result.i_squared,
                           result.tau_squared)
 
@@ -43,9 +32,8 @@ STATE_WORDS = {State.MEASURED: "measured", State.BOUNDED: "bounded", State.NOT_M
 NOT_JUDGED = "not judged"
 #: A state's words → the state (a table's or a stored record's ``state`` value).
 STATE_OF_WORDS = {words: state for state, words in STATE_WORDS.items()}
-#: What each state adds where the report shows a number: beside a doubling time and its interval in a card, after a
-#: stored record's cell, after the headline in the table beside the paper's, at the end of the density chart's checks
-#: line, and in the density chart's caption.
+#: What each state adds where the report shows a number: in a card, after a stored record's cell, beside the paper's
+#: figure, after the density chart's checks line and in its caption.
 CARD_LABELS = {State.MEASURED: "", State.BOUNDED: " (one end determined)", State.NOT_MEASURED: " (an estimate)"}
 CELL_MARKS = {State.MEASURED: "", State.BOUNDED: " (bounded)", State.NOT_MEASURED: " (estimate)"}
 PAPER_MARKS = {State.MEASURED: "", State.BOUNDED: " — bounded: one end of the interval is determined",
@@ -93,9 +81,8 @@ def open_end(result, end: str) -> EndOpen:
 
 
 def reason_words(reason, reasons: tuple = ()) -> str:
-    """One reason (:mod:`densing.states`) in words: the references' disagreement with Q, its p-value and each
-    reference's doubling time, or which end is not determined and why (``reasons``: every reason of the row, so that
-    two open ends read as "neither end")."""
+    """One reason (:mod:`densing.states`) in words (``reasons``: every reason of the row, so that two open ends read
+    as "neither end")."""
     if isinstance(reason, ReferencesDisagree):
         own = ", ".join(f"{family} {months_text(m)}" for family, m in reason.reference_months)
         return (f"its references disagree beyond their shared uncertainty (Q = {format_number(reason.q)} "
@@ -108,13 +95,9 @@ def reason_words(reason, reasons: tuple = ()) -> str:
 
 
 def status_words(result) -> str:
-    """A row's one status (module docstring, step 6) from its state and reasons (:mod:`densing.states`):
-    "measured, 2.3-fold" (both ends of the interval determined, and the interval's ratio high/low), "bounded: " and
-    which end is not determined and why (its interval reaches a zero slope, or undecided at the draws used), or
-    "not measured: " and every reason — the heterogeneity test (the one gate: saturation, conditioning and size
-    confounding fire in more than 10% of the planted worlds where the estimate is right,
-    studies/gate_calibration.results.txt, so they are findings shown beside the number) rejects one common slope, or
-    neither end of the interval is determined; "" where no state is judged."""
+    """A row's one status (:func:`status_parts` joined): "measured, 2.3-fold" (the interval's ratio high/low),
+    "bounded: " and which end is not determined and why, or "not measured: " and every reason (the heterogeneity
+    test, the one gate, rejects one common slope, or neither end is determined); "" where no state is judged."""
     return joined(*status_parts(result))
 
 
@@ -125,7 +108,7 @@ def joined(head: str, reasons: tuple[str, ...]) -> str:
 
 def status_parts(result) -> tuple[str, tuple[str, ...]]:
     """A status as (head, reasons in words): ("measured, 2.3-fold", ()), ("bounded", (why,)), ("not measured",
-    (why, …)); ("", ()) where no state is judged. The terminal numbers the reasons (:func:`short_statuses`)."""
+    (why, …)); ("", ()) where no state is judged."""
     state = result.state
     if state is None:
         return "", ()
@@ -135,8 +118,7 @@ def status_parts(result) -> tuple[str, tuple[str, ...]]:
 
 
 def reasons_text(result) -> str:
-    """The reasons of a bounded or not-measured row in words (:func:`status_words` after its state): the
-    references' disagreement, then the open end or ends."""
+    """The reasons of a bounded or not-measured row in words, as :func:`status_words` gives them after its state."""
     return "; ".join(_reason_list(result))
 
 
@@ -166,7 +148,7 @@ def months_text(months: float) -> str:
 
 def precision_words(result, end: str) -> str:
     """A determined end's Monte Carlo range where it spans more than :data:`~densing.constants.END_STABILITY` of the
-    end (step 5: a precision, never hidden), " (Monte Carlo range 9.2–16.8)"; "" otherwise."""
+    end, " (Monte Carlo range 9.2–16.8)"; "" otherwise."""
     value = result.doubling_time_months_ci_low if end == "low" else result.doubling_time_months_ci_high
     a, b = getattr(result, f"months_{end}_mc_low"), getattr(result, f"months_{end}_mc_high")
     if not getattr(result, f"{end}_determined") or not b - a > END_STABILITY * value:
@@ -175,17 +157,16 @@ def precision_words(result, end: str) -> str:
 
 
 def ranges_words(result) -> str:
-    """Every determined end's wide Monte Carlo range (:func:`precision_words`) named by its end: "the upper end's
-    Monte Carlo range 18.8–31.6 months"; "" where none is wide."""
+    """Every determined end's wide Monte Carlo range named by its end: "the upper end's Monte Carlo range 18.8–31.6
+    months"; "" where none is wide."""
     return "; ".join(f"the {'lower' if end == 'low' else 'upper'} end's Monte Carlo range"
                      f"{precision_words(result, end)[len(' (Monte Carlo range'):-1]} months"
                      for end in ("low", "high") if precision_words(result, end))
 
 
 def determined_words(result) -> str:
-    """What the draws determine, in words: "3.61 months [95% CI 2.59–5.1]" (both ends), "3.61 months, at least 2.59
-    at 95%; the upper end not determined" (one), or the estimate and its interval, "neither end determined"; a
-    determined end with a wide Monte Carlo range carries it (:func:`precision_words`)."""
+    """What the draws determine: "3.61 months [95% CI 2.59–5.1]" (both ends), "3.61 months, at least 2.59 at 95%; the
+    upper end not determined" (one), or the interval and "neither end determined"; with :func:`precision_words`."""
     est, low, high = result.doubling_time_months, result.doubling_time_months_ci_low, result.doubling_time_months_ci_high
     level = f"{result.level:.0%}"
     lo, hi = precision_words(result, "low"), precision_words(result, "high")
@@ -199,8 +180,7 @@ def determined_words(result) -> str:
 
 
 def uncertainty_repr(result) -> str:
-    """A :class:`~densing.trend.uncertainty.TrendUncertainty`'s ``repr``: rule, state, what is determined, the slope,
-    the models and references, the heterogeneity test and the reasons of a row that is not measured."""
+    """A :class:`~densing.trend.uncertainty.TrendUncertainty`'s ``repr``."""
     reasons = reasons_text(result) if result.state not in (None, State.MEASURED) else ""
     return (f"TrendUncertainty({result.rule}, {state_words(result.state) or 'state not judged'}: doubling time "
             f"{determined_words(result)}, A = {result.slope_per_day:.3g}/day [{result.slope_ci_low:.3g}, "
@@ -210,8 +190,7 @@ def uncertainty_repr(result) -> str:
 
 
 def summary_items(result) -> list[tuple[str, object]]:
-    """The first lines of a result's ``summary()``: its state, what is determined, the largest leave-one-family-out
-    move (every family: ``influence_frame()``)."""
+    """The first lines of a result's ``summary()``: its state, what is determined, the largest family move."""
     items = [("state", state_words(result.state) or NOT_JUDGED), ("doubling time", determined_words(result))]
     top = result.largest_influence()
     if top is not None:
@@ -221,8 +200,7 @@ def summary_items(result) -> list[tuple[str, object]]:
 
 
 def row_status(row) -> str:
-    """A :class:`densing.trend.capability.Row`'s one status wherever it is shown: its trend's
-    (:func:`status_words`), or "not measured: " and why it has none."""
+    """A :class:`densing.trend.capability.Row`'s one status: its trend's, or "not measured: " and why it has none."""
     return joined(*row_parts(row))
 
 
@@ -234,8 +212,7 @@ def row_parts(row) -> tuple[str, tuple[str, ...]]:
 
 
 def row_reason(reason) -> str:
-    """Why a :class:`densing.trend.capability.Row` has no trend, in words: no family scored, no family passing the
-    reference rule (each failing clause counted), or its fit's error; "" for None."""
+    """Why a :class:`densing.trend.capability.Row` has no trend, in words; "" for None."""
     if reason is None:
         return ""
     if isinstance(reason, NoFamilyScored):
@@ -250,9 +227,7 @@ def row_reason(reason) -> str:
 
 
 def row_record(row) -> dict:
-    """One row of the rows' table (``densing trend --by benchmark``, its CSV and JSON): a
-    :class:`densing.trend.capability.Row`'s numbers, state and status, its heterogeneity test and each reference's
-    doubling time in words, the family whose removal moves it most."""
+    """A :class:`densing.trend.capability.Row` as one row of ``densing trend --by benchmark``'s table."""
     r = row.result
     own = r.reference_months if r is not None else {}
     top = r.largest_influence() if r is not None else None  # the family whose removal moves the estimate most

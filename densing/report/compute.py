@@ -1,9 +1,6 @@
 """The report as a model: typed sections holding the results they show, and the one computation that makes them
-(:func:`compute_report`: the command's inputs in, a :class:`Report` out); :mod:`densing.report.render` lays them out
-and computes nothing (the pipeline: docs/method.md). Every section is computed from the command's inputs, except a
-design's stored record, whose page says so. The headline measurement and each registered second design's side job
-(computed meanwhile by a forked worker: the same seeds give the same numbers either way) are the long steps; every
-other section reads their results.
+(:func:`compute_report`); :mod:`densing.report.render` lays them out and computes nothing (docs/method.md). The long
+steps are the headline measurement and each design's side job, computed meanwhile by a forked worker.
 """
 from __future__ import annotations
 
@@ -29,8 +26,6 @@ from densing.trend import rules
 from densing.trend.measure import PAPER_ANCHORS, measure_trend
 from densing.trend.measurement import TrendMeasurement
 
-#: The public table the report reads without ``--results``.
-DEFAULT_RESULTS = paths.RESULTS / "public_models.csv"
 #: The reference law plots (Pythia) shown in the report's "Reference laws" section.
 DEFAULT_LAW_FITS = "pythia_*.json"
 @dataclass(frozen=True)
@@ -158,8 +153,7 @@ class OverlapSection:
 
 @dataclass(frozen=True)
 class Report(Result):
-    """What the page shows, section by section, and the headline measurement it leads with (``to_dict()``: the
-    measurement's)."""
+    """What the page shows, section by section, and the headline measurement it leads with."""
 
     measurement: TrendMeasurement
     densities: pd.DataFrame
@@ -196,12 +190,10 @@ def compute_report(*, results: str | Path | None = None, headline_fit: str | Pat
                    epoch: str = DEFAULT_EPOCH, since: str | None = DEFAULT_EPOCH, n_boot: int = 600, seed: int = 0,
                    traces: str | Path | None = None, command: str | None = None, measured=None,
                    yours: pd.DataFrame | None = None, yours_suite: str | None = None) -> Report:
-    """Every section the report shows, from the command's inputs. The density figure draws the ``frontier`` rule;
-    ``command``: the command line printed in the footer (default: the library call's words); ``measured``: the
-    headline measurement already computed on ``results`` (``densing measure``'s); ``yours``: a user's models placed
-    against it (:func:`densing.placement.measure.place_models`' rows), the page's first section, highlighted on the
-    density figure; ``yours_suite``: the suite they were evaluated on, in words."""
-    inputs = Inputs(results=Path(results) if results else DEFAULT_RESULTS,
+    """Every section the report shows, from the command's inputs: ``frontier`` the density figure's rule, ``command``
+    the footer's command line, ``measured`` a headline measurement already computed on ``results``, ``yours`` a
+    user's models placed against it (the first section) and ``yours_suite`` their suite in words."""
+    inputs = Inputs(results=Path(results) if results else paths.DEFAULT_DENSITY_TARGETS,
                       fits_dir=Path(fits_dir) if fits_dir else paths.REFERENCE_FITS, frontier=rules.get(frontier).name,
                       epoch=epoch, since=since, n_boot=n_boot, seed=seed, command=command,
                       traces=Path(traces) if traces is not None else None)
@@ -261,11 +253,9 @@ def _named(measured, densities: pd.DataFrame, reference: str, seed: int) -> Name
 
 
 def per_benchmark_densities(models: pd.DataFrame, inversion, *, seed: int = 0) -> pd.DataFrame:
-    """Each model's density under each benchmark of ``inversion`` inverted alone (the paper's eq. 4, one benchmark
-    at a time: :class:`densing.laws.inversion.PerBenchmark` at the fit's own D0), with its 95% interval over the
-    fit's bootstrap and the score's standard error (:func:`densing.laws.density.density_table`); one row per model
-    and benchmark (none for a one-benchmark inversion: its density is the model's own). Its point density is the
-    joint inversion's ``density:<benchmark>`` column."""
+    """Each model's density under each benchmark of ``inversion`` inverted alone (the paper's eq. 4 at the fit's own
+    D0, :class:`densing.laws.inversion.PerBenchmark`) with its 95% interval
+    (:func:`densing.laws.density.density_table`); one row per model and benchmark, none for one benchmark."""
     columns = ["model", "density", "bound", "density_ci_low", "density_ci_high"]
     frames = [density_table(models, PerBenchmark(fit), seed=seed)[columns].assign(benchmark=fit.benchmark)
               for fit in (inversion.fits if len(inversion.fits) > 1 and len(models) else ())]

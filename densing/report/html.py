@@ -1,8 +1,5 @@
-"""One self-contained HTML page: plotly.js inline (opens offline), figures, escaped tables.
-
-Every user-supplied string (model names, families, sources) passes through ``html.escape``
-before it reaches the page, in tables and in figure hover text alike, so a model called
-``<script>…</script>`` is shown as text and never run.
+"""One self-contained HTML page: plotly.js inline (opens offline), figures, escaped tables. Every user-supplied string
+passes through ``html.escape`` before it reaches the page, in tables and in figure hover text alike.
 """
 from __future__ import annotations
 
@@ -74,9 +71,8 @@ def _header_class(header) -> str:
 
 def table_html(frame: pd.DataFrame, *, scroll: bool = True) -> str:
     """An HTML table of ``frame`` in a horizontally scrollable box (``scroll``: also at most 520 px high): headers
-    and cells by the one rule of :mod:`densing.display`, every cell escaped, numbers right-aligned, long text wraps."""
-    shown = frame_columns(frame, html=True)  # a censored density as its bound (≤ x, ≥ x)
-    # a header breaks between its words; one with a word too long for a narrow column may break inside it (class w)
+    and cells by :mod:`densing.display`, every cell escaped, numbers right-aligned, long text wraps."""
+    shown = frame_columns(frame, html=True)
     head = "".join(f"<th{_header_class(header)}>{esc(header)}</th>" for header, _ in shown)
     rows = []
     for i, record in enumerate(frame.itertuples(index=False, name=None)):
@@ -135,8 +131,8 @@ def months_words(months, low, high) -> str:
 
 
 def record_cell(row: dict | None) -> str:
-    """'months [low–high]' of a stored row, its state's mark after it (:data:`densing.present.words.CELL_MARKS`:
-    "(bounded)", "(estimate)"); its state's words where it has no interval."""
+    """'months [low–high]' of a stored row and its state's mark (:data:`densing.present.words.CELL_MARKS`); its
+    state's words where it has no interval."""
     if not row:
         return "—"
     months, low, high = (row.get(k) for k in ("months", "ci_low", "ci_high"))

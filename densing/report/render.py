@@ -1,8 +1,5 @@
-"""The report model (:mod:`densing.report.compute`) as one self-contained HTML page: layout only, no computation;
-:func:`build_report` computes and renders it.
-
-Each section type has one function here (a second design's in its folder) that lays its results out as figures,
-tables and words, the numbers by :mod:`densing.display`' one rule.
+"""The report model (:mod:`densing.report.compute`) as one self-contained HTML page, one layout function per section
+type (a design's in its folder); :func:`build_report` computes and renders it.
 """
 from __future__ import annotations
 
@@ -36,16 +33,14 @@ SUBTITLE = {
 
 
 def build_report(**options):
-    """The report page, its headline measurement and its per-model densities: (html, measurement, densities), for
-    :func:`densing.report.compute.compute_report`'s ``options``."""
+    """(html, measurement, densities) of :func:`densing.report.compute.compute_report`'s ``options``."""
     report = m.compute_report(**options)
     return render(report), report.measurement, report.densities
 
 
 def render(report: m.Report) -> str:
-    """The page: each section of ``report`` in its order, the footer citing the command's inputs. Each section is
-    laid out on its own, a job of :func:`densing.runtime.run` (one process per core; the same bytes either
-    way), started in :func:`_layout_order`."""
+    """The page: each section of ``report`` laid out by a job of :func:`densing.runtime.run` (the same bytes either
+    way), the footer citing the command's inputs."""
     laid = runtime.run([_Layout(i) for i in _layout_order(report.sections)], report)
     sections = [laid[i] for i in range(len(report.sections))]
     yours = report.section(m.YoursSection) is not None
@@ -57,8 +52,7 @@ _DRAWN_FIRST = (m.LawsSection, m.DensitySection, m.CapabilitySection, m.OverlapS
 
 
 def _layout_order(sections) -> list[int]:
-    """The sections' indices, longest layout first: the ones that draw figures (in :data:`_DRAWN_FIRST`'s order),
-    then the rest in the page's order."""
+    """The sections' indices, longest layout first (:data:`_DRAWN_FIRST`), then the rest in the page's order."""
     def rank(i: int) -> tuple[int, int]:
         kind = type(sections[i])
         return (_DRAWN_FIRST.index(kind) if kind in _DRAWN_FIRST else len(_DRAWN_FIRST), i)
@@ -83,8 +77,7 @@ class _Layout:
 
 
 def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None) -> str:
-    """The block a reader sees first: the verdict in one sentence; densing's doubling time, its interval and status
-    first and largest; the fixed-size cross-check (``cross``: :meth:`TrendMeasurement.cross_check`); the paper's."""
+    """The block a reader sees first: the verdict, densing's doubling time, the ``cross`` check, the paper's."""
     head = measured.rules[measured.headline_rule]
     ours = (f"{format_months(head.doubling_time_months)} months "
             f"[{format_months(head.doubling_time_months_ci_low)}–{format_months(head.doubling_time_months_ci_high)}]")
@@ -238,8 +231,8 @@ def _overlap(s: m.OverlapSection) -> Section:
 
 
 def provenance_footer(inputs: m.Inputs) -> str:
-    """The footer a screenshot can be cited by: densing's version and commit, the date, the command, the seed and
-    draws (said once: apart only where the command does not give them), and the input table's SHA-256 (HTML, escaped)."""
+    """The footer a screenshot can be cited by (HTML, escaped): densing's version and commit, the date, the command,
+    the seed and draws where the command does not give them, and the input table's SHA-256."""
     from densing import __version__
 
     seed, n_boot = inputs.seed, inputs.n_boot
@@ -293,9 +286,7 @@ def _your_cards(r: dict, interval: str, suite: str | None, reference: str) -> st
 
 
 def _yours(s: m.YoursSection) -> Section:
-    """Your models (``densing measure``), the report's first section: for each model its density (or bound), the 95%
-    interval, the frontier line's ρmax at its release date and where it lies against the line, the suite and the
-    reference in cards, the verdict in words; then every model in one table."""
+    """Your models (``densing measure``): each model's cards and verdict in words, then every model in one table."""
     yours, measured, suite = s.yours, s.measurement, s.suite
     # a censored density (a bound) has no interval to show: its draws are bounds too
     intervals = ["— (a bound)" if isinstance(b, str) and b else f"{_g(lo)}–{_g(hi)}"

@@ -1,7 +1,4 @@
-"""The report's tables, paragraphs and law figures as the page shows them (layout only): columns chosen, rows named,
-words around the numbers (the cells written by :func:`densing.report.html.table_html`); the Plotly figures of the
-reference laws, their hover text HTML-escaped (model names are user data).
-"""
+"""The report's tables, paragraphs and reference-law figures as the page shows them (layout only)."""
 from __future__ import annotations
 
 import html
@@ -36,8 +33,7 @@ def details(summary: str, body: str) -> str:
 
 
 def breakable(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame with a space after each comma and colon of its text cells, so a long reference name
-    (``Qwen1.5:joint(mmlu,leaderboard_bbh,…)``) breaks between words and the table fits a 900 px window."""
+    """The frame with a space after each comma and colon of its text cells, so a long reference name breaks."""
     out = frame.copy()
     for column in out.columns:
         if out[column].dtype == object or pd.api.types.is_string_dtype(out[column].dtype):
@@ -46,9 +42,8 @@ def breakable(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def row_names(rows: pd.DataFrame) -> dict[str, str]:
-    """Each row key of :meth:`TrendMeasurement.by_benchmark` → its name for a reader: a benchmark its own, a set its
-    benchmarks joined by " + " and its short id ("MMLU + BBH + MATH-hard + HumanEval [paper]"), from its label
-    (:func:`densing.present.forest.row_display`), else from its ``benchmarks`` as labels name them (or in capitals)."""
+    """Each row key of :meth:`TrendMeasurement.by_benchmark` → its name for a reader
+    (:func:`densing.present.forest.row_display`; a set without one from its ``benchmarks`` as labels name them)."""
     sets = rows[rows["capability"] == "set"]
     sets = list(zip(sets["row"], sets["label"], sets["capability"], sets["benchmarks"]))  # the columns' own values
     known: dict[str, str] = {}
@@ -64,8 +59,7 @@ def row_names(rows: pd.DataFrame) -> dict[str, str]:
 
 
 def displayed(frame: pd.DataFrame, named_by: pd.DataFrame | None = None) -> pd.DataFrame:
-    """``frame`` with its ``row`` column named for a reader (:func:`row_names` of ``named_by``, default ``frame``),
-    and its ``label`` too where it has one (so a figure that names rows by their label names them the same)."""
+    """``frame`` with its ``row`` (and ``label``) named by :func:`row_names` of ``named_by`` (default ``frame``)."""
     names = row_names(frame if named_by is None else named_by)
     shown = [names.get(r, r) for r in frame["row"]]
     return frame.assign(row=shown, **({"label": shown} if "label" in frame.columns else {}))
@@ -164,8 +158,7 @@ def _months(rule) -> str:
 
 
 def paper_table(measured, paper: dict) -> pd.DataFrame:
-    """The paper's numbers beside ours (headline rule; the envelope, the paper's own rule, beside), each of ours
-    with its 95% interval."""
+    """The paper's numbers beside ours (the headline rule, and the envelope, the paper's own rule)."""
     head = measured.rules[measured.headline_rule]
     envelope = measured.rules.get("envelope")
     b = measured.breakpoint
@@ -232,30 +225,23 @@ def loss_figure(fit: ReferenceFit) -> go.Figure:
     for i, (size, group) in enumerate(points.groupby("params")):
         color = PALETTE[i % len(PALETTE)]
         group = group.sort_values("train_tokens")
-        figure.add_trace(
-            go.Scatter(
-                x=group["train_tokens"], y=group["loss"], mode="markers", marker=dict(color=color, size=6),
-                name=f"N = {format_count(size)}", legendgroup=str(size),
-                text=[f"{m}<br>D = {format_count(d)}" for m, d in zip(escaped(group["model"]), group["train_tokens"])],
-                hovertemplate="%{text}<br>loss = %{y:.4f}<extra></extra>",
-            )
-        )
+        figure.add_trace(go.Scatter(
+            x=group["train_tokens"], y=group["loss"], mode="markers", marker=dict(color=color, size=6),
+            name=f"N = {format_count(size)}", legendgroup=str(size),
+            text=[f"{m}<br>D = {format_count(d)}" for m, d in zip(escaped(group["model"]), group["train_tokens"])],
+            hovertemplate="%{text}<br>loss = %{y:.4f}<extra></extra>"))
         grid = np.geomspace(group["train_tokens"].min(), group["train_tokens"].max(), 60)
-        figure.add_trace(
-            go.Scatter(x=grid, y=fit.predict_loss(size, grid), mode="lines", line=dict(color=color), showlegend=False, legendgroup=str(size), hoverinfo="skip")
-        )
-    figure.update_layout(
-        title=f"Loss estimation · {html.escape(fit.benchmark)} (R² {fit.stages[0].r_squared:.3f})",
-        xaxis=dict(title="training tokens D", type="log", exponentformat="power"),
-        yaxis=dict(title="conditional loss −log P(answer | prompt)", type="log", exponentformat="power"),
-        height=420, margin=dict(l=60, r=20, t=50, b=50),
-    )
+        figure.add_trace(go.Scatter(x=grid, y=fit.predict_loss(size, grid), mode="lines", line=dict(color=color),
+                                    showlegend=False, legendgroup=str(size), hoverinfo="skip"))
+    figure.update_layout(title=f"Loss estimation · {html.escape(fit.benchmark)} (R² {fit.stages[0].r_squared:.3f})",
+                         xaxis=dict(title="training tokens D", type="log", exponentformat="power"),
+                         yaxis=dict(title="conditional loss −log P(answer | prompt)", type="log",
+                                    exponentformat="power"), height=420, margin=dict(l=60, r=20, t=50, b=50))
     return figure
 
 
 def _panel_title(fit: ReferenceFit) -> str:
-    """Two short lines (HTML for plotly, escaped): the benchmark, then the law and its R² in a smaller
-    font; a fit below :data:`POOR_FIT_R2` gets a third, red line saying not to invert it."""
+    """The benchmark, then the law and its R² (HTML, escaped); below :data:`POOR_FIT_R2` a red "do not invert"."""
     name = fit.benchmark if len(fit.benchmark) <= 24 else f"mean of {len(fit.benchmarks)} benchmarks"
     title = f"{html.escape(name)}<br><span style='font-size:11px'>{html.escape(fit.kind)} · R² {fit.r_squared:.3f}</span>"
     if fit.r_squared < POOR_FIT_R2:
@@ -296,13 +282,10 @@ def performance_figure(fits: list[ReferenceFit]) -> go.Figure:
         spread = bool(positive.size and positive.max() / positive.min() > 20)
         grid = np.geomspace(positive.min(), positive.max(), 200) if spread else np.linspace(np.nanmin(loss), np.nanmax(loss), 100)
         curve = fit.predict_score_from_loss(grid)
-        figure.add_trace(
-            go.Scatter(
-                x=loss, y=points["score"], mode="markers", marker=dict(size=5, color=PALETTE[0], opacity=0.7),
-                text=escaped(points["model"]), hovertemplate="%{text}<br>L = %{x:.3f}<br>S = %{y:.3f}<extra></extra>", showlegend=False,
-            ),
-            row=row, col=col,
-        )
+        figure.add_trace(go.Scatter(
+            x=loss, y=points["score"], mode="markers", marker=dict(size=5, color=PALETTE[0], opacity=0.7),
+            text=escaped(points["model"]), hovertemplate="%{text}<br>L = %{x:.3f}<br>S = %{y:.3f}<extra></extra>",
+            showlegend=False), row=row, col=col)
         figure.add_trace(go.Scatter(x=grid, y=curve, mode="lines", line=dict(color=PALETTE[3]), showlegend=False, hoverinfo="skip"), row=row, col=col)
         family_axis = "u = −(N/N_unit)^−α (family law, power shape)" if "alpha" in fit.params else "ln N (family law)"
         figure.update_xaxes(title_text=("loss" if fit.kind == "two-step" else family_axis if fit.kind == "family"

@@ -1,23 +1,7 @@
-"""Reader for AI2's published OLMES scores of open base models (``results/olmes/``).
-
-Two files make the target table:
-
-- ``olmo2-32b.csv``: AI2's comparison table from allenai/OLMo (one row per model: ``Model``,
-  ``FLOPs``, ``Average`` and ten task columns, scores in percent), copied unchanged;
-- ``models.csv``: one row per model of that table with its parameter count, pretraining tokens,
-  release date and a source URL for each (:data:`MODEL_COLUMNS`).
-
-:func:`read_olmes_targets` joins them into densing's tidy results table
-(:mod:`densing.data.schema`): one row per (model, task) with a score, ``value`` = percent / 100,
-``metric`` = ``score``, ``n_shot`` unknown (the table does not state it), ``source`` naming the
-upstream file and commit, and the provenance columns of ``models.csv`` (``hf_id``,
-``tokens_derivation``, ``params_source``, ``tokens_source``, ``date_source``, ``note``) plus AI2's
-``flops`` carried on every row. The ``Average`` column is dropped.
-
-:func:`read_olmes_models` reads and checks ``models.csv`` on its own: every non-empty params,
-train_tokens or release_date has a source URL; ``tokens_derivation`` is ``stated``, ``flops/6N``
-(tokens = AI2's FLOPs / (6 · params), for a model whose developer gives no count) or empty (no
-count, and the note says why); a ``flops/6N`` row agrees with FLOPs / (6 · params) to rounding.
+"""Reader for AI2's published OLMES scores of open base models (``results/olmes/``): ``olmo2-32b.csv``, AI2's
+comparison table from allenai/OLMo (``Model``, ``FLOPs``, ``Average`` and ten task columns in percent), copied
+unchanged, and ``models.csv``, each model's parameter count, pretraining tokens and release date with a source URL
+for each (:data:`MODEL_COLUMNS`).
 """
 from __future__ import annotations
 
@@ -35,12 +19,9 @@ from densing.numbers import parse_date
 #: Upstream of ``olmo2-32b.csv`` (see results/olmes/README.md).
 SOURCE = "allenai/OLMo@8cbfe6f9adce59c62a44ad41fda4478b5e4d19ad:olmo2-32b.csv"
 
-#: AI2's task columns -> densing benchmark names. These are OLMES prompts and formats (ARC-C,
-#: HellaSwag, WinoGrande and MMLU in the multiple-choice "MC" format), not the Open LLM
-#: Leaderboard's, so none of them reuses a leaderboard name (arc_challenge, hellaswag, winogrande,
-#: mmlu, gsm8k, mmlu_pro) nor the ranked-classification names of the OLMo ladder
-#: (olmes_arc_challenge, olmes_hellaswag, olmes_winogrande, olmes_mmlu): same data, other prompts,
-#: so trends compare across them, levels do not.
+#: AI2's task columns -> densing benchmark names: OLMES prompts and formats (ARC-C, HellaSwag, WinoGrande and MMLU in
+#: the multiple-choice "MC" format), so none reuses a leaderboard name nor the OLMo ladder's ranked-classification
+#: names: same data, other prompts, so trends compare across them, levels do not.
 OLMES_BENCHMARKS: dict[str, str] = {
     "ARC Challenge": "olmes_arc_challenge_mc",
     "HSwag": "olmes_hellaswag_mc",
@@ -53,8 +34,7 @@ OLMES_BENCHMARKS: dict[str, str] = {
     "MMLU Pro": "olmes_mmlu_pro",
     "TriviaQA": "olmes_triviaqa",
 }
-#: The table gives one number per task without naming its metric (accuracy for the multiple-choice
-#: tasks, exact match or F1 for the generative ones), so every score is ``score``.
+#: The table gives one number per task without naming its metric, so every score is ``score``.
 OLMES_METRIC = "score"
 SCORE_FILE_COLUMNS: tuple[str, ...] = ("Model", "FLOPs", "Average", *OLMES_BENCHMARKS)
 MODEL_COLUMNS: tuple[str, ...] = (
@@ -71,15 +51,10 @@ PROVENANCE_COLUMNS: tuple[str, ...] = (
 _URL = re.compile(r"^https?://\S+$")
 
 
-
 def read_olmes_scores(scores_path: str | Path) -> pd.DataFrame:
-    """AI2's table as read from ``scores_path``: columns checked, one row per model, numbers parsed.
-
-    Returns the file's columns with ``FLOPs`` and the task columns as floats (NaN where empty).
-    InputError names the file, row (1-based, header not counted) and field of a score that is not
-    a number or lies outside [0, 100], a FLOPs that is not a positive number, an empty or repeated
-    model name, and a missing or unknown column.
-    """
+    """AI2's table from ``scores_path``, one row per model, ``FLOPs`` and the task columns as floats (NaN where
+    empty); an InputError naming the file, row and field of a score not in [0, 100], a FLOPs that is not a positive
+    number, an empty or repeated model name, a missing or unknown column."""
     path = Path(scores_path)
     raw = read_text_table(path, SCORE_FILE_COLUMNS, "AI2's OLMES score table")
     unknown = [c for c in raw.columns if c not in SCORE_FILE_COLUMNS]
@@ -116,11 +91,9 @@ def read_olmes_scores(scores_path: str | Path) -> pd.DataFrame:
 
 
 def read_olmes_models(models_path: str | Path, flops: dict[str, float] | None = None) -> pd.DataFrame:
-    """``models.csv`` checked (see the module docstring); counts as floats, dates as ISO strings.
-
-    ``flops`` (model -> AI2's FLOPs, NaN where none) lets a ``flops/6N`` row be checked against
-    FLOPs / (6 · params); without it that check is skipped.
-    """
+    """``models.csv`` checked, counts as floats, dates as ISO strings: every non-empty params, train_tokens or
+    release_date has a source URL; ``tokens_derivation`` is ``stated``, ``flops/6N`` (tokens = FLOPs / (6 · params),
+    checked to rounding against ``flops``, model → AI2's FLOPs, where given) or empty (the note says why)."""
     path = Path(models_path)
     raw = read_text_table(path, MODEL_COLUMNS, "model metadata of the OLMES table")
     if raw.empty:
@@ -178,12 +151,9 @@ def read_olmes_models(models_path: str | Path, flops: dict[str, float] | None = 
 
 
 def read_olmes_targets(scores_path: str | Path, models_path: str | Path) -> pd.DataFrame:
-    """The OLMES target table in densing's tidy schema (see the module docstring).
-
-    Raises :class:`InputError` (one line naming the file, row and field) for a bad score, a model
-    in the scores without a ``models.csv`` row, a ``models.csv`` row for a model the scores lack,
-    and everything :func:`read_olmes_scores` and :func:`read_olmes_models` check.
-    """
+    """The two files joined into densing's tidy table: one row per (model, task) with a score, ``value`` = percent /
+    100, ``metric`` ``score``, ``source`` the upstream file and commit, ``models.csv``'s provenance and AI2's ``flops``
+    on every row. An InputError for a model in one file and not the other, and everything the two readers check."""
     scores = read_olmes_scores(scores_path)
     flops = dict(zip(scores["Model"], scores["FLOPs"]))
     models = read_olmes_models(models_path, flops=flops)

@@ -1,56 +1,35 @@
 """The paper's two-step reference on AI2's recipe in the multiple-choice (MC) format, and the in-loop → offline offset.
 
-AI2's OLMES table (:mod:`densing.designs.olmes.data`) scores 23 open base models on ARC-Challenge,
-HellaSwag, WinoGrande and MMLU in the OLMES *multiple-choice* format. The Densing Law's two
-steps (Xiao et al. 2024, arXiv 2412.04315, eqs. 2–4) are built for them from AI2's own recipe:
+AI2's OLMES table scores 23 open base models on ARC-Challenge, HellaSwag, WinoGrande and MMLU in the OLMES MC format.
+The Densing Law's two steps (Xiao et al. 2024, arXiv 2412.04315, eqs. 2–4) are built for them from AI2's recipe:
 
-1. **Loss law, from the ladder** (:mod:`densing.laws.olmo.ladder`, the shipped
-   ``reference_fits/olmo_<task>_two_step.json``): the bits per byte of the correct answer of the
-   ranked-classification prompt, fitted on the ladder's 25 runs (190M–3B × 0.5–10×C)::
+1. **Loss law** (:mod:`densing.laws.olmo.ladder`, ``reference_fits/olmo_<task>_two_step.json``): the bits per byte of
+   the correct answer, fitted on the ladder's 25 runs, with its bootstrap draws, unchanged::
 
        L(N, D) = a·N^-α + b·D^-β [+ E]
 
-   with the ladder's own a, α, b, β[, E] and their bootstrap draws (resampled runs), unchanged.
-2. **MC score law, from the OLMo-2 runs** (the shipped ``reference_fits/olmo2_mc_<task>_two_step.json``, built by
-   :mod:`tools.olmes_mc_reference`, ``python tools/build_tables.py mc-reference``): the same sigmoid as the ladder's
-   (eq. 3) on the in-loop MC accuracy of the OLMo-2 7B and 13B checkpoints past 10% of their runs::
+2. **MC score law** (``reference_fits/olmo2_mc_<task>_two_step.json``, ``python tools/build_tables.py mc-reference``)
+   on the in-loop MC accuracy of the OLMo-2 7B and 13B checkpoints past 10% of their runs (eq. 3), the ceiling c + d
+   free (≤ 1) or fixed at 1, a moving-block bootstrap within each run paired with the ladder's draws::
 
        S_MC(L) = c / (1 + e^(−γ(L − l))) + d,    d = the task's chance level (fixed)
 
-   chance: 1/4 for ARC-C, HellaSwag and MMLU (four options), 1/2 for WinoGrande (two); the ceiling c + d free
-   (c + d ≤ 1) or fixed at 1 by a rule that sees only the runs; a moving-block bootstrap within each run, its draw k
-   paired with the ladder's loss draw k. AI2 fits its own MC step 2 on OLMo-2 checkpoints
-   (``configs/step2_mc_7B.json``, ``step2_mc_13B.json`` in the ladder folder: 7B steps 170k–450k, 13B 50k–150k); here
-   every checkpoint past 10% of both runs.
 3. **Inversion at D0** (eq. 4): L̂ = l − (1/γ)·ln(c/(S − d) − 1), then
    N̂ = ((L̂ − b·D0^-β − E)/a)^(−1/α), D0 = 10¹² tokens (the paper's) by default.
 
-**The in-loop → offline offset** (:func:`measure_offset`). The score law is fitted on AI2's
-*in-loop* evaluations; the targets' scores are AI2's *offline* OLMES evaluations (another harness;
-HellaSwag sampled to 1,000 items; MMLU a macro average). The OLMES table's OLMo-2-1124-7B and -13B
-rows are the same runs as the checkpoints' (7B: its post-anneal row; 13B: the mean of its last five
-rows, which precede the 13B's mid-training anneal — the released 13B is annealed, so its offset
-includes that anneal's gain)::
+**The in-loop → offline offset** (:func:`measure_offset`). The score law is fitted on AI2's *in-loop* evaluations,
+the targets' scores are AI2's *offline* OLMES evaluations (another harness). The OLMES table's OLMo-2-1124-7B and
+-13B rows are the same runs as the checkpoints' (the 13B's in-loop final precedes its anneal, so its offset includes
+the anneal's gain)::
 
     Δ_r = S_offline(r) − S_inloop(r)  for r ∈ {7B, 13B},     Δ = (Δ_7B + Δ_13B) / 2
     σ_Δ² = (Δ_7B − Δ_13B)² / 4 + Σ_r (σ²_offline(r) + σ²_inloop(r)) / 4
 
-(the two runs' spread, one degree of freedom, plus the binomial variances of the four scores:
-the sum, since the spread alone may be near 0 by chance). A target's offline score S is inverted
-as the in-loop score S − Δ; :func:`offline_reference` does so by moving the floor, d → d + Δ
-(S − Δ through the in-loop law ≡ S through the law with d + Δ), and carries Δ's uncertainty as one
-more draw per bootstrap row, Δ_k ~ N(Δ, σ_Δ²) (seeded). The OLMo-2 rows define the offset and are
-never targets; OLMo-2-0325-32B (same recipe) is not a target either and is the held-out check of
-the whole chain (:func:`tools.olmes_mc_reference.held_out`).
-
-**Where this departs from the paper.** (i) The loss is the bits per byte of the correct answer of
-the *ranked-classification* 5-shot prompt, not the paper's conditional loss of a chain-of-thought
-answer. (ii) The tasks are OLMES's four MC tasks, not the paper's MMLU, BBH, MATH, HumanEval and
-MBPP. (iii) The score law comes from the checkpoints of two runs of one recipe (7B, 13B; plus the
-1B's one row), not from a series of strong models, so it spans only the loss range those runs
-cover: a target scoring beyond the 13B's final checkpoint is an extrapolation of the sigmoid.
-(iv) An offset measured on two models maps the offline scale to the in-loop one for every target,
-assumed the same for every model.
+(the two runs' spread plus the binomial variances of the four scores). A target's offline score S is inverted as
+the in-loop score S − Δ: :func:`offline_reference` moves the floor, d → d + Δ, and carries Δ's uncertainty as one
+more draw per bootstrap row, Δ_k ~ N(Δ, σ_Δ²) (seeded). The OLMo-2 rows are never targets; OLMo-2-0325-32B is the
+held-out check of the whole chain (:func:`tools.olmes_mc_reference.held_out`). The departures from the paper:
+results/olmes/README.md.
 """
 from __future__ import annotations
 
@@ -76,8 +55,7 @@ INLOOP_BENCHMARK: dict[str, str] = {task: f"olmes_{task}_mc_inloop" for task in 
 OFFSET_ROWS: dict[str, str] = {"olmo-2-7b": "OLMo-2-1124-7B", "olmo-2-13b": "OLMo-2-1124-13B"}
 #: Every OLMo-2 row of the OLMES table: the reference's recipe, never a target.
 OLMO2_MODELS: tuple[str, ...] = ("OLMo-2-1124-7B", "OLMo-2-1124-13B", "OLMo-2-0324-32B")
-#: OLMo-2-0325-32B for the held-out chain: N counted as the ladder counts it is not published; the
-#: nominal 32e9 is used (the 0.5e9 input embedding it would exclude is 1.6% of it), D = 6e12 (models.csv).
+#: OLMo-2-0325-32B for the held-out chain: the nominal N (the ladder's count is not published), D = 6e12 (models.csv).
 HELD_OUT_32B = {"model": "OLMo-2-0324-32B", "params": 32e9, "train_tokens": 6e12}
 
 
@@ -123,10 +101,8 @@ def offset_from(task: str, pairs: dict[str, tuple[float, float, float, float]]) 
     """Δ and σ_Δ from run → (offline score, its σ, in-loop score, its σ) (module docstring's equations)."""
     if len(pairs) < 1:
         raise InputError(f"{task}: no run with both an offline and an in-loop score; no offset")
-    terms = []
-    for run, (offline, se_off, inloop, se_in) in pairs.items():
-        terms.append({"run": run, "offline": offline, "offline_stderr": se_off, "inloop": inloop,
-                      "inloop_stderr": se_in, "delta": offline - inloop})
+    terms = [{"run": run, "offline": offline, "offline_stderr": se_off, "inloop": inloop, "inloop_stderr": se_in,
+              "delta": offline - inloop} for run, (offline, se_off, inloop, se_in) in pairs.items()]
     deltas = np.array([t["delta"] for t in terms])
     k = len(terms)
     spread = float(np.var(deltas, ddof=1) / k) if k > 1 else 0.0  # (Δ7 − Δ13)²/4 for two runs
@@ -154,11 +130,8 @@ def measure_offset(fit: ReferenceFit, targets: pd.DataFrame) -> Offset:
 
 
 def offline_reference(fit: ReferenceFit, offset: Offset, *, seed: int = 0) -> ReferenceFit:
-    """``fit`` on the offline scale: d → d + Δ, and d_k → d_k + Δ_k, Δ_k ~ N(Δ, σ_Δ²) per bootstrap draw (seeded).
-
-    Inverting S through it equals inverting S − Δ through ``fit`` (eq. 4 with d + Δ). The benchmark
-    becomes the OLMES table's name and the metric its ``score``.
-    """
+    """``fit`` on the offline scale: d → d + Δ, and d_k → d_k + Δ_k, Δ_k ~ N(Δ, σ_Δ²) per bootstrap draw (seeded),
+    its benchmark the OLMES table's name, metric ``score``: inverting S through it inverts S − Δ through ``fit``."""
     if "d" not in fit.params or not fit.bootstrap:
         raise FitError(f"{fit.benchmark}: a two-step fit with bootstrap draws is needed to carry the offset")
     params = dict(fit.params)

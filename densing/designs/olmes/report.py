@@ -1,5 +1,7 @@
-"""The OLMES design's section of the report: its rows beside the public table's, the forest of its tasks, its
-sensitivity and checks (registered with the design, :mod:`densing.designs.olmes`)."""
+"""The OLMES design's words: ``densing trend --design olmes`` (:func:`run`: one row per task, no combined row, so
+``--by`` makes no difference; ``--detail``: the D0 sensitivity, the ceiling-1 law, every check, the models left out)
+and its section of the report (its rows beside the public table's, the forest of its tasks, its sensitivity and
+checks), registered with the design (:mod:`densing.designs.olmes`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -7,13 +9,19 @@ from typing import ClassVar
 
 import pandas as pd
 
-from densing.designs.olmes.trend import D0, beside_leaderboard, measure_olmes, row_states, row_statuses
-from densing.numbers import format_count
+from densing.cli.layout import ROW_TOGETHER, closing, counted
+from densing.cli.output import Format, print_document, print_frame, print_text
+from densing.constants import PAPER
+from densing.designs.olmes.trend import (D0, beside_leaderboard, failed_and_fired, measure_olmes, row_parts, row_states,
+                                         row_statuses)
+from densing.errors import InputError
+from densing.numbers import format_count, format_number
 from densing.present import figures as trend_figures
-from densing.present.words import state_words
+from densing.present.words import short_statuses, state_words
 from densing.report.html import Section, figure_html, table_html
 from densing.report.render_parts import details
 from densing.results import Result
+from densing.states import State
 
 
 @dataclass(frozen=True)
@@ -28,15 +36,13 @@ class OlmesSection:
 
 
 def side(inputs) -> tuple:
-    """The OLMES design on the report's fits, window, draws and seed, computed beside the headline; its shares' draws
-    skipped (the page shows its intervals, drawn first: the same numbers either way)."""
+    """The OLMES design on the report's inputs, computed beside the headline (no shares' draws: the page shows none)."""
     return measure_olmes, {"fits_dir": inputs.fits_dir, "d0": D0, "since": inputs.since, "n_boot": inputs.n_boot,
                            "n_boot_share": 0, "seed": inputs.seed}
 
 
 def section(olmes, rows: pd.DataFrame, paper_months: float) -> OlmesSection:
-    """The section's data: the OLMES rows and the table of them beside the public table's ``rows``, task by task
-    (:func:`densing.designs.olmes.trend.beside_leaderboard`)."""
+    """The section's data: the OLMES rows beside the public table's ``rows`` (:func:`beside_leaderboard`)."""
     side = beside_leaderboard(olmes, rows, paper_months)
     return OlmesSection(olmes, side.drop(columns=["paper"]).rename(columns={
         "olmes": "OLMES design, months [95% CI]", "olmes_checks": "its failed checks",
@@ -74,3 +80,69 @@ def render(s: OlmesSection) -> Section:
                 "doubling time with its 95% CI", table_html(sensitivity, scroll=False)),
         details("every check of the OLMES rows", table_html(checks[["benchmark", "name", "status", "detail"]], scroll=False))
         if len(checks) else ""])
+
+
+def run(options) -> None:
+    """``densing trend --design olmes`` from the command's options (:class:`densing.registry.Design`)."""
+    for option in ("results", "fit"):
+        if options[option] is not None:
+            raise InputError(f"--{option}: --design olmes has its own targets (results/olmes) and references (the MC "
+                             f"references in reference_fits/olmo2_mc_*); --{option} applies to --design leaderboard")
+    fmt, wide, detail = options["fmt"], options["wide"], options["detail"]
+    result = measure_olmes(d0=D0 if options["d0"] is None else options["d0"], since=options["since"],
+                           epoch=options["epoch"], n_boot=options["n_boot"], seed=options["seed"])
+    left_out = result.left_out.drop_duplicates("model")[["model", "reason"]]
+    if fmt is Format.json:
+        print_document(result.rows, checks=result.checks, left_out=left_out)
+        return
+    if fmt is Format.csv:
+        print_frame(result.rows, fmt)
+        return
+    print_text("The paper's two-step design on AI2's recipe over AI2's OLMES table: doubling time of the 0.9-quantile "
+               "frontier per task, 95% intervals over the ladder's and the score law's fits, the offset, score noise "
+               "and models (one row per task: the four MC references have four loss laws, so there is no combined "
+               "row).")
+    statuses = row_statuses(result.rows)
+    failed, fired = failed_and_fired(result.checks)  # a finding that fires is not a gate
+    notes = [*(f"{r.benchmark}: {r.name} check failed — {r.detail}" for r in failed.itertuples()),
+             *(f"{r.benchmark}: finding (not a gate): {r.name} {r.detail}" for r in fired.itertuples()),
+             "left out: " + "; ".join(f"{m} ({why})" for m, why in left_out.itertuples(index=False))]
+    if detail:
+        bases = [c for c in result.rows.columns
+                 if c.startswith(("months_d0_", "months_ceiling_1")) and not c.endswith("_ci")]
+        sensitivity = [c for base in bases for c in (base, f"{base}_ci")  # each beside its CI
+                       if c in result.rows.columns]
+        columns = ["benchmark", "months", "ci_low", "ci_high", "n_models", "n_lower", "n_upper", *sensitivity,
+                   "score_r2"]
+        rows = result.rows.assign(status=statuses)
+        print_frame(rows if wide else rows[[*columns[:4], "status", *columns[4:]]], fmt, keys=1, together=ROW_TOGETHER,
+                    title="doubling time in months per OLMES task (D0 sensitivity and the ceiling-1 law beside, each "
+                          "with its 95% interval)", wide=wide)
+        for r in result.rows.itertuples():
+            if r.error:
+                print_text(f"{r.benchmark}: {r.error}")
+        for line in notes:
+            print_text(line)
+        print_text("beside the leaderboard-based rows and the paper's 3.3 months: densing report (its "
+                   "second-measurement section)")
+    else:
+        cells, reasons = short_statuses(row_parts(result.rows))
+        print_frame(result.rows[["benchmark", "months", "ci_low", "ci_high", "n_models"]].assign(status=cells), fmt,
+                    keys=1, together=ROW_TOGETHER,
+                    title="doubling time in months per OLMES task, with its 95% interval")
+        for line in reasons:
+            print_text(line)
+        line = counted(notes, "notes (the failed checks' details, the models left out)", "--detail lists them")
+        print_text("--detail: the D0 sensitivity, the ceiling-1 law, the score law's R²"
+                   + (f"; {line}" if line else ""))
+    print_text(_olmes_closing(result.rows, row_states(result.rows)))
+
+
+def _olmes_closing(rows, states: list) -> str:
+    """The last line of ``--design olmes``: the measured tasks' doubling times, else how many have an estimate."""
+    measured = [f"{r.benchmark} {format_number(r.months)}" for r, s in zip(rows.itertuples(), states)
+                if s is State.MEASURED]
+    estimated = int(rows["months"].notna().sum())
+    answer = (f"OLMES doubling time in months: {', '.join(measured)}" if measured else
+              f"OLMES: no task measured ({estimated} of {len(rows)} with an estimate)")
+    return closing([answer, f"paper: {PAPER['doubling_time_months']} months"])

@@ -1,40 +1,16 @@
 """A second, independent Densing Law: the paper's two-step design on AI2's recipe, over AI2's OLMES table.
 
-:func:`measure_olmes` measures the doubling time of the maximum capacity density per task of
-AI2's OLMES table (``results/olmes/``: 23 open base models, MC format) with densing's trend engine:
+:func:`measure_olmes` measures the doubling time of the maximum capacity density per task of AI2's OLMES table
+(``results/olmes/``, whose README states the method) with densing's trend engine: each task's MC reference
+(:mod:`densing.designs.olmes.mc_reference`), the paper's eq. 4 at a fixed D0 (10¹² tokens; 3·10¹¹ and 3·10¹²
+beside), every dated model but the OLMo-2 rows as targets, the censored 0.9 regression quantile
+(:func:`densing.trend.uncertainty.trend_uncertainty`) and its checks. A score law with R² < 0.5 on its checkpoints
+is not inverted: its row says so instead of a number.
 
-- **the reference** of each task is its MC reference (:mod:`densing.designs.olmes.mc_reference`): the
-  OLMo ladder's loss law L(N, D) on the correct answer's bits per byte, and an MC score law S(L)
-  fitted on the OLMo-2 checkpoints, moved to the offline scale by the in-loop → offline offset Δ
-  (measured on the table's OLMo-2 7B/13B rows, its uncertainty one more draw of the reference);
-- **the inversion** is the paper's eq. 4 at a fixed D0 (:class:`PerBenchmark`): N̂ is the size a
-  model of AI2's recipe trained on D0 tokens would need for the score, ρ = N̂ / N; D0 = 10¹² tokens
-  (the paper's) for the headline rows, 3·10¹¹ and 3·10¹² beside them;
-- **the targets** are every dated model of the table except the OLMo-2 rows (7B and 13B define the
-  offset and the score law; 32B is the same recipe and the chain's held-out check): StableLM-2-12B
-  and Zamba-2-7B have no release date and drop out, leaving 18 models from 2023-07 to 2025-03;
-  ``since=None`` by default (no cut: the table starts after the default epoch, Llama-1's release,
-  anyway), t in days since that epoch;
-- **the trend** is the censored 0.9 regression quantile of ln ρ on t (:mod:`densing.trend.rules`),
-  bounds as bounds, with fit (the ladder's and the score law's draws, and Δ's), score (binomial
-  σ from the OLMES split's item count) and model-sampling uncertainty carried
-  (:func:`densing.trend.uncertainty.trend_uncertainty`): ln ρmax = A·t + B, doubling time ln 2 / A;
-- **the checks** (:func:`densing.trend.capability.inversion_checks`): saturation and conditioning on
-  the envelope's record-setters, size confounding, the within-family size slope as a finding. A
-  score law explaining less than half its checkpoints' variance (R² < 0.5,
-  :func:`densing.laws.fit_schema.fit_verdict`) is not inverted: that row says so instead of a number.
-
-There is no combined row. The engine's combined per-benchmark inversion is a fit of the *mean*
-score over benchmarks (:class:`PerBenchmark` averages a mean fit's scores); the four MC references
-have four different loss laws (the ladder's per task), so a mean of them is no two-step law, and a
-fit of the mean would need the ladder refitted on the mean bits per byte and an MC score law on the
-mean in-loop accuracy — which would average in WinoGrande's and HellaSwag's score laws, the two that
-fail R² ≥ 0.5 on the checkpoints.
-
-What ~18 models can answer: whether the frontier's density rose from 2023 to 2025 on a benchmark
-and roughly how fast (an interval of a factor of several); what they cannot: a breakpoint, a
-difference between benchmarks smaller than those intervals, or a frontier above what the
-reference expresses at D0 (such models are lower bounds, and the saturation check names them).
+There is no combined row. The engine's combined inversion is a fit of the *mean* score over benchmarks; the four MC
+references have four loss laws (the ladder's per task), so a mean of them is no two-step law, and a fit of the mean
+would need the ladder refitted on the mean bits per byte and an MC score law on the mean in-loop accuracy — which
+would average in WinoGrande's and HellaSwag's score laws, the two that fail R² ≥ 0.5 on the checkpoints.
 """
 from __future__ import annotations
 
@@ -66,8 +42,7 @@ from densing.validation import validate_params
 D0 = 1e12
 SENSITIVITY_D0 = (3e11, 3e12)
 TASKS = tuple(mc.MC_CHANCE)
-#: The OLMES table's task beside the public (leaderboard) table's benchmark of the same capability: other prompts
-#: and formats, so the two designs are compared by their trends, never by their levels.
+#: Each OLMES task beside the public table's benchmark of the same capability (compared by trends, never levels).
 LEADERBOARD_TWIN = {"arc_challenge": "arc_challenge", "hellaswag": "hellaswag", "winogrande": "winogrande",
                     "mmlu": "mmlu", "gsm8k": "gsm8k", "mmlu_pro": "mmlu_pro"}
 #: Why a task of the OLMES table that the leaderboard table also has gets no MC reference.
@@ -80,11 +55,8 @@ NO_REFERENCE = {
 
 @dataclass(frozen=True)
 class OlmesTrend(Result):
-    """The per-task rows, their checks, the models left out (with the reason) and the offsets.
-
-    ``to_dict()``: each frame as a list of JSON-ready records; ``to_frame()``: the per-task rows; ``summary()``:
-    one line per task, its doubling time and interval; ``conf_int()``: one row per task,
-    ``<benchmark>.doubling_time_months``."""
+    """The per-task rows, their checks, the models left out (with the reason) and the offsets; ``to_dict()``: each
+    frame as JSON-ready records; ``conf_int()``: one row per task, ``<benchmark>.doubling_time_months``."""
 
     rows: pd.DataFrame
     checks: pd.DataFrame
@@ -135,8 +107,7 @@ def reference(task: str, targets: pd.DataFrame, fits_dir: str | Path | None = No
 def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | None = None, *, d0: float = D0,
                   since: str | None = None, epoch: str = DEFAULT_EPOCH, n_boot: int = 600, n_boot_share: int = 200,
                   n_boot_side: int = 200, seed: int = 0) -> OlmesTrend:
-    """One row per task of :data:`TASKS` (module docstring): doubling time, interval, counts, sensitivity to D0
-    (:data:`SENSITIVITY_D0`), checks; the censored 0.9 regression quantile."""
+    """One row per task of :data:`TASKS` (module docstring): doubling time, interval, counts, sensitivity, checks."""
     from densing.validation import D0_TOKENS, validate
 
     for tokens in (d0, *SENSITIVITY_D0):
@@ -189,8 +160,7 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
 
 
 def failed_and_fired(checks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The failed gates and the findings that fire (``fired``, :func:`densing.trend.capability.calibrated`)
-    among the OLMES rows' ``checks``."""
+    """The failed gates and the findings that fire among the OLMES rows' ``checks``."""
     if not len(checks):
         return checks, checks
     return checks[checks["status"] == FAILED], checks[checks["fired"].astype(bool)]
@@ -201,14 +171,9 @@ def _interval(months: float, low: float, high: float) -> str:
 
 
 def beside_leaderboard(olmes: OlmesTrend, by_benchmark: pd.DataFrame, paper_months: float) -> pd.DataFrame:
-    """The two designs benchmark by benchmark: one row per task of :data:`LEADERBOARD_TWIN`.
-
-    ``by_benchmark``: :meth:`densing.trend.measurement.TrendMeasurement.by_benchmark` (the leaderboard-based rows).
-    Columns: ``benchmark``; ``olmes`` and ``leaderboard`` (months [95% interval], or why not measured);
-    ``olmes_checks`` (the failed gates and the findings that fire of the OLMES row, in words); ``agreement``: whether both are measured and
-    their 95% intervals overlap (a consistent trend — with intervals this wide, not a proof of equality), or which
-    side is missing; ``paper``: the paper's doubling time over its own benchmark set (Xiao et al. 2024).
-    """
+    """The two designs task by task (:data:`LEADERBOARD_TWIN`) beside ``by_benchmark`` (the leaderboard-based rows):
+    ``olmes`` and ``leaderboard`` (months [95% interval], or why not measured), ``olmes_checks`` (in words),
+    ``agreement`` (whether the 95% intervals overlap: a consistent trend, not a proof of equality) and ``paper``."""
     mine = olmes.rows.set_index("task")
     theirs = by_benchmark.set_index("row")
     failed, fired = failed_and_fired(olmes.checks)
@@ -243,11 +208,8 @@ def beside_leaderboard(olmes: OlmesTrend, by_benchmark: pd.DataFrame, paper_mont
 
 def _ceiling_one(task: str, ref: ReferenceFit, targets: pd.DataFrame, models: pd.DataFrame, fits_dir, *, d0: float,
                  n_boot: int, seed: int) -> dict:
-    """The ceiling's sensitivity: the doubling time with the MC law's ceiling c + d fixed at 1.
-
-    Where the rule already chose 1 the row says so; where the ceiling-1 fit is not shipped
-    (``reference_fits/olmo2_mc_<task>_ceiling1_two_step.json``) it says that instead of a number.
-    """
+    """The ceiling's sensitivity: the doubling time with the MC law's ceiling c + d fixed at 1, or why there is none
+    (the rule's own choice, or no shipped ceiling-1 fit)."""
     if ref.provenance.get("ceiling") == 1.0:
         return {"months_ceiling_1_ci": "the rule's own choice"}
     folder = Path(fits_dir) if fits_dir else paths.REFERENCE_FITS
@@ -275,21 +237,18 @@ def _side(key: str, models: pd.DataFrame, inversion, *, n_boot: int, seed: int, 
 
 
 def row_statuses(rows: pd.DataFrame) -> list[str]:
-    """Each OLMES row's status in the words every design's rows use (:func:`densing.present.words.status_words`):
-    "measured, 6.4-fold" (the interval's ratio high/low), or "not measured: " and every reason (:func:`row_parts`)."""
+    """Each OLMES row's status in every design's words (:func:`row_parts` joined)."""
     return [joined(*parts) for parts in row_parts(rows)]
 
 
 def row_states(rows: pd.DataFrame) -> list[State]:
-    """Each OLMES row's :class:`~densing.states.State`: measured where it has an interval, no error and no failed
-    check (:func:`row_parts`), else not measured."""
+    """Each OLMES row's :class:`~densing.states.State`: measured where :func:`row_parts` gives no reason."""
     return [State.NOT_MEASURED if reasons else State.MEASURED for _, reasons in row_parts(rows)]
 
 
 def row_parts(rows: pd.DataFrame) -> list[tuple[str, tuple[str, ...]]]:
-    """Each OLMES row's status as (head, reasons) (:func:`densing.present.words.status_parts`): measured with its
-    interval's ratio high/low, or not measured and every reason — the row's error, an upper end not determined (its
-    slope quantile's Monte Carlo range not above 0, :mod:`densing.trend.pooling` step 5), each failed check, named."""
+    """Each OLMES row's status as (head, reasons) (:func:`densing.present.words.status_parts`): measured, or not
+    measured and every reason (its error, an upper end not determined, each failed check)."""
     out = []
     for r in rows.itertuples():
         error = str(r.error or "")

@@ -1,14 +1,9 @@
 """The Open LLM Leaderboard v2's official pretrained base models as a second, independent target table.
 
-The table (``results/openllm_v2/openllm_v2_2025-03.csv``, built by ``python tools/build_tables.py openllm-v2``:
-:mod:`tools.openllm_v2_table`) holds every official provider's pretrained base model of the leaderboard's v2
-contents, scored by one harness (lm-evaluation-harness as the leaderboard ran it: BBH 3-shot, MATH level 5 4-shot,
-MMLU-Pro 5-shot, GPQA, MuSR, IFEval) until the leaderboard closed in March 2025. It is one registered target table
-(:data:`densing.registry.TABLES`), ``openllm_v2``, whose first set is the v2-native row (MMLU-Pro + BBH + MATH-hard),
-declared in ``results/openllm_v2/DECLARATION.md`` before the table or any result on it existed; ``densing trend
---table openllm_v2 --by benchmark`` measures it through the same engine and reference rule as the public table.
-The report shows its stored record (``results/openllm_v2/trend.json``) beside the public table's headline
-(:mod:`.report`).
+The table (``results/openllm_v2/``, built by ``python tools/build_tables.py openllm-v2``) holds every official
+provider's pretrained base model, scored by one harness until the leaderboard closed in March 2025. Its first set,
+the v2-native row (MMLU-Pro + BBH + MATH-hard), was declared in ``results/openllm_v2/DECLARATION.md`` before the table
+existed. The report shows its stored record beside the public table's headline (:mod:`.report`).
 """
 from __future__ import annotations
 

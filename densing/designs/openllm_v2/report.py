@@ -1,10 +1,6 @@
-"""The Open LLM Leaderboard v2 table's section of the report: its stored record (``results/openllm_v2/trend.json``)
-beside the public table's rows, benchmark by benchmark, and the families that make its late frontier (registered
-with the design, :mod:`densing.designs.openllm_v2`).
-
-The record is ``densing trend --table openllm_v2 --by benchmark``'s measurement with every row's leave-one-family-out
-table, written by :data:`RECORD_COMMAND`; ``tests/designs/test_openllm_v2.py`` checks that the shipped record equals a
-fresh computation.
+"""The Open LLM Leaderboard v2 table's section of the report: its stored record (``densing trend --table openllm_v2
+--by benchmark``'s measurement, written by :data:`RECORD_COMMAND`) beside the public table's rows, and the families
+that make its late frontier.
 """
 from __future__ import annotations
 
@@ -39,18 +35,21 @@ class SecondTableSection:
     record: dict
     comparison: pd.DataFrame
     late: pd.DataFrame
-    headline: dict | None  # the public table's headline row
+
+
+def _record() -> dict | None:
+    """The stored record, None where it is not shipped."""
+    return json.loads(RECORD.read_text(encoding="utf-8")) if RECORD.exists() else None
 
 
 def section(result, rows: pd.DataFrame, paper_months: float) -> SecondTableSection | None:
-    """The section's data from the stored record (``result``: none, the record is read here) and the public table's
-    ``rows``; None where the record is not shipped."""
-    if not RECORD.exists():
+    """The section's data from the stored record (``result``: none) and the public table's ``rows``; None where the
+    record is not shipped."""
+    record = _record()
+    if record is None:
         return None
-    record = json.loads(RECORD.read_text(encoding="utf-8"))
     public = {r["row"]: r for r in rows.to_dict("records")}
-    return SecondTableSection(record, comparison(record, public), late_families(record),
-                              public.get("paper"))
+    return SecondTableSection(record, comparison(record, public), late_families(record))
 
 
 def comparison(record: dict, public: dict) -> pd.DataFrame:
@@ -67,8 +66,7 @@ def comparison(record: dict, public: dict) -> pd.DataFrame:
 
 def late_families(record: dict, row: str = "v2_native") -> pd.DataFrame:
     """The families with a model released after :data:`PUBLIC_TABLE_END` and the declared row's doubling time
-    without each (its leave-one-family-out), the largest lengthening first: the families that make the late
-    frontier are those whose removal lengthens it."""
+    without each, the largest lengthening first (those that make the late frontier)."""
     table = pd.read_csv(paths.RESULTS / "openllm_v2" / "openllm_v2_2025-03.csv", usecols=["family", "release_date"])
     late = set(table.loc[table["release_date"].fillna("") > PUBLIC_TABLE_END, "family"])
     found = [r for r in record.get("influence", {}).get(row, []) if r["family"] in late]
@@ -108,12 +106,10 @@ def render(s: SecondTableSection) -> Section:
 
 
 def line() -> str | None:
-    """The declared row beside the public table's headline at the terminal: its months, interval and state, and the
-    family without which it moves most, from the stored record (None where it is not shipped)."""
-    if not RECORD.exists():
-        return None
-    record = json.loads(RECORD.read_text(encoding="utf-8"))
-    row = next((r for r in record["rows"] if r["row"] == "v2_native"), None)
+    """The declared row beside the public table's headline at the terminal, from the stored record (None where it is
+    not shipped)."""
+    record = _record()
+    row = None if record is None else next((r for r in record["rows"] if r["row"] == "v2_native"), None)
     if row is None or row.get("months") is None:
         return None
     return (f"Through 2025-03 on a second table (the Open LLM Leaderboard v2's {record['n_models']} official base "

@@ -1,16 +1,10 @@
 """The public table: ObsScaling's open base models with their Open LLM Leaderboard v1 and v2 scores, the leading table.
 
-``results/public_models.csv`` (built by ``python tools/build_tables.py public``: :mod:`tools.public_table`) is one
-registered target table (:data:`densing.registry.TABLES`), ``public``, that *leads*: ``densing trend`` and the
-report's headline measure it when no ``--table`` is named, and a ``--results`` file that no table registers is read
-with its profile (its candidate benchmarks and sets).
-
-**Which table leads** (written before any trend on the Swallow tables was computed): the report's and ``densing
-trend``'s headline stays the public table's, because the rest of the report (the density figure, the named models,
-the checks, the OLMES comparison) is built on that measurement; the Swallow tables are measured through the same
-engine and rule and shown beside it, row by row, with their agreement said, in the report's section "The paper's
-protocol, 2023–2025". Of the two, the Swallow row is the one *closest to the paper's protocol* (its benchmarks in its
-shots, chain of thought on BBH, MATH-500 of every level), and the report says so wherever the two disagree.
+``results/public_models.csv`` (built by ``python tools/build_tables.py public``) is the table that *leads*: ``densing
+trend`` and the report's headline measure it when no ``--table`` is named. It leads because the rest of the report
+(the density figure, the named models, the checks, the OLMES comparison) is built on its measurement; the Swallow
+tables are shown beside it, and the report says their row is the one *closest to the paper's protocol* wherever the
+two disagree.
 """
 from __future__ import annotations
 

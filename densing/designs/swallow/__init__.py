@@ -1,26 +1,16 @@
 """The Swallow LLM Leaderboard (CC-BY 4.0, Swallow LLM team) as target tables in the paper's own protocol.
 
-The leaderboard's pre-trained models with their lineage, parameter and token counts (``results/swallow``, built by
-``python tools/build_tables.py swallow``: :mod:`tools.swallow_table`) are two registered target tables
-(:data:`densing.registry.TABLES`):
-
-- ``swallow``: ``results/swallow/swallow_2025-06.csv`` — lm-evaluation-harness 0.4.2; MMLU 5-shot, BBH 3-shot chain
-  of thought, MATH 4-shot, GSM8K 4-shot, HumanEval 0-shot; MATH is MATH-500: the paper's own benchmarks and shots
-  but MBPP.
-- ``swallow_2026``: ``results/swallow/swallow_2026-05.csv`` — the same leaderboard's later protocol (another
-  framework, pre-trained models released 2024-06 … 2025-11); never pooled with ``swallow``.
-
-Each carries its forecast check's cutoff (:data:`CUTOFFS`); ``densing trend --table NAME`` measures it through the
-same engine and rule as the public table, and the report's section "The paper's protocol, 2023–2025" shows its
-stored records beside the public table's rows (:mod:`.report`).
+The leaderboard's pre-trained models (``results/swallow``, built by ``python tools/build_tables.py swallow``) are two
+target tables, never pooled: ``swallow`` (lm-evaluation-harness 0.4.2; MMLU 5-shot, BBH 3-shot chain of thought,
+MATH-500 4-shot, GSM8K 4-shot, HumanEval 0-shot: the paper's benchmarks and shots but MBPP) and ``swallow_2026`` (the
+leaderboard's later protocol, models of 2024-06 … 2025-11). The report shows their stored records (:mod:`.report`).
 """
 from __future__ import annotations
 
 from densing.paths import RESULTS
 from densing.registry import DESIGNS, Design, TrendTable, lazy, register_table
 
-#: The forecast check's cutoff of each table (:mod:`densing.trend.forecast`): half a year before the end of each
-#: protocol's models.
+#: The forecast check's cutoff of each table (:mod:`densing.trend.forecast`): half a year before its last models.
 CUTOFFS: dict[str, str] = {"swallow": "2024-06-30", "swallow_2026": "2025-06-30"}
 
 _SWALLOW_SETS = {

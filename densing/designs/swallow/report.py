@@ -1,8 +1,5 @@
 """The Swallow tables' section of the report: their stored records (``results/swallow/trend``) beside the public
-table's rows, capability by capability, and their forecast check (registered with the design, :mod:`densing.designs.swallow`).
-
-Each function compares results already computed (months and 95% intervals) and returns a frame; :func:`render` lays
-out the section.
+table's rows, capability by capability, and their forecast check; :func:`render` lays it out.
 """
 from __future__ import annotations
 
@@ -36,8 +33,6 @@ class ProtocolSection:
     records: dict
     comparison: pd.DataFrame      # protocol_comparison
     forecasts: tuple              # forecast_tables
-    source: Path
-    command: str
     paper_months: float
 
 
@@ -47,18 +42,13 @@ def section(result, rows: pd.DataFrame, paper_months: float) -> ProtocolSection 
     records = read_records(PROTOCOL_RECORDS)
     if "swallow" not in records:
         return None
-    return ProtocolSection(records, protocol_comparison(records, rows), forecast_tables(records), PROTOCOL_RECORDS,
-                           PROTOCOL_COMMAND, paper_months)
+    return ProtocolSection(records, protocol_comparison(records, rows), forecast_tables(records), paper_months)
 
 
 def read_records(folder: str | Path) -> dict[str, dict]:
     """The shipped records by file stem (those present)."""
-    out = {}
-    for stem, _, _ in VARIANTS:
-        path = Path(folder) / f"{stem}.json"
-        if path.exists():
-            out[stem] = json.loads(path.read_text(encoding="utf-8"))
-    return out
+    found = {stem: Path(folder) / f"{stem}.json" for stem, _, _ in VARIANTS}
+    return {stem: json.loads(path.read_text(encoding="utf-8")) for stem, path in found.items() if path.exists()}
 
 
 #: Each public row and the Swallow row that measures the same capability in the paper's protocol, and its name.
@@ -83,15 +73,14 @@ def protocol_comparison(records: dict, public_rows: pd.DataFrame) -> pd.DataFram
     the Swallow references' own months, and whether the public and the 2025-06 intervals overlap."""
     public = {r["row"]: r for r in public_rows.to_dict("records")}
     by = {stem: {r["row"]: r for r in rec["rows"]} for stem, rec in records.items()}
-    rows = []
-    for left, right, label in PROTOCOL_PAIRS:
-        rows.append({"row": label, "public table (leaderboard protocol)": record_cell(public.get(left)),
-                     "Swallow 2025-06 (the paper's protocol)": record_cell(by["swallow"].get(right)),
-                     "its references (own months)": (by["swallow"].get(right) or {}).get("each_reference_months", ""),
-                     "without continual pre-training": record_cell(by.get("swallow_without_continual", {}).get(right)),
-                     "Swallow 2026-05 (later protocol)": record_cell(by.get("swallow_2026", {}).get(right)),
-                     "public vs Swallow 2025-06": record_agreement(public.get(left), by["swallow"].get(right))})
-    return pd.DataFrame(rows)
+    return pd.DataFrame([{
+        "row": label, "public table (leaderboard protocol)": record_cell(public.get(left)),
+        "Swallow 2025-06 (the paper's protocol)": record_cell(by["swallow"].get(right)),
+        "its references (own months)": (by["swallow"].get(right) or {}).get("each_reference_months", ""),
+        "without continual pre-training": record_cell(by.get("swallow_without_continual", {}).get(right)),
+        "Swallow 2026-05 (later protocol)": record_cell(by.get("swallow_2026", {}).get(right)),
+        "public vs Swallow 2025-06": record_agreement(public.get(left), by["swallow"].get(right))}
+        for left, right, label in PROTOCOL_PAIRS])
 
 
 def forecast_tables(records: dict) -> tuple[tuple[str, str, pd.DataFrame], ...]:
@@ -116,8 +105,9 @@ FORECAST_WORDS = ('<p class="sub">The frontier line fitted on the models release
 def _protocol_intro(s: ProtocolSection) -> str:
     records = s.records
     return (f"A stored record, not computed by this command: the Swallow columns, verdicts and forecast check below are "
-            f"{s.source.relative_to(paths.RESULTS.parent)}/*.json, made by {s.command}; --results, --since, --seed and "
-            f"--n-boot do not reach them (their three tables' measurements take far longer than the rest of this page), "
+            f"{PROTOCOL_RECORDS.relative_to(paths.RESULTS.parent)}/*.json, made by {PROTOCOL_COMMAND}; --results, "
+            f"--since, --seed and --n-boot do not reach them (their three tables' measurements take far longer than "
+            f"the rest of this page), "
             f"only the public table's column beside them. The Swallow LLM Leaderboard (Swallow LLM team, CC-BY 4.0; "
             f"results/swallow/) scores open pre-trained models in one harness in the paper's own protocol — MMLU "
             f"5-shot, BBH 3-shot chain of thought, MATH 4-shot, GSM8K 4-shot, HumanEval 0-shot — through 2025. The "
