@@ -1,43 +1,31 @@
 """Lines through points some of which are bounds: censored regression for the density trend.
 
-A censored density is a bound, not a missing value: a score the reference cannot reach at D0
-says ρ ≥ x, a score at or below its floor says ρ ≤ x (:func:`densing.laws.bounds.log_density_bounds`).
-Each point carries ``kind``: 0 exact, +1 a lower bound (the true ln ρ ≥ y), −1 an upper bound
-(the true ln ρ ≤ y).
+A censored density is a bound, not a missing value: a score the reference cannot reach at D0 says ρ ≥ x, a score at or
+below its floor says ρ ≤ x (:func:`densing.laws.bounds.log_density_bounds`). Each point carries ``kind``: 0 exact,
++1 a lower bound (the true ln ρ ≥ y), −1 an upper bound (the true ln ρ ≤ y). Two estimators of ln ρ = A·t + B use
+bounds as bounds, and under a location-shift model (ln ρ_i = A·t_i + B + ε_i, ε i.i.d.) both estimate the slope A:
+the Tobit mean line (:mod:`densing.trend.tobit`) and :func:`censored_quantile_lines_weighted`, the q-th regression
+quantile with censoring (Powell 1986, "Censored regression quantiles", J. Econometrics 32:143–155), which minimises
 
-Two estimators of ln ρ = A·t + B that use bounds as bounds:
+    Σ_i w_i·ρ_q(y_i − g_i(A·t_i + B)),   ρ_q(u) = u·(q − 1[u < 0]),
 
-- :func:`censored_quantile_lines_weighted`, the q-th regression quantile with censoring (Powell 1986,
-  "Censored regression quantiles", J. Econometrics 32:143–155), which minimises
-
-      Σ_i w_i·ρ_q(y_i − g_i(A·t_i + B)),   ρ_q(u) = u·(q − 1[u < 0]),
-
-  with g = min(y_i, ·) for a lower bound (an observation censored at y_i from above: the true value is ≥ y_i),
-  max(y_i, ·) for an upper bound and the identity for an exact point; w_i a point's weight (its count in a
-  bootstrap resample, 1 otherwise).
-- :func:`densing.trend.tobit.tobit_lines_weighted`, the Gaussian censored-regression likelihood (Tobin 1958;
-  Amemiya 1973).
-
-Under a location-shift model (ln ρ_i = A·t_i + B + ε_i, ε i.i.d.) every quantile line and the
-mean line share the slope A, so both estimate the same doubling time ln 2 / A.
+with g = min(y_i, ·) for a lower bound (an observation censored at y_i from above: the true value is ≥ y_i),
+max(y_i, ·) for an upper bound and the identity for an exact point; w_i a point's weight (its count in a bootstrap
+resample, 1 otherwise).
 
 **The objective is a linear programme.** With r = y − (A·t + B), an exact point costs ρ_q(r), a lower bound
-q·max(r, 0) (only a line below it pays), an upper bound (1 − q)·max(−r, 0): each term is convex and piecewise
-linear in (A, B), with its kink on the line through the point (only exact points would carry a censoring point in
-Powell's general setting, which makes his objective non-convex; here they do not). So the minimum lies at a vertex —
-a line through two points of distinct dates — and a vertex from which neither of its two edges descends is the
-global minimum. The solver walks the vertices (the simplex method of Barrodale &
-Roberts 1973 for two coefficients): from a pivot point p it finds the best line through p exactly — along the lines
-through p, point i's term is |t_i − t_p|·(its cost) of the slope's distance to s_i = (y_i − y_p)/(t_i − t_p), so
-the best slope is a weighted quantile of the s_i (:func:`_rotate`) — then pivots on the point that line reaches,
-and stops when the rotation about the new pivot no longer lowers the objective (both edges of the vertex then rise),
-or sooner, where the vertex's own optimality condition (its two multipliers inside their ranges, the LP's dual) already
-certifies it as the unique minimum: that rotation would return the same line (:func:`_cost_and_check`). Where the
-minimum is flat, or the line passes near a third point, nothing is certified and the rotation decides.
-Every step is one array computation over all problems still walking, so a bootstrap's draws are solved together;
-each row's arithmetic is its own, so a problem's line is the same number solved alone or among others of its size.
-``tests/trend/test_censored.py`` holds it to an exhaustive search (every line through two
-points) on random and planted problems, bounds, ties in date and resampling weights included.
+q·max(r, 0) (only a line below it pays), an upper bound (1 − q)·max(−r, 0): each term is convex and piecewise linear in
+(A, B), with its kink on the line through the point (only exact points would carry a censoring point in Powell's
+general setting, which makes his objective non-convex; here they do not). So the minimum lies at a vertex — a line
+through two points of distinct dates — and a vertex from which neither of its two edges descends is the global
+minimum. The solver walks the vertices (the simplex method of Barrodale & Roberts 1973 for two coefficients): from a
+pivot point p it finds the best line through p exactly (a weighted quantile of the slopes s_i = (y_i − y_p)/(t_i − t_p),
+:func:`_rotate`), then pivots on the point that line reaches, and stops when the rotation about the new pivot no
+longer lowers the objective, or sooner, where the vertex's own optimality condition (its two multipliers inside their
+ranges, the LP's dual) certifies it as the unique minimum (:func:`_cost_and_check`). Every step is one array
+computation over all problems still walking; each row's arithmetic is its own, so a problem's line is the same number
+solved alone or among others of its size. ``tests/trend/test_censored.py`` holds it to an exhaustive search (every
+line through two points) on random and planted problems, bounds, ties in date and resampling weights included.
 """
 from __future__ import annotations
 

@@ -23,10 +23,6 @@ from densing.validation import DRAWS, Interval, validate_params
 if TYPE_CHECKING:
     from densing.present.summary import Summary
 
-# --------------------------------------------------------------------------------------------
-# corollaries (§4)
-# --------------------------------------------------------------------------------------------
-
 
 def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.DataFrame:
     """Density of each compressed model against its parent (Xiao et al. 2024, §4.2).
@@ -67,19 +63,10 @@ def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.Data
                              + (f" ({why[name]})" if name in why else ""))
         rho_child, rho_parent = known.get(child, math.nan), known.get(parent, math.nan)
         ratio = rho_child / rho_parent if not notes else math.nan
-        rows.append({
-            "compressed_model": child,
-            "parent_model": parent,
-            "method": rec["method"],
-            "compressed_density": rho_child,
-            "parent_density": rho_parent,
-            "density_ratio": ratio,
-            "density_increased": (bool(ratio > 1.0) if not notes else pd.NA),
-            "note": "; ".join(notes) or None,
-        })
-    out = pd.DataFrame(rows, columns=["compressed_model", "parent_model", "method",
-                                      "compressed_density", "parent_density", "density_ratio",
-                                      "density_increased", "note"])
+        rows.append([child, parent, rec["method"], rho_child, rho_parent, ratio,
+                     bool(ratio > 1.0) if not notes else pd.NA, "; ".join(notes) or None])
+    out = pd.DataFrame(rows, columns=["compressed_model", "parent_model", "method", "compressed_density",
+                                      "parent_density", "density_ratio", "density_increased", "note"])
     out["density_increased"] = out["density_increased"].astype("boolean")
     return out
 

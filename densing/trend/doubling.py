@@ -1,21 +1,10 @@
 """The doubling time of capacity density against a reference: the notebook's entry point, the CLI's defaults.
 
-:func:`fit_trend` is ``densing.fit_trend``. It runs the one uncertainty engine
-(:mod:`densing.trend.pooling`: the common targets and its pooled trend) that ``densing trend`` and the report run,
-with the same defaults, so with its defaults it gives the CLI's headline number:
-
-- the targets are every dated model of a tidy *score* table released since ``since`` (default
-  2023-02-24, the epoch), the reference's own models left out (:func:`densing.trend.pooling.common_targets`),
-  each score with its standard error (the table's, else binomial from the benchmark's item count);
-- the scores are inverted by the reference (per benchmark, or jointly over a family's benchmarks),
-  a censored density entering as a bound;
-- the frontier rule is the censored 0.9 regression quantile (``rule="envelope"``: the paper's
-  record-setters; ``rule="all"``: the Tobit mean line);
-- 600 draws redraw the reference fit, every score and the set of models (and, with several
-  references, which one), and the interval is their percentile interval.
-
-It answers the doubling-time question only; the validity checks, the rows per benchmark and the
-verdict are :func:`densing.trend.measure.measure_trend`'s.
+:func:`fit_trend` is ``densing.fit_trend``. It runs the one uncertainty engine (:mod:`densing.trend.pooling`: the
+common targets and their pooled trend) that ``densing trend`` and the report run, with the same defaults (every dated
+model released since the epoch, the censored 0.9 regression quantile, 600 draws of the reference fit, every score and
+the set of models), so with its defaults it gives the CLI's headline number. It answers the doubling-time question
+only; the validity checks, the rows per benchmark and the verdict are :func:`densing.trend.measure.measure_trend`'s.
 """
 from __future__ import annotations
 
@@ -94,9 +83,7 @@ def fit_trend(
     the interval; ``n_boot_share``: the draws of each source alone (0 skips the shares). Returns the
     engine's :class:`~densing.trend.uncertainty.TrendUncertainty` (``doubling_time_months`` and its
     interval, the shares, the heterogeneity test, the line: ``predict``, ``confidence_band``) with its ``status``:
-    "measured", "bounded: why" or "not measured: why" — the headline's when every argument is the CLI's default. The trend is
-    the common targets of :mod:`densing.trend.pooling`: the targets with every benchmark's score, every reference
-    inverting all of them but its own family's models, pooled by random effects over paired draws.
+    "measured", "bounded: why" or "not measured: why" — the headline's when every argument is the CLI's default.
     """
     rules.get(rule)
     if benchmarks is not None:

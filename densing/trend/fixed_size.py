@@ -11,30 +11,25 @@ ln N (:mod:`densing.laws.family`) the logit of the score above chance is linear 
 d the benchmark's chance level (:data:`densing.data.benchmarks.CHANCE_LEVELS`). Under a law whose logit is not linear in
 ln N (the sigmoid of a power law, S = d + c·σ(κ − μ·N^−α)), β_N is the average local slope over the models' sizes and
 the ratio still reads the shift in ln N that one unit of t buys, to first order. This is the test of the law by a
-fixed-size time regression of the Incompressible Knowledge Probes (arXiv 2604.24827, ``19PINE-AI/ikp``): at a fixed
-size, does the score rise with the release date, and by how much per unit of ln N?
+fixed-size time regression of the Incompressible Knowledge Probes (arXiv 2604.24827, ``19PINE-AI/ikp``).
 
 **The fit.** One row per model and benchmark, scores strictly inside (d, 1) only: a score at or below chance or at a
 perfect score has no logit and is dropped (counted in ``n_at_floor`` / ``n_at_ceiling``; dropping scores at the floor
-censors the low end, which flattens β_N a little on hard benchmarks — the row says how many). Dense models only: a
-row with ``active_params`` (a mixture of experts) has no single N and is left out, as the family fits leave it out.
-The models are those of :func:`densing.trend.targets.trend_targets`' window (released on or after ``since``, default
-the epoch 2023-02-24); with no reference, no model is left out as a reference's own, and none needs a standard error.
-t is in years since the epoch. OLS with standard errors clustered by family (:mod:`densing.trend.fixed_size`, the
-numbers of statsmodels' ``cov_type="cluster"``; a model without a family is its own cluster). A **set** row stacks its benchmarks with one intercept per benchmark and
-common slopes β_N, β_t, on the set's complete cases (the models with a score on every benchmark of the set: the
-targets of the reference-based row, so that both estimators measure one sample).
+censors the low end, which flattens β_N a little on hard benchmarks). Dense models only: a mixture of experts (a row
+with ``active_params``) has no single N, as in the family fits. The models are those released on or after ``since``
+(default the epoch 2023-02-24); with no reference, none is left out as a reference's own, and none needs a standard
+error. t is in years since the epoch. OLS with standard errors clustered by family
+(:func:`densing.trend.checks.cluster_ols`; a model without a family is its own cluster). A **set** row stacks its
+benchmarks with one intercept per benchmark and common slopes β_N, β_t, on the set's complete cases (the targets of
+the reference-based row, so that both estimators measure one sample).
 
 **Its interval.** Two, both reported: the delta method on the clustered covariance of (β_N, β_t),
-D ± t_{G−1}·se(D), se(D)² = gᵀΣg, g = ln 2·(1/β_t, −β_N/β_t²), G the families (the slopes' intervals use the same
-t_{G−1}: statsmodels' ``use_t=True``); and a family cluster bootstrap (families resampled with replacement,
-the OLS refitted; percentile interval of the rate A = β_t/β_N, mapped through ln 2 / A). The bootstrap's is the row's
-interval: a ratio's delta interval is symmetric and poor when β_t is near 0. A draw with β_N ≤ 0 (no size effect)
-has no rate and counts at the low end. **Status**: ``measured`` when the bootstrap interval of A lies above 0 (a
-finite doubling-time interval); else ``not measured: …`` with the reason (the interval reaches a non-positive time
-slope — unbounded —, fewer than :data:`MIN_FAMILIES` families or :data:`MIN_SCORES` scores, or β̂_N ≤ 0).
-
-Its clustered regression is :func:`densing.trend.checks.cluster_ols`.
+D ± t_{G−1}·se(D), se(D)² = gᵀΣg, g = ln 2·(1/β_t, −β_N/β_t²), G the families; and a family cluster bootstrap
+(families resampled with replacement, the OLS refitted; percentile interval of the rate A = β_t/β_N, mapped through
+ln 2 / A). The bootstrap's is the row's interval: a ratio's delta interval is symmetric and poor when β_t is near 0.
+A draw with β_N ≤ 0 (no size effect) has no rate and counts at the low end. **Status**: ``measured`` when the
+bootstrap interval of A lies above 0; else ``not measured`` with the reason (the interval reaches a non-positive time
+slope, fewer than :data:`MIN_FAMILIES` families or :data:`MIN_SCORES` scores, or β̂_N ≤ 0).
 """
 from __future__ import annotations
 

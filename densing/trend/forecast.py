@@ -37,9 +37,7 @@ MIN_LATER = 10
 def wilson_interval(count: int, total: int, level: float = 0.95) -> tuple[float, float]:
     """Wilson's score interval of a binomial proportion count/total (Wilson 1927):
     (p̂ + z²/2n ± z·√(p̂(1 − p̂)/n + z²/4n²)) / (1 + z²/n); (nan, nan) for total 0."""
-    from scipy.special import (
-        ndtri,  # the standard normal quantile (what scipy.stats.norm.ppf computes), without importing scipy.stats
-    )
+    from scipy.special import ndtri  # the normal quantile (scipy.stats.norm.ppf's), without importing scipy.stats
 
     if total <= 0:
         return math.nan, math.nan
@@ -50,9 +48,6 @@ def wilson_interval(count: int, total: int, level: float = 0.95) -> tuple[float,
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-# --------------------------------------------------------------------------------------------------------------------
-# Forecast windows: several cutoffs, each early line with its interval, a verdict only where the line can be tested
-# --------------------------------------------------------------------------------------------------------------------
 #: The rule of :func:`forecast_windows` (written before it was run on any table):
 #:
 #: - *cutoffs*: every :data:`STEP_MONTHS` months from :data:`MIN_EARLY_MONTHS` months after the first model to
@@ -133,16 +128,14 @@ class ForecastWindows(Result):
         return pd.DataFrame([c.to_dict() for c in self.cutoffs])
 
     def summary(self) -> Summary:
-        lines = []
-        for c in self.cutoffs:
-            lines.append(f"  {c.cutoff}: early line {format_number(c.early_doubling_time_months)} months "
-                         f"[{format_number(c.early_doubling_time_months_ci_low)}–"
-                         f"{format_number(c.early_doubling_time_months_ci_high)}] on {c.n_early} models; "
-                         f"{c.above_line} of {c.n_later} later models above it ({c.above_band_high} above its band) "
-                         f"— {c.verdict}")
         from densing.present.summary import Summary
 
-        return Summary(f"Forecast windows of {self.row}: {len(self.cutoffs)} cutoffs", lines=tuple(lines))
+        lines = tuple(f"  {c.cutoff}: early line {format_number(c.early_doubling_time_months)} months "
+                      f"[{format_number(c.early_doubling_time_months_ci_low)}–"
+                      f"{format_number(c.early_doubling_time_months_ci_high)}] on {c.n_early} models; "
+                      f"{c.above_line} of {c.n_later} later models above it ({c.above_band_high} above its band) "
+                      f"— {c.verdict}" for c in self.cutoffs)
+        return Summary(f"Forecast windows of {self.row}: {len(self.cutoffs)} cutoffs", lines=lines)
 
 
 def frontier_line(frame: pd.DataFrame, *, n_boot: int = 200, seed: int = 0) -> EarlyLine:

@@ -1,32 +1,23 @@
 """The density trend as a measurement by capability: references by written rules, common targets per row, every
-uncertainty carried, checks.
+uncertainty carried, checks. :func:`measure_trend` is what ``densing trend`` and the report show:
 
-:func:`measure_trend` is what ``densing trend`` and the report show:
-
-1. **The references** of a benchmark follow the reference rule of :mod:`densing.laws.eligibility` (date-blind, its thresholds
-   written before any trend under it was computed): families of one recipe and one budget, fitted per benchmark as
-   the paper's sigmoid of a power law at their own budget by binomial likelihood (:mod:`densing.laws.family`),
-   eligible by R1, R2, R2s, R3, R4r, R4s, R5z. A set's references follow the set rule
-   (:func:`densing.trend.pooling.set_references`).
-2. **Common targets per row** (:mod:`densing.trend.pooling`): the targets are the models released since ``since`` with
-   every score of the row, each score with its standard error; every reference inverts the same benchmarks for the
-   same targets, its own family's models from the other references (leave-one-family-out).
+1. **The references** of a benchmark follow the reference rule of :mod:`densing.laws.eligibility` (date-blind, its
+   thresholds written before any trend under it was computed): families of one recipe and one budget, fitted per
+   benchmark as the paper's sigmoid of a power law at their own budget by binomial likelihood
+   (:mod:`densing.laws.family`). A set's references follow the set rule (:func:`densing.trend.pooling.set_references`).
+2. **Common targets per row**, paired draws, the random-effects pool of the references with Cochran's Q as the test
+   of whether they disagree, and the row's state: :mod:`densing.trend.pooling`.
 3. **The rows** (:mod:`densing.trend.capability`): one per benchmark (the paper's inversion) and one per benchmark
    set (the joint inversion, :mod:`densing.laws.joint`); the headline is the paper-like set (MMLU, BBH, MATH-hard,
-   HumanEval).
-4. **The headline rule** is the censored 0.9 regression quantile (:mod:`densing.trend.rules`); the paper's envelope
-   and the Tobit mean line are shown beside it. A row's references are pooled by a random-effects model over paired
-   draws (fit, score noise, the sampling of models, the spread between references), with Cochran's Q as the test of
-   whether they disagree (:mod:`densing.trend.uncertainty`).
-5. **Checks** (:mod:`densing.trend.checks`) under every reference of the headline: saturation, conditioning, size
-   confounding; the heterogeneity test; the sensitivity table (each reference, the other frontier rules, every
-   reference at D0 = 1T, the family law logistic in ln N); the fixed-size time regression as a second estimator. The
-   doubling time is "measured" when no check fails; otherwise the words say which failed.
+   HumanEval) under the censored 0.9 regression quantile, with the paper's envelope and the Tobit mean line beside it
+   (:mod:`densing.trend.rules`).
+4. **Checks** (:mod:`densing.trend.checks`) under every reference of the headline; the sensitivity table (each
+   reference, the other frontier rules, every reference at D0 = 1T, the family law logistic in ln N); the fixed-size
+   time regression as a second estimator (:mod:`densing.trend.fixed_size`).
 
-**Computing the jobs.** :func:`densing.runtime.run`, the package's job executor, computes the jobs of
-:func:`densing.trend.plan.plan`, one process per core (or here: the same numbers either way), and ends its processes
-on every path. The caller names the sections it shows beside the headline (``sections``,
-:data:`densing.trend.plan.SECTIONS`); the plan holds their jobs only.
+:func:`densing.runtime.run`, the package's job executor, computes the jobs of :func:`densing.trend.plan.plan`, one
+process per core (the same numbers either way), and ends its processes on every path. The plan holds the jobs of the
+sections the caller shows beside the headline (``sections``, :data:`densing.trend.plan.SECTIONS`) only.
 """
 from __future__ import annotations
 
@@ -138,10 +129,6 @@ def measure_trend(
     (default the shipped ``reference_fits/``); one that does not exist is an input error. ``targets`` is checked as a
     table file is (counts written ``7B`` parsed; an impossible score or a missing column is an InputError naming
     ``targets``, the row and the field).
-
-    The path: the table → the reference rule's references (:mod:`densing.laws.eligibility`) → the jobs of
-    :func:`densing.trend.plan.plan` (the headline's targets, inversion, frontier and interval under every rule; every
-    row under every variant of the fits), computed by :func:`densing.runtime.run` → the checks → the verdict.
     """
     fit = _given_fit(fit, d0)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))  # once: no later step fills it again

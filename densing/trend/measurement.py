@@ -11,20 +11,12 @@ from densing.constants import PAPER
 from densing.laws.reference_fit import ReferenceFit
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
 from densing.states import ReferencesBy, State
-from densing.trend.uncertainty import TrendUncertainty
+from densing.trend.uncertainty import TrendUncertainty, _words
 from densing.validation import Options, validate_params
 
 
-def _words():
-    """The presentation layer's words (:mod:`densing.present.words`), which these results' convenience properties
-    call (a statsmodels result's ``summary()`` calls its ``iolib`` the same way)."""
-    from densing.present import words
-
-    return words
-
-
 def _verdict():
-    """The headline's words (:mod:`densing.present.verdict`)."""
+    """The headline's words (:mod:`densing.present.verdict`), called as :func:`densing.trend.uncertainty._words` is."""
     from densing.present import verdict
 
     return verdict
@@ -67,14 +59,8 @@ class Breakpoint(Result):
 @dataclass(frozen=True)
 class TrendMeasurement(Result):
     """What :func:`densing.trend.measure.measure_trend` returns: every frontier rule's trend, the checks, the
-    breakpoint, the per-benchmark rows and the tables behind them.
-
-    ``to_dict()``: the scalar fields, each rule's trend, the checks and the breakpoint (the frames and fits left
-    out: :meth:`document`, built from the rules' own ``to_dict()``, is the command line's JSON); ``to_frame(by=)``:
-    the CSV tables (one row per frontier rule, or per benchmark and set);
-    ``summary()``: the headline, the verdict and the headline rule's interval; ``conf_int()``: the headline rule's
-    intervals (``doubling_time_months``, ``slope``; no rows when it has no trend), each rule's own in
-    ``rules[name].conf_int()``."""
+    breakpoint, the per-benchmark rows and the tables behind them (the command line's JSON is :meth:`document`, its
+    CSV :meth:`to_frame`)."""
     reference: str
     references_by: ReferencesBy
     d0: float
@@ -220,11 +206,11 @@ class TrendMeasurement(Result):
     def table(self) -> pd.DataFrame:
         """The rules side by side, for a terminal: the doubling time in months and the slope A of ln ρmax per day, each
         with its 95% interval, the models and bounds, the shares of the slope variance."""
-        frame = pd.DataFrame([{k: getattr(r, k) for k in r.__dataclass_fields__ if k not in ("draws", "models")} for r in self.rules.values()])
         keep = ["rule", "doubling_time_months", "doubling_time_months_ci_low", "doubling_time_months_ci_high",
-                "slope_per_day", "slope_ci_low", "slope_ci_high",
-                "n_models", "n_lower_bounds", "n_upper_bounds", "share_fit", "share_score", "share_models", "share_reference"]
-        return frame[keep].rename(columns={"doubling_time_months": "months", "doubling_time_months_ci_low": "ci_low",
+                "slope_per_day", "slope_ci_low", "slope_ci_high", "n_models", "n_lower_bounds", "n_upper_bounds",
+                "share_fit", "share_score", "share_models", "share_reference"]
+        frame = pd.DataFrame([{k: getattr(r, k) for k in keep} for r in self.rules.values()], columns=keep)
+        return frame.rename(columns={"doubling_time_months": "months", "doubling_time_months_ci_low": "ci_low",
                                            "doubling_time_months_ci_high": "ci_high", "n_lower_bounds": "lower_bounds",
                                            "n_upper_bounds": "upper_bounds"})
 

@@ -86,9 +86,7 @@ def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
     Σ = the draws' covariance (finite columns only), V(τ²) = Σ + τ²I; Q = (A − Â1)ᵀΣ⁻¹(A − Â1) on R − 1 degrees of
     freedom (Â the GLS mean under Σ), τ² by Paule–Mandel, I² = max(0, (Q − df)/Q); the pooled slope wᵀA with
     w_r ∝ 1/(Σ_rr + τ²)."""
-    from scipy.special import (
-        chdtrc,  # the χ² survival function (what scipy.stats.chi2.sf computes), without scipy.stats
-    )
+    from scipy.special import chdtrc  # the χ² survival function (scipy.stats.chi2.sf's), without scipy.stats
 
     a = np.asarray(points, float)
     count = a.size

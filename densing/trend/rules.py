@@ -1,25 +1,21 @@
 """Frontier rules: how a line ln ρmax = A·t + B is drawn through densities some of which are bounds.
 
-One registry, read by the API (:func:`densing.fit_trend`, :mod:`densing.trend.doubling`), the measurement
-(:func:`densing.trend.measure.measure_trend`), the CLI and the report. A rule is a name, a description and one
-weighted, batched solver ``solve(t, y, kind, weight, labels, quantile, start) -> lines`` of shape (rows, 2), (A, B)
-per row: ``t`` and ``labels`` (n,) the points, ``y``, ``kind`` and ``weight`` (rows, n), a point counted ``weight``
-times (a bootstrap's resample as counts; 1 for a point line); ``kind`` per point is 0 (exact), +1 (lower bound: the
-true ln ρ ≥ y) or −1 (upper bound); ``start`` an optional line an iterative rule may start from. The registry calls
-it on fittable rows only (:func:`frontier_lines_weighted`). A new rule is one :func:`register` call; the tests keep
-each shipped rule's reference implementation (one problem at a time, the points repeated) and hold the solver to it.
+One registry, read by the API (:func:`densing.fit_trend`), the measurement, the CLI and the report. A rule is a name,
+a description and one weighted, batched solver ``solve(t, y, kind, weight, labels, quantile, start) -> lines`` of shape
+(rows, 2), (A, B) per row: ``t`` and ``labels`` (n,) the points, ``y``, ``kind`` and ``weight`` (rows, n), a point
+counted ``weight`` times (a bootstrap's resample as counts); ``kind`` per point is 0 (exact), +1 (lower bound: the true
+ln ρ ≥ y) or −1 (upper bound); ``start`` an optional line an iterative rule may start from. The registry calls it on
+fittable rows only (:func:`frontier_lines_weighted`). A new rule is one :func:`register` call; the tests keep each
+shipped rule's reference implementation (one problem at a time, the points repeated) and hold the solver to it.
 
-- ``quantile`` — Powell's censored q-th regression quantile (q = 0.9), bounds as bounds
-  (:func:`densing.trend.censored.censored_quantile_lines_weighted`); with no bounds it is Koenker–Bassett's
-  regression quantile. The headline rule.
-- ``all`` — the Tobit (censored Gaussian) mean line over every model
-  (:func:`densing.trend.tobit.tobit_line`); with no bounds it is OLS.
-- ``envelope`` — the paper's record-setters (Xiao et al. 2024, §3: a model is on the envelope if
-  it is denser than every model released before it), OLS through them, bounds at their values;
-  its points are chosen on the response, so its bootstrap interval is optimistic.
+- ``quantile`` — Powell's censored q-th regression quantile (q = 0.9), bounds as bounds (:mod:`densing.trend.censored`);
+  with no bounds it is Koenker–Bassett's regression quantile. The headline rule.
+- ``all`` — the Tobit (censored Gaussian) mean line over every model (:mod:`densing.trend.tobit`); with no bounds, OLS.
+- ``envelope`` — the paper's record-setters (Xiao et al. 2024, §3: a model is on the envelope if it is denser than every
+  model released before it), OLS through them, bounds at their values; its points are chosen on the response, so its
+  bootstrap interval is optimistic.
 
-Below the rules: the paper's envelope (its record-setters), the doubling time of a slope, and the band a slope's
-interval draws.
+Below the rules: the paper's envelope, the doubling time of a slope, and the band a slope's interval draws.
 """
 from __future__ import annotations
 
@@ -126,9 +122,6 @@ def frontier_lines_weighted(rule: str, t: np.ndarray, y: np.ndarray, kind: np.nd
     out[rows] = chosen.solve(t, y[rows], kind[rows], counted[rows], np.asarray(labels), quantile, start)
     return out
 
-# --------------------------------------------------------------------------------------------------------------------
-# The paper's envelope (its record-setters), the doubling time of a slope, and the band a slope's interval draws.
-# --------------------------------------------------------------------------------------------------------------------
 
 def envelope_index(days: np.ndarray, y: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """Indices of the record-setters, in date order: a model is on the envelope iff it has the highest ``y`` of its

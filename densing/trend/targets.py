@@ -1,10 +1,8 @@
 """The targets of a trend: every dated model with a score and its standard error, less the reference's own models.
 
-Each score carries its standard error: the table's, else binomial from the benchmark's item
-count (:func:`densing.data.benchmarks.with_stderr`); a model without one is left out, with the reason.
-
-Below them, the dates of a trend as days since the epoch (:func:`parse_epoch`, :func:`days_since`,
-:func:`dates_as_days`) and the usable points of a frame of values with the rows left out and why (:func:`prepare`).
+Each score carries its standard error: the table's, else binomial from the benchmark's item count
+(:func:`densing.data.benchmarks.with_stderr`); a model without one is left out, with the reason. Below them, the dates
+of a trend as days since the epoch and the usable points of a frame of values with the rows left out and why.
 """
 from __future__ import annotations
 
@@ -125,9 +123,6 @@ def family_clusters(families) -> np.ndarray:
     own = pd.Series([f"\x00model {i}" for i in range(len(labels))], dtype=object)
     return pd.factorize(labels.astype(str).where(~missing, own))[0].astype(np.intp)
 
-# --------------------------------------------------------------------------------------------------------------------
-# Dates and the points of a frame of values
-# --------------------------------------------------------------------------------------------------------------------
 
 def to_timestamp(value: object, *, field: str, where: str) -> pd.Timestamp:
     if isinstance(value, (pd.Timestamp, datetime, date, np.datetime64)):
@@ -230,10 +225,7 @@ def prepare(
     require_columns(frame, [c for c in (label_column, date_column, value_column) if c is not None], source)
     has_censored = "censored" in frame.columns
     has_bound = "bound" in frame.columns
-    kinds: list[int] = []
-    labels: list[str] = []
-    dates: list[pd.Timestamp] = []
-    values: list[float] = []
+    kept: list[tuple] = []  # (label, date, value, kind) of each usable row
     excluded: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     for i, rec in enumerate(frame.to_dict("records"), start=1):
@@ -262,25 +254,15 @@ def prepare(
         if reason is not None:
             excluded.append({"row": i, "label": label, date_column: raw_date, value_column: raw_value, "reason": reason})
             continue
-        if has_bound:
-            kinds.append(_bound_kind(rec["bound"], where))
-        labels.append(label)
-        dates.append(stamp)
-        values.append(number)
-    excluded_frame = pd.DataFrame(
-        excluded, columns=["row", "label", date_column, value_column, "reason"]
-    )
+        kept.append((label, stamp, number, _bound_kind(rec["bound"], where) if has_bound else 0))
+    excluded_frame = pd.DataFrame(excluded, columns=["row", "label", date_column, value_column, "reason"])
     if label_column is not None:
         excluded_frame = excluded_frame.rename(columns={"label": label_column})
-    value_array = np.asarray(values, dtype=float)
-    points = Points(
-        labels=np.asarray(labels, dtype=object),
-        dates=np.asarray(pd.DatetimeIndex(dates), dtype="datetime64[ns]")
-        if dates else np.asarray([], dtype="datetime64[ns]"),
-        values=value_array,
-        y=sign * np.log(value_array),
-        kind=np.asarray(kinds, int) if has_bound else np.zeros(value_array.size, int),
-    )
+    labels, dates, values, kinds = zip(*kept) if kept else ((), (), (), ())
+    values = np.asarray(values, dtype=float)
+    dates = np.asarray(pd.DatetimeIndex(dates), dtype="datetime64[ns]") if dates else np.asarray([], "datetime64[ns]")
+    points = Points(labels=np.asarray(labels, dtype=object), dates=dates, values=values, y=sign * np.log(values),
+                    kind=np.asarray(kinds, int))
     return points, excluded_frame
 
 

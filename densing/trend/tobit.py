@@ -58,9 +58,7 @@ def tobit_line(t, y, kind, start: tuple[float, float] | None = None) -> tuple[fl
         grad = np.array([np.sum(dmu * u), np.sum(dmu), dlog_sigma])
         return -float(total), -grad
 
-    from scipy import (
-        optimize,  # imported here: the report's path never reaches this reference fit
-    )
+    from scipy import optimize  # imported here: the report's path never reaches this reference fit
 
     # L-BFGS-B (unbounded here): the same optimum as BFGS to ~1e-7, 2.6× faster per fit (the report's Tobit bootstrap)
     result = optimize.minimize(negative_loglik, np.array([slope0, intercept0, math.log(sigma0)]), jac=True, method="L-BFGS-B",
