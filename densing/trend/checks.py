@@ -2,41 +2,36 @@
 
 Each check returns a :class:`Check` whose ``status`` is ``passed``, ``failed``, ``untestable`` (the data cannot decide:
 said so, never counted as a failure nor as a pass) or ``reported`` (a finding, not a gate). The thresholds are fixed
-here (docs/method.md, "The checks", says which were fixed before which results were seen):
+here; docs/method.md ("Gates and findings") says which were fixed before which results were seen, and why:
 
 - **saturation** — a frontier model whose score is within 2 standard errors of the highest score the reference
   expresses at D0 (:func:`densing.laws.bounds.score_cap`) has a density set by that cap, not by the model.
 - **conditioning** — κ, how many-fold ρ moves for one standard error of the score
   (:func:`densing.laws.inversion.conditioning`). Fails if the median κ over the frontier models exceeds 2.
-- **size confounding**, the gate on size (fixed before any capability trend was computed): does the size mix of the
-  targets (larger models released later, denser or less dense by the reference's shape alone) confound the trend?
-  The coefficient β_N of ln ρ ~ β₀ + β_t·t + β_N·ln N by OLS on the exact densities (a bound's value is not the
-  density), errors clustered by family (by model where the caller names no families), its 95% interval on Student's
-  t with G − 1 degrees of freedom, G the clusters. It fails only when the interval excludes 0 *and*
-  |β̂_N| > :data:`SIZE_SLOPE_MARGIN` (ρ moving more than 2^0.25 ≈ 1.19× per doubling of N at a fixed date; written
-  before this form was run on any table); untestable with fewer than :data:`MIN_SIZE_CONFOUNDING_MODELS` exact
-  densities or one size only. (A ratio of the doubling times with and without ln N in the frontier regression would
-  test nothing: a ratio of two slopes near 0 flips on noise.)
-- **size dependence**, a finding: within one recipe density should not depend on size if the reference law has the
-  targets' shape. OLS of ln ρ on ln N with one intercept per family (families with ≥ 2 sizes, exact densities), HC3
-  interval, as an *equivalence* test (two one-sided tests at 2.5% each): passes if the 95% interval lies inside
-  ±:data:`SIZE_SLOPE_MARGIN`; untestable with fewer than :data:`MIN_SIZE_FAMILIES` such families.
+- **size confounding** — does the targets' size mix (larger models released later, denser or less dense by the
+  reference's shape alone) confound the trend? β_N of ln ρ ~ β₀ + β_t·t + β_N·ln N by OLS on the exact densities,
+  errors clustered by family (by model where no families are named), its 95% interval on Student's t with G − 1
+  degrees of freedom, G the clusters. Fails only when the interval excludes 0 *and* |β̂_N| > :data:`SIZE_SLOPE_MARGIN`
+  (ρ moving more than 2^0.25 ≈ 1.19× per doubling of N at a fixed date; written before this form was run on any
+  table); untestable with fewer than :data:`MIN_SIZE_CONFOUNDING_MODELS` exact densities or one size only. (A ratio
+  of the doubling times with and without ln N would test nothing: a ratio of two slopes near 0 flips on noise.)
+- **size dependence**, a finding: OLS of ln ρ on ln N with one intercept per family (families with ≥ 2 sizes, exact
+  densities), HC3 interval, as an *equivalence* test (two one-sided tests at 2.5% each): passes if the 95% interval
+  lies inside ±:data:`SIZE_SLOPE_MARGIN`; untestable with fewer than :data:`MIN_SIZE_FAMILIES` such families.
 
 The headline's row runs saturation, conditioning and size confounding under every reference, and a check fails if it
 fails under any (:func:`densing.trend.capability.headline_checks`, :func:`under_references`).
 
-:func:`cluster_ols` is OLS with standard errors clustered by group: the numbers of statsmodels'
-``OLS(y, x).fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True)``, without importing statsmodels (whose
-scipy.stats and scipy.optimize would load in each process that runs the size-confounding check or the fixed-size
-estimator)::
+:func:`cluster_ols` is OLS with standard errors clustered by group, the numbers of statsmodels'
+``OLS(y, x).fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True)`` without importing statsmodels (and its
+scipy.stats and scipy.optimize, in each process that runs one)::
 
     β̂ = X⁺y,   e = y − Xβ̂,   u_g = Σ_{i∈g} x_i e_i,
     Cov(β̂) = c · (XᵀX)⁻¹ (Σ_g u_g u_gᵀ) (XᵀX)⁻¹,   c = G/(G − 1) · (N − 1)/(N − K)
 
 (the cluster-robust sandwich of Liang & Zeger 1986 with the small-sample factor c of statsmodels'
-``sandwich_covariance.cov_cluster``; (XᵀX)⁻¹ is X⁺X⁺ᵀ, as statsmodels' ``normalized_cov_params``), N rows, K columns,
-G groups; the interval β̂_j ± t_{G−1}(1 − α/2)·se_j (statsmodels' default ``df_correction``: G − 1 degrees of
-freedom). ``tests/trend/test_cluster_ols.py`` holds every number to statsmodels on planted data.
+``sandwich_covariance.cov_cluster``; (XᵀX)⁻¹ is X⁺X⁺ᵀ), N rows, K columns, G groups; the interval
+β̂_j ± t_{G−1}(1 − α/2)·se_j. ``tests/trend/test_cluster_ols.py`` holds every number to statsmodels on planted data.
 """
 from __future__ import annotations
 
@@ -240,15 +235,11 @@ class ClusterOLS:
     cov: np.ndarray
     df: int
 
-    @property
-    def bse(self) -> np.ndarray:
-        return np.sqrt(np.diag(self.cov))
-
     def conf_int(self, alpha: float = 0.05) -> np.ndarray:
         """(K, 2): β̂ ± t_{G−1}(1 − α/2)·se, as statsmodels' ``conf_int(alpha)`` of the same fit."""
         from scipy.special import stdtrit  # Student's t quantile (scipy.stats.t.ppf's), without scipy.stats
 
-        half = float(stdtrit(self.df, 1 - alpha / 2)) * self.bse
+        half = float(stdtrit(self.df, 1 - alpha / 2)) * np.sqrt(np.diag(self.cov))
         return np.column_stack([self.params - half, self.params + half])
 
 

@@ -62,28 +62,24 @@ def fit_trend(
     """→ TrendUncertainty: the doubling time ln 2 / A of ln ρmax = A·t + B over ``targets`` against ``reference``,
     every uncertainty carried.
 
-    ``targets``: a tidy score table (``model, benchmark, metric, value, params, release_date``,
-    optionally ``stderr`` and ``family``), such as ``densing.read_results("results/public_models.csv")``.
+    ``targets``: a tidy score table (``model, benchmark, metric, value, params, release_date``, optionally ``stderr``
+    and ``family``), such as ``densing.read_results("results/public_models.csv")``, checked as a table file is
+    (:func:`densing.data.schema.table_argument`: an InputError naming ``targets``, the row and the field).
     ``reference``:
 
     - ``None`` (default): the headline's references, as ``densing trend`` chooses them
       (:func:`densing.trend.pooling.set_references` on the headline's benchmark set), inverted jointly and pooled;
-    - a family name (``"Llama-3.1"``): that family fitted per benchmark at its own budget on
-      ``benchmarks`` (default: the benchmarks the reference rule makes it a reference of the headline's set on)
-      and inverted jointly (one benchmark: the paper's inversion); ``benchmarks`` is a tuple or list
-      of names, or one string naming one benchmark; an empty one is an input error;
-    - a :class:`~densing.laws.reference_fit.ReferenceFit` (inverted per benchmark at ``d0``, default its
-      own D0), a fit file, or a shipped fit's short name (``"llama-3.1_mmlu"``, as the CLI's ``--fit``),
-      or several family fits of one family (a list or a mapping: inverted jointly);
+    - a family name (``"Llama-3.1"``): that family fitted per benchmark at its own budget on ``benchmarks`` (a tuple
+      or list of names, or one string, an empty one an InputError; default: the benchmarks the reference rule makes
+      it a reference of the headline's set on) and inverted jointly (one benchmark: the paper's inversion);
+    - a :class:`~densing.laws.reference_fit.ReferenceFit` (inverted per benchmark at ``d0``, default its own D0), a
+      fit file, or a shipped fit's short name (``"llama-3.1_mmlu"``, as the CLI's ``--fit``), or several family fits
+      of one family (a list or a mapping: inverted jointly);
     - an inversion (:class:`~densing.laws.inversion.PerBenchmark`, :class:`~densing.laws.inversion.Joint`).
 
-    ``targets`` is checked as a table file is (counts written ``7B`` parsed; an impossible score or a missing
-    column is an InputError naming ``targets``, the row and the field).
-    ``rule``: ``quantile`` (the headline's), ``envelope`` or ``all``. ``n_boot``/``seed``: the draws of
-    the interval; ``n_boot_share``: the draws of each source alone (0 skips the shares). Returns the
-    engine's :class:`~densing.trend.uncertainty.TrendUncertainty` (``doubling_time_months`` and its
-    interval, the shares, the heterogeneity test, the line: ``predict``, ``confidence_band``) with its ``status``:
-    "measured", "bounded: why" or "not measured: why" — the headline's when every argument is the CLI's default.
+    ``rule``: ``quantile`` (the headline's), ``envelope`` or ``all``. ``n_boot``/``seed``: the draws of the interval;
+    ``n_boot_share``: the draws of each source alone (0 skips the shares). The result's ``status`` ("measured",
+    "bounded: why" or "not measured: why") is the headline's when every argument is the CLI's default.
     """
     rules.get(rule)
     if benchmarks is not None:

@@ -1,23 +1,19 @@
 """Influence on a row's pooled trend (:mod:`densing.trend.pooling`, step 7): each family, and each model, left out.
 
 Leaving a family out of every reference's frontier line is one problem per reference and family; solved as refits,
-that is quadratic in the row's models (one solve over the whole row per family, and per model). A removal is an
-update of the full solution instead, for the rules whose line is decided by a few of its points:
+that is quadratic in the row's models. A removal is an update of the full solution instead, for the rules whose line
+is decided by a few of its points:
 
-- ``quantile`` (Powell's censored regression quantile, :mod:`densing.trend.censored`): the line is a vertex, a line
-  through two points p and q, and its optimality is two multipliers inside their ranges. A group that holds neither
-  p nor q changes the sums behind the multipliers by its own terms only; where they stay inside by a margin, the line
-  stays (:func:`densing.trend.censored.quantile_lines_left_out`). Only the groups that hold p or q, or that push a
-  multiplier to its range's edge, are solved again.
-- ``envelope`` (the paper's record-setters): a model that sets no record changes no record when it leaves (the best
-  of its date stays the best, and the earlier maximum of every later date stays); only groups that hold a
-  record-setter are solved again.
+- ``quantile``: the line is a vertex, a line through two points p and q; only the groups that hold p or q, or that
+  push one of its multipliers to its range's edge, are solved again
+  (:func:`densing.trend.censored.quantile_lines_left_out`).
+- ``envelope`` (the paper's record-setters): a model that sets no record changes no record when it leaves; only groups
+  that hold a record-setter are solved again.
 - every other rule (the Tobit line, whose every point moves the likelihood) is solved again for every group.
 
-A group solved again is solved as the refit solves it (the same problem of n points, its group at weight 0, started
-from the full line): each problem's arithmetic is its own, so the kept and the solved slopes together are the
-refits' numbers to the bit (``tests/trend/test_influence.py`` holds them to the refits on the shipped rows and on
-random tables).
+A group solved again is solved as the refit solves it (its group at weight 0, started from the full line): each
+problem's arithmetic is its own, so the kept and the solved slopes together are the refits' numbers to the bit
+(``tests/trend/test_influence.py`` holds them to the refits on the shipped rows and on random tables).
 """
 from __future__ import annotations
 

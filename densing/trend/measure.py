@@ -123,12 +123,11 @@ def measure_trend(
     ``table``: which registered target table ``targets`` is (:data:`densing.registry.TABLES`: its candidate
     benchmarks, sets, budget rows, words); None: the leading table (:func:`densing.registry.leading_table`).
 
-    ``fit`` replaces the headline's references by one fit (inverted per benchmark at ``d0``, default its own D0);
-    the rows per benchmark still use the reference rule's references. It is a :class:`ReferenceFit`, a fit file or a shipped
-    fit's short name (``"llama-3.1_mmlu"``, as the CLI's ``--fit``). ``fits_dir``: the folder of the composed fits
-    (default the shipped ``reference_fits/``); one that does not exist is an input error. ``targets`` is checked as a
-    table file is (counts written ``7B`` parsed; an impossible score or a missing column is an InputError naming
-    ``targets``, the row and the field).
+    ``fit`` replaces the headline's references by one fit (inverted per benchmark at ``d0``, default its own D0): a
+    :class:`ReferenceFit`, a fit file or a shipped fit's short name (``"llama-3.1_mmlu"``); the rows per benchmark
+    still use the reference rule's references. ``fits_dir``: the folder of the composed fits (default the shipped
+    ``reference_fits/``; one that does not exist is an InputError). ``targets`` is checked as a table file is
+    (:func:`densing.data.schema.table_argument`).
     """
     fit = _given_fit(fit, d0)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))  # once: no later step fills it again
