@@ -79,8 +79,7 @@ class Row:
 
 
 def inversion_checks(models: pd.DataFrame, inversion) -> tuple[checks.Check, ...]:
-    """Saturation and conditioning over the envelope's record-setters, size confounding, and size dependence over
-    every exact density (a finding, not a gate)."""
+    """Saturation and conditioning over the envelope's record-setters, size confounding, size dependence (a finding)."""
     all_scores, all_stderr = arrays(models, inversion.benchmarks)
     y, kind = inversion.point(all_scores, all_stderr, models["params"].to_numpy(float))  # point_densities' numbers
     usable = np.flatnonzero(np.isfinite(y) & np.isfinite(kind))  # the envelope's record-setters among them: ``at``
@@ -133,8 +132,8 @@ def _why_none(candidates: pd.DataFrame, benchmarks: tuple[str, ...]):
 
 def row_fits(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found: dict[str, tuple[str, ...]], *,
              seed: int) -> dict:
-    """``fits`` with every (family, benchmark) of ``found`` fitted (a set row's reference need not be eligible on each
-    of its benchmarks alone): the fits are kept in ``fits`` so that every row uses one fit per (family, benchmark)."""
+    """``fits`` with every (family, benchmark) of ``found`` fitted, kept there so that every row uses one fit per
+    (family, benchmark) (a set row's reference need not be eligible on each of its benchmarks alone)."""
     # as many draws as the fits already there (a joint inversion draws its fits together)
     boot = len(next(iter(fits.values())).bootstrap) if fits else eligibility.FAMILY_BOOT
     for family, benchmarks in found.items():
@@ -146,8 +145,7 @@ def row_fits(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found:
 
 def row_targets(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found: dict[str, tuple[str, ...]], *,
                since: str | None, epoch: str) -> pooling.CommonTargets:
-    """The row's common targets (:mod:`densing.trend.pooling`) over its references, the lead reference first (the family of
-    lowest mean held-out |z|)."""
+    """The row's common targets, the lead reference first (the family of lowest mean held-out |z|)."""
     names = sorted(found, key=lambda f: (_held_out(candidates, f, found[f]), f))
     inversions = []
     for family in names:
@@ -168,8 +166,7 @@ def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...
         row_fits(targets, candidates, fits, found, seed=seed)
         chosen = row_targets(targets, candidates, fits, found, since=since, epoch=epoch)
         result = from_row_trend(pooling.pooled_trend(chosen, n_boot=n_boot, n_boot_share=n_boot_share, seed=seed,
-                                                      draws_cap=pooling.DRAWS_CAP),
-                                epoch=epoch)
+                                                     draws_cap=pooling.DRAWS_CAP), epoch=epoch)
     except DensingError as exc:
         return Row(name, label, capability, benchmarks, tuple(found), None, exc)
     return Row(name, label, capability, benchmarks, chosen.names, replace(result, judged=True),
@@ -187,9 +184,8 @@ def headline_checks(members: list, head: TrendUncertainty) -> tuple:
 
 
 def calibrated(found) -> tuple:
-    """The checks as the package runs them: a check that is no gate (the heterogeneity test is the one gate;
-    ``studies/gate_calibration.py`` says why the others are not) is a finding, shown with its result and status
-    ``reported``, never ``failed``."""
+    """The checks as the package runs them: every check but the heterogeneity test, the one gate
+    (``studies/gate_calibration.py`` says why), is a finding: status ``reported``, never ``failed``."""
     return tuple(c if c.name == "heterogeneity" or c.status not in (checks.PASSED, checks.FAILED)
                  else replace(c, status=checks.REPORTED, finding=checks.CALIBRATED, fired=c.failed)
                  for c in found)
@@ -231,15 +227,13 @@ BUDGET_D0 = 1e12
 
 def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit], *, d0: float = BUDGET_D0,
                 seed: int = 0) -> tuple[dict[tuple[str, str], ReferenceFit], dict[str, str]]:
-    """Each reference fit refitted over its members' sizes at one budget ``d0`` (the budget sensitivity).
+    """(fits keyed as ``fits``, {reference: what was left out or why it was dropped}): each reference fit refitted
+    over its members' sizes at one budget ``d0`` (the budget sensitivity).
 
-    A member of N parameters trained on D tokens reaches the loss L(N, D) = E + A·N^-α + B·D^-β of a published
-    law (:mod:`densing.laws.forms`: Hoffmann et al. 2022); its size at D0 is the N' with
-    L(N', D0) = L(N, D). The family law S(N') is refitted by likelihood over those sizes (the same pooled
-    dispersion), so every reference expresses N̂ at the same D0. A member with no such N' (its loss is below what
-    any size reaches at D0) is left out and named; a reference left with fewer than 3 sizes is dropped, said so.
-    Returns (fits keyed as ``fits``, {reference: what was left out or why it was dropped}).
-    """
+    A member of N parameters trained on D tokens reaches the loss L(N, D) = E + A·N^-α + B·D^-β of a published law
+    (:mod:`densing.laws.forms`: Hoffmann et al. 2022); its size at D0 is the N' with L(N', D0) = L(N, D). The family
+    law S(N') is refitted by likelihood over those sizes (the same pooled dispersion). A member with no such N' is
+    left out and named; a reference left with fewer than 3 sizes is dropped."""
     from densing.laws.family import fit_family
     from densing.laws.forms import LOSS_LAWS, translate_members
 

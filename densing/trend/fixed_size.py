@@ -115,8 +115,7 @@ def score_rows(table: pd.DataFrame, benchmark: str, since: str | None = DEFAULT_
     """(rows, at floor, at ceiling): one row per dense dated model released on or after ``since`` with a score on
     ``benchmark`` strictly inside (d, 1): ``model``, ``family`` (the model where none), ``benchmark``, ``log_params``,
     ``years`` (since ``epoch``), ``logit`` = logit((S − d)/(1 − d)); and how many scores were at/below d or at 1.
-    Once per table, benchmark and window inside :func:`densing.runtime.same_tables` (a set's row reads its
-    benchmarks' rows again; the arguments given by position); callers must not change the rows."""
+    Once per table, benchmark and window inside :func:`densing.runtime.same_tables`; callers must not change it."""
     require_columns(table, ("model", "benchmark", "metric", "value", "params", "release_date"), "fixed-size regression")
     chance = CHANCE_LEVELS.get(benchmark)
     if chance is None:
@@ -159,9 +158,8 @@ def _rates(x: np.ndarray, y: np.ndarray, groups: np.ndarray, n_boot: int, seed: 
 
     Draw k resamples the G families with replacement, family g c_kg times; its OLS solves the normal equations
     (Σ_g c_kg·X_gᵀX_g)·β = Σ_g c_kg·X_gᵀy_g, every draw at once, the size and date columns centred (the intercepts
-    take the centring up, so the slopes are those of the uncentred fit). A draw whose equations are ill-conditioned
-    (a benchmark's intercept with no family drawn) is fitted by least squares on its rows, as the resample itself.
-    ``tests/trend/test_fixed_size.py`` holds the rates to least squares on each resample's rows."""
+    take the centring up). A draw whose equations are ill-conditioned (a benchmark's intercept with no family drawn)
+    is fitted by least squares on its rows (``tests/trend/test_fixed_size.py`` holds every draw to that)."""
     rng = np.random.default_rng(seed)
     count = int(groups.max() + 1)
     members = [np.flatnonzero(groups == g) for g in range(count)]
@@ -234,9 +232,7 @@ def fixed_size_trend(table: pd.DataFrame, benchmarks: str | tuple[str, ...], *, 
                      seed: int = 0, level: float = 0.95, complete: bool = True) -> FixedSizeFit:
     """The fixed-size time regression of one benchmark, or of a set of benchmarks pooled with one intercept each and
     common slopes (module docstring), on the dense models of ``table`` released on or after ``since``; a set's models
-    are its complete cases (``complete``: those with a score on every benchmark of the set, the targets of the
-    reference-based row, :mod:`densing.trend.pooling` step 1), or every model with any of its scores (``False``: a
-    broader sample, another estimand)."""
+    are its complete cases (``complete``), or every model with any of its scores (``False``: another estimand)."""
     validate(CONSTRAINTS, n_boot=n_boot, seed=seed, level=level)
     benchmarks = (benchmarks,) if isinstance(benchmarks, str) else tuple(benchmarks)
     if not benchmarks:

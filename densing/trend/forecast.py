@@ -1,10 +1,21 @@
 """A forecast check of the Densing Law: the frontier line fitted on the models released up to a cutoff, carried to
-the models released after it, at several cutoffs (:func:`forecast_windows`; the rule is written beside
-:data:`MIN_EARLY_MONTHS`).
+the models released after it, at several cutoffs (:func:`forecast_windows`), where a target table names a ``cutoff``
+(:class:`densing.registry.TrendTable`). The rule (written before it was run on any table):
 
-The early line is the one engine's (:func:`densing.trend.uncertainty.observed_trend`, the censored 0.9-quantile
-frontier with its draws); if the law goes on, the later models' ln ρ lies above the carried 0.9-quantile line for a
-share 0.10 of them. The check is run where a target table names a ``cutoff`` (:class:`densing.registry.TrendTable`).
+- *cutoffs*: every :data:`STEP_MONTHS` months from :data:`MIN_EARLY_MONTHS` months after the first model to
+  :data:`END_MARGIN_MONTHS` months before the last (an early window of at least a year; later models for at least
+  half a year);
+- *the early line*: the one engine's censored 0.9-quantile frontier of the models released up to the cutoff
+  (:func:`densing.trend.uncertainty.observed_trend`), with the 95% interval of its doubling time; no verdict where that
+  interval is unbounded or its ends are more than :data:`MAX_EARLY_WIDTH`-fold apart (a line that uncertain cannot be
+  tested by where later models fall);
+- *the outcome*: the later models against the early line's band (:func:`densing.trend.rules.slope_band`: the lines
+  through the early line at the early models' mean date with the slope at each end of its interval), placed as
+  :func:`place_later` places them. If the law goes on, a share 0.10 of them lies above the carried 0.9-quantile line:
+  ``ahead`` when the Wilson 95% interval of the share above the band's upper edge lies above 0.10, ``behind`` when that
+  of the share above its lower edge lies below 0.10, else ``holds``; fewer than :data:`MIN_LATER` later models → no
+  verdict. The outcome (:class:`Outcome`) is a function of these counts alone and its words of the outcome alone
+  (:data:`densing.present.words.OUTCOME_WORDS`): the same counts read the same under every reference.
 """
 from __future__ import annotations
 
@@ -48,21 +59,7 @@ def wilson_interval(count: int, total: int, level: float = 0.95) -> tuple[float,
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-#: The rule of :func:`forecast_windows` (written before it was run on any table):
-#:
-#: - *cutoffs*: every :data:`STEP_MONTHS` months from :data:`MIN_EARLY_MONTHS` months after the first model to
-#:   :data:`END_MARGIN_MONTHS` months before the last (an early window of at least a year; later models for at least
-#:   half a year);
-#: - *the early line*: the frontier line of the models released up to the cutoff, with the 95% interval of its doubling
-#:   time; no verdict where that interval is unbounded or its ends are more than :data:`MAX_EARLY_WIDTH`-fold apart
-#:   (a line that uncertain cannot be tested by where later models fall);
-#: - *the outcome*: the later models against the early line's band (:func:`densing.trend.rules.slope_band`: the lines
-#:   through the early line at the early models' mean date with the slope at each end of its interval), placed as
-#:   :func:`place_later` places them (a bound counts where it decides). A 0.9-quantile line predicts a share 0.10 above
-#:   it: ``ahead`` when the Wilson 95% interval of the share above the band's upper edge lies above 0.10, ``behind``
-#:   when that of the share above its lower edge lies below 0.10, else ``holds``; fewer than :data:`MIN_LATER`
-#:   later models → no verdict. The outcome (:class:`Outcome`) is a function of these counts alone and its words of the
-#:   outcome alone (:data:`densing.present.words.OUTCOME_WORDS`): the same counts read the same under every reference.
+#: The rule's months and width (module docstring).
 MIN_EARLY_MONTHS = 12.0
 STEP_MONTHS = 3.0
 END_MARGIN_MONTHS = 6.0
@@ -119,7 +116,7 @@ class ForecastCutoff(Result):
 
 @dataclass(frozen=True)
 class ForecastWindows(Result):
-    """The forecast check of a row at several cutoffs (the rule above :data:`MIN_EARLY_MONTHS`)."""
+    """The forecast check of a row at several cutoffs (the rule: module docstring)."""
 
     row: str
     cutoffs: tuple[ForecastCutoff, ...]
@@ -150,7 +147,7 @@ def frontier_line(frame: pd.DataFrame, *, n_boot: int = 200, seed: int = 0) -> E
 
 
 def outcome_of(n_later: int, above_band_low: int, above_band_high: int) -> Outcome:
-    """Ahead, holds or behind from the later models above the band's edges alone (the rule above)."""
+    """Ahead, holds or behind from the later models above the band's edges alone (module docstring)."""
     if wilson_interval(above_band_high, n_later)[0] > ABOVE_SHARE:
         return Outcome.AHEAD
     return Outcome.BEHIND if wilson_interval(above_band_low, n_later)[1] < ABOVE_SHARE else Outcome.HOLDS
@@ -192,9 +189,9 @@ def _one_cutoff(frame: pd.DataFrame, cut: float, epoch: pd.Timestamp, fit) -> Fo
 
 def forecast_windows(frame: pd.DataFrame, *, row: str = "", epoch: str = DEFAULT_EPOCH, fit=None,
                      n_boot: int = 200, seed: int = 0) -> ForecastWindows:
-    """The forecast check at every cutoff of the rule above: ``frame`` has one row per model with ``t`` (days since
-    ``epoch``), ``y`` (ln ρ or its bound) and ``kind`` (0 exact, +1 lower bound, −1 upper bound); ``fit`` maps the early
-    models' frame to an :class:`EarlyLine` (default :func:`frontier_line` with ``n_boot`` draws)."""
+    """The forecast check at every cutoff of the rule (module docstring): ``frame`` has one row per model with ``t``
+    (days since ``epoch``), ``y`` (ln ρ or its bound) and ``kind`` (0 exact, +1 lower bound, −1 upper bound); ``fit``
+    maps the early models' frame to an :class:`EarlyLine` (default :func:`frontier_line` with ``n_boot`` draws)."""
     frame = frame.dropna(subset=["t", "y", "kind"])
     if frame.empty:
         raise InputError(f"forecast {row!r}: no model with a date and a density")

@@ -122,8 +122,7 @@ class TrendMeasurement(Result):
 
     @validate_params(ALPHA_CONSTRAINTS)
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
-        """The headline rule's (1 − ``alpha``) intervals (:meth:`densing.results.Result.conf_int`); no rows without
-        its trend."""
+        """The headline rule's (1 − ``alpha``) intervals (:meth:`Result.conf_int`); no rows without its trend."""
         head = self.rules.get(self.headline_rule)
         if head is not None:
             return head.conf_int(alpha)
@@ -166,9 +165,7 @@ class TrendMeasurement(Result):
                 "verdict": self.verdict, "why": self.why}
 
     def summary(self):
-        """The headline as a :class:`~densing.present.summary.Summary` (:func:`densing.present.verdict.measurement_summary`):
-        the set, status, verdict, reference, the headline rule's doubling time and interval, the rules side by side and
-        the checks."""
+        """The headline as a Summary (:func:`densing.present.verdict.measurement_summary`)."""
         return _verdict().measurement_summary(self)
 
     def by_benchmark(self) -> pd.DataFrame:
@@ -211,21 +208,18 @@ class TrendMeasurement(Result):
                 "share_fit", "share_score", "share_models", "share_reference"]
         frame = pd.DataFrame([{k: getattr(r, k) for k in keep} for r in self.rules.values()], columns=keep)
         return frame.rename(columns={"doubling_time_months": "months", "doubling_time_months_ci_low": "ci_low",
-                                           "doubling_time_months_ci_high": "ci_high", "n_lower_bounds": "lower_bounds",
-                                           "n_upper_bounds": "upper_bounds"})
+                                     "doubling_time_months_ci_high": "ci_high", "n_lower_bounds": "lower_bounds",
+                                     "n_upper_bounds": "upper_bounds"})
 
     def checks_table(self) -> pd.DataFrame:
         return pd.DataFrame([{"check": c.name, "result": c.status, "detail": c.detail} for c in self.checks])
 
     def plot(self, kind: str = "density", *, rule: str | None = None, highlight: pd.DataFrame | None = None):
-        """The report's own figure (a plotly ``Figure``) for a notebook.
-
-        ``kind``: ``"density"`` — capacity density over release dates, the frontier named, the line
-        ln ρmax = A·t + B of ``rule`` (default the headline rule) with its slope's 95% band and each model's
-        95% interval (Xiao et al. 2024, eq. 5); ``highlight``: a user's models placed against it (``densing
-        measure``'s rows: model, release_date, density, its interval, reading), drawn as labelled stars;
-        ``"size"`` — ρ against N by family (the size check's view); ``"benchmarks"`` — the doubling time per
-        benchmark and set with its interval, the paper's 3.3 months drawn (a forest plot)."""
+        """The report's own figure (a plotly ``Figure``) for a notebook. ``kind``: ``"density"`` — capacity density
+        over release dates with the line ln ρmax = A·t + B of ``rule`` (default the headline rule), its slope's 95% band
+        and each model's 95% interval (Xiao et al. 2024, eq. 5), ``highlight`` a user's models placed against it
+        (``densing measure``'s rows) drawn as labelled stars; ``"size"`` — ρ against N by family; ``"benchmarks"`` —
+        the doubling time per benchmark and set with its interval, the paper's 3.3 months drawn (a forest plot)."""
         from densing.present.figures import measurement_figure
 
         return measurement_figure(self, kind, rule=rule, highlight=highlight)
@@ -234,11 +228,9 @@ class TrendMeasurement(Result):
         return _verdict().measurement_repr(self)
 
     def document(self) -> dict:
-        """What ``densing trend --format json`` prints: ``rows``, one per frontier rule (its result's
-        :meth:`~densing.results.Result.to_dict` with the rule, whether it is the headline, the references, D0, the
-        checks and the paper's figures), then the verdict and why, the status, the sensitivity, references and
-        breakpoint, the rows per benchmark (at the references' own budgets and at one), the cross-check and the
-        order breaks."""
+        """What ``densing trend --format json`` prints: ``rows``, one per frontier rule (its result's ``to_dict()`` with
+        the rule, the references, D0, the checks and the paper's figures), then the words, the tables and the rows per
+        benchmark."""
         rows = [{"frontier": rule, "headline": rule == self.headline_rule, "reference": self.reference, "d0": self.d0,
                  **result.to_dict(), "measurable": self.measurable, "checks": [c.to_dict() for c in self.checks],
                  "paper": PAPER} for rule, result in self.rules.items()]
@@ -251,8 +243,7 @@ class TrendMeasurement(Result):
                 "order_breaks": frame_records(self.order_breaks) if self.order_breaks is not None else []}
 
     def headline_summary(self) -> dict:
-        """What the data determine about the headline (``densing trend --format json``'s ``headline``:
-        :func:`densing.present.verdict.headline_summary`)."""
+        """The JSON's ``headline``: what the data determine (:func:`densing.present.verdict.headline_summary`)."""
         return _verdict().headline_summary(self)
 
     def influence(self) -> dict[str, list[dict]]:

@@ -38,8 +38,7 @@ def without_continual(targets: pd.DataFrame) -> pd.DataFrame:
 
 
 def _clean(value):
-    """JSON-safe, in every dict and list: :func:`densing.numbers.json_value` (NaN and infinities as None, numpy
-    scalars as plain numbers)."""
+    """:func:`densing.numbers.json_value` of every value in nested dicts and lists (NaN as None, numpy as Python)."""
     if isinstance(value, dict):
         return {k: _clean(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -116,9 +116,7 @@ def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
             mid = 0.5 * (low + high)
             low, high = (mid, high) if q_at(mid) > df else (low, mid)
         tau2 = high
-    # the pooled slope weighs each reference by its own variance plus τ² (inverse-variance weights, all positive);
-    # the GLS weights V⁻¹1/(1ᵀV⁻¹1) of strongly correlated slopes can be negative and put the pooled slope outside the
-    # references' range. The draws wᵀA^(k) still carry the covariance into the interval.
+    # inverse-variance weights, all positive (GLS weights can be negative: pooling, step 4)
     w = 1.0 / (np.diag(sigma) + tau2)
     w = w / w.sum()
     p_value = 1.0 if q < 0 else float(chdtrc(df, q))  # χ²(df)'s survival function at Q (1 below its support)

@@ -35,8 +35,7 @@ Solve = Callable[..., np.ndarray]
 
 @dataclass(frozen=True)
 class FrontierRule:
-    """A frontier rule: ``solve`` draws the lines of the rows of (y, kind, weight) (module docstring); ``legend``: the
-    line in words, for the report's figures."""
+    """A frontier rule: ``solve`` (module docstring) and ``legend``, the line in words for the report's figures."""
 
     name: str
     description: str
@@ -148,10 +147,8 @@ def doubling_months(slope_per_day: float) -> float:
 
 
 def doubling_interval(slope_low: float, slope_high: float) -> tuple[float, float]:
-    """Map a slope interval [a, b] through ln2/A (decreasing for A > 0): [ln2/b, ln2/a].
-
-    a ≤ 0 < b gives an infinite upper bound; b ≤ 0 gives (inf, inf): no doubling at all.
-    """
+    """Map a slope interval [a, b] through ln2/A (decreasing for A > 0): [ln2/b, ln2/a]. a ≤ 0 < b gives an infinite
+    upper bound; b ≤ 0 gives (inf, inf): no doubling at all."""
     if not (math.isfinite(slope_low) and math.isfinite(slope_high)):
         return math.nan, math.nan
     return doubling_days(slope_high), doubling_days(slope_low)

@@ -36,24 +36,21 @@ def reference_models(fit: ReferenceFit) -> set[str]:
 
 @per_table
 def _filled(targets: pd.DataFrame) -> pd.DataFrame:
-    """:func:`densing.data.benchmarks.with_stderr` of the table, computed once per table inside
-    :func:`densing.runtime.same_tables` (callers must not change it)."""
+    """:func:`densing.data.benchmarks.with_stderr`, once per table inside ``same_tables`` (not to be changed)."""
     return with_stderr(targets)
 
 
 @per_table
 def _score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, require: str) -> pd.DataFrame:
-    """:func:`densing.laws.inversion.score_matrix`, computed once per table and benchmark tuple inside
-    :func:`densing.runtime.same_tables` (callers copy it before adding columns)."""
+    """:func:`densing.laws.inversion.score_matrix`, once per table and benchmarks inside ``same_tables`` (shared)."""
     return score_matrix(targets, benchmarks, metric, require=require)
 
 
 @per_table
 def _screened(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, require: str, since, until, epoch: str
               ) -> tuple[pd.DataFrame, np.ndarray]:
-    """The score matrix with release dates parsed, ``t`` and each row's reason to leave it out other than being a
-    reference's own model (no date, outside the window, no standard error; "" where none): computed once per table,
-    benchmark tuple and window inside :func:`densing.runtime.same_tables` (callers must not change it)."""
+    """The score matrix dated (``t``) and each row's reason to leave it out other than being a reference's own model
+    ("" where none): once per table, benchmarks and window inside :func:`densing.runtime.same_tables`."""
     rows = _score_matrix(targets, benchmarks, metric, require)  # read only: the rows kept are a copy
     if rows.empty:
         raise InputError(f"targets: no model has {'a score' if require == 'any' else 'scores'} on "
@@ -78,16 +75,14 @@ def _screened(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, requir
 
 @per_table
 def target_labels(dated: pd.DataFrame) -> np.ndarray:
-    """The models of :func:`_screened`'s table as strings, once per table inside
-    :func:`densing.runtime.same_tables` (callers must not change it)."""
+    """The models of :func:`_screened`'s table as strings, once per table inside ``same_tables`` (shared)."""
     return dated["model"].astype(str).to_numpy()
 
 
 def screened_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAULT_EPOCH, until: str | None = None,
                      epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, np.ndarray]:
-    """Every model with the reference's benchmarks under its metric (the score matrix, dated: ``t``) and each one's
-    reason to leave it out other than being the reference's own ("" where none): what :func:`trend_targets` and a
-    row's common targets (:func:`densing.trend.pooling.common_targets`) select from. Callers must not change them."""
+    """:func:`_screened` of the reference's benchmarks under its metric: what :func:`trend_targets` and a row's common
+    targets (:func:`densing.trend.pooling.common_targets`) select from. Callers must not change them."""
     inversion = as_inversion(reference, None)
     return _screened(_filled(targets), tuple(inversion.benchmarks), inversion.fits[0].metric, inversion.require,
                      since, until, epoch)
@@ -100,12 +95,9 @@ def own_models(reference) -> set[str]:
 
 def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAULT_EPOCH,
                   until: str | None = None, epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """One row per target model of an inversion (or a fit) and the left-out ones, with the reason.
-
-    Rows: model, family, params, release_date, t and every benchmark's ``score:<b>``/``stderr:<b>``
-    (plain ``score``/``stderr`` for one benchmark). The reference's own models — the points it
-    was fitted on and, for a family reference, every model of the family — are never targets.
-    """
+    """One row per target model of an inversion (or a fit) and the left-out ones, with the reason. Rows: model,
+    family, params, release_date, t and every benchmark's ``score:<b>``/``stderr:<b>`` (plain ``score``/``stderr`` for
+    one benchmark). The reference's own models (:func:`reference_models`) are never targets."""
     dated, screened = screened_targets(targets, reference, since=since, until=until, epoch=epoch)
     own = own_models(reference)
     labels = target_labels(dated)
@@ -127,26 +119,20 @@ def family_clusters(families) -> np.ndarray:
 def to_timestamp(value: object, *, field: str, where: str) -> pd.Timestamp:
     if isinstance(value, (pd.Timestamp, datetime, date, np.datetime64)):
         stamp = pd.Timestamp(value)
-        if stamp.tzinfo is not None:
-            stamp = stamp.tz_convert(None)
-        return stamp
-    try:
-        return parse_date(value, field=field, where=where, in_domain=False)  # a time coordinate: any date (predict)
-    except InputError:
-        # parse_date takes dates only; also accept full ISO 8601 date-times ("2023-02-24T12:00")
+    else:
         try:
-            stamp = pd.to_datetime(str(value).strip(), format="ISO8601")
-        except (TypeError, ValueError):
-            raise InputError(
-                f"{where}: field '{field}': cannot parse {value!r} as a date "
-                "(expected YYYY-MM-DD or an ISO 8601 date-time)"
-            ) from None
-        return stamp.tz_convert(None) if stamp.tzinfo is not None else stamp
+            return parse_date(value, field=field, where=where, in_domain=False)  # a time coordinate: any date
+        except InputError:  # parse_date takes dates only; also accept ISO 8601 date-times ("2023-02-24T12:00")
+            try:
+                stamp = pd.to_datetime(str(value).strip(), format="ISO8601")
+            except (TypeError, ValueError):
+                raise InputError(f"{where}: field '{field}': cannot parse {value!r} as a date "
+                                 "(expected YYYY-MM-DD or an ISO 8601 date-time)") from None
+    return stamp.tz_convert(None) if stamp.tzinfo is not None else stamp
 
 
 def dates_as_days(dates: object, epoch: pd.Timestamp, *, name: str = "dates") -> np.ndarray:
-    """Days since ``epoch`` of ``dates`` (one date, or a sequence of them); an InputError naming ``name`` and the item
-    for anything that is not a date."""
+    """Days since ``epoch`` of one date or a sequence of them; an InputError naming ``name`` and the item otherwise."""
     scalar = isinstance(dates, (str, pd.Timestamp, datetime, date, np.datetime64))
     if not scalar and (dates is None or isinstance(dates, (bytes, dict)) or not hasattr(dates, "__iter__")):
         raise InputError(f"{name}: expected a date or a sequence of dates, got {dates!r}")
@@ -215,11 +201,9 @@ def prepare(
 ) -> tuple[Points, pd.DataFrame]:
     """Validate a frame; split it into usable points and an ``excluded`` frame with reasons.
 
-    Raises InputError for a non-frame, missing columns, an empty table, an unparseable date
-    or a non-numeric value (naming the row, 1-based, and the field). Rows with a missing date,
-    a non-finite or non-positive value, or a non-empty ``censored`` reason are excluded, not
-    dropped: they come back in the excluded frame with a ``reason``.
-    """
+    Raises InputError for a non-frame, missing columns, an empty table, an unparseable date or a non-numeric value
+    (naming the row, 1-based, and the field). Rows with a missing date, a non-finite or non-positive value, or a
+    non-empty ``censored`` reason come back in the excluded frame with a ``reason``."""
     if not isinstance(frame, pd.DataFrame):
         raise InputError(f"{source}: expected a pandas DataFrame, got {type(frame).__name__}")
     require_columns(frame, [c for c in (label_column, date_column, value_column) if c is not None], source)
