@@ -2,19 +2,15 @@
 rule of :mod:`densing.laws.eligibility`.
 
 The paper measures its 3.3 months on five benchmarks (Xiao et al. 2024, §3: MMLU, BBH, MATH, HumanEval, MBPP — its
-ScalingBench); on the public table the doubling time depends far more on the benchmark than on the reference family,
-so densing reports it per benchmark and on a set chosen to be the paper's as far as the table carries it.
+ScalingBench); on the public table the doubling time depends far more on the benchmark than on the reference family.
 
 - **Per benchmark** (:data:`CAPABILITY`, in registration order): every benchmark of the table with a chance level and
-  an item count. Its references are every family the reference rule makes eligible on it
+  an item count, its references every family the reference rule makes eligible on it
   (:func:`densing.trend.pooling.set_references`), each inverted per benchmark (the paper's eq. 4).
 - **Per set** (the table's sets, :attr:`densing.registry.TrendTable.sets`): a joint inversion
-  (:mod:`densing.laws.joint`) over the set's benchmarks a family is eligible on (at least two). ``paper`` is the
-  headline: MMLU, BBH, MATH-hard and HumanEval stand for the paper's MMLU, BBH, MATH and HumanEval (MATH-hard is
-  MATH's level-5 subset, the only MATH score the table has; MBPP is not in the table). This set was chosen *after* the
-  per-benchmark rows had been seen, for the reason that it is the paper's own set; ``paper_gsm8k`` puts GSM8K in
-  MATH's place, and ``knowledge_commonsense`` (MMLU, HellaSwag, WinoGrande), the headline before the paper-like set
-  was chosen, is kept as a second, labelled row.
+  (:mod:`densing.laws.joint`) over the set's benchmarks a family is eligible on (at least two). The headline set is
+  the paper's as far as the table carries it (MMLU, BBH, MATH-hard for MATH, HumanEval); docs/method.md says when and
+  why it was chosen, and which sets are kept beside it.
 """
 from __future__ import annotations
 

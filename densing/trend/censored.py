@@ -49,15 +49,12 @@ def _costs(kind: np.ndarray, weight: np.ndarray, quantile: float) -> tuple[np.nd
 
 def _cost_and_check(t, y, above, below, slope, intercept, pivot, other, scale) -> tuple[np.ndarray, np.ndarray]:
     """(value, optimal) of each row's line through its points ``pivot`` (p) and ``other`` (q): Powell's objective
-    Σ_i above_i·max(r_i, 0) + below_i·max(−r_i, 0), r = y − (A·t + B) (module docstring; ``below`` passed negated,
-    −below), and whether the vertex is certified as the unique minimum.
-
-    The certificate is the vertex's optimality condition: with g_i = above_i where r_i > 0 and −below_i where r_i < 0
-    (the objective's derivative in r_i), 0 is a subgradient iff multipliers λ_p ∈ [−below_p, above_p] and
-    λ_q ∈ [−below_q, above_q] solve Σ_{i≠p,q} g_i·(t_i, 1) + λ_p·(t_p, 1) + λ_q·(t_q, 1) = 0. A row is certified where
-    both lie inside their ranges by more than the sums' rounding (``scale``: per row Σ_i (above_i + below_i),
-    Σ_i (above_i + below_i)·|t_i| and max_i |y_i|) and no other point lies on the line within rounding: then no line
-    through p or q is as low, and the rotation about q would return the same line."""
+    Σ_i above_i·max(r_i, 0) + below_i·max(−r_i, 0), r = y − (A·t + B) (``below`` passed negated), and whether the
+    vertex is certified as the unique minimum by its optimality condition: with g_i = above_i where r_i > 0 and
+    −below_i where r_i < 0, 0 is a subgradient iff multipliers λ_p ∈ [−below_p, above_p] and λ_q ∈ [−below_q, above_q]
+    solve Σ_{i≠p,q} g_i·(t_i, 1) + λ_p·(t_p, 1) + λ_q·(t_q, 1) = 0. Certified where both lie inside their ranges by more
+    than the sums' rounding (``scale``: per row Σ_i (above_i + below_i), Σ_i (above_i + below_i)·|t_i| and
+    max_i |y_i|) and no other point lies on the line within rounding."""
     rows = np.arange(len(slope))
     residual = y - (slope[:, None] * t + intercept[:, None])
     g = np.where(residual > 0, above, below)
@@ -132,12 +129,10 @@ def _first_pivots(t, y, valid, start) -> np.ndarray:
 
 def censored_quantile_lines_weighted(t, y, kind, weight, quantile: float = 0.9, start=None
                                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(A, B, pivots) of Powell's censored q-th regression quantile of each row of ``y`` (shape (problems, n)), the
-    points weighted by ``weight`` (module docstring: the vertex walk). ``t``, ``y``, ``kind`` and ``weight`` broadcast
-    to one shape (problems, n); a point with zero weight, or a non-finite value or kind, does not count. ``start``: a
-    line (A, B) near which to begin, numbers or one each per problem (a bootstrap passes its point estimate). NaNs
-    where no point has a date of its own to pair with.
-    """
+    """(A, B, pivots) of Powell's censored q-th regression quantile of each row of ``y`` (module docstring): ``t``,
+    ``y``, ``kind`` and ``weight`` broadcast to one shape (problems, n); a point with zero weight, or a non-finite value
+    or kind, does not count. ``start``: a line (A, B) near which to begin, numbers or one each per problem. NaNs where
+    no point has a date of its own to pair with."""
     return _walk(t, y, kind, weight, quantile, start)[:3]
 
 
@@ -192,18 +187,16 @@ LEAVE_OUT_MARGIN = 1e-7
 
 def quantile_lines_left_out(t, y, kind, quantile: float, groups: np.ndarray
                             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(A, B, kept): each row's censored quantile line of its points, every point counted once
-    (:func:`censored_quantile_lines_weighted` with weight 1 and no start), and for every group ``g`` of ``groups``
-    (n,) (integers 0 … G − 1) whether leaving the group's points out keeps the line, (rows, G): whether the row's
-    vertex (p, q) stays the unique minimum without them.
+    """(A, B, kept): each row's censored quantile line, every point counted once (no start), and for every group of
+    ``groups`` (n,) (integers 0 … G − 1) whether the row's vertex (p, q) stays the unique minimum without the group's
+    points, (rows, G).
 
-    Only a group that holds p or q, or whose points' terms hold the vertex's multipliers inside their ranges, can move
-    the line; every other group changes the sums Σ g_i·(t_i, 1) behind the multipliers (:func:`_cost_and_check`) by
-    its own terms only: λ_q = (flat·t_p − moment)/(t_q − t_p), λ_p = −flat − λ_q with flat and moment less the group's
-    Σ g_i and Σ g_i·t_i. A group is kept where both multipliers stay inside their ranges by :data:`LEAVE_OUT_MARGIN`
-    of the full problem's sums (wider than the walk's certificate) and no third point lies on the line within that
-    margin; the walk on the remaining points, started from this line, then begins at p or q, rotates to the other and
-    certifies it: the same slope (y_q − y_p)/(t_q − t_p), to the bit. An O(rows·n) pass over the rows' residuals."""
+    A group that holds neither p nor q changes the sums Σ g_i·(t_i, 1) behind the multipliers (:func:`_cost_and_check`)
+    by its own terms only: λ_q = (flat·t_p − moment)/(t_q − t_p), λ_p = −flat − λ_q with flat and moment less the
+    group's Σ g_i and Σ g_i·t_i. It is kept where both multipliers stay inside their ranges by
+    :data:`LEAVE_OUT_MARGIN` of the full problem's sums and no third point lies on the line within that margin; the
+    walk on the remaining points, started from this line, then certifies the same slope (y_q − y_p)/(t_q − t_p), to
+    the bit. An O(rows·n) pass over the rows' residuals."""
     t, y, kind = np.asarray(t, float), np.asarray(y, float), np.asarray(kind, float)
     groups = np.asarray(groups, np.int64)
     count, n = y.shape

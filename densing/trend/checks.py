@@ -71,11 +71,10 @@ MIN_SIZE_CONFOUNDING_CLUSTERS = 3
 
 @dataclass(frozen=True)
 class Check(Result):
-    """A validity check's result: its ``value``, ``status`` (passed, failed, untestable, reported) and ``facts`` (one
-    of the records above); ``across`` holds each candidate reference's own check where it is judged under several,
-    ``finding`` why it is a finding and not a gate ("" for a gate; :data:`CALIBRATED` or :data:`SIZE_FINDING`), and
-    ``fired`` whether a finding fires where it would have failed. Its ``threshold`` and ``detail`` are words
-    (:func:`densing.present.words.check_threshold`, :func:`densing.present.words.check_detail`)."""
+    """A validity check's result: its ``value``, ``status`` and ``facts`` (one of the records of :mod:`densing.states`);
+    ``across`` holds each candidate reference's own check where it is judged under several, ``finding`` why it is a
+    finding and not a gate ("" for a gate; :data:`CALIBRATED` or :data:`SIZE_FINDING`), and ``fired`` whether a
+    finding fires where it would have failed. Its ``threshold`` and ``detail`` are words (:mod:`densing.present`)."""
 
     name: str
     value: float

@@ -71,11 +71,9 @@ def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.Data
 
 @dataclass(frozen=True, eq=False)
 class CostHalvingFit(Result):
-    """ln price(t) = A·t + B with A < 0; halving time = ln 2 / (−A) (Xiao et al. 2024, §4.1).
-
-    Fitted as the doubling of 1/price by the one engine (:func:`densing.trend.uncertainty.observed_trend`): the
-    envelope is the running minimum of price (a point joins it by being strictly cheaper than every earlier one); the
-    quantile frontier fits quantile 1 − q of ln price (the cheap edge); the interval is the percentile interval of
+    """ln price(t) = A·t + B with A < 0; halving time = ln 2 / (−A) (Xiao et al. 2024, §4.1), fitted as the doubling
+    of 1/price by the one engine (:func:`densing.trend.uncertainty.observed_trend`): the envelope is the running minimum
+    of price, the quantile frontier quantile 1 − q of ln price (the cheap edge), the interval the percentile interval of
     draws that resample the rows. ``r_squared``: the envelope's OLS R² through its points (NaN for the censored rules).
     """
     _dict_exclude = ("excluded",)
@@ -102,8 +100,7 @@ class CostHalvingFit(Result):
         return self.halving_time_days / DAYS_PER_MONTH
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready fields (non-finite numbers → None), the epoch as a date, the halving time in months beside its
-        days and ``n_excluded``, the rows left out of the fit."""
+        """JSON-ready fields, the epoch as a date, the halving time in months beside its days, ``n_excluded``."""
         months = {f"halving_time_months{end}": json_number(getattr(self, f"halving_time_days{end}") / DAYS_PER_MONTH)
                   for end in ("", "_ci_low", "_ci_high")}
         return {**Result.to_dict(self), "epoch": self.epoch.date().isoformat(), **months, "n_excluded": len(self.excluded)}

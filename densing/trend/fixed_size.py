@@ -1,27 +1,22 @@
-"""A second estimator of the Densing Law beside the envelope: the fixed-size time regression.
+"""A second estimator of the Densing Law beside the envelope: the fixed-size time regression, with no reference.
 
-The envelope (:mod:`densing.trend.measure`) inverts each score through a reference law into a density and fits the
-frontier of ln ρ over release dates. This estimator needs no reference. Under the law, a model of N parameters
-released at t scores as a model of N·ρ(t) would have at t = 0, ρ(t) = e^{A·t}; with the logistic capability law in
-ln N (:mod:`densing.laws.family`) the logit of the score above chance is linear in ln N + A·t:
+Under the law, a model of N parameters released at t scores as a model of N·ρ(t) would have at t = 0,
+ρ(t) = e^{A·t}; with the logistic capability law in ln N (:mod:`densing.laws.family`) the logit of the score above
+chance is linear in ln N + A·t:
 
     z = logit((S − d)/(1 − d)) = β₀ + β_N·ln N + β_t·t,    A = β_t / β_N,
     doubling time = ln 2 / A = ln 2 · β_N / β_t
 
 d the benchmark's chance level (:data:`densing.data.benchmarks.CHANCE_LEVELS`). Under a law whose logit is not linear in
-ln N (the sigmoid of a power law, S = d + c·σ(κ − μ·N^−α)), β_N is the average local slope over the models' sizes and
-the ratio still reads the shift in ln N that one unit of t buys, to first order. This is the test of the law by a
-fixed-size time regression of the Incompressible Knowledge Probes (arXiv 2604.24827, ``19PINE-AI/ikp``).
+ln N (the sigmoid of a power law), β_N is the average local slope over the models' sizes and the ratio still reads the
+shift in ln N that one unit of t buys, to first order. This is the test of the law by a fixed-size time regression of
+the Incompressible Knowledge Probes (arXiv 2604.24827, ``19PINE-AI/ikp``).
 
-**The fit.** One row per model and benchmark, scores strictly inside (d, 1) only: a score at or below chance or at a
-perfect score has no logit and is dropped (counted in ``n_at_floor`` / ``n_at_ceiling``; dropping scores at the floor
-censors the low end, which flattens β_N a little on hard benchmarks). Dense models only: a mixture of experts (a row
-with ``active_params``) has no single N, as in the family fits. The models are those released on or after ``since``
-(default the epoch 2023-02-24); with no reference, none is left out as a reference's own, and none needs a standard
-error. t is in years since the epoch. OLS with standard errors clustered by family
-(:func:`densing.trend.checks.cluster_ols`; a model without a family is its own cluster). A **set** row stacks its
-benchmarks with one intercept per benchmark and common slopes β_N, β_t, on the set's complete cases (the targets of
-the reference-based row, so that both estimators measure one sample).
+**The fit.** One row per dense model (no ``active_params``) and benchmark released on or after ``since``, scores
+strictly inside (d, 1) only (the others have no logit: counted in ``n_at_floor`` / ``n_at_ceiling``); t in years since
+the epoch. OLS with standard errors clustered by family (:func:`densing.trend.checks.cluster_ols`; a model without a
+family is its own cluster). A **set** row stacks its benchmarks with one intercept each and common slopes β_N, β_t, on
+the set's complete cases (the targets of the reference-based row: both estimators measure one sample).
 
 **Its interval.** Two, both reported: the delta method on the clustered covariance of (β_N, β_t),
 D ± t_{G−1}·se(D), se(D)² = gᵀΣg, g = ln 2·(1/β_t, −β_N/β_t²), G the families; and a family cluster bootstrap
@@ -143,12 +138,6 @@ def score_rows(table: pd.DataFrame, benchmark: str, since: str | None = DEFAULT_
     return frame.reset_index(drop=True), int((share <= 0).sum()), int((share >= 1).sum())
 
 
-def _regressors(frame: pd.DataFrame) -> np.ndarray:
-    """Columns ln N, t (years), then one intercept per benchmark (one intercept for one benchmark)."""
-    dummies = pd.get_dummies(frame["benchmark"], dtype=float).to_numpy()
-    return np.column_stack([frame["log_params"].to_numpy(float), frame["years"].to_numpy(float), dummies])
-
-
 #: A draw whose normal equations are worse conditioned than this is solved by least squares on its rows.
 _CONDITION = 1e10
 
@@ -204,7 +193,9 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
     if n_families < MIN_FAMILIES or len(frame) < MIN_SCORES:
         return FixedSizeFit(**base, **dict.fromkeys(_NUMBERS, nan), state=State.NOT_MEASURED,
                             reason=TooFewScores(len(frame), n_families, MIN_SCORES, MIN_FAMILIES))
-    x, y = _regressors(frame), frame["logit"].to_numpy(float)
+    intercepts = pd.get_dummies(frame["benchmark"], dtype=float).to_numpy()  # one per benchmark
+    x = np.column_stack([frame["log_params"].to_numpy(float), frame["years"].to_numpy(float), intercepts])
+    y = frame["logit"].to_numpy(float)
     fit = cluster_ols(y, x, groups)  # statsmodels' OLS(...).fit(cov_type="cluster", use_t=True), tested against it
     (b_n, b_t), cov = fit.params[:2], fit.cov[:2, :2]
     (n_low, n_high), (t_low, t_high) = fit.conf_int(1 - level)[:2]

@@ -87,9 +87,8 @@ def open_draws(data: dict, counts: np.ndarray, combined: np.ndarray) -> tuple:
 
 def frontier_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, weight: np.ndarray,
                     start) -> np.ndarray:
-    """Each reference's frontier slope in each draw, (R, K): draw k counts target i ``weight[k, i]`` times (the
-    family resample), reference r's draws starting from its line ``start[r]`` (A, B); every reference's draws are
-    solved together, each row on its own."""
+    """Each reference's frontier slope in each draw, (R, K): draw k counts target i ``weight[k, i]`` times, reference
+    r's draws starting from its line ``start[r]`` (A, B), all solved together."""
     count, draws = y.shape[:2]
     starts = np.repeat(np.asarray(start, float), draws, axis=0)
     lines = rules.frontier_lines_weighted(rule, data["t"], y.reshape(count * draws, -1),
@@ -102,10 +101,9 @@ def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind
                      starts, *, by: str = "family") -> pd.DataFrame:
     """Leave one family out (Incompressible Knowledge Probes, arXiv 2604.24827): for every family of the targets, the
     pooled point slope Σ_r w_r·A_r with that family's targets left out of every reference's frontier line (the
-    references and their weights kept); ``by="model"``: every target left out alone (the model whose date or score
-    moves the line most). ``y``, ``kind`` (R, n) the point densities, ``starts`` (R, 2) each reference's point line;
-    columns ``family`` (the model's name with ``by="model"``), ``n_models``, ``slope_per_day``. Each slope is the
-    refit's (module docstring: the groups that can move a line are solved again, the others keep it)."""
+    references and their weights kept); ``by="model"``: every target left out alone. ``y``, ``kind`` (R, n) the point
+    densities, ``starts`` (R, 2) each reference's point line; columns ``family`` (the model's name with
+    ``by="model"``), ``n_models``, ``slope_per_day``, each slope the refit's (module docstring)."""
     labels = data["labels"]
     clusters = data["clusters"] if by == "family" else np.arange(len(labels))
     groups = int(clusters.max()) + 1 if clusters.size else 0
@@ -119,8 +117,7 @@ def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind
 def left_out_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, clusters: np.ndarray,
                     groups: int, starts) -> np.ndarray:
     """Each reference's frontier slope with each group of ``clusters`` left out, (R, groups): the update's slope where
-    it knows it (:func:`updated`), the rest solved as :func:`frontier_slopes` solves them (the group at weight 0, from
-    the reference's line ``starts[r]``)."""
+    it knows it (:func:`updated`), the rest solved with the group at weight 0, from the line ``starts[r]``."""
     starts = np.asarray(starts, float)
     known, slopes = updated(rule, quantile, data, y, kind, clusters, groups, starts)
     problems = np.nonzero(~known)

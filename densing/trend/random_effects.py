@@ -55,9 +55,8 @@ def undecided(mc_range: tuple[float, float]) -> bool:
 
 
 def determined_ends(ends_mc: tuple, slope_low: float, slope_high: float) -> dict:
-    """The doubling time's interval ends' Monte Carlo ranges in months, and each end's decision (step 5): determined
-    when the slope quantile behind it (0.975 for the lower end in months, 0.025 for the upper) has its whole 95% range
-    > 0, undecided when the range straddles 0. ``ends_mc``: the slope's ends' ranges (:func:`end_range`)."""
+    """The doubling time's interval ends' Monte Carlo ranges in months and each end's decision (step 5), from the
+    slope's ends' ranges ``ends_mc`` (:func:`end_range`; the slope's 0.975 quantile is behind the lower end)."""
     (low_a, low_b), (high_a, high_b) = ends_mc  # the slope's low end's range, the slope's high end's
     out = {"months_low_mc_low": doubling_months(high_b), "months_low_mc_high": doubling_months(high_a),
            "months_high_mc_low": doubling_months(low_b), "months_high_mc_high": doubling_months(low_a)}

@@ -14,8 +14,6 @@ shipped rule's reference implementation (one problem at a time, the points repea
 - ``envelope`` — the paper's record-setters (Xiao et al. 2024, §3: a model is on the envelope if it is denser than every
   model released before it), OLS through them, bounds at their values; its points are chosen on the response, so its
   bootstrap interval is optimistic.
-
-Below the rules: the paper's envelope, the doubling time of a slope, and the band a slope's interval draws.
 """
 from __future__ import annotations
 
@@ -100,11 +98,10 @@ register(FrontierRule("envelope", "the paper's record-setters, OLS (bounds at th
 
 def frontier_lines_weighted(rule: str, t: np.ndarray, y: np.ndarray, kind: np.ndarray, weight: np.ndarray,
                             labels: np.ndarray, quantile: float = 0.9, start: tuple[float, float] | None = None) -> np.ndarray:
-    """The rule's lines of the rows of ``y`` (problems, n) over the points ``t`` and ``labels`` (n,), each point
-    counted ``weight`` (problems, n) times — a bootstrap's resamples as counts, so the points are stacked once: shape
-    (problems, 2). Usable points: finite y and kind, weight > 0; a row with fewer than ``MIN_POINTS`` of them (counted
-    with their weights) or one date gives NaNs. The rule's ``solve`` on the other rows, from ``start`` (A, B) where
-    the rule takes one: numbers, or one each per row."""
+    """The rule's lines (problems, 2) of the rows of ``y`` (problems, n) over the points ``t`` and ``labels`` (n,),
+    each point counted ``weight`` (problems, n) times. A row with fewer than ``MIN_POINTS`` usable points (finite y
+    and kind, weight > 0; counted with their weights) or one date gives NaNs; the rule's ``solve`` the others, from
+    ``start`` (A, B: numbers, or one each per row)."""
     chosen = get(rule)
     y, kind, weight = np.asarray(y, float), np.asarray(kind, float), np.asarray(weight, float)
     usable = np.isfinite(y) & np.isfinite(kind) & (weight > 0)

@@ -2,15 +2,12 @@
 
 :class:`TrendUncertainty` is what every doubling time of the package is (the headline, each row, the targets of another
 table, the forecast's lines, :func:`densing.fit_trend`, :func:`trend_uncertainty`): the numbers of one run of the one
-engine, :func:`densing.trend.pooling.pooled_trend`, turned into a result by :func:`from_row_trend`. One bootstrap draw k
-of the trend (ln ρ = A·t + B, Xiao et al. 2024 eq. 5) redraws (a) **fit**: one of the reference fit's own bootstrap
-draws, picked uniformly at random; (b) **score**: each target's score S + σ·z, z ~ N(0, 1), σ the score's standard
-error (the table's, or binomial from the benchmark's item count, :mod:`densing.data.benchmarks`); (c) **models**: the
-families of the targets (:mod:`densing.trend.pooling` step 3); (d) **reference**: with several references, the
-between-reference spread τ² of the random-effects pool. It then inverts every score into ln ρ or a bound and fits the
-frontier line with bounds as bounds (a rule of :mod:`densing.trend.rules`). The percentile interval of A over the
-draws, mapped through ln 2 / A, is the doubling time's interval. Each source is also drawn alone (the others held at
-their point values); its **share** is its slope variance over the sum, so the output says which source dominates.
+engine, :func:`densing.trend.pooling.pooled_trend`, turned into a result by :func:`from_row_trend`. A draw of the
+trend (ln ρ = A·t + B, Xiao et al. 2024 eq. 5) redraws the reference fit (one of its bootstrap draws), each score
+(S + σ·z, z ~ N(0, 1), σ its standard error), the families of the targets and, with several references, the
+between-reference spread τ² (:mod:`densing.trend.pooling`, steps 3 and 4). The percentile interval of A over the
+draws, mapped through ln 2 / A, is the doubling time's interval. Each source is also drawn alone (the others at their
+point values); its **share** is its slope variance over the sum, so the output says which source dominates.
 
 Coverage of the planted slope (``studies/trend_full_coverage.py``, 100 replicates, nominal 0.95): quantile 0.98, all
 (Tobit) 0.98, envelope 0.67 (its points are chosen on the response: its interval is optimistic).
