@@ -96,10 +96,9 @@ def inversion_checks(models: pd.DataFrame, inversion) -> tuple[checks.Check, ...
 
 
 def _nearest_caps(inversion, scores: np.ndarray, stderr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
-    """Per frontier model, the score nearest its own benchmark's cap (the highest score that benchmark's law expresses,
-    :func:`densing.laws.bounds.score_cap`) in standard errors: (that score, its standard error, that cap). A joint
-    inversion's benchmarks have caps of their own (the power law's asymptotes differ), so each score meets its own
-    benchmark's cap; a missing score is never the nearest. Also each pick's benchmark."""
+    """Per frontier model, the score nearest its own benchmark's cap (:func:`pooling.reference_caps`: a joint
+    inversion's benchmarks have caps of their own) in standard errors: (that score, its standard error, that cap, its
+    benchmark); a missing score is never the nearest."""
     if not scores.size:
         return np.empty(0), np.empty(0), np.empty(0), []
     caps = pooling.reference_caps(inversion, scores.shape[1])
@@ -114,8 +113,7 @@ def _nearest_caps(inversion, scores: np.ndarray, stderr: np.ndarray) -> tuple[np
 
 def _why_none(candidates: pd.DataFrame, benchmarks: tuple[str, ...]):
     """Why no family is a reference of ``benchmarks``: none has three models scored on them, or none passes the
-    reference rule (each failing clause's code — the candidate table's ``why`` begins with it — and its count, and the
-    families eligible on one benchmark of a set only)."""
+    reference rule (each failing clause's code and count, and the families eligible on one benchmark of a set only)."""
     rows = candidates[(candidates["kind"] == "family") & candidates["benchmark"].isin(benchmarks)]
     if rows.empty:
         return NoFamilyScored(tuple(benchmarks))
@@ -259,12 +257,9 @@ def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit]
 
 def headline_set(candidates: pd.DataFrame, sets: dict | None = None
                  ) -> tuple[str, tuple[str, ...], dict[str, tuple[str, ...]], list[tuple[str, str, str]]]:
-    """The benchmark set the headline measures: (its label, its benchmarks, its references — family → the benchmarks
-    the candidates' rule makes it eligible on —, the sets passed over with why).
-
-    The headline set is the paper-like one; where the rule gives it no reference, the next set that has one is
-    measured in its place and the words say why (never silently). FitError when no set has a reference.
-    """
+    """(label, benchmarks, references: family → the benchmarks it is eligible on, the sets passed over with why): the
+    first set of ``sets`` (default the leading table's, the paper-like one first) that has a reference; FitError when
+    no set has one."""
     missing: list[tuple[str, str, str]] = []
     for name, (label, benchmarks) in (_tables.leading_table().sets if sets is None else sets).items():
         found = pooling.set_references(candidates, tuple(benchmarks))

@@ -142,9 +142,8 @@ def conditioning(kappa, models) -> Check:
 
 
 def size_dependence(frame: pd.DataFrame, level: float = 0.95, margin: float = SIZE_SLOPE_MARGIN) -> Check:
-    """Within-family slope of ln ρ on ln N with family fixed effects, as an equivalence test (module docstring):
-    ``frame`` has ``family``, ``params``, ``log_density`` (exact densities only); passes when the ``level`` interval of
-    the slope lies inside ±``margin``."""
+    """Within-family slope of ln ρ on ln N as an equivalence test (module docstring): ``frame`` has ``family``,
+    ``params``, ``log_density`` (exact densities); passes when the ``level`` interval lies inside ±``margin``."""
     data = frame.dropna(subset=["family", "log_density"])
     sizes = data.groupby("family")["params"].nunique()
     data = data[data["family"].isin(sizes[sizes >= 2].index)]
@@ -161,9 +160,8 @@ def size_dependence(frame: pd.DataFrame, level: float = 0.95, margin: float = SI
 
 
 def size_confounding(t, y, kind, params, families=None) -> Check:
-    """The size coefficient β_N of ln ρ_i = β₀ + β_t·t_i + β_N·ln N_i + ε_i and its interval (module docstring).
-
-    ``t`` days, ``y`` ln ρ (or its bound), ``kind`` 0/+1/−1 (NaN dropped), ``params`` N, ``families`` (optional) the
+    """The size coefficient β_N of ln ρ_i = β₀ + β_t·t_i + β_N·ln N_i + ε_i and its interval (module docstring): ``t``
+    days, ``y`` ln ρ (or its bound), ``kind`` 0/+1/−1 (NaN dropped), ``params`` N, ``families`` (optional) the
     cluster of each model (each model its own cluster where None: HC-type errors)."""
     t, y, kind, params = (np.asarray(a, float) for a in (t, y, kind, params))
     from densing.trend.targets import family_clusters
@@ -206,13 +204,9 @@ def under_references(found: dict[str, Check]) -> Check:
 
 
 def ols_hc3_first(x: np.ndarray, y: np.ndarray, level: float) -> tuple[float, float, float]:
-    """OLS coefficient of the first column of ``x`` and its normal-theory interval with HC3 errors.
-
-        β̂ = (XᵀX)⁻¹Xᵀy,  Cov_HC3 = (XᵀX)⁻¹ Xᵀ diag(e_i² / (1 − h_ii)²) X (XᵀX)⁻¹  (MacKinnon & White 1985)
-
-    the same numbers as statsmodels' ``OLS(y, x).fit(cov_type="HC3")`` (tested against it), without
-    importing statsmodels (a part of the report's start-up).
-    """
+    """OLS coefficient of the first column of ``x`` and its normal-theory interval with HC3 errors (MacKinnon & White
+    1985): β̂ = (XᵀX)⁻¹Xᵀy, Cov_HC3 = (XᵀX)⁻¹ Xᵀ diag(e_i² / (1 − h_ii)²) X (XᵀX)⁻¹; the numbers of statsmodels'
+    ``OLS(y, x).fit(cov_type="HC3")`` (tested against it), without importing statsmodels."""
     from scipy.special import ndtri  # the normal quantile (scipy.stats.norm.ppf's), without importing scipy.stats
 
     xtx_inv = np.linalg.pinv(x.T @ x)

@@ -36,10 +36,8 @@ def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.Data
     needed = ["compressed_model", "parent_model", "method"]
     missing = [c for c in needed if c not in pairs.columns]
     if missing:
-        raise InputError(
-            f"pairs: missing required column(s) {', '.join(missing)} "
-            f"(have: {', '.join(map(str, pairs.columns)) or 'none'})"
-        )
+        raise InputError(f"pairs: missing required column(s) {', '.join(missing)} "
+                         f"(have: {', '.join(map(str, pairs.columns)) or 'none'})")
     if not isinstance(densities, pd.DataFrame):
         raise InputError(f"densities: expected a pandas DataFrame, got {type(densities).__name__}")
     frame = densities.copy()

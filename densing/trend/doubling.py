@@ -59,8 +59,7 @@ def fit_trend(
     level: float = 0.95,
     seed: int = 0,
 ) -> TrendUncertainty:
-    """→ TrendUncertainty: the doubling time ln 2 / A of ln ρmax = A·t + B over ``targets`` against ``reference``,
-    every uncertainty carried.
+    """→ TrendUncertainty: the doubling time ln 2 / A of ln ρmax = A·t + B over ``targets`` against ``reference``.
 
     ``targets``: a tidy score table (``model, benchmark, metric, value, params, release_date``, optionally ``stderr``
     and ``family``), such as ``densing.read_results("results/public_models.csv")``, checked as a table file is

@@ -146,9 +146,8 @@ def _rates(x: np.ndarray, y: np.ndarray, groups: np.ndarray, n_boot: int, seed: 
     """Family cluster bootstrap of the rate A = β_t/β_N (−inf where a draw's β_N ≤ 0).
 
     Draw k resamples the G families with replacement, family g c_kg times; its OLS solves the normal equations
-    (Σ_g c_kg·X_gᵀX_g)·β = Σ_g c_kg·X_gᵀy_g, every draw at once, the size and date columns centred (the intercepts
-    take the centring up). A draw whose equations are ill-conditioned (a benchmark's intercept with no family drawn)
-    is fitted by least squares on its rows (``tests/trend/test_fixed_size.py`` holds every draw to that)."""
+    (Σ_g c_kg·X_gᵀX_g)·β = Σ_g c_kg·X_gᵀy_g, every draw at once, the size and date columns centred; a draw whose
+    equations are ill-conditioned (a benchmark's intercept with no family drawn) by least squares on its rows."""
     rng = np.random.default_rng(seed)
     count = int(groups.max() + 1)
     members = [np.flatnonzero(groups == g) for g in range(count)]

@@ -32,6 +32,7 @@ from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.numbers import format_number
 from densing.results import Result
 from densing.states import FewLater, Outcome, WideEarlyLine
+from densing.trend.rules import doubling_months, slope_band
 from densing.trend.targets import parse_epoch
 from densing.trend.uncertainty import observed_trend
 
@@ -164,8 +165,6 @@ def place_later(y: np.ndarray, kind: np.ndarray, edges: list[np.ndarray]) -> tup
 
 
 def _one_cutoff(frame: pd.DataFrame, cut: float, epoch: pd.Timestamp, fit) -> ForecastCutoff:
-    from densing.trend.rules import doubling_months, slope_band
-
     early, late = frame[frame["t"] <= cut], frame[frame["t"] > cut]
     line = fit(early)
     months, low = doubling_months(line.slope_per_day), doubling_months(line.slope_per_day_ci_high)

@@ -1,15 +1,12 @@
 """The density trend as a measurement by capability: references by written rules, common targets per row, every
 uncertainty carried, checks. :func:`measure_trend` is what ``densing trend`` and the report show:
 
-1. **The references** of a benchmark follow the reference rule of :mod:`densing.laws.eligibility` (date-blind, its
-   thresholds written before any trend under it was computed): families of one recipe and one budget, fitted per
-   benchmark as the paper's sigmoid of a power law at their own budget by binomial likelihood
-   (:mod:`densing.laws.family`). A set's references follow the set rule (:func:`densing.trend.pooling.set_references`).
+1. **The references** of a benchmark follow the reference rule of :mod:`densing.laws.eligibility` (families of one
+   recipe and one budget); a set's follow the set rule (:func:`densing.trend.pooling.set_references`).
 2. **Common targets per row**, paired draws, the random-effects pool of the references with Cochran's Q as the test
    of whether they disagree, and the row's state: :mod:`densing.trend.pooling`.
-3. **The rows** (:mod:`densing.trend.capability`): one per benchmark (the paper's inversion) and one per benchmark
-   set (the joint inversion, :mod:`densing.laws.joint`); the headline is the paper-like set (MMLU, BBH, MATH-hard,
-   HumanEval) under the censored 0.9 regression quantile, with the paper's envelope and the Tobit mean line beside it
+3. **The rows** (:mod:`densing.trend.capability`): one per benchmark and one per benchmark set; the headline is the
+   paper-like set under the censored 0.9 regression quantile, the other frontier rules beside it
    (:mod:`densing.trend.rules`).
 4. **Checks** (:mod:`densing.trend.checks`) under every reference of the headline; the sensitivity table (each
    reference, the other frontier rules, every reference at D0 = 1T, the family law logistic in ln N); the fixed-size
@@ -74,14 +71,9 @@ TREND_CONSTRAINTS = {
 @same_tables()
 def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH,
                        seed: int = 0, level: float = 0.95, table: str | TrendTable | None = None) -> pd.DataFrame:
-    """The headline's per-model densities without its trend: the rows of :func:`measure_trend`'s ``densities`` (the
-    report's "Per-model densities") for the same ``targets``, ``since``, ``epoch`` and ``seed`` — the reference rule's references
-    chosen on the table, the headline set's lead reference (a family at its own budget, inverted jointly), every target
-    released since ``since`` but the family's own models. Seconds: no trend, no bootstrap of the line.
-
-    Columns: those of :func:`densing.laws.density.density_table` (``density`` holds a bound where ``bound`` says so).
-    ``densing density`` with no ``--fit`` prints these rows.
-    """
+    """The headline's per-model densities without its trend (``densing density`` with no ``--fit``): the rows of
+    :func:`measure_trend`'s ``densities`` for the same arguments, under the headline set's lead reference, every target
+    released since ``since`` but the family's own models. Columns: :func:`densing.laws.density.density_table`'s."""
     profile = registry.table(table)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))
     check_window(targets, since)  # a window that leaves no model is refused, naming the filter
@@ -114,14 +106,11 @@ def measure_trend(
     """A :class:`TrendMeasurement`: the Densing Law by capability on a tidy target table (module docstring): the
     headline on the paper-like set, one row per benchmark and per set, the sensitivity rows. The defaults are the CLI's.
 
-    ``sections``: what is computed beside the headline (its every frontier rule, checks and verdict) — ``"all"``
-    (every section: the report, ``--by benchmark``, the notebook) or the names of those shown, from
-    :data:`densing.trend.plan.SECTIONS` (``densing trend`` asks for what its format prints; a section not asked for is
-    not computed: its table is empty, its breakpoint or densities None).
-
-    ``n_boot``: the headline's draws; ``n_boot_side``: every other row's, at most ``n_boot``.
-    ``table``: which registered target table ``targets`` is (:data:`densing.registry.TABLES`: its candidate
-    benchmarks, sets, budget rows, words); None: the leading table (:func:`densing.registry.leading_table`).
+    ``sections``: what is computed beside the headline (its every frontier rule, checks and verdict): ``"all"`` or the
+    names of those shown, from :data:`densing.trend.plan.SECTIONS` (a section not asked for is not computed: its table
+    is empty, its breakpoint or densities None). ``n_boot``: the headline's draws; ``n_boot_side``: every other row's,
+    at most ``n_boot``. ``table``: which registered target table ``targets`` is (:data:`densing.registry.TABLES`);
+    None: the leading table (:func:`densing.registry.leading_table`).
 
     ``fit`` replaces the headline's references by one fit (inverted per benchmark at ``d0``, default its own D0): a
     :class:`ReferenceFit`, a fit file or a shipped fit's short name (``"llama-3.1_mmlu"``); the rows per benchmark
@@ -143,10 +132,9 @@ def measure_trend(
 
 
 def _candidate_table(targets: pd.DataFrame, fits_dir, profile: TrendTable, shown: frozenset) -> pd.DataFrame:
-    """The reference rule's candidate table over the table's candidate benchmarks where a section shown reads them all
-    (``candidates``, ``rows``, ``sensitivity``); else over the headline set's benchmarks, the rows the headline reads
-    (the rule judges each benchmark on its own families and pooled dispersion: the same rows, bit for bit, in a table
-    of fewer benchmarks), or over all of them where that set has no reference (the headline is then another set)."""
+    """The reference rule's candidate table over the table's candidate benchmarks where a section shown reads them all;
+    else over the headline set's benchmarks (the rule judges each benchmark on its own: the same rows, bit for bit),
+    or over all of them where that set has no reference (the headline is then another set)."""
     composed = composed_fits(fits_dir)
     every = profile.candidates
     if not {"candidates", "rows", "sensitivity"} & shown:

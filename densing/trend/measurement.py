@@ -102,13 +102,10 @@ class TrendMeasurement(Result):
 
     @validate_params({"by": [Options(("rule", "benchmark"))]})
     def to_frame(self, by: str = "rule") -> pd.DataFrame:
-        """The measurement as one table, each row standing alone in a file (``densing trend --format csv`` and
-        ``--by benchmark --format csv``).
-
-        ``by="rule"``: :meth:`table`, the frontier rules side by side, with whether a row is the headline rule, the
-        benchmark set, the references, D0, the status and the verdict. ``by="benchmark"``: :meth:`by_benchmark` and
-        :meth:`by_benchmark_at_budget` in one table: ``variant`` says which, ``headline`` marks the row that is the
-        headline (the measured set at its references' own budgets)."""
+        """The measurement as one table, each row standing alone in a file (``densing trend [--by benchmark] --format
+        csv``): ``by="rule"``, :meth:`table` with the headline's set, references, D0, status and verdict on every row;
+        ``by="benchmark"``, :meth:`by_benchmark` and :meth:`by_benchmark_at_budget` (``variant`` says which,
+        ``headline`` marks the headline's row)."""
         if by == "rule":
             frame = self.table()
             return frame.assign(headline=frame["rule"] == self.headline_rule, set=self.headline_set,
@@ -179,17 +176,11 @@ class TrendMeasurement(Result):
         its months, 95% interval and status; rows the fixed-size estimator has no fit for are left out."""
         if self.fixed_size is None or not len(self.fixed_size):
             return pd.DataFrame()
-        frontier = self.by_benchmark().set_index("row")
-        rows = []
-        for r in self.fixed_size.itertuples(index=False):
-            if r.row not in frontier.index:
-                continue
-            f = frontier.loc[r.row]
-            rows.append({"row": r.row, "months": f["months"], "ci_low": f["ci_low"], "ci_high": f["ci_high"],
-                         "status": f["status"], "fixed_size_months": r.doubling_time_months,
-                         "fixed_size_ci_low": r.doubling_time_months_ci_low,
-                         "fixed_size_ci_high": r.doubling_time_months_ci_high, "fixed_size_status": r.status})
-        return pd.DataFrame(rows)
+        shown = self.by_benchmark().set_index("row")[["months", "ci_low", "ci_high", "status"]]
+        return pd.DataFrame([{"row": r.row, **shown.loc[r.row].to_dict(), "fixed_size_months": r.doubling_time_months,
+                              "fixed_size_ci_low": r.doubling_time_months_ci_low,
+                              "fixed_size_ci_high": r.doubling_time_months_ci_high, "fixed_size_status": r.status}
+                             for r in self.fixed_size.itertuples(index=False) if r.row in shown.index])
 
     def by_benchmark_at_budget(self) -> pd.DataFrame:
         """The budget sensitivity: the paper-like rows with every reference brought to one D0 (empty without it)."""

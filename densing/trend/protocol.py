@@ -14,9 +14,12 @@ import pandas as pd
 
 from densing import registry
 from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
+from densing.data.schema import DERIVATIONS
 from densing.errors import DensingError, InputError
 from densing.numbers import json_value
+from densing.trend import pooling
 from densing.trend.forecast import forecast_windows
+from densing.trend.measure import measure_trend
 
 #: The ``derivation`` of a model that continues another's pre-training (``results/swallow/lineage.csv``).
 CONTINUAL = "continual_pretraining"
@@ -24,8 +27,6 @@ CONTINUAL = "continual_pretraining"
 
 def without_continual(targets: pd.DataFrame) -> pd.DataFrame:
     """``targets`` without the models marked as continual pre-training (an InputError where nothing marks them)."""
-    from densing.data.schema import DERIVATIONS
-
     if "derivation" not in targets.columns:
         raise InputError("--without-continual: the table has no 'derivation' column (results/swallow/ tables have one)")
     derivation = targets["derivation"].astype(object).fillna("")
@@ -50,8 +51,6 @@ def measure_table(targets: pd.DataFrame, table: str, *, continual: bool = True, 
                   epoch: str = DEFAULT_EPOCH, n_boot: int = DEFAULT_N_BOOT, seed: int = 0):
     """(the measurement, its record): the trend by benchmark on ``table`` and its forecast check (module docstring),
     the other rows and the forecast's lines on the CLI's draws (:data:`densing.constants.DEFAULT_N_BOOT_SIDE`)."""
-    from densing.trend.measure import measure_trend
-
     profile = registry.table(table)
     if not continual:
         targets = without_continual(targets)
@@ -70,8 +69,6 @@ def measure_table(targets: pd.DataFrame, table: str, *, continual: bool = True, 
 def _forecast(targets: pd.DataFrame, head, *, since, epoch: str, seed: int) -> dict:
     """The forecast windows of the headline row (:func:`densing.trend.forecast.forecast_windows`): its common targets'
     densities under the lead reference (own members from the others), an early line at every cutoff."""
-    from densing.trend import pooling
-
     try:
         chosen = pooling.common_targets(targets, [inv for inv, _ in head.members], since=since, epoch=epoch)
         y, kind = pooling.point_densities(chosen)

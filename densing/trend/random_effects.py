@@ -10,6 +10,7 @@ import numpy as np
 
 from densing.constants import DAYS_PER_MONTH, HETEROGENEITY_ALPHA
 from densing.errors import FitError
+from densing.trend import checks
 from densing.trend.rules import doubling_interval, doubling_months
 
 
@@ -37,8 +38,6 @@ def months_interval(low: float, high: float) -> tuple[float, float]:
 def heterogeneity_check(result):
     """The heterogeneity test as a :class:`~densing.trend.checks.Check` (the checks table shows it beside the others):
     failed when Q's p-value is below :data:`HETEROGENEITY_ALPHA`, untestable with one reference."""
-    from densing.trend import checks
-
     facts = checks.Heterogeneity(float(result.heterogeneity_q), int(result.heterogeneity_df),
                                  float(result.heterogeneity_p), float(result.i_squared), float(result.tau_squared))
     if result.heterogeneity_df == 0:

@@ -189,16 +189,8 @@ def _bound_kind(raw: object, where: str) -> int:
     return BOUND_KINDS[key]
 
 
-def prepare(
-    frame: pd.DataFrame,
-    *,
-    value_column: str,
-    date_column: str,
-    label_column: str | None,
-    source: str,
-    unique_labels: bool,
-    sign: float,
-) -> tuple[Points, pd.DataFrame]:
+def prepare(frame: pd.DataFrame, *, value_column: str, date_column: str, label_column: str | None, source: str,
+            unique_labels: bool, sign: float) -> tuple[Points, pd.DataFrame]:
     """Validate a frame; split it into usable points and an ``excluded`` frame with reasons.
 
     Raises InputError for a non-frame, missing columns, an empty table, an unparseable date or a non-numeric value
@@ -215,14 +207,11 @@ def prepare(
     for i, rec in enumerate(frame.to_dict("records"), start=1):
         where = f"{source}: row {i}"
         label = _label(rec, i, label_column, where)
-        if unique_labels:
-            if label in seen:
-                raise InputError(
-                    f"{where}: field '{label_column}': model {label!r} already appears in row "
-                    f"{seen[label]}; the trend needs one density per model (pass the per-model "
-                    "geometric-mean frame, or one benchmark at a time)"
-                )
-            seen[label] = i
+        if unique_labels and label in seen:
+            raise InputError(f"{where}: field '{label_column}': model {label!r} already appears in row {seen[label]}; "
+                             "the trend needs one density per model (pass the per-model geometric-mean frame, or one "
+                             "benchmark at a time)")
+        seen.setdefault(label, i)
         raw_date, raw_value = rec[date_column], rec[value_column]
         reason = f"censored: {rec['censored']}" if has_censored and not is_missing(rec["censored"]) else None
         stamp = None
@@ -244,7 +233,7 @@ def prepare(
         excluded_frame = excluded_frame.rename(columns={"label": label_column})
     labels, dates, values, kinds = zip(*kept) if kept else ((), (), (), ())
     values = np.asarray(values, dtype=float)
-    dates = np.asarray(pd.DatetimeIndex(dates), dtype="datetime64[ns]") if dates else np.asarray([], "datetime64[ns]")
+    dates = np.asarray(pd.DatetimeIndex(dates), dtype="datetime64[ns]")
     points = Points(labels=np.asarray(labels, dtype=object), dates=dates, values=values, y=sign * np.log(values),
                     kind=np.asarray(kinds, int))
     return points, excluded_frame

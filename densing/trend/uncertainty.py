@@ -240,14 +240,10 @@ def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = Non
                       quantile: float = 0.9, n_boot: int = 1000, n_boot_share: int = 300, level: float = 0.95,
                       seed: int = 0, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
     """The trend over given targets under one reference, every source of uncertainty carried: the one engine on one
-    reference's common targets (:func:`densing.trend.pooling.reference_targets`).
-
-    ``models``: one row per target with ``model``, ``params``, ``t`` (days since ``epoch``), optionally ``family``, and
+    reference's common targets (:func:`densing.trend.pooling.reference_targets`). ``models``: one row per target with ``model``, ``params``, ``t`` (days since ``epoch``), optionally ``family``, and
     the scores of the inversion's benchmarks (``score:<b>``, ``stderr:<b>``; or ``score`` and ``stderr`` for one
     benchmark). ``reference``: an inversion (:mod:`densing.laws.inversion`) or a :class:`ReferenceFit` (inverted per
-    benchmark at ``d0``). ``n_boot_share = 0`` skips the shares (NaN). The result's ``status`` says what the draws
-    determine (:func:`densing.verdict.status_words`); the targets' checks are the caller's.
-    """
+    benchmark at ``d0``). ``n_boot_share = 0`` skips the shares (NaN). The targets' checks are the caller's."""
     inversion = as_inversion(reference, d0)
     chosen = reference_targets(inversion, _with_score_columns(models, inversion.benchmarks))
     result = from_row_trend(pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=n_boot_share,
@@ -256,10 +252,9 @@ def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = Non
 
 
 class Observed:
-    """Values already on the trend's scale — ln ρ with its kind (0 exact, +1 lower bound, −1 upper bound), or −ln price
-    — standing where an inversion stands among common targets: no law to invert, no fit draws, no score noise, so their
-    draws are only the set of targets (their families). Its two "benchmarks" are the columns ``score:y`` (the value)
-    and ``score:kind`` (the kind) of the targets' frame (:func:`observed_trend`)."""
+    """Values already on the trend's scale (ln ρ with its kind, or −ln price) standing where an inversion stands among
+    common targets: no law, no fit draws, no score noise, so their draws are only the families. Its two "benchmarks"
+    are the columns ``score:y`` (the value) and ``score:kind`` (the kind) of the targets' frame."""
 
     name = "observed values"
     benchmarks = ("y", "kind")
